@@ -1,0 +1,29 @@
+"""corral.contained: the capability core.
+
+A :class:`Root` is an open directory fd; every path is resolved beneath it
+with dirfd system calls, so no ``..``, symlink, absolute path or concurrent
+rename reaches outside.  This package raises ``OSError`` subclasses only and
+knows nothing of refusals, JSON or models; it is usable alone.
+"""
+
+from ._backend import Backend, OsBackend, available_backends, backend_by_name, default_backend
+from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
+                      SpecialFileError, SymlinkError)
+from ._root import MAX_SYMLINKS, DirEntry, Root
+
+__all__ = [
+    "Root",
+    "DirEntry",
+    "ContainedError",
+    "EscapeError",
+    "InvalidPathError",
+    "RootVanishedError",
+    "SpecialFileError",
+    "SymlinkError",
+    "Backend",
+    "OsBackend",
+    "available_backends",
+    "backend_by_name",
+    "default_backend",
+    "MAX_SYMLINKS",
+]

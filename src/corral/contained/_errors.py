@@ -1,0 +1,113 @@
+"""Errors raised by the contained core.
+
+Everything here is an ``OSError``: code that already catches ``OSError`` keeps
+working, and ``errno`` is always a real errno value.  Ordinary failures (a
+missing file, a file where a directory was needed, ...) are raised as the
+built-in subclass ``OSError`` picks for the errno (``FileNotFoundError``,
+``NotADirectoryError``, ...), made by :func:`contained_error`.  The classes
+below are for what only a contained root can say.
+
+Every error carries two root-relative strings: ``filename`` is the path the
+caller gave, and ``component`` is the prefix of it (after following in-root
+symlinks) at which resolution stopped: for ``src/utl/x.py`` with ``src/utl``
+missing, ``component`` is ``"src/utl"``.  Neither ever names a host path.
+"""
+
+from __future__ import annotations
+
+import errno as _errno
+import os
+
+__all__ = [
+    "ContainedError",
+    "EscapeError",
+    "RootVanishedError",
+    "InvalidPathError",
+    "SpecialFileError",
+    "SymlinkError",
+    "contained_error",
+]
+
+
+class ContainedError(OSError):
+    """Base of the errors only a contained root raises."""
+
+    default_errno = _errno.EINVAL
+
+    def __init__(self, message: str, path: str | None = None, *, component: str | None = None,
+                 err: int | None = None) -> None:
+        code = self.default_errno if err is None else err
+        super().__init__(code, message, path)
+        self.component = component
+
+    def __str__(self) -> str:  # no errno prefix: the message is written for people
+        name = f": {self.filename!r}" if self.filename is not None else ""
+        return f"{self.strerror}{name}"
+
+
+class EscapeError(ContainedError):
+    """Resolution would leave the root.
+
+    Raised for ``..`` past the root, an absolute path, and a symlink whose
+    target is absolute or climbs out (``reason`` is ``"dotdot"``,
+    ``"absolute"`` or ``"symlink"``).  ``errno`` is ``EXDEV``, what ``openat2(RESOLVE_BENEATH)``
+    answers.  The symlink's target is never part of the error.
+    """
+
+    default_errno = _errno.EXDEV
+
+    def __init__(self, message: str, path: str | None = None, *, component: str | None = None,
+                 reason: str = "dotdot") -> None:  # noqa: D107
+        super().__init__(message, path, component=component)
+        self.reason = reason
+
+
+class SymlinkError(ContainedError):
+    """A symlink was met by a root opened with ``follow_symlinks=False``
+    (strict mode follows none).  ``errno`` is ``ELOOP``, as
+    ``RESOLVE_NO_SYMLINKS`` answers."""
+
+    default_errno = _errno.ELOOP
+
+
+class RootVanishedError(ContainedError):
+    """The root directory itself was removed after it was opened.
+
+    Never a caller's "not found": the capability is dead, and every later call
+    on the same :class:`Root` raises this too.
+    """
+
+    default_errno = _errno.ESTALE
+
+
+class InvalidPathError(ContainedError):
+    """The path cannot be a path at all: NUL byte, undecodable, wrong type, or
+    a final component that must be a name (``.``/``..`` for ``mkdir``).
+
+    Raised before any system call.  Over-long input is ``ENAMETOOLONG``
+    (an ``InvalidPathError`` with that errno).
+    """
+
+
+class SpecialFileError(ContainedError):
+    """The path names a FIFO, socket or device, which file operations refuse.
+
+    The file was opened non-blocking (so nothing hung) and closed again.
+    ``kind`` is ``"fifo"``, ``"socket"``, ``"char_device"`` or
+    ``"block_device"``.
+    """
+
+    default_errno = _errno.EOPNOTSUPP
+
+    def __init__(self, message: str, path: str | None = None, *, component: str | None = None,
+                 kind: str = "other") -> None:
+        super().__init__(message, path, component=component)
+        self.kind = kind
+
+
+def contained_error(err: int, path: str | None, component: str | None = None) -> OSError:
+    """An ``OSError`` of the built-in subclass for ``err``, naming root-relative
+    ``path`` and carrying ``component`` (see the module docstring)."""
+    exc = OSError(err, os.strerror(err), path)
+    exc.component = component  # type: ignore[attr-defined]
+    return exc

@@ -1,0 +1,90 @@
+"""Path parsing: pure functions, no system calls.
+
+A caller's path is checked and split here once, before anything touches the
+kernel: NUL bytes and over-long input never reach a syscall (C would cut the
+string at the NUL; the kernel would answer ENAMETOOLONG only for some
+components).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from typing import NamedTuple
+
+from ._errors import InvalidPathError
+
+PATH_MAX = 4096  # bytes, including the terminating NUL, as Linux counts
+NAME_MAX = 255  # bytes in one component
+
+StrPath = "str | bytes | os.PathLike[str] | os.PathLike[bytes]"
+
+
+class ParsedPath(NamedTuple):
+    text: str  # the caller's path as text, for error messages
+    names: list[str]  # components without "" and "."; ".." kept
+    absolute: bool
+    must_be_dir: bool  # trailing "/", or a final "." or ".."
+    final_is_dot: bool  # the last written component is "." or ".." (or the path is "/")
+
+
+def as_text(path: object) -> str:
+    """The caller's path as ``str`` (bytes decoded as ``os`` would)."""
+    if isinstance(path, str):
+        return path
+    if isinstance(path, bytes):
+        return os.fsdecode(path)
+    if isinstance(path, os.PathLike):
+        return as_text(os.fspath(path))
+    raise InvalidPathError(f"a path must be str, bytes or os.PathLike, not {type(path).__name__}")
+
+
+def parse(path: object) -> ParsedPath:
+    """Check and split ``path``.
+
+    Raises :class:`InvalidPathError` for a NUL byte, a wrong type, or (with
+    errno ``ENAMETOOLONG``) a path of PATH_MAX bytes or more or a component
+    longer than NAME_MAX bytes.  An empty path is not refused here: like the
+    kernel, resolution answers ``ENOENT``.
+    """
+    text = as_text(path)
+    if "\x00" in text:
+        raise InvalidPathError("path contains a NUL byte", _printable(text))
+    raw = text.split("/")
+    if len(text) >= PATH_MAX // 4 or not text.isascii():
+        encoded = text.encode("utf-8", "surrogateescape")
+        if len(encoded) >= PATH_MAX:
+            raise InvalidPathError("path is too long", _printable(text), err=errno.ENAMETOOLONG)
+        for part in raw:
+            if len(part.encode("utf-8", "surrogateescape")) > NAME_MAX:
+                raise InvalidPathError("path component is too long", _printable(text),
+                                       err=errno.ENAMETOOLONG)
+    else:
+        for part in raw:
+            if len(part) > NAME_MAX:
+                raise InvalidPathError("path component is too long", _printable(text),
+                                       err=errno.ENAMETOOLONG)
+    last = raw[-1]
+    names = [p for p in raw if p and p != "."]
+    absolute = text.startswith("/")
+    final_is_dot = last in (".", "..") or (not names and absolute)
+    must_be_dir = last in ("", ".", "..") and text != ""
+    return ParsedPath(text, names, absolute, must_be_dir, final_is_dot)
+
+
+def split_link(target: str) -> tuple[bool, list[str], bool]:
+    """Split a symlink's target: (absolute, names, must_be_dir)."""
+    raw = target.split("/")
+    return (target.startswith("/"), [p for p in raw if p and p != "."],
+            raw[-1] in ("", ".", ".."))
+
+
+def join(parts: list[str]) -> str:
+    """Root-relative text for a list of names ("." for the root itself)."""
+    return "/".join(parts) if parts else "."
+
+
+def _printable(text: str) -> str:
+    # Error messages may be logged; keep them to one bounded line.
+    shown = text.replace("\x00", "\\0")
+    return shown if len(shown) <= 200 else shown[:200] + "..."
