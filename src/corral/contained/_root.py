@@ -344,6 +344,31 @@ class Root:
             raise
         return True
 
+    def realpath(self, path: object, *, strict: bool = True) -> str:
+        """The root-relative path ``path`` resolves to, in-root symlinks and
+        ``..`` followed (``"."`` for the root).  The final component must
+        exist unless ``strict=False``, where a missing final name is kept as
+        written (its parent must exist).  Escapes raise as for :meth:`open`."""
+        parsed = _paths.parse(path)
+        backend = self._backend
+
+        def final(walk: _Walk, name: str | None) -> object:
+            if name is None:
+                return walk.where()
+            try:
+                info = backend.lstat_at(walk.top, name)
+            except FileNotFoundError:
+                if strict:
+                    raise
+                return walk.where(name)
+            if st.S_ISLNK(info.st_mode):
+                return _FOLLOW
+            if walk.must_be_dir and not st.S_ISDIR(info.st_mode):
+                raise contained_error(errno.ENOTDIR, parsed.text, walk.where(name))
+            return walk.where(name)
+
+        return self._walk(parsed, self._rootfd(), final)  # type: ignore[return-value]
+
     def listdir(self, path: object = ".") -> list[str]:
         """Names in the directory ``path`` (unsorted, like ``os.listdir``)."""
         fd = self.open(path, os.O_RDONLY | os.O_DIRECTORY)

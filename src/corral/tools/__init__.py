@@ -1,0 +1,38 @@
+"""corral.tools: coding-agent file tools with typed refusals.
+
+``Toolbox(root).call(name, args)`` runs one of ``read_file``, ``write_file``,
+``edit_file``, ``list_directory``, ``glob``, ``grep``, ``move_file``,
+``delete_file`` and returns a JSON-ready envelope: ``{"ok": true, ...}`` or a
+refusal ``{"ok": false, "code", "message", "details", "hint",
+["suggestedTool", "suggestedArgs"]}``.  Every refusal is typed and tells a
+model what to do next; a cause without a case is ``INTERNAL`` and says
+nothing of the host.
+"""
+
+from ._limits import Limits
+from ._refusal import Code, Refusal
+from ._registry import TOOL_MODULES, ToolSpec
+from ._requests import (DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest, ListRequest,
+                        MoveRequest, ReadRequest, Request, WriteRequest)
+from ._toolbox import Toolbox
+
+TOOL_NAMES = TOOL_MODULES
+
+__all__ = [
+    "Toolbox",
+    "Limits",
+    "Code",
+    "Refusal",
+    "Denied",
+    "Request",
+    "ReadRequest",
+    "WriteRequest",
+    "EditRequest",
+    "ListRequest",
+    "GlobRequest",
+    "GrepRequest",
+    "MoveRequest",
+    "DeleteRequest",
+    "ToolSpec",
+    "TOOL_NAMES",
+]

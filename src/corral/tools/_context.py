@@ -1,0 +1,236 @@
+"""What a tool gets to work with: the root, the limits, the host's policy.
+
+Tools never see host paths.  :meth:`ToolContext.rel` turns what a model wrote
+into a root-relative path (or a refusal); :meth:`ToolContext.authorize` asks
+the host; :meth:`ToolContext.lock` serialises read-decide-write on one file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import stat as st
+import sys
+import threading
+import unicodedata
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
+
+import pathspec
+
+from ..contained import Root
+from ._limits import Limits
+from ._refusal import Code, Refusal
+from ._requests import Authorizer, Denied, Request
+
+__all__ = ["ToolContext", "sha256_hex", "Identity"]
+
+log = logging.getLogger("corral.tools")
+
+Identity = tuple[int, int]  # (st_dev, st_ino)
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _fold(text: str) -> str:
+    """One spelling for names a case-insensitive or normalising filesystem
+    treats as one (``.ENV`` = ``.env``, NFD = NFC)."""
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+class _PathLocks:
+    """Process-local locks keyed by a file's real root-relative path."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, tuple[threading.Lock, int]] = {}
+
+    @contextmanager
+    def hold(self, key: str) -> Iterator[None]:
+        with self._guard:
+            lock, users = self._locks.get(key, (None, 0))
+            if lock is None:
+                lock = threading.Lock()
+            self._locks[key] = (lock, users + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._guard:
+                lock, users = self._locks[key]
+                if users == 1:
+                    del self._locks[key]
+                else:
+                    self._locks[key] = (lock, users - 1)
+
+
+class ToolContext:
+    """Shared state of one :class:`~corral.tools.Toolbox` (thread-safe)."""
+
+    def __init__(self, root: Root, *, limits: Limits, authorize: Authorizer | None,
+                 deny: Sequence[str], allow_hardlinks: bool, read_only: bool) -> None:
+        self.root = root
+        self.limits = limits
+        self.allow_hardlinks = allow_hardlinks
+        self.read_only = read_only
+        self._authorize = authorize
+        self._deny_patterns = list(deny)
+        self._deny = pathspec.PathSpec.from_lines("gitwildmatch",
+                                                  [_fold(p) for p in deny]) if deny else None
+        self._locks = _PathLocks()
+        # Absolute paths a model may use for files inside the root: the path
+        # the root was opened by, and its realpath (e.g. /tmp vs /private/tmp).
+        prefixes = {root.path.rstrip("/") or "/", os.path.realpath(root.path).rstrip("/") or "/"}
+        self._prefixes = sorted(prefixes, key=len, reverse=True)
+
+    # -- paths ---------------------------------------------------------
+    def rel(self, value: str, field: str = "path") -> str:
+        """A model's path as a clean root-relative path (``"."`` for the root).
+
+        Accepts relative paths and absolute paths inside the root (echoed back
+        root-relative).  ``.`` and empty segments are dropped; ``..`` is kept
+        for the core to resolve (it refuses climbing out).  Refuses empty,
+        over-long and outside-absolute paths.
+        """
+        if value == "":
+            raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' is empty",
+                          f"Pass a path relative to the root, such as \".\" or \"src/main.py\".",
+                          details={"field": field, "kind": "path"})
+        size = len(value.encode("utf-8", "surrogatepass"))
+        if size > self.limits.max_path_bytes:
+            raise Refusal(Code.INVALID_ARGUMENT,
+                          f"argument '{field}' is {size} bytes, over the limit of "
+                          f"{self.limits.max_path_bytes}",
+                          "Pass a shorter path relative to the root.",
+                          details={"field": field, "kind": "path_too_long",
+                                   "limit": self.limits.max_path_bytes})
+        text = value
+        if text == "~" or text.startswith("~/"):
+            raise self.outside(value, field, "home")
+        if text.startswith("/"):
+            for prefix in self._prefixes:
+                if prefix == "/":
+                    text = text.lstrip("/")
+                    break
+                if text == prefix or text.startswith(prefix + "/"):
+                    text = text[len(prefix):].lstrip("/")
+                    break
+            else:
+                raise self.outside(value, field, "absolute")
+        trailing = text.endswith("/") and text.strip("/") != ""
+        parts = [p for p in text.split("/") if p not in ("", ".")]
+        clean = "/".join(parts) if parts else "."
+        return clean + "/" if trailing and clean != "." else clean
+
+    def outside(self, shown: str, field: str = "path", reason: str = "dotdot") -> Refusal:
+        """The ``OUTSIDE_ROOT`` refusal for a path as the model wrote it.
+        Never a symlink's target, and never an absolute path (it would name
+        host directories)."""
+        details: dict[str, Any] = {"field": field, "kind": reason}
+        if shown.startswith("/"):
+            message = f"argument '{field}' is an absolute path outside the root"
+        else:
+            message = f"{shown} is outside the root"
+            details["path"] = shown
+        return Refusal(Code.OUTSIDE_ROOT, message,
+                       "Use a path relative to the root (\".\" is the root itself); '..' may not "
+                       "climb above it and symlinks that lead out are not followed.",
+                       details=details)
+
+    def is_denied(self, rel: str) -> bool:
+        """Whether ``rel`` (as spelled) or an ancestor matches a deny pattern."""
+        if self._deny is None:
+            return False
+        parts = [p for p in rel.rstrip("/").split("/") if p not in ("", ".")]
+        for i in range(1, len(parts) + 1):
+            prefix = _fold("/".join(parts[:i]))
+            if self._deny.match_file(prefix) or self._deny.match_file(prefix + "/"):
+                return True
+        return False
+
+    def check_deny(self, rel: str, field: str = "path", *, resolved: bool = True) -> None:
+        """Refuse ``rel`` if it or any ancestor matches a deny pattern; with
+        ``resolved`` also check where it really leads (symlinks followed)."""
+        if self._deny is None:
+            return
+        candidates = [rel]
+        if resolved:
+            try:
+                candidates.append(self.root.realpath(rel, strict=False))
+            except OSError:
+                pass  # whatever the call does next will say what is wrong
+        for candidate in candidates:
+            if self.is_denied(candidate):
+                raise Refusal(Code.DENIED, f"{rel} is in a path the host does not allow",
+                              "Do not use this path; work with other files.",
+                              details={"path": rel, "field": field, "kind": "deny_rule"})
+
+    # -- host policy ---------------------------------------------------
+    def authorize(self, request: Request) -> None:
+        """Ask the host; raise ``DENIED`` with its reason on refusal."""
+        if self.read_only and request.mutates:
+            raise Refusal(Code.DENIED, f"this root is read-only: {request.operation} is not allowed",
+                          "Do not try to change files here; read them instead.",
+                          details={"path": request.path, "kind": "read_only",
+                                   "operation": request.operation})
+        if self._authorize is None:
+            return
+        try:
+            allowed = self._authorize(request)
+        except Denied as denied:
+            reason = str(denied.reason)[:1000]
+            raise Refusal(Code.DENIED, f"the host refused to {request.operation} {request.path}: "
+                          f"{reason}", "Do not repeat this call; ask the user or do something else.",
+                          details={"path": request.path, "operation": request.operation,
+                                   "reason": reason, "kind": "host"}) from None
+        except Exception:
+            log.exception("authorize callback failed; refusing (fail closed)")
+            raise Refusal.internal() from None
+        if allowed is False:
+            raise Refusal(Code.DENIED, f"the host refused to {request.operation} {request.path}",
+                          "Do not repeat this call; ask the user or do something else.",
+                          details={"path": request.path, "operation": request.operation,
+                                   "reason": "refused by the host", "kind": "host"})
+
+    # -- identity ------------------------------------------------------
+    def identity(self, rel: str, *, follow: bool = True) -> Identity | None:
+        """(dev, ino) of what ``rel`` names now, ``None`` if nothing."""
+        try:
+            info = self.root.stat(rel, follow_symlinks=follow)
+        except FileNotFoundError:
+            return None
+        return (info.st_dev, info.st_ino)
+
+    def ensure_same(self, rel: str, before: Identity | None, *, follow: bool = True) -> None:
+        """Fail closed if ``rel`` is no longer what was authorized."""
+        if self.identity(rel, follow=follow) != before:
+            raise Refusal(Code.STALE, f"{rel} changed while the call was being authorized; "
+                          "nothing was done", "Read the file again, then repeat the call.",
+                          details={"path": rel, "kind": "swapped"})
+
+    def check_hardlink(self, rel: str, info: os.stat_result) -> None:
+        if st.S_ISREG(info.st_mode) and info.st_nlink > 1 and not self.allow_hardlinks:
+            raise Refusal(Code.UNSUPPORTED, f"{rel} is a hard-linked file ({info.st_nlink} links), "
+                          "which these tools do not read or edit in place",
+                          "Use a file that is not hard-linked, or ask the host to allow hard links.",
+                          details={"path": rel, "kind": "hardlink", "links": info.st_nlink})
+
+    @contextmanager
+    def lock(self, rel: str) -> Iterator[None]:
+        """Hold the per-path lock for read-decide-write of ``rel``."""
+        try:
+            key = self.root.realpath(rel, strict=False)
+        except OSError:
+            key = rel
+        if sys.platform == "darwin":
+            key = _fold(key)
+        with self._locks.hold(key):
+            yield
+
+
+def public_args(args: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """Arguments for a suggested call: ``args`` with ``changes``, defaults dropped."""
+    return {k: v for k, v in {**args, **changes}.items() if v is not None}

@@ -1,0 +1,99 @@
+"""What a host is asked before a tool acts: one typed request per operation.
+
+Every request names root-relative paths only.  A host's ``authorize``
+callable receives one of these and returns ``True`` to allow, ``False`` to
+deny, or raises :class:`Denied` with a reason the model will read.  Anything
+else it raises fails closed (``INTERNAL``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar, Union
+
+__all__ = ["Denied", "Request", "ReadRequest", "WriteRequest", "EditRequest", "ListRequest",
+           "GlobRequest", "GrepRequest", "MoveRequest", "DeleteRequest", "Authorizer"]
+
+
+class Denied(Exception):
+    """Raised by a host's ``authorize`` to refuse with a reason (shown to the model)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Request:
+    operation: ClassVar[str] = ""
+    path: str
+
+    @property
+    def mutates(self) -> bool:
+        return self.operation in ("write", "edit", "move", "delete")
+
+
+@dataclass(frozen=True)
+class ReadRequest(Request):
+    operation: ClassVar[str] = "read"
+
+
+@dataclass(frozen=True)
+class ListRequest(Request):
+    operation: ClassVar[str] = "list"
+
+
+@dataclass(frozen=True)
+class GlobRequest(Request):
+    operation: ClassVar[str] = "glob"
+    pattern: str = ""
+
+
+@dataclass(frozen=True)
+class GrepRequest(Request):
+    operation: ClassVar[str] = "grep"
+    pattern: str = ""
+
+
+@dataclass(frozen=True)
+class WriteRequest(Request):
+    """``createsDirectories`` are created only after this is allowed."""
+
+    operation: ClassVar[str] = "write"
+    bytes: int = 0
+    sha256: str = ""
+    overwrite: bool = False
+    existing_sha256: str | None = None  # the file being replaced, if any
+    creates_directories: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class EditRequest(Request):
+    operation: ClassVar[str] = "edit"
+    base_sha256: str = ""
+    result_sha256: str = ""
+    result_bytes: int = 0
+    replacements: int = 0
+    diff: str = ""
+    dry_run: bool = False
+
+
+@dataclass(frozen=True)
+class MoveRequest(Request):
+    """``path`` is the source."""
+
+    operation: ClassVar[str] = "move"
+    destination: str = ""
+    overwrite: bool = False
+    kind: str = "file"
+    creates_directories: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class DeleteRequest(Request):
+    operation: ClassVar[str] = "delete"
+    kind: str = "file"
+    sha256: str | None = None
+
+
+Authorizer = Callable[[Request], Union[bool, None]]

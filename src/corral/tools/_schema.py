@@ -1,0 +1,141 @@
+"""Strict checking of a model's arguments against a tool's JSON Schema.
+
+The schemas are ours and use a small subset (object, string, integer,
+boolean, array, enum, bounds), so this checks exactly that subset rather than
+pulling a general validator into the core.  Every failure is an
+``INVALID_ARGUMENT`` refusal naming the field, the expected type and what was
+sent; nothing a model can send makes it raise anything else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._refusal import Code, Refusal
+
+__all__ = ["check_arguments"]
+
+_JSON_TYPES = {"string": "a string", "integer": "an integer", "boolean": "true or false",
+               "object": "an object", "array": "an array", "number": "a number"}
+
+
+def _kind_of(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return type(value).__name__
+
+
+def _invalid(tool: str, field: str, problem: str, hint: str, **details: Any) -> Refusal:
+    return Refusal(Code.INVALID_ARGUMENT, f"{tool}: argument '{field}' {problem}", hint,
+                   details={"field": field, "kind": "argument", **details})
+
+
+def check_arguments(tool: str, schema: dict[str, Any], args: Any) -> dict[str, Any]:
+    """Return ``args`` with defaults filled in, or raise a :class:`Refusal`."""
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise Refusal(Code.INVALID_ARGUMENT,
+                      f"{tool}: the arguments must be a JSON object, not {_kind_of(args)}",
+                      "Pass the arguments as an object of named fields.",
+                      details={"field": "", "kind": "argument"})
+    return _check_object(tool, schema, args, "")
+
+
+def _check_object(tool: str, schema: dict[str, Any], value: dict[str, Any],
+                  prefix: str) -> dict[str, Any]:
+    props: dict[str, Any] = schema.get("properties", {})
+    allowed = ", ".join(sorted(props)) or "none"
+    for key in value:
+        if not isinstance(key, str) or key not in props:
+            name = prefix + str(key)[:64]
+            raise _invalid(tool, name, "is not an argument of this tool",
+                           f"Remove '{name}'; the arguments are: {allowed}.", allowed=sorted(props))
+    out: dict[str, Any] = {}
+    for key, sub in props.items():
+        field = prefix + key
+        if key not in value:
+            if key in schema.get("required", ()):
+                raise _invalid(tool, field, "is required", f"Pass '{field}' ({_describe(sub)}).")
+            if "default" in sub:
+                out[key] = sub["default"]
+            continue
+        out[key] = _check_value(tool, sub, value[key], field)
+    return out
+
+
+def _describe(schema: dict[str, Any]) -> str:
+    return _JSON_TYPES.get(schema.get("type", ""), "a value")
+
+
+def _check_value(tool: str, schema: dict[str, Any], value: Any, field: str) -> Any:
+    expected = schema.get("type")
+    ok = {
+        "string": isinstance(value, str),
+        "integer": isinstance(value, int) and not isinstance(value, bool),
+        "boolean": isinstance(value, bool),
+        "object": isinstance(value, dict),
+        "array": isinstance(value, (list, tuple)),
+        "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+    }.get(expected, True)
+    if expected == "integer" and isinstance(value, float) and value.is_integer():
+        value, ok = int(value), True  # JSON has one number type; 3.0 is 3
+    if not ok:
+        raise _invalid(tool, field, f"must be {_JSON_TYPES.get(expected, expected)}, "
+                                    f"not {_kind_of(value)}",
+                       f"Pass '{field}' as {_JSON_TYPES.get(expected, expected)}.",
+                       expected=expected)
+    if "enum" in schema and value not in schema["enum"]:
+        choices = ", ".join(repr(c) for c in schema["enum"])
+        raise _invalid(tool, field, f"must be one of {choices}", f"Pass one of {choices}.",
+                       allowed=list(schema["enum"]))
+    if expected == "string":
+        if len(value) < schema.get("minLength", 0):
+            raise _invalid(tool, field, "must not be empty", f"Pass a non-empty '{field}'.")
+        limit = schema.get("maxLength")
+        if limit is not None and len(value) > limit:
+            raise _invalid(tool, field, f"is {len(value)} characters, over the limit of {limit}",
+                           f"Pass a shorter '{field}'.", limit=limit, length=len(value))
+        if "\x00" in value and not schema.get("x-allowNul", False):
+            raise _invalid(tool, field, "contains a NUL byte",
+                           f"Remove the NUL character from '{field}'.", problem="nul")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _invalid(tool, field, "is not valid Unicode text (it has a lone surrogate)",
+                           f"Pass '{field}' as valid UTF-8 text.", problem="encoding") from None
+    elif expected == "integer":
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if low is not None and value < low:
+            raise _invalid(tool, field, f"must be at least {low}", f"Pass '{field}' >= {low}.",
+                           minimum=low)
+        if high is not None and value > high:
+            raise _invalid(tool, field, f"must be at most {high}", f"Pass '{field}' <= {high}.",
+                           maximum=high)
+    elif expected == "array":
+        items = list(value)
+        if len(items) < schema.get("minItems", 0):
+            raise _invalid(tool, field, f"needs at least {schema['minItems']} item(s)",
+                           f"Pass at least {schema['minItems']} item(s) in '{field}'.")
+        limit = schema.get("maxItems")
+        if limit is not None and len(items) > limit:
+            raise _invalid(tool, field, f"has {len(items)} items, over the limit of {limit}",
+                           f"Pass at most {limit} items in '{field}'.", limit=limit)
+        item_schema = schema.get("items", {})
+        return [_check_value(tool, item_schema, item, f"{field}[{i}]")
+                for i, item in enumerate(items)]
+    elif expected == "object":
+        return _check_object(tool, schema, value, field + ".")
+    return value
