@@ -15,7 +15,8 @@ Backends:
   present.
 
 :func:`default_backend` picks one; ``CORRAL_BACKEND=os|native`` forces it and
-``CORRAL_OPENAT2=0`` turns the Linux fast path off (the walk then runs).
+``CORRAL_OPENAT2=0`` turns the fast path off (the walk then runs).
+:func:`backend_report` says which is in use, which fast paths, and why.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Iterator
 from . import _linux
 
 __all__ = ["Backend", "OsBackend", "default_backend", "available_backends", "backend_by_name",
-           "RENAME_NOREPLACE", "RENAME_EXCHANGE"]
+           "backend_report", "RENAME_NOREPLACE", "RENAME_EXCHANGE"]
 
 RENAME_NOREPLACE = _linux.RENAME_NOREPLACE
 RENAME_EXCHANGE = _linux.RENAME_EXCHANGE
@@ -194,31 +195,63 @@ def _openat2_wanted(explicit: bool | None) -> bool:
 
 _cache: dict[str, Backend] = {}
 _cache_lock = threading.Lock()
+_fake_safe: Backend | None = None
+#: Why ``corral._native`` cannot be used here, once selection has looked
+#: (``None`` while it is usable or has not been looked for).
 native_unavailable_reason: str | None = None
+
+
+def _under_pyfakefs() -> bool:
+    # pyfakefs replaces this module's ``os`` with its fake while patching
+    return type(os).__module__.startswith("pyfakefs")
+
+
+def _native_missing_reason() -> str:
+    """Why ``corral._native`` is not installed, as far as can be told now."""
+    reason = "corral._native was not built"
+    flag = os.environ.get("CORRAL_NATIVE", "").strip().lower()
+    if flag in ("0", "no", "false", "off"):
+        return reason + " (CORRAL_NATIVE=0 is set: it skips the build at install time)"
+    import shlex
+    import shutil
+    import sysconfig
+    cc = (sysconfig.get_config_var("CC") or "cc").strip()
+    compiler = shlex.split(cc)[0] if cc else "cc"
+    if shutil.which(compiler) is None and shutil.which("cc") is None:
+        return reason + f" (no C compiler: {compiler!r} is not on PATH; install one and reinstall)"
+    return reason + (" (a C compiler is present now: the install ran with CORRAL_NATIVE=0, "
+                     "without a compiler, or its build failed; reinstall and read pip's log)")
 
 
 def _load_native() -> Backend | None:
     """The native backend, or ``None`` with :data:`native_unavailable_reason` set.
 
     A native module that exists but fails to import is an error, not a quiet
-    fallback (that is how a broken build hides)."""
+    fallback (that is how a broken build hides): only "``corral._native`` is
+    not installed" counts as unavailable.  On Darwin even that is an error.
+    """
     global native_unavailable_reason
     try:
         from ._native_backend import NativeBackend
     except ModuleNotFoundError as exc:
-        if exc.name not in ("corral._native", "corral.contained._native_backend"):
+        if exc.name != "corral._native":
             raise
-        native_unavailable_reason = ("corral._native was not built (no C compiler at install "
-                                     "time, or CORRAL_NATIVE=0)")
+        native_unavailable_reason = _native_missing_reason()
         if IS_DARWIN:
-            raise ImportError("corral needs its native module on macOS; reinstall with a C "
-                              "compiler available") from exc
+            raise ImportError("corral needs its native module on macOS: "
+                              + native_unavailable_reason) from exc
         return None
+    native_unavailable_reason = None
     return NativeBackend()
 
 
 def backend_by_name(name: str) -> Backend:
-    """A shared backend instance: ``"os"`` or ``"native"``."""
+    """A shared backend instance: ``"os"`` or ``"native"``.
+
+    Raises ``OSError`` (``ENOSYS``) for ``"native"`` when the module was not
+    built, ``ImportError`` when it was built but cannot load, ``ValueError``
+    for an unknown name.
+    """
     with _cache_lock:
         if name in _cache:
             return _cache[name]
@@ -247,11 +280,63 @@ def available_backends() -> list[str]:
 
 
 def default_backend() -> Backend:
-    """``CORRAL_BACKEND`` if set, else native when built, else os."""
+    """``CORRAL_BACKEND`` if set, else native when built, else os.
+
+    Under pyfakefs (tests of code above the core) the default is an os
+    backend without the fast path, whose calls pyfakefs can see; the native
+    module's real system calls on fake fds would act on real files.
+    """
     forced = os.environ.get("CORRAL_BACKEND", "").strip().lower()
     if forced:
         return backend_by_name(forced)
+    if _under_pyfakefs():
+        global _fake_safe
+        if _fake_safe is None:
+            _fake_safe = OsBackend(openat2=False)
+        return _fake_safe
     try:
         return backend_by_name("native")
     except OSError:
         return backend_by_name("os")
+
+
+def backend_report() -> dict:
+    """What this process uses and why, for ``corral doctor`` and bug reports.
+
+    Keys: ``platform``; ``backend`` (the default's name, or ``None`` with
+    ``error`` when it cannot be had); ``forced`` (``CORRAL_BACKEND`` or
+    ``None``); ``available`` (backend names); ``native`` (``built`` and, when
+    not usable, ``reason``); ``fast_path`` (the default backend's
+    :meth:`Backend.info`: ``openat2`` and ``openat2_reason``, plus the native
+    module's extras).  Never raises.
+    """
+    report: dict = {"platform": sys.platform,
+                    "forced": os.environ.get("CORRAL_BACKEND", "").strip().lower() or None,
+                    "pyfakefs": _under_pyfakefs()}
+    native: dict = {"built": False, "reason": None}
+    try:
+        backend_by_name("native")
+    except OSError:
+        native["reason"] = native_unavailable_reason
+    except Exception as exc:  # a broken build: say so, do not hide it
+        native["reason"] = f"corral._native is installed but cannot load: {exc!r}"
+        native["built"] = True
+    else:
+        native["built"] = True
+    report["native"] = native
+    available = ["native"] if native["built"] and native["reason"] is None else []
+    try:
+        backend_by_name("os")
+    except Exception:
+        pass
+    else:
+        available.append("os")
+    report["available"] = available
+    try:
+        backend = default_backend()
+    except Exception as exc:
+        report.update(backend=None, error=f"{type(exc).__name__}: {exc}", fast_path=None)
+        return report
+    report["backend"] = backend.name
+    report["fast_path"] = backend.info()
+    return report

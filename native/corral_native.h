@@ -1,0 +1,221 @@
+/* corral._native: the C behind native/_native.cdef.
+ *
+ * Included once, as the prelude of the cffi-generated module (so it is a
+ * header of static functions, not a separate translation unit).  The
+ * declarations are the same on every platform; each platform's code is one
+ * #if branch below, and what a platform lacks fails with ENOSYS and shows as
+ * a CORRAL_HAS_* constant of 0.  Security decisions are not made here: the
+ * resolver in src/corral/contained/_root.py makes them, and these functions
+ * only make system calls and report errno.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
+
+/* Linux's openat2 / renameat2 values, the module's vocabulary everywhere. */
+#define CORRAL_RESOLVE_NO_XDEV 0x01
+#define CORRAL_RESOLVE_NO_MAGICLINKS 0x02
+#define CORRAL_RESOLVE_NO_SYMLINKS 0x04
+#define CORRAL_RESOLVE_BENEATH 0x08
+#define CORRAL_RENAME_NOREPLACE 0x1
+#define CORRAL_RENAME_EXCHANGE 0x2
+
+#define CORRAL_KNOWN_RENAME_FLAGS (CORRAL_RENAME_NOREPLACE | CORRAL_RENAME_EXCHANGE)
+
+static int corral_openat(int dirfd, const char *path, int flags, int mode)
+{
+    return openat(dirfd, path, flags, (mode_t)mode);
+}
+
+static int corral_create_directory_at(int dirfd, const char *name, int mode,
+                                      int open_flags, int *failed_step)
+{
+    int fd;
+
+    *failed_step = 0;
+    if (mkdirat(dirfd, name, (mode_t)mode) != 0) {
+        *failed_step = 1;
+        return -1;
+    }
+    /* mkdirat cannot refuse a symlink; this open can.  Whatever replaced the
+     * new directory in between (a symlink, a file) fails here, and the
+     * caller is told the directory was made but is not what is there now. */
+    fd = openat(dirfd, name, open_flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        *failed_step = 2;
+        return -1;
+    }
+    return fd;
+}
+
+/* ------------------------------------------------------------------ Linux */
+#if defined(__linux__)
+
+static const int CORRAL_O_RESOLVE_BENEATH = 0;
+static const int CORRAL_O_NOFOLLOW_ANY = 0;
+
+/* openat2 got the same number on every architecture once the syscall tables
+ * were unified (Linux 5.6), except alpha's, which is offset. */
+#if defined(SYS_openat2)
+#define CORRAL_SYS_OPENAT2 SYS_openat2
+#elif !defined(__alpha__)
+#define CORRAL_SYS_OPENAT2 437
+#endif
+
+#if defined(CORRAL_SYS_OPENAT2)
+static const int CORRAL_HAS_OPENAT2 = 1;
+
+/* struct open_how of <linux/openat2.h>, spelled out so old headers build */
+struct corral_open_how {
+    uint64_t flags;
+    uint64_t mode;
+    uint64_t resolve;
+};
+
+static int corral_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode,
+                          uint64_t resolve)
+{
+    struct corral_open_how how;
+    how.flags = flags;
+    how.mode = mode;
+    how.resolve = resolve;
+    return (int)syscall(CORRAL_SYS_OPENAT2, dirfd, path, &how, sizeof how);
+}
+#else
+static const int CORRAL_HAS_OPENAT2 = 0;
+
+static int corral_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode,
+                          uint64_t resolve)
+{
+    (void)dirfd; (void)path; (void)flags; (void)mode; (void)resolve;
+    errno = ENOSYS;
+    return -1;
+}
+#endif
+
+#if defined(SYS_renameat2)
+static const int CORRAL_HAS_RENAME_FLAGS = 1;
+#else
+static const int CORRAL_HAS_RENAME_FLAGS = 0;
+#endif
+
+static int corral_renameat(int olddirfd, const char *oldpath, int newdirfd,
+                           const char *newpath, unsigned int flags)
+{
+    if (flags & ~(unsigned int)CORRAL_KNOWN_RENAME_FLAGS) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (flags == 0)
+        return renameat(olddirfd, oldpath, newdirfd, newpath);
+#if defined(SYS_renameat2)
+    /* the syscall, not glibc's wrapper: musl and old glibc lack the wrapper;
+     * CORRAL_RENAME_* are the kernel's own values */
+    return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+/* ----------------------------------------------------------------- Darwin */
+#elif defined(__APPLE__)
+
+/* Newer SDKs define these; an older SDK building for a newer kernel still
+ * gets the fast path.  A kernel that does not know a flag may ignore it, so
+ * the Python side uses neither until a probe shows it is honoured. */
+#ifndef O_NOFOLLOW_ANY
+#define O_NOFOLLOW_ANY 0x20000000 /* macOS 11 */
+#endif
+#ifndef O_RESOLVE_BENEATH
+#define O_RESOLVE_BENEATH 0x00001000 /* macOS 15 */
+#endif
+
+#ifndef RENAME_SWAP
+#define RENAME_SWAP 0x00000002
+#define RENAME_EXCL 0x00000004
+int renameatx_np(int, const char *, int, const char *, unsigned int);
+#endif
+
+static const int CORRAL_O_RESOLVE_BENEATH = O_RESOLVE_BENEATH;
+static const int CORRAL_O_NOFOLLOW_ANY = O_NOFOLLOW_ANY;
+static const int CORRAL_HAS_OPENAT2 = 1;
+static const int CORRAL_HAS_RENAME_FLAGS = 1;
+
+static int corral_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode,
+                          uint64_t resolve)
+{
+    int oflags = (int)flags;
+
+    /* no Darwin counterpart for RESOLVE_NO_XDEV (or anything newer); magic
+     * links do not exist here, so RESOLVE_NO_MAGICLINKS asks for nothing */
+    if (resolve & ~(uint64_t)(CORRAL_RESOLVE_BENEATH | CORRAL_RESOLVE_NO_MAGICLINKS |
+                              CORRAL_RESOLVE_NO_SYMLINKS)) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if ((uint64_t)oflags != flags) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (resolve & CORRAL_RESOLVE_BENEATH)
+        oflags |= O_RESOLVE_BENEATH;
+    if (resolve & CORRAL_RESOLVE_NO_SYMLINKS)
+        oflags |= O_NOFOLLOW_ANY;
+    return openat(dirfd, path, oflags, (mode_t)mode);
+}
+
+static int corral_renameat(int olddirfd, const char *oldpath, int newdirfd,
+                           const char *newpath, unsigned int flags)
+{
+    unsigned int xflags = 0;
+
+    if (flags & ~(unsigned int)CORRAL_KNOWN_RENAME_FLAGS) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (flags == 0)
+        return renameat(olddirfd, oldpath, newdirfd, newpath);
+    if (flags & CORRAL_RENAME_NOREPLACE)
+        xflags |= RENAME_EXCL;
+    if (flags & CORRAL_RENAME_EXCHANGE)
+        xflags |= RENAME_SWAP;
+    return renameatx_np(olddirfd, oldpath, newdirfd, newpath, xflags);
+}
+
+/* ------------------------------------------------------------------ other */
+#else
+
+static const int CORRAL_O_RESOLVE_BENEATH = 0;
+static const int CORRAL_O_NOFOLLOW_ANY = 0;
+static const int CORRAL_HAS_OPENAT2 = 0;
+static const int CORRAL_HAS_RENAME_FLAGS = 0;
+
+static int corral_openat2(int dirfd, const char *path, uint64_t flags, uint64_t mode,
+                          uint64_t resolve)
+{
+    (void)dirfd; (void)path; (void)flags; (void)mode; (void)resolve;
+    errno = ENOSYS;
+    return -1;
+}
+
+static int corral_renameat(int olddirfd, const char *oldpath, int newdirfd,
+                           const char *newpath, unsigned int flags)
+{
+    if (flags != 0) {
+        errno = (flags & ~(unsigned int)CORRAL_KNOWN_RENAME_FLAGS) ? EINVAL : ENOSYS;
+        return -1;
+    }
+    return renameat(olddirfd, oldpath, newdirfd, newpath);
+}
+
+#endif
