@@ -36,6 +36,15 @@ static int corral_openat(int dirfd, const char *path, int flags, int mode)
     return openat(dirfd, path, flags, (mode_t)mode);
 }
 
+/* Tests only: called between the mkdirat and the open, so a test can plant
+ * a symlink in that window deterministically instead of racing for it. */
+static void (*corral_create_directory_hook)(int, const char *) = NULL;
+
+static void corral_set_create_directory_hook(void (*hook)(int, const char *))
+{
+    corral_create_directory_hook = hook;
+}
+
 static int corral_create_directory_at(int dirfd, const char *name, int mode,
                                       int open_flags, int *failed_step)
 {
@@ -46,6 +55,8 @@ static int corral_create_directory_at(int dirfd, const char *name, int mode,
         *failed_step = 1;
         return -1;
     }
+    if (corral_create_directory_hook != NULL)
+        corral_create_directory_hook(dirfd, name);
     /* mkdirat cannot refuse a symlink; this open can.  Whatever replaced the
      * new directory in between (a symlink, a file) fails here, and the
      * caller is told the directory was made but is not what is there now. */

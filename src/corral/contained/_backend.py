@@ -28,6 +28,7 @@ import threading
 from typing import Iterator
 
 from . import _linux
+from ._errors import InvalidPathError
 
 __all__ = ["Backend", "OsBackend", "default_backend", "available_backends", "backend_by_name",
            "backend_report", "RENAME_NOREPLACE", "RENAME_EXCHANGE"]
@@ -114,6 +115,7 @@ class OsBackend(Backend):
         return _linux.openat2(dir_fd, path, flags, mode, resolve)
 
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
+        refuse_nul(path)
         if not self.has_openat2:
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
         return self._raw_openat2(dir_fd, path, flags, mode, resolve)
@@ -156,9 +158,13 @@ class OsBackend(Backend):
         if flags == 0:
             os.rename(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd)
         elif IS_LINUX:
+            refuse_nul(src)
+            refuse_nul(dst)
             _linux.renameat2(src_dir_fd, src, dst_dir_fd, dst, flags)
-        else:  # Darwin needs renameatx_np: the native backend has it
-            raise OSError(errno.ENOSYS, "rename flags need the native backend on this platform")
+        elif IS_DARWIN:
+            _darwin_renameatx_np(src_dir_fd, src, dst_dir_fd, dst, flags)
+        else:
+            raise OSError(errno.ENOSYS, "rename flags are not supported on this platform")
 
     def link_at(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
         os.link(src, dst, src_dir_fd=src_dir_fd, dst_dir_fd=dst_dir_fd, follow_symlinks=False)
@@ -183,6 +189,43 @@ class OsBackend(Backend):
 
     def fchmod(self, fd: int, mode: int) -> None:
         os.fchmod(fd, mode)
+
+
+_renameatx_np = None
+
+
+def _darwin_renameatx_np(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str,
+                         flags: int) -> None:
+    """``renameatx_np`` through ctypes, so the os backend keeps the rename
+    flags on Darwin too (the native backend calls it directly).  ``flags``
+    are Linux's ``RENAME_*``, mapped to ``RENAME_EXCL`` / ``RENAME_SWAP``."""
+    global _renameatx_np
+    import ctypes
+    if _renameatx_np is None:
+        fn = ctypes.CDLL(None, use_errno=True).renameatx_np
+        fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                       ctypes.c_uint]
+        fn.restype = ctypes.c_int
+        _renameatx_np = fn
+    if flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE):
+        raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+    xflags = (0x4 if flags & RENAME_NOREPLACE else 0) | (0x2 if flags & RENAME_EXCHANGE else 0)
+    refuse_nul(src)
+    refuse_nul(dst)
+    if _renameatx_np(src_dir_fd, os.fsencode(src), dst_dir_fd, os.fsencode(dst), xflags) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+def refuse_nul(path: str | bytes) -> None:
+    """:class:`InvalidPathError` (``EINVAL``) for a NUL in ``path``.
+
+    For every call that hands a path to C through an FFI (ctypes, cffi): C
+    takes the NUL as the end of the string, so ``"x\\0/../../evil"`` would
+    silently become ``"x"``.  The ``os`` module refuses NUL itself
+    (``ValueError``)."""
+    if ("\0" if isinstance(path, str) else b"\0") in path:
+        raise InvalidPathError("path contains a NUL byte")
 
 
 def _openat2_wanted(explicit: bool | None) -> bool:

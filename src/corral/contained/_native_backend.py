@@ -159,11 +159,11 @@ class NativeBackend(Backend):
 
     # -- what the native module adds -----------------------------------------
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
+        data = c_path(path)
         if not self.has_openat2 or (resolve & RESOLVE_NO_SYMLINKS and IS_DARWIN
                                     and not self.has_nofollow_any):
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
-        fd = _lib.corral_openat2(dir_fd, c_path(path), flags | self._openat2_extra, mode,
-                                 resolve)
+        fd = _lib.corral_openat2(dir_fd, data, flags | self._openat2_extra, mode, resolve)
         if fd < 0:
             _fail()
         return fd
