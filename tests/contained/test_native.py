@@ -20,7 +20,8 @@ import pytest
 
 from corral.contained import InvalidPathError, OsBackend, Root, backend_by_name, default_backend
 from corral.contained import _backend
-from corral.contained._backend import RENAME_EXCHANGE, RENAME_NOREPLACE, backend_report
+from corral.contained import backend_report
+from corral.contained._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
 
 RESOLVE_BENEATH = 0x08
 RESOLVE_NO_MAGICLINKS = 0x02

@@ -6,7 +6,8 @@ rename reaches outside.  This package raises ``OSError`` subclasses only and
 knows nothing of refusals, JSON or models; it is usable alone.
 """
 
-from ._backend import Backend, OsBackend, available_backends, backend_by_name, default_backend
+from ._backend import (Backend, OsBackend, available_backends, backend_by_name, backend_report,
+                       default_backend)
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SpecialFileError, SymlinkError)
 from ._root import MAX_SYMLINKS, DirEntry, Root
@@ -24,6 +25,7 @@ __all__ = [
     "OsBackend",
     "available_backends",
     "backend_by_name",
+    "backend_report",
     "default_backend",
     "MAX_SYMLINKS",
 ]
