@@ -21,7 +21,7 @@ from ..contained import (EscapeError, InvalidPathError, RootVanishedError, Speci
 from ._context import ToolContext
 from ._refusal import Code, Refusal
 
-__all__ = ["classify", "READ_ONLY_TOOLS"]
+__all__ = ["classify", "close_paths", "READ_ONLY_TOOLS"]
 
 log = logging.getLogger("corral.tools")
 
@@ -45,7 +45,12 @@ def classify(exc: BaseException, *, tool: str, args: dict[str, Any], ctx: ToolCo
         details["field"] = field
 
     if isinstance(exc, EscapeError):
-        return ctx.outside(path, field or "path", exc.reason)
+        reason = exc.reason
+        if reason == "dotdot" and not _climbs_out(path):
+            # the '..' that left came from a symlink's target, not from the
+            # path as written (the core reports the step, not its origin)
+            reason = "symlink"
+        return ctx.outside(path, field or "path", reason)
     if isinstance(exc, SymlinkError):
         return Refusal(Code.UNSUPPORTED, f"{path} goes through the symlink {where}, and this root "
                        "follows no symlinks", "Use the path the link points to instead.",
@@ -64,7 +69,7 @@ def classify(exc: BaseException, *, tool: str, args: dict[str, Any], ctx: ToolCo
     if code == errno.ENOENT:
         return _not_found(path, where, field, tool, args, ctx)
     if code == errno.ENOTDIR:
-        if where != path.rstrip("/") or path.endswith("/"):
+        if where.rstrip("/") != path.rstrip("/"):
             return Refusal(Code.INVALID_ARGUMENT, f"{where} is a file, so {path} cannot be "
                            "inside it", f"Use a path whose directories exist; {where} is a file.",
                            details={**details, "kind": "not_directory", "component": where})
@@ -109,6 +114,19 @@ def classify(exc: BaseException, *, tool: str, args: dict[str, Any], ctx: ToolCo
     return _internal(exc)
 
 
+def _climbs_out(path: str) -> bool:
+    """Whether ``path`` as written (no symlink followed) goes above the root."""
+    depth = 0
+    for part in path.split("/"):
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif part not in ("", "."):
+            depth += 1
+    return False
+
+
 def _internal(exc: BaseException) -> Refusal:
     log.error("internal error in a corral tool", exc_info=exc)
     return Refusal.internal()
@@ -136,24 +154,30 @@ def _not_found(path: str, missing: str, field: str | None, tool: str, args: dict
     details: dict[str, Any] = {"path": path, "missing": missing}
     if field:
         details["field"] = field
-    candidates = _close_paths(path, missing, ctx)
+    candidates = close_paths(path, missing, ctx)
     if candidates:
         details["didYouMean"] = candidates
     message = (f"{path} does not exist" if missing in (path, path.rstrip("/"))
                else f"{path} does not exist: there is no {missing}")
     suggestion = _suggest(candidates, field, tool, args, ctx) if field else None
+    parent = posixpath.dirname(missing.rstrip("/")) or "."
     if candidates:
         hint = f"Check the name; {candidates[0]} exists."
     else:
-        parent = posixpath.dirname(missing) or "."
         hint = f"Check the path; list_directory on {parent} shows what is there."
+    if suggestion is None and field and not ctx.is_denied(parent):
+        # the deepest directory that exists: seeing it is the next step
+        suggestion = ("list_directory", {"path": parent})
     if suggestion:
         return Refusal(Code.NOT_FOUND, message, hint, details=details,
                        suggested_tool=suggestion[0], suggested_args=suggestion[1])
     return Refusal(Code.NOT_FOUND, message, hint, details=details)
 
 
-def _close_paths(path: str, missing: str, ctx: ToolContext) -> list[str]:
+def close_paths(path: str, missing: str, ctx: ToolContext) -> list[str]:
+    """Existing paths close to ``path`` whose component ``missing`` is not
+    there (a typo in the name or in a parent directory); never a path a deny
+    rule hides."""
     parent, name = posixpath.split(missing.rstrip("/"))
     rest = path.rstrip("/")[len(missing.rstrip("/")):]  # what follows the missing part
     try:
@@ -169,9 +193,18 @@ def _close_paths(path: str, missing: str, ctx: ToolContext) -> list[str]:
     out = []
     for match in matches:
         candidate = posixpath.join(parent, match) + rest if parent else match + rest
-        if ctx.root.exists(candidate):
-            out.append(candidate)
+        if ctx.is_denied(candidate):
+            continue  # a denied name must not leak through a suggestion
+        try:
+            if not ctx.root.exists(candidate) or ctx.is_denied(ctx.root.realpath(candidate)):
+                continue
+        except OSError:
+            continue
+        out.append(candidate)
     return out[:3]
+
+
+_close_paths = close_paths  # the name other modules used first
 
 
 def _suggest(candidates: list[str], field: str, tool: str, args: dict[str, Any],

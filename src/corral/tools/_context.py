@@ -7,6 +7,7 @@ the host; :meth:`ToolContext.lock` serialises read-decide-write on one file.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import logging
 import os
@@ -85,6 +86,13 @@ class ToolContext:
         # the root was opened by, and its realpath (e.g. /tmp vs /private/tmp).
         prefixes = {root.path.rstrip("/") or "/", os.path.realpath(root.path).rstrip("/") or "/"}
         self._prefixes = sorted(prefixes, key=len, reverse=True)
+
+    def without_host(self) -> "ToolContext":
+        """This context with the host's ``authorize`` left out (deny rules,
+        read-only and limits still hold): for trying a suggested call."""
+        other = copy.copy(self)
+        other._authorize = None
+        return other
 
     # -- paths ---------------------------------------------------------
     def rel(self, value: str, field: str = "path") -> str:

@@ -9,6 +9,8 @@ sent; nothing a model can send makes it raise anything else.
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
 from typing import Any
 
 from ._refusal import Code, Refusal
@@ -37,13 +39,17 @@ def _kind_of(value: Any) -> str:
     return type(value).__name__
 
 
-def _invalid(tool: str, field: str, problem: str, hint: str, **details: Any) -> Refusal:
-    return Refusal(Code.INVALID_ARGUMENT, f"{tool}: argument '{field}' {problem}", hint,
+def _invalid(tool: str, field: str, wrong: str, hint: str, **details: Any) -> Refusal:
+    # ``wrong`` completes the sentence; ``details`` may carry a "problem" key
+    return Refusal(Code.INVALID_ARGUMENT, f"{tool}: argument '{field}' {wrong}", hint,
                    details={"field": field, "kind": "argument", **details})
 
 
-def check_arguments(tool: str, schema: dict[str, Any], args: Any) -> dict[str, Any]:
-    """Return ``args`` with defaults filled in, or raise a :class:`Refusal`."""
+def check_arguments(tool: str, schema: dict[str, Any], args: Any, *,
+                    max_chars: int | None = None) -> dict[str, Any]:
+    """Return ``args`` with defaults filled in, or raise a :class:`Refusal`.
+
+    ``max_chars`` caps every string that has no ``maxLength`` of its own."""
     if args is None:
         args = {}
     if not isinstance(args, dict):
@@ -51,11 +57,11 @@ def check_arguments(tool: str, schema: dict[str, Any], args: Any) -> dict[str, A
                       f"{tool}: the arguments must be a JSON object, not {_kind_of(args)}",
                       "Pass the arguments as an object of named fields.",
                       details={"field": "", "kind": "argument"})
-    return _check_object(tool, schema, args, "")
+    return _check_object(tool, schema, args, "", max_chars)
 
 
 def _check_object(tool: str, schema: dict[str, Any], value: dict[str, Any],
-                  prefix: str) -> dict[str, Any]:
+                  prefix: str, max_chars: int | None = None) -> dict[str, Any]:
     props: dict[str, Any] = schema.get("properties", {})
     allowed = ", ".join(sorted(props)) or "none"
     for key in value:
@@ -72,7 +78,7 @@ def _check_object(tool: str, schema: dict[str, Any], value: dict[str, Any],
             if "default" in sub:
                 out[key] = sub["default"]
             continue
-        out[key] = _check_value(tool, sub, value[key], field)
+        out[key] = _check_value(tool, sub, value[key], field, max_chars)
     return out
 
 
@@ -80,7 +86,13 @@ def _describe(schema: dict[str, Any]) -> str:
     return _JSON_TYPES.get(schema.get("type", ""), "a value")
 
 
-def _check_value(tool: str, schema: dict[str, Any], value: Any, field: str) -> Any:
+@lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _check_value(tool: str, schema: dict[str, Any], value: Any, field: str,
+                 max_chars: int | None = None) -> Any:
     expected = schema.get("type")
     ok = {
         "string": isinstance(value, str),
@@ -102,20 +114,33 @@ def _check_value(tool: str, schema: dict[str, Any], value: Any, field: str) -> A
         raise _invalid(tool, field, f"must be one of {choices}", f"Pass one of {choices}.",
                        allowed=list(schema["enum"]))
     if expected == "string":
-        if len(value) < schema.get("minLength", 0):
-            raise _invalid(tool, field, "must not be empty", f"Pass a non-empty '{field}'.")
-        limit = schema.get("maxLength")
+        least = schema.get("minLength", 0)
+        if len(value) < least:
+            if not value or least == 1:
+                raise _invalid(tool, field, "must not be empty", f"Pass a non-empty '{field}'.")
+            raise _invalid(tool, field, f"is {len(value)} characters, fewer than {least}",
+                           f"Pass at least {least} characters in '{field}'.", minLength=least,
+                           length=len(value))
+        limit = schema.get("maxLength", max_chars)
         if limit is not None and len(value) > limit:
             raise _invalid(tool, field, f"is {len(value)} characters, over the limit of {limit}",
                            f"Pass a shorter '{field}'.", limit=limit, length=len(value))
         if "\x00" in value and not schema.get("x-allowNul", False):
             raise _invalid(tool, field, "contains a NUL byte",
                            f"Remove the NUL character from '{field}'.", problem="nul")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise _invalid(tool, field, "is not valid Unicode text (it has a lone surrogate)",
-                           f"Pass '{field}' as valid UTF-8 text.", problem="encoding") from None
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _invalid(tool, field, "is not valid Unicode text (it has a lone surrogate)",
+                               f"Pass '{field}' as valid UTF-8 text.",
+                               problem="encoding") from None
+        pattern = schema.get("pattern")
+        if pattern is not None and not _compiled(pattern).search(value):
+            # "x-format" says in words what the pattern wants, for the model
+            wanted = schema.get("x-format", f"text matching {pattern}")
+            raise _invalid(tool, field, f"must be {wanted}", f"Pass '{field}' as {wanted}.",
+                           pattern=pattern)
     elif expected == "integer":
         low, high = schema.get("minimum"), schema.get("maximum")
         if low is not None and value < low:
@@ -134,8 +159,8 @@ def _check_value(tool: str, schema: dict[str, Any], value: Any, field: str) -> A
             raise _invalid(tool, field, f"has {len(items)} items, over the limit of {limit}",
                            f"Pass at most {limit} items in '{field}'.", limit=limit)
         item_schema = schema.get("items", {})
-        return [_check_value(tool, item_schema, item, f"{field}[{i}]")
+        return [_check_value(tool, item_schema, item, f"{field}[{i}]", max_chars)
                 for i, item in enumerate(items)]
     elif expected == "object":
-        return _check_object(tool, schema, value, field + ".")
+        return _check_object(tool, schema, value, field + ".", max_chars)
     return value

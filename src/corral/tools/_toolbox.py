@@ -44,14 +44,19 @@ class Toolbox:
         self._ctx = ToolContext(self.root, limits=self.limits, authorize=authorize,
                                 deny=tuple(deny), allow_hardlinks=allow_hardlinks,
                                 read_only=read_only)
+        # Suggested calls are tried without asking the host: trying one must
+        # not put a question to a person or a policy the model never asked.
+        self._probe_ctx = self._ctx.without_host()
         self._tools = load_tools()
         self.read_only = read_only
+        self._names = [name for name, spec in self._tools.items()
+                       if not (read_only and spec.mutates)]
+        self._offered = {name: self._tools[name] for name in self._names}
 
     @property
     def names(self) -> list[str]:
         """The tools offered (mutating ones left out when read-only)."""
-        return [name for name, spec in self._tools.items()
-                if not (self.read_only and spec.mutates)]
+        return list(self._names)
 
     def definitions(self) -> list[dict[str, Any]]:
         """Each tool's ``name``, ``description`` and strict ``inputSchema``."""
@@ -67,29 +72,42 @@ class Toolbox:
             return refusal
         return self._verified(refusal).envelope()
 
-    def _run(self, name: Any, args: Any) -> dict[str, Any] | Refusal:
-        spec = self._tools.get(name) if isinstance(name, str) else None
-        if spec is None or name not in self.names:
+    def _run(self, name: Any, args: Any, ctx: ToolContext | None = None
+             ) -> dict[str, Any] | Refusal:
+        spec = self._offered.get(name) if isinstance(name, str) else None
+        if spec is None:
+            if isinstance(name, str) and name in self._tools:  # a mutating tool, read-only root
+                return Refusal(Code.DENIED, f"this root is read-only: {name} is not available",
+                               "Do not try to change files here; read them instead.",
+                               details={"kind": "read_only", "tool": name})
             shown = name if isinstance(name, str) and len(name) <= 64 else "that name"
             return Refusal(Code.INVALID_ARGUMENT, f"there is no tool called {shown}",
-                           f"Use one of: {', '.join(self.names)}.",
+                           f"Use one of: {', '.join(self._names)}.",
                            details={"kind": "unknown_tool", "tools": self.names})
+        ctx = ctx or self._ctx
         checked: dict[str, Any] = {}
         try:
-            checked = check_arguments(spec.name, spec.schema, args)
-            result = spec.run(self._ctx, checked)
+            checked = check_arguments(spec.name, spec.schema, args,
+                                      max_chars=self.limits.max_argument_chars)
+            result = spec.run(ctx, checked)
         except Exception as exc:  # the boundary: everything becomes a refusal
-            return classify(exc, tool=spec.name, args=checked, ctx=self._ctx)
+            # only what the model sent (defaults left out), so a suggested
+            # call repeats the model's own call with one thing changed
+            sent = args if isinstance(args, dict) else {}
+            given = {k: v for k, v in checked.items() if k in sent}
+            return classify(exc, tool=spec.name, args=given, ctx=ctx)
         return {"ok": True, **result}
 
     def _verified(self, refusal: Refusal) -> Refusal:
         """Keep a suggested call only if it succeeds now (read-only tools
-        only: a suggestion is tried, so it must not change anything)."""
+        only: a suggestion is tried, so it must not change anything).  The
+        try runs under the deny rules and limits but does not ask the host's
+        ``authorize``, which only ever hears of calls the model makes."""
         if refusal.suggested_tool is None:
             return refusal
         tool = refusal.suggested_tool
-        works = tool in READ_ONLY_TOOLS and isinstance(self._run(tool, refusal.suggested_args),
-                                                       dict)
+        works = tool in READ_ONLY_TOOLS and isinstance(
+            self._run(tool, refusal.suggested_args, self._probe_ctx), dict)
         if not works:
             refusal.suggested_tool = None
             refusal.suggested_args = None

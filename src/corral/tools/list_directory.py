@@ -12,9 +12,10 @@ from ._requests import ListRequest
 
 DESCRIPTION = (
     "List the entries of one directory: name, kind (file, dir, symlink, other) and size in bytes "
-    "for files, sorted by name. Symlinks are shown as symlinks and never followed. When there are "
-    "more entries than the limit, 'truncated' is true and 'total' gives the count. To find files "
-    "by name in a whole tree use glob; to read a file use read_file."
+    "for files, sorted by name. Symlinks are shown as symlinks and never followed or described. "
+    "When there are more entries than the limit, 'truncated' is true and 'total' gives the "
+    "count; entries hidden by the host's deny rules are counted in 'denied'. To find files by "
+    "name in a whole tree use glob; to read a file use read_file."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -27,28 +28,38 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+_KINDS = {st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
+          st.S_IFBLK: "block_device"}
+
+
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
     ctx.check_deny(rel)
     info = ctx.root.stat(rel)
+    shown = rel.rstrip("/") or "."
     if not st.S_ISDIR(info.st_mode):
-        suggestion: dict[str, Any] = {}
         if st.S_ISREG(info.st_mode):
-            suggestion = {"suggested_tool": "read_file", "suggested_args": {"path": rel}}
-        raise Refusal(Code.INVALID_ARGUMENT, f"{rel} is a file, not a directory",
-                      "Use read_file to read a file; list_directory takes a directory.",
-                      details={"path": rel, "kind": "not_directory"}, **suggestion)
-    ctx.authorize(ListRequest(rel))
-    ctx.ensure_same(rel, (info.st_dev, info.st_ino))
+            raise Refusal(Code.INVALID_ARGUMENT, f"{shown} is a file, not a directory",
+                          "Use read_file to read a file; list_directory takes a directory.",
+                          details={"path": shown, "kind": "not_directory"},
+                          suggested_tool="read_file", suggested_args={"path": shown})
+        kind = _KINDS.get(st.S_IFMT(info.st_mode), "other")
+        raise Refusal(Code.INVALID_ARGUMENT, f"{shown} is a {kind.replace('_', ' ')}, not a "
+                      "directory", "Pass a directory; list_directory on its parent shows it.",
+                      details={"path": shown, "kind": "not_directory", "type": kind})
+    ctx.authorize(ListRequest(shown))
+    identity = (info.st_dev, info.st_ino)
+    ctx.ensure_same(rel, identity)  # a swap during authorization fails closed
     entries = sorted(ctx.root.scandir(rel), key=lambda e: e.name)
+    ctx.ensure_same(rel, identity)  # and one while listing
     limit = ctx.limits.list_entries
-    shown = []
+    shown_entries = []
     denied = 0
     for entry in entries:
         if ctx.is_denied(entry.path):
             denied += 1
             continue
-        if len(shown) == limit:
+        if len(shown_entries) == limit:
             continue  # counted in total below
         item: dict[str, Any] = {"name": entry.name, "kind": entry.kind}
         if entry.kind == "file":
@@ -56,10 +67,10 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 item["size"] = entry.stat(follow_symlinks=False).st_size
             except OSError:
                 pass  # removed since listing: keep the name, say nothing more
-        shown.append(item)
+        shown_entries.append(item)
     total = len(entries) - denied
-    result: dict[str, Any] = {"path": rel, "entries": shown, "truncated": total > len(shown),
-                              "total": total}
+    result: dict[str, Any] = {"path": shown, "entries": shown_entries,
+                              "truncated": total > len(shown_entries), "total": total}
     if denied:
         result["denied"] = denied
     return result

@@ -1,0 +1,435 @@
+"""read_file: a window of lines of one regular UTF-8 text file.
+
+The file is read once from one fd: the digest covers the whole file, lines
+are counted to the end, and only the requested window is kept, so a window
+of a multi-gigabyte file costs one streaming pass and little memory.  Small
+files (the common case) are read in one call and split in C.
+
+Lines end at ``\\n``; a ``\\r`` before it (CRLF) is not part of the line's
+text (``lineEndings`` says which endings the file uses).  A file whose only
+line endings are lone ``\\r`` is split at ``\\r``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat as st
+from typing import Any, Callable
+
+from ._context import ToolContext
+from ._refusal import Code, Refusal
+from ._registry import ToolSpec
+from ._requests import ReadRequest
+
+DESCRIPTION = (
+    "Read a window of lines of one UTF-8 text file. 'offset' is the 1-based first line "
+    "(default 1) and 'limit' the number of lines (default and maximum 2000). "
+    "'content' holds one line per row: the line number, a tab, then the line's text exactly as "
+    "in the file (line ending left out). The number and the tab are not part of the file: never "
+    "copy them into edit_file's oldText. A line longer than 2000 characters is cut and ends with "
+    "' [... line cut: N of M characters shown]'; such lines are listed in 'cutLines'. "
+    "'totalLines' counts the whole file; when 'truncated' is true there is more after 'endLine': "
+    "call again with offset = 'nextOffset'. 'sha256' is the digest of the whole file (pass it as "
+    "expectedSha256 to write_file or edit_file); 'lineEndings' is lf, crlf, cr, mixed or none and "
+    "'bom' tells whether the file starts with a UTF-8 byte order mark (neither is shown in "
+    "content). Directories, binary files and files that are not UTF-8 are refused: use glob or "
+    "list_directory to see what a directory holds."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
+                 "description": "The file to read, relative to the root."},
+        "offset": {"type": "integer", "minimum": 1, "default": 1,
+                   "description": "1-based line to start at (default 1)."},
+        "limit": {"type": "integer", "minimum": 1,
+                  "description": "How many lines to return (default and maximum 2000)."},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+FAST_BYTES = 2 * 1024 * 1024  # files up to this size are read in one call
+CHUNK = 1024 * 1024  # larger files are streamed in chunks of this size
+
+_BOM8 = b"\xef\xbb\xbf"
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+              (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: no character starts there
+_PREFIX_CACHE_MAX = 100_000
+_prefixes: list[str] = [""]  # _prefixes[n] == "\nN\t"; index 0 unused
+
+
+def _cut_marker(cap: int, chars: int) -> str:
+    return f" [... line cut: {cap} of {chars} characters shown]"
+
+
+class _Facts:
+    """What one pass over the file found."""
+
+    __slots__ = ("sha256", "size", "bom", "endings", "total", "lines", "true_chars")
+
+    def __init__(self) -> None:
+        self.sha256 = ""
+        self.size = 0
+        self.bom = False
+        self.endings = "none"
+        self.total = 0
+        self.lines: list[str] = []  # the window, as text (long lines possibly only a head)
+        self.true_chars: dict[int, int] = {}  # window index -> length of a line kept as a head
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    rel = ctx.rel(args["path"])
+    ctx.check_deny(rel)
+    limits = ctx.limits
+    offset: int = args["offset"]
+    limit = args.get("limit")
+    limit = limits.read_lines if limit is None else min(limit, limits.read_lines)
+    root = ctx.root
+    backend = root.backend
+    fd = root.open(rel, os.O_RDONLY)
+    try:
+        info = backend.fstat(fd)
+        if not st.S_ISREG(info.st_mode):
+            raise _not_regular(rel, info)
+        ctx.check_hardlink(rel, info)
+        ctx.authorize(ReadRequest(rel))
+        ctx.ensure_same(rel, (info.st_dev, info.st_ino))  # a swap during authorization fails closed
+        facts = _scan(rel, backend.pread, fd, info.st_size, offset, limit,
+                      limits.read_line_chars, limits.read_bytes)
+    finally:
+        backend.close(fd)
+
+    if offset > max(facts.total, 1):
+        raise Refusal(Code.INVALID_ARGUMENT,
+                      f"offset {offset} is past the end of {rel}, which has {facts.total} "
+                      f"line{'s' if facts.total != 1 else ''}",
+                      f"Pass an offset from 1 to {max(facts.total, 1)}; the file may have changed, "
+                      "so read it again from the start.",
+                      details={"path": rel, "field": "offset", "kind": "offset_past_end",
+                               "totalLines": facts.total, "sha256": facts.sha256},
+                      suggested_tool="read_file", suggested_args={"path": rel})
+    content, shown, cut = _render(offset, facts, limits.read_line_chars, limits.read_bytes)
+    end_line = offset + shown - 1
+    result: dict[str, Any] = {
+        "path": rel, "content": content, "startLine": offset, "endLine": end_line,
+        "totalLines": facts.total, "truncated": end_line < facts.total,
+    }
+    if end_line < facts.total:
+        result["nextOffset"] = end_line + 1
+    if cut:
+        result["cutLines"] = cut
+    result.update(sha256=facts.sha256, size=facts.size, lineEndings=facts.endings, bom=facts.bom)
+    return result
+
+
+def _not_regular(rel: str, info: os.stat_result) -> Refusal:
+    shown = rel.rstrip("/") or "."
+    if st.S_ISDIR(info.st_mode):
+        return Refusal(Code.INVALID_ARGUMENT, f"{shown} is a directory, not a file",
+                       "Use glob to find the files under it (list_directory shows one level); "
+                       "read_file reads one file.",
+                       details={"path": shown, "kind": "directory"},
+                       suggested_tool="glob", suggested_args={"path": shown, "pattern": "**/*"})
+    # The core refuses FIFOs, sockets and devices when opening; this is a backstop.
+    return Refusal(Code.UNSUPPORTED, f"{shown} is not a regular file",
+                   "Use regular files only; this one cannot be read.",
+                   details={"path": shown, "kind": "other"})
+
+
+# -- reading -------------------------------------------------------------------
+
+def _scan(rel: str, pread: Callable[[int, int, int], bytes], fd: int, size: int, offset: int,
+          limit: int, cap: int, budget: int) -> _Facts:
+    """One pass over the file: digest, facts, and the window ``[offset, offset+limit)``."""
+    if size <= FAST_BYTES:
+        data = pread(fd, size + 1, 0)
+        if len(data) <= size:  # regular files read short only at the end
+            more = pread(fd, CHUNK, len(data))
+            if not more:
+                return _whole(rel, data, offset, limit)
+            data += more
+        first = data
+    else:
+        first = pread(fd, CHUNK, 0)
+    return _stream(rel, pread, fd, size, first, offset, limit, cap, budget)
+
+
+def _whole(rel: str, data: bytes, offset: int, limit: int) -> _Facts:
+    """The fast path: the whole file is in ``data``."""
+    facts = _Facts()
+    facts.sha256 = hashlib.sha256(data).hexdigest()
+    facts.size = len(data)
+    _check_text_start(rel, data)
+    if b"\x00" in data:
+        raise _binary(rel, len(data))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _undecodable(rel, len(data), data.count(b"\n", 0, exc.start) + 1,
+                           exc.start) from None
+    if data.startswith(_BOM8):
+        facts.bom = True
+        text = text[1:]
+    newlines = data.count(b"\n")
+    returns = data.count(b"\r")
+    crlf = data.count(b"\r\n") if returns else 0
+    facts.endings = _endings(newlines - crlf, crlf, returns - crlf)
+    sep = "\r" if newlines == 0 and returns else "\n"
+    if not text:
+        lines: list[str] = []
+        terminated = True
+    else:
+        lines = text.split(sep)
+        terminated = text.endswith(sep)
+        if terminated:
+            lines.pop()
+    facts.total = len(lines)
+    window = lines[offset - 1:offset - 1 + limit]
+    if crlf and sep == "\n":
+        # drop the \r of \r\n; a lone \r ending an unterminated last line stays
+        last_index = facts.total - offset  # window index of the file's last line
+        window = [line[:-1] if line.endswith("\r") and (terminated or i != last_index) else line
+                  for i, line in enumerate(window)]
+    facts.lines = window
+    return facts
+
+
+def _stream(rel: str, pread: Callable[[int, int, int], bytes], fd: int, size: int,
+            first: bytes, offset: int, limit: int, cap: int, budget: int) -> _Facts:
+    """The streaming path: one pass that hashes, validates and counts the
+    whole file and keeps only the window (a long line only as a head)."""
+    facts = _Facts()
+    digest = hashlib.sha256()
+    _check_text_start(rel, first)
+    facts.bom = first.startswith(_BOM8)
+    window = _Window(b"\n", offset, limit, cap, budget)
+    newlines = returns = crlf = 0
+    prev_cr = False
+    carry = b""  # an incomplete UTF-8 sequence at the end of the last chunk
+    pos = 0
+    chunk = first
+    while chunk:
+        digest.update(chunk)
+        if b"\x00" in chunk:
+            raise _binary(rel, max(size, pos + len(chunk)))
+        if carry or not chunk.isascii():
+            carry = _validate(rel, carry, chunk, pos, newlines, size)
+        r = chunk.count(b"\r")
+        if r or prev_cr:
+            crlf += chunk.count(b"\r\n") + (1 if prev_cr and chunk[:1] == b"\n" else 0)
+            prev_cr = chunk[-1:] == b"\r"
+        returns += r
+        newlines += window.feed(chunk)
+        pos += len(chunk)
+        chunk = pread(fd, CHUNK, pos)
+    if carry:
+        raise _undecodable(rel, pos, newlines + 1, pos - len(carry))
+    facts.size = pos
+    facts.sha256 = digest.hexdigest()
+    facts.endings = _endings(newlines - crlf, crlf, returns - crlf)
+    if newlines == 0 and returns:
+        # Lone \r endings only (rare): gather the window again, split at \r.
+        # Nothing is trusted from this second read but the window itself.
+        window = _Window(b"\r", offset, limit, cap, budget)
+        at = 0
+        while at < pos:
+            chunk = pread(fd, min(CHUNK, pos - at), at)
+            if not chunk:
+                break
+            window.feed(chunk)
+            at += len(chunk)
+    window.finish(facts, strip_cr=bool(crlf) and window.sep == b"\n")
+    return facts
+
+
+class _Window:
+    """Gathers lines ``[offset, offset+limit)`` from chunks fed in order,
+    keeping at most a head of each long line and stopping once well over the
+    byte budget, while counting every line."""
+
+    def __init__(self, sep: bytes, offset: int, limit: int, cap: int, budget: int) -> None:
+        self.sep = sep
+        self.offset = offset
+        self.end = offset + limit  # exclusive line number
+        self.cap = cap
+        self.head_cap = cap * 4 + 4  # bytes: enough for ``cap`` characters of any width
+        self.budget = budget
+        self.lineno = 1  # the line the next byte belongs to
+        self.tail = 0  # bytes after the last separator
+        # per kept line: head, bytes, continuation bytes left out of the head, ended, last byte
+        self.kept: list[tuple[bytes, int, int, bool, bytes]] = []
+        self.cur = bytearray()
+        self.cur_total = self.cur_cont = 0
+        self.cur_last = b""
+        self.raw = 0
+
+    def feed(self, chunk: bytes) -> int:
+        """Take the next chunk; return how many separators it held."""
+        sep = self.sep
+        n = chunk.count(sep)
+        lineno = self.lineno
+        self.tail = len(chunk) - chunk.rfind(sep) - 1 if n else self.tail + len(chunk)
+        self.lineno = lineno + n
+        if lineno + n < self.offset or lineno >= self.end:
+            return n
+        parts = chunk.split(sep)
+        head_cap = self.head_cap
+        for i in range(max(0, self.offset - lineno), min(n + 1, self.end - lineno)):
+            part = parts[i]
+            room = head_cap - len(self.cur)
+            if room > 0:
+                self.cur += part[:room]
+                if len(part) > room:
+                    rest = part[room:]
+                    self.cur_cont += len(rest) - len(rest.translate(None, _CONTINUATION))
+            else:
+                self.cur_cont += len(part) - len(part.translate(None, _CONTINUATION))
+            self.cur_total += len(part)
+            if part:
+                self.cur_last = part[-1:]
+            if i < n:  # the line ends in this chunk
+                self._keep(True)
+                if self.raw > self.budget:
+                    self.end = lineno + i + 1  # enough gathered; the renderer trims exactly
+                    break
+        return n
+
+    def _keep(self, ended: bool) -> None:
+        self.kept.append((bytes(self.cur), self.cur_total, self.cur_cont, ended, self.cur_last))
+        self.raw += min(self.cur_total, self.head_cap)
+        self.cur = bytearray()
+        self.cur_total = self.cur_cont = 0
+        self.cur_last = b""
+
+    def finish(self, facts: _Facts, strip_cr: bool) -> None:
+        facts.total = self.lineno - 1 + (1 if self.tail else 0)
+        if self.tail and self.offset <= self.lineno < self.end:
+            self._keep(False)
+        lines = facts.lines
+        for index, (head, total, cont_cut, ended, last) in enumerate(self.kept):
+            whole = total == len(head)
+            # the file is valid UTF-8, so "ignore" only drops a character cut at the head's end
+            text = head.decode("utf-8") if whole else head.decode("utf-8", "ignore")
+            chars = total - cont_cut - (len(head) - len(head.translate(None, _CONTINUATION)))
+            if index == 0 and self.offset == 1 and facts.bom and text.startswith("\ufeff"):
+                text = text[1:]
+                chars -= 1
+            if strip_cr and ended and last == b"\r":
+                chars -= 1
+                if whole:
+                    text = text[:-1]
+            if not whole:
+                facts.true_chars[index] = chars
+            lines.append(text)
+
+
+def _check_text_start(rel: str, head: bytes) -> None:
+    for bom, name in _WIDE_BOMS:
+        if head.startswith(bom):
+            raise Refusal(Code.UNSUPPORTED, f"{rel} is {name.upper()} text, which read_file does "
+                          "not decode (it reads UTF-8)", "Do not read this file with read_file; "
+                          "ask the user to convert it to UTF-8 if you need it.",
+                          details={"path": rel, "kind": "encoding", "encoding": name})
+
+
+def _validate(rel: str, carry: bytes, chunk: bytes, pos: int, lines_before: int,
+              size: int) -> bytes:
+    """Check ``carry + chunk`` is UTF-8 up to a possibly incomplete last
+    character, which is returned to be completed by the next chunk."""
+    data = carry + chunk if carry else chunk
+    tail = _incomplete_tail(data)
+    try:
+        (data[:len(data) - tail] if tail else data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = pos - len(carry) + exc.start
+        line = lines_before + data.count(b"\n", 0, exc.start) + 1
+        raise _undecodable(rel, max(size, pos + len(chunk)), line, start) from None
+    return data[len(data) - tail:] if tail else b""
+
+
+def _incomplete_tail(data: bytes) -> int:
+    """How many bytes at the end of ``data`` start a character that is not complete."""
+    n = len(data)
+    for back in range(1, min(4, n) + 1):
+        byte = data[n - back]
+        if byte < 0x80:
+            return 0
+        if byte >= 0xC0:  # a lead byte
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return back if need > back else 0
+    return 0
+
+
+def _endings(lf: int, crlf: int, cr: int) -> str:
+    kinds = [name for name, count in (("lf", lf), ("crlf", crlf), ("cr", cr)) if count]
+    if not kinds:
+        return "none"
+    return kinds[0] if len(kinds) == 1 else "mixed"
+
+
+def _binary(rel: str, size: int) -> Refusal:
+    details: dict[str, Any] = {"path": rel, "kind": "binary", "size": size}
+    return Refusal(Code.UNSUPPORTED, f"{rel} is a binary file ({size} bytes), which read_file "
+                   "does not show",
+                   "Do not read binary files with read_file; look for the text file you need "
+                   "with glob or grep.", details=details)
+
+
+def _undecodable(rel: str, size: int, line: int, byte: int) -> Refusal:
+    return Refusal(Code.UNSUPPORTED, f"{rel} is not valid UTF-8 text (the first bad byte is on "
+                   f"line {line})", "Do not read this file with read_file; ask the user to convert "
+                   "it to UTF-8 if you need it.",
+                   details={"path": rel, "kind": "encoding", "encoding": "unknown",
+                            "size": size, "line": line, "byteOffset": byte})
+
+
+# -- rendering -----------------------------------------------------------------
+
+def _numbered(start: int, count: int) -> list[str]:
+    """``"\\nN\\t"`` for N in ``[start, start+count)``, from a shared cache when small."""
+    stop = start + count
+    if stop > _PREFIX_CACHE_MAX:
+        return [f"\n{n}\t" for n in range(start, stop)]
+    if len(_prefixes) < stop:
+        _prefixes.extend(f"\n{n}\t" for n in range(len(_prefixes), stop + 512))
+    return _prefixes[start:stop]
+
+
+def _render(offset: int, facts: _Facts, cap: int, budget: int) -> tuple[str, int, list[int]]:
+    """The numbered content, how many lines it shows, and which were cut."""
+    lines = facts.lines
+    if not lines:
+        return "", 0, []
+    cut: list[int] = []
+    if facts.true_chars or max(map(len, lines)) > cap:
+        lines = list(lines)
+        for i, text in enumerate(lines):
+            chars = facts.true_chars.get(i, len(text))
+            if chars > cap:
+                lines[i] = text[:cap] + _cut_marker(cap, chars)
+                cut.append(offset + i)
+    prefixes = _numbered(offset, len(lines))
+    parts: list[str] = [""] * (2 * len(lines))
+    parts[0::2] = prefixes
+    parts[1::2] = lines
+    content = "".join(parts)[1:]
+    if len(content) * 4 <= budget or len(content.encode("utf-8")) <= budget:
+        return content, len(lines), cut
+    # Over the byte budget: keep the lines that fit (at least one, so a
+    # caller always moves forward).
+    used = 0
+    count = 0
+    for prefix, text in zip(prefixes, lines):
+        used += len(prefix.encode()) + len(text.encode("utf-8"))
+        if used - 1 > budget and count:
+            break
+        count += 1
+    cut = [n for n in cut if n < offset + count]
+    return "".join(parts[:2 * count])[1:], count, cut
+
+
+TOOL = ToolSpec(name="read_file", description=DESCRIPTION, schema=SCHEMA, run=run)

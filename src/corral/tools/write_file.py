@@ -1,0 +1,263 @@
+"""write_file: create a file, or replace one the caller has seen.
+
+Order, all under the per-path lock: find what is there now (and the
+directories that would have to be created), decide (refuse to replace
+without ``overwrite`` or a matching ``expectedSha256``), describe the whole
+mutation to the host, re-check that nothing was swapped meanwhile, create
+the directories, write.  The write is atomic (temporary file + rename) and
+keeps the replaced file's permission bits.
+
+A final symlink is refused (kind ``symlink``), never written through and
+never replaced: a model writing ``config.yml`` that is a link would
+otherwise change a file it did not name, or silently cut the link.  A
+hard-linked file is replaced as a directory entry, so its other links keep
+the old content (a warning says so).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import posixpath
+import re
+import stat as st
+from typing import Any
+
+from ._classify import close_paths
+from ._context import ToolContext
+from ._refusal import Code, Refusal
+from ._registry import ToolSpec
+from ._requests import WriteRequest
+
+DESCRIPTION = (
+    "Create a file with the given content, or replace a whole file. Missing parent directories "
+    "are created and listed in 'createdDirectories' (check them: a typo in a directory name "
+    "shows up there). An existing file is replaced only when you pass 'expectedSha256' (the "
+    "sha256 read_file returned for it; refused as stale if the file changed since) or "
+    "'overwrite': true. To change part of a file use edit_file. The result gives the new "
+    "'sha256', 'bytes' written and 'created' (false when a file was replaced). The content is "
+    "written exactly as given (UTF-8), atomically, keeping a replaced file's permissions; "
+    "symlinks are not written through."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
+                 "description": "The file to write, relative to the root."},
+        "content": {"type": "string", "x-allowNul": True,
+                    "description": "The whole new content of the file."},
+        "overwrite": {"type": "boolean", "default": False,
+                      "description": "Replace an existing file whatever it holds (default false)."},
+        "expectedSha256": {"type": "string", "minLength": 64, "maxLength": 64,
+                           "pattern": "^[0-9a-fA-F]{64}$",
+                           "x-format": "64 hexadecimal digits (a sha256 from read_file)",
+                           "description": "Replace the existing file only if its sha256 is this "
+                                          "(from read_file)."},
+    },
+    "required": ["path", "content"],
+    "additionalProperties": False,
+}
+
+_SPECIAL = {st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
+            st.S_IFBLK: "block_device"}
+# Lines a model writes instead of code it did not want to repeat.
+_ELISION = re.compile(
+    r"^[ \t]*(?://|#|/\*|<!--|--|;|\*)?[ \t]*(?:\.\.\.|…)[ \t]*[\[(]?[ \t]*"
+    r"(?:rest of|remaining|existing|previous|other|unchanged|same as)\b[^\n]*$",
+    re.IGNORECASE | re.MULTILINE)
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    rel = ctx.rel(args["path"])
+    name = rel.rstrip("/").rsplit("/", 1)[-1]
+    if rel == "." or rel.endswith("/") or name == "..":
+        shown = rel.rstrip("/") or "."
+        raise Refusal(Code.INVALID_ARGUMENT, f"{shown} names a directory, not a file",
+                      "Pass the path of a file to write, such as \"src/main.py\".",
+                      details={"path": shown, "field": "path", "kind": "directory"})
+    content: str = args["content"]
+    data = content.encode("utf-8")
+    limit = ctx.limits.max_write_bytes
+    if len(data) > limit:
+        raise Refusal(Code.TOO_LARGE, f"the content is {len(data)} bytes, over the limit of "
+                      f"{limit} bytes", "Write a smaller file, or split it into several files.",
+                      details={"path": rel, "field": "content", "kind": "content_size",
+                               "bytes": len(data), "limit": limit})
+    expected: str | None = args.get("expectedSha256")
+    if expected is not None:
+        expected = expected.lower()
+    ctx.check_deny(rel)
+    digest = hashlib.sha256(data).hexdigest()
+    parent = posixpath.dirname(rel) or "."
+    root = ctx.root
+
+    with ctx.lock(rel):
+        creates = _makedirs(ctx, rel, parent, dry_run=True) if parent != "." else []
+        current = None if creates else _lstat(ctx, rel)
+        parent_id = None if creates else ctx.identity(parent)
+        existing: str | None = None
+        if current is None:
+            if expected is not None:
+                raise _missing(ctx, rel, expected)
+        else:
+            _check_replaceable(ctx, rel, current)
+            existing = _file_sha256(ctx, rel, current)
+            if expected is not None and expected != existing:
+                raise Refusal(Code.STALE, f"{rel} has changed: its sha256 is not the "
+                              "expectedSha256 given; nothing was written",
+                              "Read the file again (its current sha256 is in details), check your "
+                              "change still fits, then write with the new expectedSha256.",
+                              details={"path": rel, "kind": "sha256_mismatch",
+                                       "expectedSha256": expected, "currentSha256": existing})
+            if expected is None and not args["overwrite"]:
+                raise Refusal(Code.ALREADY_EXISTS, f"{rel} already exists; nothing was written",
+                              f"Pass expectedSha256 \"{existing}\" (its current sha256) or "
+                              "overwrite: true to replace it, or use edit_file to change part "
+                              "of it.",
+                              details={"path": rel, "kind": "exists", "currentSha256": existing,
+                                       "bytes": current.st_size})
+
+        ctx.authorize(WriteRequest(rel, bytes=len(data), sha256=digest,
+                                   overwrite=current is not None, existing_sha256=existing,
+                                   creates_directories=tuple(creates)))
+
+        # Nothing may have moved while the host was deciding: fail closed.
+        if creates:
+            if _makedirs(ctx, rel, parent, dry_run=True) != creates:
+                raise _swapped(rel)
+        else:
+            ctx.ensure_same(parent, parent_id)
+            ctx.ensure_same(rel, None if current is None else (current.st_dev, current.st_ino),
+                            follow=False)
+            if current is not None and _lstat(ctx, rel) is not None and \
+                    _file_sha256(ctx, rel, current) != existing:
+                raise _swapped(rel)  # rewritten in place while the host was deciding
+        created = _makedirs(ctx, rel, parent, dry_run=False) if creates else []
+        root.write_bytes(rel, data, exclusive=current is None, follow_symlinks=False)
+
+    result: dict[str, Any] = {"path": rel, "bytes": len(data), "sha256": digest,
+                              "createdDirectories": created, "created": current is None}
+    warnings = _warnings(content)
+    if current is not None and current.st_nlink > 1:
+        warnings.append(f"{rel} had {current.st_nlink} hard links; it was replaced, and its other "
+                        "links still hold the old content")
+    if warnings:
+        result["warnings"] = warnings
+    return result
+
+
+def _makedirs(ctx: ToolContext, rel: str, parent: str, *, dry_run: bool) -> list[str]:
+    """``Root.makedirs`` of the parent, its errors told about ``rel``: the
+    model named the file, so a refusal should name it too."""
+    try:
+        return ctx.root.makedirs(parent, exist_ok=True, dry_run=dry_run)
+    except OSError as exc:
+        if exc.filename == parent:
+            exc.filename = rel
+        raise
+
+
+def _lstat(ctx: ToolContext, rel: str) -> os.stat_result | None:
+    try:
+        return ctx.root.lstat(rel)
+    except FileNotFoundError:
+        return None
+
+
+def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None:
+    kind = st.S_IFMT(info.st_mode)
+    if kind == st.S_IFLNK:
+        details: dict[str, Any] = {"path": rel, "kind": "symlink"}
+        hint = "Write to the file the link points to, by its own path."
+        try:
+            target = ctx.root.realpath(rel)
+        except OSError:
+            target = None  # leads outside, dangles or loops: say nothing of where
+        if target is not None and not ctx.is_denied(target):
+            details["target"] = target
+            hint = f"Write to {target}, the file the link points to, by that path."
+        raise Refusal(Code.UNSUPPORTED, f"{rel} is a symlink; write_file does not write through "
+                      "or replace symlinks", hint, details=details)
+    if kind == st.S_IFDIR:
+        raise Refusal(Code.INVALID_ARGUMENT, f"{rel} is a directory, not a file",
+                      "Pass the path of a file; list_directory shows what this directory holds.",
+                      details={"path": rel, "kind": "directory"},
+                      suggested_tool="list_directory", suggested_args={"path": rel})
+    if kind != st.S_IFREG:
+        special = _SPECIAL.get(kind, "other")
+        raise Refusal(Code.UNSUPPORTED, f"{rel} is a {special.replace('_', ' ')}, not a regular "
+                      "file", "Use regular files only; this one cannot be replaced.",
+                      details={"path": rel, "kind": special})
+
+
+def _file_sha256(ctx: ToolContext, rel: str, info: os.stat_result) -> str:
+    """The digest of the file at ``rel`` (not following a final symlink),
+    streamed; ``STALE`` if it is no longer the file ``info`` described."""
+    root = ctx.root
+    backend = root.backend
+    fd = root.open(rel, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        now = backend.fstat(fd)
+        if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
+            raise _swapped(rel)
+        digest = hashlib.sha256()
+        pos = 0
+        while True:
+            chunk = backend.pread(fd, 1024 * 1024, pos)
+            if not chunk:
+                break
+            digest.update(chunk)
+            pos += len(chunk)
+        return digest.hexdigest()
+    finally:
+        backend.close(fd)
+
+
+def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
+    """expectedSha256 names a file that is not there (a typo, or it went away)."""
+    try:
+        ctx.root.stat(rel)
+        missing = rel
+    except OSError as exc:
+        if exc.errno != errno.ENOENT:
+            raise
+        missing = getattr(exc, "component", None) or rel
+    details: dict[str, Any] = {"path": rel, "kind": "missing", "missing": missing,
+                               "expectedSha256": expected}
+    candidates = [c for c in close_paths(rel, missing, ctx) if not ctx.is_denied(c)]
+    if candidates:
+        details["didYouMean"] = candidates
+        hint = (f"Check the path ({candidates[0]} exists); to create a new file, drop "
+                "expectedSha256.")
+    else:
+        hint = "To create a new file, drop expectedSha256; otherwise check the path."
+    message = (f"{rel} does not exist, so it cannot have the expectedSha256 given"
+               if missing == rel else
+               f"{rel} does not exist (there is no {missing}), so it cannot have the "
+               "expectedSha256 given")
+    return Refusal(Code.NOT_FOUND, message, hint, details=details)
+
+
+def _swapped(rel: str) -> Refusal:
+    return Refusal(Code.STALE, f"{rel} changed while the call was being authorized; nothing was "
+                   "done", "Read the file again, then repeat the call.",
+                   details={"path": rel, "kind": "swapped"})
+
+
+def _warnings(content: str) -> list[str]:
+    """Cheap, non-blocking signs of a damaged write."""
+    out = []
+    if "\n" not in content and "\\n" in content and len(content) > 80:
+        out.append("the content has no line breaks but contains literal \\n sequences; if it was "
+                   "escaped twice, write it again with real line breaks")
+    if len(content) <= 1_000_000:
+        match = _ELISION.search(content)
+        if match:
+            out.append(f"the content contains the placeholder line {match.group(0).strip()!r}; "
+                       "if code was left out, write the whole file")
+    return out
+
+
+TOOL = ToolSpec(name="write_file", description=DESCRIPTION, schema=SCHEMA, run=run, mutates=True)

@@ -1,0 +1,64 @@
+"""The refusal catalogue (ADR 0139): every registered tool has cases, and
+every case's *serialized* envelope is asserted - code, the sentence inside
+details, the exact hint, the details given, and the suggested call, which
+must then succeed exactly as offered."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from support import assert_valid_envelope, load_cases, make_case_tree, run_case
+
+from corral.tools import Toolbox
+
+CASES = load_cases()
+
+
+def test_every_registered_tool_has_a_refusal_case(tmp_path):
+    names = Toolbox(tmp_path).names
+    assert names, "no tool is registered"
+    covered = {case.tool for case in CASES}
+    missing = [name for name in names if name not in covered]
+    assert not missing, f"registered tools without a refusal case: {missing}"
+
+
+def test_cases_name_registered_tools_and_are_unique(tmp_path):
+    names = set(Toolbox(tmp_path).names)
+    seen = set()
+    for case in CASES:
+        assert case.tool in names, f"{case.tool}:{case.name} is for a tool that is not registered"
+        key = (case.tool, case.name)
+        assert key not in seen, f"duplicate case {key}"
+        seen.add(key)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.tool}:{c.name}" for c in CASES])
+def test_refusal_case(case, tmp_path, make_root):
+    envelope, toolbox = run_case(case, tmp_path, make_root)
+    wire = json.loads(json.dumps(envelope))
+    assert wire.get("ok") is False, f"expected a refusal, got {wire}"
+    assert_valid_envelope(wire)
+    assert wire["code"] == case.code, wire
+    assert wire["message"] == case.message
+    assert wire["details"]["message"] == case.message
+    assert wire["hint"] == case.hint
+    for key, value in case.details.items():
+        assert key in wire["details"], f"details lack {key!r}: {wire['details']}"
+        assert wire["details"][key] == value, (key, wire["details"][key], value)
+    if case.suggested_tool is not None:
+        assert wire.get("suggestedTool") == case.suggested_tool, wire
+        if case.suggested_args is not None:
+            assert wire["suggestedArgs"] == case.suggested_args
+        follow = toolbox.call(wire["suggestedTool"], wire["suggestedArgs"])
+        assert follow["ok"] is True, follow
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.tool}:{c.name}" for c in CASES])
+def test_refusal_says_nothing_of_the_host(case, tmp_path):
+    """No refusal names the host path of the root or what lies outside it."""
+    envelope, _ = run_case(case, tmp_path)
+    text = json.dumps(envelope)
+    assert str(tmp_path) not in text
+    assert "outside secret" not in text
