@@ -1,0 +1,76 @@
+"""What edit_file remembers between calls of one Toolbox (bounded, thread-safe).
+
+* Texts by sha256: the base and the result of every edit made through the
+  Toolbox, within a character budget (least recently used go first).  A
+  ``STALE`` refusal uses them to say *which lines* changed since the version
+  the caller expected; a digest cannot be turned back into content, so when
+  the expected version was never seen here the range is simply not given.
+* Failed calls by (arguments, file digest): the same failing call sent again
+  against the same content gets a sharper hint (anchors catalogue row 21).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+
+__all__ = ["EditMemory", "memory_of"]
+
+TEXT_BUDGET = 8 * 1024 * 1024  # characters kept per Toolbox
+FAILURES_KEPT = 256
+
+
+class EditMemory:
+    def __init__(self, budget: int = TEXT_BUDGET) -> None:
+        self._lock = threading.Lock()
+        self._budget = budget
+        self._texts: OrderedDict[str, str] = OrderedDict()
+        self._size = 0
+        self._failures: OrderedDict[str, int] = OrderedDict()
+
+    def remember(self, sha: str, text: str) -> None:
+        if len(text) > self._budget // 4:
+            return  # one large file would push out everything else
+        with self._lock:
+            old = self._texts.pop(sha, None)
+            if old is not None:
+                self._size -= len(old)
+            self._texts[sha] = text
+            self._size += len(text)
+            while self._size > self._budget:
+                _, dropped = self._texts.popitem(last=False)
+                self._size -= len(dropped)
+
+    def recall(self, sha: str) -> str | None:
+        with self._lock:
+            text = self._texts.get(sha)
+            if text is not None:
+                self._texts.move_to_end(sha)
+            return text
+
+    def failed(self, key: str) -> int:
+        """Record a failure of call ``key``; returns how often it failed before."""
+        with self._lock:
+            before = self._failures.pop(key, 0)
+            self._failures[key] = before + 1
+            while len(self._failures) > FAILURES_KEPT:
+                self._failures.popitem(last=False)
+            return before
+
+    def succeeded(self, key: str) -> None:
+        with self._lock:
+            self._failures.pop(key, None)
+
+
+_memories: "weakref.WeakKeyDictionary[object, EditMemory]" = weakref.WeakKeyDictionary()
+_guard = threading.Lock()
+
+
+def memory_of(owner: object) -> EditMemory:
+    """The memory of one Toolbox (keyed by its ToolContext; dies with it)."""
+    with _guard:
+        memory = _memories.get(owner)
+        if memory is None:
+            memory = _memories[owner] = EditMemory()
+        return memory
