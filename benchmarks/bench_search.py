@@ -1,0 +1,349 @@
+"""Benchmark glob and grep against unprotected and native baselines.
+
+    python benchmarks/bench_search.py [--rounds 5] [--files 20000] [--regen]
+
+Generates (once, then reuses) a tree under ``benchmarks/_fixtures/`` of
+20,000 files, about 100 MB, nested up to depth 10, with some symlinks (to
+files and directories inside, and to a small directory outside), a few
+binary files, a ``.git`` directory and a root ``.gitignore`` (so ripgrep,
+which honours ignore files only in a repository, does the same filtering as
+corral).  Then, in one run, each measurement in its own subprocess (so its
+peak RSS is its own, read from ``wait4``):
+
+* ``glob "**/*.py"`` through ``Toolbox.call`` vs an unprotected
+  ``os.walk`` + ``fnmatch`` (target: at most 1.5x) and vs
+  ``pathlib.Path.rglob``;
+* ``grep`` of a literal and of a regex through ``Toolbox.call`` vs
+  ``rg -j1`` (target: at most 3x) and ``rg`` with its default threads.
+
+The corral calls run with limits raised so that every tool walks and
+reports everything, as the baselines do (the default cap of 200 results
+would let it stop early).  Times for Python operations are measured inside
+the child around the operation (interpreter start-up excluded); ripgrep's
+are the wall time of its process.  The printed table gives the median of
+the rounds, min and max, the ratio of medians to the baseline, peak RSS,
+and the result count (which must agree between tools that do the same job).
+Page cache is warm (a warm-up pass reads the tree first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "_fixtures"
+LITERAL = "needle_literal_42"
+REGEX = r"def \w+_handler\("
+GLOB = "**/*.py"
+FIXTURE_VERSION = 1
+
+WORDS = ("self", "value", "result", "count", "data", "items", "config", "path", "name", "index",
+         "buffer", "request", "response", "handler", "token", "parse", "render", "update",
+         "return", "import", "from", "class", "if", "else", "for", "while", "in", "not", "None")
+EXTENSIONS = (".py",) * 8 + (".js", ".js", ".md", ".txt", ".json", ".c", ".h", ".rs")
+
+
+# -- the tree ---------------------------------------------------------------------
+
+def _line(rng: random.Random) -> str:
+    indent = "    " * rng.randrange(4)
+    return indent + " ".join(rng.choice(WORDS) for _ in range(rng.randrange(3, 12)))
+
+
+def generate(tree: Path, files: int, total_bytes: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    if tree.exists():
+        shutil.rmtree(tree)
+    tree.mkdir(parents=True)
+    (tree / ".git").mkdir()
+    (tree / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (tree / ".gitignore").write_text("*.log\n/generated/\n")
+    outside = tree.parent / (tree.name + "-outside")
+    if outside.exists():
+        shutil.rmtree(outside)
+    outside.mkdir()
+    for i in range(20):
+        (outside / f"outside_{i}.py").write_text(f"{LITERAL} outside {i}\n")
+    # directories: a random tree, depth <= 10
+    dirs = [tree]
+    for i in range(files // 10):
+        parent = rng.choice(dirs)
+        depth = len(parent.relative_to(tree).parts)
+        if depth >= 10:
+            parent = tree
+        child = parent / f"d{i}_{rng.choice(WORDS)}"
+        child.mkdir()
+        dirs.append(child)
+    (tree / "generated").mkdir()
+    dirs.append(tree / "generated")
+    average = total_bytes // files
+    lines_cache = [_line(rng) for _ in range(5000)]
+    written = []
+    for i in range(files):
+        directory = rng.choice(dirs)
+        ext = ".log" if i % 200 == 0 else rng.choice(EXTENSIONS)
+        path = directory / f"f{i}_{rng.choice(WORDS)}{ext}"
+        if i % 150 == 7:
+            path.write_bytes(b"\x00BIN" + rng.randbytes(average))
+            continue
+        size = int(rng.expovariate(1 / average))
+        out, n = [], 0
+        while n < size:
+            line = rng.choice(lines_cache)
+            out.append(line)
+            n += len(line) + 1
+        if i % 97 == 3:
+            out.insert(rng.randrange(len(out) + 1), f"x = {LITERAL}(1)")
+        if i % 89 == 5:
+            out.insert(rng.randrange(len(out) + 1), f"def on_{rng.choice(WORDS)}_handler(event):")
+        path.write_text("\n".join(out) + "\n")
+        written.append(path)
+    # symlinks: to files, to directories inside, to the outside directory
+    for i in range(40):
+        directory = rng.choice(dirs)
+        target = rng.choice(written)
+        os.symlink(os.path.relpath(target, directory), directory / f"link{i}.py")
+    for i in range(10):
+        directory = rng.choice(dirs)
+        os.symlink(os.path.relpath(rng.choice(dirs), directory), directory / f"dirlink{i}")
+    for i in range(5):
+        os.symlink(outside, rng.choice(dirs) / f"outlink{i}")
+    (tree / ".fixture").write_text(json.dumps({"version": FIXTURE_VERSION, "files": files}))
+
+
+def ensure_tree(files: int, regen: bool) -> Path:
+    tree = FIXTURES / f"search-{files}"
+    marker = tree / ".fixture"
+    want = {"version": FIXTURE_VERSION, "files": files}
+    if regen or not marker.exists() or json.loads(marker.read_text()) != want:
+        print(f"generating {tree} ...", flush=True)
+        started = time.perf_counter()
+        generate(tree, files, files * 5000)
+        print(f"  done in {time.perf_counter() - started:.1f} s", flush=True)
+    return tree
+
+
+def tree_facts(tree: Path) -> tuple[int, int, int]:
+    files = size = dirs = 0
+    for dirpath, dirnames, filenames in os.walk(tree):
+        dirs += len(dirnames)
+        for name in filenames:
+            p = os.path.join(dirpath, name)
+            if not os.path.islink(p):
+                files += 1
+                size += os.path.getsize(p)
+    return files, dirs, size
+
+
+# -- the measured operations (run in a child) ----------------------------------------
+# Each op does its set-up (a Toolbox is made once per session) and returns the
+# measured call, which returns the number of results.
+
+def _toolbox(tree: str):
+    from corral.tools import Limits, Toolbox
+    return Toolbox(tree, limits=Limits(search_results=10 ** 7, search_files=10 ** 7))
+
+
+def op_noop(tree: str):
+    import corral.tools  # noqa: F401 - the import is part of the RSS floor
+    return lambda: 0
+
+
+def op_glob_tool(tree: str):
+    box = _toolbox(tree)
+
+    def call() -> int:
+        out = box.call("glob", {"pattern": GLOB})
+        assert out["ok"] and not out["truncated"], out
+        return len(out["paths"])
+    return call
+
+
+def op_glob_tool_default(tree: str):
+    from corral.tools import Toolbox
+    box = Toolbox(tree)
+
+    def call() -> int:
+        out = box.call("glob", {"pattern": GLOB})
+        assert out["ok"], out
+        return len(out["paths"])
+    return call
+
+
+def op_os_walk(tree: str):
+    def call() -> int:
+        found = []
+        for dirpath, _dirs, files in os.walk(tree):
+            for name in fnmatch.filter(files, "*.py"):
+                found.append(os.path.join(dirpath, name))
+        found.sort()
+        return len(found)
+    return call
+
+
+def op_rglob(tree: str):
+    return lambda: len(sorted(Path(tree).rglob("*.py")))
+
+
+def _grep(tree: str, pattern: str, regex: bool):
+    box = _toolbox(tree)
+
+    def call() -> int:
+        out = box.call("grep", {"pattern": pattern, "regex": regex})
+        assert out["ok"] and not out["truncated"], out
+        return len(out["matches"])
+    return call
+
+
+def op_grep_literal(tree: str):
+    return _grep(tree, LITERAL, False)
+
+
+def op_grep_regex(tree: str):
+    return _grep(tree, REGEX, True)
+
+
+PY_OPS = {"noop": op_noop, "glob_tool": op_glob_tool, "glob_tool_default": op_glob_tool_default,
+          "os_walk_fnmatch": op_os_walk, "pathlib_rglob": op_rglob,
+          "grep_tool_literal": op_grep_literal, "grep_tool_regex": op_grep_regex}
+
+
+def child(op: str, tree: str) -> None:
+    call = PY_OPS[op](tree)
+    started = time.perf_counter()
+    count = call()
+    seconds = time.perf_counter() - started
+    print(json.dumps({"seconds": seconds, "count": count}))
+
+
+# -- the parent ---------------------------------------------------------------------------
+
+def _rg() -> str:
+    found = shutil.which("rg", path=os.path.dirname(sys.executable)) or shutil.which("rg")
+    if not found:
+        sys.exit("ripgrep not found: pip install ripgrep (the 'bench' extra)")
+    return found
+
+
+TIME = "/usr/bin/time"  # GNU time: peak RSS of exactly its child
+
+
+def _spawn(args: list[str]) -> tuple[float, int, bytes]:
+    """Run ``args``; (wall seconds, peak RSS in KiB, stdout).
+
+    A child's ``ru_maxrss`` starts at its parent's RSS when forked (Linux
+    keeps the larger across exec), so it is read through GNU time, whose
+    own small RSS is the floor, when it is installed.  Without it the figure
+    is ``wait4``'s and only an upper bound."""
+    wrap = os.access(TIME, os.X_OK)
+    with tempfile.NamedTemporaryFile("r") as report_file:
+        cmd = [TIME, "-f", "%M", "-o", report_file.name, *args] if wrap else args
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE)
+        out = proc.stdout.read()  # type: ignore[union-attr]
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - started
+        report = report_file.read().strip().splitlines()
+    code = os.waitstatus_to_exitcode(status)
+    if wrap and report and report[0].startswith("Command exited with non-zero status"):
+        code = int(report[0].split()[-1])
+        report = report[1:]
+    rss = int(report[-1]) if wrap and report else usage.ru_maxrss
+    if code not in (0, 1):
+        raise SystemExit(f"{args} failed ({code})")
+    return seconds, rss, out
+
+
+def run_python(op: str, tree: Path) -> tuple[float, int, int]:
+    _, rss, out = _spawn([sys.executable, __file__, "--child", op, str(tree)])
+    data = json.loads(out)
+    return data["seconds"], rss, data["count"]
+
+
+def run_rg(args: list[str]) -> tuple[float, int, int]:
+    seconds, rss, out = _spawn(args)
+    return seconds, rss, len(out.splitlines())
+
+
+def warm(tree: Path) -> None:
+    for dirpath, _dirs, files in os.walk(tree):
+        for name in files:
+            p = os.path.join(dirpath, name)
+            if not os.path.islink(p):
+                with open(p, "rb") as f:
+                    while f.read(1 << 20):
+                        pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--files", type=int, default=20000)
+    parser.add_argument("--regen", action="store_true")
+    parser.add_argument("--child", nargs=2, metavar=("OP", "TREE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child)
+        return
+    tree = ensure_tree(args.files, args.regen)
+    files, dirs, size = tree_facts(tree)
+    rg = _rg()
+    print(f"tree: {tree}\n  {files} files, {dirs} directories, {size / 1e6:.1f} MB; "
+          f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
+          f"{subprocess.run([rg, '--version'], capture_output=True, text=True).stdout.split()[1]}"
+          f" ripgrep")
+    warm(tree)
+    cases = {
+        "noop": lambda: run_python("noop", tree),
+        "glob_tool": lambda: run_python("glob_tool", tree),
+        "glob_tool_default": lambda: run_python("glob_tool_default", tree),
+        "os_walk_fnmatch": lambda: run_python("os_walk_fnmatch", tree),
+        "pathlib_rglob": lambda: run_python("pathlib_rglob", tree),
+        "grep_tool_literal": lambda: run_python("grep_tool_literal", tree),
+        "rg_j1_literal": lambda: run_rg([rg, "-j1", "-n", "-F", LITERAL, str(tree)]),
+        "rg_literal": lambda: run_rg([rg, "-n", "-F", LITERAL, str(tree)]),
+        "grep_tool_regex": lambda: run_python("grep_tool_regex", tree),
+        "rg_j1_regex": lambda: run_rg([rg, "-j1", "-n", REGEX, str(tree)]),
+        "rg_regex": lambda: run_rg([rg, "-n", REGEX, str(tree)]),
+    }
+    samples: dict[str, list[tuple[float, int, int]]] = {name: [] for name in cases}
+    for _ in range(args.rounds):  # interleaved, so drift hits every case alike
+        for name, case in cases.items():
+            samples[name].append(case())
+    baselines = {"glob_tool": "os_walk_fnmatch", "glob_tool_default": "os_walk_fnmatch",
+                 "pathlib_rglob": "os_walk_fnmatch", "grep_tool_literal": "rg_j1_literal",
+                 "rg_literal": "rg_j1_literal", "grep_tool_regex": "rg_j1_regex",
+                 "rg_regex": "rg_j1_regex"}
+    medians = {name: statistics.median(s[0] for s in runs) for name, runs in samples.items()}
+    print(f"\n{args.rounds} rounds; times in ms (median [min-max]); RSS = peak of the process")
+    print(f"{'case':<20} {'median':>8} {'min':>8} {'max':>8} {'ratio':>14} {'peak RSS':>10} "
+          f"{'results':>8}")
+    for name, runs in samples.items():
+        times = [s[0] * 1000 for s in runs]
+        rss = max(s[1] for s in runs) / 1024
+        counts = sorted({s[2] for s in runs})
+        base = baselines.get(name)
+        ratio = f"{medians[name] / medians[base]:.2f}x {base.split('_')[0]}" if base else ""
+        print(f"{name:<20} {statistics.median(times):8.1f} {min(times):8.1f} {max(times):8.1f} "
+              f"{ratio:>14} {rss:8.1f}MB {','.join(map(str, counts)):>8}")
+    print("\ntargets: glob_tool <= 1.5x os_walk_fnmatch; grep_tool_literal <= 3x rg_j1_literal")
+    print(f"glob_tool / os_walk_fnmatch = {medians['glob_tool'] / medians['os_walk_fnmatch']:.2f}x;"
+          f" grep_tool_literal / rg_j1_literal = "
+          f"{medians['grep_tool_literal'] / medians['rg_j1_literal']:.2f}x; "
+          f"grep_tool_regex / rg_j1_regex = "
+          f"{medians['grep_tool_regex'] / medians['rg_j1_regex']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

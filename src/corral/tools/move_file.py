@@ -1,0 +1,174 @@
+"""move_file: rename a file, symlink or directory inside the root.
+
+Decisions: an existing destination is refused (``ALREADY_EXISTS``) unless
+``overwrite``, which replaces a file or symlink but never a directory; the
+check is the rename itself (``RENAME_NOREPLACE``), so nothing appearing in
+between is ever replaced.  A destination ending in ``/`` (or ``.``) means
+"into this directory".  Missing parents of the destination are created,
+after the host has seen them in the request, and reported as
+``createdDirectories`` (as write_file does).  Neither end's final symlink is
+followed: a symlink is moved itself.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import stat as st
+from contextlib import ExitStack
+from typing import Any
+
+from ._context import ToolContext
+from ._refusal import Code, Refusal
+from ._registry import ToolSpec
+from ._requests import MoveRequest
+
+DESCRIPTION = (
+    "Move or rename a file, symlink or directory inside the root. 'destination' is the new "
+    "path; end it with '/' to move the source into that directory under its own name. An "
+    "existing destination is refused unless overwrite: true, which replaces a file or symlink "
+    "(never a directory). Missing parent directories of the destination are created and listed "
+    "in createdDirectories. A symlink is moved itself, never followed."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "source": {"type": "string", "minLength": 1, "maxLength": 4096,
+                   "description": "What to move, relative to the root."},
+        "destination": {"type": "string", "minLength": 1, "maxLength": 4096,
+                        "description": "Its new path; a trailing '/' means into that directory."},
+        "overwrite": {"type": "boolean", "default": False,
+                      "description": "Replace an existing file or symlink at the destination."},
+    },
+    "required": ["source", "destination"],
+    "additionalProperties": False,
+}
+
+
+def kind_of(mode: int) -> str:
+    if st.S_ISDIR(mode):
+        return "directory"
+    if st.S_ISREG(mode):
+        return "file"
+    if st.S_ISLNK(mode):
+        return "symlink"
+    return "special"
+
+
+def entry_name(ctx: ToolContext, value: str, field: str) -> tuple[str, bool]:
+    """``value`` as a root-relative entry to act on (no trailing ``/``),
+    and whether it had one.  The root itself and ``..`` are refused."""
+    rel = ctx.rel(value, field)
+    name = rel.rstrip("/") or "."
+    if name == "." or posixpath.basename(name) == "..":
+        raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' names "
+                      f"{'the root itself' if name == '.' else 'a parent directory (..)'}, "
+                      "not an entry inside it", "Name the file or directory itself, e.g. "
+                      "\"src/old.py\".", details={"field": field, "path": name, "kind": "root"})
+    return name, rel.endswith("/")
+
+
+def real_location(ctx: ToolContext, rel: str) -> str:
+    """Where the entry ``rel`` is (its own name, not a link's target), with
+    missing trailing components kept as written."""
+    parts = rel.split("/")
+    for cut in range(len(parts) - 1, -1, -1):
+        try:
+            real = ctx.root.realpath("/".join(parts[:cut]) or ".")
+        except OSError:
+            continue
+        rest = parts[cut:]
+        joined = "/".join(([] if real == "." else [real]) + rest)
+        return posixpath.normpath(joined)
+    return rel
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    src, src_dir = entry_name(ctx, args["source"], "source")
+    dst_rel = ctx.rel(args["destination"], "destination")
+    overwrite = args["overwrite"]
+    ctx.check_deny(src, "source")
+    info = ctx.root.lstat(src)
+    kind = kind_of(info.st_mode)
+    if src_dir and kind != "directory":
+        raise Refusal(Code.INVALID_ARGUMENT, f"{src}/ ends with '/', but {src} is a {kind}",
+                      f"Pass \"{src}\" without the trailing '/'.",
+                      details={"field": "source", "path": src, "kind": "not_directory"})
+    if dst_rel == "." or dst_rel.endswith("/"):
+        into = dst_rel.rstrip("/") or "."
+        dst = posixpath.basename(src) if into == "." else f"{into}/{posixpath.basename(src)}"
+    else:
+        dst, _ = entry_name(ctx, dst_rel, "destination")
+    ctx.check_deny(dst, "destination")
+    src_real, dst_real = real_location(ctx, src), real_location(ctx, dst)
+    if src_real == dst_real:
+        raise Refusal(Code.INVALID_ARGUMENT, f"{src} and {dst} are the same path",
+                      "Pass a different destination.",
+                      details={"source": src, "destination": dst, "kind": "same_path"})
+    if kind == "directory" and dst_real.startswith(src_real + "/"):
+        raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is inside {src}, and a directory cannot "
+                      "be moved into itself", "Choose a destination outside the directory.",
+                      details={"source": src, "destination": dst, "kind": "into_itself"})
+    existing = _lstat_or_none(ctx, dst)
+    if existing is not None:
+        _check_existing(src, dst, kind, info, existing, overwrite)
+    parent = posixpath.dirname(dst) or "."
+    creates = ctx.root.makedirs(parent, exist_ok=True, dry_run=True) if parent != "." else []
+    ctx.authorize(MoveRequest(src, destination=dst, overwrite=overwrite, kind=kind,
+                              creates_directories=tuple(creates)))
+    with ExitStack() as stack:
+        for key in sorted({src, dst}, key=lambda p: real_location(ctx, p)):
+            stack.enter_context(ctx.lock(key))
+        ctx.ensure_same(src, (info.st_dev, info.st_ino), follow=False)
+        ctx.ensure_same(dst, None if existing is None else (existing.st_dev, existing.st_ino),
+                        follow=False)
+        created = ctx.root.makedirs(parent, exist_ok=True) if creates else []
+        try:
+            ctx.root.rename(src, dst, replace=overwrite)
+        except FileExistsError:  # appeared since the check: never replaced
+            raise _exists(dst, "file", src) from None
+    result: dict[str, Any] = {"source": src, "destination": dst, "kind": kind,
+                              "overwritten": existing is not None, "createdDirectories": created}
+    return result
+
+
+def _lstat_or_none(ctx: ToolContext, rel: str) -> Any:
+    try:
+        return ctx.root.lstat(rel)
+    except FileNotFoundError:
+        return None  # the name, or one of its parents (created later), is missing
+
+
+def _exists(dst: str, kind: str, src: str) -> Refusal:
+    if kind == "directory":
+        hint = (f"{dst} is a directory: to move {src} into it pass destination \"{dst}/\", "
+                "or choose another name.")
+    else:
+        hint = "Choose another destination, or pass overwrite: true to replace it."
+    return Refusal(Code.ALREADY_EXISTS, f"{dst} already exists", hint,
+                   details={"field": "destination", "path": dst, "kind": "exists",
+                            "existing": kind})
+
+
+def _check_existing(src: str, dst: str, kind: str, info: Any, existing: Any,
+                    overwrite: bool) -> None:
+    there = kind_of(existing.st_mode)
+    if (existing.st_dev, existing.st_ino) == (info.st_dev, info.st_ino):
+        raise Refusal(Code.INVALID_ARGUMENT, f"{src} and {dst} are the same file (hard links "
+                      "or another spelling of one name)", "Pass a different destination.",
+                      details={"source": src, "destination": dst, "kind": "same_file"})
+    if not overwrite:
+        raise _exists(dst, there, src)
+    if there == "directory":
+        raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is a directory, which move_file never "
+                      "replaces", "Choose another destination, or delete the directory first "
+                      "(delete_file removes empty directories).",
+                      details={"field": "destination", "path": dst, "kind": "directory"})
+    if kind == "directory":
+        raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is a {there} and {src} is a directory; a "
+                      "directory cannot replace a file", f"Delete {dst} first, or choose "
+                      "another destination.",
+                      details={"field": "destination", "path": dst, "kind": "not_directory"})
+
+
+TOOL = ToolSpec(name="move_file", description=DESCRIPTION, schema=SCHEMA, run=run, mutates=True)
