@@ -46,12 +46,7 @@ TOOL_MODULES = (
 def load_tools() -> dict[str, ToolSpec]:
     tools: dict[str, ToolSpec] = {}
     for module_name in TOOL_MODULES:
-        try:
-            module = importlib.import_module(f"corral.tools.{module_name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"corral.tools.{module_name}":
-                continue  # not written yet
-            raise
+        module = importlib.import_module(f"corral.tools.{module_name}")
         spec: ToolSpec = module.TOOL
         tools[spec.name] = spec
     return tools
