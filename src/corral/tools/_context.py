@@ -42,6 +42,15 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFC", text).casefold()
 
 
+def _spec(lines: list[str]) -> pathspec.PathSpec:
+    # "gitignore" is the name pathspec >= 1.0 wants; older releases know
+    # the same patterns as "gitwildmatch"
+    try:
+        return pathspec.PathSpec.from_lines("gitignore", lines)
+    except (KeyError, LookupError):
+        return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+
 class _PathLocks:
     """Process-local locks keyed by a file's real root-relative path."""
 
@@ -79,8 +88,7 @@ class ToolContext:
         self.read_only = read_only
         self._authorize = authorize
         self._deny_patterns = list(deny)
-        self._deny = pathspec.PathSpec.from_lines("gitwildmatch",
-                                                  [_fold(p) for p in deny]) if deny else None
+        self._deny = _spec([_fold(p) for p in deny]) if deny else None
         self._locks = _PathLocks()
         # Absolute paths a model may use for files inside the root: the path
         # the root was opened by, and its realpath (e.g. /tmp vs /private/tmp).

@@ -204,8 +204,14 @@ def _stream(rel: str, pread: Callable[[int, int, int], bytes], fd: int, size: in
     whole file and keeps only the window (a long line only as a head)."""
     facts = _Facts()
     digest = hashlib.sha256()
+    while len(first) < 4:  # byte order marks are up to 4 bytes
+        more = pread(fd, 4 - len(first), len(first))
+        if not more:
+            break
+        first += more
     _check_text_start(rel, first)
     facts.bom = first.startswith(_BOM8)
+    skip = len(_BOM8) if facts.bom else 0  # the BOM is not part of line 1
     window = _Window(b"\n", offset, limit, cap, budget)
     newlines = returns = crlf = 0
     prev_cr = False
@@ -223,7 +229,7 @@ def _stream(rel: str, pread: Callable[[int, int, int], bytes], fd: int, size: in
             crlf += chunk.count(b"\r\n") + (1 if prev_cr and chunk[:1] == b"\n" else 0)
             prev_cr = chunk[-1:] == b"\r"
         returns += r
-        newlines += window.feed(chunk)
+        newlines += window.feed(chunk[skip:] if pos == 0 and skip else chunk)
         pos += len(chunk)
         chunk = pread(fd, CHUNK, pos)
     if carry:
@@ -235,7 +241,7 @@ def _stream(rel: str, pread: Callable[[int, int, int], bytes], fd: int, size: in
         # Lone \r endings only (rare): gather the window again, split at \r.
         # Nothing is trusted from this second read but the window itself.
         window = _Window(b"\r", offset, limit, cap, budget)
-        at = 0
+        at = skip
         while at < pos:
             chunk = pread(fd, min(CHUNK, pos - at), at)
             if not chunk:
@@ -265,7 +271,7 @@ class _Window:
         self.cur = bytearray()
         self.cur_total = self.cur_cont = 0
         self.cur_last = b""
-        self.raw = 0
+        self.raw = 0  # see _keep
 
     def feed(self, chunk: bytes) -> int:
         """Take the next chunk; return how many separators it held."""
@@ -300,7 +306,10 @@ class _Window:
 
     def _keep(self, ended: bool) -> None:
         self.kept.append((bytes(self.cur), self.cur_total, self.cur_cont, ended, self.cur_last))
-        self.raw += min(self.cur_total, self.head_cap)
+        # a lower bound of what the line adds to the content (at least
+        # min(bytes, cap) of text, a number and a tab, less a dropped \r),
+        # so gathering stops only past where the renderer cuts exactly
+        self.raw += min(self.cur_total, self.cap)
         self.cur = bytearray()
         self.cur_total = self.cur_cont = 0
         self.cur_last = b""
@@ -315,9 +324,6 @@ class _Window:
             # the file is valid UTF-8, so "ignore" only drops a character cut at the head's end
             text = head.decode("utf-8") if whole else head.decode("utf-8", "ignore")
             chars = total - cont_cut - (len(head) - len(head.translate(None, _CONTINUATION)))
-            if index == 0 and self.offset == 1 and facts.bom and text.startswith("\ufeff"):
-                text = text[1:]
-                chars -= 1
             if strip_cr and ended and last == b"\r":
                 chars -= 1
                 if whole:

@@ -1,0 +1,73 @@
+"""The Toolbox boundary: definitions, unknown tools, argument limits, and the
+classification boundary's default-deny."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from support import assert_valid_envelope
+
+from corral.tools import Limits, Toolbox
+from corral.tools._classify import classify
+from corral.tools._toolbox import PATH_CONTRACT
+
+
+def test_definitions_are_strict_and_state_the_path_contract(tmp_path):
+    toolbox = Toolbox(tmp_path)
+    definitions = toolbox.definitions()
+    assert [d["name"] for d in definitions] == toolbox.names
+    for definition in definitions:
+        assert PATH_CONTRACT in definition["description"]
+        schema = definition["inputSchema"]
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        json.dumps(definition)
+    definitions[0]["inputSchema"]["properties"].clear()  # a copy: the tool is unchanged
+    assert toolbox.definitions()[0]["inputSchema"]["properties"]
+
+
+def test_read_file_description_explains_its_output(tmp_path):
+    (definition,) = [d for d in Toolbox(tmp_path).definitions() if d["name"] == "read_file"]
+    for word in ("line number, a tab", "nextOffset", "totalLines", "sha256", "lineEndings",
+                 "cutLines", "expectedSha256"):
+        assert word in definition["description"]
+
+
+@pytest.mark.parametrize("name", [None, 5, "", "nope", "x" * 1000, ["read_file"], "READ_FILE"])
+def test_unknown_tool(tmp_path, name):
+    result = Toolbox(tmp_path).call(name, {"path": "."})
+    assert_valid_envelope(result)
+    assert result["code"] == "INVALID_ARGUMENT" and result["details"]["kind"] == "unknown_tool"
+    assert "x" * 100 not in json.dumps(result)
+
+
+def test_argument_size_backstop(tmp_path):
+    toolbox = Toolbox(tmp_path, limits=Limits(max_argument_chars=100))
+    result = toolbox.call("write_file", {"path": "a.txt", "content": "x" * 101})
+    assert result["code"] == "INVALID_ARGUMENT"
+    assert result["message"] == "write_file: argument 'content' is 101 characters, over the limit of 100"
+    assert not (tmp_path / "a.txt").exists()
+
+
+def test_lone_surrogate_is_refused_naming_the_field(tmp_path):
+    result = Toolbox(tmp_path).call("write_file", {"path": "a.txt", "content": "\ud800"})
+    assert result["code"] == "INVALID_ARGUMENT" and result["details"]["field"] == "content"
+
+
+def test_none_arguments_mean_an_empty_object(tmp_path):
+    result = Toolbox(tmp_path).call("list_directory", None)
+    assert result["ok"] is True and result["path"] == "."
+
+
+def test_unclassified_errors_are_internal_and_scrubbed(tmp_path):
+    toolbox = Toolbox(tmp_path)
+    ctx = toolbox._ctx
+    host = str(tmp_path / "private")
+    for exc in (RuntimeError(host), OSError(5, "Input/output error", host),
+                OSError(5, "Input/output error", "src/a.py"), KeyError(host), MemoryError()):
+        refusal = classify(exc, tool="read_file", args={"path": "src/a.py"}, ctx=ctx)
+        envelope = refusal.envelope()
+        assert envelope["code"] == "INTERNAL" and set(envelope["details"]) == {"message"}
+        text = json.dumps(envelope)
+        assert host not in text and "src/a.py" not in text and "Input/output" not in text
