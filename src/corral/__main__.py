@@ -1,0 +1,7 @@
+"""``python -m corral``: the ``corral`` command (see :mod:`corral.cli`)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,264 @@
+"""The ``corral`` command: ``call`` (exit codes and JSON), ``tools`` in each
+host's shape, ``doctor``, and ``serve`` without the MCP SDK."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from corral.cli import _openai_strict_ok, envelope_json
+from corral.contained._backend import backend_report
+from corral.tools import Toolbox
+from e2e_support import backend_env, run_cli
+
+
+@pytest.fixture
+def root(tmp_path) -> Path:
+    root = tmp_path / "project"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "util.py").write_text("def util():\n    return 1\n")
+    (root / "notes.txt").write_text("hello\nworld\n")
+    (root / ".env").write_text("TOKEN=1\n")
+    return root
+
+
+# -- corral call ---------------------------------------------------------------
+
+def test_call_ok_prints_the_envelope_and_exits_0(root):
+    done = run_cli("call", str(root), "read_file", '{"path": "notes.txt"}')
+    assert done.returncode == 0, done.stderr
+    with Toolbox(root) as box:
+        assert json.loads(done.stdout) == box.call("read_file", {"path": "notes.txt"})
+    assert done.stdout.count("\n") == 1  # one line
+
+
+def test_call_refusal_prints_the_envelope_and_exits_1(root):
+    done = run_cli("call", str(root), "read_file", '{"path": "../notes.txt"}')
+    assert done.returncode == 1
+    envelope = json.loads(done.stdout)
+    assert envelope["ok"] is False and envelope["code"] == "OUTSIDE_ROOT"
+    with Toolbox(root) as box:
+        assert envelope == box.call("read_file", {"path": "../notes.txt"})
+    assert str(root) not in done.stdout
+
+
+@pytest.mark.parametrize("tool,args,code", [
+    ("no_such_tool", "{}", "INVALID_ARGUMENT"),
+    ("read_file", "[1, 2]", "INVALID_ARGUMENT"),  # valid JSON, not an object: the tool's call
+    ("read_file", '{"path": "nope.txt"}', "NOT_FOUND"),
+])
+def test_call_other_refusals_exit_1(root, tool, args, code):
+    done = run_cli("call", str(root), tool, args)
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["code"] == code
+
+
+def test_call_without_arguments_uses_an_empty_object(root):
+    done = run_cli("call", str(root), "list_directory")
+    assert done.returncode == 0
+    assert {e["name"] for e in json.loads(done.stdout)["entries"]} == {"src", "notes.txt", ".env"}
+
+
+@pytest.mark.parametrize("args", ["{bad", "", "{'path': 'x'}"])
+def test_call_bad_json_is_a_usage_error(root, args):
+    done = run_cli("call", str(root), "read_file", args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "not valid JSON" in done.stderr
+
+
+def test_call_missing_root_is_a_usage_error(tmp_path):
+    done = run_cli("call", str(tmp_path / "missing"), "list_directory", "{}")
+    assert done.returncode == 2 and done.stdout == ""
+    assert "cannot open root" in done.stderr
+
+
+def test_call_root_that_is_a_file_is_a_usage_error(root):
+    done = run_cli("call", str(root / "notes.txt"), "list_directory", "{}")
+    assert done.returncode == 2 and "cannot open root" in done.stderr
+
+
+def test_call_argparse_errors_exit_2():
+    assert run_cli("call").returncode == 2
+    assert run_cli("frobnicate").returncode == 2
+
+
+def test_call_options_reach_the_toolbox(root):
+    denied = run_cli("call", str(root), "--deny", ".env", "read_file", '{"path": ".env"}')
+    assert denied.returncode == 1 and json.loads(denied.stdout)["code"] == "DENIED"
+    read_only = run_cli("call", str(root), "--read-only", "write_file",
+                        '{"path": "new.txt", "content": "x"}')
+    assert read_only.returncode == 1
+    assert not (root / "new.txt").exists()
+    wrote = run_cli("call", str(root), "write_file", '{"path": "new.txt", "content": "x"}')
+    assert wrote.returncode == 0 and (root / "new.txt").read_text() == "x"
+
+
+def test_call_hardlinks_refused_unless_allowed(root, tmp_path):
+    os.link(root / "notes.txt", tmp_path / "twin.txt")
+    refused = run_cli("call", str(root), "read_file", '{"path": "notes.txt"}')
+    assert refused.returncode == 1 and json.loads(refused.stdout)["code"] == "UNSUPPORTED"
+    allowed = run_cli("call", str(root), "--allow-hardlinks", "read_file", '{"path": "notes.txt"}')
+    assert allowed.returncode == 0 and "hello" in json.loads(allowed.stdout)["content"]
+
+
+def test_call_non_utf8_names_are_escaped_not_a_crash(root):
+    (root / "odd").mkdir()
+    (root / "odd" / os.fsdecode(b"bad\xff.txt")).write_text("x")
+    done = run_cli("call", str(root), "list_directory", '{"path": "odd"}')
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.isascii()
+    assert json.loads(done.stdout)["entries"][0]["name"] == os.fsdecode(b"bad\xff.txt")
+
+
+def test_envelope_json_keeps_text_readable():
+    assert envelope_json({"ok": True, "content": "héllo ✓"}) == '{"ok":true,"content":"héllo ✓"}'
+    assert json.loads(envelope_json({"name": "bad\udcff"})) == {"name": "bad\udcff"}
+
+
+# -- corral tools --------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def definitions(tmp_path_factory):
+    with Toolbox(tmp_path_factory.mktemp("defs")) as box:
+        return box.definitions(), {d["name"]: box.spec(d["name"]).mutates
+                                   for d in box.definitions()}
+
+
+def _tools(*args: str) -> list[dict]:
+    done = run_cli("tools", *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_tools_mcp(definitions):
+    defs, mutates = definitions
+    out = _tools("--format", "mcp")
+    assert [t["name"] for t in out] == [d["name"] for d in defs]
+    for item, d in zip(out, defs):
+        assert item["description"] == d["description"]
+        assert item["inputSchema"] == d["inputSchema"]
+        assert item["annotations"]["readOnlyHint"] is (not mutates[d["name"]])
+    assert _tools() == out  # mcp is the default
+
+
+def test_tools_openai(definitions):
+    defs, _ = definitions
+    out = _tools("--format", "openai")
+    assert len(out) == len(defs)
+    for item, d in zip(out, defs):
+        assert item["type"] == "function"
+        fn = item["function"]
+        assert set(fn) == {"name", "description", "parameters", "strict"}
+        assert (fn["name"], fn["description"], fn["parameters"]) == (
+            d["name"], d["description"], d["inputSchema"])
+        assert fn["strict"] is _openai_strict_ok(d["inputSchema"])
+
+
+def test_tools_anthropic(definitions):
+    defs, _ = definitions
+    out = _tools("--format", "anthropic")
+    assert out == [{"name": d["name"], "description": d["description"],
+                    "input_schema": d["inputSchema"]} for d in defs]
+
+
+def test_tools_read_only(definitions):
+    defs, mutates = definitions
+    out = _tools("--format", "anthropic", "--read-only")
+    assert [t["name"] for t in out] == [d["name"] for d in defs if not mutates[d["name"]]]
+
+
+def test_tools_unknown_format_is_a_usage_error():
+    assert run_cli("tools", "--format", "gemini").returncode == 2
+
+
+def test_openai_strict_only_when_the_schema_allows():
+    closed = {"type": "object", "properties": {"path": {"type": "string"}},
+              "required": ["path"], "additionalProperties": False}
+    assert _openai_strict_ok(closed) is True
+    assert _openai_strict_ok({**closed, "required": []}) is False  # an optional argument
+    assert _openai_strict_ok({**closed, "additionalProperties": True}) is False
+    nested = {**closed, "properties": {"path": {"type": "array", "items": {
+        "type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}}}}
+    assert _openai_strict_ok(nested) is False  # the inner object is not closed
+    bounded = {**closed, "properties": {"path": {"type": "string", "maxLength": 9}}}
+    assert _openai_strict_ok(bounded) is False  # a keyword outside the strict subset
+
+
+# -- corral doctor -------------------------------------------------------------
+
+def test_doctor_text(root):
+    done = run_cli("doctor", str(root))
+    assert done.returncode == 0, done.stderr
+    report = backend_report()
+    assert f"backend: {report['backend']}" in done.stdout
+    assert f"root: {root}" in done.stdout
+    fast = report["fast_path"]["openat2"]
+    assert ("fast path: openat2(RESOLVE_BENEATH) in use" in done.stdout) is bool(fast)
+
+
+def test_doctor_json_follows_the_environment(root):
+    done = run_cli("doctor", str(root), "--json", env=backend_env("os", False))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["backends"]["backend"] == "os" and report["backends"]["forced"] == "os"
+    assert report["root"]["fast_path"] is False and report["root"]["openat2"] is False
+    assert "CORRAL_OPENAT2" in report["root"]["openat2_reason"]
+    text = run_cli("doctor", str(root), env=backend_env("os", False)).stdout
+    assert "fast path: off" in text and "forced by CORRAL_BACKEND=os" in text
+
+
+def test_doctor_missing_root(tmp_path):
+    done = run_cli("doctor", str(tmp_path / "missing"))
+    assert done.returncode == 2
+    assert "cannot open" in done.stdout
+
+
+# -- corral serve, imports -----------------------------------------------------
+
+def test_serve_without_the_sdk_says_how_to_install_it(root):
+    code = ("import sys; sys.modules['mcp'] = None\n"
+            "from corral.cli import main\n"
+            f"sys.exit(main(['serve', {str(root)!r}]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert "pip install 'corral[mcp]'" in done.stderr
+
+
+def test_serve_missing_root_is_a_usage_error(tmp_path):
+    done = run_cli("serve", str(tmp_path / "missing"), input="")
+    assert done.returncode == 2 and "cannot open root" in done.stderr
+
+
+@pytest.mark.parametrize("argv", [
+    ["call", "{root}", "list_directory", "{}"], ["tools", "--format", "openai"],
+    ["doctor", "{root}", "--json"],
+])
+def test_commands_other_than_serve_do_not_import_the_sdk(root, argv):
+    argv = [a.replace("{root}", str(root)) for a in argv]
+    code = ("import sys, io, contextlib\n"
+            "from corral.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    status = main({argv!r})\n"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('mcp', 'mcp_types', 'pydantic', 'anyio'))\n"
+            "print(status, heavy)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "0 []", done.stdout + done.stderr
+
+
+def test_python_dash_m_corral_and_the_console_script(root):
+    done = subprocess.run([sys.executable, "-m", "corral", "--version"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("corral ")
+    script = Path(sys.executable).parent / "corral"
+    assert script.exists(), "the console script is not installed (pip install -e .)"
+    done = subprocess.run([str(script), "call", str(root), "read_file", '{"path": "notes.txt"}'],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and json.loads(done.stdout)["ok"] is True
