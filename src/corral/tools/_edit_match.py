@@ -631,10 +631,30 @@ def _line_differences(old: str, line: str, old_no: int, line_no: int) -> list[Di
 Placement = tuple[int, int, int, int]  # original [a, b) became [na, nb) in the new text
 
 
+def _with_breaks(lines: Lines, region: Region) -> str:
+    """The replacement with its line breaks written as the file writes them:
+    the k-th break takes the terminator of the k-th break it replaces (so a
+    mixed file stays mixed line by line), extra ones the last of those, and
+    with none replaced the terminator of the line it lands in."""
+    text = region.replacement
+    if not lines.has_cr or "\n" not in text:
+        return text
+    replaced = lines.breaks_in(region.start, region.end)
+    fallback = replaced[-1] if replaced else lines.local_eol(region.start)
+    if all(e == fallback for e in replaced):
+        return text.replace("\n", fallback)
+    parts = text.split("\n")
+    out = [parts[0]]
+    for k, part in enumerate(parts[1:]):
+        out.append(replaced[k] if k < len(replaced) else fallback)
+        out.append(part)
+    return "".join(out)
+
+
 def apply_regions(lines: Lines, regions: list[Region]) -> tuple[str, list[Placement]]:
-    """The original text with ``regions`` (sorted, not overlapping) replaced;
-    line breaks in each replacement take the style of the line they land in
-    (an ``\\n`` newText in a CRLF file is written with CRLF)."""
+    """The original text with ``regions`` (sorted, not overlapping) replaced,
+    line breaks written as the file writes them (see :func:`_with_breaks`:
+    an ``\\n`` newText in a CRLF file is written with CRLF)."""
     text = lines.text
     pieces = []
     placements: list[Placement] = []
@@ -642,8 +662,7 @@ def apply_regions(lines: Lines, regions: list[Region]) -> tuple[str, list[Placem
     size = 0
     for region in regions:
         a, b = lines.to_original(region.start), lines.to_original(region.end)
-        eol = lines.local_eol(region.start)
-        new = region.replacement if eol == "\n" else region.replacement.replace("\n", eol)
+        new = _with_breaks(lines, region)
         pieces.append(text[cursor:a])
         size += a - cursor
         placements.append((a, b, size, size + len(new)))

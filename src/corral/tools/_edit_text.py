@@ -16,6 +16,7 @@ import difflib
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import accumulate
 
 __all__ = ["BOM", "Undecodable", "decode", "encode", "Lines", "unified_diff", "to_breaks",
@@ -81,27 +82,50 @@ class Lines:
     ``normalized`` is the text with every terminator written ``\\n``; a
     position in it maps back with :meth:`to_original` (a normalized ``\\n``
     maps to the first character of the original terminator, so a region
-    never splits a ``\\r\\n``).
+    never splits a ``\\r\\n``).  Everything is computed on first use: a
+    file without ``\\r`` (the common case) is its own normalized form and is
+    never split unless line numbers are asked for.
     """
-
-    __slots__ = ("text", "contents", "eols", "starts", "nstarts", "normalized")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        if "\r" not in text or "\n" not in text:
-            sep = "\n" if "\r" not in text else "\r"
+        self.has_cr = "\r" in text
+        if not self.has_cr:
+            self.normalized = text
+
+    @cached_property
+    def _split(self) -> tuple[list[str], list[str]]:
+        text = self.text
+        if not self.has_cr or "\n" not in text:
+            sep = "\r" if self.has_cr else "\n"
             contents = text.split(sep)
-            eols = [sep] * (len(contents) - 1) + [""]
-        else:
-            parts = _SPLIT.split(text)
-            contents = parts[0::2]
-            eols = parts[1::2] + [""]
-        self.contents: list[str] = contents
-        self.eols: list[str] = eols
-        lengths = [len(c) + len(e) for c, e in zip(contents, eols)]
-        self.starts: list[int] = [0, *accumulate(lengths)][:-1]
-        self.nstarts: list[int] = [0, *accumulate(len(c) + 1 for c in contents)][:-1]
-        self.normalized = "\n".join(contents)
+            return contents, [sep] * (len(contents) - 1) + [""]
+        parts = _SPLIT.split(text)
+        return parts[0::2], parts[1::2] + [""]
+
+    @property
+    def contents(self) -> list[str]:
+        return self._split[0]
+
+    @property
+    def eols(self) -> list[str]:
+        return self._split[1]
+
+    @cached_property
+    def normalized(self) -> str:  # type: ignore[no-redef]
+        return "\n".join(self.contents)
+
+    @cached_property
+    def nstarts(self) -> list[int]:
+        """Where each line starts in the normalized text."""
+        return [0, *accumulate(len(c) + 1 for c in self.contents)][:-1]
+
+    @cached_property
+    def starts(self) -> list[int]:
+        """Where each line starts in the original text."""
+        if not self.has_cr:
+            return self.nstarts
+        return [0, *accumulate(len(c) + len(e) for c, e in zip(self.contents, self.eols))][:-1]
 
     def __len__(self) -> int:
         return len(self.contents)
@@ -111,6 +135,8 @@ class Lines:
         return bisect_right(self.nstarts, npos) - 1
 
     def to_original(self, npos: int) -> int:
+        if not self.has_cr:
+            return npos
         i = self.line_index(npos)
         return self.starts[i] + (npos - self.nstarts[i])
 
@@ -121,6 +147,8 @@ class Lines:
 
     def style(self) -> str:
         """``lf``, ``crlf``, ``cr``, ``mixed`` or ``none`` (no line break)."""
+        if not self.has_cr:
+            return "lf" if "\n" in self.text else "none"
         kinds = set(self.eols[:-1])
         if not kinds:
             return "none"
@@ -131,6 +159,8 @@ class Lines:
     def dominant_eol(self) -> str:
         """The most common terminator (``\\n`` when there is none; ties go
         to the one seen first)."""
+        if not self.has_cr:
+            return "\n"
         counts: dict[str, int] = {}
         for eol in self.eols[:-1]:
             counts[eol] = counts.get(eol, 0) + 1
@@ -138,21 +168,61 @@ class Lines:
             return "\n"
         return max(counts, key=lambda e: counts[e])
 
+    def breaks_in(self, nstart: int, nend: int) -> list[str]:
+        """The terminators of the normalized region ``[nstart, nend)``, in order."""
+        if not self.has_cr:
+            return ["\n"] * self.text.count("\n", nstart, nend)
+        first, last = self.line_index(nstart), self.line_index(nend)
+        # a line's terminator is in the region when its normalized \n is
+        return [self.eols[i] for i in range(first, last + 1)
+                if self.eols[i] and nstart <= self.nstarts[i] + len(self.contents[i]) < nend]
+
     def local_eol(self, npos: int) -> str:
-        """The terminator new line breaks get when written at ``npos``: the
-        one ending that line, else the file's dominant one."""
+        """The terminator a new line break gets at ``npos``: the one ending
+        that line, else the file's dominant one."""
+        if not self.has_cr:
+            return "\n"
         eol = self.eols[self.line_index(npos)]
         return eol or self.dominant_eol()
 
 
-def _diff_lines(lines: Lines) -> list[str]:
-    """Normalized lines with ``\\n`` kept, the last one without when the
-    text has no final newline (so that difference shows in a diff)."""
-    out = [c + "\n" for c in lines.contents]
-    last = lines.contents[-1]
-    out[-1] = last
-    if last == "":
-        out.pop()  # the text ends with a newline (or is empty)
+_BLOCK = 4096
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix, compared a block at a time in C."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i:i + _BLOCK] == b[i:i + _BLOCK]:
+        i += _BLOCK
+    i = min(i, n)
+    end = min(i + _BLOCK, n)
+    while i < end and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """Length of the common suffix, at most ``limit``."""
+    i = 0
+    la, lb = len(a), len(b)
+    while i < limit and a[max(la - i - _BLOCK, la - limit):la - i] == \
+            b[max(lb - i - _BLOCK, lb - limit):lb - i]:
+        i = min(i + _BLOCK, limit)
+    end = min(i + _BLOCK, limit)
+    while i < end and a[la - i - 1] == b[lb - i - 1]:
+        i += 1
+    return i
+
+
+def _keep_lines(text: str) -> list[str]:
+    """Lines of a normalized text with their ``\\n`` (the last one without
+    when the text has no final newline)."""
+    out = text.split("\n")
+    last = out.pop()
+    out = [line + "\n" for line in out]
+    if last:
+        out.append(last)
     return out
 
 
@@ -160,29 +230,37 @@ def unified_diff(path: str, before: Lines, after: Lines, context: int = 3) -> st
     """A git-style unified diff of two texts, with ``\\n`` line breaks and
     ``\\ No newline at end of file`` markers.  A change of only a line's
     terminator does not show (edit_file never makes one)."""
-    a, b = _diff_lines(before), _diff_lines(after)
-    # Skip the common head and tail first: a small edit in a large file then
-    # costs the size of the edit, not of the file.
-    head = 0
-    limit = min(len(a), len(b))
-    while head < limit and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-        tail += 1
-    lo = max(0, head - context)
-    a_mid, b_mid = a[lo:len(a) - max(0, tail - context)], b[lo:len(b) - max(0, tail - context)]
+    a, b = before.normalized, after.normalized
+    if a == b:
+        return ""
+    # Skip the common head and tail at C speed first: a small edit in a large
+    # file then costs about the size of the edit, not of the file.
+    head = a.rfind("\n", 0, _common_prefix(a, b)) + 1  # a line start before the change
+    tail = _common_suffix(a, b, min(len(a), len(b)) - head)
+    cut = a.find("\n", len(a) - tail) + 1 if tail else 0  # first whole line of the tail
+    a_end = cut if cut else len(a)
+    b_end = len(b) - (len(a) - a_end)
+    for _ in range(context):  # context lines around the change
+        if head:
+            head = a.rfind("\n", 0, head - 1) + 1
+        if a_end < len(a):
+            nxt = a.find("\n", a_end)
+            step = (nxt + 1 if nxt >= 0 else len(a)) - a_end
+            a_end += step
+            b_end += step
+    a_lines, b_lines = _keep_lines(a[head:a_end]), _keep_lines(b[head:b_end])
+    offset = a.count("\n", 0, head)
     out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
-    matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
+    matcher = difflib.SequenceMatcher(None, a_lines, b_lines, autojunk=False)
     for group in matcher.get_grouped_opcodes(context):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        out.append(f"@@ -{_range(lo + i1, i2 - i1)} +{_range(lo + j1, j2 - j1)} @@\n")
+        out.append(f"@@ -{_range(offset + i1, i2 - i1)} +{_range(offset + j1, j2 - j1)} @@\n")
         for tag, x1, x2, y1, y2 in group:
             if tag == "equal":
-                out.extend(_marked(" ", a_mid[x1:x2]))
+                out.extend(_marked(" ", a_lines[x1:x2]))
                 continue
-            out.extend(_marked("-", a_mid[x1:x2]))
-            out.extend(_marked("+", b_mid[y1:y2]))
+            out.extend(_marked("-", a_lines[x1:x2]))
+            out.extend(_marked("+", b_lines[y1:y2]))
     return "".join(out) if len(out) > 2 else ""
 
 

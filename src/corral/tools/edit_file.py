@@ -53,7 +53,7 @@ from ._edit_match import (MAX_LISTED, Diagnosis, Difference, Region, Search, app
                           occurrences, placeholder_lines, remap, search, strip_line_numbers,
                           unescape)
 from ._edit_state import memory_of
-from ._edit_text import (Lines, Undecodable, changed_lines, decode, encode, unified_diff)
+from ._edit_text import Lines, Undecodable, changed_lines, decode, encode, unified_diff
 from ._refusal import Code, Refusal
 from ._registry import ToolSpec
 from ._requests import EditRequest, ReadRequest
@@ -259,8 +259,8 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
         raise _repeated(refusal, memory.failed(key)) from None
     memory.succeeded(key)
     new_sha = sha256_hex(new_data)
-    before, after = Lines(decoded.text), Lines(outcome.text)
-    diff = unified_diff(rel, before, after)
+    after = outcome.lines
+    diff = unified_diff(rel, outcome.base, after)
     dry = bool(args["dryRun"])
     ctx.authorize(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
                               result_bytes=len(new_data), replacements=outcome.replacements,
@@ -282,6 +282,7 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
 class _Outcome:
     def __init__(self, text: str) -> None:
         self.text = text
+        self.base = self.lines = Lines(text)
         self.replacements = 0
         self.ranges: list[tuple[int, int]] = []  # where each replacement is, in ``text``
         self.owners: list[int] = []  # which edit made it
@@ -295,7 +296,7 @@ def _apply(ctx: ToolContext, rel: str, text: str, edits: list[Edit],
     """All edits in order on ``text`` (all or nothing: a refusal leaves the
     caller's text as it was, and nothing has been written)."""
     out = _Outcome(text)
-    lines = Lines(text)
+    lines = out.base
     for i, (old, new, replace_all) in enumerate(edits):
         label = _label(i, multi)
         regions, strategy, count = _locate(ctx, rel, lines, i, old, new, replace_all, multi)
@@ -313,7 +314,7 @@ def _apply(ctx: ToolContext, rel: str, text: str, edits: list[Edit],
         out.replacements += count
         out.warnings += _warnings(rel, lines, old, new, strategy, label)
         lines = Lines(new_text)
-    out.text = lines.text
+    out.text, out.lines = lines.text, lines
     return out
 
 
@@ -331,13 +332,23 @@ def _locate(ctx: ToolContext, rel: str, lines: Lines, i: int, old: str, new: str
     found = search(lines, old, new, MAX_REPLACEMENTS if replace_all else MAX_LISTED)
     if found is None:
         raise _not_found(ctx, rel, lines, i, old, new, replace_all, multi)
+    if found.count == 1 or replace_all and found.strategy not in _TOLERANT:
+        if found.count > MAX_REPLACEMENTS:
+            raise Refusal(Code.TOO_LARGE, f"{label}oldText occurs {found.count} times in {rel}, "
+                          f"more than the {MAX_REPLACEMENTS} one edit replaces",
+                          "Replace a more specific oldText, or rewrite the file with write_file.",
+                          details={"path": rel, "field": field, "occurrences": found.count,
+                                   "kind": "too_many_replacements", "limit": MAX_REPLACEMENTS})
+        if found.strategy in ("exact", "line_endings"):
+            _check_applied(rel, lines, found, old, new, label, field, i, multi)
+        return found.regions, found.strategy, found.count
     starts = [lines.line_index(r.start) + 1 for r in found.regions[:MAX_LISTED]]
     listed = ", ".join(map(str, starts)) + (", ..." if found.count > len(starts) else "")
     facts: dict[str, Any] = {"path": rel, "field": field, "occurrences": found.count,
                              "lines": starts}
     if multi:
         facts["edit"] = i
-    if found.strategy in _TOLERANT and found.count > 1:
+    if found.strategy in _TOLERANT:
         raise Refusal(Code.AMBIGUOUS, f"{label}oldText does not occur exactly in {rel}; ignoring "
                       f"{_TOLERANT[found.strategy]} it matches {found.count} places (lines "
                       f"{listed}), and a tolerant match must be unique",
@@ -345,25 +356,15 @@ def _locate(ctx: ToolContext, rel: str, lines: Lines, i: int, old: str, new: str
                       "enough neighbouring lines to match once.",
                       details={**facts, "kind": "multiple_tolerant_matches",
                                "matchStrategy": found.strategy})
-    if found.count > 1 and not replace_all:
-        where = f"set replaceAll: true in edits[{i}]" if multi else "pass replaceAll: true"
-        raise Refusal(Code.AMBIGUOUS, f"{label}oldText occurs {found.count} times in {rel} "
-                      f"(lines {listed}); it must occur exactly once",
-                      f"Add neighbouring lines to oldText until it matches once, or {where} to "
-                      f"replace all {found.count}.", details={**facts, "kind": "multiple_matches"})
-    if found.count > MAX_REPLACEMENTS:
-        raise Refusal(Code.TOO_LARGE, f"{label}oldText occurs {found.count} times in {rel}, "
-                      f"more than the {MAX_REPLACEMENTS} one edit replaces",
-                      "Replace a more specific oldText, or rewrite the file with write_file.",
-                      details={**facts, "kind": "too_many_replacements",
-                               "limit": MAX_REPLACEMENTS})
-    if found.strategy in ("exact", "line_endings"):
-        _check_applied(rel, lines, found, old, new, label, facts)
-    return found.regions, found.strategy, found.count
+    where = f"set replaceAll: true in edits[{i}]" if multi else "pass replaceAll: true"
+    raise Refusal(Code.AMBIGUOUS, f"{label}oldText occurs {found.count} times in {rel} "
+                  f"(lines {listed}); it must occur exactly once",
+                  f"Add neighbouring lines to oldText until it matches once, or {where} to "
+                  f"replace all {found.count}.", details={**facts, "kind": "multiple_matches"})
 
 
 def _check_applied(rel: str, lines: Lines, found: Search, old: str, new: str, label: str,
-                   facts: dict[str, Any]) -> None:
+                   field: str, i: int, multi: bool) -> None:
     """Refuse to make again an edit whose newText (containing oldText) is
     already where it would go: making it twice would duplicate text."""
     old_n, new_n = normalize_breaks(old), normalize_breaks(new)
@@ -372,6 +373,9 @@ def _check_applied(rel: str, lines: Lines, found: Search, old: str, new: str, la
         return
     first = lines.line_index(copies[0]) + 1
     last = lines.line_index(copies[0] + len(new_n.rstrip("\n"))) + 1
+    facts: dict[str, Any] = {"path": rel, "field": field, "occurrences": found.count}
+    if multi:
+        facts["edit"] = i
     raise Refusal(Code.NOT_FOUND, f"{label}oldText occurs in {rel} only inside newText (line "
                   f"{first}): this edit looks already made, and making it again would "
                   "duplicate text", f"Do not repeat this edit; read lines {first}-{last} to "
@@ -411,14 +415,17 @@ def _warnings(rel: str, lines: Lines, old: str, new: str, strategy: str,
                    "escape sequences, where oldText spanned lines; if you meant line breaks, "
                    "send real ones")
     if strategy != "indentation":
-        unit = indent_style(lines)
         known = set(old_n.split("\n"))
-        added = [x for x in new_n.split("\n") if x.strip() and x not in known]
-        if unit == "\t" and any(x.startswith("  ") for x in added):
-            out.append(f"{label}newText indents with spaces, but {rel} indents with tabs")
-        elif unit != "\t" and any(x.startswith("\t") for x in added) and \
-                any(x.startswith(" ") for x in lines.contents):
-            out.append(f"{label}newText indents with tabs, but {rel} indents with spaces")
+        added = [x for x in new_n.split("\n") if x[:1] in (" ", "\t") and x.strip()
+                 and x not in known]
+        spaces = any(x.startswith("  ") for x in added)
+        tabs = any(x.startswith("\t") for x in added)
+        if spaces or tabs:  # only then is the file's own style worth a look
+            unit = indent_style(lines)
+            if unit == "\t" and spaces:
+                out.append(f"{label}newText indents with spaces, but {rel} indents with tabs")
+            elif unit != "\t" and tabs and any(x.startswith(" ") for x in lines.contents):
+                out.append(f"{label}newText indents with tabs, but {rel} indents with spaces")
     return out
 
 
