@@ -132,11 +132,15 @@ class Matcher:
     ``text`` says whether buffers are ``str`` (decoded UTF-8) or ``bytes``.
     """
 
-    def __init__(self, literal: bytes | None, regex: re.Pattern | None, text: bool) -> None:
+    def __init__(self, literal: bytes | None, regex: re.Pattern | None, text: bool,
+                 anchored_end: bool = False) -> None:
         self.literal = literal
         self.regex = regex
         self.text = text
         self.nl: Buffer = "\n" if text else b"\n"
+        # "$" must also match before the "\r" of a CRLF line: such chunks
+        # are searched line by line with the "\r" left out
+        self._crlf: Buffer | None = ("\r\n" if text else b"\r\n") if anchored_end else None
 
     def prepare(self, data: bytes) -> Buffer:
         return data.decode("utf-8", "surrogateescape") if self.text else data
@@ -145,6 +149,8 @@ class Matcher:
         """Cheap test: could any line in ``buf[start:end]`` match?"""
         if self.literal is not None:
             return buf.find(self.literal, start, end) >= 0  # type: ignore[arg-type]
+        if self._crlf is not None and buf.find(self._crlf, start, end) >= 0:  # type: ignore
+            return True
         return self.regex.search(buf, start, end) is not None  # type: ignore[union-attr]
 
     def lines(self, buf: Buffer, start: int, end: int) -> Iterator[tuple[int, int, int]]:
@@ -166,12 +172,17 @@ class Matcher:
                 pos = le + 1
             return
         search = self.regex.search  # type: ignore[union-attr]
+        if self._crlf is not None and buf.find(self._crlf, start, end) >= 0:  # type: ignore
+            yield from self._crlf_lines(buf, start, end)
+            return
         while pos < end:
             m = search(buf, pos, end)
             if m is None:
                 return
             i = m.start()
             ls = buf.rfind(nl, pos, i) + 1 or pos  # type: ignore[arg-type]
+            if ls >= end:
+                return  # an empty match after the last line break: not a line
             le = buf.find(nl, i, end)  # type: ignore[arg-type]
             if le < 0:
                 le = end
@@ -184,6 +195,21 @@ class Matcher:
             else:
                 yield ls, le, i
             pos = le + 1
+
+
+    def _crlf_lines(self, buf: Buffer, start: int, end: int) -> Iterator[tuple[int, int, int]]:
+        search, nl = self.regex.search, self.nl  # type: ignore[union-attr]
+        cr = "\r" if self.text else 13
+        ls = start
+        while ls < end:
+            le = buf.find(nl, ls, end)  # type: ignore[arg-type]
+            if le < 0:
+                le = end
+            stop = le - 1 if le > ls and buf[le - 1] == cr else le
+            m = search(buf, ls, stop)
+            if m is not None:
+                yield ls, le, m.start()
+            ls = le + 1
 
 
 def compile_matcher(pattern: str, *, regex: bool, ignore_case: bool) -> Matcher:
@@ -223,4 +249,4 @@ def compile_matcher(pattern: str, *, regex: bool, ignore_case: bool) -> Matcher:
                       "is fine), or pass regex: false for a literal search.",
                       details={"field": "pattern", "kind": "unsafe_regex", "reason": reason})
     compiled = re.compile(pattern if text else pattern.encode("ascii"), flags)
-    return Matcher(None, compiled, text)
+    return Matcher(None, compiled, text, anchored_end="$" in pattern or "\\Z" in pattern)

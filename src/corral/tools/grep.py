@@ -218,11 +218,14 @@ class _Search:
         lines = [m["line"] for m in found]
         wanted: set[int] = set()
         spans = []
+        shown = 0  # the last line a previous match showed (itself or after it)
         for i, line in enumerate(lines):
-            low = max(line - c, lines[i - 1] + 1 if i else 1)
+            low = max(line - c, shown + 1, 1)
             high = line + c if i + 1 == len(lines) else min(line + c, lines[i + 1] - 1)
+            high = max(high, line)
             spans.append((low, high))
             wanted.update(range(low, high + 1))
+            shown = high
         wanted.difference_update(lines)
         last = max(high for _, high in spans)
         texts: dict[int, str] = {}
