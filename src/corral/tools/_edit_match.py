@@ -35,7 +35,8 @@ from ._edit_text import Lines
 
 __all__ = ["Region", "Search", "search", "normalize_breaks", "applied_copies", "distinctive",
            "occurrences", "strip_line_numbers", "unescape", "placeholder_lines", "diagnose",
-           "Diagnosis", "Difference", "apply_regions", "remap", "indent_style", "MAX_LISTED"]
+           "Diagnosis", "Difference", "apply_regions", "remap", "compose", "indent_style",
+           "MAX_LISTED", "Placement", "Span"]
 
 MAX_LISTED = 100  # line numbers listed in one answer
 
@@ -438,6 +439,8 @@ def _closest(old_keys: list[str], file_keys: list[str]) -> tuple[int, int, float
         for j in wanted[key]:
             for i in found:
                 votes[i - j] += 1
+    if not votes:
+        votes = _token_votes(old_keys, file_keys)
     if not votes and len(file_keys) <= _FUZZY_MAX_LINES:
         scored: dict[int, float] = {}
         longest = sorted(((len(k), j) for j, k in enumerate(old_keys) if len(k) >= 4),
@@ -466,6 +469,34 @@ def _closest(old_keys: list[str], file_keys: list[str]) -> tuple[int, int, float
             best = ((matched, ratio), a, b)
     assert best is not None
     return best[1], best[2], best[0][1]
+
+
+_TOKEN = re.compile(r"\w{4,}")
+_RARE = 20  # a token found more often than this anchors nothing
+
+
+def _token_votes(old_keys: list[str], file_keys: list[str]) -> Counter[int]:
+    """Votes for first lines from rare words of oldText (identifiers,
+    numbers) found in the file: cheap at any size, and they survive a typo
+    elsewhere in the line."""
+    tokens: dict[str, int] = {}
+    for j, key in enumerate(old_keys):
+        for token in _TOKEN.findall(key):
+            tokens.setdefault(token, j)
+    if not tokens:
+        return Counter()
+    joined = "\n".join(file_keys)
+    starts = list(accumulate(map((1).__add__, map(len, file_keys)), initial=0))
+    rare = sorted((joined.count(t), t) for t in list(tokens)[:64])
+    votes: Counter[int] = Counter()
+    for count, token in rare[:8]:
+        if not 1 <= count <= _RARE:
+            continue
+        at = joined.find(token)
+        while at >= 0:
+            votes[bisect_right(starts, at) - 1 - tokens[token]] += 1
+            at = joined.find(token, at + len(token))
+    return votes
 
 
 def _window(old_keys: list[str], file_keys: list[str], start: int) -> tuple[int, int, int]:
@@ -698,4 +729,38 @@ def remap(ranges: list[tuple[int, int]], placements: list[Placement]) -> list[tu
     for x, y in ranges:
         nx = start(x)
         out.append((nx, nx) if x == y else (nx, max(nx, end(y))))
+    return out
+
+
+Span = tuple[int, int, int, int]  # base text [ba, bb) is now [ca, cb); outside spans both agree
+
+
+def compose(spans: list[Span], placements: list[Placement]) -> list[Span]:
+    """The changed spans after one more edit: ``spans`` (base -> current)
+    combined with ``placements`` (current -> new), merging what overlaps or
+    touches.  Outside the spans the base and the new text are identical, so
+    a diff needs to look only inside them."""
+    out: list[Span] = []
+    i = j = 0
+    d_span = d_place = 0  # growth of the spans / placements passed so far
+    while i < len(spans) or j < len(placements):
+        if j >= len(placements) or (i < len(spans) and spans[i][2] <= placements[j][0]):
+            ga, gb = spans[i][2], spans[i][3]
+        else:
+            ga, gb = placements[j][0], placements[j][1]
+        span_before, place_before = d_span, d_place
+        while True:
+            if i < len(spans) and spans[i][2] <= gb:
+                ba, bb, ca, cb = spans[i]
+                gb = max(gb, cb)
+                d_span += (cb - ca) - (bb - ba)
+                i += 1
+            elif j < len(placements) and placements[j][0] <= gb:
+                a, b, na, nb = placements[j]
+                gb = max(gb, b)
+                d_place += (nb - na) - (b - a)
+                j += 1
+            else:
+                break
+        out.append((ga - span_before, gb - d_span, ga + place_before, gb + d_place))
     return out

@@ -18,16 +18,15 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
+from operator import add
 
-__all__ = ["BOM", "Undecodable", "decode", "encode", "Lines", "unified_diff", "to_breaks",
-           "changed_lines", "BREAK"]
+__all__ = ["BOM", "Undecodable", "decode", "encode", "Lines", "unified_diff", "changed_lines"]
 
 BOM = b"\xef\xbb\xbf"
 # Longest first: a UTF-32-LE mark starts with the UTF-16-LE one.
 _OTHER_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
                (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 
-BREAK = re.compile(r"\r\n|\r|\n")  # a break in text a model sends (never \v, \f, U+2028...)
 _SPLIT = re.compile(r"(\r\n|\n)")
 
 
@@ -69,11 +68,6 @@ def decode(data: bytes) -> Decoded:
 def encode(text: str, bom: bool) -> bytes:
     data = text.encode("utf-8")
     return BOM + data if bom else data
-
-
-def to_breaks(normalized: str, eol: str) -> str:
-    """``normalized`` (``\\n`` breaks) with every break written as ``eol``."""
-    return normalized if eol == "\n" else normalized.replace("\n", eol)
 
 
 class Lines:
@@ -118,14 +112,38 @@ class Lines:
     @cached_property
     def nstarts(self) -> list[int]:
         """Where each line starts in the normalized text."""
-        return [0, *accumulate(len(c) + 1 for c in self.contents)][:-1]
+        # map/accumulate run in C: this is on the path of every edit
+        starts = list(accumulate(map((1).__add__, map(len, self.contents)), initial=0))
+        starts.pop()
+        return starts
 
     @cached_property
     def starts(self) -> list[int]:
         """Where each line starts in the original text."""
         if not self.has_cr:
             return self.nstarts
-        return [0, *accumulate(len(c) + len(e) for c, e in zip(self.contents, self.eols))][:-1]
+        starts = list(accumulate(map(add, map(len, self.contents), map(len, self.eols)),
+                                 initial=0))
+        starts.pop()
+        return starts
+
+    def count(self) -> int:
+        """Lines as a diff counts them (an empty text after the last line
+        break is not one)."""
+        return len(self.contents) - (1 if self.contents[-1] == "" else 0)
+
+    def line(self, i: int) -> str:
+        """Normalized line ``i`` (0-based) with its ``\\n`` if it has one."""
+        text = self.contents[i]
+        return text + "\n" if i < len(self.contents) - 1 else text
+
+    def lines(self, i: int, j: int) -> list[str]:
+        """Normalized lines ``[i, j)``, each as :meth:`line` gives it."""
+        contents = self.contents
+        out = [c + "\n" for c in contents[i:j]]
+        if out and j >= len(contents):
+            out[-1] = out[-1][:-1]
+        return out
 
     def __len__(self) -> int:
         return len(self.contents)
@@ -186,82 +204,86 @@ class Lines:
         return eol or self.dominant_eol()
 
 
-_BLOCK = 4096
-
-
-def _common_prefix(a: str, b: str) -> int:
-    """Length of the common prefix, compared a block at a time in C."""
+def _common_prefix(a: list[str], b: list[str]) -> int:
     n = min(len(a), len(b))
     i = 0
-    while i < n and a[i:i + _BLOCK] == b[i:i + _BLOCK]:
-        i += _BLOCK
+    while i < n and a[i:i + 256] == b[i:i + 256]:  # list slices compare in C
+        i += 256
     i = min(i, n)
-    end = min(i + _BLOCK, n)
-    while i < end and a[i] == b[i]:
+    while i < n and a[i] == b[i]:
         i += 1
     return i
 
 
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    """Length of the common suffix, at most ``limit``."""
-    i = 0
-    la, lb = len(a), len(b)
-    while i < limit and a[max(la - i - _BLOCK, la - limit):la - i] == \
-            b[max(lb - i - _BLOCK, lb - limit):lb - i]:
-        i = min(i + _BLOCK, limit)
-    end = min(i + _BLOCK, limit)
-    while i < end and a[la - i - 1] == b[lb - i - 1]:
-        i += 1
-    return i
+def _at_line_start(lines: Lines, pos: int) -> bool:
+    return lines.starts[lines.line_of(pos) - 1] == pos
 
 
-def _keep_lines(text: str) -> list[str]:
-    """Lines of a normalized text with their ``\\n`` (the last one without
-    when the text has no final newline)."""
-    out = text.split("\n")
-    last = out.pop()
-    out = [line + "\n" for line in out]
-    if last:
-        out.append(last)
-    return out
-
-
-def unified_diff(path: str, before: Lines, after: Lines, context: int = 3) -> str:
-    """A git-style unified diff of two texts, with ``\\n`` line breaks and
-    ``\\ No newline at end of file`` markers.  A change of only a line's
+def unified_diff(path: str, before: Lines, after: Lines,
+                 spans: list[tuple[int, int, int, int]], context: int = 3) -> str:
+    """A git-style unified diff (``\\n`` breaks, ``\\ No newline at end of
+    file`` markers) of two texts that agree outside ``spans``: each span is
+    ``(ba, bb, ca, cb)``, original offsets where ``before[ba:bb]`` became
+    ``after[ca:cb]``.  Only the lines of each span are compared, so the cost
+    is the size of the change, not of the file.  A change of only a line's
     terminator does not show (edit_file never makes one)."""
-    a, b = before.normalized, after.normalized
-    if a == b:
-        return ""
-    # Skip the common head and tail at C speed first: a small edit in a large
-    # file then costs about the size of the edit, not of the file.
-    head = a.rfind("\n", 0, _common_prefix(a, b)) + 1  # a line start before the change
-    tail = _common_suffix(a, b, min(len(a), len(b)) - head)
-    cut = a.find("\n", len(a) - tail) + 1 if tail else 0  # first whole line of the tail
-    a_end = cut if cut else len(a)
-    b_end = len(b) - (len(a) - a_end)
-    for _ in range(context):  # context lines around the change
-        if head:
-            head = a.rfind("\n", 0, head - 1) + 1
-        if a_end < len(a):
-            nxt = a.find("\n", a_end)
-            step = (nxt + 1 if nxt >= 0 else len(a)) - a_end
-            a_end += step
-            b_end += step
-    a_lines, b_lines = _keep_lines(a[head:a_end]), _keep_lines(b[head:b_end])
-    offset = a.count("\n", 0, head)
+    a_count, b_count = before.count(), after.count()
+    blocks: list[list[int]] = []  # [i1, i2, j1, j2]: whole lines, 0-based, end exclusive
+    for ba, bb, ca, cb in spans:
+        i1, j1 = before.line_of(ba) - 1, after.line_of(ca) - 1
+        if (bb > ba or cb > ca) and _at_line_start(before, bb) and _at_line_start(after, cb):
+            i2, j2 = before.line_of(bb) - 1, after.line_of(cb) - 1  # ends with a line break
+        else:
+            i2, j2 = before.line_of(bb), after.line_of(cb)  # ends inside a line: take it all
+        i2, j2 = min(i2, a_count), min(j2, b_count)
+        if blocks and i1 < blocks[-1][1]:  # shares a line with the previous one
+            blocks[-1][1], blocks[-1][3] = max(blocks[-1][1], i2), max(blocks[-1][3], j2)
+        else:
+            blocks.append([i1, i2, j1, j2])
+    blocks = [blk for blk in blocks
+              if before.lines(blk[0], blk[1]) != after.lines(blk[2], blk[3])]
     out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
-    matcher = difflib.SequenceMatcher(None, a_lines, b_lines, autojunk=False)
-    for group in matcher.get_grouped_opcodes(context):
-        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        out.append(f"@@ -{_range(offset + i1, i2 - i1)} +{_range(offset + j1, j2 - j1)} @@\n")
-        for tag, x1, x2, y1, y2 in group:
-            if tag == "equal":
-                out.extend(_marked(" ", a_lines[x1:x2]))
-                continue
-            out.extend(_marked("-", a_lines[x1:x2]))
-            out.extend(_marked("+", b_lines[y1:y2]))
+    k = 0
+    while k < len(blocks):
+        group = [blocks[k]]
+        k += 1
+        while k < len(blocks) and blocks[k][0] - group[-1][1] <= 2 * context:
+            group.append(blocks[k])
+            k += 1
+        hs = max(0, group[0][0] - context)
+        he = min(a_count, group[-1][1] + context)
+        js = group[0][2] - (group[0][0] - hs)
+        je = group[-1][3] + (he - group[-1][1])
+        out.append(f"@@ -{_range(hs, he - hs)} +{_range(js, je - js)} @@\n")
+        pos = hs
+        for i1, i2, j1, j2 in group:
+            out.extend(_marked(" ", before.lines(pos, i1)))
+            out.extend(_block(before.lines(i1, i2), after.lines(j1, j2)))
+            pos = i2
+        out.extend(_marked(" ", before.lines(pos, he)))
     return "".join(out) if len(out) > 2 else ""
+
+
+def _block(old: list[str], new: list[str]) -> list[str]:
+    """The -/+ lines of one changed block (a minimal diff inside it)."""
+    if len(old) <= 1 and len(new) <= 1:
+        return _marked("-", old) + _marked("+", new)
+    head = _common_prefix(old, new)
+    out = _marked(" ", old[:head])
+    old, new = old[head:], new[head:]
+    out_tail: list[str] = []
+    tail = _common_prefix(old[::-1], new[::-1])
+    if tail:
+        out_tail = _marked(" ", old[len(old) - tail:])
+        old, new = old[:len(old) - tail], new[:len(new) - tail]
+    for tag, x1, x2, y1, y2 in difflib.SequenceMatcher(None, old, new,
+                                                       autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.extend(_marked(" ", old[x1:x2]))
+        else:
+            out.extend(_marked("-", old[x1:x2]))
+            out.extend(_marked("+", new[y1:y2]))
+    return out + out_tail
 
 
 def _range(start: int, length: int) -> str:
@@ -283,14 +305,20 @@ def changed_lines(before: Lines, after: Lines, limit: int = 20) -> list[list[int
     """Line ranges ``[first, last]`` of ``after`` (1-based) that differ from
     ``before``; a deletion is given as the one line where it happened."""
     a, b = before.contents, after.contents
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    out: list[list[int]] = []
+    head = _common_prefix(a, b)
+    tail = _common_prefix(a[head:][::-1], b[head:][::-1])
+    a_mid, b_mid = a[head:len(a) - tail], b[head:len(b) - tail]
     last = max(1, len(b))
+    if len(a_mid) + len(b_mid) > 20_000:  # too much to align: one range says enough
+        first = min(head + 1, last)
+        return [[first, max(first, len(b) - tail)]]
+    out: list[list[int]] = []
+    matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
     for tag, _, _, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        first = min(j1 + 1, last)
-        out.append([first, max(first, j2)])
+        first = min(head + j1 + 1, last)
+        out.append([first, max(first, head + j2)])
         if len(out) == limit:
             break
     return out

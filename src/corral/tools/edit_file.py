@@ -48,10 +48,10 @@ import stat as st
 from typing import Any
 
 from ._context import ToolContext, sha256_hex
-from ._edit_match import (MAX_LISTED, Diagnosis, Difference, Region, Search, applied_copies,
-                          apply_regions, diagnose, distinctive, indent_style, normalize_breaks,
-                          occurrences, placeholder_lines, remap, search, strip_line_numbers,
-                          unescape)
+from ._edit_match import (MAX_LISTED, Diagnosis, Difference, Region, Search, Span,
+                          applied_copies, apply_regions, compose, diagnose, distinctive,
+                          indent_style, normalize_breaks, occurrences, placeholder_lines, remap,
+                          search, strip_line_numbers, unescape)
 from ._edit_state import memory_of
 from ._edit_text import Lines, Undecodable, changed_lines, decode, encode, unified_diff
 from ._refusal import Code, Refusal
@@ -260,7 +260,7 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
     memory.succeeded(key)
     new_sha = sha256_hex(new_data)
     after = outcome.lines
-    diff = unified_diff(rel, outcome.base, after)
+    diff = unified_diff(rel, outcome.base, after, outcome.spans)
     dry = bool(args["dryRun"])
     ctx.authorize(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
                               result_bytes=len(new_data), replacements=outcome.replacements,
@@ -285,6 +285,7 @@ class _Outcome:
         self.base = self.lines = Lines(text)
         self.replacements = 0
         self.ranges: list[tuple[int, int]] = []  # where each replacement is, in ``text``
+        self.spans: list[Span] = []  # what changed: base range -> range in ``text``
         self.owners: list[int] = []  # which edit made it
         self.strategies: list[str] = []
         self.counts: list[int] = []
@@ -308,6 +309,7 @@ def _apply(ctx: ToolContext, rel: str, text: str, edits: list[Edit],
                                     label)
         new_text, placements = apply_regions(lines, regions)
         out.ranges = remap(out.ranges, placements) + [(p[2], p[3]) for p in placements]
+        out.spans = compose(out.spans, placements)
         out.owners += [i] * len(placements)
         out.strategies.append(strategy)
         out.counts.append(count)
@@ -342,8 +344,8 @@ def _locate(ctx: ToolContext, rel: str, lines: Lines, i: int, old: str, new: str
         if found.strategy in ("exact", "line_endings"):
             _check_applied(rel, lines, found, old, new, label, field, i, multi)
         return found.regions, found.strategy, found.count
-    starts = [lines.line_index(r.start) + 1 for r in found.regions[:MAX_LISTED]]
-    listed = ", ".join(map(str, starts)) + (", ..." if found.count > len(starts) else "")
+    starts = _distinct(lines.line_index(r.start) + 1 for r in found.regions)[:MAX_LISTED]
+    listed = _listed(starts, found.count > len(found.regions) or len(starts) == MAX_LISTED)
     facts: dict[str, Any] = {"path": rel, "field": field, "occurrences": found.count,
                              "lines": starts}
     if multi:
@@ -361,6 +363,20 @@ def _locate(ctx: ToolContext, rel: str, lines: Lines, i: int, old: str, new: str
                   f"(lines {listed}); it must occur exactly once",
                   f"Add neighbouring lines to oldText until it matches once, or {where} to "
                   f"replace all {found.count}.", details={**facts, "kind": "multiple_matches"})
+
+
+def _distinct(numbers: Any) -> list[int]:
+    out: list[int] = []
+    for n in numbers:
+        if not out or out[-1] != n:
+            out.append(n)
+    return out
+
+
+def _listed(numbers: list[int], more: bool, shown: int = 10) -> str:
+    """Line numbers for a sentence: the first few, then how the list goes on."""
+    text = ", ".join(map(str, numbers[:shown]))
+    return text + (", ..." if more or len(numbers) > shown else "")
 
 
 def _check_applied(rel: str, lines: Lines, found: Search, old: str, new: str, label: str,
@@ -381,8 +397,7 @@ def _check_applied(rel: str, lines: Lines, found: Search, old: str, new: str, la
                   "duplicate text", f"Do not repeat this edit; read lines {first}-{last} to "
                   "check it if unsure.",
                   details={**facts, "kind": "already_applied", "lines": [first, last]},
-                  suggested_tool="read_file",
-                  suggested_args={"path": rel, "offset": first, "limit": last - first + 1})
+                  **_read_suggestion(rel, first, last, i == 0))
 
 
 def _check_placeholders(rel: str, lines: Lines, old: str, new: str, i: int,
@@ -528,8 +543,8 @@ def _not_found(ctx: ToolContext, rel: str, lines: Lines, i: int, old: str, new: 
         found = search(lines, fixed, new, MAX_LISTED)
         difference = Difference(kind, what)
         if found is not None:
-            starts = [lines.line_index(r.start) + 1 for r in found.regions]
-            where = ", ".join(map(str, starts))
+            starts = _distinct(lines.line_index(r.start) + 1 for r in found.regions)
+            where = _listed(starts, found.count > len(found.regions))
             fix = "without them" if kind == "line_number_prefix" else "with real line breaks"
             message = f"{label}oldText does not occur in {rel}: {what}; {fix} it matches line " \
                       f"{where}"
