@@ -265,7 +265,12 @@ class Root:
             raise contained_error(errno.EISDIR, parsed.text, parsed.text)
         final_nofollow = bool(flags & os.O_NOFOLLOW)
         if self._fast:
-            fd = self._try_openat2(parsed.text, flags | os.O_NONBLOCK | os.O_NOCTTY, mode)
+            # openat2 refuses (EINVAL) a mode without O_CREAT/O_TMPFILE, which
+            # sent every plain open down the walk
+            tmpfile = getattr(os, "O_TMPFILE", 0)  # it includes the O_DIRECTORY bit
+            creating = flags & os.O_CREAT or (tmpfile and flags & tmpfile == tmpfile)
+            fd = self._try_openat2(parsed.text, flags | os.O_NONBLOCK | os.O_NOCTTY,
+                                   mode if creating else 0)
             if fd is not None:
                 return self._checked_fd(fd, flags, parsed.text, parsed.text)
         rootfd = self._rootfd()
