@@ -38,6 +38,9 @@ from .cli import envelope_text
 
 __all__ = ["build_server", "serve", "call_result"]
 
+EOF_QUIET = 0.05  # seconds without output that mean "all answered" after stdin closed
+EOF_GRACE = 10.0  # at most this long
+
 INSTRUCTIONS = (
     "File tools confined to one directory tree (the root). Paths are relative to the root. "
     "A refused call returns a JSON object with a code, a message, details and a hint saying "
@@ -124,8 +127,9 @@ def _is_pipe(fd: int) -> bool:
 class _Lines:
     """Lines of text from an asyncio reader: what ``stdio_server`` iterates."""
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+    def __init__(self, reader: asyncio.StreamReader, out: "_Out") -> None:
         self._reader = reader
+        self._out = out
 
     def __aiter__(self) -> "_Lines":
         return self
@@ -133,8 +137,21 @@ class _Lines:
     async def __anext__(self) -> str:
         line = await self._reader.readline()
         if not line:
+            await self._quiet()
             raise StopAsyncIteration
         return line.decode("utf-8", "replace")
+
+    async def _quiet(self) -> None:
+        """At end of input, let requests already read be answered (a
+        client may send its last request and close stdin at once): wait
+        until nothing has been written for a moment.  Tool calls run inline,
+        so a pending one finishes before the pause ends."""
+        deadline = asyncio.get_running_loop().time() + EOF_GRACE
+        while asyncio.get_running_loop().time() < deadline:
+            written = self._out.writes
+            await asyncio.sleep(EOF_QUIET)
+            if self._out.writes == written:
+                return
 
 
 class _Out:
@@ -142,8 +159,10 @@ class _Out:
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
+        self.writes = 0
 
     async def write(self, text: str) -> None:
+        self.writes += 1
         self._writer.write(text.encode("utf-8"))
 
     async def flush(self) -> None:
@@ -171,8 +190,9 @@ async def _pipes() -> AsyncIterator[tuple[_Lines, _Out]]:
         transport, protocol = await loop.connect_write_pipe(
             asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0))
         writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        out = _Out(writer)
         try:
-            yield _Lines(reader), _Out(writer)
+            yield _Lines(reader, out), out
         finally:
             transport.close()
     finally:

@@ -3,6 +3,8 @@ host's shape, ``doctor``, and ``serve`` without the MCP SDK."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -15,6 +17,20 @@ from corral.cli import _openai_strict_ok, envelope_json
 from corral.contained._backend import backend_report
 from corral.tools import Toolbox
 from e2e_support import backend_env, run_cli
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """``corral ARGS`` in this process (most tests; a few below run the real
+    executable): the exit status ``main`` returns, and what it printed."""
+    from corral.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(list(args))
+        except SystemExit as exc:  # argparse's usage errors
+            status = exc.code
+    return subprocess.CompletedProcess(["corral", *args], status, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture
@@ -53,13 +69,13 @@ def test_call_refusal_prints_the_envelope_and_exits_1(root):
     ("read_file", '{"path": "nope.txt"}', "NOT_FOUND"),
 ])
 def test_call_other_refusals_exit_1(root, tool, args, code):
-    done = run_cli("call", str(root), tool, args)
+    done = cli("call", str(root), tool, args)
     assert done.returncode == 1
     assert json.loads(done.stdout)["code"] == code
 
 
 def test_call_without_arguments_uses_an_empty_object(root):
-    done = run_cli("call", str(root), "list_directory")
+    done = cli("call", str(root), "list_directory")
     assert done.returncode == 0
     assert {e["name"] for e in json.loads(done.stdout)["entries"]} == {"src", "notes.txt", ".env"}
 
@@ -73,37 +89,37 @@ def test_call_bad_json_is_a_usage_error(root, args):
 
 
 def test_call_missing_root_is_a_usage_error(tmp_path):
-    done = run_cli("call", str(tmp_path / "missing"), "list_directory", "{}")
+    done = cli("call", str(tmp_path / "missing"), "list_directory", "{}")
     assert done.returncode == 2 and done.stdout == ""
     assert "cannot open root" in done.stderr
 
 
 def test_call_root_that_is_a_file_is_a_usage_error(root):
-    done = run_cli("call", str(root / "notes.txt"), "list_directory", "{}")
+    done = cli("call", str(root / "notes.txt"), "list_directory", "{}")
     assert done.returncode == 2 and "cannot open root" in done.stderr
 
 
 def test_call_argparse_errors_exit_2():
-    assert run_cli("call").returncode == 2
-    assert run_cli("frobnicate").returncode == 2
+    assert cli("call").returncode == 2
+    assert cli("frobnicate").returncode == 2
 
 
 def test_call_options_reach_the_toolbox(root):
-    denied = run_cli("call", str(root), "--deny", ".env", "read_file", '{"path": ".env"}')
+    denied = cli("call", str(root), "--deny", ".env", "read_file", '{"path": ".env"}')
     assert denied.returncode == 1 and json.loads(denied.stdout)["code"] == "DENIED"
-    read_only = run_cli("call", str(root), "--read-only", "write_file",
+    read_only = cli("call", str(root), "--read-only", "write_file",
                         '{"path": "new.txt", "content": "x"}')
     assert read_only.returncode == 1
     assert not (root / "new.txt").exists()
-    wrote = run_cli("call", str(root), "write_file", '{"path": "new.txt", "content": "x"}')
+    wrote = cli("call", str(root), "write_file", '{"path": "new.txt", "content": "x"}')
     assert wrote.returncode == 0 and (root / "new.txt").read_text() == "x"
 
 
 def test_call_hardlinks_refused_unless_allowed(root, tmp_path):
     os.link(root / "notes.txt", tmp_path / "twin.txt")
-    refused = run_cli("call", str(root), "read_file", '{"path": "notes.txt"}')
+    refused = cli("call", str(root), "read_file", '{"path": "notes.txt"}')
     assert refused.returncode == 1 and json.loads(refused.stdout)["code"] == "UNSUPPORTED"
-    allowed = run_cli("call", str(root), "--allow-hardlinks", "read_file", '{"path": "notes.txt"}')
+    allowed = cli("call", str(root), "--allow-hardlinks", "read_file", '{"path": "notes.txt"}')
     assert allowed.returncode == 0 and "hello" in json.loads(allowed.stdout)["content"]
 
 
@@ -131,7 +147,7 @@ def definitions(tmp_path_factory):
 
 
 def _tools(*args: str) -> list[dict]:
-    done = run_cli("tools", *args)
+    done = cli("tools", *args)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -174,7 +190,7 @@ def test_tools_read_only(definitions):
 
 
 def test_tools_unknown_format_is_a_usage_error():
-    assert run_cli("tools", "--format", "gemini").returncode == 2
+    assert cli("tools", "--format", "gemini").returncode == 2
 
 
 def test_openai_strict_only_when_the_schema_allows():
@@ -193,7 +209,7 @@ def test_openai_strict_only_when_the_schema_allows():
 # -- corral doctor -------------------------------------------------------------
 
 def test_doctor_text(root):
-    done = run_cli("doctor", str(root))
+    done = cli("doctor", str(root))
     assert done.returncode == 0, done.stderr
     report = backend_report()
     assert f"backend: {report['backend']}" in done.stdout
@@ -214,7 +230,7 @@ def test_doctor_json_follows_the_environment(root):
 
 
 def test_doctor_missing_root(tmp_path):
-    done = run_cli("doctor", str(tmp_path / "missing"))
+    done = cli("doctor", str(tmp_path / "missing"))
     assert done.returncode == 2
     assert "cannot open" in done.stdout
 
@@ -234,6 +250,29 @@ def test_serve_without_the_sdk_says_how_to_install_it(root):
 def test_serve_missing_root_is_a_usage_error(tmp_path):
     done = run_cli("serve", str(tmp_path / "missing"), input="")
     assert done.returncode == 2 and "cannot open root" in done.stderr
+
+
+def test_serve_answers_what_was_asked_before_stdin_closed(root):
+    requests = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "read_file", "arguments": {"path": "notes.txt"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "read_file", "arguments": {"path": "../x"}}},
+    ]
+    done = run_cli("serve", str(root), input="".join(json.dumps(r) + "\n" for r in requests))
+    assert done.returncode == 0, done.stderr
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}
+    assert sorted(answers) == [0, 1, 2]
+    assert answers[0]["result"]["serverInfo"]["name"] == "corral"
+    ok, refused = answers[1]["result"], answers[2]["result"]
+    assert json.loads(ok["content"][0]["text"])["ok"] is True and not ok.get("isError")
+    assert refused["isError"] is True
+    assert refused["structuredContent"] == json.loads(refused["content"][0]["text"])
+    assert refused["structuredContent"]["code"] == "OUTSIDE_ROOT"
 
 
 @pytest.mark.parametrize("argv", [
