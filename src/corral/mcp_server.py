@@ -22,6 +22,7 @@ Two choices made for speed, both through the SDK's public surface:
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import stat
 import sys
@@ -34,9 +35,12 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from . import __version__
-from .cli import envelope_text
+from .cli import envelope_text, tool_definitions
+from .tools import Refusal
 
 __all__ = ["build_server", "serve", "call_result"]
+
+logger = logging.getLogger("corral.mcp")
 
 EOF_QUIET = 0.05  # seconds without output that mean "all answered" after stdin closed
 EOF_GRACE = 10.0  # at most this long
@@ -61,11 +65,9 @@ def call_result(envelope: dict[str, Any]) -> types.CallToolResult:
 
 
 def build_server(toolbox: Any) -> Server[Any]:
-    """A low-level SDK ``Server`` offering exactly ``toolbox``'s tools."""
-    tools = [types.Tool(name=item["name"], description=item["description"],
-                        input_schema=item["inputSchema"],
-                        annotations=_annotations(toolbox.spec(item["name"]).mutates))
-             for item in toolbox.definitions()]
+    """A low-level SDK ``Server`` offering exactly ``toolbox``'s tools, as
+    ``corral tools --format mcp`` prints them."""
+    tools = [types.Tool.model_validate(item) for item in tool_definitions(toolbox, "mcp")]
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -74,7 +76,12 @@ def build_server(toolbox: Any) -> Server[Any]:
         # Run inline: a call is bounded by the toolbox's limits and never
         # blocks on a FIFO or device, and requests are then served in the
         # order they arrive.
-        return call_result(toolbox.call(params.name, params.arguments))
+        try:
+            envelope = toolbox.call(params.name, params.arguments)
+        except Exception:  # Toolbox.call should never raise; if it does, say nothing of why
+            logger.exception("corral: Toolbox.call raised")
+            envelope = Refusal.internal().envelope()
+        return call_result(envelope)
 
     server: Server[Any] = Server("corral", version=__version__, instructions=INSTRUCTIONS,
                                  on_list_tools=list_tools, on_call_tool=call_tool)
@@ -82,11 +89,6 @@ def build_server(toolbox: Any) -> Server[Any]:
         server.middleware = [m for m in server.middleware
                              if type(m).__name__ != "OpenTelemetryMiddleware"]
     return server
-
-
-def _annotations(mutates: bool) -> types.ToolAnnotations:
-    return types.ToolAnnotations(read_only_hint=not mutates, destructive_hint=mutates,
-                                 open_world_hint=False)
 
 
 def _tracing_configured() -> bool:
