@@ -261,7 +261,8 @@ def test_gitignore_above_path_applies_and_a_named_ignored_path_is_searched(tmp_p
     assert out["ignored"] == {"paths": 1, "directories": 1, "examples": ["src/gen"]}
     named = call(toolbox, {"pattern": "*", "path": "src/gen"})
     assert named["paths"] == ["src/gen/g.py"]
-    assert named["note"] == "src/gen is ignored by .gitignore; it was searched because it was named."
+    assert named["note"] == ("src/gen is ignored by .gitignore; it was searched because it was "
+                             "named.")
 
 
 def test_symlinked_gitignore_is_not_honoured(tmp_path, box):
@@ -393,12 +394,13 @@ def test_absolute_pattern_of_the_outside_directory(tmp_path, box):
     assert sibling["code"] == "OUTSIDE_ROOT"
 
 
-def test_fifo_and_socket_are_skipped_and_counted_without_blocking(tmp_path, box):
+def test_fifo_and_socket_are_skipped_and_counted_without_blocking(tmp_path, box, monkeypatch):
     os.mkfifo(tmp_path / "pipe.py")
     import socket
     sock = socket.socket(socket.AF_UNIX)
+    monkeypatch.chdir(tmp_path)  # a relative name: macOS caps socket paths at 104 bytes
     try:
-        sock.bind(str(tmp_path / "sock.py"))
+        sock.bind("sock.py")
         (tmp_path / "real.py").write_text("")
         out = call(box(tmp_path), {"pattern": "*.py"})
     finally:
@@ -505,3 +507,21 @@ def test_agent_mistakes(tmp_path, box, row, what, args, expected, details):
         assert out["ignored"]["directories"] == 1 and "includeIgnored: true" in out["note"]
         follow = call(toolbox, {**args, "includeIgnored": True})
         assert follow["paths"] == ["build/gen.py"]
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/dev/fd"))
+
+
+def test_no_descriptor_leaks_when_stopping_early_or_refusing(tmp_path, box):
+    for i in range(30):
+        (tmp_path / f"d{i}" / "e").mkdir(parents=True)
+        (tmp_path / f"d{i}" / "e" / "f.py").write_text("")
+    toolbox = box(tmp_path, limits=Limits(search_results=3))
+    call(toolbox, {"pattern": "*.py"})  # warm up lazy imports
+    before = _open_fds()
+    for args in ({"pattern": "*.py"}, {"pattern": "**/e/*.py", "path": "d1"},
+                 {"pattern": "../*"}, {"pattern": "*", "path": "d1/e/f.py"},
+                 {"pattern": "*", "path": "nope"}):
+        call(toolbox, args)
+    assert _open_fds() == before

@@ -301,7 +301,7 @@ def test_binary_files_are_skipped_and_counted(tmp_path, box):
     assert one["note"] == "No line matches 'needle'. a.bin is a binary file; it was not searched."
 
 
-def test_fifo_socket_and_symlinks_are_skipped_and_never_block(tmp_path, box):
+def test_fifo_socket_and_symlinks_are_skipped_and_never_block(tmp_path, box, monkeypatch):
     outside = tmp_path / "outside"
     (outside / "d").mkdir(parents=True)
     (outside / "secret.txt").write_text("needle outside\n")
@@ -311,7 +311,8 @@ def test_fifo_socket_and_symlinks_are_skipped_and_never_block(tmp_path, box):
     (root / "real.txt").write_text("needle\n")
     os.mkfifo(root / "pipe")
     sock = socket.socket(socket.AF_UNIX)
-    sock.bind(str(root / "sock"))
+    monkeypatch.chdir(root)  # a relative name: macOS caps socket paths at 104 bytes
+    sock.bind("sock")
     try:
         os.symlink("../outside", root / "out")
         os.symlink(str(outside / "secret.txt"), root / "stolen.txt")
@@ -508,3 +509,20 @@ def test_agent_mistakes(tmp_path, box, row, what, args, expected, details):
         assert "includeIgnored: true" in out["note"]
         follow = grep(toolbox, **args, includeIgnored=True)
         assert follow["files"] == ["dist/bundle.js", "src/app.py"]
+
+
+def test_no_descriptor_leaks_when_stopping_early_or_refusing(tmp_path, box):
+    for i in range(30):
+        (tmp_path / f"d{i}" / "e").mkdir(parents=True)
+        (tmp_path / f"d{i}" / "e" / "f.txt").write_text("needle\nneedle\n")
+    (tmp_path / "bin.dat").write_bytes(b"\x00needle")
+    toolbox = box(tmp_path)
+    grep(toolbox, pattern="needle", limit=2)  # warm up lazy imports
+    before = len(os.listdir("/dev/fd"))
+    for args in ({"pattern": "needle", "limit": 2}, {"pattern": "needle", "context": 1,
+                                                     "limit": 3},
+                 {"pattern": "needle", "outputMode": "files", "limit": 1},
+                 {"pattern": "needle", "path": "bin.dat"}, {"pattern": "(a+)+"},
+                 {"pattern": "needle", "path": "nope"}):
+        grep(toolbox, **args)
+    assert len(os.listdir("/dev/fd")) == before

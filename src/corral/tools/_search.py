@@ -28,8 +28,8 @@ import pathspec
 from ._context import ToolContext
 from ._refusal import Code, Refusal
 
-__all__ = ["GlobMatcher", "compile_glob", "IgnoreRules", "Walk", "Base", "open_base", "ignored_note",
-           "IGNORE_FILE", "GIT_DIR"]
+__all__ = ["GlobMatcher", "compile_glob", "IgnoreRules", "Walk", "Base", "open_base",
+           "ignored_note", "IGNORE_FILE", "GIT_DIR"]
 
 IGNORE_FILE = ".gitignore"
 GIT_DIR = ".git"
@@ -523,6 +523,20 @@ class Walk:
         return entries
 
     def __iter__(self) -> Iterator[tuple[str, str, str, int]]:
+        self._gen = self._entries()
+        return self._gen
+
+    def __enter__(self) -> "Walk":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # a search that stops early closes its directory fds now, not when
+        # the generator happens to be collected
+        gen = getattr(self, "_gen", None)
+        if gen is not None:
+            gen.close()
+
+    def _entries(self) -> Iterator[tuple[str, str, str, int]]:
         ctx, root, backend = self.ctx, self.ctx.root, self.ctx.root.backend
         stats, rules, limit = self.stats, self.rules, ctx.limits.search_files
         base = self.base

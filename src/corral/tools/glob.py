@@ -128,29 +128,30 @@ def _glob(ctx: ToolContext, base: Any, matcher: Any, given: str,
     paths: list[str] = []
     ignored = symlinks = special = denied = 0
     dirs_only, name_only = matcher.dirs_only, matcher.name_only
-    for dir_sub, name, kind, _fd in walk:
-        if dirs_only:
-            if kind != "dir" or not matcher.match(dir_sub + name):
-                continue
-            paths.append(base.shown_path(dir_sub + name) + "/")
-        else:
-            if not (matcher.match_name(name) if name_only else matcher.match(dir_sub + name)):
-                continue
-            if kind == "other":
-                special += 1
-                continue
-            if rules and walk.ignored(dir_sub, name, False):
-                ignored += 1
-                continue
-            if walk.denied(dir_sub, name):
-                denied += 1
-                continue
-            if kind == "symlink" and not _leads_to_file(ctx, base.real_path(dir_sub + name)):
-                symlinks += 1
-                continue
-            paths.append(base.shown_path(dir_sub + name))
-        if len(paths) > cap:  # one more than the cap: "truncated" is then a fact
-            break
+    with walk:
+        for dir_sub, name, kind, _fd in walk:
+            if dirs_only:
+                if kind != "dir" or not matcher.match(dir_sub + name):
+                    continue
+                paths.append(base.shown_path(dir_sub + name) + "/")
+            else:
+                if not (matcher.match_name(name) if name_only else matcher.match(dir_sub + name)):
+                    continue
+                if kind == "other":
+                    special += 1
+                    continue
+                if rules and walk.ignored(dir_sub, name, False):
+                    ignored += 1
+                    continue
+                if walk.denied(dir_sub, name):
+                    denied += 1
+                    continue
+                if kind == "symlink" and not _leads_to_file(ctx, base.real_path(dir_sub + name)):
+                    symlinks += 1
+                    continue
+                paths.append(base.shown_path(dir_sub + name))
+            if len(paths) > cap:  # one more than the cap: "truncated" is then a fact
+                break
     stats = walk.stats
     over = len(paths) > cap
     del paths[cap:]

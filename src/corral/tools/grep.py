@@ -338,37 +338,38 @@ def _grep_tree(ctx: ToolContext, search: _Search, base: Base, include: GlobMatch
     walk = Walk(ctx, base, rules=rules, skip_git=not include_ignored, enter=enter)
     skipped = search.skipped
     ignored = 0
-    for dir_sub, name, kind, dir_fd in walk:
-        if not _include_matches(include, dir_sub, name):
-            continue
-        if kind == "symlink":
-            skipped["symlinks"] += 1
-            continue
-        if kind == "other":
-            skipped["special"] += 1
-            continue
-        if rules and walk.ignored(dir_sub, name, False):
-            ignored += 1
-            continue
-        if walk.denied(dir_sub, name):
-            walk.stats.denied += 1
-            continue
-        try:
-            fd = root.open(name, os.O_RDONLY, dir_fd=dir_fd)
-        except SpecialFileError:
-            skipped["special"] += 1
-            continue
-        except OSError as exc:  # vanished, permissions, swapped for a link since listing
-            skipped["symlinks" if exc.errno == errno.ELOOP else "unreadable"] += 1
-            continue
-        try:
-            search.file(fd, base.shown_path(dir_sub + name))
-        except OSError:  # EIO and the like, mid-read: keep what the others gave
-            skipped["unreadable"] += 1
-        finally:
-            root.backend.close(fd)
-        if search.full:
-            break
+    with walk:
+        for dir_sub, name, kind, dir_fd in walk:
+            if not _include_matches(include, dir_sub, name):
+                continue
+            if kind == "symlink":
+                skipped["symlinks"] += 1
+                continue
+            if kind == "other":
+                skipped["special"] += 1
+                continue
+            if rules and walk.ignored(dir_sub, name, False):
+                ignored += 1
+                continue
+            if walk.denied(dir_sub, name):
+                walk.stats.denied += 1
+                continue
+            try:
+                fd = root.open(name, os.O_RDONLY, dir_fd=dir_fd)
+            except SpecialFileError:
+                skipped["special"] += 1
+                continue
+            except OSError as exc:  # vanished, permissions, swapped for a link since listing
+                skipped["symlinks" if exc.errno == errno.ELOOP else "unreadable"] += 1
+                continue
+            try:
+                search.file(fd, base.shown_path(dir_sub + name))
+            except OSError:  # EIO and the like, mid-read: keep what the others gave
+                skipped["unreadable"] += 1
+            finally:
+                root.backend.close(fd)
+            if search.full:
+                break
     return walk.stats, ignored
 
 
