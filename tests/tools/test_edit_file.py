@@ -7,18 +7,21 @@ threads editing one file at once."""
 from __future__ import annotations
 
 import hashlib
-import re
 import json
 import os
+import re
 import stat
 import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from support import assert_valid_envelope
 
 from corral.tools import Denied, EditRequest, Limits, ReadRequest, Toolbox
+from corral.tools._edit_match import Region, apply_regions, compose, remap
+from corral.tools._edit_text import Lines, unified_diff
 
 PY = ("def area(w, h):\n"
       "    return w * h\n"
@@ -185,7 +188,8 @@ def test_row6_not_found_gives_the_window_and_copying_it_works(tmp_path, box):
 
 
 def test_row7_spaces_typed_for_tabs_come_out_as_tabs(tmp_path, box):
-    source = b"class A:\n\tdef f(self):\n\t\tif self.x:\n\t\t\treturn 1\n\t\treturn 2\n\n\tz = '\t'\n"
+    source = (b"class A:\n\tdef f(self):\n\t\tif self.x:\n\t\t\treturn 1\n\t\treturn 2\n"
+              b"\n\tz = '\t'\n")
     path = put(tmp_path, "a.py", source)
     result = ok(box, path="a.py",
                 oldText="    def f(self):\n        if self.x:\n            return 1\n",
@@ -227,8 +231,7 @@ def test_row8_single_line_edit_in_crlf_file_is_exact(tmp_path, box):
 
 def test_row9_line_numbers_copied_from_read_file(tmp_path, box):
     path = put(tmp_path, "a.py", PY)
-    read = ok(box, path="a.py") if False else call(box, "read_file", path="a.py", offset=5,
-                                                    limit=2)
+    read = call(box, "read_file", path="a.py", offset=5, limit=2)
     assert read["ok"] is True
     copied = read["content"] + "\n"  # "5\tdef perimeter(w, h):\n6\t    return 2 * (w + h)\n"
     refusal = refused(box, "NOT_FOUND", path="a.py", oldText=copied, newText="x\n")
@@ -265,6 +268,49 @@ def test_row10_ambiguous_lists_lines_and_both_remedies_work(tmp_path, box):
     assert result["replacements"] == 2
     assert result["lines"] == [[1, 1], [2, 2]]
     assert path.read_text() == "x = 9\nx = 9\ny = 1\nx = 5\n"
+
+
+def test_row10_lines_are_listed_once_and_the_sentence_stays_short(tmp_path, box):
+    put(tmp_path, "a.py", "x = x + x\n" + "y = 1\n" + "x = 2\n" * 20)
+    refusal = refused(box, "AMBIGUOUS", path="a.py", oldText="x", newText="z")
+    assert refusal["details"]["occurrences"] == 23
+    assert refusal["details"]["lines"] == [1] + list(range(3, 23))
+    assert "(lines 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, ...)" in refusal["message"]
+    result = ok(box, path="a.py", oldText="x", newText="z", replaceAll=True)
+    assert result["replacements"] == 23
+    assert result["lines"][:2] == [[1, 1], [1, 1]] and len(result["lines"]) == 23
+
+
+def test_lines_listed_are_capped_and_say_so(tmp_path, box):
+    put(tmp_path, "a.txt", "a\n" * 150)
+    result = ok(box, path="a.txt", oldText="a", newText="b", replaceAll=True)
+    assert result["replacements"] == 150
+    assert len(result["lines"]) == 100 and result["linesTruncated"] is True
+    assert result["lines"][-1] == [100, 100]
+
+
+def test_long_diff_is_cut_and_says_so(tmp_path):
+    path = put(tmp_path, "a.txt", "line\n" * 100)
+    with Toolbox(tmp_path, limits=Limits(read_bytes=300)) as toolbox:
+        result = ok(toolbox, path="a.txt", oldText="line", newText="LINE", replaceAll=True)
+    assert result["diffTruncated"] is True and len(result["diff"]) == 300
+    assert path.read_text() == "LINE\n" * 100
+
+
+def test_deletion_lands_on_the_line_where_text_was(tmp_path, box):
+    path = put(tmp_path, "a.py", PY)
+    result = ok(box, path="a.py", oldText="\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n",
+                newText="")
+    assert result["lines"] == [[3, 3]]
+    assert path.read_text() == "def area(w, h):\n    return w * h\n"
+
+
+def test_new_text_in_the_other_indentation_style_is_applied_with_a_warning(tmp_path, box):
+    path = put(tmp_path, "a.py", "def f():\n\tx = 1\n\treturn x\n")
+    result = ok(box, path="a.py", oldText="x = 1", newText="x = 1\n    y = 2")
+    assert result["warnings"] == ["newText indents with spaces, but a.py indents with tabs"]
+    assert path.read_text() == "def f():\n\tx = 1\n    y = 2\n\treturn x\n"
+    assert "warnings" not in ok(box, path="a.py", oldText="\treturn x", newText="\treturn y")
 
 
 def test_row10_tolerant_match_in_two_places_is_not_chosen(tmp_path, box):
@@ -490,7 +536,8 @@ def test_row23_wrong_argument_types_name_the_field(tmp_path, box, args, field, m
      b"LF\nCRLF\r\nADDED\r\nlf2\nadded2\nlast\r\n"),
     ("cr_only", b"a\rb\rc\r", [("b", "b1\nb2"), ("c\n", "c\nd\n")], b"a\rb1\rb2\rc\rd\r"),
     ("non_ascii", "café = '☕'\nnaïve = \"日本語\"\nemoji = '😀'\n".encode(),
-     [("'☕'", "'🍵'"), ("日本語", "中文"), ("emoji = '😀'\n", "emoji = '😀😀'\nø = 1\n")],
+     [("'☕'", "'🍵'"), ("日本語", "中文"),
+      ("emoji = '😀'\n", "emoji = '😀😀'\nø = 1\n")],
      "café = '🍵'\nnaïve = \"中文\"\nemoji = '😀😀'\nø = 1\n".encode()),
     ("lone_cr_inside_lf_file", b"progress = 'a\rb'\nx = 1\n", [("x = 1", "x = 2\ny = 3")],
      b"progress = 'a\rb'\nx = 2\ny = 3\n"),
@@ -518,6 +565,10 @@ def test_empty_old_text_fills_an_empty_file(tmp_path, box):
     missing = refused(box, "NOT_FOUND", path="new.py", oldText="", newText="z = 3\n")
     assert not (tmp_path / "new.py").exists()
     assert missing["details"]["path"] == "new.py"
+    assert missing["hint"] == "Create new.py with write_file; edit_file changes existing files."
+    created = call(box, "write_file", path="new.py", content="z = 3\n")
+    assert created["ok"] is True, created
+    assert (tmp_path / "new.py").read_text() == "z = 3\n"
 
 
 # -- edits, dry runs, chaining ------------------------------------------------------------
@@ -526,7 +577,8 @@ def test_empty_old_text_fills_an_empty_file(tmp_path, box):
 def test_edits_apply_in_order_and_say_where_each_landed(tmp_path, box):
     path = put(tmp_path, "a.py", PY)
     result = ok(box, path="a.py", edits=[
-        {"oldText": "def perimeter(w, h):\n", "newText": "def perimeter(w, h):\n    \"\"\"P.\"\"\"\n"},
+        {"oldText": "def perimeter(w, h):\n",
+         "newText": "def perimeter(w, h):\n    \"\"\"P.\"\"\"\n"},
         {"oldText": "def area(w, h):\n", "newText": "import math\n\n\ndef area(w, h):\n"},
         {"oldText": "w", "newText": "width", "replaceAll": True},
         {"oldText": "  return 2 * (width + h)", "newText": "  return 2 * (width + h)  # sum"},
@@ -583,7 +635,8 @@ def test_dry_run_changes_nothing_and_predicts_the_result(tmp_path, box):
     assert preview["dryRun"] is True
     assert preview["sha256"] == preview["baseSha256"] == sha(PY.encode())
     assert preview["diff"] == ("--- a/a.py\n+++ b/a.py\n@@ -1,5 +1,5 @@\n def area(w, h):\n"
-                               "-    return w * h\n+    return h * w\n \n \n def perimeter(w, h):\n")
+                               "-    return w * h\n+    return h * w\n \n \n"
+                               " def perimeter(w, h):\n")
     assert path.read_text() == PY
     assert (path.stat().st_ino, path.stat().st_mtime_ns) == (inode, mtime)
     real = ok(box, path="a.py", oldText="w * h", newText="h * w")
@@ -775,10 +828,6 @@ def test_concurrent_edits_of_one_file_all_land(tmp_path):
 
 # -- the pure core, by property ---------------------------------------------------------------
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
-from corral.tools._edit_match import Region, apply_regions, compose, remap  # noqa: E402
-from corral.tools._edit_text import Lines, unified_diff  # noqa: E402
 
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 

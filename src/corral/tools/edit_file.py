@@ -25,7 +25,8 @@ Decisions a host can rely on:
   its real root-relative path, and the result gives it as ``resolvedPath``.
 * **Empty oldText** is accepted only for an empty file (no bytes, or only a
   BOM): newText becomes its content.  edit_file never creates a file; a
-  missing path is ``NOT_FOUND`` (write_file creates files).
+  missing path is ``NOT_FOUND`` from the boundary (with ``didYouMean``), and
+  when oldText was empty and no close name exists its hint names write_file.
 * **expectedSha256** that does not match is ``STALE`` with both digests.
   The changed lines are given when the expected version's text is known to
   this Toolbox (it was the base or result of an edit made through it, kept
@@ -47,6 +48,7 @@ import re
 import stat as st
 from typing import Any
 
+from ._classify import classify
 from ._context import ToolContext, sha256_hex
 from ._edit_match import (MAX_LISTED, Diagnosis, Difference, Region, Search, Span,
                           applied_copies, apply_regions, compose, diagnose, distinctive,
@@ -191,7 +193,16 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
     ctx.check_deny(rel)
     with ctx.lock(rel):
-        return _edit(ctx, rel, edits, multi, expected, args)
+        try:
+            return _edit(ctx, rel, edits, multi, expected, args)
+        except FileNotFoundError as exc:
+            if exc.filename != rel or any(old for old, _, _ in edits):
+                raise
+            # an empty oldText on a missing file: the model wants to create it
+            refusal = classify(exc, tool="edit_file", args={"path": args["path"]}, ctx=ctx)
+            if refusal.code is Code.NOT_FOUND and "didYouMean" not in refusal.details:
+                refusal.hint = f"Create {rel} with write_file; edit_file changes existing files."
+            raise refusal from None
 
 
 def _read(ctx: ToolContext, rel: str) -> tuple[bytes, tuple[int, int]]:
@@ -715,12 +726,16 @@ def _result(ctx: ToolContext, rel: str, real: str, base_sha: str, new_sha: str,
         items = []
         for ranges, strategy, count in zip(per_edit, outcome.strategies, outcome.counts):
             item: dict[str, Any] = {"replacements": count, "lines": ranges[:MAX_LISTED]}
+            if len(ranges) > MAX_LISTED:
+                item["linesTruncated"] = True
             if strategy != "exact":
                 item["matchStrategy"] = strategy
             items.append(item)
         result["edits"] = items
     else:
         result["lines"] = per_edit[0][:MAX_LISTED]
+        if len(per_edit[0]) > MAX_LISTED:
+            result["linesTruncated"] = True
         if outcome.strategies[0] != "exact":
             result["matchStrategy"] = outcome.strategies[0]
     budget = ctx.limits.read_bytes
