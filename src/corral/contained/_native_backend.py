@@ -62,6 +62,9 @@ assert (_lib.CORRAL_RENAME_NOREPLACE, _lib.CORRAL_RENAME_EXCHANGE) == (
     RENAME_NOREPLACE, RENAME_EXCHANGE)
 
 
+_openat2 = _lib.corral_openat2
+
+
 def c_path(path: str | bytes) -> bytes:
     """``path`` as the bytes C receives; :class:`InvalidPathError` for a NUL
     byte, which C would take as the end of the string."""
@@ -116,6 +119,8 @@ class NativeBackend(Backend):
         # Darwin has no O_PATH: a fast-path open is a real open, so it must
         # not wait on a FIFO or take a terminal (the walk uses O_NONBLOCK too).
         self._openat2_extra = os.O_NONBLOCK | os.O_NOCTTY if IS_DARWIN else 0
+        # resolve bits this backend answers ENOSYS for (the walk runs instead)
+        self._resolve_unsupported = 0
         if not _lib.CORRAL_HAS_OPENAT2:
             self.openat2_reason = "not available on this platform"
         elif not _openat2_wanted(openat2):
@@ -156,14 +161,18 @@ class NativeBackend(Backend):
             shutil.rmtree(base, ignore_errors=True)
         self.has_openat2 = beneath
         self.has_nofollow_any = beneath and nofollow_any
+        if not self.has_nofollow_any:  # the strict mode then walks
+            self._resolve_unsupported = RESOLVE_NO_SYMLINKS
 
     # -- what the native module adds -----------------------------------------
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
-        data = c_path(path)
-        if not self.has_openat2 or (resolve & RESOLVE_NO_SYMLINKS and IS_DARWIN
-                                    and not self.has_nofollow_any):
+        # the hot path of every Root.open and Root.stat: c_path inlined
+        data = path.encode(_ENCODING, _ENCODE_ERRORS) if type(path) is str else c_path(path)
+        if b"\0" in data:
+            raise InvalidPathError("path contains a NUL byte")
+        if not self.has_openat2 or resolve & self._resolve_unsupported:
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
-        fd = _lib.corral_openat2(dir_fd, data, flags | self._openat2_extra, mode, resolve)
+        fd = _openat2(dir_fd, data, flags | self._openat2_extra, mode, resolve)
         if fd < 0:
             _fail()
         return fd

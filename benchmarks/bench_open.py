@@ -1,0 +1,151 @@
+"""Root.open + read + close of a 4 KiB file, against plain open() of the same
+absolute path, at depths 1, 5 and 10, for every backend and path present.
+
+    python benchmarks/bench_open.py [--batch N] [--rounds R] [--json]
+
+Depth d means the file is the d-th component (``d1/.../d{d-1}/f``).  Each
+round times a batch of each candidate and of both baselines back to back
+(in a rotating order), so drift on a busy machine hits them alike; a
+figure is the median of the rounds, and a ratio is a median against the
+median of a baseline measured in the same run.
+
+Baselines: ``open()`` is the builtin, ``with open(path, "rb") as f:
+f.read()``; ``os.open`` is ``os.open`` + ``os.read`` + ``os.close``, the
+cheapest unprotected way to read a file, which Root.open + ``os.read`` +
+``os.close`` is closest to.  Targets: native openat2 <= 1.15 x open();
+openat2 <= 1.3 and the walk <= 1 + 0.6 x depth for every backend.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+from corral.contained import Root, available_backends, backend_by_name
+
+DEPTHS = (1, 5, 10)
+SIZE = 4096
+
+
+def _make_tree(base: str) -> dict[int, str]:
+    """The file at each depth, root-relative."""
+    paths = {}
+    for depth in DEPTHS:
+        rel = "/".join([f"d{depth}-{i}" for i in range(1, depth)] + ["f"])
+        full = os.path.join(base, rel)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as f:
+            f.write(os.urandom(SIZE))
+        paths[depth] = rel
+    return paths
+
+
+def _candidates(base: str) -> list[tuple[str, Root]]:
+    roots = []
+    for name in available_backends():
+        backend = backend_by_name(name)
+        if backend.has_openat2:
+            roots.append((f"{name}-openat2", Root(base, backend=backend, fast_path=True)))
+        roots.append((f"{name}-walk", Root(base, backend=backend, fast_path=False)))
+    return roots
+
+
+def _time_batch(fn, arg, batch: int) -> float:
+    """Seconds per call of ``fn(arg)``, over one batch."""
+    clock = time.perf_counter
+    start = clock()
+    for _ in range(batch):
+        fn(arg)
+    return (clock() - start) / batch
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, default=2000, help="calls per timed batch")
+    parser.add_argument("--rounds", type=int, default=21, help="timed rounds per figure")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+
+    read, close, osopen = os.read, os.close, os.open
+    rdonly = os.O_RDONLY | os.O_CLOEXEC
+
+    def builtin_open(path: str) -> None:
+        with open(path, "rb") as f:
+            f.read()
+
+    def os_open(path: str) -> None:
+        fd = osopen(path, rdonly)
+        read(fd, 65536)
+        close(fd)
+
+    with tempfile.TemporaryDirectory(prefix="corral-bench-") as tmp:
+        base = os.path.realpath(tmp)
+        paths = _make_tree(base)
+        candidates = _candidates(base)
+
+        def root_reader(root: Root):
+            ropen = root.open
+
+            def run(rel: str) -> None:
+                fd = ropen(rel)
+                read(fd, 65536)
+                close(fd)
+            return run
+
+        runners = [("open()", builtin_open, True), ("os.open", os_open, True)]
+        runners += [(label, root_reader(root), False) for label, root in candidates]
+        results: dict[int, dict[str, float]] = {}
+        for depth in DEPTHS:
+            rel = paths[depth]
+            absolute = os.path.join(base, rel)
+            for label, fn, is_abs in runners:  # warm up (dentry cache, probes)
+                _time_batch(fn, absolute if is_abs else rel, 200)
+            samples: dict[str, list[float]] = {label: [] for label, _, _ in runners}
+            for r in range(args.rounds):
+                k = r % len(runners)
+                for label, fn, is_abs in runners[k:] + runners[:k]:
+                    samples[label].append(_time_batch(fn, absolute if is_abs else rel, args.batch))
+            results[depth] = {label: statistics.median(v) for label, v in samples.items()}
+        for _, root in candidates:
+            root.close()
+
+    labels = [label for label, _ in candidates]
+    if args.json:
+        json.dump({"python": sys.version.split()[0], "platform": sys.platform,
+                   "us_per_call": {d: {k: v * 1e6 for k, v in r.items()}
+                                   for d, r in results.items()}}, sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"Root.open + read + close of a {SIZE}-byte file vs the same absolute path "
+          f"(median of {args.rounds} rounds x {args.batch} calls; Python "
+          f"{sys.version.split()[0]}, {sys.platform})")
+    print()
+    print(f"{'depth':>5}  {'open()':>9}  {'os.open':>9}")
+    for depth in DEPTHS:
+        r = results[depth]
+        print(f"{depth:>5}  {r['open()'] * 1e6:7.2f}us  {r['os.open'] * 1e6:7.2f}us")
+    print()
+    print(f"{'path':<16}{'depth':>6}{'time':>11}{'vs open()':>11}{'vs os.open':>12}  target vs open()")
+    for label in labels:
+        for depth in DEPTHS:
+            r = results[depth]
+            ratio, ratio_os = r[label] / r["open()"], r[label] / r["os.open"]
+            if label == "native-openat2":
+                target = 1.15
+            elif label.endswith("openat2"):
+                target = 1.3
+            else:
+                target = 1 + 0.6 * depth
+            mark = "ok" if ratio <= target else "OVER"
+            print(f"{label:<16}{depth:>6}{r[label] * 1e6:9.2f}us{ratio:>11.2f}{ratio_os:>12.2f}"
+                  f"  <= {target:.2f} {mark}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
