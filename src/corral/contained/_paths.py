@@ -67,7 +67,11 @@ def parse(path: object) -> ParsedPath:
     last = raw[-1]
     names = [p for p in raw if p and p != "."]
     absolute = text.startswith("/")
-    final_is_dot = last in (".", "..") or (not names and absolute)
+    # the last component written, ignoring trailing slashes: "./" and "a/../"
+    # end in a dot just as "." and "a/.." do
+    tail = text.rstrip("/")
+    tail = tail[tail.rfind("/") + 1:]
+    final_is_dot = tail in (".", "..") or (not tail and absolute)
     must_be_dir = last in ("", ".", "..") and text != ""
     return ParsedPath(text, names, absolute, must_be_dir, final_is_dot)
 

@@ -261,7 +261,10 @@ class Root:
         flags |= os.O_CLOEXEC
         if dir_fd is not None:
             return self._open_child(dir_fd, parsed, flags, mode)
-        if parsed.must_be_dir and flags & os.O_CREAT:
+        if flags & os.O_CREAT and parsed.final_is_dot:
+            # "l/.": l is followed like any directory on the way (so an
+            # outward l is an escape), then O_CREAT cannot make "."
+            self.stat(parsed.text)
             raise contained_error(errno.EISDIR, parsed.text, parsed.text)
         final_nofollow = bool(flags & os.O_NOFOLLOW)
         if self._fast:
@@ -278,7 +281,11 @@ class Root:
 
         def final(walk: _Walk, name: str | None) -> object:
             if name is None:
-                fd = backend.open_at(walk.top, ".", (flags & ~os.O_CREAT) | _SAFE)
+                # "d/.", "a/..": the parent resolved (or the kernel's ENOTDIR
+                # and escapes were raised); O_CREAT cannot make a directory
+                if flags & os.O_CREAT:
+                    raise contained_error(errno.EISDIR, parsed.text, walk.where())
+                fd = backend.open_at(walk.top, ".", flags | _SAFE)
                 return self._checked_fd(fd, flags, parsed.text, walk.where())
             if walk.must_be_dir and flags & os.O_CREAT:
                 raise contained_error(errno.EISDIR, parsed.text, walk.where(name))
@@ -415,48 +422,86 @@ class Root:
         if parsed.absolute:
             raise EscapeError("absolute paths are outside the root", parsed.text,
                               component="/", reason="absolute")
+        if not parsed.text:  # names nothing, as for every other operation
+            raise self._not_found(parsed.text, "")
         backend = self._backend
         created: list[str] = []
+        text = parsed.text
         with _Walk(self._rootfd(), backend) as walk:
             pending = list(reversed(parsed.names))
+            if parsed.final_is_dot:
+                # "l/.": the leaf is the ".", so l is followed like any
+                # directory on the way, not met as the leaf
+                pending.insert(0, ".")
             links = steps = 0
+            # pending[floor:] came from a symlink's target.  Those names are
+            # resolved, never created (os.makedirs does not create through a
+            # dangling link either); floor == 0 means the link was the last
+            # component, where os.makedirs would have met the link itself.
+            floor = len(pending)
             while pending:
                 steps += 1
                 if steps > MAX_STEPS:
-                    raise contained_error(errno.ELOOP, parsed.text, walk.where())
+                    raise contained_error(errno.ELOOP, text, walk.where())
                 name = pending.pop()
+                derived = len(pending) >= floor
+                last = not pending
+                if name == ".":
+                    continue
                 if name == "..":
                     if len(walk.fds) == 1:
-                        raise EscapeError("'..' leads outside the root", parsed.text,
+                        raise EscapeError("'..' leads outside the root", text,
                                           component="..", reason="dotdot")
                     walk.pop()
                     continue
                 try:
                     fd = backend.open_at(walk.top, name, backend.dir_flags)
                 except OSError as exc:
-                    if exc.errno == errno.ENOENT:
+                    if exc.errno == errno.ENOENT and not derived:
                         if dry_run:
                             return created + self._would_create(walk, name, pending, parsed)
                         try:
                             fd = backend.create_directory_at(walk.top, name, mode)
                         except OSError as cexc:
                             if cexc.errno != errno.EEXIST:
-                                self._raise_mapped(cexc, parsed.text, walk.where(name))
+                                self._raise_mapped(cexc, text, walk.where(name))
                             pending.append(name)  # lost a race: resolve what is there now
                             continue
                         created.append(walk.where(name))
                         walk.push(fd, name)
                         continue
+                    if exc.errno == errno.ENOENT and floor == 0:
+                        # the last component is a dangling link: it exists, and
+                        # is not a directory (os.makedirs says the same)
+                        raise contained_error(errno.EEXIST, text, walk.where(name)) from None
                     if exc.errno in (errno.ENOTDIR, errno.ELOOP):
-                        target = self._link_target(walk, name, parsed.text)
-                        if target is not None:
+                        target = self._link_target(walk, name, text)
+                        if target is None:
+                            if last and (floor == 0 or not derived):
+                                # the leaf exists and is not a directory
+                                raise contained_error(errno.EEXIST, text,
+                                                      walk.where(name)) from None
+                        elif last and not derived and not exist_ok:
+                            # the leaf exists (as a link): as os.makedirs, no need
+                            # to follow it to say so
+                            raise contained_error(errno.EEXIST, text, walk.where(name)) from None
+                        else:
                             links += 1
-                            self._splice(target, pending, links, parsed.text, walk.where(name))
+                            floor = min(floor, len(pending))
+                            try:
+                                self._splice(target, pending, links, text, walk.where(name))
+                            except EscapeError:
+                                raise
+                            except OSError as lexc:
+                                if floor == 0 and lexc.errno == errno.ELOOP:
+                                    raise contained_error(errno.EEXIST, text,
+                                                          walk.where(name)) from None
+                                raise
                             continue
-                    self._raise_mapped(exc, parsed.text, walk.where(name))
+                    self._raise_mapped(exc, text, walk.where(name))
                 walk.push(fd, name)
         if not created and not exist_ok:
-            raise contained_error(errno.EEXIST, parsed.text, parsed.text)
+            raise contained_error(errno.EEXIST, text, text)
         return created
 
     def remove(self, path: object) -> None:
@@ -488,6 +533,18 @@ class Root:
 
         def act_src(swalk: _Walk, sname: str) -> None:
             def act_dst(dwalk: _Walk, dname: str) -> None:
+                if dwalk.must_be_dir:
+                    # "dst/": the kernel's answers, never following dst itself
+                    try:
+                        dinfo = backend.lstat_at(dwalk.top, dname)
+                    except FileNotFoundError:
+                        dinfo = None
+                    if dinfo is not None and flags & RENAME_NOREPLACE:
+                        raise contained_error(errno.EEXIST, dparsed.text, dwalk.where(dname))
+                    sinfo = backend.lstat_at(swalk.top, sname)
+                    if not st.S_ISDIR(sinfo.st_mode) or (
+                            dinfo is not None and not st.S_ISDIR(dinfo.st_mode)):
+                        raise contained_error(errno.ENOTDIR, dparsed.text, dwalk.where(dname))
                 try:
                     backend.rename_at(swalk.top, sname, dwalk.top, dname, flags)
                 except OSError as exc:
@@ -497,13 +554,19 @@ class Root:
                                      errno.ENOTDIR) and self._exists_at(dwalk.top, dname):
                         self._raise_mapped(exc, dparsed.text, dwalk.where(dname))
                     self._raise_mapped(exc, sparsed.text, swalk.where(sname))
-            self._named(dparsed, "rename", act_dst)
+            self._named(dparsed, "rename_dst_excl" if flags & RENAME_NOREPLACE else "rename_dst",
+                        act_dst)
 
         self._named(sparsed, "rename", act_src)
 
     def readlink(self, path: object) -> str:
         """The text of the symlink ``path`` (whatever it points at)."""
         parsed = _paths.parse(path)
+        if parsed.must_be_dir:
+            # "link/" names what the link points to (the kernel follows it
+            # here): a directory, which is not a symlink
+            self.stat(parsed.text)
+            raise contained_error(errno.EINVAL, parsed.text, parsed.text)
         return self._named(parsed, "readlink",
                            lambda walk, name: self._backend.readlink_at(walk.top, name))
 
@@ -553,8 +616,6 @@ class Root:
         parsed = _paths.parse(path)
         if mode is not None:
             _check_mode(mode, parsed.text)
-        if parsed.must_be_dir:
-            raise contained_error(errno.EISDIR, parsed.text, parsed.text)
         backend = self._backend
         view = memoryview(data).cast("B")
 
@@ -729,7 +790,15 @@ class Root:
                 if strict:
                     raise SymlinkError("symlinks are not followed in this root", parsed.text,
                                        component=walk.where(name))
-                target = backend.readlink_at(walk.top, name)
+                try:
+                    target = backend.readlink_at(walk.top, name)
+                except OSError as exc:
+                    if exc.errno == errno.EINVAL:
+                        # no longer a symlink (renamed over since final()
+                        # looked): look at the name again (MAX_STEPS bounds it)
+                        pending.append(name)
+                        continue
+                    self._raise_mapped(exc, parsed.text, walk.where(name))
                 links += 1
                 if self._splice(target, pending, links, parsed.text, walk.where(name)):
                     walk.must_be_dir = True
@@ -744,25 +813,29 @@ class Root:
             # "a/.", "a/..", "/": there is no name to act on.  Say what the
             # kernel says once the directory is known to exist.
             self.stat(parsed.text)
-            raise contained_error(errno.EEXIST if op == "mkdir" else errno.EINVAL,
-                                  parsed.text, parsed.text)
+            raise contained_error(_dot_errno(op, parsed.text), parsed.text, parsed.text)
         if not parsed.names:
             if parsed.absolute:
                 raise EscapeError("absolute paths are outside the root", parsed.text,
                                   component="/", reason="absolute")
             raise self._not_found(parsed.text, "")
         rootfd = self._rootfd()
-        must_be_dir = parsed.must_be_dir
 
         def final(walk: _Walk, name: str | None) -> object:
             if name is None:  # a followed link that ended at a directory
-                raise contained_error(errno.EEXIST if op == "mkdir" else errno.EINVAL,
-                                      parsed.text, walk.where())
-            if must_be_dir and op != "mkdir":
-                # "name/" must be a directory itself, not a link to one
-                info = self._backend.lstat_at(walk.top, name)
-                if not st.S_ISDIR(info.st_mode):
-                    raise contained_error(errno.ENOTDIR, parsed.text, walk.where(name))
+                raise contained_error(_dot_errno(op, "."), parsed.text, walk.where())
+            if walk.must_be_dir:
+                # "name/" (or a followed link whose text ends in "/"): the
+                # kernel's answers, without ever following "name" itself
+                if op == "write":  # O_CREAT with a trailing slash
+                    raise contained_error(errno.EISDIR, parsed.text, walk.where(name))
+                if op in ("remove", "rmdir", "rename", "symlink"):
+                    info = self._backend.lstat_at(walk.top, name)
+                    if op == "symlink":
+                        raise contained_error(errno.EEXIST, parsed.text, walk.where(name))
+                    if not st.S_ISDIR(info.st_mode):
+                        raise contained_error(errno.ENOTDIR, parsed.text, walk.where(name))
+                # mkdir creates "name/"; rename's destination checks itself
             result = act(walk, name)
             if result is _FOLLOW and not follow_final:
                 return None
@@ -845,11 +918,11 @@ class Root:
         try:
             info = backend.fstat(fd)
             kind = st.S_IFMT(info.st_mode)
+            if must_be_dir and kind != st.S_IFDIR:  # "fifo/" is ENOTDIR, as in the kernel
+                raise contained_error(errno.ENOTDIR, text, where)
             if kind in _SPECIAL_KINDS and not (_O_PATH and flags & _O_PATH):
                 raise SpecialFileError("not a regular file or directory", text,
                                        component=where, kind=_SPECIAL_KINDS[kind])
-            if must_be_dir and kind != st.S_IFDIR:
-                raise contained_error(errno.ENOTDIR, text, where)
         except BaseException:
             backend.close(fd)
             raise
@@ -929,6 +1002,8 @@ class Root:
         lexical = [*walk.names, name]
         out = [_paths.join(lexical)]
         for part in reversed(pending):
+            if part == ".":
+                continue
             if part == "..":
                 if not lexical:
                     raise EscapeError("'..' leads outside the root", parsed.text,
@@ -975,6 +1050,22 @@ class Root:
 
 def _under_pyfakefs() -> bool:
     return type(os).__module__.startswith("pyfakefs")
+
+
+def _dot_errno(op: str, text: str) -> int:
+    """What the kernel answers when the last component of ``text`` is "." or
+    ".." (or a followed link ends at a directory) for an operation that
+    needs a name there."""
+    if op in ("mkdir", "symlink", "rename_dst_excl"):
+        return errno.EEXIST
+    if op in ("remove", "write"):
+        return errno.EISDIR
+    if op == "rmdir":
+        last = [part for part in text.split("/") if part][-1:]
+        return errno.ENOTEMPTY if last == [".."] else errno.EINVAL
+    if op in ("rename", "rename_dst"):
+        return errno.EBUSY
+    return errno.EINVAL  # readlink
 
 
 def _check_mode(mode: int, text: str) -> None:

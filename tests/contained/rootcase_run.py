@@ -1,0 +1,257 @@
+"""The case record and the runner of the Root tables (see test_root_table.py)."""
+
+from __future__ import annotations
+
+import errno
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from corral.contained import ContainedError, EscapeError
+
+from rootcase_fs import Tree, build, fingerprint, open_fds, outside_part, snapshot
+from rootcase_ops import ON_FINAL_LINK, OPS_BY_NAME, Op, check_target, prepare
+
+
+class _Ok:
+    def __repr__(self) -> str:
+        return "OK"
+
+
+OK = _Ok()
+
+
+@dataclass(frozen=True)
+class Value:
+    """Expected: success with exactly this (comparable) result."""
+    value: object
+
+
+# An expectation: OK, Value(x), an exception class, an errno number, or
+# (exception class, errno).
+Expect = object
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row of a table.
+
+    A-style (Go's rootTestCases): ``target`` is the root-relative real path
+    the path resolves to when final symlinks are followed, ``ltarget`` when
+    they are not (default: ``target``).  Each op first puts what it needs at
+    the target (a file, a directory, nothing) and then must act exactly
+    there.  ``error`` instead of ``target``: following ops raise it;
+    ``lerror``: non-following ops raise it (default: ``error``, unless an
+    ``ltarget`` is given).
+
+    B-style (Go's rootConsistencyTestCases): neither ``target`` nor
+    ``error``; the tree is used as built and each op must give what plain
+    ``os`` gives on the same absolute path (data, identity, listing, errno,
+    and the whole tree afterwards).
+
+    ``expect`` overrides the expectation for single ops.  The oracle runs
+    wherever the expected outcome is not a containment refusal (an escape,
+    a special file, an invalid path), unless ``oracle`` is false or the op is
+    in ``no_oracle``.
+    """
+
+    name: str
+    fs: tuple[str, ...]
+    path: str | bytes
+    target: str | None = None
+    ltarget: str | None = None
+    error: Expect | None = None
+    lerror: Expect | None = None
+    expect: dict = field(default_factory=dict)
+    oracle: bool = True
+    no_oracle: frozenset = frozenset()
+    ops: frozenset | None = None  # run only these ops (default: all)
+
+
+def C(name: str, fs, path, **kw) -> Case:
+    """Shorthand: ``C("nested", ["a/"], "a/target", target="a/target")``."""
+    for key in ("expect",):
+        kw[key] = dict(kw.get(key, {}))
+    for key in ("no_oracle", "ops"):
+        if key in kw and kw[key] is not None:
+            kw[key] = frozenset(kw[key])
+    return Case(name, tuple(fs), path, **kw)
+
+
+_GONE = (EscapeError, errno.ENOENT, errno.ENOTDIR, errno.ELOOP)
+
+
+def expectation(case: Case, op: Op) -> tuple[Expect | None, Expect | None]:
+    """What ``op`` must do for ``case`` (``None``: whatever os does), and the
+    outcome underneath it (``exists`` turns most errors into ``False``, and
+    the oracle must not run for an escape hidden that way)."""
+    if op.name in case.expect:
+        return case.expect[op.name], case.expect[op.name]
+    if case.target is None and case.error is None:
+        return None, None
+    is_link = case.ltarget is not None and case.ltarget != case.target
+    if op.name.startswith("makedirs") and is_link:
+        # os.makedirs meets the link itself: it exists.  Told to accept an
+        # existing leaf, it follows it (which must not lead out).
+        if op.name == "makedirs_exist_ok" and case.error is EscapeError:
+            exp = EscapeError
+        else:
+            exp = errno.EEXIST
+    elif op.follows:
+        exp = case.error if case.error is not None else OK
+    else:
+        lerror = case.lerror
+        if lerror is None and case.ltarget is None:
+            lerror = case.error
+        if lerror is not None:
+            exp = lerror
+        elif is_link:
+            exp = ON_FINAL_LINK.get(op.name, "ok")
+            exp = OK if exp == "ok" else exp
+        elif op.name == "readlink":
+            exp = errno.EINVAL
+        else:
+            exp = OK
+    if op.name == "exists" and exp is not OK:
+        return (Value(False) if exp in _GONE else exp), exp
+    return exp, exp
+
+
+def _outcome(fn: Callable[[], object]) -> tuple:
+    try:
+        return ("ok", fn())
+    except Exception as exc:  # noqa: BLE001 - the table compares whatever was raised
+        return ("err", exc)
+
+
+def _describe(result: tuple) -> str:
+    kind, value = result
+    if kind == "ok":
+        return f"ok {value!r}"
+    return f"{type(value).__name__}(errno={getattr(value, 'errno', None)}, {value})"
+
+
+def _matches(result: tuple, exp: Expect) -> bool:
+    kind, value = result
+    if exp is OK:
+        return kind == "ok"
+    if isinstance(exp, Value):
+        return kind == "ok" and value == exp.value
+    if isinstance(exp, int):
+        return kind == "err" and isinstance(value, OSError) and value.errno == exp
+    if isinstance(exp, tuple):
+        cls, err = exp
+        return kind == "err" and isinstance(value, cls) and value.errno == err
+    return kind == "err" and isinstance(value, exp)
+
+
+_REFUSALS = (ContainedError,)
+
+
+def _refusal(exp: Expect | None) -> bool:
+    if isinstance(exp, tuple):
+        exp = exp[0]
+    return isinstance(exp, type) and issubclass(exp, _REFUSALS)
+
+
+def _check_no_host_path(exc: BaseException, tree: Tree, case: Case) -> None:
+    """An error names root-relative paths only (unless the caller's own path
+    was a host path)."""
+    if "$" in os.fsdecode(case.path):
+        return
+    texts = [str(exc), str(getattr(exc, "filename", "")), str(getattr(exc, "filename2", "")),
+             str(getattr(exc, "component", ""))]
+    for text in texts:
+        assert str(tree.base) not in text, f"host path leaked in error: {text!r}"
+
+
+def run_ops(case: Case, ops, make_root, scratch: Path) -> None:
+    """Run every op of ``ops`` for ``case``; report all the ops that failed."""
+    failures = []
+    for i, op in enumerate(ops):
+        if case.ops is not None and op.name not in case.ops:
+            continue
+        tmp = scratch / f"{i}-{op.name}"
+        tmp.mkdir()
+        try:
+            run(case, op, make_root, tmp)
+        except AssertionError as exc:
+            failures.append(f"[{op.name}] {exc}")
+    assert not failures, f"{len(failures)} op(s) failed:\n" + "\n".join(failures)
+
+
+def run(case: Case, op: Op, make_root, tmp: Path) -> None:
+    """Run one op of one case against a Root, check it, compare with os."""
+    tree = build(tmp / "r", case.fs)
+    prepare(tree, op, case.target)
+    path = tree.subst(case.path)
+    exp, underneath = expectation(case, op)
+    root = make_root(tree.ws)
+
+    before = fingerprint(tree)
+    fds = open_fds()
+    result = _outcome(lambda: op.root(root, tree, path))
+    assert open_fds() == fds, f"{case.name}: {op.name}: an fd was left open"
+    after = fingerprint(tree)
+
+    where = f"{case.name}: {op.name}({case.path!r}) -> {_describe(result)}"
+    # Nothing outside the root ever changes, whatever the op and outcome.
+    assert outside_part(after) == outside_part(before), \
+        f"{where}: something outside the root changed"
+    if result[0] == "err":
+        _check_no_host_path(result[1], tree, case)
+        if not isinstance(result[1], OSError):
+            raise AssertionError(f"{where}: not an OSError") from result[1]
+
+    if exp is not None:
+        assert _matches(result, exp), f"{where}; expected {exp!r}"
+        if result[0] == "ok" and exp is OK and case.target is not None:
+            lt = case.ltarget if case.ltarget is not None else case.target
+            check_target(op, tree, result[1], case.target, lt)
+    if not op.mutates:
+        assert after == before, f"{where}: a read-only op changed the tree"
+
+    if not case.oracle or op.name in case.no_oracle or _refusal(underneath):
+        if result[0] == "err" and exp is None:
+            raise AssertionError(f"{where}: no expectation and no oracle")
+        if result[0] == "err" and op.mutates:
+            assert after == before, f"{where}: a refused op changed the tree"
+        return
+    _compare_with_os(case, op, tree, result, tmp, make_root, where)
+
+
+def _compare_with_os(case: Case, op: Op, tree: Tree, result: tuple, tmp: Path,
+                     make_root, where: str) -> None:
+    if op.name == "makedirs_dry":
+        # the oracle of a dry run is the real run, on an identical tree
+        other = build(tmp / "o", case.fs)
+        prepare(other, op, case.target)
+        real = _outcome(lambda: make_root(other.ws).makedirs(other.subst(case.path), 0o755))
+        _same(result, real, where)
+        return
+    if op.mutates:
+        other = build(tmp / "o", case.fs)
+        prepare(other, op, case.target)
+    else:
+        other = tree
+    host = other.host(case.path)
+    expected = _outcome(lambda: op.os(other, host))
+    if result[0] == "ok" and expected[0] == "ok":
+        assert op.cmp(result[1]) == expected[1], f"{where}; os gave {_describe(expected)}"
+    else:
+        _same(result, expected, where)
+    if op.mutates:
+        assert snapshot(tree) == snapshot(other), \
+            f"{where}: the tree differs from os's ({_describe(expected)})"
+
+
+def _same(result: tuple, expected: tuple, where: str) -> None:
+    if result[0] == "ok" or expected[0] == "ok":
+        assert result[0] == expected[0] and result[1] == expected[1], \
+            f"{where}; os gave {_describe(expected)}"
+        return
+    got, want = result[1], expected[1]
+    assert isinstance(got, OSError) and isinstance(want, OSError), \
+        f"{where}; os gave {_describe(expected)}"
+    assert got.errno == want.errno, f"{where}; os gave {_describe(expected)}"
