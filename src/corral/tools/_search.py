@@ -7,7 +7,11 @@
 * :class:`IgnoreRules` applies the ``.gitignore`` files met on the way down,
   with git's precedence (a deeper file wins, and in one file the last
   matching line wins; an ignored directory is not entered, so nothing in it
-  can be re-included).  The patterns themselves are pathspec's.
+  can be re-included).  The patterns themselves are pathspec's, and so is
+  one known difference from git: pathspec's ``*`` also matches every
+  directory, so the "ignore all but" idiom ``*`` + ``!*/`` does not re-open
+  directories (``*`` + ``!*.py`` works for files in the same directory).
+  Symlinked .gitignore files are not read (git does not follow them either).
 * :class:`Walk` lists a tree below one directory fd, in code-point order of
   the full path, so a capped search can stop at the cap plus one and still
   be sorted.  Directories are entered with ``Root.open(name, dir_fd=fd)``

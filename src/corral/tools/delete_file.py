@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat as st
 from typing import Any
 
 from ._context import ToolContext

@@ -31,6 +31,7 @@ from typing import Any
 
 from ..contained import SpecialFileError
 from ._context import ToolContext
+from ._refusal import Code, Refusal
 from ._registry import ToolSpec
 from ._requests import GrepRequest
 from ._search import (Base, GlobMatcher, IgnoreRules, Walk, WalkStats, ancestor_rules,
@@ -255,6 +256,17 @@ class _Search:
             match["after"] = [texts[n] for n in range(line + 1, high + 1) if n in texts]
 
 
+def _include(text: str | None) -> GlobMatcher | None:
+    if not text:
+        return None
+    if text.endswith("/"):
+        raise Refusal(Code.INVALID_ARGUMENT, f"include {text!r} names a directory, and include "
+                      "filters file names", "Pass the directory as 'path' and a file pattern "
+                      "such as \"*.py\" as 'include'.",
+                      details={"field": "include", "kind": "directory"})
+    return compile_glob(text, "include")
+
+
 def _include_matches(include: GlobMatcher | None, dir_sub: str, name: str) -> bool:
     if include is None:
         return True
@@ -265,7 +277,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
     pattern = args["pattern"]
     matcher = compile_matcher(pattern, regex=args["regex"], ignore_case=args["caseInsensitive"])
-    include = compile_glob(args["include"], "include") if args.get("include") else None
+    include = _include(args.get("include"))
     ctx.check_deny(rel)
     info = ctx.root.stat(rel)
     shown = rel.rstrip("/") or "."
