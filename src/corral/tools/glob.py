@@ -33,17 +33,17 @@ from ._requests import GlobRequest
 from ._search import IgnoreRules, Walk, ancestor_rules, compile_glob, ignored_note, open_base
 
 DESCRIPTION = (
-    "Find files by name pattern below a directory. 'pattern' is a glob: '*' and '?' match "
-    "within one name (leading dots included), '**' matches any number of directories, "
-    "'[abc]' / '[!abc]' one character, '{a,b}' alternatives. A pattern without '/' matches "
-    "names at any depth: '*.py' finds every .py file (the same as '**/*.py'); a pattern with '/' "
-    "is matched against the path below 'path' (e.g. 'src/**/test_*.py'). End the pattern with "
-    "'/' to find directories instead of files. 'path' is the directory to search (default "
-    "\".\"); '..' is not allowed in patterns. Paths ignored by .gitignore files (at every "
-    "level) and .git directories are skipped and counted; pass includeIgnored: true to include "
-    "them. Symlinks are never followed; a symlink is listed only if it leads to a file inside "
-    "the root. Results are root-relative paths in code-point order; when more match than the "
-    "limit, 'truncated' is true. To search file contents use grep."
+    "Find files by name pattern below a directory. 'pattern' is a glob (case-sensitive): '*' "
+    "and '?' match within one name (leading dots included), '**' matches any number of "
+    "directories, '[abc]' / '[!abc]' one character, '{a,b}' alternatives. A pattern without "
+    "'/' matches names at any depth: '*.py' finds every .py file (the same as '**/*.py'); a "
+    "pattern with '/' is matched against the path below 'path' (e.g. 'src/**/test_*.py'). End "
+    "the pattern with '/' to find directories instead of files. 'path' is the directory to "
+    "search (default \".\"); '..' is not allowed in patterns. Paths ignored by .gitignore files "
+    "(at every level) and .git directories are skipped and counted; pass includeIgnored: true "
+    "to include them. Symlinks are never followed; a symlink is listed only if it leads to a "
+    "file inside the root. Results are root-relative paths in code-point order; when more "
+    "match than the limit, 'truncated' is true. To search file contents use grep."
 )
 
 SCHEMA: dict[str, Any] = {

@@ -256,6 +256,13 @@ class _Search:
             match["after"] = [texts[n] for n in range(line + 1, high + 1) if n in texts]
 
 
+def _explicit(args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments that differ from the schema's defaults."""
+    props = SCHEMA["properties"]
+    return {k: v for k, v in args.items()
+            if v is not None and not ("default" in props[k] and props[k]["default"] == v)}
+
+
 def _include(text: str | None) -> GlobMatcher | None:
     if not text:
         return None
@@ -276,7 +283,14 @@ def _include_matches(include: GlobMatcher | None, dir_sub: str, name: str) -> bo
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
     pattern = args["pattern"]
-    matcher = compile_matcher(pattern, regex=args["regex"], ignore_case=args["caseInsensitive"])
+    try:
+        matcher = compile_matcher(pattern, regex=args["regex"],
+                                  ignore_case=args["caseInsensitive"])
+    except Refusal as refusal:
+        if refusal.details.get("kind") == "regex":  # a literal search of the same text works
+            refusal.suggested_tool = "grep"
+            refusal.suggested_args = {**_explicit(args), "regex": False}
+        raise
     include = _include(args.get("include"))
     ctx.check_deny(rel)
     info = ctx.root.stat(rel)
