@@ -359,8 +359,8 @@ def backend_report() -> dict:
     native: dict = {"built": False, "reason": None}
     try:
         backend_by_name("native")
-    except OSError:
-        native["reason"] = native_unavailable_reason
+    except OSError as exc:  # not built; or refused here (pyfakefs)
+        native["reason"] = native_unavailable_reason or str(exc)
     except Exception as exc:  # a broken build: say so, do not hide it
         native["reason"] = f"corral._native is installed but cannot load: {exc!r}"
         native["built"] = True
