@@ -190,6 +190,19 @@ def test_absolute_paths_inside_the_root_are_echoed_relative(world, box):
     assert out["source"] == "a.txt" and out["destination"] == "src/a.txt"
 
 
+def test_a_directory_holding_a_denied_path_does_not_move(world, box):
+    root, _ = world
+    (root / "config").mkdir()
+    (root / "config" / ".env").write_text("KEY=1\n")
+    (root / "config" / "app.toml").write_text("x = 1\n")
+    toolbox = box(root, deny=["config/.env"])
+    out = call(toolbox, "move_file", source="config", destination="cfg")
+    assert out["code"] == "DENIED"
+    assert (root / "config" / ".env").exists() and not (root / "cfg").exists()
+    assert call(toolbox, "move_file", source="config/app.toml", destination="app.toml")["ok"]
+    assert call(toolbox, "move_file", source="src", destination="lib")["ok"]
+
+
 # -- delete_file -----------------------------------------------------------------------------
 
 

@@ -109,6 +109,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is inside {src}, and a directory cannot "
                       "be moved into itself", "Choose a destination outside the directory.",
                       details={"source": src, "destination": dst, "kind": "into_itself"})
+    if kind == "directory":
+        _check_denied_inside(ctx, src)
     existing = _lstat_or_none(ctx, dst)
     if existing is not None:
         _check_existing(src, dst, kind, info, existing, overwrite)
@@ -130,6 +132,19 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"source": src, "destination": dst, "kind": kind,
                               "overwritten": existing is not None, "createdDirectories": created}
     return result
+
+
+def _check_denied_inside(ctx: ToolContext, src: str) -> None:
+    """Moving a directory renames everything in it: a path a deny rule
+    names (``config/.env``) must not come out under a name it does not."""
+    if getattr(ctx, "_deny", True) is None:
+        return  # no deny rules: nothing to look for
+    for dirpath, dirnames, filenames in ctx.root.walk(src):
+        for name in dirnames + filenames:
+            if ctx.is_denied(f"{dirpath}/{name}"):
+                raise Refusal(Code.DENIED, f"{src} holds a path the host does not allow, so it "
+                              "cannot be moved", "Move the other entries one by one instead.",
+                              details={"path": src, "field": "source", "kind": "deny_rule"})
 
 
 def _lstat_or_none(ctx: ToolContext, rel: str) -> Any:
