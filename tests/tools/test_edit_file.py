@@ -689,6 +689,15 @@ def test_final_symlink_inside_root_is_followed(tmp_path, make_root):
     assert [type(r) for r in asked] == [EditRequest] and asked[0].path == "pkg/real.py"
 
 
+def test_symlink_to_a_denied_file_is_denied(tmp_path):
+    secret = put(tmp_path, "secrets/key.py", "KEY = 'abc'\n")
+    os.symlink("secrets/key.py", tmp_path / "key.py")
+    with Toolbox(tmp_path, deny=["secrets/**"]) as toolbox:
+        refusal = refused(toolbox, "DENIED", path="key.py", oldText="abc", newText="xyz")
+    assert refusal["details"]["kind"] == "deny_rule"
+    assert secret.read_text() == "KEY = 'abc'\n"
+
+
 def test_symlink_is_refused_by_a_strict_root(tmp_path, make_root):
     put(tmp_path, "real.py", PY)
     os.symlink("real.py", tmp_path / "link.py")
@@ -787,7 +796,7 @@ def test_read_only_toolbox_offers_no_edit(tmp_path):
 def test_description_tells_a_model_how_to_call_it(tmp_path, box):
     (definition,) = [d for d in box.definitions() if d["name"] == "edit_file"]
     text = definition["description"]
-    for phrase in ("exact copy", "WITHOUT the line-number prefixes", "exactly once", "replaceAll",
+    for phrase in ("exact copy", "WITHOUT the line number and tab", "exactly once", "replaceAll",
                    "edits", "all or nothing", "sha256", "expectedSha256", "write_file"):
         assert phrase in text, phrase
     schema = definition["inputSchema"]

@@ -62,10 +62,11 @@ from ._requests import EditRequest, ReadRequest
 
 DESCRIPTION = (
     "Change an existing text file by replacing text, in one call. Pass oldText, an exact copy of "
-    "the text to change (same indentation, tabs and spaces; WITHOUT the line-number prefixes "
-    "read_file shows), and newText, what replaces it (\"\" deletes it). oldText must occur "
-    "exactly once: include a few neighbouring lines to make it unique, or pass replaceAll: true "
-    "to replace every occurrence. The edit is applied at once (dryRun: true only previews the "
+    "the text to change (same indentation, tabs and spaces; WITHOUT the line number and tab "
+    "read_file puts before each line), and newText, what replaces it (\"\" deletes it). oldText "
+    "must occur exactly once: include a few neighbouring lines to make it unique, or pass "
+    "replaceAll: true to replace every occurrence. The edit is applied at once (dryRun: true only "
+    "previews the "
     "diff). For several changes to one file pass edits: [{oldText, newText, replaceAll}] "
     "instead; they apply in order (each sees the text the previous ones left), all or nothing. "
     "The result gives the file's new sha256, the lines where each change landed (numbers in the "
