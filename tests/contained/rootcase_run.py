@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from corral.contained import ContainedError, EscapeError
+from corral.contained import ContainedError, EscapeError, Root, backend_by_name
 
 from rootcase_fs import Tree, build, fingerprint, open_fds, outside_part, snapshot
 from rootcase_ops import ON_FINAL_LINK, OPS_BY_NAME, Op, check_target, prepare
@@ -166,6 +167,46 @@ def _check_no_host_path(exc: BaseException, tree: Tree, case: Case) -> None:
         assert str(tree.base) not in text, f"host path leaked in error: {text!r}"
 
 
+_FD_METHODS = ("open_at", "openat2", "create_directory_at")
+
+
+class InjectedFault(OSError):
+    pass
+
+
+class RecordingBackend:
+    """Delegates to a real backend.  Records ``(method, fd, has FD_CLOEXEC)``
+    for every fd a call returns (checked the moment it is returned), counts
+    calls, and fails the ``fail_at``-th call with ``EIO`` if asked."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+        self.name = inner.name
+        self.opened: list[tuple[str, int, bool]] = []
+        self.calls = 0
+        self.fail_at: int | None = None
+
+    def __getattr__(self, attr):
+        value = getattr(self._inner, attr)
+        if not callable(value) or attr.startswith("_") or attr == "info":
+            return value
+
+        def call(*args, **kwargs):
+            self.calls += 1
+            if self.fail_at is not None and self.calls == self.fail_at:
+                if attr == "close":
+                    # close(2) releases the fd even when it reports an error
+                    value(*args, **kwargs)
+                raise InjectedFault(errno.EIO, f"injected fault in {attr}")
+            result = value(*args, **kwargs)
+            if attr in _FD_METHODS:
+                cloexec = bool(fcntl.fcntl(result, fcntl.F_GETFD) & fcntl.FD_CLOEXEC)
+                self.opened.append((attr, result, cloexec))
+            return result
+
+        return call
+
+
 def run_ops(case: Case, ops, make_root, scratch: Path) -> None:
     """Run every op of ``ops`` for ``case``; report all the ops that failed."""
     failures = []
@@ -181,19 +222,33 @@ def run_ops(case: Case, ops, make_root, scratch: Path) -> None:
     assert not failures, f"{len(failures)} op(s) failed:\n" + "\n".join(failures)
 
 
+def recording_root(make_root, path) -> tuple[Root, RecordingBackend]:
+    """A Root of ``make_root``'s backend config (backend and fast path) whose
+    backend is wrapped in a :class:`RecordingBackend`."""
+    recorder = RecordingBackend(backend_by_name(make_root.backend_name))
+    return Root(path, backend=recorder, fast_path=make_root.fast_path), recorder
+
+
 def run(case: Case, op: Op, make_root, tmp: Path) -> None:
     """Run one op of one case against a Root, check it, compare with os."""
     tree = build(tmp / "r", case.fs)
     prepare(tree, op, case.target)
     path = tree.subst(case.path)
     exp, underneath = expectation(case, op)
-    root = make_root(tree.ws)
+    root, recorder = recording_root(make_root, tree.ws)
 
-    before = fingerprint(tree)
-    fds = open_fds()
-    result = _outcome(lambda: op.root(root, tree, path))
-    assert open_fds() == fds, f"{case.name}: {op.name}: an fd was left open"
+    try:
+        assert fcntl.fcntl(root.fileno(), fcntl.F_GETFD) & fcntl.FD_CLOEXEC, \
+            "the root fd lacks FD_CLOEXEC"
+        before = fingerprint(tree)
+        fds = open_fds()
+        result = _outcome(lambda: op.root(root, tree, path))
+        assert open_fds() == fds, f"{case.name}: {op.name}: an fd was left open"
+    finally:
+        root.close()
     after = fingerprint(tree)
+    leaky = [(method, fd) for method, fd, cloexec in recorder.opened if not cloexec]
+    assert not leaky, f"{case.name}: {op.name}: fds without FD_CLOEXEC from {leaky}"
 
     where = f"{case.name}: {op.name}({case.path!r}) -> {_describe(result)}"
     # Nothing outside the root ever changes, whatever the op and outcome.

@@ -91,7 +91,7 @@ class _Walk:
     def close(self) -> None:
         fds = self.fds
         while len(fds) > 1:
-            self.backend.close(fds.pop())
+            _close_quietly(self.backend, fds.pop())
         self.names.clear()
 
     def __enter__(self) -> "_Walk":
@@ -710,9 +710,9 @@ class Root:
                 pending.append((cfd, child))
         finally:
             for frame_fd, _, _ in stack:
-                backend.close(frame_fd)
+                _close_quietly(backend, frame_fd)
             for dfd, _ in pending:
-                backend.close(dfd)
+                _close_quietly(backend, dfd)
 
     # -- resolution ------------------------------------------------------
     def _open_dir(self, path: object) -> tuple[int, str]:
@@ -1046,6 +1046,16 @@ class Root:
         if gone:
             self._vanished = True
         return gone
+
+
+def _close_quietly(backend: Backend, fd: int) -> None:
+    """Close a directory fd opened only to resolve or list.  close(2)
+    releases the fd even when it reports an error, and there is no data to
+    lose on such an fd: go on closing the others rather than leak them."""
+    try:
+        backend.close(fd)
+    except OSError:
+        pass
 
 
 def _under_pyfakefs() -> bool:
