@@ -184,6 +184,17 @@ def test_long_line_cut_and_listed(tmp_path, make_root):
     assert result["cutLines"] == [2]
 
 
+def test_long_line_broken_only_by_lone_carriage_returns_is_cut(tmp_path, make_root):
+    # in an LF file a lone \r does not end a line: the 3,000-character line
+    # must still be cut, though a \r occurs every 100 characters
+    long = ("\r" + "x" * 99) * 30
+    (tmp_path / "f.txt").write_text("a\n" + long + "\nb\n", newline="")
+    result = read(Toolbox(make_root(tmp_path)), "f.txt")
+    assert result["cutLines"] == [2]
+    assert result["content"].split("\n")[1] == "2\t" + long[:2000] + marker(2000, 3000)
+    assert result["lineEndings"] == "mixed"
+
+
 def test_limit_is_capped_at_the_default_window(tmp_path, make_root):
     (tmp_path / "f.txt").write_text("x\n" * 50)
     toolbox = Toolbox(make_root(tmp_path), limits=Limits(read_lines=20))
@@ -348,3 +359,14 @@ def test_window_of_a_large_file_is_streamed_not_loaded(tmp_path):
     assert result["content"] == "\n".join(f"{n}\t{line.decode().rstrip()}"
                                           for n in range(count // 2, count // 2 + 3))
     assert result["nextOffset"] == count // 2 + 3
+
+
+def test_read_uses_the_fast_path_when_there_is_one(tmp_path, make_root):
+    # a failed openat2 falls back to the (secure, slower) walk silently;
+    # read_file's opens and identity checks must not need it
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("a = 1\n")
+    root = make_root(tmp_path)
+    result = read(Toolbox(root), "src/a.py")
+    assert result["content"] == "1\ta = 1"
+    assert root.stats["walk_fallbacks"] == 0

@@ -185,6 +185,12 @@ class ToolContext:
                               details={"path": rel, "field": field, "kind": "deny_rule"})
 
     # -- host policy ---------------------------------------------------
+    @property
+    def asks_host(self) -> bool:
+        """Whether :meth:`authorize` can refuse a read-only request (a host
+        callback is set); without one, building the request is wasted work."""
+        return self._authorize is not None
+
     def authorize(self, request: Request) -> None:
         """Ask the host; raise ``DENIED`` with its reason on refusal."""
         if self.read_only and request.mutates:

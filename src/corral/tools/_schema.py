@@ -63,27 +63,38 @@ def check_arguments(tool: str, schema: dict[str, Any], args: Any, *,
 def _check_object(tool: str, schema: dict[str, Any], value: dict[str, Any],
                   prefix: str, max_chars: int | None = None) -> dict[str, Any]:
     props: dict[str, Any] = schema.get("properties", {})
-    allowed = ", ".join(sorted(props)) or "none"
     for key in value:
         if not isinstance(key, str) or key not in props:
             name = prefix + str(key)[:64]
+            allowed = ", ".join(sorted(props)) or "none"
             raise _invalid(tool, name, "is not an argument of this tool",
                            f"Remove '{name}'; the arguments are: {allowed}.", allowed=sorted(props))
     out: dict[str, Any] = {}
     for key, sub in props.items():
-        field = prefix + key
         if key not in value:
             if key in schema.get("required", ()):
+                field = prefix + key
                 raise _invalid(tool, field, "is required", f"Pass '{field}' ({_describe(sub)}).")
             if "default" in sub:
                 out[key] = sub["default"]
             continue
-        out[key] = _check_value(tool, sub, value[key], field, max_chars)
+        out[key] = _check_value(tool, sub, value[key], prefix + key, max_chars)
     return out
 
 
 def _describe(schema: dict[str, Any]) -> str:
     return _JSON_TYPES.get(schema.get("type", ""), "a value")
+
+
+# one test per JSON type (bool is an int in Python, but not in JSON)
+_TYPE_CHECKS = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, (list, tuple)),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+}
 
 
 @lru_cache(maxsize=64)
@@ -94,14 +105,8 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 def _check_value(tool: str, schema: dict[str, Any], value: Any, field: str,
                  max_chars: int | None = None) -> Any:
     expected = schema.get("type")
-    ok = {
-        "string": isinstance(value, str),
-        "integer": isinstance(value, int) and not isinstance(value, bool),
-        "boolean": isinstance(value, bool),
-        "object": isinstance(value, dict),
-        "array": isinstance(value, (list, tuple)),
-        "number": isinstance(value, (int, float)) and not isinstance(value, bool),
-    }.get(expected, True)
+    check = _TYPE_CHECKS.get(expected)
+    ok = True if check is None else check(value)
     if expected == "integer" and isinstance(value, float) and value.is_integer():
         value, ok = int(value), True  # JSON has one number type; 3.0 is 3
     if not ok:

@@ -57,6 +57,7 @@ CHUNK = 1024 * 1024  # larger files are streamed in chunks of this size
 _BOM8 = b"\xef\xbb\xbf"
 _WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
               (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+_WIDE_BOM_STARTS = frozenset(bom[0] for bom, _ in _WIDE_BOMS)
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: no character starts there
 _PREFIX_CACHE_MAX = 100_000
 _prefixes: list[str] = [""]  # _prefixes[n] == "\nN\t"; index 0 unused
@@ -69,7 +70,7 @@ def _cut_marker(cap: int, chars: int) -> str:
 class _Facts:
     """What one pass over the file found."""
 
-    __slots__ = ("sha256", "size", "bom", "endings", "total", "lines", "true_chars")
+    __slots__ = ("sha256", "size", "bom", "endings", "total", "lines", "true_chars", "short_lines")
 
     def __init__(self) -> None:
         self.sha256 = ""
@@ -79,6 +80,7 @@ class _Facts:
         self.total = 0
         self.lines: list[str] = []  # the window, as text (long lines possibly only a head)
         self.true_chars: dict[int, int] = {}  # window index -> length of a line kept as a head
+        self.short_lines = False  # known: no line is longer than the cap
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -95,8 +97,10 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         info = backend.fstat(fd)
         if not st.S_ISREG(info.st_mode):
             raise _not_regular(rel, info)
-        ctx.check_hardlink(rel, info)
-        ctx.authorize(ReadRequest(rel))
+        if info.st_nlink > 1:
+            ctx.check_hardlink(rel, info)
+        if ctx.asks_host:
+            ctx.authorize(ReadRequest(rel))
         ctx.ensure_same(rel, (info.st_dev, info.st_ino))  # a swap during authorization fails closed
         facts = _scan(rel, backend.pread, fd, info.st_size, offset, limit,
                       limits.read_line_chars, limits.read_bytes)
@@ -147,23 +151,25 @@ def _scan(rel: str, pread: Callable[[int, int, int], bytes], fd: int, size: int,
     """One pass over the file: digest, facts, and the window ``[offset, offset+limit)``."""
     if size <= FAST_BYTES:
         data = pread(fd, size + 1, 0)
-        if len(data) <= size:  # regular files read short only at the end
-            more = pread(fd, CHUNK, len(data))
-            if not more:
-                return _whole(rel, data, offset, limit)
-            data += more
+        # One byte more than fstat said was asked for: getting exactly the
+        # size means the end was reached.  Anything shorter is confirmed
+        # with a one-byte read (not a CHUNK-sized one, which would allocate
+        # a megabyte).
+        if len(data) == size or (len(data) < size and not pread(fd, 1, len(data))):
+            return _whole(rel, data, offset, limit, cap)
         first = data
     else:
         first = pread(fd, CHUNK, 0)
     return _stream(rel, pread, fd, size, first, offset, limit, cap, budget)
 
 
-def _whole(rel: str, data: bytes, offset: int, limit: int) -> _Facts:
+def _whole(rel: str, data: bytes, offset: int, limit: int, cap: int) -> _Facts:
     """The fast path: the whole file is in ``data``."""
     facts = _Facts()
     facts.sha256 = hashlib.sha256(data).hexdigest()
     facts.size = len(data)
-    _check_text_start(rel, data)
+    if data and data[0] in _WIDE_BOM_STARTS:
+        _check_text_start(rel, data)
     if b"\x00" in data:
         raise _binary(rel, len(data))
     try:
@@ -174,11 +180,16 @@ def _whole(rel: str, data: bytes, offset: int, limit: int) -> _Facts:
     if data.startswith(_BOM8):
         facts.bom = True
         text = text[1:]
-    newlines = data.count(b"\n")
-    returns = data.count(b"\r")
-    crlf = data.count(b"\r\n") if returns else 0
-    facts.endings = _endings(newlines - crlf, crlf, returns - crlf)
-    sep = "\r" if newlines == 0 and returns else "\n"
+    if b"\r" not in data:  # the common case: one count less
+        sep = "\n"
+        crlf = 0
+        facts.endings = "lf" if b"\n" in data else "none"
+    else:
+        newlines = data.count(b"\n")
+        returns = data.count(b"\r")
+        crlf = data.count(b"\r\n")
+        facts.endings = _endings(newlines - crlf, crlf, returns - crlf)
+        sep = "\r" if newlines == 0 else "\n"
     if not text:
         lines: list[str] = []
         terminated = True
@@ -188,7 +199,8 @@ def _whole(rel: str, data: bytes, offset: int, limit: int) -> _Facts:
         if terminated:
             lines.pop()
     facts.total = len(lines)
-    window = lines[offset - 1:offset - 1 + limit]
+    window = lines if offset == 1 and len(lines) <= limit else lines[offset - 1:offset - 1 + limit]
+    facts.short_lines = _no_long_run(data, sep.encode(), cap)
     if crlf and sep == "\n":
         # drop the \r of \r\n; a lone \r ending an unterminated last line stays
         last_index = facts.total - offset  # window index of the file's last line
@@ -333,6 +345,22 @@ class _Window:
             lines.append(text)
 
 
+def _no_long_run(data: bytes, sep: bytes, cap: int) -> bool:
+    """True if no line of ``data`` (lines end at ``sep``) can be longer than
+    ``cap`` characters: a quick, conservative test (False means "look at
+    each line").  If every aligned stretch of ``cap // 2`` bytes holds a
+    ``sep``, no run without one reaches ``cap`` bytes, and a character is at
+    least a byte."""
+    width = cap // 2
+    if width < 1:
+        return False
+    find = data.find
+    for start in range(0, len(data), width):
+        if find(sep, start, start + width) < 0:
+            return False
+    return True
+
+
 def _check_text_start(rel: str, head: bytes) -> None:
     for bom, name in _WIDE_BOMS:
         if head.startswith(bom):
@@ -411,7 +439,7 @@ def _render(offset: int, facts: _Facts, cap: int, budget: int) -> tuple[str, int
     if not lines:
         return "", 0, []
     cut: list[int] = []
-    if facts.true_chars or max(map(len, lines)) > cap:
+    if facts.true_chars or (not facts.short_lines and max(map(len, lines)) > cap):
         lines = list(lines)
         for i, text in enumerate(lines):
             chars = facts.true_chars.get(i, len(text))
@@ -422,7 +450,8 @@ def _render(offset: int, facts: _Facts, cap: int, budget: int) -> tuple[str, int
     parts: list[str] = [""] * (2 * len(lines))
     parts[0::2] = prefixes
     parts[1::2] = lines
-    content = "".join(parts)[1:]
+    parts[0] = prefixes[0][1:]  # the first line has no line break before it
+    content = "".join(parts)
     if len(content) * 4 <= budget or len(content.encode("utf-8")) <= budget:
         return content, len(lines), cut
     # Over the byte budget: keep the lines that fit (at least one, so a
@@ -435,7 +464,7 @@ def _render(offset: int, facts: _Facts, cap: int, budget: int) -> tuple[str, int
             break
         count += 1
     cut = [n for n in cut if n < offset + count]
-    return "".join(parts[:2 * count])[1:], count, cut
+    return "".join(parts[:2 * count]), count, cut
 
 
 TOOL = ToolSpec(name="read_file", description=DESCRIPTION, schema=SCHEMA, run=run)

@@ -153,6 +153,13 @@ def _makedirs(ctx: ToolContext, rel: str, parent: str, *, dry_run: bool) -> list
     model named the file, so a refusal should name it too."""
     try:
         return ctx.root.makedirs(parent, exist_ok=True, dry_run=dry_run)
+    except FileExistsError as exc:
+        # something that is not a directory stands where one is needed (as
+        # os.makedirs, the core may say EEXIST): it is in the way, not a
+        # file to overwrite
+        err = OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), rel)
+        err.component = getattr(exc, "component", None) or parent  # type: ignore[attr-defined]
+        raise err from None
     except OSError as exc:
         if exc.filename == parent:
             exc.filename = rel
