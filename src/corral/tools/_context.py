@@ -174,15 +174,40 @@ class ToolContext:
             return
         candidates = [rel]
         if resolved:
-            try:
-                candidates.append(self.root.realpath(rel, strict=False))
-            except OSError:
-                pass  # whatever the call does next will say what is wrong
+            real = self._leads_to(rel)
+            if real is not None:
+                candidates.append(real)
         for candidate in candidates:
             if self.is_denied(candidate):
                 raise Refusal(Code.DENIED, f"{rel} is in a path the host does not allow",
                               "Do not use this path; work with other files.",
                               details={"path": rel, "field": field, "kind": "deny_rule"})
+
+    def _leads_to(self, rel: str) -> str | None:
+        """Where ``rel`` really leads: its real path, or for a path whose
+        last directories do not exist yet (a write will create them), the
+        real path of its deepest existing ancestor plus the rest as written.
+        ``None`` if even that cannot be said (the call itself will fail)."""
+        try:
+            return self.root.realpath(rel, strict=False)
+        except OSError:
+            pass
+        parts = [p for p in rel.rstrip("/").split("/") if p not in ("", ".")]
+        for cut in range(len(parts) - 1, 0, -1):
+            try:
+                head = self.root.realpath("/".join(parts[:cut]))
+            except OSError:
+                continue
+            names = [] if head == "." else head.split("/")
+            for part in parts[cut:]:
+                if part != "..":
+                    names.append(part)
+                elif names:
+                    names.pop()
+                else:
+                    return None  # climbs out: the core refuses it
+            return "/".join(names) or "."
+        return None
 
     # -- host policy ---------------------------------------------------
     @property
@@ -243,10 +268,7 @@ class ToolContext:
     @contextmanager
     def lock(self, rel: str) -> Iterator[None]:
         """Hold the per-path lock for read-decide-write of ``rel``."""
-        try:
-            key = self.root.realpath(rel, strict=False)
-        except OSError:
-            key = rel
+        key = self._leads_to(rel) or rel  # one file, one lock, however it is spelled
         if sys.platform == "darwin":
             key = _fold(key)
         with self._locks.hold(key):
