@@ -177,7 +177,9 @@ class InjectedFault(OSError):
 class RecordingBackend:
     """Delegates to a real backend.  Records ``(method, fd, has FD_CLOEXEC)``
     for every fd a call returns (checked the moment it is returned), counts
-    calls, and fails the ``fail_at``-th call with ``EIO`` if asked."""
+    calls, fails the ``fail_at``-th call with ``EIO`` if asked, and calls
+    ``after(method, args)`` after each call that returned (to play a
+    concurrent change at an exact point of a resolution)."""
 
     def __init__(self, inner) -> None:
         self._inner = inner
@@ -185,6 +187,7 @@ class RecordingBackend:
         self.opened: list[tuple[str, int, bool]] = []
         self.calls = 0
         self.fail_at: int | None = None
+        self.after = None
 
     def __getattr__(self, attr):
         value = getattr(self._inner, attr)
@@ -202,12 +205,14 @@ class RecordingBackend:
             if attr in _FD_METHODS:
                 cloexec = bool(fcntl.fcntl(result, fcntl.F_GETFD) & fcntl.FD_CLOEXEC)
                 self.opened.append((attr, result, cloexec))
+            if self.after is not None:
+                self.after(attr, args)
             return result
 
         return call
 
 
-def run_ops(case: Case, ops, make_root, scratch: Path) -> None:
+def run_ops(case: Case, ops, make_root, scratch: Path, **root_kwargs) -> None:
     """Run every op of ``ops`` for ``case``; report all the ops that failed."""
     failures = []
     for i, op in enumerate(ops):
@@ -216,26 +221,26 @@ def run_ops(case: Case, ops, make_root, scratch: Path) -> None:
         tmp = scratch / f"{i}-{op.name}"
         tmp.mkdir()
         try:
-            run(case, op, make_root, tmp)
+            run(case, op, make_root, tmp, **root_kwargs)
         except AssertionError as exc:
             failures.append(f"[{op.name}] {exc}")
     assert not failures, f"{len(failures)} op(s) failed:\n" + "\n".join(failures)
 
 
-def recording_root(make_root, path) -> tuple[Root, RecordingBackend]:
+def recording_root(make_root, path, **kwargs) -> tuple[Root, RecordingBackend]:
     """A Root of ``make_root``'s backend config (backend and fast path) whose
     backend is wrapped in a :class:`RecordingBackend`."""
     recorder = RecordingBackend(backend_by_name(make_root.backend_name))
-    return Root(path, backend=recorder, fast_path=make_root.fast_path), recorder
+    return Root(path, backend=recorder, fast_path=make_root.fast_path, **kwargs), recorder
 
 
-def run(case: Case, op: Op, make_root, tmp: Path) -> None:
+def run(case: Case, op: Op, make_root, tmp: Path, **root_kwargs) -> None:
     """Run one op of one case against a Root, check it, compare with os."""
     tree = build(tmp / "r", case.fs)
     prepare(tree, op, case.target)
     path = tree.subst(case.path)
     exp, underneath = expectation(case, op)
-    root, recorder = recording_root(make_root, tree.ws)
+    root, recorder = recording_root(make_root, tree.ws, **root_kwargs)
 
     try:
         assert fcntl.fcntl(root.fileno(), fcntl.F_GETFD) & fcntl.FD_CLOEXEC, \

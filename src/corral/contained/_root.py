@@ -324,9 +324,12 @@ class Root:
             fd = self._try_openat2(parsed.text, flags, 0)
             if fd is not None:
                 try:
-                    return backend.fstat(fd)
+                    info = backend.fstat(fd)
                 finally:
                     backend.close(fd)
+                if info.st_nlink == 0 and st.S_ISDIR(info.st_mode):  # "a/.." of a removed root
+                    raise self._not_found(parsed.text, parsed.text)
+                return info
 
         def final(walk: _Walk, name: str | None) -> object:
             if name is None:
@@ -459,6 +462,8 @@ class Root:
                 except OSError as exc:
                     if exc.errno == errno.ENOENT and not derived:
                         if dry_run:
+                            if self._root_vanished():  # what the real run would meet
+                                raise RootVanishedError("the root directory no longer exists")
                             return created + self._would_create(walk, name, pending, parsed)
                         try:
                             fd = backend.create_directory_at(walk.top, name, mode)
@@ -500,8 +505,11 @@ class Root:
                             continue
                     self._raise_mapped(exc, text, walk.where(name))
                 walk.push(fd, name)
-        if not created and not exist_ok:
-            raise contained_error(errno.EEXIST, text, text)
+        if not created:
+            if self._root_vanished():  # "." of a removed root
+                raise RootVanishedError("the root directory no longer exists")
+            if not exist_ok:
+                raise contained_error(errno.EEXIST, text, text)
         return created
 
     def remove(self, path: object) -> None:
@@ -756,6 +764,10 @@ class Root:
                 if steps > MAX_STEPS:
                     raise contained_error(errno.ELOOP, parsed.text, walk.where())
                 if not pending:
+                    if len(walk.fds) == 1 and self._root_vanished():
+                        # the path names the root, which still answers by fd
+                        # (empty listing, a stat): a dead capability, not a result
+                        raise RootVanishedError("the root directory no longer exists")
                     try:
                         return final(walk, None)
                     except OSError as exc:
@@ -918,6 +930,10 @@ class Root:
         try:
             info = backend.fstat(fd)
             kind = st.S_IFMT(info.st_mode)
+            if kind == st.S_IFDIR and info.st_nlink == 0:
+                # a removed directory: only the root itself (or one removed
+                # while we resolved) can be reached that way
+                raise self._not_found(text, where)
             if must_be_dir and kind != st.S_IFDIR:  # "fifo/" is ENOTDIR, as in the kernel
                 raise contained_error(errno.ENOTDIR, text, where)
             if kind in _SPECIAL_KINDS and not (_O_PATH and flags & _O_PATH):

@@ -1,0 +1,107 @@
+"""The root itself removed, renamed or replaced after it was opened
+(THREATS.md row 17), and a closed Root: every operation.
+
+A Root is its fd.  Renamed, it keeps working on the same directory (never
+on whatever now has its old path, a decoy directory or a symlink to
+outside).  Removed, every call raises RootVanishedError, which names no
+host path, and so does every later call on the same Root.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+
+import pytest
+
+from corral.contained import RootVanishedError
+
+from rootcase_fs import Tree, build, fingerprint
+from rootcase_ops import OPS, check_target, prepare
+from rootcase_run import C, OK, expectation
+
+PLAIN = C("renamed root", ["d/"], "d/target", target="d/target")
+VANISH_PATHS = [".", "./", "", "d", "d/target", "new", "a/..", "d/../new"]
+
+
+@pytest.mark.parametrize("op", OPS, ids=[op.name for op in OPS])
+def test_removed_root_is_a_dead_capability(op, make_root, scratch):
+    for i, path in enumerate(VANISH_PATHS):
+        tree = build(scratch / str(i), ["d/", "a/"])
+        prepare(tree, op, "d/target")
+        root = make_root(tree.ws)
+        shutil.rmtree(tree.ws)
+        with pytest.raises(RootVanishedError) as info:
+            op.root(root, tree, path)
+        exc = info.value
+        assert exc.errno == errno.ESTALE
+        for text in (str(exc), str(exc.filename), str(getattr(exc, "component", ""))):
+            assert str(tree.base) not in text
+        # the capability stays dead, also for a call that would have worked
+        tree.ws.mkdir()  # a new directory at the old path changes nothing
+        (tree.ws / "d").mkdir()
+        with pytest.raises(RootVanishedError):
+            root.stat("d")
+        with pytest.raises(RootVanishedError):
+            root.listdir(".")
+        assert os.listdir(tree.ws) == ["d"], "the new directory at the old path was touched"
+        shutil.rmtree(tree.ws)
+
+
+_ACTING = [op for op in OPS if op.name != "readlink"]  # readlink: its own test below
+
+
+@pytest.mark.parametrize("decoy", ["directory", "symlink to outside"])
+@pytest.mark.parametrize("op", _ACTING, ids=[op.name for op in _ACTING])
+def test_renamed_root_keeps_working_on_its_fd(op, decoy, make_root, scratch):
+    tree = build(scratch / "t", PLAIN.fs)
+    prepare(tree, op, PLAIN.target)
+    root = make_root(tree.ws)
+    moved = Tree(tree.base, tree.base / "ws-moved", tree.out, tree.evil)
+    os.rename(tree.ws, moved.ws)
+    if decoy == "directory":
+        # the same names at the old path, with other content
+        (tree.ws / "d" / "target").mkdir(parents=True)
+        (tree.ws / "d" / "target" / "inner").write_bytes(b"decoy")
+        (tree.ws / "zz-src").write_bytes(b"decoy")
+    else:
+        os.symlink(tree.out, tree.ws)
+    before = fingerprint(tree)
+
+    raw = op.root(root, moved, PLAIN.path)
+
+    assert expectation(PLAIN, op) == (OK, OK)
+    check_target(op, moved, raw, PLAIN.target, PLAIN.target)
+    after = fingerprint(tree)
+
+    def elsewhere(prints):  # everything but the moved root: the decoy, outside, ...
+        return {k: v[:3] + v[4:5] for k, v in prints.items()
+                if k != "ws-moved" and not k.startswith("ws-moved/")}
+
+    assert elsewhere(after) == elsewhere(before)
+
+
+def test_readlink_on_a_renamed_root(make_root, scratch):
+    tree = build(scratch / "t", ["d/", "d/l -> x"])
+    root = make_root(tree.ws)
+    os.rename(tree.ws, tree.base / "ws-moved")
+    os.symlink(tree.out, tree.ws)
+    assert root.readlink("d/l") == "x"
+    with pytest.raises(FileNotFoundError):
+        root.readlink("sub")  # outside/sub exists; the root never looks there
+
+
+@pytest.mark.parametrize("op", OPS, ids=[op.name for op in OPS])
+def test_closed_root_refuses_everything(op, make_root, scratch):
+    tree = build(scratch / "t", PLAIN.fs)
+    prepare(tree, op, PLAIN.target)
+    root = make_root(tree.ws)
+    root.close()
+    assert root.closed
+    before = fingerprint(tree)
+    with pytest.raises(OSError) as info:
+        op.root(root, tree, PLAIN.path)
+    assert info.value.errno == errno.EBADF
+    assert fingerprint(tree) == before
+    root.close()  # closing twice is harmless
