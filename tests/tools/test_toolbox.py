@@ -23,8 +23,19 @@ def test_definitions_are_strict_and_state_the_path_contract(tmp_path):
         schema = definition["inputSchema"]
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         json.dumps(definition)
+        assert not [k for k in _keys(schema) if k.startswith("x-")]  # checker hints stay ours
     definitions[0]["inputSchema"]["properties"].clear()  # a copy: the tool is unchanged
     assert toolbox.definitions()[0]["inputSchema"]["properties"]
+
+
+def _keys(value):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _keys(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _keys(item)
 
 
 def test_read_file_description_explains_its_output(tmp_path):

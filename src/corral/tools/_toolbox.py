@@ -22,6 +22,17 @@ PATH_CONTRACT = ("Paths are relative to the root (\".\" is the root itself); an 
                  "above the root and symlinks leading outside are not followed.")
 
 
+def _published(schema: Any) -> Any:
+    """A copy of ``schema`` without our own ``x-`` keywords (hints to the
+    argument checker, not for a model or a provider's schema validator)."""
+    if isinstance(schema, dict):
+        return {k: _published(v) for k, v in schema.items()
+                if not (isinstance(k, str) and k.startswith("x-"))}
+    if isinstance(schema, list):
+        return [_published(v) for v in schema]
+    return copy.deepcopy(schema)
+
+
 class Toolbox:
     """Coding-agent file tools over one :class:`~corral.Root`.
 
@@ -61,7 +72,7 @@ class Toolbox:
     def definitions(self) -> list[dict[str, Any]]:
         """Each tool's ``name``, ``description`` and strict ``inputSchema``."""
         return [{"name": spec.name, "description": f"{spec.description}\n\n{PATH_CONTRACT}",
-                 "inputSchema": copy.deepcopy(spec.schema)}
+                 "inputSchema": _published(spec.schema)}
                 for spec in self._tools.values() if spec.name in self.names]
 
     def call(self, name: Any, args: Any = None) -> dict[str, Any]:
