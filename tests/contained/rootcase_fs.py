@@ -176,6 +176,7 @@ def fingerprint(tree: Tree) -> dict:
     removing a name moves its directory's mtime."""
     top = str(tree.base)
     cut = len(top) + 1
+    dev = os.stat(top).st_dev
     out = {}
     stack = [top]
     while stack:
@@ -184,7 +185,7 @@ def fingerprint(tree: Tree) -> dict:
                 info = entry.stat(follow_symlinks=False)
                 out[entry.path[cut:]] = (info.st_mode, info.st_ino, info.st_size, info.st_nlink,
                                          info.st_mtime_ns, info.st_ctime_ns)
-                if st.S_ISDIR(info.st_mode):
+                if st.S_ISDIR(info.st_mode) and info.st_dev == dev:  # not into mounts
                     stack.append(entry.path)
     return out
 

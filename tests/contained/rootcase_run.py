@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from corral.contained import ContainedError, EscapeError, Root, backend_by_name
+from corral.contained import ContainedError, EscapeError, Root, SymlinkError, backend_by_name
 
 from rootcase_fs import Tree, build, fingerprint, open_fds, outside_part, snapshot
 from rootcase_ops import ON_FINAL_LINK, OPS_BY_NAME, Op, check_target, prepare
@@ -80,7 +80,7 @@ def C(name: str, fs, path, **kw) -> Case:
     return Case(name, tuple(fs), path, **kw)
 
 
-_GONE = (EscapeError, errno.ENOENT, errno.ENOTDIR, errno.ELOOP)
+_GONE = (EscapeError, SymlinkError, errno.ENOENT, errno.ENOTDIR, errno.ELOOP)  # exists: False
 
 
 def expectation(case: Case, op: Op) -> tuple[Expect | None, Expect | None]:
@@ -133,7 +133,8 @@ def _describe(result: tuple) -> str:
     return f"{type(value).__name__}(errno={getattr(value, 'errno', None)}, {value})"
 
 
-def _matches(result: tuple, exp: Expect) -> bool:
+def matches(result: tuple, exp: Expect) -> bool:
+    """Whether an outcome (``("ok", value)`` or ``("err", exc)``) meets ``exp``."""
     kind, value = result
     if exp is OK:
         return kind == "ok"
@@ -265,7 +266,7 @@ def run(case: Case, op: Op, make_root, tmp: Path, **root_kwargs) -> None:
             raise AssertionError(f"{where}: not an OSError") from result[1]
 
     if exp is not None:
-        assert _matches(result, exp), f"{where}; expected {exp!r}"
+        assert matches(result, exp), f"{where}; expected {exp!r}"
         if result[0] == "ok" and exp is OK and case.target is not None:
             lt = case.ltarget if case.ltarget is not None else case.target
             check_target(op, tree, result[1], case.target, lt)

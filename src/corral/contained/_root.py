@@ -480,16 +480,16 @@ class Root:
                         # is not a directory (os.makedirs says the same)
                         raise contained_error(errno.EEXIST, text, walk.where(name)) from None
                     if exc.errno in (errno.ENOTDIR, errno.ELOOP):
+                        if last and not derived and not exist_ok:
+                            # the leaf exists, as a file or a link: as os.makedirs,
+                            # no need to follow a link to say so
+                            raise contained_error(errno.EEXIST, text, walk.where(name)) from None
                         target = self._link_target(walk, name, text)
                         if target is None:
                             if last and (floor == 0 or not derived):
                                 # the leaf exists and is not a directory
                                 raise contained_error(errno.EEXIST, text,
                                                       walk.where(name)) from None
-                        elif last and not derived and not exist_ok:
-                            # the leaf exists (as a link): as os.makedirs, no need
-                            # to follow it to say so
-                            raise contained_error(errno.EEXIST, text, walk.where(name)) from None
                         else:
                             links += 1
                             floor = min(floor, len(pending))
