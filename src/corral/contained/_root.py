@@ -538,20 +538,37 @@ class Root:
         sparsed, dparsed = _paths.parse(src), _paths.parse(dst)
         flags = RENAME_EXCHANGE if exchange else (0 if replace else RENAME_NOREPLACE)
         backend = self._backend
+        dst_op = "rename_dst_excl" if flags & RENAME_NOREPLACE else "rename_dst"
+        if sparsed.final_is_dot:
+            # "." or "a/..": as the kernel, resolve both ends before refusing,
+            # so that an escape in dst is reported as one
+            self.stat(sparsed.text)
+            self._named(dparsed, dst_op, lambda dwalk, dname: None)
+            raise contained_error(errno.EBUSY, sparsed.text, sparsed.text)
 
         def act_src(swalk: _Walk, sname: str) -> None:
             def act_dst(dwalk: _Walk, dname: str) -> None:
-                if dwalk.must_be_dir:
-                    # "dst/": the kernel's answers, never following dst itself
+                # both parents are resolved: the kernel's checks in its order
+                # (src exists, dst in the way, a "/" on a non-directory),
+                # never following either end
+                if swalk.must_be_dir or dwalk.must_be_dir:
                     try:
-                        dinfo = backend.lstat_at(dwalk.top, dname)
-                    except FileNotFoundError:
-                        dinfo = None
-                    if dinfo is not None and flags & RENAME_NOREPLACE:
-                        raise contained_error(errno.EEXIST, dparsed.text, dwalk.where(dname))
-                    sinfo = backend.lstat_at(swalk.top, sname)
-                    if not st.S_ISDIR(sinfo.st_mode) or (
-                            dinfo is not None and not st.S_ISDIR(dinfo.st_mode)):
+                        sinfo = backend.lstat_at(swalk.top, sname)
+                    except OSError as exc:
+                        self._raise_mapped(exc, sparsed.text, swalk.where(sname))
+                    dinfo = None
+                    if dwalk.must_be_dir:
+                        try:
+                            dinfo = backend.lstat_at(dwalk.top, dname)
+                        except FileNotFoundError:
+                            pass
+                        if dinfo is not None and flags & RENAME_NOREPLACE:
+                            raise contained_error(errno.EEXIST, dparsed.text, dwalk.where(dname))
+                    if not st.S_ISDIR(sinfo.st_mode):
+                        if swalk.must_be_dir:
+                            raise contained_error(errno.ENOTDIR, sparsed.text, swalk.where(sname))
+                        raise contained_error(errno.ENOTDIR, dparsed.text, dwalk.where(dname))
+                    if dinfo is not None and not st.S_ISDIR(dinfo.st_mode):
                         raise contained_error(errno.ENOTDIR, dparsed.text, dwalk.where(dname))
                 try:
                     backend.rename_at(swalk.top, sname, dwalk.top, dname, flags)
@@ -562,8 +579,7 @@ class Root:
                                      errno.ENOTDIR) and self._exists_at(dwalk.top, dname):
                         self._raise_mapped(exc, dparsed.text, dwalk.where(dname))
                     self._raise_mapped(exc, sparsed.text, swalk.where(sname))
-            self._named(dparsed, "rename_dst_excl" if flags & RENAME_NOREPLACE else "rename_dst",
-                        act_dst)
+            self._named(dparsed, dst_op, act_dst)
 
         self._named(sparsed, "rename", act_src)
 
@@ -841,13 +857,13 @@ class Root:
                 # kernel's answers, without ever following "name" itself
                 if op == "write":  # O_CREAT with a trailing slash
                     raise contained_error(errno.EISDIR, parsed.text, walk.where(name))
-                if op in ("remove", "rmdir", "rename", "symlink"):
+                if op in ("remove", "rmdir", "symlink"):  # rename checks in act_dst
                     info = self._backend.lstat_at(walk.top, name)
                     if op == "symlink":
                         raise contained_error(errno.EEXIST, parsed.text, walk.where(name))
                     if not st.S_ISDIR(info.st_mode):
                         raise contained_error(errno.ENOTDIR, parsed.text, walk.where(name))
-                # mkdir creates "name/"; rename's destination checks itself
+                # mkdir creates "name/"; rename checks both ends itself
             result = act(walk, name)
             if result is _FOLLOW and not follow_final:
                 return None
