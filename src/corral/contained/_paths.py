@@ -47,32 +47,32 @@ def parse(path: object) -> ParsedPath:
     longer than NAME_MAX bytes.  An empty path is not refused here: like the
     kernel, resolution answers ``ENOENT``.
     """
-    text = as_text(path)
+    text = path if type(path) is str else as_text(path)
     if "\x00" in text:
         raise InvalidPathError("path contains a NUL byte", _printable(text))
     raw = text.split("/")
-    if len(text) >= PATH_MAX // 4 or not text.isascii():
+    # Hot path: a short ASCII path (one byte a character) can have neither a
+    # component over NAME_MAX nor PATH_MAX bytes, so it needs no checks.
+    if len(text) > NAME_MAX or not text.isascii():
         encoded = text.encode("utf-8", "surrogateescape")
         if len(encoded) >= PATH_MAX:
             raise InvalidPathError("path is too long", _printable(text), err=errno.ENAMETOOLONG)
         for part in raw:
-            if len(part.encode("utf-8", "surrogateescape")) > NAME_MAX:
-                raise InvalidPathError("path component is too long", _printable(text),
-                                       err=errno.ENAMETOOLONG)
-    else:
-        for part in raw:
-            if len(part) > NAME_MAX:
+            if len(part) > NAME_MAX // 4 and len(part.encode("utf-8", "surrogateescape")) > NAME_MAX:
                 raise InvalidPathError("path component is too long", _printable(text),
                                        err=errno.ENAMETOOLONG)
     last = raw[-1]
     names = [p for p in raw if p and p != "."]
-    absolute = text.startswith("/")
+    absolute = text[:1] == "/"
     # the last component written, ignoring trailing slashes: "./" and "a/../"
     # end in a dot just as "." and "a/.." do
-    tail = text.rstrip("/")
-    tail = tail[tail.rfind("/") + 1:]
-    final_is_dot = tail in (".", "..") or (not tail and absolute)
-    must_be_dir = last in ("", ".", "..") and text != ""
+    if last:
+        final_is_dot = last == "." or last == ".."
+    else:
+        tail = text.rstrip("/")
+        tail = tail[tail.rfind("/") + 1:]
+        final_is_dot = tail in (".", "..") or (not tail and absolute)
+    must_be_dir = (not last or last == "." or last == "..") and text != ""
     return ParsedPath(text, names, absolute, must_be_dir, final_is_dot)
 
 

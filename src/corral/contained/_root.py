@@ -52,6 +52,7 @@ OPENAT2_MAX_RETRIES = 256
 OPENAT2_DEADLINE = 0.05  # seconds; after the minimum retries
 
 _O_PATH = getattr(os, "O_PATH", 0)
+_O_TMPFILE = getattr(os, "O_TMPFILE", 0)  # it includes the O_DIRECTORY bit
 _SAFE = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _CREATE_MASK = 0o777
 _SPECIAL_KINDS = {st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
@@ -257,7 +258,8 @@ class Root:
         then be one plain name, which is opened without following a symlink.
         """
         parsed = _paths.parse(path)
-        _check_mode(mode, parsed.text)
+        if type(mode) is not int or mode & ~_CREATE_MASK:  # (a negative mode has such bits)
+            _check_mode(mode, parsed.text)
         flags |= os.O_CLOEXEC
         if dir_fd is not None:
             return self._open_child(dir_fd, parsed, flags, mode)
@@ -270,8 +272,7 @@ class Root:
         if self._fast:
             # openat2 refuses (EINVAL) a mode without O_CREAT/O_TMPFILE, which
             # sent every plain open down the walk
-            tmpfile = getattr(os, "O_TMPFILE", 0)  # it includes the O_DIRECTORY bit
-            creating = flags & os.O_CREAT or (tmpfile and flags & tmpfile == tmpfile)
+            creating = flags & os.O_CREAT or (_O_TMPFILE and flags & _O_TMPFILE == _O_TMPFILE)
             fd = self._try_openat2(parsed.text, flags | os.O_NONBLOCK | os.O_NOCTTY,
                                    mode if creating else 0)
             if fd is not None:
@@ -875,8 +876,15 @@ class Root:
         """The fast path: an fd, or ``None`` to run the walk instead."""
         backend = self._backend
         rootfd = self._rootfd()
+        try:  # the common case, outside the retry loop
+            return backend.openat2(rootfd, text, flags, mode, self._resolve_flags)
+        except OSError as exc:
+            if exc.errno != errno.EAGAIN:
+                self._count("walk_fallbacks")
+                return None
+        self._count("openat2_eagain")
         started = 0.0
-        for attempt in range(OPENAT2_MAX_RETRIES):
+        for attempt in range(1, OPENAT2_MAX_RETRIES):
             try:
                 return backend.openat2(rootfd, text, flags, mode, self._resolve_flags)
             except OSError as exc:
@@ -946,6 +954,8 @@ class Root:
         try:
             info = backend.fstat(fd)
             kind = st.S_IFMT(info.st_mode)
+            if kind == st.S_IFREG and not must_be_dir:  # the common case
+                return fd
             if kind == st.S_IFDIR and info.st_nlink == 0:
                 # a removed directory: only the root itself (or one removed
                 # while we resolved) can be reached that way
