@@ -19,6 +19,14 @@ if _skip and sys.platform == "darwin":
     raise SystemExit("corral needs its native module on macOS; unset CORRAL_NATIVE=0")
 
 _native = not _skip
+if _skip:
+    # an earlier editable build leaves corral/_native*.so in src/, which would
+    # still be imported (or packaged): remove it so the skip means "no module"
+    import glob
+
+    for stale in glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                        "src", "corral", "_native*.so")):
+        os.remove(stale)
 # abi3 wheels (one per platform, any CPython >= 3.11), except on free-threaded
 # builds, which have no limited API
 _abi3 = _native and not sysconfig.get_config_var("Py_GIL_DISABLED")
