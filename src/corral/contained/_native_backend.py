@@ -57,10 +57,10 @@ RESOLVE_NO_SYMLINKS = _lib.CORRAL_RESOLVE_NO_SYMLINKS
 RESOLVE_BENEATH = _lib.CORRAL_RESOLVE_BENEATH
 
 # The module's rename flags are Linux's values on every platform, the same
-# ones the rest of the core uses.
-assert (_lib.CORRAL_RENAME_NOREPLACE, _lib.CORRAL_RENAME_EXCHANGE) == (
-    RENAME_NOREPLACE, RENAME_EXCHANGE)
-
+# ones the rest of the core passes; a module built otherwise is a broken build.
+if (_lib.CORRAL_RENAME_NOREPLACE, _lib.CORRAL_RENAME_EXCHANGE) != (RENAME_NOREPLACE,
+                                                                  RENAME_EXCHANGE):
+    raise ImportError("corral._native disagrees with corral on the RENAME_* flags; rebuild it")
 
 _openat2 = _lib.corral_openat2
 
