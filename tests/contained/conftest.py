@@ -46,18 +46,43 @@ def _scratch_base() -> str | None:
     return None
 
 
-@pytest.fixture
-def scratch(request):
-    """A fresh empty directory, removed afterwards (see _scratch_base)."""
+def _rm_rf(path: str) -> None:
+    # rm is many times faster than shutil.rmtree on thousands of tiny
+    # entries; rmtree stays as the fallback
+    if subprocess.run(["rm", "-rf", "--", path], check=False).returncode:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def _scratch_session():
     base = _scratch_base()
     if base is None:
+        yield None
+        return
+    top = tempfile.mkdtemp(prefix="corral-test-", dir=base)
+    state = {"top": top, "trash": os.path.join(top, "trash"), "count": 0}
+    os.mkdir(state["trash"])
+    try:
+        yield state
+    finally:
+        _rm_rf(top)
+
+
+@pytest.fixture
+def scratch(request, _scratch_session):
+    """A fresh empty directory (see _scratch_base).  Used ones are moved to a
+    trash directory that is emptied every 50 tests: one rm for many."""
+    state = _scratch_session
+    if state is None:
         yield request.getfixturevalue("tmp_path")
         return
-    path = Path(tempfile.mkdtemp(prefix="corral-test-", dir=base))
+    state["count"] += 1
+    path = Path(state["top"]) / f"t{state['count']}"
+    path.mkdir()
     try:
         yield path
     finally:
-        # rm is many times faster than shutil.rmtree on these thousands of
-        # tiny entries; rmtree stays as the fallback
-        if subprocess.run(["rm", "-rf", "--", str(path)], check=False).returncode:
-            shutil.rmtree(path, ignore_errors=True)
+        os.rename(path, os.path.join(state["trash"], path.name))
+        if state["count"] % 50 == 0:
+            _rm_rf(state["trash"])
+            os.mkdir(state["trash"])

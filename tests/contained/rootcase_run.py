@@ -210,6 +210,7 @@ class RecordingBackend:
                 self.after(attr, args)
             return result
 
+        setattr(self, attr, call)  # __getattr__ runs once per method
         return call
 
 
@@ -272,6 +273,17 @@ def run(case: Case, op: Op, make_root, tmp: Path, **root_kwargs) -> None:
             check_target(op, tree, result[1], case.target, lt)
     if not op.mutates:
         assert after == before, f"{where}: a read-only op changed the tree"
+    if make_root.fast_path and after == before:
+        # The openat2 fast path and the walk must agree exactly: same value,
+        # or the same error (class, errno, names, failing component, reason).
+        # Where nothing changed, the walk runs on the very same tree.
+        walker, _ = recording_root(_WalkOnly(make_root), tree.ws, **root_kwargs)
+        try:
+            walked = _outcome(lambda: op.root(walker, tree, path))
+        finally:
+            walker.close()
+        assert _signature(walked) == _signature(result), \
+            f"{where}; the walk gave {_describe(walked)} {_signature(walked)}"
 
     if not case.oracle or op.name in case.no_oracle or _refusal(underneath):
         if result[0] == "err" and exp is None:
@@ -280,6 +292,23 @@ def run(case: Case, op: Op, make_root, tmp: Path, **root_kwargs) -> None:
             assert after == before, f"{where}: a refused op changed the tree"
         return
     _compare_with_os(case, op, tree, result, tmp, make_root, where)
+
+
+class _WalkOnly:
+    """``make_root``'s backend config with the fast path off."""
+
+    def __init__(self, make_root) -> None:
+        self.backend_name = make_root.backend_name
+        self.fast_path = False
+
+
+def _signature(result: tuple) -> tuple:
+    kind, value = result
+    if kind == "ok":
+        return ("ok", value)
+    return ("err", type(value), getattr(value, "errno", None), getattr(value, "filename", None),
+            getattr(value, "filename2", None), getattr(value, "component", None),
+            getattr(value, "reason", None), getattr(value, "kind", None))
 
 
 def _compare_with_os(case: Case, op: Op, tree: Tree, result: tuple, tmp: Path,
