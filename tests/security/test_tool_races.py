@@ -1,0 +1,214 @@
+"""THREATS.md row 9 through the tools: renames racing read, write, edit, glob, grep.
+
+The core harness's attacker and layouts are reused as they are
+(``sec_race.run_scenario``): a separate process swaps ``ws/sw`` (a real
+directory) with ``ws/lnk`` (a symlink to ``base/outside``, same layout,
+secret content) by ``renameat2(RENAME_EXCHANGE)``, or moves ``ws/x`` out of
+the root and back, while the operations below run through that region.
+Here the operations are tool calls (:func:`tool_ops`), on every backend
+config, and each call's envelope is checked:
+
+* never the outside secret, nor a host path, in any result or refusal;
+* a success is one a race-free run could give (the inside content; a glob
+  that lists the inside directory, proven by a file only it holds);
+* a refusal is typed, never ``INTERNAL`` (:data:`ALLOWED`): ``OUTSIDE_ROOT``
+  while the link is in place, ``NOT_FOUND`` while a directory is away,
+  ``STALE`` when it changed between check and use, and the answers a
+  component seen half-way through a swap gets (``INVALID_ARGUMENT``
+  not_directory: opened as a link, read as a directory; ``ALREADY_EXISTS``:
+  write_file saw a parent missing for an instant).  The outcome counts are
+  reported;
+* at the end nothing outside the root has changed (``run_scenario``).
+
+Tool calls are much slower than core calls, so the CI default is
+:data:`DEFAULT_ITERATIONS` per operation and scenario (this file stays
+within about 90 s in CI); ``CORRAL_RACE_ITERATIONS``, when set, is used
+here too (see ``tests/security/README.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+
+import pytest
+
+from sec_race import SECRET, Layout, RaceOp, run_scenario
+from sec_settings import RACE_REPORT
+from _tools_support import CONFIG_IDS, CONFIGS, assert_contract
+from corral.tools import Toolbox
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="the attacker uses renameat2(RENAME_EXCHANGE)")
+
+DEFAULT_ITERATIONS = 1000
+ITERATIONS = int(os.environ.get("CORRAL_RACE_ITERATIONS", "0") or 0) or DEFAULT_ITERATIONS
+SECRET_TEXT = SECRET.decode()
+ALLOWED = {"OUTSIDE_ROOT", "NOT_FOUND", "STALE", "INVALID_ARGUMENT", "ALREADY_EXISTS",
+           "UNSUPPORTED"}
+
+
+class ToolRig:
+    """What ``run_scenario`` drives: a Toolbox, with its Root's counters."""
+
+    def __init__(self, toolbox: Toolbox) -> None:
+        self.toolbox = toolbox
+        self.checked = 0
+
+    @property
+    def stats(self) -> dict:
+        return self.toolbox.root.stats
+
+    def close(self) -> None:
+        self.toolbox.root.close()
+
+    def call(self, layout: Layout, tool: str, args: dict) -> dict:
+        envelope = self.toolbox.call(tool, args)
+        text = assert_contract(envelope)
+        where = f"{tool} {args!r}"
+        assert SECRET_TEXT not in text, f"ESCAPE: outside content from {where}: {envelope}"
+        for piece in (layout.base, os.path.realpath(layout.base)):  # the link text is absolute
+            assert piece not in text, f"ESCAPE: {piece!r} named by {where}: {envelope}"
+        if not envelope["ok"]:
+            assert envelope["code"] in ALLOWED, f"{where}: unexpected refusal {envelope}"
+        self.checked += 1
+        return envelope
+
+
+def _outcome(envelope: dict) -> str:
+    if envelope["ok"]:
+        return "ok"
+    kind = envelope["details"].get("kind")
+    return f"{envelope['code']}:{kind}" if kind else envelope["code"]
+
+
+def _paths(scenario: str) -> dict[str, object]:
+    """Where each tool works: through the swapped directory, or through
+    '..' out of the directory that moves out and back."""
+    if scenario == "exchange":
+        return {"reads": ["sw/f", "sw/sub/../f", "sw/sub/f"], "dir": "sw", "write": "sw/w.txt",
+                "edit": "sw/r_a", "marker": "sw/w.txt"}
+    return {"reads": ["x/y/../../secret", "x/y/../../x/y/../../secret"], "dir": "x/y/../..",
+            "write": "x/y/../../w.txt", "edit": "x/y/../../r_a", "marker": "w.txt"}
+
+
+def _identity_of_x(layout: Layout) -> tuple[int, int]:
+    """(dev, ino) of the directory the attacker moves, wherever it is now."""
+    for _ in range(100_000):
+        for path in (os.path.join(layout.root, "x"), os.path.join(layout.base, "xo")):
+            try:
+                info = os.lstat(path)
+            except FileNotFoundError:
+                continue
+            return (info.st_dev, info.st_ino)
+    raise AssertionError("x is neither in the root nor out")
+
+
+def _move_new_x_aside(layout: Layout, original: tuple[int, int], i: int) -> bool:
+    """While x was out, write_file rightly made a new x/y (the path's missing
+    parents): move that one aside, or the attacker (which moves x back only
+    without replacing anything) could never bring the real x back.  While
+    the new x stands there the attacker can neither replace nor take it."""
+    path = os.path.join(layout.root, "x")
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    if (info.st_dev, info.st_ino) == original:
+        return False
+    aside = os.path.join(layout.root, f"made-x{i}")
+    os.rename(path, aside)
+    shutil.rmtree(aside)  # only the empty x/y write_file made (the file went to the root)
+    return True
+
+
+def tool_ops(scenario: str) -> list[RaceOp]:
+    where = _paths(scenario)
+
+    def write(rig: ToolRig, layout: Layout, i: int, state: dict) -> str:
+        if scenario == "move_out" and "x" not in state:
+            state["x"] = _identity_of_x(layout)
+        try:
+            envelope = rig.call(layout, "write_file", {"path": where["write"],
+                                                       "content": f"INSIDE {i}\n",
+                                                       "overwrite": True})
+        finally:
+            if scenario == "move_out" and _move_new_x_aside(layout, state["x"], i):
+                state["made_x"] = state.get("made_x", 0) + 1
+        return _outcome(envelope)
+
+    def read(rig: ToolRig, layout: Layout, i: int, state: dict) -> str:
+        reads = where["reads"]
+        envelope = rig.call(layout, "read_file", {"path": reads[i % len(reads)]})
+        if envelope["ok"]:
+            assert envelope["content"] == "1\tINSIDE", envelope
+        return _outcome(envelope)
+
+    def edit(rig: ToolRig, layout: Layout, i: int, state: dict) -> str:
+        # toggles INSIDE <-> INSIDX; a refusal changes nothing, so the state is known
+        old, new = ("INSIDX", "INSIDE") if state.get("edited") else ("INSIDE", "INSIDX")
+        envelope = rig.call(layout, "edit_file", {"path": where["edit"], "oldText": old,
+                                                  "newText": new})
+        if envelope["ok"]:
+            state["edited"] = not state.get("edited")
+        return _outcome(envelope)
+
+    def glob(rig: ToolRig, layout: Layout, i: int, state: dict) -> str:
+        envelope = rig.call(layout, "glob", {"pattern": "**/*", "path": where["dir"],
+                                             "includeIgnored": True})
+        if envelope["ok"]:
+            # only the inside directory holds the file the write op made
+            shown = where["dir"] + "/" + where["marker"] if scenario == "move_out" \
+                else where["marker"]
+            assert shown in envelope["paths"], envelope
+            assert all(not p.startswith(("/", "..")) for p in envelope["paths"]), envelope
+        return _outcome(envelope)
+
+    def grep(rig: ToolRig, layout: Layout, i: int, state: dict) -> str:
+        envelope = rig.call(layout, "grep", {"pattern": "SIDE", "path": where["dir"],
+                                             "includeIgnored": True})
+        if envelope["ok"]:
+            texts = [m["text"] for m in envelope["matches"]]
+            # the layout's INSIDE files, the edit's toggle, the write op's file
+            assert texts and all(t in ("INSIDE", "INSIDX") or t.startswith("INSIDE ")
+                                 for t in texts), envelope
+        return _outcome(envelope)
+
+    none: frozenset = frozenset()  # a tool never raises: every answer is an envelope
+    # write first: glob's proof of "inside" is the file it leaves
+    return [RaceOp("write_file", write, none), RaceOp("read_file", read, none),
+            RaceOp("edit_file", edit, none), RaceOp("glob", glob, none),
+            RaceOp("grep", grep, none)]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=CONFIG_IDS)
+@pytest.mark.parametrize("scenario", ["exchange", "move_out"])
+def test_tools_under_rename_races(scenario, config, tmp_path, tmp_path_factory):
+    rigs: list[ToolRig] = []
+
+    def factory(path: str) -> ToolRig:
+        rigs.append(ToolRig(Toolbox(config.factory(path))))
+        return rigs[-1]
+
+    report = run_scenario(scenario, str(tmp_path), factory, ITERATIONS, ops=tool_ops(scenario))
+    report.update(config=config.label, layer="tools")
+    RACE_REPORT.append(report)
+    out = tmp_path_factory.getbasetemp() / "race-stats-tools.json"
+    rows = json.loads(out.read_text()) if out.exists() else []
+    out.write_text(json.dumps(rows + [report], indent=1, sort_keys=True))
+    print(f"\n{json.dumps(report, sort_keys=True)}")
+
+    assert rigs[0].checked == ITERATIONS * len(report["ops"])
+    assert report["renames"] > 0, "the attacker never renamed anything"
+    for name, op in report["ops"].items():
+        # every operation must have worked at least once: a run where the
+        # tree was always "away" tested only refusals
+        assert op["outcomes"].get("ok", 0) > 0, (name, report)
+    if ITERATIONS >= 1000:
+        # the race must have been met: some answers differ from the race-free one
+        disturbed = sum(n for op in report["ops"].values()
+                        for outcome, n in op["outcomes"].items() if outcome != "ok")
+        eagain = sum(op.get("openat2_eagain", 0) for op in report["ops"].values())
+        assert disturbed + eagain > 0, report
