@@ -316,3 +316,27 @@ STRICT = [
 @pytest.mark.parametrize("case", STRICT, ids=[c.name for c in STRICT])
 def test_strict_mode(case, make_root, scratch):
     run_ops(case, OPS, make_root, scratch, follow_symlinks=False)
+
+
+# -- scandir entries: classified without following; followed only inside ----------
+
+def test_dir_entries_follow_links_only_inside(make_root, scratch):
+    tree = build(scratch / "t", ["d/", "d/e/", "d/f", "d/in -> e", "d/infile -> f",
+                                 "d/out -> $OUT/sub", "d/outfile -> $OUT/secret",
+                                 "d/dangling -> nowhere", "d/p|fifo"])
+    root = make_root(tree.ws)
+    entries = {e.name: e for e in root.scandir("d")}
+    assert {n: e.kind for n, e in entries.items()} == {
+        "e": "dir", "f": "file", "in": "symlink", "infile": "symlink", "out": "symlink",
+        "outfile": "symlink", "dangling": "symlink", "p": "other"}
+    assert {n: e.path for n, e in entries.items()} == {n: f"d/{n}" for n in entries}
+    followed = {n: (e.is_dir(), e.is_file()) for n, e in entries.items()}
+    assert followed == {"e": (True, False), "f": (False, True), "in": (True, False),
+                        "infile": (False, True), "out": (False, False),
+                        "outfile": (False, False), "dangling": (False, False),
+                        "p": (False, False)}
+    assert not any(e.is_dir(follow_symlinks=False) for n, e in entries.items() if n != "e")
+    assert entries["in"].stat().st_ino == os.stat(tree.ws / "d" / "e").st_ino
+    assert st.S_ISLNK(entries["out"].stat(follow_symlinks=False).st_mode)
+    with pytest.raises(EscapeError):
+        entries["out"].stat()
