@@ -34,13 +34,15 @@ import os
 import shutil
 import stat
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
-from _tools_support import MARKER, assert_contract, call_bounded, temp_files
+from _tools_support import (CONFIG_IDS, CONFIGS, MARKER, assert_contract, call_bounded,
+                            temp_files)
 from corral.contained import OsBackend, Root, backend_by_name
 from corral.testing import snapshot
 from corral.tools import Refusal, Toolbox
@@ -599,3 +601,46 @@ def test_pyfakefs_macos_case_insensitive_deny_rules(real_fds):
         assert open("/w/ws/a.txt").read() == OLD
         assert sorted(os.listdir("/w/ws")) == [".env", ".git", "a.txt", "innocent"]
         toolbox.root.close()
+
+
+# -- many threads, one file, many spellings ---------------------------------------------
+
+@pytest.mark.parametrize("config", CONFIGS, ids=CONFIG_IDS)
+def test_concurrent_edits_through_every_spelling_all_land(tmp_path, config):
+    """THREATS.md: concurrent edits of one file by many threads all land.  The
+    per-path lock is keyed by where a path really leads, so threads naming the
+    file differently (``a/../f``, ``./f``, an absolute path, an in-root
+    symlink) still take turns: no edit is lost to another's write."""
+    root = tmp_path / "ws"
+    (root / "a").mkdir(parents=True)
+    threads, per_thread = 6, 12
+    lines = [f"t{t}-{i:02d}: value 0\n" for t in range(threads) for i in range(per_thread)]
+    (root / "shared.txt").write_text("".join(lines))
+    os.symlink("shared.txt", root / "alias.txt")
+    spellings = ["shared.txt", "a/../shared.txt", "./shared.txt", str(root / "shared.txt"),
+                 "alias.txt", "a/./../alias.txt"]
+    failures: list[dict] = []
+    start = threading.Barrier(threads)
+    toolbox = Toolbox(config.factory(str(root)))
+    try:
+        def worker(t: int) -> None:
+            start.wait()
+            for i in range(per_thread):
+                result = toolbox.call("edit_file", {"path": spellings[t % len(spellings)],
+                                                    "oldText": f"t{t}-{i:02d}: value 0\n",
+                                                    "newText": f"t{t}-{i:02d}: value 1\n"})
+                if not result["ok"]:
+                    failures.append(result)
+
+        pool = [threading.Thread(target=worker, args=(t,)) for t in range(threads)]
+        for thread in pool:
+            thread.start()
+        for thread in pool:
+            thread.join(60)
+        assert not any(thread.is_alive() for thread in pool), "an edit blocked"
+    finally:
+        toolbox.root.close()
+    assert failures == []
+    assert (root / "shared.txt").read_text() == "".join(
+        line.replace("value 0", "value 1") for line in lines)
+    assert os.path.islink(root / "alias.txt") and temp_files(root) == []

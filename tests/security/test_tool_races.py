@@ -23,7 +23,8 @@ config, and each call's envelope is checked:
 Tool calls are much slower than core calls, so the CI default is
 :data:`DEFAULT_ITERATIONS` per operation and scenario (this file stays
 within about 90 s in CI); ``CORRAL_RACE_ITERATIONS``, when set, is used
-here too (see ``tests/security/README.md``).
+here too, and ``CORRAL_TOOL_RACE_ITERATIONS`` sets the tools' count alone
+(see ``tests/security/README.md``).
 """
 
 from __future__ import annotations
@@ -44,7 +45,10 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the attacker uses renameat2(RENAME_EXCHANGE)")
 
 DEFAULT_ITERATIONS = 1000
-ITERATIONS = int(os.environ.get("CORRAL_RACE_ITERATIONS", "0") or 0) or DEFAULT_ITERATIONS
+# CORRAL_TOOL_RACE_ITERATIONS (tools only) wins over CORRAL_RACE_ITERATIONS
+# (core and tools alike): a nightly run can scale the two apart
+ITERATIONS = int(os.environ.get("CORRAL_TOOL_RACE_ITERATIONS", "0") or 0) or \
+    int(os.environ.get("CORRAL_RACE_ITERATIONS", "0") or 0) or DEFAULT_ITERATIONS
 SECRET_TEXT = SECRET.decode()
 ALLOWED = {"OUTSIDE_ROOT", "NOT_FOUND", "STALE", "INVALID_ARGUMENT", "ALREADY_EXISTS",
            "UNSUPPORTED"}
