@@ -276,7 +276,10 @@ class Root:
             fd = self._try_openat2(parsed.text, flags | os.O_NONBLOCK | os.O_NOCTTY,
                                    mode if creating else 0)
             if fd is not None:
-                return self._checked_fd(fd, flags, parsed.text, parsed.text)
+                try:
+                    return self._checked_fd(fd, flags, parsed.text, parsed.text)
+                except SpecialFileError:
+                    pass  # refused either way; the walk names where it is (component)
         rootfd = self._rootfd()
         backend = self._backend
 
@@ -790,6 +793,8 @@ class Root:
                     except OSError as exc:
                         self._raise_mapped(exc, parsed.text, walk.where())
                 name = pending.pop()
+                if name == ".":  # a link target's final "." (see _splice)
+                    continue
                 if name == "..":
                     if len(walk.fds) == 1:
                         raise EscapeError("'..' leads outside the root", parsed.text,
@@ -930,6 +935,10 @@ class Root:
                               reason="symlink")
         if not names and not target:
             raise contained_error(errno.ENOENT, text, where)
+        if names and target.rstrip("/").endswith("/."):
+            # "d/.": d is opened as a directory on the way (ENOTDIR for a
+            # file), as the kernel does, not treated as "d/"
+            pending.append(".")
         pending.extend(reversed(names))
         return must_be_dir
 
