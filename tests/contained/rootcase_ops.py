@@ -14,6 +14,7 @@ import ctypes
 import errno
 import os
 import stat as st
+import sys
 from dataclasses import dataclass
 from typing import Callable
 
@@ -166,9 +167,14 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def os_rename_noreplace(src, dst) -> None:
-    """renameat2(AT_FDCWD, src, AT_FDCWD, dst, RENAME_NOREPLACE), written
-    here so the oracle does not lean on the code under test."""
-    if _libc.renameat2(-100, os.fsencode(src), -100, os.fsencode(dst), 1) != 0:
+    """rename refusing an existing dst, written here so the oracle does not
+    lean on the code under test: renameat2(RENAME_NOREPLACE) on Linux,
+    renameatx_np(RENAME_EXCL) on Darwin."""
+    if sys.platform == "darwin":
+        rc = _libc.renameatx_np(-2, os.fsencode(src), -2, os.fsencode(dst), 0x4)
+    else:
+        rc = _libc.renameat2(-100, os.fsencode(src), -100, os.fsencode(dst), 1)
+    if rc != 0:
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err), src, None, dst)
 

@@ -12,7 +12,7 @@ from typing import Callable
 from corral.contained import ContainedError, EscapeError, Root, SymlinkError, backend_by_name
 
 from rootcase_fs import Tree, build, fingerprint, open_fds, outside_part, snapshot
-from rootcase_ops import ON_FINAL_LINK, OPS_BY_NAME, Op, check_target, prepare
+from rootcase_ops import ON_FINAL_LINK, Op, check_target, prepare
 
 
 class _Ok:
