@@ -179,6 +179,11 @@ class OsBackend(Backend):
         return os.read(fd, size)
 
     def pread(self, fd: int, size: int, offset: int) -> bytes:
+        if _under_pyfakefs():
+            # pyfakefs fakes no pread: the real one would read whatever real
+            # file holds the same fd number.  Seek and read (the offset moves).
+            os.lseek(fd, offset, os.SEEK_SET)
+            return os.read(fd, size)
         return os.pread(fd, size, offset)
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
@@ -188,6 +193,9 @@ class OsBackend(Backend):
         os.fsync(fd)
 
     def fchmod(self, fd: int, mode: int) -> None:
+        if _under_pyfakefs():
+            os.chmod(fd, mode)  # pyfakefs fakes no fchmod (the real one: a real file)
+            return
         os.fchmod(fd, mode)
 
 

@@ -20,7 +20,7 @@ from typing import Any, Iterator, Sequence
 
 import pathspec
 
-from ..contained import Root
+from ..contained import EscapeError, Root
 from ._limits import Limits
 from ._refusal import Code, Refusal
 from ._requests import Authorizer, Denied, Request
@@ -136,10 +136,24 @@ class ToolContext:
                     break
             else:
                 raise self.outside(value, field, "absolute")
-        trailing = text.endswith("/") and text.strip("/") != ""
         parts = [p for p in text.split("/") if p not in ("", ".")]
+        # "d/" and "d/." both mean "d, which must be a directory" (a link
+        # followed): dropping the "/." would name the link d itself
+        trailing = "/" in text and text.rsplit("/", 1)[1] in ("", ".") and bool(parts)
         clean = "/".join(parts) if parts else "."
-        return clean + "/" if trailing and clean != "." else clean
+        return clean + "/" if trailing else clean
+
+    def refuse_escape(self, rel: str) -> None:
+        """Raise the core's escape error if ``rel``, resolved (links followed),
+        leads outside the root.  For tools that refuse a path by its shape
+        ('..' at the end, a trailing '/'): an escape must not hide behind a
+        weaker answer.  Any other error is left to the caller's own check."""
+        try:
+            self.root.stat(rel)
+        except EscapeError:
+            raise
+        except OSError:
+            pass
 
     def outside(self, shown: str, field: str = "path", reason: str = "dotdot") -> Refusal:
         """The ``OUTSIDE_ROOT`` refusal for a path as the model wrote it.
@@ -251,9 +265,19 @@ class ToolContext:
             return None
         return (info.st_dev, info.st_ino)
 
-    def ensure_same(self, rel: str, before: Identity | None, *, follow: bool = True) -> None:
-        """Fail closed if ``rel`` is no longer what was authorized."""
-        if self.identity(rel, follow=follow) != before:
+    def ensure_same(self, rel: str, before: Identity | None, *, follow: bool = True,
+                    mode: int | None = None) -> None:
+        """Fail closed if ``rel`` is no longer what was authorized.  With
+        ``mode`` (the ``st_mode`` seen then) the file type must match too: a
+        file's inode number is reused at once on some filesystems (ext4), so
+        a symlink put in its place can carry the old (dev, ino)."""
+        try:
+            info = self.root.stat(rel, follow_symlinks=follow)
+        except FileNotFoundError:
+            info = None
+        now = None if info is None else (info.st_dev, info.st_ino)
+        if now != before or (mode is not None and info is not None
+                             and st.S_IFMT(info.st_mode) != st.S_IFMT(mode)):
             raise Refusal(Code.STALE, f"{rel} changed while the call was being authorized; "
                           "nothing was done", "Read the file again, then repeat the call.",
                           details={"path": rel, "kind": "swapped"})

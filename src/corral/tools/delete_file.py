@@ -66,6 +66,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     info = ctx.root.lstat(rel)
     kind = kind_of(info.st_mode)
     if trailing and kind != "directory":
+        ctx.refuse_escape(rel + "/")  # "link/" to a directory outside
         raise Refusal(Code.INVALID_ARGUMENT, f"{rel}/ ends with '/', but {rel} is a {kind}",
                       f"Pass \"{rel}\" without the trailing '/'.",
                       details={"path": rel, "kind": "not_directory"})
@@ -81,7 +82,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     digest = _digest(ctx, rel, info.st_size) if kind == "file" else None
     ctx.authorize(DeleteRequest(rel, kind=kind, sha256=digest))
     with ctx.lock(rel):
-        ctx.ensure_same(rel, (info.st_dev, info.st_ino), follow=False)
+        ctx.ensure_same(rel, (info.st_dev, info.st_ino), follow=False, mode=info.st_mode)
         if kind == "directory":
             ctx.root.rmdir(rel)
         else:

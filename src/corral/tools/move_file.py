@@ -61,6 +61,8 @@ def entry_name(ctx: ToolContext, value: str, field: str) -> tuple[str, bool]:
     rel = ctx.rel(value, field)
     name = rel.rstrip("/") or "."
     if name == "." or posixpath.basename(name) == "..":
+        if name != ".":
+            ctx.refuse_escape(rel)  # ".." above the root is OUTSIDE_ROOT, not a bad name
         raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' names "
                       f"{'the root itself' if name == '.' else 'a parent directory (..)'}, "
                       "not an entry inside it", "Name the file or directory itself, e.g. "
@@ -91,6 +93,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     info = ctx.root.lstat(src)
     kind = kind_of(info.st_mode)
     if src_dir and kind != "directory":
+        ctx.refuse_escape(src + "/")  # "link/" to a directory outside
         raise Refusal(Code.INVALID_ARGUMENT, f"{src}/ ends with '/', but {src} is a {kind}",
                       f"Pass \"{src}\" without the trailing '/'.",
                       details={"field": "source", "path": src, "kind": "not_directory"})
@@ -121,9 +124,9 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     with ExitStack() as stack:
         for key in sorted({src, dst}, key=lambda p: real_location(ctx, p)):
             stack.enter_context(ctx.lock(key))
-        ctx.ensure_same(src, (info.st_dev, info.st_ino), follow=False)
+        ctx.ensure_same(src, (info.st_dev, info.st_ino), follow=False, mode=info.st_mode)
         ctx.ensure_same(dst, None if existing is None else (existing.st_dev, existing.st_ino),
-                        follow=False)
+                        follow=False, mode=None if existing is None else existing.st_mode)
         created = ctx.root.makedirs(parent, exist_ok=True) if creates else []
         try:
             ctx.root.rename(src, dst, replace=overwrite)

@@ -73,6 +73,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
     name = rel.rstrip("/").rsplit("/", 1)[-1]
     if rel == "." or rel.endswith("/") or name == "..":
+        ctx.refuse_escape(rel)  # "..", "link/": OUTSIDE_ROOT when they lead out
         shown = rel.rstrip("/") or "."
         raise Refusal(Code.INVALID_ARGUMENT, f"{shown} names a directory, not a file",
                       "Pass the path of a file to write, such as \"src/main.py\".",
@@ -130,7 +131,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         else:
             ctx.ensure_same(parent, parent_id)
             ctx.ensure_same(rel, None if current is None else (current.st_dev, current.st_ino),
-                            follow=False)
+                            follow=False, mode=None if current is None else current.st_mode)
             if current is not None and _lstat(ctx, rel) is not None and \
                     _file_sha256(ctx, rel, current) != existing:
                 raise _swapped(rel)  # rewritten in place while the host was deciding
