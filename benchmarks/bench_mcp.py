@@ -31,7 +31,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+from _common import Record, interleave, record, skipped
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "_fixtures"
@@ -174,8 +176,9 @@ def servers(root: Path, node_entry: str | None) -> dict[str, dict[str, Any]]:
     return out
 
 
-def throughput(conn: Connection, tool: str, args: dict[str, Any], calls: int) -> float:
-    for _ in range(min(100, calls)):  # warm-up
+def throughput(conn: Connection, tool: str, args: dict[str, Any], calls: int,
+               warmup: int = 100) -> float:
+    for _ in range(min(warmup, calls)):
         conn.call(tool, args)
     started = time.perf_counter()
     for _ in range(calls):
@@ -183,14 +186,33 @@ def throughput(conn: Connection, tool: str, args: dict[str, Any], calls: int) ->
     return calls / (time.perf_counter() - started)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--calls", type=int, default=2000, help="calls per measurement")
-    parser.add_argument("--rounds", type=int, default=5, help="throughput rounds per server")
-    parser.add_argument("--starts", type=int, default=7, help="start-up measurements per server")
-    opts = parser.parse_args()
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process so far (Linux; else ``None``):
+    unlike calls per second, it hardly moves with the machine's load."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    node_entry = ensure_reference_server()
+
+def reference_version() -> str | None:
+    try:
+        return json.loads((NODE_ENTRY.parents[1] / "package.json").read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def measure(calls: int, rounds: int, starts_n: int, node_entry: str | None
+            ) -> tuple[list[str], dict[str, list[float]], dict[tuple[str, str], list[float]],
+                       dict[tuple[str, str], list[float]]]:
+    """The servers measured; seconds from spawn to the ``initialize`` reply
+    per server; calls per second per (server, "read"/"list"), and the
+    server's CPU seconds per call likewise (empty where not known).  Rounds
+    alternate between the servers in a rotating order; the calls go over one
+    connection per server, opened once, so a round is short and the
+    rounds interleave finely."""
     with tempfile.TemporaryDirectory(prefix="corral-bench-") as tmp:
         root = Path(tmp) / "project"
         make_fixture(root)
@@ -198,23 +220,109 @@ def main() -> int:
         for spec in table.values():  # warm caches (bytecode, page cache) once
             Connection(spec["command"], spec["env"]).close()
 
-        starts: dict[str, list[float]] = {name: [] for name in table}
-        rates: dict[tuple[str, str], list[float]] = {}
-        for _ in range(opts.starts):
-            for name, spec in table.items():
+        def start(spec: dict[str, Any]) -> Callable[[], float]:
+            def run() -> float:
                 conn = Connection(spec["command"], spec["env"])
-                starts[name].append(conn.initialized_after)
                 conn.close()
-        for _ in range(opts.rounds):
+                return conn.initialized_after
+            return run
+
+        starts = interleave({name: start(spec) for name, spec in table.items()}, starts_n)
+        conns: dict[str, Connection] = {}
+        cpu: dict[tuple[str, str], list[float]] = {}
+        try:
             for name, spec in table.items():
-                conn = Connection(spec["command"], spec["env"])
-                try:
-                    for kind in ("read", "list"):
-                        tool, args = spec[kind]
-                        rates.setdefault((name, kind), []).append(
-                            throughput(conn, tool, args, opts.calls))
-                finally:
-                    conn.close()
+                conns[name] = Connection(spec["command"], spec["env"])
+                for kind in ("read", "list"):  # warm-up
+                    tool, args = spec[kind]
+                    throughput(conns[name], tool, args, 100, warmup=0)
+
+            def serve(name: str, kind: str) -> Callable[[], float]:
+                tool, args = table[name][kind]
+                pid = conns[name].proc.pid
+
+                def run() -> float:
+                    before = cpu_seconds(pid)
+                    rate = throughput(conns[name], tool, args, calls, warmup=0)
+                    after = cpu_seconds(pid)
+                    if before is not None and after is not None:
+                        cpu.setdefault((name, kind), []).append((after - before) / calls)
+                    return rate
+                return run
+            rates = interleave({(name, kind): serve(name, kind)
+                                for name in table for kind in ("read", "list")}, rounds)
+        finally:
+            for conn in conns.values():
+                conn.close()
+    return list(table), starts, rates, cpu
+
+
+def collect(quick: bool = False) -> list[Record]:
+    """The figures as records (for run.py): corral against the reference
+    server (skipped, with the reason, when npm cannot install it)."""
+    calls, rounds, starts_n = (100, 1, 2) if quick else (300, 9, 7)
+    node_entry = ensure_reference_server()
+    names, starts, rates, cpu = measure(calls, rounds, starts_n, node_entry)
+    ref = "reference" in names
+    why = "reference server not available (npm/node missing or npm install failed)"
+    label = {"corral": "corral serve", "sdk-floor": "bare MCP SDK server (floor)",
+             "reference": "reference server (node)"}
+    out: list[Record] = []
+    start_base = "start to initialized: reference server (node)"
+    if ref:
+        out.append(record("mcp", start_base, starts["reference"], unit="ms", scale=1e3))
+    for name in ("corral", "sdk-floor"):
+        target = ("<=", 1.5) if name == "corral" else None
+        out.append(record(
+            "mcp", f"start to initialized: {label[name]}", starts[name], unit="ms", scale=1e3,
+            baseline=start_base if ref else None, base_values=starts.get("reference"),
+            target=target if ref else None, source="issue 6" if target and ref else None))
+        if name == "corral" and not ref:
+            out.append(skipped("mcp", "start to initialized: corral vs reference", why,
+                               target=target, source="issue 6"))
+    for kind, tool in (("read", "read_file"), ("list", "list_directory")):
+        base = f"{tool} calls/s: reference server (node)"
+        if ref:
+            out.append(record("mcp", base, rates[("reference", kind)], unit="calls/s",
+                              higher_is_better=True))
+        for name in ("corral", "sdk-floor"):
+            target = (">=", 1.0) if name == "corral" else None
+            case = (f"{tool} calls/s: {label[name]}" if name == "corral"
+                    else f"{tool} calls/s: {label[name]}, a no-op tool")
+            out.append(record(
+                "mcp", case, rates[(name, kind)], unit="calls/s", higher_is_better=True,
+                baseline=base if ref else None, base_values=rates.get(("reference", kind)),
+                target=target if ref else None, source="issue 6" if target and ref else None))
+            if name == "corral" and not ref:
+                out.append(skipped("mcp", f"{tool} calls/s: corral vs reference", why,
+                                   target=target, source="issue 6"))
+        # the same calls by the servers' CPU time: context, steadier under load
+        if ("corral", kind) in cpu:
+            cpu_base = f"{tool} server CPU per call: reference server (node)"
+            has_base = ("reference", kind) in cpu
+            if has_base:
+                out.append(record("mcp", cpu_base, cpu[("reference", kind)], unit="ms",
+                                  scale=1e3))
+            out.append(record(
+                "mcp", f"{tool} server CPU per call: corral serve", cpu[("corral", kind)],
+                unit="ms", scale=1e3, baseline=cpu_base if has_base else None,
+                base_values=cpu.get(("reference", kind)),
+                note="user + system time of the server process (10 ms ticks summed over "
+                     "each round); no target, context for the calls/s above"))
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--calls", type=int, default=2000, help="calls per measurement")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="throughput measurements per server and tool")
+    parser.add_argument("--starts", type=int, default=7, help="start-up measurements per server")
+    opts = parser.parse_args()
+
+    node_entry = ensure_reference_server()
+    names, starts, rates, cpu = measure(opts.calls, opts.rounds, opts.starts, node_entry)
+    table = dict.fromkeys(names)
 
     print(f"\n{opts.calls} sequential calls per measurement, median of {opts.rounds} rounds; "
           f"start-up median of {opts.starts}")
@@ -234,6 +342,12 @@ def main() -> int:
               f"the time (target <= 1.50)")
         print(f"  (the bare SDK alone starts in {start_med['sdk-floor'] / start_med['reference']:.2f}x "
               f"the reference's time)")
+    if cpu:
+        print("\nserver CPU time per call (ms, median):")
+        for name in table:
+            print(f"  {name:<12} " + "  ".join(
+                f"{kind} {statistics.median(cpu[(name, kind)]) * 1000:.2f}"
+                for kind in ("read", "list") if (name, kind) in cpu))
     return 0
 
 

@@ -24,8 +24,8 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 
+from _common import Record, interleave, record, time_batch
 from corral.contained import Root, available_backends, backend_by_name
 
 DEPTHS = (1, 5, 10)
@@ -55,22 +55,18 @@ def _candidates(base: str) -> list[tuple[str, Root]]:
     return roots
 
 
-def _time_batch(fn, arg, batch: int) -> float:
-    """Seconds per call of ``fn(arg)``, over one batch."""
-    clock = time.perf_counter
-    start = clock()
-    for _ in range(batch):
-        fn(arg)
-    return (clock() - start) / batch
+def target_for(label: str, depth: int) -> float:
+    """The most a candidate may take, as a multiple of open() (issues 2 and 3)."""
+    if label == "native-openat2":
+        return 1.15
+    if label.endswith("openat2"):
+        return 1.3
+    return 1 + 0.6 * depth
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batch", type=int, default=2000, help="calls per timed batch")
-    parser.add_argument("--rounds", type=int, default=21, help="timed rounds per figure")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = parser.parse_args(argv)
-
+def measure(batch: int, rounds: int) -> tuple[dict[int, dict[str, list[float]]], list[str]]:
+    """Seconds per call, one sample per round, per depth and runner (the two
+    baselines and every candidate); and the candidates' labels."""
     read, close, osopen = os.read, os.close, os.open
     rdonly = os.O_RDONLY | os.O_CLOEXEC
 
@@ -99,22 +95,53 @@ def main(argv: list[str] | None = None) -> int:
 
         runners = [("open()", builtin_open, True), ("os.open", os_open, True)]
         runners += [(label, root_reader(root), False) for label, root in candidates]
-        results: dict[int, dict[str, float]] = {}
+        samples: dict[int, dict[str, list[float]]] = {}
         for depth in DEPTHS:
             rel = paths[depth]
             absolute = os.path.join(base, rel)
             for label, fn, is_abs in runners:  # warm up (dentry cache, probes)
-                _time_batch(fn, absolute if is_abs else rel, 200)
-            samples: dict[str, list[float]] = {label: [] for label, _, _ in runners}
-            for r in range(args.rounds):
-                k = r % len(runners)
-                for label, fn, is_abs in runners[k:] + runners[:k]:
-                    samples[label].append(_time_batch(fn, absolute if is_abs else rel, args.batch))
-            results[depth] = {label: statistics.median(v) for label, v in samples.items()}
+                time_batch(fn, absolute if is_abs else rel, 200)
+            samples[depth] = interleave(
+                {label: (lambda fn=fn, arg=absolute if is_abs else rel:
+                         time_batch(fn, arg, batch))
+                 for label, fn, is_abs in runners}, rounds)
         for _, root in candidates:
             root.close()
+    return samples, [label for label, _ in candidates]
 
-    labels = [label for label, _ in candidates]
+
+def collect(quick: bool = False) -> list[Record]:
+    """The figures as records (for run.py): each candidate against open()."""
+    batch, rounds = (200, 3) if quick else (1000, 21)
+    samples, labels = measure(batch, rounds)
+    records = []
+    for base in ("open()", "os.open"):
+        for depth in DEPTHS:
+            records.append(record("open", f"{base} depth {depth}", samples[depth][base],
+                                  unit="us", scale=1e6))
+    for label in labels:
+        for depth in DEPTHS:
+            s = samples[depth]
+            vs_os = statistics.median(s[label]) / statistics.median(s["os.open"])
+            records.append(record(
+                "open", f"Root.open {label} depth {depth}", s[label], unit="us", scale=1e6,
+                baseline=f"open() depth {depth}", base_values=s["open()"],
+                target=("<=", target_for(label, depth)),
+                source="issue 3" if label == "native-openat2" else "issue 2",
+                note=f"{vs_os:.2f}x os.open"))
+    return records
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch", type=int, default=2000, help="calls per timed batch")
+    parser.add_argument("--rounds", type=int, default=21, help="timed rounds per figure")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+
+    samples, labels = measure(args.batch, args.rounds)
+    results = {depth: {label: statistics.median(v) for label, v in runs.items()}
+               for depth, runs in samples.items()}
     if args.json:
         json.dump({"python": sys.version.split()[0], "platform": sys.platform,
                    "us_per_call": {d: {k: v * 1e6 for k, v in r.items()}
@@ -135,12 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         for depth in DEPTHS:
             r = results[depth]
             ratio, ratio_os = r[label] / r["open()"], r[label] / r["os.open"]
-            if label == "native-openat2":
-                target = 1.15
-            elif label.endswith("openat2"):
-                target = 1.3
-            else:
-                target = 1 + 0.6 * depth
+            target = target_for(label, depth)
             mark = "ok" if ratio <= target else "OVER"
             print(f"{label:<16}{depth:>6}{r[label] * 1e6:9.2f}us{ratio:>11.2f}{ratio_os:>12.2f}"
                   f"  <= {target:.2f} {mark}")

@@ -37,9 +37,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+from typing import Callable
+
+from _common import Record, interleave, record, skipped, spawn
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "_fixtures"
@@ -229,50 +231,23 @@ def child(op: str, tree: str) -> None:
 
 # -- the parent ---------------------------------------------------------------------------
 
-def _rg() -> str:
-    found = shutil.which("rg", path=os.path.dirname(sys.executable)) or shutil.which("rg")
-    if not found:
-        sys.exit("ripgrep not found: pip install ripgrep (the 'bench' extra)")
-    return found
+def find_rg() -> str | None:
+    """ripgrep: the one installed beside this Python (the ``ripgrep`` wheel), else on PATH."""
+    return shutil.which("rg", path=os.path.dirname(sys.executable)) or shutil.which("rg")
 
 
-TIME = "/usr/bin/time"  # GNU time: peak RSS of exactly its child
-
-
-def _spawn(args: list[str]) -> tuple[float, int, bytes]:
-    """Run ``args``; (wall seconds, peak RSS in KiB, stdout).
-
-    A child's ``ru_maxrss`` starts at its parent's RSS when forked (Linux
-    keeps the larger across exec), so it is read through GNU time, whose
-    own small RSS is the floor, when it is installed.  Without it the figure
-    is ``wait4``'s and only an upper bound."""
-    wrap = os.access(TIME, os.X_OK)
-    with tempfile.NamedTemporaryFile("r") as report_file:
-        cmd = [TIME, "-f", "%M", "-o", report_file.name, *args] if wrap else args
-        started = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE)
-        out = proc.stdout.read()  # type: ignore[union-attr]
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - started
-        report = report_file.read().strip().splitlines()
-    code = os.waitstatus_to_exitcode(status)
-    if wrap and report and report[0].startswith("Command exited with non-zero status"):
-        code = int(report[0].split()[-1])
-        report = report[1:]
-    rss = int(report[-1]) if wrap and report else usage.ru_maxrss
-    if code not in (0, 1):
-        raise SystemExit(f"{args} failed ({code})")
-    return seconds, rss, out
+def rg_version(rg: str) -> str:
+    return subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.split()[1]
 
 
 def run_python(op: str, tree: Path) -> tuple[float, int, int]:
-    _, rss, out = _spawn([sys.executable, __file__, "--child", op, str(tree)])
+    _, rss, out = spawn([sys.executable, __file__, "--child", op, str(tree)])
     data = json.loads(out)
     return data["seconds"], rss, data["count"]
 
 
 def run_rg(args: list[str]) -> tuple[float, int, int]:
-    seconds, rss, out = _spawn(args)
+    seconds, rss, out = spawn(args, ok_codes=(0, 1))  # 1: nothing matched
     return seconds, rss, len(out.splitlines())
 
 
@@ -284,6 +259,96 @@ def warm(tree: Path) -> None:
                 with open(p, "rb") as f:
                     while f.read(1 << 20):
                         pass
+
+
+BASELINES = {"glob_tool": "os_walk_fnmatch", "glob_tool_default": "os_walk_fnmatch",
+             "pathlib_rglob": "os_walk_fnmatch", "grep_tool_literal": "rg_j1_literal",
+             "rg_literal": "rg_j1_literal", "grep_tool_regex": "rg_j1_regex",
+             "rg_regex": "rg_j1_regex"}
+
+
+def measure(tree: Path, rounds: int, rg: str | None) -> dict[str, list[tuple[float, int, int]]]:
+    """(seconds, peak RSS in KiB, results) per case, one per round; the
+    ripgrep cases only when ``rg`` is given."""
+    warm(tree)
+    cases: dict[str, Callable[[], tuple[float, int, int]]] = {
+        "noop": lambda: run_python("noop", tree),
+        "glob_tool": lambda: run_python("glob_tool", tree),
+        "glob_tool_default": lambda: run_python("glob_tool_default", tree),
+        "os_walk_fnmatch": lambda: run_python("os_walk_fnmatch", tree),
+        "pathlib_rglob": lambda: run_python("pathlib_rglob", tree),
+        "grep_tool_literal": lambda: run_python("grep_tool_literal", tree),
+        "grep_tool_regex": lambda: run_python("grep_tool_regex", tree),
+    }
+    if rg is not None:
+        cases.update({
+            "rg_j1_literal": lambda: run_rg([rg, "-j1", "-n", "-F", LITERAL, str(tree)]),
+            "rg_literal": lambda: run_rg([rg, "-n", "-F", LITERAL, str(tree)]),
+            "rg_j1_regex": lambda: run_rg([rg, "-j1", "-n", REGEX, str(tree)]),
+            "rg_regex": lambda: run_rg([rg, "-n", REGEX, str(tree)]),
+        })
+    # interleaved (rotating order), so drift hits every case alike
+    runs: dict[str, list[tuple[float, int, int]]] = {name: [] for name in cases}
+
+    def runner(name: str) -> Callable[[], float]:
+        def run() -> float:
+            runs[name].append(cases[name]())
+            return runs[name][-1][0]
+        return run
+    interleave({name: runner(name) for name in cases}, rounds)
+    return runs
+
+
+# run.py's names for the cases, and the targets (issue 5)
+LABELS = {
+    "noop": "python -c 'import corral.tools' (RSS floor)",
+    "os_walk_fnmatch": "glob **/*.py: os.walk + fnmatch",
+    "glob_tool": "glob **/*.py: Toolbox.call glob (no cap)",
+    "glob_tool_default": "glob **/*.py: Toolbox.call glob (default cap 200)",
+    "pathlib_rglob": "glob **/*.py: pathlib.Path.rglob",
+    "rg_j1_literal": "grep literal: rg -j1",
+    "grep_tool_literal": "grep literal: Toolbox.call grep",
+    "rg_literal": "grep literal: rg",
+    "rg_j1_regex": "grep regex: rg -j1",
+    "grep_tool_regex": "grep regex: Toolbox.call grep",
+    "rg_regex": "grep regex: rg",
+}
+TARGETS = {"glob_tool": ("<=", 1.5), "grep_tool_literal": ("<=", 3.0)}
+SECOND_BASELINE = {"glob_tool": "pathlib_rglob", "grep_tool_literal": "rg_literal",
+                   "grep_tool_regex": "rg_regex"}
+
+
+def collect(quick: bool = False) -> list[Record]:
+    """The figures as records (for run.py), on the 20,000-file tree
+    (generated if missing; 2,000 files when ``quick``)."""
+    tree = ensure_tree(2000 if quick else 20000, False)
+    rg = find_rg()
+    runs = measure(tree, 1 if quick else 5, rg)
+    times = {name: [r[0] for r in samples] for name, samples in runs.items()}
+    records = []
+    for name, label in LABELS.items():
+        if name not in runs:
+            records.append(skipped("search", label, "ripgrep not found: pip install ripgrep "
+                                   "(the 'bench' extra)"))
+            continue
+        base = BASELINES.get(name) if BASELINES.get(name) in runs else None
+        notes = []
+        other = SECOND_BASELINE.get(name)
+        if other in times:
+            ratio = statistics.median(times[name]) / statistics.median(times[other])
+            notes.append(f"{ratio:.2f}x {LABELS[other].split(': ')[1]}")
+        if name == "grep_tool_regex":
+            notes.append("issue 5's target is for the literal")
+        if name == "noop":
+            notes.append("an empty call: this row is the RSS floor of a Python child")
+        records.append(record(
+            "search", label, times[name], unit="ms", scale=1e3,
+            baseline=LABELS[base] if base else None, base_values=times[base] if base else None,
+            target=TARGETS.get(name) if base else None,
+            source="issue 5" if name in TARGETS and base else None,
+            rss_mb=max(r[1] for r in runs[name]) / 1024,
+            count=sorted({r[2] for r in runs[name]}), note="; ".join(notes) or None))
+    return records
 
 
 def main() -> None:
@@ -298,33 +363,13 @@ def main() -> None:
         return
     tree = ensure_tree(args.files, args.regen)
     files, dirs, size = tree_facts(tree)
-    rg = _rg()
+    rg = find_rg()
+    if not rg:
+        sys.exit("ripgrep not found: pip install ripgrep (the 'bench' extra)")
     print(f"tree: {tree}\n  {files} files, {dirs} directories, {size / 1e6:.1f} MB; "
-          f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
-          f"{subprocess.run([rg, '--version'], capture_output=True, text=True).stdout.split()[1]}"
-          f" ripgrep")
-    warm(tree)
-    cases = {
-        "noop": lambda: run_python("noop", tree),
-        "glob_tool": lambda: run_python("glob_tool", tree),
-        "glob_tool_default": lambda: run_python("glob_tool_default", tree),
-        "os_walk_fnmatch": lambda: run_python("os_walk_fnmatch", tree),
-        "pathlib_rglob": lambda: run_python("pathlib_rglob", tree),
-        "grep_tool_literal": lambda: run_python("grep_tool_literal", tree),
-        "rg_j1_literal": lambda: run_rg([rg, "-j1", "-n", "-F", LITERAL, str(tree)]),
-        "rg_literal": lambda: run_rg([rg, "-n", "-F", LITERAL, str(tree)]),
-        "grep_tool_regex": lambda: run_python("grep_tool_regex", tree),
-        "rg_j1_regex": lambda: run_rg([rg, "-j1", "-n", REGEX, str(tree)]),
-        "rg_regex": lambda: run_rg([rg, "-n", REGEX, str(tree)]),
-    }
-    samples: dict[str, list[tuple[float, int, int]]] = {name: [] for name in cases}
-    for _ in range(args.rounds):  # interleaved, so drift hits every case alike
-        for name, case in cases.items():
-            samples[name].append(case())
-    baselines = {"glob_tool": "os_walk_fnmatch", "glob_tool_default": "os_walk_fnmatch",
-                 "pathlib_rglob": "os_walk_fnmatch", "grep_tool_literal": "rg_j1_literal",
-                 "rg_literal": "rg_j1_literal", "grep_tool_regex": "rg_j1_regex",
-                 "rg_regex": "rg_j1_regex"}
+          f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; {rg_version(rg)} ripgrep")
+    samples = measure(tree, args.rounds, rg)
+    baselines = BASELINES
     medians = {name: statistics.median(s[0] for s in runs) for name, runs in samples.items()}
     minimums = {name: min(s[0] for s in runs) for name, runs in samples.items()}
     print(f"\n{args.rounds} rounds; times in ms; ratios of medians (and of minimums, less "
