@@ -72,6 +72,17 @@ def root_open_w(root: Root, tree: Tree, path):
         os.close(fd)
 
 
+_EXCL = os.O_CREAT | os.O_EXCL | os.O_WRONLY
+
+
+def root_open_excl(root: Root, tree: Tree, path):
+    fd = root.open(path, _EXCL, 0o644)
+    try:
+        os.write(fd, OPEN_W_DATA)
+    finally:
+        os.close(fd)
+
+
 def _walk_rows(rows) -> list:
     return [(_text(d), sorted(map(_text, dn)), sorted(map(_text, fn))) for d, dn, fn in rows]
 
@@ -134,6 +145,14 @@ def _os_walk(host, walker) -> list:
     return sorted(rows)
 
 
+def os_open_excl(tree: Tree, host):
+    fd = os.open(host, _EXCL, 0o644)
+    try:
+        os.write(fd, OPEN_W_DATA)
+    finally:
+        os.close(fd)
+
+
 def os_walk(tree: Tree, host):
     return _os_walk(host, os.walk(host, onerror=_raise))
 
@@ -160,6 +179,11 @@ def os_realpath(tree: Tree, host):
 
 def os_write_bytes(tree: Tree, host):
     with open(host, "wb") as f:
+        f.write(WRITE_DATA)
+
+
+def os_write_bytes_excl(tree: Tree, host):
+    with open(host, "xb") as f:
         f.write(WRITE_DATA)
 
 
@@ -202,6 +226,8 @@ def _rows_cmp(raw):
 OPS: list[Op] = [
     Op("open_r", True, "file", False, root_open_r, os_open_r),
     Op("open_w", True, "absent", True, root_open_w, os_open_w),
+    # O_EXCL never follows a final link: it exists
+    Op("open_excl", False, "absent", True, root_open_excl, os_open_excl),
     Op("stat", True, "file", False, lambda r, t, p: ident(r.stat(p)),
        lambda t, h: ident(os.stat(h))),
     Op("lstat", False, "file", False, lambda r, t, p: ident(r.lstat(p)),
@@ -238,6 +264,9 @@ OPS: list[Op] = [
        os_write_bytes),
     Op("write_bytes_replace", True, "file", True, lambda r, t, p: r.write_bytes(p, WRITE_DATA),
        os_write_bytes),
+    # exclusive: never follows a final link (O_EXCL semantics: it exists)
+    Op("write_bytes_excl", False, "absent", True,
+       lambda r, t, p: r.write_bytes(p, WRITE_DATA, exclusive=True), os_write_bytes_excl),
     Op("exists", True, "file", False, lambda r, t, p: r.exists(p),
        lambda t, h: os.path.exists(h)),
     Op("symlink", False, "absent", True, lambda r, t, p: r.symlink(SYMLINK_TEXT, p),
@@ -274,8 +303,9 @@ def check_target(op: Op, tree: Tree, raw, target: str, ltarget: str) -> None:
     name = op.name
     if name == "open_r":
         assert raw == (ident(os.stat(at)), content_of(target))
-    elif name in ("open_w", "write_bytes", "write_bytes_replace"):
-        data = OPEN_W_DATA if name == "open_w" else WRITE_DATA
+    elif name in ("open_w", "open_excl", "write_bytes", "write_bytes_replace",
+                  "write_bytes_excl"):
+        data = OPEN_W_DATA if name.startswith("open") else WRITE_DATA
         assert st.S_ISREG(os.lstat(at).st_mode)
         with open(at, "rb") as f:
             assert f.read() == data
@@ -331,5 +361,5 @@ def check_target(op: Op, tree: Tree, raw, target: str, ltarget: str) -> None:
 ON_FINAL_LINK = {
     "lstat": "ok", "readlink": "ok", "remove": "ok", "rename_src": "ok",
     "rmdir": errno.ENOTDIR, "mkdir": errno.EEXIST, "symlink": errno.EEXIST,
-    "rename_dst": errno.EEXIST,
+    "rename_dst": errno.EEXIST, "write_bytes_excl": errno.EEXIST, "open_excl": errno.EEXIST,
 }

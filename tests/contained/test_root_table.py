@@ -50,7 +50,8 @@ def chain(n: int, end: str = "target") -> list[str]:
 _ON_LINK_SLASH = {"remove": ENOTDIR, "rmdir": ENOTDIR, "rename_src": ENOTDIR,
                   "mkdir": EEXIST, "symlink": EEXIST, "rename_dst": EEXIST,
                   "makedirs": EEXIST, "makedirs_dry": EEXIST, "makedirs_exist_ok": ESC,
-                  "open_w": EISDIR, "write_bytes": EISDIR, "write_bytes_replace": EISDIR}
+                  "open_w": EISDIR, "write_bytes": EISDIR, "write_bytes_replace": EISDIR,
+                  "write_bytes_excl": EISDIR, "open_excl": EISDIR}
 
 # -- A: where a path lands (Go's rootTestCases) -----------------------------------
 
@@ -222,6 +223,7 @@ CONSISTENCY = [
 
 # -- C: what os cannot be asked (it would block or escape) ------------------------
 
+# (write_bytes_excl is not among them: the name exists, EEXIST, as os says)
 _BLOCKING = ("open_r", "open_w", "read_bytes", "write_bytes", "write_bytes_replace")
 _SPECIAL = {op: SpecialFileError for op in _BLOCKING}
 ALL_OPS = [op.name for op in OPS]

@@ -265,9 +265,11 @@ class Root:
             return self._open_child(dir_fd, parsed, flags, mode)
         if flags & os.O_CREAT and parsed.final_is_dot:
             # "l/.": l is followed like any directory on the way (so an
-            # outward l is an escape), then O_CREAT cannot make "."
+            # outward l is an escape), then O_CREAT cannot make "." (and
+            # O_EXCL says it exists, as the kernel does)
             self.stat(parsed.text)
-            raise contained_error(errno.EISDIR, parsed.text, parsed.text)
+            raise contained_error(errno.EEXIST if flags & os.O_EXCL else errno.EISDIR,
+                                  parsed.text, parsed.text)
         final_nofollow = bool(flags & os.O_NOFOLLOW)
         if self._fast:
             # openat2 refuses (EINVAL) a mode without O_CREAT/O_TMPFILE, which
@@ -288,7 +290,8 @@ class Root:
                 # "d/.", "a/..": the parent resolved (or the kernel's ENOTDIR
                 # and escapes were raised); O_CREAT cannot make a directory
                 if flags & os.O_CREAT:
-                    raise contained_error(errno.EISDIR, parsed.text, walk.where())
+                    raise contained_error(errno.EEXIST if flags & os.O_EXCL else errno.EISDIR,
+                                          parsed.text, walk.where())
                 fd = backend.open_at(walk.top, ".", flags | _SAFE)
                 return self._checked_fd(fd, flags, parsed.text, walk.where())
             if walk.must_be_dir and flags & os.O_CREAT:
@@ -666,7 +669,7 @@ class Root:
             self._replace_in(walk.top, name, view, current, mode, fsync, exclusive)
             return None
 
-        self._named(parsed, "write", act, follow_final=True)
+        self._named(parsed, "write_excl" if exclusive else "write", act, follow_final=True)
 
     def walk(self, top: object = ".", topdown: bool = True,
              onerror: Callable[[OSError], None] | None = None
@@ -861,7 +864,7 @@ class Root:
             if walk.must_be_dir:
                 # "name/" (or a followed link whose text ends in "/"): the
                 # kernel's answers, without ever following "name" itself
-                if op == "write":  # O_CREAT with a trailing slash
+                if op in ("write", "write_excl"):  # O_CREAT with a trailing slash
                     raise contained_error(errno.EISDIR, parsed.text, walk.where(name))
                 if op in ("remove", "rmdir", "symlink"):  # rename checks in act_dst
                     info = self._backend.lstat_at(walk.top, name)
@@ -1117,7 +1120,7 @@ def _dot_errno(op: str, text: str) -> int:
     """What the kernel answers when the last component of ``text`` is "." or
     ".." (or a followed link ends at a directory) for an operation that
     needs a name there."""
-    if op in ("mkdir", "symlink", "rename_dst_excl"):
+    if op in ("mkdir", "symlink", "rename_dst_excl", "write_excl"):
         return errno.EEXIST
     if op in ("remove", "write"):
         return errno.EISDIR
