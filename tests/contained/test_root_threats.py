@@ -344,3 +344,17 @@ def test_dir_entries_follow_links_only_inside(make_root, scratch):
     assert st.S_ISLNK(entries["out"].stat(follow_symlinks=False).st_mode)
     with pytest.raises(EscapeError):
         entries["out"].stat()
+
+
+# -- row 11: a hard link inside the root to an outside file -------------------------
+
+def test_write_bytes_replaces_a_hard_link_never_writes_through(make_root, scratch):
+    tree = build(scratch / "t", ["h => $OUT/secret"])
+    root = make_root(tree.ws)
+    assert root.stat("h").st_nlink == 2  # visible to a caller's policy (the tools refuse)
+    for kwargs in ({}, {"exclusive": False, "fsync": False}):
+        root.write_bytes("h", b"new content", **kwargs)
+        assert (tree.ws / "h").read_bytes() == b"new content"
+        assert (tree.out / "secret").read_bytes() == b"outside secret"
+        assert os.stat(tree.out / "secret").st_nlink == 1
+        assert root.stat("h").st_nlink == 1
