@@ -47,12 +47,20 @@ def time_calls(fn: Callable[[], object], batch: int) -> float:
     return (clock() - start) / batch
 
 
-def batch_for(fn: Callable[[], object], seconds: float = 0.03, most: int = 5000) -> int:
-    """How many calls of ``fn()`` take about ``seconds`` (at least 3): a
-    timed batch long enough for the clock, short enough to interleave."""
-    fn()  # a first call pays for caches and imports
-    one = time_calls(fn, 3)
-    return max(3, min(most, int(seconds / max(one, 1e-9))))
+def time_for(fn: Callable[[], object], seconds: float = 0.03, least: int = 3) -> float:
+    """Seconds per call of ``fn()``, calling it for about ``seconds`` (and at
+    least ``least`` times): a sample that stays short when the machine slows
+    down, for operations of a millisecond or so (the clock is read after
+    each call)."""
+    clock = time.perf_counter
+    calls = 0
+    start = clock()
+    while True:
+        fn()
+        calls += 1
+        elapsed = clock() - start
+        if calls >= least and elapsed >= seconds:
+            return elapsed / calls
 
 
 def interleave(runners: dict[Any, Callable[[], float]], rounds: int) -> dict[Any, list[float]]:

@@ -44,8 +44,8 @@ from typing import Any, Callable
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _common import (Record, batch_for, have_gnu_time, interleave, record,  # noqa: E402
-                     spawn, time_calls)
+from _common import (Record, have_gnu_time, interleave, record, spawn,  # noqa: E402
+                     time_for)
 
 FIXTURES = HERE / "_fixtures"
 GROUPS = ("open", "root", "tools", "search", "bigfile", "mcp")
@@ -143,17 +143,14 @@ LABELS_ROOT = {
 
 def _sampler(fn: Callable[[], object], cleanup: Callable[[], None] | None = None
              ) -> Callable[[], float]:
-    """A runner for ``interleave``: seconds per call over a batch sized on
-    first use; ``cleanup`` runs after each batch, untimed."""
-    batch = 0
+    """A runner for ``interleave``: seconds per call over about 30 ms of
+    calls; ``cleanup`` runs after each sample, untimed."""
+    fn()  # the first call pays for imports and caches
+    if cleanup:
+        cleanup()
 
     def run() -> float:
-        nonlocal batch
-        if not batch:
-            batch = batch_for(fn)
-            if cleanup:
-                cleanup()
-        seconds = time_calls(fn, batch)
+        seconds = time_for(fn)
         if cleanup:
             cleanup()
         return seconds
