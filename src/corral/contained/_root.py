@@ -110,10 +110,12 @@ class DirEntry:
     is followed only beneath the root (an outward link is not a directory).
     """
 
-    __slots__ = ("name", "path", "_kind", "_root")
+    __slots__ = ("name", "path", "_kind", "_root", "_lstat")
 
-    def __init__(self, root: "Root", path: str, name: str, kind: str) -> None:
+    def __init__(self, root: "Root", path: str, name: str, kind: str,
+                 lstat: os.stat_result | None = None) -> None:
         self.name, self.path, self._kind, self._root = name, path, kind, root
+        self._lstat = lstat
 
     @property
     def kind(self) -> str:
@@ -134,6 +136,10 @@ class DirEntry:
         return self._kind == "file"
 
     def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        """The entry's stat: taken while listing when ``scandir(stat=True)``
+        (and not a link to follow), else resolved again beneath the root."""
+        if self._lstat is not None and not (follow_symlinks and self._kind == "symlink"):
+            return self._lstat
         return self._root.stat(self.path, follow_symlinks=follow_symlinks)
 
     def _followed_mode(self, test: Callable[[int], bool]) -> bool:
@@ -400,15 +406,30 @@ class Root:
         finally:
             self._backend.close(fd)
 
-    def scandir(self, path: object = ".") -> list[DirEntry]:
+    def scandir(self, path: object = ".", *, stat: bool = False) -> list[DirEntry]:
         """Entries of the directory ``path``, as detached :class:`DirEntry`
-        objects (unsorted).  Nothing is followed to classify an entry."""
+        objects (unsorted).  Nothing is followed to classify an entry.
+
+        ``stat=True`` also takes each entry's ``lstat`` relative to the open
+        directory (one ``fstatat`` each, no re-resolution); an entry removed
+        meanwhile is left out."""
         fd, where = self._open_dir(path)
         prefix = "" if where == "." else where + "/"
+        backend = self._backend
         try:
-            return [DirEntry(self, prefix + name, name, kind) for name, kind in self._entries(fd)]
+            if not stat:
+                return [DirEntry(self, prefix + name, name, kind)
+                        for name, kind in self._entries(fd)]
+            entries = []
+            for name, kind in self._entries(fd):
+                try:
+                    info = backend.lstat_at(fd, name)
+                except FileNotFoundError:
+                    continue
+                entries.append(DirEntry(self, prefix + name, name, kind, info))
+            return entries
         finally:
-            self._backend.close(fd)
+            backend.close(fd)
 
     def mkdir(self, path: object, mode: int = 0o777) -> None:
         """``os.mkdir`` beneath the root; never follows a final symlink."""
@@ -575,8 +596,8 @@ class Root:
                         if swalk.must_be_dir:
                             raise contained_error(errno.ENOTDIR, sparsed.text, swalk.where(sname))
                         raise contained_error(errno.ENOTDIR, dparsed.text, dwalk.where(dname))
-                    if dinfo is not None and not st.S_ISDIR(dinfo.st_mode):
-                        raise contained_error(errno.ENOTDIR, dparsed.text, dwalk.where(dname))
+                    # a directory onto a non-directory is the kernel's ENOTDIR,
+                    # after its EINVAL for a directory moved into itself
                 try:
                     backend.rename_at(swalk.top, sname, dwalk.top, dname, flags)
                 except OSError as exc:

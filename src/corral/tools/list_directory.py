@@ -50,7 +50,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ctx.authorize(ListRequest(shown))
     identity = (info.st_dev, info.st_ino)
     ctx.ensure_same(rel, identity)  # a swap during authorization fails closed
-    entries = sorted(ctx.root.scandir(rel), key=lambda e: e.name)
+    entries = sorted(ctx.root.scandir(rel, stat=True), key=lambda e: e.name)
     ctx.ensure_same(rel, identity)  # and one while listing
     limit = ctx.limits.list_entries
     shown_entries = []
