@@ -34,7 +34,8 @@ class Code(str, enum.Enum):
         return self.value
 
 
-INTERNAL_MESSAGE = "The tool failed for an internal reason and did nothing more than it reported"
+INTERNAL_MESSAGE = ("the tool failed for an internal reason (the cause is in the host's log, "
+                    "not here)")
 
 
 class Refusal(Exception):
