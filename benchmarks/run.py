@@ -550,7 +550,7 @@ def results_markdown(records: list[Record], info: dict[str, str], meta: dict[str
             ratio = _ratio_text(rec) if not rec.get("skipped") else rec["skipped"]
             if rec.get("group") == "bigfile" and rec.get("rss_mb") is not None:
                 ratio = f"{ratio} time; peak RSS {rec['rss_mb']:.1f} MB"
-            out.append(f"| {rec['case']} | {rec.get('baseline') or '–'} | {ratio} | "
+            out.append(f"| {rec['case']} | {_short(rec.get('baseline') or '–')} | {ratio} | "
                        f"{_target_text(rec)} | {_met(rec)} |")
     out.append("")
     for group in GROUPS:
@@ -576,7 +576,7 @@ def results_markdown(records: list[Record], info: dict[str, str], meta: dict[str
             else:
                 unit = _unit(r["unit"])
                 cells = [r["case"], f"{_num(r['median'])} {unit}", _num(r["min"]),
-                         _num(r["max"]), str(r["rounds"]), r.get("baseline") or "–",
+                         _num(r["max"]), str(r["rounds"]), _short(r.get("baseline") or "–"),
                          _ratio_text(r), _target_text(r), _met(r)]
                 if has_rss:
                     rss = r.get("rss_mb")
@@ -743,7 +743,8 @@ def main(argv: list[str] | None = None) -> int:
         for r in got:
             print("  " + _line(r))
         print(f"  ({time.perf_counter() - t0:.0f} s)", flush=True)
-    info = machine()  # again: an npm install during the run adds versions
+    later = machine()  # an npm install during the run adds versions (the commit stays)
+    info.update({key: later[key] for key in ("node", "reference MCP server")})
     meta = {"command": "python benchmarks/run.py" + (" --quick" if args.quick else "")
                        + (f" --only {args.only}" if set(groups) != set(GROUPS) else ""),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
