@@ -1,0 +1,168 @@
+"""Deliberately broken resolvers, to show the checks catch them (test_meta.py).
+
+* :class:`NaiveRoot`: ``os.path.realpath(os.path.join(root, path))`` and a
+  string-prefix check, then plain ``os`` calls by path: the shape of the
+  2025 MCP filesystem-server bugs (sibling ``ws-evil`` passes the prefix
+  check; a trailing ``/`` is dropped by ``realpath``; FIFOs are opened).
+* :func:`clamp_dotdot`: corral's own walk with ``..`` at the root clamped
+  (treated as ``.``) instead of refused, libpathrs' ``IN_ROOT`` behaviour
+  where BENEATH is promised.
+* :func:`ignore_trailing_slash`: corral with trailing ``/`` stripped from
+  every path before parsing, so ``file/`` opens a file (Go's
+  CVE-2026-39822 class).
+
+The two corral mutations are context managers that patch corral's modules
+and restore them.  :class:`NaiveRoot` refuses (``EACCES``) to touch anything
+outside the test's own temporary directory, so running it cannot damage
+the machine; the checks then see a wrong answer, which is what they must
+catch anyway.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from typing import Iterator
+
+from corral.contained import EscapeError, Root, backend_by_name
+from corral.contained import _paths, _root
+from sec_harness import Config
+
+
+class NaiveRoot:
+    """The resolver every path-sandbox CVE of 2025 had (module docstring)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.realpath(path)
+        # the harness base: <base>/<world>/ws
+        self.sandbox = os.path.dirname(os.path.dirname(self.path))
+        self.stats: dict = {}
+
+    def _full(self, path: str) -> str:
+        full = os.path.realpath(os.path.join(self.path, path))
+        if not full.startswith(self.path):  # the bug: no separator check
+            raise EscapeError("outside", path)
+        if full != self.sandbox and not full.startswith(self.sandbox + "/"):
+            raise PermissionError(errno.EACCES, "test guard: outside the sandbox", path)
+        return full
+
+    def open(self, path, flags=os.O_RDONLY, mode=0o777):
+        # O_NONBLOCK only so that a FIFO cannot hang the test run
+        return os.open(self._full(path), flags | os.O_CLOEXEC | os.O_NONBLOCK, mode)
+
+    def stat(self, path, follow_symlinks=True):
+        return os.stat(self._full(path), follow_symlinks=follow_symlinks)
+
+    def lstat(self, path):
+        return os.lstat(self._full(path))
+
+    def listdir(self, path="."):
+        return os.listdir(self._full(path))
+
+    def mkdir(self, path, mode=0o777):
+        os.mkdir(self._full(path), mode)
+
+    def makedirs(self, path, mode=0o777, exist_ok=False, **kwargs):
+        full = self._full(path)
+        os.makedirs(full, mode, exist_ok=exist_ok)
+        return []
+
+    def remove(self, path):
+        os.remove(self._full(path))
+
+    def rename(self, src, dst):
+        os.rename(self._full(src), self._full(dst))
+
+    def write_bytes(self, path, data, **kwargs):
+        fd = os.open(self._full(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK
+                     | os.O_CLOEXEC, 0o644)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+    def read_bytes(self, path):
+        with open(self._full(path), "rb") as fh:
+            return fh.read()
+
+    def symlink(self, target, path):
+        os.symlink(target, self._full(path))
+
+    def readlink(self, path):
+        return os.readlink(self._full(path))
+
+    def close(self) -> None:
+        pass
+
+
+NAIVE = Config("naive-join-realpath", NaiveRoot)
+
+
+def _walk_config(label: str) -> Config:
+    backend = backend_by_name("os")
+    return Config(label, lambda p: Root(p, backend=backend, fast_path=False))
+
+
+CLAMP = _walk_config("clamp-dotdot")
+TRAILING = _walk_config("ignore-trailing-slash")
+
+
+class _ClampFds(list):
+    """An fd stack that never admits to being at the root."""
+
+    def __len__(self) -> int:
+        return list.__len__(self) + 1
+
+
+class _ClampWalk(_root._Walk):
+    __slots__ = ()
+
+    def __init__(self, root_fd, backend, must_be_dir=False):
+        super().__init__(root_fd, backend, must_be_dir)
+        self.fds = _ClampFds(self.fds)
+
+    def pop(self) -> None:
+        if list.__len__(self.fds) > 1:  # ".." at the root stays at the root
+            super().pop()
+
+    def close(self) -> None:
+        while list.__len__(self.fds) > 1:
+            self.backend.close(list.pop(self.fds))
+        self.names.clear()
+
+
+@contextlib.contextmanager
+def clamp_dotdot() -> Iterator[Config]:
+    """corral's walk with ``..`` clamped at the root (use :data:`CLAMP`)."""
+    saved = _root._Walk
+    _root._Walk = _ClampWalk
+    try:
+        yield CLAMP
+    finally:
+        _root._Walk = saved
+
+
+@contextlib.contextmanager
+def ignore_trailing_slash() -> Iterator[Config]:
+    """corral with trailing slashes dropped before parsing (use :data:`TRAILING`)."""
+    saved = _paths.parse
+
+    def parse(path: object):
+        text = _paths.as_text(path)
+        stripped = text.rstrip("/")
+        return saved(stripped if stripped else text)
+
+    _paths.parse = parse
+    try:
+        yield TRAILING
+    finally:
+        _paths.parse = saved
+
+
+@contextlib.contextmanager
+def naive() -> Iterator[Config]:
+    yield NAIVE
+
+
+BROKEN = {"naive": naive, "clamp": clamp_dotdot, "trailing": ignore_trailing_slash}

@@ -1,0 +1,58 @@
+"""The checks catch deliberately broken resolvers, so a green run means something.
+
+Every strategy property (sec_properties.py) and the state machine are run
+against the resolvers of sec_broken.py and must FAIL with an
+AssertionError from the harness.  Settings are derandomized (the same
+examples every run) and skip shrinking: a failure is all that is asked.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import Phase, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from sec_broken import BROKEN, NaiveRoot
+from sec_harness import ORACLE, Totals
+from sec_machine import make_machine
+from sec_properties import PROPERTIES
+
+pytestmark = pytest.mark.skipif(not ORACLE, reason="the broken resolvers are caught by the "
+                                "kernel oracle, which needs Linux openat2")
+
+META = settings(max_examples=300, stateful_step_count=30, derandomize=True, database=None,
+                deadline=None, phases=[Phase.explicit, Phase.generate],
+                report_multiple_bugs=False)
+
+# strategy -> the broken resolvers it must catch
+CATCHES = {
+    "paths": ["naive", "clamp", "trailing"],
+    "components": ["naive", "clamp", "trailing"],
+    "names": ["naive", "trailing"],
+    "symlink_targets": ["naive", "clamp"],
+    "trees": ["naive", "clamp"],
+}
+
+
+@pytest.mark.parametrize("strategy,broken", [(s, b) for s, bs in CATCHES.items() for b in bs])
+def test_strategy_catches_broken_resolver(strategy, broken):
+    with BROKEN[broken]() as config:
+        with pytest.raises(AssertionError):
+            PROPERTIES[strategy]([config], META)
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN))
+def test_state_machine_catches_broken_resolver(broken):
+    with BROKEN[broken]() as config:
+        with pytest.raises(AssertionError):
+            run_state_machine_as_test(make_machine([config], Totals()), settings=META)
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")
+@pytest.mark.parametrize("fmt", ["tar", "zip"])
+def test_archive_checks_catch_naive_resolver(tmp_path, fmt):
+    from test_archives import hostile_extraction, make_site
+    base = tmp_path / "sandbox"  # NaiveRoot's guard keeps it inside tmp_path
+    base.mkdir()
+    with pytest.raises(AssertionError):
+        hostile_extraction(NaiveRoot, make_site(base), fmt)
