@@ -650,14 +650,14 @@ def plot(records: list[Record], path: Path) -> str | None:
             bound = float(match[2]) if match[1] == "<=" else 1 / float(match[2])
             met = r.get("met")
         elif r.get("target"):  # a target on something else (peak RSS): say it in the label
-            label += f" [{r['target']}: {'met' if r.get('met') else 'MISSED'}]"
+            label += f" [{r['target'].split(' <=')[0]} target {'met' if r.get('met') else 'MISSED'}]"
         if r.get("higher_is_better"):
             label += " (rate)"
         labels.append(label)
         values.append(cost)
         targets.append(bound)
         colors.append({True: "#3a923a", False: "#c8372d", None: "#8c8c8c"}[met])
-    fig, ax = plt.subplots(figsize=(11, 0.28 * len(rows) + 1.6))
+    fig, ax = plt.subplots(figsize=(12, 0.28 * len(rows) + 1.8))
     y = list(range(len(rows)))[::-1]
     ax.barh(y, values, color=colors, height=0.7)
     for yi, bound in zip(y, targets):
@@ -673,13 +673,13 @@ def plot(records: list[Record], path: Path) -> str | None:
     ax.set_yticks(y)
     ax.set_yticklabels(labels, fontsize=7)
     ax.set_ylim(-0.8, len(rows) - 0.2)
-    ax.set_xlabel("time per operation relative to its baseline in the same run "
+    ax.set_xlabel("time per operation relative to its baseline in the same run\n"
                   "(ratio of medians, log scale; lower is better; rates inverted)", fontsize=8)
-    ax.set_title("corral vs baselines: green meets the issue's target (black tick), "
-                 "red misses it, grey has no target", fontsize=9)
+    ax.set_title("corral vs baselines (see RESULTS.md)\ngreen meets the issue's target "
+                 "(black tick), red misses it, grey has no target", fontsize=9)
     ax.tick_params(axis="x", labelsize=7)
     fig.tight_layout()
-    fig.savefig(path, format="svg", metadata={"Date": None})
+    fig.savefig(path, format="svg", metadata={"Date": None}, bbox_inches="tight")
     plt.close(fig)
     return None
 
