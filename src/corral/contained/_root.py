@@ -37,7 +37,8 @@ import time
 from typing import Callable, Iterator, NoReturn
 
 from . import _paths
-from ._backend import (RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, default_backend)
+from ._backend import (RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, _under_pyfakefs,
+                       default_backend)
 from ._errors import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
                       SymlinkError, contained_error)
 from ._paths import ParsedPath
@@ -1131,10 +1132,6 @@ def _close_quietly(backend: Backend, fd: int) -> None:
         backend.close(fd)
     except OSError:
         pass
-
-
-def _under_pyfakefs() -> bool:
-    return type(os).__module__.startswith("pyfakefs")
 
 
 def _dot_errno(op: str, text: str) -> int:
