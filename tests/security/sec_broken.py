@@ -10,6 +10,9 @@
 * :func:`ignore_trailing_slash`: corral with trailing ``/`` stripped from
   every path before parsing, so ``file/`` opens a file (Go's
   CVE-2026-39822 class).
+* for the race harness, read-only: :class:`CheckThenUseRoot` (validate with
+  corral, then open by host path) and :class:`DotDotWalkRoot` (a careful
+  walk that hands ``..`` to the kernel).
 
 The two corral mutations are context managers that patch corral's modules
 and restore them.  :class:`NaiveRoot` refuses (``EACCES``) to touch anything
@@ -97,6 +100,76 @@ class NaiveRoot:
 
 
 NAIVE = Config("naive-join-realpath", NaiveRoot)
+
+
+class CheckThenUseRoot:
+    """Validate with corral, then act by host path: ``Root.realpath`` (correct)
+    names the target, and a plain ``os.open`` of ``root + that`` uses it.
+    The check-then-use shape the MCP filesystem servers kept after their
+    2025 fixes; any rename between the two calls redirects the open.  Read
+    operations only (it exists for the race harness)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.root = Root(path)
+        self.stats: dict = {}
+
+    def open(self, path, flags=os.O_RDONLY, mode=0o777):
+        if flags & ~(os.O_RDONLY | os.O_CLOEXEC):
+            raise PermissionError(errno.EACCES, "test guard: read-only resolver", path)
+        full = os.path.join(self.path, self.root.realpath(path))
+        return os.open(full, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+
+    def stat(self, path):
+        return os.stat(os.path.join(self.path, self.root.realpath(path)))
+
+    def close(self) -> None:
+        self.root.close()
+
+
+class DotDotWalkRoot:
+    """A component walk that does everything right but hand ``..`` to the
+    kernel (``openat(fd, "..")``) instead of popping its own stack: safe
+    until a directory on the way is moved out of the root mid-walk.  Read
+    operations only (it exists for the race harness)."""
+
+    def __init__(self, path: str) -> None:
+        self.fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        self.stats: dict = {}
+
+    def _parent(self, path: str) -> tuple[int, str]:
+        *dirs, name = [c for c in path.split("/") if c not in ("", ".")]
+        fd = os.dup(self.fd)
+        try:
+            for part in dirs:
+                nxt = os.open(part, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                              dir_fd=fd)
+                os.close(fd)
+                fd = nxt
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, name
+
+    def open(self, path, flags=os.O_RDONLY, mode=0o777):
+        if flags & ~(os.O_RDONLY | os.O_CLOEXEC):
+            raise PermissionError(errno.EACCES, "test guard: read-only resolver", path)
+        fd, name = self._parent(path)
+        try:
+            return os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                           dir_fd=fd)
+        finally:
+            os.close(fd)
+
+    def stat(self, path):
+        fd, name = self._parent(path)
+        try:
+            return os.stat(name, dir_fd=fd, follow_symlinks=False)
+        finally:
+            os.close(fd)
+
+    def close(self) -> None:
+        os.close(self.fd)
 
 
 def _walk_config(label: str) -> Config:

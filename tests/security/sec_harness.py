@@ -214,7 +214,10 @@ OPERATIONS_BY_NAME = {op.name: op for op in OPERATIONS}
 
 
 def _fd_count() -> int:
-    return len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else -1
+    for where in ("/proc/self/fd", "/dev/fd"):  # Linux, macOS
+        if os.path.isdir(where):
+            return len(os.listdir(where))
+    return -1
 
 
 def _event(text: str) -> None:
@@ -252,9 +255,9 @@ class Harness:
             self.roots = []
             for config, world in zip(self.configs, self.worlds):
                 self.roots.append(config.factory(world.top))
-            self.kfd = os.open(self.kworld.top, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-            self.kfds = [os.open(w.top, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-                         for w in self.worlds]
+            dir_flags = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC
+            self.kfd = os.open(self.kworld.top, dir_flags)
+            self.kfds = [os.open(w.top, dir_flags) for w in self.worlds]
             self.outside = self._outside()
             self.outside_idents = {entry[2] for entry in self.outside.values()}
         except BaseException:

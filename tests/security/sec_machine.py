@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import (Bundle, RuleBasedStateMachine, initialize, invariant, multiple,
                                  rule)
 
-from corral.testing.strategies import DEFAULT_POOL, names, paths, symlink_targets
+from corral.testing.strategies import DEFAULT_POOL, names, paths, symlink_targets, weighted
 from sec_harness import OPERATIONS, TOKEN, Config, Harness, Operation, Totals
 
 POOL = DEFAULT_POOL
@@ -124,7 +124,16 @@ def make_machine(configs: Sequence[Config], totals: Totals,
         def teardown(self):
             self.h.close()
 
-    path_s = paths(POOL, absolute_prefixes=ABSOLUTE_PREFIXES, prefixes=ContainedMachine.entries)
+    # generated paths, and (since those are rarely good for creating or
+    # moving) a name in a directory that exists, or an entry that exists,
+    # each with a suffix
+    suffix_s = st.sampled_from(("", "", "", "/", "/.", "//"))
+    fresh_s = st.tuples(st.just("") | ContainedMachine.dirs, names(POOL), suffix_s).map(
+        lambda t: _join(t[0], t[1]) + t[2])
+    existing_s = st.tuples(ContainedMachine.entries, suffix_s).map(lambda t: t[0] + t[1])
+    path_s = weighted(
+        (2, paths(POOL, absolute_prefixes=ABSOLUTE_PREFIXES, prefixes=ContainedMachine.entries)),
+        (1, fresh_s), (1, existing_s))
 
     def op_rule(op: Operation):
         if op.arity == 1:
@@ -137,25 +146,14 @@ def make_machine(configs: Sequence[Config], totals: Totals,
         run.__name__ = run.__qualname__ = f"op_{op.name}"
         return rule(path=path_s)(run) if op.arity == 1 else rule(src=path_s, dst=path_s)(run)
 
-    def on_entry(self, op, entry, parent, name, suffix, existing):
-        # generated paths are rarely good for creating or moving, and seldom
-        # name a FIFO: also act on an entry that exists, or on a name (new or
-        # taken) in a directory that exists, with a suffix
-        path = (entry if existing else _join(parent, name)) + suffix
-        self.h.check(op, *((path,) if op.arity == 1 else (entry, _join(parent, name) + suffix)))
-
     def on_fifo(self, op, fifo, suffix):
-        # FIFOs must be refused, never waited on (THREATS row 12)
+        # FIFOs must be refused, never waited on (THREATS row 12); generated
+        # paths seldom name one
         self.h.check(op, *((fifo + suffix,) if op.arity == 1 else (fifo + suffix, "moved")))
 
     ContainedMachine.op_on_fifo = rule(
         op=st.sampled_from(list(operations)), fifo=ContainedMachine.fifos,
         suffix=st.sampled_from(("", "", "/", "/.")))(on_fifo)
-
-    ContainedMachine.op_on_entry = rule(
-        op=st.sampled_from(list(operations)), entry=ContainedMachine.entries,
-        parent=st.just("") | ContainedMachine.dirs, name=names(POOL),
-        suffix=st.sampled_from(("", "", "", "/", "/.", "//")), existing=st.booleans())(on_entry)
 
     for op in operations:
         setattr(ContainedMachine, f"op_{op.name}", op_rule(op))

@@ -95,12 +95,18 @@ def _rcu_only(dir_fd: int, raw: bytes, flags: int) -> int:
     restart), and then the true answer is the escape, ``EXDEV``."""
     how = _How((flags & (os.O_NOFOLLOW | os.O_DIRECTORY)) | os.O_PATH | os.O_CLOEXEC, 0,
                RESOLVE | _RESOLVE_CACHED)
-    fd = _libc.syscall(_NR_OPENAT2, ctypes.c_int(dir_fd), ctypes.c_char_p(raw),
-                       ctypes.byref(how), ctypes.c_size_t(ctypes.sizeof(how)))
-    if fd >= 0:
-        os.close(fd)
-        return 0
-    return ctypes.get_errno()
+    # A rename anywhere on the machine during a ".." also gives EAGAIN, now
+    # and then; the RCU walk's wish to restart gives it every time.
+    for _ in range(64):
+        fd = _libc.syscall(_NR_OPENAT2, ctypes.c_int(dir_fd), ctypes.c_char_p(raw),
+                           ctypes.byref(how), ctypes.c_size_t(ctypes.sizeof(how)))
+        if fd >= 0:
+            os.close(fd)
+            return 0
+        err = ctypes.get_errno()
+        if err != errno.EAGAIN:
+            return err
+    return errno.EAGAIN
 
 
 def precheck(*paths: str) -> None:

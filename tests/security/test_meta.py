@@ -12,7 +12,8 @@ import pytest
 from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from sec_broken import BROKEN, NaiveRoot
+from sec_broken import BROKEN, CheckThenUseRoot, DotDotWalkRoot, NaiveRoot
+from sec_race import operations, run_scenario
 from sec_harness import ORACLE, Totals
 from sec_machine import make_machine
 from sec_properties import PROPERTIES
@@ -56,3 +57,15 @@ def test_archive_checks_catch_naive_resolver(tmp_path, fmt):
     base.mkdir()
     with pytest.raises(AssertionError):
         hostile_extraction(NaiveRoot, make_site(base), fmt)
+
+
+@pytest.mark.parametrize("scenario,broken", [("exchange", CheckThenUseRoot),
+                                             ("move_out", DotDotWalkRoot)])
+def test_race_harness_catches_broken_resolver(sec_tmp, scenario, broken):
+    """Under the same attacker, a check-then-use resolver reads through the
+    exchanged link, and a walk that hands ``..`` to the kernel climbs out of
+    the moved directory: the harness reports the escape (within a few
+    hundred iterations here; the bound is generous)."""
+    reads = [op for op in operations(scenario) if op.name == "open_read"]
+    with pytest.raises(AssertionError, match="ESCAPE"):
+        run_scenario(scenario, sec_tmp, broken, 200_000, ops=reads)

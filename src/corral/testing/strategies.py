@@ -129,7 +129,7 @@ def components(pool: Sequence[str] = DEFAULT_POOL, *, nul: bool = True, long: bo
       an existing ``f``, with ``nul``), a lone surrogate (the undecodable
       byte ``0xff`` as Python spells it), or any short text without ``/``.
     """
-    rare = [st.text(st.characters(blacklist_characters="/\x00", blacklist_categories=("Cs",)),
+    rare = [st.text(st.characters(exclude_characters="/\x00", exclude_categories=("Cs",)),
                     min_size=1, max_size=6)]
     if unicode:
         rare.append(st.just("\udcff"))
@@ -158,7 +158,7 @@ def paths(pool: Sequence[str] = DEFAULT_POOL, *,
     * a leading absolute prefix 10 % of the time: ``/``, ``//`` or one of
       ``absolute_prefixes`` (e.g. ``"@BASE@/root/"``, the root's own host
       path, or ``"@BASE@/root-evil/"``, a sibling sharing its prefix);
-    * a trailing ``/``, ``/.``, ``//`` or ``/..`` 25 % of the time;
+    * a trailing ``/``, ``/.``, ``//`` or ``/..`` a third of the time;
     * with ``prefixes`` (e.g. a state machine's ``Bundle`` of entries that
       exist), half of the paths start from one of its values, so deep
       existing paths are reached;
