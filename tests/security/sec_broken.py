@@ -43,6 +43,10 @@ class NaiveRoot:
         self.stats: dict = {}
 
     def _full(self, path: str) -> str:
+        # the input checks corral makes, so that only resolution can differ
+        if path == "":
+            raise FileNotFoundError(errno.ENOENT, "empty path", path)
+        _paths.parse(path)  # NUL, too long
         full = os.path.realpath(os.path.join(self.path, path))
         if not full.startswith(self.path):  # the bug: no separator check
             raise EscapeError("outside", path)

@@ -268,6 +268,11 @@ class Harness:
     def all_worlds(self) -> list[World]:
         return [*self.worlds, self.kworld]
 
+    @property
+    def active_worlds(self) -> list[World]:
+        """The worlds operations change (without an oracle, ``wk`` is idle)."""
+        return self.all_worlds if ORACLE else self.worlds
+
     def _make_world(self, world: World) -> None:
         evil = os.path.join(world.base, "ws-evil")
         for d in (world.top, evil, os.path.join(evil, "a"), os.path.join(evil, "a", "b")):
@@ -298,14 +303,14 @@ class Harness:
         ``fifo``) in every world; ``False`` (nothing made) if its parent is
         missing, not a real directory, or the name is taken.  Never creates
         through a symlink."""
-        results = [self._make_in(world, kind, path, target) for world in self.all_worlds]
+        results = [self._make_in(world, kind, path, target) for world in self.active_worlds]
         assert len(set(results)) == 1, f"worlds diverged creating {kind} {path!r}: {results}"
         return results[0]
 
     def build(self, entries: Sequence[TreeEntry]) -> list[TreeEntry]:
         """Make a generated tree in every world with
         :func:`corral.testing.build_tree` (tokens rendered per world)."""
-        made = [build_tree(w.top, entries, tokens={TOKEN: w.base}) for w in self.all_worlds]
+        made = [build_tree(w.top, entries, tokens={TOKEN: w.base}) for w in self.active_worlds]
         assert all(m == made[0] for m in made), "worlds diverged building a tree"
         return made[0]
 
@@ -406,10 +411,11 @@ class Harness:
         """Nothing outside changed; every world holds the same tree."""
         diff = changes(self.outside, self._outside())
         assert not diff, "ESCAPE: outside changed: " + "; ".join(diff[:5])
-        trees = [world.tree() for world in self.all_worlds]
-        for world, tree in zip(self.all_worlds[1:], trees[1:]):
+        worlds = self.active_worlds
+        trees = [world.tree() for world in worlds]
+        for world, tree in zip(worlds[1:], trees[1:]):
             if tree != trees[0]:
                 a, b = trees[0], tree
                 delta = sorted(set(a.items()) ^ set(b.items()))[:6]
-                raise AssertionError(f"worlds differ ({self.all_worlds[0].base} vs "
+                raise AssertionError(f"worlds differ ({worlds[0].base} vs "
                                      f"{world.base}): {delta}")

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from sec_broken import BROKEN, CheckThenUseRoot, DotDotWalkRoot, NaiveRoot
+from sec_broken import BROKEN, NAIVE, CheckThenUseRoot, DotDotWalkRoot, NaiveRoot
 from sec_race import operations, run_scenario
 from sec_harness import ORACLE, Totals
 from sec_machine import make_machine
@@ -69,3 +69,12 @@ def test_race_harness_catches_broken_resolver(sec_tmp, scenario, broken):
     reads = [op for op in operations(scenario) if op.name == "open_read"]
     with pytest.raises(AssertionError, match="ESCAPE"):
         run_scenario(scenario, sec_tmp, broken, 200_000, ops=reads)
+
+
+def test_outside_snapshot_alone_catches_naive_escape(monkeypatch):
+    """Without the kernel oracle (as on macOS), the outside snapshot and the
+    outside-inode check still catch the naive resolver, by an escape."""
+    import sec_harness
+    monkeypatch.setattr(sec_harness, "ORACLE", False)
+    with pytest.raises(AssertionError, match="ESCAPE"):
+        run_state_machine_as_test(make_machine([NAIVE], Totals()), settings=META)
