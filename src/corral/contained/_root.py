@@ -906,15 +906,10 @@ class Root:
         """The fast path: an fd, or ``None`` to run the walk instead."""
         backend = self._backend
         rootfd = self._rootfd()
-        try:  # the common case, outside the retry loop
-            return backend.openat2(rootfd, text, flags, mode, self._resolve_flags)
-        except OSError as exc:
-            if exc.errno != errno.EAGAIN:
-                self._count("walk_fallbacks")
-                return None
-        self._count("openat2_eagain")
         started = 0.0
-        for attempt in range(1, OPENAT2_MAX_RETRIES):
+        # EAGAIN means a rename somewhere raced the lookup: retry at least
+        # OPENAT2_MIN_RETRIES times, then until the deadline
+        for attempt in range(OPENAT2_MAX_RETRIES):
             try:
                 return backend.openat2(rootfd, text, flags, mode, self._resolve_flags)
             except OSError as exc:
