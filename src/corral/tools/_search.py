@@ -54,16 +54,12 @@ def _split_top(text: str, sep: str) -> list[str]:
     """``text`` split at ``sep`` outside ``{}``, ``[]`` and escapes."""
     parts, depth, start, i = [], 0, 0, 0
     while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            i += 2
+        after = _skip_literal(text, i)
+        if after is not None:
+            i = after
             continue
-        if ch == "[":
-            end = _class_end(text, i)
-            if end > 0:
-                i = end + 1
-                continue
-        elif ch == "{":
+        ch = text[i]
+        if ch == "{":
             depth += 1
         elif ch == "}" and depth:
             depth -= 1
@@ -73,6 +69,18 @@ def _split_top(text: str, sep: str) -> list[str]:
         i += 1
     parts.append(text[start:])
     return parts
+
+
+def _skip_literal(text: str, i: int) -> int | None:
+    """Index just past the escape or ``[...]`` class at ``text[i]`` (where
+    braces and commas are plain characters), or ``None``."""
+    if text[i] == "\\":
+        return i + 2
+    if text[i] == "[":
+        end = _class_end(text, i)
+        if end > 0:
+            return end + 1
+    return None
 
 
 def _class_end(text: str, i: int) -> int:
@@ -92,16 +100,11 @@ def _brace_span(text: str) -> tuple[int, int] | None:
     """The first ``{...}`` holding a top-level comma (else braces are literal)."""
     i = 0
     while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            i += 2
+        after = _skip_literal(text, i)
+        if after is not None:
+            i = after
             continue
-        if ch == "[":
-            end = _class_end(text, i)
-            if end > 0:
-                i = end + 1
-                continue
-        if ch == "{":
+        if text[i] == "{":
             depth, j = 1, i + 1
             while j < len(text) and depth:
                 c = text[j]
