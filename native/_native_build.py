@@ -27,11 +27,20 @@ def _read(name: str) -> str:
         return f.read()
 
 
+def _parts(suffix: str) -> list[str]:
+    # One declarations file and one C file per area (the resolver's calls in
+    # _native.cdef / corral_native.h first, then e.g. the search scanner), so
+    # each area's C stays in its own files; all are one module.
+    first = {".cdef": "_native.cdef", ".h": "corral_native.h"}[suffix]
+    rest = sorted(n for n in os.listdir(_HERE) if n.endswith(suffix) and n != first)
+    return [first, *rest]
+
+
 ffibuilder = FFI()
-ffibuilder.cdef(_read("_native.cdef"))
+ffibuilder.cdef("\n".join(_read(name) for name in _parts(".cdef")))
 ffibuilder.set_source(
     "corral._native",
-    _read("corral_native.h"),
+    "\n".join(_read(name) for name in _parts(".h")),
     optional=sys.platform != "darwin",
 )
 
