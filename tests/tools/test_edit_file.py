@@ -20,8 +20,10 @@ from hypothesis import given, settings, strategies as st
 from support import assert_valid_envelope
 
 from corral.tools import Denied, EditRequest, Limits, ReadRequest, Toolbox
-from corral.tools._edit_match import Region, apply_regions, compose, remap
-from corral.tools._edit_text import Lines, unified_diff
+from corral.tools._edit_budget import Work
+from corral.tools._edit_diff import unified_diff
+from corral.tools._edit_spans import Region, apply_regions, compose, remap
+from corral.tools._edit_text import Lines
 
 PY = ("def area(w, h):\n"
       "    return w * h\n"
@@ -913,7 +915,7 @@ def test_property_edits_keep_bytes_and_diff_reproduces_them(run):
         regions = [Region(points[k], points[k + 1], news[k // 2 % max(1, len(news))] if news
                           else "")
                    for k in range(0, len(points) - 1, 2)]
-        new_text, placements = apply_regions(lines, regions)
+        new_text, placements = apply_regions(lines, regions, Work())
         for region, (a, b, na, nb) in zip(regions, placements):
             # the original characters of the region are what it covers, nothing else
             assert Lines(lines.text[a:b]).normalized == lines.normalized[region.start:region.end]
@@ -927,8 +929,8 @@ def test_property_edits_keep_bytes_and_diff_reproduces_them(run):
             assert new_text[prev_nb:na] == lines.text[prev_b:a]
             prev_b, prev_nb = b, nb
         assert new_text[prev_nb:] == lines.text[prev_b:]
-        landed = remap(landed, placements) + [(p[2], p[3]) for p in placements]
-        spans = compose(spans, placements)
+        landed = remap(landed, placements, Work()) + [(p[2], p[3]) for p in placements]
+        spans = compose(spans, placements, Work())
         lines = Lines(new_text)
     # outside the composed spans the base and the result agree
     prev_b = prev_c = 0
@@ -937,6 +939,6 @@ def test_property_edits_keep_bytes_and_diff_reproduces_them(run):
         prev_b, prev_c = bb, cb
     assert lines.text[prev_c:] == text[prev_b:]
     assert all(0 <= x <= y <= len(lines.text) for x, y in landed)
-    diff = unified_diff("f", base, lines, spans)
+    diff = unified_diff("f", base, lines, spans, Work()).text
     assert apply_patch(base.normalized, diff) == lines.normalized
     assert (diff == "") == (base.normalized == lines.normalized)

@@ -7,6 +7,8 @@
   the expected version was never seen here the range is simply not given.
 * Failed calls by (arguments, file digest): the same failing call sent again
   against the same content gets a sharper hint (anchors catalogue row 21).
+* Edits made, by call (path and edits, whatever the digest or dryRun): the
+  same call repeated is told it was already made, with where it landed.
 """
 
 from __future__ import annotations
@@ -14,11 +16,21 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
+from dataclasses import dataclass
 
-__all__ = ["EditMemory", "memory_of"]
+__all__ = ["Applied", "EditMemory", "memory_of"]
 
 TEXT_BUDGET = 8 * 1024 * 1024  # characters kept per Toolbox
 FAILURES_KEPT = 256
+
+
+@dataclass(frozen=True)
+class Applied:
+    """An edit made through this Toolbox: the file's digest it left and the
+    lines ``(first, last)`` of its first change."""
+
+    result_sha256: str
+    lines: tuple[int, int]
 
 
 class EditMemory:
@@ -28,6 +40,7 @@ class EditMemory:
         self._texts: OrderedDict[str, str] = OrderedDict()
         self._size = 0
         self._failures: OrderedDict[str, int] = OrderedDict()
+        self._applied: OrderedDict[str, Applied] = OrderedDict()
 
     def remember(self, sha: str, text: str) -> None:
         if len(text) > self._budget // 4:
@@ -49,6 +62,11 @@ class EditMemory:
                 self._texts.move_to_end(sha)
             return text
 
+    def failures(self, key: str) -> int:
+        """How often call ``key`` failed so far."""
+        with self._lock:
+            return self._failures.get(key, 0)
+
     def failed(self, key: str) -> int:
         """Record a failure of call ``key``; returns how often it failed before."""
         with self._lock:
@@ -62,8 +80,20 @@ class EditMemory:
         with self._lock:
             self._failures.pop(key, None)
 
+    def applied(self, call: str, edit: Applied) -> None:
+        """Remember that ``call`` (its path and edits) was made."""
+        with self._lock:
+            self._applied.pop(call, None)
+            self._applied[call] = edit
+            while len(self._applied) > FAILURES_KEPT:
+                self._applied.popitem(last=False)
 
-_memories: "weakref.WeakKeyDictionary[object, EditMemory]" = weakref.WeakKeyDictionary()
+    def earlier(self, call: str) -> Applied | None:
+        with self._lock:
+            return self._applied.get(call)
+
+
+_memories: weakref.WeakKeyDictionary[object, EditMemory] = weakref.WeakKeyDictionary()
 _guard = threading.Lock()
 
 

@@ -20,11 +20,11 @@ import errno
 import hashlib
 import os
 import posixpath
-import re
 import stat as st
 from typing import Any
 
 from ._classify import close_paths
+from ._content import check_write
 from ._context import ToolContext
 from ._refusal import Code, Refusal
 from ._registry import ToolSpec
@@ -62,12 +62,6 @@ SCHEMA: dict[str, Any] = {
 
 _SPECIAL = {st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
             st.S_IFBLK: "block_device"}
-# Lines a model writes instead of code it did not want to repeat.
-_ELISION = re.compile(
-    r"^[ \t]*(?://|#|/\*|<!--|--|;|\*)?[ \t]*(?:\.\.\.|…)[ \t]*[\[(]?[ \t]*"
-    r"(?:rest of|remaining|existing|previous|other|unchanged|same as)\b[^\n]*$",
-    re.IGNORECASE | re.MULTILINE)
-
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
@@ -120,6 +114,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                               details={"path": rel, "kind": "exists", "currentSha256": existing,
                                        "bytes": current.st_size})
 
+        warnings = check_write(ctx, rel, content, current)
         ctx.authorize(WriteRequest(rel, bytes=len(data), sha256=digest,
                                    overwrite=current is not None, existing_sha256=existing,
                                    creates_directories=tuple(creates)))
@@ -140,7 +135,6 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
     result: dict[str, Any] = {"path": rel, "bytes": len(data), "sha256": digest,
                               "createdDirectories": created, "created": current is None}
-    warnings = _warnings(content)
     if current is not None and current.st_nlink > 1:
         warnings.append(f"{rel} had {current.st_nlink} hard links; it was replaced, and its other "
                         "links still hold the old content")
@@ -252,20 +246,6 @@ def _swapped(rel: str) -> Refusal:
     return Refusal(Code.STALE, f"{rel} changed while the call was being authorized; nothing was "
                    "done", "Read the file again, then repeat the call.",
                    details={"path": rel, "kind": "swapped"})
-
-
-def _warnings(content: str) -> list[str]:
-    """Cheap, non-blocking signs of a damaged write."""
-    out = []
-    if "\n" not in content and "\\n" in content and len(content) > 80:
-        out.append("the content has no line breaks but contains literal \\n sequences; if it was "
-                   "escaped twice, write it again with real line breaks")
-    if len(content) <= 1_000_000:
-        match = _ELISION.search(content)
-        if match:
-            out.append(f"the content contains the placeholder line {match.group(0).strip()!r}; "
-                       "if code was left out, write the whole file")
-    return out
 
 
 TOOL = ToolSpec(name="write_file", description=DESCRIPTION, schema=SCHEMA, run=run, mutates=True)
