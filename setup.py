@@ -35,8 +35,17 @@ if _skip and sys.platform == "darwin":
 
 
 def _say_missing(reason: str) -> None:
-    print(f"corral: native module NOT built: {reason}; installing the pure-Python 'os' "
-          f"backend only (corral doctor says so too)", file=sys.stderr, flush=True)
+    line = (f"corral: native module NOT built: {reason}; installing the pure-Python 'os' "
+            f"backend only (corral doctor says so too)")
+    print(line, file=sys.stderr, flush=True)
+    # pip shows a successful build's output only with -v: when stderr is
+    # captured like that, say it on the terminal the install was started from
+    if not sys.stderr.isatty():
+        try:
+            with open("/dev/tty", "w", encoding="utf-8") as tty:
+                tty.write(line + "\n")
+        except OSError:  # no controlling terminal (CI): stderr and the wheel tag say it
+            pass
 
 
 def _write_marker(package_dir: Path, reason: str | None) -> None:
@@ -61,15 +70,21 @@ class BuildExt(build_ext):
         except Exception as exc:  # compiler missing or C errors: CCompilerError and kin
             if sys.platform == "darwin":
                 raise
-            BuildExt.native_error = f"the C compile failed ({type(exc).__name__}: {exc})"
-            _say_missing(BuildExt.native_error)
+            if BuildExt.native_error is None:
+                detail = " ".join(str(exc).split())
+                detail = detail if len(detail) <= 240 else detail[:237] + "..."
+                BuildExt.native_error = f"the C compile failed ({type(exc).__name__}: {detail})"
+                _say_missing(BuildExt.native_error)
             self._record(BuildExt.native_error)
         else:
             self._record(None)
 
     def _record(self, reason: str | None) -> None:
-        base = Path(self.build_lib) if not self.inplace else HERE / "src"
-        _write_marker(base / "corral", reason)
+        package = (Path(self.build_lib) if not self.inplace else HERE / "src") / "corral"
+        if reason is not None:  # a module left by an earlier build is not this build's
+            for stale in package.glob("_native*.so"):
+                stale.unlink()
+        _write_marker(package, reason)
 
 
 class BdistWheel(bdist_wheel):
@@ -83,6 +98,8 @@ class BdistWheel(bdist_wheel):
         if list(package.glob("_native*.so")):
             _write_marker(package, None)
         else:
+            # pure: the files go to purelib and the tag is py3-none-any
+            self.distribution.ext_modules = []
             self.root_is_pure = True
             self.py_limited_api = False
             _write_marker(package, BuildExt.native_error or (
