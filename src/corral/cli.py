@@ -21,8 +21,9 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
+from ._doctor import MCP_INSTALL_HINT
 from .tools._hosts import FORMATS, HostFormat, envelope_json, envelope_text, tool_definitions
 
 if TYPE_CHECKING:
@@ -36,7 +37,6 @@ EXIT_USAGE = 2
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader left
 
 BACKENDS = ("os", "native")
-from ._doctor import MCP_INSTALL_HINT
 
 Command = Callable[[argparse.Namespace], int]
 

@@ -104,6 +104,8 @@ def _with_default_said(schema: dict[str, Any]) -> dict[str, Any]:
     if "default" not in schema:
         return schema
     out = {k: v for k, v in schema.items() if k != "default"}
+    if "default" in str(out.get("description", "")).lower():
+        return out  # the description says it already
     said = f"Default: {json.dumps(schema['default'])}."
     out["description"] = f"{out['description']} {said}" if out.get("description") else said
     return out
@@ -113,7 +115,8 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` in OpenAI's strict mode: every object closed with every
     property required, optional ones nullable (``null`` means "not given"),
     defaults moved into descriptions, keywords strict mode rejects dropped."""
-    return _strict(published_schema(schema))
+    converted: dict[str, Any] = _strict(published_schema(schema))
+    return converted
 
 
 def _strict(schema: Any) -> Any:
@@ -132,8 +135,8 @@ def _strict(schema: Any) -> Any:
         required = set(out.get("required", ()))
         props = {}
         for name, sub in out.get("properties", {}).items():
-            sub = _strict(sub)
-            props[name] = sub if name in required else _nullable(sub)
+            converted = _strict(sub)
+            props[name] = converted if name in required else _nullable(converted)
         out.update(type="object", properties=props, required=list(props),
                    additionalProperties=False)
     return out
