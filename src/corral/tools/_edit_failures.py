@@ -20,16 +20,8 @@ from typing import Any
 from ._content import placeholder_lines, strip_line_numbers
 from ._edit_budget import Work
 from ._edit_diagnosis import Diagnosis, Difference, diagnose
-from ._edit_match import (
-    MAX_LISTED,
-    Search,
-    applied_copies,
-    distinctive,
-    indent_style,
-    normalize_breaks,
-    occurrences,
-    search,
-)
+from ._edit_match import (MAX_LISTED, Search, applied_copies, distinctive, indent_style,
+                          normalize_breaks, occurrences, search)
 from ._edit_state import Applied
 from ._edit_text import Lines
 from ._refusal import Code, Refusal
@@ -155,35 +147,39 @@ def ambiguous(attempt: Attempt, lines: Lines, found: Search) -> Refusal:
     facts = attempt.facts(occurrences=found.count, lines=starts)
     rel, label = attempt.rel, attempt.label
     if found.strategy in TOLERANT:
-        return attempt.refuse(Code.AMBIGUOUS, f"{label}oldText does not occur exactly in {rel}; ignoring "
-                       f"{TOLERANT[found.strategy]} it matches {found.count} places (lines "
-                       f"{shown}), and a tolerant match must be unique",
-                       "Copy oldText exactly from one of those places, whitespace included, with "
-                       "enough neighbouring lines to match once.",
-                       details={**facts, "kind": "multiple_tolerant_matches",
-                                "matchStrategy": found.strategy})
+        return attempt.refuse(
+            Code.AMBIGUOUS, f"{label}oldText does not occur exactly in {rel}; ignoring "
+            f"{TOLERANT[found.strategy]} it matches {found.count} places (lines "
+            f"{shown}), and a tolerant match must be unique",
+            "Copy oldText exactly from one of those places, whitespace included, with "
+            "enough neighbouring lines to match once.",
+            details={**facts, "kind": "multiple_tolerant_matches",
+            "matchStrategy": found.strategy})
     where = (f"set replaceAll: true in edits[{attempt.index}]" if attempt.multi
              else "pass replaceAll: true")
-    return attempt.refuse(Code.AMBIGUOUS, f"{label}oldText occurs {found.count} times in {rel} "
-                   f"(lines {shown}); it must occur exactly once",
-                   f"Add neighbouring lines to oldText until it matches once, or {where} to "
-                   f"replace all {found.count}.", details={**facts, "kind": "multiple_matches"})
+    return attempt.refuse(
+        Code.AMBIGUOUS, f"{label}oldText occurs {found.count} times in {rel} "
+        f"(lines {shown}); it must occur exactly once",
+        f"Add neighbouring lines to oldText until it matches once, or {where} to "
+        f"replace all {found.count}.", details={**facts, "kind": "multiple_matches"})
 
 
 def too_many(attempt: Attempt, count: int, limit: int) -> Refusal:
-    return attempt.refuse(Code.TOO_LARGE, f"{attempt.label}oldText occurs {count} times in "
-                   f"{attempt.rel}, more than the {limit} one edit replaces",
-                   "Replace a more specific oldText, or rewrite the file with write_file.",
-                   details=attempt.facts(occurrences=count, kind="too_many_replacements",
-                                         limit=limit))
+    return attempt.refuse(
+        Code.TOO_LARGE, f"{attempt.label}oldText occurs {count} times in "
+        f"{attempt.rel}, more than the {limit} one edit replaces",
+        "Replace a more specific oldText, or rewrite the file with write_file.",
+        details=attempt.facts(occurrences=count, kind="too_many_replacements",
+        limit=limit))
 
 
 def empty_old_text(attempt: Attempt) -> Refusal:
-    return attempt.refuse(Code.INVALID_ARGUMENT, f"{attempt.label}oldText is empty, but {attempt.rel} "
-                   "is not", "Put the text to replace in oldText; to insert, include the line "
-                   "before or after the insertion point in both oldText and newText.",
-                   details={"path": attempt.rel, "field": attempt.field,
-                            "kind": "empty_old_text"})
+    return attempt.refuse(
+        Code.INVALID_ARGUMENT, f"{attempt.label}oldText is empty, but {attempt.rel} "
+        "is not", "Put the text to replace in oldText; to insert, include the line "
+        "before or after the insertion point in both oldText and newText.",
+        details={"path": attempt.rel, "field": attempt.field,
+        "kind": "empty_old_text"})
 
 
 def applied_inside(attempt: Attempt, lines: Lines, found: Search) -> Refusal | None:
@@ -195,13 +191,14 @@ def applied_inside(attempt: Attempt, lines: Lines, found: Search) -> Refusal | N
         return None
     first = lines.line_index(copies[0]) + 1
     last = lines.line_index(copies[0] + len(new_n.rstrip("\n"))) + 1
-    return attempt.refuse(Code.NOT_FOUND, f"{attempt.label}oldText occurs in {attempt.rel} only inside "
-                   f"newText (line {first}): this edit looks already made, and making it again "
-                   "would duplicate text", f"Do not repeat this edit; read lines {first}-{last} "
-                   "to check it if unsure.",
-                   details={**attempt.facts(occurrences=found.count), "kind": "already_applied",
-                            "lines": [first, last]},
-                   **_read_suggestion(attempt.rel, first, last, attempt.can_suggest))
+    return attempt.refuse(
+        Code.NOT_FOUND, f"{attempt.label}oldText occurs in {attempt.rel} only inside "
+        f"newText (line {first}): this edit looks already made, and making it again "
+        "would duplicate text", f"Do not repeat this edit; read lines {first}-{last} "
+        "to check it if unsure.",
+        details={**attempt.facts(occurrences=found.count), "kind": "already_applied",
+        "lines": [first, last]},
+        **_read_suggestion(attempt.rel, first, last, attempt.can_suggest))
 
 
 def placeholder_in_new_text(attempt: Attempt, lines: Lines) -> Refusal | None:
@@ -221,13 +218,14 @@ def placeholder_in_new_text(attempt: Attempt, lines: Lines) -> Refusal | None:
         if line.strip() in in_file:
             continue
         field = f"edits[{attempt.index}].newText" if attempt.multi else "newText"
-        return attempt.refuse(Code.INVALID_ARGUMENT, f"{attempt.label}newText line {j + 1} "
-                       f"({line.strip()!r}) stands for code it leaves out; edit_file writes "
-                       "newText as it is, so that code would be lost",
-                       "Write out the full text in newText; to keep lines unchanged, leave them "
-                       "out of both oldText and newText.",
-                       details={"path": attempt.rel, "field": field, "kind": "placeholder",
-                                "newTextLine": j + 1})
+        return attempt.refuse(
+            Code.INVALID_ARGUMENT, f"{attempt.label}newText line {j + 1} "
+            f"({line.strip()!r}) stands for code it leaves out; edit_file writes "
+            "newText as it is, so that code would be lost",
+            "Write out the full text in newText; to keep lines unchanged, leave them "
+            "out of both oldText and newText.",
+            details={"path": attempt.rel, "field": field, "kind": "placeholder",
+            "newTextLine": j + 1})
     return None
 
 
@@ -271,12 +269,13 @@ def _already_applied(attempt: Attempt, lines: Lines, memory: Memory,
     rel, label = attempt.rel, attempt.label
     if earlier is not None and earlier.result_sha256 == memory.current_sha256:
         first, last = earlier.lines
-        return attempt.refuse(Code.NOT_FOUND, f"{label}oldText does not occur in {rel}: an earlier call "
-                       f"made this same edit (at line {first}), and {rel} is as it left it",
-                       "Do not repeat this edit: it is made; go on with the next change.",
-                       details=_facts(attempt, lines, kind="already_applied",
-                                      lines=[first, last], currentSha256=memory.current_sha256),
-                       **_read_suggestion(rel, first, last, attempt.can_suggest))
+        return attempt.refuse(
+            Code.NOT_FOUND, f"{label}oldText does not occur in {rel}: an earlier call "
+            f"made this same edit (at line {first}), and {rel} is as it left it",
+            "Do not repeat this edit: it is made; go on with the next change.",
+            details=_facts(attempt, lines, kind="already_applied",
+            lines=[first, last], currentSha256=memory.current_sha256),
+            **_read_suggestion(rel, first, last, attempt.can_suggest))
     if not new_n.strip() or (earlier is None and not distinctive(new_n)):
         return None
     count, starts = occurrences(lines.normalized, new_n, 1)
@@ -285,11 +284,12 @@ def _already_applied(attempt: Attempt, lines: Lines, memory: Memory,
         return None
     first = lines.line_index(starts[0]) + 1
     last = lines.line_index(starts[0] + len(new_n.rstrip("\n"))) + 1
-    return attempt.refuse(Code.NOT_FOUND, f"{label}oldText does not occur in {rel}, but newText is "
-                   f"already there (line {first}): this edit looks already made",
-                   f"Do not repeat this edit; read lines {first}-{last} to check it if unsure.",
-                   details=_facts(attempt, lines, kind="already_applied", lines=[first, last]),
-                   **_read_suggestion(rel, first, last, attempt.can_suggest))
+    return attempt.refuse(
+        Code.NOT_FOUND, f"{label}oldText does not occur in {rel}, but newText is "
+        f"already there (line {first}): this edit looks already made",
+        f"Do not repeat this edit; read lines {first}-{last} to check it if unsure.",
+        details=_facts(attempt, lines, kind="already_applied", lines=[first, last]),
+        **_read_suggestion(rel, first, last, attempt.can_suggest))
 
 
 def _likely_mistakes(attempt: Attempt, lines: Lines) -> list[tuple[str, Difference, str]]:
@@ -344,9 +344,10 @@ def _fixed_matches(attempt: Attempt, lines: Lines, found: Search, difference: Di
              "final_newline": "without it"}
     message = (f"{attempt.label}oldText does not occur in {attempt.rel}: {difference.text}; "
                f"{fixes[difference.kind]} it matches line {where}")
-    return attempt.refuse(Code.NOT_FOUND, message, hint,
-                   details=_facts(attempt, lines, kind="no_match", lines=starts,
-                                  differences=[difference.as_dict()]))
+    return attempt.refuse(
+        Code.NOT_FOUND, message, hint,
+        details=_facts(attempt, lines, kind="no_match", lines=starts,
+        differences=[difference.as_dict()]))
 
 
 _HINTS = {

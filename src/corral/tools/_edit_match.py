@@ -280,10 +280,7 @@ def _reindent(new_lines: list[str], old_lines: list[str], mapping: dict[int, str
             indent += unit_file * levels
         else:
             for _ in range(-levels):
-                if indent.endswith(unit_file):
-                    indent = indent[:-len(unit_file)]
-                else:
-                    indent = indent[:-1]
+                indent = indent[:-len(unit_file)] if indent.endswith(unit_file) else indent[:-1]
         out.append(indent + " " * extra + line[len(lead):])
     return "\n".join(out)
 

@@ -61,18 +61,8 @@ from ._classify import classify
 from ._context import ToolContext, sha256_hex
 from ._edit_budget import Checkpoint, Work
 from ._edit_diff import Diff, changed_lines, unified_diff
-from ._edit_failures import (
-    TOLERANT,
-    Attempt,
-    Memory,
-    ambiguous,
-    applied_inside,
-    empty_old_text,
-    not_found,
-    placeholder_in_new_text,
-    refusal,
-    too_many,
-)
+from ._edit_failures import (TOLERANT, Attempt, Memory, ambiguous, applied_inside, empty_old_text,
+                             not_found, placeholder_in_new_text, refusal, too_many)
 from ._edit_match import MAX_LISTED, indent_style, normalize_breaks, search
 from ._edit_spans import Region, Span, apply_regions, compose, remap
 from ._edit_state import Applied, EditMemory, memory_of
@@ -449,7 +439,7 @@ def _locate(ctx: ToolContext, call: _Call, lines: Lines, attempt: Attempt,
         raise not_found(attempt, lines, call.work, Memory(call.earlier, call.base_sha),
                         lambda old_n: _other_file(ctx, call.rel, old_n, call.work),
                         found.note if found is not None else None)
-    if found.count == 1 or attempt.replace_all and found.strategy not in TOLERANT:
+    if found.count == 1 or (attempt.replace_all and found.strategy not in TOLERANT):
         if found.count > allowed:
             raise too_many(attempt, found.count, MAX_REPLACEMENTS)
         if found.strategy in ("exact", "line_endings"):
@@ -556,7 +546,7 @@ def _other_file(ctx: ToolContext, rel: str, old_n: str, work: Work) -> str | Non
             continue
         try:
             info = entry.stat(follow_symlinks=False)
-            if info.st_size > _SIBLING_BYTES or info.st_nlink > 1 and not ctx.allow_hardlinks:
+            if info.st_size > _SIBLING_BYTES or (info.st_nlink > 1 and not ctx.allow_hardlinks):
                 continue
             text = decode(ctx.root.read_bytes(entry.path)).text
         except (OSError, Undecodable):
