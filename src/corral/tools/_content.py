@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 MAX_PLACEHOLDER_LINE = 200
-MAX_CANDIDATES = 10_000  # lines with an ellipsis looked at more closely
+MAX_CANDIDATES = 2_000  # lines with an ellipsis looked at more closely
 LOST_LINES = 5
 TABULAR = (".tsv", ".tab")
 
@@ -75,8 +75,8 @@ def is_placeholder(line: str) -> bool:
         return False
     if _BARE.match(line):
         return True
-    return bool(_COMMENTED.match(line) or _LEADING_ELLIPSIS.match(line)) \
-        and bool(_PHRASE.search(line))
+    return bool(_PHRASE.search(line)) \
+        and bool(_COMMENTED.match(line) or _LEADING_ELLIPSIS.match(line))
 
 
 def placeholder_lines(text: str) -> list[tuple[int, str]]:

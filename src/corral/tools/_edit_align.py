@@ -6,11 +6,14 @@ closest to an oldText that is not there, and to say what differs.
 this module aligns in steps a caller can bound:
 
 1. the common head and tail are matched (compared in C, in chunks);
-2. lines that occur exactly once on each side anchor the rest (patience
-   diff: the longest increasing run of such pairs, ``n log n``), and the
-   gaps between anchors are aligned the same way;
-3. a gap without such lines is aligned by Myers' ``O((n + m) d)`` greedy
-   algorithm, while the budget lasts.
+2. a few lines are aligned by Myers' ``O((n + m) d)`` greedy algorithm (a
+   shortest edit script);
+3. more lines are anchored by the lines that occur exactly once on each
+   side (patience diff: the longest increasing run of such pairs, ``n log
+   n``), and the gaps between anchors are aligned the same way; where such
+   lines are too few to trust, Myers is tried first at a small cost;
+4. a large gap without such lines is aligned by Myers while the budget
+   lasts.
 
 Every step is charged to a :class:`~corral.tools._edit_budget.Budget`; a
 gap the budget cannot pay for is left unaligned (a whole replacement), and
@@ -33,6 +36,8 @@ __all__ = ["Alignment", "Block", "Opcode", "align", "common_prefix", "common_suf
 Block = tuple[int, int, int]  # a[i:i+size] == b[j:j+size]
 Opcode = tuple[str, int, int, int, int]  # as difflib's: tag, i1, i2, j1, j2
 _CHUNK = 256
+_SMALL = 64  # ranges of at most this many items go straight to Myers
+_MEDIUM = 4000  # ranges of at most this many items try Myers first, at a small cost
 
 
 def common_prefix(a: Sequence[Hashable], b: Sequence[Hashable], i: int = 0, j: int = 0,
@@ -121,22 +126,31 @@ def align(a: Sequence[Hashable], b: Sequence[Hashable], budget: Budget) -> Align
         budget.work.step(head + tail + 1)
         if alo == ahi or blo == bhi or not budget.spend(ahi - alo + bhi - blo):
             continue
+        size = ahi - alo + bhi - blo
+        if size <= _SMALL:  # a few lines: the shortest script at once
+            found += _myers(a, b, alo, ahi, blo, bhi, budget, budget.left) or []
+            continue
         in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
         if in_a.keys().isdisjoint(in_b):
             continue  # nothing in common: one replacement is the whole answer
-        # a small edit script is found at once, and it is the shortest
-        blocks = _myers(a, b, alo, ahi, blo, bhi, budget, ahi - alo + bhi - blo + 20_000)
-        if blocks is not None:
-            found += blocks
-            continue
         anchors = _anchors(a, b, alo, ahi, blo, bhi, in_a, in_b, budget)
+        if size <= _MEDIUM and len(anchors) * 4 < min(ahi - alo, bhi - blo):
+            # too few anchors to trust: the shortest script, if it is cheap to find
+            blocks = _myers(a, b, alo, ahi, blo, bhi, budget, 4 * size + 1000)
+            if blocks is not None:
+                found += blocks
+                continue
         if anchors:
             pi, pj = alo, blo
-            for i, j in anchors:
-                found.append((i, j, 1))
-                ranges.append((pi, i, pj, j))
+            for i, j in [*anchors, (ahi, bhi)]:
+                if i - pi == 1 and j - pj == 1:  # one line each side: no need to look closer
+                    if a[pi] == b[pj]:
+                        found.append((pi, pj, 1))
+                elif i > pi and j > pj:  # a gap with lines on both sides
+                    ranges.append((pi, i, pj, j))
+                if i < ahi:
+                    found.append((i, j, 1))
                 pi, pj = i + 1, j + 1
-            ranges.append((pi, ahi, pj, bhi))
         else:
             blocks = _myers(a, b, alo, ahi, blo, bhi, budget, budget.left)
             if blocks is None:

@@ -59,45 +59,56 @@ def unified_diff(path: str, before: Lines, after: Lines,
     ``after[ca:cb]``.  Only the lines of each span are compared, so the cost
     is the size of the change, not of the file.  A change of only a line's
     terminator does not show (edit_file never makes one)."""
-    a_count = before.count()
     blocks = _blocks(before, after, spans, work)
     size = sum(blk[1] - blk[0] + blk[3] - blk[2] for blk in blocks)
-    budget = work.budget(proportional(size))
+    budget = work.budget(proportional(size, per=8))
+    changes = _changes(before, after, blocks, budget)
     out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
-    k = 0
-    while k < len(blocks):
-        group = [blocks[k]]
-        k += 1
-        while k < len(blocks) and blocks[k][0] - group[-1][1] <= 2 * context:
-            group.append(blocks[k])
-            k += 1
-        hs = max(0, group[0][0] - context)
-        he = min(a_count, group[-1][1] + context)
-        js = group[0][2] - (group[0][0] - hs)
-        je = group[-1][3] + (he - group[-1][1])
+    for hunk in _hunks(changes, before.count(), context):
+        work.step(len(hunk))
+        (i1, _, j1, _), (_, i2, _, j2) = hunk[0], hunk[-1]
+        hs, he = max(0, i1 - context), min(before.count(), i2 + context)
+        js, je = j1 - (i1 - hs), j2 + (he - i2)
         out.append(f"@@ -{_range(hs, he - hs)} +{_range(js, je - js)} @@\n")
+        olds, news = before.lines(hs, he), after.lines(js, je)
         pos = hs
-        for i1, i2, j1, j2 in group:
-            out.extend(_marked(" ", before.lines(pos, i1)))
-            out.extend(_block(before.lines(i1, i2), after.lines(j1, j2), budget))
-            pos = i2
-        out.extend(_marked(" ", before.lines(pos, he)))
+        for x1, x2, y1, y2 in hunk:
+            out += _marked(" ", olds[pos - hs:x1 - hs])
+            out += _marked("-", olds[x1 - hs:x2 - hs])
+            out += _marked("+", news[y1 - js:y2 - js])
+            pos = x2
+        out += _marked(" ", olds[pos - hs:])
     return Diff("".join(out) if len(out) > 2 else "", not budget.cut)
 
 
-def _block(old: list[str], new: list[str], budget: Budget) -> list[str]:
-    """The -/+ lines of one changed block (aligned line by line while the
-    budget lasts)."""
-    if len(old) <= 1 and len(new) <= 1:
-        return _marked("-", old) + _marked("+", new)
+def _changes(before: Lines, after: Lines, blocks: list[list[int]],
+             budget: Budget) -> list[tuple[int, int, int, int]]:
+    """The changed runs ``(i1, i2, j1, j2)`` of whole lines (0-based, end
+    exclusive), in order: each block aligned line by line while the budget
+    lasts (a block it cannot pay for is one run)."""
     out = []
-    for tag, x1, x2, y1, y2 in align(old, new, budget).opcodes():
-        if tag == "equal":
-            out.extend(_marked(" ", old[x1:x2]))
-        else:
-            out.extend(_marked("-", old[x1:x2]))
-            out.extend(_marked("+", new[y1:y2]))
+    for i1, i2, j1, j2 in blocks:
+        if i2 - i1 <= 1 and j2 - j1 <= 1:
+            out.append((i1, i2, j1, j2))
+            continue
+        old, new = before.lines(i1, i2), after.lines(j1, j2)
+        for tag, x1, x2, y1, y2 in align(old, new, budget).opcodes():
+            if tag != "equal":
+                out.append((i1 + x1, i1 + x2, j1 + y1, j1 + y2))
     return out
+
+
+def _hunks(changes: list[tuple[int, int, int, int]], count: int,
+           context: int) -> list[list[tuple[int, int, int, int]]]:
+    """Changed runs grouped into hunks: runs closer than twice the context
+    share one."""
+    hunks: list[list[tuple[int, int, int, int]]] = []
+    for change in changes:
+        if hunks and change[0] - hunks[-1][-1][1] <= 2 * context:
+            hunks[-1].append(change)
+        else:
+            hunks.append([change])
+    return hunks
 
 
 def _range(start: int, length: int) -> str:
@@ -106,12 +117,9 @@ def _range(start: int, length: int) -> str:
 
 
 def _marked(sign: str, lines: list[str]) -> list[str]:
-    out = []
-    for line in lines:
-        if line.endswith("\n"):
-            out.append(sign + line)
-        else:
-            out.append(f"{sign}{line}\n\\ No newline at end of file\n")
+    out = [sign + line for line in lines]
+    if out and not out[-1].endswith("\n"):  # only a file's last line can lack its break
+        out[-1] += "\n\\ No newline at end of file\n"
     return out
 
 
