@@ -41,8 +41,8 @@ __all__ = [
 
 TOLERANT = {"trailing_whitespace": "trailing whitespace",
             "indentation": "indentation and trailing whitespace"}
-_PRIORITY = ("line_number_prefix", "escaped", "final_newline", "elision", "content",
-             "extra_lines", "missing_lines", "quotes", "lookalike", "tabs_vs_spaces",
+_PRIORITY = ("line_number_prefix", "escaped", "elision", "content", "extra_lines",
+             "missing_lines", "final_newline", "quotes", "lookalike", "tabs_vs_spaces",
              "indentation", "spacing", "trailing_whitespace", "line_endings")
 _ESCAPES = re.compile(r"\\(\\|n|t|r|\"|')")
 _ESCAPED = {"\\": "\\", "n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'"}
@@ -341,7 +341,7 @@ def _fixed_matches(attempt: Attempt, lines: Lines, found: Search, difference: Di
     starts = distinct(lines.line_index(r.start) + 1 for r in found.regions)
     where = listed(starts, found.count > len(found.regions))
     fixes = {"line_number_prefix": "without them", "escaped": "with real line breaks",
-             "final_newline": "without it"}
+             "final_newline": "without it,"}
     message = (f"{attempt.label}oldText does not occur in {attempt.rel}: {difference.text}; "
                f"{fixes[difference.kind]} it matches line {where}")
     return attempt.refuse(
