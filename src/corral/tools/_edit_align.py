@@ -109,56 +109,85 @@ class Alignment:
         return sum(size for _, _, size in self.blocks)
 
 
+Range = tuple[int, int, int, int]  # a[alo:ahi] against b[blo:bhi]
+
+
 def align(a: Sequence[Hashable], b: Sequence[Hashable], budget: Budget) -> Alignment:
     """Matching blocks of ``a`` and ``b`` (see the module's docstring)."""
     found: list[Block] = []
-    ranges = [(0, len(a), 0, len(b))]
+    ranges: list[Range] = [(0, len(a), 0, len(b))]
     while ranges:
-        alo, ahi, blo, bhi = ranges.pop()
-        head = common_prefix(a, b, alo, blo, min(ahi - alo, bhi - blo))
-        if head:
-            found.append((alo, blo, head))
-            alo, blo = alo + head, blo + head
-        tail = common_suffix(a, b, ahi, bhi, min(ahi - alo, bhi - blo))
-        if tail:
-            found.append((ahi - tail, bhi - tail, tail))
-            ahi, bhi = ahi - tail, bhi - tail
-        budget.work.step(head + tail + 1)
-        if alo == ahi or blo == bhi or not budget.spend(ahi - alo + bhi - blo):
-            continue
-        size = ahi - alo + bhi - blo
-        if size <= _SMALL:  # a few lines: the shortest script at once
-            found += _myers(a, b, alo, ahi, blo, bhi, budget, budget.left) or []
-            continue
-        in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
-        if in_a.keys().isdisjoint(in_b):
-            continue  # nothing in common: one replacement is the whole answer
-        anchors = _anchors(a, b, alo, ahi, blo, bhi, in_a, in_b, budget)
-        if size <= _MEDIUM and len(anchors) * 4 < min(ahi - alo, bhi - blo):
-            # too few anchors to trust: the shortest script, if it is cheap to find
-            blocks = _myers(a, b, alo, ahi, blo, bhi, budget, 4 * size + 1000)
-            if blocks is not None:
-                found += blocks
-                continue
-        if anchors:
-            pi, pj = alo, blo
-            for i, j in [*anchors, (ahi, bhi)]:
-                if i - pi == 1 and j - pj == 1:  # one line each side: no need to look closer
-                    if a[pi] == b[pj]:
-                        found.append((pi, pj, 1))
-                elif i > pi and j > pj:  # a gap with lines on both sides
-                    ranges.append((pi, i, pj, j))
-                if i < ahi:
-                    found.append((i, j, 1))
-                pi, pj = i + 1, j + 1
-        else:
-            blocks = _myers(a, b, alo, ahi, blo, bhi, budget, budget.left)
-            if blocks is None:
-                budget.cut = True  # left unaligned: a whole replacement
-            else:
-                found += blocks
+        trimmed = _trim(a, b, ranges.pop(), found, budget)
+        if trimmed is not None:
+            ranges += _split(a, b, trimmed, found, budget)
     found.sort()
     return Alignment(_merged(found), len(a), len(b), not budget.cut)
+
+
+def _trim(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, found: list[Block],
+          budget: Budget) -> Range | None:
+    """The range without its common head and tail (added to ``found``);
+    ``None`` when nothing is left to align or the budget cannot pay for it."""
+    alo, ahi, blo, bhi = where
+    head = common_prefix(a, b, alo, blo, min(ahi - alo, bhi - blo))
+    if head:
+        found.append((alo, blo, head))
+        alo, blo = alo + head, blo + head
+    tail = common_suffix(a, b, ahi, bhi, min(ahi - alo, bhi - blo))
+    if tail:
+        found.append((ahi - tail, bhi - tail, tail))
+        ahi, bhi = ahi - tail, bhi - tail
+    budget.work.step(head + tail + 1)
+    if alo == ahi or blo == bhi or not budget.spend(ahi - alo + bhi - blo):
+        return None
+    return alo, ahi, blo, bhi
+
+
+def _split(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, found: list[Block],
+           budget: Budget) -> list[Range]:
+    """Align a trimmed range: its blocks go to ``found``; the gaps still
+    to align are returned."""
+    alo, ahi, blo, bhi = where
+    size = ahi - alo + bhi - blo
+    if size <= _SMALL:  # a few lines: the shortest script at once
+        found += _myers(a, b, alo, ahi, blo, bhi, budget, budget.left) or []
+        return []
+    in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
+    if in_a.keys().isdisjoint(in_b):
+        return []  # nothing in common: one replacement is the whole answer
+    anchors = _anchors(a, b, alo, ahi, blo, bhi, in_a, in_b, budget)
+    if size <= _MEDIUM and len(anchors) * 4 < min(ahi - alo, bhi - blo):
+        # too few anchors to trust: the shortest script, if it is cheap to find
+        blocks = _myers(a, b, alo, ahi, blo, bhi, budget, 4 * size + 1000)
+        if blocks is not None:
+            found += blocks
+            return []
+    if anchors:
+        return _gaps(a, b, where, anchors, found)
+    blocks = _myers(a, b, alo, ahi, blo, bhi, budget, budget.left)
+    if blocks is None:
+        budget.cut = True  # left unaligned: a whole replacement
+    else:
+        found += blocks
+    return []
+
+
+def _gaps(a: Sequence[Hashable], b: Sequence[Hashable], where: Range,
+          anchors: list[tuple[int, int]], found: list[Block]) -> list[Range]:
+    """The anchors as blocks, and the gaps between them still to align."""
+    alo, ahi, blo, bhi = where
+    gaps: list[Range] = []
+    pi, pj = alo, blo
+    for i, j in [*anchors, (ahi, bhi)]:
+        if i - pi == 1 and j - pj == 1:  # one line each side: no need to look closer
+            if a[pi] == b[pj]:
+                found.append((pi, pj, 1))
+        elif i > pi and j > pj:  # a gap with lines on both sides
+            gaps.append((pi, i, pj, j))
+        if i < ahi:
+            found.append((i, j, 1))
+        pi, pj = i + 1, j + 1
+    return gaps
 
 
 def _merged(blocks: list[Block]) -> list[Block]:

@@ -407,27 +407,43 @@ def _no_match(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, hint: str | 
     if limits:
         details["limited"] = "; ".join(limits)
     message = f"{attempt.label}oldText does not occur in {rel}"
-    suggestion: dict[str, Any] = {}
     if diagnosis.start is not None:
-        a, b = diagnosis.start, diagnosis.end or diagnosis.start
         details["closest"] = _closest_details(diagnosis)
-        message += _sentence(diffs, f"line {a}" if a == b else f"lines {a}-{b}")
-        if hint is None:
-            unit = "with tabs" if indent_style(lines) == "\t" else "with spaces"
-            hint = _HINTS.get(diffs[0].kind if diffs else "content",
-                              _HINTS["content"]).format(a=a, b=b, unit=unit)
-        suggestion = _read_suggestion(rel, a, b, attempt.can_suggest)
+        said, hint, suggestion = _near(attempt, lines, diagnosis, diffs, hint)
     else:
-        message += (": " + "; ".join(d.text for d in diffs[:2]) if diffs
-                    else ", and nothing in it is close")
-        if hint is None:
-            hint = (_HINTS["elision"] if diffs and diffs[0].kind == "elision" else
-                    "Read the file and copy the text to change into oldText exactly.")
-        if attempt.can_suggest:
-            suggestion = {"suggested_tool": "read_file", "suggested_args": {"path": rel}}
+        said, hint, suggestion = _far(attempt, diffs, hint)
+    message += said
     if other is not None:
         details["foundIn"] = other
         message += f"; it does occur in {other}"
         hint = f"Check the path: oldText is in {other}; pass that path if it is the file you meant."
         suggestion = {"suggested_tool": "read_file", "suggested_args": {"path": other}}
     return attempt.refuse(Code.NOT_FOUND, message, hint, details=details, **suggestion)
+
+
+def _near(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, diffs: list[Difference],
+          hint: str | None) -> tuple[str, str, dict[str, Any]]:
+    """What to say when some text is close: the sentence's end, the hint and
+    the suggested read of that text."""
+    a = diagnosis.start or 1
+    b = diagnosis.end or a
+    said = _sentence(diffs, f"line {a}" if a == b else f"lines {a}-{b}")
+    if hint is None:
+        unit = "with tabs" if indent_style(lines) == "\t" else "with spaces"
+        hint = _HINTS.get(diffs[0].kind if diffs else "content",
+                          _HINTS["content"]).format(a=a, b=b, unit=unit)
+    return said, hint, _read_suggestion(attempt.rel, a, b, attempt.can_suggest)
+
+
+def _far(attempt: Attempt, diffs: list[Difference],
+         hint: str | None) -> tuple[str, str, dict[str, Any]]:
+    """What to say when nothing is close."""
+    said = (": " + "; ".join(d.text for d in diffs[:2]) if diffs
+            else ", and nothing in it is close")
+    if hint is None:
+        hint = (_HINTS["elision"] if diffs and diffs[0].kind == "elision" else
+                "Read the file and copy the text to change into oldText exactly.")
+    suggestion: dict[str, Any] = {}
+    if attempt.can_suggest:
+        suggestion = {"suggested_tool": "read_file", "suggested_args": {"path": attempt.rel}}
+    return said, hint, suggestion
