@@ -193,8 +193,9 @@ def _family_records(family: Family, sizes: tuple[int, int, int],
                           target=RATIO, source=SOURCE))
     medians = [statistics.median(samples[(n, "hostile")]) for n in sizes]
     slope = exponent(list(sizes), medians)
-    rec = record(GROUP, f"{family.name}: growth exponent of the hostile time with N",
-                 [slope], unit="", note=f"least squares over N = {', '.join(map(str, sizes))}")
+    rec = record(GROUP, f"{family.name}: growth exponent of the hostile time with N is "
+                        f"{slope:.2f}", [slope], unit="",
+                 note=f"least squares of log time on log N over N = {', '.join(map(str, sizes))}")
     rec.update(target=f"exponent <= {EXPONENT}", source=SOURCE, met=slope <= EXPONENT)
     out.append(rec)
     return out

@@ -48,7 +48,7 @@ from _common import (Record, have_gnu_time, interleave, record, spawn,  # noqa: 
                      time_for)
 
 FIXTURES = HERE / "_fixtures"
-GROUPS = ("open", "root", "tools", "search", "bigfile", "mcp")
+GROUPS = ("open", "root", "tools", "search", "bigfile", "mcp", "hostile")
 TITLES = {
     "open": "Root.open + read + close of a 4 KiB file, against open() of the same absolute path",
     "root": "Root.makedirs and Root.write_bytes, against os.makedirs and a plain write",
@@ -57,6 +57,8 @@ TITLES = {
     "bigfile": "read_file of a 2,000-line window of a 2 GiB file, in a child process",
     "mcp": "corral serve over MCP stdio, against the reference server "
            "(@modelcontextprotocol/server-filesystem)",
+    "hostile": "inputs built to make a tool work hard, at three sizes, against the same tool "
+               "on a benign input of the same size (issue 12)",
 }
 
 
@@ -422,9 +424,20 @@ def collect_mcp(quick: bool) -> list[Record]:
     return bench_mcp.collect(quick)
 
 
+def collect_hostile(quick: bool) -> list[Record]:
+    """The families of every bench_hostile_*.py (search, edit), in one table."""
+    import importlib
+
+    records: list[Record] = []
+    for path in sorted(HERE.glob("bench_hostile_*.py")):
+        records += importlib.import_module(path.stem).collect(quick)
+    return records
+
+
 COLLECTORS: dict[str, Callable[[bool], list[Record]]] = {
     "open": collect_open, "root": collect_root, "tools": collect_tools,
     "search": collect_search, "bigfile": collect_bigfile, "mcp": collect_mcp,
+    "hostile": collect_hostile,
 }
 
 
