@@ -131,13 +131,13 @@ def test_bounded_by_the_call_deadline(tmp_path, registered):
 
 
 def test_exported_in_every_host_format(tmp_path, registered):
-    # TODO(lead): switch to corral.tools._hosts (pkg) once it lands; until then
-    # the host formats are cli.tool_definitions over Toolbox.definitions().
-    from corral.cli import FORMATS, tool_definitions
+    from corral.tools._hosts import FORMATS, tool_definitions
 
     toolbox = Toolbox(tmp_path)
     for fmt in FORMATS:
-        exported = tool_definitions(toolbox, fmt)
-        text = json.dumps(exported)
-        assert "touch_file" in text, fmt
-        assert "Create an empty file" in text, fmt
+        for strict in (False, True):
+            exported = tool_definitions(toolbox, fmt, strict=strict)
+            (mine,) = [d for d in exported if "touch_file" in json.dumps(d)]
+            assert "Create an empty file" in json.dumps(mine), fmt
+        assert "touch_file" in json.dumps(tool_definitions(None, fmt)), fmt  # the registry
+        assert "touch_file" not in json.dumps(tool_definitions(None, fmt, read_only=True))

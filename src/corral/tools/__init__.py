@@ -11,10 +11,12 @@ nothing of the host.  Every call is bounded (``timeout``, ``cancel``) and
 """
 
 from ._control import CancelToken, Progress
+from ._hosts import strict_schema, tool_definitions
 from ._limits import Limits
 from ._refusal import Code, Kind, Refusal
 from ._registry import TOOL_MODULES, Suggests, ToolSpec
-from ._requests import (DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest, ListRequest,
+from ._requests import (Authorizer, DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest,
+                        ListRequest,
                         MoveRequest, ReadRequest, Request, WriteRequest)
 from ._toolbox import Toolbox
 
@@ -41,4 +43,11 @@ __all__ = [
     "ToolSpec",
     "Suggests",
     "TOOL_NAMES",
+    "Authorizer",
+    "tool_definitions",
+    "strict_schema",
 ]
+
+from .._public import publish as _publish  # noqa: E402  (last: every name is bound)
+
+_publish(__name__, globals(), __all__)

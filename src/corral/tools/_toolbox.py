@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 import functools
 import os
 from typing import Any, Iterable, Sequence
@@ -12,6 +11,7 @@ from ..contained import Root
 from ._classify import classify
 from ._context import ToolboxState, ToolContext
 from ._control import CancelToken, ProgressCallback
+from ._hosts import PATH_CONTRACT, tool_definitions
 from ._limits import Limits
 from ._refusal import Code, Kind, Refusal, read_only
 from ._registry import ToolSpec, load_tools, read_only_tools
@@ -19,21 +19,6 @@ from ._requests import Authorizer
 from ._schema import check_arguments
 
 __all__ = ["Toolbox", "PATH_CONTRACT"]
-
-PATH_CONTRACT = ("Paths are relative to the root (\".\" is the root itself); an absolute path "
-                 "inside the root is accepted and answered root-relative. '..' may not climb "
-                 "above the root and symlinks leading outside are not followed.")
-
-
-def _published(schema: Any) -> Any:
-    """A copy of ``schema`` without our own ``x-`` keywords (hints to the
-    argument checker, not for a model or a provider's schema validator)."""
-    if isinstance(schema, dict):
-        return {k: _published(v) for k, v in schema.items()
-                if not (isinstance(k, str) and k.startswith("x-"))}
-    if isinstance(schema, list):
-        return [_published(v) for v in schema]
-    return copy.deepcopy(schema)
 
 
 class Toolbox:
@@ -82,15 +67,8 @@ class Toolbox:
     def definitions(self) -> list[dict[str, Any]]:
         """Each offered tool's ``name``, ``title``, ``description`` (with the
         path contract), strict ``inputSchema``, ``outputSchema`` and
-        ``annotations`` (readOnly, destructive, idempotent, openWorld)."""
-        return [{"name": spec.name, "title": spec.title,
-                 "description": f"{spec.description}\n\n{PATH_CONTRACT}",
-                 "inputSchema": _published(spec.schema),
-                 "outputSchema": _published(spec.output_schema),
-                 "annotations": {"title": spec.title, "readOnlyHint": not spec.mutates,
-                                 "destructiveHint": spec.destructive,
-                                 "idempotentHint": spec.idempotent, "openWorldHint": False}}
-                for spec in self._offered.values()]
+        ``annotations``: the MCP shape of :func:`corral.tools.tool_definitions`."""
+        return tool_definitions(self.specs(), "mcp")
 
     def call(self, name: Any, args: Any = None, *, timeout: float | None = None,
              cancel: CancelToken | None = None,
