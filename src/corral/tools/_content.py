@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 
 from ._context import ToolContext
-from ._refusal import Code, Refusal
+from ._refusal import Code, Kind, Refusal
 
 __all__ = [
     "LOST_LINES",
@@ -184,8 +184,8 @@ def _numbered(rel: str, numbered: Numbered) -> Refusal:
                    "nothing was written",
                    "Send content without the line-number prefixes read_file adds, exactly as "
                    "the file should read.",
-                   details={"path": rel, "field": "content", "kind": "line_number_prefix",
-                            "firstNumber": numbered.first, "lines": numbered.lines})
+                   details={"path": rel, "field": "content", "firstNumber": numbered.first,
+                            "lines": numbered.lines}, kind=Kind.LINE_NUMBER_PREFIX)
 
 
 def _check_elision(rel: str, content: str, placeholders: list[tuple[int, str]],
@@ -209,7 +209,7 @@ def _check_elision(rel: str, content: str, placeholders: list[tuple[int, str]],
         new, lost, total = placeholders, 0, None
     line_no, line = new[0]
     amount = f"{lost} of the {total} lines of {rel}" if total else f"most of {rel}"
-    details = {"path": rel, "field": "content", "kind": "placeholder",
+    details = {"path": rel, "field": "content",
                "contentLine": line_no + 1, "placeholder": line.strip()}
     if total:
         details.update(lostLines=lost, fileLines=total)
@@ -217,7 +217,7 @@ def _check_elision(rel: str, content: str, placeholders: list[tuple[int, str]],
                   f"content line {line_no + 1} ({line.strip()!r}) stands for code it leaves out: "
                   f"{amount} would be lost; nothing was written",
                   f"Use edit_file to change only part of {rel}, or write the whole file without "
-                  "placeholders.", details=details)
+                  "placeholders.", details=details, kind=Kind.PLACEHOLDER)
 
 
 def _warnings(content: str, placeholders: list[tuple[int, str]]) -> list[str]:

@@ -24,7 +24,7 @@ from ._edit_match import (MAX_LISTED, Search, applied_copies, distinctive, inden
                           normalize_breaks, occurrences, search)
 from ._edit_state import Applied
 from ._edit_text import Lines
-from ._refusal import Code, Refusal
+from ._refusal import Code, Kind, Refusal
 
 __all__ = [
     "TOLERANT",
@@ -34,7 +34,7 @@ __all__ = [
     "applied_inside",
     "empty_old_text",
     "listed",
-    "not_found",
+    "missing_old_text",
     "placeholder_in_new_text",
     "too_many",
 ]
@@ -62,9 +62,10 @@ class Attempt:
     replace_all: bool
     repeated: int = 0  # how often this call failed the same way before
 
-    def refuse(self, code: Code, message: str, hint: str, *, details: dict[str, Any],
-               **suggestion: Any) -> Refusal:
-        return refusal(self.repeated, code, message, hint, details=details, **suggestion)
+    def refuse(self, code: Code, message: str, hint: str, *, kind: Kind,
+               details: dict[str, Any], **suggestion: Any) -> Refusal:
+        return refusal(self.repeated, code, message, hint, kind=kind, details=details,
+                       **suggestion)
 
     @property
     def label(self) -> str:
@@ -90,14 +91,14 @@ class Attempt:
 REPEATED = "Do not send this call again unchanged, it failed the same way before; "
 
 
-def refusal(repeated: int, code: Code, message: str, hint: str, *, details: dict[str, Any],
-            **suggestion: Any) -> Refusal:
+def refusal(repeated: int, code: Code, message: str, hint: str, *, kind: Kind,
+            details: dict[str, Any], **suggestion: Any) -> Refusal:
     """An edit's refusal; for a call that failed the same way before, with
     a hint that says so (``details.repeated``: how often it was sent)."""
     if repeated:
         details = {**details, "repeated": repeated + 1}
         hint = REPEATED + hint[0].lower() + hint[1:]
-    return Refusal(code, message, hint, details=details, **suggestion)
+    return Refusal(code, message, hint, details=details, kind=kind, **suggestion)
 
 
 def _facts(attempt: Attempt, text: Lines, **more: Any) -> dict[str, Any]:
@@ -153,7 +154,7 @@ def ambiguous(attempt: Attempt, lines: Lines, found: Search) -> Refusal:
             f"{shown}), and a tolerant match must be unique",
             "Copy oldText exactly from one of those places, whitespace included, with "
             "enough neighbouring lines to match once.",
-            details={**facts, "kind": "multiple_tolerant_matches",
+            kind=Kind.MULTIPLE_TOLERANT_MATCHES, details={**facts,
             "matchStrategy": found.strategy})
     where = (f"set replaceAll: true in edits[{attempt.index}]" if attempt.multi
              else "pass replaceAll: true")
@@ -161,7 +162,7 @@ def ambiguous(attempt: Attempt, lines: Lines, found: Search) -> Refusal:
         Code.AMBIGUOUS, f"{label}oldText occurs {found.count} times in {rel} "
         f"(lines {shown}); it must occur exactly once",
         f"Add neighbouring lines to oldText until it matches once, or {where} to "
-        f"replace all {found.count}.", details={**facts, "kind": "multiple_matches"})
+        f"replace all {found.count}.", kind=Kind.MULTIPLE_MATCHES, details=facts)
 
 
 def too_many(attempt: Attempt, count: int, limit: int) -> Refusal:
@@ -169,7 +170,7 @@ def too_many(attempt: Attempt, count: int, limit: int) -> Refusal:
         Code.TOO_LARGE, f"{attempt.label}oldText occurs {count} times in "
         f"{attempt.rel}, more than the {limit} one edit replaces",
         "Replace a more specific oldText, or rewrite the file with write_file.",
-        details=attempt.facts(occurrences=count, kind="too_many_replacements",
+        kind=Kind.TOO_MANY_REPLACEMENTS, details=attempt.facts(occurrences=count,
         limit=limit))
 
 
@@ -178,8 +179,7 @@ def empty_old_text(attempt: Attempt) -> Refusal:
         Code.INVALID_ARGUMENT, f"{attempt.label}oldText is empty, but {attempt.rel} "
         "is not", "Put the text to replace in oldText; to insert, include the line "
         "before or after the insertion point in both oldText and newText.",
-        details={"path": attempt.rel, "field": attempt.field,
-        "kind": "empty_old_text"})
+        kind=Kind.EMPTY_OLD_TEXT, details={"path": attempt.rel, "field": attempt.field})
 
 
 def applied_inside(attempt: Attempt, lines: Lines, found: Search) -> Refusal | None:
@@ -196,7 +196,7 @@ def applied_inside(attempt: Attempt, lines: Lines, found: Search) -> Refusal | N
         f"newText (line {first}): this edit looks already made, and making it again "
         "would duplicate text", f"Do not repeat this edit; read lines {first}-{last} "
         "to check it if unsure.",
-        details={**attempt.facts(occurrences=found.count), "kind": "already_applied",
+        kind=Kind.ALREADY_APPLIED, details={**attempt.facts(occurrences=found.count),
         "lines": [first, last]},
         **_read_suggestion(attempt.rel, first, last, attempt.can_suggest))
 
@@ -224,7 +224,7 @@ def placeholder_in_new_text(attempt: Attempt, lines: Lines) -> Refusal | None:
             "newText as it is, so that code would be lost",
             "Write out the full text in newText; to keep lines unchanged, leave them "
             "out of both oldText and newText.",
-            details={"path": attempt.rel, "field": field, "kind": "placeholder",
+            kind=Kind.PLACEHOLDER, details={"path": attempt.rel, "field": field,
             "newTextLine": j + 1})
     return None
 
@@ -241,7 +241,7 @@ class Memory:
     current_sha256: str
 
 
-def not_found(attempt: Attempt, lines: Lines, work: Work, memory: Memory,
+def missing_old_text(attempt: Attempt, lines: Lines, work: Work, memory: Memory,
               elsewhere: Elsewhere, note: str | None = None) -> Refusal:
     """Why ``attempt.old`` is not in ``lines``, and what to do."""
     refusal = _already_applied(attempt, lines, memory, work)
@@ -273,7 +273,7 @@ def _already_applied(attempt: Attempt, lines: Lines, memory: Memory,
             Code.NOT_FOUND, f"{label}oldText does not occur in {rel}: an earlier call "
             f"made this same edit (at line {first}), and {rel} is as it left it",
             "Do not repeat this edit: it is made; go on with the next change.",
-            details=_facts(attempt, lines, kind="already_applied",
+            kind=Kind.ALREADY_APPLIED, details=_facts(attempt, lines,
             lines=[first, last], currentSha256=memory.current_sha256),
             **_read_suggestion(rel, first, last, attempt.can_suggest))
     if not new_n.strip() or (earlier is None and not distinctive(new_n)):
@@ -288,7 +288,7 @@ def _already_applied(attempt: Attempt, lines: Lines, memory: Memory,
         Code.NOT_FOUND, f"{label}oldText does not occur in {rel}, but newText is "
         f"already there (line {first}): this edit looks already made",
         f"Do not repeat this edit; read lines {first}-{last} to check it if unsure.",
-        details=_facts(attempt, lines, kind="already_applied", lines=[first, last]),
+        kind=Kind.ALREADY_APPLIED, details=_facts(attempt, lines, lines=[first, last]),
         **_read_suggestion(rel, first, last, attempt.can_suggest))
 
 
@@ -346,7 +346,7 @@ def _fixed_matches(attempt: Attempt, lines: Lines, found: Search, difference: Di
                f"{fixes[difference.kind]} it matches line {where}")
     return attempt.refuse(
         Code.NOT_FOUND, message, hint,
-        details=_facts(attempt, lines, kind="no_match", lines=starts,
+        kind=Kind.NO_MATCH, details=_facts(attempt, lines, lines=starts,
         differences=[difference.as_dict()]))
 
 
@@ -400,7 +400,7 @@ def _no_match(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, hint: str | 
     rel = attempt.rel
     diffs = sorted(diagnosis.differences,
                    key=lambda d: (_PRIORITY.index(d.kind), d.line or 0, d.old_line or 0))
-    details = _facts(attempt, lines, kind="no_match")
+    details = _facts(attempt, lines)
     if diffs:
         details["differences"] = [d.as_dict() for d in diffs[:20]]
     limits = [x for x in (note, diagnosis.note) if x]
@@ -418,7 +418,8 @@ def _no_match(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, hint: str | 
         message += f"; it does occur in {other}"
         hint = f"Check the path: oldText is in {other}; pass that path if it is the file you meant."
         suggestion = {"suggested_tool": "read_file", "suggested_args": {"path": other}}
-    return attempt.refuse(Code.NOT_FOUND, message, hint, details=details, **suggestion)
+    return attempt.refuse(Code.NOT_FOUND, message, hint, kind=Kind.NO_MATCH, details=details,
+                          **suggestion)
 
 
 def _near(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, diffs: list[Difference],

@@ -14,11 +14,10 @@
 from __future__ import annotations
 
 import threading
-import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 
-__all__ = ["Applied", "EditMemory", "memory_of"]
+__all__ = ["Applied", "EditMemory"]
 
 TEXT_BUDGET = 8 * 1024 * 1024  # characters kept per Toolbox
 FAILURES_KEPT = 256
@@ -34,7 +33,7 @@ class Applied:
 
 
 class EditMemory:
-    def __init__(self, budget: int = TEXT_BUDGET) -> None:
+    def __init__(self, budget: int = TEXT_BUDGET) -> None:  # one per Toolbox (ctx.store)
         self._lock = threading.Lock()
         self._budget = budget
         self._texts: OrderedDict[str, str] = OrderedDict()
@@ -91,16 +90,3 @@ class EditMemory:
     def earlier(self, call: str) -> Applied | None:
         with self._lock:
             return self._applied.get(call)
-
-
-_memories: weakref.WeakKeyDictionary[object, EditMemory] = weakref.WeakKeyDictionary()
-_guard = threading.Lock()
-
-
-def memory_of(owner: object) -> EditMemory:
-    """The memory of one Toolbox (keyed by its ToolContext; dies with it)."""
-    with _guard:
-        memory = _memories.get(owner)
-        if memory is None:
-            memory = _memories[owner] = EditMemory()
-        return memory

@@ -57,18 +57,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._classify import classify
+from ._classify import close_paths
 from ._context import ToolContext, sha256_hex
 from ._edit_budget import Checkpoint, Work
 from ._edit_diff import Diff, changed_lines, unified_diff
 from ._edit_failures import (TOLERANT, Attempt, Memory, ambiguous, applied_inside, empty_old_text,
-                             not_found, placeholder_in_new_text, refusal, too_many)
+                             missing_old_text, placeholder_in_new_text, refusal, too_many)
 from ._edit_match import MAX_LISTED, indent_style, normalize_breaks, search
 from ._edit_spans import Region, Span, apply_regions, compose, remap
-from ._edit_state import Applied, EditMemory, memory_of
+from ._edit_state import Applied, EditMemory
 from ._edit_text import Lines, Undecodable, decode, encode
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._refusal import (Code, Kind, Refusal, binary_file, directory_given, file_too_large,
+                       invalid_argument, not_found, sha256_mismatch, swapped)
+from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import EditRequest, ReadRequest
 
 DESCRIPTION = (
@@ -141,17 +142,11 @@ Edit = tuple[str, str, bool]  # oldText, newText, replaceAll
 
 def _checkpoint(ctx: ToolContext) -> Checkpoint:
     """The call's checkpoint (deadline, cancellation)."""
-    return _no_checkpoint  # until contract C4 lands: ctx.checkpoint
+    return ctx.checkpoint
 
 
-def _no_checkpoint() -> None:
-    pass
-
-
-def _invalid(field: str, problem: str, hint: str, kind: str = "argument",
-             **details: Any) -> Refusal:
-    return Refusal(Code.INVALID_ARGUMENT, f"edit_file: argument '{field}' {problem}", hint,
-                   details={"field": field, "kind": kind, **details})
+def _invalid(field: str, problem: str, hint: str) -> Refusal:
+    return invalid_argument("edit_file", field, problem, hint)
 
 
 def _edits(args: dict[str, Any]) -> tuple[list[Edit], bool]:
@@ -183,7 +178,7 @@ def _edits(args: dict[str, Any]) -> tuple[list[Edit], bool]:
             raise Refusal(Code.INVALID_ARGUMENT, f"{_label(i, multi)}oldText and newText are the "
                           "same, so the edit would change nothing",
                           "Pass the changed text in newText; if the file is already right, no "
-                          "edit is needed.", details={"field": field, "kind": "no_change"})
+                          "edit is needed.", details={"field": field}, kind=Kind.NO_CHANGE)
     return items, multi
 
 
@@ -213,11 +208,21 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         except FileNotFoundError as exc:
             if exc.filename != rel or any(old for old, _, _ in edits):
                 raise
-            # an empty oldText on a missing file: the model wants to create it
-            refusal = classify(exc, tool="edit_file", args={"path": args["path"]}, ctx=ctx)
-            if refusal.code is Code.NOT_FOUND and "didYouMean" not in refusal.details:
-                refusal.hint = f"Create {rel} with write_file; edit_file changes existing files."
-            raise refusal from None
+            raise _to_create(ctx, rel, exc) from None
+
+
+def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
+    """An empty oldText on a missing file: the model wants to create it."""
+    missing = str(getattr(exc, "component", None) or rel)
+    candidates = close_paths(rel, missing, ctx)
+    parent = posixpath.dirname(missing.rstrip("/")) or "."
+    if candidates:
+        return not_found(rel, missing, field="path", did_you_mean=candidates,
+                         suggest=("read_file", {"path": candidates[0]}))
+    return not_found(rel, missing, field="path",
+                     hint=f"Create {rel} with write_file; edit_file changes existing files.",
+                     suggest=None if ctx.is_denied(parent) else ("list_directory",
+                                                                 {"path": parent}))
 
 
 # -- reading ------------------------------------------------------------------------
@@ -265,15 +270,11 @@ def _read(ctx: ToolContext, rel: str, work: Work | None) -> _File:
     with _opened(ctx, rel) as handle:
         info = handle.stat()
         if st.S_ISDIR(info.st_mode):
-            shown = rel.rstrip("/") or "."
-            raise Refusal(Code.INVALID_ARGUMENT, f"{shown} is a directory, not a file",
-                          "Use glob to find the files under it (list_directory shows one level); "
-                          "edit_file edits one file.", details={"path": shown, "kind": "directory"},
-                          suggested_tool="glob", suggested_args={"path": shown, "pattern": "**/*"})
+            raise directory_given(rel.rstrip("/") or ".", "edit_file")
         ctx.check_hardlink(rel, info)
         limit = ctx.limits.max_edit_file_bytes
         if info.st_size > limit:
-            raise _too_large(rel, info.st_size, limit)
+            raise file_too_large(rel, info.st_size, limit, "edit_file")
         chunks = []
         total = 0
         while True:
@@ -285,14 +286,8 @@ def _read(ctx: ToolContext, rel: str, work: Work | None) -> _File:
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:
-                raise _too_large(rel, total, limit)
+                raise file_too_large(rel, total, limit, "edit_file")
         return _File(b"".join(chunks), (info.st_dev, info.st_ino), handle.path)
-
-
-def _too_large(rel: str, size: int, limit: int) -> Refusal:
-    return Refusal(Code.TOO_LARGE, f"{rel} is {size} bytes, over edit_file's limit of {limit}",
-                   "Leave this file as it is, or ask the user to change it.",
-                   details={"path": rel, "kind": "file_too_large", "size": size, "limit": limit})
 
 
 # -- the edit -----------------------------------------------------------------------
@@ -328,7 +323,7 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
           args: dict[str, Any]) -> dict[str, Any]:
     work = Work(_checkpoint(ctx))
     file = _read(ctx, rel, work)
-    memory = memory_of(ctx)
+    memory = ctx.store(EditMemory)
     base_sha = sha256_hex(file.data)
     failure_key, call_key = _keys(file.path, edits, args, base_sha)
     call = _Call(rel, edits, multi, memory, work, memory.failures(failure_key),
@@ -347,8 +342,8 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
         if new_data == file.data:
             raise refusal(call.repeated, Code.INVALID_ARGUMENT, f"the edits leave {rel} unchanged",
                           "Check newText: it must differ from the file's text; if the file is "
-                          "already right, no edit is needed.",
-                          details={"path": rel, "kind": "no_change"})
+                          "already right, no edit is needed.", kind=Kind.NO_CHANGE,
+                          details={"path": rel})
         diff = unified_diff(rel, outcome.base, outcome.lines, outcome.spans, work)
     except Refusal:
         memory.failed(failure_key)
@@ -362,9 +357,8 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
     if not dry:
         ctx.ensure_same(rel, file.identity)
         if sha256_hex(_read(ctx, rel, None).data) != base_sha:
-            raise Refusal(Code.STALE, f"{rel} changed while the edit was being authorized; "
-                          "nothing was written", "Read the file again, then repeat the edit.",
-                          details={"path": rel, "kind": "changed"})
+            raise swapped(rel)
+        ctx.checkpoint()  # the last one: stopped now, nothing is written
         # from here on nothing may stop the call: the file is being written
         ctx.root.write_bytes(rel, new_data)
         memory.remember(base_sha, decoded.text)
@@ -436,9 +430,9 @@ def _locate(ctx: ToolContext, call: _Call, lines: Lines, attempt: Attempt,
     limit = min(allowed, MAX_REPLACEMENTS) + 1 if attempt.replace_all else MAX_LISTED
     found = search(lines, attempt.old, attempt.new, limit, call.work)
     if found is None or not found.count:
-        raise not_found(attempt, lines, call.work, Memory(call.earlier, call.base_sha),
-                        lambda old_n: _other_file(ctx, call.rel, old_n, call.work),
-                        found.note if found is not None else None)
+        raise missing_old_text(attempt, lines, call.work, Memory(call.earlier, call.base_sha),
+                               lambda old_n: _other_file(ctx, call.rel, old_n, call.work),
+                               found.note if found is not None else None)
     if found.count == 1 or (attempt.replace_all and found.strategy not in TOLERANT):
         if found.count > allowed:
             raise too_many(attempt, found.count, MAX_REPLACEMENTS)
@@ -476,15 +470,13 @@ def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
 def _result_too_large(call: _Call, size: int, limit: int, label: str) -> Refusal:
     return refusal(call.repeated, Code.TOO_LARGE, f"{label}the edit would make {call.rel} at "
                    f"least {size} bytes, over the limit of {limit}", "Make a smaller change.",
-                   details={"path": call.rel, "kind": "result_too_large", "size": size,
-                            "limit": limit})
+                   kind=Kind.RESULT_TOO_LARGE, details={"path": call.rel, "size": size,
+                                                        "limit": limit})
 
 
 def _undecodable(rel: str, exc: Undecodable, size: int) -> Refusal:
     if exc.kind == "binary":
-        return Refusal(Code.UNSUPPORTED, f"{rel} is a binary file ({size} bytes), which edit_file "
-                       "does not change", "Edit only text files; leave this one as it is.",
-                       details={"path": rel, "kind": "binary", "size": size})
+        return binary_file(rel, size, "edit_file", "Edit only text files; leave this one as it is.")
     facts = exc.facts
     if "encoding" in facts:
         message = (f"{rel} is {str(facts['encoding']).upper()} text, which edit_file does not "
@@ -493,18 +485,17 @@ def _undecodable(rel: str, exc: Undecodable, size: int) -> Refusal:
         message = (f"{rel} is not valid UTF-8 text (the first bad byte is on line "
                    f"{facts['line']}), which edit_file does not change")
     return Refusal(Code.UNSUPPORTED, message, "Leave this file as it is, or ask the user to "
-                   "convert it to UTF-8.", details={"path": rel, "kind": "encoding",
-                                                    "size": size, **facts})
+                   "convert it to UTF-8.", details={"path": rel, "size": size, **facts},
+                   kind=Kind.ENCODING)
 
 
 def _stale(ctx: ToolContext, rel: str, expected: str, current: str, data: bytes,
            work: Work) -> Refusal:
-    details: dict[str, Any] = {"path": rel, "kind": "digest_mismatch",
-                               "expectedSha256": expected, "sha256": current}
+    details: dict[str, Any] = {}
     message = (f"{rel} is not the version you expected: expectedSha256 is {expected[:12]}..., "
                f"the file's sha256 is {current[:12]}...")
     suggested: dict[str, Any] = {"path": rel}
-    before = memory_of(ctx).recall(expected)
+    before = ctx.store(EditMemory).recall(expected)
     if before is not None:
         try:
             now = decode(data).text
@@ -519,9 +510,9 @@ def _stale(ctx: ToolContext, rel: str, expected: str, current: str, data: bytes,
                 first, last = ranges[0][0], ranges[min(len(ranges), 5) - 1][1]
                 suggested = {"path": rel, "offset": max(1, first - 3),
                              "limit": last - max(1, first - 3) + 4}
-    return Refusal(Code.STALE, message, f"Read {rel} again and redo the edit against what it "
-                   "says now.", details=details, suggested_tool="read_file",
-                   suggested_args=suggested)
+    return sha256_mismatch(rel, expected, current, message=message,
+                           hint=f"Read {rel} again and redo the edit against what it says now.",
+                           suggest=("read_file", suggested), **details)
 
 
 def _other_file(ctx: ToolContext, rel: str, old_n: str, work: Work) -> str | None:
@@ -630,4 +621,36 @@ def _add_diff(result: dict[str, Any], diff: Diff, budget: int, outcome: _Outcome
                                 "ones added): they were too large to compare line by line")
 
 
-TOOL = ToolSpec(name="edit_file", description=DESCRIPTION, schema=SCHEMA, run=run, mutates=True)
+_LINES = {"type": "array", "items": {"type": "array", "items": {"type": "integer"},
+                                     "minItems": 2, "maxItems": 2},
+          "description": "[first, last] line of each change, in the new file"}
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"},
+    "resolvedPath": {"type": "string", "description": "where a symlink led"},
+    "baseSha256": {"type": "string", "description": "the file's sha256 before the edit"},
+    "sha256": {"type": "string", "description": "the file's sha256 now (unchanged by a dry run)"},
+    "resultSha256": {"type": "string", "description": "a dry run: the sha256 it would have"},
+    "dryRun": {"type": "boolean"},
+    "replacements": {"type": "integer"},
+    "lines": _LINES,
+    "linesTruncated": {"type": "boolean"},
+    "matchStrategy": {"type": "string", "enum": ["line_endings", "trailing_whitespace",
+                                                 "indentation"]},
+    "edits": {"type": "array", "items": {
+        "type": "object", "properties": {
+            "replacements": {"type": "integer"}, "lines": _LINES,
+            "linesTruncated": {"type": "boolean"},
+            "matchStrategy": {"type": "string"}},
+        "required": ["replacements", "lines"]}},
+    "diff": {"type": "string", "description": "unified diff of the change"},
+    "diffTruncated": {"type": "boolean"},
+    "diffComplete": {"type": "boolean",
+                     "description": "false: some changed blocks are shown whole"},
+    "lineEndings": {"type": "string", "enum": ["crlf", "cr", "mixed"]},
+    "bom": {"type": "boolean"},
+    "warnings": {"type": "array", "items": {"type": "string"}},
+}, ["path", "baseSha256", "sha256", "replacements", "diff"])
+
+TOOL = ToolSpec(name="edit_file", title="Edit file", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=OUTPUT_SCHEMA, run=run, request=EditRequest, mutates=True,
+                idempotent=False, destructive=True, suggests=Suggests(read_instead=True))
