@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from corral.tools import Toolbox
+from corral.tools import CancelToken, Toolbox
 from corral.tools._content import placeholder_lines, read_file_numbers, strip_line_numbers
 from corral.tools._edit_align import align, first_difference
 from corral.tools._edit_budget import Work
@@ -224,3 +224,98 @@ def test_placeholder_lines_and_numbers_scan_in_bounded_time():
     assert found is not None and (found.first, found.lines) == (1, 100_000)
     assert strip_line_numbers("".join(f"{i}: x\n" for i in range(5, 10))) == "x\n" * 5
     assert time.monotonic() - start < HANG
+
+
+# -- the call's deadline and cancellation (deterministic: no wall-clock race) ------------
+
+
+class CountingToken(CancelToken):
+    """A cancel token that counts how often a call looks at it, and says
+    "cancelled" from the ``after``-th look on (``None``: never)."""
+
+    def __init__(self, after: int | None = None) -> None:
+        super().__init__()
+        self.looks = 0
+        self.after = after
+
+    @property
+    def cancelled(self) -> bool:
+        self.looks += 1
+        return self.after is not None and self.looks >= self.after
+
+
+def _near_miss_file(tmp_path, n: int = 3000) -> tuple[str, str]:
+    lines = _code(n)
+    text = "".join(lines)
+    (tmp_path / "f.py").write_text(text)
+    typo = list(lines)
+    typo[n // 2] = typo[n // 2].replace("compute", "compote")
+    return text, "".join(typo)
+
+
+def test_edit_checks_its_deadline_in_its_loops(tmp_path):
+    _, old = _near_miss_file(tmp_path)
+    token = CountingToken()
+    with Toolbox(tmp_path) as box:
+        out = box.call("edit_file", {"path": "f.py", "oldText": old, "newText": "x"}, cancel=token)
+    assert out["code"] == "NOT_FOUND"
+    assert token.looks >= 5, f"only {token.looks} checkpoints in a long diagnosis"
+
+
+@pytest.mark.parametrize("args", [
+    {"oldText": "OLD", "newText": "x"},  # the not-found diagnosis
+    {"oldText": "TEXT", "newText": "SWAPPED", "dryRun": True},  # the diff
+    {"oldText": "TEXT", "newText": "SWAPPED"},  # the diff of a real edit
+])
+def test_cancelled_mid_call_answers_cancelled_and_changes_nothing(tmp_path, args):
+    text, old = _near_miss_file(tmp_path, 3000 if args["oldText"] == "OLD" else 20_000)
+    lines = text.splitlines(True)
+    swapped = "".join(lines[i + 1] + lines[i] for i in range(0, len(lines) - 1, 2))
+    values = {"OLD": old, "TEXT": text, "SWAPPED": swapped}
+    call = {"path": "f.py", **{k: values.get(v, v) if isinstance(v, str) else v
+                               for k, v in args.items()}}
+    (tmp_path / "count.py").write_text(text)
+    counting = CountingToken()
+    with Toolbox(tmp_path) as box:
+        # how many looks the whole call takes, on a copy of the file
+        assert box.call("edit_file", {**call, "path": "count.py"}, cancel=counting)["ok"] is (
+            args["oldText"] == "TEXT")
+        assert counting.looks >= 4
+        out = box.call("edit_file", call, cancel=CountingToken(after=counting.looks // 2))
+    assert out["ok"] is False
+    assert (out["code"], out["details"]["kind"]) == ("DENIED", "cancelled")
+    assert out["message"] == ("edit_file was cancelled by the host before it finished; nothing "
+                              "was changed")
+    assert (tmp_path / "f.py").read_text() == text
+
+
+def test_time_limit_answers_time_limit_and_changes_nothing(tmp_path):
+    text = "".join(_code(200))
+    (tmp_path / "f.py").write_text(text)
+    with Toolbox(tmp_path) as box:
+        out = box.call("edit_file", {"path": "f.py", "oldText": "value_1 =", "newText": "v1 ="},
+                       timeout=1e-9)
+    assert (out["code"], out["details"]["kind"]) == ("TOO_LARGE", "time_limit")
+    assert (tmp_path / "f.py").read_text() == text
+
+
+def test_cancelled_while_the_host_decides_writes_nothing(tmp_path):
+    text = "".join(_code(50))
+    (tmp_path / "f.py").write_text(text)
+    token = CancelToken()
+
+    def authorize(request):
+        token.cancel()  # the user gives up while asked
+
+    with Toolbox(tmp_path, authorize=authorize) as box:
+        out = box.call("edit_file", {"path": "f.py", "oldText": "value_1 =", "newText": "v1 ="},
+                       cancel=token)
+    assert (out["code"], out["details"]["kind"]) == ("DENIED", "cancelled")
+    assert (tmp_path / "f.py").read_text() == text
+
+
+def test_write_file_content_checks_are_bounded_by_size_not_time(tmp_path):
+    # the content checks scan in C: even a hostile megabyte is far inside a 30 s deadline
+    with Toolbox(tmp_path) as box:
+        out = _timed(box, "write_file", {"path": "a.txt", "content": "# ...\n" * 200_000})
+    assert out["ok"] is True

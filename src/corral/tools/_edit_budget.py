@@ -20,7 +20,7 @@ from collections.abc import Callable
 __all__ = ["STRIDE", "Budget", "Checkpoint", "Work", "proportional"]
 
 Checkpoint = Callable[[], None]
-STRIDE = 8192  # steps between two checkpoints
+STRIDE = 2048  # steps between two checkpoints
 
 
 def _never() -> None:

@@ -65,7 +65,6 @@ def unified_diff(path: str, before: Lines, after: Lines,
     changes = _changes(before, after, blocks, budget)
     out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
     for hunk in _hunks(changes, before.count(), context):
-        work.step(len(hunk))
         (i1, _, j1, _), (_, i2, _, j2) = hunk[0], hunk[-1]
         hs, he = max(0, i1 - context), min(before.count(), i2 + context)
         js, je = j1 - (i1 - hs), j2 + (he - i2)
@@ -73,6 +72,7 @@ def unified_diff(path: str, before: Lines, after: Lines,
         olds, news = before.lines(hs, he), after.lines(js, je)
         pos = hs
         for x1, x2, y1, y2 in hunk:
+            work.step(x2 - pos + y2 - y1)
             out += _marked(" ", olds[pos - hs:x1 - hs])
             out += _marked("-", olds[x1 - hs:x2 - hs])
             out += _marked("+", news[y1 - js:y2 - js])
