@@ -18,6 +18,8 @@ from ._edit_text import Lines
 
 __all__ = ["Diff", "changed_lines", "unified_diff"]
 
+_NO_NEWLINE = "\n\\ No newline at end of file\n"
+
 
 @dataclass(frozen=True)
 class Diff:
@@ -70,14 +72,18 @@ def unified_diff(path: str, before: Lines, after: Lines,
         js, je = j1 - (i1 - hs), j2 + (he - i2)
         out.append(f"@@ -{_range(hs, he - hs)} +{_range(js, je - js)} @@\n")
         olds, news = before.lines(hs, he), after.lines(js, je)
+        lines: list[str] = []
         pos = hs
         for x1, x2, y1, y2 in hunk:
             work.step(x2 - pos + y2 - y1)
-            out += _marked(" ", olds[pos - hs:x1 - hs])
-            out += _marked("-", olds[x1 - hs:x2 - hs])
-            out += _marked("+", news[y1 - js:y2 - js])
+            lines += [" " + line for line in olds[pos - hs:x1 - hs]]
+            lines += ["-" + line for line in olds[x1 - hs:x2 - hs]]
+            lines += ["+" + line for line in news[y1 - js:y2 - js]]
             pos = x2
-        out += _marked(" ", olds[pos - hs:])
+        lines += [" " + line for line in olds[pos - hs:]]
+        if he == before.count() or je == after.count():  # only a last line can lack its break
+            lines = [line if line.endswith("\n") else line + _NO_NEWLINE for line in lines]
+        out += lines
     return Diff("".join(out) if len(out) > 2 else "", not budget.cut)
 
 
@@ -114,13 +120,6 @@ def _hunks(changes: list[tuple[int, int, int, int]], count: int,
 def _range(start: int, length: int) -> str:
     first = start + 1 if length else start
     return f"{first}" if length == 1 else f"{first},{length}"
-
-
-def _marked(sign: str, lines: list[str]) -> list[str]:
-    out = [sign + line for line in lines]
-    if out and not out[-1].endswith("\n"):  # only a file's last line can lack its break
-        out[-1] += "\n\\ No newline at end of file\n"
-    return out
 
 
 def changed_lines(before: Lines, after: Lines, work: Work,

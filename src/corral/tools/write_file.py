@@ -39,7 +39,10 @@ DESCRIPTION = (
     "'overwrite': true. To change part of a file use edit_file. The result gives the new "
     "'sha256', 'bytes' written and 'created' (false when a file was replaced). The content is "
     "written exactly as given (UTF-8), atomically, keeping a replaced file's permissions; "
-    "symlinks are not written through."
+    "symlinks are not written through. Never send read_file's line numbers: content whose "
+    "every line starts with 'N<TAB>' counting up is refused (not stripped), except for .tsv "
+    "files. Never elide: an overwrite whose placeholder line (such as '# ... rest of the code "
+    "unchanged ...') would drop lines of the file is refused; write the whole file."
 )
 
 SCHEMA: dict[str, Any] = {
