@@ -66,6 +66,10 @@ PUBLIC: dict[str, set[str]] = {
         "Authorizer",
         "tool_definitions",
         "strict_schema",
+        "CancelToken",  # C4 (tools)
+        "Progress",
+        "Kind",  # C3 (tools)
+        "Suggests",
     },
     "corral.integrations": {
         "openai_agents_tools",
