@@ -9,12 +9,15 @@ follows a symlink out.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import IO, Any
 
-from . import _fileobj, _ops_link, _ops_meta, _ops_rmtree
+from . import _extract, _fileobj, _ops_link, _ops_meta, _ops_rmtree
+from ._extract import Archive, Extraction
 from ._ops_meta import Ns, Times
 from ._ops_resolve import RootAPI
 from ._ops_rmtree import OnExc
+from ._pathview import RootPath, ViewRoot
 
 __all__ = ["RootSurface"]
 
@@ -79,3 +82,20 @@ class RootSurface:
         """``shutil.rmtree``, fd-based, never following a link (``_ops_rmtree``)."""
         _ops_rmtree.rmtree(self, path, ignore_errors, onexc)
 
+    # -- archives -------------------------------------------------------------
+    def extract(self: RootAPI, archive: Archive, *,
+                stop_on_refusal: bool = False) -> Extraction:
+        """Extract a tar or zip archive beneath the root with tarfile's
+        "data" filter semantics, every member made through the root
+        (``_extract``).  Returns what was extracted and what was refused."""
+        return _extract.extract(self, archive, stop_on_refusal=stop_on_refusal)
+
+    # -- the pathlib-style view -------------------------------------------------
+    def joinpath(self: ViewRoot, *parts: str | PurePosixPath) -> RootPath:
+        """A :class:`RootPath` of ``parts`` joined (none: the root itself),
+        with pathlib's methods, each through the root."""
+        return RootPath(self, PurePosixPath(".", *parts))
+
+    def __truediv__(self: ViewRoot, other: str | PurePosixPath) -> RootPath:
+        """``root / "src" / "app.py"``: a :class:`RootPath`."""
+        return RootPath(self, other)

@@ -21,7 +21,6 @@ import errno
 import os
 import shutil
 import stat as st
-from collections.abc import Callable
 
 from . import _paths
 from ._backend import Backend, _under_pyfakefs
@@ -148,7 +147,9 @@ def _write_copy(root: RootAPI, sfd: int, source: os.stat_result, src_text: str, 
             if kind in _SPECIAL_KINDS:
                 raise SpecialFileError("not a regular file", dst_text, component=dst_text,
                                        kind=_SPECIAL_KINDS[kind])
-        fill: Callable[[int], None] = lambda fd: _copy_fd(sfd, fd)
+        def fill(fd: int) -> None:
+            _copy_fd(sfd, fd)
+
         try:
             replace_in(root.backend, parent.fd, parent.name, fill, current=current, mode=None,
                        fsync=fsync, exclusive=False)
