@@ -26,8 +26,8 @@ Per member, as ``tarfile``'s ``filter="data"`` (PEP 706):
   judged yet and is refused);
 * hard links: the target (relative to the extraction root, as tar's) must
   resolve inside and not be a directory; ``linkat`` without following, so a
-  link to a symlink links the symlink; a copy where the filesystem cannot
-  link;
+  link to a symlink links the symlink (which must then lead inside, as a
+  symlink member must); a copy where the filesystem cannot link;
 * devices, FIFOs, sockets and unknown member types are refused; owners
   (uid/gid/uname/gname) are ignored.
 
@@ -59,7 +59,7 @@ from typing import IO
 from . import _paths
 from ._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
                       contained_error)
-from ._ops_meta import utime
+from ._ops_meta import chmod, utime
 from ._ops_resolve import Parent, RootAPI, open_parent
 from ._replace import replace_in, temp_name
 
@@ -149,7 +149,7 @@ def _tar_members(tf: tarfile.TarFile) -> Iterator[_Member]:
         elif info.issym():
             yield _Member(info.name, "symlink", None, None, info.linkname)
         elif info.islnk():
-            yield _Member(info.name, "hardlink", None, None, info.linkname)
+            yield _Member(info.name, "hardlink", _data_mode(info.mode), info.mtime, info.linkname)
         else:
             yield _Member(info.name, "special", None, None)
 
@@ -166,7 +166,7 @@ def _zip_members(zf: zipfile.ZipFile) -> Iterator[_Member]:
         elif kind in (0, st.S_IFREG):
             def reader(info: zipfile.ZipInfo = info) -> IO[bytes]:
                 return zf.open(info)
-            mode = _data_mode(unix) if unix & 0o777 else None
+            mode = _data_mode(unix) if unix else None  # no Unix mode: the default
             yield _Member(info.filename, "file", mode, None, open=reader)
         else:
             yield _Member(info.filename, "special", None, None)
@@ -343,24 +343,41 @@ class _Extractor:
             raise _Refusal(Reason.LINK_MISSING, "a hard link to nothing", exc) from None
         if st.S_ISDIR(info.st_mode):
             raise _Refusal(Reason.LINK_DIRECTORY, "a hard link to a directory")
+        if st.S_ISLNK(info.st_mode):
+            # linkat never follows: the result is one more name for this
+            # symlink, so it must lead inside as a symlink member must
+            self.check_link(target, self.root.readlink(target))
         self.parents(member.name)
         with open_parent(self.root, target, errno.EPERM) as src, \
                 open_parent(self.root, member.name, errno.EEXIST) as dst:
-            self.in_the_way(dst)
-            tmp = temp_name(dst.name)
-            try:
-                self.backend.link_at(src.fd, src.name, dst.fd, tmp)
-            except OSError as exc:
-                if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
-                    raise
-                self.copy(target, dst)  # the filesystem cannot link: copy, as tarfile does
-                return
-            try:
-                self.in_the_way(dst)
-                self.backend.rename_at(dst.fd, tmp, dst.fd, dst.name)
-            except BaseException:
-                self.backend.unlink_at(dst.fd, tmp)
+            current = self.in_the_way(dst)
+            if current is None or (current.st_dev, current.st_ino) != (info.st_dev, info.st_ino):
+                self.link_into(src, dst, target)
+        if st.S_ISREG(info.st_mode):
+            # as tarfile: the member's (filtered) mode and mtime go to the file
+            if member.mode is not None:
+                chmod(self.root, member.name, member.mode, follow_symlinks=False)
+            if member.mtime is not None:
+                utime(self.root, member.name, (member.mtime, member.mtime),
+                      follow_symlinks=False)
+
+    def link_into(self, src: Parent, dst: Parent, target: str) -> None:
+        """Hard-link ``src`` at ``dst`` (under a temporary name, renamed into
+        place); a copy where the filesystem cannot link."""
+        tmp = temp_name(dst.name)
+        try:
+            self.backend.link_at(src.fd, src.name, dst.fd, tmp)
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
                 raise
+            self.copy(target, dst)  # the filesystem cannot link: copy, as tarfile does
+            return
+        try:
+            self.in_the_way(dst)
+            self.backend.rename_at(dst.fd, tmp, dst.fd, dst.name)
+        except BaseException:
+            self.backend.unlink_at(dst.fd, tmp)
+            raise
 
     def copy(self, source: str, dst: Parent) -> None:
         fd = self.root.open(source, os.O_RDONLY)
