@@ -254,7 +254,7 @@ def test_realpath_limit_chain_cve_2025_4517(make_root, site):
     assert Root(ws).realpath(linkpath) == "."
 
 
-# -- hard links, special files, modes ---------------------------------------------------------------
+# -- hard links, special files, modes -----------------------------------------------------
 
 def test_hard_links(make_root, site):
     ws = site / "ws"
