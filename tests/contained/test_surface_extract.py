@@ -19,8 +19,7 @@ from typing import Any
 
 import pytest
 
-from corral.contained import Root, backend_by_name
-from corral.contained._extract import Extraction
+from corral.contained import Extraction, Root, backend_by_name
 
 BIG = os.urandom(3 << 20)  # several chunks of the copy loop
 

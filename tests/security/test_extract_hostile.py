@@ -26,8 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.contained import Root
-from corral.contained._extract import Reason
+from corral.contained import ExtractReason, Root
 from corral.testing import changes, snapshot
 
 SECRET = b"OUTSIDE-SECRET"
@@ -151,7 +150,7 @@ def test_zip_slip_and_absolute_names(make_root, site, fmt):
     assert not (site / "x").exists() and not (site / "newdir").exists()
     assert not os.path.exists("/etc/corral-test-should-not-exist")
     for r in result.refused:  # an error never names a host path
-        assert str(site) not in str(r.error or "") or r.reason == Reason.ABSOLUTE
+        assert str(site) not in str(r.error or "") or r.reason == ExtractReason.ABSOLUTE
 
 
 # -- symlinks, then members through them ----------------------------------------------------------
@@ -309,7 +308,7 @@ def test_stop_on_refusal(make_root, site):
     members = [("file", "a", b"1"), ("file", "../x", b"slip"), ("file", "b", b"2")]
     result = run(make_root, site, tar_bytes(members), stop_on_refusal=True)
     assert result.stopped and result.extracted == ["a"]
-    assert [(r.name, r.reason) for r in result.refused] == [("../x", Reason.OUTSIDE)]
+    assert [(r.name, r.reason) for r in result.refused] == [("../x", ExtractReason.OUTSIDE)]
     assert not (site / "ws" / "b").exists()
 
 

@@ -63,13 +63,13 @@ from ._ops_meta import chmod, utime
 from ._ops_resolve import Parent, RootAPI, open_parent
 from ._replace import replace_in, temp_name
 
-__all__ = ["Extraction", "Reason", "Refused", "extract"]
+__all__ = ["Extraction", "ExtractReason", "Refused", "extract"]
 
 _CHUNK = 1 << 20
 Archive = tarfile.TarFile | zipfile.ZipFile | IO[bytes] | str | os.PathLike[str]
 
 
-class Reason(str, Enum):
+class ExtractReason(str, Enum):
     """Why a member was refused (``Refused.reason``)."""
 
     ABSOLUTE = "absolute"  # an absolute name
@@ -91,7 +91,7 @@ class Refused:
     error behind it (if any) with root-relative names."""
 
     name: str
-    reason: Reason
+    reason: ExtractReason
     message: str
     error: OSError | None = None
 
@@ -121,7 +121,7 @@ class _Member:
 
 
 class _Refusal(Exception):
-    def __init__(self, reason: Reason, message: str, error: OSError | None = None) -> None:
+    def __init__(self, reason: ExtractReason, message: str, error: OSError | None = None) -> None:
         super().__init__(message)
         self.reason, self.message, self.error = reason, message, error
 
@@ -202,21 +202,21 @@ def _members(archive: Archive) -> Iterator[Iterator[_Member]]:
 _CONFLICTS = frozenset({errno.EEXIST, errno.EISDIR, errno.ENOTDIR, errno.ENOTEMPTY})
 
 
-def _classify(exc: OSError) -> Reason | None:
+def _classify(exc: OSError) -> ExtractReason | None:
     """The refusal an error of a member means; ``None``: an environment
     error, which is raised."""
     if isinstance(exc, EscapeError):
-        return Reason.ABSOLUTE if exc.reason == "absolute" else Reason.OUTSIDE
+        return ExtractReason.ABSOLUTE if exc.reason == "absolute" else ExtractReason.OUTSIDE
     if isinstance(exc, InvalidPathError) or exc.errno == errno.ENAMETOOLONG:
-        return Reason.INVALID_NAME
+        return ExtractReason.INVALID_NAME
     if isinstance(exc, SymlinkError):
-        return Reason.SYMLINK
+        return ExtractReason.SYMLINK
     if isinstance(exc, SpecialFileError) or exc.errno in _CONFLICTS:
-        return Reason.CONFLICT
+        return ExtractReason.CONFLICT
     if exc.errno == errno.ELOOP:
-        return Reason.LOOP
+        return ExtractReason.LOOP
     if exc.errno == errno.ENOENT:
-        return Reason.CONFLICT  # a dangling in-root link on the way: nothing to create in
+        return ExtractReason.CONFLICT  # a dangling in-root link on the way: nothing to create in
     return None
 
 
@@ -243,9 +243,9 @@ class _Extractor:
     def member(self, member: _Member) -> Refused | None:
         try:
             if not member.name:
-                raise _Refusal(Reason.INVALID_NAME, "a member has an empty name")
+                raise _Refusal(ExtractReason.INVALID_NAME, "a member has an empty name")
             if member.kind == "special":
-                raise _Refusal(Reason.SPECIAL, "devices, FIFOs and sockets are not extracted")
+                raise _Refusal(ExtractReason.SPECIAL, "devices, FIFOs and sockets are not extracted")
             getattr(self, f"make_{member.kind}")(member)
         except _Refusal as refusal:
             return Refused(member.name, refusal.reason, refusal.message, refusal.error)
@@ -302,9 +302,9 @@ class _Extractor:
     def make_symlink(self, member: _Member) -> None:
         target = member.linkname
         if not target or "\x00" in target:
-            raise _Refusal(Reason.INVALID_NAME, "a symlink with an empty or invalid target")
+            raise _Refusal(ExtractReason.INVALID_NAME, "a symlink with an empty or invalid target")
         if target.startswith("/"):
-            raise _Refusal(Reason.LINK_ABSOLUTE, "a symlink to an absolute path")
+            raise _Refusal(ExtractReason.LINK_ABSOLUTE, "a symlink to an absolute path")
         parent_text = self.parents(member.name)
         with open_parent(self.root, member.name, errno.EEXIST) as parent:
             self.in_the_way(parent)
@@ -323,26 +323,26 @@ class _Extractor:
         try:
             self.root.realpath(where)
         except EscapeError as exc:
-            raise _Refusal(Reason.LINK_OUTSIDE, "a symlink leading outside", exc) from None
+            raise _Refusal(ExtractReason.LINK_OUTSIDE, "a symlink leading outside", exc) from None
         except (FileNotFoundError, NotADirectoryError):
             # dangling: where it will lead cannot be resolved yet; plain names
             # below an in-root directory can only lead inside
             if ".." in text.split("/"):
-                raise _Refusal(Reason.LINK_OUTSIDE, "a dangling symlink climbing with '..'; "
+                raise _Refusal(ExtractReason.LINK_OUTSIDE, "a dangling symlink climbing with '..'; "
                                "where it leads cannot be told") from None
 
     def make_hardlink(self, member: _Member) -> None:
         target = member.linkname
         if target.startswith("/"):
-            raise _Refusal(Reason.LINK_ABSOLUTE, "a hard link to an absolute path")
+            raise _Refusal(ExtractReason.LINK_ABSOLUTE, "a hard link to an absolute path")
         try:
             info = self.root.lstat(target)
         except EscapeError as exc:
-            raise _Refusal(Reason.LINK_OUTSIDE, "a hard link to a file outside", exc) from None
+            raise _Refusal(ExtractReason.LINK_OUTSIDE, "a hard link to a file outside", exc) from None
         except FileNotFoundError as exc:
-            raise _Refusal(Reason.LINK_MISSING, "a hard link to nothing", exc) from None
+            raise _Refusal(ExtractReason.LINK_MISSING, "a hard link to nothing", exc) from None
         if st.S_ISDIR(info.st_mode):
-            raise _Refusal(Reason.LINK_DIRECTORY, "a hard link to a directory")
+            raise _Refusal(ExtractReason.LINK_DIRECTORY, "a hard link to a directory")
         if st.S_ISLNK(info.st_mode):
             # linkat never follows: the result is one more name for this
             # symlink, so it must lead inside as a symlink member must
