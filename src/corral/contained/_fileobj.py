@@ -14,6 +14,7 @@ over the target, metadata kept).
 
 from __future__ import annotations
 
+import codecs
 import fcntl
 import io
 import locale
@@ -48,8 +49,8 @@ def open_file(root: _Opens, path: object, mode: str = "r", buffering: int = -1,
     files get 0o666 less the umask.
 
     Raises what ``open()`` raises for a bad mode or argument (``ValueError``,
-    ``LookupError`` for an unknown encoding), ``IsADirectoryError`` for a
-    directory, and whatever ``Root.open`` raises (escapes, special files,
+    ``LookupError`` for an unknown encoding, here before any file is made),
+    ``IsADirectoryError`` for a directory, and whatever ``Root.open`` raises (escapes, special files,
     missing files...), with the root-relative path.
     """
     # open() would refuse a NUL itself (ValueError) before the opener runs:
@@ -57,6 +58,8 @@ def open_file(root: _Opens, path: object, mode: str = "r", buffering: int = -1,
     text = _paths.parse(path).text
     if "b" not in mode:
         encoding = io.text_encoding(encoding)
+        if encoding != "locale":
+            codecs.lookup(encoding)  # LookupError before "w" or "x" makes a file, not after
 
     def opener(_name: str, flags: int) -> int:
         fd = root.open(path, flags, 0o666)
