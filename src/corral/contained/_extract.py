@@ -245,7 +245,8 @@ class _Extractor:
             if not member.name:
                 raise _Refusal(ExtractReason.INVALID_NAME, "a member has an empty name")
             if member.kind == "special":
-                raise _Refusal(ExtractReason.SPECIAL, "devices, FIFOs and sockets are not extracted")
+                raise _Refusal(ExtractReason.SPECIAL,
+                               "devices, FIFOs and sockets are not extracted")
             getattr(self, f"make_{member.kind}")(member)
         except _Refusal as refusal:
             return Refused(member.name, refusal.reason, refusal.message, refusal.error)
@@ -338,7 +339,8 @@ class _Extractor:
         try:
             info = self.root.lstat(target)
         except EscapeError as exc:
-            raise _Refusal(ExtractReason.LINK_OUTSIDE, "a hard link to a file outside", exc) from None
+            raise _Refusal(ExtractReason.LINK_OUTSIDE, "a hard link to a file outside",
+                           exc) from None
         except FileNotFoundError as exc:
             raise _Refusal(ExtractReason.LINK_MISSING, "a hard link to nothing", exc) from None
         if st.S_ISDIR(info.st_mode):

@@ -50,8 +50,9 @@ def open_file(root: _Opens, path: object, mode: str = "r", buffering: int = -1,
 
     Raises what ``open()`` raises for a bad mode or argument (``ValueError``,
     ``LookupError`` for an unknown encoding, here before any file is made),
-    ``IsADirectoryError`` for a directory, and whatever ``Root.open`` raises (escapes, special files,
-    missing files...), with the root-relative path.
+    ``IsADirectoryError`` for a directory, and whatever ``Root.open``
+    raises (escapes, special files, missing files...), with the
+    root-relative path.
     """
     # open() would refuse a NUL itself (ValueError) before the opener runs:
     # refuse as every Root operation does (InvalidPathError)
