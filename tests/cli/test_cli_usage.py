@@ -19,7 +19,8 @@ from corral.cli import EXIT_PIPE, main
 COMMAND = [sys.executable, "-m", "corral"]
 
 
-def run(*args: str, env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess[str]:
+def run(*args: str, env: dict[str, str] | None = None, **kwargs
+        ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*COMMAND, *args], capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})}, **kwargs)
 
