@@ -67,6 +67,7 @@ from ._edit_match import MAX_LISTED, indent_style, normalize_breaks, search
 from ._edit_spans import Region, Span, apply_regions, compose, remap
 from ._edit_state import Applied, EditMemory
 from ._edit_text import Lines, Undecodable, decode, encode
+from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, binary_file, directory_given, file_too_large,
                        invalid_argument, not_found, sha256_mismatch, swapped)
 from ._registry import Suggests, ToolSpec, success_schema
@@ -201,7 +202,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     edits, multi = _edits(args)
     expected = _expected(args)
     rel = ctx.rel(args["path"])
-    ctx.check_deny(rel)
+    ctx.check_path(rel, Op.EDIT)
     with ctx.lock(rel):
         try:
             return _edit(ctx, rel, edits, multi, expected, args)
@@ -533,7 +534,7 @@ def _other_file(ctx: ToolContext, rel: str, old_n: str, work: Work) -> str | Non
                    key=lambda e: (posixpath.splitext(e.name)[1] != ext, e.name))
     for entry in files[:_SIBLING_FILES]:
         work.check()
-        if ctx.is_denied(entry.path):
+        if not ctx.visible(entry.path, Op.SEARCH):
             continue
         try:
             info = entry.stat(follow_symlinks=False)
