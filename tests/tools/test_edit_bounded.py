@@ -319,3 +319,13 @@ def test_write_file_content_checks_are_bounded_by_size_not_time(tmp_path):
     with Toolbox(tmp_path) as box:
         out = _timed(box, "write_file", {"path": "a.txt", "content": "# ...\n" * 200_000})
     assert out["ok"] is True
+
+
+def test_a_stopped_call_sent_again_is_not_called_a_repeat(tmp_path):
+    _, old = _near_miss_file(tmp_path)
+    args = {"path": "f.py", "oldText": old, "newText": "x"}
+    with Toolbox(tmp_path) as box:
+        stopped = box.call("edit_file", args, cancel=CountingToken(after=2))
+        again = box.call("edit_file", args)
+    assert stopped["details"]["kind"] == "cancelled"
+    assert again["code"] == "NOT_FOUND" and "repeated" not in again["details"]

@@ -26,18 +26,9 @@ from ._edit_state import Applied
 from ._edit_text import Lines
 from ._refusal import Code, Kind, Refusal
 
-__all__ = [
-    "TOLERANT",
-    "Attempt",
-    "Elsewhere",
-    "ambiguous",
-    "applied_inside",
-    "empty_old_text",
-    "listed",
-    "missing_old_text",
-    "placeholder_in_new_text",
-    "too_many",
-]
+__all__ = ["Attempt", "Memory", "Elsewhere", "refusal", "missing_old_text", "ambiguous",
+           "too_many", "empty_old_text", "applied_inside", "placeholder_in_new_text", "listed",
+           "TOLERANT"]
 
 TOLERANT = {"trailing_whitespace": "trailing whitespace",
             "indentation": "indentation and trailing whitespace"}

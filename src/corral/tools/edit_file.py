@@ -301,7 +301,6 @@ class _Call:
     rel: str
     edits: list[Edit]
     multi: bool
-    memory: EditMemory
     work: Work
     repeated: int = 0
     earlier: Applied | None = None
@@ -327,7 +326,7 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
     memory = ctx.store(EditMemory)
     base_sha = sha256_hex(file.data)
     failure_key, call_key = _keys(file.path, edits, args, base_sha)
-    call = _Call(rel, edits, multi, memory, work, memory.failures(failure_key),
+    call = _Call(rel, edits, multi, work, memory.failures(failure_key),
                  memory.earlier(call_key), base_sha)
     try:
         if expected is not None and expected != base_sha:
@@ -346,8 +345,9 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
                           "already right, no edit is needed.", kind=Kind.NO_CHANGE,
                           details={"path": rel})
         diff = unified_diff(rel, outcome.base, outcome.lines, outcome.spans, work)
-    except Refusal:
-        memory.failed(failure_key)
+    except Refusal as refused:
+        if refused.kind not in (Kind.TIME_LIMIT, Kind.CANCELLED):  # stopped is not failed
+            memory.failed(failure_key)
         raise
     memory.succeeded(failure_key)
     new_sha = sha256_hex(new_data)
