@@ -9,11 +9,16 @@ knows nothing of refusals, JSON or models; it is usable alone.
 from ._backend import (Backend, OsBackend, available_backends, backend_by_name, backend_report,
                        default_backend)
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
-                      SpecialFileError, SymlinkError)
-from ._root import MAX_SYMLINKS, DirEntry, Root
+                      SpecialFileError, StaleError, SymlinkError)
+from ._handle import DirEntry, Handle
+from ._resolve import MAX_SYMLINKS
+from ._root import Root
+from ._target import Target
 
 __all__ = [
     "Root",
+    "Handle",
+    "Target",
     "DirEntry",
     "ContainedError",
     "EscapeError",
@@ -21,6 +26,7 @@ __all__ = [
     "RootVanishedError",
     "SpecialFileError",
     "SymlinkError",
+    "StaleError",
     "Backend",
     "OsBackend",
     "available_backends",
