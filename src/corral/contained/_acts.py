@@ -19,13 +19,12 @@ from __future__ import annotations
 import enum
 import errno
 import os
-import secrets
 import stat as st
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
-from ._errors import ContainedError, SpecialFileError, StaleError, contained_error
+from ._errors import ContainedError, SpecialFileError, contained_error
 from ._resolve import Resolved, Walk, mapped
 
 if TYPE_CHECKING:
@@ -310,44 +309,3 @@ def write_checks(current: os.stat_result | None, *, exclusive: bool, text: str,
     if kind in SPECIAL_KINDS:
         raise SpecialFileError("not a regular file", text, component=where,
                                kind=SPECIAL_KINDS[kind])
-
-
-def replace_in(backend: Backend, dir_fd: int, name: str, data: memoryview, *,
-               current: os.stat_result | None, mode: int | None, fsync: bool,
-               exclusive: bool, expect: tuple[int, int] | None) -> None:
-    """Write ``data`` to a new temporary file in ``dir_fd`` and rename it over
-    ``name`` (or link it, ``exclusive``): contract C2's call, kept here until
-    ``_replace.py`` provides it.  ``expect``: the (dev, ino) ``name`` must
-    still have right before the rename (:class:`StaleError` otherwise)."""
-    tmp = f".{name[:32]}.{secrets.token_hex(6)}.corral-tmp"
-    create_mode = CREATE_MASK if mode is None else mode
-    fd = backend.open_at(dir_fd, tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | SAFE,
-                         create_mode & 0o666 if mode is None else create_mode)
-    try:
-        try:
-            written = 0
-            while written < len(data):
-                written += backend.write(fd, data[written:])
-            if mode is not None:
-                backend.fchmod(fd, mode)
-            elif current is not None and st.S_ISREG(current.st_mode):
-                backend.fchmod(fd, st.S_IMODE(current.st_mode) & CREATE_MASK)
-            if fsync:
-                backend.fsync(fd)
-        finally:
-            backend.close(fd)
-        if expect is not None:
-            now = lstat_or_none(backend, dir_fd, name)
-            if now is None or (now.st_dev, now.st_ino) != expect:
-                raise StaleError("the file changed since it was looked at", name)
-        if exclusive:
-            backend.link_at(dir_fd, tmp, dir_fd, name)
-            backend.unlink_at(dir_fd, tmp)
-        else:
-            backend.rename_at(dir_fd, tmp, dir_fd, name)
-    except BaseException:
-        try:
-            backend.unlink_at(dir_fd, tmp)
-        except OSError:
-            pass
-        raise

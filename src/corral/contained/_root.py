@@ -22,7 +22,9 @@ from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishe
 from ._fwalk import fwalk as _fwalk
 from ._handle import DirEntry, Handle, entries
 from ._linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS
+from ._ops import RootSurface
 from ._paths import ParsedPath
+from ._replace import replace_in
 from ._resolve import (MAX_STEPS, MAX_SYMLINKS, Anchor, Create, Resolved, Walk, openat2_retry,
                        spelled_path)
 from ._target import Target
@@ -34,7 +36,7 @@ _O_TMPFILE = getattr(os, "O_TMPFILE", 0)  # it includes the O_DIRECTORY bit
 _LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
 
-class Root:
+class Root(RootSurface):
     """A directory opened once; every path below it resolved beneath it.
 
     ``Root(path)`` opens ``path`` with ``O_DIRECTORY|O_CLOEXEC``.  The root
@@ -564,8 +566,11 @@ class Root:
         The bytes go to a temporary file in the same directory, which is
         flushed (``fsync``) and renamed over the target: a reader sees the
         old content or the new, and a failure (``ENOSPC``...) leaves the old
-        content as it was.  A replaced file's permission bits are kept; a new
-        file gets ``mode`` (default 0o666 less the umask).  ``exclusive=True``
+        content as it was.  A replaced file's permission bits, owner and
+        group (where permitted) and extended attributes are kept, and the
+        temporary file is 0600 until then (``_replace.replace_in`` says what
+        is not kept); a new file gets ``mode`` (default 0o666 less the
+        umask).  ``exclusive=True``
         refuses an existing target (``FileExistsError``) atomically.  With
         ``follow_symlinks=False`` a final symlink is replaced itself rather
         than followed (inside the root) to its target.  A hard link is
@@ -589,8 +594,8 @@ class Root:
                         continue
                     _acts.write_checks(current, exclusive=exclusive, text=walk.text,
                                        where=at.path)
-                    _acts.replace_in(backend, at.dir_fd, name, view, current=current, mode=mode,
-                                     fsync=fsync, exclusive=exclusive, expect=None)
+                    replace_in(backend, at.dir_fd, name, view, current=current, mode=mode,
+                               fsync=fsync, exclusive=exclusive)
                 except OSError as exc:
                     walk.fail(exc, name)
                 return
