@@ -171,7 +171,11 @@ def _existing_text(ctx: ToolContext, rel: str, info: os.stat_result | None) -> s
     if info is None or info.st_size > ctx.limits.max_edit_file_bytes:
         return None
     try:
-        return ctx.root.read_bytes(rel).decode("utf-8")
+        with ctx.root.open_handle(rel, os.O_RDONLY | os.O_NOFOLLOW) as handle:
+            now = handle.stat()
+            if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
+                return None  # not the file write_file decided on: nothing to compare
+            return handle.read(info.st_size + 1).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -48,12 +48,9 @@ Decisions a host can rely on:
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 import re
 import stat as st
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,46 +226,18 @@ def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
 # -- reading ------------------------------------------------------------------------
 
 
-class _OpenFile:
-    """An open file of the root: until the core's Handle (contract C1) lands,
-    the one place edit_file touches the backend."""
-
-    def __init__(self, ctx: ToolContext, rel: str) -> None:
-        self._backend = ctx.root.backend
-        self._fd = ctx.root.open(rel, os.O_RDONLY)
-        self.path = ctx.root.realpath(rel)
-
-    def stat(self) -> os.stat_result:
-        return self._backend.fstat(self._fd)
-
-    def read(self, size: int) -> bytes:
-        return self._backend.read(self._fd, size)
-
-    def close(self) -> None:
-        self._backend.close(self._fd)
-
-
-@contextmanager
-def _opened(ctx: ToolContext, rel: str) -> Iterator[_OpenFile]:
-    handle = _OpenFile(ctx, rel)
-    try:
-        yield handle
-    finally:
-        handle.close()
-
-
 @dataclass(frozen=True)
 class _File:
     data: bytes
     identity: tuple[int, int]
-    path: str  # where it really is (a final in-root symlink followed)
+    path: str  # where it really is, as resolution reached it (a final in-root link followed)
 
 
 def _read(ctx: ToolContext, rel: str, work: Work | None) -> _File:
     """The whole file and its identity, refusing what edit_file does not
     edit.  Without ``work`` no checkpoint is run (the re-read after
     authorization must not stop halfway to the write)."""
-    with _opened(ctx, rel) as handle:
+    with ctx.root.open_handle(rel) as handle:
         info = handle.stat()
         if st.S_ISDIR(info.st_mode):
             raise directory_given(rel.rstrip("/") or ".", "edit_file")
@@ -299,6 +268,7 @@ class _Call:
     """One call: its edits, what the Toolbox remembers of it, and its work."""
 
     rel: str
+    path: str  # where the file really is
     edits: list[Edit]
     multi: bool
     work: Work
@@ -326,7 +296,7 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
     memory = ctx.store(EditMemory)
     base_sha = sha256_hex(file.data)
     failure_key, call_key = _keys(file.path, edits, args, base_sha)
-    call = _Call(rel, edits, multi, work, memory.failures(failure_key),
+    call = _Call(rel, file.path, edits, multi, work, memory.failures(failure_key),
                  memory.earlier(call_key), base_sha)
     try:
         if expected is not None and expected != base_sha:
@@ -432,7 +402,7 @@ def _locate(ctx: ToolContext, call: _Call, lines: Lines, attempt: Attempt,
     found = search(lines, attempt.old, attempt.new, limit, call.work)
     if found is None or not found.count:
         raise missing_old_text(attempt, lines, call.work, Memory(call.earlier, call.base_sha),
-                               lambda old_n: _other_file(ctx, call.rel, old_n, call.work),
+                               lambda old_n: _other_file(ctx, call.path, old_n, call.work),
                                found.note if found is not None else None)
     if found.count == 1 or (attempt.replace_all and found.strategy not in TOLERANT):
         if found.count > allowed:
@@ -516,16 +486,16 @@ def _stale(ctx: ToolContext, rel: str, expected: str, current: str, data: bytes,
                            suggest=("read_file", suggested), **details)
 
 
-def _other_file(ctx: ToolContext, rel: str, old_n: str, work: Work) -> str | None:
-    """A file beside ``rel`` that contains oldText exactly (cheap and
+def _other_file(ctx: ToolContext, real: str, old_n: str, work: Work) -> str | None:
+    """A file beside ``real`` (where the file edited really is) that
+    contains oldText exactly (cheap and
     bounded: a few small files of the same directory, deny rules and the
     host's read permission honoured; the text is named only if the host
     would let the model read it)."""
     if len(old_n.strip()) < 8 or len(old_n) > _SIBLING_BYTES:
         return None
+    parent = posixpath.dirname(real) or "."
     try:
-        real = ctx.root.realpath(rel)
-        parent = posixpath.dirname(real) or "."
         entries = ctx.root.scandir(parent)
     except OSError:
         return None
