@@ -31,9 +31,6 @@ PUBLIC: dict[str, set[str]] = {
     },
     "corral.contained": {
         "Root",
-        "Handle",
-        "Target",
-        "StaleError",
         "DirEntry",
         "ContainedError",
         "EscapeError",
@@ -52,7 +49,9 @@ PUBLIC: dict[str, set[str]] = {
         "Extraction",
         "ExtractReason",
         "Refused",
-        "TargetChangedError",
+        "Handle",
+        "Target",
+        "StaleError",
     },
     "corral.tools": {
         "Toolbox",
