@@ -31,6 +31,9 @@ PUBLIC: dict[str, set[str]] = {
     },
     "corral.contained": {
         "Root",
+        "Handle",
+        "Target",
+        "StaleError",
         "DirEntry",
         "ContainedError",
         "EscapeError",
@@ -52,6 +55,7 @@ PUBLIC: dict[str, set[str]] = {
         "Handle",
         "Target",
         "StaleError",
+        "TargetChangedError",
     },
     "corral.tools": {
         "Toolbox",
