@@ -34,9 +34,11 @@ TICK_EVERY = 1024
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
 
 S = TypeVar("S")
-# (dir_sub, name, kind, dir_fd, state of the directory the entry is in);
-# dir_sub is "" or "a/b/"; kind is "file", "dir", "symlink" or "other"
-TreeItem = tuple[str, str, str, int, S]
+# (dir_sub, dir_fd, state, entries): a run of consecutive entries of one
+# directory, in order, as (name, kind); dir_sub is "" or "a/b/", kind is
+# "file", "symlink", "other" (and "dir" when directories are yielded); the
+# state is the directory's, and dir_fd is valid until the next step
+TreeItem = tuple[str, int, S, list[tuple[str, str]]]
 _Listed = list[tuple[str, str, str]]  # (sort key, name, kind)
 
 
@@ -60,9 +62,12 @@ class TreeVisitor(Generic[S]):
         """The state of the child directory ``name``, or ``None`` to not enter it."""
         return state
 
-    def listed(self, fd: int, dir_sub: str, names: frozenset[str]) -> bool:
-        """A directory was listed; return ``True`` if :meth:`left` must be
-        called for it."""
+    #: names whose presence in a directory :meth:`listed` is told of
+    watch: frozenset[str] = frozenset()
+
+    def listed(self, fd: int, dir_sub: str, present: frozenset[str]) -> bool:
+        """A directory was listed (``present``: which :attr:`watch` names it
+        holds); return ``True`` if :meth:`left` must be called for it."""
         return False
 
     def left(self, dir_sub: str) -> None:
@@ -99,13 +104,16 @@ class Tree(Generic[S]):
         if self._gen is not None:
             self._gen.close()  # runs the walk's finally: every fd it opened is closed
 
-    def _list(self, fd: int) -> _Listed:
+    def _list(self, fd: int) -> tuple[_Listed, frozenset[str]]:
         entries: _Listed = []
         append = entries.append
         stats = self.stats
+        watch, present = self._visitor.watch, set()
         with self._root.backend.scandir(fd) as it:
             for entry in it:
                 name = entry.name
+                if name in watch:
+                    present.add(name)
                 if not name.isascii():
                     try:
                         name.encode("utf-8")
@@ -122,7 +130,7 @@ class Tree(Generic[S]):
                     append((name, name, "other"))
         entries.sort()
         stats.entries += len(entries)
-        return entries
+        return entries, frozenset(present)
 
     def _open(self, fd: int, name: str, dir_sub: str) -> tuple[int, _Listed, bool] | None:
         """Open, list and announce the child directory; ``None`` if it is
@@ -134,13 +142,13 @@ class Tree(Generic[S]):
             self.stats.unreadable_dirs += 1
             return None
         try:
-            entries = self._list(child)
+            entries, present = self._list(child)
         except OSError:
             root.backend.close(child)
             self.stats.unreadable_dirs += 1
             return None
         try:
-            pushed = visitor.listed(child, dir_sub, frozenset(e[1] for e in entries))
+            pushed = visitor.listed(child, dir_sub, present)
         except BaseException:
             root.backend.close(child)
             raise
@@ -153,29 +161,33 @@ class Tree(Generic[S]):
         stack: list[tuple[int, str, S, Iterator[tuple[str, str, str]], bool]] = []
         try:
             visitor.tick()
-            entries = self._list(base)
-            pushed = visitor.listed(base, "", frozenset(e[1] for e in entries))
+            entries, present = self._list(base)
+            pushed = visitor.listed(base, "", present)
             stack.append((base, "", self._start, iter(entries), pushed))
-            count = 0
             while stack:
                 fd, dir_sub, state, it, pushed = stack[-1]
+                run: list[tuple[str, str]] = []
                 for _key, name, kind in it:
-                    count += 1
-                    if count % TICK_EVERY == 0:
-                        visitor.tick()
                     if kind != "dir":
-                        yield dir_sub, name, kind, fd, state
+                        run.append((name, kind))
+                        if len(run) >= TICK_EVERY:
+                            yield dir_sub, fd, state, run
+                            visitor.tick()
+                            run = []
                         continue
                     if not visitor.admit_dir(dir_sub, name):
                         continue
                     if yield_dirs:
-                        yield dir_sub, name, kind, fd, state
+                        run.append((name, kind))
                     child_state = visitor.enter(state, dir_sub, name)
                     if child_state is None:
                         continue
                     if len(stack) > max_depth:
                         self.stats.too_deep += 1
                         continue
+                    if run:
+                        yield dir_sub, fd, state, run
+                        run = []
                     sub = dir_sub + name + "/"
                     visitor.tick()
                     opened = self._open(fd, name, sub)
@@ -185,6 +197,8 @@ class Tree(Generic[S]):
                     stack.append((child, sub, child_state, iter(child_entries), child_pushed))
                     break
                 else:
+                    if run:
+                        yield dir_sub, fd, state, run
                     stack.pop()
                     if pushed:
                         visitor.left(dir_sub)

@@ -202,7 +202,7 @@ class SearchVisitor(TreeVisitor[frozenset[int]]):
             return False
         real = self.base.real_path(dir_sub + name)
         rules = self.rules
-        if rules and rules.ignored(real, True):
+        if rules and rules.ignored(real, True, name):
             self.counts.note_ignored(self.base.shown_path(dir_sub + name))
             return False
         if hidden(self.ctx, real):
@@ -215,8 +215,10 @@ class SearchVisitor(TreeVisitor[frozenset[int]]):
             return state
         return self.prune.step(state, name) or None
 
-    def listed(self, fd: int, dir_sub: str, names: frozenset[str]) -> bool:
-        if self.rules is None or IGNORE_FILE not in names:
+    watch = frozenset({IGNORE_FILE})
+
+    def listed(self, fd: int, dir_sub: str, present: frozenset[str]) -> bool:
+        if self.rules is None or not present:
             return False
         spec = load_ignore_at(self.ctx, fd)
         if spec is None:
@@ -233,7 +235,8 @@ class SearchVisitor(TreeVisitor[frozenset[int]]):
 
     def file_ignored(self, dir_sub: str, name: str) -> bool:
         rules = self.rules
-        return bool(rules) and rules.ignored(self.base.real_path(dir_sub + name), False)  # type: ignore[union-attr]
+        return bool(rules) and rules.ignored(  # type: ignore[union-attr]
+            self.base.real_path(dir_sub + name), False, name)
 
     def file_hidden(self, dir_sub: str, name: str) -> bool:
         if hidden(self.ctx, self.base.real_path(dir_sub + name)):

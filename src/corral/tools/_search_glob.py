@@ -280,6 +280,8 @@ class GlobMatcher:
         # "**/<name pattern>" only: the name alone decides, at any depth
         self.name_only = all(len(a) == 2 and a[0].recursive for a in alternatives)
         self._name_tests = [a[1].test for a in alternatives] if self.name_only else []
+        if len(self._name_tests) == 1:
+            self.match_name = self._name_tests[0]  # type: ignore[method-assign]
         self.start = self._closure(frozenset(starts))
         self._memo: dict[tuple[States, str], States] = {}
 

@@ -70,24 +70,22 @@ def _rule(line: str) -> _Rule | None:
 
 
 class IgnoreFile:
-    """The rules of one .gitignore, last line first."""
+    """The rules of one .gitignore, last line first (those that can match
+    a file apart: a directory-only line never decides for a file)."""
 
     def __init__(self, rules: list[_Rule]) -> None:
         self._rules = rules[::-1]
+        self._file_rules = [r for r in self._rules if not r.matcher.dirs_only]
 
     def __len__(self) -> int:
         return len(self._rules)
 
-    def decide(self, sub: str, is_dir: bool) -> bool | None:
+    def decide(self, sub: str, name: str, is_dir: bool) -> bool | None:
         """``True`` ignored, ``False`` re-included, ``None`` no line applies
-        (``sub`` relative to the file's directory)."""
-        name = sub.rsplit("/", 1)[-1]
-        for rule in self._rules:
+        (``sub`` relative to the file's directory, ``name`` its last part)."""
+        for rule in self._rules if is_dir else self._file_rules:
             matcher = rule.matcher
-            if matcher.dirs_only and not is_dir:
-                continue
-            hit = matcher.match_name(name) if matcher.name_only else matcher.match(sub)
-            if hit:
+            if matcher.match_name(name) if matcher.name_only else matcher.match(sub):
                 return not rule.negate
         return None
 
@@ -124,15 +122,17 @@ class IgnoreRules:
     def pop(self) -> None:
         self._files.pop()
 
-    def ignored(self, real: str, is_dir: bool) -> bool:
-        """Whether the root-relative ``real`` path is ignored (its parent
-        directories are taken to have been checked already)."""
+    def ignored(self, real: str, is_dir: bool, name: str | None = None) -> bool:
+        """Whether the root-relative ``real`` path (whose last part is
+        ``name``) is ignored; its parent directories are taken to have been
+        checked already."""
+        if name is None:
+            name = real.rsplit("/", 1)[-1]
         for prefix, spec in reversed(self._files):
-            if not real.startswith(prefix):
-                continue
-            verdict = spec.decide(real[len(prefix):], is_dir)
-            if verdict is not None:
-                return verdict
+            if real.startswith(prefix):
+                verdict = spec.decide(real[len(prefix):], name, is_dir)
+                if verdict is not None:
+                    return verdict
         return False
 
     def ignored_path(self, real: str, is_dir: bool) -> bool:

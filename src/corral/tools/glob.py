@@ -139,29 +139,35 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
     accepts, match_name = matcher.accepts, matcher.match_name
     seen = 0
     with tree:
-        for dir_sub, name, kind, _fd, state in tree:
-            seen += 1
-            if seen > limit:
+        for dir_sub, _fd, state, entries in tree:
+            if seen + len(entries) > limit:  # Limits.search_files: the rest is not looked at
+                entries = entries[:limit - seen]
                 found.incomplete = True
-                break
-            if dirs_only:
-                if kind == "dir" and accepts(state, name):
-                    paths.append(base.shown_path(dir_sub + name) + "/")
-            elif match_name(name) if name_only else accepts(state, name):
-                if kind == "other":
-                    found.special += 1
-                elif visitor.rules and visitor.file_ignored(dir_sub, name):
-                    found.ignored += 1
-                elif visitor.file_hidden(dir_sub, name):
-                    pass
-                elif kind == "symlink" and not _leads_to_file(
-                        ctx, base.real_path(dir_sub + name)):
-                    found.symlinks += 1
-                else:
-                    paths.append(base.shown_path(dir_sub + name))
-            if len(paths) > cap:  # one more than the cap: "truncated" is then a fact
+            seen += len(entries)
+            for name, kind in entries:
+                if dirs_only:
+                    if kind == "dir" and accepts(state, name):
+                        paths.append(base.shown_path(dir_sub + name) + "/")
+                elif match_name(name) if name_only else accepts(state, name):
+                    _take(ctx, base, visitor, found, dir_sub, name, kind)
+            if len(paths) > cap or found.incomplete:  # one more than the cap: "truncated" is a fact
                 break
     return tree
+
+
+def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, dir_sub: str,
+          name: str, kind: str) -> None:
+    """A matching non-directory: listed, or counted as what kept it out."""
+    if kind == "other":
+        found.special += 1
+    elif visitor.rules and visitor.file_ignored(dir_sub, name):
+        found.ignored += 1
+    elif visitor.file_hidden(dir_sub, name):
+        pass
+    elif kind == "symlink" and not _leads_to_file(ctx, base.real_path(dir_sub + name)):
+        found.symlinks += 1
+    else:
+        found.paths.append(base.shown_path(dir_sub + name))
 
 
 def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,

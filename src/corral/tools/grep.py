@@ -419,25 +419,25 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
     outcome.stats = tree.stats
     seen, limit = 0, ctx.limits.search_files
     with tree:
-        for dir_sub, name, kind, dir_fd, state in tree:
-            seen += 1
-            if seen > limit:
+        for dir_sub, dir_fd, state, entries in tree:
+            if seen + len(entries) > limit:  # Limits.search_files: the rest is not looked at
+                entries = entries[:limit - seen]
                 outcome.incomplete = True
-                break
-            if not _include_matches(include, dir_sub, name, state):
-                continue
-            grep.included += 1
-            if kind == "symlink" or kind == "other":
-                skipped["symlinks" if kind == "symlink" else "special"] += 1
-                continue
-            if rules and visitor.file_ignored(dir_sub, name):
-                outcome.ignored += 1
-                continue
-            if visitor.file_hidden(dir_sub, name):
-                continue
-            _grep_file(grep, root, dir_fd, name, base.shown_path(dir_sub + name))
-            if grep.full:
-                break
+            seen += len(entries)
+            for name, kind in entries:
+                if not _include_matches(include, dir_sub, name, state):
+                    continue
+                grep.included += 1
+                if kind == "symlink" or kind == "other":
+                    skipped["symlinks" if kind == "symlink" else "special"] += 1
+                elif rules and visitor.file_ignored(dir_sub, name):
+                    outcome.ignored += 1
+                elif not visitor.file_hidden(dir_sub, name):
+                    _grep_file(grep, root, dir_fd, name, base.shown_path(dir_sub + name))
+                    if grep.full:
+                        return
+            if outcome.incomplete:
+                return
 
 
 def _grep_file(grep: _Search, root: Any, dir_fd: int, name: str, shown: str) -> None:
