@@ -140,8 +140,8 @@ def test_include_filters_names_in_a_tree_and_for_one_file(tmp_path, box):
     miss = grep(toolbox, pattern="needle", path=one, include="*.md")
     assert miss["matches"] == [] and miss["filesSearched"] == 0
     assert miss["note"] == (f"No line matches 'needle'. include '*.md' does not match the name "
-                            f"of {one}, so it was not searched. include '*.md' matched no file; "
-                            "without it the pattern finds matches.")
+                            f"of {one}, so it was not searched. Without include the pattern finds "
+                            "matches.")
     # the call that finds it, verified before it is offered
     assert miss["suggestedTool"] == "grep"
     assert miss["suggestedArgs"] == {"pattern": "needle", "path": one}
