@@ -30,8 +30,9 @@ import os
 import shutil
 import statistics
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from _common import Record, interleave, record, time_for
 
@@ -188,7 +189,7 @@ def main() -> None:
     for row in rows:
         median = f"{row['median']:.2f}" if row.get("unit") else ""
         print(f"{row['case']:<70} {median:>10} {row['ratio']:>8.2f} {row['target']:>8} "
-              f"{str(row['met']):>5}")
+              f"{row['met']!s:>5}")
 
 
 if __name__ == "__main__":

@@ -11,8 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _tools_support import (
+    CALL_TIMEOUT,
+    CONFIG_IDS,
+    CONFIGS,
+    assert_contract,
+    call_bounded,
+)
 
-from _tools_support import CALL_TIMEOUT, CONFIG_IDS, CONFIGS, assert_contract, call_bounded
 from corral.tools import Limits, Toolbox
 
 per_config = pytest.mark.parametrize("config", CONFIGS, ids=CONFIG_IDS)

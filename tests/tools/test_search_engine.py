@@ -10,7 +10,6 @@ import random
 from pathlib import Path
 
 import pytest
-
 from support import assert_valid_envelope
 
 from corral.tools import Limits, Toolbox
@@ -34,7 +33,7 @@ def _brute_lines(buf: bytes, needle: bytes) -> list[tuple[int, int, int, int]]:
     out, start = [], 0
     for number, line in enumerate(buf.split(b"\n"), 1):
         at = line.find(needle)
-        if at >= 0 and not (start == len(buf)):
+        if at >= 0 and start != len(buf):
             out.append((start, start + len(line), start + at, number))
         start += len(line) + 1
     return out

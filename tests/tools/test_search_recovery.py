@@ -6,7 +6,6 @@ suggested call, which must find something."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

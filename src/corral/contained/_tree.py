@@ -21,13 +21,14 @@ at once; deeper ones are counted in :attr:`TreeStats.too_deep`.
 from __future__ import annotations
 
 import os
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, Iterator, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
     from ._root import Root
 
-__all__ = ["Tree", "TreeVisitor", "TreeStats", "TreeItem", "MAX_DEPTH"]
+__all__ = ["MAX_DEPTH", "Tree", "TreeItem", "TreeStats", "TreeVisitor"]
 
 MAX_DEPTH = 128  # directories below the base; each level holds one fd
 TICK_EVERY = 1024
@@ -82,7 +83,7 @@ class Tree(Generic[S]):
     full path, never through a symlink (module doc).  Use as a context
     manager so that a search stopping early closes its fds at once."""
 
-    def __init__(self, root: "Root", fd: int, start: S, visitor: TreeVisitor[S], *,
+    def __init__(self, root: Root, fd: int, start: S, visitor: TreeVisitor[S], *,
                  yield_dirs: bool = False, max_depth: int = MAX_DEPTH) -> None:
         self._root = root
         self._fd = fd
@@ -91,13 +92,13 @@ class Tree(Generic[S]):
         self._yield_dirs = yield_dirs
         self._max_depth = max_depth
         self.stats = TreeStats()
-        self._gen: Iterator[TreeItem[S]] | None = None
+        self._gen: Generator[TreeItem[S], None, None] | None = None
 
     def __iter__(self) -> Iterator[TreeItem[S]]:
         self._gen = self._walk()
         return self._gen
 
-    def __enter__(self) -> "Tree[S]":
+    def __enter__(self) -> Tree[S]:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -109,7 +110,7 @@ class Tree(Generic[S]):
         append = entries.append
         stats = self.stats
         watch, present = self._visitor.watch, set()
-        with self._root.backend.scandir(fd) as it:
+        with self._root.backend.scandir(fd) as it:  # type: ignore[attr-defined]
             for entry in it:
                 name = entry.name
                 if name in watch:
@@ -154,7 +155,7 @@ class Tree(Generic[S]):
             raise
         return child, entries, pushed
 
-    def _walk(self) -> Iterator[TreeItem[S]]:
+    def _walk(self) -> Generator[TreeItem[S], None, None]:
         visitor, backend, base = self._visitor, self._root.backend, self._fd
         yield_dirs, max_depth = self._yield_dirs, self._max_depth
         # frames: (fd, dir_sub, state, entries iterator, left() owed)

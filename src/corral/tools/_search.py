@@ -17,18 +17,34 @@ from __future__ import annotations
 
 import os
 import stat as st
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..contained._tree import TreeVisitor
 from ._context import ToolContext
 from ._refusal import Code, Refusal
 from ._search_glob import GlobMatcher
-from ._search_ignore import (GIT_DIR, IGNORE_FILE, MAX_IGNORE_BYTES, IgnoreFile, IgnoreRules,
-                             parse_ignore)
+from ._search_ignore import (
+    GIT_DIR,
+    IGNORE_FILE,
+    MAX_IGNORE_BYTES,
+    IgnoreFile,
+    IgnoreRules,
+    parse_ignore,
+)
 
-__all__ = ["Base", "open_base", "SearchVisitor", "Budget", "hidden", "ancestor_rules",
-           "ignored_note", "plural", "KIND_TIME_LIMIT"]
+__all__ = [
+    "KIND_TIME_LIMIT",
+    "Base",
+    "Budget",
+    "SearchVisitor",
+    "ancestor_rules",
+    "hidden",
+    "ignored_note",
+    "open_base",
+    "plural",
+]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
 KIND_TIME_LIMIT = "time_limit"

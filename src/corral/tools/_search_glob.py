@@ -26,13 +26,21 @@ pattern without ``/`` matches a name at any depth (``*.py`` is
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from ._refusal import Code, Refusal
 
-__all__ = ["GlobMatcher", "Segment", "compile_glob", "compile_segments", "expand_braces",
-           "split_top", "MAX_ALTERNATIVES", "GLOB_CHARS"]
+__all__ = [
+    "GLOB_CHARS",
+    "MAX_ALTERNATIVES",
+    "GlobMatcher",
+    "Segment",
+    "compile_glob",
+    "compile_segments",
+    "expand_braces",
+    "split_top",
+]
 
 MAX_ALTERNATIVES = 64  # what one {a,b} pattern may expand to
 GLOB_CHARS = frozenset("*?[{")
@@ -148,7 +156,8 @@ def expand_braces(text: str, limit: int = MAX_ALTERNATIVES) -> list[str] | None:
 
 def _tokens(seg: str) -> list[str]:
     """Regex text of each single-character token of ``seg``, ``"*"`` for a star."""
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while i < len(seg):
         ch = seg[i]
         if ch == "*":
@@ -175,7 +184,7 @@ def _tokens(seg: str) -> list[str]:
 class _Chunk:
     """A fixed-length piece of a segment: a literal, or a quantifier-free regex."""
 
-    __slots__ = ("size", "literal", "regex")
+    __slots__ = ("literal", "regex", "size")
 
     def __init__(self, tokens: list[str]) -> None:
         self.size = len(tokens)
@@ -280,8 +289,9 @@ class GlobMatcher:
         # "**/<name pattern>" only: the name alone decides, at any depth
         self.name_only = all(len(a) == 2 and a[0].recursive for a in alternatives)
         self._name_tests = [a[1].test for a in alternatives] if self.name_only else []
-        if len(self._name_tests) == 1:
-            self.match_name = self._name_tests[0]  # type: ignore[method-assign]
+        # for name_only matchers: whether a name matches (one test bound directly: hot)
+        self.match_name: NameTest = (self._name_tests[0] if len(self._name_tests) == 1
+                                     else self._any_name_test)
         self.start = self._closure(frozenset(starts))
         self._memo: dict[tuple[States, str], States] = {}
 
@@ -329,8 +339,7 @@ class GlobMatcher:
                 return True
         return False
 
-    def match_name(self, name: str) -> bool:
-        """For :attr:`name_only` matchers: whether ``name`` matches."""
+    def _any_name_test(self, name: str) -> bool:
         return any(test(name) for test in self._name_tests)
 
     def match(self, sub: str) -> bool:

@@ -23,16 +23,28 @@ same tree at worst.  What was checked and found nothing is said too.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ._context import ToolContext
 from ._refusal import Code, Refusal
 from ._search_glob import GLOB_CHARS, GlobMatcher, compile_glob, split_top
 from ._search_regex import PatternProblem
-from ._search_syntax import bre_to_ere, looks_bre, looks_double_escaped, undouble_escapes
+from ._search_syntax import (
+    bre_to_ere,
+    looks_bre,
+    looks_double_escaped,
+    undouble_escapes,
+)
 
-__all__ = ["grep_retry", "glob_retry", "pattern_refusal", "path_as_pattern", "MAX_PROBES",
-           "Finds"]
+__all__ = [
+    "MAX_PROBES",
+    "Finds",
+    "glob_retry",
+    "grep_retry",
+    "path_as_pattern",
+    "pattern_refusal",
+]
 
 MAX_PROBES = 4
 Finds = Callable[[dict[str, Any]], bool]  # trial arguments -> whether grep finds anything
@@ -94,7 +106,7 @@ _GREP_SAYS = {
     "case": "Case-insensitively (caseInsensitive: true) the pattern finds matches.",
     "include_list": "include is one glob, not a comma list; the suggested {a,b} form matches "
                     "those files and finds matches.",
-    "include": "include {include!r} matched no file; without it the pattern finds matches.",
+    "include": "Without include the pattern finds matches.",
     "ignored": "Files ignored by .gitignore were not searched; with includeIgnored: true the "
                "pattern finds matches.",
 }
@@ -116,7 +128,7 @@ def grep_retry(ctx: ToolContext, args: dict[str, Any], result: dict[str, Any], f
                               + ", ".join(checked) + ".").strip()
         return
     label, trial = hit
-    _offer(result, "grep", shown(trial), _GREP_SAYS[label].format(**args), label)
+    _offer(result, "grep", shown(trial), _GREP_SAYS[label], label)
 
 
 def _trial_refusal(problem: PatternProblem, args: dict[str, Any], finds: Finds,
@@ -247,8 +259,8 @@ def glob_retry(args: dict[str, Any], result: dict[str, Any], probe: GlobProbe) -
             _offer(result, "glob", suggested, _GLOB_SAYS[label].format(path=path), label)
             return
     ignored = result.get("ignored", {})
-    if not include and (ignored.get("paths") or ignored.get("directories")):
-        if probe(compile_glob(pattern), True)["paths"]:
-            suggested = {"pattern": pattern, **({"path": path} if path != "." else {}),
-                         "includeIgnored": True}
-            _offer(result, "glob", suggested, _GLOB_SAYS["ignored"], "ignored")
+    hides = ignored.get("paths") or ignored.get("directories")
+    if not include and hides and probe(compile_glob(pattern), True)["paths"]:
+        suggested = {"pattern": pattern, **({"path": path} if path != "." else {}),
+                     "includeIgnored": True}
+        _offer(result, "glob", suggested, _GLOB_SAYS["ignored"], "ignored")

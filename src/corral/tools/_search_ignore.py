@@ -22,8 +22,15 @@ from dataclasses import dataclass
 from ._refusal import Refusal
 from ._search_glob import GlobMatcher, compile_glob
 
-__all__ = ["IgnoreFile", "IgnoreRules", "parse_ignore", "IGNORE_FILE", "GIT_DIR",
-           "MAX_IGNORE_BYTES", "MAX_RULES"]
+__all__ = [
+    "GIT_DIR",
+    "IGNORE_FILE",
+    "MAX_IGNORE_BYTES",
+    "MAX_RULES",
+    "IgnoreFile",
+    "IgnoreRules",
+    "parse_ignore",
+]
 
 IGNORE_FILE = ".gitignore"
 GIT_DIR = ".git"
@@ -51,9 +58,7 @@ def _rule(line: str) -> _Rule | None:
     if not line or line.startswith("#") or len(line) > MAX_LINE_CHARS:
         return None
     negate = line.startswith("!")
-    if negate:
-        line = line[1:]
-    elif line.startswith(("\\#", "\\!")):
+    if negate or line.startswith(("\\#", "\\!")):
         line = line[1:]
     dirs_only = line.endswith("/")
     body = line.rstrip("/")

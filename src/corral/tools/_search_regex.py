@@ -18,19 +18,26 @@ in its answer and :func:`engine_report` tells ``corral doctor``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from . import _search_syntax as syntax
 from ._search_scan import NATIVE, Hit, literal_lines, regex_lines
 
 try:
-    import re2
+    import re2  # type: ignore[import-untyped]
 except ImportError:  # pragma: no cover - exercised by forcing ENGINE in tests
     re2 = None
 
-__all__ = ["Pattern", "PatternProblem", "compile_pattern", "engine_report", "ENGINE",
-           "FALLBACK_WINDOW"]
+__all__ = [
+    "ENGINE",
+    "FALLBACK_WINDOW",
+    "Pattern",
+    "PatternProblem",
+    "compile_pattern",
+    "engine_report",
+]
 
 ENGINE = "re2" if re2 is not None else "re"
 FALLBACK_WINDOW = 4096  # bytes of one line one guarded ``re`` search looks at

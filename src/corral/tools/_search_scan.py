@@ -15,9 +15,10 @@ its line is found around it.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Protocol
+from collections.abc import Iterator
+from typing import Any, Protocol
 
-__all__ = ["literal_lines", "regex_lines", "count_newlines", "NATIVE", "Hit"]
+__all__ = ["NATIVE", "Hit", "count_newlines", "literal_lines", "regex_lines"]
 
 Hit = tuple[int, int, int, int]  # line start, line end, match offset, line number
 _BATCH = 256  # hits fetched per native call
@@ -28,7 +29,8 @@ class Searcher(Protocol):
 
 
 try:
-    from .._native import ffi as _ffi, lib as _lib
+    from .._native import ffi as _ffi  # type: ignore[import-untyped]
+    from .._native import lib as _lib
     NATIVE = hasattr(_lib, "corral_scan_lines")
 except ImportError:  # the module was not built: the pure-Python scanner
     NATIVE = False

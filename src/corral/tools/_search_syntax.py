@@ -22,9 +22,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Token", "tokenize", "translate", "unsupported", "required_literal",
-           "backtracking_risk", "Unsupported", "bre_to_ere", "undouble_escapes",
-           "looks_double_escaped", "looks_bre"]
+__all__ = [
+    "Token",
+    "Unsupported",
+    "backtracking_risk",
+    "bre_to_ere",
+    "looks_bre",
+    "looks_double_escaped",
+    "required_literal",
+    "tokenize",
+    "translate",
+    "undouble_escapes",
+    "unsupported",
+]
 
 _LOOK = {"(?=": "a lookahead", "(?!": "a negative lookahead", "(?<=": "a lookbehind",
          "(?<!": "a negative lookbehind"}
@@ -64,6 +74,21 @@ def _class_end(p: str, i: int) -> int:
     return len(p)
 
 
+_BRACED = {"k": ("<", ">", "backref"), "g": ("{", "}", "backref"), "p": ("{", "}", "esc"),
+           "P": ("{", "}", "esc"), "x": ("{", "}", "esc")}
+_UNICODE = re.compile(r"\\u(\{[0-9A-Fa-f]{1,6}\}|[0-9A-Fa-f]{4})|\\U[0-9A-Fa-f]{8}")
+
+
+def _braced(p: str, i: int) -> tuple[Token, int] | None:
+    """``\\k<name>``, ``\\g{1}``, ``\\p{L}``, ``\\x{e9}`` at ``p[i]``."""
+    spec = _BRACED.get(p[i + 1])
+    if spec is None or not p.startswith(spec[0], i + 2):
+        return None
+    end = p.find(spec[1], i + 3)
+    end = len(p) - 1 if end < 0 else end
+    return Token(spec[2], p[i:end + 1], i), end + 1
+
+
 def _escape(p: str, i: int) -> tuple[Token, int]:
     """The escape at ``p[i]`` (a backslash)."""
     if i + 1 >= len(p):
@@ -71,33 +96,15 @@ def _escape(p: str, i: int) -> tuple[Token, int]:
     c = p[i + 1]
     if c in "123456789":
         return Token("backref", p[i:i + 2], i), i + 2
-    if c == "k" and p.startswith("<", i + 2) or c == "g" and p.startswith("{", i + 2):
-        end = p.find(">" if c == "k" else "}", i + 3)
-        end = len(p) - 1 if end < 0 else end
-        return Token("backref", p[i:end + 1], i), end + 1
-    if c in "pP" and p.startswith("{", i + 2):
-        end = p.find("}", i + 3)
-        end = len(p) - 1 if end < 0 else end
-        return Token("esc", p[i:end + 1], i), end + 1
-    if c == "x" and p.startswith("{", i + 2):
-        end = p.find("}", i + 3)
-        end = len(p) - 1 if end < 0 else end
-        return Token("esc", p[i:end + 1], i), end + 1
-    if c == "u":
-        m = re.compile(r"\\u(\{[0-9A-Fa-f]{1,6}\}|[0-9A-Fa-f]{4})").match(p, i)
-        if m:
-            return Token("foreign", m.group(), i), m.end()
-    if c == "U":
-        m = re.compile(r"\\U[0-9A-Fa-f]{8}").match(p, i)
-        if m:
-            return Token("foreign", m.group(), i), m.end()
-    if c in "<>hHeZKR":
-        return Token("foreign", p[i:i + 2], i), i + 2
-    if c in "bBAz":
-        return Token("anchor", p[i:i + 2], i), i + 2
-    if c in _SIMPLE_ESCAPES:
-        return Token("esc", p[i:i + 2], i), i + 2
-    return Token("lit", p[i:i + 2], i), i + 2  # an escaped metacharacter or punctuation
+    braced = _braced(p, i)
+    if braced is not None:
+        return braced
+    m = _UNICODE.match(p, i) if c in "uU" else None
+    if m:
+        return Token("foreign", m.group(), i), m.end()
+    kind = ("foreign" if c in "<>hHeZKR" else "anchor" if c in "bBAz" else
+            "esc" if c in _SIMPLE_ESCAPES else "lit")  # lit: an escaped metacharacter
+    return Token(kind, p[i:i + 2], i), i + 2
 
 
 def _group(p: str, i: int) -> tuple[Token, int]:
@@ -226,35 +233,48 @@ def _quantified(tokens: list[Token], close: int) -> bool:
     return close + 1 < len(tokens) and tokens[close + 1].kind == "quant"
 
 
+def _joined(tokens: list[Token], start: int, stop: int, middle: str) -> str:
+    """The pattern with tokens ``start..stop`` (inclusive) replaced by ``middle``."""
+    return "".join(t.text for t in tokens[:start]) + middle + \
+        "".join(t.text for t in tokens[stop + 1:])
+
+
+def _lookaround(tokens: list[Token], i: int, spans: dict[int, tuple[int, int]]) -> Unsupported:
+    start, close = spans.get(i, (i, len(tokens)))
+    negative = "!" in tokens[i].text
+    inner = "".join(t.text for t in tokens[start + 1:close])
+    rest = _joined(tokens, start, close, "" if negative else f"(?:{inner})")
+    top_alt = any(t.kind == "alt" and _depth_zero(tokens, j) for j, t in enumerate(tokens))
+    exact = not negative and not top_alt and _depth_zero(tokens, i) and \
+        not _quantified(tokens, close)
+    return Unsupported(_LOOK[tokens[i].text], rest or None, exact)
+
+
+def _one_unsupported(tokens: list[Token], i: int, spans: dict[int, tuple[int, int]],
+                     captures: list[int]) -> Unsupported | None:
+    tok = tokens[i]
+    if tok.kind == "open" and tok.group == "look":
+        return _lookaround(tokens, i, spans)
+    if tok.kind == "backref":
+        body = _backref_body(tok, tokens, spans, captures)
+        return Unsupported("a backreference", _joined(tokens, i, i, body), False)
+    if tok.kind == "quant" and len(tok.text) > 1 and tok.text.endswith("+"):
+        return Unsupported("a possessive quantifier", _joined(tokens, i, i, tok.text[:-1]), False)
+    if tok.kind == "open" and tok.group == "atomic":
+        return Unsupported("an atomic group", _joined(tokens, i, i, "(?:"), False)
+    if tok.kind == "open" and tok.group == "cond":
+        return Unsupported("a conditional or recursive group", None, False)
+    return None
+
+
 def unsupported(tokens: list[Token]) -> Unsupported | None:
     """The first construct RE2 cannot run, with a rewrite (module doc)."""
     spans = _group_spans(tokens)
     captures = [i for i, t in enumerate(tokens) if t.kind == "open" and t.group == "capture"]
-    top_alt = any(t.kind == "alt" and _depth_zero(tokens, i) for i, t in enumerate(tokens))
-    for i, tok in enumerate(tokens):
-        if tok.kind == "open" and tok.group == "look":
-            start, close = spans.get(i, (i, len(tokens)))
-            negative = "!" in tok.text
-            inner = "".join(t.text for t in tokens[start + 1:close])
-            keep = "" if negative else f"(?:{inner})"
-            rest = "".join(t.text for t in tokens[:start]) + keep + \
-                "".join(t.text for t in tokens[close + 1:])
-            exact = not negative and not top_alt and _depth_zero(tokens, i) and \
-                not _quantified(tokens, close)
-            return Unsupported(_LOOK[tok.text], rest or None, exact)
-        if tok.kind == "backref":
-            body = _backref_body(tok, tokens, spans, captures)
-            rest = "".join(t.text for t in tokens[:i]) + body + \
-                "".join(t.text for t in tokens[i + 1:])
-            return Unsupported("a backreference", rest, False)
-        if tok.kind == "quant" and len(tok.text) > 1 and tok.text.endswith("+"):
-            rest = "".join(t.text if j != i else t.text[:-1] for j, t in enumerate(tokens))
-            return Unsupported("a possessive quantifier", rest, False)
-        if tok.kind == "open" and tok.group == "atomic":
-            rest = "".join("(?:" if j == i else t.text for j, t in enumerate(tokens))
-            return Unsupported("an atomic group", rest, False)
-        if tok.kind == "open" and tok.group == "cond":
-            return Unsupported("a conditional or recursive group", None, False)
+    for i in range(len(tokens)):
+        found = _one_unsupported(tokens, i, spans, captures)
+        if found is not None:
+            return found
     return None
 
 

@@ -31,8 +31,15 @@ from ._context import ToolContext
 from ._refusal import Code, Refusal
 from ._registry import ToolSpec
 from ._requests import GlobRequest
-from ._search import (Base, Budget, SearchCounts, SearchVisitor, base_rules, ignored_note,
-                      open_base)
+from ._search import (
+    Base,
+    Budget,
+    SearchCounts,
+    SearchVisitor,
+    base_rules,
+    ignored_note,
+    open_base,
+)
 from ._search_glob import GlobMatcher, compile_glob
 from ._search_hints import glob_retry
 
@@ -68,7 +75,7 @@ SCHEMA: dict[str, Any] = {
 def _relative_pattern(ctx: ToolContext, pattern: str, base: str) -> tuple[str, bool]:
     """The pattern relative to ``base``, and whether it is anchored (an
     absolute pattern is; it is root-relative once its root prefix is gone)."""
-    if not (pattern.startswith("/") or pattern == "~" or pattern.startswith("~/")):
+    if not (pattern.startswith(("/", "~/")) or pattern == "~"):
         return pattern, False
     inside = ctx.rel(pattern, "pattern")  # OUTSIDE_ROOT unless it lies inside the root
     prefix = base.rstrip("/")

@@ -39,8 +39,15 @@ from ._context import ToolContext
 from ._refusal import Code, Refusal
 from ._registry import ToolSpec
 from ._requests import GrepRequest
-from ._search import (Base, Budget, SearchCounts, SearchVisitor, base_rules, ignored_note,
-                      open_base)
+from ._search import (
+    Base,
+    Budget,
+    SearchCounts,
+    SearchVisitor,
+    base_rules,
+    ignored_note,
+    open_base,
+)
 from ._search_glob import GlobMatcher, compile_glob
 from ._search_hints import Finds, grep_retry, path_as_pattern, pattern_refusal
 from ._search_regex import Pattern, PatternProblem, compile_pattern
