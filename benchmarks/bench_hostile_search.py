@@ -151,31 +151,41 @@ def _measure(name: str, size: int, rounds: int) -> tuple[list[float], list[float
     return samples["hostile"], samples["benign"]
 
 
+GROUP, SOURCE, RATIO, EXPONENT = "hostile", "issue 12", ("<=", 5.0), 1.2
+
+
+def _family_records(label: str, sizes: list[int], rounds: int, name: str) -> list[Record]:
+    out: list[Record] = []
+    medians = []
+    for size in sizes:
+        hostile, benign = _measure(name, size, rounds)
+        medians.append(statistics.median(hostile))
+        case = f"{label} @ {size:,}"
+        base = f"{case}: benign input of the same size"
+        out.append(record(GROUP, base, benign, unit="ms", scale=1e3))
+        out.append(record(GROUP, f"{case}: hostile", hostile, unit="ms", scale=1e3,
+                          baseline=base, base_values=benign, target=RATIO, source=SOURCE))
+    slope = growth_exponent(sizes, medians)
+    rec = record(GROUP, f"{label}: growth exponent of the hostile time with N is {slope:.2f}",
+                 [slope], unit="", note="least squares of log time on log N over N = "
+                 + ", ".join(f"{s:,}" for s in sizes))
+    rec.update(target=f"exponent <= {EXPONENT}", source=SOURCE, met=slope <= EXPONENT)
+    out.append(rec)
+    return out
+
+
 def collect(quick: bool = False, rounds: int | None = None) -> list[Record]:
-    """Rows for RESULTS.md: per family and size the hostile/benign ratio,
-    and per family the fitted growth exponent."""
+    """Rows for RESULTS.md (run.py's group ``hostile``): per family and size
+    the benign row and the hostile row against it, and per family the
+    fitted growth exponent."""
     scale = max(1, int(os.environ.get("CORRAL_HOSTILE_SCALE", "1") or 1))
-    rounds = rounds or (1 if quick else 3)
+    rounds = rounds or 3
     records: list[Record] = []
     for name, (label, _make, sizes, quick_sizes) in FAMILIES.items():
         chosen = [s * scale for s in (quick_sizes if quick else sizes)]
         if name == "glob_deep":
             chosen = [min(s, 120) for s in chosen]  # the walk holds one fd per level (<= 128)
-        medians = []
-        for size in chosen:
-            hostile, benign = _measure(name, size, rounds)
-            medians.append(statistics.median(hostile))
-            records.append(record("hostile", f"{label} @ {size:,}", hostile, unit="ms", scale=1e3,
-                                  baseline=f"benign input @ {size:,}", base_values=benign,
-                                  target=("<=", 5.0), source="issue 12"))
-        exponent = growth_exponent(chosen, medians)
-        records.append({"group": "hostile", "case": f"{label}: growth exponent",
-                        "unit": "", "rounds": rounds, "median": exponent, "min": exponent,
-                        "max": exponent, "higher_is_better": False, "baseline": None,
-                        "ratio": exponent, "target": "<= 1.20", "source": "issue 12",
-                        "met": exponent <= 1.2,
-                        "note": "slope of log(time) over log(size), "
-                                + ", ".join(f"{s:,}" for s in chosen)})
+        records += _family_records(label, chosen, rounds, name)
     return records
 
 
@@ -184,12 +194,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    rows = collect(args.quick, args.rounds)
-    print(f"{'case':<70} {'median ms':>10} {'ratio':>8} {'target':>8} {'met':>5}")
-    for row in rows:
-        median = f"{row['median']:.2f}" if row.get("unit") else ""
-        print(f"{row['case']:<70} {median:>10} {row['ratio']:>8.2f} {row['target']:>8} "
-              f"{row['met']!s:>5}")
+    for row in collect(args.quick, args.rounds):
+        ratio = f"; {row['ratio']:.2f}x" if row.get("ratio") else ""
+        met = "" if row.get("met") is None else \
+            f" (target {row['target']}: {'met' if row['met'] else 'MISSED'})"
+        print(f"{row['case']}: {row['median']:.3g} {row['unit']}{ratio}{met}")
 
 
 if __name__ == "__main__":

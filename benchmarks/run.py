@@ -422,15 +422,9 @@ def collect_mcp(quick: bool) -> list[Record]:
     return bench_mcp.collect(quick)
 
 
-def collect_hostile(quick: bool) -> list[Record]:
-    import bench_hostile_search
-    return bench_hostile_search.collect(quick)
-
-
 COLLECTORS: dict[str, Callable[[bool], list[Record]]] = {
     "open": collect_open, "root": collect_root, "tools": collect_tools,
     "search": collect_search, "bigfile": collect_bigfile, "mcp": collect_mcp,
-    "hostile": collect_hostile,
 }
 
 
