@@ -44,9 +44,13 @@ def _fold(text: str) -> str:
 
 def _spec(lines: list[str]) -> pathspec.PathSpec:
     # "gitignore" is the name pathspec >= 1.0 wants; older releases know
-    # the same patterns as "gitwildmatch"
+    # the same patterns as "gitwildmatch".  The "simple" backend: with
+    # google-re2 installed pathspec would pick re2, which cannot take a name
+    # that is not UTF-8 (a lone surrogate) and would fail the call.
     try:
-        return pathspec.PathSpec.from_lines("gitignore", lines)
+        return pathspec.PathSpec.from_lines("gitignore", lines, backend="simple")
+    except TypeError:  # pathspec < 1.0: no backends (re only)
+        return pathspec.PathSpec.from_lines("gitwildmatch", lines)
     except (KeyError, LookupError):
         return pathspec.PathSpec.from_lines("gitwildmatch", lines)
 
