@@ -23,7 +23,8 @@ from typing import Any
 
 from ..contained._tree import TreeVisitor
 from ._context import ToolContext
-from ._refusal import Code, Refusal
+from ._policy import Op
+from ._refusal import Code, Kind, Refusal, swapped, time_limit
 from ._search_glob import GlobMatcher
 from ._search_ignore import (
     GIT_DIR,
@@ -47,13 +48,13 @@ __all__ = [
 ]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
-KIND_TIME_LIMIT = "time_limit"
 PROGRESS_EVERY = 4096  # entries between progress reports
 
 
 def hidden(ctx: ToolContext, real: str) -> bool:
-    """Whether the host's rules hide the canonical root-relative ``real``."""
-    return ctx.is_denied(real)
+    """Whether the host's rules (deny, secret) hide the canonical
+    root-relative ``real`` from a search: counted, never named."""
+    return ctx.may_deny and not ctx.visible(real, Op.SEARCH)
 
 
 # -- the base of a search --------------------------------------------------------
@@ -83,10 +84,7 @@ def open_base(ctx: ToolContext, rel: str, before: os.stat_result, flags: int) ->
     try:
         info = ctx.root.backend.fstat(fd)
         if (info.st_dev, info.st_ino) != (before.st_dev, before.st_ino):
-            shown = rel.rstrip("/") or "."
-            raise Refusal(Code.STALE, f"{shown} was replaced while the call was being "
-                          "authorized; nothing was searched", "Repeat the call to search what "
-                          "is there now.", details={"path": shown, "kind": "swapped"})
+            raise swapped(rel.rstrip("/") or ".")
         real = ctx.root.realpath(rel)
     except BaseException:
         ctx.root.backend.close(fd)
@@ -151,36 +149,30 @@ def ancestor_rules(ctx: ToolContext, real: str) -> IgnoreRules:
 # -- budgets ---------------------------------------------------------------------------
 
 class Budget:
-    """The call's checkpoints.  ``ctx.checkpoint()`` raises the time_limit
-    (or cancelled) refusal once the call's deadline has passed (contract C4);
-    :meth:`over` turns a time_limit into the search's own refusal, which
-    carries what was found so far, marked partial."""
+    """The call's checkpoints: ``ctx.checkpoint()`` raises the time_limit
+    (or cancelled) refusal once the call's deadline has passed (contract
+    C4); :meth:`over` turns a time_limit into the search's own refusal,
+    which carries what was found so far, marked partial."""
 
     def __init__(self, ctx: ToolContext, what: str) -> None:
-        # contract C4: present once the tools layer has landed it
-        self._check: Callable[[], None] | None = getattr(ctx, "checkpoint", None)
-        self._progress: Callable[[int, int | None, str], None] | None = \
-            getattr(ctx, "progress", None)
+        self._ctx = ctx
         self._what = what
         self.steps = 0
 
     def check(self) -> None:
         self.steps += 1
-        if self._check is not None:
-            self._check()
-        if self._progress is not None and self.steps % 16 == 0:
-            self._progress(self.steps, None, self._what)
+        self._ctx.checkpoint()
+        if self.steps % 16 == 0:
+            self._ctx.progress(self.steps, None, self._what)
 
     @staticmethod
     def is_time_limit(refusal: Refusal) -> bool:
-        return refusal.code is Code.TOO_LARGE and refusal.details.get("kind") == KIND_TIME_LIMIT
+        return refusal.kind is Kind.TIME_LIMIT
 
-    @staticmethod
-    def over(tool: str, shown: str, found: dict[str, Any], what: str) -> Refusal:
-        return Refusal(Code.TOO_LARGE, f"{tool} ran out of time after {what}; the results "
-                       "so far are in details", "Narrow 'path' or the pattern and search again "
-                       "(or use the partial results in details).",
-                       details={"kind": KIND_TIME_LIMIT, "path": shown, "partial": True, **found})
+    def over(self, shown: str, found: dict[str, Any]) -> Refusal:
+        return time_limit(self._what, self._ctx.seconds, partial={"path": shown, **found},
+                          hint="Narrow 'path' or the pattern and search again (or use the "
+                               "partial results in details).")
 
 
 # -- the walk's tool side -------------------------------------------------------------

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ._refusal import Code, Refusal
+from ._refusal import Code, Kind, Refusal
 
 __all__ = [
     "GLOB_CHARS",
@@ -48,9 +48,9 @@ NameTest = Callable[[str], bool]
 States = frozenset[int]
 
 
-def _bad_pattern(field_name: str, pattern: str, problem: str, hint: str, kind: str) -> Refusal:
+def _bad_pattern(field_name: str, pattern: str, problem: str, hint: str, kind: Kind) -> Refusal:
     return Refusal(Code.INVALID_ARGUMENT, f"{field_name} {pattern!r} {problem}", hint,
-                   details={"field": field_name, "pattern": pattern, "kind": kind})
+                   details={"field": field_name, "pattern": pattern}, kind=kind)
 
 
 # -- braces ------------------------------------------------------------------------
@@ -362,24 +362,24 @@ def compile_glob(pattern: str, field_name: str = "pattern", *, anchored: bool = 
     text = pattern.rstrip("/") if dirs_only else pattern
     if text in ("", "."):
         raise _bad_pattern(field_name, pattern, "names nothing to match",
-                           "Pass a pattern such as \"**/*.py\" or \"src/*\".", "pattern")
+                           "Pass a pattern such as \"**/*.py\" or \"src/*\".", Kind.PATTERN)
     alternatives = expand_braces(text) if braces else [text]
     if alternatives is None:
         raise _bad_pattern(field_name, pattern, f"expands to more than {MAX_ALTERNATIVES} "
-                           "alternatives", "Use fewer or smaller {a,b} groups.", "pattern")
+                           "alternatives", "Use fewer or smaller {a,b} groups.", Kind.PATTERN)
     compiled = []
     for alt in alternatives:
         segments = [s for s in alt.split("/") if s not in ("", ".")]
         if ".." in segments:
             raise _bad_pattern(field_name, pattern, "contains '..'; patterns only match below "
                                "'path'", "Remove '..' from the pattern and pass the directory "
-                               "to search as 'path' instead.", "dotdot")
+                               "to search as 'path' instead.", Kind.DOTDOT)
         if alt.startswith("/"):
             raise _bad_pattern(field_name, pattern, "has an alternative that starts with '/'",
-                               "Write every alternative relative to 'path'.", "absolute")
+                               "Write every alternative relative to 'path'.", Kind.ABSOLUTE)
         if not segments:
             raise _bad_pattern(field_name, pattern, "names nothing to match",
-                               "Pass a pattern such as \"**/*.py\" or \"src/*\".", "pattern")
+                               "Pass a pattern such as \"**/*.py\" or \"src/*\".", Kind.PATTERN)
         if len(segments) == 1 and not anchored:
             segments = ["**", *segments]
         compiled.append(compile_segments(segments))

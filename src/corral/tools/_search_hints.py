@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ._context import ToolContext
-from ._refusal import Code, Refusal
+from ._refusal import Code, Kind, Refusal
 from ._search_glob import GLOB_CHARS, GlobMatcher, compile_glob, split_top
 from ._search_regex import PatternProblem
 from ._search_syntax import (
@@ -139,7 +139,7 @@ def _trial_refusal(problem: PatternProblem, args: dict[str, Any], finds: Finds,
         candidates.append(("rewrite", {"pattern": problem.rewrite}))
     if looks_double_escaped(args["pattern"]):
         candidates.append(("double_escaped", {"pattern": undouble_escapes(args["pattern"])}))
-    if problem.kind == "multiline":
+    if problem.kind is Kind.MULTILINE:
         first = next((p for p in re.split(r"[\r\n]+", args["pattern"]) if p.strip()), "")
         if first:
             candidates.append(("first_line", {"pattern": first, "regex": False}))
@@ -162,15 +162,15 @@ def pattern_refusal(ctx: ToolContext, args: dict[str, Any], problem: PatternProb
     """The refusal for a pattern grep cannot run, with a verified rewrite."""
     suggestion, says = _trial_refusal(problem, args, finds, shown)
     hints = {
-        "multiline": "Search for one line of the text at a time.",
-        "regex": "Fix the regular expression (RE2 syntax, as ripgrep's), or pass regex: false "
+        Kind.MULTILINE: "Search for one line of the text at a time.",
+        Kind.REGEX: "Fix the regular expression (RE2 syntax, as ripgrep's), or pass regex: false "
                  "to search for the text literally.",
-        "regex_unsupported": "Use the suggested pattern, or rewrite it without "
+        Kind.REGEX_UNSUPPORTED: "Use the suggested pattern, or rewrite it without "
                              f"{problem.reason} (RE2 has no backtracking constructs).",
-        "unsafe_regex": "Rewrite it without nested or repeated groups, or pass regex: false for "
+        Kind.UNSAFE_REGEX: "Rewrite it without nested or repeated groups, or pass regex: false for "
                         "a literal search.",
     }
-    details: dict[str, Any] = {"field": "pattern", "kind": problem.kind}
+    details: dict[str, Any] = {"field": "pattern"}
     if problem.reason:
         details["reason"] = problem.reason
     if problem.rewrite:
@@ -180,7 +180,7 @@ def pattern_refusal(ctx: ToolContext, args: dict[str, Any], problem: PatternProb
     if says:
         hint = f"{hint} {says}"
     return Refusal(Code.INVALID_ARGUMENT, problem.message, hint, details=details,
-                   suggested_tool="grep" if suggestion is not None else None,
+                   kind=problem.kind, suggested_tool="grep" if suggestion is not None else None,
                    suggested_args=suggestion)
 
 
@@ -203,7 +203,7 @@ def path_as_pattern(ctx: ToolContext, args: dict[str, Any], finds: Finds, shown:
                "; the suggested call finds matches."))
     raise Refusal(Code.NOT_FOUND, f"{path} does not exist: 'path' names one file or directory, "
                   "not a glob", hint,
-                  details={"field": "path", "path": path, "kind": "path_is_pattern",
+                  kind=Kind.PATH_IS_PATTERN, details={"field": "path", "path": path,
                            "directory": directory, "include": include},
                   suggested_tool="grep" if suggestion is not None else None,
                   suggested_args=suggestion)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _search_syntax as syntax
+from ._refusal import Kind
 from ._search_scan import NATIVE, Hit, literal_lines, regex_lines
 
 try:
@@ -59,7 +60,7 @@ class PatternProblem(Exception):
     fallback's guard) or ``multiline``; ``rewrite`` a pattern that would run
     (``exact``: finding the same lines)."""
 
-    def __init__(self, kind: str, message: str, *, reason: str | None = None,
+    def __init__(self, kind: Kind, message: str, *, reason: str | None = None,
                  rewrite: str | None = None, exact: bool = False) -> None:
         super().__init__(message)
         self.kind = kind
@@ -140,14 +141,14 @@ def compile_pattern(pattern: str, *, regex: bool, ignore_case: bool,
                     engine: str = ENGINE) -> Pattern:
     """The :class:`Pattern` for a grep call, or :class:`PatternProblem`."""
     if "\n" in pattern or "\r" in pattern:
-        raise PatternProblem("multiline", "the pattern contains a line break, and grep matches "
+        raise PatternProblem(Kind.MULTILINE, "the pattern contains a line break, and grep matches "
                              "within one line")
     if not regex:
         return _literal(pattern, ignore_case)
     tokens = syntax.tokenize(pattern)
     problem = syntax.unsupported(tokens)
     if problem is not None:
-        raise PatternProblem("regex_unsupported", f"the pattern uses {problem.what}, which grep's "
+        raise PatternProblem(Kind.REGEX_UNSUPPORTED, f"the pattern uses {problem.what}, which grep's "
                              "regex engine (RE2, linear time) does not run",
                              reason=problem.what, rewrite=problem.rewrite, exact=problem.exact)
     shown, text, notes = syntax.translate(tokens)
@@ -158,7 +159,7 @@ def compile_pattern(pattern: str, *, regex: bool, ignore_case: bool,
             searcher = re2.compile(("(?m)" + text).encode("utf-8"), _re2_options(ignore_case))
         except re2.error as exc:
             reason = _re2_reason(exc)
-            raise PatternProblem("regex", f"the pattern is not a valid regular expression: "
+            raise PatternProblem(Kind.REGEX, f"the pattern is not a valid regular expression: "
                                  f"{reason}", reason=reason) from None
         return Pattern(pattern, shown, notes, searcher=searcher, required=needle)
     return _fallback(pattern, shown, text, notes, tokens, ignore_case, needle)
@@ -168,7 +169,7 @@ def _fallback(pattern: str, shown: str, text: str, notes: list[str],
               tokens: list[syntax.Token], ignore_case: bool, needle: bytes | None) -> Pattern:
     risk = syntax.backtracking_risk(tokens)
     if risk is not None:
-        raise PatternProblem("unsafe_regex", f"the pattern has {risk}, which Python's re (used "
+        raise PatternProblem(Kind.UNSAFE_REGEX, f"the pattern has {risk}, which Python's re (used "
                              "because RE2 is not installed) could take exponential time on",
                              reason=risk)
     flags = re.MULTILINE | (re.IGNORECASE if ignore_case else 0)
@@ -176,7 +177,7 @@ def _fallback(pattern: str, shown: str, text: str, notes: list[str],
         searcher = re.compile(text.encode("utf-8"), flags)
     except (re.error, OverflowError, RecursionError, ValueError) as exc:
         reason = getattr(exc, "msg", None) or type(exc).__name__
-        raise PatternProblem("regex", f"the pattern is not a valid regular expression: {reason}",
+        raise PatternProblem(Kind.REGEX, f"the pattern is not a valid regular expression: {reason}",
                              reason=reason) from None
     return Pattern(pattern, shown, [*notes, FALLBACK_NOTE], searcher=searcher, required=needle,
                    fallback=True)

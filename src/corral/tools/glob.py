@@ -28,8 +28,8 @@ from typing import Any
 
 from ..contained._tree import Tree
 from ._context import ToolContext
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._refusal import Code, Kind, Refusal
+from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import GlobRequest
 from ._search import (
     Base,
@@ -86,7 +86,7 @@ def _relative_pattern(ctx: ToolContext, pattern: str, base: str) -> tuple[str, b
     # the pattern is a host path: never echoed (it would name host directories)
     raise Refusal(Code.INVALID_ARGUMENT, f"the absolute pattern is not below path {prefix}",
                   "Pass a pattern relative to 'path', or leave 'path' at \".\".",
-                  details={"field": "pattern", "path": prefix, "kind": "pattern_outside_path"})
+                  details={"field": "pattern", "path": prefix}, kind=Kind.PATTERN_OUTSIDE_PATH)
 
 
 def _leads_to_file(ctx: ToolContext, real: str) -> bool:
@@ -103,7 +103,7 @@ def _not_a_directory(shown: str, info: os.stat_result, given: str) -> Refusal:
     return Refusal(Code.INVALID_ARGUMENT, message,
                    f"glob searches a directory: pass one as 'path' (its directory is "
                    f"{parent}); to read this file use read_file.",
-                   details={"path": shown, "kind": "not_directory"},
+                   details={"path": shown}, kind=Kind.NOT_DIRECTORY,
                    suggested_tool="glob", suggested_args={"pattern": given, "path": parent})
 
 
@@ -191,9 +191,8 @@ def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
     except Refusal as refusal:
         if not Budget.is_time_limit(refusal):
             raise
-        raise Budget.over("glob", base.shown, {"pattern": given, "paths": found.paths[:cap],
-                                               "truncated": True},
-                          f"{budget.steps} checkpoints") from None
+        raise budget.over(base.shown, {"pattern": given, "paths": found.paths[:cap],
+                                        "truncated": True}) from None
     paths = found.paths
     counts = visitor.counts
     over = len(paths) > cap
@@ -236,4 +235,16 @@ def _notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], found: _F
         result["note"] = " ".join(tail)
 
 
-TOOL = ToolSpec(name="glob", description=DESCRIPTION, schema=SCHEMA, run=run)
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"}, "pattern": {"type": "string"},
+    "paths": {"type": "array", "items": {"type": "string"}},
+    "truncated": {"type": "boolean"},
+    "ignored": {"type": "object"}, "skipped": {"type": "object"},
+    "denied": {"type": "integer"}, "note": {"type": "string"},
+    "suggestedTool": {"type": "string"}, "suggestedArgs": {"type": "object"},
+    "diagnosis": {"type": "string"},
+}, ["path", "pattern", "paths", "truncated"])
+
+TOOL = ToolSpec(name="glob", title="Find files by name", description=DESCRIPTION,
+                schema=SCHEMA, output_schema=OUTPUT_SCHEMA, run=run, request=GlobRequest,
+                suggests=Suggests(retry_on=frozenset({"directory"})))

@@ -36,8 +36,8 @@ from typing import Any
 from ..contained import SpecialFileError
 from ..contained._tree import Tree, TreeStats
 from ._context import ToolContext
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._refusal import Code, Kind, Refusal
+from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import GrepRequest
 from ._search import (
     Base,
@@ -270,7 +270,7 @@ def _include(text: str | None) -> GlobMatcher | None:
         raise Refusal(Code.INVALID_ARGUMENT, f"include {text!r} names a directory, and include "
                       "filters file names", "Pass the directory as 'path' and a file pattern "
                       "such as \"*.py\" as 'include'.",
-                      details={"field": "include", "kind": "directory"})
+                      details={"field": "include"}, kind=Kind.DIRECTORY)
     return compile_glob(text, "include")
 
 
@@ -333,7 +333,7 @@ def _finder(ctx: ToolContext) -> Finds:
             ctx.check_hardlink(rel, info)
             return bool(search(ctx, trial, pattern, include, rel, info, probe=True)["files"])
         except Refusal as refusal:
-            if refusal.code is Code.DENIED and refusal.details.get("kind") == "cancelled":
+            if refusal.kind is Kind.CANCELLED:
                 raise
             return False  # out of time included: the suggestion is not verified
         except (PatternProblem, OSError):
@@ -368,10 +368,9 @@ def search(ctx: ToolContext, args: dict[str, Any], pattern: Pattern,
     except Refusal as refusal:
         if not Budget.is_time_limit(refusal):
             raise
-        raise Budget.over("grep", base.shown, {"pattern": args["pattern"], "outputMode": mode,
-                                               mode: grep.results[:limit],
-                                               "filesSearched": grep.searched},
-                          f"searching {grep.searched} files") from None
+        raise budget.over(base.shown, {"pattern": args["pattern"], "outputMode": mode,
+                                       mode: grep.results[:limit],
+                                       "filesSearched": grep.searched}) from None
     finally:
         ctx.root.backend.close(base.fd)
     return _result(ctx, args, grep, base, outcome, notes, context, limit)
@@ -493,4 +492,21 @@ def _finish_notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], gr
         result["note"] = " ".join(notes)
 
 
-TOOL = ToolSpec(name="grep", description=DESCRIPTION, schema=SCHEMA, run=run)
+# the list under the key outputMode names (matches, files or counts) is described there
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"}, "pattern": {"type": "string"},
+    "outputMode": {"type": "string", "enum": list(MODES)},
+    "matches": {"type": "array", "items": {"type": "object"}},
+    "files": {"type": "array", "items": {"type": "string"}},
+    "counts": {"type": "array", "items": {"type": "object"}},
+    "truncated": {"type": "boolean"}, "filesSearched": {"type": "integer"},
+    "filesIncluded": {"type": "integer"}, "limit": {"type": "integer"},
+    "skipped": {"type": "object"}, "ignored": {"type": "object"},
+    "denied": {"type": "integer"}, "translated": {"type": "object"},
+    "note": {"type": "string"}, "suggestedTool": {"type": "string"},
+    "suggestedArgs": {"type": "object"}, "diagnosis": {"type": "string"},
+}, ["path", "pattern", "outputMode", "truncated", "filesSearched"])
+
+TOOL = ToolSpec(name="grep", title="Search file contents", description=DESCRIPTION,
+                schema=SCHEMA, output_schema=OUTPUT_SCHEMA, run=run, request=GrepRequest,
+                suggests=Suggests(retry_on=frozenset({"file", "directory"})))
