@@ -148,8 +148,8 @@ CASES = [
          details={"path": ".", "operation": "grep", "reason": "searching is off",
                   "kind": "host"}, tree=SRC, toolbox_options={"authorize": _deny_grep}),
     Case("grep", "swapped_during_authorization", {"pattern": "main", "path": "src/app.py"},
-         "STALE", "src/app.py was replaced while the call was being authorized; nothing was "
-         "searched", "Repeat the call to search what is there now.",
+         "STALE", "src/app.py changed while the call was being authorized; nothing was done",
+         "Read the file again, then repeat the call.",
          details={"path": "src/app.py", "kind": "swapped"}, tree=SRC, prepare=_remember_root,
          toolbox_options={"authorize": _swap_file_during_authorization}),
     Case("grep", "unknown_output_mode", {"pattern": "main", "outputMode": "lines"},

@@ -162,7 +162,8 @@ def test_glob_automaton_matches_brute_force(seed):
         segs = [rng.choice(atoms + ["**"]) for _ in range(rng.randrange(1, 4))]
         pattern = "/".join(segs)
         oracle = segs if len(segs) > 1 else ["**", *segs]
-        merged = [s for i, s in enumerate(oracle) if not (s == "**" and i and oracle[i - 1] == "**")]
+        merged = [s for i, s in enumerate(oracle)
+                  if not (s == "**" and i and oracle[i - 1] == "**")]
         matcher = compile_glob(pattern)
         for path in paths:
             assert matcher.match(path) == _seg_match(merged, path.split("/")), (pattern, path)
@@ -239,3 +240,19 @@ def test_time_limit_inside_one_large_file(tmp_path, box, monkeypatch):
     out = box(tmp_path).call("grep", {"pattern": "needle"})
     assert out["code"] == "TOO_LARGE" and out["details"]["kind"] == "time_limit"
     assert out["details"]["matches"] == []
+
+
+@pytest.mark.parametrize("tool,args,key", [
+    ("glob", {"pattern": "**/*.txt"}, "paths"),
+    ("grep", {"pattern": "needle"}, "matches"),
+])
+def test_time_limit_through_the_toolbox_deadline(tmp_path, box, tool, args, key):
+    """The real deadline (contract C4): a call given no time answers
+    time_limit with its (empty) partial result, and the next call works."""
+    _many(tmp_path)
+    toolbox = box(tmp_path)
+    out = toolbox.call(tool, args, timeout=1e-9)
+    assert_valid_envelope(out)
+    assert out["code"] == "TOO_LARGE" and out["details"]["kind"] == "time_limit", out
+    assert out["details"]["partial"] is True and out["details"][key] == []
+    assert toolbox.call(tool, args)[key]

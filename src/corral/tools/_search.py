@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import os
 import stat as st
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..contained._tree import TreeVisitor
 from ._context import ToolContext
 from ._policy import Op
-from ._refusal import Code, Kind, Refusal, swapped, time_limit
+from ._refusal import Kind, Refusal, swapped, time_limit
 from ._search_glob import GlobMatcher
 from ._search_ignore import (
     GIT_DIR,
@@ -36,7 +35,6 @@ from ._search_ignore import (
 )
 
 __all__ = [
-    "KIND_TIME_LIMIT",
     "Base",
     "Budget",
     "SearchVisitor",

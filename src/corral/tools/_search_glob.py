@@ -334,10 +334,7 @@ class GlobMatcher:
         if self.name_only:
             return any(test(name) for test in self._name_tests)
         segments, ends = self._segments, self._ends
-        for s in states:
-            if s == ends[s] and segments[s].test(name):
-                return True
-        return False
+        return any(s == ends[s] and segments[s].test(name) for s in states)
 
     def _any_name_test(self, name: str) -> bool:
         return any(test(name) for test in self._name_tests)

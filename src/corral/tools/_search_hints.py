@@ -71,9 +71,12 @@ def _offer(result: dict[str, Any], tool: str, args: dict[str, Any], sentence: st
 
 # -- grep ----------------------------------------------------------------------------------
 
-def _grep_candidates(args: dict[str, Any], result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+Candidates = list[tuple[str, dict[str, Any]]]  # (what is tried, the argument changes)
+
+
+def _grep_candidates(args: dict[str, Any], result: dict[str, Any]) -> Candidates:
     pattern = args["pattern"]
-    out: list[tuple[str, dict[str, Any]]] = []
+    out: Candidates = []
     if args["regex"]:
         if looks_bre(pattern):
             out.append(("bre", {"pattern": bre_to_ere(pattern)}))

@@ -148,8 +148,8 @@ def compile_pattern(pattern: str, *, regex: bool, ignore_case: bool,
     tokens = syntax.tokenize(pattern)
     problem = syntax.unsupported(tokens)
     if problem is not None:
-        raise PatternProblem(Kind.REGEX_UNSUPPORTED, f"the pattern uses {problem.what}, which grep's "
-                             "regex engine (RE2, linear time) does not run",
+        raise PatternProblem(Kind.REGEX_UNSUPPORTED, f"the pattern uses {problem.what}, which "
+                             "grep's regex engine (RE2, linear time) does not run",
                              reason=problem.what, rewrite=problem.rewrite, exact=problem.exact)
     shown, text, notes = syntax.translate(tokens)
     required = syntax.required_literal(tokens) if not ignore_case else None

@@ -29,7 +29,7 @@ class Searcher(Protocol):
 
 
 try:
-    from .._native import ffi as _ffi  # type: ignore[import-untyped]
+    from .._native import ffi as _ffi
     from .._native import lib as _lib
     NATIVE = hasattr(_lib, "corral_scan_lines")
 except ImportError:  # the module was not built: the pure-Python scanner

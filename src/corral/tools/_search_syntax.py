@@ -147,7 +147,7 @@ def tokenize(p: str) -> list[Token]:
             tok, i = Token("close", ")", i), i + 1
         elif c == "|":
             tok, i = Token("alt", "|", i), i + 1
-        elif c in "*+?" or c == "{" and _QUANT.match(p, i):
+        elif c in "*+?" or (c == "{" and _QUANT.match(p, i)):
             m = _QUANT.match(p, i) if c == "{" else None
             end = m.end() if m else i + 1
             if end < len(p) and p[end] in "?+":

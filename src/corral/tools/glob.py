@@ -146,9 +146,10 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
     accepts, match_name = matcher.accepts, matcher.match_name
     seen = 0
     with tree:
-        for dir_sub, _fd, state, entries in tree:
-            if seen + len(entries) > limit:  # Limits.search_files: the rest is not looked at
-                entries = entries[:limit - seen]
+        for dir_sub, _fd, state, run in tree:
+            entries = run
+            if seen + len(run) > limit:  # Limits.search_files: the rest is not looked at
+                entries = run[:limit - seen]
                 found.incomplete = True
             seen += len(entries)
             for name, kind in entries:

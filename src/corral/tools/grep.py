@@ -425,16 +425,17 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
     outcome.stats = tree.stats
     seen, limit = 0, ctx.limits.search_files
     with tree:
-        for dir_sub, dir_fd, state, entries in tree:
-            if seen + len(entries) > limit:  # Limits.search_files: the rest is not looked at
-                entries = entries[:limit - seen]
+        for dir_sub, dir_fd, state, run in tree:
+            entries = run
+            if seen + len(run) > limit:  # Limits.search_files: the rest is not looked at
+                entries = run[:limit - seen]
                 outcome.incomplete = True
             seen += len(entries)
             for name, kind in entries:
                 if not _include_matches(include, dir_sub, name, state):
                     continue
                 grep.included += 1
-                if kind == "symlink" or kind == "other":
+                if kind in ("symlink", "other"):
                     skipped["symlinks" if kind == "symlink" else "special"] += 1
                 elif rules and visitor.file_ignored(dir_sub, name):
                     outcome.ignored += 1
