@@ -4,10 +4,10 @@
 the full path (a directory sorts as ``name/``, so ``a.txt`` < ``a/b``), so a
 capped search can stop at the cap plus one and still be sorted.  Each
 directory is listed once through its own fd (``scandir`` of the fd, the
-entry kinds from ``d_type``) and entered with ``Root.open(name,
-dir_fd=fd)``: one plain name, never following a symlink, so nothing outside
-the root (and no directory twice) is walked, and nothing is re-resolved
-from the root per entry.
+entry kinds from ``d_type``) and entered as :meth:`Root.fwalk` does: one
+plain name opened ``O_NOFOLLOW|O_DIRECTORY`` relative to its parent's fd,
+so a symlink is never followed, nothing outside the root (and no directory
+twice) is walked, and nothing is re-resolved from the root per entry.
 
 What to enter, and what each directory carries, is the caller's
 (:class:`TreeVisitor`): a state per directory (a glob's automaton states,
@@ -32,7 +32,7 @@ __all__ = ["MAX_DEPTH", "Tree", "TreeItem", "TreeStats", "TreeVisitor"]
 
 MAX_DEPTH = 128  # directories below the base; each level holds one fd
 TICK_EVERY = 1024
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 S = TypeVar("S")
 # (dir_sub, dir_fd, state, entries): a run of consecutive entries of one
@@ -138,7 +138,9 @@ class Tree(Generic[S]):
         gone or unreadable (or was swapped for a link since listing)."""
         root, visitor = self._root, self._visitor
         try:
-            child = root.open(name, _DIR_FLAGS, dir_fd=fd)
+            # as fwalk: one name, O_NOFOLLOW|O_DIRECTORY, so only a real
+            # directory opens (a symlink swapped in since listing does not)
+            child = root.backend.open_at(fd, name, _DIR_FLAGS)
         except OSError:
             self.stats.unreadable_dirs += 1
             return None
