@@ -368,31 +368,33 @@ GREP_SIZES = [10 << 20, 100 << 20, 1 << 30] if SCALE_FULL else [4 << 20, 16 << 2
 EXPONENT_TARGET = 1.1
 
 
-def _scaling_tree(entries: int) -> Path:
-    """``entries`` empty files (half of them .py), 100 per directory."""
-    tree = FIXTURES / f"scale-glob-{entries}"
+def _fixture(name: str, make: Callable[[Path], None]) -> Path:
+    """``benchmarks/_fixtures/<name>``, made once by ``make`` (then cached)."""
+    tree = FIXTURES / name
     marker = tree / ".fixture"
     if not marker.exists():
         if tree.exists():
             shutil.rmtree(tree)
         tree.mkdir(parents=True)
+        make(tree)
+        marker.write_text(name)
+    return tree
+
+
+def _scaling_tree(entries: int) -> Path:
+    """``entries`` empty files (half of them .py), 100 per directory."""
+    def make(tree: Path) -> None:
         for i in range(entries):
             d = tree / f"d{i // 10_000:03}" / f"e{i // 100 % 100:03}"
             if i % 100 == 0:
                 d.mkdir(parents=True, exist_ok=True)
             (d / (f"f{i}.py" if i % 2 else f"f{i}.txt")).touch()
-        marker.write_text(str(entries))
-    return tree
+    return _fixture(f"scale-glob-{entries}", make)
 
 
 def _scaling_data(size: int) -> Path:
     """``size`` bytes of code-like lines in files of 8 MB, a literal every 4 MB."""
-    tree = FIXTURES / f"scale-grep-{size >> 20}M"
-    marker = tree / ".fixture"
-    if not marker.exists():
-        if tree.exists():
-            shutil.rmtree(tree)
-        tree.mkdir(parents=True)
+    def make(tree: Path) -> None:
         rng = random.Random(size)
         block = ("\n".join(_line(rng) for _ in range(2000)) + "\n").encode()
         hit = block.replace(b"render", LITERAL.encode(), 1)
@@ -404,8 +406,7 @@ def _scaling_data(size: int) -> Path:
                     chunk = hit if written % (4 << 20) < len(block) else block
                     out.write(chunk)
                     written += len(chunk)
-        marker.write_text(str(size))
-    return tree
+    return _fixture(f"scale-grep-{size >> 20}M", make)
 
 
 def _timed_call(box, tool: str, args: dict) -> Callable[[], float]:

@@ -49,6 +49,7 @@ class TreeStats:
     too_deep: int = 0
     undecodable: int = 0  # names that are not UTF-8 on disk: no model can name them
     entries: int = 0
+    incomplete: bool = False  # stopped at max_entries
 
 
 class TreeVisitor(Generic[S]):
@@ -84,19 +85,33 @@ class Tree(Generic[S]):
     manager so that a search stopping early closes its fds at once."""
 
     def __init__(self, root: Root, fd: int, start: S, visitor: TreeVisitor[S], *,
-                 yield_dirs: bool = False, max_depth: int = MAX_DEPTH) -> None:
+                 yield_dirs: bool = False, max_depth: int = MAX_DEPTH,
+                 max_entries: int | None = None) -> None:
         self._root = root
         self._fd = fd
         self._start = start
         self._visitor = visitor
         self._yield_dirs = yield_dirs
         self._max_depth = max_depth
+        self._left = max_entries  # entries that may still be yielded
         self.stats = TreeStats()
         self._gen: Generator[TreeItem[S], None, None] | None = None
 
     def __iter__(self) -> Iterator[TreeItem[S]]:
         self._gen = self._walk()
-        return self._gen
+        return self._capped(self._gen) if self._left is not None else self._gen
+
+    def _capped(self, items: Iterator[TreeItem[S]]) -> Iterator[TreeItem[S]]:
+        """At most ``max_entries`` entries in all; then :attr:`TreeStats.incomplete`."""
+        for dir_sub, fd, state, run in items:
+            left = self._left or 0
+            if len(run) > left:
+                self.stats.incomplete = True
+                if left:
+                    yield dir_sub, fd, state, run[:left]
+                return
+            self._left = left - len(run)
+            yield dir_sub, fd, state, run
 
     def __enter__(self) -> Tree[S]:
         return self

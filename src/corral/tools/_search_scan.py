@@ -36,20 +36,23 @@ except ImportError:  # the module was not built: the pure-Python scanner
     NATIVE = False
 
 
+def _line_of(buf: bytes, pos: int, at: int, line: int) -> Hit:
+    """The line holding offset ``at``, found from the line start ``pos``
+    (numbered ``line``)."""
+    start = buf.rfind(b"\n", pos, at) + 1 or pos
+    end = buf.find(b"\n", at)
+    return start, len(buf) if end < 0 else end, at, line + buf.count(b"\n", pos, start)
+
+
 def _py_literal_lines(needle: bytes, buf: bytes, pos: int, line: int) -> Iterator[Hit]:
-    size = len(buf)
-    find, rfind, count = buf.find, buf.rfind, buf.count
-    while pos < size:
+    find = buf.find
+    while pos < len(buf):
         at = find(needle, pos)
         if at < 0:
             return
-        start = rfind(b"\n", pos, at) + 1 or pos
-        line += count(b"\n", pos, start)
-        end = find(b"\n", at)
-        if end < 0:
-            end = size
-        yield start, end, at, line
-        pos, line = end + 1, line + 1
+        hit = _line_of(buf, pos, at, line)
+        yield hit
+        pos, line = hit[1] + 1, hit[3] + 1
 
 
 def _native_literal_lines(needle: bytes, buf: bytes, pos: int, line: int) -> Iterator[Hit]:
@@ -79,22 +82,17 @@ def literal_lines(needle: bytes, buf: bytes, pos: int = 0, line: int = 1,
 def regex_lines(regex: Searcher, buf: bytes, pos: int = 0, line: int = 1) -> Iterator[Hit]:
     """The lines of ``buf[pos:]`` with a match of ``regex`` (as :func:`literal_lines`)."""
     size = len(buf)
-    search, find, rfind, count = regex.search, buf.find, buf.rfind, buf.count
+    search = regex.search
     last = size - 1 if size and buf[size - 1] == 10 else size  # no line after a final "\n"
     while pos < size:
         m = search(buf, pos, size)
         if m is None:
             return
-        at = m.start()
-        start = rfind(b"\n", pos, at) + 1 or pos
-        if start > last:
+        hit = _line_of(buf, pos, m.start(), line)
+        if hit[0] > last:
             return  # an empty match after the final line break: not a line
-        line += count(b"\n", pos, start)
-        end = find(b"\n", at)
-        if end < 0:
-            end = size
-        yield start, end, at, line
-        pos, line = end + 1, line + 1
+        yield hit
+        pos, line = hit[1] + 1, hit[3] + 1
 
 
 def count_newlines(buf: bytes, start: int = 0, end: int | None = None) -> int:

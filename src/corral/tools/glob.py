@@ -140,26 +140,22 @@ class _Found:
 
 def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVisitor,
           found: _Found, cap: int) -> Tree[frozenset[int]]:
-    tree = Tree(ctx.root, base.fd, matcher.start, visitor, yield_dirs=matcher.dirs_only)
-    paths, limit = found.paths, ctx.limits.search_files
+    tree = Tree(ctx.root, base.fd, matcher.start, visitor, yield_dirs=matcher.dirs_only,
+                max_entries=ctx.limits.search_files)
+    paths = found.paths
     dirs_only, name_only = matcher.dirs_only, matcher.name_only
     accepts, match_name = matcher.accepts, matcher.match_name
-    seen = 0
     with tree:
-        for dir_sub, _fd, state, run in tree:
-            entries = run
-            if seen + len(run) > limit:  # Limits.search_files: the rest is not looked at
-                entries = run[:limit - seen]
-                found.incomplete = True
-            seen += len(entries)
+        for dir_sub, _fd, state, entries in tree:
             for name, kind in entries:
                 if dirs_only:
                     if kind == "dir" and accepts(state, name):
                         paths.append(base.shown_path(dir_sub + name) + "/")
                 elif match_name(name) if name_only else accepts(state, name):
                     _take(ctx, base, visitor, found, dir_sub, name, kind)
-            if len(paths) > cap or found.incomplete:  # one more than the cap: "truncated" is a fact
+            if len(paths) > cap:  # one more than the cap: "truncated" is then a fact
                 break
+    found.incomplete = tree.stats.incomplete
     return tree
 
 

@@ -421,16 +421,11 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
     outcome.counts = visitor.counts
     outcome.ignored = 0
     skipped = grep.skipped
-    tree = Tree(root, base.fd, include.start if include else frozenset(), visitor)
+    tree = Tree(root, base.fd, include.start if include else frozenset(), visitor,
+                max_entries=ctx.limits.search_files)
     outcome.stats = tree.stats
-    seen, limit = 0, ctx.limits.search_files
     with tree:
-        for dir_sub, dir_fd, state, run in tree:
-            entries = run
-            if seen + len(run) > limit:  # Limits.search_files: the rest is not looked at
-                entries = run[:limit - seen]
-                outcome.incomplete = True
-            seen += len(entries)
+        for dir_sub, dir_fd, state, entries in tree:
             for name, kind in entries:
                 if not _include_matches(include, dir_sub, name, state):
                     continue
@@ -443,8 +438,7 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
                     _grep_file(grep, root, dir_fd, name, base.shown_path(dir_sub + name))
                     if grep.full:
                         return
-            if outcome.incomplete:
-                return
+    outcome.incomplete = tree.stats.incomplete
 
 
 def _grep_file(grep: _Search, root: Any, dir_fd: int, name: str, shown: str) -> None:
