@@ -52,9 +52,6 @@ PUBLIC: dict[str, set[str]] = {
         "Extraction",
         "ExtractReason",
         "Refused",
-        "Handle",
-        "Target",
-        "StaleError",
         "TargetChangedError",
     },
     "corral.tools": {
