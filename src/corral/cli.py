@@ -21,7 +21,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TypedDict
 
 from ._doctor import MCP_INSTALL_HINT
 from .tools._hosts import FORMATS, HostFormat, envelope_json, envelope_text, tool_definitions
@@ -40,6 +40,14 @@ EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader
 BACKENDS = ("os", "native")
 
 Command = Callable[[argparse.Namespace], int]
+
+
+class ToolboxOptions(TypedDict):
+    """What the root options say about a Toolbox (``Toolbox(root, **options)``)."""
+
+    policy: Policy
+    allow_hardlinks: bool
+    read_only: bool
 
 
 class UsageError(Exception):
@@ -79,11 +87,11 @@ def _policy(args: argparse.Namespace) -> Policy:
                         protect=args.protect, deny=args.deny)
 
 
-def toolbox_options(args: argparse.Namespace) -> dict[str, Any]:
+def toolbox_options(args: argparse.Namespace) -> ToolboxOptions:
     """The Toolbox keyword arguments the root options ask for (every
     subcommand that opens a root, ``serve``'s extra roots included)."""
-    return {"policy": _policy(args), "allow_hardlinks": args.allow_hardlinks,
-            "read_only": getattr(args, "read_only", False)}
+    return ToolboxOptions(policy=_policy(args), allow_hardlinks=args.allow_hardlinks,
+                          read_only=getattr(args, "read_only", False))
 
 
 def _toolbox(args: argparse.Namespace) -> Toolbox:
