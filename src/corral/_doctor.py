@@ -29,6 +29,22 @@ def native_build_note() -> str | None:
     return text.strip() or None
 
 
+def _search_engine() -> dict[str, Any]:
+    from .tools._search_regex import engine_report
+
+    return engine_report()
+
+
+def _search_lines(report: dict[str, Any]) -> list[str]:
+    search = report.get("search") or {}
+    if search.get("re2"):
+        engine = f"RE2 {search.get('re2Version') or ''}".rstrip() + " (linear time)"
+    else:
+        engine = f"Python re with guards ({search.get('note')})"
+    return [f"grep regex engine: {engine}",
+            f"grep literal scanner: {search.get('literalScanner')}"]
+
+
 def _root_part(root: str, backend_problem: str | None, policy: Policy | None,
                allow_hardlinks: bool) -> dict[str, Any]:
     """The root as opened, and the policy a Toolbox over it applies (the
@@ -69,6 +85,7 @@ def doctor_report(root: str, *, backend_problem: str | None = None,
     report["root"] = _root_part(root, backend_problem, policy, allow_hardlinks)
     report["backends"] = backend_report()
     report["native_build"] = native_build_note()
+    report["search"] = _search_engine()
     try:
         report["mcp"] = metadata.version("mcp")
     except metadata.PackageNotFoundError:
@@ -124,6 +141,7 @@ def doctor_text(report: dict[str, Any]) -> str:
         lines.append(f"root: {root['path']}")
     lines += _backend_lines(report)
     lines += _fast_path_lines(report)
+    lines += _search_lines(report)
     if root.get("policy"):
         lines.append("policy:")
         lines += [f"  {line}" for line in root["policy"]]

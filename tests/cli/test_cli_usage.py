@@ -176,10 +176,23 @@ def test_doctor_says_why_a_build_has_no_native_module():
                            "available": ["os"], "native": {"built": False,
                                                             "reason": "not built"},
                            "fast_path": {"openat2": True, "openat2_reason": "probed"}},
-              "native_build": "the C compile failed (CompileError: no cc)", "mcp": None}
+              "native_build": "the C compile failed (CompileError: no cc)", "mcp": None,
+              "search": {"regex": "re", "re2": False, "re2Version": None,
+                         "literalScanner": "python", "note": "RE2 is not installed"}}
     text = doctor_text(report)
     assert "native module: not in use: not built" in text
     assert "  at build time: the C compile failed (CompileError: no cc)" in text
+    assert "grep regex engine: Python re with guards (RE2 is not installed)" in text
+    assert "grep literal scanner: python" in text
+
+
+def test_doctor_names_the_regex_engine(root):
+    from corral.tools._search_regex import engine_report
+
+    status, out, _ = cli("doctor", str(root), "--json")
+    assert status == 0 and json.loads(out)["search"] == engine_report()
+    status, text, _ = cli("doctor", str(root))
+    assert ("grep regex engine: RE2" in text) is engine_report()["re2"]
 
 
 # -- policy flags ----------------------------------------------------------------------
