@@ -27,7 +27,8 @@ from ._requests import ReadRequest
 
 DESCRIPTION = (
     "Describe one file, directory or link without reading it: 'kind' (file, directory, "
-    "symlink, fifo, socket, char_device, block_device, other), 'size' in bytes, 'mode' "
+    "symlink, fifo, socket, char_device, block_device, other), 'size' in bytes (not for a "
+    "symlink), 'mode' "
     "(permission bits as an octal string such as \"0644\"), 'links' (hard link count), and "
     "the times 'mtime' (modified), 'ctime' (status changed), 'atime' (accessed) as ISO 8601 "
     "UTC, each also in nanoseconds ('mtimeNs'...); 'birthtime' where the system records it. "
@@ -56,7 +57,7 @@ _NS = 1_000_000_000
 class InfoRequest(ReadRequest):
     """file_info asks to read an entry's metadata (a kind of read)."""
 
-    operation = "info"
+    operation = "inspect"
 
 
 @dataclass(frozen=True)
@@ -130,11 +131,12 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ctx.authorize(InfoRequest(shown))
     info = entry.info
     ctx.ensure_same(rel, (info.st_dev, info.st_ino), follow=False, mode=info.st_mode)
-    result: dict[str, Any] = {"path": shown, "kind": _kind(info.st_mode), "size": info.st_size,
-                              "mode": f"{st.S_IMODE(info.st_mode):04o}", "links": info.st_nlink,
-                              **_times(info)}
+    result: dict[str, Any] = {"path": shown, "kind": _kind(info.st_mode)}
     if st.S_ISLNK(info.st_mode):
-        result.update(_link_target(ctx, rel))
+        result.update(_link_target(ctx, rel))  # a link's size is its text's: never said
+    else:
+        result["size"] = info.st_size
+    result.update(mode=f"{st.S_IMODE(info.st_mode):04o}", links=info.st_nlink, **_times(info))
     return result
 
 
@@ -159,7 +161,7 @@ OUTPUT_SCHEMA = success_schema({
     "mtimeNs": _NS_VALUE, "ctimeNs": _NS_VALUE, "atimeNs": _NS_VALUE, "birthtimeNs": _NS_VALUE,
     "target": {"type": "string"},
     "targetKind": {"type": "string", "enum": list(TARGET_KINDS)},
-}, ["path", "kind", "size", "mode", "links", "mtime", "ctime", "atime", "mtimeNs", "ctimeNs",
+}, ["path", "kind", "mode", "links", "mtime", "ctime", "atime", "mtimeNs", "ctimeNs",
     "atimeNs"])
 
 TOOL = ToolSpec(name="file_info", title="File info", description=DESCRIPTION, schema=SCHEMA,
