@@ -18,8 +18,8 @@ checked to be the directory seen in their parent's listing; symlinks are
 listed as symlinks and never followed.  Names the host's rules hide are
 counted (``denied``), never named.  Below the first level, what .gitignore
 ignores (and ``.git``) is left out and counted (``ignoredEntries``) unless
-``includeIgnored``; on the first level it is listed, marked ``ignored``,
-and not entered.  The .gitignore rules are the search tools' own
+``includeIgnored``; on the first level it is listed, marked ``ignored``
+(a directory is not entered).  The .gitignore rules are the search tools' own
 (``tools/_search``).
 """
 
@@ -56,7 +56,7 @@ DESCRIPTION_NOTE = (
     "'truncated' and 'total', one the limit did not reach has 'truncated' and no 'entries', "
     "and 'unlisted' counts those. Below the first level, files and directories that .gitignore "
     "ignores (and .git) are left out and counted in 'ignoredEntries' unless includeIgnored is "
-    "true; on the first level an ignored directory is marked 'ignored': true and not entered."
+    "true; on the first level they are listed, marked 'ignored': true (and not entered)."
 )
 
 
