@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..contained import RootVanishedError
 from . import read_file
 from ._classify import classify
 from ._context import ToolContext
@@ -93,6 +94,8 @@ def _read_one(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     it is left out: a suggestion must be a call known to succeed."""
     try:
         return {"ok": True, **read_file.TOOL.run(ctx, args)}
+    except RootVanishedError:
+        raise  # no file can be read: the call itself fails (INTERNAL)
     except Exception as exc:  # the boundary, as Toolbox.call draws it
         refusal = classify(exc, tool="read_file", args=args, ctx=ctx,
                            suggests=read_file.TOOL.suggests)
