@@ -114,9 +114,14 @@ def test_a_denied_target_is_not_named(tmp_path, make_root):
     (tmp_path / "private" / "key").write_text("k")
     (tmp_path / "alias").symlink_to("private/key")
     toolbox = Toolbox(make_root(tmp_path), deny=["private/"])
-    refused = toolbox.call("file_info", {"path": "alias"})
+    described = info(toolbox, "alias")  # the link itself is not denied: described
+    assert described["kind"] == "symlink"
+    assert "target" not in described and "targetKind" not in described
+    assert "private" not in json.dumps(described)
+    refused = toolbox.call("file_info", {"path": "alias/"})  # followed: the denied directory
     assert (refused["code"], refused["details"]["kind"]) == ("DENIED", "deny_rule")
-    assert "private" not in json.dumps(refused)
+    through = toolbox.call("file_info", {"path": "private/key"})
+    assert (through["code"], through["details"]["kind"]) == ("DENIED", "deny_rule")
 
 
 @pytest.mark.parametrize("spelling", ["PRIVATE/key", "nx/../private/key", "./private//key"])
@@ -139,6 +144,15 @@ def test_the_host_is_asked_with_an_info_request(tmp_path, make_root):
                                                                           {"path": "a"})
     assert [(type(r), r.operation, r.path) for r in asked] == [(InfoRequest, "inspect", "a")]
     assert isinstance(asked[0], ReadRequest) and not asked[0].mutates
+
+
+def test_a_secret_file_is_described_never_read(tmp_path, make_root):
+    (tmp_path / ".env").write_text("TOKEN=hunter2\n")
+    toolbox = Toolbox(make_root(tmp_path))  # the default policy: .env is a secret
+    assert toolbox.call("read_file", {"path": ".env"})["details"]["kind"] == "secret"
+    got = info(toolbox, ".env")  # metadata, as list_directory shows it
+    assert (got["kind"], got["size"]) == ("file", len("TOKEN=hunter2\n"))
+    assert "hunter2" not in json.dumps(got)
 
 
 def test_read_only_toolbox_offers_file_info(tmp_path, make_root):

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._context import ToolContext
+from ._policy import Op
 from ._refusal import swapped
 from ._requests import ListRequest, declare
 from ._search import IgnoreRules, ancestor_rules, load_ignore_at
@@ -214,7 +215,7 @@ class _Walk:
             if index % CHECK_EVERY == CHECK_EVERY - 1:
                 ctx.checkpoint()
             real = prefix + name
-            if ctx.is_denied(real):
+            if not ctx.visible(real, Op.LIST):  # as list_directory: deny rules hide
                 listing.denied += 1
             elif hide and self._ignored(rules, real, name, kind):
                 listing.ignored += 1

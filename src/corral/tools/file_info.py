@@ -21,7 +21,7 @@ from typing import Any
 
 from ..contained import EscapeError
 from ._context import ToolContext
-from ._refusal import denied_rule
+from ._policy import Op
 from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import ReadRequest
 
@@ -111,7 +111,7 @@ def _link_target(ctx: ToolContext, rel: str) -> dict[str, Any]:
         return {"targetKind": "outside"}
     except OSError as exc:
         return {"targetKind": "loop" if exc.errno == errno.ELOOP else "missing"}
-    if ctx.is_denied(target):
+    if not ctx.visible(target, Op.LIST):
         return {}  # a hidden name is never shown
     try:
         kind = _kind(ctx.root.stat(target, follow_symlinks=False).st_mode)
@@ -124,10 +124,12 @@ def _link_target(ctx: ToolContext, rel: str) -> dict[str, Any]:
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
-    ctx.check_deny(rel)  # the host's rules, on the spelling and on where it leads
+    # the host's policy on the entry itself, resolved (a final link not
+    # followed): metadata is what a listing shows, so deny rules refuse and
+    # secret files are described (their content is never read)
+    ctx.check_path(rel, Op.LIST, follow=rel == "." or rel.endswith("/"))
     entry = _locate(ctx, rel)
     shown = rel.rstrip("/") or "."
-    _check_policy(ctx, entry.path, shown)
     ctx.authorize(InfoRequest(shown))
     info = entry.info
     ctx.ensure_same(rel, (info.st_dev, info.st_ino), follow=False, mode=info.st_mode)
@@ -138,14 +140,6 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         result["size"] = info.st_size
     result.update(mode=f"{st.S_IMODE(info.st_mode):04o}", links=info.st_nlink, **_times(info))
     return result
-
-
-def _check_policy(ctx: ToolContext, canonical: str, shown: str) -> None:
-    """The host's policy on the resolved entry (refusals name ``shown``, the
-    model's spelling): until the tools engineer's policy check (C3
-    ``ctx.check(location, "stat")``) lands, the deny rules."""
-    if ctx.is_denied(canonical):
-        raise denied_rule(shown, "path")
 
 
 _TIME = {"type": "string", "format": "date-time"}

@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._context import ToolContext
-from ._refusal import Code, Kind, Refusal, denied_rule, not_directory, swapped
+from ._locate import Location
+from ._policy import Op
+from ._refusal import Code, Kind, Refusal, not_directory, swapped
 from ._registry import ToolSpec, success_schema
 from ._requests import Request
 
@@ -52,11 +54,13 @@ class MakeDirectoryRequest(Request):
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
-    ctx.check_deny(rel)
+    # the policy on where it really leads and on every directory it creates
+    # (.git/ is protected by default, deny rules refuse on the way too)
+    where = ctx.check_path(rel, Op.MKDIR)
     plan = _plan(ctx, rel, shown)
-    _check_policy(ctx, plan, shown)
-    target = plan[-1] if plan else ctx.root.realpath(rel)  # the host is told where, resolved
-    ctx.authorize(MakeDirectoryRequest(target, creates_directories=tuple(plan)))
+    for made in plan:  # and on what the core will really create
+        ctx.check(Location(made), Op.MKDIR, shown=shown)
+    ctx.authorize(MakeDirectoryRequest(where.path, creates_directories=tuple(plan)))
     if _plan(ctx, rel, shown) != plan:
         raise swapped(shown)  # the tree changed while the host decided: fail closed
     created = _make(ctx, rel, shown) if plan else []
@@ -111,15 +115,6 @@ def _type(mode: int) -> str:
     if st.S_ISLNK(mode):
         return "symlink"
     return "file" if st.S_ISREG(mode) or not mode else "other"
-
-
-def _check_policy(ctx: ToolContext, plan: list[str], shown: str) -> None:
-    """The host's rules on every directory to be created (canonical paths):
-    until the tools engineer's policy check (C3 ``ctx.check(location,
-    "mkdir")``, which also protects ``.git/``) lands, the deny rules."""
-    for path in plan:
-        if ctx.is_denied(path):
-            raise denied_rule(shown, "path")
 
 
 OUTPUT_SCHEMA = success_schema({
