@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -26,7 +27,8 @@ from _tools_support import CONFIG_IDS, CONFIGS, World, call_bounded, string_valu
 from corral.contained import Root, backend_by_name
 from corral.tools import Refusal, Toolbox
 from test_threats_tools import (INVALID, OK, SPECIAL_KIND, SPECIALS, CloexecWatch, _open_fds,
-                                expect, hard_link, loops, outward_links, specials)
+                                _swap_link_out, _swap_rename_over, expect, hard_link, loops,
+                                outward_links, specials)
 
 Want = tuple[str, str | None]
 
@@ -204,21 +206,6 @@ def test_row05_loops_are_typed_and_fast(tmp_path, config, slot):
 
 # -- row 10: swapped while the host decides ----------------------------------------------
 
-def _swap_rename_over(world: World, rel: str) -> None:
-    os.rename(world.root / "other.txt", world.root / rel)
-
-
-def _swap_link_out(world: World, rel: str) -> None:
-    path = world.root / rel
-    if path.is_dir() and not path.is_symlink():
-        for child in path.iterdir():
-            child.unlink()
-        path.rmdir()
-    else:
-        path.unlink()
-    os.symlink(world.far if rel.startswith("d") else world.far / "secret.txt", path)
-
-
 SWAPS = [
     ("read_files", {"paths": ["a.txt"]}, "a.txt", _swap_rename_over),
     ("read_files", {"paths": ["a.txt"]}, "a.txt", _swap_link_out),
@@ -288,7 +275,7 @@ def test_row12_the_tree_lists_special_files_without_opening_them(tmp_path, confi
     try:
         listed = world.call(world.toolbox(config), "list_directory", {"path": ".", "depth": 3})
         kinds = {e["name"]: e["kind"] for e in listed["entries"] if e["name"] in SPECIALS}
-        assert kinds == {name: "other" for name in SPECIALS}
+        assert kinds == dict.fromkeys(SPECIALS, "other")
         info = world.call(world.toolbox(config), "file_info", {"path": "fifo"})
         assert info["kind"] == "fifo"
     finally:

@@ -5,26 +5,14 @@ clock."""
 
 from __future__ import annotations
 
-import pytest
-
 from images import png
-from support import FakeClock, HookBackend, assert_valid_envelope
+from support import assert_valid_envelope
+import test_call_bounds as bounds
 
-from corral.contained import Root
 from corral.tools import CancelToken, Toolbox
-import corral.tools._context as context_module
 
-
-@pytest.fixture
-def clock(monkeypatch):
-    fake = FakeClock()
-    monkeypatch.setattr(context_module, "_now", fake)
-    return fake
-
-
-def hooked(make_root, path, hooks):
-    plain = make_root(path)
-    return Root(path, backend=HookBackend(plain.backend, hooks), fast_path=make_root.fast_path)
+clock = bounds.clock  # the fake deadline clock (a fixture)
+hooked = bounds.hooked_root
 
 
 def after(n, action):

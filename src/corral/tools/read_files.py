@@ -43,9 +43,10 @@ SCHEMA: dict[str, Any] = {
                   "items": {"type": "string", "minLength": 1, "maxLength": 4096},
                   "description": "The files to read, relative to the root, in the order the "
                                  "answers should come."},
-        "offset": {"type": "integer", "minimum": 1, "default": 1,
+        # read_file's own window, said of every file
+        "offset": {**read_file.SCHEMA["properties"]["offset"],
                    "description": "1-based line to start at in every file (default 1)."},
-        "limit": {"type": "integer", "minimum": 1,
+        "limit": {**read_file.SCHEMA["properties"]["limit"],
                   "description": "How many lines of each file (default and maximum 2000)."},
     },
     "required": ["paths"],
