@@ -34,11 +34,11 @@ def test_the_host_is_told_the_canonical_directories_first(tmp_path, make_root):
     asked = []
     toolbox = Toolbox(make_root(tmp_path), authorize=lambda r: asked.append(r))
     result = toolbox.call("make_directory", {"path": "alias/x/../y/z"})
-    assert asked == [MakeDirectoryRequest("real/y/z",
-                                          creates_directories=("real/x", "real/y", "real/y/z"))]
+    # x is passed and left again by '..': never made
+    assert asked == [MakeDirectoryRequest("real/y/z", creates_directories=("real/y", "real/y/z"))]
     assert asked[0].mutates is True
-    assert result["createdDirectories"] == ["real/x", "real/y", "real/y/z"]
-    assert (tmp_path / "real" / "y" / "z").is_dir()
+    assert result["createdDirectories"] == ["real/y", "real/y/z"]
+    assert (tmp_path / "real" / "y" / "z").is_dir() and not (tmp_path / "real" / "x").exists()
 
 
 def test_a_host_refusal_creates_nothing(tmp_path, make_root):
@@ -51,7 +51,7 @@ def test_a_host_refusal_creates_nothing(tmp_path, make_root):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_swap_while_the_host_decides_fails_closed(tmp_path, make_root):
+def test_a_directory_made_meanwhile_is_used_and_not_listed(tmp_path, make_root):
     (tmp_path / "a").mkdir()
 
     def meddle(request):
@@ -59,8 +59,37 @@ def test_a_swap_while_the_host_decides_fails_closed(tmp_path, make_root):
 
     result = Toolbox(make_root(tmp_path), authorize=meddle).call("make_directory",
                                                                  {"path": "a/b/c"})
+    assert result["createdDirectories"] == ["a/b/c"]  # only what this call made
+    assert (tmp_path / "a" / "b" / "c").is_dir()
+
+
+def test_a_file_put_in_the_plan_meanwhile_fails_closed(tmp_path, make_root):
+    (tmp_path / "a").mkdir()
+
+    def meddle(request):
+        (tmp_path / "a" / "b").write_text("in the way")
+
+    result = Toolbox(make_root(tmp_path), authorize=meddle).call("make_directory",
+                                                                 {"path": "a/b/c"})
     assert (result["code"], result["details"]["kind"]) == ("STALE", "swapped")
-    assert not (tmp_path / "a" / "b" / "c").exists()
+    assert (tmp_path / "a" / "b").read_text() == "in the way"
+
+
+def test_the_parent_swapped_for_a_link_out_meanwhile_creates_nothing_outside(tmp_path,
+                                                                             make_root):
+    root = tmp_path / "root"
+    (root / "a").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+
+    def swap(request):
+        os.rename(root / "a", root / "a-old")
+        (root / "a").symlink_to(outside)
+
+    result = Toolbox(make_root(root), authorize=swap).call("make_directory", {"path": "a/b"})
+    assert list(outside.iterdir()) == []
+    # the held parent is the directory decided on: b is made there, renamed or not
+    assert result["ok"] is True and (root / "a-old" / "b").is_dir(), result
 
 
 def test_a_link_planted_while_the_host_decides_is_not_followed_out(tmp_path, make_root):

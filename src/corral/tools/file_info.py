@@ -16,12 +16,13 @@ import datetime as _dt
 import errno
 import os
 import stat as st
-from dataclasses import dataclass
 from typing import Any
 
-from ..contained import EscapeError
+from ..contained import EscapeError, Target
 from ._context import ToolContext
+from ._locate import Location
 from ._policy import Op
+from ._refusal import swapped
 from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import ReadRequest
 
@@ -58,26 +59,6 @@ class InfoRequest(ReadRequest):
     """file_info asks to read an entry's metadata (a kind of read)."""
 
     operation = "inspect"
-
-
-@dataclass(frozen=True)
-class _Entry:
-    """Where resolution reached (canonical root-relative) and what is there."""
-
-    path: str
-    info: os.stat_result
-
-
-def _locate(ctx: ToolContext, rel: str) -> _Entry:
-    """The entry ``rel`` names, its final symlink not followed (followed
-    with a trailing '/').  The one place this module resolves a path:
-    C1's ``Root.target(rel)`` (``.path``, ``.lstat()``) replaces it."""
-    info = ctx.root.stat(rel, follow_symlinks=False)
-    if rel == "." or rel.endswith("/") or not st.S_ISLNK(info.st_mode):
-        return _Entry(ctx.root.realpath(rel), info)
-    parent, _, name = rel.rpartition("/")
-    where = ctx.root.realpath(parent or ".")
-    return _Entry(name if where == "." else f"{where}/{name}", info)
 
 
 def _kind(mode: int) -> str:
@@ -122,17 +103,36 @@ def _link_target(ctx: ToolContext, rel: str) -> dict[str, Any]:
     return {"target": target, "targetKind": kind}
 
 
+def _target(ctx: ToolContext, rel: str) -> Target:
+    """``Root.target`` of ``rel``; when it cannot be resolved, a refusal by
+    policy wins over the error (a denied name is not said to be missing)."""
+    follow = rel.endswith("/")
+    try:
+        return ctx.root.target(rel, follow_final=follow)
+    except OSError:
+        ctx.check_path(rel, Op.LIST, follow=follow)
+        raise
+
+
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
-    # the host's policy on the entry itself, resolved (a final link not
-    # followed): metadata is what a listing shows, so deny rules refuse and
-    # secret files are described (their content is never read)
-    ctx.check_path(rel, Op.LIST, follow=rel == "." or rel.endswith("/"))
-    entry = _locate(ctx, rel)
     shown = rel.rstrip("/") or "."
-    ctx.authorize(InfoRequest(shown))
-    info = entry.info
-    ctx.ensure_same(rel, (info.st_dev, info.st_ino), follow=False, mode=info.st_mode)
+    # the entry itself (a final link not followed; with a trailing '/' the
+    # directory it leads to), resolved once, its parent held
+    with _target(ctx, rel) as target:
+        # the policy on what resolution reached: metadata is what a listing
+        # shows, so deny rules refuse and secret files are described (their
+        # content is never read)
+        ctx.check(Location(target.path, (), target.passed), Op.LIST, shown=shown)
+        info = target.lstat()
+        if info is None:
+            info = ctx.root.stat(rel, follow_symlinks=False)  # raises the not-found refusal
+        ctx.authorize(InfoRequest(shown))
+        now = target.lstat()  # a swap during authorization fails closed
+        if now is None or (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (
+                info.st_dev, info.st_ino, st.S_IFMT(info.st_mode)):
+            raise swapped(shown)
+        info = now
     result: dict[str, Any] = {"path": shown, "kind": _kind(info.st_mode)}
     if st.S_ISLNK(info.st_mode):
         result.update(_link_target(ctx, rel))  # a link's size is its text's: never said

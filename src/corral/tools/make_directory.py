@@ -1,13 +1,15 @@
 """make_directory: create a directory and its missing parents.
 
-Order: find which directories would be created (canonical root-relative
-paths, as resolution reaches them: ``a/../b`` creates ``a`` and ``b``, a
-symlinked parent is where it leads), check the host's rules on each,
-describe them to the host (:class:`MakeDirectoryRequest`), check nothing
-changed while it decided, create them (``mkdirat`` then an ``O_NOFOLLOW``
-open of each, so a symlink planted meanwhile is refused), and name what was
-created.  A directory that exists already is success with nothing created;
-a file (or anything not a directory) in the way is refused.
+Order: resolve once (:meth:`Root.target` with ``create_parents``: the
+parent held open, the directories that would be created as canonical
+root-relative paths, a symlinked parent where it leads, ``nx`` of
+``nx/../b`` never made), check the host's policy on the target, on each of
+those and on what the path passes, describe them to the host
+(:class:`MakeDirectoryRequest`), then create them from the held parent
+(``mkdirat`` and an ``O_NOFOLLOW`` reopen of each: nothing is resolved
+again, so a swap while the host decided cannot redirect it) and name what
+was created.  A directory that exists already (or an inside symlink to one)
+is success with nothing created; anything else in the way is refused.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import stat as st
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..contained import StaleError, Target
 from ._context import ToolContext
 from ._locate import Location
 from ._policy import Op
-from ._refusal import Code, Kind, Refusal, not_directory, swapped
+from ._refusal import Code, Kind, Refusal, swapped
 from ._registry import ToolSpec, success_schema
 from ._requests import Request
 
@@ -54,67 +57,72 @@ class MakeDirectoryRequest(Request):
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
-    # the policy on where it really leads and on every directory it creates
-    # (.git/ is protected by default, deny rules refuse on the way too)
-    where = ctx.check_path(rel, Op.MKDIR)
-    plan = _plan(ctx, rel, shown)
-    for made in plan:  # and on what the core will really create
-        ctx.check(Location(made), Op.MKDIR, shown=shown)
-    ctx.authorize(MakeDirectoryRequest(where.path, creates_directories=tuple(plan)))
-    if _plan(ctx, rel, shown) != plan:
-        raise swapped(shown)  # the tree changed while the host decided: fail closed
-    created = _make(ctx, rel, shown) if plan else []
-    if created != plan:
-        # created now and not what was authorized: a race between the check
-        # above and the creation (C1's Target.make_parents closes it)
-        raise swapped(shown)
-    return {"path": shown, "createdDirectories": created, "created": bool(created)}
+    with _target(ctx, rel) as target:
+        # the policy on where it really leads, on every directory it creates
+        # and on those it passes (.git/ is protected by default)
+        ctx.check(Location(target.path, target.creates, target.passed), Op.MKDIR, shown=shown)
+        current = target.lstat()
+        if current is not None and not st.S_ISDIR(current.st_mode) and not (
+                st.S_ISLNK(current.st_mode) and _leads_to_directory(ctx, rel)):
+            raise _in_the_way(shown, current.st_mode)
+        plan = [] if current is not None else [*target.creates, target.path]
+        ctx.authorize(MakeDirectoryRequest(target.path, creates_directories=tuple(plan)))
+        return {"path": shown, "createdDirectories": _make(target, shown) if plan else [],
+                "created": bool(plan)}
 
 
-def _plan(ctx: ToolContext, rel: str, shown: str) -> list[str]:
-    """The directories ``rel`` needs created (the one path operation of
-    this module's plan; C1's ``Root.target(rel, create_parents=True)
-    .creates`` replaces it)."""
+def _target(ctx: ToolContext, rel: str) -> Target:
+    """``Root.target`` of ``rel`` with its parents planned; when it cannot
+    be resolved, a refusal by policy wins over the error."""
     try:
-        return ctx.root.makedirs(rel, exist_ok=True, dry_run=True)
-    except (FileExistsError, NotADirectoryError) as exc:
-        raise _in_the_way(ctx, rel, shown, exc) from None
-
-
-def _make(ctx: ToolContext, rel: str, shown: str) -> list[str]:
-    """Create them (C1: ``Target.make_parents()``)."""
-    try:
-        return ctx.root.makedirs(rel, exist_ok=True)
-    except (FileExistsError, NotADirectoryError):
-        raise swapped(shown) from None  # the plan said it could be made
-
-
-def _in_the_way(ctx: ToolContext, rel: str, shown: str, exc: OSError) -> Refusal:
-    """Something that is not a directory where one is needed: the leaf
-    itself (``ALREADY_EXISTS``) or a parent (``INVALID_ARGUMENT``)."""
-    where = getattr(exc, "component", None) or shown
-    leaf = isinstance(exc, FileExistsError) or where == shown
-    try:
-        mode = ctx.root.lstat(shown if leaf else where).st_mode
+        return ctx.root.target(rel, create_parents=True)
     except OSError:
-        mode = 0
-    what = ("a symlink" if st.S_ISLNK(mode) else "a file" if st.S_ISREG(mode) or not mode
-            else "not a directory")
-    if leaf:
-        return Refusal(Code.ALREADY_EXISTS, f"{shown} already exists and is {what}, not a "
-                       "directory; nothing was created", "Choose another name for the "
-                       "directory, or use the existing entry as it is.",
-                       details={"path": shown, "field": "path", "type": _type(mode)},
-                       kind=Kind.EXISTS)
-    return not_directory(shown, f"{where} is {what}, so {shown} cannot be created inside it",
-                         f"Use a path whose parents are directories; {where} is {what}.",
-                         field="path", component=where)
+        ctx.check_path(rel, Op.MKDIR)
+        raise
+
+
+def _make(target: Target, shown: str) -> list[str]:
+    """Create the planned directories from the held parent (nothing is
+    resolved again, so a swap while the host decided cannot redirect it);
+    one someone else made meanwhile is used and not listed."""
+    try:
+        made = target.make_parents()
+        try:
+            target.mkdir()
+        except FileExistsError:
+            now = target.lstat()
+            if now is None or not st.S_ISDIR(now.st_mode):
+                raise swapped(shown) from None
+            return made
+    except StaleError:
+        raise swapped(shown) from None  # something other than a directory is there now
+    return [*made, target.path]
+
+
+def _leads_to_directory(ctx: ToolContext, rel: str) -> bool:
+    """Whether the final symlink of ``rel`` leads to a directory inside the
+    root (as ``mkdir -p``, that is a directory that exists); an outward link
+    raises the escape (``OUTSIDE_ROOT``)."""
+    with ctx.root.target(rel, follow_final=True) as followed:
+        info = followed.lstat()
+    return info is not None and st.S_ISDIR(info.st_mode)
+
+
+def _in_the_way(shown: str, mode: int) -> Refusal:
+    """``ALREADY_EXISTS``: the entry is there and is not a directory."""
+    what = "a symlink" if st.S_ISLNK(mode) else "a file" if st.S_ISREG(mode) else \
+        "not a directory"
+    return Refusal(Code.ALREADY_EXISTS, f"{shown} already exists and is {what}, not a "
+                   "directory; nothing was created", "Choose another name for the "
+                   "directory, or use the existing entry as it is.",
+                   details={"path": shown, "field": "path", "type": _type(mode)},
+                   kind=Kind.EXISTS)
 
 
 def _type(mode: int) -> str:
     if st.S_ISLNK(mode):
         return "symlink"
-    return "file" if st.S_ISREG(mode) or not mode else "other"
+    return "file" if st.S_ISREG(mode) else "other"
 
 
 OUTPUT_SCHEMA = success_schema({
