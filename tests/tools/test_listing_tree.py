@@ -170,18 +170,38 @@ def test_a_directory_replaced_during_the_listing_is_not_listed(tmp_path, make_ro
 
     original = _listing_tree._Walk._open
 
-    def swap_then_open(self, node, top_rel):
+    def swap_then_open(self, node):
         if node.real == "b":
             os.rename(tmp_path / "b", tmp_path / "b-old")
             (tmp_path / "b").mkdir()
             (tmp_path / "b" / "planted.txt").write_text("p")
-        return original(self, node, top_rel)
+        return original(self, node)
 
     monkeypatch.setattr(_listing_tree._Walk, "_open", swap_then_open)
     result = tree(Toolbox(make_root(tmp_path)), depth=2)
     b = {e["name"]: e for e in result["entries"]}["b"]
     assert b == {"name": "b", "kind": "dir", "unreadable": True}
     assert "planted" not in json.dumps(result)
+
+
+def test_a_directory_swapped_for_an_inside_link_is_not_followed(tmp_path, make_root,
+                                                               monkeypatch):
+    build(tmp_path, {"a/x.txt": "x", "other/secret-ish.txt": "s"})
+    from corral.tools import _listing_tree
+
+    original = _listing_tree._Walk._open
+
+    def swap_then_open(self, node):
+        if node.real == "a":
+            os.rename(tmp_path / "a", tmp_path / "a-old")
+            (tmp_path / "a").symlink_to("other")
+        return original(self, node)
+
+    monkeypatch.setattr(_listing_tree._Walk, "_open", swap_then_open)
+    result = tree(Toolbox(make_root(tmp_path)), depth=2)
+    a = {e["name"]: e for e in result["entries"]}["a"]
+    assert a == {"name": "a", "kind": "dir", "unreadable": True}
+    assert "secret-ish" not in json.dumps(a)
 
 
 @pytest.mark.parametrize("depth", [2, 5])

@@ -13,9 +13,13 @@ Levels are listed breadth first under one budget (``Limits.list_entries``
 entries in all), so when it runs out the upper levels are complete and
 what was left out is said: a directory's ``total`` and ``truncated``, and
 ``unlisted`` directories (marked ``truncated``, no ``entries``) that the
-budget did not reach.  Directories are entered by their canonical path and
-checked to be the directory seen in their parent's listing; symlinks are
-listed as symlinks and never followed.  Names the host's rules hide are
+budget did not reach.  The base is the handle list_directory's path
+resolves to (C1 ``Root.open_handle``: its canonical path is where the
+policy and .gitignore files are judged); below it, directories are opened
+by their canonical path, no final link followed, and must be the directory
+seen in their parent's listing, still at that path (else they are marked
+``unreadable``, not listed); symlinks are listed as symlinks and never
+followed.  Names the host's rules hide are
 counted (``denied``), never named.  Below the first level, what .gitignore
 ignores (and ``.git``) is left out and counted (``ignoredEntries``) unless
 ``includeIgnored``; on the first level it is listed, marked ``ignored``
@@ -30,6 +34,7 @@ from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any
 
+from ..contained import DirEntry, Handle
 from ._context import ToolContext
 from ._policy import Op
 from ._refusal import swapped
@@ -106,7 +111,7 @@ class _Budget:
 class _Listing:
     """One directory's visible entries (sorted), and what was left out."""
 
-    names: list[tuple[str, str]] = field(default_factory=list)  # (name, kind)
+    entries: list[tuple[DirEntry, bool]] = field(default_factory=list)  # (entry, ignored)
     denied: int = 0
     ignored: int = 0
 
@@ -119,11 +124,15 @@ def tree(ctx: ToolContext, rel: str, info: os.stat_result, args: Mapping[str, An
     shown = rel.rstrip("/") or "."
     ctx.authorize(TreeRequest(shown, depth=depth, include_ignored=include_ignored))
     identity = (info.st_dev, info.st_ino)
-    ctx.ensure_same(rel, identity)  # a swap during authorization fails closed
-    real = ctx.root.realpath(rel)
-    top: dict[str, Any] = {"path": shown}
-    walk = _Walk(ctx, depth, include_ignored, _Budget(ctx.limits.list_entries))
-    walk.run(_Dir(top, real, identity, 1), ancestor_rules(ctx, real), rel)
+    # the base as list_directory resolved it (a link to a directory is
+    # followed there), and where it really is
+    with ctx.root.open_handle(rel, _DIR_FLAGS) as base:
+        now = base.stat()
+        if (now.st_dev, now.st_ino) != identity:
+            raise swapped(shown)  # a swap during authorization fails closed
+        top: dict[str, Any] = {"path": shown}
+        walk = _Walk(ctx, depth, include_ignored, _Budget(ctx.limits.list_entries))
+        walk.run(_Dir(top, base.path, identity, 1), ancestor_rules(ctx, base.path), base)
     result: dict[str, Any] = {"path": shown, "entries": top.get("entries", []),
                               "truncated": walk.budget.cut, "total": top.get("total", 0)}
     if top.get("denied"):
@@ -144,7 +153,7 @@ class _Walk:
         self.include_ignored = include_ignored
         self.budget = budget
 
-    def run(self, top: _Dir, base_rules: IgnoreRules, rel: str) -> None:
+    def run(self, top: _Dir, base_rules: IgnoreRules, base: Handle) -> None:
         level = [top]
         while level:
             below: list[_Dir] = []
@@ -156,140 +165,101 @@ class _Walk:
                     self.budget.unlisted += 1
                     self.budget.cut = True
                     continue
-                below += self._list(node, base_rules, rel if node is top else None)
+                if node is top:
+                    below += self._list(node, base_rules, base)
+                    continue
+                handle = self._open(node)
+                if handle is None:
+                    node.item["unreadable"] = True
+                    continue
+                with handle:
+                    below += self._list(node, base_rules, handle)
             level = below
 
-    def _list(self, node: _Dir, rules: IgnoreRules, top_rel: str | None) -> list[_Dir]:
+    def _list(self, node: _Dir, rules: IgnoreRules, handle: Handle) -> list[_Dir]:
         """List ``node`` into its item; return its directories to list next."""
-        fd = self._open(node, top_rel)
-        if fd is None:
-            node.item["unreadable"] = True
-            return []
-        backend = self.ctx.root.backend
+        for prefix, spec in node.chain:
+            rules.push(prefix, spec)
+        own = load_ignore_at(self.ctx, handle.fileno())
+        prefix = "" if node.real == "." else node.real + "/"
+        if own is not None:
+            rules.push(prefix, own)
         try:
-            for prefix, spec in node.chain:
-                rules.push(prefix, spec)
-            own = load_ignore_at(self.ctx, fd)
-            prefix = "" if node.real == "." else node.real + "/"
-            if own is not None:
-                rules.push(prefix, own)
-            try:
-                listing = self._scan(fd, node, rules, prefix)
-            finally:
-                for _ in range(len(node.chain) + (own is not None)):
-                    rules.pop()
-            chain = node.chain + (((prefix, own),) if own is not None else ())
-            return self._fill(node, listing, fd, prefix, chain)
+            listing = self._scan(handle, node, rules, prefix)
         finally:
-            backend.close(fd)
+            for _ in range(len(node.chain) + (own is not None)):
+                rules.pop()
+        chain = node.chain + (((prefix, own),) if own is not None else ())
+        return self._fill(node, listing, prefix, chain)
 
-    def _open(self, node: _Dir, top_rel: str | None) -> int | None:
-        """An fd of ``node``'s directory, ``None`` if it is gone or no
-        longer the directory listed (the one path operation of this module:
-        C1's ``Root.open_handle`` replaces it).  The base itself failing is
-        the call failing (``STALE``)."""
-        root = self.ctx.root
+    def _open(self, node: _Dir) -> Handle | None:
+        """A handle of the directory below the base, by its canonical path
+        with no link followed at the end, or ``None`` if it is gone or no
+        longer the directory seen in its parent's listing (or no longer
+        there: a link on the way would move its canonical path)."""
         try:
-            # the base as list_directory resolved it (a link to a directory is
-            # followed there); below it, canonical paths, links never followed
-            fd = (root.open(top_rel, _DIR_FLAGS) if top_rel is not None else
-                  root.open(node.real, _DIR_FLAGS | os.O_NOFOLLOW))
+            handle = self.ctx.root.open_handle(node.real, _DIR_FLAGS | os.O_NOFOLLOW)
         except OSError:
-            if top_rel is not None:
-                raise
             return None
-        info = root.backend.fstat(fd)
-        if (info.st_dev, info.st_ino) != node.identity:
-            root.backend.close(fd)
-            if top_rel is not None:
-                raise swapped(node.item["path"])
+        info = handle.stat()
+        if (info.st_dev, info.st_ino) != node.identity or handle.path != node.real:
+            handle.close()
             return None
-        return fd
+        return handle
 
-    def _scan(self, fd: int, node: _Dir, rules: IgnoreRules, prefix: str) -> _Listing:
+    def _scan(self, handle: Handle, node: _Dir, rules: IgnoreRules, prefix: str) -> _Listing:
         ctx = self.ctx
         listing = _Listing()
         hide = not self.include_ignored and node.level > 1
         mark = not self.include_ignored and node.level == 1
-        for index, (name, kind) in enumerate(_entries(ctx, fd)):
+        entries = sorted(handle.scandir(stat=True), key=lambda e: e.name)
+        for index, entry in enumerate(entries):
             if index % CHECK_EVERY == CHECK_EVERY - 1:
                 ctx.checkpoint()
-            real = prefix + name
+            real = prefix + entry.name
             if not ctx.visible(real, Op.LIST):  # as list_directory: deny rules hide
                 listing.denied += 1
-            elif hide and self._ignored(rules, real, name, kind):
+            elif hide and self._ignored(rules, real, entry):
                 listing.ignored += 1
             else:
-                marked = mark and self._ignored(rules, real, name, kind)
                 # listed, and when marked ignored, not entered
-                listing.names.append((name, "ignored-" + kind if marked else kind))
+                listing.entries.append((entry, mark and self._ignored(rules, real, entry)))
         return listing
 
     @staticmethod
-    def _ignored(rules: IgnoreRules, real: str, name: str, kind: str) -> bool:
-        if name == GIT_DIR:
+    def _ignored(rules: IgnoreRules, real: str, entry: DirEntry) -> bool:
+        if entry.name == GIT_DIR:
             return True
-        return bool(rules) and rules.ignored(real, kind == "dir")
+        return bool(rules) and rules.ignored(real, entry.kind == "dir")
 
-    def _fill(self, node: _Dir, listing: _Listing, fd: int, prefix: str,
-              chain: _Chain) -> list[_Dir]:
+    def _fill(self, node: _Dir, listing: _Listing, prefix: str, chain: _Chain) -> list[_Dir]:
         item = node.item
         budget = self.budget
         entries: list[dict[str, Any]] = []
         below: list[_Dir] = []
-        for name, marked in listing.names:
+        for entry, ignored in listing.entries:
             if budget.left <= 0:
                 break
-            ignored = marked.startswith("ignored-")
-            kind = marked[len("ignored-"):] if ignored else marked
-            child: dict[str, Any] = {"name": name, "kind": kind}
-            info = self._lstat(fd, name) if kind in ("file", "dir") else None
-            if kind == "file" and info is not None:
+            child: dict[str, Any] = {"name": entry.name, "kind": entry.kind}
+            info = entry.stat(follow_symlinks=False)  # taken while listing
+            if entry.kind == "file":
                 child["size"] = info.st_size
             if ignored:
                 child["ignored"] = True
-            elif kind == "dir" and node.level < self.depth and info is not None:
-                below.append(_Dir(child, prefix + name, (info.st_dev, info.st_ino),
+            elif entry.kind == "dir" and node.level < self.depth:
+                below.append(_Dir(child, prefix + entry.name, (info.st_dev, info.st_ino),
                                   node.level + 1, chain))
             entries.append(child)
             budget.left -= 1
         item["entries"] = entries
-        item["total"] = len(listing.names)
-        if len(entries) < len(listing.names):
+        item["total"] = len(listing.entries)
+        if len(entries) < len(listing.entries):
             item["truncated"] = budget.cut = True
         for key, count in (("denied", listing.denied), ("ignoredEntries", listing.ignored)):
             if count:
                 item[key] = count
         budget.ignored += listing.ignored
         return below
-
-    def _lstat(self, fd: int, name: str) -> os.stat_result | None:
-        try:
-            return self.ctx.root.backend.lstat_at(fd, name)
-        except OSError:
-            return None  # removed since listing: keep the name, say nothing more
-
-
-def _entries(ctx: ToolContext, fd: int) -> list[tuple[str, str]]:
-    """(name, kind) of every entry of the directory ``fd``, sorted by name."""
-    it = ctx.root.backend.scandir(fd)
-    try:
-        return sorted((entry.name, _kind(entry)) for entry in it)
-    finally:
-        close = getattr(it, "close", None)
-        if callable(close):
-            close()
-
-
-def _kind(entry: os.DirEntry[str]) -> str:
-    """The entry's kind from its d_type; nothing is followed."""
-    if entry.is_symlink():
-        return "symlink"
-    if entry.is_dir(follow_symlinks=False):
-        return "dir"
-    if entry.is_file(follow_symlinks=False):
-        return "file"
-    return "other"
 
 
 def with_tree_output(schema: Mapping[str, Any]) -> dict[str, Any]:
