@@ -24,7 +24,7 @@ counted (``denied``), never named.  Below the first level, what .gitignore
 ignores (and ``.git``) is left out and counted (``ignoredEntries``) unless
 ``includeIgnored``; on the first level it is listed, marked ``ignored``
 (a directory is not entered).  The .gitignore rules are the search tools' own
-(``tools/_search``).
+(``tools/_search``, ``tools/_search_ignore``).
 """
 
 from __future__ import annotations
@@ -39,11 +39,11 @@ from ._context import ToolContext
 from ._policy import Op
 from ._refusal import swapped
 from ._requests import ListRequest, declare
-from ._search import IgnoreRules, ancestor_rules, load_ignore_at
+from ._search import ancestor_rules, load_ignore_at
+from ._search_ignore import GIT_DIR, IgnoreFile, IgnoreRules
 
 __all__ = ["TreeRequest", "tree", "ARGUMENTS", "DESCRIPTION_NOTE", "with_tree_output"]
 
-GIT_DIR = ".git"
 CHECK_EVERY = 256  # entries between two checkpoints
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
 
@@ -76,7 +76,7 @@ class TreeRequest(ListRequest):
 
 declare(TreeRequest, False)
 
-_Chain = tuple[tuple[str, Any], ...]  # (.gitignore prefix, its rules), below the base
+_Chain = tuple[tuple[str, IgnoreFile], ...]  # (.gitignore prefix, its rules), below the base
 
 
 @dataclass
