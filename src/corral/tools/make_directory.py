@@ -94,8 +94,10 @@ def _make(target: Target, shown: str) -> list[str]:
             if now is None or not st.S_ISDIR(now.st_mode):
                 raise swapped(shown) from None
             return made
-    except StaleError:
-        raise swapped(shown) from None  # something other than a directory is there now
+    except (StaleError, FileNotFoundError):
+        # something other than a directory is there now, or the directory
+        # decided on was removed while the host decided: fail closed
+        raise swapped(shown) from None
     return [*made, target.path]
 
 
