@@ -33,8 +33,7 @@ import posixpath
 import stat as st
 from typing import Any
 
-from ..contained import SpecialFileError
-from ..contained._tree import Tree, TreeStats
+from ..contained._tree import Tree, TreeStats, open_entry
 from ._context import ToolContext
 from ._refusal import Code, Kind, Refusal
 from ._registry import Suggests, ToolSpec, success_schema
@@ -122,9 +121,11 @@ class _Search:
         return len(self.results) > self.limit
 
     # -- one file ---------------------------------------------------------
-    def file(self, fd: int, path: str) -> None:
-        """Search the open file ``fd`` (named ``path`` in results)."""
-        info = self.backend.fstat(fd)
+    def file(self, fd: int, path: str, info: os.stat_result | None = None) -> None:
+        """Search the open file ``fd`` (named ``path`` in results; ``info``
+        its fstat when the caller has it)."""
+        if info is None:
+            info = self.backend.fstat(fd)
         if not st.S_ISREG(info.st_mode):
             self.skipped["special"] += 1
             return
@@ -444,16 +445,13 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
 def _grep_file(grep: _Search, root: Any, dir_fd: int, name: str, shown: str) -> None:
     skipped = grep.skipped
     try:
-        fd = root.open(name, os.O_RDONLY, dir_fd=dir_fd)
-    except SpecialFileError:
-        skipped["special"] += 1
-        return
+        fd, info = open_entry(root, dir_fd, name)
     except OSError as exc:  # vanished, permissions, swapped for a link since listing
         skipped["symlinks" if exc.errno == errno.ELOOP else "unreadable"] += 1
         return
     try:
         grep.budget.check()
-        grep.file(fd, shown)
+        grep.file(fd, shown, info)  # a special file swapped in is counted there
     except OSError:  # EIO and the like, mid-read: keep what the others gave
         skipped["unreadable"] += 1
     finally:
