@@ -25,6 +25,8 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from ._handle import Handle
+
 if TYPE_CHECKING:
     from ._root import Root
 
@@ -44,16 +46,19 @@ TreeItem = tuple[str, int, S, list[tuple[str, str]]]
 _Listed = list[tuple[str, str, str]]  # (sort key, name, kind)
 
 
-def open_entry(root: Root, dir_fd: int, name: str) -> tuple[int, os.stat_result]:
+def open_entry(root: Root, dir_fd: int, name: str, path: str) -> tuple[Handle, os.stat_result]:
     """Open the entry ``name`` of a directory a :class:`Tree` yielded, for
     reading: one name, never following a symlink, never blocking (a FIFO
     swapped in since the listing opens, and shows in the ``fstat``).
-    Returns the fd and its ``fstat``; the caller checks the kind and closes it."""
+    ``path`` is its canonical root-relative path (the directory's, which
+    the walk reached by fd, plus the name).  Returns the :class:`Handle` and
+    its ``fstat``; the caller checks the kind and closes the handle."""
     fd = root.backend.open_at(dir_fd, name, _FILE_FLAGS)
+    handle = Handle(root, root.backend, fd, path)
     try:
-        return fd, root.backend.fstat(fd)
+        return handle, handle.stat()
     except BaseException:
-        root.backend.close(fd)
+        handle.close()
         raise
 
 
