@@ -1,6 +1,7 @@
 """The ``corral`` command: the tools of :mod:`corral.tools`, from a shell.
 
-* ``corral serve ROOT``: an MCP server over stdio (needs ``corral[mcp]``).
+* ``corral serve ROOT [ROOT...]``: an MCP server over stdio (corral speaks
+  the protocol itself; nothing more to install).
 * ``corral call ROOT TOOL 'JSON'``: one call; prints the envelope as JSON.
   Exit 0 when ``ok``, 1 for a refusal, 2 for a usage error (bad JSON, a root
   that cannot be opened).
@@ -8,9 +9,7 @@
   that host's shape.
 * ``corral doctor [ROOT]``: which backend and fast path are in use, and why.
 
-Only ``serve`` imports the MCP SDK (about a second of imports); the other
-commands stay fast.  Like every front end this one only serializes: the
-tools decide everything.
+Like every front end this one only serializes: the tools decide everything.
 """
 
 from __future__ import annotations
@@ -152,30 +151,66 @@ def _cmd_tools(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    import importlib.util
+    from .mcp import serve
 
-    if importlib.util.find_spec("mcp") is None:
-        return _no_sdk()
-    toolbox = _toolbox(args)  # a bad root fails before a second of SDK imports
+    workspace = _serve_workspace(args)  # a bad root fails before anything is served
+    print(_serve_banner(args, workspace), file=sys.stderr, flush=True)
     try:
-        try:
-            from . import mcp_server
-        except ModuleNotFoundError as exc:
-            if (exc.name or "").partition(".")[0] not in ("mcp", "mcp_types"):
-                raise
-            return _no_sdk()
-        mcp_server.serve(toolbox)
+        serve(workspace, max_line_bytes=args.max_line_bytes, workers=args.workers)
     except KeyboardInterrupt:
         return 130
     finally:
-        toolbox.close()
+        workspace.close()
+        for name in workspace.roots:
+            workspace.toolbox(name).close()
     return EXIT_OK
 
 
-def _no_sdk() -> int:
-    print(f"corral serve needs the MCP SDK, which is not installed.\n"
-          f"Install it with:  {MCP_INSTALL_HINT}", file=sys.stderr)
-    return EXIT_USAGE
+def _serve_workspace(args: argparse.Namespace) -> Any:
+    """One Toolbox per ROOT (each its own Root and policy), named by
+    ``root_names``; a client root below one of them gets a Toolbox with the
+    same options (see :func:`_serve_opener`)."""
+    from .tools import Workspace
+    from .tools._workspace import root_names
+
+    boxes: dict[str, Any] = {}
+    try:
+        for name, path in zip(root_names(args.roots), args.roots):
+            args.root = path
+            boxes[name] = _toolbox(args)
+    except _UsageError:
+        for box in boxes.values():
+            box.close()
+        raise
+    return Workspace(boxes, opener=_serve_opener(args))
+
+
+def _serve_opener(args: argparse.Namespace) -> Any:
+    from .tools import Toolbox
+
+    # A deny pattern with a '/' inside is anchored to the root it was given
+    # for; beneath that root it would mean something else, so a client root
+    # below is not opened (narrower, never wider) while such a rule is set.
+    anchored = [p for p in args.deny if "/" in p.rstrip("/").removeprefix("**/")]
+
+    def opener(root: Any, parent: Any, base: str) -> Any:
+        if anchored:
+            return None
+        return Toolbox(root, deny=args.deny or (), allow_hardlinks=args.allow_hardlinks,
+                       read_only=args.read_only)
+    return opener
+
+
+def _serve_banner(args: argparse.Namespace, workspace: Any) -> str:
+    """The effective policy, for stderr: what each root is and what holds."""
+    lines = ["corral serve: MCP over stdio"]
+    for name, path in zip(workspace.roots, args.roots):
+        label = "root" if len(args.roots) == 1 else f"root {name}"
+        lines.append(f"  {label}: {os.path.abspath(path)}")
+    lines.append("  tools: " + ("read-only" if args.read_only else "read and write"))
+    lines.append("  deny: " + (", ".join(args.deny) if args.deny else "none"))
+    lines.append("  hard-linked files: " + ("allowed" if args.allow_hardlinks else "refused"))
+    return "\n".join(lines)
 
 
 def _doctor_report(root: str) -> dict[str, Any]:
@@ -243,9 +278,20 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return EXIT_OK if report["backends"].get("backend") else EXIT_REFUSED
 
 
-def _add_toolbox_options(parser: argparse.ArgumentParser, *, root: bool = True) -> None:
-    if root:
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _add_toolbox_options(parser: argparse.ArgumentParser, *, root: bool | str = True) -> None:
+    if root == "many":
+        parser.add_argument("roots", metavar="ROOT", nargs="+",
+                            help="a directory the tools are confined to (one or more)")
+    elif root:
         parser.add_argument("root", metavar="ROOT", help="the directory the tools are confined to")
+    if root:
         parser.add_argument("--deny", metavar="GLOB", action="append", default=[],
                             help="gitignore-style pattern refused everywhere (repeatable), "
                                  "e.g. --deny .env --deny '.git/**'")
@@ -264,9 +310,15 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run an MCP server over stdio",
-                           description="Serve the tools over MCP on stdin/stdout "
-                                       f"(needs: {MCP_INSTALL_HINT}).")
-    _add_toolbox_options(serve)
+                           description="Serve the tools over MCP on stdin/stdout. With several "
+                                       "roots, every path begins with a root's name (its "
+                                       "directory's base name).")
+    _add_toolbox_options(serve, root="many")
+    serve.add_argument("--max-line-bytes", type=_positive_int, metavar="N",
+                       default=16 * 1024 * 1024,
+                       help="refuse a message longer than this (default 16 MiB)")
+    serve.add_argument("--workers", type=_positive_int, metavar="N", default=4,
+                       help="tool calls run at once at most (default 4)")
     serve.set_defaults(func=_cmd_serve)
 
     call = sub.add_parser("call", help="call one tool and print its JSON envelope",

@@ -15,11 +15,13 @@ from ._registry import TOOL_MODULES, ToolSpec
 from ._requests import (DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest, ListRequest,
                         MoveRequest, ReadRequest, Request, WriteRequest)
 from ._toolbox import Toolbox
+from ._workspace import Workspace
 
 TOOL_NAMES = TOOL_MODULES
 
 __all__ = [
     "Toolbox",
+    "Workspace",
     "Limits",
     "Code",
     "Refusal",
