@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from e2e_support import McpSession
+from e2e_support import McpSession, RawClient
 
 
 @pytest.fixture(scope="module")
@@ -23,3 +23,19 @@ def make_session():
     yield make
     for session in made:
         session.close()
+
+
+@pytest.fixture
+def make_raw():
+    """A factory ``make_raw(command, **kwargs) -> RawClient``; each is closed
+    (stdin shut, process awaited) at the end of the test."""
+    made: list[RawClient] = []
+
+    def make(command: list[str], **kwargs: Any) -> RawClient:
+        client = RawClient(command, **kwargs)
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()
