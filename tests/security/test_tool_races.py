@@ -88,14 +88,55 @@ def _outcome(envelope: dict) -> str:
     return f"{envelope['code']}:{kind}" if kind else envelope["code"]
 
 
+MARKER = "inside-marker"  # a file only the inside directory holds (glob's proof)
+
+
 def _paths(scenario: str) -> dict[str, object]:
     """Where each tool works: through the swapped directory, or through
     '..' out of the directory that moves out and back."""
     if scenario == "exchange":
         return {"reads": ["sw/f", "sw/sub/../f", "sw/sub/f"], "dir": "sw", "write": "sw/w.txt",
-                "edit": "sw/r_a", "marker": "sw/w.txt"}
+                "edit": "sw/r_a", "marker": f"sw/{MARKER}", "outside_write": "outside/w.txt"}
     return {"reads": ["x/y/../../secret", "x/y/../../x/y/../../secret"], "dir": "x/y/../..",
-            "write": "x/y/../../w.txt", "edit": "x/y/../../r_a", "marker": "w.txt"}
+            "write": "x/y/../../w.txt", "edit": "x/y/../../r_a",
+            "marker": f"x/y/../../{MARKER}", "outside_write": "w.txt"}
+
+
+def _open_inside_dir(layout: Layout, scenario: str) -> int:
+    """An fd of the directory the glob op must list: the root (move_out),
+    or the real ``sw`` directory wherever the attacker has put it (it is
+    ``ws/sw`` or ``ws/lnk``; neither name is followed, and the fd's inode
+    is checked not to be the outside one)."""
+    if scenario != "exchange":
+        return os.open(layout.root, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(100_000):
+        for name in ("sw", "lnk"):
+            try:
+                fd = os.open(os.path.join(layout.root, name),
+                             os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            except OSError:  # the symlink at this instant
+                continue
+            info = os.fstat(fd)
+            assert (info.st_dev, info.st_ino) not in layout.outside_idents
+            return fd
+    raise AssertionError("the inside directory is neither at sw nor at lnk")
+
+
+def plant_marker(layout: Layout, scenario: str) -> None:
+    """Create :data:`MARKER` in the inside directory, race-free (by fd), so
+    that every successful glob can prove it listed the inside directory.
+    (The write op's file was the proof before; a run where write_file never
+    got through the swaps in its 1000 tries (it needs 7 consecutive
+    resolutions of ``sw`` to see the directory, about 1% of tries) then
+    failed as if glob had escaped.)"""
+    fd = _open_inside_dir(layout, scenario)
+    try:
+        made = os.open(MARKER, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644,
+                       dir_fd=fd)
+        os.write(made, b"INSIDE")
+        os.close(made)
+    finally:
+        os.close(fd)
 
 
 def _identity_of_x(layout: Layout) -> tuple[int, int]:
@@ -141,6 +182,9 @@ def tool_ops(scenario: str) -> list[RaceOp]:
         finally:
             if scenario == "move_out" and _move_new_x_aside(layout, state["x"], i):
                 state["made_x"] = state.get("made_x", 0) + 1
+        if envelope["ok"]:  # caught now, not only by the snapshot at the end
+            escaped = os.path.join(layout.base, where["outside_write"])
+            assert not os.path.lexists(escaped), f"ESCAPE: write_file made {escaped}"
         return _outcome(envelope)
 
     def read(rig: ToolRig, layout: Layout, i: int, state: dict) -> str:
@@ -160,13 +204,16 @@ def tool_ops(scenario: str) -> list[RaceOp]:
         return _outcome(envelope)
 
     def glob(rig: ToolRig, layout: Layout, i: int, state: dict) -> str:
+        if not state.get("marker"):
+            plant_marker(layout, scenario)
+            state["marker"] = True
         envelope = rig.call(layout, "glob", {"pattern": "**/*", "path": where["dir"],
                                              "includeIgnored": True})
         if envelope["ok"]:
-            # only the inside directory holds the file the write op made
-            shown = where["dir"] + "/" + where["marker"] if scenario == "move_out" \
-                else where["marker"]
-            assert shown in envelope["paths"], envelope
+            # only the inside directory holds the marker: a listing without
+            # it is a listing of the outside directory
+            assert where["marker"] in envelope["paths"], \
+                f"ESCAPE: glob listed a directory without the inside marker: {envelope}"
             assert all(not p.startswith(("/", "..")) for p in envelope["paths"]), envelope
         return _outcome(envelope)
 
@@ -216,3 +263,28 @@ def test_tools_under_rename_races(scenario, config, tmp_path, tmp_path_factory):
                         for outcome, n in op["outcomes"].items() if outcome != "ok")
         eagain = sum(op.get("openat2_eagain", 0) for op in report["ops"].values())
         assert disturbed + eagain > 0, report
+
+
+def test_glob_check_catches_a_glob_that_lists_the_outside(tmp_path, monkeypatch):
+    """The glob op's proof is deterministic: a glob whose base is opened by
+    host path (following the swapped-in link) lists the outside directory
+    within a few hundred calls, and the marker check reports the escape."""
+    import corral.tools.glob as glob_tool
+    from corral.tools._search import Base
+
+    hosts: dict[int, str] = {}
+
+    def open_by_host_path(ctx, rel, before, flags):  # the bug: resolves the spelling
+        fd = os.open(os.path.join(hosts[id(ctx.root)], rel), os.O_RDONLY | os.O_DIRECTORY)
+        return Base(fd, rel, rel, os.fstat(fd))
+
+    monkeypatch.setattr(glob_tool, "open_base", open_by_host_path)
+
+    def factory(path: str) -> ToolRig:
+        rig = ToolRig(Toolbox(CONFIGS[0].factory(path)))
+        hosts[id(rig.toolbox.root)] = path
+        return rig
+
+    globs = [op for op in tool_ops("exchange") if op.name == "glob"]
+    with pytest.raises(AssertionError, match="ESCAPE: glob listed"):
+        run_scenario("exchange", str(tmp_path), factory, 20_000, ops=globs)

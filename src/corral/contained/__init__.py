@@ -29,3 +29,7 @@ __all__ = [
     "default_backend",
     "MAX_SYMLINKS",
 ]
+
+from .._public import publish as _publish  # noqa: E402  (last: every name is bound)
+
+_publish(__name__, globals(), __all__)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat as st
 import threading
 import time
@@ -42,6 +41,7 @@ from ._backend import (RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, _under_pyfake
 from ._errors import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
                       SymlinkError, contained_error)
 from ._paths import ParsedPath
+from ._replace import replace_in
 from ._linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS
 
 __all__ = ["Root", "DirEntry"]
@@ -659,8 +659,10 @@ class Root:
         The bytes go to a temporary file in the same directory, which is
         flushed (``fsync``) and renamed over the target: a reader sees the
         old content or the new, and a failure (``ENOSPC``...) leaves the old
-        content as it was.  A replaced file's permission bits are kept; a new
-        file gets ``mode`` (default 0o666 less the umask).  ``exclusive=True``
+        content as it was.  A replaced file's permission bits, owner and
+        group (where permitted) and extended attributes are kept, and the
+        temporary file is 0600 until then (``_replace.replace_in`` says what
+        is not kept); a new file gets ``mode`` (default 0o666 less the umask).  ``exclusive=True``
         refuses an existing target (``FileExistsError``) atomically.  With
         ``follow_symlinks=False`` a final symlink is replaced itself rather
         than followed (inside the root) to its target.  A hard link is
@@ -688,7 +690,8 @@ class Root:
                 if kind in _SPECIAL_KINDS:
                     raise SpecialFileError("not a regular file", parsed.text,
                                            component=walk.where(name), kind=_SPECIAL_KINDS[kind])
-            self._replace_in(walk.top, name, view, current, mode, fsync, exclusive)
+            replace_in(backend, walk.top, name, view, current=current, mode=mode, fsync=fsync,
+                       exclusive=exclusive)
             return None
 
         self._named(parsed, "write_excl" if exclusive else "write", act, follow_final=True)
@@ -1034,39 +1037,6 @@ class Root:
                 else:
                     kind = "other"
                 yield entry.name, kind
-
-    def _replace_in(self, dir_fd: int, name: str, data: memoryview,
-                    current: os.stat_result | None, mode: int | None, fsync: bool,
-                    exclusive: bool) -> None:
-        backend = self._backend
-        tmp = f".{name[:32]}.{secrets.token_hex(6)}.corral-tmp"
-        create_mode = _CREATE_MASK if mode is None else mode
-        fd = backend.open_at(dir_fd, tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _SAFE,
-                             create_mode & 0o666 if mode is None else create_mode)
-        try:
-            try:
-                written = 0
-                while written < len(data):
-                    written += backend.write(fd, data[written:])
-                if mode is not None:
-                    backend.fchmod(fd, mode)
-                elif current is not None and st.S_ISREG(current.st_mode):
-                    backend.fchmod(fd, st.S_IMODE(current.st_mode) & _CREATE_MASK)
-                if fsync:
-                    backend.fsync(fd)
-            finally:
-                backend.close(fd)
-            if exclusive:
-                backend.link_at(dir_fd, tmp, dir_fd, name)
-                backend.unlink_at(dir_fd, tmp)
-            else:
-                backend.rename_at(dir_fd, tmp, dir_fd, name)
-        except BaseException:
-            try:
-                backend.unlink_at(dir_fd, tmp)
-            except OSError:
-                pass
-            raise
 
     def _would_create(self, walk: _Walk, name: str, pending: list[str],
                       parsed: ParsedPath) -> list[str]:

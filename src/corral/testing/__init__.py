@@ -33,7 +33,8 @@ import errno
 import hashlib
 import os
 import stat as st
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
 
 __all__ = ["TreeEntry", "build_tree", "render", "snapshot", "changes"]
 
@@ -110,7 +111,7 @@ def build_tree(top: str | os.PathLike[str], entries: Iterable[TreeEntry], *,
 
 
 def snapshot(top: str | os.PathLike[str], *, exclude: Sequence[str] = (),
-             contents: bool = True) -> dict[str, tuple]:
+             contents: bool = True) -> dict[str, tuple[Any, ...]]:
     """Everything below ``top`` (not ``top`` itself), without following links.
 
     Maps each root-relative path to ``(kind, mode, identity, size,
@@ -121,7 +122,7 @@ def snapshot(top: str | os.PathLike[str], *, exclude: Sequence[str] = (),
     """
     top = os.fspath(top)
     skip = {os.path.normpath(p) for p in exclude}
-    out: dict[str, tuple] = {}
+    out: dict[str, tuple[Any, ...]] = {}
     stack = [""]
     while stack:
         rel = stack.pop()
@@ -150,7 +151,8 @@ def snapshot(top: str | os.PathLike[str], *, exclude: Sequence[str] = (),
     return out
 
 
-def changes(before: Mapping[str, tuple], after: Mapping[str, tuple]) -> list[str]:
+def changes(before: Mapping[str, tuple[Any, ...]],
+            after: Mapping[str, tuple[Any, ...]]) -> list[str]:
     """Human-readable differences between two :func:`snapshot` results
     (``[]`` when nothing changed)."""
     out = []

@@ -29,7 +29,7 @@ first (plainest) bucket.
 from __future__ import annotations
 
 import unicodedata
-from typing import Sequence
+from collections.abc import Sequence
 
 try:
     from hypothesis import strategies as st
@@ -129,7 +129,7 @@ def components(pool: Sequence[str] = DEFAULT_POOL, *, nul: bool = True, long: bo
       an existing ``f``, with ``nul``), a lone surrogate (the undecodable
       byte ``0xff`` as Python spells it), or any short text without ``/``.
     """
-    rare = [st.text(st.characters(exclude_characters="/\x00", exclude_categories=("Cs",)),
+    rare = [st.text(st.characters(exclude_characters="/\x00", exclude_categories=["Cs"]),
                     min_size=1, max_size=6)]
     if unicode:
         rare.append(st.just("\udcff"))
@@ -176,7 +176,7 @@ def paths(pool: Sequence[str] = DEFAULT_POOL, *,
         parts = draw(st.lists(comp, max_size=max_components))
         if prefixes is not None and draw(st.booleans()):
             parts.insert(0, draw(prefixes))
-        text = "/".join(parts)
+        text: str = "/".join(parts)
         lead = draw(weighted((9, st.just("")), (1, st.sampled_from(absolutes))))
         if lead:
             text = lead.rstrip("/") + "/" + text if not lead.endswith("//") else lead + text
@@ -184,7 +184,7 @@ def paths(pool: Sequence[str] = DEFAULT_POOL, *,
                               (1, st.sampled_from(("//", "/..")))))
         text += trail
         if long and draw(weighted((49, st.just(False)), (1, st.just(True)))):
-            name = draw(pool_s)
+            name: str = draw(pool_s)
             text = "/".join([name] * (4096 // (len(name) + 1) + 1)) + "/" + text
         return text
 
@@ -227,7 +227,8 @@ def symlink_targets(pool: Sequence[str] = DEFAULT_POOL, *,
          .map(lambda t: "/".join([t[0]] + [".."] * t[1] + [t[2]]))),
     )
     abs_s = st.sampled_from(tuple(absolute) or SAFE_ABSOLUTE)
-    absolute_s = st.one_of(abs_s, st.tuples(abs_s, pool_s).map(lambda t: t[0].rstrip("/") + "/" + t[1]))
+    absolute_s = st.one_of(
+        abs_s, st.tuples(abs_s, pool_s).map(lambda t: t[0].rstrip("/") + "/" + t[1]))
     chained = st.tuples(pool_s, st.sampled_from(("", "..", ".")), st.lists(pool_s, max_size=2)).map(
         lambda t: "/".join([t[0]] + ([t[1]] if t[1] else []) + t[2]))
     looping = st.one_of(st.sampled_from((".", "..")), pool_s, pool_s.map(lambda n: "./" + n),

@@ -9,10 +9,11 @@ model what to do next; a cause without a case is ``INTERNAL`` and says
 nothing of the host.
 """
 
+from ._hosts import strict_schema, tool_definitions
 from ._limits import Limits
 from ._refusal import Code, Refusal
 from ._registry import TOOL_MODULES, ToolSpec
-from ._requests import (DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest, ListRequest,
+from ._requests import (Authorizer, DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest, ListRequest,
                         MoveRequest, ReadRequest, Request, WriteRequest)
 from ._toolbox import Toolbox
 from ._workspace import Workspace
@@ -37,4 +38,11 @@ __all__ = [
     "DeleteRequest",
     "ToolSpec",
     "TOOL_NAMES",
+    "Authorizer",
+    "tool_definitions",
+    "strict_schema",
 ]
+
+from .._public import publish as _publish  # noqa: E402  (last: every name is bound)
+
+_publish(__name__, globals(), __all__)

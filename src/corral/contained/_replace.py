@@ -1,0 +1,219 @@
+"""Atomic replace of one name in a resolved directory (contract C2).
+
+:func:`replace_in` writes new content under a temporary name in the same
+directory fd and renames it over the target (or links it, for an exclusive
+create), so a reader sees the old content or the new, never a mix, and a
+failure (``ENOSPC``, ``EIO``, a crash) leaves the old file as it was.
+
+What another local user can see, step by step (THREATS.md row 27):
+
+1. The temporary file is created ``O_CREAT|O_EXCL|O_NOFOLLOW`` with mode
+   0600 when it replaces a file, or with its final mode when it creates a new
+   one (the caller's ``mode``, else 0o666; the umask only removes bits), so
+   it is never more visible than the file it replaces, before a byte is in it.
+2. The content is written.
+3. The replaced file's owner and group are carried over (where permitted:
+   root may give the file to anyone; another user only to a group it is in),
+   then its extended attributes, then its permission bits.  Each of these
+   makes the temporary file readable by no one who cannot read the final
+   file, and each comes after the content, so no one gains a look early.
+4. ``fsync`` (optional), close, and ``rename`` over the target (or
+   ``link`` + ``unlink`` for ``exclusive``: never replaces).
+
+Carried over from the replaced file: permission bits (0o777), owner and
+group (where permitted), extended attributes ``user.*``, ``security.*``
+(SELinux, Smack, AppArmor labels) and ``system.posix_acl_access`` where the
+filesystem and the caller's privileges allow.
+
+Not carried over: the inode itself, so hard-link identity (the other names
+of a hard-linked file keep the old content), open fds and locks held on the
+old file, and its inode number; setuid, setgid and sticky bits (new content
+must not inherit privileges); ``security.capability`` (file capabilities,
+for the same reason), ``security.ima`` and ``security.evm`` (they describe
+the old content); ``trusted.*`` (overlayfs keeps its own state there); the
+timestamps (the file is new) and file flags (``chattr``).  On macOS no
+extended attributes are carried (the ``os`` module has no xattr calls
+there).  Extended attributes are read through an fd of the replaced file,
+so a file the caller cannot read keeps its mode, owner and group, but not
+its xattrs.  Owner, group, xattrs and mode are skipped silently where they
+are not permitted (``EPERM``, ``EACCES``, ``ENOTSUP``...); any other error
+fails the replace, leaving the old file untouched.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat as st
+
+from ._backend import Backend
+from ._errors import ContainedError
+from ._ops_sys import NOT_PERMITTED, FdCalls, fd_calls
+
+__all__ = ["TEMP_SUFFIX", "TargetChangedError", "replace_in", "temp_name"]
+
+#: Every temporary file's name ends so: ``.<name[:32]>.<12 hex>.corral-tmp``.
+TEMP_SUFFIX = ".corral-tmp"
+
+_SAFE = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_PERMISSIONS = 0o777
+_REPLACING_MODE = 0o600
+_NEW_FILE_MODE = 0o666
+# security.* names that grant privileges or vouch for the old content
+_NOT_CARRIED = frozenset({"security.capability", "security.ima", "security.evm"})
+
+
+class TargetChangedError(ContainedError):
+    """The file at the target is no longer the one the caller decided on
+    (``expect`` given to :func:`replace_in`): nothing was written.
+    ``errno`` is ``EAGAIN``: look again, then retry."""
+
+    default_errno = errno.EAGAIN
+
+
+def temp_name(name: str) -> str:
+    """A fresh temporary name standing for ``name`` (see :data:`TEMP_SUFFIX`)."""
+    return f".{name[:32]}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+
+
+def replace_in(backend: Backend, dir_fd: int, name: str, data: bytes | bytearray | memoryview,
+               *, current: os.stat_result | None, mode: int | None, fsync: bool,
+               exclusive: bool, expect: tuple[int, int] | None = None) -> None:
+    """Atomically make ``name`` in ``dir_fd`` a regular file holding ``data``.
+
+    ``current`` is the ``lstat`` of what ``name`` is now (``None``: nothing);
+    a regular file's metadata is carried over (module docstring).  ``mode``
+    sets the permission bits instead (0o777 at most; the caller checked).
+    ``exclusive`` refuses an existing ``name`` (``FileExistsError``, from
+    ``linkat``).  ``expect`` is the ``(st_dev, st_ino)`` of the file the
+    caller decided on, checked right before the rename.
+
+    Raises whatever the system calls raise (``OSError`` with the kernel's
+    errno, no filename: the caller names its path), and
+    :class:`TargetChangedError` when ``expect`` no longer holds.  On any
+    failure the temporary file is removed and ``name`` is untouched.
+    """
+    if exclusive and expect is not None:
+        raise ValueError("expect is for replacing a file; exclusive creates one")
+    view = memoryview(data).cast("B")
+    # the regular file being replaced, whose metadata is carried over
+    source = current if current is not None and st.S_ISREG(current.st_mode) else None
+    tmp = temp_name(name)
+    fd = backend.open_at(dir_fd, tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _SAFE,
+                         _create_mode(source, mode))
+    try:
+        try:
+            _write_all(backend, fd, view)
+            if source is not None:
+                calls = fd_calls(backend)
+                _carry_owner(backend, calls, fd, source)
+                _carry_xattrs(backend, calls, dir_fd, name, fd, source)
+            final_mode = mode if mode is not None or source is None else \
+                st.S_IMODE(source.st_mode) & _PERMISSIONS
+            if final_mode is not None:
+                backend.fchmod(fd, final_mode)
+            if fsync:
+                backend.fsync(fd)
+        finally:
+            backend.close(fd)
+        if expect is not None:
+            _check_expected(backend, dir_fd, name, expect)
+        if exclusive:
+            backend.link_at(dir_fd, tmp, dir_fd, name)
+            backend.unlink_at(dir_fd, tmp)
+        else:
+            backend.rename_at(dir_fd, tmp, dir_fd, name)
+    except BaseException:
+        try:
+            backend.unlink_at(dir_fd, tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _create_mode(source: os.stat_result | None, mode: int | None) -> int:
+    """The temporary file's mode at creation: never more open than the file
+    it replaces (0600), or the final mode of a new file."""
+    if source is not None:
+        return _REPLACING_MODE if mode is None else mode & _REPLACING_MODE
+    return _NEW_FILE_MODE if mode is None else mode
+
+
+def _write_all(backend: Backend, fd: int, view: memoryview) -> None:
+    written = 0
+    while written < len(view):
+        written += backend.write(fd, view[written:])
+
+
+def _tolerated(exc: OSError) -> bool:
+    return exc.errno in NOT_PERMITTED
+
+
+def _carry_owner(backend: Backend, calls: FdCalls, fd: int, current: os.stat_result) -> None:
+    """Give the temporary file ``current``'s owner and group, as far as the
+    caller may: all of it (root), else the group alone (a member), else
+    nothing."""
+    mine = backend.fstat(fd)
+    if (mine.st_uid, mine.st_gid) == (current.st_uid, current.st_gid):
+        return
+    try:
+        calls.fchown(fd, current.st_uid, current.st_gid)
+        return
+    except OSError as exc:
+        if not _tolerated(exc):
+            raise
+    if mine.st_gid != current.st_gid:
+        try:
+            calls.fchown(fd, -1, current.st_gid)
+        except OSError as exc:
+            if not _tolerated(exc):
+                raise
+
+
+def _carried(attr: str) -> bool:
+    if attr.startswith("user.") or attr == "system.posix_acl_access":
+        return True
+    return attr.startswith("security.") and attr not in _NOT_CARRIED
+
+
+def _carry_xattrs(backend: Backend, calls: FdCalls, dir_fd: int, name: str, fd: int,
+                  current: os.stat_result) -> None:
+    """Copy the carried extended attributes of the file at ``name`` (if it is
+    still ``current``) onto the temporary file ``fd``."""
+    try:
+        src = backend.open_at(dir_fd, name, os.O_RDONLY | _SAFE)
+    except OSError:
+        return  # unreadable, or gone or swapped since: nothing to copy from
+    try:
+        info = backend.fstat(src)
+        if (info.st_dev, info.st_ino) != (current.st_dev, current.st_ino):
+            return
+        try:
+            attrs = calls.flistxattr(src)
+        except OSError as exc:
+            if _tolerated(exc):
+                return
+            raise
+        for attr in attrs:
+            if _carried(attr):
+                _copy_xattr(calls, src, fd, attr)
+    finally:
+        backend.close(src)
+
+
+def _copy_xattr(calls: FdCalls, src: int, dst: int, attr: str) -> None:
+    try:
+        calls.fsetxattr(dst, attr, calls.fgetxattr(src, attr))
+    except OSError as exc:
+        if not _tolerated(exc):
+            raise
+
+
+def _check_expected(backend: Backend, dir_fd: int, name: str, expect: tuple[int, int]) -> None:
+    try:
+        info = backend.lstat_at(dir_fd, name)
+    except FileNotFoundError:
+        info = None
+    if info is None or (info.st_dev, info.st_ino) != expect:
+        raise TargetChangedError("the file changed since it was looked at; nothing was written")

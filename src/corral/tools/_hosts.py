@@ -1,0 +1,212 @@
+"""The tools in each host's shape, and envelopes as the text hosts carry.
+
+One module for every front end and integration (``corral tools``, the MCP
+server, :mod:`corral.integrations`), built from the registry's
+:class:`~corral.tools.ToolSpec` entries, so listing the tools needs no root
+and no :class:`~corral.tools.Toolbox`:
+
+* ``mcp``: ``name``, ``title``, ``description``, ``inputSchema``,
+  ``outputSchema`` (when the tool declares one) and ``annotations``.
+* ``openai``: a function-calling tool.  With ``strict=True`` the schema is
+  converted to OpenAI's strict mode (:func:`strict_schema`): every property
+  required, optional ones nullable, every object closed, only keywords
+  strict mode accepts.  corral takes ``null`` back as "not given".
+* ``anthropic``: ``name``, ``description``, ``input_schema``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._registry import ToolSpec, load_tools
+
+if TYPE_CHECKING:
+    from ._toolbox import Toolbox
+
+__all__ = ["FORMATS", "HostFormat", "tool_definitions", "definition", "strict_schema",
+           "published_schema", "offered_specs", "envelope_text", "envelope_json"]
+
+HostFormat = Literal["mcp", "openai", "anthropic"]
+FORMATS: tuple[HostFormat, ...] = ("mcp", "openai", "anthropic")
+
+# What every description ends with: the path rules are the same for every tool.
+PATH_CONTRACT = ("Paths are relative to the root (\".\" is the root itself); an absolute path "
+                 "inside the root is accepted and answered root-relative. '..' may not climb "
+                 "above the root and symlinks leading outside are not followed.")
+
+# Keywords OpenAI's strict mode accepts.  Others are dropped from the strict
+# export (corral still enforces them on the way back, with a typed refusal).
+_STRICT_KEYWORDS = frozenset({
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const",
+    "description", "anyOf", "$ref", "$defs", "title", "pattern", "format", "minimum",
+    "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+})
+
+
+# -- envelopes as text ---------------------------------------------------------
+
+def envelope_text(envelope: Any) -> tuple[str, bool]:
+    """``envelope`` as one line of JSON, and whether that is the plain form.
+
+    Non-ASCII text stays as it is (it is what a model reads).  A lone
+    surrogate, which is how Python spells a non-UTF-8 file name, cannot be
+    written as UTF-8, so such an envelope is escaped to ASCII instead
+    (``\\udcff``): still exact JSON, never a crash; the flag is then false.
+    """
+    text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(envelope, separators=(",", ":")), False
+    return text, True
+
+
+def envelope_json(envelope: Any) -> str:
+    """``envelope`` as one line of JSON (see :func:`envelope_text`)."""
+    return envelope_text(envelope)[0]
+
+
+# -- schemas -------------------------------------------------------------------
+
+def published_schema(schema: Any) -> Any:
+    """A copy of ``schema`` without corral's own ``x-`` keywords (hints to
+    the argument checker, not for a model or a provider's validator)."""
+    if isinstance(schema, dict):
+        return {k: published_schema(v) for k, v in schema.items()
+                if not (isinstance(k, str) and k.startswith("x-"))}
+    if isinstance(schema, list):
+        return [published_schema(v) for v in schema]
+    return copy.deepcopy(schema)
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` that also accepts ``null`` (an optional argument left out)."""
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+    out = dict(schema)
+    kind = out.get("type")
+    if isinstance(kind, str):
+        out["type"] = [kind, "null"]
+    elif isinstance(kind, list) and "null" not in kind:
+        out["type"] = [*kind, "null"]
+    elif kind is None:
+        return {"anyOf": [out, {"type": "null"}]}
+    if "enum" in out and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+def _with_default_said(schema: dict[str, Any]) -> dict[str, Any]:
+    """Strict mode has no ``default``: say it in the description instead."""
+    if "default" not in schema:
+        return schema
+    out = {k: v for k, v in schema.items() if k != "default"}
+    if "default" in str(out.get("description", "")).lower():
+        return out  # the description says it already
+    said = f"Default: {json.dumps(schema['default'])}."
+    out["description"] = f"{out['description']} {said}" if out.get("description") else said
+    return out
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` in OpenAI's strict mode: every object closed with every
+    property required, optional ones nullable (``null`` means "not given"),
+    defaults moved into descriptions, keywords strict mode rejects dropped."""
+    converted: dict[str, Any] = _strict(published_schema(schema))
+    return converted
+
+
+def _strict(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_strict(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    schema = _with_default_said(schema)
+    out = {k: v for k, v in schema.items() if k in _STRICT_KEYWORDS}
+    for key in ("items", "anyOf"):
+        if key in out:
+            out[key] = _strict(out[key])
+    if "$defs" in out:
+        out["$defs"] = {name: _strict(sub) for name, sub in out["$defs"].items()}
+    if out.get("type") == "object" or "properties" in out:
+        required = set(out.get("required", ()))
+        props = {}
+        for name, sub in out.get("properties", {}).items():
+            converted = _strict(sub)
+            props[name] = converted if name in required else _nullable(converted)
+        out.update(type="object", properties=props, required=list(props),
+                   additionalProperties=False)
+    return out
+
+
+# -- definitions -----------------------------------------------------------------
+
+def offered_specs(source: Toolbox | Iterable[ToolSpec] | None = None, *,
+                  read_only: bool = False) -> list[ToolSpec]:
+    """The specs to list: a toolbox's offered tools, the given specs, or
+    (``None``) every registered tool; ``read_only`` leaves out mutating ones."""
+    if source is None:
+        specs: list[ToolSpec] = list(load_tools().values())
+    elif isinstance(source, Iterable):
+        specs = list(source)
+    else:
+        specs = _toolbox_specs(source)
+    return [spec for spec in specs if not (read_only and spec.mutates)]
+
+
+def _toolbox_specs(toolbox: Toolbox) -> list[ToolSpec]:
+    # C4's Toolbox.specs(); until it lands, the offered names
+    specs = getattr(toolbox, "specs", None)
+    if callable(specs):
+        return list(specs())
+    return [toolbox.spec(name) for name in toolbox.names]
+
+
+def _title(spec: ToolSpec) -> str:
+    title = getattr(spec, "title", None)
+    return title if isinstance(title, str) and title else spec.name.replace("_", " ").capitalize()
+
+
+def _mcp_annotations(spec: ToolSpec) -> dict[str, Any]:
+    destructive = getattr(spec, "destructive", spec.mutates)
+    idempotent = getattr(spec, "idempotent", not spec.mutates)
+    return {"title": _title(spec), "readOnlyHint": not spec.mutates,
+            "destructiveHint": bool(destructive and spec.mutates),
+            "idempotentHint": bool(idempotent), "openWorldHint": False}
+
+
+def definition(spec: ToolSpec, fmt: HostFormat = "mcp", *, strict: bool = False
+               ) -> dict[str, Any]:
+    """One tool in host ``fmt``'s shape (``strict`` applies to ``openai``)."""
+    description = f"{spec.description}\n\n{PATH_CONTRACT}"
+    schema = published_schema(spec.schema)
+    if fmt == "mcp":
+        item: dict[str, Any] = {"name": spec.name, "title": _title(spec),
+                                "description": description, "inputSchema": schema}
+        output = getattr(spec, "output_schema", None)
+        if output:
+            item["outputSchema"] = published_schema(output)
+        item["annotations"] = _mcp_annotations(spec)
+        return item
+    if fmt == "openai":
+        return {"type": "function",
+                "function": {"name": spec.name, "description": description,
+                             "parameters": strict_schema(schema) if strict else schema,
+                             "strict": strict}}
+    if fmt == "anthropic":
+        return {"name": spec.name, "description": description, "input_schema": schema}
+    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def tool_definitions(source: Toolbox | Sequence[ToolSpec] | None = None,
+                     fmt: HostFormat = "mcp", *, strict: bool = False,
+                     read_only: bool = False) -> list[dict[str, Any]]:
+    """Every offered tool in host ``fmt``'s shape (see the module doc);
+    ``source`` as :func:`offered_specs` takes it."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    return [definition(spec, fmt, strict=strict)
+            for spec in offered_specs(source, read_only=read_only)]

@@ -1,0 +1,135 @@
+"""The public API, pinned: what ``corral``, ``corral.contained``,
+``corral.tools`` and ``corral.integrations`` export, and that every exported
+class and function names the public module it is imported from (never a
+private ``_x`` module).
+
+Adding a public name is one line in :data:`PUBLIC` (and the name in the
+package's ``__all__``); a name that appears or vanishes without that fails
+here, so the API changes only on purpose.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import subprocess
+import sys
+
+import pytest
+
+# module -> every name in its __all__, one per line
+PUBLIC: dict[str, set[str]] = {
+    "corral": {
+        "Root",
+        "ContainedError",
+        "EscapeError",
+        "InvalidPathError",
+        "RootVanishedError",
+        "SpecialFileError",
+        "SymlinkError",
+        "__version__",
+    },
+    "corral.contained": {
+        "Root",
+        "DirEntry",
+        "ContainedError",
+        "EscapeError",
+        "InvalidPathError",
+        "RootVanishedError",
+        "SpecialFileError",
+        "SymlinkError",
+        "Backend",
+        "OsBackend",
+        "available_backends",
+        "backend_by_name",
+        "backend_report",
+        "default_backend",
+        "MAX_SYMLINKS",
+    },
+    "corral.tools": {
+        "Toolbox",
+        "Workspace",
+        "Limits",
+        "Code",
+        "Refusal",
+        "Denied",
+        "Request",
+        "ReadRequest",
+        "WriteRequest",
+        "EditRequest",
+        "ListRequest",
+        "GlobRequest",
+        "GrepRequest",
+        "MoveRequest",
+        "DeleteRequest",
+        "ToolSpec",
+        "TOOL_NAMES",
+        "Authorizer",
+        "tool_definitions",
+        "strict_schema",
+    },
+    "corral.integrations": {
+        "openai_agents_tools",
+        "pydantic_ai_toolset",
+        "langchain_tools",
+        "anthropic_tools",
+        "anthropic_tool_results",
+        "run_anthropic",
+    },
+}
+
+
+def _exported(module_name: str) -> list[tuple[str, object]]:
+    module = importlib.import_module(module_name)
+    return [(name, getattr(module, name)) for name in module.__all__]
+
+
+@pytest.mark.parametrize("module_name", sorted(PUBLIC))
+def test_all_is_the_pinned_api(module_name):
+    module = importlib.import_module(module_name)
+    assert len(module.__all__) == len(set(module.__all__)), "a name listed twice in __all__"
+    assert set(module.__all__) == PUBLIC[module_name]
+    for name in module.__all__:
+        assert hasattr(module, name), f"{module_name}.{name} is in __all__ but not defined"
+
+
+@pytest.mark.parametrize("module_name", sorted(PUBLIC))
+def test_every_exported_object_names_a_public_module(module_name):
+    for name, obj in _exported(module_name):
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+            continue
+        home = obj.__module__
+        assert not any(part.startswith("_") for part in home.split(".")), (
+            f"{module_name}.{name}.__module__ is {home!r}, a private module")
+        # the module it names really has it, under the same name
+        assert getattr(importlib.import_module(home), obj.__qualname__) is obj
+
+
+def test_corral_reexports_are_the_same_objects():
+    import corral
+    import corral.contained
+
+    for name in PUBLIC["corral"] - {"__version__"}:
+        assert getattr(corral, name) is getattr(corral.contained, name)
+
+
+def test_version_is_single_sourced():
+    from importlib import metadata
+
+    import corral
+
+    assert metadata.version("corral") == corral.__version__
+
+
+def test_importing_corral_imports_no_framework():
+    # corral.integrations and every front end import their framework only
+    # when an adapter is asked for: a plain import pulls in none of them
+    code = ("import sys, corral, corral.tools, corral.integrations, corral.cli\n"
+            "heavy = sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'mcp', 'pydantic', 'pydantic_ai', 'agents', 'langchain_core', 'anthropic', "
+            "'openai', 'anyio', 'httpx'})\n"
+            "print(heavy)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
