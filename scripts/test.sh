@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
+bash scripts/setup_conformance.sh  # MCP clients for tests/e2e (made once, then reused)
 .venv/bin/python -m pytest "$@"
 
 if [ $# -eq 0 ] && [ -z "${CORRAL_BACKEND:-}${CORRAL_OPENAT2:-}" ] && [ "${CORRAL_LANES:-1}" != 0 ]; then

@@ -213,16 +213,22 @@ class RawClient:
         message: dict[str, Any] = json.loads(line)
         return message
 
-    def answer(self, request_id: Any, timeout: float = SERVE_TIMEOUT) -> dict[str, Any]:
-        """The answer to ``request_id``; notifications meanwhile are kept in
-        :attr:`notifications`, and any other answer fails the test."""
+    def reply(self, timeout: float = SERVE_TIMEOUT) -> dict[str, Any]:
+        """The next answer (a message with an id and no method); notifications
+        meanwhile are kept in :attr:`notifications`."""
         deadline = time.monotonic() + timeout
         while True:
             message = self.receive(max(0.01, deadline - time.monotonic()))
             if "id" in message and "method" not in message:
-                assert message["id"] == request_id, (request_id, message)
                 return message
             self.notifications.append(message)
+
+    def answer(self, request_id: Any, timeout: float = SERVE_TIMEOUT) -> dict[str, Any]:
+        """The answer to ``request_id``; notifications meanwhile are kept in
+        :attr:`notifications`, and any other answer fails the test."""
+        message = self.reply(timeout)
+        assert message["id"] == request_id, (request_id, message)
+        return message
 
     def request(self, method: str, params: dict[str, Any] | None = None,
                 timeout: float = SERVE_TIMEOUT) -> dict[str, Any]:

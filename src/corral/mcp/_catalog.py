@@ -1,8 +1,8 @@
 """What the server says about its tools, per protocol version, free of I/O.
 
-The listing is built from the Workspace's own definitions (names,
-descriptions and JSON Schemas verbatim) and specs (title, output schema,
-whether a tool mutates, destroys, is idempotent).  Fields a protocol version
+The listing is the MCP shape of :mod:`corral.tools._hosts` (what ``corral
+tools --format mcp`` prints), built from the Workspace's specs; with several
+roots each description also says how a path names its root.  Fields a protocol version
 does not know are left out for it: ``annotations`` from 2025-03-26,
 ``title`` and ``outputSchema`` (and ``structuredContent`` in results) from
 2025-06-18.
@@ -10,10 +10,10 @@ does not know are left out for it: ``annotations`` from 2025-03-26,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from ..cli import envelope_text
+from ..tools._hosts import definition, envelope_text
+from ..tools._workspace import Workspace
 from ._wire import scrub
 
 __all__ = ["PROTOCOL_VERSIONS", "LATEST", "negotiate", "Catalog", "call_result", "INSTRUCTIONS"]
@@ -39,60 +39,35 @@ def _at_least(version: str, first: str) -> bool:
     return PROTOCOL_VERSIONS.index(version) >= PROTOCOL_VERSIONS.index(first)
 
 
-@dataclass(frozen=True)
-class _Facts:
-    """What MCP's annotations say of one tool."""
-
-    title: str
-    read_only: bool
-    destructive: bool
-    idempotent: bool
-    output_schema: dict[str, Any] | None
-
-
-def _facts(spec: Any) -> _Facts:
-    # ToolSpec's title/destructive/idempotent/output_schema are contract C3
-    # (tools); until they land the defaults follow from ``mutates``.
-    mutates = bool(spec.mutates)
-    title = getattr(spec, "title", None) or spec.name.replace("_", " ").capitalize()
-    return _Facts(title=title, read_only=not mutates,
-                  destructive=bool(getattr(spec, "destructive", mutates)),
-                  idempotent=bool(getattr(spec, "idempotent", not mutates)),
-                  output_schema=getattr(spec, "output_schema", None))
+def _for_version(tool: dict[str, Any], version: str) -> dict[str, Any]:
+    """``tool`` (the newest MCP shape) without what ``version`` does not know."""
+    dropped = set()
+    if not _at_least(version, _STRUCTURED_FROM):
+        dropped |= {"title", "outputSchema"}
+    if not _at_least(version, _ANNOTATIONS_FROM):
+        dropped.add("annotations")
+    return {key: value for key, value in tool.items() if key not in dropped}
 
 
 class Catalog:
     """The tool listing and instructions for one Workspace (built once per
-    protocol version; thread-safe once built, as nothing changes)."""
+    protocol version; nothing changes after that)."""
 
-    def __init__(self, workspace: Any) -> None:
+    def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
-        self._definitions = workspace.definitions()
-        self._facts = {item["name"]: _facts(workspace.spec(item["name"]))
-                       for item in self._definitions}
+        rule = workspace.path_rule()
+        self._newest = [definition(spec, "mcp") for spec in workspace.specs()]
+        if rule:
+            for item in self._newest:
+                item["description"] = f"{item['description']}\n\n{rule}"
         self._listings: dict[str, list[dict[str, Any]]] = {}
 
     def tools(self, version: str) -> list[dict[str, Any]]:
         listing = self._listings.get(version)
         if listing is None:
-            listing = [self._tool(item, version) for item in self._definitions]
+            listing = [_for_version(item, version) for item in self._newest]
             self._listings[version] = listing
         return listing
-
-    def _tool(self, item: dict[str, Any], version: str) -> dict[str, Any]:
-        facts = self._facts[item["name"]]
-        tool: dict[str, Any] = {"name": item["name"]}
-        if _at_least(version, _STRUCTURED_FROM):
-            tool["title"] = facts.title
-        tool["description"] = item["description"]
-        tool["inputSchema"] = item["inputSchema"]
-        if _at_least(version, _STRUCTURED_FROM) and facts.output_schema is not None:
-            tool["outputSchema"] = facts.output_schema
-        if _at_least(version, _ANNOTATIONS_FROM):
-            tool["annotations"] = {"title": facts.title, "readOnlyHint": facts.read_only,
-                                   "destructiveHint": facts.destructive,
-                                   "idempotentHint": facts.idempotent, "openWorldHint": False}
-        return tool
 
     def instructions(self) -> str:
         rule = self.workspace.path_rule()

@@ -35,7 +35,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..contained import Root
+from ._hosts import offered_specs
 from ._refusal import Code, Refusal
+from ._registry import ToolSpec
 from ._toolbox import Toolbox
 
 __all__ = ["Workspace", "Opener", "PATH_FIELDS", "PATH_KEYS", "PATH_LIST_KEYS",
@@ -144,8 +146,12 @@ class Workspace:
         """The tools offered."""
         return self._listing.names
 
-    def spec(self, name: str) -> Any:
+    def spec(self, name: str) -> ToolSpec:
         return self._listing.spec(name)
+
+    def specs(self) -> list[ToolSpec]:
+        """The offered tools' specs, in order."""
+        return offered_specs(self._listing)
 
     def mutates(self, name: Any) -> bool:
         """Whether tool ``name`` may change files (unknown names do not)."""
