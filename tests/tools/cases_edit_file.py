@@ -164,8 +164,8 @@ CASES = [
           "STALE", f"src/util.py is not the version you expected: expectedSha256 is "
           f"{OLD_SHA[:12]}..., the file's sha256 is {PY_SHA[:12]}...",
           "Read src/util.py again and redo the edit against what it says now.",
-          details={"path": "src/util.py", "kind": "digest_mismatch", "expectedSha256": OLD_SHA,
-                   "sha256": PY_SHA},
+          details={"path": "src/util.py", "kind": "sha256_mismatch", "expectedSha256": OLD_SHA,
+                   "currentSha256": PY_SHA},
           suggested_tool="read_file", suggested_args={"path": "src/util.py"}),
     _edit("ambiguous", {"oldText": "return", "newText": "yield"}, "AMBIGUOUS",
           "oldText occurs 2 times in src/util.py (lines 2, 6); it must occur exactly once",

@@ -355,7 +355,7 @@ def test_row12_stale_digest_names_the_changed_lines_when_known(tmp_path, box):
                       expectedSha256=first["sha256"])
     details = refusal["details"]
     assert details["expectedSha256"] == first["sha256"]
-    assert details["sha256"] == sha(path.read_bytes())
+    assert details["currentSha256"] == sha(path.read_bytes())
     assert details["changedLines"] == [[5, 5]]
     assert "since then lines 5 changed" in refusal["message"]
     read = follow(box, refusal)
@@ -496,7 +496,7 @@ def test_row22_other_file_is_named_only_if_the_model_may_read_it(tmp_path):
 
 @pytest.mark.parametrize("args, field, message", [
     ({"oldText": 5, "newText": "x"}, "oldText", "must be a string, not an integer"),
-    ({"oldText": "a", "newText": None}, "newText", "must be a string, not null"),
+    ({"oldText": "a", "newText": None}, "newText", "is required with 'oldText'"),  # null: not given
     ({"oldText": "a", "newText": "b", "replaceAll": "yes"}, "replaceAll",
      "must be true or false, not a string"),
     ({"edits": [{"oldText": "a"}]}, "edits[0].newText", "is required"),
@@ -780,7 +780,7 @@ def test_change_in_place_during_authorization_fails_closed(tmp_path, make_root):
 
     with Toolbox(make_root(tmp_path), authorize=authorize) as toolbox:
         refusal = refused(toolbox, "STALE", path="a.py", oldText="w * h", newText="h * w")
-    assert refusal["details"]["kind"] == "changed"
+    assert refusal["details"]["kind"] == "swapped"
     assert path.read_text() == "# hi" + PY[4:]
 
 

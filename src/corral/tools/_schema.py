@@ -5,6 +5,10 @@ boolean, array, enum, bounds), so this checks exactly that subset rather than
 pulling a general validator into the core.  Every failure is an
 ``INVALID_ARGUMENT`` refusal naming the field, the expected type and what was
 sent; nothing a model can send makes it raise anything else.
+
+An optional argument given as ``null`` counts as not given (OpenAI's strict
+function calling and openai-agents send ``null`` for every optional
+argument the model leaves out).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from ._refusal import Code, Refusal
+from ._refusal import Code, Kind, Refusal, invalid_argument
 
 __all__ = ["check_arguments"]
 
@@ -39,10 +43,7 @@ def _kind_of(value: Any) -> str:
     return type(value).__name__
 
 
-def _invalid(tool: str, field: str, wrong: str, hint: str, **details: Any) -> Refusal:
-    # ``wrong`` completes the sentence; ``details`` may carry a "problem" key
-    return Refusal(Code.INVALID_ARGUMENT, f"{tool}: argument '{field}' {wrong}", hint,
-                   details={"field": field, "kind": "argument", **details})
+_invalid = invalid_argument  # ``wrong`` completes the sentence; facts may carry a "problem"
 
 
 def check_arguments(tool: str, schema: dict[str, Any], args: Any, *,
@@ -56,7 +57,7 @@ def check_arguments(tool: str, schema: dict[str, Any], args: Any, *,
         raise Refusal(Code.INVALID_ARGUMENT,
                       f"{tool}: the arguments must be a JSON object, not {_kind_of(args)}",
                       "Pass the arguments as an object of named fields.",
-                      details={"field": "", "kind": "argument"})
+                      details={"field": ""}, kind=Kind.ARGUMENT)
     return _check_object(tool, schema, args, "", max_chars)
 
 
@@ -70,9 +71,10 @@ def _check_object(tool: str, schema: dict[str, Any], value: dict[str, Any],
             raise _invalid(tool, name, "is not an argument of this tool",
                            f"Remove '{name}'; the arguments are: {allowed}.", allowed=sorted(props))
     out: dict[str, Any] = {}
+    required = schema.get("required", ())
     for key, sub in props.items():
-        if key not in value:
-            if key in schema.get("required", ()):
+        if value.get(key) is None and (key not in value or key not in required):
+            if key in required:
                 field = prefix + key
                 raise _invalid(tool, field, "is required", f"Pass '{field}' ({_describe(sub)}).")
             if "default" in sub:

@@ -494,7 +494,7 @@ class Walk:
         self.stats = WalkStats()
         self.files = 0
         # skip building real paths for deny checks when there is no deny list
-        self._may_deny = getattr(ctx, "_deny", True) is not None
+        self._may_deny = ctx.may_deny
 
     def ignored(self, dir_sub: str, name: str, is_dir: bool) -> bool:
         rules = self.rules

@@ -56,8 +56,8 @@ from ._edit_match import (MAX_LISTED, Diagnosis, Difference, Region, Search, Spa
                           search, strip_line_numbers, unescape)
 from ._edit_state import memory_of
 from ._edit_text import Lines, Undecodable, changed_lines, decode, encode, unified_diff
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._refusal import Code, Refusal, sha256_mismatch, swapped
+from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import EditRequest, ReadRequest
 
 DESCRIPTION = (
@@ -202,7 +202,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             # an empty oldText on a missing file: the model wants to create it
             refusal = classify(exc, tool="edit_file", args={"path": args["path"]}, ctx=ctx)
             if refusal.code is Code.NOT_FOUND and "didYouMean" not in refusal.details:
-                refusal.hint = f"Create {rel} with write_file; edit_file changes existing files."
+                raise refusal.replace(hint=f"Create {rel} with write_file; edit_file changes "
+                                      "existing files.") from None
             raise refusal from None
 
 
@@ -249,7 +250,7 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
     data, identity = _read(ctx, rel)
     real = ctx.root.realpath(rel)
     base_sha = sha256_hex(data)
-    memory = memory_of(ctx)
+    memory = memory_of(ctx.state)
     key = sha256_hex(json.dumps([args, base_sha], sort_keys=True).encode("utf-8", "surrogatepass"))
     try:
         if expected is not None and expected != base_sha:
@@ -281,9 +282,7 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
         ctx.ensure_same(rel, identity)
         now, _ = _read(ctx, rel)
         if sha256_hex(now) != base_sha:
-            raise Refusal(Code.STALE, f"{rel} changed while the edit was being authorized; "
-                          "nothing was written", "Read the file again, then repeat the edit.",
-                          details={"path": rel, "kind": "changed"})
+            raise swapped(rel)
         ctx.root.write_bytes(rel, new_data)
         memory.remember(base_sha, decoded.text)
         memory.remember(new_sha, outcome.text)
@@ -481,12 +480,11 @@ def _undecodable(rel: str, exc: Undecodable, size: int) -> Refusal:
 
 
 def _stale(ctx: ToolContext, rel: str, expected: str, current: str, data: bytes) -> Refusal:
-    details: dict[str, Any] = {"path": rel, "kind": "digest_mismatch",
-                               "expectedSha256": expected, "sha256": current}
+    details: dict[str, Any] = {}
     message = (f"{rel} is not the version you expected: expectedSha256 is {expected[:12]}..., "
                f"the file's sha256 is {current[:12]}...")
     suggested: dict[str, Any] = {"path": rel}
-    before = memory_of(ctx).recall(expected)
+    before = memory_of(ctx.state).recall(expected)
     if before is not None:
         try:
             now = decode(data).text
@@ -501,16 +499,17 @@ def _stale(ctx: ToolContext, rel: str, expected: str, current: str, data: bytes)
                 first, last = ranges[0][0], ranges[min(len(ranges), 5) - 1][1]
                 suggested = {"path": rel, "offset": max(1, first - 3),
                              "limit": last - max(1, first - 3) + 4}
-    return Refusal(Code.STALE, message, f"Read {rel} again and redo the edit against what it "
-                   "says now.", details=details, suggested_tool="read_file",
-                   suggested_args=suggested)
+    return sha256_mismatch(rel, expected, current, message=message,
+                           hint=f"Read {rel} again and redo the edit against what it says now.",
+                           suggest=("read_file", suggested), **details)
 
 
 def _repeated(refusal: Refusal, before: int) -> Refusal:
     if before:
-        refusal.details["repeated"] = before + 1
-        refusal.hint = ("Do not send this call again unchanged, it failed the same way before; "
-                        + refusal.hint[0].lower() + refusal.hint[1:])
+        refusal = refusal.replace(
+            details={"repeated": before + 1},
+            hint=("Do not send this call again unchanged, it failed the same way before; "
+                  + refusal.hint[0].lower() + refusal.hint[1:]))
     return refusal
 
 
@@ -755,4 +754,12 @@ def _result(ctx: ToolContext, rel: str, real: str, base_sha: str, new_sha: str,
     return result
 
 
-TOOL = ToolSpec(name="edit_file", description=DESCRIPTION, schema=SCHEMA, run=run, mutates=True)
+# TODO(edit): describe the success fields fully (edits, lines, diff, warnings...).
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"}, "baseSha256": {"type": "string"},
+    "sha256": {"type": "string"}, "replacements": {"type": "integer"},
+}, ["path", "baseSha256", "sha256", "replacements"])
+
+TOOL = ToolSpec(name="edit_file", title="Edit file", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=OUTPUT_SCHEMA, run=run, request=EditRequest, mutates=True,
+                idempotent=False, destructive=True, suggests=Suggests(read_instead=True))

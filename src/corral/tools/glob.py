@@ -28,7 +28,7 @@ from typing import Any
 
 from ._context import ToolContext
 from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import GlobRequest
 from ._search import IgnoreRules, Walk, ancestor_rules, compile_glob, ignored_note, open_base
 
@@ -188,4 +188,13 @@ def _glob(ctx: ToolContext, base: Any, matcher: Any, given: str,
     return result
 
 
-TOOL = ToolSpec(name="glob", description=DESCRIPTION, schema=SCHEMA, run=run)
+# TODO(search): refine (ignored, skipped, denied, note).
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"}, "pattern": {"type": "string"},
+    "paths": {"type": "array", "items": {"type": "string"}},
+    "truncated": {"type": "boolean"},
+}, ["path", "pattern", "paths", "truncated"])
+
+TOOL = ToolSpec(name="glob", title="Find files by name", description=DESCRIPTION,
+                schema=SCHEMA, output_schema=OUTPUT_SCHEMA, run=run, request=GlobRequest,
+                suggests=Suggests(retry_on=frozenset({"directory"})))

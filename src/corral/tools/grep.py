@@ -31,8 +31,8 @@ from typing import Any
 
 from ..contained import SpecialFileError
 from ._context import ToolContext
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._refusal import Code, Kind, Refusal
+from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import GrepRequest
 from ._search import (Base, GlobMatcher, IgnoreRules, Walk, WalkStats, ancestor_rules,
                       compile_glob, ignored_note, open_base)
@@ -287,9 +287,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         matcher = compile_matcher(pattern, regex=args["regex"],
                                   ignore_case=args["caseInsensitive"])
     except Refusal as refusal:
-        if refusal.details.get("kind") == "regex":  # a literal search of the same text works
-            refusal.suggested_tool = "grep"
-            refusal.suggested_args = {**_explicit(args), "regex": False}
+        if refusal.kind is Kind.REGEX:  # a literal search of the same text works
+            raise refusal.replace(suggest=("grep", {**_explicit(args), "regex": False})) from None
         raise
     include = _include(args.get("include"))
     ctx.check_deny(rel)
@@ -424,4 +423,13 @@ def _finish_notes(result: dict[str, Any], notes: list[str], search: _Search, ove
         result["note"] = " ".join(notes)
 
 
-TOOL = ToolSpec(name="grep", description=DESCRIPTION, schema=SCHEMA, run=run)
+# TODO(search): describe the success fields fully (the shape depends on outputMode).
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"}, "pattern": {"type": "string"},
+    "outputMode": {"type": "string"}, "truncated": {"type": "boolean"},
+    "filesSearched": {"type": "integer"},
+}, ["path", "pattern", "outputMode", "truncated", "filesSearched"])
+
+TOOL = ToolSpec(name="grep", title="Search file contents", description=DESCRIPTION,
+                schema=SCHEMA, output_schema=OUTPUT_SCHEMA, run=run, request=GrepRequest,
+                suggests=Suggests(retry_on=frozenset({"file", "directory"})))

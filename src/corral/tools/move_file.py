@@ -18,8 +18,8 @@ from contextlib import ExitStack
 from typing import Any
 
 from ._context import ToolContext
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._refusal import Code, Kind, Refusal, exists, not_directory
+from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import MoveRequest
 
 DESCRIPTION = (
@@ -66,7 +66,7 @@ def entry_name(ctx: ToolContext, value: str, field: str) -> tuple[str, bool]:
         raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' names "
                       f"{'the root itself' if name == '.' else 'a parent directory (..)'}, "
                       "not an entry inside it", "Name the file or directory itself, e.g. "
-                      "\"src/old.py\".", details={"field": field, "path": name, "kind": "root"})
+                      "\"src/old.py\".", details={"field": field, "path": name}, kind=Kind.ROOT)
     return name, rel.endswith("/")
 
 
@@ -94,9 +94,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     kind = kind_of(info.st_mode)
     if src_dir and kind != "directory":
         ctx.refuse_escape(src + "/")  # "link/" to a directory outside
-        raise Refusal(Code.INVALID_ARGUMENT, f"{src}/ ends with '/', but {src} is a {kind}",
-                      f"Pass \"{src}\" without the trailing '/'.",
-                      details={"field": "source", "path": src, "kind": "not_directory"})
+        raise not_directory(src, f"{src}/ ends with '/', but {src} is a {kind}",
+                            f"Pass \"{src}\" without the trailing '/'.", field="source")
     if dst_rel == "." or dst_rel.endswith("/"):
         into = dst_rel.rstrip("/") or "."
         dst = posixpath.basename(src) if into == "." else f"{into}/{posixpath.basename(src)}"
@@ -107,11 +106,11 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if src_real == dst_real:
         raise Refusal(Code.INVALID_ARGUMENT, f"{src} and {dst} are the same path",
                       "Pass a different destination.",
-                      details={"source": src, "destination": dst, "kind": "same_path"})
+                      details={"source": src, "destination": dst}, kind=Kind.SAME_PATH)
     if kind == "directory" and dst_real.startswith(src_real + "/"):
         raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is inside {src}, and a directory cannot "
                       "be moved into itself", "Choose a destination outside the directory.",
-                      details={"source": src, "destination": dst, "kind": "into_itself"})
+                      details={"source": src, "destination": dst}, kind=Kind.INTO_ITSELF)
     if kind == "directory":
         _check_denied_inside(ctx, src)
     existing = _lstat_or_none(ctx, dst)
@@ -140,14 +139,15 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 def _check_denied_inside(ctx: ToolContext, src: str) -> None:
     """Moving a directory renames everything in it: a path a deny rule
     names (``config/.env``) must not come out under a name it does not."""
-    if getattr(ctx, "_deny", True) is None:
+    if not ctx.may_deny:
         return  # no deny rules: nothing to look for
     for dirpath, dirnames, filenames in ctx.root.walk(src):
+        ctx.checkpoint()
         for name in dirnames + filenames:
             if ctx.is_denied(f"{dirpath}/{name}"):
                 raise Refusal(Code.DENIED, f"{src} holds a path the host does not allow, so it "
                               "cannot be moved", "Move the other entries one by one instead.",
-                              details={"path": src, "field": "source", "kind": "deny_rule"})
+                              details={"path": src, "field": "source"}, kind=Kind.DENY_RULE)
 
 
 def _lstat_or_none(ctx: ToolContext, rel: str) -> Any:
@@ -163,9 +163,7 @@ def _exists(dst: str, kind: str, src: str) -> Refusal:
                 "or choose another name.")
     else:
         hint = "Choose another destination, or pass overwrite: true to replace it."
-    return Refusal(Code.ALREADY_EXISTS, f"{dst} already exists", hint,
-                   details={"field": "destination", "path": dst, "kind": "exists",
-                            "existing": kind})
+    return exists(dst, hint, field="destination", existing=kind)
 
 
 def _check_existing(src: str, dst: str, kind: str, info: Any, existing: Any,
@@ -174,19 +172,27 @@ def _check_existing(src: str, dst: str, kind: str, info: Any, existing: Any,
     if (existing.st_dev, existing.st_ino) == (info.st_dev, info.st_ino):
         raise Refusal(Code.INVALID_ARGUMENT, f"{src} and {dst} are the same file (hard links "
                       "or another spelling of one name)", "Pass a different destination.",
-                      details={"source": src, "destination": dst, "kind": "same_file"})
+                      details={"source": src, "destination": dst}, kind=Kind.SAME_FILE)
     if not overwrite:
         raise _exists(dst, there, src)
     if there == "directory":
         raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is a directory, which move_file never "
                       "replaces", "Choose another destination, or delete the directory first "
                       "(delete_file removes empty directories).",
-                      details={"field": "destination", "path": dst, "kind": "directory"})
+                      details={"field": "destination", "path": dst}, kind=Kind.DIRECTORY)
     if kind == "directory":
-        raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is a {there} and {src} is a directory; a "
-                      "directory cannot replace a file", f"Delete {dst} first, or choose "
-                      "another destination.",
-                      details={"field": "destination", "path": dst, "kind": "not_directory"})
+        raise not_directory(dst, f"{dst} is a {there} and {src} is a directory; a directory "
+                            "cannot replace a file", f"Delete {dst} first, or choose another "
+                            "destination.", field="destination")
 
 
-TOOL = ToolSpec(name="move_file", description=DESCRIPTION, schema=SCHEMA, run=run, mutates=True)
+OUTPUT_SCHEMA = success_schema({
+    "source": {"type": "string"}, "destination": {"type": "string"},
+    "kind": {"type": "string", "enum": ["file", "directory", "symlink", "special"]},
+    "overwritten": {"type": "boolean"},
+    "createdDirectories": {"type": "array", "items": {"type": "string"}},
+}, ["source", "destination", "kind", "overwritten", "createdDirectories"])
+
+TOOL = ToolSpec(name="move_file", title="Move file", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=OUTPUT_SCHEMA, run=run, request=MoveRequest, mutates=True,
+                idempotent=False, destructive=True, suggests=Suggests(read_instead=True))

@@ -26,8 +26,9 @@ from typing import Any
 
 from ._classify import close_paths
 from ._context import ToolContext
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._refusal import (Code, Kind, Refusal, not_directory, sha256_mismatch, special_file,
+                       special_kind, swapped)
+from ._registry import ToolSpec, success_schema
 from ._requests import WriteRequest
 
 DESCRIPTION = (
@@ -60,8 +61,7 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_SPECIAL = {st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
-            st.S_IFBLK: "block_device"}
+_DIGEST_CHUNK = 1024 * 1024
 # Lines a model writes instead of code it did not want to repeat.
 _ELISION = re.compile(
     r"^[ \t]*(?://|#|/\*|<!--|--|;|\*)?[ \t]*(?:\.\.\.|…)[ \t]*[\[(]?[ \t]*"
@@ -77,15 +77,15 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         shown = rel.rstrip("/") or "."
         raise Refusal(Code.INVALID_ARGUMENT, f"{shown} names a directory, not a file",
                       "Pass the path of a file to write, such as \"src/main.py\".",
-                      details={"path": shown, "field": "path", "kind": "directory"})
+                      details={"path": shown, "field": "path"}, kind=Kind.DIRECTORY)
     content: str = args["content"]
     data = content.encode("utf-8")
     limit = ctx.limits.max_write_bytes
     if len(data) > limit:
         raise Refusal(Code.TOO_LARGE, f"the content is {len(data)} bytes, over the limit of "
                       f"{limit} bytes", "Write a smaller file, or split it into several files.",
-                      details={"path": rel, "field": "content", "kind": "content_size",
-                               "bytes": len(data), "limit": limit})
+                      details={"path": rel, "field": "content", "bytes": len(data),
+                               "limit": limit}, kind=Kind.CONTENT_SIZE)
     expected: str | None = args.get("expectedSha256")
     if expected is not None:
         expected = expected.lower()
@@ -106,19 +106,14 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             _check_replaceable(ctx, rel, current)
             existing = _file_sha256(ctx, rel, current)
             if expected is not None and expected != existing:
-                raise Refusal(Code.STALE, f"{rel} has changed: its sha256 is not the "
-                              "expectedSha256 given; nothing was written",
-                              "Read the file again (its current sha256 is in details), check your "
-                              "change still fits, then write with the new expectedSha256.",
-                              details={"path": rel, "kind": "sha256_mismatch",
-                                       "expectedSha256": expected, "currentSha256": existing})
+                raise sha256_mismatch(rel, expected, existing)
             if expected is None and not args["overwrite"]:
                 raise Refusal(Code.ALREADY_EXISTS, f"{rel} already exists; nothing was written",
                               f"Pass expectedSha256 \"{existing}\" (its current sha256) or "
                               "overwrite: true to replace it, or use edit_file to change part "
                               "of it.",
-                              details={"path": rel, "kind": "exists", "currentSha256": existing,
-                                       "bytes": current.st_size})
+                              details={"path": rel, "currentSha256": existing,
+                                       "bytes": current.st_size}, kind=Kind.EXISTS)
 
         ctx.authorize(WriteRequest(rel, bytes=len(data), sha256=digest,
                                    overwrite=current is not None, existing_sha256=existing,
@@ -127,14 +122,14 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         # Nothing may have moved while the host was deciding: fail closed.
         if creates:
             if _makedirs(ctx, rel, parent, dry_run=True) != creates:
-                raise _swapped(rel)
+                raise swapped(rel)
         else:
             ctx.ensure_same(parent, parent_id)
             ctx.ensure_same(rel, None if current is None else (current.st_dev, current.st_ino),
                             follow=False, mode=None if current is None else current.st_mode)
             if current is not None and _lstat(ctx, rel) is not None and \
                     _file_sha256(ctx, rel, current) != existing:
-                raise _swapped(rel)  # rewritten in place while the host was deciding
+                raise swapped(rel)  # rewritten in place while the host was deciding
         created = _makedirs(ctx, rel, parent, dry_run=False) if creates else []
         root.write_bytes(rel, data, exclusive=current is None, follow_symlinks=False)
 
@@ -150,21 +145,18 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _makedirs(ctx: ToolContext, rel: str, parent: str, *, dry_run: bool) -> list[str]:
-    """``Root.makedirs`` of the parent, its errors told about ``rel``: the
-    model named the file, so a refusal should name it too."""
+    """``Root.makedirs`` of the parent; a name in the way is told about
+    ``rel``: the model named the file, so a refusal should name it too."""
     try:
         return ctx.root.makedirs(parent, exist_ok=True, dry_run=dry_run)
-    except FileExistsError as exc:
+    except (FileExistsError, NotADirectoryError) as exc:
         # something that is not a directory stands where one is needed (as
         # os.makedirs, the core may say EEXIST): it is in the way, not a
         # file to overwrite
-        err = OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), rel)
-        err.component = getattr(exc, "component", None) or parent  # type: ignore[attr-defined]
-        raise err from None
-    except OSError as exc:
-        if exc.filename == parent:
-            exc.filename = rel
-        raise
+        where = getattr(exc, "component", None) or parent
+        raise not_directory(rel, f"{where} is a file, so {rel} cannot be inside it",
+                            f"Use a path whose directories exist; {where} is a file.",
+                            field="path", component=where) from None
 
 
 def _lstat(ctx: ToolContext, rel: str) -> os.stat_result | None:
@@ -177,7 +169,7 @@ def _lstat(ctx: ToolContext, rel: str) -> os.stat_result | None:
 def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None:
     kind = st.S_IFMT(info.st_mode)
     if kind == st.S_IFLNK:
-        details: dict[str, Any] = {"path": rel, "kind": "symlink"}
+        details: dict[str, Any] = {"path": rel}
         hint = "Write to the file the link points to, by its own path."
         try:
             target = ctx.root.realpath(rel)
@@ -187,17 +179,15 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
             details["target"] = target
             hint = f"Write to {target}, the file the link points to, by that path."
         raise Refusal(Code.UNSUPPORTED, f"{rel} is a symlink; write_file does not write through "
-                      "or replace symlinks", hint, details=details)
+                      "or replace symlinks", hint, details=details, kind=Kind.SYMLINK)
     if kind == st.S_IFDIR:
         raise Refusal(Code.INVALID_ARGUMENT, f"{rel} is a directory, not a file",
                       "Pass the path of a file; list_directory shows what this directory holds.",
-                      details={"path": rel, "kind": "directory"},
+                      details={"path": rel}, kind=Kind.DIRECTORY,
                       suggested_tool="list_directory", suggested_args={"path": rel})
     if kind != st.S_IFREG:
-        special = _SPECIAL.get(kind, "other")
-        raise Refusal(Code.UNSUPPORTED, f"{rel} is a {special.replace('_', ' ')}, not a regular "
-                      "file", "Use regular files only; this one cannot be replaced.",
-                      details={"path": rel, "kind": special})
+        raise special_file(rel, special_kind(info.st_mode),
+                           hint="Use regular files only; this one cannot be replaced.")
 
 
 def _file_sha256(ctx: ToolContext, rel: str, info: os.stat_result) -> str:
@@ -209,11 +199,12 @@ def _file_sha256(ctx: ToolContext, rel: str, info: os.stat_result) -> str:
     try:
         now = backend.fstat(fd)
         if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
-            raise _swapped(rel)
+            raise swapped(rel)
         digest = hashlib.sha256()
         pos = 0
         while True:
-            chunk = backend.pread(fd, 1024 * 1024, pos)
+            ctx.checkpoint()
+            chunk = backend.pread(fd, _DIGEST_CHUNK, pos)
             if not chunk:
                 break
             digest.update(chunk)
@@ -232,8 +223,7 @@ def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
         if exc.errno != errno.ENOENT:
             raise
         missing = getattr(exc, "component", None) or rel
-    details: dict[str, Any] = {"path": rel, "kind": "missing", "missing": missing,
-                               "expectedSha256": expected}
+    details: dict[str, Any] = {"path": rel, "missing": missing, "expectedSha256": expected}
     candidates = [c for c in close_paths(rel, missing, ctx) if not ctx.is_denied(c)]
     if candidates:
         details["didYouMean"] = candidates
@@ -245,13 +235,7 @@ def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
                if missing == rel else
                f"{rel} does not exist (there is no {missing}), so it cannot have the "
                "expectedSha256 given")
-    return Refusal(Code.NOT_FOUND, message, hint, details=details)
-
-
-def _swapped(rel: str) -> Refusal:
-    return Refusal(Code.STALE, f"{rel} changed while the call was being authorized; nothing was "
-                   "done", "Read the file again, then repeat the call.",
-                   details={"path": rel, "kind": "swapped"})
+    return Refusal(Code.NOT_FOUND, message, hint, details=details, kind=Kind.MISSING)
 
 
 def _warnings(content: str) -> list[str]:
@@ -268,4 +252,13 @@ def _warnings(content: str) -> list[str]:
     return out
 
 
-TOOL = ToolSpec(name="write_file", description=DESCRIPTION, schema=SCHEMA, run=run, mutates=True)
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"}, "bytes": {"type": "integer"}, "sha256": {"type": "string"},
+    "createdDirectories": {"type": "array", "items": {"type": "string"}},
+    "created": {"type": "boolean"},
+    "warnings": {"type": "array", "items": {"type": "string"}},
+}, ["path", "bytes", "sha256", "createdDirectories", "created"])
+
+TOOL = ToolSpec(name="write_file", title="Write file", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=OUTPUT_SCHEMA, run=run, request=WriteRequest, mutates=True,
+                idempotent=True, destructive=True)
