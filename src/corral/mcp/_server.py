@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Callable, TextIO
 
 from ..tools import Refusal
-from ..tools._workspace import CancelToken, Progress, Workspace
+from ..tools._control import CancelToken, Progress
+from ..tools._workspace import Workspace
 from . import _wire
 from ._catalog import Catalog
 from ._scheduler import Job, Scheduler

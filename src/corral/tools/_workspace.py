@@ -35,37 +35,16 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..contained import Root
+from ._control import CancelToken, ProgressCallback
 from ._hosts import offered_specs
-from ._refusal import Code, Refusal
+from ._refusal import Code, Kind, Refusal
 from ._registry import ToolSpec
 from ._toolbox import Toolbox
 
 __all__ = ["Workspace", "Opener", "PATH_FIELDS", "PATH_KEYS", "PATH_LIST_KEYS",
-           "root_names", "CancelToken", "Progress"]
+           "root_names"]
 
-try:  # contract C4 (tools): cancellation and progress for Toolbox.call
-    from ._toolbox import CancelToken, Progress  # type: ignore[attr-defined]
-    _C4 = True
-except ImportError:  # until C4 lands: the same shapes, and calls run to their end
-    _C4 = False
-
-    class CancelToken:  # type: ignore[no-redef]
-        """Set once to ask a call to stop at its next checkpoint."""
-
-        def __init__(self) -> None:
-            self.cancelled = False
-
-        def cancel(self) -> None:
-            self.cancelled = True
-
-    @dataclass(frozen=True)
-    class Progress:  # type: ignore[no-redef]
-        done: int
-        total: int | None
-        message: str
-
-
-ProgressFn = Callable[["Progress"], None]
+ProgressFn = ProgressCallback
 
 #: Arguments that hold one path (strings) or several (``paths``: a list).
 PATH_FIELDS = frozenset({"path", "source", "destination"})
@@ -180,7 +159,7 @@ class Workspace:
 
     # -- calls -----------------------------------------------------------------
     def call(self, name: Any, args: Any = None, *, timeout: float | None = None,
-             cancel: "CancelToken | None" = None,
+             cancel: CancelToken | None = None,
              progress: ProgressFn | None = None) -> dict[str, Any]:
         """Route the call to its root's Toolbox; the envelope it answers,
         with paths named as they were asked."""
@@ -277,14 +256,13 @@ class Workspace:
         refusal = Refusal(Code.INVALID_ARGUMENT,
                           f"argument '{field}' names no root; this server has several: {names}",
                           f"Begin '{field}' with a root's name, e.g. \"{first}\".",
-                          details={"field": field, "kind": "root_required", "roots": self.roots})
+                          details={"field": field, "roots": self.roots}, kind=Kind.ROOT_REQUIRED)
         return self._suggest(refusal, tool, {**args, field: first})
 
     def _unknown_root(self, tool: str, args: dict[str, Any], field: str, value: str) -> Refusal:
         names = ", ".join(self._roots)
         holders = [name for name, box in self._roots.items() if _exists(box.root, value)]
-        details: dict[str, Any] = {"field": field, "kind": "unknown_root", "roots": self.roots,
-                                   "path": value}
+        details: dict[str, Any] = {"field": field, "roots": self.roots, "path": value}
         example = f"{holders[0] if holders else next(iter(self._roots))}/{value}"
         if len(holders) == 1:
             details["didYouMean"] = [example]
@@ -293,7 +271,7 @@ class Workspace:
             hint = f"Begin the path with a root's name ({names}), e.g. \"{example}\"."
         refusal = Refusal(Code.INVALID_ARGUMENT,
                           f"{value} does not begin with a root's name; the roots are: {names}",
-                          hint, details=details)
+                          hint, details=details, kind=Kind.UNKNOWN_ROOT)
         return self._suggest(refusal, tool, {**args, field: example}) if len(holders) == 1 \
             else refusal
 
@@ -301,7 +279,7 @@ class Workspace:
         """``refusal`` with the call ``tool(args)`` suggested if that is a
         cheap read that succeeds now (suggestions are tried, never guessed)."""
         if tool in _SUGGESTIBLE and tool in self.names and self.call(tool, args).get("ok"):
-            refusal.suggested_tool, refusal.suggested_args = tool, args
+            return refusal.replace(suggest=(tool, args))
         return refusal
 
     # -- the roots protocol ----------------------------------------------------
@@ -365,11 +343,8 @@ _SUGGESTIBLE = frozenset({"read_file", "list_directory", "file_info"})
 
 
 def _call(box: Toolbox, name: Any, args: Any, timeout: float | None,
-          cancel: "CancelToken | None", progress: ProgressFn | None) -> dict[str, Any]:
-    if _C4:
-        return box.call(name, args, timeout=timeout, cancel=cancel,  # type: ignore[call-arg]
-                        progress=progress)
-    return box.call(name, args)
+          cancel: CancelToken | None, progress: ProgressFn | None) -> dict[str, Any]:
+    return box.call(name, args, timeout=timeout, cancel=cancel, progress=progress)
 
 
 def _path_fields(schema: Mapping[str, Any]) -> list[str]:
@@ -464,11 +439,11 @@ def _no_roots() -> Refusal:
     return Refusal(Code.DENIED, "no root is open: the client's roots share no directory with "
                    "the directories this server was started with",
                    "Tell the user that the client's roots and the server's differ; do not retry.",
-                   details={"kind": "no_roots"})
+                   kind=Kind.NO_ROOTS)
 
 
 def _outside(value: str, field: str) -> Refusal:
-    details: dict[str, Any] = {"field": field, "kind": "outside_roots"}
+    details: dict[str, Any] = {"field": field}
     if value.startswith("/"):
         message = f"argument '{field}' is an absolute path outside every root"
     else:
@@ -476,7 +451,7 @@ def _outside(value: str, field: str) -> Refusal:
         details["path"] = value
     return Refusal(Code.OUTSIDE_ROOT, message,
                    "Begin the path with a root's name; '..' may not climb above a root.",
-                   details=details)
+                   details=details, kind=Kind.OUTSIDE_ROOTS)
 
 
 def _cross_root(tool: str, fields: dict[str, Any]) -> Refusal:
@@ -484,4 +459,4 @@ def _cross_root(tool: str, fields: dict[str, Any]) -> Refusal:
                    f"{tool}'s paths are in different roots, and one call acts in one root only",
                    "Work in one root per call: to move a file to another root, read it, write it "
                    "there, then delete the original.",
-                   details={"kind": "cross_root", "fields": sorted(fields)})
+                   details={"fields": sorted(fields)}, kind=Kind.CROSS_ROOT)
