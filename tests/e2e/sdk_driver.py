@@ -167,10 +167,18 @@ class Driver:
         """Start a call and cancel it after ``after`` seconds (the SDK sends
         notifications/cancelled); the call must not come back."""
         outcome: dict[str, Any] = {"returned": False}
+        # The 1.x client stops waiting but tells the server nothing; an
+        # application on 1.x sends notifications/cancelled itself, with the
+        # id the request went out with (the session's next one).
+        request_id = self.session._request_id if self.session is not None else None
         with anyio.move_on_after(cmd.get("after", 0.5)) as scope:
             outcome["result"] = await self.call(cmd)
             outcome["returned"] = True
         outcome["cancelled"] = scope.cancelled_caught
+        if request_id is not None and scope.cancelled_caught:
+            await self.session.send_notification(types.ClientNotification(
+                types.CancelledNotification(params=types.CancelledNotificationParams(
+                    requestId=request_id, reason="cancelled by the test"))))
         await anyio.sleep(0.05)  # let the notification go out
         return outcome
 
