@@ -190,6 +190,8 @@ class Workspace:
 
     # -- routing ---------------------------------------------------------------
     def _route(self, tool: Any, args: Any) -> _Routed | Refusal:
+        if args is None:
+            args = {}
         if not isinstance(args, dict) or not isinstance(tool, str) or tool not in self.names:
             return _Routed(next(iter(self._roots)), args)  # the Toolbox refuses it
         fields = _path_fields(self.spec(tool).schema)
@@ -309,9 +311,9 @@ class Workspace:
         out: list[tuple[str, Toolbox, bool]] = []
         for box in self._roots.values():
             root_real = os.path.realpath(box.root.path)
-            if _inside(root_real, real):  # the client's directory holds the whole root
+            if _inside(real, root_real):  # the client's directory holds the whole root
                 out.append((box.root.path, box, False))
-            elif _inside(real, root_real) and self._opener is not None:
+            elif _inside(root_real, real) and self._opener is not None:
                 sub = _open_beneath(box.root, os.path.relpath(real, root_real))
                 if sub is None:
                     continue
@@ -388,6 +390,7 @@ def _join(root: str, rel: str) -> str:
 
 
 def _inside(outer: str, inner: str) -> bool:
+    """Whether host path ``inner`` is ``outer`` or lies below it."""
     outer = outer.rstrip("/") or "/"
     return inner == outer or inner.startswith(outer + "/") or outer == "/"
 
