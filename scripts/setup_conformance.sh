@@ -9,7 +9,8 @@
 #               which benchmarks/bench_mcp.py measures corral against
 #
 # DIR is $CORRAL_CONFORMANCE_DIR or .conformance/ in the repository (ignored
-# by git).  None of this is a run-time need of corral: `corral serve` speaks
+# by git).  Arguments name the parts to make (sdk1, sdk2, node; default all):
+# benchmarks/bench_mcp.py asks for `node` only.  None of this is a run-time need of corral: `corral serve` speaks
 # MCP with the standard library only.  Called by scripts/test.sh; safe to
 # run by hand.  Exits non-zero if a part cannot be made (the tests that need
 # it then fail saying so).
@@ -58,7 +59,14 @@ node_packages() {
 }
 
 status=0
-sdk_venv sdk1 "$SDK1" || status=1
-sdk_venv sdk2 "$SDK2" || status=1
-node_packages || status=1
+for part in "${@:-sdk1 sdk2 node}"; do
+    for one in $part; do
+        case "$one" in
+            sdk1) sdk_venv sdk1 "$SDK1" || status=1 ;;
+            sdk2) sdk_venv sdk2 "$SDK2" || status=1 ;;
+            node) node_packages || status=1 ;;
+            *) echo "setup_conformance.sh: unknown part $one (sdk1, sdk2, node)" >&2; status=2 ;;
+        esac
+    done
+done
 exit $status

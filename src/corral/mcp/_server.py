@@ -1,12 +1,16 @@
 """The stdio server: reads lines, runs calls on a small pool, writes answers.
 
-The reading loop never runs a tool: it decodes each line, feeds it to the
-:class:`~corral.mcp._session.Session` and acts on what comes back, so
-``ping``, ``notifications/cancelled`` and any other request are answered
-while calls run.  Calls go to at most ``workers`` threads, in the order the
-:class:`~corral.mcp._scheduler.Scheduler` allows.  Every message is written
-whole under one lock; a call's answer and its progress notifications are
-shaped under that lock too, so no progress follows an answer.
+Threads take turns (leader/follower): one of them reads; the others run
+calls or wait.  The reader decodes each line, feeds it to the
+:class:`~corral.mcp._session.Session` and acts on what comes back itself
+(``ping``, ``notifications/cancelled``...), so those are answered while calls
+run.  When a line is a call the :class:`~corral.mcp._scheduler.Scheduler`
+lets start, the reader hands reading to another thread (a waiting one, or a
+new one while there are fewer than ``workers + 1``) and runs the call itself:
+no hand-over sits between a request and its work.  When every worker is busy
+the call waits in the queue and the reader keeps reading.  Every message is
+written whole under one lock; a call's answer and its progress notifications
+are shaped under that lock too, so no progress follows an answer.
 
 A line longer than ``max_line_bytes`` is never held in memory: its first
 and last 4 KiB are kept (to find its id), the rest is read and dropped, and
@@ -40,6 +44,8 @@ DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 DEFAULT_WORKERS = 4
 SERVER_BUSY = -32000
 _KEEP = 4096  # bytes of an oversized line kept at each end, to find its id
+HANDOVER_AFTER = 0.02  # seconds a reader's call runs before another thread reads
+STANDBY_FOR = 1.0  # seconds without calls after which the standby thread sleeps
 _LOG_RATE = 20  # log notifications per second at most
 
 
@@ -75,8 +81,17 @@ class StdioServer:
         self._session = Session(Catalog(workspace), version=version)
         self._scheduler = Scheduler(queue_limit)
         self._threads: list[threading.Thread] = []
-        self._idle = 0
+        self._idle = 0  # threads waiting for something to do
+        self._reading = False  # a thread holds the reader's turn
+        self._pending = False  # the reader runs a call; its turn waits for the standby
+        self._pending_since = 0.0
+        self._standby: threading.Thread | None = None
+        self._active_at = 0.0  # the last call taken or finished
+        self._eof = False
+        self._finished = False  # input ended and every call was answered
+        self._done = threading.Event()  # what serve() waits for (set with _finished)
         self._stopping = False
+        self._infile: BinaryIO | None = None
         self._out_fd = -1
         self._broken = False
         self._timers: list[threading.Timer] = []
@@ -84,20 +99,18 @@ class StdioServer:
 
     # -- the loop ------------------------------------------------------------
     def serve(self, infile: BinaryIO, out_fd: int) -> None:
-        """Serve until ``infile`` ends, then answer what was asked and return."""
-        self._out_fd = out_fd
+        """Serve until ``infile`` ends, answer what was asked, and return.
+        The calling thread only waits (signals reach it there)."""
+        self._infile, self._out_fd = infile, out_fd
         handler = _ClientLog(self)
         corral_log = logging.getLogger("corral")
         corral_log.addHandler(handler)
         saved_level = corral_log.level
         self._sync_log_level()
         try:
-            while True:
-                line = self._read_line(infile)
-                if line is None:
-                    break
-                self._receive(line)
-            self._drain()
+            with self._cond:
+                self._spawn()
+            self._done.wait()
         except BaseException:
             self._abandon()
             raise
@@ -108,9 +121,13 @@ class StdioServer:
                 timer.cancel()
             self._stop_workers()
 
-    def _read_line(self, infile: BinaryIO) -> bytes | _Oversized | None:
+    def _read_line(self, infile: BinaryIO | None) -> bytes | _Oversized | None:
+        assert infile is not None
         while True:
-            line = infile.readline(self.max_line_bytes + 1)
+            try:
+                line = infile.readline(self.max_line_bytes + 1)
+            except OSError:  # the input broke: as good as closed
+                return None
             if not line:
                 return None
             if line.endswith(b"\n"):
@@ -170,6 +187,139 @@ class StdioServer:
             elif isinstance(action, RootsListed):
                 self._use_roots(action.uris)
 
+    # -- threads -------------------------------------------------------------
+    def _spawn(self) -> None:
+        """One more thread (lock held)."""
+        thread = threading.Thread(target=self._work, name=f"corral-mcp-{len(self._threads)}",
+                                  daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _work(self) -> None:
+        lead = False
+        while True:
+            if not lead:
+                with self._cond:
+                    job, lead = self._next_task()
+                if job is not None:
+                    lead = self._execute(job)
+                    continue
+                if not lead:
+                    return
+            job = self._lead()
+            lead = job is None and self._still_reading()
+            if job is not None:
+                lead = self._execute(job)
+
+    def _still_reading(self) -> bool:
+        with self._cond:
+            return self._reading
+
+    def _next_task(self) -> tuple[Job | None, bool]:
+        """(a job to run, or whether to become the reader); (None, False)
+        means this thread is done (lock held)."""
+        me = threading.current_thread()
+        while True:
+            now = time.monotonic()
+            if self._handover_due(now):
+                return self._become_reader(me)
+            job = self._scheduler.take()
+            if job is not None:
+                if self._standby is me:
+                    self._standby = None
+                return job, False
+            if not (self._reading or self._pending or self._eof or self._stopping):
+                return self._become_reader(me)
+            if self._eof and self._scheduler.idle and not self._pending and not self._reading:
+                self._finished = True
+                self._done.set()
+                self._cond.notify_all()
+            if self._finished or self._stopping:
+                return None, False
+            self._wait(me, now)
+
+    def _become_reader(self, me: threading.Thread) -> tuple[None, bool]:
+        self._pending, self._reading = False, True
+        if self._standby is me:
+            self._standby = None  # a reader stands by for no one
+        return None, True
+
+    def _handover_due(self, now: float) -> bool:
+        return self._pending and now - self._pending_since >= HANDOVER_AFTER
+
+    def _wait(self, me: threading.Thread, now: float) -> None:
+        """Wait for something to do (lock held).  One thread stands by with
+        a timeout, to take over reading from a reader whose call runs long;
+        it retires after a quiet spell, so an idle server sleeps."""
+        self._idle += 1
+        try:
+            if self._standby in (None, me) and now - self._active_at < STANDBY_FOR:
+                self._standby = me
+                due = self._pending_since + HANDOVER_AFTER if self._pending else now + HANDOVER_AFTER
+                self._cond.wait(max(0.0005, due - now))
+            else:
+                if self._standby is me:
+                    self._standby = None
+                self._cond.wait()
+        finally:
+            self._idle -= 1
+
+    def _lead(self) -> Job | None:
+        """Read lines until one brings a call this thread may run now (then
+        the reader's turn is left pending, for the standby to take if the
+        call runs long), or until the input ends (``None``)."""
+        while True:
+            line = self._read_line(self._infile)
+            if line is None:
+                with self._cond:
+                    actions = self._session.roots_unanswered()  # no answer can come now
+                self._apply(actions)
+                with self._cond:
+                    self._eof, self._reading = True, False
+                    self._cond.notify_all()
+                return None
+            self._receive(line)
+            with self._cond:
+                job = self._take_as_reader()
+            if job is not None:
+                return job
+
+    def _take_as_reader(self) -> Job | None:
+        """A job the reader may run itself: only when another thread can
+        take over reading (one waits, or one more may start) (lock held)."""
+        self._active_at = time.monotonic()
+        spare = self._idle > 0 or len(self._threads) <= self._max_workers
+        job = self._scheduler.take() if spare else None
+        if job is None:
+            return None
+        self._reading, self._pending, self._pending_since = False, True, self._active_at
+        if self._standby is None:
+            if self._idle:
+                self._cond.notify()  # it becomes the standby
+            else:
+                self._spawn()
+        return job
+
+    def _execute(self, job: Job) -> bool:
+        """Run ``job`` and answer it; whether this thread reads next (it
+        was the reader and nobody took over meanwhile)."""
+        envelope = self._run(job)
+        with self._write_lock:
+            with self._cond:
+                answer = self._session.call_result(job.call, envelope)
+            if answer is not None:
+                self._write_locked(answer)
+        with self._cond:
+            self._scheduler.finish(job)
+            self._close_retired()
+            self._active_at = time.monotonic()
+            if self._scheduler.jobs() or self._eof:
+                self._cond.notify_all()  # a waiting call may start now, or all is done
+            if self._pending:  # the reader's turn was never taken: take it back
+                self._pending, self._reading = False, True
+                return True
+            return False
+
     # -- calls ---------------------------------------------------------------
     def _submit(self, call: ToolCall) -> None:
         workspace = self._workspace
@@ -177,44 +327,12 @@ class StdioServer:
                   context=_Running(workspace, CancelToken()))
         with self._cond:
             queued = self._scheduler.add(job)
-            if queued:
-                if self._idle == 0 and len(self._threads) < self._max_workers:
-                    self._spawn()
-                self._cond.notify()
-            else:
+            if not queued:
                 self._session.call_result(call, {})  # forget it: answered below
         if not queued:
             self._write(_wire.error(call.id, SERVER_BUSY,
                                     f"Server busy: {self._scheduler.limit} calls are already in "
                                     "progress; wait for their answers"))
-
-    def _spawn(self) -> None:
-        thread = threading.Thread(target=self._work, name=f"corral-mcp-{len(self._threads)}",
-                                  daemon=True)
-        self._threads.append(thread)
-        thread.start()
-
-    def _work(self) -> None:
-        while True:
-            with self._cond:
-                job = self._scheduler.take()
-                while job is None:
-                    if self._stopping:
-                        return
-                    self._idle += 1
-                    self._cond.wait()
-                    self._idle -= 1
-                    job = self._scheduler.take()
-            envelope = self._run(job)
-            with self._write_lock:
-                with self._cond:
-                    answer = self._session.call_result(job.call, envelope)
-                if answer is not None:
-                    self._write_locked(answer)
-            with self._cond:
-                self._scheduler.finish(job)
-                self._close_retired()
-                self._cond.notify_all()
 
     def _run(self, job: Job) -> dict[str, Any]:
         running: _Running = job.context
@@ -250,15 +368,6 @@ class StdioServer:
         if job is not None:
             job.context.token.cancel()
 
-    def _drain(self) -> None:
-        """Input ended: let queued and running calls finish and be answered."""
-        with self._cond:
-            actions = self._session.roots_unanswered()
-        self._apply(actions)
-        with self._cond:
-            while not self._scheduler.idle:
-                self._cond.wait()
-
     def _abandon(self) -> None:
         """Stopping now (a signal, a broken pipe): cancel every call and give
         running ones a moment to stop at a checkpoint."""
@@ -274,6 +383,7 @@ class StdioServer:
     def _stop_workers(self) -> None:
         with self._cond:
             self._stopping = True
+            self._done.set()
             self._cond.notify_all()
         for thread in self._threads:
             thread.join(timeout=5.0)

@@ -38,6 +38,7 @@ RequestId = Union[int, str]
 # need the (slower) check of every string.  A pair that is really one
 # character also matches; the check then finds nothing.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, every surrogate is a lone one
 
 
 @dataclass(frozen=True)
@@ -236,7 +237,7 @@ def scrub(value: Any) -> Any:
     if isinstance(value, str):
         if not _has_surrogate(value):
             return value
-        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return _LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, dict):
         return {scrub(k): scrub(v) for k, v in value.items()}
     if isinstance(value, list):
