@@ -91,15 +91,26 @@ def test_the_id_of_an_oversized_line(head, tail, found):
 # -- _catalog ------------------------------------------------------------------------------
 
 def test_call_result_per_version():
-    ok = {"ok": True, "path": "a"}
-    assert call_result(ok, "2025-06-18") == {
-        "content": [{"type": "text", "text": '{"ok":true,"path":"a"}'}], "isError": False,
-        "structuredContent": ok}
-    assert "structuredContent" not in call_result(ok, "2025-03-26")
+    def answer(request_id: Any, envelope: dict[str, Any], version: str) -> dict[str, Any]:
+        line = call_result(request_id, envelope, version)
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        message: dict[str, Any] = json.loads(line)
+        assert message["jsonrpc"] == "2.0" and message["id"] == request_id
+        return message["result"]  # type: ignore[no-any-return]
+
+    ok = {"ok": True, "path": "a\u00e9\n\"quoted\""}
+    assert answer(1, ok, "2025-06-18") == {
+        "content": [{"type": "text", "text": json.dumps(ok, ensure_ascii=False,
+                                                        separators=(",", ":"))}],
+        "isError": False, "structuredContent": ok}
+    assert "structuredContent" not in answer("s", ok, "2025-03-26")
     refused = {"ok": False, "code": "NOT_FOUND"}
-    assert call_result(refused, "2025-11-25") == {
+    assert answer(2, refused, "2025-11-25") == {
         "content": [{"type": "text", "text": '{"ok":false,"code":"NOT_FOUND"}'}],
         "isError": True}
+    odd = answer(3, {"ok": True, "name": "bad\udcff"}, "2025-11-25")
+    assert json.loads(odd["content"][0]["text"]) == {"ok": True, "name": "bad\udcff"}
+    assert odd["structuredContent"] == {"ok": True, "name": "bad\ufffd"}
 
 
 @pytest.fixture

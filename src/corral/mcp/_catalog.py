@@ -10,11 +10,12 @@ does not know are left out for it: ``annotations`` from 2025-03-26,
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..tools._hosts import definition, envelope_text
 from ..tools._workspace import Workspace
-from ._wire import scrub
+from ._wire import RequestId, scrub
 
 __all__ = ["PROTOCOL_VERSIONS", "LATEST", "negotiate", "Catalog", "call_result", "INSTRUCTIONS"]
 
@@ -77,19 +78,27 @@ class Catalog:
                 f" {rule}")
 
 
-def call_result(envelope: dict[str, Any], version: str) -> dict[str, Any]:
-    """The ``tools/call`` result for one envelope: its JSON as text, the
-    envelope itself as structured content (successes, 2025-06-18 on), and
-    ``isError`` for a refusal.
+def call_result(request_id: RequestId, envelope: dict[str, Any], version: str) -> bytes:
+    """The whole answer line to a ``tools/call``: the envelope's JSON as
+    text, the envelope itself as structured content (successes, from
+    2025-06-18), and ``isError`` for a refusal.
 
-    A refusal has no structured content: the output schema describes the
-    success envelope, and clients check structured content against it.
-    A non-UTF-8 file name (a lone surrogate) is escaped in the text, which
-    stays exact, and replaced by U+FFFD in the structured content.
+    Built as text rather than through a dict: the structured content *is*
+    the text (both compact JSON of the envelope), so the envelope is
+    serialized once, the hot path of every call.  A refusal has no
+    structured content (the output schema describes the success envelope,
+    and clients check structured content against it).  A non-UTF-8 file
+    name (a lone surrogate) is escaped in the text, which stays exact, and
+    replaced by U+FFFD in the structured content.
     """
     text, plain = envelope_text(envelope)
     ok = envelope.get("ok") is True
-    out: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": not ok}
+    parts = ['{"jsonrpc":"2.0","id":', json.dumps(request_id, ensure_ascii=False),
+             ',"result":{"content":[{"type":"text","text":', json.dumps(text, ensure_ascii=False),
+             '}],"isError":', "false" if ok else "true"]
     if ok and _at_least(version, _STRUCTURED_FROM):
-        out["structuredContent"] = envelope if plain else scrub(envelope)
-    return out
+        structured = text if plain else json.dumps(scrub(envelope), ensure_ascii=False,
+                                                   separators=(",", ":"))
+        parts += [',"structuredContent":', structured]
+    parts.append("}}\n")
+    return "".join(parts).encode("utf-8")

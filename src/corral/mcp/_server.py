@@ -448,10 +448,10 @@ class StdioServer:
         with self._write_lock:
             self._write_locked(message)
 
-    def _write_locked(self, message: dict[str, Any]) -> None:
+    def _write_locked(self, message: dict[str, Any] | bytes) -> None:
         if self._broken:
             return
-        data = memoryview(_wire.encode(message))
+        data = memoryview(message if isinstance(message, bytes) else _wire.encode(message))
         try:
             while data:
                 data = data[os.write(self._out_fd, data):]

@@ -246,12 +246,12 @@ class Session:
         return list(held)
 
     # -- output ----------------------------------------------------------------
-    def call_result(self, call: ToolCall, envelope: dict[str, Any]) -> dict[str, Any] | None:
-        """The answer to a finished call; ``None`` if it was cancelled."""
+    def call_result(self, call: ToolCall, envelope: dict[str, Any]) -> bytes | None:
+        """The answer line to a finished call; ``None`` if it was cancelled."""
         entry = self._inflight.pop(call.id, None)
         if entry is None or entry.cancelled:
             return None
-        return _wire.result(call.id, call_result(envelope, self.version))
+        return call_result(call.id, envelope, self.version)
 
     def progress(self, call: ToolCall, done: float, total: float | None, message: str,
                  now: float) -> dict[str, Any] | None:
