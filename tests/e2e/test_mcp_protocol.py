@@ -272,7 +272,8 @@ def test_requests_sent_before_stdin_closes_are_all_answered(root, make_raw):
     assert sorted(answers) == [1, *range(10, 30)]
     assert all("result" in a for a in answers.values())
     assert raw.proc.wait(30) == 0
-    assert sorted(p.name for p in root.glob("n[0-9]*.txt")) == sorted(f"n{i}.txt" for i in range(20))
+    made = sorted(p.name for p in root.glob("n[0-9]*.txt"))
+    assert made == sorted(f"n{i}.txt" for i in range(20))
 
 
 def test_stdout_carries_protocol_only(raw):

@@ -61,7 +61,8 @@ def test_a_broken_notification_or_response_is_not_answered():
 
 
 def test_the_surrogate_check_points_at_the_string():
-    decoded = _wire.decode(b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1,{"b":"\\udfff"}]}}')
+    decoded = _wire.decode(b'{"jsonrpc":"2.0","id":1,"method":"m",'
+                           b'"params":{"a":[1,{"b":"\\udfff"}]}}')
     assert decoded.reply["error"]["data"]["field"] == "params.a[1].b"
     # an escaped backslash before 'udcff' is no surrogate
     assert isinstance(_wire.decode(b'{"jsonrpc":"2.0","id":1,"method":"m","params":'

@@ -74,8 +74,8 @@ class Catalog:
         rule = self.workspace.path_rule()
         if not rule:
             return INSTRUCTIONS
-        return (f"{INSTRUCTIONS.replace('one directory tree (the root)', 'directory trees (roots)')}"
-                f" {rule}")
+        several = INSTRUCTIONS.replace("one directory tree (the root)", "directory trees (roots)")
+        return f"{several} {rule}"
 
 
 def call_result(request_id: RequestId, envelope: dict[str, Any], version: str) -> bytes:

@@ -26,7 +26,8 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Callable, TextIO
+from typing import Any, BinaryIO, TextIO
+from collections.abc import Callable
 
 from ..tools import Refusal
 from ..tools._control import CancelToken, Progress
@@ -255,7 +256,8 @@ class StdioServer:
         try:
             if self._standby in (None, me) and now - self._active_at < STANDBY_FOR:
                 self._standby = me
-                due = self._pending_since + HANDOVER_AFTER if self._pending else now + HANDOVER_AFTER
+                since = self._pending_since if self._pending else now
+                due = since + HANDOVER_AFTER
                 self._cond.wait(max(0.0005, due - now))
             else:
                 if self._standby is me:
@@ -404,10 +406,8 @@ class StdioServer:
 
     def _use_roots(self, uris: tuple[str, ...] | None) -> None:
         paths = [p for p in (file_uri_path(u) for u in uris or ()) if p is not None]
-        if not uris:  # not said, or an empty list: nothing to narrow by
-            chosen = self._base
-        else:
-            chosen = self._base.narrowed(paths)
+        # not said, or an empty list: nothing to narrow by
+        chosen = self._base.narrowed(paths) if uris else self._base
         with self._cond:
             old, self._workspace = self._workspace, chosen
             if old is not self._base and old is not chosen:
@@ -562,7 +562,10 @@ def _on_sigterm() -> Callable[[], None]:
         raise SystemExit(128 + signum)
 
     previous = signal.signal(signal.SIGTERM, stop)
-    return lambda: signal.signal(signal.SIGTERM, previous)
+
+    def undo() -> None:
+        signal.signal(signal.SIGTERM, previous)
+    return undo
 
 
 __all__ += ["serve_stdio", "LOG_LEVELS"]

@@ -22,7 +22,8 @@ Not thread-safe: the server serialises calls into one Session.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any
+from collections.abc import Callable
 
 from . import _wire
 from ._catalog import Catalog, call_result, negotiate
@@ -67,7 +68,7 @@ class RootsListed:
     uris: tuple[str, ...] | None
 
 
-Action = Union[Send, ToolCall, Cancel, RootsListed]
+Action = Send | ToolCall | Cancel | RootsListed
 
 
 @dataclass
@@ -207,7 +208,7 @@ class Session:
             if held.id == request_id:
                 del self._held[i]
                 return []
-        entry = self._inflight.get(request_id)  # type: ignore[arg-type]
+        entry = self._inflight.get(request_id)
         if entry is None or entry.cancelled:
             return []  # unknown or finished: ignored, as the spec says
         entry.cancelled = True

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 __all__ = [
     "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
@@ -32,7 +32,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
-RequestId = Union[int, str]
+RequestId = int | str
 
 # A backslash-u escape of a surrogate (D800-DFFF): only lines containing one
 # need the (slower) check of every string.  A pair that is really one
@@ -73,7 +73,7 @@ class Invalid:
     reason: str
 
 
-Incoming = Union[Request, Notification, Response, Invalid]
+Incoming = Request | Notification | Response | Invalid
 
 
 def error(request_id: RequestId | None, code: int, message: str,

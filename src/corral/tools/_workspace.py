@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..contained import Root
 from ._control import CancelToken, ProgressCallback
@@ -172,7 +173,8 @@ class Workspace:
         if isinstance(routed, Refusal):
             return routed.envelope()
         envelope = _call(self._roots[routed.root], name, routed.args, timeout, cancel, progress)
-        return _prefixed(envelope, routed.root)
+        prefixed: dict[str, Any] = _prefixed(envelope, routed.root)
+        return prefixed
 
     async def acall(self, name: Any, args: Any = None, *, timeout: float | None = None,
                     progress: ProgressFn | None = None) -> dict[str, Any]:
@@ -234,7 +236,7 @@ class Workspace:
             return (next(iter(self._roots)), value)  # the Toolbox says what is wrong
         if value.startswith("/"):
             for prefix, name in self._prefixes:
-                if prefix == "/" or value == prefix or value.startswith(prefix + "/"):
+                if prefix in ("/", value) or value.startswith(prefix + "/"):
                     return (name, value)  # the Toolbox makes it root-relative
             return _outside(value, field)
         if value == "~" or value.startswith("~/"):
@@ -285,7 +287,7 @@ class Workspace:
         return refusal
 
     # -- the roots protocol ----------------------------------------------------
-    def narrowed(self, directories: Sequence[str]) -> "Workspace":
+    def narrowed(self, directories: Sequence[str]) -> Workspace:
         """The Workspace of what both the command line and a client allow:
         for each client directory, the roots it contains and, if it lies
         inside a root, that directory opened beneath the root.  Never wider
@@ -331,7 +333,7 @@ class Workspace:
             box.close()
             box.root.close()
 
-    def __enter__(self) -> "Workspace":
+    def __enter__(self) -> Workspace:
         return self
 
     def __exit__(self, *exc: object) -> None:
