@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from ..contained import Root
 from ._control import CancelToken, ProgressCallback
 from ._hosts import offered_specs
-from ._refusal import Code, Kind, Refusal
+from ._refusal import Code, Kind, Refusal, outside_root
 from ._registry import ToolSpec
 from ._toolbox import Toolbox
 
@@ -448,15 +448,8 @@ def _no_roots() -> Refusal:
 
 
 def _outside(value: str, field: str) -> Refusal:
-    details: dict[str, Any] = {"field": field}
-    if value.startswith("/"):
-        message = f"argument '{field}' is an absolute path outside every root"
-    else:
-        message = f"{value} is outside every root"
-        details["path"] = value
-    return Refusal(Code.OUTSIDE_ROOT, message,
-                   "Begin the path with a root's name; '..' may not climb above a root.",
-                   details=details, kind=Kind.OUTSIDE_ROOTS)
+    return outside_root(value, field, kind=Kind.OUTSIDE_ROOTS).replace(
+        hint="Begin the path with a root's name; '..' may not climb above a root.")
 
 
 def _cross_root(tool: str, fields: dict[str, Any]) -> Refusal:
