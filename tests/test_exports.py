@@ -45,6 +45,11 @@ PUBLIC: dict[str, set[str]] = {
         "backend_report",
         "default_backend",
         "MAX_SYMLINKS",
+        "RootPath",
+        "Extraction",
+        "ExtractReason",
+        "Refused",
+        "TargetChangedError",
     },
     "corral.tools": {
         "Toolbox",
@@ -67,6 +72,10 @@ PUBLIC: dict[str, set[str]] = {
         "Authorizer",
         "tool_definitions",
         "strict_schema",
+        "CancelToken",  # C4 (tools)
+        "Progress",
+        "Kind",  # C3 (tools)
+        "Suggests",
     },
     "corral.integrations": {
         "openai_agents_tools",

@@ -19,7 +19,7 @@ import pytest
 
 from support import FakeClock, HookBackend, assert_valid_envelope
 
-from corral.contained import Root, backend_by_name
+from corral.contained import Root
 from corral.tools import CancelToken, Limits, Progress, Toolbox
 import corral.tools._context as context_module
 

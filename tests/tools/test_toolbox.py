@@ -16,7 +16,7 @@ from corral.tools._toolbox import PATH_CONTRACT
 
 
 def _context(toolbox):
-    state = ToolboxState(toolbox.root, limits=toolbox.limits, authorize=None, deny=(),
+    state = ToolboxState(toolbox.root, limits=toolbox.limits, authorize=None, policy=toolbox.policy,
                          allow_hardlinks=False, read_only=False)
     return state.context("read_file", seconds=30)
 

@@ -89,7 +89,8 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str) -
     structured content (the output schema describes the success envelope,
     and clients check structured content against it).  A non-UTF-8 file
     name (a lone surrogate) is escaped in the text, which stays exact, and
-    replaced by U+FFFD in the structured content.
+    spelled as that escape (``\\udcff``, six characters) in the structured
+    content.
     """
     text, plain = envelope_text(envelope)
     ok = envelope.get("ok") is True

@@ -38,7 +38,6 @@ RequestId = int | str
 # need the (slower) check of every string.  A pair that is really one
 # character also matches; the check then finds nothing.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a str, every surrogate is a lone one
 
 
 @dataclass(frozen=True)
@@ -222,8 +221,9 @@ def oversized(request_id: RequestId | None, size: int, limit: int) -> dict[str, 
 
 def encode(message: dict[str, Any]) -> bytes:
     """``message`` as one line of UTF-8 JSON with its newline.  Strings
-    that are not Unicode text (lone surrogates) are replaced, so the line
-    is always valid UTF-8 and every client's parser accepts it."""
+    that are not Unicode text (lone surrogates) are spelled as their escape
+    (:func:`scrub`), so the line is always valid UTF-8 and every client's
+    parser accepts it."""
     text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
     try:
         return text.encode("utf-8") + b"\n"
@@ -233,11 +233,12 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 def scrub(value: Any) -> Any:
-    """``value`` with every lone surrogate replaced by U+FFFD."""
+    """``value`` with every lone surrogate written as its escape (the six
+    characters ``\\udcff``), as the envelope's JSON text shows it."""
     if isinstance(value, str):
         if not _has_surrogate(value):
             return value
-        return _LONE_SURROGATE.sub("\ufffd", value)
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
     if isinstance(value, dict):
         return {scrub(k): scrub(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -16,7 +16,8 @@ import errno
 import logging
 import stat as st
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from ..contained import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
                          SymlinkError)
@@ -25,7 +26,7 @@ from ._refusal import (Code, Kind, Refusal, exists, internal, not_directory, not
                        shown_path, special_file)
 from ._registry import Suggests
 
-__all__ = ["classify", "close_paths", "Facts"]
+__all__ = ["classify", "close_paths", "missing_path", "Facts"]
 
 log = logging.getLogger("corral.tools")
 
@@ -182,13 +183,28 @@ def _name_too_long(f: Facts) -> Refusal:
 
 def _missing(f: Facts) -> Refusal:
     """``NOT_FOUND`` naming the missing component, with close names that exist."""
-    candidates = close_paths(f.path, f.where, f.ctx)
-    suggestion = _suggest(candidates, f) if f.field else None
-    parent = f.where.rstrip("/").rpartition("/")[0] or "."
-    if suggestion is None and f.field and not f.ctx.is_denied(parent):
+    return missing_path(f.ctx, f.path, f.where, field=f.field, tool=f.tool, args=f.args,
+                        suggests=f.suggests)
+
+
+def missing_path(ctx: ToolContext, path: str, missing: str, *, field: str | None, tool: str,
+                 args: Mapping[str, Any], suggests: Suggests | None = None,
+                 hint: str | None = None) -> Refusal:
+    """``NOT_FOUND`` for ``path`` (``missing``: its first component that does
+    not exist), with close names that do and a suggested call; ``hint``, if
+    given, replaces the default hint when no close name exists (a tool that
+    knows better, e.g. edit_file: "create it with write_file")."""
+    candidates = close_paths(path, missing, ctx)
+    suggestion = None
+    if field:
+        facts = Facts(OSError(), path, missing, field, tool, args, ctx, suggests or Suggests())
+        suggestion = _suggest(candidates, facts)
+    parent = missing.rstrip("/").rpartition("/")[0] or "."
+    if suggestion is None and field and not ctx.is_denied(parent):
         # the deepest directory that exists: seeing it is the next step
         suggestion = ("list_directory", {"path": parent})
-    return not_found(f.path, f.where, field=f.field, did_you_mean=candidates, suggest=suggestion)
+    return not_found(path, missing, field=field, did_you_mean=candidates, suggest=suggestion,
+                     hint=None if candidates else hint)
 
 
 _BY_ERRNO: dict[int, Factory] = {

@@ -13,18 +13,19 @@ import os
 import stat as st
 import sys
 import threading
-import unicodedata
 from contextlib import contextmanager
 import time
-from typing import Any, Callable, Iterator, Sequence, TypeVar, cast
-
-import pathspec
+from typing import Any, TypeVar, cast
+from collections.abc import Callable, Iterator, Sequence
 
 from ..contained import EscapeError, Root
 from ._limits import Limits
 from ._control import CancelToken, Progress, ProgressCallback
+from ._locate import Location, fd_location, locate
+from ._policy import Op, Policy, fold
 from ._refusal import (Code, Kind, Refusal, cancelled, denied_rule, hardlink, host_denied,
-                       host_unexpected, internal, outside_root, read_only, swapped, time_limit)
+                       host_unexpected, internal, outside_root, protected, read_only, secret,
+                       swapped, time_limit)
 from ._requests import Authorizer, Denied, Request
 
 __all__ = ["ToolContext", "ToolboxState", "sha256_hex", "Identity"]
@@ -40,19 +41,12 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _fold(text: str) -> str:
-    """One spelling for names a case-insensitive or normalising filesystem
-    treats as one (``.ENV`` = ``.env``, NFD = NFC)."""
-    return unicodedata.normalize("NFC", text).casefold()
-
-
-def _spec(lines: list[str]) -> pathspec.PathSpec:
-    # "gitignore" is the name pathspec >= 1.0 wants; older releases know
-    # the same patterns as "gitwildmatch"
-    try:
-        return pathspec.PathSpec.from_lines("gitignore", lines)
-    except (KeyError, LookupError):
-        return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+def _policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
+    if kind is Kind.DENY_RULE:
+        return denied_rule(shown, field)
+    if kind is Kind.PROTECTED:
+        return protected(shown, op.value, field)
+    return secret(shown, op.value, field)
 
 
 class _PathLocks:
@@ -85,13 +79,13 @@ class ToolboxState:
     """What every call of one :class:`~corral.tools.Toolbox` shares (thread-safe)."""
 
     def __init__(self, root: Root, *, limits: Limits, authorize: Authorizer | None,
-                 deny: Sequence[str], allow_hardlinks: bool, read_only: bool) -> None:
+                 policy: Policy, allow_hardlinks: bool, read_only: bool) -> None:
         self.root = root
         self.limits = limits
         self.allow_hardlinks = allow_hardlinks
         self.read_only = read_only
         self.authorizer = authorize
-        self.deny = _spec([_fold(p) for p in deny]) if deny else None
+        self.policy = policy
         self.locks = _PathLocks()
         self._stores: dict[Callable[[], Any], Any] = {}
         self._stores_guard = threading.Lock()
@@ -110,7 +104,7 @@ class ToolboxState:
 
     def context(self, tool: str, *, seconds: float, cancel: Sequence[CancelToken] = (),
                 progress: ProgressCallback | None = None, asks_host: bool = True
-                ) -> "ToolContext":
+                ) -> ToolContext:
         """The context of one call of ``tool``, due to end within ``seconds``."""
         return ToolContext(self, tool, seconds=seconds, cancel=tuple(cancel), progress=progress,
                            asks_host=asks_host)
@@ -138,7 +132,7 @@ class ToolContext:
         self._progress = progress
         self._asks_host = asks_host and state.authorizer is not None
 
-    def probe(self, tool: str) -> "ToolContext":
+    def probe(self, tool: str) -> ToolContext:
         """A context for trying a suggested call of ``tool`` within this call:
         same deadline and tokens, no progress, and the host's ``authorize``
         left out (deny rules, read-only and limits still hold)."""
@@ -233,62 +227,86 @@ class ToolContext:
         """The ``OUTSIDE_ROOT`` refusal for a path as the model wrote it."""
         return outside_root(shown, field, Kind(reason))
 
+    # -- policy: decided on where a path really leads -------------------
+    @property
+    def policy(self) -> Policy:
+        return self.state.policy
+
     @property
     def may_deny(self) -> bool:
         """Whether any rule could hide a path (when not, searches skip the checks)."""
-        return self.state.deny is not None
+        return self.state.policy.hides
+
+    def locate(self, rel: str, *, follow: bool = True) -> Location:
+        """Where ``rel`` really is (see :func:`locate`)."""
+        return locate(self.root, rel, follow=follow)
+
+    def check(self, location: Location, op: Op, *, field: str = "path",
+              shown: str | None = None) -> None:
+        """Refuse ``op`` on ``location`` if the policy says no: on the target
+        itself, on every directory the call would create, and (deny rules)
+        on every directory the path passes through.  A refusal names the
+        path as the model wrote it (``shown``), never where a link led."""
+        policy = self.state.policy
+        if policy.is_empty:
+            return
+        name = shown if shown is not None else location.path
+        kind = policy.rule(location.path, op)
+        for made in location.creates:
+            kind = kind or policy.rule(made, Op.MKDIR)
+        for passed in location.passed:
+            if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
+                kind = Kind.DENY_RULE
+        if kind is not None:
+            raise _policy_refusal(kind, name, op, field)
+
+    def check_path(self, rel: str, op: Op, field: str = "path", *, follow: bool = True
+                   ) -> Location:
+        """:meth:`locate` ``rel`` and :meth:`check` ``op`` on it."""
+        location = self.locate(rel, follow=follow)
+        self.check(location, op, field=field, shown=rel.rstrip("/") or ".")
+        return location
+
+    def open_checked(self, rel: str, op: Op, flags: int = os.O_RDONLY) -> tuple[int, Location]:
+        """Open ``rel`` and check ``op`` on where the open file really is (the
+        kernel's name for the fd, else :meth:`locate`); the fd is closed again
+        if the policy says no.  A refusal by policy wins over the open's own
+        error (a denied name is not said to be missing)."""
+        try:
+            fd = self.root.open(rel, flags)
+        except OSError:
+            self.check_path(rel, op)
+            raise
+        try:
+            found = None if ".." in rel.split("/") else fd_location(self.root, fd)
+            location = Location(found) if found is not None else self.locate(rel)
+            self.check(location, op, shown=rel.rstrip("/") or ".")
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, location
+
+    def visible(self, canonical: str, op: Op = Op.SEARCH) -> bool:
+        """Whether the entry at the canonical path ``canonical`` may be shown
+        by a listing (``Op.LIST``: deny rules hide) or a search
+        (``Op.SEARCH``: deny rules and secret files hide).  Count what is
+        hidden, never name it."""
+        return self.state.policy.visible(canonical, op)
 
     def is_denied(self, rel: str) -> bool:
-        """Whether ``rel`` (as spelled) or an ancestor matches a deny pattern."""
-        deny = self.state.deny
-        if deny is None:
+        """Whether a search must leave ``rel`` out (``not visible``, where
+        ``rel`` is resolved first when it can be)."""
+        if not self.state.policy.hides:
             return False
-        parts = [p for p in rel.rstrip("/").split("/") if p not in ("", ".")]
-        for i in range(1, len(parts) + 1):
-            prefix = _fold("/".join(parts[:i]))
-            if deny.match_file(prefix) or deny.match_file(prefix + "/"):
-                return True
-        return False
-
-    def check_deny(self, rel: str, field: str = "path", *, resolved: bool = True) -> None:
-        """Refuse ``rel`` if it or any ancestor matches a deny pattern; with
-        ``resolved`` also check where it really leads (symlinks followed)."""
-        if self.state.deny is None:
-            return
-        candidates = [rel]
-        if resolved:
-            real = self._leads_to(rel)
-            if real is not None:
-                candidates.append(real)
-        for candidate in candidates:
-            if self.is_denied(candidate):
-                raise denied_rule(rel, field)
-
-    def _leads_to(self, rel: str) -> str | None:
-        """Where ``rel`` really leads: its real path, or for a path whose
-        last directories do not exist yet (a write will create them), the
-        real path of its deepest existing ancestor plus the rest as written.
-        ``None`` if even that cannot be said (the call itself will fail)."""
         try:
-            return self.root.realpath(rel, strict=False)
+            canonical = self.locate(rel).path
         except OSError:
-            pass
-        parts = [p for p in rel.rstrip("/").split("/") if p not in ("", ".")]
-        for cut in range(len(parts) - 1, 0, -1):
-            try:
-                head = self.root.realpath("/".join(parts[:cut]))
-            except OSError:
-                continue
-            names = [] if head == "." else head.split("/")
-            for part in parts[cut:]:
-                if part != "..":
-                    names.append(part)
-                elif names:
-                    names.pop()
-                else:
-                    return None  # climbs out: the core refuses it
-            return "/".join(names) or "."
-        return None
+            canonical = rel.rstrip("/")
+        return not self.visible(canonical, Op.SEARCH)
+
+    def check_deny(self, rel: str, field: str = "path") -> None:
+        """Refuse a read or search of ``rel`` the policy does not allow."""
+        self.check_path(rel, Op.SEARCH, field)
 
     # -- host policy ---------------------------------------------------
     @property
@@ -310,7 +328,7 @@ class ToolContext:
         if authorizer is None or not self._asks_host:
             return
         try:
-            answer = authorizer(request)
+            answer: object = authorizer(request)
         except Denied as denied:
             raise host_denied(request.operation, request.path, str(denied.reason)[:1000]) from None
         except Exception:
@@ -356,8 +374,11 @@ class ToolContext:
     @contextmanager
     def lock(self, rel: str) -> Iterator[None]:
         """Hold the per-path lock for read-decide-write of ``rel``."""
-        key = self._leads_to(rel) or rel  # one file, one lock, however it is spelled
+        try:  # one file, one lock, however it is spelled
+            key = self.locate(rel).path
+        except OSError:
+            key = rel
         if sys.platform == "darwin":
-            key = _fold(key)
+            key = fold(key)
         with self.state.locks.hold(key):
             yield

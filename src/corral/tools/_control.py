@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["CancelToken", "Progress", "ProgressCallback"]
 

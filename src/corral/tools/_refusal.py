@@ -17,7 +17,8 @@ from __future__ import annotations
 import enum
 import stat as st
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 __all__ = ["Code", "Kind", "Refusal", "INTERNAL_MESSAGE", "special_kind", "shown_path",
            "internal", "invalid_argument", "not_found", "outside_root", "swapped",
@@ -118,7 +119,7 @@ class Kind(str, enum.Enum):
     READ_ONLY = "read_only"
     DENY_RULE = "deny_rule"
     PROTECTED = "protected"
-    SECRET = "secret"
+    SECRET = "secret"  # noqa: S105 - a kind of refusal, not a password
     PERMISSION = "permission"
     READ_ONLY_FILESYSTEM = "read_only_filesystem"
 
@@ -175,7 +176,7 @@ class Refusal(Exception):
         super().__setattr__(name, value)
 
     def replace(self, *, hint: str | None = None, details: Mapping[str, Any] | None = None,
-                suggest: tuple[str, Mapping[str, Any]] | None | bool = True) -> "Refusal":
+                suggest: tuple[str, Mapping[str, Any]] | bool | None = True) -> Refusal:
         """A new refusal like this one: another ``hint``, ``details`` merged
         in (facts added; ``message`` and ``kind`` stay), and ``suggest`` a new
         suggested call, ``None`` for none, or ``True`` (default) to keep it."""
@@ -210,7 +211,7 @@ class Refusal(Exception):
                            None if self.suggested_args is None else dict(self.suggested_args)))
 
     @classmethod
-    def internal(cls) -> "Refusal":
+    def internal(cls) -> Refusal:
         """The default-deny answer: no path, no errno text, nothing of the host."""
         return internal()
 
@@ -363,9 +364,10 @@ def denied_rule(path: str, field: str | None = None) -> Refusal:
 
 
 def protected(path: str, operation: str, field: str | None = None) -> Refusal:
-    """A write to what the host would run on its own (``.git/``, ``.envrc``...)."""
-    return Refusal(Code.DENIED, f"{path} is protected: changing it could make the host run "
-                   f"code, so this {operation} was refused; nothing was changed",
+    """A change to what the host runs on its own (``.git/``, ``.envrc``...);
+    ``operation`` is a verb: create, replace, edit, move, delete..."""
+    return Refusal(Code.DENIED, f"{path} is protected: the host may run it on its own, so the "
+                   f"tools may not {operation} it; nothing was changed",
                    "Do not change this path; if the change is needed, the host (the user) must "
                    "allow it, e.g. corral serve --allow-git-writes or --no-default-policy.",
                    details=_with_field({"path": path, "operation": operation}, field),
@@ -375,7 +377,7 @@ def protected(path: str, operation: str, field: str | None = None) -> Refusal:
 def secret(path: str, operation: str, field: str | None = None) -> Refusal:
     """A plain secret file (``.env``, a private key...): not read or searched by default."""
     return Refusal(Code.DENIED, f"{path} looks like a secret file (credentials or keys), which "
-                   f"this host does not let tools {operation}",
+                   f"the tools may not {operation} here",
                    "Do not use this file; if its content is needed, ask the user (the host "
                    "must allow secret files explicitly).",
                    details=_with_field({"path": path, "operation": operation}, field),

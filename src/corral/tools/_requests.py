@@ -14,17 +14,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import threading
-from typing import Callable, ClassVar
+from typing import ClassVar
+from collections.abc import Callable
 
 __all__ = ["Denied", "Request", "ReadRequest", "WriteRequest", "EditRequest", "ListRequest",
            "GlobRequest", "GrepRequest", "MoveRequest", "DeleteRequest", "Authorizer",
            "declare"]
 
-_mutating: dict[type["Request"], bool] = {}
+_mutating: dict[type[Request], bool] = {}
 _guard = threading.Lock()
 
 
-def declare(request: type["Request"], mutates: bool) -> None:
+def declare(request: type[Request], mutates: bool) -> None:
     """Record that tools asking ``request`` do (or do not) change files; a
     request class two specs describe differently is a programming error."""
     with _guard:

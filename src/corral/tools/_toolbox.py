@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 from ..contained import Root
 from ._classify import classify
@@ -13,6 +14,8 @@ from ._context import ToolboxState, ToolContext
 from ._control import CancelToken, ProgressCallback
 from ._hosts import PATH_CONTRACT, tool_definitions
 from ._limits import Limits
+from ._locate import git_dirs
+from ._policy import Policy
 from ._refusal import Code, Kind, Refusal, read_only
 from ._registry import ToolSpec, load_tools, read_only_tools
 from ._requests import Authorizer
@@ -26,9 +29,13 @@ class Toolbox:
 
     ``root`` is a ``Root`` (borrowed) or a path (opened here, closed by
     :meth:`close`).  ``authorize(request)`` is asked before every operation
-    (see :mod:`corral.tools` requests); ``deny`` are gitignore-style patterns
-    (``.env``, ``.git/**``) refused on every ancestor and in any case or
-    Unicode spelling; ``allow_hardlinks`` lets reads and edits use files with
+    (see :mod:`corral.tools` requests).  ``policy`` (a
+    :class:`~corral.tools.Policy`; default :meth:`Policy.default`: ``.git/``
+    and host-run configuration read-only, secret files unreadable) says what
+    the tools may touch; ``deny`` adds gitignore-style patterns refused
+    outright, on every ancestor and in any case or Unicode spelling.  Every
+    rule is decided on where a path really leads.  ``allow_hardlinks`` lets
+    reads and edits use files with
     more than one link; ``read_only`` hides and refuses the mutating tools.
     ``tools`` replaces the registry's tools (specs, or module names that
     define ``TOOL``).
@@ -37,14 +44,16 @@ class Toolbox:
     """
 
     def __init__(self, root: Root | str | os.PathLike[str], *, authorize: Authorizer | None = None,
-                 limits: Limits | None = None, deny: Sequence[str] = (),
-                 allow_hardlinks: bool = False, read_only: bool = False,
-                 tools: Iterable[ToolSpec | str] | None = None) -> None:
+                 limits: Limits | None = None, policy: Policy | None = None,
+                 deny: Sequence[str] = (), allow_hardlinks: bool = False,
+                 read_only: bool = False, tools: Iterable[ToolSpec | str] | None = None) -> None:
         self._owns_root = not isinstance(root, Root)
         self.root = root if isinstance(root, Root) else Root(root)
         self.limits = limits or Limits()
+        base = Policy.default() if policy is None else policy
+        self.policy = base.extended(deny=deny, protect_dirs=git_dirs(self.root))
         self._state = ToolboxState(self.root, limits=self.limits, authorize=authorize,
-                                   deny=tuple(deny), allow_hardlinks=allow_hardlinks,
+                                   policy=self.policy, allow_hardlinks=allow_hardlinks,
                                    read_only=read_only)
         self._tools = _specs(tools)
         self._read_only_tools = frozenset(read_only_tools(self._tools.values()))
@@ -157,7 +166,7 @@ class Toolbox:
         if self._owns_root:
             self.root.close()
 
-    def __enter__(self) -> "Toolbox":
+    def __enter__(self) -> Toolbox:
         return self
 
     def __exit__(self, *exc: object) -> None:

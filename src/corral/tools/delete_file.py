@@ -13,6 +13,7 @@ import os
 from typing import Any
 
 from ._context import ToolContext
+from ._policy import Op
 from ._refusal import not_directory, not_empty
 from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import DeleteRequest
@@ -63,7 +64,7 @@ def _digest(ctx: ToolContext, rel: str, size: int) -> str | None:
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel, trailing = entry_name(ctx, args["path"], "path")
-    ctx.check_deny(rel)
+    ctx.check_path(rel, Op.DELETE, follow=False)
     info = ctx.root.lstat(rel)
     kind = kind_of(info.st_mode)
     if trailing and kind != "directory":

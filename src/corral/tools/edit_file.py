@@ -50,6 +50,7 @@ from typing import Any
 
 from ._classify import classify
 from ._context import ToolContext, sha256_hex
+from ._policy import Op
 from ._edit_match import (MAX_LISTED, Diagnosis, Difference, Region, Search, Span,
                           applied_copies, apply_regions, compose, diagnose, distinctive,
                           indent_style, normalize_breaks, occurrences, placeholder_lines, remap,
@@ -192,7 +193,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     edits, multi = _edits(args)
     expected = _expected(args)
     rel = ctx.rel(args["path"])
-    ctx.check_deny(rel)
+    ctx.check_path(rel, Op.EDIT)
     with ctx.lock(rel):
         try:
             return _edit(ctx, rel, edits, multi, expected, args)

@@ -6,6 +6,7 @@ import stat as st
 from typing import Any
 
 from ._context import ToolContext
+from ._policy import Op
 from ._refusal import not_directory, special_kind
 from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import ListRequest
@@ -32,7 +33,7 @@ CHECK_EVERY = 256  # entries between two checkpoints
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
-    ctx.check_deny(rel)
+    where = ctx.check_path(rel, Op.LIST)
     info = ctx.root.stat(rel)
     shown = rel.rstrip("/") or "."
     if not st.S_ISDIR(info.st_mode):
@@ -49,12 +50,13 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     entries = sorted(ctx.root.scandir(rel, stat=True), key=lambda e: e.name)
     ctx.ensure_same(rel, identity)  # and one while listing
     limit = ctx.limits.list_entries
-    shown_entries = []
+    shown_entries: list[dict[str, Any]] = []
     denied = 0
     for index, entry in enumerate(entries):
         if index % CHECK_EVERY == CHECK_EVERY - 1:
             ctx.checkpoint()
-        if ctx.is_denied(entry.path):
+        if not ctx.visible(f"{where.path}/{entry.name}" if where.path != "." else entry.name,
+                           Op.LIST):
             denied += 1
             continue
         if len(shown_entries) == limit:

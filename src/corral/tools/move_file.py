@@ -12,12 +12,15 @@ followed: a symlink is moved itself.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import stat as st
 from contextlib import ExitStack
 from typing import Any
 
 from ._context import ToolContext
+from ._locate import Location
+from ._policy import Op
 from ._refusal import Code, Kind, Refusal, exists, not_directory
 from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import MoveRequest
@@ -70,26 +73,49 @@ def entry_name(ctx: ToolContext, value: str, field: str) -> tuple[str, bool]:
     return name, rel.endswith("/")
 
 
-def real_location(ctx: ToolContext, rel: str) -> str:
-    """Where the entry ``rel`` is (its own name, not a link's target), with
-    missing trailing components kept as written."""
-    parts = rel.split("/")
-    for cut in range(len(parts) - 1, -1, -1):
-        try:
-            real = ctx.root.realpath("/".join(parts[:cut]) or ".")
-        except OSError:
-            continue
-        rest = parts[cut:]
-        joined = "/".join(([] if real == "." else [real]) + rest)
-        return posixpath.normpath(joined)
-    return rel
-
-
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    src, dst, info, kind = _ends(ctx, args)
+    overwrite = args["overwrite"]
+    existing = _lstat_or_none(ctx, dst)
+    src_at = ctx.check_path(src, Op.MOVE_FROM, "source", follow=False)
+    dst_at = ctx.check_path(dst, Op.MOVE_TO if existing is None else Op.REPLACE, "destination",
+                            follow=False)
+    if src_at.path == dst_at.path:
+        raise Refusal(Code.INVALID_ARGUMENT, f"{src} and {dst} are the same path",
+                      "Pass a different destination.",
+                      details={"source": src, "destination": dst}, kind=Kind.SAME_PATH)
+    if kind == "directory" and dst_at.path.startswith(src_at.path + "/"):
+        raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is inside {src}, and a directory cannot "
+                      "be moved into itself", "Choose a destination outside the directory.",
+                      details={"source": src, "destination": dst}, kind=Kind.INTO_ITSELF)
+    if existing is not None:
+        _check_existing(src, dst, kind, info, existing, overwrite)
+    if kind == "directory":
+        _check_inside(ctx, src, src_at, dst_at)
+    parent = posixpath.dirname(dst) or "."
+    creates = ctx.root.makedirs(parent, exist_ok=True, dry_run=True) if parent != "." else []
+    ctx.authorize(MoveRequest(src, destination=dst, overwrite=overwrite, kind=kind,
+                              creates_directories=tuple(creates)))
+    with ExitStack() as stack:
+        for key in sorted({src_at.path, dst_at.path}):
+            stack.enter_context(ctx.lock(key))
+        ctx.ensure_same(src, (info.st_dev, info.st_ino), follow=False, mode=info.st_mode)
+        ctx.ensure_same(dst, None if existing is None else (existing.st_dev, existing.st_ino),
+                        follow=False, mode=None if existing is None else existing.st_mode)
+        created = ctx.root.makedirs(parent, exist_ok=True) if creates else []
+        try:
+            ctx.root.rename(src, dst, replace=overwrite)
+        except FileExistsError:  # appeared since the check: never replaced
+            raise _exists(dst, "file", src) from None
+    return {"source": src, "destination": dst, "kind": kind,
+            "overwritten": existing is not None, "createdDirectories": created}
+
+
+def _ends(ctx: ToolContext, args: dict[str, Any]) -> tuple[str, str, os.stat_result, str]:
+    """The source and the destination entries (a destination ending in '/'
+    means "into it"), the source's lstat and kind."""
     src, src_dir = entry_name(ctx, args["source"], "source")
     dst_rel = ctx.rel(args["destination"], "destination")
-    overwrite = args["overwrite"]
-    ctx.check_deny(src, "source")
     info = ctx.root.lstat(src)
     kind = kind_of(info.st_mode)
     if src_dir and kind != "directory":
@@ -101,53 +127,41 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         dst = posixpath.basename(src) if into == "." else f"{into}/{posixpath.basename(src)}"
     else:
         dst, _ = entry_name(ctx, dst_rel, "destination")
-    ctx.check_deny(dst, "destination")
-    src_real, dst_real = real_location(ctx, src), real_location(ctx, dst)
-    if src_real == dst_real:
-        raise Refusal(Code.INVALID_ARGUMENT, f"{src} and {dst} are the same path",
-                      "Pass a different destination.",
-                      details={"source": src, "destination": dst}, kind=Kind.SAME_PATH)
-    if kind == "directory" and dst_real.startswith(src_real + "/"):
-        raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is inside {src}, and a directory cannot "
-                      "be moved into itself", "Choose a destination outside the directory.",
-                      details={"source": src, "destination": dst}, kind=Kind.INTO_ITSELF)
-    if kind == "directory":
-        _check_denied_inside(ctx, src)
-    existing = _lstat_or_none(ctx, dst)
-    if existing is not None:
-        _check_existing(src, dst, kind, info, existing, overwrite)
-    parent = posixpath.dirname(dst) or "."
-    creates = ctx.root.makedirs(parent, exist_ok=True, dry_run=True) if parent != "." else []
-    ctx.authorize(MoveRequest(src, destination=dst, overwrite=overwrite, kind=kind,
-                              creates_directories=tuple(creates)))
-    with ExitStack() as stack:
-        for key in sorted({src, dst}, key=lambda p: real_location(ctx, p)):
-            stack.enter_context(ctx.lock(key))
-        ctx.ensure_same(src, (info.st_dev, info.st_ino), follow=False, mode=info.st_mode)
-        ctx.ensure_same(dst, None if existing is None else (existing.st_dev, existing.st_ino),
-                        follow=False, mode=None if existing is None else existing.st_mode)
-        created = ctx.root.makedirs(parent, exist_ok=True) if creates else []
-        try:
-            ctx.root.rename(src, dst, replace=overwrite)
-        except FileExistsError:  # appeared since the check: never replaced
-            raise _exists(dst, "file", src) from None
-    result: dict[str, Any] = {"source": src, "destination": dst, "kind": kind,
-                              "overwritten": existing is not None, "createdDirectories": created}
-    return result
+    return src, dst, info, kind
 
 
-def _check_denied_inside(ctx: ToolContext, src: str) -> None:
-    """Moving a directory renames everything in it: a path a deny rule
-    names (``config/.env``) must not come out under a name it does not."""
-    if not ctx.may_deny:
-        return  # no deny rules: nothing to look for
+def _check_inside(ctx: ToolContext, src: str, src_at: Location, dst_at: Location) -> None:
+    """Moving a directory renames everything in it: nothing a rule covers
+    may leave (a denied, protected or secret entry), and nothing may arrive
+    under a name a rule covers (a ``tasks.json`` moved in as ``.vscode``).
+    The refusal names the directory, never the entry inside it."""
+    policy = ctx.policy
+    if policy.is_empty:
+        return
     for dirpath, dirnames, filenames in ctx.root.walk(src):
         ctx.checkpoint()
+        below = dirpath[len(src):].lstrip("/")  # the walk names what it found under src
         for name in dirnames + filenames:
-            if ctx.is_denied(f"{dirpath}/{name}"):
-                raise Refusal(Code.DENIED, f"{src} holds a path the host does not allow, so it "
-                              "cannot be moved", "Move the other entries one by one instead.",
-                              details={"path": src, "field": "source"}, kind=Kind.DENY_RULE)
+            inner = f"{below}/{name}" if below else name
+            kind = policy.rule(f"{src_at.path}/{inner}", Op.MOVE_FROM)
+            if kind is not None:
+                raise _holds(src, kind, "source")
+            kind = policy.rule(f"{dst_at.path}/{inner}", Op.MOVE_TO)
+            if kind is not None:
+                raise _holds(src, kind, "destination")
+
+
+_HELD = {Kind.DENY_RULE: "a path the host does not allow",
+         Kind.PROTECTED: "a path that is protected (the host may run it on its own)",
+         Kind.SECRET: "a secret file"}
+
+
+def _holds(src: str, kind: Kind, field: str) -> Refusal:
+    where = "" if field == "source" else " that would be protected at the destination"
+    what = _HELD[kind] if field == "source" else "a path"
+    return Refusal(Code.DENIED, f"{src} holds {what}{where}, so it cannot be moved",
+                   "Move the other entries one by one instead.",
+                   details={"path": src, "field": field}, kind=kind)
 
 
 def _lstat_or_none(ctx: ToolContext, rel: str) -> Any:

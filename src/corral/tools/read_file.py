@@ -15,9 +15,11 @@ from __future__ import annotations
 import hashlib
 import os
 import stat as st
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ._context import ToolContext
+from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, binary_file, directory_given, special_file,
                        special_kind)
 from ._registry import Suggests, ToolSpec, success_schema
@@ -86,14 +88,13 @@ class _Facts:
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
-    ctx.check_deny(rel)
     limits = ctx.limits
     offset: int = args["offset"]
     limit = args.get("limit")
     limit = limits.read_lines if limit is None else min(limit, limits.read_lines)
     root = ctx.root
     backend = root.backend
-    fd = root.open(rel, os.O_RDONLY)
+    fd, _ = ctx.open_checked(rel, Op.READ)
     try:
         info = backend.fstat(fd)
         if not st.S_ISREG(info.st_mode):
@@ -366,10 +367,7 @@ def _no_long_run(data: bytes, sep: bytes, cap: int) -> bool:
     if width < 1:
         return False
     find = data.find
-    for start in range(0, len(data), width):
-        if find(sep, start, start + width) < 0:
-            return False
-    return True
+    return all(find(sep, start, start + width) >= 0 for start in range(0, len(data), width))
 
 
 def _check_text_start(rel: str, head: bytes) -> None:

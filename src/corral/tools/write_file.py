@@ -22,10 +22,12 @@ import os
 import posixpath
 import re
 import stat as st
+from dataclasses import dataclass
 from typing import Any
 
 from ._classify import close_paths
-from ._context import ToolContext
+from ._context import Identity, ToolContext
+from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, not_directory, sha256_mismatch, special_file,
                        special_kind, swapped)
 from ._registry import ToolSpec, success_schema
@@ -69,15 +71,20 @@ _ELISION = re.compile(
     re.IGNORECASE | re.MULTILINE)
 
 
+@dataclass
+class _Plan:
+    """What the write will do, as decided under the lock before asking the host."""
+
+    rel: str
+    parent: str
+    creates: list[str]
+    current: os.stat_result | None
+    parent_id: Identity | None
+    existing: str | None  # sha256 of the file being replaced
+
+
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    rel = ctx.rel(args["path"])
-    name = rel.rstrip("/").rsplit("/", 1)[-1]
-    if rel == "." or rel.endswith("/") or name == "..":
-        ctx.refuse_escape(rel)  # "..", "link/": OUTSIDE_ROOT when they lead out
-        shown = rel.rstrip("/") or "."
-        raise Refusal(Code.INVALID_ARGUMENT, f"{shown} names a directory, not a file",
-                      "Pass the path of a file to write, such as \"src/main.py\".",
-                      details={"path": shown, "field": "path"}, kind=Kind.DIRECTORY)
+    rel = _file_path(ctx, args["path"])
     content: str = args["content"]
     data = content.encode("utf-8")
     limit = ctx.limits.max_write_bytes
@@ -89,50 +96,21 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     expected: str | None = args.get("expectedSha256")
     if expected is not None:
         expected = expected.lower()
-    ctx.check_deny(rel)
+    where = ctx.check_path(rel, Op.CREATE, follow=False)
     digest = hashlib.sha256(data).hexdigest()
-    parent = posixpath.dirname(rel) or "."
-    root = ctx.root
-
     with ctx.lock(rel):
-        creates = _makedirs(ctx, rel, parent, dry_run=True) if parent != "." else []
-        current = None if creates else _lstat(ctx, rel)
-        parent_id = None if creates else ctx.identity(parent)
-        existing: str | None = None
-        if current is None:
-            if expected is not None:
-                raise _missing(ctx, rel, expected)
-        else:
-            _check_replaceable(ctx, rel, current)
-            existing = _file_sha256(ctx, rel, current)
-            if expected is not None and expected != existing:
-                raise sha256_mismatch(rel, expected, existing)
-            if expected is None and not args["overwrite"]:
-                raise Refusal(Code.ALREADY_EXISTS, f"{rel} already exists; nothing was written",
-                              f"Pass expectedSha256 \"{existing}\" (its current sha256) or "
-                              "overwrite: true to replace it, or use edit_file to change part "
-                              "of it.",
-                              details={"path": rel, "currentSha256": existing,
-                                       "bytes": current.st_size}, kind=Kind.EXISTS)
-
+        plan = _plan(ctx, rel, expected, args["overwrite"])
+        if plan.current is not None:
+            ctx.check(where, Op.REPLACE, shown=rel)  # a secret file is not replaced
         ctx.authorize(WriteRequest(rel, bytes=len(data), sha256=digest,
-                                   overwrite=current is not None, existing_sha256=existing,
-                                   creates_directories=tuple(creates)))
+                                   overwrite=plan.current is not None,
+                                   existing_sha256=plan.existing,
+                                   creates_directories=tuple(plan.creates)))
+        _recheck(ctx, plan)  # nothing may have moved while the host was deciding
+        created = _makedirs(ctx, rel, plan.parent, dry_run=False) if plan.creates else []
+        ctx.root.write_bytes(rel, data, exclusive=plan.current is None, follow_symlinks=False)
 
-        # Nothing may have moved while the host was deciding: fail closed.
-        if creates:
-            if _makedirs(ctx, rel, parent, dry_run=True) != creates:
-                raise swapped(rel)
-        else:
-            ctx.ensure_same(parent, parent_id)
-            ctx.ensure_same(rel, None if current is None else (current.st_dev, current.st_ino),
-                            follow=False, mode=None if current is None else current.st_mode)
-            if current is not None and _lstat(ctx, rel) is not None and \
-                    _file_sha256(ctx, rel, current) != existing:
-                raise swapped(rel)  # rewritten in place while the host was deciding
-        created = _makedirs(ctx, rel, parent, dry_run=False) if creates else []
-        root.write_bytes(rel, data, exclusive=current is None, follow_symlinks=False)
-
+    current = plan.current
     result: dict[str, Any] = {"path": rel, "bytes": len(data), "sha256": digest,
                               "createdDirectories": created, "created": current is None}
     warnings = _warnings(content)
@@ -142,6 +120,58 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if warnings:
         result["warnings"] = warnings
     return result
+
+
+def _file_path(ctx: ToolContext, value: str) -> str:
+    """The model's path, refused if it can only name a directory."""
+    rel = ctx.rel(value)
+    name = rel.rstrip("/").rsplit("/", 1)[-1]
+    if rel == "." or rel.endswith("/") or name == "..":
+        ctx.refuse_escape(rel)  # "..", "link/": OUTSIDE_ROOT when they lead out
+        shown = rel.rstrip("/") or "."
+        raise Refusal(Code.INVALID_ARGUMENT, f"{shown} names a directory, not a file",
+                      "Pass the path of a file to write, such as \"src/main.py\".",
+                      details={"path": shown, "field": "path"}, kind=Kind.DIRECTORY)
+    return rel
+
+
+def _plan(ctx: ToolContext, rel: str, expected: str | None, overwrite: bool) -> _Plan:
+    """Find what is there now and decide: refuse to replace without
+    ``overwrite`` or a matching ``expectedSha256``."""
+    parent = posixpath.dirname(rel) or "."
+    creates = _makedirs(ctx, rel, parent, dry_run=True) if parent != "." else []
+    current = None if creates else _lstat(ctx, rel)
+    plan = _Plan(rel, parent, creates, current, None if creates else ctx.identity(parent), None)
+    if current is None:
+        if expected is not None:
+            raise _missing(ctx, rel, expected)
+        return plan
+    _check_replaceable(ctx, rel, current)
+    plan.existing = existing = _file_sha256(ctx, rel, current)
+    if expected is not None and expected != existing:
+        raise sha256_mismatch(rel, expected, existing)
+    if expected is None and not overwrite:
+        raise Refusal(Code.ALREADY_EXISTS, f"{rel} already exists; nothing was written",
+                      f"Pass expectedSha256 \"{existing}\" (its current sha256) or "
+                      "overwrite: true to replace it, or use edit_file to change part of it.",
+                      details={"path": rel, "currentSha256": existing,
+                               "bytes": current.st_size}, kind=Kind.EXISTS)
+    return plan
+
+
+def _recheck(ctx: ToolContext, plan: _Plan) -> None:
+    """Fail closed if anything the plan was made on changed since."""
+    rel, current = plan.rel, plan.current
+    if plan.creates:
+        if _makedirs(ctx, rel, plan.parent, dry_run=True) != plan.creates:
+            raise swapped(rel)
+        return
+    ctx.ensure_same(plan.parent, plan.parent_id)
+    ctx.ensure_same(rel, None if current is None else (current.st_dev, current.st_ino),
+                    follow=False, mode=None if current is None else current.st_mode)
+    if current is not None and _lstat(ctx, rel) is not None and \
+            _file_sha256(ctx, rel, current) != plan.existing:
+        raise swapped(rel)  # rewritten in place while the host was deciding
 
 
 def _makedirs(ctx: ToolContext, rel: str, parent: str, *, dry_run: bool) -> list[str]:
@@ -169,6 +199,10 @@ def _lstat(ctx: ToolContext, rel: str) -> os.stat_result | None:
 def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None:
     kind = st.S_IFMT(info.st_mode)
     if kind == st.S_IFLNK:
+        try:  # never written through; but a link into a rule's reach says that rule
+            ctx.check_path(rel, Op.REPLACE)
+        except OSError:
+            pass  # leads outside, dangles or loops: refused below, saying nothing of where
         details: dict[str, Any] = {"path": rel}
         hint = "Write to the file the link points to, by its own path."
         try:
