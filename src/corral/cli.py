@@ -154,18 +154,14 @@ def _serve_workspace(args: argparse.Namespace) -> Workspace:
 
 
 def _serve_opener(args: argparse.Namespace) -> Opener:
+    """How a client's root below a ROOT is served: its own Toolbox with the
+    same options, and the ROOT's policy as it applies beneath."""
     from .tools import Toolbox
-
-    # A deny pattern with a '/' inside is anchored to the root it was given
-    # for; beneath that root it would mean something else, so a client root
-    # below is not opened (narrower, never wider) while such a rule is set.
-    anchored = [p for p in args.deny if "/" in p.rstrip("/").removeprefix("**/")]
+    from .tools._workspace import policy_beneath
 
     def opener(root: Root, parent: Toolbox, base: str) -> Toolbox | None:
-        if anchored:
-            return None
-        return Toolbox(root, deny=args.deny or (), allow_hardlinks=args.allow_hardlinks,
-                       read_only=args.read_only)
+        return Toolbox(root, policy=policy_beneath(parent.policy, base),
+                       allow_hardlinks=args.allow_hardlinks, read_only=args.read_only)
     return opener
 
 
@@ -176,7 +172,8 @@ def _serve_banner(args: argparse.Namespace, workspace: Workspace) -> str:
         label = "root" if len(args.roots) == 1 else f"root {name}"
         lines.append(f"  {label}: {os.path.abspath(path)}")
     lines.append("  tools: " + ("read-only" if args.read_only else "read and write"))
-    lines.append("  deny: " + (", ".join(args.deny) if args.deny else "none"))
+    first = workspace.toolbox(workspace.roots[0])
+    lines += [f"  {line}" for line in first.policy.describe()]
     lines.append("  hard-linked files: " + ("allowed" if args.allow_hardlinks else "refused"))
     return "\n".join(lines)
 

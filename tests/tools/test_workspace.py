@@ -19,7 +19,7 @@ from corral.contained import Root
 from corral.tools import CancelToken, Progress, ReadRequest, Toolbox, ToolSpec, Workspace
 from corral.tools._context import ToolContext
 from corral.tools._registry import success_schema
-from corral.tools._workspace import root_names
+from corral.tools._workspace import policy_beneath, root_names
 
 
 def _tree(base: Path) -> dict[str, Path]:
@@ -285,3 +285,37 @@ def test_a_narrowed_workspace_closes_what_it_opened(ws, dirs):
 def test_the_same_directory_twice_is_one_root(ws, dirs):
     narrowed = ws.narrowed([str(dirs["web"]), str(dirs["web"]) + "/", str(dirs["web"] / ".")])
     assert narrowed.roots == ["web"]
+
+
+def _cli_like_opener(root: Root, parent: Toolbox, base: str) -> Toolbox:
+    return Toolbox(root, policy=policy_beneath(parent.policy, base))
+
+
+def test_the_policy_holds_the_same_beneath(dirs):
+    (dirs["api"] / "pkg" / "private.py").write_text("token\n")
+    (dirs["web"] / ".vscode").mkdir()
+    (dirs["web"] / ".vscode" / "tasks.json").write_text("{}\n")
+    with Toolbox(dirs["api"], deny=["pkg/private.py"]) as api, Toolbox(dirs["web"]) as web:
+        ws = Workspace({"api": api, "web": web}, opener=_cli_like_opener)
+        narrowed = ws.narrowed([str(dirs["api"] / "pkg"), str(dirs["web"] / ".vscode")])
+        try:
+            # an anchored deny rule of the parent root still names the file
+            denied = narrowed.call("read_file", {"path": "pkg/private.py"})
+            assert denied["code"] == "DENIED" and denied["details"]["kind"] == "deny_rule"
+            assert narrowed.call("read_file", {"path": "pkg/main.py"})["ok"] is True
+            # **/.vscode/tasks.json matches across the client root's own path
+            kept = narrowed.call("write_file", {"path": ".vscode/tasks.json", "content": "x",
+                                                "overwrite": True})
+            assert kept["code"] == "DENIED" and kept["details"]["kind"] == "protected"
+            assert (dirs["web"] / ".vscode" / "tasks.json").read_text() == "{}\n"
+        finally:
+            narrowed.close()
+
+
+def test_policy_beneath_composes():
+    from corral.tools._policy import Op, Policy
+
+    policy = Policy.build(deny=["a/b/c/secret"])
+    assert policy_beneath(policy_beneath(policy, "a"), "b/c").rule("secret", Op.READ) \
+        is not None
+    assert policy_beneath(policy, "a/b/c").rule("other", Op.READ) is None

@@ -30,20 +30,22 @@ alone), as a root of its own.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..contained import Root
 from ._control import CancelToken, ProgressCallback
 from ._hosts import offered_specs
+from ._policy import Op, Policy
 from ._refusal import Code, Kind, Refusal, outside_root
 from ._registry import ToolSpec
 from ._toolbox import Toolbox
 
 __all__ = ["Workspace", "Opener", "PATH_FIELDS", "PATH_KEYS", "PATH_LIST_KEYS",
-           "root_names"]
+           "root_names", "policy_beneath"]
 
 ProgressFn = ProgressCallback
 
@@ -55,10 +57,46 @@ PATH_KEYS = frozenset({"path", "source", "destination", "missing"})
 #: Envelope keys whose value is a list of root-relative paths.
 PATH_LIST_KEYS = frozenset({"paths", "createdDirectories", "didYouMean"})
 
-#: ``opener(root, base)``: a Toolbox over ``root``, which lies at ``base``
-#: (a canonical relative path) inside the root whose Toolbox it derives
-#: from; ``None`` when that cannot be done with the same policy.
+#: ``opener(root, parent, base)``: a Toolbox over ``root``, which lies at
+#: ``base`` (a canonical relative path) inside ``parent``'s root, with the
+#: same options and ``policy_beneath(parent.policy, base)``; ``None`` when
+#: that cannot be done (the client's root is then left out: narrower).
 Opener = Callable[[Root, Toolbox, str], "Toolbox | None"]
+
+
+@dataclass(frozen=True)
+class _Beneath(Policy):
+    """A policy for a root opened at ``base`` inside the root it was made
+    for: every decision is the original's, on the path as that root sees it
+    (``base/path``), so an anchored rule or one whose match spans ``base``
+    (``**/.vscode/tasks.json`` beneath ``proj/.vscode``) holds the same."""
+
+    base: str = "."
+
+    def rule(self, canonical: str, op: Op) -> Kind | None:
+        return super().rule(_joined(self.base, canonical), op)
+
+    def extended(self, *, deny: Iterable[str] = (),
+                 protect_dirs: Iterable[str] = ()) -> Policy:
+        # directories found beneath (a .git file's target) are in base's terms
+        return super().extended(deny=deny,
+                                protect_dirs=[_joined(self.base, d) for d in protect_dirs])
+
+
+def policy_beneath(policy: Policy, base: str) -> Policy:
+    """``policy`` as it applies to a root opened at ``base`` inside its own."""
+    fields = {f.name: getattr(policy, f.name) for f in dataclasses.fields(policy)}
+    if isinstance(policy, _Beneath):
+        fields["base"] = _joined(policy.base, base)
+    else:
+        fields["base"] = base
+    return _Beneath(**fields)
+
+
+def _joined(base: str, rel: str) -> str:
+    if base in (".", ""):
+        return rel
+    return base if rel in (".", "") else f"{base}/{rel}"
 
 
 def root_names(paths: Iterable[str]) -> list[str]:
@@ -411,29 +449,36 @@ def _exists(root: Root, rel: str) -> bool:
 
 
 def _open_beneath(parent: Root, rel: str) -> Root | None:
-    """The directory ``rel`` (canonical, no links) opened beneath ``parent``,
-    as a Root of its own; ``None`` if resolution beneath ``parent`` does
-    not reach the same directory (a link, a swap: fail closed)."""
+    """The directory ``rel`` (canonical, no links) opened beneath ``parent``
+    by the resolver, as a Root of its own; ``None`` if it cannot be (a link
+    that leads out, a swap: fail closed)."""
     open_root = getattr(parent, "open_root", None)
-    if open_root is not None:  # core/surface: Root.open_root (a Root beneath)
+    if open_root is not None:  # surface: Root.open_root, a Root beneath
         try:
             return open_root(rel)  # type: ignore[no-any-return]
         except OSError:
             return None
-    # Until Root.open_root lands: resolve beneath the parent, open the same
-    # directory by host path, and keep it only if both are one inode.
     try:
         fd = parent.open(rel, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return None
     try:
-        beneath = os.fstat(fd)
-        candidate = Root(os.path.join(parent.path, rel), backend=parent.backend,
-                         follow_symlinks=parent.follow_symlinks)
+        from_fd = getattr(Root, "from_fd", None)
+        if from_fd is not None:  # core: Root.from_fd on the fd resolved beneath
+            return from_fd(fd, backend=parent.backend,  # type: ignore[no-any-return]
+                           follow_symlinks=parent.follow_symlinks)
+        return _same_by_path(parent, rel, os.fstat(fd))
     except OSError:
         return None
     finally:
         os.close(fd)
+
+
+def _same_by_path(parent: Root, rel: str, beneath: os.stat_result) -> Root | None:
+    """Until Root.from_fd: the same directory opened by host path, kept only
+    if it is the inode resolution beneath ``parent`` reached."""
+    candidate = Root(os.path.join(parent.path, rel), backend=parent.backend,
+                     follow_symlinks=parent.follow_symlinks)
     if _identity(candidate) != (beneath.st_dev, beneath.st_ino):
         candidate.close()
         return None
