@@ -167,15 +167,22 @@ class McpSession:
 
 
 def envelope_of(result: dict[str, Any]) -> dict[str, Any]:
-    """The envelope a ``CallToolResult`` (as JSON) carries, its shape checked."""
-    assert len(result["content"]) == 1 and result["content"][0]["type"] == "text", result
-    envelope = json.loads(result["content"][0]["text"])
+    """The envelope a ``CallToolResult`` (as JSON) carries, its shape checked:
+    one text block (then one image block per image the envelope holds, whose
+    base64 the text leaves out), and the structured content of a success."""
+    first, *images = result["content"]
+    assert first["type"] == "text", result
+    assert all(block["type"] == "image" for block in images), result
+    envelope = json.loads(first["text"])
     assert isinstance(envelope, dict) and isinstance(envelope.get("ok"), bool), envelope
     assert result.get("isError", False) is (not envelope["ok"]), result
-    if envelope["ok"]:
-        assert result["structuredContent"] == envelope
-    else:
-        assert "structuredContent" not in result, result
+    if not envelope["ok"]:
+        assert "structuredContent" not in result and not images, result
+        return envelope
+    structured = result["structuredContent"]
+    if images:
+        return structured  # type: ignore[no-any-return]  # the text elides the base64
+    assert structured == envelope
     return envelope
 
 

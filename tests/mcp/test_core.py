@@ -109,6 +109,20 @@ def test_call_result_per_version():
     assert answer(2, refused, "2025-11-25") == {
         "content": [{"type": "text", "text": '{"ok":false,"code":"NOT_FOUND"}'}],
         "isError": True}
+    png = {"ok": True, "path": "a.png", "mimeType": "image/png", "data": "iVBORw0K", "size": 6}
+    shown = answer(4, png, "2025-11-25")
+    assert shown["content"][1] == {"type": "image", "data": "iVBORw0K", "mimeType": "image/png"}
+    assert json.loads(shown["content"][0]["text"])["data"] == \
+        "(the image content block 1 of this result)"
+    assert shown["structuredContent"] == png
+    batch = {"ok": True, "files": [{"ok": True, "path": "t.txt", "content": "1\tx"},
+                                   {**png, "path": "b.png"}, {**png, "mimeType": "image/gif"}]}
+    both = answer(5, batch, "2025-11-25")
+    assert [c["type"] for c in both["content"]] == ["text", "image", "image"]
+    assert both["content"][2]["mimeType"] == "image/gif"
+    files = json.loads(both["content"][0]["text"])["files"]
+    assert files[0] == batch["files"][0] and files[2]["data"].endswith("block 2 of this result)")
+    assert both["structuredContent"] == batch
     odd = answer(3, {"ok": True, "name": "bad\udcff"}, "2025-11-25")
     assert json.loads(odd["content"][0]["text"]) == {"ok": True, "name": "bad\udcff"}
     assert odd["structuredContent"] == {"ok": True, "name": "bad\\udcff"}

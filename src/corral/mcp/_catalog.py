@@ -90,16 +90,51 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str) -
     and clients check structured content against it).  A non-UTF-8 file
     name (a lone surrogate) is escaped in the text, which stays exact, and
     spelled as that escape (``\\udcff``, six characters) in the structured
-    content.
+    content.  Images (read_file of a PNG, JPEG, GIF or WebP, and such files
+    in read_files) go as image content after the text; there the text says
+    where each image's base64 went instead of carrying it again.
     """
-    text, plain = envelope_text(envelope)
     ok = envelope.get("ok") is True
+    images = _images(envelope) if ok else []
+    text, plain = envelope_text(_elided(envelope, images) if images else envelope)
     parts = ['{"jsonrpc":"2.0","id":', json.dumps(request_id, ensure_ascii=False),
              ',"result":{"content":[{"type":"text","text":', json.dumps(text, ensure_ascii=False),
-             '}],"isError":', "false" if ok else "true"]
+             "}"]
+    for image in images:
+        parts += [',{"type":"image","data":', json.dumps(image["data"]), ',"mimeType":',
+                  json.dumps(image["mimeType"]), "}"]
+    parts += ['],"isError":', "false" if ok else "true"]
     if ok and _at_least(version, _STRUCTURED_FROM):
-        structured = text if plain else json.dumps(scrub(envelope), ensure_ascii=False,
-                                                   separators=(",", ":"))
+        if plain and not images:
+            structured = text
+        else:
+            structured = json.dumps(scrub(envelope), ensure_ascii=False, separators=(",", ":"))
         parts += [',"structuredContent":', structured]
     parts.append("}}\n")
     return "".join(parts).encode("utf-8")
+
+
+def _is_image(item: Any) -> bool:
+    return (isinstance(item, dict) and isinstance(item.get("data"), str)
+            and isinstance(item.get("mimeType"), str) and item["mimeType"].startswith("image/"))
+
+
+def _images(envelope: dict[str, Any]) -> list[dict[str, Any]]:
+    """The image envelopes in a success: the envelope itself (read_file)
+    or its ``files`` (read_files), in order."""
+    if _is_image(envelope):
+        return [envelope]
+    files = envelope.get("files")
+    return [item for item in files if _is_image(item)] if isinstance(files, list) else []
+
+
+def _elided(envelope: dict[str, Any], images: list[dict[str, Any]]) -> dict[str, Any]:
+    """``envelope`` with each image's base64 replaced by where it went."""
+    def note(n: int, image: dict[str, Any]) -> dict[str, Any]:
+        return {**image, "data": f"(the image content block {n} of this result)"}
+    if images and images[0] is envelope:
+        return note(1, envelope)
+    numbered = {id(image): n for n, image in enumerate(images, start=1)}
+    files = [note(numbered[id(item)], item) if id(item) in numbered else item
+             for item in envelope["files"]]
+    return {**envelope, "files": files}
