@@ -98,6 +98,12 @@ SUCCESS = [
 ]
 
 
+def test_every_listed_tool_has_a_case_here(server):
+    listed = {t["name"] for t in result_of(inspect(server, "--method", "tools/list"))["tools"]}
+    assert listed == {tool for tool, _, _ in SUCCESS}
+    assert listed == {tool for tool, _, _ in REFUSALS}
+
+
 @pytest.mark.parametrize("tool,args,check", SUCCESS, ids=[t for t, _, _ in SUCCESS])
 def test_every_tool_succeeds(tool, args, check, server):
     status, envelope = call(server, tool, args)
