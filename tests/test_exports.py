@@ -31,6 +31,9 @@ PUBLIC: dict[str, set[str]] = {
     },
     "corral.contained": {
         "Root",
+        "Handle",
+        "Target",
+        "StaleError",
         "DirEntry",
         "ContainedError",
         "EscapeError",
