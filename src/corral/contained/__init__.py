@@ -44,6 +44,6 @@ __all__ = [
     "TargetChangedError",
 ]
 
-from .._public import publish as _publish  # noqa: E402  (last: every name is bound)
+from .._public import publish as _publish  # last: every name is bound
 
 _publish(__name__, globals(), __all__)
