@@ -9,6 +9,7 @@ one method and exits.
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 from pathlib import Path
@@ -19,6 +20,9 @@ import pytest
 from e2e_support import inspector_entry, serve_command, serve_roots_command
 
 TIMEOUT = 120
+# a 1x1 PNG
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+                    "0000000a49444154789c63000100000500010d0a2db40000000049454e44ae426082")
 
 
 def inspect(server: list[str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -42,7 +46,12 @@ def call(server: list[str], tool: str, args: dict[str, Any]) -> tuple[int, dict[
     envelope: dict[str, Any] = json.loads(block["text"])
     assert payload.get("isError", False) is (not envelope["ok"])
     if envelope["ok"]:
-        assert payload["structuredContent"] == envelope
+        structured = payload["structuredContent"]
+        differ = {key for key in envelope if structured.get(key) != envelope[key]}
+        # Inspector's client is JavaScript: integers past 2**53 (file_info's
+        # nanosecond times) come back rounded; the text (exact) is what counts
+        assert differ <= {key for key in envelope if key.endswith("Ns")
+                          and abs(envelope[key]) > 2**53}, differ
     return done.returncode, envelope
 
 
@@ -55,6 +64,7 @@ def tree(tmp_path_factory) -> Path:
     (root / "edit_me.txt").write_text("alpha\nbeta\n")
     (root / "move_me.txt").write_text("m\n")
     (root / "delete_me.txt").write_text("d\n")
+    (root / "pixel.png").write_bytes(PNG)
     return root
 
 
@@ -95,6 +105,11 @@ SUCCESS = [
     ("move_file", {"source": "move_me.txt", "destination": "moved.txt"},
      lambda e: e["destination"] == "moved.txt"),
     ("delete_file", {"path": "delete_me.txt"}, lambda e: e["deleted"] is True),
+    ("read_files", {"paths": ["notes.txt", "src/util.py"]},
+     lambda e: [f["path"] for f in e["files"]] == ["notes.txt", "src/util.py"]),
+    ("file_info", {"path": "notes.txt"}, lambda e: e["kind"] == "file" and e["size"] == 12),
+    ("make_directory", {"path": "made/dir"}, lambda e: e["createdDirectories"] == ["made",
+                                                                                  "made/dir"]),
 ]
 
 
@@ -122,6 +137,9 @@ REFUSALS = [
     ("grep", {"pattern": "x", "path": "/etc"}, "OUTSIDE_ROOT"),
     ("move_file", {"source": "nope.txt", "destination": "b.txt"}, "NOT_FOUND"),
     ("delete_file", {"path": "src"}, "INVALID_ARGUMENT"),
+    ("read_files", {"paths": []}, "INVALID_ARGUMENT"),
+    ("file_info", {"path": "../up.txt"}, "OUTSIDE_ROOT"),
+    ("make_directory", {"path": "notes.txt"}, "ALREADY_EXISTS"),
 ]
 
 
@@ -132,6 +150,18 @@ def test_refusals_are_error_results_with_the_envelope(tool, args, code, server):
     assert status == 5  # Inspector: the tool answered isError
     assert envelope["ok"] is False and envelope["code"] == code, envelope
     assert envelope["details"]["message"] == envelope["message"] and envelope["hint"]
+
+
+def test_an_image_is_image_content(server):
+    done = inspect(server, "--method", "tools/call", "--tool-name", "read_file",
+                   "--tool-args-json", json.dumps({"path": "pixel.png"}))
+    payload = result_of(done)
+    text, image = payload["content"]
+    assert image == {"type": "image", "mimeType": "image/png",
+                     "data": base64.b64encode(PNG).decode()}
+    described = json.loads(text["text"])
+    assert described["mimeType"] == "image/png" and "image content" in described["data"]
+    assert payload["structuredContent"]["data"] == image["data"]
 
 
 def test_logging_set_level(server):

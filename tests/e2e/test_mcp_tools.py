@@ -11,6 +11,7 @@ validated against the tool's outputSchema (``McpSession.call``).
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from pathlib import Path
@@ -203,6 +204,25 @@ def test_each_refusal_reaches_the_client_intact(code, tool, args, session, toolb
 def test_every_code_but_internal_is_covered():
     covered = {code for code, _tool, _args in REFUSALS}
     assert covered == set(Code) - {Code.INTERNAL}
+
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+                    "0000000a49444154789c63000100000500010d0a2db40000000049454e44ae426082")
+
+
+def test_images_are_image_content(session, tree):
+    (tree / "pixel.png").write_bytes(PNG)
+    result = session.call("read_file", {"path": "pixel.png"})  # structured content validated
+    text, image = result["content"]
+    assert image == {"type": "image", "mimeType": "image/png",
+                     "data": base64.b64encode(PNG).decode()}
+    described = json.loads(text["text"])
+    assert described["width"] == 1 and described["data"].startswith("(the image content")
+    assert result["structuredContent"]["data"] == image["data"]
+    several = session.call("read_files", {"paths": ["notes.txt", "pixel.png"]})
+    assert [block["type"] for block in several["content"]] == ["text", "image"]
+    files = json.loads(several["content"][0]["text"])["files"]
+    assert "hello" in files[0]["content"] and files[1]["mimeType"] == "image/png"
 
 
 def test_suggested_call_reaches_the_client_and_works(session):

@@ -114,6 +114,18 @@ def test_answers_name_paths_with_their_root(ws, dirs):
     assert (moved["source"], moved["destination"]) == ("web/a/b/c.txt", "web/c.txt")
 
 
+def test_new_tools_name_paths_with_their_root(ws, dirs):
+    os.symlink("pkg/main.py", dirs["api"] / "link")
+    info = ws.call("file_info", {"path": "api/link"})
+    assert (info["path"], info["target"]) == ("api/link", "api/pkg/main.py")
+    made = ws.call("make_directory", {"path": "web/a/b"})
+    assert made["createdDirectories"] == ["web/a", "web/a/b"]
+    both = ws.call("read_files", {"paths": ["api/pkg/main.py", "api/only_api.txt"]})
+    assert [f["path"] for f in both["files"]] == ["api/pkg/main.py", "api/only_api.txt"]
+    across = ws.call("read_files", {"paths": ["api/pkg/main.py", "web/index.html"]})
+    assert across["code"] == "UNSUPPORTED" and across["details"]["kind"] == "cross_root"
+
+
 def test_refusals_name_paths_with_their_root_and_suggest_working_calls(ws):
     missing = ws.call("read_file", {"path": "web/src/ap.js"})
     assert missing["code"] == "NOT_FOUND"

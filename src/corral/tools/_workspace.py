@@ -53,7 +53,7 @@ ProgressFn = ProgressCallback
 PATH_FIELDS = frozenset({"path", "source", "destination"})
 PATH_LIST_FIELD = "paths"
 #: Envelope keys whose string value is a root-relative path.
-PATH_KEYS = frozenset({"path", "source", "destination", "missing"})
+PATH_KEYS = frozenset({"path", "source", "destination", "missing", "target"})
 #: Envelope keys whose value is a list of root-relative paths.
 PATH_LIST_KEYS = frozenset({"paths", "createdDirectories", "didYouMean"})
 
