@@ -15,8 +15,9 @@ resolved (in-root symlinks followed when ``follow_symlinks``) and acted on in
 its open parent directory with ``AT_SYMLINK_NOFOLLOW``: if the name is
 swapped for a symlink in between, the symlink itself is changed, which is
 inside the root.  On Linux ``chmod`` of a symlink itself is not possible
-(``lchmod``): ``follow_symlinks=False`` on a symlink raises
-``NotImplementedError``, as ``os.chmod`` does.
+(no ``lchmod``): ``follow_symlinks=False`` on a symlink raises the kernel's
+answer, ``OSError`` ``EOPNOTSUPP`` (where ``os.chmod`` raises
+``NotImplementedError``: the core raises ``OSError`` only).
 
 ``truncate`` opens the file for writing through the root (``O_WRONLY``:
 special files refused, a directory is ``EISDIR``) and ``ftruncate``-s that
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import errno
 import os
-import stat as st
 from collections.abc import Callable
 
 from . import _paths
@@ -86,17 +86,13 @@ def _on_name(root: RootAPI, path: object, follow: bool,
 
 def chmod(root: RootAPI, path: object, mode: int, *, follow_symlinks: bool = True) -> None:
     """``os.chmod`` beneath the root (module docstring).  ``mode`` is 0 to
-    0o7777 (``EINVAL`` beyond).  Raises what ``Root.open`` raises, the
-    kernel's errno, and ``NotImplementedError`` for a symlink itself on
-    Linux."""
+    0o7777 (``EINVAL`` beyond).  Raises what ``Root.open`` raises and the
+    kernel's errno (``EOPNOTSUPP`` for a symlink itself on Linux)."""
     if not isinstance(mode, int) or isinstance(mode, bool) or not 0 <= mode <= _MODE_MAX:
         raise OSError(errno.EINVAL, "mode must be 0 to 0o7777", _paths.as_text(path))
     if _proc_available():
-        def change(magic: str, info: os.stat_result) -> None:
-            if st.S_ISLNK(info.st_mode):
-                raise NotImplementedError("chmod: follow_symlinks unavailable on this platform")
-            os.chmod(magic, mode)
-        _on_pinned(root, path, follow_symlinks, change)
+        # a pinned symlink: the kernel answers EOPNOTSUPP (no lchmod on Linux)
+        _on_pinned(root, path, follow_symlinks, lambda magic, info: os.chmod(magic, mode))
         return
     _on_name(root, path, follow_symlinks,
              lambda name, dfd: os.chmod(name, mode, dir_fd=dfd, follow_symlinks=False))
