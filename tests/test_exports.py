@@ -31,6 +31,9 @@ PUBLIC: dict[str, set[str]] = {
     },
     "corral.contained": {
         "Root",
+        "Handle",
+        "Target",
+        "StaleError",
         "DirEntry",
         "ContainedError",
         "EscapeError",
@@ -71,6 +74,10 @@ PUBLIC: dict[str, set[str]] = {
         "Authorizer",
         "tool_definitions",
         "strict_schema",
+        "CancelToken",  # C4 (tools)
+        "Progress",
+        "Kind",  # C3 (tools)
+        "Suggests",
     },
     "corral.integrations": {
         "openai_agents_tools",

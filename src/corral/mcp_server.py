@@ -58,10 +58,23 @@ def call_result(envelope: dict[str, Any]) -> types.CallToolResult:
     text, plain = envelope_text(envelope)
     # A non-UTF-8 file name (a lone surrogate) cannot go into structured
     # content, which the SDK encodes as UTF-8; the escaped text still has it.
-    structured = envelope if plain else None
+    # The tools declare an outputSchema, so a success must carry structured
+    # content: there a lone surrogate is spelled as its escape (\udcff).
+    structured = envelope if plain else _spelled(envelope)
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                 structured_content=structured,
                                 is_error=envelope.get("ok") is not True)
+
+
+def _spelled(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings written as its escape."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_spelled(k): _spelled(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_spelled(v) for v in value]
+    return value
 
 
 def build_server(toolbox: Any) -> Server[Any]:

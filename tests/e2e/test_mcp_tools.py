@@ -211,7 +211,8 @@ def test_non_utf8_name_is_escaped_and_the_server_survives(session, toolbox):
     envelope = json.loads(block.text)
     assert envelope == toolbox.call("list_directory", {"path": "odd"})
     assert envelope["entries"][0]["name"] == os.fsdecode(b"bad\xff.txt")
-    assert result.structured_content is None  # cannot be encoded; the text carries it
+    # structured content (the tools declare an outputSchema) spells it as its escape
+    assert result.structured_content["entries"][0]["name"] == "bad\\udcff.txt"
     assert session.envelope("read_file", {"path": "notes.txt"})["ok"] is True
 
 

@@ -184,7 +184,7 @@ CASES = [
          "offset 10 is past the end of three.txt, which has 3 lines",
          "Pass an offset from 1 to 3; the file may have changed, so read it again from the start.",
          details={"path": "three.txt", "field": "offset", "kind": "offset_past_end",
-                  "totalLines": 3, "sha256": hashlib.sha256(THREE.encode()).hexdigest()},
+                  "totalLines": 3, "currentSha256": hashlib.sha256(THREE.encode()).hexdigest()},
          suggested_tool="read_file", suggested_args={"path": "three.txt"},
          tree={"three.txt": THREE}),
 ]

@@ -127,5 +127,39 @@ class FaultBackend(OsBackend):
         super().close(fd)
 
 
+class HookBackend:
+    """Any backend, with ``hooks``: method name -> callable run before each
+    call of that method (to move a fake clock, set a cancel token, block)."""
+
+    def __init__(self, inner: Any, hooks: dict[str, Callable[[], None]] | None = None) -> None:
+        self._inner = inner
+        self.hooks = dict(hooks or {})
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._inner, name)
+        hook = self.hooks.get(name)
+        if hook is None or not callable(value):
+            return value
+
+        def hooked(*args: Any, **kwargs: Any) -> Any:
+            hook()
+            return value(*args, **kwargs)
+
+        return hooked
+
+
+class FakeClock:
+    """Replaces the tools' deadline clock: ``advance`` moves it."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float = 3600.0) -> None:
+        self.now += seconds
+
+
 ENOSPC = errno.ENOSPC
 EACCES = errno.EACCES

@@ -239,7 +239,10 @@ def test_ignored_counts_and_how_to_include_them(tmp_path, box):
     assert out["ignored"] == {"paths": 3, "directories": 2, "examples": [".git", "build"]}
     assert out["note"] == ("No files match '*.log' under .. 3 matching paths ignored by "
                            ".gitignore and 2 directories not searched (.git, build: .gitignore "
-                           "or .git); pass includeIgnored: true to include them.")
+                           "or .git); pass includeIgnored: true to include them. Paths ignored "
+                           "by .gitignore were left out; with includeIgnored: true the pattern "
+                           "finds them.")
+    assert out["suggestedArgs"] == {"pattern": "*.log", "includeIgnored": True}
     following = call(toolbox, {"pattern": "*.log", "includeIgnored": True})
     assert following["paths"] == ["b.log", "build/y.log", "c.log", "src/d.log"]
     assert following["ignored"] == {"paths": 0, "directories": 0}
@@ -284,13 +287,13 @@ def test_directories_with_trailing_slash(tmp_path, box):
 
 
 def test_hidden_files_match_and_sorting_is_code_point_order(tmp_path, box):
-    names = ["B.txt", "a.txt", "a-b.txt", "a/b.txt", "é.txt", "Z/z.txt", ".env.txt", "a b.txt"]
+    names = ["B.txt", "a.txt", "a-b.txt", "a/b.txt", "é.txt", "Z/z.txt", ".hidden.txt", "a b.txt"]
     for rel in names:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
     out = call(box(tmp_path), {"pattern": "*.txt"})
     assert out["paths"] == sorted(names)
-    assert out["paths"][0] == ".env.txt"
+    assert out["paths"][0] == ".hidden.txt"  # (.env.txt would be a secret file now)
 
 
 def test_absolute_pattern_inside_root(tmp_path, box):

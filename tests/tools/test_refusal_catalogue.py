@@ -11,7 +11,7 @@ import pytest
 
 from support import assert_valid_envelope, load_cases, make_case_tree, run_case
 
-from corral.tools import Toolbox
+from corral.tools import Code, Kind, Refusal, Toolbox
 
 CASES = load_cases()
 
@@ -62,3 +62,31 @@ def test_refusal_says_nothing_of_the_host(case, tmp_path):
     text = json.dumps(envelope)
     assert str(tmp_path) not in text
     assert "outside secret" not in text
+
+
+def test_every_catalogued_kind_is_in_the_vocabulary(tmp_path):
+    """Every refusal the catalogue produces carries a details.kind from
+    corral.tools.Kind (INTERNAL alone carries nothing but its sentence)."""
+    kinds = {kind.value for kind in Kind}
+    for index, case in enumerate(CASES):
+        base = tmp_path / str(index)
+        base.mkdir()
+        envelope, _ = run_case(case, base)
+        if envelope["code"] == "INTERNAL":
+            continue
+        kind = envelope["details"].get("kind")
+        assert kind in kinds, f"{case.tool}:{case.name}: kind {kind!r} is not a Kind member"
+
+
+def test_a_kind_outside_the_vocabulary_cannot_be_built():
+    with pytest.raises(ValueError):
+        Refusal(Code.DENIED, "no", "Do not.", details={"kind": "made_up"})
+    refusal = Refusal(Code.DENIED, "no", "Do not.", kind=Kind.HOST)
+    with pytest.raises(AttributeError):
+        refusal.hint = "patched"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        refusal.details["kind"] = "other"  # type: ignore[index]
+    changed = refusal.replace(hint="Do something else.", details={"extra": 1})
+    assert (changed.hint, changed.details["extra"], changed.details["kind"]) == (
+        "Do something else.", 1, "host")
+    assert refusal.hint == "Do not." and "extra" not in refusal.details

@@ -11,7 +11,14 @@ from support import assert_valid_envelope
 
 from corral.tools import Limits, Toolbox
 from corral.tools._classify import classify
+from corral.tools._context import ToolboxState
 from corral.tools._toolbox import PATH_CONTRACT
+
+
+def _context(toolbox):
+    state = ToolboxState(toolbox.root, limits=toolbox.limits, authorize=None, policy=toolbox.policy,
+                         allow_hardlinks=False, read_only=False)
+    return state.context("read_file", seconds=30)
 
 
 def test_definitions_are_strict_and_state_the_path_contract(tmp_path):
@@ -72,8 +79,7 @@ def test_none_arguments_mean_an_empty_object(tmp_path):
 
 
 def test_unclassified_errors_are_internal_and_scrubbed(tmp_path):
-    toolbox = Toolbox(tmp_path)
-    ctx = toolbox._ctx
+    ctx = _context(Toolbox(tmp_path))
     host = str(tmp_path / "private")
     for exc in (RuntimeError(host), OSError(5, "Input/output error", host),
                 OSError(5, "Input/output error", "src/a.py"), KeyError(host), MemoryError()):

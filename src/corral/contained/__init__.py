@@ -9,14 +9,19 @@ knows nothing of refusals, JSON or models; it is usable alone.
 from ._backend import (Backend, OsBackend, available_backends, backend_by_name, backend_report,
                        default_backend)
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
-                      SpecialFileError, SymlinkError)
+                      SpecialFileError, StaleError, SymlinkError)
 from ._extract import Extraction, ExtractReason, Refused
+from ._handle import DirEntry, Handle
 from ._pathview import RootPath
 from ._replace import TargetChangedError
-from ._root import MAX_SYMLINKS, DirEntry, Root
+from ._resolve import MAX_SYMLINKS
+from ._root import Root
+from ._target import Target
 
 __all__ = [
     "Root",
+    "Handle",
+    "Target",
     "DirEntry",
     "ContainedError",
     "EscapeError",
@@ -24,6 +29,7 @@ __all__ = [
     "RootVanishedError",
     "SpecialFileError",
     "SymlinkError",
+    "StaleError",
     "Backend",
     "OsBackend",
     "available_backends",
@@ -38,6 +44,6 @@ __all__ = [
     "TargetChangedError",
 ]
 
-from .._public import publish as _publish  # noqa: E402  (last: every name is bound)
+from .._public import publish as _publish  # last: every name is bound
 
 _publish(__name__, globals(), __all__)

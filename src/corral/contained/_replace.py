@@ -49,7 +49,7 @@ import stat as st
 from collections.abc import Callable
 
 from ._backend import Backend
-from ._errors import ContainedError
+from ._errors import StaleError
 from ._ops_sys import NOT_PERMITTED, FdCalls, fd_calls
 
 __all__ = ["TEMP_SUFFIX", "Content", "TargetChangedError", "replace_in", "temp_name"]
@@ -65,7 +65,7 @@ _NEW_FILE_MODE = 0o666
 _NOT_CARRIED = frozenset({"security.capability", "security.ima", "security.evm"})
 
 
-class TargetChangedError(ContainedError):
+class TargetChangedError(StaleError):
     """The file at the target is no longer the one the caller decided on
     (``expect`` given to :func:`replace_in`): nothing was written.
     ``errno`` is ``EAGAIN``: look again, then retry."""

@@ -6,14 +6,17 @@
 refusal ``{"ok": false, "code", "message", "details", "hint",
 ["suggestedTool", "suggestedArgs"]}``.  Every refusal is typed and tells a
 model what to do next; a cause without a case is ``INTERNAL`` and says
-nothing of the host.
+nothing of the host.  Every call is bounded (``timeout``, ``cancel``) and
+``await toolbox.acall(...)`` runs one off the event loop.
 """
 
+from ._control import CancelToken, Progress
 from ._hosts import strict_schema, tool_definitions
 from ._limits import Limits
-from ._refusal import Code, Refusal
-from ._registry import TOOL_MODULES, ToolSpec
-from ._requests import (Authorizer, DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest, ListRequest,
+from ._refusal import Code, Kind, Refusal
+from ._registry import TOOL_MODULES, Suggests, ToolSpec
+from ._requests import (Authorizer, DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest,
+                        ListRequest,
                         MoveRequest, ReadRequest, Request, WriteRequest)
 from ._toolbox import Toolbox
 
@@ -22,7 +25,10 @@ TOOL_NAMES = TOOL_MODULES
 __all__ = [
     "Toolbox",
     "Limits",
+    "CancelToken",
+    "Progress",
     "Code",
+    "Kind",
     "Refusal",
     "Denied",
     "Request",
@@ -35,6 +41,7 @@ __all__ = [
     "MoveRequest",
     "DeleteRequest",
     "ToolSpec",
+    "Suggests",
     "TOOL_NAMES",
     "Authorizer",
     "tool_definitions",

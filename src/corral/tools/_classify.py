@@ -3,8 +3,10 @@
 Tools raise :class:`Refusal` for what they decide themselves and let errors
 from :mod:`corral.contained` propagate; :func:`classify` turns those into
 refusals phrased from root-relative paths and the facts of the request.
-Default-deny: a cause with no case here is ``INTERNAL`` and carries no path,
-errno text or host path (the cause is logged, not returned).
+It is a table: the contained error's type first (:data:`_BY_TYPE`), then
+its errno (:data:`_BY_ERRNO`), each to a factory that gets the error's
+:class:`Facts`.  Default-deny: a cause with no row is ``INTERNAL`` and
+carries no path, errno text or host path (the cause is logged, not returned).
 """
 
 from __future__ import annotations
@@ -12,106 +14,220 @@ from __future__ import annotations
 import difflib
 import errno
 import logging
-import posixpath
 import stat as st
+from dataclasses import dataclass
 from typing import Any
+from collections.abc import Callable, Mapping
 
 from ..contained import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
                          SymlinkError)
 from ._context import ToolContext
-from ._refusal import Code, Refusal
+from ._refusal import (Code, Kind, Refusal, exists, internal, not_directory, not_empty, not_found,
+                       shown_path, special_file)
+from ._registry import Suggests
 
-__all__ = ["classify", "close_paths", "READ_ONLY_TOOLS"]
+__all__ = ["classify", "close_paths", "missing_path", "Facts"]
 
 log = logging.getLogger("corral.tools")
 
-READ_ONLY_TOOLS = ("read_file", "list_directory", "glob", "grep")
 _PATH_FIELDS = ("path", "source", "destination")
 
 
-def classify(exc: BaseException, *, tool: str, args: dict[str, Any], ctx: ToolContext) -> Refusal:
-    """The refusal for ``exc`` raised while running ``tool`` with ``args``."""
+@dataclass(frozen=True)
+class Facts:
+    """What a factory knows: the error, the root-relative path it names,
+    the component where resolution stopped, which argument named the path,
+    and the call (tool, the arguments the model sent, its context)."""
+
+    exc: OSError
+    path: str
+    where: str
+    field: str | None
+    tool: str
+    args: Mapping[str, Any]
+    ctx: ToolContext
+    suggests: Suggests
+
+    def details(self, **more: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path}
+        if self.field:
+            out["field"] = self.field
+        out.update(more)
+        return out
+
+
+Factory = Callable[[Facts], Refusal]
+
+
+def classify(exc: BaseException, *, tool: str, args: Mapping[str, Any], ctx: ToolContext,
+             suggests: Suggests | None = None) -> Refusal:
+    """The refusal for ``exc`` raised while running ``tool`` with ``args``
+    (``suggests``: what the tool's spec lets a not-found refusal offer)."""
     if isinstance(exc, Refusal):
         return exc
     if not isinstance(exc, OSError) or isinstance(exc, RootVanishedError):
         return _internal(exc)
-    path = exc.filename if isinstance(exc.filename, str) else None
-    if path is None:
+    named = exc.filename if isinstance(exc.filename, str) else None
+    if named is None:
         return _internal(exc)
-    field = _field_of(path, args, ctx)
-    where = getattr(exc, "component", None) or path
-    details: dict[str, Any] = {"path": path}
+    field, path = _field_of(named, args, ctx)
+    facts = Facts(exc, path, getattr(exc, "component", None) or named, field, tool, args, ctx,
+                  suggests or Suggests())
+    for kind, factory in _BY_TYPE:
+        if isinstance(exc, kind):
+            return factory(facts)
+    by_errno = _BY_ERRNO.get(exc.errno or 0)
+    return by_errno(facts) if by_errno is not None else _internal(exc)
+
+
+# -- factories by type --------------------------------------------------------------------
+
+def _escape(f: Facts) -> Refusal:
+    assert isinstance(f.exc, EscapeError)
+    kind = Kind(f.exc.reason)
+    if kind is Kind.DOTDOT and not _climbs_out(f.path):
+        # the '..' that left came from a symlink's target, not from the
+        # path as written (the core reports the step, not its origin)
+        kind = Kind.SYMLINK
+    return f.ctx.outside(f.path, f.field or "path", kind.value)
+
+
+def _strict_symlink(f: Facts) -> Refusal:
+    return Refusal(Code.UNSUPPORTED, f"{f.path} goes through the symlink {f.where}, and this root "
+                   "follows no symlinks", "Use the path the link points to instead.",
+                   details=f.details(symlink=f.where), kind=Kind.SYMLINK)
+
+
+def _special(f: Facts) -> Refusal:
+    assert isinstance(f.exc, SpecialFileError)
+    refusal = special_file(f.where, Kind(f.exc.kind), field=f.field)
+    return refusal.replace(details={"path": f.path})
+
+
+def _invalid_path(f: Facts) -> Refusal:
+    kind = Kind.PATH_TOO_LONG if f.exc.errno == errno.ENAMETOOLONG else Kind.PATH
+    return Refusal(Code.INVALID_ARGUMENT, f"{shown_path(f.path)} is not a usable path: "
+                   f"{f.exc.strerror}", "Pass a shorter path of plain names separated by '/'.",
+                   details=f.details(path=shown_path(f.path)), kind=kind)
+
+
+_BY_TYPE: tuple[tuple[type[OSError], Factory], ...] = (
+    (EscapeError, _escape),
+    (SymlinkError, _strict_symlink),
+    (SpecialFileError, _special),
+    (InvalidPathError, _invalid_path),
+)
+
+
+# -- factories by errno -------------------------------------------------------------------
+
+def _not_directory(f: Facts) -> Refusal:
+    if f.where.rstrip("/") != f.path.rstrip("/"):
+        return not_directory(f.path, f"{f.where} is a file, so {f.path} cannot be inside it",
+                             f"Use a path whose directories exist; {f.where} is a file.",
+                             **_field(f), component=f.where)
+    return not_directory(f.path, f"{f.path} is not a directory", "Pass a directory here.",
+                         **_field(f))
+
+
+def _is_directory(f: Facts) -> Refusal:
+    return Refusal(Code.INVALID_ARGUMENT, f"{f.where} is a directory",
+                   "Pass a file path here, not a directory.", details=f.details(),
+                   kind=Kind.DIRECTORY)
+
+
+def _exists(f: Facts) -> Refusal:
+    return exists(f.where, "Choose another name, or pass overwrite: true to replace it.",
+                  **_field(f))
+
+
+def _not_empty(f: Facts) -> Refusal:
+    return not_empty(f.where, **_field(f))
+
+
+def _loop(f: Facts) -> Refusal:
+    return Refusal(Code.UNSUPPORTED, f"{f.path} leads through a symlink loop or more than 40 "
+                   f"symlinks (at {f.where})", "Use the real path of the file, without the links.",
+                   details=f.details(component=f.where), kind=Kind.SYMLINK_LOOP)
+
+
+def _permission(f: Facts) -> Refusal:
+    return Refusal(Code.DENIED, f"the filesystem does not permit this on {f.where}; nothing "
+                   "was changed", "Do not retry; use another file or ask the user to fix "
+                   "its permissions.", details=f.details(), kind=Kind.PERMISSION)
+
+
+def _read_only_fs(f: Facts) -> Refusal:
+    return Refusal(Code.DENIED, f"{f.where} is on a read-only filesystem; nothing was changed",
+                   "Do not try to change files here.", details=f.details(),
+                   kind=Kind.READ_ONLY_FILESYSTEM)
+
+
+def _no_space(f: Facts) -> Refusal:
+    return Refusal(Code.TOO_LARGE, f"the disk is full (or over quota) writing {f.path}; the "
+                   "file was left as it was", "Free some space or write less, then retry.",
+                   details=f.details(), kind=Kind.NO_SPACE)
+
+
+def _cross_device(f: Facts) -> Refusal:
+    return Refusal(Code.UNSUPPORTED, f"{f.path} is on another filesystem, so it cannot be "
+                   "moved there atomically", "Copy it with read_file and write_file instead.",
+                   details=f.details(), kind=Kind.CROSS_DEVICE)
+
+
+def _name_too_long(f: Facts) -> Refusal:
+    return Refusal(Code.INVALID_ARGUMENT, f"{shown_path(f.path)} is too long",
+                   "Use shorter names (at most 255 bytes each).",
+                   details=f.details(path=shown_path(f.path)), kind=Kind.PATH_TOO_LONG)
+
+
+def _missing(f: Facts) -> Refusal:
+    """``NOT_FOUND`` naming the missing component, with close names that exist."""
+    return missing_path(f.ctx, f.path, f.where, field=f.field, tool=f.tool, args=f.args,
+                        suggests=f.suggests)
+
+
+def missing_path(ctx: ToolContext, path: str, missing: str, *, field: str | None, tool: str,
+                 args: Mapping[str, Any], suggests: Suggests | None = None,
+                 hint: str | None = None) -> Refusal:
+    """``NOT_FOUND`` for ``path`` (``missing``: its first component that does
+    not exist), with close names that do and a suggested call; ``hint``, if
+    given, replaces the default hint when no close name exists (a tool that
+    knows better, e.g. edit_file: "create it with write_file")."""
+    candidates = close_paths(path, missing, ctx)
+    suggestion = None
     if field:
-        details["field"] = field
+        facts = Facts(OSError(), path, missing, field, tool, args, ctx, suggests or Suggests())
+        suggestion = _suggest(candidates, facts)
+    parent = missing.rstrip("/").rpartition("/")[0] or "."
+    if suggestion is None and field and not ctx.is_denied(parent):
+        # the deepest directory that exists: seeing it is the next step
+        suggestion = ("list_directory", {"path": parent})
+    return not_found(path, missing, field=field, did_you_mean=candidates, suggest=suggestion,
+                     hint=None if candidates else hint)
 
-    if isinstance(exc, EscapeError):
-        reason = exc.reason
-        if reason == "dotdot" and not _climbs_out(path):
-            # the '..' that left came from a symlink's target, not from the
-            # path as written (the core reports the step, not its origin)
-            reason = "symlink"
-        return ctx.outside(path, field or "path", reason)
-    if isinstance(exc, SymlinkError):
-        return Refusal(Code.UNSUPPORTED, f"{path} goes through the symlink {where}, and this root "
-                       "follows no symlinks", "Use the path the link points to instead.",
-                       details={**details, "kind": "symlink", "symlink": where})
-    if isinstance(exc, SpecialFileError):
-        return Refusal(Code.UNSUPPORTED, f"{where} is a {exc.kind.replace('_', ' ')}, not a "
-                       "regular file", "Use regular files only; this one cannot be read or edited.",
-                       details={**details, "kind": exc.kind})
-    if isinstance(exc, InvalidPathError):
-        kind = "path_too_long" if exc.errno == errno.ENAMETOOLONG else "path"
-        return Refusal(Code.INVALID_ARGUMENT, f"{_shown(path)} is not a usable path: "
-                       f"{exc.strerror}", "Pass a shorter path of plain names separated by '/'.",
-                       details={**details, "path": _shown(path), "kind": kind})
 
-    code = exc.errno
-    if code == errno.ENOENT:
-        return _not_found(path, where, field, tool, args, ctx)
-    if code == errno.ENOTDIR:
-        if where.rstrip("/") != path.rstrip("/"):
-            return Refusal(Code.INVALID_ARGUMENT, f"{where} is a file, so {path} cannot be "
-                           "inside it", f"Use a path whose directories exist; {where} is a file.",
-                           details={**details, "kind": "not_directory", "component": where})
-        return Refusal(Code.INVALID_ARGUMENT, f"{path} is not a directory",
-                       "Pass a directory here.", details={**details, "kind": "not_directory"})
-    if code == errno.EISDIR:
-        return Refusal(Code.INVALID_ARGUMENT, f"{where} is a directory",
-                       "Pass a file path here, not a directory.",
-                       details={**details, "kind": "directory"})
-    if code == errno.EEXIST:
-        return Refusal(Code.ALREADY_EXISTS, f"{where} already exists",
-                       "Choose another name, or pass overwrite: true to replace it.",
-                       details={**details, "kind": "exists", "path": where})
-    if code == errno.ENOTEMPTY:
-        return Refusal(Code.INVALID_ARGUMENT, f"{where} is a directory that is not empty",
-                       "Delete or move what is inside it first (list_directory shows it).",
-                       details={**details, "kind": "not_empty", "path": where})
-    if code == errno.ELOOP:
-        return Refusal(Code.UNSUPPORTED, f"{path} leads through a symlink loop or more than 40 "
-                       f"symlinks (at {where})", "Use the real path of the file, without the links.",
-                       details={**details, "kind": "symlink_loop", "component": where})
-    if code in (errno.EACCES, errno.EPERM):
-        return Refusal(Code.DENIED, f"the filesystem does not permit this on {where}; nothing "
-                       "was changed", "Do not retry; use another file or ask the user to fix "
-                       "its permissions.", details={**details, "kind": "permission"})
-    if code == errno.EROFS:
-        return Refusal(Code.DENIED, f"{where} is on a read-only filesystem; nothing was changed",
-                       "Do not try to change files here.",
-                       details={**details, "kind": "read_only_filesystem"})
-    if code in (errno.ENOSPC, errno.EDQUOT):
-        return Refusal(Code.TOO_LARGE, f"the disk is full (or over quota) writing {path}; the "
-                       "file was left as it was", "Free some space or write less, then retry.",
-                       details={**details, "kind": "no_space"})
-    if code == errno.EXDEV:
-        return Refusal(Code.UNSUPPORTED, f"{path} is on another filesystem, so it cannot be "
-                       "moved there atomically", "Copy it with read_file and write_file instead.",
-                       details={**details, "kind": "cross_device"})
-    if code == errno.ENAMETOOLONG:
-        return Refusal(Code.INVALID_ARGUMENT, f"{_shown(path)} is too long",
-                       "Use shorter names (at most 255 bytes each).",
-                       details={**details, "path": _shown(path), "kind": "path_too_long"})
-    return _internal(exc)
+_BY_ERRNO: dict[int, Factory] = {
+    errno.ENOENT: _missing,
+    errno.ENOTDIR: _not_directory,
+    errno.EISDIR: _is_directory,
+    errno.EEXIST: _exists,
+    errno.ENOTEMPTY: _not_empty,
+    errno.ELOOP: _loop,
+    errno.EACCES: _permission,
+    errno.EPERM: _permission,
+    errno.EROFS: _read_only_fs,
+    errno.ENOSPC: _no_space,
+    errno.EDQUOT: _no_space,
+    errno.EXDEV: _cross_device,
+    errno.ENAMETOOLONG: _name_too_long,
+}
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+def _field(f: Facts) -> dict[str, Any]:
+    return {"field": f.field} if f.field else {}
 
 
 def _climbs_out(path: str) -> bool:
@@ -129,56 +245,33 @@ def _climbs_out(path: str) -> bool:
 
 def _internal(exc: BaseException) -> Refusal:
     log.error("internal error in a corral tool", exc_info=exc)
-    return Refusal.internal()
+    return internal()
 
 
-def _shown(path: str) -> str:
-    return path if len(path) <= 120 else path[:120] + "..."
-
-
-def _field_of(path: str, args: dict[str, Any], ctx: ToolContext) -> str | None:
+def _field_of(named: str, args: Mapping[str, Any], ctx: ToolContext) -> tuple[str | None, str]:
+    """Which path argument the error is about, and the path to speak of: the
+    argument itself when the error names it or a directory above it (a write
+    that creates parents fails on a parent; the model named the file)."""
+    above = named.rstrip("/") + "/"
     for name in _PATH_FIELDS:
         value = args.get(name)
         if isinstance(value, str):
             try:
-                if ctx.rel(value, name) == path:
-                    return name
+                rel = ctx.rel(value, name)
             except Refusal:
                 continue
-    return None
-
-
-def _not_found(path: str, missing: str, field: str | None, tool: str, args: dict[str, Any],
-               ctx: ToolContext) -> Refusal:
-    """``NOT_FOUND`` naming the missing component, with close names that exist."""
-    details: dict[str, Any] = {"path": path, "missing": missing}
-    if field:
-        details["field"] = field
-    candidates = close_paths(path, missing, ctx)
-    if candidates:
-        details["didYouMean"] = candidates
-    message = (f"{path} does not exist" if missing in (path, path.rstrip("/"))
-               else f"{path} does not exist: there is no {missing}")
-    suggestion = _suggest(candidates, field, tool, args, ctx) if field else None
-    parent = posixpath.dirname(missing.rstrip("/")) or "."
-    if candidates:
-        hint = f"Check the name; {candidates[0]} exists."
-    else:
-        hint = f"Check the path; list_directory on {parent} shows what is there."
-    if suggestion is None and field and not ctx.is_denied(parent):
-        # the deepest directory that exists: seeing it is the next step
-        suggestion = ("list_directory", {"path": parent})
-    if suggestion:
-        return Refusal(Code.NOT_FOUND, message, hint, details=details,
-                       suggested_tool=suggestion[0], suggested_args=suggestion[1])
-    return Refusal(Code.NOT_FOUND, message, hint, details=details)
+            if rel == named:
+                return name, named
+            if rel.startswith(above) and named not in (".", ""):
+                return name, rel
+    return None, named
 
 
 def close_paths(path: str, missing: str, ctx: ToolContext) -> list[str]:
     """Existing paths close to ``path`` whose component ``missing`` is not
     there (a typo in the name or in a parent directory); never a path a deny
     rule hides."""
-    parent, name = posixpath.split(missing.rstrip("/"))
+    parent, _, name = missing.rstrip("/").rpartition("/")
     rest = path.rstrip("/")[len(missing.rstrip("/")):]  # what follows the missing part
     try:
         siblings = ctx.root.listdir(parent or ".")
@@ -192,7 +285,7 @@ def close_paths(path: str, missing: str, ctx: ToolContext) -> list[str]:
                 if m not in matches]
     out = []
     for match in matches:
-        candidate = posixpath.join(parent, match) + rest if parent else match + rest
+        candidate = f"{parent}/{match}{rest}" if parent else match + rest
         if ctx.is_denied(candidate):
             continue  # a denied name must not leak through a suggestion
         try:
@@ -204,30 +297,26 @@ def close_paths(path: str, missing: str, ctx: ToolContext) -> list[str]:
     return out[:3]
 
 
-_close_paths = close_paths  # the name other modules used first
-
-
-def _suggest(candidates: list[str], field: str, tool: str, args: dict[str, Any],
-             ctx: ToolContext) -> tuple[str, dict[str, Any]] | None:
-    """A call that succeeds now: the same read-only tool on the first close
-    name of the right kind, or ``read_file`` of it for a mutating tool."""
+def _suggest(candidates: list[str], f: Facts) -> tuple[str, dict[str, Any]] | None:
+    """A call that may succeed now (the toolbox tries it before offering it):
+    what the tool's spec allows on the first close name of the right kind."""
+    assert f.field is not None
     for candidate in candidates:
         try:
-            info = ctx.root.stat(candidate)
+            info = f.ctx.root.stat(candidate)
         except OSError:
             continue
-        is_file, is_dir = st.S_ISREG(info.st_mode), st.S_ISDIR(info.st_mode)
-        if tool in ("list_directory", "glob") and is_dir:
-            return tool, {**_given(args), field: candidate}
-        if tool == "grep" and (is_dir or is_file):
-            return tool, {**_given(args), field: candidate}
-        if tool not in READ_ONLY_TOOLS + ("write_file",) and is_file and \
-                not (info.st_nlink > 1 and not ctx.allow_hardlinks):
+        kind = "directory" if st.S_ISDIR(info.st_mode) else \
+            "file" if st.S_ISREG(info.st_mode) else None
+        if kind is None:
+            continue
+        usable = kind == "directory" or not (info.st_nlink > 1 and not f.ctx.allow_hardlinks)
+        if kind in f.suggests.retry_on and usable:
+            return f.tool, {**_given(f.args), f.field: candidate}
+        if kind == "file" and f.suggests.read_instead and usable:
             return "read_file", {"path": candidate}
-        if tool == "read_file" and is_file and not (info.st_nlink > 1 and not ctx.allow_hardlinks):
-            return tool, {**_given(args), field: candidate}
     return None
 
 
-def _given(args: dict[str, Any]) -> dict[str, Any]:
+def _given(args: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in args.items() if v is not None}

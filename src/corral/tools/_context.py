@@ -7,27 +7,32 @@ the host; :meth:`ToolContext.lock` serialises read-decide-write on one file.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import logging
 import os
 import stat as st
 import sys
 import threading
-import unicodedata
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
-
-import pathspec
+import time
+from typing import Any, TypeVar, cast
+from collections.abc import Callable, Iterator, Sequence
 
 from ..contained import EscapeError, Root
 from ._limits import Limits
-from ._refusal import Code, Refusal
+from ._control import CancelToken, Progress, ProgressCallback
+from ._locate import Location, fd_location, locate
+from ._policy import Op, Policy, fold
+from ._refusal import (Code, Kind, Refusal, cancelled, denied_rule, hardlink, host_denied,
+                       host_unexpected, internal, outside_root, protected, read_only, secret,
+                       swapped, time_limit)
 from ._requests import Authorizer, Denied, Request
 
-__all__ = ["ToolContext", "sha256_hex", "Identity"]
+__all__ = ["ToolContext", "ToolboxState", "sha256_hex", "Identity"]
 
 log = logging.getLogger("corral.tools")
+T = TypeVar("T")
+_now = time.monotonic  # the deadline's clock (tests replace it to drive time limits)
 
 Identity = tuple[int, int]  # (st_dev, st_ino)
 
@@ -36,19 +41,12 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _fold(text: str) -> str:
-    """One spelling for names a case-insensitive or normalising filesystem
-    treats as one (``.ENV`` = ``.env``, NFD = NFC)."""
-    return unicodedata.normalize("NFC", text).casefold()
-
-
-def _spec(lines: list[str]) -> pathspec.PathSpec:
-    # "gitignore" is the name pathspec >= 1.0 wants; older releases know
-    # the same patterns as "gitwildmatch"
-    try:
-        return pathspec.PathSpec.from_lines("gitignore", lines)
-    except (KeyError, LookupError):
-        return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+def _policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
+    if kind is Kind.DENY_RULE:
+        return denied_rule(shown, field)
+    if kind is Kind.PROTECTED:
+        return protected(shown, op.value, field)
+    return secret(shown, op.value, field)
 
 
 class _PathLocks:
@@ -77,30 +75,99 @@ class _PathLocks:
                     self._locks[key] = (lock, users - 1)
 
 
-class ToolContext:
-    """Shared state of one :class:`~corral.tools.Toolbox` (thread-safe)."""
+class ToolboxState:
+    """What every call of one :class:`~corral.tools.Toolbox` shares (thread-safe)."""
 
     def __init__(self, root: Root, *, limits: Limits, authorize: Authorizer | None,
-                 deny: Sequence[str], allow_hardlinks: bool, read_only: bool) -> None:
+                 policy: Policy, allow_hardlinks: bool, read_only: bool) -> None:
         self.root = root
         self.limits = limits
         self.allow_hardlinks = allow_hardlinks
         self.read_only = read_only
-        self._authorize = authorize
-        self._deny_patterns = list(deny)
-        self._deny = _spec([_fold(p) for p in deny]) if deny else None
-        self._locks = _PathLocks()
+        self.authorizer = authorize
+        self.policy = policy
+        self.locks = _PathLocks()
+        self._stores: dict[Callable[[], Any], Any] = {}
+        self._stores_guard = threading.Lock()
         # Absolute paths a model may use for files inside the root: the path
         # the root was opened by, and its realpath (e.g. /tmp vs /private/tmp).
         prefixes = {root.path.rstrip("/") or "/", os.path.realpath(root.path).rstrip("/") or "/"}
-        self._prefixes = sorted(prefixes, key=len, reverse=True)
+        self.prefixes = sorted(prefixes, key=len, reverse=True)
 
-    def without_host(self) -> "ToolContext":
-        """This context with the host's ``authorize`` left out (deny rules,
-        read-only and limits still hold): for trying a suggested call."""
-        other = copy.copy(self)
-        other._authorize = None
+    def store(self, factory: Callable[[], T]) -> T:
+        """The one ``factory()`` object of this toolbox (made on first use)."""
+        with self._stores_guard:
+            found = self._stores.get(factory)
+            if found is None:
+                found = self._stores[factory] = factory()
+            return cast(T, found)
+
+    def context(self, tool: str, *, seconds: float, cancel: Sequence[CancelToken] = (),
+                progress: ProgressCallback | None = None, asks_host: bool = True
+                ) -> ToolContext:
+        """The context of one call of ``tool``, due to end within ``seconds``."""
+        return ToolContext(self, tool, seconds=seconds, cancel=tuple(cancel), progress=progress,
+                           asks_host=asks_host)
+
+
+class ToolContext:
+    """What one call of a tool works with: the root, the limits, the host's
+    policy, and the call's own deadline, cancel tokens and progress."""
+
+    __slots__ = ("state", "root", "limits", "tool", "allow_hardlinks", "read_only", "seconds",
+                 "_deadline", "_cancel", "_progress", "_asks_host")
+
+    def __init__(self, state: ToolboxState, tool: str, *, seconds: float,
+                 cancel: tuple[CancelToken, ...], progress: ProgressCallback | None,
+                 asks_host: bool) -> None:
+        self.state = state
+        self.root = state.root
+        self.limits = state.limits
+        self.allow_hardlinks = state.allow_hardlinks
+        self.read_only = state.read_only
+        self.tool = tool
+        self.seconds = seconds
+        self._deadline = _now() + seconds
+        self._cancel = cancel
+        self._progress = progress
+        self._asks_host = asks_host and state.authorizer is not None
+
+    def probe(self, tool: str) -> ToolContext:
+        """A context for trying a suggested call of ``tool`` within this call:
+        same deadline and tokens, no progress, and the host's ``authorize``
+        left out (deny rules, read-only and limits still hold)."""
+        other = ToolContext(self.state, tool, seconds=self.seconds, cancel=self._cancel,
+                            progress=None, asks_host=False)
+        other._deadline = self._deadline
         return other
+
+    def store(self, factory: Callable[[], T]) -> T:
+        """Per-toolbox state of a tool (e.g. what edit_file remembers)."""
+        return self.state.store(factory)
+
+    # -- bounds --------------------------------------------------------
+    def checkpoint(self) -> None:
+        """Raise ``DENIED`` (kind ``cancelled``) if the call was cancelled,
+        ``TOO_LARGE`` (kind ``time_limit``) past its deadline.  Tools call it
+        in every loop over model-sized input or files."""
+        for token in self._cancel:
+            if token.cancelled:
+                raise cancelled(self.tool)
+        if _now() > self._deadline:
+            raise time_limit(self.tool, self.seconds)
+
+    def past_deadline(self) -> bool:
+        """Whether the deadline passed (for a search that stops and answers partly)."""
+        return _now() > self._deadline
+
+    def progress(self, done: int, total: int | None = None, message: str = "") -> None:
+        """Report progress to the host (if it asked); a failing callback is logged."""
+        if self._progress is None:
+            return
+        try:
+            self._progress(Progress(done, total, message))
+        except Exception:
+            log.exception("progress callback failed; ignored")
 
     # -- paths ---------------------------------------------------------
     def rel(self, value: str, field: str = "path") -> str:
@@ -113,35 +180,36 @@ class ToolContext:
         """
         if value == "":
             raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' is empty",
-                          f"Pass a path relative to the root, such as \".\" or \"src/main.py\".",
-                          details={"field": field, "kind": "path"})
+                          "Pass a path relative to the root, such as \".\" or \"src/main.py\".",
+                          details={"field": field}, kind=Kind.PATH)
         size = len(value.encode("utf-8", "surrogatepass"))
         if size > self.limits.max_path_bytes:
             raise Refusal(Code.INVALID_ARGUMENT,
                           f"argument '{field}' is {size} bytes, over the limit of "
                           f"{self.limits.max_path_bytes}",
                           "Pass a shorter path relative to the root.",
-                          details={"field": field, "kind": "path_too_long",
-                                   "limit": self.limits.max_path_bytes})
+                          details={"field": field, "limit": self.limits.max_path_bytes},
+                          kind=Kind.PATH_TOO_LONG)
         text = value
         if text == "~" or text.startswith("~/"):
-            raise self.outside(value, field, "home")
+            raise outside_root(value, field, Kind.HOME)
         if text.startswith("/"):
-            for prefix in self._prefixes:
-                if prefix == "/":
-                    text = text.lstrip("/")
-                    break
-                if text == prefix or text.startswith(prefix + "/"):
-                    text = text[len(prefix):].lstrip("/")
-                    break
-            else:
-                raise self.outside(value, field, "absolute")
+            text = self._inside(value, field)
         parts = [p for p in text.split("/") if p not in ("", ".")]
         # "d/" and "d/." both mean "d, which must be a directory" (a link
         # followed): dropping the "/." would name the link d itself
         trailing = "/" in text and text.rsplit("/", 1)[1] in ("", ".") and bool(parts)
         clean = "/".join(parts) if parts else "."
         return clean + "/" if trailing else clean
+
+    def _inside(self, value: str, field: str) -> str:
+        """An absolute path inside the root, as a path relative to it."""
+        for prefix in self.state.prefixes:
+            if prefix == "/":
+                return value.lstrip("/")
+            if value == prefix or value.startswith(prefix + "/"):
+                return value[len(prefix):].lstrip("/")
+        raise outside_root(value, field, Kind.ABSOLUTE)
 
     def refuse_escape(self, rel: str) -> None:
         """Raise the core's escape error if ``rel``, resolved (links followed),
@@ -156,105 +224,124 @@ class ToolContext:
             pass
 
     def outside(self, shown: str, field: str = "path", reason: str = "dotdot") -> Refusal:
-        """The ``OUTSIDE_ROOT`` refusal for a path as the model wrote it.
-        Never a symlink's target, and never an absolute path (it would name
-        host directories)."""
-        details: dict[str, Any] = {"field": field, "kind": reason}
-        if shown.startswith("/"):
-            message = f"argument '{field}' is an absolute path outside the root"
-        else:
-            message = f"{shown} is outside the root"
-            details["path"] = shown
-        return Refusal(Code.OUTSIDE_ROOT, message,
-                       "Use a path relative to the root (\".\" is the root itself); '..' may not "
-                       "climb above it and symlinks that lead out are not followed.",
-                       details=details)
+        """The ``OUTSIDE_ROOT`` refusal for a path as the model wrote it."""
+        return outside_root(shown, field, Kind(reason))
+
+    # -- policy: decided on where a path really leads -------------------
+    @property
+    def policy(self) -> Policy:
+        return self.state.policy
+
+    @property
+    def may_deny(self) -> bool:
+        """Whether any rule could hide a path (when not, searches skip the checks)."""
+        return self.state.policy.hides
+
+    def locate(self, rel: str, *, follow: bool = True) -> Location:
+        """Where ``rel`` really is (see :func:`locate`)."""
+        return locate(self.root, rel, follow=follow)
+
+    def check(self, location: Location, op: Op, *, field: str = "path",
+              shown: str | None = None) -> None:
+        """Refuse ``op`` on ``location`` if the policy says no: on the target
+        itself, on every directory the call would create, and (deny rules)
+        on every directory the path passes through.  A refusal names the
+        path as the model wrote it (``shown``), never where a link led."""
+        policy = self.state.policy
+        if policy.is_empty:
+            return
+        name = shown if shown is not None else location.path
+        kind = policy.rule(location.path, op)
+        for made in location.creates:
+            kind = kind or policy.rule(made, Op.MKDIR)
+        for passed in location.passed:
+            if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
+                kind = Kind.DENY_RULE
+        if kind is not None:
+            raise _policy_refusal(kind, name, op, field)
+
+    def check_path(self, rel: str, op: Op, field: str = "path", *, follow: bool = True
+                   ) -> Location:
+        """:meth:`locate` ``rel`` and :meth:`check` ``op`` on it."""
+        location = self.locate(rel, follow=follow)
+        self.check(location, op, field=field, shown=rel.rstrip("/") or ".")
+        return location
+
+    def open_checked(self, rel: str, op: Op, flags: int = os.O_RDONLY) -> tuple[int, Location]:
+        """Open ``rel`` and check ``op`` on where the open file really is (the
+        kernel's name for the fd, else :meth:`locate`); the fd is closed again
+        if the policy says no.  A refusal by policy wins over the open's own
+        error (a denied name is not said to be missing)."""
+        try:
+            fd = self.root.open(rel, flags)
+        except OSError:
+            self.check_path(rel, op)
+            raise
+        try:
+            found = None if ".." in rel.split("/") else fd_location(self.root, fd)
+            location = Location(found) if found is not None else self.locate(rel)
+            self.check(location, op, shown=rel.rstrip("/") or ".")
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, location
+
+    def visible(self, canonical: str, op: Op = Op.SEARCH) -> bool:
+        """Whether the entry at the canonical path ``canonical`` may be shown
+        by a listing (``Op.LIST``: deny rules hide) or a search
+        (``Op.SEARCH``: deny rules and secret files hide).  Count what is
+        hidden, never name it."""
+        return self.state.policy.visible(canonical, op)
 
     def is_denied(self, rel: str) -> bool:
-        """Whether ``rel`` (as spelled) or an ancestor matches a deny pattern."""
-        if self._deny is None:
+        """Whether a search must leave ``rel`` out (``not visible``, where
+        ``rel`` is resolved first when it can be)."""
+        if not self.state.policy.hides:
             return False
-        parts = [p for p in rel.rstrip("/").split("/") if p not in ("", ".")]
-        for i in range(1, len(parts) + 1):
-            prefix = _fold("/".join(parts[:i]))
-            if self._deny.match_file(prefix) or self._deny.match_file(prefix + "/"):
-                return True
-        return False
-
-    def check_deny(self, rel: str, field: str = "path", *, resolved: bool = True) -> None:
-        """Refuse ``rel`` if it or any ancestor matches a deny pattern; with
-        ``resolved`` also check where it really leads (symlinks followed)."""
-        if self._deny is None:
-            return
-        candidates = [rel]
-        if resolved:
-            real = self._leads_to(rel)
-            if real is not None:
-                candidates.append(real)
-        for candidate in candidates:
-            if self.is_denied(candidate):
-                raise Refusal(Code.DENIED, f"{rel} is in a path the host does not allow",
-                              "Do not use this path; work with other files.",
-                              details={"path": rel, "field": field, "kind": "deny_rule"})
-
-    def _leads_to(self, rel: str) -> str | None:
-        """Where ``rel`` really leads: its real path, or for a path whose
-        last directories do not exist yet (a write will create them), the
-        real path of its deepest existing ancestor plus the rest as written.
-        ``None`` if even that cannot be said (the call itself will fail)."""
         try:
-            return self.root.realpath(rel, strict=False)
+            canonical = self.locate(rel).path
         except OSError:
-            pass
-        parts = [p for p in rel.rstrip("/").split("/") if p not in ("", ".")]
-        for cut in range(len(parts) - 1, 0, -1):
-            try:
-                head = self.root.realpath("/".join(parts[:cut]))
-            except OSError:
-                continue
-            names = [] if head == "." else head.split("/")
-            for part in parts[cut:]:
-                if part != "..":
-                    names.append(part)
-                elif names:
-                    names.pop()
-                else:
-                    return None  # climbs out: the core refuses it
-            return "/".join(names) or "."
-        return None
+            canonical = rel.rstrip("/")
+        return not self.visible(canonical, Op.SEARCH)
+
+    def check_deny(self, rel: str, field: str = "path") -> None:
+        """Refuse a read or search of ``rel`` the policy does not allow."""
+        self.check_path(rel, Op.SEARCH, field)
 
     # -- host policy ---------------------------------------------------
     @property
     def asks_host(self) -> bool:
         """Whether :meth:`authorize` can refuse a read-only request (a host
         callback is set); without one, building the request is wasted work."""
-        return self._authorize is not None
+        return self._asks_host
 
     def authorize(self, request: Request) -> None:
-        """Ask the host; raise ``DENIED`` with its reason on refusal."""
+        """Ask the host; raise ``DENIED`` unless it answers ``None`` or ``True``.
+
+        ``False`` denies with the default reason, :class:`Denied` with its
+        own; any other answer denies and says the callback misbehaved; an
+        exception from the callback is logged and fails closed (``INTERNAL``).
+        """
         if self.read_only and request.mutates:
-            raise Refusal(Code.DENIED, f"this root is read-only: {request.operation} is not allowed",
-                          "Do not try to change files here; read them instead.",
-                          details={"path": request.path, "kind": "read_only",
-                                   "operation": request.operation})
-        if self._authorize is None:
+            raise read_only(request.operation, path=request.path, operation=request.operation)
+        authorizer = self.state.authorizer
+        if authorizer is None or not self._asks_host:
             return
         try:
-            allowed = self._authorize(request)
+            answer: object = authorizer(request)
         except Denied as denied:
-            reason = str(denied.reason)[:1000]
-            raise Refusal(Code.DENIED, f"the host refused to {request.operation} {request.path}: "
-                          f"{reason}", "Do not repeat this call; ask the user or do something else.",
-                          details={"path": request.path, "operation": request.operation,
-                                   "reason": reason, "kind": "host"}) from None
+            raise host_denied(request.operation, request.path, str(denied.reason)[:1000]) from None
         except Exception:
             log.exception("authorize callback failed; refusing (fail closed)")
-            raise Refusal.internal() from None
-        if allowed is False:
-            raise Refusal(Code.DENIED, f"the host refused to {request.operation} {request.path}",
-                          "Do not repeat this call; ask the user or do something else.",
-                          details={"path": request.path, "operation": request.operation,
-                                   "reason": "refused by the host", "kind": "host"})
+            raise internal() from None
+        if answer is None or answer is True:
+            return
+        if answer is False:
+            raise host_denied(request.operation, request.path, None)
+        shown = type(answer).__name__
+        log.warning("authorize callback returned %s (%r), not None/True/False; refusing",
+                    shown, answer)
+        raise host_unexpected(request.operation, request.path, f"a value of type {shown}")
 
     # -- identity ------------------------------------------------------
     def identity(self, rel: str, *, follow: bool = True) -> Identity | None:
@@ -278,27 +365,20 @@ class ToolContext:
         now = None if info is None else (info.st_dev, info.st_ino)
         if now != before or (mode is not None and info is not None
                              and st.S_IFMT(info.st_mode) != st.S_IFMT(mode)):
-            raise Refusal(Code.STALE, f"{rel} changed while the call was being authorized; "
-                          "nothing was done", "Read the file again, then repeat the call.",
-                          details={"path": rel, "kind": "swapped"})
+            raise swapped(rel)
 
     def check_hardlink(self, rel: str, info: os.stat_result) -> None:
         if st.S_ISREG(info.st_mode) and info.st_nlink > 1 and not self.allow_hardlinks:
-            raise Refusal(Code.UNSUPPORTED, f"{rel} is a hard-linked file ({info.st_nlink} links), "
-                          "which these tools do not read or edit in place",
-                          "Use a file that is not hard-linked, or ask the host to allow hard links.",
-                          details={"path": rel, "kind": "hardlink", "links": info.st_nlink})
+            raise hardlink(rel, info.st_nlink)
 
     @contextmanager
     def lock(self, rel: str) -> Iterator[None]:
         """Hold the per-path lock for read-decide-write of ``rel``."""
-        key = self._leads_to(rel) or rel  # one file, one lock, however it is spelled
+        try:  # one file, one lock, however it is spelled
+            key = self.locate(rel).path
+        except OSError:
+            key = rel
         if sys.platform == "darwin":
-            key = _fold(key)
-        with self._locks.hold(key):
+            key = fold(key)
+        with self.state.locks.hold(key):
             yield
-
-
-def public_args(args: dict[str, Any], **changes: Any) -> dict[str, Any]:
-    """Arguments for a suggested call: ``args`` with ``changes``, defaults dropped."""
-    return {k: v for k, v in {**args, **changes}.items() if v is not None}

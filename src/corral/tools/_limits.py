@@ -21,3 +21,4 @@ class Limits:
     search_line_chars: int = 500  # grep output lines are cut to this
     grep_context: int = 10  # most context lines grep gives
     max_argument_chars: int = 16 * 1024 * 1024  # any one string argument
+    call_seconds: float = 30.0  # one call's deadline (Toolbox.call(timeout=...) overrides it)

@@ -1,23 +1,36 @@
-"""The refusal: a typed outcome a model can act on, and its envelope.
+"""The refusal: a typed outcome a model can act on, its vocabulary, and its envelope.
 
 A refusal carries its own sentence (``message``, always copied into
 ``details`` so structured details can never displace it), one imperative
-``hint``, and optionally a call that would succeed as things stand
-(``suggested_tool`` / ``suggested_args``).  The JSON shape is the stable
-contract in DESIGN.md.
+``hint``, a finer reason (``details.kind``, a :class:`Kind`) and optionally a
+call that would succeed as things stand (``suggested_tool`` /
+``suggested_args``).  The JSON shape is the stable contract in DESIGN.md.
+
+A refusal is immutable once built: code that wants another hint or more
+facts builds a new one with :meth:`Refusal.replace`.  Refusals more than one
+place raises are built here, by the factory functions below, so one concept
+has one wording and one set of field names everywhere.
 """
 
 from __future__ import annotations
 
 import enum
+import stat as st
+from types import MappingProxyType
 from typing import Any
+from collections.abc import Mapping
 
-__all__ = ["Code", "Refusal", "INTERNAL_MESSAGE"]
+__all__ = ["Code", "Kind", "Refusal", "INTERNAL_MESSAGE", "special_kind", "shown_path",
+           "internal", "invalid_argument", "not_found", "outside_root", "swapped",
+           "sha256_mismatch", "directory_given", "special_file", "hardlink", "read_only",
+           "denied_rule", "protected", "secret", "host_denied", "host_unexpected",
+           "time_limit", "cancelled", "file_too_large", "binary_file", "exists", "not_empty",
+           "not_directory"]
 
 
 class Code(str, enum.Enum):
     """The refusal codes of the tool contract.  ``details["kind"]`` gives a
-    finer reason (``directory``, ``binary``, ``symlink``, ``hardlink``...)."""
+    finer reason (a :class:`Kind`)."""
 
     INVALID_ARGUMENT = "INVALID_ARGUMENT"  # the call itself is wrong: fix the arguments
     NOT_FOUND = "NOT_FOUND"  # a path, or an edit's oldText, is not there
@@ -25,10 +38,87 @@ class Code(str, enum.Enum):
     ALREADY_EXISTS = "ALREADY_EXISTS"  # a create or move would replace something
     AMBIGUOUS = "AMBIGUOUS"  # an edit's oldText matches more than once
     STALE = "STALE"  # the file is not what the caller last saw
-    TOO_LARGE = "TOO_LARGE"  # over a limit (or the disk is full)
+    TOO_LARGE = "TOO_LARGE"  # over a limit (or the disk is full, or out of time)
     UNSUPPORTED = "UNSUPPORTED"  # a kind of file these tools do not handle
-    DENIED = "DENIED"  # the host, a deny rule or the filesystem said no
+    DENIED = "DENIED"  # the host, a policy rule or the filesystem said no
     INTERNAL = "INTERNAL"  # corral's own failure; says nothing more
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Kind(str, enum.Enum):
+    """Every ``details.kind`` a refusal can carry.  A refusal with a kind
+    that is not a member cannot be built (``ValueError``)."""
+
+    # arguments
+    ARGUMENT = "argument"  # a schema check failed (type, bound, unknown field)
+    UNKNOWN_TOOL = "unknown_tool"
+    PATH = "path"  # not usable as a path at all
+    PATH_TOO_LONG = "path_too_long"
+    ROOT = "root"  # the root itself or '..' where an entry is needed
+    SAME_PATH = "same_path"
+    SAME_FILE = "same_file"
+    INTO_ITSELF = "into_itself"
+    OFFSET_PAST_END = "offset_past_end"
+    PATTERN = "pattern"  # a glob pattern that names nothing usable
+    PATTERN_OUTSIDE_PATH = "pattern_outside_path"
+    REGEX = "regex"
+    UNSAFE_REGEX = "unsafe_regex"
+    MULTILINE = "multiline"
+    # search (glob, grep): what RE2 cannot run, a 'path' given as a glob
+    REGEX_UNSUPPORTED = "regex_unsupported"
+    PATH_IS_PATTERN = "path_is_pattern"
+    EMPTY_OLD_TEXT = "empty_old_text"
+    NO_CHANGE = "no_change"
+    ALREADY_APPLIED = "already_applied"
+    NO_MATCH = "no_match"
+    LINE_NUMBER_PREFIX = "line_number_prefix"
+    PLACEHOLDER = "placeholder"
+    # where a path leads
+    NOT_FOUND = "not_found"  # a path (or a component of it) does not exist
+    MISSING = "missing"  # expectedSha256 given for a file that is not there
+    DOTDOT = "dotdot"  # OUTSIDE_ROOT: '..' climbs above the root
+    ABSOLUTE = "absolute"  # OUTSIDE_ROOT: an absolute path outside the root
+    HOME = "home"  # OUTSIDE_ROOT: '~'
+    SYMLINK = "symlink"  # a symlink leads out, or is not followed here
+    SYMLINK_LOOP = "symlink_loop"
+    DIRECTORY = "directory"  # a directory where a file is needed
+    NOT_DIRECTORY = "not_directory"  # a file (or other) where a directory is needed
+    NOT_EMPTY = "not_empty"
+    EXISTS = "exists"
+    CROSS_DEVICE = "cross_device"
+    # kinds of file
+    BINARY = "binary"
+    ENCODING = "encoding"
+    HARDLINK = "hardlink"
+    FIFO = "fifo"
+    SOCKET = "socket"
+    CHAR_DEVICE = "char_device"
+    BLOCK_DEVICE = "block_device"
+    OTHER = "other"
+    # changed under the caller
+    SHA256_MISMATCH = "sha256_mismatch"  # expectedSha256 is not the file's sha256
+    SWAPPED = "swapped"  # changed while the call was being authorized or carried out
+    # limits
+    CONTENT_SIZE = "content_size"
+    FILE_TOO_LARGE = "file_too_large"
+    RESULT_TOO_LARGE = "result_too_large"
+    TOO_MANY_REPLACEMENTS = "too_many_replacements"
+    MULTIPLE_MATCHES = "multiple_matches"
+    MULTIPLE_TOLERANT_MATCHES = "multiple_tolerant_matches"
+    NO_SPACE = "no_space"
+    TIME_LIMIT = "time_limit"
+    # who said no
+    HOST = "host"  # the host's authorize refused
+    HOST_UNEXPECTED = "host_unexpected"  # authorize answered neither None/True nor False
+    CANCELLED = "cancelled"
+    READ_ONLY = "read_only"
+    DENY_RULE = "deny_rule"
+    PROTECTED = "protected"
+    SECRET = "secret"  # noqa: S105 - a kind of refusal, not a password
+    PERMISSION = "permission"
+    READ_ONLY_FILESYSTEM = "read_only_filesystem"
 
     def __str__(self) -> str:
         return self.value
@@ -37,38 +127,336 @@ class Code(str, enum.Enum):
 INTERNAL_MESSAGE = ("the tool failed for an internal reason (the cause is in the host's log, "
                     "not here)")
 
+_OWN_FIELDS = frozenset({"code", "kind", "message", "hint", "details", "suggested_tool",
+                         "suggested_args"})
+
 
 class Refusal(Exception):
     """A refusal.  Raised inside tools; :meth:`envelope` is what a model sees.
 
     ``details`` holds facts (root-relative paths, counts, digests); its
-    ``message`` key is always the refusal's sentence.
+    ``message`` key is always the refusal's sentence and its ``kind`` key the
+    :class:`Kind` (given as ``kind=`` or as ``details["kind"]``).  Immutable:
+    see :meth:`replace`.
     """
 
-    def __init__(self, code: Code, message: str, hint: str, *, details: dict[str, Any] | None = None,
+    code: Code
+    kind: Kind | None
+    message: str
+    hint: str
+    details: Mapping[str, Any]
+    suggested_tool: str | None
+    suggested_args: Mapping[str, Any] | None
+
+    def __init__(self, code: Code, message: str, hint: str, *,
+                 details: Mapping[str, Any] | None = None, kind: Kind | None = None,
                  suggested_tool: str | None = None,
-                 suggested_args: dict[str, Any] | None = None) -> None:
+                 suggested_args: Mapping[str, Any] | None = None) -> None:
         super().__init__(message)
-        self.code = Code(code)
-        self.message = message
-        self.hint = hint
-        self.details = {**(details or {}), "message": message}
-        self.suggested_tool = suggested_tool
-        self.suggested_args = suggested_args
+        facts = dict(details or {})
+        given = kind if kind is not None else facts.get("kind")
+        checked = None if given is None else Kind(given)  # ValueError: not in the vocabulary
+        if checked is not None:
+            facts["kind"] = checked.value
+        facts["message"] = message
+        values = {"code": Code(code), "kind": checked, "message": message, "hint": hint,
+                  "details": MappingProxyType(facts), "suggested_tool": suggested_tool,
+                  "suggested_args": None if suggested_args is None else
+                  MappingProxyType(dict(suggested_args))}
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _OWN_FIELDS:
+            raise AttributeError(f"a Refusal is immutable: build a new one (replace) instead "
+                                 f"of setting {name}")
+        super().__setattr__(name, value)
+
+    def replace(self, *, hint: str | None = None, details: Mapping[str, Any] | None = None,
+                suggest: tuple[str, Mapping[str, Any]] | bool | None = True) -> Refusal:
+        """A new refusal like this one: another ``hint``, ``details`` merged
+        in (facts added; ``message`` and ``kind`` stay), and ``suggest`` a new
+        suggested call, ``None`` for none, or ``True`` (default) to keep it."""
+        facts = {**self.details, **(details or {})}
+        facts.pop("message", None)
+        facts["kind"] = self.details.get("kind")
+        if facts["kind"] is None:
+            del facts["kind"]
+        if suggest is True:
+            tool, args = self.suggested_tool, self.suggested_args
+        elif suggest is None or suggest is False:
+            tool, args = None, None
+        else:
+            tool, args = suggest
+        return Refusal(self.code, self.message, self.hint if hint is None else hint,
+                       details=facts, suggested_tool=tool, suggested_args=args)
 
     def envelope(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ok": False, "code": self.code.value, "message": self.message,
-                               "details": self.details, "hint": self.hint}
+                               "details": dict(self.details), "hint": self.hint}
         if self.suggested_tool is not None:
             out["suggestedTool"] = self.suggested_tool
-            out["suggestedArgs"] = self.suggested_args or {}
+            out["suggestedArgs"] = dict(self.suggested_args or {})
         return out
 
     def __repr__(self) -> str:
         return f"Refusal({self.code.value}, {self.message!r})"
 
+    def __reduce__(self) -> Any:  # exceptions pickle by args; ours are keywords
+        return (_rebuild, (self.code, self.message, self.hint, dict(self.details),
+                           self.suggested_tool,
+                           None if self.suggested_args is None else dict(self.suggested_args)))
+
     @classmethod
-    def internal(cls) -> "Refusal":
+    def internal(cls) -> Refusal:
         """The default-deny answer: no path, no errno text, nothing of the host."""
-        return cls(Code.INTERNAL, INTERNAL_MESSAGE,
+        return internal()
+
+
+def _rebuild(code: Code, message: str, hint: str, details: dict[str, Any],
+             tool: str | None, args: dict[str, Any] | None) -> Refusal:
+    return Refusal(code, message, hint, details=details, suggested_tool=tool, suggested_args=args)
+
+
+# -- shared facts ----------------------------------------------------------------------------
+
+_SPECIAL_KINDS = {st.S_IFIFO: Kind.FIFO, st.S_IFSOCK: Kind.SOCKET, st.S_IFCHR: Kind.CHAR_DEVICE,
+                  st.S_IFBLK: Kind.BLOCK_DEVICE}
+
+
+def special_kind(mode: int) -> Kind:
+    """The kind of a file that is neither regular, directory nor symlink."""
+    return _SPECIAL_KINDS.get(st.S_IFMT(mode), Kind.OTHER)
+
+
+def shown_path(path: str, limit: int = 120) -> str:
+    """``path`` for a sentence: a directory's trailing '/' dropped, very long ones cut."""
+    text = path.rstrip("/") or "."
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _with_field(details: dict[str, Any], field: str | None) -> dict[str, Any]:
+    if field:
+        details["field"] = field
+    return details
+
+
+# -- factories ------------------------------------------------------------------------------
+
+def internal() -> Refusal:
+    """The default-deny answer: no path, no errno text, nothing of the host."""
+    return Refusal(Code.INTERNAL, INTERNAL_MESSAGE,
                    "Do not retry this call unchanged; tell the user the tool failed.")
+
+
+def invalid_argument(tool: str, field: str, wrong: str, hint: str, *,
+                     kind: Kind = Kind.ARGUMENT, **facts: Any) -> Refusal:
+    """``tool: argument 'field' <wrong>``: a call whose arguments are wrong."""
+    return Refusal(Code.INVALID_ARGUMENT, f"{tool}: argument '{field}' {wrong}", hint,
+                   details={"field": field, **facts}, kind=kind)
+
+
+def not_found(path: str, missing: str, *, field: str | None = None,
+              did_you_mean: list[str] | None = None, hint: str | None = None,
+              suggest: tuple[str, dict[str, Any]] | None = None) -> Refusal:
+    """``path`` does not exist (``missing`` is the first component that does not)."""
+    details: dict[str, Any] = _with_field({"path": path, "missing": missing}, field)
+    if did_you_mean:
+        details["didYouMean"] = list(did_you_mean)
+    message = (f"{path} does not exist" if missing in (path, path.rstrip("/"))
+               else f"{path} does not exist: there is no {missing}")
+    if hint is None:
+        parent = missing.rstrip("/").rpartition("/")[0] or "."
+        hint = (f"Check the name; {did_you_mean[0]} exists." if did_you_mean else
+                f"Check the path; list_directory on {parent} shows what is there.")
+    return Refusal(Code.NOT_FOUND, message, hint, details=details, kind=Kind.NOT_FOUND,
+                   suggested_tool=suggest[0] if suggest else None,
+                   suggested_args=suggest[1] if suggest else None)
+
+
+OUTSIDE_HINT = ("Use a path relative to the root (\".\" is the root itself); '..' may not "
+                "climb above it and symlinks that lead out are not followed.")
+
+
+def outside_root(shown: str, field: str = "path", kind: Kind = Kind.DOTDOT) -> Refusal:
+    """``OUTSIDE_ROOT`` for a path as the model wrote it.  Never a symlink's
+    target, and never an absolute path (it would name host directories)."""
+    details: dict[str, Any] = {"field": field}
+    if shown.startswith("/"):
+        message = f"argument '{field}' is an absolute path outside the root"
+    else:
+        message = f"{shown} is outside the root"
+        details["path"] = shown
+    return Refusal(Code.OUTSIDE_ROOT, message, OUTSIDE_HINT, details=details, kind=kind)
+
+
+def swapped(path: str) -> Refusal:
+    """The target changed between the decision and the act: fail closed."""
+    return Refusal(Code.STALE, f"{path} changed while the call was being authorized; nothing "
+                   "was done", "Read the file again, then repeat the call.",
+                   details={"path": path}, kind=Kind.SWAPPED)
+
+
+def sha256_mismatch(path: str, expected: str, current: str, *, message: str | None = None,
+                    hint: str | None = None, suggest: tuple[str, dict[str, Any]] | None = None,
+                    **facts: Any) -> Refusal:
+    """``expectedSha256`` is not the file's sha256 (``currentSha256``)."""
+    text = message or (f"{path} has changed: its sha256 is not the expectedSha256 given; "
+                       "nothing was written")
+    return Refusal(Code.STALE, text, hint or (
+        "Read the file again (its current sha256 is in details), check your change still "
+        "fits, then write with the new expectedSha256."),
+        details={"path": path, "expectedSha256": expected, "currentSha256": current, **facts},
+        kind=Kind.SHA256_MISMATCH, suggested_tool=suggest[0] if suggest else None,
+        suggested_args=suggest[1] if suggest else None)
+
+
+def directory_given(path: str, tool: str) -> Refusal:
+    """A directory given to a tool that takes one file: glob shows what is in it."""
+    shown = shown_path(path)
+    verb = {"read_file": "reads", "edit_file": "edits"}.get(tool, "takes")
+    return Refusal(Code.INVALID_ARGUMENT, f"{shown} is a directory, not a file",
+                   "Use glob to find the files under it (list_directory shows one level); "
+                   f"{tool} {verb} one file.", details={"path": shown}, kind=Kind.DIRECTORY,
+                   suggested_tool="glob", suggested_args={"path": shown, "pattern": "**/*"})
+
+
+def special_file(path: str, kind: Kind, *, field: str | None = None,
+                 hint: str = "Use regular files only; this one cannot be read or edited."
+                 ) -> Refusal:
+    """A FIFO, socket, device (or another kind of non-regular file)."""
+    what = "not a regular file" if kind is Kind.OTHER else \
+        f"a {kind.value.replace('_', ' ')}, not a regular file"
+    return Refusal(Code.UNSUPPORTED, f"{shown_path(path)} is {what}", hint,
+                   details=_with_field({"path": shown_path(path)}, field), kind=kind)
+
+
+def hardlink(path: str, links: int) -> Refusal:
+    return Refusal(Code.UNSUPPORTED, f"{path} is a hard-linked file ({links} links), which "
+                   "these tools do not read or edit in place",
+                   "Use a file that is not hard-linked, or ask the host to allow hard links.",
+                   details={"path": path, "links": links}, kind=Kind.HARDLINK)
+
+
+def read_only(what: str, *, path: str | None = None, operation: str | None = None) -> Refusal:
+    """This toolbox is read-only: ``what`` (a tool or an operation) is not available."""
+    details: dict[str, Any] = {}
+    if path is not None:
+        details["path"] = path
+    if operation is not None:
+        details["operation"] = operation
+    else:
+        details["tool"] = what
+    suffix = "is not allowed" if operation is not None else "is not available"
+    return Refusal(Code.DENIED, f"this root is read-only: {what} {suffix}",
+                   "Do not try to change files here; read them instead.", details=details,
+                   kind=Kind.READ_ONLY)
+
+
+def denied_rule(path: str, field: str | None = None) -> Refusal:
+    """A host deny rule covers ``path`` (as the model wrote it; the rule is not named)."""
+    return Refusal(Code.DENIED, f"{path} is in a path the host does not allow",
+                   "Do not use this path; work with other files.",
+                   details=_with_field({"path": path}, field), kind=Kind.DENY_RULE)
+
+
+def protected(path: str, operation: str, field: str | None = None) -> Refusal:
+    """A change to what the host runs on its own (``.git/``, ``.envrc``...);
+    ``operation`` is a verb: create, replace, edit, move, delete..."""
+    return Refusal(Code.DENIED, f"{path} is protected: the host may run it on its own, so the "
+                   f"tools may not {operation} it; nothing was changed",
+                   "Do not change this path; if the change is needed, the host (the user) must "
+                   "allow it, e.g. corral serve --allow-git-writes or --no-default-policy.",
+                   details=_with_field({"path": path, "operation": operation}, field),
+                   kind=Kind.PROTECTED)
+
+
+def secret(path: str, operation: str, field: str | None = None) -> Refusal:
+    """A plain secret file (``.env``, a private key...): not read or searched by default."""
+    return Refusal(Code.DENIED, f"{path} looks like a secret file (credentials or keys), which "
+                   f"the tools may not {operation} here",
+                   "Do not use this file; if its content is needed, ask the user (the host "
+                   "must allow secret files explicitly).",
+                   details=_with_field({"path": path, "operation": operation}, field),
+                   kind=Kind.SECRET)
+
+
+def host_denied(operation: str, path: str, reason: str | None) -> Refusal:
+    """The host's ``authorize`` said no (``reason`` from a ``Denied``)."""
+    text = "" if reason is None else f": {reason}"
+    return Refusal(Code.DENIED, f"the host refused to {operation} {path}{text}",
+                   "Do not repeat this call; ask the user or do something else.",
+                   details={"path": path, "operation": operation,
+                            "reason": reason or "refused by the host"}, kind=Kind.HOST)
+
+
+def host_unexpected(operation: str, path: str, answer: str) -> Refusal:
+    """``authorize`` returned something that is neither an allow nor ``False``."""
+    return Refusal(Code.DENIED, f"the host refused to {operation} {path}: its authorize "
+                   f"callback returned {answer}, which is not an answer (only None or True "
+                   "allow, False denies)", "Do not repeat this call; ask the user to fix the "
+                   "host's authorize callback.",
+                   details={"path": path, "operation": operation, "returned": answer},
+                   kind=Kind.HOST_UNEXPECTED)
+
+
+def time_limit(tool: str, seconds: float, *, partial: Mapping[str, Any] | None = None,
+               hint: str | None = None) -> Refusal:
+    """The call ran past its deadline (``partial``: what a search found so far)."""
+    details: dict[str, Any] = {"seconds": seconds}
+    if partial is not None:
+        details.update(partial)
+        details["partial"] = True
+    return Refusal(Code.TOO_LARGE, f"{tool} ran past its time limit of {seconds:g} s and was "
+                   "stopped" + ("; what was found so far is in details" if partial is not None
+                                else "; nothing was changed"),
+                   hint or "Narrow the call (a smaller path, a more specific pattern, a smaller "
+                   "window) and try again.", details=details, kind=Kind.TIME_LIMIT)
+
+
+def cancelled(tool: str) -> Refusal:
+    return Refusal(Code.DENIED, f"{tool} was cancelled by the host before it finished; nothing "
+                   "was changed", "Do not repeat this call unless the user asks for it again.",
+                   kind=Kind.CANCELLED)
+
+
+def file_too_large(path: str, size: int, limit: int, tool: str) -> Refusal:
+    return Refusal(Code.TOO_LARGE, f"{path} is {size} bytes, over {tool}'s limit of {limit}",
+                   "Leave this file as it is, or ask the user to change it.",
+                   details={"path": path, "size": size, "limit": limit},
+                   kind=Kind.FILE_TOO_LARGE)
+
+
+def binary_file(path: str, size: int, tool: str, hint: str) -> Refusal:
+    what = "does not show" if tool == "read_file" else "does not change"
+    return Refusal(Code.UNSUPPORTED, f"{path} is a binary file ({size} bytes), which {tool} "
+                   f"{what}", hint, details={"path": path, "size": size}, kind=Kind.BINARY)
+
+
+def exists(path: str, hint: str, **facts: Any) -> Refusal:
+    return Refusal(Code.ALREADY_EXISTS, f"{path} already exists", hint,
+                   details={"path": path, **facts}, kind=Kind.EXISTS)
+
+
+def not_empty(path: str, entries: int | None = None, *,
+              suggest: tuple[str, dict[str, Any]] | None = None, **facts: Any) -> Refusal:
+    details: dict[str, Any] = {"path": path, **facts}
+    if entries is None:
+        message = f"{path} is a directory that is not empty"
+        hint = "Delete or move what is inside it first (list_directory shows it)."
+    else:
+        details["entries"] = entries
+        message = (f"{path} is a directory with {entries} entr{'y' if entries == 1 else 'ies'}; "
+                   "delete_file removes only empty directories")
+        hint = "Delete or move what is inside it first; list_directory shows it."
+    return Refusal(Code.INVALID_ARGUMENT, message, hint, details=details, kind=Kind.NOT_EMPTY,
+                   suggested_tool=suggest[0] if suggest else None,
+                   suggested_args=suggest[1] if suggest else None)
+
+
+def not_directory(path: str, message: str, hint: str, *,
+                  suggest: tuple[str, dict[str, Any]] | None = None, **facts: Any) -> Refusal:
+    """Something that is not a directory where one is needed."""
+    return Refusal(Code.INVALID_ARGUMENT, message, hint, details={"path": path, **facts},
+                   kind=Kind.NOT_DIRECTORY, suggested_tool=suggest[0] if suggest else None,
+                   suggested_args=suggest[1] if suggest else None)

@@ -1,18 +1,37 @@
 """What a host is asked before a tool acts: one typed request per operation.
 
 Every request names root-relative paths only.  A host's ``authorize``
-callable receives one of these and returns ``True`` to allow, ``False`` to
-deny, or raises :class:`Denied` with a reason the model will read.  Anything
-else it raises fails closed (``INTERNAL``).
+callable receives one of these and returns ``None`` or ``True`` to allow,
+``False`` to deny, or raises :class:`Denied` with a reason the model will
+read.  Any other answer denies (and says the callback misbehaved); any other
+exception fails closed (``INTERNAL``).
+
+Whether a request mutates is not said here: the :class:`~corral.tools.ToolSpec`
+that asks it declares it (:func:`declare`), so it has one source.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Union
+import threading
+from typing import ClassVar
+from collections.abc import Callable
 
 __all__ = ["Denied", "Request", "ReadRequest", "WriteRequest", "EditRequest", "ListRequest",
-           "GlobRequest", "GrepRequest", "MoveRequest", "DeleteRequest", "Authorizer"]
+           "GlobRequest", "GrepRequest", "MoveRequest", "DeleteRequest", "Authorizer",
+           "declare"]
+
+_mutating: dict[type[Request], bool] = {}
+_guard = threading.Lock()
+
+
+def declare(request: type[Request], mutates: bool) -> None:
+    """Record that tools asking ``request`` do (or do not) change files; a
+    request class two specs describe differently is a programming error."""
+    with _guard:
+        before = _mutating.setdefault(request, mutates)
+    if before != mutates:
+        raise TypeError(f"{request.__name__} is declared both mutating and not")
 
 
 class Denied(Exception):
@@ -30,7 +49,9 @@ class Request:
 
     @property
     def mutates(self) -> bool:
-        return self.operation in ("write", "edit", "move", "delete")
+        """From the tool spec that asks this request; a request no spec
+        declares counts as mutating (a read-only root refuses it)."""
+        return _mutating.get(type(self), True)
 
 
 @dataclass(frozen=True)
@@ -96,4 +117,6 @@ class DeleteRequest(Request):
     sha256: str | None = None
 
 
-Authorizer = Callable[[Request], Union[bool, None]]
+Authorizer = Callable[[Request], "bool | None"]
+"""``authorize(request)``: ``None``/``True`` allow, ``False`` denies; any
+other answer (``0``, ``""``, ``"no"``...) denies too, as a misbehaving host."""

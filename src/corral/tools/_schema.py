@@ -5,15 +5,21 @@ boolean, array, enum, bounds), so this checks exactly that subset rather than
 pulling a general validator into the core.  Every failure is an
 ``INVALID_ARGUMENT`` refusal naming the field, the expected type and what was
 sent; nothing a model can send makes it raise anything else.
+
+An optional argument given as ``null`` counts as not given (OpenAI's strict
+function calling and openai-agents send ``null`` for every optional
+argument the model leaves out).
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ._refusal import Code, Refusal
+from ._refusal import Code, Kind, Refusal, invalid_argument
 
 __all__ = ["check_arguments"]
 
@@ -39,13 +45,10 @@ def _kind_of(value: Any) -> str:
     return type(value).__name__
 
 
-def _invalid(tool: str, field: str, wrong: str, hint: str, **details: Any) -> Refusal:
-    # ``wrong`` completes the sentence; ``details`` may carry a "problem" key
-    return Refusal(Code.INVALID_ARGUMENT, f"{tool}: argument '{field}' {wrong}", hint,
-                   details={"field": field, "kind": "argument", **details})
+_invalid = invalid_argument  # ``wrong`` completes the sentence; facts may carry a "problem"
 
 
-def check_arguments(tool: str, schema: dict[str, Any], args: Any, *,
+def check_arguments(tool: str, schema: Mapping[str, Any], args: Any, *,
                     max_chars: int | None = None) -> dict[str, Any]:
     """Return ``args`` with defaults filled in, or raise a :class:`Refusal`.
 
@@ -56,11 +59,11 @@ def check_arguments(tool: str, schema: dict[str, Any], args: Any, *,
         raise Refusal(Code.INVALID_ARGUMENT,
                       f"{tool}: the arguments must be a JSON object, not {_kind_of(args)}",
                       "Pass the arguments as an object of named fields.",
-                      details={"field": "", "kind": "argument"})
+                      details={"field": ""}, kind=Kind.ARGUMENT)
     return _check_object(tool, schema, args, "", max_chars)
 
 
-def _check_object(tool: str, schema: dict[str, Any], value: dict[str, Any],
+def _check_object(tool: str, schema: Mapping[str, Any], value: dict[str, Any],
                   prefix: str, max_chars: int | None = None) -> dict[str, Any]:
     props: dict[str, Any] = schema.get("properties", {})
     for key in value:
@@ -70,9 +73,10 @@ def _check_object(tool: str, schema: dict[str, Any], value: dict[str, Any],
             raise _invalid(tool, name, "is not an argument of this tool",
                            f"Remove '{name}'; the arguments are: {allowed}.", allowed=sorted(props))
     out: dict[str, Any] = {}
+    required = schema.get("required", ())
     for key, sub in props.items():
-        if key not in value:
-            if key in schema.get("required", ()):
+        if value.get(key) is None and (key not in value or key not in required):
+            if key in required:
                 field = prefix + key
                 raise _invalid(tool, field, "is required", f"Pass '{field}' ({_describe(sub)}).")
             if "default" in sub:
@@ -82,7 +86,7 @@ def _check_object(tool: str, schema: dict[str, Any], value: dict[str, Any],
     return out
 
 
-def _describe(schema: dict[str, Any]) -> str:
+def _describe(schema: Mapping[str, Any]) -> str:
     return _JSON_TYPES.get(schema.get("type", ""), "a value")
 
 
@@ -102,9 +106,18 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def _check_value(tool: str, schema: dict[str, Any], value: Any, field: str,
+@dataclass(frozen=True)
+class _Where:
+    """The call and field a value belongs to (for the refusal's sentence)."""
+
+    tool: str
+    field: str
+    max_chars: int | None
+
+
+def _check_value(tool: str, schema: Mapping[str, Any], value: Any, field: str,
                  max_chars: int | None = None) -> Any:
-    expected = schema.get("type")
+    expected: str = schema.get("type", "")
     check = _TYPE_CHECKS.get(expected)
     ok = True if check is None else check(value)
     if expected == "integer" and isinstance(value, float) and value.is_integer():
@@ -118,54 +131,73 @@ def _check_value(tool: str, schema: dict[str, Any], value: Any, field: str,
         choices = ", ".join(repr(c) for c in schema["enum"])
         raise _invalid(tool, field, f"must be one of {choices}", f"Pass one of {choices}.",
                        allowed=list(schema["enum"]))
-    if expected == "string":
-        least = schema.get("minLength", 0)
-        if len(value) < least:
-            if not value or least == 1:
-                raise _invalid(tool, field, "must not be empty", f"Pass a non-empty '{field}'.")
-            raise _invalid(tool, field, f"is {len(value)} characters, fewer than {least}",
-                           f"Pass at least {least} characters in '{field}'.", minLength=least,
-                           length=len(value))
-        limit = schema.get("maxLength", max_chars)
-        if limit is not None and len(value) > limit:
-            raise _invalid(tool, field, f"is {len(value)} characters, over the limit of {limit}",
-                           f"Pass a shorter '{field}'.", limit=limit, length=len(value))
-        if "\x00" in value and not schema.get("x-allowNul", False):
-            raise _invalid(tool, field, "contains a NUL byte",
-                           f"Remove the NUL character from '{field}'.", problem="nul")
-        if not value.isascii():
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise _invalid(tool, field, "is not valid Unicode text (it has a lone surrogate)",
-                               f"Pass '{field}' as valid UTF-8 text.",
-                               problem="encoding") from None
-        pattern = schema.get("pattern")
-        if pattern is not None and not _compiled(pattern).search(value):
-            # "x-format" says in words what the pattern wants, for the model
-            wanted = schema.get("x-format", f"text matching {pattern}")
-            raise _invalid(tool, field, f"must be {wanted}", f"Pass '{field}' as {wanted}.",
-                           pattern=pattern)
-    elif expected == "integer":
-        low, high = schema.get("minimum"), schema.get("maximum")
-        if low is not None and value < low:
-            raise _invalid(tool, field, f"must be at least {low}", f"Pass '{field}' >= {low}.",
-                           minimum=low)
-        if high is not None and value > high:
-            raise _invalid(tool, field, f"must be at most {high}", f"Pass '{field}' <= {high}.",
-                           maximum=high)
-    elif expected == "array":
-        items = list(value)
-        if len(items) < schema.get("minItems", 0):
-            raise _invalid(tool, field, f"needs at least {schema['minItems']} item(s)",
-                           f"Pass at least {schema['minItems']} item(s) in '{field}'.")
-        limit = schema.get("maxItems")
-        if limit is not None and len(items) > limit:
-            raise _invalid(tool, field, f"has {len(items)} items, over the limit of {limit}",
-                           f"Pass at most {limit} items in '{field}'.", limit=limit)
-        item_schema = schema.get("items", {})
-        return [_check_value(tool, item_schema, item, f"{field}[{i}]", max_chars)
-                for i, item in enumerate(items)]
-    elif expected == "object":
-        return _check_object(tool, schema, value, field + ".", max_chars)
+    by_type = _BY_TYPE.get(expected)
+    return value if by_type is None else by_type(_Where(tool, field, max_chars), schema, value)
+
+
+def _check_string(at: _Where, schema: Mapping[str, Any], value: str) -> str:
+    tool, field = at.tool, at.field
+    least = schema.get("minLength", 0)
+    if len(value) < least:
+        if not value or least == 1:
+            raise _invalid(tool, field, "must not be empty", f"Pass a non-empty '{field}'.")
+        raise _invalid(tool, field, f"is {len(value)} characters, fewer than {least}",
+                       f"Pass at least {least} characters in '{field}'.", minLength=least,
+                       length=len(value))
+    limit = schema.get("maxLength", at.max_chars)
+    if limit is not None and len(value) > limit:
+        raise _invalid(tool, field, f"is {len(value)} characters, over the limit of {limit}",
+                       f"Pass a shorter '{field}'.", limit=limit, length=len(value))
+    if "\x00" in value and not schema.get("x-allowNul", False):
+        raise _invalid(tool, field, "contains a NUL byte",
+                       f"Remove the NUL character from '{field}'.", problem="nul")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _invalid(tool, field, "is not valid Unicode text (it has a lone surrogate)",
+                           f"Pass '{field}' as valid UTF-8 text.", problem="encoding") from None
+    pattern = schema.get("pattern")
+    if pattern is not None and not _compiled(pattern).search(value):
+        # "x-format" says in words what the pattern wants, for the model
+        wanted = schema.get("x-format", f"text matching {pattern}")
+        raise _invalid(tool, field, f"must be {wanted}", f"Pass '{field}' as {wanted}.",
+                       pattern=pattern)
     return value
+
+
+def _check_integer(at: _Where, schema: Mapping[str, Any], value: int) -> int:
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if low is not None and value < low:
+        raise _invalid(at.tool, at.field, f"must be at least {low}",
+                       f"Pass '{at.field}' >= {low}.", minimum=low)
+    if high is not None and value > high:
+        raise _invalid(at.tool, at.field, f"must be at most {high}",
+                       f"Pass '{at.field}' <= {high}.", maximum=high)
+    return value
+
+
+def _check_array(at: _Where, schema: Mapping[str, Any], value: Any) -> list[Any]:
+    tool, field = at.tool, at.field
+    items = list(value)
+    if len(items) < schema.get("minItems", 0):
+        raise _invalid(tool, field, f"needs at least {schema['minItems']} item(s)",
+                       f"Pass at least {schema['minItems']} item(s) in '{field}'.")
+    limit = schema.get("maxItems")
+    if limit is not None and len(items) > limit:
+        raise _invalid(tool, field, f"has {len(items)} items, over the limit of {limit}",
+                       f"Pass at most {limit} items in '{field}'.", limit=limit)
+    item_schema = schema.get("items", {})
+    return [_check_value(tool, item_schema, item, f"{field}[{i}]", at.max_chars)
+            for i, item in enumerate(items)]
+
+
+def _check_nested(at: _Where, schema: Mapping[str, Any], value: dict[str, Any]
+                  ) -> dict[str, Any]:
+    return _check_object(at.tool, schema, value, at.field + ".", at.max_chars)
+
+
+_BY_TYPE: dict[str, Callable[[_Where, Mapping[str, Any], Any], Any]] = {
+    "string": _check_string, "integer": _check_integer, "array": _check_array,
+    "object": _check_nested,
+}

@@ -2,35 +2,26 @@
 
 from __future__ import annotations
 
-import copy
+import asyncio
+import functools
 import os
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 from ..contained import Root
-from ._classify import READ_ONLY_TOOLS, classify
-from ._context import ToolContext
+from ._classify import classify
+from ._context import ToolboxState, ToolContext
+from ._control import CancelToken, ProgressCallback
+from ._hosts import PATH_CONTRACT, tool_definitions
 from ._limits import Limits
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec, load_tools
+from ._locate import git_dirs
+from ._policy import Policy
+from ._refusal import Code, Kind, Refusal, read_only
+from ._registry import ToolSpec, load_tools, read_only_tools
 from ._requests import Authorizer
 from ._schema import check_arguments
 
-__all__ = ["Toolbox"]
-
-PATH_CONTRACT = ("Paths are relative to the root (\".\" is the root itself); an absolute path "
-                 "inside the root is accepted and answered root-relative. '..' may not climb "
-                 "above the root and symlinks leading outside are not followed.")
-
-
-def _published(schema: Any) -> Any:
-    """A copy of ``schema`` without our own ``x-`` keywords (hints to the
-    argument checker, not for a model or a provider's schema validator)."""
-    if isinstance(schema, dict):
-        return {k: _published(v) for k, v in schema.items()
-                if not (isinstance(k, str) and k.startswith("x-"))}
-    if isinstance(schema, list):
-        return [_published(v) for v in schema]
-    return copy.deepcopy(schema)
+__all__ = ["Toolbox", "PATH_CONTRACT"]
 
 
 class Toolbox:
@@ -38,64 +29,105 @@ class Toolbox:
 
     ``root`` is a ``Root`` (borrowed) or a path (opened here, closed by
     :meth:`close`).  ``authorize(request)`` is asked before every operation
-    (see :mod:`corral.tools` requests); ``deny`` are gitignore-style patterns
-    (``.env``, ``.git/**``) refused on every ancestor and in any case or
-    Unicode spelling; ``allow_hardlinks`` lets reads and edits use files with
+    (see :mod:`corral.tools` requests).  ``policy`` (a
+    :class:`~corral.tools.Policy`; default :meth:`Policy.default`: ``.git/``
+    and host-run configuration read-only, secret files unreadable) says what
+    the tools may touch; ``deny`` adds gitignore-style patterns refused
+    outright, on every ancestor and in any case or Unicode spelling.  Every
+    rule is decided on where a path really leads.  ``allow_hardlinks`` lets
+    reads and edits use files with
     more than one link; ``read_only`` hides and refuses the mutating tools.
+    ``tools`` replaces the registry's tools (specs, or module names that
+    define ``TOOL``).
 
     :meth:`call` never raises for anything a model can send.
     """
 
     def __init__(self, root: Root | str | os.PathLike[str], *, authorize: Authorizer | None = None,
-                 limits: Limits | None = None, deny: Sequence[str] = (),
-                 allow_hardlinks: bool = False, read_only: bool = False) -> None:
+                 limits: Limits | None = None, policy: Policy | None = None,
+                 deny: Sequence[str] = (), allow_hardlinks: bool = False,
+                 read_only: bool = False, tools: Iterable[ToolSpec | str] | None = None) -> None:
         self._owns_root = not isinstance(root, Root)
-        self.root = Root(root) if self._owns_root else root  # type: ignore[arg-type]
+        self.root = root if isinstance(root, Root) else Root(root)
         self.limits = limits or Limits()
-        self._ctx = ToolContext(self.root, limits=self.limits, authorize=authorize,
-                                deny=tuple(deny), allow_hardlinks=allow_hardlinks,
-                                read_only=read_only)
-        # Suggested calls are tried without asking the host: trying one must
-        # not put a question to a person or a policy the model never asked.
-        self._probe_ctx = self._ctx.without_host()
-        self._tools = load_tools()
+        base = Policy.default() if policy is None else policy
+        self.policy = base.extended(deny=deny, protect_dirs=git_dirs(self.root))
+        self._state = ToolboxState(self.root, limits=self.limits, authorize=authorize,
+                                   policy=self.policy, allow_hardlinks=allow_hardlinks,
+                                   read_only=read_only)
+        self._tools = _specs(tools)
+        self._read_only_tools = frozenset(read_only_tools(self._tools.values()))
         self.read_only = read_only
-        self._names = [name for name, spec in self._tools.items()
-                       if not (read_only and spec.mutates)]
-        self._offered = {name: self._tools[name] for name in self._names}
+        self._offered = {name: spec for name, spec in self._tools.items()
+                         if not (read_only and spec.mutates)}
 
     @property
     def names(self) -> list[str]:
         """The tools offered (mutating ones left out when read-only)."""
-        return list(self._names)
+        return list(self._offered)
+
+    def specs(self) -> list[ToolSpec]:
+        """The specs of the tools offered, in order (host formats are built from these)."""
+        return list(self._offered.values())
+
+    def spec(self, name: str) -> ToolSpec:
+        return self._tools[name]
 
     def definitions(self) -> list[dict[str, Any]]:
-        """Each tool's ``name``, ``description`` and strict ``inputSchema``."""
-        return [{"name": spec.name, "description": f"{spec.description}\n\n{PATH_CONTRACT}",
-                 "inputSchema": _published(spec.schema)}
-                for spec in self._tools.values() if spec.name in self.names]
+        """Each offered tool's ``name``, ``title``, ``description`` (with the
+        path contract), strict ``inputSchema``, ``outputSchema`` and
+        ``annotations``: the MCP shape of :func:`corral.tools.tool_definitions`."""
+        return tool_definitions(self.specs(), "mcp")
 
-    def call(self, name: Any, args: Any = None) -> dict[str, Any]:
+    def call(self, name: Any, args: Any = None, *, timeout: float | None = None,
+             cancel: CancelToken | None = None,
+             progress: ProgressCallback | None = None) -> dict[str, Any]:
         """Run tool ``name`` with the JSON object ``args``: a success envelope
-        ``{"ok": true, ...}`` or a refusal envelope (DESIGN.md's contract)."""
-        refusal = self._run(name, args)
-        if isinstance(refusal, dict):
-            return refusal
-        return self._verified(refusal).envelope()
+        ``{"ok": true, ...}`` or a refusal envelope (DESIGN.md's contract).
 
-    def _run(self, name: Any, args: Any, ctx: ToolContext | None = None
-             ) -> dict[str, Any] | Refusal:
+        ``timeout`` (seconds, default ``limits.call_seconds``) bounds the
+        call: past it the tool stops at its next checkpoint (``TOO_LARGE``,
+        kind ``time_limit``).  ``cancel`` stops it likewise (``DENIED``, kind
+        ``cancelled``); ``progress`` receives :class:`Progress` reports.
+        """
+        return self._call(name, args, timeout=timeout, cancel=(cancel,) if cancel else (),
+                          progress=progress)
+
+    async def acall(self, name: Any, args: Any = None, *, timeout: float | None = None,
+                    cancel: CancelToken | None = None,
+                    progress: ProgressCallback | None = None) -> dict[str, Any]:
+        """:meth:`call` in a worker thread.  If the awaiting task is
+        cancelled, the call is cancelled at its next checkpoint and this
+        waits for it to stop (so nothing is left half-done) before
+        re-raising ``CancelledError``.  ``progress`` is called from the
+        worker thread."""
+        own = CancelToken()
+        tokens = (own, cancel) if cancel else (own,)
+        work = functools.partial(self._call, name, args, timeout=timeout, cancel=tokens,
+                                 progress=progress)
+        future = asyncio.get_running_loop().run_in_executor(None, work)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            own.cancel()
+            await asyncio.wait([future])  # the call ends at its next checkpoint
+            raise
+
+    def _call(self, name: Any, args: Any, *, timeout: float | None,
+              cancel: tuple[CancelToken, ...], progress: ProgressCallback | None
+              ) -> dict[str, Any]:
+        seconds = self.limits.call_seconds if timeout is None else timeout
+        tool = name if isinstance(name, str) else "the call"
+        ctx = self._state.context(tool, seconds=seconds, cancel=cancel, progress=progress)
+        outcome = self._run(name, args, ctx)
+        if isinstance(outcome, dict):
+            return outcome
+        return self._verified(outcome, ctx).envelope()
+
+    def _run(self, name: Any, args: Any, ctx: ToolContext) -> dict[str, Any] | Refusal:
         spec = self._offered.get(name) if isinstance(name, str) else None
         if spec is None:
-            if isinstance(name, str) and name in self._tools:  # a mutating tool, read-only root
-                return Refusal(Code.DENIED, f"this root is read-only: {name} is not available",
-                               "Do not try to change files here; read them instead.",
-                               details={"kind": "read_only", "tool": name})
-            shown = name if isinstance(name, str) and len(name) <= 64 else "that name"
-            return Refusal(Code.INVALID_ARGUMENT, f"there is no tool called {shown}",
-                           f"Use one of: {', '.join(self._names)}.",
-                           details={"kind": "unknown_tool", "tools": self.names})
-        ctx = ctx or self._ctx
+            return self._unknown(name)
         checked: dict[str, Any] = {}
         try:
             checked = check_arguments(spec.name, spec.schema, args,
@@ -105,34 +137,49 @@ class Toolbox:
             # only what the model sent (defaults left out), so a suggested
             # call repeats the model's own call with one thing changed
             sent = args if isinstance(args, dict) else {}
-            given = {k: v for k, v in checked.items() if k in sent}
-            return classify(exc, tool=spec.name, args=given, ctx=ctx)
+            given = {k: v for k, v in checked.items() if sent.get(k) is not None}
+            return classify(exc, tool=spec.name, args=given, ctx=ctx, suggests=spec.suggests)
         return {"ok": True, **result}
 
-    def _verified(self, refusal: Refusal) -> Refusal:
+    def _unknown(self, name: Any) -> Refusal:
+        if isinstance(name, str) and name in self._tools:  # a mutating tool, read-only root
+            return read_only(name)
+        shown = name if isinstance(name, str) and len(name) <= 64 else "that name"
+        return Refusal(Code.INVALID_ARGUMENT, f"there is no tool called {shown}",
+                       f"Use one of: {', '.join(self._offered)}.",
+                       details={"tools": self.names}, kind=Kind.UNKNOWN_TOOL)
+
+    def _verified(self, refusal: Refusal, ctx: ToolContext) -> Refusal:
         """Keep a suggested call only if it succeeds now (read-only tools
         only: a suggestion is tried, so it must not change anything).  The
-        try runs under the deny rules and limits but does not ask the host's
-        ``authorize``, which only ever hears of calls the model makes."""
-        if refusal.suggested_tool is None:
-            return refusal
+        try runs under the deny rules, limits and the call's own deadline but
+        does not ask the host's ``authorize``, which only ever hears of calls
+        the model makes."""
         tool = refusal.suggested_tool
-        works = tool in READ_ONLY_TOOLS and isinstance(
-            self._run(tool, refusal.suggested_args, self._probe_ctx), dict)
-        if not works:
-            refusal.suggested_tool = None
-            refusal.suggested_args = None
-        return refusal
+        if tool is None:
+            return refusal
+        works = tool in self._read_only_tools and isinstance(
+            self._run(tool, dict(refusal.suggested_args or {}), ctx.probe(tool)), dict)
+        return refusal if works else refusal.replace(suggest=None)
 
     def close(self) -> None:
         if self._owns_root:
             self.root.close()
 
-    def __enter__(self) -> "Toolbox":
+    def __enter__(self) -> Toolbox:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def spec(self, name: str) -> ToolSpec:
-        return self._tools[name]
+
+def _specs(tools: Iterable[ToolSpec | str] | None) -> dict[str, ToolSpec]:
+    if tools is None:
+        return load_tools()
+    out: dict[str, ToolSpec] = {}
+    for item in tools:
+        if isinstance(item, ToolSpec):
+            out[item.name] = item
+        else:
+            out.update(load_tools((item,)))
+    return out

@@ -13,8 +13,9 @@ import os
 from typing import Any
 
 from ._context import ToolContext
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._policy import Op
+from ._refusal import not_directory, not_empty
+from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import DeleteRequest
 from .move_file import entry_name, kind_of
 
@@ -50,6 +51,7 @@ def _digest(ctx: ToolContext, rel: str, size: int) -> str | None:
     digest = hashlib.sha256()
     try:
         while True:
+            ctx.checkpoint()
             chunk = backend.read(fd, _DIGEST_CHUNK)
             if not chunk:
                 return digest.hexdigest()
@@ -62,23 +64,17 @@ def _digest(ctx: ToolContext, rel: str, size: int) -> str | None:
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel, trailing = entry_name(ctx, args["path"], "path")
-    ctx.check_deny(rel)
+    ctx.check_path(rel, Op.DELETE, follow=False)
     info = ctx.root.lstat(rel)
     kind = kind_of(info.st_mode)
     if trailing and kind != "directory":
         ctx.refuse_escape(rel + "/")  # "link/" to a directory outside
-        raise Refusal(Code.INVALID_ARGUMENT, f"{rel}/ ends with '/', but {rel} is a {kind}",
-                      f"Pass \"{rel}\" without the trailing '/'.",
-                      details={"path": rel, "kind": "not_directory"})
+        raise not_directory(rel, f"{rel}/ ends with '/', but {rel} is a {kind}",
+                            f"Pass \"{rel}\" without the trailing '/'.")
     if kind == "directory":
         entries = len(ctx.root.listdir(rel))
         if entries:
-            raise Refusal(Code.INVALID_ARGUMENT, f"{rel} is a directory with {entries} "
-                          f"entr{'y' if entries == 1 else 'ies'}; delete_file removes only empty "
-                          "directories", "Delete or move what is inside it first; "
-                          "list_directory shows it.",
-                          details={"path": rel, "kind": "not_empty", "entries": entries},
-                          suggested_tool="list_directory", suggested_args={"path": rel})
+            raise not_empty(rel, entries, suggest=("list_directory", {"path": rel}))
     digest = _digest(ctx, rel, info.st_size) if kind == "file" else None
     ctx.authorize(DeleteRequest(rel, kind=kind, sha256=digest))
     with ctx.lock(rel):
@@ -90,5 +86,12 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"path": rel, "kind": kind, "deleted": True}
 
 
-TOOL = ToolSpec(name="delete_file", description=DESCRIPTION, schema=SCHEMA, run=run,
-                mutates=True)
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"},
+    "kind": {"type": "string", "enum": ["file", "directory", "symlink", "special"]},
+    "deleted": {"type": "boolean", "const": True},
+}, ["path", "kind", "deleted"])
+
+TOOL = ToolSpec(name="delete_file", title="Delete file", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=OUTPUT_SCHEMA, run=run, request=DeleteRequest, mutates=True,
+                idempotent=True, destructive=True, suggests=Suggests(read_instead=True))

@@ -6,8 +6,9 @@ import stat as st
 from typing import Any
 
 from ._context import ToolContext
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._policy import Op
+from ._refusal import not_directory, special_kind
+from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import ListRequest
 
 DESCRIPTION = (
@@ -27,36 +28,35 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-
-_KINDS = {st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
-          st.S_IFBLK: "block_device"}
+CHECK_EVERY = 256  # entries between two checkpoints
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
-    ctx.check_deny(rel)
+    where = ctx.check_path(rel, Op.LIST)
     info = ctx.root.stat(rel)
     shown = rel.rstrip("/") or "."
     if not st.S_ISDIR(info.st_mode):
         if st.S_ISREG(info.st_mode):
-            raise Refusal(Code.INVALID_ARGUMENT, f"{shown} is a file, not a directory",
-                          "Use read_file to read a file; list_directory takes a directory.",
-                          details={"path": shown, "kind": "not_directory"},
-                          suggested_tool="read_file", suggested_args={"path": shown})
-        kind = _KINDS.get(st.S_IFMT(info.st_mode), "other")
-        raise Refusal(Code.INVALID_ARGUMENT, f"{shown} is a {kind.replace('_', ' ')}, not a "
-                      "directory", "Pass a directory; list_directory on its parent shows it.",
-                      details={"path": shown, "kind": "not_directory", "type": kind})
+            raise not_directory(shown, f"{shown} is a file, not a directory",
+                                "Use read_file to read a file; list_directory takes a directory.",
+                                suggest=("read_file", {"path": shown}))
+        kind = special_kind(info.st_mode).value
+        raise not_directory(shown, f"{shown} is a {kind.replace('_', ' ')}, not a directory",
+                            "Pass a directory; list_directory on its parent shows it.", type=kind)
     ctx.authorize(ListRequest(shown))
     identity = (info.st_dev, info.st_ino)
     ctx.ensure_same(rel, identity)  # a swap during authorization fails closed
     entries = sorted(ctx.root.scandir(rel, stat=True), key=lambda e: e.name)
     ctx.ensure_same(rel, identity)  # and one while listing
     limit = ctx.limits.list_entries
-    shown_entries = []
+    shown_entries: list[dict[str, Any]] = []
     denied = 0
-    for entry in entries:
-        if ctx.is_denied(entry.path):
+    for index, entry in enumerate(entries):
+        if index % CHECK_EVERY == CHECK_EVERY - 1:
+            ctx.checkpoint()
+        if not ctx.visible(f"{where.path}/{entry.name}" if where.path != "." else entry.name,
+                           Op.LIST):
             denied += 1
             continue
         if len(shown_entries) == limit:
@@ -76,4 +76,18 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-TOOL = ToolSpec(name="list_directory", description=DESCRIPTION, schema=SCHEMA, run=run)
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"},
+    "entries": {"type": "array", "items": {
+        "type": "object",
+        "properties": {"name": {"type": "string"},
+                       "kind": {"type": "string", "enum": ["file", "dir", "symlink", "other"]},
+                       "size": {"type": "integer"}},
+        "required": ["name", "kind"]}},
+    "truncated": {"type": "boolean"}, "total": {"type": "integer"},
+    "denied": {"type": "integer"},
+}, ["path", "entries", "truncated", "total"])
+
+TOOL = ToolSpec(name="list_directory", title="List directory", description=DESCRIPTION,
+                schema=SCHEMA, output_schema=OUTPUT_SCHEMA, run=run, request=ListRequest,
+                suggests=Suggests(retry_on=frozenset({"directory"})))

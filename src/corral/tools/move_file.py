@@ -12,14 +12,17 @@ followed: a symlink is moved itself.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import stat as st
 from contextlib import ExitStack
 from typing import Any
 
 from ._context import ToolContext
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._locate import Location
+from ._policy import Op
+from ._refusal import Code, Kind, Refusal, exists, not_directory
+from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import MoveRequest
 
 DESCRIPTION = (
@@ -66,63 +69,35 @@ def entry_name(ctx: ToolContext, value: str, field: str) -> tuple[str, bool]:
         raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' names "
                       f"{'the root itself' if name == '.' else 'a parent directory (..)'}, "
                       "not an entry inside it", "Name the file or directory itself, e.g. "
-                      "\"src/old.py\".", details={"field": field, "path": name, "kind": "root"})
+                      "\"src/old.py\".", details={"field": field, "path": name}, kind=Kind.ROOT)
     return name, rel.endswith("/")
 
 
-def real_location(ctx: ToolContext, rel: str) -> str:
-    """Where the entry ``rel`` is (its own name, not a link's target), with
-    missing trailing components kept as written."""
-    parts = rel.split("/")
-    for cut in range(len(parts) - 1, -1, -1):
-        try:
-            real = ctx.root.realpath("/".join(parts[:cut]) or ".")
-        except OSError:
-            continue
-        rest = parts[cut:]
-        joined = "/".join(([] if real == "." else [real]) + rest)
-        return posixpath.normpath(joined)
-    return rel
-
-
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    src, src_dir = entry_name(ctx, args["source"], "source")
-    dst_rel = ctx.rel(args["destination"], "destination")
+    src, dst, info, kind = _ends(ctx, args)
     overwrite = args["overwrite"]
-    ctx.check_deny(src, "source")
-    info = ctx.root.lstat(src)
-    kind = kind_of(info.st_mode)
-    if src_dir and kind != "directory":
-        ctx.refuse_escape(src + "/")  # "link/" to a directory outside
-        raise Refusal(Code.INVALID_ARGUMENT, f"{src}/ ends with '/', but {src} is a {kind}",
-                      f"Pass \"{src}\" without the trailing '/'.",
-                      details={"field": "source", "path": src, "kind": "not_directory"})
-    if dst_rel == "." or dst_rel.endswith("/"):
-        into = dst_rel.rstrip("/") or "."
-        dst = posixpath.basename(src) if into == "." else f"{into}/{posixpath.basename(src)}"
-    else:
-        dst, _ = entry_name(ctx, dst_rel, "destination")
-    ctx.check_deny(dst, "destination")
-    src_real, dst_real = real_location(ctx, src), real_location(ctx, dst)
-    if src_real == dst_real:
+    existing = _lstat_or_none(ctx, dst)
+    src_at = ctx.check_path(src, Op.MOVE_FROM, "source", follow=False)
+    dst_at = ctx.check_path(dst, Op.MOVE_TO if existing is None else Op.REPLACE, "destination",
+                            follow=False)
+    if src_at.path == dst_at.path:
         raise Refusal(Code.INVALID_ARGUMENT, f"{src} and {dst} are the same path",
                       "Pass a different destination.",
-                      details={"source": src, "destination": dst, "kind": "same_path"})
-    if kind == "directory" and dst_real.startswith(src_real + "/"):
+                      details={"source": src, "destination": dst}, kind=Kind.SAME_PATH)
+    if kind == "directory" and dst_at.path.startswith(src_at.path + "/"):
         raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is inside {src}, and a directory cannot "
                       "be moved into itself", "Choose a destination outside the directory.",
-                      details={"source": src, "destination": dst, "kind": "into_itself"})
-    if kind == "directory":
-        _check_denied_inside(ctx, src)
-    existing = _lstat_or_none(ctx, dst)
+                      details={"source": src, "destination": dst}, kind=Kind.INTO_ITSELF)
     if existing is not None:
         _check_existing(src, dst, kind, info, existing, overwrite)
+    if kind == "directory":
+        _check_inside(ctx, src, src_at, dst_at)
     parent = posixpath.dirname(dst) or "."
     creates = ctx.root.makedirs(parent, exist_ok=True, dry_run=True) if parent != "." else []
     ctx.authorize(MoveRequest(src, destination=dst, overwrite=overwrite, kind=kind,
                               creates_directories=tuple(creates)))
     with ExitStack() as stack:
-        for key in sorted({src, dst}, key=lambda p: real_location(ctx, p)):
+        for key in sorted({src_at.path, dst_at.path}):
             stack.enter_context(ctx.lock(key))
         ctx.ensure_same(src, (info.st_dev, info.st_ino), follow=False, mode=info.st_mode)
         ctx.ensure_same(dst, None if existing is None else (existing.st_dev, existing.st_ino),
@@ -132,22 +107,61 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             ctx.root.rename(src, dst, replace=overwrite)
         except FileExistsError:  # appeared since the check: never replaced
             raise _exists(dst, "file", src) from None
-    result: dict[str, Any] = {"source": src, "destination": dst, "kind": kind,
-                              "overwritten": existing is not None, "createdDirectories": created}
-    return result
+    return {"source": src, "destination": dst, "kind": kind,
+            "overwritten": existing is not None, "createdDirectories": created}
 
 
-def _check_denied_inside(ctx: ToolContext, src: str) -> None:
-    """Moving a directory renames everything in it: a path a deny rule
-    names (``config/.env``) must not come out under a name it does not."""
-    if getattr(ctx, "_deny", True) is None:
-        return  # no deny rules: nothing to look for
+def _ends(ctx: ToolContext, args: dict[str, Any]) -> tuple[str, str, os.stat_result, str]:
+    """The source and the destination entries (a destination ending in '/'
+    means "into it"), the source's lstat and kind."""
+    src, src_dir = entry_name(ctx, args["source"], "source")
+    dst_rel = ctx.rel(args["destination"], "destination")
+    info = ctx.root.lstat(src)
+    kind = kind_of(info.st_mode)
+    if src_dir and kind != "directory":
+        ctx.refuse_escape(src + "/")  # "link/" to a directory outside
+        raise not_directory(src, f"{src}/ ends with '/', but {src} is a {kind}",
+                            f"Pass \"{src}\" without the trailing '/'.", field="source")
+    if dst_rel == "." or dst_rel.endswith("/"):
+        into = dst_rel.rstrip("/") or "."
+        dst = posixpath.basename(src) if into == "." else f"{into}/{posixpath.basename(src)}"
+    else:
+        dst, _ = entry_name(ctx, dst_rel, "destination")
+    return src, dst, info, kind
+
+
+def _check_inside(ctx: ToolContext, src: str, src_at: Location, dst_at: Location) -> None:
+    """Moving a directory renames everything in it: nothing a rule covers
+    may leave (a denied, protected or secret entry), and nothing may arrive
+    under a name a rule covers (a ``tasks.json`` moved in as ``.vscode``).
+    The refusal names the directory, never the entry inside it."""
+    policy = ctx.policy
+    if policy.is_empty:
+        return
     for dirpath, dirnames, filenames in ctx.root.walk(src):
+        ctx.checkpoint()
+        below = dirpath[len(src):].lstrip("/")  # the walk names what it found under src
         for name in dirnames + filenames:
-            if ctx.is_denied(f"{dirpath}/{name}"):
-                raise Refusal(Code.DENIED, f"{src} holds a path the host does not allow, so it "
-                              "cannot be moved", "Move the other entries one by one instead.",
-                              details={"path": src, "field": "source", "kind": "deny_rule"})
+            inner = f"{below}/{name}" if below else name
+            kind = policy.rule(f"{src_at.path}/{inner}", Op.MOVE_FROM)
+            if kind is not None:
+                raise _holds(src, kind, "source")
+            kind = policy.rule(f"{dst_at.path}/{inner}", Op.MOVE_TO)
+            if kind is not None:
+                raise _holds(src, kind, "destination")
+
+
+_HELD = {Kind.DENY_RULE: "a path the host does not allow",
+         Kind.PROTECTED: "a path that is protected (the host may run it on its own)",
+         Kind.SECRET: "a secret file"}
+
+
+def _holds(src: str, kind: Kind, field: str) -> Refusal:
+    where = "" if field == "source" else " that would be protected at the destination"
+    what = _HELD[kind] if field == "source" else "a path"
+    return Refusal(Code.DENIED, f"{src} holds {what}{where}, so it cannot be moved",
+                   "Move the other entries one by one instead.",
+                   details={"path": src, "field": field}, kind=kind)
 
 
 def _lstat_or_none(ctx: ToolContext, rel: str) -> Any:
@@ -163,9 +177,7 @@ def _exists(dst: str, kind: str, src: str) -> Refusal:
                 "or choose another name.")
     else:
         hint = "Choose another destination, or pass overwrite: true to replace it."
-    return Refusal(Code.ALREADY_EXISTS, f"{dst} already exists", hint,
-                   details={"field": "destination", "path": dst, "kind": "exists",
-                            "existing": kind})
+    return exists(dst, hint, field="destination", existing=kind)
 
 
 def _check_existing(src: str, dst: str, kind: str, info: Any, existing: Any,
@@ -174,19 +186,27 @@ def _check_existing(src: str, dst: str, kind: str, info: Any, existing: Any,
     if (existing.st_dev, existing.st_ino) == (info.st_dev, info.st_ino):
         raise Refusal(Code.INVALID_ARGUMENT, f"{src} and {dst} are the same file (hard links "
                       "or another spelling of one name)", "Pass a different destination.",
-                      details={"source": src, "destination": dst, "kind": "same_file"})
+                      details={"source": src, "destination": dst}, kind=Kind.SAME_FILE)
     if not overwrite:
         raise _exists(dst, there, src)
     if there == "directory":
         raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is a directory, which move_file never "
                       "replaces", "Choose another destination, or delete the directory first "
                       "(delete_file removes empty directories).",
-                      details={"field": "destination", "path": dst, "kind": "directory"})
+                      details={"field": "destination", "path": dst}, kind=Kind.DIRECTORY)
     if kind == "directory":
-        raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is a {there} and {src} is a directory; a "
-                      "directory cannot replace a file", f"Delete {dst} first, or choose "
-                      "another destination.",
-                      details={"field": "destination", "path": dst, "kind": "not_directory"})
+        raise not_directory(dst, f"{dst} is a {there} and {src} is a directory; a directory "
+                            "cannot replace a file", f"Delete {dst} first, or choose another "
+                            "destination.", field="destination")
 
 
-TOOL = ToolSpec(name="move_file", description=DESCRIPTION, schema=SCHEMA, run=run, mutates=True)
+OUTPUT_SCHEMA = success_schema({
+    "source": {"type": "string"}, "destination": {"type": "string"},
+    "kind": {"type": "string", "enum": ["file", "directory", "symlink", "special"]},
+    "overwritten": {"type": "boolean"},
+    "createdDirectories": {"type": "array", "items": {"type": "string"}},
+}, ["source", "destination", "kind", "overwritten", "createdDirectories"])
+
+TOOL = ToolSpec(name="move_file", title="Move file", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=OUTPUT_SCHEMA, run=run, request=MoveRequest, mutates=True,
+                idempotent=False, destructive=True, suggests=Suggests(read_instead=True))

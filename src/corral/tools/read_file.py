@@ -15,11 +15,14 @@ from __future__ import annotations
 import hashlib
 import os
 import stat as st
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ._context import ToolContext
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._policy import Op
+from ._refusal import (Code, Kind, Refusal, binary_file, directory_given, special_file,
+                       special_kind)
+from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import ReadRequest
 
 DESCRIPTION = (
@@ -85,14 +88,13 @@ class _Facts:
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
-    ctx.check_deny(rel)
     limits = ctx.limits
     offset: int = args["offset"]
     limit = args.get("limit")
     limit = limits.read_lines if limit is None else min(limit, limits.read_lines)
     root = ctx.root
     backend = root.backend
-    fd = root.open(rel, os.O_RDONLY)
+    fd, _ = ctx.open_checked(rel, Op.READ)
     try:
         info = backend.fstat(fd)
         if not st.S_ISREG(info.st_mode):
@@ -102,8 +104,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         if ctx.asks_host:
             ctx.authorize(ReadRequest(rel))
         ctx.ensure_same(rel, (info.st_dev, info.st_ino))  # a swap during authorization fails closed
-        facts = _scan(rel, backend.pread, fd, info.st_size, offset, limit,
-                      limits.read_line_chars, limits.read_bytes)
+        facts = _scan(rel, _Reader(backend.pread, fd, ctx.checkpoint), info.st_size, offset,
+                      limit, limits.read_line_chars, limits.read_bytes)
     finally:
         backend.close(fd)
 
@@ -113,8 +115,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                       f"line{'s' if facts.total != 1 else ''}",
                       f"Pass an offset from 1 to {max(facts.total, 1)}; the file may have changed, "
                       "so read it again from the start.",
-                      details={"path": rel, "field": "offset", "kind": "offset_past_end",
-                               "totalLines": facts.total, "sha256": facts.sha256},
+                      details={"path": rel, "field": "offset", "totalLines": facts.total,
+                               "currentSha256": facts.sha256}, kind=Kind.OFFSET_PAST_END,
                       suggested_tool="read_file", suggested_args={"path": rel})
     content, shown, cut = _render(offset, facts, limits.read_line_chars, limits.read_bytes)
     end_line = offset + shown - 1
@@ -131,36 +133,46 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _not_regular(rel: str, info: os.stat_result) -> Refusal:
-    shown = rel.rstrip("/") or "."
     if st.S_ISDIR(info.st_mode):
-        return Refusal(Code.INVALID_ARGUMENT, f"{shown} is a directory, not a file",
-                       "Use glob to find the files under it (list_directory shows one level); "
-                       "read_file reads one file.",
-                       details={"path": shown, "kind": "directory"},
-                       suggested_tool="glob", suggested_args={"path": shown, "pattern": "**/*"})
+        return directory_given(rel, "read_file")
     # The core refuses FIFOs, sockets and devices when opening; this is a backstop.
-    return Refusal(Code.UNSUPPORTED, f"{shown} is not a regular file",
-                   "Use regular files only; this one cannot be read.",
-                   details={"path": shown, "kind": "other"})
+    return special_file(rel, special_kind(info.st_mode),
+                        hint="Use regular files only; this one cannot be read.")
 
 
 # -- reading -------------------------------------------------------------------
 
-def _scan(rel: str, pread: Callable[[int, int, int], bytes], fd: int, size: int, offset: int,
-          limit: int, cap: int, budget: int) -> _Facts:
+class _Reader:
+    """Positioned reads of one fd, each after the call's checkpoint."""
+
+    __slots__ = ("_pread", "_fd", "_checkpoint")
+
+    def __init__(self, pread: Callable[[int, int, int], bytes], fd: int,
+                 checkpoint: Callable[[], None]) -> None:
+        self._pread = pread
+        self._fd = fd
+        self._checkpoint = checkpoint
+
+    def __call__(self, size: int, offset: int) -> bytes:
+        self._checkpoint()
+        return self._pread(self._fd, size, offset)
+
+
+def _scan(rel: str, pread: _Reader, size: int, offset: int, limit: int, cap: int,
+          budget: int) -> _Facts:
     """One pass over the file: digest, facts, and the window ``[offset, offset+limit)``."""
     if size <= FAST_BYTES:
-        data = pread(fd, size + 1, 0)
+        data = pread(size + 1, 0)
         # One byte more than fstat said was asked for: getting exactly the
         # size means the end was reached.  Anything shorter is confirmed
         # with a one-byte read (not a CHUNK-sized one, which would allocate
         # a megabyte).
-        if len(data) == size or (len(data) < size and not pread(fd, 1, len(data))):
+        if len(data) == size or (len(data) < size and not pread(1, len(data))):
             return _whole(rel, data, offset, limit, cap)
         first = data
     else:
-        first = pread(fd, CHUNK, 0)
-    return _stream(rel, pread, fd, size, first, offset, limit, cap, budget)
+        first = pread(CHUNK, 0)
+    return _stream(rel, pread, size, first, offset, limit, cap, budget)
 
 
 def _whole(rel: str, data: bytes, offset: int, limit: int, cap: int) -> _Facts:
@@ -210,14 +222,14 @@ def _whole(rel: str, data: bytes, offset: int, limit: int, cap: int) -> _Facts:
     return facts
 
 
-def _stream(rel: str, pread: Callable[[int, int, int], bytes], fd: int, size: int,
-            first: bytes, offset: int, limit: int, cap: int, budget: int) -> _Facts:
+def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limit: int,
+            cap: int, budget: int) -> _Facts:
     """The streaming path: one pass that hashes, validates and counts the
     whole file and keeps only the window (a long line only as a head)."""
     facts = _Facts()
     digest = hashlib.sha256()
     while len(first) < 4:  # byte order marks are up to 4 bytes
-        more = pread(fd, 4 - len(first), len(first))
+        more = pread(4 - len(first), len(first))
         if not more:
             break
         first += more
@@ -243,7 +255,7 @@ def _stream(rel: str, pread: Callable[[int, int, int], bytes], fd: int, size: in
         returns += r
         newlines += window.feed(chunk[skip:] if pos == 0 and skip else chunk)
         pos += len(chunk)
-        chunk = pread(fd, CHUNK, pos)
+        chunk = pread(CHUNK, pos)
     if carry:
         raise _undecodable(rel, pos, newlines + 1, pos - len(carry))
     facts.size = pos
@@ -255,7 +267,7 @@ def _stream(rel: str, pread: Callable[[int, int, int], bytes], fd: int, size: in
         window = _Window(b"\r", offset, limit, cap, budget)
         at = skip
         while at < pos:
-            chunk = pread(fd, min(CHUNK, pos - at), at)
+            chunk = pread(min(CHUNK, pos - at), at)
             if not chunk:
                 break
             window.feed(chunk)
@@ -355,10 +367,7 @@ def _no_long_run(data: bytes, sep: bytes, cap: int) -> bool:
     if width < 1:
         return False
     find = data.find
-    for start in range(0, len(data), width):
-        if find(sep, start, start + width) < 0:
-            return False
-    return True
+    return all(find(sep, start, start + width) >= 0 for start in range(0, len(data), width))
 
 
 def _check_text_start(rel: str, head: bytes) -> None:
@@ -367,7 +376,7 @@ def _check_text_start(rel: str, head: bytes) -> None:
             raise Refusal(Code.UNSUPPORTED, f"{rel} is {name.upper()} text, which read_file does "
                           "not decode (it reads UTF-8)", "Do not read this file with read_file; "
                           "ask the user to convert it to UTF-8 if you need it.",
-                          details={"path": rel, "kind": "encoding", "encoding": name})
+                          details={"path": rel, "encoding": name}, kind=Kind.ENCODING)
 
 
 def _validate(rel: str, carry: bytes, chunk: bytes, pos: int, lines_before: int,
@@ -406,19 +415,16 @@ def _endings(lf: int, crlf: int, cr: int) -> str:
 
 
 def _binary(rel: str, size: int) -> Refusal:
-    details: dict[str, Any] = {"path": rel, "kind": "binary", "size": size}
-    return Refusal(Code.UNSUPPORTED, f"{rel} is a binary file ({size} bytes), which read_file "
-                   "does not show",
-                   "Do not read binary files with read_file; look for the text file you need "
-                   "with glob or grep.", details=details)
+    return binary_file(rel, size, "read_file", "Do not read binary files with read_file; look "
+                       "for the text file you need with glob or grep.")
 
 
 def _undecodable(rel: str, size: int, line: int, byte: int) -> Refusal:
     return Refusal(Code.UNSUPPORTED, f"{rel} is not valid UTF-8 text (the first bad byte is on "
                    f"line {line})", "Do not read this file with read_file; ask the user to convert "
                    "it to UTF-8 if you need it.",
-                   details={"path": rel, "kind": "encoding", "encoding": "unknown",
-                            "size": size, "line": line, "byteOffset": byte})
+                   details={"path": rel, "encoding": "unknown", "size": size, "line": line,
+                            "byteOffset": byte}, kind=Kind.ENCODING)
 
 
 # -- rendering -----------------------------------------------------------------
@@ -467,4 +473,19 @@ def _render(offset: int, facts: _Facts, cap: int, budget: int) -> tuple[str, int
     return "".join(parts[:2 * count]), count, cut
 
 
-TOOL = ToolSpec(name="read_file", description=DESCRIPTION, schema=SCHEMA, run=run)
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"},
+    "content": {"type": "string", "description": "N<TAB>text per line"},
+    "startLine": {"type": "integer"}, "endLine": {"type": "integer"},
+    "totalLines": {"type": "integer"}, "truncated": {"type": "boolean"},
+    "nextOffset": {"type": "integer"},
+    "cutLines": {"type": "array", "items": {"type": "integer"}},
+    "sha256": {"type": "string"}, "size": {"type": "integer"},
+    "lineEndings": {"type": "string", "enum": ["lf", "crlf", "cr", "mixed", "none"]},
+    "bom": {"type": "boolean"},
+}, ["path", "content", "startLine", "endLine", "totalLines", "truncated", "sha256", "size",
+    "lineEndings", "bom"])
+
+TOOL = ToolSpec(name="read_file", title="Read file", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=OUTPUT_SCHEMA, run=run, request=ReadRequest,
+                suggests=Suggests(retry_on=frozenset({"file"})))

@@ -20,14 +20,17 @@ import errno
 import hashlib
 import os
 import posixpath
-import re
 import stat as st
+from dataclasses import dataclass
 from typing import Any
 
 from ._classify import close_paths
-from ._context import ToolContext
-from ._refusal import Code, Refusal
-from ._registry import ToolSpec
+from ._content import check_write
+from ._context import Identity, ToolContext
+from ._policy import Op
+from ._refusal import (Code, Kind, Refusal, not_directory, sha256_mismatch, special_file,
+                       special_kind, swapped)
+from ._registry import ToolSpec, success_schema
 from ._requests import WriteRequest
 
 DESCRIPTION = (
@@ -38,7 +41,10 @@ DESCRIPTION = (
     "'overwrite': true. To change part of a file use edit_file. The result gives the new "
     "'sha256', 'bytes' written and 'created' (false when a file was replaced). The content is "
     "written exactly as given (UTF-8), atomically, keeping a replaced file's permissions; "
-    "symlinks are not written through."
+    "symlinks are not written through. Never send read_file's line numbers: content whose "
+    "every line starts with 'N<TAB>' counting up is refused (not stripped), except for .tsv "
+    "files. Never elide: an overwrite whose placeholder line (such as '# ... rest of the code "
+    "unchanged ...') would drop lines of the file is refused; write the whole file."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -60,87 +66,50 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_SPECIAL = {st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
-            st.S_IFBLK: "block_device"}
-# Lines a model writes instead of code it did not want to repeat.
-_ELISION = re.compile(
-    r"^[ \t]*(?://|#|/\*|<!--|--|;|\*)?[ \t]*(?:\.\.\.|…)[ \t]*[\[(]?[ \t]*"
-    r"(?:rest of|remaining|existing|previous|other|unchanged|same as)\b[^\n]*$",
-    re.IGNORECASE | re.MULTILINE)
+_DIGEST_CHUNK = 1024 * 1024
+@dataclass
+class _Plan:
+    """What the write will do, as decided under the lock before asking the host."""
+
+    rel: str
+    parent: str
+    creates: list[str]
+    current: os.stat_result | None
+    parent_id: Identity | None
+    existing: str | None  # sha256 of the file being replaced
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    rel = ctx.rel(args["path"])
-    name = rel.rstrip("/").rsplit("/", 1)[-1]
-    if rel == "." or rel.endswith("/") or name == "..":
-        ctx.refuse_escape(rel)  # "..", "link/": OUTSIDE_ROOT when they lead out
-        shown = rel.rstrip("/") or "."
-        raise Refusal(Code.INVALID_ARGUMENT, f"{shown} names a directory, not a file",
-                      "Pass the path of a file to write, such as \"src/main.py\".",
-                      details={"path": shown, "field": "path", "kind": "directory"})
+    rel = _file_path(ctx, args["path"])
     content: str = args["content"]
     data = content.encode("utf-8")
     limit = ctx.limits.max_write_bytes
     if len(data) > limit:
         raise Refusal(Code.TOO_LARGE, f"the content is {len(data)} bytes, over the limit of "
                       f"{limit} bytes", "Write a smaller file, or split it into several files.",
-                      details={"path": rel, "field": "content", "kind": "content_size",
-                               "bytes": len(data), "limit": limit})
+                      details={"path": rel, "field": "content", "bytes": len(data),
+                               "limit": limit}, kind=Kind.CONTENT_SIZE)
     expected: str | None = args.get("expectedSha256")
     if expected is not None:
         expected = expected.lower()
-    ctx.check_deny(rel)
+    where = ctx.check_path(rel, Op.CREATE, follow=False)
     digest = hashlib.sha256(data).hexdigest()
-    parent = posixpath.dirname(rel) or "."
-    root = ctx.root
-
     with ctx.lock(rel):
-        creates = _makedirs(ctx, rel, parent, dry_run=True) if parent != "." else []
-        current = None if creates else _lstat(ctx, rel)
-        parent_id = None if creates else ctx.identity(parent)
-        existing: str | None = None
-        if current is None:
-            if expected is not None:
-                raise _missing(ctx, rel, expected)
-        else:
-            _check_replaceable(ctx, rel, current)
-            existing = _file_sha256(ctx, rel, current)
-            if expected is not None and expected != existing:
-                raise Refusal(Code.STALE, f"{rel} has changed: its sha256 is not the "
-                              "expectedSha256 given; nothing was written",
-                              "Read the file again (its current sha256 is in details), check your "
-                              "change still fits, then write with the new expectedSha256.",
-                              details={"path": rel, "kind": "sha256_mismatch",
-                                       "expectedSha256": expected, "currentSha256": existing})
-            if expected is None and not args["overwrite"]:
-                raise Refusal(Code.ALREADY_EXISTS, f"{rel} already exists; nothing was written",
-                              f"Pass expectedSha256 \"{existing}\" (its current sha256) or "
-                              "overwrite: true to replace it, or use edit_file to change part "
-                              "of it.",
-                              details={"path": rel, "kind": "exists", "currentSha256": existing,
-                                       "bytes": current.st_size})
-
+        plan = _plan(ctx, rel, expected, args["overwrite"])
+        if plan.current is not None:
+            ctx.check(where, Op.REPLACE, shown=rel)  # a secret file is not replaced
+        warnings = check_write(ctx, rel, content, plan.current)
         ctx.authorize(WriteRequest(rel, bytes=len(data), sha256=digest,
-                                   overwrite=current is not None, existing_sha256=existing,
-                                   creates_directories=tuple(creates)))
+                                   overwrite=plan.current is not None,
+                                   existing_sha256=plan.existing,
+                                   creates_directories=tuple(plan.creates)))
+        _recheck(ctx, plan)  # nothing may have moved while the host was deciding
+        created = _makedirs(ctx, rel, plan.parent, dry_run=False) if plan.creates else []
+        ctx.root.write_bytes(rel, data, exclusive=plan.current is None, follow_symlinks=False)
 
-        # Nothing may have moved while the host was deciding: fail closed.
-        if creates:
-            if _makedirs(ctx, rel, parent, dry_run=True) != creates:
-                raise _swapped(rel)
-        else:
-            ctx.ensure_same(parent, parent_id)
-            ctx.ensure_same(rel, None if current is None else (current.st_dev, current.st_ino),
-                            follow=False, mode=None if current is None else current.st_mode)
-            if current is not None and _lstat(ctx, rel) is not None and \
-                    _file_sha256(ctx, rel, current) != existing:
-                raise _swapped(rel)  # rewritten in place while the host was deciding
-        created = _makedirs(ctx, rel, parent, dry_run=False) if creates else []
-        root.write_bytes(rel, data, exclusive=current is None, follow_symlinks=False)
-
+    current = plan.current
     result: dict[str, Any] = {"path": rel, "bytes": len(data), "sha256": digest,
                               "createdDirectories": created, "created": current is None}
-    warnings = _warnings(content)
     if current is not None and current.st_nlink > 1:
         warnings.append(f"{rel} had {current.st_nlink} hard links; it was replaced, and its other "
                         "links still hold the old content")
@@ -149,22 +118,71 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def _file_path(ctx: ToolContext, value: str) -> str:
+    """The model's path, refused if it can only name a directory."""
+    rel = ctx.rel(value)
+    name = rel.rstrip("/").rsplit("/", 1)[-1]
+    if rel == "." or rel.endswith("/") or name == "..":
+        ctx.refuse_escape(rel)  # "..", "link/": OUTSIDE_ROOT when they lead out
+        shown = rel.rstrip("/") or "."
+        raise Refusal(Code.INVALID_ARGUMENT, f"{shown} names a directory, not a file",
+                      "Pass the path of a file to write, such as \"src/main.py\".",
+                      details={"path": shown, "field": "path"}, kind=Kind.DIRECTORY)
+    return rel
+
+
+def _plan(ctx: ToolContext, rel: str, expected: str | None, overwrite: bool) -> _Plan:
+    """Find what is there now and decide: refuse to replace without
+    ``overwrite`` or a matching ``expectedSha256``."""
+    parent = posixpath.dirname(rel) or "."
+    creates = _makedirs(ctx, rel, parent, dry_run=True) if parent != "." else []
+    current = None if creates else _lstat(ctx, rel)
+    plan = _Plan(rel, parent, creates, current, None if creates else ctx.identity(parent), None)
+    if current is None:
+        if expected is not None:
+            raise _missing(ctx, rel, expected)
+        return plan
+    _check_replaceable(ctx, rel, current)
+    plan.existing = existing = _file_sha256(ctx, rel, current)
+    if expected is not None and expected != existing:
+        raise sha256_mismatch(rel, expected, existing)
+    if expected is None and not overwrite:
+        raise Refusal(Code.ALREADY_EXISTS, f"{rel} already exists; nothing was written",
+                      f"Pass expectedSha256 \"{existing}\" (its current sha256) or "
+                      "overwrite: true to replace it, or use edit_file to change part of it.",
+                      details={"path": rel, "currentSha256": existing,
+                               "bytes": current.st_size}, kind=Kind.EXISTS)
+    return plan
+
+
+def _recheck(ctx: ToolContext, plan: _Plan) -> None:
+    """Fail closed if anything the plan was made on changed since."""
+    rel, current = plan.rel, plan.current
+    if plan.creates:
+        if _makedirs(ctx, rel, plan.parent, dry_run=True) != plan.creates:
+            raise swapped(rel)
+        return
+    ctx.ensure_same(plan.parent, plan.parent_id)
+    ctx.ensure_same(rel, None if current is None else (current.st_dev, current.st_ino),
+                    follow=False, mode=None if current is None else current.st_mode)
+    if current is not None and _lstat(ctx, rel) is not None and \
+            _file_sha256(ctx, rel, current) != plan.existing:
+        raise swapped(rel)  # rewritten in place while the host was deciding
+
+
 def _makedirs(ctx: ToolContext, rel: str, parent: str, *, dry_run: bool) -> list[str]:
-    """``Root.makedirs`` of the parent, its errors told about ``rel``: the
-    model named the file, so a refusal should name it too."""
+    """``Root.makedirs`` of the parent; a name in the way is told about
+    ``rel``: the model named the file, so a refusal should name it too."""
     try:
         return ctx.root.makedirs(parent, exist_ok=True, dry_run=dry_run)
-    except FileExistsError as exc:
+    except (FileExistsError, NotADirectoryError) as exc:
         # something that is not a directory stands where one is needed (as
         # os.makedirs, the core may say EEXIST): it is in the way, not a
         # file to overwrite
-        err = OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), rel)
-        err.component = getattr(exc, "component", None) or parent  # type: ignore[attr-defined]
-        raise err from None
-    except OSError as exc:
-        if exc.filename == parent:
-            exc.filename = rel
-        raise
+        where = getattr(exc, "component", None) or parent
+        raise not_directory(rel, f"{where} is a file, so {rel} cannot be inside it",
+                            f"Use a path whose directories exist; {where} is a file.",
+                            field="path", component=where) from None
 
 
 def _lstat(ctx: ToolContext, rel: str) -> os.stat_result | None:
@@ -177,7 +195,11 @@ def _lstat(ctx: ToolContext, rel: str) -> os.stat_result | None:
 def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None:
     kind = st.S_IFMT(info.st_mode)
     if kind == st.S_IFLNK:
-        details: dict[str, Any] = {"path": rel, "kind": "symlink"}
+        try:  # never written through; but a link into a rule's reach says that rule
+            ctx.check_path(rel, Op.REPLACE)
+        except OSError:
+            pass  # leads outside, dangles or loops: refused below, saying nothing of where
+        details: dict[str, Any] = {"path": rel}
         hint = "Write to the file the link points to, by its own path."
         try:
             target = ctx.root.realpath(rel)
@@ -187,17 +209,15 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
             details["target"] = target
             hint = f"Write to {target}, the file the link points to, by that path."
         raise Refusal(Code.UNSUPPORTED, f"{rel} is a symlink; write_file does not write through "
-                      "or replace symlinks", hint, details=details)
+                      "or replace symlinks", hint, details=details, kind=Kind.SYMLINK)
     if kind == st.S_IFDIR:
         raise Refusal(Code.INVALID_ARGUMENT, f"{rel} is a directory, not a file",
                       "Pass the path of a file; list_directory shows what this directory holds.",
-                      details={"path": rel, "kind": "directory"},
+                      details={"path": rel}, kind=Kind.DIRECTORY,
                       suggested_tool="list_directory", suggested_args={"path": rel})
     if kind != st.S_IFREG:
-        special = _SPECIAL.get(kind, "other")
-        raise Refusal(Code.UNSUPPORTED, f"{rel} is a {special.replace('_', ' ')}, not a regular "
-                      "file", "Use regular files only; this one cannot be replaced.",
-                      details={"path": rel, "kind": special})
+        raise special_file(rel, special_kind(info.st_mode),
+                           hint="Use regular files only; this one cannot be replaced.")
 
 
 def _file_sha256(ctx: ToolContext, rel: str, info: os.stat_result) -> str:
@@ -209,11 +229,12 @@ def _file_sha256(ctx: ToolContext, rel: str, info: os.stat_result) -> str:
     try:
         now = backend.fstat(fd)
         if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
-            raise _swapped(rel)
+            raise swapped(rel)
         digest = hashlib.sha256()
         pos = 0
         while True:
-            chunk = backend.pread(fd, 1024 * 1024, pos)
+            ctx.checkpoint()
+            chunk = backend.pread(fd, _DIGEST_CHUNK, pos)
             if not chunk:
                 break
             digest.update(chunk)
@@ -232,8 +253,7 @@ def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
         if exc.errno != errno.ENOENT:
             raise
         missing = getattr(exc, "component", None) or rel
-    details: dict[str, Any] = {"path": rel, "kind": "missing", "missing": missing,
-                               "expectedSha256": expected}
+    details: dict[str, Any] = {"path": rel, "missing": missing, "expectedSha256": expected}
     candidates = [c for c in close_paths(rel, missing, ctx) if not ctx.is_denied(c)]
     if candidates:
         details["didYouMean"] = candidates
@@ -245,27 +265,16 @@ def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
                if missing == rel else
                f"{rel} does not exist (there is no {missing}), so it cannot have the "
                "expectedSha256 given")
-    return Refusal(Code.NOT_FOUND, message, hint, details=details)
+    return Refusal(Code.NOT_FOUND, message, hint, details=details, kind=Kind.MISSING)
 
 
-def _swapped(rel: str) -> Refusal:
-    return Refusal(Code.STALE, f"{rel} changed while the call was being authorized; nothing was "
-                   "done", "Read the file again, then repeat the call.",
-                   details={"path": rel, "kind": "swapped"})
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"}, "bytes": {"type": "integer"}, "sha256": {"type": "string"},
+    "createdDirectories": {"type": "array", "items": {"type": "string"}},
+    "created": {"type": "boolean"},
+    "warnings": {"type": "array", "items": {"type": "string"}},
+}, ["path", "bytes", "sha256", "createdDirectories", "created"])
 
-
-def _warnings(content: str) -> list[str]:
-    """Cheap, non-blocking signs of a damaged write."""
-    out = []
-    if "\n" not in content and "\\n" in content and len(content) > 80:
-        out.append("the content has no line breaks but contains literal \\n sequences; if it was "
-                   "escaped twice, write it again with real line breaks")
-    if len(content) <= 1_000_000:
-        match = _ELISION.search(content)
-        if match:
-            out.append(f"the content contains the placeholder line {match.group(0).strip()!r}; "
-                       "if code was left out, write the whole file")
-    return out
-
-
-TOOL = ToolSpec(name="write_file", description=DESCRIPTION, schema=SCHEMA, run=run, mutates=True)
+TOOL = ToolSpec(name="write_file", title="Write file", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=OUTPUT_SCHEMA, run=run, request=WriteRequest, mutates=True,
+                idempotent=True, destructive=True)

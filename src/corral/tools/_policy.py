@@ -1,0 +1,329 @@
+"""The host's rules for what the tools may touch, and the safe defaults.
+
+Three kinds of rule, each a list of gitignore-style patterns matched against
+the *canonical* root-relative path a call resolved to (never the spelling),
+folded so that names a case-insensitive or normalising filesystem treats as
+one match as one (``.GIT`` = ``.git``, NFD = NFC, HFS+'s ignorable code
+points dropped):
+
+* ``deny``: nothing is read, listed, searched or changed there, and its
+  names never appear in an answer (counts only).
+* ``protect``: readable, but never written, edited, moved (either end),
+  deleted or created: files the host runs on its own (``.git/`` hooks and
+  config, direnv's ``.envrc``, editor and agent settings that start
+  commands).  ``allow_git_writes`` lifts the ``.git`` part alone.
+* ``secrets``: plain secret files (``.env``, private keys, credential
+  stores): not read, searched, edited, moved away or replaced; searches skip
+  them and say so by count.
+
+With no policy argument a :class:`~corral.tools.Toolbox` applies
+:meth:`Policy.default`; ``Policy.none()`` is no rule at all.  The lists and
+why each entry is there are in the README's "Safe defaults" section.
+"""
+
+from __future__ import annotations
+
+import enum
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+import pathspec
+
+from ._refusal import Kind
+
+__all__ = ["Policy", "Op", "GIT_PROTECT", "HOST_CONFIG_PROTECT", "DEFAULT_PROTECT",
+           "DEFAULT_SECRETS", "fold"]
+
+
+class Op(str, enum.Enum):
+    """What a call does to a location (the verb a refusal names)."""
+
+    READ = "read"
+    SEARCH = "search"
+    LIST = "list"
+    CREATE = "create"  # a new file
+    REPLACE = "replace"  # an existing file, by a write or a move onto it
+    EDIT = "edit"
+    MOVE_FROM = "move"
+    MOVE_TO = "move onto"  # a name nothing holds yet
+    DELETE = "delete"
+    MKDIR = "create directories in"
+
+    @property
+    def mutates(self) -> bool:
+        return self in _MUTATING
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_MUTATING = frozenset({Op.CREATE, Op.REPLACE, Op.EDIT, Op.MOVE_FROM, Op.MOVE_TO, Op.DELETE,
+                       Op.MKDIR})
+# What a secret file refuses: whatever reveals, relocates or destroys its
+# content (creating a file by such a name, or deleting one, is allowed).
+_SECRET_OPS = frozenset({Op.READ, Op.SEARCH, Op.EDIT, Op.MOVE_FROM, Op.REPLACE})
+
+
+# Everything git runs or reads as configuration: hooks, config
+# (core.fsmonitor, core.hooksPath, filters, aliases), info/attributes...
+GIT_PROTECT: tuple[str, ...] = ("**/.git",)
+
+# Configuration a host program runs on its own, without the user asking for
+# that file to run (the README's "Safe defaults" says which attack each stops).
+HOST_CONFIG_PROTECT: tuple[str, ...] = (
+    "**/.envrc",                      # direnv: sourced by the shell on cd
+    "**/.vscode/tasks.json",          # VS Code: tasks with runOn: folderOpen
+    "**/.vscode/settings.json",       # VS Code: executable paths, terminal env, auto-approve
+    "**/.vscode/launch.json",         # VS Code: debug configurations, preLaunchTask
+    "**/.vscode/mcp.json",            # VS Code: MCP servers (commands) it starts
+    "**/*.code-workspace",            # VS Code: workspace settings, tasks and launch in one
+    "**/.cursor/mcp.json",            # Cursor: MCP servers
+    "**/.cursor/environment.json",    # Cursor: background agent install/start commands
+    "**/.claude/settings.json",       # Claude Code: hooks (commands), permissions
+    "**/.claude/settings.local.json",
+    "**/.mcp.json",                   # Claude Code: project MCP servers
+    "**/.gemini/settings.json",       # Gemini CLI: MCP servers, tool discovery commands
+    "**/.codex/config.toml",          # Codex: MCP servers, sandbox and approval settings
+    "**/.zed/settings.json",          # Zed: language server binaries and their arguments
+    "**/.zed/tasks.json",
+    "**/.idea/workspace.xml",         # JetBrains: run configurations, startup tasks
+    "**/.idea/runConfigurations",
+    "**/.run",                        # JetBrains: shared run configurations
+    "**/.devcontainer",               # Dev Containers: initializeCommand runs on the host
+    "**/.devcontainer.json",
+    "**/.husky",                      # husky: git hook scripts (core.hooksPath=.husky)
+    "**/.githooks",                   # the usual core.hooksPath directory
+    "**/.pre-commit-config.yaml",     # pre-commit: local hooks are commands, run on commit
+    "**/lefthook.yml",                # lefthook: commands run on git hooks
+    "**/lefthook.yaml",
+    "**/.lefthook.yml",
+    "**/.lefthook.yaml",
+    "**/lefthook-local.yml",
+)
+
+DEFAULT_PROTECT: tuple[str, ...] = GIT_PROTECT + HOST_CONFIG_PROTECT
+
+DEFAULT_SECRETS: tuple[str, ...] = (
+    "**/.env",                        # dotenv files: API keys, database passwords
+    "**/.env.*",
+    "!**/.env.example",               # ... except the templates meant to be read and shared
+    "!**/.env.*.example",
+    "!**/.env.sample",
+    "!**/.env.*.sample",
+    "!**/.env.template",
+    "!**/.env.*.template",
+    "!**/.env.dist",
+    "!**/.env.defaults",
+    "**/id_rsa",                      # SSH private keys (the .pub halves stay readable)
+    "**/id_dsa",
+    "**/id_ecdsa",
+    "**/id_ecdsa_sk",
+    "**/id_ed25519",
+    "**/id_ed25519_sk",
+    "**/*.pem",                       # TLS/PKCS keys and bundles
+    "**/*.key",
+    "**/*.p12",
+    "**/*.pfx",
+    "**/.netrc",                      # credential stores read by curl, git, pip...
+    "**/_netrc",
+    "**/.pgpass",
+    "**/.git-credentials",
+    "**/.pypirc",
+    "**/.aws/credentials",
+    "**/.docker/config.json",
+    "**/.htpasswd",
+    "**/*.tfstate",                   # Terraform state holds every secret in plain text
+    "**/*.tfstate.backup",
+)
+
+# Code points HFS+ ignores in names (git's is_hfs_dotgit list): ".g\u200cit" is ".git" there.
+_IGNORABLE = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                            *range(0x206A, 0x2070), 0xFEFF])
+
+
+def fold(text: str) -> str:
+    """One spelling for names a case-insensitive or normalising filesystem
+    treats as one: NFC, case-folded, HFS+-ignorable code points dropped."""
+    if text.isascii():
+        return text.lower()
+    return unicodedata.normalize("NFC", text.translate(_IGNORABLE)).casefold()
+
+
+class _Rules:
+    """Gitignore-style patterns over folded paths, matched on a path or any
+    of its ancestors.  A pattern can only match where some component of the
+    path matches its last name (``.env``, ``*.pem``, ``.env.*``), so a set of
+    those names answers the common case (nothing matches) without running a
+    pattern; only a hit is decided by the full, ordered pattern list
+    (negations included)."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        lines = [fold(p) for p in patterns]
+        # "gitignore" is pathspec >= 1.0's name for these patterns; its "simple"
+        # backend, as with google-re2 installed it would pick re2, which cannot
+        # take a name that is not UTF-8 (a lone surrogate) and fails the call
+        try:
+            self._spec: pathspec.PathSpec[Any] = pathspec.PathSpec.from_lines(
+                "gitignore", lines, backend="simple")
+        except TypeError:  # pathspec < 1.0: no backends
+            self._spec = pathspec.PathSpec.from_lines("gitwildmatch", lines)
+        except (KeyError, LookupError):
+            self._spec = pathspec.PathSpec.from_lines("gitwildmatch", lines)
+        self._names: set[str] = set()
+        suffixes: list[str] = []
+        prefixes: list[str] = []
+        self._always = False
+        for line in lines:
+            if line.startswith(("!", "#")) or not line.strip():
+                continue
+            segments = [seg for seg in line.strip("/").split("/") if seg not in ("", "**")]
+            last = segments[-1] if segments else ""
+            wild = sum(last.count(c) for c in "*?[\\")
+            if not last or wild > 1 or (wild == 1 and "*" not in last):
+                self._always = True
+            elif wild == 0:
+                self._names.add(last)
+            elif last.startswith("*"):
+                suffixes.append(last[1:])
+            elif last.endswith("*"):
+                prefixes.append(last[:-1])
+            else:
+                self._always = True
+        self._suffixes = tuple(suffixes)
+        self._prefixes = tuple(prefixes)
+
+    def _may_match(self, path: str) -> bool:
+        if self._always:
+            return True
+        names, suffixes, prefixes = self._names, self._suffixes, self._prefixes
+        return any(part in names or (suffixes and part.endswith(suffixes))
+                   or (prefixes and part.startswith(prefixes)) for part in path.split("/"))
+
+    def match(self, path: str) -> bool:
+        """Whether ``path`` (folded, no trailing '/') or an ancestor is covered."""
+        if not self._may_match(path):
+            return False
+        return bool(self._spec.match_file(path) or self._spec.match_file(path + "/"))
+
+
+def _compiled(patterns: Sequence[str]) -> _Rules | None:
+    return _Rules(patterns) if patterns else None
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the tools may touch (see the module doc).  Build one with
+    :meth:`default`, :meth:`none` or :meth:`build`; ``protect_dirs`` are
+    canonical directories protected as a whole (git directories a ``.git``
+    file points to, found when a toolbox opens its root)."""
+
+    protect: tuple[str, ...] = DEFAULT_PROTECT
+    secrets: tuple[str, ...] = DEFAULT_SECRETS
+    deny: tuple[str, ...] = ()
+    allow_git_writes: bool = False
+    protect_dirs: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def default(cls) -> Policy:
+        return cls()
+
+    @classmethod
+    def none(cls) -> Policy:
+        """No rule at all (``corral serve --no-default-policy``)."""
+        return cls(protect=(), secrets=(), allow_git_writes=True)
+
+    @classmethod
+    def build(cls, *, defaults: bool = True, allow_git_writes: bool = False,
+              protect: Iterable[str] = (), secrets: Iterable[str] = (),
+              deny: Iterable[str] = ()) -> Policy:
+        """The defaults (or nothing, ``defaults=False``) extended with more
+        patterns: what the CLI flags ``--no-default-policy``,
+        ``--allow-git-writes``, ``--protect GLOB``, ``--deny GLOB`` make."""
+        base = cls.default() if defaults else cls.none()
+        return replace(base, protect=base.protect + tuple(protect),
+                       secrets=base.secrets + tuple(secrets), deny=base.deny + tuple(deny),
+                       allow_git_writes=allow_git_writes or not defaults)
+
+    def extended(self, *, deny: Iterable[str] = (), protect_dirs: Iterable[str] = ()) -> Policy:
+        """This policy with more deny patterns and protected directories."""
+        return replace(self, deny=self.deny + tuple(deny),
+                       protect_dirs=self.protect_dirs + tuple(protect_dirs))
+
+    # -- decisions -------------------------------------------------------------
+    @cached_property
+    def _deny(self) -> _Rules | None:
+        return _compiled(self.deny)
+
+    @cached_property
+    def _protect(self) -> _Rules | None:
+        patterns = [p for p in self.protect if not (self.allow_git_writes and p in GIT_PROTECT)]
+        return _compiled(patterns)
+
+    @cached_property
+    def _secrets(self) -> _Rules | None:
+        return _compiled(self.secrets)
+
+    @cached_property
+    def _dirs(self) -> tuple[str, ...]:
+        return () if self.allow_git_writes else tuple(fold(d) for d in self.protect_dirs)
+
+    @property
+    def hides(self) -> bool:
+        """Whether a listing or search may have to leave something out."""
+        return self._deny is not None or self._secrets is not None
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.hides or self._protect is not None or self._dirs)
+
+    def rule(self, canonical: str, op: Op) -> Kind | None:
+        """The rule that refuses ``op`` on the canonical path ``canonical``
+        (``Kind.DENY_RULE``, ``PROTECTED`` or ``SECRET``), or ``None``.
+        Ancestors count: a pattern naming a directory covers what is in it."""
+        if canonical in (".", ""):
+            return None
+        path = fold(canonical.rstrip("/"))
+        if self._deny is not None and self._deny.match(path):
+            return Kind.DENY_RULE
+        if op.mutates and self._protected(path):
+            return Kind.PROTECTED
+        if op in _SECRET_OPS and self._secrets is not None and self._secrets.match(path):
+            return Kind.SECRET
+        return None
+
+    def _protected(self, path: str) -> bool:
+        if self._protect is not None and self._protect.match(path):
+            return True
+        return any(path == d or path.startswith(d + "/") for d in self._dirs)
+
+    def visible(self, canonical: str, op: Op = Op.SEARCH) -> bool:
+        """Whether an entry may be shown (listed, searched) at all."""
+        return self.rule(canonical, op) is None
+
+    # -- what the host is told ------------------------------------------------------
+    def describe(self) -> list[str]:
+        """The effective policy, one line each (``corral serve`` prints these
+        on stderr at start, ``corral doctor`` shows them)."""
+        lines = []
+        if self.allow_git_writes:
+            lines.append("git: writes under .git/ allowed")
+        else:
+            extra = f" (and {', '.join(self.protect_dirs)})" if self.protect_dirs else ""
+            lines.append(f"git: .git/ is read-only{extra} (lift: --allow-git-writes)")
+        others = [p for p in self.protect if p not in GIT_PROTECT]
+        lines.append(f"protected (read-only): {_listed(others)}")
+        lines.append(f"secrets (not read or searched): {_listed(self.secrets)}")
+        lines.append(f"denied (not touched at all): {_listed(self.deny)}")
+        return lines
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"protect": list(self.protect), "secrets": list(self.secrets),
+                "deny": list(self.deny), "allowGitWrites": self.allow_git_writes,
+                "protectedDirectories": list(self.protect_dirs)}
+
+
+def _listed(patterns: Sequence[str]) -> str:
+    return ", ".join(p.removeprefix("**/") for p in patterns) if patterns else "none"
