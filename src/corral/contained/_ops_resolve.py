@@ -11,7 +11,10 @@ Two shapes, both resolved by the root (never by string algebra here):
 
 Both are built on ``Root.open``: the parent is the path without its last
 component, opened as a directory beneath the root, so every in-root symlink,
-``..`` and escape on the way is the resolver's business.
+``..`` and escape on the way is the resolver's business.  (``Root.target``
+resolves the same parent, but holds its fd privately; these operations need
+the fd itself for calls a ``Target`` has no method for: ``linkat`` between two
+parents, ``*at(AT_SYMLINK_NOFOLLOW)``, a replace with streamed content.)
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import os
 import stat as st
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, Self
 
 from . import _paths
 from ._backend import Backend
@@ -40,6 +43,12 @@ class RootAPI(Protocol):
 
     @property
     def backend(self) -> Backend: ...
+    follow_symlinks: bool
+    @classmethod
+    def from_fd(cls, fd: int, *, borrow: bool = ..., follow_symlinks: bool = ...,
+                backend: Backend | None = ..., fast_path: bool = ...) -> Self: ...
+    def info(self) -> dict[str, Any]: ...
+    def close(self) -> None: ...
     def open(self, path: object, flags: int = ..., mode: int = ..., *,
              dir_fd: int | None = ...) -> int: ...
     def stat(self, path: object, *, follow_symlinks: bool = ...) -> os.stat_result: ...
