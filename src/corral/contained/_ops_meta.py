@@ -21,8 +21,15 @@ answer, ``OSError`` ``EOPNOTSUPP`` (where ``os.chmod`` raises
 
 ``truncate`` opens the file for writing through the root (``O_WRONLY``:
 special files refused, a directory is ``EISDIR``) and ``ftruncate``-s that
-fd.  Like ``os.truncate`` it changes the file in place, so a hard link's
-other names see it.
+fd.
+
+Hard links: all four act on the inode, and a hard-linked file's inode is
+shared by its other names, wherever they are (an outside name included):
+like ``os.chmod``/``os.truncate`` they change it for all of them, and
+corral cannot tell where the other names are.  A host that must not touch
+files linked from elsewhere checks ``st_nlink`` first, as the tools do
+(their hardlink policy).  Writes that replace (``write_bytes``,
+``write_text``, ``copyfile``) replace the name and never write through.
 """
 
 from __future__ import annotations
@@ -76,8 +83,7 @@ def _on_name(root: RootAPI, path: object, follow: bool,
              act: Callable[[str, int], None]) -> None:
     """``act(name, parent fd)`` on the final name of ``path`` (its in-root
     link target with ``follow``), never following that name."""
-    target = root.realpath(path) if follow else path
-    with open_parent(root, target, errno.EINVAL) as parent:
+    with open_parent(root, path, errno.EINVAL, follow_final=follow) as parent:
         try:
             act(parent.name, parent.fd)
         except OSError as exc:
@@ -136,6 +142,10 @@ def truncate(root: RootAPI, path: object, length: int) -> None:
     """``os.truncate`` beneath the root (module docstring).  Raises what
     ``Root.open(path, O_WRONLY)`` raises and the kernel's errno (``EINVAL``
     for a negative length)."""
+    if _paths.parse(path).must_be_dir:
+        # "x/" names a directory: the kernel's ENOTDIR for anything else
+        # first (Root.open refuses a FIFO there as a special file instead)
+        root.stat(path)
     fd = root.open(path, os.O_WRONLY)
     try:
         os.ftruncate(fd, length)
