@@ -50,15 +50,19 @@ ROOT_USER = os.geteuid() == 0
 UID, GID = (1234, 5678) if ROOT_USER else (os.getuid(), os.getgid())
 
 
-def _owners(tree: Tree) -> dict[str, tuple[int, int, int]]:
-    """uid, gid and ctime of everything outside the root (the runner's
-    fingerprint of the outside leaves owners and ctime out)."""
+def _owners(tree: Tree) -> dict[str, tuple[int, int]]:
+    """uid and gid of everything outside the root (the runner's fingerprint
+    of the outside leaves owners out)."""
     out = {}
-    for top in (tree.out, tree.evil):
+    for top in (tree.out, tree.evil, tree.base):
         for dirpath, dirnames, filenames in os.walk(top):
             for name in [*dirnames, *filenames, "."]:
-                info = os.lstat(os.path.join(dirpath, name))
-                out[os.path.join(dirpath, name)] = (info.st_uid, info.st_gid, info.st_ctime_ns)
+                full = os.path.join(dirpath, name)
+                if not full.startswith(str(tree.ws)):
+                    info = os.lstat(full)
+                    out[full] = (info.st_uid, info.st_gid)
+            if top == tree.base:
+                break  # the base's own entries only (ws, outside... are walked above)
     return out
 
 
@@ -68,7 +72,10 @@ def root_chown(follow: bool):
         try:
             root.chown(path, UID, GID, follow_symlinks=follow)
         finally:
-            assert _owners(tree) == before, "an owner outside the root changed"
+            after = _owners(tree)  # (a race test may move entries out meanwhile)
+            assert {k: v for k, v in after.items() if k in before} == \
+                {k: v for k, v in before.items() if k in after}, \
+                "an owner outside the root changed"
     return run
 
 
@@ -229,9 +236,9 @@ def check_target(op: Op, tree: Tree, raw, target: str, ltarget: str) -> None:
 NEEDS_SRC = {"link_dst", "copyfile_dst"}
 
 
-@pytest.fixture(autouse=True)
-def _surface_hooks(monkeypatch):
-    """Teach the shared runner the surface ops (for these tests only)."""
+def install_hooks(monkeypatch, *modules) -> None:
+    """Teach the shared runner (and ``modules`` that imported its helpers by
+    name) the surface ops, for the calling test only."""
     core_check, core_prepare = rootcase_run.check_target, rootcase_run.prepare
 
     def check(op, tree, raw, target, ltarget):
@@ -245,10 +252,17 @@ def _surface_hooks(monkeypatch):
                 f.write(SRC_DATA)
         core_prepare(tree, op, target)
 
-    monkeypatch.setattr(rootcase_run, "check_target", check)
-    monkeypatch.setattr(rootcase_run, "prepare", prepare)
+    for module in (rootcase_run, *modules):
+        for name, value in (("check_target", check), ("prepare", prepare)):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, value)
     monkeypatch.setattr(rootcase_run, "ON_FINAL_LINK",
                         {**rootcase_ops.ON_FINAL_LINK, **ON_FINAL_LINK})
+
+
+@pytest.fixture(autouse=True)
+def _surface_hooks(monkeypatch):
+    install_hooks(monkeypatch)
 
 
 # file operations a FIFO, socket or device is refused for (os would block
