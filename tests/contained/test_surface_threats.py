@@ -16,7 +16,6 @@ import test_root_threats as core
 from rootcase_ops import SRC_NAME
 from test_surface_table import SURFACE_OPS, install_hooks
 
-IDS = [op.name for op in SURFACE_OPS]
 READING = [op for op in SURFACE_OPS if op.follows and not op.mutates]
 
 
@@ -29,31 +28,22 @@ def _surface_hooks(monkeypatch):
     monkeypatch.setattr(core, "build", lambda base, fs: rootcase_fs.build(base, [*fs, SRC_NAME]))
 
 
-@pytest.mark.parametrize("op", SURFACE_OPS, ids=IDS)
-def test_dir_moved_out_while_dotdot_pops_the_stack(op, make_root, scratch):
-    core.test_dir_moved_out_while_dotdot_pops_the_stack(op, make_root, scratch)
+def _with_surface_ops(name: str, ops: list) -> None:
+    """``test_<name>`` here: the core's test body, parametrized over ``ops``."""
+    body = getattr(core, name)
+
+    @pytest.mark.parametrize("op", ops, ids=[op.name for op in ops])
+    def test(op, make_root, scratch):
+        body(op, make_root, scratch)
+
+    test.__name__ = test.__qualname__ = name
+    test.__doc__ = body.__doc__
+    globals()[name] = test
 
 
-@pytest.mark.parametrize("op", SURFACE_OPS, ids=IDS)
-def test_intermediate_dir_swapped_for_outward_link(op, make_root, scratch):
-    core.test_intermediate_dir_swapped_for_outward_link(op, make_root, scratch)
-
-
-@pytest.mark.parametrize("op", SURFACE_OPS, ids=IDS)
-def test_final_component_swapped_for_outward_link(op, make_root, scratch):
-    core.test_final_component_swapped_for_outward_link(op, make_root, scratch)
-
-
-@pytest.mark.parametrize("op", READING, ids=[op.name for op in READING])
-def test_magic_links_in_a_proc_root_are_refused(op, make_root, scratch):
-    core.test_magic_links_in_a_proc_root_are_refused(op, make_root, scratch)
-
-
-@pytest.mark.parametrize("op", SURFACE_OPS, ids=IDS)
-def test_magic_links_through_a_bind_mounted_proc(op, make_root, scratch):
-    core.test_magic_links_through_a_bind_mounted_proc(op, make_root, scratch)
-
-
-@pytest.mark.parametrize("op", SURFACE_OPS, ids=IDS)
-def test_not_a_path_at_all(op, make_root, scratch):
-    core.test_not_a_path_at_all(op, make_root, scratch)
+for _name in ("test_dir_moved_out_while_dotdot_pops_the_stack",
+              "test_intermediate_dir_swapped_for_outward_link",
+              "test_final_component_swapped_for_outward_link",
+              "test_magic_links_through_a_bind_mounted_proc", "test_not_a_path_at_all"):
+    _with_surface_ops(_name, SURFACE_OPS)
+_with_surface_ops("test_magic_links_in_a_proc_root_are_refused", READING)
