@@ -60,11 +60,11 @@ from ._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkEr
                       contained_error)
 from ._ops_meta import chmod, utime
 from ._ops_resolve import Parent, RootAPI, open_parent
+from ._ops_sys import copy_stream
 from ._replace import temp_name
 
 __all__ = ["Extraction", "ExtractReason", "Refused", "extract"]
 
-_CHUNK = 1 << 20
 Archive = tarfile.TarFile | zipfile.ZipFile | IO[bytes] | str | os.PathLike[str]
 
 
@@ -254,10 +254,7 @@ class _Extractor:
         with member.open() as src, open_parent(self.root, member.name, errno.EISDIR,
                                                create_parents=True) as parent:
             def fill(fd: int) -> None:
-                while chunk := src.read(_CHUNK):
-                    view = memoryview(chunk)
-                    while view:
-                        view = view[os.write(fd, view):]
+                copy_stream(src.read, fd)
                 if member.mtime is not None:
                     os.utime(fd, (member.mtime, member.mtime))
 
@@ -285,13 +282,21 @@ class _Extractor:
             self.in_the_way(parent)
             tmp = temp_name(parent.name)
             self.backend.symlink_at(target, parent.fd, tmp)
-            try:
-                self.check_link(f"{parent.target.parent}/{tmp}", target)
-                self.in_the_way(parent)
-                self.backend.rename_at(parent.fd, tmp, parent.fd, parent.name)
-            except BaseException:
-                self.backend.unlink_at(parent.fd, tmp)
-                raise
+            self.into_place(parent, tmp, lambda: self.check_link(
+                f"{parent.target.parent}/{tmp}", target))
+
+    def into_place(self, parent: Parent, tmp: str,
+                   check: Callable[[], None] | None = None) -> None:
+        """Rename the entry made as ``tmp`` over ``parent.name`` (never over a
+        directory), after ``check``; on any failure ``tmp`` is removed."""
+        try:
+            if check is not None:
+                check()
+            self.in_the_way(parent)
+            self.backend.rename_at(parent.fd, tmp, parent.fd, parent.name)
+        except BaseException:
+            self.backend.unlink_at(parent.fd, tmp)
+            raise
 
     def check_link(self, where: str, text: str) -> None:
         """Refuse the symlink at ``where`` unless the root resolves it inside."""
@@ -347,22 +352,14 @@ class _Extractor:
                 raise
             self.copy(target, dst)  # the filesystem cannot link: copy, as tarfile does
             return
-        try:
-            self.in_the_way(dst)
-            self.backend.rename_at(dst.fd, tmp, dst.fd, dst.name)
-        except BaseException:
-            self.backend.unlink_at(dst.fd, tmp)
-            raise
+        self.into_place(dst, tmp)
 
     def copy(self, source: str, dst: Parent) -> None:
         fd = self.root.open(source, os.O_RDONLY)
         try:
-            def fill(out: int) -> None:
-                while chunk := self.backend.read(fd, _CHUNK):
-                    view = memoryview(chunk)
-                    while view:
-                        view = view[os.write(out, view):]
-            dst.target.write_bytes(fill, fsync=False)
+            dst.target.write_bytes(
+                lambda out: copy_stream(lambda size: self.backend.read(fd, size), out),
+                fsync=False)
         finally:
             self.backend.close(fd)
 

@@ -27,6 +27,7 @@ from . import _paths
 from ._backend import Backend, _under_pyfakefs
 from ._errors import contained_error
 from ._ops_resolve import Parent, RootAPI, open_parent, rename_error
+from ._ops_sys import copy_stream
 
 __all__ = ["copyfile", "link"]
 
@@ -78,13 +79,7 @@ def _copy_fd(src: int, dst: int) -> None:
             except OSError as exc:
                 if exc.errno not in _NO_FAST_COPY:
                     raise
-    while True:
-        chunk = os.read(src, _CHUNK)
-        if not chunk:
-            return
-        view = memoryview(chunk)
-        while view:
-            view = view[os.write(dst, view):]
+    copy_stream(lambda size: os.read(src, size), dst)
 
 
 def _copy_range(src: int, dst: int) -> None:
