@@ -26,7 +26,7 @@ import stat as st
 from . import _paths
 from ._backend import Backend, _under_pyfakefs
 from ._errors import contained_error
-from ._ops_resolve import Parent, RootAPI, open_parent, rename_error
+from ._ops_resolve import Parent, RootAPI, named_error, open_parent
 from ._ops_sys import copy_stream
 
 __all__ = ["copyfile", "link"]
@@ -65,7 +65,7 @@ def link(root: RootAPI, src: object, dst: object) -> None:
             except OSError as exc:
                 blame = d.text if exc.errno == errno.EEXIST or \
                     _lstat_or_none(backend, s) is not None else s.text
-                raise rename_error(exc, blame) from None
+                raise named_error(exc, blame) from None
 
 
 def _copy_fd(src: int, dst: int) -> None:

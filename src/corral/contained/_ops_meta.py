@@ -40,7 +40,7 @@ from collections.abc import Callable
 
 from . import _paths
 from ._errors import contained_error
-from ._ops_resolve import O_PATH, RootAPI, open_parent, pin, rename_error
+from ._ops_resolve import O_PATH, RootAPI, named_error, open_parent, pin
 
 __all__ = ["chmod", "chown", "utime", "truncate"]
 
@@ -67,16 +67,15 @@ def _magic(fd: int, text: str) -> str:
     return path
 
 
-def _on_pinned(root: RootAPI, path: object, follow: bool,
-               act: Callable[[str, os.stat_result], None]) -> None:
-    """``act(magic path, fstat)`` on the pinned inode of ``path``."""
+def _on_pinned(root: RootAPI, path: object, follow: bool, act: Callable[[str], None]) -> None:
+    """``act(magic path)`` on the pinned inode of ``path``."""
     with pin(root, path, follow=follow) as fd:
         text = _paths.as_text(path)
         magic = _magic(fd, text)
         try:
-            act(magic, os.fstat(fd))
+            act(magic)
         except OSError as exc:
-            raise rename_error(exc, text) from None
+            raise named_error(exc, text) from None
 
 
 def _on_name(root: RootAPI, path: object, follow: bool,
@@ -87,7 +86,7 @@ def _on_name(root: RootAPI, path: object, follow: bool,
         try:
             act(parent.name, parent.fd)
         except OSError as exc:
-            raise rename_error(exc, parent.text) from None
+            raise named_error(exc, parent.text) from None
 
 
 def chmod(root: RootAPI, path: object, mode: int, *, follow_symlinks: bool = True) -> None:
@@ -98,7 +97,7 @@ def chmod(root: RootAPI, path: object, mode: int, *, follow_symlinks: bool = Tru
         raise OSError(errno.EINVAL, "mode must be 0 to 0o7777", _paths.as_text(path))
     if _proc_available():
         # a pinned symlink: the kernel answers EOPNOTSUPP (no lchmod on Linux)
-        _on_pinned(root, path, follow_symlinks, lambda magic, info: os.chmod(magic, mode))
+        _on_pinned(root, path, follow_symlinks, lambda magic: os.chmod(magic, mode))
         return
     _on_name(root, path, follow_symlinks,
              lambda name, dfd: os.chmod(name, mode, dir_fd=dfd, follow_symlinks=False))
@@ -110,7 +109,7 @@ def chown(root: RootAPI, path: object, uid: int, gid: int, *,
     as it is.  Raises what ``Root.open`` raises and the kernel's errno
     (``EPERM`` where the caller may not give the file away)."""
     if _proc_available():
-        _on_pinned(root, path, follow_symlinks, lambda magic, info: os.chown(magic, uid, gid))
+        _on_pinned(root, path, follow_symlinks, lambda magic: os.chown(magic, uid, gid))
         return
     _on_name(root, path, follow_symlinks,
              lambda name, dfd: os.chown(name, uid, gid, dir_fd=dfd, follow_symlinks=False))
@@ -125,7 +124,7 @@ def utime(root: RootAPI, path: object, times: Times = None, *, ns: Ns = None,
         raise ValueError("utime: you may specify either 'times' or 'ns' but not both")
     if _proc_available():
         _on_pinned(root, path, follow_symlinks,
-                   lambda magic, info: _set_times(magic, times, ns, None, True))
+                   lambda magic: _set_times(magic, times, ns, None, True))
         return
     _on_name(root, path, follow_symlinks,
              lambda name, dfd: _set_times(name, times, ns, dfd, False))
@@ -150,6 +149,6 @@ def truncate(root: RootAPI, path: object, length: int) -> None:
     try:
         os.ftruncate(fd, length)
     except OSError as exc:
-        raise rename_error(exc, _paths.as_text(path)) from None
+        raise named_error(exc, _paths.as_text(path)) from None
     finally:
         root.backend.close(fd)

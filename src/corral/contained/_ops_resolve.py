@@ -24,7 +24,7 @@ from ._backend import Backend
 from ._errors import contained_error
 from ._replace import Content
 
-__all__ = ["RootAPI", "TargetAPI", "Parent", "pin", "open_parent", "rename_error", "O_PATH"]
+__all__ = ["RootAPI", "TargetAPI", "Parent", "pin", "open_parent", "named_error", "O_PATH"]
 
 O_PATH = getattr(os, "O_PATH", 0)
 
@@ -91,7 +91,7 @@ class Parent(NamedTuple):
     target: TargetAPI
 
 
-def rename_error(exc: OSError, text: str) -> OSError:
+def named_error(exc: OSError, text: str) -> OSError:
     """An ``OSError`` from a call on a resolved name, as the root raises
     them: the caller's root-relative path as ``filename``."""
     if exc.filename is None or isinstance(exc.filename, int):
