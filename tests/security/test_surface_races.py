@@ -27,6 +27,7 @@ identities), owners and link counts must equal those taken before.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import errno
 import os
 import sys
@@ -206,6 +207,39 @@ def test_no_change_outside_under_swaps(scenario, make_root, sec_tmp):
         disturbed = sum(n for row in report["ops"].values()
                         for outcome, n in row["outcomes"].items() if outcome != "ok")
         assert disturbed > 0, f"the race was never met: {report}"
+
+
+@pytest.mark.parametrize("scenario", ["ancestor", "target"])
+def test_by_name_under_swaps(scenario, sec_tmp, monkeypatch):
+    """chmod, chown and utime by their second way (the final name in its
+    held parent, ``AT_SYMLINK_NOFOLLOW``: macOS's, forced here): a name
+    swapped for an outward link between the resolution and the act changes
+    the link itself, inside.  The second way resolves by the walk whatever
+    the backend config, so one config (the default) stands for all."""
+    from corral.contained import Root, _ops_meta
+
+    monkeypatch.setattr(_ops_meta, "_proc_available", lambda: False)
+    ws, _ = make_site(sec_tmp)
+    before, extra_before = outside_state(sec_tmp)
+    attackers = _attackers(scenario, ws)
+    root = Root(ws)
+    outcomes = {}
+    try:
+        for op in races(scenario, set())[:3]:
+            # a name swapped for a link between resolution and act: the link
+            # is changed itself (inside), or, for chmod on Linux, cannot be
+            op = dataclasses.replace(op, allowed=op.allowed | {"EOPNOTSUPP", "ENOTSUP"})
+            outcomes[op.name] = _run_op(root, op, ITERATIONS)
+    finally:
+        for attacker in attackers:
+            attacker.stop()
+            attacker.kill()
+        root.close()
+    RACE_REPORT.append({"scenario": f"surface-by-name-{scenario}", "iterations": ITERATIONS,
+                        "ops": outcomes, "config": "default"})
+    after, extra_after = outside_state(sec_tmp)
+    assert changes(before, after) == [], "ESCAPE: the outside changed"
+    assert extra_after == extra_before, "ESCAPE: an outside owner or link count changed"
 
 
 class _ByPath:

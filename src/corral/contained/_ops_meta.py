@@ -40,7 +40,7 @@ from collections.abc import Callable
 
 from . import _paths
 from ._errors import contained_error
-from ._ops_resolve import O_PATH, RootAPI, named_error, open_parent, pin
+from ._ops_resolve import O_PATH, RootAPI, named_error, pin
 
 __all__ = ["chmod", "chown", "utime", "truncate"]
 
@@ -80,13 +80,20 @@ def _on_pinned(root: RootAPI, path: object, follow: bool, act: Callable[[str], N
 
 def _on_name(root: RootAPI, path: object, follow: bool,
              act: Callable[[str, int], None]) -> None:
-    """``act(name, parent fd)`` on the final name of ``path`` (its in-root
-    link target with ``follow``), never following that name."""
-    with open_parent(root, path, errno.EINVAL, follow_final=follow) as parent:
-        try:
-            act(parent.name, parent.fd)
-        except OSError as exc:
-            raise named_error(exc, parent.text) from None
+    """``act(name, parent fd)`` on the final name of ``path`` in its held
+    parent (its in-root link target with ``follow``), never following that
+    name; a path ending at a directory (``.``, ``d/..``) acts on ``"."`` in
+    it.  A trailing ``/`` follows the final link, as the kernel does."""
+    parsed = _paths.parse(path)
+    follow = follow or parsed.must_be_dir
+    root.stat(path, follow_symlinks=follow)  # the kernel's answer for "f/", "l/" first
+    target = root.target(path, follow_final=follow)
+    try:
+        act("." if target.name is None else target.name, target.dir_fd)
+    except OSError as exc:
+        raise named_error(exc, parsed.text) from None
+    finally:
+        target.close()
 
 
 def chmod(root: RootAPI, path: object, mode: int, *, follow_symlinks: bool = True) -> None:
@@ -99,8 +106,17 @@ def chmod(root: RootAPI, path: object, mode: int, *, follow_symlinks: bool = Tru
         # a pinned symlink: the kernel answers EOPNOTSUPP (no lchmod on Linux)
         _on_pinned(root, path, follow_symlinks, lambda magic: os.chmod(magic, mode))
         return
-    _on_name(root, path, follow_symlinks,
-             lambda name, dfd: os.chmod(name, mode, dir_fd=dfd, follow_symlinks=False))
+    _on_name(root, path, follow_symlinks, lambda name, dfd: _lchmod_at(name, mode, dfd))
+
+
+def _lchmod_at(name: str, mode: int, dir_fd: int) -> None:
+    """``fchmodat(AT_SYMLINK_NOFOLLOW)``; where the platform cannot change a
+    symlink's mode, the kernel's ``EOPNOTSUPP`` (``os`` says so with
+    ``NotImplementedError``, or ``ValueError`` when given a ``dir_fd``)."""
+    try:
+        os.chmod(name, mode, dir_fd=dir_fd, follow_symlinks=False)
+    except (NotImplementedError, ValueError):
+        raise OSError(errno.EOPNOTSUPP, os.strerror(errno.EOPNOTSUPP)) from None
 
 
 def chown(root: RootAPI, path: object, uid: int, gid: int, *,
