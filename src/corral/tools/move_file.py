@@ -116,6 +116,7 @@ def _ends(ctx: ToolContext, args: dict[str, Any]) -> tuple[str, str, os.stat_res
     means "into it"), the source's lstat and kind."""
     src, src_dir = entry_name(ctx, args["source"], "source")
     dst_rel = ctx.rel(args["destination"], "destination")
+    ctx.check_path(src, Op.MOVE_FROM, "source", follow=False)  # before "not found": say the rule
     info = ctx.root.lstat(src)
     kind = kind_of(info.st_mode)
     if src_dir and kind != "directory":
@@ -159,8 +160,10 @@ _HELD = {Kind.DENY_RULE: "a path the host does not allow",
 def _holds(src: str, kind: Kind, field: str) -> Refusal:
     where = "" if field == "source" else " that would be protected at the destination"
     what = _HELD[kind] if field == "source" else "a path"
-    return Refusal(Code.DENIED, f"{src} holds {what}{where}, so it cannot be moved",
-                   "Move the other entries one by one instead.",
+    hint = "Move the other entries one by one instead"
+    hint += ("; if this move is needed, the host (the user) must allow it." if kind is
+             Kind.PROTECTED else ".")
+    return Refusal(Code.DENIED, f"{src} holds {what}{where}, so it cannot be moved", hint,
                    details={"path": src, "field": field}, kind=kind)
 
 
