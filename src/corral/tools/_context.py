@@ -11,7 +11,6 @@ import hashlib
 import logging
 import os
 import stat as st
-import sys
 import threading
 from contextlib import contextmanager
 import time
@@ -22,7 +21,8 @@ from ..contained import EscapeError, Root
 from ._limits import Limits
 from ._control import CancelToken, Progress, ProgressCallback
 from ._locate import Location, fd_location, locate
-from ._policy import Op, Policy, fold
+from ._locks import hold as hold_locks
+from ._policy import Op, Policy
 from ._refusal import (Code, Kind, Refusal, cancelled, denied_rule, hardlink, host_denied,
                        host_unexpected, internal, outside_root, protected, read_only, secret,
                        swapped, time_limit)
@@ -49,32 +49,6 @@ def _policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
     return secret(shown, op.value, field)
 
 
-class _PathLocks:
-    """Process-local locks keyed by a file's real root-relative path."""
-
-    def __init__(self) -> None:
-        self._guard = threading.Lock()
-        self._locks: dict[str, tuple[threading.Lock, int]] = {}
-
-    @contextmanager
-    def hold(self, key: str) -> Iterator[None]:
-        with self._guard:
-            lock, users = self._locks.get(key, (None, 0))
-            if lock is None:
-                lock = threading.Lock()
-            self._locks[key] = (lock, users + 1)
-        try:
-            with lock:
-                yield
-        finally:
-            with self._guard:
-                lock, users = self._locks[key]
-                if users == 1:
-                    del self._locks[key]
-                else:
-                    self._locks[key] = (lock, users - 1)
-
-
 class ToolboxState:
     """What every call of one :class:`~corral.tools.Toolbox` shares (thread-safe)."""
 
@@ -86,7 +60,6 @@ class ToolboxState:
         self.read_only = read_only
         self.authorizer = authorize
         self.policy = policy
-        self.locks = _PathLocks()
         self._stores: dict[Callable[[], Any], Any] = {}
         self._stores_guard = threading.Lock()
         # Absolute paths a model may use for files inside the root: the path
@@ -372,13 +345,9 @@ class ToolContext:
             raise hardlink(rel, info.st_nlink)
 
     @contextmanager
-    def lock(self, rel: str) -> Iterator[None]:
-        """Hold the per-path lock for read-decide-write of ``rel``."""
-        try:  # one file, one lock, however it is spelled
-            key = self.locate(rel).path
-        except OSError:
-            key = rel
-        if sys.platform == "darwin":
-            key = fold(key)
-        with self.state.locks.hold(key):
+    def lock(self, *rels: str) -> Iterator[None]:
+        """Hold the edit lock of each of ``rels`` for read-decide-write: keyed
+        by the file each leads to, shared by every toolbox in the process and
+        (``flock``) by other processes; waiting ends at the call's deadline."""
+        with hold_locks(self.root, rels, self.checkpoint):
             yield

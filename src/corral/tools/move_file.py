@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import posixpath
 import stat as st
-from contextlib import ExitStack
 from typing import Any
 
 from ._context import ToolContext
@@ -96,9 +95,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     creates = ctx.root.makedirs(parent, exist_ok=True, dry_run=True) if parent != "." else []
     ctx.authorize(MoveRequest(src, destination=dst, overwrite=overwrite, kind=kind,
                               creates_directories=tuple(creates)))
-    with ExitStack() as stack:
-        for key in sorted({src_at.path, dst_at.path}):
-            stack.enter_context(ctx.lock(key))
+    with ctx.lock(src, dst):
         ctx.ensure_same(src, (info.st_dev, info.st_ino), follow=False, mode=info.st_mode)
         ctx.ensure_same(dst, None if existing is None else (existing.st_dev, existing.st_ino),
                         follow=False, mode=None if existing is None else existing.st_mode)
