@@ -31,6 +31,7 @@ __all__ = ["classify", "close_paths", "missing_path", "Facts"]
 log = logging.getLogger("corral.tools")
 
 _PATH_FIELDS = ("path", "source", "destination")
+MAX_SIBLINGS = 5000  # names of one directory compared with a missing one
 
 
 @dataclass(frozen=True)
@@ -274,7 +275,7 @@ def close_paths(path: str, missing: str, ctx: ToolContext) -> list[str]:
     parent, _, name = missing.rstrip("/").rpartition("/")
     rest = path.rstrip("/")[len(missing.rstrip("/")):]  # what follows the missing part
     try:
-        siblings = ctx.root.listdir(parent or ".")
+        siblings = ctx.root.listdir(parent or ".")[:MAX_SIBLINGS]
     except OSError:
         return []
     lowered = {s.lower(): s for s in siblings}
@@ -299,9 +300,13 @@ def close_paths(path: str, missing: str, ctx: ToolContext) -> list[str]:
 
 def _suggest(candidates: list[str], f: Facts) -> tuple[str, dict[str, Any]] | None:
     """A call that may succeed now (the toolbox tries it before offering it):
-    what the tool's spec allows on the first close name of the right kind."""
+    what the tool's spec allows on the first close name of the right kind,
+    if that name is a plausible typo of the one asked for."""
     assert f.field is not None
+    asked = f.where.rstrip("/").rpartition("/")[2]
     for candidate in candidates:
+        if not plausible_typo(asked, _component(candidate, f.where)):
+            continue
         try:
             info = f.ctx.root.stat(candidate)
         except OSError:
@@ -316,6 +321,50 @@ def _suggest(candidates: list[str], f: Facts) -> tuple[str, dict[str, Any]] | No
         if kind == "file" and f.suggests.read_instead and usable:
             return "read_file", {"path": candidate}
     return None
+
+
+def _component(candidate: str, where: str) -> str:
+    """The name in ``candidate`` that stands where the missing ``where`` was."""
+    depth = where.rstrip("/").count("/")
+    parts = candidate.split("/")
+    return parts[depth] if depth < len(parts) else parts[-1]
+
+
+def plausible_typo(asked: str, found: str) -> bool:
+    """Whether ``found`` is a plausible misspelling fix of ``asked``: the same
+    but for case, the same stem with another extension, or a few edits
+    apart (one for short names, up to three for long ones)."""
+    if asked.lower() == found.lower():
+        return True
+    stem_a, dot_a, _ = asked.rpartition(".")
+    stem_f, dot_f, _ = found.rpartition(".")
+    if dot_a and dot_f and stem_a and stem_a.lower() == stem_f.lower():
+        return True
+    limit = 1 if len(asked) <= 4 else 2 if len(asked) <= 10 else 3
+    return _edits_within(asked.lower(), found.lower(), limit)
+
+
+def _edits_within(a: str, b: str, limit: int) -> bool:
+    """Whether the optimal string alignment distance (insert, delete,
+    substitute, swap neighbours) of ``a`` and ``b`` is at most ``limit``:
+    a banded table, O(len * limit)."""
+    if abs(len(a) - len(b)) > limit:
+        return False
+    far = limit + 1
+    before: dict[int, int] = {}
+    row = {j: j for j in range(min(len(b), limit) + 1)}
+    for i in range(1, len(a) + 1):
+        new = {0: i} if i <= limit else {}
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            best = min(row.get(j, far) + 1, new.get(j - 1, far) + 1, row.get(j - 1, far) + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                best = min(best, before.get(j - 2, far) + 1)
+            new[j] = best
+        if min(new.values(), default=far) > limit:
+            return False
+        before, row = row, new
+    return row.get(len(b), far) <= limit
 
 
 def _given(args: Mapping[str, Any]) -> dict[str, Any]:

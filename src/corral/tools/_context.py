@@ -13,6 +13,7 @@ import os
 import stat as st
 import threading
 from contextlib import contextmanager
+from urllib.parse import unquote, urlsplit
 import time
 from typing import Any, TypeVar, cast
 from collections.abc import Callable, Iterator, Sequence
@@ -60,6 +61,9 @@ class ToolboxState:
         self.read_only = read_only
         self.authorizer = authorize
         self.policy = policy
+        # runs a read-only tool inside a call (set by the toolbox): see ToolContext.try_tool
+        self.runner: Callable[[str, dict[str, Any], ToolContext], dict[str, Any] | None] = \
+            lambda name, args, ctx: None
         self._stores: dict[Callable[[], Any], Any] = {}
         self._stores_guard = threading.Lock()
         # Absolute paths a model may use for files inside the root: the path
@@ -88,7 +92,7 @@ class ToolContext:
     policy, and the call's own deadline, cancel tokens and progress."""
 
     __slots__ = ("state", "root", "limits", "tool", "allow_hardlinks", "read_only", "seconds",
-                 "_deadline", "_cancel", "_progress", "_asks_host")
+                 "notes", "_deadline", "_cancel", "_progress", "_asks_host")
 
     def __init__(self, state: ToolboxState, tool: str, *, seconds: float,
                  cancel: tuple[CancelToken, ...], progress: ProgressCallback | None,
@@ -100,6 +104,7 @@ class ToolContext:
         self.read_only = state.read_only
         self.tool = tool
         self.seconds = seconds
+        self.notes: list[str] = []  # how forgiven paths were read (added to the answer)
         self._deadline = _now() + seconds
         self._cancel = cancel
         self._progress = progress
@@ -114,6 +119,13 @@ class ToolContext:
         other._deadline = self._deadline
         return other
 
+    def try_tool(self, name: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        """The success envelope of the read-only tool ``name`` run with
+        ``args`` within this call (its deadline, no host question), or
+        ``None`` if it refused: for a refusal that answers with what a
+        better call finds (read_file given a glob pattern)."""
+        return self.state.runner(name, args, self.probe(name))
+
     def store(self, factory: Callable[[], T]) -> T:
         """Per-toolbox state of a tool (e.g. what edit_file remembers)."""
         return self.state.store(factory)
@@ -126,12 +138,12 @@ class ToolContext:
         for token in self._cancel:
             if token.cancelled:
                 raise cancelled(self.tool)
-        if _now() > self._deadline:
+        if _now() >= self._deadline:
             raise time_limit(self.tool, self.seconds)
 
     def past_deadline(self) -> bool:
         """Whether the deadline passed (for a search that stops and answers partly)."""
-        return _now() > self._deadline
+        return _now() >= self._deadline
 
     def progress(self, done: int, total: int | None = None, message: str = "") -> None:
         """Report progress to the host (if it asked); a failing callback is logged."""
@@ -149,7 +161,10 @@ class ToolContext:
         Accepts relative paths and absolute paths inside the root (echoed back
         root-relative).  ``.`` and empty segments are dropped; ``..`` is kept
         for the core to resolve (it refuses climbing out).  Refuses empty,
-        over-long and outside-absolute paths.
+        over-long and outside-absolute paths.  Forgives, where unambiguous, a
+        ``file://`` URI of a path inside the root and ``\\`` separators when
+        no entry is named that way; the answer then carries a note
+        (``pathNotes``) saying how the path was read.
         """
         if value == "":
             raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' is empty",
@@ -163,17 +178,50 @@ class ToolContext:
                           "Pass a shorter path relative to the root.",
                           details={"field": field, "limit": self.limits.max_path_bytes},
                           kind=Kind.PATH_TOO_LONG)
-        text = value
+        text, forgiven = self._forgiven(value, field)
         if text == "~" or text.startswith("~/"):
             raise outside_root(value, field, Kind.HOME)
         if text.startswith("/"):
-            text = self._inside(value, field)
+            text = self._inside(text, field)
         parts = [p for p in text.split("/") if p not in ("", ".")]
         # "d/" and "d/." both mean "d, which must be a directory" (a link
         # followed): dropping the "/." would name the link d itself
         trailing = "/" in text and text.rsplit("/", 1)[1] in ("", ".") and bool(parts)
         clean = "/".join(parts) if parts else "."
-        return clean + "/" if trailing else clean
+        result = clean + "/" if trailing else clean
+        if forgiven:
+            self._note(f"{field} was read as {result!r} ({forgiven})")
+        return result
+
+    def _forgiven(self, value: str, field: str) -> tuple[str, str]:
+        """``value`` with a ``file://`` URI read as its path and Windows
+        separators as '/' (only if nothing is named with the backslashes),
+        and what was forgiven ("" for nothing)."""
+        text, forgiven = value, []
+        if text[:7].lower() == "file://":
+            parts = urlsplit(text)
+            if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
+                raise outside_root("/", field, Kind.ABSOLUTE)  # another host, or C:/...
+            text = unquote(parts.path, errors="surrogateescape")
+            forgiven.append("a file:// URI is read as its path")
+        if "\\" in text and not self._names_entry(text):
+            text = text.replace("\\", "/")
+            forgiven.append("paths use '/' between names, not '\\'")
+        return text, "; ".join(forgiven)
+
+    def _names_entry(self, text: str) -> bool:
+        """Whether ``text`` (with its backslashes) names an existing entry."""
+        if text.startswith("/"):
+            return False  # an absolute path: the backslashes cannot be names in the root
+        try:
+            self.root.lstat(text)
+        except OSError:
+            return False
+        return True
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
 
     def _inside(self, value: str, field: str) -> str:
         """An absolute path inside the root, as a path relative to it."""

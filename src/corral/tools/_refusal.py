@@ -72,6 +72,7 @@ class Kind(str, enum.Enum):
     NO_MATCH = "no_match"
     LINE_NUMBER_PREFIX = "line_number_prefix"
     PLACEHOLDER = "placeholder"
+    PATH_IS_PATTERN = "path_is_pattern"  # a glob pattern given where one path is needed
     # where a path leads
     NOT_FOUND = "not_found"  # a path (or a component of it) does not exist
     MISSING = "missing"  # expectedSha256 given for a file that is not there

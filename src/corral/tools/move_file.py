@@ -103,7 +103,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         try:
             ctx.root.rename(src, dst, replace=overwrite)
         except FileExistsError:  # appeared since the check: never replaced
-            raise _exists(dst, "file", src) from None
+            raise _exists(dst, "file", src, kind) from None
     return {"source": src, "destination": dst, "kind": kind,
             "overwritten": existing is not None, "createdDirectories": created}
 
@@ -171,10 +171,15 @@ def _lstat_or_none(ctx: ToolContext, rel: str) -> Any:
         return None  # the name, or one of its parents (created later), is missing
 
 
-def _exists(dst: str, kind: str, src: str) -> Refusal:
+def _exists(dst: str, kind: str, src: str, src_kind: str) -> Refusal:
+    """``dst`` is taken; the hint offers only what would work as things
+    stand (overwrite: true never replaces a directory, nor puts one over a file)."""
     if kind == "directory":
         hint = (f"{dst} is a directory: to move {src} into it pass destination \"{dst}/\", "
                 "or choose another name.")
+    elif src_kind == "directory":
+        hint = (f"{dst} is a {kind} and {src} is a directory, which cannot replace it: choose "
+                f"another destination, or delete {dst} first.")
     else:
         hint = "Choose another destination, or pass overwrite: true to replace it."
     return exists(dst, hint, field="destination", existing=kind)
@@ -188,7 +193,7 @@ def _check_existing(src: str, dst: str, kind: str, info: Any, existing: Any,
                       "or another spelling of one name)", "Pass a different destination.",
                       details={"source": src, "destination": dst}, kind=Kind.SAME_FILE)
     if not overwrite:
-        raise _exists(dst, there, src)
+        raise _exists(dst, there, src, kind)
     if there == "directory":
         raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is a directory, which move_file never "
                       "replaces", "Choose another destination, or delete the directory first "

@@ -94,7 +94,11 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     limit = limits.read_lines if limit is None else min(limit, limits.read_lines)
     root = ctx.root
     backend = root.backend
-    fd, _ = ctx.open_checked(rel, Op.READ)
+    try:
+        fd, _ = ctx.open_checked(rel, Op.READ)
+    except FileNotFoundError:
+        _refuse_pattern(ctx, rel)  # a glob pattern: answer with what it matches
+        raise
     try:
         info = backend.fstat(fd)
         if not st.S_ISREG(info.st_mode):
@@ -130,6 +134,36 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         result["cutLines"] = cut
     result.update(sha256=facts.sha256, size=facts.size, lineEndings=facts.endings, bom=facts.bom)
     return result
+
+
+_GLOB_CHARS = frozenset("*?[")
+MAX_MATCHES_SHOWN = 20
+
+
+def _refuse_pattern(ctx: ToolContext, rel: str) -> None:
+    """Refuse a path that is a glob pattern matching files, with the matches."""
+    parts = rel.rstrip("/").split("/")
+    first = next((i for i, part in enumerate(parts) if _GLOB_CHARS & set(part)), None)
+    if first is None:
+        return
+    base = "/".join(parts[:first]) or "."
+    found = ctx.try_tool("glob", {"pattern": "/".join(parts[first:]), "path": base})
+    paths: list[str] = list(found.get("paths", ())) if found else []
+    if not paths:
+        return
+    total = len(paths)
+    details: dict[str, Any] = {"path": rel, "field": "path", "matches": paths[:MAX_MATCHES_SHOWN],
+                               "total": total, "truncated": bool(found and found.get("truncated"))}
+    if total == 1:
+        suggest: tuple[str, dict[str, Any]] = ("read_file", {"path": paths[0]})
+        hint = f"Read the file it matches: {paths[0]}."
+    else:
+        suggest = ("glob", {"pattern": "/".join(parts[first:]), "path": base})
+        hint = "Read the files one by one (read_file takes one path); they are in details.matches."
+    shown = ", ".join(paths[:3]) + (", ..." if total > 3 else "")
+    raise Refusal(Code.INVALID_ARGUMENT, f"{rel} is a glob pattern, not a file; it matches "
+                  f"{total} file{'s' if total != 1 else ''} ({shown})", hint, details=details,
+                  kind=Kind.PATH_IS_PATTERN, suggested_tool=suggest[0], suggested_args=suggest[1])
 
 
 def _not_regular(rel: str, info: os.stat_result) -> Refusal:
