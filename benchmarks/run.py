@@ -9,8 +9,8 @@ Groups (``--only`` picks some): ``open`` (bench_open.py), ``root`` (makedirs
 and write_bytes, here), ``tools`` (read_file from bench_tools_read.py;
 write_file, edit_file, list_directory here), ``search`` (bench_search.py,
 on its generated 20,000-file tree), ``bigfile`` (a read_file window of a
-2 GiB file, here) and ``mcp`` (bench_mcp.py; the reference server when npm
-can install it).
+2 GiB file, here), ``mcp`` (bench_mcp.py; the reference server when npm
+can install it) and ``extract`` (bench_extract.py, a 10,000-member tar).
 
 Every figure is the median of several rounds, with min and max; the rounds
 of a case and of its baseline are interleaved (the order rotating), so a
@@ -48,7 +48,7 @@ from _common import (Record, have_gnu_time, interleave, record, spawn,  # noqa: 
                      time_for)
 
 FIXTURES = HERE / "_fixtures"
-GROUPS = ("open", "root", "tools", "search", "bigfile", "mcp")
+GROUPS = ("open", "root", "tools", "search", "bigfile", "mcp", "extract")
 TITLES = {
     "open": "Root.open + read + close of a 4 KiB file, against open() of the same absolute path",
     "root": "Root.makedirs and Root.write_bytes, against os.makedirs and a plain write",
@@ -57,6 +57,7 @@ TITLES = {
     "bigfile": "read_file of a 2,000-line window of a 2 GiB file, in a child process",
     "mcp": "corral serve over MCP stdio, against the reference server "
            "(@modelcontextprotocol/server-filesystem)",
+    "extract": "Root.extract of a 10,000-member tar, against tarfile.extractall(filter=\"data\")",
 }
 
 
@@ -422,9 +423,15 @@ def collect_mcp(quick: bool) -> list[Record]:
     return bench_mcp.collect(quick)
 
 
+def collect_extract(quick: bool) -> list[Record]:
+    import bench_extract
+    return bench_extract.collect(quick)
+
+
 COLLECTORS: dict[str, Callable[[bool], list[Record]]] = {
     "open": collect_open, "root": collect_root, "tools": collect_tools,
     "search": collect_search, "bigfile": collect_bigfile, "mcp": collect_mcp,
+    "extract": collect_extract,
 }
 
 

@@ -1,31 +1,94 @@
 #!/usr/bin/env bash
-# The README's test command: a fresh venv, corral with its test extra, pytest.
+# The README's test command: corral's whole test suite, every lane, one total.
 #
-# corral._native is built by the install wherever a C compiler is present
-# (CORRAL_NATIVE=0 skips it), and tests that take the `make_root` fixture run
-# against every backend config present (os/native x openat2/walk).
+#   bash scripts/test.sh            # every lane; ends with "corral: N passed, M failed"
+#   bash scripts/test.sh ARGS...    # only `pytest ARGS...` in the main venv
 #
-# With no arguments two more lanes follow, for the tests that use the default
-# backend instead of `make_root`: the openat2 fast path off (CORRAL_OPENAT2=0,
-# the walk does everything) and the os backend forced (CORRAL_BACKEND=os).
-# The fixture's configs are deselected there: the main pass ran them already.
-# An environment that picks a lane itself (CORRAL_BACKEND or CORRAL_OPENAT2
-# set, as CI's lanes do) or CORRAL_LANES=0 runs the main pass only.
+# Set-up (once per run, shared by the lanes): the venv .venv with corral
+# installed editable with its test extra (this builds corral._native wherever
+# a C compiler is present; CORRAL_NATIVE=0 skips it), and .venv-integrations
+# with corral beside the agent frameworks corral.integrations adapts
+# (openai-agents, pydantic-ai, langchain-core, anthropic) and the MCP adapters
+# that pin mcp<2 (langchain-mcp-adapters, smolagents[mcp]): installing them
+# together is the proof that corral conflicts with none of them.  uv (from
+# PyPI, into .venv) makes the venvs; its and pip's caches are reused.
+#
+# Lanes:
+#   main          every test but tests/integrations; tests taking the
+#                 `make_root` fixture run on every backend config present
+#                 (os/native x openat2/walk)
+#   openat2-off   tests/contained, tools, security with CORRAL_OPENAT2=0 (the
+#                 walk does everything), for tests using the default backend
+#   os-only       the same with CORRAL_BACKEND=os
+#   integrations  tests/integrations in .venv-integrations
+# The fixture's configs are deselected in the two extra lanes (the main lane
+# ran them).  An environment that picks a lane itself (CORRAL_BACKEND or
+# CORRAL_OPENAT2 set, as CI's lanes do) or CORRAL_LANES=0 runs main only.
+#
+# Each lane prints pytest's progress and any failures; the totals come from
+# the lanes' JUnit files, in one summary at the end.  Race statistics go to
+# $CORRAL_TEST_OUT/race-stats.jsonl (default .test-out/), not the terminal.
+# CORRAL_TEST_WORKERS sets pytest-xdist's worker count (default: auto, one
+# per core; 0 runs in one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test]'
-.venv/bin/python -m pytest "$@"
+started=$SECONDS
 
+out=${CORRAL_TEST_OUT:-.test-out}
+rm -rf "$out" && mkdir -p "$out"
+out=$(cd "$out" && pwd)
+export CORRAL_RACE_STATS="$out/race-stats.jsonl"
+
+say() { printf '== %s\n' "$*"; }
+
+# -- set-up -------------------------------------------------------------------
+say "set-up: .venv (corral[test]) and .venv-integrations"
+python3 -m venv .venv
+if ! .venv/bin/python -m uv --version >/dev/null 2>&1; then
+    .venv/bin/python -m pip install -q --upgrade pip uv
+fi
+uv() { .venv/bin/python -m uv "$@"; }
+uv pip install -q --python .venv/bin/python -e '.[test]'
+lanes_on=0
 if [ $# -eq 0 ] && [ -z "${CORRAL_BACKEND:-}${CORRAL_OPENAT2:-}" ] && [ "${CORRAL_LANES:-1}" != 0 ]; then
+    lanes_on=1
+    [ -x .venv-integrations/bin/python ] || uv venv -q --python .venv/bin/python .venv-integrations
+    uv pip install -q --python .venv-integrations/bin/python -e '.[test-integrations]' \
+        langchain-mcp-adapters 'smolagents[mcp]'
+fi
+say "set-up done in $((SECONDS - started)) s"
+
+workers=${CORRAL_TEST_WORKERS:-auto}
+xdist=()
+if [ "$workers" != 0 ]; then xdist=(-n "$workers"); fi
+
+if [ $# -gt 0 ]; then  # a developer's own selection: plain pytest
+    exec .venv/bin/python -m pytest "$@"
+fi
+
+# -- lanes ----------------------------------------------------------------------
+status=0
+lane() {  # lane NAME PYTHON [pytest args...]
+    local name=$1 python=$2
+    shift 2
+    say "lane $name"
+    "$python" -m pytest -qq -ra -p no:cacheprovider --junitxml="$out/$name.xml" "$@" \
+        || status=1
+}
+
+lane main .venv/bin/python "${xdist[@]}" --ignore=tests/integrations
+if [ "$lanes_on" = 1 ]; then
     core=()
     for dir in tests/contained tests/tools tests/security; do
         if [ -d "$dir" ]; then core+=("$dir"); fi
     done
     fixture_configs="not os-openat2 and not os-walk and not native-openat2 and not native-walk"
-    echo "== lane: openat2 disabled (CORRAL_OPENAT2=0): ${core[*]}"
-    CORRAL_OPENAT2=0 .venv/bin/python -m pytest -q -p no:cacheprovider -k "$fixture_configs" "${core[@]}"
-    echo "== lane: os backend only (CORRAL_BACKEND=os): ${core[*]}"
-    CORRAL_BACKEND=os .venv/bin/python -m pytest -q -p no:cacheprovider -k "$fixture_configs" "${core[@]}"
+    CORRAL_OPENAT2=0 lane openat2-off .venv/bin/python "${xdist[@]}" -k "$fixture_configs" "${core[@]}"
+    CORRAL_BACKEND=os lane os-only .venv/bin/python "${xdist[@]}" -k "$fixture_configs" "${core[@]}"
+    lane integrations .venv-integrations/bin/python tests/integrations
 fi
+
+# -- one summary --------------------------------------------------------------
+.venv/bin/python scripts/test_summary.py --seconds $((SECONDS - started)) "$out"/*.xml \
+    || status=1
+exit $status

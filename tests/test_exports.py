@@ -45,6 +45,11 @@ PUBLIC: dict[str, set[str]] = {
         "backend_report",
         "default_backend",
         "MAX_SYMLINKS",
+        "RootPath",
+        "Extraction",
+        "ExtractReason",
+        "Refused",
+        "TargetChangedError",
     },
     "corral.tools": {
         "Toolbox",

@@ -31,9 +31,9 @@ from typing import Any
 
 import pytest
 
-from corral.contained import Root, backend_by_name
+from corral.contained import Root, TargetChangedError, backend_by_name
 from corral.contained._ops_sys import OsFdCalls
-from corral.contained._replace import TEMP_SUFFIX, TargetChangedError, replace_in
+from corral.contained._replace import TEMP_SUFFIX, replace_in
 
 OLD, NEW = b"old secret content\n", b"NEW SECRET CONTENT, nobody else may see it\n"
 FOREIGN_UID, FOREIGN_GID = 1234, 2345

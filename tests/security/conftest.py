@@ -1,11 +1,15 @@
-"""Security suite: profiles live in ``sec_settings.py``; this prints the race
-statistics (``test_races.py``) in the terminal summary of every run."""
+"""Security suite: profiles live in ``sec_settings.py``; the race statistics
+(``test_races.py``) go to a file, named by one line of the terminal summary:
+``$CORRAL_RACE_STATS`` (JSON lines, appended: scripts/test.sh collects every
+lane there), else ``race-stats.jsonl`` in pytest's base temporary directory."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -21,9 +25,19 @@ def sec_tmp():
     shutil.rmtree(path, ignore_errors=True)
 
 
+def _race_stats_path() -> Path:
+    named = os.environ.get("CORRAL_RACE_STATS")
+    return Path(named) if named else Path(tempfile.gettempdir()) / "corral-race-stats.jsonl"
+
+
+def pytest_sessionfinish(session):
+    # runs in each xdist worker too, where the race tests ran: append there
+    if RACE_REPORT:
+        with _race_stats_path().open("a", encoding="utf-8") as out:
+            out.writelines(json.dumps(row, sort_keys=True) + "\n" for row in RACE_REPORT)
+
+
 def pytest_terminal_summary(terminalreporter):
-    if not RACE_REPORT:
-        return
-    terminalreporter.section("corral race statistics")
-    for row in RACE_REPORT:
-        terminalreporter.write_line(json.dumps(row, sort_keys=True))
+    path = _race_stats_path()
+    if path.exists() and path.stat().st_size:
+        terminalreporter.write_line(f"corral race statistics: {path}")

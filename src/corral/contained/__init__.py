@@ -10,6 +10,9 @@ from ._backend import (Backend, OsBackend, available_backends, backend_by_name, 
                        default_backend)
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SpecialFileError, SymlinkError)
+from ._extract import Extraction, ExtractReason, Refused
+from ._pathview import RootPath
+from ._replace import TargetChangedError
 from ._root import MAX_SYMLINKS, DirEntry, Root
 
 __all__ = [
@@ -28,6 +31,11 @@ __all__ = [
     "backend_report",
     "default_backend",
     "MAX_SYMLINKS",
+    "RootPath",
+    "Extraction",
+    "ExtractReason",
+    "Refused",
+    "TargetChangedError",
 ]
 
 from .._public import publish as _publish  # noqa: E402  (last: every name is bound)

@@ -46,12 +46,13 @@ import errno
 import os
 import secrets
 import stat as st
+from collections.abc import Callable
 
 from ._backend import Backend
 from ._errors import ContainedError
 from ._ops_sys import NOT_PERMITTED, FdCalls, fd_calls
 
-__all__ = ["TEMP_SUFFIX", "TargetChangedError", "replace_in", "temp_name"]
+__all__ = ["TEMP_SUFFIX", "Content", "TargetChangedError", "replace_in", "temp_name"]
 
 #: Every temporary file's name ends so: ``.<name[:32]>.<12 hex>.corral-tmp``.
 TEMP_SUFFIX = ".corral-tmp"
@@ -77,10 +78,16 @@ def temp_name(name: str) -> str:
     return f".{name[:32]}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
 
 
-def replace_in(backend: Backend, dir_fd: int, name: str, data: bytes | bytearray | memoryview,
+#: What :func:`replace_in` writes: bytes, or a function that writes the
+#: content into the fd it is given (a stream, a copy from another fd).
+Content = bytes | bytearray | memoryview | Callable[[int], None]
+
+
+def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
                *, current: os.stat_result | None, mode: int | None, fsync: bool,
                exclusive: bool, expect: tuple[int, int] | None = None) -> None:
-    """Atomically make ``name`` in ``dir_fd`` a regular file holding ``data``.
+    """Atomically make ``name`` in ``dir_fd`` a regular file holding ``data``
+    (bytes, or what ``data(fd)`` writes into the temporary file's fd).
 
     ``current`` is the ``lstat`` of what ``name`` is now (``None``: nothing);
     a regular file's metadata is carried over (module docstring).  ``mode``
@@ -96,7 +103,6 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: bytes | bytearray
     """
     if exclusive and expect is not None:
         raise ValueError("expect is for replacing a file; exclusive creates one")
-    view = memoryview(data).cast("B")
     # the regular file being replaced, whose metadata is carried over
     source = current if current is not None and st.S_ISREG(current.st_mode) else None
     tmp = temp_name(name)
@@ -104,7 +110,10 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: bytes | bytearray
                          _create_mode(source, mode))
     try:
         try:
-            _write_all(backend, fd, view)
+            if callable(data):
+                data(fd)
+            else:
+                _write_all(backend, fd, memoryview(data).cast("B"))
             if source is not None:
                 calls = fd_calls(backend)
                 _carry_owner(backend, calls, fd, source)

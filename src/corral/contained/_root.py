@@ -41,6 +41,7 @@ from ._backend import (RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, _under_pyfake
 from ._errors import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
                       SymlinkError, contained_error)
 from ._paths import ParsedPath
+from ._ops import RootSurface
 from ._replace import replace_in
 from ._linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS
 
@@ -153,7 +154,7 @@ class DirEntry:
         return f"<corral DirEntry {self.path!r} {self._kind}>"
 
 
-class Root:
+class Root(RootSurface):
     """A directory opened once; every path below it resolved beneath it.
 
     ``Root(path)`` opens ``path`` with ``O_DIRECTORY|O_NOFOLLOW|O_CLOEXEC``.

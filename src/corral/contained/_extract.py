@@ -1,0 +1,429 @@
+"""Archive extraction beneath a root, with tarfile's "data" filter semantics.
+
+:func:`extract` takes a ``tarfile.TarFile``, a ``zipfile.ZipFile``, a binary
+file object holding either, or a host path to either, and creates every
+member through the root.  Nothing is decided on a member's spelling: each
+name is resolved by the root when the member is made, so a symlink planted
+by an earlier member (or already in the tree) can redirect a later member
+nowhere outside, and path-length or link-chain tricks that defeat lexical
+checks (CVE-2025-4517 and its siblings) meet the resolver instead.
+
+Per member, as ``tarfile``'s ``filter="data"`` (PEP 706):
+
+* names: absolute names are refused (``tarfile`` strips the leading ``/``;
+  a root never takes absolute paths), and so is any name that resolves
+  outside (``..``, a symlinked directory leading out);
+* regular files: mode masked to 0o755 and made owner-read/writable,
+  execute bits dropped unless the owner's is set (setuid, setgid and sticky
+  never survive); content written to a temporary file and renamed into
+  place (a final symlink is replaced, never followed; an existing file keeps
+  its owner and xattrs); tar's mtime kept;
+* directories: made with the default mode (the member's is ignored);
+  their mtimes are set last, deepest first;
+* symlinks: an absolute target is refused; the link is made under a
+  temporary name, the root resolves it, and it is renamed into place only if
+  it leads inside (a dangling link whose text climbs with ``..`` cannot be
+  judged yet and is refused);
+* hard links: the target (relative to the extraction root, as tar's) must
+  resolve inside and not be a directory; ``linkat`` without following, so a
+  link to a symlink links the symlink (which must then lead inside, as a
+  symlink member must); a copy where the filesystem cannot link;
+* devices, FIFOs, sockets and unknown member types are refused; owners
+  (uid/gid/uname/gname) are ignored.
+
+Zip members are read the same way: Unix modes from ``external_attr`` are
+masked as above, an entry whose Unix mode says symlink becomes a symlink
+(as Info-ZIP's ``unzip`` does; ``zipfile.extractall`` writes them as
+files), and zip times are not set (as ``zipfile``).
+
+A refusal is reported (:class:`Refused`) and extraction goes on, or stops
+with ``stop_on_refusal``.  Refusals are about the archive's content against
+the tree: escapes, invalid names, conflicts (a file where a directory is),
+refused types.  Errors of the environment (``ENOSPC``, ``EIO``, ``EACCES``)
+are raised: the extraction is then incomplete and the exception says why.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as st
+import tarfile
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import IO
+
+from . import _paths
+from ._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
+                      contained_error)
+from ._ops_meta import chmod, utime
+from ._ops_resolve import Parent, RootAPI, open_parent
+from ._replace import replace_in, temp_name
+
+__all__ = ["Extraction", "ExtractReason", "Refused", "extract"]
+
+_CHUNK = 1 << 20
+Archive = tarfile.TarFile | zipfile.ZipFile | IO[bytes] | str | os.PathLike[str]
+
+
+class ExtractReason(str, Enum):
+    """Why a member was refused (``Refused.reason``)."""
+
+    ABSOLUTE = "absolute"  # an absolute name
+    OUTSIDE = "outside"  # the name resolves outside the extraction root
+    LINK_ABSOLUTE = "link_absolute"  # a symlink or hard link to an absolute path
+    LINK_OUTSIDE = "link_outside"  # a link whose target resolves outside (or cannot be told)
+    LINK_MISSING = "link_missing"  # a hard link to nothing
+    LINK_DIRECTORY = "link_directory"  # a hard link to a directory
+    SPECIAL = "special"  # a device, FIFO, socket or unknown member type
+    CONFLICT = "conflict"  # what is in the tree is in the way (a file where a dir goes...)
+    INVALID_NAME = "invalid_name"  # empty, NUL, too long
+    LOOP = "loop"  # symlinks loop, or too many of them
+    SYMLINK = "symlink"  # a strict root (follow_symlinks=False) met a symlink
+
+
+@dataclass(frozen=True)
+class Refused:
+    """One member not extracted: its name in the archive, why, and the
+    error behind it (if any) with root-relative names."""
+
+    name: str
+    reason: ExtractReason
+    message: str
+    error: OSError | None = None
+
+
+@dataclass
+class Extraction:
+    """What :func:`extract` did: member names extracted and refused, in
+    archive order; ``stopped`` when ``stop_on_refusal`` ended it early."""
+
+    extracted: list[str] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
+    stopped: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.refused
+
+
+@dataclass(frozen=True)
+class _Member:
+    name: str
+    kind: str  # "file", "dir", "symlink", "hardlink" or "special"
+    mode: int | None  # permission bits to give a file (None: the default)
+    mtime: float | None
+    linkname: str = ""
+    open: Callable[[], IO[bytes]] | None = None
+
+
+class _Refusal(Exception):
+    def __init__(self, reason: ExtractReason, message: str, error: OSError | None = None) -> None:
+        super().__init__(message)
+        self.reason, self.message, self.error = reason, message, error
+
+
+def _data_mode(mode: int) -> int:
+    """A file's mode under the data filter (module docstring)."""
+    mode &= 0o755
+    if not mode & 0o100:
+        mode &= ~0o111
+    return mode | 0o600
+
+
+# -- reading archives ------------------------------------------------------------------
+
+def _tar_members(tf: tarfile.TarFile) -> Iterator[_Member]:
+    for info in tf:
+        if info.isreg():
+            def reader(info: tarfile.TarInfo = info) -> IO[bytes]:
+                got = tf.extractfile(info)
+                assert got is not None  # a regular member always has data
+                return got
+            yield _Member(info.name, "file", _data_mode(info.mode), info.mtime, open=reader)
+        elif info.isdir():
+            yield _Member(info.name, "dir", None, info.mtime)
+        elif info.issym():
+            yield _Member(info.name, "symlink", None, None, info.linkname)
+        elif info.islnk():
+            yield _Member(info.name, "hardlink", _data_mode(info.mode), info.mtime, info.linkname)
+        else:
+            yield _Member(info.name, "special", None, None)
+
+
+def _zip_members(zf: zipfile.ZipFile) -> Iterator[_Member]:
+    for info in zf.infolist():
+        unix = info.external_attr >> 16 if info.create_system == 3 else 0
+        kind = st.S_IFMT(unix)
+        if kind == st.S_IFLNK:
+            text = zf.read(info).decode("utf-8", "surrogateescape")
+            yield _Member(info.filename, "symlink", None, None, text)
+        elif info.is_dir() or kind == st.S_IFDIR:
+            yield _Member(info.filename, "dir", None, None)
+        elif kind in (0, st.S_IFREG):
+            def reader(info: zipfile.ZipInfo = info) -> IO[bytes]:
+                return zf.open(info)
+            mode = _data_mode(unix) if unix else None  # no Unix mode: the default
+            yield _Member(info.filename, "file", mode, None, open=reader)
+        else:
+            yield _Member(info.filename, "special", None, None)
+
+
+@contextmanager
+def _members(archive: Archive) -> Iterator[Iterator[_Member]]:
+    """The members of ``archive`` (module docstring); archives opened here
+    are closed on exit, ones passed in are left open."""
+    if isinstance(archive, tarfile.TarFile):
+        yield _tar_members(archive)
+    elif isinstance(archive, zipfile.ZipFile):
+        yield _zip_members(archive)
+    elif isinstance(archive, (str, os.PathLike)) or hasattr(archive, "read"):
+        with ExitStack() as stack:
+            if zipfile.is_zipfile(archive):
+                zf = stack.enter_context(zipfile.ZipFile(archive))
+                yield _zip_members(zf)
+            else:
+                if not isinstance(archive, (str, os.PathLike)):
+                    archive.seek(0)
+                    tf = stack.enter_context(tarfile.open(fileobj=archive))
+                else:
+                    tf = stack.enter_context(tarfile.open(archive))
+                yield _tar_members(tf)
+    else:
+        raise TypeError(f"an archive must be a TarFile, a ZipFile, a binary file or a path, "
+                        f"not {type(archive).__name__}")
+
+
+# -- the extraction ------------------------------------------------------------------------
+
+_CONFLICTS = frozenset({errno.EEXIST, errno.EISDIR, errno.ENOTDIR, errno.ENOTEMPTY})
+
+
+def _classify(exc: OSError) -> ExtractReason | None:
+    """The refusal an error of a member means; ``None``: an environment
+    error, which is raised."""
+    if isinstance(exc, EscapeError):
+        return ExtractReason.ABSOLUTE if exc.reason == "absolute" else ExtractReason.OUTSIDE
+    if isinstance(exc, InvalidPathError) or exc.errno == errno.ENAMETOOLONG:
+        return ExtractReason.INVALID_NAME
+    if isinstance(exc, SymlinkError):
+        return ExtractReason.SYMLINK
+    if isinstance(exc, SpecialFileError) or exc.errno in _CONFLICTS:
+        return ExtractReason.CONFLICT
+    if exc.errno == errno.ELOOP:
+        return ExtractReason.LOOP
+    if exc.errno == errno.ENOENT:
+        return ExtractReason.CONFLICT  # a dangling in-root link on the way: nothing to create in
+    return None
+
+
+def _split(name: str) -> tuple[str, bool]:
+    """The spelling of ``name``'s parent (``"."`` for none) and whether
+    ``name`` has a final component to create."""
+    parsed = _paths.parse(name)
+    if parsed.absolute:
+        raise EscapeError("absolute paths are outside the root", parsed.text, component="/",
+                          reason="absolute")
+    if not parsed.names or parsed.final_is_dot:
+        return parsed.text, False
+    return _paths.join(parsed.names[:-1]), True
+
+
+class _Extractor:
+    def __init__(self, root: RootAPI) -> None:
+        self.root = root
+        self.backend = root.backend
+        self.result = Extraction()
+        self.dirs: list[tuple[str, float]] = []  # (name, mtime), set at the end
+        self.made: set[str] = set()  # parent spellings known to exist as directories
+
+    def member(self, member: _Member) -> Refused | None:
+        try:
+            if not member.name:
+                raise _Refusal(ExtractReason.INVALID_NAME, "a member has an empty name")
+            if member.kind == "special":
+                raise _Refusal(ExtractReason.SPECIAL,
+                               "devices, FIFOs and sockets are not extracted")
+            getattr(self, f"make_{member.kind}")(member)
+        except _Refusal as refusal:
+            return Refused(member.name, refusal.reason, refusal.message, refusal.error)
+        except OSError as exc:
+            reason = _classify(exc)
+            if reason is None:
+                raise
+            return Refused(member.name, reason, str(exc), exc)
+        self.result.extracted.append(member.name)
+        return None
+
+    def parents(self, name: str) -> str:
+        """Make the directories ``name`` needs; return its parent spelling."""
+        parent, _ = _split(name)
+        if parent not in self.made:
+            self.root.makedirs(parent, exist_ok=True)
+            self.made.add(parent)
+        return parent
+
+    def make_dir(self, member: _Member) -> None:
+        self.root.makedirs(member.name, exist_ok=True)
+        self.made.add(_paths.join(_paths.parse(member.name).names))
+        if member.mtime is not None:
+            self.dirs.append((member.name, member.mtime))
+
+    def make_file(self, member: _Member) -> None:
+        self.parents(member.name)
+        assert member.open is not None
+        with member.open() as src, open_parent(self.root, member.name, errno.EISDIR) as parent:
+            current = self.in_the_way(parent)
+
+            def fill(fd: int) -> None:
+                while chunk := src.read(_CHUNK):
+                    view = memoryview(chunk)
+                    while view:
+                        view = view[os.write(fd, view):]
+                if member.mtime is not None:
+                    os.utime(fd, (member.mtime, member.mtime))
+
+            replace_in(self.backend, parent.fd, parent.name, fill, current=current,
+                       mode=member.mode, fsync=False, exclusive=False)
+
+    def in_the_way(self, parent: Parent) -> os.stat_result | None:
+        """What is at the name now (``None``: nothing); a directory there is
+        a conflict (it is never replaced)."""
+        try:
+            current = self.backend.lstat_at(parent.fd, parent.name)
+        except FileNotFoundError:
+            return None
+        if st.S_ISDIR(current.st_mode):
+            raise contained_error(errno.EISDIR, parent.text, parent.text)
+        return current
+
+    def make_symlink(self, member: _Member) -> None:
+        target = member.linkname
+        if not target or "\x00" in target:
+            raise _Refusal(ExtractReason.INVALID_NAME, "a symlink with an empty or invalid target")
+        if target.startswith("/"):
+            raise _Refusal(ExtractReason.LINK_ABSOLUTE, "a symlink to an absolute path")
+        parent_text = self.parents(member.name)
+        with open_parent(self.root, member.name, errno.EEXIST) as parent:
+            self.in_the_way(parent)
+            tmp = temp_name(parent.name)
+            self.backend.symlink_at(target, parent.fd, tmp)
+            try:
+                self.check_link(f"{parent_text}/{tmp}", target)
+                self.in_the_way(parent)
+                self.backend.rename_at(parent.fd, tmp, parent.fd, parent.name)
+            except BaseException:
+                self.backend.unlink_at(parent.fd, tmp)
+                raise
+
+    def check_link(self, where: str, text: str) -> None:
+        """Refuse the symlink at ``where`` unless the root resolves it inside."""
+        try:
+            self.root.realpath(where)
+        except EscapeError as exc:
+            raise _Refusal(ExtractReason.LINK_OUTSIDE, "a symlink leading outside", exc) from None
+        except (FileNotFoundError, NotADirectoryError):
+            # dangling: where it will lead cannot be resolved yet; plain names
+            # below an in-root directory can only lead inside
+            if ".." in text.split("/"):
+                raise _Refusal(ExtractReason.LINK_OUTSIDE, "a dangling symlink climbing with '..'; "
+                               "where it leads cannot be told") from None
+
+    def make_hardlink(self, member: _Member) -> None:
+        target = member.linkname
+        if target.startswith("/"):
+            raise _Refusal(ExtractReason.LINK_ABSOLUTE, "a hard link to an absolute path")
+        try:
+            info = self.root.lstat(target)
+        except EscapeError as exc:
+            raise _Refusal(ExtractReason.LINK_OUTSIDE, "a hard link to a file outside",
+                           exc) from None
+        except FileNotFoundError as exc:
+            raise _Refusal(ExtractReason.LINK_MISSING, "a hard link to nothing", exc) from None
+        if st.S_ISDIR(info.st_mode):
+            raise _Refusal(ExtractReason.LINK_DIRECTORY, "a hard link to a directory")
+        if st.S_ISLNK(info.st_mode):
+            # linkat never follows: the result is one more name for this
+            # symlink, so it must lead inside as a symlink member must
+            self.check_link(target, self.root.readlink(target))
+        self.parents(member.name)
+        with open_parent(self.root, target, errno.EPERM) as src, \
+                open_parent(self.root, member.name, errno.EEXIST) as dst:
+            current = self.in_the_way(dst)
+            if current is None or (current.st_dev, current.st_ino) != (info.st_dev, info.st_ino):
+                self.link_into(src, dst, target)
+        if st.S_ISREG(info.st_mode):
+            # as tarfile: the member's (filtered) mode and mtime go to the file
+            if member.mode is not None:
+                chmod(self.root, member.name, member.mode, follow_symlinks=False)
+            if member.mtime is not None:
+                utime(self.root, member.name, (member.mtime, member.mtime),
+                      follow_symlinks=False)
+
+    def link_into(self, src: Parent, dst: Parent, target: str) -> None:
+        """Hard-link ``src`` at ``dst`` (under a temporary name, renamed into
+        place); a copy where the filesystem cannot link."""
+        tmp = temp_name(dst.name)
+        try:
+            self.backend.link_at(src.fd, src.name, dst.fd, tmp)
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
+                raise
+            self.copy(target, dst)  # the filesystem cannot link: copy, as tarfile does
+            return
+        try:
+            self.in_the_way(dst)
+            self.backend.rename_at(dst.fd, tmp, dst.fd, dst.name)
+        except BaseException:
+            self.backend.unlink_at(dst.fd, tmp)
+            raise
+
+    def copy(self, source: str, dst: Parent) -> None:
+        fd = self.root.open(source, os.O_RDONLY)
+        try:
+            def fill(out: int) -> None:
+                while chunk := self.backend.read(fd, _CHUNK):
+                    view = memoryview(chunk)
+                    while view:
+                        view = view[os.write(out, view):]
+            replace_in(self.backend, dst.fd, dst.name, fill, current=self.in_the_way(dst),
+                       mode=None, fsync=False, exclusive=False)
+        finally:
+            self.backend.close(fd)
+
+    def finish(self) -> None:
+        """Directory mtimes, deepest (latest) first: making their content
+        changed them."""
+        for name, mtime in reversed(self.dirs):
+            try:
+                utime(self.root, name, (mtime, mtime))
+            except OSError:
+                pass  # gone since (a concurrent change): nothing to date
+
+
+def extract(root: RootAPI, archive: Archive, *, stop_on_refusal: bool = False) -> Extraction:
+    """Extract ``archive`` beneath ``root`` (module docstring); return what
+    was extracted and refused.
+
+    Raises ``TypeError`` for something that is no archive,
+    ``tarfile.ReadError`` / ``zipfile.BadZipFile`` for a damaged one, and
+    ``OSError`` for errors of the environment (``ENOSPC``, ``EIO``,
+    ``EACCES``...), with the extraction then incomplete.
+    """
+    extractor = _Extractor(root)
+    result = extractor.result
+    try:
+        with _members(archive) as members:
+            for member in members:
+                refused = extractor.member(member)
+                if refused is not None:
+                    result.refused.append(refused)
+                    if stop_on_refusal:
+                        result.stopped = True
+                        break
+    finally:
+        extractor.finish()
+    return result

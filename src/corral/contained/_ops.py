@@ -1,0 +1,101 @@
+"""The surface operations as methods of ``Root`` (a mixin it inherits).
+
+Each method is one line that hands the root to the module doing the work;
+the docstrings say what each does and raises.  Names and signatures are
+those of ``os``, ``shutil`` and ``pathlib`` (``open_file`` is ``open``), so
+a Python user knows them; every one resolves beneath the root and never
+follows a symlink out.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import IO, Any
+
+from . import _extract, _fileobj, _ops_link, _ops_meta, _ops_rmtree
+from ._extract import Archive, Extraction
+from ._ops_meta import Ns, Times
+from ._ops_resolve import RootAPI
+from ._ops_rmtree import OnExc
+from ._pathview import RootPath, ViewRoot
+
+__all__ = ["RootSurface"]
+
+
+class RootSurface:
+    """Operations added to ``Root`` beyond the core's (module docstring)."""
+
+    # -- file objects and text --------------------------------------------
+    def open_file(self: RootAPI, path: object, mode: str = "r", buffering: int = -1,
+                  encoding: str | None = None, errors: str | None = None,
+                  newline: str | None = None) -> IO[Any]:
+        """``open()`` beneath the root: a real Python file object (see
+        :func:`corral.contained._fileobj.open_file`)."""
+        return _fileobj.open_file(self, path, mode, buffering, encoding, errors, newline)
+
+    def read_text(self: RootAPI, path: object, encoding: str | None = None,
+                  errors: str | None = None, newline: str | None = None) -> str:
+        """``pathlib.Path.read_text`` beneath the root."""
+        return _fileobj.read_text(self, path, encoding, errors, newline)
+
+    def write_text(self: RootAPI, path: object, data: str, encoding: str | None = None,
+                   errors: str | None = None, newline: str | None = None, *,
+                   mode: int | None = None, fsync: bool = True, exclusive: bool = False,
+                   follow_symlinks: bool = True) -> int:
+        """``pathlib.Path.write_text``, atomic like :meth:`write_bytes`."""
+        return _fileobj.write_text(self, path, data, encoding, errors, newline, mode=mode,
+                                   fsync=fsync, exclusive=exclusive,
+                                   follow_symlinks=follow_symlinks)
+
+    # -- metadata ------------------------------------------------------------
+    def chmod(self: RootAPI, path: object, mode: int, *, follow_symlinks: bool = True) -> None:
+        """``os.chmod`` on the pinned resolved target (``_ops_meta``)."""
+        _ops_meta.chmod(self, path, mode, follow_symlinks=follow_symlinks)
+
+    def chown(self: RootAPI, path: object, uid: int, gid: int, *,
+              follow_symlinks: bool = True) -> None:
+        """``os.chown`` on the pinned resolved target (``_ops_meta``)."""
+        _ops_meta.chown(self, path, uid, gid, follow_symlinks=follow_symlinks)
+
+    def utime(self: RootAPI, path: object, times: Times = None, *, ns: Ns = None,
+              follow_symlinks: bool = True) -> None:
+        """``os.utime`` on the pinned resolved target (``_ops_meta``)."""
+        _ops_meta.utime(self, path, times, ns=ns, follow_symlinks=follow_symlinks)
+
+    def truncate(self: RootAPI, path: object, length: int) -> None:
+        """``os.truncate`` beneath the root (``_ops_meta``)."""
+        _ops_meta.truncate(self, path, length)
+
+    # -- links, copies, trees --------------------------------------------------
+    def link(self: RootAPI, src: object, dst: object) -> None:
+        """``os.link(src, dst, follow_symlinks=False)``, both ends beneath
+        the root (``_ops_link``)."""
+        _ops_link.link(self, src, dst)
+
+    def copyfile(self: RootAPI, src: object, dst: object, *, follow_symlinks: bool = True,
+                 fsync: bool = True) -> object:
+        """``shutil.copyfile``, fd to fd, atomic at ``dst`` (``_ops_link``)."""
+        return _ops_link.copyfile(self, src, dst, follow_symlinks=follow_symlinks, fsync=fsync)
+
+    def rmtree(self: RootAPI, path: object, ignore_errors: bool = False,
+               onexc: OnExc | None = None) -> None:
+        """``shutil.rmtree``, fd-based, never following a link (``_ops_rmtree``)."""
+        _ops_rmtree.rmtree(self, path, ignore_errors, onexc)
+
+    # -- archives -------------------------------------------------------------
+    def extract(self: RootAPI, archive: Archive, *,
+                stop_on_refusal: bool = False) -> Extraction:
+        """Extract a tar or zip archive beneath the root with tarfile's
+        "data" filter semantics, every member made through the root
+        (``_extract``).  Returns what was extracted and what was refused."""
+        return _extract.extract(self, archive, stop_on_refusal=stop_on_refusal)
+
+    # -- the pathlib-style view -------------------------------------------------
+    def joinpath(self: ViewRoot, *parts: str | PurePosixPath) -> RootPath:
+        """A :class:`RootPath` of ``parts`` joined (none: the root itself),
+        with pathlib's methods, each through the root."""
+        return RootPath(self, PurePosixPath(".", *parts))
+
+    def __truediv__(self: ViewRoot, other: str | PurePosixPath) -> RootPath:
+        """``root / "src" / "app.py"``: a :class:`RootPath`."""
+        return RootPath(self, other)

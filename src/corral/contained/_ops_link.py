@@ -1,0 +1,157 @@
+"""``link`` and ``copyfile`` beneath a root.
+
+``link(src, dst)`` is ``os.link(src, dst, follow_symlinks=False)``: both
+parents are resolved by the root and ``linkat`` runs on the two names
+without ``AT_SYMLINK_FOLLOW``, so a final symlink at ``src`` is linked
+itself (a second name for the link), never its target: an in-root symlink
+to an outside file cannot become an in-root hard link to that file.
+
+``copyfile(src, dst)`` is ``shutil.copyfile``: the content of ``src`` (a
+final in-root symlink followed) is copied fd to fd (``copy_file_range``,
+else ``sendfile``, else read/write) into a temporary file beside ``dst``,
+which is then renamed over ``dst`` (``_replace.replace_in``: atomic, and an
+existing ``dst`` keeps its mode, owner and xattrs as an in-place copy
+would).  A final in-root symlink at ``dst`` is followed, as ``shutil``
+writes through it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import stat as st
+
+from . import _paths
+from ._backend import Backend, _under_pyfakefs
+from ._errors import SpecialFileError, contained_error
+from ._ops_resolve import Parent, RootAPI, open_parent, rename_error
+from ._replace import replace_in
+
+__all__ = ["copyfile", "link"]
+
+_CHUNK = 1 << 20
+_SPECIAL_KINDS = {st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
+                  st.S_IFBLK: "block_device"}
+# copy_file_range / sendfile cannot do this pair of fds: use the next way
+_NO_FAST_COPY = frozenset({errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP,
+                           errno.ENOTSUP, errno.EBADF, errno.EPERM})
+
+
+def _lstat_or_none(backend: Backend, parent: Parent) -> os.stat_result | None:
+    try:
+        return backend.lstat_at(parent.fd, parent.name)
+    except FileNotFoundError:
+        return None
+
+
+def link(root: RootAPI, src: object, dst: object) -> None:
+    """Make ``dst`` a hard link to ``src`` (module docstring).
+
+    Raises what the root raises for either path (escapes, missing parents),
+    and the kernel's answers: ``EPERM`` for a directory, ``EEXIST`` for an
+    existing ``dst``, ``ENOENT`` for a missing ``src`` (errors name the end
+    that failed)."""
+    backend = root.backend
+    with open_parent(root, src, errno.EPERM) as s:
+        if s.must_be_dir:  # "src/" names what src leads to, as the kernel does
+            is_dir = st.S_ISDIR(root.stat(src).st_mode)
+            raise contained_error(errno.EPERM if is_dir else errno.ENOTDIR, s.text, s.text)
+        with open_parent(root, dst, errno.EEXIST) as d:
+            if d.must_be_dir:
+                present = _lstat_or_none(backend, d) is not None
+                raise contained_error(errno.EEXIST if present else errno.ENOENT, d.text, d.text)
+            try:
+                backend.link_at(s.fd, s.name, d.fd, d.name)
+            except OSError as exc:
+                blame = d.text if exc.errno == errno.EEXIST or \
+                    _lstat_or_none(backend, s) is not None else s.text
+                raise rename_error(exc, blame) from None
+
+
+def _copy_fd(src: int, dst: int) -> None:
+    """Copy all of ``src`` (from its offset) to ``dst``: copy_file_range,
+    sendfile, read/write, each tried while the previous says it cannot."""
+    if not _under_pyfakefs():  # fake fds must never reach a real system call
+        for fast in (_copy_range, _send):
+            try:
+                fast(src, dst)
+                return
+            except OSError as exc:
+                if exc.errno not in _NO_FAST_COPY:
+                    raise
+    while True:
+        chunk = os.read(src, _CHUNK)
+        if not chunk:
+            return
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(dst, view):]
+
+
+def _copy_range(src: int, dst: int) -> None:
+    if not hasattr(os, "copy_file_range"):
+        raise OSError(errno.ENOSYS, "no copy_file_range")
+    while os.copy_file_range(src, dst, _CHUNK):
+        pass
+
+
+def _send(src: int, dst: int) -> None:
+    if not hasattr(os, "sendfile"):
+        raise OSError(errno.ENOSYS, "no sendfile")
+    while os.sendfile(dst, src, None, _CHUNK):
+        pass
+
+
+def copyfile(root: RootAPI, src: object, dst: object, *, follow_symlinks: bool = True,
+             fsync: bool = True) -> object:
+    """Copy the content of ``src`` to ``dst``; return ``dst`` (module
+    docstring).  ``follow_symlinks=False`` with a symlink at ``src`` makes
+    ``dst`` a symlink with the same text (``FileExistsError`` if ``dst``
+    exists, as ``shutil``).
+
+    Raises ``shutil.SameFileError`` when both name one file,
+    ``IsADirectoryError`` for a directory at either end,
+    :class:`SpecialFileError` for a FIFO, socket or device at either end,
+    and what the root raises for either path."""
+    src_text, dst_text = _paths.as_text(src), _paths.as_text(dst)
+    if not follow_symlinks and st.S_ISLNK(root.lstat(src).st_mode):
+        root.symlink(root.readlink(src), dst)
+        return dst
+    backend = root.backend
+    sfd = root.open(src, os.O_RDONLY)
+    try:
+        source = backend.fstat(sfd)
+        if st.S_ISDIR(source.st_mode):
+            raise contained_error(errno.EISDIR, src_text, src_text)
+        _write_copy(root, sfd, source, src_text, dst_text, fsync)
+    finally:
+        backend.close(sfd)
+    return dst
+
+
+def _write_copy(root: RootAPI, sfd: int, source: os.stat_result, src_text: str, dst_text: str,
+                fsync: bool) -> None:
+    try:
+        target = root.realpath(dst_text, strict=False)  # dst's in-root link followed
+    except FileNotFoundError:
+        target = dst_text  # what is missing: the root says where, below
+    with open_parent(root, target, errno.EISDIR) as parent:
+        current = _lstat_or_none(root.backend, parent)
+        if current is not None:
+            if (current.st_dev, current.st_ino) == (source.st_dev, source.st_ino):
+                raise shutil.SameFileError(f"{src_text!r} and {dst_text!r} are the same file")
+            kind = st.S_IFMT(current.st_mode)
+            if kind == st.S_IFDIR:
+                raise contained_error(errno.EISDIR, dst_text, dst_text)
+            if kind in _SPECIAL_KINDS:
+                raise SpecialFileError("not a regular file", dst_text, component=dst_text,
+                                       kind=_SPECIAL_KINDS[kind])
+        def fill(fd: int) -> None:
+            _copy_fd(sfd, fd)
+
+        try:
+            replace_in(root.backend, parent.fd, parent.name, fill, current=current, mode=None,
+                       fsync=fsync, exclusive=False)
+        except OSError as exc:
+            raise rename_error(exc, dst_text) from None

@@ -1,0 +1,149 @@
+"""``chmod``, ``chown``, ``utime`` and ``truncate`` beneath a root.
+
+The metadata calls act on a *pinned* inode: the path is resolved once by the
+root into an ``O_PATH`` fd, and the change is made through that fd's
+``/proc/self/fd/N`` magic link, which the kernel resolves to exactly the
+pinned inode (a symlink itself, when the link was pinned).  Nothing is
+looked up by name between the decision and the change, so swapping the
+target or an ancestor for a symlink mid-call changes nothing outside (Go's
+CVE-2026-32282 was a check-then-``fchmodat`` race).  The magic link is
+checked to lead to the pinned inode before use, so a ``/proc`` that is not
+the process's procfs is refused (``ENOTSUP``) rather than trusted.
+
+Where there is no ``O_PATH`` or no ``/proc`` (macOS), the final name is
+resolved (in-root symlinks followed when ``follow_symlinks``) and acted on in
+its open parent directory with ``AT_SYMLINK_NOFOLLOW``: if the name is
+swapped for a symlink in between, the symlink itself is changed, which is
+inside the root.  On Linux ``chmod`` of a symlink itself is not possible
+(``lchmod``): ``follow_symlinks=False`` on a symlink raises
+``NotImplementedError``, as ``os.chmod`` does.
+
+``truncate`` opens the file for writing through the root (``O_WRONLY``:
+special files refused, a directory is ``EISDIR``) and ``ftruncate``-s that
+fd.  Like ``os.truncate`` it changes the file in place, so a hard link's
+other names see it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as st
+from collections.abc import Callable
+
+from . import _paths
+from ._errors import contained_error
+from ._ops_resolve import O_PATH, RootAPI, open_parent, pin, rename_error
+
+__all__ = ["chmod", "chown", "utime", "truncate"]
+
+_PROC_FD = "/proc/self/fd"
+_MODE_MAX = 0o7777
+Times = tuple[float, float] | None
+Ns = tuple[int, int] | None
+
+
+def _proc_available() -> bool:
+    return bool(O_PATH) and os.path.isdir(_PROC_FD)
+
+
+def _magic(fd: int, text: str) -> str:
+    """``/proc/self/fd/<fd>`` after checking that it leads to ``fd``'s inode."""
+    path = f"{_PROC_FD}/{fd}"
+    try:
+        via = os.stat(path)
+    except OSError as exc:
+        raise contained_error(errno.ENOTSUP, text, text) from exc
+    mine = os.fstat(fd)
+    if (via.st_dev, via.st_ino) != (mine.st_dev, mine.st_ino):
+        raise contained_error(errno.ENOTSUP, text, text)
+    return path
+
+
+def _on_pinned(root: RootAPI, path: object, follow: bool,
+               act: Callable[[str, os.stat_result], None]) -> None:
+    """``act(magic path, fstat)`` on the pinned inode of ``path``."""
+    with pin(root, path, follow=follow) as fd:
+        text = _paths.as_text(path)
+        magic = _magic(fd, text)
+        try:
+            act(magic, os.fstat(fd))
+        except OSError as exc:
+            raise rename_error(exc, text) from None
+
+
+def _on_name(root: RootAPI, path: object, follow: bool,
+             act: Callable[[str, int], None]) -> None:
+    """``act(name, parent fd)`` on the final name of ``path`` (its in-root
+    link target with ``follow``), never following that name."""
+    target = root.realpath(path) if follow else path
+    with open_parent(root, target, errno.EINVAL) as parent:
+        try:
+            act(parent.name, parent.fd)
+        except OSError as exc:
+            raise rename_error(exc, parent.text) from None
+
+
+def chmod(root: RootAPI, path: object, mode: int, *, follow_symlinks: bool = True) -> None:
+    """``os.chmod`` beneath the root (module docstring).  ``mode`` is 0 to
+    0o7777 (``EINVAL`` beyond).  Raises what ``Root.open`` raises, the
+    kernel's errno, and ``NotImplementedError`` for a symlink itself on
+    Linux."""
+    if not isinstance(mode, int) or isinstance(mode, bool) or not 0 <= mode <= _MODE_MAX:
+        raise OSError(errno.EINVAL, "mode must be 0 to 0o7777", _paths.as_text(path))
+    if _proc_available():
+        def change(magic: str, info: os.stat_result) -> None:
+            if st.S_ISLNK(info.st_mode):
+                raise NotImplementedError("chmod: follow_symlinks unavailable on this platform")
+            os.chmod(magic, mode)
+        _on_pinned(root, path, follow_symlinks, change)
+        return
+    _on_name(root, path, follow_symlinks,
+             lambda name, dfd: os.chmod(name, mode, dir_fd=dfd, follow_symlinks=False))
+
+
+def chown(root: RootAPI, path: object, uid: int, gid: int, *,
+          follow_symlinks: bool = True) -> None:
+    """``os.chown`` beneath the root (module docstring); ``-1`` leaves an id
+    as it is.  Raises what ``Root.open`` raises and the kernel's errno
+    (``EPERM`` where the caller may not give the file away)."""
+    if _proc_available():
+        _on_pinned(root, path, follow_symlinks, lambda magic, info: os.chown(magic, uid, gid))
+        return
+    _on_name(root, path, follow_symlinks,
+             lambda name, dfd: os.chown(name, uid, gid, dir_fd=dfd, follow_symlinks=False))
+
+
+def utime(root: RootAPI, path: object, times: Times = None, *, ns: Ns = None,
+          follow_symlinks: bool = True) -> None:
+    """``os.utime`` beneath the root (module docstring): ``times`` as
+    ``(atime, mtime)`` seconds or ``ns`` as nanoseconds, not both
+    (``ValueError``); neither sets both to now."""
+    if times is not None and ns is not None:
+        raise ValueError("utime: you may specify either 'times' or 'ns' but not both")
+    if _proc_available():
+        _on_pinned(root, path, follow_symlinks,
+                   lambda magic, info: _set_times(magic, times, ns, None, True))
+        return
+    _on_name(root, path, follow_symlinks,
+             lambda name, dfd: _set_times(name, times, ns, dfd, False))
+
+
+def _set_times(target: str, times: Times, ns: Ns, dir_fd: int | None, follow: bool) -> None:
+    if ns is None:
+        os.utime(target, times, dir_fd=dir_fd, follow_symlinks=follow)
+    else:
+        os.utime(target, ns=ns, dir_fd=dir_fd, follow_symlinks=follow)
+
+
+def truncate(root: RootAPI, path: object, length: int) -> None:
+    """``os.truncate`` beneath the root (module docstring).  Raises what
+    ``Root.open(path, O_WRONLY)`` raises and the kernel's errno (``EINVAL``
+    for a negative length)."""
+    fd = root.open(path, os.O_WRONLY)
+    try:
+        os.ftruncate(fd, length)
+    except OSError as exc:
+        raise rename_error(exc, _paths.as_text(path)) from None
+    finally:
+        root.backend.close(fd)

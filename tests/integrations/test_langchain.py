@@ -1,0 +1,62 @@
+"""LangChain: StructuredTools driven by the framework's GenericFakeChatModel
+in a tool-calling loop; refusals are ToolMessages with status="error" whose
+content is the refusal envelope, and the loop goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.tools import StructuredTool
+
+from corral.integrations import langchain_tools
+from corral.tools._hosts import published_schema
+from support import SUCCEEDING, in_order
+
+
+def _call(name, args, call_id):
+    return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
+
+
+def test_a_tool_calling_loop_recovers_from_a_refusal(toolbox):
+    tools = {tool.name: tool for tool in langchain_tools(toolbox)}
+    model = GenericFakeChatModel(messages=iter([
+        AIMessage("", tool_calls=[_call("read_file", {"path": "src/utl.py"}, "c1")]),
+        AIMessage("", tool_calls=[_call("read_file", {"path": "src/util.py"}, "c2")]),
+        AIMessage("util returns 1"),
+    ]))
+    messages = [HumanMessage("What does util return?")]
+    while True:
+        reply = model.invoke(messages)
+        messages.append(reply)
+        if not reply.tool_calls:
+            break
+        messages += [tools[call["name"]].invoke(call) for call in reply.tool_calls]
+    assert messages[-1].content == "util returns 1"
+    refused, read = (m for m in messages if isinstance(m, ToolMessage))
+    assert refused.status == "error" and refused.tool_call_id == "c1"
+    envelope = json.loads(refused.content)
+    assert envelope["code"] == "NOT_FOUND" and envelope["hint"]
+    assert read.status == "success" and json.loads(read.content)["ok"] is True
+
+
+def test_every_tool_sync_and_async(toolbox, project):
+    tools = {tool.name: tool for tool in langchain_tools(toolbox)}
+    assert list(tools) == toolbox.names
+    for index, name in enumerate(in_order(list(tools))):
+        tool = tools[name]
+        assert isinstance(tool, StructuredTool)
+        call = _call(name, SUCCEEDING[name], f"c{index}")
+        # alternate the sync and the async path (await toolbox.acall)
+        message = tool.invoke(call) if index % 2 else asyncio.run(tool.ainvoke(call))
+        assert message.status == "success", (name, message.content)
+        assert json.loads(message.content)["ok"] is True
+    assert (project / "moved.txt").exists() and not (project / "src" / "util.py").exists()
+
+
+def test_tool_schemas_are_corral_schemas(toolbox):
+    for tool in langchain_tools(toolbox):
+        assert tool.args_schema == published_schema(toolbox.spec(tool.name).schema)
+        assert set(tool.args) == set(toolbox.spec(tool.name).schema["properties"])
