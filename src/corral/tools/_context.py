@@ -23,7 +23,7 @@ from ._limits import Limits
 from ._control import CancelToken, Progress, ProgressCallback
 from ._locate import Location, fd_location, locate
 from ._locks import hold as hold_locks
-from ._policy import Op, Policy
+from ._policy import Op, Policy, Scope
 from ._refusal import (Code, Kind, Refusal, cancelled, denied_rule, hardlink, host_denied,
                        host_unexpected, internal, outside_root, protected, read_only, secret,
                        swapped, time_limit)
@@ -313,6 +313,11 @@ class ToolContext:
         (``Op.SEARCH``: deny rules and secret files hide).  Count what is
         hidden, never name it."""
         return self.state.policy.visible(canonical, op)
+
+    def scope(self, canonical_dir: str, op: Op = Op.SEARCH) -> Scope:
+        """:meth:`visible` for the entries of one directory, one name test
+        each (for a walk): ``ctx.scope(dir).visible(name)``."""
+        return self.state.policy.scope(canonical_dir, op)
 
     def is_denied(self, rel: str) -> bool:
         """Whether a search must leave ``rel`` out (``not visible``, where

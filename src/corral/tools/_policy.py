@@ -34,7 +34,7 @@ import pathspec
 
 from ._refusal import Kind
 
-__all__ = ["Policy", "Op", "GIT_PROTECT", "HOST_CONFIG_PROTECT", "DEFAULT_PROTECT",
+__all__ = ["Policy", "Scope", "Op", "GIT_PROTECT", "HOST_CONFIG_PROTECT", "DEFAULT_PROTECT",
            "DEFAULT_SECRETS", "fold"]
 
 
@@ -189,17 +189,21 @@ class _Rules:
         self._suffixes = tuple(suffixes)
         self._prefixes = tuple(prefixes)
 
-    def _may_match(self, path: str) -> bool:
-        if self._always:
-            return True
-        names, suffixes, prefixes = self._names, self._suffixes, self._prefixes
-        return any(part in names or (suffixes and part.endswith(suffixes))
-                   or (prefixes and part.startswith(prefixes)) for part in path.split("/"))
+    def name_may_match(self, name: str) -> bool:
+        """Whether a pattern could match at the (folded) name ``name``."""
+        return self._always or name in self._names or bool(
+            (self._suffixes and name.endswith(self._suffixes))
+            or (self._prefixes and name.startswith(self._prefixes)))
+
+    def may_match(self, path: str) -> bool:
+        return self._always or any(self.name_may_match(part) for part in path.split("/"))
 
     def match(self, path: str) -> bool:
         """Whether ``path`` (folded, no trailing '/') or an ancestor is covered."""
-        if not self._may_match(path):
-            return False
+        return self.may_match(path) and self.decide(path)
+
+    def decide(self, path: str) -> bool:
+        """:meth:`match` without the quick test (the caller did it)."""
         return bool(self._spec.match_file(path) or self._spec.match_file(path + "/"))
 
 
@@ -297,6 +301,22 @@ class Policy:
         """Whether an entry may be shown (listed, searched) at all."""
         return self.rule(canonical, op) is None
 
+    def scope(self, canonical_dir: str, op: Op = Op.SEARCH) -> Scope:
+        """The decisions for the entries of one directory (canonical path):
+        ``scope.visible(name)`` costs one test of the name when the rules
+        cannot match anywhere above it (a tree walk's common case)."""
+        base = "" if canonical_dir in (".", "") else fold(canonical_dir.rstrip("/"))
+        sets = [self._deny]
+        if op.mutates:
+            sets.append(self._protect)
+        if op in _SECRET_OPS:
+            sets.append(self._secrets)
+        checks = tuple((rules, bool(base) and rules.may_match(base))
+                       for rules in sets if rules is not None)
+        dirs = self._dirs if op.mutates else ()
+        return Scope(base, checks, dirs)
+
+
     # -- what the host is told ------------------------------------------------------
     def describe(self) -> list[str]:
         """The effective policy, one line each (``corral serve`` prints these
@@ -321,3 +341,27 @@ class Policy:
 
 def _listed(patterns: Sequence[str]) -> str:
     return ", ".join(p.removeprefix("**/") for p in patterns) if patterns else "none"
+
+
+class Scope:
+    """The policy's answers for the entries of one directory (see
+    :meth:`Policy.scope`)."""
+
+    __slots__ = ("_prefix", "_checks", "_dirs")
+
+    def __init__(self, base: str, checks: tuple[tuple[_Rules, bool], ...],
+                 dirs: tuple[str, ...]) -> None:
+        self._prefix = base + "/" if base else ""
+        self._checks = checks
+        self._dirs = dirs
+
+    def visible(self, name: str) -> bool:
+        """Whether the entry ``name`` of this directory may be shown."""
+        if not self._checks and not self._dirs:
+            return True
+        folded = fold(name)
+        path = self._prefix + folded
+        for rules, above in self._checks:
+            if (above or rules.name_may_match(folded)) and rules.decide(path):
+                return False
+        return not any(path == d or path.startswith(d + "/") for d in self._dirs)
