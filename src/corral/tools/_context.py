@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from ..contained import EscapeError, Root
 from ._limits import Limits
 from ._control import CancelToken, Progress, ProgressCallback
-from ._locate import Location, fd_location, locate
+from ._locate import Location, fd_location, locate, root_path
 from ._locks import hold as hold_locks
 from ._policy import Op, Policy, Scope
 from ._refusal import (Code, Kind, Refusal, cancelled, denied_rule, hardlink, host_denied,
@@ -61,6 +61,7 @@ class ToolboxState:
         self.read_only = read_only
         self.authorizer = authorize
         self.policy = policy
+        self.root_path = root_path(root)  # for fd_location; stale only means "ask again"
         # runs a read-only tool inside a call (set by the toolbox): see ToolContext.try_tool
         self.runner: Callable[[str, dict[str, Any], ToolContext], dict[str, Any] | None] = \
             lambda name, args, ctx: None
@@ -299,7 +300,8 @@ class ToolContext:
             self.check_path(rel, op)
             raise
         try:
-            found = None if ".." in rel.split("/") else fd_location(self.root, fd)
+            found = None if ".." in rel.split("/") else \
+                fd_location(self.root, fd, self.state.root_path)
             location = Location(found) if found is not None else self.locate(rel)
             self.check(location, op, shown=rel.rstrip("/") or ".")
         except BaseException:

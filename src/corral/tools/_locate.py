@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..contained import Root
 
-__all__ = ["Location", "locate", "fd_location", "git_dirs"]
+__all__ = ["Location", "locate", "fd_location", "root_path", "git_dirs"]
 
 _GITDIR_BYTES = 4096  # a ".git" file is one short line
 _F_GETPATH = 50  # macOS fcntl: the path of an open fd
@@ -100,12 +100,15 @@ def _stepwise(root: Root, parts: list[str], follow: bool) -> Location:
     return Location(canon, (), tuple(passed))
 
 
-def fd_location(root: Root, fd: int) -> str | None:
+def fd_location(root: Root, fd: int, top: str | None = None) -> str | None:
     """The canonical root-relative path of what ``fd`` (opened beneath
     ``root``) is, as the kernel names it now, or ``None`` when that cannot
-    be said (no such interface, a deleted file, a root that moved away)."""
+    be said (no such interface, a deleted file, a root that moved away).
+    ``top``: the root's own path as the kernel named it before (see
+    :func:`root_path`); a stale one only makes this answer ``None``."""
     here = _fd_path(fd)
-    top = _fd_path(root.fileno())
+    if top is None:
+        top = _fd_path(root.fileno())
     if here is None or top is None:
         return None
     if here == top:
@@ -115,6 +118,11 @@ def fd_location(root: Root, fd: int) -> str | None:
     if here.startswith(top + "/"):
         return here[len(top) + 1:]
     return None
+
+
+def root_path(root: Root) -> str | None:
+    """The root directory's path as the kernel names it now."""
+    return _fd_path(root.fileno())
 
 
 def _fd_path(fd: int) -> str | None:

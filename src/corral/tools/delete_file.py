@@ -12,6 +12,7 @@ import hashlib
 import os
 from typing import Any
 
+from . import _read_cache as read_cache
 from ._context import ToolContext
 from ._policy import Op
 from ._refusal import not_directory, not_empty
@@ -79,6 +80,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ctx.authorize(DeleteRequest(rel, kind=kind, sha256=digest))
     with ctx.lock(rel):
         ctx.ensure_same(rel, (info.st_dev, info.st_ino), follow=False, mode=info.st_mode)
+        read_cache.forget(info.st_dev, info.st_ino)
         if kind == "directory":
             ctx.root.rmdir(rel)
         else:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import stat as st
 from typing import Any
 
+from ..contained import DirEntry, SpecialFileError
+
 from ._context import ToolContext
+from ._locate import Location
 from ._policy import Op
 from ._refusal import not_directory, special_kind
 from ._registry import Suggests, ToolSpec, success_schema
@@ -33,47 +37,62 @@ CHECK_EVERY = 256  # entries between two checkpoints
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
-    where = ctx.check_path(rel, Op.LIST)
-    info = ctx.root.stat(rel)
     shown = rel.rstrip("/") or "."
-    if not st.S_ISDIR(info.st_mode):
-        if st.S_ISREG(info.st_mode):
-            raise not_directory(shown, f"{shown} is a file, not a directory",
-                                "Use read_file to read a file; list_directory takes a directory.",
-                                suggest=("read_file", {"path": shown}))
-        kind = special_kind(info.st_mode).value
-        raise not_directory(shown, f"{shown} is a {kind.replace('_', ' ')}, not a directory",
-                            "Pass a directory; list_directory on its parent shows it.", type=kind)
-    ctx.authorize(ListRequest(shown))
+    info, where = _directory(ctx, rel, shown)
     identity = (info.st_dev, info.st_ino)
-    ctx.ensure_same(rel, identity)  # a swap during authorization fails closed
+    ctx.authorize(ListRequest(shown))
+    if ctx.asks_host:
+        ctx.ensure_same(rel, identity)  # a swap during authorization fails closed
     entries = sorted(ctx.root.scandir(rel, stat=True), key=lambda e: e.name)
     ctx.ensure_same(rel, identity)  # and one while listing
+    scope = ctx.scope(where.path, Op.LIST)
     limit = ctx.limits.list_entries
     shown_entries: list[dict[str, Any]] = []
     denied = 0
-    for index, entry in enumerate(entries):
-        if index % CHECK_EVERY == CHECK_EVERY - 1:
-            ctx.checkpoint()
-        if not ctx.visible(f"{where.path}/{entry.name}" if where.path != "." else entry.name,
-                           Op.LIST):
-            denied += 1
-            continue
-        if len(shown_entries) == limit:
-            continue  # counted in total below
-        item: dict[str, Any] = {"name": entry.name, "kind": entry.kind}
-        if entry.kind == "file":
-            try:
-                item["size"] = entry.stat(follow_symlinks=False).st_size
-            except OSError:
-                pass  # removed since listing: keep the name, say nothing more
-        shown_entries.append(item)
+    for start in range(0, len(entries), CHECK_EVERY):
+        ctx.checkpoint()
+        for entry in entries[start:start + CHECK_EVERY]:
+            if not scope.visible(entry.name):
+                denied += 1
+            elif len(shown_entries) < limit:  # the rest are counted in total below
+                shown_entries.append(_item(entry))
     total = len(entries) - denied
     result: dict[str, Any] = {"path": shown, "entries": shown_entries,
                               "truncated": total > len(shown_entries), "total": total}
     if denied:
         result["denied"] = denied
     return result
+
+
+def _item(entry: DirEntry) -> dict[str, Any]:
+    kind = entry.kind
+    if kind != "file":
+        return {"name": entry.name, "kind": kind}
+    try:
+        return {"name": entry.name, "kind": kind, "size": entry.stat(follow_symlinks=False).st_size}
+    except OSError:  # removed since listing: keep the name, say nothing more
+        return {"name": entry.name, "kind": kind}
+
+
+def _directory(ctx: ToolContext, rel: str, shown: str) -> tuple[os.stat_result, Location]:
+    """The directory's stat and where it really is (the policy checked there);
+    anything else is refused, a file with a read_file suggestion."""
+    try:
+        fd, where = ctx.open_checked(rel, Op.LIST, os.O_RDONLY | os.O_DIRECTORY)
+    except (NotADirectoryError, SpecialFileError):
+        info = ctx.root.stat(rel)
+        if st.S_ISREG(info.st_mode):
+            raise not_directory(shown, f"{shown} is a file, not a directory",
+                                "Use read_file to read a file; list_directory takes a directory.",
+                                suggest=("read_file", {"path": shown})) from None
+        kind = special_kind(info.st_mode).value
+        raise not_directory(shown, f"{shown} is a {kind.replace('_', ' ')}, not a directory",
+                            "Pass a directory; list_directory on its parent shows it.",
+                            type=kind) from None
+    try:
+        return os.fstat(fd), where
+    finally:
+        os.close(fd)
 
 
 OUTPUT_SCHEMA = success_schema({

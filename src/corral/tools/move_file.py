@@ -17,6 +17,7 @@ import posixpath
 import stat as st
 from typing import Any
 
+from . import _read_cache as read_cache
 from ._context import ToolContext
 from ._locate import Location
 from ._policy import Op
@@ -100,6 +101,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         ctx.ensure_same(dst, None if existing is None else (existing.st_dev, existing.st_ino),
                         follow=False, mode=None if existing is None else existing.st_mode)
         created = ctx.root.makedirs(parent, exist_ok=True) if creates else []
+        if existing is not None:
+            read_cache.forget(existing.st_dev, existing.st_ino)
         try:
             ctx.root.rename(src, dst, replace=overwrite)
         except FileExistsError:  # appeared since the check: never replaced

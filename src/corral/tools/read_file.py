@@ -18,6 +18,7 @@ import stat as st
 from typing import Any
 from collections.abc import Callable
 
+from . import _read_cache as read_cache
 from ._context import ToolContext
 from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, binary_file, directory_given, special_file,
@@ -73,7 +74,8 @@ def _cut_marker(cap: int, chars: int) -> str:
 class _Facts:
     """What one pass over the file found."""
 
-    __slots__ = ("sha256", "size", "bom", "endings", "total", "lines", "true_chars", "short_lines")
+    __slots__ = ("sha256", "size", "bom", "endings", "total", "lines", "true_chars", "short_lines",
+                 "crlf", "index_sep")
 
     def __init__(self) -> None:
         self.sha256 = ""
@@ -84,6 +86,8 @@ class _Facts:
         self.lines: list[str] = []  # the window, as text (long lines possibly only a head)
         self.true_chars: dict[int, int] = {}  # window index -> length of a line kept as a head
         self.short_lines = False  # known: no line is longer than the cap
+        self.crlf = False  # some line ends with \r\n
+        self.index_sep = b""  # the separator lines were split at (streaming path)
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -107,9 +111,10 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             ctx.check_hardlink(rel, info)
         if ctx.asks_host:
             ctx.authorize(ReadRequest(rel))
-        ctx.ensure_same(rel, (info.st_dev, info.st_ino))  # a swap during authorization fails closed
-        facts = _scan(rel, _Reader(backend.pread, fd, ctx.checkpoint), info.st_size, offset,
-                      limit, limits.read_line_chars, limits.read_bytes)
+            # a swap during authorization fails closed
+            ctx.ensure_same(rel, (info.st_dev, info.st_ino))
+        facts = _scan(rel, _Reader(backend.pread, fd, ctx.checkpoint), info, offset, limit,
+                      limits.read_line_chars, limits.read_bytes)
     finally:
         backend.close(fd)
 
@@ -179,22 +184,36 @@ def _not_regular(rel: str, info: os.stat_result) -> Refusal:
 class _Reader:
     """Positioned reads of one fd, each after the call's checkpoint."""
 
-    __slots__ = ("_pread", "_fd", "_checkpoint")
+    __slots__ = ("_pread", "fd", "_checkpoint")
 
     def __init__(self, pread: Callable[[int, int, int], bytes], fd: int,
                  checkpoint: Callable[[], None]) -> None:
         self._pread = pread
-        self._fd = fd
+        self.fd = fd
         self._checkpoint = checkpoint
 
     def __call__(self, size: int, offset: int) -> bytes:
         self._checkpoint()
-        return self._pread(self._fd, size, offset)
+        return self._pread(self.fd, size, offset)
 
 
-def _scan(rel: str, pread: _Reader, size: int, offset: int, limit: int, cap: int,
+def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: int, cap: int,
           budget: int) -> _Facts:
-    """One pass over the file: digest, facts, and the window ``[offset, offset+limit)``."""
+    """One pass over the file: digest, facts, and the window ``[offset, offset+limit)``;
+    for a large file already known unchanged, only the window's bytes."""
+    size = info.st_size
+    if size > FAST_BYTES:
+        known = read_cache.lookup(info)
+        if known is not None:
+            return _known(pread, known, offset, limit, cap, budget)
+        began = read_cache.started()
+        index: tuple[list[int], list[int]] = ([], [])
+        facts = _stream(rel, pread, size, pread(CHUNK, 0), offset, limit, cap, budget, index)
+        if facts.index_sep == b"\n" and _unchanged(pread.fd, info):
+            read_cache.store(info, began, sha256=facts.sha256, endings=facts.endings,
+                             bom=facts.bom, total=facts.total, crlf=facts.crlf,
+                             lines=index[0], offsets=index[1])
+        return facts
     if size <= FAST_BYTES:
         data = pread(size + 1, 0)
         # One byte more than fstat said was asked for: getting exactly the
@@ -206,7 +225,34 @@ def _scan(rel: str, pread: _Reader, size: int, offset: int, limit: int, cap: int
         first = data
     else:
         first = pread(CHUNK, 0)
-    return _stream(rel, pread, size, first, offset, limit, cap, budget)
+    return _stream(rel, pread, size, first, offset, limit, cap, budget, None)
+
+
+def _unchanged(fd: int, before: os.stat_result) -> bool:
+    now = os.fstat(fd)
+    return (now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
+        before.st_size, before.st_mtime_ns, before.st_ctime_ns)
+
+
+def _known(pread: _Reader, known: read_cache.Whole, offset: int, limit: int, cap: int,
+           budget: int) -> _Facts:
+    """The window of a file whose whole-file facts are known: read from the
+    indexed line at or before ``offset`` only as far as the window needs."""
+    facts = _Facts()
+    facts.sha256, facts.size, facts.endings, facts.bom = (known.sha256, known.size,
+                                                          known.endings, known.bom)
+    line, pos = known.start_before(offset, len(_BOM8) if known.bom else 0)
+    window = _Window(b"\n", offset, limit, cap, budget)
+    window.lineno = line
+    while window.lineno < window.end and pos < known.size:
+        chunk = pread(CHUNK, pos)
+        if not chunk:
+            break
+        window.feed(chunk)
+        pos += len(chunk)
+    window.finish(facts, strip_cr=known.crlf)
+    facts.total = known.total
+    return facts
 
 
 def _whole(rel: str, data: bytes, offset: int, limit: int, cap: int) -> _Facts:
@@ -257,9 +303,10 @@ def _whole(rel: str, data: bytes, offset: int, limit: int, cap: int) -> _Facts:
 
 
 def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limit: int,
-            cap: int, budget: int) -> _Facts:
+            cap: int, budget: int, index: tuple[list[int], list[int]] | None) -> _Facts:
     """The streaming path: one pass that hashes, validates and counts the
-    whole file and keeps only the window (a long line only as a head)."""
+    whole file and keeps only the window (a long line only as a head);
+    ``index`` gets the first line starting in each chunk (number, offset)."""
     facts = _Facts()
     digest = hashlib.sha256()
     while len(first) < 4:  # byte order marks are up to 4 bytes
@@ -287,6 +334,11 @@ def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limi
             crlf += chunk.count(b"\r\n") + (1 if prev_cr and chunk[:1] == b"\n" else 0)
             prev_cr = chunk[-1:] == b"\r"
         returns += r
+        if index is not None:
+            first_break = chunk.find(b"\n")
+            if first_break >= 0:
+                index[0].append(newlines + 2)
+                index[1].append(pos + first_break + 1)
         newlines += window.feed(chunk[skip:] if pos == 0 and skip else chunk)
         pos += len(chunk)
         chunk = pread(CHUNK, pos)
@@ -307,6 +359,7 @@ def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limi
             window.feed(chunk)
             at += len(chunk)
     window.finish(facts, strip_cr=bool(crlf) and window.sep == b"\n")
+    facts.crlf, facts.index_sep = bool(crlf), window.sep
     return facts
 
 
@@ -401,7 +454,10 @@ def _no_long_run(data: bytes, sep: bytes, cap: int) -> bool:
     if width < 1:
         return False
     find = data.find
-    return all(find(sep, start, start + width) >= 0 for start in range(0, len(data), width))
+    for start in range(0, len(data), width):  # noqa: SIM110 - a loop is faster than all()
+        if find(sep, start, start + width) < 0:
+            return False
+    return True
 
 
 def _check_text_start(rel: str, head: bytes) -> None:

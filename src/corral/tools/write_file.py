@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._classify import close_paths
+from . import _read_cache as read_cache
 from ._context import Identity, ToolContext
 from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, not_directory, sha256_mismatch, special_file,
@@ -108,6 +109,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                                    creates_directories=tuple(plan.creates)))
         _recheck(ctx, plan)  # nothing may have moved while the host was deciding
         created = _makedirs(ctx, rel, plan.parent, dry_run=False) if plan.creates else []
+        if plan.current is not None:
+            read_cache.forget(plan.current.st_dev, plan.current.st_ino)
         ctx.root.write_bytes(rel, data, exclusive=plan.current is None, follow_symlinks=False)
 
     current = plan.current
