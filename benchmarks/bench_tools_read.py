@@ -38,7 +38,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from _common import Record, interleave, record
 from corral.contained import Root
