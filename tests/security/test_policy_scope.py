@@ -37,3 +37,17 @@ def test_scope_agrees_on_generated_paths(parts, name):
     directory = "/".join(parts) or "."
     path = name if directory == "." else f"{directory}/{name}"
     assert policy.scope(directory).visible(name) == policy.visible(path)
+
+
+def test_beneath_decides_as_if_every_path_had_the_base(tmp_path):
+    outer = Policy.build(deny=["proj/private/**"], protect=["proj/deploy/*.sh"])
+    inner = outer.beneath("proj")
+    assert inner.rule("private/a.txt", Op.READ) is not None
+    assert inner.rule("deploy/run.sh", Op.CREATE) is not None
+    assert inner.rule("deploy/run.sh", Op.READ) is None
+    assert inner.rule("src/a.py", Op.CREATE) is None
+    assert not inner.scope("private").visible("x")
+    assert Policy.default().beneath(".git").rule(".", Op.CREATE) is not None  # a root inside .git
+    assert Policy.default().beneath(".git").rule("hooks/pre-commit", Op.CREATE) is not None
+    assert inner.extended(protect_dirs=["store"]).rule("store/hooks/x", Op.CREATE) is not None
+    assert outer.rule("store/hooks/x", Op.CREATE) is None

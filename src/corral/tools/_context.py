@@ -65,6 +65,9 @@ class ToolboxState:
         # runs a read-only tool inside a call (set by the toolbox): see ToolContext.try_tool
         self.runner: Callable[[str, dict[str, Any], ToolContext], dict[str, Any] | None] = \
             lambda name, args, ctx: None
+        # runs any offered tool inside a call (set by the toolbox): see ToolContext.call
+        self.caller: Callable[[str, Any, ToolContext], dict[str, Any]] = \
+            lambda name, args, ctx: internal().envelope()
         self._stores: dict[Callable[[], Any], Any] = {}
         self._stores_guard = threading.Lock()
         # Absolute paths a model may use for files inside the root: the path
@@ -119,6 +122,16 @@ class ToolContext:
                             progress=None, asks_host=False)
         other._deadline = self._deadline
         return other
+
+    def call(self, name: str, args: Any) -> dict[str, Any]:
+        """The envelope of tool ``name`` run with ``args`` as part of this
+        call (its deadline and cancel tokens; the host is asked as for the
+        model's own calls; a suggested call is verified): for a tool that
+        runs others (read_files)."""
+        nested = ToolContext(self.state, name, seconds=self.seconds, cancel=self._cancel,
+                             progress=None, asks_host=self._asks_host)
+        nested._deadline = self._deadline
+        return self.state.caller(name, args, nested)
 
     def try_tool(self, name: str, args: dict[str, Any]) -> dict[str, Any] | None:
         """The success envelope of the read-only tool ``name`` run with

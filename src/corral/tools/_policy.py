@@ -223,6 +223,7 @@ class Policy:
     deny: tuple[str, ...] = ()
     allow_git_writes: bool = False
     protect_dirs: tuple[str, ...] = field(default=())
+    base: str = ""  # where this policy's root is inside the root the patterns speak of
 
     @classmethod
     def default(cls) -> Policy:
@@ -246,9 +247,22 @@ class Policy:
                        allow_git_writes=allow_git_writes or not defaults)
 
     def extended(self, *, deny: Iterable[str] = (), protect_dirs: Iterable[str] = ()) -> Policy:
-        """This policy with more deny patterns and protected directories."""
+        """This policy with more deny patterns and protected directories
+        (canonical paths in this policy's own root)."""
         return replace(self, deny=self.deny + tuple(deny),
-                       protect_dirs=self.protect_dirs + tuple(protect_dirs))
+                       protect_dirs=self.protect_dirs + tuple(self._outer(d)
+                                                               for d in protect_dirs))
+
+    def beneath(self, base: str) -> Policy:
+        """The same rules for a root opened at the canonical path ``base``
+        inside this policy's root: every decision is made on ``base/path``,
+        so a client root below a server root is held to the server's rules."""
+        return replace(self, base=self._outer(base.strip("/") or "."))
+
+    def _outer(self, canonical: str) -> str:
+        if not self.base:
+            return canonical
+        return self.base if canonical in (".", "") else f"{self.base}/{canonical}"
 
     # -- decisions -------------------------------------------------------------
     @cached_property
@@ -281,9 +295,10 @@ class Policy:
         """The rule that refuses ``op`` on the canonical path ``canonical``
         (``Kind.DENY_RULE``, ``PROTECTED`` or ``SECRET``), or ``None``.
         Ancestors count: a pattern naming a directory covers what is in it."""
+        canonical = self._outer(canonical.rstrip("/") or ".")
         if canonical in (".", ""):
             return None
-        path = fold(canonical.rstrip("/"))
+        path = fold(canonical)
         if self._deny is not None and self._deny.match(path):
             return Kind.DENY_RULE
         if op.mutates and self._protected(path):
@@ -305,7 +320,8 @@ class Policy:
         """The decisions for the entries of one directory (canonical path):
         ``scope.visible(name)`` costs one test of the name when the rules
         cannot match anywhere above it (a tree walk's common case)."""
-        base = "" if canonical_dir in (".", "") else fold(canonical_dir.rstrip("/"))
+        outer = self._outer(canonical_dir.rstrip("/") or ".")
+        base = "" if outer in (".", "") else fold(outer)
         sets = [self._deny]
         if op.mutates:
             sets.append(self._protect)
@@ -327,6 +343,8 @@ class Policy:
         else:
             extra = f" (and {', '.join(self.protect_dirs)})" if self.protect_dirs else ""
             lines.append(f"git: .git/ is read-only{extra} (lift: --allow-git-writes)")
+        if self.base:
+            lines.append(f"rules apply as beneath {self.base}/")
         others = [p for p in self.protect if p not in GIT_PROTECT]
         lines.append(f"protected (read-only): {_listed(others)}")
         lines.append(f"secrets (not read or searched): {_listed(self.secrets)}")
@@ -336,7 +354,7 @@ class Policy:
     def as_dict(self) -> dict[str, Any]:
         return {"protect": list(self.protect), "secrets": list(self.secrets),
                 "deny": list(self.deny), "allowGitWrites": self.allow_git_writes,
-                "protectedDirectories": list(self.protect_dirs)}
+                "protectedDirectories": list(self.protect_dirs), "base": self.base}
 
 
 def _listed(patterns: Sequence[str]) -> str:

@@ -61,6 +61,7 @@ class Toolbox:
         self._offered = {name: spec for name, spec in self._tools.items()
                          if not (read_only and spec.mutates)}
         self._state.runner = self._try
+        self._state.caller = self._nested
 
     @property
     def names(self) -> list[str]:
@@ -143,6 +144,10 @@ class Toolbox:
         if ctx.notes:
             return {"ok": True, **result, "pathNotes": list(ctx.notes)}
         return {"ok": True, **result}
+
+    def _nested(self, name: str, args: Any, ctx: ToolContext) -> dict[str, Any]:
+        outcome = self._run(name, args, ctx)
+        return outcome if isinstance(outcome, dict) else self._verified(outcome, ctx).envelope()
 
     def _try(self, name: str, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any] | None:
         if name not in self._read_only_tools:
