@@ -318,8 +318,8 @@ def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limi
     facts.bom = first.startswith(_BOM8)
     skip = len(_BOM8) if facts.bom else 0  # the BOM is not part of line 1
     window = _Window(b"\n", offset, limit, cap, budget)
-    newlines = returns = crlf = 0
-    prev_cr = False
+    returns = _Returns()
+    newlines = 0
     carry = b""  # an incomplete UTF-8 sequence at the end of the last chunk
     pos = 0
     chunk = first
@@ -329,25 +329,19 @@ def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limi
             raise _binary(rel, max(size, pos + len(chunk)))
         if carry or not chunk.isascii():
             carry = _validate(rel, carry, chunk, pos, newlines, size)
-        r = chunk.count(b"\r")
-        if r or prev_cr:
-            crlf += chunk.count(b"\r\n") + (1 if prev_cr and chunk[:1] == b"\n" else 0)
-            prev_cr = chunk[-1:] == b"\r"
-        returns += r
+        returns.feed(chunk)
         if index is not None:
-            first_break = chunk.find(b"\n")
-            if first_break >= 0:
-                index[0].append(newlines + 2)
-                index[1].append(pos + first_break + 1)
+            _index_chunk(index, chunk, newlines, pos)
         newlines += window.feed(chunk[skip:] if pos == 0 and skip else chunk)
         pos += len(chunk)
         chunk = pread(CHUNK, pos)
     if carry:
         raise _undecodable(rel, pos, newlines + 1, pos - len(carry))
+    crlf = returns.crlf
     facts.size = pos
     facts.sha256 = digest.hexdigest()
-    facts.endings = _endings(newlines - crlf, crlf, returns - crlf)
-    if newlines == 0 and returns:
+    facts.endings = _endings(newlines - crlf, crlf, returns.count - crlf)
+    if newlines == 0 and returns.count:
         # Lone \r endings only (rare): gather the window again, split at \r.
         # Nothing is trusted from this second read but the window itself.
         window = _Window(b"\r", offset, limit, cap, budget)
@@ -361,6 +355,33 @@ def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limi
     window.finish(facts, strip_cr=bool(crlf) and window.sep == b"\n")
     facts.crlf, facts.index_sep = bool(crlf), window.sep
     return facts
+
+
+class _Returns:
+    """Counts ``\\r`` and ``\\r\\n`` over chunks fed in order (a pair may
+    straddle two chunks)."""
+
+    __slots__ = ("count", "crlf", "_pending")
+
+    def __init__(self) -> None:
+        self.count = self.crlf = 0
+        self._pending = False  # the last chunk ended with \r
+
+    def feed(self, chunk: bytes) -> None:
+        r = chunk.count(b"\r")
+        if r or self._pending:
+            self.crlf += chunk.count(b"\r\n") + (1 if self._pending and chunk[:1] == b"\n" else 0)
+            self._pending = chunk[-1:] == b"\r"
+        self.count += r
+
+
+def _index_chunk(index: tuple[list[int], list[int]], chunk: bytes, newlines: int,
+                 pos: int) -> None:
+    """Note the first line that starts in ``chunk`` (its number and offset)."""
+    first_break = chunk.find(b"\n")
+    if first_break >= 0:
+        index[0].append(newlines + 2)
+        index[1].append(pos + first_break + 1)
 
 
 class _Window:
