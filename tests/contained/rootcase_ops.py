@@ -114,6 +114,26 @@ def root_scandir(root: Root, tree: Tree, path):
     return sorted((e.name, e.kind, e.path) for e in root.scandir(path))
 
 
+def root_handle_r(root: Root, tree: Tree, path):
+    with root.open_handle(path) as handle:
+        return (*_read_fd(handle.fd), handle.path)
+
+
+def _target_row(target) -> tuple:
+    info = target.lstat()
+    return (target.path, target.parent, target.name, None if info is None else ident(info))
+
+
+def root_target_l(root: Root, tree: Tree, path):
+    with root.target(path) as target:
+        return _target_row(target)
+
+
+def root_target_f(root: Root, tree: Tree, path):
+    with root.target(path, follow_final=True) as target:
+        return _target_row(target)
+
+
 # -- the os side (the oracle) ---------------------------------------------------
 
 def os_open_r(tree: Tree, host):
@@ -175,6 +195,64 @@ def os_realpath(tree: Tree, host):
     real = os.path.realpath(host)
     return _text(os.path.relpath(real, os.fsencode(tree.ws) if isinstance(real, bytes)
                                  else tree.ws))
+
+
+def _rel(tree: Tree, real) -> str:
+    top = os.fsencode(tree.ws) if isinstance(real, bytes) else str(tree.ws)
+    return _text(os.path.relpath(real, top))
+
+
+def os_handle_r(tree: Tree, host):
+    return (*os_open_r(tree, host), os_realpath(tree, host))
+
+
+def _split_final(host):
+    """(parent, name) of a host path; name ``None`` when the spelling ends
+    at a directory ("." or ".." last)."""
+    slash = b"/" if isinstance(host, bytes) else "/"
+    stripped = host.rstrip(slash) or slash
+    head, tail = os.path.split(stripped)
+    if _text(tail) in (".", ".."):
+        return stripped, None
+    return head, tail
+
+
+def _os_target_row(tree: Tree, parent, name) -> tuple:
+    if name is None:
+        info = os.stat(parent)  # the directory itself: it must resolve
+        real = _rel(tree, os.path.realpath(parent))
+        return (real, real, None, ident(info))
+    if not st.S_ISDIR(os.stat(parent).st_mode):  # the parent must resolve to a directory
+        raise NotADirectoryError(errno.ENOTDIR, "not a directory", parent)
+    where = _rel(tree, os.path.join(os.path.realpath(parent), name))
+    try:
+        info = ident(os.lstat(os.path.join(parent, name)))
+    except FileNotFoundError:
+        info = None
+    return (where, where.rpartition("/")[0] or ".", _text(name), info)
+
+
+def os_target_l(tree: Tree, host):
+    if not host:
+        raise FileNotFoundError(errno.ENOENT, "empty path", host)
+    return _os_target_row(tree, *_split_final(host))
+
+
+def os_target_f(tree: Tree, host):
+    if not host:
+        raise FileNotFoundError(errno.ENOENT, "empty path", host)
+    parent, name = _split_final(host)
+    try:
+        os.stat(host)
+    except OSError as exc:  # a loop is refused; a dangling final link is not
+        if exc.errno == errno.ELOOP:
+            raise
+    # follow final links one by one: a text ending in "." or ".." ends at a
+    # directory (no final name), as the resolver says
+    while name is not None and os.path.islink(os.path.join(parent, name)):
+        text = os.readlink(os.path.join(parent, name))
+        parent, name = _split_final(os.path.join(os.path.realpath(parent), text))
+    return _os_target_row(tree, parent, name)
 
 
 def os_write_bytes(tree: Tree, host):
@@ -272,6 +350,10 @@ OPS: list[Op] = [
     Op("symlink", False, "absent", True, lambda r, t, p: r.symlink(SYMLINK_TEXT, p),
        lambda t, h: os.symlink(SYMLINK_TEXT, h)),
     Op("realpath", True, "file", False, lambda r, t, p: r.realpath(p), os_realpath),
+    # C1: a Handle's path and a Target's are where resolution really went
+    Op("open_handle", True, "file", False, root_handle_r, os_handle_r),
+    Op("target", False, "file", False, root_target_l, os_target_l),
+    Op("target_follow", True, "file", False, root_target_f, os_target_f),
 ]
 OP_NAMES = [op.name for op in OPS]
 OPS_BY_NAME = {op.name: op for op in OPS}
@@ -352,6 +434,11 @@ def check_target(op: Op, tree: Tree, raw, target: str, ltarget: str) -> None:
         assert os.readlink(lat) == SYMLINK_TEXT
     elif name == "realpath":
         assert raw == target
+    elif name == "open_handle":
+        assert raw == (ident(os.stat(at)), content_of(target), target)
+    elif name in ("target", "target_follow"):
+        where = target if name == "target_follow" else ltarget
+        assert raw[0] == where and raw[3] == ident(os.lstat(tree.at(where)))
     else:  # pragma: no cover - a new op needs its check
         raise AssertionError(f"no target check for {name}")
 
@@ -359,7 +446,7 @@ def check_target(op: Op, tree: Tree, raw, target: str, ltarget: str) -> None:
 # What a non-following op does when the path's final component is a symlink:
 # it acts on the link itself.
 ON_FINAL_LINK = {
-    "lstat": "ok", "readlink": "ok", "remove": "ok", "rename_src": "ok",
+    "lstat": "ok", "readlink": "ok", "remove": "ok", "rename_src": "ok", "target": "ok",
     "rmdir": errno.ENOTDIR, "mkdir": errno.EEXIST, "symlink": errno.EEXIST,
     "rename_dst": errno.EEXIST, "write_bytes_excl": errno.EEXIST, "open_excl": errno.EEXIST,
 }

@@ -9,8 +9,11 @@ host path, and so does every later call on the same Root.
 
 from __future__ import annotations
 
+import copy
 import errno
+import gc
 import os
+import pickle
 import shutil
 
 import pytest
@@ -105,3 +108,81 @@ def test_closed_root_refuses_everything(op, make_root, scratch):
     assert info.value.errno == errno.EBADF
     assert fingerprint(tree) == before
     root.close()  # closing twice is harmless
+
+
+# -- copies, pickling, borrowed fds, a symlinked root path ---------------------------
+
+def test_copies_are_independent_roots(make_root, scratch):
+
+    tree = build(scratch / "t", ["d/", "d/f"])
+    root = make_root(tree.ws)
+    for clone in (copy.copy(root), copy.deepcopy(root)):
+        assert clone.fileno() != root.fileno()
+        assert os.path.samestat(os.fstat(clone.fileno()), os.fstat(root.fileno()))
+        assert clone.read_bytes("d/f") == b"content of d/f"
+        assert (clone.backend, clone.follow_symlinks, clone.info()["fast_path"]) == \
+            (root.backend, root.follow_symlinks, root.info()["fast_path"])
+        del clone  # a dropped copy closes its own fd, never the original's
+        gc.collect()
+        assert root.read_bytes("d/f") == b"content of d/f"
+        assert os.path.samestat(os.fstat(root.fileno()), os.stat(tree.ws))
+    other = copy.copy(root)
+    root.close()
+    assert other.read_bytes("d/f") == b"content of d/f"  # closing one leaves the other
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(other)
+    other.close()
+
+
+def test_from_fd_dups_unless_borrowing(make_root, scratch):
+    from corral.contained import Root
+
+    tree = build(scratch / "t", ["f"])
+    fd = os.open(tree.ws, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        backend = make_root(tree.ws).backend
+        owned = Root.from_fd(fd, backend=backend, fast_path=make_root.fast_path)
+        assert owned.fileno() != fd and owned.read_bytes("f") == b"content of f"
+        owned.close()
+        os.fstat(fd)  # still the caller's
+        borrowed = Root.from_fd(fd, borrow=True, backend=backend)
+        assert borrowed.fileno() == fd and borrowed.read_bytes("f") == b"content of f"
+        borrowed.close()
+        os.fstat(fd)  # a borrowed fd is never closed by the Root
+        with pytest.raises(OSError) as info:
+            borrowed.stat("f")
+        assert info.value.errno == errno.EBADF and info.value.filename == "f"
+    finally:
+        os.close(fd)
+    file_fd = os.open(tree.ws / "f", os.O_RDONLY)
+    try:
+        with pytest.raises(NotADirectoryError):
+            Root.from_fd(file_fd)
+    finally:
+        os.close(file_fd)
+
+
+@pytest.mark.parametrize("how", ["symlinked root", "symlinked ancestor", "chain to root"])
+def test_root_path_is_trusted_and_followed(how, make_root, scratch):
+    tree = build(scratch / "t", ["d/", "d/f", "l -> $OUT"])
+    if how == "symlinked root":
+        os.symlink(tree.ws, tree.base / "alias")
+        path = tree.base / "alias"
+    elif how == "symlinked ancestor":
+        os.symlink(tree.base, scratch / "base-alias")
+        path = scratch / "base-alias" / "ws"
+    else:
+        os.symlink(tree.ws, tree.base / "a1")
+        os.symlink("a1", tree.base / "a2")
+        path = tree.base / "a2"
+    root = make_root(path)
+    assert root.read_bytes("d/f") == b"content of d/f"
+    assert os.path.samestat(os.fstat(root.fileno()), os.stat(tree.ws))
+    # beneath the root, today's rules: an outward link is still an escape
+    from corral.contained import EscapeError
+    with pytest.raises(EscapeError):
+        root.stat("l/secret")
+    with pytest.raises(EscapeError):
+        root.read_bytes("../ws-evil/secret")
+    root.write_bytes("d/new", b"x")
+    assert (tree.ws / "d/new").read_bytes() == b"x"

@@ -46,12 +46,13 @@ def chain(n: int, end: str = "target") -> list[str]:
 
 
 # What the kernel says for "link/" where the op does not follow "link": a
-# link is not a directory, and O_CREAT with a trailing slash is EISDIR.
+# link is not a directory.  O_CREAT with a trailing slash is EISDIR, but
+# "link/" names what the link points to, so the link is followed first and
+# an outward one is an escape (issue 18; it was EISDIR before).
 _ON_LINK_SLASH = {"remove": ENOTDIR, "rmdir": ENOTDIR, "rename_src": ENOTDIR,
                   "mkdir": EEXIST, "symlink": EEXIST, "rename_dst": EEXIST,
                   "makedirs": EEXIST, "makedirs_dry": EEXIST, "makedirs_exist_ok": ESC,
-                  "open_w": EISDIR, "write_bytes": EISDIR, "write_bytes_replace": EISDIR,
-                  "write_bytes_excl": EISDIR, "open_excl": EISDIR}
+                  "target": OK}
 
 # -- A: where a path lands (Go's rootTestCases) -----------------------------------
 
@@ -224,7 +225,8 @@ CONSISTENCY = [
 # -- C: what os cannot be asked (it would block or escape) ------------------------
 
 # (write_bytes_excl is not among them: the name exists, EEXIST, as os says)
-_BLOCKING = ("open_r", "open_w", "read_bytes", "write_bytes", "write_bytes_replace")
+_BLOCKING = ("open_r", "open_w", "read_bytes", "write_bytes", "write_bytes_replace",
+             "open_handle")
 _SPECIAL = {op: SpecialFileError for op in _BLOCKING}
 ALL_OPS = [op.name for op in OPS]
 

@@ -29,7 +29,7 @@ import os
 from typing import Iterator
 
 from corral.contained import EscapeError, Root, backend_by_name
-from corral.contained import _paths, _root
+from corral.contained import _paths, _resolve, _root
 from sec_harness import Config
 
 
@@ -185,39 +185,25 @@ CLAMP = _walk_config("clamp-dotdot")
 TRAILING = _walk_config("ignore-trailing-slash")
 
 
-class _ClampFds(list):
-    """An fd stack that never admits to being at the root."""
+class _ClampWalk(_resolve.Walk):
+    """corral's resolver with ``..`` at the root staying at the root."""
 
-    def __len__(self) -> int:
-        return list.__len__(self) + 1
-
-
-class _ClampWalk(_root._Walk):
     __slots__ = ()
 
-    def __init__(self, root_fd, backend, must_be_dir=False):
-        super().__init__(root_fd, backend, must_be_dir)
-        self.fds = _ClampFds(self.fds)
-
-    def pop(self) -> None:
-        if list.__len__(self.fds) > 1:  # ".." at the root stays at the root
-            super().pop()
-
-    def close(self) -> None:
-        while list.__len__(self.fds) > 1:
-            self.backend.close(list.pop(self.fds))
-        self.names.clear()
+    def _up(self) -> None:
+        if len(self.fds) > 1:
+            super()._up()
 
 
 @contextlib.contextmanager
 def clamp_dotdot() -> Iterator[Config]:
     """corral's walk with ``..`` clamped at the root (use :data:`CLAMP`)."""
-    saved = _root._Walk
-    _root._Walk = _ClampWalk
+    saved = _root.Walk
+    _root.Walk = _ClampWalk
     try:
         yield CLAMP
     finally:
-        _root._Walk = saved
+        _root.Walk = saved
 
 
 @contextlib.contextmanager

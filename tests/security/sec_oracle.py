@@ -169,6 +169,33 @@ def _parent(rootfd: int, path: str) -> tuple[int, str]:
     return kopen(rootfd, parent, os.O_PATH | os.O_DIRECTORY), name + trailing
 
 
+def _creat_through_slash(rootfd: int, path: str) -> None:
+    """corral's one documented difference from the kernel for ``O_CREAT``:
+    ``link/`` names what the link points to, so a final symlink is followed
+    first and an outward one is an escape (``EXDEV``), where the kernel
+    answers ``EISDIR`` without looking at the link."""
+    parent, name, trailing = split_last(path)
+    if not trailing or name in ("", ".", ".."):
+        return
+    try:
+        pfd = kopen(rootfd, parent, os.O_PATH | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        is_link = st.S_ISLNK(os.stat(name, dir_fd=pfd, follow_symlinks=False).st_mode)
+    except OSError:
+        is_link = False
+    finally:
+        os.close(pfd)
+    if not is_link:
+        return
+    try:
+        os.close(kopen(rootfd, path.rstrip("/"), os.O_PATH))
+    except OSError as exc:
+        if exc.errno == errno.EXDEV:
+            raise
+
+
 # -- operations ---------------------------------------------------------------
 
 def k_open(rootfd: int, path: str, flags: int, mode: int = 0o644) -> int:
@@ -176,6 +203,7 @@ def k_open(rootfd: int, path: str, flags: int, mode: int = 0o644) -> int:
     non-blocking, looks, and refuses)."""
     precheck(path)
     if flags & os.O_CREAT:
+        _creat_through_slash(rootfd, path)
         _refuse_special(rootfd, path)
     fd = kopen(rootfd, path, flags | os.O_NONBLOCK | os.O_NOCTTY, mode)
     if _special(fd):
@@ -238,6 +266,7 @@ def k_write_bytes(rootfd: int, path: str, data: bytes) -> None:
     ``open(O_CREAT|O_TRUNC)``.  (corral writes a temporary file and renames
     it; the end state is the same for trees without hard links.)"""
     precheck(path)
+    _creat_through_slash(rootfd, path)
     _refuse_special(rootfd, path)
     fd = kopen(rootfd, path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_NOCTTY,
                0o644)

@@ -9,14 +9,18 @@ knows nothing of refusals, JSON or models; it is usable alone.
 from ._backend import (Backend, OsBackend, available_backends, backend_by_name, backend_report,
                        default_backend)
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
-                      SpecialFileError, SymlinkError)
+                      SpecialFileError, StaleError, SymlinkError)
+from ._handle import DirEntry, Handle
+from ._resolve import MAX_SYMLINKS
+from ._root import Root
+from ._target import Target
 from ._extract import Extraction, ExtractReason, Refused
 from ._pathview import RootPath
-from ._replace import TargetChangedError
-from ._root import MAX_SYMLINKS, DirEntry, Root
 
 __all__ = [
     "Root",
+    "Handle",
+    "Target",
     "DirEntry",
     "ContainedError",
     "EscapeError",
@@ -24,6 +28,7 @@ __all__ = [
     "RootVanishedError",
     "SpecialFileError",
     "SymlinkError",
+    "StaleError",
     "Backend",
     "OsBackend",
     "available_backends",
@@ -35,7 +40,6 @@ __all__ = [
     "Extraction",
     "ExtractReason",
     "Refused",
-    "TargetChangedError",
 ]
 
 from .._public import publish as _publish  # noqa: E402  (last: every name is bound)

@@ -56,6 +56,10 @@ class Backend:
     dir_flags = DIR_FLAGS
     has_openat2 = False
     openat2_reason = "not probed"
+    #: ``openat2`` answers EAGAIN to a ``..`` raced by a rename (Linux's
+    #: RESOLVE_BENEATH), so a result opened without following links is
+    #: where its spelling says.
+    openat2_checks_dotdot = False
 
     def open_at(self, dir_fd: int, name: str, flags: int, mode: int = 0o666) -> int: ...
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int: ...
@@ -109,6 +113,7 @@ class OsBackend(Backend):
             return
         os.close(fd)
         self.has_openat2 = True
+        self.openat2_checks_dotdot = True
         self.openat2_reason = "kernel supports openat2(RESOLVE_BENEATH)"
 
     def _raw_openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:

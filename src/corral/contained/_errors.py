@@ -25,6 +25,7 @@ __all__ = [
     "InvalidPathError",
     "SpecialFileError",
     "SymlinkError",
+    "StaleError",
     "contained_error",
 ]
 
@@ -68,6 +69,18 @@ class SymlinkError(ContainedError):
     ``RESOLVE_NO_SYMLINKS`` answers."""
 
     default_errno = _errno.ELOOP
+
+
+class StaleError(ContainedError):
+    """What is on disk no longer matches what was resolved before: a
+    :class:`~corral.contained.Target`'s plan (a directory it was to create
+    exists now as something else, or resolution now leads elsewhere), or the
+    identity a caller expected (``expect=(dev, ino)``).  Nothing was changed
+    past the point of the mismatch.  ``errno`` is ``EAGAIN``: resolve again
+    and decide again.
+    """
+
+    default_errno = _errno.EAGAIN
 
 
 class RootVanishedError(ContainedError):

@@ -142,6 +142,7 @@ class NativeBackend(Backend):
             return
         os.close(fd)
         self.has_openat2 = True
+        self.openat2_checks_dotdot = True
         self.openat2_reason = "kernel supports openat2(RESOLVE_BENEATH)"
 
     def _probe_darwin(self) -> None:

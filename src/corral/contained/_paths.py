@@ -26,6 +26,7 @@ class ParsedPath(NamedTuple):
     absolute: bool
     must_be_dir: bool  # trailing "/", or a final "." or ".."
     final_is_dot: bool  # the last written component is "." or ".." (or the path is "/")
+    final_is_dotdot: bool  # ... and it is ".."
 
 
 def as_text(path: object) -> str:
@@ -67,13 +68,14 @@ def parse(path: object) -> ParsedPath:
     # the last component written, ignoring trailing slashes: "./" and "a/../"
     # end in a dot just as "." and "a/.." do
     if last:
+        tail = last
         final_is_dot = last == "." or last == ".."
     else:
         tail = text.rstrip("/")
         tail = tail[tail.rfind("/") + 1:]
         final_is_dot = tail in (".", "..") or (not tail and absolute)
     must_be_dir = (not last or last == "." or last == "..") and text != ""
-    return ParsedPath(text, names, absolute, must_be_dir, final_is_dot)
+    return ParsedPath(text, names, absolute, must_be_dir, final_is_dot, tail == "..")
 
 
 def split_link(target: str) -> tuple[bool, list[str], bool]:
@@ -81,6 +83,11 @@ def split_link(target: str) -> tuple[bool, list[str], bool]:
     raw = target.split("/")
     return (target.startswith("/"), [p for p in raw if p and p != "."],
             raw[-1] in ("", ".", ".."))
+
+
+def is_name(text: str) -> bool:
+    """Whether ``text`` is one plain name (no ``/``, not ``.`` or ``..``)."""
+    return bool(text) and "/" not in text and text not in (".", "..")
 
 
 def join(parts: list[str]) -> str:

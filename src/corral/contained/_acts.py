@@ -1,0 +1,313 @@
+"""What operations do with the final component once :mod:`._resolve` found it.
+
+Every function here takes a :class:`~._resolve.Walk` and the
+:class:`~._resolve.Resolved` it answered, acts on the final name in the open
+parent (never by a path), and asks the walk to follow a final symlink when the
+operation follows one.  A final component is opened
+``O_NOFOLLOW|O_NONBLOCK|O_NOCTTY|O_CLOEXEC`` and ``fstat``-ed before use (a
+FIFO or device is refused, never waited on), created with ``O_CREAT|
+O_NOFOLLOW`` in the resolved parent, or acted on by name (``unlinkat``,
+``mkdirat``, ``renameat``), which never follows it.
+
+How an operation on a final *name* answers the spellings that have none
+(``.``, ``a/..``) or that end in ``/`` is the kernel's, described per
+operation by a :class:`NameOp`.
+"""
+
+from __future__ import annotations
+
+import enum
+import errno
+import os
+import stat as st
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
+from ._errors import ContainedError, SpecialFileError, contained_error
+from ._resolve import Resolved, Walk, mapped
+
+if TYPE_CHECKING:
+    from ._backend import Backend
+
+O_PATH = getattr(os, "O_PATH", 0)
+SAFE = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+CREATE_MASK = 0o777
+SPECIAL_KINDS = {st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
+                 st.S_IFBLK: "block_device"}
+_LINKISH = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)  # what O_NOFOLLOW says of a link
+
+
+class Slash(enum.Enum):
+    """What an operation does with ``name/`` (the kernel's rule for it)."""
+
+    CREATES = "creates"  # mkdir: makes the directory
+    NEEDS_DIR = "needs_dir"  # remove, rmdir: a non-directory there is ENOTDIR
+    EXISTS = "exists"  # symlink: anything there is EEXIST
+    IS_DIR = "is_dir"  # O_CREAT: EISDIR, once a link there was followed (escapes show)
+    FOLLOWS = "follows"  # readlink: names what a link there points to
+    RENAME = "rename"  # rename checks both ends itself (rename_names)
+
+
+@dataclass(frozen=True)
+class NameOp:
+    """How an operation that needs a final name answers a path without one."""
+
+    dot: int  # errno when the path ends at a directory (".", "d/.", a link to one)
+    dotdot: int  # errno when it ends in ".."
+    slash: Slash
+
+
+MKDIR = NameOp(errno.EEXIST, errno.EEXIST, Slash.CREATES)
+SYMLINK = NameOp(errno.EEXIST, errno.EEXIST, Slash.EXISTS)
+REMOVE = NameOp(errno.EISDIR, errno.EISDIR, Slash.NEEDS_DIR)
+RMDIR = NameOp(errno.EINVAL, errno.ENOTEMPTY, Slash.NEEDS_DIR)
+READLINK = NameOp(errno.EINVAL, errno.EINVAL, Slash.FOLLOWS)
+RENAME_END = NameOp(errno.EBUSY, errno.EBUSY, Slash.RENAME)
+RENAME_DST_NOREPLACE = NameOp(errno.EEXIST, errno.EEXIST, Slash.RENAME)
+WRITE = NameOp(errno.EISDIR, errno.EISDIR, Slash.IS_DIR)
+WRITE_EXCL = NameOp(errno.EEXIST, errno.EEXIST, Slash.IS_DIR)
+
+
+def name_of(walk: Walk, at: Resolved, op: NameOp) -> str:
+    """``at``'s final name for ``op``, or the kernel's error for a path
+    that has none or a ``name/`` the operation refuses."""
+    if at.name is None:
+        raise contained_error(op.dotdot if walk.ends_dotdot else op.dot, walk.text, at.path)
+    if at.must_be_dir:
+        if op.slash is Slash.IS_DIR and walk.is_link(at):
+            # "link/" names what the link points to: follow it, so that an
+            # outward link is an escape; O_CREAT with a "/" is EISDIR anyway
+            try:
+                follow_links(walk, at)
+            except ContainedError:  # an escape, a link in strict mode, ...
+                raise
+            except OSError:  # dangling, a loop: the kernel's EISDIR
+                pass
+        elif op.slash is Slash.FOLLOWS:
+            stat_final(walk, at, follow=True)  # what it names must be there
+            raise contained_error(op.dot, walk.text, at.path)
+        try:
+            check_slash(walk.backend, at.dir_fd, at.name, op, walk.text, at.path)
+        except ContainedError:
+            raise
+        except OSError as exc:
+            walk.fail(exc, at.name)
+    return at.name
+
+
+def check_slash(backend: Backend, dir_fd: int, name: str, op: NameOp, text: str,
+                where: str) -> None:
+    """The kernel's answer to ``name/`` for ``op``, the name not followed."""
+    if op.slash is Slash.IS_DIR:
+        raise contained_error(errno.EISDIR, text, where)
+    if op.slash in (Slash.NEEDS_DIR, Slash.EXISTS):
+        info = backend.lstat_at(dir_fd, name)
+        if op.slash is Slash.EXISTS:
+            raise contained_error(errno.EEXIST, text, where)
+        if not st.S_ISDIR(info.st_mode):
+            raise contained_error(errno.ENOTDIR, text, where)
+
+
+def follow_links(walk: Walk, at: Resolved) -> Resolved:
+    """Follow ``at``'s final name while it is a symlink (beneath the root)."""
+    while at.name is not None and walk.is_link(at):
+        at = walk.follow(at)
+    return at
+
+
+# -- opening -------------------------------------------------------------------------
+
+def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Resolved]:
+    """Open ``at``'s final component as ``open(2)`` would (``flags`` already
+    carry ``O_CLOEXEC``); return the fd and where it is."""
+    backend = walk.backend
+    creating = bool(flags & os.O_CREAT)
+    while True:
+        if at.name is None:
+            # "d/.", "a/..": the directory itself; O_CREAT cannot make one
+            if creating:
+                raise contained_error(errno.EEXIST if flags & os.O_EXCL else errno.EISDIR,
+                                      walk.text, at.path)
+            fd = backend.open_at(at.dir_fd, ".", flags | SAFE)
+            return checked_fd(walk, fd, flags, at.path, must_be_dir=False), at
+        if at.must_be_dir and creating:
+            name_of(walk, at, WRITE_EXCL if flags & os.O_EXCL else WRITE)
+        # a trailing "/" follows a final link even with O_NOFOLLOW (the kernel's rule)
+        nofollow = bool(flags & os.O_NOFOLLOW) and not at.must_be_dir
+        try:
+            fd = backend.open_at(at.dir_fd, at.name, flags | SAFE, mode)
+        except OSError as exc:
+            if exc.errno in _LINKISH and not nofollow and walk.is_link(at):
+                at = walk.follow(at)
+                continue
+            if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):
+                refuse_special(backend, at.dir_fd, at.name, walk.text, at.path)
+            walk.fail(exc, at.name)
+        if O_PATH and flags & O_PATH and st.S_ISLNK(backend.fstat(fd).st_mode):
+            # O_PATH|O_NOFOLLOW opens a symlink itself instead of failing
+            if nofollow:
+                return fd, at
+            backend.close(fd)
+            at = walk.follow(at)
+            continue
+        return checked_fd(walk, fd, flags, at.path, must_be_dir=at.must_be_dir), at
+
+
+def checked_fd(walk: Walk, fd: int, flags: int, where: str, *, must_be_dir: bool) -> int:
+    """``fstat`` a freshly opened fd and refuse what must not be used."""
+    try:
+        return check_fd(walk.backend, fd, flags, walk.text, where, must_be_dir=must_be_dir)
+    except FileNotFoundError as exc:  # a removed directory: the root itself?
+        raise mapped(walk.anchor, walk.fds[0], exc, walk.text, where) from None
+
+
+def check_fd(backend: Backend, fd: int, flags: int, text: str, where: str, *,
+             must_be_dir: bool) -> int:
+    """``fstat`` the new ``fd``: closed, and an error raised, for a FIFO,
+    socket or device (unless ``O_PATH``), a non-directory where one must be,
+    and a removed directory (``FileNotFoundError`` without a filename: only
+    the root itself, or one removed while resolving, is reached that way;
+    the caller tells them apart)."""
+    try:
+        info = backend.fstat(fd)
+        kind = st.S_IFMT(info.st_mode)
+        if kind == st.S_IFREG and not must_be_dir:  # the common case
+            return fd
+        if kind == st.S_IFDIR and info.st_nlink == 0:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
+        if must_be_dir and kind != st.S_IFDIR:  # "fifo/" is ENOTDIR, as in the kernel
+            raise contained_error(errno.ENOTDIR, text, where)
+        if kind in SPECIAL_KINDS and not (O_PATH and flags & O_PATH):
+            raise SpecialFileError("not a regular file or directory", text,
+                                   component=where, kind=SPECIAL_KINDS[kind])
+    except BaseException:
+        backend.close(fd)
+        raise
+    return fd
+
+
+def refuse_special(backend: Backend, dir_fd: int, name: str, text: str, where: str) -> None:
+    """:class:`SpecialFileError` if ``name`` is a FIFO, socket or device."""
+    try:
+        kind = st.S_IFMT(backend.lstat_at(dir_fd, name).st_mode)
+    except OSError:
+        return
+    if kind in SPECIAL_KINDS:
+        raise SpecialFileError("not a regular file or directory", text, component=where,
+                               kind=SPECIAL_KINDS[kind])
+
+
+# -- looking -------------------------------------------------------------------------
+
+def stat_final(walk: Walk, at: Resolved, *, follow: bool) -> os.stat_result:
+    backend = walk.backend
+    while True:
+        if at.name is None:
+            try:
+                return backend.fstat(at.dir_fd)
+            except OSError as exc:
+                walk.fail(exc)
+        try:
+            info = backend.lstat_at(at.dir_fd, at.name)
+        except OSError as exc:
+            walk.fail(exc, at.name)
+        if follow and st.S_ISLNK(info.st_mode):
+            at = walk.follow(at)
+            continue
+        if at.must_be_dir and not st.S_ISDIR(info.st_mode):
+            raise contained_error(errno.ENOTDIR, walk.text, at.path)
+        return info
+
+
+def real_final(walk: Walk, at: Resolved, *, strict: bool) -> str:
+    """The canonical path ``at`` leads to, final links followed; a missing
+    final name is kept as it is unless ``strict``."""
+    backend = walk.backend
+    while at.name is not None:
+        try:
+            info = backend.lstat_at(at.dir_fd, at.name)
+        except FileNotFoundError as exc:
+            if strict:
+                walk.fail(exc, at.name)
+            break
+        except OSError as exc:
+            walk.fail(exc, at.name)
+        if not st.S_ISLNK(info.st_mode):
+            if at.must_be_dir and not st.S_ISDIR(info.st_mode):
+                raise contained_error(errno.ENOTDIR, walk.text, at.path)
+            break
+        at = walk.follow(at)
+    return at.path
+
+
+def lstat_or_none(backend: Backend, dir_fd: int, name: str) -> os.stat_result | None:
+    try:
+        return backend.lstat_at(dir_fd, name)
+    except FileNotFoundError:
+        return None
+
+
+# -- renaming ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class End:
+    """One end of a rename: the resolved parent and name, and how to name it."""
+
+    dir_fd: int
+    name: str
+    must_be_dir: bool
+    text: str  # the caller's spelling (the error's filename)
+    where: str  # canonical path (the error's component)
+
+
+def rename_names(backend: Backend, src: End, dst: End, flags: int) -> None:
+    """``renameat2`` of two resolved names, with the kernel's checks for a
+    trailing ``/`` on either end made first (the names reach the kernel
+    without it, so it cannot make them), in the kernel's order."""
+    if src.must_be_dir or dst.must_be_dir:
+        try:
+            sinfo = backend.lstat_at(src.dir_fd, src.name)
+        except OSError as exc:
+            raise contained_error(exc.errno, src.text, src.where) from None
+        dinfo = lstat_or_none(backend, dst.dir_fd, dst.name)
+        if flags & RENAME_NOREPLACE and dinfo is not None:
+            raise contained_error(errno.EEXIST, dst.text, dst.where)
+        if flags & RENAME_EXCHANGE:
+            if dinfo is None:
+                raise contained_error(errno.ENOENT, dst.text, dst.where)
+            if dst.must_be_dir and not st.S_ISDIR(dinfo.st_mode):
+                raise contained_error(errno.ENOTDIR, dst.text, dst.where)
+        if not st.S_ISDIR(sinfo.st_mode):
+            if src.must_be_dir:
+                raise contained_error(errno.ENOTDIR, src.text, src.where)
+            if dst.must_be_dir and not flags & RENAME_EXCHANGE:
+                raise contained_error(errno.ENOTDIR, dst.text, dst.where)
+    try:
+        backend.rename_at(src.dir_fd, src.name, dst.dir_fd, dst.name, flags)
+    except OSError as exc:
+        # name the end that failed: the destination when it is in the way,
+        # else the source
+        if exc.errno in (errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR, errno.ENOTDIR) and \
+                lstat_or_none(backend, dst.dir_fd, dst.name) is not None:
+            raise contained_error(exc.errno, dst.text, dst.where) from None
+        raise contained_error(exc.errno, src.text, src.where) from None
+
+
+# -- writing -------------------------------------------------------------------------
+
+def write_checks(current: os.stat_result | None, *, exclusive: bool, text: str,
+                 where: str) -> None:
+    """Refuse to replace what an atomic write must not replace."""
+    if current is None:
+        return
+    if exclusive:
+        raise contained_error(errno.EEXIST, text, where)
+    kind = st.S_IFMT(current.st_mode)
+    if kind == st.S_IFDIR:
+        raise contained_error(errno.EISDIR, text, where)
+    if kind in SPECIAL_KINDS:
+        raise SpecialFileError("not a regular file", text, component=where,
+                               kind=SPECIAL_KINDS[kind])
+
+

@@ -1,0 +1,84 @@
+"""``Root.fwalk``: ``os.fwalk`` on fds, from an already resolved directory."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from ._acts import SAFE
+from ._errors import contained_error
+from ._handle import kinds
+from ._resolve import close_quietly
+
+if TYPE_CHECKING:
+    from ._backend import Backend
+
+Row = tuple[str, list[str], list[str], int]
+OnError = Callable[[OSError], None]
+
+
+def _error(exc: OSError, where: str) -> OSError:
+    if getattr(exc, "component", None) is not None:
+        return exc
+    return contained_error(exc.errno, where, where)
+
+
+def _listed(backend: Backend, fd: int) -> tuple[list[str], list[str]]:
+    dirs: list[str] = []
+    files: list[str] = []
+    for name, kind in kinds(backend, fd):
+        (dirs if kind == "dir" else files).append(name)
+    return dirs, files
+
+
+def fwalk(backend: Backend, fd: int, top: str, topdown: bool,
+          onerror: OnError | None) -> Iterator[Row]:
+    """Walk the tree below the open directory ``fd`` (canonical path
+    ``top``), which it owns and closes.  Symlinks are never followed: a
+    subdirectory is opened ``O_NOFOLLOW`` relative to its parent's fd, and
+    one replaced by a link (or removed) since the listing is skipped."""
+    # frames: (fd, dirpath, remaining subdirectory names): an explicit stack,
+    # no recursion limit, every fd closed in the finally
+    stack: list[tuple[int, str, list[str]]] = []
+    bottom_up: list[Row] = []
+    pending: list[tuple[int, str]] = [(fd, top)]
+    try:
+        while pending or stack:
+            if pending:
+                dfd, dpath = pending.pop()
+                try:
+                    dirs, files = _listed(backend, dfd)
+                except OSError as exc:
+                    backend.close(dfd)
+                    if onerror is None:
+                        raise _error(exc, dpath) from None
+                    onerror(_error(exc, dpath))
+                    continue
+                if topdown:
+                    yield dpath, dirs, files, dfd
+                else:
+                    bottom_up.append((dpath, dirs, files, dfd))
+                stack.append((dfd, dpath, list(reversed(dirs))))
+            frame_fd, frame_path, remaining = stack[-1]
+            if not remaining:
+                stack.pop()
+                if not topdown:
+                    dpath, dirs, files, _ = bottom_up.pop()
+                    yield dpath, dirs, files, frame_fd
+                backend.close(frame_fd)
+                continue
+            name = remaining.pop()
+            child = name if frame_path == "." else f"{frame_path}/{name}"
+            try:
+                cfd = backend.open_at(frame_fd, name, os.O_RDONLY | os.O_DIRECTORY | SAFE)
+            except OSError as exc:
+                # replaced by a symlink or removed since listing: not followed
+                if onerror is not None:
+                    onerror(_error(exc, child))
+                continue
+            pending.append((cfd, child))
+    finally:
+        for frame_fd, _, _ in stack:
+            close_quietly(backend, frame_fd)
+        for dfd, _ in pending:
+            close_quietly(backend, dfd)

@@ -1,0 +1,218 @@
+"""``Handle`` (an open fd and where it really is) and ``DirEntry``."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat as st
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from ._errors import contained_error
+
+if TYPE_CHECKING:
+    from ._backend import Backend
+    from ._root import Root
+
+__all__ = ["Handle", "DirEntry", "entries"]
+
+_CHUNK = 1 << 20
+
+
+class Handle:
+    """An fd opened beneath a :class:`~corral.contained.Root`, and the
+    canonical root-relative ``path`` of what it is (``"."`` for the root),
+    as resolution reached it: in-root symlinks and ``..`` resolved, never the
+    caller's spelling.  Decisions about the file (policy, locks, identity)
+    belong on ``path`` and :meth:`stat`.
+
+    Made by :meth:`Root.open_handle` and :meth:`Target.open`.  Owns ``fd``:
+    :meth:`close` (or leaving a ``with`` block) closes it, idempotently;
+    ``fd`` is ``-1`` afterwards and every other method raises ``OSError``
+    (``EBADF``, naming ``path``).  Reads raise what ``read(2)`` raises
+    (``EISDIR`` for a directory), with ``path`` as the filename.  Not
+    thread-safe.
+    """
+
+    __slots__ = ("fd", "path", "_root", "_backend")
+
+    def __init__(self, root: Root, backend: Backend, fd: int, path: str) -> None:
+        self.fd = fd
+        self.path = path
+        self._root = root
+        self._backend = backend
+
+    def fileno(self) -> int:
+        return self._fd()
+
+    def stat(self) -> os.stat_result:
+        """``fstat`` of the open file (nothing is resolved again)."""
+        try:
+            return self._backend.fstat(self._fd())
+        except OSError as exc:
+            raise self._error(exc) from None
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes from the current offset (all of the rest for a
+        negative ``size``); fewer only at the end of the file."""
+        fd = self._fd()
+        chunks: list[bytes] = []
+        left = size
+        try:
+            while left != 0:
+                chunk = self._backend.read(fd, _CHUNK if left < 0 else min(left, _CHUNK))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                if left > 0:
+                    left -= len(chunk)
+        except OSError as exc:
+            raise self._error(exc) from None
+        return b"".join(chunks)
+
+    def pread(self, size: int, offset: int) -> bytes:
+        """Up to ``size`` bytes at ``offset`` (one ``pread(2)``; the offset of
+        the fd does not move)."""
+        try:
+            return self._backend.pread(self._fd(), size, offset)
+        except OSError as exc:
+            raise self._error(exc) from None
+
+    def sha256(self) -> str:
+        """Hex SHA-256 of the whole content, streamed with ``pread`` from 0."""
+        fd = self._fd()
+        digest = hashlib.sha256()
+        offset = 0
+        try:
+            while True:
+                chunk = self._backend.pread(fd, _CHUNK, offset)
+                if not chunk:
+                    break
+                digest.update(chunk)
+                offset += len(chunk)
+        except OSError as exc:
+            raise self._error(exc) from None
+        return digest.hexdigest()
+
+    def scandir(self, *, stat: bool = False) -> list[DirEntry]:
+        """The entries of this directory handle, as :meth:`Root.scandir`
+        gives them (paths beneath this handle's ``path``)."""
+        try:
+            return entries(self._root, self._backend, self._fd(), self.path, stat=stat)
+        except OSError as exc:
+            raise self._error(exc) from None
+
+    def close(self) -> None:
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            self._backend.close(fd)
+
+    def __enter__(self) -> Handle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
+    def __repr__(self) -> str:
+        return f"<corral Handle {self.path!r} fd={self.fd}>"
+
+    def _fd(self) -> int:
+        if self.fd < 0:
+            raise OSError(errno.EBADF, "the handle is closed", self.path)
+        return self.fd
+
+    def _error(self, exc: OSError) -> OSError:
+        if getattr(exc, "component", None) is not None:
+            return exc
+        return contained_error(exc.errno, self.path, self.path)
+
+
+class DirEntry:
+    """One entry of :meth:`Root.scandir`, detached from any fd.
+
+    ``name`` is the entry's name and ``path`` its root-relative path.  The
+    ``is_*`` methods answer without following symlinks unless asked; a link
+    is followed only beneath the root (an outward link is not a directory).
+    """
+
+    __slots__ = ("name", "path", "_kind", "_root", "_lstat")
+
+    def __init__(self, root: Root, path: str, name: str, kind: str,
+                 lstat: os.stat_result | None = None) -> None:
+        self.name, self.path, self._kind, self._root = name, path, kind, root
+        self._lstat = lstat
+
+    @property
+    def kind(self) -> str:
+        """``"file"``, ``"dir"``, ``"symlink"`` or ``"other"`` (not following links)."""
+        return self._kind
+
+    def is_symlink(self) -> bool:
+        return self._kind == "symlink"
+
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+        if self._kind == "symlink" and follow_symlinks:
+            return self._followed_mode(st.S_ISDIR)
+        return self._kind == "dir"
+
+    def is_file(self, *, follow_symlinks: bool = True) -> bool:
+        if self._kind == "symlink" and follow_symlinks:
+            return self._followed_mode(st.S_ISREG)
+        return self._kind == "file"
+
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        """The entry's stat: taken while listing when ``scandir(stat=True)``
+        (and not a link to follow), else resolved again beneath the root."""
+        if self._lstat is not None and not (follow_symlinks and self._kind == "symlink"):
+            return self._lstat
+        return self._root.stat(self.path, follow_symlinks=follow_symlinks)
+
+    def _followed_mode(self, test: Callable[[int], bool]) -> bool:
+        try:
+            return test(self._root.stat(self.path).st_mode)
+        except OSError:
+            return False
+
+    def __repr__(self) -> str:
+        return f"<corral DirEntry {self.path!r} {self._kind}>"
+
+
+def kinds(backend: Backend, fd: int) -> Iterator[tuple[str, str]]:
+    """(name, kind) of each entry of the directory fd, from d_type."""
+    with backend.scandir(fd) as it:
+        for entry in it:
+            if entry.is_symlink():
+                kind = "symlink"
+            elif entry.is_dir(follow_symlinks=False):
+                kind = "dir"
+            elif entry.is_file(follow_symlinks=False):
+                kind = "file"
+            else:
+                kind = "other"
+            yield entry.name, kind
+
+
+def entries(root: Root, backend: Backend, fd: int, where: str, *,
+            stat: bool) -> list[DirEntry]:
+    """The :class:`DirEntry` list of the directory fd at canonical ``where``.
+
+    ``stat=True`` also takes each entry's ``lstat`` relative to the open
+    directory (one ``fstatat`` each, no re-resolution); an entry removed
+    meanwhile is left out."""
+    prefix = "" if where == "." else where + "/"
+    if not stat:
+        return [DirEntry(root, prefix + name, name, kind) for name, kind in kinds(backend, fd)]
+    out = []
+    for name, kind in kinds(backend, fd):
+        try:
+            info = backend.lstat_at(fd, name)
+        except FileNotFoundError:
+            continue
+        out.append(DirEntry(root, prefix + name, name, kind, info))
+    return out

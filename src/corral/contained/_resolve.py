@@ -1,0 +1,529 @@
+"""The resolver: the one place a path beneath a root fd becomes a location.
+
+Theory of operation
+-------------------
+A path is parsed once (:func:`._paths.parse`), then resolved by a
+:class:`Walk`: one component at a time from a stack of open directory fds,
+``fds[0]`` being the root.  Each directory on the way is opened
+``O_NOFOLLOW|O_DIRECTORY``; a symlink is read with ``readlinkat`` and its
+target spliced in front of the pending components (an absolute target is an
+escape; at most :data:`MAX_SYMLINKS` links a call); ``..`` pops the stack and
+is never handed to the kernel, so a directory moved out from under the walk
+cannot take it along.  The walk stops before the final component and answers
+a :class:`Resolved`: the open parent fd, the final name (``None`` when the
+path ends at a directory, as ``.``, ``a/..`` or ``d/.`` do), whether it must
+be a directory, and the canonical root-relative components of the parent,
+which is where resolution really went: in-root links and ``..`` resolved,
+never re-derived from the spelling.  An operation acts on that name in that
+fd; if the final name turns out to be a symlink it wants followed, it calls
+:meth:`Walk.follow` and gets the next :class:`Resolved`.
+
+Missing directories on the way are ``ENOENT``, unless the walk was asked to
+create them (:class:`Create`): ``MAKE`` creates each (``mkdirat``, then an
+``O_NOFOLLOW`` reopen, so a link planted in between is refused), ``PLAN``
+creates nothing and continues through the would-be directories without
+system calls until a ``..`` climbs back into a real one: a dry run is the
+same walk as the act, so the two agree.  Names that come from a symlink's
+target are resolved, never created (``os.makedirs`` does not create through a
+dangling link either).  :attr:`Walk.created` lists what was (or would be)
+created and :attr:`Walk.passed` the directories entered and left again (``x/..``
+excursions) and the links followed on the way, so policy can refuse a path
+*through* a place as well as one *to* it.
+
+The fast path (:func:`openat2_retry`) is one ``openat2(RESOLVE_BENEATH|
+RESOLVE_NO_MAGICLINKS)`` call; any failure re-runs the walk, which is secure
+by itself and names the failing component.  Where a caller needs the
+canonical path of a fast-path result, the call adds ``RESOLVE_NO_SYMLINKS``:
+then no link was followed, and since the kernel answers ``EAGAIN`` to a
+``..`` under ``RESOLVE_BENEATH`` whenever a rename raced the lookup, the
+canonical path is the spelling with ``..`` taken lexically
+(:func:`spelled_path`).  That is the only lexical ``..`` in the package, and
+it is sound only for that result.
+
+The step budget (:data:`MAX_STEPS`, components visited in one call) is set so
+that it can never bind before the kernel's own limits do (40 links, PATH_MAX
+per path and per link text): the fast path and the walk refuse the same paths.
+"""
+
+from __future__ import annotations
+
+import enum
+import errno
+import os
+import stat as st
+import threading
+import time
+from typing import TYPE_CHECKING, NamedTuple, NoReturn
+
+from . import _paths
+from ._errors import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
+                      StaleError, SymlinkError, contained_error)
+from ._paths import ParsedPath
+
+if TYPE_CHECKING:
+    from ._backend import Backend
+
+__all__ = ["MAX_SYMLINKS", "MAX_STEPS", "Create", "Anchor", "Resolved", "Walk",
+           "openat2_retry", "spelled_path", "mapped", "not_found", "close_quietly"]
+
+MAX_SYMLINKS = 40  # the kernel's MAXSYMLINKS; the 41st link is ELOOP
+# Components one call may visit: a path and 40 link texts of PATH_MAX bytes
+# each hold at most PATH_MAX // 2 components ("a/a/..."), plus a "." marker
+# per text.  Any path the kernel resolves is within it.
+MAX_STEPS = (MAX_SYMLINKS + 1) * (_paths.PATH_MAX // 2 + 2)
+OPENAT2_MIN_RETRIES = 32
+OPENAT2_MAX_RETRIES = 256
+OPENAT2_DEADLINE = 0.05  # seconds; after the minimum retries
+
+_VIRTUAL = -1  # the fd of a directory a dry run would create
+
+
+class Create(enum.Enum):
+    """What the walk does with a missing directory on the way."""
+
+    NEVER = "never"  # ENOENT, as the kernel
+    PLAN = "plan"  # record it and go on as if it existed (a dry run)
+    MAKE = "make"  # create it (mkdirat, then an O_NOFOLLOW reopen)
+
+
+class Anchor:
+    """The root capability every resolution of one :class:`Root` shares: the
+    root's fd, backend and rules, and what is known about the directory.
+
+    The fd is reference-counted, as Go's ``os.Root`` does: every call holds
+    it (:meth:`acquire` / :meth:`release`) while it resolves, and
+    :meth:`close` marks the root closed at once (later calls fail with
+    ``EBADF``) but closes the fd only when the last call holding it is done,
+    so its number is never reused under a call in flight.
+    """
+
+    __slots__ = ("fd", "backend", "strict", "fast", "resolve", "vanished", "stats", "owned",
+                 "_users", "_closed", "_lock")
+
+    def __init__(self, fd: int, backend: Backend, *, strict: bool, fast: bool, resolve: int,
+                 owned: bool = True) -> None:
+        self.fd = fd
+        self.backend = backend
+        self.strict = strict  # follow no symlink at all
+        self.fast = fast  # the openat2 fast path is in use
+        self.resolve = resolve  # openat2 RESOLVE_* bits
+        self.owned = owned  # close() closes fd (not for a borrowed one)
+        self.vanished = False
+        #: Fast-path counters: EAGAIN answers seen, and walks run after a failed fast path.
+        self.stats = {"openat2_eagain": 0, "openat2_exhausted": 0, "walk_fallbacks": 0}
+        self._users = 0
+        self._closed = False
+        self._lock = threading.Lock()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def acquire(self, text: str | None) -> int:
+        """The root fd, held until :meth:`release`; ``EBADF`` (naming
+        ``text``) once closed, :class:`RootVanishedError` once vanished."""
+        with self._lock:
+            if self._closed:
+                raise OSError(errno.EBADF, "the Root is closed", text)
+            self._users += 1
+        if self.vanished:
+            self.release()
+            raise RootVanishedError("the root directory no longer exists")
+        return self.fd
+
+    def release(self) -> None:
+        with self._lock:
+            self._users -= 1
+            if not self._closed or self._users:
+                return
+            fd, self.fd = self.fd, -1
+        self._close_fd(fd)
+
+    def close(self) -> None:
+        """Refuse new calls; close the fd now or when the last call is out."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._users:
+                return
+            fd, self.fd = self.fd, -1
+        self._close_fd(fd)
+
+    def _close_fd(self, fd: int) -> None:
+        if fd >= 0 and self.owned:
+            os.close(fd)  # opened by os.open (Root) or by a backend for a copy
+
+    def root_gone(self, root_fd: int) -> bool:
+        """Whether the root directory was removed (sticky once seen)."""
+        try:
+            gone = self.backend.fstat(root_fd).st_nlink == 0
+        except OSError:
+            gone = True
+        if gone:
+            self.vanished = True
+        return gone
+
+
+class Resolved(NamedTuple):
+    """Where a walk stopped: the final component in its open parent."""
+
+    dir_fd: int  # the open parent directory (-1: one a dry run would create)
+    name: str | None  # the final name; None: the path ends at dir_fd itself
+    must_be_dir: bool  # a trailing "/" (on the path or a followed link's text)
+    parts: tuple[str, ...]  # canonical components of dir_fd, root-relative
+
+    @property
+    def parent(self) -> str:
+        """Canonical root-relative path of ``dir_fd`` ("." for the root)."""
+        return "/".join(self.parts) if self.parts else "."
+
+    @property
+    def path(self) -> str:
+        """Canonical root-relative path of the final component."""
+        if self.name is None:
+            return self.parent
+        return "/".join((*self.parts, self.name))
+
+    @property
+    def planned(self) -> bool:
+        """The parent does not exist yet (a dry run's would-be directory)."""
+        return self.dir_fd == _VIRTUAL
+
+
+class Walk:
+    """One resolution in progress: the fd stack and what it went through.
+
+    Use as a context manager: every fd it opened is closed on exit (the root
+    fd is the caller's).  Not thread-safe; one per call.
+    """
+
+    __slots__ = ("anchor", "backend", "text", "fds", "names", "pending", "must_be_dir",
+                 "links", "steps", "floor", "create", "mode", "allowed", "created", "_passed",
+                 "ends_dotdot", "_held")
+
+    def __init__(self, anchor: Anchor, parsed: ParsedPath, *,
+                 create: Create = Create.NEVER, mode: int = 0o777,
+                 allowed: frozenset[str] | None = None) -> None:
+        root_fd = anchor.acquire(parsed.text)
+        self._held = True
+        self.anchor = anchor
+        self.backend = anchor.backend
+        self.text = parsed.text
+        self.fds = [root_fd]
+        self.names: list[str] = []
+        pending = parsed.names[::-1]
+        if parsed.final_is_dot:
+            # "d/.", "a/..": every name is a directory on the way, and the
+            # path ends at a directory (no final name), as in the kernel
+            pending.insert(0, ".")
+        self.pending = pending
+        self.must_be_dir = parsed.must_be_dir
+        self.ends_dotdot = parsed.final_is_dotdot
+        self.links = self.steps = 0
+        # pending[floor:] came from a symlink's text: resolved, never created
+        self.floor = len(pending)
+        self.create = create
+        self.mode = mode
+        self.allowed = allowed
+        #: Canonical directories created (MAKE) or that would be (PLAN), in order.
+        self.created: dict[str, None] = {}
+        self._passed: dict[str, None] | None = None
+        if parsed.absolute or not parsed.text:
+            try:
+                if parsed.absolute:
+                    raise EscapeError("absolute paths are outside the root", parsed.text,
+                                      component="/", reason="absolute")
+                raise not_found(anchor, root_fd, parsed.text, "")
+            finally:
+                self.close()
+
+    # -- results -------------------------------------------------------------
+    @property
+    def top(self) -> int:
+        return self.fds[-1]
+
+    @property
+    def passed(self) -> tuple[str, ...]:
+        """Canonical directories entered and left again, and links followed."""
+        return tuple(self._passed) if self._passed else ()
+
+    def where(self, name: str | None = None) -> str:
+        """Canonical root-relative text of the top directory (plus ``name``)."""
+        parts = self.names if name is None else [*self.names, name]
+        return "/".join(parts) if parts else "."
+
+    def parent(self) -> Resolved:
+        """Resolve every pending component but the last; see :class:`Resolved`."""
+        pending = self.pending
+        while pending:
+            self.steps += 1
+            if self.steps > MAX_STEPS:
+                raise contained_error(errno.ELOOP, self.text, self.where())
+            name = pending.pop()
+            if name == ".":  # a link text's final "." (see _splice)
+                continue
+            if name == "..":
+                self._up()
+                continue
+            if not pending:
+                return Resolved(self.fds[-1], name, self.must_be_dir, tuple(self.names))
+            self._enter(name)
+        if len(self.fds) == 1 and self.anchor.root_gone(self.fds[0]):
+            # the path names the root, which still answers by fd (an empty
+            # listing, a stat): a dead capability, not a result
+            raise RootVanishedError("the root directory no longer exists")
+        return Resolved(self.fds[-1], None, True, tuple(self.names))
+
+    def follow(self, at: Resolved) -> Resolved:
+        """``at``'s final name is a symlink the operation follows: splice its
+        text and resolve on.  If it is no longer a link (replaced since the
+        caller looked), the same name is looked at again."""
+        assert at.name is not None and not self.pending
+        self.ends_dotdot = False
+        target = self.link_text(at.name)
+        if target is None:
+            self.pending.append(at.name)
+        elif self._splice(target, at.name):
+            self.must_be_dir = True
+        return self.parent()
+
+    def _dir_or_link(self, name: str) -> bool:
+        try:
+            mode = self.backend.lstat_at(self.fds[-1], name).st_mode
+        except OSError:
+            return False
+        return st.S_ISDIR(mode) or st.S_ISLNK(mode)
+
+    def is_link(self, at: Resolved) -> bool:
+        """Whether ``at``'s final name is a symlink now."""
+        if at.name is None or at.dir_fd < 0:
+            return False
+        try:
+            return st.S_ISLNK(self.backend.lstat_at(at.dir_fd, at.name).st_mode)
+        except OSError:
+            return False
+
+    def detach(self) -> tuple[int, tuple[str, ...]]:
+        """Give the caller the deepest directory that exists (a new fd for
+        the root), which the walk then no longer closes, and the names of the
+        would-be directories planned below it, outermost first."""
+        fds, names = self.fds, self.names
+        tail: list[str] = []
+        while fds[-1] == _VIRTUAL:
+            fds.pop()
+            tail.append(names.pop())
+        tail.reverse()
+        if len(fds) == 1:
+            return self.backend.open_at(fds[0], ".", self.backend.dir_flags), tuple(tail)
+        names.pop()
+        return fds.pop(), tuple(tail)
+
+    def fail(self, exc: OSError, name: str | None = None) -> NoReturn:
+        """Raise ``exc`` as the core raises it, naming the failing component."""
+        raise mapped(self.anchor, self.fds[0], exc, self.text, self.where(name)) from None
+
+    # -- steps ---------------------------------------------------------------
+    def _up(self) -> None:
+        if len(self.fds) == 1:
+            raise EscapeError("'..' leads outside the root", self.text,
+                              component=self.where(".."), reason="dotdot")
+        self._pass(self.where())
+        fd = self.fds.pop()
+        self.names.pop()
+        if fd >= 0:
+            close_quietly(self.backend, fd)
+
+    def _enter(self, name: str) -> None:
+        top = self.fds[-1]
+        if top == _VIRTUAL:  # below a would-be directory everything is new
+            self._plan(name)
+            return
+        try:
+            fd = self.backend.open_at(top, name, self.backend.dir_flags)
+        except OSError as exc:
+            err = exc.errno
+            if err in (errno.ENOTDIR, errno.ELOOP):
+                target = self.link_text(name)
+                if target is not None:
+                    self._splice(target, name)
+                    return
+                if self._dir_or_link(name):  # swapped since it was opened: look again
+                    self.pending.append(name)
+                    return
+            elif (err == errno.ENOENT and self.create is not Create.NEVER
+                  and len(self.pending) < self.floor):
+                self._make(name)
+                return
+            self.fail(exc, name)
+        self.fds.append(fd)
+        self.names.append(name)
+
+    def _make(self, name: str) -> None:
+        if self.create is Create.PLAN:
+            if self.anchor.root_gone(self.fds[0]):  # what the real run would meet
+                raise RootVanishedError("the root directory no longer exists")
+            self._plan(name)
+            return
+        where = self.where(name)
+        if self.allowed is not None and where not in self.allowed:
+            raise StaleError("a directory is missing that the plan did not create", self.text,
+                             component=where)
+        try:
+            fd = self.backend.create_directory_at(self.fds[-1], name, self.mode)
+        except OSError as exc:
+            if exc.errno != errno.EEXIST:
+                self.fail(exc, name)
+            self.pending.append(name)  # lost a race: resolve what is there now
+            return
+        self.created[where] = None
+        self.fds.append(fd)
+        self.names.append(name)
+
+    def _plan(self, name: str) -> None:
+        self.created[self.where(name)] = None
+        self.fds.append(_VIRTUAL)
+        self.names.append(name)
+
+    def plan_leaf(self, at: Resolved) -> None:
+        """Record ``at``'s final name as a directory the dry run would make."""
+        assert at.name is not None
+        if not at.planned and self.anchor.root_gone(self.fds[0]):
+            raise RootVanishedError("the root directory no longer exists")
+        self.created[self.where(at.name)] = None
+
+    def _pass(self, where: str) -> None:
+        if self._passed is None:
+            self._passed = {}
+        self._passed[where] = None
+
+    def link_text(self, name: str) -> str | None:
+        """The text of the symlink ``name`` in the top directory, to be
+        followed (``None`` if it is not a symlink).  :class:`SymlinkError` in
+        strict mode."""
+        try:
+            target = self.backend.readlink_at(self.fds[-1], name)
+        except OSError as exc:
+            if exc.errno == errno.EINVAL:
+                return None
+            self.fail(exc, name)
+        if self.anchor.strict:
+            raise SymlinkError("symlinks are not followed in this root", self.text,
+                               component=self.where(name))
+        return target
+
+    def _splice(self, target: str, name: str) -> bool:
+        """Put a symlink's text in front of the pending components; return
+        whether it ends in a slash (its target must be a directory)."""
+        self.links += 1
+        where = self.where(name)
+        if self.links > MAX_SYMLINKS:
+            raise contained_error(errno.ELOOP, self.text, where)
+        if "\x00" in target:  # cannot happen with a real kernel; never trust it
+            raise contained_error(errno.EINVAL, self.text, where)
+        absolute, names, must_be_dir = _paths.split_link(target)
+        if absolute:
+            raise EscapeError("a symlink leads outside the root", self.text, component=where,
+                              reason="symlink")
+        if not names and not target:
+            raise contained_error(errno.ENOENT, self.text, where)
+        self._pass(where)
+        pending = self.pending
+        self.floor = min(self.floor, len(pending))
+        if names and target.rstrip("/").endswith("/."):
+            # "d/.": d is opened as a directory on the way (ENOTDIR for a
+            # file), as the kernel does, not treated as "d/"
+            pending.append(".")
+        pending.extend(reversed(names))
+        return must_be_dir
+
+    # -- lifetime ------------------------------------------------------------
+    def close(self) -> None:
+        """Close every fd the walk opened and let go of the root fd."""
+        fds = self.fds
+        while len(fds) > 1:
+            fd = fds.pop()
+            if fd >= 0:
+                close_quietly(self.backend, fd)
+        self.names.clear()
+        if self._held:
+            self._held = False
+            self.anchor.release()
+
+    def __enter__(self) -> Walk:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- the fast path ---------------------------------------------------------------
+
+def openat2_retry(anchor: Anchor, root_fd: int, text: str, flags: int, mode: int,
+                  resolve: int) -> int | None:
+    """One ``openat2`` beneath the root: an fd, or ``None`` to run the walk.
+
+    ``EAGAIN`` means a rename somewhere raced the lookup: retried at least
+    :data:`OPENAT2_MIN_RETRIES` times, then until a deadline.  Never falls
+    back to a plain ``openat``."""
+    backend = anchor.backend
+    started = 0.0
+    stats = anchor.stats
+    for attempt in range(OPENAT2_MAX_RETRIES):
+        try:
+            return backend.openat2(root_fd, text, flags, mode, resolve)
+        except OSError as exc:
+            if exc.errno != errno.EAGAIN:
+                stats["walk_fallbacks"] += 1
+                return None
+        stats["openat2_eagain"] += 1
+        if attempt == OPENAT2_MIN_RETRIES:
+            started = time.monotonic()
+        elif attempt > OPENAT2_MIN_RETRIES and time.monotonic() - started > OPENAT2_DEADLINE:
+            break
+    stats["openat2_exhausted"] += 1
+    return None
+
+
+def spelled_path(parsed: ParsedPath) -> str:
+    """The canonical path of what ``openat2(RESOLVE_BENEATH|
+    RESOLVE_NO_SYMLINKS)`` opened for ``parsed``, and of nothing else: no link
+    was followed, and the kernel refused (``EAGAIN``) any ``..`` raced by a
+    rename, so each ``..`` undid the name before it (module doc)."""
+    parts: list[str] = []
+    for name in parsed.names:
+        if name == "..":
+            parts.pop()  # the kernel refused a ".." past the root (EXDEV)
+        else:
+            parts.append(name)
+    return "/".join(parts) if parts else "."
+
+
+# -- errors ------------------------------------------------------------------------
+
+def mapped(anchor: Anchor, root_fd: int, exc: OSError, text: str, where: str) -> OSError:
+    """``exc`` as the core raises it: root-relative names, a vanished root
+    told apart from a missing file."""
+    if isinstance(exc, (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
+                        RootVanishedError, StaleError)) or getattr(exc, "component", None) is not None:
+        return exc
+    if exc.errno == errno.ENOENT and anchor.root_gone(root_fd):
+        return RootVanishedError("the root directory no longer exists")
+    return contained_error(exc.errno, text, where)
+
+
+def not_found(anchor: Anchor, root_fd: int, text: str, where: str) -> OSError:
+    if anchor.root_gone(root_fd):
+        return RootVanishedError("the root directory no longer exists")
+    return contained_error(errno.ENOENT, text, where)
+
+
+def close_quietly(backend: Backend, fd: int) -> None:
+    """Close a directory fd opened only to resolve or list.  close(2)
+    releases the fd even when it reports an error, and there is no data to
+    lose on such an fd: go on closing the others rather than leak them."""
+    try:
+        backend.close(fd)
+    except OSError:
+        pass
+

@@ -1,0 +1,271 @@
+"""``Target``: where a mutation will act, resolved once, acted on by fd."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as st
+from typing import TYPE_CHECKING
+
+from . import _acts, _replace
+from ._acts import SAFE, End, NameOp
+from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
+from ._errors import ContainedError, RootVanishedError, StaleError, contained_error
+from ._handle import Handle
+from ._paths import ParsedPath
+from ._resolve import Anchor, Resolved
+
+if TYPE_CHECKING:
+    from ._backend import Backend
+    from ._root import Root
+
+__all__ = ["Target"]
+
+
+class Target:
+    """Where a mutation will act: the resolved parent directory, held open,
+    and the final name in it.  Made by :meth:`Root.target`.
+
+    Everything a decision needs is what resolution computed, never the
+    spelling: ``path`` (canonical root-relative path of the entry: the
+    final name not followed, unless ``follow_final``, then the in-root
+    target of a final link), ``parent`` (canonical path of its directory),
+    ``name`` (``None`` when the path ends at a directory without naming an
+    entry in it, as ``.``, ``a/..`` or ``d/.`` do: ``path`` is then that
+    directory and every mutation raises the kernel's errno for it),
+    ``creates`` (canonical directories that do not exist yet and that
+    :meth:`make_parents` would create, outermost first: only those the
+    parent needs, so a would-be directory that a later ``..`` leaves again,
+    as ``nx`` in ``nx/../a/x``, is never made, and is in ``passed``) and
+    ``passed`` (canonical directories resolution entered and left again, and
+    symlinks followed on the way, deduplicated: so policy can refuse a path
+    *through* a place, not only *to* it).
+
+    The operations act on ``name`` in the held parent fd and never follow
+    it; none resolves the path again.  The parent stays the directory it was
+    (renamed, it is still acted on; removed, acts fail).  Errors are the
+    Root's (``filename`` the caller's spelling, ``component`` canonical);
+    :class:`StaleError` where the tree no longer matches the plan.  Close
+    it (or use ``with``); not thread-safe.
+    """
+
+    __slots__ = ("path", "parent", "name", "creates", "passed", "_root", "_anchor", "_parsed",
+                 "_fd", "_tail", "_must_be_dir", "_follow", "_ends_dotdot", "_closed")
+
+    def __init__(self, root: Root, anchor: Anchor, parsed: ParsedPath, at: Resolved, fd: int,
+                 tail: tuple[str, ...], *, passed: tuple[str, ...], follow_final: bool,
+                 ends_dotdot: bool) -> None:
+        self.path = at.path
+        self.parent = at.parent
+        self.name = at.name
+        held = list(at.parts[:len(at.parts) - len(tail)])
+        self.creates = tuple("/".join(held + list(tail[:i + 1])) for i in range(len(tail)))
+        self.passed = passed
+        self._root = root
+        self._anchor = anchor
+        self._parsed = parsed
+        self._fd = fd  # the parent; while it is planned, the deepest directory that exists
+        self._tail = tail  # the planned directories below _fd, outermost first
+        self._must_be_dir = at.must_be_dir
+        self._follow = follow_final
+        self._ends_dotdot = ends_dotdot
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"<corral Target {self.path!r} creates={list(self.creates)}>"
+
+    # -- looking ---------------------------------------------------------------
+    def lstat(self) -> os.stat_result | None:
+        """``lstat`` of the entry (the directory itself when ``name`` is
+        ``None``); ``None`` if it does not exist (or its parent not yet)."""
+        if self._tail and not self._closed:
+            return None
+        fd = self._dir()
+        backend = self._backend()
+        try:
+            if self.name is None:
+                return backend.fstat(fd)
+            return _acts.lstat_or_none(backend, fd, self.name)
+        except OSError as exc:
+            raise self._error(exc, self.path) from None
+
+    def open(self, flags: int = os.O_RDONLY, mode: int = 0o666) -> Handle:
+        """Open the entry (``O_NOFOLLOW``: a symlink there now is ``ELOOP``)
+        as a :class:`Handle`; FIFOs, sockets and devices are refused as by
+        :meth:`Root.open`."""
+        fd = self._dir()
+        backend = self._backend()
+        flags |= os.O_CLOEXEC
+        if flags & os.O_CREAT and self.name is None:
+            raise contained_error(errno.EEXIST if flags & os.O_EXCL else errno.EISDIR,
+                                  self._parsed.text, self.path)
+        try:
+            opened = backend.open_at(fd, "." if self.name is None else self.name,
+                                     flags | SAFE, mode)
+            opened = _acts.check_fd(backend, opened, flags, self._parsed.text, self.path,
+                                    must_be_dir=self._must_be_dir)
+        except OSError as exc:
+            raise self._error(exc, self.path) from None
+        return Handle(self._root, backend, opened, self.path)
+
+    # -- acting ------------------------------------------------------------------
+    def make_parents(self, mode: int = 0o777) -> list[str]:
+        """Create :attr:`creates`, one below the other from the deepest
+        directory that exists (held since :meth:`Root.target`): ``mkdirat``
+        and an ``O_NOFOLLOW`` reopen each, so nothing is resolved again.
+        Return what was made (one someone else made meanwhile is used, and not
+        listed).  :class:`StaleError` if something other than a directory is
+        at one of the names now.  ``[]`` when the parent exists."""
+        self._dir(planned_ok=True)
+        backend = self._backend()
+        made: list[str] = []
+        while self._tail:
+            name, where = self._tail[0], self.creates[len(self.creates) - len(self._tail)]
+            try:
+                new = backend.create_directory_at(self._fd, name, mode)
+                made.append(where)
+            except OSError as exc:
+                if exc.errno != errno.EEXIST:
+                    raise self._error(exc, where) from None
+                try:
+                    new = backend.open_at(self._fd, name, backend.dir_flags)
+                except OSError:
+                    raise StaleError("something other than a directory is there now",
+                                     self._parsed.text, component=where) from None
+            backend.close(self._fd)
+            self._fd, self._tail = new, self._tail[1:]
+        return made
+
+    def write_bytes(self, data: bytes | bytearray | memoryview, *, exclusive: bool = False,
+                    expect: tuple[int, int] | None = None, mode: int | None = None,
+                    fsync: bool = True) -> None:
+        """Atomically replace (or create) the entry with ``data``, as
+        :meth:`Root.write_bytes`; a symlink there is replaced itself.
+        ``expect``: the (``st_dev``, ``st_ino``) the caller decided on,
+        checked right before the rename (:class:`StaleError` if the entry is
+        another file, or gone, by then)."""
+        if mode is not None and (not isinstance(mode, int) or mode < 0 or mode & ~0o777):
+            raise OSError(errno.EINVAL, "mode may carry permission bits (0o777) only",
+                          self._parsed.text)
+        name = self._name(_acts.WRITE_EXCL if exclusive else _acts.WRITE)
+        fd = self._dir()
+        backend = self._backend()
+        view = memoryview(data).cast("B")
+        text = self._parsed.text
+        try:
+            current = _acts.lstat_or_none(backend, fd, name)
+        except OSError as exc:
+            raise self._error(exc, self.path) from None
+        if current is not None and self._follow and st.S_ISLNK(current.st_mode):
+            raise StaleError("a symlink is there now", text, component=self.path)
+        _acts.write_checks(current, exclusive=exclusive, text=text, where=self.path)
+        try:
+            _replace.replace_in(backend, fd, name, view, current=current, mode=mode,
+                             fsync=fsync, exclusive=exclusive, expect=expect)
+        except StaleError:
+            raise StaleError("the file changed since it was looked at", text,
+                             component=self.path) from None
+        except OSError as exc:
+            raise self._error(exc, self.path) from None
+
+    def mkdir(self, mode: int = 0o777) -> None:
+        """``mkdirat`` of the entry."""
+        if not isinstance(mode, int) or mode < 0 or mode & ~0o777:
+            raise OSError(errno.EINVAL, "mode may carry permission bits (0o777) only",
+                          self._parsed.text)
+        name = self._name(_acts.MKDIR)
+        try:
+            self._backend().mkdir_at(self._dir(), name, mode)
+        except OSError as exc:
+            raise self._error(exc, self.path) from None
+
+    def remove(self) -> None:
+        """``unlinkat`` of the entry (a symlink itself, never its target)."""
+        name = self._name(_acts.REMOVE)
+        try:
+            self._backend().unlink_at(self._dir(), name)
+        except OSError as exc:
+            raise self._error(exc, self.path) from None
+
+    def rmdir(self) -> None:
+        """``unlinkat(AT_REMOVEDIR)`` of the entry."""
+        name = self._name(_acts.RMDIR)
+        try:
+            self._backend().rmdir_at(self._dir(), name)
+        except OSError as exc:
+            raise self._error(exc, self.path) from None
+
+    def rename(self, dst: Target, *, replace: bool = False, exchange: bool = False) -> None:
+        """Rename the entry to ``dst``'s (``renameat2`` between the two held
+        parents).  Without ``replace`` an existing ``dst`` is
+        ``FileExistsError``, atomically; ``exchange`` swaps the two."""
+        flags = RENAME_EXCHANGE if exchange else (0 if replace else RENAME_NOREPLACE)
+        dname = dst._name(_acts.RENAME_DST_NOREPLACE if flags & RENAME_NOREPLACE else _acts.RENAME_END)
+        sname = self._name(_acts.RENAME_END)
+        src_end = End(self._dir(), sname, self._must_be_dir, self._parsed.text, self.path)
+        dst_end = End(dst._dir(), dname, dst._must_be_dir, dst._parsed.text, dst.path)
+        try:
+            _acts.rename_names(self._backend(), src_end, dst_end, flags)
+        except OSError as exc:
+            raise self._error(exc, self.path) from None
+
+    # -- lifetime ------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the held parent fd (idempotent)."""
+        self._closed = True
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            self._backend().close(fd)
+
+    def __enter__(self) -> Target:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
+    # -- helpers ---------------------------------------------------------------------
+    def _backend(self) -> Backend:
+        return self._anchor.backend
+
+    def _dir(self, *, planned_ok: bool = False) -> int:
+        if self._closed:
+            raise OSError(errno.EBADF, "the target is closed", self._parsed.text)
+        if self._tail and not planned_ok:  # make_parents() first
+            raise contained_error(errno.ENOENT, self._parsed.text, self.creates[0])
+        return self._fd
+
+    def _name(self, op: NameOp) -> str:
+        text = self._parsed.text
+        if self.name is None:
+            raise contained_error(op.dotdot if self._ends_dotdot else op.dot, text, self.path)
+        if self._must_be_dir and op.slash not in (_acts.Slash.CREATES, _acts.Slash.RENAME):
+            fd = self._dir()
+            try:
+                _acts.check_slash(self._backend(), fd, self.name, op, text, self.path)
+            except OSError as exc:
+                raise self._error(exc, self.path) from None
+        return self.name
+
+    def _error(self, exc: OSError, where: str) -> OSError:
+        if isinstance(exc, ContainedError) or getattr(exc, "component", None) is not None:
+            return exc
+        if exc.errno == errno.ENOENT and self._gone():
+            return RootVanishedError("the root directory no longer exists")
+        return contained_error(exc.errno, self._parsed.text, where)
+
+    def _gone(self) -> bool:
+        anchor = self._anchor
+        try:
+            fd = anchor.acquire(None)
+        except OSError:
+            return anchor.vanished
+        try:
+            return anchor.root_gone(fd)
+        finally:
+            anchor.release()
