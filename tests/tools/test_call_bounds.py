@@ -105,7 +105,7 @@ def test_move_file_inside_walk_stops_at_the_deadline(tmp_path, make_root, clock)
 
 def test_delete_file_digest_loop_stops_at_the_deadline(tmp_path, make_root, clock):
     (tmp_path / "gone.txt").write_text("data\n")
-    root = hooked_root(make_root, tmp_path, {"read": clock.advance})
+    root = hooked_root(make_root, tmp_path, {"pread": clock.advance})
     with Toolbox(root) as toolbox:
         time_limited(toolbox.call("delete_file", {"path": "gone.txt"}), "delete_file")
     assert (tmp_path / "gone.txt").exists()

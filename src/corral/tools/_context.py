@@ -18,10 +18,10 @@ import time
 from typing import Any, TypeVar, cast
 from collections.abc import Callable, Iterator, Sequence
 
-from ..contained import EscapeError, Root
+from ..contained import EscapeError, Handle, Root, Target
 from ._limits import Limits
 from ._control import CancelToken, Progress, ProgressCallback
-from ._locate import Location, fd_location, locate, root_path
+from ._locate import Location, locate, of_target
 from ._locks import hold as hold_locks
 from ._policy import Op, Policy, Scope
 from ._refusal import (Code, Kind, Refusal, cancelled, denied_rule, hardlink, host_denied,
@@ -61,7 +61,6 @@ class ToolboxState:
         self.read_only = read_only
         self.authorizer = authorize
         self.policy = policy
-        self.root_path = root_path(root)  # for fd_location; stale only means "ask again"
         # runs a read-only tool inside a call (set by the toolbox): see ToolContext.try_tool
         self.runner: Callable[[str, dict[str, Any], ToolContext], dict[str, Any] | None] = \
             lambda name, args, ctx: None
@@ -302,25 +301,38 @@ class ToolContext:
         self.check(location, op, field=field, shown=rel.rstrip("/") or ".")
         return location
 
-    def open_checked(self, rel: str, op: Op, flags: int = os.O_RDONLY) -> tuple[int, Location]:
-        """Open ``rel`` and check ``op`` on where the open file really is (the
-        kernel's name for the fd, else :meth:`locate`); the fd is closed again
-        if the policy says no.  A refusal by policy wins over the open's own
-        error (a denied name is not said to be missing)."""
+    def open_handle(self, rel: str, op: Op, flags: int = os.O_RDONLY) -> Handle:
+        """Open ``rel`` and check ``op`` on where the opened file really is
+        (the handle's canonical path); closed again if the policy says no.
+        A refusal by policy wins over the open's own error (a denied name
+        is not said to be missing)."""
         try:
-            fd = self.root.open(rel, flags)
+            handle = self.root.open_handle(rel, flags)
         except OSError:
             self.check_path(rel, op)
             raise
         try:
-            found = None if ".." in rel.split("/") else \
-                fd_location(self.root, fd, self.state.root_path)
-            location = Location(found) if found is not None else self.locate(rel)
-            self.check(location, op, shown=rel.rstrip("/") or ".")
+            if ".." in rel.split("/"):  # a path through a place: the policy sees what it passed
+                self.check(self.locate(rel), op, shown=rel.rstrip("/") or ".")
+            else:
+                self.check(Location(handle.path), op, shown=rel.rstrip("/") or ".")
         except BaseException:
-            os.close(fd)
+            handle.close()
             raise
-        return fd, location
+        return handle
+
+    def target(self, rel: str, op: Op, field: str = "path", *, create_parents: bool = False,
+               follow: bool = False) -> Target:
+        """:meth:`Root.target` of ``rel`` with ``op`` checked on what it
+        resolved to: the entry, the directories it would create, those it
+        passes through.  The caller closes it (``with``)."""
+        target = self.root.target(rel, follow_final=follow, create_parents=create_parents)
+        try:
+            self.check(of_target(target), op, field=field, shown=rel.rstrip("/") or ".")
+        except BaseException:
+            target.close()
+            raise
+        return target
 
     def visible(self, canonical: str, op: Op = Op.SEARCH) -> bool:
         """Whether the entry at the canonical path ``canonical`` may be shown

@@ -1,7 +1,7 @@
 """The edit lock: read, decide and write of one file, by one caller at a time.
 
-Keyed by what a path resolves to: the kernel's canonical name of the opened
-file (where it can say; else its device and inode), so every spelling of a
+Keyed by what a path resolves to: the canonical path of the opened file
+(the core's :class:`~corral.contained.Handle`), so every spelling of a
 file and every :class:`~corral.tools.Toolbox` in the process share one
 thread lock; and ``flock`` on the file itself (which, like an OFD lock,
 belongs to the open file description) extends it to other processes.  A
@@ -24,9 +24,8 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
-from ..contained import Root
+from ..contained import Handle, Root
 from ._policy import fold
-from ._locate import fd_location
 
 __all__ = ["hold"]
 
@@ -70,33 +69,30 @@ _TABLE = _Table()
 @dataclass
 class _Pin:
     key: str  # the thread lock's key: stable while the name is rewritten in place
-    fd: int | None  # what the flock is taken on
+    handle: Handle | None  # what the flock is taken on
     inode: tuple[int, int] | None = None
 
 
 def _pin(root: Root, rel: str) -> _Pin:
     """Open what ``rel`` leads to now (or its parent, for a new file)."""
     try:
-        fd = root.open(rel, os.O_RDONLY)
+        handle = root.open_handle(rel, os.O_RDONLY)
     except FileNotFoundError:
         parent, _, name = rel.rstrip("/").rpartition("/")
         try:
-            fd = root.open(parent or ".", os.O_RDONLY | os.O_DIRECTORY)
+            handle = root.open_handle(parent or ".", os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
             return _Pin(f"path:{fold(rel)}", None)
-        info = os.fstat(fd)
-        return _Pin(f"new:{info.st_dev}:{info.st_ino}:{fold(name)}", fd)
+        return _Pin(f"new:{fold(handle.path)}/{fold(name)}", handle)
     except OSError:  # not something to lock (the call itself will refuse it)
         return _Pin(f"path:{fold(rel)}", None)
-    info = os.fstat(fd)
-    where = fd_location(root, fd)
-    key = f"at:{fold(where)}" if where is not None else f"{info.st_dev}:{info.st_ino}"
-    return _Pin(key, fd, (info.st_dev, info.st_ino))
+    info = handle.stat()
+    return _Pin(f"at:{fold(handle.path)}", handle, (info.st_dev, info.st_ino))
 
 
 def _close(pin: _Pin) -> None:
-    if pin.fd is not None:
-        os.close(pin.fd)
+    if pin.handle is not None:
+        pin.handle.close()
 
 
 def _flock(fd: int, checkpoint: Callable[[], None]) -> None:
@@ -119,15 +115,15 @@ def _hold_one(root: Root, rel: str, checkpoint: Callable[[], None]) -> Iterator[
         pin = _pin(root, rel)
         try:
             with _TABLE.hold(pin.key, checkpoint):
-                if pin.fd is not None:
-                    _flock(pin.fd, checkpoint)
+                if pin.handle is not None:
+                    _flock(pin.handle.fileno(), checkpoint)
                 again = _pin(root, rel)
                 _close(again)
                 if (again.key, again.inode) == (pin.key, pin.inode):
                     yield
                     return
         finally:
-            _close(pin)  # closing the fd releases the flock
+            _close(pin)  # closing the handle releases the flock
         checkpoint()
 
 

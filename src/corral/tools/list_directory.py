@@ -6,10 +6,9 @@ import os
 import stat as st
 from typing import Any
 
-from ..contained import DirEntry, SpecialFileError
+from ..contained import DirEntry, Handle, SpecialFileError
 
 from ._context import ToolContext
-from ._locate import Location
 from ._policy import Op
 from ._refusal import not_directory, special_kind
 from ._registry import Suggests, ToolSpec, success_schema
@@ -38,14 +37,10 @@ CHECK_EVERY = 256  # entries between two checkpoints
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
-    info, where = _directory(ctx, rel, shown)
-    identity = (info.st_dev, info.st_ino)
-    ctx.authorize(ListRequest(shown))
-    if ctx.asks_host:
-        ctx.ensure_same(rel, identity)  # a swap during authorization fails closed
-    entries = sorted(ctx.root.scandir(rel, stat=True), key=lambda e: e.name)
-    ctx.ensure_same(rel, identity)  # and one while listing
-    scope = ctx.scope(where.path, Op.LIST)
+    with _directory(ctx, rel, shown) as handle:  # policy, host and listing: this directory
+        ctx.authorize(ListRequest(shown))
+        entries = sorted(handle.scandir(stat=True), key=lambda e: e.name)
+    scope = ctx.scope(handle.path, Op.LIST)
     limit = ctx.limits.list_entries
     shown_entries: list[dict[str, Any]] = []
     denied = 0
@@ -74,11 +69,11 @@ def _item(entry: DirEntry) -> dict[str, Any]:
         return {"name": entry.name, "kind": kind}
 
 
-def _directory(ctx: ToolContext, rel: str, shown: str) -> tuple[os.stat_result, Location]:
-    """The directory's stat and where it really is (the policy checked there);
+def _directory(ctx: ToolContext, rel: str, shown: str) -> Handle:
+    """The directory, open (the policy checked where it really is);
     anything else is refused, a file with a read_file suggestion."""
     try:
-        fd, where = ctx.open_checked(rel, Op.LIST, os.O_RDONLY | os.O_DIRECTORY)
+        return ctx.open_handle(rel, Op.LIST, os.O_RDONLY | os.O_DIRECTORY)
     except (NotADirectoryError, SpecialFileError):
         info = ctx.root.stat(rel)
         if st.S_ISREG(info.st_mode):
@@ -89,10 +84,6 @@ def _directory(ctx: ToolContext, rel: str, shown: str) -> tuple[os.stat_result, 
         raise not_directory(shown, f"{shown} is a {kind.replace('_', ' ')}, not a directory",
                             "Pass a directory; list_directory on its parent shows it.",
                             type=kind) from None
-    try:
-        return os.fstat(fd), where
-    finally:
-        os.close(fd)
 
 
 OUTPUT_SCHEMA = success_schema({

@@ -19,6 +19,7 @@ from typing import Any
 from collections.abc import Callable
 
 from . import _read_cache as read_cache
+from ..contained import Handle
 from ._context import ToolContext
 from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, binary_file, directory_given, special_file,
@@ -96,27 +97,21 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     offset: int = args["offset"]
     limit = args.get("limit")
     limit = limits.read_lines if limit is None else min(limit, limits.read_lines)
-    root = ctx.root
-    backend = root.backend
     try:
-        fd, _ = ctx.open_checked(rel, Op.READ)
+        handle = ctx.open_handle(rel, Op.READ)
     except FileNotFoundError:
         _refuse_pattern(ctx, rel)  # a glob pattern: answer with what it matches
         raise
-    try:
-        info = backend.fstat(fd)
+    with handle:  # one resolution: the policy, the host and the read all see this file
+        info = handle.stat()
         if not st.S_ISREG(info.st_mode):
             raise _not_regular(rel, info)
         if info.st_nlink > 1:
             ctx.check_hardlink(rel, info)
         if ctx.asks_host:
             ctx.authorize(ReadRequest(rel))
-            # a swap during authorization fails closed
-            ctx.ensure_same(rel, (info.st_dev, info.st_ino))
-        facts = _scan(rel, _Reader(backend.pread, fd, ctx.checkpoint), info, offset, limit,
+        facts = _scan(rel, _Reader(handle, ctx.checkpoint), info, offset, limit,
                       limits.read_line_chars, limits.read_bytes)
-    finally:
-        backend.close(fd)
 
     if offset > max(facts.total, 1):
         raise Refusal(Code.INVALID_ARGUMENT,
@@ -182,19 +177,18 @@ def _not_regular(rel: str, info: os.stat_result) -> Refusal:
 # -- reading -------------------------------------------------------------------
 
 class _Reader:
-    """Positioned reads of one fd, each after the call's checkpoint."""
+    """Positioned reads of one handle, each after the call's checkpoint."""
 
-    __slots__ = ("_pread", "fd", "_checkpoint")
+    __slots__ = ("handle", "_pread", "_checkpoint")
 
-    def __init__(self, pread: Callable[[int, int, int], bytes], fd: int,
-                 checkpoint: Callable[[], None]) -> None:
-        self._pread = pread
-        self.fd = fd
+    def __init__(self, handle: Handle, checkpoint: Callable[[], None]) -> None:
+        self.handle = handle
+        self._pread = handle.pread
         self._checkpoint = checkpoint
 
     def __call__(self, size: int, offset: int) -> bytes:
         self._checkpoint()
-        return self._pread(self.fd, size, offset)
+        return self._pread(size, offset)
 
 
 def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: int, cap: int,
@@ -209,7 +203,7 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
         began = read_cache.started()
         index: tuple[list[int], list[int]] = ([], [])
         facts = _stream(rel, pread, size, pread(CHUNK, 0), offset, limit, cap, budget, index)
-        if facts.index_sep == b"\n" and _unchanged(pread.fd, info):
+        if facts.index_sep == b"\n" and _unchanged(pread.handle.stat(), info):
             read_cache.store(info, began, sha256=facts.sha256, endings=facts.endings,
                              bom=facts.bom, total=facts.total, crlf=facts.crlf,
                              lines=index[0], offsets=index[1])
@@ -228,8 +222,7 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
     return _stream(rel, pread, size, first, offset, limit, cap, budget, None)
 
 
-def _unchanged(fd: int, before: os.stat_result) -> bool:
-    now = os.fstat(fd)
+def _unchanged(now: os.stat_result, before: os.stat_result) -> bool:
     return (now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
         before.st_size, before.st_mtime_ns, before.st_ctime_ns)
 
