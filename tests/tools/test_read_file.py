@@ -263,10 +263,8 @@ def test_swap_during_authorization_fails_closed(tmp_path, make_root):
         return True
 
     result = Toolbox(make_root(tmp_path), authorize=authorize).call("read_file", {"path": "f.txt"})
-    # one resolution (issue 18): the file read is the one resolved, checked and
-    # asked about, whatever the name holds by the time the host answers
-    assert result["ok"] is True and result["content"] == "1\tauthorized content"
-    assert "swapped in" not in str(result)
+    assert result["code"] == "STALE" and result["details"]["kind"] == "swapped"
+    assert "content" not in result and "swapped in" not in str(result)
 
 
 # -- the streaming path --------------------------------------------------------

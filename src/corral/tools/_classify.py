@@ -20,10 +20,10 @@ from typing import Any
 from collections.abc import Callable, Mapping
 
 from ..contained import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
-                         SymlinkError)
+                         StaleError, SymlinkError)
 from ._context import ToolContext
 from ._refusal import (Code, Kind, Refusal, exists, internal, not_directory, not_empty, not_found,
-                       shown_path, special_file)
+                       shown_path, special_file, swapped)
 from ._registry import Suggests
 
 __all__ = ["classify", "close_paths", "missing_path", "Facts"]
@@ -112,7 +112,12 @@ def _invalid_path(f: Facts) -> Refusal:
                    details=f.details(path=shown_path(f.path)), kind=kind)
 
 
+def _stale(f: Facts) -> Refusal:
+    return swapped(f.path)
+
+
 _BY_TYPE: tuple[tuple[type[OSError], Factory], ...] = (
+    (StaleError, _stale),  # the tree no longer matches what was resolved: fail closed
     (EscapeError, _escape),
     (SymlinkError, _strict_symlink),
     (SpecialFileError, _special),

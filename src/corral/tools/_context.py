@@ -15,6 +15,7 @@ import threading
 from contextlib import contextmanager
 from urllib.parse import unquote, urlsplit
 import time
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 from collections.abc import Callable, Iterator, Sequence
 
@@ -36,6 +37,15 @@ T = TypeVar("T")
 _now = time.monotonic  # the deadline's clock (tests replace it to drive time limits)
 
 Identity = tuple[int, int]  # (st_dev, st_ino)
+
+
+@dataclass(frozen=True)
+class Place:
+    """See :meth:`ToolContext.place`."""
+
+    path: str
+    creates: tuple[str, ...]
+    anchor: Identity
 
 
 def sha256_hex(data: bytes) -> str:
@@ -334,6 +344,28 @@ class ToolContext:
             raise
         return target
 
+    def place(self, target: Target) -> Place:
+        """Where ``target`` acts, as a fact to compare after the host's answer:
+        its canonical path, what it would create, and the identity of the
+        deepest directory that exists on its way."""
+        anchor = (target.creates[0].rpartition("/")[0] or ".") if target.creates else \
+            target.parent
+        info = self.root.stat(anchor)
+        return Place(target.path, target.creates, (info.st_dev, info.st_ino))
+
+    def ensure_place(self, rel: str, before: Place) -> None:
+        """Fail closed (``STALE``) unless ``rel`` resolves now as it did when
+        the host was asked (a parent swapped for a link or another directory,
+        directories made meanwhile...).  One more resolution, made only when
+        the host was asked: without a question there is no window."""
+        try:
+            with self.root.target(rel, create_parents=True) as again:
+                now = self.place(again)
+        except OSError:
+            raise swapped(rel) from None
+        if now != before:
+            raise swapped(rel)
+
     def visible(self, canonical: str, op: Op = Op.SEARCH) -> bool:
         """Whether the entry at the canonical path ``canonical`` may be shown
         by a listing (``Op.LIST``: deny rules hide) or a search
@@ -397,14 +429,6 @@ class ToolContext:
         raise host_unexpected(request.operation, request.path, f"a value of type {shown}")
 
     # -- identity ------------------------------------------------------
-    def identity(self, rel: str, *, follow: bool = True) -> Identity | None:
-        """(dev, ino) of what ``rel`` names now, ``None`` if nothing."""
-        try:
-            info = self.root.stat(rel, follow_symlinks=follow)
-        except FileNotFoundError:
-            return None
-        return (info.st_dev, info.st_ino)
-
     def ensure_same(self, rel: str, before: Identity | None, *, follow: bool = True,
                     mode: int | None = None) -> None:
         """Fail closed if ``rel`` is no longer what was authorized.  With

@@ -20,7 +20,7 @@ from ._policy import Op
 from ._refusal import not_directory, not_empty, swapped
 from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import DeleteRequest
-from .move_file import entry_name, kind_of
+from .move_file import entry_name, kind_of, lstat_of, named
 
 DESCRIPTION = (
     "Delete one file, symlink or empty directory. A symlink is deleted itself, never what it "
@@ -64,10 +64,8 @@ def _digest(ctx: ToolContext, target: Target, size: int) -> str | None:
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel, trailing = entry_name(ctx, args["path"], "path")
     with ctx.target(rel, Op.DELETE) as target:  # one resolution: every step acts on it
-        info = target.lstat()
-        if info is None:
-            ctx.root.lstat(rel)  # the core's own "not found" (with what is missing)
-            raise swapped(rel)  # there again already
+        named(target, rel, "path")
+        info = lstat_of(ctx, target, rel)
         kind = kind_of(info.st_mode)
         if trailing and kind != "directory":
             ctx.refuse_escape(rel + "/")  # "link/" to a directory outside

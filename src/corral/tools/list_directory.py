@@ -39,6 +39,9 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     shown = rel.rstrip("/") or "."
     with _directory(ctx, rel, shown) as handle:  # policy, host and listing: this directory
         ctx.authorize(ListRequest(shown))
+        if ctx.asks_host:  # THREATS row 10: the name swapped while the host decided
+            info = handle.stat()
+            ctx.ensure_same(rel, (info.st_dev, info.st_ino))
         entries = sorted(handle.scandir(stat=True), key=lambda e: e.name)
     scope = ctx.scope(handle.path, Op.LIST)
     limit = ctx.limits.list_entries

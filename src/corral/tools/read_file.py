@@ -110,6 +110,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             ctx.check_hardlink(rel, info)
         if ctx.asks_host:
             ctx.authorize(ReadRequest(rel))
+            # THREATS row 10: the name swapped while the host decided fails closed
+            ctx.ensure_same(rel, (info.st_dev, info.st_ino))
         facts = _scan(rel, _Reader(handle, ctx.checkpoint), info, offset, limit,
                       limits.read_line_chars, limits.read_bytes)
 
