@@ -142,18 +142,19 @@ def refused_as(envelope: dict[str, Any], kind: str, where: str) -> None:
 @pytest.mark.parametrize("path", HOOK_SPELLINGS + CONFIG_SPELLINGS + HOST_CONFIG)
 def test_protected_paths_refuse_every_change(tmp_path, config, path):
     project = Project(tmp_path, config)
-    _, probe_root = project.toolbox()
-    exists = (probe_root / path).exists() and not path.startswith("nx/")
-    for tool, args in changes(path, exists):
-        toolbox, root = project.toolbox()
-        if tool == "edit_file":  # an oldText the file holds, so only the policy can refuse
-            args = {**args, "oldText": (root / path).read_text()[:1]}
-        before = snapshot(root)
-        envelope = call_bounded(lambda: toolbox.call(tool, args), what=f"{tool} {args}")
+    toolbox, root = project.toolbox()  # refusals change nothing: one tree serves every call
+    exists = (root / path).exists() and not path.startswith("nx/")
+    before = snapshot(root)
+    try:
+        for tool, args in changes(path, exists):
+            if tool == "edit_file":  # an oldText the file holds, so only the policy can refuse
+                args = {**args, "oldText": (root / path).read_text()[:1]}
+            envelope = call_bounded(lambda: toolbox.call(tool, args), what=f"{tool} {args}")
+            assert_contract(envelope)
+            refused_as(envelope, "protected", f"{tool} {args}")
+            assert snapshot(root) == before, f"{tool} {args} changed the tree"
+    finally:
         toolbox.root.close()
-        assert_contract(envelope)
-        refused_as(envelope, "protected", f"{tool} {args}")
-        assert snapshot(root) == before, f"{tool} {args} changed the tree"
 
 
 @per_config
