@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import errno
 import logging
+import os
 import stat as st
 from dataclasses import dataclass
 from typing import Any
@@ -65,8 +66,9 @@ def classify(exc: BaseException, *, tool: str, args: Mapping[str, Any], ctx: Too
     """The refusal for ``exc`` raised while running ``tool`` with ``args``
     (``suggests``: what the tool's spec lets a not-found refusal offer)."""
     if isinstance(exc, Refusal):
-        return exc
-    if not isinstance(exc, OSError) or isinstance(exc, RootVanishedError):
+        # a root that vanished is never the caller's "not found" or "changed"
+        return internal() if exc.kind in _GONE_KINDS and _root_gone(ctx) else exc
+    if not isinstance(exc, OSError) or isinstance(exc, RootVanishedError) or _root_gone(ctx):
         return _internal(exc)
     named = exc.filename if isinstance(exc.filename, str) else None
     if named is None:
@@ -234,6 +236,18 @@ _BY_ERRNO: dict[int, Factory] = {
 
 def _field(f: Facts) -> dict[str, Any]:
     return {"field": f.field} if f.field else {}
+
+
+_GONE_KINDS = frozenset({Kind.SWAPPED, Kind.NOT_FOUND, Kind.MISSING})
+
+
+def _root_gone(ctx: ToolContext) -> bool:
+    """Whether the root directory itself was removed (its fd still works:
+    a removed directory has no links left)."""
+    try:
+        return os.fstat(ctx.root.fileno()).st_nlink == 0
+    except (OSError, ValueError):
+        return True
 
 
 def _climbs_out(path: str) -> bool:
