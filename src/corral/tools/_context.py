@@ -37,6 +37,7 @@ T = TypeVar("T")
 _now = time.monotonic  # the deadline's clock (tests replace it to drive time limits)
 
 Identity = tuple[int, int]  # (st_dev, st_ino)
+_DIGEST_CHUNK = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -343,6 +344,19 @@ class ToolContext:
             target.close()
             raise
         return target
+
+    def sha256(self, handle: Handle) -> str:
+        """The sha256 of the handle's whole content, streamed, with a
+        checkpoint before every chunk (a large file is bounded by the call)."""
+        digest = hashlib.sha256()
+        pos = 0
+        while True:
+            self.checkpoint()
+            chunk = handle.pread(_DIGEST_CHUNK, pos)
+            if not chunk:
+                return digest.hexdigest()
+            digest.update(chunk)
+            pos += len(chunk)
 
     def place(self, target: Target) -> Place:
         """Where ``target`` acts, as a fact to compare after the host's answer:

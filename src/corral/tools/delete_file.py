@@ -8,7 +8,6 @@ must still be the one authorized when it is removed.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat as st
 from typing import Any
@@ -38,7 +37,6 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_DIGEST_CHUNK = 1 << 20
 
 
 def _digest(ctx: ToolContext, target: Target, size: int) -> str | None:
@@ -46,17 +44,9 @@ def _digest(ctx: ToolContext, target: Target, size: int) -> str | None:
     edit size limit or if it cannot be read)."""
     if size > ctx.limits.max_edit_file_bytes:
         return None
-    digest = hashlib.sha256()
     try:
         with target.open(os.O_RDONLY) as handle:
-            pos = 0
-            while True:
-                ctx.checkpoint()
-                chunk = handle.pread(_DIGEST_CHUNK, pos)
-                if not chunk:
-                    return digest.hexdigest()
-                digest.update(chunk)
-                pos += len(chunk)
+            return ctx.sha256(handle)
     except OSError:
         return None
 

@@ -65,7 +65,6 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_DIGEST_CHUNK = 1024 * 1024
 # Lines a model writes instead of code it did not want to repeat.
 _ELISION = re.compile(
     r"^[ \t]*(?://|#|/\*|<!--|--|;|\*)?[ \t]*(?:\.\.\.|…)[ \t]*[\[(]?[ \t]*"
@@ -213,15 +212,7 @@ def _file_sha256(ctx: ToolContext, target: Target, rel: str, info: os.stat_resul
         now = handle.stat()
         if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
             raise swapped(rel)
-        digest = hashlib.sha256()
-        pos = 0
-        while True:
-            ctx.checkpoint()
-            chunk = handle.pread(_DIGEST_CHUNK, pos)
-            if not chunk:
-                return digest.hexdigest()
-            digest.update(chunk)
-            pos += len(chunk)
+        return ctx.sha256(handle)
 
 
 def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
