@@ -31,6 +31,9 @@ PUBLIC: dict[str, set[str]] = {
     },
     "corral.contained": {
         "Root",
+        "Handle",
+        "Target",
+        "StaleError",
         "DirEntry",
         "ContainedError",
         "EscapeError",
@@ -49,9 +52,7 @@ PUBLIC: dict[str, set[str]] = {
         "Extraction",
         "ExtractReason",
         "Refused",
-        "Handle",
-        "Target",
-        "StaleError",
+        "TargetChangedError",
     },
     "corral.tools": {
         "Toolbox",

@@ -309,5 +309,3 @@ def write_checks(current: os.stat_result | None, *, exclusive: bool, text: str,
     if kind in SPECIAL_KINDS:
         raise SpecialFileError("not a regular file", text, component=where,
                                kind=SPECIAL_KINDS[kind])
-
-

@@ -14,16 +14,17 @@ import stat as st
 import sys
 from typing import Any, Callable, Iterator, NoReturn
 
-from . import _acts, _paths, _replace
+from . import _acts, _paths
 from ._acts import CREATE_MASK, SAFE, End, name_of
 from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, _under_pyfakefs, default_backend
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SymlinkError, contained_error)
 from ._fwalk import fwalk as _fwalk
-from ._ops import RootSurface
 from ._handle import DirEntry, Handle, entries
 from ._linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS
+from ._ops import RootSurface
 from ._paths import ParsedPath
+from ._replace import replace_in
 from ._resolve import (MAX_STEPS, MAX_SYMLINKS, Anchor, Create, Resolved, Walk, openat2_retry,
                        spelled_path)
 from ._target import Target
@@ -568,7 +569,8 @@ class Root(RootSurface):
         content as it was.  A replaced file's permission bits, owner and
         group (where permitted) and extended attributes are kept, and the
         temporary file is 0600 until then (``_replace.replace_in`` says what
-        is not kept); a new file gets ``mode`` (default 0o666 less the umask).  ``exclusive=True``
+        is not kept); a new file gets ``mode`` (default 0o666 less the
+        umask).  ``exclusive=True``
         refuses an existing target (``FileExistsError``) atomically.  With
         ``follow_symlinks=False`` a final symlink is replaced itself rather
         than followed (inside the root) to its target.  A hard link is
@@ -592,8 +594,8 @@ class Root(RootSurface):
                         continue
                     _acts.write_checks(current, exclusive=exclusive, text=walk.text,
                                        where=at.path)
-                    _replace.replace_in(backend, at.dir_fd, name, view, current=current, mode=mode,
-                                     fsync=fsync, exclusive=exclusive, expect=None)
+                    replace_in(backend, at.dir_fd, name, view, current=current, mode=mode,
+                               fsync=fsync, exclusive=exclusive)
                 except OSError as exc:
                     walk.fail(exc, name)
                 return

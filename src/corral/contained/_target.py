@@ -7,12 +7,13 @@ import os
 import stat as st
 from typing import TYPE_CHECKING
 
-from . import _acts, _replace
+from . import _acts
 from ._acts import SAFE, End, NameOp
 from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
 from ._errors import ContainedError, RootVanishedError, StaleError, contained_error
 from ._handle import Handle
 from ._paths import ParsedPath
+from ._replace import replace_in
 from ._resolve import Anchor, Resolved
 
 if TYPE_CHECKING:
@@ -160,8 +161,8 @@ class Target:
             raise StaleError("a symlink is there now", text, component=self.path)
         _acts.write_checks(current, exclusive=exclusive, text=text, where=self.path)
         try:
-            _replace.replace_in(backend, fd, name, view, current=current, mode=mode,
-                             fsync=fsync, exclusive=exclusive, expect=expect)
+            replace_in(backend, fd, name, view, current=current, mode=mode, fsync=fsync,
+                       exclusive=exclusive, expect=expect)
         except StaleError:
             raise StaleError("the file changed since it was looked at", text,
                              component=self.path) from None

@@ -7,7 +7,7 @@ import stat as st
 from typing import Any
 
 from ..contained import DirEntry, Handle, SpecialFileError
-
+from . import _listing_tree
 from ._context import ToolContext
 from ._policy import Op
 from ._refusal import not_directory, special_kind
@@ -20,13 +20,14 @@ DESCRIPTION = (
     "When there are more entries than the limit, 'truncated' is true and 'total' gives the "
     "count; entries hidden by the host's deny rules are counted in 'denied'. To find files by "
     "name in a whole tree use glob; to read a file use read_file."
-)
+) + _listing_tree.DESCRIPTION_NOTE
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
                  "description": "Directory to list, relative to the root (default \".\")."},
+        **_listing_tree.ARGUMENTS,
     },
     "additionalProperties": False,
 }
@@ -38,6 +39,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
     with _directory(ctx, rel, shown) as handle:  # policy, host and listing: this directory
+        if args["depth"] > 1:  # newtools hook: the tree
+            return _listing_tree.tree(ctx, rel, handle.stat(), args)
         ctx.authorize(ListRequest(shown))
         if ctx.asks_host:  # THREATS row 10: the name swapped while the host decided
             info = handle.stat()
@@ -102,5 +105,6 @@ OUTPUT_SCHEMA = success_schema({
 }, ["path", "entries", "truncated", "total"])
 
 TOOL = ToolSpec(name="list_directory", title="List directory", description=DESCRIPTION,
-                schema=SCHEMA, output_schema=OUTPUT_SCHEMA, run=run, request=ListRequest,
+                schema=SCHEMA, output_schema=_listing_tree.with_tree_output(OUTPUT_SCHEMA),
+                run=run, request=ListRequest,
                 suggests=Suggests(retry_on=frozenset({"directory"})))

@@ -18,8 +18,9 @@ import stat as st
 from typing import Any
 from collections.abc import Callable
 
-from . import _read_cache as read_cache
 from ..contained import Handle
+from . import _media
+from . import _read_cache as read_cache
 from ._context import ToolContext
 from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, binary_file, directory_given, special_file,
@@ -40,7 +41,7 @@ DESCRIPTION = (
     "'bom' tells whether the file starts with a UTF-8 byte order mark (neither is shown in "
     "content). Directories, binary files and files that are not UTF-8 are refused: use glob or "
     "list_directory to see what a directory holds."
-)
+) + _media.DESCRIPTION_NOTE
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -112,6 +113,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             ctx.authorize(ReadRequest(rel))
             # THREATS row 10: the name swapped while the host decided fails closed
             ctx.ensure_same(rel, (info.st_dev, info.st_ino))
+        if (image := _media.read_image(ctx, rel, handle.fileno(), info)) is not None:
+            return image  # newtools hook
         facts = _scan(rel, _Reader(handle, ctx.checkpoint), info, offset, limit,
                       limits.read_line_chars, limits.read_bytes)
 
@@ -593,5 +596,5 @@ OUTPUT_SCHEMA = success_schema({
     "lineEndings", "bom"])
 
 TOOL = ToolSpec(name="read_file", title="Read file", description=DESCRIPTION, schema=SCHEMA,
-                output_schema=OUTPUT_SCHEMA, run=run, request=ReadRequest,
+                output_schema=_media.with_image_output(OUTPUT_SCHEMA), run=run, request=ReadRequest,
                 suggests=Suggests(retry_on=frozenset({"file"})))
