@@ -75,7 +75,6 @@ class Kind(str, enum.Enum):
     NO_MATCH = "no_match"
     LINE_NUMBER_PREFIX = "line_number_prefix"
     PLACEHOLDER = "placeholder"
-    PATH_IS_PATTERN = "path_is_pattern"  # a glob pattern given where one path is needed
     # several roots (tools/_workspace.py)
     ROOT_REQUIRED = "root_required"
     UNKNOWN_ROOT = "unknown_root"

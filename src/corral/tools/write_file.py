@@ -68,6 +68,7 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
+
 @dataclass
 class _Plan:
     """What the write will do, as decided under the lock before asking the host."""
