@@ -30,7 +30,6 @@ alone), as a root of its own.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from typing import Any
 from ..contained import Root
 from ._control import CancelToken, ProgressCallback
 from ._hosts import offered_specs
-from ._policy import Op, Policy
+from ._policy import Policy
 from ._refusal import Code, Kind, Refusal, outside_root
 from ._registry import ToolSpec
 from ._toolbox import Toolbox
@@ -64,39 +63,10 @@ PATH_LIST_KEYS = frozenset({"paths", "createdDirectories", "didYouMean"})
 Opener = Callable[[Root, Toolbox, str], "Toolbox | None"]
 
 
-@dataclass(frozen=True)
-class _Beneath(Policy):
-    """A policy for a root opened at ``base`` inside the root it was made
-    for: every decision is the original's, on the path as that root sees it
-    (``base/path``), so an anchored rule or one whose match spans ``base``
-    (``**/.vscode/tasks.json`` beneath ``proj/.vscode``) holds the same."""
-
-    base: str = "."
-
-    def rule(self, canonical: str, op: Op) -> Kind | None:
-        return super().rule(_joined(self.base, canonical), op)
-
-    def extended(self, *, deny: Iterable[str] = (),
-                 protect_dirs: Iterable[str] = ()) -> Policy:
-        # directories found beneath (a .git file's target) are in base's terms
-        return super().extended(deny=deny,
-                                protect_dirs=[_joined(self.base, d) for d in protect_dirs])
-
-
 def policy_beneath(policy: Policy, base: str) -> Policy:
-    """``policy`` as it applies to a root opened at ``base`` inside its own."""
-    fields = {f.name: getattr(policy, f.name) for f in dataclasses.fields(policy)}
-    if isinstance(policy, _Beneath):
-        fields["base"] = _joined(policy.base, base)
-    else:
-        fields["base"] = base
-    return _Beneath(**fields)
-
-
-def _joined(base: str, rel: str) -> str:
-    if base in (".", ""):
-        return rel
-    return base if rel in (".", "") else f"{base}/{rel}"
+    """``policy`` as it applies to a root opened at ``base`` inside its own
+    (:meth:`Policy.beneath`: every decision is made on ``base/path``)."""
+    return policy.beneath(base)
 
 
 def root_names(paths: Iterable[str]) -> list[str]:
