@@ -1,0 +1,95 @@
+"""Red-team findings against the default policy (issue 11, THREATS rows 21
+and 25), on every backend config.
+
+* git directories the policy never finds: a ``.git`` *file* below the root
+  (a submodule or a ``--separate-git-dir`` checkout) pointing at a git
+  directory inside the root that is not named ``.git``; the common
+  directory of a worktree (``commondir``), where git keeps the hooks and
+  config a worktree runs; a bare repository (a local remote: ``git push``
+  to it runs its hooks).
+* a secret inside a directory named like a template (``.env.example/.env``):
+  the template exception re-includes everything below it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from corral.tools import Toolbox
+
+HOOK = "#!/bin/sh\necho planted\n"
+
+
+def _write(toolbox: Toolbox, path: str) -> dict:
+    return toolbox.call("write_file", {"path": path, "content": HOOK, "overwrite": True})
+
+
+def _git_dir(path):
+    """A minimal git directory at ``path`` (what git's is_git_directory checks)."""
+    (path / "hooks").mkdir(parents=True)
+    (path / "objects").mkdir()
+    (path / "refs").mkdir()
+    (path / "HEAD").write_text("ref: refs/heads/main\n")
+    (path / "config").write_text("[core]\n\trepositoryformatversion = 0\n")
+
+
+def _refused_as_protected(answer: dict) -> bool:
+    return answer["ok"] is False and answer["code"] == "DENIED" \
+        and answer["details"].get("kind") == "protected"
+
+
+@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (nested .git file's gitdir unprotected)")
+def test_git_dir_named_by_a_nested_git_file_is_protected(tmp_path, make_root):
+    """``sub/.git`` says ``gitdir: ../store``: git runs ``store/hooks`` and
+    reads ``store/config`` for every command in ``sub``."""
+    _git_dir(tmp_path / "store")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / ".git").write_text("gitdir: ../store\n")
+    with Toolbox(make_root(tmp_path)) as toolbox:
+        for path in ("store/hooks/pre-commit", "store/config"):
+            assert _refused_as_protected(_write(toolbox, path)), path
+    assert not (tmp_path / "store" / "hooks" / "pre-commit").exists()
+    assert (tmp_path / "store" / "config").read_text().startswith("[core]")
+
+
+@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (a worktree's common dir unprotected)")
+def test_common_dir_of_the_roots_worktree_is_protected(tmp_path, make_root):
+    """The root is a worktree: ``.git`` says ``gitdir: main.git/worktrees/w``
+    and that directory's ``commondir`` is ``../..``.  Hooks and config of a
+    worktree are the common directory's (``main.git/hooks``, ``main.git/config``)."""
+    _git_dir(tmp_path / "main.git")
+    wt = tmp_path / "main.git" / "worktrees" / "w"
+    wt.mkdir(parents=True)
+    (wt / "commondir").write_text("../..\n")
+    (wt / "HEAD").write_text("ref: refs/heads/w\n")
+    (tmp_path / ".git").write_text("gitdir: main.git/worktrees/w\n")
+    with Toolbox(make_root(tmp_path)) as toolbox:
+        assert _refused_as_protected(_write(toolbox, "main.git/worktrees/w/HEAD"))  # holds today
+        for path in ("main.git/hooks/pre-commit", "main.git/config"):
+            assert _refused_as_protected(_write(toolbox, path)), path
+    assert not (tmp_path / "main.git" / "hooks" / "pre-commit").exists()
+
+
+@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (bare repository in the root unprotected)")
+def test_bare_repository_in_the_root_is_protected(tmp_path, make_root):
+    """``remote.git`` is a bare repository used as a local remote: ``git push``
+    runs its ``hooks/pre-receive`` on the host."""
+    _git_dir(tmp_path / "remote.git")
+    with Toolbox(make_root(tmp_path)) as toolbox:
+        for path in ("remote.git/hooks/pre-receive", "remote.git/config"):
+            assert _refused_as_protected(_write(toolbox, path)), path
+    assert not (tmp_path / "remote.git" / "hooks" / "pre-receive").exists()
+
+
+@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (template exception re-includes a directory's contents)")
+@pytest.mark.parametrize("template", [".env.example", ".env.sample", ".env.local.template"])
+def test_secret_below_a_template_named_directory_stays_secret(tmp_path, make_root, template):
+    """``.env.example`` is readable as a template; a *directory* of that name
+    holding ``.env`` does not make the ``.env`` in it a template."""
+    (tmp_path / template).mkdir()
+    (tmp_path / template / ".env").write_text("API_KEY=redteam-secret-7f3a\n")
+    with Toolbox(make_root(tmp_path)) as toolbox:
+        read = toolbox.call("read_file", {"path": f"{template}/.env"})
+        assert read["ok"] is False and read["details"].get("kind") == "secret", read
+        found = toolbox.call("grep", {"pattern": "redteam-secret"})
+        assert "redteam-secret-7f3a" not in str(found)
