@@ -1,0 +1,67 @@
+"""Red-team findings against "every call is bounded" (issue 12, THREATS row 24).
+
+Each test is an order-of-magnitude hang detector, not a speed test: the
+call gets a deadline (``timeout``) many times what its input costs to read
+and match once, and must answer in full within it (no ``time_limit``, no
+overrun).  The hostile input is one a model can write with write_file.
+Sizes are chosen so that today's cost is at least four times the deadline.
+
+Backend-independent (the cost is in the tools' matching): one backend
+config, the default.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from corral.tools import Toolbox
+
+DEADLINE = 2.0  # seconds; each input below is about 100-500 KB
+
+
+def _call_within_deadline(toolbox: Toolbox, tool: str, args: dict, what: str) -> dict:
+    started = time.perf_counter()
+    answer = toolbox.call(tool, args, timeout=DEADLINE)
+    seconds = time.perf_counter() - started
+    assert answer["ok"] is True and seconds <= DEADLINE, (
+        f"{what}: ok={answer['ok']} {answer.get('code')} {answer.get('details', {}).get('kind')} "
+        f"after {seconds:.1f} s (deadline {DEADLINE} s)")
+    return answer
+
+
+@pytest.mark.xfail(strict=True, reason="redteam: search to fix (gitignore cost = files x rules)")
+def test_one_large_gitignore_over_a_wide_directory(tmp_path):
+    """One .gitignore of 10,000 name rules (110 KB: under MAX_RULES and
+    MAX_IGNORE_BYTES) beside 500 small files: glob tests each name against
+    every rule in Python, 5 M glob tests (5-10 s here, load-dependent; 1,000
+    files 9-23 s).  It also runs past its deadline (18 s on a 2 s deadline
+    seen): no checkpoint in the rule loop."""
+    (tmp_path / ".gitignore").write_text("".join(f"*x{j}*y*\n" for j in range(10_000)))
+    for i in range(500):
+        (tmp_path / f"f{i}.txt").write_text("hay\n")
+    with Toolbox(str(tmp_path)) as toolbox:
+        answer = _call_within_deadline(toolbox, "glob", {"pattern": "*.txt"},
+                                       "glob over 500 files beside a 10,000-rule .gitignore")
+    assert answer["truncated"] is True and len(answer["paths"]) == 200
+
+
+@pytest.mark.xfail(strict=True, reason="redteam: search to fix (gitignore cost = depth^2 x rules)")
+def test_a_gitignore_at_every_level_of_a_deep_tree(tmp_path):
+    """64 nested directories, each with an 800-rule .gitignore and one file
+    (450 KB in all): every entry is tested against the rules of every
+    ancestor, depth^2 x rules (grep 12 s here; 30 s when nothing matches,
+    where the zero-result diagnosis searches again)."""
+    here = tmp_path
+    rules = "".join(f"*x{j}*y*\n" for j in range(800))
+    for level in range(64):
+        here = here / f"d{level}"
+        here.mkdir()
+        (here / ".gitignore").write_text(rules)
+        (here / "hay.txt").write_text("hay\n")
+    (here / "leaf.txt").write_text("needle\n")
+    with Toolbox(str(tmp_path)) as toolbox:
+        answer = _call_within_deadline(toolbox, "grep", {"pattern": "needle"},
+                                       "grep in a 64-deep tree with 800 rules per level")
+    assert [m["path"].rsplit("/", 1)[-1] for m in answer["matches"]] == ["leaf.txt"]
