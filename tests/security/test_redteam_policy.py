@@ -93,3 +93,40 @@ def test_secret_below_a_template_named_directory_stays_secret(tmp_path, make_roo
         assert read["ok"] is False and read["details"].get("kind") == "secret", read
         found = toolbox.call("grep", {"pattern": "redteam-secret"})
         assert "redteam-secret-7f3a" not in str(found)
+
+
+@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (NOT_FOUND names a denied path)")
+@pytest.mark.parametrize("tool,args", [
+    ("read_file", {"path": "dl"}),
+    ("edit_file", {"path": "dl", "oldText": "a", "newText": "b"}),
+    ("read_files", {"paths": ["dl"]}),
+], ids=["read_file", "edit_file", "read_files"])
+def test_a_link_into_a_denied_directory_names_nothing_there(tmp_path, make_root, tool, args):
+    """``dl -> private/gone-q1/x`` with ``private`` denied: the answer is the
+    same DENIED as for ``dl3 -> private/there/x`` (whose middle exists), never
+    a NOT_FOUND that names ``private/gone-q1`` (a denied path, and an oracle
+    for what exists in the denied directory)."""
+    (tmp_path / "private" / "there").mkdir(parents=True)
+    (tmp_path / "dl").symlink_to("private/gone-q1/x")
+    (tmp_path / "dl3").symlink_to("private/there/x")
+    with Toolbox(make_root(tmp_path), deny=["private"]) as toolbox:
+        answer = toolbox.call(tool, args)
+        control = toolbox.call(tool, _renamed(args, "dl", "dl3"))
+    assert "private" not in str(answer), answer
+    assert _shape(answer) == _shape(control)
+
+
+def _renamed(args: dict, old: str, new: str) -> dict:
+    out = dict(args)
+    if "path" in out:
+        out["path"] = new
+    if "paths" in out:
+        out["paths"] = [new]
+    return out
+
+
+def _shape(answer: dict) -> tuple:
+    """The code and kind an answer gives (for read_files: its one file's)."""
+    if "files" in answer:
+        answer = answer["files"][0]
+    return answer.get("ok"), answer.get("code"), answer.get("details", {}).get("kind")
