@@ -130,3 +130,38 @@ def _shape(answer: dict) -> tuple:
     if "files" in answer:
         answer = answer["files"][0]
     return answer.get("ok"), answer.get("code"), answer.get("details", {}).get("kind")
+
+
+@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (core.hooksPath / include.path targets unprotected)")
+@pytest.mark.parametrize("config,path", [
+    ("[core]\n\thooksPath = tools/hooks\n", "tools/hooks/pre-commit"),
+    ("[core]\n\thooksPath = ../tools/hooks\n", "tools/hooks/pre-commit"),
+    ("[include]\n\tpath = ../.gitconfig\n", ".gitconfig"),
+    ('[includeIf "gitdir:~/"]\n\tpath = ../config/git.inc\n', "config/git.inc"),
+], ids=["hooksPath", "hooksPath-relative-to-git-dir", "include.path", "includeIf.path"])
+def test_what_git_config_points_at_inside_the_root_is_protected(tmp_path, make_root, config, path):
+    """``.git/`` is protected because git runs it; so is what ``.git/config``
+    tells git to run or read from the work tree: a ``core.hooksPath``
+    directory (a repository's shared hooks, checked in), and files pulled in
+    by ``include.path`` (a common way to share config: ``core.fsmonitor``
+    there runs at the next ``git status``)."""
+    _git_dir(tmp_path / ".git")
+    (tmp_path / ".git" / "config").write_text(config)
+    with Toolbox(make_root(tmp_path)) as toolbox:
+        assert _refused_as_protected(_write(toolbox, path)), path
+    assert not (tmp_path / path).exists()
+
+
+@pytest.mark.xfail(strict=True, reason="redteam: tools to decide (host-run files not on the default list)")
+@pytest.mark.parametrize("path", [
+    ".cursor/hooks.json",          # Cursor: shell commands around the agent loop
+    "opencode.json",               # opencode: local MCP servers (commands), started automatically
+    "opencode.jsonc",
+    ".opencode/opencode.json",
+    ".aider.conf.yml",             # aider: lint-cmd / test-cmd, run after every edit by default
+    ".venv/lib/python3.12/site-packages/zz-planted.pth",  # run by every start of the project's interpreter
+])
+def test_host_run_configuration_beyond_the_list_is_protected(tmp_path, make_root, path):
+    with Toolbox(make_root(tmp_path)) as toolbox:
+        assert _refused_as_protected(_write(toolbox, path)), path
+    assert not (tmp_path / path).exists()
