@@ -12,6 +12,7 @@ config, the default.
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -65,3 +66,31 @@ def test_a_gitignore_at_every_level_of_a_deep_tree(tmp_path):
         answer = _call_within_deadline(toolbox, "grep", {"pattern": "needle"},
                                        "grep in a 64-deep tree with 800 rules per level")
     assert [m["path"].rsplit("/", 1)[-1] for m in answer["matches"]] == ["leaf.txt"]
+
+
+REPLY_CAP = 64 * 1024  # bytes; the request is a 4 KB path
+
+
+@pytest.mark.xfail(strict=True, reason="redteam: tools (write_file, move_file) and newtools "
+                   "(make_directory) to fix (createdDirectories uncapped: O(depth^2) reply)")
+@pytest.mark.parametrize("tool,args", [
+    ("write_file", {"path": "/".join(["m"] * 2000) + "/x", "content": "x"}),
+    ("make_directory", {"path": "/".join(["m"] * 2000)}),
+    ("move_file", {"source": "src.txt", "destination": "/".join(["m"] * 2000) + "/y"}),
+], ids=["write_file", "make_directory", "move_file"])
+def test_created_directories_reply_is_capped(tmp_path, tool, args):
+    """A 4,000-byte path (under max_path_bytes) through 2,000 missing
+    directories: every one is listed with its full path, a 4 MB reply (and
+    authorization request) for 4 KB of input.  Issue 12 asks for capped
+    lists with a count of what was left out."""
+    (tmp_path / "src.txt").write_text("x")
+    with Toolbox(str(tmp_path)) as toolbox:
+        answer = toolbox.call(tool, args)
+    assert answer["ok"] is True, answer
+    assert (tmp_path / ("/".join(["m"] * 2000))).is_dir()
+    size = len(json.dumps(answer))
+    assert size <= REPLY_CAP, f"{tool} answered {size} bytes for a {len(str(args))}-byte call"
+    listed = len(answer["createdDirectories"])
+    counts = [v for v in answer.values() if isinstance(v, int) and not isinstance(v, bool)]
+    assert 2000 in counts or any(listed + v == 2000 for v in counts), \
+        f"the answer does not say that 2000 directories were made: {sorted(answer)}"
