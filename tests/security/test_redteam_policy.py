@@ -165,3 +165,29 @@ def test_host_run_configuration_beyond_the_list_is_protected(tmp_path, make_root
     with Toolbox(make_root(tmp_path)) as toolbox:
         assert _refused_as_protected(_write(toolbox, path)), path
     assert not (tmp_path / path).exists()
+
+
+@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (deny patterns fail open)")
+@pytest.mark.parametrize("pattern", ["private/*", "./private", "./private/**", "{abs}/private",
+                                     "private/."],
+                         ids=["children-glob", "dot-slash", "dot-slash-globstar", "absolute",
+                              "trailing-dot"])
+def test_host_deny_spellings_never_fail_open(tmp_path, make_root, pattern):
+    """Spellings a host writes for "nothing in private/": ``private/*``
+    denies the directory's entries, so what is below them is denied too
+    (the policy says ancestors count; a search already prunes there, but
+    read_file of private/in/s.txt reads it); ``./private`` and an absolute
+    path inside the root are what a shell user types.  A pattern the policy
+    cannot apply must be refused when the Toolbox is made, never ignored."""
+    (tmp_path / "private" / "in").mkdir(parents=True)
+    (tmp_path / "private" / "in" / "s.txt").write_text("SECRET-Q7\n")
+    spelled = pattern.replace("{abs}", str(tmp_path))
+    try:
+        toolbox = Toolbox(make_root(tmp_path), deny=[spelled])
+    except ValueError:
+        return  # refused up front: the host learns its rule is not understood
+    with toolbox:
+        read = toolbox.call("read_file", {"path": "private/in/s.txt"})
+        found = toolbox.call("grep", {"pattern": "SECRET-Q7"})
+    assert read["ok"] is False and read["details"].get("kind") == "deny_rule", read
+    assert "SECRET-Q7" not in str(found)
