@@ -81,7 +81,6 @@ def test_bare_repository_in_the_root_is_protected(tmp_path, make_root):
     assert not (tmp_path / "remote.git" / "hooks" / "pre-receive").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (template exception re-includes a directory's contents)")
 @pytest.mark.parametrize("template", [".env.example", ".env.sample", ".env.local.template"])
 def test_secret_below_a_template_named_directory_stays_secret(tmp_path, make_root, template):
     """``.env.example`` is readable as a template; a *directory* of that name
@@ -167,7 +166,6 @@ def test_host_run_configuration_beyond_the_list_is_protected(tmp_path, make_root
     assert not (tmp_path / path).exists()
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (deny patterns fail open)")
 @pytest.mark.parametrize("pattern", ["private/*", "./private", "./private/**", "{abs}/private",
                                      "private/."],
                          ids=["children-glob", "dot-slash", "dot-slash-globstar", "absolute",
@@ -188,6 +186,7 @@ def test_host_deny_spellings_never_fail_open(tmp_path, make_root, pattern):
         return  # refused up front: the host learns its rule is not understood
     with toolbox:
         read = toolbox.call("read_file", {"path": "private/in/s.txt"})
-        found = toolbox.call("grep", {"pattern": "SECRET-Q7"})
+        # a pattern that is not the content itself: the answer echoes the pattern
+        found = toolbox.call("grep", {"pattern": "SECRET-Q[7]"})
     assert read["ok"] is False and read["details"].get("kind") == "deny_rule", read
     assert "SECRET-Q7" not in str(found)

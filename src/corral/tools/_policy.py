@@ -24,6 +24,8 @@ why each entry is there are in the README's "Safe defaults" section.
 from __future__ import annotations
 
 import enum
+import os
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -153,12 +155,18 @@ def fold(text: str) -> str:
 
 
 class _Rules:
-    """Gitignore-style patterns over folded paths, matched on a path or any
-    of its ancestors.  A pattern can only match where some component of the
-    path matches its last name (``.env``, ``*.pem``, ``.env.*``), so a set of
-    those names answers the common case (nothing matches) without running a
-    pattern; only a hit is decided by the full, ordered pattern list
-    (negations included)."""
+    """Gitignore-style patterns over folded paths, decided as git decides
+    whether a path is ignored: from the top down, the last pattern matching
+    a directory decides it, and a covered directory covers everything below
+    it (a later ``!`` pattern cannot re-include what is inside).  A pattern
+    matches one path exactly, never a descendant of it: ``!**/.env.example``
+    re-includes a directory of that name, not the ``.env`` inside.
+
+    A pattern can only match where a component matches its last name
+    (``.env``, ``*.pem``, ``.env.*``), so a set of those names answers the
+    common case (nothing matches) without running a pattern, and a level
+    whose name no pattern can match is skipped: O(depth) name tests, the
+    patterns run only at the levels they could match."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
         lines = [fold(p) for p in patterns]
@@ -166,12 +174,16 @@ class _Rules:
         # backend, as with google-re2 installed it would pick re2, which cannot
         # take a name that is not UTF-8 (a lone surrogate) and fails the call
         try:
-            self._spec: pathspec.PathSpec[Any] = pathspec.PathSpec.from_lines(
+            spec: pathspec.PathSpec[Any] = pathspec.PathSpec.from_lines(
                 "gitignore", lines, backend="simple")
         except TypeError:  # pathspec < 1.0: no backends
-            self._spec = pathspec.PathSpec.from_lines("gitwildmatch", lines)
+            spec = pathspec.PathSpec.from_lines("gitwildmatch", lines)
         except (KeyError, LookupError):
-            self._spec = pathspec.PathSpec.from_lines("gitwildmatch", lines)
+            spec = pathspec.PathSpec.from_lines("gitwildmatch", lines)
+        # last first: the last pattern that matches decides
+        self._patterns: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
+            (p.regex, bool(p.include)) for p in reversed(spec.patterns)
+            if p.include is not None and p.regex is not None)
         self._names: set[str] = set()
         suffixes: list[str] = []
         prefixes: list[str] = []
@@ -209,8 +221,79 @@ class _Rules:
         return self.may_match(path) and self.decide(path)
 
     def decide(self, path: str) -> bool:
-        """:meth:`match` without the quick test (the caller did it)."""
-        return bool(self._spec.match_file(path) or self._spec.match_file(path + "/"))
+        """:meth:`match` without the quick test (the caller did it): each
+        ancestor from the top, then the path itself (a directory or not:
+        both are tried, so a directory-only pattern covers it too)."""
+        end = -1
+        while True:
+            end = path.find("/", end + 1)
+            prefix = path if end < 0 else path[:end]
+            name = prefix[prefix.rfind("/") + 1:]
+            if self.name_may_match(name) and self._covers(prefix):
+                return True
+            if end < 0:
+                return False
+
+    def _covers(self, prefix: str) -> bool:
+        """Whether the last pattern matching ``prefix`` itself includes it."""
+        as_dir = prefix + "/"
+        for regex, include in self._patterns:
+            if regex.fullmatch(prefix) or regex.fullmatch(as_dir):
+                return include
+        return False
+
+
+def host_pattern(pattern: str, roots: Sequence[str] = ()) -> str:
+    """A host's pattern as the rules read it, or ``ValueError`` for one that
+    could never apply (never silently ignored: a rule that matches nothing
+    fails open).  Shell spellings are read as a shell user means them:
+    ``./private`` and ``private/.`` are the root's ``private``
+    (``/private``, ``/private/``), ``./private/**`` is ``private/**``.  With
+    ``roots`` (the absolute paths the root is known by), an absolute path
+    inside the root becomes the pattern anchored there; an absolute path
+    elsewhere on the host is refused.  A ``/name`` whose ``/name`` does not
+    exist on the host stays gitignore's anchored ``name``."""
+    negated = pattern.startswith("!")
+    body = pattern[1:] if negated else pattern
+    if not body.strip() or body.startswith("#"):
+        raise ValueError(f"policy pattern {pattern!r} matches nothing (blank, or a comment in "
+                         "gitignore syntax: write \\# for a name starting with #)")
+    if body.startswith("/") and roots:
+        body = _root_relative(body, pattern, roots)
+    dir_only = body.endswith(("/", "/.")) or body in (".", "./")
+    anchored = body.startswith("/") or "/" in body.rstrip("/")
+    parts = [part for part in body.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise ValueError(f"policy pattern {pattern!r} has a '..' component: rules match "
+                         "canonical paths inside the root, which never hold '..'")
+    if not parts:
+        raise ValueError(f"policy pattern {pattern!r} names the root itself (use read_only, "
+                         "or a pattern such as '**' for everything in it)")
+    clean = "/".join(parts)
+    if body.startswith("/") or (anchored and len(parts) == 1):
+        clean = "/" + clean  # an absolute path stays one until read against the root
+    return ("!" if negated else "") + clean + ("/" if dir_only else "")
+
+
+def _root_relative(body: str, pattern: str, roots: Sequence[str]) -> str:
+    for root in roots:
+        root = root.rstrip("/")
+        if root and (body == root or body.startswith(root + "/")):
+            return "/" + body[len(root):].lstrip("/") if body != root else "/"
+    first = body.lstrip("/").split("/", 1)[0]
+    if first and os.path.lexists("/" + first):
+        raise ValueError(f"policy pattern {pattern!r} is an absolute path outside the root "
+                         f"({roots[0]}), where no rule applies; to anchor a pattern at the "
+                         f"root, write it as './{body.lstrip('/')}'")
+    return body
+
+
+def host_patterns(patterns: Iterable[str], roots: Sequence[str] = ()) -> tuple[str, ...]:
+    """:func:`host_pattern` of each (a single string is refused: it would
+    be read as one pattern per character)."""
+    if isinstance(patterns, str):
+        raise TypeError("policy patterns are a list of strings, not one string")
+    return tuple(host_pattern(p, roots) for p in patterns)
 
 
 def _compiled(patterns: Sequence[str]) -> _Rules | None:
@@ -230,6 +313,8 @@ class Policy:
     allow_git_writes: bool = False
     protect_dirs: tuple[str, ...] = field(default=())
     base: str = ""  # where this policy's root is inside the root the patterns speak of
+    # whether absolute patterns were read against the root (Policy.rooted)
+    is_rooted: bool = field(default=False, compare=False)
 
     @classmethod
     def default(cls) -> Policy:
@@ -246,18 +331,35 @@ class Policy:
               deny: Iterable[str] = ()) -> Policy:
         """The defaults (or nothing, ``defaults=False``) extended with more
         patterns: what the CLI flags ``--no-default-policy``,
-        ``--allow-git-writes``, ``--protect GLOB``, ``--deny GLOB`` make."""
+        ``--allow-git-writes``, ``--protect GLOB``, ``--deny GLOB`` make.
+        Each pattern is read by :func:`host_pattern` (``./x``, ``x/.``; an
+        absolute path is made relative when a toolbox opens its root); one
+        that could never apply is a ``ValueError``."""
         base = cls.default() if defaults else cls.none()
-        return replace(base, protect=base.protect + tuple(protect),
-                       secrets=base.secrets + tuple(secrets), deny=base.deny + tuple(deny),
+        return replace(base, protect=base.protect + host_patterns(protect),
+                       secrets=base.secrets + host_patterns(secrets),
+                       deny=base.deny + host_patterns(deny),
                        allow_git_writes=allow_git_writes or not defaults)
 
-    def extended(self, *, deny: Iterable[str] = (), protect_dirs: Iterable[str] = ()) -> Policy:
-        """This policy with more deny patterns and protected directories
-        (canonical paths in this policy's own root)."""
-        return replace(self, deny=self.deny + tuple(deny),
+    def extended(self, *, deny: Iterable[str] = (), protect: Iterable[str] = (),
+                 protect_dirs: Iterable[str] = ()) -> Policy:
+        """This policy with more deny and protect patterns (read by
+        :func:`host_pattern`) and protected directories (canonical paths in
+        this policy's own root)."""
+        return replace(self, deny=self.deny + host_patterns(deny),
+                       protect=self.protect + host_patterns(protect),
                        protect_dirs=self.protect_dirs + tuple(self._outer(d)
                                                                for d in protect_dirs))
+
+    def rooted(self, roots: Sequence[str]) -> Policy:
+        """Every pattern read against the absolute paths ``roots`` the root
+        is known by (an absolute path inside it anchored, one outside a
+        ``ValueError``): what a toolbox does once, when it opens its root."""
+        if self.is_rooted:
+            return self
+        return replace(self, protect=host_patterns(self.protect, roots),
+                       secrets=host_patterns(self.secrets, roots),
+                       deny=host_patterns(self.deny, roots), is_rooted=True)
 
     def beneath(self, base: str) -> Policy:
         """The same rules for a root opened at the canonical path ``base``

@@ -51,7 +51,8 @@ class Toolbox:
         self.root = root if isinstance(root, Root) else Root(root)
         self.limits = limits or Limits()
         base = Policy.default() if policy is None else policy
-        self.policy = base.extended(deny=deny, protect_dirs=git_dirs(self.root))
+        known_as = (self.root.path, os.path.realpath(self.root.path))
+        self.policy = base.extended(deny=deny, protect_dirs=git_dirs(self.root)).rooted(known_as)
         self._state = ToolboxState(self.root, limits=self.limits, authorize=authorize,
                                    policy=self.policy, allow_hardlinks=allow_hardlinks,
                                    read_only=read_only)
