@@ -42,23 +42,18 @@ def _src_state(tree):
     return sorted((p, (tree / "src" / p).read_bytes()) for p in os.listdir(tree / "src"))
 
 
-_SPELLING = pytest.mark.xfail(strict=True, reason="redteam: tools to fix (authorize is told the "
-                              "spelling, not the resolved path)")
-
-
 @pytest.mark.parametrize("tool,args", [
     pytest.param("write_file", {"path": "docs/srclink/planted.py", "content": "x = 1\n"},
-                 id="write-via-link", marks=_SPELLING),
+                 id="write-via-link"),
     pytest.param("write_file", {"path": "docs/../src/planted.py", "content": "x = 1\n"},
-                 id="write-dotdot", marks=_SPELLING),
+                 id="write-dotdot"),
     pytest.param("write_file", {"path": "docs/nx/../../src/planted.py", "content": "x = 1\n"},
-                 id="write-missing-dotdot", marks=_SPELLING),
+                 id="write-missing-dotdot"),
     pytest.param("move_file", {"source": "docs/guide.md", "destination": "docs/srclink/guide.md"},
-                 id="move-to-via-link", marks=_SPELLING),
+                 id="move-to-via-link"),
     pytest.param("move_file", {"source": "docs/srclink/app.py", "destination": "docs/app.py"},
-                 id="move-from-via-link", marks=_SPELLING),
-    pytest.param("delete_file", {"path": "docs/srclink/app.py"}, id="delete-via-link",
-                 marks=_SPELLING),
+                 id="move-from-via-link"),
+    pytest.param("delete_file", {"path": "docs/srclink/app.py"}, id="delete-via-link"),
     # holds today (the request names src/app.py): a regression test
     pytest.param("edit_file", {"path": "docs/srclink/app.py", "oldText": "a = 1",
                                "newText": "a = 2"}, id="edit-via-link"),

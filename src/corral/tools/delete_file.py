@@ -67,7 +67,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             if entries:
                 raise not_empty(rel, entries, suggest=("list_directory", {"path": rel}))
         digest = _digest(ctx, target, info.st_size) if kind == "file" else None
-        ctx.authorize(DeleteRequest(rel, kind=kind, sha256=digest))
+        ctx.authorize(DeleteRequest(target.path, kind=kind, sha256=digest))  # canonical
         with ctx.lock(rel):
             now = target.lstat()
             if now is None or (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (

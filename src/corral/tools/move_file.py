@@ -102,8 +102,9 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             existing = dst_t.lstat()
             _check_ends(ctx, src_t, dst_t, src, dst, kind, info, existing, overwrite)
             places = (ctx.place(src_t), ctx.place(dst_t)) if ctx.asks_host else None
-            ctx.authorize(MoveRequest(src, destination=dst, overwrite=overwrite, kind=kind,
-                                      creates_directories=dst_t.creates))
+            # the host judges where both ends are (canonical), never the spelling
+            ctx.authorize(MoveRequest(src_t.path, destination=dst_t.path, overwrite=overwrite,
+                                      kind=kind, creates_directories=dst_t.creates))
             with ctx.lock(src, dst):
                 _recheck(ctx, src_t, dst_t, (src, dst), (info, existing), places)
                 created = dst_t.make_parents() if dst_t.creates else []

@@ -99,7 +99,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         if plan.current is not None:
             ctx.check(of_target(target), Op.REPLACE, shown=rel)  # a secret is not replaced
         warnings = check_write(ctx, rel, content, plan.current)
-        ctx.authorize(WriteRequest(rel, bytes=len(data), sha256=digest,
+        # the host judges where the write lands (canonical), never the spelling
+        ctx.authorize(WriteRequest(target.path, bytes=len(data), sha256=digest,
                                    overwrite=plan.current is not None,
                                    existing_sha256=plan.existing,
                                    creates_directories=target.creates))
