@@ -94,7 +94,6 @@ def test_secret_below_a_template_named_directory_stays_secret(tmp_path, make_roo
         assert "redteam-secret-7f3a" not in str(found)
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (NOT_FOUND names a denied path)")
 @pytest.mark.parametrize("tool,args", [
     ("read_file", {"path": "dl"}),
     ("edit_file", {"path": "dl", "oldText": "a", "newText": "b"}),

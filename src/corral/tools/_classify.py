@@ -74,8 +74,12 @@ def classify(exc: BaseException, *, tool: str, args: Mapping[str, Any], ctx: Too
     if named is None:
         return _internal(exc)
     field, path = _field_of(named, args, ctx)
-    facts = Facts(exc, path, getattr(exc, "component", None) or named, field, tool, args, ctx,
-                  suggests or Suggests())
+    component = getattr(exc, "component", None)
+    if isinstance(component, str) and component:
+        hidden = ctx.hidden(component, path, field)  # decided on where resolution stopped
+        if hidden is not None:
+            return hidden
+    facts = Facts(exc, path, component or named, field, tool, args, ctx, suggests or Suggests())
     for kind, factory in _BY_TYPE:
         if isinstance(exc, kind):
             return factory(facts)

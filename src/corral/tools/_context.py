@@ -403,6 +403,18 @@ class ToolContext:
             canonical = rel.rstrip("/")
         return not self.visible(canonical, Op.SEARCH)
 
+    def hidden(self, canonical: str, shown: str, field: str | None) -> Refusal | None:
+        """The refusal for an error whose component (``canonical``, where
+        resolution stopped: a missing name, a non-directory, a loop) lies
+        where a deny or secret rule hides things, or ``None``.  Naming it,
+        or saying it is missing, would be an oracle for what exists there;
+        the answer is the same ``DENIED`` an existing path there gets."""
+        policy = self.state.policy
+        if not policy.hides:
+            return None
+        kind = policy.rule(canonical, Op.SEARCH)
+        return None if kind is None else _policy_refusal(kind, shown, Op.READ, field or "path")
+
     def check_deny(self, rel: str, field: str = "path") -> None:
         """Refuse a read or search of ``rel`` the policy does not allow."""
         self.check_path(rel, Op.SEARCH, field)
