@@ -112,8 +112,6 @@ def test_a_gitignore_at_every_level_of_a_deep_tree(tmp_path):
 REPLY_CAP = 64 * 1024  # bytes; the request is a 4 KB path
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: tools (write_file, move_file) and newtools "
-                   "(make_directory) to fix (createdDirectories uncapped: O(depth^2) reply)")
 @pytest.mark.parametrize("tool,args", [
     ("write_file", {"path": "/".join(["m"] * 2000) + "/x", "content": "x"}),
     ("make_directory", {"path": "/".join(["m"] * 2000)}),

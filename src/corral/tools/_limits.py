@@ -2,9 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Limits"]
+__all__ = ["Limits", "listed_directories", "created_directories", "LISTED_DIRECTORIES",
+           "CREATED_SCHEMA"]
+
+# createdDirectories (answers and the host's requests) lists this many at most,
+# and at most _LISTED_BYTES of paths (always the first): a 4 KB path through
+# 2,000 missing directories would otherwise list 4 MB (depth squared).
+LISTED_DIRECTORIES = 16
+_LISTED_BYTES = 8192
+
+
+def listed_directories(created: Sequence[str]) -> tuple[tuple[str, ...], int]:
+    """The outermost of ``created`` (canonical, outermost first) to list,
+    and how many were left out.  Directories one path creates are nested,
+    each inside the one before, so the listed ones and the full path say
+    where every one left out is."""
+    shown: list[str] = []
+    size = 0
+    for path in created[:LISTED_DIRECTORIES]:
+        size += len(path)
+        if shown and size > _LISTED_BYTES:
+            break
+        shown.append(path)
+    return tuple(shown), len(created) - len(shown)
 
 
 @dataclass(frozen=True)
@@ -27,3 +50,23 @@ class Limits:
     read_files_bytes: int = 1024 * 1024  # content (and image data) one read_files call returns
     read_image_bytes: int = 4 * 1024 * 1024  # an image read_file returns (base64 adds a third)
     list_depth: int = 10  # the deepest list_directory depth
+
+
+def created_directories(created: Sequence[str]) -> dict[str, object]:
+    """An answer's ``createdDirectories`` (:func:`listed_directories`), with
+    ``createdDirectoriesOmitted`` when some were left out."""
+    shown, omitted = listed_directories(created)
+    out: dict[str, object] = {"createdDirectories": list(shown)}
+    if omitted:
+        out["createdDirectoriesOmitted"] = omitted
+    return out
+
+
+CREATED_SCHEMA: dict[str, object] = {
+    "createdDirectories": {"type": "array", "items": {"type": "string"},
+                           "description": "Created, outermost first (the first "
+                                          f"{LISTED_DIRECTORIES} at most); empty if none."},
+    "createdDirectoriesOmitted": {"type": "integer", "minimum": 1,
+                                  "description": "How many more were created (each inside "
+                                                 "the last one listed)."},
+}

@@ -276,8 +276,8 @@ def host_pattern(pattern: str, roots: Sequence[str] = ()) -> str:
 
 
 def _root_relative(body: str, pattern: str, roots: Sequence[str]) -> str:
-    for root in roots:
-        root = root.rstrip("/")
+    for known in roots:
+        root = known.rstrip("/")
         if root and (body == root or body.startswith(root + "/")):
             return "/" + body[len(root):].lstrip("/") if body != root else "/"
     first = body.lstrip("/").split("/", 1)[0]

@@ -78,7 +78,10 @@ class GrepRequest(Request):
 
 @dataclass(frozen=True)
 class WriteRequest(Request):
-    """``createsDirectories`` are created only after this is allowed."""
+    """``creates_directories`` (canonical, outermost first) are created only
+    after this is allowed; a long list is cut to its outermost entries and
+    ``creates_omitted`` says how many more (each one left out lies inside
+    the last one listed, on the way to ``path``)."""
 
     operation: ClassVar[str] = "write"
     bytes: int = 0
@@ -86,6 +89,7 @@ class WriteRequest(Request):
     overwrite: bool = False
     existing_sha256: str | None = None  # the file being replaced, if any
     creates_directories: tuple[str, ...] = field(default_factory=tuple)
+    creates_omitted: int = 0
 
 
 @dataclass(frozen=True)
@@ -101,13 +105,15 @@ class EditRequest(Request):
 
 @dataclass(frozen=True)
 class MoveRequest(Request):
-    """``path`` is the source."""
+    """``path`` is the source; ``creates_directories`` and
+    ``creates_omitted`` as in :class:`WriteRequest`."""
 
     operation: ClassVar[str] = "move"
     destination: str = ""
     overwrite: bool = False
     kind: str = "file"
     creates_directories: tuple[str, ...] = field(default_factory=tuple)
+    creates_omitted: int = 0
 
 
 @dataclass(frozen=True)

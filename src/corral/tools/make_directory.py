@@ -20,6 +20,7 @@ from typing import Any
 
 from ..contained import StaleError, Target
 from ._context import ToolContext
+from ._limits import CREATED_SCHEMA, created_directories, listed_directories
 from ._locate import Location
 from ._policy import Op
 from ._refusal import Code, Kind, Refusal, swapped
@@ -48,10 +49,13 @@ SCHEMA: dict[str, Any] = {
 @dataclass(frozen=True)
 class MakeDirectoryRequest(Request):
     """``creates_directories``: canonical root-relative paths, outermost
-    first, created only after this is allowed (empty: it exists)."""
+    first, created only after this is allowed (empty: it exists); a long
+    list is cut to its outermost entries and ``creates_omitted`` says how
+    many more (each inside the last one listed, on the way to ``path``)."""
 
     operation = "mkdir"
     creates_directories: tuple[str, ...] = field(default_factory=tuple)
+    creates_omitted: int = 0
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -66,8 +70,10 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 st.S_ISLNK(current.st_mode) and _leads_to_directory(ctx, rel)):
             raise _in_the_way(shown, current.st_mode)
         plan = [] if current is not None else [*target.creates, target.path]
-        ctx.authorize(MakeDirectoryRequest(target.path, creates_directories=tuple(plan)))
-        return {"path": shown, "createdDirectories": _make(target, shown) if plan else [],
+        asked, omitted = listed_directories(plan)
+        ctx.authorize(MakeDirectoryRequest(target.path, creates_directories=asked,
+                                           creates_omitted=omitted))
+        return {"path": shown, **created_directories(_make(target, shown) if plan else []),
                 "created": bool(plan)}
 
 
@@ -129,8 +135,7 @@ def _type(mode: int) -> str:
 
 OUTPUT_SCHEMA = success_schema({
     "path": {"type": "string"},
-    "createdDirectories": {"type": "array", "items": {"type": "string"},
-                           "description": "Created, outermost first; empty if it existed."},
+    **CREATED_SCHEMA,
     "created": {"type": "boolean"},
 }, ["path", "createdDirectories", "created"])
 

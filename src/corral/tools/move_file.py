@@ -19,6 +19,7 @@ from typing import Any
 from . import _read_cache as read_cache
 from ..contained import Target
 from ._context import Place, ToolContext
+from ._limits import CREATED_SCHEMA, created_directories, listed_directories
 from ._locate import Location, of_target
 from ._policy import Op
 from ._refusal import Code, Kind, Refusal, exists, not_directory, swapped
@@ -103,8 +104,10 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             _check_ends(ctx, src_t, dst_t, src, dst, kind, info, existing, overwrite)
             places = (ctx.place(src_t), ctx.place(dst_t)) if ctx.asks_host else None
             # the host judges where both ends are (canonical), never the spelling
+            asked, omitted = listed_directories(dst_t.creates)
             ctx.authorize(MoveRequest(src_t.path, destination=dst_t.path, overwrite=overwrite,
-                                      kind=kind, creates_directories=dst_t.creates))
+                                      kind=kind, creates_directories=asked,
+                                      creates_omitted=omitted))
             with ctx.lock(src, dst):
                 _recheck(ctx, src_t, dst_t, (src, dst), (info, existing), places)
                 created = dst_t.make_parents() if dst_t.creates else []
@@ -115,7 +118,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 except FileExistsError:  # appeared since the check: never replaced
                     raise _exists(dst, "file", src, kind) from None
     return {"source": src, "destination": dst, "kind": kind,
-            "overwritten": existing is not None, "createdDirectories": created}
+            "overwritten": existing is not None, **created_directories(created)}
 
 
 def _destination(ctx: ToolContext, value: str, src: str) -> str:
@@ -240,7 +243,7 @@ OUTPUT_SCHEMA = success_schema({
     "source": {"type": "string"}, "destination": {"type": "string"},
     "kind": {"type": "string", "enum": ["file", "directory", "symlink", "special"]},
     "overwritten": {"type": "boolean"},
-    "createdDirectories": {"type": "array", "items": {"type": "string"}},
+    **CREATED_SCHEMA,
 }, ["source", "destination", "kind", "overwritten", "createdDirectories"])
 
 TOOL = ToolSpec(name="move_file", title="Move file", description=DESCRIPTION, schema=SCHEMA,

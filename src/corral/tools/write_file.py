@@ -28,6 +28,7 @@ from ..contained import Target
 from . import _read_cache as read_cache
 from ._content import check_write
 from ._context import Place, ToolContext
+from ._limits import CREATED_SCHEMA, created_directories, listed_directories
 from ._locate import of_target
 from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, sha256_mismatch, special_file,
@@ -99,11 +100,12 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         if plan.current is not None:
             ctx.check(of_target(target), Op.REPLACE, shown=rel)  # a secret is not replaced
         warnings = check_write(ctx, rel, content, plan.current)
+        asked, omitted = listed_directories(target.creates)
         # the host judges where the write lands (canonical), never the spelling
         ctx.authorize(WriteRequest(target.path, bytes=len(data), sha256=digest,
                                    overwrite=plan.current is not None,
                                    existing_sha256=plan.existing,
-                                   creates_directories=target.creates))
+                                   creates_directories=asked, creates_omitted=omitted))
         _recheck(ctx, target, plan)  # nothing may have changed while the host was deciding
         created = target.make_parents() if target.creates else []
         current = plan.current
@@ -114,7 +116,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
     current = plan.current
     result: dict[str, Any] = {"path": rel, "bytes": len(data), "sha256": digest,
-                              "createdDirectories": created, "created": current is None}
+                              **created_directories(created), "created": current is None}
     if current is not None and current.st_nlink > 1:
         warnings.append(f"{rel} had {current.st_nlink} hard links; it was replaced, and its other "
                         "links still hold the old content")
@@ -239,7 +241,7 @@ def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
 
 OUTPUT_SCHEMA = success_schema({
     "path": {"type": "string"}, "bytes": {"type": "integer"}, "sha256": {"type": "string"},
-    "createdDirectories": {"type": "array", "items": {"type": "string"}},
+    **CREATED_SCHEMA,
     "created": {"type": "boolean"},
     "warnings": {"type": "array", "items": {"type": "string"}},
 }, ["path", "bytes", "sha256", "createdDirectories", "created"])
