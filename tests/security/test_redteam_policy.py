@@ -38,7 +38,6 @@ def _refused_as_protected(answer: dict) -> bool:
         and answer["details"].get("kind") == "protected"
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (nested .git file's gitdir unprotected)")
 def test_git_dir_named_by_a_nested_git_file_is_protected(tmp_path, make_root):
     """``sub/.git`` says ``gitdir: ../store``: git runs ``store/hooks`` and
     reads ``store/config`` for every command in ``sub``."""
@@ -52,7 +51,6 @@ def test_git_dir_named_by_a_nested_git_file_is_protected(tmp_path, make_root):
     assert (tmp_path / "store" / "config").read_text().startswith("[core]")
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (a worktree's common dir unprotected)")
 def test_common_dir_of_the_roots_worktree_is_protected(tmp_path, make_root):
     """The root is a worktree: ``.git`` says ``gitdir: main.git/worktrees/w``
     and that directory's ``commondir`` is ``../..``.  Hooks and config of a
@@ -70,7 +68,6 @@ def test_common_dir_of_the_roots_worktree_is_protected(tmp_path, make_root):
     assert not (tmp_path / "main.git" / "hooks" / "pre-commit").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (bare repository in the root unprotected)")
 def test_bare_repository_in_the_root_is_protected(tmp_path, make_root):
     """``remote.git`` is a bare repository used as a local remote: ``git push``
     runs its ``hooks/pre-receive`` on the host."""
@@ -130,7 +127,6 @@ def _shape(answer: dict) -> tuple:
     return answer.get("ok"), answer.get("code"), answer.get("details", {}).get("kind")
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: tools to fix (core.hooksPath / include.path targets unprotected)")
 @pytest.mark.parametrize("config,path", [
     ("[core]\n\thooksPath = tools/hooks\n", "tools/hooks/pre-commit"),
     ("[core]\n\thooksPath = ../tools/hooks\n", "tools/hooks/pre-commit"),

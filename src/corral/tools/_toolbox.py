@@ -14,7 +14,7 @@ from ._context import ToolboxState, ToolContext
 from ._control import CancelToken, ProgressCallback
 from ._hosts import PATH_CONTRACT, tool_definitions
 from ._limits import Limits
-from ._locate import git_dirs
+from ._gitdirs import git_dirs
 from ._policy import Policy
 from ._refusal import Code, Kind, Refusal, read_only
 from ._registry import ToolSpec, load_tools, read_only_tools
