@@ -146,7 +146,6 @@ def test_what_git_config_points_at_inside_the_root_is_protected(tmp_path, make_r
     assert not (tmp_path / path).exists()
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: tools to decide (host-run files not on the default list)")
 @pytest.mark.parametrize("path", [
     ".cursor/hooks.json",          # Cursor: shell commands around the agent loop
     "opencode.json",               # opencode: local MCP servers (commands), started automatically

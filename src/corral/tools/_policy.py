@@ -104,6 +104,27 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.lefthook.yml",
     "**/.lefthook.yaml",
     "**/lefthook-local.yml",
+    "**/.cursor/hooks.json",          # Cursor: shell commands run around the agent loop
+    "**/opencode.json",               # opencode: local MCP servers (commands), started at launch
+    "**/opencode.jsonc",
+    "**/.opencode/opencode.json",
+    "**/.opencode/opencode.jsonc",
+    "**/.opencode/plugin",            # opencode: JS/TS plugins, loaded (run) at launch
+    "**/.opencode/plugins",
+    "**/.aider.conf.yml",             # aider: lint-cmd / test-cmd, run after every edit
+    "**/site-packages/*.pth",         # Python: 'import' lines run at every interpreter start
+    "**/site-packages/sitecustomize.py",  # Python: imported at every interpreter start
+    "**/site-packages/usercustomize.py",
+    "**/.kiro/hooks",                 # Kiro: agent hooks (commands) run on file events
+    "**/.kiro/settings/mcp.json",     # Kiro: MCP servers
+    "**/.roo/mcp.json",               # Roo Code: MCP servers
+    "**/.amazonq/mcp.json",           # Amazon Q Developer: MCP servers
+    "**/.continue/mcpServers",        # Continue: MCP server definitions
+    "**/.exrc",                       # vim/neovim 'exrc': sourced when the editor starts here
+    "**/.nvimrc",
+    "**/.nvim.lua",
+    "**/.dir-locals.el",              # Emacs: directory variables (eval: forms) on file open
+    "**/.dir-locals-2.el",
 )
 
 DEFAULT_PROTECT: tuple[str, ...] = GIT_PROTECT + HOST_CONFIG_PROTECT
