@@ -11,7 +11,7 @@ from importlib import metadata, resources
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .tools._policy import Policy
+    from .tools import Policy
 
 __all__ = ["doctor_report", "doctor_text", "native_build_note"]
 

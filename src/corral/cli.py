@@ -29,7 +29,7 @@ from .tools._hosts import FORMATS, HostFormat, envelope_json, envelope_text, too
 if TYPE_CHECKING:
     from .contained import Root
     from .tools import Toolbox, Workspace
-    from .tools._policy import Policy
+    from .tools import Policy
     from .tools._workspace import Opener
 
 __all__ = ["main", "envelope_json", "envelope_text", "tool_definitions", "FORMATS"]
@@ -82,11 +82,14 @@ def _policy(args: argparse.Namespace) -> Policy:
     """The policy the flags ask for: the safe defaults (or none, with
     ``--no-default-policy``), ``--allow-git-writes``, more ``--protect`` and
     ``--deny`` patterns."""
-    from .tools._policy import Policy
+    from .tools import Policy
 
-    return Policy.build(defaults=not args.no_default_policy,
-                        allow_git_writes=args.allow_git_writes,
-                        protect=args.protect, deny=args.deny)
+    try:
+        return Policy.build(defaults=not args.no_default_policy,
+                            allow_git_writes=args.allow_git_writes,
+                            protect=args.protect, deny=args.deny)
+    except ValueError as exc:  # a pattern that could never apply (--deny ./)
+        raise UsageError(str(exc)) from None
 
 
 def toolbox_options(args: argparse.Namespace) -> ToolboxOptions:

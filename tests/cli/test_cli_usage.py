@@ -238,3 +238,18 @@ def test_doctor_shows_the_effective_policy(root):
     assert "  denied (not touched at all): build/**" in out
     status, out, _ = cli("doctor", str(root), "--json", "--protect", "docs/**")
     assert any("docs/**" in line for line in json.loads(out)["root"]["policy"])
+
+
+def test_a_policy_pattern_that_can_never_apply_is_a_usage_error(root):
+    """--deny ./ (the root itself) or an absolute path outside the root is
+    refused up front, never a rule that silently matches nothing."""
+    status, out, err = cli("doctor", str(root), "--deny", "./")
+    assert status == 2 and not out and "names the root itself" in err
+    status, out, err = cli("call", str(root), "--deny", "/usr/lib/x", "read_file",
+                           '{"path": "a.txt"}')
+    assert status == 2 and "outside the root" in err
+    (root / "private").mkdir()
+    (root / "private" / "s.txt").write_text("S\n")
+    status, denied = _envelope("call", str(root), "--deny", f"{root}/private", "read_file",
+                               '{"path": "private/s.txt"}')
+    assert status == 1 and denied["details"]["kind"] == "deny_rule"
