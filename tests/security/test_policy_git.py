@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 from corral.tools import Policy, Toolbox
 from corral.tools._gitdirs import MAX_DEPTH
 

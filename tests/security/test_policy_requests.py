@@ -10,12 +10,15 @@ import pytest
 from corral.tools import DeleteRequest, MoveRequest, Request, Toolbox, WriteRequest
 
 
+FILES = {"src/app.py": "a = 1\n", "docs/guide.md": "guide\n"}
+
+
 @pytest.fixture
 def tree(tmp_path):
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "app.py").write_text("a = 1\n")
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "guide.md").write_text("guide\n")
+    """src/app.py, docs/guide.md, and docs/srclink -> ../src."""
+    for path, text in FILES.items():
+        (tmp_path / path).parent.mkdir(exist_ok=True)
+        (tmp_path / path).write_text(text)
     (tmp_path / "docs" / "srclink").symlink_to("../src")
     return tmp_path
 

@@ -152,7 +152,8 @@ def test_what_git_config_points_at_inside_the_root_is_protected(tmp_path, make_r
     "opencode.jsonc",
     ".opencode/opencode.json",
     ".aider.conf.yml",             # aider: lint-cmd / test-cmd, run after every edit by default
-    ".venv/lib/python3.12/site-packages/zz-planted.pth",  # run by every start of the project's interpreter
+    # run by every start of the project's interpreter
+    ".venv/lib/python3.12/site-packages/zz-planted.pth",
 ])
 def test_host_run_configuration_beyond_the_list_is_protected(tmp_path, make_root, path):
     with Toolbox(make_root(tmp_path)) as toolbox:

@@ -212,9 +212,7 @@ class _Rules:
         for line in lines:
             if line.startswith(("!", "#")) or not line.strip():
                 continue
-            segments = [seg for seg in line.strip("/").split("/") if seg not in ("", "**")]
-            last = segments[-1] if segments else ""
-            wild = sum(last.count(c) for c in "*?[\\")
+            last, wild = _last_name(line)
             if not last or wild > 1 or (wild == 1 and "*" not in last):
                 self._always = True
             elif wild == 0:
@@ -262,6 +260,13 @@ class _Rules:
             if regex.fullmatch(prefix) or regex.fullmatch(as_dir):
                 return include
         return False
+
+
+def _last_name(line: str) -> tuple[str, int]:
+    """A pattern's last name (``**`` aside) and how many wildcards it holds."""
+    segments = [seg for seg in line.strip("/").split("/") if seg not in ("", "**")]
+    last = segments[-1] if segments else ""
+    return last, sum(last.count(c) for c in "*?[\\")
 
 
 def host_pattern(pattern: str, roots: Sequence[str] = ()) -> str:
