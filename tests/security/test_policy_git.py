@@ -85,14 +85,30 @@ def test_a_fifo_in_a_config_place_does_not_hang_the_open(tmp_path, make_root):
         assert toolbox.policy.protect_dirs == ()
 
 
-def test_the_scan_is_bounded_in_depth(tmp_path, make_root):
+def test_the_scan_is_bounded_and_a_write_still_looks(tmp_path, make_root):
     """A bare repository deeper than the scan looks is not found when the
-    Toolbox opens (the bound); one at the bound is."""
+    Toolbox opens (the bound; one at the bound is), and neither is one made
+    after it opened; a change to one's config or hooks is refused anyway
+    (decided when the call would act: its parent or grandparent is a git
+    directory)."""
     at = tmp_path.joinpath(*["d"] * (MAX_DEPTH - 1), "near.git")
-    beyond = tmp_path.joinpath(*["d"] * (MAX_DEPTH + 1), "far.git")
+    far = "/".join(["d"] * (MAX_DEPTH + 1) + ["far.git"])
     _git_dir(at)
-    _git_dir(beyond)
+    _git_dir(tmp_path / far)
+    (tmp_path / "staged").write_text("x\n")
     with Toolbox(make_root(tmp_path)) as toolbox:
         found = toolbox.policy.protect_dirs
+        _git_dir(tmp_path / "later.git")
+        for path in (f"{far}/config", f"{far}/hooks/pre-receive", "later.git/hooks/post-update",
+                     "later.git/config"):
+            assert _protected(_write(toolbox, path)), path
+        moved = toolbox.call("move_file", {"source": "staged",
+                                           "destination": "later.git/hooks/pre-push"})
+        assert _protected(moved), moved
+        made = toolbox.call("make_directory", {"path": "later.git/info"})
+        assert _protected(made), made
+        assert toolbox.call("write_file", {"path": "later.git.txt", "content": "x"})["ok"]
     assert "/".join(["d"] * (MAX_DEPTH - 1) + ["near.git"]) in found
-    assert not any(p.endswith("far.git") for p in found)
+    assert not any(p.endswith(("far.git", "later.git")) for p in found)
+    assert not (tmp_path / far / "hooks" / "pre-receive").exists()
+    assert (tmp_path / far / "config").read_text().startswith("[core]")

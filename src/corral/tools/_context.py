@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from ..contained import EscapeError, Handle, Root, Target
 from ._limits import Limits
 from ._control import CancelToken, Progress, ProgressCallback
+from ._gitdirs import in_git_directory
 from ._locate import Location, locate, of_target
 from ._locks import hold as hold_locks
 from ._policy import Op, Policy, Scope
@@ -302,6 +303,9 @@ class ToolContext:
         for passed in location.passed:
             if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
                 kind = Kind.DENY_RULE
+        if kind is None and op.mutates and policy.guards_git and \
+                in_git_directory(self.root, location.path, location.creates):
+            kind = Kind.PROTECTED  # a repository the scan at open did not find
         if kind is not None:
             raise _policy_refusal(kind, name, op, field)
 

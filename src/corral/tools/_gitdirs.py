@@ -200,3 +200,29 @@ def _unquoted(value: str) -> str:
         else:
             out.append(char)
     return "".join(out).strip()
+
+
+def in_git_directory(root: Root, canonical: str, creates: tuple[str, ...] = ()) -> bool:
+    """Whether the parent or grandparent of ``canonical`` is a git directory
+    now (``HEAD``, ``objects/``, ``refs/``): ``X/config``, ``X/hooks/x``,
+    ``X/info/attributes`` of a repository made after the toolbox opened, or
+    beyond the scan's bounds.  Decided when a call would change something;
+    directories the call would create are not looked at (they are not
+    there).  Six ``lstat`` calls at most."""
+    parent = canonical.rpartition("/")[0]
+    for above in (parent, parent.rpartition("/")[0]):
+        if not above or above in creates:
+            return False
+        if _looks_like_git_directory(root, above):
+            return True
+    return False
+
+
+def _looks_like_git_directory(root: Root, rel: str) -> bool:
+    try:
+        head = root.lstat(f"{rel}/HEAD")
+        if not st.S_ISREG(head.st_mode):
+            return False
+        return all(st.S_ISDIR(root.stat(f"{rel}/{sub}").st_mode) for sub in ("objects", "refs"))
+    except OSError:
+        return False

@@ -425,6 +425,11 @@ class Policy:
         return self._deny is not None or self._secrets is not None
 
     @property
+    def guards_git(self) -> bool:
+        """Whether git's own directories are protected (the default)."""
+        return not self.allow_git_writes and any(p in GIT_PROTECT for p in self.protect)
+
+    @property
     def is_empty(self) -> bool:
         return not (self.hides or self._protect is not None or self._dirs)
 
