@@ -25,6 +25,7 @@ import errno
 import os
 import sys
 import threading
+import time
 from typing import Iterator
 
 from . import _linux
@@ -81,6 +82,15 @@ class Backend:
     def write(self, fd: int, data: bytes | memoryview) -> int: ...
     def fsync(self, fd: int) -> None: ...
     def fchmod(self, fd: int, mode: int) -> None: ...
+
+    def mount_flags(self, fd: int) -> int:
+        """``statvfs.f_flag`` of the filesystem holding the open ``fd``
+        (``ST_NOSYMFOLLOW`` is the one the resolver reads); 0 where unknown."""
+        return 0
+
+    def protected_symlinks(self) -> bool:
+        """Whether the kernel's ``fs.protected_symlinks`` rule is in force."""
+        return False
 
     def info(self) -> dict:
         return {"backend": self.name, "openat2": self.has_openat2,
@@ -202,6 +212,32 @@ class OsBackend(Backend):
             os.chmod(fd, mode)  # pyfakefs fakes no fchmod (the real one: a real file)
             return
         os.fchmod(fd, mode)
+
+    def mount_flags(self, fd: int) -> int:
+        if not IS_LINUX or _under_pyfakefs():
+            return 0
+        return os.fstatvfs(fd).f_flag
+
+    def protected_symlinks(self) -> bool:
+        return IS_LINUX and _protected_symlinks()
+
+
+_PROTECTED_SYMLINKS = "/proc/sys/fs/protected_symlinks"
+_sysctl_cache: list[float] = [0.0, 0.0]  # (read at, value)
+
+
+def _protected_symlinks() -> bool:
+    """``fs.protected_symlinks``, read again at most once a second (the
+    kernel checks it at every link it follows; it seldom changes)."""
+    now = time.monotonic()
+    if now - _sysctl_cache[0] > 1.0 or _sysctl_cache[0] == 0.0:
+        try:
+            with open(_PROTECTED_SYMLINKS, "rb") as f:
+                value = float(f.read().strip() or b"0")
+        except (OSError, ValueError):
+            value = 0.0
+        _sysctl_cache[:] = [now, value]
+    return _sysctl_cache[1] != 0.0
 
 
 _renameatx_np = None

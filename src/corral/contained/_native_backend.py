@@ -107,6 +107,8 @@ class NativeBackend(Backend):
     write = OsBackend.write
     fsync = OsBackend.fsync
     fchmod = OsBackend.fchmod
+    mount_flags = OsBackend.mount_flags
+    protected_symlinks = OsBackend.protected_symlinks
 
     def __init__(self, *, openat2: bool | None = None) -> None:
         if _under_pyfakefs():

@@ -76,6 +76,8 @@ OPENAT2_MAX_RETRIES = 256
 OPENAT2_DEADLINE = 0.05  # seconds; after the minimum retries
 
 _VIRTUAL = -1  # the fd of a directory a dry run would create
+ST_NOSYMFOLLOW = 0x2000  # statvfs f_flag of a mount that follows no symlink (Linux 5.10)
+_STICKY_OPEN = st.S_ISVTX | st.S_IWOTH  # a sticky world-writable directory
 
 
 class Create(enum.Enum):
@@ -410,7 +412,28 @@ class Walk:
         if self.anchor.strict:
             raise SymlinkError("symlinks are not followed in this root", self.text,
                                component=self.where(name))
+        self._kernel_allows(name)
         return target
+
+    def _kernel_allows(self, name: str) -> None:
+        """Refuse to follow the link ``name`` where the kernel would: on a
+        ``nosymfollow`` mount (``ELOOP``), and under ``fs.protected_symlinks``
+        a link in a sticky world-writable directory owned by neither the
+        follower nor the directory's owner (``EACCES``)."""
+        backend, top = self.backend, self.fds[-1]
+        try:
+            if backend.mount_flags(top) & ST_NOSYMFOLLOW:
+                raise contained_error(errno.ELOOP, self.text, self.where(name))
+            if not backend.protected_symlinks():
+                return
+            parent = backend.fstat(top)
+            if parent.st_mode & _STICKY_OPEN != _STICKY_OPEN:
+                return
+            owner = backend.lstat_at(top, name).st_uid
+        except OSError as exc:
+            self.fail(exc, name)
+        if owner not in (os.geteuid(), parent.st_uid):
+            raise contained_error(errno.EACCES, self.text, self.where(name))
 
     def _splice(self, target: str, name: str) -> bool:
         """Put a symlink's text in front of the pending components; return
