@@ -52,7 +52,9 @@ PUBLIC: dict[str, set[str]] = {
         "Extraction",
         "ExtractReason",
         "Refused",
-        "TargetChangedError",
+        "Handle",
+        "Target",
+        "StaleError",
     },
     "corral.tools": {
         "Toolbox",

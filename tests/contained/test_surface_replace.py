@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from corral.contained import Root, TargetChangedError, backend_by_name
+from corral.contained import Root, StaleError, backend_by_name
 from corral.contained._ops_sys import OsFdCalls
 from corral.contained._replace import TEMP_SUFFIX, replace_in
 
@@ -407,7 +407,7 @@ def _untouched(top: Path, target: Path, before: os.stat_result) -> None:
 
 def test_expect_mismatch_writes_nothing(scratch):
     target, before = _old_file(scratch)
-    with pytest.raises(TargetChangedError) as info:
+    with pytest.raises(StaleError) as info:
         _replace(scratch, "f", NEW, expect=(before.st_dev, before.st_ino + 1))
     assert info.value.errno == errno.EAGAIN
     _untouched(scratch, target, before)
@@ -420,7 +420,7 @@ def test_expect_of_a_removed_file_writes_nothing(scratch):
     fd = os.open(scratch, os.O_RDONLY | os.O_DIRECTORY)
     try:
         target.unlink()
-        with pytest.raises(TargetChangedError):
+        with pytest.raises(StaleError):
             replace_in(backend_by_name("os"), fd, "f", NEW, current=before, mode=None,
                        fsync=False, exclusive=False, expect=(before.st_dev, before.st_ino))
     finally:

@@ -10,13 +10,12 @@ from ._backend import (Backend, OsBackend, available_backends, backend_by_name, 
                        default_backend)
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SpecialFileError, StaleError, SymlinkError)
-from ._extract import Extraction, ExtractReason, Refused
 from ._handle import DirEntry, Handle
-from ._pathview import RootPath
-from ._replace import TargetChangedError
 from ._resolve import MAX_SYMLINKS
 from ._root import Root
 from ._target import Target
+from ._extract import Extraction, ExtractReason, Refused
+from ._pathview import RootPath
 
 __all__ = [
     "Root",
@@ -41,7 +40,6 @@ __all__ = [
     "Extraction",
     "ExtractReason",
     "Refused",
-    "TargetChangedError",
 ]
 
 from .._public import publish as _publish  # noqa: E402  (last: every name is bound)
