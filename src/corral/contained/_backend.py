@@ -26,12 +26,12 @@ import os
 import sys
 import threading
 import time
-from typing import Iterator
+from typing import Callable, Iterator
 
 from . import _linux
 from ._errors import InvalidPathError
 
-__all__ = ["Backend", "OsBackend", "default_backend", "available_backends", "backend_by_name",
+__all__ = ["Backend", "OpenBeneath", "OsBackend", "default_backend", "available_backends", "backend_by_name",
            "backend_report", "RENAME_NOREPLACE", "RENAME_EXCHANGE"]
 
 RENAME_NOREPLACE = _linux.RENAME_NOREPLACE
@@ -44,6 +44,10 @@ IS_DARWIN = sys.platform == "darwin"
 # and works on search-only directories); O_SEARCH where the os module has it.
 _SEARCH = getattr(os, "O_PATH", 0) or getattr(os, "O_SEARCH", 0) or os.O_RDONLY
 DIR_FLAGS = _SEARCH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+#: ``open_beneath(dir_fd, path, len(path), flags, mode, resolve) -> fd or -1``
+OpenBeneath = Callable[[int, bytes, int, int, int, int], int]
 
 
 class Backend:
@@ -61,6 +65,9 @@ class Backend:
     #: RESOLVE_BENEATH), so a result opened without following links is
     #: where its spelling says.
     openat2_checks_dotdot = False
+    #: Root.open's fast path in one native call (see ``corral_native.h``),
+    #: where the backend has one; ``None``: the fast path is Python's.
+    open_beneath: OpenBeneath | None = None
 
     def open_at(self, dir_fd: int, name: str, flags: int, mode: int = 0o666) -> int: ...
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int: ...

@@ -63,6 +63,7 @@ if (_lib.CORRAL_RENAME_NOREPLACE, _lib.CORRAL_RENAME_EXCHANGE) != (RENAME_NOREPL
     raise ImportError("corral._native disagrees with corral on the RENAME_* flags; rebuild it")
 
 _openat2 = _lib.corral_openat2
+_open_beneath = _lib.corral_open_beneath
 
 
 def c_path(path: str | bytes) -> bytes:
@@ -145,6 +146,7 @@ class NativeBackend(Backend):
         os.close(fd)
         self.has_openat2 = True
         self.openat2_checks_dotdot = True
+        self.open_beneath = _open_beneath  # Linux: every resolve bit is the kernel's
         self.openat2_reason = "kernel supports openat2(RESOLVE_BENEATH)"
 
     def _probe_darwin(self) -> None:
@@ -166,6 +168,8 @@ class NativeBackend(Backend):
         self.has_nofollow_any = beneath and nofollow_any
         if not self.has_nofollow_any:  # the strict mode then walks
             self._resolve_unsupported = RESOLVE_NO_SYMLINKS
+        if beneath:
+            self.open_beneath = self._open_beneath
 
     # -- what the native module adds -----------------------------------------
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
@@ -178,6 +182,13 @@ class NativeBackend(Backend):
         fd = _openat2(dir_fd, data, flags | self._openat2_extra, mode, resolve)
         if fd < 0:
             _fail()
+        return fd
+
+    def _open_beneath(self, dir_fd: int, path: bytes, size: int, flags: int, mode: int,
+                      resolve: int) -> int:
+        if resolve & self._resolve_unsupported:
+            return -1
+        fd: int = _open_beneath(dir_fd, path, size, flags, mode, resolve)
         return fd
 
     def rename_at(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str,

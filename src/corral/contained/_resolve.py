@@ -97,10 +97,16 @@ class Anchor:
     :meth:`close` marks the root closed at once (later calls fail with
     ``EBADF``) but closes the fd only when the last call holding it is done,
     so its number is never reused under a call in flight.
+
+    The count is a list (``append``/``pop`` are atomic), and each side writes
+    before it reads the other's flag (a call: count, then ``closed``; close:
+    ``closed``, then the count): whichever comes second sees the first, so
+    either the call backs out or the close leaves the fd to the last call.
+    Closing the fd itself happens once, under a lock.
     """
 
     __slots__ = ("fd", "backend", "strict", "fast", "resolve", "vanished", "stats", "owned",
-                 "_users", "_closed", "_lock")
+                 "users", "closed", "_lock")
 
     def __init__(self, fd: int, backend: Backend, *, strict: bool, fast: bool, resolve: int,
                  owned: bool = True) -> None:
@@ -113,46 +119,38 @@ class Anchor:
         self.vanished = False
         #: Fast-path counters: EAGAIN answers seen, and walks run after a failed fast path.
         self.stats = {"openat2_eagain": 0, "openat2_exhausted": 0, "walk_fallbacks": 0}
-        self._users = 0
-        self._closed = False
+        self.users: list[None] = []  # one entry per call holding the fd
+        self.closed = False
         self._lock = threading.Lock()
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
 
     def acquire(self, text: str | None) -> int:
         """The root fd, held until :meth:`release`; ``EBADF`` (naming
         ``text``) once closed, :class:`RootVanishedError` once vanished."""
-        with self._lock:
-            if self._closed:
-                raise OSError(errno.EBADF, "the Root is closed", text)
-            self._users += 1
+        self.users.append(None)
+        if self.closed:
+            self.release()
+            raise OSError(errno.EBADF, "the Root is closed", text)
         if self.vanished:
             self.release()
             raise RootVanishedError("the root directory no longer exists")
         return self.fd
 
     def release(self) -> None:
-        with self._lock:
-            self._users -= 1
-            if not self._closed or self._users:
-                return
-            fd, self.fd = self.fd, -1
-        self._close_fd(fd)
+        users = self.users
+        users.pop()
+        if self.closed and not users:
+            self.release_last()
 
     def close(self) -> None:
         """Refuse new calls; close the fd now or when the last call is out."""
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            if self._users:
-                return
-            fd, self.fd = self.fd, -1
-        self._close_fd(fd)
+        self.closed = True
+        if not self.users:
+            self.release_last()
 
-    def _close_fd(self, fd: int) -> None:
+    def release_last(self) -> None:
+        """Close the fd (once) after :meth:`close`, when no call holds it."""
+        with self._lock:
+            fd, self.fd = self.fd, -1
         if fd >= 0 and self.owned:
             os.close(fd)  # opened by os.open (Root) or by a backend for a copy
 

@@ -16,7 +16,8 @@ from typing import Any, Callable, Iterator, NoReturn
 
 from . import _acts, _paths
 from ._acts import CREATE_MASK, SAFE, End, name_of
-from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, _under_pyfakefs, default_backend
+from ._backend import (RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, OpenBeneath, _under_pyfakefs,
+                       default_backend)
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SymlinkError, contained_error)
 from ._fwalk import fwalk as _fwalk
@@ -122,7 +123,9 @@ class Root(RootSurface):
                               resolve=resolve, owned=owned)
         # openat2 also refuses a ".." that a rename raced (EAGAIN): a result
         # opened without following links is where its spelling says
-        self._spelled_fast = fast and getattr(backend, "openat2_checks_dotdot", False)
+        self._spelled_fast = fast and backend.openat2_checks_dotdot
+        native = backend.open_beneath if fast else None
+        self._native_open = None if native is None else _native_opener(self._anchor, native)
 
     # -- lifecycle ------------------------------------------------------
     def close(self) -> None:
@@ -209,6 +212,17 @@ class Root(RootSurface):
         ``dir_fd``: a directory fd yielded by :meth:`fwalk`; ``path`` must
         then be one plain name, which is opened without following a symlink.
         """
+        native = self._native_open
+        if native is not None and dir_fd is None and type(path) is str and type(mode) is int:
+            fd = native(path, flags, mode)  # checks, openat2 and fstat in one C call
+            if fd >= 0:
+                return fd
+            self._anchor.stats["walk_fallbacks"] += 1
+            return self._open(path, flags, mode, dir_fd, fast=False)
+        return self._open(path, flags, mode, dir_fd, fast=self._anchor.fast)
+
+    def _open(self, path: object, flags: int, mode: int, dir_fd: int | None, *,
+              fast: bool) -> int:
         parsed = _paths.parse(path)
         if type(mode) is not int or mode & ~CREATE_MASK:  # (a negative mode has such bits)
             _check_mode(mode, parsed.text)
@@ -216,7 +230,7 @@ class Root(RootSurface):
         if dir_fd is not None:
             return self._open_child(dir_fd, parsed, flags, mode)
         anchor = self._anchor
-        if anchor.fast:
+        if fast:
             fd = self._fast_open(parsed, flags, mode, anchor.resolve)
             if fd is not None:
                 return fd
@@ -627,6 +641,31 @@ class Root(RootSurface):
                 return
             raise
         yield from _fwalk(self._anchor.backend, fd, top_text, topdown, onerror)
+
+
+def _native_opener(anchor: Anchor, call: OpenBeneath) -> Callable[[str, int, int], int]:
+    """Root.open's fast path around the backend's one native call: the fd,
+    or -1 to take the slow way (which raises what is wrong, EBADF included).
+    The root fd is held across the call (see :class:`Anchor`)."""
+    users, encoding, errors = anchor.users, sys.getfilesystemencoding(), "surrogateescape"
+
+    def open_fast(path: str, flags: int, mode: int) -> int:
+        try:
+            data = path.encode(encoding, errors)
+        except UnicodeError:
+            return -1
+        users.append(None)
+        try:
+            if anchor.closed:
+                return -1
+            fd: int = call(anchor.fd, data, len(data), flags, mode, anchor.resolve)
+            return fd
+        finally:
+            users.pop()
+            if anchor.closed and not users:
+                anchor.release_last()
+
+    return open_fast
 
 
 def _leaf_is_dir(walk: Walk, at: Resolved) -> None:
