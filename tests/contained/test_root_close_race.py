@@ -20,6 +20,7 @@ from rootcase_fs import build
 
 ITERATIONS = int(os.environ.get("CORRAL_CLOSE_RACE_ITERATIONS", "10000"))
 WORKERS = 3
+BURST = 8
 BAIT = 4  # directory fds opened outside right after each close
 
 
@@ -28,23 +29,27 @@ def _work(state: dict, stop: threading.Event, errors: list[str], counts: dict[st
     i = 0
     while not stop.is_set():
         root = state["root"]
-        i += 1
-        name = f"w{worker}-{i % 50}"
-        try:
-            if i % 4 == 0:
-                os.close(root.open(name, os.O_CREAT | os.O_WRONLY, 0o644))
-            elif i % 4 == 1:
-                root.makedirs(f"{name}.d/sub", exist_ok=True)
-            elif i % 4 == 2:
-                root.stat("d")
-            else:
-                with root.open_handle("d") as handle:
-                    handle.stat()
-            counts["ok"] += 1
-        except OSError as exc:
-            if exc.errno != errno.EBADF or exc.filename is None:
-                errors.append(f"{type(exc).__name__}: {exc!r}")
-            counts["ebadf"] += 1
+        for _ in range(BURST):  # a burst on one Root: the close lands in the middle of some
+            i += 1
+            _call(root, f"w{worker}-{i % 50}", i, errors, counts)
+
+
+def _call(root, name: str, i: int, errors: list[str], counts: dict[str, int]) -> None:
+    try:
+        if i % 4 == 0:
+            os.close(root.open(name, os.O_CREAT | os.O_WRONLY, 0o644))
+        elif i % 4 == 1:
+            root.makedirs(f"{name}.d/sub", exist_ok=True)
+        elif i % 4 == 2:
+            root.stat("d")
+        else:
+            with root.open_handle("d") as handle:
+                handle.stat()
+        counts["ok"] += 1
+    except OSError as exc:
+        if exc.errno != errno.EBADF or exc.filename is None:
+            errors.append(f"{type(exc).__name__}: {exc!r}")
+        counts["ebadf"] += 1
 
 
 def test_close_during_calls_never_reuses_the_fd(make_root, scratch):

@@ -34,16 +34,15 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import sys
-import tempfile
 from typing import NoReturn
 
 # ModuleNotFoundError with name "corral._native" when the module was not built
 # (``from .. import _native`` would raise a plain ImportError instead)
 from .._native import ffi as _ffi, lib as _lib
+from . import _darwin, _linux
 from ._backend import (IS_DARWIN, IS_LINUX, RENAME_EXCHANGE, RENAME_NOREPLACE, Backend,
-                       OsBackend, _openat2_wanted, _under_pyfakefs)
+                       OsBackend, _openat2_wanted, _under_pyfakefs, fd_capabilities)
 from ._errors import InvalidPathError
 
 __all__ = ["NativeBackend"]
@@ -112,6 +111,7 @@ class NativeBackend(Backend):
     protected_symlinks = OsBackend.protected_symlinks
 
     def __init__(self, *, openat2: bool | None = None) -> None:
+        self.avoids_symlink_attacks = fd_capabilities()
         if _under_pyfakefs():
             raise OSError(errno.EINVAL, "the native backend cannot run under pyfakefs (its fds "
                                         "are fake, the native module's system calls are real)")
@@ -137,33 +137,22 @@ class NativeBackend(Backend):
 
     # -- probes ------------------------------------------------------------
     def _probe_linux(self) -> None:
-        fd = _lib.corral_openat2(_lib.AT_FDCWD, b".", os.O_PATH | os.O_CLOEXEC, 0,
-                                 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
-        if fd < 0:
-            err = _ffi.errno
-            self.openat2_reason = f"probe failed: {errno.errorcode.get(err, err)}"
-            return
-        os.close(fd)
-        self.has_openat2 = True
-        self.openat2_checks_dotdot = True
-        self.open_beneath = _open_beneath  # Linux: every resolve bit is the kernel's
-        self.openat2_reason = "kernel supports openat2(RESOLVE_BENEATH)"
+        def opener(dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
+            fd: int = _lib.corral_openat2(dir_fd, c_path(path), flags, mode, resolve)
+            if fd < 0:
+                _fail()
+            return fd
+
+        self.has_openat2, self.openat2_reason = _linux.probe_openat2(opener)
+        if self.has_openat2:
+            self.openat2_checks_dotdot = True
+            self.open_beneath = _open_beneath  # Linux: every resolve bit is the kernel's
 
     def _probe_darwin(self) -> None:
         """Use O_RESOLVE_BENEATH only if this kernel refuses every way out of
         a scratch directory and still opens what is inside it."""
-        base = tempfile.mkdtemp(prefix="corral-probe-")
-        try:
-            beneath, nofollow_any = _darwin_probe(base)
-        except OSError as exc:
-            beneath = nofollow_any = False
-            self.openat2_reason = f"probe could not run: {exc}"
-        else:
-            self.openat2_reason = ("kernel honours O_RESOLVE_BENEATH" if beneath else
-                                   "kernel does not honour O_RESOLVE_BENEATH (older than "
-                                   "macOS 15?): the walk runs")
-        finally:
-            shutil.rmtree(base, ignore_errors=True)
+        beneath, nofollow_any, self.openat2_reason = _darwin.probe_beneath(
+            _lib.corral_openat2, RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS)
         self.has_openat2 = beneath
         self.has_nofollow_any = beneath and nofollow_any
         if not self.has_nofollow_any:  # the strict mode then walks
@@ -216,40 +205,3 @@ class NativeBackend(Backend):
         if IS_DARWIN:
             data["nofollow_any"] = self.has_nofollow_any
         return data
-
-
-def _darwin_probe(base: str) -> tuple[bool, bool]:
-    """(O_RESOLVE_BENEATH honoured, O_NOFOLLOW_ANY honoured) on this kernel,
-    tried in the scratch directory ``base``."""
-    root = os.path.join(base, "root")
-    os.mkdir(root)
-    os.mkdir(os.path.join(root, "sub"))
-    with open(os.path.join(root, "file"), "wb"):
-        pass
-    os.symlink("..", os.path.join(root, "up"))
-    os.symlink("sub", os.path.join(root, "link"))
-    os.symlink("../made", os.path.join(root, "dangling"))
-    rfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    read_flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
-    dir_flags = read_flags | os.O_DIRECTORY
-
-    def opens(path: str, flags: int, resolve: int) -> bool:
-        fd = _lib.corral_openat2(rfd, c_path(path), flags, 0o600, resolve)
-        if fd < 0:
-            return False
-        os.close(fd)
-        return True
-
-    try:
-        b = RESOLVE_BENEATH
-        beneath = (opens("file", read_flags, b) and opens("sub", dir_flags, b)
-                   and not opens("..", dir_flags, b)
-                   and not opens("up/root/file", read_flags, b)
-                   and not opens(os.path.join(root, "file"), read_flags, b)
-                   and not opens("dangling", read_flags | os.O_WRONLY | os.O_CREAT, b)
-                   and not os.path.lexists(os.path.join(base, "made")))
-        nofollow_any = (opens("sub/.", dir_flags, b | RESOLVE_NO_SYMLINKS)
-                        and not opens("link/.", dir_flags, b | RESOLVE_NO_SYMLINKS))
-    finally:
-        os.close(rfd)
-    return beneath, nofollow_any

@@ -78,6 +78,17 @@ def parse(path: object) -> ParsedPath:
     return ParsedPath(text, names, absolute, must_be_dir, final_is_dot, tail == "..")
 
 
+def refuse_nul(path: str | bytes) -> None:
+    """:class:`InvalidPathError` (``EINVAL``) for a NUL in ``path``.
+
+    For every call that hands a path to C through an FFI (ctypes, cffi): C
+    takes the NUL as the end of the string, so ``"x\\0/../../evil"`` would
+    silently become ``"x"``.  The ``os`` module refuses NUL itself
+    (``ValueError``)."""
+    if ("\0" if isinstance(path, str) else b"\0") in path:
+        raise InvalidPathError("path contains a NUL byte")
+
+
 def split_link(target: str) -> tuple[bool, list[str], bool]:
     """Split a symlink's target: (absolute, names, must_be_dir)."""
     raw = target.split("/")

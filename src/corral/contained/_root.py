@@ -16,8 +16,8 @@ from typing import Any, Callable, Iterator, NoReturn
 
 from . import _acts, _paths
 from ._acts import CREATE_MASK, SAFE, End, name_of
-from ._backend import (RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, OpenBeneath, _under_pyfakefs,
-                       default_backend)
+from ._backend import (FAKE_FS_REFUSAL, RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, OpenBeneath,
+                       _under_pyfakefs, default_backend, fd_capabilities)
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SymlinkError, contained_error)
 from ._fwalk import fwalk as _fwalk
@@ -71,8 +71,10 @@ class Root(RootSurface):
     tools (default :func:`corral.contained.default_backend`).  Thread-safe.
     """
 
-    #: The published guarantee, as ``shutil.rmtree.avoids_symlink_attacks``.
-    avoids_symlink_attacks = True
+    #: The published guarantee, as ``shutil.rmtree.avoids_symlink_attacks``:
+    #: computed from what this Python and platform give (``fd_capabilities``);
+    #: where it is False no Root can be made (``OSError``, ``ENOSYS``).
+    avoids_symlink_attacks = fd_capabilities()
 
     path: str  # the host path it was opened by (informational: never used again)
     follow_symlinks: bool
@@ -105,15 +107,16 @@ class Root(RootSurface):
     def _setup(self, fd: int, path: str, backend: Backend, *, follow_symlinks: bool,
                fast_path: bool, owned: bool) -> None:
         fast = fast_path and backend.has_openat2
-        if _under_pyfakefs():
-            # pyfakefs fds are small integers that collide with real ones: a
-            # real system call on one would act on a real directory.
-            if backend.name == "native":
-                if owned:
-                    os.close(fd)
-                raise OSError(errno.EINVAL, "the native backend cannot run under pyfakefs; "
-                                            "pass backend=OsBackend(openat2=False)")
-            fast = False
+        refusal = None
+        if not backend.avoids_symlink_attacks:
+            refusal = OSError(errno.ENOSYS, "this platform cannot resolve paths beneath a "
+                                            "directory fd (see fd_capabilities)")
+        elif _under_pyfakefs() and not backend.fake_fs_safe:
+            refusal = OSError(errno.EINVAL, FAKE_FS_REFUSAL)  # fake fds collide with real ones
+        if refusal is not None:
+            if owned:
+                os.close(fd)
+            raise refusal
         resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS
         if not follow_symlinks:
             resolve |= RESOLVE_NO_SYMLINKS

@@ -1,4 +1,5 @@
-"""A backend for tests: any real backend, with chosen calls failing.
+"""Backends for tests: a real backend with chosen calls failing, and one
+that runs under pyfakefs.
 
 :class:`FaultBackend` wraps a :class:`corral.contained.Backend` and passes
 every call through, except the ones a :class:`Fault` names: those raise the
@@ -8,6 +9,13 @@ kernel facts the machine does not have (``fs.protected_symlinks`` on, a
 ``nosymfollow`` mount), so the resolver's answer to them can be tested
 anywhere.  Faults are injected below the core: the path a real kernel error
 takes (the core's mapping, a tool's classification) is the one tested.
+
+:class:`FakeFsBackend` is the one backend a Root accepts under pyfakefs:
+it makes only the calls pyfakefs fakes (``os.open`` with ``dir_fd`` and the
+like), and stands in for the two it does not fake (``pread`` by seek and
+read, which moves the offset; ``fchmod`` by ``chmod`` of the fd).  Without
+it, pyfakefs's small fake fd numbers would reach real system calls and act
+on whatever real file holds that number.  No fast path under pyfakefs.
 
 Root ignores permission bits, and CI runs as root: inject ``EACCES`` here,
 never by ``chmod``.  A fault names the method and optionally the name the
@@ -25,9 +33,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from corral.contained import Backend
+from corral.contained import Backend, OsBackend
 
-__all__ = ["Fault", "FaultBackend"]
+__all__ = ["Fault", "FaultBackend", "FakeFsBackend"]
 
 _TEMP_SUFFIX = ".corral-tmp"
 
@@ -75,6 +83,8 @@ class FaultBackend(Backend):
         self.has_openat2 = inner.has_openat2 if openat2 is None else openat2 and inner.has_openat2
         self.openat2_reason = inner.openat2_reason
         self.openat2_checks_dotdot = inner.openat2_checks_dotdot
+        self.avoids_symlink_attacks = inner.avoids_symlink_attacks
+        self.fake_fs_safe = inner.fake_fs_safe
 
     def add(self, fault: Fault) -> Fault:
         self.faults.append(fault)
@@ -202,4 +212,30 @@ class FaultBackend(Backend):
     def info(self) -> dict[str, object]:
         data = self.inner.info()
         data["faults"] = [f.method for f in self.faults]
+        return data
+
+
+class FakeFsBackend(OsBackend):
+    """An os backend for pyfakefs (module docstring): no fast path, and
+    ``pread``/``fchmod`` through calls pyfakefs fakes."""
+
+    name = "os"
+    fake_fs_safe = True
+
+    def __init__(self) -> None:
+        super().__init__(openat2=False)
+
+    def pread(self, fd: int, size: int, offset: int) -> bytes:
+        os.lseek(fd, offset, os.SEEK_SET)
+        return os.read(fd, size)
+
+    def fchmod(self, fd: int, mode: int) -> None:
+        os.chmod(fd, mode)
+
+    def mount_flags(self, fd: int) -> int:
+        return 0  # pyfakefs fakes no statvfs
+
+    def info(self) -> dict[str, object]:
+        data = super().info()
+        data["pyfakefs"] = True
         return data
