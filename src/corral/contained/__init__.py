@@ -43,6 +43,6 @@ __all__ = [
     "Refused",
 ]
 
-from .._public import publish as _publish  # noqa: E402  (last: every name is bound)
+from .._public import publish as _publish
 
 _publish(__name__, globals(), __all__)

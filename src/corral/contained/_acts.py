@@ -142,7 +142,7 @@ def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Re
                 at = walk.follow(at)
                 continue
             if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):
-                refuse_special(backend, at.dir_fd, at.name, walk.text, at.path)
+                refuse_special(backend, at.dir_fd, at.name or ".", walk.text, at.path)
             walk.fail(exc, at.name)
         if O_PATH and flags & O_PATH and _is_link_fd(backend, fd):
             # O_PATH|O_NOFOLLOW opens a symlink itself instead of failing

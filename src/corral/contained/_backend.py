@@ -34,14 +34,15 @@ import errno
 import os
 import sys
 import threading
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
 
 from . import _darwin, _linux
 from ._paths import refuse_nul
 
-__all__ = ["Backend", "OpenBeneath", "OsBackend", "default_backend", "available_backends",
-           "backend_by_name", "backend_report", "fd_capabilities", "RENAME_NOREPLACE",
-           "RENAME_EXCHANGE"]
+__all__ = ["Backend", "DirEntries", "OpenBeneath", "OsBackend", "default_backend",
+           "available_backends", "backend_by_name", "backend_report", "fd_capabilities",
+           "RENAME_NOREPLACE", "RENAME_EXCHANGE"]
 
 RENAME_NOREPLACE = _linux.RENAME_NOREPLACE
 RENAME_EXCHANGE = _linux.RENAME_EXCHANGE
@@ -56,6 +57,15 @@ DIR_FLAGS = _SEARCH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 #: ``open_beneath(dir_fd, path, len(path), flags, mode, resolve) -> fd or -1``
 OpenBeneath = Callable[[int, bytes, int, int, int, int], int]
+
+
+class DirEntries(Protocol):
+    """What ``os.scandir(fd)`` returns: entries, and a context manager."""
+
+    def __iter__(self) -> Iterator[os.DirEntry[str]]: ...
+    def __next__(self) -> os.DirEntry[str]: ...
+    def __enter__(self) -> DirEntries: ...
+    def __exit__(self, *exc: object) -> None: ...
 
 
 def fd_capabilities() -> bool:
@@ -139,7 +149,7 @@ class Backend:
     def symlink_at(self, target: str, dir_fd: int, name: str) -> None:
         raise _unimplemented("symlink_at")
 
-    def scandir(self, fd: int) -> Iterator[os.DirEntry[str]]:
+    def scandir(self, fd: int) -> DirEntries:
         raise _unimplemented("scandir")
 
     def read(self, fd: int, size: int) -> bytes:
@@ -244,8 +254,8 @@ class OsBackend(Backend):
     def symlink_at(self, target: str, dir_fd: int, name: str) -> None:
         os.symlink(target, name, dir_fd=dir_fd)
 
-    def scandir(self, fd: int) -> Iterator[os.DirEntry[str]]:
-        return os.scandir(fd)  # type: ignore[arg-type,return-value]  # an fd gives str names
+    def scandir(self, fd: int) -> DirEntries:
+        return os.scandir(fd)
 
     def read(self, fd: int, size: int) -> bytes:
         return os.read(fd, size)
@@ -341,14 +351,15 @@ def backend_by_name(name: str) -> Backend:
     with _cache_lock:
         if name in _cache:
             return _cache[name]
+        backend: Backend | None
         if name == "os":
-            backend: Backend | None = OsBackend()
+            backend = OsBackend()
         elif name == "native":
             backend = _load_native()
-            if backend is None:
-                raise OSError(errno.ENOSYS, f"native backend unavailable: {native_unavailable_reason}")
         else:
             raise ValueError(f"unknown backend {name!r}; expected 'os' or 'native'")
+        if backend is None:
+            raise OSError(errno.ENOSYS, f"native backend unavailable: {native_unavailable_reason}")
         _cache[name] = backend
         return backend
 

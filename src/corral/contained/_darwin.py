@@ -18,7 +18,7 @@ import errno
 import os
 import shutil
 import tempfile
-from typing import Callable
+from collections.abc import Callable
 
 from ._paths import refuse_nul
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
 
 from ._acts import SAFE
 from ._errors import contained_error

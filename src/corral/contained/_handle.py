@@ -6,7 +6,8 @@ import errno
 import hashlib
 import os
 import stat as st
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
 
 from ._errors import contained_error
 
@@ -116,7 +117,7 @@ class Handle:
     def __del__(self) -> None:
         try:
             self.close()
-        except Exception:  # noqa: BLE001 - never raise from a finalizer
+        except Exception:
             pass
 
     def __repr__(self) -> str:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 # ModuleNotFoundError with name "corral._native" when the module was not built
 # (``from .. import _native`` would raise a plain ImportError instead)
@@ -168,7 +168,7 @@ class NativeBackend(Backend):
             raise InvalidPathError("path contains a NUL byte")
         if not self.has_openat2 or resolve & self._resolve_unsupported:
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
-        fd = _openat2(dir_fd, data, flags | self._openat2_extra, mode, resolve)
+        fd: int = _openat2(dir_fd, data, flags | self._openat2_extra, mode, resolve)
         if fd < 0:
             _fail()
         return fd
@@ -190,14 +190,15 @@ class NativeBackend(Backend):
 
     def create_directory_at(self, dir_fd: int, name: str, mode: int) -> int:
         step = _ffi.new("int *")
-        fd = _lib.corral_create_directory_at(dir_fd, c_path(name), mode, self.dir_flags, step)
+        fd: int = _lib.corral_create_directory_at(dir_fd, c_path(name), mode, self.dir_flags,
+                                                  step)
         if fd < 0:
             # step 2: the directory was made, but what is at its name now
             # cannot be opened as one (say, a symlink planted in between)
             _fail(" (directory created, but reopening it failed)" if step[0] == 2 else "")
         return fd
 
-    def info(self) -> dict:
+    def info(self) -> dict[str, Any]:
         data = super().info()
         data.update(module=getattr(sys.modules.get("corral._native"), "__file__", None),
                     rename_flags=self.has_rename_flags,

@@ -56,8 +56,8 @@ import time
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from . import _paths
-from ._errors import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
-                      StaleError, SymlinkError, contained_error)
+from ._errors import (ContainedError, EscapeError, RootVanishedError, StaleError, SymlinkError,
+                      contained_error)
 from ._paths import ParsedPath
 
 if TYPE_CHECKING:
@@ -525,8 +525,7 @@ def spelled_path(parsed: ParsedPath) -> str:
 def mapped(anchor: Anchor, root_fd: int, exc: OSError, text: str, where: str) -> OSError:
     """``exc`` as the core raises it: root-relative names, a vanished root
     told apart from a missing file."""
-    if isinstance(exc, (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
-                        RootVanishedError, StaleError)) or getattr(exc, "component", None) is not None:
+    if isinstance(exc, ContainedError) or getattr(exc, "component", None) is not None:
         return exc
     if exc.errno == errno.ENOENT and anchor.root_gone(root_fd):
         return RootVanishedError("the root directory no longer exists")

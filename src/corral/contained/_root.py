@@ -12,7 +12,8 @@ import errno
 import os
 import stat as st
 import sys
-from typing import Any, Callable, Iterator, NoReturn
+from typing import Any, NoReturn
+from collections.abc import Callable, Iterator
 
 from . import _acts, _paths
 from ._acts import CREATE_MASK, SAFE, End, name_of
@@ -174,7 +175,7 @@ class Root(RootSurface):
     def __del__(self) -> None:
         try:
             self.close()
-        except Exception:  # noqa: BLE001 - never raise from a finalizer
+        except Exception:
             pass
 
     def __copy__(self) -> Root:
@@ -277,10 +278,8 @@ class Root(RootSurface):
         """The openat2 fast path: a checked fd, or ``None`` to walk instead
         (which names the failing component)."""
         anchor = self._anchor
-        if _O_PATH and flags & _O_PATH:
-            extra = 0  # openat2 refuses O_PATH with anything but a few flags
-        else:
-            extra = os.O_NONBLOCK | os.O_NOCTTY
+        # openat2 refuses O_PATH with anything but a few flags
+        extra = 0 if _O_PATH and flags & _O_PATH else os.O_NONBLOCK | os.O_NOCTTY
         # openat2 refuses (EINVAL) a mode without O_CREAT/O_TMPFILE
         creating = flags & os.O_CREAT or (_O_TMPFILE and flags & _O_TMPFILE == _O_TMPFILE)
         rootfd = anchor.acquire(parsed.text)
@@ -490,7 +489,7 @@ class Root(RootSurface):
                 backend.close(backend.create_directory_at(at.dir_fd, at.name, mode))
                 walk.created[at.path] = None
                 return
-            info = backend.lstat_at(at.dir_fd, at.name)
+            info: os.stat_result | None = backend.lstat_at(at.dir_fd, at.name)
         except FileNotFoundError:
             walk.plan_leaf(at)
             return

@@ -201,7 +201,8 @@ class Target:
         parents).  Without ``replace`` an existing ``dst`` is
         ``FileExistsError``, atomically; ``exchange`` swaps the two."""
         flags = RENAME_EXCHANGE if exchange else (0 if replace else RENAME_NOREPLACE)
-        dname = dst._name(_acts.RENAME_DST_NOREPLACE if flags & RENAME_NOREPLACE else _acts.RENAME_END)
+        dst_op = _acts.RENAME_DST_NOREPLACE if flags & RENAME_NOREPLACE else _acts.RENAME_END
+        dname = dst._name(dst_op)
         sname = self._name(_acts.RENAME_END)
         src_end = End(self._dir(), sname, self._must_be_dir, self._parsed.text, self.path)
         dst_end = End(dst._dir(), dname, dst._must_be_dir, dst._parsed.text, dst.path)
@@ -227,7 +228,7 @@ class Target:
     def __del__(self) -> None:
         try:
             self.close()
-        except Exception:  # noqa: BLE001 - never raise from a finalizer
+        except Exception:
             pass
 
     # -- helpers ---------------------------------------------------------------------

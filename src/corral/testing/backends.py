@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from collections.abc import Callable
 
 from corral.contained import Backend, OsBackend
+from corral.contained._backend import DirEntries
 
 __all__ = ["Fault", "FaultBackend", "FakeFsBackend"]
 
@@ -171,7 +172,7 @@ class FaultBackend(Backend):
         self._check("fstat", self._names.get(fd))
         return self.inner.fstat(fd)
 
-    def scandir(self, fd: int) -> Iterator[os.DirEntry[str]]:
+    def scandir(self, fd: int) -> DirEntries:
         self._check("scandir", self._names.get(fd))
         return self.inner.scandir(fd)
 
