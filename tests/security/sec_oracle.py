@@ -10,9 +10,11 @@ is opened with ``openat2``, and the final ``*at`` call acts on the last name.
 They raise ``OSError`` with the kernel's errno.  Only corral's documented
 pre-syscall checks are applied first (:func:`precheck`: NUL and over-long
 input), plus the documented refusal of FIFOs/sockets/devices by file
-operations (``EOPNOTSUPP``), which the kernel has no notion of.  One kernel
-quirk is corrected where it shows (:func:`_rcu_only`: ``ELOOP`` for an
-escape after 21-40 links).
+operations (``EOPNOTSUPP``), which the kernel has no notion of, and
+corral's one documented difference for ``O_CREAT``: ``link/`` follows the
+link first, so an outward one is an escape (:func:`_creat_through_slash`).
+One kernel quirk is corrected where it shows (:func:`_rcu_only`: ``ELOOP``
+for an escape after 21-40 links).
 """
 
 from __future__ import annotations

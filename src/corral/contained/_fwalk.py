@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from ._acts import SAFE
 from ._errors import contained_error

@@ -18,8 +18,8 @@ import errno
 import os
 import sys
 import time
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 __all__ = ["RESOLVE_NO_XDEV", "RESOLVE_NO_MAGICLINKS", "RESOLVE_NO_SYMLINKS", "RESOLVE_BENEATH",
            "RENAME_NOREPLACE", "RENAME_EXCHANGE", "openat2", "renameat2", "probe_openat2",

@@ -12,13 +12,14 @@ import errno
 import os
 import stat as st
 import sys
-from typing import Any, NoReturn
 from collections.abc import Callable, Iterator
+from typing import Any, NoReturn
 
 from . import _acts, _paths
 from ._acts import CREATE_MASK, SAFE, End, name_of
 from ._backend import (FAKE_FS_REFUSAL, RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, OpenBeneath,
                        _under_pyfakefs, default_backend, fd_capabilities)
+from ._closing import Closing
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SymlinkError, contained_error)
 from ._fwalk import fwalk as _fwalk
@@ -38,7 +39,7 @@ _O_TMPFILE = getattr(os, "O_TMPFILE", 0)  # it includes the O_DIRECTORY bit
 _LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
 
-class Root(RootSurface):
+class Root(RootSurface, Closing):
     """A directory opened once; every path below it resolved beneath it.
 
     ``Root(path)`` opens ``path`` with ``O_DIRECTORY|O_CLOEXEC``.  The root
@@ -165,18 +166,6 @@ class Root(RootSurface):
         data["fast_path"] = self._anchor.fast
         data["follow_symlinks"] = self.follow_symlinks
         return data
-
-    def __enter__(self) -> Root:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __copy__(self) -> Root:
         anchor = self._anchor
@@ -505,23 +494,23 @@ class Root(RootSurface):
 
     def remove(self, path: object) -> None:
         """``os.remove``: unlink a non-directory (a symlink itself, never its target)."""
-        with Walk(self._anchor, _paths.parse(path)) as walk:
-            at = walk.parent()
-            name = name_of(walk, at, _acts.REMOVE)
-            try:
-                walk.backend.unlink_at(at.dir_fd, name)
-            except OSError as exc:
-                walk.fail(exc, name)
+        self._unlink(path, directory=False)
 
     unlink = remove
 
     def rmdir(self, path: object) -> None:
         """``os.rmdir``: remove an empty directory (a symlink is ``ENOTDIR``)."""
+        self._unlink(path, directory=True)
+
+    def _unlink(self, path: object, *, directory: bool) -> None:
         with Walk(self._anchor, _paths.parse(path)) as walk:
             at = walk.parent()
-            name = name_of(walk, at, _acts.RMDIR)
+            name = name_of(walk, at, _acts.RMDIR if directory else _acts.REMOVE)
             try:
-                walk.backend.rmdir_at(at.dir_fd, name)
+                if directory:
+                    walk.backend.rmdir_at(at.dir_fd, name)
+                else:
+                    walk.backend.unlink_at(at.dir_fd, name)
             except OSError as exc:
                 walk.fail(exc, name)
 

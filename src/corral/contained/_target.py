@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from . import _acts
 from ._acts import SAFE, End, NameOp
+from ._closing import Closing
 from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
 from ._errors import ContainedError, RootVanishedError, StaleError, contained_error
 from ._handle import Handle
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["Target"]
 
 
-class Target:
+class Target(Closing):
     """Where a mutation will act: the resolved parent directory, held open,
     and the final name in it.  Made by :meth:`Root.target`.
 
@@ -218,18 +219,6 @@ class Target:
         fd, self._fd = self._fd, -1
         if fd >= 0:
             self._backend().close(fd)
-
-    def __enter__(self) -> Target:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
 
     # -- helpers ---------------------------------------------------------------------
     def _backend(self) -> Backend:
