@@ -48,7 +48,7 @@ from _common import (Record, have_gnu_time, interleave, record, spawn,  # noqa: 
                      time_for)
 
 FIXTURES = HERE / "_fixtures"
-GROUPS = ("open", "root", "tools", "search", "bigfile", "mcp", "extract")
+GROUPS = ("open", "root", "tools", "search", "bigfile", "mcp", "extract", "hostile")
 TITLES = {
     "open": "Root.open + read + close of a 4 KiB file, against open() of the same absolute path",
     "root": "Root.makedirs and Root.write_bytes, against os.makedirs and a plain write",
@@ -58,6 +58,8 @@ TITLES = {
     "mcp": "corral serve over MCP stdio, against the reference server "
            "(@modelcontextprotocol/server-filesystem)",
     "extract": "Root.extract of a 10,000-member tar, against tarfile.extractall(filter=\"data\")",
+    "hostile": "inputs built to make a tool work hard, at three sizes, against the same tool "
+               "on a benign input of the same size (issue 12)",
 }
 
 
@@ -428,10 +430,20 @@ def collect_extract(quick: bool) -> list[Record]:
     return bench_extract.collect(quick)
 
 
+def collect_hostile(quick: bool) -> list[Record]:
+    """The families of every bench_hostile_*.py (search, edit), in one table."""
+    import importlib
+
+    records: list[Record] = []
+    for path in sorted(HERE.glob("bench_hostile_*.py")):
+        records += importlib.import_module(path.stem).collect(quick)
+    return records
+
+
 COLLECTORS: dict[str, Callable[[bool], list[Record]]] = {
     "open": collect_open, "root": collect_root, "tools": collect_tools,
     "search": collect_search, "bigfile": collect_bigfile, "mcp": collect_mcp,
-    "extract": collect_extract,
+    "extract": collect_extract, "hostile": collect_hostile,
 }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import email
+import email.message
 import re
 import sys
 import zipfile
@@ -32,46 +33,67 @@ def _version() -> str:
     return match.group(1)
 
 
-def _problems(wheel: Path, native: bool) -> list[str]:
-    name = wheel.name[:-len(".whl")]
-    _dist, version, python, abi, platform = name.split("-")[-5:] if name.count("-") >= 4 \
-        else ("", "", "", "", "")
+def _tag(wheel: Path) -> tuple[str, str, str, str]:
+    """(version, python, abi, platform) from a wheel's file name."""
+    parts = wheel.name[:-len(".whl")].split("-")
+    if len(parts) < 5:
+        return ("", "", "", "")
+    version, python, abi, platform = parts[-4], parts[-3], parts[-2], parts[-1]
+    return version, python, abi, platform
+
+
+def _content_problems(files: set[str], metadata: email.message.Message | None) -> list[str]:
+    """What every corral wheel must carry."""
+    problems = [f"{needed} is missing" for needed in
+                ("corral/py.typed", "corral/_native.pyi", "corral/__init__.py")
+                if needed not in files]
+    if not any(f.endswith(".dist-info/licenses/LICENSE") for f in files):
+        problems.append("the LICENSE file is missing")
+    if metadata is None:
+        return [*problems, "no METADATA"]
+    if metadata.get("License-Expression") != "MIT":
+        problems.append(f"License-Expression is {metadata.get('License-Expression')!r}")
+    if "Typing :: Typed" not in (metadata.get_all("Classifier") or []):
+        problems.append("no 'Typing :: Typed' classifier")
+    return problems
+
+
+def _native_problems(python: str, abi: str, platform: str, has_module: bool) -> list[str]:
     problems = []
-    if version != _version():
-        problems.append(f"version {version!r} is not corral.__version__ {_version()!r}")
+    if (python, abi) != ("cp311", "abi3"):
+        problems.append(f"tag {python}-{abi} is not cp311-abi3")
+    if platform.startswith("linux_"):
+        problems.append(f"platform {platform} is not a manylinux/musllinux tag "
+                        "(auditwheel repair not run?)")
+    if not has_module:
+        problems.append("corral/_native*.so is missing")
+    return problems
+
+
+def _pure_problems(tag: tuple[str, str, str], files: set[str], has_module: bool) -> list[str]:
+    problems = []
+    if tag != ("py3", "none", "any"):
+        problems.append(f"tag {'-'.join(tag)} is not py3-none-any")
+    if has_module:
+        problems.append("a pure wheel carries a native module")
+    if "corral/_native_missing.txt" not in files:
+        problems.append("corral/_native_missing.txt (why the module is missing) is absent")
+    return problems
+
+
+def _problems(wheel: Path, native: bool) -> list[str]:
+    version, python, abi, platform = _tag(wheel)
+    problems = [] if version == _version() else [
+        f"version {version!r} is not corral.__version__ {_version()!r}"]
     with zipfile.ZipFile(wheel) as archive:
         files = set(archive.namelist())
         info = next((f for f in files if f.endswith(".dist-info/METADATA")), None)
         metadata = email.message_from_bytes(archive.read(info)) if info else None
     has_module = any(re.fullmatch(r"corral/_native[^/]*\.so", f) for f in files)
-    for needed in ("corral/py.typed", "corral/_native.pyi", "corral/__init__.py"):
-        if needed not in files:
-            problems.append(f"{needed} is missing")
-    if not any(f.endswith(".dist-info/licenses/LICENSE") for f in files):
-        problems.append("the LICENSE file is missing")
-    if metadata is None:
-        problems.append("no METADATA")
-    else:
-        if metadata.get("License-Expression") != "MIT":
-            problems.append(f"License-Expression is {metadata.get('License-Expression')!r}")
-        if "Typing :: Typed" not in (metadata.get_all("Classifier") or []):
-            problems.append("no 'Typing :: Typed' classifier")
+    problems += _content_problems(files, metadata)
     if native:
-        if (python, abi) != ("cp311", "abi3"):
-            problems.append(f"tag {python}-{abi} is not cp311-abi3")
-        if platform.startswith("linux_"):
-            problems.append(f"platform {platform} is not a manylinux/musllinux tag "
-                            "(auditwheel repair not run?)")
-        if not has_module:
-            problems.append("corral/_native*.so is missing")
-    else:
-        if (python, abi, platform) != ("py3", "none", "any"):
-            problems.append(f"tag {python}-{abi}-{platform} is not py3-none-any")
-        if has_module:
-            problems.append("a pure wheel carries a native module")
-        if "corral/_native_missing.txt" not in files:
-            problems.append("corral/_native_missing.txt (why the module is missing) is absent")
-    return problems
+        return problems + _native_problems(python, abi, platform, has_module)
+    return problems + _pure_problems((python, abi, platform), files, has_module)
 
 
 def main(argv: list[str] | None = None) -> int:

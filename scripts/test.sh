@@ -11,7 +11,9 @@
 # (openai-agents, pydantic-ai, langchain-core, anthropic) and the MCP adapters
 # that pin mcp<2 (langchain-mcp-adapters, smolagents[mcp]): installing them
 # together is the proof that corral conflicts with none of them.  uv (from
-# PyPI, into .venv) makes the venvs; its and pip's caches are reused.
+# PyPI, into .venv) makes the venvs; its and pip's caches are reused.  The
+# MCP conformance clients (SDK 1.x and 2.x venvs, Inspector from npm) come
+# from scripts/setup_conformance.sh, cached under .conformance/.
 #
 # Lanes:
 #   main          every test but tests/integrations; tests taking the
@@ -49,6 +51,9 @@ if ! .venv/bin/python -m uv --version >/dev/null 2>&1; then
 fi
 uv() { .venv/bin/python -m uv "$@"; }
 uv pip install -q --python .venv/bin/python -e '.[test]'
+if [ -f scripts/setup_conformance.sh ]; then  # the MCP clients tests/e2e drive (cached)
+    bash scripts/setup_conformance.sh
+fi
 lanes_on=0
 if [ $# -eq 0 ] && [ -z "${CORRAL_BACKEND:-}${CORRAL_OPENAT2:-}" ] && [ "${CORRAL_LANES:-1}" != 0 ]; then
     lanes_on=1

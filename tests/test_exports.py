@@ -53,9 +53,7 @@ PUBLIC: dict[str, set[str]] = {
         "Extraction",
         "ExtractReason",
         "Refused",
-        "Handle",
-        "Target",
-        "StaleError",
+        "TargetChangedError",
     },
     "corral.tools": {
         "Toolbox",

@@ -8,7 +8,10 @@ from __future__ import annotations
 import os
 import platform
 from importlib import metadata, resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .tools._policy import Policy
 
 __all__ = ["doctor_report", "doctor_text", "native_build_note"]
 
@@ -26,37 +29,63 @@ def native_build_note() -> str | None:
     return text.strip() or None
 
 
-def _root_part(root: str, backend_problem: str | None) -> dict[str, Any]:
+def _search_engine() -> dict[str, Any]:
+    from .tools._search_regex import engine_report
+
+    return engine_report()
+
+
+def _search_lines(report: dict[str, Any]) -> list[str]:
+    search = report.get("search") or {}
+    if search.get("re2"):
+        engine = f"RE2 {search.get('re2Version') or ''}".rstrip() + " (linear time)"
+    else:
+        engine = f"Python re with guards ({search.get('note')})"
+    return [f"grep regex engine: {engine}",
+            f"grep literal scanner: {search.get('literalScanner')}"]
+
+
+def _root_part(root: str, backend_problem: str | None, policy: Policy | None,
+               allow_hardlinks: bool) -> dict[str, Any]:
+    """The root as opened, and the policy a Toolbox over it applies (the
+    defaults plus what the root itself adds, e.g. a ``.git`` file's target)."""
     from .contained import Root
+    from .tools import Toolbox
 
     path = os.path.abspath(root)
     if backend_problem:
         return {"path": path, "error": backend_problem}
     try:
-        with Root(root) as opened:
-            return {"path": path, **opened.info()}
+        with Root(root) as opened, Toolbox(opened, policy=policy,
+                                           allow_hardlinks=allow_hardlinks) as toolbox:
+            return {"path": path, **opened.info(), "policy": toolbox.policy.describe()}
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return {"path": path, "error": reason}
 
 
-def doctor_report(root: str, *, backend_problem: str | None = None) -> dict[str, Any]:
+def doctor_report(root: str, *, backend_problem: str | None = None,
+                  policy: Policy | None = None, allow_hardlinks: bool = False
+                  ) -> dict[str, Any]:
     """The facts ``corral doctor`` prints: versions, the root as opened, the
     backends (:func:`corral.contained.backend_report`), why a native module
     is missing, and the MCP SDK's version (``None`` when not installed).
 
     ``backend_problem`` is a mistake in the environment already found (a bad
     ``CORRAL_BACKEND``): reported as ``environment_error``, and the root is
-    not opened with it."""
+    not opened with it.  ``policy`` (default: the safe defaults) is what
+    the tools would apply there, described line by line under
+    ``root.policy``."""
     from . import __version__
     from .contained import backend_report
 
     report: dict[str, Any] = {"corral": __version__, "python": platform.python_version()}
     if backend_problem:
         report["environment_error"] = backend_problem
-    report["root"] = _root_part(root, backend_problem)
+    report["root"] = _root_part(root, backend_problem, policy, allow_hardlinks)
     report["backends"] = backend_report()
     report["native_build"] = native_build_note()
+    report["search"] = _search_engine()
     try:
         report["mcp"] = metadata.version("mcp")
     except metadata.PackageNotFoundError:
@@ -112,6 +141,10 @@ def doctor_text(report: dict[str, Any]) -> str:
         lines.append(f"root: {root['path']}")
     lines += _backend_lines(report)
     lines += _fast_path_lines(report)
+    lines += _search_lines(report)
+    if root.get("policy"):
+        lines.append("policy:")
+        lines += [f"  {line}" for line in root["policy"]]
     lines.append(f"mcp: {report['mcp']}" if report["mcp"]
                  else f"mcp: not installed (corral serve needs it: {MCP_INSTALL_HINT})")
     return "\n".join(lines)

@@ -21,13 +21,14 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TypedDict
 
 from ._doctor import MCP_INSTALL_HINT
 from .tools._hosts import FORMATS, HostFormat, envelope_json, envelope_text, tool_definitions
 
 if TYPE_CHECKING:
     from .tools import Toolbox
+    from .tools._policy import Policy
 
 __all__ = ["main", "envelope_json", "envelope_text", "tool_definitions", "FORMATS"]
 
@@ -39,6 +40,14 @@ EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader
 BACKENDS = ("os", "native")
 
 Command = Callable[[argparse.Namespace], int]
+
+
+class ToolboxOptions(TypedDict):
+    """What the root options say about a Toolbox (``Toolbox(root, **options)``)."""
+
+    policy: Policy
+    allow_hardlinks: bool
+    read_only: bool
 
 
 class UsageError(Exception):
@@ -67,13 +76,30 @@ def _open_error(root: str, exc: Exception) -> str:
     return f"cannot open root {root!r}: {reason}"
 
 
+def _policy(args: argparse.Namespace) -> Policy:
+    """The policy the flags ask for: the safe defaults (or none, with
+    ``--no-default-policy``), ``--allow-git-writes``, more ``--protect`` and
+    ``--deny`` patterns."""
+    from .tools._policy import Policy
+
+    return Policy.build(defaults=not args.no_default_policy,
+                        allow_git_writes=args.allow_git_writes,
+                        protect=args.protect, deny=args.deny)
+
+
+def toolbox_options(args: argparse.Namespace) -> ToolboxOptions:
+    """The Toolbox keyword arguments the root options ask for (every
+    subcommand that opens a root, ``serve``'s extra roots included)."""
+    return ToolboxOptions(policy=_policy(args), allow_hardlinks=args.allow_hardlinks,
+                          read_only=getattr(args, "read_only", False))
+
+
 def _toolbox(args: argparse.Namespace) -> Toolbox:
     from .tools import Toolbox
 
     _check_backend()
     try:
-        return Toolbox(args.root, deny=args.deny or (), allow_hardlinks=args.allow_hardlinks,
-                       read_only=args.read_only)
+        return Toolbox(args.root, **toolbox_options(args))
     except (OSError, ValueError) as exc:  # ValueError: an unusable backend choice
         raise UsageError(_open_error(args.root, exc)) from None
 
@@ -146,7 +172,8 @@ def _no_sdk() -> int:
 def _cmd_doctor(args: argparse.Namespace) -> int:
     from ._doctor import doctor_report, doctor_text
 
-    report = doctor_report(args.root, backend_problem=_backend_problem())
+    report = doctor_report(args.root, backend_problem=_backend_problem(), policy=_policy(args),
+                           allow_hardlinks=args.allow_hardlinks)
     _write(json.dumps(report, indent=2) if args.json else doctor_text(report))
     if "error" in report["root"] or report.get("environment_error"):
         return EXIT_USAGE
@@ -184,10 +211,24 @@ class _Parser(argparse.ArgumentParser):
 
 def _add_root_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("root", metavar="ROOT", help="the directory the tools are confined to")
-    parser.add_argument("--deny", metavar="GLOB", action="append", default=[],
+    _add_policy_options(parser)
+
+
+def _add_policy_options(parser: argparse.ArgumentParser) -> None:
+    policy = parser.add_argument_group(
+        "policy", "By default writes under .git/ and to host-run configuration (.envrc, editor "
+                  "and agent settings) are refused and secret files (.env, keys) are not read.")
+    policy.add_argument("--allow-git-writes", action="store_true",
+                        help="let the tools write under .git/ (hooks and config included)")
+    policy.add_argument("--no-default-policy", action="store_true",
+                        help="drop the default protections and secret rules altogether")
+    policy.add_argument("--protect", metavar="GLOB", action="append", default=[],
+                        help="gitignore-style pattern that may be read but never changed "
+                             "(repeatable)")
+    policy.add_argument("--deny", metavar="GLOB", action="append", default=[],
                         help="gitignore-style pattern refused everywhere (repeatable), "
-                             "e.g. --deny .env --deny '.git/**'")
-    parser.add_argument("--allow-hardlinks", action="store_true",
+                             "e.g. --deny 'build/**'")
+    policy.add_argument("--allow-hardlinks", action="store_true",
                         help="let reads and edits use files with more than one link")
 
 
@@ -232,11 +273,13 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     _add_read_only(tools)
     tools.set_defaults(func=_cmd_tools)
 
-    doctor = sub.add_parser("doctor", help="say which backend and fast path are in use",
-                            description="Report the backend and fast path for ROOT, and why.")
+    doctor = sub.add_parser("doctor", help="say which backend, fast path and policy are in use",
+                            description="Report the backend, fast path and effective policy "
+                                        "for ROOT, and why.")
     doctor.add_argument("root", metavar="ROOT", nargs="?", default=".",
                         help="directory to open (default: the current one)")
     doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_policy_options(doctor)
     doctor.set_defaults(func=_cmd_doctor)
     return parser, dict(sub.choices)
 

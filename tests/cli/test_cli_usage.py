@@ -176,7 +176,65 @@ def test_doctor_says_why_a_build_has_no_native_module():
                            "available": ["os"], "native": {"built": False,
                                                             "reason": "not built"},
                            "fast_path": {"openat2": True, "openat2_reason": "probed"}},
-              "native_build": "the C compile failed (CompileError: no cc)", "mcp": None}
+              "native_build": "the C compile failed (CompileError: no cc)", "mcp": None,
+              "search": {"regex": "re", "re2": False, "re2Version": None,
+                         "literalScanner": "python", "note": "RE2 is not installed"}}
     text = doctor_text(report)
     assert "native module: not in use: not built" in text
     assert "  at build time: the C compile failed (CompileError: no cc)" in text
+    assert "grep regex engine: Python re with guards (RE2 is not installed)" in text
+    assert "grep literal scanner: python" in text
+
+
+def test_doctor_names_the_regex_engine(root):
+    from corral.tools._search_regex import engine_report
+
+    status, out, _ = cli("doctor", str(root), "--json")
+    assert status == 0 and json.loads(out)["search"] == engine_report()
+    status, text, _ = cli("doctor", str(root))
+    assert ("grep regex engine: RE2" in text) is engine_report()["re2"]
+
+
+# -- policy flags ----------------------------------------------------------------------
+
+def _envelope(*args: str) -> tuple[int, dict]:
+    status, out, err = cli(*args)
+    assert out, err
+    return status, json.loads(out)
+
+
+def test_the_default_policy_and_the_flags_that_lift_or_extend_it(root):
+    (root / ".git" / "hooks").mkdir(parents=True)
+    (root / ".env").write_text("TOKEN=1\n")
+    (root / "docs").mkdir()
+    hook = '{"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\\n"}'
+
+    status, refused = _envelope("call", str(root), "write_file", hook)
+    assert status == 1 and refused["details"]["kind"] == "protected"
+    assert not (root / ".git" / "hooks" / "pre-commit").exists()
+    status, _ = _envelope("call", str(root), "--allow-git-writes", "write_file", hook)
+    assert status == 0 and (root / ".git" / "hooks" / "pre-commit").exists()
+
+    status, secret = _envelope("call", str(root), "read_file", '{"path": ".env"}')
+    assert status == 1 and secret["code"] == "DENIED"
+    status, read = _envelope("call", str(root), "--no-default-policy", "read_file",
+                             '{"path": ".env"}')
+    assert status == 0 and "TOKEN=1" in read["content"]
+
+    doc = '{"path": "docs/a.md", "content": "x"}'
+    status, protected = _envelope("call", str(root), "--protect", "docs/**", "write_file", doc)
+    assert status == 1 and protected["details"]["kind"] == "protected"
+    status, denied = _envelope("call", str(root), "--deny", "src/**", "read_file",
+                               '{"path": "src/util.py"}')
+    assert status == 1 and denied["code"] == "DENIED"
+
+
+def test_doctor_shows_the_effective_policy(root):
+    status, out, _ = cli("doctor", str(root))
+    assert status == 0
+    assert "policy:\n  git: .git/ is read-only (lift: --allow-git-writes)" in out
+    status, out, _ = cli("doctor", str(root), "--allow-git-writes", "--deny", "build/**")
+    assert "  git: writes under .git/ allowed" in out
+    assert "  denied (not touched at all): build/**" in out
+    status, out, _ = cli("doctor", str(root), "--json", "--protect", "docs/**")
+    assert any("docs/**" in line for line in json.loads(out)["root"]["policy"])

@@ -19,11 +19,15 @@ SUCCEEDING: dict[str, dict[str, Any]] = {
     "grep": {"pattern": "hello"},
     "move_file": {"source": "notes.txt", "destination": "moved.txt"},
     "delete_file": {"path": "src/util.py"},
+    # the reference server's extras (issue 16), once registered
+    "read_files": {"paths": ["notes.txt", "src/util.py"]},
+    "file_info": {"path": "notes.txt"},
+    "make_directory": {"path": "made/deeper"},
 }
 
 # the order that keeps each call's precondition (delete last, move after reads)
-ORDER = ["read_file", "grep", "glob", "list_directory", "edit_file", "write_file",
-         "move_file", "delete_file"]
+ORDER = ["read_file", "read_files", "file_info", "grep", "glob", "list_directory", "edit_file",
+         "write_file", "make_directory", "move_file", "delete_file"]
 
 
 def strict_arguments(spec: ToolSpec) -> dict[str, Any]:

@@ -33,6 +33,7 @@ import json
 import os
 import shutil
 import sys
+import time
 
 import pytest
 
@@ -228,10 +229,33 @@ def tool_ops(scenario: str) -> list[RaceOp]:
         return _outcome(envelope)
 
     none: frozenset = frozenset()  # a tool never raises: every answer is an envelope
-    # write first: glob's proof of "inside" is the file it leaves
-    return [RaceOp("write_file", write, none), RaceOp("read_file", read, none),
-            RaceOp("edit_file", edit, none), RaceOp("glob", glob, none),
-            RaceOp("grep", grep, none)]
+    ops = [("write_file", write), ("read_file", read), ("edit_file", edit), ("glob", glob),
+           ("grep", grep)]
+    return [RaceOp(name, _until_ok(run), none) for name, run in ops]
+
+
+UNTIL_OK_SECONDS = 10.0
+
+
+def _until_ok(run):
+    """``run``, but on the last iteration, if no call has succeeded yet, the
+    call is repeated (every 2 ms, at most :data:`UNTIL_OK_SECONDS`) until
+    one does: on a loaded machine a fast refusal loop can fit all its
+    iterations into one stretch where the attacker is not scheduled, and
+    the link stays in place throughout.  Every repeated call is checked
+    like the others (an escape fails the test at once)."""
+    def wrapped(rig, layout, i, state):
+        outcome = run(rig, layout, i, state)
+        state["ok"] = state.get("ok", 0) + (outcome == "ok")
+        deadline = time.monotonic() + UNTIL_OK_SECONDS
+        while i == ITERATIONS - 1 and not state["ok"] and time.monotonic() < deadline:
+            time.sleep(0.002)  # let the attacker run
+            state["retries"] = state.get("retries", 0) + 1
+            if run(rig, layout, i, state) == "ok":
+                state["ok"] = 1
+                return "ok"  # the op did work once; the refusals before are counted
+        return outcome
+    return wrapped
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=CONFIG_IDS)
@@ -251,7 +275,7 @@ def test_tools_under_rename_races(scenario, config, tmp_path, tmp_path_factory):
     out.write_text(json.dumps(rows + [report], indent=1, sort_keys=True))
     print(f"\n{json.dumps(report, sort_keys=True)}")
 
-    assert rigs[0].checked == ITERATIONS * len(report["ops"])
+    assert rigs[0].checked >= ITERATIONS * len(report["ops"])  # (+ the last call's repeats)
     assert report["renames"] > 0, "the attacker never renamed anything"
     for name, op in report["ops"].items():
         # every operation must have worked at least once: a run where the

@@ -318,4 +318,39 @@ CASES = [
           "meant.", details={"kind": "no_match", "foundIn": "src/solid.py"},
           suggested_tool="read_file", suggested_args={"path": "src/solid.py"},
           tree={**SRC, "src/solid.py": "def volume(w, h, d):\n    return w * h * d\n"}),
+
+    # -- issue 14: what real models do -----------------------------------------------
+    _edit("not_found_final_newline", {"path": "f.py", "oldText": "y = 2\n", "newText": "y = 3\n"},
+          "NOT_FOUND", "oldText does not occur in f.py: it ends with a line break, but the file "
+          "ends after line 2 without one; without it, it matches line 2",
+          "End oldText where the file ends, without the extra line break; leave it out of "
+          "newText too unless you mean to add one.",
+          details={"kind": "no_match", "lines": [2], "differences": [
+              {"kind": "final_newline", "line": 2,
+               "detail": "it ends with a line break, but the file ends after line 2 without "
+                         "one"}]},
+          tree={"f.py": "x = 1\ny = 2"}),
+    _edit("not_found_final_newline_and_content",
+          {"path": "g.py", "oldText": "a = 1\nb = 3\n", "newText": "x\n"}, "NOT_FOUND",
+          "oldText does not occur in g.py; the closest text, lines 1-2, differs: line 2 reads "
+          "'b = 2' where oldText line 2 reads 'b = 3'; oldText ends with a line break, but the "
+          "file ends after line 2 without one", COPY_HINT.format(a=1, b=2),
+          details={"kind": "no_match", "differences": [
+              {"kind": "content", "line": 2, "oldTextLine": 2,
+               "detail": "line 2 reads 'b = 2' where oldText line 2 reads 'b = 3'"},
+              {"kind": "final_newline", "line": 2,
+               "detail": "oldText ends with a line break, but the file ends after line 2 "
+                         "without one"}],
+              "closest": {"startLine": 1, "endLine": 2, "similarity": 0.91,
+                          "text": "a = 1\nb = 2"}},
+          suggested_tool="read_file", suggested_args={"path": "g.py", "offset": 1, "limit": 2},
+          tree={"g.py": "a = 1\nb = 2"}),
+    _edit("not_found_final_newline_only_difference",
+          {"path": "h.py", "oldText": "def f():\n    return 1\n\n", "newText": "x\n"},
+          "NOT_FOUND", "oldText does not occur in h.py: it ends with 2 line breaks, but the file "
+          "ends with 1; without it, it matches line 1",
+          "End oldText where the file ends, without the extra line break; leave it out of "
+          "newText too unless you mean to add one.",
+          details={"kind": "no_match", "lines": [1]},
+          tree={"h.py": "def f():\n    return 1\n"}),
 ]

@@ -14,11 +14,8 @@ SRC = {"src/app.py": "def main():\n    return 1\n", "src/util.py": "x = 1\n",
 OUTSIDE_HINT = ("Use a path relative to the root (\".\" is the root itself); '..' may not climb "
                 "above it and symlinks that lead out are not followed.")
 HOST_HINT = "Do not repeat this call; ask the user or do something else."
-REGEX_HINT = ("Fix the regular expression (Python re syntax), or pass regex: false to search "
-              "for the text literally.")
-UNSAFE_HINT = ("Rewrite it without nested or overlapping repetition (a possessive quantifier "
-               "like a++ or an atomic group (?>...) is fine), or pass regex: false for a literal "
-               "search.")
+REGEX_HINT = ("Fix the regular expression (RE2 syntax, as ripgrep's), or pass regex: false "
+              "to search for the text literally.")
 ALLOWED = ["caseInsensitive", "context", "include", "includeIgnored", "limit", "outputMode",
            "path", "pattern", "regex"]
 
@@ -40,15 +37,18 @@ def _deny_grep(request):
     raise Denied("searching is off")
 
 
-def _unsafe(name: str, pattern: str, reason: str, **extra) -> Case:
-    return Case("grep", name, {"pattern": pattern, **extra}, "INVALID_ARGUMENT",
-                f"the pattern has {reason}, which can make the search take exponential time",
-                UNSAFE_HINT, details={"field": "pattern", "kind": "unsafe_regex",
-                                      "reason": reason}, tree=SRC)
+def _unsupported(name: str, pattern: str, what: str, rewrite: str, exact: bool,
+                 tree: dict | None = None) -> Case:
+    says = ("The suggested pattern finds the same lines." if exact else
+            "The suggested pattern finds these lines and possibly more; check them.")
+    return Case("grep", name, {"pattern": pattern}, "INVALID_ARGUMENT",
+                f"the pattern uses {what}, which grep's regex engine (RE2, linear time) does not "
+                "run", f"Use the suggested pattern, or rewrite it without {what} (RE2 has no "
+                f"backtracking constructs). {says}",
+                details={"field": "pattern", "kind": "regex_unsupported", "reason": what,
+                         "rewrite": rewrite, "rewriteExact": exact},
+                suggested_tool="grep", suggested_args={"pattern": rewrite}, tree=tree or SRC)
 
-
-NESTED = "a quantifier nested inside a repeated group"
-OVERLAP = "alternatives that can start with the same character inside a repeated group"
 
 CASES = [
     Case("grep", "not_found_typo", {"pattern": "main", "path": "src/ap.py"}, "NOT_FOUND",
@@ -66,34 +66,48 @@ CASES = [
          "Check the path; list_directory on . shows what is there.",
          details={"path": "docs/zzzzzz", "missing": "docs", "field": "path"},
          suggested_tool="list_directory", suggested_args={"path": "."}, tree=SRC),
+    # RE2's own reason; a literal search is offered only when it finds something
     Case("grep", "bad_regex", {"pattern": "def (main"}, "INVALID_ARGUMENT",
-         "the pattern is not a valid regular expression: missing ), unterminated subpattern at "
-         "position 4", REGEX_HINT,
-         details={"field": "pattern", "kind": "regex",
-                  "reason": "missing ), unterminated subpattern", "position": 4},
-         suggested_tool="grep", suggested_args={"pattern": "def (main", "regex": False},
-         tree=SRC),
+         "the pattern is not a valid regular expression: missing )", REGEX_HINT,
+         details={"field": "pattern", "kind": "regex", "reason": "missing )"}, tree=SRC),
     Case("grep", "bad_regex_class", {"pattern": "[a-", "path": "src", "context": 2},
-         "INVALID_ARGUMENT", "the pattern is not a valid regular expression: unterminated "
-         "character set at position 0", REGEX_HINT, details={"kind": "regex", "position": 0},
-         suggested_tool="grep",
-         suggested_args={"pattern": "[a-", "path": "src", "context": 2, "regex": False},
-         tree=SRC),
+         "INVALID_ARGUMENT", "the pattern is not a valid regular expression: missing ]",
+         REGEX_HINT, details={"kind": "regex", "reason": "missing ]"}, tree=SRC),
     Case("grep", "bad_regex_escape", {"pattern": r"\k"}, "INVALID_ARGUMENT",
-         "the pattern is not a valid regular expression: bad escape \\k at position 0",
-         REGEX_HINT, details={"kind": "regex", "reason": "bad escape \\k"},
-         suggested_tool="grep", suggested_args={"pattern": r"\k", "regex": False}, tree=SRC),
-    _unsafe("unsafe_nested_plus", "(a+)+b", NESTED),
-    _unsafe("unsafe_nested_star", r"(\w+\s?)*$", NESTED),
-    _unsafe("unsafe_nested_bounded", "(?:x{1,5})+y", NESTED),
-    _unsafe("unsafe_overlapping_alternatives", "(a|ab)*c", OVERLAP),
-    _unsafe("unsafe_overlapping_case_insensitive", "(?:A|ab)+c", OVERLAP, caseInsensitive=True),
-    _unsafe("unsafe_backreference", r"(\w+) \1", "a backreference"),
-    _unsafe("unsafe_named_backreference", r"(?P<w>x+)y(?P=w)", "a backreference"),
+         "the pattern is not a valid regular expression: invalid escape sequence",
+         REGEX_HINT, details={"kind": "regex", "reason": "invalid escape sequence"}, tree=SRC),
+    # code pasted as a regex: found as literal text, and that call is offered
+    Case("grep", "code_as_regex_unbalanced", {"pattern": "main(", "path": "src"},
+         "INVALID_ARGUMENT", "the pattern is not a valid regular expression: missing )",
+         REGEX_HINT + " As literal text (regex: false) it is found.",
+         details={"kind": "regex", "reason": "missing )"}, suggested_tool="grep",
+         suggested_args={"pattern": "main(", "path": "src", "regex": False}, tree=SRC),
+    # what RE2 cannot run: refused with a rewrite, verified to find the line
+    _unsupported("backreference", r"(\w+) \1", "a backreference", r"(\w+) (?:\w+)", False,
+                 tree={"a.txt": "the the\n"}),
+    _unsupported("named_backreference", r"(?P<w>x+)y(?P=w)", "a backreference",
+                 "(?P<w>x+)y(?:x+)", False, tree={"a.txt": "xxyxx\n"}),
+    _unsupported("lookahead", r"def(?= main)", "a lookahead", "def(?: main)", True),
+    _unsupported("lookbehind", r"(?<=def )main", "a lookbehind", "(?:def )main", True),
+    _unsupported("negative_lookbehind", r"(?<!x)main", "a negative lookbehind", "main", False),
+    _unsupported("variable_width_lookbehind", r"(?<=def\s+)main", "a lookbehind",
+                 r"(?:def\s+)main", True),
+    _unsupported("possessive", r"ma++in", "a possessive quantifier", "ma+in", False),
+    _unsupported("atomic_group", r"(?>ma)in", "an atomic group", "(?:ma)in", False),
+    # 'path' given as a glob: the directory and an include, verified
+    Case("grep", "path_is_a_glob", {"pattern": "main", "path": "src/*.py"}, "NOT_FOUND",
+         "src/*.py does not exist: 'path' names one file or directory, not a glob",
+         "Pass the directory as 'path' and the file pattern as 'include'; the suggested call "
+         "finds matches.",
+         details={"field": "path", "path": "src/*.py", "kind": "path_is_pattern",
+                  "directory": "src", "include": "*.py"},
+         suggested_tool="grep", suggested_args={"pattern": "main", "path": "src",
+                                                "include": "*.py"}, tree=SRC),
     Case("grep", "line_break_in_pattern", {"pattern": "def main():\n    return"},
          "INVALID_ARGUMENT", "the pattern contains a line break, and grep matches within one "
-         "line", "Search for one line of the text at a time.",
-         details={"field": "pattern", "kind": "multiline"}, tree=SRC),
+         "line", "Search for one line of the text at a time. Its first line, as literal text, "
+         "is found.", details={"field": "pattern", "kind": "multiline"}, suggested_tool="grep",
+         suggested_args={"pattern": "def main():", "regex": False}, tree=SRC),
     Case("grep", "dotdot_include", {"pattern": "x", "include": "../*.py"}, "INVALID_ARGUMENT",
          "include '../*.py' contains '..'; patterns only match below 'path'",
          "Remove '..' from the pattern and pass the directory to search as 'path' instead.",
@@ -134,8 +148,8 @@ CASES = [
          details={"path": ".", "operation": "grep", "reason": "searching is off",
                   "kind": "host"}, tree=SRC, toolbox_options={"authorize": _deny_grep}),
     Case("grep", "swapped_during_authorization", {"pattern": "main", "path": "src/app.py"},
-         "STALE", "src/app.py was replaced while the call was being authorized; nothing was "
-         "searched", "Repeat the call to search what is there now.",
+         "STALE", "src/app.py changed while the call was being authorized; nothing was done",
+         "Read the file again, then repeat the call.",
          details={"path": "src/app.py", "kind": "swapped"}, tree=SRC, prepare=_remember_root,
          toolbox_options={"authorize": _swap_file_during_authorization}),
     Case("grep", "unknown_output_mode", {"pattern": "main", "outputMode": "lines"},

@@ -239,7 +239,10 @@ def test_ignored_counts_and_how_to_include_them(tmp_path, box):
     assert out["ignored"] == {"paths": 3, "directories": 2, "examples": [".git", "build"]}
     assert out["note"] == ("No files match '*.log' under .. 3 matching paths ignored by "
                            ".gitignore and 2 directories not searched (.git, build: .gitignore "
-                           "or .git); pass includeIgnored: true to include them.")
+                           "or .git); pass includeIgnored: true to include them. Paths ignored "
+                           "by .gitignore were left out; with includeIgnored: true the pattern "
+                           "finds them.")
+    assert out["suggestedArgs"] == {"pattern": "*.log", "includeIgnored": True}
     following = call(toolbox, {"pattern": "*.log", "includeIgnored": True})
     assert following["paths"] == ["b.log", "build/y.log", "c.log", "src/d.log"]
     assert following["ignored"] == {"paths": 0, "directories": 0}

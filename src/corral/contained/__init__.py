@@ -10,12 +10,13 @@ from ._backend import (Backend, OsBackend, available_backends, backend_by_name, 
                        default_backend, fd_capabilities)
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SpecialFileError, StaleError, SymlinkError)
+from ._extract import Extraction, ExtractReason, Refused
 from ._handle import DirEntry, Handle
+from ._pathview import RootPath
+from ._replace import TargetChangedError
 from ._resolve import MAX_SYMLINKS
 from ._root import Root
 from ._target import Target
-from ._extract import Extraction, ExtractReason, Refused
-from ._pathview import RootPath
 
 __all__ = [
     "Root",
@@ -41,8 +42,9 @@ __all__ = [
     "Extraction",
     "ExtractReason",
     "Refused",
+    "TargetChangedError",
 ]
 
-from .._public import publish as _publish
+from .._public import publish as _publish  # last: every name is bound
 
 _publish(__name__, globals(), __all__)

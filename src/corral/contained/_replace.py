@@ -42,6 +42,7 @@ fails the replace, leaving the old file untouched.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat as st
@@ -51,7 +52,7 @@ from ._backend import Backend
 from ._errors import StaleError
 from ._ops_sys import NOT_PERMITTED, FdCalls, fd_calls
 
-__all__ = ["TEMP_SUFFIX", "Content", "replace_in", "temp_name"]
+__all__ = ["TEMP_SUFFIX", "Content", "TargetChangedError", "replace_in", "temp_name"]
 
 #: Every temporary file's name ends so: ``.<name[:32]>.<12 hex>.corral-tmp``.
 TEMP_SUFFIX = ".corral-tmp"
@@ -62,6 +63,14 @@ _REPLACING_MODE = 0o600
 _NEW_FILE_MODE = 0o666
 # security.* names that grant privileges or vouch for the old content
 _NOT_CARRIED = frozenset({"security.capability", "security.ima", "security.evm"})
+
+
+class TargetChangedError(StaleError):
+    """The file at the target is no longer the one the caller decided on
+    (``expect`` given to :func:`replace_in`): nothing was written.
+    ``errno`` is ``EAGAIN``: look again, then retry."""
+
+    default_errno = errno.EAGAIN
 
 
 def temp_name(name: str) -> str:
@@ -89,7 +98,7 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
 
     Raises whatever the system calls raise (``OSError`` with the kernel's
     errno, no filename: the caller names its path), and
-    (``EAGAIN``) :class:`~corral.contained.StaleError` when ``expect`` no longer holds.  On any
+    :class:`TargetChangedError` when ``expect`` no longer holds.  On any
     failure the temporary file is removed and ``name`` is untouched.
     """
     if exclusive and expect is not None:
@@ -216,4 +225,4 @@ def _check_expected(backend: Backend, dir_fd: int, name: str, expect: tuple[int,
     except FileNotFoundError:
         info = None
     if info is None or (info.st_dev, info.st_ino) != expect:
-        raise StaleError("the file changed since it was looked at; nothing was written")
+        raise TargetChangedError("the file changed since it was looked at; nothing was written")

@@ -3,7 +3,6 @@ the tools to offer, and calling a toolbox from async code."""
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -33,9 +32,5 @@ def specs_of(toolbox: Toolbox) -> list[ToolSpec]:
 
 async def acall(toolbox: Toolbox, name: str, args: Any) -> dict[str, Any]:
     """``await toolbox.acall(name, args)`` (contract C4: thread offload,
-    cancellation-safe); a toolbox without it runs ``call`` in a thread."""
-    method = getattr(toolbox, "acall", None)
-    if method is not None:
-        envelope: dict[str, Any] = await method(name, args)
-        return envelope
-    return await asyncio.to_thread(toolbox.call, name, args)
+    cancellation-safe, the toolbox's call deadline)."""
+    return await toolbox.acall(name, args)

@@ -2,7 +2,7 @@
 
 For fuzzing code that resolves paths (corral itself, or a project's own use
 of a :class:`corral.contained.Root`).  Needs ``hypothesis``; corral does not
-depend on it (``pip install corral[testing]``).
+depend on it (``pip install hypothesis``, or the extra ``corral[testing]``).
 
 Design: "pick a bucket, then draw".  Uniform generation is useless here: a
 random text almost never names anything that exists, so a run reports
@@ -34,8 +34,8 @@ from collections.abc import Sequence
 try:
     from hypothesis import strategies as st
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError("corral.testing.strategies needs hypothesis: "
-                      "pip install 'corral[testing]'") from exc
+    raise ImportError("corral.testing.strategies needs hypothesis: pip install hypothesis "
+                      "(or the extra: corral[testing])") from exc
 
 from . import TreeEntry
 

@@ -7,27 +7,39 @@
   the expected version was never seen here the range is simply not given.
 * Failed calls by (arguments, file digest): the same failing call sent again
   against the same content gets a sharper hint (anchors catalogue row 21).
+* Edits made, by call (path and edits, whatever the digest or dryRun): the
+  same call repeated is told it was already made, with where it landed.
 """
 
 from __future__ import annotations
 
 import threading
-import weakref
 from collections import OrderedDict
+from dataclasses import dataclass
 
-__all__ = ["EditMemory", "memory_of"]
+__all__ = ["Applied", "EditMemory"]
 
 TEXT_BUDGET = 8 * 1024 * 1024  # characters kept per Toolbox
 FAILURES_KEPT = 256
 
 
+@dataclass(frozen=True)
+class Applied:
+    """An edit made through this Toolbox: the file's digest it left and the
+    lines ``(first, last)`` of its first change."""
+
+    result_sha256: str
+    lines: tuple[int, int]
+
+
 class EditMemory:
-    def __init__(self, budget: int = TEXT_BUDGET) -> None:
+    def __init__(self, budget: int = TEXT_BUDGET) -> None:  # one per Toolbox (ctx.store)
         self._lock = threading.Lock()
         self._budget = budget
         self._texts: OrderedDict[str, str] = OrderedDict()
         self._size = 0
         self._failures: OrderedDict[str, int] = OrderedDict()
+        self._applied: OrderedDict[str, Applied] = OrderedDict()
 
     def remember(self, sha: str, text: str) -> None:
         if len(text) > self._budget // 4:
@@ -49,6 +61,11 @@ class EditMemory:
                 self._texts.move_to_end(sha)
             return text
 
+    def failures(self, key: str) -> int:
+        """How often call ``key`` failed so far."""
+        with self._lock:
+            return self._failures.get(key, 0)
+
     def failed(self, key: str) -> int:
         """Record a failure of call ``key``; returns how often it failed before."""
         with self._lock:
@@ -62,15 +79,14 @@ class EditMemory:
         with self._lock:
             self._failures.pop(key, None)
 
+    def applied(self, call: str, edit: Applied) -> None:
+        """Remember that ``call`` (its path and edits) was made."""
+        with self._lock:
+            self._applied.pop(call, None)
+            self._applied[call] = edit
+            while len(self._applied) > FAILURES_KEPT:
+                self._applied.popitem(last=False)
 
-_memories: "weakref.WeakKeyDictionary[object, EditMemory]" = weakref.WeakKeyDictionary()
-_guard = threading.Lock()
-
-
-def memory_of(owner: object) -> EditMemory:
-    """The memory of one Toolbox (keyed by its ToolContext; dies with it)."""
-    with _guard:
-        memory = _memories.get(owner)
-        if memory is None:
-            memory = _memories[owner] = EditMemory()
-        return memory
+    def earlier(self, call: str) -> Applied | None:
+        with self._lock:
+            return self._applied.get(call)

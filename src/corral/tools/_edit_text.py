@@ -12,7 +12,6 @@ the original characters it matched and every byte outside them survives.
 
 from __future__ import annotations
 
-import difflib
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from functools import cached_property
 from itertools import accumulate
 from operator import add
 
-__all__ = ["BOM", "Undecodable", "decode", "encode", "Lines", "unified_diff", "changed_lines"]
+__all__ = ["BOM", "Decoded", "Lines", "Undecodable", "decode", "encode"]
 
 BOM = b"\xef\xbb\xbf"
 # Longest first: a UTF-32-LE mark starts with the UTF-16-LE one.
@@ -106,7 +105,7 @@ class Lines:
         return self._split[1]
 
     @cached_property
-    def normalized(self) -> str:  # type: ignore[no-redef]
+    def normalized(self) -> str:
         return "\n".join(self.contents)
 
     @cached_property
@@ -202,123 +201,3 @@ class Lines:
             return "\n"
         eol = self.eols[self.line_index(npos)]
         return eol or self.dominant_eol()
-
-
-def _common_prefix(a: list[str], b: list[str]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i:i + 256] == b[i:i + 256]:  # list slices compare in C
-        i += 256
-    i = min(i, n)
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
-
-
-def _at_line_start(lines: Lines, pos: int) -> bool:
-    return lines.starts[lines.line_of(pos) - 1] == pos
-
-
-def unified_diff(path: str, before: Lines, after: Lines,
-                 spans: list[tuple[int, int, int, int]], context: int = 3) -> str:
-    """A git-style unified diff (``\\n`` breaks, ``\\ No newline at end of
-    file`` markers) of two texts that agree outside ``spans``: each span is
-    ``(ba, bb, ca, cb)``, original offsets where ``before[ba:bb]`` became
-    ``after[ca:cb]``.  Only the lines of each span are compared, so the cost
-    is the size of the change, not of the file.  A change of only a line's
-    terminator does not show (edit_file never makes one)."""
-    a_count, b_count = before.count(), after.count()
-    blocks: list[list[int]] = []  # [i1, i2, j1, j2]: whole lines, 0-based, end exclusive
-    for ba, bb, ca, cb in spans:
-        i1, j1 = before.line_of(ba) - 1, after.line_of(ca) - 1
-        if (bb > ba or cb > ca) and _at_line_start(before, bb) and _at_line_start(after, cb):
-            i2, j2 = before.line_of(bb) - 1, after.line_of(cb) - 1  # ends with a line break
-        else:
-            i2, j2 = before.line_of(bb), after.line_of(cb)  # ends inside a line: take it all
-        i2, j2 = min(i2, a_count), min(j2, b_count)
-        if blocks and i1 < blocks[-1][1]:  # shares a line with the previous one
-            blocks[-1][1], blocks[-1][3] = max(blocks[-1][1], i2), max(blocks[-1][3], j2)
-        else:
-            blocks.append([i1, i2, j1, j2])
-    blocks = [blk for blk in blocks
-              if before.lines(blk[0], blk[1]) != after.lines(blk[2], blk[3])]
-    out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
-    k = 0
-    while k < len(blocks):
-        group = [blocks[k]]
-        k += 1
-        while k < len(blocks) and blocks[k][0] - group[-1][1] <= 2 * context:
-            group.append(blocks[k])
-            k += 1
-        hs = max(0, group[0][0] - context)
-        he = min(a_count, group[-1][1] + context)
-        js = group[0][2] - (group[0][0] - hs)
-        je = group[-1][3] + (he - group[-1][1])
-        out.append(f"@@ -{_range(hs, he - hs)} +{_range(js, je - js)} @@\n")
-        pos = hs
-        for i1, i2, j1, j2 in group:
-            out.extend(_marked(" ", before.lines(pos, i1)))
-            out.extend(_block(before.lines(i1, i2), after.lines(j1, j2)))
-            pos = i2
-        out.extend(_marked(" ", before.lines(pos, he)))
-    return "".join(out) if len(out) > 2 else ""
-
-
-def _block(old: list[str], new: list[str]) -> list[str]:
-    """The -/+ lines of one changed block (a minimal diff inside it)."""
-    if len(old) <= 1 and len(new) <= 1:
-        return _marked("-", old) + _marked("+", new)
-    head = _common_prefix(old, new)
-    out = _marked(" ", old[:head])
-    old, new = old[head:], new[head:]
-    out_tail: list[str] = []
-    tail = _common_prefix(old[::-1], new[::-1])
-    if tail:
-        out_tail = _marked(" ", old[len(old) - tail:])
-        old, new = old[:len(old) - tail], new[:len(new) - tail]
-    for tag, x1, x2, y1, y2 in difflib.SequenceMatcher(None, old, new,
-                                                       autojunk=False).get_opcodes():
-        if tag == "equal":
-            out.extend(_marked(" ", old[x1:x2]))
-        else:
-            out.extend(_marked("-", old[x1:x2]))
-            out.extend(_marked("+", new[y1:y2]))
-    return out + out_tail
-
-
-def _range(start: int, length: int) -> str:
-    first = start + 1 if length else start
-    return f"{first}" if length == 1 else f"{first},{length}"
-
-
-def _marked(sign: str, lines: list[str]) -> list[str]:
-    out = []
-    for line in lines:
-        if line.endswith("\n"):
-            out.append(sign + line)
-        else:
-            out.append(f"{sign}{line}\n\\ No newline at end of file\n")
-    return out
-
-
-def changed_lines(before: Lines, after: Lines, limit: int = 20) -> list[list[int]]:
-    """Line ranges ``[first, last]`` of ``after`` (1-based) that differ from
-    ``before``; a deletion is given as the one line where it happened."""
-    a, b = before.contents, after.contents
-    head = _common_prefix(a, b)
-    tail = _common_prefix(a[head:][::-1], b[head:][::-1])
-    a_mid, b_mid = a[head:len(a) - tail], b[head:len(b) - tail]
-    last = max(1, len(b))
-    if len(a_mid) + len(b_mid) > 20_000:  # too much to align: one range says enough
-        first = min(head + 1, last)
-        return [[first, max(first, len(b) - tail)]]
-    out: list[list[int]] = []
-    matcher = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
-    for tag, _, _, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        first = min(head + j1 + 1, last)
-        out.append([first, max(first, head + j2)])
-        if len(out) == limit:
-            break
-    return out

@@ -153,29 +153,14 @@ def offered_specs(source: Toolbox | Iterable[ToolSpec] | None = None, *,
     elif isinstance(source, Iterable):
         specs = list(source)
     else:
-        specs = _toolbox_specs(source)
+        specs = source.specs()
     return [spec for spec in specs if not (read_only and spec.mutates)]
 
 
-def _toolbox_specs(toolbox: Toolbox) -> list[ToolSpec]:
-    # C4's Toolbox.specs(); until it lands, the offered names
-    specs = getattr(toolbox, "specs", None)
-    if callable(specs):
-        return list(specs())
-    return [toolbox.spec(name) for name in toolbox.names]
-
-
-def _title(spec: ToolSpec) -> str:
-    title = getattr(spec, "title", None)
-    return title if isinstance(title, str) and title else spec.name.replace("_", " ").capitalize()
-
-
 def _mcp_annotations(spec: ToolSpec) -> dict[str, Any]:
-    destructive = getattr(spec, "destructive", spec.mutates)
-    idempotent = getattr(spec, "idempotent", not spec.mutates)
-    return {"title": _title(spec), "readOnlyHint": not spec.mutates,
-            "destructiveHint": bool(destructive and spec.mutates),
-            "idempotentHint": bool(idempotent), "openWorldHint": False}
+    return {"title": spec.title, "readOnlyHint": not spec.mutates,
+            "destructiveHint": spec.destructive and spec.mutates,
+            "idempotentHint": spec.idempotent, "openWorldHint": False}
 
 
 def definition(spec: ToolSpec, fmt: HostFormat = "mcp", *, strict: bool = False
@@ -184,11 +169,10 @@ def definition(spec: ToolSpec, fmt: HostFormat = "mcp", *, strict: bool = False
     description = f"{spec.description}\n\n{PATH_CONTRACT}"
     schema = published_schema(spec.schema)
     if fmt == "mcp":
-        item: dict[str, Any] = {"name": spec.name, "title": _title(spec),
+        item: dict[str, Any] = {"name": spec.name, "title": spec.title,
                                 "description": description, "inputSchema": schema}
-        output = getattr(spec, "output_schema", None)
-        if output:
-            item["outputSchema"] = published_schema(output)
+        if spec.output_schema:
+            item["outputSchema"] = published_schema(spec.output_schema)
         item["annotations"] = _mcp_annotations(spec)
         return item
     if fmt == "openai":

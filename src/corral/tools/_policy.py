@@ -162,8 +162,14 @@ class _Rules:
 
     def __init__(self, patterns: Sequence[str]) -> None:
         lines = [fold(p) for p in patterns]
-        try:  # "gitignore" is pathspec >= 1.0's name for these patterns
-            self._spec: pathspec.PathSpec[Any] = pathspec.PathSpec.from_lines("gitignore", lines)
+        # "gitignore" is pathspec >= 1.0's name for these patterns; its "simple"
+        # backend, as with google-re2 installed it would pick re2, which cannot
+        # take a name that is not UTF-8 (a lone surrogate) and fails the call
+        try:
+            self._spec: pathspec.PathSpec[Any] = pathspec.PathSpec.from_lines(
+                "gitignore", lines, backend="simple")
+        except TypeError:  # pathspec < 1.0: no backends
+            self._spec = pathspec.PathSpec.from_lines("gitwildmatch", lines)
         except (KeyError, LookupError):
             self._spec = pathspec.PathSpec.from_lines("gitwildmatch", lines)
         self._names: set[str] = set()

@@ -66,6 +66,9 @@ class Kind(str, enum.Enum):
     REGEX = "regex"
     UNSAFE_REGEX = "unsafe_regex"
     MULTILINE = "multiline"
+    # search (glob, grep): what RE2 cannot run, a 'path' given as a glob
+    REGEX_UNSUPPORTED = "regex_unsupported"
+    PATH_IS_PATTERN = "path_is_pattern"
     EMPTY_OLD_TEXT = "empty_old_text"
     NO_CHANGE = "no_change"
     ALREADY_APPLIED = "already_applied"

@@ -36,28 +36,37 @@ Decisions a host can rely on:
   name gets a new inode (atomic replace) and the other names keep the old
   content: an edit never writes through a link.
 * A failing call repeated unchanged against the same content gets a hint
-  saying so (``details.repeated``).
+  saying so (``details.repeated``); the same call repeated after it was
+  made is told so (``already_applied``).
+* **Bounded**: matching, diagnosis and the diff are linear (or ``n log n``)
+  in the file and the arguments, with caps proportional to them; past a cap
+  the answer is coarser and says so (``details.limited``, ``diffComplete:
+  false``).  The call's deadline and cancellation are checked in every
+  loop, and only before anything is written.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import posixpath
 import re
 import stat as st
+from dataclasses import dataclass, field
 from typing import Any
 
-from ._classify import classify
+from ._classify import close_paths
 from ._context import ToolContext, sha256_hex
+from ._edit_budget import Checkpoint, Work
+from ._edit_diff import Diff, changed_lines, unified_diff
+from ._edit_failures import (TOLERANT, Attempt, Memory, ambiguous, applied_inside, empty_old_text,
+                             missing_old_text, placeholder_in_new_text, refusal, too_many)
+from ._edit_match import MAX_LISTED, indent_style, normalize_breaks, search
+from ._edit_spans import Region, Span, apply_regions, compose, remap
+from ._edit_state import Applied, EditMemory
+from ._edit_text import Lines, Undecodable, decode, encode
 from ._policy import Op
-from ._edit_match import (MAX_LISTED, Diagnosis, Difference, Region, Search, Span,
-                          applied_copies, apply_regions, compose, diagnose, distinctive,
-                          indent_style, normalize_breaks, occurrences, placeholder_lines, remap,
-                          search, strip_line_numbers, unescape)
-from ._edit_state import memory_of
-from ._edit_text import Lines, Undecodable, changed_lines, decode, encode, unified_diff
-from ._refusal import Code, Refusal, sha256_mismatch, swapped
+from ._refusal import (Code, Kind, Refusal, binary_file, directory_given, file_too_large,
+                       invalid_argument, not_found, sha256_mismatch, swapped)
 from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import EditRequest, ReadRequest
 
@@ -121,23 +130,21 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-MAX_REPLACEMENTS = 100_000
+MAX_REPLACEMENTS = 100_000  # in one call, all edits together
 _SIBLING_FILES = 32  # files looked at for "oldText is in another file"
 _SIBLING_BYTES = 256 * 1024
 _SHA = re.compile(r"[0-9a-fA-F]{64}")
-_TOLERANT = {"trailing_whitespace": "trailing whitespace",
-             "indentation": "indentation and trailing whitespace"}
-_PRIORITY = ("line_number_prefix", "escaped", "elision", "content", "extra_lines",
-             "missing_lines", "quotes", "lookalike", "tabs_vs_spaces", "indentation", "spacing",
-             "trailing_whitespace", "line_endings")
 
 Edit = tuple[str, str, bool]  # oldText, newText, replaceAll
 
 
-def _invalid(field: str, problem: str, hint: str, kind: str = "argument",
-             **details: Any) -> Refusal:
-    return Refusal(Code.INVALID_ARGUMENT, f"edit_file: argument '{field}' {problem}", hint,
-                   details={"field": field, "kind": kind, **details})
+def _checkpoint(ctx: ToolContext) -> Checkpoint:
+    """The call's checkpoint (deadline, cancellation)."""
+    return ctx.checkpoint
+
+
+def _invalid(field: str, problem: str, hint: str) -> Refusal:
+    return invalid_argument("edit_file", field, problem, hint)
 
 
 def _edits(args: dict[str, Any]) -> tuple[list[Edit], bool]:
@@ -154,23 +161,22 @@ def _edits(args: dict[str, Any]) -> tuple[list[Edit], bool]:
             raise _invalid("replaceAll", "applies to oldText, not to 'edits'",
                            "Set replaceAll inside each item of edits instead.")
         items = [(e["oldText"], e["newText"], e["replaceAll"]) for e in edits]
-        multi = True
+    elif old is None:
+        raise _invalid("oldText", "is required (or pass 'edits')",
+                       "Pass oldText (the exact text to replace) and newText.")
+    elif new is None:
+        raise _invalid("newText", "is required with 'oldText'",
+                       "Pass newText, the text that replaces oldText (\"\" deletes it).")
     else:
-        if old is None:
-            raise _invalid("oldText", "is required (or pass 'edits')",
-                           "Pass oldText (the exact text to replace) and newText.")
-        if new is None:
-            raise _invalid("newText", "is required with 'oldText'",
-                           "Pass newText, the text that replaces oldText (\"\" deletes it).")
         items = [(old, new, args["replaceAll"])]
-        multi = False
+    multi = edits is not None
     for i, (old, new, _) in enumerate(items):
         if old == new:
             field = f"edits[{i}].newText" if multi else "newText"
             raise Refusal(Code.INVALID_ARGUMENT, f"{_label(i, multi)}oldText and newText are the "
                           "same, so the edit would change nothing",
                           "Pass the changed text in newText; if the file is already right, no "
-                          "edit is needed.", details={"field": field, "kind": "no_change"})
+                          "edit is needed.", details={"field": field}, kind=Kind.NO_CHANGE)
     return items, multi
 
 
@@ -186,7 +192,7 @@ def _expected(args: dict[str, Any]) -> str | None:
         raise _invalid("expectedSha256", "must be the 64 hex digits of a sha256",
                        "Pass the sha256 exactly as read_file or edit_file returned it, or leave "
                        "expectedSha256 out.")
-    return value.lower()
+    return str(value).lower()
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -200,246 +206,222 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         except FileNotFoundError as exc:
             if exc.filename != rel or any(old for old, _, _ in edits):
                 raise
-            # an empty oldText on a missing file: the model wants to create it
-            refusal = classify(exc, tool="edit_file", args={"path": args["path"]}, ctx=ctx)
-            if refusal.code is Code.NOT_FOUND and "didYouMean" not in refusal.details:
-                raise refusal.replace(hint=f"Create {rel} with write_file; edit_file changes "
-                                      "existing files.") from None
-            raise refusal from None
+            raise _to_create(ctx, rel, exc) from None
 
 
-def _read(ctx: ToolContext, rel: str) -> tuple[bytes, tuple[int, int]]:
-    """The whole file and its identity, refusing what edit_file does not edit."""
-    root = ctx.root
-    backend = root.backend
-    fd = root.open(rel, os.O_RDONLY)
-    try:
-        info = backend.fstat(fd)
+def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
+    """An empty oldText on a missing file: the model wants to create it."""
+    missing = str(getattr(exc, "component", None) or rel)
+    candidates = close_paths(rel, missing, ctx)
+    parent = posixpath.dirname(missing.rstrip("/")) or "."
+    if candidates:
+        return not_found(rel, missing, field="path", did_you_mean=candidates,
+                         suggest=("read_file", {"path": candidates[0]}))
+    return not_found(rel, missing, field="path",
+                     hint=f"Create {rel} with write_file; edit_file changes existing files.",
+                     suggest=None if ctx.is_denied(parent) else ("list_directory",
+                                                                 {"path": parent}))
+
+
+# -- reading ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _File:
+    data: bytes
+    identity: tuple[int, int]
+    path: str  # where it really is, as resolution reached it (a final in-root link followed)
+
+
+def _read(ctx: ToolContext, rel: str, work: Work | None) -> _File:
+    """The whole file and its identity, refusing what edit_file does not
+    edit.  Without ``work`` no checkpoint is run (the re-read after
+    authorization must not stop halfway to the write)."""
+    with ctx.root.open_handle(rel) as handle:
+        info = handle.stat()
         if st.S_ISDIR(info.st_mode):
-            shown = rel.rstrip("/") or "."
-            raise Refusal(Code.INVALID_ARGUMENT, f"{shown} is a directory, not a file",
-                          "Use glob to find the files under it (list_directory shows one level); "
-                          "edit_file edits one file.", details={"path": shown, "kind": "directory"},
-                          suggested_tool="glob", suggested_args={"path": shown, "pattern": "**/*"})
+            raise directory_given(rel.rstrip("/") or ".", "edit_file")
         ctx.check_hardlink(rel, info)
         limit = ctx.limits.max_edit_file_bytes
         if info.st_size > limit:
-            raise _too_large(rel, info.st_size, limit)
+            raise file_too_large(rel, info.st_size, limit, "edit_file")
         chunks = []
         total = 0
         while True:
-            chunk = backend.read(fd, max(65536, min(info.st_size + 1, limit + 1 - total)))
+            chunk = handle.read(max(65536, min(info.st_size + 1, limit + 1 - total)))
             if not chunk:
                 break
+            if work is not None:
+                work.step(len(chunk) // 4096 + 1)
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:
-                raise _too_large(rel, total, limit)
-        return b"".join(chunks), (info.st_dev, info.st_ino)
-    finally:
-        backend.close(fd)
+                raise file_too_large(rel, total, limit, "edit_file")
+        return _File(b"".join(chunks), (info.st_dev, info.st_ino), handle.path)
 
 
-def _too_large(rel: str, size: int, limit: int) -> Refusal:
-    return Refusal(Code.TOO_LARGE, f"{rel} is {size} bytes, over edit_file's limit of {limit}",
-                   "Leave this file as it is, or ask the user to change it.",
-                   details={"path": rel, "kind": "file_too_large", "size": size, "limit": limit})
+# -- the edit -----------------------------------------------------------------------
+
+
+@dataclass
+class _Call:
+    """One call: its edits, what the Toolbox remembers of it, and its work."""
+
+    rel: str
+    path: str  # where the file really is
+    edits: list[Edit]
+    multi: bool
+    work: Work
+    repeated: int = 0
+    earlier: Applied | None = None
+    base_sha: str = ""
+
+    def attempt(self, i: int) -> Attempt:
+        old, new, replace_all = self.edits[i]
+        return Attempt(self.rel, i, self.multi, old, new, replace_all, self.repeated)
+
+
+def _keys(rel: str, edits: list[Edit], args: dict[str, Any], base_sha: str) -> tuple[str, str]:
+    """The call as a failure (arguments and digest) and as an edit (path and edits)."""
+    failure = json.dumps([args, base_sha], sort_keys=True)
+    edit = json.dumps([rel, edits])
+    return (sha256_hex(failure.encode("utf-8", "surrogatepass")),
+            sha256_hex(edit.encode("utf-8", "surrogatepass")))
 
 
 def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: str | None,
           args: dict[str, Any]) -> dict[str, Any]:
-    data, identity = _read(ctx, rel)
-    real = ctx.root.realpath(rel)
-    base_sha = sha256_hex(data)
-    memory = memory_of(ctx.state)
-    key = sha256_hex(json.dumps([args, base_sha], sort_keys=True).encode("utf-8", "surrogatepass"))
+    work = Work(_checkpoint(ctx))
+    file = _read(ctx, rel, work)
+    memory = ctx.store(EditMemory)
+    base_sha = sha256_hex(file.data)
+    failure_key, call_key = _keys(file.path, edits, args, base_sha)
+    call = _Call(rel, file.path, edits, multi, work, memory.failures(failure_key),
+                 memory.earlier(call_key), base_sha)
     try:
         if expected is not None and expected != base_sha:
-            raise _stale(ctx, rel, expected, base_sha, data)
+            raise _stale(ctx, rel, expected, base_sha, file.data, work)
         try:
-            decoded = decode(data)
+            decoded = decode(file.data)
         except Undecodable as exc:
-            raise _undecodable(rel, exc, len(data)) from None
-        outcome = _apply(ctx, rel, decoded.text, edits, multi)
+            raise _undecodable(rel, exc, len(file.data)) from None
+        outcome = _apply(ctx, call, decoded.text)
         new_data = encode(outcome.text, decoded.bom)
         if len(new_data) > ctx.limits.max_write_bytes:
-            raise _result_too_large(rel, len(new_data), ctx.limits.max_write_bytes, "")
-        if new_data == data:
-            raise Refusal(Code.INVALID_ARGUMENT, f"the edits leave {rel} unchanged",
+            raise _result_too_large(call, len(new_data), ctx.limits.max_write_bytes, "")
+        if new_data == file.data:
+            raise refusal(call.repeated, Code.INVALID_ARGUMENT, f"the edits leave {rel} unchanged",
                           "Check newText: it must differ from the file's text; if the file is "
-                          "already right, no edit is needed.",
-                          details={"path": rel, "kind": "no_change"})
-    except Refusal as refusal:
-        raise _repeated(refusal, memory.failed(key)) from None
-    memory.succeeded(key)
+                          "already right, no edit is needed.", kind=Kind.NO_CHANGE,
+                          details={"path": rel})
+        diff = unified_diff(rel, outcome.base, outcome.lines, outcome.spans, work)
+    except Refusal as refused:
+        if refused.kind not in (Kind.TIME_LIMIT, Kind.CANCELLED):  # stopped is not failed
+            memory.failed(failure_key)
+        raise
+    memory.succeeded(failure_key)
     new_sha = sha256_hex(new_data)
-    after = outcome.lines
-    diff = unified_diff(rel, outcome.base, after, outcome.spans)
     dry = bool(args["dryRun"])
-    ctx.authorize(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
+    ctx.authorize(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,
                               result_bytes=len(new_data), replacements=outcome.replacements,
-                              diff=diff, dry_run=dry))
+                              diff=diff.text, dry_run=dry))
     if not dry:
-        ctx.ensure_same(rel, identity)
-        now, _ = _read(ctx, rel)
-        if sha256_hex(now) != base_sha:
+        ctx.ensure_same(rel, file.identity)
+        if sha256_hex(_read(ctx, rel, None).data) != base_sha:
             raise swapped(rel)
+        ctx.checkpoint()  # the last one: stopped now, nothing is written
+        # from here on nothing may stop the call: the file is being written
         ctx.root.write_bytes(rel, new_data)
         memory.remember(base_sha, decoded.text)
         memory.remember(new_sha, outcome.text)
-    return _result(ctx, rel, real, base_sha, new_sha, outcome, after, diff, dry, decoded.bom,
-                   multi)
+    result = _result(ctx, rel, file.path, base_sha, new_sha, outcome, diff, dry, decoded.bom,
+                     multi)
+    if not dry:
+        memory.applied(call_key, Applied(new_sha, _first_change(result)))
+    return result
 
 
+def _first_change(result: dict[str, Any]) -> tuple[int, int]:
+    ranges = result["edits"][0]["lines"] if "edits" in result else result["lines"]
+    first, last = ranges[0] if ranges else (1, 1)
+    return first, last
+
+
+@dataclass
 class _Outcome:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.base = self.lines = Lines(text)
-        self.replacements = 0
-        self.ranges: list[tuple[int, int]] = []  # where each replacement is, in ``text``
-        self.spans: list[Span] = []  # what changed: base range -> range in ``text``
-        self.owners: list[int] = []  # which edit made it
-        self.strategies: list[str] = []
-        self.counts: list[int] = []
-        self.warnings: list[str] = []
+    text: str
+    base: Lines
+    lines: Lines
+    replacements: int = 0
+    ranges: list[tuple[int, int]] = field(default_factory=list)  # each replacement, in ``text``
+    spans: list[Span] = field(default_factory=list)  # what changed: base range -> in ``text``
+    owners: list[int] = field(default_factory=list)  # which edit made each replacement
+    strategies: list[str] = field(default_factory=list)
+    counts: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
-def _apply(ctx: ToolContext, rel: str, text: str, edits: list[Edit],
-           multi: bool) -> _Outcome:
+def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
     """All edits in order on ``text`` (all or nothing: a refusal leaves the
     caller's text as it was, and nothing has been written)."""
-    out = _Outcome(text)
-    lines = out.base
-    for i, (old, new, replace_all) in enumerate(edits):
-        label = _label(i, multi)
-        regions, strategy, count = _locate(ctx, rel, lines, i, old, new, replace_all, multi)
-        _check_placeholders(rel, lines, old, new, i, multi)
+    base = Lines(text)
+    out = _Outcome(text, base, base)
+    lines = base
+    for i in range(len(call.edits)):
+        attempt = call.attempt(i)
+        regions, strategy, count = _locate(ctx, call, lines, attempt,
+                                           MAX_REPLACEMENTS - out.replacements)
+        placeholder = placeholder_in_new_text(attempt, lines)
+        if placeholder is not None:
+            raise placeholder
         growth = sum(len(r.replacement) - (lines.to_original(r.end) - lines.to_original(r.start))
                      for r in regions)
         if len(lines.text) + growth > ctx.limits.max_write_bytes:
-            raise _result_too_large(rel, len(lines.text) + growth, ctx.limits.max_write_bytes,
-                                    label)
-        new_text, placements = apply_regions(lines, regions)
-        out.ranges = remap(out.ranges, placements) + [(p[2], p[3]) for p in placements]
-        out.spans = compose(out.spans, placements)
+            raise _result_too_large(call, len(lines.text) + growth, ctx.limits.max_write_bytes,
+                                    attempt.label)
+        new_text, placements = apply_regions(lines, regions, call.work)
+        out.ranges = remap(out.ranges, placements, call.work) + [(p[2], p[3]) for p in placements]
+        out.spans = compose(out.spans, placements, call.work)
         out.owners += [i] * len(placements)
         out.strategies.append(strategy)
         out.counts.append(count)
         out.replacements += count
-        out.warnings += _warnings(rel, lines, old, new, strategy, label)
+        out.warnings += _warnings(attempt, lines, strategy)
         lines = Lines(new_text)
     out.text, out.lines = lines.text, lines
     return out
 
 
-def _locate(ctx: ToolContext, rel: str, lines: Lines, i: int, old: str, new: str,
-            replace_all: bool, multi: bool) -> tuple[list[Region], str, int]:
-    label = _label(i, multi)
-    field = f"edits[{i}].oldText" if multi else "oldText"
-    if old == "":
+def _locate(ctx: ToolContext, call: _Call, lines: Lines, attempt: Attempt,
+            allowed: int) -> tuple[list[Region], str, int]:
+    if attempt.old == "":
         if lines.text == "":
-            return [Region(0, 0, normalize_breaks(new))], "exact", 1
-        raise Refusal(Code.INVALID_ARGUMENT, f"{label}oldText is empty, but {rel} is not",
-                      "Put the text to replace in oldText; to insert, include the line before "
-                      "or after the insertion point in both oldText and newText.",
-                      details={"path": rel, "field": field, "kind": "empty_old_text"})
-    found = search(lines, old, new, MAX_REPLACEMENTS if replace_all else MAX_LISTED)
-    if found is None:
-        raise _not_found(ctx, rel, lines, i, old, new, replace_all, multi)
-    if found.count == 1 or replace_all and found.strategy not in _TOLERANT:
-        if found.count > MAX_REPLACEMENTS:
-            raise Refusal(Code.TOO_LARGE, f"{label}oldText occurs {found.count} times in {rel}, "
-                          f"more than the {MAX_REPLACEMENTS} one edit replaces",
-                          "Replace a more specific oldText, or rewrite the file with write_file.",
-                          details={"path": rel, "field": field, "occurrences": found.count,
-                                   "kind": "too_many_replacements", "limit": MAX_REPLACEMENTS})
+            return [Region(0, 0, normalize_breaks(attempt.new))], "exact", 1
+        raise empty_old_text(attempt)
+    limit = min(allowed, MAX_REPLACEMENTS) + 1 if attempt.replace_all else MAX_LISTED
+    found = search(lines, attempt.old, attempt.new, limit, call.work)
+    if found is None or not found.count:
+        raise missing_old_text(attempt, lines, call.work, Memory(call.earlier, call.base_sha),
+                               lambda old_n: _other_file(ctx, call.path, old_n, call.work),
+                               found.note if found is not None else None)
+    if found.count == 1 or (attempt.replace_all and found.strategy not in TOLERANT):
+        if found.count > allowed:
+            raise too_many(attempt, found.count, MAX_REPLACEMENTS)
         if found.strategy in ("exact", "line_endings"):
-            _check_applied(rel, lines, found, old, new, label, field, i, multi)
+            inside = applied_inside(attempt, lines, found)
+            if inside is not None:
+                raise inside
         return found.regions, found.strategy, found.count
-    starts = _distinct(lines.line_index(r.start) + 1 for r in found.regions)[:MAX_LISTED]
-    listed = _listed(starts, found.count > len(found.regions) or len(starts) == MAX_LISTED)
-    facts: dict[str, Any] = {"path": rel, "field": field, "occurrences": found.count,
-                             "lines": starts}
-    if multi:
-        facts["edit"] = i
-    if found.strategy in _TOLERANT:
-        raise Refusal(Code.AMBIGUOUS, f"{label}oldText does not occur exactly in {rel}; ignoring "
-                      f"{_TOLERANT[found.strategy]} it matches {found.count} places (lines "
-                      f"{listed}), and a tolerant match must be unique",
-                      "Copy oldText exactly from one of those places, whitespace included, with "
-                      "enough neighbouring lines to match once.",
-                      details={**facts, "kind": "multiple_tolerant_matches",
-                               "matchStrategy": found.strategy})
-    where = f"set replaceAll: true in edits[{i}]" if multi else "pass replaceAll: true"
-    raise Refusal(Code.AMBIGUOUS, f"{label}oldText occurs {found.count} times in {rel} "
-                  f"(lines {listed}); it must occur exactly once",
-                  f"Add neighbouring lines to oldText until it matches once, or {where} to "
-                  f"replace all {found.count}.", details={**facts, "kind": "multiple_matches"})
+    raise ambiguous(attempt, lines, found)
 
 
-def _distinct(numbers: Any) -> list[int]:
-    out: list[int] = []
-    for n in numbers:
-        if not out or out[-1] != n:
-            out.append(n)
-    return out
-
-
-def _listed(numbers: list[int], more: bool, shown: int = 10) -> str:
-    """Line numbers for a sentence: the first few, then how the list goes on."""
-    text = ", ".join(map(str, numbers[:shown]))
-    return text + (", ..." if more or len(numbers) > shown else "")
-
-
-def _check_applied(rel: str, lines: Lines, found: Search, old: str, new: str, label: str,
-                   field: str, i: int, multi: bool) -> None:
-    """Refuse to make again an edit whose newText (containing oldText) is
-    already where it would go: making it twice would duplicate text."""
-    old_n, new_n = normalize_breaks(old), normalize_breaks(new)
-    copies = applied_copies(lines.normalized, [r.start for r in found.regions], old_n, new_n)
-    if not copies or len(copies) != found.count:
-        return
-    first = lines.line_index(copies[0]) + 1
-    last = lines.line_index(copies[0] + len(new_n.rstrip("\n"))) + 1
-    facts: dict[str, Any] = {"path": rel, "field": field, "occurrences": found.count}
-    if multi:
-        facts["edit"] = i
-    raise Refusal(Code.NOT_FOUND, f"{label}oldText occurs in {rel} only inside newText (line "
-                  f"{first}): this edit looks already made, and making it again would "
-                  "duplicate text", f"Do not repeat this edit; read lines {first}-{last} to "
-                  "check it if unsure.",
-                  details={**facts, "kind": "already_applied", "lines": [first, last]},
-                  **_read_suggestion(rel, first, last, i == 0))
-
-
-def _check_placeholders(rel: str, lines: Lines, old: str, new: str, i: int,
-                        multi: bool) -> None:
-    """Refuse a newText line that stands for code it leaves out (``# ... rest
-    of the code ...``) unless that line is in oldText or the file already."""
-    found = placeholder_lines(normalize_breaks(new))
-    if not found:
-        return
-    known = {x.strip() for x in normalize_breaks(old).split("\n")}
-    for j, line in found:
-        if line.strip() in known or line.strip() in lines.normalized:
-            continue
-        field = f"edits[{i}].newText" if multi else "newText"
-        raise Refusal(Code.INVALID_ARGUMENT, f"{_label(i, multi)}newText line {j + 1} "
-                      f"({line.strip()!r}) stands for code it leaves out; edit_file writes "
-                      "newText as it is, so that code would be lost",
-                      "Write out the full text in newText; to keep lines unchanged, leave them "
-                      "out of both oldText and newText.",
-                      details={"path": rel, "field": field, "kind": "placeholder",
-                               "newTextLine": j + 1})
-
-
-def _warnings(rel: str, lines: Lines, old: str, new: str, strategy: str,
-              label: str) -> list[str]:
+def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
     out = []
-    old_n, new_n = normalize_breaks(old), normalize_breaks(new)
-    if "\n" in old_n and "\n" not in new_n and new.count("\\n") >= 2:
-        out.append(f"{label}newText has no line breaks but {new.count(chr(92) + 'n')} '\\n' "
-                   "escape sequences, where oldText spanned lines; if you meant line breaks, "
+    label, rel = attempt.label, attempt.rel
+    old_n, new_n = normalize_breaks(attempt.old), normalize_breaks(attempt.new)
+    if "\n" in old_n and "\n" not in new_n and attempt.new.count("\\n") >= 2:
+        out.append(f"{label}newText has no line breaks but {attempt.new.count(chr(92) + 'n')} "
+                   "'\\n' escape sequences, where oldText spanned lines; if you meant line breaks, "
                    "send real ones")
     if strategy != "indentation":
         known = set(old_n.split("\n"))
@@ -456,18 +438,16 @@ def _warnings(rel: str, lines: Lines, old: str, new: str, strategy: str,
     return out
 
 
-def _result_too_large(rel: str, size: int, limit: int, label: str) -> Refusal:
-    return Refusal(Code.TOO_LARGE, f"{label}the edit would make {rel} at least {size} bytes, "
-                   f"over the limit of {limit}", "Make a smaller change.",
-                   details={"path": rel, "kind": "result_too_large", "size": size,
-                            "limit": limit})
+def _result_too_large(call: _Call, size: int, limit: int, label: str) -> Refusal:
+    return refusal(call.repeated, Code.TOO_LARGE, f"{label}the edit would make {call.rel} at "
+                   f"least {size} bytes, over the limit of {limit}", "Make a smaller change.",
+                   kind=Kind.RESULT_TOO_LARGE, details={"path": call.rel, "size": size,
+                                                        "limit": limit})
 
 
 def _undecodable(rel: str, exc: Undecodable, size: int) -> Refusal:
     if exc.kind == "binary":
-        return Refusal(Code.UNSUPPORTED, f"{rel} is a binary file ({size} bytes), which edit_file "
-                       "does not change", "Edit only text files; leave this one as it is.",
-                       details={"path": rel, "kind": "binary", "size": size})
+        return binary_file(rel, size, "edit_file", "Edit only text files; leave this one as it is.")
     facts = exc.facts
     if "encoding" in facts:
         message = (f"{rel} is {str(facts['encoding']).upper()} text, which edit_file does not "
@@ -476,23 +456,24 @@ def _undecodable(rel: str, exc: Undecodable, size: int) -> Refusal:
         message = (f"{rel} is not valid UTF-8 text (the first bad byte is on line "
                    f"{facts['line']}), which edit_file does not change")
     return Refusal(Code.UNSUPPORTED, message, "Leave this file as it is, or ask the user to "
-                   "convert it to UTF-8.", details={"path": rel, "kind": "encoding",
-                                                    "size": size, **facts})
+                   "convert it to UTF-8.", details={"path": rel, "size": size, **facts},
+                   kind=Kind.ENCODING)
 
 
-def _stale(ctx: ToolContext, rel: str, expected: str, current: str, data: bytes) -> Refusal:
+def _stale(ctx: ToolContext, rel: str, expected: str, current: str, data: bytes,
+           work: Work) -> Refusal:
     details: dict[str, Any] = {}
     message = (f"{rel} is not the version you expected: expectedSha256 is {expected[:12]}..., "
                f"the file's sha256 is {current[:12]}...")
     suggested: dict[str, Any] = {"path": rel}
-    before = memory_of(ctx.state).recall(expected)
+    before = ctx.store(EditMemory).recall(expected)
     if before is not None:
         try:
             now = decode(data).text
         except Undecodable:
             now = None
         if now is not None:
-            ranges = changed_lines(Lines(before), Lines(now))
+            ranges = changed_lines(Lines(before), Lines(now), work)
             if ranges:
                 details["changedLines"] = ranges
                 shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in ranges[:5])
@@ -505,176 +486,16 @@ def _stale(ctx: ToolContext, rel: str, expected: str, current: str, data: bytes)
                            suggest=("read_file", suggested), **details)
 
 
-def _repeated(refusal: Refusal, before: int) -> Refusal:
-    if before:
-        refusal = refusal.replace(
-            details={"repeated": before + 1},
-            hint=("Do not send this call again unchanged, it failed the same way before; "
-                  + refusal.hint[0].lower() + refusal.hint[1:]))
-    return refusal
-
-
-# -- not found -----------------------------------------------------------------------
-
-
-def _not_found(ctx: ToolContext, rel: str, lines: Lines, i: int, old: str, new: str,
-               replace_all: bool, multi: bool) -> Refusal:
-    label = _label(i, multi)
-    old_n, new_n = normalize_breaks(old), normalize_breaks(new)
-    field = f"edits[{i}].oldText" if multi else "oldText"
-    facts: dict[str, Any] = {"path": rel, "field": field}
-    if multi:
-        facts["edit"] = i
-    style = lines.style()
-    if style not in ("lf", "none"):
-        facts["lineEndings"] = style
-    # the same read_file suggestion only makes sense for the file as it is on disk
-    can_suggest = i == 0
-
-    applied = _already_there(lines, new, replace_all)
-    if applied is not None:
-        first, last = applied
-        return Refusal(Code.NOT_FOUND, f"{label}oldText does not occur in {rel}, but newText is "
-                       f"already there (line {first}): this edit looks already made",
-                       f"Do not repeat this edit; read lines {first}-{last} to check it if "
-                       "unsure.", details={**facts, "kind": "already_applied",
-                                           "lines": [first, last]},
-                       **_read_suggestion(rel, first, last, can_suggest))
-
-    for fixed, kind, what, hint in (
-            (strip_line_numbers(old_n), "line_number_prefix",
-             "its lines start with line numbers, which read_file shows but the file does not "
-             "contain", "Send oldText without the line-number prefixes, exactly as the file has "
-             "it."),
-            (unescape(old), "escaped",
-             "it has escape sequences such as \\n where the file has line breaks",
-             "Send real line breaks and tabs in oldText and newText, not \\n or \\t escape "
-             "sequences.")):
-        if fixed is None or fixed == old_n:
-            continue
-        found = search(lines, fixed, new, MAX_LISTED)
-        difference = Difference(kind, what)
-        if found is not None:
-            starts = _distinct(lines.line_index(r.start) + 1 for r in found.regions)
-            where = _listed(starts, found.count > len(found.regions))
-            fix = "without them" if kind == "line_number_prefix" else "with real line breaks"
-            message = f"{label}oldText does not occur in {rel}: {what}; {fix} it matches line " \
-                      f"{where}"
-            return Refusal(Code.NOT_FOUND, message, hint,
-                           details={**facts, "kind": "no_match", "lines": starts,
-                                    "differences": [difference.as_dict()]})
-        diagnosis = diagnose(lines, normalize_breaks(fixed), fixed)
-        diagnosis.differences.insert(0, difference)
-        return _no_match(ctx, rel, lines, label, facts, diagnosis, hint, can_suggest, None)
-
-    diagnosis = diagnose(lines, old_n, old)
-    other = _other_file(ctx, rel, old_n) if not multi or i == 0 else None
-    return _no_match(ctx, rel, lines, label, facts, diagnosis, None, can_suggest, other)
-
-
-def _already_there(lines: Lines, new: str, replace_all: bool) -> tuple[int, int] | None:
-    """Lines ``(first, last)`` where newText already is, when finding it
-    there means something."""
-    new_n = normalize_breaks(new)
-    if not distinctive(new_n):
-        return None
-    count, starts = occurrences(lines.normalized, new_n, 1)
-    if not count or (count > 1 and not replace_all):
-        return None
-    first = lines.line_index(starts[0]) + 1
-    last = lines.line_index(starts[0] + len(new_n.rstrip("\n"))) + 1
-    return first, last
-
-
-def _read_suggestion(rel: str, first: int, last: int, allowed: bool) -> dict[str, Any]:
-    if not allowed:
-        return {}
-    return {"suggested_tool": "read_file",
-            "suggested_args": {"path": rel, "offset": first, "limit": last - first + 1}}
-
-
-_HINTS = {
-    "elision": "Put the file's full text in oldText, without placeholders such as '...'; to "
-               "leave lines out, make two smaller edits instead.",
-    "content": "Copy oldText exactly from lines {a}-{b} of the file (details.closest.text), then "
-               "make your change in newText.",
-    "quotes": "Copy oldText from details.closest.text: the file uses other quote characters.",
-    "lookalike": "Copy oldText from details.closest.text: the file uses other look-alike "
-                 "characters (dashes, spaces).",
-    "tabs_vs_spaces": "Indent oldText as the file does ({unit}); copy it from "
-                      "details.closest.text.",
-    "indentation": "Indent oldText exactly as the file does; copy it from details.closest.text.",
-    "spacing": "Copy oldText from details.closest.text, keeping its spacing.",
-    "trailing_whitespace": "Copy oldText from details.closest.text, including the spaces at the "
-                           "ends of its lines.",
-}
-_HINTS["extra_lines"] = _HINTS["missing_lines"] = _HINTS["line_endings"] = _HINTS["content"]
-
-
-def _no_match(ctx: ToolContext, rel: str, lines: Lines, label: str, facts: dict[str, Any],
-              diagnosis: Diagnosis, hint: str | None, can_suggest: bool,
-              other: str | None) -> Refusal:
-    diffs = sorted(diagnosis.differences,
-                   key=lambda d: (_PRIORITY.index(d.kind), d.line or 0, d.old_line or 0))
-    details: dict[str, Any] = {**facts, "kind": "no_match"}
-    if diffs:
-        details["differences"] = [d.as_dict() for d in diffs[:20]]
-    message = f"{label}oldText does not occur in {rel}"
-    suggestion: dict[str, Any] = {}
-    if diagnosis.start is not None:
-        a, b = diagnosis.start, diagnosis.end or diagnosis.start
-        text = diagnosis.text
-        closest: dict[str, Any] = {"startLine": a, "endLine": b,
-                                   "similarity": diagnosis.similarity}
-        if len(text) > 8000:
-            closest["text"], closest["textTruncated"] = text[:8000], True
-        else:
-            closest["text"] = text
-        details["closest"] = closest
-        span = f"line {a}" if a == b else f"lines {a}-{b}"
-        # a tolerated line-ending difference is in details, not in the sentence
-        told = [d for d in diffs if d.kind != "line_endings"]
-        shown = [d.text for d in told][:2]
-        if shown:
-            more = len(told) - len(shown)
-            message += f"; the closest text, {span}, differs: " + "; ".join(shown)
-            if more > 0:
-                message += f" (and {more} more difference{'s' if more > 1 else ''})"
-        else:
-            message += f"; the closest text is {span}"
-        if hint is None:
-            top = diffs[0].kind if diffs else "content"
-            unit = "with tabs" if indent_style(lines) == "\t" else "with spaces"
-            hint = _HINTS.get(top, _HINTS["content"]).format(a=a, b=b, unit=unit)
-        suggestion = _read_suggestion(rel, a, b, can_suggest)
-    else:
-        if diffs:
-            message += ": " + "; ".join(d.text for d in diffs[:2])
-        else:
-            message += ", and nothing in it is close"
-        if hint is None:
-            hint = (_HINTS["elision"] if diffs and diffs[0].kind == "elision" else
-                    "Read the file and copy the text to change into oldText exactly.")
-        if can_suggest:
-            suggestion = {"suggested_tool": "read_file", "suggested_args": {"path": rel}}
-    if other is not None:
-        details["foundIn"] = other
-        message += f"; it does occur in {other}"
-        hint = f"Check the path: oldText is in {other}; pass that path if it is the file you meant."
-        suggestion = {"suggested_tool": "read_file", "suggested_args": {"path": other}}
-    return Refusal(Code.NOT_FOUND, message, hint, details=details, **suggestion)
-
-
-def _other_file(ctx: ToolContext, rel: str, old_n: str) -> str | None:
-    """A file beside ``rel`` that contains oldText exactly (cheap and
+def _other_file(ctx: ToolContext, real: str, old_n: str, work: Work) -> str | None:
+    """A file beside ``real`` (where the file edited really is) that
+    contains oldText exactly (cheap and
     bounded: a few small files of the same directory, deny rules and the
     host's read permission honoured; the text is named only if the host
     would let the model read it)."""
-    if len(old_n.strip()) < 8:
+    if len(old_n.strip()) < 8 or len(old_n) > _SIBLING_BYTES:
         return None
+    parent = posixpath.dirname(real) or "."
     try:
-        real = ctx.root.realpath(rel)
-        parent = posixpath.dirname(real) or "."
         entries = ctx.root.scandir(parent)
     except OSError:
         return None
@@ -682,11 +503,12 @@ def _other_file(ctx: ToolContext, rel: str, old_n: str) -> str | None:
     files = sorted((e for e in entries if e.kind == "file" and e.path != real),
                    key=lambda e: (posixpath.splitext(e.name)[1] != ext, e.name))
     for entry in files[:_SIBLING_FILES]:
-        if ctx.is_denied(entry.path):
+        work.check()
+        if not ctx.visible(entry.path, Op.SEARCH):
             continue
         try:
             info = entry.stat(follow_symlinks=False)
-            if info.st_size > _SIBLING_BYTES or info.st_nlink > 1 and not ctx.allow_hardlinks:
+            if info.st_size > _SIBLING_BYTES or (info.st_nlink > 1 and not ctx.allow_hardlinks):
                 continue
             text = decode(ctx.root.read_bytes(entry.path)).text
         except (OSError, Undecodable):
@@ -704,8 +526,20 @@ def _other_file(ctx: ToolContext, rel: str, old_n: str) -> str | None:
 # -- success -------------------------------------------------------------------------
 
 
+def _lines_per_edit(outcome: _Outcome) -> list[list[list[int]]]:
+    after = outcome.lines
+    per_edit: list[list[list[int]]] = [[] for _ in outcome.strategies]
+    for owner, (x, y) in zip(outcome.owners, outcome.ranges):
+        if len(per_edit[owner]) > MAX_LISTED:
+            continue  # enough to say the list goes on
+        first = after.line_of(x)
+        last = after.line_of(y - 1) if y > x else first
+        per_edit[owner].append([first, max(first, last)])
+    return per_edit
+
+
 def _result(ctx: ToolContext, rel: str, real: str, base_sha: str, new_sha: str,
-            outcome: _Outcome, after: Lines, diff: str, dry: bool, bom: bool,
+            outcome: _Outcome, diff: Diff, dry: bool, bom: bool,
             multi: bool) -> dict[str, Any]:
     result: dict[str, Any] = {"path": rel}
     if real != rel:
@@ -718,11 +552,7 @@ def _result(ctx: ToolContext, rel: str, real: str, base_sha: str, new_sha: str,
     else:
         result["sha256"] = new_sha
     result["replacements"] = outcome.replacements
-    per_edit: list[list[list[int]]] = [[] for _ in outcome.strategies]
-    for owner, (x, y) in zip(outcome.owners, outcome.ranges):
-        first = after.line_of(x)
-        last = after.line_of(y - 1) if y > x else first
-        per_edit[owner].append([first, max(first, last)])
+    per_edit = _lines_per_edit(outcome)
     if multi:
         items = []
         for ranges, strategy, count in zip(per_edit, outcome.strategies, outcome.counts):
@@ -739,13 +569,8 @@ def _result(ctx: ToolContext, rel: str, real: str, base_sha: str, new_sha: str,
             result["linesTruncated"] = True
         if outcome.strategies[0] != "exact":
             result["matchStrategy"] = outcome.strategies[0]
-    budget = ctx.limits.read_bytes
-    if len(diff) > budget:
-        result["diff"] = diff[:budget]
-        result["diffTruncated"] = True
-    else:
-        result["diff"] = diff
-    style = after.style()
+    _add_diff(result, diff, ctx.limits.read_bytes, outcome)
+    style = outcome.lines.style()
     if style in ("crlf", "cr", "mixed"):
         result["lineEndings"] = style
     if bom:
@@ -755,11 +580,47 @@ def _result(ctx: ToolContext, rel: str, real: str, base_sha: str, new_sha: str,
     return result
 
 
-# TODO(edit): describe the success fields fully (edits, lines, diff, warnings...).
+def _add_diff(result: dict[str, Any], diff: Diff, budget: int, outcome: _Outcome) -> None:
+    if len(diff.text) > budget:
+        result["diff"] = diff.text[:budget]
+        result["diffTruncated"] = True
+    else:
+        result["diff"] = diff.text
+    if not diff.complete:
+        result["diffComplete"] = False
+        outcome.warnings.append("the diff shows some changed blocks whole (old lines removed, new "
+                                "ones added): they were too large to compare line by line")
+
+
+_LINES = {"type": "array", "items": {"type": "array", "items": {"type": "integer"},
+                                     "minItems": 2, "maxItems": 2},
+          "description": "[first, last] line of each change, in the new file"}
 OUTPUT_SCHEMA = success_schema({
-    "path": {"type": "string"}, "baseSha256": {"type": "string"},
-    "sha256": {"type": "string"}, "replacements": {"type": "integer"},
-}, ["path", "baseSha256", "sha256", "replacements"])
+    "path": {"type": "string"},
+    "resolvedPath": {"type": "string", "description": "where a symlink led"},
+    "baseSha256": {"type": "string", "description": "the file's sha256 before the edit"},
+    "sha256": {"type": "string", "description": "the file's sha256 now (unchanged by a dry run)"},
+    "resultSha256": {"type": "string", "description": "a dry run: the sha256 it would have"},
+    "dryRun": {"type": "boolean"},
+    "replacements": {"type": "integer"},
+    "lines": _LINES,
+    "linesTruncated": {"type": "boolean"},
+    "matchStrategy": {"type": "string", "enum": ["line_endings", "trailing_whitespace",
+                                                 "indentation"]},
+    "edits": {"type": "array", "items": {
+        "type": "object", "properties": {
+            "replacements": {"type": "integer"}, "lines": _LINES,
+            "linesTruncated": {"type": "boolean"},
+            "matchStrategy": {"type": "string"}},
+        "required": ["replacements", "lines"]}},
+    "diff": {"type": "string", "description": "unified diff of the change"},
+    "diffTruncated": {"type": "boolean"},
+    "diffComplete": {"type": "boolean",
+                     "description": "false: some changed blocks are shown whole"},
+    "lineEndings": {"type": "string", "enum": ["crlf", "cr", "mixed"]},
+    "bom": {"type": "boolean"},
+    "warnings": {"type": "array", "items": {"type": "string"}},
+}, ["path", "baseSha256", "sha256", "replacements", "diff"])
 
 TOOL = ToolSpec(name="edit_file", title="Edit file", description=DESCRIPTION, schema=SCHEMA,
                 output_schema=OUTPUT_SCHEMA, run=run, request=EditRequest, mutates=True,

@@ -26,11 +26,22 @@ import posixpath
 import stat as st
 from typing import Any
 
+from ..contained._tree import Tree
 from ._context import ToolContext
-from ._refusal import Code, Refusal
+from ._refusal import Code, Kind, Refusal
 from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import GlobRequest
-from ._search import IgnoreRules, Walk, ancestor_rules, compile_glob, ignored_note, open_base
+from ._search import (
+    Base,
+    Budget,
+    SearchCounts,
+    SearchVisitor,
+    base_rules,
+    ignored_note,
+    open_base,
+)
+from ._search_glob import GlobMatcher, compile_glob
+from ._search_hints import glob_retry
 
 DESCRIPTION = (
     "Find files by name pattern below a directory. 'pattern' is a glob (case-sensitive): '*' "
@@ -64,7 +75,7 @@ SCHEMA: dict[str, Any] = {
 def _relative_pattern(ctx: ToolContext, pattern: str, base: str) -> tuple[str, bool]:
     """The pattern relative to ``base``, and whether it is anchored (an
     absolute pattern is; it is root-relative once its root prefix is gone)."""
-    if not (pattern.startswith("/") or pattern == "~" or pattern.startswith("~/")):
+    if not (pattern.startswith(("/", "~/")) or pattern == "~"):
         return pattern, False
     inside = ctx.rel(pattern, "pattern")  # OUTSIDE_ROOT unless it lies inside the root
     prefix = base.rstrip("/")
@@ -75,7 +86,7 @@ def _relative_pattern(ctx: ToolContext, pattern: str, base: str) -> tuple[str, b
     # the pattern is a host path: never echoed (it would name host directories)
     raise Refusal(Code.INVALID_ARGUMENT, f"the absolute pattern is not below path {prefix}",
                   "Pass a pattern relative to 'path', or leave 'path' at \".\".",
-                  details={"field": "pattern", "path": prefix, "kind": "pattern_outside_path"})
+                  details={"field": "pattern", "path": prefix}, kind=Kind.PATTERN_OUTSIDE_PATH)
 
 
 def _leads_to_file(ctx: ToolContext, real: str) -> bool:
@@ -83,6 +94,17 @@ def _leads_to_file(ctx: ToolContext, real: str) -> bool:
         return st.S_ISREG(ctx.root.stat(real).st_mode)
     except OSError:  # dangling, outside, a loop: not a file here
         return False
+
+
+def _not_a_directory(shown: str, info: os.stat_result, given: str) -> Refusal:
+    regular = st.S_ISREG(info.st_mode)
+    message = f"{shown} is a file, not a directory" if regular else f"{shown} is not a directory"
+    parent = posixpath.dirname(shown) or "."
+    return Refusal(Code.INVALID_ARGUMENT, message,
+                   f"glob searches a directory: pass one as 'path' (its directory is "
+                   f"{parent}); to read this file use read_file.",
+                   details={"path": shown}, kind=Kind.NOT_DIRECTORY,
+                   suggested_tool="glob", suggested_args={"pattern": given, "path": parent})
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -94,105 +116,130 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     info = ctx.root.stat(rel)
     shown = rel.rstrip("/") or "."
     if not st.S_ISDIR(info.st_mode):
-        what = "a file" if st.S_ISREG(info.st_mode) else "not a directory"
-        message = f"{shown} is a file, not a directory" if st.S_ISREG(info.st_mode) else \
-            f"{shown} is {what}"
-        parent = posixpath.dirname(shown) or "."
-        raise Refusal(Code.INVALID_ARGUMENT, message,
-                      f"glob searches a directory: pass one as 'path' (its directory is "
-                      f"{parent}); to read this file use read_file.",
-                      details={"path": shown, "kind": "not_directory"},
-                      suggested_tool="glob", suggested_args={"pattern": given, "path": parent})
+        raise _not_a_directory(shown, info, given)
     ctx.authorize(GlobRequest(shown, given))
-    include_ignored = args["includeIgnored"]
     base = open_base(ctx, rel, info, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        return _glob(ctx, base, matcher, given, include_ignored)
+        result = _glob(ctx, base, matcher, given, args["includeIgnored"])
+        if not result["paths"] and not result["truncated"]:
+            glob_retry(args, result,
+                       lambda m, include: _glob(ctx, base, m, given, include, probe=True))
+        return result
     finally:
         ctx.root.backend.close(base.fd)
 
 
-def _glob(ctx: ToolContext, base: Any, matcher: Any, given: str,
-          include_ignored: bool) -> dict[str, Any]:
-    cap = ctx.limits.search_results
-    rules: IgnoreRules | None = None
-    base_ignored = False
-    if not include_ignored:
-        rules = ancestor_rules(ctx, base.real)
-        if rules and base.real != "." and rules.ignored(base.real, True):
-            base_ignored = True  # named explicitly: searched, only its own rules apply
-            rules = IgnoreRules()
-    walk = Walk(ctx, base, rules=rules, skip_git=not include_ignored,
-                enter=matcher.could_contain if matcher.prunes else None,
-                yield_dirs=matcher.dirs_only)
-    paths: list[str] = []
-    ignored = symlinks = special = denied = 0
+class _Found:
+    """What one glob walk collected."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+        self.ignored = self.symlinks = self.special = 0
+        self.incomplete = False
+
+
+def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVisitor,
+          found: _Found, cap: int) -> Tree[frozenset[int]]:
+    tree = Tree(ctx.root, base.fd, matcher.start, visitor, yield_dirs=matcher.dirs_only,
+                max_entries=ctx.limits.search_files)
+    paths = found.paths
     dirs_only, name_only = matcher.dirs_only, matcher.name_only
-    with walk:
-        for dir_sub, name, kind, _fd in walk:
-            if dirs_only:
-                if kind != "dir" or not matcher.match(dir_sub + name):
-                    continue
-                paths.append(base.shown_path(dir_sub + name) + "/")
-            else:
-                if not (matcher.match_name(name) if name_only else matcher.match(dir_sub + name)):
-                    continue
-                if kind == "other":
-                    special += 1
-                    continue
-                if rules and walk.ignored(dir_sub, name, False):
-                    ignored += 1
-                    continue
-                if walk.denied(dir_sub, name):
-                    denied += 1
-                    continue
-                if kind == "symlink" and not _leads_to_file(ctx, base.real_path(dir_sub + name)):
-                    symlinks += 1
-                    continue
-                paths.append(base.shown_path(dir_sub + name))
+    accepts, match_name = matcher.accepts, matcher.match_name
+    with tree:
+        for dir_sub, _fd, state, entries in tree:
+            for name, kind in entries:
+                if dirs_only:
+                    if kind == "dir" and accepts(state, name):
+                        paths.append(base.shown_path(dir_sub + name) + "/")
+                elif match_name(name) if name_only else accepts(state, name):
+                    _take(ctx, base, visitor, found, dir_sub, name, kind)
             if len(paths) > cap:  # one more than the cap: "truncated" is then a fact
                 break
-    stats = walk.stats
+    found.incomplete = tree.stats.incomplete
+    return tree
+
+
+def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, dir_sub: str,
+          name: str, kind: str) -> None:
+    """A matching non-directory: listed, or counted as what kept it out."""
+    if kind == "other":
+        found.special += 1
+    elif visitor.rules and visitor.file_ignored(dir_sub, name):
+        found.ignored += 1
+    elif visitor.file_hidden(dir_sub, name):
+        pass
+    elif kind == "symlink" and not _leads_to_file(ctx, base.real_path(dir_sub + name)):
+        found.symlinks += 1
+    else:
+        found.paths.append(base.shown_path(dir_sub + name))
+
+
+def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
+          include_ignored: bool, *, probe: bool = False) -> dict[str, Any]:
+    cap = 1 if probe else ctx.limits.search_results
+    notes: list[str] = []
+    rules = base_rules(ctx, base, include_ignored, notes)
+    budget = Budget(ctx, "glob")
+    visitor = SearchVisitor(ctx, base, rules=rules, skip_git=not include_ignored,
+                            prune=matcher, budget=budget)
+    found = _Found()
+    try:
+        tree = _walk(ctx, base, matcher, visitor, found, cap)
+    except Refusal as refusal:
+        if not Budget.is_time_limit(refusal):
+            raise
+        raise budget.over(base.shown, {"pattern": given, "paths": found.paths[:cap],
+                                        "truncated": True}) from None
+    paths = found.paths
+    counts = visitor.counts
     over = len(paths) > cap
     del paths[cap:]
     result: dict[str, Any] = {"path": base.shown, "pattern": given, "paths": paths,
-                              "truncated": over or stats.incomplete,
-                              "ignored": {"paths": ignored, "directories": stats.ignored_dirs}}
-    if stats.ignored_examples:
-        result["ignored"]["examples"] = stats.ignored_examples
-    skipped = {"symlinks": symlinks, "special": special,
+                              "truncated": over or found.incomplete,
+                              "ignored": {"paths": found.ignored,
+                                          "directories": counts.ignored_dirs}}
+    if counts.ignored_examples:
+        result["ignored"]["examples"] = counts.ignored_examples
+    stats = tree.stats
+    skipped = {"symlinks": found.symlinks, "special": found.special,
                "unreadableDirectories": stats.unreadable_dirs, "tooDeep": stats.too_deep,
                "undecodableNames": stats.undecodable}
     skipped = {k: v for k, v in skipped.items() if v}
     if skipped:
         result["skipped"] = skipped
-    if denied + stats.denied:
-        result["denied"] = denied + stats.denied
-    notes = []
-    if over:
-        notes.append(f"More than {cap} paths match; the first {cap} in sorted order are listed. "
-                     "Narrow the pattern or the path to see the rest.")
-    if stats.incomplete:
-        notes.append(f"The search stopped after {ctx.limits.search_files} files, so matches may "
-                     "be missing; search a smaller directory.")
-    if ignored or stats.ignored_dirs:
-        notes.append(ignored_note(ignored, "matching path", stats))
-    if base_ignored:
-        notes.append(f"{base.shown} is ignored by .gitignore; it was searched because it was "
-                     "named.")
-    if not paths and not over:
-        notes.insert(0, f"No {'directories' if dirs_only else 'files'} match {given!r} under "
-                     f"{base.shown}.")
-    if notes:
-        result["note"] = " ".join(notes)
+    if counts.hidden:
+        result["denied"] = counts.hidden
+    _notes(ctx, result, notes, found, counts, over, cap, given, base)
     return result
 
 
-# TODO(search): refine (ignored, skipped, denied, note).
+def _notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], found: _Found,
+           counts: SearchCounts, over: bool, cap: int, given: str, base: Base) -> None:
+    tail = []
+    if over:
+        tail.append(f"More than {cap} paths match; the first {cap} in sorted order are listed. "
+                    "Narrow the pattern or the path to see the rest.")
+    if found.incomplete:
+        tail.append(f"The search stopped after {ctx.limits.search_files} files, so matches "
+                    "may be missing; search a smaller directory.")
+    if found.ignored or counts.ignored_dirs:
+        tail.append(ignored_note(found.ignored, "matching path", counts))
+    tail.extend(notes)
+    if not found.paths and not over:
+        what = "directories" if given.endswith("/") else "files"
+        tail.insert(0, f"No {what} match {given!r} under {base.shown}.")
+    if tail:
+        result["note"] = " ".join(tail)
+
+
 OUTPUT_SCHEMA = success_schema({
     "path": {"type": "string"}, "pattern": {"type": "string"},
     "paths": {"type": "array", "items": {"type": "string"}},
     "truncated": {"type": "boolean"},
+    "ignored": {"type": "object"}, "skipped": {"type": "object"},
+    "denied": {"type": "integer"}, "note": {"type": "string"},
+    "suggestedTool": {"type": "string"}, "suggestedArgs": {"type": "object"},
+    "diagnosis": {"type": "string"},
 }, ["path", "pattern", "paths", "truncated"])
 
 TOOL = ToolSpec(name="glob", title="Find files by name", description=DESCRIPTION,

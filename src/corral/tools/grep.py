@@ -5,20 +5,24 @@ Decisions (DESIGN.md leaves them to the tool):
 * ``path`` is a file or a directory (ADR 0069); ``include`` filters the
   file's name in both cases (a pattern with ``/`` is matched against the
   path below ``path``).
-* Regular expressions are Python's ``re``; the forms that backtrack
-  exponentially are refused before anything runs (``unsafe_regex``), see
-  :mod:`._search_text`.  A line break in the pattern is refused: matching is
-  per line.
-* Files are read in chunks of whole lines (1 MiB), never whole; a line
-  longer than 1 MiB is searched in 1 MiB windows.  A file whose first 8,000
-  bytes hold a NUL is binary (git's rule) and skipped.  Binary, unreadable
-  (permission, I/O error, vanished), special (FIFO, socket, device) and
-  hard-linked files and symlinks are skipped and counted; symlinks are never
-  followed, so nothing is searched twice or outside the root.
+* Regular expressions run on RE2 (linear time; the syntax of ripgrep's
+  Rust regex, which models learned); constructs of other dialects whose
+  meaning is plain are translated and the answer says so; lookaround,
+  backreferences and the like are refused with a pattern that runs (see
+  :mod:`._search_regex`).  A literal search (``regex: false``) runs in the
+  native scanner.  A line break in the pattern is refused: matching is per
+  line.
+* Files are read with large preads (a file up to :data:`CHUNK` in one) and
+  searched as bytes, whole buffers at a time; only the lines that hold a
+  match are located and decoded.  A file whose first 8,000 bytes hold a
+  NUL is binary (git's rule) and skipped.  Binary, unreadable, special
+  (FIFO, socket, device) and hard-linked files and symlinks are skipped
+  and counted; symlinks are never followed.
 * ``.gitignore`` and ``.git`` as for glob (counted; ``includeIgnored``).
 * Results are in path order, then line order; ``truncated`` is true only
   when one more result than the limit was found (or the walk hit
-  ``Limits.search_files``).
+  ``Limits.search_files``).  Nothing found is never a bare answer: the
+  likely mistakes are checked (:mod:`._search_hints`).
 """
 
 from __future__ import annotations
@@ -30,22 +34,32 @@ import stat as st
 from typing import Any
 
 from ..contained import SpecialFileError
+from ..contained._tree import Tree, TreeStats
 from ._context import ToolContext
 from ._refusal import Code, Kind, Refusal
 from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import GrepRequest
-from ._search import (Base, GlobMatcher, IgnoreRules, Walk, WalkStats, ancestor_rules,
-                      compile_glob, ignored_note, open_base)
-from ._search_text import Matcher, compile_matcher
+from ._search import (
+    Base,
+    Budget,
+    SearchCounts,
+    SearchVisitor,
+    base_rules,
+    ignored_note,
+    open_base,
+)
+from ._search_glob import GlobMatcher, compile_glob
+from ._search_hints import Finds, grep_retry, path_as_pattern, pattern_refusal
+from ._search_regex import Pattern, PatternProblem, compile_pattern
+from ._search_scan import count_newlines
 
-CHUNK = 1 << 20  # bytes read at a time from a large file
-MAX_LINE = 1 << 20  # a longer line is searched in windows of this size
+CHUNK = 1 << 20  # bytes read at a time from a large file (a smaller one is read in one)
 BINARY_SNIFF = 8000  # git's rule: a NUL in the first 8,000 bytes means binary
 
 MODES = ("matches", "files", "counts")
 
 DESCRIPTION = (
-    "Search file contents for a regular expression (Python re syntax) or, with regex: false, "
+    "Search file contents for a regular expression (RE2 / ripgrep syntax) or, with regex: false, "
     "for literal text. 'path' is one file or a directory searched recursively (default \".\"); "
     "'include' filters file names with a glob (e.g. \"*.py\", \"*.{ts,tsx}\"), also when 'path' "
     "is a file. outputMode \"matches\" (default) gives path, 1-based line and the line's text "
@@ -54,8 +68,8 @@ DESCRIPTION = (
     "'truncated' says when there were more. Matching is per line. Binary files, unreadable "
     "files, FIFOs and devices are skipped and counted; symlinks are not followed; paths "
     "ignored by .gitignore and .git directories are skipped and counted (includeIgnored: true "
-    "searches them). Regular expressions that can backtrack exponentially (nested quantifiers "
-    "like (a+)+, backreferences) are refused. To find files by name use glob."
+    "searches them). Lookaround and backreferences are not supported (the answer offers a "
+    "pattern that runs). To find files by name use glob."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -87,16 +101,18 @@ SCHEMA: dict[str, Any] = {
 class _Search:
     """The state of one grep call."""
 
-    def __init__(self, ctx: ToolContext, matcher: Matcher, mode: str, limit: int,
-                 context: int) -> None:
+    def __init__(self, ctx: ToolContext, pattern: Pattern, mode: str, limit: int,
+                 context: int, budget: Budget) -> None:
         self.ctx = ctx
         self.backend = ctx.root.backend
-        self.matcher = matcher
+        self.pattern = pattern
         self.mode = mode
         self.limit = limit
         self.context = context
+        self.budget = budget
         self.results: list[Any] = []
         self.searched = 0
+        self.included = 0  # files that passed 'include'
         self.skipped = {"binary": 0, "unreadable": 0, "symlinks": 0, "special": 0,
                         "hardlinks": 0}
         self.binary_path: str | None = None
@@ -108,100 +124,82 @@ class _Search:
     # -- one file ---------------------------------------------------------
     def file(self, fd: int, path: str) -> None:
         """Search the open file ``fd`` (named ``path`` in results)."""
-        backend = self.backend
-        info = backend.fstat(fd)
+        info = self.backend.fstat(fd)
         if not st.S_ISREG(info.st_mode):
             self.skipped["special"] += 1
             return
         if info.st_nlink > 1 and not self.ctx.allow_hardlinks:
             self.skipped["hardlinks"] += 1  # its content may be a file outside the root
             return
-        want = info.st_size + 1 if info.st_size < CHUNK else CHUNK
-        data = backend.read(fd, want)
-        if b"\x00" in data[:BINARY_SNIFF]:
+        want = min(info.st_size + 1, CHUNK)
+        data = self.backend.pread(fd, want, 0)
+        if data.find(b"\x00", 0, BINARY_SNIFF) >= 0:
             self.skipped["binary"] += 1
             self.binary_path = path
             return
         self.searched += 1
-        matcher = self.matcher
         eof = len(data) < want
-        if eof and not matcher.text and not matcher.any_in(data, 0, len(data)):
+        if eof and not self.pattern.could_match(data):
             return  # the common case: a small file without a match
         self._stream(fd, path, data, eof)
 
     def _stream(self, fd: int, path: str, data: bytes, eof: bool) -> None:
-        matcher, backend, mode = self.matcher, self.backend, self.mode
-        nl = matcher.nl
-        newlines = 0  # line breaks before the current buffer
-        last_line = 0  # a long line searched in windows is reported once
-        count = 0
+        line = 1  # the number of the first line of the buffer
+        offset = len(data)
+        state = [0, 0]  # matching lines counted, the last line reported
         found: list[dict[str, Any]] = []
-        carry = b""
         while True:
-            raw = carry + data if carry else data
-            if eof:
-                end = len(raw)
-            else:
-                end = raw.rfind(b"\n") + 1
-                if end == 0:
-                    if len(raw) < MAX_LINE:
-                        carry, data = raw, backend.read(fd, CHUNK)
-                        eof = not data
-                        continue
-                    end = len(raw)  # one very long line: search this window of it
-            buf = matcher.prepare(raw[:end]) if matcher.text else raw
-            bend = len(buf) if matcher.text else end
-            if matcher.any_in(buf, 0, bend):
-                counted = 0
-                for ls, le, at in matcher.lines(buf, 0, bend):
-                    newlines += buf.count(nl, counted, ls)  # type: ignore[arg-type]
-                    counted = ls
-                    line = newlines + 1
-                    if line == last_line:
-                        continue
-                    last_line = line
-                    if mode == "files":
-                        self.results.append(path)
-                        return
-                    count += 1
-                    if mode == "matches":
-                        item = {"path": path, "line": line}
-                        item.update(self._text(buf[ls:le], at - ls))
-                        found.append(item)
-                        self.results.append(item)
-                        if self.full:
-                            break
-                newlines += buf.count(nl, counted, bend)  # type: ignore[arg-type]
-                if self.full:
-                    break
-            else:
-                newlines += buf.count(nl, 0, bend)  # type: ignore[arg-type]
-            carry = raw[end:]
-            if eof:
+            end = len(data) if eof else data.rfind(b"\n") + 1 or len(data)
+            buf = data if end == len(data) else data[:end]
+            if self._lines(buf, path, line, state, found) or eof:
                 break
-            data = backend.read(fd, CHUNK)
-            eof = not data
-        if mode == "counts" and count:
-            self.results.append({"path": path, "count": count})
+            self.budget.check()
+            line += count_newlines(buf)  # a line longer than a chunk goes on in the next one
+            more = self.backend.pread(fd, CHUNK, offset)
+            offset += len(more)
+            eof = len(more) < CHUNK
+            data = data[end:] + more
+            if not data:
+                break
+        if self.mode == "counts" and state[0]:
+            self.results.append({"path": path, "count": state[0]})
         if found and self.context:
             self._add_context(fd, found)
 
-    def _text(self, line: bytes | str, at: int) -> dict[str, Any]:
+    def _lines(self, buf: bytes, path: str, line: int, state: list[int],
+               found: list[dict[str, Any]]) -> bool:
+        """Record the matching lines of ``buf``; ``True`` when done with the file."""
+        if not self.pattern.could_match(buf):
+            return False
+        mode, results = self.mode, self.results
+        for start, end, at, number in self.pattern.lines(buf, 0, line):
+            if number == state[1]:
+                continue  # one very long line, searched in pieces, is reported once
+            state[1] = number
+            if mode == "files":
+                results.append(path)
+                return True
+            state[0] += 1
+            if mode == "matches":
+                item = {"path": path, "line": number, **self._text(buf[start:end], at - start)}
+                found.append(item)
+                results.append(item)
+                if len(results) > self.limit:
+                    return True
+        return False
+
+    def _text(self, line: bytes, at: int) -> dict[str, Any]:
         """The shown text of a matching line, cut around the match."""
         cap = self.ctx.limits.search_line_chars
-        if isinstance(line, bytes):
-            if len(line) <= cap:
-                text = line.decode("utf-8", "replace")
-                at = len(line[:at].decode("utf-8", "replace"))
-            else:  # decode a window only: the line may be a megabyte
-                lo = max(0, at - 4 * cap)
-                window = line[lo:at + 4 * cap]
-                text = window.decode("utf-8", "replace")
-                at = len(line[lo:at].decode("utf-8", "replace"))
-                if lo:
-                    text, at = "\ufffd" + text, at + 1  # a cut character at the front is fine
-        else:
-            text = line
+        if len(line) <= cap:
+            text = line.decode("utf-8", "replace")
+            at = len(line[:at].decode("utf-8", "replace"))
+        else:  # decode a window only: the line may be a megabyte
+            lo = max(0, at - 4 * cap)
+            text = line[lo:at + 4 * cap].decode("utf-8", "replace")
+            at = len(line[lo:at].decode("utf-8", "replace"))
+            if lo:
+                text, at = "\ufffd" + text, at + 1  # a cut character at the front is fine
         text = text.rstrip("\r")
         if len(text) <= cap:
             return {"text": text}
@@ -215,48 +213,50 @@ class _Search:
     def _add_context(self, fd: int, found: list[dict[str, Any]]) -> None:
         """Fill ``before``/``after`` of this file's matches, re-reading it as
         a stream; a context never repeats a line shown by a neighbour."""
-        c = self.context
-        lines = [m["line"] for m in found]
-        wanted: set[int] = set()
-        spans = []
-        shown = 0  # the last line a previous match showed (itself or after it)
-        for i, line in enumerate(lines):
-            low = max(line - c, shown + 1, 1)
-            high = line + c if i + 1 == len(lines) else min(line + c, lines[i + 1] - 1)
-            high = max(high, line)
-            spans.append((low, high))
-            wanted.update(range(low, high + 1))
-            shown = high
-        wanted.difference_update(lines)
-        last = max(high for _, high in spans)
+        spans = _context_spans([m["line"] for m in found], self.context)
+        wanted = {n for low, high in spans for n in range(low, high + 1)}
+        wanted.difference_update(m["line"] for m in found)
+        texts = self._lines_text(fd, wanted, max(high for _, high in spans))
+        for match, (low, high) in zip(found, spans):
+            line = match["line"]
+            match["before"] = [texts[n] for n in range(low, line) if n in texts]
+            match["after"] = [texts[n] for n in range(line + 1, high + 1) if n in texts]
+
+    def _lines_text(self, fd: int, wanted: set[int], last: int) -> dict[int, str]:
         texts: dict[int, str] = {}
         number, offset, carry = 0, 0, b""
         while number < last:
+            self.budget.check()
             data = self.backend.pread(fd, CHUNK, offset)
             offset += len(data)
             if not data:
-                if carry:
-                    number += 1
-                    if number in wanted:
-                        texts[number] = self._short(carry)
+                if carry and number + 1 in wanted:
+                    texts[number + 1] = self._short(carry)
                 break
             parts = (carry + data).split(b"\n")
-            carry = parts.pop()
-            if len(carry) > MAX_LINE:
-                carry = carry[:MAX_LINE]  # only its start can be shown
+            carry = parts.pop()[:CHUNK]  # only the start of a very long line can be shown
             for part in parts:
                 number += 1
                 if number in wanted:
                     texts[number] = self._short(part)
                 if number >= last:
                     break
-        for match, (low, high) in zip(found, spans):
-            line = match["line"]
-            match["before"] = [texts[n] for n in range(low, line) if n in texts]
-            match["after"] = [texts[n] for n in range(line + 1, high + 1) if n in texts]
+        return texts
 
 
-def _explicit(args: dict[str, Any]) -> dict[str, Any]:
+def _context_spans(lines: list[int], c: int) -> list[tuple[int, int]]:
+    spans = []
+    shown = 0  # the last line a previous match showed (itself or after it)
+    for i, line in enumerate(lines):
+        low = max(line - c, shown + 1, 1)
+        high = line + c if i + 1 == len(lines) else min(line + c, lines[i + 1] - 1)
+        high = max(high, line)
+        spans.append((low, high))
+        shown = high
+    return spans
+
+
+def explicit(args: dict[str, Any]) -> dict[str, Any]:
     """The arguments that differ from the schema's defaults."""
     props = SCHEMA["properties"]
     return {k: v for k, v in args.items()
@@ -270,164 +270,236 @@ def _include(text: str | None) -> GlobMatcher | None:
         raise Refusal(Code.INVALID_ARGUMENT, f"include {text!r} names a directory, and include "
                       "filters file names", "Pass the directory as 'path' and a file pattern "
                       "such as \"*.py\" as 'include'.",
-                      details={"field": "include", "kind": "directory"})
+                      details={"field": "include"}, kind=Kind.DIRECTORY)
     return compile_glob(text, "include")
 
 
-def _include_matches(include: GlobMatcher | None, dir_sub: str, name: str) -> bool:
+def _include_matches(include: GlobMatcher | None, dir_sub: str, name: str,
+                     state: frozenset[int]) -> bool:
     if include is None:
         return True
-    return include.match_name(name) if include.name_only else include.match(dir_sub + name)
+    return include.match_name(name) if include.name_only else include.accepts(state, name)
+
+
+class _Outcome:
+    """What the walk over a directory tree left besides the results."""
+
+    def __init__(self) -> None:
+        self.stats = TreeStats()
+        self.counts = SearchCounts()
+        self.ignored: int | None = None
+        self.incomplete = False
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
-    pattern = args["pattern"]
+    finds = _finder(ctx)
     try:
-        matcher = compile_matcher(pattern, regex=args["regex"],
+        pattern = compile_pattern(args["pattern"], regex=args["regex"],
                                   ignore_case=args["caseInsensitive"])
-    except Refusal as refusal:
-        if refusal.kind is Kind.REGEX:  # a literal search of the same text works
-            raise refusal.replace(suggest=("grep", {**_explicit(args), "regex": False})) from None
-        raise
+    except PatternProblem as problem:
+        raise pattern_refusal(ctx, args, problem, finds, explicit) from None
     include = _include(args.get("include"))
     ctx.check_deny(rel)
-    info = ctx.root.stat(rel)
+    try:
+        info = ctx.root.stat(rel)
+    except FileNotFoundError:
+        path_as_pattern(ctx, args, finds, explicit)  # its own refusal when the path is a glob
+        raise
     shown = rel.rstrip("/") or "."
-    is_dir = st.S_ISDIR(info.st_mode)
-    if not is_dir:
+    if not st.S_ISDIR(info.st_mode):
         if not st.S_ISREG(info.st_mode):
             ctx.root.backend.close(ctx.root.open(rel, os.O_RDONLY))  # raises SpecialFileError
         ctx.check_hardlink(shown, info)
-    context_cap, limit_cap = ctx.limits.grep_context, ctx.limits.search_results
-    context = min(args["context"], context_cap)
-    limit = min(args.get("limit") or limit_cap, limit_cap)
-    mode = args["outputMode"]
-    ctx.authorize(GrepRequest(shown, pattern))
-    flags = os.O_RDONLY | (os.O_DIRECTORY if is_dir else 0)
-    base = open_base(ctx, rel, info, flags)
-    search = _Search(ctx, matcher, mode, limit, context if mode == "matches" else 0)
-    notes: list[str] = []
-    result: dict[str, Any] = {"path": base.shown, "pattern": pattern, "outputMode": mode}
-    try:
-        if is_dir:
-            stats, ignored = _grep_tree(ctx, search, base, include, args["includeIgnored"],
-                                        notes)
-        else:
-            stats, ignored = WalkStats(), None
-            if _include_matches(include, "", posixpath.basename(base.shown)):
-                search.file(base.fd, base.shown)
-            else:
-                notes.append(f"include {args['include']!r} does not match the name of "
-                             f"{base.shown}, so it was not searched.")
-    finally:
-        ctx.root.backend.close(base.fd)
-    over = search.full
-    results = search.results[:limit]
-    result[mode] = results
-    result["truncated"] = over or stats.incomplete
-    result["filesSearched"] = search.searched
-    skipped = dict(search.skipped)
-    skipped.update({"unreadableDirectories": stats.unreadable_dirs, "tooDeep": stats.too_deep,
-                    "undecodableNames": stats.undecodable})
-    result["skipped"] = {k: v for k, v in skipped.items()
-                         if v or k in ("binary", "unreadable")}
-    if ignored is not None:
-        result["ignored"] = {"paths": ignored, "directories": stats.ignored_dirs}
-        if stats.ignored_examples:
-            result["ignored"]["examples"] = stats.ignored_examples
-    if stats.denied:
-        result["denied"] = stats.denied
-    if args["context"] > context_cap:
-        notes.append(f"context was capped at {context_cap} lines.")
-    if args.get("limit") and args["limit"] > limit_cap:
-        notes.append(f"limit was capped at {limit_cap}.")
-    result["limit"] = limit
-    if context and mode == "matches":
-        result["context"] = context
-    _finish_notes(result, notes, search, over, stats, ignored, pattern, args, ctx, is_dir)
+    ctx.authorize(GrepRequest(shown, args["pattern"]))
+    result = search(ctx, args, pattern, include, rel, info)
+    if not result[result["outputMode"]] and not result["truncated"]:
+        grep_retry(ctx, args, result, finds, explicit)
     return result
 
 
-def _grep_tree(ctx: ToolContext, search: _Search, base: Base, include: GlobMatcher | None,
-               include_ignored: bool, notes: list[str]) -> tuple[WalkStats, int]:
+def _finder(ctx: ToolContext) -> Finds:
+    """Whether a trial grep (a suggestion being checked) finds anything."""
+    def finds(trial: dict[str, Any]) -> bool:
+        try:
+            pattern = compile_pattern(trial["pattern"], regex=trial["regex"],
+                                      ignore_case=trial["caseInsensitive"])
+            include = _include(trial.get("include"))
+            rel = ctx.rel(trial["path"])
+            ctx.check_deny(rel)
+            info = ctx.root.stat(rel)
+            if not (st.S_ISDIR(info.st_mode) or st.S_ISREG(info.st_mode)):
+                return False
+            ctx.check_hardlink(rel, info)
+            return bool(search(ctx, trial, pattern, include, rel, info, probe=True)["files"])
+        except Refusal as refusal:
+            if refusal.kind is Kind.CANCELLED:
+                raise
+            return False  # out of time included: the suggestion is not verified
+        except (PatternProblem, OSError):
+            return False
+    return finds
+
+
+def search(ctx: ToolContext, args: dict[str, Any], pattern: Pattern,
+           include: GlobMatcher | None, rel: str, info: os.stat_result, *,
+           probe: bool = False) -> dict[str, Any]:
+    """One grep over ``rel`` (stat-ed as ``info``), authorized already;
+    with ``probe``, only whether anything matches (the first result)."""
+    is_dir = st.S_ISDIR(info.st_mode)
+    context_cap, limit_cap = ctx.limits.grep_context, ctx.limits.search_results
+    context = min(args["context"], context_cap)
+    limit = 1 if probe else min(args.get("limit") or limit_cap, limit_cap)
+    mode = "files" if probe else args["outputMode"]
+    budget = Budget(ctx, "grep")
+    base = open_base(ctx, rel, info, os.O_RDONLY | (os.O_DIRECTORY if is_dir else 0))
+    grep = _Search(ctx, pattern, mode, limit, context if mode == "matches" else 0, budget)
+    notes: list[str] = []
+    outcome = _Outcome()
+    try:
+        if is_dir:
+            _grep_tree(ctx, grep, base, include, args["includeIgnored"], notes, outcome)
+        elif _include_matches(include, "", posixpath.basename(base.shown), frozenset()):
+            grep.included += 1
+            grep.file(base.fd, base.shown)
+        else:
+            notes.append(f"include {args['include']!r} does not match the name of "
+                         f"{base.shown}, so it was not searched.")
+    except Refusal as refusal:
+        if not Budget.is_time_limit(refusal):
+            raise
+        raise budget.over(base.shown, {"pattern": args["pattern"], "outputMode": mode,
+                                       mode: grep.results[:limit],
+                                       "filesSearched": grep.searched}) from None
+    finally:
+        ctx.root.backend.close(base.fd)
+    return _result(ctx, args, grep, base, outcome, notes, context, limit)
+
+
+def _result(ctx: ToolContext, args: dict[str, Any], grep: _Search, base: Base,
+            outcome: _Outcome, notes: list[str], context: int, limit: int) -> dict[str, Any]:
+    mode = grep.mode
+    over = grep.full
+    result: dict[str, Any] = {"path": base.shown, "pattern": args["pattern"], "outputMode": mode,
+                              mode: grep.results[:limit], "truncated": over or outcome.incomplete,
+                              "filesSearched": grep.searched}
+    stats, counts = outcome.stats, outcome.counts
+    skipped = dict(grep.skipped)
+    skipped.update({"unreadableDirectories": stats.unreadable_dirs, "tooDeep": stats.too_deep,
+                    "undecodableNames": stats.undecodable})
+    result["skipped"] = {k: v for k, v in skipped.items() if v or k in ("binary", "unreadable")}
+    if outcome.ignored is not None:
+        result["ignored"] = {"paths": outcome.ignored, "directories": counts.ignored_dirs}
+        if counts.ignored_examples:
+            result["ignored"]["examples"] = counts.ignored_examples
+    if counts.hidden:
+        result["denied"] = counts.hidden
+    if grep.pattern.notes:
+        result["translated"] = {"pattern": grep.pattern.text, "notes": grep.pattern.notes}
+        notes.insert(0, "The pattern was read as " + repr(grep.pattern.text) + " ("
+                     + "; ".join(grep.pattern.notes) + ").")
+    if args["context"] > ctx.limits.grep_context:
+        notes.append(f"context was capped at {ctx.limits.grep_context} lines.")
+    if args.get("limit") and args["limit"] > ctx.limits.search_results:
+        notes.append(f"limit was capped at {ctx.limits.search_results}.")
+    result["limit"] = limit
+    if context and mode == "matches":
+        result["context"] = context
+    if args.get("include"):
+        result["include"] = args["include"]
+    _finish_notes(ctx, result, notes, grep, over, outcome, base.info)
+    result["filesIncluded"] = grep.included
+    return result
+
+
+def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher | None,
+               include_ignored: bool, notes: list[str], outcome: _Outcome) -> None:
     root = ctx.root
-    rules: IgnoreRules | None = None
-    if not include_ignored:
-        rules = ancestor_rules(ctx, base.real)
-        if rules and base.real != "." and rules.ignored(base.real, True):
-            notes.append(f"{base.shown} is ignored by .gitignore; it was searched because it "
-                         "was named.")
-            rules = IgnoreRules()
-    enter = include.could_contain if include is not None and include.prunes else None
-    walk = Walk(ctx, base, rules=rules, skip_git=not include_ignored, enter=enter)
-    skipped = search.skipped
-    ignored = 0
-    with walk:
-        for dir_sub, name, kind, dir_fd in walk:
-            if not _include_matches(include, dir_sub, name):
-                continue
-            if kind == "symlink":
-                skipped["symlinks"] += 1
-                continue
-            if kind == "other":
-                skipped["special"] += 1
-                continue
-            if rules and walk.ignored(dir_sub, name, False):
-                ignored += 1
-                continue
-            if walk.denied(dir_sub, name):
-                walk.stats.denied += 1
-                continue
-            try:
-                fd = root.open(name, os.O_RDONLY, dir_fd=dir_fd)
-            except SpecialFileError:
-                skipped["special"] += 1
-                continue
-            except OSError as exc:  # vanished, permissions, swapped for a link since listing
-                skipped["symlinks" if exc.errno == errno.ELOOP else "unreadable"] += 1
-                continue
-            try:
-                search.file(fd, base.shown_path(dir_sub + name))
-            except OSError:  # EIO and the like, mid-read: keep what the others gave
-                skipped["unreadable"] += 1
-            finally:
-                root.backend.close(fd)
-            if search.full:
-                break
-    return walk.stats, ignored
+    rules = base_rules(ctx, base, include_ignored, notes)
+    visitor = SearchVisitor(ctx, base, rules=rules, skip_git=not include_ignored,
+                            prune=include, budget=grep.budget)
+    outcome.counts = visitor.counts
+    outcome.ignored = 0
+    skipped = grep.skipped
+    tree = Tree(root, base.fd, include.start if include else frozenset(), visitor,
+                max_entries=ctx.limits.search_files)
+    outcome.stats = tree.stats
+    with tree:
+        for dir_sub, dir_fd, state, entries in tree:
+            for name, kind in entries:
+                if not _include_matches(include, dir_sub, name, state):
+                    continue
+                grep.included += 1
+                if kind in ("symlink", "other"):
+                    skipped["symlinks" if kind == "symlink" else "special"] += 1
+                elif rules and visitor.file_ignored(dir_sub, name):
+                    outcome.ignored += 1
+                elif not visitor.file_hidden(dir_sub, name):
+                    _grep_file(grep, root, dir_fd, name, base.shown_path(dir_sub + name))
+                    if grep.full:
+                        return
+    outcome.incomplete = tree.stats.incomplete
 
 
-def _finish_notes(result: dict[str, Any], notes: list[str], search: _Search, over: bool,
-                  stats: WalkStats, ignored: int | None, pattern: str, args: dict[str, Any],
-                  ctx: ToolContext, is_dir: bool) -> None:
-    what = {"matches": "matching lines", "files": "files", "counts": "files"}[search.mode]
+def _grep_file(grep: _Search, root: Any, dir_fd: int, name: str, shown: str) -> None:
+    skipped = grep.skipped
+    try:
+        fd = root.open(name, os.O_RDONLY, dir_fd=dir_fd)
+    except SpecialFileError:
+        skipped["special"] += 1
+        return
+    except OSError as exc:  # vanished, permissions, swapped for a link since listing
+        skipped["symlinks" if exc.errno == errno.ELOOP else "unreadable"] += 1
+        return
+    try:
+        grep.budget.check()
+        grep.file(fd, shown)
+    except OSError:  # EIO and the like, mid-read: keep what the others gave
+        skipped["unreadable"] += 1
+    finally:
+        root.backend.close(fd)
+
+
+def _finish_notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], grep: _Search,
+                  over: bool, outcome: _Outcome, info: os.stat_result) -> None:
+    what = {"matches": "matching lines", "files": "files", "counts": "files"}[grep.mode]
     if over:
         more = (", or use outputMode \"files\" or \"counts\" for an overview"
-                if search.mode == "matches" else "")
-        notes.append(f"Showing the first {search.limit} {what}; there are more. Narrow 'path', "
+                if grep.mode == "matches" else "")
+        notes.append(f"Showing the first {grep.limit} {what}; there are more. Narrow 'path', "
                      f"'include' or the pattern{more}.")
-    if stats.incomplete:
-        notes.append(f"The search stopped after {ctx.limits.search_files} files, so matches may "
-                     "be missing; search a smaller directory.")
-    if ignored or stats.ignored_dirs:
-        notes.append(ignored_note(ignored or 0, "file", stats))
-    if not is_dir and search.binary_path:
-        notes.append(f"{search.binary_path} is a binary file; it was not searched.")
-    if not search.results and not over:
-        if args["regex"] and "\\n" in pattern:
+    if outcome.incomplete:
+        notes.append(f"The search stopped after {ctx.limits.search_files} files, so matches "
+                     "may be missing; search a smaller directory.")
+    if outcome.ignored or outcome.counts.ignored_dirs:
+        notes.append(ignored_note(outcome.ignored or 0, "file", outcome.counts))
+    if st.S_ISDIR(info.st_mode) and result.get("include") and not grep.included:
+        notes.append(f"include {result['include']!r} matched no file.")
+    if not st.S_ISDIR(info.st_mode) and grep.binary_path:
+        notes.append(f"{grep.binary_path} is a binary file; it was not searched.")
+    if not grep.results and not over:
+        pattern = result["pattern"]
+        if grep.pattern.searcher is not None and "\\n" in pattern:
             notes.insert(0, "grep matches one line at a time, so \\n never matches.")
-        notes.insert(0, f"No {'line' if search.mode == 'matches' else 'file'} matches "
+        notes.insert(0, f"No {'line' if grep.mode == 'matches' else 'file'} matches "
                         f"{pattern!r}.")
     if notes:
         result["note"] = " ".join(notes)
 
 
-# TODO(search): describe the success fields fully (the shape depends on outputMode).
+# the list under the key outputMode names (matches, files or counts) is described there
 OUTPUT_SCHEMA = success_schema({
     "path": {"type": "string"}, "pattern": {"type": "string"},
-    "outputMode": {"type": "string"}, "truncated": {"type": "boolean"},
-    "filesSearched": {"type": "integer"},
+    "outputMode": {"type": "string", "enum": list(MODES)},
+    "matches": {"type": "array", "items": {"type": "object"}},
+    "files": {"type": "array", "items": {"type": "string"}},
+    "counts": {"type": "array", "items": {"type": "object"}},
+    "truncated": {"type": "boolean"}, "filesSearched": {"type": "integer"},
+    "filesIncluded": {"type": "integer"}, "limit": {"type": "integer"},
+    "skipped": {"type": "object"}, "ignored": {"type": "object"},
+    "denied": {"type": "integer"}, "translated": {"type": "object"},
+    "note": {"type": "string"}, "suggestedTool": {"type": "string"},
+    "suggestedArgs": {"type": "object"}, "diagnosis": {"type": "string"},
 }, ["path", "pattern", "outputMode", "truncated", "filesSearched"])
 
 TOOL = ToolSpec(name="grep", title="Search file contents", description=DESCRIPTION,

@@ -20,12 +20,12 @@ import errno
 import hashlib
 import os
 import posixpath
-import re
 import stat as st
 from dataclasses import dataclass
 from typing import Any
 
 from ._classify import close_paths
+from ._content import check_write
 from ._context import Identity, ToolContext
 from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, not_directory, sha256_mismatch, special_file,
@@ -41,7 +41,10 @@ DESCRIPTION = (
     "'overwrite': true. To change part of a file use edit_file. The result gives the new "
     "'sha256', 'bytes' written and 'created' (false when a file was replaced). The content is "
     "written exactly as given (UTF-8), atomically, keeping a replaced file's permissions; "
-    "symlinks are not written through."
+    "symlinks are not written through. Never send read_file's line numbers: content whose "
+    "every line starts with 'N<TAB>' counting up is refused (not stripped), except for .tsv "
+    "files. Never elide: an overwrite whose placeholder line (such as '# ... rest of the code "
+    "unchanged ...') would drop lines of the file is refused; write the whole file."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -64,13 +67,6 @@ SCHEMA: dict[str, Any] = {
 }
 
 _DIGEST_CHUNK = 1024 * 1024
-# Lines a model writes instead of code it did not want to repeat.
-_ELISION = re.compile(
-    r"^[ \t]*(?://|#|/\*|<!--|--|;|\*)?[ \t]*(?:\.\.\.|…)[ \t]*[\[(]?[ \t]*"
-    r"(?:rest of|remaining|existing|previous|other|unchanged|same as)\b[^\n]*$",
-    re.IGNORECASE | re.MULTILINE)
-
-
 @dataclass
 class _Plan:
     """What the write will do, as decided under the lock before asking the host."""
@@ -102,6 +98,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         plan = _plan(ctx, rel, expected, args["overwrite"])
         if plan.current is not None:
             ctx.check(where, Op.REPLACE, shown=rel)  # a secret file is not replaced
+        warnings = check_write(ctx, rel, content, plan.current)
         ctx.authorize(WriteRequest(rel, bytes=len(data), sha256=digest,
                                    overwrite=plan.current is not None,
                                    existing_sha256=plan.existing,
@@ -113,7 +110,6 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     current = plan.current
     result: dict[str, Any] = {"path": rel, "bytes": len(data), "sha256": digest,
                               "createdDirectories": created, "created": current is None}
-    warnings = _warnings(content)
     if current is not None and current.st_nlink > 1:
         warnings.append(f"{rel} had {current.st_nlink} hard links; it was replaced, and its other "
                         "links still hold the old content")
@@ -270,20 +266,6 @@ def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
                f"{rel} does not exist (there is no {missing}), so it cannot have the "
                "expectedSha256 given")
     return Refusal(Code.NOT_FOUND, message, hint, details=details, kind=Kind.MISSING)
-
-
-def _warnings(content: str) -> list[str]:
-    """Cheap, non-blocking signs of a damaged write."""
-    out = []
-    if "\n" not in content and "\\n" in content and len(content) > 80:
-        out.append("the content has no line breaks but contains literal \\n sequences; if it was "
-                   "escaped twice, write it again with real line breaks")
-    if len(content) <= 1_000_000:
-        match = _ELISION.search(content)
-        if match:
-            out.append(f"the content contains the placeholder line {match.group(0).strip()!r}; "
-                       "if code was left out, write the whole file")
-    return out
 
 
 OUTPUT_SCHEMA = success_schema({

@@ -1,0 +1,99 @@
+"""Finding matching lines in a buffer: bytes in, ``(start, end, at, line)`` out.
+
+Literal search runs in the cffi module's memchr/memmem scanner
+(``native/corral_scan.h``) when it is built, else in an equivalent loop of
+``bytes.find`` / ``bytes.count`` (:data:`NATIVE` says which).  Either way
+the buffer is never decoded or split into lines: only the lines that hold
+a match are located (their start, the offset of their ``\\n`` or the
+buffer's end, the first match in them and their 1-based number).
+
+A regular expression (an RE2 or guarded ``re`` pattern object with
+``search(buf, pos, endpos)``) is run over the whole buffer; a match never
+spans a line break (:mod:`._search_regex` compiles with ``never_nl``), so
+its line is found around it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+__all__ = ["NATIVE", "Hit", "count_newlines", "literal_lines", "regex_lines"]
+
+Hit = tuple[int, int, int, int]  # line start, line end, match offset, line number
+_BATCH = 256  # hits fetched per native call
+
+
+class Searcher(Protocol):
+    def search(self, text: bytes, pos: int = ..., endpos: int = ...) -> Any: ...
+
+
+try:
+    from .._native import ffi as _ffi
+    from .._native import lib as _lib
+    NATIVE = hasattr(_lib, "corral_scan_lines")
+except ImportError:  # the module was not built: the pure-Python scanner
+    NATIVE = False
+
+
+def _line_of(buf: bytes, pos: int, at: int, line: int) -> Hit:
+    """The line holding offset ``at``, found from the line start ``pos``
+    (numbered ``line``)."""
+    start = buf.rfind(b"\n", pos, at) + 1 or pos
+    end = buf.find(b"\n", at)
+    return start, len(buf) if end < 0 else end, at, line + buf.count(b"\n", pos, start)
+
+
+def _py_literal_lines(needle: bytes, buf: bytes, pos: int, line: int) -> Iterator[Hit]:
+    find = buf.find
+    while pos < len(buf):
+        at = find(needle, pos)
+        if at < 0:
+            return
+        hit = _line_of(buf, pos, at, line)
+        yield hit
+        pos, line = hit[1] + 1, hit[3] + 1
+
+
+def _native_literal_lines(needle: bytes, buf: bytes, pos: int, line: int) -> Iterator[Hit]:
+    out = _ffi.new("int64_t[]", 4 * _BATCH)
+    state = _ffi.new("int64_t[2]")
+    size, nlen = len(buf), len(needle)
+    scan = _lib.corral_scan_lines
+    while pos < size:
+        hits = scan(buf, size, pos, line, needle, nlen, out, _BATCH, state)
+        values = _ffi.unpack(out, 4 * hits)
+        for i in range(0, 4 * hits, 4):
+            yield values[i], values[i + 1], values[i + 2], values[i + 3]
+        if hits < _BATCH:
+            return
+        pos, line = state[0], state[1]
+
+
+def literal_lines(needle: bytes, buf: bytes, pos: int = 0, line: int = 1,
+                  *, native: bool = NATIVE) -> Iterator[Hit]:
+    """The lines of ``buf[pos:]`` (``pos`` a line start, numbered ``line``)
+    that contain ``needle`` (not empty)."""
+    if native:
+        return _native_literal_lines(needle, buf, pos, line)
+    return _py_literal_lines(needle, buf, pos, line)
+
+
+def regex_lines(regex: Searcher, buf: bytes, pos: int = 0, line: int = 1) -> Iterator[Hit]:
+    """The lines of ``buf[pos:]`` with a match of ``regex`` (as :func:`literal_lines`)."""
+    size = len(buf)
+    search = regex.search
+    last = size - 1 if size and buf[size - 1] == 10 else size  # no line after a final "\n"
+    while pos < size:
+        m = search(buf, pos, size)
+        if m is None:
+            return
+        hit = _line_of(buf, pos, m.start(), line)
+        if hit[0] > last:
+            return  # an empty match after the final line break: not a line
+        yield hit
+        pos, line = hit[1] + 1, hit[3] + 1
+
+
+def count_newlines(buf: bytes, start: int = 0, end: int | None = None) -> int:
+    return buf.count(b"\n", start, len(buf) if end is None else end)

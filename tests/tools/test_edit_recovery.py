@@ -1,0 +1,161 @@
+"""Recoverability (issue 14) of edit_file and of write_file's content checks:
+the answers that take more than one call to show, each asserted as the
+exact serialized envelope, and the cases that must *not* be refused."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from corral.tools import Toolbox
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _wire(out: dict) -> dict:
+    return json.loads(json.dumps(out))
+
+
+def test_the_same_edit_repeated_is_already_applied(tmp_path):
+    path = tmp_path / "f.py"
+    path.write_text("x = 1\ny = 2\n")
+    args = {"path": "f.py", "oldText": "x = 1", "newText": "x = 5"}
+    with Toolbox(tmp_path) as box:
+        assert box.call("edit_file", args)["ok"] is True
+        again = _wire(box.call("edit_file", args))
+        follow = box.call(again["suggestedTool"], again["suggestedArgs"])
+    current = _sha(b"x = 5\ny = 2\n")
+    message = ("oldText does not occur in f.py: an earlier call made this same edit (at line 1), "
+               "and f.py is as it left it")
+    assert again == {
+        "ok": False, "code": "NOT_FOUND", "message": message,
+        "details": {"path": "f.py", "field": "oldText", "kind": "already_applied",
+                    "lines": [1, 1], "currentSha256": current, "message": message},
+        "hint": "Do not repeat this edit: it is made; go on with the next change.",
+        "suggestedTool": "read_file", "suggestedArgs": {"path": "f.py", "offset": 1, "limit": 1}}
+    assert follow["ok"] is True and follow["content"] == "1\tx = 5"
+    assert path.read_text() == "x = 5\ny = 2\n"
+
+
+def test_the_same_edits_repeated_name_the_first_that_fails(tmp_path):
+    (tmp_path / "f.py").write_text("a = 1\nb = 2\nc = 3\n")
+    args = {"path": "f.py", "edits": [{"oldText": "a = 1", "newText": "a = 2"},
+                                       {"oldText": "c = 3", "newText": "c = 4"}]}
+    with Toolbox(tmp_path) as box:
+        assert box.call("edit_file", args)["ok"] is True
+        again = _wire(box.call("edit_file", args))
+    assert again["message"] == ("edits[0]: oldText does not occur in f.py: an earlier call made "
+                                "this same edit (at line 1), and f.py is as it left it")
+    assert again["details"]["kind"] == "already_applied" and again["details"]["edit"] == 0
+
+
+def test_a_dry_run_is_not_an_edit_made(tmp_path):
+    (tmp_path / "f.py").write_text("x = 1\n")
+    args = {"path": "f.py", "oldText": "x = 1", "newText": "x = 5"}
+    with Toolbox(tmp_path) as box:
+        assert box.call("edit_file", {**args, "dryRun": True})["ok"] is True
+        assert box.call("edit_file", args)["ok"] is True
+
+
+def test_repeated_after_another_change_still_finds_its_new_text(tmp_path):
+    path = tmp_path / "f.py"
+    path.write_text("x = 1\ny = 2\n")
+    args = {"path": "f.py", "oldText": "x = 1", "newText": "x = 5"}
+    with Toolbox(tmp_path) as box:
+        assert box.call("edit_file", args)["ok"] is True
+        path.write_text("x = 5\ny = 3\n")  # someone else changed another line since
+        again = _wire(box.call("edit_file", args))
+    assert again["message"] == ("oldText does not occur in f.py, but newText is already there "
+                                "(line 1): this edit looks already made")
+    assert again["details"]["kind"] == "already_applied"
+    assert again["hint"] == "Do not repeat this edit; read lines 1-1 to check it if unsure."
+
+
+def test_following_the_final_newline_hint_works(tmp_path):
+    path = tmp_path / "f.py"
+    path.write_text("x = 1\ny = 2")
+    with Toolbox(tmp_path) as box:
+        refused = box.call("edit_file", {"path": "f.py", "oldText": "y = 2\n",
+                                         "newText": "y = 3\n"})
+        assert refused["details"]["differences"][0]["kind"] == "final_newline"
+        done = box.call("edit_file", {"path": "f.py", "oldText": "y = 2", "newText": "y = 3"})
+    assert done["ok"] is True
+    assert path.read_text() == "x = 1\ny = 3"
+
+
+# -- write_file ----------------------------------------------------------------------
+
+
+FILE = "".join(f"line_{i} = {i}\n" for i in range(30))
+
+
+def test_placeholder_elision_refused_before_writing(tmp_path):
+    path = tmp_path / "big.py"
+    path.write_text(FILE)
+    with Toolbox(tmp_path) as box:
+        out = box.call("write_file", {"path": "big.py", "overwrite": True,
+                                      "content": "line_0 = 0\n// ... existing code ...\n"})
+    assert out["code"] == "INVALID_ARGUMENT" and out["details"]["kind"] == "placeholder"
+    assert path.read_text() == FILE
+
+
+def test_placeholder_the_file_already_has_is_written(tmp_path):
+    text = FILE + "# ... rest of the code unchanged ...\n"
+    (tmp_path / "big.py").write_text(text)
+    with Toolbox(tmp_path) as box:
+        out = box.call("write_file", {"path": "big.py", "overwrite": True,
+                                      "content": "x = 1\n# ... rest of the code unchanged ...\n"})
+    assert out["ok"] is True
+
+
+def test_placeholder_that_loses_few_lines_is_written_with_a_warning(tmp_path):
+    path = tmp_path / "big.py"
+    path.write_text(FILE)
+    content = FILE.replace("line_29 = 29\n", "# ... rest of the code ...\n")
+    with Toolbox(tmp_path) as box:
+        out = box.call("write_file", {"path": "big.py", "overwrite": True, "content": content})
+    assert out["ok"] is True
+    assert out["warnings"] == ["the content contains the placeholder line '# ... rest of the "
+                               "code ...'; if code was left out, write the whole file"]
+    assert path.read_text() == content
+
+
+def test_placeholder_in_a_new_file_is_a_warning(tmp_path):
+    with Toolbox(tmp_path) as box:
+        out = box.call("write_file", {"path": "new.py",
+                                      "content": "def f():\n    # ... rest of the code ...\n"})
+    assert out["ok"] is True and out["warnings"][0].startswith("the content contains the "
+                                                               "placeholder line")
+
+
+def test_numbered_tab_separated_data_is_written(tmp_path):
+    content = "1\talice\t30\n2\tbob\t25\n"
+    with Toolbox(tmp_path) as box:
+        out = box.call("write_file", {"path": "people.tsv", "content": content})
+    assert out["ok"] is True
+    assert (tmp_path / "people.tsv").read_text() == content
+
+
+def test_numbered_content_replacing_a_numbered_file_is_written(tmp_path):
+    (tmp_path / "rows.txt").write_text("1\ta\n2\tb\n")
+    with Toolbox(tmp_path) as box:
+        out = box.call("write_file", {"path": "rows.txt", "content": "1\ta\n2\tb\n3\tc\n",
+                                      "overwrite": True})
+    assert out["ok"] is True
+
+
+def test_numbered_content_refused_leaves_nothing(tmp_path):
+    with Toolbox(tmp_path) as box:
+        out = box.call("write_file", {"path": "a.py", "content": "1\tx = 1\n2\ty = 2\n"})
+        assert out["details"]["kind"] == "line_number_prefix"
+        fixed = box.call("write_file", {"path": "a.py", "content": "x = 1\ny = 2\n"})
+    assert fixed["ok"] is True
+    assert (tmp_path / "a.py").read_text() == "x = 1\ny = 2\n"
+
+
+def test_lines_that_only_start_with_a_number_are_written(tmp_path):
+    content = "1\tx\n3\ty\n"  # not counting up by one: not read_file's numbering
+    with Toolbox(tmp_path) as box:
+        assert box.call("write_file", {"path": "a.txt", "content": content})["ok"] is True
