@@ -206,7 +206,7 @@ class Root(RootSurface, Closing):
         then be one plain name, which is opened without following a symlink.
         """
         native = self._native_open
-        if native is not None and dir_fd is None and type(path) is str and type(mode) is int:
+        if native is not None and dir_fd is None:
             fd = native(path, flags, mode)  # checks, openat2 and fstat in one C call
             if fd >= 0:
                 return fd
@@ -634,25 +634,31 @@ class Root(RootSurface, Closing):
         yield from _fwalk(self._anchor.backend, fd, top_text, topdown, onerror)
 
 
-def _native_opener(anchor: Anchor, call: OpenBeneath) -> Callable[[str, int, int], int]:
+def _native_opener(anchor: Anchor, call: OpenBeneath) -> Callable[[object, int, int], int]:
     """Root.open's fast path around the backend's one native call: the fd,
     or -1 to take the slow way (which raises what is wrong, EBADF included).
-    The root fd is held across the call (see :class:`Anchor`)."""
-    users, encoding, errors = anchor.users, sys.getfilesystemencoding(), "surrogateescape"
+    The root fd is held across the call (see :class:`Anchor`); its number
+    can be kept here, since it only changes once no call holds it."""
+    users = anchor.users
+    hold, drop = users.append, users.pop
+    root_fd, resolve = anchor.fd, anchor.resolve
+    encoding, errors = sys.getfilesystemencoding(), "surrogateescape"
 
-    def open_fast(path: str, flags: int, mode: int) -> int:
+    def open_fast(path: object, flags: int, mode: int) -> int:
         try:
-            data = path.encode(encoding, errors)
-        except UnicodeError:
+            data = path.encode(encoding, errors)  # type: ignore[attr-defined]
+        except (AttributeError, UnicodeError):  # bytes, PathLike, lone surrogates
             return -1
-        users.append(None)
+        hold(None)
         try:
             if anchor.closed:
                 return -1
-            fd: int = call(anchor.fd, data, len(data), flags, mode, anchor.resolve)
+            fd: int = call(root_fd, data, len(data), flags, mode, resolve)
             return fd
+        except TypeError:  # a mode or flags of another type: the slow way says so
+            return -1
         finally:
-            users.pop()
+            drop()
             if anchor.closed and not users:
                 anchor.release_last()
 
