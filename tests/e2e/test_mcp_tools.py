@@ -44,6 +44,9 @@ SUCCESS: dict[str, dict[str, Any]] = {
     "grep": {"pattern": "def util", "path": "src"},
     "move_file": {"source": "move_me.txt", "destination": "moved.txt"},
     "delete_file": {"path": "delete_me.txt"},
+    "read_files": {"paths": ["notes.txt", "src/util.py"]},
+    "file_info": {"path": "notes.txt"},
+    "make_directory": {"path": "new/dir"},
 }
 
 
@@ -68,6 +71,13 @@ def _effect(tool: str, root: Path, envelope: dict[str, Any]) -> None:
         assert (root / "moved.txt").read_text() == "move me\n"
     elif tool == "delete_file":
         assert not (root / "delete_me.txt").exists()
+    elif tool == "read_files":
+        assert [f["path"] for f in envelope["files"]] == ["notes.txt", "src/util.py"]
+        assert "hello" in envelope["files"][0]["content"]
+    elif tool == "file_info":
+        assert (envelope["kind"], envelope["size"]) == ("file", len("hello\nworld\n"))
+    elif tool == "make_directory":
+        assert (root / "new/dir").is_dir() and envelope["createdDirectories"] == ["new", "new/dir"]
     else:  # pragma: no cover - a new tool needs its entry above
         raise AssertionError(f"no expected effect written for {tool}")
 

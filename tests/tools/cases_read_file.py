@@ -8,7 +8,9 @@ from catalogue import Case
 
 from corral.tools import Denied
 
-PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
+# binary, and not an image: one byte off a PNG signature (a real PNG is an image since
+# issue 16: cases_read_file_images.py)
+PNG = b"\x89PNX\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
 LATIN1 = b"first line\ncaf\xe9\n"
 UTF16 = "hello\n".encode("utf-16")
 SRC = {"src/util.py": "x = 1\n", "README.md": "# demo\n"}

@@ -329,3 +329,20 @@ def test_a_stopped_call_sent_again_is_not_called_a_repeat(tmp_path):
         again = box.call("edit_file", args)
     assert stopped["details"]["kind"] == "cancelled"
     assert again["code"] == "NOT_FOUND" and "repeated" not in again["details"]
+
+
+def test_a_hundred_edits_each_replacing_everywhere_stay_bounded(tmp_path):
+    # every edit's places would otherwise be carried through every later edit
+    lines = [f"<{i % 100}>\n" for i in range(20_000)]
+    (tmp_path / "f.txt").write_text("".join(lines))
+    edits = [{"oldText": f"<{k}>", "newText": f"[{k}]", "replaceAll": True} for k in range(100)]
+    with Toolbox(tmp_path) as box:
+        out = _timed(box, "edit_file", {"path": "f.txt", "edits": edits})
+    assert out["ok"] is True and out["replacements"] == 20_000
+    assert (tmp_path / "f.txt").read_text() == "".join(f"[{i % 100}]\n" for i in range(20_000))
+    first = out["edits"][0]
+    assert first["replacements"] == 200 and first["linesTruncated"] is True
+    assert first["lines"][:3] == [[1, 1], [101, 101], [201, 201]] and len(first["lines"]) == 100
+    assert out["edits"][99]["lines"][0] == [100, 100]
+    body = out["diff"].splitlines()[2:]
+    assert out.get("diffTruncated") or sum(x.startswith("-") for x in body) == 20_000

@@ -9,9 +9,11 @@ import pytest
 from support import load_cases, run_case
 
 from corral.tools import ReadRequest, Toolbox
+from corral.tools._registry import load_tools, read_only_tools
 
 CASES = load_cases()
-READ_ONLY = {"read_file", "list_directory", "glob", "grep"}
+# suggestions are tried, so only tools that change nothing may be offered
+READ_ONLY = set(read_only_tools(load_tools().values()))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.tool}:{c.name}" for c in CASES])

@@ -210,12 +210,15 @@ def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, b
     where = {x: j for j, x in enumerate(b[blo:bhi], blo) if in_b[x] == 1 and in_a.get(x) == 1}
     if not where:
         return []
-    pairs = [(i, where[x]) for i, x in enumerate(a[alo:ahi], alo) if x in where]
-    budget.work.step(len(pairs) + (ahi - alo) + (bhi - blo))
+    # two lists of ints rather than a list of pairs: no tuple per line for
+    # the garbage collector to walk
+    iis = [i for i, x in enumerate(a[alo:ahi], alo) if x in where]
+    jjs = [where[a[i]] for i in iis]
+    budget.work.step(len(iis) + (ahi - alo) + (bhi - blo))
     tops: list[int] = []  # the smallest j ending a run of each length
-    ends: list[int] = []  # index in pairs of that run's last pair
+    ends: list[int] = []  # index in iis/jjs of that run's last pair
     back: list[int] = []  # index of the pair before each pair in its run
-    for index, (_, j) in enumerate(pairs):
+    for index, j in enumerate(jjs):
         at = bisect_left(tops, j)
         back.append(ends[at - 1] if at else -1)
         if at == len(tops):
@@ -226,7 +229,7 @@ def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, b
     run = []
     k = ends[-1]
     while k >= 0:
-        run.append(pairs[k])
+        run.append((iis[k], jjs[k]))
         k = back[k]
     return run[::-1]
 

@@ -88,6 +88,9 @@ TOOL_MODULES = (
     "grep",
     "move_file",
     "delete_file",
+    "read_files",  # newtools (issue 16)
+    "file_info",
+    "make_directory",
 )
 
 

@@ -380,9 +380,12 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
             raise _result_too_large(call, len(lines.text) + growth, ctx.limits.max_write_bytes,
                                     attempt.label)
         new_text, placements = apply_regions(lines, regions, call.work)
-        out.ranges = remap(out.ranges, placements, call.work) + [(p[2], p[3]) for p in placements]
-        out.spans = compose(out.spans, placements, call.work)
-        out.owners += [i] * len(placements)
+        # only the first MAX_LISTED + 1 places of each edit are ever named, so
+        # only those are carried through the edits after it
+        shown = placements[:MAX_LISTED + 1]
+        out.ranges = remap(out.ranges, placements, call.work) + [(p[2], p[3]) for p in shown]
+        out.owners += [i] * len(shown)
+        out.spans = compose(_coarse(out.spans), placements, call.work)
         out.strategies.append(strategy)
         out.counts.append(count)
         out.replacements += count
@@ -390,6 +393,18 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
         lines = Lines(new_text)
     out.text, out.lines = lines.text, lines
     return out
+
+
+_SPANS = 4096  # changed spans carried from one edit to the next, at most
+
+
+def _coarse(spans: list[Span]) -> list[Span]:
+    """``spans``, or when there are too many to carry through every later
+    edit of the call, one span around them all (still true: outside it the
+    base and the text agree; the diff then aligns inside it)."""
+    if len(spans) <= _SPANS:
+        return spans
+    return [(spans[0][0], spans[-1][1], spans[0][2], spans[-1][3])]
 
 
 def _locate(ctx: ToolContext, call: _Call, lines: Lines, attempt: Attempt,

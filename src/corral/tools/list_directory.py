@@ -5,6 +5,7 @@ from __future__ import annotations
 import stat as st
 from typing import Any
 
+from . import _listing_tree
 from ._context import ToolContext
 from ._policy import Op
 from ._refusal import not_directory, special_kind
@@ -17,13 +18,14 @@ DESCRIPTION = (
     "When there are more entries than the limit, 'truncated' is true and 'total' gives the "
     "count; entries hidden by the host's deny rules are counted in 'denied'. To find files by "
     "name in a whole tree use glob; to read a file use read_file."
-)
+) + _listing_tree.DESCRIPTION_NOTE
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
                  "description": "Directory to list, relative to the root (default \".\")."},
+        **_listing_tree.ARGUMENTS,
     },
     "additionalProperties": False,
 }
@@ -44,6 +46,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         kind = special_kind(info.st_mode).value
         raise not_directory(shown, f"{shown} is a {kind.replace('_', ' ')}, not a directory",
                             "Pass a directory; list_directory on its parent shows it.", type=kind)
+    if args["depth"] > 1:  # newtools hook: the tree
+        return _listing_tree.tree(ctx, rel, info, args)
     ctx.authorize(ListRequest(shown))
     identity = (info.st_dev, info.st_ino)
     ctx.ensure_same(rel, identity)  # a swap during authorization fails closed
@@ -89,5 +93,6 @@ OUTPUT_SCHEMA = success_schema({
 }, ["path", "entries", "truncated", "total"])
 
 TOOL = ToolSpec(name="list_directory", title="List directory", description=DESCRIPTION,
-                schema=SCHEMA, output_schema=OUTPUT_SCHEMA, run=run, request=ListRequest,
+                schema=SCHEMA, output_schema=_listing_tree.with_tree_output(OUTPUT_SCHEMA),
+                run=run, request=ListRequest,
                 suggests=Suggests(retry_on=frozenset({"directory"})))

@@ -18,6 +18,7 @@ import stat as st
 from typing import Any
 from collections.abc import Callable
 
+from . import _media
 from ._context import ToolContext
 from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, binary_file, directory_given, special_file,
@@ -38,7 +39,7 @@ DESCRIPTION = (
     "'bom' tells whether the file starts with a UTF-8 byte order mark (neither is shown in "
     "content). Directories, binary files and files that are not UTF-8 are refused: use glob or "
     "list_directory to see what a directory holds."
-)
+) + _media.DESCRIPTION_NOTE
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -104,6 +105,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         if ctx.asks_host:
             ctx.authorize(ReadRequest(rel))
         ctx.ensure_same(rel, (info.st_dev, info.st_ino))  # a swap during authorization fails closed
+        if (image := _media.read_image(ctx, rel, fd, info)) is not None:  # newtools hook
+            return image
         facts = _scan(rel, _Reader(backend.pread, fd, ctx.checkpoint), info.st_size, offset,
                       limit, limits.read_line_chars, limits.read_bytes)
     finally:
@@ -487,5 +490,5 @@ OUTPUT_SCHEMA = success_schema({
     "lineEndings", "bom"])
 
 TOOL = ToolSpec(name="read_file", title="Read file", description=DESCRIPTION, schema=SCHEMA,
-                output_schema=OUTPUT_SCHEMA, run=run, request=ReadRequest,
+                output_schema=_media.with_image_output(OUTPUT_SCHEMA), run=run, request=ReadRequest,
                 suggests=Suggests(retry_on=frozenset({"file"})))
