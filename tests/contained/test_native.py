@@ -550,3 +550,36 @@ def test_avoids_symlink_attacks_is_computed_from_the_platform(tmp_path, monkeypa
     assert info.value.errno == errno.ENOSYS
     monkeypatch.setattr(os, "supports_fd", os.supports_fd - {os.scandir})
     assert fd_capabilities() is False
+
+
+def test_a_fake_root_collected_after_pyfakefs_closes_no_real_fd(tmp_path):
+    """A Root (or Handle) made under pyfakefs holds a fake fd number; closed
+    after the patcher is gone, it must not close the real fd that has that
+    number now."""
+    from pyfakefs.fake_filesystem_unittest import Patcher
+
+    from corral.testing.backends import FakeFsBackend
+
+    with Patcher() as patcher:
+        patcher.fs.create_file("/fake/work/f", contents="x")
+        root = Root("/fake/work", backend=FakeFsBackend())
+        handle = root.open_handle("f")
+        numbers = (root.fileno(), handle.fd)
+    real = {n: os.open(tmp_path, os.O_RDONLY) for n in range(2)}
+    try:
+        before = {fd: os.fstat(fd).st_ino for fd in range(3, 64) if _is_open(fd)}
+        handle.close()
+        root.close()
+        after = {fd: os.fstat(fd).st_ino for fd in range(3, 64) if _is_open(fd)}
+        assert after == before, (numbers, sorted(set(before) - set(after)))
+    finally:
+        for fd in real.values():
+            os.close(fd)
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True

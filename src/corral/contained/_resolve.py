@@ -151,7 +151,11 @@ class Anchor:
         """Close the fd (once) after :meth:`close`, when no call holds it."""
         with self._lock:
             fd, self.fd = self.fd, -1
-        if fd >= 0 and self.owned:
+        if fd < 0 or not self.owned:
+            return
+        if self.backend.fake_fs_safe:
+            self.backend.close(fd)  # a fake fd: the fake's own close (it knows when it is gone)
+        else:
             os.close(fd)  # opened by os.open (Root) or by a backend for a copy
 
     def root_gone(self, root_fd: int) -> bool:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from collections.abc import Callable
 
 from corral.contained import Backend, OsBackend
-from corral.contained._backend import DirEntries
+from corral.contained._backend import DirEntries, _under_pyfakefs
 
 __all__ = ["Fault", "FaultBackend", "FakeFsBackend"]
 
@@ -225,6 +225,12 @@ class FakeFsBackend(OsBackend):
 
     def __init__(self) -> None:
         super().__init__(openat2=False)
+
+    def close(self, fd: int) -> None:
+        # An object made under pyfakefs and collected after the patcher is
+        # gone must not close the real fd that has its number now.
+        if _under_pyfakefs():
+            os.close(fd)
 
     def pread(self, fd: int, size: int, offset: int) -> bytes:
         os.lseek(fd, offset, os.SEEK_SET)
