@@ -57,6 +57,7 @@ PUBLIC: dict[str, set[str]] = {
     },
     "corral.tools": {
         "Toolbox",
+        "Workspace",
         "Limits",
         "Code",
         "Refusal",
@@ -79,6 +80,7 @@ PUBLIC: dict[str, set[str]] = {
         "Progress",
         "Kind",  # C3 (tools)
         "Suggests",
+        "Policy",  # issue 11 (tools)
     },
     "corral.integrations": {
         "openai_agents_tools",

@@ -256,3 +256,14 @@ def test_time_limit_through_the_toolbox_deadline(tmp_path, box, tool, args, key)
     assert out["code"] == "TOO_LARGE" and out["details"]["kind"] == "time_limit", out
     assert out["details"]["partial"] is True and out["details"][key] == []
     assert toolbox.call(tool, args)[key]
+
+
+@pytest.mark.parametrize("tool,args", [("glob", {"pattern": "**/*.txt"}),
+                                       ("grep", {"pattern": "needle"})])
+def test_long_walks_report_progress(tmp_path, box, tool, args):
+    _many(tmp_path)
+    seen = []
+    out = box(tmp_path).call(tool, args, progress=seen.append)
+    assert out["ok"] is True
+    assert seen and all(p.message == tool and p.done > 0 for p in seen)
+    assert [p.done for p in seen] == sorted(p.done for p in seen)

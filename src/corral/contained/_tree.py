@@ -25,14 +25,17 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from ._handle import Handle
+
 if TYPE_CHECKING:
     from ._root import Root
 
-__all__ = ["MAX_DEPTH", "Tree", "TreeItem", "TreeStats", "TreeVisitor"]
+__all__ = ["MAX_DEPTH", "Tree", "TreeItem", "TreeStats", "TreeVisitor", "open_entry"]
 
 MAX_DEPTH = 128  # directories below the base; each level holds one fd
 TICK_EVERY = 1024
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 S = TypeVar("S")
 # (dir_sub, dir_fd, state, entries): a run of consecutive entries of one
@@ -41,6 +44,22 @@ S = TypeVar("S")
 # state is the directory's, and dir_fd is valid until the next step
 TreeItem = tuple[str, int, S, list[tuple[str, str]]]
 _Listed = list[tuple[str, str, str]]  # (sort key, name, kind)
+
+
+def open_entry(root: Root, dir_fd: int, name: str, path: str) -> tuple[Handle, os.stat_result]:
+    """Open the entry ``name`` of a directory a :class:`Tree` yielded, for
+    reading: one name, never following a symlink, never blocking (a FIFO
+    swapped in since the listing opens, and shows in the ``fstat``).
+    ``path`` is its canonical root-relative path (the directory's, which
+    the walk reached by fd, plus the name).  Returns the :class:`Handle` and
+    its ``fstat``; the caller checks the kind and closes the handle."""
+    fd = root.backend.open_at(dir_fd, name, _FILE_FLAGS)
+    handle = Handle(root, root.backend, fd, path)
+    try:
+        return handle, handle.stat()
+    except BaseException:
+        handle.close()
+        raise
 
 
 @dataclass

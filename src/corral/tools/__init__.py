@@ -13,18 +13,22 @@ nothing of the host.  Every call is bounded (``timeout``, ``cancel``) and
 from ._control import CancelToken, Progress
 from ._hosts import strict_schema, tool_definitions
 from ._limits import Limits
+from ._policy import Policy
 from ._refusal import Code, Kind, Refusal
 from ._registry import TOOL_MODULES, Suggests, ToolSpec
 from ._requests import (Authorizer, DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest,
                         ListRequest,
                         MoveRequest, ReadRequest, Request, WriteRequest)
 from ._toolbox import Toolbox
+from ._workspace import Workspace
 
 TOOL_NAMES = TOOL_MODULES
 
 __all__ = [
     "Toolbox",
+    "Workspace",
     "Limits",
+    "Policy",
     "CancelToken",
     "Progress",
     "Code",

@@ -180,7 +180,7 @@ class _Walk:
         """List ``node`` into its item; return its directories to list next."""
         for prefix, spec in node.chain:
             rules.push(prefix, spec)
-        own = load_ignore_at(self.ctx, handle.fileno())
+        own = load_ignore_at(self.ctx, handle.fileno(), node.real)
         prefix = "" if node.real == "." else node.real + "/"
         if own is not None:
             rules.push(prefix, own)

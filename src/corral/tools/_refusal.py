@@ -109,6 +109,12 @@ class Kind(str, enum.Enum):
     MULTIPLE_TOLERANT_MATCHES = "multiple_tolerant_matches"
     NO_SPACE = "no_space"
     TIME_LIMIT = "time_limit"
+    # several roots (Workspace)
+    ROOT_REQUIRED = "root_required"  # a path that names no root, where there are several
+    UNKNOWN_ROOT = "unknown_root"  # a path whose first component is no root's name
+    OUTSIDE_ROOTS = "outside_roots"  # OUTSIDE_ROOT: outside every root
+    CROSS_ROOT = "cross_root"  # UNSUPPORTED: one call's paths in two roots
+    NO_ROOTS = "no_roots"  # DENIED: the client's roots share nothing with the server's
     # who said no
     HOST = "host"  # the host's authorize refused
     HOST_UNEXPECTED = "host_unexpected"  # authorize answered neither None/True nor False

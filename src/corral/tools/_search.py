@@ -20,7 +20,8 @@ import stat as st
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..contained._tree import TreeVisitor
+from ..contained import Handle
+from ..contained._tree import TreeVisitor, open_entry
 from ._context import ToolContext
 from ._policy import Op
 from ._refusal import Kind, Refusal, swapped, time_limit
@@ -60,13 +61,20 @@ def hidden(ctx: ToolContext, real: str) -> bool:
 @dataclass
 class Base:
     """An opened search base: ``shown`` is the path as the caller wrote it
-    (results are named from it), ``real`` where it really is (deny rules and
-    .gitignore files are judged there)."""
+    (results are named from it), ``real`` where resolution really reached
+    (deny rules and .gitignore files are judged there)."""
 
-    fd: int
+    handle: Handle
     shown: str
     real: str
     info: os.stat_result
+
+    @property
+    def fd(self) -> int:
+        return self.handle.fd
+
+    def close(self) -> None:
+        self.handle.close()
 
     def shown_path(self, sub: str) -> str:
         return sub if self.shown == "." else f"{self.shown}/{sub}"
@@ -78,48 +86,35 @@ class Base:
 def open_base(ctx: ToolContext, rel: str, before: os.stat_result, flags: int) -> Base:
     """Open ``rel`` (after authorization) and fail closed (``STALE``) if it
     is no longer what was stat-ed and authorized before."""
-    fd = ctx.root.open(rel, flags)
+    handle = ctx.root.open_handle(rel, flags)
     try:
-        info = ctx.root.backend.fstat(fd)
+        info = handle.stat()
         if (info.st_dev, info.st_ino) != (before.st_dev, before.st_ino):
             raise swapped(rel.rstrip("/") or ".")
-        real = ctx.root.realpath(rel)
     except BaseException:
-        ctx.root.backend.close(fd)
+        handle.close()
         raise
-    shown = rel.rstrip("/") or "."
-    return Base(fd, shown, real, info)
+    return Base(handle, rel.rstrip("/") or ".", handle.path, info)
 
 
 # -- .gitignore files -------------------------------------------------------------
 
-def _read_small(ctx: ToolContext, fd: int, limit: int) -> bytes:
-    backend = ctx.root.backend
-    chunks, size = [], 0
-    while size < limit:
-        chunk = backend.read(fd, limit - size)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
-def load_ignore_at(ctx: ToolContext, dir_fd: int) -> IgnoreFile | None:
-    """The .gitignore in the directory ``dir_fd``; ``None`` if absent,
-    unreadable, or a symlink (git does not follow those either)."""
+def load_ignore_at(ctx: ToolContext, dir_fd: int, real: str) -> IgnoreFile | None:
+    """The .gitignore in the directory ``dir_fd`` (at the canonical
+    ``real``); ``None`` if absent, unreadable, or a symlink (git does not
+    follow those either).  Read up to :data:`MAX_IGNORE_BYTES`."""
+    path = IGNORE_FILE if real in (".", "") else f"{real}/{IGNORE_FILE}"
     try:
-        fd = ctx.root.open(IGNORE_FILE, os.O_RDONLY, dir_fd=dir_fd)
+        handle, info = open_entry(ctx.root, dir_fd, IGNORE_FILE, path)
     except OSError:
         return None
-    try:
-        if not st.S_ISREG(ctx.root.backend.fstat(fd).st_mode):
+    with handle:
+        if not st.S_ISREG(info.st_mode):
             return None
-        return parse_ignore(_read_small(ctx, fd, MAX_IGNORE_BYTES))
-    except OSError:
-        return None
-    finally:
-        ctx.root.backend.close(fd)
+        try:
+            return parse_ignore(handle.read(MAX_IGNORE_BYTES))
+        except OSError:
+            return None
 
 
 def ancestor_rules(ctx: ToolContext, real: str) -> IgnoreRules:
@@ -132,15 +127,13 @@ def ancestor_rules(ctx: ToolContext, real: str) -> IgnoreRules:
     for depth in range(len(parts)):
         directory = "/".join(parts[:depth]) or "."
         try:
-            fd = ctx.root.open(directory, _DIR_FLAGS)
+            handle = ctx.root.open_handle(directory, _DIR_FLAGS)
         except OSError:
             continue
-        try:
-            spec = load_ignore_at(ctx, fd)
-        finally:
-            ctx.root.backend.close(fd)
+        with handle:
+            spec = load_ignore_at(ctx, handle.fd, handle.path)
         if spec is not None:
-            rules.push("" if directory == "." else directory + "/", spec)
+            rules.push("" if handle.path == "." else handle.path + "/", spec)
     return rules
 
 
@@ -226,10 +219,10 @@ class SearchVisitor(TreeVisitor[frozenset[int]]):
     def listed(self, fd: int, dir_sub: str, present: frozenset[str]) -> bool:
         if self.rules is None or not present:
             return False
-        spec = load_ignore_at(self.ctx, fd)
+        real = self.base.real_path(dir_sub.rstrip("/")) if dir_sub else self.base.real
+        spec = load_ignore_at(self.ctx, fd, real)
         if spec is None:
             return False
-        real = self.base.real_path(dir_sub.rstrip("/")) if dir_sub else self.base.real
         self.rules.push("" if real == "." else real + "/", spec)
         return True
 

@@ -126,7 +126,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                        lambda m, include: _glob(ctx, base, m, given, include, probe=True))
         return result
     finally:
-        ctx.root.backend.close(base.fd)
+        base.close()
 
 
 class _Found:

@@ -33,8 +33,8 @@ import posixpath
 import stat as st
 from typing import Any
 
-from ..contained import SpecialFileError
-from ..contained._tree import Tree, TreeStats
+from ..contained import Handle, Root
+from ..contained._tree import Tree, TreeStats, open_entry
 from ._context import ToolContext
 from ._refusal import Code, Kind, Refusal
 from ._registry import Suggests, ToolSpec, success_schema
@@ -104,7 +104,6 @@ class _Search:
     def __init__(self, ctx: ToolContext, pattern: Pattern, mode: str, limit: int,
                  context: int, budget: Budget) -> None:
         self.ctx = ctx
-        self.backend = ctx.root.backend
         self.pattern = pattern
         self.mode = mode
         self.limit = limit
@@ -122,9 +121,9 @@ class _Search:
         return len(self.results) > self.limit
 
     # -- one file ---------------------------------------------------------
-    def file(self, fd: int, path: str) -> None:
-        """Search the open file ``fd`` (named ``path`` in results)."""
-        info = self.backend.fstat(fd)
+    def file(self, handle: Handle, path: str, info: os.stat_result) -> None:
+        """Search the open file ``handle`` (named ``path`` in results;
+        ``info`` its fstat)."""
         if not st.S_ISREG(info.st_mode):
             self.skipped["special"] += 1
             return
@@ -132,7 +131,7 @@ class _Search:
             self.skipped["hardlinks"] += 1  # its content may be a file outside the root
             return
         want = min(info.st_size + 1, CHUNK)
-        data = self.backend.pread(fd, want, 0)
+        data = handle.pread(want, 0)
         if data.find(b"\x00", 0, BINARY_SNIFF) >= 0:
             self.skipped["binary"] += 1
             self.binary_path = path
@@ -141,9 +140,9 @@ class _Search:
         eof = len(data) < want
         if eof and not self.pattern.could_match(data):
             return  # the common case: a small file without a match
-        self._stream(fd, path, data, eof)
+        self._stream(handle, path, data, eof)
 
-    def _stream(self, fd: int, path: str, data: bytes, eof: bool) -> None:
+    def _stream(self, handle: Handle, path: str, data: bytes, eof: bool) -> None:
         line = 1  # the number of the first line of the buffer
         offset = len(data)
         state = [0, 0]  # matching lines counted, the last line reported
@@ -155,7 +154,7 @@ class _Search:
                 break
             self.budget.check()
             line += count_newlines(buf)  # a line longer than a chunk goes on in the next one
-            more = self.backend.pread(fd, CHUNK, offset)
+            more = handle.pread(CHUNK, offset)
             offset += len(more)
             eof = len(more) < CHUNK
             data = data[end:] + more
@@ -164,7 +163,7 @@ class _Search:
         if self.mode == "counts" and state[0]:
             self.results.append({"path": path, "count": state[0]})
         if found and self.context:
-            self._add_context(fd, found)
+            self._add_context(handle, found)
 
     def _lines(self, buf: bytes, path: str, line: int, state: list[int],
                found: list[dict[str, Any]]) -> bool:
@@ -210,24 +209,24 @@ class _Search:
         cap = self.ctx.limits.search_line_chars
         return line[:4 * cap].decode("utf-8", "replace").rstrip("\r")[:cap]
 
-    def _add_context(self, fd: int, found: list[dict[str, Any]]) -> None:
+    def _add_context(self, handle: Handle, found: list[dict[str, Any]]) -> None:
         """Fill ``before``/``after`` of this file's matches, re-reading it as
         a stream; a context never repeats a line shown by a neighbour."""
         spans = _context_spans([m["line"] for m in found], self.context)
         wanted = {n for low, high in spans for n in range(low, high + 1)}
         wanted.difference_update(m["line"] for m in found)
-        texts = self._lines_text(fd, wanted, max(high for _, high in spans))
+        texts = self._lines_text(handle, wanted, max(high for _, high in spans))
         for match, (low, high) in zip(found, spans):
             line = match["line"]
             match["before"] = [texts[n] for n in range(low, line) if n in texts]
             match["after"] = [texts[n] for n in range(line + 1, high + 1) if n in texts]
 
-    def _lines_text(self, fd: int, wanted: set[int], last: int) -> dict[int, str]:
+    def _lines_text(self, handle: Handle, wanted: set[int], last: int) -> dict[int, str]:
         texts: dict[int, str] = {}
         number, offset, carry = 0, 0, b""
         while number < last:
             self.budget.check()
-            data = self.backend.pread(fd, CHUNK, offset)
+            data = handle.pread(CHUNK, offset)
             offset += len(data)
             if not data:
                 if carry and number + 1 in wanted:
@@ -309,7 +308,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     shown = rel.rstrip("/") or "."
     if not st.S_ISDIR(info.st_mode):
         if not st.S_ISREG(info.st_mode):
-            ctx.root.backend.close(ctx.root.open(rel, os.O_RDONLY))  # raises SpecialFileError
+            ctx.root.open_handle(rel).close()  # raises SpecialFileError
         ctx.check_hardlink(shown, info)
     ctx.authorize(GrepRequest(shown, args["pattern"]))
     result = search(ctx, args, pattern, include, rel, info)
@@ -361,7 +360,7 @@ def search(ctx: ToolContext, args: dict[str, Any], pattern: Pattern,
             _grep_tree(ctx, grep, base, include, args["includeIgnored"], notes, outcome)
         elif _include_matches(include, "", posixpath.basename(base.shown), frozenset()):
             grep.included += 1
-            grep.file(base.fd, base.shown)
+            grep.file(base.handle, base.shown, base.info)
         else:
             notes.append(f"include {args['include']!r} does not match the name of "
                          f"{base.shown}, so it was not searched.")
@@ -372,7 +371,7 @@ def search(ctx: ToolContext, args: dict[str, Any], pattern: Pattern,
                                        mode: grep.results[:limit],
                                        "filesSearched": grep.searched}) from None
     finally:
-        ctx.root.backend.close(base.fd)
+        base.close()
     return _result(ctx, args, grep, base, outcome, notes, context, limit)
 
 
@@ -435,29 +434,27 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
                 elif rules and visitor.file_ignored(dir_sub, name):
                     outcome.ignored += 1
                 elif not visitor.file_hidden(dir_sub, name):
-                    _grep_file(grep, root, dir_fd, name, base.shown_path(dir_sub + name))
+                    _grep_file(grep, root, dir_fd, base, dir_sub + name)
                     if grep.full:
                         return
     outcome.incomplete = tree.stats.incomplete
 
 
-def _grep_file(grep: _Search, root: Any, dir_fd: int, name: str, shown: str) -> None:
+def _grep_file(grep: _Search, root: Root, dir_fd: int, base: Base, sub: str) -> None:
+    """Open and search the entry ``sub`` (below the base) of ``dir_fd``."""
     skipped = grep.skipped
     try:
-        fd = root.open(name, os.O_RDONLY, dir_fd=dir_fd)
-    except SpecialFileError:
-        skipped["special"] += 1
-        return
+        handle, info = open_entry(root, dir_fd, sub.rsplit("/", 1)[-1], base.real_path(sub))
     except OSError as exc:  # vanished, permissions, swapped for a link since listing
         skipped["symlinks" if exc.errno == errno.ELOOP else "unreadable"] += 1
         return
     try:
         grep.budget.check()
-        grep.file(fd, shown)
+        grep.file(handle, base.shown_path(sub), info)  # a special file swapped in: counted
     except OSError:  # EIO and the like, mid-read: keep what the others gave
         skipped["unreadable"] += 1
     finally:
-        root.backend.close(fd)
+        handle.close()
 
 
 def _finish_notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], grep: _Search,
