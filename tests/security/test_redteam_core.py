@@ -40,7 +40,6 @@ def _open_read(root, name: str, dir_fd: int) -> bytes | None:
         os.close(fd)
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: core to fix (dir_fd not checked: stale fwalk fd)")
 def test_a_stale_fwalk_fd_reused_outside_opens_nothing_outside(make_root, site):
     ws, outside = site
     root = make_root(str(ws))
@@ -60,7 +59,6 @@ def test_a_stale_fwalk_fd_reused_outside_opens_nothing_outside(make_root, site):
             os.close(fd)
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: core to fix (dir_fd not checked: foreign fd)")
 def test_a_directory_fd_not_from_the_root_opens_nothing_outside(make_root, site):
     ws, outside = site
     root = make_root(str(ws))
@@ -76,7 +74,6 @@ def _open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: core to fix (fwalk leaks the fd it yielded when closed)")
 @pytest.mark.parametrize("topdown", [True, False], ids=["topdown", "bottom-up"])
 def test_a_walk_left_early_closes_every_fd(make_root, site, topdown):
     """THREATS row 19: no fd leaks after a call.  Leaving Root.walk/fwalk

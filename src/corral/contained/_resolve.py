@@ -106,7 +106,7 @@ class Anchor:
     """
 
     __slots__ = ("fd", "backend", "strict", "fast", "resolve", "vanished", "stats", "owned",
-                 "users", "closed", "_lock")
+                 "users", "closed", "walking", "_lock")
 
     def __init__(self, fd: int, backend: Backend, *, strict: bool, fast: bool, resolve: int,
                  owned: bool = True) -> None:
@@ -121,6 +121,10 @@ class Anchor:
         self.stats = {"openat2_eagain": 0, "openat2_exhausted": 0, "walk_fallbacks": 0}
         self.users: list[None] = []  # one entry per call holding the fd
         self.closed = False
+        #: Directory fds a :meth:`Root.fwalk` of this root is yielding right
+        #: now, with the ``(st_dev, st_ino)`` they had: the only ``dir_fd``
+        #: values ``Root.open`` accepts (a stale or foreign fd is ``EBADF``).
+        self.walking: dict[int, tuple[int, int]] = {}
         self._lock = threading.Lock()
 
     def acquire(self, text: str | None) -> int:

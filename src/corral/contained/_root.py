@@ -202,8 +202,12 @@ class Root(RootSurface, Closing):
         carry permission bits only (0o777).  The fd may carry ``O_NONBLOCK``,
         which regular files and directories ignore.
 
-        ``dir_fd``: a directory fd yielded by :meth:`fwalk`; ``path`` must
-        then be one plain name, which is opened without following a symlink.
+        ``dir_fd``: a directory fd that a :meth:`fwalk` of this Root is
+        yielding right now; ``path`` must then be one plain name, which is
+        opened without following a symlink.  Any other fd (one from a walk
+        that has moved on, whose number may now be another directory's, or
+        one that never came from this Root) is ``OSError(EBADF)``: the fd's
+        device and inode are checked against what the walk opened.
         """
         native = self._native_open
         if native is not None and dir_fd is None:
@@ -304,6 +308,7 @@ class Root(RootSurface, Closing):
         anchor.acquire(text)
         anchor.release()
         backend = anchor.backend
+        _check_vouched(anchor, dir_fd, text)
         try:
             fd = backend.open_at(dir_fd, text, flags | SAFE, mode)
         except OSError as exc:
@@ -631,7 +636,26 @@ class Root(RootSurface, Closing):
                 onerror(exc)
                 return
             raise
-        yield from _fwalk(self._anchor.backend, fd, top_text, topdown, onerror)
+        anchor = self._anchor
+        yield from _fwalk(anchor.backend, fd, top_text, topdown, onerror, anchor.walking)
+
+
+def _check_vouched(anchor: Anchor, dir_fd: int, text: str) -> None:
+    """``EBADF`` unless ``dir_fd`` is a directory a walk of this root is
+    yielding now, still the same directory (``fstat``: a number closed and
+    reused meanwhile is someone else's)."""
+    expected = anchor.walking.get(dir_fd)
+    if expected is not None:
+        try:
+            info = anchor.backend.fstat(dir_fd)
+        except OSError:
+            expected = None
+        else:
+            if (info.st_dev, info.st_ino) != expected:
+                expected = None
+    if expected is None:
+        raise OSError(errno.EBADF, "dir_fd is not a directory this Root's fwalk is yielding",
+                      text)
 
 
 def _native_opener(anchor: Anchor, call: OpenBeneath) -> Callable[[object, int, int], int]:
