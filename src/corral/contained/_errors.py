@@ -58,7 +58,7 @@ class EscapeError(ContainedError):
     default_errno = _errno.EXDEV
 
     def __init__(self, message: str, path: str | None = None, *, component: str | None = None,
-                 reason: str = "dotdot") -> None:  # noqa: D107
+                 reason: str = "dotdot") -> None:
         super().__init__(message, path, component=component)
         self.reason = reason
 
@@ -118,9 +118,11 @@ class SpecialFileError(ContainedError):
         self.kind = kind
 
 
-def contained_error(err: int, path: str | None, component: str | None = None) -> OSError:
+def contained_error(err: int | None, path: str | None, component: str | None = None) -> OSError:
     """An ``OSError`` of the built-in subclass for ``err``, naming root-relative
-    ``path`` and carrying ``component`` (see the module docstring)."""
-    exc = OSError(err, os.strerror(err), path)
+    ``path`` and carrying ``component`` (see the module docstring).  An
+    ``err`` of ``None`` (an ``OSError`` made without one) is ``EIO``."""
+    code = _errno.EIO if err is None else err
+    exc = OSError(code, os.strerror(code), path)
     exc.component = component  # type: ignore[attr-defined]
     return exc

@@ -144,7 +144,7 @@ class Tree(Generic[S]):
         append = entries.append
         stats = self.stats
         watch, present = self._visitor.watch, set()
-        with self._root.backend.scandir(fd) as it:  # type: ignore[attr-defined]
+        with self._root.backend.scandir(fd) as it:
             for entry in it:
                 name = entry.name
                 if name in watch:
