@@ -78,6 +78,7 @@ PUBLIC: dict[str, set[str]] = {
         "Progress",
         "Kind",  # C3 (tools)
         "Suggests",
+        "Policy",  # issue 11 (tools)
     },
     "corral.integrations": {
         "openai_agents_tools",

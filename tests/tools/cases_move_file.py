@@ -152,3 +152,32 @@ CASES = [
          "integer", "Pass 'overwrite' as true or false.", details={"field": "overwrite"},
          tree=TREE),
 ]
+
+
+# -- issue 11 and 14 -----------------------------------------------------------------------
+
+CASES += [
+    Case("move_file", "protected_destination", {"source": "hook.sh",
+                                                "destination": ".git/hooks/pre-commit"},
+         "DENIED", ".git/hooks/pre-commit is protected: the host may run it on its own, so the "
+         "tools may not move onto it; nothing was changed",
+         "Do not change this path; if the change is needed, the host (the user) must allow it, "
+         "e.g. corral serve --allow-git-writes or --no-default-policy.",
+         details={"path": ".git/hooks/pre-commit", "operation": "move onto",
+                  "field": "destination", "kind": "protected"}, exact=True,
+         tree={"hook.sh": "#!/bin/sh\n", ".git/hooks": None}),
+    Case("move_file", "directory_holding_a_protected_path", {"source": "app", "destination": "b"},
+         "DENIED", "app holds a path that is protected (the host may run it on its own), so it "
+         "cannot be moved", "Move the other entries one by one instead; if this move is needed, "
+         "the host (the user) must allow it.",
+         details={"path": "app", "field": "source", "kind": "protected"}, exact=True,
+         tree={"app/.envrc": "export A=1\n", "app/main.py": "x\n"}),
+    Case("move_file", "directory_onto_a_file_offers_no_overwrite",
+         {"source": "pkg", "destination": "notes.txt"}, "ALREADY_EXISTS",
+         "notes.txt already exists",
+         "notes.txt is a file and pkg is a directory, which cannot replace it: choose another "
+         "destination, or delete notes.txt first.",
+         details={"path": "notes.txt", "field": "destination", "existing": "file",
+                  "kind": "exists"}, exact=True,
+         tree={"pkg/a.py": "a\n", "notes.txt": "n\n"}),
+]

@@ -190,3 +190,63 @@ CASES = [
          suggested_tool="read_file", suggested_args={"path": "three.txt"},
          tree={"three.txt": THREE}),
 ]
+
+
+# -- issue 11, 12, 14: kinds of the second round ---------------------------------------------
+
+def _cancelled():
+    from corral.tools import CancelToken
+    token = CancelToken()
+    token.cancel()
+    return token
+
+
+BIG = "line\n" * (3 * 1024 * 1024 // 5)  # streamed: the read loop's checkpoints run
+SECRET_HINT = ("Do not use this file; if its content is needed, ask the user (the host must "
+               "allow secret files explicitly).")
+
+CASES += [
+    Case("read_file", "glob_pattern_many_matches", {"path": "src/*.py"}, "INVALID_ARGUMENT",
+         "src/*.py is a glob pattern, not a file; it matches 2 files (src/a.py, src/b.py)",
+         "Read the files one by one (read_file takes one path); they are in details.matches.",
+         details={"path": "src/*.py", "field": "path", "matches": ["src/a.py", "src/b.py"],
+                  "total": 2, "truncated": False, "kind": "path_is_pattern"}, exact=True,
+         suggested_tool="glob", suggested_args={"pattern": "*.py", "path": "src"},
+         tree={"src/a.py": "a\n", "src/b.py": "b\n", "src/c.txt": "c\n"}),
+    Case("read_file", "glob_pattern_one_match", {"path": "**/*.txt"}, "INVALID_ARGUMENT",
+         "**/*.txt is a glob pattern, not a file; it matches 1 file (src/c.txt)",
+         "Read the file it matches: src/c.txt.",
+         details={"path": "**/*.txt", "field": "path", "matches": ["src/c.txt"], "total": 1,
+                  "truncated": False, "kind": "path_is_pattern"}, exact=True,
+         suggested_tool="read_file", suggested_args={"path": "src/c.txt"},
+         tree={"src/a.py": "a\n", "src/c.txt": "c\n"}),
+    Case("read_file", "secret_file", {"path": ".env"}, "DENIED",
+         ".env looks like a secret file (credentials or keys), which the tools may not read here",
+         SECRET_HINT, details={"path": ".env", "operation": "read", "field": "path",
+                               "kind": "secret"}, exact=True,
+         tree={".env": "API_KEY=sk-1\n"}),
+    Case("read_file", "secret_through_a_link", {"path": "config/settings"}, "DENIED",
+         "config/settings looks like a secret file (credentials or keys), which the tools may "
+         "not read here", SECRET_HINT,
+         details={"path": "config/settings", "operation": "read", "field": "path",
+                  "kind": "secret"}, exact=True,
+         tree={"deploy/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\n", "config": None,
+               "config/settings": ("link", "../deploy/id_rsa")}),
+    Case("read_file", "time_limit", {"path": "big.log"}, "TOO_LARGE",
+         "read_file ran past its time limit of 0 s and was stopped; nothing was changed",
+         "Narrow the call (a smaller path, a more specific pattern, a smaller window) and try "
+         "again.", details={"seconds": 0, "kind": "time_limit"}, exact=True,
+         tree={"big.log": BIG}, call_options={"timeout": 0}),
+    Case("read_file", "cancelled", {"path": "big.log"}, "DENIED",
+         "read_file was cancelled by the host before it finished; nothing was changed",
+         "Do not repeat this call unless the user asks for it again.",
+         details={"kind": "cancelled"}, exact=True, tree={"big.log": BIG},
+         call_options={"cancel": _cancelled()}),
+    Case("read_file", "host_answer_not_a_bool", {"path": "README.md"}, "DENIED",
+         "the host refused to read README.md: its authorize callback returned a value of type "
+         "str, which is not an answer (only None or True allow, False denies)",
+         "Do not repeat this call; ask the user to fix the host's authorize callback.",
+         details={"path": "README.md", "operation": "read", "returned": "a value of type str",
+                  "kind": "host_unexpected"}, exact=True, tree=SRC,
+         toolbox_options={"authorize": lambda request: "no"}),
+]

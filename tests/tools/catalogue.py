@@ -18,7 +18,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 
 @dataclass
@@ -37,6 +38,8 @@ class Case:
     tree: dict[str, Any] = field(default_factory=dict)
     toolbox_options: dict[str, Any] = field(default_factory=dict)  # e.g. deny, authorize
     prepare: Callable[[Path], None] | None = None  # extra setup on the root's host path
+    call_options: dict[str, Any] = field(default_factory=dict)  # Toolbox.call(timeout=, cancel=)
+    exact: bool = False  # details must be exactly ``details`` (plus the message)
 
 
 def build_tree(root: Path, tree: dict[str, Any]) -> None:

@@ -9,7 +9,8 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from corral.contained import OsBackend
 from corral.tools import Toolbox
@@ -57,7 +58,7 @@ def run_case(case: Case, base: Path, make_root: Callable[..., Any] | None = None
     root_path = make_case_tree(base, case)
     root = make_root(root_path) if make_root is not None else root_path
     toolbox = Toolbox(root, **case.toolbox_options)
-    return toolbox.call(case.tool, case.args), toolbox
+    return toolbox.call(case.tool, case.args, **case.call_options), toolbox
 
 
 def assert_valid_envelope(envelope: Any) -> dict[str, Any]:

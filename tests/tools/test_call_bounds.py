@@ -105,7 +105,7 @@ def test_move_file_inside_walk_stops_at_the_deadline(tmp_path, make_root, clock)
 
 def test_delete_file_digest_loop_stops_at_the_deadline(tmp_path, make_root, clock):
     (tmp_path / "gone.txt").write_text("data\n")
-    root = hooked_root(make_root, tmp_path, {"read": clock.advance})
+    root = hooked_root(make_root, tmp_path, {"pread": clock.advance})
     with Toolbox(root) as toolbox:
         time_limited(toolbox.call("delete_file", {"path": "gone.txt"}), "delete_file")
     assert (tmp_path / "gone.txt").exists()
@@ -246,3 +246,20 @@ def test_null_required_argument_is_refused_naming_it(tmp_path):
     result = Toolbox(tmp_path).call("read_file", {"path": None})
     assert result["code"] == "INVALID_ARGUMENT"
     assert result["message"] == "read_file: argument 'path' must be a string, not null"
+
+
+def test_ctx_call_runs_a_tool_within_the_call(tmp_path):
+    """A tool that runs others (read_files) gets full envelopes, suggestions
+    verified, under the outer call's deadline and the host's authorize."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "util.py").write_text("x = 1\n")
+    asked = []
+    toolbox = Toolbox(tmp_path, authorize=lambda request: asked.append(request.path) or True)
+    ctx = toolbox._state.context("read_files", seconds=30)
+    ok = ctx.call("read_file", {"path": "src/util.py"})
+    assert ok["ok"] is True and asked == ["src/util.py"]
+    typo = ctx.call("read_file", {"path": "src/utl.py"})
+    assert typo["suggestedTool"] == "read_file" and typo["suggestedArgs"] == {"path": "src/util.py"}
+    late = toolbox._state.context("read_files", seconds=0)
+    (tmp_path / "big.log").write_bytes(b"line\n" * (BIG // 5))
+    assert late.call("read_file", {"path": "big.log"})["details"]["kind"] == "time_limit"

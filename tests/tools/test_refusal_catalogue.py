@@ -44,6 +44,8 @@ def test_refusal_case(case, tmp_path, make_root):
     assert wire["message"] == case.message
     assert wire["details"]["message"] == case.message
     assert wire["hint"] == case.hint
+    if case.exact:
+        assert wire["details"] == {**case.details, "message": case.message}, wire["details"]
     for key, value in case.details.items():
         assert key in wire["details"], f"details lack {key!r}: {wire['details']}"
         assert wire["details"][key] == value, (key, wire["details"][key], value)

@@ -94,7 +94,6 @@ class OsBackend(Backend):
 
     def __init__(self, *, openat2: bool | None = None) -> None:
         self._openat2_wanted = _openat2_wanted(openat2)
-        self._probe_lock = threading.Lock()
         self.has_openat2 = False
         self.openat2_reason = "not Linux" if not IS_LINUX else "not probed"
         if IS_LINUX:

@@ -17,8 +17,6 @@ from ._errors import InvalidPathError
 PATH_MAX = 4096  # bytes, including the terminating NUL, as Linux counts
 NAME_MAX = 255  # bytes in one component
 
-StrPath = "str | bytes | os.PathLike[str] | os.PathLike[bytes]"
-
 
 class ParsedPath(NamedTuple):
     text: str  # the caller's path as text, for error messages

@@ -13,6 +13,7 @@ nothing of the host.  Every call is bounded (``timeout``, ``cancel``) and
 from ._control import CancelToken, Progress
 from ._hosts import strict_schema, tool_definitions
 from ._limits import Limits
+from ._policy import Policy
 from ._refusal import Code, Kind, Refusal
 from ._registry import TOOL_MODULES, Suggests, ToolSpec
 from ._requests import (Authorizer, DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest,
@@ -25,6 +26,7 @@ TOOL_NAMES = TOOL_MODULES
 __all__ = [
     "Toolbox",
     "Limits",
+    "Policy",
     "CancelToken",
     "Progress",
     "Code",

@@ -14,16 +14,17 @@ from __future__ import annotations
 import difflib
 import errno
 import logging
+import os
 import stat as st
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Mapping
 
 from ..contained import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
-                         SymlinkError)
+                         StaleError, SymlinkError)
 from ._context import ToolContext
 from ._refusal import (Code, Kind, Refusal, exists, internal, not_directory, not_empty, not_found,
-                       shown_path, special_file)
+                       shown_path, special_file, swapped)
 from ._registry import Suggests
 
 __all__ = ["classify", "close_paths", "missing_path", "Facts"]
@@ -31,6 +32,7 @@ __all__ = ["classify", "close_paths", "missing_path", "Facts"]
 log = logging.getLogger("corral.tools")
 
 _PATH_FIELDS = ("path", "source", "destination")
+MAX_SIBLINGS = 5000  # names of one directory compared with a missing one
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,9 @@ def classify(exc: BaseException, *, tool: str, args: Mapping[str, Any], ctx: Too
     """The refusal for ``exc`` raised while running ``tool`` with ``args``
     (``suggests``: what the tool's spec lets a not-found refusal offer)."""
     if isinstance(exc, Refusal):
-        return exc
-    if not isinstance(exc, OSError) or isinstance(exc, RootVanishedError):
+        # a root that vanished is never the caller's "not found" or "changed"
+        return internal() if exc.kind in _GONE_KINDS and _root_gone(ctx) else exc
+    if not isinstance(exc, OSError) or isinstance(exc, RootVanishedError) or _root_gone(ctx):
         return _internal(exc)
     named = exc.filename if isinstance(exc.filename, str) else None
     if named is None:
@@ -111,7 +114,12 @@ def _invalid_path(f: Facts) -> Refusal:
                    details=f.details(path=shown_path(f.path)), kind=kind)
 
 
+def _stale(f: Facts) -> Refusal:
+    return swapped(f.path)
+
+
 _BY_TYPE: tuple[tuple[type[OSError], Factory], ...] = (
+    (StaleError, _stale),  # the tree no longer matches what was resolved: fail closed
     (EscapeError, _escape),
     (SymlinkError, _strict_symlink),
     (SpecialFileError, _special),
@@ -230,6 +238,18 @@ def _field(f: Facts) -> dict[str, Any]:
     return {"field": f.field} if f.field else {}
 
 
+_GONE_KINDS = frozenset({Kind.SWAPPED, Kind.NOT_FOUND, Kind.MISSING})
+
+
+def _root_gone(ctx: ToolContext) -> bool:
+    """Whether the root directory itself was removed (its fd still works:
+    a removed directory has no links left)."""
+    try:
+        return os.fstat(ctx.root.fileno()).st_nlink == 0
+    except (OSError, ValueError):
+        return True
+
+
 def _climbs_out(path: str) -> bool:
     """Whether ``path`` as written (no symlink followed) goes above the root."""
     depth = 0
@@ -274,7 +294,7 @@ def close_paths(path: str, missing: str, ctx: ToolContext) -> list[str]:
     parent, _, name = missing.rstrip("/").rpartition("/")
     rest = path.rstrip("/")[len(missing.rstrip("/")):]  # what follows the missing part
     try:
-        siblings = ctx.root.listdir(parent or ".")
+        siblings = ctx.root.listdir(parent or ".")[:MAX_SIBLINGS]
     except OSError:
         return []
     lowered = {s.lower(): s for s in siblings}
@@ -299,9 +319,13 @@ def close_paths(path: str, missing: str, ctx: ToolContext) -> list[str]:
 
 def _suggest(candidates: list[str], f: Facts) -> tuple[str, dict[str, Any]] | None:
     """A call that may succeed now (the toolbox tries it before offering it):
-    what the tool's spec allows on the first close name of the right kind."""
+    what the tool's spec allows on the first close name of the right kind,
+    if that name is a plausible typo of the one asked for."""
     assert f.field is not None
+    asked = f.where.rstrip("/").rpartition("/")[2]
     for candidate in candidates:
+        if not plausible_typo(asked, _component(candidate, f.where)):
+            continue
         try:
             info = f.ctx.root.stat(candidate)
         except OSError:
@@ -316,6 +340,50 @@ def _suggest(candidates: list[str], f: Facts) -> tuple[str, dict[str, Any]] | No
         if kind == "file" and f.suggests.read_instead and usable:
             return "read_file", {"path": candidate}
     return None
+
+
+def _component(candidate: str, where: str) -> str:
+    """The name in ``candidate`` that stands where the missing ``where`` was."""
+    depth = where.rstrip("/").count("/")
+    parts = candidate.split("/")
+    return parts[depth] if depth < len(parts) else parts[-1]
+
+
+def plausible_typo(asked: str, found: str) -> bool:
+    """Whether ``found`` is a plausible misspelling fix of ``asked``: the same
+    but for case, the same stem with another extension, or a few edits
+    apart (one for short names, up to three for long ones)."""
+    if asked.lower() == found.lower():
+        return True
+    stem_a, dot_a, _ = asked.rpartition(".")
+    stem_f, dot_f, _ = found.rpartition(".")
+    if dot_a and dot_f and stem_a and stem_a.lower() == stem_f.lower():
+        return True
+    limit = 1 if len(asked) <= 4 else 2 if len(asked) <= 10 else 3
+    return _edits_within(asked.lower(), found.lower(), limit)
+
+
+def _edits_within(a: str, b: str, limit: int) -> bool:
+    """Whether the optimal string alignment distance (insert, delete,
+    substitute, swap neighbours) of ``a`` and ``b`` is at most ``limit``:
+    a banded table, O(len * limit)."""
+    if abs(len(a) - len(b)) > limit:
+        return False
+    far = limit + 1
+    before: dict[int, int] = {}
+    row = {j: j for j in range(min(len(b), limit) + 1)}
+    for i in range(1, len(a) + 1):
+        new = {0: i} if i <= limit else {}
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            best = min(row.get(j, far) + 1, new.get(j - 1, far) + 1, row.get(j - 1, far) + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                best = min(best, before.get(j - 2, far) + 1)
+            new[j] = best
+        if min(new.values(), default=far) > limit:
+            return False
+        before, row = row, new
+    return row.get(len(b), far) <= limit
 
 
 def _given(args: Mapping[str, Any]) -> dict[str, Any]:

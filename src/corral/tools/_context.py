@@ -11,18 +11,20 @@ import hashlib
 import logging
 import os
 import stat as st
-import sys
 import threading
 from contextlib import contextmanager
+from urllib.parse import unquote, urlsplit
 import time
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 from collections.abc import Callable, Iterator, Sequence
 
-from ..contained import EscapeError, Root
+from ..contained import EscapeError, Handle, Root, Target
 from ._limits import Limits
 from ._control import CancelToken, Progress, ProgressCallback
-from ._locate import Location, fd_location, locate
-from ._policy import Op, Policy, fold
+from ._locate import Location, locate, of_target
+from ._locks import hold as hold_locks
+from ._policy import Op, Policy, Scope
 from ._refusal import (Code, Kind, Refusal, cancelled, denied_rule, hardlink, host_denied,
                        host_unexpected, internal, outside_root, protected, read_only, secret,
                        swapped, time_limit)
@@ -35,6 +37,16 @@ T = TypeVar("T")
 _now = time.monotonic  # the deadline's clock (tests replace it to drive time limits)
 
 Identity = tuple[int, int]  # (st_dev, st_ino)
+_DIGEST_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Place:
+    """See :meth:`ToolContext.place`."""
+
+    path: str
+    creates: tuple[str, ...]
+    anchor: Identity
 
 
 def sha256_hex(data: bytes) -> str:
@@ -49,32 +61,6 @@ def _policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
     return secret(shown, op.value, field)
 
 
-class _PathLocks:
-    """Process-local locks keyed by a file's real root-relative path."""
-
-    def __init__(self) -> None:
-        self._guard = threading.Lock()
-        self._locks: dict[str, tuple[threading.Lock, int]] = {}
-
-    @contextmanager
-    def hold(self, key: str) -> Iterator[None]:
-        with self._guard:
-            lock, users = self._locks.get(key, (None, 0))
-            if lock is None:
-                lock = threading.Lock()
-            self._locks[key] = (lock, users + 1)
-        try:
-            with lock:
-                yield
-        finally:
-            with self._guard:
-                lock, users = self._locks[key]
-                if users == 1:
-                    del self._locks[key]
-                else:
-                    self._locks[key] = (lock, users - 1)
-
-
 class ToolboxState:
     """What every call of one :class:`~corral.tools.Toolbox` shares (thread-safe)."""
 
@@ -86,7 +72,12 @@ class ToolboxState:
         self.read_only = read_only
         self.authorizer = authorize
         self.policy = policy
-        self.locks = _PathLocks()
+        # runs a read-only tool inside a call (set by the toolbox): see ToolContext.try_tool
+        self.runner: Callable[[str, dict[str, Any], ToolContext], dict[str, Any] | None] = \
+            lambda name, args, ctx: None
+        # runs any offered tool inside a call (set by the toolbox): see ToolContext.call
+        self.caller: Callable[[str, Any, ToolContext], dict[str, Any]] = \
+            lambda name, args, ctx: internal().envelope()
         self._stores: dict[Callable[[], Any], Any] = {}
         self._stores_guard = threading.Lock()
         # Absolute paths a model may use for files inside the root: the path
@@ -115,7 +106,7 @@ class ToolContext:
     policy, and the call's own deadline, cancel tokens and progress."""
 
     __slots__ = ("state", "root", "limits", "tool", "allow_hardlinks", "read_only", "seconds",
-                 "_deadline", "_cancel", "_progress", "_asks_host")
+                 "notes", "_deadline", "_cancel", "_progress", "_asks_host")
 
     def __init__(self, state: ToolboxState, tool: str, *, seconds: float,
                  cancel: tuple[CancelToken, ...], progress: ProgressCallback | None,
@@ -127,6 +118,7 @@ class ToolContext:
         self.read_only = state.read_only
         self.tool = tool
         self.seconds = seconds
+        self.notes: list[str] = []  # how forgiven paths were read (added to the answer)
         self._deadline = _now() + seconds
         self._cancel = cancel
         self._progress = progress
@@ -141,6 +133,23 @@ class ToolContext:
         other._deadline = self._deadline
         return other
 
+    def call(self, name: str, args: Any) -> dict[str, Any]:
+        """The envelope of tool ``name`` run with ``args`` as part of this
+        call (its deadline and cancel tokens; the host is asked as for the
+        model's own calls; a suggested call is verified): for a tool that
+        runs others (read_files)."""
+        nested = ToolContext(self.state, name, seconds=self.seconds, cancel=self._cancel,
+                             progress=None, asks_host=self._asks_host)
+        nested._deadline = self._deadline
+        return self.state.caller(name, args, nested)
+
+    def try_tool(self, name: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        """The success envelope of the read-only tool ``name`` run with
+        ``args`` within this call (its deadline, no host question), or
+        ``None`` if it refused: for a refusal that answers with what a
+        better call finds (read_file given a glob pattern)."""
+        return self.state.runner(name, args, self.probe(name))
+
     def store(self, factory: Callable[[], T]) -> T:
         """Per-toolbox state of a tool (e.g. what edit_file remembers)."""
         return self.state.store(factory)
@@ -153,12 +162,12 @@ class ToolContext:
         for token in self._cancel:
             if token.cancelled:
                 raise cancelled(self.tool)
-        if _now() > self._deadline:
+        if _now() >= self._deadline:
             raise time_limit(self.tool, self.seconds)
 
     def past_deadline(self) -> bool:
         """Whether the deadline passed (for a search that stops and answers partly)."""
-        return _now() > self._deadline
+        return _now() >= self._deadline
 
     def progress(self, done: int, total: int | None = None, message: str = "") -> None:
         """Report progress to the host (if it asked); a failing callback is logged."""
@@ -176,7 +185,10 @@ class ToolContext:
         Accepts relative paths and absolute paths inside the root (echoed back
         root-relative).  ``.`` and empty segments are dropped; ``..`` is kept
         for the core to resolve (it refuses climbing out).  Refuses empty,
-        over-long and outside-absolute paths.
+        over-long and outside-absolute paths.  Forgives, where unambiguous, a
+        ``file://`` URI of a path inside the root and ``\\`` separators when
+        no entry is named that way; the answer then carries a note
+        (``pathNotes``) saying how the path was read.
         """
         if value == "":
             raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' is empty",
@@ -190,17 +202,50 @@ class ToolContext:
                           "Pass a shorter path relative to the root.",
                           details={"field": field, "limit": self.limits.max_path_bytes},
                           kind=Kind.PATH_TOO_LONG)
-        text = value
+        text, forgiven = self._forgiven(value, field)
         if text == "~" or text.startswith("~/"):
             raise outside_root(value, field, Kind.HOME)
         if text.startswith("/"):
-            text = self._inside(value, field)
+            text = self._inside(text, field)
         parts = [p for p in text.split("/") if p not in ("", ".")]
         # "d/" and "d/." both mean "d, which must be a directory" (a link
         # followed): dropping the "/." would name the link d itself
         trailing = "/" in text and text.rsplit("/", 1)[1] in ("", ".") and bool(parts)
         clean = "/".join(parts) if parts else "."
-        return clean + "/" if trailing else clean
+        result = clean + "/" if trailing else clean
+        if forgiven:
+            self._note(f"{field} was read as {result!r} ({forgiven})")
+        return result
+
+    def _forgiven(self, value: str, field: str) -> tuple[str, str]:
+        """``value`` with a ``file://`` URI read as its path and Windows
+        separators as '/' (only if nothing is named with the backslashes),
+        and what was forgiven ("" for nothing)."""
+        text, forgiven = value, []
+        if text[:7].lower() == "file://":
+            parts = urlsplit(text)
+            if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
+                raise outside_root("/", field, Kind.ABSOLUTE)  # another host, or C:/...
+            text = unquote(parts.path, errors="surrogateescape")
+            forgiven.append("a file:// URI is read as its path")
+        if "\\" in text and not self._names_entry(text):
+            text = text.replace("\\", "/")
+            forgiven.append("paths use '/' between names, not '\\'")
+        return text, "; ".join(forgiven)
+
+    def _names_entry(self, text: str) -> bool:
+        """Whether ``text`` (with its backslashes) names an existing entry."""
+        if text.startswith("/"):
+            return False  # an absolute path: the backslashes cannot be names in the root
+        try:
+            self.root.lstat(text)
+        except OSError:
+            return False
+        return True
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
 
     def _inside(self, value: str, field: str) -> str:
         """An absolute path inside the root, as a path relative to it."""
@@ -267,24 +312,73 @@ class ToolContext:
         self.check(location, op, field=field, shown=rel.rstrip("/") or ".")
         return location
 
-    def open_checked(self, rel: str, op: Op, flags: int = os.O_RDONLY) -> tuple[int, Location]:
-        """Open ``rel`` and check ``op`` on where the open file really is (the
-        kernel's name for the fd, else :meth:`locate`); the fd is closed again
-        if the policy says no.  A refusal by policy wins over the open's own
-        error (a denied name is not said to be missing)."""
+    def open_handle(self, rel: str, op: Op, flags: int = os.O_RDONLY) -> Handle:
+        """Open ``rel`` and check ``op`` on where the opened file really is
+        (the handle's canonical path); closed again if the policy says no.
+        A refusal by policy wins over the open's own error (a denied name
+        is not said to be missing)."""
         try:
-            fd = self.root.open(rel, flags)
+            handle = self.root.open_handle(rel, flags)
         except OSError:
             self.check_path(rel, op)
             raise
         try:
-            found = None if ".." in rel.split("/") else fd_location(self.root, fd)
-            location = Location(found) if found is not None else self.locate(rel)
-            self.check(location, op, shown=rel.rstrip("/") or ".")
+            if ".." in rel.split("/"):  # a path through a place: the policy sees what it passed
+                self.check(self.locate(rel), op, shown=rel.rstrip("/") or ".")
+            else:
+                self.check(Location(handle.path), op, shown=rel.rstrip("/") or ".")
         except BaseException:
-            os.close(fd)
+            handle.close()
             raise
-        return fd, location
+        return handle
+
+    def target(self, rel: str, op: Op, field: str = "path", *, create_parents: bool = False,
+               follow: bool = False) -> Target:
+        """:meth:`Root.target` of ``rel`` with ``op`` checked on what it
+        resolved to: the entry, the directories it would create, those it
+        passes through.  The caller closes it (``with``)."""
+        target = self.root.target(rel, follow_final=follow, create_parents=create_parents)
+        try:
+            self.check(of_target(target), op, field=field, shown=rel.rstrip("/") or ".")
+        except BaseException:
+            target.close()
+            raise
+        return target
+
+    def sha256(self, handle: Handle) -> str:
+        """The sha256 of the handle's whole content, streamed, with a
+        checkpoint before every chunk (a large file is bounded by the call)."""
+        digest = hashlib.sha256()
+        pos = 0
+        while True:
+            self.checkpoint()
+            chunk = handle.pread(_DIGEST_CHUNK, pos)
+            if not chunk:
+                return digest.hexdigest()
+            digest.update(chunk)
+            pos += len(chunk)
+
+    def place(self, target: Target) -> Place:
+        """Where ``target`` acts, as a fact to compare after the host's answer:
+        its canonical path, what it would create, and the identity of the
+        deepest directory that exists on its way."""
+        anchor = (target.creates[0].rpartition("/")[0] or ".") if target.creates else \
+            target.parent
+        info = self.root.stat(anchor)
+        return Place(target.path, target.creates, (info.st_dev, info.st_ino))
+
+    def ensure_place(self, rel: str, before: Place) -> None:
+        """Fail closed (``STALE``) unless ``rel`` resolves now as it did when
+        the host was asked (a parent swapped for a link or another directory,
+        directories made meanwhile...).  One more resolution, made only when
+        the host was asked: without a question there is no window."""
+        try:
+            with self.root.target(rel, create_parents=True) as again:
+                now = self.place(again)
+        except OSError:
+            raise swapped(rel) from None
+        if now != before:
+            raise swapped(rel)
 
     def visible(self, canonical: str, op: Op = Op.SEARCH) -> bool:
         """Whether the entry at the canonical path ``canonical`` may be shown
@@ -292,6 +386,11 @@ class ToolContext:
         (``Op.SEARCH``: deny rules and secret files hide).  Count what is
         hidden, never name it."""
         return self.state.policy.visible(canonical, op)
+
+    def scope(self, canonical_dir: str, op: Op = Op.SEARCH) -> Scope:
+        """:meth:`visible` for the entries of one directory, one name test
+        each (for a walk): ``ctx.scope(dir).visible(name)``."""
+        return self.state.policy.scope(canonical_dir, op)
 
     def is_denied(self, rel: str) -> bool:
         """Whether a search must leave ``rel`` out (``not visible``, where
@@ -344,14 +443,6 @@ class ToolContext:
         raise host_unexpected(request.operation, request.path, f"a value of type {shown}")
 
     # -- identity ------------------------------------------------------
-    def identity(self, rel: str, *, follow: bool = True) -> Identity | None:
-        """(dev, ino) of what ``rel`` names now, ``None`` if nothing."""
-        try:
-            info = self.root.stat(rel, follow_symlinks=follow)
-        except FileNotFoundError:
-            return None
-        return (info.st_dev, info.st_ino)
-
     def ensure_same(self, rel: str, before: Identity | None, *, follow: bool = True,
                     mode: int | None = None) -> None:
         """Fail closed if ``rel`` is no longer what was authorized.  With
@@ -372,13 +463,9 @@ class ToolContext:
             raise hardlink(rel, info.st_nlink)
 
     @contextmanager
-    def lock(self, rel: str) -> Iterator[None]:
-        """Hold the per-path lock for read-decide-write of ``rel``."""
-        try:  # one file, one lock, however it is spelled
-            key = self.locate(rel).path
-        except OSError:
-            key = rel
-        if sys.platform == "darwin":
-            key = fold(key)
-        with self.state.locks.hold(key):
+    def lock(self, *rels: str) -> Iterator[None]:
+        """Hold the edit lock of each of ``rels`` for read-decide-write: keyed
+        by the file each leads to, shared by every toolbox in the process and
+        (``flock``) by other processes; waiting ends at the call's deadline."""
+        with hold_locks(self.root, rels, self.checkpoint):
             yield

@@ -8,7 +8,6 @@ next checkpoint once ``token.cancel()`` was called (``DENIED``, kind
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from collections.abc import Callable
 
@@ -16,19 +15,20 @@ __all__ = ["CancelToken", "Progress", "ProgressCallback"]
 
 
 class CancelToken:
-    """Set once, from any thread; a call checks it at its checkpoints."""
+    """Set once, from any thread; a call checks it at its checkpoints (a
+    plain flag: setting and reading one attribute is atomic in Python)."""
 
-    __slots__ = ("_event",)
+    __slots__ = ("_set",)
 
     def __init__(self) -> None:
-        self._event = threading.Event()
+        self._set = False
 
     def cancel(self) -> None:
-        self._event.set()
+        self._set = True
 
     @property
     def cancelled(self) -> bool:
-        return self._event.is_set()
+        return self._set
 
     def __repr__(self) -> str:
         return f"CancelToken(cancelled={self.cancelled})"

@@ -1,31 +1,24 @@
-"""Where a path really leads, for the policy: the adapter to the core's resolver.
+"""Where a path really leads, for the policy: what the core's one resolver reached.
 
-:func:`locate` answers with the canonical root-relative path of the entry,
-the directories a call that creates parents would make, and the directories
-the path enters and leaves again.  Until the core's ``Root.target`` (contract
-C1) lands it is built on ``Root.realpath``, one component at a time: every
-component that exists is resolved by the core (symlinks, ``..``), and only a
-``..`` right after a directory that does not exist yet (and so would be
-created, then left) is taken from the spelling.  A location that cannot be
+A :class:`Location` is the canonical root-relative path of the entry, the
+directories a call that creates parents would make, and the directories the
+path enters and leaves again, all taken from a
+:class:`~corral.contained.Target` or :class:`~corral.contained.Handle`
+(contract C1): nothing here reads the spelling.  A location that cannot be
 established raises the core's error, so the call is refused (fail closed).
 """
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import os
 import stat as st
-import sys
 from dataclasses import dataclass
 
-from ..contained import Root
+from ..contained import Root, Target
 
-__all__ = ["Location", "locate", "fd_location", "git_dirs"]
+__all__ = ["Location", "locate", "of_target", "git_dirs"]
 
 _GITDIR_BYTES = 4096  # a ".git" file is one short line
-_F_GETPATH = 50  # macOS fcntl: the path of an open fd
-_MAXPATHLEN = 1024
 
 
 @dataclass(frozen=True)
@@ -39,96 +32,17 @@ class Location:
     passed: tuple[str, ...] = ()
 
 
-def _join(base: str, name: str) -> str:
-    return name if base == "." else f"{base}/{name}"
-
-
 def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
-    """Where ``rel`` leads: with ``follow`` a final symlink is followed (a
-    read), else the entry itself is meant (a move, a delete, a write that
-    refuses links)."""
-    parts = [p for p in rel.split("/") if p not in ("", ".")]
-    if not parts:
-        return Location(".")
-    if ".." not in parts:
-        try:
-            if follow:
-                return Location(root.realpath("/".join(parts), strict=False))
-            parent = "/".join(parts[:-1]) or "."
-            return Location(_join(root.realpath(parent), parts[-1]))
-        except FileNotFoundError:
-            pass  # a directory on the way does not exist (yet)
-    return _stepwise(root, parts, follow)
+    """Where ``rel`` leads, as the core's resolver reached it (a
+    :class:`~corral.contained.Target` planning the directories it would
+    create): with ``follow`` a final symlink is followed (a read), else the
+    entry itself is meant (a move, a delete, a write that refuses links)."""
+    with root.target(rel, follow_final=follow, create_parents=True) as target:
+        return of_target(target)
 
 
-def _stepwise(root: Root, parts: list[str], follow: bool) -> Location:
-    """:func:`locate` one component at a time, noting what would be created
-    and what was passed.  While nothing is missing the core resolves the
-    path as spelled so far (its errors name the model's own spelling)."""
-    last = len(parts) - 1
-    canon = "."
-    spelled: str | None = ""  # the spelling so far, while the core can resolve it
-    pending: list[str] = []  # names below canon that do not exist (yet)
-    creates: list[str] = []
-    passed: list[str] = []
-    for index, part in enumerate(parts):
-        if pending:
-            spelled = None
-            if part == "..":
-                passed.append(_join(canon, "/".join(pending)))
-                pending.pop()
-            else:
-                pending.append(part)
-                creates.append(_join(canon, "/".join(pending)))
-            continue
-        if index == last and not follow and part != "..":
-            return Location(_join(canon, part), (), tuple(passed))
-        if part == "..":
-            passed.append(canon)
-        step = _join(canon, part) if spelled is None else _join(spelled or ".", part)
-        try:
-            canon = root.realpath(step)
-        except FileNotFoundError:
-            pending.append(part)
-            creates.append(_join(canon, part))
-            continue
-        if spelled is not None:
-            spelled = step
-    if pending:
-        creates.pop()  # the last name is the entry itself, not a directory to create
-        return Location(_join(canon, "/".join(pending)), tuple(creates), tuple(passed))
-    return Location(canon, (), tuple(passed))
-
-
-def fd_location(root: Root, fd: int) -> str | None:
-    """The canonical root-relative path of what ``fd`` (opened beneath
-    ``root``) is, as the kernel names it now, or ``None`` when that cannot
-    be said (no such interface, a deleted file, a root that moved away)."""
-    here = _fd_path(fd)
-    top = _fd_path(root.fileno())
-    if here is None or top is None:
-        return None
-    if here == top:
-        return "."
-    if top == "/":
-        return here[1:] or None
-    if here.startswith(top + "/"):
-        return here[len(top) + 1:]
-    return None
-
-
-def _fd_path(fd: int) -> str | None:
-    try:
-        if sys.platform == "darwin":
-            raw = fcntl.fcntl(fd, _F_GETPATH, bytes(_MAXPATHLEN))
-            text = os.fsdecode(raw.split(b"\0", 1)[0])
-        else:
-            text = os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return None
-    if not text.startswith("/") or text.endswith(" (deleted)"):
-        return None
-    return text
+def of_target(target: Target) -> Location:
+    return Location(target.path, target.creates, target.passed)
 
 
 def git_dirs(root: Root) -> tuple[str, ...]:
@@ -136,19 +50,15 @@ def git_dirs(root: Root) -> tuple[str, ...]:
     the root points to (``gitdir: ...``: a worktree or a submodule checkout
     keeps its repository elsewhere; when that is inside the root, it is
     protected like ``.git/`` itself)."""
-    try:  # one name in the root directory itself: nothing to resolve
-        if not st.S_ISREG(os.stat(".git", dir_fd=root.fileno(), follow_symlinks=False).st_mode):
-            return ()
-        fd = root.open(".git", os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        with root.target(".git") as entry:
+            info = entry.lstat()
+            if info is None or not st.S_ISREG(info.st_mode):
+                return ()
+            with entry.open(os.O_RDONLY) as handle:
+                text = handle.pread(_GITDIR_BYTES, 0).decode("utf-8", "replace")
     except OSError:
         return ()
-    try:
-        info = root.backend.fstat(fd)
-        if not st.S_ISREG(info.st_mode):
-            return ()
-        text = root.backend.pread(fd, _GITDIR_BYTES, 0).decode("utf-8", "replace")
-    finally:
-        root.backend.close(fd)
     target = _gitdir_line(text)
     if target is None:
         return ()
@@ -156,10 +66,8 @@ def git_dirs(root: Root) -> tuple[str, ...]:
     if relative is None:
         return ()
     try:
-        found = root.realpath(relative)
-    except OSError as exc:
-        if exc.errno == errno.ENOENT:
-            return (locate(root, relative).path,)  # not there yet: protect the name
+        found = locate(root, relative).path
+    except OSError:
         return ()
     return () if found == "." else (found,)
 

@@ -34,7 +34,7 @@ import pathspec
 
 from ._refusal import Kind
 
-__all__ = ["Policy", "Op", "GIT_PROTECT", "HOST_CONFIG_PROTECT", "DEFAULT_PROTECT",
+__all__ = ["Policy", "Scope", "Op", "GIT_PROTECT", "HOST_CONFIG_PROTECT", "DEFAULT_PROTECT",
            "DEFAULT_SECRETS", "fold"]
 
 
@@ -195,17 +195,21 @@ class _Rules:
         self._suffixes = tuple(suffixes)
         self._prefixes = tuple(prefixes)
 
-    def _may_match(self, path: str) -> bool:
-        if self._always:
-            return True
-        names, suffixes, prefixes = self._names, self._suffixes, self._prefixes
-        return any(part in names or (suffixes and part.endswith(suffixes))
-                   or (prefixes and part.startswith(prefixes)) for part in path.split("/"))
+    def name_may_match(self, name: str) -> bool:
+        """Whether a pattern could match at the (folded) name ``name``."""
+        return self._always or name in self._names or bool(
+            (self._suffixes and name.endswith(self._suffixes))
+            or (self._prefixes and name.startswith(self._prefixes)))
+
+    def may_match(self, path: str) -> bool:
+        return self._always or any(self.name_may_match(part) for part in path.split("/"))
 
     def match(self, path: str) -> bool:
         """Whether ``path`` (folded, no trailing '/') or an ancestor is covered."""
-        if not self._may_match(path):
-            return False
+        return self.may_match(path) and self.decide(path)
+
+    def decide(self, path: str) -> bool:
+        """:meth:`match` without the quick test (the caller did it)."""
         return bool(self._spec.match_file(path) or self._spec.match_file(path + "/"))
 
 
@@ -225,6 +229,7 @@ class Policy:
     deny: tuple[str, ...] = ()
     allow_git_writes: bool = False
     protect_dirs: tuple[str, ...] = field(default=())
+    base: str = ""  # where this policy's root is inside the root the patterns speak of
 
     @classmethod
     def default(cls) -> Policy:
@@ -248,9 +253,22 @@ class Policy:
                        allow_git_writes=allow_git_writes or not defaults)
 
     def extended(self, *, deny: Iterable[str] = (), protect_dirs: Iterable[str] = ()) -> Policy:
-        """This policy with more deny patterns and protected directories."""
+        """This policy with more deny patterns and protected directories
+        (canonical paths in this policy's own root)."""
         return replace(self, deny=self.deny + tuple(deny),
-                       protect_dirs=self.protect_dirs + tuple(protect_dirs))
+                       protect_dirs=self.protect_dirs + tuple(self._outer(d)
+                                                               for d in protect_dirs))
+
+    def beneath(self, base: str) -> Policy:
+        """The same rules for a root opened at the canonical path ``base``
+        inside this policy's root: every decision is made on ``base/path``,
+        so a client root below a server root is held to the server's rules."""
+        return replace(self, base=self._outer(base.strip("/") or "."))
+
+    def _outer(self, canonical: str) -> str:
+        if not self.base:
+            return canonical
+        return self.base if canonical in (".", "") else f"{self.base}/{canonical}"
 
     # -- decisions -------------------------------------------------------------
     @cached_property
@@ -283,9 +301,10 @@ class Policy:
         """The rule that refuses ``op`` on the canonical path ``canonical``
         (``Kind.DENY_RULE``, ``PROTECTED`` or ``SECRET``), or ``None``.
         Ancestors count: a pattern naming a directory covers what is in it."""
+        canonical = self._outer(canonical.rstrip("/") or ".")
         if canonical in (".", ""):
             return None
-        path = fold(canonical.rstrip("/"))
+        path = fold(canonical)
         if self._deny is not None and self._deny.match(path):
             return Kind.DENY_RULE
         if op.mutates and self._protected(path):
@@ -303,6 +322,23 @@ class Policy:
         """Whether an entry may be shown (listed, searched) at all."""
         return self.rule(canonical, op) is None
 
+    def scope(self, canonical_dir: str, op: Op = Op.SEARCH) -> Scope:
+        """The decisions for the entries of one directory (canonical path):
+        ``scope.visible(name)`` costs one test of the name when the rules
+        cannot match anywhere above it (a tree walk's common case)."""
+        outer = self._outer(canonical_dir.rstrip("/") or ".")
+        base = "" if outer in (".", "") else fold(outer)
+        sets = [self._deny]
+        if op.mutates:
+            sets.append(self._protect)
+        if op in _SECRET_OPS:
+            sets.append(self._secrets)
+        checks = tuple((rules, bool(base) and rules.may_match(base))
+                       for rules in sets if rules is not None)
+        dirs = self._dirs if op.mutates else ()
+        return Scope(base, checks, dirs)
+
+
     # -- what the host is told ------------------------------------------------------
     def describe(self) -> list[str]:
         """The effective policy, one line each (``corral serve`` prints these
@@ -313,6 +349,8 @@ class Policy:
         else:
             extra = f" (and {', '.join(self.protect_dirs)})" if self.protect_dirs else ""
             lines.append(f"git: .git/ is read-only{extra} (lift: --allow-git-writes)")
+        if self.base:
+            lines.append(f"rules apply as beneath {self.base}/")
         others = [p for p in self.protect if p not in GIT_PROTECT]
         lines.append(f"protected (read-only): {_listed(others)}")
         lines.append(f"secrets (not read or searched): {_listed(self.secrets)}")
@@ -322,8 +360,32 @@ class Policy:
     def as_dict(self) -> dict[str, Any]:
         return {"protect": list(self.protect), "secrets": list(self.secrets),
                 "deny": list(self.deny), "allowGitWrites": self.allow_git_writes,
-                "protectedDirectories": list(self.protect_dirs)}
+                "protectedDirectories": list(self.protect_dirs), "base": self.base}
 
 
 def _listed(patterns: Sequence[str]) -> str:
     return ", ".join(p.removeprefix("**/") for p in patterns) if patterns else "none"
+
+
+class Scope:
+    """The policy's answers for the entries of one directory (see
+    :meth:`Policy.scope`)."""
+
+    __slots__ = ("_prefix", "_checks", "_dirs")
+
+    def __init__(self, base: str, checks: tuple[tuple[_Rules, bool], ...],
+                 dirs: tuple[str, ...]) -> None:
+        self._prefix = base + "/" if base else ""
+        self._checks = checks
+        self._dirs = dirs
+
+    def visible(self, name: str) -> bool:
+        """Whether the entry ``name`` of this directory may be shown."""
+        if not self._checks and not self._dirs:
+            return True
+        folded = fold(name)
+        path = self._prefix + folded
+        for rules, above in self._checks:
+            if (above or rules.name_may_match(folded)) and rules.decide(path):
+                return False
+        return not any(path == d or path.startswith(d + "/") for d in self._dirs)

@@ -75,6 +75,12 @@ class Kind(str, enum.Enum):
     NO_MATCH = "no_match"
     LINE_NUMBER_PREFIX = "line_number_prefix"
     PLACEHOLDER = "placeholder"
+    # several roots (tools/_workspace.py)
+    ROOT_REQUIRED = "root_required"
+    UNKNOWN_ROOT = "unknown_root"
+    OUTSIDE_ROOTS = "outside_roots"
+    CROSS_ROOT = "cross_root"
+    NO_ROOTS = "no_roots"
     # where a path leads
     NOT_FOUND = "not_found"  # a path (or a component of it) does not exist
     MISSING = "missing"  # expectedSha256 given for a file that is not there

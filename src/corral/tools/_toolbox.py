@@ -60,6 +60,8 @@ class Toolbox:
         self.read_only = read_only
         self._offered = {name: spec for name, spec in self._tools.items()
                          if not (read_only and spec.mutates)}
+        self._state.runner = self._try
+        self._state.caller = self._nested
 
     @property
     def names(self) -> list[str]:
@@ -139,7 +141,19 @@ class Toolbox:
             sent = args if isinstance(args, dict) else {}
             given = {k: v for k, v in checked.items() if sent.get(k) is not None}
             return classify(exc, tool=spec.name, args=given, ctx=ctx, suggests=spec.suggests)
+        if ctx.notes:
+            return {"ok": True, **result, "pathNotes": list(ctx.notes)}
         return {"ok": True, **result}
+
+    def _nested(self, name: str, args: Any, ctx: ToolContext) -> dict[str, Any]:
+        outcome = self._run(name, args, ctx)
+        return outcome if isinstance(outcome, dict) else self._verified(outcome, ctx).envelope()
+
+    def _try(self, name: str, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any] | None:
+        if name not in self._read_only_tools:
+            return None
+        outcome = self._run(name, args, ctx)
+        return outcome if isinstance(outcome, dict) else None
 
     def _unknown(self, name: Any) -> Refusal:
         if isinstance(name, str) and name in self._tools:  # a mutating tool, read-only root

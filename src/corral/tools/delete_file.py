@@ -8,16 +8,18 @@ must still be the one authorized when it is removed.
 
 from __future__ import annotations
 
-import hashlib
 import os
+import stat as st
 from typing import Any
 
+from ..contained import Target
+from . import _read_cache as read_cache
 from ._context import ToolContext
 from ._policy import Op
-from ._refusal import not_directory, not_empty
+from ._refusal import not_directory, not_empty, swapped
 from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import DeleteRequest
-from .move_file import entry_name, kind_of
+from .move_file import entry_name, kind_of, lstat_of, named
 
 DESCRIPTION = (
     "Delete one file, symlink or empty directory. A symlink is deleted itself, never what it "
@@ -35,54 +37,47 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_DIGEST_CHUNK = 1 << 20
 
 
-def _digest(ctx: ToolContext, rel: str, size: int) -> str | None:
+def _digest(ctx: ToolContext, target: Target, size: int) -> str | None:
     """sha256 of the file about to go, for the host (``None`` over the
     edit size limit or if it cannot be read)."""
     if size > ctx.limits.max_edit_file_bytes:
         return None
-    backend = ctx.root.backend
     try:
-        fd = ctx.root.open(rel, os.O_RDONLY | os.O_NOFOLLOW)
+        with target.open(os.O_RDONLY) as handle:
+            return ctx.sha256(handle)
     except OSError:
         return None
-    digest = hashlib.sha256()
-    try:
-        while True:
-            ctx.checkpoint()
-            chunk = backend.read(fd, _DIGEST_CHUNK)
-            if not chunk:
-                return digest.hexdigest()
-            digest.update(chunk)
-    except OSError:
-        return None
-    finally:
-        backend.close(fd)
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel, trailing = entry_name(ctx, args["path"], "path")
-    ctx.check_path(rel, Op.DELETE, follow=False)
-    info = ctx.root.lstat(rel)
-    kind = kind_of(info.st_mode)
-    if trailing and kind != "directory":
-        ctx.refuse_escape(rel + "/")  # "link/" to a directory outside
-        raise not_directory(rel, f"{rel}/ ends with '/', but {rel} is a {kind}",
-                            f"Pass \"{rel}\" without the trailing '/'.")
-    if kind == "directory":
-        entries = len(ctx.root.listdir(rel))
-        if entries:
-            raise not_empty(rel, entries, suggest=("list_directory", {"path": rel}))
-    digest = _digest(ctx, rel, info.st_size) if kind == "file" else None
-    ctx.authorize(DeleteRequest(rel, kind=kind, sha256=digest))
-    with ctx.lock(rel):
-        ctx.ensure_same(rel, (info.st_dev, info.st_ino), follow=False, mode=info.st_mode)
+    with ctx.target(rel, Op.DELETE) as target:  # one resolution: every step acts on it
+        named(target, rel, "path")
+        info = lstat_of(ctx, target, rel)
+        kind = kind_of(info.st_mode)
+        if trailing and kind != "directory":
+            ctx.refuse_escape(rel + "/")  # "link/" to a directory outside
+            raise not_directory(rel, f"{rel}/ ends with '/', but {rel} is a {kind}",
+                                f"Pass \"{rel}\" without the trailing '/'.")
         if kind == "directory":
-            ctx.root.rmdir(rel)
-        else:
-            ctx.root.remove(rel)
+            with target.open(os.O_RDONLY | os.O_DIRECTORY) as handle:
+                entries = len(handle.scandir())
+            if entries:
+                raise not_empty(rel, entries, suggest=("list_directory", {"path": rel}))
+        digest = _digest(ctx, target, info.st_size) if kind == "file" else None
+        ctx.authorize(DeleteRequest(rel, kind=kind, sha256=digest))
+        with ctx.lock(rel):
+            now = target.lstat()
+            if now is None or (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (
+                    info.st_dev, info.st_ino, st.S_IFMT(info.st_mode)):
+                raise swapped(rel)  # not what the host was asked about: fail closed
+            read_cache.forget(info.st_dev, info.st_ino)
+            if kind == "directory":
+                target.rmdir()
+            else:
+                target.remove()
     return {"path": rel, "kind": kind, "deleted": True}
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import stat as st
 from typing import Any
 
+from ..contained import DirEntry, Handle, SpecialFileError
 from . import _listing_tree
 from ._context import ToolContext
 from ._policy import Op
@@ -35,49 +37,59 @@ CHECK_EVERY = 256  # entries between two checkpoints
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
-    where = ctx.check_path(rel, Op.LIST)
-    info = ctx.root.stat(rel)
     shown = rel.rstrip("/") or "."
-    if not st.S_ISDIR(info.st_mode):
-        if st.S_ISREG(info.st_mode):
-            raise not_directory(shown, f"{shown} is a file, not a directory",
-                                "Use read_file to read a file; list_directory takes a directory.",
-                                suggest=("read_file", {"path": shown}))
-        kind = special_kind(info.st_mode).value
-        raise not_directory(shown, f"{shown} is a {kind.replace('_', ' ')}, not a directory",
-                            "Pass a directory; list_directory on its parent shows it.", type=kind)
-    if args["depth"] > 1:  # newtools hook: the tree
-        return _listing_tree.tree(ctx, rel, info, args)
-    ctx.authorize(ListRequest(shown))
-    identity = (info.st_dev, info.st_ino)
-    ctx.ensure_same(rel, identity)  # a swap during authorization fails closed
-    entries = sorted(ctx.root.scandir(rel, stat=True), key=lambda e: e.name)
-    ctx.ensure_same(rel, identity)  # and one while listing
+    with _directory(ctx, rel, shown) as handle:  # policy, host and listing: this directory
+        if args["depth"] > 1:  # newtools hook: the tree
+            return _listing_tree.tree(ctx, rel, handle.stat(), args)
+        ctx.authorize(ListRequest(shown))
+        if ctx.asks_host:  # THREATS row 10: the name swapped while the host decided
+            info = handle.stat()
+            ctx.ensure_same(rel, (info.st_dev, info.st_ino))
+        entries = sorted(handle.scandir(stat=True), key=lambda e: e.name)
+    scope = ctx.scope(handle.path, Op.LIST)
     limit = ctx.limits.list_entries
     shown_entries: list[dict[str, Any]] = []
     denied = 0
-    for index, entry in enumerate(entries):
-        if index % CHECK_EVERY == CHECK_EVERY - 1:
-            ctx.checkpoint()
-        if not ctx.visible(f"{where.path}/{entry.name}" if where.path != "." else entry.name,
-                           Op.LIST):
-            denied += 1
-            continue
-        if len(shown_entries) == limit:
-            continue  # counted in total below
-        item: dict[str, Any] = {"name": entry.name, "kind": entry.kind}
-        if entry.kind == "file":
-            try:
-                item["size"] = entry.stat(follow_symlinks=False).st_size
-            except OSError:
-                pass  # removed since listing: keep the name, say nothing more
-        shown_entries.append(item)
+    for start in range(0, len(entries), CHECK_EVERY):
+        ctx.checkpoint()
+        for entry in entries[start:start + CHECK_EVERY]:
+            if not scope.visible(entry.name):
+                denied += 1
+            elif len(shown_entries) < limit:  # the rest are counted in total below
+                shown_entries.append(_item(entry))
     total = len(entries) - denied
     result: dict[str, Any] = {"path": shown, "entries": shown_entries,
                               "truncated": total > len(shown_entries), "total": total}
     if denied:
         result["denied"] = denied
     return result
+
+
+def _item(entry: DirEntry) -> dict[str, Any]:
+    kind = entry.kind
+    if kind != "file":
+        return {"name": entry.name, "kind": kind}
+    try:
+        return {"name": entry.name, "kind": kind, "size": entry.stat(follow_symlinks=False).st_size}
+    except OSError:  # removed since listing: keep the name, say nothing more
+        return {"name": entry.name, "kind": kind}
+
+
+def _directory(ctx: ToolContext, rel: str, shown: str) -> Handle:
+    """The directory, open (the policy checked where it really is);
+    anything else is refused, a file with a read_file suggestion."""
+    try:
+        return ctx.open_handle(rel, Op.LIST, os.O_RDONLY | os.O_DIRECTORY)
+    except (NotADirectoryError, SpecialFileError):
+        info = ctx.root.stat(rel)
+        if st.S_ISREG(info.st_mode):
+            raise not_directory(shown, f"{shown} is a file, not a directory",
+                                "Use read_file to read a file; list_directory takes a directory.",
+                                suggest=("read_file", {"path": shown})) from None
+        kind = special_kind(info.st_mode).value
+        raise not_directory(shown, f"{shown} is a {kind.replace('_', ' ')}, not a directory",
+                            "Pass a directory; list_directory on its parent shows it.",
+                            type=kind) from None
 
 
 OUTPUT_SCHEMA = success_schema({

@@ -13,15 +13,15 @@ followed: a symlink is moved itself.
 from __future__ import annotations
 
 import os
-import posixpath
 import stat as st
-from contextlib import ExitStack
 from typing import Any
 
-from ._context import ToolContext
-from ._locate import Location
+from . import _read_cache as read_cache
+from ..contained import Target
+from ._context import Place, ToolContext
+from ._locate import Location, of_target
 from ._policy import Op
-from ._refusal import Code, Kind, Refusal, exists, not_directory
+from ._refusal import Code, Kind, Refusal, exists, not_directory, swapped
 from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import MoveRequest
 
@@ -60,74 +60,108 @@ def kind_of(mode: int) -> str:
 
 def entry_name(ctx: ToolContext, value: str, field: str) -> tuple[str, bool]:
     """``value`` as a root-relative entry to act on (no trailing ``/``),
-    and whether it had one.  The root itself and ``..`` are refused."""
+    and whether it had one."""
     rel = ctx.rel(value, field)
-    name = rel.rstrip("/") or "."
-    if name == "." or posixpath.basename(name) == "..":
-        if name != ".":
-            ctx.refuse_escape(rel)  # ".." above the root is OUTSIDE_ROOT, not a bad name
+    return rel.rstrip("/") or ".", rel.endswith("/")
+
+
+def named(target: Target, rel: str, field: str) -> None:
+    """Refuse a target that names no entry: the root itself, or a path
+    ending in ``..`` (the resolver says so: ``Target.name`` is ``None``)."""
+    if target.name is None:
         raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' names "
-                      f"{'the root itself' if name == '.' else 'a parent directory (..)'}, "
+                      f"{'the root itself' if rel == '.' else 'a parent directory (..)'}, "
                       "not an entry inside it", "Name the file or directory itself, e.g. "
-                      "\"src/old.py\".", details={"field": field, "path": name}, kind=Kind.ROOT)
-    return name, rel.endswith("/")
+                      "\"src/old.py\".", details={"field": field, "path": rel}, kind=Kind.ROOT)
+
+
+def lstat_of(ctx: ToolContext, target: Target, rel: str) -> os.stat_result:
+    """The entry's lstat; a missing one is the core's own "not found"
+    (which says what is missing)."""
+    info = target.lstat()
+    if info is None:
+        ctx.root.lstat(rel)
+        raise swapped(rel)  # there again already: decide again
+    return info
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    src, dst, info, kind = _ends(ctx, args)
+    src, src_dir = entry_name(ctx, args["source"], "source")
     overwrite = args["overwrite"]
-    existing = _lstat_or_none(ctx, dst)
-    src_at = ctx.check_path(src, Op.MOVE_FROM, "source", follow=False)
-    dst_at = ctx.check_path(dst, Op.MOVE_TO if existing is None else Op.REPLACE, "destination",
-                            follow=False)
-    if src_at.path == dst_at.path:
+    with ctx.target(src, Op.MOVE_FROM, "source") as src_t:
+        named(src_t, src, "source")
+        info = lstat_of(ctx, src_t, src)
+        kind = kind_of(info.st_mode)
+        if src_dir and kind != "directory":
+            ctx.refuse_escape(src + "/")  # "link/" to a directory outside
+            raise not_directory(src, f"{src}/ ends with '/', but {src} is a {kind}",
+                                f"Pass \"{src}\" without the trailing '/'.", field="source")
+        dst = _destination(ctx, args["destination"], src)
+        with ctx.target(dst, Op.MOVE_TO, "destination", create_parents=True) as dst_t:
+            named(dst_t, dst, "destination")
+            existing = dst_t.lstat()
+            _check_ends(ctx, src_t, dst_t, src, dst, kind, info, existing, overwrite)
+            places = (ctx.place(src_t), ctx.place(dst_t)) if ctx.asks_host else None
+            ctx.authorize(MoveRequest(src, destination=dst, overwrite=overwrite, kind=kind,
+                                      creates_directories=dst_t.creates))
+            with ctx.lock(src, dst):
+                _recheck(ctx, src_t, dst_t, (src, dst), (info, existing), places)
+                created = dst_t.make_parents() if dst_t.creates else []
+                if existing is not None:
+                    read_cache.forget(existing.st_dev, existing.st_ino)
+                try:
+                    src_t.rename(dst_t, replace=overwrite)
+                except FileExistsError:  # appeared since the check: never replaced
+                    raise _exists(dst, "file", src, kind) from None
+    return {"source": src, "destination": dst, "kind": kind,
+            "overwritten": existing is not None, "createdDirectories": created}
+
+
+def _destination(ctx: ToolContext, value: str, src: str) -> str:
+    """The destination entry: a path ending in '/' (or the root) means
+    "into that directory, under the source's own name"."""
+    dst_rel = ctx.rel(value, "destination")
+    if dst_rel == "." or dst_rel.endswith("/"):
+        into = dst_rel.rstrip("/") or "."
+        base = src.rpartition("/")[2]
+        return base if into == "." else f"{into}/{base}"
+    return entry_name(ctx, dst_rel, "destination")[0]
+
+
+def _check_ends(ctx: ToolContext, src_t: Target, dst_t: Target, src: str, dst: str, kind: str,
+                info: os.stat_result, existing: os.stat_result | None, overwrite: bool) -> None:
+    """What is decided on the two resolved ends before the host is asked."""
+    if existing is not None:
+        ctx.check(of_target(dst_t), Op.REPLACE, field="destination", shown=dst)
+    if src_t.path == dst_t.path:
         raise Refusal(Code.INVALID_ARGUMENT, f"{src} and {dst} are the same path",
                       "Pass a different destination.",
                       details={"source": src, "destination": dst}, kind=Kind.SAME_PATH)
-    if kind == "directory" and dst_at.path.startswith(src_at.path + "/"):
+    if kind == "directory" and dst_t.path.startswith(src_t.path + "/"):
         raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is inside {src}, and a directory cannot "
                       "be moved into itself", "Choose a destination outside the directory.",
                       details={"source": src, "destination": dst}, kind=Kind.INTO_ITSELF)
     if existing is not None:
         _check_existing(src, dst, kind, info, existing, overwrite)
     if kind == "directory":
-        _check_inside(ctx, src, src_at, dst_at)
-    parent = posixpath.dirname(dst) or "."
-    creates = ctx.root.makedirs(parent, exist_ok=True, dry_run=True) if parent != "." else []
-    ctx.authorize(MoveRequest(src, destination=dst, overwrite=overwrite, kind=kind,
-                              creates_directories=tuple(creates)))
-    with ExitStack() as stack:
-        for key in sorted({src_at.path, dst_at.path}):
-            stack.enter_context(ctx.lock(key))
-        ctx.ensure_same(src, (info.st_dev, info.st_ino), follow=False, mode=info.st_mode)
-        ctx.ensure_same(dst, None if existing is None else (existing.st_dev, existing.st_ino),
-                        follow=False, mode=None if existing is None else existing.st_mode)
-        created = ctx.root.makedirs(parent, exist_ok=True) if creates else []
-        try:
-            ctx.root.rename(src, dst, replace=overwrite)
-        except FileExistsError:  # appeared since the check: never replaced
-            raise _exists(dst, "file", src) from None
-    return {"source": src, "destination": dst, "kind": kind,
-            "overwritten": existing is not None, "createdDirectories": created}
+        _check_inside(ctx, src, of_target(src_t), of_target(dst_t))
 
 
-def _ends(ctx: ToolContext, args: dict[str, Any]) -> tuple[str, str, os.stat_result, str]:
-    """The source and the destination entries (a destination ending in '/'
-    means "into it"), the source's lstat and kind."""
-    src, src_dir = entry_name(ctx, args["source"], "source")
-    dst_rel = ctx.rel(args["destination"], "destination")
-    info = ctx.root.lstat(src)
-    kind = kind_of(info.st_mode)
-    if src_dir and kind != "directory":
-        ctx.refuse_escape(src + "/")  # "link/" to a directory outside
-        raise not_directory(src, f"{src}/ ends with '/', but {src} is a {kind}",
-                            f"Pass \"{src}\" without the trailing '/'.", field="source")
-    if dst_rel == "." or dst_rel.endswith("/"):
-        into = dst_rel.rstrip("/") or "."
-        dst = posixpath.basename(src) if into == "." else f"{into}/{posixpath.basename(src)}"
-    else:
-        dst, _ = entry_name(ctx, dst_rel, "destination")
-    return src, dst, info, kind
+def _recheck(ctx: ToolContext, src_t: Target, dst_t: Target, names: tuple[str, str],
+             seen: tuple[os.stat_result, os.stat_result | None],
+             places: tuple[Place, Place] | None) -> None:
+    """Fail closed if either end is not what the host was asked about."""
+    for target, name, before in ((src_t, names[0], seen[0]), (dst_t, names[1], seen[1])):
+        now = target.lstat()
+        if _identity(now) != _identity(before):
+            raise swapped(name)
+    if places is not None:
+        ctx.ensure_place(names[0], places[0])
+        ctx.ensure_place(names[1], places[1])
+
+
+def _identity(info: os.stat_result | None) -> tuple[int, int, int] | None:
+    return None if info is None else (info.st_dev, info.st_ino, st.S_IFMT(info.st_mode))
 
 
 def _check_inside(ctx: ToolContext, src: str, src_at: Location, dst_at: Location) -> None:
@@ -138,9 +172,10 @@ def _check_inside(ctx: ToolContext, src: str, src_at: Location, dst_at: Location
     policy = ctx.policy
     if policy.is_empty:
         return
-    for dirpath, dirnames, filenames in ctx.root.walk(src):
+    top = src_at.path
+    for dirpath, dirnames, filenames in ctx.root.walk(top):  # the canonical directory
         ctx.checkpoint()
-        below = dirpath[len(src):].lstrip("/")  # the walk names what it found under src
+        below = dirpath[len(top):].lstrip("/")  # the walk names what it found under top
         for name in dirnames + filenames:
             inner = f"{below}/{name}" if below else name
             kind = policy.rule(f"{src_at.path}/{inner}", Op.MOVE_FROM)
@@ -159,22 +194,22 @@ _HELD = {Kind.DENY_RULE: "a path the host does not allow",
 def _holds(src: str, kind: Kind, field: str) -> Refusal:
     where = "" if field == "source" else " that would be protected at the destination"
     what = _HELD[kind] if field == "source" else "a path"
-    return Refusal(Code.DENIED, f"{src} holds {what}{where}, so it cannot be moved",
-                   "Move the other entries one by one instead.",
+    hint = "Move the other entries one by one instead"
+    hint += ("; if this move is needed, the host (the user) must allow it." if kind is
+             Kind.PROTECTED else ".")
+    return Refusal(Code.DENIED, f"{src} holds {what}{where}, so it cannot be moved", hint,
                    details={"path": src, "field": field}, kind=kind)
 
 
-def _lstat_or_none(ctx: ToolContext, rel: str) -> Any:
-    try:
-        return ctx.root.lstat(rel)
-    except FileNotFoundError:
-        return None  # the name, or one of its parents (created later), is missing
-
-
-def _exists(dst: str, kind: str, src: str) -> Refusal:
+def _exists(dst: str, kind: str, src: str, src_kind: str) -> Refusal:
+    """``dst`` is taken; the hint offers only what would work as things
+    stand (overwrite: true never replaces a directory, nor puts one over a file)."""
     if kind == "directory":
         hint = (f"{dst} is a directory: to move {src} into it pass destination \"{dst}/\", "
                 "or choose another name.")
+    elif src_kind == "directory":
+        hint = (f"{dst} is a {kind} and {src} is a directory, which cannot replace it: choose "
+                f"another destination, or delete {dst} first.")
     else:
         hint = "Choose another destination, or pass overwrite: true to replace it."
     return exists(dst, hint, field="destination", existing=kind)
@@ -188,7 +223,7 @@ def _check_existing(src: str, dst: str, kind: str, info: Any, existing: Any,
                       "or another spelling of one name)", "Pass a different destination.",
                       details={"source": src, "destination": dst}, kind=Kind.SAME_FILE)
     if not overwrite:
-        raise _exists(dst, there, src)
+        raise _exists(dst, there, src, kind)
     if there == "directory":
         raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is a directory, which move_file never "
                       "replaces", "Choose another destination, or delete the directory first "

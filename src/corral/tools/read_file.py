@@ -18,7 +18,9 @@ import stat as st
 from typing import Any
 from collections.abc import Callable
 
+from ..contained import Handle
 from . import _media
+from . import _read_cache as read_cache
 from ._context import ToolContext
 from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, binary_file, directory_given, special_file,
@@ -74,7 +76,8 @@ def _cut_marker(cap: int, chars: int) -> str:
 class _Facts:
     """What one pass over the file found."""
 
-    __slots__ = ("sha256", "size", "bom", "endings", "total", "lines", "true_chars", "short_lines")
+    __slots__ = ("sha256", "size", "bom", "endings", "total", "lines", "true_chars", "short_lines",
+                 "crlf", "index_sep")
 
     def __init__(self) -> None:
         self.sha256 = ""
@@ -85,6 +88,8 @@ class _Facts:
         self.lines: list[str] = []  # the window, as text (long lines possibly only a head)
         self.true_chars: dict[int, int] = {}  # window index -> length of a line kept as a head
         self.short_lines = False  # known: no line is longer than the cap
+        self.crlf = False  # some line ends with \r\n
+        self.index_sep = b""  # the separator lines were split at (streaming path)
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -93,24 +98,25 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     offset: int = args["offset"]
     limit = args.get("limit")
     limit = limits.read_lines if limit is None else min(limit, limits.read_lines)
-    root = ctx.root
-    backend = root.backend
-    fd, _ = ctx.open_checked(rel, Op.READ)
     try:
-        info = backend.fstat(fd)
+        handle = ctx.open_handle(rel, Op.READ)
+    except FileNotFoundError:
+        _refuse_pattern(ctx, rel)  # a glob pattern: answer with what it matches
+        raise
+    with handle:  # one resolution: the policy, the host and the read all see this file
+        info = handle.stat()
         if not st.S_ISREG(info.st_mode):
             raise _not_regular(rel, info)
         if info.st_nlink > 1:
             ctx.check_hardlink(rel, info)
         if ctx.asks_host:
             ctx.authorize(ReadRequest(rel))
-        ctx.ensure_same(rel, (info.st_dev, info.st_ino))  # a swap during authorization fails closed
-        if (image := _media.read_image(ctx, rel, fd, info)) is not None:  # newtools hook
-            return image
-        facts = _scan(rel, _Reader(backend.pread, fd, ctx.checkpoint), info.st_size, offset,
-                      limit, limits.read_line_chars, limits.read_bytes)
-    finally:
-        backend.close(fd)
+            # THREATS row 10: the name swapped while the host decided fails closed
+            ctx.ensure_same(rel, (info.st_dev, info.st_ino))
+        if (image := _media.read_image(ctx, rel, handle.fileno(), info)) is not None:
+            return image  # newtools hook
+        facts = _scan(rel, _Reader(handle, ctx.checkpoint), info, offset, limit,
+                      limits.read_line_chars, limits.read_bytes)
 
     if offset > max(facts.total, 1):
         raise Refusal(Code.INVALID_ARGUMENT,
@@ -135,6 +141,36 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+_GLOB_CHARS = frozenset("*?[")
+MAX_MATCHES_SHOWN = 20
+
+
+def _refuse_pattern(ctx: ToolContext, rel: str) -> None:
+    """Refuse a path that is a glob pattern matching files, with the matches."""
+    parts = rel.rstrip("/").split("/")
+    first = next((i for i, part in enumerate(parts) if _GLOB_CHARS & set(part)), None)
+    if first is None:
+        return
+    base = "/".join(parts[:first]) or "."
+    found = ctx.try_tool("glob", {"pattern": "/".join(parts[first:]), "path": base})
+    paths: list[str] = list(found.get("paths", ())) if found else []
+    if not paths:
+        return
+    total = len(paths)
+    details: dict[str, Any] = {"path": rel, "field": "path", "matches": paths[:MAX_MATCHES_SHOWN],
+                               "total": total, "truncated": bool(found and found.get("truncated"))}
+    if total == 1:
+        suggest: tuple[str, dict[str, Any]] = ("read_file", {"path": paths[0]})
+        hint = f"Read the file it matches: {paths[0]}."
+    else:
+        suggest = ("glob", {"pattern": "/".join(parts[first:]), "path": base})
+        hint = "Read the files one by one (read_file takes one path); they are in details.matches."
+    shown = ", ".join(paths[:3]) + (", ..." if total > 3 else "")
+    raise Refusal(Code.INVALID_ARGUMENT, f"{rel} is a glob pattern, not a file; it matches "
+                  f"{total} file{'s' if total != 1 else ''} ({shown})", hint, details=details,
+                  kind=Kind.PATH_IS_PATTERN, suggested_tool=suggest[0], suggested_args=suggest[1])
+
+
 def _not_regular(rel: str, info: os.stat_result) -> Refusal:
     if st.S_ISDIR(info.st_mode):
         return directory_given(rel, "read_file")
@@ -146,24 +182,37 @@ def _not_regular(rel: str, info: os.stat_result) -> Refusal:
 # -- reading -------------------------------------------------------------------
 
 class _Reader:
-    """Positioned reads of one fd, each after the call's checkpoint."""
+    """Positioned reads of one handle, each after the call's checkpoint."""
 
-    __slots__ = ("_pread", "_fd", "_checkpoint")
+    __slots__ = ("handle", "_pread", "_checkpoint")
 
-    def __init__(self, pread: Callable[[int, int, int], bytes], fd: int,
-                 checkpoint: Callable[[], None]) -> None:
-        self._pread = pread
-        self._fd = fd
+    def __init__(self, handle: Handle, checkpoint: Callable[[], None]) -> None:
+        self.handle = handle
+        self._pread = handle.pread
         self._checkpoint = checkpoint
 
     def __call__(self, size: int, offset: int) -> bytes:
         self._checkpoint()
-        return self._pread(self._fd, size, offset)
+        return self._pread(size, offset)
 
 
-def _scan(rel: str, pread: _Reader, size: int, offset: int, limit: int, cap: int,
+def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: int, cap: int,
           budget: int) -> _Facts:
-    """One pass over the file: digest, facts, and the window ``[offset, offset+limit)``."""
+    """One pass over the file: digest, facts, and the window ``[offset, offset+limit)``;
+    for a large file already known unchanged, only the window's bytes."""
+    size = info.st_size
+    if size > FAST_BYTES:
+        known = read_cache.lookup(info)
+        if known is not None:
+            return _known(pread, known, offset, limit, cap, budget)
+        began = read_cache.started()
+        index: tuple[list[int], list[int]] = ([], [])
+        facts = _stream(rel, pread, size, pread(CHUNK, 0), offset, limit, cap, budget, index)
+        if facts.index_sep == b"\n" and _unchanged(pread.handle.stat(), info):
+            read_cache.store(info, began, sha256=facts.sha256, endings=facts.endings,
+                             bom=facts.bom, total=facts.total, crlf=facts.crlf,
+                             lines=index[0], offsets=index[1])
+        return facts
     if size <= FAST_BYTES:
         data = pread(size + 1, 0)
         # One byte more than fstat said was asked for: getting exactly the
@@ -175,7 +224,33 @@ def _scan(rel: str, pread: _Reader, size: int, offset: int, limit: int, cap: int
         first = data
     else:
         first = pread(CHUNK, 0)
-    return _stream(rel, pread, size, first, offset, limit, cap, budget)
+    return _stream(rel, pread, size, first, offset, limit, cap, budget, None)
+
+
+def _unchanged(now: os.stat_result, before: os.stat_result) -> bool:
+    return (now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
+        before.st_size, before.st_mtime_ns, before.st_ctime_ns)
+
+
+def _known(pread: _Reader, known: read_cache.Whole, offset: int, limit: int, cap: int,
+           budget: int) -> _Facts:
+    """The window of a file whose whole-file facts are known: read from the
+    indexed line at or before ``offset`` only as far as the window needs."""
+    facts = _Facts()
+    facts.sha256, facts.size, facts.endings, facts.bom = (known.sha256, known.size,
+                                                          known.endings, known.bom)
+    line, pos = known.start_before(offset, len(_BOM8) if known.bom else 0)
+    window = _Window(b"\n", offset, limit, cap, budget)
+    window.lineno = line
+    while window.lineno < window.end and pos < known.size:
+        chunk = pread(CHUNK, pos)
+        if not chunk:
+            break
+        window.feed(chunk)
+        pos += len(chunk)
+    window.finish(facts, strip_cr=known.crlf)
+    facts.total = known.total
+    return facts
 
 
 def _whole(rel: str, data: bytes, offset: int, limit: int, cap: int) -> _Facts:
@@ -226,9 +301,10 @@ def _whole(rel: str, data: bytes, offset: int, limit: int, cap: int) -> _Facts:
 
 
 def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limit: int,
-            cap: int, budget: int) -> _Facts:
+            cap: int, budget: int, index: tuple[list[int], list[int]] | None) -> _Facts:
     """The streaming path: one pass that hashes, validates and counts the
-    whole file and keeps only the window (a long line only as a head)."""
+    whole file and keeps only the window (a long line only as a head);
+    ``index`` gets the first line starting in each chunk (number, offset)."""
     facts = _Facts()
     digest = hashlib.sha256()
     while len(first) < 4:  # byte order marks are up to 4 bytes
@@ -240,8 +316,8 @@ def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limi
     facts.bom = first.startswith(_BOM8)
     skip = len(_BOM8) if facts.bom else 0  # the BOM is not part of line 1
     window = _Window(b"\n", offset, limit, cap, budget)
-    newlines = returns = crlf = 0
-    prev_cr = False
+    returns = _Returns()
+    newlines = 0
     carry = b""  # an incomplete UTF-8 sequence at the end of the last chunk
     pos = 0
     chunk = first
@@ -251,20 +327,19 @@ def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limi
             raise _binary(rel, max(size, pos + len(chunk)))
         if carry or not chunk.isascii():
             carry = _validate(rel, carry, chunk, pos, newlines, size)
-        r = chunk.count(b"\r")
-        if r or prev_cr:
-            crlf += chunk.count(b"\r\n") + (1 if prev_cr and chunk[:1] == b"\n" else 0)
-            prev_cr = chunk[-1:] == b"\r"
-        returns += r
+        returns.feed(chunk)
+        if index is not None:
+            _index_chunk(index, chunk, newlines, pos)
         newlines += window.feed(chunk[skip:] if pos == 0 and skip else chunk)
         pos += len(chunk)
         chunk = pread(CHUNK, pos)
     if carry:
         raise _undecodable(rel, pos, newlines + 1, pos - len(carry))
+    crlf = returns.crlf
     facts.size = pos
     facts.sha256 = digest.hexdigest()
-    facts.endings = _endings(newlines - crlf, crlf, returns - crlf)
-    if newlines == 0 and returns:
+    facts.endings = _endings(newlines - crlf, crlf, returns.count - crlf)
+    if newlines == 0 and returns.count:
         # Lone \r endings only (rare): gather the window again, split at \r.
         # Nothing is trusted from this second read but the window itself.
         window = _Window(b"\r", offset, limit, cap, budget)
@@ -276,7 +351,35 @@ def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limi
             window.feed(chunk)
             at += len(chunk)
     window.finish(facts, strip_cr=bool(crlf) and window.sep == b"\n")
+    facts.crlf, facts.index_sep = bool(crlf), window.sep
     return facts
+
+
+class _Returns:
+    """Counts ``\\r`` and ``\\r\\n`` over chunks fed in order (a pair may
+    straddle two chunks)."""
+
+    __slots__ = ("count", "crlf", "_pending")
+
+    def __init__(self) -> None:
+        self.count = self.crlf = 0
+        self._pending = False  # the last chunk ended with \r
+
+    def feed(self, chunk: bytes) -> None:
+        r = chunk.count(b"\r")
+        if r or self._pending:
+            self.crlf += chunk.count(b"\r\n") + (1 if self._pending and chunk[:1] == b"\n" else 0)
+            self._pending = chunk[-1:] == b"\r"
+        self.count += r
+
+
+def _index_chunk(index: tuple[list[int], list[int]], chunk: bytes, newlines: int,
+                 pos: int) -> None:
+    """Note the first line that starts in ``chunk`` (its number and offset)."""
+    first_break = chunk.find(b"\n")
+    if first_break >= 0:
+        index[0].append(newlines + 2)
+        index[1].append(pos + first_break + 1)
 
 
 class _Window:
@@ -370,7 +473,10 @@ def _no_long_run(data: bytes, sep: bytes, cap: int) -> bool:
     if width < 1:
         return False
     find = data.find
-    return all(find(sep, start, start + width) >= 0 for start in range(0, len(data), width))
+    for start in range(0, len(data), width):  # noqa: SIM110 - a loop is faster than all()
+        if find(sep, start, start + width) < 0:
+            return False
+    return True
 
 
 def _check_text_start(rel: str, head: bytes) -> None:

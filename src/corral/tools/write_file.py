@@ -19,16 +19,18 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import posixpath
 import stat as st
 from dataclasses import dataclass
 from typing import Any
 
 from ._classify import close_paths
+from ..contained import Target
+from . import _read_cache as read_cache
 from ._content import check_write
-from ._context import Identity, ToolContext
+from ._context import Place, ToolContext
+from ._locate import of_target
 from ._policy import Op
-from ._refusal import (Code, Kind, Refusal, not_directory, sha256_mismatch, special_file,
+from ._refusal import (Code, Kind, Refusal, sha256_mismatch, special_file,
                        special_kind, swapped)
 from ._registry import ToolSpec, success_schema
 from ._requests import WriteRequest
@@ -66,17 +68,15 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_DIGEST_CHUNK = 1024 * 1024
+
 @dataclass
 class _Plan:
     """What the write will do, as decided under the lock before asking the host."""
 
     rel: str
-    parent: str
-    creates: list[str]
     current: os.stat_result | None
-    parent_id: Identity | None
     existing: str | None  # sha256 of the file being replaced
+    place: Place | None = None  # where it acts, when the host is asked (compared after)
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -92,20 +92,24 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     expected: str | None = args.get("expectedSha256")
     if expected is not None:
         expected = expected.lower()
-    where = ctx.check_path(rel, Op.CREATE, follow=False)
     digest = hashlib.sha256(data).hexdigest()
-    with ctx.lock(rel):
-        plan = _plan(ctx, rel, expected, args["overwrite"])
+    # one resolution: the policy, the host's question and the write all act on this target
+    with ctx.lock(rel), ctx.target(rel, Op.CREATE, create_parents=True) as target:
+        plan = _plan(ctx, target, rel, expected, args["overwrite"])
         if plan.current is not None:
-            ctx.check(where, Op.REPLACE, shown=rel)  # a secret file is not replaced
+            ctx.check(of_target(target), Op.REPLACE, shown=rel)  # a secret is not replaced
         warnings = check_write(ctx, rel, content, plan.current)
         ctx.authorize(WriteRequest(rel, bytes=len(data), sha256=digest,
                                    overwrite=plan.current is not None,
                                    existing_sha256=plan.existing,
-                                   creates_directories=tuple(plan.creates)))
-        _recheck(ctx, plan)  # nothing may have moved while the host was deciding
-        created = _makedirs(ctx, rel, plan.parent, dry_run=False) if plan.creates else []
-        ctx.root.write_bytes(rel, data, exclusive=plan.current is None, follow_symlinks=False)
+                                   creates_directories=target.creates))
+        _recheck(ctx, target, plan)  # nothing may have changed while the host was deciding
+        created = target.make_parents() if target.creates else []
+        current = plan.current
+        if current is not None:
+            read_cache.forget(current.st_dev, current.st_ino)
+        target.write_bytes(data, exclusive=current is None,
+                           expect=None if current is None else (current.st_dev, current.st_ino))
 
     current = plan.current
     result: dict[str, Any] = {"path": rel, "bytes": len(data), "sha256": digest,
@@ -131,19 +135,18 @@ def _file_path(ctx: ToolContext, value: str) -> str:
     return rel
 
 
-def _plan(ctx: ToolContext, rel: str, expected: str | None, overwrite: bool) -> _Plan:
+def _plan(ctx: ToolContext, target: Target, rel: str, expected: str | None,
+          overwrite: bool) -> _Plan:
     """Find what is there now and decide: refuse to replace without
     ``overwrite`` or a matching ``expectedSha256``."""
-    parent = posixpath.dirname(rel) or "."
-    creates = _makedirs(ctx, rel, parent, dry_run=True) if parent != "." else []
-    current = None if creates else _lstat(ctx, rel)
-    plan = _Plan(rel, parent, creates, current, None if creates else ctx.identity(parent), None)
+    current = target.lstat()
+    plan = _Plan(rel, current, None, ctx.place(target) if ctx.asks_host else None)
     if current is None:
         if expected is not None:
             raise _missing(ctx, rel, expected)
         return plan
     _check_replaceable(ctx, rel, current)
-    plan.existing = existing = _file_sha256(ctx, rel, current)
+    plan.existing = existing = _file_sha256(ctx, target, rel, current)
     if expected is not None and expected != existing:
         raise sha256_mismatch(rel, expected, existing)
     if expected is None and not overwrite:
@@ -155,41 +158,20 @@ def _plan(ctx: ToolContext, rel: str, expected: str | None, overwrite: bool) -> 
     return plan
 
 
-def _recheck(ctx: ToolContext, plan: _Plan) -> None:
-    """Fail closed if anything the plan was made on changed since."""
-    rel, current = plan.rel, plan.current
-    if plan.creates:
-        if _makedirs(ctx, rel, plan.parent, dry_run=True) != plan.creates:
+def _recheck(ctx: ToolContext, target: Target, plan: _Plan) -> None:
+    """Fail closed if the entry the plan was made on changed since (the
+    parent is held open; the directories to create are checked when made)."""
+    rel, current, now = plan.rel, plan.current, target.lstat()
+    if plan.place is not None:
+        ctx.ensure_place(rel, plan.place)
+    if current is None or now is None:
+        if (current is None) != (now is None):
             raise swapped(rel)
         return
-    ctx.ensure_same(plan.parent, plan.parent_id)
-    ctx.ensure_same(rel, None if current is None else (current.st_dev, current.st_ino),
-                    follow=False, mode=None if current is None else current.st_mode)
-    if current is not None and _lstat(ctx, rel) is not None and \
-            _file_sha256(ctx, rel, current) != plan.existing:
-        raise swapped(rel)  # rewritten in place while the host was deciding
-
-
-def _makedirs(ctx: ToolContext, rel: str, parent: str, *, dry_run: bool) -> list[str]:
-    """``Root.makedirs`` of the parent; a name in the way is told about
-    ``rel``: the model named the file, so a refusal should name it too."""
-    try:
-        return ctx.root.makedirs(parent, exist_ok=True, dry_run=dry_run)
-    except (FileExistsError, NotADirectoryError) as exc:
-        # something that is not a directory stands where one is needed (as
-        # os.makedirs, the core may say EEXIST): it is in the way, not a
-        # file to overwrite
-        where = getattr(exc, "component", None) or parent
-        raise not_directory(rel, f"{where} is a file, so {rel} cannot be inside it",
-                            f"Use a path whose directories exist; {where} is a file.",
-                            field="path", component=where) from None
-
-
-def _lstat(ctx: ToolContext, rel: str) -> os.stat_result | None:
-    try:
-        return ctx.root.lstat(rel)
-    except FileNotFoundError:
-        return None
+    if (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (
+            current.st_dev, current.st_ino, st.S_IFMT(current.st_mode)) or \
+            _file_sha256(ctx, target, rel, current) != plan.existing:
+        raise swapped(rel)  # replaced, or rewritten in place while the host was deciding
 
 
 def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None:
@@ -220,28 +202,14 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
                            hint="Use regular files only; this one cannot be replaced.")
 
 
-def _file_sha256(ctx: ToolContext, rel: str, info: os.stat_result) -> str:
-    """The digest of the file at ``rel`` (not following a final symlink),
+def _file_sha256(ctx: ToolContext, target: Target, rel: str, info: os.stat_result) -> str:
+    """The digest of the target's file (its final name, not followed),
     streamed; ``STALE`` if it is no longer the file ``info`` described."""
-    root = ctx.root
-    backend = root.backend
-    fd = root.open(rel, os.O_RDONLY | os.O_NOFOLLOW)
-    try:
-        now = backend.fstat(fd)
+    with target.open(os.O_RDONLY) as handle:
+        now = handle.stat()
         if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
             raise swapped(rel)
-        digest = hashlib.sha256()
-        pos = 0
-        while True:
-            ctx.checkpoint()
-            chunk = backend.pread(fd, _DIGEST_CHUNK, pos)
-            if not chunk:
-                break
-            digest.update(chunk)
-            pos += len(chunk)
-        return digest.hexdigest()
-    finally:
-        backend.close(fd)
+        return ctx.sha256(handle)
 
 
 def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:

@@ -1,0 +1,99 @@
+"""What read_file learns from a whole large file, kept while the file is unchanged.
+
+A window of a large file needs facts about all of it (the sha256, the line
+count, line endings, byte order mark, that it is valid UTF-8 text) but only
+the bytes of its own lines.  One full pass learns those facts and a sparse
+line index (a line number and its byte offset about every CHUNK bytes); a
+later window of the same unchanged file then reads only from the indexed
+line before it.
+
+An entry is keyed by the file's (device, inode) and trusted only while its
+size, ``mtime_ns`` and ``ctime_ns`` are those seen, and only if those stamps
+were already older than the moment the pass began by more than a timestamp
+granule (git's racy-index rule: a change within the same granule as the
+pass could keep the stamps).  An entry that was racy when made is not used;
+the next full pass makes a trusted one.  Bounded (least recently used go
+first); corral's own writes drop the entry of the file they replace.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from bisect import bisect_right
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+__all__ = ["Whole", "lookup", "store", "forget", "started", "MAX_ENTRIES"]
+
+MAX_ENTRIES = 128
+RACY_NS = 2_000_000_000  # a timestamp granule on the coarsest filesystems we run on
+
+
+@dataclass(frozen=True)
+class Whole:
+    """The facts of one whole file and its sparse line index."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    trusted: bool
+    sha256: str
+    endings: str
+    bom: bool
+    total: int
+    crlf: bool
+    lines: tuple[int, ...] = field(default=())  # line numbers of index points, ascending
+    offsets: tuple[int, ...] = field(default=())  # the byte offset where each starts
+
+    def start_before(self, line: int, first_offset: int) -> tuple[int, int]:
+        """The indexed (line number, byte offset) at or before ``line``."""
+        at = bisect_right(self.lines, line) - 1
+        return (1, first_offset) if at < 0 else (self.lines[at], self.offsets[at])
+
+
+_guard = threading.Lock()
+_entries: OrderedDict[tuple[int, int], Whole] = OrderedDict()
+
+
+def started() -> int:
+    """The wall-clock time a full pass begins (for the racy rule)."""
+    return time.time_ns()
+
+
+def _stamps(info: os.stat_result) -> tuple[int, int, int]:
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
+def lookup(info: os.stat_result) -> Whole | None:
+    """The trusted entry for the file ``info`` describes, if it is unchanged."""
+    with _guard:
+        entry = _entries.get((info.st_dev, info.st_ino))
+        if entry is None:
+            return None
+        if not entry.trusted or (entry.size, entry.mtime_ns, entry.ctime_ns) != _stamps(info):
+            return None
+        _entries.move_to_end((info.st_dev, info.st_ino))
+        return entry
+
+
+def store(info: os.stat_result, began_ns: int, *, sha256: str, endings: str, bom: bool,
+          total: int, crlf: bool, lines: list[int], offsets: list[int]) -> None:
+    """Remember a full pass that began at ``began_ns`` over the file ``info``
+    describes (stat'ed before the pass)."""
+    size, mtime_ns, ctime_ns = _stamps(info)
+    trusted = max(mtime_ns, ctime_ns) < began_ns - RACY_NS
+    entry = Whole(size, mtime_ns, ctime_ns, trusted, sha256, endings, bom, total, crlf,
+                  tuple(lines), tuple(offsets))
+    with _guard:
+        _entries[(info.st_dev, info.st_ino)] = entry
+        _entries.move_to_end((info.st_dev, info.st_ino))
+        while len(_entries) > MAX_ENTRIES:
+            _entries.popitem(last=False)
+
+
+def forget(dev: int, ino: int) -> None:
+    """Drop what is known of a file corral is about to replace or remove."""
+    with _guard:
+        _entries.pop((dev, ino), None)
