@@ -35,6 +35,7 @@ __all__ = [
     "GLOB_CHARS",
     "MAX_ALTERNATIVES",
     "GlobMatcher",
+    "NameIndex",
     "Segment",
     "compile_glob",
     "compile_segments",
@@ -209,11 +210,19 @@ class _Chunk:
 
 @dataclass(frozen=True)
 class Segment:
-    """One path segment of a pattern: ``"**"`` or a name pattern."""
+    """One path segment of a pattern: ``"**"`` or a name pattern.
+
+    ``affix`` is a cheap necessary condition of ``test`` (a name can match
+    only if it starts with ``affix[0]`` and ends with ``affix[1]``), and
+    ``exact`` the one name that matches when the segment is a plain literal:
+    an index of many segments (:class:`NameIndex`) tests those with string
+    methods before running any ``test``."""
 
     source: str
     recursive: bool
     test: NameTest
+    affix: tuple[str, str] = ("", "")
+    exact: str | None = None
 
 
 def _segment_test(seg: str) -> NameTest:
@@ -250,6 +259,26 @@ def _segment_test(seg: str) -> NameTest:
     return test
 
 
+def _affix(tokens: list[str]) -> tuple[tuple[str, str], str | None]:
+    """The literal start and end every match of the segment ``tokens`` has,
+    and the whole literal when it has no wildcard at all."""
+    def literal(token: str) -> bool:
+        return token != "*" and token == re.escape(token[-1])
+    head = ""
+    for t in tokens:
+        if not literal(t):
+            break
+        head += t[-1]
+    if len(head) == len(tokens):  # every token a literal (so no star either)
+        return (head, head), head
+    tail = ""
+    for t in reversed(tokens):
+        if not literal(t):
+            break
+        tail = t[-1] + tail
+    return (head, tail), None
+
+
 def _any_name(name: str) -> bool:
     return True
 
@@ -262,8 +291,116 @@ def compile_segments(parts: Sequence[str]) -> list[Segment]:
             if not (out and out[-1].recursive):
                 out.append(Segment("**", True, _any_name))
         else:
-            out.append(Segment(part, False, _segment_test(part)))
+            affix, exact = _affix(_tokens(part))
+            out.append(Segment(part, False, _segment_test(part), affix, exact))
     return out
+
+
+class NameIndex:
+    """Which of many name tests can match a name, found with string methods
+    first: each test is filed under its segment's literal name, end or
+    start (:attr:`Segment.affix`), and only those without any are run for
+    every name.  :meth:`may_match` is a necessary condition (``False``: no
+    test matches); :meth:`candidates` the tests that may, in the order they
+    were given.  Ends and starts are looked up by length, so a name costs
+    one lookup per distinct length, however many tests there are."""
+
+    __slots__ = ("_exact", "_exact_names", "_tails", "_heads", "_always", "_few_tails",
+                 "_few_heads", "_ends")
+
+    def __init__(self, segments: Sequence[Segment]) -> None:
+        self._exact: dict[str, list[int]] = {}
+        self._tails: dict[int, dict[str, list[int]]] = {}
+        self._heads: dict[int, dict[str, list[int]]] = {}
+        always: list[int] = []
+        for i, seg in enumerate(segments):
+            head, tail = seg.affix
+            if seg.exact is not None:
+                self._exact.setdefault(seg.exact, []).append(i)
+            elif tail:
+                self._tails.setdefault(len(tail), {}).setdefault(tail, []).append(i)
+            elif head:
+                self._heads.setdefault(len(head), {}).setdefault(head, []).append(i)
+            else:
+                always.append(i)
+        self._always = tuple(always)
+        self._exact_names = frozenset(self._exact)
+        # a handful of ends or starts: one str.endswith/startswith of them all
+        self._few_tails = self._few(self._tails)
+        self._few_heads = self._few(self._heads)
+        self._ends: dict[str, tuple[frozenset[str], tuple[str, ...]] | None] = {}
+
+    @staticmethod
+    def _few(by_length: dict[int, dict[str, list[int]]]) -> tuple[str, ...] | None:
+        affixes = tuple(a for group in by_length.values() for a in group)
+        return affixes if len(affixes) <= 16 else None
+
+    @property
+    def always(self) -> bool:
+        """Whether some test has no literal to file it under (runs for every name)."""
+        return bool(self._always)
+
+    def _tail_of(self, name: str) -> bool:
+        few = self._few_tails
+        if few is not None:
+            return name.endswith(few)
+        n = len(name)
+        return any(length <= n and name[n - length:] in group
+                   for length, group in self._tails.items())
+
+    def _head_of(self, name: str) -> bool:
+        few = self._few_heads
+        if few is not None:
+            return name.startswith(few)
+        return any(name[:length] in group for length, group in self._heads.items())
+
+    def may_match(self, name: str) -> bool:
+        return bool(self._always) or name in self._exact or self._tail_of(name) \
+            or self._head_of(name)
+
+    def filter(self, names: list[str], ends_with: str = "") -> list[str]:
+        """The names some test may match (:meth:`may_match`), in order;
+        ``ends_with``: what every name is known to end with, so only the
+        literal names and ends agreeing with it are tried."""
+        if self._always:
+            return names
+        heads = self._few_heads
+        if ends_with and heads is not None:
+            agreeing = self._agreeing(ends_with)
+            if agreeing is None:
+                return []
+            exact, tails = agreeing
+        else:
+            exact, tails = self._exact_names, self._few_tails  # type: ignore[assignment]
+        if tails is not None and heads is not None:  # the common case, in one comprehension
+            return [n for n in names if n in exact or n.endswith(tails) or n.startswith(heads)]
+        return [n for n in names if self.may_match(n)]
+
+    def _agreeing(self, end: str) -> tuple[frozenset[str], tuple[str, ...]] | None:
+        """The literal names and ends a name ending with ``end`` may have
+        (``None``: none, and no start either); the few-ends case only."""
+        if end not in self._ends:
+            exact = frozenset(n for n in self._exact if n.endswith(end))
+            tails = tuple(t for t in self._few_tails or ()
+                          if t.endswith(end) or end.endswith(t))
+            found = (exact, tails) if exact or tails or self._few_heads else None
+            if len(self._ends) < 64:
+                self._ends[end] = found
+            return found
+        return self._ends[end]
+
+    def candidates(self, name: str) -> list[int]:
+        """The indices of the tests that may match ``name``, ascending."""
+        found = list(self._always)
+        found += self._exact.get(name, ())
+        n = len(name)
+        for length, group in self._tails.items():
+            if length <= n:
+                found += group.get(name[n - length:], ())
+        for length, group in self._heads.items():
+            found += group.get(name[:length], ())
+        found.sort()
+        return found
 
 
 # -- a whole pattern ----------------------------------------------------------------------
@@ -288,7 +425,17 @@ class GlobMatcher:
         self._ends = ends
         # "**/<name pattern>" only: the name alone decides, at any depth
         self.name_only = all(len(a) == 2 and a[0].recursive for a in alternatives)
-        self._name_tests = [a[1].test for a in alternatives] if self.name_only else []
+        #: for name_only matchers: the name segment of each alternative
+        self.name_segments: list[Segment] = [a[1] for a in alternatives] if self.name_only else []
+        self._name_tests = [seg.test for seg in self.name_segments]
+        #: a name_only matcher that is one "*<literal>" ("*.py"): the literal, so
+        #: a walk can test names with str.endswith alone ("" matches every name)
+        self.name_suffix: str | None = None
+        if len(self.name_segments) == 1:
+            seg = self.name_segments[0]
+            if seg.source.startswith("*") and seg.affix[0] == "" and seg.exact is None \
+                    and _tokens(seg.source) == ["*", *map(re.escape, seg.affix[1])]:
+                self.name_suffix = seg.affix[1]
         # for name_only matchers: whether a name matches (one test bound directly: hot)
         self.match_name: NameTest = (self._name_tests[0] if len(self._name_tests) == 1
                                      else self._any_name_test)

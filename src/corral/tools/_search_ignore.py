@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._refusal import Refusal
-from ._search_glob import GlobMatcher, compile_glob
+from ._search_glob import GlobMatcher, NameIndex, Segment, compile_glob
 
 __all__ = [
     "GIT_DIR",
@@ -29,6 +29,7 @@ __all__ = [
     "MAX_RULES",
     "IgnoreFile",
     "IgnoreRules",
+    "IgnoreScope",
     "parse_ignore",
 ]
 
@@ -76,14 +77,69 @@ def _rule(line: str) -> _Rule | None:
 
 class IgnoreFile:
     """The rules of one .gitignore, last line first (those that can match
-    a file apart: a directory-only line never decides for a file)."""
+    a file apart: a directory-only line never decides for a file).
+
+    For :class:`IgnoreScope`, the lines that match a name at any depth are
+    indexed by their literal name, end or start (:class:`NameIndex`), once
+    for directories and once for files, and the anchored ones (a ``/`` in
+    the line) are listed by position: a walk carries their automaton
+    states per directory."""
 
     def __init__(self, rules: list[_Rule]) -> None:
         self._rules = rules[::-1]
         self._file_rules = [r for r in self._rules if not r.matcher.dirs_only]
+        named = [i for i, r in enumerate(self._rules) if r.matcher.name_only]
+        files = [i for i in named if not self._rules[i].matcher.dirs_only]
+        self._dir_names = (named, NameIndex([self._segment(i) for i in named]))
+        self._file_names = (files, NameIndex([self._segment(i) for i in files]))
+        self.anchored = tuple(i for i, r in enumerate(self._rules) if not r.matcher.name_only)
+
+    def _segment(self, i: int) -> Segment:
+        return self._rules[i].matcher.name_segments[0]  # gitignore lines have no braces
 
     def __len__(self) -> int:
         return len(self._rules)
+
+    def start(self, i: int) -> frozenset[int]:
+        """The automaton states of the anchored line ``i`` in the file's own directory."""
+        return self._rules[i].matcher.start
+
+    def step(self, i: int, states: frozenset[int], name: str) -> frozenset[int]:
+        return self._rules[i].matcher.step(states, name)
+
+    def names_may_match(self, names: list[str], is_dir: bool, ends_with: str = "") -> list[str]:
+        """The names some line matching at any depth may match (a superset);
+        ``ends_with``: what every name is known to end with."""
+        return (self._dir_names if is_dir else self._file_names)[1].filter(names, ends_with)
+
+    def has_general(self, is_dir: bool) -> bool:
+        """Whether a line matching at any depth has no literal to index it by."""
+        return (self._dir_names if is_dir else self._file_names)[1].always
+
+    def decide_in(self, name: str, is_dir: bool,
+                  live: tuple[tuple[int, frozenset[int]], ...]) -> bool | None:
+        """:meth:`decide` for the entry ``name`` of a directory where the
+        anchored lines are in the states ``live`` (position, states; dead
+        ones left out)."""
+        positions, index = self._dir_names if is_dir else self._file_names
+        if not live and not index.may_match(name):
+            return None
+        order = [positions[j] for j in index.candidates(name)]
+        states = dict(live)
+        if states:
+            order = sorted(order + list(states))
+        for i in order:
+            rule = self._rules[i]
+            matcher = rule.matcher
+            if matcher.name_only:
+                hit = matcher.match_name(name)
+            elif matcher.dirs_only and not is_dir:
+                continue
+            else:
+                hit = matcher.accepts(states[i], name)
+            if hit:
+                return not rule.negate
+        return None
 
     def decide(self, sub: str, name: str, is_dir: bool) -> bool | None:
         """``True`` ignored, ``False`` re-included, ``None`` no line applies
@@ -121,6 +177,11 @@ class IgnoreRules:
     def __bool__(self) -> bool:
         return bool(self._files)
 
+    @property
+    def files(self) -> tuple[tuple[str, IgnoreFile], ...]:
+        """The files in force, outermost first, each with its directory prefix."""
+        return tuple(self._files)
+
     def push(self, prefix: str, spec: IgnoreFile) -> None:
         self._files.append((prefix, spec))
 
@@ -147,3 +208,89 @@ class IgnoreRules:
             if self.ignored("/".join(parts[:depth]), True):
                 return True
         return self.ignored(real, is_dir)
+
+
+class _Layer:
+    """One .gitignore in force at one directory: the file and the states of
+    its anchored lines there (only those that can still match)."""
+
+    __slots__ = ("file", "live")
+
+    def __init__(self, file: IgnoreFile, live: tuple[tuple[int, frozenset[int]], ...]) -> None:
+        self.file = file
+        self.live = live
+
+    def child(self, name: str) -> _Layer:
+        if not self.live:
+            return self
+        file = self.file
+        live = []
+        for i, states in self.live:
+            after = file.step(i, states, name)
+            if after:
+                live.append((i, after))
+        return _Layer(file, tuple(live))
+
+
+class IgnoreScope:
+    """The .gitignore rules in force for the entries of one directory of a
+    walk, deepest file first: :meth:`IgnoreRules.ignored` for every entry,
+    where a name no line can match (the common case) costs a few string
+    tests, and a subdirectory's scope costs one automaton step per anchored
+    line still alive (none, mostly: then it is this scope itself)."""
+
+    __slots__ = ("_layers", "_files_always")
+
+    def __init__(self, layers: tuple[_Layer, ...]) -> None:
+        self._layers = layers
+        self._files_always = any(layer.live or layer.file.has_general(False) for layer in layers)
+
+    @classmethod
+    def of(cls, rules: IgnoreRules, real: str) -> IgnoreScope:
+        """The scope of the directory ``real`` (canonical) under ``rules``
+        (the files of its ancestors, as :func:`ancestor_rules` found them)."""
+        layers = []
+        for prefix, file in rules.files:
+            layer = _Layer(file, tuple((i, file.start(i)) for i in file.anchored))
+            rel = "" if real in (".", "") else (real + "/")[len(prefix):]
+            for part in rel.split("/")[:-1]:
+                layer = layer.child(part)
+            layers.append(layer)
+        return cls(tuple(reversed(layers)))
+
+    def __bool__(self) -> bool:
+        return bool(self._layers)
+
+    def pushed(self, file: IgnoreFile) -> IgnoreScope:
+        """This directory's scope with its own .gitignore (the deepest) added."""
+        own = _Layer(file, tuple((i, file.start(i)) for i in file.anchored))
+        return IgnoreScope((own, *self._layers))
+
+    def child(self, name: str) -> IgnoreScope:
+        """The scope of the subdirectory ``name`` (before its own .gitignore)."""
+        if not any(layer.live for layer in self._layers):
+            return self
+        return IgnoreScope(tuple(layer.child(name) for layer in self._layers))
+
+    def ignored(self, name: str, is_dir: bool) -> bool:
+        for layer in self._layers:
+            verdict = layer.file.decide_in(name, is_dir, layer.live)
+            if verdict is not None:
+                return verdict
+        return False
+
+    def kept_files(self, names: list[str], ends_with: str = "") -> tuple[list[str], int]:
+        """The file names of ``names`` that are not ignored, in order, and
+        how many were (``ends_with``: what every name is known to end with)."""
+        if not self._layers:
+            return names, 0
+        if self._files_always:
+            maybe: list[str] | set[str] = names
+        else:
+            maybe = set()
+            for layer in self._layers:
+                maybe.update(layer.file.names_may_match(names, False, ends_with))
+        ignored = {n for n in maybe if self.ignored(n, False)}
+        if not ignored:
+            return names, 0
+        return [n for n in names if n not in ignored], len(ignored)

@@ -413,31 +413,42 @@ def _result(ctx: ToolContext, args: dict[str, Any], grep: _Search, base: Base,
 
 def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher | None,
                include_ignored: bool, notes: list[str], outcome: _Outcome) -> None:
-    root = ctx.root
     rules = base_rules(ctx, base, include_ignored, notes)
     visitor = SearchVisitor(ctx, base, rules=rules, skip_git=not include_ignored,
                             prune=include, budget=grep.budget)
     outcome.counts = visitor.counts
     outcome.ignored = 0
     skipped = grep.skipped
-    tree = Tree(root, base.fd, include.start if include else frozenset(), visitor,
-                max_entries=ctx.limits.search_files)
+    tree = Tree(ctx.root, base.fd, visitor.start, visitor, max_entries=ctx.limits.search_files)
     outcome.stats = tree.stats
     with tree:
-        for dir_sub, dir_fd, state, entries in tree:
-            for name, kind in entries:
-                if not _include_matches(include, dir_sub, name, state):
-                    continue
-                grep.included += 1
-                if kind in ("symlink", "other"):
-                    skipped["symlinks" if kind == "symlink" else "special"] += 1
-                elif rules and visitor.file_ignored(dir_sub, name):
-                    outcome.ignored += 1
-                elif not visitor.file_hidden(dir_sub, name):
-                    _grep_file(grep, root, dir_fd, base, dir_sub + name)
-                    if grep.full:
-                        return
+        for dir_sub, dir_fd, state, names, kinds in tree:
+            if include is not None:
+                names = ([n for n in names if include.match_name(n)] if include.name_only
+                         else [n for n in names if include.accepts(state.globs, n)])
+            grep.included += len(names)
+            if kinds:  # links and special files are counted, never opened
+                odd = [kinds[n] for n in names if n in kinds]
+                if odd:
+                    skipped["symlinks"] += odd.count("symlink")
+                    skipped["special"] += len(odd) - odd.count("symlink")
+                    names = [n for n in names if n not in kinds]
+            names, ignored = visitor.kept_files(state, names)
+            outcome.ignored += ignored
+            if names and _grep_files(grep, ctx.root, dir_fd, base, dir_sub, names):
+                return
     outcome.incomplete = tree.stats.incomplete
+
+
+def _grep_files(grep: _Search, root: Root, dir_fd: int, base: Base, dir_sub: str,
+                names: list[str]) -> bool:
+    """Search the files ``names`` of the directory ``dir_fd`` (``dir_sub``
+    below the base); ``True`` once the results are full."""
+    for name in names:
+        _grep_file(grep, root, dir_fd, base, dir_sub + name)
+        if grep.full:
+            return True
+    return False
 
 
 def _grep_file(grep: _Search, root: Root, dir_fd: int, base: Base, sub: str) -> None:
