@@ -47,7 +47,7 @@ except ImportError:  # the module was not built: every listing through scandir
     _lib = None
 
 __all__ = ["FILE_FLAGS", "MAX_DEPTH", "Listing", "Tree", "TreeItem", "TreeStats", "TreeVisitor",
-           "open_entry"]
+           "is_native", "open_entry"]
 
 MAX_DEPTH = 128  # directories below the base; each level holds one fd
 TICK_EVERY = 1024
@@ -139,13 +139,16 @@ class _NativeLister:
         return Listing(files, kinds, dirs)
 
 
+def is_native(backend: Backend) -> bool:
+    """Whether ``backend`` is the native backend itself, so a search may
+    make its system calls in C, batched (any other backend is asked for
+    every call, so a test's fault-injecting backend sees them all)."""
+    return _lib is not None and type(backend) is NativeBackend
+
+
 def native_lister(backend: Backend) -> _NativeLister | None:
-    """The native lister for a walk through ``backend``, if it is the native
-    backend itself (any other backend is asked, so a test's fault backend
-    sees every call)."""
-    if _lib is None or type(backend) is not NativeBackend:
-        return None
-    return _NativeLister()
+    """The native lister for a walk through ``backend`` (:func:`is_native`)."""
+    return _NativeLister() if is_native(backend) else None
 
 
 def open_entry(root: Root, dir_fd: int, name: str, path: str) -> tuple[Handle, os.stat_result]:

@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-__all__ = ["NATIVE", "Hit", "count_newlines", "literal_lines", "regex_lines"]
+__all__ = ["ABSENT", "BINARY", "HARDLINK", "NATIVE", "NATIVE_FILES", "OPEN", "OPEN_ERROR",
+           "READ_ERROR", "SPECIAL", "FileScanner", "Hit", "count_newlines", "literal_lines",
+           "regex_lines"]
 
 Hit = tuple[int, int, int, int]  # line start, line end, match offset, line number
 _BATCH = 256  # hits fetched per native call
@@ -97,3 +99,44 @@ def regex_lines(regex: Searcher, buf: bytes, pos: int = 0, line: int = 1) -> Ite
 
 def count_newlines(buf: bytes, start: int = 0, end: int | None = None) -> int:
     return buf.count(b"\n", start, len(buf) if end is None else end)
+
+
+# corral_scan_files' statuses (native/scan.cdef), checked against the module below
+ABSENT, OPEN, BINARY, SPECIAL, HARDLINK, OPEN_ERROR, READ_ERROR = range(7)
+NATIVE_FILES = NATIVE and hasattr(_lib, "corral_scan_files") and (
+    _lib.CORRAL_SCAN_ABSENT, _lib.CORRAL_SCAN_OPEN, _lib.CORRAL_SCAN_BINARY,
+    _lib.CORRAL_SCAN_SPECIAL, _lib.CORRAL_SCAN_HARDLINK, _lib.CORRAL_SCAN_OPEN_ERROR,
+    _lib.CORRAL_SCAN_READ_ERROR) == tuple(range(7))
+
+
+class FileScanner:
+    """grep's per-file work for a directory's worth of files in one C call
+    (``corral_scan_files``, native/corral_scan.h): open each name below the
+    directory fd (``O_NOFOLLOW|O_NONBLOCK``), fstat it, and read a small
+    regular file and look for ``needle`` in it.  :meth:`scan` gives four
+    values per file done: the status (:data:`ABSENT` ... :data:`READ_ERROR`),
+    the fd of an :data:`OPEN` file (the caller's to close) or an errno,
+    st_size, st_nlink.  Files of ``limit`` bytes or more come back
+    :data:`OPEN` unread.  Only when :data:`NATIVE_FILES`."""
+
+    BATCH = 256  # files per call
+    BUDGET = 32 << 20  # bytes read per call, so the caller's checkpoints come often
+
+    def __init__(self, needle: bytes | None, *, sniff: int, keep_links: bool, limit: int) -> None:
+        self._needle = needle or b""
+        self._sniff = sniff
+        self._keep = int(keep_links)
+        self._size = limit
+        self._buf = _ffi.new("char[]", limit)
+        self._out = _ffi.new("int64_t[]", 4 * self.BATCH)
+        self._consumed = _ffi.new("int64_t[1]")
+
+    def scan(self, dir_fd: int, names: bytes, offset: int, count: int) -> tuple[list[int], int]:
+        """Files from ``names[offset:]`` (``count`` names left, each
+        NUL-terminated): the rows of those done, and the offset of the
+        first name not done."""
+        start = _ffi.from_buffer(names) + offset
+        done = _lib.corral_scan_files(dir_fd, start, min(count, self.BATCH), self._needle,
+                                      len(self._needle), self._sniff, self._keep, self._buf,
+                                      self._size, self.BUDGET, self._out, self._consumed)
+        return _ffi.unpack(self._out, 4 * done), offset + int(self._consumed[0])

@@ -34,7 +34,7 @@ import stat as st
 from typing import Any
 
 from ..contained import Handle, Root
-from ..contained._tree import Tree, TreeStats, open_entry
+from ..contained._tree import Tree, TreeStats, is_native, open_entry
 from ._context import ToolContext
 from ._refusal import Code, Kind, Refusal
 from ._registry import Suggests, ToolSpec, success_schema
@@ -51,7 +51,17 @@ from ._search import (
 from ._search_glob import GlobMatcher, compile_glob
 from ._search_hints import Finds, grep_retry, path_as_pattern, pattern_refusal
 from ._search_regex import Pattern, PatternProblem, compile_pattern
-from ._search_scan import count_newlines
+from ._search_scan import (
+    ABSENT,
+    BINARY,
+    HARDLINK,
+    NATIVE_FILES,
+    OPEN,
+    OPEN_ERROR,
+    SPECIAL,
+    FileScanner,
+    count_newlines,
+)
 
 CHUNK = 1 << 20  # bytes read at a time from a large file (a smaller one is read in one)
 BINARY_SNIFF = 8000  # git's rule: a NUL in the first 8,000 bytes means binary
@@ -130,7 +140,11 @@ class _Search:
         if info.st_nlink > 1 and not self.ctx.allow_hardlinks:
             self.skipped["hardlinks"] += 1  # its content may be a file outside the root
             return
-        want = min(info.st_size + 1, CHUNK)
+        self.regular(handle, path, info.st_size)
+
+    def regular(self, handle: Handle, path: str, size: int) -> None:
+        """Search the open regular file ``handle`` (``size`` bytes at its fstat)."""
+        want = min(size + 1, CHUNK)
         data = handle.pread(want, 0)
         if data.find(b"\x00", 0, BINARY_SNIFF) >= 0:
             self.skipped["binary"] += 1
@@ -421,6 +435,7 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
     skipped = grep.skipped
     tree = Tree(ctx.root, base.fd, visitor.start, visitor, max_entries=ctx.limits.search_files)
     outcome.stats = tree.stats
+    scanner = _scanner(grep, ctx.root)
     with tree:
         for dir_sub, dir_fd, state, names, kinds in tree:
             if include is not None:
@@ -435,7 +450,12 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
                     names = [n for n in names if n not in kinds]
             names, ignored = visitor.kept_files(state, names)
             outcome.ignored += ignored
-            if names and _grep_files(grep, ctx.root, dir_fd, base, dir_sub, names):
+            if not names:
+                continue
+            if scanner is not None:
+                if _grep_native(grep, scanner, ctx.root, dir_fd, base, dir_sub, names):
+                    return
+            elif _grep_files(grep, ctx.root, dir_fd, base, dir_sub, names):
                 return
     outcome.incomplete = tree.stats.incomplete
 
@@ -443,12 +463,83 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
 def _grep_files(grep: _Search, root: Root, dir_fd: int, base: Base, dir_sub: str,
                 names: list[str]) -> bool:
     """Search the files ``names`` of the directory ``dir_fd`` (``dir_sub``
-    below the base); ``True`` once the results are full."""
+    below the base), one at a time through the root's backend; ``True``
+    once the results are full."""
     for name in names:
         _grep_file(grep, root, dir_fd, base, dir_sub + name)
         if grep.full:
             return True
     return False
+
+
+def _scanner(grep: _Search, root: Root) -> FileScanner | None:
+    """The native file scanner, when the module has it and the root's
+    backend is the native one (any other backend is asked for every call,
+    so a test's fault-injecting backend sees them all)."""
+    if not NATIVE_FILES or not is_native(root.backend):
+        return None
+    pattern = grep.pattern
+    return FileScanner(pattern.literal or pattern.required, sniff=BINARY_SNIFF,
+                       keep_links=grep.ctx.allow_hardlinks, limit=CHUNK)
+
+
+def _grep_native(grep: _Search, scanner: FileScanner, root: Root, dir_fd: int, base: Base,
+                 dir_sub: str, names: list[str]) -> bool:
+    """:func:`_grep_files` with the per-file work in C (a batch of files per
+    call): a file without the needle costs no Python at all; the files C
+    left open (a hit, no needle to test, a large file) are searched here.
+    ``True`` once the results are full."""
+    blob = ("\0".join(names) + "\0").encode("utf-8")  # the walk left out names not UTF-8
+    done, offset, skipped = 0, 0, grep.skipped
+    while done < len(names):
+        grep.budget.check()
+        rows, offset = scanner.scan(dir_fd, blob, offset, len(names) - done)
+        statuses = rows[0::4]
+        absent = statuses.count(ABSENT)
+        grep.searched += absent
+        if absent < len(statuses):
+            try:
+                _scanned(grep, root, base, dir_sub, names, done, rows)
+            finally:
+                for i in range(1, len(rows), 4):  # what was not searched (full, or a refusal)
+                    if rows[i - 1] == OPEN and rows[i] >= 0:
+                        os.close(rows[i])
+            if grep.full:
+                return True
+        done += len(statuses)
+    return False
+
+
+def _scanned(grep: _Search, root: Root, base: Base, dir_sub: str, names: list[str], first: int,
+             rows: list[int]) -> None:
+    """Count and search what the scanner gave for ``names[first:]``; each
+    searched fd is marked taken (-1) in ``rows``."""
+    skipped = grep.skipped
+    for k in range(0, len(rows), 4):
+        status, value = rows[k], rows[k + 1]
+        if status == ABSENT:
+            continue
+        name = names[first + k // 4]
+        if status == OPEN:
+            rows[k + 1] = -1
+            with Handle(root, root.backend, value, base.real_path(dir_sub + name)) as handle:
+                try:
+                    grep.regular(handle, base.shown_path(dir_sub + name), rows[k + 2])
+                except OSError:  # EIO and the like, mid-read
+                    skipped["unreadable"] += 1
+            if grep.full:
+                return
+        elif status == BINARY:
+            skipped["binary"] += 1
+            grep.binary_path = base.shown_path(dir_sub + name)
+        elif status == SPECIAL:
+            skipped["special"] += 1
+        elif status == HARDLINK:
+            skipped["hardlinks"] += 1
+        elif status == OPEN_ERROR and value == errno.ELOOP:
+            skipped["symlinks"] += 1  # swapped for a link since the listing
+        else:
+            skipped["unreadable"] += 1
 
 
 def _grep_file(grep: _Search, root: Root, dir_fd: int, base: Base, sub: str) -> None:
