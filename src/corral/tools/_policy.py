@@ -372,7 +372,7 @@ class _Quick:
     a folded name none of them can match at is passed over with three
     string tests."""
 
-    __slots__ = ("always", "names", "suffixes", "prefixes", "_agree", "_tests")
+    __slots__ = ("always", "names", "suffixes", "prefixes", "_tests")
 
     def __init__(self, sets: Sequence[_Rules]) -> None:
         self.always = any(r._always for r in sets)

@@ -1,0 +1,185 @@
+"""The search walk's per-directory state and its fast paths, against the
+slow, obvious answers:
+
+* the .gitignore scope (IgnoreScope: built once per directory, a child in
+  one automaton step per live anchored line) decides every entry as
+  IgnoreRules.ignored does on its full path, for random .gitignore files
+  and trees (anchored, unanchored, directory-only, negated and hostile
+  lines);
+* NameIndex (the literal name/end/start index of many name tests) never
+  drops a test that matches;
+* glob and grep over random trees with random host policies list exactly
+  what a brute-force walk with Policy.visible lists (a hidden directory is
+  not entered), and count what was hidden, on every backend config (the
+  native listing and file scanner, and the per-entry path of the os
+  backend)."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from support import assert_valid_envelope
+
+from corral.tools import Limits, Policy, Toolbox
+from corral.tools._policy import Op
+from corral.tools._search_glob import NameIndex, compile_segments
+from corral.tools._search_ignore import IgnoreRules, IgnoreScope, parse_ignore
+
+NAMES = ["a", "b", "ab", "a.py", "b.py", "x.log", "keep.log", "build", "Build", "node", "src",
+         "aaab", "a.b.c", "caf\u00e9", "x y", "[x]", ".env", ".hidden", "z.json", "a.json"]
+LINES = ["*.log", "!keep.log", "build/", "/build", "node", "src/*.py", "/a", "a/b", "**/b",
+         "a/**", "*.json", "!a.json", "*a*a*b", "[ab]*", "?.py", "x y", "\\[x]", "b/", "!b/",
+         "*", "!*/", "/src/**/a", "caf\u00e9", "**/a/**/b", "*.b.*", "!.hidden", ".*"]
+
+
+# -- the .gitignore scope --------------------------------------------------------------------
+
+@st.composite
+def ignore_trees(draw: st.DrawFn) -> tuple[list[tuple[str, ...]], dict[tuple[str, ...], str]]:
+    dirs: list[tuple[str, ...]] = [()]
+    for _ in range(draw(st.integers(0, 6))):
+        parent = draw(st.sampled_from(dirs))
+        if len(parent) < 4:
+            dirs.append((*parent, draw(st.sampled_from(NAMES))))
+    files = {}
+    for directory in draw(st.lists(st.sampled_from(dirs), max_size=3, unique=True)):
+        files[directory] = "\n".join(draw(st.lists(st.sampled_from(LINES), min_size=1,
+                                                   max_size=5)))
+    return dirs, files
+
+
+def _rules_above(files: dict[tuple[str, ...], str], parts: tuple[str, ...]) -> IgnoreRules:
+    rules = IgnoreRules()
+    for depth in range(len(parts)):
+        spec = parse_ignore(files[parts[:depth]].encode()) if parts[:depth] in files else None
+        if spec is not None:
+            rules.push("".join(p + "/" for p in parts[:depth]), spec)
+    return rules
+
+
+@settings(max_examples=300, deadline=None)
+@given(ignore_trees())
+def test_ignore_scope_agrees_with_rules(tree):
+    dirs, files = tree
+    for parts in dirs:
+        rules = _rules_above(files, parts)
+        real = "/".join(parts) or "."
+        scope = IgnoreScope.of(rules, real)
+        own = parse_ignore(files[parts].encode()) if parts in files else None
+        if own is not None:
+            rules.push("".join(p + "/" for p in parts), own)
+            scope = scope.pushed(own)
+        prefix = "".join(p + "/" for p in parts)
+        for name in NAMES:
+            for is_dir in (False, True):
+                assert scope.ignored(name, is_dir) == rules.ignored(prefix + name, is_dir, name), \
+                    (parts, name, is_dir, files)
+        for end in ("", ".py", ".log", "b", "json"):
+            names = [n for n in NAMES if n.endswith(end)]
+            kept, count = scope.kept_files(names, end)
+            want = [n for n in names if not rules.ignored(prefix + n, False, n)]
+            assert (kept, count) == (want, len(names) - len(want)), (parts, end, files)
+        for name in NAMES:  # a child's scope, stepped from this one
+            child = scope.child(name)
+            grand = "".join(p + "/" for p in (*parts, name))
+            for leaf in ("a", "b", "a.py", "build", "x.log"):
+                for is_dir in (False, True):
+                    assert child.ignored(leaf, is_dir) == rules.ignored(grand + leaf, is_dir,
+                                                                        leaf)
+
+
+SEGMENT_PATTERNS = ["*.py", "a*", "*b", "a*b", "ab", "?b", "[ab]", "*", "a?c*", "*.b.*", "\\*x",
+                    "caf\u00e9*", "*\u00e9", "x y", "[!a]*", "a*a*a*b", "**", ".*"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(SEGMENT_PATTERNS), min_size=1, max_size=8),
+       st.lists(st.sampled_from(NAMES + ["*x", "zzb", "ac", "a c", "\u00e9"]), max_size=10))
+def test_name_index_keeps_every_test_that_matches(patterns, names):
+    segments = [s for s in compile_segments(patterns) if not s.recursive]
+    index = NameIndex(segments)
+    for name in names:
+        matching = [i for i, seg in enumerate(segments) if seg.test(name)]
+        candidates = index.candidates(name)
+        assert set(matching) <= set(candidates) and candidates == sorted(candidates)
+        assert index.may_match(name) == bool(candidates) or not matching
+        if matching:
+            assert name in index.filter([name])
+    for end in ("", ".py", "b", "\u00e9"):
+        ending = [n for n in names if n.endswith(end)]
+        kept = index.filter(ending, end)
+        assert all(n in kept for n in ending if any(seg.test(n) for seg in segments))
+
+
+# -- whole walks with random host policies ------------------------------------------------------
+
+WALK_NAMES = ["a", "src", "private", "Private", ".env", ".ENV", ".env.example", "id_rsa",
+              "k.pem", "K.PEM", "x.secret", "caf\u00e9", "cafe\u0301", ".aws", "credentials",
+              "notes.txt", "b.py", "deploy", ".g\u200cit"]
+DENY = ["private/**", "*.secret", "/a/**", "caf\u00e9", "**/deploy", "src/*.py", "!src/b.py"]
+
+
+def _random_tree(root: Path, rng: random.Random) -> None:
+    dirs = [root]
+    for _ in range(12):
+        parent = rng.choice(dirs)
+        if len(parent.relative_to(root).parts) >= 4:
+            continue
+        child = parent / rng.choice(WALK_NAMES)
+        if not child.exists():
+            child.mkdir()
+            dirs.append(child)
+    for _ in range(40):
+        path = rng.choice(dirs) / rng.choice(WALK_NAMES)
+        if not path.exists():
+            path.write_text("x needle\n")
+
+
+def _walk_oracle(root: Path, policy: Policy) -> tuple[list[str], int]:
+    """Files a search lists (no .gitignore in play) and how many entries
+    the rules hide: a hidden directory counts once and is not entered."""
+    found, hidden = [], 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        rel = "" if rel == "." else rel + "/"
+        keep = []
+        for d in sorted(dirnames):
+            if policy.visible(rel + d, Op.SEARCH):
+                keep.append(d)
+            else:
+                hidden += 1
+        dirnames[:] = keep
+        for name in filenames:
+            if policy.visible(rel + name, Op.SEARCH):
+                found.append(rel + name)
+            else:
+                hidden += 1
+    return sorted(found), hidden
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_walks_list_what_policy_visible_lists(tmp_path, make_root, seed):
+    rng = random.Random(seed)
+    root = tmp_path / "root"
+    root.mkdir()
+    _random_tree(root, rng)
+    policy = Policy.build(defaults=rng.random() < 0.7, deny=rng.sample(DENY, rng.randrange(4)),
+                          secrets=rng.sample(["*.txt", ".aws", "!**/notes.txt"],
+                                             rng.randrange(3)))
+    files, hidden = _walk_oracle(root, policy)
+    box = Toolbox(make_root(root), policy=policy, limits=Limits(search_results=10_000))
+    out = box.call("glob", {"pattern": "**", "includeIgnored": True})
+    assert_valid_envelope(out)
+    assert out["paths"] == files
+    assert out.get("denied", 0) == hidden
+    found = box.call("grep", {"pattern": "needle", "includeIgnored": True,
+                              "outputMode": "files"})
+    assert found["files"] == files
+    assert found.get("denied", 0) == hidden
+    assert found["filesSearched"] == len(files)
