@@ -302,12 +302,12 @@ static int64_t corral_list_at(int dir_fd, const char *name, int flags, char *buf
 
 #define CORRAL_SCAN_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
 
-/* Read fd from offset 0 into buf until want bytes or the end; the count or -1. */
-static int64_t corral_read_start(int fd, char *buf, int64_t want)
+/* Read fd from offset into buf until want bytes or the end; the count or -1. */
+static int64_t corral_read_at(int fd, char *buf, int64_t want, int64_t offset)
 {
     int64_t got = 0;
     while (got < want) {
-        ssize_t n = pread(fd, buf + got, (size_t)(want - got), (off_t)got);
+        ssize_t n = pread(fd, buf + got, (size_t)(want - got), (off_t)(offset + got));
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -320,10 +320,40 @@ static int64_t corral_read_start(int fd, char *buf, int64_t want)
     return got;
 }
 
+/* Read a regular file through buf, a chunk at a time (the last nlen - 1
+ * bytes of one kept before the next, so a needle across two is found),
+ * until the needle is found (CORRAL_SCAN_OPEN), the end (ABSENT), a NUL in
+ * the first sniff bytes (BINARY) or more than limit bytes read (OPEN: the
+ * caller reads the rest, between its checkpoints). */
+static int64_t corral_stream_file(int fd, const char *needle, int64_t nlen, int64_t sniff,
+                                  char *buf, int64_t bufsize, int64_t limit, int64_t *read_bytes)
+{
+    int64_t keep = 0, offset = 0;
+    for (;;) {
+        int64_t want = bufsize - keep;
+        int64_t got = corral_read_at(fd, buf + keep, want, offset);
+        if (got < 0)
+            return -1;
+        *read_bytes += got;
+        if (offset == 0 && memchr(buf, 0, (size_t)(got < sniff ? got : sniff)) != NULL)
+            return CORRAL_SCAN_BINARY;
+        int64_t total = keep + got;
+        if (nlen == 0 || corral_find(buf, total, needle, nlen) != NULL)
+            return CORRAL_SCAN_OPEN; /* no needle to test, or a hit */
+        if (got < want)
+            return CORRAL_SCAN_ABSENT;
+        offset += got;
+        if (offset >= limit)
+            return CORRAL_SCAN_OPEN;
+        keep = nlen - 1 < total ? nlen - 1 : total;
+        memmove(buf, buf + total - keep, (size_t)keep);
+    }
+}
+
 /* One file: its status, and out[1] the fd (OPEN), errno (errors) or -1. */
 static int64_t corral_scan_file(int dir_fd, const char *name, const char *needle, int64_t nlen,
                                 int64_t sniff, int64_t keep_links, char *buf, int64_t bufsize,
-                                int64_t *out, int64_t *read_bytes)
+                                int64_t limit, int64_t *out, int64_t *read_bytes)
 {
     struct stat st;
     int fd = openat(dir_fd, name, CORRAL_SCAN_FLAGS);
@@ -349,28 +379,21 @@ static int64_t corral_scan_file(int dir_fd, const char *name, const char *needle
         close(fd);
         return CORRAL_SCAN_HARDLINK;
     }
-    int64_t want = (int64_t)st.st_size + 1;
-    if (want > bufsize) {
-        out[1] = fd; /* large: the caller streams it */
+    if ((int64_t)st.st_size >= limit) {
+        out[1] = fd; /* too large for one call: the caller streams it */
         return CORRAL_SCAN_OPEN;
     }
-    int64_t got = corral_read_start(fd, buf, want);
-    if (got < 0) {
+    int64_t status = corral_stream_file(fd, needle, nlen, sniff, buf, bufsize, limit, read_bytes);
+    if (status < 0) {
         out[1] = errno;
         close(fd);
         return CORRAL_SCAN_READ_ERROR;
     }
-    *read_bytes += got;
-    if (memchr(buf, 0, (size_t)(got < sniff ? got : sniff)) != NULL) {
+    if (status == CORRAL_SCAN_OPEN)
+        out[1] = fd;
+    else
         close(fd);
-        return CORRAL_SCAN_BINARY;
-    }
-    if (got == want || nlen == 0 || corral_find(buf, got, needle, nlen) != NULL) {
-        out[1] = fd; /* grew since the fstat, no needle to test, or a hit */
-        return CORRAL_SCAN_OPEN;
-    }
-    close(fd);
-    return CORRAL_SCAN_ABSENT;
+    return status;
 }
 
 static int64_t corral_scan_files(int dir_fd, const char *names, int64_t count,
@@ -380,10 +403,12 @@ static int64_t corral_scan_files(int dir_fd, const char *names, int64_t count,
 {
     int64_t done = 0, read_bytes = 0;
     const char *name = names;
+    if (nlen > bufsize / 2 || sniff > bufsize)
+        nlen = 0; /* never: the caller's buffer is far larger; searched by the caller then */
     while (done < count && (done == 0 || read_bytes < budget)) {
         int64_t *row = out + 4 * done;
         row[0] = corral_scan_file(dir_fd, name, needle, nlen, sniff, keep_links, buf, bufsize,
-                                  row, &read_bytes);
+                                  budget, row, &read_bytes);
         name += strlen(name) + 1;
         done++;
     }

@@ -15,6 +15,7 @@ its line is found around it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any, Protocol
 
@@ -109,25 +110,36 @@ NATIVE_FILES = NATIVE and hasattr(_lib, "corral_scan_files") and (
     _lib.CORRAL_SCAN_READ_ERROR) == tuple(range(7))
 
 
+_buffers = threading.local()  # one read buffer per thread, reused by every grep call
+
+
+def _read_buffer(size: int) -> Any:
+    buf = getattr(_buffers, "buf", None)
+    if buf is None or len(buf) < size:
+        buf = _buffers.buf = _ffi.new("char[]", size)
+    return buf
+
+
 class FileScanner:
     """grep's per-file work for a directory's worth of files in one C call
     (``corral_scan_files``, native/corral_scan.h): open each name below the
-    directory fd (``O_NOFOLLOW|O_NONBLOCK``), fstat it, and read a small
-    regular file and look for ``needle`` in it.  :meth:`scan` gives four
-    values per file done: the status (:data:`ABSENT` ... :data:`READ_ERROR`),
-    the fd of an :data:`OPEN` file (the caller's to close) or an errno,
-    st_size, st_nlink.  Files of ``limit`` bytes or more come back
-    :data:`OPEN` unread.  Only when :data:`NATIVE_FILES`."""
+    directory fd (``O_NOFOLLOW|O_NONBLOCK``), fstat it, and read a regular
+    file ``chunk`` bytes at a time, looking for ``needle``, until found.
+    :meth:`scan` gives four values per file done: the status
+    (:data:`ABSENT` ... :data:`READ_ERROR`), the fd of an :data:`OPEN` file
+    (the caller's to close) or an errno, st_size, st_nlink.  Files of
+    :data:`BUDGET` bytes or more come back :data:`OPEN` unread, so that one
+    call never reads much more than that.  Only when :data:`NATIVE_FILES`."""
 
     BATCH = 256  # files per call
     BUDGET = 32 << 20  # bytes read per call, so the caller's checkpoints come often
 
-    def __init__(self, needle: bytes | None, *, sniff: int, keep_links: bool, limit: int) -> None:
+    def __init__(self, needle: bytes | None, *, sniff: int, keep_links: bool, chunk: int) -> None:
         self._needle = needle or b""
         self._sniff = sniff
         self._keep = int(keep_links)
-        self._size = limit
-        self._buf = _ffi.new("char[]", limit)
+        self._size = chunk
+        self._buf = _read_buffer(chunk)
         self._out = _ffi.new("int64_t[]", 4 * self.BATCH)
         self._consumed = _ffi.new("int64_t[1]")
 

@@ -480,7 +480,7 @@ def _scanner(grep: _Search, root: Root) -> FileScanner | None:
         return None
     pattern = grep.pattern
     return FileScanner(pattern.literal or pattern.required, sniff=BINARY_SNIFF,
-                       keep_links=grep.ctx.allow_hardlinks, limit=CHUNK)
+                       keep_links=grep.ctx.allow_hardlinks, chunk=CHUNK)
 
 
 def _grep_native(grep: _Search, scanner: FileScanner, root: Root, dir_fd: int, base: Base,
