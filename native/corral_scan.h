@@ -46,19 +46,37 @@ static const char *corral_find(const char *hay, int64_t size, const char *needle
     return memmem(hay, (size_t)size, needle, (size_t)nlen);
 }
 
-/* Count the '\n' in [p, end) and remember where the last one was. */
-static int64_t corral_newlines_upto(const char *p, const char *end, const char **last)
+/* The number of '\n' in [p, end): eight bytes at a time (a '\n' byte
+ * becomes a zero byte under XOR, and the high bit of each zero byte is
+ * set exactly, with no borrow between bytes), so a buffer of short lines
+ * is counted at memory speed, not one memchr call per line. */
+static int64_t corral_newlines_in(const char *start, const char *end)
 {
+    const unsigned char *p = (const unsigned char *)start, *e = (const unsigned char *)end;
+    const uint64_t low7 = 0x7F7F7F7F7F7F7F7FULL, nl = 0x0A0A0A0A0A0A0A0AULL;
     int64_t count = 0;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (nl == NULL)
-            break;
-        count++;
-        *last = nl;
-        p = nl + 1;
+    while (p < e && ((uintptr_t)p & 7) != 0)
+        count += *p++ == '\n';
+    while (e - p >= 8) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+        uint64_t x = word ^ nl;
+        uint64_t zero = ~(((x & low7) + low7) | x | low7);
+        count += __builtin_popcountll(zero);
+        p += 8;
     }
+    while (p < e)
+        count += *p++ == '\n';
     return count;
+}
+
+/* The start of the line holding at: just past the last '\n' in [low, at),
+ * or low. */
+static const char *corral_line_start(const char *low, const char *at)
+{
+    while (at > low && at[-1] != '\n')
+        at--;
+    return at;
 }
 
 static int64_t corral_scan_lines(const char *buf, int64_t len, int64_t pos, int64_t line,
@@ -70,9 +88,8 @@ static int64_t corral_scan_lines(const char *buf, int64_t len, int64_t pos, int6
         const char *at = corral_find(buf + pos, len - pos, needle, nlen);
         if (at == NULL)
             break;
-        const char *last = NULL;
-        line += corral_newlines_upto(buf + pos, at, &last);
-        int64_t start = last == NULL ? pos : (int64_t)(last - buf) + 1;
+        line += corral_newlines_in(buf + pos, at);
+        int64_t start = (int64_t)(corral_line_start(buf + pos, at) - buf);
         const char *nl = memchr(at, '\n', (size_t)(buf + len - at));
         int64_t end = nl == NULL ? len : (int64_t)(nl - buf);
         out[4 * hits] = start;
@@ -92,10 +109,9 @@ static int64_t corral_scan_lines(const char *buf, int64_t len, int64_t pos, int6
 
 static int64_t corral_count_newlines(const char *buf, int64_t start, int64_t end)
 {
-    const char *last = NULL;
     if (start >= end)
         return 0;
-    return corral_newlines_upto(buf + start, buf + end, &last);
+    return corral_newlines_in(buf + start, buf + end);
 }
 
 /* -- listing a directory ------------------------------------------------------ */
@@ -335,8 +351,11 @@ static int64_t corral_stream_file(int fd, const char *needle, int64_t nlen, int6
         if (got < 0)
             return -1;
         *read_bytes += got;
-        if (offset == 0 && memchr(buf, 0, (size_t)(got < sniff ? got : sniff)) != NULL)
-            return CORRAL_SCAN_BINARY;
+        if (offset < sniff) { /* the file's first sniff bytes, in however many chunks */
+            int64_t look = sniff - offset < got ? sniff - offset : got;
+            if (memchr(buf + keep, 0, (size_t)look) != NULL)
+                return CORRAL_SCAN_BINARY;
+        }
         int64_t total = keep + got;
         if (nlen == 0 || corral_find(buf, total, needle, nlen) != NULL)
             return CORRAL_SCAN_OPEN; /* no needle to test, or a hit */
@@ -403,8 +422,8 @@ static int64_t corral_scan_files(int dir_fd, const char *names, int64_t count,
 {
     int64_t done = 0, read_bytes = 0;
     const char *name = names;
-    if (nlen > bufsize / 2 || sniff > bufsize)
-        nlen = 0; /* never: the caller's buffer is far larger; searched by the caller then */
+    if (nlen > bufsize / 2)
+        nlen = 0; /* never (the buffer is far larger): every file is the caller's then */
     while (done < count && (done == 0 || read_bytes < budget)) {
         int64_t *row = out + 4 * done;
         row[0] = corral_scan_file(dir_fd, name, needle, nlen, sniff, keep_links, buf, bufsize,

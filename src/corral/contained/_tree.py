@@ -268,7 +268,8 @@ class Tree(Generic[S]):
         kinds: dict[str, str] = {}
         add_file, add_dir = files.append, dirs.append
         stats = self.stats
-        with self._root.backend.scandir(fd) as it:
+        it = self._root.backend.scandir(fd)
+        try:
             for entry in it:
                 name = entry.name
                 if not name.isascii():
@@ -284,6 +285,10 @@ class Tree(Generic[S]):
                 else:
                     add_file(name)
                     kinds[name] = "symlink" if entry.is_symlink() else "other"
+        finally:
+            close = getattr(it, "close", None)  # the os iterator's closedir
+            if close is not None:
+                close()
         files.sort()
         dirs.sort()
         stats.entries += len(files) + len(dirs)
@@ -342,7 +347,8 @@ class Tree(Generic[S]):
         """Advance ``frame`` to its next subdirectory that is entered: the
         runs of entries before it, and its frame (``None``: the frame is
         done, every entry in the runs)."""
-        visitor, listing, out = self._visitor, frame.listing, []
+        visitor, listing = self._visitor, frame.listing
+        out: list[TreeItem[S]] = []
         dirs, files = listing.dirs, listing.files
         while frame.next_dir < len(dirs):
             key = dirs[frame.next_dir]

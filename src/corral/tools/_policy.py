@@ -388,17 +388,16 @@ class _Quick:
         of the folded name (no ASCII character composes with what precedes
         it under NFC), so only the names and suffixes agreeing with it
         remain; any other end tells nothing."""
-        known = self._tests.get(ends_with, False)
-        if known is False:
-            names, suffixes = self.names, self.suffixes
-            if ends_with.isascii():
-                end = ends_with.lower()
-                names = frozenset(n for n in names if n.endswith(end))
-                suffixes = tuple(x for x in suffixes if x.endswith(end) or end.endswith(x))
-            known = (names, suffixes, self.prefixes) if names or suffixes or self.prefixes \
-                else None
-            if len(self._tests) < 64:
-                self._tests[ends_with] = known
+        if ends_with in self._tests:
+            return self._tests[ends_with]
+        names, suffixes = self.names, self.suffixes
+        if ends_with.isascii():
+            end = ends_with.lower()
+            names = frozenset(n for n in names if n.endswith(end))
+            suffixes = tuple(x for x in suffixes if x.endswith(end) or end.endswith(x))
+        known = (names, suffixes, self.prefixes) if names or suffixes or self.prefixes else None
+        if len(self._tests) < 64:
+            self._tests[ends_with] = known
         return known
 
 

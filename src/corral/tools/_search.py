@@ -6,11 +6,17 @@
   :class:`~corral.contained._tree.Tree`: .git and ignored directories are
   not entered, hidden ones (deny rules) neither, and a glob's automaton
   prunes directories below which nothing can match; all of it is counted.
+  Each directory carries a :class:`DirState`: the glob states, the host
+  policy's :class:`~._policy.Scope` and the .gitignore
+  :class:`~._search_ignore.IgnoreScope`, each derived from the parent's
+  with one test of the directory's name, so an entry costs a few string
+  tests of its own name, whatever its depth; :meth:`SearchVisitor.kept_files`
+  is the one place a search asks the policy what may be shown (decided on
+  the canonical path the walk reached: the base's ``handle.path`` plus the
+  names it listed).
 * :class:`Budget` holds the call's checkpoints (contract C4's
   ``ctx.checkpoint()`` and ``ctx.progress()``) and the partial-result
   refusal a search gives past its deadline.
-* :func:`hidden` is the one place a search asks the host's policy whether
-  a canonical path may be shown.
 """
 
 from __future__ import annotations
@@ -42,7 +48,6 @@ __all__ = [
     "DirState",
     "SearchVisitor",
     "ancestor_rules",
-    "hidden",
     "ignored_note",
     "open_base",
     "plural",
@@ -50,12 +55,6 @@ __all__ = [
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
 PROGRESS_EVERY = 4096  # entries between progress reports
-
-
-def hidden(ctx: ToolContext, real: str) -> bool:
-    """Whether the host's rules (deny, secret) hide the canonical
-    root-relative ``real`` from a search: counted, never named."""
-    return ctx.may_deny and not ctx.visible(real, Op.SEARCH)
 
 
 # -- the base of a search --------------------------------------------------------

@@ -262,8 +262,8 @@ def _segment_test(seg: str) -> NameTest:
 def _affix(tokens: list[str]) -> tuple[tuple[str, str], str | None]:
     """The literal start and end every match of the segment ``tokens`` has,
     and the whole literal when it has no wildcard at all."""
-    def literal(token: str) -> bool:
-        return token != "*" and token == re.escape(token[-1])
+    def literal(piece: str) -> bool:
+        return piece != "*" and piece == re.escape(piece[-1])
     head = ""
     for t in tokens:
         if not literal(t):

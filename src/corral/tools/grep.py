@@ -12,9 +12,14 @@ Decisions (DESIGN.md leaves them to the tool):
   :mod:`._search_regex`).  A literal search (``regex: false``) runs in the
   native scanner.  A line break in the pattern is refused: matching is per
   line.
-* Files are read with large preads (a file up to :data:`CHUNK` in one) and
-  searched as bytes, whole buffers at a time; only the lines that hold a
-  match are located and decoded.  A file whose first 8,000 bytes hold a
+* Files are read with large preads (:data:`CHUNK` at a time, each chunk
+  cut after its last line break) and searched as bytes, whole buffers at
+  a time; only the lines that hold a match are located and decoded.  With
+  the native backend, a directory's worth of files is opened (one name,
+  ``O_NOFOLLOW|O_NONBLOCK``, below the directory fd the walk holds), read
+  and searched for the literal, or the regex's required literal, in one C
+  call (:class:`._search_scan.FileScanner`): a file without it costs no
+  Python; the others come back open and are searched here.  A file whose first 8,000 bytes hold a
   NUL is binary (git's rule) and skipped.  Binary, unreadable, special
   (FIFO, socket, device) and hard-linked files and symlinks are skipped
   and counted; symlinks are never followed.
@@ -157,21 +162,22 @@ class _Search:
         self._stream(handle, path, data, eof)
 
     def _stream(self, handle: Handle, path: str, data: bytes, eof: bool) -> None:
-        line = 1  # the number of the first line of the buffer
-        offset = len(data)
+        """Search the file a chunk at a time, each cut after its last line
+        break; the next chunk is read from there (the partial line is read
+        again rather than copied onto the next chunk)."""
+        line = 1  # the number of the first line of the chunk
+        offset = 0  # where in the file the chunk starts
         state = [0, 0]  # matching lines counted, the last line reported
         found: list[dict[str, Any]] = []
         while True:
             end = len(data) if eof else data.rfind(b"\n") + 1 or len(data)
-            buf = data if end == len(data) else data[:end]
-            if self._lines(buf, path, line, state, found) or eof:
+            if self._lines(data, end, path, line, state, found) or eof:
                 break
             self.budget.check()
-            line += count_newlines(buf)  # a line longer than a chunk goes on in the next one
-            more = handle.pread(CHUNK, offset)
-            offset += len(more)
-            eof = len(more) < CHUNK
-            data = data[end:] + more
+            line += count_newlines(data, 0, end)  # a line longer than a chunk goes on
+            offset += end
+            data = handle.pread(CHUNK, offset)
+            eof = len(data) < CHUNK
             if not data:
                 break
         if self.mode == "counts" and state[0]:
@@ -179,13 +185,13 @@ class _Search:
         if found and self.context:
             self._add_context(handle, found)
 
-    def _lines(self, buf: bytes, path: str, line: int, state: list[int],
+    def _lines(self, buf: bytes, size: int, path: str, line: int, state: list[int],
                found: list[dict[str, Any]]) -> bool:
-        """Record the matching lines of ``buf``; ``True`` when done with the file."""
-        if not self.pattern.could_match(buf):
+        """Record the matching lines of ``buf[:size]``; ``True`` when done with the file."""
+        if not self.pattern.could_match(buf, size):
             return False
         mode, results = self.mode, self.results
-        for start, end, at, number in self.pattern.lines(buf, 0, line):
+        for start, end, at, number in self.pattern.lines(buf, 0, line, size):
             if number == state[1]:
                 continue  # one very long line, searched in pieces, is reported once
             state[1] = number
@@ -437,10 +443,11 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
     outcome.stats = tree.stats
     scanner = _scanner(grep, ctx.root)
     with tree:
-        for dir_sub, dir_fd, state, names, kinds in tree:
+        for dir_sub, dir_fd, state, run, kinds in tree:
+            names = run
             if include is not None:
-                names = ([n for n in names if include.match_name(n)] if include.name_only
-                         else [n for n in names if include.accepts(state.globs, n)])
+                names = ([n for n in run if include.match_name(n)] if include.name_only
+                         else [n for n in run if include.accepts(state.globs, n)])
             grep.included += len(names)
             if kinds:  # links and special files are counted, never opened
                 odd = [kinds[n] for n in names if n in kinds]
@@ -490,7 +497,7 @@ def _grep_native(grep: _Search, scanner: FileScanner, root: Root, dir_fd: int, b
     left open (a hit, no needle to test, a large file) are searched here.
     ``True`` once the results are full."""
     blob = ("\0".join(names) + "\0").encode("utf-8")  # the walk left out names not UTF-8
-    done, offset, skipped = 0, 0, grep.skipped
+    done, offset = 0, 0
     while done < len(names):
         grep.budget.check()
         rows, offset = scanner.scan(dir_fd, blob, offset, len(names) - done)
