@@ -258,7 +258,7 @@ class SearchVisitor(TreeVisitor[DirState]):
         what every name is known to end with (a glob's ``*.py``)."""
         ignored = 0
         if state.ignore:
-            names, ignored = state.ignore.kept_files(names, ends_with)
+            names, ignored = state.ignore.kept_files(names, ends_with, self.budget.check)
         if state.policy is not None and names:
             shown = state.policy.visible_names(names, ends_with)
             self.counts.hidden += len(names) - len(shown)

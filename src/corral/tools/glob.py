@@ -42,7 +42,7 @@ from ._search import (
     open_base,
 )
 from ._search_glob import GlobMatcher, compile_glob
-from ._search_hints import glob_retry
+from ._search_hints import glob_retry, spaced_braces
 
 DESCRIPTION = (
     "Find files by name pattern below a directory. 'pattern' is a glob (case-sensitive): '*' "
@@ -239,6 +239,11 @@ def _notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], found: _F
                     "may be missing; search a smaller directory.")
     if found.ignored or counts.ignored_dirs:
         tail.append(ignored_note(found.ignored, "matching path", counts))
+    tidy = spaced_braces(given)
+    if tidy is not None and found.paths:
+        tail.append(f"Spaces around the commas of a {{...}} group belong to its alternatives "
+                    f"(they match names with those spaces); without them the pattern is "
+                    f"{tidy!r}.")
     tail.extend(notes)
     if not found.paths and not over:
         what = "directories" if given.endswith("/") else "files"
