@@ -56,6 +56,7 @@ PUBLIC: dict[str, set[str]] = {
     },
     "corral.tools": {
         "Toolbox",
+        "Workspace",
         "Limits",
         "Code",
         "Refusal",

@@ -15,7 +15,6 @@ if TYPE_CHECKING:
 
 __all__ = ["doctor_report", "doctor_text", "native_build_note"]
 
-MCP_INSTALL_HINT = "pip install 'mcp>=2.3,<3'"
 NATIVE_MISSING_MARKER = "_native_missing.txt"  # written by setup.py when the compile failed
 
 
@@ -145,6 +144,7 @@ def doctor_text(report: dict[str, Any]) -> str:
     if root.get("policy"):
         lines.append("policy:")
         lines += [f"  {line}" for line in root["policy"]]
-    lines.append(f"mcp: {report['mcp']}" if report["mcp"]
-                 else f"mcp: not installed (corral serve needs it: {MCP_INSTALL_HINT})")
+    lines.append(f"mcp SDK: {report['mcp']} (not used by corral serve, which speaks MCP itself)"
+                 if report["mcp"] else "mcp SDK: not installed (not needed: corral serve speaks "
+                 "MCP itself)")
     return "\n".join(lines)

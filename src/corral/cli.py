@@ -1,6 +1,7 @@
 """The ``corral`` command: the tools of :mod:`corral.tools`, from a shell.
 
-* ``corral serve ROOT``: an MCP server over stdio.
+* ``corral serve ROOT [ROOT...]``: an MCP server over stdio (corral speaks
+  the protocol itself; nothing more to install).
 * ``corral call ROOT TOOL 'JSON'``: one call; prints the envelope as JSON.
 * ``corral tools --format mcp|openai|anthropic [--strict]``: the tool
   definitions in that host's shape (no root needed).
@@ -23,12 +24,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn, TypedDict
 
-from ._doctor import MCP_INSTALL_HINT
 from .tools._hosts import FORMATS, HostFormat, envelope_json, envelope_text, tool_definitions
 
 if TYPE_CHECKING:
-    from .tools import Toolbox
+    from .contained import Root
+    from .tools import Toolbox, Workspace
     from .tools._policy import Policy
+    from .tools._workspace import Opener
 
 __all__ = ["main", "envelope_json", "envelope_text", "tool_definitions", "FORMATS"]
 
@@ -143,30 +145,74 @@ def _cmd_tools(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    import importlib.util
+    from .mcp import serve
 
-    if importlib.util.find_spec("mcp") is None:
-        return _no_sdk()
-    toolbox = _toolbox(args)  # a bad root fails before a second of SDK imports
+    workspace = _serve_workspace(args)  # a bad root fails before anything is served
+    print(_serve_banner(args, workspace), file=sys.stderr, flush=True)
     try:
-        try:
-            from . import mcp_server
-        except ModuleNotFoundError as exc:
-            if (exc.name or "").partition(".")[0] not in ("mcp", "mcp_types"):
-                raise
-            return _no_sdk()
-        mcp_server.serve(toolbox)
+        serve(workspace, max_line_bytes=args.max_line_bytes, workers=args.workers)
     except KeyboardInterrupt:
         return 130
     finally:
-        toolbox.close()
+        workspace.close()
+        for name in workspace.roots:
+            workspace.toolbox(name).close()
     return EXIT_OK
 
 
-def _no_sdk() -> int:
-    print(f"corral serve needs the MCP SDK, which is not installed.\n"
-          f"Install it with:  {MCP_INSTALL_HINT}", file=sys.stderr)
-    return EXIT_USAGE
+def _serve_workspace(args: argparse.Namespace) -> Workspace:
+    """One Toolbox per ROOT (each its own Root and policy), named by
+    ``root_names``; a client root below one of them gets a Toolbox with the
+    same options (see :func:`_serve_opener`)."""
+    from .tools import Workspace
+    from .tools._workspace import root_names
+
+    boxes: dict[str, Toolbox] = {}
+    try:
+        for name, path in zip(root_names(args.roots), args.roots):
+            args.root = path
+            boxes[name] = _toolbox(args)
+    except UsageError:
+        for box in boxes.values():
+            box.close()
+        raise
+    return Workspace(boxes, opener=_serve_opener(args))
+
+
+def _serve_opener(args: argparse.Namespace) -> Opener:
+    """How a client's root below a ROOT is served: its own Toolbox with the
+    same options, and the ROOT's policy as it applies beneath."""
+    from .tools import Toolbox
+    from .tools._workspace import policy_beneath
+
+    def opener(root: Root, parent: Toolbox, base: str) -> Toolbox | None:
+        options = toolbox_options(args)
+        options["policy"] = policy_beneath(parent.policy, base)
+        return Toolbox(root, **options)
+    return opener
+
+
+def _serve_banner(args: argparse.Namespace, workspace: Workspace) -> str:
+    """The effective policy, for stderr: what each root is and what holds."""
+    lines = ["corral serve: MCP over stdio"]
+    for name, path in zip(workspace.roots, args.roots):
+        label = "root" if len(args.roots) == 1 else f"root {name}"
+        lines.append(f"  {label}: {os.path.abspath(path)}")
+    lines.append("  tools: " + ("read-only" if args.read_only else "read and write"))
+    first = workspace.toolbox(workspace.roots[0])
+    lines += [f"  {line}" for line in first.policy.describe()]
+    lines.append("  hard-linked files: " + ("allowed" if args.allow_hardlinks else "refused"))
+    return "\n".join(lines)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
@@ -209,8 +255,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def _add_root_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("root", metavar="ROOT", help="the directory the tools are confined to")
+def _add_root_options(parser: argparse.ArgumentParser, *, several: bool = False) -> None:
+    if several:
+        parser.add_argument("roots", metavar="ROOT", nargs="+",
+                            help="a directory the tools are confined to (one or more)")
+    else:
+        parser.add_argument("root", metavar="ROOT", help="the directory the tools are confined to")
     _add_policy_options(parser)
 
 
@@ -248,9 +298,16 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
                                 parser_class=_Parser)
 
     serve = sub.add_parser("serve", help="run an MCP server over stdio",
-                           description="Serve the tools over MCP on stdin/stdout.")
-    _add_root_options(serve)
+                           description="Serve the tools over MCP on stdin/stdout. With several "
+                                       "roots, every path begins with a root's name (its "
+                                       "directory's base name).")
+    _add_root_options(serve, several=True)
     _add_read_only(serve)
+    serve.add_argument("--max-line-bytes", type=_positive_int, metavar="N",
+                       default=16 * 1024 * 1024,
+                       help="refuse a message longer than this (default 16 MiB)")
+    serve.add_argument("--workers", type=_positive_int, metavar="N", default=4,
+                       help="tool calls run at once at most (default 4)")
     serve.set_defaults(func=_cmd_serve)
 
     call = sub.add_parser("call", help="call one tool and print its JSON envelope",

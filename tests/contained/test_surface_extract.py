@@ -247,3 +247,46 @@ def test_extraction_result_shape(make_root, scratch):
     result = make_root(scratch).extract(io.BytesIO(tar_of(benign_members()[:3])))
     assert isinstance(result, Extraction)
     assert result.ok and result.refused == [] and result.stopped is False
+
+
+def test_extract_into_a_directory_beneath(make_root, scratch):
+    """``path`` makes that directory the extraction root: what would stay
+    inside the Root but leave the directory is refused too."""
+    (scratch / "sub").mkdir()
+    (scratch / "sibling").mkdir()
+    members = [("file", "a", b"a", 0o644, 1), ("file", "../sibling/x", b"x", 0o644, 1),
+               ("symlink", "up", "../sibling", 0o777, 1), ("file", "d/e", b"e", 0o644, 1)]
+    result = make_root(scratch).extract(io.BytesIO(tar_of(members)), "sub")
+    assert result.extracted == ["a", "d/e"]
+    assert [(r.name, r.reason.value) for r in result.refused] == [("../sibling/x", "outside"),
+                                                                  ("up", "link_outside")]
+    assert sorted(os.listdir(scratch / "sub")) == ["a", "d"] and os.listdir(scratch / "sibling") \
+        == []
+
+
+def test_open_root(make_root, scratch):
+    (scratch / "sub" / "deep").mkdir(parents=True)
+    (scratch / "sub" / "f").write_bytes(b"f")
+    os.symlink("sub", scratch / "link")
+    os.symlink("..", scratch / "sub" / "up")
+    parent = make_root(scratch)
+    sub = parent.open_root("link")  # in-root links followed to the directory
+    try:
+        assert sorted(sub.listdir()) == ["deep", "f", "up"]
+        assert sub.info()["fast_path"] == parent.info()["fast_path"]
+        assert sub.backend is parent.backend and sub.follow_symlinks == parent.follow_symlinks
+        with pytest.raises(OSError) as info:
+            sub.open("up/f")  # the sub-root's own top is now the limit
+        assert info.value.errno == errno.EXDEV
+        parent.close()  # independent fds
+        assert sub.read_bytes("f") == b"f"
+    finally:
+        sub.close()
+    other = make_root(scratch)
+    with pytest.raises(NotADirectoryError):
+        other.open_root("sub/f")
+    with pytest.raises(OSError) as info:
+        other.open_root("..")
+    assert info.value.errno == errno.EXDEV
+    strict = make_root(scratch, follow_symlinks=False)
+    assert strict.open_root("sub").follow_symlinks is False

@@ -2,24 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import pytest
 
-from e2e_support import McpSession
+from e2e_support import McpSession, RawClient
+
+Client = TypeVar("Client", McpSession, RawClient)
+
+
+def _made(kind: Callable[..., Client]) -> Iterator[Callable[..., Client]]:
+    """A factory of ``kind`` clients, each closed when the fixture ends."""
+    made: list[Client] = []
+
+    def make(command: list[str], **kwargs: Any) -> Client:
+        client = kind(command, **kwargs)
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()
 
 
 @pytest.fixture(scope="module")
 def make_session():
-    """A factory ``make_session(command, **kwargs) -> McpSession``; every
-    session it made is closed at the end of the module."""
-    made: list[McpSession] = []
+    """``make_session(command, **kwargs) -> McpSession`` (an SDK client);
+    every session it made is closed at the end of the module."""
+    yield from _made(McpSession)
 
-    def make(command: list[str], **kwargs: Any) -> McpSession:
-        session = McpSession(command, **kwargs)
-        made.append(session)
-        return session
 
-    yield make
-    for session in made:
-        session.close()
+@pytest.fixture
+def make_raw():
+    """``make_raw(command, **kwargs) -> RawClient``; each is closed (stdin
+    shut, process awaited) at the end of the test."""
+    yield from _made(RawClient)

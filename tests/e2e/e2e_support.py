@@ -1,31 +1,43 @@
-"""End-to-end helpers: ``corral serve`` as a subprocess, driven through the
-official SDK's stdio client; ``corral`` commands run captured.
+"""End-to-end helpers: ``corral serve`` as a subprocess, driven by the
+official SDK clients (1.x and 2.x, each in its own venv), by MCP Inspector's
+CLI, or line by line (:class:`RawClient`); ``corral`` commands run captured.
 
-:class:`McpSession` runs the SDK ``Client`` on a background event loop (an
-anyio blocking portal) so the tests themselves stay synchronous and one
-server process can serve a whole module.
+The conformance clients are made by ``scripts/setup_conformance.sh`` (run by
+``scripts/test.sh``) under ``.conformance/`` or ``$CORRAL_CONFORMANCE_DIR``.
+A test that needs one that is missing fails and says how to make it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
-from contextlib import ExitStack
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
-from anyio.from_thread import start_blocking_portal
+import pytest
 
 from corral.contained import available_backends, backend_by_name
 
 REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+CONFORMANCE = Path(os.environ.get("CORRAL_CONFORMANCE_DIR") or REPO / ".conformance")
 SERVE_TIMEOUT = 60  # seconds for one request; generous, CI machines are slow
+SDKS = ("sdk2", "sdk1")
+PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+SETUP_HINT = "run: bash scripts/setup_conformance.sh"
 
 
 def serve_command(root: Path | str, *options: str) -> list[str]:
     return [sys.executable, "-m", "corral.cli", "serve", str(root), *options]
+
+
+def serve_roots_command(roots: list[Path], *options: str) -> list[str]:
+    return [sys.executable, "-m", "corral.cli", "serve", *map(str, roots), *options]
 
 
 def backend_env(name: str | None = None, fast: bool | None = None) -> dict[str, str]:
@@ -53,48 +65,206 @@ BACKEND_CONFIGS = backend_configs()
 BACKEND_IDS = [f"{name}-{'openat2' if fast else 'walk'}" for name, fast in BACKEND_CONFIGS]
 
 
-class McpSession:
-    """A connected SDK ``Client`` over a ``corral serve`` subprocess, with
-    blocking methods."""
+def sdk_python(sdk: str) -> str:
+    python = CONFORMANCE / sdk / "bin" / "python"
+    if not python.exists():
+        pytest.fail(f"the {sdk} conformance venv is missing ({python}); {SETUP_HINT}")
+    return str(python)
 
-    def __init__(self, command: list[str], *, env: dict[str, str] | None = None,
-                 mode: str = "auto", cwd: str | None = None) -> None:
-        from mcp import Client, StdioServerParameters
 
-        self._stack = ExitStack()
-        self.portal = self._stack.enter_context(start_blocking_portal(backend="asyncio"))
-        params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=cwd)
-        client = Client(params, mode=mode, read_timeout_seconds=SERVE_TIMEOUT)
+def inspector_entry() -> list[str]:
+    entry = CONFORMANCE / "node" / "node_modules" / "@modelcontextprotocol" / "inspector" \
+        / "clients" / "launcher" / "build" / "index.js"
+    if not entry.exists():
+        pytest.fail(f"MCP Inspector is missing ({entry}); {SETUP_HINT}")
+    return ["node", str(entry), "--cli"]
+
+
+class _Lines:
+    """Lines of a child's stdout, read by a thread, taken with a timeout."""
+
+    def __init__(self, stream: Any) -> None:
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _pump(self, stream: Any) -> None:
+        for line in stream:
+            self._queue.put(line)
+        self._queue.put(None)
+
+    def get(self, timeout: float) -> Any:
         try:
-            self.client = self._stack.enter_context(self.portal.wrap_async_context_manager(client))
-        except BaseException:
-            self._stack.close()
-            raise
+            return self._queue.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"no line within {timeout} s") from None
 
-    def list_tools(self) -> list[Any]:
-        return self.portal.call(self._list_tools)
 
-    async def _list_tools(self) -> list[Any]:
-        return (await self.client.list_tools(cache_mode="refresh")).tools
+class McpSession:
+    """``corral serve`` (``command``) driven by one SDK line through
+    tests/e2e/sdk_driver.py, with blocking methods."""
 
-    def call(self, name: str, arguments: Any = None) -> Any:
-        """The raw ``CallToolResult``."""
-        return self.portal.call(self.client.call_tool, name, arguments)
+    def __init__(self, command: list[str], *, sdk: str = "sdk2", env: dict[str, str] | None = None,
+                 cwd: str | None = None, protocol_version: str | None = None,
+                 roots: list[str] | None = None, mode: str = "auto") -> None:
+        self.sdk = sdk
+        self.proc = subprocess.Popen([sdk_python(sdk), str(HERE / "sdk_driver.py")],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     encoding="utf-8", bufsize=1)
+        self._lines = _Lines(self.proc.stdout)
+        info = self.request("connect", command=command, env=env, cwd=cwd,
+                            protocol_version=protocol_version, roots=roots, mode=mode)
+        self.protocol_version: str = info["protocol_version"]
+        self.server_info: dict[str, Any] = info["server_info"]
+        self.capabilities: dict[str, Any] = info["capabilities"]
+        self.instructions: str | None = info["instructions"]
+
+    def send(self, op: str, **fields: Any) -> dict[str, Any]:
+        """One driver command; its answer, ``ok`` or not."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps({"op": op, **fields}) + "\n")
+        self.proc.stdin.flush()
+        line = self._lines.get(SERVE_TIMEOUT + 30)
+        if line is None:
+            raise RuntimeError(f"the {self.sdk} driver exited ({self.proc.poll()})")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        """One driver command that must succeed."""
+        answer = self.send(op, **fields)
+        if not answer["ok"]:
+            raise RuntimeError(f"{op} failed through {self.sdk}: {answer['error']}")
+        return answer
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        return self.request("list_tools")["tools"]  # type: ignore[no-any-return]
+
+    def call(self, name: str, arguments: Any = None, **options: Any) -> dict[str, Any]:
+        """The ``CallToolResult`` as JSON (``schema_errors`` checked: a
+        success's structured content validates against its outputSchema)."""
+        answer = self.request("call", name=name, arguments=arguments, **options)
+        assert not answer["schema_errors"], (name, answer["schema_errors"])
+        result: dict[str, Any] = answer["result"]
+        result["_progress"] = answer["progress"]
+        return result
 
     def envelope(self, name: str, arguments: Any = None) -> dict[str, Any]:
         """Call, check the result's shape, and return the envelope it carries:
-        one text block whose JSON equals the structured content, ``isError``
-        exactly when the envelope is a refusal."""
-        result = self.call(name, arguments)
-        assert len(result.content) == 1 and result.content[0].type == "text", result
-        envelope = json.loads(result.content[0].text)
-        assert isinstance(envelope, dict) and isinstance(envelope.get("ok"), bool), envelope
-        assert result.is_error is (not envelope["ok"]), (result.is_error, envelope)
-        assert result.structured_content == envelope
-        return envelope
+        one text block of JSON, equal to the structured content for a
+        success; ``isError`` exactly when it is a refusal, which carries no
+        structured content (the output schema describes successes)."""
+        return envelope_of(self.call(name, arguments))
 
     def close(self) -> None:
-        self._stack.close()
+        if self.proc.poll() is None:
+            try:
+                self.send("close")
+                self.proc.wait(timeout=20)
+            except (OSError, TimeoutError, subprocess.TimeoutExpired, RuntimeError):
+                self.proc.kill()
+                self.proc.wait()
+
+
+def envelope_of(result: dict[str, Any]) -> dict[str, Any]:
+    """The envelope a ``CallToolResult`` (as JSON) carries, its shape checked:
+    one text block (then one image block per image the envelope holds, whose
+    base64 the text leaves out), and the structured content of a success."""
+    first, *images = result["content"]
+    assert first["type"] == "text", result
+    assert all(block["type"] == "image" for block in images), result
+    envelope = json.loads(first["text"])
+    assert isinstance(envelope, dict) and isinstance(envelope.get("ok"), bool), envelope
+    assert result.get("isError", False) is (not envelope["ok"]), result
+    if not envelope["ok"]:
+        assert "structuredContent" not in result and not images, result
+        return envelope
+    structured = result["structuredContent"]
+    if images:
+        return structured  # type: ignore[no-any-return]  # the text elides the base64
+    assert structured == envelope
+    return envelope
+
+
+class RawClient:
+    """``corral serve`` with bytes on its stdin and JSON lines from its
+    stdout: for what no well-behaved client sends."""
+
+    def __init__(self, command: list[str], *, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=env)
+        self._lines = _Lines(self.proc.stdout)
+        self.stderr: list[bytes] = []
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        self.notifications: list[dict[str, Any]] = []
+        self._next_id = 0
+
+    def _drain_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.stderr.append(line)
+
+    def send_bytes(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_bytes(json.dumps(message).encode() + b"\n")
+
+    def receive(self, timeout: float = SERVE_TIMEOUT) -> dict[str, Any]:
+        """The next message the server writes."""
+        line = self._lines.get(timeout)
+        if line is None:
+            raise EOFError(f"the server closed its output ({self.proc.poll()})")
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+    def reply(self, timeout: float = SERVE_TIMEOUT) -> dict[str, Any]:
+        """The next answer (a message with an id and no method); notifications
+        meanwhile are kept in :attr:`notifications`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.receive(max(0.01, deadline - time.monotonic()))
+            if "id" in message and "method" not in message:
+                return message
+            self.notifications.append(message)
+
+    def answer(self, request_id: Any, timeout: float = SERVE_TIMEOUT) -> dict[str, Any]:
+        """The answer to ``request_id``; notifications meanwhile are kept in
+        :attr:`notifications`, and any other answer fails the test."""
+        message = self.reply(timeout)
+        assert message["id"] == request_id, (request_id, message)
+        return message
+
+    def request(self, method: str, params: dict[str, Any] | None = None,
+                timeout: float = SERVE_TIMEOUT) -> dict[str, Any]:
+        self._next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return self.answer(self._next_id, timeout)
+
+    def initialize(self, version: str = "2025-11-25",
+                   capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
+        answer = self.request("initialize", {"protocolVersion": version,
+                                             "capabilities": capabilities or {},
+                                             "clientInfo": {"name": "raw", "version": "0"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return answer
+
+    def close(self) -> int:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            return self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
 
 
 def run_cli(*args: str, input: str | None = None, env: dict[str, str] | None = None,

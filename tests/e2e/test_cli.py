@@ -223,14 +223,46 @@ def test_doctor_missing_root(tmp_path):
 
 # -- corral serve, imports -----------------------------------------------------
 
-def test_serve_without_the_sdk_says_how_to_install_it(root):
-    code = ("import sys; sys.modules['mcp'] = None\n"
+_SERVE_SESSION = "".join(json.dumps(m) + "\n" for m in [
+    {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+     "params": {"protocolVersion": "2025-11-25", "capabilities": {}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+     "params": {"name": "read_file", "arguments": {"path": "notes.txt"}}},
+])
+_SDK_PACKAGES = {"mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "httpx", "httpx2",
+                 "starlette", "uvicorn", "opentelemetry"}
+
+
+def _answered(stdout: str) -> list:
+    return sorted(m["id"] for m in map(json.loads, stdout.splitlines()) if "id" in m)
+
+
+def test_serve_never_imports_the_sdk(root):
+    """`corral serve` speaks MCP itself: a whole session imports nothing of
+    the SDK or its stack (-X importtime lists every module imported)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "corral.cli", "serve",
+                           str(root)], capture_output=True, text=True, input=_SERVE_SESSION,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert _answered(done.stdout) == [0, 1, 2]
+    imported = {line.split("|")[-1].strip().split(".")[0]
+                for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "corral" in imported  # the listing really is there
+    assert not imported & _SDK_PACKAGES, sorted(imported & _SDK_PACKAGES)
+
+
+def test_serve_works_where_the_sdk_cannot_be_imported(root):
+    code = ("import sys\n"
+            "for name in ('mcp', 'mcp_types', 'pydantic', 'anyio'):\n"
+            "    sys.modules[name] = None  # any import of these now fails\n"
             "from corral.cli import main\n"
             f"sys.exit(main(['serve', {str(root)!r}]))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL)
-    assert done.returncode == 2
-    assert "pip install 'mcp>=2.3,<3'" in done.stderr  # works from a clone too
+                          timeout=60, input=_SERVE_SESSION)
+    assert done.returncode == 0, done.stderr
+    assert _answered(done.stdout) == [0, 1, 2]
 
 
 def test_serve_missing_root_is_a_usage_error(tmp_path):
@@ -257,8 +289,9 @@ def test_serve_answers_what_was_asked_before_stdin_closed(root):
     ok, refused = answers[1]["result"], answers[2]["result"]
     assert json.loads(ok["content"][0]["text"])["ok"] is True and not ok.get("isError")
     assert refused["isError"] is True
-    assert refused["structuredContent"] == json.loads(refused["content"][0]["text"])
-    assert refused["structuredContent"]["code"] == "OUTSIDE_ROOT"
+    assert "structuredContent" not in refused  # the output schema describes successes
+    assert json.loads(refused["content"][0]["text"])["code"] == "OUTSIDE_ROOT"
+    assert ok["structuredContent"] == json.loads(ok["content"][0]["text"])
 
 
 @pytest.mark.parametrize("argv", [

@@ -1,4 +1,5 @@
-"""THREATS.md's escape battery, through ``corral serve`` and the SDK client.
+"""THREATS.md's escape battery, through ``corral serve`` and the SDK client
+(the 2.x line; tests/e2e/test_mcp_tools.py runs both lines).
 
 Rows 1-8 and 11-16 (row 17 is test_mcp_root_vanished.py; rows 9, 10 and
 18-20 are races and fd properties, tested in tests/security through the
@@ -30,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from e2e_support import BACKEND_CONFIGS, BACKEND_IDS, backend_env, serve_command
+from e2e_support import BACKEND_CONFIGS, BACKEND_IDS, backend_env, envelope_of, serve_command
 
 CONTENT = "LEAKCONTENT5d2e"  # inside every outside file; never sent
 CONTENT_REGEX = "LEAKCONTEN[T]5d2e"  # matches CONTENT without being it
@@ -56,12 +57,8 @@ class Battery:
 
     def call(self, tool: str, args: dict[str, Any]) -> dict[str, Any]:
         args = self.expand(args)
-        result = self.session.portal.call(
-            lambda: self.session.client.call_tool(tool, args, read_timeout_seconds=CALL_TIMEOUT))
-        (block,) = result.content
-        envelope = json.loads(block.text)
-        assert result.is_error is (envelope["ok"] is not True)
-        assert result.structured_content == envelope
+        result = self.session.call(tool, args, timeout=CALL_TIMEOUT)
+        envelope = envelope_of(result)  # the text, isError and structured content agree
         assert_no_leak(envelope, args, self.base)
         return envelope
 

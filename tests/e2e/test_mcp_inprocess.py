@@ -1,47 +1,125 @@
-"""The MCP server built in-process (the SDK's in-memory client): what the
-subprocess tests cannot arrange, such as a toolbox that raises."""
+"""The MCP server in-process over a pair of pipes: what the subprocess tests
+cannot arrange, such as a workspace that raises, or a client that goes away
+in the middle of a call."""
 
 from __future__ import annotations
 
 import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
 
-from anyio.from_thread import start_blocking_portal
+import pytest
 
-from corral.cli import tool_definitions
-from corral.tools import Refusal, Toolbox
+from corral.mcp import StdioServer
+from corral.tools import Refusal, Toolbox, Workspace, tool_definitions
 
 
-class _RaisingToolbox(Toolbox):
-    def call(self, name, args=None):
+class _Piped:
+    """A StdioServer on a thread, with a line client on the other ends."""
+
+    def __init__(self, workspace: Workspace, **options: Any) -> None:
+        server_in, self._to_server = os.pipe()
+        self._from_server, server_out = os.pipe()
+        self.server = StdioServer(workspace, version="test", **options)
+        self._infile = os.fdopen(server_in, "rb")
+        self._server_out = server_out
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+        self._out = os.fdopen(self._from_server, "rb")
+        self.notes: list[dict[str, Any]] = []
+
+    def _serve(self) -> None:
+        try:
+            self.server.serve(self._infile, self._server_out)
+        finally:
+            self._infile.close()
+            os.close(self._server_out)
+
+    def send(self, message: dict[str, Any]) -> None:
+        os.write(self._to_server, json.dumps(message).encode() + b"\n")
+
+    def answer(self, request_id: Any) -> dict[str, Any]:
+        while True:
+            message: dict[str, Any] = json.loads(self._out.readline())
+            if message.get("id") == request_id and "method" not in message:
+                return message
+            self.notes.append(message)
+
+    def request(self, request_id: Any, method: str, **params: Any) -> dict[str, Any]:
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        return self.answer(request_id)
+
+    def close(self) -> None:
+        os.close(self._to_server)
+        self.thread.join(30)
+        self._out.close()
+
+
+class _Raising(Workspace):
+    def call(self, name: Any, args: Any = None, **options: Any) -> dict[str, Any]:
         raise OSError(2, "No such file or directory", "/host/secret/path")
 
 
-def _call(server, name, args):
-    from mcp import Client
-
-    async def go():
-        async with Client(server) as client:
-            return await client.list_tools(), await client.call_tool(name, args)
-
-    with start_blocking_portal(backend="asyncio") as portal:
-        return portal.call(go)
+@pytest.fixture
+def box(tmp_path: Path):
+    (tmp_path / "a.txt").write_text("a\n")
+    with Toolbox(tmp_path) as toolbox:
+        yield toolbox
 
 
-def test_a_toolbox_that_raises_gives_internal_and_no_detail(tmp_path):
-    from corral.mcp_server import build_server
+def test_a_workspace_that_raises_gives_internal_and_no_detail(box):
+    piped = _Piped(_Raising({"root": box}))
+    try:
+        piped.request(0, "initialize", protocolVersion="2025-11-25", capabilities={})
+        answer = piped.request(1, "tools/call", name="read_file", arguments={"path": "a.txt"})
+    finally:
+        piped.close()
+    result = answer["result"]
+    assert result["isError"] is True
+    assert json.loads(result["content"][0]["text"]) == Refusal.internal().envelope()
+    wire = json.dumps([answer, *piped.notes])
+    assert "/host/secret" not in wire and "No such file" not in wire
+    logged = [n for n in piped.notes if n.get("method") == "notifications/message"]
+    assert logged and logged[0]["params"]["level"] == "error"  # said, without the detail
 
-    with _RaisingToolbox(tmp_path) as box:
-        listed, result = _call(build_server(box), "read_file", {"path": "x"})
-    assert result.is_error is True
-    assert json.loads(result.content[0].text) == Refusal.internal().envelope()
-    assert "/host/secret" not in result.content[0].text
-    assert [t.name for t in listed.tools] == box.names
+
+def test_the_listing_is_what_corral_tools_prints(box):
+    piped = _Piped(Workspace({"root": box}))
+    try:
+        piped.request(0, "initialize", protocolVersion="2025-11-25", capabilities={})
+        listed = piped.request(1, "tools/list")["result"]["tools"]
+    finally:
+        piped.close()
+    assert listed == tool_definitions(box, "mcp")
 
 
-def test_listing_is_the_mcp_format(tmp_path):
-    from corral.mcp_server import build_server
+class _Slow(Workspace):
+    """Every call waits for its cancel token (at most 20 s)."""
 
-    with Toolbox(tmp_path) as box:
-        listed, _ = _call(build_server(box), "list_directory", {})
-        expected = tool_definitions(box, "mcp")
-    assert [t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools] == expected
+    stopped = threading.Event()
+
+    def call(self, name: Any, args: Any = None, **options: Any) -> dict[str, Any]:
+        token = options["cancel"]
+        deadline = time.monotonic() + 20
+        while not token.cancelled and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.stopped.set()
+        return {"ok": False, "code": "DENIED"}
+
+
+def test_a_client_that_goes_away_cancels_the_running_calls(box):
+    workspace = _Slow({"root": box})
+    piped = _Piped(workspace)
+    piped.request(0, "initialize", protocolVersion="2025-11-25", capabilities={})
+    piped.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "read_file", "arguments": {"path": "a.txt"}}})
+    time.sleep(0.2)
+    piped._out.close()  # nobody reads the answers any more
+    piped.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})  # its answer cannot be written
+    assert workspace.stopped.wait(10), "the running call was not cancelled"
+    os.close(piped._to_server)
+    piped.thread.join(10)
+    assert not piped.thread.is_alive()

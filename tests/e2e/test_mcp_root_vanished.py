@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 from corral.tools import Refusal
-from e2e_support import serve_command
+from e2e_support import envelope_of, serve_command
 
 PLANTED = "PLANTEDCONTENT91b7"
 
@@ -34,12 +34,10 @@ def test_removed_root_is_internal_and_says_nothing(tmp_path, make_session):
                        ("read_file", {"path": "ok.txt"}), ("list_directory", {"path": "."}),
                        ("write_file", {"path": "new.txt", "content": "x"})]:
         result = session.call(tool, args)
-        (block,) = result.content
-        envelope = json.loads(block.text)
+        envelope = envelope_of(result)
         assert envelope == internal, (tool, envelope)
-        assert result.is_error is True
-        assert str(tmp_path) not in block.text
-        assert result.structured_content == envelope
+        assert result["isError"] is True
+        assert str(tmp_path) not in json.dumps(result)
     assert not root.exists()  # nothing re-created at the old path
 
 
@@ -50,12 +48,12 @@ def test_renamed_root_never_resolves_at_the_new_path(tmp_path, make_session):
     replacement = _make_root(tmp_path / "ws")
     (replacement / "planted.txt").write_text(f"{PLANTED}\n")
     result = session.call("read_file", {"path": "planted.txt"})
-    text = result.content[0].text
-    assert result.is_error is True
+    text = result["content"][0]["text"]
+    assert result["isError"] is True
     assert PLANTED not in text and str(tmp_path) not in text
     write = session.envelope("write_file", {"path": "written.txt", "content": "x"})
     assert not (replacement / "written.txt").exists()
     if write["ok"]:  # the renamed root is still the root
         assert (tmp_path / "ws-moved" / "written.txt").read_text() == "x"
-    listing = session.call("list_directory", {"path": "."}).content[0].text
+    listing = session.call("list_directory", {"path": "."})["content"][0]["text"]
     assert "planted.txt" not in listing

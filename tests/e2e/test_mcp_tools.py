@@ -1,14 +1,17 @@
-"""``corral serve`` through the SDK's stdio client: the tools it lists, one
-successful call of each, and every refusal code arriving intact.
+"""``corral serve`` through the official SDK clients, the 2.x line and the
+1.x line: the tools it lists, one successful call of each, and every refusal
+code arriving intact.
 
-One server process serves the module (a few more for the read-only and
-legacy-handshake checks).  Expected envelopes come from an in-process
-``Toolbox`` with the same options on the same tree: the server must add,
-drop and change nothing.
+One server process per SDK line serves the module (a few more for the
+read-only and protocol-version checks).  Expected envelopes come from an
+in-process ``Toolbox`` with the same options on the same tree: the server
+must add, drop and change nothing.  Every success's structured content is
+validated against the tool's outputSchema (``McpSession.call``).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from pathlib import Path
@@ -17,7 +20,7 @@ from typing import Any
 import pytest
 
 from corral.tools import Code, Toolbox
-from e2e_support import serve_command
+from e2e_support import PROTOCOL_VERSIONS, SDKS, envelope_of, serve_command
 
 DENY = "secret.env"
 
@@ -101,9 +104,15 @@ REFUSALS: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
+@pytest.fixture(scope="module", params=SDKS)
+def sdk(request) -> str:
+    """The SDK line driving the module's server (each gets its own tree)."""
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def tree(tmp_path_factory) -> Path:
-    base = tmp_path_factory.mktemp("mcp-tools")
+def tree(sdk, tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp(f"mcp-tools-{sdk}")
     root = base / "root"
     for rel, text in TREE.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -125,29 +134,41 @@ def toolbox(tree):
 
 
 @pytest.fixture(scope="module")
-def session(tree, make_session):
-    return make_session(serve_command(tree, "--deny", DENY))
+def session(sdk, tree, make_session):
+    return make_session(serve_command(tree, "--deny", DENY), sdk=sdk)
 
 
 def test_lists_exactly_the_toolbox_tools(session, toolbox):
     listed = session.list_tools()
-    assert [tool.name for tool in listed] == toolbox.names
+    assert [tool["name"] for tool in listed] == toolbox.names
     definitions = {item["name"]: item for item in toolbox.definitions()}
     for tool in listed:
-        assert tool.description == definitions[tool.name]["description"]
-        assert tool.input_schema == definitions[tool.name]["inputSchema"]
-        mutates = toolbox.spec(tool.name).mutates
-        assert tool.annotations.read_only_hint is (not mutates)
-        assert tool.annotations.open_world_hint is False
+        assert tool["description"] == definitions[tool["name"]]["description"]
+        assert tool["inputSchema"] == definitions[tool["name"]]["inputSchema"]
+        mutates = toolbox.spec(tool["name"]).mutates
+        notes = tool["annotations"]
+        assert notes["readOnlyHint"] is (not mutates)
+        assert notes["openWorldHint"] is False
+        assert isinstance(notes["destructiveHint"], bool)
+        assert isinstance(notes["idempotentHint"], bool)
+        assert notes["title"] == tool["title"] and tool["title"]
+        if not mutates:
+            assert notes["destructiveHint"] is False and notes["idempotentHint"] is True
 
 
-def test_offers_tools_and_nothing_else(session):
-    caps = session.client.server_capabilities
-    assert caps.tools is not None
-    assert caps.resources is None and caps.prompts is None and caps.completions is None
-    with pytest.raises(Exception) as raised:
-        session.portal.call(session.client.list_resources)
-    assert "not found" in str(raised.value).lower()
+def test_every_tool_has_an_output_schema(session):
+    for tool in session.list_tools():
+        schema = tool.get("outputSchema")
+        assert isinstance(schema, dict) and schema.get("type") == "object", tool["name"]
+
+
+def test_offers_tools_and_logging_and_nothing_else(session):
+    caps = session.capabilities
+    assert "tools" in caps and "logging" in caps
+    assert not {"resources", "prompts", "completions"} & set(caps)
+    answer = session.send("call", name="read_file", arguments={"path": "notes.txt"})
+    assert answer["ok"] is True
+    assert session.server_info["name"] == "corral"
 
 
 def test_every_tool_has_a_success_case(toolbox):
@@ -156,7 +177,7 @@ def test_every_tool_has_a_success_case(toolbox):
 
 @pytest.mark.parametrize("tool", sorted(SUCCESS))
 def test_each_tool_succeeds(tool, session, toolbox, tree):
-    assert tool in [t.name for t in session.list_tools()], f"{tool} is not served"
+    assert tool in [t["name"] for t in session.list_tools()], f"{tool} is not served"
     args = SUCCESS[tool]
     mutates = toolbox.spec(tool).mutates
     expected = None if mutates else toolbox.call(tool, args)
@@ -172,19 +193,36 @@ def test_each_tool_succeeds(tool, session, toolbox, tree):
                               in enumerate(REFUSALS)])
 def test_each_refusal_reaches_the_client_intact(code, tool, args, session, toolbox):
     result = session.call(tool, args)
-    assert result.is_error is True
-    (block,) = result.content
-    envelope = json.loads(block.text)
+    assert result["isError"] is True
+    envelope = envelope_of(result)
     assert envelope == toolbox.call(tool, args)
     assert envelope["ok"] is False and envelope["code"] == code.value
     assert envelope["details"]["message"] == envelope["message"]
     assert isinstance(envelope["hint"], str) and envelope["hint"]
-    assert result.structured_content == envelope
 
 
 def test_every_code_but_internal_is_covered():
     covered = {code for code, _tool, _args in REFUSALS}
     assert covered == set(Code) - {Code.INTERNAL}
+
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+                    "0000000a49444154789c63000100000500010d0a2db40000000049454e44ae426082")
+
+
+def test_images_are_image_content(session, tree):
+    (tree / "pixel.png").write_bytes(PNG)
+    result = session.call("read_file", {"path": "pixel.png"})  # structured content validated
+    text, image = result["content"]
+    assert image == {"type": "image", "mimeType": "image/png",
+                     "data": base64.b64encode(PNG).decode()}
+    described = json.loads(text["text"])
+    assert described["width"] == 1 and described["data"].startswith("(the image content")
+    assert result["structuredContent"]["data"] == image["data"]
+    several = session.call("read_files", {"paths": ["notes.txt", "pixel.png"]})
+    assert [block["type"] for block in several["content"]] == ["text", "image"]
+    files = json.loads(several["content"][0]["text"])["files"]
+    assert "hello" in files[0]["content"] and files[1]["mimeType"] == "image/png"
 
 
 def test_suggested_call_reaches_the_client_and_works(session):
@@ -204,25 +242,25 @@ def test_no_host_path_in_any_answer(session, tree):
     for tool, args in [("read_file", {"path": "nope.txt"}),
                        ("read_file", {"path": str(tree.parent / "outside" / "secret.txt")}),
                        ("list_directory", {"path": "."}), ("glob", {"pattern": "**/*"})]:
-        assert host not in session.call(tool, args).content[0].text
+        assert host not in json.dumps(session.call(tool, args))
 
 
 def test_absolute_path_inside_is_answered_root_relative(session, tree):
     result = session.call("read_file", {"path": str(tree / "notes.txt")})
-    envelope = json.loads(result.content[0].text)
+    envelope = envelope_of(result)
     assert envelope["ok"] is True and envelope["path"] == "notes.txt"
-    assert str(tree) not in result.content[0].text
+    assert str(tree) not in result["content"][0]["text"]
 
 
 def test_non_utf8_name_is_escaped_and_the_server_survives(session, toolbox):
     result = session.call("list_directory", {"path": "odd"})
-    (block,) = result.content
-    assert block.text.isascii()  # the lone surrogate is escaped, not sent as bad UTF-8
-    envelope = json.loads(block.text)
+    (block,) = result["content"]
+    assert block["text"].isascii()  # the lone surrogate is escaped, not sent as bad UTF-8
+    envelope = json.loads(block["text"])
     assert envelope == toolbox.call("list_directory", {"path": "odd"})
     assert envelope["entries"][0]["name"] == os.fsdecode(b"bad\xff.txt")
-    # structured content (the tools declare an outputSchema) spells it as its escape
-    assert result.structured_content["entries"][0]["name"] == "bad\\udcff.txt"
+    # structured content must still be there (and validate): the name spelled as its escape
+    assert result["structuredContent"]["entries"][0]["name"] == "bad\\udcff.txt"
     assert session.envelope("read_file", {"path": "notes.txt"})["ok"] is True
 
 
@@ -233,16 +271,33 @@ def test_read_only_server(tree, make_session):
         expected = box.call("write_file", args)
     assert "write_file" not in names and expected["ok"] is False
     session = make_session(serve_command(tree, "--read-only"))
-    assert [tool.name for tool in session.list_tools()] == names
+    assert [tool["name"] for tool in session.list_tools()] == names
     assert session.envelope("write_file", args) == expected
     assert not (tree / "ro.txt").exists()
 
 
-def test_legacy_handshake(tree, make_session, toolbox):
-    session = make_session(serve_command(tree, "--deny", DENY), mode="legacy")
-    assert session.client.protocol_version < "2026"  # the initialize handshake was used
-    assert [tool.name for tool in session.list_tools()] == toolbox.names
-    assert session.envelope("read_file", {"path": "notes.txt"}) == toolbox.call(
-        "read_file", {"path": "notes.txt"})
-    refusal = session.envelope("read_file", {"path": DENY})
-    assert refusal == toolbox.call("read_file", {"path": DENY})
+@pytest.mark.parametrize("version", PROTOCOL_VERSIONS)
+def test_each_protocol_version(version, sdk, tree, make_session, toolbox):
+    """The client offers ``version``; the server answers with it, lists the
+    tools with what that version knows, and calls work."""
+    session = make_session(serve_command(tree, "--deny", DENY), sdk=sdk, protocol_version=version)
+    assert session.protocol_version == version
+    listed = session.list_tools()
+    assert [tool["name"] for tool in listed] == toolbox.names
+    structured = version >= "2025-06-18"
+    assert all(("outputSchema" in tool) is structured for tool in listed)
+    assert all(("annotations" in tool) is (version >= "2025-03-26") for tool in listed)
+    result = session.call("read_file", {"path": "notes.txt"})
+    assert ("structuredContent" in result) is structured
+    assert json.loads(result["content"][0]["text"]) == toolbox.call("read_file",
+                                                                     {"path": "notes.txt"})
+    refusal = session.call("read_file", {"path": DENY})
+    assert refusal["isError"] is True
+    assert json.loads(refusal["content"][0]["text"]) == toolbox.call("read_file", {"path": DENY})
+
+
+def test_default_connection_is_the_newest_handshake_version(session):
+    """Each client's own default: the 1.x client offers 2025-11-25; the 2.x
+    client first probes server/discover (a 2026 method), which corral
+    answers -32601, and falls back to initialize at 2025-11-25."""
+    assert session.protocol_version == "2025-11-25"

@@ -60,12 +60,9 @@ def test_a_failing_file_does_not_stop_the_others(tmp_path, make_root):
     assert codes[1:6] == [("NOT_FOUND", "not_found"), ("UNSUPPORTED", "binary"),
                           ("INVALID_ARGUMENT", "directory"), ("OUTSIDE_ROOT", "dotdot"),
                           ("OUTSIDE_ROOT", "symlink")]
-    # each refusal is read_file's own, without a suggested call (read_files cannot try one)
+    # each refusal is read_file's own, suggested call (tried) included
     for path, envelope in zip(paths, files):
-        alone = read_one(toolbox, path)
-        alone.pop("suggestedTool", None)
-        alone.pop("suggestedArgs", None)
-        assert envelope == alone, path
+        assert envelope == read_one(toolbox, path), path
     assert (result["read"], result["refused"]) == (2, 5)
 
 
@@ -76,7 +73,8 @@ def test_the_exact_envelope_of_a_refused_file(tmp_path, make_root):
         "ok": False, "code": "NOT_FOUND", "message": "src/qqqqqq.py does not exist",
         "details": {"path": "src/qqqqqq.py", "missing": "src/qqqqqq.py", "field": "path",
                     "kind": "not_found", "message": "src/qqqqqq.py does not exist"},
-        "hint": "Check the path; list_directory on src shows what is there."}]
+        "hint": "Check the path; list_directory on src shows what is there.",
+        "suggestedTool": "list_directory", "suggestedArgs": {"path": "src"}}]
 
 
 def test_the_budget_is_never_exceeded_and_later_files_that_fit_are_returned(tmp_path,

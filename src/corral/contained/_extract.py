@@ -56,16 +56,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import IO
 
-from . import _paths
 from ._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
                       contained_error)
 from ._ops_meta import chmod, utime
 from ._ops_resolve import Parent, RootAPI, open_parent
-from ._replace import replace_in, temp_name
+from ._ops_sys import copy_stream
+from ._replace import temp_name
 
 __all__ = ["Extraction", "ExtractReason", "Refused", "extract"]
 
-_CHUNK = 1 << 20
 Archive = tarfile.TarFile | zipfile.ZipFile | IO[bytes] | str | os.PathLike[str]
 
 
@@ -220,25 +219,12 @@ def _classify(exc: OSError) -> ExtractReason | None:
     return None
 
 
-def _split(name: str) -> tuple[str, bool]:
-    """The spelling of ``name``'s parent (``"."`` for none) and whether
-    ``name`` has a final component to create."""
-    parsed = _paths.parse(name)
-    if parsed.absolute:
-        raise EscapeError("absolute paths are outside the root", parsed.text, component="/",
-                          reason="absolute")
-    if not parsed.names or parsed.final_is_dot:
-        return parsed.text, False
-    return _paths.join(parsed.names[:-1]), True
-
-
 class _Extractor:
     def __init__(self, root: RootAPI) -> None:
         self.root = root
         self.backend = root.backend
         self.result = Extraction()
         self.dirs: list[tuple[str, float]] = []  # (name, mtime), set at the end
-        self.made: set[str] = set()  # parent spellings known to exist as directories
 
     def member(self, member: _Member) -> Refused | None:
         try:
@@ -258,36 +244,22 @@ class _Extractor:
         self.result.extracted.append(member.name)
         return None
 
-    def parents(self, name: str) -> str:
-        """Make the directories ``name`` needs; return its parent spelling."""
-        parent, _ = _split(name)
-        if parent not in self.made:
-            self.root.makedirs(parent, exist_ok=True)
-            self.made.add(parent)
-        return parent
-
     def make_dir(self, member: _Member) -> None:
         self.root.makedirs(member.name, exist_ok=True)
-        self.made.add(_paths.join(_paths.parse(member.name).names))
         if member.mtime is not None:
             self.dirs.append((member.name, member.mtime))
 
     def make_file(self, member: _Member) -> None:
-        self.parents(member.name)
         assert member.open is not None
-        with member.open() as src, open_parent(self.root, member.name, errno.EISDIR) as parent:
-            current = self.in_the_way(parent)
-
+        with member.open() as src, open_parent(self.root, member.name, errno.EISDIR,
+                                               create_parents=True) as parent:
             def fill(fd: int) -> None:
-                while chunk := src.read(_CHUNK):
-                    view = memoryview(chunk)
-                    while view:
-                        view = view[os.write(fd, view):]
+                copy_stream(src.read, fd)
                 if member.mtime is not None:
                     os.utime(fd, (member.mtime, member.mtime))
 
-            replace_in(self.backend, parent.fd, parent.name, fill, current=current,
-                       mode=member.mode, fsync=False, exclusive=False)
+            # a directory or special file there is refused, a symlink replaced
+            parent.target.write_bytes(fill, mode=member.mode, fsync=False)
 
     def in_the_way(self, parent: Parent) -> os.stat_result | None:
         """What is at the name now (``None``: nothing); a directory there is
@@ -306,18 +278,25 @@ class _Extractor:
             raise _Refusal(ExtractReason.INVALID_NAME, "a symlink with an empty or invalid target")
         if target.startswith("/"):
             raise _Refusal(ExtractReason.LINK_ABSOLUTE, "a symlink to an absolute path")
-        parent_text = self.parents(member.name)
-        with open_parent(self.root, member.name, errno.EEXIST) as parent:
+        with open_parent(self.root, member.name, errno.EEXIST, create_parents=True) as parent:
             self.in_the_way(parent)
             tmp = temp_name(parent.name)
             self.backend.symlink_at(target, parent.fd, tmp)
-            try:
-                self.check_link(f"{parent_text}/{tmp}", target)
-                self.in_the_way(parent)
-                self.backend.rename_at(parent.fd, tmp, parent.fd, parent.name)
-            except BaseException:
-                self.backend.unlink_at(parent.fd, tmp)
-                raise
+            self.into_place(parent, tmp, lambda: self.check_link(
+                f"{parent.target.parent}/{tmp}", target))
+
+    def into_place(self, parent: Parent, tmp: str,
+                   check: Callable[[], None] | None = None) -> None:
+        """Rename the entry made as ``tmp`` over ``parent.name`` (never over a
+        directory), after ``check``; on any failure ``tmp`` is removed."""
+        try:
+            if check is not None:
+                check()
+            self.in_the_way(parent)
+            self.backend.rename_at(parent.fd, tmp, parent.fd, parent.name)
+        except BaseException:
+            self.backend.unlink_at(parent.fd, tmp)
+            raise
 
     def check_link(self, where: str, text: str) -> None:
         """Refuse the symlink at ``where`` unless the root resolves it inside."""
@@ -349,9 +328,8 @@ class _Extractor:
             # linkat never follows: the result is one more name for this
             # symlink, so it must lead inside as a symlink member must
             self.check_link(target, self.root.readlink(target))
-        self.parents(member.name)
         with open_parent(self.root, target, errno.EPERM) as src, \
-                open_parent(self.root, member.name, errno.EEXIST) as dst:
+                open_parent(self.root, member.name, errno.EEXIST, create_parents=True) as dst:
             current = self.in_the_way(dst)
             if current is None or (current.st_dev, current.st_ino) != (info.st_dev, info.st_ino):
                 self.link_into(src, dst, target)
@@ -374,23 +352,14 @@ class _Extractor:
                 raise
             self.copy(target, dst)  # the filesystem cannot link: copy, as tarfile does
             return
-        try:
-            self.in_the_way(dst)
-            self.backend.rename_at(dst.fd, tmp, dst.fd, dst.name)
-        except BaseException:
-            self.backend.unlink_at(dst.fd, tmp)
-            raise
+        self.into_place(dst, tmp)
 
     def copy(self, source: str, dst: Parent) -> None:
         fd = self.root.open(source, os.O_RDONLY)
         try:
-            def fill(out: int) -> None:
-                while chunk := self.backend.read(fd, _CHUNK):
-                    view = memoryview(chunk)
-                    while view:
-                        view = view[os.write(out, view):]
-            replace_in(self.backend, dst.fd, dst.name, fill, current=self.in_the_way(dst),
-                       mode=None, fsync=False, exclusive=False)
+            dst.target.write_bytes(
+                lambda out: copy_stream(lambda size: self.backend.read(fd, size), out),
+                fsync=False)
         finally:
             self.backend.close(fd)
 

@@ -9,8 +9,9 @@ follows a symlink out.
 
 from __future__ import annotations
 
+import os
 from pathlib import PurePosixPath
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from . import _extract, _fileobj, _ops_link, _ops_meta, _ops_rmtree
 from ._extract import Archive, Extraction
@@ -20,6 +21,8 @@ from ._ops_rmtree import OnExc
 from ._pathview import RootPath, ViewRoot
 
 __all__ = ["RootSurface"]
+
+_R = TypeVar("_R", bound=RootAPI)
 
 
 class RootSurface:
@@ -82,13 +85,34 @@ class RootSurface:
         """``shutil.rmtree``, fd-based, never following a link (``_ops_rmtree``)."""
         _ops_rmtree.rmtree(self, path, ignore_errors, onexc)
 
-    # -- archives -------------------------------------------------------------
-    def extract(self: RootAPI, archive: Archive, *,
+    # -- sub-roots and archives ---------------------------------------------------
+    def open_root(self: _R, path: object) -> _R:
+        """A Root for the directory ``path`` beneath this one (in-root
+        symlinks followed): its own fd, so it lives on when this Root is
+        closed, and this Root's options (backend, fast path, strict mode).
+        Nothing reached through it can leave *that* directory.  Raises as
+        :meth:`open` does, ``NotADirectoryError`` for a non-directory."""
+        fd = self.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            return type(self).from_fd(fd, follow_symlinks=self.follow_symlinks,
+                                      backend=self.backend,
+                                      fast_path=bool(self.info()["fast_path"]))
+        finally:
+            self.backend.close(fd)
+
+    def extract(self: RootAPI, archive: Archive, path: object = ".", *,
                 stop_on_refusal: bool = False) -> Extraction:
-        """Extract a tar or zip archive beneath the root with tarfile's
-        "data" filter semantics, every member made through the root
-        (``_extract``).  Returns what was extracted and what was refused."""
-        return _extract.extract(self, archive, stop_on_refusal=stop_on_refusal)
+        """Extract a tar or zip archive into the directory ``path`` beneath
+        the root, with tarfile's "data" filter semantics, every member made
+        through a Root of that directory (``_extract``): no member lands
+        outside it.  Returns what was extracted and what was refused."""
+        if path == ".":
+            return _extract.extract(self, archive, stop_on_refusal=stop_on_refusal)
+        dest = RootSurface.open_root(self, path)
+        try:
+            return _extract.extract(dest, archive, stop_on_refusal=stop_on_refusal)
+        finally:
+            dest.close()
 
     # -- the pathlib-style view -------------------------------------------------
     def joinpath(self: ViewRoot, *parts: str | PurePosixPath) -> RootPath:

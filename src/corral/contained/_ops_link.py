@@ -12,7 +12,8 @@ else ``sendfile``, else read/write) into a temporary file beside ``dst``,
 which is then renamed over ``dst`` (``_replace.replace_in``: atomic, and an
 existing ``dst`` keeps its mode, owner and xattrs as an in-place copy
 would).  A final in-root symlink at ``dst`` is followed, as ``shutil``
-writes through it.
+writes through it; the destination is a ``Root.target``, so ``dst`` is
+resolved once and answered as ``Root.write_bytes`` answers.
 """
 
 from __future__ import annotations
@@ -24,15 +25,13 @@ import stat as st
 
 from . import _paths
 from ._backend import Backend, _under_pyfakefs
-from ._errors import SpecialFileError, contained_error
-from ._ops_resolve import Parent, RootAPI, open_parent, rename_error
-from ._replace import replace_in
+from ._errors import contained_error
+from ._ops_resolve import Parent, RootAPI, named_error, open_parent
+from ._ops_sys import copy_stream
 
 __all__ = ["copyfile", "link"]
 
 _CHUNK = 1 << 20
-_SPECIAL_KINDS = {st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
-                  st.S_IFBLK: "block_device"}
 # copy_file_range / sendfile cannot do this pair of fds: use the next way
 _NO_FAST_COPY = frozenset({errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP,
                            errno.ENOTSUP, errno.EBADF, errno.EPERM})
@@ -66,7 +65,7 @@ def link(root: RootAPI, src: object, dst: object) -> None:
             except OSError as exc:
                 blame = d.text if exc.errno == errno.EEXIST or \
                     _lstat_or_none(backend, s) is not None else s.text
-                raise rename_error(exc, blame) from None
+                raise named_error(exc, blame) from None
 
 
 def _copy_fd(src: int, dst: int) -> None:
@@ -80,13 +79,7 @@ def _copy_fd(src: int, dst: int) -> None:
             except OSError as exc:
                 if exc.errno not in _NO_FAST_COPY:
                     raise
-    while True:
-        chunk = os.read(src, _CHUNK)
-        if not chunk:
-            return
-        view = memoryview(chunk)
-        while view:
-            view = view[os.write(dst, view):]
+    copy_stream(lambda size: os.read(src, size), dst)
 
 
 def _copy_range(src: int, dst: int) -> None:
@@ -132,26 +125,18 @@ def copyfile(root: RootAPI, src: object, dst: object, *, follow_symlinks: bool =
 
 def _write_copy(root: RootAPI, sfd: int, source: os.stat_result, src_text: str, dst_text: str,
                 fsync: bool) -> None:
+    """Replace ``dst`` (its in-root final link followed) with what ``sfd``
+    holds: ``Target.write_bytes`` with the content streamed fd to fd."""
+    target = root.target(dst_text, follow_final=True)
     try:
-        target = root.realpath(dst_text, strict=False)  # dst's in-root link followed
-    except FileNotFoundError:
-        target = dst_text  # what is missing: the root says where, below
-    with open_parent(root, target, errno.EISDIR) as parent:
-        current = _lstat_or_none(root.backend, parent)
-        if current is not None:
-            if (current.st_dev, current.st_ino) == (source.st_dev, source.st_ino):
-                raise shutil.SameFileError(f"{src_text!r} and {dst_text!r} are the same file")
-            kind = st.S_IFMT(current.st_mode)
-            if kind == st.S_IFDIR:
-                raise contained_error(errno.EISDIR, dst_text, dst_text)
-            if kind in _SPECIAL_KINDS:
-                raise SpecialFileError("not a regular file", dst_text, component=dst_text,
-                                       kind=_SPECIAL_KINDS[kind])
+        current = target.lstat()
+        if current is not None and (current.st_dev, current.st_ino) == (source.st_dev,
+                                                                        source.st_ino):
+            raise shutil.SameFileError(f"{src_text!r} and {dst_text!r} are the same file")
+
         def fill(fd: int) -> None:
             _copy_fd(sfd, fd)
 
-        try:
-            replace_in(root.backend, parent.fd, parent.name, fill, current=current, mode=None,
-                       fsync=fsync, exclusive=False)
-        except OSError as exc:
-            raise rename_error(exc, dst_text) from None
+        target.write_bytes(fill, fsync=fsync)  # dirs, specials, "/" and ".": the Target's answers
+    finally:
+        target.close()

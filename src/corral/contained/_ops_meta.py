@@ -15,25 +15,32 @@ resolved (in-root symlinks followed when ``follow_symlinks``) and acted on in
 its open parent directory with ``AT_SYMLINK_NOFOLLOW``: if the name is
 swapped for a symlink in between, the symlink itself is changed, which is
 inside the root.  On Linux ``chmod`` of a symlink itself is not possible
-(``lchmod``): ``follow_symlinks=False`` on a symlink raises
-``NotImplementedError``, as ``os.chmod`` does.
+(no ``lchmod``): ``follow_symlinks=False`` on a symlink raises the kernel's
+answer, ``OSError`` ``EOPNOTSUPP`` (where ``os.chmod`` raises
+``NotImplementedError``: the core raises ``OSError`` only).
 
 ``truncate`` opens the file for writing through the root (``O_WRONLY``:
 special files refused, a directory is ``EISDIR``) and ``ftruncate``-s that
-fd.  Like ``os.truncate`` it changes the file in place, so a hard link's
-other names see it.
+fd.
+
+Hard links: all four act on the inode, and a hard-linked file's inode is
+shared by its other names, wherever they are (an outside name included):
+like ``os.chmod``/``os.truncate`` they change it for all of them, and
+corral cannot tell where the other names are.  A host that must not touch
+files linked from elsewhere checks ``st_nlink`` first, as the tools do
+(their hardlink policy).  Writes that replace (``write_bytes``,
+``write_text``, ``copyfile``) replace the name and never write through.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import stat as st
 from collections.abc import Callable
 
 from . import _paths
 from ._errors import contained_error
-from ._ops_resolve import O_PATH, RootAPI, open_parent, pin, rename_error
+from ._ops_resolve import O_PATH, RootAPI, named_error, pin
 
 __all__ = ["chmod", "chown", "utime", "truncate"]
 
@@ -60,46 +67,56 @@ def _magic(fd: int, text: str) -> str:
     return path
 
 
-def _on_pinned(root: RootAPI, path: object, follow: bool,
-               act: Callable[[str, os.stat_result], None]) -> None:
-    """``act(magic path, fstat)`` on the pinned inode of ``path``."""
+def _on_pinned(root: RootAPI, path: object, follow: bool, act: Callable[[str], None]) -> None:
+    """``act(magic path)`` on the pinned inode of ``path``."""
     with pin(root, path, follow=follow) as fd:
         text = _paths.as_text(path)
         magic = _magic(fd, text)
         try:
-            act(magic, os.fstat(fd))
+            act(magic)
         except OSError as exc:
-            raise rename_error(exc, text) from None
+            raise named_error(exc, text) from None
 
 
 def _on_name(root: RootAPI, path: object, follow: bool,
              act: Callable[[str, int], None]) -> None:
-    """``act(name, parent fd)`` on the final name of ``path`` (its in-root
-    link target with ``follow``), never following that name."""
-    target = root.realpath(path) if follow else path
-    with open_parent(root, target, errno.EINVAL) as parent:
-        try:
-            act(parent.name, parent.fd)
-        except OSError as exc:
-            raise rename_error(exc, parent.text) from None
+    """``act(name, parent fd)`` on the final name of ``path`` in its held
+    parent (its in-root link target with ``follow``), never following that
+    name; a path ending at a directory (``.``, ``d/..``) acts on ``"."`` in
+    it.  A trailing ``/`` follows the final link, as the kernel does."""
+    parsed = _paths.parse(path)
+    follow = follow or parsed.must_be_dir
+    root.stat(path, follow_symlinks=follow)  # the kernel's answer for "f/", "l/" first
+    target = root.target(path, follow_final=follow)
+    try:
+        act("." if target.name is None else target.name, target.dir_fd)
+    except OSError as exc:
+        raise named_error(exc, parsed.text) from None
+    finally:
+        target.close()
 
 
 def chmod(root: RootAPI, path: object, mode: int, *, follow_symlinks: bool = True) -> None:
     """``os.chmod`` beneath the root (module docstring).  ``mode`` is 0 to
-    0o7777 (``EINVAL`` beyond).  Raises what ``Root.open`` raises, the
-    kernel's errno, and ``NotImplementedError`` for a symlink itself on
-    Linux."""
+    0o7777 (``EINVAL`` beyond).  Raises what ``Root.open`` raises and the
+    kernel's errno (``EOPNOTSUPP`` for a symlink itself on Linux)."""
     if not isinstance(mode, int) or isinstance(mode, bool) or not 0 <= mode <= _MODE_MAX:
         raise OSError(errno.EINVAL, "mode must be 0 to 0o7777", _paths.as_text(path))
     if _proc_available():
-        def change(magic: str, info: os.stat_result) -> None:
-            if st.S_ISLNK(info.st_mode):
-                raise NotImplementedError("chmod: follow_symlinks unavailable on this platform")
-            os.chmod(magic, mode)
-        _on_pinned(root, path, follow_symlinks, change)
+        # a pinned symlink: the kernel answers EOPNOTSUPP (no lchmod on Linux)
+        _on_pinned(root, path, follow_symlinks, lambda magic: os.chmod(magic, mode))
         return
-    _on_name(root, path, follow_symlinks,
-             lambda name, dfd: os.chmod(name, mode, dir_fd=dfd, follow_symlinks=False))
+    _on_name(root, path, follow_symlinks, lambda name, dfd: _lchmod_at(name, mode, dfd))
+
+
+def _lchmod_at(name: str, mode: int, dir_fd: int) -> None:
+    """``fchmodat(AT_SYMLINK_NOFOLLOW)``; where the platform cannot change a
+    symlink's mode, the kernel's ``EOPNOTSUPP`` (``os`` says so with
+    ``NotImplementedError``, or ``ValueError`` when given a ``dir_fd``)."""
+    try:
+        os.chmod(name, mode, dir_fd=dir_fd, follow_symlinks=False)
+    except (NotImplementedError, ValueError):
+        raise OSError(errno.EOPNOTSUPP, os.strerror(errno.EOPNOTSUPP)) from None
 
 
 def chown(root: RootAPI, path: object, uid: int, gid: int, *,
@@ -108,7 +125,7 @@ def chown(root: RootAPI, path: object, uid: int, gid: int, *,
     as it is.  Raises what ``Root.open`` raises and the kernel's errno
     (``EPERM`` where the caller may not give the file away)."""
     if _proc_available():
-        _on_pinned(root, path, follow_symlinks, lambda magic, info: os.chown(magic, uid, gid))
+        _on_pinned(root, path, follow_symlinks, lambda magic: os.chown(magic, uid, gid))
         return
     _on_name(root, path, follow_symlinks,
              lambda name, dfd: os.chown(name, uid, gid, dir_fd=dfd, follow_symlinks=False))
@@ -123,7 +140,7 @@ def utime(root: RootAPI, path: object, times: Times = None, *, ns: Ns = None,
         raise ValueError("utime: you may specify either 'times' or 'ns' but not both")
     if _proc_available():
         _on_pinned(root, path, follow_symlinks,
-                   lambda magic, info: _set_times(magic, times, ns, None, True))
+                   lambda magic: _set_times(magic, times, ns, None, True))
         return
     _on_name(root, path, follow_symlinks,
              lambda name, dfd: _set_times(name, times, ns, dfd, False))
@@ -140,10 +157,14 @@ def truncate(root: RootAPI, path: object, length: int) -> None:
     """``os.truncate`` beneath the root (module docstring).  Raises what
     ``Root.open(path, O_WRONLY)`` raises and the kernel's errno (``EINVAL``
     for a negative length)."""
+    if _paths.parse(path).must_be_dir:
+        # "x/" names a directory: the kernel's ENOTDIR for anything else
+        # first (Root.open refuses a FIFO there as a special file instead)
+        root.stat(path)
     fd = root.open(path, os.O_WRONLY)
     try:
         os.ftruncate(fd, length)
     except OSError as exc:
-        raise rename_error(exc, _paths.as_text(path)) from None
+        raise named_error(exc, _paths.as_text(path)) from None
     finally:
         root.backend.close(fd)

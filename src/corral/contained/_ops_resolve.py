@@ -1,38 +1,32 @@
 """Where a surface operation acts: the one adapter between the surface
-operations and the core's resolver.
+operations and the core's resolver (contract C1).
 
 Two shapes, both resolved by the root (never by string algebra here):
 
 * :func:`pin`: an ``O_PATH`` fd of what a path names (a final in-root
   symlink followed, or not), for operations that act on a pinned inode.
-* :func:`open_parent`: the open directory holding the path's final name, and
-  that name, for operations that act on a name without following it
-  (``linkat``, ``unlinkat``, ``*at(AT_SYMLINK_NOFOLLOW)``).
-
-Both are built on ``Root.open``: the parent is the path without its last
-component, opened as a directory beneath the root, so every in-root symlink,
-``..`` and escape on the way is the resolver's business.
+* :func:`open_parent`: a :meth:`Root.target` (the open directory holding the
+  path's final name, and that name), for operations that act on a name
+  without following it (``linkat``, ``unlinkat``, ``symlinkat``,
+  ``*at(AT_SYMLINK_NOFOLLOW)``, a replace with streamed content).
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import stat as st
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, Self
 
 from . import _paths
 from ._backend import Backend
-from ._errors import EscapeError, contained_error
+from ._errors import contained_error
+from ._replace import Content
 
-__all__ = ["RootAPI", "Parent", "pin", "open_parent", "parent_of", "rename_error", "O_PATH",
-           "DIR_SEARCH"]
+__all__ = ["RootAPI", "TargetAPI", "Parent", "pin", "open_parent", "named_error", "O_PATH"]
 
 O_PATH = getattr(os, "O_PATH", 0)
-# a directory that is only searched: O_PATH on Linux, O_SEARCH or O_RDONLY elsewhere
-DIR_SEARCH = (O_PATH or getattr(os, "O_SEARCH", 0) or os.O_RDONLY) | os.O_DIRECTORY
 
 
 class RootAPI(Protocol):
@@ -40,6 +34,14 @@ class RootAPI(Protocol):
 
     @property
     def backend(self) -> Backend: ...
+    follow_symlinks: bool
+    @classmethod
+    def from_fd(cls, fd: int, *, borrow: bool = ..., follow_symlinks: bool = ...,
+                backend: Backend | None = ..., fast_path: bool = ...) -> Self: ...
+    def info(self) -> dict[str, Any]: ...
+    def close(self) -> None: ...
+    def target(self, path: object, *, follow_final: bool = ...,
+               create_parents: bool = ...) -> TargetAPI: ...
     def open(self, path: object, flags: int = ..., mode: int = ..., *,
              dir_fd: int | None = ...) -> int: ...
     def stat(self, path: object, *, follow_symlinks: bool = ...) -> os.stat_result: ...
@@ -61,6 +63,23 @@ class RootAPI(Protocol):
                     follow_symlinks: bool = ...) -> None: ...
 
 
+class TargetAPI(Protocol):
+    """What the surface operations use of a ``Target``."""
+
+    path: str
+    parent: str
+    name: str | None
+
+    @property
+    def dir_fd(self) -> int: ...
+    def lstat(self) -> os.stat_result | None: ...
+    def make_parents(self, mode: int = ...) -> list[str]: ...
+    def write_bytes(self, data: Content, *, exclusive: bool = ...,
+                    expect: tuple[int, int] | None = ..., mode: int | None = ...,
+                    fsync: bool = ...) -> None: ...
+    def close(self) -> None: ...
+
+
 class Parent(NamedTuple):
     """The directory holding a path's final name, open (``fd``), and the name."""
 
@@ -68,56 +87,37 @@ class Parent(NamedTuple):
     name: str
     text: str  # the caller's path, for errors
     must_be_dir: bool  # the path ended in "/"
+    path: str  # the canonical root-relative path of the entry
+    target: TargetAPI
 
 
-def _renamed(exc: OSError, text: str) -> OSError:
-    """``exc`` naming the caller's whole path (it named the parent)."""
-    exc.filename = text
-    return exc
-
-
-def rename_error(exc: OSError, text: str) -> OSError:
+def named_error(exc: OSError, text: str) -> OSError:
     """An ``OSError`` from a call on a resolved name, as the root raises
     them: the caller's root-relative path as ``filename``."""
     if exc.filename is None or isinstance(exc.filename, int):
         return contained_error(exc.errno or errno.EIO, text, text)
-    return _renamed(exc, text)
-
-
-def parent_of(path: object, dot_errno: int) -> tuple[_paths.ParsedPath, str, str]:
-    """Parse ``path``; return it, the spelling of its parent and its final
-    name.  Raises :class:`InvalidPathError`, :class:`EscapeError` for an
-    absolute path, ``ENOENT`` for an empty one; a path whose last component
-    is ``.``/``..`` has no name to act on: ``dot_errno`` (after the root
-    said whether the directory exists at all, which the caller checks)."""
-    parsed = _paths.parse(path)
-    if parsed.absolute:
-        raise EscapeError("absolute paths are outside the root", parsed.text, component="/",
-                          reason="absolute")
-    if not parsed.names:
-        raise contained_error(dot_errno if parsed.text else errno.ENOENT, parsed.text,
-                              parsed.text)
-    return parsed, _paths.join(parsed.names[:-1]), parsed.names[-1]
+    exc.filename = text
+    return exc
 
 
 @contextmanager
-def open_parent(root: RootAPI, path: object, dot_errno: int) -> Iterator[Parent]:
-    """The open parent directory of ``path`` and its final name (closed on
-    exit).  Raises what ``Root.open`` raises for the parent, naming
-    ``path``, and ``dot_errno`` for a path ending in ``.`` or ``..``."""
+def open_parent(root: RootAPI, path: object, dot_errno: int, *, follow_final: bool = False,
+                create_parents: bool = False) -> Iterator[Parent]:
+    """``root.target(path)`` as a :class:`Parent` (closed on exit), its
+    missing parents made with ``create_parents``.  Raises what
+    ``Root.target`` raises, and ``dot_errno`` for a path that ends at a
+    directory without naming an entry in it (``.``, ``a/..``)."""
     parsed = _paths.parse(path)
-    if parsed.final_is_dot and parsed.names and not parsed.absolute:
-        root.stat(parsed.text)  # a missing or escaping directory says so first
-        raise contained_error(dot_errno, parsed.text, parsed.text)
-    parsed, parent, name = parent_of(path, dot_errno)
+    target = root.target(path, follow_final=follow_final, create_parents=create_parents)
     try:
-        fd = root.open(parent, DIR_SEARCH)
-    except OSError as exc:
-        raise _renamed(exc, parsed.text) from None
-    try:
-        yield Parent(fd, name, parsed.text, parsed.must_be_dir)
+        if target.name is None:
+            raise contained_error(dot_errno, parsed.text, target.path)
+        if create_parents:
+            target.make_parents()
+        yield Parent(target.dir_fd, target.name, parsed.text, parsed.must_be_dir, target.path,
+                     target)
     finally:
-        root.backend.close(fd)
+        target.close()
 
 
 @contextmanager
@@ -133,5 +133,3 @@ def pin(root: RootAPI, path: object, *, follow: bool) -> Iterator[int]:
         root.backend.close(fd)
 
 
-def is_symlink(info: os.stat_result) -> bool:
-    return st.S_ISLNK(info.st_mode)

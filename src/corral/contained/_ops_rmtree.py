@@ -154,7 +154,7 @@ def _open_top(backend: Backend, parent: Parent) -> _Frame:
     except OSError as exc:
         raise contained_error(exc.errno or errno.EIO, parent.text, parent.text) from None
     try:
-        return _Frame(fd, parent.text.rstrip("/"), parent.name, _list(backend, fd))
+        return _Frame(fd, parent.path, parent.name, _list(backend, fd))
     except OSError:
         backend.close(fd)
         raise

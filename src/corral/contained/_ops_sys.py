@@ -18,11 +18,14 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from ._backend import Backend, _under_pyfakefs
 
-__all__ = ["IS_LINUX", "NOT_PERMITTED", "FdCalls", "OsFdCalls", "fd_calls"]
+__all__ = ["IS_LINUX", "NOT_PERMITTED", "FdCalls", "OsFdCalls", "fd_calls", "copy_stream"]
+
+CHUNK = 1 << 20
 
 IS_LINUX = sys.platform.startswith("linux")
 
@@ -83,3 +86,11 @@ def fd_calls(backend: Backend) -> FdCalls:
     if isinstance(backend, FdCalls):
         return backend
     return _OS_CALLS
+
+
+def copy_stream(read: Callable[[int], bytes], fd: int) -> None:
+    """Write to ``fd`` everything ``read(n)`` gives until it gives ``b""``."""
+    while chunk := read(CHUNK):
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(fd, view):]

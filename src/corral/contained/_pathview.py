@@ -9,9 +9,10 @@ where a path really leads is the root's to say when it is used.
 
 Deliberately missing: ``__fspath__`` and ``absolute()`` (an ``os.PathLike``
 would let ``open()`` and ``os`` resolve the path against the working
-directory, outside the root's protection), ``cwd``/``home``/``expanduser``,
-``samefile`` with host paths, and ``symlink_to`` with an absolute target
-is allowed only as the root allows it (it resolves nowhere outside).
+directory, outside the root's protection), ``cwd``/``home``/``expanduser``
+and ``samefile`` (host paths).  ``symlink_to`` makes whatever link text it
+is given, as ``Root.symlink`` does: resolution through the root never
+follows it out.  ``exists``/``is_*`` say ``False`` for what leads outside.
 
 ``glob(pattern)`` is simple: the pattern is split on ``/``; ``**`` matches
 any number of directories (itself included), any other component is matched

@@ -13,7 +13,7 @@ from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
 from ._errors import ContainedError, RootVanishedError, StaleError, contained_error
 from ._handle import Handle
 from ._paths import ParsedPath
-from ._replace import replace_in
+from ._replace import Content, replace_in
 from ._resolve import Anchor, Resolved
 
 if TYPE_CHECKING:
@@ -137,11 +137,13 @@ class Target:
             self._fd, self._tail = new, self._tail[1:]
         return made
 
-    def write_bytes(self, data: bytes | bytearray | memoryview, *, exclusive: bool = False,
+    def write_bytes(self, data: Content, *, exclusive: bool = False,
                     expect: tuple[int, int] | None = None, mode: int | None = None,
                     fsync: bool = True) -> None:
-        """Atomically replace (or create) the entry with ``data``, as
-        :meth:`Root.write_bytes`; a symlink there is replaced itself.
+        """Atomically replace (or create) the entry with ``data`` (bytes, or a
+        function writing the content into the fd it is given:
+        ``_replace.Content``), as :meth:`Root.write_bytes`; a symlink there
+        is replaced itself.
         ``expect``: the (``st_dev``, ``st_ino``) the caller decided on,
         checked right before the rename (:class:`StaleError` if the entry is
         another file, or gone, by then)."""
@@ -151,7 +153,7 @@ class Target:
         name = self._name(_acts.WRITE_EXCL if exclusive else _acts.WRITE)
         fd = self._dir()
         backend = self._backend()
-        view = memoryview(data).cast("B")
+        view = data if callable(data) else memoryview(data).cast("B")
         text = self._parsed.text
         try:
             current = _acts.lstat_or_none(backend, fd, name)
@@ -209,6 +211,13 @@ class Target:
             _acts.rename_names(self._backend(), src_end, dst_end, flags)
         except OSError as exc:
             raise self._error(exc, self.path) from None
+
+    @property
+    def dir_fd(self) -> int:
+        """The held parent directory fd (the Target's: valid until
+        :meth:`close`), for calls on :attr:`name` a Target has no method for;
+        ``ENOENT`` while :attr:`creates` are only planned."""
+        return self._dir()
 
     # -- lifetime ------------------------------------------------------------------
     def close(self) -> None:

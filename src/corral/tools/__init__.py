@@ -20,11 +20,13 @@ from ._requests import (Authorizer, DeleteRequest, Denied, EditRequest, GlobRequ
                         ListRequest,
                         MoveRequest, ReadRequest, Request, WriteRequest)
 from ._toolbox import Toolbox
+from ._workspace import Workspace
 
 TOOL_NAMES = TOOL_MODULES
 
 __all__ = [
     "Toolbox",
+    "Workspace",
     "Limits",
     "Policy",
     "CancelToken",

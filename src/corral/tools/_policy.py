@@ -263,7 +263,10 @@ class Policy:
         """The same rules for a root opened at the canonical path ``base``
         inside this policy's root: every decision is made on ``base/path``,
         so a client root below a server root is held to the server's rules."""
-        return replace(self, base=self._outer(base.strip("/") or "."))
+        inner = base.strip("/")
+        if inner in ("", "."):
+            return self
+        return replace(self, base=self._outer(inner))
 
     def _outer(self, canonical: str) -> str:
         if not self.base:

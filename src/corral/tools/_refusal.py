@@ -75,12 +75,6 @@ class Kind(str, enum.Enum):
     NO_MATCH = "no_match"
     LINE_NUMBER_PREFIX = "line_number_prefix"
     PLACEHOLDER = "placeholder"
-    # several roots (tools/_workspace.py)
-    ROOT_REQUIRED = "root_required"
-    UNKNOWN_ROOT = "unknown_root"
-    OUTSIDE_ROOTS = "outside_roots"
-    CROSS_ROOT = "cross_root"
-    NO_ROOTS = "no_roots"
     # where a path leads
     NOT_FOUND = "not_found"  # a path (or a component of it) does not exist
     MISSING = "missing"  # expectedSha256 given for a file that is not there
@@ -115,6 +109,12 @@ class Kind(str, enum.Enum):
     MULTIPLE_TOLERANT_MATCHES = "multiple_tolerant_matches"
     NO_SPACE = "no_space"
     TIME_LIMIT = "time_limit"
+    # several roots (Workspace)
+    ROOT_REQUIRED = "root_required"  # a path that names no root, where there are several
+    UNKNOWN_ROOT = "unknown_root"  # a path whose first component is no root's name
+    OUTSIDE_ROOTS = "outside_roots"  # OUTSIDE_ROOT: outside every root
+    CROSS_ROOT = "cross_root"  # UNSUPPORTED: one call's paths in two roots
+    NO_ROOTS = "no_roots"  # DENIED: the client's roots share nothing with the server's
     # who said no
     HOST = "host"  # the host's authorize refused
     HOST_UNEXPECTED = "host_unexpected"  # authorize answered neither None/True nor False

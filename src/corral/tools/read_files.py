@@ -16,11 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..contained import RootVanishedError
 from . import read_file
-from ._classify import classify
 from ._context import ToolContext
-from ._refusal import Code, Kind, Refusal, invalid_argument, time_limit
+from ._refusal import Code, Kind, Refusal, cancelled, invalid_argument, time_limit
 from ._registry import ToolSpec, success_schema
 from ._requests import ReadRequest
 
@@ -88,21 +86,18 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read_one(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    """read_file's envelope for ``args``, through the classification boundary.
-
-    Until the context can call a tool through the toolbox (``ctx.call``,
-    asked of the tools engineer), a suggested call cannot be tried here, so
-    it is left out: a suggestion must be a call known to succeed."""
-    try:
-        return {"ok": True, **read_file.TOOL.run(ctx, args)}
-    except RootVanishedError:
-        raise  # no file can be read: the call itself fails (INTERNAL)
-    except Exception as exc:  # the boundary, as Toolbox.call draws it
-        refusal = classify(exc, tool="read_file", args=args, ctx=ctx,
-                           suggests=read_file.TOOL.suggests)
-    if refusal.kind is Kind.CANCELLED:
-        raise refusal
-    return refusal.replace(suggest=None).envelope()
+    """read_file's envelope for ``args``, through the toolbox's boundary
+    (``ctx.call``: the host asked, a suggested call tried).  A cancelled
+    call is cancelled as a whole; a root that vanished fails the whole call
+    (``INTERNAL``), not each file."""
+    envelope = ctx.call("read_file", args)
+    if envelope["ok"]:
+        return envelope
+    if envelope["details"].get("kind") == Kind.CANCELLED.value:
+        raise cancelled("read_files")
+    if envelope["code"] == Code.INTERNAL.value:
+        ctx.root.stat(".")  # raises RootVanishedError if the root is gone
+    return envelope
 
 
 def _cost(envelope: dict[str, Any]) -> int:

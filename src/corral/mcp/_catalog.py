@@ -1,0 +1,140 @@
+"""What the server says about its tools, per protocol version, free of I/O.
+
+The listing is the MCP shape of :mod:`corral.tools._hosts` (what ``corral
+tools --format mcp`` prints), built from the Workspace's specs; with several
+roots each description also says how a path names its root.  Fields a protocol version
+does not know are left out for it: ``annotations`` from 2025-03-26,
+``title`` and ``outputSchema`` (and ``structuredContent`` in results) from
+2025-06-18.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..tools._hosts import definition, envelope_text
+from ..tools._workspace import Workspace
+from ._wire import RequestId, scrub
+
+__all__ = ["PROTOCOL_VERSIONS", "LATEST", "negotiate", "Catalog", "call_result", "INSTRUCTIONS"]
+
+PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+LATEST = PROTOCOL_VERSIONS[-1]
+_ANNOTATIONS_FROM = "2025-03-26"
+_STRUCTURED_FROM = "2025-06-18"
+
+INSTRUCTIONS = (
+    "File tools confined to one directory tree (the root). Paths are relative to the root. "
+    "A refused call returns a JSON object with a code, a message, details and a hint saying "
+    "what to do next; some also carry suggestedTool and suggestedArgs, a call that works."
+)
+
+
+def negotiate(requested: str) -> str:
+    """The client's version if this server speaks it, else the newest."""
+    return requested if requested in PROTOCOL_VERSIONS else LATEST
+
+
+def _at_least(version: str, first: str) -> bool:
+    return PROTOCOL_VERSIONS.index(version) >= PROTOCOL_VERSIONS.index(first)
+
+
+def _for_version(tool: dict[str, Any], version: str) -> dict[str, Any]:
+    """``tool`` (the newest MCP shape) without what ``version`` does not know."""
+    dropped = set()
+    if not _at_least(version, _STRUCTURED_FROM):
+        dropped |= {"title", "outputSchema"}
+    if not _at_least(version, _ANNOTATIONS_FROM):
+        dropped.add("annotations")
+    return {key: value for key, value in tool.items() if key not in dropped}
+
+
+class Catalog:
+    """The tool listing and instructions for one Workspace (built once per
+    protocol version; nothing changes after that)."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        rule = workspace.path_rule()
+        self._newest = [definition(spec, "mcp") for spec in workspace.specs()]
+        if rule:
+            for item in self._newest:
+                item["description"] = f"{item['description']}\n\n{rule}"
+        self._listings: dict[str, list[dict[str, Any]]] = {}
+
+    def tools(self, version: str) -> list[dict[str, Any]]:
+        listing = self._listings.get(version)
+        if listing is None:
+            listing = [_for_version(item, version) for item in self._newest]
+            self._listings[version] = listing
+        return listing
+
+    def instructions(self) -> str:
+        rule = self.workspace.path_rule()
+        if not rule:
+            return INSTRUCTIONS
+        several = INSTRUCTIONS.replace("one directory tree (the root)", "directory trees (roots)")
+        return f"{several} {rule}"
+
+
+def call_result(request_id: RequestId, envelope: dict[str, Any], version: str) -> bytes:
+    """The whole answer line to a ``tools/call``: the envelope's JSON as
+    text, the envelope itself as structured content (successes, from
+    2025-06-18), and ``isError`` for a refusal.
+
+    Built as text rather than through a dict: the structured content *is*
+    the text (both compact JSON of the envelope), so the envelope is
+    serialized once, the hot path of every call.  A refusal has no
+    structured content (the output schema describes the success envelope,
+    and clients check structured content against it).  A non-UTF-8 file
+    name (a lone surrogate) is escaped in the text, which stays exact, and
+    spelled as that escape (``\\udcff``, six characters) in the structured
+    content.  Images (read_file of a PNG, JPEG, GIF or WebP, and such files
+    in read_files) go as image content after the text; there the text says
+    where each image's base64 went instead of carrying it again.
+    """
+    ok = envelope.get("ok") is True
+    images = _images(envelope) if ok else []
+    text, plain = envelope_text(_elided(envelope, images) if images else envelope)
+    parts = ['{"jsonrpc":"2.0","id":', json.dumps(request_id, ensure_ascii=False),
+             ',"result":{"content":[{"type":"text","text":', json.dumps(text, ensure_ascii=False),
+             "}"]
+    for image in images:
+        parts += [',{"type":"image","data":', json.dumps(image["data"]), ',"mimeType":',
+                  json.dumps(image["mimeType"]), "}"]
+    parts += ['],"isError":', "false" if ok else "true"]
+    if ok and _at_least(version, _STRUCTURED_FROM):
+        if plain and not images:
+            structured = text
+        else:
+            structured = json.dumps(scrub(envelope), ensure_ascii=False, separators=(",", ":"))
+        parts += [',"structuredContent":', structured]
+    parts.append("}}\n")
+    return "".join(parts).encode("utf-8")
+
+
+def _is_image(item: Any) -> bool:
+    return (isinstance(item, dict) and isinstance(item.get("data"), str)
+            and isinstance(item.get("mimeType"), str) and item["mimeType"].startswith("image/"))
+
+
+def _images(envelope: dict[str, Any]) -> list[dict[str, Any]]:
+    """The image envelopes in a success: the envelope itself (read_file)
+    or its ``files`` (read_files), in order."""
+    if _is_image(envelope):
+        return [envelope]
+    files = envelope.get("files")
+    return [item for item in files if _is_image(item)] if isinstance(files, list) else []
+
+
+def _elided(envelope: dict[str, Any], images: list[dict[str, Any]]) -> dict[str, Any]:
+    """``envelope`` with each image's base64 replaced by where it went."""
+    def note(n: int, image: dict[str, Any]) -> dict[str, Any]:
+        return {**image, "data": f"(the image content block {n} of this result)"}
+    if images and images[0] is envelope:
+        return note(1, envelope)
+    numbered = {id(image): n for n, image in enumerate(images, start=1)}
+    files = [note(numbered[id(item)], item) if id(item) in numbered else item
+             for item in envelope["files"]]
+    return {**envelope, "files": files}

@@ -1,0 +1,88 @@
+"""Which tool call may run next, free of I/O and threads.
+
+Calls run concurrently on a small pool, but never out of order where order
+can matter: a call that may change files waits for every call that arrived
+before it, and every call waits for the earlier calls that may change files
+(readers/writer ordering over the whole server).  Paths are not compared:
+two spellings (a symlink, ``a/../b``, a case-insensitive filesystem) can
+name one file, and only the resolver knows, so the front end does not guess.
+
+The queue is bounded (:attr:`Scheduler.limit`): past it a call is refused at
+once, so a flood of requests cannot grow memory without end.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._session import ToolCall
+
+__all__ = ["Job", "Scheduler"]
+
+
+@dataclass(eq=False)
+class Job:
+    """One call and what the server attached to it (its workspace, token)."""
+
+    call: ToolCall
+    writes: bool
+    context: Any = None
+    started: bool = field(default=False)
+
+
+class Scheduler:
+    def __init__(self, limit: int = 64) -> None:
+        self.limit = limit
+        self._waiting: deque[Job] = deque()
+        self._running: list[Job] = []
+
+    def __len__(self) -> int:
+        return len(self._waiting) + len(self._running)
+
+    @property
+    def idle(self) -> bool:
+        return not self._waiting and not self._running
+
+    def add(self, job: Job) -> bool:
+        """Queue ``job``; ``False`` (not queued) when the queue is full."""
+        if len(self) >= self.limit:
+            return False
+        self._waiting.append(job)
+        return True
+
+    def take(self) -> Job | None:
+        """The first waiting job allowed to start now (marked running)."""
+        writer_before = any(job.writes for job in self._running)
+        busy = bool(self._running)
+        for i, job in enumerate(self._waiting):
+            if not (writer_before or (job.writes and busy)):
+                del self._waiting[i]
+                job.started = True
+                self._running.append(job)
+                return job
+            # nothing after a waiting writer may pass it, nor a writer pass anything
+            writer_before = writer_before or job.writes
+            busy = True
+        return None
+
+    def remove(self, request_id: Any) -> Job | None:
+        """Take a job that has not started off the queue (a cancelled call)."""
+        for i, job in enumerate(self._waiting):
+            if job.call.id == request_id:
+                del self._waiting[i]
+                return job
+        return None
+
+    def running(self, request_id: Any) -> Job | None:
+        for job in self._running:
+            if job.call.id == request_id:
+                return job
+        return None
+
+    def finish(self, job: Job) -> None:
+        self._running.remove(job)
+
+    def jobs(self) -> list[Job]:
+        return [*self._running, *self._waiting]

@@ -1,0 +1,571 @@
+"""The stdio server: reads lines, runs calls on a small pool, writes answers.
+
+Threads take turns (leader/follower): one of them reads; the others run
+calls or wait.  The reader decodes each line, feeds it to the
+:class:`~corral.mcp._session.Session` and acts on what comes back itself
+(``ping``, ``notifications/cancelled``...), so those are answered while calls
+run.  When a line is a call the :class:`~corral.mcp._scheduler.Scheduler`
+lets start, the reader hands reading to another thread (a waiting one, or a
+new one while there are fewer than ``workers + 1``) and runs the call itself:
+no hand-over sits between a request and its work.  When every worker is busy
+the call waits in the queue and the reader keeps reading.  Every message is
+written whole under one lock; a call's answer and its progress notifications
+are shaped under that lock too, so no progress follows an answer.
+
+A line longer than ``max_line_bytes`` is never held in memory: its first
+and last 4 KiB are kept (to find its id), the rest is read and dropped, and
+it is answered ``-32600``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, BinaryIO, TextIO
+from collections.abc import Callable
+
+from ..tools import Refusal
+from ..tools._control import CancelToken, Progress
+from ..tools._workspace import Workspace
+from . import _wire
+from ._catalog import Catalog
+from ._scheduler import Job, Scheduler
+from ._session import LOG_LEVELS, Cancel, RootsListed, Send, Session, ToolCall
+
+__all__ = ["StdioServer", "DEFAULT_MAX_LINE_BYTES", "DEFAULT_WORKERS", "file_uri_path"]
+
+log = logging.getLogger("corral.mcp")
+
+DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+DEFAULT_WORKERS = 4
+SERVER_BUSY = -32000
+_KEEP = 4096  # bytes of an oversized line kept at each end, to find its id
+HANDOVER_AFTER = 0.02  # seconds a reader's call runs before another thread reads
+STANDBY_FOR = 1.0  # seconds without calls after which the standby thread sleeps
+_LOG_RATE = 20  # log notifications per second at most
+
+
+@dataclass(frozen=True)
+class _Oversized:
+    head: bytes
+    tail: bytes
+    size: int
+
+
+@dataclass
+class _Running:
+    """What a job carries: the workspace it was routed in and its token."""
+
+    workspace: Workspace
+    token: CancelToken
+
+
+class StdioServer:
+    """One MCP connection over a pair of byte streams."""
+
+    def __init__(self, workspace: Workspace, *, version: str,
+                 max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, workers: int = DEFAULT_WORKERS,
+                 queue_limit: int = 64, roots_timeout: float = 10.0) -> None:
+        self._base = workspace
+        self._workspace = workspace
+        self._retired: list[Workspace] = []
+        self.max_line_bytes = max_line_bytes
+        self._max_workers = max(1, workers)
+        self._roots_timeout = roots_timeout
+        self._cond = threading.Condition()  # guards the session and the scheduler
+        self._write_lock = threading.Lock()
+        self._session = Session(Catalog(workspace), version=version)
+        self._scheduler = Scheduler(queue_limit)
+        self._threads: list[threading.Thread] = []
+        self._idle = 0  # threads waiting for something to do
+        self._reading = False  # a thread holds the reader's turn
+        self._pending = False  # the reader runs a call; its turn waits for the standby
+        self._pending_since = 0.0
+        self._standby: threading.Thread | None = None
+        self._active_at = 0.0  # the last call taken or finished
+        self._eof = False
+        self._finished = False  # input ended and every call was answered
+        self._done = threading.Event()  # what serve() waits for (set with _finished)
+        self._stopping = False
+        self._infile: BinaryIO | None = None
+        self._out_fd = -1
+        self._broken = False
+        self._timers: list[threading.Timer] = []
+        self._log_window = (0.0, 0)
+
+    # -- the loop ------------------------------------------------------------
+    def serve(self, infile: BinaryIO, out_fd: int) -> None:
+        """Serve until ``infile`` ends, answer what was asked, and return.
+        The calling thread only waits (signals reach it there)."""
+        self._infile, self._out_fd = infile, out_fd
+        handler = _ClientLog(self)
+        corral_log = logging.getLogger("corral")
+        corral_log.addHandler(handler)
+        saved_level = corral_log.level
+        self._sync_log_level()
+        try:
+            with self._cond:
+                self._spawn()
+            self._done.wait()
+        except BaseException:
+            self._abandon()
+            raise
+        finally:
+            corral_log.removeHandler(handler)
+            corral_log.setLevel(saved_level)
+            for timer in self._timers:
+                timer.cancel()
+            self._stop_workers()
+
+    def _read_line(self, infile: BinaryIO | None) -> bytes | _Oversized | None:
+        assert infile is not None
+        while True:
+            try:
+                line = infile.readline(self.max_line_bytes + 1)
+            except OSError:  # the input broke: as good as closed
+                return None
+            if not line:
+                return None
+            if line.endswith(b"\n"):
+                line = line[:-1]
+            elif len(line) > self.max_line_bytes:
+                return self._discard_rest(infile, line)
+            line = line.rstrip(b"\r")
+            if line.strip():
+                return line
+
+    def _discard_rest(self, infile: BinaryIO, start: bytes) -> _Oversized:
+        head, tail, size = start[:_KEEP], start[-_KEEP:], len(start)
+        while True:
+            chunk = infile.readline(1 << 16)
+            if not chunk:
+                break
+            done = chunk.endswith(b"\n")
+            chunk = chunk.rstrip(b"\r\n") if done else chunk
+            size += len(chunk)
+            tail = (tail + chunk)[-_KEEP:]
+            if done:
+                break
+        return _Oversized(head, tail, size)
+
+    def _receive(self, line: bytes | _Oversized) -> None:
+        if isinstance(line, _Oversized):
+            log.warning("a message of %d bytes is over the line limit (%d); refused",
+                        line.size, self.max_line_bytes)
+            request_id = _wire.id_of_oversized(line.head, line.tail)
+            self._write(_wire.oversized(request_id, line.size, self.max_line_bytes))
+            return
+        message = _wire.decode(line)
+        if isinstance(message, _wire.Invalid):
+            log.info("invalid message: %s", message.reason)
+        with self._cond:
+            actions = self._session.receive(message)
+        self._apply(actions)
+        if isinstance(message, _wire.Request) and message.method == "logging/setLevel":
+            self._sync_log_level()
+
+    def _sync_log_level(self) -> None:
+        """corral's loggers pass on what the client asked for and what
+        stderr shows (warnings and above), and nothing below both."""
+        wanted = _MCP_TO_PY[self._session.log_level]
+        logging.getLogger("corral").setLevel(min(wanted, logging.WARNING))
+
+    def _apply(self, actions: list[Any]) -> None:
+        for action in actions:
+            if isinstance(action, Send):
+                self._write(action.message)
+                if action.message.get("method") == "roots/list":
+                    self._start_roots_timer()
+            elif isinstance(action, ToolCall):
+                self._submit(action)
+            elif isinstance(action, Cancel):
+                self._cancel(action.id)
+            elif isinstance(action, RootsListed):
+                self._use_roots(action.uris)
+
+    # -- threads -------------------------------------------------------------
+    def _spawn(self) -> None:
+        """One more thread (lock held)."""
+        thread = threading.Thread(target=self._work, name=f"corral-mcp-{len(self._threads)}",
+                                  daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _work(self) -> None:
+        lead = False
+        while True:
+            if not lead:
+                with self._cond:
+                    job, lead = self._next_task()
+                if job is not None:
+                    lead = self._execute(job)
+                    continue
+                if not lead:
+                    return
+            job = self._lead()
+            lead = job is None and self._still_reading()
+            if job is not None:
+                lead = self._execute(job)
+
+    def _still_reading(self) -> bool:
+        with self._cond:
+            return self._reading
+
+    def _next_task(self) -> tuple[Job | None, bool]:
+        """(a job to run, or whether to become the reader); (None, False)
+        means this thread is done (lock held)."""
+        me = threading.current_thread()
+        while True:
+            now = time.monotonic()
+            if self._handover_due(now):
+                return self._become_reader(me)
+            job = self._scheduler.take()
+            if job is not None:
+                if self._standby is me:
+                    self._standby = None
+                return job, False
+            if not (self._reading or self._pending or self._eof or self._stopping):
+                return self._become_reader(me)
+            if self._eof and self._scheduler.idle and not self._pending and not self._reading:
+                self._finished = True
+                self._done.set()
+                self._cond.notify_all()
+            if self._finished or self._stopping:
+                return None, False
+            self._wait(me, now)
+
+    def _become_reader(self, me: threading.Thread) -> tuple[None, bool]:
+        self._pending, self._reading = False, True
+        if self._standby is me:
+            self._standby = None  # a reader stands by for no one
+        return None, True
+
+    def _handover_due(self, now: float) -> bool:
+        return self._pending and now - self._pending_since >= HANDOVER_AFTER
+
+    def _wait(self, me: threading.Thread, now: float) -> None:
+        """Wait for something to do (lock held).  One thread stands by with
+        a timeout, to take over reading from a reader whose call runs long;
+        it retires after a quiet spell, so an idle server sleeps."""
+        self._idle += 1
+        try:
+            if self._standby in (None, me) and now - self._active_at < STANDBY_FOR:
+                self._standby = me
+                since = self._pending_since if self._pending else now
+                due = since + HANDOVER_AFTER
+                self._cond.wait(max(0.0005, due - now))
+            else:
+                if self._standby is me:
+                    self._standby = None
+                self._cond.wait()
+        finally:
+            self._idle -= 1
+
+    def _lead(self) -> Job | None:
+        """Read lines until one brings a call this thread may run now (then
+        the reader's turn is left pending, for the standby to take if the
+        call runs long), or until the input ends (``None``)."""
+        while True:
+            line = self._read_line(self._infile)
+            if line is None:
+                with self._cond:
+                    actions = self._session.roots_unanswered()  # no answer can come now
+                self._apply(actions)
+                with self._cond:
+                    self._eof, self._reading = True, False
+                    self._cond.notify_all()
+                return None
+            self._receive(line)
+            with self._cond:
+                job = self._take_as_reader()
+            if job is not None:
+                return job
+
+    def _take_as_reader(self) -> Job | None:
+        """A job the reader may run itself: only when another thread can
+        take over reading (one waits, or one more may start) (lock held)."""
+        self._active_at = time.monotonic()
+        spare = self._idle > 0 or len(self._threads) <= self._max_workers
+        job = self._scheduler.take() if spare else None
+        if job is None:
+            return None
+        self._reading, self._pending, self._pending_since = False, True, self._active_at
+        if self._standby is None:
+            if self._idle:
+                self._cond.notify()  # it becomes the standby
+            else:
+                self._spawn()
+        return job
+
+    def _execute(self, job: Job) -> bool:
+        """Run ``job`` and answer it; whether this thread reads next (it
+        was the reader and nobody took over meanwhile)."""
+        envelope = self._run(job)
+        with self._write_lock:
+            with self._cond:
+                answer = self._session.call_result(job.call, envelope)
+            if answer is not None:
+                self._write_locked(answer)
+        with self._cond:
+            self._scheduler.finish(job)
+            self._close_retired()
+            self._active_at = time.monotonic()
+            if self._scheduler.jobs() or self._eof:
+                self._cond.notify_all()  # a waiting call may start now, or all is done
+            if self._pending:  # the reader's turn was never taken: take it back
+                self._pending, self._reading = False, True
+                return True
+            return False
+
+    # -- calls ---------------------------------------------------------------
+    def _submit(self, call: ToolCall) -> None:
+        workspace = self._workspace
+        job = Job(call, writes=workspace.mutates(call.name),
+                  context=_Running(workspace, CancelToken()))
+        with self._cond:
+            queued = self._scheduler.add(job)
+            if not queued:
+                self._session.call_result(call, {})  # forget it: answered below
+        if not queued:
+            self._write(_wire.error(call.id, SERVER_BUSY,
+                                    f"Server busy: {self._scheduler.limit} calls are already in "
+                                    "progress; wait for their answers"))
+
+    def _run(self, job: Job) -> dict[str, Any]:
+        running: _Running = job.context
+        call = job.call
+
+        def progress(report: Progress) -> None:
+            self._progress(call, report)
+
+        try:
+            return running.workspace.call(call.name, call.arguments, cancel=running.token,
+                                          progress=progress if call.progress_token is not None
+                                          else None)
+        except Exception:  # Workspace.call should never raise; if it does, say nothing of why
+            log.exception("tool call raised")
+            return Refusal.internal().envelope()
+
+    def _progress(self, call: ToolCall, report: Progress) -> None:
+        with self._write_lock:
+            with self._cond:
+                message = self._session.progress(call, report.done, report.total, report.message,
+                                                 time.monotonic())
+            if message is not None:
+                self._write_locked(message)
+
+    def _cancel(self, request_id: Any) -> None:
+        with self._cond:
+            job = self._scheduler.remove(request_id)
+            if job is not None:
+                self._session.call_result(job.call, {})  # cancelled: no answer
+                self._cond.notify_all()
+                return
+            job = self._scheduler.running(request_id)
+        if job is not None:
+            job.context.token.cancel()
+
+    def _abandon(self) -> None:
+        """Stopping now (a signal, a broken pipe): cancel every call and give
+        running ones a moment to stop at a checkpoint."""
+        with self._cond:
+            for job in self._scheduler.jobs():
+                job.context.token.cancel()
+                if not job.started:
+                    self._scheduler.remove(job.call.id)
+            deadline = time.monotonic() + 2.0
+            while not self._scheduler.idle and time.monotonic() < deadline:
+                self._cond.wait(0.05)
+
+    def _stop_workers(self) -> None:
+        with self._cond:
+            self._stopping = True
+            self._done.set()
+            self._cond.notify_all()
+        for thread in self._threads:
+            thread.join(timeout=5.0)
+
+    # -- roots -------------------------------------------------------------------
+    def _start_roots_timer(self) -> None:
+        timer = threading.Timer(self._roots_timeout, self._roots_timed_out)
+        timer.daemon = True
+        self._timers.append(timer)
+        timer.start()
+
+    def _roots_timed_out(self) -> None:
+        with self._cond:
+            actions = self._session.roots_unanswered()
+        if actions:
+            log.warning("the client did not answer roots/list; the command line's roots apply")
+        self._apply(actions)
+
+    def _use_roots(self, uris: tuple[str, ...] | None) -> None:
+        paths = [p for p in (file_uri_path(u) for u in uris or ()) if p is not None]
+        # not said, or an empty list: nothing to narrow by
+        chosen = self._base.narrowed(paths) if uris else self._base
+        with self._cond:
+            old, self._workspace = self._workspace, chosen
+            if old is not self._base and old is not chosen:
+                self._retired.append(old)
+            catalog = Catalog(chosen)
+            changed = catalog.tools(self._session.version) != \
+                self._session.catalog.tools(self._session.version)
+            self._session.catalog = catalog
+            notice = self._session.tools_changed() if changed else None
+            self._close_retired()
+        log.info("roots in use: %s", ", ".join(chosen.roots) or "none")
+        if notice is not None:
+            self._write(notice)
+
+    def _close_retired(self) -> None:
+        """Close narrowed workspaces no call uses any more (lock held)."""
+        busy = {id(job.context.workspace) for job in self._scheduler.jobs()}
+        keep = []
+        for workspace in self._retired:
+            if id(workspace) in busy:
+                keep.append(workspace)
+            else:
+                workspace.close()
+        self._retired = keep
+
+    def close(self) -> None:
+        """Close every workspace this server narrowed to."""
+        with self._cond:
+            if self._workspace is not self._base:
+                self._retired.append(self._workspace)
+                self._workspace = self._base
+            for workspace in self._retired:
+                workspace.close()
+            self._retired = []
+
+    # -- output --------------------------------------------------------------------
+    def _write(self, message: dict[str, Any]) -> None:
+        with self._write_lock:
+            self._write_locked(message)
+
+    def _write_locked(self, message: dict[str, Any] | bytes) -> None:
+        if self._broken:
+            return
+        data = memoryview(message if isinstance(message, bytes) else _wire.encode(message))
+        try:
+            while data:
+                data = data[os.write(self._out_fd, data):]
+        except OSError:  # the client went away: nothing left to answer
+            self._broken = True
+            with self._cond:
+                for job in self._scheduler.jobs():
+                    job.context.token.cancel()
+
+    def notify_log(self, level: str, logger: str, data: str) -> None:
+        """Send a log line to the client (rate limited; filtered by its level)."""
+        now = time.monotonic()
+        start, count = self._log_window
+        if now - start >= 1.0:
+            start, count = now, 0
+        if count >= _LOG_RATE:
+            return
+        self._log_window = (start, count + 1)
+        with self._cond:
+            message = self._session.log(level, logger, data)
+        if message is not None:
+            self._write(message)
+
+    @property
+    def client_log_level(self) -> str:
+        return self._session.log_level
+
+
+_MCP_TO_PY = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO,
+              "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.CRITICAL,
+              "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
+_PY_TO_MCP = ((logging.CRITICAL, "critical"), (logging.ERROR, "error"),
+              (logging.WARNING, "warning"), (logging.INFO, "info"), (logging.NOTSET, "debug"))
+
+
+class _ClientLog(logging.Handler):
+    """corral's log records as ``notifications/message`` (the message only:
+    no traceback or other detail of the host goes to the client)."""
+
+    def __init__(self, server: StdioServer) -> None:
+        super().__init__(logging.DEBUG)
+        self._server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        level = next(name for number, name in _PY_TO_MCP if record.levelno >= number)
+        try:
+            text = record.getMessage()[:2000]
+        except Exception:
+            return
+        self._server.notify_log(level, record.name, text)
+
+
+def file_uri_path(uri: str) -> str | None:
+    """The local path of a ``file:`` URI (``file:///a%20b`` -> ``/a b``),
+    or ``None`` for anything else (another scheme or host, a relative path)."""
+    from urllib.parse import unquote, urlsplit
+
+    try:
+        parts = urlsplit(uri)
+    except ValueError:
+        return None
+    if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
+        return None
+    path = unquote(parts.path, errors="surrogateescape")
+    if not path.startswith("/") or "\x00" in path:
+        return None
+    return os.path.normpath(path)
+
+
+def serve_stdio(workspace: Workspace, *, version: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+                workers: int = DEFAULT_WORKERS, stderr: TextIO | None = None) -> None:
+    """Serve ``workspace`` on this process's stdin and stdout until stdin
+    closes.  The wire uses private copies of fds 0 and 1; meanwhile fd 0
+    reads /dev/null and fd 1 goes to stderr, so a stray print cannot
+    corrupt the protocol."""
+    stream = stderr or sys.stderr
+    to_stderr = logging.StreamHandler(stream)
+    to_stderr.setLevel(logging.WARNING)
+    to_stderr.setFormatter(logging.Formatter("corral serve: %(levelname)s: %(message)s"))
+    logging.getLogger("corral").addHandler(to_stderr)
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    server = StdioServer(workspace, version=version, max_line_bytes=max_line_bytes,
+                         workers=workers)
+    restore = _on_sigterm()
+    try:
+        with os.fdopen(wire_in, "rb", buffering=1 << 16) as infile:
+            server.serve(infile, wire_out)
+    finally:
+        restore()
+        logging.getLogger("corral").removeHandler(to_stderr)
+        server.close()
+        os.close(wire_out)
+        stream.flush()
+
+
+def _on_sigterm() -> Callable[[], None]:
+    """SIGTERM raises SystemExit in the reading loop (main thread only), so
+    running calls are cancelled and stop at a checkpoint before the process
+    ends; returns the undo."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+
+    def undo() -> None:
+        signal.signal(signal.SIGTERM, previous)
+    return undo
+
+
+__all__ += ["serve_stdio", "LOG_LEVELS"]

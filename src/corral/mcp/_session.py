@@ -1,0 +1,298 @@
+"""The MCP session as a state machine, free of I/O (h11's model).
+
+:meth:`Session.receive` takes one decoded message and returns what to do:
+:class:`Send` a message now, start a :class:`ToolCall` off the reading loop,
+:class:`Cancel` one, apply the client's :class:`RootsListed`.  The server
+turns a finished call into its answer with :meth:`Session.call_result`,
+which says ``None`` for a call the client cancelled (the spec: no answer).
+Progress and log notifications are shaped (and filtered) here too.
+
+Rules kept here:
+
+* every request with an id is answered exactly once (a cancelled call is
+  the one exception the specification makes);
+* an id already in flight is refused (``-32600``) rather than confused;
+* when the client declares ``roots``, tool calls wait for its first
+  ``roots/list`` answer (so no call ever runs wider than the client allows),
+  or for :meth:`Session.roots_unanswered` when it never comes.
+
+Not thread-safe: the server serialises calls into one Session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from collections.abc import Callable
+
+from . import _wire
+from ._catalog import Catalog, call_result, negotiate
+from ._wire import RequestId
+
+__all__ = ["Session", "Send", "ToolCall", "Cancel", "RootsListed", "Action", "LOG_LEVELS",
+           "SERVER_NAME"]
+
+SERVER_NAME = "corral"
+
+#: syslog severities, least severe first (MCP's logging levels)
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+_ROOTS_REQUEST_PREFIX = "corral-roots-"
+
+
+@dataclass(frozen=True)
+class Send:
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One ``tools/call`` to run; ``progress_token`` is the client's, if any."""
+
+    id: RequestId
+    name: Any
+    arguments: Any
+    progress_token: RequestId | None
+
+
+@dataclass(frozen=True)
+class Cancel:
+    id: RequestId
+
+
+@dataclass(frozen=True)
+class RootsListed:
+    """The client's roots as ``file:`` URIs; ``None`` when it did not say
+    (an error answer, or none in time): the command line's roots apply."""
+
+    uris: tuple[str, ...] | None
+
+
+Action = Send | ToolCall | Cancel | RootsListed
+
+
+@dataclass
+class _Progress:
+    last: float = -1.0
+    sent_at: float = float("-inf")
+
+
+@dataclass
+class _InFlight:
+    call: ToolCall
+    cancelled: bool = False
+    progress: _Progress = field(default_factory=_Progress)
+
+
+class Session:
+    """One client connection's protocol state."""
+
+    def __init__(self, catalog: Catalog, *, version: str, progress_interval: float = 0.1) -> None:
+        self.catalog = catalog
+        self._server_version = version
+        self.protocol_version: str | None = None  # set by initialize
+        self.client_capabilities: dict[str, Any] = {}
+        self.client_info: dict[str, Any] = {}
+        self.log_level = "warning"  # until logging/setLevel
+        self._inflight: dict[RequestId, _InFlight] = {}
+        self._held: list[ToolCall] = []  # calls waiting for the client's first roots answer
+        self._roots_known = True
+        self._roots_request: str | None = None  # id of our roots/list in flight
+        self._roots_again = False
+        self._requests_sent = 0
+        self._progress_interval = progress_interval
+        self._handlers: dict[str, Callable[[_wire.Request], list[Action]]] = {
+            "initialize": self._initialize,
+            "ping": lambda req: [Send(_wire.result(req.id, {}))],
+            "tools/list": self._tools_list,
+            "tools/call": self._tools_call,
+            "logging/setLevel": self._set_level,
+        }
+
+    @property
+    def version(self) -> str:
+        """The negotiated protocol version (the newest before initialize)."""
+        return self.protocol_version or negotiate("")
+
+    @property
+    def waiting_for_roots(self) -> bool:
+        return not self._roots_known
+
+    # -- input -----------------------------------------------------------------
+    def receive(self, message: _wire.Incoming) -> list[Action]:
+        if isinstance(message, _wire.Invalid):
+            return [] if message.reply is None else [Send(message.reply)]
+        if isinstance(message, _wire.Response):
+            return self._response(message)
+        if isinstance(message, _wire.Notification):
+            return self._notification(message)
+        if message.id in self._inflight or any(c.id == message.id for c in self._held):
+            return [Send(_wire.error(message.id, _wire.INVALID_REQUEST,
+                                     "Invalid Request: this id is already in use by a request "
+                                     "in progress"))]
+        handler = self._handlers.get(message.method)
+        if handler is None:
+            return [Send(_wire.error(message.id, _wire.METHOD_NOT_FOUND,
+                                     f"Method not found: {message.method[:100]}"))]
+        return handler(message)
+
+    def _initialize(self, req: _wire.Request) -> list[Action]:
+        if self.protocol_version is not None:
+            return [Send(_wire.error(req.id, _wire.INVALID_REQUEST,
+                                     "Invalid Request: the session is already initialized"))]
+        requested = req.params.get("protocolVersion")
+        capabilities = req.params.get("capabilities", {})
+        if not isinstance(requested, str) or not isinstance(capabilities, dict):
+            return [Send(_wire.error(req.id, _wire.INVALID_PARAMS,
+                                     "Invalid params: initialize needs a protocolVersion string "
+                                     "and a capabilities object"))]
+        self.protocol_version = negotiate(requested)
+        self.client_capabilities = capabilities
+        info = req.params.get("clientInfo")
+        self.client_info = info if isinstance(info, dict) else {}
+        return [Send(_wire.result(req.id, {
+            "protocolVersion": self.protocol_version,
+            "capabilities": {"tools": {"listChanged": True}, "logging": {}},
+            "serverInfo": {"name": SERVER_NAME, "version": self._server_version},
+            "instructions": self.catalog.instructions(),
+        }))]
+
+    def _tools_list(self, req: _wire.Request) -> list[Action]:
+        if req.params.get("cursor") is not None:
+            return [Send(_wire.error(req.id, _wire.INVALID_PARAMS,
+                                     "Invalid params: unknown cursor (the list has one page)"))]
+        return [Send(_wire.result(req.id, {"tools": self.catalog.tools(self.version)}))]
+
+    def _tools_call(self, req: _wire.Request) -> list[Action]:
+        name = req.params.get("name")
+        if not isinstance(name, str):
+            return [Send(_wire.error(req.id, _wire.INVALID_PARAMS,
+                                     "Invalid params: tools/call needs a tool name (a string)"))]
+        meta = req.params.get("_meta")
+        token = meta.get("progressToken") if isinstance(meta, dict) else None
+        if not (isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool))):
+            token = None
+        call = ToolCall(req.id, name, req.params.get("arguments"), token)
+        if not self._roots_known:
+            self._held.append(call)
+            return []
+        self._inflight[call.id] = _InFlight(call)
+        return [call]
+
+    def _set_level(self, req: _wire.Request) -> list[Action]:
+        level = req.params.get("level")
+        if level not in LOG_LEVELS:
+            return [Send(_wire.error(req.id, _wire.INVALID_PARAMS,
+                                     f"Invalid params: level must be one of {', '.join(LOG_LEVELS)}"
+                                     ))]
+        self.log_level = level
+        return [Send(_wire.result(req.id, {}))]
+
+    def _notification(self, note: _wire.Notification) -> list[Action]:
+        if note.method == "notifications/initialized":
+            if isinstance(self.client_capabilities.get("roots"), dict) and self._roots_known:
+                self._roots_known = False  # hold calls until the client says
+                return self._ask_roots()
+        elif note.method == "notifications/cancelled":
+            return self._cancel(note.params.get("requestId"))
+        elif note.method == "notifications/roots/list_changed":
+            if self._roots_request is not None:
+                self._roots_again = True
+                return []
+            if isinstance(self.client_capabilities.get("roots"), dict):
+                return self._ask_roots()
+        return []  # other notifications (progress, unknown ones) need nothing
+
+    def _cancel(self, request_id: Any) -> list[Action]:
+        for i, held in enumerate(self._held):
+            if held.id == request_id:
+                del self._held[i]
+                return []
+        entry = self._inflight.get(request_id)
+        if entry is None or entry.cancelled:
+            return []  # unknown or finished: ignored, as the spec says
+        entry.cancelled = True
+        return [Cancel(entry.call.id)]
+
+    # -- roots -----------------------------------------------------------------
+    def _ask_roots(self) -> list[Action]:
+        self._requests_sent += 1
+        self._roots_request = f"{_ROOTS_REQUEST_PREFIX}{self._requests_sent}"
+        return [Send({"jsonrpc": "2.0", "id": self._roots_request, "method": "roots/list"})]
+
+    def _response(self, response: _wire.Response) -> list[Action]:
+        if response.id != self._roots_request:
+            return []  # not an answer to anything outstanding
+        self._roots_request = None
+        listed = RootsListed(_root_uris(response.result) if response.error is None else None)
+        actions: list[Action] = [listed]
+        if self._roots_again:
+            self._roots_again = False
+            actions += self._ask_roots()
+        return actions + self._release()
+
+    def roots_unanswered(self) -> list[Action]:
+        """The client did not answer ``roots/list`` in time: the command
+        line's roots apply, and held calls start."""
+        if self._roots_known:
+            return []
+        self._roots_request = None
+        return [RootsListed(None), *self._release()]
+
+    def _release(self) -> list[Action]:
+        self._roots_known = True
+        held, self._held = self._held, []
+        for call in held:
+            self._inflight[call.id] = _InFlight(call)
+        return list(held)
+
+    # -- output ----------------------------------------------------------------
+    def call_result(self, call: ToolCall, envelope: dict[str, Any]) -> bytes | None:
+        """The answer line to a finished call; ``None`` if it was cancelled."""
+        entry = self._inflight.pop(call.id, None)
+        if entry is None or entry.cancelled:
+            return None
+        return call_result(call.id, envelope, self.version)
+
+    def progress(self, call: ToolCall, done: float, total: float | None, message: str,
+                 now: float) -> dict[str, Any] | None:
+        """A progress notification for ``call``, or ``None``: no token, the
+        call is over or cancelled, the value did not grow, or one was sent
+        less than ``progress_interval`` seconds ago (rate limit)."""
+        entry = self._inflight.get(call.id)
+        if call.progress_token is None or entry is None or entry.cancelled:
+            return None
+        state = entry.progress
+        final = total is not None and done >= total
+        if done <= state.last or (now - state.sent_at < self._progress_interval and not final):
+            return None
+        state.last, state.sent_at = done, now
+        params: dict[str, Any] = {"progressToken": call.progress_token, "progress": done}
+        if total is not None:
+            params["total"] = total
+        if message:
+            params["message"] = message
+        return {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
+
+    def log(self, level: str, logger: str, data: Any) -> dict[str, Any] | None:
+        """A ``notifications/message`` if ``level`` is at or above the
+        client's chosen level, else ``None``."""
+        if LOG_LEVELS.index(level) < LOG_LEVELS.index(self.log_level):
+            return None
+        return {"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": level, "logger": logger, "data": data}}
+
+    def tools_changed(self) -> dict[str, Any] | None:
+        """``notifications/tools/list_changed`` (after the roots changed the
+        descriptions), once the client is initialized."""
+        if self.protocol_version is None:
+            return None
+        return {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+
+
+def _root_uris(result: Any) -> tuple[str, ...] | None:
+    roots = result.get("roots") if isinstance(result, dict) else None
+    if not isinstance(roots, list):
+        return None
+    return tuple(item["uri"] for item in roots
+                 if isinstance(item, dict) and isinstance(item.get("uri"), str))

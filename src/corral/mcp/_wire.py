@@ -1,0 +1,246 @@
+"""JSON-RPC 2.0 framing for MCP's stdio transport, free of I/O.
+
+One message is one line of UTF-8 JSON.  :func:`decode` turns a line into a
+:class:`Request`, :class:`Notification`, :class:`Response` or
+:class:`Invalid` (the error answer to send, with the request's id whenever
+it can be known); it never raises for anything a client can send.
+:func:`encode` turns a message into one line, always valid UTF-8.
+
+Lone surrogates: ``"\\udcff"`` is valid JSON syntax but not Unicode text.
+A request that carries one in its params is answered ``-32602`` (with its
+id, and a pointer to the string), one that carries one in its method or id
+``-32600``.  Raw bytes that are not UTF-8 count the same (they are decoded
+with ``surrogateescape`` so the id can still be read).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
+    "RequestId", "Request", "Notification", "Response", "Invalid", "Incoming",
+    "decode", "encode", "error", "result", "oversized", "id_of_oversized",
+]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+RequestId = int | str
+
+# A backslash-u escape of a surrogate (D800-DFFF): only lines containing one
+# need the (slower) check of every string.  A pair that is really one
+# character also matches; the check then finds nothing.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+@dataclass(frozen=True)
+class Request:
+    id: RequestId
+    method: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Notification:
+    method: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Response:
+    """An answer from the client to a request this server sent."""
+
+    id: RequestId
+    result: Any
+    error: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A line that is not a valid message: ``reply`` is the error to send,
+    or ``None`` when nothing may be answered (a broken notification or
+    response, which JSON-RPC says to ignore)."""
+
+    reply: dict[str, Any] | None
+    reason: str
+
+
+Incoming = Request | Notification | Response | Invalid
+
+
+def error(request_id: RequestId | None, code: int, message: str,
+          data: Any = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        body["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": body}
+
+
+def result(request_id: RequestId, value: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": value}
+
+
+def _valid_id(value: Any) -> bool:
+    # MCP: a string or an integer, never null; bool is an int in Python
+    return (isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))) \
+        and not _has_surrogate(value)
+
+
+def _has_surrogate(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _surrogate_at(value: Any, where: str) -> str | None:
+    """Where in ``value`` the first string with a lone surrogate is (a
+    dotted path such as ``params.arguments.path``), or ``None``."""
+    stack: list[tuple[Any, str]] = [(value, where)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, str):
+            if _has_surrogate(item):
+                return at
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                if _has_surrogate(key):
+                    return f"{at} (a key)"
+                stack.append((sub, f"{at}.{key}"))
+        elif isinstance(item, list):
+            stack.extend((sub, f"{at}[{i}]") for i, sub in enumerate(item))
+    return None
+
+
+def decode(line: bytes) -> Incoming:
+    """One line (without its newline) as a message."""
+    try:
+        text = line.decode("utf-8")
+        suspicious = _SURROGATE_ESCAPE.search(line) is not None
+    except UnicodeDecodeError:
+        text = line.decode("utf-8", "surrogateescape")
+        suspicious = True
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        return Invalid(error(None, PARSE_ERROR, "Parse error: the line is not JSON",
+                             {"reason": str(exc)[:200]}), "parse error")
+    if not isinstance(message, dict):
+        why = "a batch (array)" if isinstance(message, list) else "not a JSON object"
+        return Invalid(error(None, INVALID_REQUEST,
+                             f"Invalid Request: the message is {why}; send one object per line"),
+                       "not an object")
+    return _classify(message, suspicious)
+
+
+def _classify(message: dict[str, Any], suspicious: bool) -> Incoming:
+    has_id = "id" in message
+    raw_id = message.get("id")
+    known_id: RequestId | None = raw_id if has_id and _valid_id(raw_id) else None
+    if message.get("jsonrpc") != "2.0":
+        return _invalid(known_id, has_id, 'Invalid Request: "jsonrpc" must be "2.0"')
+    if "method" not in message:
+        return _response(message, known_id)
+    method = message["method"]
+    if not isinstance(method, str) or _has_surrogate(method):
+        return _invalid(known_id, has_id, 'Invalid Request: "method" must be a string')
+    if has_id and known_id is None:
+        return _invalid(None, True, 'Invalid Request: "id" must be a string or an integer')
+    params = message.get("params", {})
+    if not isinstance(params, dict):
+        return _invalid(known_id, has_id, 'Invalid params: "params" must be an object',
+                        code=INVALID_PARAMS)
+    if suspicious:
+        where = _surrogate_at(params, "params")
+        if where is not None:
+            return _invalid(known_id, has_id,
+                            f"Invalid params: {where} holds a lone surrogate, which is not "
+                            "Unicode text", code=INVALID_PARAMS, data={"field": where})
+    if known_id is None:
+        return Notification(method, params)
+    return Request(known_id, method, params)
+
+
+def _response(message: dict[str, Any], known_id: RequestId | None) -> Incoming:
+    if known_id is None or ("result" in message) == ("error" in message):
+        return Invalid(None, "a response that is not valid")
+    err = message.get("error")
+    if "error" in message and not isinstance(err, dict):
+        return Invalid(None, "a response whose error is not an object")
+    return Response(known_id, message.get("result"), err)
+
+
+def _invalid(known_id: RequestId | None, has_id: bool, message: str, *,
+             code: int = INVALID_REQUEST, data: Any = None) -> Invalid:
+    # A notification (no id) is never answered, even when broken.
+    if not has_id:
+        return Invalid(None, message)
+    return Invalid(error(known_id, code, message, data), message)
+
+
+# -- lines over the cap ----------------------------------------------------
+
+_ID_VALUE = rb'(-?\d{1,18}|"[^"\\\x00-\x1f]{0,200}")'
+_SIMPLE_MEMBER = rb'\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]{0,200}"\s*'
+# the id among the top-level members before the (large) params...
+_HEAD_ID = re.compile(rb'\A\s*\{(?:' + _SIMPLE_MEMBER + rb',)*\s*"id"\s*:\s*' + _ID_VALUE)
+# ...or after it: only simple members may follow it, then the final brace
+_TAIL_ID = re.compile(rb'(?<!\\)"id"\s*:\s*' + _ID_VALUE + rb'\s*(?:,' + _SIMPLE_MEMBER
+                      + rb')*\}\s*\Z')
+
+
+def id_of_oversized(head: bytes, tail: bytes) -> RequestId | None:
+    """The id of a line too long to parse, read from its first and last
+    bytes when it sits among the simple top-level members; else ``None``."""
+    for pattern, chunk in ((_HEAD_ID, head), (_TAIL_ID, tail)):
+        found = pattern.search(chunk)
+        if found:
+            value = json.loads(found.group(1))
+            if _valid_id(value):
+                return value  # type: ignore[no-any-return]
+    return None
+
+
+def oversized(request_id: RequestId | None, size: int, limit: int) -> dict[str, Any]:
+    return error(request_id, INVALID_REQUEST,
+                 f"Invalid Request: the message is over {limit} bytes, the server's line limit",
+                 {"limit": limit, "size": size})
+
+
+# -- output ----------------------------------------------------------------
+
+def encode(message: dict[str, Any]) -> bytes:
+    """``message`` as one line of UTF-8 JSON with its newline.  Strings
+    that are not Unicode text (lone surrogates) are spelled as their escape
+    (:func:`scrub`), so the line is always valid UTF-8 and every client's
+    parser accepts it."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        text = json.dumps(scrub(message), ensure_ascii=False, separators=(",", ":"))
+        return text.encode("utf-8") + b"\n"
+
+
+def scrub(value: Any) -> Any:
+    """``value`` with every lone surrogate written as its escape (the six
+    characters ``\\udcff``), as the envelope's JSON text shows it."""
+    if isinstance(value, str):
+        if not _has_surrogate(value):
+            return value
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {scrub(k): scrub(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    return value

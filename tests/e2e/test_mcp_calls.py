@@ -1,0 +1,152 @@
+"""The worker model through the official SDK clients (both lines) and on the
+wire: calls run off the reading loop, so a ping is answered while a long
+call runs; ``notifications/cancelled`` stops the call at its next checkpoint
+(and it is not answered); progress reaches clients that ask for it; a call
+that may change files waits for the calls before it.
+
+The long call is ``wait`` (tests/e2e/wait_tool.py), served with the real
+tools by tests/e2e/wait_serve.py: a tool that checkpoints like a search, of a
+length the test chooses.  Times are order-of-magnitude hang detectors (5 s
+for something that takes milliseconds), never speed tests.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from e2e_support import HERE, SDKS, envelope_of
+
+BOUND = 5.0  # seconds: "answered at once", generously, on a loaded CI machine
+
+
+def wait_command(root: Path, *options: str) -> list[str]:
+    return [sys.executable, str(HERE / "wait_serve.py"), str(root), *options]
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("calls")
+    (root / "notes.txt").write_text("hello\n")
+    return root
+
+
+@pytest.fixture(scope="module", params=SDKS)
+def session(request, tree, make_session):
+    return make_session(wait_command(tree), sdk=request.param)
+
+
+def test_a_ping_is_answered_first_during_a_long_call(session):
+    answer = session.request("ping_during", name="wait", arguments={"seconds": 3}, after=0.5)
+    assert answer["order"] == ["ping", "call"], answer
+    assert answer["ping_seconds"] < BOUND
+    assert answer["call_seconds"] >= 2.5  # the call really was running meanwhile
+    assert envelope_of(answer["call"]["result"]) == {"ok": True, "steps": 150}
+
+
+def test_cancel_stops_the_call_and_the_next_calls_work(session, tree):
+    answer = session.request("cancel_during", name="wait", arguments={"seconds": 60}, after=0.5)
+    assert answer["cancelled"] is True and answer["returned"] is False
+    started = time.monotonic()
+    # a write waits for every call before it (the cancelled one included):
+    # it is answered quickly only if the cancelled call really stopped
+    written = session.envelope("write_file", {"path": f"after-{session.sdk}.txt",
+                                              "content": "x"})
+    assert written["ok"] is True, written
+    assert time.monotonic() - started < BOUND
+    assert (tree / f"after-{session.sdk}.txt").read_text() == "x"
+    assert session.envelope("read_file", {"path": "notes.txt"})["ok"] is True
+
+
+def test_progress_reaches_a_client_that_asks(session):
+    result = session.call("wait", {"seconds": 1}, progress=True)
+    assert envelope_of(result) == {"ok": True, "steps": 50}
+    reports = result["_progress"]
+    assert reports, "no progress notification"
+    done = [report["progress"] for report in reports]
+    assert done == sorted(set(done)), done  # strictly increasing
+    assert all(report["total"] == 50 for report in reports)
+    assert done[-1] == 50
+
+
+def test_no_progress_without_a_token(session):
+    assert session.call("wait", {"seconds": 0.3})["_progress"] == []
+
+
+# -- on the wire ---------------------------------------------------------------------
+
+@pytest.fixture
+def raw(tree, make_raw):
+    client = make_raw(wait_command(tree, "--workers", "2"))
+    client.initialize()
+    return client
+
+
+def _call(raw, request_id, name, arguments, meta=None):
+    params = {"name": name, "arguments": arguments}
+    if meta:
+        params["_meta"] = meta
+    raw.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+
+
+def test_a_cancelled_call_is_not_answered(raw):
+    _call(raw, "long", "wait", {"seconds": 60})
+    time.sleep(0.3)
+    raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+              "params": {"requestId": "long", "reason": "the user changed their mind"}})
+    started = time.monotonic()
+    _call(raw, "write", "write_file", {"path": "w.txt", "content": "w", "overwrite": True})
+    answer = raw.reply(BOUND * 2)
+    assert answer["id"] == "write"  # never "long": a cancelled request gets no answer
+    assert time.monotonic() - started < BOUND
+    assert raw.request("ping")["result"] == {}
+
+
+def test_a_queued_call_can_be_cancelled_before_it_starts(raw):
+    _call(raw, "w1", "wait", {"seconds": 1.5})
+    _call(raw, "w2", "write_file", {"path": "q.txt", "content": "q", "overwrite": True})
+    raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "w2"}})
+    answer = raw.reply(BOUND * 2)
+    assert answer["id"] == "w1" and "result" in answer
+    assert raw.request("ping")["result"] == {}
+
+
+def test_calls_that_write_wait_for_the_calls_before_them(raw, tree):
+    # two workers: the read would run beside the wait, the write may not
+    _call(raw, "slow", "wait", {"seconds": 1})
+    _call(raw, "write", "write_file", {"path": "order.txt", "content": "1", "overwrite": True})
+    first, second = raw.reply(BOUND * 3), raw.reply(BOUND * 3)
+    assert [first["id"], second["id"]] == ["slow", "write"]
+
+
+def test_reads_run_beside_a_long_read(raw):
+    _call(raw, "slow", "wait", {"seconds": 2})
+    _call(raw, "quick", "read_file", {"path": "notes.txt"})
+    first = raw.reply(BOUND)
+    assert first["id"] == "quick"
+    assert json.loads(first["result"]["content"][0]["text"])["ok"] is True
+    assert raw.reply(BOUND * 2)["id"] == "slow"
+
+
+def test_an_id_in_use_is_refused_while_its_call_runs(raw):
+    _call(raw, "same", "wait", {"seconds": 1})
+    _call(raw, "same", "read_file", {"path": "notes.txt"})
+    refused = raw.reply(BOUND)
+    assert refused["id"] == "same" and refused["error"]["code"] == -32600
+    done = raw.reply(BOUND * 2)
+    assert done["id"] == "same" and json.loads(done["result"]["content"][0]["text"])["ok"]
+
+
+def test_progress_stops_with_the_answer(raw):
+    _call(raw, "p", "wait", {"seconds": 0.6}, meta={"progressToken": 7})
+    answer = raw.answer("p", BOUND * 2)
+    assert "result" in answer
+    progress = [n for n in raw.notifications if n.get("method") == "notifications/progress"]
+    assert progress and all(n["params"]["progressToken"] == 7 for n in progress)
+    raw.notifications.clear()
+    assert raw.request("ping")["result"] == {}
+    assert not [n for n in raw.notifications if n.get("method") == "notifications/progress"]

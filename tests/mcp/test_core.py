@@ -1,0 +1,266 @@
+"""The MCP front end's I/O-free core: framing (``_wire``), the session state
+machine (``_session``), call ordering (``_scheduler``), without pipes or
+threads.  The same behaviour end to end is in tests/e2e/test_mcp_*.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corral.mcp import _wire
+from corral.mcp._catalog import Catalog, call_result
+from corral.mcp._scheduler import Job, Scheduler
+from corral.mcp._server import file_uri_path
+from corral.mcp._session import Cancel, RootsListed, Send, Session, ToolCall
+from corral.tools import Toolbox, Workspace
+
+
+# -- _wire ---------------------------------------------------------------------------
+
+def _line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message).encode()
+
+
+def test_decode_kinds():
+    assert _wire.decode(_line({"jsonrpc": "2.0", "id": 1, "method": "ping"})) == \
+        _wire.Request(1, "ping", {})
+    assert _wire.decode(_line({"jsonrpc": "2.0", "method": "n", "params": {"a": 1}})) == \
+        _wire.Notification("n", {"a": 1})
+    assert _wire.decode(_line({"jsonrpc": "2.0", "id": "r", "result": {"x": 1}})) == \
+        _wire.Response("r", {"x": 1}, None)
+    error = {"code": 1, "message": "m"}
+    assert _wire.decode(_line({"jsonrpc": "2.0", "id": "r", "error": error})) == \
+        _wire.Response("r", None, error)
+
+
+@pytest.mark.parametrize("line,code,request_id", [
+    (b"{", _wire.PARSE_ERROR, None),
+    (b'{"a": NaN', _wire.PARSE_ERROR, None),
+    (b"[" * 100000, _wire.PARSE_ERROR, None),  # too deep: RecursionError, not a crash
+    (b"[]", _wire.INVALID_REQUEST, None),
+    (b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', _wire.INVALID_REQUEST, None),
+    (b'{"jsonrpc":"2.0","id":3,"method":"ping","params":"x"}', _wire.INVALID_PARAMS, 3),
+    (b'{"jsonrpc":"2.0","id":4,"method":"ping","params":{"\\udc80":1}}', _wire.INVALID_PARAMS, 4),
+    (b'{"jsonrpc":"2.0","id":5,"method":"p","params":{"x":["a","\xc3"]}}', _wire.INVALID_PARAMS, 5),
+])
+def test_decode_errors(line, code, request_id):
+    decoded = _wire.decode(line)
+    assert isinstance(decoded, _wire.Invalid) and decoded.reply is not None
+    assert decoded.reply["error"]["code"] == code
+    assert decoded.reply["id"] == request_id
+
+
+def test_a_broken_notification_or_response_is_not_answered():
+    for line in (b'{"jsonrpc":"2.0","method":7}', b'{"jsonrpc":"2.0","id":1}',
+                 b'{"jsonrpc":"2.0","id":1,"result":1,"error":{}}', b'{"method":"x"}'):
+        decoded = _wire.decode(line)
+        assert isinstance(decoded, _wire.Invalid) and decoded.reply is None, line
+
+
+def test_the_surrogate_check_points_at_the_string():
+    decoded = _wire.decode(b'{"jsonrpc":"2.0","id":1,"method":"m",'
+                           b'"params":{"a":[1,{"b":"\\udfff"}]}}')
+    assert decoded.reply["error"]["data"]["field"] == "params.a[1].b"
+    # an escaped backslash before 'udcff' is no surrogate
+    assert isinstance(_wire.decode(b'{"jsonrpc":"2.0","id":1,"method":"m","params":'
+                                   b'{"a":"\\\\udcff"}}'), _wire.Request)
+
+
+def test_encode_is_always_utf8_one_line():
+    line = _wire.encode({"a": "caf\u00e9\nnext", "b": "bad\udcff"})
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert json.loads(line.decode("utf-8")) == {"a": "caf\u00e9\nnext", "b": "bad\\udcff"}
+
+
+@pytest.mark.parametrize("head,tail,found", [
+    (b'{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"x":"', b'"}}', 12),
+    (b' { "id" : "abc" , "jsonrpc":"2.0"', b"}", "abc"),
+    (b'{"method":"tools/call","params":{"x":"', b'"},"jsonrpc":"2.0","id":9}', 9),
+    (b'{"method":"m","params":{"x":"', b'"},"id":"t","method":"m"}\r', "t"),
+    (b'{"params":{"id":3,"x":"', b'"}}', None),  # an id inside params is not the request's
+    (b'{"params":{"x":"', b'","o":{"id":9}}}', None),
+    (b'{"params":{"x":"', b'\\"id\\":9}"}', None),  # inside a string
+    (b'{"jsonrpc":"2.0","id":true', b"}", None),
+])
+def test_the_id_of_an_oversized_line(head, tail, found):
+    assert _wire.id_of_oversized(head, tail.rstrip(b"\r")) == found
+
+
+# -- _catalog ------------------------------------------------------------------------------
+
+def test_call_result_per_version():
+    def answer(request_id: Any, envelope: dict[str, Any], version: str) -> dict[str, Any]:
+        line = call_result(request_id, envelope, version)
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        message: dict[str, Any] = json.loads(line)
+        assert message["jsonrpc"] == "2.0" and message["id"] == request_id
+        return message["result"]  # type: ignore[no-any-return]
+
+    ok = {"ok": True, "path": "a\u00e9\n\"quoted\""}
+    assert answer(1, ok, "2025-06-18") == {
+        "content": [{"type": "text", "text": json.dumps(ok, ensure_ascii=False,
+                                                        separators=(",", ":"))}],
+        "isError": False, "structuredContent": ok}
+    assert "structuredContent" not in answer("s", ok, "2025-03-26")
+    refused = {"ok": False, "code": "NOT_FOUND"}
+    assert answer(2, refused, "2025-11-25") == {
+        "content": [{"type": "text", "text": '{"ok":false,"code":"NOT_FOUND"}'}],
+        "isError": True}
+    png = {"ok": True, "path": "a.png", "mimeType": "image/png", "data": "iVBORw0K", "size": 6}
+    shown = answer(4, png, "2025-11-25")
+    assert shown["content"][1] == {"type": "image", "data": "iVBORw0K", "mimeType": "image/png"}
+    assert json.loads(shown["content"][0]["text"])["data"] == \
+        "(the image content block 1 of this result)"
+    assert shown["structuredContent"] == png
+    batch = {"ok": True, "files": [{"ok": True, "path": "t.txt", "content": "1\tx"},
+                                   {**png, "path": "b.png"}, {**png, "mimeType": "image/gif"}]}
+    both = answer(5, batch, "2025-11-25")
+    assert [c["type"] for c in both["content"]] == ["text", "image", "image"]
+    assert both["content"][2]["mimeType"] == "image/gif"
+    files = json.loads(both["content"][0]["text"])["files"]
+    assert files[0] == batch["files"][0] and files[2]["data"].endswith("block 2 of this result)")
+    assert both["structuredContent"] == batch
+    odd = answer(3, {"ok": True, "name": "bad\udcff"}, "2025-11-25")
+    assert json.loads(odd["content"][0]["text"]) == {"ok": True, "name": "bad\udcff"}
+    assert odd["structuredContent"] == {"ok": True, "name": "bad\\udcff"}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path):
+    (tmp_path / "a.txt").write_text("a\n")
+    with Toolbox(tmp_path) as box:
+        yield Workspace({"root": box})
+
+
+def test_catalog_drops_what_a_version_does_not_know(workspace):
+    catalog = Catalog(workspace)
+    newest = catalog.tools("2025-11-25")
+    assert all({"title", "outputSchema", "annotations"} <= set(t) for t in newest)
+    assert all("title" not in t and "outputSchema" not in t and "annotations" in t
+               for t in catalog.tools("2025-03-26"))
+    assert all(set(t) == {"name", "description", "inputSchema"}
+               for t in catalog.tools("2024-11-05"))
+
+
+# -- _session ---------------------------------------------------------------------------------
+
+def _request(request_id: Any, method: str, **params: Any) -> _wire.Request:
+    return _wire.Request(request_id, method, params)
+
+
+def _initialized(session: Session, **capabilities: Any) -> list[Any]:
+    session.receive(_request(0, "initialize", protocolVersion="2025-11-25",
+                             capabilities=capabilities))
+    return session.receive(_wire.Notification("notifications/initialized", {}))
+
+
+def test_every_request_is_answered_once_and_a_cancelled_call_never(workspace):
+    session = Session(Catalog(workspace), version="t")
+    _initialized(session)
+    (call,) = session.receive(_request(1, "tools/call", name="read_file",
+                                       arguments={"path": "a.txt"}))
+    assert isinstance(call, ToolCall) and call.id == 1
+    (dup,) = session.receive(_request(1, "ping"))
+    assert dup.message["error"]["code"] == _wire.INVALID_REQUEST
+    assert session.receive(_wire.Notification("notifications/cancelled",
+                                              {"requestId": 1})) == [Cancel(1)]
+    assert session.receive(_wire.Notification("notifications/cancelled",
+                                              {"requestId": 1})) == []  # once
+    assert session.call_result(call, {"ok": True}) is None
+    (again,) = session.receive(_request(1, "ping"))  # the id is free again
+    assert again.message == {"jsonrpc": "2.0", "id": 1, "result": {}}
+
+
+def test_progress_is_monotonic_rate_limited_and_ends_with_the_call(workspace):
+    session = Session(Catalog(workspace), version="t", progress_interval=1.0)
+    _initialized(session)
+    (call,) = session.receive(_wire.Request(2, "tools/call", {
+        "name": "read_file", "arguments": {}, "_meta": {"progressToken": "tok"}}))
+    first = session.progress(call, 1, 10, "one", now=100.0)
+    assert first["params"] == {"progressToken": "tok", "progress": 1, "total": 10,
+                               "message": "one"}
+    assert session.progress(call, 2, 10, "", now=100.5) is None  # too soon
+    assert session.progress(call, 1, 10, "", now=102.0) is None  # not more than before
+    assert session.progress(call, 10, 10, "", now=102.1) is not None  # the last one goes
+    session.call_result(call, {"ok": True})
+    assert session.progress(call, 11, 20, "", now=200.0) is None
+
+
+def test_roots_hold_calls_until_answered(workspace):
+    session = Session(Catalog(workspace), version="t")
+    (ask,) = _initialized(session, roots={"listChanged": True})
+    assert isinstance(ask, Send) and ask.message["method"] == "roots/list"
+    assert session.waiting_for_roots
+    assert session.receive(_request(5, "tools/call", name="read_file", arguments={})) == []
+    assert session.receive(_request(6, "ping"))[0].message["result"] == {}
+    actions = session.receive(_wire.Response(ask.message["id"],
+                                             {"roots": [{"uri": "file:///w"}, {"x": 1}]}, None))
+    assert actions[0] == RootsListed(("file:///w",))
+    assert isinstance(actions[1], ToolCall) and actions[1].id == 5
+    # a change while a request is out is asked once more, after the answer
+    (again,) = session.receive(_wire.Notification("notifications/roots/list_changed", {}))
+    assert session.receive(_wire.Notification("notifications/roots/list_changed", {})) == []
+    out = session.receive(_wire.Response(again.message["id"], None,
+                                         {"code": -32601, "message": "no"}))
+    assert out[0] == RootsListed(None) and out[1].message["method"] == "roots/list"
+
+
+def test_roots_unanswered_releases_held_calls(workspace):
+    session = Session(Catalog(workspace), version="t")
+    _initialized(session, roots={})
+    session.receive(_request(7, "tools/call", name="read_file", arguments={}))
+    actions = session.roots_unanswered()
+    assert actions[0] == RootsListed(None) and actions[1].id == 7
+    assert session.roots_unanswered() == []
+
+
+def test_log_levels(workspace):
+    session = Session(Catalog(workspace), version="t")
+    assert session.log("info", "corral", "x") is None  # warning until told otherwise
+    assert session.log("error", "corral", "x")["params"]["level"] == "error"
+    session.receive(_request(1, "logging/setLevel", level="debug"))
+    assert session.log("debug", "corral", "x") is not None
+
+
+# -- _scheduler ------------------------------------------------------------------------------
+
+def _job(request_id: int, writes: bool) -> Job:
+    return Job(ToolCall(request_id, "t", {}, None), writes=writes)
+
+
+def test_readers_share_writers_wait_and_nothing_passes_a_writer():
+    scheduler = Scheduler()
+    r1, r2, w3, r4 = _job(1, False), _job(2, False), _job(3, True), _job(4, False)
+    for job in (r1, r2, w3, r4):
+        assert scheduler.add(job)
+    assert scheduler.take() is r1 and scheduler.take() is r2
+    assert scheduler.take() is None  # the writer waits for both readers; r4 for the writer
+    scheduler.finish(r1)
+    assert scheduler.take() is None
+    scheduler.finish(r2)
+    assert scheduler.take() is w3 and scheduler.take() is None
+    scheduler.finish(w3)
+    assert scheduler.take() is r4
+
+
+def test_the_queue_is_bounded_and_waiting_jobs_can_be_removed():
+    scheduler = Scheduler(limit=2)
+    assert scheduler.add(_job(1, True)) and scheduler.add(_job(2, False))
+    assert not scheduler.add(_job(3, False))
+    assert scheduler.take().call.id == 1
+    assert scheduler.remove(2).call.id == 2 and scheduler.remove(1) is None
+    assert scheduler.running(1) is not None and len(scheduler) == 1
+
+
+# -- roots URIs ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("uri,path", [
+    ("file:///home/u/my%20dir", "/home/u/my dir"), ("file://localhost/srv/x/", "/srv/x"),
+    ("file:///a/../b", "/b"), ("file://host/x", None), ("http://x/y", None),
+    ("file:relative", None), ("file:///nul%00here", None), ("::not a uri", None),
+])
+def test_file_uri_path(uri, path):
+    assert file_uri_path(uri) == path

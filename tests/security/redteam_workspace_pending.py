@@ -1,0 +1,60 @@
+"""Red-team findings against the several-roots front end (issue 16: the MCP
+roots protocol; principle 1, decide on what was resolved).
+
+:meth:`Workspace.narrowed` decides where a client's directory lies inside a
+root from the host path (``os.path.realpath``), then opens that spelling
+through the Root, which follows an in-root symlink found there.  If the
+directory is swapped for a link to ``.git`` in between, the narrowed root
+*is* ``.git`` while its policy is decided beneath ``sub``: hooks can be
+written.  The swap is made deterministic here: it happens inside the
+Root's own open of ``sub`` (a FaultBackend hook), after the host path was
+read.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from corral.contained import Root, backend_by_name
+from corral.testing.backends import Fault, FaultBackend
+from corral.tools import Toolbox, Workspace
+from corral.tools._workspace import policy_beneath
+from conftest import BACKEND_CONFIGS, BACKEND_IDS
+
+
+@pytest.mark.xfail(strict=True, reason="redteam: mcp to fix (narrowed root's policy base from the host path)")
+@pytest.mark.parametrize("config", BACKEND_CONFIGS, ids=BACKEND_IDS)
+def test_client_root_swapped_for_a_link_to_git_while_narrowing(tmp_path, config):
+    name, fast = config
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "lnk").symlink_to(".git")
+    swapper = Root(str(tmp_path))
+
+    def swap() -> None:  # "sub" becomes the link to .git, atomically
+        swapper.rename("sub", "lnk", exchange=True)
+
+    hook = [Fault("open_at", None, name="sub", hook=swap),
+            Fault("openat2", None, name="sub", hook=swap)]
+    backend = FaultBackend(backend_by_name(name), *hook)
+    parent = Toolbox(Root(str(tmp_path), backend=backend, fast_path=fast))
+
+    def opener(root: Root, box: Toolbox, base: str) -> Toolbox:
+        return Toolbox(root, policy=policy_beneath(box.policy, base))
+
+    try:
+        narrowed = Workspace({"ws": parent}, opener=opener).narrowed([str(tmp_path / "sub")])
+        for root_name in narrowed.roots:
+            narrowed.toolbox(root_name).call(
+                "write_file", {"path": "hooks/pre-commit", "content": "#!/bin/sh\necho x\n"})
+        narrowed.close()
+    finally:
+        parent.close()
+        parent.root.close()
+        swapper.close()
+    assert any(f.fired for f in hook), "the swap never happened: the test proves nothing"
+    assert not (tmp_path / ".git" / "hooks" / "pre-commit").exists(), \
+        "a hook was planted through a narrowed client root"
