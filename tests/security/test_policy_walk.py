@@ -7,12 +7,16 @@ variants, and the default secret rules."""
 
 from __future__ import annotations
 
+import pathlib
+import tempfile
+
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from corral.tools import Policy
+from corral.tools import Policy, Toolbox
 from corral.tools._policy import Op
+from sec_settings import TMP_BASE
 
 # names a walk meets: case and Unicode variants of what the rules name
 NAMES = [".env", ".ENV", ".Env", ".env.local", ".env.example", ".ENV.EXAMPLE", "id_rsa",
@@ -114,3 +118,54 @@ def test_visible_names_keeps_order_and_drops_only_hidden():
     assert scope.visible_names(names) == ["a.py", "b.py", ".env.example", "z.txt"]
     assert scope.visible_names([]) == []
     assert Policy.none().scope(".", Op.SEARCH).visible_names(names) is names  # no copy
+
+
+# -- move_file carries the same scopes down the tree it moves ------------------------
+
+def _expected_move(policy: Policy, entries: list[str], dst: str) -> tuple[str, str] | None:
+    """What a check of every entry's whole path (Policy.rule) refuses, in the
+    walk's order: ``(field, kind)`` of the first entry a rule covers."""
+    for inner in entries:
+        kind = policy.rule(f"t/{inner}", Op.MOVE_FROM)
+        if kind is not None:
+            return "source", kind.value
+        kind = policy.rule(f"{dst}/{inner}", Op.MOVE_TO)
+        if kind is not None:
+            return "destination", kind.value
+    return None
+
+
+def _make_tree(base: pathlib.Path, dirs: list[tuple[str, ...]], files: list[str]) -> None:
+    """``dirs`` under ``base/t``, each holding ``files``."""
+    for parts in dirs:
+        (base / "t").joinpath(*parts).mkdir(parents=True, exist_ok=True)
+    for parts in dirs:
+        for name in files:
+            here = (base / "t").joinpath(*parts, name)
+            if not here.exists():
+                here.write_text("x")
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(policies(), trees(), st.lists(st.sampled_from(NAMES), max_size=3),
+       st.sampled_from(["u", "private", "Private", ".aws", "x", "caf\u00e9"]))
+def test_move_file_refuses_as_a_whole_path_check(make_root, policy, dirs, files, dst):
+    with tempfile.TemporaryDirectory(dir=TMP_BASE) as tmp:
+        base = pathlib.Path(tmp)
+        _make_tree(base, dirs, files)
+        with Toolbox(make_root(tmp), policy=policy) as toolbox:
+            if toolbox.policy.rule(dst, Op.MOVE_TO) or toolbox.policy.rule("t", Op.MOVE_FROM):
+                return  # refused for the ends themselves: not what this test is about
+            entries = [f"{dirpath[2:]}/{name}".lstrip("/")
+                       for dirpath, dirnames, filenames in toolbox.root.walk("t")
+                       for name in dirnames + filenames]
+            want = _expected_move(toolbox.policy, entries, dst)
+            answer = toolbox.call("move_file", {"source": "t", "destination": dst})
+            if want is None:
+                assert answer["ok"] is True, answer
+                assert toolbox.root.exists(dst) and not toolbox.root.exists("t")
+            else:
+                assert answer["ok"] is False and answer["code"] == "DENIED", answer
+                assert (answer["details"]["field"], answer["details"].get("kind")) == want, answer
+                assert toolbox.root.exists("t") and not toolbox.root.exists(dst)

@@ -135,7 +135,6 @@ def test_created_directories_reply_is_capped(deep_tmp, tool, args):
         f"the answer does not say that 2000 directories were made: {sorted(answer)}"
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: tools/perf to fix (moving a deep tree: policy cost depth^2)")
 def test_moving_a_deep_tree_is_linear_in_its_size(deep_tmp):
     tmp_path = deep_tmp
     """A 4,000-level tree (one move_file of a 2,000-level tree into another
