@@ -244,3 +244,47 @@ def test_gitignore_lines_sharing_a_literal_stop_at_the_deadline(tmp_path):
     out, seconds = _timed(Toolbox(tmp_path), "glob", {"pattern": "*.txt"}, 0.5)
     assert out["ok"] is True or out["details"]["kind"] == "time_limit", out
     assert seconds < 5  # the deadline plus a few names' worth, never the whole 3 M tests
+
+
+HOSTILE_IGNORES = {
+    # every name may match each line by its literals: decided against all of them
+    "literal-class": "".join(f"*.t*[q{j}]*\n" for j in range(10_000)),
+    # anchored chains a deep tree keeps alive at every level
+    "anchored-chains": "".join(f"**/a/**/a/**/a/**/x{j}\n" for j in range(5_000)),
+}
+
+
+@pytest.mark.parametrize("tool,args", [("glob", {"pattern": "**/*.txt"}),
+                                       ("grep", {"pattern": "zzz"})], ids=["glob", "grep"])
+@pytest.mark.parametrize("shape", sorted(HOSTILE_IGNORES))
+def test_a_cancelled_search_over_a_hostile_gitignore_stops_soon(tmp_path, shape, tool, args):
+    """A search of many seconds' work over a hostile .gitignore (issue 12:
+    once ~20 s after its cancel, holding a worker of corral serve) stops at
+    its next checkpoint: it answers ``cancelled`` well within a few seconds
+    of the cancel (an order-of-magnitude bound: the whole search takes tens
+    of seconds here)."""
+    import threading
+    import time
+
+    from corral.tools import CancelToken
+
+    (tmp_path / ".gitignore").write_text(HOSTILE_IGNORES[shape])
+    for i in range(500):
+        (tmp_path / f"{'a' * 60}t{i}.txt").write_text("hay\n")
+    deep = tmp_path
+    for _ in range(30):
+        deep = deep / "a"
+        deep.mkdir()
+        (deep / f"{'a' * 60}x.txt").write_text("hay\n")
+    token = CancelToken()
+    timer = threading.Timer(0.3, token.cancel)
+    with Toolbox(tmp_path) as box:
+        started = time.perf_counter()
+        timer.start()
+        try:
+            out = box.call(tool, args, cancel=token, timeout=120)
+        finally:
+            timer.cancel()
+        seconds = time.perf_counter() - started
+    assert out["ok"] is False and out["details"]["kind"] == "cancelled", out
+    assert seconds < 0.3 + 2.5, f"{tool} stopped {seconds - 0.3:.1f} s after its cancel"
