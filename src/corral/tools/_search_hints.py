@@ -43,6 +43,7 @@ __all__ = [
     "MAX_PROBES",
     "Finds",
     "glob_retry",
+    "glob_tidy",
     "grep_retry",
     "path_as_pattern",
     "pattern_refusal",
@@ -292,6 +293,27 @@ def _directory_named(pattern: str, probe: GlobProbe, include: bool) -> tuple[str
     # a name alone matches at any depth; with a "/" it is matched from 'path'
     inside = pattern + "/**" if "/" in pattern else f"**/{pattern}/**"
     return (inside if _finds(probe, inside, include) else None), 2
+
+
+def glob_tidy(args: dict[str, Any], result: dict[str, Any], probe: GlobProbe) -> None:
+    """After a glob with spaces around a ``{...}`` group's commas that
+    found something (``*.{ts, tsx}`` finds the .ts files only): the form
+    without them as the suggested call, when running it finds more."""
+    tidy = spaced_braces(args["pattern"])
+    if tidy is None:
+        return
+    include = bool(args["includeIgnored"])
+    try:
+        found = probe(compile_glob(tidy), include)
+    except Refusal:
+        return
+    if len(found["paths"]) > len(result["paths"]) or (found["truncated"]
+                                                      and not result["truncated"]):
+        path = args["path"]
+        suggested = {"pattern": tidy, **({"path": path} if path != "." else {}),
+                     **({"includeIgnored": True} if include else {})}
+        _offer(result, "glob", suggested, "The suggested call (that pattern) finds more.",
+               "comma_list")
 
 
 def glob_retry(args: dict[str, Any], result: dict[str, Any], probe: GlobProbe) -> None:

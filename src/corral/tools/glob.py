@@ -42,7 +42,7 @@ from ._search import (
     open_base,
 )
 from ._search_glob import GlobMatcher, compile_glob
-from ._search_hints import glob_retry, spaced_braces
+from ._search_hints import glob_retry, glob_tidy, spaced_braces
 
 DESCRIPTION = (
     "Find files by name pattern below a directory. 'pattern' is a glob (case-sensitive): '*' "
@@ -122,9 +122,13 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     base = open_base(ctx, rel, info, os.O_RDONLY | os.O_DIRECTORY)
     try:
         result = _glob(ctx, base, matcher, given, args["includeIgnored"])
+
+        def probe(m: GlobMatcher, include: bool) -> dict[str, Any]:
+            return _glob(ctx, base, m, given, include, probe=True)
         if not result["paths"] and not result["truncated"]:
-            glob_retry(args, result,
-                       lambda m, include: _glob(ctx, base, m, given, include, probe=True))
+            glob_retry(args, result, probe)
+        else:
+            glob_tidy(args, result, probe)
         return result
     finally:
         base.close()
