@@ -422,3 +422,36 @@ def test_fwalk_dir_fd_of_another_root_or_a_finished_walk_is_ebadf(make_root, scr
         assert info.value.errno == errno.EBADF
     finally:
         os.close(held)
+
+
+# -- EscapeError.reason: where the escaping step came from, as resolved -------
+
+ESCAPES = [
+    ("../x", "dotdot"),
+    ("d/../../x", "dotdot"),
+    ("l/../..", "dotdot"),  # l -> d: the path as written climbs out
+    ("/etc/passwd", "absolute"),
+    ("up/x", "symlink"),  # up -> ../..
+    ("up", "symlink"),
+    ("d/up2/x", "symlink"),  # d/up2 -> ../../x
+    ("abs/x", "symlink"),  # abs -> /etc
+    ("via/x", "symlink"),  # via -> l/../.. : the '..' is from a link's text
+    ("d/../up/x", "symlink"),
+]
+
+
+@pytest.mark.parametrize("path, reason", ESCAPES, ids=[p for p, _ in ESCAPES])
+def test_escape_reason_says_where_the_step_came_from(make_root, scratch, path, reason):
+    ws = scratch / "ws"
+    (ws / "d").mkdir(parents=True)
+    for name, text in (("l", "d"), ("up", "../.."), ("d/up2", "../../x"), ("abs", "/etc"),
+                       ("via", "l/../..")):
+        os.symlink(text, ws / name)
+    root = make_root(ws)
+    calls = (lambda: root.open(path), lambda: root.stat(path), lambda: root.open_handle(path),
+             lambda: root.target(path, follow_final=True), lambda: root.write_bytes(path, b"x"))
+    for call in calls:
+        with pytest.raises(EscapeError) as info:
+            call()
+        assert info.value.reason == reason, (path, call)
+        assert info.value.errno == errno.EXDEV

@@ -1,11 +1,12 @@
 """Red-team findings against the core (issue 18: fd lifetime; THREATS rows
 19 and 22), on every backend config.
 
-``Root.open(name, dir_fd=fd)`` opens a name in *any* directory fd: one that
+``Root.open(name, dir_fd=fd)`` opened a name in *any* directory fd: one that
 :meth:`Root.fwalk` yielded and has since closed (its number reused by a
 directory outside the root: the fd-reuse class of row 22), or one that
-never came from the root at all.  Either way a file outside the root is
-opened through the Root.
+never came from the root at all.  Either way a file outside the root was
+opened through the Root.  Fixed: only a fd this Root's fwalk is yielding
+now, with the device and inode it had, is accepted (else ``EBADF``).
 """
 
 from __future__ import annotations

@@ -50,8 +50,10 @@ class EscapeError(ContainedError):
     """Resolution would leave the root.
 
     Raised for ``..`` past the root, an absolute path, and a symlink whose
-    target is absolute or climbs out (``reason`` is ``"dotdot"``,
-    ``"absolute"`` or ``"symlink"``).  ``errno`` is ``EXDEV``, what ``openat2(RESOLVE_BENEATH)``
+    target is absolute or climbs out.  ``reason`` says which, from the
+    resolution itself: ``"dotdot"`` (a ``..`` of the path as written),
+    ``"absolute"`` (the path) or ``"symlink"`` (a link's absolute text, or a
+    ``..`` that came from a link's text).  ``errno`` is ``EXDEV``, what ``openat2(RESOLVE_BENEATH)``
     answers.  The symlink's target is never part of the error.
     """
 

@@ -272,7 +272,7 @@ class Walk:
             if name == ".":  # a link text's final "." (see _splice)
                 continue
             if name == "..":
-                self._up()
+                self._up(from_link=len(pending) >= self.floor)
                 continue
             if not pending:
                 return Resolved(self.fds[-1], name, self.must_be_dir, tuple(self.names))
@@ -332,8 +332,13 @@ class Walk:
         raise mapped(self.anchor, self.fds[0], exc, self.text, self.where(name)) from None
 
     # -- steps ---------------------------------------------------------------
-    def _up(self) -> None:
+    def _up(self, *, from_link: bool) -> None:
+        """Leave the top directory; past the root, an escape whose reason
+        says where the ``..`` came from: a symlink's text or the path."""
         if len(self.fds) == 1:
+            if from_link:
+                raise EscapeError("a symlink leads outside the root", self.text,
+                                  component=self.where(".."), reason="symlink")
             raise EscapeError("'..' leads outside the root", self.text,
                               component=self.where(".."), reason="dotdot")
         self._pass(self.where())
