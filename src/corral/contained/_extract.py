@@ -428,11 +428,15 @@ class _Extractor:
         """As tarfile, give the member's (filtered) mode and mtime to the file
         it names, on a pinned fd, if this extraction made that file: a file
         that was in the tree may be a second name of an inode outside."""
+        def made(info: os.stat_result) -> bool:
+            return st.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) in self.made
+
+        if not made(self.root.lstat(member.name)):
+            return  # not opened: a file that was in the tree may not be readable
         fd = self.root.open(member.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         try:
-            info = os.fstat(fd)
-            if not st.S_ISREG(info.st_mode) or (info.st_dev, info.st_ino) not in self.made:
-                return
+            if not made(os.fstat(fd)):
+                return  # swapped since
             if member.mode is not None:
                 os.fchmod(fd, member.mode)
             if member.mtime is not None:
