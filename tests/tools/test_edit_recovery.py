@@ -206,6 +206,7 @@ def test_elision_in_words_losing_most_of_the_file_is_refused(tmp_path, make_root
     "# keep the existing config when the user gave none",
 ])
 def test_ordinary_comments_in_a_shorter_rewrite_are_written(tmp_path, make_root, comment):
+    """Written without a warning: these are not elisions."""
     path = tmp_path / "m.py"
     path.write_text(FUNCTIONS)
     content = f"def f0(x):\n    {comment}\n    return x + 100\n"
@@ -223,6 +224,8 @@ def test_an_elision_in_words_in_a_full_length_rewrite_is_written(tmp_path, make_
     with Toolbox(make_root(tmp_path)) as box:
         out = box.call("write_file", {"path": "m.py", "content": content, "overwrite": True})
     assert out["ok"] is True
+    assert out["warnings"] == ["the content contains the placeholder line '# rest of the code "
+                               "unchanged'; if code was left out, write the whole file"]
     assert path.read_text() == content
 
 
@@ -236,6 +239,8 @@ def test_an_elision_in_words_losing_less_than_half_is_written(tmp_path, make_roo
         worded = box.call("write_file", {"path": "m.py", "overwrite": True,
                                          "content": kept + "# remaining functions unchanged\n"})
         assert worded["ok"] is True
+        assert worded["warnings"][0].startswith("the content contains the placeholder line "
+                                                "'# remaining functions unchanged'")
         path.write_text(FUNCTIONS)
         dotted = box.call("write_file", {"path": "m.py", "overwrite": True,
                                          "content": kept + "# ... remaining functions ...\n"})
@@ -252,3 +257,11 @@ def test_lost_lines_are_counted_with_their_repeats(tmp_path, make_root):
         out = box.call("write_file", {"path": "data.txt", "overwrite": True, "content": content})
     assert out["details"]["lostLines"] == 4999 and out["details"]["fileLines"] == 5000, out
     assert path.read_text() == original
+
+
+def test_an_elision_in_words_in_a_new_file_is_not_a_warning(tmp_path, make_root):
+    """Words alone say nothing about a file that is not being replaced."""
+    content = "def f0(x):\n    return x\n# other functions omitted\n"
+    with Toolbox(make_root(tmp_path)) as box:
+        out = box.call("write_file", {"path": "new.py", "content": content})
+    assert out["ok"] is True and "warnings" not in out

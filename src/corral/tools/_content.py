@@ -230,14 +230,15 @@ def check_write(ctx: ToolContext, rel: str, content: str,
         if existing is None or read_file_numbers(existing) is None:
             raise _numbered(rel, numbered)
     placeholders = placeholder_lines(content)
-    if replacing is not None:
+    worded: list[tuple[int, str]] = []
+    if replacing is not None:  # an elision in words matters only where a file is replaced
         worded = [found for found in elided_in_words(content) if found not in placeholders]
         if placeholders or worded:
             if existing is None:
                 existing = _existing_text(ctx, rel, replacing)
             _check_elision(rel, content, Elisions(placeholders, worded), existing,
                            replacing.st_size)
-    return _warnings(content, placeholders)
+    return _warnings(content, min(placeholders + worded, default=None))
 
 
 def _existing_text(ctx: ToolContext, rel: str, info: os.stat_result | None) -> str | None:
@@ -327,13 +328,14 @@ def _check_elision(rel: str, content: str, elisions: Elisions, existing: str | N
                   "placeholders.", details=details, kind=Kind.PLACEHOLDER)
 
 
-def _warnings(content: str, placeholders: list[tuple[int, str]]) -> list[str]:
-    """Cheap, non-blocking signs of a damaged write."""
+def _warnings(content: str, placeholder: tuple[int, str] | None) -> list[str]:
+    """Cheap, non-blocking signs of a damaged write (``placeholder``: the
+    first line that may stand for code left out)."""
     out = []
     if "\n" not in content and "\\n" in content and len(content) > 80:
         out.append("the content has no line breaks but contains literal \\n sequences; if it was "
                    "escaped twice, write it again with real line breaks")
-    if placeholders:
-        out.append(f"the content contains the placeholder line {placeholders[0][1].strip()!r}; "
+    if placeholder is not None:
+        out.append(f"the content contains the placeholder line {placeholder[1].strip()!r}; "
                    "if code was left out, write the whole file")
     return out
