@@ -175,7 +175,7 @@ FUNCTIONS = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40))
     ("m.js", "// (other functions omitted for brevity)"),
     ("m.c", "/* [remaining functions unchanged] */"),
     ("m.html", "<!-- existing sections unchanged -->"),
-    ("m.sql", "-- previous definitions stay as they were"),
+    ("m.sql", "-- previous definitions stay the same"),
     ("m.el", ";; rest of the code unchanged"),
     ("m.tex", "% ... 37 more functions ..."),
     ("m.ml", "(* other functions as before *)"),
@@ -204,6 +204,10 @@ def test_elision_in_words_losing_most_of_the_file_is_refused(tmp_path, make_root
     "# other functions were moved to helpers.py",
     "# same as the previous loop, but for the remaining keys",
     "# keep the existing config when the user gave none",
+    "# Other methods",
+    "# handle the other cases",
+    "# remaining tests",
+    "// existing helpers",
 ])
 def test_ordinary_comments_in_a_shorter_rewrite_are_written(tmp_path, make_root, comment):
     """Written without a warning: these are not elisions."""

@@ -17,11 +17,12 @@ million placeholder-looking lines costs a scan, not minutes.
   functions omitted for brevity)``, ``# ... 297 more functions ...``): a
   comment line (``#``, ``//``, ``/*``, ``*``, ``<!--``, ``--``, ``;``,
   ``%``, ``(*``) of at most 200 characters and 16 words, any case, whose
-  words are all (but one) from a small vocabulary of leaving out, with one
-  word saying what was left out ("rest", "remaining", "other", "omitted",
-  "unchanged", "same", "existing", "previous", "more"...) and one naming
-  code ("code", "functions", "file", "methods"...).  Ordinary comments
-  ("# the rest of the args are passed through") use other words.
+  words are all from a small vocabulary of leaving out, with one naming
+  code ("code", "functions", "file", "methods"...) and one saying it was
+  left out: "rest", "omitted", "unchanged", "same", "before"..., or "remaining",
+  "other", "existing", "previous", "more" beside an ellipsis or a number
+  (alone they head sections: "# Other methods").  Ordinary comments ("# the
+  rest of the args are passed through") use other words.
 * **Line-number prefixes** as read_file prints them (``12<TAB>``) on every
   line, counting up by one: content copied from read_file's output.
 
@@ -61,9 +62,9 @@ __all__ = [
     "check_write",
     "elided_in_words",
     "is_placeholder",
-    "says_elided",
     "placeholder_lines",
     "read_file_numbers",
+    "says_elided",
     "strip_line_numbers",
 ]
 
@@ -80,22 +81,28 @@ _PHRASE = re.compile(r"\b(?:rest of|existing|unchanged|remaining|omitted|same as
                      r"code (?:here|goes here)|as before)\b", re.IGNORECASE)
 _BARE = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;)\s*(?:\.\.\.|…)\s*(?:\*/|-->)?\s*$")
 
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
 # Words that say code was left out, words naming code, and the words
-# around them: a comment of these alone is an elision in words.
-_LEFT_OUT = _words("rest remaining remainder other others omitted omit elided skipped unchanged "
-                      "same existing previous more untouched unmodified")
+# around them: a comment of these alone is an elision in words.  A weak
+# word ("# other methods" heads a section) counts only beside a strong one,
+# an ellipsis or a number ("# ... 297 more functions ...").
+_LEFT_OUT_STRONG = _words("rest remainder omitted omit elided skipped unchanged untouched "
+                          "unmodified same before")
+_LEFT_OUT_WEAK = _words("remaining other others existing previous more")
+_LEFT_OUT = _LEFT_OUT_STRONG | _LEFT_OUT_WEAK
 _CODE = _words("code file files function functions method methods class classes line lines "
-                  "content contents implementation implementations definition definitions body "
-                  "helpers helper module imports tests logic handlers components sections cases "
-                  "routes fields properties members parts")
-_AROUND = _words("the a an of is are remains remain stays stay as before above below here for "
-                    "brevity not shown kept left out and or all this that these those it its be "
-                    "was were has have been still also intact identical like in from original "
-                    "goes go no changes change needed keep to etc so on you your my our")
+               "content contents implementation implementations definition definitions body "
+               "helpers helper module imports tests logic handlers components sections cases "
+               "routes fields properties members parts")
+_AROUND = _words("the a an of is are remains remain stays stay as above below here for "
+                 "brevity not shown kept left out and or all this that these those it its be "
+                 "was were has have been still also intact identical like in from original "
+                 "goes go no changes change needed keep to etc so on you your my our they "
+                 "them")
 _ELISION_VOCABULARY = _LEFT_OUT | _CODE | _AROUND
 MAX_ELISION_WORDS = 16
 # Candidates for an elision in words: a comment line with a left-out word in
@@ -129,10 +136,13 @@ def says_elided(line: str) -> bool:
     if len(line) > MAX_PLACEHOLDER_LINE:
         return False
     words = _WORD.findall(line.lower())
-    if len(words) > MAX_ELISION_WORDS:
+    if len(words) > MAX_ELISION_WORDS or not _ELISION_VOCABULARY.issuperset(words) \
+            or _CODE.isdisjoint(words):
         return False
-    unknown = sum(1 for word in words if word not in _ELISION_VOCABULARY)
-    return unknown <= 1 and not _LEFT_OUT.isdisjoint(words) and not _CODE.isdisjoint(words)
+    if not _LEFT_OUT_STRONG.isdisjoint(words):
+        return True
+    return not _LEFT_OUT_WEAK.isdisjoint(words) \
+        and ("..." in line or "…" in line or any(c.isdigit() for c in line))
 
 
 def _scan(text: str, pattern: re.Pattern[str],
