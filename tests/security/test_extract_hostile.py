@@ -428,6 +428,14 @@ def test_a_sparse_member_keeps_its_holes_and_its_bytes(make_root, site):
     assert info.st_blocks * 512 < 4 * mib, "the holes were written out"
 
 
+@pytest.mark.parametrize("blocks", [[(0, b"abcd"), (2, b"xy")], [(60, b"past the end")]],
+                         ids=["overlapping", "past-the-size"])
+def test_a_sparse_map_describing_no_file_is_refused(make_root, site, blocks):
+    result = run(make_root, site, _gnu_sparse("sp", blocks, 64))
+    assert reasons(result) == {"sp": "unreadable"}
+    assert os.listdir(site / "ws") == []
+
+
 def test_hard_link_members_date_only_files_the_extraction_made(make_root, site):
     """tarfile gives a hard-link member's mode and mtime to the file; corral
     only to a file an earlier member made, never to one that was in the tree

@@ -203,9 +203,10 @@ def _tar_members(tf: tarfile.TarFile) -> Iterator[_Member]:
                 got = tf.extractfile(info)
                 assert got is not None  # a regular member always has data
                 return got
-            # tarfile keeps (offset, length) pairs (typeshed says tuple[int, ...])
+            # tarfile keeps (offset, length) pairs (typeshed says tuple[int, ...]),
+            # unused header slots among them as (0, 0)
             blocks = cast("list[tuple[int, int]] | None", info.sparse)
-            sparse = tuple(blocks) if blocks is not None else None
+            sparse = None if blocks is None else tuple(block for block in blocks if block[1])
             yield _Member(info.name, "file", _data_mode(info.mode), info.mtime, open=reader,
                           sparse=sparse, size=info.size)
         elif info.isdir():
@@ -481,7 +482,13 @@ class _Extractor:
 
 def _write_sparse(src: _Data, fd: int, blocks: tuple[tuple[int, int], ...], size: int) -> None:
     """Write a sparse member's stored ``blocks`` at their offsets in ``fd``
-    and give it its ``size``: the holes between stay holes."""
+    and give it its ``size``: the holes between stay holes.  A map whose
+    blocks overlap or pass the size is refused: it describes no file."""
+    ends = [0] + [start + length for start, length in blocks]
+    if any(start < end for (start, _), end in zip(blocks, ends, strict=False)) \
+            or ends[-1] > size:
+        raise _Refusal(ExtractReason.UNREADABLE, "a sparse member whose map of blocks overlaps "
+                       "or passes its size")
     for start, length in blocks:
         src.seek(start)
         at, end = start, start + length
