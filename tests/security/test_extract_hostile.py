@@ -16,6 +16,7 @@ corral's extractor, which also applies tarfile's data-filter rules.
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import stat
@@ -409,7 +410,9 @@ def _gnu_sparse(name: str, blocks: list[tuple[int, bytes]], size: int) -> bytes:
     return bytes(header) + stored + b"\0" * (-len(stored) % 512) + b"\0" * 1024
 
 
-def test_a_sparse_member_keeps_its_holes_and_its_bytes(make_root, site):
+@pytest.mark.parametrize("mode", ["r", "r|", "r|gz"])
+def test_a_sparse_member_keeps_its_holes_and_its_bytes(make_root, site, mode):
+    """Passed as a TarFile, seekable or a stream (read forward only)."""
     mib = 1024 * 1024
     blocks = [(0, b"head"), (8 * mib, b"middle" * 1000), (30 * mib, b"x" * 70_000)]
     size = 40 * mib
@@ -420,7 +423,11 @@ def test_a_sparse_member_keeps_its_holes_and_its_bytes(make_root, site):
     with tarfile.open(fileobj=io.BytesIO(data)) as tf:  # tarfile reads what we meant
         extracted = tf.extractfile("sp")
         assert extracted is not None and extracted.read() == expected
-    result = run(make_root, site, data)
+    packed = gzip.compress(data) if mode.endswith("gz") else data
+    before = outside(site)
+    with tarfile.open(fileobj=io.BytesIO(packed), mode=mode) as tf:
+        result = make_root(site / "ws").extract(tf)
+    assert changes(before, outside(site)) == []
     assert result.extracted == ["sp"] and not result.refused
     assert landed(site, "sp") == expected
     info = os.stat(site / "ws" / "sp")

@@ -67,7 +67,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import IO, TypeVar, cast
+from typing import IO, Protocol, TypeVar, cast
 
 from ._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
                       contained_error)
@@ -90,6 +90,11 @@ _UNREADABLE = (RuntimeError, NotImplementedError, zlib.error, lzma.LZMAError, EO
 
 
 _T = TypeVar("_T")
+
+
+class _Readable(Protocol):
+    def read(self, size: int, /) -> bytes: ...
+    def close(self) -> object: ...
 
 
 class ExtractReason(str, Enum):
@@ -141,8 +146,9 @@ class _Member:
     mode: int | None  # permission bits to give a file (None: the default)
     mtime: float | None
     linkname: str = ""
-    open: Callable[[], IO[bytes]] | None = None  # a file's data (a zip symlink's: its target)
-    sparse: tuple[tuple[int, int], ...] | None = None  # (offset, length) of the stored blocks
+    open: Callable[[], _Readable] | None = None  # a file's data (a zip symlink's: its target)
+    # (offset, length) of a sparse member's blocks (``open`` gives them one after the other)
+    sparse: tuple[tuple[int, int], ...] | None = None
     size: int = 0  # a sparse member's size
 
 
@@ -157,7 +163,7 @@ class _Data:
     member: they say the data is unreadable, not the environment failing
     (an ``OSError`` without an errno is a decompressor's complaint)."""
 
-    def __init__(self, open_data: Callable[[], IO[bytes]]) -> None:
+    def __init__(self, open_data: Callable[[], _Readable]) -> None:
         self.stream = self.guarded(open_data)
 
     @staticmethod
@@ -176,9 +182,6 @@ class _Data:
     def read(self, size: int) -> bytes:
         return self.guarded(lambda: self.stream.read(size))
 
-    def seek(self, offset: int) -> None:
-        self.guarded(lambda: self.stream.seek(offset))
-
     def __enter__(self) -> _Data:
         return self
 
@@ -196,19 +199,45 @@ def _data_mode(mode: int) -> int:
 
 # -- reading archives ------------------------------------------------------------------
 
+class _Stored:
+    """A sparse member's stored blocks, one after the other, read from the
+    archive's own stream (as ``tarfile`` writes them out: no seek within the
+    member, so a stream-mode archive works too); closing leaves the
+    archive open."""
+
+    def __init__(self, tf: tarfile.TarFile, info: tarfile.TarInfo) -> None:
+        self.stream = tf.fileobj
+        self.stream.seek(info.offset_data)
+
+    def read(self, size: int, /) -> bytes:
+        return self.stream.read(size)
+
+    def close(self) -> None:
+        pass
+
+
+def _tar_file(tf: tarfile.TarFile, info: tarfile.TarInfo) -> _Member:
+    """A regular tar member (sparse or not)."""
+    # tarfile keeps (offset, length) pairs (typeshed says tuple[int, ...]),
+    # unused header slots among them as (0, 0)
+    blocks = cast("list[tuple[int, int]] | None", info.sparse)
+    sparse = None if blocks is None else tuple(block for block in blocks if block[1])
+
+    def reader() -> _Readable:
+        if sparse is not None:
+            return _Stored(tf, info)
+        got = tf.extractfile(info)
+        assert got is not None  # a regular member always has data
+        return got
+
+    return _Member(info.name, "file", _data_mode(info.mode), info.mtime, open=reader,
+                   sparse=sparse, size=info.size)
+
+
 def _tar_members(tf: tarfile.TarFile) -> Iterator[_Member]:
     for info in tf:
         if info.isreg():
-            def reader(info: tarfile.TarInfo = info) -> IO[bytes]:
-                got = tf.extractfile(info)
-                assert got is not None  # a regular member always has data
-                return got
-            # tarfile keeps (offset, length) pairs (typeshed says tuple[int, ...]),
-            # unused header slots among them as (0, 0)
-            blocks = cast("list[tuple[int, int]] | None", info.sparse)
-            sparse = None if blocks is None else tuple(block for block in blocks if block[1])
-            yield _Member(info.name, "file", _data_mode(info.mode), info.mtime, open=reader,
-                          sparse=sparse, size=info.size)
+            yield _tar_file(tf, info)
         elif info.isdir():
             yield _Member(info.name, "dir", None, info.mtime)
         elif info.issym():
@@ -223,7 +252,7 @@ def _zip_members(zf: zipfile.ZipFile) -> Iterator[_Member]:
     for info in zf.infolist():
         unix = info.external_attr >> 16 if info.create_system == 3 else 0
         kind = st.S_IFMT(unix)
-        def reader(info: zipfile.ZipInfo = info) -> IO[bytes]:
+        def reader(info: zipfile.ZipInfo = info) -> _Readable:
             return zf.open(info)
         if kind == st.S_IFLNK:
             yield _Member(info.filename, "symlink", None, None, open=reader)  # read when made
@@ -490,7 +519,6 @@ def _write_sparse(src: _Data, fd: int, blocks: tuple[tuple[int, int], ...], size
         raise _Refusal(ExtractReason.UNREADABLE, "a sparse member whose map of blocks overlaps "
                        "or passes its size")
     for start, length in blocks:
-        src.seek(start)
         at, end = start, start + length
         while at < end:
             chunk = src.read(min(CHUNK, end - at))
@@ -503,7 +531,7 @@ def _write_sparse(src: _Data, fd: int, blocks: tuple[tuple[int, int], ...], size
     os.ftruncate(fd, size)
 
 
-def _link_target(open_data: Callable[[], IO[bytes]]) -> str:
+def _link_target(open_data: Callable[[], _Readable]) -> str:
     """A zip symlink entry's target, read up to MAX_LINK_TARGET bytes (an
     entry inflating to more is refused, the rest never read)."""
     with _Data(open_data) as src:
