@@ -355,8 +355,9 @@ def test_a_hundred_edits_each_replacing_everywhere_stay_bounded(tmp_path):
                                      "#" + " " * 1_000_000 + "rest of the code"])
 def test_overwrite_with_content_that_looks_like_an_elision_in_words(tmp_path, make_root,
                                                                     content):
-    """The elision-in-words scan runs on overwrites: bounded per comment line."""
-    (tmp_path / "s.txt").write_text("x = 1\n" * 1000)
+    """The elision-in-words scan runs on overwrites by content at most half
+    the file's size (so this file is larger): bounded per comment line."""
+    (tmp_path / "s.txt").write_text("x = 1\n" * 350_000)
     with Toolbox(make_root(tmp_path)) as box:
         out = _timed(box, "write_file", {"path": "s.txt", "content": content, "overwrite": True})
     assert out["ok"] is True and out["bytes"] == len(content)

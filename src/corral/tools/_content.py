@@ -31,8 +31,10 @@ write_file refuses, before writing (see :func:`check_write`):
 * an overwrite whose content has a placeholder line the file does not have
   and leaves out lines of the file it replaces (at least
   :data:`LOST_LINES` of them, and at least a tenth): most of the file would
-  be gone from disk; or, with only an elision in words, leaves out at least
-  half of them (a shorter rewrite may well say "other functions moved");
+  be gone from disk; or, with only an elision in words, is at most half the
+  size of the file and leaves out at least half of its lines (an elision in
+  words is only looked for in content that short: a rewrite may well say
+  "same as the other functions");
   lines are counted with their repeats (a file of one line repeated 5,000
   times, rewritten as that line and a placeholder, loses 4,999);
 * content whose every line (at least two) carries read_file's ``N<TAB>``
@@ -241,8 +243,12 @@ def check_write(ctx: ToolContext, rel: str, content: str,
             raise _numbered(rel, numbered)
     placeholders = placeholder_lines(content)
     worded: list[tuple[int, str]] = []
-    if replacing is not None:  # an elision in words matters only where a file is replaced
-        worded = [found for found in elided_in_words(content) if found not in placeholders]
+    if replacing is not None:
+        # an elision in words is looked for only where the content is at most
+        # half the size of the file it replaces (characters <= bytes): the
+        # scan costs a regex step per comment character, skipped on rewrites
+        if len(content) * 2 <= replacing.st_size:
+            worded = [found for found in elided_in_words(content) if found not in placeholders]
         if placeholders or worded:
             if existing is None:
                 existing = _existing_text(ctx, rel, replacing)
