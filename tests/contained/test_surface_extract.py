@@ -211,6 +211,43 @@ def test_not_an_archive(make_root, scratch):
     assert os.listdir(scratch) == []
 
 
+
+def test_a_hard_link_to_an_unreadable_file_in_the_tree_is_made(scratch):
+    """A hard-link member naming a file that was in the tree (EACCES to open
+    it, injected: CI runs as root) adds the name and leaves the file alone:
+    only files the extraction made get the member's mode, so it is never
+    opened."""
+    (scratch / "locked").write_bytes(b"theirs")
+    os.chmod(scratch / "locked", 0o600)
+    locked = {"locked", "locked-again"}
+    opened: list[str] = []
+
+    class Unreadable:
+        def __init__(self) -> None:
+            self._inner = backend_by_name("os")
+
+        def __getattr__(self, attr: str) -> Any:
+            return getattr(self._inner, attr)
+
+        def open_at(self, dir_fd: int, name: str, flags: int, mode: int = 0o666) -> int:
+            if name.rsplit("/", 1)[-1] in locked:
+                opened.append(name)
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
+            return self._inner.open_at(dir_fd, name, flags, mode)
+
+        def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
+            if path.rsplit("/", 1)[-1] in locked:
+                opened.append(path)
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+            return self._inner.openat2(dir_fd, path, flags, mode, resolve)
+
+    root = Root(scratch, backend=Unreadable(), fast_path=False)  # type: ignore[arg-type]
+    result = root.extract(io.BytesIO(tar_of([("hardlink", "locked-again", "locked", 0o755, 1)])))
+    assert result.ok and result.extracted == ["locked-again"]
+    assert os.stat(scratch / "locked-again").st_ino == os.stat(scratch / "locked").st_ino
+    assert stat.S_IMODE(os.stat(scratch / "locked").st_mode) == 0o600
+    assert opened == []
+
 def test_a_full_disk_is_raised_not_refused(scratch):
     """ENOSPC is the environment's, not the archive's: extraction stops with
     the error, and the member's temporary file is gone."""

@@ -16,6 +16,7 @@ corral's extractor, which also applies tarfile's data-filter rules.
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import stat
@@ -319,3 +320,153 @@ def test_long_and_invalid_names(make_root, site):
     assert reasons(result) == {"n/" + "x" * 256: "invalid_name", "d/" * 2100 + "f":
                                "invalid_name", "empty-target": "invalid_name"}
     assert landed(site, "ok") == b"ok"
+
+
+# -- unreadable members, damaged streams (redteam 19) -------------------------------------
+
+def _two_member_zip(method: int) -> bytearray:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", method) as zf:
+        zf.writestr("a.txt", b"hello " * 100)
+        zf.writestr("b.txt", b"second")
+    return bytearray(buf.getvalue())
+
+
+def _first_entry(data: bytearray, flag: int = 0, method: int | None = None) -> bytes:
+    """``data`` with the first entry's flag bits or-ed in and its compression
+    method replaced, in its local header and in the central directory."""
+    central = data.find(b"PK\x01\x02")
+    data[6] |= flag
+    data[central + 8] |= flag
+    if method is not None:
+        data[8:10] = method.to_bytes(2, "little")
+        data[central + 10:central + 12] = method.to_bytes(2, "little")
+    return bytes(data)
+
+
+def _damaged_data(method: int) -> bytes:
+    data = _two_member_zip(method)
+    start = 30 + len("a.txt")  # a.txt's stored (or compressed) bytes
+    data[start:start + 8] = b"\xff" * 8
+    return bytes(data)
+
+
+UNREADABLE_ZIPS = {
+    "encrypted": lambda: _first_entry(_two_member_zip(zipfile.ZIP_DEFLATED), flag=1),
+    "unknown-method": lambda: _first_entry(_two_member_zip(zipfile.ZIP_DEFLATED), method=99),
+    "corrupt-deflate": lambda: _damaged_data(zipfile.ZIP_DEFLATED),
+    "bad-crc": lambda: _damaged_data(zipfile.ZIP_STORED),
+    "corrupt-lzma": lambda: _damaged_data(zipfile.ZIP_LZMA),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(UNREADABLE_ZIPS))
+def test_an_unreadable_zip_member_is_refused_and_the_rest_extracted(make_root, site, kind):
+    result = run(make_root, site, UNREADABLE_ZIPS[kind]())
+    assert reasons(result) == {"a.txt": "unreadable"}
+    assert result.refused[0].message.startswith("the member's data cannot be read: ")
+    assert result.extracted == ["b.txt"] and landed(site, "b.txt") == b"second"
+    assert sorted(os.listdir(site / "ws")) == ["b.txt"]  # no a.txt, no temp file
+
+
+@pytest.mark.parametrize("mode", ["w", "w:gz", "w:bz2", "w:xz"])
+@pytest.mark.parametrize("kept", [0.3, 0.75])
+def test_a_truncated_tar_raises_read_error_and_leaves_no_partial_member(make_root, site,
+                                                                        mode, kept):
+    members = [("file", name, os.urandom(100_000)) for name in ("a.txt", "b.txt")]
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as tf:
+        for _, name, payload in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(payload)
+            tf.addfile(info, io.BytesIO(payload))
+    whole = buf.getvalue()
+    before = outside(site)
+    with pytest.raises(tarfile.ReadError):
+        make_root(site / "ws").extract(io.BytesIO(whole[:int(len(whole) * kept)]))
+    assert changes(before, outside(site)) == []
+    for name in os.listdir(site / "ws"):  # only whole members, never a temp file
+        assert name == "a.txt" and landed(site, name) == members[0][2]
+
+
+def _gnu_sparse(name: str, blocks: list[tuple[int, bytes]], size: int) -> bytes:
+    """An old-GNU sparse tar member (type ``S``, at most 4 blocks in its
+    header): ``blocks`` of ``(offset, data)`` in a file of ``size`` bytes."""
+    header = bytearray(512)
+    header[0:len(name)] = name.encode()
+    stored = b"".join(data for _, data in blocks)
+    for start, value in ((100, 0o644), (108, 0), (116, 0), (124, len(stored)),
+                         (136, 1_600_000_000)):
+        width = 8 if start < 124 else 12
+        header[start:start + width] = b"%0*o\0" % (width - 1, value)
+    header[156:157] = b"S"
+    header[257:265] = b"ustar  \0"
+    for i, (offset, data) in enumerate(blocks):
+        header[386 + 24 * i:398 + 24 * i] = b"%011o\0" % offset
+        header[398 + 24 * i:410 + 24 * i] = b"%011o\0" % len(data)
+    header[483:495] = b"%011o\0" % size
+    header[148:156] = b" " * 8
+    header[148:156] = b"%06o\0 " % sum(header)
+    return bytes(header) + stored + b"\0" * (-len(stored) % 512) + b"\0" * 1024
+
+
+@pytest.mark.parametrize("mode", ["r", "r|", "r|gz"])
+def test_a_sparse_member_keeps_its_holes_and_its_bytes(make_root, site, mode):
+    """Passed as a TarFile, seekable or a stream (read forward only)."""
+    mib = 1024 * 1024
+    blocks = [(0, b"head"), (8 * mib, b"middle" * 1000), (30 * mib, b"x" * 70_000)]
+    size = 40 * mib
+    data = _gnu_sparse("sp", blocks, size)
+    expected = bytearray(size)
+    for offset, chunk in blocks:
+        expected[offset:offset + len(chunk)] = chunk
+    with tarfile.open(fileobj=io.BytesIO(data)) as tf:  # tarfile reads what we meant
+        extracted = tf.extractfile("sp")
+        assert extracted is not None and extracted.read() == expected
+    packed = gzip.compress(data) if mode.endswith("gz") else data
+    before = outside(site)
+    with tarfile.open(fileobj=io.BytesIO(packed), mode=mode) as tf:
+        result = make_root(site / "ws").extract(tf)
+    assert changes(before, outside(site)) == []
+    assert result.extracted == ["sp"] and not result.refused
+    assert landed(site, "sp") == expected
+    info = os.stat(site / "ws" / "sp")
+    assert stat.S_IMODE(info.st_mode) == 0o644 and info.st_mtime == 1_600_000_000
+    assert info.st_blocks * 512 < 4 * mib, "the holes were written out"
+
+
+@pytest.mark.parametrize("blocks", [[(0, b"abcd"), (2, b"xy")], [(60, b"past the end")]],
+                         ids=["overlapping", "past-the-size"])
+def test_a_sparse_map_describing_no_file_is_refused(make_root, site, blocks):
+    result = run(make_root, site, _gnu_sparse("sp", blocks, 64))
+    assert reasons(result) == {"sp": "unreadable"}
+    assert os.listdir(site / "ws") == []
+
+
+def test_hard_link_members_date_only_files_the_extraction_made(make_root, site):
+    """tarfile gives a hard-link member's mode and mtime to the file; corral
+    only to a file an earlier member made, never to one that was in the tree
+    (it may be a second name of an inode outside)."""
+    ws = site / "ws"
+    (ws / "mine").write_bytes(b"already here")
+    os.chmod(ws / "mine", 0o600)
+    os.utime(ws / "mine", (1_400_000_000, 1_400_000_000))
+    members = [("file", "new", b"made here", 0o600), ("hardlink", "new-again", "new", 0o755),
+               ("hardlink", "mine-again", "mine", 0o755)]
+    result = run(make_root, site, tar_bytes(members))
+    assert result.ok and result.extracted == ["new", "new-again", "mine-again"]
+    made, old = os.stat(ws / "new"), os.stat(ws / "mine")
+    assert (stat.S_IMODE(made.st_mode), made.st_mtime, made.st_nlink) == (0o755, 1_600_000_000, 2)
+    assert (stat.S_IMODE(old.st_mode), old.st_mtime, old.st_nlink) == (0o600, 1_400_000_000, 2)
+    assert os.stat(ws / "mine-again").st_ino == old.st_ino
+
+
+@pytest.mark.parametrize("length", [4097, 10_000_000])
+def test_a_zip_symlink_target_beyond_path_max_is_refused_unread(make_root, site, length):
+    result = run(make_root, site, zip_bytes([("symlink", "long", "a" * length),
+                                             ("symlink", "short", "target"),
+                                             ("file", "target", b"t")]))
+    assert reasons(result) == {"long": "invalid_name"}
+    assert result.refused[0].message == "a symlink whose target is longer than 4096 bytes"
+    assert not os.path.lexists(site / "ws" / "long")
+    assert os.readlink(site / "ws" / "short") == "target"

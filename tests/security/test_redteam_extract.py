@@ -60,7 +60,6 @@ def _gnu_sparse_tar(name: str, real_size: int, tail: bytes) -> bytes:
     return bytes(header) + data + b"\0" * 1024
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: surface to fix (sparse member written dense)")
 def test_sparse_member_stays_sparse(make_root, site):
     """A 2.5 KiB tar with a 64 MiB sparse member: tarfile.extractall makes a
     sparse file (no blocks for the hole); Root.extract must not write the hole
@@ -85,7 +84,6 @@ def test_sparse_member_stays_sparse(make_root, site):
     assert not changes(before, snapshot(str(outside)))
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: surface to fix (zip symlink entry read whole)")
 def test_zip_symlink_entry_is_not_inflated_whole(make_root, site):
     """A zip entry marked as a symlink whose content inflates to 32 MiB (the
     zip is about 32 KiB): a link target is at most PATH_MAX bytes, so the
@@ -112,7 +110,6 @@ def test_zip_symlink_entry_is_not_inflated_whole(make_root, site):
     assert peak < 8 * 1024 * 1024, f"extracting one symlink entry allocated {peak >> 20} MiB"
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: surface to fix (hard-link member chmods a shared inode)")
 def test_hard_link_member_to_a_second_name_changes_nothing_outside(make_root, site):
     """``pre`` in the tree is a second name of an outside 0600 secret (a local
     user made it).  A tar hard-link member ``h -> pre`` (mode 0644, mtime 0)
@@ -182,7 +179,6 @@ def _truncated_gzip_tar() -> bytes:
 DOCUMENTED = (tarfile.ReadError, zipfile.BadZipFile, OSError)
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: surface to fix (undocumented exceptions escape extract)")
 @pytest.mark.parametrize("make", [_encrypted_flag, _unknown_method, _corrupt_deflate,
                                   _truncated_gzip_tar],
                          ids=["encrypted", "unknown-method", "corrupt-deflate", "truncated-gzip"])

@@ -58,8 +58,6 @@ def test_glob_comma_list_gets_the_brace_form(tree, make_root, pattern):
 ORIGINAL = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(300))
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="redteam: lead (edit files) to fix (elision without an ellipsis)")
 @pytest.mark.parametrize("elision", [
     "# rest of the file is unchanged",
     "# Rest Of The Code Remains The Same",

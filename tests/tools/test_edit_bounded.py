@@ -346,3 +346,19 @@ def test_a_hundred_edits_each_replacing_everywhere_stay_bounded(tmp_path):
     assert out["edits"][99]["lines"][0] == [100, 100]
     body = out["diff"].splitlines()[2:]
     assert out.get("diffTruncated") or sum(x.startswith("-") for x in body) == 20_000
+
+
+@pytest.mark.parametrize("content", [" " * 1_000_000,
+                                     "# other " * 125_000,
+                                     "# other\n" * 125_000,
+                                     ("# " + "rest " * 39 + "\n") * 5_000,
+                                     "#" + " " * 1_000_000 + "rest of the code"])
+def test_overwrite_with_content_that_looks_like_an_elision_in_words(tmp_path, make_root,
+                                                                    content):
+    """The elision-in-words scan runs on overwrites by content at most half
+    the file's size (so this file is larger): bounded per comment line."""
+    (tmp_path / "s.txt").write_text("x = 1\n" * 350_000)
+    with Toolbox(make_root(tmp_path)) as box:
+        out = _timed(box, "write_file", {"path": "s.txt", "content": content, "overwrite": True})
+    assert out["ok"] is True and out["bytes"] == len(content)
+    assert (tmp_path / "s.txt").read_text() == content

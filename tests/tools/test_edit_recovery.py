@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import json
 
+import pytest
+
 from corral.tools import Toolbox
 
 
@@ -159,3 +161,124 @@ def test_lines_that_only_start_with_a_number_are_written(tmp_path):
     content = "1\tx\n3\ty\n"  # not counting up by one: not read_file's numbering
     with Toolbox(tmp_path) as box:
         assert box.call("write_file", {"path": "a.txt", "content": content})["ok"] is True
+
+
+# -- write_file: an elision in words (no ellipsis, or a phrase the list lacks) ---------
+
+
+FUNCTIONS = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(40))
+
+
+@pytest.mark.parametrize(("name", "elision"), [
+    ("m.py", "# rest of the file is unchanged"),
+    ("m.py", "    # Rest Of The Code Remains The Same"),
+    ("m.js", "// (other functions omitted for brevity)"),
+    ("m.c", "/* [remaining functions unchanged] */"),
+    ("m.html", "<!-- existing sections unchanged -->"),
+    ("m.sql", "-- previous definitions stay the same"),
+    ("m.el", ";; rest of the code unchanged"),
+    ("m.tex", "% ... 37 more functions ..."),
+    ("m.ml", "(* other functions as before *)"),
+])
+def test_elision_in_words_losing_most_of_the_file_is_refused(tmp_path, make_root, name, elision):
+    path = tmp_path / name
+    path.write_text(FUNCTIONS)
+    content = f"def f0(x):\n    return x + 100\n\n{elision}\n"
+    with Toolbox(make_root(tmp_path)) as box:
+        out = _wire(box.call("write_file", {"path": name, "content": content,
+                                            "overwrite": True}))
+    message = (f"content line 4 ({elision.strip()!r}) stands for code it leaves out: 79 of the "
+               f"80 lines of {name} would be lost; nothing was written")
+    assert out == {
+        "ok": False, "code": "INVALID_ARGUMENT", "message": message,
+        "hint": f"Use edit_file to change only part of {name}, or write the whole file without "
+                "placeholders.",
+        "details": {"path": name, "field": "content", "contentLine": 4,
+                    "placeholder": elision.strip(), "lostLines": 79, "fileLines": 80,
+                    "kind": "placeholder", "message": message}}
+    assert path.read_text() == FUNCTIONS
+
+
+@pytest.mark.parametrize("comment", [
+    "# the rest of the args are passed through",
+    "# other functions were moved to helpers.py",
+    "# same as the previous loop, but for the remaining keys",
+    "# keep the existing config when the user gave none",
+    "# Other methods",
+    "# handle the other cases",
+    "# remaining tests",
+    "// existing helpers",
+])
+def test_ordinary_comments_in_a_shorter_rewrite_are_written(tmp_path, make_root, comment):
+    """Written without a warning: these are not elisions."""
+    path = tmp_path / "m.py"
+    path.write_text(FUNCTIONS)
+    content = f"def f0(x):\n    {comment}\n    return x + 100\n"
+    with Toolbox(make_root(tmp_path)) as box:
+        out = box.call("write_file", {"path": "m.py", "content": content, "overwrite": True})
+    assert out["ok"] is True and "warnings" not in out, out
+    assert path.read_text() == content
+
+
+def test_an_elision_in_words_in_a_full_length_rewrite_is_written(tmp_path, make_root):
+    """The words alone are not a refusal, nor a warning: the content is not
+    much shorter than the file (it keeps nearly all its lines)."""
+    path = tmp_path / "m.py"
+    path.write_text(FUNCTIONS)
+    content = FUNCTIONS.replace("    return x + 39\n", "    # rest of the code unchanged\n")
+    with Toolbox(make_root(tmp_path)) as box:
+        out = box.call("write_file", {"path": "m.py", "content": content, "overwrite": True})
+    assert out["ok"] is True and "warnings" not in out
+    assert path.read_text() == content
+
+
+def test_a_short_elision_in_words_losing_few_lines_is_a_warning(tmp_path, make_root):
+    """Half the size (long lines gone) but few lines lost: written, with the
+    placeholder warning."""
+    path = tmp_path / "m.py"
+    original = "".join(f"x{i} = {i}\n" for i in range(6)) + "# " + "long comment " * 400 + "\n"
+    path.write_text(original)
+    content = "".join(f"x{i} = {i}\n" for i in range(6)) + "# rest of the code unchanged\n"
+    with Toolbox(make_root(tmp_path)) as box:
+        out = box.call("write_file", {"path": "m.py", "content": content, "overwrite": True})
+    assert out["ok"] is True
+    assert out["warnings"] == ["the content contains the placeholder line '# rest of the code "
+                               "unchanged'; if code was left out, write the whole file"]
+    assert path.read_text() == content
+
+
+def test_an_elision_in_words_losing_less_than_half_is_written(tmp_path, make_root):
+    """An ellipsis placeholder is refused from a tenth lost; words alone only
+    from half, in content at most half the file's size (a rewrite may say
+    "other functions ..." and mean it)."""
+    path = tmp_path / "m.py"
+    path.write_text(FUNCTIONS)
+    kept = FUNCTIONS.split("def f30(")[0]  # 60 of the 80 lines
+    with Toolbox(make_root(tmp_path)) as box:
+        worded = box.call("write_file", {"path": "m.py", "overwrite": True,
+                                         "content": kept + "# remaining functions unchanged\n"})
+        assert worded["ok"] is True and "warnings" not in worded
+        path.write_text(FUNCTIONS)
+        dotted = box.call("write_file", {"path": "m.py", "overwrite": True,
+                                         "content": kept + "# ... remaining functions ...\n"})
+    assert dotted["details"]["kind"] == "placeholder" and dotted["details"]["lostLines"] == 20
+    assert path.read_text() == FUNCTIONS
+
+
+def test_lost_lines_are_counted_with_their_repeats(tmp_path, make_root):
+    path = tmp_path / "data.txt"
+    original = "0000000000\n" * 5000
+    path.write_text(original)
+    content = "0000000000\n# ... rest of the file unchanged ...\n"
+    with Toolbox(make_root(tmp_path)) as box:
+        out = box.call("write_file", {"path": "data.txt", "overwrite": True, "content": content})
+    assert out["details"]["lostLines"] == 4999 and out["details"]["fileLines"] == 5000, out
+    assert path.read_text() == original
+
+
+def test_an_elision_in_words_in_a_new_file_is_not_a_warning(tmp_path, make_root):
+    """Words alone say nothing about a file that is not being replaced."""
+    content = "def f0(x):\n    return x\n# other functions omitted\n"
+    with Toolbox(make_root(tmp_path)) as box:
+        out = box.call("write_file", {"path": "new.py", "content": content})
+    assert out["ok"] is True and "warnings" not in out

@@ -17,7 +17,8 @@ Per member, as ``tarfile``'s ``filter="data"`` (PEP 706):
   execute bits dropped unless the owner's is set (setuid, setgid and sticky
   never survive); content written to a temporary file and renamed into
   place (a final symlink is replaced, never followed; an existing file keeps
-  its owner and xattrs); tar's mtime kept;
+  its owner and xattrs); tar's mtime kept; a sparse member is written as
+  its stored blocks at their offsets, its holes left holes (as ``tarfile``);
 * directories: made with the default mode (the member's is ignored);
   their mtimes are set last, deepest first;
 * symlinks: an absolute target is refused; the link is made under a
@@ -27,45 +28,73 @@ Per member, as ``tarfile``'s ``filter="data"`` (PEP 706):
 * hard links: the target (relative to the extraction root, as tar's) must
   resolve inside and not be a directory; ``linkat`` without following, so a
   link to a symlink links the symlink (which must then lead inside, as a
-  symlink member must); a copy where the filesystem cannot link;
+  symlink member must); a copy where the filesystem cannot link; the
+  member's mode and mtime are given to the file only if this extraction
+  made it (an earlier member), never to a file that was in the tree (it
+  may be a second name of an inode outside);
 * devices, FIFOs, sockets and unknown member types are refused; owners
   (uid/gid/uname/gname) are ignored.
 
 Zip members are read the same way: Unix modes from ``external_attr`` are
 masked as above, an entry whose Unix mode says symlink becomes a symlink
 (as Info-ZIP's ``unzip`` does; ``zipfile.extractall`` writes them as
-files), and zip times are not set (as ``zipfile``).
+files; its target is read up to :data:`MAX_LINK_TARGET` bytes, a longer one
+refused unread), and zip times are not set (as ``zipfile``).
 
 A refusal is reported (:class:`Refused`) and extraction goes on, or stops
 with ``stop_on_refusal``.  Refusals are about the archive's content against
 the tree: escapes, invalid names, conflicts (a file where a directory is),
-refused types.  Errors of the environment (``ENOSPC``, ``EIO``, ``EACCES``)
-are raised: the extraction is then incomplete and the exception says why.
+refused types, and members whose data cannot be read (encrypted, an
+unsupported compression method, corrupt or truncated data: reason
+``unreadable``; nothing of the member is left).  A damaged archive whose
+next member cannot be found raises ``tarfile.ReadError`` or
+``zipfile.BadZipFile`` whatever the decompressor raised (``EOFError``,
+``zlib.error``...).  Errors of the environment (``ENOSPC``, ``EIO``,
+``EACCES``) are raised: the extraction is then incomplete and the exception
+says why.
 """
 
 from __future__ import annotations
 
 import errno
+import lzma
 import os
 import stat as st
 import tarfile
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import IO
+from typing import IO, Protocol, TypeVar, cast
 
 from ._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
                       contained_error)
-from ._ops_meta import chmod, utime
+from ._ops_meta import utime
 from ._ops_resolve import Parent, RootAPI, open_parent
-from ._ops_sys import copy_stream
+from ._ops_sys import CHUNK, copy_stream
 from ._replace import temp_name
 
-__all__ = ["Extraction", "ExtractReason", "Refused", "extract"]
+__all__ = ["MAX_LINK_TARGET", "Extraction", "ExtractReason", "Refused", "extract"]
 
 Archive = tarfile.TarFile | zipfile.ZipFile | IO[bytes] | str | os.PathLike[str]
+
+MAX_LINK_TARGET = 4096  # bytes of a zip symlink entry read as its target (PATH_MAX)
+
+# What reading an archive raises for data it cannot read, beyond the
+# documented tarfile.ReadError / zipfile.BadZipFile: an encrypted zip entry
+# (RuntimeError), an unknown compression method (NotImplementedError), a
+# corrupt or truncated stream (zlib.error, lzma.LZMAError, EOFError).
+_UNREADABLE = (RuntimeError, NotImplementedError, zlib.error, lzma.LZMAError, EOFError)
+
+
+_T = TypeVar("_T")
+
+
+class _Readable(Protocol):
+    def read(self, size: int, /) -> bytes: ...
+    def close(self) -> object: ...
 
 
 class ExtractReason(str, Enum):
@@ -82,6 +111,7 @@ class ExtractReason(str, Enum):
     INVALID_NAME = "invalid_name"  # empty, NUL, too long
     LOOP = "loop"  # symlinks loop, or too many of them
     SYMLINK = "symlink"  # a strict root (follow_symlinks=False) met a symlink
+    UNREADABLE = "unreadable"  # encrypted, an unknown compression method, corrupt or truncated
 
 
 @dataclass(frozen=True)
@@ -116,13 +146,47 @@ class _Member:
     mode: int | None  # permission bits to give a file (None: the default)
     mtime: float | None
     linkname: str = ""
-    open: Callable[[], IO[bytes]] | None = None
+    open: Callable[[], _Readable] | None = None  # a file's data (a zip symlink's: its target)
+    # (offset, length) of a sparse member's blocks (``open`` gives them one after the other)
+    sparse: tuple[tuple[int, int], ...] | None = None
+    size: int = 0  # a sparse member's size
 
 
 class _Refusal(Exception):
     def __init__(self, reason: ExtractReason, message: str, error: OSError | None = None) -> None:
         super().__init__(message)
         self.reason, self.message, self.error = reason, message, error
+
+
+class _Data:
+    """A member's data as the archive gives it, whose read errors refuse the
+    member: they say the data is unreadable, not the environment failing
+    (an ``OSError`` without an errno is a decompressor's complaint)."""
+
+    def __init__(self, open_data: Callable[[], _Readable]) -> None:
+        self.stream = self.guarded(open_data)
+
+    @staticmethod
+    def guarded(call: Callable[[], _T]) -> _T:
+        try:
+            return call()
+        except (*_UNREADABLE, tarfile.ReadError, zipfile.BadZipFile) as exc:
+            raise _Refusal(ExtractReason.UNREADABLE, f"the member's data cannot be read: {exc}"
+                           ) from exc
+        except OSError as exc:
+            if exc.errno is not None:
+                raise
+            raise _Refusal(ExtractReason.UNREADABLE, f"the member's data cannot be read: {exc}"
+                           ) from exc
+
+    def read(self, size: int) -> bytes:
+        return self.guarded(lambda: self.stream.read(size))
+
+    def __enter__(self) -> _Data:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stream.close()
 
 
 def _data_mode(mode: int) -> int:
@@ -135,14 +199,45 @@ def _data_mode(mode: int) -> int:
 
 # -- reading archives ------------------------------------------------------------------
 
+class _Stored:
+    """A sparse member's stored blocks, one after the other, read from the
+    archive's own stream (as ``tarfile`` writes them out: no seek within the
+    member, so a stream-mode archive works too); closing leaves the
+    archive open."""
+
+    def __init__(self, tf: tarfile.TarFile, info: tarfile.TarInfo) -> None:
+        self.stream = tf.fileobj
+        self.stream.seek(info.offset_data)
+
+    def read(self, size: int, /) -> bytes:
+        return self.stream.read(size)
+
+    def close(self) -> None:
+        pass
+
+
+def _tar_file(tf: tarfile.TarFile, info: tarfile.TarInfo) -> _Member:
+    """A regular tar member (sparse or not)."""
+    # tarfile keeps (offset, length) pairs (typeshed says tuple[int, ...]),
+    # unused header slots among them as (0, 0)
+    blocks = cast("list[tuple[int, int]] | None", info.sparse)
+    sparse = None if blocks is None else tuple(block for block in blocks if block[1])
+
+    def reader() -> _Readable:
+        if sparse is not None:
+            return _Stored(tf, info)
+        got = tf.extractfile(info)
+        assert got is not None  # a regular member always has data
+        return got
+
+    return _Member(info.name, "file", _data_mode(info.mode), info.mtime, open=reader,
+                   sparse=sparse, size=info.size)
+
+
 def _tar_members(tf: tarfile.TarFile) -> Iterator[_Member]:
     for info in tf:
         if info.isreg():
-            def reader(info: tarfile.TarInfo = info) -> IO[bytes]:
-                got = tf.extractfile(info)
-                assert got is not None  # a regular member always has data
-                return got
-            yield _Member(info.name, "file", _data_mode(info.mode), info.mtime, open=reader)
+            yield _tar_file(tf, info)
         elif info.isdir():
             yield _Member(info.name, "dir", None, info.mtime)
         elif info.issym():
@@ -157,18 +252,31 @@ def _zip_members(zf: zipfile.ZipFile) -> Iterator[_Member]:
     for info in zf.infolist():
         unix = info.external_attr >> 16 if info.create_system == 3 else 0
         kind = st.S_IFMT(unix)
+        def reader(info: zipfile.ZipInfo = info) -> _Readable:
+            return zf.open(info)
         if kind == st.S_IFLNK:
-            text = zf.read(info).decode("utf-8", "surrogateescape")
-            yield _Member(info.filename, "symlink", None, None, text)
+            yield _Member(info.filename, "symlink", None, None, open=reader)  # read when made
         elif info.is_dir() or kind == st.S_IFDIR:
             yield _Member(info.filename, "dir", None, None)
         elif kind in (0, st.S_IFREG):
-            def reader(info: zipfile.ZipInfo = info) -> IO[bytes]:
-                return zf.open(info)
             mode = _data_mode(unix) if unix else None  # no Unix mode: the default
             yield _Member(info.filename, "file", mode, None, open=reader)
         else:
             yield _Member(info.filename, "special", None, None)
+
+
+def _damaged(members: Iterator[_Member], error: type[Exception]) -> Iterator[_Member]:
+    """``members``, with what finding the next one raises beyond the
+    documented types (a truncated or corrupt stream) raised as ``error``:
+    the one place an archive's structure is read."""
+    while True:
+        try:
+            member = next(members)
+        except StopIteration:
+            return
+        except _UNREADABLE as exc:
+            raise error(f"the archive is damaged: {type(exc).__name__}: {exc}") from exc
+        yield member
 
 
 @contextmanager
@@ -176,21 +284,21 @@ def _members(archive: Archive) -> Iterator[Iterator[_Member]]:
     """The members of ``archive`` (module docstring); archives opened here
     are closed on exit, ones passed in are left open."""
     if isinstance(archive, tarfile.TarFile):
-        yield _tar_members(archive)
+        yield _damaged(_tar_members(archive), tarfile.ReadError)
     elif isinstance(archive, zipfile.ZipFile):
-        yield _zip_members(archive)
+        yield _damaged(_zip_members(archive), zipfile.BadZipFile)
     elif isinstance(archive, (str, os.PathLike)) or hasattr(archive, "read"):
         with ExitStack() as stack:
             if zipfile.is_zipfile(archive):
                 zf = stack.enter_context(zipfile.ZipFile(archive))
-                yield _zip_members(zf)
+                yield _damaged(_zip_members(zf), zipfile.BadZipFile)
             else:
                 if not isinstance(archive, (str, os.PathLike)):
                     archive.seek(0)
                     tf = stack.enter_context(tarfile.open(fileobj=archive))
                 else:
                     tf = stack.enter_context(tarfile.open(archive))
-                yield _tar_members(tf)
+                yield _damaged(_tar_members(tf), tarfile.ReadError)
     else:
         raise TypeError(f"an archive must be a TarFile, a ZipFile, a binary file or a path, "
                         f"not {type(archive).__name__}")
@@ -225,6 +333,7 @@ class _Extractor:
         self.backend = root.backend
         self.result = Extraction()
         self.dirs: list[tuple[str, float]] = []  # (name, mtime), set at the end
+        self.made: set[tuple[int, int]] = set()  # (st_dev, st_ino) of the files made here
 
     def member(self, member: _Member) -> Refused | None:
         try:
@@ -251,15 +360,24 @@ class _Extractor:
 
     def make_file(self, member: _Member) -> None:
         assert member.open is not None
-        with member.open() as src, open_parent(self.root, member.name, errno.EISDIR,
-                                               create_parents=True) as parent:
+        with _Data(member.open) as src, open_parent(self.root, member.name, errno.EISDIR,
+                                                    create_parents=True) as parent:
             def fill(fd: int) -> None:
-                copy_stream(src.read, fd)
+                self.made_here(fd)
+                if member.sparse is None:
+                    copy_stream(src.read, fd)
+                else:
+                    _write_sparse(src, fd, member.sparse, member.size)
                 if member.mtime is not None:
                     os.utime(fd, (member.mtime, member.mtime))
 
             # a directory or special file there is refused, a symlink replaced
             parent.target.write_bytes(fill, mode=member.mode, fsync=False)
+
+    def made_here(self, fd: int) -> None:
+        """Note the file open as ``fd`` as one this extraction made."""
+        info = os.fstat(fd)
+        self.made.add((info.st_dev, info.st_ino))
 
     def in_the_way(self, parent: Parent) -> os.stat_result | None:
         """What is at the name now (``None``: nothing); a directory there is
@@ -273,7 +391,7 @@ class _Extractor:
         return current
 
     def make_symlink(self, member: _Member) -> None:
-        target = member.linkname
+        target = member.linkname if member.open is None else _link_target(member.open)
         if not target or "\x00" in target:
             raise _Refusal(ExtractReason.INVALID_NAME, "a symlink with an empty or invalid target")
         if target.startswith("/"):
@@ -334,12 +452,27 @@ class _Extractor:
             if current is None or (current.st_dev, current.st_ino) != (info.st_dev, info.st_ino):
                 self.link_into(src, dst, target)
         if st.S_ISREG(info.st_mode):
-            # as tarfile: the member's (filtered) mode and mtime go to the file
+            self.date_link(member)
+
+    def date_link(self, member: _Member) -> None:
+        """As tarfile, give the member's (filtered) mode and mtime to the file
+        it names, on a pinned fd, if this extraction made that file: a file
+        that was in the tree may be a second name of an inode outside."""
+        def made(info: os.stat_result) -> bool:
+            return st.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) in self.made
+
+        if not made(self.root.lstat(member.name)):
+            return  # not opened: a file that was in the tree may not be readable
+        fd = self.root.open(member.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            if not made(os.fstat(fd)):
+                return  # swapped since
             if member.mode is not None:
-                chmod(self.root, member.name, member.mode, follow_symlinks=False)
+                os.fchmod(fd, member.mode)
             if member.mtime is not None:
-                utime(self.root, member.name, (member.mtime, member.mtime),
-                      follow_symlinks=False)
+                os.utime(fd, (member.mtime, member.mtime))
+        finally:
+            self.backend.close(fd)
 
     def link_into(self, src: Parent, dst: Parent, target: str) -> None:
         """Hard-link ``src`` at ``dst`` (under a temporary name, renamed into
@@ -356,10 +489,13 @@ class _Extractor:
 
     def copy(self, source: str, dst: Parent) -> None:
         fd = self.root.open(source, os.O_RDONLY)
+
+        def fill(out: int) -> None:
+            self.made_here(out)
+            copy_stream(lambda size: self.backend.read(fd, size), out)
+
         try:
-            dst.target.write_bytes(
-                lambda out: copy_stream(lambda size: self.backend.read(fd, size), out),
-                fsync=False)
+            dst.target.write_bytes(fill, fsync=False)
         finally:
             self.backend.close(fd)
 
@@ -373,14 +509,50 @@ class _Extractor:
                 pass  # gone since (a concurrent change): nothing to date
 
 
+def _write_sparse(src: _Data, fd: int, blocks: tuple[tuple[int, int], ...], size: int) -> None:
+    """Write a sparse member's stored ``blocks`` at their offsets in ``fd``
+    and give it its ``size``: the holes between stay holes.  A map whose
+    blocks overlap or pass the size is refused: it describes no file."""
+    ends = [0] + [start + length for start, length in blocks]
+    if any(start < end for (start, _), end in zip(blocks, ends, strict=False)) \
+            or ends[-1] > size:
+        raise _Refusal(ExtractReason.UNREADABLE, "a sparse member whose map of blocks overlaps "
+                       "or passes its size")
+    for start, length in blocks:
+        at, end = start, start + length
+        while at < end:
+            chunk = src.read(min(CHUNK, end - at))
+            if not chunk:
+                raise _Refusal(ExtractReason.UNREADABLE, "a sparse member's data ends early")
+            view = memoryview(chunk)
+            while view:
+                written = os.pwrite(fd, view, at)
+                view, at = view[written:], at + written
+    os.ftruncate(fd, size)
+
+
+def _link_target(open_data: Callable[[], _Readable]) -> str:
+    """A zip symlink entry's target, read up to MAX_LINK_TARGET bytes (an
+    entry inflating to more is refused, the rest never read)."""
+    with _Data(open_data) as src:
+        raw = src.read(MAX_LINK_TARGET + 1)
+    if len(raw) > MAX_LINK_TARGET:
+        raise _Refusal(ExtractReason.INVALID_NAME,
+                       f"a symlink whose target is longer than {MAX_LINK_TARGET} bytes")
+    return raw.decode("utf-8", "surrogateescape")
+
+
 def extract(root: RootAPI, archive: Archive, *, stop_on_refusal: bool = False) -> Extraction:
     """Extract ``archive`` beneath ``root`` (module docstring); return what
     was extracted and refused.
 
     Raises ``TypeError`` for something that is no archive,
-    ``tarfile.ReadError`` / ``zipfile.BadZipFile`` for a damaged one, and
-    ``OSError`` for errors of the environment (``ENOSPC``, ``EIO``,
-    ``EACCES``...), with the extraction then incomplete.
+    ``tarfile.ReadError`` / ``zipfile.BadZipFile`` for a damaged one (one
+    whose members cannot be listed or found: whatever its decompressor
+    raised), and ``OSError`` for errors of the environment (``ENOSPC``,
+    ``EIO``, ``EACCES``...), with the extraction then incomplete.  A member
+    whose own data cannot be read (encrypted, an unsupported compression
+    method, corrupt) is refused (``unreadable``) and extraction goes on.
     """
     extractor = _Extractor(root)
     result = extractor.result

@@ -105,7 +105,11 @@ class RootSurface:
         """Extract a tar or zip archive into the directory ``path`` beneath
         the root, with tarfile's "data" filter semantics, every member made
         through a Root of that directory (``_extract``): no member lands
-        outside it.  Returns what was extracted and what was refused."""
+        outside it.  Returns what was extracted and what was refused (a
+        member whose data cannot be read, e.g. encrypted: ``unreadable``).
+        Raises ``TypeError`` for no archive, ``tarfile.ReadError`` /
+        ``zipfile.BadZipFile`` for a damaged one, ``OSError`` for errors of
+        the environment."""
         if path == ".":
             return _extract.extract(self, archive, stop_on_refusal=stop_on_refusal)
         dest = RootSurface.open_root(self, path)
