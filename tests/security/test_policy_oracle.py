@@ -59,3 +59,27 @@ def test_a_missing_secret_directory_name_says_secret(tree, make_root):
         answer = toolbox.call("read_file", {"path": "sl"})
     assert answer["ok"] is False and answer["details"]["kind"] == "secret", answer
     assert "vault" not in str(answer)
+
+
+def _link_facts(answer):
+    return {k: v for k, v in answer.items() if k in ("target", "targetKind")}
+
+
+def test_file_info_of_a_link_into_a_denied_path_says_the_same_either_way(tree, make_root):
+    """file_info describes a link without following it; where the link
+    leads under a denied path, a missing and an existing target are
+    described alike (no ``targetKind: "missing"`` oracle), and neither
+    names the target."""
+    (tree / "direct").symlink_to("private/nx")
+    (tree / "real").symlink_to("private/there/f.txt")
+    with Toolbox(make_root(tree), deny=["private"]) as toolbox:
+        answers = {link: toolbox.call("file_info", {"path": link})
+                   for link in ("gone", "real", "direct")}
+    for link, answer in answers.items():
+        assert answer["ok"] is True and answer["kind"] == "symlink", (link, answer)
+        assert "private" not in str(answer) and "gone-q1" not in str(answer), answer
+    assert _link_facts(answers["gone"]) == _link_facts(answers["real"]) \
+        == _link_facts(answers["direct"])
+    with Toolbox(make_root(tree)) as toolbox:  # without the rule the kinds differ
+        assert toolbox.call("file_info", {"path": "gone"})["targetKind"] == "missing"
+        assert toolbox.call("file_info", {"path": "real"})["targetKind"] == "file"

@@ -91,6 +91,11 @@ def _link_target(ctx: ToolContext, rel: str) -> dict[str, Any]:
     except EscapeError:
         return {"targetKind": "outside"}
     except OSError as exc:
+        # where resolution stopped may lie under a hiding rule: saying
+        # "missing" there would tell what exists in a denied directory
+        stopped = getattr(exc, "component", None)
+        if isinstance(stopped, str) and stopped and not ctx.visible(stopped, Op.LIST):
+            return {}
         return {"targetKind": "loop" if exc.errno == errno.ELOOP else "missing"}
     if not ctx.visible(target, Op.LIST):
         return {}  # a hidden name is never shown
