@@ -35,7 +35,7 @@ from ..tools._workspace import Workspace
 from . import _wire
 from ._catalog import Catalog
 from ._scheduler import Job, Scheduler
-from ._session import LOG_LEVELS, Cancel, RootsListed, Send, Session, ToolCall
+from ._session import LOG_LEVELS, Cancel, RootsListed, Send, Session, ToolCall, internal_error
 
 __all__ = ["StdioServer", "DEFAULT_MAX_LINE_BYTES", "DEFAULT_WORKERS", "file_uri_path"]
 
@@ -163,11 +163,24 @@ class StdioServer:
         message = _wire.decode(line)
         if isinstance(message, _wire.Invalid):
             log.info("invalid message: %s", message.reason)
-        with self._cond:
-            actions = self._session.receive(message)
+        try:
+            with self._cond:
+                actions = self._session.receive(message)
+        except Exception:  # no message may stop the reader: answer it, go on
+            log.exception("a message could not be handled")
+            if isinstance(message, _wire.Request):
+                self._failed(message.id)
+            return
         self._apply(actions)
         if isinstance(message, _wire.Request) and message.method == "logging/setLevel":
             self._sync_log_level()
+
+    def _failed(self, request_id: _wire.RequestId) -> None:
+        """Answer a request whose handling raised ``-32603`` (once: the
+        session forgets it, so no later answer follows)."""
+        with self._cond:
+            self._session.abandon(request_id)
+        self._write(internal_error(request_id))
 
     def _sync_log_level(self) -> None:
         """corral's loggers pass on what the client asked for and what
@@ -177,16 +190,24 @@ class StdioServer:
 
     def _apply(self, actions: list[Any]) -> None:
         for action in actions:
-            if isinstance(action, Send):
-                self._write(action.message)
-                if action.message.get("method") == "roots/list":
-                    self._start_roots_timer()
-            elif isinstance(action, ToolCall):
-                self._submit(action)
-            elif isinstance(action, Cancel):
-                self._cancel(action.id)
-            elif isinstance(action, RootsListed):
-                self._use_roots(action.uris)
+            try:
+                self._apply_one(action)
+            except Exception:  # one failed action never stops the others, nor the reader
+                log.exception("a message could not be handled")
+                if isinstance(action, ToolCall):
+                    self._failed(action.id)
+
+    def _apply_one(self, action: Any) -> None:
+        if isinstance(action, Send):
+            self._write(action.message)
+            if action.message.get("method") == "roots/list":
+                self._start_roots_timer()
+        elif isinstance(action, ToolCall):
+            self._submit(action)
+        elif isinstance(action, Cancel):
+            self._cancel(action.id)
+        elif isinstance(action, RootsListed):
+            self._use_roots(action.uris)
 
     # -- threads -------------------------------------------------------------
     def _spawn(self) -> None:
@@ -305,12 +326,11 @@ class StdioServer:
     def _execute(self, job: Job) -> bool:
         """Run ``job`` and answer it; whether this thread reads next (it
         was the reader and nobody took over meanwhile)."""
-        envelope = self._run(job)
-        with self._write_lock:
-            with self._cond:
-                answer = self._session.call_result(job.call, envelope)
-            if answer is not None:
-                self._write_locked(answer)
+        try:
+            self._answer(job.call, self._run(job))
+        except Exception:  # never expected: answered all the same, and the job ends
+            log.exception("a tool call could not be answered")
+            self._failed(job.call.id)
         with self._cond:
             self._scheduler.finish(job)
             self._close_retired()
@@ -321,6 +341,13 @@ class StdioServer:
                 self._pending, self._reading = False, True
                 return True
             return False
+
+    def _answer(self, call: ToolCall, envelope: dict[str, Any]) -> None:
+        with self._write_lock:
+            with self._cond:
+                answer = self._session.call_result(call, envelope)
+            if answer is not None:
+                self._write_locked(answer)
 
     # -- calls ---------------------------------------------------------------
     def _submit(self, call: ToolCall) -> None:
@@ -407,7 +434,11 @@ class StdioServer:
     def _use_roots(self, uris: tuple[str, ...] | None) -> None:
         paths = [p for p in (file_uri_path(u) for u in uris or ()) if p is not None]
         # not said, or an empty list: nothing to narrow by
-        chosen = self._base.narrowed(paths) if uris else self._base
+        try:
+            chosen = self._base.narrowed(paths) if uris else self._base
+        except Exception:  # never expected; fail closed: no root rather than all of them
+            log.exception("the client's roots could not be applied; no root is open")
+            chosen = self._base.narrowed([])
         with self._cond:
             old, self._workspace = self._workspace, chosen
             if old is not self._base and old is not chosen:
