@@ -13,7 +13,6 @@ read.
 
 from __future__ import annotations
 
-import os
 
 import pytest
 
@@ -24,7 +23,6 @@ from corral.tools._workspace import policy_beneath
 from conftest import BACKEND_CONFIGS, BACKEND_IDS
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: mcp to fix (narrowed root's policy base from the host path)")
 @pytest.mark.parametrize("config", BACKEND_CONFIGS, ids=BACKEND_IDS)
 def test_client_root_swapped_for_a_link_to_git_while_narrowing(tmp_path, config):
     name, fast = config

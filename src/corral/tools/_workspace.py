@@ -324,14 +324,15 @@ class Workspace:
             if _inside(real, root_real):  # the client's directory holds the whole root
                 out.append((box.root.path, box, False))
             elif _inside(root_real, real) and self._opener is not None:
-                sub = _open_beneath(box.root, os.path.relpath(real, root_real))
-                if sub is None:
+                opened = _open_beneath(box.root, os.path.relpath(real, root_real))
+                if opened is None:
                     continue
-                made = self._opener(sub, box, os.path.relpath(real, root_real))
+                sub, base = opened  # the policy base is where the open landed, not the spelling
+                made = self._opener(sub, box, base)
                 if made is None:
                     sub.close()
                     continue
-                out.append((real, made, True))
+                out.append((os.path.join(box.root.path, base), made, True))
         return out
 
     def close(self) -> None:
@@ -418,41 +419,26 @@ def _exists(root: Root, rel: str) -> bool:
     return True
 
 
-def _open_beneath(parent: Root, rel: str) -> Root | None:
-    """The directory ``rel`` (canonical, no links) opened beneath ``parent``
-    by the resolver, as a Root of its own; ``None`` if it cannot be (a link
-    that leads out, a swap: fail closed)."""
-    open_root = getattr(parent, "open_root", None)
-    if open_root is not None:  # surface: Root.open_root, a Root beneath
-        try:
-            return open_root(rel)  # type: ignore[no-any-return]
-        except OSError:
-            return None
+def _open_beneath(parent: Root, rel: str) -> tuple[Root, str] | None:
+    """The directory ``rel`` opened beneath ``parent`` by the resolver, as a
+    Root of its own, and the canonical path inside ``parent`` of what was
+    opened (an in-root link on the way, even one swapped in just now, is
+    resolved: every decision is made on where the open landed, never on
+    ``rel``).  ``None`` if it cannot be opened (a link that leads out, not a
+    directory: fail closed)."""
     try:
-        fd = parent.open(rel, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
+        handle = parent.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
+    except (OSError, ValueError):
         return None
     try:
-        from_fd = getattr(Root, "from_fd", None)
-        if from_fd is not None:  # core: Root.from_fd on the fd resolved beneath
-            return from_fd(fd, backend=parent.backend,  # type: ignore[no-any-return]
-                           follow_symlinks=parent.follow_symlinks)
-        return _same_by_path(parent, rel, os.fstat(fd))
+        sub = Root.from_fd(handle.fd, backend=parent.backend,
+                           follow_symlinks=parent.follow_symlinks,
+                           fast_path=bool(parent.info()["fast_path"]))
+        return sub, handle.path
     except OSError:
         return None
     finally:
-        os.close(fd)
-
-
-def _same_by_path(parent: Root, rel: str, beneath: os.stat_result) -> Root | None:
-    """Until Root.from_fd: the same directory opened by host path, kept only
-    if it is the inode resolution beneath ``parent`` reached."""
-    candidate = Root(os.path.join(parent.path, rel), backend=parent.backend,
-                     follow_symlinks=parent.follow_symlinks)
-    if _identity(candidate) != (beneath.st_dev, beneath.st_ino):
-        candidate.close()
-        return None
-    return candidate
+        handle.close()
 
 
 def _no_roots() -> Refusal:
