@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -230,3 +231,94 @@ static int corral_renameat(int olddirfd, const char *oldpath, int newdirfd,
 }
 
 #endif
+
+/* -------------------------------------------------------- Root.open, fast */
+
+/* openat2 beneath dirfd, EAGAIN (a rename raced a "..") retried a few times. */
+static int corral_openat2_retried(int dirfd, const char *path, int flags, int mode,
+                                  uint64_t resolve)
+{
+    int fd = -1, attempt;
+
+    for (attempt = 0; attempt < 8; attempt++) {
+        fd = corral_openat2(dirfd, path, (uint64_t)(unsigned int)flags, (uint64_t)mode, resolve);
+        if (fd >= 0 || errno != EAGAIN)
+            break;
+    }
+    return fd;
+}
+
+/* Root.open's fast path in one call, so the Python around it is almost
+ * nothing: refuse what the path checks refuse (a NUL inside, PATH_MAX bytes
+ * or more; a mode beyond 0777), open beneath dirfd (O_CLOEXEC added, and
+ * O_NONBLOCK|O_NOCTTY unless O_PATH, which openat2 takes only with a few
+ * flags; the mode only with O_CREAT/O_TMPFILE), then fstat the fd and refuse
+ * a FIFO, socket or device (unless O_PATH) and a removed directory.
+ *
+ * A single plain name (no "/", not "." or "..") cannot climb out: it is
+ * opened first with openat and O_NOFOLLOW, the very call the walk makes for
+ * it, which saves openat2's RESOLVE_BENEATH bookkeeping; if a symlink is there
+ * and the caller follows links, openat2 opens it again, beneath.
+ *
+ * Returns the fd, or -1: the caller then resolves the slow way, which says
+ * precisely why (which component, which kind of escape).  No security
+ * decision is made here: RESOLVE_BENEATH is the kernel's, and the rest only
+ * says "not this way". */
+static int corral_open_beneath(int dirfd, const char *path, size_t len, int flags, int mode,
+                               uint64_t resolve)
+{
+    struct stat info;
+    int fd = -1, kind, o_path = 0, saved, follows, one_name;
+
+    if (len >= 4096 || strlen(path) != len || (mode & ~0777)) {
+        errno = EINVAL;
+        return -1;
+    }
+#if defined(O_PATH)
+    o_path = (flags & O_PATH) != 0;
+#endif
+    flags |= O_CLOEXEC;
+    if (!o_path)
+        flags |= O_NONBLOCK | O_NOCTTY;
+#if defined(O_TMPFILE)
+    if (!(flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE)
+        mode = 0;
+#else
+    if (!(flags & O_CREAT))
+        mode = 0;
+#endif
+    follows = !(flags & O_NOFOLLOW);
+    one_name = len > 0 && strchr(path, '/') == NULL && strcmp(path, ".") != 0 &&
+               strcmp(path, "..") != 0;
+    if (one_name) {
+        fd = openat(dirfd, path, flags | O_NOFOLLOW, (mode_t)mode);
+        if (fd < 0 && !(errno == ELOOP && follows))
+            return -1;
+        if (fd >= 0 && follows && o_path && fstat(fd, &info) == 0 && S_ISLNK(info.st_mode)) {
+            close(fd); /* O_PATH|O_NOFOLLOW gave the link itself: follow it beneath */
+            fd = -1;
+        }
+    }
+    if (fd < 0)
+        fd = corral_openat2_retried(dirfd, path, flags, mode, resolve);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &info) != 0)
+        goto refuse;
+    kind = info.st_mode & S_IFMT;
+    if (kind == S_IFREG)
+        return fd;
+    if (kind == S_IFDIR) {
+        if (info.st_nlink == 0)
+            goto refuse; /* a removed directory: only the root can be reached so */
+        return fd;
+    }
+    if (!o_path && (kind == S_IFIFO || kind == S_IFSOCK || kind == S_IFCHR || kind == S_IFBLK))
+        goto refuse;
+    return fd;
+refuse:
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: corral's whole test suite, every lane, one total.
 #
-#   bash scripts/test.sh            # every lane; ends with "corral: N passed, M failed"
+#   bash scripts/test.sh            # every lane; ends with "=== N passed, ... in Xs ==="
 #   bash scripts/test.sh ARGS...    # only `pytest ARGS...` in the main venv
 #
 # Set-up (once per run, shared by the lanes): the venv .venv with corral
@@ -27,8 +27,9 @@
 # ran them).  An environment that picks a lane itself (CORRAL_BACKEND or
 # CORRAL_OPENAT2 set, as CI's lanes do) or CORRAL_LANES=0 runs main only.
 #
-# Each lane prints pytest's progress and any failures; the totals come from
-# the lanes' JUnit files, in one summary at the end.  Race statistics go to
+# Each lane prints pytest's own report (header, progress, failures, its
+# "N passed in Xs" line); the totals come from the lanes' JUnit files, in one
+# summary at the end whose last line has pytest's form.  Race statistics go to
 # $CORRAL_TEST_OUT/race-stats.jsonl (default .test-out/), not the terminal.
 # CORRAL_TEST_WORKERS sets pytest-xdist's worker count (default: auto, one
 # per core; 0 runs in one process).
@@ -78,7 +79,7 @@ lane() {  # lane NAME PYTHON [pytest args...]
     local name=$1 python=$2
     shift 2
     say "lane $name"
-    "$python" -m pytest -qq -ra -p no:cacheprovider --junitxml="$out/$name.xml" "$@" \
+    "$python" -m pytest -ra -p no:cacheprovider --junitxml="$out/$name.xml" "$@" \
         || status=1
 }
 

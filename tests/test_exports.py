@@ -47,6 +47,7 @@ PUBLIC: dict[str, set[str]] = {
         "backend_by_name",
         "backend_report",
         "default_backend",
+        "fd_capabilities",
         "MAX_SYMLINKS",
         "RootPath",
         "Extraction",

@@ -72,9 +72,14 @@ def _scratch_session():
 def scratch(request, _scratch_session):
     """A fresh empty directory (see _scratch_base).  Used ones are moved to a
     trash directory that is emptied every 50 tests: one rm for many."""
+    from rootcase_fs import unmount_all
+
     state = _scratch_session
     if state is None:
-        yield request.getfixturevalue("tmp_path")
+        try:
+            yield request.getfixturevalue("tmp_path")
+        finally:
+            unmount_all()
         return
     state["count"] += 1
     path = Path(state["top"]) / f"t{state['count']}"
@@ -82,6 +87,7 @@ def scratch(request, _scratch_session):
     try:
         yield path
     finally:
+        unmount_all()
         os.rename(path, os.path.join(state["trash"], path.name))
         if state["count"] % 50 == 0:
             _rm_rf(state["trash"])

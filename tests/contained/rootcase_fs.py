@@ -15,6 +15,9 @@ The ``fs`` of a case is a list of entries, relative to ``ws`` (as in Go's
     "l -> target"      a symlink with that text
     "h => $OUT/secret" a hard link to that file
     "p|fifo"           a FIFO; "s|sock" a unix socket; "n|chr" /dev/null's device
+    "m|nosymfollow"    a tmpfs mounted at m with ``nosymfollow`` (skips the
+                       test where mounting is impossible; unmounted with the
+                       scratch directory, see :data:`MOUNTS`)
 
 ``$BASE``, ``$WS``, ``$OUT`` and ``$EVIL`` in a target (or a case's path)
 stand for the absolute paths of this tree, so two trees built from one case
@@ -132,6 +135,9 @@ def add(tree: Tree, entry: str) -> None:
                 sock.close()  # the socket file stays; nobody listens
                 os.fchdir(here)
                 os.close(here)
+        elif kind == "nosymfollow":
+            os.mkdir(path)
+            _mount_nosymfollow(path)
         elif kind == "chr":
             try:
                 os.mknod(path, st.S_IFCHR | 0o666, os.makedev(1, 3))
@@ -144,6 +150,28 @@ def add(tree: Tree, entry: str) -> None:
         _parent(path)
         with open(path, "wb") as f:
             f.write(content_of(entry))
+
+
+#: Mount points made by "|nosymfollow" entries, unmounted by the scratch fixture.
+MOUNTS: list[str] = []
+
+
+def _mount_nosymfollow(path: str) -> None:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    # MS_NOSYMFOLLOW (Linux 5.10) = 256
+    if libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs", 256, b"mode=0755") != 0:
+        err = ctypes.get_errno()
+        pytest.skip(f"cannot mount a nosymfollow tmpfs here: {os.strerror(err)}")
+    MOUNTS.append(path)
+
+
+def unmount_all() -> None:
+    """Detach every mount the trees made (the scratch fixture calls it)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    while MOUNTS:
+        libc.umount2(os.fsencode(MOUNTS.pop()), 2)  # MNT_DETACH
 
 
 def snapshot(tree: Tree) -> dict:
@@ -198,7 +226,8 @@ def fingerprint(tree: Tree) -> dict:
                 info = entry.stat(follow_symlinks=False)
                 out[entry.path[cut:]] = (info.st_mode, info.st_ino, info.st_size, info.st_nlink,
                                          info.st_mtime_ns, info.st_ctime_ns)
-                if st.S_ISDIR(info.st_mode) and info.st_dev == dev:  # not into mounts
+                # not into mounts (a bind-mounted /proc), but into the trees' own
+                if st.S_ISDIR(info.st_mode) and (info.st_dev == dev or entry.path in MOUNTS):
                     stack.append(entry.path)
     return out
 

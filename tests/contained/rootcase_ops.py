@@ -114,6 +114,41 @@ def root_scandir(root: Root, tree: Tree, path):
     return sorted((e.name, e.kind, e.path) for e in root.scandir(path))
 
 
+_O_PATH_NOFOLLOW = getattr(os, "O_PATH", 0) | os.O_NOFOLLOW
+
+
+def root_open_path_nofollow(root: Root, tree: Tree, path):
+    fd = root.open(path, _O_PATH_NOFOLLOW)
+    try:
+        return ident(os.fstat(fd))
+    finally:
+        os.close(fd)
+
+
+def os_open_path_nofollow(tree: Tree, host):
+    fd = os.open(host, _O_PATH_NOFOLLOW)
+    try:
+        return ident(os.fstat(fd))
+    finally:
+        os.close(fd)
+
+
+def root_open_nofollow(root: Root, tree: Tree, path):
+    fd = root.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        return _read_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def os_open_nofollow(tree: Tree, host):
+    fd = os.open(host, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        return _read_fd(fd)
+    finally:
+        os.close(fd)
+
+
 def root_handle_r(root: Root, tree: Tree, path):
     with root.open_handle(path) as handle:
         return (*_read_fd(handle.fd), handle.path)
@@ -350,6 +385,10 @@ OPS: list[Op] = [
     Op("symlink", False, "absent", True, lambda r, t, p: r.symlink(SYMLINK_TEXT, p),
        lambda t, h: os.symlink(SYMLINK_TEXT, h)),
     Op("realpath", True, "file", False, lambda r, t, p: r.realpath(p), os_realpath),
+    # O_NOFOLLOW: a final link is the link (O_PATH) or ELOOP; "link/" follows it
+    Op("open_nofollow", False, "file", False, root_open_nofollow, os_open_nofollow),
+    Op("open_path_nofollow", False, "file", False, root_open_path_nofollow,
+       os_open_path_nofollow),
     # C1: a Handle's path and a Target's are where resolution really went
     Op("open_handle", True, "file", False, root_handle_r, os_handle_r),
     Op("target", False, "file", False, root_target_l, os_target_l),
@@ -434,6 +473,10 @@ def check_target(op: Op, tree: Tree, raw, target: str, ltarget: str) -> None:
         assert os.readlink(lat) == SYMLINK_TEXT
     elif name == "realpath":
         assert raw == target
+    elif name == "open_nofollow":
+        assert raw == (ident(os.stat(lat)), content_of(target))
+    elif name == "open_path_nofollow":
+        assert raw == ident(os.lstat(lat))
     elif name == "open_handle":
         assert raw == (ident(os.stat(at)), content_of(target), target)
     elif name in ("target", "target_follow"):
@@ -449,4 +492,5 @@ ON_FINAL_LINK = {
     "lstat": "ok", "readlink": "ok", "remove": "ok", "rename_src": "ok", "target": "ok",
     "rmdir": errno.ENOTDIR, "mkdir": errno.EEXIST, "symlink": errno.EEXIST,
     "rename_dst": errno.EEXIST, "write_bytes_excl": errno.EEXIST, "open_excl": errno.EEXIST,
+    "open_nofollow": errno.ELOOP,
 }

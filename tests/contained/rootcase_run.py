@@ -168,7 +168,7 @@ def _check_no_host_path(exc: BaseException, tree: Tree, case: Case) -> None:
         assert str(tree.base) not in text, f"host path leaked in error: {text!r}"
 
 
-_FD_METHODS = ("open_at", "openat2", "create_directory_at")
+_FD_METHODS = ("open_at", "openat2", "create_directory_at", "open_beneath")
 
 
 class InjectedFault(OSError):
@@ -203,7 +203,7 @@ class RecordingBackend:
                     value(*args, **kwargs)
                 raise InjectedFault(errno.EIO, f"injected fault in {attr}")
             result = value(*args, **kwargs)
-            if attr in _FD_METHODS:
+            if attr in _FD_METHODS and result >= 0:  # (open_beneath answers -1 to walk)
                 cloexec = bool(fcntl.fcntl(result, fcntl.F_GETFD) & fcntl.FD_CLOEXEC)
                 self.opened.append((attr, result, cloexec))
             if self.after is not None:

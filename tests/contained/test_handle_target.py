@@ -170,6 +170,36 @@ def test_target_rename_both_ends(make_root, scratch):
     assert (tree.ws / "n/x").read_bytes() == b"content of b"
 
 
+def test_root_rename_exchange_with_a_slash_needs_directories(make_root, scratch):
+    tree = build(scratch / "t", ["f", "g", "d/", "e/", "l -> d"])
+    root = make_root(tree.ws)
+    before = fingerprint(tree)
+    # (the kernel allows exchange("f", "d/"): only the end with the "/" must be one)
+    for src, dst in (("d", "f/"), ("f/", "g"), ("d", "l/"), ("d", "missing/")):
+        with pytest.raises(OSError) as info:
+            root.rename(src, dst, exchange=True)
+        assert info.value.errno in (errno.ENOTDIR, errno.ENOENT), (src, dst, info.value)
+        assert info.value.filename == (src if src.endswith("/") else dst), (src, dst)
+    assert fingerprint(tree) == before
+    root.rename("d", "e/", exchange=True)
+    assert (tree.ws / "d").is_dir() and (tree.ws / "e").is_dir()
+
+
+def test_o_path_opens_take_the_fast_path(make_root, scratch):
+    tree = build(scratch / "t", ["d/", "d/f", "l -> d/f"])
+    root = make_root(tree.ws)
+    walked = root.stats["walk_fallbacks"]
+    for path, flags in (("d/f", os.O_PATH), ("l", os.O_PATH | os.O_NOFOLLOW),
+                        ("d/", os.O_PATH | os.O_DIRECTORY), ("l", os.O_PATH)):
+        os.close(root.open(path, flags))
+    assert root.stats["walk_fallbacks"] == walked
+    fd = root.open("l", os.O_PATH | os.O_NOFOLLOW)
+    try:
+        assert os.path.stat.S_ISLNK(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
+
+
 def test_closed_target_and_handle_name_the_path(make_root, scratch):
     tree = build(scratch / "t", ["d/", "d/f"])
     root = make_root(tree.ws)

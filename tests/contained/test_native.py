@@ -480,6 +480,8 @@ def test_native_code_never_runs_under_pyfakefs(tmp_path):
     directory, then show that nothing native runs while patched."""
     from pyfakefs.fake_filesystem_unittest import Patcher
 
+    from corral.testing.backends import FakeFsBackend
+
     real = tmp_path / "real"
     real.mkdir()
     real_fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY)
@@ -493,8 +495,13 @@ def test_native_code_never_runs_under_pyfakefs(tmp_path):
                 assert "pyfakefs" in str(info.value)
                 with pytest.raises(OSError):
                     NativeBackend()
-            # the default under pyfakefs: the os backend, without the fast path
-            backend = default_backend() if not FORCED else OsBackend(openat2=False)
+            # no default under pyfakefs, and no plain os backend either (its
+            # pread and fchmod are real calls): only the fake-safe backend
+            with pytest.raises(OSError, match="FakeFsBackend"):
+                default_backend()
+            with pytest.raises(OSError, match="FakeFsBackend"):
+                Root("/fake/work", backend=OsBackend(openat2=False))
+            backend = FakeFsBackend()
             assert backend.name == "os" and backend.has_openat2 is False
             with Root("/fake/work", backend=backend) as root:
                 assert root.makedirs("made/here") == ["made", "made/here"]
@@ -506,3 +513,73 @@ def test_native_code_never_runs_under_pyfakefs(tmp_path):
         os.close(real_fd)
     assert list(real.iterdir()) == []
     assert not os.path.exists("/fake")
+
+
+# -- the backend protocol and the published guarantee ------------------------------------
+
+def test_backend_protocol_methods_raise_not_implemented():
+    from corral.contained import Backend
+
+    bare = Backend()
+    calls = {"open_at": (3, "x", 0), "openat2": (3, "x", 0, 0, 0), "close": (3,),
+             "fstat": (3,), "lstat_at": (3, "x"), "readlink_at": (3, "x"),
+             "mkdir_at": (3, "x", 0o700), "create_directory_at": (3, "x", 0o700),
+             "unlink_at": (3, "x"), "rmdir_at": (3, "x"), "rename_at": (3, "a", 3, "b"),
+             "link_at": (3, "a", 3, "b"), "symlink_at": ("t", 3, "x"), "scandir": (3,),
+             "read": (3, 1), "pread": (3, 1, 0), "write": (3, b"x"), "fsync": (3,),
+             "fchmod": (3, 0o600)}
+    for method, args in calls.items():
+        with pytest.raises(NotImplementedError, match=method):
+            getattr(bare, method)(*args)
+    assert bare.mount_flags(3) == 0 and bare.protected_symlinks() is False
+    assert bare.avoids_symlink_attacks is False and bare.open_beneath is None
+
+
+def test_avoids_symlink_attacks_is_computed_from_the_platform(tmp_path, monkeypatch):
+    from corral.contained import fd_capabilities
+
+    assert fd_capabilities() is True and Root.avoids_symlink_attacks is True
+    assert all(backend_by_name(n).avoids_symlink_attacks for n in BACKENDS)
+    # a Python whose os.open takes no dir_fd (as on some platforms): no guarantee
+    monkeypatch.setattr(os, "supports_dir_fd", os.supports_dir_fd - {os.open})
+    assert fd_capabilities() is False
+    weak = OsBackend(openat2=False)
+    assert weak.avoids_symlink_attacks is False
+    with pytest.raises(OSError) as info:
+        Root(tmp_path, backend=weak)
+    assert info.value.errno == errno.ENOSYS
+    monkeypatch.setattr(os, "supports_fd", os.supports_fd - {os.scandir})
+    assert fd_capabilities() is False
+
+
+def test_a_fake_root_collected_after_pyfakefs_closes_no_real_fd(tmp_path):
+    """A Root (or Handle) made under pyfakefs holds a fake fd number; closed
+    after the patcher is gone, it must not close the real fd that has that
+    number now."""
+    from pyfakefs.fake_filesystem_unittest import Patcher
+
+    from corral.testing.backends import FakeFsBackend
+
+    with Patcher() as patcher:
+        patcher.fs.create_file("/fake/work/f", contents="x")
+        root = Root("/fake/work", backend=FakeFsBackend())
+        handle = root.open_handle("f")
+        numbers = (root.fileno(), handle.fd)
+    real = {n: os.open(tmp_path, os.O_RDONLY) for n in range(2)}
+    try:
+        before = {fd: os.fstat(fd).st_ino for fd in range(3, 64) if _is_open(fd)}
+        handle.close()
+        root.close()
+        after = {fd: os.fstat(fd).st_ino for fd in range(3, 64) if _is_open(fd)}
+        assert after == before, (numbers, sorted(set(before) - set(after)))
+    finally:
+        for fd in real.values():
+            os.close(fd)
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True

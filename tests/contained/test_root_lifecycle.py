@@ -106,6 +106,8 @@ def test_closed_root_refuses_everything(op, make_root, scratch):
     with pytest.raises(OSError) as info:
         op.root(root, tree, PLAIN.path)
     assert info.value.errno == errno.EBADF
+    # the error names the call's path (the source's, for a rename)
+    assert info.value.filename in (PLAIN.path, "zz-src"), info.value.filename
     assert fingerprint(tree) == before
     root.close()  # closing twice is harmless
 

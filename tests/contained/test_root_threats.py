@@ -358,3 +358,100 @@ def test_write_bytes_replaces_a_hard_link_never_writes_through(make_root, scratc
         assert (tree.out / "secret").read_bytes() == b"outside secret"
         assert os.stat(tree.out / "secret").st_nlink == 1
         assert root.stat("h").st_nlink == 1
+
+
+# -- fwalk's dir_fd: only a directory this Root's walk is yielding now --------
+
+def _dir_fd_site(scratch):
+    ws, outside = scratch / "ws", scratch / "outside"
+    (ws / "d").mkdir(parents=True)
+    (ws / "d" / "f").write_bytes(b"inside")
+    outside.mkdir()
+    (outside / "f").write_bytes(b"OUTSIDE")
+    return ws, outside
+
+
+def test_fwalk_dir_fd_opens_in_the_directory_being_yielded(make_root, scratch):
+    ws, _outside = _dir_fd_site(scratch)
+    root = make_root(ws)
+    seen = {}
+    for path, _dirs, files, fd in root.fwalk("."):
+        for name in files:
+            with os.fdopen(root.open(name, dir_fd=fd), "rb") as f:
+                seen[f"{path}/{name}"] = f.read()
+    assert seen == {"d/f": b"inside"}
+
+
+def test_fwalk_dir_fd_closed_and_reused_by_the_consumer_is_ebadf(make_root, scratch):
+    # the consumer closes the yielded fd and the number goes to a directory
+    # outside while the walk still holds its registration: the fstat check
+    # (device, inode) refuses it
+    ws, outside = _dir_fd_site(scratch)
+    root = make_root(ws)
+    walk = root.fwalk(".")
+    for path, _dirs, _files, fd in walk:
+        if path == "d":
+            break
+    os.close(fd)
+    bait = os.open(outside, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        assert bait == fd, "the test could not reuse the fd number"
+        with pytest.raises(OSError) as info:
+            root.open("f", dir_fd=fd)
+        assert info.value.errno == errno.EBADF
+        assert info.value.filename == "f"
+    finally:
+        walk.close()  # closes the walk's number, which is bait's now
+    with pytest.raises(OSError):
+        os.fstat(bait)
+
+
+def test_fwalk_dir_fd_of_another_root_or_a_finished_walk_is_ebadf(make_root, scratch):
+    ws, _outside = _dir_fd_site(scratch)
+    root, other = make_root(ws), make_root(ws)
+    for path, _dirs, _files, fd in other.fwalk("."):
+        if path == "d":
+            with pytest.raises(OSError) as info:
+                root.open("f", dir_fd=fd)  # same directory, but not root's walk
+            assert info.value.errno == errno.EBADF
+    held = os.open(ws / "d", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        list(root.fwalk("."))
+        with pytest.raises(OSError) as info:
+            root.open("f", dir_fd=held)
+        assert info.value.errno == errno.EBADF
+    finally:
+        os.close(held)
+
+
+# -- EscapeError.reason: where the escaping step came from, as resolved -------
+
+ESCAPES = [
+    ("../x", "dotdot"),
+    ("d/../../x", "dotdot"),
+    ("l/../..", "dotdot"),  # l -> d: the path as written climbs out
+    ("/etc/passwd", "absolute"),
+    ("up/x", "symlink"),  # up -> ../..
+    ("up", "symlink"),
+    ("d/up2/x", "symlink"),  # d/up2 -> ../../x
+    ("abs/x", "symlink"),  # abs -> /etc
+    ("via/x", "symlink"),  # via -> l/../.. : the '..' is from a link's text
+    ("d/../up/x", "symlink"),
+]
+
+
+@pytest.mark.parametrize("path, reason", ESCAPES, ids=[p for p, _ in ESCAPES])
+def test_escape_reason_says_where_the_step_came_from(make_root, scratch, path, reason):
+    ws = scratch / "ws"
+    (ws / "d").mkdir(parents=True)
+    for name, text in (("l", "d"), ("up", "../.."), ("d/up2", "../../x"), ("abs", "/etc"),
+                       ("via", "l/../..")):
+        os.symlink(text, ws / name)
+    root = make_root(ws)
+    calls = (lambda: root.open(path), lambda: root.stat(path), lambda: root.open_handle(path),
+             lambda: root.target(path, follow_final=True), lambda: root.write_bytes(path, b"x"))
+    for call in calls:
+        with pytest.raises(EscapeError) as info:
+            call()
+        assert info.value.reason == reason, (path, call)
+        assert info.value.errno == errno.EXDEV

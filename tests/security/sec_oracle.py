@@ -10,9 +10,11 @@ is opened with ``openat2``, and the final ``*at`` call acts on the last name.
 They raise ``OSError`` with the kernel's errno.  Only corral's documented
 pre-syscall checks are applied first (:func:`precheck`: NUL and over-long
 input), plus the documented refusal of FIFOs/sockets/devices by file
-operations (``EOPNOTSUPP``), which the kernel has no notion of.  One kernel
-quirk is corrected where it shows (:func:`_rcu_only`: ``ELOOP`` for an
-escape after 21-40 links).
+operations (``EOPNOTSUPP``), which the kernel has no notion of, and
+corral's one documented difference for ``O_CREAT``: ``link/`` follows the
+link first, so an outward one is an escape (:func:`_creat_through_slash`).
+One kernel quirk is corrected where it shows (:func:`_counted`: ``ELOOP``
+for an escape after 21-40 links).
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ IS_LINUX = sys.platform.startswith("linux")
 
 _RESOLVE_NO_MAGICLINKS = 0x02
 _RESOLVE_BENEATH = 0x08
-_RESOLVE_CACHED = 0x20
 RESOLVE = _RESOLVE_BENEATH | _RESOLVE_NO_MAGICLINKS
 _NR_OPENAT2 = 437
 
@@ -67,8 +68,8 @@ def kopen(dir_fd: int, path: str, flags: int, mode: int = 0) -> int:
         if fd >= 0:
             return fd
         err = ctypes.get_errno()
-        if err == errno.ELOOP and _rcu_only(dir_fd, raw, flags) == errno.EAGAIN:
-            err = errno.EXDEV  # the kernel's double count: see _rcu_only
+        if err == errno.ELOOP:
+            err = _counted(dir_fd, raw, flags)  # the kernel's double count: see there
         if err != errno.EAGAIN:
             raise OSError(err, os.strerror(err), path)
         # a rename anywhere on the machine during a ".." lookup: the answer
@@ -80,32 +81,55 @@ def kopen(dir_fd: int, path: str, flags: int, mode: int = 0) -> int:
             raise OSError(err, "oracle: openat2 kept answering EAGAIN", path)
 
 
-def _rcu_only(dir_fd: int, raw: bytes, flags: int) -> int:
-    """The errno of the same lookup with ``RESOLVE_CACHED`` (RCU walk only,
-    never restarted); 0 if it succeeds.
+def _counted(dir_fd: int, raw: bytes, flags: int) -> int:
+    """What an ``ELOOP`` from ``openat2`` really was, from the links counted
+    here by hand (``lstat``/``readlink`` beneath ``dir_fd``, no openat2):
+    ``ELOOP`` if resolution needs more than 40 links (or ends at a link that
+    ``O_NOFOLLOW`` refuses), ``EXDEV`` if it escapes first, ``EAGAIN`` if
+    neither (ask the kernel again).
 
-    Why (a kernel quirk this suite found, Linux 6.18): in RCU mode a
-    BENEATH lookup whose ``..`` reaches the root returns ``-ECHILD`` to redo
-    the walk with references, and the redo starts from the symlink count
-    the RCU attempt reached (``total_link_count`` is set once per
-    ``nameidata``).  So ``c/../..`` where ``c`` is a chain of 21 to 40 links
-    answers ``ELOOP`` instead of ``EXDEV`` (and only when the dentries are
-    cached).  A genuine ``ELOOP`` (more than 40 links) is also ``ELOOP``
-    here; the double count gives ``EAGAIN`` (the RCU walk wanted to
-    restart), and then the true answer is the escape, ``EXDEV``."""
-    how = _How((flags & (os.O_NOFOLLOW | os.O_DIRECTORY)) | os.O_PATH | os.O_CLOEXEC, 0,
-               RESOLVE | _RESOLVE_CACHED)
-    # A rename anywhere on the machine during a ".." also gives EAGAIN, now
-    # and then; the RCU walk's wish to restart gives it every time.
-    for _ in range(64):
-        fd = _libc.syscall(_NR_OPENAT2, ctypes.c_int(dir_fd), ctypes.c_char_p(raw),
-                           ctypes.byref(how), ctypes.c_size_t(ctypes.sizeof(how)))
-        if fd >= 0:
-            os.close(fd)
-            return 0
-        err = ctypes.get_errno()
-        if err != errno.EAGAIN:
-            return err
+    Why (a kernel quirk this suite found, Linux 6.18): ``total_link_count``
+    is set once per ``nameidata``, so when an RCU walk is redone with
+    references the redo starts from the count the RCU attempt reached. A
+    BENEATH lookup whose ``..`` reaches the root always redoes the walk, so
+    ``c/../..`` where ``c`` is a chain of 21 to 40 links answers ``ELOOP``
+    instead of ``EXDEV`` (when the dentries are cached); any other reason to
+    leave RCU mode (load, other processes) can do the same. Counting here
+    does not depend on the dcache's state, so the oracle's answer is
+    deterministic (asking ``RESOLVE_CACHED`` was not: under load it answered
+    ``EAGAIN`` for a genuine self-loop)."""
+    if raw.startswith(b"/"):
+        return errno.EXDEV
+    todo = raw.split(b"/")
+    todo.reverse()  # a stack: the next component last
+    here: list[bytes] = []
+    links = 0
+    while todo:
+        part = todo.pop()
+        if part in (b"", b"."):
+            continue
+        if part == b"..":
+            if not here:
+                return errno.EXDEV
+            here.pop()
+            continue
+        path = b"/".join([*here, part])
+        try:
+            mode = os.lstat(path, dir_fd=dir_fd).st_mode
+        except OSError:
+            return errno.EAGAIN  # missing or not a directory: no loop here
+        if not st.S_ISLNK(mode):
+            here.append(part)
+            continue
+        if not todo and flags & os.O_NOFOLLOW:
+            return errno.EAGAIN if flags & os.O_PATH else errno.ELOOP
+        links += 1
+        if links > 40:  # the kernel's MAXSYMLINKS
+            return errno.ELOOP
+        body = os.readlink(path, dir_fd=dir_fd)
+        if body.startswith(b"/"):
+            return errno.EXDEV
+        todo.extend(reversed(body.split(b"/")))
     return errno.EAGAIN
 
 

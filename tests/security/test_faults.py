@@ -14,7 +14,8 @@ Two instruments:
 * pyfakefs, where it truly helps: a disk that is really full
   (``set_disk_usage``), and macOS's case-insensitive lookups
   (``OSType.MACOS``).  Under pyfakefs a Root is built on
-  ``OsBackend(openat2=False)`` without the fast path; pyfakefs's fds are
+  ``corral.testing.backends.FakeFsBackend`` (no fast path, no real call on a
+  fake fd), the only backend a Root accepts there; pyfakefs's fds are
   small integers that collide with real ones, so the tests also hold real
   fds at those numbers and prove nothing real is read or changed.
 
@@ -45,6 +46,7 @@ from _tools_support import (CONFIG_IDS, CONFIGS, MARKER, assert_contract, call_b
                             temp_files)
 from corral.contained import OsBackend, Root, backend_by_name
 from corral.testing import snapshot
+from corral.testing.backends import FakeFsBackend
 from corral.tools import Refusal, Toolbox
 
 OLD = "old line 1\nold line 2\n"
@@ -456,7 +458,7 @@ def real_fds(tmp_path):
 
 
 def _fake_toolbox(path: str, **options: Any) -> Toolbox:
-    return Toolbox(Root(path, backend=OsBackend(openat2=False), fast_path=False), **options)
+    return Toolbox(Root(path, backend=FakeFsBackend(), fast_path=False), **options)
 
 
 def _fake_temp_files(top: str) -> list[str]:
@@ -534,9 +536,12 @@ def test_pyfakefs_os_backend_never_reaches_real_fds(real_fds, monkeypatch):
 
 
 def test_pyfakefs_refuses_the_native_backend_for_tools(real_fds):
-    """Toolbox(path) under pyfakefs opens its Root on the safe default (the os
-    backend, no fast path); a Root on the native backend is refused outright
-    (its C calls would act on the real files behind the fake fd numbers)."""
+    """Under pyfakefs only the fake-safe backend runs: ``Toolbox(path)`` has
+    no default backend there (it says which to pass), a Root on the plain os
+    backend (whose pread/fchmod are real calls) or the native one (C calls
+    on the real files behind the fake fd numbers) is refused, and one on
+    ``FakeFsBackend`` works.  (Before issue 18 the default quietly picked an
+    os backend that emulated the calls pyfakefs lacks.)"""
     from pyfakefs.fake_filesystem_unittest import Patcher
 
     try:
@@ -545,7 +550,12 @@ def test_pyfakefs_refuses_the_native_backend_for_tools(real_fds):
         native = None
     with Patcher() as patcher:
         patcher.fs.create_file("/w/ws/a.txt", contents="fake\n")
-        with Toolbox("/w/ws") as toolbox:
+        with pytest.raises(OSError, match="FakeFsBackend") as info:
+            Toolbox("/w/ws")
+        assert info.value.errno == errno.EINVAL
+        with pytest.raises(OSError, match="FakeFsBackend"):
+            Root("/w/ws", backend=OsBackend(openat2=False))
+        with _fake_toolbox("/w/ws") as toolbox:
             assert toolbox.root.backend.name == "os" and toolbox.root.info()["fast_path"] is False
             assert toolbox.call("write_file", {"path": "n/new.txt", "content": "x\n"})["ok"]
             assert patcher.fs.exists("/w/ws/n/new.txt")

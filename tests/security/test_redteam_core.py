@@ -1,11 +1,12 @@
 """Red-team findings against the core (issue 18: fd lifetime; THREATS rows
 19 and 22), on every backend config.
 
-``Root.open(name, dir_fd=fd)`` opens a name in *any* directory fd: one that
+``Root.open(name, dir_fd=fd)`` opened a name in *any* directory fd: one that
 :meth:`Root.fwalk` yielded and has since closed (its number reused by a
 directory outside the root: the fd-reuse class of row 22), or one that
-never came from the root at all.  Either way a file outside the root is
-opened through the Root.
+never came from the root at all.  Either way a file outside the root was
+opened through the Root.  Fixed: only a fd this Root's fwalk is yielding
+now, with the device and inode it had, is accepted (else ``EBADF``).
 """
 
 from __future__ import annotations
@@ -40,7 +41,6 @@ def _open_read(root, name: str, dir_fd: int) -> bytes | None:
         os.close(fd)
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: core to fix (dir_fd not checked: stale fwalk fd)")
 def test_a_stale_fwalk_fd_reused_outside_opens_nothing_outside(make_root, site):
     ws, outside = site
     root = make_root(str(ws))
@@ -60,7 +60,6 @@ def test_a_stale_fwalk_fd_reused_outside_opens_nothing_outside(make_root, site):
             os.close(fd)
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: core to fix (dir_fd not checked: foreign fd)")
 def test_a_directory_fd_not_from_the_root_opens_nothing_outside(make_root, site):
     ws, outside = site
     root = make_root(str(ws))
@@ -70,3 +69,27 @@ def test_a_directory_fd_not_from_the_root_opens_nothing_outside(make_root, site)
             "Root.open(dir_fd=<fd of a directory outside>) read a file outside the root"
     finally:
         os.close(foreign)
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.parametrize("topdown", [True, False], ids=["topdown", "bottom-up"])
+def test_a_walk_left_early_closes_every_fd(make_root, site, topdown):
+    """THREATS row 19: no fd leaks after a call.  Leaving Root.walk/fwalk
+    early (a break, a consumer's exception: move_file's policy walk stopping
+    at its deadline or a cancel leaks one per call) leaves the directory fd
+    it had just yielded open: it is in neither of the lists the generator's
+    finally closes (popped from pending / the stack before the yield)."""
+    ws, _outside = site
+    root = make_root(str(ws))
+    before = _open_fds()
+    for _ in range(20):
+        walk = root.fwalk(".", topdown=topdown)
+        next(walk)
+        walk.close()
+    for _ in range(20):
+        for _row in root.walk(".", topdown=topdown):
+            break
+    assert _open_fds() == before, f"{_open_fds() - before} fds left open by 40 abandoned walks"

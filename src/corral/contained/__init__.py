@@ -7,7 +7,7 @@ knows nothing of refusals, JSON or models; it is usable alone.
 """
 
 from ._backend import (Backend, OsBackend, available_backends, backend_by_name, backend_report,
-                       default_backend)
+                       default_backend, fd_capabilities)
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SpecialFileError, StaleError, SymlinkError)
 from ._extract import Extraction, ExtractReason, Refused
@@ -36,6 +36,7 @@ __all__ = [
     "backend_by_name",
     "backend_report",
     "default_backend",
+    "fd_capabilities",
     "MAX_SYMLINKS",
     "RootPath",
     "Extraction",

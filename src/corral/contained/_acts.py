@@ -142,9 +142,9 @@ def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Re
                 at = walk.follow(at)
                 continue
             if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):
-                refuse_special(backend, at.dir_fd, at.name, walk.text, at.path)
+                refuse_special(backend, at.dir_fd, at.name or ".", walk.text, at.path)
             walk.fail(exc, at.name)
-        if O_PATH and flags & O_PATH and st.S_ISLNK(backend.fstat(fd).st_mode):
+        if O_PATH and flags & O_PATH and _is_link_fd(backend, fd):
             # O_PATH|O_NOFOLLOW opens a symlink itself instead of failing
             if nofollow:
                 return fd, at
@@ -152,6 +152,14 @@ def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Re
             at = walk.follow(at)
             continue
         return checked_fd(walk, fd, flags, at.path, must_be_dir=at.must_be_dir), at
+
+
+def _is_link_fd(backend: Backend, fd: int) -> bool:
+    try:
+        return st.S_ISLNK(backend.fstat(fd).st_mode)
+    except BaseException:
+        backend.close(fd)
+        raise
 
 
 def checked_fd(walk: Walk, fd: int, flags: int, where: str, *, must_be_dir: bool) -> int:
@@ -267,6 +275,9 @@ def rename_names(backend: Backend, src: End, dst: End, flags: int) -> None:
     without it, so it cannot make them), in the kernel's order."""
     if src.must_be_dir or dst.must_be_dir:
         try:
+            if backend.fstat(src.dir_fd).st_dev != backend.fstat(dst.dir_fd).st_dev:
+                # the kernel refuses a rename between filesystems first
+                raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
             sinfo = backend.lstat_at(src.dir_fd, src.name)
         except OSError as exc:
             raise contained_error(exc.errno, src.text, src.where) from None

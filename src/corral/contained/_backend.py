@@ -1,22 +1,31 @@
 """The system-call interface the resolver is written against, and its backends.
 
 A backend is a small object of ``*_at`` calls that take a directory fd and one
-name (never a path with ``/`` in it, except ``openat2``).  The resolver in
-``_root.py`` owns every security decision; a backend only makes calls and
-raises ``OSError`` with the kernel's errno.  That keeps the platforms apart
-(one backend each) and lets tests wrap a backend to inject faults.
+name (never a path with ``/`` in it, except ``openat2``).  The resolver
+(``_resolve.py``) owns every security decision; a backend only makes calls,
+states facts about the kernel (:meth:`Backend.mount_flags`,
+:meth:`Backend.protected_symlinks`) and raises ``OSError`` with the kernel's
+errno.  That keeps the platforms apart and lets tests wrap a backend to
+inject faults (``corral.testing.backends.FaultBackend``).
 
 Backends:
 
-* :class:`OsBackend`: the ``os`` module's ``dir_fd`` calls, plus ``openat2``
-  and ``renameat2`` through ctypes on Linux.
+* :class:`OsBackend`: the ``os`` module's ``dir_fd`` calls, plus what each
+  platform's module adds through ctypes: ``_linux.py`` (``openat2``,
+  ``renameat2``, the kernel's symlink rules), ``_darwin.py``
+  (``renameatx_np``).
 * ``NativeBackend`` (``_native_backend.py``): the cffi module
   ``corral._native``, required on Darwin, built on Linux when a compiler is
-  present.
+  present; adds Root.open's one-call fast path.
 
 :func:`default_backend` picks one; ``CORRAL_BACKEND=os|native`` forces it and
 ``CORRAL_OPENAT2=0`` turns the fast path off (the walk then runs).
 :func:`backend_report` says which is in use, which fast paths, and why.
+
+Under pyfakefs (its fds are small integers that collide with real ones, so a
+real system call on one acts on a real file) no backend here runs: pass
+``corral.testing.backends.FakeFsBackend()``, which makes only calls pyfakefs
+fakes.
 """
 
 from __future__ import annotations
@@ -25,13 +34,15 @@ import errno
 import os
 import sys
 import threading
-from typing import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
 
-from . import _linux
-from ._errors import InvalidPathError
+from . import _darwin, _linux
+from ._paths import refuse_nul
 
-__all__ = ["Backend", "OsBackend", "default_backend", "available_backends", "backend_by_name",
-           "backend_report", "RENAME_NOREPLACE", "RENAME_EXCHANGE"]
+__all__ = ["Backend", "DirEntries", "OpenBeneath", "OsBackend", "default_backend",
+           "available_backends", "backend_by_name", "backend_report", "fd_capabilities",
+           "RENAME_NOREPLACE", "RENAME_EXCHANGE"]
 
 RENAME_NOREPLACE = _linux.RENAME_NOREPLACE
 RENAME_EXCHANGE = _linux.RENAME_EXCHANGE
@@ -44,12 +55,43 @@ IS_DARWIN = sys.platform == "darwin"
 _SEARCH = getattr(os, "O_PATH", 0) or getattr(os, "O_SEARCH", 0) or os.O_RDONLY
 DIR_FLAGS = _SEARCH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
+#: ``open_beneath(dir_fd, path, len(path), flags, mode, resolve) -> fd or -1``
+OpenBeneath = Callable[[int, bytes, int, int, int, int], int]
+
+
+class DirEntries(Protocol):
+    """What ``os.scandir(fd)`` returns: entries, and a context manager."""
+
+    def __iter__(self) -> Iterator[os.DirEntry[str]]: ...
+    def __next__(self) -> os.DirEntry[str]: ...
+    def __enter__(self) -> DirEntries: ...
+    def __exit__(self, *exc: object) -> None: ...
+
+
+def fd_capabilities() -> bool:
+    """Whether this Python can resolve beneath a directory fd at all, as
+    ``shutil`` decides ``rmtree.avoids_symlink_attacks``: every ``*at`` call
+    the resolver makes takes ``dir_fd``, ``os.scandir`` takes an fd, ``stat``
+    can refuse to follow, and ``O_NOFOLLOW``/``O_DIRECTORY`` exist."""
+    needed = {os.open, os.stat, os.mkdir, os.unlink, os.rmdir, os.rename, os.readlink,
+              os.symlink, os.link}
+    return (needed <= os.supports_dir_fd and os.scandir in os.supports_fd
+            and os.stat in os.supports_follow_symlinks
+            and hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY"))
+
+
+def _unimplemented(method: str) -> NotImplementedError:
+    return NotImplementedError(f"this backend does not implement {method}")
+
 
 class Backend:
-    """Interface of a backend (documentation and defaults; see module doc).
+    """The interface of a backend (documentation; see the module doc).
 
-    Every method raises ``OSError`` carrying the kernel's errno and nothing
-    else.  ``openat2_reason`` says why the fast path is or is not in use.
+    Every call raises ``OSError`` carrying the kernel's errno and nothing
+    else; a method a backend does not provide raises
+    ``NotImplementedError``.  ``openat2_reason`` says why the fast path is or
+    is not in use; ``avoids_symlink_attacks`` whether the platform gives
+    what resolution beneath an fd needs (:func:`fd_capabilities`).
     """
 
     name = "abstract"
@@ -60,75 +102,111 @@ class Backend:
     #: RESOLVE_BENEATH), so a result opened without following links is
     #: where its spelling says.
     openat2_checks_dotdot = False
+    #: Root.open's fast path in one native call (see ``corral_native.h``),
+    #: where the backend has one; ``None``: the fast path is Python's.
+    open_beneath: OpenBeneath | None = None
+    avoids_symlink_attacks = False
+    #: Only a backend that says so runs under pyfakefs (module doc).
+    fake_fs_safe = False
 
-    def open_at(self, dir_fd: int, name: str, flags: int, mode: int = 0o666) -> int: ...
-    def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int: ...
-    def close(self, fd: int) -> None: ...
-    def fstat(self, fd: int) -> os.stat_result: ...
-    def lstat_at(self, dir_fd: int, name: str) -> os.stat_result: ...
-    def readlink_at(self, dir_fd: int, name: str) -> str: ...
-    def mkdir_at(self, dir_fd: int, name: str, mode: int) -> None: ...
-    def create_directory_at(self, dir_fd: int, name: str, mode: int) -> int: ...
-    def unlink_at(self, dir_fd: int, name: str) -> None: ...
-    def rmdir_at(self, dir_fd: int, name: str) -> None: ...
+    def open_at(self, dir_fd: int, name: str, flags: int, mode: int = 0o666) -> int:
+        raise _unimplemented("open_at")
+
+    def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
+        raise _unimplemented("openat2")
+
+    def close(self, fd: int) -> None:
+        raise _unimplemented("close")
+
+    def fstat(self, fd: int) -> os.stat_result:
+        raise _unimplemented("fstat")
+
+    def lstat_at(self, dir_fd: int, name: str) -> os.stat_result:
+        raise _unimplemented("lstat_at")
+
+    def readlink_at(self, dir_fd: int, name: str) -> str:
+        raise _unimplemented("readlink_at")
+
+    def mkdir_at(self, dir_fd: int, name: str, mode: int) -> None:
+        raise _unimplemented("mkdir_at")
+
+    def create_directory_at(self, dir_fd: int, name: str, mode: int) -> int:
+        raise _unimplemented("create_directory_at")
+
+    def unlink_at(self, dir_fd: int, name: str) -> None:
+        raise _unimplemented("unlink_at")
+
+    def rmdir_at(self, dir_fd: int, name: str) -> None:
+        raise _unimplemented("rmdir_at")
+
     def rename_at(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str,
-                  flags: int = 0) -> None: ...
-    def link_at(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None: ...
-    def symlink_at(self, target: str, dir_fd: int, name: str) -> None: ...
-    def scandir(self, fd: int) -> Iterator[os.DirEntry]: ...
-    def read(self, fd: int, size: int) -> bytes: ...
-    def pread(self, fd: int, size: int, offset: int) -> bytes: ...
-    def write(self, fd: int, data: bytes | memoryview) -> int: ...
-    def fsync(self, fd: int) -> None: ...
-    def fchmod(self, fd: int, mode: int) -> None: ...
+                  flags: int = 0) -> None:
+        raise _unimplemented("rename_at")
 
-    def info(self) -> dict:
+    def link_at(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
+        raise _unimplemented("link_at")
+
+    def symlink_at(self, target: str, dir_fd: int, name: str) -> None:
+        raise _unimplemented("symlink_at")
+
+    def scandir(self, fd: int) -> DirEntries:
+        raise _unimplemented("scandir")
+
+    def read(self, fd: int, size: int) -> bytes:
+        raise _unimplemented("read")
+
+    def pread(self, fd: int, size: int, offset: int) -> bytes:
+        raise _unimplemented("pread")
+
+    def write(self, fd: int, data: bytes | memoryview) -> int:
+        raise _unimplemented("write")
+
+    def fsync(self, fd: int) -> None:
+        raise _unimplemented("fsync")
+
+    def fchmod(self, fd: int, mode: int) -> None:
+        raise _unimplemented("fchmod")
+
+    def mount_flags(self, fd: int) -> int:
+        """``statvfs.f_flag`` of the filesystem holding the open ``fd``
+        (``ST_NOSYMFOLLOW`` is the one the resolver reads); 0 where unknown."""
+        return 0
+
+    def protected_symlinks(self) -> bool:
+        """Whether the kernel's ``fs.protected_symlinks`` rule is in force."""
+        return False
+
+    def info(self) -> dict[str, Any]:
         return {"backend": self.name, "openat2": self.has_openat2,
                 "openat2_reason": self.openat2_reason}
 
 
 class OsBackend(Backend):
-    """The ``os`` module with ``dir_fd``; Linux extras through ctypes."""
+    """The ``os`` module with ``dir_fd``; each platform's extras through ctypes."""
 
     name = "os"
 
     def __init__(self, *, openat2: bool | None = None) -> None:
-        self._openat2_wanted = _openat2_wanted(openat2)
+        self.avoids_symlink_attacks = fd_capabilities()
         self.has_openat2 = False
-        self.openat2_reason = "not Linux" if not IS_LINUX else "not probed"
-        if IS_LINUX:
-            self._probe()
-
-    # -- the fast path -------------------------------------------------
-    def _probe(self) -> None:
-        if not self._openat2_wanted:
+        if not IS_LINUX:
+            self.openat2_reason = "not Linux"
+        elif not _openat2_wanted(openat2):
             self.openat2_reason = "disabled (CORRAL_OPENAT2=0 or openat2=False)"
-            return
-        try:
-            fd = self._raw_openat2(-100, ".", os.O_PATH | os.O_CLOEXEC, 0,
-                                   _linux.RESOLVE_BENEATH | _linux.RESOLVE_NO_MAGICLINKS)
-        except OSError as exc:
-            self.openat2_reason = f"probe failed: {errno.errorcode.get(exc.errno, exc.errno)}"
-            return
-        os.close(fd)
-        self.has_openat2 = True
-        self.openat2_checks_dotdot = True
-        self.openat2_reason = "kernel supports openat2(RESOLVE_BENEATH)"
-
-    def _raw_openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
-        return _linux.openat2(dir_fd, path, flags, mode, resolve)
+        else:
+            self.has_openat2, self.openat2_reason = _linux.probe_openat2(_linux.openat2)
+            self.openat2_checks_dotdot = self.has_openat2
 
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
         refuse_nul(path)
         if not self.has_openat2:
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
-        return self._raw_openat2(dir_fd, path, flags, mode, resolve)
+        return _linux.openat2(dir_fd, path, flags, mode, resolve)
 
-    # -- plain calls ---------------------------------------------------
     def open_at(self, dir_fd: int, name: str, flags: int, mode: int = 0o666) -> int:
         return os.open(name, flags, mode, dir_fd=dir_fd)
 
-    # Plain methods, not staticmethod(os.x): pyfakefs patches the os module,
+    # Plain methods, not staticmethod(os.x): a test may patch the os module,
     # and a function bound at import would bypass it.
     def close(self, fd: int) -> None:
         os.close(fd)
@@ -166,7 +244,7 @@ class OsBackend(Backend):
             refuse_nul(dst)
             _linux.renameat2(src_dir_fd, src, dst_dir_fd, dst, flags)
         elif IS_DARWIN:
-            _darwin_renameatx_np(src_dir_fd, src, dst_dir_fd, dst, flags)
+            _darwin.renameatx_np(src_dir_fd, src, dst_dir_fd, dst, flags)
         else:
             raise OSError(errno.ENOSYS, "rename flags are not supported on this platform")
 
@@ -176,18 +254,13 @@ class OsBackend(Backend):
     def symlink_at(self, target: str, dir_fd: int, name: str) -> None:
         os.symlink(target, name, dir_fd=dir_fd)
 
-    def scandir(self, fd: int) -> Iterator[os.DirEntry]:
+    def scandir(self, fd: int) -> DirEntries:
         return os.scandir(fd)
 
     def read(self, fd: int, size: int) -> bytes:
         return os.read(fd, size)
 
     def pread(self, fd: int, size: int, offset: int) -> bytes:
-        if _under_pyfakefs():
-            # pyfakefs fakes no pread: the real one would read whatever real
-            # file holds the same fd number.  Seek and read (the offset moves).
-            os.lseek(fd, offset, os.SEEK_SET)
-            return os.read(fd, size)
         return os.pread(fd, size, offset)
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
@@ -197,47 +270,13 @@ class OsBackend(Backend):
         os.fsync(fd)
 
     def fchmod(self, fd: int, mode: int) -> None:
-        if _under_pyfakefs():
-            os.chmod(fd, mode)  # pyfakefs fakes no fchmod (the real one: a real file)
-            return
         os.fchmod(fd, mode)
 
+    def mount_flags(self, fd: int) -> int:
+        return _linux.mount_flags(fd) if IS_LINUX else 0
 
-_renameatx_np = None
-
-
-def _darwin_renameatx_np(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str,
-                         flags: int) -> None:
-    """``renameatx_np`` through ctypes, so the os backend keeps the rename
-    flags on Darwin too (the native backend calls it directly).  ``flags``
-    are Linux's ``RENAME_*``, mapped to ``RENAME_EXCL`` / ``RENAME_SWAP``."""
-    global _renameatx_np
-    import ctypes
-    if _renameatx_np is None:
-        fn = ctypes.CDLL(None, use_errno=True).renameatx_np
-        fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                       ctypes.c_uint]
-        fn.restype = ctypes.c_int
-        _renameatx_np = fn
-    if flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE):
-        raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
-    xflags = (0x4 if flags & RENAME_NOREPLACE else 0) | (0x2 if flags & RENAME_EXCHANGE else 0)
-    refuse_nul(src)
-    refuse_nul(dst)
-    if _renameatx_np(src_dir_fd, os.fsencode(src), dst_dir_fd, os.fsencode(dst), xflags) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-
-
-def refuse_nul(path: str | bytes) -> None:
-    """:class:`InvalidPathError` (``EINVAL``) for a NUL in ``path``.
-
-    For every call that hands a path to C through an FFI (ctypes, cffi): C
-    takes the NUL as the end of the string, so ``"x\\0/../../evil"`` would
-    silently become ``"x"``.  The ``os`` module refuses NUL itself
-    (``ValueError``)."""
-    if ("\0" if isinstance(path, str) else b"\0") in path:
-        raise InvalidPathError("path contains a NUL byte")
+    def protected_symlinks(self) -> bool:
+        return IS_LINUX and _linux.protected_symlinks()
 
 
 def _openat2_wanted(explicit: bool | None) -> bool:
@@ -250,7 +289,9 @@ def _openat2_wanted(explicit: bool | None) -> bool:
 
 _cache: dict[str, Backend] = {}
 _cache_lock = threading.Lock()
-_fake_safe: Backend | None = None
+FAKE_FS_REFUSAL = ("under pyfakefs, corral needs backend=corral.testing.backends.FakeFsBackend() "
+                   "(pyfakefs's fds collide with real ones: a real system call on one acts on "
+                   "a real file)")
 #: Why ``corral._native`` cannot be used here, once selection has looked
 #: (``None`` while it is usable or has not been looked for).
 native_unavailable_reason: str | None = None
@@ -310,14 +351,15 @@ def backend_by_name(name: str) -> Backend:
     with _cache_lock:
         if name in _cache:
             return _cache[name]
+        backend: Backend | None
         if name == "os":
-            backend: Backend | None = OsBackend()
+            backend = OsBackend()
         elif name == "native":
             backend = _load_native()
-            if backend is None:
-                raise OSError(errno.ENOSYS, f"native backend unavailable: {native_unavailable_reason}")
         else:
             raise ValueError(f"unknown backend {name!r}; expected 'os' or 'native'")
+        if backend is None:
+            raise OSError(errno.ENOSYS, f"native backend unavailable: {native_unavailable_reason}")
         _cache[name] = backend
         return backend
 
@@ -337,25 +379,21 @@ def available_backends() -> list[str]:
 def default_backend() -> Backend:
     """``CORRAL_BACKEND`` if set, else native when built, else os.
 
-    Under pyfakefs (tests of code above the core) the default is an os
-    backend without the fast path, whose calls pyfakefs can see; the native
-    module's real system calls on fake fds would act on real files.
+    Under pyfakefs there is no default (``OSError``, ``EINVAL``): pass
+    ``corral.testing.backends.FakeFsBackend()`` (module doc).
     """
+    if _under_pyfakefs():
+        raise OSError(errno.EINVAL, FAKE_FS_REFUSAL)
     forced = os.environ.get("CORRAL_BACKEND", "").strip().lower()
     if forced:
         return backend_by_name(forced)
-    if _under_pyfakefs():
-        global _fake_safe
-        if _fake_safe is None:
-            _fake_safe = OsBackend(openat2=False)
-        return _fake_safe
     try:
         return backend_by_name("native")
     except OSError:
         return backend_by_name("os")
 
 
-def backend_report() -> dict:
+def backend_report() -> dict[str, Any]:
     """What this process uses and why, for ``corral doctor`` and bug reports.
 
     Keys: ``platform``; ``backend`` (the default's name, or ``None`` with
@@ -365,10 +403,10 @@ def backend_report() -> dict:
     :meth:`Backend.info`: ``openat2`` and ``openat2_reason``, plus the native
     module's extras).  Never raises.
     """
-    report: dict = {"platform": sys.platform,
+    report: dict[str, Any] = {"platform": sys.platform,
                     "forced": os.environ.get("CORRAL_BACKEND", "").strip().lower() or None,
                     "pyfakefs": _under_pyfakefs()}
-    native: dict = {"built": False, "reason": None}
+    native: dict[str, Any] = {"built": False, "reason": None}
     try:
         backend_by_name("native")
     except OSError as exc:  # not built; or refused here (pyfakefs)

@@ -50,15 +50,17 @@ class EscapeError(ContainedError):
     """Resolution would leave the root.
 
     Raised for ``..`` past the root, an absolute path, and a symlink whose
-    target is absolute or climbs out (``reason`` is ``"dotdot"``,
-    ``"absolute"`` or ``"symlink"``).  ``errno`` is ``EXDEV``, what ``openat2(RESOLVE_BENEATH)``
+    target is absolute or climbs out.  ``reason`` says which, from the
+    resolution itself: ``"dotdot"`` (a ``..`` of the path as written),
+    ``"absolute"`` (the path) or ``"symlink"`` (a link's absolute text, or a
+    ``..`` that came from a link's text).  ``errno`` is ``EXDEV``, what ``openat2(RESOLVE_BENEATH)``
     answers.  The symlink's target is never part of the error.
     """
 
     default_errno = _errno.EXDEV
 
     def __init__(self, message: str, path: str | None = None, *, component: str | None = None,
-                 reason: str = "dotdot") -> None:  # noqa: D107
+                 reason: str = "dotdot") -> None:
         super().__init__(message, path, component=component)
         self.reason = reason
 
@@ -118,9 +120,11 @@ class SpecialFileError(ContainedError):
         self.kind = kind
 
 
-def contained_error(err: int, path: str | None, component: str | None = None) -> OSError:
+def contained_error(err: int | None, path: str | None, component: str | None = None) -> OSError:
     """An ``OSError`` of the built-in subclass for ``err``, naming root-relative
-    ``path`` and carrying ``component`` (see the module docstring)."""
-    exc = OSError(err, os.strerror(err), path)
+    ``path`` and carrying ``component`` (see the module docstring).  An
+    ``err`` of ``None`` (an ``OSError`` made without one) is ``EIO``."""
+    code = _errno.EIO if err is None else err
+    exc = OSError(code, os.strerror(code), path)
     exc.component = component  # type: ignore[attr-defined]
     return exc

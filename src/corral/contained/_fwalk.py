@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from ._acts import SAFE
 from ._errors import contained_error
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 
 Row = tuple[str, list[str], list[str], int]
 OnError = Callable[[OSError], None]
+Vouched = dict[int, tuple[int, int]]
 
 
 def _error(exc: OSError, where: str) -> OSError:
@@ -31,12 +33,25 @@ def _listed(backend: Backend, fd: int) -> tuple[list[str], list[str]]:
     return dirs, files
 
 
+def _vouched(backend: Backend, walking: Vouched, row: Row) -> Iterator[Row]:
+    """Yield ``row`` with its fd registered in ``walking`` (fd -> (dev, ino))
+    while the consumer holds it: what ``Root.open(dir_fd=)`` accepts."""
+    dfd = row[3]
+    info = backend.fstat(dfd)
+    walking[dfd] = (info.st_dev, info.st_ino)
+    try:
+        yield row
+    finally:
+        walking.pop(dfd, None)
+
+
 def fwalk(backend: Backend, fd: int, top: str, topdown: bool,
-          onerror: OnError | None) -> Iterator[Row]:
+          onerror: OnError | None, walking: Vouched) -> Iterator[Row]:
     """Walk the tree below the open directory ``fd`` (canonical path
     ``top``), which it owns and closes.  Symlinks are never followed: a
     subdirectory is opened ``O_NOFOLLOW`` relative to its parent's fd, and
-    one replaced by a link (or removed) since the listing is skipped."""
+    one replaced by a link (or removed) since the listing is skipped.
+    Each fd is in ``walking`` while it is yielded (see :func:`_vouched`)."""
     # frames: (fd, dirpath, remaining subdirectory names): an explicit stack,
     # no recursion limit, every fd closed in the finally
     stack: list[tuple[int, str, list[str]]] = []
@@ -54,17 +69,21 @@ def fwalk(backend: Backend, fd: int, top: str, topdown: bool,
                         raise _error(exc, dpath) from None
                     onerror(_error(exc, dpath))
                     continue
+                # on the stack before the yield: a consumer leaving there
+                # (break, exception, close) has it closed by the finally
+                remaining: list[str] = []
+                stack.append((dfd, dpath, remaining))
                 if topdown:
-                    yield dpath, dirs, files, dfd
+                    yield from _vouched(backend, walking, (dpath, dirs, files, dfd))
                 else:
                     bottom_up.append((dpath, dirs, files, dfd))
-                stack.append((dfd, dpath, list(reversed(dirs))))
+                remaining.extend(reversed(dirs))  # topdown: as the consumer pruned it
             frame_fd, frame_path, remaining = stack[-1]
             if not remaining:
-                stack.pop()
                 if not topdown:
                     dpath, dirs, files, _ = bottom_up.pop()
-                    yield dpath, dirs, files, frame_fd
+                    yield from _vouched(backend, walking, (dpath, dirs, files, frame_fd))
+                stack.pop()
                 backend.close(frame_fd)
                 continue
             name = remaining.pop()

@@ -6,8 +6,10 @@ import errno
 import hashlib
 import os
 import stat as st
-from typing import TYPE_CHECKING, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
+from ._closing import Closing
 from ._errors import contained_error
 
 if TYPE_CHECKING:
@@ -19,7 +21,7 @@ __all__ = ["Handle", "DirEntry", "entries"]
 _CHUNK = 1 << 20
 
 
-class Handle:
+class Handle(Closing):
     """An fd opened beneath a :class:`~corral.contained.Root`, and the
     canonical root-relative ``path`` of what it is (``"."`` for the root),
     as resolution reached it: in-root symlinks and ``..`` resolved, never the
@@ -106,18 +108,6 @@ class Handle:
         fd, self.fd = self.fd, -1
         if fd >= 0:
             self._backend.close(fd)
-
-    def __enter__(self) -> Handle:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001 - never raise from a finalizer
-            pass
 
     def __repr__(self) -> str:
         return f"<corral Handle {self.path!r} fd={self.fd}>"

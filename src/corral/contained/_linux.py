@@ -1,16 +1,29 @@
-"""Linux system calls the ``os`` module lacks, through ctypes.
+"""Linux system calls and kernel facts the ``os`` module lacks.
 
-Only what :class:`corral.contained._backend.OsBackend` needs: ``openat2`` and
-``renameat2``.  The native backend (``corral._native``, cffi) provides the
-same calls faster; this module is the fallback when it is not built.  Paths
-are checked for NUL before they get here (ctypes would cut the string).
+* :func:`openat2` and :func:`renameat2` through ctypes, for the os backend
+  (the native backend, ``corral._native``, makes the same calls in C, faster).
+* :func:`probe_openat2`: whether ``openat2(RESOLVE_BENEATH)`` works here.
+* :func:`mount_flags` (``ST_NOSYMFOLLOW``) and :func:`protected_symlinks`
+  (``fs.protected_symlinks``): the kernel's rules for following a symlink,
+  which the walk must keep too.
+
+Paths are checked for NUL by the caller (the backend, :func:`._paths.refuse_nul`)
+before they get here: ctypes would cut the string at the NUL.
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["RESOLVE_NO_XDEV", "RESOLVE_NO_MAGICLINKS", "RESOLVE_NO_SYMLINKS", "RESOLVE_BENEATH",
+           "RENAME_NOREPLACE", "RENAME_EXCHANGE", "openat2", "renameat2", "probe_openat2",
+           "mount_flags", "protected_symlinks"]
 
 RESOLVE_NO_XDEV = 0x01
 RESOLVE_NO_MAGICLINKS = 0x02
@@ -23,6 +36,7 @@ RENAME_EXCHANGE = 1 << 1
 # openat2 has the same number on every architecture (it came after the
 # syscall tables were unified); renameat2 does not, so use glibc's wrapper.
 _SYS_OPENAT2 = 437
+_AT_FDCWD = -100
 
 
 class _OpenHow(ctypes.Structure):
@@ -30,7 +44,7 @@ class _OpenHow(ctypes.Structure):
                 ("resolve", ctypes.c_uint64)]
 
 
-_libc = None
+_libc: Any = None
 if sys.platform.startswith("linux"):
     try:
         _libc = ctypes.CDLL(None, use_errno=True)
@@ -48,10 +62,10 @@ if _renameat2 is not None:
 def openat2(dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
     """``openat2(2)``; raises ``OSError`` (``ENOSYS`` where the kernel lacks it)."""
     if _libc is None:
-        raise OSError(38, os.strerror(38))
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
     how = _OpenHow(flags, mode, resolve)
-    fd = _libc.syscall(_SYS_OPENAT2, ctypes.c_int(dir_fd), os.fsencode(path),
-                       ctypes.byref(how), ctypes.c_size_t(ctypes.sizeof(how)))
+    fd: int = _libc.syscall(_SYS_OPENAT2, ctypes.c_int(dir_fd), os.fsencode(path),
+                            ctypes.byref(how), ctypes.c_size_t(ctypes.sizeof(how)))
     if fd < 0:
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err))
@@ -61,7 +75,41 @@ def openat2(dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
 def renameat2(src_dir_fd: int, src: str, dst_dir_fd: int, dst: str, flags: int) -> None:
     """``renameat2(2)`` with ``RENAME_NOREPLACE`` / ``RENAME_EXCHANGE``."""
     if _renameat2 is None:
-        raise OSError(38, os.strerror(38))
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
     if _renameat2(src_dir_fd, os.fsencode(src), dst_dir_fd, os.fsencode(dst), flags) != 0:
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err))
+
+
+def probe_openat2(opener: Callable[[int, str, int, int, int], int]) -> tuple[bool, str]:
+    """(whether ``opener`` (an ``openat2``) resolves beneath, why)."""
+    try:
+        fd = opener(_AT_FDCWD, ".", os.O_PATH | os.O_CLOEXEC, 0,
+                    RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
+    except OSError as exc:
+        return False, f"probe failed: {errno.errorcode.get(exc.errno or 0, exc.errno)}"
+    os.close(fd)
+    return True, "kernel supports openat2(RESOLVE_BENEATH)"
+
+
+def mount_flags(fd: int) -> int:
+    """``statvfs.f_flag`` of the filesystem holding ``fd`` (O_PATH fds too)."""
+    return os.fstatvfs(fd).f_flag
+
+
+_PROTECTED_SYMLINKS = "/proc/sys/fs/protected_symlinks"
+_sysctl_cache: list[float] = [0.0, 0.0]  # (read at, value)
+
+
+def protected_symlinks() -> bool:
+    """``fs.protected_symlinks``, read again at most once a second (the
+    kernel checks it at every link it follows; it seldom changes)."""
+    now = time.monotonic()
+    if _sysctl_cache[0] == 0.0 or now - _sysctl_cache[0] > 1.0:
+        try:
+            with open(_PROTECTED_SYMLINKS, "rb") as f:
+                value = float(f.read().strip() or b"0")
+        except (OSError, ValueError):
+            value = 0.0
+        _sysctl_cache[:] = [now, value]
+    return _sysctl_cache[1] != 0.0

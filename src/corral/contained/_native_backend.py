@@ -34,16 +34,15 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import sys
-import tempfile
-from typing import NoReturn
+from typing import Any, NoReturn
 
 # ModuleNotFoundError with name "corral._native" when the module was not built
 # (``from .. import _native`` would raise a plain ImportError instead)
 from .._native import ffi as _ffi, lib as _lib
+from . import _darwin, _linux
 from ._backend import (IS_DARWIN, IS_LINUX, RENAME_EXCHANGE, RENAME_NOREPLACE, Backend,
-                       OsBackend, _openat2_wanted, _under_pyfakefs)
+                       OsBackend, _openat2_wanted, _under_pyfakefs, fd_capabilities)
 from ._errors import InvalidPathError
 
 __all__ = ["NativeBackend"]
@@ -63,6 +62,7 @@ if (_lib.CORRAL_RENAME_NOREPLACE, _lib.CORRAL_RENAME_EXCHANGE) != (RENAME_NOREPL
     raise ImportError("corral._native disagrees with corral on the RENAME_* flags; rebuild it")
 
 _openat2 = _lib.corral_openat2
+_open_beneath = _lib.corral_open_beneath
 
 
 def c_path(path: str | bytes) -> bytes:
@@ -107,8 +107,11 @@ class NativeBackend(Backend):
     write = OsBackend.write
     fsync = OsBackend.fsync
     fchmod = OsBackend.fchmod
+    mount_flags = OsBackend.mount_flags
+    protected_symlinks = OsBackend.protected_symlinks
 
     def __init__(self, *, openat2: bool | None = None) -> None:
+        self.avoids_symlink_attacks = fd_capabilities()
         if _under_pyfakefs():
             raise OSError(errno.EINVAL, "the native backend cannot run under pyfakefs (its fds "
                                         "are fake, the native module's system calls are real)")
@@ -134,36 +137,28 @@ class NativeBackend(Backend):
 
     # -- probes ------------------------------------------------------------
     def _probe_linux(self) -> None:
-        fd = _lib.corral_openat2(_lib.AT_FDCWD, b".", os.O_PATH | os.O_CLOEXEC, 0,
-                                 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)
-        if fd < 0:
-            err = _ffi.errno
-            self.openat2_reason = f"probe failed: {errno.errorcode.get(err, err)}"
-            return
-        os.close(fd)
-        self.has_openat2 = True
-        self.openat2_checks_dotdot = True
-        self.openat2_reason = "kernel supports openat2(RESOLVE_BENEATH)"
+        def opener(dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
+            fd: int = _lib.corral_openat2(dir_fd, c_path(path), flags, mode, resolve)
+            if fd < 0:
+                _fail()
+            return fd
+
+        self.has_openat2, self.openat2_reason = _linux.probe_openat2(opener)
+        if self.has_openat2:
+            self.openat2_checks_dotdot = True
+            self.open_beneath = _open_beneath  # Linux: every resolve bit is the kernel's
 
     def _probe_darwin(self) -> None:
         """Use O_RESOLVE_BENEATH only if this kernel refuses every way out of
         a scratch directory and still opens what is inside it."""
-        base = tempfile.mkdtemp(prefix="corral-probe-")
-        try:
-            beneath, nofollow_any = _darwin_probe(base)
-        except OSError as exc:
-            beneath = nofollow_any = False
-            self.openat2_reason = f"probe could not run: {exc}"
-        else:
-            self.openat2_reason = ("kernel honours O_RESOLVE_BENEATH" if beneath else
-                                   "kernel does not honour O_RESOLVE_BENEATH (older than "
-                                   "macOS 15?): the walk runs")
-        finally:
-            shutil.rmtree(base, ignore_errors=True)
+        beneath, nofollow_any, self.openat2_reason = _darwin.probe_beneath(
+            _lib.corral_openat2, RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS)
         self.has_openat2 = beneath
         self.has_nofollow_any = beneath and nofollow_any
         if not self.has_nofollow_any:  # the strict mode then walks
             self._resolve_unsupported = RESOLVE_NO_SYMLINKS
+        if beneath:
+            self.open_beneath = self._open_beneath
 
     # -- what the native module adds -----------------------------------------
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
@@ -173,9 +168,16 @@ class NativeBackend(Backend):
             raise InvalidPathError("path contains a NUL byte")
         if not self.has_openat2 or resolve & self._resolve_unsupported:
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
-        fd = _openat2(dir_fd, data, flags | self._openat2_extra, mode, resolve)
+        fd: int = _openat2(dir_fd, data, flags | self._openat2_extra, mode, resolve)
         if fd < 0:
             _fail()
+        return fd
+
+    def _open_beneath(self, dir_fd: int, path: bytes, size: int, flags: int, mode: int,
+                      resolve: int) -> int:
+        if resolve & self._resolve_unsupported:
+            return -1
+        fd: int = _open_beneath(dir_fd, path, size, flags, mode, resolve)
         return fd
 
     def rename_at(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str,
@@ -188,14 +190,15 @@ class NativeBackend(Backend):
 
     def create_directory_at(self, dir_fd: int, name: str, mode: int) -> int:
         step = _ffi.new("int *")
-        fd = _lib.corral_create_directory_at(dir_fd, c_path(name), mode, self.dir_flags, step)
+        fd: int = _lib.corral_create_directory_at(dir_fd, c_path(name), mode, self.dir_flags,
+                                                  step)
         if fd < 0:
             # step 2: the directory was made, but what is at its name now
             # cannot be opened as one (say, a symlink planted in between)
             _fail(" (directory created, but reopening it failed)" if step[0] == 2 else "")
         return fd
 
-    def info(self) -> dict:
+    def info(self) -> dict[str, Any]:
         data = super().info()
         data.update(module=getattr(sys.modules.get("corral._native"), "__file__", None),
                     rename_flags=self.has_rename_flags,
@@ -203,40 +206,3 @@ class NativeBackend(Backend):
         if IS_DARWIN:
             data["nofollow_any"] = self.has_nofollow_any
         return data
-
-
-def _darwin_probe(base: str) -> tuple[bool, bool]:
-    """(O_RESOLVE_BENEATH honoured, O_NOFOLLOW_ANY honoured) on this kernel,
-    tried in the scratch directory ``base``."""
-    root = os.path.join(base, "root")
-    os.mkdir(root)
-    os.mkdir(os.path.join(root, "sub"))
-    with open(os.path.join(root, "file"), "wb"):
-        pass
-    os.symlink("..", os.path.join(root, "up"))
-    os.symlink("sub", os.path.join(root, "link"))
-    os.symlink("../made", os.path.join(root, "dangling"))
-    rfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    read_flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
-    dir_flags = read_flags | os.O_DIRECTORY
-
-    def opens(path: str, flags: int, resolve: int) -> bool:
-        fd = _lib.corral_openat2(rfd, c_path(path), flags, 0o600, resolve)
-        if fd < 0:
-            return False
-        os.close(fd)
-        return True
-
-    try:
-        b = RESOLVE_BENEATH
-        beneath = (opens("file", read_flags, b) and opens("sub", dir_flags, b)
-                   and not opens("..", dir_flags, b)
-                   and not opens("up/root/file", read_flags, b)
-                   and not opens(os.path.join(root, "file"), read_flags, b)
-                   and not opens("dangling", read_flags | os.O_WRONLY | os.O_CREAT, b)
-                   and not os.path.lexists(os.path.join(base, "made")))
-        nofollow_any = (opens("sub/.", dir_flags, b | RESOLVE_NO_SYMLINKS)
-                        and not opens("link/.", dir_flags, b | RESOLVE_NO_SYMLINKS))
-    finally:
-        os.close(rfd)
-    return beneath, nofollow_any

@@ -57,7 +57,8 @@ def parse(path: object) -> ParsedPath:
         if len(encoded) >= PATH_MAX:
             raise InvalidPathError("path is too long", _printable(text), err=errno.ENAMETOOLONG)
         for part in raw:
-            if len(part) > NAME_MAX // 4 and len(part.encode("utf-8", "surrogateescape")) > NAME_MAX:
+            too_long = len(part.encode("utf-8", "surrogateescape")) > NAME_MAX
+            if len(part) > NAME_MAX // 4 and too_long:
                 raise InvalidPathError("path component is too long", _printable(text),
                                        err=errno.ENAMETOOLONG)
     last = raw[-1]
@@ -67,13 +68,25 @@ def parse(path: object) -> ParsedPath:
     # end in a dot just as "." and "a/.." do
     if last:
         tail = last
-        final_is_dot = last == "." or last == ".."
+        final_is_dot = last in {".", ".."}
     else:
         tail = text.rstrip("/")
         tail = tail[tail.rfind("/") + 1:]
         final_is_dot = tail in (".", "..") or (not tail and absolute)
-    must_be_dir = (not last or last == "." or last == "..") and text != ""
+    must_be_dir = (not last or last in {".", ".."}) and text != ""
     return ParsedPath(text, names, absolute, must_be_dir, final_is_dot, tail == "..")
+
+
+def refuse_nul(path: str | bytes) -> None:
+    """:class:`InvalidPathError` (``EINVAL``) for a NUL in ``path``.
+
+    For every call that hands a path to C through an FFI (ctypes, cffi): C
+    takes the NUL as the end of the string, so ``"x\\0/../../evil"`` would
+    silently become ``"x"``.  The ``os`` module refuses NUL itself
+    (``ValueError``)."""
+    found = "\0" in path if isinstance(path, str) else b"\0" in path
+    if found:
+        raise InvalidPathError("path contains a NUL byte")
 
 
 def split_link(target: str) -> tuple[bool, list[str], bool]:

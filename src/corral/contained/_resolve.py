@@ -56,8 +56,8 @@ import time
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from . import _paths
-from ._errors import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
-                      StaleError, SymlinkError, contained_error)
+from ._errors import (ContainedError, EscapeError, RootVanishedError, StaleError, SymlinkError,
+                      contained_error)
 from ._paths import ParsedPath
 
 if TYPE_CHECKING:
@@ -76,6 +76,8 @@ OPENAT2_MAX_RETRIES = 256
 OPENAT2_DEADLINE = 0.05  # seconds; after the minimum retries
 
 _VIRTUAL = -1  # the fd of a directory a dry run would create
+ST_NOSYMFOLLOW = 0x2000  # statvfs f_flag of a mount that follows no symlink (Linux 5.10)
+_STICKY_OPEN = st.S_ISVTX | st.S_IWOTH  # a sticky world-writable directory
 
 
 class Create(enum.Enum):
@@ -95,10 +97,16 @@ class Anchor:
     :meth:`close` marks the root closed at once (later calls fail with
     ``EBADF``) but closes the fd only when the last call holding it is done,
     so its number is never reused under a call in flight.
+
+    The count is a list (``append``/``pop`` are atomic), and each side writes
+    before it reads the other's flag (a call: count, then ``closed``; close:
+    ``closed``, then the count): whichever comes second sees the first, so
+    either the call backs out or the close leaves the fd to the last call.
+    Closing the fd itself happens once, under a lock.
     """
 
     __slots__ = ("fd", "backend", "strict", "fast", "resolve", "vanished", "stats", "owned",
-                 "_users", "_closed", "_lock")
+                 "users", "closed", "walking", "_lock")
 
     def __init__(self, fd: int, backend: Backend, *, strict: bool, fast: bool, resolve: int,
                  owned: bool = True) -> None:
@@ -111,47 +119,47 @@ class Anchor:
         self.vanished = False
         #: Fast-path counters: EAGAIN answers seen, and walks run after a failed fast path.
         self.stats = {"openat2_eagain": 0, "openat2_exhausted": 0, "walk_fallbacks": 0}
-        self._users = 0
-        self._closed = False
+        self.users: list[None] = []  # one entry per call holding the fd
+        self.closed = False
+        #: Directory fds a :meth:`Root.fwalk` of this root is yielding right
+        #: now, with the ``(st_dev, st_ino)`` they had: the only ``dir_fd``
+        #: values ``Root.open`` accepts (a stale or foreign fd is ``EBADF``).
+        self.walking: dict[int, tuple[int, int]] = {}
         self._lock = threading.Lock()
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
 
     def acquire(self, text: str | None) -> int:
         """The root fd, held until :meth:`release`; ``EBADF`` (naming
         ``text``) once closed, :class:`RootVanishedError` once vanished."""
-        with self._lock:
-            if self._closed:
-                raise OSError(errno.EBADF, "the Root is closed", text)
-            self._users += 1
+        self.users.append(None)
+        if self.closed:
+            self.release()
+            raise OSError(errno.EBADF, "the Root is closed", text)
         if self.vanished:
             self.release()
             raise RootVanishedError("the root directory no longer exists")
         return self.fd
 
     def release(self) -> None:
-        with self._lock:
-            self._users -= 1
-            if not self._closed or self._users:
-                return
-            fd, self.fd = self.fd, -1
-        self._close_fd(fd)
+        users = self.users
+        users.pop()
+        if self.closed and not users:
+            self.release_last()
 
     def close(self) -> None:
         """Refuse new calls; close the fd now or when the last call is out."""
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            if self._users:
-                return
-            fd, self.fd = self.fd, -1
-        self._close_fd(fd)
+        self.closed = True
+        if not self.users:
+            self.release_last()
 
-    def _close_fd(self, fd: int) -> None:
-        if fd >= 0 and self.owned:
+    def release_last(self) -> None:
+        """Close the fd (once) after :meth:`close`, when no call holds it."""
+        with self._lock:
+            fd, self.fd = self.fd, -1
+        if fd < 0 or not self.owned:
+            return
+        if self.backend.fake_fs_safe:
+            self.backend.close(fd)  # a fake fd: the fake's own close (it knows when it is gone)
+        else:
             os.close(fd)  # opened by os.open (Root) or by a backend for a copy
 
     def root_gone(self, root_fd: int) -> bool:
@@ -264,7 +272,7 @@ class Walk:
             if name == ".":  # a link text's final "." (see _splice)
                 continue
             if name == "..":
-                self._up()
+                self._up(from_link=len(pending) >= self.floor)
                 continue
             if not pending:
                 return Resolved(self.fds[-1], name, self.must_be_dir, tuple(self.names))
@@ -324,8 +332,13 @@ class Walk:
         raise mapped(self.anchor, self.fds[0], exc, self.text, self.where(name)) from None
 
     # -- steps ---------------------------------------------------------------
-    def _up(self) -> None:
+    def _up(self, *, from_link: bool) -> None:
+        """Leave the top directory; past the root, an escape whose reason
+        says where the ``..`` came from: a symlink's text or the path."""
         if len(self.fds) == 1:
+            if from_link:
+                raise EscapeError("a symlink leads outside the root", self.text,
+                                  component=self.where(".."), reason="symlink")
             raise EscapeError("'..' leads outside the root", self.text,
                               component=self.where(".."), reason="dotdot")
         self._pass(self.where())
@@ -410,7 +423,28 @@ class Walk:
         if self.anchor.strict:
             raise SymlinkError("symlinks are not followed in this root", self.text,
                                component=self.where(name))
+        self._kernel_allows(name)
         return target
+
+    def _kernel_allows(self, name: str) -> None:
+        """Refuse to follow the link ``name`` where the kernel would: on a
+        ``nosymfollow`` mount (``ELOOP``), and under ``fs.protected_symlinks``
+        a link in a sticky world-writable directory owned by neither the
+        follower nor the directory's owner (``EACCES``)."""
+        backend, top = self.backend, self.fds[-1]
+        try:
+            if backend.mount_flags(top) & ST_NOSYMFOLLOW:
+                raise contained_error(errno.ELOOP, self.text, self.where(name))
+            if not backend.protected_symlinks():
+                return
+            parent = backend.fstat(top)
+            if parent.st_mode & _STICKY_OPEN != _STICKY_OPEN:
+                return
+            owner = backend.lstat_at(top, name).st_uid
+        except OSError as exc:
+            self.fail(exc, name)
+        if owner not in (os.geteuid(), parent.st_uid):
+            raise contained_error(errno.EACCES, self.text, self.where(name))
 
     def _splice(self, target: str, name: str) -> bool:
         """Put a symlink's text in front of the pending components; return
@@ -504,8 +538,7 @@ def spelled_path(parsed: ParsedPath) -> str:
 def mapped(anchor: Anchor, root_fd: int, exc: OSError, text: str, where: str) -> OSError:
     """``exc`` as the core raises it: root-relative names, a vanished root
     told apart from a missing file."""
-    if isinstance(exc, (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
-                        RootVanishedError, StaleError)) or getattr(exc, "component", None) is not None:
+    if isinstance(exc, ContainedError) or getattr(exc, "component", None) is not None:
         return exc
     if exc.errno == errno.ENOENT and anchor.root_gone(root_fd):
         return RootVanishedError("the root directory no longer exists")

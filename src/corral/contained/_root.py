@@ -12,11 +12,14 @@ import errno
 import os
 import stat as st
 import sys
-from typing import Any, Callable, Iterator, NoReturn
+from collections.abc import Callable, Iterator
+from typing import Any, NoReturn
 
 from . import _acts, _paths
 from ._acts import CREATE_MASK, SAFE, End, name_of
-from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, _under_pyfakefs, default_backend
+from ._backend import (FAKE_FS_REFUSAL, RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, OpenBeneath,
+                       _under_pyfakefs, default_backend, fd_capabilities)
+from ._closing import Closing
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SymlinkError, contained_error)
 from ._fwalk import fwalk as _fwalk
@@ -36,7 +39,7 @@ _O_TMPFILE = getattr(os, "O_TMPFILE", 0)  # it includes the O_DIRECTORY bit
 _LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
 
-class Root(RootSurface):
+class Root(RootSurface, Closing):
     """A directory opened once; every path below it resolved beneath it.
 
     ``Root(path)`` opens ``path`` with ``O_DIRECTORY|O_CLOEXEC``.  The root
@@ -70,8 +73,10 @@ class Root(RootSurface):
     tools (default :func:`corral.contained.default_backend`).  Thread-safe.
     """
 
-    #: The published guarantee, as ``shutil.rmtree.avoids_symlink_attacks``.
-    avoids_symlink_attacks = True
+    #: The published guarantee, as ``shutil.rmtree.avoids_symlink_attacks``:
+    #: computed from what this Python and platform give (``fd_capabilities``);
+    #: where it is False no Root can be made (``OSError``, ``ENOSYS``).
+    avoids_symlink_attacks = fd_capabilities()
 
     path: str  # the host path it was opened by (informational: never used again)
     follow_symlinks: bool
@@ -104,15 +109,16 @@ class Root(RootSurface):
     def _setup(self, fd: int, path: str, backend: Backend, *, follow_symlinks: bool,
                fast_path: bool, owned: bool) -> None:
         fast = fast_path and backend.has_openat2
-        if _under_pyfakefs():
-            # pyfakefs fds are small integers that collide with real ones: a
-            # real system call on one would act on a real directory.
-            if backend.name == "native":
-                if owned:
-                    os.close(fd)
-                raise OSError(errno.EINVAL, "the native backend cannot run under pyfakefs; "
-                                            "pass backend=OsBackend(openat2=False)")
-            fast = False
+        refusal = None
+        if not backend.avoids_symlink_attacks:
+            refusal = OSError(errno.ENOSYS, "this platform cannot resolve paths beneath a "
+                                            "directory fd (see fd_capabilities)")
+        elif _under_pyfakefs() and not backend.fake_fs_safe:
+            refusal = OSError(errno.EINVAL, FAKE_FS_REFUSAL)  # fake fds collide with real ones
+        if refusal is not None:
+            if owned:
+                os.close(fd)
+            raise refusal
         resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS
         if not follow_symlinks:
             resolve |= RESOLVE_NO_SYMLINKS
@@ -122,7 +128,9 @@ class Root(RootSurface):
                               resolve=resolve, owned=owned)
         # openat2 also refuses a ".." that a rename raced (EAGAIN): a result
         # opened without following links is where its spelling says
-        self._spelled_fast = fast and getattr(backend, "openat2_checks_dotdot", False)
+        self._spelled_fast = fast and backend.openat2_checks_dotdot
+        native = backend.open_beneath if fast else None
+        self._native_open = None if native is None else _native_opener(self._anchor, native)
 
     # -- lifecycle ------------------------------------------------------
     def close(self) -> None:
@@ -159,18 +167,6 @@ class Root(RootSurface):
         data["follow_symlinks"] = self.follow_symlinks
         return data
 
-    def __enter__(self) -> Root:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001 - never raise from a finalizer
-            pass
-
     def __copy__(self) -> Root:
         anchor = self._anchor
         fd = anchor.acquire(None)
@@ -206,9 +202,24 @@ class Root(RootSurface):
         carry permission bits only (0o777).  The fd may carry ``O_NONBLOCK``,
         which regular files and directories ignore.
 
-        ``dir_fd``: a directory fd yielded by :meth:`fwalk`; ``path`` must
-        then be one plain name, which is opened without following a symlink.
+        ``dir_fd``: a directory fd that a :meth:`fwalk` of this Root is
+        yielding right now; ``path`` must then be one plain name, which is
+        opened without following a symlink.  Any other fd (one from a walk
+        that has moved on, whose number may now be another directory's, or
+        one that never came from this Root) is ``OSError(EBADF)``: the fd's
+        device and inode are checked against what the walk opened.
         """
+        native = self._native_open
+        if native is not None and dir_fd is None:
+            fd = native(path, flags, mode)  # checks, openat2 and fstat in one C call
+            if fd >= 0:
+                return fd
+            self._anchor.stats["walk_fallbacks"] += 1
+            return self._open(path, flags, mode, dir_fd, fast=False)
+        return self._open(path, flags, mode, dir_fd, fast=self._anchor.fast)
+
+    def _open(self, path: object, flags: int, mode: int, dir_fd: int | None, *,
+              fast: bool) -> int:
         parsed = _paths.parse(path)
         if type(mode) is not int or mode & ~CREATE_MASK:  # (a negative mode has such bits)
             _check_mode(mode, parsed.text)
@@ -216,7 +227,7 @@ class Root(RootSurface):
         if dir_fd is not None:
             return self._open_child(dir_fd, parsed, flags, mode)
         anchor = self._anchor
-        if anchor.fast:
+        if fast:
             fd = self._fast_open(parsed, flags, mode, anchor.resolve)
             if fd is not None:
                 return fd
@@ -260,10 +271,8 @@ class Root(RootSurface):
         """The openat2 fast path: a checked fd, or ``None`` to walk instead
         (which names the failing component)."""
         anchor = self._anchor
-        if _O_PATH and flags & _O_PATH:
-            extra = 0  # openat2 refuses O_PATH with anything but a few flags
-        else:
-            extra = os.O_NONBLOCK | os.O_NOCTTY
+        # openat2 refuses O_PATH with anything but a few flags
+        extra = 0 if _O_PATH and flags & _O_PATH else os.O_NONBLOCK | os.O_NOCTTY
         # openat2 refuses (EINVAL) a mode without O_CREAT/O_TMPFILE
         creating = flags & os.O_CREAT or (_O_TMPFILE and flags & _O_TMPFILE == _O_TMPFILE)
         rootfd = anchor.acquire(parsed.text)
@@ -299,6 +308,7 @@ class Root(RootSurface):
         anchor.acquire(text)
         anchor.release()
         backend = anchor.backend
+        _check_vouched(anchor, dir_fd, text)
         try:
             fd = backend.open_at(dir_fd, text, flags | SAFE, mode)
         except OSError as exc:
@@ -473,7 +483,7 @@ class Root(RootSurface):
                 backend.close(backend.create_directory_at(at.dir_fd, at.name, mode))
                 walk.created[at.path] = None
                 return
-            info = backend.lstat_at(at.dir_fd, at.name)
+            info: os.stat_result | None = backend.lstat_at(at.dir_fd, at.name)
         except FileNotFoundError:
             walk.plan_leaf(at)
             return
@@ -489,23 +499,23 @@ class Root(RootSurface):
 
     def remove(self, path: object) -> None:
         """``os.remove``: unlink a non-directory (a symlink itself, never its target)."""
-        with Walk(self._anchor, _paths.parse(path)) as walk:
-            at = walk.parent()
-            name = name_of(walk, at, _acts.REMOVE)
-            try:
-                walk.backend.unlink_at(at.dir_fd, name)
-            except OSError as exc:
-                walk.fail(exc, name)
+        self._unlink(path, directory=False)
 
     unlink = remove
 
     def rmdir(self, path: object) -> None:
         """``os.rmdir``: remove an empty directory (a symlink is ``ENOTDIR``)."""
+        self._unlink(path, directory=True)
+
+    def _unlink(self, path: object, *, directory: bool) -> None:
         with Walk(self._anchor, _paths.parse(path)) as walk:
             at = walk.parent()
-            name = name_of(walk, at, _acts.RMDIR)
+            name = name_of(walk, at, _acts.RMDIR if directory else _acts.REMOVE)
             try:
-                walk.backend.rmdir_at(at.dir_fd, name)
+                if directory:
+                    walk.backend.rmdir_at(at.dir_fd, name)
+                else:
+                    walk.backend.unlink_at(at.dir_fd, name)
             except OSError as exc:
                 walk.fail(exc, name)
 
@@ -626,7 +636,57 @@ class Root(RootSurface):
                 onerror(exc)
                 return
             raise
-        yield from _fwalk(self._anchor.backend, fd, top_text, topdown, onerror)
+        anchor = self._anchor
+        yield from _fwalk(anchor.backend, fd, top_text, topdown, onerror, anchor.walking)
+
+
+def _check_vouched(anchor: Anchor, dir_fd: int, text: str) -> None:
+    """``EBADF`` unless ``dir_fd`` is a directory a walk of this root is
+    yielding now, still the same directory (``fstat``: a number closed and
+    reused meanwhile is someone else's)."""
+    expected = anchor.walking.get(dir_fd)
+    if expected is not None:
+        try:
+            info = anchor.backend.fstat(dir_fd)
+        except OSError:
+            expected = None
+        else:
+            if (info.st_dev, info.st_ino) != expected:
+                expected = None
+    if expected is None:
+        raise OSError(errno.EBADF, "dir_fd is not a directory this Root's fwalk is yielding",
+                      text)
+
+
+def _native_opener(anchor: Anchor, call: OpenBeneath) -> Callable[[object, int, int], int]:
+    """Root.open's fast path around the backend's one native call: the fd,
+    or -1 to take the slow way (which raises what is wrong, EBADF included).
+    The root fd is held across the call (see :class:`Anchor`); its number
+    can be kept here, since it only changes once no call holds it."""
+    users = anchor.users
+    hold, drop = users.append, users.pop
+    root_fd, resolve = anchor.fd, anchor.resolve
+    encoding, errors = sys.getfilesystemencoding(), "surrogateescape"
+
+    def open_fast(path: object, flags: int, mode: int) -> int:
+        try:
+            data = path.encode(encoding, errors)  # type: ignore[attr-defined]
+        except (AttributeError, UnicodeError):  # bytes, PathLike, lone surrogates
+            return -1
+        hold(None)
+        try:
+            if anchor.closed:
+                return -1
+            fd: int = call(root_fd, data, len(data), flags, mode, resolve)
+            return fd
+        except TypeError:  # a mode or flags of another type: the slow way says so
+            return -1
+        finally:
+            drop()
+            if anchor.closed and not users:
+                anchor.release_last()
+
+    return open_fast
 
 
 def _leaf_is_dir(walk: Walk, at: Resolved) -> None:

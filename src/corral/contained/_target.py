@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from . import _acts
 from ._acts import SAFE, End, NameOp
+from ._closing import Closing
 from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
 from ._errors import ContainedError, RootVanishedError, StaleError, contained_error
 from ._handle import Handle
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["Target"]
 
 
-class Target:
+class Target(Closing):
     """Where a mutation will act: the resolved parent directory, held open,
     and the final name in it.  Made by :meth:`Root.target`.
 
@@ -203,7 +204,8 @@ class Target:
         parents).  Without ``replace`` an existing ``dst`` is
         ``FileExistsError``, atomically; ``exchange`` swaps the two."""
         flags = RENAME_EXCHANGE if exchange else (0 if replace else RENAME_NOREPLACE)
-        dname = dst._name(_acts.RENAME_DST_NOREPLACE if flags & RENAME_NOREPLACE else _acts.RENAME_END)
+        dst_op = _acts.RENAME_DST_NOREPLACE if flags & RENAME_NOREPLACE else _acts.RENAME_END
+        dname = dst._name(dst_op)
         sname = self._name(_acts.RENAME_END)
         src_end = End(self._dir(), sname, self._must_be_dir, self._parsed.text, self.path)
         dst_end = End(dst._dir(), dname, dst._must_be_dir, dst._parsed.text, dst.path)
@@ -226,18 +228,6 @@ class Target:
         fd, self._fd = self._fd, -1
         if fd >= 0:
             self._backend().close(fd)
-
-    def __enter__(self) -> Target:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001 - never raise from a finalizer
-            pass
 
     # -- helpers ---------------------------------------------------------------------
     def _backend(self) -> Backend:

@@ -4,23 +4,31 @@
 the full path (a directory sorts as ``name/``, so ``a.txt`` < ``a/b``), so a
 capped search can stop at the cap plus one and still be sorted.  Each
 directory is listed once through its own fd (``scandir`` of the fd, the
-entry kinds from ``d_type``) and entered as :meth:`Root.fwalk` does: one
-plain name opened ``O_NOFOLLOW|O_DIRECTORY`` relative to its parent's fd,
-so a symlink is never followed, nothing outside the root (and no directory
-twice) is walked, and nothing is re-resolved from the root per entry.
+entry kinds from ``d_type``, no ``stat``) and entered as :meth:`Root.fwalk`
+does: one plain name opened ``O_NOFOLLOW|O_DIRECTORY`` relative to its
+parent's fd, so a symlink is never followed, nothing outside the root (and
+no directory twice) is walked, and nothing is re-resolved from the root per
+entry.
+
+The walk does no work per entry beyond listing and sorting: it yields runs
+of consecutive non-directory entries as slices of the directory's sorted
+name list (plain strings), with a small map of the names that are not
+regular files, so a search can filter a whole run with one comprehension.
 
 What to enter, and what each directory carries, is the caller's
-(:class:`TreeVisitor`): a state per directory (a glob's automaton states,
-say), computed once when it is entered, and hooks for when a directory is
-listed and left (.gitignore files are pushed and popped there).  ``tick``
-runs once per directory and every :data:`TICK_EVERY` entries, for the
-caller's deadline checks.  At most :data:`MAX_DEPTH` directories are open
-at once; deeper ones are counted in :attr:`TreeStats.too_deep`.
+(:class:`TreeVisitor`): an immutable state per directory (a glob's
+automaton states, the policy and .gitignore scopes...), derived from its
+parent's once when it is met, and updated once when it has been listed
+(its own .gitignore).  ``tick`` runs once per directory and every
+:data:`TICK_EVERY` entries, for the caller's deadline checks.  At most
+:data:`MAX_DEPTH` directories are open at once; deeper ones are counted in
+:attr:`TreeStats.too_deep`.
 """
 
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -28,22 +36,119 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from ._handle import Handle
 
 if TYPE_CHECKING:
+    from ._backend import Backend
     from ._root import Root
 
-__all__ = ["MAX_DEPTH", "Tree", "TreeItem", "TreeStats", "TreeVisitor", "open_entry"]
+try:
+    from .._native import ffi as _ffi
+    from .._native import lib as _lib
+    from ._native_backend import NativeBackend
+except ImportError:  # the module was not built: every listing through scandir
+    _lib = None
+
+__all__ = ["FILE_FLAGS", "MAX_DEPTH", "Listing", "Tree", "TreeItem", "TreeStats", "TreeVisitor",
+           "is_native", "open_entry"]
 
 MAX_DEPTH = 128  # directories below the base; each level holds one fd
 TICK_EVERY = 1024
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 S = TypeVar("S")
-# (dir_sub, dir_fd, state, entries): a run of consecutive entries of one
-# directory, in order, as (name, kind); dir_sub is "" or "a/b/", kind is
-# "file", "symlink", "other" (and "dir" when directories are yielded); the
-# state is the directory's, and dir_fd is valid until the next step
-TreeItem = tuple[str, int, S, list[tuple[str, str]]]
-_Listed = list[tuple[str, str, str]]  # (sort key, name, kind)
+# (dir_sub, dir_fd, state, names, kinds): a run of consecutive entries of one
+# directory, in order.  dir_sub is "" or "a/b/"; names are plain names;
+# kinds maps each name that is not a regular file to "symlink" or "other"
+# (and "dir" for a directory yielded with yield_dirs); the state is the
+# directory's, and dir_fd is valid until the next step.
+TreeItem = tuple[str, int, S, list[str], dict[str, str]]
+
+
+@dataclass
+class Listing:
+    """One directory's entries: ``files`` every non-directory name, sorted;
+    ``kinds`` those that are not regular files; ``dirs`` the directories as
+    sort keys (``name/``), sorted."""
+
+    files: list[str]
+    kinds: dict[str, str]
+    dirs: list[str]
+
+    def has(self, name: str) -> bool:
+        """Whether a non-directory entry ``name`` was listed."""
+        files = self.files
+        i = bisect_left(files, name)
+        return i < len(files) and files[i] == name
+
+
+class _NativeLister:
+    """Listings by ``corral_list_dir`` (native/corral_scan.h): one C call
+    per directory fills a buffer with the names, split by kind, and Python
+    only splits and sorts it, with no object per entry."""
+
+    def __init__(self) -> None:
+        self._size = 1 << 16
+        self._buf = _ffi.new("char[]", self._size)
+        self._counts = _ffi.new("int64_t[3]")
+
+    def open_list(self, dir_fd: int, name: str, flags: int, stats: TreeStats
+                  ) -> tuple[int, Listing]:
+        """Open the subdirectory ``name`` with ``flags`` and list it, in one
+        call; the fd is the caller's."""
+        low = _lib.corral_list_at(dir_fd, name.encode("utf-8"), flags, self._buf, self._size,
+                                  self._counts)
+        if low == -1:
+            err = _ffi.errno
+            raise OSError(err, os.strerror(err))
+        fd = int(self._counts[2])
+        try:
+            return fd, self(fd, stats) if low == -2 else self._listing(low, stats)
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def __call__(self, fd: int, stats: TreeStats) -> Listing:
+        while True:
+            low = _lib.corral_list_dir(fd, self._buf, self._size, self._counts)
+            if low != -2:
+                break
+            self._size *= 4  # a large directory: list it again into more room
+            self._buf = _ffi.new("char[]", self._size)
+        if low < 0:
+            err = _ffi.errno
+            raise OSError(err, os.strerror(err))
+        return self._listing(low, stats)
+
+    def _listing(self, low: int, stats: TreeStats) -> Listing:
+        stats.undecodable += self._counts[0]
+        raw = _ffi.buffer(self._buf, self._size)
+        files = raw[0:low].decode("utf-8").split("\0")
+        files.pop()  # after the last NUL
+        kinds: dict[str, str] = {}
+        dirs: list[str] = []
+        others = raw[self._counts[1]:self._size].decode("utf-8").split("\0")
+        others.pop()
+        for item in others:
+            name = item[1:]
+            if item[0] == "d":
+                dirs.append(name + "/")
+            else:
+                files.append(name)
+                kinds[name] = "symlink" if item[0] == "l" else "other"
+        files.sort()
+        dirs.sort()
+        return Listing(files, kinds, dirs)
+
+
+def is_native(backend: Backend) -> bool:
+    """Whether ``backend`` is the native backend itself, so a search may
+    make its system calls in C, batched (any other backend is asked for
+    every call, so a test's fault-injecting backend sees them all)."""
+    return _lib is not None and type(backend) is NativeBackend
+
+
+def native_lister(backend: Backend) -> _NativeLister | None:
+    """The native lister for a walk through ``backend`` (:func:`is_native`)."""
+    return _NativeLister() if is_native(backend) else None
 
 
 def open_entry(root: Root, dir_fd: int, name: str, path: str) -> tuple[Handle, os.stat_result]:
@@ -53,7 +158,7 @@ def open_entry(root: Root, dir_fd: int, name: str, path: str) -> tuple[Handle, o
     ``path`` is its canonical root-relative path (the directory's, which
     the walk reached by fd, plus the name).  Returns the :class:`Handle` and
     its ``fstat``; the caller checks the kind and closes the handle."""
-    fd = root.backend.open_at(dir_fd, name, _FILE_FLAGS)
+    fd = root.backend.open_at(dir_fd, name, FILE_FLAGS)
     handle = Handle(root, root.backend, fd, path)
     try:
         return handle, handle.stat()
@@ -74,28 +179,41 @@ class TreeStats:
 class TreeVisitor(Generic[S]):
     """The caller's side of a :class:`Tree`; the defaults enter everything."""
 
-    def admit_dir(self, dir_sub: str, name: str) -> bool:
-        """Whether the directory ``dir_sub + name`` is seen at all (yielded
-        and entered); e.g. ``False`` for an ignored one."""
-        return True
-
-    def enter(self, state: S, dir_sub: str, name: str) -> S | None:
-        """The state of the child directory ``name``, or ``None`` to not enter it."""
+    def child(self, state: S, dir_sub: str, name: str) -> S | None:
+        """The state of the subdirectory ``name`` of the directory
+        ``dir_sub`` (in ``state``), or ``None`` if it is not seen at all
+        (neither yielded nor entered; e.g. an ignored one)."""
         return state
+
+    def enters(self, state: S) -> bool:
+        """Whether a seen directory (in the state :meth:`child` gave) is
+        walked; ``False`` when nothing below it can be wanted."""
+        return True
 
     #: names whose presence in a directory :meth:`listed` is told of
     watch: frozenset[str] = frozenset()
 
-    def listed(self, fd: int, dir_sub: str, present: frozenset[str]) -> bool:
+    def listed(self, fd: int, state: S, dir_sub: str, present: frozenset[str]) -> S:
         """A directory was listed (``present``: which :attr:`watch` names it
-        holds); return ``True`` if :meth:`left` must be called for it."""
-        return False
-
-    def left(self, dir_sub: str) -> None:
-        """Called, innermost first, for each directory :meth:`listed` returned ``True`` for."""
+        holds); returns the state its entries are seen in."""
+        return state
 
     def tick(self) -> None:
         """A point where the caller may stop the walk (by raising)."""
+
+
+class _Frame(Generic[S]):
+    """An open directory of the walk and how far its entries were yielded."""
+
+    __slots__ = ("fd", "sub", "state", "listing", "next_dir", "next_file")
+
+    def __init__(self, fd: int, sub: str, state: S, listing: Listing) -> None:
+        self.fd = fd
+        self.sub = sub
+        self.state = state
+        self.listing = listing
+        self.next_dir = 0
+        self.next_file = 0
 
 
 class Tree(Generic[S]):
@@ -115,6 +233,7 @@ class Tree(Generic[S]):
         self._left = max_entries  # entries that may still be yielded
         self.stats = TreeStats()
         self._gen: Generator[TreeItem[S], None, None] | None = None
+        self._native = native_lister(root.backend)
 
     def __iter__(self) -> Iterator[TreeItem[S]]:
         self._gen = self._walk()
@@ -122,15 +241,15 @@ class Tree(Generic[S]):
 
     def _capped(self, items: Iterator[TreeItem[S]]) -> Iterator[TreeItem[S]]:
         """At most ``max_entries`` entries in all; then :attr:`TreeStats.incomplete`."""
-        for dir_sub, fd, state, run in items:
+        for dir_sub, fd, state, names, kinds in items:
             left = self._left or 0
-            if len(run) > left:
+            if len(names) > left:
                 self.stats.incomplete = True
                 if left:
-                    yield dir_sub, fd, state, run[:left]
+                    yield dir_sub, fd, state, names[:left], kinds
                 return
-            self._left = left - len(run)
-            yield dir_sub, fd, state, run
+            self._left = left - len(names)
+            yield dir_sub, fd, state, names, kinds
 
     def __enter__(self) -> Tree[S]:
         return self
@@ -139,16 +258,19 @@ class Tree(Generic[S]):
         if self._gen is not None:
             self._gen.close()  # runs the walk's finally: every fd it opened is closed
 
-    def _list(self, fd: int) -> tuple[_Listed, frozenset[str]]:
-        entries: _Listed = []
-        append = entries.append
+    def _list(self, fd: int) -> Listing:
+        if self._native is not None:
+            listing = self._native(fd, self.stats)
+            self.stats.entries += len(listing.files) + len(listing.dirs)
+            return listing
+        files: list[str] = []
+        dirs: list[str] = []
+        kinds: dict[str, str] = {}
+        add_file, add_dir = files.append, dirs.append
         stats = self.stats
-        watch, present = self._visitor.watch, set()
-        with self._root.backend.scandir(fd) as it:  # type: ignore[attr-defined]
+        with self._root.backend.scandir(fd) as it:
             for entry in it:
                 name = entry.name
-                if name in watch:
-                    present.add(name)
                 if not name.isascii():
                     try:
                         name.encode("utf-8")
@@ -156,92 +278,115 @@ class Tree(Generic[S]):
                         stats.undecodable += 1
                         continue
                 if entry.is_file(follow_symlinks=False):
-                    append((name, name, "file"))
+                    add_file(name)
                 elif entry.is_dir(follow_symlinks=False):
-                    append((name + "/", name, "dir"))
-                elif entry.is_symlink():
-                    append((name, name, "symlink"))
+                    add_dir(name + "/")
                 else:
-                    append((name, name, "other"))
-        entries.sort()
-        stats.entries += len(entries)
-        return entries, frozenset(present)
+                    add_file(name)
+                    kinds[name] = "symlink" if entry.is_symlink() else "other"
+        files.sort()
+        dirs.sort()
+        stats.entries += len(files) + len(dirs)
+        return Listing(files, kinds, dirs)
 
-    def _open(self, fd: int, name: str, dir_sub: str) -> tuple[int, _Listed, bool] | None:
-        """Open, list and announce the child directory; ``None`` if it is
-        gone or unreadable (or was swapped for a link since listing)."""
-        root, visitor = self._root, self._visitor
+    def _listed(self, fd: int, state: S, sub: str, listing: Listing | None = None) -> _Frame[S]:
+        if listing is None:
+            listing = self._list(fd)
+        else:
+            self.stats.entries += len(listing.files) + len(listing.dirs)
+        visitor = self._visitor
+        watch = visitor.watch
+        present = frozenset(n for n in watch if listing.has(n)) if watch else frozenset()
+        return _Frame(fd, sub, visitor.listed(fd, state, sub, present), listing)
+
+    def _open(self, parent: _Frame[S], name: str, state: S) -> _Frame[S] | None:
+        """Open and list the child directory; ``None`` if it is gone or
+        unreadable (or was swapped for a link since listing)."""
+        backend = self._root.backend
+        self._visitor.tick()
+        sub = parent.sub + name + "/"
         try:
             # as fwalk: one name, O_NOFOLLOW|O_DIRECTORY, so only a real
             # directory opens (a symlink swapped in since listing does not)
-            child = root.backend.open_at(fd, name, _DIR_FLAGS)
+            if self._native is not None:
+                child, listing = self._native.open_list(parent.fd, name, _DIR_FLAGS, self.stats)
+            else:
+                child, listing = backend.open_at(parent.fd, name, _DIR_FLAGS), None
         except OSError:
             self.stats.unreadable_dirs += 1
             return None
         try:
-            entries, present = self._list(child)
+            return self._listed(child, state, sub, listing)
         except OSError:
-            root.backend.close(child)
+            backend.close(child)
             self.stats.unreadable_dirs += 1
             return None
-        try:
-            pushed = visitor.listed(child, dir_sub, present)
         except BaseException:
-            root.backend.close(child)
+            backend.close(child)
             raise
-        return child, entries, pushed
+
+    def _runs(self, frame: _Frame[S], end: int, out: list[TreeItem[S]]) -> None:
+        """The frame's non-directory entries up to ``end`` into ``out``, in
+        runs of at most :data:`TICK_EVERY`."""
+        start = frame.next_file
+        if start >= end:
+            return
+        files, kinds = frame.listing.files, frame.listing.kinds
+        while start < end:
+            stop = min(end, start + TICK_EVERY)
+            out.append((frame.sub, frame.fd, frame.state, files[start:stop], kinds))
+            start = stop
+        frame.next_file = end
+
+    def _step(self, frame: _Frame[S], depth: int) -> tuple[list[TreeItem[S]], _Frame[S] | None]:
+        """Advance ``frame`` to its next subdirectory that is entered: the
+        runs of entries before it, and its frame (``None``: the frame is
+        done, every entry in the runs)."""
+        visitor, listing = self._visitor, frame.listing
+        out: list[TreeItem[S]] = []
+        dirs, files = listing.dirs, listing.files
+        while frame.next_dir < len(dirs):
+            key = dirs[frame.next_dir]
+            frame.next_dir += 1
+            name = key[:-1]
+            state = visitor.child(frame.state, frame.sub, name)
+            if state is None:
+                continue
+            if self._yield_dirs:
+                self._runs(frame, bisect_left(files, key, frame.next_file), out)
+                out.append((frame.sub, frame.fd, frame.state, [name], {name: "dir"}))
+            if not visitor.enters(state):
+                continue
+            if depth > self._max_depth:
+                self.stats.too_deep += 1
+                continue
+            self._runs(frame, bisect_left(files, key, frame.next_file), out)
+            child = self._open(frame, name, state)
+            if child is not None:
+                return out, child
+        self._runs(frame, len(files), out)
+        return out, None
 
     def _walk(self) -> Generator[TreeItem[S], None, None]:
-        visitor, backend, base = self._visitor, self._root.backend, self._fd
-        yield_dirs, max_depth = self._yield_dirs, self._max_depth
-        # frames: (fd, dir_sub, state, entries iterator, left() owed)
-        stack: list[tuple[int, str, S, Iterator[tuple[str, str, str]], bool]] = []
+        backend, base, tick = self._root.backend, self._fd, self._visitor.tick
+        stack: list[_Frame[S]] = []
         try:
-            visitor.tick()
-            entries, present = self._list(base)
-            pushed = visitor.listed(base, "", present)
-            stack.append((base, "", self._start, iter(entries), pushed))
+            tick()
+            stack.append(self._listed(base, self._start, ""))
             while stack:
-                fd, dir_sub, state, it, pushed = stack[-1]
-                run: list[tuple[str, str]] = []
-                for _key, name, kind in it:
-                    if kind != "dir":
-                        run.append((name, kind))
-                        if len(run) >= TICK_EVERY:
-                            yield dir_sub, fd, state, run
-                            visitor.tick()
-                            run = []
-                        continue
-                    if not visitor.admit_dir(dir_sub, name):
-                        continue
-                    if yield_dirs:
-                        run.append((name, kind))
-                    child_state = visitor.enter(state, dir_sub, name)
-                    if child_state is None:
-                        continue
-                    if len(stack) > max_depth:
-                        self.stats.too_deep += 1
-                        continue
-                    if run:
-                        yield dir_sub, fd, state, run
-                        run = []
-                    sub = dir_sub + name + "/"
-                    visitor.tick()
-                    opened = self._open(fd, name, sub)
-                    if opened is None:
-                        continue
-                    child, child_entries, child_pushed = opened
-                    stack.append((child, sub, child_state, iter(child_entries), child_pushed))
-                    break
-                else:
-                    if run:
-                        yield dir_sub, fd, state, run
-                    stack.pop()
-                    if pushed:
-                        visitor.left(dir_sub)
-                    if fd != base:
-                        backend.close(fd)
+                frame = stack[-1]
+                runs, child = self._step(frame, len(stack))
+                for run in runs:
+                    yield run
+                    if len(run[3]) >= TICK_EVERY:
+                        tick()
+                if child is not None:
+                    stack.append(child)
+                    continue
+                stack.pop()
+                if frame.fd != base:
+                    backend.close(frame.fd)
         finally:
-            for fd, _, _, _, _ in stack:
-                if fd != base:
-                    backend.close(fd)
+            for frame in stack:
+                if frame.fd != base:
+                    backend.close(frame.fd)

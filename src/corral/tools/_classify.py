@@ -87,12 +87,8 @@ def classify(exc: BaseException, *, tool: str, args: Mapping[str, Any], ctx: Too
 
 def _escape(f: Facts) -> Refusal:
     assert isinstance(f.exc, EscapeError)
-    kind = Kind(f.exc.reason)
-    if kind is Kind.DOTDOT and not _climbs_out(f.path):
-        # the '..' that left came from a symlink's target, not from the
-        # path as written (the core reports the step, not its origin)
-        kind = Kind.SYMLINK
-    return f.ctx.outside(f.path, f.field or "path", kind.value)
+    # the resolver's reason: "symlink" also for a '..' from a link's text
+    return f.ctx.outside(f.path, f.field or "path", Kind(f.exc.reason).value)
 
 
 def _strict_symlink(f: Facts) -> Refusal:
@@ -248,19 +244,6 @@ def _root_gone(ctx: ToolContext) -> bool:
         return os.fstat(ctx.root.fileno()).st_nlink == 0
     except (OSError, ValueError):
         return True
-
-
-def _climbs_out(path: str) -> bool:
-    """Whether ``path`` as written (no symlink followed) goes above the root."""
-    depth = 0
-    for part in path.split("/"):
-        if part == "..":
-            depth -= 1
-            if depth < 0:
-                return True
-        elif part not in ("", "."):
-            depth += 1
-    return False
 
 
 def _internal(exc: BaseException) -> Refusal:

@@ -1,6 +1,6 @@
 """Images for read_file: PNG, JPEG, GIF and WebP, told by their magic bytes.
 
-:func:`read_image` is read_file's hook: given the open, authorized fd of a
+:func:`read_image` is read_file's hook: given the open, authorized Handle of a
 regular file, it looks at the first bytes and, for an image, answers the
 whole file as base64 ``data`` with its ``mimeType`` (and ``width`` /
 ``height`` when the header gives them cheaply), within
@@ -21,6 +21,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from ..contained import Handle
 from ._context import ToolContext
 from ._refusal import Refusal, file_too_large
 
@@ -111,14 +112,14 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-def read_image(ctx: ToolContext, rel: str, fd: int, info: os.stat_result
+def read_image(ctx: ToolContext, rel: str, handle: Handle, info: os.stat_result
                ) -> dict[str, Any] | None:
-    """read_file's answer for an image at the open regular file ``fd``
+    """read_file's answer for an image at the open regular file ``handle``
     (``info`` its fstat), or ``None`` when the file is not one."""
     if info.st_size < 12:
         return None
-    pread = ctx.root.backend.pread
-    mime = sniff(pread(fd, HEAD_BYTES, 0))
+    pread = handle.pread
+    mime = sniff(pread(HEAD_BYTES, 0))
     if mime is None:
         return None
     limit = ctx.limits.read_image_bytes
@@ -128,7 +129,7 @@ def read_image(ctx: ToolContext, rel: str, fd: int, info: os.stat_result
     size = 0
     while True:
         ctx.checkpoint()
-        chunk = pread(fd, min(CHUNK, limit + 1 - size), size)
+        chunk = pread(min(CHUNK, limit + 1 - size), size)
         if not chunk:
             break
         chunks.append(chunk)

@@ -370,17 +370,64 @@ def _listed(patterns: Sequence[str]) -> str:
     return ", ".join(p.removeprefix("**/") for p in patterns) if patterns else "none"
 
 
+class _Quick:
+    """The union of several rule sets' quick tests (:meth:`_Rules.name_may_match`):
+    a folded name none of them can match at is passed over with three
+    string tests."""
+
+    __slots__ = ("always", "names", "suffixes", "prefixes", "_tests")
+
+    def __init__(self, sets: Sequence[_Rules]) -> None:
+        self.always = any(r._always for r in sets)
+        self.names = frozenset().union(*(r._names for r in sets))
+        self.suffixes = tuple(x for r in sets for x in r._suffixes)
+        self.prefixes = tuple(x for r in sets for x in r._prefixes)
+        self._tests: dict[str, _Tests | None] = {}
+
+    def tests(self, ends_with: str) -> _Tests | None:
+        """The names, suffixes and prefixes a folded name may match, given
+        that the (unfolded) name ends with ``ends_with``; ``None`` when
+        none is left (no such name can match).  An ASCII end stays the end
+        of the folded name (no ASCII character composes with what precedes
+        it under NFC), so only the names and suffixes agreeing with it
+        remain; any other end tells nothing."""
+        if ends_with in self._tests:
+            return self._tests[ends_with]
+        names, suffixes = self.names, self.suffixes
+        if ends_with.isascii():
+            end = ends_with.lower()
+            names = frozenset(n for n in names if n.endswith(end))
+            suffixes = tuple(x for x in suffixes if x.endswith(end) or end.endswith(x))
+        # the same tests as substrings of "\0" + the names joined by "\0" + "\0"
+        # (a file name holds no NUL): one search each for a run of names
+        needles = (*(f"\0{n}\0" for n in names), *(f"{x}\0" for x in suffixes),
+                   *(f"\0{x}" for x in self.prefixes))
+        known = (names, suffixes, self.prefixes, needles) if needles else None
+        if len(self._tests) < 64:
+            self._tests[ends_with] = known
+        return known
+
+
+_Tests = tuple[frozenset[str], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+
+
 class Scope:
     """The policy's answers for the entries of one directory (see
-    :meth:`Policy.scope`)."""
+    :meth:`Policy.scope`).  ``checks`` pairs each rule set with whether it
+    may match at a directory above (then every entry is decided in full);
+    when none may, a name costs the quick tests of :class:`_Quick`."""
 
-    __slots__ = ("_prefix", "_checks", "_dirs")
+    __slots__ = ("_prefix", "_checks", "_dirs", "_quick", "_quiet")
 
     def __init__(self, base: str, checks: tuple[tuple[_Rules, bool], ...],
-                 dirs: tuple[str, ...]) -> None:
+                 dirs: tuple[str, ...], quick: _Quick | None = None,
+                 quiet: bool | None = None) -> None:
         self._prefix = base + "/" if base else ""
         self._checks = checks
         self._dirs = dirs
+        self._quick = quick if quick is not None else _Quick([rules for rules, _ in checks])
+        self._quiet = (not dirs and not self._quick.always and not any(a for _, a in checks)
+                       if quiet is None else quiet)
 
     def visible(self, name: str) -> bool:
         """Whether the entry ``name`` of this directory may be shown."""
@@ -392,3 +439,56 @@ class Scope:
             if (above or rules.name_may_match(folded)) and rules.decide(path):
                 return False
         return not any(path == d or path.startswith(d + "/") for d in self._dirs)
+
+    # -- for walks (search engineer's additions) ------------------------------------
+    def child(self, name: str) -> Scope | None:
+        """The scope of the subdirectory ``name``, or ``None`` if that
+        directory is not visible itself: one test of its name (a rule that
+        matched no directory above it still can only match at a name)."""
+        folded = name.lower() if name.isascii() else fold(name)
+        path = self._prefix + folded
+        quick = self._quick
+        if self._quiet and not (folded in quick.names or folded.endswith(quick.suffixes)
+                                or folded.startswith(quick.prefixes)):
+            return Scope(path, self._checks, self._dirs, quick, True)  # the common case
+        checks = []
+        for rules, above in self._checks:
+            hit = above or rules.name_may_match(folded)
+            if hit and rules.decide(path):
+                return None
+            checks.append((rules, hit))
+        if any(path == d or path.startswith(d + "/") for d in self._dirs):
+            return None
+        return Scope(path, tuple(checks), self._dirs, quick)
+
+    def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
+        """The names among ``names`` that may be shown, in order (``visible``
+        of each, in one pass over a directory's worth of names).
+        ``ends_with``: every name is known to end so (a glob's ``*.py``), so
+        rules that cannot match such a name are not tried."""
+        if self._quiet:
+            tests = self._quick.tests(ends_with)
+            if tests is None:
+                return names
+            exact, suffixes, prefixes, needles = tests
+            joined = "\0".join(names)
+            if joined.isascii():  # folded = lower-cased: every test at once, in C
+                joined = f"\0{joined.lower()}\0"
+                for needle in needles:
+                    if needle in joined:
+                        break
+                else:
+                    return names
+            maybe = [n for n in names
+                     if (f := n.lower() if n.isascii() else fold(n)) in exact
+                     or f.endswith(suffixes) or f.startswith(prefixes)]
+            if not maybe:
+                return names
+        elif not self._checks and not self._dirs:
+            return names
+        else:
+            maybe = names
+        hidden = {n for n in maybe if not self.visible(n)}
+        if not hidden:
+            return names
+        return [n for n in names if n not in hidden]

@@ -6,11 +6,17 @@
   :class:`~corral.contained._tree.Tree`: .git and ignored directories are
   not entered, hidden ones (deny rules) neither, and a glob's automaton
   prunes directories below which nothing can match; all of it is counted.
+  Each directory carries a :class:`DirState`: the glob states, the host
+  policy's :class:`~._policy.Scope` and the .gitignore
+  :class:`~._search_ignore.IgnoreScope`, each derived from the parent's
+  with one test of the directory's name, so an entry costs a few string
+  tests of its own name, whatever its depth; :meth:`SearchVisitor.kept_files`
+  is the one place a search asks the policy what may be shown (decided on
+  the canonical path the walk reached: the base's ``handle.path`` plus the
+  names it listed).
 * :class:`Budget` holds the call's checkpoints (contract C4's
   ``ctx.checkpoint()`` and ``ctx.progress()``) and the partial-result
   refusal a search gives past its deadline.
-* :func:`hidden` is the one place a search asks the host's policy whether
-  a canonical path may be shown.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import Any
 from ..contained import Handle
 from ..contained._tree import TreeVisitor, open_entry
 from ._context import ToolContext
-from ._policy import Op
+from ._policy import Op, Scope
 from ._refusal import Kind, Refusal, swapped, time_limit
 from ._search_glob import GlobMatcher
 from ._search_ignore import (
@@ -32,15 +38,16 @@ from ._search_ignore import (
     MAX_IGNORE_BYTES,
     IgnoreFile,
     IgnoreRules,
+    IgnoreScope,
     parse_ignore,
 )
 
 __all__ = [
     "Base",
     "Budget",
+    "DirState",
     "SearchVisitor",
     "ancestor_rules",
-    "hidden",
     "ignored_note",
     "open_base",
     "plural",
@@ -48,12 +55,6 @@ __all__ = [
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
 PROGRESS_EVERY = 4096  # entries between progress reports
-
-
-def hidden(ctx: ToolContext, real: str) -> bool:
-    """Whether the host's rules (deny, secret) hide the canonical
-    root-relative ``real`` from a search: counted, never named."""
-    return ctx.may_deny and not ctx.visible(real, Op.SEARCH)
 
 
 # -- the base of a search --------------------------------------------------------
@@ -180,68 +181,89 @@ class SearchCounts:
             self.ignored_examples.append(shown)
 
 
-class SearchVisitor(TreeVisitor[frozenset[int]]):
-    """What a search enters (module doc).  The state of a directory is its
-    glob automaton's state set (:class:`GlobMatcher`); without a matcher
-    to prune with it stays empty and means nothing."""
+class DirState:
+    """What a search carries per directory of its walk (all immutable,
+    each derived from the parent's in one step): the glob automaton's
+    states (empty without a matcher to prune with), the policy's
+    :class:`~._policy.Scope` (``None``: no rule can hide anything) and the
+    .gitignore :class:`~._search_ignore.IgnoreScope` (``None``: ignore
+    nothing)."""
+
+    __slots__ = ("globs", "policy", "ignore")
+
+    def __init__(self, globs: frozenset[int], policy: Scope | None,
+                 ignore: IgnoreScope | None) -> None:
+        self.globs = globs
+        self.policy = policy
+        self.ignore = ignore
+
+
+class SearchVisitor(TreeVisitor[DirState]):
+    """What a search enters (module doc), and the filters for the files of
+    one directory: each costs a few string tests per name (the policy's and
+    the .gitignore's per-directory scopes), whatever the depth."""
 
     def __init__(self, ctx: ToolContext, base: Base, *, rules: IgnoreRules | None,
                  skip_git: bool, prune: GlobMatcher | None, budget: Budget) -> None:
         self.ctx = ctx
         self.base = base
-        self.rules = rules
         self.skip_git = skip_git
         self.prune = prune if prune is not None and not prune.name_only else None
         self.budget = budget
         self.counts = SearchCounts()
+        policy = ctx.scope(base.real, Op.SEARCH) if ctx.may_deny else None
+        ignore = IgnoreScope.of(rules, base.real) if rules is not None else None
+        self.start = DirState(prune.start if prune is not None else frozenset(), policy, ignore)
 
-    def admit_dir(self, dir_sub: str, name: str) -> bool:
+    def child(self, state: DirState, dir_sub: str, name: str) -> DirState | None:
         if name == GIT_DIR and self.skip_git:
             self.counts.note_ignored(self.base.shown_path(dir_sub + name))
-            return False
-        real = self.base.real_path(dir_sub + name)
-        rules = self.rules
-        if rules and rules.ignored(real, True, name):
+            return None
+        ignore = state.ignore
+        if ignore and ignore.ignored(name, True):
             self.counts.note_ignored(self.base.shown_path(dir_sub + name))
-            return False
-        if hidden(self.ctx, real):
-            self.counts.hidden += 1
-            return False
-        return True
+            return None
+        policy = state.policy
+        if policy is not None:
+            policy = policy.child(name)
+            if policy is None:
+                self.counts.hidden += 1
+                return None
+        globs = state.globs if self.prune is None else self.prune.step(state.globs, name)
+        return DirState(globs, policy, ignore.child(name) if ignore is not None else None)
 
-    def enter(self, state: frozenset[int], dir_sub: str, name: str) -> frozenset[int] | None:
-        if self.prune is None:
-            return state
-        return self.prune.step(state, name) or None
+    def enters(self, state: DirState) -> bool:
+        return self.prune is None or bool(state.globs)
 
     watch = frozenset({IGNORE_FILE})
 
-    def listed(self, fd: int, dir_sub: str, present: frozenset[str]) -> bool:
-        if self.rules is None or not present:
-            return False
+    def listed(self, fd: int, state: DirState, dir_sub: str, present: frozenset[str]
+               ) -> DirState:
+        if state.ignore is None or not present:
+            return state
         real = self.base.real_path(dir_sub.rstrip("/")) if dir_sub else self.base.real
         spec = load_ignore_at(self.ctx, fd, real)
         if spec is None:
-            return False
-        self.rules.push("" if real == "." else real + "/", spec)
-        return True
-
-    def left(self, dir_sub: str) -> None:
-        self.rules.pop()  # type: ignore[union-attr]
+            return state
+        return DirState(state.globs, state.policy, state.ignore.pushed(spec))
 
     def tick(self) -> None:
         self.budget.check()
 
-    def file_ignored(self, dir_sub: str, name: str) -> bool:
-        rules = self.rules
-        return bool(rules) and rules.ignored(  # type: ignore[union-attr]
-            self.base.real_path(dir_sub + name), False, name)
-
-    def file_hidden(self, dir_sub: str, name: str) -> bool:
-        if hidden(self.ctx, self.base.real_path(dir_sub + name)):
-            self.counts.hidden += 1
-            return True
-        return False
+    def kept_files(self, state: DirState, names: list[str], ends_with: str = ""
+                   ) -> tuple[list[str], int]:
+        """The names (files of one directory) neither ignored by .gitignore
+        nor hidden by the host's rules, in order; how many were ignored
+        (the hidden ones are counted in :attr:`counts`).  ``ends_with``:
+        what every name is known to end with (a glob's ``*.py``)."""
+        ignored = 0
+        if state.ignore:
+            names, ignored = state.ignore.kept_files(names, ends_with, self.budget.check)
+        if state.policy is not None and names:
+            shown = state.policy.visible_names(names, ends_with)
+            self.counts.hidden += len(names) - len(shown)
+            names = shown
+        return names, ignored
 
 
 def base_rules(ctx: ToolContext, base: Base, include_ignored: bool,

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from ._refusal import Code, Kind, Refusal
 
@@ -35,6 +34,7 @@ __all__ = [
     "GLOB_CHARS",
     "MAX_ALTERNATIVES",
     "GlobMatcher",
+    "NameIndex",
     "Segment",
     "compile_glob",
     "compile_segments",
@@ -154,9 +154,14 @@ def expand_braces(text: str, limit: int = MAX_ALTERNATIVES) -> list[str] | None:
 
 # -- one segment -----------------------------------------------------------------------
 
+# re.escape of one character: only these change (ASCII; every other character is itself)
+_ESCAPE = {c: re.escape(c) for c in map(chr, range(128)) if re.escape(c) != c}
+
+
 def _tokens(seg: str) -> list[str]:
     """Regex text of each single-character token of ``seg``, ``"*"`` for a star."""
     out: list[str] = []
+    escape = _ESCAPE.get
     i = 0
     while i < len(seg):
         ch = seg[i]
@@ -169,16 +174,21 @@ def _tokens(seg: str) -> list[str]:
             end = _class_end(seg, i)
             body = seg[i + 1:end]
             negate = body[:1] in ("!", "^")
-            chars = "".join("-" if c == "-" else re.escape(c) for c in body[negate:])
+            chars = "".join("-" if c == "-" else escape(c, c) for c in body[negate:])
             out.append(f"[^{chars}]" if negate else f"[{chars}]")
             i = end
         elif ch == "\\" and i + 1 < len(seg):
             i += 1
-            out.append(re.escape(seg[i]))
+            out.append(escape(seg[i], seg[i]))
         else:
-            out.append(re.escape(ch))
+            out.append(escape(ch, ch))
         i += 1
     return out
+
+
+def _is_literal(piece: str) -> bool:
+    """Whether the token ``piece`` is one literal character (not ``*``, ``?``, a class)."""
+    return piece != "*" and piece == _ESCAPE.get(piece[-1], piece[-1])
 
 
 class _Chunk:
@@ -189,7 +199,7 @@ class _Chunk:
     def __init__(self, tokens: list[str]) -> None:
         self.size = len(tokens)
         text = "".join(tokens)
-        plain = all(t == re.escape(t[-1]) for t in tokens)  # "?" is ".", a class "[..]"
+        plain = all(map(_is_literal, tokens))  # "?" is ".", a class "[..]"
         self.literal: str | None = "".join(t[-1] for t in tokens) if plain else None
         self.regex = None if plain else re.compile(text, re.DOTALL)
 
@@ -207,17 +217,45 @@ class _Chunk:
         return -1 if m is None else m.end()
 
 
-@dataclass(frozen=True)
 class Segment:
-    """One path segment of a pattern: ``"**"`` or a name pattern."""
+    """One path segment of a pattern: ``"**"`` or a name pattern.
 
-    source: str
-    recursive: bool
-    test: NameTest
+    ``affix`` is a cheap necessary condition of :attr:`test` (a name can
+    match only if it starts with ``affix[0]`` and ends with ``affix[1]``),
+    ``exact`` the one name that matches when the segment is a plain
+    literal, ``required`` the longest literal every match contains: an
+    index of many segments (:class:`NameIndex`) tests those with string
+    methods before running any test, and the test itself is built the
+    first time it is needed (a .gitignore of many lines mostly never
+    needs most of them)."""
+
+    __slots__ = ("source", "recursive", "affix", "exact", "required", "suffix_only", "_tokens",
+                 "_test")
+
+    def __init__(self, source: str, recursive: bool, tokens: list[str] | None = None) -> None:
+        self.source = source
+        self.recursive = recursive
+        self._tokens = tokens
+        self._test: NameTest | None = _any_name if recursive else None
+        runs = _literals(tokens) if tokens is not None else ["", ""]
+        self.exact: str | None = runs[0] if len(runs) == 1 else None  # no wildcard at all
+        self.affix = (runs[0], runs[-1])
+        self.required = max(runs, key=len)
+        # "*<literal>": the test is name.endswith(affix[1])
+        self.suffix_only = tokens is not None and tokens[:1] == ["*"] and len(runs) == 2 \
+            and len(runs[1]) == len(tokens) - 1
+
+    @property
+    def test(self) -> NameTest:
+        test = self._test
+        if test is None:
+            tokens = self._tokens or []
+            test = self._test = self.exact.__eq__ if self.exact is not None \
+                else _segment_test(tokens)
+        return test
 
 
-def _segment_test(seg: str) -> NameTest:
-    tokens = _tokens(seg)
+def _segment_test(tokens: list[str]) -> NameTest:
     if "*" not in tokens:
         whole = _Chunk(tokens)
         if whole.literal is not None:
@@ -250,6 +288,17 @@ def _segment_test(seg: str) -> NameTest:
     return test
 
 
+def _literals(tokens: list[str]) -> list[str]:
+    """The runs of literal tokens, in order ("" between two wildcards)."""
+    runs = [""]
+    for t in tokens:
+        if _is_literal(t):
+            runs[-1] += t[-1]
+        else:
+            runs.append("")
+    return runs
+
+
 def _any_name(name: str) -> bool:
     return True
 
@@ -260,10 +309,144 @@ def compile_segments(parts: Sequence[str]) -> list[Segment]:
     for part in parts:
         if part == "**":
             if not (out and out[-1].recursive):
-                out.append(Segment("**", True, _any_name))
+                out.append(Segment("**", True))
         else:
-            out.append(Segment(part, False, _segment_test(part)))
+            out.append(Segment(part, False, _tokens(part)))
     return out
+
+
+class NameIndex:
+    """Which of many name tests can match a name, found with string methods
+    first: each test is filed under its segment's literal name, end or
+    start (:attr:`Segment.affix`), or else, when there are many such, under
+    a piece of the longest literal it contains (:attr:`Segment.required`);
+    only those with no literal at all are run for every name.
+    :meth:`may_match` is a necessary condition (``False``: no test
+    matches); :meth:`candidates` the tests that may, in the order they were
+    given.  Ends, starts and pieces are looked up by length, so a name costs
+    one lookup per distinct length (per position, for pieces), however many
+    tests there are."""
+
+    __slots__ = ("_exact", "_exact_names", "_tails", "_heads", "_inner", "_always",
+                 "_few_tails", "_few_heads", "_ends")
+
+    FEW = 16  # up to this many ends (starts) are tried with one str.endswith
+    INNER_FROM = 8  # more tests than this with only an inner literal: index them
+    PIECE = 8  # characters of an inner literal an index files it under
+
+    def __init__(self, segments: Sequence[Segment]) -> None:
+        self._exact: dict[str, list[int]] = {}
+        self._tails: dict[int, dict[str, list[int]]] = {}
+        self._heads: dict[int, dict[str, list[int]]] = {}
+        self._inner: dict[int, dict[str, list[int]]] = {}
+        always: list[int] = []
+        inner: list[tuple[int, str]] = []
+        for i, seg in enumerate(segments):
+            head, tail = seg.affix
+            if seg.exact is not None:
+                self._exact.setdefault(seg.exact, []).append(i)
+            elif tail:
+                self._tails.setdefault(len(tail), {}).setdefault(tail, []).append(i)
+            elif head:
+                self._heads.setdefault(len(head), {}).setdefault(head, []).append(i)
+            elif seg.required:
+                inner.append((i, seg.required[:self.PIECE]))  # a piece of it is required too
+            else:
+                always.append(i)
+        if len(inner) > self.INNER_FROM:
+            for i, piece in inner:
+                self._inner.setdefault(len(piece), {}).setdefault(piece, []).append(i)
+        else:
+            always = sorted(always + [i for i, _ in inner])
+        self._always = tuple(always)
+        self._exact_names = frozenset(self._exact)
+        self._few_tails = self._few(self._tails)
+        self._few_heads = self._few(self._heads)
+        self._ends: dict[str, tuple[frozenset[str], tuple[str, ...]] | None] = {}
+
+    @classmethod
+    def _few(cls, by_length: dict[int, dict[str, list[int]]]) -> tuple[str, ...] | None:
+        affixes = tuple(a for group in by_length.values() for a in group)
+        return affixes if len(affixes) <= cls.FEW else None
+
+    @property
+    def always(self) -> bool:
+        """Whether some test has no literal to file it under (runs for every name)."""
+        return bool(self._always)
+
+    def _tail_of(self, name: str) -> bool:
+        few = self._few_tails
+        if few is not None:
+            return name.endswith(few)
+        n = len(name)
+        return any(length <= n and name[n - length:] in group
+                   for length, group in self._tails.items())
+
+    def _head_of(self, name: str) -> bool:
+        few = self._few_heads
+        if few is not None:
+            return name.startswith(few)
+        return any(name[:length] in group for length, group in self._heads.items())
+
+    def _inside(self, name: str) -> bool:
+        return any(name[i:i + length] in group for length, group in self._inner.items()
+                   for i in range(len(name) - length + 1))
+
+    def may_match(self, name: str) -> bool:
+        return bool(self._always) or name in self._exact or self._tail_of(name) \
+            or self._head_of(name) or bool(self._inner and self._inside(name))
+
+    def filter(self, names: list[str], ends_with: str = "") -> list[str]:
+        """The names some test may match (:meth:`may_match`), in order;
+        ``ends_with``: what every name is known to end with, so only the
+        literal names and ends agreeing with it are tried."""
+        if self._always:
+            return names
+        heads = self._few_heads
+        if ends_with and heads is not None:
+            agreeing = self._agreeing(ends_with)
+            if agreeing is None:
+                return []
+            exact, tails = agreeing
+        else:
+            exact, tails = self._exact_names, self._few_tails  # type: ignore[assignment]
+        if tails is not None and heads is not None and not self._inner:  # the common case
+            return [n for n in names if n in exact or n.endswith(tails) or n.startswith(heads)]
+        return [n for n in names if self.may_match(n)]
+
+    def _agreeing(self, end: str) -> tuple[frozenset[str], tuple[str, ...]] | None:
+        """The literal names and ends a name ending with ``end`` may have
+        (``None``: none, and nothing else to try); the few-ends case only."""
+        if end not in self._ends:
+            exact = frozenset(n for n in self._exact if n.endswith(end))
+            tails = tuple(t for t in self._few_tails or ()
+                          if t.endswith(end) or end.endswith(t))
+            found = (exact, tails) if exact or tails or self._few_heads or self._inner else None
+            if len(self._ends) < 64:
+                self._ends[end] = found
+            return found
+        return self._ends[end]
+
+    def candidates(self, name: str) -> list[int]:
+        """The indices of the tests that may match ``name``, ascending."""
+        found = list(self._always)
+        found += self._exact.get(name, ())
+        n = len(name)
+        for length, group in self._tails.items():
+            if length <= n:
+                found += group.get(name[n - length:], ())
+        for length, group in self._heads.items():
+            found += group.get(name[:length], ())
+        if self._inner:
+            pieces = {name[i:i + length] for length in self._inner
+                      for i in range(n - length + 1)}
+            for length, group in self._inner.items():
+                for piece in pieces:
+                    if len(piece) == length:
+                        found += group.get(piece, ())
+            return sorted(set(found))
+        found.sort()
+        return found
 
 
 # -- a whole pattern ----------------------------------------------------------------------
@@ -288,7 +471,14 @@ class GlobMatcher:
         self._ends = ends
         # "**/<name pattern>" only: the name alone decides, at any depth
         self.name_only = all(len(a) == 2 and a[0].recursive for a in alternatives)
-        self._name_tests = [a[1].test for a in alternatives] if self.name_only else []
+        #: for name_only matchers: the name segment of each alternative
+        self.name_segments: list[Segment] = [a[1] for a in alternatives] if self.name_only else []
+        self._name_tests = [seg.test for seg in self.name_segments]
+        #: a name_only matcher that is one "*<literal>" ("*.py"): the literal, so
+        #: a walk can test names with str.endswith alone ("" matches every name)
+        self.name_suffix: str | None = None
+        if len(self.name_segments) == 1 and self.name_segments[0].suffix_only:
+            self.name_suffix = self.name_segments[0].affix[1]
         # for name_only matchers: whether a name matches (one test bound directly: hot)
         self.match_name: NameTest = (self._name_tests[0] if len(self._name_tests) == 1
                                      else self._any_name_test)
@@ -328,6 +518,14 @@ class GlobMatcher:
         if len(self._memo) < 4096:
             self._memo[key] = result
         return result
+
+    def waiting(self, states: States) -> list[Segment] | None:
+        """The name patterns the next name must match for any of ``states``
+        to step on or accept (``None``: one is a ``**``, any name does)."""
+        segments = self._segments
+        if any(segments[s].recursive for s in states):
+            return None
+        return [segments[s] for s in states]
 
     def accepts(self, states: States, name: str) -> bool:
         """Whether ``name``, in a directory reached in ``states``, matches."""

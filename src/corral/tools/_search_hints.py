@@ -11,9 +11,11 @@ first, with a cap of one result, so it is a verified call):
   comma list ``*.ts,*.tsx`` is ``*.{ts,tsx}``), paths .gitignore hides; a
   ``path`` given as a glob (``lib/*.ts``: ``path`` lib, ``include`` *.ts);
   what RE2 cannot run (lookaround, backreferences...) with a rewrite.
-* glob: a pattern that repeats ``path`` (``path: "lib", pattern:
-  "lib/**/*.ts"``), a ``/`` pattern anchored at the wrong depth, paths
-  .gitignore hides.
+* glob: the name of a directory (``src``, ``**/pkg``: its files are
+  ``src/**``), a comma list (``*.ts,*.tsx`` is ``{*.ts,*.tsx}``; spaces
+  around a brace group's commas are dropped), a pattern that repeats
+  ``path`` (``path: "lib", pattern: "lib/**/*.ts"``), a ``/`` pattern
+  anchored at the wrong depth, paths .gitignore hides.
 
 Each check is one capped search at most (:data:`MAX_PROBES` per call), run
 under the call's own deadline, so the diagnosis costs a few searches of the
@@ -41,9 +43,11 @@ __all__ = [
     "MAX_PROBES",
     "Finds",
     "glob_retry",
+    "glob_tidy",
     "grep_retry",
     "path_as_pattern",
     "pattern_refusal",
+    "spaced_braces",
 ]
 
 MAX_PROBES = 4
@@ -217,8 +221,30 @@ def path_as_pattern(ctx: ToolContext, args: dict[str, Any], finds: Finds, shown:
 GlobProbe = Callable[[GlobMatcher, bool], dict[str, Any]]
 
 
+def spaced_braces(pattern: str) -> str | None:
+    """``*.{ts, tsx}`` without the spaces around its commas (which make an
+    alternative `` tsx``, matching only names with that space), or ``None``."""
+    if "{" not in pattern or "," not in pattern:
+        return None
+    tidy = re.sub(r"\s*,\s*", ",", pattern)
+    return tidy if tidy != pattern else None
+
+
+def _braced(pattern: str) -> str | None:
+    """``*.ts,*.tsx`` (or ``*.ts, *.tsx``) as the one glob ``{*.ts,*.tsx}``,
+    and ``*.{ts, tsx}`` without the spaces around its commas; ``None`` if
+    the pattern is neither."""
+    parts = [p.strip() for p in split_top(pattern, ",")]
+    if len(parts) > 1 and all(parts):
+        return "{" + ",".join(parts) + "}"
+    return spaced_braces(pattern)
+
+
 def _glob_candidates(pattern: str, path: str, result: dict[str, Any]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
+    braced = _braced(pattern)
+    if braced is not None:
+        out.append(("comma_list", braced))
     base = path.strip("/")
     if base not in ("", "."):
         for prefix in (base + "/", base.rsplit("/", 1)[-1] + "/"):
@@ -234,6 +260,10 @@ def _glob_candidates(pattern: str, path: str, result: dict[str, Any]) -> list[tu
 
 
 _GLOB_SAYS = {
+    "comma_list": "A glob is one pattern, not a comma list; the suggested {{a,b}} form (no "
+                  "spaces around the commas) matches each alternative and finds matches.",
+    "directory": "{pattern!r} names a directory, and glob lists files (or, ending in '/', "
+                 "directories): the suggested pattern lists the files in it.",
     "repeats_path": "The pattern repeats 'path' ({path}); patterns are matched below 'path', "
                     "so the suggested pattern leaves it out and finds matches.",
     "anchored": "A pattern with '/' is matched from 'path' down; at any depth (**/ in front) "
@@ -245,21 +275,65 @@ _GLOB_SAYS = {
 }
 
 
+def _finds(probe: GlobProbe, pattern: str, include: bool) -> bool:
+    try:
+        matcher = compile_glob(pattern)
+    except Refusal:
+        return False
+    return bool(probe(matcher, include)["paths"])
+
+
+def _directory_named(pattern: str, probe: GlobProbe, include: bool) -> tuple[str | None, int]:
+    """``pattern/**`` when ``pattern`` (not ending in ``/``) names existing
+    directories, and that finds their files; and the probes it took."""
+    if pattern.endswith(("/", "**")):
+        return None, 0
+    if not _finds(probe, pattern + "/", include):
+        return None, 1
+    # a name alone matches at any depth; with a "/" it is matched from 'path'
+    inside = pattern + "/**" if "/" in pattern else f"**/{pattern}/**"
+    return (inside if _finds(probe, inside, include) else None), 2
+
+
+def glob_tidy(args: dict[str, Any], result: dict[str, Any], probe: GlobProbe) -> None:
+    """After a glob with spaces around a ``{...}`` group's commas that
+    found something (``*.{ts, tsx}`` finds the .ts files only): the form
+    without them as the suggested call, when running it finds more."""
+    tidy = spaced_braces(args["pattern"])
+    if tidy is None:
+        return
+    include = bool(args["includeIgnored"])
+    try:
+        found = probe(compile_glob(tidy), include)
+    except Refusal:
+        return
+    if len(found["paths"]) > len(result["paths"]) or (found["truncated"]
+                                                      and not result["truncated"]):
+        path = args["path"]
+        suggested = {"pattern": tidy, **({"path": path} if path != "." else {}),
+                     **({"includeIgnored": True} if include else {})}
+        _offer(result, "glob", suggested, "The suggested call (that pattern) finds more.",
+               "comma_list")
+
+
 def glob_retry(args: dict[str, Any], result: dict[str, Any], probe: GlobProbe) -> None:
     """After a glob that found nothing: say what would find something."""
     pattern, path = args["pattern"], args["path"]
     include = bool(args["includeIgnored"])
-    probes = 0
-    for label, trial in _glob_candidates(pattern, path, result)[:MAX_PROBES - 1]:
-        try:
-            matcher = compile_glob(trial)
-        except Refusal:
-            continue
-        probes += 1
-        if probe(matcher, include)["paths"]:
-            suggested = {"pattern": trial, **({"path": path} if path != "." else {}),
-                         **({"includeIgnored": True} if include else {})}
-            _offer(result, "glob", suggested, _GLOB_SAYS[label].format(path=path), label)
+
+    def offer(label: str, trial: str) -> None:
+        suggested = {"pattern": trial, **({"path": path} if path != "." else {}),
+                     **({"includeIgnored": True} if include else {})}
+        _offer(result, "glob", suggested, _GLOB_SAYS[label].format(path=path, pattern=pattern),
+               label)
+
+    inside, probes = _directory_named(pattern, probe, include)
+    if inside is not None:
+        offer("directory", inside)
+        return
+    for label, trial in _glob_candidates(pattern, path, result)[:MAX_PROBES - 1 - probes]:
+        if _finds(probe, trial, include):
+            offer(label, trial)
             return
     ignored = result.get("ignored", {})
     hides = ignored.get("paths") or ignored.get("directories")

@@ -82,25 +82,27 @@ class Pattern:
     required: bytes | None = None  # every matching line contains this
     fallback: bool = False
 
-    def could_match(self, buf: bytes) -> bool:
-        """Cheap whole-buffer test: ``False`` means no line matches."""
+    def could_match(self, buf: bytes, end: int | None = None) -> bool:
+        """Cheap whole-buffer test of ``buf[:end]``: ``False`` means no line matches."""
         needle = self.literal or self.required
         if needle is not None:
-            return buf.find(needle) >= 0
+            return buf.find(needle, 0, len(buf) if end is None else end) >= 0
         return True
 
-    def lines(self, buf: bytes, pos: int = 0, line: int = 1) -> Iterator[Hit]:
+    def lines(self, buf: bytes, pos: int = 0, line: int = 1, end: int | None = None
+              ) -> Iterator[Hit]:
+        """The matching lines of ``buf[pos:end]`` (``end`` a line end)."""
         if self.literal is not None:
-            return literal_lines(self.literal, buf, pos, line)
+            return literal_lines(self.literal, buf, pos, line, end)
         if self.fallback:
-            return self._window_lines(buf, pos, line)
-        return regex_lines(self.searcher, buf, pos, line)
+            return self._window_lines(buf, pos, line, len(buf) if end is None else end)
+        return regex_lines(self.searcher, buf, pos, line, end)
 
-    def _window_lines(self, buf: bytes, pos: int, line: int) -> Iterator[Hit]:
-        search, size = self.searcher.search, len(buf)
+    def _window_lines(self, buf: bytes, pos: int, line: int, size: int) -> Iterator[Hit]:
+        search = self.searcher.search
         required = self.required
         while pos < size:
-            end = buf.find(b"\n", pos)
+            end = buf.find(b"\n", pos, size)
             end = size if end < 0 else end
             if required is None or buf.find(required, pos, end) >= 0:
                 for lo in range(pos, max(end, pos + 1), FALLBACK_WINDOW):

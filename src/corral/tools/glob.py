@@ -34,6 +34,7 @@ from ._requests import GlobRequest
 from ._search import (
     Base,
     Budget,
+    DirState,
     SearchCounts,
     SearchVisitor,
     base_rules,
@@ -41,7 +42,7 @@ from ._search import (
     open_base,
 )
 from ._search_glob import GlobMatcher, compile_glob
-from ._search_hints import glob_retry
+from ._search_hints import glob_retry, glob_tidy, spaced_braces
 
 DESCRIPTION = (
     "Find files by name pattern below a directory. 'pattern' is a glob (case-sensitive): '*' "
@@ -121,9 +122,13 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     base = open_base(ctx, rel, info, os.O_RDONLY | os.O_DIRECTORY)
     try:
         result = _glob(ctx, base, matcher, given, args["includeIgnored"])
+
+        def probe(m: GlobMatcher, include: bool) -> dict[str, Any]:
+            return _glob(ctx, base, m, given, include, probe=True)
         if not result["paths"] and not result["truncated"]:
-            glob_retry(args, result,
-                       lambda m, include: _glob(ctx, base, m, given, include, probe=True))
+            glob_retry(args, result, probe)
+        else:
+            glob_tidy(args, result, probe)
         return result
     finally:
         base.close()
@@ -139,39 +144,53 @@ class _Found:
 
 
 def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVisitor,
-          found: _Found, cap: int) -> Tree[frozenset[int]]:
-    tree = Tree(ctx.root, base.fd, matcher.start, visitor, yield_dirs=matcher.dirs_only,
+          found: _Found, cap: int) -> Tree[DirState]:
+    tree = Tree(ctx.root, base.fd, visitor.start, visitor, yield_dirs=matcher.dirs_only,
                 max_entries=ctx.limits.search_files)
     paths = found.paths
-    dirs_only, name_only = matcher.dirs_only, matcher.name_only
-    accepts, match_name = matcher.accepts, matcher.match_name
+    name_only, accepts, match_name = matcher.name_only, matcher.accepts, matcher.match_name
+    suffix = matcher.name_suffix
     with tree:
-        for dir_sub, _fd, state, entries in tree:
-            for name, kind in entries:
-                if dirs_only:
-                    if kind == "dir" and accepts(state, name):
-                        paths.append(base.shown_path(dir_sub + name) + "/")
-                elif match_name(name) if name_only else accepts(state, name):
-                    _take(ctx, base, visitor, found, dir_sub, name, kind)
+        for dir_sub, _fd, state, names, kinds in tree:
+            if matcher.dirs_only:
+                globs = state.globs
+                paths.extend(base.shown_path(dir_sub + name) + "/" for name in names
+                             if kinds.get(name) == "dir" and accepts(globs, name))
+            else:
+                if suffix is not None:  # "*.py": no call per name
+                    matched = [n for n in names if n.endswith(suffix)] if suffix else names
+                elif name_only:
+                    matched = [n for n in names if match_name(n)]
+                else:
+                    matched = [n for n in names if accepts(state.globs, n)]
+                if matched:
+                    _take(ctx, base, visitor, found, state, dir_sub, matched, kinds, suffix)
             if len(paths) > cap:  # one more than the cap: "truncated" is then a fact
                 break
     found.incomplete = tree.stats.incomplete
     return tree
 
 
-def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, dir_sub: str,
-          name: str, kind: str) -> None:
-    """A matching non-directory: listed, or counted as what kept it out."""
-    if kind == "other":
-        found.special += 1
-    elif visitor.rules and visitor.file_ignored(dir_sub, name):
-        found.ignored += 1
-    elif visitor.file_hidden(dir_sub, name):
-        pass
-    elif kind == "symlink" and not _leads_to_file(ctx, base.real_path(dir_sub + name)):
-        found.symlinks += 1
-    else:
-        found.paths.append(base.shown_path(dir_sub + name))
+def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, state: DirState,
+          dir_sub: str, matched: list[str], kinds: dict[str, str], suffix: str | None) -> None:
+    """Matching non-directories of one directory: listed, or counted as
+    what kept them out (in this order: special, ignored, hidden, a link
+    that does not lead to a file)."""
+    if kinds:
+        special = [n for n in matched if kinds.get(n) == "other"]
+        if special:
+            found.special += len(special)
+            matched = [n for n in matched if kinds.get(n) != "other"]
+    kept, ignored = visitor.kept_files(state, matched, suffix or "")
+    found.ignored += ignored
+    if kinds:
+        links = [n for n in kept if n in kinds
+                 and not _leads_to_file(ctx, base.real_path(dir_sub + n))]
+        if links:
+            found.symlinks += len(links)
+            kept = [n for n in kept if n not in links]
+    prefix = base.shown_path(dir_sub)
+    found.paths.extend([prefix + n for n in kept])
 
 
 def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
@@ -224,6 +243,11 @@ def _notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], found: _F
                     "may be missing; search a smaller directory.")
     if found.ignored or counts.ignored_dirs:
         tail.append(ignored_note(found.ignored, "matching path", counts))
+    tidy = spaced_braces(given)
+    if tidy is not None and found.paths:
+        tail.append(f"Spaces around the commas of a {{...}} group belong to its alternatives "
+                    f"(they match names with those spaces); without them the pattern is "
+                    f"{tidy!r}.")
     tail.extend(notes)
     if not found.paths and not over:
         what = "directories" if given.endswith("/") else "files"

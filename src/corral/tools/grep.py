@@ -12,9 +12,14 @@ Decisions (DESIGN.md leaves them to the tool):
   :mod:`._search_regex`).  A literal search (``regex: false``) runs in the
   native scanner.  A line break in the pattern is refused: matching is per
   line.
-* Files are read with large preads (a file up to :data:`CHUNK` in one) and
-  searched as bytes, whole buffers at a time; only the lines that hold a
-  match are located and decoded.  A file whose first 8,000 bytes hold a
+* Files are read with large preads (:data:`CHUNK` at a time, each chunk
+  cut after its last line break) and searched as bytes, whole buffers at
+  a time; only the lines that hold a match are located and decoded.  With
+  the native backend, a directory's worth of files is opened (one name,
+  ``O_NOFOLLOW|O_NONBLOCK``, below the directory fd the walk holds), read
+  and searched for the literal, or the regex's required literal, in one C
+  call (:class:`._search_scan.FileScanner`): a file without it costs no
+  Python; the others come back open and are searched here.  A file whose first 8,000 bytes hold a
   NUL is binary (git's rule) and skipped.  Binary, unreadable, special
   (FIFO, socket, device) and hard-linked files and symlinks are skipped
   and counted; symlinks are never followed.
@@ -34,7 +39,7 @@ import stat as st
 from typing import Any
 
 from ..contained import Handle, Root
-from ..contained._tree import Tree, TreeStats, open_entry
+from ..contained._tree import Tree, TreeStats, is_native, open_entry
 from ._context import ToolContext
 from ._refusal import Code, Kind, Refusal
 from ._registry import Suggests, ToolSpec, success_schema
@@ -51,7 +56,17 @@ from ._search import (
 from ._search_glob import GlobMatcher, compile_glob
 from ._search_hints import Finds, grep_retry, path_as_pattern, pattern_refusal
 from ._search_regex import Pattern, PatternProblem, compile_pattern
-from ._search_scan import count_newlines
+from ._search_scan import (
+    ABSENT,
+    BINARY,
+    HARDLINK,
+    NATIVE_FILES,
+    OPEN,
+    OPEN_ERROR,
+    SPECIAL,
+    FileScanner,
+    count_newlines,
+)
 
 CHUNK = 1 << 20  # bytes read at a time from a large file (a smaller one is read in one)
 BINARY_SNIFF = 8000  # git's rule: a NUL in the first 8,000 bytes means binary
@@ -130,7 +145,11 @@ class _Search:
         if info.st_nlink > 1 and not self.ctx.allow_hardlinks:
             self.skipped["hardlinks"] += 1  # its content may be a file outside the root
             return
-        want = min(info.st_size + 1, CHUNK)
+        self.regular(handle, path, info.st_size)
+
+    def regular(self, handle: Handle, path: str, size: int) -> None:
+        """Search the open regular file ``handle`` (``size`` bytes at its fstat)."""
+        want = min(size + 1, CHUNK)
         data = handle.pread(want, 0)
         if data.find(b"\x00", 0, BINARY_SNIFF) >= 0:
             self.skipped["binary"] += 1
@@ -143,21 +162,22 @@ class _Search:
         self._stream(handle, path, data, eof)
 
     def _stream(self, handle: Handle, path: str, data: bytes, eof: bool) -> None:
-        line = 1  # the number of the first line of the buffer
-        offset = len(data)
+        """Search the file a chunk at a time, each cut after its last line
+        break; the next chunk is read from there (the partial line is read
+        again rather than copied onto the next chunk)."""
+        line = 1  # the number of the first line of the chunk
+        offset = 0  # where in the file the chunk starts
         state = [0, 0]  # matching lines counted, the last line reported
         found: list[dict[str, Any]] = []
         while True:
             end = len(data) if eof else data.rfind(b"\n") + 1 or len(data)
-            buf = data if end == len(data) else data[:end]
-            if self._lines(buf, path, line, state, found) or eof:
+            if self._lines(data, end, path, line, state, found) or eof:
                 break
             self.budget.check()
-            line += count_newlines(buf)  # a line longer than a chunk goes on in the next one
-            more = handle.pread(CHUNK, offset)
-            offset += len(more)
-            eof = len(more) < CHUNK
-            data = data[end:] + more
+            line += count_newlines(data, 0, end)  # a line longer than a chunk goes on
+            offset += end
+            data = handle.pread(CHUNK, offset)
+            eof = len(data) < CHUNK
             if not data:
                 break
         if self.mode == "counts" and state[0]:
@@ -165,13 +185,13 @@ class _Search:
         if found and self.context:
             self._add_context(handle, found)
 
-    def _lines(self, buf: bytes, path: str, line: int, state: list[int],
+    def _lines(self, buf: bytes, size: int, path: str, line: int, state: list[int],
                found: list[dict[str, Any]]) -> bool:
-        """Record the matching lines of ``buf``; ``True`` when done with the file."""
-        if not self.pattern.could_match(buf):
+        """Record the matching lines of ``buf[:size]``; ``True`` when done with the file."""
+        if not self.pattern.could_match(buf, size):
             return False
         mode, results = self.mode, self.results
-        for start, end, at, number in self.pattern.lines(buf, 0, line):
+        for start, end, at, number in self.pattern.lines(buf, 0, line, size):
             if number == state[1]:
                 continue  # one very long line, searched in pieces, is reported once
             state[1] = number
@@ -413,31 +433,120 @@ def _result(ctx: ToolContext, args: dict[str, Any], grep: _Search, base: Base,
 
 def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher | None,
                include_ignored: bool, notes: list[str], outcome: _Outcome) -> None:
-    root = ctx.root
     rules = base_rules(ctx, base, include_ignored, notes)
     visitor = SearchVisitor(ctx, base, rules=rules, skip_git=not include_ignored,
                             prune=include, budget=grep.budget)
     outcome.counts = visitor.counts
     outcome.ignored = 0
     skipped = grep.skipped
-    tree = Tree(root, base.fd, include.start if include else frozenset(), visitor,
-                max_entries=ctx.limits.search_files)
+    tree = Tree(ctx.root, base.fd, visitor.start, visitor, max_entries=ctx.limits.search_files)
     outcome.stats = tree.stats
+    scanner = _scanner(grep, ctx.root)
     with tree:
-        for dir_sub, dir_fd, state, entries in tree:
-            for name, kind in entries:
-                if not _include_matches(include, dir_sub, name, state):
-                    continue
-                grep.included += 1
-                if kind in ("symlink", "other"):
-                    skipped["symlinks" if kind == "symlink" else "special"] += 1
-                elif rules and visitor.file_ignored(dir_sub, name):
-                    outcome.ignored += 1
-                elif not visitor.file_hidden(dir_sub, name):
-                    _grep_file(grep, root, dir_fd, base, dir_sub + name)
-                    if grep.full:
-                        return
+        for dir_sub, dir_fd, state, run, kinds in tree:
+            names = run
+            if include is not None:
+                names = ([n for n in run if include.match_name(n)] if include.name_only
+                         else [n for n in run if include.accepts(state.globs, n)])
+            grep.included += len(names)
+            if kinds:  # links and special files are counted, never opened
+                odd = [kinds[n] for n in names if n in kinds]
+                if odd:
+                    skipped["symlinks"] += odd.count("symlink")
+                    skipped["special"] += len(odd) - odd.count("symlink")
+                    names = [n for n in names if n not in kinds]
+            names, ignored = visitor.kept_files(state, names)
+            outcome.ignored += ignored
+            if not names:
+                continue
+            if scanner is not None:
+                if _grep_native(grep, scanner, ctx.root, dir_fd, base, dir_sub, names):
+                    return
+            elif _grep_files(grep, ctx.root, dir_fd, base, dir_sub, names):
+                return
     outcome.incomplete = tree.stats.incomplete
+
+
+def _grep_files(grep: _Search, root: Root, dir_fd: int, base: Base, dir_sub: str,
+                names: list[str]) -> bool:
+    """Search the files ``names`` of the directory ``dir_fd`` (``dir_sub``
+    below the base), one at a time through the root's backend; ``True``
+    once the results are full."""
+    for name in names:
+        _grep_file(grep, root, dir_fd, base, dir_sub + name)
+        if grep.full:
+            return True
+    return False
+
+
+def _scanner(grep: _Search, root: Root) -> FileScanner | None:
+    """The native file scanner, when the module has it and the root's
+    backend is the native one (any other backend is asked for every call,
+    so a test's fault-injecting backend sees them all)."""
+    if not NATIVE_FILES or not is_native(root.backend):
+        return None
+    pattern = grep.pattern
+    return FileScanner(pattern.literal or pattern.required, sniff=BINARY_SNIFF,
+                       keep_links=grep.ctx.allow_hardlinks, chunk=CHUNK)
+
+
+def _grep_native(grep: _Search, scanner: FileScanner, root: Root, dir_fd: int, base: Base,
+                 dir_sub: str, names: list[str]) -> bool:
+    """:func:`_grep_files` with the per-file work in C (a batch of files per
+    call): a file without the needle costs no Python at all; the files C
+    left open (a hit, no needle to test, a large file) are searched here.
+    ``True`` once the results are full."""
+    blob = ("\0".join(names) + "\0").encode("utf-8")  # the walk left out names not UTF-8
+    done, offset = 0, 0
+    while done < len(names):
+        grep.budget.check()
+        rows, offset = scanner.scan(dir_fd, blob, offset, len(names) - done)
+        statuses = rows[0::4]
+        absent = statuses.count(ABSENT)
+        grep.searched += absent
+        if absent < len(statuses):
+            try:
+                _scanned(grep, root, base, dir_sub, names, done, rows)
+            finally:
+                for i in range(1, len(rows), 4):  # what was not searched (full, or a refusal)
+                    if rows[i - 1] == OPEN and rows[i] >= 0:
+                        os.close(rows[i])
+            if grep.full:
+                return True
+        done += len(statuses)
+    return False
+
+
+def _scanned(grep: _Search, root: Root, base: Base, dir_sub: str, names: list[str], first: int,
+             rows: list[int]) -> None:
+    """Count and search what the scanner gave for ``names[first:]``; each
+    searched fd is marked taken (-1) in ``rows``."""
+    skipped = grep.skipped
+    for k in range(0, len(rows), 4):
+        status, value = rows[k], rows[k + 1]
+        if status == ABSENT:
+            continue
+        name = names[first + k // 4]
+        if status == OPEN:
+            rows[k + 1] = -1
+            with Handle(root, root.backend, value, base.real_path(dir_sub + name)) as handle:
+                try:
+                    grep.regular(handle, base.shown_path(dir_sub + name), rows[k + 2])
+                except OSError:  # EIO and the like, mid-read
+                    skipped["unreadable"] += 1
+            if grep.full:
+                return
+        elif status == BINARY:
+            skipped["binary"] += 1
+            grep.binary_path = base.shown_path(dir_sub + name)
+        elif status == SPECIAL:
+            skipped["special"] += 1
+        elif status == HARDLINK:
+            skipped["hardlinks"] += 1
+        elif status == OPEN_ERROR and value == errno.ELOOP:
+            skipped["symlinks"] += 1  # swapped for a link since the listing
+        else:
+            skipped["unreadable"] += 1
 
 
 def _grep_file(grep: _Search, root: Root, dir_fd: int, base: Base, sub: str) -> None:

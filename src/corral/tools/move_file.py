@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import stat as st
-from typing import Any
+from typing import Any, NoReturn
 
 from . import _read_cache as read_cache
 from ..contained import Target
@@ -168,22 +168,47 @@ def _check_inside(ctx: ToolContext, src: str, src_at: Location, dst_at: Location
     """Moving a directory renames everything in it: nothing a rule covers
     may leave (a denied, protected or secret entry), and nothing may arrive
     under a name a rule covers (a ``tasks.json`` moved in as ``.vscode``).
-    The refusal names the directory, never the entry inside it."""
+    The refusal names the directory, never the entry inside it.  The walk
+    carries each directory's policy scope down to its subdirectories, so an
+    entry costs a test of its name, not of its whole path (a deep tree
+    costs its size, not depth squared)."""
     policy = ctx.policy
     if policy.is_empty:
         return
-    top = src_at.path
-    for dirpath, dirnames, filenames in ctx.root.walk(top):  # the canonical directory
+    scopes = {src_at.path: (policy.scope(src_at.path, Op.MOVE_FROM),
+                            policy.scope(dst_at.path, Op.MOVE_TO))}
+    for dirpath, dirnames, filenames in ctx.root.walk(src_at.path):  # the canonical directory
         ctx.checkpoint()
-        below = dirpath[len(top):].lstrip("/")  # the walk names what it found under top
-        for name in dirnames + filenames:
-            inner = f"{below}/{name}" if below else name
-            kind = policy.rule(f"{src_at.path}/{inner}", Op.MOVE_FROM)
-            if kind is not None:
-                raise _holds(src, kind, "source")
-            kind = policy.rule(f"{dst_at.path}/{inner}", Op.MOVE_TO)
-            if kind is not None:
-                raise _holds(src, kind, "destination")
+        leaving, arriving = scopes.pop(dirpath)
+        for name in dirnames:
+            inner = (leaving.child(name), arriving.child(name))
+            if inner[0] is None or inner[1] is None:
+                _refuse(ctx, src, src_at, dst_at, _below(dirpath, src_at.path, name))
+            scopes[name if dirpath == "." else f"{dirpath}/{name}"] = (inner[0], inner[1])
+        shown = len(filenames)
+        if (len(leaving.visible_names(filenames)) != shown
+                or len(arriving.visible_names(filenames)) != shown):
+            for name in filenames:
+                if not (leaving.visible(name) and arriving.visible(name)):
+                    _refuse(ctx, src, src_at, dst_at, _below(dirpath, src_at.path, name))
+
+
+def _below(dirpath: str, top: str, name: str) -> str:
+    """``name`` of the walk's ``dirpath``, as a path relative to ``top``."""
+    below = dirpath[len(top):].lstrip("/")
+    return f"{below}/{name}" if below else name
+
+
+def _refuse(ctx: ToolContext, src: str, src_at: Location, dst_at: Location,
+            inner: str) -> NoReturn:
+    """Refuse the move for the entry ``inner`` a scope hid, with the rule's
+    kind (the policy's whole-path answer; a deny when the two ever disagree:
+    fail closed)."""
+    kind = ctx.policy.rule(f"{src_at.path}/{inner}", Op.MOVE_FROM)
+    if kind is not None:
+        raise _holds(src, kind, "source")
+    kind = ctx.policy.rule(f"{dst_at.path}/{inner}", Op.MOVE_TO)
+    raise _holds(src, kind if kind is not None else Kind.DENY_RULE, "destination")
 
 
 _HELD = {Kind.DENY_RULE: "a path the host does not allow",

@@ -113,7 +113,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             ctx.authorize(ReadRequest(rel))
             # THREATS row 10: the name swapped while the host decided fails closed
             ctx.ensure_same(rel, (info.st_dev, info.st_ino))
-        if (image := _media.read_image(ctx, rel, handle.fileno(), info)) is not None:
+        if (image := _media.read_image(ctx, rel, handle, info)) is not None:
             return image  # newtools hook
         facts = _scan(rel, _Reader(handle, ctx.checkpoint), info, offset, limit,
                       limits.read_line_chars, limits.read_bytes)

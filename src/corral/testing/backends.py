@@ -1,0 +1,248 @@
+"""Backends for tests: a real backend with chosen calls failing, and one
+that runs under pyfakefs.
+
+:class:`FaultBackend` wraps a :class:`corral.contained.Backend` and passes
+every call through, except the ones a :class:`Fault` names: those raise the
+fault's errno (after the real call, for ``close``, which releases the fd
+even when it reports an error), or run a hook first.  It can also state
+kernel facts the machine does not have (``fs.protected_symlinks`` on, a
+``nosymfollow`` mount), so the resolver's answer to them can be tested
+anywhere.  Faults are injected below the core: the path a real kernel error
+takes (the core's mapping, a tool's classification) is the one tested.
+
+:class:`FakeFsBackend` is the one backend a Root accepts under pyfakefs:
+it makes only the calls pyfakefs fakes (``os.open`` with ``dir_fd`` and the
+like), and stands in for the two it does not fake (``pread`` by seek and
+read, which moves the offset; ``fchmod`` by ``chmod`` of the fd).  Without
+it, pyfakefs's small fake fd numbers would reach real system calls and act
+on whatever real file holds that number.  No fast path under pyfakefs.
+
+Root ignores permission bits, and CI runs as root: inject ``EACCES`` here,
+never by ``chmod``.  A fault names the method and optionally the name the
+call is given (name-based calls: ``open_at``, ``openat2`` (its last
+component), ``lstat_at``, ``readlink_at``, ``mkdir_at``,
+``create_directory_at``, ``unlink_at``, ``rmdir_at``, ``rename_at`` and
+``link_at`` (either end), ``symlink_at``); fd-based calls match the name the
+fd was opened by.  A temporary file of an atomic write (``.name.<hex>.corral-
+tmp``) counts as the name it stands for, or only it with ``temp=True``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from collections.abc import Callable
+
+from corral.contained import Backend, OsBackend
+from corral.contained._backend import DirEntries, _under_pyfakefs
+
+__all__ = ["Fault", "FaultBackend", "FakeFsBackend"]
+
+_TEMP_SUFFIX = ".corral-tmp"
+
+
+@dataclass
+class Fault:
+    """One injected failure (see the module docstring)."""
+
+    method: str
+    err: int | None  # None: run the hook only
+    name: str | None = None  # the name (or the target of a temporary file) to hit
+    times: int = 1  # how many matching calls fail (-1: every one)
+    hook: Callable[[], None] | None = None
+    temp: bool = False  # only the temporary file standing for ``name``
+    fired: int = field(default=0, init=False)
+
+
+def stands_for(name: str) -> str:
+    """The name a temporary file of an atomic write stands for (else ``name``)."""
+    if name.startswith(".") and name.endswith(_TEMP_SUFFIX):
+        return name[1:].rsplit(".", 2)[0]
+    return name
+
+
+class FaultBackend(Backend):
+    """``inner`` with :class:`Fault` s injected and kernel facts overridden.
+
+    ``protected_symlinks`` / ``nosymfollow``: ``None`` asks ``inner`` (the
+    real kernel); ``True``/``False`` says so instead (``nosymfollow=True``
+    makes every filesystem look mounted ``nosymfollow``).  The ``openat2``
+    fast path is ``inner``'s unless ``openat2=False``: a fault on opening a
+    name hits both ways of opening it.
+    """
+
+    def __init__(self, inner: Backend, *faults: Fault, protected_symlinks: bool | None = None,
+                 nosymfollow: bool | None = None, openat2: bool | None = None) -> None:
+        self.inner = inner
+        self.faults = list(faults)
+        self.fired: list[str] = []
+        self._names: dict[int, str] = {}
+        self._protected = protected_symlinks
+        self._nosymfollow = nosymfollow
+        self.name = inner.name
+        self.dir_flags = inner.dir_flags
+        self.has_openat2 = inner.has_openat2 if openat2 is None else openat2 and inner.has_openat2
+        self.openat2_reason = inner.openat2_reason
+        self.openat2_checks_dotdot = inner.openat2_checks_dotdot
+        self.avoids_symlink_attacks = inner.avoids_symlink_attacks
+        self.fake_fs_safe = inner.fake_fs_safe
+
+    def add(self, fault: Fault) -> Fault:
+        self.faults.append(fault)
+        return fault
+
+    def _check(self, method: str, *names: str | None) -> None:
+        for fault in self.faults:
+            if fault.method != method or fault.times == 0:
+                continue
+            if fault.name is not None and not any(
+                    n is not None and stands_for(n) == fault.name for n in names):
+                continue
+            if fault.temp and not any((n or "").endswith(_TEMP_SUFFIX) for n in names):
+                continue
+            if fault.times > 0:
+                fault.times -= 1
+            fault.fired += 1
+            self.fired.append(f"{method}:{names[0] if names else None}")
+            if fault.hook is not None:
+                fault.hook()
+            if fault.err is not None:
+                raise OSError(fault.err, os.strerror(fault.err))
+
+    def _opened(self, fd: int, name: str) -> int:
+        self._names[fd] = name
+        return fd
+
+    # -- name-based calls ---------------------------------------------------------
+    def open_at(self, dir_fd: int, name: str, flags: int, mode: int = 0o666) -> int:
+        self._check("open_at", name)
+        return self._opened(self.inner.open_at(dir_fd, name, flags, mode), name)
+
+    def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
+        name = path.rstrip("/").rsplit("/", 1)[-1]
+        self._check("open_at", name)
+        return self._opened(self.inner.openat2(dir_fd, path, flags, mode, resolve), name)
+
+    def lstat_at(self, dir_fd: int, name: str) -> os.stat_result:
+        self._check("lstat_at", name)
+        return self.inner.lstat_at(dir_fd, name)
+
+    def readlink_at(self, dir_fd: int, name: str) -> str:
+        self._check("readlink_at", name)
+        return self.inner.readlink_at(dir_fd, name)
+
+    def mkdir_at(self, dir_fd: int, name: str, mode: int) -> None:
+        self._check("mkdir_at", name)
+        self.inner.mkdir_at(dir_fd, name, mode)
+
+    def create_directory_at(self, dir_fd: int, name: str, mode: int) -> int:
+        self._check("create_directory_at", name)
+        return self._opened(self.inner.create_directory_at(dir_fd, name, mode), name)
+
+    def unlink_at(self, dir_fd: int, name: str) -> None:
+        self._check("unlink_at", name)
+        self.inner.unlink_at(dir_fd, name)
+
+    def rmdir_at(self, dir_fd: int, name: str) -> None:
+        self._check("rmdir_at", name)
+        self.inner.rmdir_at(dir_fd, name)
+
+    def rename_at(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str,
+                  flags: int = 0) -> None:
+        self._check("rename_at", src, dst)
+        self.inner.rename_at(src_dir_fd, src, dst_dir_fd, dst, flags)
+
+    def link_at(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
+        self._check("link_at", src, dst)
+        self.inner.link_at(src_dir_fd, src, dst_dir_fd, dst)
+
+    def symlink_at(self, target: str, dir_fd: int, name: str) -> None:
+        self._check("symlink_at", name)
+        self.inner.symlink_at(target, dir_fd, name)
+
+    # -- fd-based calls ----------------------------------------------------------------
+    def close(self, fd: int) -> None:
+        name = self._names.pop(fd, None)
+        try:
+            self.inner.close(fd)
+        finally:
+            self._check("close", name)
+
+    def fstat(self, fd: int) -> os.stat_result:
+        self._check("fstat", self._names.get(fd))
+        return self.inner.fstat(fd)
+
+    def scandir(self, fd: int) -> DirEntries:
+        self._check("scandir", self._names.get(fd))
+        return self.inner.scandir(fd)
+
+    def read(self, fd: int, size: int) -> bytes:
+        self._check("read", self._names.get(fd))
+        return self.inner.read(fd, size)
+
+    def pread(self, fd: int, size: int, offset: int) -> bytes:
+        self._check("pread", self._names.get(fd))
+        return self.inner.pread(fd, size, offset)
+
+    def write(self, fd: int, data: bytes | memoryview) -> int:
+        self._check("write", self._names.get(fd))
+        return self.inner.write(fd, data)
+
+    def fsync(self, fd: int) -> None:
+        self._check("fsync", self._names.get(fd))
+        self.inner.fsync(fd)
+
+    def fchmod(self, fd: int, mode: int) -> None:
+        self._check("fchmod", self._names.get(fd))
+        self.inner.fchmod(fd, mode)
+
+    # -- kernel facts ----------------------------------------------------------------------
+    def mount_flags(self, fd: int) -> int:
+        self._check("mount_flags", self._names.get(fd))
+        flags = self.inner.mount_flags(fd)
+        if self._nosymfollow is None:
+            return flags
+        from corral.contained._resolve import ST_NOSYMFOLLOW
+        return flags | ST_NOSYMFOLLOW if self._nosymfollow else flags & ~ST_NOSYMFOLLOW
+
+    def protected_symlinks(self) -> bool:
+        if self._protected is None:
+            return self.inner.protected_symlinks()
+        return self._protected
+
+    def info(self) -> dict[str, object]:
+        data = self.inner.info()
+        data["faults"] = [f.method for f in self.faults]
+        return data
+
+
+class FakeFsBackend(OsBackend):
+    """An os backend for pyfakefs (module docstring): no fast path, and
+    ``pread``/``fchmod`` through calls pyfakefs fakes."""
+
+    name = "os"
+    fake_fs_safe = True
+
+    def __init__(self) -> None:
+        super().__init__(openat2=False)
+
+    def close(self, fd: int) -> None:
+        # An object made under pyfakefs and collected after the patcher is
+        # gone must not close the real fd that has its number now.
+        if _under_pyfakefs():
+            os.close(fd)
+
+    def pread(self, fd: int, size: int, offset: int) -> bytes:
+        os.lseek(fd, offset, os.SEEK_SET)
+        return os.read(fd, size)
+
+    def fchmod(self, fd: int, mode: int) -> None:
+        os.chmod(fd, mode)
+
+    def mount_flags(self, fd: int) -> int:
+        return 0  # pyfakefs fakes no statvfs
+
+    def info(self) -> dict[str, object]:
+        data = super().info()
+        data["pyfakefs"] = True
+        return data

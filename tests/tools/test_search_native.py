@@ -1,0 +1,206 @@
+"""The native search scanner's listing and file batch (native/corral_scan.h)
+against the os module on real files: every entry kind, names that are not
+UTF-8, directories larger than the first buffer, every per-file status, a
+needle across two read chunks, files past the per-call budget; and the
+newline counter at every alignment.  (Without the module these cannot run:
+test_search_engine.py::test_native_scanner_is_built fails there first.)"""
+
+from __future__ import annotations
+
+import errno
+import os
+import random
+import socket
+from pathlib import Path
+
+import pytest
+
+from corral.contained._tree import TreeStats
+from corral.tools import _search_scan as scan
+
+pytestmark = pytest.mark.skipif(not scan.NATIVE_FILES, reason="corral._native was not built")
+
+if scan.NATIVE_FILES:
+    from corral._native import ffi, lib
+    from corral.contained._tree import _NativeLister
+
+
+def _scandir_truth(path: Path) -> tuple[list[str], dict[str, str], list[str], int]:
+    files, kinds, dirs, undecodable = [], {}, [], 0
+    for entry in os.scandir(path):
+        name = entry.name
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            undecodable += 1
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            dirs.append(name + "/")
+        else:
+            files.append(name)
+            if not entry.is_file(follow_symlinks=False):
+                kinds[name] = "symlink" if entry.is_symlink() else "other"
+    return sorted(files), kinds, sorted(dirs), undecodable
+
+
+def _every_kind(path: Path) -> None:
+    (path / "f.txt").write_text("x")
+    (path / "sub").mkdir()
+    (path / "sub.d").mkdir()
+    (path / "a-b").write_text("")
+    os.symlink("f.txt", path / "link")
+    os.symlink("sub", path / "dirlink")
+    os.symlink("nowhere", path / "dangling")
+    os.mkfifo(path / "fifo")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(path / "sock"))
+    sock.close()
+    (path / "caf\u00e9").write_text("")
+    (path / "\u212bngstrom").mkdir()
+    with open(os.path.join(os.fsencode(path), b"bad\xff\xfe"), "w"):
+        pass
+    with open(os.path.join(os.fsencode(path), b"surrogate\xed\xa0\x80"), "w"):
+        pass
+
+
+def test_listing_agrees_with_scandir(tmp_path):
+    _every_kind(tmp_path)
+    stats = TreeStats()
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        listing = _NativeLister()(fd, stats)
+        files, kinds, dirs, undecodable = _scandir_truth(tmp_path)
+        assert (listing.files, listing.kinds, listing.dirs) == (files, kinds, dirs)
+        assert stats.undecodable == undecodable == 2
+        # listing the same fd again starts from its first entry
+        assert _NativeLister()(fd, TreeStats()).files == files
+    finally:
+        os.close(fd)
+
+
+def test_listing_of_a_directory_larger_than_the_buffer(tmp_path):
+    names = {f"{i:05}-" + "n" * 60 for i in range(3000)}  # ~200 KB of names
+    for name in names:
+        (tmp_path / name).write_text("")
+    for i in range(500):
+        (tmp_path / f"d{i:04}").mkdir()
+    lister = _NativeLister()
+    fd, listing = lister.open_list(os.open(tmp_path.parent, os.O_RDONLY), tmp_path.name,
+                                   os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, TreeStats())
+    os.close(fd)
+    assert listing.files == sorted(names)
+    assert listing.dirs == [f"d{i:04}/" for i in range(500)]
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"))
+
+
+def test_open_list_refuses_a_symlink_and_leaks_nothing(tmp_path):
+    (tmp_path / "real").mkdir()
+    os.symlink("real", tmp_path / "link")
+    parent = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    before = _open_fds()
+    try:
+        with pytest.raises(OSError) as caught:
+            _NativeLister().open_list(parent, "link", os.O_RDONLY | os.O_DIRECTORY |
+                                      os.O_NOFOLLOW, TreeStats())
+        assert caught.value.errno in (errno.ELOOP, errno.ENOTDIR)
+        with pytest.raises(FileNotFoundError):
+            _NativeLister().open_list(parent, "gone", os.O_RDONLY | os.O_DIRECTORY, TreeStats())
+        assert _open_fds() == before
+    finally:
+        os.close(parent)
+
+
+def _scan(path: Path, names: list[str], needle: bytes | None, *, keep_links: bool = False,
+          chunk: int = 1 << 20) -> list[tuple[int, int, int, int]]:
+    scanner = scan.FileScanner(needle, sniff=8000, keep_links=keep_links, chunk=chunk)
+    blob = ("\0".join(names) + "\0").encode()
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    rows: list[int] = []
+    offset = 0
+    try:
+        while len(rows) < 4 * len(names):
+            got, offset = scanner.scan(fd, blob, offset, len(names) - len(rows) // 4)
+            rows += got
+    finally:
+        os.close(fd)
+    out = [tuple(rows[i:i + 4]) for i in range(0, len(rows), 4)]
+    for status, value, _size, _links in out:
+        if status == scan.OPEN:
+            os.fstat(value)  # a real, open fd: the caller's
+            os.close(value)
+    return out  # type: ignore[return-value]
+
+
+def test_every_status(tmp_path):
+    (tmp_path / "hit.txt").write_bytes(b"one\nneedle two\n")
+    (tmp_path / "miss.txt").write_bytes(b"one\ntwo\n" * 100)
+    (tmp_path / "bin.dat").write_bytes(b"needle\x00")
+    (tmp_path / "late-nul.txt").write_bytes(b"x" * 9000 + b"\x00")  # past git's 8,000 bytes
+    (tmp_path / "dir").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "linked.txt").write_bytes(b"needle\n")
+    os.link(tmp_path / "linked.txt", tmp_path / "other-name")
+    os.symlink("hit.txt", tmp_path / "link")
+    (tmp_path / "empty").write_bytes(b"")
+    names = ["hit.txt", "miss.txt", "bin.dat", "late-nul.txt", "dir", "fifo", "linked.txt",
+             "link", "gone", "empty"]
+    rows = _scan(tmp_path, names, b"needle")
+    statuses = [r[0] for r in rows]
+    assert statuses == [scan.OPEN, scan.ABSENT, scan.BINARY, scan.ABSENT, scan.SPECIAL,
+                        scan.SPECIAL, scan.HARDLINK, scan.OPEN_ERROR, scan.OPEN_ERROR,
+                        scan.ABSENT]
+    assert rows[7][1] == errno.ELOOP and rows[8][1] == errno.ENOENT
+    assert rows[1][2] == 800 and rows[6][3] == 2  # st_size, st_nlink
+    assert _scan(tmp_path, ["linked.txt"], b"needle", keep_links=True)[0][0] == scan.OPEN
+    # no needle: every readable regular file is the caller's to search
+    assert [r[0] for r in _scan(tmp_path, ["hit.txt", "miss.txt", "bin.dat"], None)] == \
+        [scan.OPEN, scan.OPEN, scan.BINARY]
+
+
+@pytest.mark.parametrize("where", [0, 4095, 4096 - 3, 4096 - 6, 4096, 10_000, 40_000 - 6])
+def test_a_needle_across_two_chunks_is_found(tmp_path, where):
+    data = bytearray(b"a" * 40_000)
+    data[where:where + 6] = b"needle"
+    (tmp_path / "f").write_bytes(bytes(data))
+    assert _scan(tmp_path, ["f"], b"needle", chunk=4096)[0][0] == scan.OPEN
+    (tmp_path / "g").write_bytes(b"a" * 40_000 + b"needl")
+    assert _scan(tmp_path, ["g"], b"needle", chunk=4096)[0][0] == scan.ABSENT
+
+
+def test_the_binary_sniff_spans_chunks(tmp_path):
+    (tmp_path / "early").write_bytes(b"a" * 5000 + b"\x00" + b"needle")  # chunk 2, byte 5000
+    (tmp_path / "late").write_bytes(b"a" * 8000 + b"\x00" + b"needle")  # byte 8000: text
+    rows = _scan(tmp_path, ["early", "late"], b"needle", chunk=4096)
+    assert [r[0] for r in rows] == [scan.BINARY, scan.OPEN]
+
+
+def test_files_past_the_budget_are_left_to_the_caller(tmp_path, monkeypatch):
+    monkeypatch.setattr(scan.FileScanner, "BUDGET", 10_000)
+    (tmp_path / "big").write_bytes(b"x\n" * 6000)  # 12,000 bytes: past one call's budget
+    (tmp_path / "a").write_bytes(b"y\n" * 3000)
+    (tmp_path / "b").write_bytes(b"y\n" * 3000)
+    scanner = scan.FileScanner(b"needle", sniff=8000, keep_links=False, chunk=4096)
+    blob = b"big\0a\0b\0"
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        rows, offset = scanner.scan(fd, blob, 0, 3)
+        assert rows[0] == scan.OPEN  # unread: streamed by the caller between checkpoints
+        os.close(rows[1])
+        # 6,000 bytes of "a" read: still under the budget, so "b" is done in the same call,
+        # which then stops (12,000 read)
+        assert [rows[4], rows[8]] == [scan.ABSENT, scan.ABSENT] and offset == len(blob)
+    finally:
+        os.close(fd)
+
+
+def test_newline_count_at_every_alignment():
+    rng = random.Random(5)
+    buf = bytes(rng.choice(b"\nab\x00\xff\x0a\x0b\x8a") for _ in range(3000))
+    for start in range(40):
+        for end in (start, start + 1, start + 7, start + 8, start + 9, 1000, 2999, 3000):
+            assert scan.count_newlines(buf, start, end) == buf.count(b"\n", start, end)
+    assert lib.corral_count_newlines(b"\n" * 17, 0, 17) == 17
+    assert ffi is not None
