@@ -97,7 +97,6 @@ def test_a_client_that_never_reads_cannot_grow_memory_by_a_gigabyte(root):
         assert grown < 192, f"the server holds {grown:.0f} MiB more after {sent} queued calls"
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: mcp to fix (root//x routed as absolute)")
 def test_a_doubled_slash_after_the_root_name_is_that_root(tmp_path):
     """With several roots, ``ws//a.txt`` is refused OUTSIDE_ROOT ("an absolute
     path outside the root"): the root name is stripped and '/a.txt' is left.

@@ -31,9 +31,11 @@ alone), as a root of its own.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from ..contained import Root
 from ._control import CancelToken, ProgressCallback
@@ -240,26 +242,43 @@ class Workspace:
 
     def _place_one(self, tool: str, args: dict[str, Any], field: str,
                    value: Any) -> tuple[str, Any] | Refusal:
+        """The root ``value`` names and what its Toolbox gets, read with the
+        tools' own spelling rules (``ctx.rel``): ``//`` and ``/./`` collapse,
+        a ``file://`` URI is its path, ``\\`` separates names unless the
+        '/' reading names a root."""
         if not isinstance(value, str) or value == "":
             return (next(iter(self._roots)), value)  # the Toolbox says what is wrong
-        if value.startswith("/"):
-            for prefix, name in self._prefixes:
-                if prefix in ("/", value) or value.startswith(prefix + "/"):
-                    return (name, value)  # the Toolbox makes it root-relative
+        text = _uri_path(value)
+        if text is None:
+            return _outside("/", field)  # another host's URI, or C:/...
+        if text.replace("\\", "/").startswith("/"):
+            return self._place_absolute(value, text.replace("\\", "/"), field)
+        if text == "~" or text.startswith("~/"):
             return _outside(value, field)
-        if value == "~" or value.startswith("~/"):
-            return _outside(value, field)
-        parts = value.split("/")
-        while parts and parts[0] in ("", "."):
-            parts.pop(0)
+        separators = "/"
+        parts = _names(text, separators)
+        if "\\" in text and not (parts and parts[0] in self._roots):
+            separators = "/\\"
+            parts = _names(text, separators)
         if not parts:
             return self._root_required(tool, args, field)
-        head, rest = parts[0], "/".join(parts[1:])
+        head = parts[0]
         if head in self._roots:
-            return (head, rest or ".")
+            return (head, _after_head(text, head, separators) or ".")
         if head == "..":
             return _outside(value, field)
         return self._unknown_root(tool, args, field, value)
+
+    def _place_absolute(self, value: str, text: str, field: str) -> tuple[str, Any] | Refusal:
+        collapsed = "/" + "/".join(_names(text, "/"))
+        if text.endswith("/") and collapsed != "/":
+            collapsed += "/"
+        for candidate in (text, collapsed):
+            for prefix, name in self._prefixes:
+                if prefix in ("/", candidate) or candidate.startswith(prefix + "/"):
+                    # the Toolbox makes it root-relative (and notes a URI or '\\' it forgave)
+                    return (name, value if candidate is text else collapsed)
+        return _outside(value, field)
 
     # -- refusals that need the roots ----------------------------------------
     def _root_required(self, tool: str, args: dict[str, Any], field: str) -> Refusal:
@@ -439,6 +458,35 @@ def _open_beneath(parent: Root, rel: str) -> tuple[Root, str] | None:
         return None
     finally:
         handle.close()
+
+
+def _uri_path(value: str) -> str | None:
+    """``value``, or the path of a ``file://`` URI (``None``: a URI of
+    another host or without an absolute path), as ``ctx.rel`` reads it."""
+    if value[:7].lower() != "file://":
+        return value
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return None
+    if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
+        return None
+    return unquote(parts.path, errors="surrogateescape")
+
+
+def _names(text: str, separators: str) -> list[str]:
+    """The names in ``text`` split at any of ``separators``, without the
+    empty and ``.`` ones."""
+    return [p for p in re.split(f"[{re.escape(separators)}]", text) if p not in ("", ".")]
+
+
+def _after_head(text: str, head: str, separators: str) -> str:
+    """What follows the first name ``head`` of ``text`` and the separators
+    after it, as it was written (the root's Toolbox reads the rest with its
+    own forgiveness, and notes it)."""
+    sep = f"[{re.escape(separators)}]"
+    found = re.match(rf"(?:{sep}|\.(?={sep}|\Z))*{re.escape(head)}(?:{sep}+|\Z)", text)
+    return text[found.end():] if found else "/".join(_names(text, separators)[1:])
 
 
 def _no_roots() -> Refusal:
