@@ -67,7 +67,9 @@ def _rss_mib(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: mcp to fix (queued calls x line cap: ~1 GiB)")
+@pytest.mark.xfail(strict=True, reason="finding 22 not fixed yet: with the byte budget, the "
+                   "writer thread and malloc_trim the server still holds ~240 MiB after 24 calls "
+                   "of 15 MiB (was ~600); where it stays is not found yet")
 def test_a_client_that_never_reads_cannot_grow_memory_by_a_gigabyte(root):
     """The client sends calls and never reads its answers: once the pipe is
     full the workers block writing, and every later call waits in the

@@ -25,15 +25,16 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, BinaryIO, TextIO
 from collections.abc import Callable
 
 from ..tools import Refusal
 from ..tools._control import CancelToken, Progress
 from ..tools._workspace import Workspace
-from . import _wire
+from . import _memory, _wire
 from ._catalog import Catalog
+from ._output import Output
 from ._scheduler import Job, Scheduler
 from ._session import LOG_LEVELS, Cancel, RootsListed, Send, Session, ToolCall, internal_error
 
@@ -93,8 +94,7 @@ class StdioServer:
         self._done = threading.Event()  # what serve() waits for (set with _finished)
         self._stopping = False
         self._infile: BinaryIO | None = None
-        self._out_fd = -1
-        self._broken = False
+        self._output: Output  # made by serve()
         self._timers: list[threading.Timer] = []
         self._log_window = (0.0, 0)
 
@@ -102,7 +102,9 @@ class StdioServer:
     def serve(self, infile: BinaryIO, out_fd: int) -> None:
         """Serve until ``infile`` ends, answer what was asked, and return.
         The calling thread only waits (signals reach it there)."""
-        self._infile, self._out_fd = infile, out_fd
+        self._infile = infile
+        self._output = Output(out_fd, self._went_away)
+        flush = True
         handler = _ClientLog(self)
         corral_log = logging.getLogger("corral")
         corral_log.addHandler(handler)
@@ -113,6 +115,7 @@ class StdioServer:
                 self._spawn()
             self._done.wait()
         except BaseException:
+            flush = False
             self._abandon()
             raise
         finally:
@@ -121,6 +124,7 @@ class StdioServer:
             for timer in self._timers:
                 timer.cancel()
             self._stop_workers()
+            self._output.close(flush=flush)
 
     def _read_line(self, infile: BinaryIO | None) -> bytes | _Oversized | None:
         assert infile is not None
@@ -302,6 +306,9 @@ class StdioServer:
                     self._cond.notify_all()
                 return None
             self._receive(line)
+            if not isinstance(line, _Oversized) and len(line) >= _memory.LARGE:
+                del line  # what it parsed into is queued now, or already gone
+                _memory.release()
             with self._cond:
                 job = self._take_as_reader()
             if job is not None:
@@ -331,6 +338,9 @@ class StdioServer:
         except Exception:  # never expected: answered all the same, and the job ends
             log.exception("a tool call could not be answered")
             self._failed(job.call.id)
+        if job.call.size >= _memory.LARGE:
+            job.call = replace(job.call, arguments=None)  # the last reference to them
+            _memory.release()
         with self._cond:
             self._scheduler.finish(job)
             self._close_retired()
@@ -360,8 +370,8 @@ class StdioServer:
                 self._session.call_result(call, {})  # forget it: answered below
         if not queued:
             self._write(_wire.error(call.id, SERVER_BUSY,
-                                    f"Server busy: {self._scheduler.limit} calls are already in "
-                                    "progress; wait for their answers"))
+                                    f"Server busy: {len(self._scheduler)} calls are already in "
+                                    "progress or waiting; wait for their answers, then retry"))
 
     def _run(self, job: Job) -> dict[str, Any]:
         running: _Running = job.context
@@ -476,21 +486,20 @@ class StdioServer:
 
     # -- output --------------------------------------------------------------------
     def _write(self, message: dict[str, Any]) -> None:
-        with self._write_lock:
-            self._write_locked(message)
+        """A message from the reader (or a log line): queued at once, past
+        a full backlog of answers too (:class:`Output`'s slack)."""
+        self._output.put(_wire.encode(message), urgent=True)
 
     def _write_locked(self, message: dict[str, Any] | bytes) -> None:
-        if self._broken:
-            return
-        data = memoryview(message if isinstance(message, bytes) else _wire.encode(message))
-        try:
-            while data:
-                data = data[os.write(self._out_fd, data):]
-        except OSError:  # the client went away: nothing left to answer
-            self._broken = True
-            with self._cond:
-                for job in self._scheduler.jobs():
-                    job.context.token.cancel()
+        """A call's answer or progress (``_write_lock`` held, so none of a
+        call's progress follows its answer); waits while the backlog is full."""
+        self._output.put(message if isinstance(message, bytes) else _wire.encode(message))
+
+    def _went_away(self) -> None:
+        """The client closed its end: nothing left to answer; calls stop."""
+        with self._cond:
+            for job in self._scheduler.jobs():
+                job.context.token.cancel()
 
     def notify_log(self, level: str, logger: str, data: str) -> None:
         """Send a log line to the client (rate limited; filtered by its level)."""

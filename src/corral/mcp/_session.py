@@ -56,6 +56,7 @@ class ToolCall:
     name: Any
     arguments: Any
     progress_token: RequestId | None
+    size: int = field(default=0, compare=False)  # bytes of the request's line
 
 
 @dataclass(frozen=True)
@@ -174,7 +175,7 @@ class Session:
                                      "Invalid params: tools/call needs a tool name (a string)"))]
         meta = req.params.get("_meta")
         token = _wire.request_id(meta.get("progressToken")) if isinstance(meta, dict) else None
-        call = ToolCall(req.id, name, req.params.get("arguments"), token)
+        call = ToolCall(req.id, name, req.params.get("arguments"), token, req.size)
         if not self._roots_known:
             self._held.append(call)
             return []

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
@@ -45,6 +45,7 @@ class Request:
     id: RequestId
     method: str
     params: dict[str, Any]
+    size: int = field(default=0, compare=False)  # bytes of its line: what its params cost
 
 
 @dataclass(frozen=True)
@@ -147,10 +148,10 @@ def decode(line: bytes) -> Incoming:
         return Invalid(error(None, INVALID_REQUEST,
                              f"Invalid Request: the message is {why}; send one object per line"),
                        "not an object")
-    return _classify(message, suspicious)
+    return _classify(message, suspicious, len(line))
 
 
-def _classify(message: dict[str, Any], suspicious: bool) -> Incoming:
+def _classify(message: dict[str, Any], suspicious: bool, size: int) -> Incoming:
     has_id = "id" in message
     raw_id = message.get("id")
     known_id = request_id(raw_id) if has_id else None
@@ -175,7 +176,7 @@ def _classify(message: dict[str, Any], suspicious: bool) -> Incoming:
                             "Unicode text", code=INVALID_PARAMS, data={"field": where})
     if known_id is None:
         return Notification(method, params)
-    return Request(known_id, method, params)
+    return Request(known_id, method, params, size)
 
 
 def _response(message: dict[str, Any], known_id: RequestId | None) -> Incoming:
