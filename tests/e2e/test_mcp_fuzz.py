@@ -235,3 +235,36 @@ def test_odd_initialize_fields_never_stop_the_server(tmp_path, field):
                 assert piped.request(1, "ping")["result"] == {}
             finally:
                 piped.close()
+
+
+@pytest.mark.parametrize("line", [
+    b'{"jsonrpc":"2.0","id":7,"method":"ping"}\r{"jsonrpc":"2.0","id":8,"method":"ping"}',
+    b'{"jsonrpc":"2.0","id":7,"method":"ping"}\x00',
+    b'  {"jsonrpc":"2.0","id":7,"method":"ping"} trailing',
+], ids=["cr-between", "nul-after", "text-after"])
+def test_a_parse_error_names_the_id_of_the_object_it_begins_with(two_roots, line):
+    """Redteam 'also seen': these were -32700 with id null though the id
+    was readable; the line is still refused (nothing of it runs)."""
+    client = RawClient(serve_roots_command(two_roots))
+    try:
+        client.initialize()
+        client.send_bytes(line + b"\n")
+        answer = client.reply(20)
+        assert answer["id"] == 7 and answer["error"]["code"] == -32700, answer
+        assert client.request("ping", timeout=20).get("result") == {}
+    finally:
+        client.proc.kill()
+        client.proc.wait()
+
+
+def test_a_byte_order_mark_before_the_first_line_is_accepted(two_roots):
+    client = RawClient(serve_roots_command(two_roots))
+    try:
+        client.send_bytes(b"\xef\xbb\xbf" + _line({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}))
+        answer = client.reply(20)
+        assert answer["id"] == 1 and answer["result"]["protocolVersion"] == "2025-11-25", answer
+    finally:
+        client.proc.kill()
+        client.proc.wait()

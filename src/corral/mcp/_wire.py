@@ -138,10 +138,11 @@ def decode(line: bytes) -> Incoming:
     except UnicodeDecodeError:
         text = line.decode("utf-8", "surrogateescape")
         suspicious = True
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark (Windows clients)
     try:
         message = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        return Invalid(error(None, PARSE_ERROR, "Parse error: the line is not JSON",
+        return Invalid(error(_leading_id(text), PARSE_ERROR, "Parse error: the line is not JSON",
                              {"reason": str(exc)[:200]}), "parse error")
     if not isinstance(message, dict):
         why = "a batch (array)" if isinstance(message, list) else "not a JSON object"
@@ -149,6 +150,16 @@ def decode(line: bytes) -> Incoming:
                              f"Invalid Request: the message is {why}; send one object per line"),
                        "not an object")
     return _classify(message, suspicious, len(line))
+
+
+def _leading_id(text: str) -> RequestId | None:
+    """The id of a whole object at the start of a line that goes on with
+    something else (``{...}\\r{...}``, ``{...}\\x00``): the error names it."""
+    try:
+        first, _ = json.JSONDecoder().raw_decode(text.lstrip())
+    except (ValueError, RecursionError):
+        return None
+    return request_id(first.get("id")) if isinstance(first, dict) else None
 
 
 def _classify(message: dict[str, Any], suspicious: bool, size: int) -> Incoming:
