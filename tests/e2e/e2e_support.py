@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import os
 import queue
+import select
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -295,8 +297,29 @@ class PipedServer:
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
         self._out = os.fdopen(self._from_server, "rb")
-        self._lines = _Lines(self._out)
+        self._hung_up = threading.Event()
+        self._lines = _Lines(self._readable_lines())
         self.notes: list[dict[str, Any]] = []
+
+    def _readable_lines(self) -> Iterator[bytes]:
+        """The server's lines, polled, so :meth:`hang_up` can stop reading
+        and really close the pipe (a read in progress keeps it open)."""
+        pending = b""
+        while not self._hung_up.is_set():
+            ready, _, _ = select.select([self._from_server], [], [], 0.05)
+            if not ready:
+                continue
+            chunk = os.read(self._from_server, 1 << 16)
+            if not chunk:
+                return
+            *lines, pending = (pending + chunk).split(b"\n")
+            yield from (line + b"\n" for line in lines)
+
+    def hang_up(self) -> None:
+        """Close the reading end: the server's next write fails (EPIPE)."""
+        self._hung_up.set()
+        self._lines.join(5)
+        self._out.close()
 
     def _serve(self) -> None:
         try:
@@ -330,5 +353,7 @@ class PipedServer:
     def close(self) -> None:
         os.close(self._to_server)
         self.thread.join(30)
-        self._lines.join(5)  # it has read the end of the output (the server closed it)
-        self._out.close()
+        self._hung_up.set()
+        self._lines.join(5)
+        if not self._out.closed:
+            self._out.close()

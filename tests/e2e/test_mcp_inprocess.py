@@ -76,7 +76,7 @@ def test_a_client_that_goes_away_cancels_the_running_calls(box):
     piped.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                 "params": {"name": "read_file", "arguments": {"path": "a.txt"}}})
     time.sleep(0.2)
-    piped._out.close()  # nobody reads the answers any more
+    piped.hang_up()  # nobody reads the answers any more
     piped.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})  # its answer cannot be written
     assert workspace.stopped.wait(10), "the running call was not cancelled"
     os.close(piped._to_server)

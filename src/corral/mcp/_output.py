@@ -30,22 +30,36 @@ class Output:
         self._bytes = 0  # put and not yet written
         self._cond = threading.Condition()
         self._closing = False
+        self._writing = False  # one line is being written (by this thread or a caller)
         self.broken = False
         self._thread = threading.Thread(target=self._run, name="corral-mcp-writer", daemon=True)
         self._thread.start()
 
     def put(self, line: bytes, *, urgent: bool = False) -> None:
-        """Queue ``line`` (whole, in order); waits while the backlog is over
-        the limit (``urgent``: over the limit and the slack)."""
+        """Send ``line`` (whole, in order).  A call's answer is written by
+        its own thread when nothing waits before it (no hand-over: the
+        common case costs no thread switch), else queued, waiting while the
+        backlog is over the limit; ``urgent`` lines (the reader's) are
+        always queued, and wait only past the limit and the slack."""
         bound = self._limit + (self._slack if urgent else 0)
         with self._cond:
             while self._bytes > bound and not self.broken:
                 self._cond.wait()
             if self.broken:
                 return  # the client went away: nothing left to answer
-            self._lines.append(line)
-            self._bytes += len(line)
-            self._cond.notify_all()
+            direct = not urgent and not self._lines and not self._writing
+            if not direct:
+                self._lines.append(line)
+                self._bytes += len(line)
+                self._cond.notify_all()
+                return
+            self._writing = True
+        try:
+            self._write(line)
+        finally:
+            with self._cond:
+                self._writing = False
+                self._cond.notify_all()
 
     def close(self, *, flush: bool = True) -> None:
         """Stop once everything put is written (``flush``), or now."""
@@ -59,16 +73,22 @@ class Output:
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._lines and not self._closing:
+                while (not self._lines or self._writing) and not self._closing:
+                    self._cond.wait()
+                while self._writing:  # closing: a direct write finishes first
                     self._cond.wait()
                 if not self._lines:
                     return
                 line = self._lines.popleft()
-            if not self._write(line):
-                return
+                self._writing = True
+            written = self._write(line)
             with self._cond:
-                self._bytes -= len(line)
+                self._writing = False
+                if written:
+                    self._bytes -= len(line)
                 self._cond.notify_all()
+            if not written:
+                return
 
     def _write(self, line: bytes) -> bool:
         data = memoryview(line)
