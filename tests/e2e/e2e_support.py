@@ -12,16 +12,20 @@ from __future__ import annotations
 import json
 import os
 import queue
+import select
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from corral.contained import available_backends, backend_by_name
+from corral.mcp import StdioServer
+from corral.tools import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -89,9 +93,15 @@ class _Lines:
         self._thread.start()
 
     def _pump(self, stream: Any) -> None:
-        for line in stream:
-            self._queue.put(line)
+        try:
+            for line in stream:
+                self._queue.put(line)
+        except (OSError, ValueError):  # the test closed the stream: the end of it
+            pass
         self._queue.put(None)
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
 
     def get(self, timeout: float) -> Any:
         try:
@@ -272,3 +282,78 @@ def run_cli(*args: str, input: str | None = None, env: dict[str, str] | None = N
     """``python -m corral.cli ARGS``, captured."""
     return subprocess.run([sys.executable, "-m", "corral.cli", *args], capture_output=True,
                           text=True, input=input, env=env, timeout=timeout)
+
+
+class PipedServer:
+    """A StdioServer on a thread (in this process), with a line client on
+    the other ends of its pipes."""
+
+    def __init__(self, workspace: Workspace, **options: Any) -> None:
+        server_in, self._to_server = os.pipe()
+        self._from_server, server_out = os.pipe()
+        self.server = StdioServer(workspace, version="test", **options)
+        self._infile = os.fdopen(server_in, "rb")
+        self._server_out = server_out
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+        self._out = os.fdopen(self._from_server, "rb")
+        self._hung_up = threading.Event()
+        self._lines = _Lines(self._readable_lines())
+        self.notes: list[dict[str, Any]] = []
+
+    def _readable_lines(self) -> Iterator[bytes]:
+        """The server's lines, polled, so :meth:`hang_up` can stop reading
+        and really close the pipe (a read in progress keeps it open)."""
+        pending = b""
+        while not self._hung_up.is_set():
+            ready, _, _ = select.select([self._from_server], [], [], 0.05)
+            if not ready:
+                continue
+            chunk = os.read(self._from_server, 1 << 16)
+            if not chunk:
+                return
+            *lines, pending = (pending + chunk).split(b"\n")
+            yield from (line + b"\n" for line in lines)
+
+    def hang_up(self) -> None:
+        """Close the reading end: the server's next write fails (EPIPE)."""
+        self._hung_up.set()
+        self._lines.join(5)
+        self._out.close()
+
+    def _serve(self) -> None:
+        try:
+            self.server.serve(self._infile, self._server_out)
+        finally:
+            self._infile.close()
+            os.close(self._server_out)
+
+    def send(self, message: dict[str, Any]) -> None:
+        os.write(self._to_server, json.dumps(message).encode() + b"\n")
+
+    def receive(self, timeout: float = SERVE_TIMEOUT) -> dict[str, Any]:
+        line = self._lines.get(timeout)
+        if line is None:
+            raise EOFError("the server closed its output")
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+    def answer(self, request_id: Any, timeout: float = SERVE_TIMEOUT) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.receive(max(0.01, deadline - time.monotonic()))
+            if message.get("id") == request_id and "method" not in message:
+                return message
+            self.notes.append(message)
+
+    def request(self, request_id: Any, method: str, **params: Any) -> dict[str, Any]:
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        return self.answer(request_id)
+
+    def close(self) -> None:
+        os.close(self._to_server)
+        self.thread.join(30)
+        self._hung_up.set()
+        self._lines.join(5)
+        if not self._out.closed:
+            self._out.close()

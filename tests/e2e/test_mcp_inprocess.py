@@ -13,49 +13,8 @@ from typing import Any
 
 import pytest
 
-from corral.mcp import StdioServer
 from corral.tools import Refusal, Toolbox, Workspace, tool_definitions
-
-
-class _Piped:
-    """A StdioServer on a thread, with a line client on the other ends."""
-
-    def __init__(self, workspace: Workspace, **options: Any) -> None:
-        server_in, self._to_server = os.pipe()
-        self._from_server, server_out = os.pipe()
-        self.server = StdioServer(workspace, version="test", **options)
-        self._infile = os.fdopen(server_in, "rb")
-        self._server_out = server_out
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-        self._out = os.fdopen(self._from_server, "rb")
-        self.notes: list[dict[str, Any]] = []
-
-    def _serve(self) -> None:
-        try:
-            self.server.serve(self._infile, self._server_out)
-        finally:
-            self._infile.close()
-            os.close(self._server_out)
-
-    def send(self, message: dict[str, Any]) -> None:
-        os.write(self._to_server, json.dumps(message).encode() + b"\n")
-
-    def answer(self, request_id: Any) -> dict[str, Any]:
-        while True:
-            message: dict[str, Any] = json.loads(self._out.readline())
-            if message.get("id") == request_id and "method" not in message:
-                return message
-            self.notes.append(message)
-
-    def request(self, request_id: Any, method: str, **params: Any) -> dict[str, Any]:
-        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        return self.answer(request_id)
-
-    def close(self) -> None:
-        os.close(self._to_server)
-        self.thread.join(30)
-        self._out.close()
+from e2e_support import PipedServer
 
 
 class _Raising(Workspace):
@@ -71,7 +30,7 @@ def box(tmp_path: Path):
 
 
 def test_a_workspace_that_raises_gives_internal_and_no_detail(box):
-    piped = _Piped(_Raising({"root": box}))
+    piped = PipedServer(_Raising({"root": box}))
     try:
         piped.request(0, "initialize", protocolVersion="2025-11-25", capabilities={})
         answer = piped.request(1, "tools/call", name="read_file", arguments={"path": "a.txt"})
@@ -87,7 +46,7 @@ def test_a_workspace_that_raises_gives_internal_and_no_detail(box):
 
 
 def test_the_listing_is_what_corral_tools_prints(box):
-    piped = _Piped(Workspace({"root": box}))
+    piped = PipedServer(Workspace({"root": box}))
     try:
         piped.request(0, "initialize", protocolVersion="2025-11-25", capabilities={})
         listed = piped.request(1, "tools/list")["result"]["tools"]
@@ -112,12 +71,12 @@ class _Slow(Workspace):
 
 def test_a_client_that_goes_away_cancels_the_running_calls(box):
     workspace = _Slow({"root": box})
-    piped = _Piped(workspace)
+    piped = PipedServer(workspace)
     piped.request(0, "initialize", protocolVersion="2025-11-25", capabilities={})
     piped.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                 "params": {"name": "read_file", "arguments": {"path": "a.txt"}}})
     time.sleep(0.2)
-    piped._out.close()  # nobody reads the answers any more
+    piped.hang_up()  # nobody reads the answers any more
     piped.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})  # its answer cannot be written
     assert workspace.stopped.wait(10), "the running call was not cancelled"
     os.close(piped._to_server)

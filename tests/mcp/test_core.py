@@ -255,6 +255,22 @@ def test_the_queue_is_bounded_and_waiting_jobs_can_be_removed():
     assert scheduler.running(1) is not None and len(scheduler) == 1
 
 
+def test_waiting_calls_are_bounded_in_bytes():
+    """Redteam finding 22: calls queued behind a client that does not read
+    each held their parsed arguments (up to 16 MiB): 64 of them ~1 GiB."""
+    def sized(request_id: int, size: int) -> Job:
+        return Job(ToolCall(request_id, "t", {}, None, size), writes=True)
+
+    scheduler = Scheduler(byte_limit=100)
+    assert scheduler.add(sized(1, 150))  # one call alone may always wait
+    assert not scheduler.add(sized(2, 1)) and scheduler.waiting_bytes == 150
+    assert scheduler.take().call.id == 1 and scheduler.waiting_bytes == 0  # running: not waiting
+    assert scheduler.add(sized(3, 60)) and scheduler.add(sized(4, 40))
+    assert not scheduler.add(sized(5, 1))
+    assert scheduler.remove(3).call.id == 3 and scheduler.waiting_bytes == 40
+    assert scheduler.add(sized(6, 60)) and scheduler.waiting_bytes == 100
+
+
 # -- roots URIs ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("uri,path", [

@@ -149,6 +149,40 @@ def test_an_absolute_path_goes_to_the_deepest_root(dirs, boxes):
         assert envelope["path"] == "src/app.js"
 
 
+@pytest.mark.parametrize("spelling", [
+    "api//pkg/main.py", "api/./pkg//main.py", ".//api/pkg/main.py", "./api/./pkg/./main.py",
+    "api\\pkg\\main.py", "api\\pkg/main.py", ".\\api\\pkg\\main.py", "api//pkg\\main.py",
+])
+def test_a_root_name_is_read_with_the_tools_spelling_rules(spelling, ws):
+    """Redteam finding 23: 'api//x' was routed with '/x' left (an absolute
+    path: OUTSIDE_ROOT); backslashes were unknown_root.  Routing reads paths
+    as the tools do: '//' and '/./' collapse, '\\' separates names."""
+    envelope = ws.call("read_file", {"path": spelling})
+    assert envelope["ok"] is True, envelope
+    assert envelope["path"] == "api/pkg/main.py" and "print('api')" in envelope["content"]
+
+
+def test_file_uris_and_odd_absolute_spellings_route_to_their_root(ws, dirs):
+    main = dirs["api"] / "pkg" / "main.py"
+    host = str(main)
+    for spelling in (main.as_uri(), "file://localhost" + host, host.replace("/", "//"),
+                     host.replace("/pkg/", "/./pkg/"), host.replace("/", "\\"),
+                     main.as_uri().replace("/pkg/", "//pkg/")):
+        envelope = ws.call("read_file", {"path": spelling})
+        assert envelope["ok"] is True, (spelling, envelope)
+        assert "print('api')" in envelope["content"], spelling
+    for outside in ("file://otherhost" + host, "file://C:/x", "file:///nowhere/x"):
+        envelope = ws.call("read_file", {"path": outside})
+        assert envelope["code"] == "OUTSIDE_ROOT", (outside, envelope)
+
+
+def test_a_trailing_slash_survives_routing(ws):
+    envelope = ws.call("list_directory", {"path": "api//pkg/"})
+    assert envelope["ok"] is True and envelope["path"] == "api/pkg", envelope
+    refused = ws.call("read_file", {"path": "api/pkg/main.py/"})
+    assert refused["ok"] is False, refused
+
+
 @pytest.mark.parametrize("path", ["web/../api/pkg/main.py", "web/..", "web/../../outside.txt",
                                   "..", "../outside.txt"])
 def test_no_path_climbs_from_one_root_into_another_or_out(path, ws):

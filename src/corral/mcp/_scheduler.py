@@ -7,8 +7,11 @@ before it, and every call waits for the earlier calls that may change files
 two spellings (a symlink, ``a/../b``, a case-insensitive filesystem) can
 name one file, and only the resolver knows, so the front end does not guess.
 
-The queue is bounded (:attr:`Scheduler.limit`): past it a call is refused at
-once, so a flood of requests cannot grow memory without end.
+The queue is bounded in calls (:attr:`Scheduler.limit`) and in the bytes of
+the calls waiting (:attr:`Scheduler.byte_limit`, their request lines: what
+their parsed arguments hold): past either a call is refused at once, so
+neither a flood of requests nor a few huge ones held behind a client that
+does not read can grow memory without end.
 """
 
 from __future__ import annotations
@@ -33,8 +36,10 @@ class Job:
 
 
 class Scheduler:
-    def __init__(self, limit: int = 64) -> None:
+    def __init__(self, limit: int = 64, byte_limit: int = 64 << 20) -> None:
         self.limit = limit
+        self.byte_limit = byte_limit
+        self.waiting_bytes = 0
         self._waiting: deque[Job] = deque()
         self._running: list[Job] = []
 
@@ -46,11 +51,21 @@ class Scheduler:
         return not self._waiting and not self._running
 
     def add(self, job: Job) -> bool:
-        """Queue ``job``; ``False`` (not queued) when the queue is full."""
-        if len(self) >= self.limit:
+        """Queue ``job``; ``False`` (not queued) when the queue is full: in
+        calls, or in bytes (one call alone is always let wait)."""
+        size = job.call.size
+        if len(self) >= self.limit or (self._waiting and
+                                       self.waiting_bytes + size > self.byte_limit):
             return False
         self._waiting.append(job)
+        self.waiting_bytes += size
         return True
+
+    def _unqueue(self, i: int) -> Job:
+        job = self._waiting[i]
+        del self._waiting[i]
+        self.waiting_bytes -= job.call.size
+        return job
 
     def take(self) -> Job | None:
         """The first waiting job allowed to start now (marked running)."""
@@ -58,7 +73,7 @@ class Scheduler:
         busy = bool(self._running)
         for i, job in enumerate(self._waiting):
             if not (writer_before or (job.writes and busy)):
-                del self._waiting[i]
+                self._unqueue(i)
                 job.started = True
                 self._running.append(job)
                 return job
@@ -71,8 +86,7 @@ class Scheduler:
         """Take a job that has not started off the queue (a cancelled call)."""
         for i, job in enumerate(self._waiting):
             if job.call.id == request_id:
-                del self._waiting[i]
-                return job
+                return self._unqueue(i)
         return None
 
     def running(self, request_id: Any) -> Job | None:

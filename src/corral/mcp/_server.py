@@ -25,17 +25,18 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, BinaryIO, TextIO
 from collections.abc import Callable
 
 from ..tools import Refusal
 from ..tools._control import CancelToken, Progress
 from ..tools._workspace import Workspace
-from . import _wire
+from . import _memory, _wire
 from ._catalog import Catalog
+from ._output import Output
 from ._scheduler import Job, Scheduler
-from ._session import LOG_LEVELS, Cancel, RootsListed, Send, Session, ToolCall
+from ._session import LOG_LEVELS, Cancel, RootsListed, Send, Session, ToolCall, internal_error
 
 __all__ = ["StdioServer", "DEFAULT_MAX_LINE_BYTES", "DEFAULT_WORKERS", "file_uri_path"]
 
@@ -93,8 +94,7 @@ class StdioServer:
         self._done = threading.Event()  # what serve() waits for (set with _finished)
         self._stopping = False
         self._infile: BinaryIO | None = None
-        self._out_fd = -1
-        self._broken = False
+        self._output: Output  # made by serve()
         self._timers: list[threading.Timer] = []
         self._log_window = (0.0, 0)
 
@@ -102,7 +102,9 @@ class StdioServer:
     def serve(self, infile: BinaryIO, out_fd: int) -> None:
         """Serve until ``infile`` ends, answer what was asked, and return.
         The calling thread only waits (signals reach it there)."""
-        self._infile, self._out_fd = infile, out_fd
+        self._infile = infile
+        self._output = Output(out_fd, self._went_away)
+        flush = True
         handler = _ClientLog(self)
         corral_log = logging.getLogger("corral")
         corral_log.addHandler(handler)
@@ -113,6 +115,7 @@ class StdioServer:
                 self._spawn()
             self._done.wait()
         except BaseException:
+            flush = False
             self._abandon()
             raise
         finally:
@@ -121,6 +124,7 @@ class StdioServer:
             for timer in self._timers:
                 timer.cancel()
             self._stop_workers()
+            self._output.close(flush=flush)
 
     def _read_line(self, infile: BinaryIO | None) -> bytes | _Oversized | None:
         assert infile is not None
@@ -163,11 +167,24 @@ class StdioServer:
         message = _wire.decode(line)
         if isinstance(message, _wire.Invalid):
             log.info("invalid message: %s", message.reason)
-        with self._cond:
-            actions = self._session.receive(message)
+        try:
+            with self._cond:
+                actions = self._session.receive(message)
+        except Exception:  # no message may stop the reader: answer it, go on
+            log.exception("a message could not be handled")
+            if isinstance(message, _wire.Request):
+                self._failed(message.id)
+            return
         self._apply(actions)
         if isinstance(message, _wire.Request) and message.method == "logging/setLevel":
             self._sync_log_level()
+
+    def _failed(self, request_id: _wire.RequestId) -> None:
+        """Answer a request whose handling raised ``-32603`` (once: the
+        session forgets it, so no later answer follows)."""
+        with self._cond:
+            self._session.abandon(request_id)
+        self._write(internal_error(request_id))
 
     def _sync_log_level(self) -> None:
         """corral's loggers pass on what the client asked for and what
@@ -177,16 +194,24 @@ class StdioServer:
 
     def _apply(self, actions: list[Any]) -> None:
         for action in actions:
-            if isinstance(action, Send):
-                self._write(action.message)
-                if action.message.get("method") == "roots/list":
-                    self._start_roots_timer()
-            elif isinstance(action, ToolCall):
-                self._submit(action)
-            elif isinstance(action, Cancel):
-                self._cancel(action.id)
-            elif isinstance(action, RootsListed):
-                self._use_roots(action.uris)
+            try:
+                self._apply_one(action)
+            except Exception:  # one failed action never stops the others, nor the reader
+                log.exception("a message could not be handled")
+                if isinstance(action, ToolCall):
+                    self._failed(action.id)
+
+    def _apply_one(self, action: Any) -> None:
+        if isinstance(action, Send):
+            self._write(action.message)
+            if action.message.get("method") == "roots/list":
+                self._start_roots_timer()
+        elif isinstance(action, ToolCall):
+            self._submit(action)
+        elif isinstance(action, Cancel):
+            self._cancel(action.id)
+        elif isinstance(action, RootsListed):
+            self._use_roots(action.uris)
 
     # -- threads -------------------------------------------------------------
     def _spawn(self) -> None:
@@ -281,6 +306,9 @@ class StdioServer:
                     self._cond.notify_all()
                 return None
             self._receive(line)
+            if not isinstance(line, _Oversized) and len(line) >= _memory.LARGE:
+                del line  # what it parsed into is queued now, or already gone
+                _memory.release()
             with self._cond:
                 job = self._take_as_reader()
             if job is not None:
@@ -305,12 +333,14 @@ class StdioServer:
     def _execute(self, job: Job) -> bool:
         """Run ``job`` and answer it; whether this thread reads next (it
         was the reader and nobody took over meanwhile)."""
-        envelope = self._run(job)
-        with self._write_lock:
-            with self._cond:
-                answer = self._session.call_result(job.call, envelope)
-            if answer is not None:
-                self._write_locked(answer)
+        try:
+            self._answer(job.call, self._run(job))
+        except Exception:  # never expected: answered all the same, and the job ends
+            log.exception("a tool call could not be answered")
+            self._failed(job.call.id)
+        if job.call.size >= _memory.LARGE:
+            job.call = replace(job.call, arguments=None)  # the last reference to them
+            _memory.release()
         with self._cond:
             self._scheduler.finish(job)
             self._close_retired()
@@ -321,6 +351,13 @@ class StdioServer:
                 self._pending, self._reading = False, True
                 return True
             return False
+
+    def _answer(self, call: ToolCall, envelope: dict[str, Any]) -> None:
+        with self._write_lock:
+            with self._cond:
+                answer = self._session.call_result(call, envelope)
+            if answer is not None:
+                self._write_locked(answer)
 
     # -- calls ---------------------------------------------------------------
     def _submit(self, call: ToolCall) -> None:
@@ -333,8 +370,8 @@ class StdioServer:
                 self._session.call_result(call, {})  # forget it: answered below
         if not queued:
             self._write(_wire.error(call.id, SERVER_BUSY,
-                                    f"Server busy: {self._scheduler.limit} calls are already in "
-                                    "progress; wait for their answers"))
+                                    f"Server busy: {len(self._scheduler)} calls are already in "
+                                    "progress or waiting; wait for their answers, then retry"))
 
     def _run(self, job: Job) -> dict[str, Any]:
         running: _Running = job.context
@@ -407,7 +444,11 @@ class StdioServer:
     def _use_roots(self, uris: tuple[str, ...] | None) -> None:
         paths = [p for p in (file_uri_path(u) for u in uris or ()) if p is not None]
         # not said, or an empty list: nothing to narrow by
-        chosen = self._base.narrowed(paths) if uris else self._base
+        try:
+            chosen = self._base.narrowed(paths) if uris else self._base
+        except Exception:  # never expected; fail closed: no root rather than all of them
+            log.exception("the client's roots could not be applied; no root is open")
+            chosen = self._base.narrowed([])
         with self._cond:
             old, self._workspace = self._workspace, chosen
             if old is not self._base and old is not chosen:
@@ -445,21 +486,20 @@ class StdioServer:
 
     # -- output --------------------------------------------------------------------
     def _write(self, message: dict[str, Any]) -> None:
-        with self._write_lock:
-            self._write_locked(message)
+        """A message from the reader (or a log line): queued at once, past
+        a full backlog of answers too (:class:`Output`'s slack)."""
+        self._output.put(_wire.encode(message), urgent=True)
 
     def _write_locked(self, message: dict[str, Any] | bytes) -> None:
-        if self._broken:
-            return
-        data = memoryview(message if isinstance(message, bytes) else _wire.encode(message))
-        try:
-            while data:
-                data = data[os.write(self._out_fd, data):]
-        except OSError:  # the client went away: nothing left to answer
-            self._broken = True
-            with self._cond:
-                for job in self._scheduler.jobs():
-                    job.context.token.cancel()
+        """A call's answer or progress (``_write_lock`` held, so none of a
+        call's progress follows its answer); waits while the backlog is full."""
+        self._output.put(message if isinstance(message, bytes) else _wire.encode(message))
+
+    def _went_away(self) -> None:
+        """The client closed its end: nothing left to answer; calls stop."""
+        with self._cond:
+            for job in self._scheduler.jobs():
+                job.context.token.cancel()
 
     def notify_log(self, level: str, logger: str, data: str) -> None:
         """Send a log line to the client (rate limited; filtered by its level)."""

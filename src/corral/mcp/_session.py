@@ -21,6 +21,7 @@ Not thread-safe: the server serialises calls into one Session.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from ._catalog import Catalog, call_result, negotiate
 from ._wire import RequestId
 
 __all__ = ["Session", "Send", "ToolCall", "Cancel", "RootsListed", "Action", "LOG_LEVELS",
-           "SERVER_NAME"]
+           "SERVER_NAME", "internal_error"]
 
 SERVER_NAME = "corral"
 
@@ -38,6 +39,8 @@ SERVER_NAME = "corral"
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 _ROOTS_REQUEST_PREFIX = "corral-roots-"
+
+log = logging.getLogger("corral.mcp")
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class ToolCall:
     name: Any
     arguments: Any
     progress_token: RequestId | None
+    size: int = field(default=0, compare=False)  # bytes of the request's line
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,7 @@ class Session:
         self.log_level = "warning"  # until logging/setLevel
         self._inflight: dict[RequestId, _InFlight] = {}
         self._held: list[ToolCall] = []  # calls waiting for the client's first roots answer
+        self._initialized = False  # notifications/initialized came
         self._roots_known = True
         self._roots_request: str | None = None  # id of our roots/list in flight
         self._roots_again = False
@@ -169,10 +174,8 @@ class Session:
             return [Send(_wire.error(req.id, _wire.INVALID_PARAMS,
                                      "Invalid params: tools/call needs a tool name (a string)"))]
         meta = req.params.get("_meta")
-        token = meta.get("progressToken") if isinstance(meta, dict) else None
-        if not (isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool))):
-            token = None
-        call = ToolCall(req.id, name, req.params.get("arguments"), token)
+        token = _wire.request_id(meta.get("progressToken")) if isinstance(meta, dict) else None
+        call = ToolCall(req.id, name, req.params.get("arguments"), token, req.size)
         if not self._roots_known:
             self._held.append(call)
             return []
@@ -190,7 +193,10 @@ class Session:
 
     def _notification(self, note: _wire.Notification) -> list[Action]:
         if note.method == "notifications/initialized":
-            if isinstance(self.client_capabilities.get("roots"), dict) and self._roots_known:
+            if self.protocol_version is None or self._initialized:
+                return []  # only the first, after initialize, counts
+            self._initialized = True
+            if isinstance(self.client_capabilities.get("roots"), dict):
                 self._roots_known = False  # hold calls until the client says
                 return self._ask_roots()
         elif note.method == "notifications/cancelled":
@@ -203,7 +209,11 @@ class Session:
                 return self._ask_roots()
         return []  # other notifications (progress, unknown ones) need nothing
 
-    def _cancel(self, request_id: Any) -> list[Action]:
+    def _cancel(self, raw_id: Any) -> list[Action]:
+        request_id = _wire.request_id(raw_id)
+        if request_id is None:
+            log.info("notifications/cancelled names no valid request id; ignored")
+            return []
         for i, held in enumerate(self._held):
             if held.id == request_id:
                 del self._held[i]
@@ -252,7 +262,17 @@ class Session:
         entry = self._inflight.pop(call.id, None)
         if entry is None or entry.cancelled:
             return None
-        return call_result(call.id, envelope, self.version)
+        try:
+            return call_result(call.id, envelope, self.version)
+        except Exception:  # never expected; the call is still answered, once
+            log.exception("the answer to a tool call could not be built")
+            return _wire.encode(internal_error(call.id))
+
+    def abandon(self, request_id: RequestId) -> None:
+        """Forget a request whose handling failed (it is answered
+        :func:`internal_error` by the caller, and nothing else)."""
+        self._inflight.pop(request_id, None)
+        self._held = [call for call in self._held if call.id != request_id]
 
     def progress(self, call: ToolCall, done: float, total: float | None, message: str,
                  now: float) -> dict[str, Any] | None:
@@ -288,6 +308,13 @@ class Session:
         if self.protocol_version is None:
             return None
         return {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+
+
+def internal_error(request_id: RequestId) -> dict[str, Any]:
+    """The answer to a request whose handling failed inside the server (the
+    reason goes to the log, never to the client)."""
+    return _wire.error(request_id, _wire.INTERNAL_ERROR,
+                       "Internal error: the server could not handle this request")
 
 
 def _root_uris(result: Any) -> tuple[str, ...] | None:

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
     "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
     "RequestId", "Request", "Notification", "Response", "Invalid", "Incoming",
-    "decode", "encode", "error", "result", "oversized", "id_of_oversized",
+    "decode", "encode", "error", "result", "oversized", "id_of_oversized", "request_id",
 ]
 
 PARSE_ERROR = -32700
@@ -45,6 +45,7 @@ class Request:
     id: RequestId
     method: str
     params: dict[str, Any]
+    size: int = field(default=0, compare=False)  # bytes of its line: what its params cost
 
 
 @dataclass(frozen=True)
@@ -87,10 +88,17 @@ def result(request_id: RequestId, value: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": value}
 
 
-def _valid_id(value: Any) -> bool:
-    # MCP: a string or an integer, never null; bool is an int in Python
-    return (isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))) \
-        and not _has_surrogate(value)
+def request_id(value: Any) -> RequestId | None:
+    """``value`` if it can be a request's id, else ``None``.  The one check
+    of every id the client sends (a message's ``id``, the ``requestId`` of
+    a cancel, a ``progressToken``): MCP ids are strings or integers (never
+    null, bool, a fraction, an array or an object), so what passes here is
+    hashable and can be echoed back as it came."""
+    if isinstance(value, str):
+        return None if _has_surrogate(value) else value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
 
 
 def _has_surrogate(value: Any) -> bool:
@@ -130,27 +138,38 @@ def decode(line: bytes) -> Incoming:
     except UnicodeDecodeError:
         text = line.decode("utf-8", "surrogateescape")
         suspicious = True
+    text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark (Windows clients)
     try:
         message = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        return Invalid(error(None, PARSE_ERROR, "Parse error: the line is not JSON",
+        return Invalid(error(_leading_id(text), PARSE_ERROR, "Parse error: the line is not JSON",
                              {"reason": str(exc)[:200]}), "parse error")
     if not isinstance(message, dict):
         why = "a batch (array)" if isinstance(message, list) else "not a JSON object"
         return Invalid(error(None, INVALID_REQUEST,
                              f"Invalid Request: the message is {why}; send one object per line"),
                        "not an object")
-    return _classify(message, suspicious)
+    return _classify(message, suspicious, len(line))
 
 
-def _classify(message: dict[str, Any], suspicious: bool) -> Incoming:
+def _leading_id(text: str) -> RequestId | None:
+    """The id of a whole object at the start of a line that goes on with
+    something else (``{...}\\r{...}``, ``{...}\\x00``): the error names it."""
+    try:
+        first, _ = json.JSONDecoder().raw_decode(text.lstrip())
+    except (ValueError, RecursionError):
+        return None
+    return request_id(first.get("id")) if isinstance(first, dict) else None
+
+
+def _classify(message: dict[str, Any], suspicious: bool, size: int) -> Incoming:
     has_id = "id" in message
     raw_id = message.get("id")
-    known_id: RequestId | None = raw_id if has_id and _valid_id(raw_id) else None
+    known_id = request_id(raw_id) if has_id else None
+    if "method" not in message:  # an answer to the server: never answered back
+        return _response(message, known_id)
     if message.get("jsonrpc") != "2.0":
         return _invalid(known_id, has_id, 'Invalid Request: "jsonrpc" must be "2.0"')
-    if "method" not in message:
-        return _response(message, known_id)
     method = message["method"]
     if not isinstance(method, str) or _has_surrogate(method):
         return _invalid(known_id, has_id, 'Invalid Request: "method" must be a string')
@@ -168,11 +187,12 @@ def _classify(message: dict[str, Any], suspicious: bool) -> Incoming:
                             "Unicode text", code=INVALID_PARAMS, data={"field": where})
     if known_id is None:
         return Notification(method, params)
-    return Request(known_id, method, params)
+    return Request(known_id, method, params, size)
 
 
 def _response(message: dict[str, Any], known_id: RequestId | None) -> Incoming:
-    if known_id is None or ("result" in message) == ("error" in message):
+    if message.get("jsonrpc") != "2.0" or known_id is None \
+            or ("result" in message) == ("error" in message):
         return Invalid(None, "a response that is not valid")
     err = message.get("error")
     if "error" in message and not isinstance(err, dict):
@@ -205,9 +225,9 @@ def id_of_oversized(head: bytes, tail: bytes) -> RequestId | None:
     for pattern, chunk in ((_HEAD_ID, head), (_TAIL_ID, tail)):
         found = pattern.search(chunk)
         if found:
-            value = json.loads(found.group(1))
-            if _valid_id(value):
-                return value  # type: ignore[no-any-return]
+            value = request_id(json.loads(found.group(1)))
+            if value is not None:
+                return value
     return None
 
 

@@ -31,9 +31,11 @@ alone), as a root of its own.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from ..contained import Root
 from ._control import CancelToken, ProgressCallback
@@ -240,26 +242,43 @@ class Workspace:
 
     def _place_one(self, tool: str, args: dict[str, Any], field: str,
                    value: Any) -> tuple[str, Any] | Refusal:
+        """The root ``value`` names and what its Toolbox gets, read with the
+        tools' own spelling rules (``ctx.rel``): ``//`` and ``/./`` collapse,
+        a ``file://`` URI is its path, ``\\`` separates names unless the
+        '/' reading names a root."""
         if not isinstance(value, str) or value == "":
             return (next(iter(self._roots)), value)  # the Toolbox says what is wrong
-        if value.startswith("/"):
-            for prefix, name in self._prefixes:
-                if prefix in ("/", value) or value.startswith(prefix + "/"):
-                    return (name, value)  # the Toolbox makes it root-relative
+        text = _uri_path(value)
+        if text is None:
+            return _outside("/", field)  # another host's URI, or C:/...
+        if text.replace("\\", "/").startswith("/"):
+            return self._place_absolute(value, text.replace("\\", "/"), field)
+        if text == "~" or text.startswith("~/"):
             return _outside(value, field)
-        if value == "~" or value.startswith("~/"):
-            return _outside(value, field)
-        parts = value.split("/")
-        while parts and parts[0] in ("", "."):
-            parts.pop(0)
+        separators = "/"
+        parts = _names(text, separators)
+        if "\\" in text and not (parts and parts[0] in self._roots):
+            separators = "/\\"
+            parts = _names(text, separators)
         if not parts:
             return self._root_required(tool, args, field)
-        head, rest = parts[0], "/".join(parts[1:])
+        head = parts[0]
         if head in self._roots:
-            return (head, rest or ".")
+            return (head, _after_head(text, head, separators) or ".")
         if head == "..":
             return _outside(value, field)
         return self._unknown_root(tool, args, field, value)
+
+    def _place_absolute(self, value: str, text: str, field: str) -> tuple[str, Any] | Refusal:
+        collapsed = "/" + "/".join(_names(text, "/"))
+        if text.endswith("/") and collapsed != "/":
+            collapsed += "/"
+        for candidate in (text, collapsed):
+            for prefix, name in self._prefixes:
+                if prefix in ("/", candidate) or candidate.startswith(prefix + "/"):
+                    # the Toolbox makes it root-relative (and notes a URI or '\\' it forgave)
+                    return (name, value if candidate is text else collapsed)
+        return _outside(value, field)
 
     # -- refusals that need the roots ----------------------------------------
     def _root_required(self, tool: str, args: dict[str, Any], field: str) -> Refusal:
@@ -324,14 +343,15 @@ class Workspace:
             if _inside(real, root_real):  # the client's directory holds the whole root
                 out.append((box.root.path, box, False))
             elif _inside(root_real, real) and self._opener is not None:
-                sub = _open_beneath(box.root, os.path.relpath(real, root_real))
-                if sub is None:
+                opened = _open_beneath(box.root, os.path.relpath(real, root_real))
+                if opened is None:
                     continue
-                made = self._opener(sub, box, os.path.relpath(real, root_real))
+                sub, base = opened  # the policy base is where the open landed, not the spelling
+                made = self._opener(sub, box, base)
                 if made is None:
                     sub.close()
                     continue
-                out.append((real, made, True))
+                out.append((os.path.join(box.root.path, base), made, True))
         return out
 
     def close(self) -> None:
@@ -418,41 +438,55 @@ def _exists(root: Root, rel: str) -> bool:
     return True
 
 
-def _open_beneath(parent: Root, rel: str) -> Root | None:
-    """The directory ``rel`` (canonical, no links) opened beneath ``parent``
-    by the resolver, as a Root of its own; ``None`` if it cannot be (a link
-    that leads out, a swap: fail closed)."""
-    open_root = getattr(parent, "open_root", None)
-    if open_root is not None:  # surface: Root.open_root, a Root beneath
-        try:
-            return open_root(rel)  # type: ignore[no-any-return]
-        except OSError:
-            return None
+def _open_beneath(parent: Root, rel: str) -> tuple[Root, str] | None:
+    """The directory ``rel`` opened beneath ``parent`` by the resolver, as a
+    Root of its own, and the canonical path inside ``parent`` of what was
+    opened (an in-root link on the way, even one swapped in just now, is
+    resolved: every decision is made on where the open landed, never on
+    ``rel``).  ``None`` if it cannot be opened (a link that leads out, not a
+    directory: fail closed)."""
     try:
-        fd = parent.open(rel, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
+        handle = parent.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
+    except (OSError, ValueError):
         return None
     try:
-        from_fd = getattr(Root, "from_fd", None)
-        if from_fd is not None:  # core: Root.from_fd on the fd resolved beneath
-            return from_fd(fd, backend=parent.backend,  # type: ignore[no-any-return]
-                           follow_symlinks=parent.follow_symlinks)
-        return _same_by_path(parent, rel, os.fstat(fd))
+        sub = Root.from_fd(handle.fd, backend=parent.backend,
+                           follow_symlinks=parent.follow_symlinks,
+                           fast_path=bool(parent.info()["fast_path"]))
+        return sub, handle.path
     except OSError:
         return None
     finally:
-        os.close(fd)
+        handle.close()
 
 
-def _same_by_path(parent: Root, rel: str, beneath: os.stat_result) -> Root | None:
-    """Until Root.from_fd: the same directory opened by host path, kept only
-    if it is the inode resolution beneath ``parent`` reached."""
-    candidate = Root(os.path.join(parent.path, rel), backend=parent.backend,
-                     follow_symlinks=parent.follow_symlinks)
-    if _identity(candidate) != (beneath.st_dev, beneath.st_ino):
-        candidate.close()
+def _uri_path(value: str) -> str | None:
+    """``value``, or the path of a ``file://`` URI (``None``: a URI of
+    another host or without an absolute path), as ``ctx.rel`` reads it."""
+    if value[:7].lower() != "file://":
+        return value
+    try:
+        parts = urlsplit(value)
+    except ValueError:
         return None
-    return candidate
+    if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
+        return None
+    return unquote(parts.path, errors="surrogateescape")
+
+
+def _names(text: str, separators: str) -> list[str]:
+    """The names in ``text`` split at any of ``separators``, without the
+    empty and ``.`` ones."""
+    return [p for p in re.split(f"[{re.escape(separators)}]", text) if p not in ("", ".")]
+
+
+def _after_head(text: str, head: str, separators: str) -> str:
+    """What follows the first name ``head`` of ``text`` and the separators
+    after it, as it was written (the root's Toolbox reads the rest with its
+    own forgiveness, and notes it)."""
+    sep = f"[{re.escape(separators)}]"
+    found = re.match(rf"(?:{sep}|\.(?={sep}|\Z))*{re.escape(head)}(?:{sep}+|\Z)", text)
+    return text[found.end():] if found else "/".join(_names(text, separators)[1:])
 
 
 def _no_roots() -> Refusal:

@@ -36,7 +36,6 @@ def _server(command: list[str]):
         client.proc.wait()
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: mcp to fix (unhashable requestId kills the reader)")
 @pytest.mark.parametrize("request_id", [{"x": 1}, [1]], ids=["object", "array"])
 def test_a_cancel_naming_an_unhashable_id_is_ignored(root, request_id):
     """notifications/cancelled with requestId an object or an array: the
@@ -68,7 +67,9 @@ def _rss_mib(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: mcp to fix (queued calls x line cap: ~1 GiB)")
+@pytest.mark.xfail(strict=True, reason="finding 22 not fixed yet: with the byte budget, the "
+                   "writer thread and malloc_trim the server still holds ~240 MiB after 24 calls "
+                   "of 15 MiB (was ~600); where it stays is not found yet")
 def test_a_client_that_never_reads_cannot_grow_memory_by_a_gigabyte(root):
     """The client sends calls and never reads its answers: once the pipe is
     full the workers block writing, and every later call waits in the
@@ -98,7 +99,6 @@ def test_a_client_that_never_reads_cannot_grow_memory_by_a_gigabyte(root):
         assert grown < 192, f"the server holds {grown:.0f} MiB more after {sent} queued calls"
 
 
-@pytest.mark.xfail(strict=True, reason="redteam: mcp to fix (root//x routed as absolute)")
 def test_a_doubled_slash_after_the_root_name_is_that_root(tmp_path):
     """With several roots, ``ws//a.txt`` is refused OUTSIDE_ROOT ("an absolute
     path outside the root"): the root name is stripped and '/a.txt' is left.
