@@ -304,3 +304,22 @@ def test_handle_path_is_where_the_fd_is_under_renames(scenario, make_root, scrat
     finally:
         proc.communicate("stop\n", timeout=60)
     assert seen.get("a/c/f", 0) > 0, seen
+
+
+def test_handle_open_root_is_a_root_of_where_the_open_landed(make_root, scratch):
+    """A directory Handle's ``open_root``: a Root of the directory the open
+    reached (an in-root link on the way resolved), with the parent's
+    options, confined to it, and independent of the handle."""
+    tree = build(scratch / "t", ["d/sub/f.txt", "l -> d", "out -> $OUT"])
+    root = make_root(tree.ws)
+    with root.open_handle("l/sub", os.O_RDONLY | os.O_DIRECTORY) as handle:
+        assert handle.path == "d/sub"
+        sub = handle.open_root()
+    with sub:  # the handle is closed; the Root has its own fd
+        assert sub.listdir(".") == ["f.txt"]
+        assert sub.info()["backend"] == root.info()["backend"]
+        assert sub.info()["fast_path"] == root.info()["fast_path"]
+        with pytest.raises(EscapeError):
+            sub.open("../../out")
+    with root.open_handle("d/sub/f.txt") as handle, pytest.raises(NotADirectoryError):
+        handle.open_root()

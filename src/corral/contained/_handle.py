@@ -47,6 +47,18 @@ class Handle(Closing):
     def fileno(self) -> int:
         return self._fd()
 
+    def open_root(self) -> Root:
+        """A :class:`Root` of the directory this handle holds, with its
+        Root's options (backend, fast path, strict mode), on a duplicate of
+        ``fd`` (the handle stays open and is closed as before).  Nothing
+        reached through it leaves *that* directory; decisions about where it
+        lies belong on :attr:`path`.  ``NotADirectoryError`` if the handle is
+        not a directory."""
+        root = self._root
+        return type(root).from_fd(self._fd(), follow_symlinks=root.follow_symlinks,
+                                  backend=self._backend,
+                                  fast_path=bool(root.info()["fast_path"]))
+
     def stat(self) -> os.stat_result:
         """``fstat`` of the open file (nothing is resolved again)."""
         try:

@@ -167,6 +167,20 @@ def open_entry(root: Root, dir_fd: int, name: str, path: str) -> tuple[Handle, o
         raise
 
 
+def batches_natively(root: Root) -> bool:
+    """Whether a search over ``root`` may batch its system calls in C
+    (:func:`is_native` of the root's backend)."""
+    return is_native(root.backend)
+
+
+def adopt_entry(root: Root, fd: int, path: str) -> Handle:
+    """A :class:`Handle` for an fd the native file scanner opened on an
+    entry of a directory a :class:`Tree` yielded (one name, ``O_NOFOLLOW``,
+    as :func:`open_entry` opens it); ``path`` is its canonical root-relative
+    path, as for :func:`open_entry`.  The handle owns ``fd``."""
+    return Handle(root, root.backend, fd, path)
+
+
 @dataclass
 class TreeStats:
     unreadable_dirs: int = 0

@@ -76,7 +76,7 @@ def root_names(paths: Iterable[str]) -> list[str]:
     (``root`` for ``/``), then ``-2``, ``-3``... for repeats."""
     names: list[str] = []
     for path in paths:
-        base = os.path.basename(os.path.normpath(os.path.abspath(path))) or "root"
+        base = os.path.basename(os.path.abspath(path)) or "root"  # abspath normalises
         if base in (".", ".."):
             base = "root"
         name, n = base, 1
@@ -450,10 +450,7 @@ def _open_beneath(parent: Root, rel: str) -> tuple[Root, str] | None:
     except (OSError, ValueError):
         return None
     try:
-        sub = Root.from_fd(handle.fd, backend=parent.backend,
-                           follow_symlinks=parent.follow_symlinks,
-                           fast_path=bool(parent.info()["fast_path"]))
-        return sub, handle.path
+        return handle.open_root(), handle.path
     except OSError:
         return None
     finally:

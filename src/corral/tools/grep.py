@@ -39,7 +39,7 @@ import stat as st
 from typing import Any
 
 from ..contained import Handle, Root
-from ..contained._tree import Tree, TreeStats, is_native, open_entry
+from ..contained._tree import Tree, TreeStats, adopt_entry, batches_natively, open_entry
 from ._context import ToolContext
 from ._refusal import Code, Kind, Refusal
 from ._registry import Suggests, ToolSpec, success_schema
@@ -470,7 +470,7 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
 def _grep_files(grep: _Search, root: Root, dir_fd: int, base: Base, dir_sub: str,
                 names: list[str]) -> bool:
     """Search the files ``names`` of the directory ``dir_fd`` (``dir_sub``
-    below the base), one at a time through the root's backend; ``True``
+    below the base), one at a time through the root; ``True``
     once the results are full."""
     for name in names:
         _grep_file(grep, root, dir_fd, base, dir_sub + name)
@@ -483,7 +483,7 @@ def _scanner(grep: _Search, root: Root) -> FileScanner | None:
     """The native file scanner, when the module has it and the root's
     backend is the native one (any other backend is asked for every call,
     so a test's fault-injecting backend sees them all)."""
-    if not NATIVE_FILES or not is_native(root.backend):
+    if not NATIVE_FILES or not batches_natively(root):
         return None
     pattern = grep.pattern
     return FileScanner(pattern.literal or pattern.required, sniff=BINARY_SNIFF,
@@ -529,7 +529,7 @@ def _scanned(grep: _Search, root: Root, base: Base, dir_sub: str, names: list[st
         name = names[first + k // 4]
         if status == OPEN:
             rows[k + 1] = -1
-            with Handle(root, root.backend, value, base.real_path(dir_sub + name)) as handle:
+            with adopt_entry(root, value, base.real_path(dir_sub + name)) as handle:
                 try:
                     grep.regular(handle, base.shown_path(dir_sub + name), rows[k + 2])
                 except OSError:  # EIO and the like, mid-read
