@@ -67,9 +67,13 @@ def _rss_mib(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
-@pytest.mark.xfail(strict=True, reason="finding 22 not fixed yet: with the byte budget, the "
-                   "writer thread and malloc_trim the server still holds ~240 MiB after 24 calls "
-                   "of 15 MiB (was ~600); where it stays is not found yet")
+# Finding 22 is open: how much the server holds depends on timing (measured
+# here: 24 calls 330-360 MiB steady, 40 calls 59 MiB alone and 661 MiB beside
+# the other e2e tests; ~600-1000 before the byte budget); non-strict, since a
+# quiet machine passes it now and then.  Kept running so the figure shows.
+@pytest.mark.xfail(strict=False, reason="finding 22 open: memory held by a server whose client "
+                   "never reads depends on timing (freed memory the allocator keeps); the byte "
+                   "budget, writer thread and malloc_trim cut it, not to the bound")
 def test_a_client_that_never_reads_cannot_grow_memory_by_a_gigabyte(root):
     """The client sends calls and never reads its answers: once the pipe is
     full the workers block writing, and every later call waits in the

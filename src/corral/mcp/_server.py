@@ -333,14 +333,18 @@ class StdioServer:
     def _execute(self, job: Job) -> bool:
         """Run ``job`` and answer it; whether this thread reads next (it
         was the reader and nobody took over meanwhile)."""
+        call = job.call
         try:
-            self._answer(job.call, self._run(job))
+            envelope = self._run(job)
+            if call.size >= _memory.LARGE:
+                # drop the arguments before answering: a client that does not
+                # read blocks the answer, and must not keep them alive meanwhile
+                job.call = call = replace(call, arguments=None)  # the last reference
+                _memory.release()
+            self._answer(call, envelope)
         except Exception:  # never expected: answered all the same, and the job ends
             log.exception("a tool call could not be answered")
-            self._failed(job.call.id)
-        if job.call.size >= _memory.LARGE:
-            job.call = replace(job.call, arguments=None)  # the last reference to them
-            _memory.release()
+            self._failed(call.id)
         with self._cond:
             self._scheduler.finish(job)
             self._close_retired()

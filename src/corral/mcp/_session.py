@@ -83,7 +83,9 @@ class _Progress:
 
 @dataclass
 class _InFlight:
-    call: ToolCall
+    # the id only, never the call: its arguments (up to a line's 16 MiB) are
+    # the worker's to drop once it has run, while the answer may still wait
+    id: RequestId
     cancelled: bool = False
     progress: _Progress = field(default_factory=_Progress)
 
@@ -179,7 +181,7 @@ class Session:
         if not self._roots_known:
             self._held.append(call)
             return []
-        self._inflight[call.id] = _InFlight(call)
+        self._inflight[call.id] = _InFlight(call.id)
         return [call]
 
     def _set_level(self, req: _wire.Request) -> list[Action]:
@@ -222,7 +224,7 @@ class Session:
         if entry is None or entry.cancelled:
             return []  # unknown or finished: ignored, as the spec says
         entry.cancelled = True
-        return [Cancel(entry.call.id)]
+        return [Cancel(entry.id)]
 
     # -- roots -----------------------------------------------------------------
     def _ask_roots(self) -> list[Action]:
@@ -253,7 +255,7 @@ class Session:
         self._roots_known = True
         held, self._held = self._held, []
         for call in held:
-            self._inflight[call.id] = _InFlight(call)
+            self._inflight[call.id] = _InFlight(call.id)
         return list(held)
 
     # -- output ----------------------------------------------------------------
