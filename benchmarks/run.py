@@ -6,8 +6,8 @@ the same run: writes ``benchmarks/RESULTS.md`` and ``benchmarks/ratios.svg``.
     python benchmarks/run.py --quick   # a smoke run: small fixtures, few rounds
 
 Groups (``--only`` picks some): ``open`` (bench_open.py), ``root`` (makedirs
-and write_bytes, here), ``tools`` (read_file from bench_tools_read.py;
-write_file, edit_file, list_directory here), ``search`` (bench_search.py,
+and write_bytes, here), ``tools`` (read_file and list_directory from
+bench_tools_read.py; write_file, edit_file here), ``search`` (bench_search.py,
 on its generated 20,000-file tree), ``bigfile`` (a read_file window of a
 2 GiB file, here), ``mcp`` (bench_mcp.py; the reference server when npm
 can install it) and ``extract`` (bench_extract.py, a 10,000-member tar).
@@ -31,7 +31,6 @@ import os
 import platform
 import re
 import shutil
-import stat as st
 import statistics
 import subprocess
 import sys
@@ -164,7 +163,7 @@ def _ratio(samples: dict[str, list[float]], a: str, b: str) -> float:
     return statistics.median(samples[a]) / statistics.median(samples[b])
 
 
-# -- tools: write_file, edit_file, list_directory (read_file: bench_tools_read) ------
+# -- tools: write_file, edit_file (read_file, list_directory: bench_tools_read) ------
 
 def collect_tools(quick: bool) -> list[Record]:
     import bench_tools_read
@@ -179,14 +178,6 @@ def collect_tools(quick: bool) -> list[Record]:
         plain_copy = base / "edit" / "src" / "plain.py"
         plain_copy.write_text(text)
         (base / "out").mkdir()
-        listing = base / "listing"
-        listing.mkdir()
-        for i in range(80):
-            (listing / f"file_{i:03d}.txt").write_text("x" * (i * 37))
-        for i in range(15):
-            (listing / f"dir_{i:02d}").mkdir()
-        for i in range(5):
-            os.symlink(f"file_{i:03d}.txt", listing / f"link_{i}.txt")
         box = Toolbox(base)
 
         write_args = {"path": "out/written.py", "content": text, "overwrite": True}
@@ -225,25 +216,8 @@ def collect_tools(quick: bool) -> list[Record]:
             with open(plain_copy, "w") as f:
                 f.write(content.replace(edit["oldText"], edit["newText"], 1))
 
-        def tool_list() -> None:
-            out = call("list_directory", {"path": "listing"})
-            assert len(out["entries"]) == 100 and not out["truncated"], out
-
-        def plain_list() -> None:
-            entries = []
-            with os.scandir(listing) as it:
-                for entry in it:
-                    info = entry.stat(follow_symlinks=False)
-                    mode = info.st_mode
-                    kind = ("file" if st.S_ISREG(mode) else "dir" if st.S_ISDIR(mode)
-                            else "symlink" if st.S_ISLNK(mode) else "other")
-                    entries.append((entry.name, kind, info.st_size))
-            entries.sort()
-            assert len(entries) == 100
-
         cases = {"plain write": plain_write, "plain write + fsync": plain_write_fsync,
-                 "write_file": tool_write, "plain edit": plain_edit, "edit_file": tool_edit,
-                 "plain list": plain_list, "list_directory": tool_list}
+                 "write_file": tool_write, "plain edit": plain_edit, "edit_file": tool_edit}
         samples = interleave({name: _sampler(fn) for name, fn in cases.items()}, rounds)
 
     labels = {
@@ -252,11 +226,9 @@ def collect_tools(quick: bool) -> list[Record]:
         "write_file": "write_file: Toolbox.call write_file (atomic, fsync)",
         "plain edit": "edit_file: plain read + str.replace + write",
         "edit_file": "edit_file: Toolbox.call edit_file (atomic, fsync)",
-        "plain list": "list_directory: os.scandir + stat + sort (100 entries)",
-        "list_directory": "list_directory: Toolbox.call list_directory",
     }
     baselines = {"plain write + fsync": "plain write", "write_file": "plain write",
-                 "edit_file": "plain edit", "list_directory": "plain list"}
+                 "edit_file": "plain edit"}
     for name, label in labels.items():
         base_name = baselines.get(name)
         note = None

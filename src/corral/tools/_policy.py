@@ -33,6 +33,7 @@ from functools import cached_property
 from typing import Any
 
 import pathspec
+import pathspec.util
 
 from ._refusal import Kind
 
@@ -191,19 +192,13 @@ class _Rules:
 
     def __init__(self, patterns: Sequence[str]) -> None:
         lines = [fold(p) for p in patterns]
-        # "gitignore" is pathspec >= 1.0's name for these patterns; its "simple"
-        # backend, as with google-re2 installed it would pick re2, which cannot
-        # take a name that is not UTF-8 (a lone surrogate) and fails the call
-        try:
-            spec: pathspec.PathSpec[Any] = pathspec.PathSpec.from_lines(
-                "gitignore", lines, backend="simple")
-        except TypeError:  # pathspec < 1.0: no backends
-            spec = pathspec.PathSpec.from_lines("gitwildmatch", lines)
-        except (KeyError, LookupError):
-            spec = pathspec.PathSpec.from_lines("gitwildmatch", lines)
+        # each line's own compiled pattern (pathspec >= 1.0's "gitignore"
+        # dialect); a PathSpec's matcher is never used, only the patterns
+        to_pattern = pathspec.util.lookup_pattern("gitignore")
+        compiled = [p for p in map(to_pattern, lines) if isinstance(p, pathspec.RegexPattern)]
         # last first: the last pattern that matches decides
         self._patterns: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
-            (p.regex, bool(p.include)) for p in reversed(spec.patterns)
+            (p.regex, bool(p.include)) for p in reversed(compiled)
             if p.include is not None and p.regex is not None)
         self._names: set[str] = set()
         suffixes: list[str] = []

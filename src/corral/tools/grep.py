@@ -15,7 +15,7 @@ Decisions (DESIGN.md leaves them to the tool):
 * Files are read with large preads (:data:`CHUNK` at a time, each chunk
   cut after its last line break) and searched as bytes, whole buffers at
   a time; only the lines that hold a match are located and decoded.  With
-  the native backend, a directory's worth of files is opened (one name,
+  the native module in use, a directory's worth of files is opened (one name,
   ``O_NOFOLLOW|O_NONBLOCK``, below the directory fd the walk holds), read
   and searched for the literal, or the regex's required literal, in one C
   call (:class:`._search_scan.FileScanner`): a file without it costs no
@@ -480,9 +480,9 @@ def _grep_files(grep: _Search, root: Root, dir_fd: int, base: Base, dir_sub: str
 
 
 def _scanner(grep: _Search, root: Root) -> FileScanner | None:
-    """The native file scanner, when the module has it and the root's
-    backend is the native one (any other backend is asked for every call,
-    so a test's fault-injecting backend sees them all)."""
+    """The native file scanner, when the module has it and the root runs
+    on it (see :func:`batches_natively`: a test's fault-injecting root is
+    asked for every call, so it sees them all)."""
     if not NATIVE_FILES or not batches_natively(root):
         return None
     pattern = grep.pattern
