@@ -59,7 +59,11 @@ class Output:
         finally:
             with self._cond:
                 self._writing = False
-                self._cond.notify_all()
+                if self._lines or self._closing:
+                    # lines queued meanwhile (or a close) are the writer
+                    # thread's; otherwise waking it would cost every answer
+                    # a thread switch for nothing
+                    self._cond.notify_all()
 
     def close(self, *, flush: bool = True) -> None:
         """Stop once everything put is written (``flush``), or now."""
