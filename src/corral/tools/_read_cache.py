@@ -1,4 +1,4 @@
-"""What read_file learns from a whole large file, kept while the file is unchanged.
+"""What read_file learns from a whole file, kept while the file is unchanged.
 
 A window of a large file needs facts about all of it (the sha256, the line
 count, line endings, byte order mark, that it is valid UTF-8 text) but only
@@ -14,6 +14,20 @@ granule (git's racy-index rule: a change within the same granule as the
 pass could keep the stamps).  An entry that was racy when made is not used;
 the next full pass makes a trusted one.  Bounded (least recently used go
 first); corral's own writes drop the entry of the file they replace.
+
+A small file (read in one call) is read whole every time, since its window
+needs its bytes anyway; only its sha256 is kept (:func:`digest` /
+:func:`remember_digest`), under the same key and the same rules, in a
+table of its own bounded to :data:`MAX_DIGESTS` entries (each a key, three
+stamps and a 64-character digest: about 300 bytes, so well under 2 MB in
+all).  Only a trusted digest is kept: a racy one would never be used.
+
+What a stale entry can cost: an entry is served for the stamps the file had
+when read_file stat'ed it, while the bytes are read just after; a write in
+between makes the sha256 answered older than the content shown.  write_file
+and edit_file compute the digest they compare ``expectedSha256`` with from
+the bytes they act on, never from here, so the worst a stale entry can do
+is make them refuse a write as stale; it can never let one through.
 """
 
 from __future__ import annotations
@@ -25,9 +39,11 @@ from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-__all__ = ["Whole", "lookup", "store", "forget", "started", "MAX_ENTRIES"]
+__all__ = ["Whole", "lookup", "store", "digest", "remember_digest", "forget", "started",
+           "MAX_ENTRIES", "MAX_DIGESTS"]
 
 MAX_ENTRIES = 128
+MAX_DIGESTS = 4096
 RACY_NS = 2_000_000_000  # a timestamp granule on the coarsest filesystems we run on
 
 
@@ -55,6 +71,8 @@ class Whole:
 
 _guard = threading.Lock()
 _entries: OrderedDict[tuple[int, int], Whole] = OrderedDict()
+# (device, inode) -> (size, mtime_ns, ctime_ns, sha256) of a small file
+_digests: OrderedDict[tuple[int, int], tuple[int, int, int, str]] = OrderedDict()
 
 
 def started() -> int:
@@ -93,7 +111,34 @@ def store(info: os.stat_result, began_ns: int, *, sha256: str, endings: str, bom
             _entries.popitem(last=False)
 
 
+def digest(info: os.stat_result) -> str | None:
+    """The sha256 remembered for the small file ``info`` describes, if its
+    stamps are those it had when the digest was taken."""
+    key = (info.st_dev, info.st_ino)
+    with _guard:
+        entry = _digests.get(key)
+        if entry is None or entry[:3] != (info.st_size, info.st_mtime_ns, info.st_ctime_ns):
+            return None
+        _digests.move_to_end(key)
+        return entry[3]
+
+
+def remember_digest(info: os.stat_result, began_ns: int, sha256: str) -> None:
+    """Remember the sha256 of the bytes of a small file read after
+    ``began_ns`` (``info``: its fstat before the read), if its stamps are
+    old enough to be trusted."""
+    if max(info.st_mtime_ns, info.st_ctime_ns) >= began_ns - RACY_NS:
+        return  # racy: a change within the stamps' granule could keep them
+    key = (info.st_dev, info.st_ino)
+    with _guard:
+        _digests[key] = (info.st_size, info.st_mtime_ns, info.st_ctime_ns, sha256)
+        _digests.move_to_end(key)
+        while len(_digests) > MAX_DIGESTS:
+            _digests.popitem(last=False)
+
+
 def forget(dev: int, ino: int) -> None:
     """Drop what is known of a file corral is about to replace or remove."""
     with _guard:
         _entries.pop((dev, ino), None)
+        _digests.pop((dev, ino), None)

@@ -3,7 +3,12 @@
 The file is read once from one fd: the digest covers the whole file, lines
 are counted to the end, and only the requested window is kept, so a window
 of a multi-gigabyte file costs one streaming pass and little memory.  Small
-files (the common case) are read in one call and split in C.
+files (the common case) are read in one call; their numbered window is
+rendered in one call of the native module (``corral_text_window``,
+native/corral_read.h) when it is built and the file is plain (no ``\r``,
+no byte order mark, no line that may need cutting), else in Python, with
+the same answer either way.  The whole-file sha256 of a file unchanged since
+an earlier read is remembered, not recomputed (:mod:`._read_cache`).
 
 Lines end at ``\\n``; a ``\\r`` before it (CRLF) is not part of the line's
 text (``lineEndings`` says which endings the file uses).  A file whose only
@@ -15,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat as st
+import threading
 from typing import Any
 from collections.abc import Callable
 
@@ -68,6 +74,13 @@ _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: no charact
 _PREFIX_CACHE_MAX = 100_000
 _prefixes: list[str] = [""]  # _prefixes[n] == "\nN\t"; index 0 unused
 
+try:
+    from .._native import ffi as _ffi
+    from .._native import lib as _lib
+    NATIVE_WINDOW = hasattr(_lib, "corral_text_window")
+except ImportError:  # the module was not built: the Python path renders every window
+    NATIVE_WINDOW = False
+
 
 def _cut_marker(cap: int, chars: int) -> str:
     return f" [... line cut: {cap} of {chars} characters shown]"
@@ -77,7 +90,7 @@ class _Facts:
     """What one pass over the file found."""
 
     __slots__ = ("sha256", "size", "bom", "endings", "total", "lines", "true_chars", "short_lines",
-                 "crlf", "index_sep")
+                 "crlf", "index_sep", "rendered")
 
     def __init__(self) -> None:
         self.sha256 = ""
@@ -90,6 +103,7 @@ class _Facts:
         self.short_lines = False  # known: no line is longer than the cap
         self.crlf = False  # some line ends with \r\n
         self.index_sep = b""  # the separator lines were split at (streaming path)
+        self.rendered: tuple[str, int, list[int]] | None = None  # the native window, if it ran
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -127,7 +141,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                       details={"path": rel, "field": "offset", "totalLines": facts.total,
                                "currentSha256": facts.sha256}, kind=Kind.OFFSET_PAST_END,
                       suggested_tool="read_file", suggested_args={"path": rel})
-    content, shown, cut = _render(offset, facts, limits.read_line_chars, limits.read_bytes)
+    content, shown, cut = facts.rendered or _render(offset, facts, limits.read_line_chars,
+                                                    limits.read_bytes)
     end_line = offset + shown - 1
     result: dict[str, Any] = {
         "path": rel, "content": content, "startLine": offset, "endLine": end_line,
@@ -214,13 +229,19 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
                              lines=index[0], offsets=index[1])
         return facts
     if size <= FAST_BYTES:
+        known = read_cache.digest(info)
+        began = 0 if known is not None else read_cache.started()  # before the read: racy rule
         data = pread(size + 1, 0)
         # One byte more than fstat said was asked for: getting exactly the
         # size means the end was reached.  Anything shorter is confirmed
         # with a one-byte read (not a CHUNK-sized one, which would allocate
         # a megabyte).
         if len(data) == size or (len(data) < size and not pread(1, len(data))):
-            return _whole(rel, data, offset, limit, cap)
+            if known is None or len(data) != size:
+                known = hashlib.sha256(data).hexdigest()
+                if len(data) == size:
+                    read_cache.remember_digest(info, began, known)
+            return _whole(rel, data, known, offset, limit, cap, budget)
         first = data
     else:
         first = pread(CHUNK, 0)
@@ -253,20 +274,57 @@ def _known(pread: _Reader, known: read_cache.Whole, offset: int, limit: int, cap
     return facts
 
 
-def _whole(rel: str, data: bytes, offset: int, limit: int, cap: int) -> _Facts:
-    """The fast path: the whole file is in ``data``."""
+def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int,
+           budget: int) -> _Facts:
+    """The fast path: the whole file is in ``data`` (its digest ``sha256``)."""
     facts = _Facts()
-    facts.sha256 = hashlib.sha256(data).hexdigest()
+    facts.sha256 = sha256
     facts.size = len(data)
     if data and data[0] in _WIDE_BOM_STARTS:
         _check_text_start(rel, data)
     if b"\x00" in data:
         raise _binary(rel, len(data))
+    ascii_only = data.isascii()  # then it is UTF-8; otherwise decoding says whether it is
+    text = None if ascii_only else _decoded(rel, data)
+    if NATIVE_WINDOW and _native_window(data, ascii_only, offset, limit, cap, budget, facts):
+        return facts
+    _split(data, data.decode("ascii") if text is None else text, offset, limit, cap, facts)
+    return facts
+
+
+def _decoded(rel: str, data: bytes) -> str:
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _undecodable(rel, len(data), data.count(b"\n", 0, exc.start) + 1,
                            exc.start) from None
+
+
+_scratch = threading.local()  # each thread's output buffer for the native window
+
+
+def _native_window(data: bytes, ascii_only: bool, offset: int, limit: int, cap: int,
+                   budget: int, facts: _Facts) -> bool:
+    """Render the window in C (see native/read.cdef); False if it declined."""
+    size = budget + cap + 32  # the most it writes: the budget, or one line of at most cap bytes
+    out = getattr(_scratch, "out", None)
+    if out is None or len(out) < size:
+        out = _scratch.out = _ffi.new("char[]", size)
+        _scratch.facts = _ffi.new("int64_t[3]")
+    counts = _scratch.facts
+    written = _lib.corral_text_window(data, len(data), offset, limit, cap, budget, out, size,
+                                      counts)
+    if written < 0:
+        return False
+    raw = _ffi.buffer(out, written)[:]
+    facts.total = counts[0]
+    facts.endings = "lf" if counts[2] else "none"
+    facts.rendered = (raw.decode("ascii") if ascii_only else raw.decode("utf-8"), counts[1], [])
+    return True
+
+
+def _split(data: bytes, text: str, offset: int, limit: int, cap: int, facts: _Facts) -> None:
+    """The window of ``text`` (``data`` decoded) as lines, and the file's facts."""
     if data.startswith(_BOM8):
         facts.bom = True
         text = text[1:]
@@ -297,7 +355,6 @@ def _whole(rel: str, data: bytes, offset: int, limit: int, cap: int) -> _Facts:
         window = [line[:-1] if line.endswith("\r") and (terminated or i != last_index) else line
                   for i, line in enumerate(window)]
     facts.lines = window
-    return facts
 
 
 def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limit: int,
