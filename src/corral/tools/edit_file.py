@@ -54,6 +54,7 @@ import stat as st
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import _read_cache as read_cache
 from ._classify import close_paths
 from ._context import ToolContext, sha256_hex
 from ._edit_budget import Checkpoint, Work
@@ -331,6 +332,7 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
             raise swapped(rel)
         ctx.checkpoint()  # the last one: stopped now, nothing is written
         # from here on nothing may stop the call: the file is being written
+        read_cache.forget(*file.identity)  # read_file's digest of what this replaces
         ctx.root.write_bytes(rel, new_data)
         memory.remember(base_sha, decoded.text)
         memory.remember(new_sha, outcome.text)
