@@ -1,0 +1,96 @@
+"""read_file's native window (``corral_text_window``, native/corral_read.h)
+gives exactly the answer of the Python path, and declines (so Python runs)
+whenever it could not: a byte order mark, any ``\\r``, a line that may need
+cutting.  Without the native module the Python path answers alone."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from hypothesis import given, settings, strategies as hs
+
+import corral.tools.read_file as read_file
+from corral.tools import Toolbox
+
+needs_native = pytest.mark.skipif(not read_file.NATIVE_WINDOW,
+                                  reason="the native module is not built here")
+
+
+def answer(data: bytes, offset: int, limit: int, cap: int, budget: int, native: bool,
+           monkeypatch: pytest.MonkeyPatch) -> tuple[object, ...]:
+    """Everything read_file would say of ``data``, by one path or the other."""
+    with monkeypatch.context() as patch:
+        patch.setattr(read_file, "NATIVE_WINDOW", native)
+        facts = read_file._whole("f.txt", data, "digest", offset, limit, cap, budget)
+    rendered = facts.rendered or read_file._render(offset, facts, cap, budget)
+    return (rendered, facts.total, facts.endings, facts.bom, facts.size, facts.sha256,
+            facts.rendered is not None)
+
+
+# mostly ASCII, some 2-, 3- and 4-byte characters; lines around the cap (in bytes and characters)
+chars = hs.sampled_from("ab \t") | hs.sampled_from("\u00e9\u4e2d\U0001f600")
+lines = hs.lists(hs.text(alphabet=chars, max_size=12), max_size=12)
+
+
+@needs_native
+@settings(max_examples=500, deadline=None)
+@given(rows=lines, end=hs.sampled_from(["", "\n", "\r\n", "\r"]), crlf=hs.booleans(),
+       bom=hs.booleans(), offset=hs.integers(1, 2) | hs.integers(1, 14), limit=hs.integers(1, 14),
+       cap=hs.integers(1, 30) | hs.just(60), budget=hs.integers(0, 160),
+       edge=hs.none() | hs.tuples(hs.integers(0, 14), hs.integers(-1, 1)))
+def test_native_and_python_windows_agree(rows, end, crlf, bom, offset, limit, cap, budget, edge):
+    text = ("\r\n" if crlf and rows[:1] == ["a"] else "\n").join(rows) + end
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
+    mp = pytest.MonkeyPatch()
+    try:
+        if edge is not None:  # a budget on, or a byte either side of, where a line ends
+            whole = answer(data, offset, limit, cap, 1 << 30, False, mp)[0][0].split("\n")
+            budget = max(0, len("\n".join(whole[:edge[0] + 1]).encode()) + edge[1])
+        native = answer(data, offset, limit, cap, budget, True, mp)
+        python = answer(data, offset, limit, cap, budget, False, mp)
+    finally:
+        mp.undo()
+    assert native[:-1] == python[:-1]
+    assert python[-1] is False
+    plain = not bom and b"\r" not in data
+    window = text.split("\n")[offset - 1:offset - 1 + limit]
+    if plain and all(len(row.encode()) <= cap for row in window):
+        assert native[-1] is True  # the native path rendered it
+    if native[-1]:
+        assert plain
+
+
+@needs_native
+@pytest.mark.parametrize("data, args", [
+    (b"", {}), (b"\n", {}), (b"\n\n\n", {"offset": 2}), (b"one", {}), (b"one\ntwo", {"offset": 2}),
+    (b"x\n" * 5000, {"offset": 4990, "limit": 20}), (b"x\n" * 5000, {"offset": 3}),
+    ("\u00e9l\u00e8ve\n".encode() * 30, {"offset": 7, "limit": 3}),
+    (b"a" * 2000 + b"\nb\n", {}), (b"a" * 2001 + b"\nb\n", {}),
+    (("\u4e2d" * 700 + "\n").encode() * 3, {}),
+    (b"\xef\xbb\xbfbom\n", {}), (b"cr\r\nlf\n", {}), (b"x\n" * 3, {"offset": 9}),
+])
+def test_through_the_toolbox_with_and_without_the_module(tmp_path, make_root, monkeypatch,
+                                                         data, args):
+    (tmp_path / "f.txt").write_bytes(data)
+    toolbox = Toolbox(make_root(tmp_path))
+    call = {"path": "f.txt", **args}
+    native = toolbox.call("read_file", call)
+    monkeypatch.setattr(read_file, "NATIVE_WINDOW", False)
+    assert toolbox.call("read_file", call) == native
+    if native["ok"]:
+        assert native["sha256"] == hashlib.sha256(data).hexdigest()
+
+
+@needs_native
+def test_the_byte_budget_is_kept_exactly(tmp_path, monkeypatch):
+    from corral.tools import Limits
+    (tmp_path / "f.txt").write_text("".join(f"{'x' * 10}\n" for _ in range(100)))
+    for budget in (1, 11, 12, 13, 24, 25, 26, 38, 500):  # "1\tx..." is 12 bytes, each next 13
+        toolbox = Toolbox(tmp_path, limits=Limits(read_bytes=budget))
+        native = toolbox.call("read_file", {"path": "f.txt"})
+        monkeypatch.setattr(read_file, "NATIVE_WINDOW", False)
+        assert toolbox.call("read_file", {"path": "f.txt"}) == native
+        monkeypatch.setattr(read_file, "NATIVE_WINDOW", True)
+        shown = native["endLine"]
+        assert shown >= 1 and (len(native["content"].encode()) <= budget or shown == 1)
