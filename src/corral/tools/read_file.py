@@ -228,23 +228,19 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
                              bom=facts.bom, total=facts.total, crlf=facts.crlf,
                              lines=index[0], offsets=index[1])
         return facts
-    if size <= FAST_BYTES:
-        known = read_cache.digest(info)
-        began = 0 if known is not None else read_cache.started()  # before the read: racy rule
-        data = pread(size + 1, 0)
-        # One byte more than fstat said was asked for: getting exactly the
-        # size means the end was reached.  Anything shorter is confirmed
-        # with a one-byte read (not a CHUNK-sized one, which would allocate
-        # a megabyte).
-        if len(data) == size or (len(data) < size and not pread(1, len(data))):
-            if known is None or len(data) != size:
-                known = hashlib.sha256(data).hexdigest()
-                if len(data) == size:
-                    read_cache.remember_digest(info, began, known)
-            return _whole(rel, data, known, offset, limit, cap, budget)
-        first = data
-    else:
-        first = pread(CHUNK, 0)
+    remembered = read_cache.digest(info)
+    began = 0 if remembered is not None else read_cache.started()  # before the read: racy rule
+    data = pread(size + 1, 0)
+    # One byte more than fstat said was asked for: getting exactly the size
+    # means the end was reached.  Anything shorter is confirmed with a
+    # one-byte read (not a CHUNK-sized one, which would allocate a megabyte).
+    if len(data) == size or (len(data) < size and not pread(1, len(data))):
+        if remembered is None or len(data) != size:
+            remembered = hashlib.sha256(data).hexdigest()
+            if len(data) == size:
+                read_cache.remember_digest(info, began, remembered)
+        return _whole(rel, data, remembered, offset, limit, cap, budget)
+    first = data  # the file grew since fstat: stream it
     return _stream(rel, pread, size, first, offset, limit, cap, budget, None)
 
 
