@@ -127,10 +127,13 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             ctx.authorize(ReadRequest(rel))
             # THREATS row 10: the name swapped while the host decided fails closed
             ctx.ensure_same(rel, (info.st_dev, info.st_ino))
-        if (image := _media.read_image(ctx, rel, handle, info)) is not None:
-            return image  # newtools hook
-        facts = _scan(rel, _Reader(handle, ctx.checkpoint), info, offset, limit,
-                      limits.read_line_chars, limits.read_bytes)
+        reader = _Reader(handle, ctx.checkpoint)
+        small = _read_small(reader, info) if info.st_size <= FAST_BYTES else None
+        if (small is None or _media.sniff(small.data[:_media.HEAD_BYTES]) is not None) and (
+                image := _media.read_image(ctx, rel, handle, info)) is not None:
+            return image  # newtools hook (a small file's one read tells it is no image)
+        facts = _scan(rel, reader, info, offset, limit, limits.read_line_chars,
+                      limits.read_bytes, small)
 
     if offset > max(facts.total, 1):
         raise Refusal(Code.INVALID_ARGUMENT,
@@ -211,12 +214,32 @@ class _Reader:
         return self._pread(size, offset)
 
 
+class _Small:
+    """A small file's one read, and its remembered sha256 if its stamps are trusted."""
+
+    __slots__ = ("data", "remembered", "began")
+
+    def __init__(self, data: bytes, remembered: str | None, began: int) -> None:
+        self.data = data
+        self.remembered = remembered
+        self.began = began  # when the read began (for the racy rule), if not remembered
+
+
+def _read_small(pread: _Reader, info: os.stat_result) -> _Small:
+    """Read a file of at most FAST_BYTES whole.  One byte more than fstat
+    said is asked for: getting exactly the size means the end was reached."""
+    remembered = read_cache.digest(info)
+    began = 0 if remembered is not None else read_cache.started()  # before the read: racy rule
+    return _Small(pread(info.st_size + 1, 0), remembered, began)
+
+
 def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: int, cap: int,
-          budget: int) -> _Facts:
+          budget: int, small: _Small | None) -> _Facts:
     """One pass over the file: digest, facts, and the window ``[offset, offset+limit)``;
-    for a large file already known unchanged, only the window's bytes."""
+    for a large file already known unchanged, only the window's bytes; a small
+    one was read whole (``small``)."""
     size = info.st_size
-    if size > FAST_BYTES:
+    if small is None:
         known = read_cache.lookup(info)
         if known is not None:
             return _known(pread, known, offset, limit, cap, budget)
@@ -228,17 +251,14 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
                              bom=facts.bom, total=facts.total, crlf=facts.crlf,
                              lines=index[0], offsets=index[1])
         return facts
-    remembered = read_cache.digest(info)
-    began = 0 if remembered is not None else read_cache.started()  # before the read: racy rule
-    data = pread(size + 1, 0)
-    # One byte more than fstat said was asked for: getting exactly the size
-    # means the end was reached.  Anything shorter is confirmed with a
-    # one-byte read (not a CHUNK-sized one, which would allocate a megabyte).
+    data, remembered = small.data, small.remembered
+    # Shorter than fstat said is confirmed with a one-byte read (not a
+    # CHUNK-sized one, which would allocate a megabyte).
     if len(data) == size or (len(data) < size and not pread(1, len(data))):
         if remembered is None or len(data) != size:
             remembered = hashlib.sha256(data).hexdigest()
             if len(data) == size:
-                read_cache.remember_digest(info, began, remembered)
+                read_cache.remember_digest(info, small.began, remembered)
         return _whole(rel, data, remembered, offset, limit, cap, budget)
     first = data  # the file grew since fstat: stream it
     return _stream(rel, pread, size, first, offset, limit, cap, budget, None)
@@ -312,10 +332,10 @@ def _native_window(data: bytes, ascii_only: bool, offset: int, limit: int, cap: 
                                       counts)
     if written < 0:
         return False
-    raw = _ffi.buffer(out, written)[:]
+    content = str(_ffi.buffer(out, written), "ascii" if ascii_only else "utf-8")  # no copy
     facts.total = counts[0]
     facts.endings = "lf" if counts[2] else "none"
-    facts.rendered = (raw.decode("ascii") if ascii_only else raw.decode("utf-8"), counts[1], [])
+    facts.rendered = (content, counts[1], [])
     return True
 
 
