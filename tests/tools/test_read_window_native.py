@@ -94,3 +94,19 @@ def test_the_byte_budget_is_kept_exactly(tmp_path, monkeypatch):
         monkeypatch.setattr(read_file, "NATIVE_WINDOW", True)
         shown = native["endLine"]
         assert shown >= 1 and (len(native["content"].encode()) <= budget or shown == 1)
+
+
+@needs_native
+@pytest.mark.parametrize("data", [b"\n" * 5000, b"ab\n" * 400_000,
+                                  ("\u00e9" * 30 + "\n").encode() * 20_000])
+def test_windows_larger_than_the_kept_buffer(tmp_path, monkeypatch, data):
+    """A host's large byte budget: the window needs a buffer of its own."""
+    from corral.tools import Limits
+    (tmp_path / "f.txt").write_bytes(data)
+    toolbox = Toolbox(tmp_path, limits=Limits(read_bytes=4 << 20, read_lines=500_000))
+    call = {"path": "f.txt", "limit": 400_000}
+    assert read_file._whole("f.txt", data, "", 1, 400_000, 2000, 4 << 20).rendered is not None
+    native = toolbox.call("read_file", call)
+    assert native["ok"] is True and native["endLine"] == min(400_000, data.count(b"\n"))
+    monkeypatch.setattr(read_file, "NATIVE_WINDOW", False)
+    assert toolbox.call("read_file", call) == native

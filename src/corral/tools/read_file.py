@@ -317,17 +317,23 @@ def _decoded(rel: str, data: bytes) -> str:
 
 
 _scratch = threading.local()  # each thread's output buffer for the native window
+SCRATCH_BYTES = 512 * 1024  # kept per thread; a window needing more gets a buffer of its own
 
 
 def _native_window(data: bytes, ascii_only: bool, offset: int, limit: int, cap: int,
                    budget: int, facts: _Facts) -> bool:
     """Render the window in C (see native/read.cdef); False if it declined."""
-    size = budget + cap + 32  # the most it writes: the budget, or one line of at most cap bytes
+    # The most it writes: the budget or one line of at most cap bytes, and
+    # never more than the file's bytes plus a number, a tab and a line break
+    # (at most 22 bytes) per line shown.
+    size = min(budget + cap + 32, len(data) + 22 * min(limit, len(data) + 1))
     out = getattr(_scratch, "out", None)
-    if out is None or len(out) < size:
-        out = _scratch.out = _ffi.new("char[]", size)
+    if out is None:
+        out = _scratch.out = _ffi.new("char[]", SCRATCH_BYTES)
         _scratch.facts = _ffi.new("int64_t[3]")
     counts = _scratch.facts
+    if size > SCRATCH_BYTES:
+        out = _ffi.new("char[]", size)
     written = _lib.corral_text_window(data, len(data), offset, limit, cap, budget, out, size,
                                       counts)
     if written < 0:
