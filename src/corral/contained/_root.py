@@ -130,7 +130,11 @@ class Root(RootSurface, Closing):
         # opened without following links is where its spelling says
         self._spelled_fast = fast and backend.openat2_checks_dotdot
         native = backend.open_beneath if fast else None
-        self._native_open = None if native is None else _native_opener(self._anchor, native)
+        anchor = self._anchor
+        self._native_open = None if native is None else _native_opener(anchor, native, resolve)
+        # open_handle's: no link followed, so the canonical path is the spelling's
+        self._native_spelled = None if native is None or not self._spelled_fast else \
+            _native_opener(anchor, native, resolve | RESOLVE_NO_SYMLINKS)
 
     # -- lifecycle ------------------------------------------------------
     def close(self) -> None:
@@ -240,7 +244,14 @@ class Root(RootSurface, Closing):
         parsed = _paths.parse(path)
         if type(mode) is not int or mode & ~CREATE_MASK:
             _check_mode(mode, parsed.text)
-        fd, where = self._open_located(parsed, flags | os.O_CLOEXEC, mode)
+        native = self._native_spelled
+        if native is not None:
+            fd = native(parsed.text, flags, mode)  # checks, openat2 and fstat in one C call
+            if fd >= 0:
+                return Handle(self, self._anchor.backend, fd, spelled_path(parsed))
+            self._anchor.stats["walk_fallbacks"] += 1
+        fd, where = self._open_located(parsed, flags | os.O_CLOEXEC, mode,
+                                       fast=native is None)
         return Handle(self, self._anchor.backend, fd, where)
 
     def target(self, path: object, *, follow_final: bool = False,
@@ -289,10 +300,11 @@ class Root(RootSurface, Closing):
         finally:
             anchor.release()
 
-    def _open_located(self, parsed: ParsedPath, flags: int, mode: int) -> tuple[int, str]:
+    def _open_located(self, parsed: ParsedPath, flags: int, mode: int, *,
+                      fast: bool = True) -> tuple[int, str]:
         """Open as :meth:`open` and also say where: (fd, canonical path)."""
         anchor = self._anchor
-        if self._spelled_fast:
+        if fast and self._spelled_fast:
             fd = self._fast_open(parsed, flags, mode, anchor.resolve | RESOLVE_NO_SYMLINKS)
             if fd is not None:
                 return fd, spelled_path(parsed)
@@ -658,14 +670,16 @@ def _check_vouched(anchor: Anchor, dir_fd: int, text: str) -> None:
                       text)
 
 
-def _native_opener(anchor: Anchor, call: OpenBeneath) -> Callable[[object, int, int], int]:
-    """Root.open's fast path around the backend's one native call: the fd,
-    or -1 to take the slow way (which raises what is wrong, EBADF included).
-    The root fd is held across the call (see :class:`Anchor`); its number
-    can be kept here, since it only changes once no call holds it."""
+def _native_opener(anchor: Anchor, call: OpenBeneath, resolve: int
+                   ) -> Callable[[object, int, int], int]:
+    """Root.open's fast path around the backend's one native call, with
+    the ``resolve`` bits given: the fd, or -1 to take the slow way (which
+    raises what is wrong, EBADF included).  The root fd is held across the
+    call (see :class:`Anchor`); its number can be kept here, since it only
+    changes once no call holds it."""
     users = anchor.users
     hold, drop = users.append, users.pop
-    root_fd, resolve = anchor.fd, anchor.resolve
+    root_fd = anchor.fd
     encoding, errors = sys.getfilesystemencoding(), "surrogateescape"
 
     def open_fast(path: object, flags: int, mode: int) -> int:

@@ -11,6 +11,8 @@ does not know are left out for it: ``annotations`` from 2025-03-26,
 from __future__ import annotations
 
 import json
+import json.encoder
+from collections.abc import Callable
 from typing import Any
 
 from ..tools._hosts import definition, envelope_text
@@ -98,8 +100,7 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str) -
     images = _images(envelope) if ok else []
     text, plain = envelope_text(_elided(envelope, images) if images else envelope)
     parts = ['{"jsonrpc":"2.0","id":', json.dumps(request_id, ensure_ascii=False),
-             ',"result":{"content":[{"type":"text","text":', json.dumps(text, ensure_ascii=False),
-             "}"]
+             ',"result":{"content":[{"type":"text","text":', _quoted(text), "}"]
     for image in images:
         parts += [',{"type":"image","data":', json.dumps(image["data"]), ',"mimeType":',
                   json.dumps(image["mimeType"]), "}"]
@@ -112,6 +113,11 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str) -
         parts += [',"structuredContent":', structured]
     parts.append("}}\n")
     return "".join(parts).encode("utf-8")
+
+
+# json.dumps(text, ensure_ascii=False) without building an encoder each call
+_quoted: Callable[[str], str] = getattr(json.encoder, "c_encode_basestring", None) \
+    or json.encoder.py_encode_basestring
 
 
 def _is_image(item: Any) -> bool:

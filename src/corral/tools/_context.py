@@ -327,7 +327,7 @@ class ToolContext:
             self.check_path(rel, op)
             raise
         try:
-            if ".." in rel.split("/"):  # a path through a place: the policy sees what it passed
+            if ".." in rel and ".." in rel.split("/"):  # through a place: the policy sees it
                 self.check(self.locate(rel), op, shown=rel.rstrip("/") or ".")
             else:
                 self.check(Location(handle.path), op, shown=rel.rstrip("/") or ".")

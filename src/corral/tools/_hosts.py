@@ -56,12 +56,17 @@ def envelope_text(envelope: Any) -> tuple[str, bool]:
     written as UTF-8, so such an envelope is escaped to ASCII instead
     (``\\udcff``): still exact JSON, never a crash; the flag is then false.
     """
-    text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(envelope, separators=(",", ":")), False
+    text = _compact(envelope)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(envelope, separators=(",", ":")), False
     return text, True
+
+
+# made once: json.dumps with options builds an encoder per call
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def envelope_json(envelope: Any) -> str:

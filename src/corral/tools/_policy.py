@@ -321,6 +321,10 @@ def _compiled(patterns: Sequence[str]) -> _Rules | None:
     return _Rules(patterns) if patterns else None
 
 
+_DECIDED_MAX = 4096  # decisions remembered per policy (then forgotten at once)
+_DECIDED_PATH_CHARS = 512  # longer paths are decided afresh each time
+
+
 @dataclass(frozen=True)
 class Policy:
     """What the tools may touch (see the module doc).  Build one with
@@ -428,10 +432,30 @@ class Policy:
     def is_empty(self) -> bool:
         return not (self.hides or self._protect is not None or self._dirs)
 
+    @cached_property
+    def _decided(self) -> dict[tuple[str, Op], Kind | None]:
+        return {}
+
     def rule(self, canonical: str, op: Op) -> Kind | None:
         """The rule that refuses ``op`` on the canonical path ``canonical``
         (``Kind.DENY_RULE``, ``PROTECTED`` or ``SECRET``), or ``None``.
         Ancestors count: a pattern naming a directory covers what is in it."""
+        # A decision depends on the path and the rules alone (both fixed),
+        # so the paths a session keeps using are decided once; bounded.
+        decided = self._decided
+        key = (canonical, op)
+        try:
+            return decided[key]
+        except KeyError:
+            pass
+        kind = self._rule(canonical, op)
+        if len(canonical) <= _DECIDED_PATH_CHARS:
+            if len(decided) >= _DECIDED_MAX:
+                decided.clear()
+            decided[key] = kind
+        return kind
+
+    def _rule(self, canonical: str, op: Op) -> Kind | None:
         canonical = self._outer(canonical.rstrip("/") or ".")
         if canonical in (".", ""):
             return None

@@ -60,7 +60,85 @@ def check_arguments(tool: str, schema: Mapping[str, Any], args: Any, *,
                       f"{tool}: the arguments must be a JSON object, not {_kind_of(args)}",
                       "Pass the arguments as an object of named fields.",
                       details={"field": ""}, kind=Kind.ARGUMENT)
-    return _check_object(tool, schema, args, "", max_chars)
+    fast = _fast_checker(schema)(args, max_chars)
+    return fast if fast is not None else _check_object(tool, schema, args, "", max_chars)
+
+
+# -- the fast path: a checker made once per schema -------------------------------
+#
+# A model's call is almost always valid and flat (strings, integers, booleans).
+# For such a schema a checker made once answers those calls with a few tests
+# per field, or ``None`` for anything else: then the full check above runs,
+# which gives the same result for a valid call and the refusal for the rest.
+
+_FastCheck = Callable[[dict[str, Any], "int | None"], "dict[str, Any] | None"]
+_FieldCheck = Callable[[Any, "int | None"], bool]
+_fast: dict[int, tuple[Mapping[str, Any], _FastCheck]] = {}
+
+
+def _fast_checker(schema: Mapping[str, Any]) -> _FastCheck:
+    found = _fast.get(id(schema))
+    if found is not None and found[0] is schema:
+        return found[1]
+    check = _make_fast(schema)
+    if len(_fast) < 256:  # the registry's schemas, and a host's few own
+        _fast[id(schema)] = (schema, check)  # the schema is kept: its id stays its own
+    return check
+
+
+def _make_fast(schema: Mapping[str, Any]) -> _FastCheck:
+    props: Mapping[str, Any] = schema.get("properties", {})
+    required = frozenset(schema.get("required", ()))
+    fields: list[tuple[str, _FieldCheck | None, bool, Any]] = []
+    for key, sub in props.items():
+        fields.append((key, _field_check(sub), "default" in sub, sub.get("default")))
+    known = frozenset(props)
+
+    def check(args: dict[str, Any], max_chars: int | None) -> dict[str, Any] | None:
+        if not known.issuperset(args):
+            return None
+        out: dict[str, Any] = {}
+        for key, test, has_default, default in fields:
+            value = args.get(key)
+            if value is None:
+                if key in required:
+                    return None
+                if has_default:
+                    out[key] = default
+                continue
+            if test is None or not test(value, max_chars):
+                return None
+            out[key] = value
+        return out
+    return check
+
+
+def _field_check(schema: Mapping[str, Any]) -> _FieldCheck | None:
+    """A test that ``value`` is valid for ``schema`` (False means "let the
+    full check say"), or ``None`` for a schema the fast path leaves alone."""
+    kind = schema.get("type")
+    choices = schema.get("enum")
+    if kind == "string" and "pattern" not in schema:
+        least, most = schema.get("minLength", 0), schema.get("maxLength")
+        nul_ok = bool(schema.get("x-allowNul", False))
+
+        def string(value: Any, max_chars: int | None) -> bool:
+            limit = most if most is not None else max_chars
+            return (type(value) is str and len(value) >= least
+                    and (limit is None or len(value) <= limit)
+                    and (nul_ok or "\x00" not in value) and value.isascii()
+                    and (choices is None or value in choices))
+        return string
+    if kind == "integer" and choices is None:
+        low, high = schema.get("minimum"), schema.get("maximum")
+
+        def integer(value: Any, max_chars: int | None) -> bool:
+            return (type(value) is int and (low is None or value >= low)
+                    and (high is None or value <= high))
+        return integer
+    if kind == "boolean" and choices is None:
+        return lambda value, max_chars: type(value) is bool
+    return None
 
 
 def _check_object(tool: str, schema: Mapping[str, Any], value: dict[str, Any],

@@ -114,6 +114,7 @@ class Workspace:
         self._roots = dict(roots)
         self._opener = opener
         self._listing = listing if listing is not None else next(iter(self._roots.values()))
+        self._mutating = frozenset(spec.name for spec in self._listing.specs() if spec.mutates)
         self._owned: list[Toolbox] = []
         # host prefixes for absolute paths, deepest first
         prefixes = []
@@ -145,7 +146,7 @@ class Workspace:
 
     def mutates(self, name: Any) -> bool:
         """Whether tool ``name`` may change files (unknown names do not)."""
-        return isinstance(name, str) and name in self.names and bool(self.spec(name).mutates)
+        return name in self._mutating if isinstance(name, str) else False
 
     def definitions(self) -> list[dict[str, Any]]:
         """Each tool's ``name``, ``description`` and ``inputSchema``; with

@@ -1,0 +1,50 @@
+"""Policy.rule remembers its decisions, and that changes none of them.
+
+A decision depends only on the canonical path, the operation and the
+policy's own (immutable) rules, so ``rule`` keeps what it decided.  The
+memory is bounded (a long path is never kept; past the cap it starts over),
+and every answer equals a fresh decision, asked first or asked again.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from corral.tools import Policy
+from corral.tools import _policy
+from corral.tools._policy import Op
+
+PATHS = [".", "src/a.py", ".git/config", ".git", "a/.git/hooks/pre-commit", ".env",
+         ".env.example", "deep/.env.local", ".vscode/settings.json", "x/.envrc",
+         "build/out.o", "build", "docs/id_rsa", "ok.pem", "site-packages/x.pth", "x" * 600]
+
+
+def policies() -> list[Policy]:
+    return [Policy.default(), Policy.none(),
+            Policy.build(deny=["build/", "*.o"], protect=["docs/**"]),
+            Policy.default().beneath("sub")]
+
+
+def test_every_decision_is_the_fresh_one_asked_once_or_twice():
+    for policy in policies():
+        for path, op in itertools.product(PATHS, list(Op)):
+            fresh = policy._rule(path, op)
+            assert policy.rule(path, op) == fresh, (policy, path, op)
+            assert policy.rule(path, op) == fresh  # from memory now
+
+
+def test_the_memory_is_bounded_and_skips_long_paths():
+    policy = Policy.build(deny=["build/"])
+    for n in range(_policy._DECIDED_MAX * 2 + 7):
+        policy.rule(f"dir{n}/file.py", Op.READ)
+        assert len(policy._decided) <= _policy._DECIDED_MAX
+    policy.rule("y" * (_policy._DECIDED_PATH_CHARS + 1), Op.READ)
+    assert ("y" * (_policy._DECIDED_PATH_CHARS + 1), Op.READ) not in policy._decided
+    assert policy.rule("build/x", Op.READ) is not None  # still deciding right after a reset
+
+
+def test_a_changed_policy_starts_with_no_memory():
+    base = Policy.default()
+    assert base.rule("build/x", Op.READ) is None
+    denied = base.extended(deny=["build/"])
+    assert denied.rule("build/x", Op.READ) is not None
