@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from e2e_support import RawClient, serve_command, serve_roots_command
+from corral.tools import Toolbox, Workspace
+from e2e_support import PipedServer, RawClient, serve_command, serve_roots_command
 
 
 @pytest.fixture
@@ -162,3 +163,40 @@ def test_a_doubled_slash_after_the_root_name_is_that_root(tmp_path):
                                                "arguments": {"path": "ws//a.txt"}})
         assert answer["result"].get("isError") is not True, answer
         assert "in one" in json.dumps(answer)
+
+
+def test_the_reader_parses_no_large_call_past_its_budget(tmp_path):
+    """Finding 22's bound, in process: while the large calls already queued
+    or running hold ``held_limit`` bytes (here the first waits for the
+    host, so every later write waits behind it), the reader parses no new
+    large line; the client's sends wait instead.  Once the host answers,
+    every call runs and is answered."""
+    mib = 1 << 20
+    gate = threading.Event()
+    with Toolbox(tmp_path, authorize=lambda request: gate.wait(60)) as box:
+        piped = PipedServer(Workspace({"root": box}), held_limit=4 * mib)
+        try:
+            piped.request("init", "initialize", protocolVersion="2025-11-25", capabilities={},
+                          clientInfo={"name": "raw", "version": "0"})
+            piped.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            content = "a" * (2 * mib)
+
+            def send() -> None:
+                for i in range(6):
+                    piped.send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                "params": {"name": "write_file",
+                                           "arguments": {"path": f"w{i}", "content": content}}})
+            sender = threading.Thread(target=send, daemon=True)
+            sender.start()
+            time.sleep(1.0)
+            server = piped.server
+            assert 0 < server.held_bytes <= 4 * mib + len(content) + 4096, server.held_bytes
+            assert sender.is_alive() and len(server._scheduler) <= 2
+            gate.set()
+            answers = [piped.answer(i) for i in range(6)]
+            assert all(a["result"].get("isError") is not True for a in answers), answers
+            sender.join(10)
+            assert server.held_bytes == 0
+        finally:
+            gate.set()
+            piped.close()

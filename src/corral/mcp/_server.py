@@ -147,19 +147,22 @@ class StdioServer:
         first = min(self.max_line_bytes + 1, _memory.LARGE)
         while True:
             try:
-                line: bytes | bytearray | _Oversized = infile.readline(first)
-                if not line:
+                start = infile.readline(first)
+                if not start:
                     return None
-                if line.endswith(b"\n"):
-                    line = line[:-1].rstrip(b"\r")
-                elif len(line) > self.max_line_bytes:
-                    return self._discard_rest(infile, line)
-                elif len(line) == first:
-                    line = self._read_large(infile, line)
-                    if isinstance(line, _Oversized):
-                        return line
+                line: bytes | bytearray
+                if start.endswith(b"\n"):
+                    line = start[:-1].rstrip(b"\r")
+                elif len(start) > self.max_line_bytes:
+                    return self._discard_rest(infile, start)
+                elif len(start) == first:
+                    large = self._read_large(infile, start)
+                    if isinstance(large, _Oversized):
+                        return large
+                    line = large
                 else:
-                    line = line.rstrip(b"\r")  # the last line, without a newline
+                    line = start.rstrip(b"\r")  # the last line, without a newline
+                del start
             except OSError:  # the input broke: as good as closed
                 return None
             if line and not line.isspace():
