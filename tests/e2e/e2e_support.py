@@ -198,12 +198,16 @@ def envelope_of(result: dict[str, Any]) -> dict[str, Any]:
 
 class RawClient:
     """``corral serve`` with bytes on its stdin and JSON lines from its
-    stdout: for what no well-behaved client sends."""
+    stdout (read by a thread as they come): for what no well-behaved client
+    sends.  With ``reads=False`` nothing ever reads its stdout (a client
+    that never reads: the pipe fills and the server's writes block), and
+    nothing can be received."""
 
-    def __init__(self, command: list[str], *, env: dict[str, str] | None = None) -> None:
+    def __init__(self, command: list[str], *, env: dict[str, str] | None = None,
+                 reads: bool = True) -> None:
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
-        self._lines = _Lines(self.proc.stdout)
+        self._lines = _Lines(self.proc.stdout if reads else iter(()))
         self.stderr: list[bytes] = []
         threading.Thread(target=self._drain_stderr, daemon=True).start()
         self.notifications: list[dict[str, Any]] = []

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 import time
 
 import pytest
 
-from e2e_support import RawClient, serve_command, serve_roots_command
+from corral.tools import Toolbox, Workspace
+from e2e_support import PipedServer, RawClient, serve_command, serve_roots_command
 
 
 @pytest.fixture
@@ -67,40 +69,84 @@ def _rss_mib(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
-# Finding 22 is open: how much the server holds depends on timing (measured
-# here: 24 calls 330-360 MiB steady, 40 calls 59 MiB alone and 661 MiB beside
-# the other e2e tests; ~600-1000 before the byte budget); non-strict, since a
-# quiet machine passes it now and then.  Kept running so the figure shows.
-@pytest.mark.xfail(strict=False, reason="finding 22 open: memory held by a server whose client "
-                   "never reads depends on timing (freed memory the allocator keeps); the byte "
-                   "budget, writer thread and malloc_trim cut it, not to the bound")
-def test_a_client_that_never_reads_cannot_grow_memory_by_a_gigabyte(root):
-    """The client sends calls and never reads its answers: once the pipe is
-    full the workers block writing, and every later call waits in the
-    queue (64 deep) with its arguments parsed: 64 x 16 MiB lines is about
-    1 GiB held by the server (measured: +700 MiB after 40).  A budget in
-    bytes for queued calls (answered -32000 beyond it) keeps this small."""
+def _flood(client: RawClient, calls: int, content: str, quiet: float) -> tuple[int, float]:
+    """Send ``calls`` write_file calls of ``content`` from a thread (a send
+    blocks once the server stops reading), sampling the server's RSS every
+    20 ms until they are all sent and ``quiet`` seconds more, or until no
+    send has gone through for 3 s; (calls sent, RSS growth's peak in MiB)."""
+    start = _rss_mib(client.proc.pid)
+    sent = [0]
+
+    def send() -> None:
+        for i in range(calls):
+            line = json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                               "params": {"name": "write_file",
+                                          "arguments": {"path": f"w{i}", "content": content}}})
+            try:
+                client.send_bytes(line.encode() + b"\n")
+            except OSError:  # the test is over: the server was killed
+                return
+            sent[0] += 1
+
+    threading.Thread(target=send, daemon=True).start()
+    peak, progress, last = 0.0, time.monotonic(), 0
+    done_at: float | None = None
+    while True:
+        now = time.monotonic()
+        peak = max(peak, _rss_mib(client.proc.pid) - start)
+        if sent[0] != last:
+            progress, last = now, sent[0]
+        if done_at is None and last == calls:
+            done_at = now
+        if (done_at is not None and now - done_at >= quiet) or now - progress >= 3.0:
+            return last, peak
+        time.sleep(0.02)
+
+
+_BIG = "a" * (15 * 1024 * 1024)  # 15 MiB: a line under the 16 MiB limit, over write_file's 8
+
+
+@pytest.mark.parametrize("reads", [True, False], ids=["client-reads", "client-never-reads"])
+def test_a_flood_of_large_calls_cannot_grow_memory_by_a_gigabyte(root, reads):
+    """Finding 22: 24 write_file calls of 15 MiB each (every one refused
+    TOO_LARGE, quickly), behind 8 read_file calls whose answers are larger
+    than a pipe.  Each call's line is read, decoded and parsed; its copies
+    must be gone once it is refused, and no more than the server's budget
+    of large arguments may be alive at once, or 24 x 15 MiB (and several
+    copies of each) is held.  Measured before the fix: +600 MiB and more
+    with a client that reads (a refusal's traceback held its frames, the
+    content and its encoding, in a cycle until a gc pass), +80 with one
+    that never reads.  The peak of the server's RSS growth while the calls
+    come in must stay under 192 MiB either way.  The client that reads gets
+    every answer; the one that never reads fills the pipe, so the server's
+    writes block and then its reading (the client's sends block too)."""
     (root / "big.txt").write_text(("x" * 100 + "\n") * 2500)  # answers larger than a pipe
-    with _server(serve_command(root)) as client:
-        client.initialize()
-        start = _rss_mib(client.proc.pid)
-        for i in range(8):  # fill the pipe: these answers are never read
+    client = RawClient(serve_command(root), reads=reads)
+    try:
+        client.send({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+                     "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                "clientInfo": {"name": "raw", "version": "0"}}})
+        client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        if reads:
+            assert "result" in client.answer("init")
+        for i in range(8):
             client.send({"jsonrpc": "2.0", "id": 1000 + i, "method": "tools/call",
                          "params": {"name": "read_file", "arguments": {"path": "big.txt"}}})
-        time.sleep(1.0)
-        content = "a" * (15 * 1024 * 1024)
-        line = None
-        sent = 0
-        deadline = time.monotonic() + 60
-        while sent < 24 and time.monotonic() < deadline:
-            line = json.dumps({"jsonrpc": "2.0", "id": sent, "method": "tools/call",
-                               "params": {"name": "write_file",
-                                          "arguments": {"path": f"w{sent}", "content": content}}})
-            client.send_bytes(line.encode() + b"\n")  # blocks once the server stops reading
-            sent += 1
-        time.sleep(1.0)
-        grown = _rss_mib(client.proc.pid) - start
-        assert grown < 192, f"the server holds {grown:.0f} MiB more after {sent} queued calls"
+        time.sleep(0.5)
+        sent, grown = _flood(client, 24, _BIG, quiet=1.0)
+        assert grown < 192, f"the server held {grown:.0f} MiB more, {sent} large calls sent"
+        if reads:
+            assert sent == 24
+            answers = {}
+            while len(answers) < 32:
+                message = client.reply()
+                answers[message["id"]] = message
+            for i in range(24):
+                refusal = json.loads(answers[i]["result"]["content"][0]["text"])
+                assert refusal["code"] == "TOO_LARGE", refusal
+    finally:
+        client.proc.kill()
+        client.proc.wait()
 
 
 def test_a_doubled_slash_after_the_root_name_is_that_root(tmp_path):
@@ -117,3 +163,40 @@ def test_a_doubled_slash_after_the_root_name_is_that_root(tmp_path):
                                                "arguments": {"path": "ws//a.txt"}})
         assert answer["result"].get("isError") is not True, answer
         assert "in one" in json.dumps(answer)
+
+
+def test_the_reader_parses_no_large_call_past_its_budget(tmp_path):
+    """Finding 22's bound, in process: while the large calls already queued
+    or running hold ``held_limit`` bytes (here the first waits for the
+    host, so every later write waits behind it), the reader parses no new
+    large line; the client's sends wait instead.  Once the host answers,
+    every call runs and is answered."""
+    mib = 1 << 20
+    gate = threading.Event()
+    with Toolbox(tmp_path, authorize=lambda request: gate.wait(60)) as box:
+        piped = PipedServer(Workspace({"root": box}), held_limit=4 * mib)
+        try:
+            piped.request("init", "initialize", protocolVersion="2025-11-25", capabilities={},
+                          clientInfo={"name": "raw", "version": "0"})
+            piped.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            content = "a" * (2 * mib)
+
+            def send() -> None:
+                for i in range(6):
+                    piped.send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                "params": {"name": "write_file",
+                                           "arguments": {"path": f"w{i}", "content": content}}})
+            sender = threading.Thread(target=send, daemon=True)
+            sender.start()
+            time.sleep(1.0)
+            server = piped.server
+            assert 0 < server.held_bytes <= 4 * mib + len(content) + 4096, server.held_bytes
+            assert sender.is_alive() and len(server._scheduler) <= 2
+            gate.set()
+            answers = [piped.answer(i) for i in range(6)]
+            assert all(a["result"].get("isError") is not True for a in answers), answers
+            sender.join(10)
+            assert server.held_bytes == 0
+        finally:
+            gate.set()
+            piped.close()

@@ -1,12 +1,19 @@
-"""Give freed memory back to the system after a large message.
+"""What a large message costs in memory, and giving it back afterwards.
 
-A message of several MiB is held three times while it is read (its bytes,
-its text, its parsed strings), by whichever thread reads at the time.  Freed,
-that memory stays in the C allocator's per-thread arenas (glibc trims an
-arena only from its top), so after a few large calls on a few threads the
-server would keep hundreds of MiB it no longer uses.  glibc's
-``malloc_trim(0)`` returns the free pages of every arena; elsewhere this is
-a no-op (other allocators return large blocks themselves).
+A large line is held once while it is read (a ``bytearray`` that grows in
+place, emptied once decoded), then as its text while it is parsed, then as
+its parsed strings, which the call keeps until it has run.  The server
+counts what the queued and running large calls hold (:func:`footprint`, the
+real size of their parsed arguments, not their line's length) and reads no
+new large line while that is over its budget.
+
+Freed, that memory could still stay with the process: glibc raises its mmap
+threshold (to 32 MiB at most) after a large block is freed, so later blocks
+of that size come from per-thread arenas, whose free top glibc keeps below
+a trim threshold it raises too.  :func:`configure` fixes both thresholds
+(large blocks are mapped, and unmapped when freed); :func:`release` (after
+each large message) returns the free pages left in the arenas.  Elsewhere
+both are no-ops (other allocators return large blocks themselves).
 """
 
 from __future__ import annotations
@@ -15,22 +22,37 @@ import ctypes
 import ctypes.util
 import sys
 from collections.abc import Callable
+from typing import Any
 
-__all__ = ["LARGE", "release"]
+__all__ = ["LARGE", "configure", "footprint", "release"]
 
-#: messages at least this long are followed by :func:`release`
+#: messages at least this long are read in place, counted, and followed by :func:`release`
 LARGE = 1 << 20
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (glibc's malloc.h)
+_MMAP_THRESHOLD = 1 << 20
+_TRIM_THRESHOLD = 1 << 20
+
+
+def _libc() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim.argtypes, libc.malloc_trim.restype = [ctypes.c_size_t], ctypes.c_int
+        libc.mallopt.argtypes, libc.mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return None
+    return libc
+
+
+_LIBC = _libc()
 
 
 def _trimmer() -> Callable[[], None]:
-    if not sys.platform.startswith("linux"):
+    if _LIBC is None:
         return lambda: None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
-        return lambda: None
-    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    trim = _LIBC.malloc_trim
 
     def release() -> None:
         trim(0)
@@ -38,3 +60,28 @@ def _trimmer() -> Callable[[], None]:
 
 
 release = _trimmer()
+
+
+def configure() -> None:
+    """Fix glibc's mmap and trim thresholds at 1 MiB for this process (for
+    ``corral serve``, which owns its process; an embedder's allocator is
+    left as it is)."""
+    if _LIBC is not None:
+        _LIBC.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
+        _LIBC.mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
+
+
+def footprint(value: Any) -> int:
+    """Bytes ``value`` (parsed JSON) takes in memory: every string, number
+    and container it holds, each counted once per occurrence."""
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        total += sys.getsizeof(item)
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return total

@@ -8,7 +8,7 @@ two spellings (a symlink, ``a/../b``, a case-insensitive filesystem) can
 name one file, and only the resolver knows, so the front end does not guess.
 
 The queue is bounded in calls (:attr:`Scheduler.limit`) and in the bytes of
-the calls waiting (:attr:`Scheduler.byte_limit`, their request lines: what
+the calls waiting (:attr:`Scheduler.byte_limit`: :attr:`Job.size`, what
 their parsed arguments hold): past either a call is refused at once, so
 neither a flood of requests nor a few huge ones held behind a client that
 does not read can grow memory without end.
@@ -33,6 +33,12 @@ class Job:
     writes: bool
     context: Any = None
     started: bool = field(default=False)
+    size: int = -1  # bytes its arguments hold (-1: its line's length stands for them)
+    held: int = 0  # bytes the server counts against its budget until the arguments drop
+
+    def __post_init__(self) -> None:
+        if self.size < 0:
+            self.size = self.call.size
 
 
 class Scheduler:
@@ -53,7 +59,7 @@ class Scheduler:
     def add(self, job: Job) -> bool:
         """Queue ``job``; ``False`` (not queued) when the queue is full: in
         calls, or in bytes (one call alone is always let wait)."""
-        size = job.call.size
+        size = job.size
         if len(self) >= self.limit or (self._waiting and
                                        self.waiting_bytes + size > self.byte_limit):
             return False
@@ -64,7 +70,7 @@ class Scheduler:
     def _unqueue(self, i: int) -> Job:
         job = self._waiting[i]
         del self._waiting[i]
-        self.waiting_bytes -= job.call.size
+        self.waiting_bytes -= job.size
         return job
 
     def take(self) -> Job | None:

@@ -15,6 +15,15 @@ are shaped under that lock too, so no progress follows an answer.
 A line longer than ``max_line_bytes`` is never held in memory: its first
 and last 4 KiB are kept (to find its id), the rest is read and dropped, and
 it is answered ``-32600``.
+
+Large lines (1 MiB and more) are read into one ``bytearray`` that grows in
+place (never joined from chunks, never copied to drop the newline) and is
+emptied once decoded.  What the queued and running large calls hold (their
+parsed arguments' real size) is counted until a call's arguments are
+dropped (after it ran, before its answer is written); past ``held_limit``
+the reader parses no new large line until that count falls, so a flood of
+large calls holds about ``held_limit`` plus one line, whether or not the
+client reads.
 """
 
 from __future__ import annotations
@@ -44,6 +53,8 @@ log = logging.getLogger("corral.mcp")
 
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 DEFAULT_WORKERS = 4
+DEFAULT_HELD_LIMIT = 64 << 20  # bytes the large calls' arguments may hold before reading waits
+_LARGE_CHUNK = 1 << 20  # what a large line is read by
 SERVER_BUSY = -32000
 _KEEP = 4096  # bytes of an oversized line kept at each end, to find its id
 HANDOVER_AFTER = 0.02  # seconds a reader's call runs before another thread reads
@@ -71,7 +82,8 @@ class StdioServer:
 
     def __init__(self, workspace: Workspace, *, version: str,
                  max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, workers: int = DEFAULT_WORKERS,
-                 queue_limit: int = 64, roots_timeout: float = 10.0) -> None:
+                 queue_limit: int = 64, roots_timeout: float = 10.0,
+                 held_limit: int = DEFAULT_HELD_LIMIT) -> None:
         self._base = workspace
         self._workspace = workspace
         self._retired: list[Workspace] = []
@@ -82,6 +94,8 @@ class StdioServer:
         self._write_lock = threading.Lock()
         self._session = Session(Catalog(workspace), version=version)
         self._scheduler = Scheduler(queue_limit)
+        self.held_limit = held_limit
+        self.held_bytes = 0  # what the large calls' arguments hold (Job.held)
         self._threads: list[threading.Thread] = []
         self._idle = 0  # threads waiting for something to do
         self._reading = False  # a thread holds the reader's turn
@@ -126,25 +140,58 @@ class StdioServer:
             self._stop_workers()
             self._output.close(flush=flush)
 
-    def _read_line(self, infile: BinaryIO | None) -> bytes | _Oversized | None:
+    def _read_line(self, infile: BinaryIO | None) -> bytes | bytearray | _Oversized | None:
+        """The next line that is not blank, without its newline (a large
+        one as a ``bytearray``); ``None`` at the end of the input."""
         assert infile is not None
+        first = min(self.max_line_bytes + 1, _memory.LARGE)
         while True:
             try:
-                line = infile.readline(self.max_line_bytes + 1)
+                start = infile.readline(first)
+                if not start:
+                    return None
+                line: bytes | bytearray
+                if start.endswith(b"\n"):
+                    line = start[:-1].rstrip(b"\r")
+                elif len(start) > self.max_line_bytes:
+                    return self._discard_rest(infile, start)
+                elif len(start) == first:
+                    large = self._read_large(infile, start)
+                    if isinstance(large, _Oversized):
+                        return large
+                    line = large
+                else:
+                    line = start.rstrip(b"\r")  # the last line, without a newline
+                del start
             except OSError:  # the input broke: as good as closed
                 return None
-            if not line:
-                return None
-            if line.endswith(b"\n"):
-                line = line[:-1]
-            elif len(line) > self.max_line_bytes:
-                return self._discard_rest(infile, line)
-            line = line.rstrip(b"\r")
-            if line.strip():
+            if line and not line.isspace():
                 return line
 
-    def _discard_rest(self, infile: BinaryIO, start: bytes) -> _Oversized:
-        head, tail, size = start[:_KEEP], start[-_KEEP:], len(start)
+    def _read_large(self, infile: BinaryIO, start: bytes) -> bytearray | _Oversized:
+        """The rest of a large line, appended in place to one buffer (a
+        large buffer grows by remapping, not copying); its newline and the
+        carriage returns before it are cut off in place."""
+        line = bytearray(start)
+        del start
+        limit = self.max_line_bytes
+        while True:
+            chunk = infile.readline(min(_LARGE_CHUNK, limit + 1 - len(line)))
+            if not chunk:
+                break  # the input ends without a newline
+            line += chunk
+            if chunk.endswith(b"\n"):
+                del line[-1:]
+                break
+            if len(line) > limit:
+                return self._discard_rest(infile, line)
+        while line.endswith(b"\r"):
+            del line[-1:]
+        return line
+
+    def _discard_rest(self, infile: BinaryIO, start: bytes | bytearray) -> _Oversized:
+        head, tail, size = bytes(start[:_KEEP]), bytes(start[-_KEEP:]), len(start)
+        del start
         while True:
             chunk = infile.readline(1 << 16)
             if not chunk:
@@ -157,7 +204,7 @@ class StdioServer:
                 break
         return _Oversized(head, tail, size)
 
-    def _receive(self, line: bytes | _Oversized) -> None:
+    def _receive(self, line: bytes | bytearray | _Oversized) -> None:
         if isinstance(line, _Oversized):
             log.warning("a message of %d bytes is over the line limit (%d); refused",
                         line.size, self.max_line_bytes)
@@ -305,14 +352,32 @@ class StdioServer:
                     self._eof, self._reading = True, False
                     self._cond.notify_all()
                 return None
-            self._receive(line)
-            if not isinstance(line, _Oversized) and len(line) >= _memory.LARGE:
+            if isinstance(line, bytearray):
+                self._wait_for_room(len(line))
+            self._receive(line)  # a bytearray is emptied by decode
+            if isinstance(line, bytearray):
                 del line  # what it parsed into is queued now, or already gone
                 _memory.release()
             with self._cond:
                 job = self._take_as_reader()
             if job is not None:
                 return job
+
+    def _wait_for_room(self, size: int) -> None:
+        """Before parsing a large line: wait while the large calls already
+        hold so much that this one would bring them over ``held_limit``
+        (one call alone always passes)."""
+        with self._cond:
+            while self.held_bytes and self.held_bytes + size > self.held_limit \
+                    and not self._stopping:
+                self._cond.wait()
+
+    def _unhold(self, job: Job) -> None:
+        """``job``'s (large) arguments are dropped: the reader may parse
+        again (lock held)."""
+        self.held_bytes -= job.held
+        job.held = 0
+        self._cond.notify_all()
 
     def _take_as_reader(self) -> Job | None:
         """A job the reader may run itself: only when another thread can
@@ -336,16 +401,20 @@ class StdioServer:
         call = job.call
         try:
             envelope = self._run(job)
-            if call.size >= _memory.LARGE:
+            if job.held:
                 # drop the arguments before answering: a client that does not
                 # read blocks the answer, and must not keep them alive meanwhile
                 job.call = call = replace(call, arguments=None)  # the last reference
+                with self._cond:
+                    self._unhold(job)
                 _memory.release()
             self._answer(call, envelope)
         except Exception:  # never expected: answered all the same, and the job ends
             log.exception("a tool call could not be answered")
             self._failed(call.id)
         with self._cond:
+            if job.held:  # it failed before its arguments were dropped
+                self._unhold(job)
             self._scheduler.finish(job)
             self._close_retired()
             self._active_at = time.monotonic()
@@ -368,9 +437,13 @@ class StdioServer:
         workspace = self._workspace
         job = Job(call, writes=workspace.mutates(call.name),
                   context=_Running(workspace, CancelToken()))
+        if call.size >= _memory.LARGE:
+            job.size = job.held = _memory.footprint(call.arguments)
         with self._cond:
             queued = self._scheduler.add(job)
-            if not queued:
+            if queued:
+                self.held_bytes += job.held
+            else:
                 self._session.call_result(call, {})  # forget it: answered below
         if not queued:
             self._write(_wire.error(call.id, SERVER_BUSY,
@@ -404,6 +477,8 @@ class StdioServer:
         with self._cond:
             job = self._scheduler.remove(request_id)
             if job is not None:
+                if job.held:
+                    self._unhold(job)
                 self._session.call_result(job.call, {})  # cancelled: no answer
                 self._cond.notify_all()
                 return
@@ -419,6 +494,8 @@ class StdioServer:
                 job.context.token.cancel()
                 if not job.started:
                     self._scheduler.remove(job.call.id)
+                    if job.held:
+                        self._unhold(job)
             deadline = time.monotonic() + 2.0
             while not self._scheduler.idle and time.monotonic() < deadline:
                 self._cond.wait(0.05)
@@ -583,6 +660,7 @@ def serve_stdio(workspace: Workspace, *, version: str, max_line_bytes: int = DEF
     os.dup2(2, 1)
     server = StdioServer(workspace, version=version, max_line_bytes=max_line_bytes,
                          workers=workers)
+    _memory.configure()  # this process is the server's: large blocks go back when freed
     restore = _on_sigterm()
     try:
         with os.fdopen(wire_in, "rb", buffering=1 << 16) as infile:

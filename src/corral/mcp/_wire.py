@@ -130,14 +130,19 @@ def _surrogate_at(value: Any, where: str) -> str | None:
     return None
 
 
-def decode(line: bytes) -> Incoming:
-    """One line (without its newline) as a message."""
+def decode(line: bytes | bytearray) -> Incoming:
+    """One line (without its newline) as a message.  A ``bytearray`` (how
+    the server holds a large line) is emptied once it is decoded to text,
+    so its bytes are not held while the text is parsed."""
+    size = len(line)
     try:
         text = line.decode("utf-8")
         suspicious = _SURROGATE_ESCAPE.search(line) is not None
     except UnicodeDecodeError:
         text = line.decode("utf-8", "surrogateescape")
         suspicious = True
+    if isinstance(line, bytearray):
+        line.clear()
     text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark (Windows clients)
     try:
         message = json.loads(text)
@@ -149,7 +154,7 @@ def decode(line: bytes) -> Incoming:
         return Invalid(error(None, INVALID_REQUEST,
                              f"Invalid Request: the message is {why}; send one object per line"),
                        "not an object")
-    return _classify(message, suspicious, len(line))
+    return _classify(message, suspicious, size)
 
 
 def _leading_id(text: str) -> RequestId | None:

@@ -141,7 +141,12 @@ class Toolbox:
             # call repeats the model's own call with one thing changed
             sent = args if isinstance(args, dict) else {}
             given = {k: v for k, v in checked.items() if sent.get(k) is not None}
-            return classify(exc, tool=spec.name, args=given, ctx=ctx, suggests=spec.suggests)
+            refusal = classify(exc, tool=spec.name, args=given, ctx=ctx, suggests=spec.suggests)
+            # a value from here on: its traceback's frames (the tool's locals,
+            # the arguments) would hold a cycle through the caller's frame,
+            # kept (up to 16 MiB a call) until the garbage collector runs
+            refusal.__traceback__ = refusal.__context__ = refusal.__cause__ = None
+            return refusal
         if ctx.notes:
             return {"ok": True, **result, "pathNotes": list(ctx.notes)}
         return {"ok": True, **result}

@@ -83,13 +83,15 @@ class _Plan:
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = _file_path(ctx, args["path"])
     content: str = args["content"]
-    data = content.encode("utf-8")
     limit = ctx.limits.max_write_bytes
-    if len(data) > limit:
-        raise Refusal(Code.TOO_LARGE, f"the content is {len(data)} bytes, over the limit of "
-                      f"{limit} bytes", "Write a smaller file, or split it into several files.",
-                      details={"path": rel, "field": "content", "bytes": len(data),
-                               "limit": limit}, kind=Kind.CONTENT_SIZE)
+    if len(content) > limit // 4:  # it may be over: measured without encoding it (a copy)
+        size = _utf8_size(content)
+        if size > limit:
+            raise Refusal(Code.TOO_LARGE, f"the content is {size} bytes, over the limit of "
+                          f"{limit} bytes", "Write a smaller file, or split it into several "
+                          "files.", details={"path": rel, "field": "content", "bytes": size,
+                                             "limit": limit}, kind=Kind.CONTENT_SIZE)
+    data = content.encode("utf-8")
     expected: str | None = args.get("expectedSha256")
     if expected is not None:
         expected = expected.lower()
@@ -123,6 +125,20 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if warnings:
         result["warnings"] = warnings
     return result
+
+
+_SIZE_CHUNK = 1 << 18  # characters encoded at a time to measure a non-ASCII text
+
+
+def _utf8_size(text: str) -> int:
+    """``len(text.encode("utf-8"))`` without a copy of the whole text (a
+    refused content may be 16 MiB): ASCII is one byte a character, other
+    text is encoded a slice at a time (the schema has refused lone
+    surrogates already)."""
+    if text.isascii():
+        return len(text)
+    return sum(len(text[i:i + _SIZE_CHUNK].encode("utf-8", "surrogatepass"))
+               for i in range(0, len(text), _SIZE_CHUNK))
 
 
 def _file_path(ctx: ToolContext, value: str) -> str:
