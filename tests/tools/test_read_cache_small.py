@@ -92,6 +92,29 @@ def test_same_size_new_content_gets_a_new_digest(tmp_path, make_root, settled, h
     assert after["content"].startswith("1\tLINE 1") and hashes.calls == 2
 
 
+def test_a_write_between_the_stat_and_the_read_is_hashed_from_the_bytes(
+        tmp_path, make_root, settled, hashes, monkeypatch):
+    """The entry matches the stamps read_file saw, then the file changes
+    (same size) before its bytes are read: the answer's sha256 is that of
+    the content it shows, never the remembered one."""
+    path = tmp_path / "a.py"
+    path.write_text(TEXT)
+    toolbox = Toolbox(make_root(tmp_path))
+    before = toolbox.call("read_file", {"path": "a.py"})
+    real = read_file_module._read_small
+
+    def write_first(pread, info):
+        with open(path, "r+b") as f:
+            f.write(b"LINE")
+        return real(pread, info)
+
+    monkeypatch.setattr(read_file_module, "_read_small", write_first)
+    after = toolbox.call("read_file", {"path": "a.py"})
+    assert after["content"].startswith("1\tLINE 1")
+    assert after["sha256"] == sha(path.read_bytes()) != before["sha256"]
+    assert hashes.calls == 2
+
+
 def test_a_file_written_within_the_racy_window_is_never_trusted(tmp_path, make_root, hashes):
     path = tmp_path / "a.py"
     path.write_text(TEXT)  # stamps are "now": within the granule of the read

@@ -22,12 +22,13 @@ table of its own bounded to :data:`MAX_DIGESTS` entries (each a key, three
 stamps and a 64-character digest: about 300 bytes, so well under 2 MB in
 all).  Only a trusted digest is kept: a racy one would never be used.
 
-What a stale entry can cost: an entry is served for the stamps the file had
-when read_file stat'ed it, while the bytes are read just after; a write in
-between makes the sha256 answered older than the content shown.  write_file
-and edit_file compute the digest they compare ``expectedSha256`` with from
-the bytes they act on, never from here, so the worst a stale entry can do
-is make them refuse a write as stale; it can never let one through.
+An entry is served for the stamps the file had when read_file stat'ed it,
+and the bytes are read just after; read_file stats the file again once they
+are read and hashes them itself if a stamp moved meanwhile, so the sha256
+answered is that of the content shown.  Besides, write_file and edit_file
+compute the digest they compare ``expectedSha256`` with from the bytes they
+act on, never from here: the worst a wrong entry could do is make them
+refuse a write as stale; it can never let one through.
 """
 
 from __future__ import annotations

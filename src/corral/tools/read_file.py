@@ -255,7 +255,10 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
     # Shorter than fstat said is confirmed with a one-byte read (not a
     # CHUNK-sized one, which would allocate a megabyte).
     if len(data) == size or (len(data) < size and not pread(1, len(data))):
-        if remembered is None or len(data) != size:
+        # a remembered digest is the bytes' only if the stamps still hold
+        # now that they are read (a write between the fstat and the read)
+        if remembered is None or len(data) != size or \
+                not _unchanged(pread.handle.stat(), info):
             remembered = hashlib.sha256(data).hexdigest()
             if len(data) == size:
                 read_cache.remember_digest(info, small.began, remembered)
