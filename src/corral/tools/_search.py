@@ -220,7 +220,7 @@ class SearchVisitor(TreeVisitor[DirState]):
             self.counts.note_ignored(self.base.shown_path(dir_sub + name))
             return None
         ignore = state.ignore
-        if ignore and ignore.ignored(name, True):
+        if ignore and ignore.ignored(name, True, self.budget.check):
             self.counts.note_ignored(self.base.shown_path(dir_sub + name))
             return None
         policy = state.policy

@@ -41,6 +41,7 @@ MAX_IGNORE_BYTES = 1024 * 1024  # a larger .gitignore is read up to here
 MAX_RULES = 10_000  # lines kept of one file
 MAX_LINE_CHARS = 4096  # a longer line is dropped (git has PATH_MAX too)
 TICK_NAMES = 8  # names decided in full between two checkpoints
+TICK_RULES = 256  # lines tested against one name between two checkpoints
 
 
 @dataclass(frozen=True)
@@ -161,9 +162,12 @@ class IgnoreFile:
         next name to match (``None``: any name may do, at a ``**``)."""
         return self._matcher(i).waiting(states)
 
-    def decide_in(self, name: str, is_dir: bool, layer: _Layer) -> bool | None:
+    def decide_in(self, name: str, is_dir: bool, layer: _Layer,
+                  tick: Callable[[], None] | None = None) -> bool | None:
         """:meth:`decide` for the entry ``name`` of the directory ``layer``
-        is at (where the anchored lines are in the layer's states)."""
+        is at (where the anchored lines are in the layer's states); ``tick``
+        is called every :data:`TICK_RULES` lines tested (one name may meet
+        thousands of candidate lines, each built on first use)."""
         positions, index = self._dir_names if is_dir else self._file_names
         anchored = layer.anchored_candidates(name)
         if not anchored and not index.may_match(name):
@@ -172,7 +176,9 @@ class IgnoreFile:
         states = dict(anchored)
         if states:
             order = sorted(order + list(states))
-        for i in order:
+        for k, i in enumerate(order, 1):
+            if tick is not None and k % TICK_RULES == 0:
+                tick()
             rule = self._rules[i]
             if rule.name is not None:
                 hit = rule.name.test(name)
@@ -346,9 +352,9 @@ class IgnoreScope:
             return self
         return IgnoreScope(tuple(layer.child(name) for layer in self._layers))
 
-    def ignored(self, name: str, is_dir: bool) -> bool:
+    def ignored(self, name: str, is_dir: bool, tick: Callable[[], None] | None = None) -> bool:
         for layer in self._layers:
-            verdict = layer.file.decide_in(name, is_dir, layer)
+            verdict = layer.file.decide_in(name, is_dir, layer, tick)
             if verdict is not None:
                 return verdict
         return False
@@ -370,7 +376,7 @@ class IgnoreScope:
                 maybe.update(layer.file.names_may_match(names, False, ends_with))
         ignored = set()
         for k, name in enumerate(maybe, 1):
-            if self.ignored(name, False):
+            if self.ignored(name, False, tick):
                 ignored.add(name)
             if tick is not None and k % TICK_NAMES == 0:
                 tick()
