@@ -23,7 +23,7 @@ import os
 import stat as st
 import sys
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._backend import Backend
@@ -106,6 +106,10 @@ def _os_sized(backend: Backend, fd: int) -> SizedListing:
     """What the C does, through the backend's ``scandir`` and ``lstat_at``."""
     names: list[str] = []
     codes: list[int] = []
+    try:  # from the start, as the C lists (os.scandir of an fd reads on from its offset)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        pass  # scandir says what is wrong with the fd
     with backend.scandir(fd) as it:
         for entry in it:
             name = entry.name
@@ -136,9 +140,10 @@ _KEEP = 1 << 20
 
 class _Buffers(threading.local):
     size = 0
-    names: object = None
-    codes: object = None
-    count: object = None
+    # cffi arrays (char[], int64_t[], int64_t *); cffi objects carry no static types
+    names: Any = None
+    codes: Any = None
+    count: Any = None
 
 
 _buffers = _Buffers()
