@@ -35,6 +35,7 @@ PUBLIC: dict[str, set[str]] = {
         "Target",
         "StaleError",
         "DirEntry",
+        "SizedListing",
         "ContainedError",
         "EscapeError",
         "InvalidPathError",

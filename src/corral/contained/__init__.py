@@ -12,6 +12,7 @@ from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishe
                       SpecialFileError, StaleError, SymlinkError)
 from ._extract import Extraction, ExtractReason, Refused
 from ._handle import DirEntry, Handle
+from ._listing import SizedListing
 from ._pathview import RootPath
 from ._replace import TargetChangedError
 from ._resolve import MAX_SYMLINKS
@@ -23,6 +24,7 @@ __all__ = [
     "Handle",
     "Target",
     "DirEntry",
+    "SizedListing",
     "ContainedError",
     "EscapeError",
     "InvalidPathError",

@@ -6,7 +6,7 @@ import os
 import stat as st
 from typing import Any
 
-from ..contained import DirEntry, Handle, SpecialFileError
+from ..contained import Handle, SizedListing, SpecialFileError
 from . import _listing_tree
 from ._context import ToolContext
 from ._policy import Op
@@ -45,34 +45,30 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         if ctx.asks_host:  # THREATS row 10: the name swapped while the host decided
             info = handle.stat()
             ctx.ensure_same(rel, (info.st_dev, info.st_ino))
-        entries = sorted(handle.scandir(stat=True), key=lambda e: e.name)
+        listing = handle.sized_listing()
+    codes = dict(zip(listing.names, listing.codes))  # name -> size, or a negative kind
+    names = sorted(codes)
     scope = ctx.scope(handle.path, Op.LIST)
     limit = ctx.limits.list_entries
+    kinds = SizedListing.KINDS
     shown_entries: list[dict[str, Any]] = []
     denied = 0
-    for start in range(0, len(entries), CHECK_EVERY):
+    for start in range(0, len(names), CHECK_EVERY):
         ctx.checkpoint()
-        for entry in entries[start:start + CHECK_EVERY]:
-            if not scope.visible(entry.name):
-                denied += 1
-            elif len(shown_entries) < limit:  # the rest are counted in total below
-                shown_entries.append(_item(entry))
-    total = len(entries) - denied
+        chunk = names[start:start + CHECK_EVERY]
+        visible = scope.visible_names(chunk)  # chunk itself when nothing is hidden
+        denied += len(chunk) - len(visible)
+        room = limit - len(shown_entries)  # the rest are counted in total below
+        if room > 0:
+            shown_entries += [{"name": name, "kind": "file", "size": code}
+                              if (code := codes[name]) >= 0 else {"name": name, "kind": kinds[code]}
+                              for name in (visible if len(visible) <= room else visible[:room])]
+    total = len(names) - denied
     result: dict[str, Any] = {"path": shown, "entries": shown_entries,
                               "truncated": total > len(shown_entries), "total": total}
     if denied:
         result["denied"] = denied
     return result
-
-
-def _item(entry: DirEntry) -> dict[str, Any]:
-    kind = entry.kind
-    if kind != "file":
-        return {"name": entry.name, "kind": kind}
-    try:
-        return {"name": entry.name, "kind": kind, "size": entry.stat(follow_symlinks=False).st_size}
-    except OSError:  # removed since listing: keep the name, say nothing more
-        return {"name": entry.name, "kind": kind}
 
 
 def _directory(ctx: ToolContext, rel: str, shown: str) -> Handle:
