@@ -99,7 +99,10 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str) -
     ok = envelope.get("ok") is True
     images = _images(envelope) if ok else []
     text, plain = envelope_text(_elided(envelope, images) if images else envelope)
-    parts = ['{"jsonrpc":"2.0","id":', json.dumps(request_id, ensure_ascii=False),
+    # an id is an int or a str (checked when the request was read)
+    parts = ['{"jsonrpc":"2.0","id":', str(request_id) if type(request_id) is int
+             else _quoted(request_id) if type(request_id) is str
+             else json.dumps(request_id, ensure_ascii=False),
              ',"result":{"content":[{"type":"text","text":', _quoted(text), "}"]
     for image in images:
         parts += [',{"type":"image","data":', json.dumps(image["data"]), ',"mimeType":',

@@ -323,6 +323,7 @@ def _compiled(patterns: Sequence[str]) -> _Rules | None:
 
 _DECIDED_MAX = 4096  # decisions remembered per policy (then forgotten at once)
 _DECIDED_PATH_CHARS = 512  # longer paths are decided afresh each time
+_SCOPES_MAX = 1024  # directory scopes remembered per policy
 
 
 @dataclass(frozen=True)
@@ -481,6 +482,13 @@ class Policy:
         """The decisions for the entries of one directory (canonical path):
         ``scope.visible(name)`` costs one test of the name when the rules
         cannot match anywhere above it (a tree walk's common case)."""
+        # as rule(): decided by the path and the fixed rules, so remembered
+        # (a scope is never changed once made; bounded)
+        scopes = self._scopes
+        key = (canonical_dir, op)
+        found = scopes.get(key)
+        if found is not None:
+            return found
         outer = self._outer(canonical_dir.rstrip("/") or ".")
         base = "" if outer in (".", "") else fold(outer)
         sets = [self._deny]
@@ -488,10 +496,26 @@ class Policy:
             sets.append(self._protect)
         if op in _SECRET_OPS:
             sets.append(self._secrets)
-        checks = tuple((rules, bool(base) and rules.may_match(base))
-                       for rules in sets if rules is not None)
+        present = tuple(rules for rules in sets if rules is not None)
+        checks = tuple((rules, bool(base) and rules.may_match(base)) for rules in present)
         dirs = self._dirs if op.mutates else ()
-        return Scope(base, checks, dirs)
+        quick = self._quicks.get(present)
+        if quick is None:
+            quick = self._quicks[present] = _Quick(present)
+        scope = Scope(base, checks, dirs, quick)
+        if len(canonical_dir) <= _DECIDED_PATH_CHARS:
+            if len(scopes) >= _SCOPES_MAX:
+                scopes.clear()
+            scopes[key] = scope
+        return scope
+
+    @cached_property
+    def _scopes(self) -> dict[tuple[str, Op], Scope]:
+        return {}
+
+    @cached_property
+    def _quicks(self) -> dict[tuple[_Rules, ...], _Quick]:
+        return {}  # at most one per combination of the three rule sets
 
 
     # -- what the host is told ------------------------------------------------------
