@@ -48,3 +48,28 @@ def test_a_changed_policy_starts_with_no_memory():
     assert base.rule("build/x", Op.READ) is None
     denied = base.extended(deny=["build/"])
     assert denied.rule("build/x", Op.READ) is not None
+
+
+def test_a_remembered_scope_answers_as_a_fresh_one():
+    names = [".env", "a.py", "id_rsa", ".git", "x.pem", "build", "ok.txt", "É.env"]
+    for policy in policies():
+        for directory, op in itertools.product([".", "src", "build", ".git", "deep/er"],
+                                               [Op.LIST, Op.SEARCH, Op.DELETE]):
+            first = policy.scope(directory, op)
+            assert policy.scope(directory, op) is first  # remembered
+            fresh = _policy.Policy.scope(_copy(policy), directory, op)
+            assert first.visible_names(names) == fresh.visible_names(names)
+            assert [first.visible(n) for n in names] == [fresh.visible(n) for n in names]
+
+
+def test_remembered_scopes_are_bounded():
+    policy = Policy.default()
+    for n in range(_policy._SCOPES_MAX * 2 + 3):
+        policy.scope(f"d{n}", Op.LIST)
+        assert len(policy._scopes) <= _policy._SCOPES_MAX
+
+
+def _copy(policy: Policy) -> Policy:
+    """The same rules, with nothing remembered yet."""
+    import dataclasses
+    return dataclasses.replace(policy)
