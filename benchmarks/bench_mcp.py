@@ -7,6 +7,11 @@ connection (calls per second), and the time from spawning a server to its
 ``scripts/setup_conformance.sh node`` into ``.conformance/node``, the test
 set-up's directory), on the same fixture, and prints the ratios.
 
+The reference server's ``list_directory`` gives names and kinds only (no
+``stat``); corral's also gives every file's size, as the reference's
+``list_directory_with_sizes`` does, so the rate of that one is measured too
+and shown beside it as context (no target).
+
 Both servers are driven by the same small line-by-line JSON-RPC client in
 this file, so neither pays for a client library.  Rounds alternate between
 the servers and medians are reported, since this machine is shared.
@@ -142,6 +147,9 @@ def servers(root: Path, node_entry: str | None) -> dict[str, dict[str, Any]]:
             "command": ["node", node_entry, str(root)], "env": dict(os.environ),
             "read": ("read_text_file", {"path": str(root / "src" / "module.py")}),
             "list": ("list_directory", {"path": str(root)}),
+            # the same facts as corral's list_directory (names, kinds, sizes):
+            # context for the list figure, which is against the one without sizes
+            "list_sizes": ("list_directory_with_sizes", {"path": str(root)}),
         }
     return out
 
@@ -203,7 +211,7 @@ def measure(calls: int, rounds: int, starts_n: int, node_entry: str | None
         try:
             for name, spec in table.items():
                 conns[name] = Connection(spec["command"], spec["env"])
-                for kind in ("read", "list"):  # warm-up
+                for kind in _kinds(spec):  # warm-up
                     tool, args = spec[kind]
                     throughput(conns[name], tool, args, 100, warmup=0)
 
@@ -220,17 +228,21 @@ def measure(calls: int, rounds: int, starts_n: int, node_entry: str | None
                     return rate
                 return run
             rates = interleave({(name, kind): serve(name, kind)
-                                for name in table for kind in ("read", "list")}, rounds)
+                                for name in table for kind in _kinds(table[name])}, rounds)
         finally:
             for conn in conns.values():
                 conn.close()
     return list(table), starts, rates, cpu
 
 
+def _kinds(spec: dict[str, Any]) -> list[str]:
+    return [kind for kind in ("read", "list", "list_sizes") if kind in spec]
+
+
 def collect(quick: bool = False) -> list[Record]:
     """The figures as records (for run.py): corral against the reference
     server (skipped, with the reason, when it cannot be installed)."""
-    calls, rounds, starts_n = (100, 1, 2) if quick else (300, 9, 7)
+    calls, rounds, starts_n = (100, 1, 2) if quick else (1000, 9, 7)
     node_entry = ensure_reference_server()
     names, starts, rates, cpu = measure(calls, rounds, starts_n, node_entry)
     ref = "reference" in names
@@ -258,6 +270,16 @@ def collect(quick: bool = False) -> list[Record]:
             out.append(skipped("mcp", f"{tool} calls/s: corral vs reference", why,
                                target=RATE_TARGET, source=SOURCE))
         out += _cpu_records(kind, tool, cpu)
+    if ("reference", "list_sizes") in rates:
+        sized = "list_directory_with_sizes calls/s: reference server (node)"
+        out.append(record("mcp", sized, rates[("reference", "list_sizes")], unit="calls/s",
+                          higher_is_better=True))
+        out.append(record("mcp", "list_directory calls/s: corral serve, against the one "
+                          "with sizes", rates[("corral", "list")], unit="calls/s",
+                          higher_is_better=True, baseline=sized,
+                          base_values=rates[("reference", "list_sizes")],
+                          note="the same facts (names, kinds, sizes) on both sides; no target, "
+                               "context for the list_directory figure"))
     return out
 
 
@@ -302,6 +324,10 @@ def main() -> int:
         for kind, tool in (("read", "read_file"), ("list", "list_directory")):
             print(f"  {tool:<14} {med[('corral', kind)] / med[('reference', kind)]:.2f}x "
                   f"the calls/s (target >= {RATE_TARGET[1]:.2f})")
+        if ("reference", "list_sizes") in med:
+            sized = med[("corral", "list")] / med[("reference", "list_sizes")]
+            print(f"  list_directory {sized:.2f}x the calls/s of list_directory_with_sizes "
+                  "(the same facts; context)")
         print(f"  start-up       {start_med['corral'] / start_med['reference']:.2f}x "
               f"the time (target <= {START_TARGET[1]:.2f})")
     if cpu:
@@ -309,7 +335,7 @@ def main() -> int:
         for name in names:
             print(f"  {name:<12} " + "  ".join(
                 f"{kind} {statistics.median(cpu[(name, kind)]) * 1000:.2f}"
-                for kind in ("read", "list") if (name, kind) in cpu))
+                for kind in ("read", "list", "list_sizes") if (name, kind) in cpu))
     return 0
 
 
