@@ -8,8 +8,8 @@
  * entry whose d_type is DT_UNKNOWN) gets one fstatat(AT_SYMLINK_NOFOLLOW)
  * relative to fd, which gives its size (and its kind, should it have been
  * replaced since the entry was read).  An entry gone before its fstatat
- * (ENOENT) is left out.  Linux: getdents64 on fd itself (no dup, no DIR
- * stream); elsewhere readdir on a dup of fd.
+ * (ENOENT) is left out.  The entries come from corral_each_dirent
+ * (corral_dirents.h).
  *
  * No allocation: the caller passes the buffers, and calls again with larger
  * ones when told they were too small.  cffi releases the GIL around the call.
@@ -90,74 +90,16 @@ static int corral_list_put(struct corral_list_out *out, int fd, const char *name
     return 0;
 }
 
-#if defined(__linux__)
-struct corral_list_dirent64 {
-    uint64_t d_ino;
-    int64_t d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
-};
-
-static int corral_list_each(int fd, struct corral_list_out *out)
+static int corral_list_visit(void *state, int fd, const char *name, unsigned char d_type)
 {
-    uint64_t store[4096]; /* 32 KiB, aligned for the records */
-    char *dents = (char *)store;
-    if (lseek(fd, 0, SEEK_SET) < 0)
-        return -1;
-    for (;;) {
-        long got = syscall(SYS_getdents64, fd, dents, sizeof store);
-        if (got < 0)
-            return -1;
-        if (got == 0)
-            return 0;
-        for (long off = 0; off < got;) {
-            struct corral_list_dirent64 *d = (struct corral_list_dirent64 *)(void *)(dents + off);
-            off += d->d_reclen;
-            if (corral_list_put(out, fd, d->d_name, d->d_type) != 0)
-                return -2;
-        }
-    }
+    return corral_list_put((struct corral_list_out *)state, fd, name, d_type);
 }
-#else
-static int corral_list_each(int fd, struct corral_list_out *out)
-{
-    int copy = dup(fd);
-    if (copy < 0)
-        return -1;
-    DIR *dir = fdopendir(copy);
-    if (dir == NULL) {
-        int saved = errno;
-        close(copy);
-        errno = saved;
-        return -1;
-    }
-    rewinddir(dir);
-    int status = 0;
-    for (;;) {
-        errno = 0;
-        struct dirent *d = readdir(dir);
-        if (d == NULL) {
-            status = errno != 0 ? -1 : 0;
-            break;
-        }
-        if (corral_list_put(out, fd, d->d_name, d->d_type) != 0) {
-            status = -2;
-            break;
-        }
-    }
-    int saved = errno;
-    closedir(dir);
-    errno = saved;
-    return status;
-}
-#endif
 
 static int64_t corral_list_sized(int fd, char *names, int64_t names_size, int64_t *codes,
                                  int64_t codes_size, int64_t *count)
 {
     struct corral_list_out out = {names, names_size, 0, codes, codes_size, 0};
-    int status = corral_list_each(fd, &out);
+    int status = corral_each_dirent(fd, 1, corral_list_visit, &out);
     *count = out.count;
     if (status != 0)
         return status;

@@ -212,77 +212,25 @@ static int corral_put_entry(char *buf, int64_t *low, int64_t *high, const char *
     return 0;
 }
 
-#if defined(__linux__)
-struct corral_dirent64 {
-    uint64_t d_ino;
-    int64_t d_off;
-    unsigned short d_reclen;
-    unsigned char d_type;
-    char d_name[];
+/* Where corral_list_dir puts entries (see corral_put_entry). */
+struct corral_scan_out {
+    char *buf;
+    int64_t *low, *high, *counts;
 };
 
-/* getdents64 on the fd itself: no dup, no DIR stream. */
-static int corral_list_entries(int fd, char *buf, int64_t *low, int64_t *high, int64_t *counts)
+static int corral_scan_visit(void *state, int fd, const char *name, unsigned char d_type)
 {
-    uint64_t store[4096]; /* 32 KiB, aligned for the records */
-    char *dents = (char *)store;
-    for (;;) {
-        long got = syscall(SYS_getdents64, fd, dents, sizeof store);
-        if (got < 0)
-            return -1;
-        if (got == 0)
-            return 0;
-        for (long off = 0; off < got;) {
-            struct corral_dirent64 *d = (struct corral_dirent64 *)(void *)(dents + off);
-            off += d->d_reclen;
-            char kind = corral_kind(fd, d->d_name, d->d_type);
-            if (corral_put_entry(buf, low, high, d->d_name, kind, counts) != 0)
-                return -2;
-        }
-    }
+    struct corral_scan_out *out = (struct corral_scan_out *)state;
+    char kind = corral_kind(fd, name, d_type);
+    return corral_put_entry(out->buf, out->low, out->high, name, kind, out->counts) != 0 ? -2 : 0;
 }
-#else
-static int corral_list_entries(int fd, char *buf, int64_t *low, int64_t *high, int64_t *counts)
-{
-    int copy = dup(fd);
-    if (copy < 0)
-        return -1;
-    DIR *dir = fdopendir(copy);
-    if (dir == NULL) {
-        int saved = errno;
-        close(copy);
-        errno = saved;
-        return -1;
-    }
-    rewinddir(dir);
-    int status = 0;
-    for (;;) {
-        errno = 0;
-        struct dirent *d = readdir(dir);
-        if (d == NULL) {
-            status = errno != 0 ? -1 : 0;
-            break;
-        }
-        char kind = corral_kind(fd, d->d_name, d->d_type);
-        if (corral_put_entry(buf, low, high, d->d_name, kind, counts) != 0) {
-            status = -2;
-            break;
-        }
-    }
-    int saved = errno;
-    closedir(dir);
-    errno = saved;
-    return status;
-}
-#endif
 
 static int64_t corral_list_dir(int fd, char *buf, int64_t size, int64_t *counts)
 {
     int64_t low = 0, high = size;
     counts[0] = 0;
-    if (lseek(fd, 0, SEEK_SET) < 0)
-        return -1;
-    int status = corral_list_entries(fd, buf, &low, &high, counts);
+    struct corral_scan_out out = {buf, &low, &high, counts};
+    int status = corral_each_dirent(fd, 1, corral_scan_visit, &out);
     if (status != 0)
         return status;
     counts[1] = high;
