@@ -200,3 +200,40 @@ def test_the_reader_parses_no_large_call_past_its_budget(tmp_path):
         finally:
             gate.set()
             piped.close()
+
+
+
+def test_queued_calls_are_counted_by_what_they_parse_into(tmp_path):
+    """A call line of 400 KiB of ``{}`` parses into some 20 times its
+    length.  Counted by their lines, 40 such calls waiting behind a call the
+    host holds all fitted the queue's 64 MiB budget (about 300 MiB parsed);
+    counted by what they hold, the queue stops at the budget and the rest
+    are answered "server busy" at once."""
+    gate = threading.Event()
+    (tmp_path / "a.txt").write_text("a\n")
+    with Toolbox(tmp_path, authorize=lambda request: gate.wait(60)) as box:
+        piped = PipedServer(Workspace({"root": box}))
+        try:
+            piped.request("init", "initialize", protocolVersion="2025-11-25", capabilities={},
+                          clientInfo={"name": "raw", "version": "0"})
+            piped.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            piped.send({"jsonrpc": "2.0", "id": "held", "method": "tools/call",
+                        "params": {"name": "write_file",
+                                   "arguments": {"path": "w", "content": "x"}}})
+            junk = [{}] * (100 * 1024)  # "{}, " each: a 400 KiB line
+            for i in range(40):
+                piped.send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                            "params": {"name": "read_file",
+                                       "arguments": {"path": "a.txt", "junk": junk}}})
+            piped.request("last", "ping")  # answered once every line before it was taken
+            busy = {m["id"] for m in piped.notes if m.get("error", {}).get("code") == -32000}
+            scheduler = piped.server._scheduler
+            queued = len(scheduler) - 1  # the held write runs; the others wait behind it
+            assert scheduler.waiting_bytes <= scheduler.byte_limit
+            assert 0 < queued < 40 and len(busy) == 40 - queued, (queued, len(busy))
+            gate.set()
+            ran = [piped.answer(i) for i in range(40) if i not in busy]
+            assert all(a["result"]["isError"] for a in ran)  # "junk" is no argument
+        finally:
+            gate.set()
+            piped.close()

@@ -24,10 +24,12 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["LARGE", "configure", "footprint", "release"]
+__all__ = ["COUNTED", "LARGE", "configure", "footprint", "release"]
 
 #: messages at least this long are read in place, counted, and followed by :func:`release`
 LARGE = 1 << 20
+#: calls at least this long are queued by their :func:`footprint`, not their length
+COUNTED = 16 << 10
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (glibc's malloc.h)
 _MMAP_THRESHOLD = 1 << 20
