@@ -217,6 +217,36 @@ def test_roots_unanswered_releases_held_calls(workspace):
     assert session.roots_unanswered() == []
 
 
+def test_calls_held_for_the_roots_are_bounded(workspace):
+    """A client that declares roots and never answers roots/list (the server
+    waits 10 s) cannot pile up calls: held calls are bounded in number and
+    in what their arguments hold (a line of ``{}``s counted by its parse);
+    past either a call is answered "server busy" at once, a cancelled one
+    frees its room, and the held ones still run once the roots are known."""
+    from corral.mcp import _session
+
+    session = Session(Catalog(workspace), version="t")
+    _initialized(session, roots={})
+    for i in range(_session.HELD_CALLS):
+        assert session.receive(_request(i, "tools/call", name="read_file", arguments={})) == []
+    (busy,) = session.receive(_request("over", "tools/call", name="read_file", arguments={}))
+    assert busy.message["error"]["code"] == _session.SERVER_BUSY
+    session.receive(_wire.Notification("notifications/cancelled", {"requestId": 0}))
+    assert session.receive(_request("room", "tools/call", name="read_file", arguments={})) == []
+
+    other = Session(Catalog(workspace), version="t")
+    _initialized(other, roots={})
+    junk = {"junk": [{}] * (1 << 20)}  # a line of ~4 MiB, some 70 MiB parsed
+    big = _wire.Request(1, "tools/call", {"name": "read_file", "arguments": junk}, 4 << 20)
+    assert other.receive(big) == []  # one call alone is always held
+    again = _wire.Request(2, "tools/call", {"name": "read_file", "arguments": junk}, 4 << 20)
+    (refused,) = other.receive(again)
+    assert refused.message["error"]["code"] == _session.SERVER_BUSY
+    released = other.roots_unanswered()
+    assert [a.id for a in released if isinstance(a, ToolCall)] == [1]
+    assert other.receive(again)[0].id == 2  # roots known: no longer held
+
+
 def test_log_levels(workspace):
     session = Session(Catalog(workspace), version="t")
     assert session.log("info", "corral", "x") is None  # warning until told otherwise

@@ -45,7 +45,8 @@ from . import _memory, _wire
 from ._catalog import Catalog
 from ._output import Output
 from ._scheduler import Job, Scheduler
-from ._session import LOG_LEVELS, Cancel, RootsListed, Send, Session, ToolCall, internal_error
+from ._session import (LOG_LEVELS, SERVER_BUSY, Cancel, RootsListed, Send, Session,
+                       ToolCall, internal_error)
 
 __all__ = ["StdioServer", "DEFAULT_MAX_LINE_BYTES", "DEFAULT_WORKERS", "file_uri_path"]
 
@@ -55,7 +56,6 @@ DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 DEFAULT_WORKERS = 4
 DEFAULT_HELD_LIMIT = 64 << 20  # bytes the large calls' arguments may hold before reading waits
 _LARGE_CHUNK = 1 << 20  # what a large line is read by
-SERVER_BUSY = -32000
 _KEEP = 4096  # bytes of an oversized line kept at each end, to find its id
 HANDOVER_AFTER = 0.02  # seconds a reader's call runs before another thread reads
 STANDBY_FOR = 1.0  # seconds without calls after which the standby thread sleeps

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
 
-from . import _wire
+from . import _memory, _wire
 from ._catalog import Catalog, call_result, negotiate
 from ._wire import RequestId
 
@@ -39,6 +39,11 @@ SERVER_NAME = "corral"
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 _ROOTS_REQUEST_PREFIX = "corral-roots-"
+SERVER_BUSY = -32000
+#: calls held for the client's first roots/list answer: at most this many,
+#: and this many bytes (as the server's queue: ``Scheduler``'s defaults)
+HELD_CALLS = 64
+HELD_BYTES = 64 << 20
 
 log = logging.getLogger("corral.mcp")
 
@@ -102,6 +107,7 @@ class Session:
         self.log_level = "warning"  # until logging/setLevel
         self._inflight: dict[RequestId, _InFlight] = {}
         self._held: list[ToolCall] = []  # calls waiting for the client's first roots answer
+        self._held_weights: dict[RequestId, int] = {}  # their bytes, by id
         self._initialized = False  # notifications/initialized came
         self._roots_known = True
         self._roots_request: str | None = None  # id of our roots/list in flight
@@ -133,7 +139,7 @@ class Session:
             return self._response(message)
         if isinstance(message, _wire.Notification):
             return self._notification(message)
-        if message.id in self._inflight or any(c.id == message.id for c in self._held):
+        if message.id in self._inflight or message.id in self._held_weights:
             return [Send(_wire.error(message.id, _wire.INVALID_REQUEST,
                                      "Invalid Request: this id is already in use by a request "
                                      "in progress"))]
@@ -179,10 +185,28 @@ class Session:
         token = _wire.request_id(meta.get("progressToken")) if isinstance(meta, dict) else None
         call = ToolCall(req.id, name, req.params.get("arguments"), token, req.size)
         if not self._roots_known:
-            self._held.append(call)
-            return []
+            return self._hold(call)
         self._inflight[call.id] = _InFlight(call.id)
         return [call]
+
+    def _hold(self, call: ToolCall) -> list[Action]:
+        """Keep ``call`` until the roots are known, within the same bounds as
+        the server's queue (calls, and bytes by what the arguments hold);
+        past them it is answered "server busy" at once."""
+        weight = _memory.footprint(call.arguments) if call.size >= _memory.COUNTED else call.size
+        held = sum(self._held_weights.values())
+        if len(self._held) >= HELD_CALLS or (self._held and held + weight > HELD_BYTES):
+            return [Send(_wire.error(call.id, SERVER_BUSY,
+                                     f"Server busy: {len(self._held)} calls wait for the "
+                                     "client's roots/list answer; wait for their answers, "
+                                     "then retry"))]
+        self._held.append(call)
+        self._held_weights[call.id] = weight
+        return []
+
+    def _unhold(self, request_id: RequestId) -> None:
+        self._held = [call for call in self._held if call.id != request_id]
+        self._held_weights.pop(request_id, None)
 
     def _set_level(self, req: _wire.Request) -> list[Action]:
         level = req.params.get("level")
@@ -216,10 +240,9 @@ class Session:
         if request_id is None:
             log.info("notifications/cancelled names no valid request id; ignored")
             return []
-        for i, held in enumerate(self._held):
-            if held.id == request_id:
-                del self._held[i]
-                return []
+        if request_id in self._held_weights:
+            self._unhold(request_id)
+            return []
         entry = self._inflight.get(request_id)
         if entry is None or entry.cancelled:
             return []  # unknown or finished: ignored, as the spec says
@@ -254,6 +277,7 @@ class Session:
     def _release(self) -> list[Action]:
         self._roots_known = True
         held, self._held = self._held, []
+        self._held_weights.clear()
         for call in held:
             self._inflight[call.id] = _InFlight(call.id)
         return list(held)
@@ -274,7 +298,7 @@ class Session:
         """Forget a request whose handling failed (it is answered
         :func:`internal_error` by the caller, and nothing else)."""
         self._inflight.pop(request_id, None)
-        self._held = [call for call in self._held if call.id != request_id]
+        self._unhold(request_id)
 
     def progress(self, call: ToolCall, done: float, total: float | None, message: str,
                  now: float) -> dict[str, Any] | None:
