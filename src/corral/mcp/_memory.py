@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["COUNTED", "LARGE", "configure", "footprint", "release"]
+__all__ = ["COUNTED", "LARGE", "configure", "footprint", "release", "weight"]
 
 #: messages at least this long are read in place, counted, and followed by :func:`release`
 LARGE = 1 << 20
@@ -71,6 +71,13 @@ def configure() -> None:
     if _LIBC is not None:
         _LIBC.mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
         _LIBC.mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD)
+
+
+def weight(size: int, arguments: Any) -> int:
+    """What a call whose line is ``size`` bytes holds once parsed: its
+    arguments' :func:`footprint` from :data:`COUNTED` bytes on (a line of
+    ``{}`` parses into some 20 times its length), its length below."""
+    return footprint(arguments) if size >= COUNTED else size
 
 
 def footprint(value: Any) -> int:

@@ -437,12 +437,9 @@ class StdioServer:
         workspace = self._workspace
         job = Job(call, writes=workspace.mutates(call.name),
                   context=_Running(workspace, CancelToken()))
-        if call.size >= _memory.COUNTED:
-            # what the parsed arguments really hold: a line of "{}"s parses
-            # into some 30 times its length, and the queue is bounded in bytes
-            job.size = _memory.footprint(call.arguments)
-            if call.size >= _memory.LARGE:
-                job.held = job.size
+        job.size = _memory.weight(call.size, call.arguments)  # the queue's bytes
+        if call.size >= _memory.LARGE:
+            job.held = job.size
         with self._cond:
             queued = self._scheduler.add(job)
             if queued:

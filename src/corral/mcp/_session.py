@@ -193,7 +193,7 @@ class Session:
         """Keep ``call`` until the roots are known, within the same bounds as
         the server's queue (calls, and bytes by what the arguments hold);
         past them it is answered "server busy" at once."""
-        weight = _memory.footprint(call.arguments) if call.size >= _memory.COUNTED else call.size
+        weight = _memory.weight(call.size, call.arguments)
         held = sum(self._held_weights.values())
         if len(self._held) >= HELD_CALLS or (self._held and held + weight > HELD_BYTES):
             return [Send(_wire.error(call.id, SERVER_BUSY,

@@ -27,10 +27,10 @@ import enum
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pathspec
 import pathspec.util
@@ -325,6 +325,41 @@ _DECIDED_MAX = 4096  # decisions remembered per policy (then forgotten at once)
 _DECIDED_PATH_CHARS = 512  # longer paths are decided afresh each time
 _SCOPES_MAX = 1024  # directory scopes remembered per policy
 
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Memo(Generic[K, V]):
+    """What a policy decided, by (path, op): a decision depends on the path
+    and the policy's rules alone (both fixed), so the paths a session keeps
+    using are decided once.  Bounded: past ``cap`` entries all are forgotten
+    at once, and a path longer than ``_DECIDED_PATH_CHARS`` is never kept."""
+
+    __slots__ = ("_answers", "_cap")
+
+    def __init__(self, cap: int) -> None:
+        self._answers: dict[K, V] = {}
+        self._cap = cap
+
+    def recall(self, key: K, path: str, decide: Callable[[], V]) -> V:
+        answers = self._answers
+        try:
+            return answers[key]
+        except KeyError:
+            pass
+        value = decide()
+        if len(path) <= _DECIDED_PATH_CHARS:
+            if len(answers) >= self._cap:
+                answers.clear()
+            answers[key] = value
+        return value
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._answers
+
 
 @dataclass(frozen=True)
 class Policy:
@@ -434,27 +469,15 @@ class Policy:
         return not (self.hides or self._protect is not None or self._dirs)
 
     @cached_property
-    def _decided(self) -> dict[tuple[str, Op], Kind | None]:
-        return {}
+    def _decided(self) -> _Memo[tuple[str, Op], Kind | None]:
+        return _Memo(_DECIDED_MAX)
 
     def rule(self, canonical: str, op: Op) -> Kind | None:
         """The rule that refuses ``op`` on the canonical path ``canonical``
         (``Kind.DENY_RULE``, ``PROTECTED`` or ``SECRET``), or ``None``.
         Ancestors count: a pattern naming a directory covers what is in it."""
-        # A decision depends on the path and the rules alone (both fixed),
-        # so the paths a session keeps using are decided once; bounded.
-        decided = self._decided
-        key = (canonical, op)
-        try:
-            return decided[key]
-        except KeyError:
-            pass
-        kind = self._rule(canonical, op)
-        if len(canonical) <= _DECIDED_PATH_CHARS:
-            if len(decided) >= _DECIDED_MAX:
-                decided.clear()
-            decided[key] = kind
-        return kind
+        return self._decided.recall((canonical, op), canonical,
+                                    lambda: self._rule(canonical, op))
 
     def _rule(self, canonical: str, op: Op) -> Kind | None:
         canonical = self._outer(canonical.rstrip("/") or ".")
@@ -482,13 +505,11 @@ class Policy:
         """The decisions for the entries of one directory (canonical path):
         ``scope.visible(name)`` costs one test of the name when the rules
         cannot match anywhere above it (a tree walk's common case)."""
-        # as rule(): decided by the path and the fixed rules, so remembered
-        # (a scope is never changed once made; bounded)
-        scopes = self._scopes
-        key = (canonical_dir, op)
-        found = scopes.get(key)
-        if found is not None:
-            return found
+        # remembered as rule() is (a scope is never changed once made)
+        return self._scopes.recall((canonical_dir, op), canonical_dir,
+                                   lambda: self._scope(canonical_dir, op))
+
+    def _scope(self, canonical_dir: str, op: Op) -> Scope:
         outer = self._outer(canonical_dir.rstrip("/") or ".")
         base = "" if outer in (".", "") else fold(outer)
         sets = [self._deny]
@@ -502,21 +523,15 @@ class Policy:
         quick = self._quicks.get(present)
         if quick is None:
             quick = self._quicks[present] = _Quick(present)
-        scope = Scope(base, checks, dirs, quick)
-        if len(canonical_dir) <= _DECIDED_PATH_CHARS:
-            if len(scopes) >= _SCOPES_MAX:
-                scopes.clear()
-            scopes[key] = scope
-        return scope
+        return Scope(base, checks, dirs, quick)
 
     @cached_property
-    def _scopes(self) -> dict[tuple[str, Op], Scope]:
-        return {}
+    def _scopes(self) -> _Memo[tuple[str, Op], Scope]:
+        return _Memo(_SCOPES_MAX)
 
     @cached_property
     def _quicks(self) -> dict[tuple[_Rules, ...], _Quick]:
         return {}  # at most one per combination of the three rule sets
-
 
     # -- what the host is told ------------------------------------------------------
     def describe(self) -> list[str]:
