@@ -150,3 +150,84 @@ def test_progress_stops_with_the_answer(raw):
     raw.notifications.clear()
     assert raw.request("ping")["result"] == {}
     assert not [n for n in raw.notifications if n.get("method") == "notifications/progress"]
+
+
+# -- batches: protocol 2025-03-26, the one version that has them ----------------------
+
+@pytest.fixture
+def raw_batches(tree, make_raw):
+    client = make_raw(wait_command(tree, "--workers", "2"))
+    assert client.initialize("2025-03-26")["result"]["protocolVersion"] == "2025-03-26"
+    return client
+
+
+def _batch(raw, *members) -> None:
+    raw.send_bytes(json.dumps(list(members)).encode() + b"\n")
+
+
+def _tool(request_id, name, arguments):
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}
+
+
+def _text(answer: dict) -> dict:
+    """A call's envelope, from its text (2025-03-26 has no structured content)."""
+    assert "structuredContent" not in answer["result"]
+    envelope: dict = json.loads(answer["result"]["content"][0]["text"])
+    return envelope
+
+
+def _array(raw, timeout: float) -> dict:
+    """The next line, which must be a batch's answers (one per id)."""
+    answers = raw.receive(timeout)
+    assert isinstance(answers, list), answers
+    by_id = {item["id"]: item for item in answers}
+    assert len(by_id) == len(answers), answers
+    return by_id
+
+
+def test_a_batch_is_answered_as_one_array_after_its_long_call(raw_batches):
+    raw = raw_batches
+    started = time.monotonic()
+    _batch(raw, _tool("slow", "wait", {"seconds": 0.8}),
+           {"jsonrpc": "2.0", "id": "p", "method": "ping"},
+           _tool("r", "read_file", {"path": "notes.txt"}),
+           {"jsonrpc": "2.0", "method": "notifications/whatever"}, 42)
+    answers = _array(raw, BOUND * 2)  # the first line out: nothing was answered alone
+    assert time.monotonic() - started >= 0.7  # it waited for the long call
+    assert set(answers) == {"slow", "p", "r", None}
+    assert _text(answers["slow"]) == {"ok": True, "steps": 40}
+    assert answers["p"]["result"] == {}
+    assert _text(answers["r"])["ok"] is True
+    assert answers[None]["error"]["code"] == -32600
+    assert raw.request("ping")["result"] == {}  # and single lines go on as before
+
+
+def test_a_cancelled_batch_member_is_left_out_of_its_array(raw_batches):
+    raw = raw_batches
+    _batch(raw, _tool("long", "wait", {"seconds": 60}),
+           {"jsonrpc": "2.0", "id": "p", "method": "ping"})
+    time.sleep(0.3)
+    raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+              "params": {"requestId": "long"}})
+    assert set(_array(raw, BOUND)) == {"p"}
+    assert raw.request("ping")["result"] == {}
+
+
+def test_a_batch_of_notifications_is_not_answered(raw_batches):
+    raw = raw_batches
+    _batch(raw, {"jsonrpc": "2.0", "method": "notifications/whatever"},
+           {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}})
+    assert raw.request("ping")["result"] == {}  # the next line out is the ping's answer
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-06-18", "2025-11-25"])
+def test_a_batch_is_refused_in_the_versions_without_them(version, tree, make_raw):
+    raw = make_raw(wait_command(tree))
+    raw.initialize(version)
+    _batch(raw, {"jsonrpc": "2.0", "id": "p", "method": "ping"},
+           _tool("r", "read_file", {"path": "notes.txt"}))
+    refused = raw.reply(BOUND)
+    assert refused["id"] is None and refused["error"]["code"] == -32600
+    assert "2025-03-26" in refused["error"]["message"]
+    assert raw.request("ping")["result"] == {}  # nothing of the batch ran or was answered

@@ -14,7 +14,7 @@ from corral.mcp import _wire
 from corral.mcp._catalog import Catalog, call_result
 from corral.mcp._scheduler import Job, Scheduler
 from corral.mcp._server import file_uri_path
-from corral.mcp._session import Cancel, RootsListed, Send, Session, ToolCall
+from corral.mcp._session import Cancel, RootsListed, Send, SendLine, Session, ToolCall
 from corral.tools import Toolbox, Workspace
 
 
@@ -151,8 +151,9 @@ def _request(request_id: Any, method: str, **params: Any) -> _wire.Request:
     return _wire.Request(request_id, method, params)
 
 
-def _initialized(session: Session, **capabilities: Any) -> list[Any]:
-    session.receive(_request(0, "initialize", protocolVersion="2025-11-25",
+def _initialized(session: Session, version: str = "2025-11-25", **capabilities: Any
+                 ) -> list[Any]:
+    session.receive(_request(0, "initialize", protocolVersion=version,
                              capabilities=capabilities))
     return session.receive(_wire.Notification("notifications/initialized", {}))
 
@@ -310,3 +311,125 @@ def test_waiting_calls_are_bounded_in_bytes():
 ])
 def test_file_uri_path(uri, path):
     assert file_uri_path(uri) == path
+
+
+# -- batches (protocol 2025-03-26) ------------------------------------------------------------
+
+def _batch(*members: Any) -> _wire.Incoming:
+    return _wire.decode(json.dumps(list(members)).encode())
+
+
+def _call(request_id: Any, path: str = "a.txt") -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": {"name": "read_file", "arguments": {"path": path}}}
+
+
+def _answers(line: bytes) -> dict[Any, dict[str, Any]]:
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    array = json.loads(line)
+    assert isinstance(array, list)
+    by_id = {item["id"]: item for item in array}
+    assert len(by_id) == len(array), array  # one answer per request
+    return by_id
+
+
+def test_decode_a_batch():
+    batch = _batch({"jsonrpc": "2.0", "id": 1, "method": "ping"}, 42, [],
+                   {"jsonrpc": "2.0", "method": "notifications/x"})
+    assert isinstance(batch, _wire.Batch)
+    kinds = [type(member) for member in batch.members]
+    assert kinds == [_wire.Request, _wire.Invalid, _wire.Invalid, _wire.Notification]
+    assert batch.members[2].reply["error"]["code"] == _wire.INVALID_REQUEST  # no batch in one
+    empty = _wire.decode(b"[]")
+    assert isinstance(empty, _wire.Invalid) and empty.reply["id"] is None
+
+
+@pytest.mark.parametrize("version", [None, "2024-11-05", "2025-06-18", "2025-11-25"])
+def test_a_batch_is_one_error_where_the_version_has_none(workspace, version):
+    session = Session(Catalog(workspace), version="t")
+    if version is not None:
+        _initialized(session, version)
+    (refused,) = session.receive(_batch({"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                                        _call(2)))
+    assert refused.message["id"] is None
+    assert refused.message["error"]["code"] == _wire.INVALID_REQUEST
+    assert "2025-03-26" in refused.message["error"]["message"]
+    (pong,) = session.receive(_request(1, "ping"))  # nothing of it was taken
+    assert pong.message["result"] == {}
+
+
+def test_a_batch_is_answered_as_one_array_when_its_last_call_is_done(workspace):
+    session = Session(Catalog(workspace), version="t")
+    _initialized(session, "2025-03-26")
+    actions = session.receive(_batch(_call("a"), {"jsonrpc": "2.0", "id": "p", "method": "ping"},
+                                     _call("b"), {"jsonrpc": "2.0", "method": "notifications/x"},
+                                     {"jsonrpc": "2.0", "id": "m", "method": "nope"}, 17))
+    calls = [a for a in actions if isinstance(a, ToolCall)]
+    assert [c.id for c in calls] == ["a", "b"]
+    assert not [a for a in actions if isinstance(a, (Send, SendLine))]  # all held
+    assert session.call_result(calls[1], {"ok": True, "n": 2}) is None  # "a" still runs
+    line = session.call_result(calls[0], {"ok": True, "n": 1})
+    assert line is not None
+    answers = _answers(line)
+    assert set(answers) == {"a", "b", "p", "m", None}
+    assert json.loads(answers["a"]["result"]["content"][0]["text"]) == {"ok": True, "n": 1}
+    assert answers["p"]["result"] == {}
+    assert answers["m"]["error"]["code"] == _wire.METHOD_NOT_FOUND
+    assert answers[None]["error"]["code"] == _wire.INVALID_REQUEST
+    # without calls, the array is at once; with notifications only, nothing
+    (now,) = session.receive(_batch({"jsonrpc": "2.0", "id": 9, "method": "ping"}))
+    assert isinstance(now, SendLine) and set(_answers(now.line)) == {9}
+    assert session.receive(_batch({"jsonrpc": "2.0", "method": "notifications/x"})) == []
+
+
+def test_cancelled_dropped_and_refused_members_of_a_batch(workspace):
+    """A cancelled member is left out of the array; one the server refuses
+    (its queue full) or fails is answered in it; the array goes when the
+    last member is settled, whichever way."""
+    session = Session(Catalog(workspace), version="t")
+    _initialized(session, "2025-03-26")
+    a, b, c, d = session.receive(_batch(_call("a"), _call("b"), _call("c"), _call("d")))
+    assert session.receive(_wire.Notification("notifications/cancelled",
+                                              {"requestId": "a"})) == [Cancel("a")]
+    assert session.call_result(a, {"ok": True}) is None  # cancelled while it ran
+    assert session.dropped("b") is None  # cancelled while queued
+    assert session.refused("c", -32000, "Server busy") is None
+    line = session.abandon("d")
+    assert line is not None
+    answers = _answers(line)
+    assert set(answers) == {"c", "d"}
+    assert answers["c"]["error"]["code"] == -32000
+    assert answers["d"]["error"]["code"] == _wire.INTERNAL_ERROR
+    assert session.dropped("d") is None  # settled once: nothing more goes out
+
+
+def test_a_batch_member_held_for_the_roots_is_answered_in_the_array(workspace):
+    session = Session(Catalog(workspace), version="t")
+    (ask,) = _initialized(session, "2025-03-26", roots={})
+    assert session.receive(_batch(_call("h"), {"jsonrpc": "2.0", "id": "p",
+                                               "method": "ping"})) == []
+    released = session.receive(_wire.Response(ask.message["id"], {"roots": []}, None))
+    (call,) = [a for a in released if isinstance(a, ToolCall)]
+    assert set(_answers(session.call_result(call, {"ok": True}))) == {"h", "p"}
+    # a held member cancelled settles its batch too
+    session2 = Session(Catalog(workspace), version="t")
+    _initialized(session2, "2025-03-26", roots={})
+    assert session2.receive(_batch(_call("h"), {"jsonrpc": "2.0", "id": "p",
+                                                "method": "ping"})) == []
+    (done,) = session2.receive(_wire.Notification("notifications/cancelled",
+                                                  {"requestId": "h"}))
+    assert isinstance(done, SendLine) and set(_answers(done.line)) == {"p"}
+
+
+def test_a_batch_holds_at_most_its_byte_budget_of_answers(workspace, monkeypatch):
+    from corral.mcp import _session
+
+    monkeypatch.setattr(_session, "BATCH_BYTES", 4096)
+    session = Session(Catalog(workspace), version="t")
+    _initialized(session, "2025-03-26")
+    a, b = session.receive(_batch(_call("a"), _call("b")))
+    assert session.call_result(a, {"ok": True, "text": "x" * 3000}) is None
+    answers = _answers(session.call_result(b, {"ok": True, "text": "y" * 3000}))
+    assert "x" * 3000 in answers["a"]["result"]["content"][0]["text"]
+    assert answers["b"]["error"]["code"] == _session.SERVER_BUSY  # over the budget
+    assert "line of its own" in answers["b"]["error"]["message"]

@@ -45,8 +45,8 @@ from . import _memory, _wire
 from ._catalog import Catalog
 from ._output import Output
 from ._scheduler import Job, Scheduler
-from ._session import (LOG_LEVELS, SERVER_BUSY, Cancel, RootsListed, Send, Session,
-                       ToolCall, internal_error)
+from ._session import (LOG_LEVELS, SERVER_BUSY, Cancel, RootsListed, Send, SendLine, Session,
+                       ToolCall)
 
 __all__ = ["StdioServer", "DEFAULT_MAX_LINE_BYTES", "DEFAULT_WORKERS", "file_uri_path"]
 
@@ -223,15 +223,21 @@ class StdioServer:
                 self._failed(message.id)
             return
         self._apply(actions)
-        if isinstance(message, _wire.Request) and message.method == "logging/setLevel":
+        if isinstance(message, _wire.Batch) or (
+                isinstance(message, _wire.Request) and message.method == "logging/setLevel"):
             self._sync_log_level()
 
     def _failed(self, request_id: _wire.RequestId) -> None:
         """Answer a request whose handling raised ``-32603`` (once: the
         session forgets it, so no later answer follows)."""
         with self._cond:
-            self._session.abandon(request_id)
-        self._write(internal_error(request_id))
+            line = self._session.abandon(request_id)
+        self._put(line)
+
+    def _put(self, line: bytes | None) -> None:
+        """A line the session made, if any, as the reader's messages go."""
+        if line is not None:
+            self._output.put(line, urgent=True)
 
     def _sync_log_level(self) -> None:
         """corral's loggers pass on what the client asked for and what
@@ -253,6 +259,8 @@ class StdioServer:
             self._write(action.message)
             if action.message.get("method") == "roots/list":
                 self._start_roots_timer()
+        elif isinstance(action, SendLine):
+            self._put(action.line)
         elif isinstance(action, ToolCall):
             self._submit(action)
         elif isinstance(action, Cancel):
@@ -444,12 +452,11 @@ class StdioServer:
             queued = self._scheduler.add(job)
             if queued:
                 self.held_bytes += job.held
-            else:
-                self._session.call_result(call, {})  # forget it: answered below
-        if not queued:
-            self._write(_wire.error(call.id, SERVER_BUSY,
-                                    f"Server busy: {len(self._scheduler)} calls are already in "
-                                    "progress or waiting; wait for their answers, then retry"))
+                return
+            line = self._session.refused(
+                call.id, SERVER_BUSY, f"Server busy: {len(self._scheduler)} calls are already "
+                "in progress or waiting; wait for their answers, then retry")
+        self._put(line)
 
     def _run(self, job: Job) -> dict[str, Any]:
         running: _Running = job.context
@@ -475,17 +482,19 @@ class StdioServer:
                 self._write_locked(message)
 
     def _cancel(self, request_id: Any) -> None:
+        line = running = None
         with self._cond:
             job = self._scheduler.remove(request_id)
             if job is not None:
                 if job.held:
                     self._unhold(job)
-                self._session.call_result(job.call, {})  # cancelled: no answer
+                line = self._session.dropped(request_id)  # cancelled: no answer of its own
                 self._cond.notify_all()
-                return
-            job = self._scheduler.running(request_id)
-        if job is not None:
-            job.context.token.cancel()
+            else:
+                running = self._scheduler.running(request_id)
+        if running is not None:
+            running.context.token.cancel()
+        self._put(line)
 
     def _abandon(self) -> None:
         """Stopping now (a signal, a broken pipe): cancel every call and give

@@ -14,7 +14,12 @@ Rules kept here:
 * an id already in flight is refused (``-32600``) rather than confused;
 * when the client declares ``roots``, tool calls wait for its first
   ``roots/list`` answer (so no call ever runs wider than the client allows),
-  or for :meth:`Session.roots_unanswered` when it never comes.
+  or for :meth:`Session.roots_unanswered` when it never comes;
+* a batch (a JSON array) is taken in the one protocol version that has
+  them (2025-03-26: added there, removed in 2025-06-18), and answered with
+  one array once its last request is answered (:class:`SendLine`); its
+  answers are held within :data:`BATCH_BYTES`.  In any other version, or
+  before initialize, a batch is one ``-32600``.
 
 Not thread-safe: the server serialises calls into one Session.
 """
@@ -30,8 +35,8 @@ from . import _memory, _wire
 from ._catalog import Catalog, call_result, negotiate
 from ._wire import RequestId
 
-__all__ = ["Session", "Send", "ToolCall", "Cancel", "RootsListed", "Action", "LOG_LEVELS",
-           "SERVER_NAME", "internal_error"]
+__all__ = ["Session", "Send", "SendLine", "ToolCall", "Cancel", "RootsListed", "Action",
+           "LOG_LEVELS", "SERVER_NAME", "internal_error"]
 
 SERVER_NAME = "corral"
 
@@ -44,6 +49,11 @@ SERVER_BUSY = -32000
 #: and this many bytes (as the server's queue: ``Scheduler``'s defaults)
 HELD_CALLS = 64
 HELD_BYTES = 64 << 20
+#: the protocol versions that have JSON-RPC batches
+BATCH_VERSIONS = frozenset({"2025-03-26"})
+#: bytes of answers one batch may hold until its last is in; an answer past
+#: them is "server busy" instead (the call ran: send it on a line of its own)
+BATCH_BYTES = 16 << 20
 
 log = logging.getLogger("corral.mcp")
 
@@ -51,6 +61,13 @@ log = logging.getLogger("corral.mcp")
 @dataclass(frozen=True)
 class Send:
     message: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SendLine:
+    """A line made here, whole (a batch's answers, as one array)."""
+
+    line: bytes
 
 
 @dataclass(frozen=True)
@@ -77,7 +94,17 @@ class RootsListed:
     uris: tuple[str, ...] | None
 
 
-Action = Send | ToolCall | Cancel | RootsListed
+Action = Send | SendLine | ToolCall | Cancel | RootsListed
+
+
+@dataclass
+class _Batch:
+    """A batch whose answers are not all in: the ids still unanswered, and
+    the answers so far (each one encoded, without its newline)."""
+
+    waiting: set[RequestId] = field(default_factory=set)
+    answers: list[bytes] = field(default_factory=list)
+    size: int = 0
 
 
 @dataclass
@@ -114,6 +141,7 @@ class Session:
         self._roots_again = False
         self._requests_sent = 0
         self._progress_interval = progress_interval
+        self._batch_of: dict[RequestId, _Batch] = {}  # a batch's unanswered requests
         self._handlers: dict[str, Callable[[_wire.Request], list[Action]]] = {
             "initialize": self._initialize,
             "ping": lambda req: [Send(_wire.result(req.id, {}))],
@@ -133,6 +161,8 @@ class Session:
 
     # -- input -----------------------------------------------------------------
     def receive(self, message: _wire.Incoming) -> list[Action]:
+        if isinstance(message, _wire.Batch):
+            return self._batch(message)
         if isinstance(message, _wire.Invalid):
             return [] if message.reply is None else [Send(message.reply)]
         if isinstance(message, _wire.Response):
@@ -148,6 +178,57 @@ class Session:
             return [Send(_wire.error(message.id, _wire.METHOD_NOT_FOUND,
                                      f"Method not found: {message.method[:100]}"))]
         return handler(message)
+
+    def _batch(self, batch: _wire.Batch) -> list[Action]:
+        """Each member as if it came alone; their answers held, to go as
+        one array when the last is in (now, if no call of it runs)."""
+        if self.protocol_version not in BATCH_VERSIONS:
+            spoken = self.protocol_version or "none yet (initialize is never in a batch)"
+            return [Send(_wire.error(None, _wire.INVALID_REQUEST,
+                                     "Invalid Request: the message is a batch (array), which "
+                                     f"only protocol version {min(BATCH_VERSIONS)} has (this "
+                                     f"session's: {spoken}); send one object per line"))]
+        group = _Batch()
+        actions: list[Action] = []
+        for member in batch.members:
+            new_call = isinstance(member, _wire.Request) and member.method == "tools/call" \
+                and member.id not in self._inflight and member.id not in self._held_weights
+            for action in self.receive(member):
+                if isinstance(action, Send) and _is_answer(action.message):
+                    self._keep(group, action.message["id"], _wire.encode(action.message))
+                    continue
+                if isinstance(action, ToolCall):
+                    group.waiting.add(action.id)
+                actions.append(action)
+            if new_call and isinstance(member, _wire.Request) and member.id in self._held_weights:
+                group.waiting.add(member.id)  # held for the roots: answered later
+        for request_id in group.waiting:
+            self._batch_of[request_id] = group
+        line = None if group.waiting else _batch_line(group)
+        return actions if line is None else [*actions, SendLine(line)]
+
+    def _keep(self, group: _Batch, request_id: RequestId | None, line: bytes) -> None:
+        """``line`` (an answer) into ``group``'s array, unless that would
+        hold more than :data:`BATCH_BYTES`: then "server busy" instead."""
+        if group.size + len(line) > BATCH_BYTES:
+            line = _wire.encode(_wire.error(
+                request_id, SERVER_BUSY, f"Server busy: this batch's answers are over "
+                f"{BATCH_BYTES >> 20} MiB; the call ran, but send it on a line of its own "
+                "to have its answer"))
+        group.answers.append(line[:-1])
+        group.size += len(line)
+
+    def _settle(self, request_id: RequestId, line: bytes | None) -> bytes | None:
+        """What goes out for the answer ``line`` to ``request_id`` (``None``:
+        it is not answered): the line itself, or, for a batch's member, the
+        batch's array once its last answer is in."""
+        group = self._batch_of.pop(request_id, None)
+        if group is None:
+            return line
+        group.waiting.discard(request_id)
+        if line is not None:
+            self._keep(group, request_id, line)
+        return None if group.waiting else _batch_line(group)
 
     def _initialize(self, req: _wire.Request) -> list[Action]:
         if self.protocol_version is not None:
@@ -242,7 +323,8 @@ class Session:
             return []
         if request_id in self._held_weights:
             self._unhold(request_id)
-            return []
+            line = self._settle(request_id, None)
+            return [] if line is None else [SendLine(line)]
         entry = self._inflight.get(request_id)
         if entry is None or entry.cancelled:
             return []  # unknown or finished: ignored, as the spec says
@@ -284,21 +366,40 @@ class Session:
 
     # -- output ----------------------------------------------------------------
     def call_result(self, call: ToolCall, envelope: dict[str, Any]) -> bytes | None:
-        """The answer line to a finished call; ``None`` if it was cancelled."""
+        """The line to write for a finished call: its answer, or its
+        batch's once that is complete; ``None`` if nothing goes out now (it
+        was cancelled, or its batch waits for others)."""
         entry = self._inflight.pop(call.id, None)
-        if entry is None or entry.cancelled:
+        if entry is None:
             return None
-        try:
-            return call_result(call.id, envelope, self.version)
-        except Exception:  # never expected; the call is still answered, once
-            log.exception("the answer to a tool call could not be built")
-            return _wire.encode(internal_error(call.id))
+        line: bytes | None = None
+        if not entry.cancelled:
+            try:
+                line = call_result(call.id, envelope, self.version)
+            except Exception:  # never expected; the call is still answered, once
+                log.exception("the answer to a tool call could not be built")
+                line = _wire.encode(internal_error(call.id))
+        return self._settle(call.id, line)
 
-    def abandon(self, request_id: RequestId) -> None:
-        """Forget a request whose handling failed (it is answered
-        :func:`internal_error` by the caller, and nothing else)."""
+    def dropped(self, request_id: RequestId) -> bytes | None:
+        """A call taken off the queue before it ran (cancelled): never
+        answered; the line to write, if that completes its batch."""
+        self._inflight.pop(request_id, None)
+        return self._settle(request_id, None)
+
+    def refused(self, request_id: RequestId, code: int, message: str) -> bytes | None:
+        """A call the server cannot take (its queue is full) answered with
+        this error: the line to write (the batch's, for a member of one,
+        once complete)."""
+        self._inflight.pop(request_id, None)
+        return self._settle(request_id, _wire.encode(_wire.error(request_id, code, message)))
+
+    def abandon(self, request_id: RequestId) -> bytes | None:
+        """A request whose handling failed, answered :func:`internal_error`
+        and nothing else: the line to write."""
         self._inflight.pop(request_id, None)
         self._unhold(request_id)
+        return self._settle(request_id, _wire.encode(internal_error(request_id)))
 
     def progress(self, call: ToolCall, done: float, total: float | None, message: str,
                  now: float) -> dict[str, Any] | None:
@@ -349,3 +450,16 @@ def _root_uris(result: Any) -> tuple[str, ...] | None:
         return None
     return tuple(item["uri"] for item in roots
                  if isinstance(item, dict) and isinstance(item.get("uri"), str))
+
+
+def _is_answer(message: dict[str, Any]) -> bool:
+    """Whether ``message`` answers a request (rather than asking or telling)."""
+    return "method" not in message and "id" in message
+
+
+def _batch_line(group: _Batch) -> bytes | None:
+    """The batch's answers as one array line (``None``: nothing to answer,
+    as when every member was a notification)."""
+    if not group.answers:
+        return None
+    return b"[" + b",".join(group.answers) + b"]\n"

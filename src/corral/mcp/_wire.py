@@ -3,7 +3,9 @@
 One message is one line of UTF-8 JSON.  :func:`decode` turns a line into a
 :class:`Request`, :class:`Notification`, :class:`Response` or
 :class:`Invalid` (the error answer to send, with the request's id whenever
-it can be known); it never raises for anything a client can send.
+it can be known), or a :class:`Batch` of those (a JSON array; whether the
+session takes one is the session's to say); it never raises for anything a
+client can send.
 :func:`encode` turns a message into one line, always valid UTF-8.
 
 Lone surrogates: ``"\\udcff"`` is valid JSON syntax but not Unicode text.
@@ -22,7 +24,8 @@ from typing import Any
 
 __all__ = [
     "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
-    "RequestId", "Request", "Notification", "Response", "Invalid", "Incoming",
+    "RequestId", "Request", "Notification", "Response", "Invalid", "Batch", "Message",
+    "Incoming",
     "decode", "encode", "error", "result", "oversized", "id_of_oversized", "request_id",
 ]
 
@@ -73,7 +76,20 @@ class Invalid:
     reason: str
 
 
-Incoming = Request | Notification | Response | Invalid
+Message = Request | Notification | Response | Invalid
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A JSON-RPC batch: a non-empty array on one line, each member decoded
+    as a line of its own would be (one that is not an object is
+    :class:`Invalid`; an array inside is not a batch again).  Each member's
+    ``size`` is the whole line's (what its params may cost, at most)."""
+
+    members: tuple[Message, ...]
+
+
+Incoming = Message | Batch
 
 
 def error(request_id: RequestId | None, code: int, message: str,
@@ -149,10 +165,19 @@ def decode(line: bytes | bytearray) -> Incoming:
     except (ValueError, RecursionError) as exc:
         return Invalid(error(_leading_id(text), PARSE_ERROR, "Parse error: the line is not JSON",
                              {"reason": str(exc)[:200]}), "parse error")
+    if isinstance(message, list):
+        if not message:
+            return Invalid(error(None, INVALID_REQUEST,
+                                 "Invalid Request: the message is an empty batch (array)"),
+                           "empty batch")
+        return Batch(tuple(_member(item, suspicious, size) for item in message))
+    return _member(message, suspicious, size)
+
+
+def _member(message: Any, suspicious: bool, size: int) -> Message:
     if not isinstance(message, dict):
-        why = "a batch (array)" if isinstance(message, list) else "not a JSON object"
         return Invalid(error(None, INVALID_REQUEST,
-                             f"Invalid Request: the message is {why}; send one object per line"),
+                             "Invalid Request: the message is not a JSON object"),
                        "not an object")
     return _classify(message, suspicious, size)
 
@@ -167,7 +192,7 @@ def _leading_id(text: str) -> RequestId | None:
     return request_id(first.get("id")) if isinstance(first, dict) else None
 
 
-def _classify(message: dict[str, Any], suspicious: bool, size: int) -> Incoming:
+def _classify(message: dict[str, Any], suspicious: bool, size: int) -> Message:
     has_id = "id" in message
     raw_id = message.get("id")
     known_id = request_id(raw_id) if has_id else None
@@ -195,7 +220,7 @@ def _classify(message: dict[str, Any], suspicious: bool, size: int) -> Incoming:
     return Request(known_id, method, params, size)
 
 
-def _response(message: dict[str, Any], known_id: RequestId | None) -> Incoming:
+def _response(message: dict[str, Any], known_id: RequestId | None) -> Message:
     if message.get("jsonrpc") != "2.0" or known_id is None \
             or ("result" in message) == ("error" in message):
         return Invalid(None, "a response that is not valid")
