@@ -12,6 +12,14 @@ The reference server's ``list_directory`` gives names and kinds only (no
 ``list_directory_with_sizes`` does, so the rate of that one is measured too
 and shown beside it as context (no target).
 
+The same calls are measured again with the client and both servers pinned
+(``sched_setaffinity``, Linux, two CPUs or more): all on one CPU, and the
+servers on another CPU than the client.  Unpinned, the scheduler moves the
+threads between those cases from one spell to the next, and on a virtual
+machine a wake-up on another CPU costs more than a call's work, so the
+unpinned ratio follows where the threads land; the pinned rows show each
+case apart (context, no target).
+
 Both servers are driven by the same small line-by-line JSON-RPC client in
 this file, so neither pays for a client library.  Rounds alternate between
 the servers and medians are reported, since this machine is shared.
@@ -26,6 +34,7 @@ times its calls per second for read_file and list_directory.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -55,10 +64,13 @@ SOURCE = "issue 16"
 class Connection:
     """One server process and a sequential JSON-RPC client over its stdio."""
 
-    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+    def __init__(self, command: list[str], env: dict[str, str],
+                 cpus: set[int] | None = None) -> None:
         self.started = time.perf_counter()
+        # pinned before exec, so every thread the server starts inherits it
+        pin = None if cpus is None else functools.partial(os.sched_setaffinity, 0, cpus)
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=env)
+                                     stderr=subprocess.DEVNULL, env=env, preexec_fn=pin)
         self._id = 0
         self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                     "clientInfo": {"name": "bench_mcp", "version": "0"}})
@@ -235,6 +247,90 @@ def measure(calls: int, rounds: int, starts_n: int, node_entry: str | None
     return list(table), starts, rates, cpu
 
 
+def placements() -> dict[str, tuple[set[int], set[int]]]:
+    """Where the client and the servers run for the pinned figures, by
+    name: (the client's CPUs, the servers' CPUs).  Empty where affinity
+    cannot be set (not Linux) or only one CPU is there."""
+    getter = getattr(os, "sched_getaffinity", None)
+    if getter is None:
+        return {}
+    cpus = sorted(getter(0))
+    if len(cpus) < 2:
+        return {}
+    first, second = cpus[0], cpus[1]
+    return {"on one CPU": ({first}, {first}), "on two CPUs": ({first}, {second})}
+
+
+def measure_pinned(calls: int, rounds: int, node_entry: str | None
+                   ) -> dict[tuple[str, str, str], list[float]]:
+    """Calls per second per (placement, server, "read"/"list"), with the
+    client (this process) and the server pinned as :func:`placements` says.
+    Unpinned, the scheduler decides per spell whether a server shares the
+    client's CPU (a wake-up on the same CPU is cheap) or not (on a virtual
+    machine, waking another CPU costs more than a call's work), so the
+    unpinned ratio moves with where the threads happen to land; these show
+    each case apart.  Empty when there is no reference server or nothing to
+    pin."""
+    where = placements()
+    if not where or node_entry is None:
+        return {}
+    out: dict[tuple[str, str, str], list[float]] = {}
+    saved = os.sched_getaffinity(0)
+    with tempfile.TemporaryDirectory(prefix="corral-bench-") as tmp:
+        root = Path(tmp) / "project"
+        make_fixture(root)
+        table = servers(root, node_entry)
+        for place, (client, server) in where.items():
+            os.sched_setaffinity(0, client)
+            conns: dict[str, Connection] = {}
+            try:
+                for name, spec in table.items():
+                    conns[name] = Connection(spec["command"], spec["env"], cpus=server)
+                    for kind in _kinds(spec):  # warm-up
+                        tool, args = spec[kind]
+                        throughput(conns[name], tool, args, 100, warmup=0)
+
+                def serve(name: str, kind: str) -> Callable[[], float]:
+                    tool, args = table[name][kind]
+                    return lambda: throughput(conns[name], tool, args, calls, warmup=0)
+                rates = interleave({(name, kind): serve(name, kind)
+                                    for name in table for kind in _kinds(table[name])}, rounds)
+                for (name, kind), values in rates.items():
+                    out[(place, name, kind)] = values
+            finally:
+                for conn in conns.values():
+                    conn.close()
+                os.sched_setaffinity(0, saved)
+    return out
+
+
+def _pinned_records(pinned: dict[tuple[str, str, str], list[float]]) -> list[Record]:
+    out: list[Record] = []
+    for place in dict.fromkeys(key[0] for key in pinned):
+        for kind, tool in (("read", "read_file"), ("list", "list_directory")):
+            base = f"{tool} calls/s, client and server {place}: reference server (node)"
+            out.append(record("mcp", base, pinned[(place, "reference", kind)], unit="calls/s",
+                              higher_is_better=True))
+            out.append(record(
+                "mcp", f"{tool} calls/s, client and server {place}: corral serve",
+                pinned[(place, "corral", kind)], unit="calls/s", higher_is_better=True,
+                baseline=base, base_values=pinned[(place, "reference", kind)],
+                note="both pinned (sched_setaffinity) so the scheduler cannot move them; "
+                     "no target, context for the unpinned figure above"))
+        if (place, "reference", "list_sizes") in pinned:
+            sized = f"list_directory_with_sizes calls/s, client and server {place}: " \
+                "reference server (node)"
+            out.append(record("mcp", sized, pinned[(place, "reference", "list_sizes")],
+                              unit="calls/s", higher_is_better=True))
+            out.append(record(
+                "mcp", f"list_directory calls/s, client and server {place}: corral serve, "
+                "against the one with sizes", pinned[(place, "corral", "list")],
+                unit="calls/s", higher_is_better=True, baseline=sized,
+                base_values=pinned[(place, "reference", "list_sizes")],
+                note="the same facts (names, kinds, sizes) on both sides; no target"))
+    return out
+
+
 def _kinds(spec: dict[str, Any]) -> list[str]:
     return [kind for kind in ("read", "list", "list_sizes") if kind in spec]
 
@@ -245,6 +341,7 @@ def collect(quick: bool = False) -> list[Record]:
     calls, rounds, starts_n = (100, 1, 2) if quick else (1000, 9, 7)
     node_entry = ensure_reference_server()
     names, starts, rates, cpu = measure(calls, rounds, starts_n, node_entry)
+    pinned = measure_pinned(calls, 1 if quick else 5, node_entry)
     ref = "reference" in names
     why = "reference server not available (npm/node missing or npm install failed)"
     out: list[Record] = []
@@ -280,7 +377,7 @@ def collect(quick: bool = False) -> list[Record]:
                           base_values=rates[("reference", "list_sizes")],
                           note="the same facts (names, kinds, sizes) on both sides; no target, "
                                "context for the list_directory figure"))
-    return out
+    return out + _pinned_records(pinned)
 
 
 def _cpu_records(kind: str, tool: str, cpu: dict[tuple[str, str], list[float]]) -> list[Record]:
@@ -330,6 +427,19 @@ def main() -> int:
                   "(the same facts; context)")
         print(f"  start-up       {start_med['corral'] / start_med['reference']:.2f}x "
               f"the time (target <= {START_TARGET[1]:.2f})")
+    pinned = measure_pinned(opts.calls, opts.rounds, node_entry)
+    if pinned:
+        print("\npinned (sched_setaffinity), calls/s, median; corral / reference:")
+        for place in dict.fromkeys(key[0] for key in pinned):
+            pm = {kind: (statistics.median(pinned[(place, "corral", kind)]),
+                         statistics.median(pinned[(place, "reference", kind)]))
+                  for kind in ("read", "list")}
+            line = "   ".join(f"{kind} {ours:.0f} / {theirs:.0f} = {ours / theirs:.2f}x"
+                              for kind, (ours, theirs) in pm.items())
+            sized = pinned.get((place, "reference", "list_sizes"))
+            if sized:
+                line += f"   (list against with_sizes {pm['list'][0] / statistics.median(sized):.2f}x)"
+            print(f"  {place:<12} {line}")
     if cpu:
         print("\nserver CPU time per call (ms, median):")
         for name in names:
