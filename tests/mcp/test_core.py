@@ -433,3 +433,18 @@ def test_a_batch_holds_at_most_its_byte_budget_of_answers(workspace, monkeypatch
     assert "x" * 3000 in answers["a"]["result"]["content"][0]["text"]
     assert answers["b"]["error"]["code"] == _session.SERVER_BUSY  # over the budget
     assert "line of its own" in answers["b"]["error"]["message"]
+
+
+def test_a_batch_carries_at_most_so_many_messages(workspace):
+    from corral.mcp import _session
+
+    session = Session(Catalog(workspace), version="t")
+    _initialized(session, "2025-03-26")
+    ping = {"jsonrpc": "2.0", "method": "ping"}
+    most = [{**ping, "id": i} for i in range(_session.BATCH_MEMBERS)]
+    (whole,) = session.receive(_batch(*most))
+    assert len(_answers(whole.line)) == _session.BATCH_MEMBERS
+    (refused,) = session.receive(_batch(*most, {**ping, "id": "one more"}))
+    assert refused.message["id"] is None
+    assert refused.message["error"]["code"] == _wire.INVALID_REQUEST
+    assert str(_session.BATCH_MEMBERS) in refused.message["error"]["message"]

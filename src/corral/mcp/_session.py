@@ -17,9 +17,10 @@ Rules kept here:
   or for :meth:`Session.roots_unanswered` when it never comes;
 * a batch (a JSON array) is taken in the one protocol version that has
   them (2025-03-26: added there, removed in 2025-06-18), and answered with
-  one array once its last request is answered (:class:`SendLine`); its
-  answers are held within :data:`BATCH_BYTES`.  In any other version, or
-  before initialize, a batch is one ``-32600``.
+  one array once its last request is answered (:class:`SendLine`); it
+  carries at most :data:`BATCH_MEMBERS` messages, and its answers are held
+  within :data:`BATCH_BYTES`.  In any other version, or before initialize,
+  a batch is one ``-32600``.
 
 Not thread-safe: the server serialises calls into one Session.
 """
@@ -51,8 +52,11 @@ HELD_CALLS = 64
 HELD_BYTES = 64 << 20
 #: the protocol versions that have JSON-RPC batches
 BATCH_VERSIONS = frozenset({"2025-03-26"})
+#: messages one batch may carry (more: the batch is refused whole, -32600)
+BATCH_MEMBERS = 1000
 #: bytes of answers one batch may hold until its last is in; an answer past
-#: them is "server busy" instead (the call ran: send it on a line of its own)
+#: them is "server busy" instead (the request was carried out; sent on a
+#: line of its own, it is answered)
 BATCH_BYTES = 16 << 20
 
 log = logging.getLogger("corral.mcp")
@@ -188,6 +192,11 @@ class Session:
                                      "Invalid Request: the message is a batch (array), which "
                                      f"only protocol version {min(BATCH_VERSIONS)} has (this "
                                      f"session's: {spoken}); send one object per line"))]
+        if len(batch.members) > BATCH_MEMBERS:
+            return [Send(_wire.error(None, _wire.INVALID_REQUEST,
+                                     f"Invalid Request: a batch of {len(batch.members)} messages "
+                                     f"is over the {BATCH_MEMBERS} this server takes in one; "
+                                     "send smaller batches"))]
         group = _Batch()
         actions: list[Action] = []
         for member in batch.members:
@@ -213,8 +222,8 @@ class Session:
         if group.size + len(line) > BATCH_BYTES:
             line = _wire.encode(_wire.error(
                 request_id, SERVER_BUSY, f"Server busy: this batch's answers are over "
-                f"{BATCH_BYTES >> 20} MiB; the call ran, but send it on a line of its own "
-                "to have its answer"))
+                f"{BATCH_BYTES >> 20} MiB, so this one is left out (the request was carried "
+                "out); send it on a line of its own to have its answer"))
         group.answers.append(line[:-1])
         group.size += len(line)
 
