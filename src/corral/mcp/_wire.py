@@ -274,12 +274,17 @@ def encode(message: dict[str, Any]) -> bytes:
     that are not Unicode text (lone surrogates) are spelled as their escape
     (:func:`scrub`), so the line is always valid UTF-8 and every client's
     parser accepts it."""
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    text = _compact(message)
     try:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:
-        text = json.dumps(scrub(message), ensure_ascii=False, separators=(",", ":"))
-        return text.encode("utf-8") + b"\n"
+        return _compact(scrub(message)).encode("utf-8") + b"\n"
+
+
+# built once (json.dumps with options builds one per call); messages are
+# trees this module and the session build, so no check for cycles
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"),
+                            check_circular=False).encode
 
 
 def scrub(value: Any) -> Any:

@@ -65,8 +65,12 @@ def envelope_text(envelope: Any) -> tuple[str, bool]:
     return text, True
 
 
-# made once: json.dumps with options builds an encoder per call
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# made once: json.dumps with options builds an encoder per call.  No check
+# for cycles (a quarter of the time of a listing's envelope): an envelope is
+# a tree the tools build, and one that were not would end in RecursionError,
+# an exception like any other to the caller
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"),
+                            check_circular=False).encode
 
 
 def envelope_json(envelope: Any) -> str:
