@@ -258,7 +258,7 @@ def placements() -> dict[str, tuple[set[int], set[int]]]:
     if len(cpus) < 2:
         return {}
     first, second = cpus[0], cpus[1]
-    return {"on one CPU": ({first}, {first}), "on two CPUs": ({first}, {second})}
+    return {"on one CPU": ({first}, {first}), "on separate CPUs": ({first}, {second})}
 
 
 def measure_pinned(calls: int, rounds: int, node_entry: str | None

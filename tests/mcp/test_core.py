@@ -421,6 +421,21 @@ def test_a_batch_member_held_for_the_roots_is_answered_in_the_array(workspace):
     assert isinstance(done, SendLine) and set(_answers(done.line)) == {"p"}
 
 
+def test_a_roots_answer_in_a_batch_releases_calls_that_are_not_the_batchs(workspace):
+    """Calls held for the roots, sent on lines of their own, are answered
+    on lines of their own when the client's roots answer comes in a batch."""
+    session = Session(Catalog(workspace), version="t")
+    (ask,) = _initialized(session, "2025-03-26", roots={})
+    assert session.receive(_wire.decode(json.dumps(_call("alone")).encode())) == []
+    answer = {"jsonrpc": "2.0", "id": ask.message["id"], "result": {"roots": []}}
+    actions = session.receive(_batch(answer, _call("mine")))
+    calls = {a.id: a for a in actions if isinstance(a, ToolCall)}
+    assert set(calls) == {"alone", "mine"}
+    line = session.call_result(calls["alone"], {"ok": True, "n": 1})
+    assert json.loads(line)["id"] == "alone"  # its own line, not the batch's
+    assert set(_answers(session.call_result(calls["mine"], {"ok": True}))) == {"mine"}
+
+
 def test_a_batch_holds_at_most_its_byte_budget_of_answers(workspace, monkeypatch):
     from corral.mcp import _session
 

@@ -200,17 +200,20 @@ class Session:
         group = _Batch()
         actions: list[Action] = []
         for member in batch.members:
-            new_call = isinstance(member, _wire.Request) and member.method == "tools/call" \
-                and member.id not in self._inflight and member.id not in self._held_weights
+            # a call of this member's, not yet answered: before, its id was free;
+            # after, it runs or waits for the roots (a client's roots answer in
+            # the batch may release calls of other lines: those are not its)
+            call_id = member.id if isinstance(member, _wire.Request) and \
+                member.method == "tools/call" and member.id not in self._inflight and \
+                member.id not in self._held_weights else None
             for action in self.receive(member):
                 if isinstance(action, Send) and _is_answer(action.message):
                     self._keep(group, action.message["id"], _wire.encode(action.message))
-                    continue
-                if isinstance(action, ToolCall):
-                    group.waiting.add(action.id)
-                actions.append(action)
-            if new_call and isinstance(member, _wire.Request) and member.id in self._held_weights:
-                group.waiting.add(member.id)  # held for the roots: answered later
+                else:
+                    actions.append(action)
+            if call_id is not None and (call_id in self._inflight or
+                                        call_id in self._held_weights):
+                group.waiting.add(call_id)
         for request_id in group.waiting:
             self._batch_of[request_id] = group
         line = None if group.waiting else _batch_line(group)
