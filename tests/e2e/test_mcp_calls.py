@@ -231,3 +231,27 @@ def test_a_batch_is_refused_in_the_versions_without_them(version, tree, make_raw
     assert refused["id"] is None and refused["error"]["code"] == -32600
     assert "2025-03-26" in refused["error"]["message"]
     assert raw.request("ping")["result"] == {}  # nothing of the batch ran or was answered
+
+
+@pytest.mark.parametrize("workers", ["1", "4"])
+def test_a_batch_of_long_calls_keeps_the_reader_reading_and_the_worker_bound(
+        workers, tree, make_raw):
+    """Several calls ready at once (a batch; calls the roots release): one
+    thread reads on while they run, and no more than --workers run."""
+    raw = make_raw(wait_command(tree, "--workers", workers))
+    raw.initialize("2025-03-26")
+    _batch(raw, *(_tool(name, "wait", {"seconds": 30}) | {"params": {
+        "name": "wait", "arguments": {"seconds": 30}, "_meta": {"progressToken": name}}}
+        for name in ("a", "b")))
+    time.sleep(0.5)
+    started = time.monotonic()
+    assert raw.request("ping")["result"] == {}  # not after a 30 s call
+    assert time.monotonic() - started < BOUND
+    time.sleep(0.5)
+    running = {n["params"]["progressToken"] for n in raw.notifications
+               if n.get("method") == "notifications/progress"}
+    assert running == ({"a"} if workers == "1" else {"a", "b"}), running
+    for name in ("a", "b"):
+        raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                  "params": {"requestId": name}})
+    assert raw.request("ping")["result"] == {}  # both cancelled: the batch has no answer

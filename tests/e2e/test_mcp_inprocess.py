@@ -82,3 +82,32 @@ def test_a_client_that_goes_away_cancels_the_running_calls(box):
     os.close(piped._to_server)
     piped.thread.join(10)
     assert not piped.thread.is_alive()
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_calls_the_roots_timeout_releases_run_without_another_line(box, batch):
+    """The client declares roots and never answers roots/list: at the
+    timeout the held calls run, with nothing more read from the client (the
+    reader is blocked in its read, and the timer thread is no worker)."""
+    piped = PipedServer(Workspace({"root": box}), roots_timeout=0.3)
+    try:
+        version = "2025-03-26" if batch else "2025-11-25"
+        piped.request(0, "initialize", protocolVersion=version, capabilities={"roots": {}})
+        piped.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = {"jsonrpc": "2.0", "id": "held", "method": "tools/call",
+                "params": {"name": "read_file", "arguments": {"path": "a.txt"}}}
+        if batch:
+            os.write(piped._to_server, json.dumps([call]).encode() + b"\n")
+        else:
+            piped.send(call)
+        started = time.monotonic()
+        while True:  # the roots/list request and the timeout's log line come first
+            message = piped.receive(10)
+            if "method" not in message:
+                break
+        assert time.monotonic() - started < 10  # an order of magnitude over the 0.3 s
+        answer = message[0] if batch else message
+        assert answer["id"] == "held"
+        assert json.loads(answer["result"]["content"][0]["text"])["ok"] is True
+    finally:
+        piped.close()

@@ -463,3 +463,61 @@ def test_a_batch_carries_at_most_so_many_messages(workspace):
     assert refused.message["id"] is None
     assert refused.message["error"]["code"] == _wire.INVALID_REQUEST
     assert str(_session.BATCH_MEMBERS) in refused.message["error"]["message"]
+
+
+def test_a_member_held_for_the_roots_and_cancelled_in_its_own_batch(workspace):
+    """The cancel settles the member at once; the batch goes out once, whole,
+    when its last member is read; the id is free again afterwards."""
+    session = Session(Catalog(workspace), version="t")
+    _initialized(session, "2025-03-26", roots={})
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "X"}}
+    ping = {"jsonrpc": "2.0", "method": "ping"}
+    (out,) = session.receive(_batch({**ping, "id": "P"}, _call("X"), cancel, {**ping, "id": "Q"}))
+    assert isinstance(out, SendLine) and set(_answers(out.line)) == {"P", "Q"}
+    assert session.receive(_wire.decode(json.dumps(_call("X")).encode())) == []  # held, alone
+    released = session.roots_unanswered()
+    (call,) = [a for a in released if isinstance(a, ToolCall)]
+    assert json.loads(session.call_result(call, {"ok": True}))["id"] == "X"  # its own line
+
+
+def test_a_late_roots_answer_still_narrows(workspace):
+    session = Session(Catalog(workspace), version="t")
+    (ask,) = _initialized(session, roots={})
+    assert session.roots_unanswered()[0] == RootsListed(None)  # the timeout
+    late = session.receive(_wire.Response(ask.message["id"], {"roots": [{"uri": "file:///w"}]},
+                                          None))
+    assert late == [RootsListed(("file:///w",))]
+    assert session.receive(_wire.Response(ask.message["id"], {"roots": []}, None)) == []  # once
+    # after a timeout, a change is asked for again (the old request may never be answered)
+    other = Session(Catalog(workspace), version="t")
+    (first,) = _initialized(other, roots={"listChanged": True})
+    other.roots_unanswered()
+    (again,) = other.receive(_wire.Notification("notifications/roots/list_changed", {}))
+    assert again.message["method"] == "roots/list" and again.message["id"] != first.message["id"]
+    assert other.receive(_wire.Response(first.message["id"], {"roots": []}, None)) == []
+
+
+def test_roots_are_asked_for_only_after_initialized(workspace):
+    session = Session(Catalog(workspace), version="t")
+    session.receive(_request(0, "initialize", protocolVersion="2025-11-25",
+                             capabilities={"roots": {"listChanged": True}}))
+    assert session.receive(_wire.Notification("notifications/roots/list_changed", {})) == []
+    (ask,) = session.receive(_wire.Notification("notifications/initialized", {}))
+    assert ask.message["method"] == "roots/list" and ask.message["id"].endswith("-1")
+
+
+@pytest.mark.parametrize("line", [b"{}", b'{"jsonrpc":"2.0"}', b'{"params":{}}'])
+def test_an_object_that_is_neither_request_nor_answer_is_invalid(line, workspace):
+    """No method and no id: not a request, and no answer either (an answer
+    carries its request's id), so -32600 with a null id.  With an id it may
+    be a broken answer, which is never answered (above)."""
+    message = _wire.decode(line)
+    assert isinstance(message, _wire.Invalid)
+    assert message.reply["id"] is None
+    assert message.reply["error"]["code"] == _wire.INVALID_REQUEST
+    session = Session(Catalog(workspace), version="t")
+    (sent,) = session.receive(message)
+    assert sent.message == message.reply
+    # the same, with an id of this server's own request: a broken answer, not answered
+    broken = _wire.decode(b'{"jsonrpc":"2.0","id":"corral-roots-1"}')
+    assert session.receive(broken) == []

@@ -75,14 +75,24 @@ class Scheduler:
 
     def take(self) -> Job | None:
         """The first waiting job allowed to start now (marked running)."""
+        i = self._first_ready()
+        if i is None:
+            return None
+        job = self._unqueue(i)
+        job.started = True
+        self._running.append(job)
+        return job
+
+    def ready(self) -> bool:
+        """Whether :meth:`take` would give a job now."""
+        return self._first_ready() is not None
+
+    def _first_ready(self) -> int | None:
         writer_before = any(job.writes for job in self._running)
         busy = bool(self._running)
         for i, job in enumerate(self._waiting):
             if not (writer_before or (job.writes and busy)):
-                self._unqueue(i)
-                job.started = True
-                self._running.append(job)
-                return job
+                return i
             # nothing after a waiting writer may pass it, nor a writer pass anything
             writer_before = writer_before or job.writes
             busy = True

@@ -46,7 +46,7 @@ from ._catalog import Catalog
 from ._output import Output
 from ._scheduler import Job, Scheduler
 from ._session import (LOG_LEVELS, SERVER_BUSY, Cancel, RootsListed, Send, SendLine, Session,
-                       ToolCall)
+                       ToolCall, is_own_request)
 
 __all__ = ["StdioServer", "DEFAULT_MAX_LINE_BYTES", "DEFAULT_WORKERS", "file_uri_path"]
 
@@ -209,7 +209,8 @@ class StdioServer:
             log.warning("a message of %d bytes is over the line limit (%d); refused",
                         line.size, self.max_line_bytes)
             request_id = _wire.id_of_oversized(line.head, line.tail)
-            self._write(_wire.oversized(request_id, line.size, self.max_line_bytes))
+            if not is_own_request(request_id):  # an answer to this server is not answered
+                self._write(_wire.oversized(request_id, line.size, self.max_line_bytes))
             return
         message = _wire.decode(line)
         if isinstance(message, _wire.Invalid):
@@ -302,7 +303,10 @@ class StdioServer:
         me = threading.current_thread()
         while True:
             now = time.monotonic()
-            if self._handover_due(now):
+            if self._handover_due(now) or (self._pending and self._scheduler.ready()):
+                # the reader runs a call and more are ready (a batch, calls the
+                # roots released): read for it now, or nobody would read until
+                # a call ends; the ready calls go to other threads
                 return self._become_reader(me)
             job = self._scheduler.take()
             if job is not None:
@@ -323,7 +327,19 @@ class StdioServer:
         self._pending, self._reading = False, True
         if self._standby is me:
             self._standby = None  # a reader stands by for no one
+        self._wake_for_ready()
         return None, True
+
+    def _wake_for_ready(self) -> None:
+        """Calls are ready to start and maybe nobody will look: wake the
+        waiting threads, or start one while there are at most ``workers``
+        (one more reads) (lock held)."""
+        if not self._scheduler.ready():
+            return
+        if self._idle:
+            self._cond.notify_all()  # not notify(): the reader may wait on it for room
+        elif len(self._threads) <= self._max_workers:
+            self._spawn()
 
     def _handover_due(self, now: float) -> bool:
         return self._pending and now - self._pending_since >= HANDOVER_AFTER
@@ -531,6 +547,8 @@ class StdioServer:
         if actions:
             log.warning("the client did not answer roots/list; the command line's roots apply")
         self._apply(actions)
+        with self._cond:  # the released calls: this thread is no worker, the reader may block
+            self._wake_for_ready()
 
     def _use_roots(self, uris: tuple[str, ...] | None) -> None:
         paths = [p for p in (file_uri_path(u) for u in uris or ()) if p is not None]

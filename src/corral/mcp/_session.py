@@ -37,7 +37,7 @@ from ._catalog import Catalog, call_result, negotiate
 from ._wire import RequestId
 
 __all__ = ["Session", "Send", "SendLine", "ToolCall", "Cancel", "RootsListed", "Action",
-           "LOG_LEVELS", "SERVER_NAME", "internal_error"]
+           "LOG_LEVELS", "SERVER_NAME", "internal_error", "is_own_request"]
 
 SERVER_NAME = "corral"
 
@@ -109,6 +109,7 @@ class _Batch:
     waiting: set[RequestId] = field(default_factory=set)
     answers: list[bytes] = field(default_factory=list)
     size: int = 0
+    building: bool = True  # its members are still being read: it cannot be complete
 
 
 @dataclass
@@ -143,6 +144,7 @@ class Session:
         self._roots_known = True
         self._roots_request: str | None = None  # id of our roots/list in flight
         self._roots_again = False
+        self._roots_overdue = False  # it timed out: its answer still applies if it comes
         self._requests_sent = 0
         self._progress_interval = progress_interval
         self._batch_of: dict[RequestId, _Batch] = {}  # a batch's unanswered requests
@@ -168,7 +170,9 @@ class Session:
         if isinstance(message, _wire.Batch):
             return self._batch(message)
         if isinstance(message, _wire.Invalid):
-            return [] if message.reply is None else [Send(message.reply)]
+            if message.reply is None or is_own_request(message.reply["id"]):
+                return []  # nothing to answer, or a broken answer to this server
+            return [Send(message.reply)]
         if isinstance(message, _wire.Response):
             return self._response(message)
         if isinstance(message, _wire.Notification):
@@ -213,9 +217,10 @@ class Session:
                     actions.append(action)
             if call_id is not None and (call_id in self._inflight or
                                         call_id in self._held_weights):
+                # its own now, so a later member (a cancel of it) settles it here
                 group.waiting.add(call_id)
-        for request_id in group.waiting:
-            self._batch_of[request_id] = group
+                self._batch_of[call_id] = group
+        group.building = False
         line = None if group.waiting else _batch_line(group)
         return actions if line is None else [*actions, SendLine(line)]
 
@@ -224,9 +229,10 @@ class Session:
         hold more than :data:`BATCH_BYTES`: then "server busy" instead."""
         if group.size + len(line) > BATCH_BYTES:
             line = _wire.encode(_wire.error(
-                request_id, SERVER_BUSY, f"Server busy: this batch's answers are over "
-                f"{BATCH_BYTES >> 20} MiB, so this one is left out (the request was carried "
-                "out); send it on a line of its own to have its answer"))
+                request_id, SERVER_BUSY, f"Answer left out: this batch's answers are over "
+                f"{BATCH_BYTES >> 20} MiB. The request was carried out: a read may be sent "
+                "again on a line of its own; a change (a write, edit, move, delete) must not "
+                "be, check what it did instead"))
         group.answers.append(line[:-1])
         group.size += len(line)
 
@@ -240,7 +246,7 @@ class Session:
         group.waiting.discard(request_id)
         if line is not None:
             self._keep(group, request_id, line)
-        return None if group.waiting else _batch_line(group)
+        return None if group.waiting or group.building else _batch_line(group)
 
     def _initialize(self, req: _wire.Request) -> list[Action]:
         if self.protocol_version is not None:
@@ -321,7 +327,9 @@ class Session:
         elif note.method == "notifications/cancelled":
             return self._cancel(note.params.get("requestId"))
         elif note.method == "notifications/roots/list_changed":
-            if self._roots_request is not None:
+            if not self._initialized:
+                return []  # initialized asks anyway
+            if self._roots_request is not None and not self._roots_overdue:
                 self._roots_again = True
                 return []
             if isinstance(self.client_capabilities.get("roots"), dict):
@@ -347,12 +355,13 @@ class Session:
     def _ask_roots(self) -> list[Action]:
         self._requests_sent += 1
         self._roots_request = f"{_ROOTS_REQUEST_PREFIX}{self._requests_sent}"
+        self._roots_overdue = False
         return [Send({"jsonrpc": "2.0", "id": self._roots_request, "method": "roots/list"})]
 
     def _response(self, response: _wire.Response) -> list[Action]:
         if response.id != self._roots_request:
             return []  # not an answer to anything outstanding
-        self._roots_request = None
+        self._roots_request, self._roots_overdue = None, False
         listed = RootsListed(_root_uris(response.result) if response.error is None else None)
         actions: list[Action] = [listed]
         if self._roots_again:
@@ -362,10 +371,11 @@ class Session:
 
     def roots_unanswered(self) -> list[Action]:
         """The client did not answer ``roots/list`` in time: the command
-        line's roots apply, and held calls start."""
+        line's roots apply, and held calls start.  Its answer, should it
+        come late, still applies from then on (it can only narrow)."""
         if self._roots_known:
             return []
-        self._roots_request = None
+        self._roots_overdue = True
         return [RootsListed(None), *self._release()]
 
     def _release(self) -> list[Action]:
@@ -447,6 +457,12 @@ class Session:
         if self.protocol_version is None:
             return None
         return {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+
+
+def is_own_request(request_id: Any) -> bool:
+    """Whether ``request_id`` is one this server gave a request of its own
+    (``roots/list``): a message with it is an answer, never answered back."""
+    return isinstance(request_id, str) and request_id.startswith(_ROOTS_REQUEST_PREFIX)
 
 
 def internal_error(request_id: RequestId) -> dict[str, Any]:

@@ -221,6 +221,10 @@ def _classify(message: dict[str, Any], suspicious: bool, size: int) -> Message:
 
 
 def _response(message: dict[str, Any], known_id: RequestId | None) -> Message:
+    if not ({"id", "result", "error"} & message.keys()):  # {}: no answer can be without an id
+        return Invalid(error(None, INVALID_REQUEST, 'Invalid Request: no "method" (nor the '
+                             '"id" and "result" or "error" of an answer)'),
+                       "neither request nor answer")
     if message.get("jsonrpc") != "2.0" or known_id is None \
             or ("result" in message) == ("error" in message):
         return Invalid(None, "a response that is not valid")
