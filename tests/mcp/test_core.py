@@ -495,6 +495,10 @@ def test_a_late_roots_answer_still_narrows(workspace):
     (again,) = other.receive(_wire.Notification("notifications/roots/list_changed", {}))
     assert again.message["method"] == "roots/list" and again.message["id"] != first.message["id"]
     assert other.receive(_wire.Response(first.message["id"], {"roots": []}, None)) == []
+    # a later request that times out too (the roots were known by then) is asked anew
+    assert other.roots_unanswered() == []
+    (third,) = other.receive(_wire.Notification("notifications/roots/list_changed", {}))
+    assert third.message["id"] not in (first.message["id"], again.message["id"])
 
 
 def test_roots_are_asked_for_only_after_initialized(workspace):

@@ -226,7 +226,8 @@ class Session:
 
     def _keep(self, group: _Batch, request_id: RequestId | None, line: bytes) -> None:
         """``line`` (an answer) into ``group``'s array, unless that would
-        hold more than :data:`BATCH_BYTES`: then "server busy" instead."""
+        hold more than :data:`BATCH_BYTES`: then an error saying it was left
+        out instead."""
         if group.size + len(line) > BATCH_BYTES:
             line = _wire.encode(_wire.error(
                 request_id, SERVER_BUSY, f"Answer left out: this batch's answers are over "
@@ -373,9 +374,9 @@ class Session:
         """The client did not answer ``roots/list`` in time: the command
         line's roots apply, and held calls start.  Its answer, should it
         come late, still applies from then on (it can only narrow)."""
+        self._roots_overdue = self._roots_request is not None  # a change asks anew
         if self._roots_known:
             return []
-        self._roots_overdue = True
         return [RootsListed(None), *self._release()]
 
     def _release(self) -> list[Action]:
