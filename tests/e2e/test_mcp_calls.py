@@ -165,9 +165,11 @@ def _batch(raw, *members) -> None:
     raw.send_bytes(json.dumps(list(members)).encode() + b"\n")
 
 
-def _tool(request_id, name, arguments):
-    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-            "params": {"name": name, "arguments": arguments}}
+def _tool(request_id, name, arguments, meta=None):
+    params = {"name": name, "arguments": arguments}
+    if meta:
+        params["_meta"] = meta
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
 
 
 def _text(answer: dict) -> dict:
@@ -240,9 +242,8 @@ def test_a_batch_of_long_calls_keeps_the_reader_reading_and_the_worker_bound(
     thread reads on while they run, and no more than --workers run."""
     raw = make_raw(wait_command(tree, "--workers", workers))
     raw.initialize("2025-03-26")
-    _batch(raw, *(_tool(name, "wait", {"seconds": 30}) | {"params": {
-        "name": "wait", "arguments": {"seconds": 30}, "_meta": {"progressToken": name}}}
-        for name in ("a", "b")))
+    _batch(raw, *(_tool(name, "wait", {"seconds": 30}, meta={"progressToken": name})
+                  for name in ("a", "b")))
     time.sleep(0.5)
     started = time.monotonic()
     assert raw.request("ping")["result"] == {}  # not after a 30 s call
