@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+import posixpath
 import stat as st
 from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
@@ -17,6 +18,9 @@ from ._pathroot import ViewRoot
 __all__ = ["resolve_in", "link_text", "copy_tree", "walk_rows"]
 
 OnError = Callable[[OSError], None]
+# realpath(strict=True) refuses a file with components after it from the
+# releases that brought ALLOW_MISSING (3.11.13, 3.12.11, 3.13.4, 3.14)
+_STRICT_NOTDIR = hasattr(posixpath, "ALLOW_MISSING")
 
 
 class _LinkFrame:
@@ -75,7 +79,8 @@ def resolve_in(root: ViewRoot, path: PurePosixPath, *, strict: bool) -> str:
         try:
             mode = root.stat(key, follow_symlinks=False).st_mode
             if not st.S_ISLNK(mode) or key in absent:
-                if strict and remaining and not st.S_ISDIR(mode) and not st.S_ISLNK(mode):
+                if _STRICT_NOTDIR and strict and remaining and not st.S_ISDIR(mode) \
+                        and not st.S_ISLNK(mode):
                     raise contained_error(errno.ENOTDIR, text, key)
                 resolved = candidate
                 continue

@@ -550,8 +550,10 @@ class RootPath:
             try:
                 self._root.utime(self._path)
                 return
-            except FileNotFoundError:
-                pass
+            except OSError as exc:
+                if isinstance(exc, RootVanishedError) or exc.errno == errno.EBADF:
+                    raise
+                # as pathlib: whatever stops the time bump, the open says again
         flags = os.O_CREAT | os.O_WRONLY | (0 if exist_ok else os.O_EXCL)
         os.close(self._root.open(self._path, flags, mode))
 
