@@ -42,3 +42,31 @@ def rel(base: Path, paths: Iterable[Path]) -> list[str]:
 
 def ours(paths: Iterable[object]) -> list[str]:
     return sorted(str(p) for p in paths)
+
+
+def host_walk(top: Path, top_down: bool = True, follow_symlinks: bool = False):
+    """``Path.walk`` of the host (3.12+), or the same rules on 3.11, which
+    has none (``os.walk`` lists a link to a directory among the
+    directories; ``Path.walk`` among the files unless it follows links)."""
+    if hasattr(Path, "walk"):
+        yield from top.walk(top_down=top_down, follow_symlinks=follow_symlinks)
+        return
+    try:
+        entries = list(os.scandir(top))
+    except OSError:
+        return
+    dirs = [e.name for e in entries if _is_dir(e, follow_symlinks)]
+    files = [e.name for e in entries if not _is_dir(e, follow_symlinks)]
+    if top_down:
+        yield top, dirs, files
+    for name in dirs:
+        yield from host_walk(top / name, top_down, follow_symlinks)
+    if not top_down:
+        yield top, dirs, files
+
+
+def _is_dir(entry: os.DirEntry[str], follow: bool) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=follow)
+    except OSError:
+        return False

@@ -13,7 +13,7 @@ import stat
 from pathlib import Path, PurePosixPath
 
 import pytest
-from pathview_tree import build, ours, rel
+from pathview_tree import build, host_walk, ours, rel
 
 from corral.contained import EscapeError, RootPath
 
@@ -121,7 +121,8 @@ def test_joinpath_takes_a_rootpath_and_root_is_a_string(tree):
     a, b = root / "dirC", root / "dirD/fileD"
     assert a.joinpath(b) == a / b == root / "dirC/dirD/fileD"
     assert a.joinpath(b).read_bytes() == b"this is file D\n"
-    assert root.joinpath("dirC").joinpath("dirD", PurePosixPath("fileD")) == root / "dirC/dirD/fileD"
+    assert root.joinpath("dirC").joinpath("dirD", PurePosixPath("fileD")) == \
+        root / "dirC/dirD/fileD"
     assert "dirC" / (root / "fileC") == root / "dirC/fileC"
     p = root / "dirC/fileC"
     assert (p.root, p.anchor, p.drive) == ("", "", "")
@@ -207,14 +208,13 @@ def test_walk_is_pathlibs(tree):
     for top in ("", "dirC", "linkB", "dirA"):
         for top_down in (True, False):
             for follow in (False, True):
-                if follow and top in ("", "dirA"):
-                    continue  # linkD/linkC cycle: pathlib recurses without end
+                if follow and top != "dirC":
+                    continue  # the linkD cycle: pathlib descends until ELOOP
                 got = sorted((str(p), sorted(d), sorted(f)) for p, d, f in
                              (root / top).walk(top_down=top_down, follow_symlinks=follow))
                 want = sorted((str(PurePosixPath(top) / q.relative_to(base / top)),
                                sorted(d), sorted(f)) for q, d, f in
-                              (base / top).walk(top_down=top_down, follow_symlinks=follow)
-                              ) if hasattr(Path, "walk") else got
+                              host_walk(base / top, top_down, follow))
                 assert got == want, (top, top_down, follow)
     rows = list((root / "dirC").walk())
     assert rows[0][0] == root / "dirC" and sorted(rows[0][1]) == ["dirD"]
