@@ -208,8 +208,8 @@ def test_walk_is_pathlibs(tree):
     for top in ("", "dirC", "linkB", "dirA"):
         for top_down in (True, False):
             for follow in (False, True):
-                if follow and top != "dirC":
-                    continue  # the linkD cycle: pathlib descends until ELOOP
+                if follow and top == "":
+                    continue  # two ways into the linkD cycle: long (each ends at ELOOP)
                 got = sorted((str(p), sorted(d), sorted(f)) for p, d, f in
                              (root / top).walk(top_down=top_down, follow_symlinks=follow))
                 want = sorted((str(PurePosixPath(top) / q.relative_to(base / top)),

@@ -103,12 +103,16 @@ class Glob:
         except (OSError, ValueError):
             return []
 
-    @staticmethod
-    def _entry_is_dir(entry: ViewEntry, follow: bool) -> bool:
+    def _entry_is_dir(self, entry: ViewEntry, spelled: PurePosixPath) -> bool:
+        """Whether ``entry`` (at ``spelled``) is a directory, a link followed
+        along the path as spelled (as ``os.scandir``'s entries do: the
+        links counted are the spelled path's)."""
         try:
-            return entry.is_dir(follow_symlinks=follow)
+            if not entry.is_symlink():
+                return entry.is_dir(follow_symlinks=False)
         except (OSError, ValueError):
             return False
+        return self._is_dir(spelled)
 
     # -- selection -----------------------------------------------------------------
     def select(self, base: PurePosixPath) -> Iterator[PurePosixPath]:
@@ -147,9 +151,10 @@ class Glob:
         for entry in self._entries(path):
             if not matches(entry.name):
                 continue
-            if wants_dir and not self._entry_is_dir(entry, True):
+            child = _join(path, entry.name)
+            if wants_dir and not self._entry_is_dir(entry, child):
                 continue
-            yield from self._select(_join(path, entry.name), index + 1)
+            yield from self._select(child, index + 1)
 
     def _recursive(self, path: PurePosixPath, index: int) -> Iterator[PurePosixPath]:
         nxt = index + 1
@@ -180,7 +185,7 @@ class Glob:
             dirs: list[PurePosixPath] = []
             for entry in self._entries(here):
                 child = _join(here, entry.name)
-                if self._entry_is_dir(entry, True):
+                if self._entry_is_dir(entry, child):
                     dirs.append(child)
                 elif with_files:
                     yield child
