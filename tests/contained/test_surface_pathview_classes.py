@@ -429,3 +429,38 @@ def test_host_paths_raise_clearly(tree):
     assert p.samefile(root / "linkA") and not p.samefile(root / "dirB")
     with pytest.raises(TypeError):
         os.fspath(p)  # type: ignore[call-overload]
+
+
+# -- errors that are not "absent": pathlib's answer for each version --------------------------
+@pytest.mark.parametrize("fast_path", [True, False])
+def test_permission_denied_is_raised_by_queries_and_skipped_by_glob(scratch, fast_path):
+    import sys
+
+    from corral.contained import OsBackend, Root
+    from corral.testing.backends import Fault, FaultBackend
+
+    (scratch / "sub").mkdir()
+    (scratch / "sub/x").write_text("x")
+    (scratch / "ok").mkdir()
+    (scratch / "ok/y").write_text("y")
+    # the directory and (for openat2, which names its last component) the file
+    faults = [Fault(method, errno.EACCES, name=name, times=-1)
+              for method in ("open_at", "openat2", "lstat_at") for name in ("sub", "x")]
+    root = Root(scratch, backend=FaultBackend(OsBackend(), *faults), fast_path=fast_path)
+    try:
+        p = root / "sub/x"
+        if sys.version_info >= (3, 14):  # from 3.14 pathlib's queries answer False
+            assert (p.exists(), p.is_file(), p.is_dir()) == (False, False, False)
+        else:
+            for query in (p.exists, p.is_file, p.is_dir, p.is_symlink):
+                with pytest.raises(PermissionError):
+                    query()
+        assert ours(root.joinpath().glob("*/*")) == ["ok/y"]
+        assert ours(root.joinpath().rglob("*")) == ["ok", "ok/y", "sub"]
+        errors: list[OSError] = []
+        rows = [str(here) for here, _d, _f in (root / "sub").walk(on_error=errors.append)]
+        assert rows == [] and isinstance(errors[0], PermissionError)
+        with pytest.raises(PermissionError):
+            (root / "sub").iterdir()
+    finally:
+        root.close()
