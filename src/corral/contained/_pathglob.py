@@ -25,7 +25,8 @@ from pathlib import PurePosixPath
 
 from ._pathroot import ViewEntry, ViewRoot
 
-__all__ = ["NonRelativePatternError", "Glob", "parse_pattern", "full_match", "match_right"]
+__all__ = ["NonRelativePatternError", "Glob", "parse_pattern", "pattern_text", "full_match",
+           "match_right"]
 
 _NEW_GLOB = sys.version_info >= (3, 13)
 _WILDCARD = re.compile(r"[*?\[]")
@@ -43,7 +44,7 @@ def _compiled(part: str, case_sensitive: bool) -> Matcher:
     return re.compile(fnmatch.translate(part), flags).match
 
 
-def _pattern_text(pattern: object) -> str:
+def pattern_text(pattern: object) -> str:
     if isinstance(pattern, str):
         return pattern
     if isinstance(pattern, os.PathLike):
@@ -56,7 +57,7 @@ def _pattern_text(pattern: object) -> str:
 def parse_pattern(pattern: object) -> tuple[tuple[str, ...], bool]:
     """(components, directories only) of a glob pattern, checked as
     pathlib checks it."""
-    text = _pattern_text(pattern)
+    text = pattern_text(pattern)
     if not text:
         raise ValueError(f"Unacceptable pattern: {text!r}")
     if text.startswith("/"):

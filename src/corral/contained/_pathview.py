@@ -517,7 +517,7 @@ class RootPath:
     def rglob(self, pattern: str | os.PathLike[str], *, case_sensitive: bool | None = None,
               recurse_symlinks: bool = False) -> Iterator[RootPath]:
         """``glob("**/" + pattern)``."""
-        text = _pathglob._pattern_text(pattern)
+        text = _pathglob.pattern_text(pattern)
         if text.startswith("/"):
             raise _pathglob.NonRelativePatternError(
                 f"Non-relative patterns are unsupported: {text!r}")
