@@ -221,6 +221,21 @@ class Target(Closing):
         ``ENOENT`` while :attr:`creates` are only planned."""
         return self._dir()
 
+    @property
+    def held_fd(self) -> int:
+        """The directory fd the Target holds: the parent, or, while
+        :attr:`creates` are only planned, the deepest directory that exists
+        on the way (what a lock on "where this acts" is taken on)."""
+        return self._dir(planned_ok=True)
+
+    def held_identity(self) -> tuple[int, int]:
+        """``(st_dev, st_ino)`` of :attr:`held_fd`'s directory."""
+        try:
+            info = self._backend().fstat(self._dir(planned_ok=True))
+        except OSError as exc:
+            raise self._error(exc, self.parent) from None
+        return info.st_dev, info.st_ino
+
     # -- lifetime ------------------------------------------------------------------
     def close(self) -> None:
         """Close the held parent fd (idempotent)."""

@@ -20,6 +20,7 @@ from ._refusal import Code, Kind, Refusal, read_only
 from ._registry import ToolSpec, load_tools, read_only_tools
 from ._requests import Authorizer
 from ._schema import check_arguments
+from ._view import LinkMap, scan_links
 
 __all__ = ["Toolbox", "PATH_CONTRACT"]
 
@@ -52,10 +53,14 @@ class Toolbox:
         self.limits = limits or Limits()
         base = Policy.default() if policy is None else policy
         known_as = (self.root.path, os.path.realpath(self.root.path))
-        self.policy = base.extended(deny=deny, protect_dirs=git_dirs(self.root)).rooted(known_as)
+        found = git_dirs(self.root)
+        self.policy = base.extended(deny=deny, protect_dirs=found).rooted(known_as)
+        links = LinkMap()
+        if not self.policy.is_empty:
+            scan_links(self.root, links, found)
         self._state = ToolboxState(self.root, limits=self.limits, authorize=authorize,
                                    policy=self.policy, allow_hardlinks=allow_hardlinks,
-                                   read_only=read_only)
+                                   read_only=read_only, links=links)
         self._tools = _specs(tools)
         self._read_only_tools = frozenset(read_only_tools(self._tools.values()))
         self.read_only = read_only
