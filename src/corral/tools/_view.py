@@ -554,14 +554,15 @@ class CallView:
     def _lock(self, stack: ExitStack, targets: tuple[Target, ...]) -> None:
         """Lock the directory each target acts in (deduplicated, sorted;
         those this call holds already are not taken again)."""
-        wanted: dict[Identity, int] = {}
+        wanted: dict[Identity, Target] = {}
         for target in targets:
             key = target.held_identity()
             if key not in self._held:
-                wanted.setdefault(key, target.held_fd)
+                wanted.setdefault(key, target)
         for key in sorted(wanted):
             stack.enter_context(_TABLE.hold(key, self._checkpoint))
-            stack.enter_context(_flocked(wanted[key], self._checkpoint))
+            handle = stack.enter_context(wanted[key].open_held())
+            stack.enter_context(_flocked(handle.fileno(), self._checkpoint))
             self._held.add(key)
             stack.callback(self._held.discard, key)
 
@@ -658,16 +659,20 @@ class Pinned:
         if now != then:
             raise swapped(self.shown)
 
-    def read(self, limit: int, expect: os.stat_result | None = None,
+    def read(self, limit: int, *, expect: os.stat_result | None = None,
+             check: Callable[[os.stat_result], None] | None = None,
              step: Callable[[int], None] | None = None) -> tuple[bytes, os.stat_result]:
         """The entry's content (at most ``limit + 1`` bytes: the caller
         refuses more) and its stat, read from the pinned entry (a symlink
-        there now is ``ELOOP``); ``STALE`` if it is not ``expect``."""
+        there now is ``ELOOP``); ``STALE`` if it is not ``expect``;
+        ``check(stat)`` runs before anything is read."""
         with self._target.open(os.O_RDONLY) as handle:
             info = handle.stat()
             if expect is not None and (info.st_dev, info.st_ino) != (expect.st_dev,
                                                                     expect.st_ino):
                 raise swapped(self.shown)
+            if check is not None:
+                check(info)
             chunks, total = [], 0
             while total <= limit:
                 chunk = handle.read(max(65536, min(info.st_size + 1, limit + 1 - total)))
