@@ -472,12 +472,14 @@ class CallView:
         self._checkpoint: Checkpoint = host.checkpoint
         self._held: set[Identity] = set()
 
-    def ask(self, request: Request, *pins: Pinned) -> None:
+    def ask(self, request: Request, *pins: Pinned, same_place: bool = True) -> None:
         """Ask the host about ``request`` on ``pins``, then check again that
-        each still resolves as it did (a parent swapped or made meanwhile:
-        ``STALE``) and that the policy still allows it (links met
-        meanwhile count)."""
-        places = [pin.place() for pin in pins] if self._host.asks_host else None
+        the policy still allows it (links met meanwhile count) and, with
+        ``same_place``, that each still resolves as it did (a parent
+        swapped or made meanwhile: ``STALE``; without it, the act uses what
+        is there, as ``mkdir -p`` does)."""
+        places = [pin.place() for pin in pins] if self._host.asks_host and same_place \
+            else None
         self._host.authorize(request)
         if places is not None:
             for pin, place in zip(pins, places):
@@ -701,6 +703,15 @@ class Pinned:
                     return digest.hexdigest()
                 digest.update(chunk)
                 pos += len(chunk)
+
+    def leads_to_directory(self) -> bool:
+        """Whether the pinned entry, a symlink, leads to a directory inside
+        the root (followed from the pinned directory's canonical path); an
+        outward link raises the escape."""
+        root = self._call.shared.root
+        with root.target(self.path, follow_final=True) as followed:
+            info = followed.lstat()
+        return info is not None and st.S_ISDIR(info.st_mode)
 
     def entries(self) -> int:
         """How many entries the pinned directory holds."""
