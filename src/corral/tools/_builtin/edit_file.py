@@ -72,6 +72,7 @@ from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_g
                                    swapped)
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import EditRequest, ReadRequest
+from .._runtime.answer import AnswerPath
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
@@ -558,7 +559,7 @@ def _result(ctx: ToolContext, rel: str, real: str, base_sha: str, new_sha: str,
             multi: bool) -> dict[str, Any]:
     result: dict[str, Any] = {"path": rel}
     if real != rel:
-        result["resolvedPath"] = real
+        result["resolvedPath"] = AnswerPath(real)
     result["baseSha256"] = base_sha
     if dry:
         result["sha256"] = base_sha  # the file as it still is
