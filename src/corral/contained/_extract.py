@@ -36,8 +36,10 @@ Per member, as ``tarfile``'s ``filter="data"`` (PEP 706):
   holes left holes (as ``tarfile``);
 * directories: made with the default mode (the member's is ignored);
   their mtimes are set last, deepest first;
-* symlinks: an absolute target is refused; the link is made under a
-  temporary name and renamed into place only if it leads inside.  A
+* symlinks: an absolute target is refused; the text as written must lead
+  inside, and it is stored normalized as the data filter does
+  (``link/../x`` is stored as ``x``, which must lead inside too); the link
+  is made under a temporary name and renamed into place.  A
   dangling link is judged by where its text leads: through what exists,
   then the missing rest as written, so one that stays inside is made (as
   the data filter) and one that climbs out is refused; a loop is refused;
@@ -92,6 +94,7 @@ from __future__ import annotations
 
 import errno
 import os
+import posixpath
 import stat as st
 import tarfile
 import zipfile
@@ -522,9 +525,16 @@ class _Extractor:
             raise _Refusal(ExtractReason.INVALID_NAME, "a symlink with an empty or invalid target")
         if target.startswith("/"):
             raise _Refusal(ExtractReason.LINK_ABSOLUTE, "a symlink to an absolute path")
+        # as the data filter: the text as written must lead inside, and it is
+        # stored normalized ("x/.." never stays in it, so a later member
+        # replacing "x" cannot change where the link leads through it)
+        normalized = posixpath.normpath(target)
         with open_parent(self.root, member.name, errno.EEXIST, create_parents=True) as parent:
             self.in_the_way(parent)
             self.check_link(parent.target.parent, target)
+            if normalized != target:
+                self.check_link(parent.target.parent, normalized)
+            target = normalized
             tmp = temp_name(parent.name)
             self.backend.symlink_at(target, parent.fd, tmp)
             self.into_place(parent, tmp)
