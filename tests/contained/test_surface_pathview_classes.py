@@ -464,3 +464,60 @@ def test_permission_denied_is_raised_by_queries_and_skipped_by_glob(scratch, fas
             (root / "sub").iterdir()
     finally:
         root.close()
+
+
+# -- where Python versions differ: the other versions' rules, switched on here ----------------
+def test_the_glob_rules_of_313_and_later(tree, monkeypatch):
+    from corral.contained import _pathglob
+
+    root, _ = tree
+    monkeypatch.setattr(_pathglob, "_NEW_GLOB", True)
+    # a final "**" yields files (and links) too, "**/" directories only
+    assert ours((root / "dirC").glob("**")) == ["dirC", "dirC/dirD", "dirC/dirD/fileD",
+                                                "dirC/fileC", "dirC/novel.txt"]
+    assert ours((root / "dirC").glob("**/")) == ["dirC", "dirC/dirD"]
+    # a literal matches a dangling link (lexists); "**" inside a component is "*"
+    assert ours(root.joinpath().glob("brokenLink")) == ["brokenLink"]
+    assert ours(root.joinpath().glob("dir**")) == ["dirA", "dirB", "dirC", "dirE"]
+    monkeypatch.setattr(_pathglob, "_NEW_GLOB", False)
+    assert ours((root / "dirC").glob("**")) == ["dirC", "dirC/dirD"]
+    assert ours(root.joinpath().glob("brokenLink")) == []
+    with pytest.raises(ValueError):
+        list(root.joinpath().glob("dir**"))
+
+
+def test_the_query_rules_of_314_and_later(scratch, monkeypatch):
+    from corral.contained import OsBackend, Root, _pathview
+    from corral.testing.backends import Fault, FaultBackend
+
+    (scratch / "x").write_text("x")
+    faults = [Fault(m, errno.EACCES, name="x", times=-1) for m in ("openat2", "open_at",
+                                                                  "lstat_at")]
+    root = Root(scratch, backend=FaultBackend(OsBackend(), *faults))
+    try:
+        monkeypatch.setattr(_pathview, "_ANY_ERROR_IS_ABSENT", True)
+        assert (root / "x").is_file() is False and (root / "x").exists() is False
+        monkeypatch.setattr(_pathview, "_ANY_ERROR_IS_ABSENT", False)
+        with pytest.raises(PermissionError):
+            (root / "x").is_file()
+    finally:
+        root.close()
+    closed = Root(scratch)
+    p = closed / "x"
+    closed.close()
+    monkeypatch.setattr(_pathview, "_ANY_ERROR_IS_ABSENT", True)
+    with pytest.raises(OSError) as caught:  # a closed root is a mistake, never "absent"
+        p.exists()
+    assert caught.value.errno == errno.EBADF
+
+
+def test_resolve_strict_refuses_a_file_mid_path_where_python_does(tree, monkeypatch):
+    from corral.contained import _pathops
+
+    root, _ = tree
+    monkeypatch.setattr(_pathops, "_STRICT_NOTDIR", True)
+    with pytest.raises(NotADirectoryError):
+        (root / "fileA/..").resolve(strict=True)
+    assert (root / "fileA/..").resolve() == root.joinpath()
+    monkeypatch.setattr(_pathops, "_STRICT_NOTDIR", False)
+    assert (root / "fileA/..").resolve(strict=True) == root.joinpath()
