@@ -54,6 +54,7 @@ import stat as st
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...contained import PathError
 from .._read import cache as read_cache
 from .._refusals.classify import close_paths
 from .._runtime.context import ToolContext, sha256_hex
@@ -213,7 +214,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
     """An empty oldText on a missing file: the model wants to create it."""
-    missing = str(getattr(exc, "component", None) or rel)
+    missing = str((exc.component if isinstance(exc, PathError) else None) or rel)
     candidates = close_paths(rel, missing, ctx)
     parent = posixpath.dirname(missing.rstrip("/")) or "."
     if candidates:

@@ -18,13 +18,13 @@ import os
 import stat as st
 from typing import Any
 
-from ...contained import EscapeError, Target
+from ...contained import EscapeError, PathError, Target
 from .._runtime.context import ToolContext
 from .._policy.locate import Location
 from .._policy.rules import Op
 from .._refusals.catalogue import swapped
 from .._runtime.registry import Suggests, ToolSpec, success_schema
-from .._runtime.request_types import ReadRequest
+from .._runtime.request_types import InfoRequest
 
 DESCRIPTION = (
     "Describe one file, directory or link without reading it: 'kind' (file, directory, "
@@ -53,12 +53,6 @@ KINDS = {st.S_IFREG: "file", st.S_IFDIR: "directory", st.S_IFLNK: "symlink",
          st.S_IFBLK: "block_device"}
 TARGET_KINDS = (*KINDS.values(), "other", "missing", "outside", "loop")
 _NS = 1_000_000_000
-
-
-class InfoRequest(ReadRequest):
-    """file_info asks to read an entry's metadata (a kind of read)."""
-
-    operation = "inspect"
 
 
 def _kind(mode: int) -> str:
@@ -93,7 +87,7 @@ def _link_target(ctx: ToolContext, rel: str) -> dict[str, Any]:
     except OSError as exc:
         # where resolution stopped may lie under a hiding rule: saying
         # "missing" there would tell what exists in a denied directory
-        stopped = getattr(exc, "component", None)
+        stopped = exc.component if isinstance(exc, PathError) else None
         if isinstance(stopped, str) and stopped and not ctx.visible(stopped, Op.LIST):
             return {}
         return {"targetKind": "loop" if exc.errno == errno.ELOOP else "missing"}

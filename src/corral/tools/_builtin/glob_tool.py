@@ -26,7 +26,7 @@ import posixpath
 import stat as st
 from typing import Any
 
-from ...contained._tree import Tree
+from ...contained import Tree
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema

@@ -38,8 +38,8 @@ import posixpath
 import stat as st
 from typing import Any
 
-from ...contained import Handle, Root
-from ...contained._tree import Tree, TreeStats, adopt_entry, batches_natively, open_entry
+from ...contained import (Handle, Root, Tree, TreeStats, adopt_entry, batches_natively,
+                          open_entry)
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema

@@ -15,7 +15,6 @@ is success with nothing created; anything else in the way is refused.
 from __future__ import annotations
 
 import stat as st
-from dataclasses import dataclass, field
 from typing import Any
 
 from ...contained import StaleError, Target
@@ -25,7 +24,7 @@ from .._policy.locate import Location
 from .._policy.rules import Op
 from .._refusals.catalogue import Code, Kind, Refusal, swapped
 from .._runtime.registry import ToolSpec, success_schema
-from .._runtime.request_types import Request
+from .._runtime.request_types import MakeDirectoryRequest
 
 DESCRIPTION = (
     "Create a directory, and any missing parent directories. 'createdDirectories' lists what "
@@ -44,18 +43,6 @@ SCHEMA: dict[str, Any] = {
     "required": ["path"],
     "additionalProperties": False,
 }
-
-
-@dataclass(frozen=True)
-class MakeDirectoryRequest(Request):
-    """``creates_directories``: canonical root-relative paths, outermost
-    first, created only after this is allowed (empty: it exists); a long
-    list is cut to its outermost entries and ``creates_omitted`` says how
-    many more (each inside the last one listed, on the way to ``path``)."""
-
-    operation = "mkdir"
-    creates_directories: tuple[str, ...] = field(default_factory=tuple)
-    creates_omitted: int = 0
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

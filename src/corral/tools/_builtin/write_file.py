@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._refusals.classify import close_paths
-from ...contained import Target
+from ...contained import PathError, Target
 from .._read import cache as read_cache
 from .._edit.content import check_write
 from .._runtime.context import Place, ToolContext
@@ -239,7 +239,7 @@ def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
     except OSError as exc:
         if exc.errno != errno.ENOENT:
             raise
-        missing = getattr(exc, "component", None) or rel
+        missing = (exc.component if isinstance(exc, PathError) else None) or rel
     details: dict[str, Any] = {"path": rel, "missing": missing, "expectedSha256": expected}
     candidates = [c for c in close_paths(rel, missing, ctx) if not ctx.is_denied(c)]
     if candidates:

@@ -38,11 +38,11 @@ from ...contained import DirEntry, Handle
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import swapped
-from .._runtime.request_types import ListRequest, declare
+from .._runtime.request_types import TreeRequest, declare
 from .._search.walk import ancestor_rules, load_ignore_at
 from .._search.ignore import GIT_DIR, IgnoreFile, IgnoreRules
 
-__all__ = ["TreeRequest", "tree", "ARGUMENTS", "DESCRIPTION_NOTE", "with_tree_output"]
+__all__ = ["tree", "ARGUMENTS", "DESCRIPTION_NOTE", "with_tree_output"]
 
 CHECK_EVERY = 256  # entries between two checkpoints
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
@@ -64,14 +64,6 @@ DESCRIPTION_NOTE = (
     "ignores (and .git) are left out and counted in 'ignoredEntries' unless includeIgnored is "
     "true; on the first level they are listed, marked 'ignored': true (and not entered)."
 )
-
-
-@dataclass(frozen=True)
-class TreeRequest(ListRequest):
-    """A tree listing of ``path``, ``depth`` levels deep."""
-
-    depth: int = 1
-    include_ignored: bool = False
 
 
 declare(TreeRequest, False)

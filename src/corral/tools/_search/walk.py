@@ -3,7 +3,7 @@
 * :func:`open_base` opens the directory (or file) searched, after
   authorization, and fails closed if it is not what was authorized.
 * :class:`SearchVisitor` is the tool side of the core's
-  :class:`~corral.contained._tree.Tree`: .git and ignored directories are
+  :class:`~corral.contained.Tree`: .git and ignored directories are
   not entered, hidden ones (deny rules) neither, and a glob's automaton
   prunes directories below which nothing can match; all of it is counted.
   Each directory carries a :class:`DirState`: the glob states, the host
@@ -26,8 +26,7 @@ import stat as st
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...contained import Handle
-from ...contained._tree import TreeVisitor, open_entry
+from ...contained import Handle, TreeVisitor, open_entry
 from .._runtime.context import ToolContext
 from .._policy.rules import Op, Scope
 from .._refusals.catalogue import Kind, Refusal, swapped, time_limit

@@ -69,12 +69,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import IO, Protocol, TypeVar, cast
 
-from ._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
-                      contained_error)
-from ._ops_meta import utime
-from ._ops_resolve import Parent, RootAPI, open_parent
-from ._ops_sys import CHUNK, copy_stream
-from ._replace import temp_name
+from .._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
+                       contained_error)
+from .meta import utime
+from .resolve import Parent, RootAPI, open_parent
+from .syscalls import CHUNK, copy_stream
+from .._replace import temp_name
 
 __all__ = ["MAX_LINK_TARGET", "Extraction", "ExtractReason", "Refused", "extract"]
 

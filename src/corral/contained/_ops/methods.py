@@ -13,12 +13,16 @@ import os
 from pathlib import PurePosixPath
 from typing import IO, Any, TypeVar
 
-from . import _extract, _fileobj, _ops_link, _ops_meta, _ops_rmtree
-from ._extract import Archive, Extraction
-from ._ops_meta import Ns, Times
-from ._ops_resolve import RootAPI
-from ._ops_rmtree import OnExc
-from ._pathview import RootPath, ViewRoot
+from .. import _fileobj
+from . import extract as _extract
+from . import link as _ops_link
+from . import meta as _ops_meta
+from . import rmtree as _ops_rmtree
+from .extract import Archive, Extraction
+from .meta import Ns, Times
+from .resolve import RootAPI
+from .rmtree import OnExc
+from .._pathview import RootPath, ViewRoot
 
 __all__ = ["RootSurface"]
 
