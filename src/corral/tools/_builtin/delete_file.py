@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import stat as st
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from ...contained import Target
 from .._read import cache as read_cache
@@ -19,7 +19,7 @@ from .._policy.rules import Op
 from .._refusals.catalogue import not_directory, not_empty, swapped
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import DeleteRequest
-from .move_file import entry_name, kind_of, lstat_of, named
+from .move_file import EntryKind, entry_name, kind_of, lstat_of, named
 
 DESCRIPTION = (
     "Delete one file, symlink or empty directory. A symlink is deleted itself, never what it "
@@ -51,7 +51,13 @@ def _digest(ctx: ToolContext, target: Target, size: int) -> str | None:
         return None
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+class DeleteResult(TypedDict):
+    path: str
+    kind: EntryKind
+    deleted: Literal[True]
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> DeleteResult:
     rel, trailing = entry_name(ctx, args["path"], "path")
     with ctx.target(rel, Op.DELETE) as target:  # one resolution: every step acts on it
         named(target, rel, "path")

@@ -19,10 +19,11 @@ from typing import Any
 
 from ...contained import StaleError, Target
 from .._runtime.context import ToolContext
-from .._runtime.limits import CREATED_SCHEMA, created_directories, listed_directories
+from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
+                               listed_directories)
 from .._policy.locate import Location
 from .._policy.rules import Op
-from .._refusals.catalogue import Code, Kind, Refusal, swapped
+from .._refusals.catalogue import Code, Kind, Refusal, entry_kind, swapped
 from .._runtime.registry import ToolSpec, success_schema
 from .._runtime.request_types import MakeDirectoryRequest
 
@@ -45,7 +46,12 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+class MakeDirectoryResult(CreatedDirectories):
+    path: str
+    created: bool
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> MakeDirectoryResult:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
     with _target(ctx, rel) as target:
@@ -115,9 +121,8 @@ def _in_the_way(shown: str, mode: int) -> Refusal:
 
 
 def _type(mode: int) -> str:
-    if st.S_ISLNK(mode):
-        return "symlink"
-    return "file" if st.S_ISREG(mode) else "other"
+    kind = entry_kind(mode)
+    return kind if kind in ("symlink", "file") else "other"
 
 
 OUTPUT_SCHEMA = success_schema({

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import os
 import stat as st
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 from .._read import cache as read_cache
 from ...contained import Target
 from .._runtime.context import Place, ToolContext
-from .._runtime.limits import CREATED_SCHEMA, created_directories, listed_directories
+from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
+                               listed_directories)
 from .._policy.locate import Location, of_target
 from .._policy.rules import Op
-from .._refusals.catalogue import Code, Kind, Refusal, exists, not_directory, swapped
+from .._refusals.catalogue import Code, Kind, Refusal, entry_kind, exists, not_directory, swapped
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import MoveRequest
 
@@ -49,14 +50,22 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def kind_of(mode: int) -> str:
-    if st.S_ISDIR(mode):
-        return "directory"
-    if st.S_ISREG(mode):
-        return "file"
-    if st.S_ISLNK(mode):
-        return "symlink"
-    return "special"
+EntryKind = Literal["file", "directory", "symlink", "special"]
+
+
+class MoveResult(CreatedDirectories):
+    source: str
+    destination: str
+    kind: EntryKind
+    overwritten: bool
+
+
+def kind_of(mode: int) -> EntryKind:
+    """What a move or delete acts on: a FIFO, socket or device is ``special``."""
+    return _ACTED_ON.get(entry_kind(mode), "special")
+
+
+_ACTED_ON: dict[str, EntryKind] = {"file": "file", "directory": "directory", "symlink": "symlink"}
 
 
 def entry_name(ctx: ToolContext, value: str, field: str) -> tuple[str, bool]:
@@ -86,7 +95,7 @@ def lstat_of(ctx: ToolContext, target: Target, rel: str) -> os.stat_result:
     return info
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def run(ctx: ToolContext, args: dict[str, Any]) -> MoveResult:
     src, src_dir = entry_name(ctx, args["source"], "source")
     overwrite = args["overwrite"]
     with ctx.target(src, Op.MOVE_FROM, "source") as src_t:

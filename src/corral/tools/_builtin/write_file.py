@@ -21,14 +21,15 @@ import hashlib
 import os
 import stat as st
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from .._refusals.classify import close_paths
 from ...contained import PathError, Target
 from .._read import cache as read_cache
 from .._edit.content import check_write
 from .._runtime.context import Place, ToolContext
-from .._runtime.limits import CREATED_SCHEMA, created_directories, listed_directories
+from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
+                               listed_directories)
 from .._policy.locate import of_target
 from .._policy.rules import Op
 from .._refusals.catalogue import (Code, Kind, Refusal, sha256_mismatch, special_file,
@@ -80,7 +81,18 @@ class _Plan:
     place: Place | None = None  # where it acts, when the host is asked (compared after)
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+class Warned(TypedDict):
+    warnings: NotRequired[list[str]]
+
+
+class WriteResult(CreatedDirectories, Warned):
+    path: str
+    bytes: int
+    sha256: str
+    created: bool
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
     rel = _file_path(ctx, args["path"])
     content: str = args["content"]
     limit = ctx.limits.max_write_bytes
@@ -117,14 +129,12 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                            expect=None if current is None else (current.st_dev, current.st_ino))
 
     current = plan.current
-    result: dict[str, Any] = {"path": rel, "bytes": len(data), "sha256": digest,
-                              **created_directories(created), "created": current is None}
     if current is not None and current.st_nlink > 1:
         warnings.append(f"{rel} had {current.st_nlink} hard links; it was replaced, and its other "
                         "links still hold the old content")
-    if warnings:
-        result["warnings"] = warnings
-    return result
+    warned: Warned = {"warnings": warnings} if warnings else {}
+    return {"path": rel, "bytes": len(data), "sha256": digest, **created_directories(created),
+            "created": current is None, **warned}
 
 
 _SIZE_CHUNK = 1 << 18  # characters encoded at a time to measure a non-ASCII text

@@ -32,9 +32,10 @@ from .._policy.rules import Op, Scope
 from .._refusals.catalogue import Kind, Refusal, swapped, time_limit
 from .globs import GlobMatcher
 from .ignore import (GIT_DIR, IGNORE_FILE, MAX_IGNORE_BYTES, IgnoreFile, IgnoreRules, IgnoreScope,
-                     parse_ignore,)
+                     parse_ignore)
 
 __all__ = [
+    "stopped_note",
     "Base",
     "Budget",
     "DirState",
@@ -277,6 +278,12 @@ def plural(count: int, word: str) -> str:
     if count == 1:
         return f"1 {word}"
     return f"{count} {word[:-1]}ies" if word.endswith("y") else f"{count} {word}s"
+
+
+def stopped_note(ctx: ToolContext) -> str:
+    """The sentence saying a search walked its most files and stopped."""
+    return (f"The search stopped after {ctx.limits.search_files} files, so matches may be "
+            "missing; search a smaller directory.")
 
 
 def ignored_note(ignored: int, what: str, counts: SearchCounts) -> str:
