@@ -10,10 +10,11 @@ from ._backend import (Backend, DirEntries, OsBackend, _under_pyfakefs, availabl
                        backend_by_name, backend_report, default_backend, fd_capabilities)
 from ._errors import (ContainedError, EscapeError, InvalidPathError, PathError, RootVanishedError,
                       SpecialFileError, StaleError, SymlinkError)
-from ._ops.extract import Extraction, ExtractReason, Refused
+from ._ops.extract import (Extraction, ExtractLimits, ExtractProgress, ExtractReason,
+                           ExtractStop, Landed, Refused)
 from ._handle import DirEntry, Handle
 from ._listing import SizedListing
-from ._pathview import RootPath
+from ._rootpath.view import RootPath
 from ._replace import TargetChangedError
 from ._resolve import MAX_SYMLINKS, ST_NOSYMFOLLOW
 from ._root import Root
@@ -45,6 +46,10 @@ __all__ = [
     "RootPath",
     "Extraction",
     "ExtractReason",
+    "ExtractLimits",
+    "ExtractProgress",
+    "ExtractStop",
+    "Landed",
     "Refused",
     "TargetChangedError",
     "DirEntries",
