@@ -25,7 +25,7 @@ from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishe
 from ._fwalk import fwalk as _fwalk
 from ._handle import DirEntry, Handle, entries
 from ._linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS
-from ._ops import RootSurface
+from ._ops.methods import RootSurface
 from ._paths import ParsedPath
 from ._replace import replace_in
 from ._resolve import (MAX_STEPS, MAX_SYMLINKS, Anchor, Create, Resolved, Walk, openat2_retry,

@@ -53,8 +53,9 @@ import posixpath
 import re
 import stat as st
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
+from ...contained import PathError
 from .._read import cache as read_cache
 from .._refusals.classify import close_paths
 from .._runtime.context import ToolContext, sha256_hex
@@ -200,7 +201,51 @@ def _expected(args: dict[str, Any]) -> str | None:
     return str(value).lower()
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+class Resolved(TypedDict):
+    resolvedPath: NotRequired[str]  # where a symlink led
+
+
+class Digests(TypedDict):
+    sha256: str  # the file now (unchanged by a dry run)
+    resultSha256: NotRequired[str]  # a dry run: what it would be
+    dryRun: NotRequired[Literal[True]]
+
+
+class EditItem(TypedDict):
+    replacements: int
+    lines: list[list[int]]  # [first, last] line of each change
+    linesTruncated: NotRequired[Literal[True]]
+    matchStrategy: NotRequired[str]
+
+
+class Changes(TypedDict):
+    """One edit's lines (and how it matched), or each edit's."""
+
+    lines: NotRequired[list[list[int]]]
+    linesTruncated: NotRequired[Literal[True]]
+    matchStrategy: NotRequired[str]
+    edits: NotRequired[list[EditItem]]
+
+
+class Diffed(TypedDict):
+    diff: str
+    diffTruncated: NotRequired[Literal[True]]
+    diffComplete: NotRequired[Literal[False]]
+
+
+class FileStyle(TypedDict):
+    lineEndings: NotRequired[str]
+    bom: NotRequired[Literal[True]]
+    warnings: NotRequired[list[str]]
+
+
+class EditResult(Resolved, Digests, Changes, Diffed, FileStyle):
+    path: str
+    baseSha256: str
+    replacements: int
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> EditResult:
     edits, multi = _edits(args)
     expected = _expected(args)
     rel = ctx.rel(args["path"])
@@ -217,7 +262,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
     """An empty oldText on a missing file: the model wants to create it."""
-    missing = str(getattr(exc, "component", None) or rel)
+    missing = str((exc.component if isinstance(exc, PathError) else None) or rel)
     candidates = close_paths(rel, missing, ctx)
     parent = posixpath.dirname(missing.rstrip("/")) or "."
     if candidates:
@@ -290,7 +335,7 @@ def _keys(rel: str, edits: list[Edit], args: dict[str, Any], base_sha: str) -> t
 
 
 def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: bool,
-          expected: str | None, args: dict[str, Any]) -> dict[str, Any]:
+          expected: str | None, args: dict[str, Any]) -> EditResult:
     work = Work(_checkpoint(ctx))
     file = _read(ctx, pinned, rel, work)
     memory = ctx.store(EditMemory)
@@ -342,7 +387,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     return result
 
 
-def _first_change(result: dict[str, Any]) -> tuple[int, int]:
+def _first_change(result: EditResult) -> tuple[int, int]:
     ranges = result["edits"][0]["lines"] if "edits" in result else result["lines"]
     first, last = ranges[0] if ranges else (1, 1)
     return first, last
@@ -556,56 +601,51 @@ def _lines_per_edit(outcome: _Outcome) -> list[list[list[int]]]:
 
 def _result(ctx: ToolContext, rel: str, real: str, base_sha: str, new_sha: str,
             outcome: _Outcome, diff: Diff, dry: bool, bom: bool,
-            multi: bool) -> dict[str, Any]:
-    result: dict[str, Any] = {"path": rel}
-    if real != rel:
-        result["resolvedPath"] = AnswerPath(real)
-    result["baseSha256"] = base_sha
-    if dry:
-        result["sha256"] = base_sha  # the file as it still is
-        result["resultSha256"] = new_sha
-        result["dryRun"] = True
-    else:
-        result["sha256"] = new_sha
-    result["replacements"] = outcome.replacements
+            multi: bool) -> EditResult:
+    resolved: Resolved = {"resolvedPath": AnswerPath(real)} if real != rel else {}
+    digests: Digests = ({"sha256": base_sha, "resultSha256": new_sha, "dryRun": True} if dry
+                        else {"sha256": new_sha})  # a dry run: the file as it still is
+    diffed = _diffed(diff, ctx.limits.read_bytes, outcome)  # may add a warning
+    style: FileStyle = {}
+    line_endings = outcome.lines.style()
+    if line_endings in ("crlf", "cr", "mixed"):
+        style["lineEndings"] = line_endings
+    if bom:
+        style["bom"] = True
+    if outcome.warnings:
+        style["warnings"] = outcome.warnings
+    return {"path": rel, **resolved, "baseSha256": base_sha, **digests,
+            "replacements": outcome.replacements, **_changes(outcome, multi), **diffed, **style}
+
+
+def _changes(outcome: _Outcome, multi: bool) -> Changes:
     per_edit = _lines_per_edit(outcome)
     if multi:
         items = []
         for ranges, strategy, count in zip(per_edit, outcome.strategies, outcome.counts):
-            item: dict[str, Any] = {"replacements": count, "lines": ranges[:MAX_LISTED]}
+            item: EditItem = {"replacements": count, "lines": ranges[:MAX_LISTED]}
             if len(ranges) > MAX_LISTED:
                 item["linesTruncated"] = True
             if strategy != "exact":
                 item["matchStrategy"] = strategy
             items.append(item)
-        result["edits"] = items
-    else:
-        result["lines"] = per_edit[0][:MAX_LISTED]
-        if len(per_edit[0]) > MAX_LISTED:
-            result["linesTruncated"] = True
-        if outcome.strategies[0] != "exact":
-            result["matchStrategy"] = outcome.strategies[0]
-    _add_diff(result, diff, ctx.limits.read_bytes, outcome)
-    style = outcome.lines.style()
-    if style in ("crlf", "cr", "mixed"):
-        result["lineEndings"] = style
-    if bom:
-        result["bom"] = True
-    if outcome.warnings:
-        result["warnings"] = outcome.warnings
-    return result
+        return {"edits": items}
+    changes: Changes = {"lines": per_edit[0][:MAX_LISTED]}
+    if len(per_edit[0]) > MAX_LISTED:
+        changes["linesTruncated"] = True
+    if outcome.strategies[0] != "exact":
+        changes["matchStrategy"] = outcome.strategies[0]
+    return changes
 
 
-def _add_diff(result: dict[str, Any], diff: Diff, budget: int, outcome: _Outcome) -> None:
-    if len(diff.text) > budget:
-        result["diff"] = diff.text[:budget]
-        result["diffTruncated"] = True
-    else:
-        result["diff"] = diff.text
+def _diffed(diff: Diff, budget: int, outcome: _Outcome) -> Diffed:
+    diffed: Diffed = ({"diff": diff.text[:budget], "diffTruncated": True}
+                      if len(diff.text) > budget else {"diff": diff.text})
     if not diff.complete:
-        result["diffComplete"] = False
+        diffed["diffComplete"] = False
         outcome.warnings.append("the diff shows some changed blocks whole (old lines removed, new "
                                 "ones added): they were too large to compare line by line")
+    return diffed
 
 
 _LINES = {"type": "array", "items": {"type": "array", "items": {"type": "integer"},

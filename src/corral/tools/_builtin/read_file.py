@@ -21,7 +21,7 @@ import hashlib
 import os
 import stat as st
 import threading
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 from collections.abc import Callable
 
 from ...contained import Handle
@@ -106,7 +106,29 @@ class _Facts:
         self.rendered: tuple[str, int, list[int]] | None = None  # the native window, if it ran
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+class Window(TypedDict):
+    """Where the next window starts, and which lines were cut, when so."""
+
+    nextOffset: NotRequired[int]
+    cutLines: NotRequired[list[int]]
+
+
+class TextResult(Window):
+    """read_file's answer for a text file: a window of its lines."""
+
+    path: str
+    content: str
+    startLine: int
+    endLine: int
+    totalLines: int
+    truncated: bool
+    sha256: str
+    size: int
+    lineEndings: str
+    bom: bool
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResult:
     rel = ctx.rel(args["path"])
     limits = ctx.limits
     offset: int = args["offset"]
@@ -147,16 +169,15 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     content, shown, cut = facts.rendered or _render(offset, facts, limits.read_line_chars,
                                                     limits.read_bytes)
     end_line = offset + shown - 1
-    result: dict[str, Any] = {
-        "path": rel, "content": content, "startLine": offset, "endLine": end_line,
-        "totalLines": facts.total, "truncated": end_line < facts.total,
-    }
+    window: Window = {}
     if end_line < facts.total:
-        result["nextOffset"] = end_line + 1
+        window["nextOffset"] = end_line + 1
     if cut:
-        result["cutLines"] = cut
-    result.update(sha256=facts.sha256, size=facts.size, lineEndings=facts.endings, bom=facts.bom)
-    return result
+        window["cutLines"] = cut
+    return {"path": rel, "content": content, "startLine": offset, "endLine": end_line,
+            "totalLines": facts.total, "truncated": end_line < facts.total, **window,
+            "sha256": facts.sha256, "size": facts.size, "lineEndings": facts.endings,
+            "bom": facts.bom}
 
 
 _GLOB_CHARS = frozenset("*?[")

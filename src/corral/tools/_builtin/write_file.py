@@ -21,13 +21,15 @@ import hashlib
 import os
 import stat as st
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
+from ...contained import PathError
 from .._refusals.classify import close_paths
 from .._read import cache as read_cache
 from .._edit.content import check_write
 from .._runtime.context import ToolContext
-from .._runtime.limits import CREATED_SCHEMA, created_directories, listed_directories
+from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
+                               listed_directories)
 from .._policy.rules import Op
 from .._refusals.catalogue import (Code, Kind, Refusal, sha256_mismatch, special_file,
                                    special_kind, swapped)
@@ -78,7 +80,18 @@ class _Plan:
     existing: str | None  # sha256 of the file being replaced
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+class Warned(TypedDict):
+    warnings: NotRequired[list[str]]
+
+
+class WriteResult(CreatedDirectories, Warned):
+    path: str
+    bytes: int
+    sha256: str
+    created: bool
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
     rel = _file_path(ctx, args["path"])
     content: str = args["content"]
     limit = ctx.limits.max_write_bytes
@@ -114,14 +127,12 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         target.write(data, exclusive=current is None, expect=current)
 
     current = plan.current
-    result: dict[str, Any] = {"path": rel, "bytes": len(data), "sha256": digest,
-                              **created_directories(created), "created": current is None}
     if current is not None and current.st_nlink > 1:
         warnings.append(f"{rel} had {current.st_nlink} hard links; it was replaced, and its other "
                         "links still hold the old content")
-    if warnings:
-        result["warnings"] = warnings
-    return result
+    warned: Warned = {"warnings": warnings} if warnings else {}
+    return {"path": rel, "bytes": len(data), "sha256": digest, **created_directories(created),
+            "created": current is None, **warned}
 
 
 _SIZE_CHUNK = 1 << 18  # characters encoded at a time to measure a non-ASCII text
@@ -218,7 +229,7 @@ def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
     except OSError as exc:
         if exc.errno != errno.ENOENT:
             raise
-        missing = getattr(exc, "component", None) or rel
+        missing = (exc.component if isinstance(exc, PathError) else None) or rel
     details: dict[str, Any] = {"path": rel, "missing": missing, "expectedSha256": expected}
     candidates = [c for c in close_paths(rel, missing, ctx) if not ctx.is_denied(c)]
     if candidates:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Mapping
 
-from ...contained import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
-                          StaleError, SymlinkError)
+from ...contained import (EscapeError, InvalidPathError, PathError, RootVanishedError,
+                          SpecialFileError, StaleError, SymlinkError)
 from .._runtime.context import ToolContext
 from .catalogue import (Code, Kind, Refusal, exists, internal, not_directory, not_empty, not_found,
                         shown_path, special_file, swapped)
@@ -74,7 +74,7 @@ def classify(exc: BaseException, *, tool: str, args: Mapping[str, Any], ctx: Too
     if named is None:
         return _internal(exc)
     field, path = _field_of(named, args, ctx)
-    component = getattr(exc, "component", None)
+    component = exc.component if isinstance(exc, PathError) else None
     if isinstance(component, str) and component:
         hidden = ctx.hidden(component, path, field)  # decided on where resolution stopped
         if hidden is not None:

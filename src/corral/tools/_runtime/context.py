@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from ...hosts import file_uri_path
 from ...contained import EscapeError, Handle, Root, Target
+from .host_paths import root_prefixes, under
 from .limits import Limits
 from .control import CancelToken, Progress, ProgressCallback
 from .._policy.locate import Location, locate, of_target
@@ -75,10 +76,7 @@ class ToolboxState:
             lambda name, args, ctx: internal().envelope()
         self._stores: dict[Callable[[], Any], Any] = {}
         self._stores_guard = threading.Lock()
-        # Absolute paths a model may use for files inside the root: the path
-        # the root was opened by, and its realpath (e.g. /tmp vs /private/tmp).
-        prefixes = {root.path.rstrip("/") or "/", os.path.realpath(root.path).rstrip("/") or "/"}
-        self.prefixes = sorted(prefixes, key=len, reverse=True)
+        self.prefixes = root_prefixes(root)  # for absolute paths inside the root
 
     def store(self, factory: Callable[[], T]) -> T:
         """The one ``factory()`` object of this toolbox (made on first use)."""
@@ -246,9 +244,7 @@ class ToolContext:
     def _inside(self, value: str, field: str) -> str:
         """An absolute path inside the root, as a path relative to it."""
         for prefix in self.state.prefixes:
-            if prefix == "/":
-                return value.lstrip("/")
-            if value == prefix or value.startswith(prefix + "/"):
+            if under(prefix, value):
                 return value[len(prefix):].lstrip("/")
         raise outside_root(value, field, Kind.ABSOLUTE)
 

@@ -38,9 +38,9 @@ import errno
 import os
 from collections.abc import Callable
 
-from . import _paths
-from ._errors import contained_error
-from ._ops_resolve import O_PATH, RootAPI, named_error, pin
+from .. import _paths
+from .._errors import contained_error
+from .resolve import O_PATH, RootAPI, named_error, pin
 
 __all__ = ["chmod", "chown", "utime", "truncate"]
 
