@@ -512,7 +512,7 @@ def _other_file(ctx: ToolContext, real: str, old_n: str, work: Work) -> str | No
         return None
     parent = posixpath.dirname(real) or "."
     try:
-        entries = ctx.root.scandir(parent)
+        entries = ctx.view.entries(parent)
     except OSError:
         return None
     ext = posixpath.splitext(real)[1]
@@ -526,7 +526,10 @@ def _other_file(ctx: ToolContext, real: str, old_n: str, work: Work) -> str | No
             info = entry.stat(follow_symlinks=False)
             if info.st_size > _SIBLING_BYTES or (info.st_nlink > 1 and not ctx.allow_hardlinks):
                 continue
-            text = decode(ctx.root.read_bytes(entry.path)).text
+            data = ctx.view.read_small(entry.path, _SIBLING_BYTES)
+            if data is None:
+                continue
+            text = decode(data).text
         except (OSError, Undecodable):
             continue
         if old_n not in normalize_breaks(text):

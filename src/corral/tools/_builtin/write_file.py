@@ -192,7 +192,7 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
         details: dict[str, Any] = {"path": rel}
         hint = "Write to the file the link points to, by its own path."
         try:
-            target = ctx.root.realpath(rel)
+            target = ctx.view.realpath(rel)
         except OSError:
             target = None  # leads outside, dangles or loops: say nothing of where
         if target is not None and not ctx.is_denied(target):
@@ -213,7 +213,7 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
 def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
     """expectedSha256 names a file that is not there (a typo, or it went away)."""
     try:
-        ctx.root.stat(rel)
+        ctx.view.stat(rel)
         missing = rel
     except OSError as exc:
         if exc.errno != errno.ENOENT:

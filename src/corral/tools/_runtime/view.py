@@ -44,7 +44,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from ...contained import EscapeError, Root, Target
+from ...contained import DirEntry, EscapeError, Root, Target
 from .._policy.gitdirs import in_git_directory
 from .._policy.locate import Location, locate
 from .._policy.rules import Op, Policy
@@ -573,6 +573,32 @@ class CallView:
 
     def checkpoint(self) -> None:
         self._checkpoint()
+
+    # -- looking: facts for answers (the caller decides what a model is shown) ----
+    def stat(self, rel: str, *, follow: bool = True) -> os.stat_result:
+        return self._view.root.stat(rel, follow_symlinks=follow)
+
+    def realpath(self, rel: str, *, strict: bool = True) -> str:
+        return self._view.root.realpath(rel, strict=strict)
+
+    def exists(self, rel: str) -> bool:
+        return self._view.root.exists(rel)
+
+    def entries(self, rel: str) -> list[DirEntry]:
+        """The entries of the directory ``rel`` (unsorted)."""
+        return self._view.root.scandir(rel)
+
+    def read_small(self, canonical: str, limit: int) -> bytes | None:
+        """The content of the regular file at ``canonical`` if it is at most
+        ``limit`` bytes and the policy lets it be searched, else ``None``."""
+        if self._view.rule(Location(canonical), Op.SEARCH) is not None:
+            return None
+        with self._view.root.open_handle(canonical, os.O_RDONLY | os.O_NOFOLLOW) as handle:
+            info = handle.stat()
+            if not st.S_ISREG(info.st_mode) or info.st_size > limit:
+                return None
+            data = handle.pread(limit + 1, 0)
+        return data if len(data) <= limit else None
 
 
 class Pinned:
