@@ -327,7 +327,9 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
                              diff=diff.text, dry_run=dry), pinned)
     if not dry:
         pinned.same(file.info)
-        if sha256_hex(_read(ctx, pinned, rel, None, file.info).data) != base_sha:
+        # read again only after a host question: otherwise the lock was held throughout
+        if ctx.asks_host and sha256_hex(_read(ctx, pinned, rel, None, file.info).data) != \
+                base_sha:
             raise swapped(rel)
         ctx.checkpoint()  # the last one: stopped now, nothing is written
         # from here on nothing may stop the call: the file is being written

@@ -57,10 +57,8 @@ _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
 MAX_LINKS = 100_000  # links remembered per root (bounded memory)
 MAX_ALIASES = 64  # names leading to one path that are decided (bounded work)
-_SCAN_DIRS = 2000
 _DIGEST_CHUNK = 1024 * 1024
-_SCAN_DEPTH = 6
-_SCAN_LINKS = 10_000
+MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
 
 Checkpoint = Callable[[], None]
 
@@ -193,30 +191,6 @@ class LinkMap:
                     if alias not in found:
                         found[alias] = None
         return list(found)[:MAX_ALIASES]
-
-
-def scan_links(root: Root, links: LinkMap, extra: tuple[str, ...] = ()) -> None:
-    """Record the in-root symlinks of ``root`` (breadth first, bounded like
-    the git scan; ``.git`` directories and ``extra`` directories included)."""
-    queue: deque[tuple[str, int]] = deque([(".", 0), *((d, _SCAN_DEPTH - 1) for d in extra)])
-    looked = 0
-    seen: set[str] = set()
-    while queue and looked < _SCAN_DIRS and len(links) < _SCAN_LINKS:
-        rel, depth = queue.popleft()
-        if rel in seen:
-            continue
-        seen.add(rel)
-        looked += 1
-        try:
-            with root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY) as handle:
-                entries = handle.scandir()
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_symlink():
-                learn_link(root, links, entry.path)
-            elif depth < _SCAN_DEPTH and entry.is_dir(follow_symlinks=False):
-                queue.append((entry.path, depth + 1))
 
 
 def learn_link(root: Root, links: LinkMap, location: str) -> None:
