@@ -345,8 +345,11 @@ class View:
             if not links.knows(where):
                 learn_link(self._root, links, where)
 
-    def rule(self, location: Location, op: Op) -> Kind | None:
-        """The rule refusing ``op`` on ``location`` (see the module doc), or ``None``."""
+    def rule(self, location: Location, op: Op,
+             in_repository: Callable[[], bool] | None = None) -> Kind | None:
+        """The rule refusing ``op`` on ``location`` (see the module doc), or
+        ``None``.  ``in_repository`` answers whether ``location`` lies in a
+        git directory the scan at open did not find (default: looked up)."""
         policy = self.policy
         if policy.is_empty:
             return None
@@ -360,8 +363,9 @@ class View:
                 kind = Kind.DENY_RULE
         if kind is None:
             kind = self._alias_rule(location, op)
-        if kind is None and op.mutates and policy.guards_git and \
-                in_git_directory(self._root, location.path, location.creates):
+        if kind is None and op.mutates and policy.guards_git and (
+                in_repository() if in_repository is not None else
+                in_git_directory(self._root, location.path, location.creates)):
             kind = Kind.PROTECTED  # a repository the scan at open did not find
         return kind
 
@@ -376,8 +380,9 @@ class View:
                     return kind
         return None
 
-    def check(self, location: Location, op: Op, *, shown: str, field: str = "path") -> None:
-        kind = self.rule(location, op)
+    def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
+              in_repository: Callable[[], bool] | None = None) -> None:
+        kind = self.rule(location, op, in_repository)
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
 
@@ -447,19 +452,22 @@ class CallView:
         self._held: set[Identity] = set()
 
     def ask(self, request: Request, *pins: Pinned, same_place: bool = True) -> None:
-        """Ask the host about ``request`` on ``pins``, then check again that
-        the policy still allows it (links met meanwhile count) and, with
-        ``same_place``, that each still resolves as it did (a parent
-        swapped or made meanwhile: ``STALE``; without it, the act uses what
-        is there, as ``mkdir -p`` does)."""
+        """Ask the host about ``request`` on ``pins``; when the host was
+        asked (a window opened: without a question the locks were held
+        throughout), check again that the policy still allows it (links met
+        and repositories made meanwhile count) and, with ``same_place``,
+        that each pin still resolves as it did (a parent swapped or made
+        meanwhile: ``STALE``; without it the act uses what is there, as
+        ``mkdir -p`` does)."""
         places = [pin.place() for pin in pins] if self._host.asks_host and same_place \
             else None
         self._host.authorize(request)
         if places is not None:
             for pin, place in zip(pins, places):
                 pin.ensure_place(place)
-        for pin in pins:
-            pin.decide_again()
+        if self._host.asks_host:  # otherwise the locks were held throughout: no window
+            for pin in pins:
+                pin.decide_again()
 
     @property
     def shared(self) -> View:
@@ -542,8 +550,9 @@ class CallView:
             self._held.add(key)
             stack.callback(self._held.discard, key)
 
-    def check(self, location: Location, op: Op, *, shown: str, field: str = "path") -> None:
-        self._view.check(location, op, shown=shown, field=field)
+    def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
+              in_repository: Callable[[], bool] | None = None) -> None:
+        self._view.check(location, op, shown=shown, field=field, in_repository=in_repository)
 
     def checkpoint(self) -> None:
         self._checkpoint()
@@ -588,6 +597,7 @@ class Pinned:
         self._spelled = spelled
         self._target_follows = False
         self._decided: list[Op] = []
+        self._git: bool | None = None
 
     # -- what resolution reached ---------------------------------------------------
     @property
@@ -617,13 +627,24 @@ class Pinned:
     # -- deciding ---------------------------------------------------------------------
     def decide(self, op: Op) -> None:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
-        self._call.check(self.location, op, shown=self.shown, field=self.field)
+        self._call.check(self.location, op, shown=self.shown, field=self.field,
+                         in_repository=self._in_repository)
         if op not in self._decided:
             self._decided.append(op)
 
     def decide_again(self) -> None:
+        """Decide again after the host answered (links met, a repository
+        made meanwhile count): the directory looked at afresh."""
+        self._git = None
         for op in self._decided:
-            self._call.check(self.location, op, shown=self.shown, field=self.field)
+            self.decide(op)
+
+    def _in_repository(self) -> bool:
+        """Whether the pinned location lies in a git directory made after
+        the toolbox opened (looked at once per decision round)."""
+        if self._git is None:
+            self._git = in_git_directory(self._call.shared.root, self.path, self.creates)
+        return self._git
 
     def place(self) -> Place:
         return Place(self.path, self.creates, self._target.held_identity())
