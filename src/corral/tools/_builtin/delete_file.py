@@ -14,7 +14,7 @@ from typing import Any, Literal, TypedDict
 from .._read import cache as read_cache
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
-from .._refusals.catalogue import Refusal, not_directory, not_empty
+from .._refusals.catalogue import not_directory, not_empty
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import DeleteRequest
 from .._runtime.view import Pinned
@@ -45,7 +45,7 @@ def _digest(ctx: ToolContext, target: Pinned, info: os.stat_result) -> str | Non
         return None
     try:
         return target.sha256(info)
-    except (OSError, Refusal):
+    except OSError:
         return None
 
 

@@ -372,7 +372,9 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
                              diff=diff.text, dry_run=dry), pinned)
     if not dry:
         pinned.same(file.info)
-        if sha256_hex(_read(ctx, pinned, rel, None, file.info).data) != base_sha:
+        # read again only after a host question: otherwise the lock was held throughout
+        if ctx.asks_host and sha256_hex(_read(ctx, pinned, rel, None, file.info).data) != \
+                base_sha:
             raise swapped(rel)
         ctx.checkpoint()  # the last one: stopped now, nothing is written
         # from here on nothing may stop the call: the file is being written
@@ -557,7 +559,7 @@ def _other_file(ctx: ToolContext, real: str, old_n: str, work: Work) -> str | No
         return None
     parent = posixpath.dirname(real) or "."
     try:
-        entries = ctx.root.scandir(parent)
+        entries = ctx.view.entries(parent)
     except OSError:
         return None
     ext = posixpath.splitext(real)[1]
@@ -571,7 +573,10 @@ def _other_file(ctx: ToolContext, real: str, old_n: str, work: Work) -> str | No
             info = entry.stat(follow_symlinks=False)
             if info.st_size > _SIBLING_BYTES or (info.st_nlink > 1 and not ctx.allow_hardlinks):
                 continue
-            text = decode(ctx.root.read_bytes(entry.path)).text
+            data = ctx.view.read_small(entry.path, _SIBLING_BYTES)
+            if data is None:
+                continue
+            text = decode(data).text
         except (OSError, Undecodable):
             continue
         if old_n not in normalize_breaks(text):

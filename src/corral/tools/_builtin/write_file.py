@@ -119,7 +119,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
                                   overwrite=plan.current is not None,
                                   existing_sha256=plan.existing,
                                   creates_directories=asked, creates_omitted=omitted), target)
-        _recheck(target, plan)  # nothing may have changed while the host was deciding
+        _recheck(target, plan, ctx.asks_host)  # nothing changed while the host decided
         created = target.make_parents()
         current = plan.current
         if current is not None:
@@ -185,11 +185,13 @@ def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
     return plan
 
 
-def _recheck(target: Pinned, plan: _Plan) -> None:
+def _recheck(target: Pinned, plan: _Plan, asked: bool) -> None:
     """Fail closed if the entry the plan was made on changed since (the
-    directory is held; the directories to create are checked when made)."""
+    directory is held; the directories to create are checked when made);
+    its content is read again only if the host was asked (without a
+    question the lock was held throughout: no window)."""
     target.same(plan.current)
-    if plan.current is not None and target.sha256(plan.current) != plan.existing:
+    if asked and plan.current is not None and target.sha256(plan.current) != plan.existing:
         raise swapped(plan.rel)  # rewritten in place while the host was deciding
 
 
@@ -203,7 +205,7 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
         details: dict[str, Any] = {"path": rel}
         hint = "Write to the file the link points to, by its own path."
         try:
-            target = ctx.root.realpath(rel)
+            target = ctx.view.realpath(rel)
         except OSError:
             target = None  # leads outside, dangles or loops: say nothing of where
         if target is not None and not ctx.is_denied(target):
@@ -224,7 +226,7 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
 def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
     """expectedSha256 names a file that is not there (a typo, or it went away)."""
     try:
-        ctx.root.stat(rel)
+        ctx.view.stat(rel)
         missing = rel
     except OSError as exc:
         if exc.errno != errno.ENOENT:
