@@ -10,7 +10,6 @@ follows a symlink out.
 from __future__ import annotations
 
 import os
-from pathlib import PurePosixPath
 from typing import IO, Any, Literal, TypeVar
 
 from . import _extract, _fileobj, _ops_link, _ops_meta, _ops_rmtree
@@ -134,11 +133,11 @@ class RootSurface:
             dest.close()
 
     # -- the pathlib-style view -------------------------------------------------
-    def joinpath(self: ViewRoot, *parts: str | PurePosixPath) -> RootPath:
+    def joinpath(self: ViewRoot, *parts: str | os.PathLike[str] | RootPath) -> RootPath:
         """A :class:`RootPath` of ``parts`` joined (none: the root itself),
         with pathlib's methods, each through the root."""
-        return RootPath(self, PurePosixPath(".", *parts))
+        return RootPath(self, *parts)
 
-    def __truediv__(self: ViewRoot, other: str | PurePosixPath) -> RootPath:
+    def __truediv__(self: ViewRoot, other: str | os.PathLike[str] | RootPath) -> RootPath:
         """``root / "src" / "app.py"``: a :class:`RootPath`."""
         return RootPath(self, other)
