@@ -42,6 +42,7 @@ PUBLIC: dict[str, set[str]] = {
         "RootVanishedError",
         "SpecialFileError",
         "SymlinkError",
+        "HardLinkError",
         "Backend",
         "OsBackend",
         "available_backends",

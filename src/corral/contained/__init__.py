@@ -8,8 +8,8 @@ knows nothing of refusals, JSON or models; it is usable alone.
 
 from ._backend import (Backend, OsBackend, available_backends, backend_by_name, backend_report,
                        default_backend, fd_capabilities)
-from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
-                      SpecialFileError, StaleError, SymlinkError)
+from ._errors import (ContainedError, EscapeError, HardLinkError, InvalidPathError,
+                      RootVanishedError, SpecialFileError, StaleError, SymlinkError)
 from ._extract import (Extraction, ExtractLimits, ExtractProgress, ExtractReason, ExtractStop,
                        Landed, Refused)
 from ._handle import DirEntry, Handle
@@ -33,6 +33,7 @@ __all__ = [
     "SpecialFileError",
     "SymlinkError",
     "StaleError",
+    "HardLinkError",
     "Backend",
     "OsBackend",
     "available_backends",
