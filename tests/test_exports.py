@@ -43,6 +43,7 @@ PUBLIC: dict[str, set[str]] = {
         "RootVanishedError",
         "SpecialFileError",
         "SymlinkError",
+        "HardLinkError",
         "Backend",
         "OsBackend",
         "available_backends",
