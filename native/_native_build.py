@@ -66,18 +66,18 @@ def _builder(module: str, *, hooks: bool, extra_compile_args: list[str] | None =
     return builder
 
 
-def build_variant(tmpdir: str, module: str = "_corral_native_test", *,
+def build_variant(tmpdir: str, module: str = "_corral_native_test", *, hooks: bool = True,
                   extra_compile_args: list[str] | None = None,
                   extra_link_args: list[str] | None = None) -> str:
-    """Compile the module's C, with the test hooks, as ``module`` in
-    ``tmpdir``; the path of the built extension (import it with ``tmpdir``
-    on ``sys.path``)."""
-    builder = _builder(module, hooks=True, extra_compile_args=extra_compile_args,
+    """Compile the module's C as ``module`` in ``tmpdir`` (with the test
+    hooks unless ``hooks=False``); the path of the built extension."""
+    builder = _builder(module, hooks=hooks, extra_compile_args=extra_compile_args,
                        extra_link_args=extra_link_args)
     return str(builder.compile(tmpdir=tmpdir, verbose=False))
 
 
-def cached_variant(module: str = "_corral_native_test", *, extra_compile_args: list[str] | None = None,
+def cached_variant(module: str = "_corral_native_test", *, hooks: bool = True,
+                   extra_compile_args: list[str] | None = None,
                    extra_link_args: list[str] | None = None, cache: str | None = None) -> str:
     """:func:`build_variant`, built once per source text and flags: the
     directory holding it (put it on ``sys.path`` and import ``module``).
@@ -91,7 +91,7 @@ def cached_variant(module: str = "_corral_native_test", *, extra_compile_args: l
     digest = hashlib.sha256()
     for name in [*_parts(".cdef"), *_parts(".h"), *_test_cdefs(), "_native_build.py"]:
         digest.update(name.encode() + b"\0" + _read(name).encode() + b"\0")
-    digest.update(repr((module, extra_compile_args, extra_link_args, sys.version,
+    digest.update(repr((module, hooks, extra_compile_args, extra_link_args, sys.version,
                         sysconfig.get_config_var("EXT_SUFFIX"))).encode())
     base = cache or os.path.join(tempfile.gettempdir(), "corral-native-variants")
     os.makedirs(base, exist_ok=True)
@@ -100,7 +100,7 @@ def cached_variant(module: str = "_corral_native_test", *, extra_compile_args: l
         return final
     work = tempfile.mkdtemp(prefix="build-", dir=base)
     try:
-        build_variant(work, module, extra_compile_args=extra_compile_args,
+        build_variant(work, module, hooks=hooks, extra_compile_args=extra_compile_args,
                       extra_link_args=extra_link_args)
         try:
             os.rename(work, final)

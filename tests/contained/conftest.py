@@ -103,9 +103,12 @@ def native_test_module():
     import runpy
     import sys
 
-    build = runpy.run_path(str(Path(__file__).resolve().parents[2] / "native" /
-                               "_native_build.py"))
-    folder = build["cached_variant"]("_corral_native_test")
+    # the sanitizer lane (scripts/sanitize.py) passes its own build of it
+    folder = os.environ.get("CORRAL_NATIVE_TEST_MODULE_DIR")
+    if not folder:
+        build = runpy.run_path(str(Path(__file__).resolve().parents[2] / "native" /
+                                   "_native_build.py"))
+        folder = build["cached_variant"]("_corral_native_test")
     if folder not in sys.path:
         sys.path.insert(0, folder)
     return importlib.import_module("_corral_native_test")
