@@ -19,7 +19,7 @@ import sysconfig
 import pytest
 
 from corral.contained import InvalidPathError, OsBackend, Root, backend_by_name, default_backend
-from corral.contained import _backend
+from corral.contained import _select
 from corral.contained import backend_report
 from corral.contained._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
 
@@ -105,19 +105,19 @@ def test_an_unbuilt_module_is_unavailable_not_hidden(monkeypatch):
     says what to do.  Simulated by hiding the module from the import system."""
     monkeypatch.setitem(sys.modules, "corral._native", None)
     monkeypatch.delitem(sys.modules, "corral.contained._native_backend", raising=False)
-    monkeypatch.setattr(_backend, "_cache", {})
-    monkeypatch.setattr(_backend, "native_unavailable_reason", None)
+    monkeypatch.setattr(_select, "_cache", {})
+    monkeypatch.setattr(_select, "native_unavailable_reason", None)
     if sys.platform == "darwin":  # required there: missing is an error
         with pytest.raises(ImportError, match="native module on macOS"):
-            _backend._load_native()
+            _select._load_native()
         return
     with pytest.raises(OSError) as info:
         backend_by_name("native")
     assert info.value.errno == errno.ENOSYS
-    assert "not built" in _backend.native_unavailable_reason
+    assert "not built" in _select.native_unavailable_reason
     assert backend_report()["native"] == {"built": False,
-                                          "reason": _backend.native_unavailable_reason}
-    assert _backend.available_backends() == ["os"]
+                                          "reason": _select.native_unavailable_reason}
+    assert _select.available_backends() == ["os"]
 
 
 class _BrokenNative:
@@ -140,7 +140,7 @@ class _BrokenNative:
 def test_a_broken_native_module_is_an_error_not_a_fallback(monkeypatch, exc):
     """A module that exists but fails to import must raise, never quietly
     leave the os backend in charge."""
-    monkeypatch.setattr(_backend, "_cache", {})
+    monkeypatch.setattr(_select, "_cache", {})
     monkeypatch.delitem(sys.modules, "corral.contained._native_backend", raising=False)
     monkeypatch.delitem(sys.modules, "corral._native", raising=False)
     monkeypatch.setattr(sys, "meta_path", [_BrokenNative(exc), *sys.meta_path])
@@ -158,7 +158,7 @@ def test_a_broken_native_module_is_an_error_not_a_fallback(monkeypatch, exc):
 
 # -- NUL bytes never reach C ---------------------------------------------------
 
-BACKENDS = _backend.available_backends() if not FORCED else [FORCED]
+BACKENDS = _select.available_backends() if not FORCED else [FORCED]
 
 
 @pytest.fixture(params=BACKENDS)
