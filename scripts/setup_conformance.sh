@@ -9,7 +9,9 @@
 #               which benchmarks/bench_mcp.py measures corral against, the
 #               official conformance suite @modelcontextprotocol/conformance
 #               and supergateway (stdio to Streamable HTTP), which
-#               tests/e2e/test_http_gateway.py runs together (docs/http.md)
+#               tests/e2e/test_http_gateway.py runs together (docs/http.md),
+#               and the TypeScript SDK (@modelcontextprotocol/sdk), whose
+#               client tests/e2e/test_serve_lifecycle.py closes mid-call
 #
 # DIR is $CORRAL_CONFORMANCE_DIR or .conformance/ in the repository (ignored
 # by git).  Arguments name the parts to make (sdk1, sdk2, node; default all):
@@ -26,6 +28,7 @@ INSPECTOR="2.12.0"
 REFERENCE="2026.8.31"
 CONFORMANCE_SUITE="0.1.13"  # the newest that runs on Node 20 (later ones need fs.globSync, Node 22)
 SUPERGATEWAY="4.0.0"
+TS_SDK="1.32.2"
 DIR="${CORRAL_CONFORMANCE_DIR:-$PWD/.conformance}"
 PYTHON="${PYTHON:-python3}"
 mkdir -p "$DIR"
@@ -48,6 +51,7 @@ node_packages() {
     local node="$DIR/node"
     local want="@modelcontextprotocol/inspector@$INSPECTOR @modelcontextprotocol/server-filesystem@$REFERENCE"
     want="$want @modelcontextprotocol/conformance@$CONFORMANCE_SUITE supergateway@$SUPERGATEWAY"
+    want="$want @modelcontextprotocol/sdk@$TS_SDK"
     if [ "$(cat "$node/.stamp" 2>/dev/null)" = "$want" ]; then
         return 0
     fi
