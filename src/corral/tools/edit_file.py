@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import json
 import posixpath
-import re
 import stat as st
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +56,7 @@ from typing import Any
 from . import _read_cache as read_cache
 from ._classify import close_paths
 from ._context import ToolContext, sha256_hex
+from ._digest import EXPECTED_DIGEST, digest_matches, expected_digest
 from ._edit_budget import Checkpoint, Work
 from ._edit_diff import Diff, changed_lines, unified_diff
 from ._edit_failures import (TOLERANT, Attempt, Memory, ambiguous, applied_inside, empty_old_text,
@@ -117,7 +117,7 @@ SCHEMA: dict[str, Any] = {
                     "description": "Text that replaces oldText (\"\" deletes it)."},
         "replaceAll": {"type": "boolean", "default": False,
                        "description": "Replace every occurrence of oldText (default false)."},
-        "expectedSha256": {"type": "string", "minLength": 1, "maxLength": 128,
+        "expectedSha256": {**EXPECTED_DIGEST,
                            "description": "Optional: the sha256 read_file or the last edit "
                                           "returned; the edit is refused if the file changed "
                                           "since."},
@@ -134,7 +134,6 @@ SCHEMA: dict[str, Any] = {
 MAX_REPLACEMENTS = 100_000  # in one call, all edits together
 _SIBLING_FILES = 32  # files looked at for "oldText is in another file"
 _SIBLING_BYTES = 256 * 1024
-_SHA = re.compile(r"[0-9a-fA-F]{64}")
 
 Edit = tuple[str, str, bool]  # oldText, newText, replaceAll
 
@@ -185,20 +184,9 @@ def _label(i: int, multi: bool) -> str:
     return f"edits[{i}]: " if multi else ""
 
 
-def _expected(args: dict[str, Any]) -> str | None:
-    value = args.get("expectedSha256")
-    if value is None:
-        return None
-    if not _SHA.fullmatch(value):
-        raise _invalid("expectedSha256", "must be the 64 hex digits of a sha256",
-                       "Pass the sha256 exactly as read_file or edit_file returned it, or leave "
-                       "expectedSha256 out.")
-    return str(value).lower()
-
-
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     edits, multi = _edits(args)
-    expected = _expected(args)
+    expected = expected_digest(args)
     rel = ctx.rel(args["path"])
     ctx.check_path(rel, Op.EDIT)
     with ctx.lock(rel):
@@ -300,7 +288,7 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
     call = _Call(rel, file.path, edits, multi, work, memory.failures(failure_key),
                  memory.earlier(call_key), base_sha)
     try:
-        if expected is not None and expected != base_sha:
+        if expected is not None and not digest_matches(expected, base_sha):
             raise _stale(ctx, rel, expected, base_sha, file.data, work)
         try:
             decoded = decode(file.data)

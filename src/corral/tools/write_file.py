@@ -28,6 +28,7 @@ from ..contained import Target
 from . import _read_cache as read_cache
 from ._content import check_write
 from ._context import Place, ToolContext
+from ._digest import EXPECTED_DIGEST, digest_matches, expected_digest
 from ._limits import CREATED_SCHEMA, created_directories, listed_directories
 from ._locate import of_target
 from ._policy import Op
@@ -59,9 +60,7 @@ SCHEMA: dict[str, Any] = {
                     "description": "The whole new content of the file."},
         "overwrite": {"type": "boolean", "default": False,
                       "description": "Replace an existing file whatever it holds (default false)."},
-        "expectedSha256": {"type": "string", "minLength": 64, "maxLength": 64,
-                           "pattern": "^[0-9a-fA-F]{64}$",
-                           "x-format": "64 hexadecimal digits (a sha256 from read_file)",
+        "expectedSha256": {**EXPECTED_DIGEST,
                            "description": "Replace the existing file only if its sha256 is this "
                                           "(from read_file)."},
     },
@@ -92,9 +91,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                           "files.", details={"path": rel, "field": "content", "bytes": size,
                                              "limit": limit}, kind=Kind.CONTENT_SIZE)
     data = content.encode("utf-8")
-    expected: str | None = args.get("expectedSha256")
-    if expected is not None:
-        expected = expected.lower()
+    expected = expected_digest(args)
     digest = hashlib.sha256(data).hexdigest()
     # one resolution: the policy, the host's question and the write all act on this target
     with ctx.lock(rel), ctx.target(rel, Op.CREATE, create_parents=True) as target:
@@ -166,7 +163,7 @@ def _plan(ctx: ToolContext, target: Target, rel: str, expected: str | None,
         return plan
     _check_replaceable(ctx, rel, current)
     plan.existing = existing = _file_sha256(ctx, target, rel, current)
-    if expected is not None and expected != existing:
+    if expected is not None and not digest_matches(expected, existing):
         raise sha256_mismatch(rel, expected, existing)
     if expected is None and not overwrite:
         raise Refusal(Code.ALREADY_EXISTS, f"{rel} already exists; nothing was written",
