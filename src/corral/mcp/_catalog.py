@@ -28,9 +28,14 @@ _ANNOTATIONS_FROM = "2025-03-26"
 _STRUCTURED_FROM = "2025-06-18"
 
 INSTRUCTIONS = (
-    "File tools confined to one directory tree (the root). Paths are relative to the root. "
-    "A refused call returns a JSON object with a code, a message, details and a hint saying "
-    "what to do next; some also carry suggestedTool and suggestedArgs, a call that works."
+    "File tools confined to one directory tree (the root). Paths are relative to the root; an "
+    "absolute path inside it is accepted. '..' may not climb above the root, and symlinks "
+    "leading out of it are not followed. read_file shows each line as its number, a tab and "
+    "its text: the number and tab are not in the file, so never copy them into oldText or "
+    "content. Answers about a file end with its sha256, short (16 hex digits): pass it as "
+    "expectedSha256 to edit_file or write_file to be refused if the file changed meanwhile. "
+    "A refused call answers CODE: what is wrong, then what to do, then often 'Try:' and a "
+    "call that works as things stand."
 )
 
 

@@ -38,31 +38,21 @@ from ._registry import ToolSpec, success_schema
 from ._requests import WriteRequest
 
 DESCRIPTION = (
-    "Create a file with the given content, or replace a whole file. Missing parent directories "
-    "are created and listed in 'createdDirectories' (check them: a typo in a directory name "
-    "shows up there). An existing file is replaced only when you pass 'expectedSha256' (the "
-    "sha256 read_file returned for it; refused as stale if the file changed since) or "
-    "'overwrite': true. To change part of a file use edit_file. The result gives the new "
-    "'sha256', 'bytes' written and 'created' (false when a file was replaced). The content is "
-    "written exactly as given (UTF-8), atomically, keeping a replaced file's permissions; "
-    "symlinks are not written through. Never send read_file's line numbers: content whose "
-    "every line starts with 'N<TAB>' counting up is refused (not stripped), except for .tsv "
-    "files. Never elide: an overwrite whose placeholder line (such as '# ... rest of the code "
-    "unchanged ...') would drop lines of the file is refused; write the whole file."
+    "Create a file, or replace a whole file, with content written exactly as given. Missing "
+    "parent directories are made and named in the answer (check them for typos). An "
+    "existing file is replaced only with overwrite: true or expectedSha256 (its sha256 from "
+    "read_file; refused if it changed since). Send the whole file: never read_file's line "
+    "numbers, never a placeholder such as '# ... rest unchanged ...'. To change part of a "
+    "file use edit_file."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                 "description": "The file to write, relative to the root."},
-        "content": {"type": "string", "x-allowNul": True,
-                    "description": "The whole new content of the file."},
-        "overwrite": {"type": "boolean", "default": False,
-                      "description": "Replace an existing file whatever it holds (default false)."},
-        "expectedSha256": {**EXPECTED_DIGEST,
-                           "description": "Replace the existing file only if its sha256 is this "
-                                          "(from read_file)."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "content": {"type": "string", "x-allowNul": True},
+        "overwrite": {"type": "boolean", "default": False},
+        "expectedSha256": EXPECTED_DIGEST,
     },
     "required": ["path", "content"],
     "additionalProperties": False,
