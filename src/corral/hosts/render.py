@@ -49,7 +49,7 @@ def render(tool: str, envelope: _Envelope) -> str:
     known = _RENDERERS.get(tool)
     if known is None or not any(key in envelope for key in known[0]):
         # a tool of the host's own, or one whose answer has another shape
-        return _json({k: v for k, v in envelope.items() if k != "ok"})
+        return _json(envelope)
     return known[1](envelope)
 
 

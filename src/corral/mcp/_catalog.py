@@ -102,7 +102,8 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str,
     """
     ok = envelope.get("ok") is True
     images = _images(envelope) if ok else []
-    text = render(tool if isinstance(tool, str) else "", envelope)
+    text = render(tool if isinstance(tool, str) else "",
+                  _elided(envelope, images) if images else envelope)
     if not text.isascii() and _has_surrogate(text):
         text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     # an id is an int or a str (checked when the request was read)
@@ -148,3 +149,16 @@ def _images(envelope: dict[str, Any]) -> list[dict[str, Any]]:
         return [envelope]
     files = envelope.get("files")
     return [item for item in files if _is_image(item)] if isinstance(files, list) else []
+
+
+def _elided(envelope: dict[str, Any], images: list[dict[str, Any]]) -> dict[str, Any]:
+    """``envelope`` with each image's base64 replaced by where it went (for
+    a tool whose answer is shown as JSON)."""
+    def note(n: int, image: dict[str, Any]) -> dict[str, Any]:
+        return {**image, "data": f"(the image content block {n} of this result)"}
+    if images and images[0] is envelope:
+        return note(1, envelope)
+    numbered = {id(image): n for n, image in enumerate(images, start=1)}
+    files = [note(numbered[id(item)], item) if id(item) in numbered else item
+             for item in envelope["files"]]
+    return {**envelope, "files": files}
