@@ -96,7 +96,10 @@ def result_text(result: dict[str, Any]) -> str:
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 MODULES = {"src/app/shlex.py": "shlex.py", "src/app/textwrap.py": "textwrap.py",
-           "src/app/fnmatch.py": "fnmatch.py", "src/app/config.py": "configparser.py"}
+           "src/app/fnmatch.py": "fnmatch.py", "src/app/config.py": "configparser.py",
+           "src/app/colors.py": "colorsys.py", "src/app/search.py": "bisect.py",
+           "src/app/queue.py": "heapq.py", "src/app/words.py": "keyword.py",
+           "src/app/numbers.py": "numbers.py"}
 README = """# app
 
 Small text utilities: shell-like splitting (`shlex`), wrapping (`textwrap`),
@@ -147,7 +150,8 @@ USAGE = "# Usage\n\nSee the README.\n"
 
 
 def make_fixture(root: Path) -> None:
-    """A small Python project; the modules are real code (the standard library's)."""
+    """A small Python project of some 30 files, most of which the session
+    does not read; the modules are real code (the standard library's)."""
     if root.exists():
         shutil.rmtree(root)
     for rel, module in MODULES.items():
@@ -156,8 +160,19 @@ def make_fixture(root: Path) -> None:
     (root / "src" / "app" / "__init__.py").write_text(INIT)
     (root / "tests").mkdir()
     (root / "tests" / "test_shlex.py").write_text(TEST)
+    for name in ("textwrap", "fnmatch", "config", "colors"):
+        (root / "tests" / f"test_{name}.py").write_text(
+            f"from app import {name}\n\n\ndef test_imports():\n    assert {name}\n")
     (root / "docs").mkdir()
     (root / "docs" / "usage.md").write_text(USAGE)
+    for name in ("install", "api", "faq"):
+        (root / "docs" / f"{name}.md").write_text(f"# {name.title()}\n\nTo be written.\n")
+    (root / ".github" / "workflows").mkdir(parents=True)
+    (root / ".github" / "workflows" / "ci.yml").write_text(
+        "on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - uses: actions/checkout@v4\n      - run: python -m pytest\n")
+    (root / "CHANGELOG.md").write_text("# Changes\n\n## 0.1.0\n\n- First release.\n")
+    (root / "LICENSE").write_text("MIT License\n\nCopyright (c) 2026 app authors\n")
     (root / "README.md").write_text(README)
     (root / "pyproject.toml").write_text(PYPROJECT)
     (root / ".gitignore").write_text("__pycache__/\n*.egg-info/\n")

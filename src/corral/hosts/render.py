@@ -4,9 +4,11 @@ The envelope (``Toolbox.call``, MCP ``structuredContent``) is the contract
 for programs.  A model pays for every token it reads, on every turn, so the
 text it is shown is rendered from the envelope instead of being its JSON:
 
-* ``read_file``: the numbered lines themselves (no JSON escaping) and one
-  footer line: the window, the total, where to go on, a short digest;
-* a write, move, delete or new directory: one line saying what was done;
+* ``read_file``: the numbered lines themselves (no JSON escaping; an empty
+  line left empty) and one footer line: the window, the total, where to go
+  on, a short digest;
+* a write, edit, move, delete or new directory: one line saying what was
+  done (an edit's diff only for a dry run, or when the match was loosened);
 * listings and searches: one entry per line;
 * a refusal: its code, its sentence once, its hint and the suggested call.
 
@@ -23,6 +25,7 @@ adapters in :mod:`corral.integrations`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -142,10 +145,17 @@ def _read_footer(envelope: _Envelope) -> str:
     return "[" + ", ".join(facts) + "]"
 
 
+# an empty line's number: left out (the numbers around it say which it is),
+# which keeps the run of line breaks one token as in the file itself
+_EMPTY_LINE = re.compile(r"^\d+\t$", re.MULTILINE)
+
+
 def _read_file(envelope: _Envelope) -> str:
     if "mimeType" in envelope and "content" not in envelope:
         return _image(envelope)
-    content = envelope.get("content", "")
+    content = str(envelope.get("content", ""))
+    if "\t\n" in content or content.endswith("\t"):
+        content = _EMPTY_LINE.sub("", content)
     return _lines(content, _read_footer(envelope), *_warnings(envelope))
 
 
@@ -219,9 +229,11 @@ def _edit_file(envelope: _Envelope) -> str:
     endings = envelope.get("lineEndings")
     if endings not in (None, "lf", "none"):
         head += f"; {endings} line endings kept"
-    diff = envelope.get("diff")
-    note = "[diff cut short]" if envelope.get("diffTruncated") or \
-        envelope.get("diffComplete") is False else ""
+    # the diff of an edit made as asked says nothing the model did not
+    # write itself; a preview, or a match that was loosened, is shown
+    diff = envelope.get("diff") if envelope.get("dryRun") or strategies else None
+    note = "[diff cut short]" if diff and (envelope.get("diffTruncated") or
+                                           envelope.get("diffComplete") is False) else ""
     return _lines(head, _diff_body(diff) if isinstance(diff, str) else "", note,
                   *_warnings(envelope), *_rest(envelope, _EDIT_SAID | {"resolvedPath"}))
 

@@ -35,13 +35,13 @@ from ._registry import Suggests, ToolSpec, success_schema
 from ._requests import ReadRequest
 
 DESCRIPTION = (
-    "Read a UTF-8 text file: each line as its number, a tab, then its text (the number and "
-    "tab are not in the file: never copy them into oldText or content), then a footer: the "
-    "lines shown, the total, the next offset when more remains, the file's sha256 (pass it "
-    "as expectedSha256 to edit_file or write_file). offset is the first line (1-based), "
-    "limit how many (at most 2000); longer lines are cut. An image (PNG, JPEG, GIF, WebP) "
-    "is returned as the image. Directories and binary files are refused: use glob to see "
-    "what a directory holds."
+    "Read a UTF-8 text file: each line as its number, a tab, then its text (an empty line "
+    "stays empty; the number and tab are not in the file: never copy them into oldText or "
+    "content), then a footer: the lines shown, the total, the next offset when more "
+    "remains, the file's sha256 (pass it as expectedSha256 to edit_file or write_file). "
+    "offset is the first line (1-based), limit how many (at most 2000); longer lines are "
+    "cut. An image (PNG, JPEG, GIF, WebP) is returned as the image. Directories and binary "
+    "files are refused: use glob to see what a directory holds."
 )
 
 SCHEMA: dict[str, Any] = {
