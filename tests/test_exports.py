@@ -114,6 +114,11 @@ PUBLIC: dict[str, set[str]] = {
         "strict_schema",
         "file_uri_path",
         "root_names",
+        "output_schema",
+        "render",
+        "render_refusal",
+        "short_digest",
+        "SHORT_DIGEST_CHARS",
     },
     "corral.integrations": {
         "openai_agents_tools",

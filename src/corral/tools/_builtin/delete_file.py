@@ -21,16 +21,13 @@ from .._runtime.view import Pinned
 from .move_file import EntryKind, entry_name, kind_of, lstat_of, named
 
 DESCRIPTION = (
-    "Delete one file, symlink or empty directory. A symlink is deleted itself, never what it "
-    "points to. A directory that still has entries is refused (move or delete them first; "
-    "list_directory shows them): nothing is ever deleted recursively."
+    "Delete one file, symlink (itself, not its target) or empty directory; never recursive."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                 "description": "File, symlink or empty directory to delete."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096},
     },
     "required": ["path"],
     "additionalProperties": False,

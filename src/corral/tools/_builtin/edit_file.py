@@ -50,7 +50,6 @@ from __future__ import annotations
 import json
 import os
 import posixpath
-import re
 import stat as st
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict
@@ -60,6 +59,7 @@ from .._read import cache as read_cache
 from .._refusals.classify import close_paths
 from .._runtime.context import ToolContext, sha256_hex
 from .._edit.budget import Checkpoint, Work
+from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
 from .._edit.diff import Diff, changed_lines, unified_diff
 from .._edit.failures import (TOLERANT, Attempt, Memory, ambiguous, applied_inside, empty_old_text,
                               missing_old_text, placeholder_in_new_text, refusal, too_many)
@@ -77,35 +77,24 @@ from .._runtime.answer import AnswerPath
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
-    "Change an existing text file by replacing text, in one call. Pass oldText, an exact copy of "
-    "the text to change (same indentation, tabs and spaces; WITHOUT the line number and tab "
-    "read_file puts before each line), and newText, what replaces it (\"\" deletes it). oldText "
-    "must occur exactly once: include a few neighbouring lines to make it unique, or pass "
-    "replaceAll: true to replace every occurrence. The edit is applied at once (dryRun: true only "
-    "previews the "
-    "diff). For several changes to one file pass edits: [{oldText, newText, replaceAll}] "
-    "instead; they apply in order (each sees the text the previous ones left), all or nothing. "
-    "The result gives the file's new sha256, the lines where each change landed (numbers in the "
-    "new file) and a unified diff, so there is no need to read the file back; pass that sha256 "
-    "as expectedSha256 next time to make sure nobody changed the file in between (optional). "
-    "Line endings, BOM, tabs and a missing final newline are kept; newText's line breaks take "
-    "the file's style. If oldText differs from the file only in trailing spaces or indentation "
-    "(e.g. spaces where the file has tabs) and that looser match is unique, it is applied, "
-    "newText is re-indented to match, and matchStrategy says so. A failure says what differs "
-    "and where, with the file's actual text. Only existing UTF-8 text files; use write_file to "
-    "create a file or to replace all of it."
+    "Replace text in an existing text file, in one call. oldText is copied exactly from the "
+    "file (indentation included, without read_file's line numbers) and must occur once: add "
+    "neighbouring lines to make it unique, or pass replaceAll: true. newText replaces it "
+    "(\"\" deletes). Several changes: edits: [{oldText, newText}], applied in order, all or "
+    "nothing. dryRun: true only shows the diff. The answer gives the lines changed and the "
+    "new sha256 (pass it as expectedSha256 next time; no need to read the file back). Line "
+    "endings and indentation style are kept; a near miss in indentation or trailing spaces "
+    "is applied when unique (the diff shows it); otherwise the refusal says what differs "
+    "and where."
 )
 
 _TEXT_LIMIT = 16 * 1024 * 1024
 _EDIT_ITEM: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "oldText": {"type": "string", "maxLength": _TEXT_LIMIT,
-                    "description": "Exact text to replace, as in the file."},
-        "newText": {"type": "string", "maxLength": _TEXT_LIMIT,
-                    "description": "Text that replaces oldText."},
-        "replaceAll": {"type": "boolean", "default": False,
-                       "description": "Replace every occurrence of oldText (default false)."},
+        "oldText": {"type": "string", "maxLength": _TEXT_LIMIT},
+        "newText": {"type": "string", "maxLength": _TEXT_LIMIT},
+        "replaceAll": {"type": "boolean", "default": False},
     },
     "required": ["oldText", "newText"],
     "additionalProperties": False,
@@ -113,24 +102,13 @@ _EDIT_ITEM: dict[str, Any] = {
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                 "description": "File to edit, relative to the root."},
-        "oldText": {"type": "string", "maxLength": _TEXT_LIMIT,
-                    "description": "Exact text to replace, including whitespace; it must occur "
-                                   "once unless replaceAll is true. No line-number prefixes."},
-        "newText": {"type": "string", "maxLength": _TEXT_LIMIT,
-                    "description": "Text that replaces oldText (\"\" deletes it)."},
-        "replaceAll": {"type": "boolean", "default": False,
-                       "description": "Replace every occurrence of oldText (default false)."},
-        "expectedSha256": {"type": "string", "minLength": 1, "maxLength": 128,
-                           "description": "Optional: the sha256 read_file or the last edit "
-                                          "returned; the edit is refused if the file changed "
-                                          "since."},
-        "dryRun": {"type": "boolean", "default": False,
-                   "description": "Only return the diff; change nothing (default false)."},
-        "edits": {"type": "array", "minItems": 1, "maxItems": 100, "items": _EDIT_ITEM,
-                  "description": "Several replacements applied in order, all or nothing; use "
-                                 "instead of oldText/newText."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "oldText": {"type": "string", "maxLength": _TEXT_LIMIT},
+        "newText": {"type": "string", "maxLength": _TEXT_LIMIT},
+        "replaceAll": {"type": "boolean", "default": False},
+        "expectedSha256": EXPECTED_DIGEST,
+        "dryRun": {"type": "boolean", "default": False},
+        "edits": {"type": "array", "minItems": 1, "maxItems": 100, "items": _EDIT_ITEM},
     },
     "required": ["path"],
     "additionalProperties": False,
@@ -139,7 +117,6 @@ SCHEMA: dict[str, Any] = {
 MAX_REPLACEMENTS = 100_000  # in one call, all edits together
 _SIBLING_FILES = 32  # files looked at for "oldText is in another file"
 _SIBLING_BYTES = 256 * 1024
-_SHA = re.compile(r"[0-9a-fA-F]{64}")
 
 Edit = tuple[str, str, bool]  # oldText, newText, replaceAll
 
@@ -190,17 +167,6 @@ def _label(i: int, multi: bool) -> str:
     return f"edits[{i}]: " if multi else ""
 
 
-def _expected(args: dict[str, Any]) -> str | None:
-    value = args.get("expectedSha256")
-    if value is None:
-        return None
-    if not _SHA.fullmatch(value):
-        raise _invalid("expectedSha256", "must be the 64 hex digits of a sha256",
-                       "Pass the sha256 exactly as read_file or edit_file returned it, or leave "
-                       "expectedSha256 out.")
-    return str(value).lower()
-
-
 class Resolved(TypedDict):
     resolvedPath: NotRequired[str]  # where a symlink led
 
@@ -247,7 +213,7 @@ class EditResult(Resolved, Digests, Changes, Diffed, FileStyle):
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> EditResult:
     edits, multi = _edits(args)
-    expected = _expected(args)
+    expected = expected_digest(args)
     rel = ctx.rel(args["path"])
     try:
         # one step: resolved once (a final in-root link followed), decided,
@@ -344,7 +310,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     call = _Call(rel, file.path, edits, multi, work, memory.failures(failure_key),
                  memory.earlier(call_key), base_sha)
     try:
-        if expected is not None and expected != base_sha:
+        if expected is not None and not digest_matches(expected, base_sha):
             raise _stale(ctx, rel, expected, base_sha, file.data, work)
         try:
             decoded = decode(file.data)

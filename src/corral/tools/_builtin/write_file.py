@@ -27,6 +27,7 @@ from ...contained import PathError
 from .._refusals.classify import close_paths
 from .._read import cache as read_cache
 from .._edit.content import check_write
+from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
 from .._runtime.context import ToolContext
 from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
                                listed_directories)
@@ -38,33 +39,21 @@ from .._runtime.request_types import WriteRequest
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
-    "Create a file with the given content, or replace a whole file. Missing parent directories "
-    "are created and listed in 'createdDirectories' (check them: a typo in a directory name "
-    "shows up there). An existing file is replaced only when you pass 'expectedSha256' (the "
-    "sha256 read_file returned for it; refused as stale if the file changed since) or "
-    "'overwrite': true. To change part of a file use edit_file. The result gives the new "
-    "'sha256', 'bytes' written and 'created' (false when a file was replaced). The content is "
-    "written exactly as given (UTF-8), atomically, keeping a replaced file's permissions; "
-    "symlinks are not written through. Never send read_file's line numbers: content whose "
-    "every line starts with 'N<TAB>' counting up is refused (not stripped), except for .tsv "
-    "files. Never elide: an overwrite whose placeholder line (such as '# ... rest of the code "
-    "unchanged ...') would drop lines of the file is refused; write the whole file."
+    "Create a file, or replace a whole file, with content written exactly as given. Missing "
+    "parent directories are made and named in the answer (check them for typos). An "
+    "existing file is replaced only with overwrite: true or expectedSha256 (its sha256 from "
+    "read_file; refused if it changed since). Send the whole file: never read_file's line "
+    "numbers, never a placeholder such as '# ... rest unchanged ...'. To change part of a "
+    "file use edit_file."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                 "description": "The file to write, relative to the root."},
-        "content": {"type": "string", "x-allowNul": True,
-                    "description": "The whole new content of the file."},
-        "overwrite": {"type": "boolean", "default": False,
-                      "description": "Replace an existing file whatever it holds (default false)."},
-        "expectedSha256": {"type": "string", "minLength": 64, "maxLength": 64,
-                           "pattern": "^[0-9a-fA-F]{64}$",
-                           "x-format": "64 hexadecimal digits (a sha256 from read_file)",
-                           "description": "Replace the existing file only if its sha256 is this "
-                                          "(from read_file)."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "content": {"type": "string", "x-allowNul": True},
+        "overwrite": {"type": "boolean", "default": False},
+        "expectedSha256": EXPECTED_DIGEST,
     },
     "required": ["path", "content"],
     "additionalProperties": False,
@@ -103,9 +92,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
                           "files.", details={"path": rel, "field": "content", "bytes": size,
                                              "limit": limit}, kind=Kind.CONTENT_SIZE)
     data = content.encode("utf-8")
-    expected: str | None = args.get("expectedSha256")
-    if expected is not None:
-        expected = expected.lower()
+    expected = expected_digest(args)
     digest = hashlib.sha256(data).hexdigest()
     # one step: the policy, the host's question and the write all act on what was pinned
     with ctx.view.pin(rel, Op.CREATE, create_parents=True) as target:
@@ -174,7 +161,7 @@ def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
         return plan
     _check_replaceable(ctx, rel, current)
     plan.existing = existing = target.sha256(current)
-    if expected is not None and expected != existing:
+    if expected is not None and not digest_matches(expected, existing):
         raise sha256_mismatch(rel, expected, existing)
     if expected is None and not overwrite:
         raise Refusal(Code.ALREADY_EXISTS, f"{rel} already exists; nothing was written",
