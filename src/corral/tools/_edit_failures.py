@@ -28,10 +28,11 @@ from ._refusal import Code, Kind, Refusal
 
 __all__ = ["Attempt", "Memory", "Elsewhere", "refusal", "missing_old_text", "ambiguous",
            "too_many", "empty_old_text", "applied_inside", "placeholder_in_new_text", "listed",
-           "TOLERANT"]
+           "TOLERANT", "unclear_indentation"]
 
 TOLERANT = {"trailing_whitespace": "trailing whitespace",
-            "indentation": "indentation and trailing whitespace"}
+            "indentation": "indentation and trailing whitespace",
+            "whitespace": "indentation and runs of spaces inside lines"}
 _PRIORITY = ("line_number_prefix", "escaped", "elision", "content", "extra_lines",
              "missing_lines", "final_newline", "quotes", "lookalike", "tabs_vs_spaces",
              "indentation", "spacing", "trailing_whitespace", "line_endings")
@@ -154,6 +155,35 @@ def ambiguous(attempt: Attempt, lines: Lines, found: Search) -> Refusal:
         f"(lines {shown}); it must occur exactly once",
         f"Add neighbouring lines to oldText until it matches once, or {where} to "
         f"replace all {found.count}.", kind=Kind.MULTIPLE_MATCHES, details=facts)
+
+
+def unclear_indentation(attempt: Attempt, lines: Lines, found: Search) -> Refusal:
+    """newText's indentation fits both the file's and oldText's, and the two
+    readings would write different text: the lines are named, and the
+    suggested call (oldText copied from the file) writes newText as typed."""
+    region = found.regions[0]
+    first = lines.line_index(region.start) + 1
+    matched = lines.normalized[region.start:region.end]
+    numbers = ", ".join(map(str, found.unclear_indent[:10]))
+    more = ", ..." if len(found.unclear_indent) > 10 else ""
+    label, rel = attempt.label, attempt.rel
+    message = (f"{label}oldText matches {rel} at line {first} only ignoring "
+               f"{TOLERANT.get(found.strategy, 'whitespace')}, and the indentation of newText "
+               f"line{'s' if len(found.unclear_indent) > 1 else ''} {numbers}{more} fits both the "
+               "file's and oldText's, so it is unclear what to write; nothing was written")
+    field = f"edits[{attempt.index}].newText" if attempt.multi else "newText"
+    facts = {**attempt.facts(), "field": field, "lines": [first, lines.line_of(
+        lines.to_original(max(region.start, region.end - 1)))],
+        "newTextLines": found.unclear_indent[:MAX_LISTED], "matchStrategy": found.strategy,
+        "fileText": matched if len(matched) <= 4096 else matched[:4096]}
+    suggest: dict[str, Any] = {}
+    if not attempt.multi and len(matched) <= 4096:
+        args: dict[str, Any] = {"path": rel, "oldText": matched, "newText": attempt.new}
+        suggest = {"suggested_tool": "edit_file", "suggested_args": args}
+    return attempt.refuse(
+        Code.AMBIGUOUS, message, "Copy oldText exactly from the file (details.fileText) and "
+        "write newText with the indentation it must have in the file.",
+        kind=Kind.UNCLEAR_INDENTATION, details=facts, **suggest)
 
 
 def too_many(attempt: Attempt, count: int, limit: int) -> Refusal:

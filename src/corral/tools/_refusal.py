@@ -75,6 +75,7 @@ class Kind(str, enum.Enum):
     NO_MATCH = "no_match"
     LINE_NUMBER_PREFIX = "line_number_prefix"
     PLACEHOLDER = "placeholder"
+    UNCLEAR_INDENTATION = "unclear_indentation"  # newText's indentation could be read two ways
     # where a path leads
     NOT_FOUND = "not_found"  # a path (or a component of it) does not exist
     MISSING = "missing"  # expectedSha256 given for a file that is not there

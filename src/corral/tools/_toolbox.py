@@ -178,8 +178,14 @@ class Toolbox:
         tool = refusal.suggested_tool
         if tool is None:
             return refusal
-        works = tool in self._read_only_tools and isinstance(
-            self._run(tool, dict(refusal.suggested_args or {}), ctx.probe(tool)), dict)
+        args = dict(refusal.suggested_args or {})
+        if tool not in self._read_only_tools:
+            # a change is tried as its dry run, which writes nothing
+            spec = self._offered.get(tool)
+            if spec is None or "dryRun" not in spec.schema.get("properties", {}):
+                return refusal.replace(suggest=None)
+            args["dryRun"] = True
+        works = isinstance(self._run(tool, args, ctx.probe(tool)), dict)
         return refusal if works else refusal.replace(suggest=None)
 
     def close(self) -> None:

@@ -59,8 +59,9 @@ from ._classify import close_paths
 from ._context import ToolContext, sha256_hex
 from ._edit_budget import Checkpoint, Work
 from ._edit_diff import Diff, changed_lines, unified_diff
-from ._edit_failures import (TOLERANT, Attempt, Memory, ambiguous, applied_inside, empty_old_text,
-                             missing_old_text, placeholder_in_new_text, refusal, too_many)
+from ._edit_failures import (Attempt, Memory, ambiguous, applied_inside, empty_old_text,
+                             missing_old_text, placeholder_in_new_text, refusal, too_many,
+                             unclear_indentation)
 from ._edit_match import MAX_LISTED, indent_style, normalize_breaks, search
 from ._edit_spans import Region, Span, apply_regions, compose, remap
 from ._edit_state import Applied, EditMemory
@@ -416,12 +417,15 @@ def _locate(ctx: ToolContext, call: _Call, lines: Lines, attempt: Attempt,
             return [Region(0, 0, normalize_breaks(attempt.new))], "exact", 1
         raise empty_old_text(attempt)
     limit = min(allowed, MAX_REPLACEMENTS) + 1 if attempt.replace_all else MAX_LISTED
-    found = search(lines, attempt.old, attempt.new, limit, call.work)
+    found = search(lines, attempt.old, attempt.new, limit, call.work,
+                   every=attempt.replace_all)
     if found is None or not found.count:
         raise missing_old_text(attempt, lines, call.work, Memory(call.earlier, call.base_sha),
                                lambda old_n: _other_file(ctx, call.path, old_n, call.work),
                                found.note if found is not None else None)
-    if found.count == 1 or (attempt.replace_all and found.strategy not in TOLERANT):
+    if found.count == 1 or (attempt.replace_all and found.uniform):
+        if found.unclear_indent:
+            raise unclear_indentation(attempt, lines, found)
         if found.count > allowed:
             raise too_many(attempt, found.count, MAX_REPLACEMENTS)
         if found.strategy in ("exact", "line_endings"):
@@ -623,7 +627,7 @@ OUTPUT_SCHEMA = success_schema({
     "lines": _LINES,
     "linesTruncated": {"type": "boolean"},
     "matchStrategy": {"type": "string", "enum": ["line_endings", "trailing_whitespace",
-                                                 "indentation"]},
+                                                 "indentation", "whitespace"]},
     "edits": {"type": "array", "items": {
         "type": "object", "properties": {
             "replacements": {"type": "integer"}, "lines": _LINES,
