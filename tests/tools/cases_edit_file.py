@@ -90,11 +90,13 @@ CASES = [
           "Leave this file as it is, or ask the user to convert it to UTF-8.",
           details={"path": "notes.py", "kind": "encoding", "line": 2, "byteOffset": 17},
           tree={"notes.py": LATIN1}),
+    # a mark that announces UTF-16 over bytes that do not decode as it (an
+    # odd count); UTF-16 text that decodes is edited (test_edit_intent.py)
     _edit("encoding_utf16", {"path": "wide.txt", "oldText": "hello", "newText": "bye"},
           "UNSUPPORTED", "wide.txt is UTF-16 text, which edit_file does not change (it edits "
           "UTF-8)", "Leave this file as it is, or ask the user to convert it to UTF-8.",
           details={"path": "wide.txt", "kind": "encoding", "encoding": "utf-16"},
-          tree={"wide.txt": "hello\n".encode("utf-16")}),
+          tree={"wide.txt": "hello\n".encode("utf-16") + b"\x00"}),
     _edit("file_too_large", {"oldText": "w * h", "newText": "h * w"}, "TOO_LARGE",
           f"src/util.py is {len(PY)} bytes, over edit_file's limit of 64",
           "Leave this file as it is, or ask the user to change it.",

@@ -178,7 +178,8 @@ CASES = [
          details={"field": "expectedSha256"}),
     Case("write_file", "unknown_argument", {"path": "a.txt", "content": "x", "mode": 0o755},
          "INVALID_ARGUMENT", "write_file: argument 'mode' is not an argument of this tool",
-         "Remove 'mode'; the arguments are: content, expectedSha256, overwrite, path.",
+         "Remove 'mode'; the arguments are: content, dryRun, expectedSha256, keepFormat, "
+         "overwrite, path.",
          details={"field": "mode"}),
 ]
 

@@ -165,3 +165,174 @@ def test_new_text_carrying_the_matched_indentation_is_written_unchanged(
         assert not telling, result
         assert result["details"]["kind"] == "unclear_indentation", result
         assert written == source
+
+
+# -- what a model pastes by mistake ------------------------------------------------------
+
+
+def _tree(root: Path) -> list[tuple[str, bytes | None]]:
+    return sorted((p.relative_to(root).as_posix(), p.read_bytes() if p.is_file() else None)
+                  for p in root.rglob("*"))
+
+
+def _refused_unchanged(tmp_path: Path, tool: str, args: dict, code: str, kind: str) -> dict:
+    """The refusal, checked to change nothing on disk, and its suggested
+    call followed (it must succeed)."""
+    before = _tree(tmp_path)
+    with Toolbox(tmp_path) as box:
+        refusal = assert_valid_envelope(box.call(tool, args))
+        assert refusal["ok"] is False and refusal["code"] == code, refusal
+        assert refusal["details"]["kind"] == kind, refusal
+        assert _tree(tmp_path) == before  # nothing written, nothing created
+        assert "suggestedTool" in refusal, refusal
+        followed = box.call(refusal["suggestedTool"], refusal["suggestedArgs"])
+        assert followed["ok"] is True, followed
+    return refusal
+
+
+def test_new_text_with_read_file_line_numbers_is_refused_naming_them(tmp_path):
+    (tmp_path / "f.py").write_text("a = 1\nb = 2\nc = 3\n")
+    refusal = _refused_unchanged(tmp_path, "edit_file",
+                                 {"path": "f.py", "oldText": "b = 2", "newText": "2\tb = 5\n3\tc = 3"},
+                                 "INVALID_ARGUMENT", "line_number_prefix")
+    assert "lines 2 to 3" in refusal["message"]
+    assert refusal["details"]["field"] == "newText"
+    assert refusal["suggestedArgs"]["newText"] == "b = 5\nc = 3"
+    assert (tmp_path / "f.py").read_text() == "a = 1\nb = 5\nc = 3\nc = 3\n"  # the follow
+
+
+def test_a_numbered_listing_in_the_file_itself_is_edited(tmp_path):
+    (tmp_path / "f.txt").write_text("1\tone\n2\ttwo\n")
+    with Toolbox(tmp_path) as box:
+        result = box.call("edit_file", {"path": "f.txt", "oldText": "1\tone\n2\ttwo",
+                                        "newText": "1\tuno\n2\tdos"})
+    assert result["ok"] is True
+    assert (tmp_path / "f.txt").read_text() == "1\tuno\n2\tdos\n"
+
+
+def test_content_wrapped_in_a_markdown_fence_is_refused(tmp_path):
+    refusal = _refused_unchanged(tmp_path, "write_file",
+                                 {"path": "h.py", "content": "```python\nimport os\n```\n"},
+                                 "INVALID_ARGUMENT", "markdown_fence")
+    assert refusal["details"]["lines"] == [1, 3]
+    assert (tmp_path / "h.py").read_text() == "import os\n"
+
+
+def test_a_fence_in_a_markdown_file_is_written(tmp_path):
+    with Toolbox(tmp_path) as box:
+        assert box.call("write_file", {"path": "a.md", "content": "```py\nx\n```\n"})["ok"]
+    assert (tmp_path / "a.md").read_text() == "```py\nx\n```\n"
+
+
+def test_a_name_with_a_control_character_is_refused(tmp_path):
+    refusal = _refused_unchanged(tmp_path, "write_file", {"path": "src/a\x07b.py", "content": "x"},
+                                 "INVALID_ARGUMENT", "control_characters")
+    assert refusal["details"]["controlCharacters"] == ["U+0007"]
+    assert refusal["suggestedArgs"] == {"path": "src/ab.py", "content": "x"}
+
+
+def test_a_name_ending_in_a_newline_or_a_space_is_refused(tmp_path):
+    for name in ("notes.txt\n", "notes.txt "):
+        refusal = _refused_unchanged(tmp_path, "write_file", {"path": name, "content": "x"},
+                                     "INVALID_ARGUMENT", "control_characters")
+        assert refusal["suggestedArgs"]["path"] == "notes.txt"
+        (tmp_path / "notes.txt").unlink()
+
+
+def test_an_existing_odd_name_is_replaced_as_named(tmp_path):
+    (tmp_path / "odd ").write_text("x")
+    with Toolbox(tmp_path) as box:
+        assert box.call("write_file", {"path": "odd ", "content": "y", "overwrite": True})["ok"]
+
+
+def test_a_path_pasted_from_a_log_line_is_refused_with_the_file_meant(tmp_path):
+    (tmp_path / "tests" / "int").mkdir(parents=True)
+    (tmp_path / "tests" / "int" / "my.test.ts").write_text("old")
+    refusal = _refused_unchanged(tmp_path, "write_file",
+                                 {"path": "FAIL tests/int/my.test.ts", "content": "new",
+                                  "overwrite": True}, "INVALID_ARGUMENT", "pasted_path")
+    assert refusal["details"]["meant"] == "tests/int/my.test.ts"
+    assert (tmp_path / "tests" / "int" / "my.test.ts").read_text() == "new"
+    assert not (tmp_path / "FAIL tests").exists()
+
+
+def test_a_name_with_spaces_is_created_when_nothing_else_is_meant(tmp_path):
+    with Toolbox(tmp_path) as box:
+        assert box.call("write_file", {"path": "my notes.txt", "content": "x"})["ok"]
+
+
+def test_a_notebook_edit_that_breaks_its_json_is_refused(tmp_path):
+    import json
+    notebook = json.dumps({"cells": [{"cell_type": "code", "source": ["x = 1\n"]}],
+                           "nbformat": 4}, indent=1)
+    (tmp_path / "n.ipynb").write_text(notebook)
+    refusal = _refused_unchanged(tmp_path, "edit_file",
+                                 {"path": "n.ipynb", "oldText": '"x = 1\\n"',
+                                  "newText": '"x = 1\\n", "y = 2'},
+                                 "INVALID_ARGUMENT", "notebook")
+    assert "invalid JSON" in refusal["message"]
+    with Toolbox(tmp_path) as box:
+        good = box.call("edit_file", {"path": "n.ipynb", "oldText": '"x = 1\\n"',
+                                      "newText": '"x = 1\\n", "y = 2"'})
+    assert good["ok"] is True
+    assert json.loads((tmp_path / "n.ipynb").read_text())["cells"][0]["source"] == \
+        ["x = 1\n", "y = 2"]
+
+
+# -- the form of a file ------------------------------------------------------------------
+
+
+def test_an_overwrite_keeps_crlf_and_the_bom_and_says_so(tmp_path):
+    (tmp_path / "c.txt").write_bytes(b"\xef\xbb\xbfa\r\nb\r\n")
+    with Toolbox(tmp_path) as box:
+        result = box.call("write_file", {"path": "c.txt", "content": "x\ny\n", "overwrite": True})
+        assert result["ok"] is True
+        assert "CRLF" in result["kept"] and "byte order mark" in result["kept"]
+        assert (tmp_path / "c.txt").read_bytes() == b"\xef\xbb\xbfx\r\ny\r\n"
+        import hashlib
+        assert result["sha256"] == hashlib.sha256(b"\xef\xbb\xbfx\r\ny\r\n").hexdigest()
+        exact = box.call("write_file", {"path": "c.txt", "content": "x\ny\n", "overwrite": True,
+                                        "keepFormat": False})
+    assert exact["ok"] is True and "kept" not in exact
+    assert (tmp_path / "c.txt").read_bytes() == b"x\ny\n"
+
+
+def test_a_new_file_is_written_as_given(tmp_path):
+    with Toolbox(tmp_path) as box:
+        result = box.call("write_file", {"path": "n.txt", "content": "x\ny\n"})
+    assert result["ok"] is True and "kept" not in result
+    assert (tmp_path / "n.txt").read_bytes() == b"x\ny\n"
+
+
+def test_utf16_and_utf32_with_a_bom_are_read_edited_and_overwritten_in_their_encoding(tmp_path):
+    for codec, name in (("utf-16", "utf-16-le"), ("utf-32", "utf-32-le"),
+                        ("utf-16-be", "utf-16-be")):
+        mark = {"utf-16-be": b"\xfe\xff"}.get(codec, b"")
+        path = tmp_path / "w.txt"
+        path.write_bytes(mark + "hello\r\nw\u00f6rld\r\n".encode(codec))
+        with Toolbox(tmp_path) as box:
+            read = box.call("read_file", {"path": "w.txt"})
+            assert read["ok"] is True and read["encoding"] == name, read
+            assert read["content"] == "1\thello\n2\tw\u00f6rld"
+            assert read["lineEndings"] == "crlf" and read["bom"] is True
+            edit = box.call("edit_file", {"path": "w.txt", "oldText": "w\u00f6rld",
+                                          "newText": "earth", "expectedSha256": read["sha256"]})
+            assert edit["ok"] is True and edit["encoding"] == name
+            data = path.read_bytes()
+            assert data.startswith(mark or data[:2]) and data.decode(codec).endswith(
+                "hello\r\nearth\r\n")
+            over = box.call("write_file", {"path": "w.txt", "content": "new\n",
+                                           "overwrite": True})
+            assert over["ok"] is True and name.upper() in over["kept"]
+            assert path.read_bytes() == (mark + "new\r\n".encode(codec) if mark else
+                                         "new\r\n".encode(codec))
+
+
+def test_binary_is_told_by_a_share_of_control_characters(tmp_path):
+    (tmp_path / "ctl.dat").write_bytes(b"AB\x01\x02\x03\x04\x05CD\x06")
+    (tmp_path / "esc.txt").write_bytes(b"\x1b[31mred\x1b[0m\n\tTab and form\x0c feed\n")
+    with Toolbox(tmp_path) as box:
+        binary = box.call("read_file", {"path": "ctl.dat"})
+        text = box.call("read_file", {"path": "esc.txt"})
+    assert binary["code"] == "UNSUPPORTED" and binary["details"]["kind"] == "binary"
+    assert text["ok"] is True

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ._content import placeholder_lines, strip_line_numbers
+from ._content import TABULAR, Numbered, placeholder_lines, read_file_numbers, strip_line_numbers
 from ._edit_budget import Work
 from ._edit_diagnosis import Diagnosis, Difference, diagnose
 from ._edit_match import (MAX_LISTED, Search, applied_copies, distinctive, indent_style,
@@ -28,7 +28,7 @@ from ._refusal import Code, Kind, Refusal
 
 __all__ = ["Attempt", "Memory", "Elsewhere", "refusal", "missing_old_text", "ambiguous",
            "too_many", "empty_old_text", "applied_inside", "placeholder_in_new_text", "listed",
-           "TOLERANT", "unclear_indentation"]
+           "TOLERANT", "unclear_indentation", "numbered_new_text"]
 
 TOLERANT = {"trailing_whitespace": "trailing whitespace",
             "indentation": "indentation and trailing whitespace",
@@ -220,6 +220,46 @@ def applied_inside(attempt: Attempt, lines: Lines, found: Search) -> Refusal | N
         kind=Kind.ALREADY_APPLIED, details={**attempt.facts(occurrences=found.count),
         "lines": [first, last]},
         **_read_suggestion(attempt.rel, first, last, attempt.can_suggest))
+
+
+_NUMBERED_LINE = re.compile(r"(\d+)\t")
+
+
+def numbered_new_text(attempt: Attempt, lines: Lines, found_at: int) -> Refusal | None:
+    """The refusal of a newText that carries read_file's ``N<TAB>`` line
+    numbers when oldText does not: those numbers would be written into the
+    file.  ``found_at`` is the line (1-based) where oldText matched."""
+    if attempt.rel.lower().endswith(TABULAR):
+        return None
+    new_n = normalize_breaks(attempt.new)
+    numbered = read_file_numbers(new_n)
+    if numbered is None:
+        single = _NUMBERED_LINE.match(new_n)
+        if single is None or "\n" in new_n.rstrip("\n") or int(single.group(1)) != found_at:
+            return None
+        numbered = Numbered(found_at, 1)
+    if read_file_numbers(normalize_breaks(attempt.old)) is not None or \
+            _NUMBERED_LINE.match(normalize_breaks(attempt.old)):
+        return None  # oldText has them too: the file's own text (a numbered listing)
+    last = numbered.first + numbered.lines - 1
+    field = f"edits[{attempt.index}].newText" if attempt.multi else "newText"
+    stripped = _NUMBERED_LINE.sub("", new_n) if numbered.lines == 1 else \
+        re.sub(r"(?m)^\d+\t", "", new_n)
+    suggestion: dict[str, Any] = {}
+    if not attempt.multi and len(stripped) + len(attempt.old) <= 64 * 1024:
+        suggestion = {"suggested_tool": "edit_file", "suggested_args": {
+            "path": attempt.rel, "oldText": attempt.old, "newText": stripped,
+            **({"replaceAll": True} if attempt.replace_all else {})}}
+    span = f"line {numbered.first}" if numbered.lines == 1 else \
+        f"lines {numbered.first} to {last}"
+    return attempt.refuse(
+        Code.INVALID_ARGUMENT, f"{attempt.label}every line of newText starts with a line number "
+        f"and a tab ({span}), as read_file shows lines; {attempt.rel} would contain those "
+        "numbers; nothing was written",
+        "Send newText without the line-number prefixes read_file adds, exactly as the file "
+        "should read.", kind=Kind.LINE_NUMBER_PREFIX,
+        details={"path": attempt.rel, "field": field, "firstNumber": numbered.first,
+                 "lines": numbered.lines}, **suggestion)
 
 
 def placeholder_in_new_text(attempt: Attempt, lines: Lines) -> Refusal | None:

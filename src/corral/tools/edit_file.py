@@ -60,8 +60,8 @@ from ._context import ToolContext, sha256_hex
 from ._edit_budget import Checkpoint, Work
 from ._edit_diff import Diff, changed_lines, unified_diff
 from ._edit_failures import (Attempt, Memory, ambiguous, applied_inside, empty_old_text,
-                             missing_old_text, placeholder_in_new_text, refusal, too_many,
-                             unclear_indentation)
+                             missing_old_text, numbered_new_text, placeholder_in_new_text, refusal,
+                             too_many, unclear_indentation)
 from ._edit_match import MAX_LISTED, indent_style, normalize_breaks, search
 from ._edit_spans import Region, Span, apply_regions, compose, remap
 from ._edit_state import Applied, EditMemory
@@ -308,7 +308,8 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
         except Undecodable as exc:
             raise _undecodable(rel, exc, len(file.data)) from None
         outcome = _apply(ctx, call, decoded.text)
-        new_data = encode(outcome.text, decoded.bom)
+        _check_notebook(call, decoded.text, outcome)
+        new_data = encode(outcome.text, decoded.bom, decoded.encoding)
         if len(new_data) > ctx.limits.max_write_bytes:
             raise _result_too_large(call, len(new_data), ctx.limits.max_write_bytes, "")
         if new_data == file.data:
@@ -339,6 +340,8 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
         memory.remember(new_sha, outcome.text)
     result = _result(ctx, rel, file.path, base_sha, new_sha, outcome, diff, dry, decoded.bom,
                      multi)
+    if decoded.encoding:
+        result["encoding"] = decoded.encoding
     if not dry:
         memory.applied(call_key, Applied(new_sha, _first_change(result)))
     return result
@@ -374,7 +377,8 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
         attempt = call.attempt(i)
         regions, strategy, count = _locate(ctx, call, lines, attempt,
                                            MAX_REPLACEMENTS - out.replacements)
-        placeholder = placeholder_in_new_text(attempt, lines)
+        placeholder = placeholder_in_new_text(attempt, lines) or numbered_new_text(
+            attempt, lines, lines.line_index(regions[0].start) + 1 if regions else 1)
         if placeholder is not None:
             raise placeholder
         growth = sum(len(r.replacement) - (lines.to_original(r.end) - lines.to_original(r.start))
@@ -457,6 +461,37 @@ def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
             elif unit != "\t" and tabs and any(x.startswith(" ") for x in lines.contents):
                 out.append(f"{label}newText indents with tabs, but {rel} indents with spaces")
     return out
+
+
+_NOTEBOOK_BYTES = 16 * 1024 * 1024  # notebooks parsed to check an edit keeps them JSON
+
+
+def _check_notebook(call: _Call, before: str, outcome: _Outcome) -> None:
+    """A notebook is JSON: an edit that leaves JSON broken would make it
+    unopenable, so it is refused (a notebook that was not JSON before is
+    left to the model)."""
+    if not call.path.lower().endswith(".ipynb") or len(before) > _NOTEBOOK_BYTES:
+        return
+    try:
+        json.loads(outcome.text)
+        return
+    except ValueError as broken:
+        error = broken
+    try:
+        json.loads(before)
+    except ValueError:
+        return
+    line = getattr(error, "lineno", 1)
+    first = max(1, line - 3)
+    raise refusal(call.repeated, Code.INVALID_ARGUMENT,
+                  f"the edit would leave {call.rel} invalid JSON ({getattr(error, 'msg', error)} "
+                  f"at line {line} of the result), and a notebook that is not JSON no longer "
+                  "opens; nothing was written",
+                  "Edit the notebook so that it stays JSON: keep the quotes, commas and "
+                  "'\\n' escapes of each source line, or change one cell's source list whole.",
+                  kind=Kind.NOTEBOOK, details={"path": call.rel, "line": line},
+                  suggested_tool="read_file",
+                  suggested_args={"path": call.rel, "offset": first, "limit": 8})
 
 
 def _result_too_large(call: _Call, size: int, limit: int, label: str) -> Refusal:
@@ -640,6 +675,8 @@ OUTPUT_SCHEMA = success_schema({
                      "description": "false: some changed blocks are shown whole"},
     "lineEndings": {"type": "string", "enum": ["crlf", "cr", "mixed"]},
     "bom": {"type": "boolean"},
+    "encoding": {"type": "string", "description": "a UTF-16 or UTF-32 file: kept, with its "
+                                                  "byte order mark"},
     "warnings": {"type": "array", "items": {"type": "string"}},
 }, ["path", "baseSha256", "sha256", "replacements", "diff"])
 

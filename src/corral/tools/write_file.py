@@ -33,8 +33,10 @@ from ._locate import of_target
 from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, sha256_mismatch, special_file,
                        special_kind, swapped)
+from ._names import check_new_name
 from ._registry import ToolSpec, success_schema
 from ._requests import WriteRequest
+from ._textform import Form, apply_form, form_of
 
 DESCRIPTION = (
     "Create a file with the given content, or replace a whole file. Missing parent directories "
@@ -64,6 +66,14 @@ SCHEMA: dict[str, Any] = {
                            "x-format": "64 hexadecimal digits (a sha256 from read_file)",
                            "description": "Replace the existing file only if its sha256 is this "
                                           "(from read_file)."},
+        "keepFormat": {"type": "boolean", "default": True,
+                       "description": "Replacing a file: keep its CRLF line endings, byte order "
+                                      "mark and UTF-16/UTF-32 encoding when content does not "
+                                      "say otherwise (default true; false writes content as "
+                                      "UTF-8 exactly as given)."},
+        "dryRun": {"type": "boolean", "default": False,
+                   "description": "Only check the write and say what it would do; change "
+                                  "nothing (default false)."},
     },
     "required": ["path", "content"],
     "additionalProperties": False,
@@ -95,13 +105,20 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     expected: str | None = args.get("expectedSha256")
     if expected is not None:
         expected = expected.lower()
-    digest = hashlib.sha256(data).hexdigest()
+    kept = Form()
     # one resolution: the policy, the host's question and the write all act on this target
     with ctx.lock(rel), ctx.target(rel, Op.CREATE, create_parents=True) as target:
         plan = _plan(ctx, target, rel, expected, args["overwrite"])
-        if plan.current is not None:
+        if plan.current is None:
+            _check_new_name(ctx, rel, target.creates, args)
+        else:
             ctx.check(of_target(target), Op.REPLACE, shown=rel)  # a secret is not replaced
         warnings = check_write(ctx, rel, content, plan.current)
+        if plan.current is not None and args["keepFormat"]:
+            data, kept = apply_form(content, _form(target, plan.current))
+        digest = hashlib.sha256(data).hexdigest()
+        if args["dryRun"]:
+            return _dry(rel, data, digest, plan, target.creates, kept, warnings)
         asked, omitted = listed_directories(target.creates)
         # the host judges where the write lands (canonical), never the spelling
         ctx.authorize(WriteRequest(target.path, bytes=len(data), sha256=digest,
@@ -124,7 +141,46 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                         "links still hold the old content")
     if warnings:
         result["warnings"] = warnings
+    if not kept.plain:
+        result["kept"] = _kept_note(rel, kept)
     return result
+
+
+def _kept_note(rel: str, kept: Form) -> str:
+    return (f"{rel}'s {kept.describe()} were kept; pass keepFormat: false to write the content "
+            "exactly as given")
+
+
+def _dry(rel: str, data: bytes, digest: str, plan: _Plan, creates: tuple[str, ...], kept: Form,
+         warnings: list[str]) -> dict[str, Any]:
+    """What the write would do, nothing done (the host is not asked)."""
+    result: dict[str, Any] = {"path": rel, "bytes": len(data), "sha256": digest,
+                              **created_directories(list(creates)),
+                              "created": plan.current is None, "dryRun": True}
+    if warnings:
+        result["warnings"] = warnings
+    if not kept.plain:
+        result["kept"] = _kept_note(rel, kept)
+    return result
+
+
+_FORM_HEAD = 64 * 1024  # bytes of a replaced file looked at for its form
+
+
+def _form(target: Target, info: os.stat_result) -> Form:
+    """The form (BOM, CRLF, wide encoding) of the file being replaced, from
+    its head; plain when it cannot be read."""
+    try:
+        with target.open(os.O_RDONLY) as handle:
+            now = handle.stat()
+            if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
+                return Form()
+            head = handle.read(_FORM_HEAD)
+    except OSError:
+        return Form()
+    if len(head) == _FORM_HEAD:
+        head = head[:head.rfind(b"\n") + 1] or head[:_FORM_HEAD - _FORM_HEAD % 4]
+    return form_of(head)
 
 
 _SIZE_CHUNK = 1 << 18  # characters encoded at a time to measure a non-ASCII text
@@ -139,6 +195,15 @@ def _utf8_size(text: str) -> int:
         return len(text)
     return sum(len(text[i:i + _SIZE_CHUNK].encode("utf-8", "surrogatepass"))
                for i in range(0, len(text), _SIZE_CHUNK))
+
+
+def _check_new_name(ctx: ToolContext, rel: str, creates: tuple[str, ...],
+                    args: dict[str, Any]) -> None:
+    """A name write_file would create that the model most likely did not
+    mean: refused, with the file meant in a suggested call."""
+    refusal = check_new_name(ctx, rel, creates, "write_file", args)
+    if refusal is not None:
+        raise refusal
 
 
 def _file_path(ctx: ToolContext, value: str) -> str:
@@ -259,6 +324,9 @@ OUTPUT_SCHEMA = success_schema({
     "path": {"type": "string"}, "bytes": {"type": "integer"}, "sha256": {"type": "string"},
     **CREATED_SCHEMA,
     "created": {"type": "boolean"},
+    "dryRun": {"type": "boolean"},
+    "kept": {"type": "string", "description": "the replaced file's line endings, byte order "
+                                              "mark or encoding, kept"},
     "warnings": {"type": "array", "items": {"type": "string"}},
 }, ["path", "bytes", "sha256", "createdDirectories", "created"])
 
