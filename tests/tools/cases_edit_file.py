@@ -136,9 +136,11 @@ CASES = [
           "insertion point in both oldText and newText.",
           details={"path": "src/util.py", "field": "oldText", "kind": "empty_old_text"}),
     _edit("missing_new_text", {"oldText": "w * h"}, "INVALID_ARGUMENT",
-          "edit_file: argument 'newText' is required with 'oldText'",
-          "Pass newText, the text that replaces oldText (\"\" deletes it).",
-          details={"field": "newText", "kind": "argument"}),
+          "edit_file: argument 'newText' is missing after oldText; this is how a call looks "
+          "when the answer ran out of output before the call was complete, so nothing was done",
+          "Write a large file in parts: write_file with the first part, then edit_file calls "
+          "that each add the next part after the last lines written.",
+          details={"field": "newText", "kind": "cut_off", "path": "src/util.py"}),
     _edit("missing_old_text", {"newText": "x"}, "INVALID_ARGUMENT",
           "edit_file: argument 'oldText' is required (or pass 'edits')",
           "Pass oldText (the exact text to replace) and newText.",

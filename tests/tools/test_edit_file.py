@@ -495,14 +495,19 @@ def test_row22_other_file_is_named_only_if_the_model_may_read_it(tmp_path):
 
 @pytest.mark.parametrize("args, field, message", [
     ({"oldText": 5, "newText": "x"}, "oldText", "must be a string, not an integer"),
-    ({"oldText": "a", "newText": None}, "newText", "is required with 'oldText'"),  # null: not given
+    # null: not given, and after oldText that is a call cut off
+    ({"oldText": "a", "newText": None}, "newText", "is missing after oldText; this is how a call "
+     "looks when the answer ran out of output before the call was complete, so nothing was "
+     "done"),
     ({"oldText": "a", "newText": "b", "replaceAll": "yes"}, "replaceAll",
      "must be true or false, not a string"),
     ({"edits": [{"oldText": "a"}]}, "edits[0].newText", "is required"),
     ({"edits": []}, "edits", "needs at least 1 item(s)"),
     ({"edits": [{"oldText": "a", "newText": "b", "replace_all": True}]},
      "edits[0].replace_all", "is not an argument of this tool"),
-    ({"old_string": "a", "new_string": "b"}, "old_string", "is not an argument of this tool"),
+    # another tool's name beside ours (alone it is read as ours: test_call_dialects.py)
+    ({"old_string": "a", "new_string": "b", "oldText": "a"}, "old_string",
+     "is not an argument of this tool"),
 ])
 def test_row23_wrong_argument_types_name_the_field(tmp_path, box, args, field, message):
     put(tmp_path, "a.py", PY)

@@ -132,9 +132,10 @@ class Toolbox:
         if spec is None:
             return self._unknown(name)
         checked: dict[str, Any] = {}
+        read_as: list[str] = []
         try:
             checked = check_arguments(spec.name, spec.schema, args,
-                                      max_chars=self.limits.max_argument_chars)
+                                      max_chars=self.limits.max_argument_chars, notes=read_as)
             result = spec.run(ctx, checked)
         except Exception as exc:  # the boundary: everything becomes a refusal
             # only what the model sent (defaults left out), so a suggested
@@ -147,6 +148,8 @@ class Toolbox:
             # kept (up to 16 MiB a call) until the garbage collector runs
             refusal.__traceback__ = refusal.__context__ = refusal.__cause__ = None
             return refusal
+        if read_as:
+            result = {**result, "argumentNotes": read_as}
         if ctx.notes:
             return {"ok": True, **result, "pathNotes": list(ctx.notes)}
         return {"ok": True, **result}

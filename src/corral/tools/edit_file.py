@@ -70,6 +70,7 @@ from ._policy import Op
 from ._refusal import (Code, Kind, Refusal, binary_file, directory_given, file_too_large,
                        invalid_argument, not_found, sha256_mismatch, swapped)
 from ._registry import Suggests, ToolSpec, success_schema
+from ._schema import cut_off
 from ._requests import EditRequest, ReadRequest
 
 DESCRIPTION = (
@@ -166,9 +167,9 @@ def _edits(args: dict[str, Any]) -> tuple[list[Edit], bool]:
     elif old is None:
         raise _invalid("oldText", "is required (or pass 'edits')",
                        "Pass oldText (the exact text to replace) and newText.")
-    elif new is None:
-        raise _invalid("newText", "is required with 'oldText'",
-                       "Pass newText, the text that replaces oldText (\"\" deletes it).")
+    elif new is None:  # oldText came and newText did not: the call was cut off
+        raise cut_off("edit_file", "argument 'newText' is missing after oldText",
+                      {"field": "newText", "path": args["path"]})
     else:
         items = [(old, new, args["replaceAll"])]
     multi = edits is not None
