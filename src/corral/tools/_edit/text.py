@@ -1,0 +1,214 @@
+"""The text model behind edit_file: free of I/O.
+
+A file's bytes become text with what a model cannot see kept aside: the
+UTF-8 byte-order mark, each line's own terminator (``\\r\\n``, ``\\n``, or
+none on a last line without a final newline).  Lines are split as read_file
+splits them, so line numbers agree: at ``\\n`` (a ``\\r`` before it belongs
+to the terminator), or at a lone ``\\r`` only in a file with no ``\\n``.
+Matching runs on the *normalized* text (every terminator an ``\\n``);
+:class:`Lines` maps positions between the two, so an edit replaces exactly
+the original characters it matched and every byte outside them survives.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import accumulate
+from operator import add
+
+from .._read.textform import HEAD, decode_wide, encode_wide, looks_binary
+
+__all__ = ["BOM", "Decoded", "Lines", "Undecodable", "decode", "encode"]
+
+BOM = b"\xef\xbb\xbf"
+# Longest first: a UTF-32-LE mark starts with the UTF-16-LE one.
+_OTHER_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+               (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+_SPLIT = re.compile(r"(\r\n|\n)")
+
+
+class Undecodable(Exception):
+    """The bytes are not UTF-8 text: ``kind`` is ``binary`` or ``encoding``;
+    ``facts`` gives where (``line``, ``byteOffset`` of the first bad byte)
+    or which ``encoding`` a byte-order mark announced."""
+
+    def __init__(self, kind: str, facts: dict[str, object]) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.facts = facts
+
+
+@dataclass(frozen=True)
+class Decoded:
+    text: str
+    bom: bool
+    encoding: str | None = None  # a wide encoding announced by its mark (kept on writing)
+
+
+def decode(data: bytes) -> Decoded:
+    """Text of ``data`` (its BOM set aside): UTF-8, or UTF-16/UTF-32 with a
+    byte order mark; or :class:`Undecodable`."""
+    for mark, name in _OTHER_BOMS:
+        if data.startswith(mark):
+            wide = decode_wide(data)
+            if wide is None:
+                raise Undecodable("encoding", {"encoding": name})
+            return Decoded(wide[1], True, wide[0])
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise Undecodable("binary", {"offset": nul})
+    if looks_binary(data[:HEAD]):
+        raise Undecodable("binary", {"controls": True})
+    bom = data.startswith(BOM)
+    body = data[len(BOM):] if bom else data
+    try:
+        return Decoded(body.decode("utf-8"), bom)
+    except UnicodeDecodeError as exc:
+        offset = exc.start + (len(BOM) if bom else 0)
+        raise Undecodable("encoding", {"line": data.count(b"\n", 0, offset) + 1,
+                                       "byteOffset": offset}) from None
+
+
+def encode(text: str, bom: bool, encoding: str | None = None) -> bytes:
+    if encoding is not None:
+        return encode_wide(text, encoding)
+    data = text.encode("utf-8")
+    return BOM + data if bom else data
+
+
+class Lines:
+    """``text`` split into lines, each with its own terminator.
+
+    ``normalized`` is the text with every terminator written ``\\n``; a
+    position in it maps back with :meth:`to_original` (a normalized ``\\n``
+    maps to the first character of the original terminator, so a region
+    never splits a ``\\r\\n``).  Everything is computed on first use: a
+    file without ``\\r`` (the common case) is its own normalized form and is
+    never split unless line numbers are asked for.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.has_cr = "\r" in text
+        if not self.has_cr:
+            self.normalized = text
+
+    @cached_property
+    def _split(self) -> tuple[list[str], list[str]]:
+        text = self.text
+        if not self.has_cr or "\n" not in text:
+            sep = "\r" if self.has_cr else "\n"
+            contents = text.split(sep)
+            return contents, [sep] * (len(contents) - 1) + [""]
+        parts = _SPLIT.split(text)
+        return parts[0::2], parts[1::2] + [""]
+
+    @property
+    def contents(self) -> list[str]:
+        return self._split[0]
+
+    @property
+    def eols(self) -> list[str]:
+        return self._split[1]
+
+    @cached_property
+    def normalized(self) -> str:
+        return "\n".join(self.contents)
+
+    @cached_property
+    def nstarts(self) -> list[int]:
+        """Where each line starts in the normalized text."""
+        # map/accumulate run in C: this is on the path of every edit
+        starts = list(accumulate(map((1).__add__, map(len, self.contents)), initial=0))
+        starts.pop()
+        return starts
+
+    @cached_property
+    def starts(self) -> list[int]:
+        """Where each line starts in the original text."""
+        if not self.has_cr:
+            return self.nstarts
+        starts = list(accumulate(map(add, map(len, self.contents), map(len, self.eols)),
+                                 initial=0))
+        starts.pop()
+        return starts
+
+    def count(self) -> int:
+        """Lines as a diff counts them (an empty text after the last line
+        break is not one)."""
+        return len(self.contents) - (1 if self.contents[-1] == "" else 0)
+
+    def line(self, i: int) -> str:
+        """Normalized line ``i`` (0-based) with its ``\\n`` if it has one."""
+        text = self.contents[i]
+        return text + "\n" if i < len(self.contents) - 1 else text
+
+    def lines(self, i: int, j: int) -> list[str]:
+        """Normalized lines ``[i, j)``, each as :meth:`line` gives it."""
+        contents = self.contents
+        out = [c + "\n" for c in contents[i:j]]
+        if out and j >= len(contents):
+            out[-1] = out[-1][:-1]
+        return out
+
+    def __len__(self) -> int:
+        return len(self.contents)
+
+    def line_index(self, npos: int) -> int:
+        """0-based line of a normalized position."""
+        return bisect_right(self.nstarts, npos) - 1
+
+    def to_original(self, npos: int) -> int:
+        if not self.has_cr:
+            return npos
+        i = self.line_index(npos)
+        return self.starts[i] + (npos - self.nstarts[i])
+
+    def line_of(self, pos: int) -> int:
+        """1-based line of an original position (a terminator belongs to the
+        line it ends)."""
+        return bisect_right(self.starts, pos)
+
+    def style(self) -> str:
+        """``lf``, ``crlf``, ``cr``, ``mixed`` or ``none`` (no line break)."""
+        if not self.has_cr:
+            return "lf" if "\n" in self.text else "none"
+        kinds = set(self.eols[:-1])
+        if not kinds:
+            return "none"
+        if len(kinds) > 1:
+            return "mixed"
+        return {"\n": "lf", "\r\n": "crlf", "\r": "cr"}[kinds.pop()]
+
+    def dominant_eol(self) -> str:
+        """The most common terminator (``\\n`` when there is none; ties go
+        to the one seen first)."""
+        if not self.has_cr:
+            return "\n"
+        counts: dict[str, int] = {}
+        for eol in self.eols[:-1]:
+            counts[eol] = counts.get(eol, 0) + 1
+        if not counts:
+            return "\n"
+        return max(counts, key=lambda e: counts[e])
+
+    def breaks_in(self, nstart: int, nend: int) -> list[str]:
+        """The terminators of the normalized region ``[nstart, nend)``, in order."""
+        if not self.has_cr:
+            return ["\n"] * self.text.count("\n", nstart, nend)
+        first, last = self.line_index(nstart), self.line_index(nend)
+        # a line's terminator is in the region when its normalized \n is
+        return [self.eols[i] for i in range(first, last + 1)
+                if self.eols[i] and nstart <= self.nstarts[i] + len(self.contents[i]) < nend]
+
+    def local_eol(self, npos: int) -> str:
+        """The terminator a new line break gets at ``npos``: the one ending
+        that line, else the file's dominant one."""
+        if not self.has_cr:
+            return "\n"
+        eol = self.eols[self.line_index(npos)]
+        return eol or self.dominant_eol()
