@@ -336,3 +336,43 @@ def test_binary_is_told_by_a_share_of_control_characters(tmp_path):
         text = box.call("read_file", {"path": "esc.txt"})
     assert binary["code"] == "UNSUPPORTED" and binary["details"]["kind"] == "binary"
     assert text["ok"] is True
+
+
+# -- misses explained by what happened ---------------------------------------------------
+
+
+def test_nfd_old_text_against_an_nfc_file_names_the_normal_forms(tmp_path):
+    path = tmp_path / "a.py"
+    path.write_text("caf\u00e9 = 1\n")  # NFC
+    with Toolbox(tmp_path) as box:
+        refusal = _call(box, path="a.py", oldText="cafe\u0301 = 1", newText="cafe\u0301 = 2")
+        assert refusal["code"] == "NOT_FOUND"
+        assert refusal["details"]["differences"][0]["kind"] == "normalization"
+        assert "NFD" in refusal["message"] and "NFC" in refusal["message"]
+        assert path.read_text() == "caf\u00e9 = 1\n"
+        followed = box.call(refusal["suggestedTool"], refusal["suggestedArgs"])
+    assert followed["ok"] is True and path.read_text() == "caf\u00e9 = 2\n"
+
+
+def test_a_later_edit_of_text_an_earlier_edit_changed_is_told_so(tmp_path):
+    path = tmp_path / "a.py"
+    path.write_text("x = 1\ny = 2\n")
+    with Toolbox(tmp_path) as box:
+        refusal = _call(box, path="a.py", edits=[{"oldText": "x = 1", "newText": "x = 3"},
+                                                 {"oldText": "x = 1\ny = 2", "newText": "z"}])
+    assert refusal["code"] == "NOT_FOUND"
+    assert refusal["details"]["kind"] == "changed_by_earlier_edit"
+    assert refusal["details"]["changedBy"] == 0 and refusal["details"]["edit"] == 1
+    assert "edits[0] changed it" in refusal["message"]
+    assert path.read_text() == "x = 1\ny = 2\n"
+
+
+def test_a_miss_in_a_minified_file_is_answered_in_a_bounded_size(tmp_path):
+    import json
+    body = ";".join(f"var a{i}=function(b){{return b*{i}}}" for i in range(9000))
+    (tmp_path / "app.min.js").write_text(body + "\n")
+    with Toolbox(tmp_path) as box:
+        refusal = _call(box, path="app.min.js", oldText="var a17=function(b){return  b*17}",
+                        newText="var a17=function(b){return b*18}")
+    assert refusal["code"] == "NOT_FOUND"
+    assert len(json.dumps(refusal)) < 8 * 1024  # of a 330 KB line

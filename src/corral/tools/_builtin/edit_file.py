@@ -373,10 +373,18 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
     base = Lines(text)
     out = _Outcome(text, base, base)
     lines = base
+    earlier: list[Lines] = []  # the text each edit saw, while they are small enough to keep
     for i in range(len(call.edits)):
         attempt = call.attempt(i)
-        regions, strategy, count = _locate(ctx, call, lines, attempt,
-                                           MAX_REPLACEMENTS - out.replacements)
+        try:
+            regions, strategy, count = _locate(ctx, call, lines, attempt,
+                                               MAX_REPLACEMENTS - out.replacements)
+        except Refusal as missed:
+            if i and missed.details.get("kind") == Kind.NO_MATCH.value:
+                raise _changed_by_earlier(attempt, earlier, missed) from None
+            raise
+        if len(lines.text) * (len(earlier) + 1) <= _KEPT_TEXT:
+            earlier.append(lines)
         placeholder = placeholder_in_new_text(attempt, lines) or numbered_new_text(
             attempt, lines, lines.line_index(regions[0].start) + 1 if regions else 1)
         if placeholder is not None:
@@ -403,6 +411,28 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
 
 
 _SPANS = 4096  # changed spans carried from one edit to the next, at most
+_KEPT_TEXT = 32 * 1024 * 1024  # characters of earlier edits' texts kept to explain a miss
+
+
+def _changed_by_earlier(attempt: Attempt, earlier: list[Lines], missed: Refusal) -> Refusal:
+    """A later edit's oldText that was in the file until an earlier edit of
+    the same call changed it: said so, rather than "copy it from the file"
+    (where it still is)."""
+    old_n = normalize_breaks(attempt.old)
+    holder = next((k for k in range(len(earlier) - 1, -1, -1)
+                   if old_n in earlier[k].normalized), None)
+    if holder is None or holder >= attempt.index:
+        return missed
+    line = earlier[holder].line_index(earlier[holder].normalized.find(old_n)) + 1
+    message = (f"edits[{attempt.index}]: oldText is not in the text the edits before it left: "
+               f"it is at line {line} of {attempt.rel} as edits[{holder}] saw it, and "
+               f"edits[{holder}] changed it; edits apply in order, each to the text the one "
+               "before it left")
+    return refusal(attempt.repeated, Code.NOT_FOUND, message,
+                   f"Write edits[{attempt.index}].oldText as edits[{holder}] leaves that text, or "
+                   f"make the two one edit.", kind=Kind.CHANGED_BY_EARLIER_EDIT,
+                   details={"path": attempt.rel, "field": attempt.field, "edit": attempt.index,
+                            "changedBy": holder, "line": line})
 
 
 def _coarse(spans: list[Span]) -> list[Span]:

@@ -13,9 +13,10 @@ read_file of lines that exist.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .content import TABULAR, Numbered, placeholder_lines, read_file_numbers, strip_line_numbers
 from .budget import Work
@@ -353,6 +354,9 @@ def _already_applied(attempt: Attempt, lines: Lines, memory: Memory,
         **_read_suggestion(rel, first, last, attempt.can_suggest))
 
 
+_FORMS: tuple[tuple[Literal["NFC", "NFD"], str], ...] = (("NFC", "NFD"), ("NFD", "NFC"))
+
+
 def _likely_mistakes(attempt: Attempt, lines: Lines) -> list[tuple[str, Difference, str]]:
     """oldText as the model most likely meant it, when it shows a known
     mistake: (the fixed text, the difference, the hint)."""
@@ -373,6 +377,20 @@ def _likely_mistakes(attempt: Attempt, lines: Lines) -> list[tuple[str, Differen
     ending = _final_newline(old_n, lines)
     if ending is not None:
         out.append(ending)
+    if not old_n.isascii():
+        for form, other in _FORMS:
+            fixed = unicodedata.normalize(form, old_n)
+            if fixed != old_n and fixed in lines.normalized:
+                out.append((fixed, Difference(
+                    "normalization", f"its accented letters are in Unicode {other} form "
+                    f"(a letter and a combining mark) where the file has them in {form} "
+                    "(one character each); they look the same but are different text"
+                    if form == "NFC" else
+                    f"its accented letters are in Unicode {other} form (one character each) "
+                    f"where the file has them in {form} (a letter and a combining mark); they "
+                    "look the same but are different text"),
+                    f"Send oldText and newText in Unicode {form} form, as the file has them."))
+                break
     return out
 
 
@@ -402,13 +420,20 @@ def _fixed_matches(attempt: Attempt, lines: Lines, found: Search, difference: Di
     starts = distinct(lines.line_index(r.start) + 1 for r in found.regions)
     where = listed(starts, found.count > len(found.regions))
     fixes = {"line_number_prefix": "without them", "escaped": "with real line breaks",
-             "final_newline": "without it,"}
+             "final_newline": "without it,", "normalization": "in the file's form"}
     message = (f"{attempt.label}oldText does not occur in {attempt.rel}: {difference.text}; "
                f"{fixes[difference.kind]} it matches line {where}")
+    suggestion: dict[str, Any] = {}
+    if difference.kind == "normalization" and not attempt.multi and found.count == 1:
+        form: Literal["NFC", "NFD"] = "NFC" if unicodedata.normalize(
+            "NFC", normalize_breaks(attempt.old)) in lines.normalized else "NFD"
+        suggestion = {"suggested_tool": "edit_file", "suggested_args": {
+            "path": attempt.rel, "oldText": unicodedata.normalize(form, attempt.old),
+            "newText": unicodedata.normalize(form, attempt.new)}}
     return attempt.refuse(
         Code.NOT_FOUND, message, hint,
         kind=Kind.NO_MATCH, details=_facts(attempt, lines, lines=starts,
-        differences=[difference.as_dict()]))
+        differences=[difference.as_dict()]), **suggestion)
 
 
 _HINTS = {
