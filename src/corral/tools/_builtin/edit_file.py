@@ -61,8 +61,9 @@ from .._runtime.context import ToolContext, sha256_hex
 from .._edit.budget import Checkpoint, Work
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
 from .._edit.diff import Diff, changed_lines, unified_diff
-from .._edit.failures import (TOLERANT, Attempt, Memory, ambiguous, applied_inside, empty_old_text,
-                              missing_old_text, placeholder_in_new_text, refusal, too_many)
+from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_old_text,
+                              missing_old_text, numbered_new_text, placeholder_in_new_text,
+                              refusal, too_many, unclear_indentation)
 from .._edit.match import MAX_LISTED, indent_style, normalize_breaks, search
 from .._edit.spans import Region, Span, apply_regions, compose, remap
 from .._edit.state import Applied, EditMemory
@@ -73,6 +74,7 @@ from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_g
                                    swapped)
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import EditRequest, ReadRequest
+from .._runtime.schema import cut_off
 from .._runtime.answer import AnswerPath
 from .._runtime.view import Pinned
 
@@ -147,9 +149,9 @@ def _edits(args: dict[str, Any]) -> tuple[list[Edit], bool]:
     elif old is None:
         raise _invalid("oldText", "is required (or pass 'edits')",
                        "Pass oldText (the exact text to replace) and newText.")
-    elif new is None:
-        raise _invalid("newText", "is required with 'oldText'",
-                       "Pass newText, the text that replaces oldText (\"\" deletes it).")
+    elif new is None:  # oldText came and newText did not: the call was cut off
+        raise cut_off("edit_file", "argument 'newText' is missing after oldText",
+                      {"field": "newText", "path": args["path"]})
     else:
         items = [(old, new, args["replaceAll"])]
     multi = edits is not None
@@ -201,6 +203,7 @@ class Diffed(TypedDict):
 
 class FileStyle(TypedDict):
     lineEndings: NotRequired[str]
+    encoding: NotRequired[str]  # a UTF-16/UTF-32 file's encoding
     bom: NotRequired[Literal[True]]
     warnings: NotRequired[list[str]]
 
@@ -317,7 +320,8 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         except Undecodable as exc:
             raise _undecodable(rel, exc, len(file.data)) from None
         outcome = _apply(ctx, call, decoded.text)
-        new_data = encode(outcome.text, decoded.bom)
+        _check_notebook(call, decoded.text, outcome)
+        new_data = encode(outcome.text, decoded.bom, decoded.encoding)
         if len(new_data) > ctx.limits.max_write_bytes:
             raise _result_too_large(call, len(new_data), ctx.limits.max_write_bytes, "")
         if new_data == file.data:
@@ -350,6 +354,8 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         memory.remember(new_sha, outcome.text)
     result = _result(ctx, rel, file.path, base_sha, new_sha, outcome, diff, dry, decoded.bom,
                      multi)
+    if decoded.encoding:
+        result["encoding"] = decoded.encoding
     if not dry:
         memory.applied(call_key, Applied(new_sha, _first_change(result)))
     return result
@@ -381,11 +387,20 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
     base = Lines(text)
     out = _Outcome(text, base, base)
     lines = base
+    earlier: list[Lines] = []  # the text each edit saw, while they are small enough to keep
     for i in range(len(call.edits)):
         attempt = call.attempt(i)
-        regions, strategy, count = _locate(ctx, call, lines, attempt,
-                                           MAX_REPLACEMENTS - out.replacements)
-        placeholder = placeholder_in_new_text(attempt, lines)
+        try:
+            regions, strategy, count = _locate(ctx, call, lines, attempt,
+                                               MAX_REPLACEMENTS - out.replacements)
+        except Refusal as missed:
+            if i and missed.details.get("kind") == Kind.NO_MATCH.value:
+                raise _changed_by_earlier(attempt, earlier, missed) from None
+            raise
+        if len(lines.text) * (len(earlier) + 1) <= _KEPT_TEXT:
+            earlier.append(lines)
+        placeholder = placeholder_in_new_text(attempt, lines) or numbered_new_text(
+            attempt, lines, lines.line_index(regions[0].start) + 1 if regions else 1)
         if placeholder is not None:
             raise placeholder
         growth = sum(len(r.replacement) - (lines.to_original(r.end) - lines.to_original(r.start))
@@ -410,6 +425,28 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
 
 
 _SPANS = 4096  # changed spans carried from one edit to the next, at most
+_KEPT_TEXT = 32 * 1024 * 1024  # characters of earlier edits' texts kept to explain a miss
+
+
+def _changed_by_earlier(attempt: Attempt, earlier: list[Lines], missed: Refusal) -> Refusal:
+    """A later edit's oldText that was in the file until an earlier edit of
+    the same call changed it: said so, rather than "copy it from the file"
+    (where it still is)."""
+    old_n = normalize_breaks(attempt.old)
+    holder = next((k for k in range(len(earlier) - 1, -1, -1)
+                   if old_n in earlier[k].normalized), None)
+    if holder is None or holder >= attempt.index:
+        return missed
+    line = earlier[holder].line_index(earlier[holder].normalized.find(old_n)) + 1
+    message = (f"edits[{attempt.index}]: oldText is not in the text the edits before it left: "
+               f"it is at line {line} of {attempt.rel} as edits[{holder}] saw it, and "
+               f"edits[{holder}] changed it; edits apply in order, each to the text the one "
+               "before it left")
+    return refusal(attempt.repeated, Code.NOT_FOUND, message,
+                   f"Write edits[{attempt.index}].oldText as edits[{holder}] leaves that text, or "
+                   f"make the two one edit.", kind=Kind.CHANGED_BY_EARLIER_EDIT,
+                   details={"path": attempt.rel, "field": attempt.field, "edit": attempt.index,
+                            "changedBy": holder, "line": line})
 
 
 def _coarse(spans: list[Span]) -> list[Span]:
@@ -428,12 +465,15 @@ def _locate(ctx: ToolContext, call: _Call, lines: Lines, attempt: Attempt,
             return [Region(0, 0, normalize_breaks(attempt.new))], "exact", 1
         raise empty_old_text(attempt)
     limit = min(allowed, MAX_REPLACEMENTS) + 1 if attempt.replace_all else MAX_LISTED
-    found = search(lines, attempt.old, attempt.new, limit, call.work)
+    found = search(lines, attempt.old, attempt.new, limit, call.work,
+                   every=attempt.replace_all)
     if found is None or not found.count:
         raise missing_old_text(attempt, lines, call.work, Memory(call.earlier, call.base_sha),
                                lambda old_n: _other_file(ctx, call.path, old_n, call.work),
                                found.note if found is not None else None)
-    if found.count == 1 or (attempt.replace_all and found.strategy not in TOLERANT):
+    if found.count == 1 or (attempt.replace_all and found.uniform):
+        if found.unclear_indent:
+            raise unclear_indentation(attempt, lines, found)
         if found.count > allowed:
             raise too_many(attempt, found.count, MAX_REPLACEMENTS)
         if found.strategy in ("exact", "line_endings"):
@@ -465,6 +505,37 @@ def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
             elif unit != "\t" and tabs and any(x.startswith(" ") for x in lines.contents):
                 out.append(f"{label}newText indents with tabs, but {rel} indents with spaces")
     return out
+
+
+_NOTEBOOK_BYTES = 16 * 1024 * 1024  # notebooks parsed to check an edit keeps them JSON
+
+
+def _check_notebook(call: _Call, before: str, outcome: _Outcome) -> None:
+    """A notebook is JSON: an edit that leaves JSON broken would make it
+    unopenable, so it is refused (a notebook that was not JSON before is
+    left to the model)."""
+    if not call.path.lower().endswith(".ipynb") or len(before) > _NOTEBOOK_BYTES:
+        return
+    try:
+        json.loads(outcome.text)
+        return
+    except ValueError as broken:
+        error = broken
+    try:
+        json.loads(before)
+    except ValueError:
+        return
+    line = getattr(error, "lineno", 1)
+    first = max(1, line - 3)
+    raise refusal(call.repeated, Code.INVALID_ARGUMENT,
+                  f"the edit would leave {call.rel} invalid JSON ({getattr(error, 'msg', error)} "
+                  f"at line {line} of the result), and a notebook that is not JSON no longer "
+                  "opens; nothing was written",
+                  "Edit the notebook so that it stays JSON: keep the quotes, commas and "
+                  "'\\n' escapes of each source line, or change one cell's source list whole.",
+                  kind=Kind.NOTEBOOK, details={"path": call.rel, "line": line},
+                  suggested_tool="read_file",
+                  suggested_args={"path": call.rel, "offset": first, "limit": 8})
 
 
 def _result_too_large(call: _Call, size: int, limit: int, label: str) -> Refusal:
@@ -633,7 +704,7 @@ OUTPUT_SCHEMA = success_schema({
     "lines": _LINES,
     "linesTruncated": {"type": "boolean"},
     "matchStrategy": {"type": "string", "enum": ["line_endings", "trailing_whitespace",
-                                                 "indentation"]},
+                                                 "indentation", "whitespace"]},
     "edits": {"type": "array", "items": {
         "type": "object", "properties": {
             "replacements": {"type": "integer"}, "lines": _LINES,
@@ -646,6 +717,8 @@ OUTPUT_SCHEMA = success_schema({
                      "description": "false: some changed blocks are shown whole"},
     "lineEndings": {"type": "string", "enum": ["crlf", "cr", "mixed"]},
     "bom": {"type": "boolean"},
+    "encoding": {"type": "string", "description": "a UTF-16 or UTF-32 file: kept, with its "
+                                                  "byte order mark"},
     "warnings": {"type": "array", "items": {"type": "string"}},
 }, ["path", "baseSha256", "sha256", "replacements", "diff"])
 

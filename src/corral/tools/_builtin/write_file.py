@@ -21,7 +21,7 @@ import hashlib
 import os
 import stat as st
 from dataclasses import dataclass
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from ...contained import PathError
 from .._refusals.classify import close_paths
@@ -37,6 +37,8 @@ from .._refusals.catalogue import (Code, Kind, Refusal, sha256_mismatch, special
 from .._runtime.registry import ToolSpec, success_schema
 from .._runtime.request_types import WriteRequest
 from .._runtime.view import Pinned
+from .._refusals.names import check_new_name
+from .._read.textform import Form, apply_form, form_of
 
 DESCRIPTION = (
     "Create a file, or replace a whole file, with content written exactly as given. Missing "
@@ -54,6 +56,11 @@ SCHEMA: dict[str, Any] = {
         "content": {"type": "string", "x-allowNul": True},
         "overwrite": {"type": "boolean", "default": False},
         "expectedSha256": EXPECTED_DIGEST,
+        "keepFormat": {"type": "boolean", "default": True,
+                       "description": "Replacing a file: keep its CRLF, BOM and UTF-16/32 "
+                                      "encoding (default true)."},
+        "dryRun": {"type": "boolean", "default": False,
+                   "description": "Only say what the write would do."},
     },
     "required": ["path", "content"],
     "additionalProperties": False,
@@ -78,6 +85,8 @@ class WriteResult(CreatedDirectories, Warned):
     bytes: int
     sha256: str
     created: bool
+    kept: NotRequired[str]  # the form of the replaced file that was kept
+    dryRun: NotRequired[Literal[True]]
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
@@ -93,13 +102,20 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
                                              "limit": limit}, kind=Kind.CONTENT_SIZE)
     data = content.encode("utf-8")
     expected = expected_digest(args)
-    digest = hashlib.sha256(data).hexdigest()
+    kept = Form()
     # one step: the policy, the host's question and the write all act on what was pinned
     with ctx.view.pin(rel, Op.CREATE, create_parents=True) as target:
         plan = _plan(ctx, target, rel, expected, args["overwrite"])
-        if plan.current is not None:
+        if plan.current is None:
+            _check_new_name(ctx, rel, target.creates, args)
+        else:
             target.decide(Op.REPLACE)  # a secret is not replaced
         warnings = check_write(ctx, rel, content, plan.current)
+        if plan.current is not None and args["keepFormat"]:
+            data, kept = apply_form(content, _form(target, plan.current))
+        digest = hashlib.sha256(data).hexdigest()
+        if args["dryRun"]:
+            return _dry(rel, data, digest, plan, target.creates, kept, warnings)
         asked, omitted = listed_directories(target.creates)
         # the host judges where the write lands (canonical), never the spelling
         ctx.view.ask(WriteRequest(target.path, bytes=len(data), sha256=digest,
@@ -117,9 +133,56 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
     if current is not None and current.st_nlink > 1:
         warnings.append(f"{rel} had {current.st_nlink} hard links; it was replaced, and its other "
                         "links still hold the old content")
-    warned: Warned = {"warnings": warnings} if warnings else {}
-    return {"path": rel, "bytes": len(data), "sha256": digest, **created_directories(created),
-            "created": current is None, **warned}
+    result: WriteResult = {"path": rel, "bytes": len(data), "sha256": digest,
+                           "createdDirectories": [], "created": current is None}
+    _add_created(result, created)
+    if warnings:
+        result["warnings"] = warnings
+    if not kept.plain:
+        result["kept"] = _kept_note(rel, kept)
+    return result
+
+
+def _add_created(result: WriteResult, created: list[str]) -> None:
+    made = created_directories(created)
+    result["createdDirectories"] = made["createdDirectories"]
+    if "createdDirectoriesOmitted" in made:
+        result["createdDirectoriesOmitted"] = made["createdDirectoriesOmitted"]
+
+
+def _kept_note(rel: str, kept: Form) -> str:
+    return (f"kept the {kept.describe()} of {rel}; pass keepFormat: false to write the content "
+            "exactly as given")
+
+
+def _dry(rel: str, data: bytes, digest: str, plan: _Plan, creates: tuple[str, ...], kept: Form,
+         warnings: list[str]) -> WriteResult:
+    """What the write would do, nothing done (the host is not asked)."""
+    result: WriteResult = {"path": rel, "bytes": len(data), "sha256": digest,
+                           "createdDirectories": [], "created": plan.current is None,
+                           "dryRun": True}
+    _add_created(result, list(creates))
+    if warnings:
+        result["warnings"] = warnings
+    if not kept.plain:
+        result["kept"] = _kept_note(rel, kept)
+    return result
+
+
+_FORM_HEAD = 64 * 1024  # bytes of a replaced file looked at for its form
+
+
+def _form(target: Pinned, info: os.stat_result) -> Form:
+    """The form (BOM, CRLF, wide encoding) of the file being replaced, from
+    its head; plain when it cannot be read."""
+    try:
+        head, _ = target.read(_FORM_HEAD - 1, expect=info)
+    except (OSError, Refusal):
+        return Form()
+    if len(head) >= _FORM_HEAD:
+        head = head[:_FORM_HEAD]
+        head = head[:head.rfind(b"\n") + 1] or head[:_FORM_HEAD - _FORM_HEAD % 4]
+    return form_of(head)
 
 
 _SIZE_CHUNK = 1 << 18  # characters encoded at a time to measure a non-ASCII text
@@ -134,6 +197,15 @@ def _utf8_size(text: str) -> int:
         return len(text)
     return sum(len(text[i:i + _SIZE_CHUNK].encode("utf-8", "surrogatepass"))
                for i in range(0, len(text), _SIZE_CHUNK))
+
+
+def _check_new_name(ctx: ToolContext, rel: str, creates: tuple[str, ...],
+                    args: dict[str, Any]) -> None:
+    """A name write_file would create that the model most likely did not
+    mean: refused, with the file meant in a suggested call."""
+    refusal = check_new_name(ctx, rel, creates, "write_file", args)
+    if refusal is not None:
+        raise refusal
 
 
 def _file_path(ctx: ToolContext, value: str) -> str:
@@ -238,6 +310,9 @@ OUTPUT_SCHEMA = success_schema({
     "path": {"type": "string"}, "bytes": {"type": "integer"}, "sha256": {"type": "string"},
     **CREATED_SCHEMA,
     "created": {"type": "boolean"},
+    "dryRun": {"type": "boolean"},
+    "kept": {"type": "string", "description": "the replaced file's line endings, byte order "
+                                              "mark or encoding, kept"},
     "warnings": {"type": "array", "items": {"type": "string"}},
 }, ["path", "bytes", "sha256", "createdDirectories", "created"])
 

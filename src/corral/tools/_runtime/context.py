@@ -186,7 +186,7 @@ class ToolContext:
                           kind=Kind.PATH_TOO_LONG)
         text, forgiven = self._forgiven(value, field)
         if text == "~" or text.startswith("~/"):
-            raise outside_root(value, field, Kind.HOME)
+            raise self._home(value, text, field)
         if text.startswith("/"):
             text = self._inside(text, field)
         parts = [p for p in text.split("/") if p not in ("", ".")]
@@ -198,6 +198,24 @@ class ToolContext:
         if forgiven:
             self._note(f"{field} was read as {result!r} ({forgiven})")
         return result
+
+    def _home(self, value: str, text: str, field: str) -> Refusal:
+        """``~/...`` is outside the root; when the rest names something in
+        the root (the model took the root for its home), that is offered."""
+        refusal = outside_root(value, field, Kind.HOME)
+        rest = text[2:].strip("/")
+        if not rest or self.is_denied(rest):
+            return refusal
+        try:
+            info = self.root.stat(rest)
+            if self.is_denied(self.root.realpath(rest)):
+                return refusal
+        except OSError:
+            return refusal
+        tool = "list_directory" if st.S_ISDIR(info.st_mode) else "read_file"
+        return refusal.replace(details={"didYouMean": [rest]},
+                               hint=f"Use the path relative to the root: {rest} exists.",
+                               suggest=(tool, {"path": rest}))
 
     def _forgiven(self, value: str, field: str) -> tuple[str, str]:
         """``value`` with a ``file://`` URI read as its path and Windows
