@@ -61,7 +61,8 @@ class Root(RootSurface, Closing):
     leading out), :class:`SymlinkError` (any symlink, in the strict mode),
     :class:`InvalidPathError` (NUL, too long, wrong type),
     :class:`SpecialFileError` (FIFO, socket or device given to a file
-    operation), :class:`RootVanishedError` (the root was removed) and
+    operation), :class:`HardLinkError` (a hard-linked file changed in
+    place, below), :class:`RootVanishedError` (the root was removed) and
     :class:`StaleError` (a :class:`Target`'s plan no longer holds).
 
     Lifetime: :meth:`close` is immediate for new calls (``EBADF``, naming the
@@ -69,6 +70,19 @@ class Root(RootSurface, Closing):
     last one is done, so its number is never reused under them.
     ``copy.copy`` and ``copy.deepcopy`` give an independent Root on a new fd
     of the same directory; pickling is refused (``TypeError``).
+
+    Hard links: a change made in place (``chmod``, ``chown``, ``utime``,
+    ``truncate``, :meth:`open` / ``open_file`` for writing) of a regular
+    file with more than one link raises :class:`HardLinkError` unless
+    ``allow_hardlinks=True``: its other names may be outside.  Replacing
+    the name (``write_bytes``, ``copyfile``, ``rename``) stays allowed.
+
+    One difference from the kernel: ``.`` and ``..`` after a directory that
+    may not be searched (``stat("dir/..")``, ``open("dir/../x")``) answer
+    where the kernel says ``EACCES``: the walk pops its stack of open
+    directory fds for ``..`` rather than hand it to the kernel (a rename
+    could carry it out) and looks nothing up in ``dir``; the fast path falls
+    back to the walk, so every backend answers alike.
 
     ``fast_path=False`` turns off ``openat2``; ``backend`` is for tests and
     tools (default :func:`corral.contained.default_backend`).  Thread-safe.
