@@ -18,16 +18,17 @@ from typing import Any, NoReturn
 from . import _acts, _paths
 from ._acts import CREATE_MASK, SAFE, End, name_of
 from ._backend import (FAKE_FS_REFUSAL, RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, OpenBeneath,
-                       _under_pyfakefs, default_backend, fd_capabilities)
+                       _under_pyfakefs, fd_capabilities)
 from ._closing import Closing
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SymlinkError, contained_error, refuse_hard_linked)
 from ._fwalk import fwalk as _fwalk
 from ._handle import DirEntry, Handle, entries
 from ._linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS
-from ._ops import RootSurface
+from ._ops.methods import RootSurface
 from ._paths import ParsedPath
 from ._replace import replace_in
+from ._select import default_backend
 from ._resolve import (MAX_STEPS, MAX_SYMLINKS, Anchor, Create, Resolved, Walk, openat2_retry,
                        spelled_path)
 from ._target import Target

@@ -1,4 +1,4 @@
-"""Reading archives for :mod:`._extract`: tar and zip members as one shape.
+"""Reading archives for :mod:`.extract`: tar and zip members as one shape.
 
 Everything here reads the archive and nothing touches the tree: which
 members there are (narrowed by ``members=`` and the caller's filter), what

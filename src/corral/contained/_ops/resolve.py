@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple, Protocol, Self
 
-from . import _paths
-from ._backend import Backend
-from ._errors import contained_error
-from ._replace import Content
+from .. import _paths
+from .._backend import Backend
+from .._errors import contained_error
+from .._replace import Content
 
 __all__ = ["RootAPI", "TargetAPI", "Parent", "pin", "open_parent", "named_error", "O_PATH"]
 

@@ -40,9 +40,9 @@ import errno
 import os
 from collections.abc import Callable
 
-from . import _paths
-from ._errors import contained_error, refuse_hard_linked
-from ._ops_resolve import O_PATH, RootAPI, named_error, pin
+from .. import _paths
+from .._errors import contained_error, refuse_hard_linked
+from .resolve import O_PATH, RootAPI, named_error, pin
 
 __all__ = ["chmod", "chown", "utime", "truncate"]
 

@@ -103,16 +103,16 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal, Protocol, TypeVar, cast
 
-from ._backend import Backend
-from ._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
-                      contained_error)
-from ._extract_read import (MAX_LINK_TARGET, UNREADABLE, Archive, FilterFunction, Filtered,
-                            Member, Readable, Selection, open_source)
-from ._ops_meta import utime
-from ._ops_resolve import Parent, RootAPI, open_parent
-from ._ops_sys import CHUNK
-from ._replace import temp_name
-from ._resolve import MAX_SYMLINKS
+from .._backend import Backend
+from .._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
+                       contained_error)
+from .extract_read import (MAX_LINK_TARGET, UNREADABLE, Archive, FilterFunction, Filtered,
+                           Member, Readable, Selection, open_source)
+from .meta import utime
+from .resolve import Parent, RootAPI, open_parent
+from .syscalls import CHUNK
+from .._replace import temp_name
+from .._resolve import MAX_SYMLINKS
 
 __all__ = ["MAX_LINK_TARGET", "Cancellable", "Extraction", "FilterFunction", "ProgressCallback",
            "Selection", "ExtractLimits", "ExtractProgress", "ExtractReason",

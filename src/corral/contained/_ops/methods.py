@@ -12,14 +12,18 @@ from __future__ import annotations
 import os
 from typing import IO, Any, Literal, TypeVar
 
-from . import _extract, _fileobj, _ops_link, _ops_meta, _ops_rmtree
-from ._extract import (Cancellable, Extraction, ExtractLimits, FilterFunction, ProgressCallback,
-                       Selection)
-from ._extract_read import Archive
-from ._ops_meta import Ns, Times
-from ._ops_resolve import RootAPI
-from ._ops_rmtree import OnExc
-from ._pathview import RootPath, ViewRoot
+from .. import _fileobj
+from . import extract as _extract
+from . import link as _ops_link
+from . import meta as _ops_meta
+from . import rmtree as _ops_rmtree
+from .extract import (Cancellable, Extraction, ExtractLimits, FilterFunction, ProgressCallback,
+                      Selection)
+from .extract_read import Archive
+from .meta import Ns, Times
+from .resolve import RootAPI
+from .rmtree import OnExc
+from .._rootpath.view import RootPath, ViewRoot
 
 __all__ = ["RootSurface"]
 
