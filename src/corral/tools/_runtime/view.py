@@ -194,16 +194,45 @@ class LinkMap:
 
 
 def learn_link(root: Root, links: LinkMap, location: str) -> None:
-    """Remember where the link at ``location`` (canonical) leads, if inside."""
+    """Remember where the link at ``location`` (canonical) leads, if inside:
+    also a link whose target is not there yet (its parents missing too) and
+    one spelled as an absolute path inside the root, which the host program
+    follows though the core calls it an escape."""
     try:
-        leads_to = locate(root, location, follow=True).path
+        leads_to: str | None = locate(root, location, follow=True).path
     except (OSError, ValueError):
-        links.not_a_link(location)
-        return
-    if leads_to == location:
+        leads_to = _spelled_target(root, location)
+    if leads_to is None or leads_to == location:
         links.not_a_link(location)
     else:
         links.add(location, leads_to)
+
+
+def _spelled_target(root: Root, location: str) -> str | None:
+    """Where the link at ``location`` leads by its text, resolved beneath
+    the root with the missing directories allowed (``None``: not a link,
+    or it leads outside)."""
+    try:
+        text = root.readlink(location)
+    except (OSError, ValueError):
+        return None
+    if text.startswith("/"):
+        inside = None
+        for known in dict.fromkeys((root.path, os.path.realpath(root.path))):
+            base = known.rstrip("/")
+            if text == base or text.startswith(base + "/"):
+                inside = text[len(base):].lstrip("/") or "."
+                break
+        if inside is None:
+            return None
+        spelled = inside
+    else:
+        parent = location.rpartition("/")[0]
+        spelled = f"{parent}/{text}" if parent else text
+    try:
+        return locate(root, spelled, follow=True).path
+    except (OSError, ValueError):
+        return None
 
 
 # -- locks ------------------------------------------------------------------------------

