@@ -118,3 +118,52 @@ def test_a_protected_link_spelled_absolute_inside_the_root_protects_its_target(t
                                     "content": '{"runOn": "folderOpen"}'})
     assert _denied(tasks), tasks
     assert not (tmp_path / ".vscode" / "tasks.json").exists()
+
+
+# -- a link in a protected link's chain moved or deleted -------------------------------------
+
+
+def _chain(base: Path) -> None:
+    """``.vscode -> cfg/vs`` where ``cfg -> real``: the protected link's
+    target was reached through another link."""
+    (base / "real" / "vs").mkdir(parents=True)
+    os.symlink("real", base / "cfg")
+    os.symlink("cfg/vs", base / ".vscode")
+
+
+@pytest.mark.parametrize("away", ["move_file", "delete_file"])
+def test_a_link_in_a_protected_chain_moved_away_does_not_free_the_name(tmp_path, make_root,
+                                                                       away):
+    _chain(tmp_path)
+    box = Toolbox(make_root(str(tmp_path)))
+    args = {"source": "cfg", "destination": "cfg_old"} if away == "move_file" else \
+        {"path": "cfg"}
+    assert box.call(away, args)["ok"]
+    box.call("make_directory", {"path": "cfg/vs"})  # what .vscode leads to now
+    answer = box.call("write_file", {"path": "cfg/vs/tasks.json",
+                                     "content": '{"runOn": "folderOpen"}'})
+    assert _denied(answer), answer
+    assert not (tmp_path / ".vscode" / "tasks.json").exists()
+
+
+def test_a_link_in_a_protected_chain_moved_away_under_gather(tmp_path, make_root):
+    """The move, the directory and the write in one turn, sent together
+    (several rounds: whichever order the calls run in, nothing lands)."""
+    for round_ in range(8):
+        base = tmp_path / f"round{round_}"
+        base.mkdir()
+        _chain(base)
+        box = Toolbox(make_root(str(base)))
+
+        async def turn() -> list[dict]:
+            calls = [box.acall("move_file", {"source": "cfg", "destination": "cfg_old"},
+                               timeout=10),
+                     box.acall("make_directory", {"path": "cfg/vs"}, timeout=10),
+                     box.acall("write_file", {"path": "cfg/vs/tasks.json", "content": "{}"},
+                               timeout=10)]
+            return list(await asyncio.gather(*calls))
+
+        for _ in range(2):  # the second turn finds the moved tree
+            answers = asyncio.run(turn())
+            assert not (base / ".vscode" / "tasks.json").exists(), answers
+        assert not (base / ".vscode" / "tasks.json").exists()

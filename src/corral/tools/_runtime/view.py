@@ -107,18 +107,24 @@ class LinkMap:
         self._by_target: dict[str, set[str]] = {}
         self._not_links: set[str] = set()
         self._relearn: list[str] = []
+        self._via: dict[str, tuple[str, ...]] = {}  # the links its resolution passed
 
     def __len__(self) -> int:
         return len(self._leads)
 
-    def add(self, location: str, leads_to: str) -> None:
+    def add(self, location: str, leads_to: str, via: tuple[str, ...] = ()) -> None:
         if location == leads_to or location in (".", ""):
             return
+        passed = tuple(p for p in via if p != location)
         with self._guard:
             old = self._leads.get(location)
-            if old == leads_to:
-                return
             if old is None and len(self._leads) >= MAX_LINKS:
+                return
+            if passed:
+                self._via[location] = passed
+            else:
+                self._via.pop(location, None)
+            if old == leads_to:
                 return
             if old is not None:
                 self._by_target.get(old, set()).discard(location)
@@ -143,8 +149,18 @@ class LinkMap:
             out, self._relearn = self._relearn, []
         return out
 
+    def through(self, top: str) -> list[str]:
+        """The known links whose target was reached through ``top`` or an
+        entry below it (another link, a directory left by ``..``): where
+        they lead changes when ``top`` is moved or removed."""
+        prefix = top + "/"
+        with self._guard:
+            return [location for location, via in self._via.items()
+                    if any(p == top or p.startswith(prefix) for p in via)]
+
     def forget(self, location: str) -> None:
         with self._guard:
+            self._via.pop(location, None)
             old = self._leads.pop(location, None)
             if old is not None:
                 self._by_target.get(old, set()).discard(location)
@@ -199,16 +215,16 @@ def learn_link(root: Root, links: LinkMap, location: str) -> None:
     one spelled as an absolute path inside the root, which the host program
     follows though the core calls it an escape."""
     try:
-        leads_to: str | None = locate(root, location, follow=True).path
+        found: Location | None = locate(root, location, follow=True)
     except (OSError, ValueError):
-        leads_to = _spelled_target(root, location)
-    if leads_to is None or leads_to == location:
+        found = _spelled_target(root, location)
+    if found is None or found.path == location:
         links.not_a_link(location)
     else:
-        links.add(location, leads_to)
+        links.add(location, found.path, found.passed)
 
 
-def _spelled_target(root: Root, location: str) -> str | None:
+def _spelled_target(root: Root, location: str) -> Location | None:
     """Where the link at ``location`` leads by its text, resolved beneath
     the root with the missing directories allowed (``None``: not a link,
     or it leads outside)."""
@@ -230,7 +246,7 @@ def _spelled_target(root: Root, location: str) -> str | None:
         parent = location.rpartition("/")[0]
         spelled = f"{parent}/{text}" if parent else text
     try:
-        return locate(root, spelled, follow=True).path
+        return locate(root, spelled, follow=True)
     except (OSError, ValueError):
         return None
 
@@ -784,7 +800,10 @@ class Pinned:
 
     def remove(self) -> None:
         self._target.remove()
-        self._call.shared.links.forget(self.path)
+        links = self._call.shared.links
+        links.forget(self.path)
+        for location in links.through(self.path):
+            learn_link(self._call.shared.root, links, location)
 
     def rmdir(self) -> None:
         self._target.rmdir()
@@ -799,7 +818,8 @@ class Pinned:
         view.links.moved(self.path, other.path)
         if was_link:
             learn_link(view.root, view.links, other.path)
-        for location in view.links.take_relearn():
+        for location in [*view.links.take_relearn(), *view.links.through(self.path),
+                         *view.links.through(other.path)]:
             learn_link(view.root, view.links, location)
 
     def raise_missing(self) -> None:
