@@ -40,7 +40,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> ListResult:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
     with _directory(ctx, rel, shown) as handle:  # policy, host and listing: this directory
-        if args["depth"] > 1:  # newtools hook: the tree
+        if args["depth"] > 1:  # a tree: the host is asked about the whole depth
             return _listing_tree.tree(ctx, rel, handle.stat(), args)
         ctx.authorize(ListRequest(shown))
         if ctx.asks_host:  # THREATS row 10: the name swapped while the host decided

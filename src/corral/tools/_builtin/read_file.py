@@ -153,7 +153,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
         small = _read_small(reader, info) if info.st_size <= FAST_BYTES else None
         if (small is None or _media.sniff(small.data[:_media.HEAD_BYTES]) is not None) and (
                 image := _media.read_image(ctx, rel, handle, info)) is not None:
-            return image  # newtools hook (a small file's one read tells it is no image)
+            return image  # a small file's one read tells it is no image
         facts = _scan(rel, reader, info, offset, limit, limits.read_line_chars,
                       limits.read_bytes, small)
 

@@ -126,7 +126,6 @@ class Kind(str, enum.Enum):
     SECRET = "secret"  # noqa: S105 - a kind of refusal, not a password
     PERMISSION = "permission"
     READ_ONLY_FILESYSTEM = "read_only_filesystem"
-    # newtools (issue 16)
     BATCH_BUDGET = "batch_budget"  # read_files: past the byte budget of one call
 
     def __str__(self) -> str:
