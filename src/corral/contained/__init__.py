@@ -6,10 +6,10 @@ rename reaches outside.  This package raises ``OSError`` subclasses only and
 knows nothing of refusals, JSON or models; it is usable alone.
 """
 
-from ._backend import (Backend, DirEntries, OsBackend, _under_pyfakefs, available_backends,
-                       backend_by_name, backend_report, default_backend, fd_capabilities)
-from ._errors import (ContainedError, EscapeError, InvalidPathError, PathError, RootVanishedError,
-                      SpecialFileError, StaleError, SymlinkError)
+from ._backend import Backend, DirEntries, OsBackend, _under_pyfakefs, fd_capabilities
+from ._select import available_backends, backend_by_name, backend_report, default_backend
+from ._errors import (ContainedError, EscapeError, HardLinkError, InvalidPathError, PathError,
+                      RootVanishedError, SpecialFileError, StaleError, SymlinkError)
 from ._ops.extract import (Extraction, ExtractLimits, ExtractProgress, ExtractReason,
                            ExtractStop, Landed, Refused)
 from ._handle import DirEntry, Handle
@@ -35,6 +35,7 @@ __all__ = [
     "SpecialFileError",
     "SymlinkError",
     "StaleError",
+    "HardLinkError",
     "Backend",
     "OsBackend",
     "available_backends",

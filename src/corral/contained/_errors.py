@@ -29,7 +29,9 @@ __all__ = [
     "SpecialFileError",
     "SymlinkError",
     "StaleError",
+    "HardLinkError",
     "contained_error",
+    "refuse_hard_linked",
 ]
 
 
@@ -130,6 +132,33 @@ class SpecialFileError(ContainedError):
                  kind: str = "other") -> None:
         super().__init__(message, path, component=component)
         self.kind = kind
+
+
+class HardLinkError(ContainedError):
+    """A regular file with more than one hard link, which an operation that
+    changes a file in place (``chmod``, ``chown``, ``utime``, ``truncate``,
+    opening it for writing) refuses unless the Root allows hard links
+    (``Root(path, allow_hardlinks=True)``): its other names may be outside
+    the root, and the change would reach them through the shared inode.
+    Replacing the name (``write_bytes``, ``copyfile``, ``rename``) is
+    allowed: it leaves the other names as they were.  ``links`` is the
+    file's link count; ``errno`` is ``EMLINK``.
+    """
+
+    default_errno = _errno.EMLINK
+
+    def __init__(self, message: str, path: str | None = None, *, component: str | None = None,
+                 links: int = 2) -> None:
+        super().__init__(message, path, component=component)
+        self.links = links
+
+
+def refuse_hard_linked(info: os.stat_result, text: str) -> None:
+    """:class:`HardLinkError` if ``info`` is a regular file with more than
+    one link (``text``: the caller's root-relative path)."""
+    if info.st_nlink > 1 and (info.st_mode & 0o170000) == 0o100000:
+        raise HardLinkError(f"a hard-linked file ({info.st_nlink} links) is not changed in "
+                            "place", text, component=text, links=info.st_nlink)
 
 
 class _BuiltinKind(PathError):

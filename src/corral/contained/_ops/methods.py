@@ -94,14 +94,16 @@ class RootSurface:
     def open_root(self: _R, path: object) -> _R:
         """A Root for the directory ``path`` beneath this one (in-root
         symlinks followed): its own fd, so it lives on when this Root is
-        closed, and this Root's options (backend, fast path, strict mode).
+        closed, and this Root's options (backend, fast path, strict mode,
+        hard links).
         Nothing reached through it can leave *that* directory.  Raises as
         :meth:`open` does, ``NotADirectoryError`` for a non-directory."""
         fd = self.open(path, os.O_RDONLY | os.O_DIRECTORY)
         try:
             return type(self).from_fd(fd, follow_symlinks=self.follow_symlinks,
                                       backend=self.backend,
-                                      fast_path=bool(self.info()["fast_path"]))
+                                      fast_path=bool(self.info()["fast_path"]),
+                                      allow_hardlinks=self.allow_hardlinks)
         finally:
             self.backend.close(fd)
 

@@ -27,22 +27,15 @@ from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import InfoRequest
 
 DESCRIPTION = (
-    "Describe one file, directory or link without reading it: 'kind' (file, directory, "
-    "symlink, fifo, socket, char_device, block_device, other), 'size' in bytes (not for a "
-    "symlink), 'mode' "
-    "(permission bits as an octal string such as \"0644\"), 'links' (hard link count), and "
-    "the times 'mtime' (modified), 'ctime' (status changed), 'atime' (accessed) as ISO 8601 "
-    "UTC, each also in nanoseconds ('mtimeNs'...); 'birthtime' where the system records it. "
-    "A symlink is described itself, not followed; 'target' is where it leads (relative to the "
-    "root) when that is inside the root, and 'targetKind' what is there (or \"missing\", "
-    "\"outside\", \"loop\"). A trailing '/' describes the directory a link leads to."
+    "Describe a file, directory or symlink without reading it: kind, size, mode, hard "
+    "links, modification time; a symlink is described itself, with where it leads. A "
+    "trailing '/' follows a link to a directory."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                 "description": "The entry to describe, relative to the root."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096},
     },
     "required": ["path"],
     "additionalProperties": False,

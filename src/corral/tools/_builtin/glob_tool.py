@@ -38,28 +38,19 @@ from .._search.results import IGNORED_SCHEMA, GlobResult
 from .._search.hints import glob_retry, glob_tidy, spaced_braces
 
 DESCRIPTION = (
-    "Find files by name pattern below a directory. 'pattern' is a glob (case-sensitive): '*' "
-    "and '?' match within one name (leading dots included), '**' matches any number of "
-    "directories, '[abc]' / '[!abc]' one character, '{a,b}' alternatives. A pattern without "
-    "'/' matches names at any depth: '*.py' finds every .py file (the same as '**/*.py'); a "
-    "pattern with '/' is matched against the path below 'path' (e.g. 'src/**/test_*.py'). End "
-    "the pattern with '/' to find directories instead of files. 'path' is the directory to "
-    "search (default \".\"); '..' is not allowed in patterns. Paths ignored by .gitignore files "
-    "(at every level) and .git directories are skipped and counted; pass includeIgnored: true "
-    "to include them. Symlinks are never followed; a symlink is listed only if it leads to a "
-    "file inside the root. Results are root-relative paths in code-point order; when more "
-    "match than the limit, 'truncated' is true. To search file contents use grep."
+    "Find files by name: '*' and '?' match within a name, '**' any number of directories, "
+    "'{a,b}' either. A pattern without '/' matches at any depth ('*.py' is '**/*.py'); one "
+    "with '/' is matched against the path below path. End it with '/' to find directories. "
+    "Paths .gitignore ignores, and .git, are skipped unless includeIgnored. Answers one "
+    "path per line. To search contents use grep."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "pattern": {"type": "string", "minLength": 1, "maxLength": 4096,
-                    "description": "Glob, e.g. \"**/*.py\", \"*.md\", \"src/{a,b}/*.ts\"."},
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
-                 "description": "Directory to search, relative to the root (default \".\")."},
-        "includeIgnored": {"type": "boolean", "default": False,
-                           "description": "Also list paths ignored by .gitignore, and .git."},
+        "pattern": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": "."},
+        "includeIgnored": {"type": "boolean", "default": False},
     },
     "required": ["pattern"],
     "additionalProperties": False,

@@ -59,39 +59,27 @@ BINARY_SNIFF = 8000  # git's rule: a NUL in the first 8,000 bytes means binary
 MODES = ("matches", "files", "counts")
 
 DESCRIPTION = (
-    "Search file contents for a regular expression (RE2 / ripgrep syntax) or, with regex: false, "
-    "for literal text. 'path' is one file or a directory searched recursively (default \".\"); "
-    "'include' filters file names with a glob (e.g. \"*.py\", \"*.{ts,tsx}\"), also when 'path' "
-    "is a file. outputMode \"matches\" (default) gives path, 1-based line and the line's text "
-    "(with 'context' lines before and after), \"files\" the paths that contain a match, "
-    "\"counts\" the number of matching lines per file; 'limit' caps the results and "
-    "'truncated' says when there were more. Matching is per line. Binary files, unreadable "
-    "files, FIFOs and devices are skipped and counted; symlinks are not followed; paths "
-    "ignored by .gitignore and .git directories are skipped and counted (includeIgnored: true "
-    "searches them). Lookaround and backreferences are not supported (the answer offers a "
-    "pattern that runs). To find files by name use glob."
+    "Search file contents for a regular expression (RE2, ripgrep's syntax: no lookaround or "
+    "backreferences) or, with regex: false, literal text; per line. path is a file or a "
+    "directory; include filters file names ('*.py'). Answers each file's path, then "
+    "'N:text' for a matching line ('N-text' for context lines); outputMode files or counts "
+    "gives paths or counts per file. Binary files, and what .gitignore ignores, are skipped "
+    "unless includeIgnored. To find files by name use glob."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "pattern": {"type": "string", "minLength": 1, "maxLength": 2000,
-                    "description": "Regular expression, or literal text with regex: false."},
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
-                 "description": "File or directory to search, relative to the root (default "
-                                "\".\")."},
-        "include": {"type": "string", "minLength": 1, "maxLength": 1000,
-                    "description": "Glob on file names, e.g. \"*.py\" or \"*.{js,ts}\"."},
-        "regex": {"type": "boolean", "default": True,
-                  "description": "false searches for the pattern as literal text."},
+        "pattern": {"type": "string", "minLength": 1, "maxLength": 2000},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": "."},
+        "include": {"type": "string", "minLength": 1, "maxLength": 1000},
+        "regex": {"type": "boolean", "default": True},
         "caseInsensitive": {"type": "boolean", "default": False},
         "context": {"type": "integer", "minimum": 0, "default": 0,
-                    "description": "Lines shown before and after each matching line."},
-        "limit": {"type": "integer", "minimum": 1,
-                  "description": "Most results (lines, files or counts) to return."},
+                    "description": "Lines before and after each match."},
+        "limit": {"type": "integer", "minimum": 1},
         "outputMode": {"type": "string", "enum": list(MODES), "default": "matches"},
-        "includeIgnored": {"type": "boolean", "default": False,
-                           "description": "Also search paths ignored by .gitignore, and .git."},
+        "includeIgnored": {"type": "boolean", "default": False},
     },
     "required": ["pattern"],
     "additionalProperties": False,

@@ -16,18 +16,16 @@ from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import ListRequest
 
 DESCRIPTION = (
-    "List the entries of one directory: name, kind (file, dir, symlink, other) and size in bytes "
-    "for files, sorted by name. Symlinks are shown as symlinks and never followed or described. "
-    "When there are more entries than the limit, 'truncated' is true and 'total' gives the "
-    "count; entries hidden by the host's deny rules are counted in 'denied'. To find files by "
-    "name in a whole tree use glob; to read a file use read_file."
-) + _listing_tree.DESCRIPTION_NOTE
+    "List a directory, one entry per line: subdirectories end in '/', files show their size "
+    "in bytes. depth > 1 also lists what subdirectories hold, indented (up to 1000 entries; "
+    "below the first level, what .gitignore ignores is left out unless includeIgnored). To "
+    "find files by name in a tree use glob."
+)
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
-                 "description": "Directory to list, relative to the root (default \".\")."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": "."},
         **_listing_tree.ARGUMENTS,
     },
     "additionalProperties": False,

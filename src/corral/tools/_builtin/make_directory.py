@@ -28,18 +28,15 @@ from .._runtime.request_types import MakeDirectoryRequest
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
-    "Create a directory, and any missing parent directories. 'createdDirectories' lists what "
-    "was created, outermost first (check it: a typo in a name shows up there); a directory "
-    "that already exists is not an error ('createdDirectories' is empty). A file in the way is "
-    "refused. Files are created with write_file, which makes missing parents itself: call this "
-    "only for an empty directory."
+    "Create a directory and any missing parents (the answer names each one made); one that "
+    "exists already is not an error. write_file makes parents itself: use this only for an "
+    "empty directory."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                 "description": "The directory to create, relative to the root."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096},
     },
     "required": ["path"],
     "additionalProperties": False,

@@ -28,22 +28,17 @@ from .._runtime.request_types import MoveRequest
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
-    "Move or rename a file, symlink or directory inside the root. 'destination' is the new "
-    "path; end it with '/' to move the source into that directory under its own name. An "
-    "existing destination is refused unless overwrite: true, which replaces a file or symlink "
-    "(never a directory). Missing parent directories of the destination are created and listed "
-    "in createdDirectories. A symlink is moved itself, never followed."
+    "Move or rename a file, symlink (itself, not its target) or directory. A destination "
+    "ending in '/' means into that directory. An existing destination is refused unless "
+    "overwrite: true (a file or symlink only). Missing parent directories are made."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "source": {"type": "string", "minLength": 1, "maxLength": 4096,
-                   "description": "What to move, relative to the root."},
-        "destination": {"type": "string", "minLength": 1, "maxLength": 4096,
-                        "description": "Its new path; a trailing '/' means into that directory."},
-        "overwrite": {"type": "boolean", "default": False,
-                      "description": "Replace an existing file or symlink at the destination."},
+        "source": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "destination": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "overwrite": {"type": "boolean", "default": False},
     },
     "required": ["source", "destination"],
     "additionalProperties": False,

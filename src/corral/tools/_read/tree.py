@@ -48,12 +48,8 @@ CHECK_EVERY = 256  # entries between two checkpoints
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
 
 ARGUMENTS: dict[str, Any] = {
-    "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1,
-              "description": "Levels to list (default 1: this directory only); deeper levels "
-                             "are nested in each directory's 'entries'."},
-    "includeIgnored": {"type": "boolean", "default": False,
-                       "description": "With depth > 1, also list below the first level what "
-                                      ".gitignore ignores, and .git (default false)."},
+    "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
+    "includeIgnored": {"type": "boolean", "default": False},
 }
 
 DESCRIPTION_NOTE = (

@@ -76,6 +76,14 @@ class Kind(str, enum.Enum):
     NO_MATCH = "no_match"
     LINE_NUMBER_PREFIX = "line_number_prefix"
     PLACEHOLDER = "placeholder"
+    UNCLEAR_INDENTATION = "unclear_indentation"  # newText's indentation could be read two ways
+    MARKDOWN_FENCE = "markdown_fence"  # content wrapped in a Markdown code fence
+    CONTROL_CHARACTERS = "control_characters"  # a name to create holds them, or ends in a space
+    PASTED_PATH = "pasted_path"  # a path with a log line's words before a file that exists
+    NOTEBOOK = "notebook"  # an edit that would leave a notebook's JSON broken
+    CUT_OFF = "cut_off"  # a call that ran out of output: an argument missing or truncated
+    NORMALIZATION = "normalization"  # oldText and the file differ only in Unicode normal form
+    CHANGED_BY_EARLIER_EDIT = "changed_by_earlier_edit"  # a later edit's text an earlier changed
     # where a path leads
     NOT_FOUND = "not_found"  # a path (or a component of it) does not exist
     MISSING = "missing"  # expectedSha256 given for a file that is not there
