@@ -70,6 +70,8 @@ PUBLIC: dict[str, set[str]] = {
         "open_entry",
         "adopt_entry",
         "batches_natively",
+        "FdCalls",
+        "fd_calls",
     },
     "corral.tools": {
         "Toolbox",

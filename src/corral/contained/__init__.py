@@ -10,6 +10,7 @@ from ._backend import Backend, DirEntries, OsBackend, _under_pyfakefs, fd_capabi
 from ._select import available_backends, backend_by_name, backend_report, default_backend
 from ._errors import (ContainedError, EscapeError, HardLinkError, InvalidPathError, PathError,
                       RootVanishedError, SpecialFileError, StaleError, SymlinkError)
+from ._ops.syscalls import FdCalls, fd_calls
 from ._ops.extract import (Extraction, ExtractLimits, ExtractProgress, ExtractReason,
                            ExtractStop, Landed, Refused)
 from ._handle import DirEntry, Handle
@@ -62,6 +63,8 @@ __all__ = [
     "open_entry",
     "adopt_entry",
     "batches_natively",
+    "FdCalls",
+    "fd_calls",
 ]
 
 

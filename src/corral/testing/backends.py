@@ -39,9 +39,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from corral.contained import Backend, DirEntries, OsBackend, ST_NOSYMFOLLOW
+from corral.contained import Backend, DirEntries, OsBackend, ST_NOSYMFOLLOW, fd_calls
 from corral.contained import under_pyfakefs as _under_pyfakefs
-from corral.contained._ops.syscalls import fd_calls
 
 __all__ = ["Fault", "FaultBackend", "FakeFsBackend", "CountingBackend", "Tally",
            "SYSCALLS_PER_CALL"]
