@@ -64,7 +64,7 @@ class ToolboxState:
             lambda name, args, ctx: internal().envelope()
         self._stores: dict[Callable[[], Any], Any] = {}
         self._stores_guard = threading.Lock()
-        self.prefixes = root_prefixes(root)  # for absolute paths inside the root
+        self.prefixes = root_prefixes(root.path)  # for absolute paths inside the root
 
     def store(self, factory: Callable[[], T]) -> T:
         """The one ``factory()`` object of this toolbox (made on first use)."""
