@@ -34,7 +34,7 @@ from .._runtime.request_types import GlobRequest
 from .._search.walk import (Base, Budget, DirState, SearchCounts, SearchVisitor, base_rules,
                             ignored_note, open_base,)
 from .._search.globs import GlobMatcher, compile_glob
-from .._search.hints import glob_retry, glob_tidy, spaced_braces
+from .._search.hints import glob_escaped, glob_retry, glob_tidy, spaced_braces
 
 DESCRIPTION = (
     "Find files by name pattern below a directory. 'pattern' is a glob (case-sensitive): '*' "
@@ -103,6 +103,11 @@ def _not_a_directory(shown: str, info: os.stat_result, given: str) -> Refusal:
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
     given = args["pattern"]
+    if not given.strip():
+        raise Refusal(Code.INVALID_ARGUMENT, "glob: argument 'pattern' is only whitespace, so it "
+                      "names nothing", "Pass a pattern such as \"**/*.py\", or \"**/*\" for "
+                      "every file.", details={"field": "pattern"}, kind=Kind.PATTERN,
+                      suggested_tool="glob", suggested_args={"pattern": "**/*", "path": rel})
     pattern, anchored = _relative_pattern(ctx, given, rel)
     matcher = compile_glob(pattern, anchored=anchored)
     ctx.check_deny(rel)
@@ -118,12 +123,39 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         def probe(m: GlobMatcher, include: bool) -> dict[str, Any]:
             return _glob(ctx, base, m, given, include, probe=True)
         if not result["paths"] and not result["truncated"]:
-            glob_retry(args, result, probe)
+            if not _literal(ctx, rel, given, result):
+                glob_retry(args, result, probe)
         else:
             glob_tidy(args, result, probe)
         return result
     finally:
         base.close()
+
+
+def _literal(ctx: ToolContext, rel: str, given: str, result: dict[str, Any]) -> bool:
+    """A pattern that matched nothing but, read as a plain path, names a
+    file that exists (a route folder named ``[id]`` or ``(group)``): that
+    path is the answer, and the note says how to ask for it as a pattern."""
+    if not any(c in given for c in "[]{}*?"):
+        return False
+    base = "" if rel.rstrip("/") in ("", ".") else rel.rstrip("/") + "/"
+    literal = posixpath.normpath(base + given.strip("/"))
+    if literal.startswith("..") or ctx.is_denied(literal):
+        return False
+    try:
+        info = ctx.root.stat(literal)
+        real = ctx.root.realpath(literal)
+    except OSError:
+        return False
+    if ctx.is_denied(real) or not ctx.visible(real) or not st.S_ISREG(info.st_mode):
+        return False
+    escaped = glob_escaped(given)
+    result["paths"] = [literal]
+    result["literal"] = True
+    result["note"] = (f"As a pattern {given!r} matches nothing ([...] is a set of characters, "
+                      f"{{...}} a set of alternatives), but {literal} exists and is listed; as a "
+                      f"pattern that matches it, escape them: {escaped}")
+    return True
 
 
 class _Found:
@@ -254,6 +286,8 @@ OUTPUT_SCHEMA = success_schema({
     "truncated": {"type": "boolean"},
     "ignored": {"type": "object"}, "skipped": {"type": "object"},
     "denied": {"type": "integer"}, "note": {"type": "string"},
+    "literal": {"type": "boolean", "description": "the pattern named an existing path "
+                                                  "literally, which is listed"},
     "suggestedTool": {"type": "string"}, "suggestedArgs": {"type": "object"},
     "diagnosis": {"type": "string"},
 }, ["path", "pattern", "paths", "truncated"])
