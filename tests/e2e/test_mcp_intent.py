@@ -1,11 +1,9 @@
 """The answers that keep a model from writing what it did not mean, and
 that name the file it meant, through the MCP server in-process (one case
-per class: the refusal's JSON is the error result's text, and the success
-is the structured content)."""
+per class, read from the structured content)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +33,10 @@ def piped(tmp_path: Path):
 
 def _call(server: PipedServer, name: str, arguments: Any, ident: int = 1) -> dict[str, Any]:
     answer = server.request(ident, "tools/call", name=name, arguments=arguments)["result"]
-    envelope = json.loads(answer["content"][0]["text"])
-    assert answer.get("isError", False) is (not envelope["ok"])
+    envelope = answer["structuredContent"]
+    assert envelope["ok"] is not answer.get("isError", False)
+    if not envelope["ok"]:  # the text says the refusal's sentence and hint too
+        assert envelope["message"] in answer["content"][0]["text"]
     return envelope
 
 

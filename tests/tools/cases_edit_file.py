@@ -151,9 +151,22 @@ CASES = [
           "Put every change in edits, or pass one oldText/newText pair without edits.",
           details={"field": "oldText", "kind": "argument"}),
     _edit("bad_digest", {"oldText": "w * h", "newText": "h * w", "expectedSha256": "abc123"},
-          "INVALID_ARGUMENT", "edit_file: argument 'expectedSha256' must be the 64 hex digits "
-          "of a sha256", "Pass the sha256 exactly as read_file or edit_file returned it, or leave "
-          "expectedSha256 out.", details={"field": "expectedSha256", "kind": "argument"}),
+          "INVALID_ARGUMENT", "edit_file: argument 'expectedSha256' is 6 characters, fewer than "
+          "16", "Pass at least 16 characters in 'expectedSha256'.",
+          details={"field": "expectedSha256", "kind": "argument", "minLength": 16}),
+    _edit("digest_not_hex", {"oldText": "w * h", "newText": "h * w",
+                             "expectedSha256": "z" * 16}, "INVALID_ARGUMENT",
+          "edit_file: argument 'expectedSha256' must be 16 to 64 hexadecimal digits of a sha256 "
+          "(as read_file shows it)", "Pass 'expectedSha256' as 16 to 64 hexadecimal digits of a "
+          "sha256 (as read_file shows it).", details={"field": "expectedSha256"}),
+    _edit("stale_short_digest", {"oldText": "w * h", "newText": "h * w",
+                                 "expectedSha256": OLD_SHA[:16]},
+          "STALE", f"src/util.py is not the version you expected: expectedSha256 is "
+          f"{OLD_SHA[:12]}..., the file's sha256 is {PY_SHA[:12]}...",
+          "Read src/util.py again and redo the edit against what it says now.",
+          details={"path": "src/util.py", "kind": "sha256_mismatch",
+                   "expectedSha256": OLD_SHA[:16], "currentSha256": PY_SHA},
+          suggested_tool="read_file", suggested_args={"path": "src/util.py"}),
     _edit("placeholder_in_new_text", {"oldText": "def area(w, h):\n    return w * h\n",
                                       "newText": "def area(w, h):\n    # ... rest of the "
                                                  "code ...\n"}, "INVALID_ARGUMENT",

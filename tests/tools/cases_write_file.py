@@ -172,14 +172,19 @@ CASES = [
          "INVALID_ARGUMENT", "write_file: argument 'content' must be a string, not an array",
          "Pass 'content' as a string.", details={"field": "content"}),
     Case("write_file", "short_sha", {"path": "a.txt", "content": "x", "expectedSha256": "abc"},
-         "INVALID_ARGUMENT", "write_file: argument 'expectedSha256' is 3 characters, fewer than 64",
-         "Pass at least 64 characters in 'expectedSha256'.",
-         details={"field": "expectedSha256", "minLength": 64}),
+         "INVALID_ARGUMENT", "write_file: argument 'expectedSha256' is 3 characters, fewer than 16",
+         "Pass at least 16 characters in 'expectedSha256'.",
+         details={"field": "expectedSha256", "minLength": 16}),
+    Case("write_file", "sha_of_15", {"path": "a.txt", "content": "x",
+                                     "expectedSha256": "a" * 15}, "INVALID_ARGUMENT",
+         "write_file: argument 'expectedSha256' is 15 characters, fewer than 16",
+         "Pass at least 16 characters in 'expectedSha256'.",
+         details={"field": "expectedSha256", "minLength": 16}),
     Case("write_file", "not_hex_sha", {"path": "a.txt", "content": "x",
                                        "expectedSha256": "g" * 64}, "INVALID_ARGUMENT",
-         "write_file: argument 'expectedSha256' must be 64 hexadecimal digits (a sha256 from "
-         "read_file)", "Pass 'expectedSha256' as 64 hexadecimal digits (a sha256 from read_file).",
-         details={"field": "expectedSha256"}),
+         "write_file: argument 'expectedSha256' must be 16 to 64 hexadecimal digits of a sha256 "
+         "(as read_file shows it)", "Pass 'expectedSha256' as 16 to 64 hexadecimal digits of a "
+         "sha256 (as read_file shows it).", details={"field": "expectedSha256"}),
     Case("write_file", "unknown_argument", {"path": "a.txt", "content": "x", "mode": 0o755},
          "INVALID_ARGUMENT", "write_file: argument 'mode' is not an argument of this tool",
          "Remove 'mode'; the arguments are: content, dryRun, expectedSha256, keepFormat, "

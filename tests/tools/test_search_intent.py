@@ -68,7 +68,7 @@ def test_grep_names_utf16_files_and_their_encoding(tmp_path):
     (tmp_path / "big.txt").write_bytes(b"\xfe\xff" + "world\n".encode("utf-16-be"))
     with Toolbox(tmp_path) as box:
         result = box.call("grep", {"pattern": "world"})
-    assert result["skipped"]["encodings"] == {"big.txt": "utf-16-be", "win.txt": "utf-16-le"}
+    assert result["encodings"] == {"big.txt": "utf-16-be", "win.txt": "utf-16-le"}
     assert "win.txt (UTF-16-LE)" in result["note"] and "read_file" in result["note"]
 
 

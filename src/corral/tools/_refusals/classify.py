@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Mapping
 
-from ...contained import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
-                          StaleError, SymlinkError)
+from ...contained import (EscapeError, HardLinkError, InvalidPathError, PathError,
+                          RootVanishedError, SpecialFileError, StaleError, SymlinkError)
 from .._runtime.context import ToolContext
 from .locator import respelled
-from .catalogue import (Code, Kind, Refusal, exists, internal, not_directory, not_empty, not_found,
-                        shown_path, special_file, swapped)
+from .catalogue import (Code, Kind, Refusal, exists, hardlink, internal, not_directory,
+                        not_empty, not_found, shown_path, special_file, swapped)
 from .._runtime.registry import Suggests
 
 __all__ = ["classify", "close_paths", "missing_path", "Facts"]
@@ -75,7 +75,7 @@ def classify(exc: BaseException, *, tool: str, args: Mapping[str, Any], ctx: Too
     if named is None:
         return _internal(exc)
     field, path = _field_of(named, args, ctx)
-    component = getattr(exc, "component", None)
+    component = exc.component if isinstance(exc, PathError) else None
     if isinstance(component, str) and component:
         hidden = ctx.hidden(component, path, field)  # decided on where resolution stopped
         if hidden is not None:
@@ -108,6 +108,11 @@ def _special(f: Facts) -> Refusal:
     return refusal.replace(details={"path": f.path})
 
 
+def _hard_linked(f: Facts) -> Refusal:
+    assert isinstance(f.exc, HardLinkError)
+    return hardlink(f.path, f.exc.links)  # as reads refuse one
+
+
 def _invalid_path(f: Facts) -> Refusal:
     kind = Kind.PATH_TOO_LONG if f.exc.errno == errno.ENAMETOOLONG else Kind.PATH
     return Refusal(Code.INVALID_ARGUMENT, f"{shown_path(f.path)} is not a usable path: "
@@ -124,6 +129,7 @@ _BY_TYPE: tuple[tuple[type[OSError], Factory], ...] = (
     (EscapeError, _escape),
     (SymlinkError, _strict_symlink),
     (SpecialFileError, _special),
+    (HardLinkError, _hard_linked),
     (InvalidPathError, _invalid_path),
 )
 

@@ -14,14 +14,14 @@ from .context import ToolboxState, ToolContext
 from .control import CancelToken, ProgressCallback
 from .definitions import PATH_CONTRACT, tool_definitions
 from .limits import Limits
-from .._policy.gitdirs import git_dirs
+from .._policy.gitdirs import scan
 from .._policy.locate import locate
 from .._policy.rules import Op, Policy
 from .._refusals.catalogue import Code, Kind, Refusal, read_only
 from .registry import ToolSpec, load_tools, read_only_tools
 from .request_types import Authorizer
 from .schema import check_arguments
-from .view import LinkMap, scan_links
+from .view import MAX_SCANNED_LINKS, LinkMap, learn_link
 
 __all__ = ["Toolbox", "PATH_CONTRACT"]
 
@@ -54,11 +54,12 @@ class Toolbox:
         self.limits = limits or Limits()
         base = Policy.default() if policy is None else policy
         known_as = (self.root.path, os.path.realpath(self.root.path))
-        found = git_dirs(self.root)
-        self.policy = base.extended(deny=deny, protect_dirs=found).rooted(known_as)
+        found = scan(self.root)
+        self.policy = base.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
         links = LinkMap()
         if not self.policy.is_empty:
-            scan_links(self.root, links, found)
+            for link in found.links[:MAX_SCANNED_LINKS]:
+                learn_link(self.root, links, link)
         self._state = ToolboxState(self.root, limits=self.limits, authorize=authorize,
                                    policy=self.policy, allow_hardlinks=allow_hardlinks,
                                    read_only=read_only, links=links)
