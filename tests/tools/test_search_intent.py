@@ -87,3 +87,15 @@ def test_doubled_backslashes_are_pointed_out(app, tmp_path):
     with Toolbox(tmp_path) as box:  # neither finds anything: still said
         result = box.call("grep", {"pattern": "\\\\d+", "path": "words.txt"})
     assert result["matches"] == [] and "doubled backslashes" in result["note"]
+
+
+def test_a_link_to_a_denied_file_is_not_listed_by_glob(tmp_path):
+    import os
+    (tmp_path / ".env").write_text("SECRET=1\n")
+    os.symlink(".env", tmp_path / "settings.txt")
+    (tmp_path / "plain.txt").write_text("x\n")
+    with Toolbox(tmp_path) as box:
+        listed = box.call("glob", {"pattern": "*.txt"})
+        read = box.call("read_file", {"path": "settings.txt"})
+    assert read["code"] == "DENIED"  # reading it is refused, so it is not offered either
+    assert listed["paths"] == ["plain.txt"] and listed["denied"] == 1

@@ -81,6 +81,15 @@ def _leads_to_file(ctx: ToolContext, real: str) -> bool:
         return False
 
 
+def _target_hidden(ctx: ToolContext, real: str) -> bool:
+    """Whether the file a symlink at ``real`` leads to is one the rules hide."""
+    try:
+        target = ctx.root.realpath(real)
+    except OSError:
+        return True
+    return ctx.is_denied(target) or not ctx.visible(target)
+
+
 def _not_a_directory(shown: str, info: os.stat_result, given: str) -> Refusal:
     regular = st.S_ISREG(info.st_mode)
     message = f"{shown} is a file, not a directory" if regular else f"{shown} is not a directory"
@@ -205,6 +214,12 @@ def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, s
         if links:
             found.symlinks += len(links)
             kept = [n for n in kept if n not in links]
+        # a link to a file a rule hides is hidden as that file is (reading it is refused)
+        hidden = [n for n in kept
+                  if n in kinds and _target_hidden(ctx, base.real_path(dir_sub + n))]
+        if hidden:
+            visitor.counts.hidden += len(hidden)
+            kept = [n for n in kept if n not in hidden]
     prefix = base.shown_path(dir_sub)
     found.paths.extend([prefix + n for n in kept])
 
