@@ -99,3 +99,23 @@ def test_a_link_to_a_denied_file_is_not_listed_by_glob(tmp_path):
         read = box.call("read_file", {"path": "settings.txt"})
     assert read["code"] == "DENIED"  # reading it is refused, so it is not offered either
     assert listed["paths"] == ["plain.txt"] and listed["denied"] == 1
+
+
+def test_list_directory_marks_ignored_entries_at_depth_one_as_deeper(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("build/\n*.log\n")
+    (tmp_path / "build").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.log").write_text("x\n")
+    (tmp_path / "src" / "a.py").write_text("x\n")
+    (tmp_path / "run.log").write_text("x\n")
+    with Toolbox(tmp_path) as box:
+        flat = box.call("list_directory", {"path": "."})
+        tree = box.call("list_directory", {"path": ".", "depth": 2})
+        below = box.call("list_directory", {"path": "src"})
+    marks = {e["name"]: e.get("ignored", False) for e in flat["entries"]}
+    assert marks == {".git": True, ".gitignore": False, "build": True, "run.log": True,
+                     "src": False}
+    assert marks == {e["name"]: e.get("ignored", False) for e in tree["entries"]}
+    assert {e["name"]: e.get("ignored", False) for e in below["entries"]} == \
+        {"a.py": False, "app.log": True}
