@@ -102,9 +102,15 @@ class Target(Closing):
         if flags & os.O_CREAT and self.name is None:
             raise contained_error(errno.EEXIST if flags & os.O_EXCL else errno.EISDIR,
                                   self._parsed.text, self.path)
+        name = "." if self.name is None else self.name
         try:
-            opened = backend.open_at(fd, "." if self.name is None else self.name,
-                                     flags | SAFE, mode)
+            try:
+                opened = backend.open_at(fd, name, flags | SAFE, mode)
+            except OSError as exc:
+                if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):
+                    # a socket (or a device with no driver) fails the open itself
+                    _acts.refuse_special(backend, fd, name, self._parsed.text, self.path)
+                raise
             opened = _acts.check_fd(backend, opened, flags, self._parsed.text, self.path,
                                     must_be_dir=self._must_be_dir)
         except OSError as exc:
