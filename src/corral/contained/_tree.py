@@ -79,6 +79,13 @@ class Listing:
         i = bisect_left(files, name)
         return i < len(files) and files[i] == name
 
+    def has_any(self, name: str) -> bool:
+        """Whether an entry ``name`` of any kind was listed (directories
+        are listed with their '/')."""
+        dirs, entry = self.dirs, name + "/"
+        i = bisect_left(dirs, entry)
+        return self.has(name) or (i < len(dirs) and dirs[i] == entry)
+
 
 class _NativeLister:
     """Listings by ``corral_list_dir`` (native/corral_scan.h): one C call
@@ -310,7 +317,7 @@ class Tree(Generic[S]):
             self.stats.entries += len(listing.files) + len(listing.dirs)
         visitor = self._visitor
         watch = visitor.watch
-        present = frozenset(n for n in watch if listing.has(n)) if watch else frozenset()
+        present = frozenset(n for n in watch if listing.has_any(n)) if watch else frozenset()
         return _Frame(fd, sub, visitor.listed(fd, state, sub, present), listing)
 
     def _open(self, parent: _Frame[S], name: str, state: S) -> _Frame[S] | None:

@@ -47,6 +47,7 @@ from .._runtime.request_types import GrepRequest
 from .._search.walk import (Base, Budget, SearchCounts, SearchVisitor, base_rules, ignored_note,
                             open_base, stopped_note)
 from .._search.globs import GlobMatcher, compile_glob
+from .._read.textform import decode_wide, wide_encoding
 from .._search.results import IGNORED_SCHEMA, GrepResult
 from .._search.hints import Finds, grep_retry, path_as_pattern, pattern_refusal
 from .._search.engine import Pattern, PatternProblem, compile_pattern
@@ -103,6 +104,7 @@ class _Search:
         self.skipped = {"binary": 0, "unreadable": 0, "symlinks": 0, "special": 0,
                         "hardlinks": 0}
         self.binary_path: str | None = None
+        self.binary_paths: list[str] = []  # the first few, looked at for a wide encoding
 
     @property
     def full(self) -> bool:
@@ -127,6 +129,8 @@ class _Search:
         if data.find(b"\x00", 0, BINARY_SNIFF) >= 0:
             self.skipped["binary"] += 1
             self.binary_path = path
+            if len(self.binary_paths) < _WIDE_LOOKED_AT:
+                self.binary_paths.append(path)
             return
         self.searched += 1
         eof = len(data) < want
@@ -529,6 +533,8 @@ def _scanned(grep: _Search, root: Root, base: Base, dir_sub: str, names: list[st
         elif status == BINARY:
             skipped["binary"] += 1
             grep.binary_path = base.shown_path(dir_sub + name)
+            if len(grep.binary_paths) < _WIDE_LOOKED_AT:
+                grep.binary_paths.append(grep.binary_path)
         elif status == SPECIAL:
             skipped["special"] += 1
         elif status == HARDLINK:
@@ -556,6 +562,25 @@ def _grep_file(grep: _Search, root: Root, dir_fd: int, base: Base, sub: str) -> 
         handle.close()
 
 
+_WIDE_LOOKED_AT = 20  # files skipped as binary whose first bytes are read for a BOM
+
+
+def _wide_files(ctx: ToolContext, paths: list[str]) -> dict[str, str]:
+    """Of the files skipped as binary, those that are UTF-16/UTF-32 text
+    with a byte order mark, and the encoding of each."""
+    out: dict[str, str] = {}
+    for path in paths:
+        try:
+            with ctx.root.open_handle(path, os.O_RDONLY | os.O_NOFOLLOW) as handle:
+                head = handle.read(4096)
+        except OSError:
+            continue
+        encoding = wide_encoding(head)
+        if encoding is not None and decode_wide(head[:len(head) - len(head) % 4]) is not None:
+            out[path] = encoding
+    return out
+
+
 def _finish_notes(ctx: ToolContext, result: GrepResult, notes: list[str], grep: _Search,
                   over: bool, outcome: _Outcome, info: os.stat_result) -> None:
     what = {"matches": "matching lines", "files": "files", "counts": "files"}[grep.mode]
@@ -570,7 +595,14 @@ def _finish_notes(ctx: ToolContext, result: GrepResult, notes: list[str], grep: 
         notes.append(ignored_note(outcome.ignored or 0, "file", outcome.counts))
     if st.S_ISDIR(info.st_mode) and result.get("include") and not grep.included:
         notes.append(f"include {result['include']!r} matched no file.")
-    if not st.S_ISDIR(info.st_mode) and grep.binary_path:
+    wide = _wide_files(ctx, grep.binary_paths)
+    if wide:
+        result["encodings"] = wide
+        shown = ", ".join(f"{path} ({encoding.upper()})" for path, encoding in
+                          list(wide.items())[:5])
+        notes.append(f"Not searched, being UTF-16 or UTF-32 text rather than UTF-8: {shown}; "
+                     "read_file reads them.")
+    if not st.S_ISDIR(info.st_mode) and grep.binary_path and grep.binary_path not in wide:
         notes.append(f"{grep.binary_path} is a binary file; it was not searched.")
     if not grep.results and not over:
         pattern = result["pattern"]
@@ -593,6 +625,8 @@ OUTPUT_SCHEMA = success_schema({
     "filesIncluded": {"type": "integer"}, "limit": {"type": "integer"},
     "context": {"type": "integer"}, "include": {"type": "string"},
     "skipped": {"type": "object"}, "ignored": IGNORED_SCHEMA,
+    "encodings": {"type": "object", "additionalProperties": {"type": "string"},
+                  "description": "files not searched being UTF-16/UTF-32 text: their encoding"},
     "denied": {"type": "integer"},
     "translated": {"type": "object", "properties": {
         "pattern": {"type": "string"}, "notes": {"type": "array", "items": {"type": "string"}}},

@@ -103,11 +103,19 @@ def _dialect(tool: str, schema: Mapping[str, Any], args: dict[str, Any],
              notes: list[str] | None) -> dict[str, Any]:
     """``args`` with other tools' names for our arguments read as ours."""
     props: Mapping[str, Any] = schema.get("properties", {})
+    read: list[str] = []
+    globs = args.get("include")
+    if props.get("include", {}).get("type") == "string" and isinstance(globs, list) and globs \
+            and all(isinstance(g, str) and g and not any(c in g for c in "{},") for g in globs):
+        # a list of globs: the one glob that matches any of them
+        args = {**args, "include": globs[0] if len(globs) == 1 else "{" + ",".join(globs) + "}"}
+        read.append(f"'include' as {args['include']!r} (one glob for the list)")
     unknown = [k for k in args if isinstance(k, str) and k not in props]
     if not unknown:
+        if read and notes is not None:
+            notes.append(f"{tool} read {', '.join(read)}; next time pass one glob")
         return args
     out = dict(args)
-    read: list[str] = []
     for key in unknown:
         ours = next((name for name, others in ALIASES.items() if key in others), None)
         if ours is None and "_" in key:
