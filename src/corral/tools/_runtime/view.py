@@ -380,6 +380,16 @@ class View:
                     return kind
         return None
 
+    def visible(self, canonical: str, op: Op) -> bool:
+        """Whether the entry at ``canonical`` may be shown (listed, searched):
+        no rule hides it, nor any known name leading to it."""
+        policy = self.policy
+        if not policy.visible(canonical, op):
+            return False
+        if not len(self.links):
+            return True
+        return all(policy.visible(alias, op) for alias in self.links.aliases(canonical))
+
     def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
               in_repository: Callable[[], bool] | None = None) -> None:
         kind = self.rule(location, op, in_repository)
