@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from ...hosts import file_uri_path
 from ...contained import EscapeError, Handle, Root
+from .host_paths import root_prefixes, under
 from .limits import Limits
 from .control import CancelToken, Progress, ProgressCallback
 from .._policy.locate import Location, locate
@@ -63,10 +64,7 @@ class ToolboxState:
             lambda name, args, ctx: internal().envelope()
         self._stores: dict[Callable[[], Any], Any] = {}
         self._stores_guard = threading.Lock()
-        # Absolute paths a model may use for files inside the root: the path
-        # the root was opened by, and its realpath (e.g. /tmp vs /private/tmp).
-        prefixes = {root.path.rstrip("/") or "/", os.path.realpath(root.path).rstrip("/") or "/"}
-        self.prefixes = sorted(prefixes, key=len, reverse=True)
+        self.prefixes = root_prefixes(root)  # for absolute paths inside the root
 
     def store(self, factory: Callable[[], T]) -> T:
         """The one ``factory()`` object of this toolbox (made on first use)."""
@@ -188,7 +186,7 @@ class ToolContext:
                           kind=Kind.PATH_TOO_LONG)
         text, forgiven = self._forgiven(value, field)
         if text == "~" or text.startswith("~/"):
-            raise outside_root(value, field, Kind.HOME)
+            raise self._home(value, text, field)
         if text.startswith("/"):
             text = self._inside(text, field)
         parts = [p for p in text.split("/") if p not in ("", ".")]
@@ -200,6 +198,24 @@ class ToolContext:
         if forgiven:
             self._note(f"{field} was read as {result!r} ({forgiven})")
         return result
+
+    def _home(self, value: str, text: str, field: str) -> Refusal:
+        """``~/...`` is outside the root; when the rest names something in
+        the root (the model took the root for its home), that is offered."""
+        refusal = outside_root(value, field, Kind.HOME)
+        rest = text[2:].strip("/")
+        if not rest or self.is_denied(rest):
+            return refusal
+        try:
+            info = self.root.stat(rest)
+            if self.is_denied(self.root.realpath(rest)):
+                return refusal
+        except OSError:
+            return refusal
+        tool = "list_directory" if st.S_ISDIR(info.st_mode) else "read_file"
+        return refusal.replace(details={"didYouMean": [rest]},
+                               hint=f"Use the path relative to the root: {rest} exists.",
+                               suggest=(tool, {"path": rest}))
 
     def _forgiven(self, value: str, field: str) -> tuple[str, str]:
         """``value`` with a ``file://`` URI read as its path and Windows
@@ -234,9 +250,7 @@ class ToolContext:
     def _inside(self, value: str, field: str) -> str:
         """An absolute path inside the root, as a path relative to it."""
         for prefix in self.state.prefixes:
-            if prefix == "/":
-                return value.lstrip("/")
-            if value == prefix or value.startswith(prefix + "/"):
+            if under(prefix, value):
                 return value[len(prefix):].lstrip("/")
         raise outside_root(value, field, Kind.ABSOLUTE)
 

@@ -139,9 +139,10 @@ class Toolbox:
         if spec is None:
             return self._unknown(name)
         checked: dict[str, Any] = {}
+        read_as: list[str] = []
         try:
             checked = check_arguments(spec.name, spec.schema, args,
-                                      max_chars=self.limits.max_argument_chars)
+                                      max_chars=self.limits.max_argument_chars, notes=read_as)
             result = spec.run(ctx, checked)
         except Exception as exc:  # the boundary: everything becomes a refusal
             # only what the model sent (defaults left out), so a suggested
@@ -154,6 +155,8 @@ class Toolbox:
             # kept (up to 16 MiB a call) until the garbage collector runs
             refusal.__traceback__ = refusal.__context__ = refusal.__cause__ = None
             return refusal
+        if read_as:
+            result = {**result, "argumentNotes": read_as}
         if ctx.notes:
             return {"ok": True, **result, "pathNotes": list(ctx.notes)}
         return {"ok": True, **result}
@@ -185,8 +188,14 @@ class Toolbox:
         tool = refusal.suggested_tool
         if tool is None:
             return refusal
-        works = tool in self._read_only_tools and isinstance(
-            self._run(tool, dict(refusal.suggested_args or {}), ctx.probe(tool)), dict)
+        args = dict(refusal.suggested_args or {})
+        if tool not in self._read_only_tools:
+            # a change is tried as its dry run, which writes nothing
+            spec = self._offered.get(tool)
+            if spec is None or "dryRun" not in spec.schema.get("properties", {}):
+                return refusal.replace(suggest=None)
+            args["dryRun"] = True
+        works = isinstance(self._run(tool, args, ctx.probe(tool)), dict)
         return refusal if works else refusal.replace(suggest=None)
 
     def shows(self, path: str) -> bool:
