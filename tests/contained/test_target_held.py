@@ -75,3 +75,20 @@ def test_held_lstat_looks_at_one_name_beside_the_entry(tmp_path, make_root):
         for bad in ("", ".", "..", "a/b", "x\0"):
             with pytest.raises(ValueError):
                 target.held_lstat(bad)
+
+
+def test_target_open_refuses_a_socket_as_root_open_does(tmp_path, make_root):
+    import socket
+
+    from corral.contained import SpecialFileError
+
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(tmp_path / "sock"))
+        root = make_root(tmp_path)
+        with root.target("sock") as target:
+            with pytest.raises(SpecialFileError) as caught:
+                target.open()
+        assert caught.value.kind == "socket"
+    finally:
+        server.close()

@@ -106,12 +106,14 @@ class Target(Closing):
         if flags & os.O_CREAT and self.name is None:
             raise contained_error(errno.EEXIST if flags & os.O_EXCL else errno.EISDIR,
                                   self._parsed.text, self.path)
+        name = "." if self.name is None else self.name
         try:
-            opened = backend.open_at(fd, "." if self.name is None else self.name,
-                                     flags | SAFE, mode)
+            opened = backend.open_at(fd, name, flags | SAFE, mode)
             opened = _acts.check_fd(backend, opened, flags, self._parsed.text, self.path,
                                     must_be_dir=self._must_be_dir)
         except OSError as exc:
+            if exc.errno in (errno.ENXIO, errno.ENODEV):  # a socket, a device: as Root.open
+                _acts.refuse_special(backend, fd, name, self._parsed.text, self.path)
             raise self._error(exc, self.path) from None
         return Handle(self._root, backend, opened, self.path)
 
