@@ -108,12 +108,16 @@ class Target(Closing):
                                   self._parsed.text, self.path)
         name = "." if self.name is None else self.name
         try:
-            opened = backend.open_at(fd, name, flags | SAFE, mode)
+            try:
+                opened = backend.open_at(fd, name, flags | SAFE, mode)
+            except OSError as exc:
+                if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):
+                    # a socket (or a device with no driver) fails the open itself
+                    _acts.refuse_special(backend, fd, name, self._parsed.text, self.path)
+                raise
             opened = _acts.check_fd(backend, opened, flags, self._parsed.text, self.path,
                                     must_be_dir=self._must_be_dir)
         except OSError as exc:
-            if exc.errno in (errno.ENXIO, errno.ENODEV):  # a socket, a device: as Root.open
-                _acts.refuse_special(backend, fd, name, self._parsed.text, self.path)
             raise self._error(exc, self.path) from None
         return Handle(self._root, backend, opened, self.path)
 
