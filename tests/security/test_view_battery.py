@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import re
 import threading
 from pathlib import Path
 
@@ -111,6 +112,9 @@ def _call(rng: random.Random, token: str) -> tuple[str, dict]:
     return "make_directory", {"path": rng.choice(_MKDIRS)}
 
 
+_TOKEN = re.compile(r"tok-\d+-\d+")  # an edit of "t" may splice tokens together
+
+
 def _tokens_on_disk(base: Path) -> set[str]:
     found: set[str] = set()
     for dirpath, _dirs, files in os.walk(base):
@@ -122,8 +126,7 @@ def _tokens_on_disk(base: Path) -> set[str]:
                 text = Path(path).read_text(errors="replace")
             except OSError:
                 continue
-            found.update(word for word in text.replace("\n", " ").split(" ")
-                         if word.startswith("tok-"))
+            found.update(_TOKEN.findall(text))
     return found
 
 
