@@ -6,7 +6,7 @@ rename reaches outside.  This package raises ``OSError`` subclasses only and
 knows nothing of refusals, JSON or models; it is usable alone.
 """
 
-from ._backend import Backend, OsBackend, fd_capabilities
+from ._backend import Backend, FileScan, OsBackend, ScanStatus, TextWindow, fd_capabilities
 from ._select import available_backends, backend_by_name, backend_report, default_backend
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SpecialFileError, StaleError, SymlinkError)
@@ -34,6 +34,9 @@ __all__ = [
     "SymlinkError",
     "StaleError",
     "Backend",
+    "FileScan",
+    "ScanStatus",
+    "TextWindow",
     "OsBackend",
     "available_backends",
     "backend_by_name",
