@@ -64,8 +64,8 @@ import time
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from . import _paths
-from ._errors import (ContainedError, EscapeError, RootVanishedError, StaleError, SymlinkError,
-                      contained_error)
+from ._errors import (ContainedError, EscapeError, PathError, RootVanishedError, StaleError,
+                      SymlinkError, contained_error)
 from ._paths import ParsedPath
 
 if TYPE_CHECKING:
@@ -598,7 +598,8 @@ def spelled_path(parsed: ParsedPath) -> str:
 def mapped(anchor: Anchor, root_fd: int, exc: OSError, text: str, where: str) -> OSError:
     """``exc`` as the core raises it: root-relative names, a vanished root
     told apart from a missing file."""
-    if isinstance(exc, ContainedError) or getattr(exc, "component", None) is not None:
+    if isinstance(exc, PathError) and (isinstance(exc, ContainedError)
+                                       or exc.component is not None):
         return exc
     if exc.errno == errno.ENOENT and anchor.root_gone(root_fd):
         return RootVanishedError("the root directory no longer exists")

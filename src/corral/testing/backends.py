@@ -39,8 +39,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from corral.contained import Backend, OsBackend
-from corral.contained._backend import DirEntries, _under_pyfakefs
+from corral.contained import Backend, DirEntries, OsBackend, ST_NOSYMFOLLOW
+from corral.contained import under_pyfakefs as _under_pyfakefs
 
 __all__ = ["Fault", "FaultBackend", "FakeFsBackend", "CountingBackend", "Tally",
            "SYSCALLS_PER_CALL"]
@@ -225,7 +225,6 @@ class FaultBackend(Backend):
         flags = self.inner.mount_flags(fd)
         if self._nosymfollow is None:
             return flags
-        from corral.contained._resolve import ST_NOSYMFOLLOW
         return flags | ST_NOSYMFOLLOW if self._nosymfollow else flags & ~ST_NOSYMFOLLOW
 
     def protected_symlinks(self) -> bool:
