@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from corral.cli import envelope_json
-from corral.contained._backend import backend_report
+from corral.contained import backend_report
 from corral.tools import Toolbox
 from e2e_support import backend_env, run_cli
 
