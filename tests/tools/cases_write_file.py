@@ -77,12 +77,14 @@ CASES = [
     Case("write_file", "symlink_outside", {"path": "link.txt", "content": "x", "overwrite": True},
          "UNSUPPORTED",
          "link.txt is a symlink; write_file does not write through or replace symlinks",
-         "Write to the file the link points to, by its own path.",
+         "Pass the path of a regular file inside the root; this link leads outside it or to "
+         "nothing, so there is no file here to write instead.",
          details={"path": "link.txt", "kind": "symlink"},
          tree={"link.txt": ("link", "../outside/secret.txt")}),
     Case("write_file", "dangling_symlink", {"path": "link.txt", "content": "x"}, "UNSUPPORTED",
          "link.txt is a symlink; write_file does not write through or replace symlinks",
-         "Write to the file the link points to, by its own path.",
+         "Pass the path of a regular file inside the root; this link leads outside it or to "
+         "nothing, so there is no file here to write instead.",
          details={"path": "link.txt", "kind": "symlink"},
          tree={"link.txt": ("link", "../outside/new.txt")}),
     Case("write_file", "fifo", {"path": "pipe", "content": "x", "overwrite": True}, "UNSUPPORTED",
