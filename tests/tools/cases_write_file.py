@@ -198,7 +198,7 @@ CASES = [
 # -- issue 11: the safe defaults ------------------------------------------------------------
 
 PROTECTED_HINT = ("Do not change this path; if the change is needed, the host (the user) must "
-                  "allow it, e.g. corral serve --allow-git-writes or --no-default-policy.")
+                  "allow it in its policy.")
 
 CASES += [
     Case("write_file", "protected_git_hook", {"path": ".git/hooks/pre-commit",
