@@ -11,6 +11,10 @@ which lists the tools in each format:
   converted to OpenAI's strict mode (:func:`strict_schema`): every property
   required, optional ones nullable, every object closed, only keywords
   strict mode accepts.  corral takes ``null`` back as "not given".
+* ``openai-responses``: the same function in the Responses API's flat shape
+  (``type``, ``name``, ``description``, ``parameters``, ``strict`` on one
+  level); ``strict`` as for ``openai``, and always said, since the
+  Responses API takes a missing ``strict`` as true.
 * ``anthropic``: ``name``, ``description``, ``input_schema``.
 """
 
@@ -23,8 +27,8 @@ from typing import Any, Literal
 __all__ = ["FORMATS", "HostFormat", "strict_schema", "published_schema", "output_schema",
            "envelope_text", "envelope_json"]
 
-HostFormat = Literal["mcp", "openai", "anthropic"]
-FORMATS: tuple[HostFormat, ...] = ("mcp", "openai", "anthropic")
+HostFormat = Literal["mcp", "openai", "openai-responses", "anthropic"]
+FORMATS: tuple[HostFormat, ...] = ("mcp", "openai", "openai-responses", "anthropic")
 
 # Schema keywords a model does not need to call a tool well (corral still
 # checks them, with a typed refusal): left out of what hosts are given.

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..hosts import envelope_json
 from ..tools import definition
-from ._common import acall, require, specs_of
+from ._common import MAX_DEPTH, acall, nested_deeper, require, specs_of, too_deep
 
 if TYPE_CHECKING:
     from langchain_core.tools import StructuredTool
@@ -47,11 +47,40 @@ def langchain_tools(toolbox: Toolbox) -> list[StructuredTool]:
     """
     lc_tools = require("langchain_core.tools", "langchain-core",
                        "corral.integrations.langchain_tools")
+    tool_class = _guarded(lc_tools.StructuredTool)
     tools: list[StructuredTool] = []
     for spec in specs_of(toolbox):
         item = definition(spec, "anthropic")
         run, arun = _functions(toolbox, spec.name, lc_tools.ToolException)
-        tools.append(lc_tools.StructuredTool(
+        tools.append(tool_class(
             name=item["name"], description=item["description"], args_schema=item["input_schema"],
             func=run, coroutine=arun, handle_tool_error=True))
     return tools
+
+
+def _guarded(base: Any) -> Any:
+    """``StructuredTool`` that refuses a tool call whose arguments are
+    nested deeper than JSON text could carry them before LangChain itself
+    handles them (it prints its input, which fails past Python's recursion
+    limit): the model gets the refusal as an error ``ToolMessage``."""
+
+    def refusal(tool: Any, call: Any) -> Any:
+        if not (isinstance(call, dict) and call.get("type") == "tool_call"
+                and nested_deeper(call.get("args"), MAX_DEPTH)):
+            return None
+        from langchain_core.messages import ToolMessage
+
+        return ToolMessage(content=envelope_json(too_deep(tool.name)), name=tool.name,
+                           tool_call_id=call.get("id"), status="error")
+
+    def invoke(self: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        refused = refusal(self, input)
+        return refused if refused is not None else base.invoke(self, input, config, **kwargs)
+
+    async def ainvoke(self: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        refused = refusal(self, input)
+        if refused is not None:
+            return refused
+        return await base.ainvoke(self, input, config, **kwargs)
+
+    return type("CorralStructuredTool", (base,), {"invoke": invoke, "ainvoke": ainvoke})

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..hosts import envelope_json
 from ..tools import definition
-from ._common import acall, require, specs_of
+from ._common import acall, require, specs_of, too_deep
 
 if TYPE_CHECKING:
     from agents import FunctionTool
@@ -24,6 +24,8 @@ def _invoker(toolbox: Toolbox, name: str) -> Callable[[Any, str], Awaitable[str]
         # not JSON goes to the toolbox as it is and comes back as its refusal
         try:
             args: Any = json.loads(arguments) if arguments.strip() else {}
+        except RecursionError:  # nested past what the parser follows: refused, never raised
+            return envelope_json(too_deep(name))
         except ValueError:
             args = arguments
         return envelope_json(await acall(toolbox, name, args))

@@ -280,7 +280,8 @@ def _notes(ctx: ToolContext, result: GlobResult, notes: list[str], found: _Found
     tail.extend(notes)
     if not found.paths and not over:
         what = "directories" if given.endswith("/") else "files"
-        tail.insert(0, f"No {what} match {given!r} under {base.shown}.")
+        where = "the root" if base.shown == "." else base.shown  # not "under .."
+        tail.insert(0, f"No {what} match {given!r} under {where}.")
     if tail:
         result["note"] = " ".join(tail)
 

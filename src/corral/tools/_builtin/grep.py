@@ -621,8 +621,13 @@ OUTPUT_SCHEMA = success_schema({
     "matches": {"type": "array", "items": {"type": "object"}},
     "files": {"type": "array", "items": {"type": "string"}},
     "counts": {"type": "array", "items": {"type": "object"}},
-    "truncated": {"type": "boolean"}, "filesSearched": {"type": "integer"},
-    "filesIncluded": {"type": "integer"}, "limit": {"type": "integer"},
+    "truncated": {"type": "boolean"},
+    "filesSearched": {"type": "integer", "description": "Files whose content was read."},
+    "filesIncluded": {"type": "integer", "description": (
+        "Files under 'path' whose names passed 'include' (every file when it is not given), "
+        "read or not: links, special, binary, unreadable and secret files are counted here "
+        "and skipped, so it may be larger than filesSearched.")},
+    "limit": {"type": "integer"},
     "context": {"type": "integer"}, "include": {"type": "string"},
     "skipped": {"type": "object"}, "ignored": IGNORED_SCHEMA,
     "encodings": {"type": "object", "additionalProperties": {"type": "string"},

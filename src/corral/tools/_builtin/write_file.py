@@ -262,7 +262,8 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
         except OSError:
             pass  # leads outside, dangles or loops: refused below, saying nothing of where
         details: dict[str, Any] = {"path": rel}
-        hint = "Write to the file the link points to, by its own path."
+        hint = ("Pass the path of a regular file inside the root; this link leads outside "
+                "it or to nothing, so there is no file here to write instead.")
         try:
             target = ctx.view.realpath(rel)
         except OSError:

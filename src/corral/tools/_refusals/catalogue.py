@@ -392,7 +392,7 @@ def protected(path: str, operation: str, field: str | None = None) -> Refusal:
     return Refusal(Code.DENIED, f"{path} is protected: the host may run it on its own, so the "
                    f"tools may not {operation} it; nothing was changed",
                    "Do not change this path; if the change is needed, the host (the user) must "
-                   "allow it, e.g. corral serve --allow-git-writes or --no-default-policy.",
+                   "allow it in its policy.",
                    details=_with_field({"path": path, "operation": operation}, field),
                    kind=Kind.PROTECTED)
 
