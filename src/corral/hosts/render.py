@@ -46,14 +46,25 @@ def short_digest(digest: Any) -> str:
 
 
 def render(tool: str, envelope: _Envelope) -> str:
-    """The text a model is shown for ``tool``'s answer ``envelope``."""
+    """The text a model is shown for ``tool``'s answer ``envelope``.
+
+    Always valid UTF-8: a lone surrogate (how Python spells a file name
+    that is not UTF-8) is written as its escape, ``\\udcff``."""
     if envelope.get("ok") is not True:
-        return render_refusal(envelope)
-    known = _RENDERERS.get(tool)
-    if known is None or not any(key in envelope for key in known[0]):
-        # a tool of the host's own, or one whose answer has another shape
-        return _json(envelope)
-    return known[1](envelope)
+        text = render_refusal(envelope)
+    else:
+        known = _RENDERERS.get(tool)
+        if known is None or not any(key in envelope for key in known[0]):
+            # a tool of the host's own, or one whose answer has another shape
+            text = _json(envelope)
+        else:
+            text = known[1](envelope)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 # -- pieces ------------------------------------------------------------------------
