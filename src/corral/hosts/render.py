@@ -182,7 +182,11 @@ def _image(envelope: _Envelope) -> str:
 def _read_files(envelope: _Envelope) -> str:
     parts = []
     for item in envelope.get("files") or ():
-        path = item.get("path", "") if isinstance(item, Mapping) else ""
+        path = ""
+        if isinstance(item, Mapping):  # a refusal names its path in its details
+            details = item.get("details")
+            path = item.get("path") or (details.get("path", "") if isinstance(details, Mapping)
+                                        else "")
         body = (_read_file(item) if isinstance(item, Mapping) and item.get("ok") is True
                 else render_refusal(item if isinstance(item, Mapping) else {}))
         parts.append(f"== {path} ==\n{body}" if path else body)
@@ -477,7 +481,16 @@ def render_refusal(envelope: _Envelope) -> str:
     head = f"{code}: {message}"
     if facts:
         head += f" ({'; '.join(facts)})"
-    return _lines(head, hint, _suggestion(envelope))
+    return _shortened(_lines(head, hint, _suggestion(envelope)))
+
+
+_FULL_DIGEST = re.compile(r"\b[0-9a-f]{64}\b")
+
+
+def _shortened(text: str) -> str:
+    """Every full sha256 a sentence names, in its short form (which
+    expectedSha256 takes back)."""
+    return _FULL_DIGEST.sub(lambda m: short_digest(m.group()), text) if len(text) >= 64 else text
 
 
 # each tool's renderer, and the fields one of which its answer has
