@@ -90,11 +90,13 @@ CASES = [
           "Leave this file as it is, or ask the user to convert it to UTF-8.",
           details={"path": "notes.py", "kind": "encoding", "line": 2, "byteOffset": 17},
           tree={"notes.py": LATIN1}),
+    # a mark that announces UTF-16 over bytes that do not decode as it (an
+    # odd count); UTF-16 text that decodes is edited (test_edit_intent.py)
     _edit("encoding_utf16", {"path": "wide.txt", "oldText": "hello", "newText": "bye"},
           "UNSUPPORTED", "wide.txt is UTF-16 text, which edit_file does not change (it edits "
           "UTF-8)", "Leave this file as it is, or ask the user to convert it to UTF-8.",
           details={"path": "wide.txt", "kind": "encoding", "encoding": "utf-16"},
-          tree={"wide.txt": "hello\n".encode("utf-16")}),
+          tree={"wide.txt": "hello\n".encode("utf-16") + b"\x00"}),
     _edit("file_too_large", {"oldText": "w * h", "newText": "h * w"}, "TOO_LARGE",
           f"src/util.py is {len(PY)} bytes, over edit_file's limit of 64",
           "Leave this file as it is, or ask the user to change it.",
@@ -134,9 +136,11 @@ CASES = [
           "insertion point in both oldText and newText.",
           details={"path": "src/util.py", "field": "oldText", "kind": "empty_old_text"}),
     _edit("missing_new_text", {"oldText": "w * h"}, "INVALID_ARGUMENT",
-          "edit_file: argument 'newText' is required with 'oldText'",
-          "Pass newText, the text that replaces oldText (\"\" deletes it).",
-          details={"field": "newText", "kind": "argument"}),
+          "edit_file: argument 'newText' is missing after oldText; this is how a call looks "
+          "when the answer ran out of output before the call was complete, so nothing was done",
+          "Write a large file in parts: write_file with the first part, then edit_file calls "
+          "that each add the next part after the last lines written.",
+          details={"field": "newText", "kind": "cut_off", "path": "src/util.py"}),
     _edit("missing_old_text", {"newText": "x"}, "INVALID_ARGUMENT",
           "edit_file: argument 'oldText' is required (or pass 'edits')",
           "Pass oldText (the exact text to replace) and newText.",

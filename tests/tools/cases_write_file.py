@@ -157,9 +157,13 @@ CASES = [
          details={"kind": "deny_rule"},
          tree={".git/config": "[core]\n", "src/a.py": "a\n"},
          toolbox_options={"deny": [".git/"]}),
+    # a path and no content: a call cut off before its content (output ran out)
     Case("write_file", "missing_content", {"path": "notes.txt"}, "INVALID_ARGUMENT",
-         "write_file: argument 'content' is required", "Pass 'content' (a string).",
-         details={"field": "content"}),
+         "write_file: argument 'content' is missing; this is how a call looks when the answer "
+         "ran out of output before the call was complete, so nothing was done",
+         "Write a large file in parts: write_file with the first part, then edit_file calls "
+         "that each add the next part after the last lines written.",
+         details={"field": "content", "path": "notes.txt", "kind": "cut_off"}),
     Case("write_file", "wrong_type_overwrite", {"path": "a.txt", "content": "x",
                                                 "overwrite": "yes"}, "INVALID_ARGUMENT",
          "write_file: argument 'overwrite' must be true or false, not a string",
@@ -183,7 +187,8 @@ CASES = [
          "sha256 (as read_file shows it).", details={"field": "expectedSha256"}),
     Case("write_file", "unknown_argument", {"path": "a.txt", "content": "x", "mode": 0o755},
          "INVALID_ARGUMENT", "write_file: argument 'mode' is not an argument of this tool",
-         "Remove 'mode'; the arguments are: content, expectedSha256, overwrite, path.",
+         "Remove 'mode'; the arguments are: content, dryRun, expectedSha256, keepFormat, "
+         "overwrite, path.",
          details={"field": "mode"}),
 ]
 

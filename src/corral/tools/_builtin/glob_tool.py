@@ -26,14 +26,15 @@ import posixpath
 import stat as st
 from typing import Any
 
-from ...contained._tree import Tree
+from ...contained import Tree
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import GlobRequest
 from .._search.walk import (Base, Budget, DirState, SearchCounts, SearchVisitor, base_rules,
-                            ignored_note, open_base,)
+                            ignored_note, open_base, stopped_note)
 from .._search.globs import GlobMatcher, compile_glob
+from .._search.results import IGNORED_SCHEMA, GlobResult
 from .._search.hints import glob_retry, glob_tidy, spaced_braces
 
 DESCRIPTION = (
@@ -91,7 +92,7 @@ def _not_a_directory(shown: str, info: os.stat_result, given: str) -> Refusal:
                    suggested_tool="glob", suggested_args={"pattern": given, "path": parent})
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
     rel = ctx.rel(args["path"])
     given = args["pattern"]
     pattern, anchored = _relative_pattern(ctx, given, rel)
@@ -106,7 +107,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     try:
         result = _glob(ctx, base, matcher, given, args["includeIgnored"])
 
-        def probe(m: GlobMatcher, include: bool) -> dict[str, Any]:
+        def probe(m: GlobMatcher, include: bool) -> GlobResult:
             return _glob(ctx, base, m, given, include, probe=True)
         if not result["paths"] and not result["truncated"]:
             glob_retry(args, result, probe)
@@ -177,7 +178,7 @@ def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, s
 
 
 def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
-          include_ignored: bool, *, probe: bool = False) -> dict[str, Any]:
+          include_ignored: bool, *, probe: bool = False) -> GlobResult:
     cap = 1 if probe else ctx.limits.search_results
     notes: list[str] = []
     rules = base_rules(ctx, base, include_ignored, notes)
@@ -196,10 +197,9 @@ def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
     counts = visitor.counts
     over = len(paths) > cap
     del paths[cap:]
-    result: dict[str, Any] = {"path": base.shown, "pattern": given, "paths": paths,
-                              "truncated": over or found.incomplete,
-                              "ignored": {"paths": found.ignored,
-                                          "directories": counts.ignored_dirs}}
+    result: GlobResult = {"path": base.shown, "pattern": given, "paths": paths,
+                          "truncated": over or found.incomplete,
+                          "ignored": {"paths": found.ignored, "directories": counts.ignored_dirs}}
     if counts.ignored_examples:
         result["ignored"]["examples"] = counts.ignored_examples
     stats = tree.stats
@@ -215,15 +215,14 @@ def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
     return result
 
 
-def _notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], found: _Found,
+def _notes(ctx: ToolContext, result: GlobResult, notes: list[str], found: _Found,
            counts: SearchCounts, over: bool, cap: int, given: str, base: Base) -> None:
     tail = []
     if over:
         tail.append(f"More than {cap} paths match; the first {cap} in sorted order are listed. "
                     "Narrow the pattern or the path to see the rest.")
     if found.incomplete:
-        tail.append(f"The search stopped after {ctx.limits.search_files} files, so matches "
-                    "may be missing; search a smaller directory.")
+        tail.append(stopped_note(ctx))
     if found.ignored or counts.ignored_dirs:
         tail.append(ignored_note(found.ignored, "matching path", counts))
     tidy = spaced_braces(given)
@@ -243,7 +242,7 @@ OUTPUT_SCHEMA = success_schema({
     "path": {"type": "string"}, "pattern": {"type": "string"},
     "paths": {"type": "array", "items": {"type": "string"}},
     "truncated": {"type": "boolean"},
-    "ignored": {"type": "object"}, "skipped": {"type": "object"},
+    "ignored": IGNORED_SCHEMA, "skipped": {"type": "object"},
     "denied": {"type": "integer"}, "note": {"type": "string"},
     "suggestedTool": {"type": "string"}, "suggestedArgs": {"type": "object"},
     "diagnosis": {"type": "string"},

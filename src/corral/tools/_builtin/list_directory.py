@@ -8,6 +8,7 @@ from typing import Any
 
 from ...contained import Handle, SizedListing, SpecialFileError
 from .._read import tree as _listing_tree
+from .._read.tree import Entry, ListResult
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import not_directory, special_kind
@@ -33,7 +34,7 @@ SCHEMA: dict[str, Any] = {
 CHECK_EVERY = 256  # entries between two checkpoints
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def run(ctx: ToolContext, args: dict[str, Any]) -> ListResult:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
     with _directory(ctx, rel, shown) as handle:  # policy, host and listing: this directory
@@ -49,7 +50,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     scope = ctx.scope(handle.path, Op.LIST)
     limit = ctx.limits.list_entries
     kinds = SizedListing.KINDS
-    shown_entries: list[dict[str, Any]] = []
+    shown_entries: list[Entry] = []
     denied = 0
     for start in range(0, len(names), CHECK_EVERY):
         ctx.checkpoint()
@@ -62,8 +63,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                               if (code := codes[name]) >= 0 else {"name": name, "kind": kinds[code]}
                               for name in (visible if len(visible) <= room else visible[:room])]
     total = len(names) - denied
-    result: dict[str, Any] = {"path": shown, "entries": shown_entries,
-                              "truncated": total > len(shown_entries), "total": total}
+    result: ListResult = {"path": shown, "entries": shown_entries,
+                          "truncated": total > len(shown_entries), "total": total}
     if denied:
         result["denied"] = denied
     return result

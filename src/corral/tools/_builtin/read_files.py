@@ -14,7 +14,7 @@ refusal, unread; a cancelled call is cancelled as a whole.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from . import read_file
 from .._runtime.context import ToolContext
@@ -43,7 +43,15 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+class ReadFilesResult(TypedDict):
+    files: list[dict[str, Any]]  # read_file's envelope (or refusal) per path
+    read: int
+    refused: int
+    bytes: int
+    budget: int
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> ReadFilesResult:
     paths: list[str] = args["paths"]
     most = min(ctx.limits.read_files_paths, MAX_PATHS)
     if len(paths) > most:
