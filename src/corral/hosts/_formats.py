@@ -181,7 +181,7 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` in OpenAI's strict mode: every object closed with every
     property required, optional ones nullable (``null`` means "not given"),
     defaults moved into descriptions, keywords strict mode rejects dropped."""
-    converted: dict[str, Any] = _strict(published_schema(schema))
+    converted: dict[str, Any] = _strict(_without(schema, frozenset()))  # x- keywords only
     return converted
 
 

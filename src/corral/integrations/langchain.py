@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..hosts import envelope_json
+from ..hosts import render
 from ..tools import definition
 from ._common import MAX_DEPTH, acall, nested_deeper, require, specs_of, too_deep
 
@@ -17,11 +17,11 @@ if TYPE_CHECKING:
 __all__ = ["langchain_tools"]
 
 
-def _answer(envelope: dict[str, Any], refused: type[Exception]) -> str:
+def _answer(name: str, envelope: dict[str, Any], refused: type[Exception]) -> str:
     # a refusal is raised as ToolException, which handle_tool_error turns
     # into the tool's message with status="error": the model reads it, the
     # chain does not stop
-    text = envelope_json(envelope)
+    text = render(name, envelope)
     if envelope.get("ok") is not True:
         raise refused(text)
     return text
@@ -30,10 +30,10 @@ def _answer(envelope: dict[str, Any], refused: type[Exception]) -> str:
 def _functions(toolbox: Toolbox, name: str, refused: type[Exception]
                ) -> tuple[Callable[..., str], Callable[..., Awaitable[str]]]:
     def run(**arguments: Any) -> str:
-        return _answer(toolbox.call(name, arguments), refused)
+        return _answer(name, toolbox.call(name, arguments), refused)
 
     async def arun(**arguments: Any) -> str:
-        return _answer(await acall(toolbox, name, arguments), refused)
+        return _answer(name, await acall(toolbox, name, arguments), refused)
     return run, arun
 
 
@@ -41,9 +41,10 @@ def langchain_tools(toolbox: Toolbox) -> list[StructuredTool]:
     """One ``StructuredTool`` per tool ``toolbox`` offers (sync and async).
 
     The schema is corral's JSON Schema (LangChain passes the model's
-    arguments through; corral checks them).  A success is the envelope's
-    JSON; a refusal is the same JSON in a ``ToolMessage`` with
-    ``status="error"``.
+    arguments through; corral checks them).  A success is what a model is
+    shown of the envelope (:func:`corral.hosts.render`, a compact text); a
+    refusal is its text (code, sentence, hint, suggested call) in a
+    ``ToolMessage`` with ``status="error"``.
     """
     lc_tools = require("langchain_core.tools", "langchain-core",
                        "corral.integrations.langchain_tools")

@@ -6,7 +6,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..hosts import envelope_json
+from ..hosts import render
 from ..tools import definition
 from ._common import acall, require, specs_of, too_deep
 
@@ -28,7 +28,7 @@ def _invoker(toolbox: Toolbox, name: str) -> Callable[[Any, str], Awaitable[str]
             return envelope_json(too_deep(name))
         except ValueError:
             args = arguments
-        return envelope_json(await acall(toolbox, name, args))
+        return render(name, await acall(toolbox, name, args))
     return invoke
 
 
@@ -38,8 +38,9 @@ def openai_agents_tools(toolbox: Toolbox, *, strict: bool = True) -> list[Functi
     With ``strict`` (the default, as the SDK recommends) the schemas are
     corral's strict export (:func:`corral.hosts.strict_schema`):
     optional arguments are required and nullable, and the model's ``null``
-    means "not given".  Every result, a refusal included, is the envelope's
-    JSON text, so the model reads the hint and the suggested call.
+    means "not given".  Every result, a refusal included, is what a model is
+    shown of the envelope (:func:`corral.hosts.render`), so the model reads
+    the hint and the suggested call.
     """
     agents = require("agents", "openai-agents", "corral.integrations.openai_agents_tools")
     tools: list[FunctionTool] = []

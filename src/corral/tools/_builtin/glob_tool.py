@@ -41,8 +41,8 @@ DESCRIPTION = (
     "Find files by name: '*' and '?' match within a name, '**' any number of directories, "
     "'{a,b}' either. A pattern without '/' matches at any depth ('*.py' is '**/*.py'); one "
     "with '/' is matched against the path below path. End it with '/' to find directories. "
-    "Paths .gitignore ignores, and .git, are skipped unless includeIgnored. Answers one "
-    "path per line. To search contents use grep."
+    "What .gitignore ignores, and .git, is skipped unless includeIgnored. To search "
+    "contents use grep."
 )
 
 SCHEMA: dict[str, Any] = {

@@ -57,8 +57,8 @@ SCHEMA: dict[str, Any] = {
         "overwrite": {"type": "boolean", "default": False},
         "expectedSha256": EXPECTED_DIGEST,
         "keepFormat": {"type": "boolean", "default": True,
-                       "description": "Replacing a file: keep its CRLF, BOM and UTF-16/32 "
-                                      "encoding (default true)."},
+                       "description": "Keep a replaced file's CRLF, BOM and UTF-16/32 "
+                                      "encoding."},
         "dryRun": {"type": "boolean", "default": False,
                    "description": "Only say what the write would do."},
     },
