@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from ..tools import Toolbox
 
-__all__ = ["openai_agents_tools"]
+__all__ = ["CorralEditor", "apply_patch_tool", "openai_agents_tools"]
 
 
 def _invoker(toolbox: Toolbox, name: str) -> Callable[[Any, str], Awaitable[str]]:
@@ -47,3 +47,71 @@ def openai_agents_tools(toolbox: Toolbox, *, strict: bool = True) -> list[Functi
             params_json_schema=function["parameters"],
             on_invoke_tool=_invoker(toolbox, spec.name), strict_json_schema=strict))
     return tools
+
+
+# -- apply_patch ------------------------------------------------------------------
+
+def _envelope_for(operation: Any) -> str | None:
+    """The patch envelope for one editor operation, or ``None`` if its path or
+    diff could smuggle another file's section into it."""
+    kind, path = getattr(operation, "type", None), getattr(operation, "path", None)
+    diff, move_to = getattr(operation, "diff", None) or "", getattr(operation, "move_to", None)
+    names = [path, *([move_to] if move_to is not None else [])]
+    if not all(isinstance(n, str) and n and "\n" not in n and "\r" not in n for n in names):
+        return None
+    if not isinstance(diff, str):
+        return None
+    if kind == "delete_file":
+        return f"*** Begin Patch\n*** Delete File: {path}\n*** End Patch\n"
+    header = {"create_file": f"*** Add File: {path}",
+              "update_file": f"*** Update File: {path}"}.get(str(kind))
+    if header is None:
+        return None
+    if move_to is not None and kind == "update_file":
+        header += f"\n*** Move to: {move_to}"
+    body = diff if diff.endswith("\n") or not diff else diff + "\n"
+    return f"*** Begin Patch\n{header}\n{body}*** End Patch\n"
+
+
+class CorralEditor:
+    """An ``agents.ApplyPatchEditor`` that applies each operation with
+    corral's ``apply_patch`` tool in the V4A dialect, so every rule of the
+    toolbox holds.  A refusal is ``ApplyPatchResult(status="failed")`` with
+    corral's sentence and hint; nothing raises into the run."""
+
+    def __init__(self, toolbox: Toolbox) -> None:
+        self.toolbox = toolbox
+
+    async def _apply(self, operation: Any) -> Any:
+        agents = require("agents", "openai-agents", "corral.integrations.apply_patch_tool")
+        patch = _envelope_for(operation)
+        if patch is None:
+            return agents.ApplyPatchResult(
+                status="failed", output="INVALID_ARGUMENT: the operation needs a type "
+                "(create_file, update_file, delete_file), a path without line breaks and a "
+                "diff that is text")
+        envelope = await acall(self.toolbox, "apply_patch", {"input": patch, "dialect": "v4a"})
+        if envelope.get("ok") is not True:
+            text = f"{envelope.get('code')}: {envelope.get('message')}"
+            if envelope.get("hint"):
+                text += f"\n{envelope['hint']}"
+            return agents.ApplyPatchResult(status="failed", output=text)
+        return agents.ApplyPatchResult(status="completed", output=envelope_json(envelope))
+
+    async def create_file(self, operation: Any) -> Any:
+        return await self._apply(operation)
+
+    async def update_file(self, operation: Any) -> Any:
+        return await self._apply(operation)
+
+    async def delete_file(self, operation: Any) -> Any:
+        return await self._apply(operation)
+
+
+def apply_patch_tool(toolbox: Toolbox) -> Any:
+    """An ``agents.ApplyPatchTool`` whose editor is :class:`CorralEditor`.
+    Offer it beside corral's read and search tools
+    (``openai_agents_tools(Toolbox(root, tools=READ_TOOLS))``), never beside
+    corral's own write and edit tools: one way to change files."""
+    agents = require("agents", "openai-agents", "corral.integrations.apply_patch_tool")
+    return agents.ApplyPatchTool(editor=CorralEditor(toolbox))
