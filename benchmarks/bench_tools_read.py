@@ -51,7 +51,8 @@ from collections.abc import Callable
 
 from _common import Record, interleave, record
 from corral.contained import Root
-from corral.tools import Toolbox, _read_cache
+from corral.tools import Toolbox
+from corral.tools._read import cache as _read_cache
 
 
 def make_file(directory: Path) -> Path:

@@ -1,5 +1,5 @@
 """The public API, pinned: what ``corral``, ``corral.contained``,
-``corral.tools`` and ``corral.integrations`` export, and that every exported
+``corral.tools``, ``corral.hosts`` and ``corral.integrations`` export, and that every exported
 class and function names the public module it is imported from (never a
 private ``_x`` module).
 
@@ -82,6 +82,19 @@ PUBLIC: dict[str, set[str]] = {
         "Kind",  # C3 (tools)
         "Suggests",
         "Policy",  # issue 11 (tools)
+        "definition",
+        "offered_specs",
+        "Opener",
+    },
+    "corral.hosts": {
+        "FORMATS",
+        "HostFormat",
+        "envelope_text",
+        "envelope_json",
+        "published_schema",
+        "strict_schema",
+        "file_uri_path",
+        "root_names",
     },
     "corral.integrations": {
         "openai_agents_tools",

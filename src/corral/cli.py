@@ -24,13 +24,14 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn, TypedDict
 
-from .tools._hosts import FORMATS, HostFormat, envelope_json, envelope_text, tool_definitions
+from .hosts import FORMATS, HostFormat, envelope_json, envelope_text, root_names
+from .tools import tool_definitions
 
 if TYPE_CHECKING:
     from .contained import Root
     from .tools import Toolbox, Workspace
     from .tools import Policy
-    from .tools._workspace import Opener
+    from .tools import Opener
 
 __all__ = ["main", "envelope_json", "envelope_text", "tool_definitions", "FORMATS"]
 
@@ -110,9 +111,9 @@ def _toolbox(args: argparse.Namespace) -> Toolbox:
 
 
 def _registered_names() -> list[str]:
-    from .tools._registry import load_tools
+    from .tools import TOOL_NAMES
 
-    return list(load_tools())
+    return list(TOOL_NAMES)
 
 
 def _unknown_tool(name: str) -> str:
@@ -168,7 +169,6 @@ def _serve_workspace(args: argparse.Namespace) -> Workspace:
     ``root_names``; a client root below one of them gets a Toolbox with the
     same options (see :func:`_serve_opener`)."""
     from .tools import Workspace
-    from .tools._workspace import root_names
 
     boxes: dict[str, Toolbox] = {}
     try:
@@ -186,11 +186,10 @@ def _serve_opener(args: argparse.Namespace) -> Opener:
     """How a client's root below a ROOT is served: its own Toolbox with the
     same options, and the ROOT's policy as it applies beneath."""
     from .tools import Toolbox
-    from .tools._workspace import policy_beneath
 
     def opener(root: Root, parent: Toolbox, base: str) -> Toolbox | None:
         options = toolbox_options(args)
-        options["policy"] = policy_beneath(parent.policy, base)
+        options["policy"] = parent.policy.beneath(base)
         return Toolbox(root, **options)
     return opener
 

@@ -187,7 +187,7 @@ def test_doctor_says_why_a_build_has_no_native_module():
 
 
 def test_doctor_names_the_regex_engine(root):
-    from corral.tools._search_regex import engine_report
+    from corral.tools._search.engine import engine_report
 
     status, out, _ = cli("doctor", str(root), "--json")
     assert status == 0 and json.loads(out)["search"] == engine_report()

@@ -8,7 +8,7 @@ import sys
 
 from corral.mcp import serve
 from corral.tools import Toolbox, Workspace
-from corral.tools._registry import TOOL_MODULES
+from corral.tools._runtime.registry import TOOL_MODULES
 
 
 def main(argv: list[str]) -> None:

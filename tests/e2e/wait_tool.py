@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from corral.tools import Request, ToolSpec
-from corral.tools._context import ToolContext
-from corral.tools._registry import success_schema
+from corral.tools._runtime.context import ToolContext
+from corral.tools._runtime.registry import success_schema
 
 STEP = 0.02  # seconds between checkpoints
 

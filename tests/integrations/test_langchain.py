@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import StructuredTool
 
 from corral.integrations import langchain_tools
-from corral.tools._hosts import published_schema
+from corral.hosts import published_schema
 from support import SUCCEEDING, in_order
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from corral.tools import Policy, Toolbox
-from corral.tools._gitdirs import MAX_DEPTH
+from corral.tools._policy.gitdirs import MAX_DEPTH
 
 HOOK = "#!/bin/sh\necho planted\n"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from corral.tools import Policy, Toolbox
-from corral.tools._policy import host_pattern
+from corral.tools._policy.rules import host_pattern
 
 
 def _tree(tmp_path):

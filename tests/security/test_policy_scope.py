@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.tools import Policy
-from corral.tools._policy import Op
+from corral.tools._policy.rules import Op
 
 POLICIES = [Policy.default(), Policy.none(), Policy.build(deny=["private/**", "*.secret"]),
             Policy.build(defaults=False, protect=["deploy/**"], secrets=["*.token"])]

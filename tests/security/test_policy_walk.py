@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corral.tools import Policy, Toolbox
-from corral.tools._policy import Op
+from corral.tools._policy.rules import Op
 from sec_settings import TMP_BASE
 
 # names a walk meets: case and Unicode variants of what the rules name

@@ -19,7 +19,7 @@ import pytest
 from corral.contained import Root, available_backends, backend_by_name
 from corral.testing.backends import Fault, FaultBackend
 from corral.tools import Toolbox, Workspace
-from corral.tools._workspace import policy_beneath
+from corral.tools._runtime.workspace import policy_beneath
 
 # every backend, with and without the openat2 fast path (as tests/conftest.py's)
 BACKEND_CONFIGS = [(name, fast) for name in available_backends()

@@ -293,9 +293,9 @@ def test_glob_check_catches_a_glob_that_lists_the_outside(tmp_path, monkeypatch)
     """The glob op's proof is deterministic: a glob whose base is opened by
     host path (following the swapped-in link) lists the outside directory
     within a few hundred calls, and the marker check reports the escape."""
-    import corral.tools.glob as glob_tool
+    import corral.tools._builtin.glob_tool as glob_tool
     from corral.contained import Handle
-    from corral.tools._search import Base
+    from corral.tools._search.walk import Base
 
     hosts: dict[int, str] = {}
 

@@ -1,5 +1,5 @@
 """Refusal catalogue: write_file's checks of the content it is given
-(tools/_content.py): a placeholder elision that would lose most of a file,
+(tools/_edit/content.py): a placeholder elision that would lose most of a file,
 and content numbered the way read_file shows lines."""
 
 from __future__ import annotations

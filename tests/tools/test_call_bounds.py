@@ -21,7 +21,7 @@ from support import FakeClock, HookBackend, assert_valid_envelope
 
 from corral.contained import Root
 from corral.tools import CancelToken, Limits, Progress, Toolbox
-import corral.tools._context as context_module
+import corral.tools._runtime.context as context_module
 
 BIG = 3 * 1024 * 1024  # over read_file's one-read size: the streaming loop runs
 

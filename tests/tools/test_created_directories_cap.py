@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from corral.tools import Request, Toolbox
-from corral.tools._limits import LISTED_DIRECTORIES, listed_directories
+from corral.tools._runtime.limits import LISTED_DIRECTORIES, listed_directories
 
 DEPTH = 300  # well past the cap, well short of what pytest's tmp cleanup can remove
 DEEP = "/".join(["m"] * DEPTH)

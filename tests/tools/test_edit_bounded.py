@@ -14,12 +14,12 @@ import time
 import pytest
 
 from corral.tools import CancelToken, Toolbox
-from corral.tools._content import placeholder_lines, read_file_numbers, strip_line_numbers
-from corral.tools._edit_align import align, first_difference
-from corral.tools._edit_budget import Work
-from corral.tools._edit_diagnosis import keys_of
-from corral.tools._edit_diff import changed_lines, unified_diff
-from corral.tools._edit_text import Lines
+from corral.tools._edit.content import placeholder_lines, read_file_numbers, strip_line_numbers
+from corral.tools._edit.align import align, first_difference
+from corral.tools._edit.budget import Work
+from corral.tools._edit.diagnosis import keys_of
+from corral.tools._edit.diff import changed_lines, unified_diff
+from corral.tools._edit.text import Lines
 
 HANG = 20.0  # seconds: far above the tens of milliseconds these take
 

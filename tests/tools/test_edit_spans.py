@@ -9,10 +9,10 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from corral.tools._edit_budget import Work
-from corral.tools._edit_diff import unified_diff
-from corral.tools._edit_spans import Region, apply_regions, compose, remap
-from corral.tools._edit_text import Lines
+from corral.tools._edit.budget import Work
+from corral.tools._edit.diff import unified_diff
+from corral.tools._edit.spans import Region, apply_regions, compose, remap
+from corral.tools._edit.text import Lines
 
 
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")

@@ -10,7 +10,7 @@ import socket
 import pytest
 
 from corral.tools import Toolbox
-from corral.tools.file_info import iso_utc
+from corral.tools._builtin.file_info import iso_utc
 
 
 def info(toolbox: Toolbox, path: str) -> dict:
@@ -136,7 +136,7 @@ def test_deny_rules_hold_on_every_spelling(tmp_path, make_root, spelling):
 
 def test_the_host_is_asked_with_an_info_request(tmp_path, make_root):
     from corral.tools import ReadRequest
-    from corral.tools.file_info import InfoRequest
+    from corral.tools._builtin.file_info import InfoRequest
 
     (tmp_path / "a").write_text("x")
     asked = []

@@ -20,7 +20,7 @@ from support import FaultBackend, assert_valid_envelope
 
 from corral.contained import Root
 from corral.tools import GrepRequest, Limits, Toolbox
-from corral.tools.grep import CHUNK
+from corral.tools._builtin.grep import CHUNK
 
 WORDS = ["alpha", "beta", "Gamma", "delta", "needle", "NEEDLE", "x", "def", "foo_handler(",
          "é", "École", "école", "  ", "\t", "return", "42", "needle42"]

@@ -8,7 +8,7 @@ import fnmatch
 import os
 
 from corral.tools import Limits, Toolbox
-from corral.tools.list_directory import CHECK_EVERY
+from corral.tools._builtin.list_directory import CHECK_EVERY
 
 
 def test_every_name_in_str_order_with_kinds_and_sizes(tmp_path, make_root):

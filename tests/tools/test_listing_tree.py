@@ -8,7 +8,7 @@ import os
 import pytest
 
 from corral.tools import Limits, Toolbox
-from corral.tools._listing_tree import TreeRequest
+from corral.tools._read.tree import TreeRequest
 
 
 def build(base, tree):
@@ -166,7 +166,7 @@ def test_the_host_is_asked_once_with_the_depth(tmp_path, make_root):
 def test_a_directory_replaced_during_the_listing_is_not_listed(tmp_path, make_root,
                                                               monkeypatch):
     build(tmp_path, {"a/x.txt": "x", "b/y.txt": "y"})
-    from corral.tools import _listing_tree
+    from corral.tools._read import tree as _listing_tree
 
     original = _listing_tree._Walk._open
 
@@ -187,7 +187,7 @@ def test_a_directory_replaced_during_the_listing_is_not_listed(tmp_path, make_ro
 def test_a_directory_swapped_for_an_inside_link_is_not_followed(tmp_path, make_root,
                                                                monkeypatch):
     build(tmp_path, {"a/x.txt": "x", "other/secret-ish.txt": "s"})
-    from corral.tools import _listing_tree
+    from corral.tools._read import tree as _listing_tree
 
     original = _listing_tree._Walk._open
 

@@ -12,8 +12,8 @@ import pytest
 from images import png
 
 from corral.tools import Toolbox, tool_definitions
-from corral.tools._hosts import FORMATS
-from corral.tools._registry import load_tools
+from corral.hosts import FORMATS
+from corral.tools._runtime.registry import load_tools
 
 # (tool, arguments) calls that succeed on the tree below; at least one per tool
 SAMPLES: list[tuple[str, dict[str, Any]]] = [

@@ -13,7 +13,7 @@ import pytest
 from support import assert_valid_envelope
 
 from corral.tools import Toolbox
-from corral.tools._classify import plausible_typo
+from corral.tools._refusals.classify import plausible_typo
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from __future__ import annotations
 import itertools
 
 from corral.tools import Policy
-from corral.tools import _policy
-from corral.tools._policy import Op
+from corral.tools._policy import rules as _policy
+from corral.tools._policy.rules import Op
 
 PATHS = [".", "src/a.py", ".git/config", ".git", "a/.git/hooks/pre-commit", ".env",
          ".env.example", "deep/.env.local", ".vscode/settings.json", "x/.envrc",

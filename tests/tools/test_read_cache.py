@@ -12,7 +12,7 @@ import pytest
 
 from support import HookBackend
 
-import corral.tools._read_cache as read_cache
+import corral.tools._read.cache as read_cache
 from corral.contained import Root
 from corral.tools import Toolbox
 

@@ -13,8 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
-import corral.tools._read_cache as read_cache
-import corral.tools.read_file as read_file_module
+import corral.tools._read.cache as read_cache
+import corral.tools._builtin.read_file as read_file_module
 from corral.tools import Toolbox
 
 STAMPS = ("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")

@@ -12,7 +12,7 @@ from hypothesis import strategies as hst
 
 from corral.contained import Root
 from corral.tools import Denied, Limits, ReadRequest, Toolbox
-from corral.tools import read_file as read_file_module
+from corral.tools._builtin import read_file as read_file_module
 
 
 def sha(data: bytes) -> str:

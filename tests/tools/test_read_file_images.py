@@ -10,7 +10,7 @@ import pytest
 from images import gif, jpeg, png, webp_extended, webp_lossless, webp_lossy
 
 from corral.tools import Limits, Toolbox
-from corral.tools._media import dimensions, sniff
+from corral.tools._read.media import dimensions, sniff
 
 IMAGES = [
     ("png", png(3, 5), "image/png", (3, 5)),

@@ -140,7 +140,7 @@ def test_every_file_is_authorized_and_deny_rules_hold(tmp_path, make_root):
 
 
 def test_past_the_deadline_the_rest_are_answered_unread(tmp_path, make_root, monkeypatch):
-    from corral.tools import _context
+    from corral.tools._runtime import context as _context
     from support import FakeClock
 
     make(tmp_path)

@@ -10,7 +10,7 @@ import hashlib
 import pytest
 from hypothesis import given, settings, strategies as hs
 
-import corral.tools.read_file as read_file
+import corral.tools._builtin.read_file as read_file
 from corral.tools import Toolbox
 
 needs_native = pytest.mark.skipif(not read_file.NATIVE_WINDOW,

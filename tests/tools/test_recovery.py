@@ -9,7 +9,7 @@ import pytest
 from support import load_cases, run_case
 
 from corral.tools import ReadRequest, Toolbox
-from corral.tools._registry import load_tools, read_only_tools
+from corral.tools._runtime.registry import load_tools, read_only_tools
 
 CASES = load_cases()
 # suggestions are tried, so only tools that change nothing may be offered

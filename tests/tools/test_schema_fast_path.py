@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.tools import Refusal, Toolbox
-from corral.tools import _schema
+from corral.tools._runtime import schema as _schema
 
 SPECS = {spec.name: spec for spec in Toolbox(Path(__file__).parent).specs()}
 MAX_CHARS = 50

@@ -13,13 +13,13 @@ import pytest
 from support import assert_valid_envelope
 
 from corral.tools import Limits, Toolbox
-from corral.tools import _search_regex as search_regex
-from corral.tools._context import ToolContext
-from corral.tools._refusal import Code, Refusal
-from corral.tools._search_glob import compile_glob
-from corral.tools._search_ignore import parse_ignore
-from corral.tools._search_scan import NATIVE, literal_lines, regex_lines
-from corral.tools._search_syntax import required_literal, tokenize, translate
+from corral.tools._search import engine as search_regex
+from corral.tools._runtime.context import ToolContext
+from corral.tools._refusals.catalogue import Code, Refusal
+from corral.tools._search.globs import compile_glob
+from corral.tools._search.ignore import parse_ignore
+from corral.tools._search.scan import NATIVE, literal_lines, regex_lines
+from corral.tools._search.syntax import required_literal, tokenize, translate
 
 
 @pytest.fixture
@@ -114,7 +114,7 @@ def test_fallback_engine_runs_guarded_patterns_and_says_so(tmp_path, box, monkey
     monkeypatch.setattr(search_regex, "ENGINE", "re")
     monkeypatch.setattr(search_regex, "compile_pattern",
                         _forced(search_regex.compile_pattern, "re"))
-    import corral.tools.grep as grep_tool
+    import corral.tools._builtin.grep as grep_tool
     monkeypatch.setattr(grep_tool, "compile_pattern", search_regex.compile_pattern)
     (tmp_path / "a.txt").write_text("x = value_42\n")
     toolbox = box(tmp_path)
@@ -234,7 +234,7 @@ def test_time_limit_gives_the_partial_result(tmp_path, box, monkeypatch, tool, a
 
 
 def test_time_limit_inside_one_large_file(tmp_path, box, monkeypatch):
-    from corral.tools.grep import CHUNK
+    from corral.tools._builtin.grep import CHUNK
     (tmp_path / "big.txt").write_bytes((b"x" * 99 + b"\n") * (3 * CHUNK // 100) + b"needle\n")
     _deadline_after(monkeypatch, 2)
     out = box(tmp_path).call("grep", {"pattern": "needle"})

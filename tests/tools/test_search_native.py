@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from corral.contained._tree import TreeStats
-from corral.tools import _search_scan as scan
+from corral.tools._search import scan
 
 pytestmark = pytest.mark.skipif(not scan.NATIVE_FILES, reason="corral._native was not built")
 

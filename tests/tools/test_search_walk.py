@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 from support import assert_valid_envelope
 
 from corral.tools import Limits, Policy, Toolbox
-from corral.tools._policy import Op
-from corral.tools._search_glob import NameIndex, compile_segments
-from corral.tools._search_ignore import IgnoreRules, IgnoreScope, parse_ignore
+from corral.tools._policy.rules import Op
+from corral.tools._search.globs import NameIndex, compile_segments
+from corral.tools._search.ignore import IgnoreRules, IgnoreScope, parse_ignore
 
 NAMES = ["a", "b", "ab", "a.py", "b.py", "x.log", "keep.log", "build", "Build", "node", "src",
          "aaab", "a.b.c", "caf\u00e9", "x y", "[x]", ".env", ".hidden", "z.json", "a.json"]

@@ -10,9 +10,9 @@ import pytest
 from support import assert_valid_envelope
 
 from corral.tools import Limits, Toolbox
-from corral.tools._classify import classify
-from corral.tools._context import ToolboxState
-from corral.tools._toolbox import PATH_CONTRACT
+from corral.tools._refusals.classify import classify
+from corral.tools._runtime.context import ToolboxState
+from corral.tools._runtime.toolbox import PATH_CONTRACT
 
 
 def _context(toolbox):

@@ -17,10 +17,10 @@ import pytest
 
 from support import assert_valid_envelope
 
-import corral.tools._registry as registry
+import corral.tools._runtime.registry as registry
 from corral.tools import Denied, Request, ToolSpec, Toolbox
-from corral.tools._context import ToolContext
-from corral.tools._registry import Suggests, success_schema
+from corral.tools._runtime.context import ToolContext
+from corral.tools._runtime.registry import Suggests, success_schema
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,8 @@ def test_bounded_by_the_call_deadline(tmp_path, registered):
 
 
 def test_exported_in_every_host_format(tmp_path, registered):
-    from corral.tools._hosts import FORMATS, tool_definitions
+    from corral.hosts import FORMATS
+    from corral.tools import tool_definitions
 
     toolbox = Toolbox(tmp_path)
     for fmt in FORMATS:

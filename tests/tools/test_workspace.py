@@ -17,9 +17,10 @@ import pytest
 
 from corral.contained import Root
 from corral.tools import CancelToken, Progress, ReadRequest, Toolbox, ToolSpec, Workspace
-from corral.tools._context import ToolContext
-from corral.tools._registry import success_schema
-from corral.tools._workspace import policy_beneath, root_names
+from corral.tools._runtime.context import ToolContext
+from corral.tools._runtime.registry import success_schema
+from corral.hosts import root_names
+from corral.tools._runtime.workspace import policy_beneath
 
 
 def _tree(base: Path) -> dict[str, Path]:
@@ -359,7 +360,7 @@ def test_the_policy_holds_the_same_beneath(dirs):
 
 
 def test_policy_beneath_composes():
-    from corral.tools._policy import Op, Policy
+    from corral.tools._policy.rules import Op, Policy
 
     policy = Policy.build(deny=["a/b/c/secret"])
     assert policy_beneath(policy_beneath(policy, "a"), "b/c").rule("secret", Op.READ) \

@@ -7,7 +7,7 @@ import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ..tools._hosts import offered_specs
+from ..tools import offered_specs
 
 if TYPE_CHECKING:
     from ..tools import Toolbox, ToolSpec

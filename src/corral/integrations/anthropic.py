@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..tools._hosts import envelope_json, tool_definitions
+from ..hosts import envelope_json
+from ..tools import tool_definitions
 from ._common import require
 from ._text_editor import EDITOR_NAME, EDITOR_TYPE, run_text_editor
 

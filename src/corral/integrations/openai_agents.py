@@ -6,7 +6,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..tools._hosts import definition, envelope_json
+from ..hosts import envelope_json
+from ..tools import definition
 from ._common import acall, require, specs_of
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def openai_agents_tools(toolbox: Toolbox, *, strict: bool = True) -> list[Functi
     """One ``FunctionTool`` per tool ``toolbox`` offers.
 
     With ``strict`` (the default, as the SDK recommends) the schemas are
-    corral's strict export (:func:`corral.tools._hosts.strict_schema`):
+    corral's strict export (:func:`corral.hosts.strict_schema`):
     optional arguments are required and nullable, and the model's ``null``
     means "not given".  Every result, a refusal included, is the envelope's
     JSON text, so the model reads the hint and the suggested call.

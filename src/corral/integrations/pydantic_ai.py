@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..tools._hosts import definition
+from ..tools import definition
 from ._common import acall, require, specs_of
 
 if TYPE_CHECKING:

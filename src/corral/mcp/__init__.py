@@ -14,7 +14,7 @@ Layers, each testable alone: :mod:`._wire` (framing, no I/O),
 end it only serializes: the tools decide everything.
 """
 
-from ..tools._workspace import Workspace
+from ..tools import Workspace
 from ._catalog import LATEST, PROTOCOL_VERSIONS
 from ._server import DEFAULT_MAX_LINE_BYTES, DEFAULT_WORKERS, StdioServer, serve_stdio
 

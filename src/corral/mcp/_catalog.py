@@ -1,6 +1,6 @@
 """What the server says about its tools, per protocol version, free of I/O.
 
-The listing is the MCP shape of :mod:`corral.tools._hosts` (what ``corral
+The listing is the MCP shape of :func:`corral.tools.tool_definitions` (what ``corral
 tools --format mcp`` prints), built from the Workspace's specs; with several
 roots each description also says how a path names its root.  Fields a protocol version
 does not know are left out for it: ``annotations`` from 2025-03-26,
@@ -15,8 +15,9 @@ import json.encoder
 from collections.abc import Callable
 from typing import Any
 
-from ..tools._hosts import definition, envelope_text
-from ..tools._workspace import Workspace
+from ..hosts import envelope_text
+from ..tools import definition
+from ..tools import Workspace
 from ._wire import RequestId, scrub
 
 __all__ = ["PROTOCOL_VERSIONS", "LATEST", "negotiate", "Catalog", "call_result", "INSTRUCTIONS"]

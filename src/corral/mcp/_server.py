@@ -38,9 +38,8 @@ from dataclasses import dataclass, replace
 from typing import Any, BinaryIO, TextIO
 from collections.abc import Callable
 
-from ..tools import Refusal
-from ..tools._control import CancelToken, Progress
-from ..tools._workspace import Workspace
+from ..hosts import file_uri_path as _file_uri_path
+from ..tools import CancelToken, Progress, Refusal, Workspace
 from . import _memory, _wire
 from ._catalog import Catalog
 from ._output import Output
@@ -656,16 +655,8 @@ class _ClientLog(logging.Handler):
 def file_uri_path(uri: str) -> str | None:
     """The local path of a ``file:`` URI (``file:///a%20b`` -> ``/a b``),
     or ``None`` for anything else (another scheme or host, a relative path)."""
-    from urllib.parse import unquote, urlsplit
-
-    try:
-        parts = urlsplit(uri)
-    except ValueError:
-        return None
-    if parts.scheme != "file" or parts.netloc not in ("", "localhost"):
-        return None
-    path = unquote(parts.path, errors="surrogateescape")
-    if not path.startswith("/") or "\x00" in path:
+    path = _file_uri_path(uri)
+    if path is None or "\x00" in path:
         return None
     return os.path.normpath(path)
 

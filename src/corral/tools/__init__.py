@@ -10,17 +10,18 @@ nothing of the host.  Every call is bounded (``timeout``, ``cancel``) and
 ``await toolbox.acall(...)`` runs one off the event loop.
 """
 
-from ._control import CancelToken, Progress
-from ._hosts import strict_schema, tool_definitions
-from ._limits import Limits
-from ._policy import Policy
-from ._refusal import Code, Kind, Refusal
-from ._registry import TOOL_MODULES, Suggests, ToolSpec
-from ._requests import (Authorizer, DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest,
-                        ListRequest,
-                        MoveRequest, ReadRequest, Request, WriteRequest)
-from ._toolbox import Toolbox
-from ._workspace import Workspace
+from ._runtime.control import CancelToken, Progress
+from ..hosts import strict_schema
+from ._runtime.definitions import definition, offered_specs, tool_definitions
+from ._runtime.limits import Limits
+from ._policy.rules import Policy
+from ._refusals.catalogue import Code, Kind, Refusal
+from ._runtime.registry import TOOL_MODULES, Suggests, ToolSpec
+from ._runtime.request_types import (Authorizer, DeleteRequest, Denied, EditRequest, GlobRequest,
+                                     GrepRequest, ListRequest, MoveRequest, ReadRequest, Request,
+                                     WriteRequest)
+from ._runtime.toolbox import Toolbox
+from ._runtime.workspace import Opener, Workspace
 
 TOOL_NAMES = TOOL_MODULES
 
@@ -50,6 +51,9 @@ __all__ = [
     "Authorizer",
     "tool_definitions",
     "strict_schema",
+    "definition",
+    "offered_specs",
+    "Opener",
 ]
 
 from .._public import publish as _publish  # noqa: E402  (last: every name is bound)

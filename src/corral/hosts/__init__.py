@@ -1,0 +1,30 @@
+"""corral.hosts: what the hosts of corral's tools speak, for every front end.
+
+The tool formats (:data:`FORMATS`: ``mcp``, ``openai``, ``anthropic``) and
+their schemas (:func:`strict_schema` for OpenAI's strict mode,
+:func:`published_schema` without corral's own keywords), envelopes as the
+text a host carries (:func:`envelope_text`, :func:`envelope_json`), the one
+reading of a ``file://`` URI (:func:`file_uri_path`) and names for root
+directories (:func:`root_names`).  Nothing here opens a file or needs a
+root; :func:`corral.tools.tool_definitions` lists the tools in these formats.
+"""
+
+from ._formats import (FORMATS, HostFormat, envelope_json, envelope_text, published_schema,
+                       strict_schema)
+from ._roots import root_names
+from ._uri import file_uri_path
+
+__all__ = [
+    "FORMATS",
+    "HostFormat",
+    "envelope_text",
+    "envelope_json",
+    "published_schema",
+    "strict_schema",
+    "file_uri_path",
+    "root_names",
+]
+
+from .._public import publish as _publish
+
+_publish(__name__, globals(), __all__)

@@ -1,0 +1,140 @@
+"""What hosts speak: their tool formats, envelopes as the text they carry,
+and tool schemas in the shape a host's validator takes.
+
+Shared by every front end and integration (``corral tools``, the MCP
+server, :mod:`corral.integrations`) and by :func:`corral.tools.tool_definitions`,
+which lists the tools in each format:
+
+* ``mcp``: ``name``, ``title``, ``description``, ``inputSchema``,
+  ``outputSchema`` (when the tool declares one) and ``annotations``.
+* ``openai``: a function-calling tool.  With ``strict=True`` the schema is
+  converted to OpenAI's strict mode (:func:`strict_schema`): every property
+  required, optional ones nullable, every object closed, only keywords
+  strict mode accepts.  corral takes ``null`` back as "not given".
+* ``anthropic``: ``name``, ``description``, ``input_schema``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Literal
+
+__all__ = ["FORMATS", "HostFormat", "strict_schema", "published_schema", "envelope_text",
+           "envelope_json"]
+
+HostFormat = Literal["mcp", "openai", "anthropic"]
+FORMATS: tuple[HostFormat, ...] = ("mcp", "openai", "anthropic")
+
+# Keywords OpenAI's strict mode accepts.  Others are dropped from the strict
+# export (corral still enforces them on the way back, with a typed refusal).
+_STRICT_KEYWORDS = frozenset({
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const",
+    "description", "anyOf", "$ref", "$defs", "title", "pattern", "format", "minimum",
+    "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+})
+
+
+# -- envelopes as text ---------------------------------------------------------
+
+def envelope_text(envelope: Any) -> tuple[str, bool]:
+    """``envelope`` as one line of JSON, and whether that is the plain form.
+
+    Non-ASCII text stays as it is (it is what a model reads).  A lone
+    surrogate, which is how Python spells a non-UTF-8 file name, cannot be
+    written as UTF-8, so such an envelope is escaped to ASCII instead
+    (``\\udcff``): still exact JSON, never a crash; the flag is then false.
+    """
+    text = _compact(envelope)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(envelope, separators=(",", ":")), False
+    return text, True
+
+
+# made once: json.dumps with options builds an encoder per call.  No check
+# for cycles (a quarter of the time of a listing's envelope): an envelope is
+# a tree the tools build, and one that were not would end in RecursionError,
+# an exception like any other to the caller
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"),
+                            check_circular=False).encode
+
+
+def envelope_json(envelope: Any) -> str:
+    """``envelope`` as one line of JSON (see :func:`envelope_text`)."""
+    return envelope_text(envelope)[0]
+
+
+# -- schemas -------------------------------------------------------------------
+
+def published_schema(schema: Any) -> Any:
+    """A copy of ``schema`` without corral's own ``x-`` keywords (hints to
+    the argument checker, not for a model or a provider's validator)."""
+    if isinstance(schema, dict):
+        return {k: published_schema(v) for k, v in schema.items()
+                if not (isinstance(k, str) and k.startswith("x-"))}
+    if isinstance(schema, list):
+        return [published_schema(v) for v in schema]
+    return copy.deepcopy(schema)
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` that also accepts ``null`` (an optional argument left out)."""
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+    out = dict(schema)
+    kind = out.get("type")
+    if isinstance(kind, str):
+        out["type"] = [kind, "null"]
+    elif isinstance(kind, list) and "null" not in kind:
+        out["type"] = [*kind, "null"]
+    elif kind is None:
+        return {"anyOf": [out, {"type": "null"}]}
+    if "enum" in out and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+def _with_default_said(schema: dict[str, Any]) -> dict[str, Any]:
+    """Strict mode has no ``default``: say it in the description instead."""
+    if "default" not in schema:
+        return schema
+    out = {k: v for k, v in schema.items() if k != "default"}
+    if "default" in str(out.get("description", "")).lower():
+        return out  # the description says it already
+    said = f"Default: {json.dumps(schema['default'])}."
+    out["description"] = f"{out['description']} {said}" if out.get("description") else said
+    return out
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` in OpenAI's strict mode: every object closed with every
+    property required, optional ones nullable (``null`` means "not given"),
+    defaults moved into descriptions, keywords strict mode rejects dropped."""
+    converted: dict[str, Any] = _strict(published_schema(schema))
+    return converted
+
+
+def _strict(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_strict(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    schema = _with_default_said(schema)
+    out = {k: v for k, v in schema.items() if k in _STRICT_KEYWORDS}
+    for key in ("items", "anyOf"):
+        if key in out:
+            out[key] = _strict(out[key])
+    if "$defs" in out:
+        out["$defs"] = {name: _strict(sub) for name, sub in out["$defs"].items()}
+    if out.get("type") == "object" or "properties" in out:
+        required = set(out.get("required", ()))
+        props = {}
+        for name, sub in out.get("properties", {}).items():
+            converted = _strict(sub)
+            props[name] = converted if name in required else _nullable(converted)
+        out.update(type="object", properties=props, required=list(props),
+                   additionalProperties=False)
+    return out

@@ -1,0 +1,92 @@
+"""delete_file: remove a file, a symlink (never its target) or an empty directory.
+
+A non-empty directory is refused with its entry count and a way to see
+them; there is deliberately no recursive delete.  The host is asked first
+(with the file's sha256, so it can keep or log what goes), and the entry
+must still be the one authorized when it is removed.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as st
+from typing import Any
+
+from ...contained import Target
+from .._read import cache as read_cache
+from .._runtime.context import ToolContext
+from .._policy.rules import Op
+from .._refusals.catalogue import not_directory, not_empty, swapped
+from .._runtime.registry import Suggests, ToolSpec, success_schema
+from .._runtime.request_types import DeleteRequest
+from .move_file import entry_name, kind_of, lstat_of, named
+
+DESCRIPTION = (
+    "Delete one file, symlink or empty directory. A symlink is deleted itself, never what it "
+    "points to. A directory that still has entries is refused (move or delete them first; "
+    "list_directory shows them): nothing is ever deleted recursively."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
+                 "description": "File, symlink or empty directory to delete."},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+
+
+def _digest(ctx: ToolContext, target: Target, size: int) -> str | None:
+    """sha256 of the file about to go, for the host (``None`` over the
+    edit size limit or if it cannot be read)."""
+    if size > ctx.limits.max_edit_file_bytes:
+        return None
+    try:
+        with target.open(os.O_RDONLY) as handle:
+            return ctx.sha256(handle)
+    except OSError:
+        return None
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    rel, trailing = entry_name(ctx, args["path"], "path")
+    with ctx.target(rel, Op.DELETE) as target:  # one resolution: every step acts on it
+        named(target, rel, "path")
+        info = lstat_of(ctx, target, rel)
+        kind = kind_of(info.st_mode)
+        if trailing and kind != "directory":
+            ctx.refuse_escape(rel + "/")  # "link/" to a directory outside
+            raise not_directory(rel, f"{rel}/ ends with '/', but {rel} is a {kind}",
+                                f"Pass \"{rel}\" without the trailing '/'.")
+        if kind == "directory":
+            with target.open(os.O_RDONLY | os.O_DIRECTORY) as handle:
+                entries = len(handle.scandir())
+            if entries:
+                raise not_empty(rel, entries, suggest=("list_directory", {"path": rel}))
+        digest = _digest(ctx, target, info.st_size) if kind == "file" else None
+        ctx.authorize(DeleteRequest(target.path, kind=kind, sha256=digest))  # canonical
+        with ctx.lock(rel):
+            now = target.lstat()
+            if now is None or (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (
+                    info.st_dev, info.st_ino, st.S_IFMT(info.st_mode)):
+                raise swapped(rel)  # not what the host was asked about: fail closed
+            read_cache.forget(info.st_dev, info.st_ino)
+            if kind == "directory":
+                target.rmdir()
+            else:
+                target.remove()
+    return {"path": rel, "kind": kind, "deleted": True}
+
+
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"},
+    "kind": {"type": "string", "enum": ["file", "directory", "symlink", "special"]},
+    "deleted": {"type": "boolean", "const": True},
+}, ["path", "kind", "deleted"])
+
+TOOL = ToolSpec(name="delete_file", title="Delete file", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=OUTPUT_SCHEMA, run=run, request=DeleteRequest, mutates=True,
+                idempotent=True, destructive=True, suggests=Suggests(read_instead=True))

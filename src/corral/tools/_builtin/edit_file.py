@@ -1,0 +1,645 @@
+"""edit_file: replace text in one existing file, in one call.
+
+The read, the occurrence count, the construction of the new content and the
+write all happen under the per-path lock, so concurrent edits of different
+snippets of one file never lose one another.  The host is asked (an
+:class:`EditRequest` with both digests, the count and the diff) before
+anything is written; afterwards the file's identity *and* content are
+checked again, so a swap or a change during authorization fails closed.
+The write is atomic (``Root.write_bytes``: temporary file, fsync, rename)
+and keeps the permission bits.
+
+Decisions a host can rely on:
+
+* **Bytes the model cannot see survive.**  The UTF-8 BOM, every untouched
+  line's own terminator (CRLF, CR, LF, mixed), tabs, and a missing final
+  newline.  newText's line breaks are written in the style of the line they
+  land in, so an LF newText goes into a CRLF file as CRLF.
+* **Matching** is exact first (line endings normalized, reported as
+  ``line_endings``), then ignoring trailing whitespace, then indentation
+  (newText re-indented the same way); a tolerant match is applied only when
+  it is unique and the result says ``matchStrategy``.  See
+  :mod:`corral.tools._edit.match`.
+* **A final symlink** is followed when it stays inside the root (the core
+  refuses one leading out).  Authorization names the file actually changed,
+  its real root-relative path, and the result gives it as ``resolvedPath``.
+* **Empty oldText** is accepted only for an empty file (no bytes, or only a
+  BOM): newText becomes its content.  edit_file never creates a file; a
+  missing path is ``NOT_FOUND`` from the boundary (with ``didYouMean``), and
+  when oldText was empty and no close name exists its hint names write_file.
+* **expectedSha256** that does not match is ``STALE`` with both digests.
+  The changed lines are given when the expected version's text is known to
+  this Toolbox (it was the base or result of an edit made through it, kept
+  in a bounded cache); otherwise they are left out: a digest cannot be
+  turned back into content, and a guess would mislead.
+* **Hard links** are refused unless the Toolbox allows them; then the edited
+  name gets a new inode (atomic replace) and the other names keep the old
+  content: an edit never writes through a link.
+* A failing call repeated unchanged against the same content gets a hint
+  saying so (``details.repeated``); the same call repeated after it was
+  made is told so (``already_applied``).
+* **Bounded**: matching, diagnosis and the diff are linear (or ``n log n``)
+  in the file and the arguments, with caps proportional to them; past a cap
+  the answer is coarser and says so (``details.limited``, ``diffComplete:
+  false``).  The call's deadline and cancellation are checked in every
+  loop, and only before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import stat as st
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._read import cache as read_cache
+from .._refusals.classify import close_paths
+from .._runtime.context import ToolContext, sha256_hex
+from .._edit.budget import Checkpoint, Work
+from .._edit.diff import Diff, changed_lines, unified_diff
+from .._edit.failures import (TOLERANT, Attempt, Memory, ambiguous, applied_inside, empty_old_text,
+                              missing_old_text, placeholder_in_new_text, refusal, too_many)
+from .._edit.match import MAX_LISTED, indent_style, normalize_breaks, search
+from .._edit.spans import Region, Span, apply_regions, compose, remap
+from .._edit.state import Applied, EditMemory
+from .._edit.text import Lines, Undecodable, decode, encode
+from .._policy.rules import Op
+from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_given,
+                                   file_too_large, invalid_argument, not_found, sha256_mismatch,
+                                   swapped)
+from .._runtime.registry import Suggests, ToolSpec, success_schema
+from .._runtime.request_types import EditRequest, ReadRequest
+
+DESCRIPTION = (
+    "Change an existing text file by replacing text, in one call. Pass oldText, an exact copy of "
+    "the text to change (same indentation, tabs and spaces; WITHOUT the line number and tab "
+    "read_file puts before each line), and newText, what replaces it (\"\" deletes it). oldText "
+    "must occur exactly once: include a few neighbouring lines to make it unique, or pass "
+    "replaceAll: true to replace every occurrence. The edit is applied at once (dryRun: true only "
+    "previews the "
+    "diff). For several changes to one file pass edits: [{oldText, newText, replaceAll}] "
+    "instead; they apply in order (each sees the text the previous ones left), all or nothing. "
+    "The result gives the file's new sha256, the lines where each change landed (numbers in the "
+    "new file) and a unified diff, so there is no need to read the file back; pass that sha256 "
+    "as expectedSha256 next time to make sure nobody changed the file in between (optional). "
+    "Line endings, BOM, tabs and a missing final newline are kept; newText's line breaks take "
+    "the file's style. If oldText differs from the file only in trailing spaces or indentation "
+    "(e.g. spaces where the file has tabs) and that looser match is unique, it is applied, "
+    "newText is re-indented to match, and matchStrategy says so. A failure says what differs "
+    "and where, with the file's actual text. Only existing UTF-8 text files; use write_file to "
+    "create a file or to replace all of it."
+)
+
+_TEXT_LIMIT = 16 * 1024 * 1024
+_EDIT_ITEM: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "oldText": {"type": "string", "maxLength": _TEXT_LIMIT,
+                    "description": "Exact text to replace, as in the file."},
+        "newText": {"type": "string", "maxLength": _TEXT_LIMIT,
+                    "description": "Text that replaces oldText."},
+        "replaceAll": {"type": "boolean", "default": False,
+                       "description": "Replace every occurrence of oldText (default false)."},
+    },
+    "required": ["oldText", "newText"],
+    "additionalProperties": False,
+}
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
+                 "description": "File to edit, relative to the root."},
+        "oldText": {"type": "string", "maxLength": _TEXT_LIMIT,
+                    "description": "Exact text to replace, including whitespace; it must occur "
+                                   "once unless replaceAll is true. No line-number prefixes."},
+        "newText": {"type": "string", "maxLength": _TEXT_LIMIT,
+                    "description": "Text that replaces oldText (\"\" deletes it)."},
+        "replaceAll": {"type": "boolean", "default": False,
+                       "description": "Replace every occurrence of oldText (default false)."},
+        "expectedSha256": {"type": "string", "minLength": 1, "maxLength": 128,
+                           "description": "Optional: the sha256 read_file or the last edit "
+                                          "returned; the edit is refused if the file changed "
+                                          "since."},
+        "dryRun": {"type": "boolean", "default": False,
+                   "description": "Only return the diff; change nothing (default false)."},
+        "edits": {"type": "array", "minItems": 1, "maxItems": 100, "items": _EDIT_ITEM,
+                  "description": "Several replacements applied in order, all or nothing; use "
+                                 "instead of oldText/newText."},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+MAX_REPLACEMENTS = 100_000  # in one call, all edits together
+_SIBLING_FILES = 32  # files looked at for "oldText is in another file"
+_SIBLING_BYTES = 256 * 1024
+_SHA = re.compile(r"[0-9a-fA-F]{64}")
+
+Edit = tuple[str, str, bool]  # oldText, newText, replaceAll
+
+
+def _checkpoint(ctx: ToolContext) -> Checkpoint:
+    """The call's checkpoint (deadline, cancellation)."""
+    return ctx.checkpoint
+
+
+def _invalid(field: str, problem: str, hint: str) -> Refusal:
+    return invalid_argument("edit_file", field, problem, hint)
+
+
+def _edits(args: dict[str, Any]) -> tuple[list[Edit], bool]:
+    """The edits of a call and whether it used the ``edits`` form."""
+    edits = args.get("edits")
+    old, new = args.get("oldText"), args.get("newText")
+    if edits is not None:
+        if old is not None or new is not None:
+            field = "oldText" if old is not None else "newText"
+            raise _invalid(field, "cannot be combined with 'edits'",
+                           "Put every change in edits, or pass one oldText/newText pair "
+                           "without edits.")
+        if args.get("replaceAll"):
+            raise _invalid("replaceAll", "applies to oldText, not to 'edits'",
+                           "Set replaceAll inside each item of edits instead.")
+        items = [(e["oldText"], e["newText"], e["replaceAll"]) for e in edits]
+    elif old is None:
+        raise _invalid("oldText", "is required (or pass 'edits')",
+                       "Pass oldText (the exact text to replace) and newText.")
+    elif new is None:
+        raise _invalid("newText", "is required with 'oldText'",
+                       "Pass newText, the text that replaces oldText (\"\" deletes it).")
+    else:
+        items = [(old, new, args["replaceAll"])]
+    multi = edits is not None
+    for i, (old, new, _) in enumerate(items):
+        if old == new:
+            field = f"edits[{i}].newText" if multi else "newText"
+            raise Refusal(Code.INVALID_ARGUMENT, f"{_label(i, multi)}oldText and newText are the "
+                          "same, so the edit would change nothing",
+                          "Pass the changed text in newText; if the file is already right, no "
+                          "edit is needed.", details={"field": field}, kind=Kind.NO_CHANGE)
+    return items, multi
+
+
+def _label(i: int, multi: bool) -> str:
+    return f"edits[{i}]: " if multi else ""
+
+
+def _expected(args: dict[str, Any]) -> str | None:
+    value = args.get("expectedSha256")
+    if value is None:
+        return None
+    if not _SHA.fullmatch(value):
+        raise _invalid("expectedSha256", "must be the 64 hex digits of a sha256",
+                       "Pass the sha256 exactly as read_file or edit_file returned it, or leave "
+                       "expectedSha256 out.")
+    return str(value).lower()
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    edits, multi = _edits(args)
+    expected = _expected(args)
+    rel = ctx.rel(args["path"])
+    ctx.check_path(rel, Op.EDIT)
+    with ctx.lock(rel):
+        try:
+            return _edit(ctx, rel, edits, multi, expected, args)
+        except FileNotFoundError as exc:
+            if exc.filename != rel or any(old for old, _, _ in edits):
+                raise
+            raise _to_create(ctx, rel, exc) from None
+
+
+def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
+    """An empty oldText on a missing file: the model wants to create it."""
+    missing = str(getattr(exc, "component", None) or rel)
+    candidates = close_paths(rel, missing, ctx)
+    parent = posixpath.dirname(missing.rstrip("/")) or "."
+    if candidates:
+        return not_found(rel, missing, field="path", did_you_mean=candidates,
+                         suggest=("read_file", {"path": candidates[0]}))
+    return not_found(rel, missing, field="path",
+                     hint=f"Create {rel} with write_file; edit_file changes existing files.",
+                     suggest=None if ctx.is_denied(parent) else ("list_directory",
+                                                                 {"path": parent}))
+
+
+# -- reading ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _File:
+    data: bytes
+    identity: tuple[int, int]
+    path: str  # where it really is, as resolution reached it (a final in-root link followed)
+
+
+def _read(ctx: ToolContext, rel: str, work: Work | None) -> _File:
+    """The whole file and its identity, refusing what edit_file does not
+    edit.  Without ``work`` no checkpoint is run (the re-read after
+    authorization must not stop halfway to the write)."""
+    with ctx.root.open_handle(rel) as handle:
+        info = handle.stat()
+        if st.S_ISDIR(info.st_mode):
+            raise directory_given(rel.rstrip("/") or ".", "edit_file")
+        ctx.check_hardlink(rel, info)
+        limit = ctx.limits.max_edit_file_bytes
+        if info.st_size > limit:
+            raise file_too_large(rel, info.st_size, limit, "edit_file")
+        chunks = []
+        total = 0
+        while True:
+            chunk = handle.read(max(65536, min(info.st_size + 1, limit + 1 - total)))
+            if not chunk:
+                break
+            if work is not None:
+                work.step(len(chunk) // 4096 + 1)
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise file_too_large(rel, total, limit, "edit_file")
+        return _File(b"".join(chunks), (info.st_dev, info.st_ino), handle.path)
+
+
+# -- the edit -----------------------------------------------------------------------
+
+
+@dataclass
+class _Call:
+    """One call: its edits, what the Toolbox remembers of it, and its work."""
+
+    rel: str
+    path: str  # where the file really is
+    edits: list[Edit]
+    multi: bool
+    work: Work
+    repeated: int = 0
+    earlier: Applied | None = None
+    base_sha: str = ""
+
+    def attempt(self, i: int) -> Attempt:
+        old, new, replace_all = self.edits[i]
+        return Attempt(self.rel, i, self.multi, old, new, replace_all, self.repeated)
+
+
+def _keys(rel: str, edits: list[Edit], args: dict[str, Any], base_sha: str) -> tuple[str, str]:
+    """The call as a failure (arguments and digest) and as an edit (path and edits)."""
+    failure = json.dumps([args, base_sha], sort_keys=True)
+    edit = json.dumps([rel, edits])
+    return (sha256_hex(failure.encode("utf-8", "surrogatepass")),
+            sha256_hex(edit.encode("utf-8", "surrogatepass")))
+
+
+def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: str | None,
+          args: dict[str, Any]) -> dict[str, Any]:
+    work = Work(_checkpoint(ctx))
+    file = _read(ctx, rel, work)
+    memory = ctx.store(EditMemory)
+    base_sha = sha256_hex(file.data)
+    failure_key, call_key = _keys(file.path, edits, args, base_sha)
+    call = _Call(rel, file.path, edits, multi, work, memory.failures(failure_key),
+                 memory.earlier(call_key), base_sha)
+    try:
+        if expected is not None and expected != base_sha:
+            raise _stale(ctx, rel, expected, base_sha, file.data, work)
+        try:
+            decoded = decode(file.data)
+        except Undecodable as exc:
+            raise _undecodable(rel, exc, len(file.data)) from None
+        outcome = _apply(ctx, call, decoded.text)
+        new_data = encode(outcome.text, decoded.bom)
+        if len(new_data) > ctx.limits.max_write_bytes:
+            raise _result_too_large(call, len(new_data), ctx.limits.max_write_bytes, "")
+        if new_data == file.data:
+            raise refusal(call.repeated, Code.INVALID_ARGUMENT, f"the edits leave {rel} unchanged",
+                          "Check newText: it must differ from the file's text; if the file is "
+                          "already right, no edit is needed.", kind=Kind.NO_CHANGE,
+                          details={"path": rel})
+        diff = unified_diff(rel, outcome.base, outcome.lines, outcome.spans, work)
+    except Refusal as refused:
+        if refused.kind not in (Kind.TIME_LIMIT, Kind.CANCELLED):  # stopped is not failed
+            memory.failed(failure_key)
+        raise
+    memory.succeeded(failure_key)
+    new_sha = sha256_hex(new_data)
+    dry = bool(args["dryRun"])
+    ctx.authorize(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,
+                              result_bytes=len(new_data), replacements=outcome.replacements,
+                              diff=diff.text, dry_run=dry))
+    if not dry:
+        ctx.ensure_same(rel, file.identity)
+        if sha256_hex(_read(ctx, rel, None).data) != base_sha:
+            raise swapped(rel)
+        ctx.checkpoint()  # the last one: stopped now, nothing is written
+        # from here on nothing may stop the call: the file is being written
+        read_cache.forget(*file.identity)  # read_file's digest of what this replaces
+        ctx.root.write_bytes(rel, new_data)
+        memory.remember(base_sha, decoded.text)
+        memory.remember(new_sha, outcome.text)
+    result = _result(ctx, rel, file.path, base_sha, new_sha, outcome, diff, dry, decoded.bom,
+                     multi)
+    if not dry:
+        memory.applied(call_key, Applied(new_sha, _first_change(result)))
+    return result
+
+
+def _first_change(result: dict[str, Any]) -> tuple[int, int]:
+    ranges = result["edits"][0]["lines"] if "edits" in result else result["lines"]
+    first, last = ranges[0] if ranges else (1, 1)
+    return first, last
+
+
+@dataclass
+class _Outcome:
+    text: str
+    base: Lines
+    lines: Lines
+    replacements: int = 0
+    ranges: list[tuple[int, int]] = field(default_factory=list)  # each replacement, in ``text``
+    spans: list[Span] = field(default_factory=list)  # what changed: base range -> in ``text``
+    owners: list[int] = field(default_factory=list)  # which edit made each replacement
+    strategies: list[str] = field(default_factory=list)
+    counts: list[int] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
+    """All edits in order on ``text`` (all or nothing: a refusal leaves the
+    caller's text as it was, and nothing has been written)."""
+    base = Lines(text)
+    out = _Outcome(text, base, base)
+    lines = base
+    for i in range(len(call.edits)):
+        attempt = call.attempt(i)
+        regions, strategy, count = _locate(ctx, call, lines, attempt,
+                                           MAX_REPLACEMENTS - out.replacements)
+        placeholder = placeholder_in_new_text(attempt, lines)
+        if placeholder is not None:
+            raise placeholder
+        growth = sum(len(r.replacement) - (lines.to_original(r.end) - lines.to_original(r.start))
+                     for r in regions)
+        if len(lines.text) + growth > ctx.limits.max_write_bytes:
+            raise _result_too_large(call, len(lines.text) + growth, ctx.limits.max_write_bytes,
+                                    attempt.label)
+        new_text, placements = apply_regions(lines, regions, call.work)
+        # only the first MAX_LISTED + 1 places of each edit are ever named, so
+        # only those are carried through the edits after it
+        shown = placements[:MAX_LISTED + 1]
+        out.ranges = remap(out.ranges, placements, call.work) + [(p[2], p[3]) for p in shown]
+        out.owners += [i] * len(shown)
+        out.spans = compose(_coarse(out.spans), placements, call.work)
+        out.strategies.append(strategy)
+        out.counts.append(count)
+        out.replacements += count
+        out.warnings += _warnings(attempt, lines, strategy)
+        lines = Lines(new_text)
+    out.text, out.lines = lines.text, lines
+    return out
+
+
+_SPANS = 4096  # changed spans carried from one edit to the next, at most
+
+
+def _coarse(spans: list[Span]) -> list[Span]:
+    """``spans``, or when there are too many to carry through every later
+    edit of the call, one span around them all (still true: outside it the
+    base and the text agree; the diff then aligns inside it)."""
+    if len(spans) <= _SPANS:
+        return spans
+    return [(spans[0][0], spans[-1][1], spans[0][2], spans[-1][3])]
+
+
+def _locate(ctx: ToolContext, call: _Call, lines: Lines, attempt: Attempt,
+            allowed: int) -> tuple[list[Region], str, int]:
+    if attempt.old == "":
+        if lines.text == "":
+            return [Region(0, 0, normalize_breaks(attempt.new))], "exact", 1
+        raise empty_old_text(attempt)
+    limit = min(allowed, MAX_REPLACEMENTS) + 1 if attempt.replace_all else MAX_LISTED
+    found = search(lines, attempt.old, attempt.new, limit, call.work)
+    if found is None or not found.count:
+        raise missing_old_text(attempt, lines, call.work, Memory(call.earlier, call.base_sha),
+                               lambda old_n: _other_file(ctx, call.path, old_n, call.work),
+                               found.note if found is not None else None)
+    if found.count == 1 or (attempt.replace_all and found.strategy not in TOLERANT):
+        if found.count > allowed:
+            raise too_many(attempt, found.count, MAX_REPLACEMENTS)
+        if found.strategy in ("exact", "line_endings"):
+            inside = applied_inside(attempt, lines, found)
+            if inside is not None:
+                raise inside
+        return found.regions, found.strategy, found.count
+    raise ambiguous(attempt, lines, found)
+
+
+def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
+    out = []
+    label, rel = attempt.label, attempt.rel
+    old_n, new_n = normalize_breaks(attempt.old), normalize_breaks(attempt.new)
+    if "\n" in old_n and "\n" not in new_n and attempt.new.count("\\n") >= 2:
+        out.append(f"{label}newText has no line breaks but {attempt.new.count(chr(92) + 'n')} "
+                   "'\\n' escape sequences, where oldText spanned lines; if you meant line breaks, "
+                   "send real ones")
+    if strategy != "indentation":
+        known = set(old_n.split("\n"))
+        added = [x for x in new_n.split("\n") if x[:1] in (" ", "\t") and x.strip()
+                 and x not in known]
+        spaces = any(x.startswith("  ") for x in added)
+        tabs = any(x.startswith("\t") for x in added)
+        if spaces or tabs:  # only then is the file's own style worth a look
+            unit = indent_style(lines)
+            if unit == "\t" and spaces:
+                out.append(f"{label}newText indents with spaces, but {rel} indents with tabs")
+            elif unit != "\t" and tabs and any(x.startswith(" ") for x in lines.contents):
+                out.append(f"{label}newText indents with tabs, but {rel} indents with spaces")
+    return out
+
+
+def _result_too_large(call: _Call, size: int, limit: int, label: str) -> Refusal:
+    return refusal(call.repeated, Code.TOO_LARGE, f"{label}the edit would make {call.rel} at "
+                   f"least {size} bytes, over the limit of {limit}", "Make a smaller change.",
+                   kind=Kind.RESULT_TOO_LARGE, details={"path": call.rel, "size": size,
+                                                        "limit": limit})
+
+
+def _undecodable(rel: str, exc: Undecodable, size: int) -> Refusal:
+    if exc.kind == "binary":
+        return binary_file(rel, size, "edit_file", "Edit only text files; leave this one as it is.")
+    facts = exc.facts
+    if "encoding" in facts:
+        message = (f"{rel} is {str(facts['encoding']).upper()} text, which edit_file does not "
+                   "change (it edits UTF-8)")
+    else:
+        message = (f"{rel} is not valid UTF-8 text (the first bad byte is on line "
+                   f"{facts['line']}), which edit_file does not change")
+    return Refusal(Code.UNSUPPORTED, message, "Leave this file as it is, or ask the user to "
+                   "convert it to UTF-8.", details={"path": rel, "size": size, **facts},
+                   kind=Kind.ENCODING)
+
+
+def _stale(ctx: ToolContext, rel: str, expected: str, current: str, data: bytes,
+           work: Work) -> Refusal:
+    details: dict[str, Any] = {}
+    message = (f"{rel} is not the version you expected: expectedSha256 is {expected[:12]}..., "
+               f"the file's sha256 is {current[:12]}...")
+    suggested: dict[str, Any] = {"path": rel}
+    before = ctx.store(EditMemory).recall(expected)
+    if before is not None:
+        try:
+            now = decode(data).text
+        except Undecodable:
+            now = None
+        if now is not None:
+            ranges = changed_lines(Lines(before), Lines(now), work)
+            if ranges:
+                details["changedLines"] = ranges
+                shown = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in ranges[:5])
+                message += f"; since then lines {shown} changed"
+                first, last = ranges[0][0], ranges[min(len(ranges), 5) - 1][1]
+                suggested = {"path": rel, "offset": max(1, first - 3),
+                             "limit": last - max(1, first - 3) + 4}
+    return sha256_mismatch(rel, expected, current, message=message,
+                           hint=f"Read {rel} again and redo the edit against what it says now.",
+                           suggest=("read_file", suggested), **details)
+
+
+def _other_file(ctx: ToolContext, real: str, old_n: str, work: Work) -> str | None:
+    """A file beside ``real`` (where the file edited really is) that
+    contains oldText exactly (cheap and
+    bounded: a few small files of the same directory, deny rules and the
+    host's read permission honoured; the text is named only if the host
+    would let the model read it)."""
+    if len(old_n.strip()) < 8 or len(old_n) > _SIBLING_BYTES:
+        return None
+    parent = posixpath.dirname(real) or "."
+    try:
+        entries = ctx.root.scandir(parent)
+    except OSError:
+        return None
+    ext = posixpath.splitext(real)[1]
+    files = sorted((e for e in entries if e.kind == "file" and e.path != real),
+                   key=lambda e: (posixpath.splitext(e.name)[1] != ext, e.name))
+    for entry in files[:_SIBLING_FILES]:
+        work.check()
+        if not ctx.visible(entry.path, Op.SEARCH):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if info.st_size > _SIBLING_BYTES or (info.st_nlink > 1 and not ctx.allow_hardlinks):
+                continue
+            text = decode(ctx.root.read_bytes(entry.path)).text
+        except (OSError, Undecodable):
+            continue
+        if old_n not in normalize_breaks(text):
+            continue
+        try:
+            ctx.authorize(ReadRequest(entry.path))
+        except Refusal:
+            continue
+        return entry.path
+    return None
+
+
+# -- success -------------------------------------------------------------------------
+
+
+def _lines_per_edit(outcome: _Outcome) -> list[list[list[int]]]:
+    after = outcome.lines
+    per_edit: list[list[list[int]]] = [[] for _ in outcome.strategies]
+    for owner, (x, y) in zip(outcome.owners, outcome.ranges):
+        if len(per_edit[owner]) > MAX_LISTED:
+            continue  # enough to say the list goes on
+        first = after.line_of(x)
+        last = after.line_of(y - 1) if y > x else first
+        per_edit[owner].append([first, max(first, last)])
+    return per_edit
+
+
+def _result(ctx: ToolContext, rel: str, real: str, base_sha: str, new_sha: str,
+            outcome: _Outcome, diff: Diff, dry: bool, bom: bool,
+            multi: bool) -> dict[str, Any]:
+    result: dict[str, Any] = {"path": rel}
+    if real != rel:
+        result["resolvedPath"] = real
+    result["baseSha256"] = base_sha
+    if dry:
+        result["sha256"] = base_sha  # the file as it still is
+        result["resultSha256"] = new_sha
+        result["dryRun"] = True
+    else:
+        result["sha256"] = new_sha
+    result["replacements"] = outcome.replacements
+    per_edit = _lines_per_edit(outcome)
+    if multi:
+        items = []
+        for ranges, strategy, count in zip(per_edit, outcome.strategies, outcome.counts):
+            item: dict[str, Any] = {"replacements": count, "lines": ranges[:MAX_LISTED]}
+            if len(ranges) > MAX_LISTED:
+                item["linesTruncated"] = True
+            if strategy != "exact":
+                item["matchStrategy"] = strategy
+            items.append(item)
+        result["edits"] = items
+    else:
+        result["lines"] = per_edit[0][:MAX_LISTED]
+        if len(per_edit[0]) > MAX_LISTED:
+            result["linesTruncated"] = True
+        if outcome.strategies[0] != "exact":
+            result["matchStrategy"] = outcome.strategies[0]
+    _add_diff(result, diff, ctx.limits.read_bytes, outcome)
+    style = outcome.lines.style()
+    if style in ("crlf", "cr", "mixed"):
+        result["lineEndings"] = style
+    if bom:
+        result["bom"] = True
+    if outcome.warnings:
+        result["warnings"] = outcome.warnings
+    return result
+
+
+def _add_diff(result: dict[str, Any], diff: Diff, budget: int, outcome: _Outcome) -> None:
+    if len(diff.text) > budget:
+        result["diff"] = diff.text[:budget]
+        result["diffTruncated"] = True
+    else:
+        result["diff"] = diff.text
+    if not diff.complete:
+        result["diffComplete"] = False
+        outcome.warnings.append("the diff shows some changed blocks whole (old lines removed, new "
+                                "ones added): they were too large to compare line by line")
+
+
+_LINES = {"type": "array", "items": {"type": "array", "items": {"type": "integer"},
+                                     "minItems": 2, "maxItems": 2},
+          "description": "[first, last] line of each change, in the new file"}
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"},
+    "resolvedPath": {"type": "string", "description": "where a symlink led"},
+    "baseSha256": {"type": "string", "description": "the file's sha256 before the edit"},
+    "sha256": {"type": "string", "description": "the file's sha256 now (unchanged by a dry run)"},
+    "resultSha256": {"type": "string", "description": "a dry run: the sha256 it would have"},
+    "dryRun": {"type": "boolean"},
+    "replacements": {"type": "integer"},
+    "lines": _LINES,
+    "linesTruncated": {"type": "boolean"},
+    "matchStrategy": {"type": "string", "enum": ["line_endings", "trailing_whitespace",
+                                                 "indentation"]},
+    "edits": {"type": "array", "items": {
+        "type": "object", "properties": {
+            "replacements": {"type": "integer"}, "lines": _LINES,
+            "linesTruncated": {"type": "boolean"},
+            "matchStrategy": {"type": "string"}},
+        "required": ["replacements", "lines"]}},
+    "diff": {"type": "string", "description": "unified diff of the change"},
+    "diffTruncated": {"type": "boolean"},
+    "diffComplete": {"type": "boolean",
+                     "description": "false: some changed blocks are shown whole"},
+    "lineEndings": {"type": "string", "enum": ["crlf", "cr", "mixed"]},
+    "bom": {"type": "boolean"},
+    "warnings": {"type": "array", "items": {"type": "string"}},
+}, ["path", "baseSha256", "sha256", "replacements", "diff"])
+
+TOOL = ToolSpec(name="edit_file", title="Edit file", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=OUTPUT_SCHEMA, run=run, request=EditRequest, mutates=True,
+                idempotent=False, destructive=True, suggests=Suggests(read_instead=True))

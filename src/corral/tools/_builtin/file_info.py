@@ -1,0 +1,168 @@
+"""file_info: what an entry is, without reading it.
+
+The entry itself is described (``lstat``: a final symlink is not
+followed), from the directory its parent resolved to.  For a symlink,
+``target`` is where it leads, as a canonical root-relative path, only when
+that is inside the root and not hidden by the host's rules; of a link that
+leads out nothing but ``targetKind: "outside"`` is said (never its text,
+never a host path).  Nothing is opened, so a FIFO or device is described
+without blocking, and a hard-linked file is described (``links`` says how
+many names it has) although read_file refuses to read it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import errno
+import os
+import stat as st
+from typing import Any
+
+from ...contained import EscapeError, Target
+from .._runtime.context import ToolContext
+from .._policy.locate import Location
+from .._policy.rules import Op
+from .._refusals.catalogue import swapped
+from .._runtime.registry import Suggests, ToolSpec, success_schema
+from .._runtime.request_types import ReadRequest
+
+DESCRIPTION = (
+    "Describe one file, directory or link without reading it: 'kind' (file, directory, "
+    "symlink, fifo, socket, char_device, block_device, other), 'size' in bytes (not for a "
+    "symlink), 'mode' "
+    "(permission bits as an octal string such as \"0644\"), 'links' (hard link count), and "
+    "the times 'mtime' (modified), 'ctime' (status changed), 'atime' (accessed) as ISO 8601 "
+    "UTC, each also in nanoseconds ('mtimeNs'...); 'birthtime' where the system records it. "
+    "A symlink is described itself, not followed; 'target' is where it leads (relative to the "
+    "root) when that is inside the root, and 'targetKind' what is there (or \"missing\", "
+    "\"outside\", \"loop\"). A trailing '/' describes the directory a link leads to."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
+                 "description": "The entry to describe, relative to the root."},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+KINDS = {st.S_IFREG: "file", st.S_IFDIR: "directory", st.S_IFLNK: "symlink",
+         st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
+         st.S_IFBLK: "block_device"}
+TARGET_KINDS = (*KINDS.values(), "other", "missing", "outside", "loop")
+_NS = 1_000_000_000
+
+
+class InfoRequest(ReadRequest):
+    """file_info asks to read an entry's metadata (a kind of read)."""
+
+    operation = "inspect"
+
+
+def _kind(mode: int) -> str:
+    return KINDS.get(st.S_IFMT(mode), "other")
+
+
+def iso_utc(ns: int) -> str:
+    """``ns`` since the epoch as ISO 8601 UTC with nanoseconds (``...T12:00:00.000000001Z``)."""
+    seconds, fraction = divmod(ns, _NS)
+    moment = _dt.datetime.fromtimestamp(seconds, _dt.UTC)
+    return f"{moment.strftime('%Y-%m-%dT%H:%M:%S')}.{fraction:09d}Z"
+
+
+def _times(info: os.stat_result) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in ("mtime", "ctime", "atime"):
+        ns = int(getattr(info, f"st_{name}_ns"))
+        out[name], out[f"{name}Ns"] = iso_utc(ns), ns
+    birth = getattr(info, "st_birthtime", None)  # macOS, BSD; not Linux's stat
+    if isinstance(birth, (int, float)):
+        ns = int(getattr(info, "st_birthtime_ns", int(birth * _NS)))
+        out["birthtime"], out["birthtimeNs"] = iso_utc(ns), ns
+    return out
+
+
+def _link_target(ctx: ToolContext, rel: str) -> dict[str, Any]:
+    """Where the symlink ``rel`` leads: named only if inside and visible."""
+    try:
+        target = ctx.root.realpath(rel, strict=False)
+    except EscapeError:
+        return {"targetKind": "outside"}
+    except OSError as exc:
+        # where resolution stopped may lie under a hiding rule: saying
+        # "missing" there would tell what exists in a denied directory
+        stopped = getattr(exc, "component", None)
+        if isinstance(stopped, str) and stopped and not ctx.visible(stopped, Op.LIST):
+            return {}
+        return {"targetKind": "loop" if exc.errno == errno.ELOOP else "missing"}
+    if not ctx.visible(target, Op.LIST):
+        return {}  # a hidden name is never shown
+    try:
+        kind = _kind(ctx.root.stat(target, follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        kind = "missing"
+    except OSError:
+        return {"targetKind": "missing"}
+    return {"target": target, "targetKind": kind}
+
+
+def _target(ctx: ToolContext, rel: str) -> Target:
+    """``Root.target`` of ``rel``; when it cannot be resolved, a refusal by
+    policy wins over the error (a denied name is not said to be missing)."""
+    follow = rel.endswith("/")
+    try:
+        return ctx.root.target(rel, follow_final=follow)
+    except OSError:
+        ctx.check_path(rel, Op.LIST, follow=follow)
+        raise
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    rel = ctx.rel(args["path"])
+    shown = rel.rstrip("/") or "."
+    # the entry itself (a final link not followed; with a trailing '/' the
+    # directory it leads to), resolved once, its parent held
+    with _target(ctx, rel) as target:
+        # the policy on what resolution reached: metadata is what a listing
+        # shows, so deny rules refuse and secret files are described (their
+        # content is never read)
+        ctx.check(Location(target.path, (), target.passed), Op.LIST, shown=shown)
+        info = target.lstat()
+        if info is None:
+            info = ctx.root.stat(rel, follow_symlinks=False)  # raises the not-found refusal
+        ctx.authorize(InfoRequest(shown))
+        now = target.lstat()  # a swap during authorization fails closed
+        if now is None or (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (
+                info.st_dev, info.st_ino, st.S_IFMT(info.st_mode)):
+            raise swapped(shown)
+        info = now
+    result: dict[str, Any] = {"path": shown, "kind": _kind(info.st_mode)}
+    if st.S_ISLNK(info.st_mode):
+        result.update(_link_target(ctx, rel))  # a link's size is its text's: never said
+    else:
+        result["size"] = info.st_size
+    result.update(mode=f"{st.S_IMODE(info.st_mode):04o}", links=info.st_nlink, **_times(info))
+    return result
+
+
+_TIME = {"type": "string", "format": "date-time"}
+_NS_VALUE = {"type": "integer"}
+
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"},
+    "kind": {"type": "string", "enum": [*KINDS.values(), "other"]},
+    "size": {"type": "integer", "minimum": 0},
+    "mode": {"type": "string", "pattern": "^[0-7]{4}$"},
+    "links": {"type": "integer", "minimum": 0},
+    "mtime": _TIME, "ctime": _TIME, "atime": _TIME, "birthtime": _TIME,
+    "mtimeNs": _NS_VALUE, "ctimeNs": _NS_VALUE, "atimeNs": _NS_VALUE, "birthtimeNs": _NS_VALUE,
+    "target": {"type": "string"},
+    "targetKind": {"type": "string", "enum": list(TARGET_KINDS)},
+}, ["path", "kind", "mode", "links", "mtime", "ctime", "atime", "mtimeNs", "ctimeNs",
+    "atimeNs"])
+
+TOOL = ToolSpec(name="file_info", title="File info", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=OUTPUT_SCHEMA, run=run, request=InfoRequest,
+                suggests=Suggests(retry_on=frozenset({"file", "directory"})))

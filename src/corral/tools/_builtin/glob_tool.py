@@ -1,0 +1,263 @@
+"""glob: find paths by pattern below a directory, sorted, capped honestly.
+
+Decisions (DESIGN.md leaves them to the tool):
+
+* A pattern without ``/`` matches names at any depth (``*.py`` is
+  ``**/*.py``); with a ``/`` it is matched against the whole path below
+  ``path``.  A trailing ``/`` asks for directories (listed with a ``/``).
+* ``..`` in a pattern is refused (``INVALID_ARGUMENT``): patterns only ever
+  match below ``path``.  An absolute pattern is taken like an absolute path:
+  inside the root it is read root-relative (and anchored), outside it is
+  ``OUTSIDE_ROOT``.
+* Symlinks are never followed while walking.  A symlink whose name matches
+  is listed only if it leads, inside the root, to a regular file (so every
+  listed file can be read); other links are skipped and counted.  FIFOs,
+  sockets and devices are skipped and counted.
+* ``.gitignore`` files at every level (and above ``path``) are honoured, and
+  ``.git`` directories skipped; both are counted, and ``includeIgnored``
+  turns that off.  A ``path`` that is itself ignored is searched anyway
+  (it was named), with a note.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat as st
+from typing import Any
+
+from ...contained._tree import Tree
+from .._runtime.context import ToolContext
+from .._refusals.catalogue import Code, Kind, Refusal
+from .._runtime.registry import Suggests, ToolSpec, success_schema
+from .._runtime.request_types import GlobRequest
+from .._search.walk import (Base, Budget, DirState, SearchCounts, SearchVisitor, base_rules,
+                            ignored_note, open_base,)
+from .._search.globs import GlobMatcher, compile_glob
+from .._search.hints import glob_retry, glob_tidy, spaced_braces
+
+DESCRIPTION = (
+    "Find files by name pattern below a directory. 'pattern' is a glob (case-sensitive): '*' "
+    "and '?' match within one name (leading dots included), '**' matches any number of "
+    "directories, '[abc]' / '[!abc]' one character, '{a,b}' alternatives. A pattern without "
+    "'/' matches names at any depth: '*.py' finds every .py file (the same as '**/*.py'); a "
+    "pattern with '/' is matched against the path below 'path' (e.g. 'src/**/test_*.py'). End "
+    "the pattern with '/' to find directories instead of files. 'path' is the directory to "
+    "search (default \".\"); '..' is not allowed in patterns. Paths ignored by .gitignore files "
+    "(at every level) and .git directories are skipped and counted; pass includeIgnored: true "
+    "to include them. Symlinks are never followed; a symlink is listed only if it leads to a "
+    "file inside the root. Results are root-relative paths in code-point order; when more "
+    "match than the limit, 'truncated' is true. To search file contents use grep."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "minLength": 1, "maxLength": 4096,
+                    "description": "Glob, e.g. \"**/*.py\", \"*.md\", \"src/{a,b}/*.ts\"."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
+                 "description": "Directory to search, relative to the root (default \".\")."},
+        "includeIgnored": {"type": "boolean", "default": False,
+                           "description": "Also list paths ignored by .gitignore, and .git."},
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+
+def _relative_pattern(ctx: ToolContext, pattern: str, base: str) -> tuple[str, bool]:
+    """The pattern relative to ``base``, and whether it is anchored (an
+    absolute pattern is; it is root-relative once its root prefix is gone)."""
+    if not (pattern.startswith(("/", "~/")) or pattern == "~"):
+        return pattern, False
+    inside = ctx.rel(pattern, "pattern")  # OUTSIDE_ROOT unless it lies inside the root
+    prefix = base.rstrip("/")
+    if prefix in ("", "."):
+        return inside, True
+    if inside.startswith(prefix + "/"):
+        return inside[len(prefix) + 1:], True
+    # the pattern is a host path: never echoed (it would name host directories)
+    raise Refusal(Code.INVALID_ARGUMENT, f"the absolute pattern is not below path {prefix}",
+                  "Pass a pattern relative to 'path', or leave 'path' at \".\".",
+                  details={"field": "pattern", "path": prefix}, kind=Kind.PATTERN_OUTSIDE_PATH)
+
+
+def _leads_to_file(ctx: ToolContext, real: str) -> bool:
+    try:
+        return st.S_ISREG(ctx.root.stat(real).st_mode)
+    except OSError:  # dangling, outside, a loop: not a file here
+        return False
+
+
+def _not_a_directory(shown: str, info: os.stat_result, given: str) -> Refusal:
+    regular = st.S_ISREG(info.st_mode)
+    message = f"{shown} is a file, not a directory" if regular else f"{shown} is not a directory"
+    parent = posixpath.dirname(shown) or "."
+    return Refusal(Code.INVALID_ARGUMENT, message,
+                   f"glob searches a directory: pass one as 'path' (its directory is "
+                   f"{parent}); to read this file use read_file.",
+                   details={"path": shown}, kind=Kind.NOT_DIRECTORY,
+                   suggested_tool="glob", suggested_args={"pattern": given, "path": parent})
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    rel = ctx.rel(args["path"])
+    given = args["pattern"]
+    pattern, anchored = _relative_pattern(ctx, given, rel)
+    matcher = compile_glob(pattern, anchored=anchored)
+    ctx.check_deny(rel)
+    info = ctx.root.stat(rel)
+    shown = rel.rstrip("/") or "."
+    if not st.S_ISDIR(info.st_mode):
+        raise _not_a_directory(shown, info, given)
+    ctx.authorize(GlobRequest(shown, given))
+    base = open_base(ctx, rel, info, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        result = _glob(ctx, base, matcher, given, args["includeIgnored"])
+
+        def probe(m: GlobMatcher, include: bool) -> dict[str, Any]:
+            return _glob(ctx, base, m, given, include, probe=True)
+        if not result["paths"] and not result["truncated"]:
+            glob_retry(args, result, probe)
+        else:
+            glob_tidy(args, result, probe)
+        return result
+    finally:
+        base.close()
+
+
+class _Found:
+    """What one glob walk collected."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+        self.ignored = self.symlinks = self.special = 0
+        self.incomplete = False
+
+
+def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVisitor,
+          found: _Found, cap: int) -> Tree[DirState]:
+    tree = Tree(ctx.root, base.fd, visitor.start, visitor, yield_dirs=matcher.dirs_only,
+                max_entries=ctx.limits.search_files)
+    paths = found.paths
+    name_only, accepts, match_name = matcher.name_only, matcher.accepts, matcher.match_name
+    suffix = matcher.name_suffix
+    with tree:
+        for dir_sub, _fd, state, names, kinds in tree:
+            if matcher.dirs_only:
+                globs = state.globs
+                paths.extend(base.shown_path(dir_sub + name) + "/" for name in names
+                             if kinds.get(name) == "dir" and accepts(globs, name))
+            else:
+                if suffix is not None:  # "*.py": no call per name
+                    matched = [n for n in names if n.endswith(suffix)] if suffix else names
+                elif name_only:
+                    matched = [n for n in names if match_name(n)]
+                else:
+                    matched = [n for n in names if accepts(state.globs, n)]
+                if matched:
+                    _take(ctx, base, visitor, found, state, dir_sub, matched, kinds, suffix)
+            if len(paths) > cap:  # one more than the cap: "truncated" is then a fact
+                break
+    found.incomplete = tree.stats.incomplete
+    return tree
+
+
+def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, state: DirState,
+          dir_sub: str, matched: list[str], kinds: dict[str, str], suffix: str | None) -> None:
+    """Matching non-directories of one directory: listed, or counted as
+    what kept them out (in this order: special, ignored, hidden, a link
+    that does not lead to a file)."""
+    if kinds:
+        special = [n for n in matched if kinds.get(n) == "other"]
+        if special:
+            found.special += len(special)
+            matched = [n for n in matched if kinds.get(n) != "other"]
+    kept, ignored = visitor.kept_files(state, matched, suffix or "")
+    found.ignored += ignored
+    if kinds:
+        links = [n for n in kept if n in kinds
+                 and not _leads_to_file(ctx, base.real_path(dir_sub + n))]
+        if links:
+            found.symlinks += len(links)
+            kept = [n for n in kept if n not in links]
+    prefix = base.shown_path(dir_sub)
+    found.paths.extend([prefix + n for n in kept])
+
+
+def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
+          include_ignored: bool, *, probe: bool = False) -> dict[str, Any]:
+    cap = 1 if probe else ctx.limits.search_results
+    notes: list[str] = []
+    rules = base_rules(ctx, base, include_ignored, notes)
+    budget = Budget(ctx, "glob")
+    visitor = SearchVisitor(ctx, base, rules=rules, skip_git=not include_ignored,
+                            prune=matcher, budget=budget)
+    found = _Found()
+    try:
+        tree = _walk(ctx, base, matcher, visitor, found, cap)
+    except Refusal as refusal:
+        if not Budget.is_time_limit(refusal):
+            raise
+        raise budget.over(base.shown, {"pattern": given, "paths": found.paths[:cap],
+                                        "truncated": True}) from None
+    paths = found.paths
+    counts = visitor.counts
+    over = len(paths) > cap
+    del paths[cap:]
+    result: dict[str, Any] = {"path": base.shown, "pattern": given, "paths": paths,
+                              "truncated": over or found.incomplete,
+                              "ignored": {"paths": found.ignored,
+                                          "directories": counts.ignored_dirs}}
+    if counts.ignored_examples:
+        result["ignored"]["examples"] = counts.ignored_examples
+    stats = tree.stats
+    skipped = {"symlinks": found.symlinks, "special": found.special,
+               "unreadableDirectories": stats.unreadable_dirs, "tooDeep": stats.too_deep,
+               "undecodableNames": stats.undecodable}
+    skipped = {k: v for k, v in skipped.items() if v}
+    if skipped:
+        result["skipped"] = skipped
+    if counts.hidden:
+        result["denied"] = counts.hidden
+    _notes(ctx, result, notes, found, counts, over, cap, given, base)
+    return result
+
+
+def _notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], found: _Found,
+           counts: SearchCounts, over: bool, cap: int, given: str, base: Base) -> None:
+    tail = []
+    if over:
+        tail.append(f"More than {cap} paths match; the first {cap} in sorted order are listed. "
+                    "Narrow the pattern or the path to see the rest.")
+    if found.incomplete:
+        tail.append(f"The search stopped after {ctx.limits.search_files} files, so matches "
+                    "may be missing; search a smaller directory.")
+    if found.ignored or counts.ignored_dirs:
+        tail.append(ignored_note(found.ignored, "matching path", counts))
+    tidy = spaced_braces(given)
+    if tidy is not None and found.paths:
+        tail.append(f"Spaces around the commas of a {{...}} group belong to its alternatives "
+                    f"(they match names with those spaces); without them the pattern is "
+                    f"{tidy!r}.")
+    tail.extend(notes)
+    if not found.paths and not over:
+        what = "directories" if given.endswith("/") else "files"
+        tail.insert(0, f"No {what} match {given!r} under {base.shown}.")
+    if tail:
+        result["note"] = " ".join(tail)
+
+
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"}, "pattern": {"type": "string"},
+    "paths": {"type": "array", "items": {"type": "string"}},
+    "truncated": {"type": "boolean"},
+    "ignored": {"type": "object"}, "skipped": {"type": "object"},
+    "denied": {"type": "integer"}, "note": {"type": "string"},
+    "suggestedTool": {"type": "string"}, "suggestedArgs": {"type": "object"},
+    "diagnosis": {"type": "string"},
+}, ["path", "pattern", "paths", "truncated"])
+
+TOOL = ToolSpec(name="glob", title="Find files by name", description=DESCRIPTION,
+                schema=SCHEMA, output_schema=OUTPUT_SCHEMA, run=run, request=GlobRequest,
+                suggests=Suggests(retry_on=frozenset({"directory"})))

@@ -1,0 +1,597 @@
+"""grep: find lines by text or regular expression in one file or a tree.
+
+Decisions (DESIGN.md leaves them to the tool):
+
+* ``path`` is a file or a directory (ADR 0069); ``include`` filters the
+  file's name in both cases (a pattern with ``/`` is matched against the
+  path below ``path``).
+* Regular expressions run on RE2 (linear time; the syntax of ripgrep's
+  Rust regex, which models learned); constructs of other dialects whose
+  meaning is plain are translated and the answer says so; lookaround,
+  backreferences and the like are refused with a pattern that runs (see
+  :mod:`._search_regex`).  A literal search (``regex: false``) runs in the
+  native scanner.  A line break in the pattern is refused: matching is per
+  line.
+* Files are read with large preads (:data:`CHUNK` at a time, each chunk
+  cut after its last line break) and searched as bytes, whole buffers at
+  a time; only the lines that hold a match are located and decoded.  With
+  the native module in use, a directory's worth of files is opened (one name,
+  ``O_NOFOLLOW|O_NONBLOCK``, below the directory fd the walk holds), read
+  and searched for the literal, or the regex's required literal, in one C
+  call (:class:`._search_scan.FileScanner`): a file without it costs no
+  Python; the others come back open and are searched here.  A file whose first 8,000 bytes hold a
+  NUL is binary (git's rule) and skipped.  Binary, unreadable, special
+  (FIFO, socket, device) and hard-linked files and symlinks are skipped
+  and counted; symlinks are never followed.
+* ``.gitignore`` and ``.git`` as for glob (counted; ``includeIgnored``).
+* Results are in path order, then line order; ``truncated`` is true only
+  when one more result than the limit was found (or the walk hit
+  ``Limits.search_files``).  Nothing found is never a bare answer: the
+  likely mistakes are checked (:mod:`._search_hints`).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import posixpath
+import stat as st
+from typing import Any
+
+from ...contained import Handle, Root
+from ...contained._tree import Tree, TreeStats, adopt_entry, batches_natively, open_entry
+from .._runtime.context import ToolContext
+from .._refusals.catalogue import Code, Kind, Refusal
+from .._runtime.registry import Suggests, ToolSpec, success_schema
+from .._runtime.request_types import GrepRequest
+from .._search.walk import (Base, Budget, SearchCounts, SearchVisitor, base_rules, ignored_note,
+                            open_base,)
+from .._search.globs import GlobMatcher, compile_glob
+from .._search.hints import Finds, grep_retry, path_as_pattern, pattern_refusal
+from .._search.engine import Pattern, PatternProblem, compile_pattern
+from .._search.scan import (ABSENT, BINARY, HARDLINK, NATIVE_FILES, OPEN, OPEN_ERROR, SPECIAL,
+                            FileScanner, count_newlines,)
+
+CHUNK = 1 << 20  # bytes read at a time from a large file (a smaller one is read in one)
+BINARY_SNIFF = 8000  # git's rule: a NUL in the first 8,000 bytes means binary
+
+MODES = ("matches", "files", "counts")
+
+DESCRIPTION = (
+    "Search file contents for a regular expression (RE2 / ripgrep syntax) or, with regex: false, "
+    "for literal text. 'path' is one file or a directory searched recursively (default \".\"); "
+    "'include' filters file names with a glob (e.g. \"*.py\", \"*.{ts,tsx}\"), also when 'path' "
+    "is a file. outputMode \"matches\" (default) gives path, 1-based line and the line's text "
+    "(with 'context' lines before and after), \"files\" the paths that contain a match, "
+    "\"counts\" the number of matching lines per file; 'limit' caps the results and "
+    "'truncated' says when there were more. Matching is per line. Binary files, unreadable "
+    "files, FIFOs and devices are skipped and counted; symlinks are not followed; paths "
+    "ignored by .gitignore and .git directories are skipped and counted (includeIgnored: true "
+    "searches them). Lookaround and backreferences are not supported (the answer offers a "
+    "pattern that runs). To find files by name use glob."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "minLength": 1, "maxLength": 2000,
+                    "description": "Regular expression, or literal text with regex: false."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
+                 "description": "File or directory to search, relative to the root (default "
+                                "\".\")."},
+        "include": {"type": "string", "minLength": 1, "maxLength": 1000,
+                    "description": "Glob on file names, e.g. \"*.py\" or \"*.{js,ts}\"."},
+        "regex": {"type": "boolean", "default": True,
+                  "description": "false searches for the pattern as literal text."},
+        "caseInsensitive": {"type": "boolean", "default": False},
+        "context": {"type": "integer", "minimum": 0, "default": 0,
+                    "description": "Lines shown before and after each matching line."},
+        "limit": {"type": "integer", "minimum": 1,
+                  "description": "Most results (lines, files or counts) to return."},
+        "outputMode": {"type": "string", "enum": list(MODES), "default": "matches"},
+        "includeIgnored": {"type": "boolean", "default": False,
+                           "description": "Also search paths ignored by .gitignore, and .git."},
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+
+class _Search:
+    """The state of one grep call."""
+
+    def __init__(self, ctx: ToolContext, pattern: Pattern, mode: str, limit: int,
+                 context: int, budget: Budget) -> None:
+        self.ctx = ctx
+        self.pattern = pattern
+        self.mode = mode
+        self.limit = limit
+        self.context = context
+        self.budget = budget
+        self.results: list[Any] = []
+        self.searched = 0
+        self.included = 0  # files that passed 'include'
+        self.skipped = {"binary": 0, "unreadable": 0, "symlinks": 0, "special": 0,
+                        "hardlinks": 0}
+        self.binary_path: str | None = None
+
+    @property
+    def full(self) -> bool:
+        return len(self.results) > self.limit
+
+    # -- one file ---------------------------------------------------------
+    def file(self, handle: Handle, path: str, info: os.stat_result) -> None:
+        """Search the open file ``handle`` (named ``path`` in results;
+        ``info`` its fstat)."""
+        if not st.S_ISREG(info.st_mode):
+            self.skipped["special"] += 1
+            return
+        if info.st_nlink > 1 and not self.ctx.allow_hardlinks:
+            self.skipped["hardlinks"] += 1  # its content may be a file outside the root
+            return
+        self.regular(handle, path, info.st_size)
+
+    def regular(self, handle: Handle, path: str, size: int) -> None:
+        """Search the open regular file ``handle`` (``size`` bytes at its fstat)."""
+        want = min(size + 1, CHUNK)
+        data = handle.pread(want, 0)
+        if data.find(b"\x00", 0, BINARY_SNIFF) >= 0:
+            self.skipped["binary"] += 1
+            self.binary_path = path
+            return
+        self.searched += 1
+        eof = len(data) < want
+        if eof and not self.pattern.could_match(data):
+            return  # the common case: a small file without a match
+        self._stream(handle, path, data, eof)
+
+    def _stream(self, handle: Handle, path: str, data: bytes, eof: bool) -> None:
+        """Search the file a chunk at a time, each cut after its last line
+        break; the next chunk is read from there (the partial line is read
+        again rather than copied onto the next chunk)."""
+        line = 1  # the number of the first line of the chunk
+        offset = 0  # where in the file the chunk starts
+        state = [0, 0]  # matching lines counted, the last line reported
+        found: list[dict[str, Any]] = []
+        while True:
+            end = len(data) if eof else data.rfind(b"\n") + 1 or len(data)
+            if self._lines(data, end, path, line, state, found) or eof:
+                break
+            self.budget.check()
+            line += count_newlines(data, 0, end)  # a line longer than a chunk goes on
+            offset += end
+            data = handle.pread(CHUNK, offset)
+            eof = len(data) < CHUNK
+            if not data:
+                break
+        if self.mode == "counts" and state[0]:
+            self.results.append({"path": path, "count": state[0]})
+        if found and self.context:
+            self._add_context(handle, found)
+
+    def _lines(self, buf: bytes, size: int, path: str, line: int, state: list[int],
+               found: list[dict[str, Any]]) -> bool:
+        """Record the matching lines of ``buf[:size]``; ``True`` when done with the file."""
+        if not self.pattern.could_match(buf, size):
+            return False
+        mode, results = self.mode, self.results
+        for start, end, at, number in self.pattern.lines(buf, 0, line, size):
+            if number == state[1]:
+                continue  # one very long line, searched in pieces, is reported once
+            state[1] = number
+            if mode == "files":
+                results.append(path)
+                return True
+            state[0] += 1
+            if mode == "matches":
+                item = {"path": path, "line": number, **self._text(buf[start:end], at - start)}
+                found.append(item)
+                results.append(item)
+                if len(results) > self.limit:
+                    return True
+        return False
+
+    def _text(self, line: bytes, at: int) -> dict[str, Any]:
+        """The shown text of a matching line, cut around the match."""
+        cap = self.ctx.limits.search_line_chars
+        if len(line) <= cap:
+            text = line.decode("utf-8", "replace")
+            at = len(line[:at].decode("utf-8", "replace"))
+        else:  # decode a window only: the line may be a megabyte
+            lo = max(0, at - 4 * cap)
+            text = line[lo:at + 4 * cap].decode("utf-8", "replace")
+            at = len(line[lo:at].decode("utf-8", "replace"))
+            if lo:
+                text, at = "\ufffd" + text, at + 1  # a cut character at the front is fine
+        text = text.rstrip("\r")
+        if len(text) <= cap:
+            return {"text": text}
+        start = max(0, min(at - cap // 4, len(text) - cap))
+        return {"text": text[start:start + cap], "cut": True}
+
+    def _short(self, line: bytes) -> str:
+        cap = self.ctx.limits.search_line_chars
+        return line[:4 * cap].decode("utf-8", "replace").rstrip("\r")[:cap]
+
+    def _add_context(self, handle: Handle, found: list[dict[str, Any]]) -> None:
+        """Fill ``before``/``after`` of this file's matches, re-reading it as
+        a stream; a context never repeats a line shown by a neighbour."""
+        spans = _context_spans([m["line"] for m in found], self.context)
+        wanted = {n for low, high in spans for n in range(low, high + 1)}
+        wanted.difference_update(m["line"] for m in found)
+        texts = self._lines_text(handle, wanted, max(high for _, high in spans))
+        for match, (low, high) in zip(found, spans):
+            line = match["line"]
+            match["before"] = [texts[n] for n in range(low, line) if n in texts]
+            match["after"] = [texts[n] for n in range(line + 1, high + 1) if n in texts]
+
+    def _lines_text(self, handle: Handle, wanted: set[int], last: int) -> dict[int, str]:
+        texts: dict[int, str] = {}
+        number, offset, carry = 0, 0, b""
+        while number < last:
+            self.budget.check()
+            data = handle.pread(CHUNK, offset)
+            offset += len(data)
+            if not data:
+                if carry and number + 1 in wanted:
+                    texts[number + 1] = self._short(carry)
+                break
+            parts = (carry + data).split(b"\n")
+            carry = parts.pop()[:CHUNK]  # only the start of a very long line can be shown
+            for part in parts:
+                number += 1
+                if number in wanted:
+                    texts[number] = self._short(part)
+                if number >= last:
+                    break
+        return texts
+
+
+def _context_spans(lines: list[int], c: int) -> list[tuple[int, int]]:
+    spans = []
+    shown = 0  # the last line a previous match showed (itself or after it)
+    for i, line in enumerate(lines):
+        low = max(line - c, shown + 1, 1)
+        high = line + c if i + 1 == len(lines) else min(line + c, lines[i + 1] - 1)
+        high = max(high, line)
+        spans.append((low, high))
+        shown = high
+    return spans
+
+
+def explicit(args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments that differ from the schema's defaults."""
+    props = SCHEMA["properties"]
+    return {k: v for k, v in args.items()
+            if v is not None and not ("default" in props[k] and props[k]["default"] == v)}
+
+
+def _include(text: str | None) -> GlobMatcher | None:
+    if not text:
+        return None
+    if text.endswith("/"):
+        raise Refusal(Code.INVALID_ARGUMENT, f"include {text!r} names a directory, and include "
+                      "filters file names", "Pass the directory as 'path' and a file pattern "
+                      "such as \"*.py\" as 'include'.",
+                      details={"field": "include"}, kind=Kind.DIRECTORY)
+    return compile_glob(text, "include")
+
+
+def _include_matches(include: GlobMatcher | None, dir_sub: str, name: str,
+                     state: frozenset[int]) -> bool:
+    if include is None:
+        return True
+    return include.match_name(name) if include.name_only else include.accepts(state, name)
+
+
+class _Outcome:
+    """What the walk over a directory tree left besides the results."""
+
+    def __init__(self) -> None:
+        self.stats = TreeStats()
+        self.counts = SearchCounts()
+        self.ignored: int | None = None
+        self.incomplete = False
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    rel = ctx.rel(args["path"])
+    finds = _finder(ctx)
+    try:
+        pattern = compile_pattern(args["pattern"], regex=args["regex"],
+                                  ignore_case=args["caseInsensitive"])
+    except PatternProblem as problem:
+        raise pattern_refusal(ctx, args, problem, finds, explicit) from None
+    include = _include(args.get("include"))
+    ctx.check_deny(rel)
+    try:
+        info = ctx.root.stat(rel)
+    except FileNotFoundError:
+        path_as_pattern(ctx, args, finds, explicit)  # its own refusal when the path is a glob
+        raise
+    shown = rel.rstrip("/") or "."
+    if not st.S_ISDIR(info.st_mode):
+        if not st.S_ISREG(info.st_mode):
+            ctx.root.open_handle(rel).close()  # raises SpecialFileError
+        ctx.check_hardlink(shown, info)
+    ctx.authorize(GrepRequest(shown, args["pattern"]))
+    result = search(ctx, args, pattern, include, rel, info)
+    if not result[result["outputMode"]] and not result["truncated"]:
+        grep_retry(ctx, args, result, finds, explicit)
+    return result
+
+
+def _finder(ctx: ToolContext) -> Finds:
+    """Whether a trial grep (a suggestion being checked) finds anything."""
+    def finds(trial: dict[str, Any]) -> bool:
+        try:
+            pattern = compile_pattern(trial["pattern"], regex=trial["regex"],
+                                      ignore_case=trial["caseInsensitive"])
+            include = _include(trial.get("include"))
+            rel = ctx.rel(trial["path"])
+            ctx.check_deny(rel)
+            info = ctx.root.stat(rel)
+            if not (st.S_ISDIR(info.st_mode) or st.S_ISREG(info.st_mode)):
+                return False
+            ctx.check_hardlink(rel, info)
+            return bool(search(ctx, trial, pattern, include, rel, info, probe=True)["files"])
+        except Refusal as refusal:
+            if refusal.kind is Kind.CANCELLED:
+                raise
+            return False  # out of time included: the suggestion is not verified
+        except (PatternProblem, OSError):
+            return False
+    return finds
+
+
+def search(ctx: ToolContext, args: dict[str, Any], pattern: Pattern,
+           include: GlobMatcher | None, rel: str, info: os.stat_result, *,
+           probe: bool = False) -> dict[str, Any]:
+    """One grep over ``rel`` (stat-ed as ``info``), authorized already;
+    with ``probe``, only whether anything matches (the first result)."""
+    is_dir = st.S_ISDIR(info.st_mode)
+    context_cap, limit_cap = ctx.limits.grep_context, ctx.limits.search_results
+    context = min(args["context"], context_cap)
+    limit = 1 if probe else min(args.get("limit") or limit_cap, limit_cap)
+    mode = "files" if probe else args["outputMode"]
+    budget = Budget(ctx, "grep")
+    base = open_base(ctx, rel, info, os.O_RDONLY | (os.O_DIRECTORY if is_dir else 0))
+    grep = _Search(ctx, pattern, mode, limit, context if mode == "matches" else 0, budget)
+    notes: list[str] = []
+    outcome = _Outcome()
+    try:
+        if is_dir:
+            _grep_tree(ctx, grep, base, include, args["includeIgnored"], notes, outcome)
+        elif _include_matches(include, "", posixpath.basename(base.shown), frozenset()):
+            grep.included += 1
+            grep.file(base.handle, base.shown, base.info)
+        else:
+            notes.append(f"include {args['include']!r} does not match the name of "
+                         f"{base.shown}, so it was not searched.")
+    except Refusal as refusal:
+        if not Budget.is_time_limit(refusal):
+            raise
+        raise budget.over(base.shown, {"pattern": args["pattern"], "outputMode": mode,
+                                       mode: grep.results[:limit],
+                                       "filesSearched": grep.searched}) from None
+    finally:
+        base.close()
+    return _result(ctx, args, grep, base, outcome, notes, context, limit)
+
+
+def _result(ctx: ToolContext, args: dict[str, Any], grep: _Search, base: Base,
+            outcome: _Outcome, notes: list[str], context: int, limit: int) -> dict[str, Any]:
+    mode = grep.mode
+    over = grep.full
+    result: dict[str, Any] = {"path": base.shown, "pattern": args["pattern"], "outputMode": mode,
+                              mode: grep.results[:limit], "truncated": over or outcome.incomplete,
+                              "filesSearched": grep.searched}
+    stats, counts = outcome.stats, outcome.counts
+    skipped = dict(grep.skipped)
+    skipped.update({"unreadableDirectories": stats.unreadable_dirs, "tooDeep": stats.too_deep,
+                    "undecodableNames": stats.undecodable})
+    result["skipped"] = {k: v for k, v in skipped.items() if v or k in ("binary", "unreadable")}
+    if outcome.ignored is not None:
+        result["ignored"] = {"paths": outcome.ignored, "directories": counts.ignored_dirs}
+        if counts.ignored_examples:
+            result["ignored"]["examples"] = counts.ignored_examples
+    if counts.hidden:
+        result["denied"] = counts.hidden
+    if grep.pattern.notes:
+        result["translated"] = {"pattern": grep.pattern.text, "notes": grep.pattern.notes}
+        notes.insert(0, "The pattern was read as " + repr(grep.pattern.text) + " ("
+                     + "; ".join(grep.pattern.notes) + ").")
+    if args["context"] > ctx.limits.grep_context:
+        notes.append(f"context was capped at {ctx.limits.grep_context} lines.")
+    if args.get("limit") and args["limit"] > ctx.limits.search_results:
+        notes.append(f"limit was capped at {ctx.limits.search_results}.")
+    result["limit"] = limit
+    if context and mode == "matches":
+        result["context"] = context
+    if args.get("include"):
+        result["include"] = args["include"]
+    _finish_notes(ctx, result, notes, grep, over, outcome, base.info)
+    result["filesIncluded"] = grep.included
+    return result
+
+
+def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher | None,
+               include_ignored: bool, notes: list[str], outcome: _Outcome) -> None:
+    rules = base_rules(ctx, base, include_ignored, notes)
+    visitor = SearchVisitor(ctx, base, rules=rules, skip_git=not include_ignored,
+                            prune=include, budget=grep.budget)
+    outcome.counts = visitor.counts
+    outcome.ignored = 0
+    skipped = grep.skipped
+    tree = Tree(ctx.root, base.fd, visitor.start, visitor, max_entries=ctx.limits.search_files)
+    outcome.stats = tree.stats
+    scanner = _scanner(grep, ctx.root)
+    with tree:
+        for dir_sub, dir_fd, state, run, kinds in tree:
+            names = run
+            if include is not None:
+                names = ([n for n in run if include.match_name(n)] if include.name_only
+                         else [n for n in run if include.accepts(state.globs, n)])
+            grep.included += len(names)
+            if kinds:  # links and special files are counted, never opened
+                odd = [kinds[n] for n in names if n in kinds]
+                if odd:
+                    skipped["symlinks"] += odd.count("symlink")
+                    skipped["special"] += len(odd) - odd.count("symlink")
+                    names = [n for n in names if n not in kinds]
+            names, ignored = visitor.kept_files(state, names)
+            outcome.ignored += ignored
+            if not names:
+                continue
+            if scanner is not None:
+                if _grep_native(grep, scanner, ctx.root, dir_fd, base, dir_sub, names):
+                    return
+            elif _grep_files(grep, ctx.root, dir_fd, base, dir_sub, names):
+                return
+    outcome.incomplete = tree.stats.incomplete
+
+
+def _grep_files(grep: _Search, root: Root, dir_fd: int, base: Base, dir_sub: str,
+                names: list[str]) -> bool:
+    """Search the files ``names`` of the directory ``dir_fd`` (``dir_sub``
+    below the base), one at a time through the root; ``True``
+    once the results are full."""
+    for name in names:
+        _grep_file(grep, root, dir_fd, base, dir_sub + name)
+        if grep.full:
+            return True
+    return False
+
+
+def _scanner(grep: _Search, root: Root) -> FileScanner | None:
+    """The native file scanner, when the module has it and the root runs
+    on it (see :func:`batches_natively`: a test's fault-injecting root is
+    asked for every call, so it sees them all)."""
+    if not NATIVE_FILES or not batches_natively(root):
+        return None
+    pattern = grep.pattern
+    return FileScanner(pattern.literal or pattern.required, sniff=BINARY_SNIFF,
+                       keep_links=grep.ctx.allow_hardlinks, chunk=CHUNK)
+
+
+def _grep_native(grep: _Search, scanner: FileScanner, root: Root, dir_fd: int, base: Base,
+                 dir_sub: str, names: list[str]) -> bool:
+    """:func:`_grep_files` with the per-file work in C (a batch of files per
+    call): a file without the needle costs no Python at all; the files C
+    left open (a hit, no needle to test, a large file) are searched here.
+    ``True`` once the results are full."""
+    blob = ("\0".join(names) + "\0").encode("utf-8")  # the walk left out names not UTF-8
+    done, offset = 0, 0
+    while done < len(names):
+        grep.budget.check()
+        rows, offset = scanner.scan(dir_fd, blob, offset, len(names) - done)
+        statuses = rows[0::4]
+        absent = statuses.count(ABSENT)
+        grep.searched += absent
+        if absent < len(statuses):
+            try:
+                _scanned(grep, root, base, dir_sub, names, done, rows)
+            finally:
+                for i in range(1, len(rows), 4):  # what was not searched (full, or a refusal)
+                    if rows[i - 1] == OPEN and rows[i] >= 0:
+                        os.close(rows[i])
+            if grep.full:
+                return True
+        done += len(statuses)
+    return False
+
+
+def _scanned(grep: _Search, root: Root, base: Base, dir_sub: str, names: list[str], first: int,
+             rows: list[int]) -> None:
+    """Count and search what the scanner gave for ``names[first:]``; each
+    searched fd is marked taken (-1) in ``rows``."""
+    skipped = grep.skipped
+    for k in range(0, len(rows), 4):
+        status, value = rows[k], rows[k + 1]
+        if status == ABSENT:
+            continue
+        name = names[first + k // 4]
+        if status == OPEN:
+            rows[k + 1] = -1
+            with adopt_entry(root, value, base.real_path(dir_sub + name)) as handle:
+                try:
+                    grep.regular(handle, base.shown_path(dir_sub + name), rows[k + 2])
+                except OSError:  # EIO and the like, mid-read
+                    skipped["unreadable"] += 1
+            if grep.full:
+                return
+        elif status == BINARY:
+            skipped["binary"] += 1
+            grep.binary_path = base.shown_path(dir_sub + name)
+        elif status == SPECIAL:
+            skipped["special"] += 1
+        elif status == HARDLINK:
+            skipped["hardlinks"] += 1
+        elif status == OPEN_ERROR and value == errno.ELOOP:
+            skipped["symlinks"] += 1  # swapped for a link since the listing
+        else:
+            skipped["unreadable"] += 1
+
+
+def _grep_file(grep: _Search, root: Root, dir_fd: int, base: Base, sub: str) -> None:
+    """Open and search the entry ``sub`` (below the base) of ``dir_fd``."""
+    skipped = grep.skipped
+    try:
+        handle, info = open_entry(root, dir_fd, sub.rsplit("/", 1)[-1], base.real_path(sub))
+    except OSError as exc:  # vanished, permissions, swapped for a link since listing
+        skipped["symlinks" if exc.errno == errno.ELOOP else "unreadable"] += 1
+        return
+    try:
+        grep.budget.check()
+        grep.file(handle, base.shown_path(sub), info)  # a special file swapped in: counted
+    except OSError:  # EIO and the like, mid-read: keep what the others gave
+        skipped["unreadable"] += 1
+    finally:
+        handle.close()
+
+
+def _finish_notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], grep: _Search,
+                  over: bool, outcome: _Outcome, info: os.stat_result) -> None:
+    what = {"matches": "matching lines", "files": "files", "counts": "files"}[grep.mode]
+    if over:
+        more = (", or use outputMode \"files\" or \"counts\" for an overview"
+                if grep.mode == "matches" else "")
+        notes.append(f"Showing the first {grep.limit} {what}; there are more. Narrow 'path', "
+                     f"'include' or the pattern{more}.")
+    if outcome.incomplete:
+        notes.append(f"The search stopped after {ctx.limits.search_files} files, so matches "
+                     "may be missing; search a smaller directory.")
+    if outcome.ignored or outcome.counts.ignored_dirs:
+        notes.append(ignored_note(outcome.ignored or 0, "file", outcome.counts))
+    if st.S_ISDIR(info.st_mode) and result.get("include") and not grep.included:
+        notes.append(f"include {result['include']!r} matched no file.")
+    if not st.S_ISDIR(info.st_mode) and grep.binary_path:
+        notes.append(f"{grep.binary_path} is a binary file; it was not searched.")
+    if not grep.results and not over:
+        pattern = result["pattern"]
+        if grep.pattern.searcher is not None and "\\n" in pattern:
+            notes.insert(0, "grep matches one line at a time, so \\n never matches.")
+        notes.insert(0, f"No {'line' if grep.mode == 'matches' else 'file'} matches "
+                        f"{pattern!r}.")
+    if notes:
+        result["note"] = " ".join(notes)
+
+
+# the list under the key outputMode names (matches, files or counts) is described there
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"}, "pattern": {"type": "string"},
+    "outputMode": {"type": "string", "enum": list(MODES)},
+    "matches": {"type": "array", "items": {"type": "object"}},
+    "files": {"type": "array", "items": {"type": "string"}},
+    "counts": {"type": "array", "items": {"type": "object"}},
+    "truncated": {"type": "boolean"}, "filesSearched": {"type": "integer"},
+    "filesIncluded": {"type": "integer"}, "limit": {"type": "integer"},
+    "skipped": {"type": "object"}, "ignored": {"type": "object"},
+    "denied": {"type": "integer"}, "translated": {"type": "object"},
+    "note": {"type": "string"}, "suggestedTool": {"type": "string"},
+    "suggestedArgs": {"type": "object"}, "diagnosis": {"type": "string"},
+}, ["path", "pattern", "outputMode", "truncated", "filesSearched"])
+
+TOOL = ToolSpec(name="grep", title="Search file contents", description=DESCRIPTION,
+                schema=SCHEMA, output_schema=OUTPUT_SCHEMA, run=run, request=GrepRequest,
+                suggests=Suggests(retry_on=frozenset({"file", "directory"})))

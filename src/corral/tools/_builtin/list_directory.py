@@ -1,0 +1,106 @@
+"""list_directory: the entries of one directory, sorted, capped honestly."""
+
+from __future__ import annotations
+
+import os
+import stat as st
+from typing import Any
+
+from ...contained import Handle, SizedListing, SpecialFileError
+from .._read import tree as _listing_tree
+from .._runtime.context import ToolContext
+from .._policy.rules import Op
+from .._refusals.catalogue import not_directory, special_kind
+from .._runtime.registry import Suggests, ToolSpec, success_schema
+from .._runtime.request_types import ListRequest
+
+DESCRIPTION = (
+    "List the entries of one directory: name, kind (file, dir, symlink, other) and size in bytes "
+    "for files, sorted by name. Symlinks are shown as symlinks and never followed or described. "
+    "When there are more entries than the limit, 'truncated' is true and 'total' gives the "
+    "count; entries hidden by the host's deny rules are counted in 'denied'. To find files by "
+    "name in a whole tree use glob; to read a file use read_file."
+) + _listing_tree.DESCRIPTION_NOTE
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
+                 "description": "Directory to list, relative to the root (default \".\")."},
+        **_listing_tree.ARGUMENTS,
+    },
+    "additionalProperties": False,
+}
+
+CHECK_EVERY = 256  # entries between two checkpoints
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    rel = ctx.rel(args["path"])
+    shown = rel.rstrip("/") or "."
+    with _directory(ctx, rel, shown) as handle:  # policy, host and listing: this directory
+        if args["depth"] > 1:  # newtools hook: the tree
+            return _listing_tree.tree(ctx, rel, handle.stat(), args)
+        ctx.authorize(ListRequest(shown))
+        if ctx.asks_host:  # THREATS row 10: the name swapped while the host decided
+            info = handle.stat()
+            ctx.ensure_same(rel, (info.st_dev, info.st_ino))
+        listing = handle.sized_listing()
+    codes = dict(zip(listing.names, listing.codes))  # name -> size, or a negative kind
+    names = sorted(codes)
+    scope = ctx.scope(handle.path, Op.LIST)
+    limit = ctx.limits.list_entries
+    kinds = SizedListing.KINDS
+    shown_entries: list[dict[str, Any]] = []
+    denied = 0
+    for start in range(0, len(names), CHECK_EVERY):
+        ctx.checkpoint()
+        chunk = names[start:start + CHECK_EVERY]
+        visible = scope.visible_names(chunk)  # chunk itself when nothing is hidden
+        denied += len(chunk) - len(visible)
+        room = limit - len(shown_entries)  # the rest are counted in total below
+        if room > 0:
+            shown_entries += [{"name": name, "kind": "file", "size": code}
+                              if (code := codes[name]) >= 0 else {"name": name, "kind": kinds[code]}
+                              for name in (visible if len(visible) <= room else visible[:room])]
+    total = len(names) - denied
+    result: dict[str, Any] = {"path": shown, "entries": shown_entries,
+                              "truncated": total > len(shown_entries), "total": total}
+    if denied:
+        result["denied"] = denied
+    return result
+
+
+def _directory(ctx: ToolContext, rel: str, shown: str) -> Handle:
+    """The directory, open (the policy checked where it really is);
+    anything else is refused, a file with a read_file suggestion."""
+    try:
+        return ctx.open_handle(rel, Op.LIST, os.O_RDONLY | os.O_DIRECTORY)
+    except (NotADirectoryError, SpecialFileError):
+        info = ctx.root.stat(rel)
+        if st.S_ISREG(info.st_mode):
+            raise not_directory(shown, f"{shown} is a file, not a directory",
+                                "Use read_file to read a file; list_directory takes a directory.",
+                                suggest=("read_file", {"path": shown})) from None
+        kind = special_kind(info.st_mode).value
+        raise not_directory(shown, f"{shown} is a {kind.replace('_', ' ')}, not a directory",
+                            "Pass a directory; list_directory on its parent shows it.",
+                            type=kind) from None
+
+
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"},
+    "entries": {"type": "array", "items": {
+        "type": "object",
+        "properties": {"name": {"type": "string"},
+                       "kind": {"type": "string", "enum": ["file", "dir", "symlink", "other"]},
+                       "size": {"type": "integer"}},
+        "required": ["name", "kind"]}},
+    "truncated": {"type": "boolean"}, "total": {"type": "integer"},
+    "denied": {"type": "integer"},
+}, ["path", "entries", "truncated", "total"])
+
+TOOL = ToolSpec(name="list_directory", title="List directory", description=DESCRIPTION,
+                schema=SCHEMA, output_schema=_listing_tree.with_tree_output(OUTPUT_SCHEMA),
+                run=run, request=ListRequest,
+                suggests=Suggests(retry_on=frozenset({"directory"})))

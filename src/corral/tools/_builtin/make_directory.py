@@ -1,0 +1,144 @@
+"""make_directory: create a directory and its missing parents.
+
+Order: resolve once (:meth:`Root.target` with ``create_parents``: the
+parent held open, the directories that would be created as canonical
+root-relative paths, a symlinked parent where it leads, ``nx`` of
+``nx/../b`` never made), check the host's policy on the target, on each of
+those and on what the path passes, describe them to the host
+(:class:`MakeDirectoryRequest`), then create them from the held parent
+(``mkdirat`` and an ``O_NOFOLLOW`` reopen of each: nothing is resolved
+again, so a swap while the host decided cannot redirect it) and name what
+was created.  A directory that exists already (or an inside symlink to one)
+is success with nothing created; anything else in the way is refused.
+"""
+
+from __future__ import annotations
+
+import stat as st
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...contained import StaleError, Target
+from .._runtime.context import ToolContext
+from .._runtime.limits import CREATED_SCHEMA, created_directories, listed_directories
+from .._policy.locate import Location
+from .._policy.rules import Op
+from .._refusals.catalogue import Code, Kind, Refusal, swapped
+from .._runtime.registry import ToolSpec, success_schema
+from .._runtime.request_types import Request
+
+DESCRIPTION = (
+    "Create a directory, and any missing parent directories. 'createdDirectories' lists what "
+    "was created, outermost first (check it: a typo in a name shows up there); a directory "
+    "that already exists is not an error ('createdDirectories' is empty). A file in the way is "
+    "refused. Files are created with write_file, which makes missing parents itself: call this "
+    "only for an empty directory."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
+                 "description": "The directory to create, relative to the root."},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+
+@dataclass(frozen=True)
+class MakeDirectoryRequest(Request):
+    """``creates_directories``: canonical root-relative paths, outermost
+    first, created only after this is allowed (empty: it exists); a long
+    list is cut to its outermost entries and ``creates_omitted`` says how
+    many more (each inside the last one listed, on the way to ``path``)."""
+
+    operation = "mkdir"
+    creates_directories: tuple[str, ...] = field(default_factory=tuple)
+    creates_omitted: int = 0
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    rel = ctx.rel(args["path"])
+    shown = rel.rstrip("/") or "."
+    with _target(ctx, rel) as target:
+        # the policy on where it really leads, on every directory it creates
+        # and on those it passes (.git/ is protected by default)
+        ctx.check(Location(target.path, target.creates, target.passed), Op.MKDIR, shown=shown)
+        current = target.lstat()
+        if current is not None and not st.S_ISDIR(current.st_mode) and not (
+                st.S_ISLNK(current.st_mode) and _leads_to_directory(ctx, rel)):
+            raise _in_the_way(shown, current.st_mode)
+        plan = [] if current is not None else [*target.creates, target.path]
+        asked, omitted = listed_directories(plan)
+        ctx.authorize(MakeDirectoryRequest(target.path, creates_directories=asked,
+                                           creates_omitted=omitted))
+        return {"path": shown, **created_directories(_make(target, shown) if plan else []),
+                "created": bool(plan)}
+
+
+def _target(ctx: ToolContext, rel: str) -> Target:
+    """``Root.target`` of ``rel`` with its parents planned; when it cannot
+    be resolved, a refusal by policy wins over the error."""
+    try:
+        return ctx.root.target(rel, create_parents=True)
+    except OSError:
+        ctx.check_path(rel, Op.MKDIR)
+        raise
+
+
+def _make(target: Target, shown: str) -> list[str]:
+    """Create the planned directories from the held parent (nothing is
+    resolved again, so a swap while the host decided cannot redirect it);
+    one someone else made meanwhile is used and not listed."""
+    try:
+        made = target.make_parents()
+        try:
+            target.mkdir()
+        except FileExistsError:
+            now = target.lstat()
+            if now is None or not st.S_ISDIR(now.st_mode):
+                raise swapped(shown) from None
+            return made
+    except (StaleError, FileNotFoundError):
+        # something other than a directory is there now, or the directory
+        # decided on was removed while the host decided: fail closed
+        raise swapped(shown) from None
+    return [*made, target.path]
+
+
+def _leads_to_directory(ctx: ToolContext, rel: str) -> bool:
+    """Whether the final symlink of ``rel`` leads to a directory inside the
+    root (as ``mkdir -p``, that is a directory that exists); an outward link
+    raises the escape (``OUTSIDE_ROOT``)."""
+    with ctx.root.target(rel, follow_final=True) as followed:
+        info = followed.lstat()
+    return info is not None and st.S_ISDIR(info.st_mode)
+
+
+def _in_the_way(shown: str, mode: int) -> Refusal:
+    """``ALREADY_EXISTS``: the entry is there and is not a directory."""
+    what = "a symlink" if st.S_ISLNK(mode) else "a file" if st.S_ISREG(mode) else \
+        "not a directory"
+    return Refusal(Code.ALREADY_EXISTS, f"{shown} already exists and is {what}, not a "
+                   "directory; nothing was created", "Choose another name for the "
+                   "directory, or use the existing entry as it is.",
+                   details={"path": shown, "field": "path", "type": _type(mode)},
+                   kind=Kind.EXISTS)
+
+
+def _type(mode: int) -> str:
+    if st.S_ISLNK(mode):
+        return "symlink"
+    return "file" if st.S_ISREG(mode) else "other"
+
+
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"},
+    **CREATED_SCHEMA,
+    "created": {"type": "boolean"},
+}, ["path", "createdDirectories", "created"])
+
+TOOL = ToolSpec(name="make_directory", title="Make directory", description=DESCRIPTION,
+                schema=SCHEMA, output_schema=OUTPUT_SCHEMA, run=run,
+                request=MakeDirectoryRequest, mutates=True, idempotent=True, destructive=False)

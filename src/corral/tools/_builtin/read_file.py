@@ -1,0 +1,682 @@
+"""read_file: a window of lines of one regular UTF-8 text file.
+
+The file is read once from one fd: the digest covers the whole file, lines
+are counted to the end, and only the requested window is kept, so a window
+of a multi-gigabyte file costs one streaming pass and little memory.  Small
+files (the common case) are read in one call; their numbered window is
+rendered in one call of the native module (``corral_text_window``,
+native/corral_read.h) when it is built and the file is plain (no ``\r``,
+no byte order mark, no line that may need cutting), else in Python, with
+the same answer either way.  The whole-file sha256 of a file unchanged since
+an earlier read is remembered, not recomputed (:mod:`._read_cache`).
+
+Lines end at ``\\n``; a ``\\r`` before it (CRLF) is not part of the line's
+text (``lineEndings`` says which endings the file uses).  A file whose only
+line endings are lone ``\\r`` is split at ``\\r``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat as st
+import threading
+from typing import Any
+from collections.abc import Callable
+
+from ...contained import Handle
+from .._read import media as _media
+from .._read import cache as read_cache
+from .._runtime.context import ToolContext
+from .._policy.rules import Op
+from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_given, special_file,
+                                   special_kind)
+from .._runtime.registry import Suggests, ToolSpec, success_schema
+from .._runtime.request_types import ReadRequest
+
+DESCRIPTION = (
+    "Read a window of lines of one UTF-8 text file. 'offset' is the 1-based first line "
+    "(default 1) and 'limit' the number of lines (default and maximum 2000). "
+    "'content' holds one line per row: the line number, a tab, then the line's text exactly as "
+    "in the file (line ending left out). The number and the tab are not part of the file: never "
+    "copy them into edit_file's oldText. A line longer than 2000 characters is cut and ends with "
+    "' [... line cut: N of M characters shown]'; such lines are listed in 'cutLines'. "
+    "'totalLines' counts the whole file; when 'truncated' is true there is more after 'endLine': "
+    "call again with offset = 'nextOffset'. 'sha256' is the digest of the whole file (pass it as "
+    "expectedSha256 to write_file or edit_file); 'lineEndings' is lf, crlf, cr, mixed or none and "
+    "'bom' tells whether the file starts with a UTF-8 byte order mark (neither is shown in "
+    "content). Directories, binary files and files that are not UTF-8 are refused: use glob or "
+    "list_directory to see what a directory holds."
+) + _media.DESCRIPTION_NOTE
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
+                 "description": "The file to read, relative to the root."},
+        "offset": {"type": "integer", "minimum": 1, "default": 1,
+                   "description": "1-based line to start at (default 1)."},
+        "limit": {"type": "integer", "minimum": 1,
+                  "description": "How many lines to return (default and maximum 2000)."},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+FAST_BYTES = 2 * 1024 * 1024  # files up to this size are read in one call
+CHUNK = 1024 * 1024  # larger files are streamed in chunks of this size
+
+_BOM8 = b"\xef\xbb\xbf"
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+              (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+_WIDE_BOM_STARTS = frozenset(bom[0] for bom, _ in _WIDE_BOMS)
+_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: no character starts there
+_PREFIX_CACHE_MAX = 100_000
+_prefixes: list[str] = [""]  # _prefixes[n] == "\nN\t"; index 0 unused
+
+try:
+    from ..._native import ffi as _ffi
+    from ..._native import lib as _lib
+    NATIVE_WINDOW = hasattr(_lib, "corral_text_window")
+except ImportError:  # the module was not built: the Python path renders every window
+    NATIVE_WINDOW = False
+
+
+def _cut_marker(cap: int, chars: int) -> str:
+    return f" [... line cut: {cap} of {chars} characters shown]"
+
+
+class _Facts:
+    """What one pass over the file found."""
+
+    __slots__ = ("sha256", "size", "bom", "endings", "total", "lines", "true_chars", "short_lines",
+                 "crlf", "index_sep", "rendered")
+
+    def __init__(self) -> None:
+        self.sha256 = ""
+        self.size = 0
+        self.bom = False
+        self.endings = "none"
+        self.total = 0
+        self.lines: list[str] = []  # the window, as text (long lines possibly only a head)
+        self.true_chars: dict[int, int] = {}  # window index -> length of a line kept as a head
+        self.short_lines = False  # known: no line is longer than the cap
+        self.crlf = False  # some line ends with \r\n
+        self.index_sep = b""  # the separator lines were split at (streaming path)
+        self.rendered: tuple[str, int, list[int]] | None = None  # the native window, if it ran
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    rel = ctx.rel(args["path"])
+    limits = ctx.limits
+    offset: int = args["offset"]
+    limit = args.get("limit")
+    limit = limits.read_lines if limit is None else min(limit, limits.read_lines)
+    try:
+        handle = ctx.open_handle(rel, Op.READ)
+    except FileNotFoundError:
+        _refuse_pattern(ctx, rel)  # a glob pattern: answer with what it matches
+        raise
+    with handle:  # one resolution: the policy, the host and the read all see this file
+        info = handle.stat()
+        if not st.S_ISREG(info.st_mode):
+            raise _not_regular(rel, info)
+        if info.st_nlink > 1:
+            ctx.check_hardlink(rel, info)
+        if ctx.asks_host:
+            ctx.authorize(ReadRequest(rel))
+            # THREATS row 10: the name swapped while the host decided fails closed
+            ctx.ensure_same(rel, (info.st_dev, info.st_ino))
+        reader = _Reader(handle, ctx.checkpoint)
+        small = _read_small(reader, info) if info.st_size <= FAST_BYTES else None
+        if (small is None or _media.sniff(small.data[:_media.HEAD_BYTES]) is not None) and (
+                image := _media.read_image(ctx, rel, handle, info)) is not None:
+            return image  # newtools hook (a small file's one read tells it is no image)
+        facts = _scan(rel, reader, info, offset, limit, limits.read_line_chars,
+                      limits.read_bytes, small)
+
+    if offset > max(facts.total, 1):
+        raise Refusal(Code.INVALID_ARGUMENT,
+                      f"offset {offset} is past the end of {rel}, which has {facts.total} "
+                      f"line{'s' if facts.total != 1 else ''}",
+                      f"Pass an offset from 1 to {max(facts.total, 1)}; the file may have changed, "
+                      "so read it again from the start.",
+                      details={"path": rel, "field": "offset", "totalLines": facts.total,
+                               "currentSha256": facts.sha256}, kind=Kind.OFFSET_PAST_END,
+                      suggested_tool="read_file", suggested_args={"path": rel})
+    content, shown, cut = facts.rendered or _render(offset, facts, limits.read_line_chars,
+                                                    limits.read_bytes)
+    end_line = offset + shown - 1
+    result: dict[str, Any] = {
+        "path": rel, "content": content, "startLine": offset, "endLine": end_line,
+        "totalLines": facts.total, "truncated": end_line < facts.total,
+    }
+    if end_line < facts.total:
+        result["nextOffset"] = end_line + 1
+    if cut:
+        result["cutLines"] = cut
+    result.update(sha256=facts.sha256, size=facts.size, lineEndings=facts.endings, bom=facts.bom)
+    return result
+
+
+_GLOB_CHARS = frozenset("*?[")
+MAX_MATCHES_SHOWN = 20
+
+
+def _refuse_pattern(ctx: ToolContext, rel: str) -> None:
+    """Refuse a path that is a glob pattern matching files, with the matches."""
+    parts = rel.rstrip("/").split("/")
+    first = next((i for i, part in enumerate(parts) if _GLOB_CHARS & set(part)), None)
+    if first is None:
+        return
+    base = "/".join(parts[:first]) or "."
+    found = ctx.try_tool("glob", {"pattern": "/".join(parts[first:]), "path": base})
+    paths: list[str] = list(found.get("paths", ())) if found else []
+    if not paths:
+        return
+    total = len(paths)
+    details: dict[str, Any] = {"path": rel, "field": "path", "matches": paths[:MAX_MATCHES_SHOWN],
+                               "total": total, "truncated": bool(found and found.get("truncated"))}
+    if total == 1:
+        suggest: tuple[str, dict[str, Any]] = ("read_file", {"path": paths[0]})
+        hint = f"Read the file it matches: {paths[0]}."
+    else:
+        suggest = ("glob", {"pattern": "/".join(parts[first:]), "path": base})
+        hint = "Read the files one by one (read_file takes one path); they are in details.matches."
+    shown = ", ".join(paths[:3]) + (", ..." if total > 3 else "")
+    raise Refusal(Code.INVALID_ARGUMENT, f"{rel} is a glob pattern, not a file; it matches "
+                  f"{total} file{'s' if total != 1 else ''} ({shown})", hint, details=details,
+                  kind=Kind.PATH_IS_PATTERN, suggested_tool=suggest[0], suggested_args=suggest[1])
+
+
+def _not_regular(rel: str, info: os.stat_result) -> Refusal:
+    if st.S_ISDIR(info.st_mode):
+        return directory_given(rel, "read_file")
+    # The core refuses FIFOs, sockets and devices when opening; this is a backstop.
+    return special_file(rel, special_kind(info.st_mode),
+                        hint="Use regular files only; this one cannot be read.")
+
+
+# -- reading -------------------------------------------------------------------
+
+class _Reader:
+    """Positioned reads of one handle, each after the call's checkpoint."""
+
+    __slots__ = ("handle", "_pread", "_checkpoint")
+
+    def __init__(self, handle: Handle, checkpoint: Callable[[], None]) -> None:
+        self.handle = handle
+        self._pread = handle.pread
+        self._checkpoint = checkpoint
+
+    def __call__(self, size: int, offset: int) -> bytes:
+        self._checkpoint()
+        return self._pread(size, offset)
+
+
+class _Small:
+    """A small file's one read, and its remembered sha256 if its stamps are trusted."""
+
+    __slots__ = ("data", "remembered", "began")
+
+    def __init__(self, data: bytes, remembered: str | None, began: int) -> None:
+        self.data = data
+        self.remembered = remembered
+        self.began = began  # when the read began (for the racy rule), if not remembered
+
+
+def _read_small(pread: _Reader, info: os.stat_result) -> _Small:
+    """Read a file of at most FAST_BYTES whole.  One byte more than fstat
+    said is asked for: getting exactly the size means the end was reached."""
+    remembered = read_cache.digest(info)
+    began = 0 if remembered is not None else read_cache.started()  # before the read: racy rule
+    return _Small(pread(info.st_size + 1, 0), remembered, began)
+
+
+def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: int, cap: int,
+          budget: int, small: _Small | None) -> _Facts:
+    """One pass over the file: digest, facts, and the window ``[offset, offset+limit)``;
+    for a large file already known unchanged, only the window's bytes; a small
+    one was read whole (``small``)."""
+    size = info.st_size
+    if small is None:
+        known = read_cache.lookup(info)
+        if known is not None:
+            return _known(pread, known, offset, limit, cap, budget)
+        began = read_cache.started()
+        index: tuple[list[int], list[int]] = ([], [])
+        facts = _stream(rel, pread, size, pread(CHUNK, 0), offset, limit, cap, budget, index)
+        if facts.index_sep == b"\n" and _unchanged(pread.handle.stat(), info):
+            read_cache.store(info, began, sha256=facts.sha256, endings=facts.endings,
+                             bom=facts.bom, total=facts.total, crlf=facts.crlf,
+                             lines=index[0], offsets=index[1])
+        return facts
+    data, remembered = small.data, small.remembered
+    # Shorter than fstat said is confirmed with a one-byte read (not a
+    # CHUNK-sized one, which would allocate a megabyte).
+    if len(data) == size or (len(data) < size and not pread(1, len(data))):
+        # a remembered digest is the bytes' only if the stamps still hold
+        # now that they are read (a write between the fstat and the read)
+        if remembered is None or len(data) != size or \
+                not _unchanged(pread.handle.stat(), info):
+            remembered = hashlib.sha256(data).hexdigest()
+            if len(data) == size:
+                read_cache.remember_digest(info, small.began, remembered)
+        return _whole(rel, data, remembered, offset, limit, cap, budget)
+    first = data  # the file grew since fstat: stream it
+    return _stream(rel, pread, size, first, offset, limit, cap, budget, None)
+
+
+def _unchanged(now: os.stat_result, before: os.stat_result) -> bool:
+    return (now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
+        before.st_size, before.st_mtime_ns, before.st_ctime_ns)
+
+
+def _known(pread: _Reader, known: read_cache.Whole, offset: int, limit: int, cap: int,
+           budget: int) -> _Facts:
+    """The window of a file whose whole-file facts are known: read from the
+    indexed line at or before ``offset`` only as far as the window needs."""
+    facts = _Facts()
+    facts.sha256, facts.size, facts.endings, facts.bom = (known.sha256, known.size,
+                                                          known.endings, known.bom)
+    line, pos = known.start_before(offset, len(_BOM8) if known.bom else 0)
+    window = _Window(b"\n", offset, limit, cap, budget)
+    window.lineno = line
+    while window.lineno < window.end and pos < known.size:
+        chunk = pread(CHUNK, pos)
+        if not chunk:
+            break
+        window.feed(chunk)
+        pos += len(chunk)
+    window.finish(facts, strip_cr=known.crlf)
+    facts.total = known.total
+    return facts
+
+
+def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int,
+           budget: int) -> _Facts:
+    """The fast path: the whole file is in ``data`` (its digest ``sha256``)."""
+    facts = _Facts()
+    facts.sha256 = sha256
+    facts.size = len(data)
+    if data and data[0] in _WIDE_BOM_STARTS:
+        _check_text_start(rel, data)
+    if b"\x00" in data:
+        raise _binary(rel, len(data))
+    ascii_only = data.isascii()  # then it is UTF-8; otherwise decoding says whether it is
+    text = None if ascii_only else _decoded(rel, data)
+    if NATIVE_WINDOW and _native_window(data, ascii_only, offset, limit, cap, budget, facts):
+        return facts
+    _split(data, data.decode("ascii") if text is None else text, offset, limit, cap, facts)
+    return facts
+
+
+def _decoded(rel: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _undecodable(rel, len(data), data.count(b"\n", 0, exc.start) + 1,
+                           exc.start) from None
+
+
+_scratch = threading.local()  # each thread's output buffer for the native window
+SCRATCH_BYTES = 512 * 1024  # kept per thread; a window needing more gets a buffer of its own
+
+
+def _native_window(data: bytes, ascii_only: bool, offset: int, limit: int, cap: int,
+                   budget: int, facts: _Facts) -> bool:
+    """Render the window in C (see native/read.cdef); False if it declined."""
+    # The most it writes: the budget or one line of at most cap bytes, and
+    # never more than the file's bytes plus a number, a tab and a line break
+    # (at most 22 bytes) per line shown.
+    size = min(budget + cap + 32, len(data) + 22 * min(limit, len(data) + 1))
+    out = getattr(_scratch, "out", None)
+    if out is None:
+        out = _scratch.out = _ffi.new("char[]", SCRATCH_BYTES)
+        _scratch.facts = _ffi.new("int64_t[3]")
+    counts = _scratch.facts
+    if size > SCRATCH_BYTES:
+        out = _ffi.new("char[]", size)
+    written = _lib.corral_text_window(data, len(data), offset, limit, cap, budget, out, size,
+                                      counts)
+    if written < 0:
+        return False
+    content = str(_ffi.buffer(out, written), "ascii" if ascii_only else "utf-8")  # no copy
+    facts.total = counts[0]
+    facts.endings = "lf" if counts[2] else "none"
+    facts.rendered = (content, counts[1], [])
+    return True
+
+
+def _split(data: bytes, text: str, offset: int, limit: int, cap: int, facts: _Facts) -> None:
+    """The window of ``text`` (``data`` decoded) as lines, and the file's facts."""
+    if data.startswith(_BOM8):
+        facts.bom = True
+        text = text[1:]
+    if b"\r" not in data:  # the common case: one count less
+        sep = "\n"
+        crlf = 0
+        facts.endings = "lf" if b"\n" in data else "none"
+    else:
+        newlines = data.count(b"\n")
+        returns = data.count(b"\r")
+        crlf = data.count(b"\r\n")
+        facts.endings = _endings(newlines - crlf, crlf, returns - crlf)
+        sep = "\r" if newlines == 0 else "\n"
+    if not text:
+        lines: list[str] = []
+        terminated = True
+    else:
+        lines = text.split(sep)
+        terminated = text.endswith(sep)
+        if terminated:
+            lines.pop()
+    facts.total = len(lines)
+    window = lines if offset == 1 and len(lines) <= limit else lines[offset - 1:offset - 1 + limit]
+    facts.short_lines = _no_long_run(data, sep.encode(), cap)
+    if crlf and sep == "\n":
+        # drop the \r of \r\n; a lone \r ending an unterminated last line stays
+        last_index = facts.total - offset  # window index of the file's last line
+        window = [line[:-1] if line.endswith("\r") and (terminated or i != last_index) else line
+                  for i, line in enumerate(window)]
+    facts.lines = window
+
+
+def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limit: int,
+            cap: int, budget: int, index: tuple[list[int], list[int]] | None) -> _Facts:
+    """The streaming path: one pass that hashes, validates and counts the
+    whole file and keeps only the window (a long line only as a head);
+    ``index`` gets the first line starting in each chunk (number, offset)."""
+    facts = _Facts()
+    digest = hashlib.sha256()
+    while len(first) < 4:  # byte order marks are up to 4 bytes
+        more = pread(4 - len(first), len(first))
+        if not more:
+            break
+        first += more
+    _check_text_start(rel, first)
+    facts.bom = first.startswith(_BOM8)
+    skip = len(_BOM8) if facts.bom else 0  # the BOM is not part of line 1
+    window = _Window(b"\n", offset, limit, cap, budget)
+    returns = _Returns()
+    newlines = 0
+    carry = b""  # an incomplete UTF-8 sequence at the end of the last chunk
+    pos = 0
+    chunk = first
+    while chunk:
+        digest.update(chunk)
+        if b"\x00" in chunk:
+            raise _binary(rel, max(size, pos + len(chunk)))
+        if carry or not chunk.isascii():
+            carry = _validate(rel, carry, chunk, pos, newlines, size)
+        returns.feed(chunk)
+        if index is not None:
+            _index_chunk(index, chunk, newlines, pos)
+        newlines += window.feed(chunk[skip:] if pos == 0 and skip else chunk)
+        pos += len(chunk)
+        chunk = pread(CHUNK, pos)
+    if carry:
+        raise _undecodable(rel, pos, newlines + 1, pos - len(carry))
+    crlf = returns.crlf
+    facts.size = pos
+    facts.sha256 = digest.hexdigest()
+    facts.endings = _endings(newlines - crlf, crlf, returns.count - crlf)
+    if newlines == 0 and returns.count:
+        # Lone \r endings only (rare): gather the window again, split at \r.
+        # Nothing is trusted from this second read but the window itself.
+        window = _Window(b"\r", offset, limit, cap, budget)
+        at = skip
+        while at < pos:
+            chunk = pread(min(CHUNK, pos - at), at)
+            if not chunk:
+                break
+            window.feed(chunk)
+            at += len(chunk)
+    window.finish(facts, strip_cr=bool(crlf) and window.sep == b"\n")
+    facts.crlf, facts.index_sep = bool(crlf), window.sep
+    return facts
+
+
+class _Returns:
+    """Counts ``\\r`` and ``\\r\\n`` over chunks fed in order (a pair may
+    straddle two chunks)."""
+
+    __slots__ = ("count", "crlf", "_pending")
+
+    def __init__(self) -> None:
+        self.count = self.crlf = 0
+        self._pending = False  # the last chunk ended with \r
+
+    def feed(self, chunk: bytes) -> None:
+        r = chunk.count(b"\r")
+        if r or self._pending:
+            self.crlf += chunk.count(b"\r\n") + (1 if self._pending and chunk[:1] == b"\n" else 0)
+            self._pending = chunk[-1:] == b"\r"
+        self.count += r
+
+
+def _index_chunk(index: tuple[list[int], list[int]], chunk: bytes, newlines: int,
+                 pos: int) -> None:
+    """Note the first line that starts in ``chunk`` (its number and offset)."""
+    first_break = chunk.find(b"\n")
+    if first_break >= 0:
+        index[0].append(newlines + 2)
+        index[1].append(pos + first_break + 1)
+
+
+class _Window:
+    """Gathers lines ``[offset, offset+limit)`` from chunks fed in order,
+    keeping at most a head of each long line and stopping once well over the
+    byte budget, while counting every line."""
+
+    def __init__(self, sep: bytes, offset: int, limit: int, cap: int, budget: int) -> None:
+        self.sep = sep
+        self.offset = offset
+        self.end = offset + limit  # exclusive line number
+        self.cap = cap
+        self.head_cap = cap * 4 + 4  # bytes: enough for ``cap`` characters of any width
+        self.budget = budget
+        self.lineno = 1  # the line the next byte belongs to
+        self.tail = 0  # bytes after the last separator
+        # per kept line: head, bytes, continuation bytes left out of the head, ended, last byte
+        self.kept: list[tuple[bytes, int, int, bool, bytes]] = []
+        self.cur = bytearray()
+        self.cur_total = self.cur_cont = 0
+        self.cur_last = b""
+        self.raw = 0  # see _keep
+
+    def feed(self, chunk: bytes) -> int:
+        """Take the next chunk; return how many separators it held."""
+        sep = self.sep
+        n = chunk.count(sep)
+        lineno = self.lineno
+        self.tail = len(chunk) - chunk.rfind(sep) - 1 if n else self.tail + len(chunk)
+        self.lineno = lineno + n
+        if lineno + n < self.offset or lineno >= self.end:
+            return n
+        parts = chunk.split(sep)
+        head_cap = self.head_cap
+        for i in range(max(0, self.offset - lineno), min(n + 1, self.end - lineno)):
+            part = parts[i]
+            room = head_cap - len(self.cur)
+            if room > 0:
+                self.cur += part[:room]
+                if len(part) > room:
+                    rest = part[room:]
+                    self.cur_cont += len(rest) - len(rest.translate(None, _CONTINUATION))
+            else:
+                self.cur_cont += len(part) - len(part.translate(None, _CONTINUATION))
+            self.cur_total += len(part)
+            if part:
+                self.cur_last = part[-1:]
+            if i < n:  # the line ends in this chunk
+                self._keep(True)
+                if self.raw > self.budget:
+                    self.end = lineno + i + 1  # enough gathered; the renderer trims exactly
+                    break
+        return n
+
+    def _keep(self, ended: bool) -> None:
+        self.kept.append((bytes(self.cur), self.cur_total, self.cur_cont, ended, self.cur_last))
+        # a lower bound of what the line adds to the content (at least
+        # min(bytes, cap) of text, a number and a tab, less a dropped \r),
+        # so gathering stops only past where the renderer cuts exactly
+        self.raw += min(self.cur_total, self.cap)
+        self.cur = bytearray()
+        self.cur_total = self.cur_cont = 0
+        self.cur_last = b""
+
+    def finish(self, facts: _Facts, strip_cr: bool) -> None:
+        facts.total = self.lineno - 1 + (1 if self.tail else 0)
+        if self.tail and self.offset <= self.lineno < self.end:
+            self._keep(False)
+        lines = facts.lines
+        for index, (head, total, cont_cut, ended, last) in enumerate(self.kept):
+            whole = total == len(head)
+            # the file is valid UTF-8, so "ignore" only drops a character cut at the head's end
+            text = head.decode("utf-8") if whole else head.decode("utf-8", "ignore")
+            chars = total - cont_cut - (len(head) - len(head.translate(None, _CONTINUATION)))
+            if strip_cr and ended and last == b"\r":
+                chars -= 1
+                if whole:
+                    text = text[:-1]
+            if not whole:
+                facts.true_chars[index] = chars
+            lines.append(text)
+
+
+def _no_long_run(data: bytes, sep: bytes, cap: int) -> bool:
+    """True if no line of ``data`` (lines end at ``sep``) can be longer than
+    ``cap`` characters: a quick, conservative test (False means "look at
+    each line").  If every aligned stretch of ``cap // 2`` bytes holds a
+    ``sep``, no run without one reaches ``cap`` bytes, and a character is at
+    least a byte."""
+    width = cap // 2
+    if width < 1:
+        return False
+    find = data.find
+    for start in range(0, len(data), width):  # noqa: SIM110 - a loop is faster than all()
+        if find(sep, start, start + width) < 0:
+            return False
+    return True
+
+
+def _check_text_start(rel: str, head: bytes) -> None:
+    for bom, name in _WIDE_BOMS:
+        if head.startswith(bom):
+            raise Refusal(Code.UNSUPPORTED, f"{rel} is {name.upper()} text, which read_file does "
+                          "not decode (it reads UTF-8)", "Do not read this file with read_file; "
+                          "ask the user to convert it to UTF-8 if you need it.",
+                          details={"path": rel, "encoding": name}, kind=Kind.ENCODING)
+
+
+def _validate(rel: str, carry: bytes, chunk: bytes, pos: int, lines_before: int,
+              size: int) -> bytes:
+    """Check ``carry + chunk`` is UTF-8 up to a possibly incomplete last
+    character, which is returned to be completed by the next chunk."""
+    data = carry + chunk if carry else chunk
+    tail = _incomplete_tail(data)
+    try:
+        (data[:len(data) - tail] if tail else data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = pos - len(carry) + exc.start
+        line = lines_before + data.count(b"\n", 0, exc.start) + 1
+        raise _undecodable(rel, max(size, pos + len(chunk)), line, start) from None
+    return data[len(data) - tail:] if tail else b""
+
+
+def _incomplete_tail(data: bytes) -> int:
+    """How many bytes at the end of ``data`` start a character that is not complete."""
+    n = len(data)
+    for back in range(1, min(4, n) + 1):
+        byte = data[n - back]
+        if byte < 0x80:
+            return 0
+        if byte >= 0xC0:  # a lead byte
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return back if need > back else 0
+    return 0
+
+
+def _endings(lf: int, crlf: int, cr: int) -> str:
+    kinds = [name for name, count in (("lf", lf), ("crlf", crlf), ("cr", cr)) if count]
+    if not kinds:
+        return "none"
+    return kinds[0] if len(kinds) == 1 else "mixed"
+
+
+def _binary(rel: str, size: int) -> Refusal:
+    return binary_file(rel, size, "read_file", "Do not read binary files with read_file; look "
+                       "for the text file you need with glob or grep.")
+
+
+def _undecodable(rel: str, size: int, line: int, byte: int) -> Refusal:
+    return Refusal(Code.UNSUPPORTED, f"{rel} is not valid UTF-8 text (the first bad byte is on "
+                   f"line {line})", "Do not read this file with read_file; ask the user to convert "
+                   "it to UTF-8 if you need it.",
+                   details={"path": rel, "encoding": "unknown", "size": size, "line": line,
+                            "byteOffset": byte}, kind=Kind.ENCODING)
+
+
+# -- rendering -----------------------------------------------------------------
+
+def _numbered(start: int, count: int) -> list[str]:
+    """``"\\nN\\t"`` for N in ``[start, start+count)``, from a shared cache when small."""
+    stop = start + count
+    if stop > _PREFIX_CACHE_MAX:
+        return [f"\n{n}\t" for n in range(start, stop)]
+    if len(_prefixes) < stop:
+        _prefixes.extend(f"\n{n}\t" for n in range(len(_prefixes), stop + 512))
+    return _prefixes[start:stop]
+
+
+def _render(offset: int, facts: _Facts, cap: int, budget: int) -> tuple[str, int, list[int]]:
+    """The numbered content, how many lines it shows, and which were cut."""
+    lines = facts.lines
+    if not lines:
+        return "", 0, []
+    cut: list[int] = []
+    if facts.true_chars or (not facts.short_lines and max(map(len, lines)) > cap):
+        lines = list(lines)
+        for i, text in enumerate(lines):
+            chars = facts.true_chars.get(i, len(text))
+            if chars > cap:
+                lines[i] = text[:cap] + _cut_marker(cap, chars)
+                cut.append(offset + i)
+    prefixes = _numbered(offset, len(lines))
+    parts: list[str] = [""] * (2 * len(lines))
+    parts[0::2] = prefixes
+    parts[1::2] = lines
+    parts[0] = prefixes[0][1:]  # the first line has no line break before it
+    content = "".join(parts)
+    if len(content) * 4 <= budget or len(content.encode("utf-8")) <= budget:
+        return content, len(lines), cut
+    # Over the byte budget: keep the lines that fit (at least one, so a
+    # caller always moves forward).
+    used = 0
+    count = 0
+    for prefix, text in zip(prefixes, lines):
+        used += len(prefix.encode()) + len(text.encode("utf-8"))
+        if used - 1 > budget and count:
+            break
+        count += 1
+    cut = [n for n in cut if n < offset + count]
+    return "".join(parts[:2 * count]), count, cut
+
+
+OUTPUT_SCHEMA = success_schema({
+    "path": {"type": "string"},
+    "content": {"type": "string", "description": "N<TAB>text per line"},
+    "startLine": {"type": "integer"}, "endLine": {"type": "integer"},
+    "totalLines": {"type": "integer"}, "truncated": {"type": "boolean"},
+    "nextOffset": {"type": "integer"},
+    "cutLines": {"type": "array", "items": {"type": "integer"}},
+    "sha256": {"type": "string"}, "size": {"type": "integer"},
+    "lineEndings": {"type": "string", "enum": ["lf", "crlf", "cr", "mixed", "none"]},
+    "bom": {"type": "boolean"},
+}, ["path", "content", "startLine", "endLine", "totalLines", "truncated", "sha256", "size",
+    "lineEndings", "bom"])
+
+TOOL = ToolSpec(name="read_file", title="Read file", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=_media.with_image_output(OUTPUT_SCHEMA), run=run, request=ReadRequest,
+                suggests=Suggests(retry_on=frozenset({"file"})))

@@ -1,0 +1,144 @@
+"""read_files: several files in one call, each answered as read_file would.
+
+Each path is read by read_file itself (same window, same refusals, same
+authorization request per file), in order; the answers go into ``files``
+in the order the paths were given.  The call is bounded twice: at most
+``Limits.read_files_paths`` paths, and at most ``Limits.read_files_bytes``
+of content (text, or an image's base64 data) in all.  A file whose answer
+would take the call past that budget is answered with a ``TOO_LARGE``
+refusal (kind ``batch_budget``) that offers the read_file call returning it
+(which has just succeeded); later files that still fit are returned.  Past
+the call's deadline the remaining files are answered with the time_limit
+refusal, unread; a cancelled call is cancelled as a whole.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import read_file
+from .._runtime.context import ToolContext
+from .._refusals.catalogue import Code, Kind, Refusal, cancelled, invalid_argument, time_limit
+from .._runtime.registry import ToolSpec, success_schema
+from .._runtime.request_types import ReadRequest
+
+DESCRIPTION = (
+    "Read several files in one call, each exactly as read_file reads it (the same 'offset' and "
+    "'limit' apply to every file). 'files' holds one answer per path, in the order given: a "
+    "read_file result ({ok: true, path, content, sha256, ...}, or for an image mimeType and "
+    "base64 data) or a refusal ({ok: false, code, message, hint}); one file failing does not "
+    "stop the others. At most 50 paths, and about 1 MB of content in all: a file that would go "
+    "past that is answered with a TOO_LARGE refusal (kind batch_budget): read it separately "
+    "with read_file."
+)
+
+MAX_PATHS = 50  # the schema's bound; Limits.read_files_paths may lower it
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "paths": {"type": "array", "minItems": 1, "maxItems": MAX_PATHS,
+                  "items": {"type": "string", "minLength": 1, "maxLength": 4096},
+                  "description": "The files to read, relative to the root, in the order the "
+                                 "answers should come."},
+        # read_file's own window, said of every file
+        "offset": {**read_file.SCHEMA["properties"]["offset"],
+                   "description": "1-based line to start at in every file (default 1)."},
+        "limit": {**read_file.SCHEMA["properties"]["limit"],
+                  "description": "How many lines of each file (default and maximum 2000)."},
+    },
+    "required": ["paths"],
+    "additionalProperties": False,
+}
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    paths: list[str] = args["paths"]
+    most = min(ctx.limits.read_files_paths, MAX_PATHS)
+    if len(paths) > most:
+        raise invalid_argument("read_files", "paths", f"has {len(paths)} items, over the limit "
+                               f"of {most}", f"Pass at most {most} paths; read the rest in "
+                               "another call.", limit=most)
+    window = {"offset": args["offset"]}
+    if args.get("limit") is not None:
+        window["limit"] = args["limit"]
+    budget = ctx.limits.read_files_bytes
+    used = 0
+    files: list[dict[str, Any]] = []
+    for index, path in enumerate(paths):
+        ctx.progress(index, len(paths), path)
+        if ctx.past_deadline():
+            files.append(time_limit("read_files", ctx.seconds).replace(
+                hint="Read the files not yet answered in another call.",
+                details={"path": path}).envelope())
+            continue
+        ctx.checkpoint()  # a cancelled call stops here, as a whole
+        envelope = _read_one(ctx, {"path": path, **window})
+        cost = _cost(envelope)
+        if used + cost > budget:
+            envelope = _over_budget(envelope["path"], cost, budget, used, window).envelope()
+        else:
+            used += cost
+        files.append(envelope)
+    answered = sum(1 for item in files if item["ok"])
+    return {"files": files, "read": answered, "refused": len(files) - answered, "bytes": used,
+            "budget": budget}
+
+
+def _read_one(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    """read_file's envelope for ``args``, through the toolbox's boundary
+    (``ctx.call``: the host asked, a suggested call tried).  A cancelled
+    call is cancelled as a whole; a root that vanished fails the whole call
+    (``INTERNAL``), not each file."""
+    envelope = ctx.call("read_file", args)
+    if envelope["ok"]:
+        return envelope
+    if envelope["details"].get("kind") == Kind.CANCELLED.value:
+        raise cancelled("read_files")
+    if envelope["code"] == Code.INTERNAL.value:
+        ctx.root.stat(".")  # raises RootVanishedError if the root is gone
+    return envelope
+
+
+def _cost(envelope: dict[str, Any]) -> int:
+    """Bytes of what an answer returns (text content or image data)."""
+    text = envelope.get("content")
+    if not isinstance(text, str):
+        text = envelope.get("data")
+    if not isinstance(text, str):
+        return 0  # a refusal: a few hundred bytes at most
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _over_budget(path: str, cost: int, budget: int, used: int,
+                 window: dict[str, Any]) -> Refusal:
+    args = {"path": path, **{k: v for k, v in window.items() if k != "offset" or v != 1}}
+    return Refusal(Code.TOO_LARGE, f"{path} was not returned: its {cost} bytes would take "
+                   f"read_files past its budget of {budget} bytes for one call ({used} used by "
+                   "the files before it)", "Read this file separately with read_file.",
+                   details={"path": path, "bytes": cost, "budget": budget, "used": used},
+                   kind=Kind.BATCH_BUDGET, suggested_tool="read_file", suggested_args=args)
+
+
+_REFUSAL_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "ok": {"type": "boolean", "const": False},
+        "code": {"type": "string", "enum": [code.value for code in Code]},
+        "message": {"type": "string"}, "hint": {"type": "string"},
+        "details": {"type": "object", "properties": {"message": {"type": "string"}},
+                    "required": ["message"]},
+        "suggestedTool": {"type": "string"}, "suggestedArgs": {"type": "object"},
+    },
+    "required": ["ok", "code", "message", "details", "hint"],
+}
+
+OUTPUT_SCHEMA = success_schema({
+    "files": {"type": "array", "description": "One answer per path, in order.",
+              "items": {"anyOf": [read_file.TOOL.output_schema, _REFUSAL_OUTPUT]}},
+    "read": {"type": "integer", "minimum": 0}, "refused": {"type": "integer", "minimum": 0},
+    "bytes": {"type": "integer", "minimum": 0}, "budget": {"type": "integer", "minimum": 0},
+}, ["files", "read", "refused", "bytes", "budget"])
+
+TOOL = ToolSpec(name="read_files", title="Read several files", description=DESCRIPTION,
+                schema=SCHEMA, output_schema=OUTPUT_SCHEMA, run=run, request=ReadRequest)

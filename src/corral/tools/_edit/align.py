@@ -1,0 +1,284 @@
+"""Aligning two sequences of lines within a work budget: pure logic, no I/O.
+
+edit_file aligns lines to write a diff, to find the window of a file
+closest to an oldText that is not there, and to say what differs.
+``difflib.SequenceMatcher`` is quadratic (or worse) on hostile input, so
+this module aligns in steps a caller can bound:
+
+1. the common head and tail are matched (compared in C, in chunks);
+2. a few lines are aligned by Myers' ``O((n + m) d)`` greedy algorithm (a
+   shortest edit script);
+3. more lines are anchored by the lines that occur exactly once on each
+   side (patience diff: the longest increasing run of such pairs, ``n log
+   n``), and the gaps between anchors are aligned the same way; where such
+   lines are too few to trust, Myers is tried first at a small cost;
+4. a large gap without such lines is aligned by Myers while the budget
+   lasts.
+
+Every step is charged to a :class:`~corral.tools._edit.budget.Budget`; a
+gap the budget cannot pay for is left unaligned (a whole replacement), and
+:attr:`Alignment.complete` is then ``False``: the alignment is still correct
+(everything it calls equal is equal), only not minimal.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+from .budget import Budget
+
+__all__ = ["Alignment", "Block", "Opcode", "align", "common_prefix", "common_suffix",
+           "first_difference"]
+
+Block = tuple[int, int, int]  # a[i:i+size] == b[j:j+size]
+Opcode = tuple[str, int, int, int, int]  # as difflib's: tag, i1, i2, j1, j2
+_CHUNK = 256
+_SMALL = 64  # ranges of at most this many items go straight to Myers
+_MEDIUM = 4000  # ranges of at most this many items try Myers first, at a small cost
+
+
+def common_prefix(a: Sequence[Hashable], b: Sequence[Hashable], i: int = 0, j: int = 0,
+                  limit: int | None = None) -> int:
+    """How many items ``a[i:]`` and ``b[j:]`` share at their start (at most ``limit``)."""
+    n = min(len(a) - i, len(b) - j)
+    if limit is not None:
+        n = min(n, limit)
+    k = 0
+    while k + _CHUNK <= n and a[i + k:i + k + _CHUNK] == b[j + k:j + k + _CHUNK]:
+        k += _CHUNK  # slices compare in C
+    while k < n and a[i + k] == b[j + k]:
+        k += 1
+    return k
+
+
+def common_suffix(a: Sequence[Hashable], b: Sequence[Hashable], i_end: int, j_end: int,
+                  limit: int) -> int:
+    """How many items ``a[:i_end]`` and ``b[:j_end]`` share at their end (at most ``limit``)."""
+    k = 0
+    while k + _CHUNK <= limit and \
+            a[i_end - k - _CHUNK:i_end - k] == b[j_end - k - _CHUNK:j_end - k]:
+        k += _CHUNK
+    while k < limit and a[i_end - k - 1] == b[j_end - k - 1]:
+        k += 1
+    return k
+
+
+def first_difference(a: str, b: str) -> int:
+    """The index of the first character where ``a`` and ``b`` differ (the
+    shorter length if one starts the other), found by halving in C."""
+    n = min(len(a), len(b))
+    lo, hi = 0, n  # a[:lo] == b[:lo]; the first difference is < hi, or there is none
+    if a[:n] == b[:n]:
+        return n
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@dataclass
+class Alignment:
+    blocks: list[Block]  # matching blocks, increasing in both sequences, merged
+    n: int
+    m: int
+    complete: bool  # False: a part the budget could not pay for is left unaligned
+
+    def opcodes(self) -> list[Opcode]:
+        """``equal``/``replace``/``delete``/``insert`` runs covering both sequences."""
+        out: list[Opcode] = []
+        i = j = 0
+        for bi, bj, size in [*self.blocks, (self.n, self.m, 0)]:
+            if i < bi and j < bj:
+                out.append(("replace", i, bi, j, bj))
+            elif i < bi:
+                out.append(("delete", i, bi, j, j))
+            elif j < bj:
+                out.append(("insert", i, i, j, bj))
+            if size:
+                out.append(("equal", bi, bi + size, bj, bj + size))
+            i, j = bi + size, bj + size
+        return out
+
+    def matched(self) -> int:
+        return sum(size for _, _, size in self.blocks)
+
+
+Range = tuple[int, int, int, int]  # a[alo:ahi] against b[blo:bhi]
+
+
+def align(a: Sequence[Hashable], b: Sequence[Hashable], budget: Budget) -> Alignment:
+    """Matching blocks of ``a`` and ``b`` (see the module's docstring)."""
+    found: list[Block] = []
+    ranges: list[Range] = [(0, len(a), 0, len(b))]
+    while ranges:
+        trimmed = _trim(a, b, ranges.pop(), found, budget)
+        if trimmed is not None:
+            ranges += _split(a, b, trimmed, found, budget)
+    found.sort()
+    return Alignment(_merged(found), len(a), len(b), not budget.cut)
+
+
+def _trim(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, found: list[Block],
+          budget: Budget) -> Range | None:
+    """The range without its common head and tail (added to ``found``);
+    ``None`` when nothing is left to align or the budget cannot pay for it."""
+    alo, ahi, blo, bhi = where
+    head = common_prefix(a, b, alo, blo, min(ahi - alo, bhi - blo))
+    if head:
+        found.append((alo, blo, head))
+        alo, blo = alo + head, blo + head
+    tail = common_suffix(a, b, ahi, bhi, min(ahi - alo, bhi - blo))
+    if tail:
+        found.append((ahi - tail, bhi - tail, tail))
+        ahi, bhi = ahi - tail, bhi - tail
+    budget.work.step(head + tail + 1)
+    if alo == ahi or blo == bhi or not budget.spend(ahi - alo + bhi - blo):
+        return None
+    return alo, ahi, blo, bhi
+
+
+def _split(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, found: list[Block],
+           budget: Budget) -> list[Range]:
+    """Align a trimmed range: its blocks go to ``found``; the gaps still
+    to align are returned."""
+    alo, ahi, blo, bhi = where
+    size = ahi - alo + bhi - blo
+    if size <= _SMALL:  # a few lines: the shortest script at once
+        found += _myers(a, b, alo, ahi, blo, bhi, budget, budget.left) or []
+        return []
+    in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
+    if in_a.keys().isdisjoint(in_b):
+        return []  # nothing in common: one replacement is the whole answer
+    anchors = _anchors(a, b, alo, ahi, blo, bhi, in_a, in_b, budget)
+    if size <= _MEDIUM and len(anchors) * 4 < min(ahi - alo, bhi - blo):
+        # too few anchors to trust: the shortest script, if it is cheap to find
+        blocks = _myers(a, b, alo, ahi, blo, bhi, budget, 4 * size + 1000)
+        if blocks is not None:
+            found += blocks
+            return []
+    if anchors:
+        return _gaps(a, b, where, anchors, found)
+    blocks = _myers(a, b, alo, ahi, blo, bhi, budget, budget.left)
+    if blocks is None:
+        budget.cut = True  # left unaligned: a whole replacement
+    else:
+        found += blocks
+    return []
+
+
+def _gaps(a: Sequence[Hashable], b: Sequence[Hashable], where: Range,
+          anchors: list[tuple[int, int]], found: list[Block]) -> list[Range]:
+    """The anchors as blocks, and the gaps between them still to align."""
+    alo, ahi, blo, bhi = where
+    gaps: list[Range] = []
+    pi, pj = alo, blo
+    for i, j in [*anchors, (ahi, bhi)]:
+        if i - pi == 1 and j - pj == 1:  # one line each side: no need to look closer
+            if a[pi] == b[pj]:
+                found.append((pi, pj, 1))
+        elif i > pi and j > pj:  # a gap with lines on both sides
+            gaps.append((pi, i, pj, j))
+        if i < ahi:
+            found.append((i, j, 1))
+        pi, pj = i + 1, j + 1
+    return gaps
+
+
+def _merged(blocks: list[Block]) -> list[Block]:
+    out: list[Block] = []
+    for i, j, size in blocks:
+        if out and out[-1][0] + out[-1][2] == i and out[-1][1] + out[-1][2] == j:
+            pi, pj, psize = out[-1]
+            out[-1] = (pi, pj, psize + size)
+        elif size:
+            out.append((i, j, size))
+    return out
+
+
+def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, blo: int,
+             bhi: int, in_a: Counter[Hashable], in_b: Counter[Hashable],
+             budget: Budget) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)`` of items unique on both sides of the ranges (whose
+    items ``in_a`` and ``in_b`` count), the longest run increasing in both
+    (patience sorting)."""
+    where = {x: j for j, x in enumerate(b[blo:bhi], blo) if in_b[x] == 1 and in_a.get(x) == 1}
+    if not where:
+        return []
+    # two lists of ints rather than a list of pairs: no tuple per line for
+    # the garbage collector to walk
+    iis = [i for i, x in enumerate(a[alo:ahi], alo) if x in where]
+    jjs = [where[a[i]] for i in iis]
+    budget.work.step(len(iis) + (ahi - alo) + (bhi - blo))
+    tops: list[int] = []  # the smallest j ending a run of each length
+    ends: list[int] = []  # index in iis/jjs of that run's last pair
+    back: list[int] = []  # index of the pair before each pair in its run
+    for index, j in enumerate(jjs):
+        at = bisect_left(tops, j)
+        back.append(ends[at - 1] if at else -1)
+        if at == len(tops):
+            tops.append(j)
+            ends.append(index)
+        else:
+            tops[at], ends[at] = j, index
+    run = []
+    k = ends[-1]
+    while k >= 0:
+        run.append((iis[k], jjs[k]))
+        k = back[k]
+    return run[::-1]
+
+
+def _myers(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, blo: int, bhi: int,
+           budget: Budget, cap: int) -> list[Block] | None:
+    """Matching blocks of a shortest edit script, or ``None`` when it costs
+    more than ``cap`` steps or the budget runs out first."""
+    n, m = ahi - alo, bhi - blo
+    v: dict[int, int] = {1: 0}
+    trace: list[dict[int, int]] = []
+    for d in range(n + m + 1):
+        cap -= d + 1
+        if cap < 0 or not budget.spend(d + 1):
+            return None
+        now: dict[int, int] = {}
+        for k in range(-d, d + 1, 2):
+            x = v[k + 1] if k == -d or (k != d and v[k - 1] < v[k + 1]) else v[k - 1] + 1
+            y = x - k
+            start = x
+            while x < n and y < m and a[alo + x] == b[blo + y]:
+                x += 1
+                y += 1
+            if x > start:
+                cap -= x - start
+                if cap < 0 or not budget.spend(x - start):
+                    return None
+            now[k] = x
+            if x >= n and y >= m:
+                trace.append(now)
+                return _backtrack(trace, n, m, alo, blo)
+        trace.append(now)
+        v = now
+    return None  # not reached: d = n + m always ends
+
+
+def _backtrack(trace: list[dict[int, int]], n: int, m: int, alo: int, blo: int) -> list[Block]:
+    blocks: list[Block] = []
+    x, y = n, m
+    for d in range(len(trace) - 1, 0, -1):
+        before = trace[d - 1]
+        k = x - y
+        down = k == -d or (k != d and before[k - 1] < before[k + 1])
+        px = before[k + 1] if down else before[k - 1]
+        py = px - (k + 1 if down else k - 1)
+        sx, sy = (px, py + 1) if down else (px + 1, py)
+        if x > sx:
+            blocks.append((alo + sx, blo + sy, x - sx))
+        x, y = px, py
+    if x > 0:
+        blocks.append((alo, blo, x))
+    return blocks

@@ -1,0 +1,357 @@
+"""Checks of text a model writes (write_file's content, edit_file's newText
+and oldText): signs that it is not what the file should hold.
+
+Every check is linear in the text and scans it in C (``str.find``, one
+compiled pattern over the whole text); the per-line work in Python is
+bounded by a count of candidate lines, so a megabyte of spaces or a
+million placeholder-looking lines costs a scan, not minutes.
+
+* A **placeholder** line stands for code the model did not repeat
+  (``# ... rest of the code unchanged ...``, ``// ... existing code ...``).
+  A line is a candidate only if it has an ellipsis, is at most 200
+  characters long, and is a comment or bracketed (or starts with the
+  ellipsis) with a phrase such as "rest of", "existing", "unchanged"; or it
+  is a bare comment ellipsis (``# ...``).
+* An **elision in words** says the same without an ellipsis, or in words
+  the phrase list lacks (``# rest of the file is unchanged``, ``// (other
+  functions omitted for brevity)``, ``# ... 297 more functions ...``): a
+  comment line (``#``, ``//``, ``/*``, ``*``, ``<!--``, ``--``, ``;``,
+  ``%``, ``(*``) of at most 200 characters and 16 words, any case, whose
+  words are all from a small vocabulary of leaving out, with one naming
+  code ("code", "functions", "file", "methods"...) and one saying it was
+  left out: "rest", "omitted", "unchanged", "same", "before"..., or "remaining",
+  "other", "existing", "previous", "more" beside an ellipsis or a number
+  (alone they head sections: "# Other methods").  Ordinary comments ("# the
+  rest of the args are passed through") use other words.
+* **Line-number prefixes** as read_file prints them (``12<TAB>``) on every
+  line, counting up by one: content copied from read_file's output.
+
+write_file refuses, before writing (see :func:`check_write`):
+
+* an overwrite whose content has a placeholder line the file does not have
+  and leaves out lines of the file it replaces (at least
+  :data:`LOST_LINES` of them, and at least a tenth): most of the file would
+  be gone from disk; or, with only an elision in words, is at most half the
+  size of the file and leaves out at least half of its lines (an elision in
+  words is only looked for in content that short: a rewrite may well say
+  "same as the other functions");
+  lines are counted with their repeats (a file of one line repeated 5,000
+  times, rewritten as that line and a placeholder, loses 4,999);
+* content whose every line (at least two) carries read_file's ``N<TAB>``
+  prefix, counting up by one.  Refused rather than stripped: write_file
+  writes exactly what it is given, a silent rewrite of the bytes would hide
+  the mistake, and a file of tab-separated data may number its rows that
+  way.  So it is allowed for ``.tsv``/``.tab`` files and when the file it
+  replaces is numbered the same way itself.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .._runtime.context import ToolContext
+from .._refusals.catalogue import Code, Kind, Refusal
+
+__all__ = [
+    "LOST_LINES",
+    "Elisions",
+    "Numbered",
+    "check_write",
+    "elided_in_words",
+    "is_placeholder",
+    "placeholder_lines",
+    "read_file_numbers",
+    "says_elided",
+    "strip_line_numbers",
+]
+
+MAX_PLACEHOLDER_LINE = 200
+MAX_CANDIDATES = 2_000  # lines with an ellipsis looked at more closely
+LOST_LINES = 5
+TABULAR = (".tsv", ".tab")
+
+_ELLIPSIS = re.compile(r"\.\.\.|…")
+_COMMENTED = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;|\*|\{/\*)|^\s*[(\[{].*[)\]}]\s*$")
+_LEADING_ELLIPSIS = re.compile(r"^\s*(?:\.\.\.|…)")
+_PHRASE = re.compile(r"\b(?:rest of|existing|unchanged|remaining|omitted|same as (?:before|above)|"
+                     r"other (?:code|methods|functions)|previous (?:code|content)|"
+                     r"code (?:here|goes here)|as before)\b", re.IGNORECASE)
+_BARE = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;)\s*(?:\.\.\.|…)\s*(?:\*/|-->)?\s*$")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Words that say code was left out, words naming code, and the words
+# around them: a comment of these alone is an elision in words.  A weak
+# word ("# other methods" heads a section) counts only beside a strong one,
+# an ellipsis or a number ("# ... 297 more functions ...").
+_LEFT_OUT_STRONG = _words("rest remainder omitted omit elided skipped unchanged untouched "
+                          "unmodified same before")
+_LEFT_OUT_WEAK = _words("remaining other others existing previous more")
+_LEFT_OUT = _LEFT_OUT_STRONG | _LEFT_OUT_WEAK
+_CODE = _words("code file files function functions method methods class classes line lines "
+               "content contents implementation implementations definition definitions body "
+               "helpers helper module imports tests logic handlers components sections cases "
+               "routes fields properties members parts")
+_AROUND = _words("the a an of is are remains remain stays stay as above below here for "
+                 "brevity not shown kept left out and or all this that these those it its be "
+                 "was were has have been still also intact identical like in from original "
+                 "goes go no changes change needed keep to etc so on you your my our they "
+                 "them")
+_ELISION_VOCABULARY = _LEFT_OUT | _CODE | _AROUND
+MAX_ELISION_WORDS = 16
+# Candidates for an elision in words: a comment line with a left-out word in
+# its first 200 characters (bounded: at most 200 steps per comment line).
+_WORDED_CANDIDATE = re.compile(
+    r"^[ \t]*(?:#|//|/\*|\*|<!--|--|;|%|\(\*|\{/\*)[^\n]{0,200}?\b(?:"
+    + "|".join(sorted(_LEFT_OUT, key=len, reverse=True)) + r")\b",
+    re.MULTILINE | re.IGNORECASE)
+_WORD = re.compile(r"[a-z]+")
+
+# read_file's prefix: the line number and a tab.  Other tools' styles
+# ("  12→", "12: ", "L12: ", "12 | ") are recognised in oldText only.
+_READ_FILE_NUMBER = re.compile(r"^(\d+)\t", re.MULTILINE)
+_ANY_NUMBER = re.compile(r"^[ \t]*L?(\d+)(?:\t|→|:[ \t]?|[ \t]?\|[ \t]?|(?=\n)|\Z)",
+                         re.MULTILINE)
+
+
+def is_placeholder(line: str) -> bool:
+    """Whether one line stands for code left out."""
+    if len(line) > MAX_PLACEHOLDER_LINE or ("..." not in line and "…" not in line):
+        return False
+    if _BARE.match(line):
+        return True
+    return bool(_PHRASE.search(line)) \
+        and bool(_COMMENTED.match(line) or _LEADING_ELLIPSIS.match(line))
+
+
+def says_elided(line: str) -> bool:
+    """Whether one comment line says in words that code was left out (the
+    module's docstring); the caller has checked it is a comment."""
+    if len(line) > MAX_PLACEHOLDER_LINE:
+        return False
+    words = _WORD.findall(line.lower())
+    if len(words) > MAX_ELISION_WORDS or not _ELISION_VOCABULARY.issuperset(words) \
+            or _CODE.isdisjoint(words):
+        return False
+    if not _LEFT_OUT_STRONG.isdisjoint(words):
+        return True
+    return not _LEFT_OUT_WEAK.isdisjoint(words) \
+        and ("..." in line or "…" in line or any(c.isdigit() for c in line))
+
+
+def _scan(text: str, pattern: re.Pattern[str],
+          accept: Callable[[str], bool]) -> list[tuple[int, str]]:
+    """Lines of ``text`` (0-based index, line without its break) holding a
+    match of ``pattern`` that ``accept`` takes; only the first
+    MAX_CANDIDATES such lines are looked at."""
+    out = []
+    line_no = 0
+    counted = 0  # line_no is the line of text[counted]
+    pos = 0
+    for _ in range(MAX_CANDIDATES):
+        found = pattern.search(text, pos)
+        if found is None:
+            break
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.end())
+        end = len(text) if end < 0 else end
+        line_no += text.count("\n", counted, start)
+        counted = start
+        line = text[start:end].rstrip("\r")
+        if accept(line):
+            out.append((line_no, line))
+        pos = end + 1
+    return out
+
+
+def placeholder_lines(text: str) -> list[tuple[int, str]]:
+    """Lines of ``text`` (0-based index, line without its break) that
+    stand for code left out; only the first MAX_CANDIDATES lines with an
+    ellipsis are looked at."""
+    return _scan(text, _ELLIPSIS, is_placeholder)
+
+
+def elided_in_words(text: str) -> list[tuple[int, str]]:
+    """Comment lines of ``text`` that say in words that code was left out
+    (:func:`says_elided`), as :func:`placeholder_lines` gives lines; only the
+    first MAX_CANDIDATES comment lines with a left-out word are looked at."""
+    return _scan(text, _WORDED_CANDIDATE, says_elided)
+
+
+@dataclass(frozen=True)
+class Numbered:
+    first: int  # the number on the first line
+    lines: int  # how many lines carry one
+
+
+def _line_count(text: str) -> int:
+    """Lines as read_file counts them (a final line break ends the last one)."""
+    body = text.removesuffix("\n")
+    return body.count("\n") + 1
+
+
+def _counting_up(numbers: list[str], lines: int) -> Numbered | None:
+    if len(numbers) != lines or lines < 2:
+        return None
+    first = int(numbers[0])
+    if list(map(int, numbers)) != list(range(first, first + lines)):
+        return None
+    return Numbered(first, lines)
+
+
+def read_file_numbers(text: str) -> Numbered | None:
+    """The numbering when every line of ``text`` starts with read_file's
+    ``N<TAB>`` prefix, counting up by one (``None`` otherwise)."""
+    if not text[:1].isdigit():
+        return None
+    body = text.replace("\r\n", "\n")
+    return _counting_up(_READ_FILE_NUMBER.findall(body), _line_count(body))
+
+
+def strip_line_numbers(old: str) -> str | None:
+    """``old`` (``\\n`` breaks) without line-number prefixes in any read
+    tool's style, when every line has one and the numbers count up by one;
+    ``None`` otherwise."""
+    if not old.lstrip(" \t")[:2].lstrip("L")[:1].isdigit():
+        return None
+    if _counting_up(_ANY_NUMBER.findall(old), _line_count(old)) is None:
+        return None
+    return _ANY_NUMBER.sub("", old)
+
+
+# -- write_file ------------------------------------------------------------------
+
+
+def check_write(ctx: ToolContext, rel: str, content: str,
+                replacing: os.stat_result | None) -> list[str]:
+    """Refuse ``content`` for ``rel`` when it is certainly a mistake (see
+    the module's docstring); the warnings for what may be one.  ``replacing``
+    is the file being overwritten, ``None`` for a new file."""
+    existing: str | None = None
+    numbered = read_file_numbers(content)
+    if numbered is not None and posixpath.splitext(rel)[1].lower() not in TABULAR:
+        existing = _existing_text(ctx, rel, replacing)
+        if existing is None or read_file_numbers(existing) is None:
+            raise _numbered(rel, numbered)
+    placeholders = placeholder_lines(content)
+    worded: list[tuple[int, str]] = []
+    if replacing is not None:
+        # an elision in words is looked for only where the content is at most
+        # half the size of the file it replaces (characters <= bytes): the
+        # scan costs a regex step per comment character, skipped on rewrites
+        if len(content) * 2 <= replacing.st_size:
+            worded = [found for found in elided_in_words(content) if found not in placeholders]
+        if placeholders or worded:
+            if existing is None:
+                existing = _existing_text(ctx, rel, replacing)
+            _check_elision(rel, content, Elisions(placeholders, worded), existing,
+                           replacing.st_size)
+    return _warnings(content, min(placeholders + worded, default=None))
+
+
+def _existing_text(ctx: ToolContext, rel: str, info: os.stat_result | None) -> str | None:
+    """The text of the file being replaced, if it is small enough to compare
+    and is UTF-8 text; ``None`` otherwise."""
+    if info is None or info.st_size > ctx.limits.max_edit_file_bytes:
+        return None
+    try:
+        with ctx.root.open_handle(rel, os.O_RDONLY | os.O_NOFOLLOW) as handle:
+            now = handle.stat()
+            if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
+                return None  # not the file write_file decided on: nothing to compare
+            return handle.read(info.st_size + 1).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _numbered(rel: str, numbered: Numbered) -> Refusal:
+    last = numbered.first + numbered.lines - 1
+    return Refusal(Code.INVALID_ARGUMENT,
+                   f"every line of content starts with a line number and a tab ({numbered.first} "
+                   f"to {last}), as read_file shows lines; {rel} would contain those numbers; "
+                   "nothing was written",
+                   "Send content without the line-number prefixes read_file adds, exactly as "
+                   "the file should read.",
+                   details={"path": rel, "field": "content", "firstNumber": numbered.first,
+                            "lines": numbered.lines}, kind=Kind.LINE_NUMBER_PREFIX)
+
+
+@dataclass(frozen=True)
+class Elisions:
+    """The lines of a write's content that stand for code left out."""
+
+    placeholders: list[tuple[int, str]]  # with an ellipsis and a listed phrase
+    worded: list[tuple[int, str]]  # in words only: refused when at least half is lost
+
+    def new(self, kept: set[str]) -> Elisions:
+        """Those the file does not have itself (``kept``: its stripped lines)."""
+        return Elisions([found for found in self.placeholders if found[1].strip() not in kept],
+                        [found for found in self.worded if found[1].strip() not in kept])
+
+
+def _lost_lines(existing: str, content: str) -> tuple[int, int]:
+    """How many of the non-empty lines of ``existing`` (counted with their
+    repeats) ``content`` does not have, and how many there are."""
+    before = Counter(stripped for line in existing.splitlines() if (stripped := line.strip()))
+    after = Counter(line.strip() for line in content.splitlines())
+    return (before - after).total(), before.total()
+
+
+def _elision_line(content: str, elisions: Elisions, existing: str | None,
+                  existing_bytes: int) -> tuple[tuple[int, str], int, int | None] | None:
+    """The placeholder line to refuse an overwrite for, with the lines lost
+    and the file's lines (``None``: judged by size); ``None``: no refusal."""
+    if existing is None:  # too large to compare, or not text: judge by size
+        if len(content.encode("utf-8")) * 2 > existing_bytes:
+            return None
+        return (elisions.placeholders + elisions.worded)[0], 0, None
+    new = elisions.new({line.strip() for line in existing.splitlines()})
+    lost, total = _lost_lines(existing, content)
+    if lost < LOST_LINES:
+        return None
+    if new.placeholders and lost * 10 >= total:
+        return new.placeholders[0], lost, total
+    if new.worded and lost * 2 >= total:
+        return new.worded[0], lost, total
+    return None
+
+
+def _check_elision(rel: str, content: str, elisions: Elisions, existing: str | None,
+                   existing_bytes: int) -> None:
+    """Refuse an overwrite whose placeholder line stands for lines of the
+    file that would be lost."""
+    found = _elision_line(content, elisions, existing, existing_bytes)
+    if found is None:
+        return
+    (line_no, line), lost, total = found
+    amount = f"{lost} of the {total} lines of {rel}" if total else f"most of {rel}"
+    details: dict[str, object] = {"path": rel, "field": "content",
+                                  "contentLine": line_no + 1, "placeholder": line.strip()}
+    if total:
+        details.update(lostLines=lost, fileLines=total)
+    raise Refusal(Code.INVALID_ARGUMENT,
+                  f"content line {line_no + 1} ({line.strip()!r}) stands for code it leaves out: "
+                  f"{amount} would be lost; nothing was written",
+                  f"Use edit_file to change only part of {rel}, or write the whole file without "
+                  "placeholders.", details=details, kind=Kind.PLACEHOLDER)
+
+
+def _warnings(content: str, placeholder: tuple[int, str] | None) -> list[str]:
+    """Cheap, non-blocking signs of a damaged write (``placeholder``: the
+    first line that may stand for code left out)."""
+    out = []
+    if "\n" not in content and "\\n" in content and len(content) > 80:
+        out.append("the content has no line breaks but contains literal \\n sequences; if it was "
+                   "escaped twice, write it again with real line breaks")
+    if placeholder is not None:
+        out.append(f"the content contains the placeholder line {placeholder[1].strip()!r}; "
+                   "if code was left out, write the whole file")
+    return out

@@ -1,0 +1,148 @@
+"""The diffs edit_file shows: pure logic, no I/O, bounded.
+
+A diff is computed only over the spans an edit changed (see
+:mod:`corral.tools._edit.spans`), and inside them lines are aligned by
+:func:`corral.tools._edit.align.align` within a budget proportional to
+their size.  When a changed block is too costly to align line by line, it
+is shown whole (its old lines removed, its new lines added): still a
+correct diff, only coarser, and :attr:`Diff.complete` says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .align import align, common_prefix, common_suffix
+from .budget import Budget, Work, proportional
+from .text import Lines
+
+__all__ = ["Diff", "changed_lines", "unified_diff"]
+
+_NO_NEWLINE = "\n\\ No newline at end of file\n"
+
+
+@dataclass(frozen=True)
+class Diff:
+    text: str
+    complete: bool  # False: some changed blocks are shown whole, not line by line
+
+
+def _at_line_start(lines: Lines, pos: int) -> bool:
+    return lines.starts[lines.line_of(pos) - 1] == pos
+
+
+def _blocks(before: Lines, after: Lines, spans: list[tuple[int, int, int, int]],
+            work: Work) -> list[list[int]]:
+    """The changed spans as whole-line blocks ``[i1, i2, j1, j2]`` (0-based,
+    end exclusive), merged where they share a line, unchanged ones dropped."""
+    a_count, b_count = before.count(), after.count()
+    blocks: list[list[int]] = []
+    for ba, bb, ca, cb in spans:
+        work.step()
+        i1, j1 = before.line_of(ba) - 1, after.line_of(ca) - 1
+        if (bb > ba or cb > ca) and _at_line_start(before, bb) and _at_line_start(after, cb):
+            i2, j2 = before.line_of(bb) - 1, after.line_of(cb) - 1  # ends with a line break
+        else:
+            i2, j2 = before.line_of(bb), after.line_of(cb)  # ends inside a line: take it all
+        i2, j2 = min(i2, a_count), min(j2, b_count)
+        if blocks and i1 < blocks[-1][1]:  # shares a line with the previous one
+            blocks[-1][1], blocks[-1][3] = max(blocks[-1][1], i2), max(blocks[-1][3], j2)
+        else:
+            blocks.append([i1, i2, j1, j2])
+    return [blk for blk in blocks if before.lines(blk[0], blk[1]) != after.lines(blk[2], blk[3])]
+
+
+def unified_diff(path: str, before: Lines, after: Lines,
+                 spans: list[tuple[int, int, int, int]], work: Work,
+                 context: int = 3) -> Diff:
+    """A git-style unified diff (``\\n`` breaks, ``\\ No newline at end of
+    file`` markers) of two texts that agree outside ``spans``: each span is
+    ``(ba, bb, ca, cb)``, original offsets where ``before[ba:bb]`` became
+    ``after[ca:cb]``.  Only the lines of each span are compared, so the cost
+    is the size of the change, not of the file.  A change of only a line's
+    terminator does not show (edit_file never makes one)."""
+    blocks = _blocks(before, after, spans, work)
+    size = sum(blk[1] - blk[0] + blk[3] - blk[2] for blk in blocks)
+    budget = work.budget(proportional(size, per=8))
+    changes = _changes(before, after, blocks, budget)
+    out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
+    for hunk in _hunks(changes, before.count(), context):
+        (i1, _, j1, _), (_, i2, _, j2) = hunk[0], hunk[-1]
+        hs, he = max(0, i1 - context), min(before.count(), i2 + context)
+        js, je = j1 - (i1 - hs), j2 + (he - i2)
+        out.append(f"@@ -{_range(hs, he - hs)} +{_range(js, je - js)} @@\n")
+        olds, news = before.lines(hs, he), after.lines(js, je)
+        lines: list[str] = []
+        pos = hs
+        for x1, x2, y1, y2 in hunk:
+            work.step(x2 - pos + y2 - y1)
+            lines += [" " + line for line in olds[pos - hs:x1 - hs]]
+            lines += ["-" + line for line in olds[x1 - hs:x2 - hs]]
+            lines += ["+" + line for line in news[y1 - js:y2 - js]]
+            pos = x2
+        lines += [" " + line for line in olds[pos - hs:]]
+        if he == before.count() or je == after.count():  # only a last line can lack its break
+            lines = [line if line.endswith("\n") else line + _NO_NEWLINE for line in lines]
+        out += lines
+    return Diff("".join(out) if len(out) > 2 else "", not budget.cut)
+
+
+def _changes(before: Lines, after: Lines, blocks: list[list[int]],
+             budget: Budget) -> list[tuple[int, int, int, int]]:
+    """The changed runs ``(i1, i2, j1, j2)`` of whole lines (0-based, end
+    exclusive), in order: each block aligned line by line while the budget
+    lasts (a block it cannot pay for is one run)."""
+    out = []
+    for i1, i2, j1, j2 in blocks:
+        if i2 - i1 <= 1 and j2 - j1 <= 1:
+            out.append((i1, i2, j1, j2))
+            continue
+        old, new = before.lines(i1, i2), after.lines(j1, j2)
+        for tag, x1, x2, y1, y2 in align(old, new, budget).opcodes():
+            if tag != "equal":
+                out.append((i1 + x1, i1 + x2, j1 + y1, j1 + y2))
+    return out
+
+
+def _hunks(changes: list[tuple[int, int, int, int]], count: int,
+           context: int) -> list[list[tuple[int, int, int, int]]]:
+    """Changed runs grouped into hunks: runs closer than twice the context
+    share one."""
+    hunks: list[list[tuple[int, int, int, int]]] = []
+    for change in changes:
+        if hunks and change[0] - hunks[-1][-1][1] <= 2 * context:
+            hunks[-1].append(change)
+        else:
+            hunks.append([change])
+    return hunks
+
+
+def _range(start: int, length: int) -> str:
+    first = start + 1 if length else start
+    return f"{first}" if length == 1 else f"{first},{length}"
+
+
+def changed_lines(before: Lines, after: Lines, work: Work,
+                  limit: int = 20) -> list[list[int]]:
+    """Line ranges ``[first, last]`` of ``after`` (1-based) that differ from
+    ``before``; a deletion is given as the one line where it happened.  When
+    the middle is too costly to align, one range covering it says enough."""
+    a, b = before.contents, after.contents
+    head = common_prefix(a, b)
+    tail = common_suffix(a, b, len(a), len(b), min(len(a), len(b)) - head)
+    a_mid, b_mid = a[head:len(a) - tail], b[head:len(b) - tail]
+    last = max(1, len(b))
+    budget = work.budget(proportional(len(a_mid) + len(b_mid), per=4, floor=50_000))
+    alignment = align(a_mid, b_mid, budget)
+    if not alignment.complete:
+        first = min(head + 1, last)
+        return [[first, max(first, len(b) - tail)]]
+    out: list[list[int]] = []
+    for tag, _, _, j1, j2 in alignment.opcodes():
+        if tag == "equal":
+            continue
+        first = min(head + j1 + 1, last)
+        out.append([first, max(first, head + j2)])
+        if len(out) == limit:
+            break
+    return out

@@ -1,0 +1,441 @@
+"""The refusals of an edit that cannot be made as asked, in words a model
+can act on: oldText not found (with the closest text and what differs, or
+what the model most likely did: line-number prefixes, escaped line breaks,
+a final line break the file lacks, an edit already made), found too often,
+or found only inside its own newText.
+
+Pure logic, no I/O: what needs the filesystem (another file that holds
+oldText) comes in as a function, what the Toolbox remembers as
+:class:`~corral.tools._edit.state.Applied`.  Every suggested call is a
+read_file of lines that exist.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .content import placeholder_lines, strip_line_numbers
+from .budget import Work
+from .diagnosis import Diagnosis, Difference, diagnose
+from .match import (MAX_LISTED, Search, applied_copies, distinctive, indent_style,
+                    normalize_breaks, occurrences, search)
+from .state import Applied
+from .text import Lines
+from .._refusals.catalogue import Code, Kind, Refusal
+
+__all__ = ["Attempt", "Memory", "Elsewhere", "refusal", "missing_old_text", "ambiguous",
+           "too_many", "empty_old_text", "applied_inside", "placeholder_in_new_text", "listed",
+           "TOLERANT"]
+
+TOLERANT = {"trailing_whitespace": "trailing whitespace",
+            "indentation": "indentation and trailing whitespace"}
+_PRIORITY = ("line_number_prefix", "escaped", "elision", "content", "extra_lines",
+             "missing_lines", "final_newline", "quotes", "lookalike", "tabs_vs_spaces",
+             "indentation", "spacing", "trailing_whitespace", "line_endings")
+_ESCAPES = re.compile(r"\\(\\|n|t|r|\"|')")
+_ESCAPED = {"\\": "\\", "n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'"}
+
+Elsewhere = Callable[[str], "str | None"]  # normalized oldText -> another file holding it
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One edit of a call, as its refusals name it."""
+
+    rel: str
+    index: int
+    multi: bool
+    old: str
+    new: str
+    replace_all: bool
+    repeated: int = 0  # how often this call failed the same way before
+
+    def refuse(self, code: Code, message: str, hint: str, *, kind: Kind,
+               details: dict[str, Any], **suggestion: Any) -> Refusal:
+        return refusal(self.repeated, code, message, hint, kind=kind, details=details,
+                       **suggestion)
+
+    @property
+    def label(self) -> str:
+        return f"edits[{self.index}]: " if self.multi else ""
+
+    @property
+    def field(self) -> str:
+        return f"edits[{self.index}].oldText" if self.multi else "oldText"
+
+    def facts(self, **more: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.rel, "field": self.field}
+        if self.multi:
+            out["edit"] = self.index
+        return {**out, **more}
+
+    @property
+    def can_suggest(self) -> bool:
+        """A read_file of the file only makes sense as it is on disk: for the
+        first edit, which sees it so."""
+        return self.index == 0
+
+
+REPEATED = "Do not send this call again unchanged, it failed the same way before; "
+
+
+def refusal(repeated: int, code: Code, message: str, hint: str, *, kind: Kind,
+            details: dict[str, Any], **suggestion: Any) -> Refusal:
+    """An edit's refusal; for a call that failed the same way before, with
+    a hint that says so (``details.repeated``: how often it was sent)."""
+    if repeated:
+        details = {**details, "repeated": repeated + 1}
+        hint = REPEATED + hint[0].lower() + hint[1:]
+    return Refusal(code, message, hint, details=details, kind=kind, **suggestion)
+
+
+def _facts(attempt: Attempt, text: Lines, **more: Any) -> dict[str, Any]:
+    """The attempt's facts and the file's line endings when they are not LF."""
+    out = attempt.facts(**more)
+    style = text.style()
+    if style not in ("lf", "none"):
+        out["lineEndings"] = style
+    return out
+
+
+def _read_suggestion(rel: str, first: int, last: int, allowed: bool) -> dict[str, Any]:
+    if not allowed:
+        return {}
+    return {"suggested_tool": "read_file",
+            "suggested_args": {"path": rel, "offset": first, "limit": last - first + 1}}
+
+
+def distinct(numbers: Iterable[int]) -> list[int]:
+    out: list[int] = []
+    for n in numbers:
+        if not out or out[-1] != n:
+            out.append(n)
+    return out
+
+
+def listed(numbers: list[int], more: bool, shown: int = 10) -> str:
+    """Line numbers for a sentence: the first few, then how the list goes on."""
+    text = ", ".join(map(str, numbers[:shown]))
+    return text + (", ..." if more or len(numbers) > shown else "")
+
+
+def unescape(old: str) -> str | None:
+    """``old`` with ``\\n``, ``\\t``, ``\\"`` escape sequences turned into the
+    characters, when it has escaped newlines and no real ones."""
+    if "\n" in old or "\\n" not in old:
+        return None
+    return _ESCAPES.sub(lambda m: _ESCAPED[m.group(1)], old)
+
+
+# -- found too often, or only inside newText ----------------------------------------
+
+
+def ambiguous(attempt: Attempt, lines: Lines, found: Search) -> Refusal:
+    starts = distinct(lines.line_index(r.start) + 1 for r in found.regions)[:MAX_LISTED]
+    shown = listed(starts, found.count > len(found.regions) or len(starts) == MAX_LISTED)
+    facts = attempt.facts(occurrences=found.count, lines=starts)
+    rel, label = attempt.rel, attempt.label
+    if found.strategy in TOLERANT:
+        return attempt.refuse(
+            Code.AMBIGUOUS, f"{label}oldText does not occur exactly in {rel}; ignoring "
+            f"{TOLERANT[found.strategy]} it matches {found.count} places (lines "
+            f"{shown}), and a tolerant match must be unique",
+            "Copy oldText exactly from one of those places, whitespace included, with "
+            "enough neighbouring lines to match once.",
+            kind=Kind.MULTIPLE_TOLERANT_MATCHES, details={**facts,
+            "matchStrategy": found.strategy})
+    where = (f"set replaceAll: true in edits[{attempt.index}]" if attempt.multi
+             else "pass replaceAll: true")
+    return attempt.refuse(
+        Code.AMBIGUOUS, f"{label}oldText occurs {found.count} times in {rel} "
+        f"(lines {shown}); it must occur exactly once",
+        f"Add neighbouring lines to oldText until it matches once, or {where} to "
+        f"replace all {found.count}.", kind=Kind.MULTIPLE_MATCHES, details=facts)
+
+
+def too_many(attempt: Attempt, count: int, limit: int) -> Refusal:
+    return attempt.refuse(
+        Code.TOO_LARGE, f"{attempt.label}oldText occurs {count} times in "
+        f"{attempt.rel}, more than the {limit} one edit replaces",
+        "Replace a more specific oldText, or rewrite the file with write_file.",
+        kind=Kind.TOO_MANY_REPLACEMENTS, details=attempt.facts(occurrences=count,
+        limit=limit))
+
+
+def empty_old_text(attempt: Attempt) -> Refusal:
+    return attempt.refuse(
+        Code.INVALID_ARGUMENT, f"{attempt.label}oldText is empty, but {attempt.rel} "
+        "is not", "Put the text to replace in oldText; to insert, include the line "
+        "before or after the insertion point in both oldText and newText.",
+        kind=Kind.EMPTY_OLD_TEXT, details={"path": attempt.rel, "field": attempt.field})
+
+
+def applied_inside(attempt: Attempt, lines: Lines, found: Search) -> Refusal | None:
+    """The refusal to make again an edit whose newText (containing oldText)
+    is already where it would go: making it twice would duplicate text."""
+    old_n, new_n = normalize_breaks(attempt.old), normalize_breaks(attempt.new)
+    copies = applied_copies(lines.normalized, [r.start for r in found.regions], old_n, new_n)
+    if not copies or len(copies) != found.count:
+        return None
+    first = lines.line_index(copies[0]) + 1
+    last = lines.line_index(copies[0] + len(new_n.rstrip("\n"))) + 1
+    return attempt.refuse(
+        Code.NOT_FOUND, f"{attempt.label}oldText occurs in {attempt.rel} only inside "
+        f"newText (line {first}): this edit looks already made, and making it again "
+        "would duplicate text", f"Do not repeat this edit; read lines {first}-{last} "
+        "to check it if unsure.",
+        kind=Kind.ALREADY_APPLIED, details={**attempt.facts(occurrences=found.count),
+        "lines": [first, last]},
+        **_read_suggestion(attempt.rel, first, last, attempt.can_suggest))
+
+
+def placeholder_in_new_text(attempt: Attempt, lines: Lines) -> Refusal | None:
+    """The refusal of a newText line that stands for code it leaves out
+    (``# ... rest of the code ...``) unless that line is in oldText or the
+    file already."""
+    found = placeholder_lines(normalize_breaks(attempt.new))
+    if not found:
+        return None
+    known = {x.strip() for x in normalize_breaks(attempt.old).split("\n")}
+    in_file: set[str] | None = None
+    for j, line in found:
+        if line.strip() in known:
+            continue
+        if in_file is None:
+            in_file = {x.strip() for x in lines.contents}
+        if line.strip() in in_file:
+            continue
+        field = f"edits[{attempt.index}].newText" if attempt.multi else "newText"
+        return attempt.refuse(
+            Code.INVALID_ARGUMENT, f"{attempt.label}newText line {j + 1} "
+            f"({line.strip()!r}) stands for code it leaves out; edit_file writes "
+            "newText as it is, so that code would be lost",
+            "Write out the full text in newText; to keep lines unchanged, leave them "
+            "out of both oldText and newText.",
+            kind=Kind.PLACEHOLDER, details={"path": attempt.rel, "field": field,
+            "newTextLine": j + 1})
+    return None
+
+
+# -- not found ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Memory:
+    """What the Toolbox knows of this call: the same call made before
+    (``earlier``), and the digest of the file as it is now."""
+
+    earlier: Applied | None
+    current_sha256: str
+
+
+def missing_old_text(attempt: Attempt, lines: Lines, work: Work, memory: Memory,
+              elsewhere: Elsewhere, note: str | None = None) -> Refusal:
+    """Why ``attempt.old`` is not in ``lines``, and what to do."""
+    refusal = _already_applied(attempt, lines, memory, work)
+    if refusal is not None:
+        return refusal
+    old_n = normalize_breaks(attempt.old)
+    for fixed, difference, hint in _likely_mistakes(attempt, lines):
+        found = search(lines, fixed, attempt.new, MAX_LISTED, work)
+        if found is not None and found.count:
+            return _fixed_matches(attempt, lines, found, difference, hint)
+        diagnosis = diagnose(lines, normalize_breaks(fixed), fixed, work)
+        diagnosis.differences.insert(0, difference)
+        return _no_match(attempt, lines, diagnosis, hint, None, note)
+    diagnosis = diagnose(lines, old_n, attempt.old, work)
+    other = elsewhere(old_n) if attempt.can_suggest else None
+    return _no_match(attempt, lines, diagnosis, None, other, note)
+
+
+def _already_applied(attempt: Attempt, lines: Lines, memory: Memory,
+                     work: Work) -> Refusal | None:
+    """The refusal when newText is already where oldText was: this same call
+    made before through this Toolbox, or a distinctive newText found."""
+    new_n = normalize_breaks(attempt.new)
+    earlier = memory.earlier
+    rel, label = attempt.rel, attempt.label
+    if earlier is not None and earlier.result_sha256 == memory.current_sha256:
+        first, last = earlier.lines
+        return attempt.refuse(
+            Code.NOT_FOUND, f"{label}oldText does not occur in {rel}: an earlier call "
+            f"made this same edit (at line {first}), and {rel} is as it left it",
+            "Do not repeat this edit: it is made; go on with the next change.",
+            kind=Kind.ALREADY_APPLIED, details=_facts(attempt, lines,
+            lines=[first, last], currentSha256=memory.current_sha256),
+            **_read_suggestion(rel, first, last, attempt.can_suggest))
+    if not new_n.strip() or (earlier is None and not distinctive(new_n)):
+        return None
+    count, starts = occurrences(lines.normalized, new_n, 1)
+    work.step()
+    if not count or (count > 1 and not attempt.replace_all):
+        return None
+    first = lines.line_index(starts[0]) + 1
+    last = lines.line_index(starts[0] + len(new_n.rstrip("\n"))) + 1
+    return attempt.refuse(
+        Code.NOT_FOUND, f"{label}oldText does not occur in {rel}, but newText is "
+        f"already there (line {first}): this edit looks already made",
+        f"Do not repeat this edit; read lines {first}-{last} to check it if unsure.",
+        kind=Kind.ALREADY_APPLIED, details=_facts(attempt, lines, lines=[first, last]),
+        **_read_suggestion(rel, first, last, attempt.can_suggest))
+
+
+def _likely_mistakes(attempt: Attempt, lines: Lines) -> list[tuple[str, Difference, str]]:
+    """oldText as the model most likely meant it, when it shows a known
+    mistake: (the fixed text, the difference, the hint)."""
+    old, old_n = attempt.old, normalize_breaks(attempt.old)
+    out = []
+    numbered = strip_line_numbers(old_n)
+    if numbered is not None and numbered != old_n:
+        out.append((numbered, Difference(
+            "line_number_prefix", "its lines start with line numbers, which read_file shows but "
+            "the file does not contain"), ("Send oldText without the line-number prefixes, exactly "
+            "as the file has it.")))
+    escaped = unescape(old)
+    if escaped is not None and escaped != old_n:
+        out.append((escaped, Difference(
+            "escaped", "it has escape sequences such as \\n where the file has line breaks"),
+            ("Send real line breaks and tabs in oldText and newText, not \\n or \\t escape "
+            "sequences.")))
+    ending = _final_newline(old_n, lines)
+    if ending is not None:
+        out.append(ending)
+    return out
+
+
+def _final_newline(old_n: str, lines: Lines) -> tuple[str, Difference, str] | None:
+    """oldText without the line breaks it has after the file's end."""
+    text = lines.normalized
+    wanted = len(old_n) - len(old_n.rstrip("\n"))
+    has = len(text) - len(text.rstrip("\n"))
+    if wanted <= has:
+        return None
+    fixed = old_n[:len(old_n) - (wanted - has)]
+    if not fixed.strip("\n") or not text.endswith(fixed):
+        return None
+    last = lines.count()
+    if has == 0:
+        what = (f"it ends with {'a line break' if wanted == 1 else f'{wanted} line breaks'}, "
+                f"but the file ends after line {last} without one")
+    else:
+        what = f"it ends with {wanted} line breaks, but the file ends with {has}"
+    return fixed, Difference("final_newline", what, last), (
+        "End oldText where the file ends, without the extra line break; leave it out of newText "
+        "too unless you mean to add one.")
+
+
+def _fixed_matches(attempt: Attempt, lines: Lines, found: Search, difference: Difference,
+                   hint: str) -> Refusal:
+    starts = distinct(lines.line_index(r.start) + 1 for r in found.regions)
+    where = listed(starts, found.count > len(found.regions))
+    fixes = {"line_number_prefix": "without them", "escaped": "with real line breaks",
+             "final_newline": "without it,"}
+    message = (f"{attempt.label}oldText does not occur in {attempt.rel}: {difference.text}; "
+               f"{fixes[difference.kind]} it matches line {where}")
+    return attempt.refuse(
+        Code.NOT_FOUND, message, hint,
+        kind=Kind.NO_MATCH, details=_facts(attempt, lines, lines=starts,
+        differences=[difference.as_dict()]))
+
+
+_HINTS = {
+    "elision": "Put the file's full text in oldText, without placeholders such as '...'; to "
+               "leave lines out, make two smaller edits instead.",
+    "content": "Copy oldText exactly from lines {a}-{b} of the file (details.closest.text), then "
+               "make your change in newText.",
+    "quotes": "Copy oldText from details.closest.text: the file uses other quote characters.",
+    "lookalike": "Copy oldText from details.closest.text: the file uses other look-alike "
+                 "characters (dashes, spaces).",
+    "tabs_vs_spaces": "Indent oldText as the file does ({unit}); copy it from "
+                      "details.closest.text.",
+    "indentation": "Indent oldText exactly as the file does; copy it from details.closest.text.",
+    "spacing": "Copy oldText from details.closest.text, keeping its spacing.",
+    "trailing_whitespace": "Copy oldText from details.closest.text, including the spaces at the "
+                           "ends of its lines.",
+    "final_newline": "Copy oldText from details.closest.text: the file ends without a final "
+                     "line break, so oldText must too.",
+}
+for _kind in ("extra_lines", "missing_lines", "line_endings"):
+    _HINTS[_kind] = _HINTS["content"]
+
+
+def _closest_details(diagnosis: Diagnosis) -> dict[str, Any]:
+    text = diagnosis.text
+    closest: dict[str, Any] = {"startLine": diagnosis.start, "endLine": diagnosis.end,
+                               "similarity": diagnosis.similarity}
+    if len(text) > 8000:
+        closest["text"], closest["textTruncated"] = text[:8000], True
+    else:
+        closest["text"] = text
+    return closest
+
+
+def _sentence(diffs: list[Difference], span: str) -> str:
+    # a tolerated line-ending difference is in details, not in the sentence
+    told = [d for d in diffs if d.kind != "line_endings"]
+    shown = [d.text for d in told][:2]
+    if not shown:
+        return f"; the closest text is {span}"
+    more = len(told) - len(shown)
+    text = f"; the closest text, {span}, differs: " + "; ".join(shown)
+    if more > 0:
+        text += f" (and {more} more difference{'s' if more > 1 else ''})"
+    return text
+
+
+def _no_match(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, hint: str | None,
+              other: str | None, note: str | None) -> Refusal:
+    rel = attempt.rel
+    diffs = sorted(diagnosis.differences,
+                   key=lambda d: (_PRIORITY.index(d.kind), d.line or 0, d.old_line or 0))
+    details = _facts(attempt, lines)
+    if diffs:
+        details["differences"] = [d.as_dict() for d in diffs[:20]]
+    limits = [x for x in (note, diagnosis.note) if x]
+    if limits:
+        details["limited"] = "; ".join(limits)
+    message = f"{attempt.label}oldText does not occur in {rel}"
+    if diagnosis.start is not None:
+        details["closest"] = _closest_details(diagnosis)
+        said, hint, suggestion = _near(attempt, lines, diagnosis, diffs, hint)
+    else:
+        said, hint, suggestion = _far(attempt, diffs, hint)
+    message += said
+    if other is not None:
+        details["foundIn"] = other
+        message += f"; it does occur in {other}"
+        hint = f"Check the path: oldText is in {other}; pass that path if it is the file you meant."
+        suggestion = {"suggested_tool": "read_file", "suggested_args": {"path": other}}
+    return attempt.refuse(Code.NOT_FOUND, message, hint, kind=Kind.NO_MATCH, details=details,
+                          **suggestion)
+
+
+def _near(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, diffs: list[Difference],
+          hint: str | None) -> tuple[str, str, dict[str, Any]]:
+    """What to say when some text is close: the sentence's end, the hint and
+    the suggested read of that text."""
+    a = diagnosis.start or 1
+    b = diagnosis.end or a
+    said = _sentence(diffs, f"line {a}" if a == b else f"lines {a}-{b}")
+    if hint is None:
+        unit = "with tabs" if indent_style(lines) == "\t" else "with spaces"
+        hint = _HINTS.get(diffs[0].kind if diffs else "content",
+                          _HINTS["content"]).format(a=a, b=b, unit=unit)
+    return said, hint, _read_suggestion(attempt.rel, a, b, attempt.can_suggest)
+
+
+def _far(attempt: Attempt, diffs: list[Difference],
+         hint: str | None) -> tuple[str, str, dict[str, Any]]:
+    """What to say when nothing is close."""
+    said = (": " + "; ".join(d.text for d in diffs[:2]) if diffs
+            else ", and nothing in it is close")
+    if hint is None:
+        hint = (_HINTS["elision"] if diffs and diffs[0].kind == "elision" else
+                "Read the file and copy the text to change into oldText exactly.")
+    suggestion: dict[str, Any] = {}
+    if attempt.can_suggest:
+        suggestion = {"suggested_tool": "read_file", "suggested_args": {"path": attempt.rel}}
+    return said, hint, suggestion

@@ -1,0 +1,685 @@
+"""The host's rules for what the tools may touch, and the safe defaults.
+
+Three kinds of rule, each a list of gitignore-style patterns matched against
+the *canonical* root-relative path a call resolved to (never the spelling),
+folded so that names a case-insensitive or normalising filesystem treats as
+one match as one (``.GIT`` = ``.git``, NFD = NFC, HFS+'s ignorable code
+points dropped):
+
+* ``deny``: nothing is read, listed, searched or changed there, and its
+  names never appear in an answer (counts only).
+* ``protect``: readable, but never written, edited, moved (either end),
+  deleted or created: files the host runs on its own (``.git/`` hooks and
+  config, direnv's ``.envrc``, editor and agent settings that start
+  commands).  ``allow_git_writes`` lifts the ``.git`` part alone.
+* ``secrets``: plain secret files (``.env``, private keys, credential
+  stores): not read, searched, edited, moved away or replaced; searches skip
+  them and say so by count.
+
+With no policy argument a :class:`~corral.tools.Toolbox` applies
+:meth:`Policy.default`; ``Policy.none()`` is no rule at all.  The lists and
+why each entry is there are in the README's "Safe defaults" section.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any, Generic, TypeVar
+
+import pathspec
+import pathspec.util
+
+from .._refusals.catalogue import Kind
+
+__all__ = ["Policy", "Scope", "Op", "GIT_PROTECT", "HOST_CONFIG_PROTECT", "DEFAULT_PROTECT",
+           "DEFAULT_SECRETS", "fold"]
+
+
+class Op(str, enum.Enum):
+    """What a call does to a location (the verb a refusal names)."""
+
+    READ = "read"
+    SEARCH = "search"
+    LIST = "list"
+    CREATE = "create"  # a new file
+    REPLACE = "replace"  # an existing file, by a write or a move onto it
+    EDIT = "edit"
+    MOVE_FROM = "move"
+    MOVE_TO = "move onto"  # a name nothing holds yet
+    DELETE = "delete"
+    MKDIR = "create directories in"
+
+    @property
+    def mutates(self) -> bool:
+        return self in _MUTATING
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_MUTATING = frozenset({Op.CREATE, Op.REPLACE, Op.EDIT, Op.MOVE_FROM, Op.MOVE_TO, Op.DELETE,
+                       Op.MKDIR})
+# What a secret file refuses: whatever reveals, relocates or destroys its
+# content (creating a file by such a name, or deleting one, is allowed).
+_SECRET_OPS = frozenset({Op.READ, Op.SEARCH, Op.EDIT, Op.MOVE_FROM, Op.REPLACE})
+
+
+# Everything git runs or reads as configuration: hooks, config
+# (core.fsmonitor, core.hooksPath, filters, aliases), info/attributes...
+GIT_PROTECT: tuple[str, ...] = ("**/.git",)
+
+# Configuration a host program runs on its own, without the user asking for
+# that file to run (the README's "Safe defaults" says which attack each stops).
+HOST_CONFIG_PROTECT: tuple[str, ...] = (
+    "**/.envrc",                      # direnv: sourced by the shell on cd
+    "**/.vscode/tasks.json",          # VS Code: tasks with runOn: folderOpen
+    "**/.vscode/settings.json",       # VS Code: executable paths, terminal env, auto-approve
+    "**/.vscode/launch.json",         # VS Code: debug configurations, preLaunchTask
+    "**/.vscode/mcp.json",            # VS Code: MCP servers (commands) it starts
+    "**/*.code-workspace",            # VS Code: workspace settings, tasks and launch in one
+    "**/.cursor/mcp.json",            # Cursor: MCP servers
+    "**/.cursor/environment.json",    # Cursor: background agent install/start commands
+    "**/.claude/settings.json",       # Claude Code: hooks (commands), permissions
+    "**/.claude/settings.local.json",
+    "**/.mcp.json",                   # Claude Code: project MCP servers
+    "**/.gemini/settings.json",       # Gemini CLI: MCP servers, tool discovery commands
+    "**/.codex/config.toml",          # Codex: MCP servers, sandbox and approval settings
+    "**/.zed/settings.json",          # Zed: language server binaries and their arguments
+    "**/.zed/tasks.json",
+    "**/.idea/workspace.xml",         # JetBrains: run configurations, startup tasks
+    "**/.idea/runConfigurations",
+    "**/.run",                        # JetBrains: shared run configurations
+    "**/.devcontainer",               # Dev Containers: initializeCommand runs on the host
+    "**/.devcontainer.json",
+    "**/.husky",                      # husky: git hook scripts (core.hooksPath=.husky)
+    "**/.githooks",                   # the usual core.hooksPath directory
+    "**/.pre-commit-config.yaml",     # pre-commit: local hooks are commands, run on commit
+    "**/lefthook.yml",                # lefthook: commands run on git hooks
+    "**/lefthook.yaml",
+    "**/.lefthook.yml",
+    "**/.lefthook.yaml",
+    "**/lefthook-local.yml",
+    "**/.cursor/hooks.json",          # Cursor: shell commands run around the agent loop
+    "**/opencode.json",               # opencode: local MCP servers (commands), started at launch
+    "**/opencode.jsonc",
+    "**/.opencode/opencode.json",
+    "**/.opencode/opencode.jsonc",
+    "**/.opencode/plugin",            # opencode: JS/TS plugins, loaded (run) at launch
+    "**/.opencode/plugins",
+    "**/.aider.conf.yml",             # aider: lint-cmd / test-cmd, run after every edit
+    "**/site-packages/*.pth",         # Python: 'import' lines run at every interpreter start
+    "**/site-packages/sitecustomize.py",  # Python: imported at every interpreter start
+    "**/site-packages/usercustomize.py",
+    "**/.kiro/hooks",                 # Kiro: agent hooks (commands) run on file events
+    "**/.kiro/settings/mcp.json",     # Kiro: MCP servers
+    "**/.roo/mcp.json",               # Roo Code: MCP servers
+    "**/.amazonq/mcp.json",           # Amazon Q Developer: MCP servers
+    "**/.continue/mcpServers",        # Continue: MCP server definitions
+    "**/.exrc",                       # vim/neovim 'exrc': sourced when the editor starts here
+    "**/.nvimrc",
+    "**/.nvim.lua",
+    "**/.dir-locals.el",              # Emacs: directory variables (eval: forms) on file open
+    "**/.dir-locals-2.el",
+)
+
+DEFAULT_PROTECT: tuple[str, ...] = GIT_PROTECT + HOST_CONFIG_PROTECT
+
+DEFAULT_SECRETS: tuple[str, ...] = (
+    "**/.env",                        # dotenv files: API keys, database passwords
+    "**/.env.*",
+    "!**/.env.example",               # ... except the templates meant to be read and shared
+    "!**/.env.*.example",
+    "!**/.env.sample",
+    "!**/.env.*.sample",
+    "!**/.env.template",
+    "!**/.env.*.template",
+    "!**/.env.dist",
+    "!**/.env.defaults",
+    "**/id_rsa",                      # SSH private keys (the .pub halves stay readable)
+    "**/id_dsa",
+    "**/id_ecdsa",
+    "**/id_ecdsa_sk",
+    "**/id_ed25519",
+    "**/id_ed25519_sk",
+    "**/*.pem",                       # TLS/PKCS keys and bundles
+    "**/*.key",
+    "**/*.p12",
+    "**/*.pfx",
+    "**/.netrc",                      # credential stores read by curl, git, pip...
+    "**/_netrc",
+    "**/.pgpass",
+    "**/.git-credentials",
+    "**/.pypirc",
+    "**/.aws/credentials",
+    "**/.docker/config.json",
+    "**/.htpasswd",
+    "**/*.tfstate",                   # Terraform state holds every secret in plain text
+    "**/*.tfstate.backup",
+)
+
+# Code points HFS+ ignores in names (git's is_hfs_dotgit list): ".g\u200cit" is ".git" there.
+_IGNORABLE = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F),
+                            *range(0x206A, 0x2070), 0xFEFF])
+
+
+def fold(text: str) -> str:
+    """One spelling for names a case-insensitive or normalising filesystem
+    treats as one: NFC, case-folded, HFS+-ignorable code points dropped."""
+    if text.isascii():
+        return text.lower()
+    return unicodedata.normalize("NFC", text.translate(_IGNORABLE)).casefold()
+
+
+class _Rules:
+    """Gitignore-style patterns over folded paths, decided as git decides
+    whether a path is ignored: from the top down, the last pattern matching
+    a directory decides it, and a covered directory covers everything below
+    it (a later ``!`` pattern cannot re-include what is inside).  A pattern
+    matches one path exactly, never a descendant of it: ``!**/.env.example``
+    re-includes a directory of that name, not the ``.env`` inside.
+
+    A pattern can only match where a component matches its last name
+    (``.env``, ``*.pem``, ``.env.*``), so a set of those names answers the
+    common case (nothing matches) without running a pattern, and a level
+    whose name no pattern can match is skipped: O(depth) name tests, the
+    patterns run only at the levels they could match."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        lines = [fold(p) for p in patterns]
+        # each line's own compiled pattern (pathspec >= 1.0's "gitignore"
+        # dialect); a PathSpec's matcher is never used, only the patterns
+        to_pattern = pathspec.util.lookup_pattern("gitignore")
+        compiled = [p for p in map(to_pattern, lines) if isinstance(p, pathspec.RegexPattern)]
+        # last first: the last pattern that matches decides
+        self._patterns: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
+            (p.regex, bool(p.include)) for p in reversed(compiled)
+            if p.include is not None and p.regex is not None)
+        self._names: set[str] = set()
+        suffixes: list[str] = []
+        prefixes: list[str] = []
+        self._always = False
+        for line in lines:
+            if line.startswith(("!", "#")) or not line.strip():
+                continue
+            last, wild = _last_name(line)
+            if not last or wild > 1 or (wild == 1 and "*" not in last):
+                self._always = True
+            elif wild == 0:
+                self._names.add(last)
+            elif last.startswith("*"):
+                suffixes.append(last[1:])
+            elif last.endswith("*"):
+                prefixes.append(last[:-1])
+            else:
+                self._always = True
+        self._suffixes = tuple(suffixes)
+        self._prefixes = tuple(prefixes)
+
+    def name_may_match(self, name: str) -> bool:
+        """Whether a pattern could match at the (folded) name ``name``."""
+        return self._always or name in self._names or bool(
+            (self._suffixes and name.endswith(self._suffixes))
+            or (self._prefixes and name.startswith(self._prefixes)))
+
+    def may_match(self, path: str) -> bool:
+        return self._always or any(self.name_may_match(part) for part in path.split("/"))
+
+    def match(self, path: str) -> bool:
+        """Whether ``path`` (folded, no trailing '/') or an ancestor is covered."""
+        return self.may_match(path) and self.decide(path)
+
+    def decide(self, path: str) -> bool:
+        """:meth:`match` without the quick test (the caller did it): each
+        ancestor from the top, then the path itself (a directory or not:
+        both are tried, so a directory-only pattern covers it too)."""
+        end = -1
+        while True:
+            end = path.find("/", end + 1)
+            prefix = path if end < 0 else path[:end]
+            name = prefix[prefix.rfind("/") + 1:]
+            if self.name_may_match(name) and self._covers(prefix):
+                return True
+            if end < 0:
+                return False
+
+    def _covers(self, prefix: str) -> bool:
+        """Whether the last pattern matching ``prefix`` itself includes it."""
+        as_dir = prefix + "/"
+        for regex, include in self._patterns:
+            if regex.fullmatch(prefix) or regex.fullmatch(as_dir):
+                return include
+        return False
+
+
+def _last_name(line: str) -> tuple[str, int]:
+    """A pattern's last name (``**`` aside) and how many wildcards it holds."""
+    segments = [seg for seg in line.strip("/").split("/") if seg not in ("", "**")]
+    last = segments[-1] if segments else ""
+    return last, sum(last.count(c) for c in "*?[\\")
+
+
+def host_pattern(pattern: str, roots: Sequence[str] = ()) -> str:
+    """A host's pattern as the rules read it, or ``ValueError`` for one that
+    could never apply (never silently ignored: a rule that matches nothing
+    fails open).  Shell spellings are read as a shell user means them:
+    ``./private`` and ``private/.`` are the root's ``private``
+    (``/private``, ``/private/``), ``./private/**`` is ``private/**``.  With
+    ``roots`` (the absolute paths the root is known by), an absolute path
+    inside the root becomes the pattern anchored there; an absolute path
+    elsewhere on the host is refused.  A ``/name`` whose ``/name`` does not
+    exist on the host stays gitignore's anchored ``name``."""
+    negated = pattern.startswith("!")
+    body = pattern[1:] if negated else pattern
+    if not body.strip() or body.startswith("#"):
+        raise ValueError(f"policy pattern {pattern!r} matches nothing (blank, or a comment in "
+                         "gitignore syntax: write \\# for a name starting with #)")
+    if body.startswith("/") and roots:
+        body = _root_relative(body, pattern, roots)
+    dir_only = body.endswith(("/", "/.")) or body in (".", "./")
+    anchored = body.startswith("/") or "/" in body.rstrip("/")
+    parts = [part for part in body.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise ValueError(f"policy pattern {pattern!r} has a '..' component: rules match "
+                         "canonical paths inside the root, which never hold '..'")
+    if not parts:
+        raise ValueError(f"policy pattern {pattern!r} names the root itself (use read_only, "
+                         "or a pattern such as '**' for everything in it)")
+    clean = "/".join(parts)
+    if body.startswith("/") or (anchored and len(parts) == 1):
+        clean = "/" + clean  # an absolute path stays one until read against the root
+    return ("!" if negated else "") + clean + ("/" if dir_only else "")
+
+
+def _root_relative(body: str, pattern: str, roots: Sequence[str]) -> str:
+    for known in roots:
+        root = known.rstrip("/")
+        if root and (body == root or body.startswith(root + "/")):
+            return "/" + body[len(root):].lstrip("/") if body != root else "/"
+    first = body.lstrip("/").split("/", 1)[0]
+    if first and os.path.lexists("/" + first):
+        raise ValueError(f"policy pattern {pattern!r} is an absolute path outside the root "
+                         f"({roots[0]}), where no rule applies; to anchor a pattern at the "
+                         f"root, write it as './{body.lstrip('/')}'")
+    return body
+
+
+def host_patterns(patterns: Iterable[str], roots: Sequence[str] = ()) -> tuple[str, ...]:
+    """:func:`host_pattern` of each (a single string is refused: it would
+    be read as one pattern per character)."""
+    if isinstance(patterns, str):
+        raise TypeError("policy patterns are a list of strings, not one string")
+    return tuple(host_pattern(p, roots) for p in patterns)
+
+
+def _compiled(patterns: Sequence[str]) -> _Rules | None:
+    return _Rules(patterns) if patterns else None
+
+
+_DECIDED_MAX = 4096  # decisions remembered per policy (then forgotten at once)
+_DECIDED_PATH_CHARS = 512  # longer paths are decided afresh each time
+_SCOPES_MAX = 1024  # directory scopes remembered per policy
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _Memo(Generic[K, V]):
+    """What a policy decided, by (path, op): a decision depends on the path
+    and the policy's rules alone (both fixed), so the paths a session keeps
+    using are decided once.  Bounded: past ``cap`` entries all are forgotten
+    at once, and a path longer than ``_DECIDED_PATH_CHARS`` is never kept."""
+
+    __slots__ = ("_answers", "_cap")
+
+    def __init__(self, cap: int) -> None:
+        self._answers: dict[K, V] = {}
+        self._cap = cap
+
+    def recall(self, key: K, path: str, decide: Callable[[], V]) -> V:
+        answers = self._answers
+        try:
+            return answers[key]
+        except KeyError:
+            pass
+        value = decide()
+        if len(path) <= _DECIDED_PATH_CHARS:
+            if len(answers) >= self._cap:
+                answers.clear()
+            answers[key] = value
+        return value
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._answers
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the tools may touch (see the module doc).  Build one with
+    :meth:`default`, :meth:`none` or :meth:`build`; ``protect_dirs`` are
+    canonical directories protected as a whole (git directories a ``.git``
+    file points to, found when a toolbox opens its root)."""
+
+    protect: tuple[str, ...] = DEFAULT_PROTECT
+    secrets: tuple[str, ...] = DEFAULT_SECRETS
+    deny: tuple[str, ...] = ()
+    allow_git_writes: bool = False
+    protect_dirs: tuple[str, ...] = field(default=())
+    base: str = ""  # where this policy's root is inside the root the patterns speak of
+    # whether absolute patterns were read against the root (Policy.rooted)
+    is_rooted: bool = field(default=False, compare=False)
+
+    @classmethod
+    def default(cls) -> Policy:
+        return cls()
+
+    @classmethod
+    def none(cls) -> Policy:
+        """No rule at all (``corral serve --no-default-policy``)."""
+        return cls(protect=(), secrets=(), allow_git_writes=True)
+
+    @classmethod
+    def build(cls, *, defaults: bool = True, allow_git_writes: bool = False,
+              protect: Iterable[str] = (), secrets: Iterable[str] = (),
+              deny: Iterable[str] = ()) -> Policy:
+        """The defaults (or nothing, ``defaults=False``) extended with more
+        patterns: what the CLI flags ``--no-default-policy``,
+        ``--allow-git-writes``, ``--protect GLOB``, ``--deny GLOB`` make.
+        Each pattern is read by :func:`host_pattern` (``./x``, ``x/.``; an
+        absolute path is made relative when a toolbox opens its root); one
+        that could never apply is a ``ValueError``."""
+        base = cls.default() if defaults else cls.none()
+        return replace(base, protect=base.protect + host_patterns(protect),
+                       secrets=base.secrets + host_patterns(secrets),
+                       deny=base.deny + host_patterns(deny),
+                       allow_git_writes=allow_git_writes or not defaults)
+
+    def extended(self, *, deny: Iterable[str] = (), protect: Iterable[str] = (),
+                 protect_dirs: Iterable[str] = ()) -> Policy:
+        """This policy with more deny and protect patterns (read by
+        :func:`host_pattern`) and protected directories (canonical paths in
+        this policy's own root)."""
+        return replace(self, deny=self.deny + host_patterns(deny),
+                       protect=self.protect + host_patterns(protect),
+                       protect_dirs=self.protect_dirs + tuple(self._outer(d)
+                                                               for d in protect_dirs))
+
+    def rooted(self, roots: Sequence[str]) -> Policy:
+        """Every pattern read against the absolute paths ``roots`` the root
+        is known by (an absolute path inside it anchored, one outside a
+        ``ValueError``): what a toolbox does once, when it opens its root."""
+        if self.is_rooted:
+            return self
+        return replace(self, protect=host_patterns(self.protect, roots),
+                       secrets=host_patterns(self.secrets, roots),
+                       deny=host_patterns(self.deny, roots), is_rooted=True)
+
+    def beneath(self, base: str) -> Policy:
+        """The same rules for a root opened at the canonical path ``base``
+        inside this policy's root: every decision is made on ``base/path``,
+        so a client root below a server root is held to the server's rules."""
+        inner = base.strip("/")
+        if inner in ("", "."):
+            return self
+        return replace(self, base=self._outer(inner))
+
+    def _outer(self, canonical: str) -> str:
+        if not self.base:
+            return canonical
+        return self.base if canonical in (".", "") else f"{self.base}/{canonical}"
+
+    # -- decisions -------------------------------------------------------------
+    @cached_property
+    def _deny(self) -> _Rules | None:
+        return _compiled(self.deny)
+
+    @cached_property
+    def _protect(self) -> _Rules | None:
+        patterns = [p for p in self.protect if not (self.allow_git_writes and p in GIT_PROTECT)]
+        return _compiled(patterns)
+
+    @cached_property
+    def _secrets(self) -> _Rules | None:
+        return _compiled(self.secrets)
+
+    @cached_property
+    def _dirs(self) -> tuple[str, ...]:
+        return () if self.allow_git_writes else tuple(fold(d) for d in self.protect_dirs)
+
+    @property
+    def hides(self) -> bool:
+        """Whether a listing or search may have to leave something out."""
+        return self._deny is not None or self._secrets is not None
+
+    @property
+    def guards_git(self) -> bool:
+        """Whether git's own directories are protected (the default)."""
+        return not self.allow_git_writes and any(p in GIT_PROTECT for p in self.protect)
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.hides or self._protect is not None or self._dirs)
+
+    @cached_property
+    def _decided(self) -> _Memo[tuple[str, Op], Kind | None]:
+        return _Memo(_DECIDED_MAX)
+
+    def rule(self, canonical: str, op: Op) -> Kind | None:
+        """The rule that refuses ``op`` on the canonical path ``canonical``
+        (``Kind.DENY_RULE``, ``PROTECTED`` or ``SECRET``), or ``None``.
+        Ancestors count: a pattern naming a directory covers what is in it."""
+        return self._decided.recall((canonical, op), canonical,
+                                    lambda: self._rule(canonical, op))
+
+    def _rule(self, canonical: str, op: Op) -> Kind | None:
+        canonical = self._outer(canonical.rstrip("/") or ".")
+        if canonical in (".", ""):
+            return None
+        path = fold(canonical)
+        if self._deny is not None and self._deny.match(path):
+            return Kind.DENY_RULE
+        if op.mutates and self._protected(path):
+            return Kind.PROTECTED
+        if op in _SECRET_OPS and self._secrets is not None and self._secrets.match(path):
+            return Kind.SECRET
+        return None
+
+    def _protected(self, path: str) -> bool:
+        if self._protect is not None and self._protect.match(path):
+            return True
+        return any(path == d or path.startswith(d + "/") for d in self._dirs)
+
+    def visible(self, canonical: str, op: Op = Op.SEARCH) -> bool:
+        """Whether an entry may be shown (listed, searched) at all."""
+        return self.rule(canonical, op) is None
+
+    def scope(self, canonical_dir: str, op: Op = Op.SEARCH) -> Scope:
+        """The decisions for the entries of one directory (canonical path):
+        ``scope.visible(name)`` costs one test of the name when the rules
+        cannot match anywhere above it (a tree walk's common case)."""
+        # remembered as rule() is (a scope is never changed once made)
+        return self._scopes.recall((canonical_dir, op), canonical_dir,
+                                   lambda: self._scope(canonical_dir, op))
+
+    def _scope(self, canonical_dir: str, op: Op) -> Scope:
+        outer = self._outer(canonical_dir.rstrip("/") or ".")
+        base = "" if outer in (".", "") else fold(outer)
+        sets = [self._deny]
+        if op.mutates:
+            sets.append(self._protect)
+        if op in _SECRET_OPS:
+            sets.append(self._secrets)
+        present = tuple(rules for rules in sets if rules is not None)
+        checks = tuple((rules, bool(base) and rules.may_match(base)) for rules in present)
+        dirs = self._dirs if op.mutates else ()
+        quick = self._quicks.get(present)
+        if quick is None:
+            quick = self._quicks[present] = _Quick(present)
+        return Scope(base, checks, dirs, quick)
+
+    @cached_property
+    def _scopes(self) -> _Memo[tuple[str, Op], Scope]:
+        return _Memo(_SCOPES_MAX)
+
+    @cached_property
+    def _quicks(self) -> dict[tuple[_Rules, ...], _Quick]:
+        return {}  # at most one per combination of the three rule sets
+
+    # -- what the host is told ------------------------------------------------------
+    def describe(self) -> list[str]:
+        """The effective policy, one line each (``corral serve`` prints these
+        on stderr at start, ``corral doctor`` shows them)."""
+        lines = []
+        if self.allow_git_writes:
+            lines.append("git: writes under .git/ allowed")
+        else:
+            extra = f" (and {', '.join(self.protect_dirs)})" if self.protect_dirs else ""
+            lines.append(f"git: .git/ is read-only{extra} (lift: --allow-git-writes)")
+        if self.base:
+            lines.append(f"rules apply as beneath {self.base}/")
+        others = [p for p in self.protect if p not in GIT_PROTECT]
+        lines.append(f"protected (read-only): {_listed(others)}")
+        lines.append(f"secrets (not read or searched): {_listed(self.secrets)}")
+        lines.append(f"denied (not touched at all): {_listed(self.deny)}")
+        return lines
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"protect": list(self.protect), "secrets": list(self.secrets),
+                "deny": list(self.deny), "allowGitWrites": self.allow_git_writes,
+                "protectedDirectories": list(self.protect_dirs), "base": self.base}
+
+
+def _listed(patterns: Sequence[str]) -> str:
+    return ", ".join(p.removeprefix("**/") for p in patterns) if patterns else "none"
+
+
+class _Quick:
+    """The union of several rule sets' quick tests (:meth:`_Rules.name_may_match`):
+    a folded name none of them can match at is passed over with three
+    string tests."""
+
+    __slots__ = ("always", "names", "suffixes", "prefixes", "_tests")
+
+    def __init__(self, sets: Sequence[_Rules]) -> None:
+        self.always = any(r._always for r in sets)
+        self.names = frozenset().union(*(r._names for r in sets))
+        self.suffixes = tuple(x for r in sets for x in r._suffixes)
+        self.prefixes = tuple(x for r in sets for x in r._prefixes)
+        self._tests: dict[str, _Tests | None] = {}
+
+    def tests(self, ends_with: str) -> _Tests | None:
+        """The names, suffixes and prefixes a folded name may match, given
+        that the (unfolded) name ends with ``ends_with``; ``None`` when
+        none is left (no such name can match).  An ASCII end stays the end
+        of the folded name (no ASCII character composes with what precedes
+        it under NFC), so only the names and suffixes agreeing with it
+        remain; any other end tells nothing."""
+        if ends_with in self._tests:
+            return self._tests[ends_with]
+        names, suffixes = self.names, self.suffixes
+        if ends_with.isascii():
+            end = ends_with.lower()
+            names = frozenset(n for n in names if n.endswith(end))
+            suffixes = tuple(x for x in suffixes if x.endswith(end) or end.endswith(x))
+        # the same tests as substrings of "\0" + the names joined by "\0" + "\0"
+        # (a file name holds no NUL): one search each for a run of names
+        needles = (*(f"\0{n}\0" for n in names), *(f"{x}\0" for x in suffixes),
+                   *(f"\0{x}" for x in self.prefixes))
+        known = (names, suffixes, self.prefixes, needles) if needles else None
+        if len(self._tests) < 64:
+            self._tests[ends_with] = known
+        return known
+
+
+_Tests = tuple[frozenset[str], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+
+
+class Scope:
+    """The policy's answers for the entries of one directory (see
+    :meth:`Policy.scope`).  ``checks`` pairs each rule set with whether it
+    may match at a directory above (then every entry is decided in full);
+    when none may, a name costs the quick tests of :class:`_Quick`."""
+
+    __slots__ = ("_prefix", "_checks", "_dirs", "_quick", "_quiet")
+
+    def __init__(self, base: str, checks: tuple[tuple[_Rules, bool], ...],
+                 dirs: tuple[str, ...], quick: _Quick | None = None,
+                 quiet: bool | None = None) -> None:
+        self._prefix = base + "/" if base else ""
+        self._checks = checks
+        self._dirs = dirs
+        self._quick = quick if quick is not None else _Quick([rules for rules, _ in checks])
+        self._quiet = (not dirs and not self._quick.always and not any(a for _, a in checks)
+                       if quiet is None else quiet)
+
+    def visible(self, name: str) -> bool:
+        """Whether the entry ``name`` of this directory may be shown."""
+        if not self._checks and not self._dirs:
+            return True
+        folded = fold(name)
+        path = self._prefix + folded
+        for rules, above in self._checks:
+            if (above or rules.name_may_match(folded)) and rules.decide(path):
+                return False
+        return not any(path == d or path.startswith(d + "/") for d in self._dirs)
+
+    # -- for walks (search engineer's additions) ------------------------------------
+    def child(self, name: str) -> Scope | None:
+        """The scope of the subdirectory ``name``, or ``None`` if that
+        directory is not visible itself: one test of its name (a rule that
+        matched no directory above it still can only match at a name)."""
+        folded = name.lower() if name.isascii() else fold(name)
+        path = self._prefix + folded
+        quick = self._quick
+        if self._quiet and not (folded in quick.names or folded.endswith(quick.suffixes)
+                                or folded.startswith(quick.prefixes)):
+            return Scope(path, self._checks, self._dirs, quick, True)  # the common case
+        checks = []
+        for rules, above in self._checks:
+            hit = above or rules.name_may_match(folded)
+            if hit and rules.decide(path):
+                return None
+            checks.append((rules, hit))
+        if any(path == d or path.startswith(d + "/") for d in self._dirs):
+            return None
+        return Scope(path, tuple(checks), self._dirs, quick)
+
+    def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
+        """The names among ``names`` that may be shown, in order (``visible``
+        of each, in one pass over a directory's worth of names).
+        ``ends_with``: every name is known to end so (a glob's ``*.py``), so
+        rules that cannot match such a name are not tried."""
+        if self._quiet:
+            tests = self._quick.tests(ends_with)
+            if tests is None:
+                return names
+            exact, suffixes, prefixes, needles = tests
+            joined = "\0".join(names)
+            if joined.isascii():  # folded = lower-cased: every test at once, in C
+                joined = f"\0{joined.lower()}\0"
+                for needle in needles:
+                    if needle in joined:
+                        break
+                else:
+                    return names
+            maybe = [n for n in names
+                     if (f := n.lower() if n.isascii() else fold(n)) in exact
+                     or f.endswith(suffixes) or f.startswith(prefixes)]
+            if not maybe:
+                return names
+        elif not self._checks and not self._dirs:
+            return names
+        else:
+            maybe = names
+        hidden = {n for n in maybe if not self.visible(n)}
+        if not hidden:
+            return names
+        return [n for n in names if n not in hidden]

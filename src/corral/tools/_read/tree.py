@@ -1,0 +1,285 @@
+"""list_directory with ``depth`` > 1: a bounded, .gitignore-aware tree.
+
+The answer is nested: each directory entry listed gets ``entries`` of its
+own, in the shape of the first level (``name``, ``kind``, ``size`` for
+files), so ``depth: 1`` (list_directory's own code) and the first level of
+any deeper tree are the same list.  Nested rather than flat because a
+model reads a tree as one (names are never repeated as path prefixes,
+which also keeps it short), the reference server's ``directory_tree`` is
+nested, and the counts that make truncation honest (``total``,
+``truncated``, ``denied``, ``ignored``) belong to the directory they count.
+
+Levels are listed breadth first under one budget (``Limits.list_entries``
+entries in all), so when it runs out the upper levels are complete and
+what was left out is said: a directory's ``total`` and ``truncated``, and
+``unlisted`` directories (marked ``truncated``, no ``entries``) that the
+budget did not reach.  The base is the handle list_directory's path
+resolves to (C1 ``Root.open_handle``: its canonical path is where the
+policy and .gitignore files are judged); below it, directories are opened
+by their canonical path, no final link followed, and must be the directory
+seen in their parent's listing, still at that path (else they are marked
+``unreadable``, not listed); symlinks are listed as symlinks and never
+followed.  Names the host's rules hide are
+counted (``denied``), never named.  Below the first level, what .gitignore
+ignores (and ``.git``) is left out and counted (``ignoredEntries``) unless
+``includeIgnored``; on the first level it is listed, marked ``ignored``
+(a directory is not entered).  The .gitignore rules are the search tools' own
+(``tools/_search``, ``tools/_search_ignore``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from collections.abc import Mapping
+from typing import Any
+
+from ...contained import DirEntry, Handle
+from .._runtime.context import ToolContext
+from .._policy.rules import Op
+from .._refusals.catalogue import swapped
+from .._runtime.request_types import ListRequest, declare
+from .._search.walk import ancestor_rules, load_ignore_at
+from .._search.ignore import GIT_DIR, IgnoreFile, IgnoreRules
+
+__all__ = ["TreeRequest", "tree", "ARGUMENTS", "DESCRIPTION_NOTE", "with_tree_output"]
+
+CHECK_EVERY = 256  # entries between two checkpoints
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
+
+ARGUMENTS: dict[str, Any] = {
+    "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1,
+              "description": "Levels to list (default 1: this directory only); deeper levels "
+                             "are nested in each directory's 'entries'."},
+    "includeIgnored": {"type": "boolean", "default": False,
+                       "description": "With depth > 1, also list below the first level what "
+                                      ".gitignore ignores, and .git (default false)."},
+}
+
+DESCRIPTION_NOTE = (
+    " With 'depth' > 1 each directory entry gets its own 'entries' (nested, same shape), listed "
+    "level by level up to 1000 entries in all: a directory whose entries were cut has "
+    "'truncated' and 'total', one the limit did not reach has 'truncated' and no 'entries', "
+    "and 'unlisted' counts those. Below the first level, files and directories that .gitignore "
+    "ignores (and .git) are left out and counted in 'ignoredEntries' unless includeIgnored is "
+    "true; on the first level they are listed, marked 'ignored': true (and not entered)."
+)
+
+
+@dataclass(frozen=True)
+class TreeRequest(ListRequest):
+    """A tree listing of ``path``, ``depth`` levels deep."""
+
+    depth: int = 1
+    include_ignored: bool = False
+
+
+declare(TreeRequest, False)
+
+_Chain = tuple[tuple[str, IgnoreFile], ...]  # (.gitignore prefix, its rules), below the base
+
+
+@dataclass
+class _Dir:
+    """A directory to list: its item in the answer, where it really is,
+    what it is (dev, ino), its level, and the .gitignore files above it."""
+
+    item: dict[str, Any]
+    real: str
+    identity: tuple[int, int]
+    level: int
+    chain: _Chain = ()
+
+
+@dataclass
+class _Budget:
+    size: int
+    left: int = 0
+    unlisted: int = 0
+    ignored: int = 0
+    cut: bool = False
+
+    def __post_init__(self) -> None:
+        self.left = self.size
+
+    @property
+    def shown(self) -> int:
+        return self.size - self.left
+
+
+@dataclass
+class _Listing:
+    """One directory's visible entries (sorted), and what was left out."""
+
+    entries: list[tuple[DirEntry, bool]] = field(default_factory=list)  # (entry, ignored)
+    denied: int = 0
+    ignored: int = 0
+
+
+def tree(ctx: ToolContext, rel: str, info: os.stat_result, args: Mapping[str, Any]
+         ) -> dict[str, Any]:
+    """list_directory's answer for ``depth`` > 1 (``info``: the stat of ``rel``)."""
+    depth: int = min(args["depth"], ctx.limits.list_depth)
+    include_ignored: bool = args["includeIgnored"]
+    shown = rel.rstrip("/") or "."
+    ctx.authorize(TreeRequest(shown, depth=depth, include_ignored=include_ignored))
+    identity = (info.st_dev, info.st_ino)
+    # the base as list_directory resolved it (a link to a directory is
+    # followed there), and where it really is
+    with ctx.root.open_handle(rel, _DIR_FLAGS) as base:
+        now = base.stat()
+        if (now.st_dev, now.st_ino) != identity:
+            raise swapped(shown)  # a swap during authorization fails closed
+        top: dict[str, Any] = {"path": shown}
+        walk = _Walk(ctx, depth, include_ignored, _Budget(ctx.limits.list_entries))
+        walk.run(_Dir(top, base.path, identity, 1), ancestor_rules(ctx, base.path), base)
+    result: dict[str, Any] = {"path": shown, "entries": top.get("entries", []),
+                              "truncated": walk.budget.cut, "total": top.get("total", 0)}
+    if top.get("denied"):
+        result["denied"] = top["denied"]
+    result.update(depth=depth, shown=walk.budget.shown)
+    if walk.budget.unlisted:
+        result["unlisted"] = walk.budget.unlisted
+    if walk.budget.ignored:
+        result["ignoredEntries"] = walk.budget.ignored
+    return result
+
+
+class _Walk:
+    def __init__(self, ctx: ToolContext, depth: int, include_ignored: bool,
+                 budget: _Budget) -> None:
+        self.ctx = ctx
+        self.depth = depth
+        self.include_ignored = include_ignored
+        self.budget = budget
+
+    def run(self, top: _Dir, base_rules: IgnoreRules, base: Handle) -> None:
+        level = [top]
+        while level:
+            below: list[_Dir] = []
+            for node in level:
+                self.ctx.checkpoint()
+                self.ctx.progress(self.budget.shown, None, node.real)
+                if self.budget.left <= 0:
+                    node.item["truncated"] = True  # the budget did not reach it
+                    self.budget.unlisted += 1
+                    self.budget.cut = True
+                    continue
+                if node is top:
+                    below += self._list(node, base_rules, base)
+                    continue
+                handle = self._open(node)
+                if handle is None:
+                    node.item["unreadable"] = True
+                    continue
+                with handle:
+                    below += self._list(node, base_rules, handle)
+            level = below
+
+    def _list(self, node: _Dir, rules: IgnoreRules, handle: Handle) -> list[_Dir]:
+        """List ``node`` into its item; return its directories to list next."""
+        for prefix, spec in node.chain:
+            rules.push(prefix, spec)
+        own = load_ignore_at(self.ctx, handle.fileno(), node.real)
+        prefix = "" if node.real == "." else node.real + "/"
+        if own is not None:
+            rules.push(prefix, own)
+        try:
+            listing = self._scan(handle, node, rules, prefix)
+        finally:
+            for _ in range(len(node.chain) + (own is not None)):
+                rules.pop()
+        chain = node.chain + (((prefix, own),) if own is not None else ())
+        return self._fill(node, listing, prefix, chain)
+
+    def _open(self, node: _Dir) -> Handle | None:
+        """A handle of the directory below the base, by its canonical path
+        with no link followed at the end, or ``None`` if it is gone or no
+        longer the directory seen in its parent's listing (or no longer
+        there: a link on the way would move its canonical path)."""
+        try:
+            handle = self.ctx.root.open_handle(node.real, _DIR_FLAGS | os.O_NOFOLLOW)
+        except OSError:
+            return None
+        info = handle.stat()
+        if (info.st_dev, info.st_ino) != node.identity or handle.path != node.real:
+            handle.close()
+            return None
+        return handle
+
+    def _scan(self, handle: Handle, node: _Dir, rules: IgnoreRules, prefix: str) -> _Listing:
+        ctx = self.ctx
+        listing = _Listing()
+        hide = not self.include_ignored and node.level > 1
+        mark = not self.include_ignored and node.level == 1
+        entries = sorted(handle.scandir(stat=True), key=lambda e: e.name)
+        for index, entry in enumerate(entries):
+            if index % CHECK_EVERY == CHECK_EVERY - 1:
+                ctx.checkpoint()
+            real = prefix + entry.name
+            if not ctx.visible(real, Op.LIST):  # as list_directory: deny rules hide
+                listing.denied += 1
+            elif hide and self._ignored(rules, real, entry):
+                listing.ignored += 1
+            else:
+                # listed, and when marked ignored, not entered
+                listing.entries.append((entry, mark and self._ignored(rules, real, entry)))
+        return listing
+
+    @staticmethod
+    def _ignored(rules: IgnoreRules, real: str, entry: DirEntry) -> bool:
+        if entry.name == GIT_DIR:
+            return True
+        return bool(rules) and rules.ignored(real, entry.kind == "dir")
+
+    def _fill(self, node: _Dir, listing: _Listing, prefix: str, chain: _Chain) -> list[_Dir]:
+        item = node.item
+        budget = self.budget
+        entries: list[dict[str, Any]] = []
+        below: list[_Dir] = []
+        for entry, ignored in listing.entries:
+            if budget.left <= 0:
+                break
+            child: dict[str, Any] = {"name": entry.name, "kind": entry.kind}
+            info = entry.stat(follow_symlinks=False)  # taken while listing
+            if entry.kind == "file":
+                child["size"] = info.st_size
+            if ignored:
+                child["ignored"] = True
+            elif entry.kind == "dir" and node.level < self.depth:
+                below.append(_Dir(child, prefix + entry.name, (info.st_dev, info.st_ino),
+                                  node.level + 1, chain))
+            entries.append(child)
+            budget.left -= 1
+        item["entries"] = entries
+        item["total"] = len(listing.entries)
+        if len(entries) < len(listing.entries):
+            item["truncated"] = budget.cut = True
+        for key, count in (("denied", listing.denied), ("ignoredEntries", listing.ignored)):
+            if count:
+                item[key] = count
+        budget.ignored += listing.ignored
+        return below
+
+
+def with_tree_output(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """list_directory's output schema with the tree's fields (entries nest)."""
+    out = dict(schema)
+    props = dict(out["properties"])
+    entry = dict(props["entries"]["items"])
+    entry_props = {
+        **entry["properties"],
+        "entries": {"type": "array", "items": {"$ref": "#/$defs/entry"}},
+        "total": {"type": "integer", "minimum": 0}, "truncated": {"type": "boolean"},
+        "denied": {"type": "integer", "minimum": 1}, "ignored": {"type": "boolean"},
+        "ignoredEntries": {"type": "integer", "minimum": 1}, "unreadable": {"type": "boolean"},
+    }
+    entry["properties"] = entry_props
+    props["entries"] = {"type": "array", "items": {"$ref": "#/$defs/entry"}}
+    props.update(depth={"type": "integer", "minimum": 1}, shown={"type": "integer", "minimum": 0},
+                 unlisted={"type": "integer", "minimum": 1},
+                 ignoredEntries={"type": "integer", "minimum": 1})
+    out["properties"] = props
+    out["$defs"] = {"entry": entry}
+    return out
+

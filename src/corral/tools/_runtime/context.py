@@ -1,0 +1,487 @@
+"""What a tool gets to work with: the root, the limits, the host's policy.
+
+Tools never see host paths.  :meth:`ToolContext.rel` turns what a model wrote
+into a root-relative path (or a refusal); :meth:`ToolContext.authorize` asks
+the host; :meth:`ToolContext.lock` serialises read-decide-write on one file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import stat as st
+import threading
+from contextlib import contextmanager
+import time
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+from collections.abc import Callable, Iterator, Sequence
+
+from ...hosts import file_uri_path
+from ...contained import EscapeError, Handle, Root, Target
+from .limits import Limits
+from .control import CancelToken, Progress, ProgressCallback
+from .._policy.gitdirs import in_git_directory
+from .._policy.locate import Location, locate, of_target
+from .._policy.locks import hold as hold_locks
+from .._policy.rules import Op, Policy, Scope
+from .._refusals.catalogue import (Code, Kind, Refusal, cancelled, denied_rule, hardlink,
+                                   host_denied, host_unexpected, internal, outside_root, protected,
+                                   read_only, secret, swapped, time_limit)
+from .request_types import Authorizer, Denied, Request
+
+__all__ = ["ToolContext", "ToolboxState", "sha256_hex", "Identity"]
+
+log = logging.getLogger("corral.tools")
+T = TypeVar("T")
+_now = time.monotonic  # the deadline's clock (tests replace it to drive time limits)
+
+Identity = tuple[int, int]  # (st_dev, st_ino)
+_DIGEST_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Place:
+    """See :meth:`ToolContext.place`."""
+
+    path: str
+    creates: tuple[str, ...]
+    anchor: Identity
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
+    if kind is Kind.DENY_RULE:
+        return denied_rule(shown, field)
+    if kind is Kind.PROTECTED:
+        return protected(shown, op.value, field)
+    return secret(shown, op.value, field)
+
+
+class ToolboxState:
+    """What every call of one :class:`~corral.tools.Toolbox` shares (thread-safe)."""
+
+    def __init__(self, root: Root, *, limits: Limits, authorize: Authorizer | None,
+                 policy: Policy, allow_hardlinks: bool, read_only: bool) -> None:
+        self.root = root
+        self.limits = limits
+        self.allow_hardlinks = allow_hardlinks
+        self.read_only = read_only
+        self.authorizer = authorize
+        self.policy = policy
+        # runs a read-only tool inside a call (set by the toolbox): see ToolContext.try_tool
+        self.runner: Callable[[str, dict[str, Any], ToolContext], dict[str, Any] | None] = \
+            lambda name, args, ctx: None
+        # runs any offered tool inside a call (set by the toolbox): see ToolContext.call
+        self.caller: Callable[[str, Any, ToolContext], dict[str, Any]] = \
+            lambda name, args, ctx: internal().envelope()
+        self._stores: dict[Callable[[], Any], Any] = {}
+        self._stores_guard = threading.Lock()
+        # Absolute paths a model may use for files inside the root: the path
+        # the root was opened by, and its realpath (e.g. /tmp vs /private/tmp).
+        prefixes = {root.path.rstrip("/") or "/", os.path.realpath(root.path).rstrip("/") or "/"}
+        self.prefixes = sorted(prefixes, key=len, reverse=True)
+
+    def store(self, factory: Callable[[], T]) -> T:
+        """The one ``factory()`` object of this toolbox (made on first use)."""
+        with self._stores_guard:
+            found = self._stores.get(factory)
+            if found is None:
+                found = self._stores[factory] = factory()
+            return cast(T, found)
+
+    def context(self, tool: str, *, seconds: float, cancel: Sequence[CancelToken] = (),
+                progress: ProgressCallback | None = None, asks_host: bool = True
+                ) -> ToolContext:
+        """The context of one call of ``tool``, due to end within ``seconds``."""
+        return ToolContext(self, tool, seconds=seconds, cancel=tuple(cancel), progress=progress,
+                           asks_host=asks_host)
+
+
+class ToolContext:
+    """What one call of a tool works with: the root, the limits, the host's
+    policy, and the call's own deadline, cancel tokens and progress."""
+
+    __slots__ = ("state", "root", "limits", "tool", "allow_hardlinks", "read_only", "seconds",
+                 "notes", "_deadline", "_cancel", "_progress", "_asks_host")
+
+    def __init__(self, state: ToolboxState, tool: str, *, seconds: float,
+                 cancel: tuple[CancelToken, ...], progress: ProgressCallback | None,
+                 asks_host: bool) -> None:
+        self.state = state
+        self.root = state.root
+        self.limits = state.limits
+        self.allow_hardlinks = state.allow_hardlinks
+        self.read_only = state.read_only
+        self.tool = tool
+        self.seconds = seconds
+        self.notes: list[str] = []  # how forgiven paths were read (added to the answer)
+        self._deadline = _now() + seconds
+        self._cancel = cancel
+        self._progress = progress
+        self._asks_host = asks_host and state.authorizer is not None
+
+    def probe(self, tool: str) -> ToolContext:
+        """A context for trying a suggested call of ``tool`` within this call:
+        same deadline and tokens, no progress, and the host's ``authorize``
+        left out (deny rules, read-only and limits still hold)."""
+        other = ToolContext(self.state, tool, seconds=self.seconds, cancel=self._cancel,
+                            progress=None, asks_host=False)
+        other._deadline = self._deadline
+        return other
+
+    def call(self, name: str, args: Any) -> dict[str, Any]:
+        """The envelope of tool ``name`` run with ``args`` as part of this
+        call (its deadline and cancel tokens; the host is asked as for the
+        model's own calls; a suggested call is verified): for a tool that
+        runs others (read_files)."""
+        nested = ToolContext(self.state, name, seconds=self.seconds, cancel=self._cancel,
+                             progress=None, asks_host=self._asks_host)
+        nested._deadline = self._deadline
+        return self.state.caller(name, args, nested)
+
+    def try_tool(self, name: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        """The success envelope of the read-only tool ``name`` run with
+        ``args`` within this call (its deadline, no host question), or
+        ``None`` if it refused: for a refusal that answers with what a
+        better call finds (read_file given a glob pattern)."""
+        return self.state.runner(name, args, self.probe(name))
+
+    def store(self, factory: Callable[[], T]) -> T:
+        """Per-toolbox state of a tool (e.g. what edit_file remembers)."""
+        return self.state.store(factory)
+
+    # -- bounds --------------------------------------------------------
+    def checkpoint(self) -> None:
+        """Raise ``DENIED`` (kind ``cancelled``) if the call was cancelled,
+        ``TOO_LARGE`` (kind ``time_limit``) past its deadline.  Tools call it
+        in every loop over model-sized input or files."""
+        for token in self._cancel:
+            if token.cancelled:
+                raise cancelled(self.tool)
+        if _now() >= self._deadline:
+            raise time_limit(self.tool, self.seconds)
+
+    def past_deadline(self) -> bool:
+        """Whether the deadline passed (for a search that stops and answers partly)."""
+        return _now() >= self._deadline
+
+    def progress(self, done: int, total: int | None = None, message: str = "") -> None:
+        """Report progress to the host (if it asked); a failing callback is logged."""
+        if self._progress is None:
+            return
+        try:
+            self._progress(Progress(done, total, message))
+        except Exception:
+            log.exception("progress callback failed; ignored")
+
+    # -- paths ---------------------------------------------------------
+    def rel(self, value: str, field: str = "path") -> str:
+        """A model's path as a clean root-relative path (``"."`` for the root).
+
+        Accepts relative paths and absolute paths inside the root (echoed back
+        root-relative).  ``.`` and empty segments are dropped; ``..`` is kept
+        for the core to resolve (it refuses climbing out).  Refuses empty,
+        over-long and outside-absolute paths.  Forgives, where unambiguous, a
+        ``file://`` URI of a path inside the root and ``\\`` separators when
+        no entry is named that way; the answer then carries a note
+        (``pathNotes``) saying how the path was read.
+        """
+        if value == "":
+            raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' is empty",
+                          "Pass a path relative to the root, such as \".\" or \"src/main.py\".",
+                          details={"field": field}, kind=Kind.PATH)
+        size = len(value.encode("utf-8", "surrogatepass"))
+        if size > self.limits.max_path_bytes:
+            raise Refusal(Code.INVALID_ARGUMENT,
+                          f"argument '{field}' is {size} bytes, over the limit of "
+                          f"{self.limits.max_path_bytes}",
+                          "Pass a shorter path relative to the root.",
+                          details={"field": field, "limit": self.limits.max_path_bytes},
+                          kind=Kind.PATH_TOO_LONG)
+        text, forgiven = self._forgiven(value, field)
+        if text == "~" or text.startswith("~/"):
+            raise outside_root(value, field, Kind.HOME)
+        if text.startswith("/"):
+            text = self._inside(text, field)
+        parts = [p for p in text.split("/") if p not in ("", ".")]
+        # "d/" and "d/." both mean "d, which must be a directory" (a link
+        # followed): dropping the "/." would name the link d itself
+        trailing = "/" in text and text.rsplit("/", 1)[1] in ("", ".") and bool(parts)
+        clean = "/".join(parts) if parts else "."
+        result = clean + "/" if trailing else clean
+        if forgiven:
+            self._note(f"{field} was read as {result!r} ({forgiven})")
+        return result
+
+    def _forgiven(self, value: str, field: str) -> tuple[str, str]:
+        """``value`` with a ``file://`` URI read as its path and Windows
+        separators as '/' (only if nothing is named with the backslashes),
+        and what was forgiven ("" for nothing)."""
+        text, forgiven = value, []
+        if text[:7].lower() == "file://":
+            path = file_uri_path(text)
+            if path is None:
+                raise outside_root("/", field, Kind.ABSOLUTE)  # another host, or C:/...
+            text = path
+            forgiven.append("a file:// URI is read as its path")
+        if "\\" in text and not self._names_entry(text):
+            text = text.replace("\\", "/")
+            forgiven.append("paths use '/' between names, not '\\'")
+        return text, "; ".join(forgiven)
+
+    def _names_entry(self, text: str) -> bool:
+        """Whether ``text`` (with its backslashes) names an existing entry."""
+        if text.startswith("/"):
+            return False  # an absolute path: the backslashes cannot be names in the root
+        try:
+            self.root.lstat(text)
+        except OSError:
+            return False
+        return True
+
+    def _note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def _inside(self, value: str, field: str) -> str:
+        """An absolute path inside the root, as a path relative to it."""
+        for prefix in self.state.prefixes:
+            if prefix == "/":
+                return value.lstrip("/")
+            if value == prefix or value.startswith(prefix + "/"):
+                return value[len(prefix):].lstrip("/")
+        raise outside_root(value, field, Kind.ABSOLUTE)
+
+    def refuse_escape(self, rel: str) -> None:
+        """Raise the core's escape error if ``rel``, resolved (links followed),
+        leads outside the root.  For tools that refuse a path by its shape
+        ('..' at the end, a trailing '/'): an escape must not hide behind a
+        weaker answer.  Any other error is left to the caller's own check."""
+        try:
+            self.root.stat(rel)
+        except EscapeError:
+            raise
+        except OSError:
+            pass
+
+    def outside(self, shown: str, field: str = "path", reason: str = "dotdot") -> Refusal:
+        """The ``OUTSIDE_ROOT`` refusal for a path as the model wrote it."""
+        return outside_root(shown, field, Kind(reason))
+
+    # -- policy: decided on where a path really leads -------------------
+    @property
+    def policy(self) -> Policy:
+        return self.state.policy
+
+    @property
+    def may_deny(self) -> bool:
+        """Whether any rule could hide a path (when not, searches skip the checks)."""
+        return self.state.policy.hides
+
+    def locate(self, rel: str, *, follow: bool = True) -> Location:
+        """Where ``rel`` really is (see :func:`locate`)."""
+        return locate(self.root, rel, follow=follow)
+
+    def check(self, location: Location, op: Op, *, field: str = "path",
+              shown: str | None = None) -> None:
+        """Refuse ``op`` on ``location`` if the policy says no: on the target
+        itself, on every directory the call would create, and (deny rules)
+        on every directory the path passes through.  A refusal names the
+        path as the model wrote it (``shown``), never where a link led."""
+        policy = self.state.policy
+        if policy.is_empty:
+            return
+        name = shown if shown is not None else location.path
+        kind = policy.rule(location.path, op)
+        for made in location.creates:
+            kind = kind or policy.rule(made, Op.MKDIR)
+        for passed in location.passed:
+            if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
+                kind = Kind.DENY_RULE
+        if kind is None and op.mutates and policy.guards_git and \
+                in_git_directory(self.root, location.path, location.creates):
+            kind = Kind.PROTECTED  # a repository the scan at open did not find
+        if kind is not None:
+            raise _policy_refusal(kind, name, op, field)
+
+    def check_path(self, rel: str, op: Op, field: str = "path", *, follow: bool = True
+                   ) -> Location:
+        """:meth:`locate` ``rel`` and :meth:`check` ``op`` on it."""
+        location = self.locate(rel, follow=follow)
+        self.check(location, op, field=field, shown=rel.rstrip("/") or ".")
+        return location
+
+    def open_handle(self, rel: str, op: Op, flags: int = os.O_RDONLY) -> Handle:
+        """Open ``rel`` and check ``op`` on where the opened file really is
+        (the handle's canonical path); closed again if the policy says no.
+        A refusal by policy wins over the open's own error (a denied name
+        is not said to be missing)."""
+        try:
+            handle = self.root.open_handle(rel, flags)
+        except OSError:
+            self.check_path(rel, op)
+            raise
+        try:
+            if ".." in rel and ".." in rel.split("/"):  # through a place: the policy sees it
+                self.check(self.locate(rel), op, shown=rel.rstrip("/") or ".")
+            else:
+                self.check(Location(handle.path), op, shown=rel.rstrip("/") or ".")
+        except BaseException:
+            handle.close()
+            raise
+        return handle
+
+    def target(self, rel: str, op: Op, field: str = "path", *, create_parents: bool = False,
+               follow: bool = False) -> Target:
+        """:meth:`Root.target` of ``rel`` with ``op`` checked on what it
+        resolved to: the entry, the directories it would create, those it
+        passes through.  The caller closes it (``with``)."""
+        target = self.root.target(rel, follow_final=follow, create_parents=create_parents)
+        try:
+            self.check(of_target(target), op, field=field, shown=rel.rstrip("/") or ".")
+        except BaseException:
+            target.close()
+            raise
+        return target
+
+    def sha256(self, handle: Handle) -> str:
+        """The sha256 of the handle's whole content, streamed, with a
+        checkpoint before every chunk (a large file is bounded by the call)."""
+        digest = hashlib.sha256()
+        pos = 0
+        while True:
+            self.checkpoint()
+            chunk = handle.pread(_DIGEST_CHUNK, pos)
+            if not chunk:
+                return digest.hexdigest()
+            digest.update(chunk)
+            pos += len(chunk)
+
+    def place(self, target: Target) -> Place:
+        """Where ``target`` acts, as a fact to compare after the host's answer:
+        its canonical path, what it would create, and the identity of the
+        deepest directory that exists on its way."""
+        anchor = (target.creates[0].rpartition("/")[0] or ".") if target.creates else \
+            target.parent
+        info = self.root.stat(anchor)
+        return Place(target.path, target.creates, (info.st_dev, info.st_ino))
+
+    def ensure_place(self, rel: str, before: Place) -> None:
+        """Fail closed (``STALE``) unless ``rel`` resolves now as it did when
+        the host was asked (a parent swapped for a link or another directory,
+        directories made meanwhile...).  One more resolution, made only when
+        the host was asked: without a question there is no window."""
+        try:
+            with self.root.target(rel, create_parents=True) as again:
+                now = self.place(again)
+        except OSError:
+            raise swapped(rel) from None
+        if now != before:
+            raise swapped(rel)
+
+    def visible(self, canonical: str, op: Op = Op.SEARCH) -> bool:
+        """Whether the entry at the canonical path ``canonical`` may be shown
+        by a listing (``Op.LIST``: deny rules hide) or a search
+        (``Op.SEARCH``: deny rules and secret files hide).  Count what is
+        hidden, never name it."""
+        return self.state.policy.visible(canonical, op)
+
+    def scope(self, canonical_dir: str, op: Op = Op.SEARCH) -> Scope:
+        """:meth:`visible` for the entries of one directory, one name test
+        each (for a walk): ``ctx.scope(dir).visible(name)``."""
+        return self.state.policy.scope(canonical_dir, op)
+
+    def is_denied(self, rel: str) -> bool:
+        """Whether a search must leave ``rel`` out (``not visible``, where
+        ``rel`` is resolved first when it can be)."""
+        if not self.state.policy.hides:
+            return False
+        try:
+            canonical = self.locate(rel).path
+        except OSError:
+            canonical = rel.rstrip("/")
+        return not self.visible(canonical, Op.SEARCH)
+
+    def hidden(self, canonical: str, shown: str, field: str | None) -> Refusal | None:
+        """The refusal for an error whose component (``canonical``, where
+        resolution stopped: a missing name, a non-directory, a loop) lies
+        where a deny or secret rule hides things, or ``None``.  Naming it,
+        or saying it is missing, would be an oracle for what exists there;
+        the answer is the same ``DENIED`` an existing path there gets."""
+        policy = self.state.policy
+        if not policy.hides:
+            return None
+        kind = policy.rule(canonical, Op.SEARCH)
+        return None if kind is None else _policy_refusal(kind, shown, Op.READ, field or "path")
+
+    def check_deny(self, rel: str, field: str = "path") -> None:
+        """Refuse a read or search of ``rel`` the policy does not allow."""
+        self.check_path(rel, Op.SEARCH, field)
+
+    # -- host policy ---------------------------------------------------
+    @property
+    def asks_host(self) -> bool:
+        """Whether :meth:`authorize` can refuse a read-only request (a host
+        callback is set); without one, building the request is wasted work."""
+        return self._asks_host
+
+    def authorize(self, request: Request) -> None:
+        """Ask the host; raise ``DENIED`` unless it answers ``None`` or ``True``.
+
+        ``False`` denies with the default reason, :class:`Denied` with its
+        own; any other answer denies and says the callback misbehaved; an
+        exception from the callback is logged and fails closed (``INTERNAL``).
+        """
+        if self.read_only and request.mutates:
+            raise read_only(request.operation, path=request.path, operation=request.operation)
+        authorizer = self.state.authorizer
+        if authorizer is None or not self._asks_host:
+            return
+        try:
+            answer: object = authorizer(request)
+        except Denied as denied:
+            raise host_denied(request.operation, request.path, str(denied.reason)[:1000]) from None
+        except Exception:
+            log.exception("authorize callback failed; refusing (fail closed)")
+            raise internal() from None
+        if answer is None or answer is True:
+            return
+        if answer is False:
+            raise host_denied(request.operation, request.path, None)
+        shown = type(answer).__name__
+        log.warning("authorize callback returned %s (%r), not None/True/False; refusing",
+                    shown, answer)
+        raise host_unexpected(request.operation, request.path, f"a value of type {shown}")
+
+    # -- identity ------------------------------------------------------
+    def ensure_same(self, rel: str, before: Identity | None, *, follow: bool = True,
+                    mode: int | None = None) -> None:
+        """Fail closed if ``rel`` is no longer what was authorized.  With
+        ``mode`` (the ``st_mode`` seen then) the file type must match too: a
+        file's inode number is reused at once on some filesystems (ext4), so
+        a symlink put in its place can carry the old (dev, ino)."""
+        try:
+            info = self.root.stat(rel, follow_symlinks=follow)
+        except FileNotFoundError:
+            info = None
+        now = None if info is None else (info.st_dev, info.st_ino)
+        if now != before or (mode is not None and info is not None
+                             and st.S_IFMT(info.st_mode) != st.S_IFMT(mode)):
+            raise swapped(rel)
+
+    def check_hardlink(self, rel: str, info: os.stat_result) -> None:
+        if st.S_ISREG(info.st_mode) and info.st_nlink > 1 and not self.allow_hardlinks:
+            raise hardlink(rel, info.st_nlink)
+
+    @contextmanager
+    def lock(self, *rels: str) -> Iterator[None]:
+        """Hold the edit lock of each of ``rels`` for read-decide-write: keyed
+        by the file each leads to, shared by every toolbox in the process and
+        (``flock``) by other processes; waiting ends at the call's deadline."""
+        with hold_locks(self.root, rels, self.checkpoint):
+            yield

@@ -1,0 +1,72 @@
+"""The tools in each host's shape (see :mod:`corral.hosts` for the formats),
+built from the registry's :class:`~corral.tools.ToolSpec` entries, so
+listing the tools needs no root and no :class:`~corral.tools.Toolbox`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ...hosts import FORMATS, HostFormat, published_schema, strict_schema
+from .registry import ToolSpec, load_tools
+
+if TYPE_CHECKING:
+    from .toolbox import Toolbox
+
+__all__ = ["PATH_CONTRACT", "tool_definitions", "definition", "offered_specs"]
+
+# What every description ends with: the path rules are the same for every tool.
+PATH_CONTRACT = ("Paths are relative to the root (\".\" is the root itself); an absolute path "
+                 "inside the root is accepted and answered root-relative. '..' may not climb "
+                 "above the root and symlinks leading outside are not followed.")
+
+def offered_specs(source: Toolbox | Iterable[ToolSpec] | None = None, *,
+                  read_only: bool = False) -> list[ToolSpec]:
+    """The specs to list: a toolbox's offered tools, the given specs, or
+    (``None``) every registered tool; ``read_only`` leaves out mutating ones."""
+    if source is None:
+        specs: list[ToolSpec] = list(load_tools().values())
+    elif isinstance(source, Iterable):
+        specs = list(source)
+    else:
+        specs = source.specs()
+    return [spec for spec in specs if not (read_only and spec.mutates)]
+
+
+def _mcp_annotations(spec: ToolSpec) -> dict[str, Any]:
+    return {"title": spec.title, "readOnlyHint": not spec.mutates,
+            "destructiveHint": spec.destructive and spec.mutates,
+            "idempotentHint": spec.idempotent, "openWorldHint": False}
+
+
+def definition(spec: ToolSpec, fmt: HostFormat = "mcp", *, strict: bool = False
+               ) -> dict[str, Any]:
+    """One tool in host ``fmt``'s shape (``strict`` applies to ``openai``)."""
+    description = f"{spec.description}\n\n{PATH_CONTRACT}"
+    schema = published_schema(spec.schema)
+    if fmt == "mcp":
+        item: dict[str, Any] = {"name": spec.name, "title": spec.title,
+                                "description": description, "inputSchema": schema}
+        if spec.output_schema:
+            item["outputSchema"] = published_schema(spec.output_schema)
+        item["annotations"] = _mcp_annotations(spec)
+        return item
+    if fmt == "openai":
+        return {"type": "function",
+                "function": {"name": spec.name, "description": description,
+                             "parameters": strict_schema(schema) if strict else schema,
+                             "strict": strict}}
+    if fmt == "anthropic":
+        return {"name": spec.name, "description": description, "input_schema": schema}
+    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def tool_definitions(source: Toolbox | Sequence[ToolSpec] | None = None,
+                     fmt: HostFormat = "mcp", *, strict: bool = False,
+                     read_only: bool = False) -> list[dict[str, Any]]:
+    """Every offered tool in host ``fmt``'s shape (see the module doc);
+    ``source`` as :func:`offered_specs` takes it."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    return [definition(spec, fmt, strict=strict)
+            for spec in offered_specs(source, read_only=read_only)]

@@ -1,0 +1,281 @@
+"""Strict checking of a model's arguments against a tool's JSON Schema.
+
+The schemas are ours and use a small subset (object, string, integer,
+boolean, array, enum, bounds), so this checks exactly that subset rather than
+pulling a general validator into the core.  Every failure is an
+``INVALID_ARGUMENT`` refusal naming the field, the expected type and what was
+sent; nothing a model can send makes it raise anything else.
+
+An optional argument given as ``null`` counts as not given (OpenAI's strict
+function calling and openai-agents send ``null`` for every optional
+argument the model leaves out).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .._refusals.catalogue import Code, Kind, Refusal, invalid_argument
+
+__all__ = ["check_arguments"]
+
+_JSON_TYPES = {"string": "a string", "integer": "an integer", "boolean": "true or false",
+               "object": "an object", "array": "an array", "number": "a number"}
+
+
+def _kind_of(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return type(value).__name__
+
+
+_invalid = invalid_argument  # ``wrong`` completes the sentence; facts may carry a "problem"
+
+
+def check_arguments(tool: str, schema: Mapping[str, Any], args: Any, *,
+                    max_chars: int | None = None) -> dict[str, Any]:
+    """Return ``args`` with defaults filled in, or raise a :class:`Refusal`.
+
+    ``max_chars`` caps every string that has no ``maxLength`` of its own."""
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise Refusal(Code.INVALID_ARGUMENT,
+                      f"{tool}: the arguments must be a JSON object, not {_kind_of(args)}",
+                      "Pass the arguments as an object of named fields.",
+                      details={"field": ""}, kind=Kind.ARGUMENT)
+    fast = _fast_checker(schema)(args, max_chars)
+    return fast if fast is not None else _check_object(tool, schema, args, "", max_chars)
+
+
+# -- the fast path: a checker made once per schema -------------------------------
+#
+# A model's call is almost always valid and flat (strings, integers, booleans).
+# For such a schema a checker made once answers those calls with a few tests
+# per field, or ``None`` for anything else: then the full check above runs,
+# which gives the same result for a valid call and the refusal for the rest.
+
+_FastCheck = Callable[[dict[str, Any], "int | None"], "dict[str, Any] | None"]
+_FieldCheck = Callable[[Any, "int | None"], bool]
+_fast: dict[int, tuple[Mapping[str, Any], _FastCheck]] = {}
+
+
+def _fast_checker(schema: Mapping[str, Any]) -> _FastCheck:
+    found = _fast.get(id(schema))
+    if found is not None and found[0] is schema:
+        return found[1]
+    check = _make_fast(schema)
+    if len(_fast) < 256:  # the registry's schemas, and a host's few own
+        _fast[id(schema)] = (schema, check)  # the schema is kept: its id stays its own
+    return check
+
+
+def _make_fast(schema: Mapping[str, Any]) -> _FastCheck:
+    props: Mapping[str, Any] = schema.get("properties", {})
+    required = frozenset(schema.get("required", ()))
+    fields: list[tuple[str, _FieldCheck | None, bool, Any]] = []
+    for key, sub in props.items():
+        fields.append((key, _field_check(sub), "default" in sub, sub.get("default")))
+    known = frozenset(props)
+
+    def check(args: dict[str, Any], max_chars: int | None) -> dict[str, Any] | None:
+        if not known.issuperset(args):
+            return None
+        out: dict[str, Any] = {}
+        for key, test, has_default, default in fields:
+            value = args.get(key)
+            if value is None:
+                if key in required:
+                    return None
+                if has_default:
+                    out[key] = default
+                continue
+            if test is None or not test(value, max_chars):
+                return None
+            out[key] = value
+        return out
+    return check
+
+
+def _field_check(schema: Mapping[str, Any]) -> _FieldCheck | None:
+    """A test that ``value`` is valid for ``schema`` (False means "let the
+    full check say"), or ``None`` for a schema the fast path leaves alone."""
+    kind = schema.get("type")
+    choices = schema.get("enum")
+    if kind == "string" and "pattern" not in schema:
+        least, most = schema.get("minLength", 0), schema.get("maxLength")
+        nul_ok = bool(schema.get("x-allowNul", False))
+
+        def string(value: Any, max_chars: int | None) -> bool:
+            limit = most if most is not None else max_chars
+            return (type(value) is str and len(value) >= least
+                    and (limit is None or len(value) <= limit)
+                    and (nul_ok or "\x00" not in value) and value.isascii()
+                    and (choices is None or value in choices))
+        return string
+    if kind == "integer" and choices is None:
+        low, high = schema.get("minimum"), schema.get("maximum")
+
+        def integer(value: Any, max_chars: int | None) -> bool:
+            return (type(value) is int and (low is None or value >= low)
+                    and (high is None or value <= high))
+        return integer
+    if kind == "boolean" and choices is None:
+        return lambda value, max_chars: type(value) is bool
+    return None
+
+
+def _check_object(tool: str, schema: Mapping[str, Any], value: dict[str, Any],
+                  prefix: str, max_chars: int | None = None) -> dict[str, Any]:
+    props: dict[str, Any] = schema.get("properties", {})
+    for key in value:
+        if not isinstance(key, str) or key not in props:
+            name = prefix + str(key)[:64]
+            allowed = ", ".join(sorted(props)) or "none"
+            raise _invalid(tool, name, "is not an argument of this tool",
+                           f"Remove '{name}'; the arguments are: {allowed}.", allowed=sorted(props))
+    out: dict[str, Any] = {}
+    required = schema.get("required", ())
+    for key, sub in props.items():
+        if value.get(key) is None and (key not in value or key not in required):
+            if key in required:
+                field = prefix + key
+                raise _invalid(tool, field, "is required", f"Pass '{field}' ({_describe(sub)}).")
+            if "default" in sub:
+                out[key] = sub["default"]
+            continue
+        out[key] = _check_value(tool, sub, value[key], prefix + key, max_chars)
+    return out
+
+
+def _describe(schema: Mapping[str, Any]) -> str:
+    return _JSON_TYPES.get(schema.get("type", ""), "a value")
+
+
+# one test per JSON type (bool is an int in Python, but not in JSON)
+_TYPE_CHECKS = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, (list, tuple)),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+}
+
+
+@lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+@dataclass(frozen=True)
+class _Where:
+    """The call and field a value belongs to (for the refusal's sentence)."""
+
+    tool: str
+    field: str
+    max_chars: int | None
+
+
+def _check_value(tool: str, schema: Mapping[str, Any], value: Any, field: str,
+                 max_chars: int | None = None) -> Any:
+    expected: str = schema.get("type", "")
+    check = _TYPE_CHECKS.get(expected)
+    ok = True if check is None else check(value)
+    if expected == "integer" and isinstance(value, float) and value.is_integer():
+        value, ok = int(value), True  # JSON has one number type; 3.0 is 3
+    if not ok:
+        raise _invalid(tool, field, f"must be {_JSON_TYPES.get(expected, expected)}, "
+                                    f"not {_kind_of(value)}",
+                       f"Pass '{field}' as {_JSON_TYPES.get(expected, expected)}.",
+                       expected=expected)
+    if "enum" in schema and value not in schema["enum"]:
+        choices = ", ".join(repr(c) for c in schema["enum"])
+        raise _invalid(tool, field, f"must be one of {choices}", f"Pass one of {choices}.",
+                       allowed=list(schema["enum"]))
+    by_type = _BY_TYPE.get(expected)
+    return value if by_type is None else by_type(_Where(tool, field, max_chars), schema, value)
+
+
+def _check_string(at: _Where, schema: Mapping[str, Any], value: str) -> str:
+    tool, field = at.tool, at.field
+    least = schema.get("minLength", 0)
+    if len(value) < least:
+        if not value or least == 1:
+            raise _invalid(tool, field, "must not be empty", f"Pass a non-empty '{field}'.")
+        raise _invalid(tool, field, f"is {len(value)} characters, fewer than {least}",
+                       f"Pass at least {least} characters in '{field}'.", minLength=least,
+                       length=len(value))
+    limit = schema.get("maxLength", at.max_chars)
+    if limit is not None and len(value) > limit:
+        raise _invalid(tool, field, f"is {len(value)} characters, over the limit of {limit}",
+                       f"Pass a shorter '{field}'.", limit=limit, length=len(value))
+    if "\x00" in value and not schema.get("x-allowNul", False):
+        raise _invalid(tool, field, "contains a NUL byte",
+                       f"Remove the NUL character from '{field}'.", problem="nul")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _invalid(tool, field, "is not valid Unicode text (it has a lone surrogate)",
+                           f"Pass '{field}' as valid UTF-8 text.", problem="encoding") from None
+    pattern = schema.get("pattern")
+    if pattern is not None and not _compiled(pattern).search(value):
+        # "x-format" says in words what the pattern wants, for the model
+        wanted = schema.get("x-format", f"text matching {pattern}")
+        raise _invalid(tool, field, f"must be {wanted}", f"Pass '{field}' as {wanted}.",
+                       pattern=pattern)
+    return value
+
+
+def _check_integer(at: _Where, schema: Mapping[str, Any], value: int) -> int:
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if low is not None and value < low:
+        raise _invalid(at.tool, at.field, f"must be at least {low}",
+                       f"Pass '{at.field}' >= {low}.", minimum=low)
+    if high is not None and value > high:
+        raise _invalid(at.tool, at.field, f"must be at most {high}",
+                       f"Pass '{at.field}' <= {high}.", maximum=high)
+    return value
+
+
+def _check_array(at: _Where, schema: Mapping[str, Any], value: Any) -> list[Any]:
+    tool, field = at.tool, at.field
+    items = list(value)
+    if len(items) < schema.get("minItems", 0):
+        raise _invalid(tool, field, f"needs at least {schema['minItems']} item(s)",
+                       f"Pass at least {schema['minItems']} item(s) in '{field}'.")
+    limit = schema.get("maxItems")
+    if limit is not None and len(items) > limit:
+        raise _invalid(tool, field, f"has {len(items)} items, over the limit of {limit}",
+                       f"Pass at most {limit} items in '{field}'.", limit=limit)
+    item_schema = schema.get("items", {})
+    return [_check_value(tool, item_schema, item, f"{field}[{i}]", at.max_chars)
+            for i, item in enumerate(items)]
+
+
+def _check_nested(at: _Where, schema: Mapping[str, Any], value: dict[str, Any]
+                  ) -> dict[str, Any]:
+    return _check_object(at.tool, schema, value, at.field + ".", at.max_chars)
+
+
+_BY_TYPE: dict[str, Callable[[_Where, Mapping[str, Any], Any], Any]] = {
+    "string": _check_string, "integer": _check_integer, "array": _check_array,
+    "object": _check_nested,
+}

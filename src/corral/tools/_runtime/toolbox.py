@@ -1,0 +1,205 @@
+"""``Toolbox``: the tools of one root, callable with a model's JSON."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from typing import Any
+from collections.abc import Iterable, Sequence
+
+from ...contained import Root
+from .._refusals.classify import classify
+from .context import ToolboxState, ToolContext
+from .control import CancelToken, ProgressCallback
+from .definitions import PATH_CONTRACT, tool_definitions
+from .limits import Limits
+from .._policy.gitdirs import git_dirs
+from .._policy.rules import Policy
+from .._refusals.catalogue import Code, Kind, Refusal, read_only
+from .registry import ToolSpec, load_tools, read_only_tools
+from .request_types import Authorizer
+from .schema import check_arguments
+
+__all__ = ["Toolbox", "PATH_CONTRACT"]
+
+
+class Toolbox:
+    """Coding-agent file tools over one :class:`~corral.Root`.
+
+    ``root`` is a ``Root`` (borrowed) or a path (opened here, closed by
+    :meth:`close`).  ``authorize(request)`` is asked before every operation
+    (see :mod:`corral.tools` requests).  ``policy`` (a
+    :class:`~corral.tools.Policy`; default :meth:`Policy.default`: ``.git/``
+    and host-run configuration read-only, secret files unreadable) says what
+    the tools may touch; ``deny`` adds gitignore-style patterns refused
+    outright, on every ancestor and in any case or Unicode spelling.  Every
+    rule is decided on where a path really leads.  ``allow_hardlinks`` lets
+    reads and edits use files with
+    more than one link; ``read_only`` hides and refuses the mutating tools.
+    ``tools`` replaces the registry's tools (specs, or module names that
+    define ``TOOL``).
+
+    :meth:`call` never raises for anything a model can send.
+    """
+
+    def __init__(self, root: Root | str | os.PathLike[str], *, authorize: Authorizer | None = None,
+                 limits: Limits | None = None, policy: Policy | None = None,
+                 deny: Sequence[str] = (), allow_hardlinks: bool = False,
+                 read_only: bool = False, tools: Iterable[ToolSpec | str] | None = None) -> None:
+        self._owns_root = not isinstance(root, Root)
+        self.root = root if isinstance(root, Root) else Root(root)
+        self.limits = limits or Limits()
+        base = Policy.default() if policy is None else policy
+        known_as = (self.root.path, os.path.realpath(self.root.path))
+        self.policy = base.extended(deny=deny, protect_dirs=git_dirs(self.root)).rooted(known_as)
+        self._state = ToolboxState(self.root, limits=self.limits, authorize=authorize,
+                                   policy=self.policy, allow_hardlinks=allow_hardlinks,
+                                   read_only=read_only)
+        self._tools = _specs(tools)
+        self._read_only_tools = frozenset(read_only_tools(self._tools.values()))
+        self.read_only = read_only
+        self._offered = {name: spec for name, spec in self._tools.items()
+                         if not (read_only and spec.mutates)}
+        self._state.runner = self._try
+        self._state.caller = self._nested
+
+    @property
+    def names(self) -> list[str]:
+        """The tools offered (mutating ones left out when read-only)."""
+        return list(self._offered)
+
+    def specs(self) -> list[ToolSpec]:
+        """The specs of the tools offered, in order (host formats are built from these)."""
+        return list(self._offered.values())
+
+    def spec(self, name: str) -> ToolSpec:
+        return self._tools[name]
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Each offered tool's ``name``, ``title``, ``description`` (with the
+        path contract), strict ``inputSchema``, ``outputSchema`` and
+        ``annotations``: the MCP shape of :func:`corral.tools.tool_definitions`."""
+        return tool_definitions(self.specs(), "mcp")
+
+    def call(self, name: Any, args: Any = None, *, timeout: float | None = None,
+             cancel: CancelToken | None = None,
+             progress: ProgressCallback | None = None) -> dict[str, Any]:
+        """Run tool ``name`` with the JSON object ``args``: a success envelope
+        ``{"ok": true, ...}`` or a refusal envelope (DESIGN.md's contract).
+
+        ``timeout`` (seconds, default ``limits.call_seconds``) bounds the
+        call: past it the tool stops at its next checkpoint (``TOO_LARGE``,
+        kind ``time_limit``).  ``cancel`` stops it likewise (``DENIED``, kind
+        ``cancelled``); ``progress`` receives :class:`Progress` reports.
+        """
+        return self._call(name, args, timeout=timeout, cancel=(cancel,) if cancel else (),
+                          progress=progress)
+
+    async def acall(self, name: Any, args: Any = None, *, timeout: float | None = None,
+                    cancel: CancelToken | None = None,
+                    progress: ProgressCallback | None = None) -> dict[str, Any]:
+        """:meth:`call` in a worker thread.  If the awaiting task is
+        cancelled, the call is cancelled at its next checkpoint and this
+        waits for it to stop (so nothing is left half-done) before
+        re-raising ``CancelledError``.  ``progress`` is called from the
+        worker thread."""
+        own = CancelToken()
+        tokens = (own, cancel) if cancel else (own,)
+        work = functools.partial(self._call, name, args, timeout=timeout, cancel=tokens,
+                                 progress=progress)
+        future = asyncio.get_running_loop().run_in_executor(None, work)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            own.cancel()
+            await asyncio.wait([future])  # the call ends at its next checkpoint
+            raise
+
+    def _call(self, name: Any, args: Any, *, timeout: float | None,
+              cancel: tuple[CancelToken, ...], progress: ProgressCallback | None
+              ) -> dict[str, Any]:
+        seconds = self.limits.call_seconds if timeout is None else timeout
+        tool = name if isinstance(name, str) else "the call"
+        ctx = self._state.context(tool, seconds=seconds, cancel=cancel, progress=progress)
+        outcome = self._run(name, args, ctx)
+        if isinstance(outcome, dict):
+            return outcome
+        return self._verified(outcome, ctx).envelope()
+
+    def _run(self, name: Any, args: Any, ctx: ToolContext) -> dict[str, Any] | Refusal:
+        spec = self._offered.get(name) if isinstance(name, str) else None
+        if spec is None:
+            return self._unknown(name)
+        checked: dict[str, Any] = {}
+        try:
+            checked = check_arguments(spec.name, spec.schema, args,
+                                      max_chars=self.limits.max_argument_chars)
+            result = spec.run(ctx, checked)
+        except Exception as exc:  # the boundary: everything becomes a refusal
+            # only what the model sent (defaults left out), so a suggested
+            # call repeats the model's own call with one thing changed
+            sent = args if isinstance(args, dict) else {}
+            given = {k: v for k, v in checked.items() if sent.get(k) is not None}
+            refusal = classify(exc, tool=spec.name, args=given, ctx=ctx, suggests=spec.suggests)
+            # a value from here on: its traceback's frames (the tool's locals,
+            # the arguments) would hold a cycle through the caller's frame,
+            # kept (up to 16 MiB a call) until the garbage collector runs
+            refusal.__traceback__ = refusal.__context__ = refusal.__cause__ = None
+            return refusal
+        if ctx.notes:
+            return {"ok": True, **result, "pathNotes": list(ctx.notes)}
+        return {"ok": True, **result}
+
+    def _nested(self, name: str, args: Any, ctx: ToolContext) -> dict[str, Any]:
+        outcome = self._run(name, args, ctx)
+        return outcome if isinstance(outcome, dict) else self._verified(outcome, ctx).envelope()
+
+    def _try(self, name: str, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any] | None:
+        if name not in self._read_only_tools:
+            return None
+        outcome = self._run(name, args, ctx)
+        return outcome if isinstance(outcome, dict) else None
+
+    def _unknown(self, name: Any) -> Refusal:
+        if isinstance(name, str) and name in self._tools:  # a mutating tool, read-only root
+            return read_only(name)
+        shown = name if isinstance(name, str) and len(name) <= 64 else "that name"
+        return Refusal(Code.INVALID_ARGUMENT, f"there is no tool called {shown}",
+                       f"Use one of: {', '.join(self._offered)}.",
+                       details={"tools": self.names}, kind=Kind.UNKNOWN_TOOL)
+
+    def _verified(self, refusal: Refusal, ctx: ToolContext) -> Refusal:
+        """Keep a suggested call only if it succeeds now (read-only tools
+        only: a suggestion is tried, so it must not change anything).  The
+        try runs under the deny rules, limits and the call's own deadline but
+        does not ask the host's ``authorize``, which only ever hears of calls
+        the model makes."""
+        tool = refusal.suggested_tool
+        if tool is None:
+            return refusal
+        works = tool in self._read_only_tools and isinstance(
+            self._run(tool, dict(refusal.suggested_args or {}), ctx.probe(tool)), dict)
+        return refusal if works else refusal.replace(suggest=None)
+
+    def close(self) -> None:
+        if self._owns_root:
+            self.root.close()
+
+    def __enter__(self) -> Toolbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _specs(tools: Iterable[ToolSpec | str] | None) -> dict[str, ToolSpec]:
+    if tools is None:
+        return load_tools()
+    out: dict[str, ToolSpec] = {}
+    for item in tools:
+        if isinstance(item, ToolSpec):
+            out[item.name] = item
+        else:
+            out.update(load_tools((item,)))
+    return out

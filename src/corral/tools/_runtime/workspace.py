@@ -1,0 +1,485 @@
+"""``Workspace``: the tools of several roots behind one ``call``.
+
+With one root a Workspace is that root's :class:`Toolbox`: paths, answers
+and refusals are exactly the Toolbox's.  With several, each root has a name
+(its directory's base name, made unique with ``-2``, ``-3``...) and every
+path names its root in one of two ways:
+
+* relative: the first component is the root's name, ``web/src/app.py``
+  (the rest goes to that root's Toolbox as it was written, so
+  ``web/../api/x`` climbs out of ``web`` and is refused ``OUTSIDE_ROOT``);
+* absolute: a host path inside one root (the deepest, when roots nest).
+
+A call goes to exactly one root's Toolbox, so containment and policy are
+that Toolbox's; a call whose paths name two roots (``move_file`` from one to
+another) is refused ``UNSUPPORTED`` (kind ``cross_root``) before anything is
+touched.  Answers name paths the same way they were asked: every
+root-relative path in an envelope (under the keys in :data:`PATH_KEYS` and
+:data:`PATH_LIST_KEYS`, at any depth) gets its root's name in front.  The
+sentences (``message``, ``hint``) stay root-relative.
+
+Path arguments are recognised by name (:data:`PATH_FIELDS`): the tool
+contract keeps ``path``, ``source``, ``destination`` and ``paths`` for paths
+and nothing else.
+
+:meth:`Workspace.narrowed` is the MCP roots protocol's intersection: a
+client's directory equal to or above a root keeps that root; one below a
+root is opened beneath it, through that :class:`Root` (never by host path
+alone), as a root of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...contained import Root
+from .control import CancelToken, ProgressCallback
+from ...hosts import file_uri_path, root_names
+from .definitions import offered_specs
+from .._policy.rules import Policy
+from .._refusals.catalogue import Code, Kind, Refusal, outside_root
+from .registry import ToolSpec
+from .toolbox import Toolbox
+
+__all__ = ["Workspace", "Opener", "PATH_FIELDS", "PATH_KEYS", "PATH_LIST_KEYS",
+           "policy_beneath"]
+
+ProgressFn = ProgressCallback
+
+#: Arguments that hold one path (strings) or several (``paths``: a list).
+PATH_FIELDS = frozenset({"path", "source", "destination"})
+PATH_LIST_FIELD = "paths"
+#: Envelope keys whose string value is a root-relative path.
+PATH_KEYS = frozenset({"path", "source", "destination", "missing", "target"})
+#: Envelope keys whose value is a list of root-relative paths.
+PATH_LIST_KEYS = frozenset({"paths", "createdDirectories", "didYouMean"})
+
+#: ``opener(root, parent, base)``: a Toolbox over ``root``, which lies at
+#: ``base`` (a canonical relative path) inside ``parent``'s root, with the
+#: same options and ``policy_beneath(parent.policy, base)``; ``None`` when
+#: that cannot be done (the client's root is then left out: narrower).
+Opener = Callable[[Root, Toolbox, str], "Toolbox | None"]
+
+
+def policy_beneath(policy: Policy, base: str) -> Policy:
+    """``policy`` as it applies to a root opened at ``base`` inside its own
+    (:meth:`Policy.beneath`: every decision is made on ``base/path``)."""
+    return policy.beneath(base)
+
+
+@dataclass(frozen=True)
+class _Routed:
+    """Where one call goes: the root's name and the arguments its Toolbox gets."""
+
+    root: str
+    args: Any
+
+
+class Workspace:
+    """The tools of several roots (``roots``: name -> Toolbox, in order).
+
+    Same ``call``/``acall``/``names``/``definitions``/``spec`` as a
+    :class:`Toolbox`; :meth:`call` never raises for anything a model can
+    send.  The Toolboxes passed in are borrowed; those a :meth:`narrowed`
+    Workspace opened itself are closed by its :meth:`close`.
+    """
+
+    def __init__(self, roots: Mapping[str, Toolbox], *, opener: Opener | None = None,
+                 listing: Toolbox | None = None) -> None:
+        if not roots and listing is None:
+            raise ValueError("a Workspace needs at least one root (or a listing Toolbox)")
+        for name in roots:
+            if not name or "/" in name or name in (".", ".."):
+                raise ValueError(f"not a usable root name: {name!r}")
+        self._roots = dict(roots)
+        self._opener = opener
+        self._listing = listing if listing is not None else next(iter(self._roots.values()))
+        self._mutating = frozenset(spec.name for spec in self._listing.specs() if spec.mutates)
+        self._owned: list[Toolbox] = []
+        # host prefixes for absolute paths, deepest first
+        prefixes = []
+        for name, box in self._roots.items():
+            for prefix in {box.root.path, os.path.realpath(box.root.path)}:
+                prefixes.append((prefix.rstrip("/") or "/", name))
+        self._prefixes = sorted(prefixes, key=lambda item: len(item[0]), reverse=True)
+
+    # -- what is offered -----------------------------------------------------
+    @property
+    def roots(self) -> list[str]:
+        """The roots' names, in order."""
+        return list(self._roots)
+
+    def toolbox(self, name: str) -> Toolbox:
+        return self._roots[name]
+
+    @property
+    def names(self) -> list[str]:
+        """The tools offered."""
+        return self._listing.names
+
+    def spec(self, name: str) -> ToolSpec:
+        return self._listing.spec(name)
+
+    def specs(self) -> list[ToolSpec]:
+        """The offered tools' specs, in order."""
+        return offered_specs(self._listing)
+
+    def mutates(self, name: Any) -> bool:
+        """Whether tool ``name`` may change files (unknown names do not)."""
+        return name in self._mutating if isinstance(name, str) else False
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Each tool's ``name``, ``description`` and ``inputSchema``; with
+        several roots the description says how a path names its root."""
+        items = self._listing.definitions()
+        if len(self._roots) == 1:
+            return items
+        note = self.path_rule()
+        return [{**item, "description": f"{item['description']}\n\n{note}"} for item in items]
+
+    def path_rule(self) -> str:
+        """One sentence on how paths name roots (empty with one root)."""
+        if len(self._roots) == 1:
+            return ""
+        if not self._roots:
+            return "No root is open: the client's roots share no directory with the server's."
+        names = ", ".join(self._roots)
+        first = next(iter(self._roots))
+        return (f"This server has several roots ({names}): every path begins with a root's "
+                f"name, e.g. \"{first}/src/main.py\" (\"{first}\" alone is that root); an "
+                "absolute path inside a root works too. A call never spans two roots.")
+
+    # -- calls -----------------------------------------------------------------
+    def call(self, name: Any, args: Any = None, *, timeout: float | None = None,
+             cancel: CancelToken | None = None,
+             progress: ProgressFn | None = None) -> dict[str, Any]:
+        """Route the call to its root's Toolbox; the envelope it answers,
+        with paths named as they were asked."""
+        if len(self._roots) == 1:
+            (box,) = self._roots.values()
+            return _call(box, name, args, timeout, cancel, progress)
+        if not self._roots:
+            return _no_roots().envelope()
+        routed = self._route(name, args)
+        if isinstance(routed, Refusal):
+            return routed.envelope()
+        envelope = _call(self._roots[routed.root], name, routed.args, timeout, cancel, progress)
+        prefixed: dict[str, Any] = _prefixed(envelope, routed.root)
+        return prefixed
+
+    async def acall(self, name: Any, args: Any = None, *, timeout: float | None = None,
+                    progress: ProgressFn | None = None) -> dict[str, Any]:
+        """:meth:`call` in a worker thread; cancelling the awaiting task
+        cancels the call (it stops at its next checkpoint)."""
+        import asyncio  # here: only embedders that await need it
+
+        token = CancelToken()
+        try:
+            return await asyncio.to_thread(self.call, name, args, timeout=timeout, cancel=token,
+                                           progress=progress)
+        except asyncio.CancelledError:
+            token.cancel()
+            raise
+
+    # -- routing ---------------------------------------------------------------
+    def _route(self, tool: Any, args: Any) -> _Routed | Refusal:
+        if args is None:
+            args = {}
+        if not isinstance(args, dict) or not isinstance(tool, str) or tool not in self.names:
+            return _Routed(next(iter(self._roots)), args)  # the Toolbox refuses it
+        fields = _path_fields(self.spec(tool).schema)
+        chosen: dict[str, tuple[str, Any]] = {}  # field -> (root, value for that root)
+        for field in fields:
+            if field not in args:
+                if field in _defaults_to_root(self.spec(tool).schema):
+                    return self._root_required(tool, args, field)
+                continue
+            placed = self._place(tool, args, field)
+            if isinstance(placed, Refusal):
+                return placed
+            chosen[field] = placed
+        roots = {root for root, _ in chosen.values()}
+        if len(roots) > 1:
+            return _cross_root(tool, {f: args[f] for f in chosen})
+        if not roots:
+            return _Routed(next(iter(self._roots)), args)
+        return _Routed(roots.pop(), {**args, **{f: v for f, (_, v) in chosen.items()}})
+
+    def _place(self, tool: str, args: dict[str, Any], field: str) -> tuple[str, Any] | Refusal:
+        value = args[field]
+        if field == PATH_LIST_FIELD:
+            if not isinstance(value, list):
+                return (next(iter(self._roots)), value)  # the schema check refuses it
+            placed = [self._place_one(tool, args, field, item) for item in value]
+            for item in placed:
+                if isinstance(item, Refusal):
+                    return item
+            roots = {root for root, _ in placed}  # type: ignore[misc]
+            if len(roots) > 1:
+                return _cross_root(tool, {field: value})
+            root = roots.pop() if roots else next(iter(self._roots))
+            return (root, [v for _, v in placed])  # type: ignore[misc]
+        return self._place_one(tool, args, field, value)
+
+    def _place_one(self, tool: str, args: dict[str, Any], field: str,
+                   value: Any) -> tuple[str, Any] | Refusal:
+        """The root ``value`` names and what its Toolbox gets, read with the
+        tools' own spelling rules (``ctx.rel``): ``//`` and ``/./`` collapse,
+        a ``file://`` URI is its path, ``\\`` separates names unless the
+        '/' reading names a root."""
+        if not isinstance(value, str) or value == "":
+            return (next(iter(self._roots)), value)  # the Toolbox says what is wrong
+        text = _uri_path(value)
+        if text is None:
+            return _outside("/", field)  # another host's URI, or C:/...
+        if text.replace("\\", "/").startswith("/"):
+            return self._place_absolute(value, text.replace("\\", "/"), field)
+        if text == "~" or text.startswith("~/"):
+            return _outside(value, field)
+        separators = "/"
+        parts = _names(text, separators)
+        if "\\" in text and not (parts and parts[0] in self._roots):
+            separators = "/\\"
+            parts = _names(text, separators)
+        if not parts:
+            return self._root_required(tool, args, field)
+        head = parts[0]
+        if head in self._roots:
+            return (head, _after_head(text, head, separators) or ".")
+        if head == "..":
+            return _outside(value, field)
+        return self._unknown_root(tool, args, field, value)
+
+    def _place_absolute(self, value: str, text: str, field: str) -> tuple[str, Any] | Refusal:
+        collapsed = "/" + "/".join(_names(text, "/"))
+        if text.endswith("/") and collapsed != "/":
+            collapsed += "/"
+        for candidate in (text, collapsed):
+            for prefix, name in self._prefixes:
+                if prefix in ("/", candidate) or candidate.startswith(prefix + "/"):
+                    # the Toolbox makes it root-relative (and notes a URI or '\\' it forgave)
+                    return (name, value if candidate is text else collapsed)
+        return _outside(value, field)
+
+    # -- refusals that need the roots ----------------------------------------
+    def _root_required(self, tool: str, args: dict[str, Any], field: str) -> Refusal:
+        first = next(iter(self._roots))
+        names = ", ".join(self._roots)
+        refusal = Refusal(Code.INVALID_ARGUMENT,
+                          f"argument '{field}' names no root; this server has several: {names}",
+                          f"Begin '{field}' with a root's name, e.g. \"{first}\".",
+                          details={"field": field, "roots": self.roots}, kind=Kind.ROOT_REQUIRED)
+        return self._suggest(refusal, tool, {**args, field: first})
+
+    def _unknown_root(self, tool: str, args: dict[str, Any], field: str, value: str) -> Refusal:
+        names = ", ".join(self._roots)
+        holders = [name for name, box in self._roots.items() if _exists(box.root, value)]
+        details: dict[str, Any] = {"field": field, "roots": self.roots, "path": value}
+        example = f"{holders[0] if holders else next(iter(self._roots))}/{value}"
+        if len(holders) == 1:
+            details["didYouMean"] = [example]
+            hint = f"Begin the path with its root's name: \"{example}\"."
+        else:
+            hint = f"Begin the path with a root's name ({names}), e.g. \"{example}\"."
+        refusal = Refusal(Code.INVALID_ARGUMENT,
+                          f"{value} does not begin with a root's name; the roots are: {names}",
+                          hint, details=details, kind=Kind.UNKNOWN_ROOT)
+        return self._suggest(refusal, tool, {**args, field: example}) if len(holders) == 1 \
+            else refusal
+
+    def _suggest(self, refusal: Refusal, tool: str, args: dict[str, Any]) -> Refusal:
+        """``refusal`` with the call ``tool(args)`` suggested if that is a
+        cheap read that succeeds now (suggestions are tried, never guessed)."""
+        if tool in _SUGGESTIBLE and tool in self.names and self.call(tool, args).get("ok"):
+            return refusal.replace(suggest=(tool, args))
+        return refusal
+
+    # -- the roots protocol ----------------------------------------------------
+    def narrowed(self, directories: Sequence[str]) -> Workspace:
+        """The Workspace of what both the command line and a client allow:
+        for each client directory, the roots it contains and, if it lies
+        inside a root, that directory opened beneath the root.  Never wider
+        than this Workspace; it may have no root at all."""
+        chosen: dict[tuple[int, int], tuple[str, Toolbox, bool]] = {}
+        for directory in directories:
+            for path, box, owned in self._intersect(directory):
+                key = _identity(box.root)
+                if key in chosen:
+                    if owned:
+                        box.close()
+                    continue
+                chosen[key] = (path, box, owned)
+        names = root_names(path for path, _, _ in chosen.values())
+        narrowed = Workspace({name: box for name, (_, box, _) in zip(names, chosen.values())},
+                             opener=self._opener, listing=self._listing)
+        narrowed._owned = [box for _, box, owned in chosen.values() if owned]
+        return narrowed
+
+    def _intersect(self, directory: str) -> list[tuple[str, Toolbox, bool]]:
+        """(display path, Toolbox, opened here) for one client directory."""
+        real = os.path.realpath(directory)
+        out: list[tuple[str, Toolbox, bool]] = []
+        for box in self._roots.values():
+            root_real = os.path.realpath(box.root.path)
+            if _inside(real, root_real):  # the client's directory holds the whole root
+                out.append((box.root.path, box, False))
+            elif _inside(root_real, real) and self._opener is not None:
+                opened = _open_beneath(box.root, os.path.relpath(real, root_real))
+                if opened is None:
+                    continue
+                sub, base = opened  # the policy base is where the open landed, not the spelling
+                made = self._opener(sub, box, base)
+                if made is None:
+                    sub.close()
+                    continue
+                out.append((os.path.join(box.root.path, base), made, True))
+        return out
+
+    def close(self) -> None:
+        """Close the Toolboxes this Workspace opened (not the borrowed ones)."""
+        owned, self._owned = self._owned, []
+        for box in owned:
+            box.close()
+            box.root.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- helpers -------------------------------------------------------------------
+
+# Suggested calls are tried before they are offered: only reads that cost little.
+_SUGGESTIBLE = frozenset({"read_file", "list_directory", "file_info"})
+
+
+def _call(box: Toolbox, name: Any, args: Any, timeout: float | None,
+          cancel: CancelToken | None, progress: ProgressFn | None) -> dict[str, Any]:
+    return box.call(name, args, timeout=timeout, cancel=cancel, progress=progress)
+
+
+def _path_fields(schema: Mapping[str, Any]) -> list[str]:
+    props = schema.get("properties", {})
+    return [f for f in props if f in PATH_FIELDS or f == PATH_LIST_FIELD]
+
+
+def _defaults_to_root(schema: Mapping[str, Any]) -> set[str]:
+    """Path arguments that, left out, mean the root itself."""
+    props = schema.get("properties", {})
+    return {f for f, sub in props.items()
+            if f in PATH_FIELDS and isinstance(sub, dict) and sub.get("default") == "."}
+
+
+def _prefixed(envelope: Any, root: str) -> Any:
+    """``envelope`` with ``root/`` before every root-relative path."""
+    if isinstance(envelope, list):
+        return [_prefixed(item, root) for item in envelope]
+    if not isinstance(envelope, dict):
+        return envelope
+    out: dict[str, Any] = {}
+    for key, value in envelope.items():
+        if key in PATH_KEYS and isinstance(value, str):
+            out[key] = _join(root, value)
+        elif key in PATH_LIST_KEYS and isinstance(value, list):
+            out[key] = [_join(root, v) if isinstance(v, str) else _prefixed(v, root)
+                        for v in value]
+        elif key == "suggestedArgs" and isinstance(value, dict):
+            out[key] = {k: (_join(root, v) if k in PATH_FIELDS and isinstance(v, str) else
+                            [_join(root, x) for x in v] if k == PATH_LIST_FIELD
+                            and isinstance(v, list) else v) for k, v in value.items()}
+        else:
+            out[key] = _prefixed(value, root)
+    return out
+
+
+def _join(root: str, rel: str) -> str:
+    if rel.startswith("/"):
+        return rel  # never a root-relative path (tools do not answer host paths)
+    return root if rel in (".", "./") else f"{root}/{rel}"
+
+
+def _inside(outer: str, inner: str) -> bool:
+    """Whether host path ``inner`` is ``outer`` or lies below it."""
+    outer = outer.rstrip("/") or "/"
+    return inner == outer or inner.startswith(outer + "/") or outer == "/"
+
+
+def _identity(root: Root) -> tuple[int, int]:
+    info = os.fstat(root.fileno())
+    return (info.st_dev, info.st_ino)
+
+
+def _exists(root: Root, rel: str) -> bool:
+    try:
+        root.lstat(rel)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _open_beneath(parent: Root, rel: str) -> tuple[Root, str] | None:
+    """The directory ``rel`` opened beneath ``parent`` by the resolver, as a
+    Root of its own, and the canonical path inside ``parent`` of what was
+    opened (an in-root link on the way, even one swapped in just now, is
+    resolved: every decision is made on where the open landed, never on
+    ``rel``).  ``None`` if it cannot be opened (a link that leads out, not a
+    directory: fail closed)."""
+    try:
+        handle = parent.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
+    except (OSError, ValueError):
+        return None
+    try:
+        return handle.open_root(), handle.path
+    except OSError:
+        return None
+    finally:
+        handle.close()
+
+
+def _uri_path(value: str) -> str | None:
+    """``value``, or the path of a ``file://`` URI (``None``: a URI of
+    another host or without an absolute path), as ``ctx.rel`` reads it."""
+    if value[:7].lower() != "file://":
+        return value
+    return file_uri_path(value)
+
+
+def _names(text: str, separators: str) -> list[str]:
+    """The names in ``text`` split at any of ``separators``, without the
+    empty and ``.`` ones."""
+    return [p for p in re.split(f"[{re.escape(separators)}]", text) if p not in ("", ".")]
+
+
+def _after_head(text: str, head: str, separators: str) -> str:
+    """What follows the first name ``head`` of ``text`` and the separators
+    after it, as it was written (the root's Toolbox reads the rest with its
+    own forgiveness, and notes it)."""
+    sep = f"[{re.escape(separators)}]"
+    found = re.match(rf"(?:{sep}|\.(?={sep}|\Z))*{re.escape(head)}(?:{sep}+|\Z)", text)
+    return text[found.end():] if found else "/".join(_names(text, separators)[1:])
+
+
+def _no_roots() -> Refusal:
+    return Refusal(Code.DENIED, "no root is open: the client's roots share no directory with "
+                   "the directories this server was started with",
+                   "Tell the user that the client's roots and the server's differ; do not retry.",
+                   kind=Kind.NO_ROOTS)
+
+
+def _outside(value: str, field: str) -> Refusal:
+    return outside_root(value, field, kind=Kind.OUTSIDE_ROOTS).replace(
+        hint="Begin the path with a root's name; '..' may not climb above a root.")
+
+
+def _cross_root(tool: str, fields: dict[str, Any]) -> Refusal:
+    return Refusal(Code.UNSUPPORTED,
+                   f"{tool}'s paths are in different roots, and one call acts in one root only",
+                   "Work in one root per call: to move a file to another root, read it, write it "
+                   "there, then delete the original.",
+                   details={"fields": sorted(fields)}, kind=Kind.CROSS_ROOT)

@@ -1,0 +1,293 @@
+"""What glob and grep share: the search base, the walk's tool side, budgets.
+
+* :func:`open_base` opens the directory (or file) searched, after
+  authorization, and fails closed if it is not what was authorized.
+* :class:`SearchVisitor` is the tool side of the core's
+  :class:`~corral.contained._tree.Tree`: .git and ignored directories are
+  not entered, hidden ones (deny rules) neither, and a glob's automaton
+  prunes directories below which nothing can match; all of it is counted.
+  Each directory carries a :class:`DirState`: the glob states, the host
+  policy's :class:`~._policy.Scope` and the .gitignore
+  :class:`~._search_ignore.IgnoreScope`, each derived from the parent's
+  with one test of the directory's name, so an entry costs a few string
+  tests of its own name, whatever its depth; :meth:`SearchVisitor.kept_files`
+  is the one place a search asks the policy what may be shown (decided on
+  the canonical path the walk reached: the base's ``handle.path`` plus the
+  names it listed).
+* :class:`Budget` holds the call's checkpoints (contract C4's
+  ``ctx.checkpoint()`` and ``ctx.progress()``) and the partial-result
+  refusal a search gives past its deadline.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as st
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...contained import Handle
+from ...contained._tree import TreeVisitor, open_entry
+from .._runtime.context import ToolContext
+from .._policy.rules import Op, Scope
+from .._refusals.catalogue import Kind, Refusal, swapped, time_limit
+from .globs import GlobMatcher
+from .ignore import (GIT_DIR, IGNORE_FILE, MAX_IGNORE_BYTES, IgnoreFile, IgnoreRules, IgnoreScope,
+                     parse_ignore,)
+
+__all__ = [
+    "Base",
+    "Budget",
+    "DirState",
+    "SearchVisitor",
+    "ancestor_rules",
+    "ignored_note",
+    "open_base",
+    "plural",
+]
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
+PROGRESS_EVERY = 4096  # entries between progress reports
+
+
+# -- the base of a search --------------------------------------------------------
+
+@dataclass
+class Base:
+    """An opened search base: ``shown`` is the path as the caller wrote it
+    (results are named from it), ``real`` where resolution really reached
+    (deny rules and .gitignore files are judged there)."""
+
+    handle: Handle
+    shown: str
+    real: str
+    info: os.stat_result
+
+    @property
+    def fd(self) -> int:
+        return self.handle.fd
+
+    def close(self) -> None:
+        self.handle.close()
+
+    def shown_path(self, sub: str) -> str:
+        return sub if self.shown == "." else f"{self.shown}/{sub}"
+
+    def real_path(self, sub: str) -> str:
+        return sub if self.real == "." else f"{self.real}/{sub}"
+
+
+def open_base(ctx: ToolContext, rel: str, before: os.stat_result, flags: int) -> Base:
+    """Open ``rel`` (after authorization) and fail closed (``STALE``) if it
+    is no longer what was stat-ed and authorized before."""
+    handle = ctx.root.open_handle(rel, flags)
+    try:
+        info = handle.stat()
+        if (info.st_dev, info.st_ino) != (before.st_dev, before.st_ino):
+            raise swapped(rel.rstrip("/") or ".")
+    except BaseException:
+        handle.close()
+        raise
+    return Base(handle, rel.rstrip("/") or ".", handle.path, info)
+
+
+# -- .gitignore files -------------------------------------------------------------
+
+def load_ignore_at(ctx: ToolContext, dir_fd: int, real: str) -> IgnoreFile | None:
+    """The .gitignore in the directory ``dir_fd`` (at the canonical
+    ``real``); ``None`` if absent, unreadable, or a symlink (git does not
+    follow those either).  Read up to :data:`MAX_IGNORE_BYTES`."""
+    path = IGNORE_FILE if real in (".", "") else f"{real}/{IGNORE_FILE}"
+    try:
+        handle, info = open_entry(ctx.root, dir_fd, IGNORE_FILE, path)
+    except OSError:
+        return None
+    with handle:
+        if not st.S_ISREG(info.st_mode):
+            return None
+        try:
+            return parse_ignore(handle.read(MAX_IGNORE_BYTES))
+        except OSError:
+            return None
+
+
+def ancestor_rules(ctx: ToolContext, real: str) -> IgnoreRules:
+    """The .gitignore files of the directories above ``real`` (the root
+    down to its parent), which apply to everything below it."""
+    rules = IgnoreRules()
+    if real == ".":
+        return rules
+    parts = real.split("/")
+    for depth in range(len(parts)):
+        directory = "/".join(parts[:depth]) or "."
+        try:
+            handle = ctx.root.open_handle(directory, _DIR_FLAGS)
+        except OSError:
+            continue
+        with handle:
+            spec = load_ignore_at(ctx, handle.fd, handle.path)
+        if spec is not None:
+            rules.push("" if handle.path == "." else handle.path + "/", spec)
+    return rules
+
+
+# -- budgets ---------------------------------------------------------------------------
+
+class Budget:
+    """The call's checkpoints: ``ctx.checkpoint()`` raises the time_limit
+    (or cancelled) refusal once the call's deadline has passed (contract
+    C4); :meth:`over` turns a time_limit into the search's own refusal,
+    which carries what was found so far, marked partial."""
+
+    def __init__(self, ctx: ToolContext, what: str) -> None:
+        self._ctx = ctx
+        self._what = what
+        self.steps = 0
+
+    def check(self) -> None:
+        self.steps += 1
+        self._ctx.checkpoint()
+        if self.steps % 16 == 0:
+            self._ctx.progress(self.steps, None, self._what)
+
+    @staticmethod
+    def is_time_limit(refusal: Refusal) -> bool:
+        return refusal.kind is Kind.TIME_LIMIT
+
+    def over(self, shown: str, found: dict[str, Any]) -> Refusal:
+        return time_limit(self._what, self._ctx.seconds, partial={"path": shown, **found},
+                          hint="Narrow 'path' or the pattern and search again (or use the "
+                               "partial results in details).")
+
+
+# -- the walk's tool side -------------------------------------------------------------
+
+@dataclass
+class SearchCounts:
+    ignored_dirs: int = 0
+    ignored_examples: list[str] = field(default_factory=list)
+    hidden: int = 0  # directories and files the host's rules hide
+
+    def note_ignored(self, shown: str) -> None:
+        self.ignored_dirs += 1
+        if len(self.ignored_examples) < 10:
+            self.ignored_examples.append(shown)
+
+
+class DirState:
+    """What a search carries per directory of its walk (all immutable,
+    each derived from the parent's in one step): the glob automaton's
+    states (empty without a matcher to prune with), the policy's
+    :class:`~._policy.Scope` (``None``: no rule can hide anything) and the
+    .gitignore :class:`~._search_ignore.IgnoreScope` (``None``: ignore
+    nothing)."""
+
+    __slots__ = ("globs", "policy", "ignore")
+
+    def __init__(self, globs: frozenset[int], policy: Scope | None,
+                 ignore: IgnoreScope | None) -> None:
+        self.globs = globs
+        self.policy = policy
+        self.ignore = ignore
+
+
+class SearchVisitor(TreeVisitor[DirState]):
+    """What a search enters (module doc), and the filters for the files of
+    one directory: each costs a few string tests per name (the policy's and
+    the .gitignore's per-directory scopes), whatever the depth."""
+
+    def __init__(self, ctx: ToolContext, base: Base, *, rules: IgnoreRules | None,
+                 skip_git: bool, prune: GlobMatcher | None, budget: Budget) -> None:
+        self.ctx = ctx
+        self.base = base
+        self.skip_git = skip_git
+        self.prune = prune if prune is not None and not prune.name_only else None
+        self.budget = budget
+        self.counts = SearchCounts()
+        policy = ctx.scope(base.real, Op.SEARCH) if ctx.may_deny else None
+        ignore = IgnoreScope.of(rules, base.real) if rules is not None else None
+        self.start = DirState(prune.start if prune is not None else frozenset(), policy, ignore)
+
+    def child(self, state: DirState, dir_sub: str, name: str) -> DirState | None:
+        if name == GIT_DIR and self.skip_git:
+            self.counts.note_ignored(self.base.shown_path(dir_sub + name))
+            return None
+        ignore = state.ignore
+        if ignore and ignore.ignored(name, True, self.budget.check):
+            self.counts.note_ignored(self.base.shown_path(dir_sub + name))
+            return None
+        policy = state.policy
+        if policy is not None:
+            policy = policy.child(name)
+            if policy is None:
+                self.counts.hidden += 1
+                return None
+        globs = state.globs if self.prune is None else self.prune.step(state.globs, name)
+        return DirState(globs, policy, ignore.child(name) if ignore is not None else None)
+
+    def enters(self, state: DirState) -> bool:
+        return self.prune is None or bool(state.globs)
+
+    watch = frozenset({IGNORE_FILE})
+
+    def listed(self, fd: int, state: DirState, dir_sub: str, present: frozenset[str]
+               ) -> DirState:
+        if state.ignore is None or not present:
+            return state
+        real = self.base.real_path(dir_sub.rstrip("/")) if dir_sub else self.base.real
+        spec = load_ignore_at(self.ctx, fd, real)
+        if spec is None:
+            return state
+        return DirState(state.globs, state.policy, state.ignore.pushed(spec))
+
+    def tick(self) -> None:
+        self.budget.check()
+
+    def kept_files(self, state: DirState, names: list[str], ends_with: str = ""
+                   ) -> tuple[list[str], int]:
+        """The names (files of one directory) neither ignored by .gitignore
+        nor hidden by the host's rules, in order; how many were ignored
+        (the hidden ones are counted in :attr:`counts`).  ``ends_with``:
+        what every name is known to end with (a glob's ``*.py``)."""
+        ignored = 0
+        if state.ignore:
+            names, ignored = state.ignore.kept_files(names, ends_with, self.budget.check)
+        if state.policy is not None and names:
+            shown = state.policy.visible_names(names, ends_with)
+            self.counts.hidden += len(names) - len(shown)
+            names = shown
+        return names, ignored
+
+
+def base_rules(ctx: ToolContext, base: Base, include_ignored: bool,
+               notes: list[str]) -> IgnoreRules | None:
+    """The .gitignore rules a search of ``base`` starts with (``None``:
+    ignore nothing).  A base that is itself ignored is searched anyway (it
+    was named), with only its own rules, and a note says so."""
+    if include_ignored:
+        return None
+    rules = ancestor_rules(ctx, base.real)
+    if rules and base.real != "." and rules.ignored_path(base.real, True):
+        notes.append(f"{base.shown} is ignored by .gitignore; it was searched because it was "
+                     "named.")
+        return IgnoreRules()
+    return rules
+
+
+def plural(count: int, word: str) -> str:
+    if count == 1:
+        return f"1 {word}"
+    return f"{count} {word[:-1]}ies" if word.endswith("y") else f"{count} {word}s"
+
+
+def ignored_note(ignored: int, what: str, counts: SearchCounts) -> str:
+    """The sentence saying what .gitignore and .git kept out, and how to get it."""
+    parts = []
+    if ignored:
+        parts.append(f"{plural(ignored, what)} ignored by .gitignore")
+    if counts.ignored_dirs:
+        examples = ", ".join(counts.ignored_examples[:3])
+        more = ", ..." if counts.ignored_dirs > 3 else ""
+        parts.append(f"{plural(counts.ignored_dirs, 'directory')} not searched ({examples}{more}: "
+                     ".gitignore or .git)")
+    return " and ".join(parts) + "; pass includeIgnored: true to include them."
