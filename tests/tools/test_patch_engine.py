@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.tools.patch import (
+from corral.tools._patch import (
     CODEX,
     V4A,
     AddFile,
