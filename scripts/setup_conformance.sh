@@ -4,9 +4,12 @@
 #
 #   $DIR/sdk1   a venv with the official Python SDK, 1.x line   (mcp==$SDK1)
 #   $DIR/sdk2   a venv with the official Python SDK, 2.x line   (mcp==$SDK2)
-#   $DIR/node   npm packages: MCP Inspector (its CLI, `inspector --cli`) and
+#   $DIR/node   npm packages: MCP Inspector (its CLI, `inspector --cli`),
 #               the reference server @modelcontextprotocol/server-filesystem,
-#               which benchmarks/bench_mcp.py measures corral against
+#               which benchmarks/bench_mcp.py measures corral against, the
+#               official conformance suite @modelcontextprotocol/conformance
+#               and supergateway (stdio to Streamable HTTP), which
+#               tests/e2e/test_http_gateway.py runs together (docs/http.md)
 #
 # DIR is $CORRAL_CONFORMANCE_DIR or .conformance/ in the repository (ignored
 # by git).  Arguments name the parts to make (sdk1, sdk2, node; default all):
@@ -21,6 +24,8 @@ SDK1="1.30.0"
 SDK2="2.3.0"
 INSPECTOR="2.12.0"
 REFERENCE="2026.8.31"
+CONFORMANCE_SUITE="0.1.13"  # the newest that runs on Node 20 (later ones need fs.globSync, Node 22)
+SUPERGATEWAY="4.0.0"
 DIR="${CORRAL_CONFORMANCE_DIR:-$PWD/.conformance}"
 PYTHON="${PYTHON:-python3}"
 mkdir -p "$DIR"
@@ -42,16 +47,17 @@ sdk_venv() {  # name version
 node_packages() {
     local node="$DIR/node"
     local want="@modelcontextprotocol/inspector@$INSPECTOR @modelcontextprotocol/server-filesystem@$REFERENCE"
+    want="$want @modelcontextprotocol/conformance@$CONFORMANCE_SUITE supergateway@$SUPERGATEWAY"
     if [ "$(cat "$node/.stamp" 2>/dev/null)" = "$want" ]; then
         return 0
     fi
     if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
-        echo "conformance: npm/node not found: MCP Inspector and the reference server are missing" >&2
+        echo "conformance: npm/node not found: MCP Inspector, the reference server, the conformance suite and supergateway are missing" >&2
         return 1
     fi
     rm -rf "$node"
     mkdir -p "$node"
-    # shellcheck disable=SC2086  # two package specs
+    # shellcheck disable=SC2086  # several package specs
     INSPECTOR_SKIP_CLIENT_INSTALL=1 npm install --prefix "$node" --no-audit --no-fund \
         --loglevel=error $want >/dev/null
     echo "$want" > "$node/.stamp"

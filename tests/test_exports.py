@@ -53,6 +53,10 @@ PUBLIC: dict[str, set[str]] = {
         "RootPath",
         "Extraction",
         "ExtractReason",
+        "ExtractLimits",
+        "ExtractProgress",
+        "ExtractStop",
+        "Landed",
         "Refused",
         "TargetChangedError",
     },
@@ -161,3 +165,36 @@ def test_importing_corral_imports_no_framework():
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+# RootPath is pathlib.Path inside a root: the public names of pathlib.Path of
+# the newest Python (3.14), each present, plus the Root it is beneath
+NEWEST_PATH_API = {
+    "absolute", "anchor", "as_posix", "as_uri", "chmod", "copy", "copy_into", "cwd", "drive",
+    "exists", "expanduser", "from_uri", "full_match", "glob", "group", "hardlink_to", "home",
+    "info", "is_absolute", "is_block_device", "is_char_device", "is_dir", "is_fifo", "is_file",
+    "is_junction", "is_mount", "is_relative_to", "is_reserved", "is_socket", "is_symlink",
+    "iterdir", "joinpath", "lchmod", "lstat", "match", "mkdir", "move", "move_into", "name",
+    "open", "owner", "parent", "parents", "parser", "parts", "read_bytes", "read_text",
+    "readlink", "relative_to", "rename", "replace", "resolve", "rglob", "rmdir", "root",
+    "samefile", "stat", "stem", "suffix", "suffixes", "symlink_to", "touch", "unlink", "walk",
+    "with_name", "with_segments", "with_stem", "with_suffix", "write_bytes", "write_text",
+}
+ROOTPATH_EXTRA = {"corral_root"}
+# what pathlib.Path has and RootPath deliberately lacks: __fspath__ (a host
+# path), and what newer pythons removed (link_to, the context manager)
+ROOTPATH_ABSENT = {"__fspath__", "link_to", "__enter__", "__exit__"}
+
+
+def test_rootpath_api_is_pathlibs():
+    from pathlib import Path
+
+    from corral.contained import RootPath
+
+    public = {n for n in dir(RootPath) if not n.startswith("_")}
+    assert public == NEWEST_PATH_API | ROOTPATH_EXTRA
+    running = {n for n in dir(Path) if not n.startswith("_")} | {
+        n for n in ("__fspath__", "__enter__", "__exit__", "__truediv__", "__rtruediv__",
+                    "__bytes__", "__lt__", "__le__", "__gt__", "__ge__") if hasattr(Path, n)}
+    assert running - set(dir(RootPath)) <= ROOTPATH_ABSENT
+    assert not hasattr(RootPath, "__fspath__")

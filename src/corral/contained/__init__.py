@@ -10,7 +10,8 @@ from ._backend import (Backend, OsBackend, available_backends, backend_by_name, 
                        default_backend, fd_capabilities)
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SpecialFileError, StaleError, SymlinkError)
-from ._extract import Extraction, ExtractReason, Refused
+from ._extract import (Extraction, ExtractLimits, ExtractProgress, ExtractReason, ExtractStop,
+                       Landed, Refused)
 from ._handle import DirEntry, Handle
 from ._listing import SizedListing
 from ._pathview import RootPath
@@ -43,6 +44,10 @@ __all__ = [
     "RootPath",
     "Extraction",
     "ExtractReason",
+    "ExtractLimits",
+    "ExtractProgress",
+    "ExtractStop",
+    "Landed",
     "Refused",
     "TargetChangedError",
 ]

@@ -1,100 +1,129 @@
-"""Archive extraction beneath a root, with tarfile's "data" filter semantics.
+"""Archive extraction beneath a root, with tarfile's "data" filter semantics,
+checked on the tree the extraction leaves.
 
-:func:`extract` takes a ``tarfile.TarFile``, a ``zipfile.ZipFile``, a binary
-file object holding either, or a host path to either, and creates every
-member through the root.  Nothing is decided on a member's spelling: each
-name is resolved by the root when the member is made, so a symlink planted
-by an earlier member (or already in the tree) can redirect a later member
-nowhere outside, and path-length or link-chain tricks that defeat lexical
-checks (CVE-2025-4517 and its siblings) meet the resolver instead.
+:func:`extract` takes a ``tarfile.TarFile``, a ``zipfile.ZipFile``, a
+seekable binary file object holding either, or a host path to either, and
+creates every member through the root.  Nothing is decided on a member's
+spelling: each name is resolved by the root when the member is made, so a
+symlink planted by an earlier member (or already in the tree) can redirect
+a later member nowhere outside, and path-length or link-chain tricks that
+defeat lexical checks (CVE-2025-4517 and its siblings) meet the resolver.
+
+The guarantee is on the finished tree: no symlink the extraction made is
+left leading outside the destination, whatever order members come in and
+whatever later members replace or add.  Each symlink is checked when it is
+made, and every one still there is checked again once the last member is
+in (a later member may have replaced a link an earlier link's text walks
+through: ``link -> a``, ``escape -> link/../x``, then ``link -> .``); one
+that now leads out is removed and its member reported refused.  A hard
+link member never makes a symlink (below).  Links that were in the
+destination before are the host's and are neither checked nor changed:
+extract into an empty directory to have the guarantee cover the whole tree.
 
 Per member, as ``tarfile``'s ``filter="data"`` (PEP 706):
 
 * names: absolute names are refused (``tarfile`` strips the leading ``/``;
   a root never takes absolute paths), and so is any name that resolves
-  outside (``..``, a symlinked directory leading out);
+  outside (``..``, a symlinked directory leading out); symlinked parent
+  directories inside are followed;
+* an existing symlink at a member's own name is replaced, never written
+  through (a file, a directory, a link member takes the name itself);
 * regular files: mode masked to 0o755 and made owner-read/writable,
   execute bits dropped unless the owner's is set (setuid, setgid and sticky
   never survive); content written to a temporary file and renamed into
-  place (a final symlink is replaced, never followed; an existing file keeps
-  its owner and xattrs); tar's mtime kept; a sparse member is written as
-  its stored blocks at their offsets, its holes left holes (as ``tarfile``);
+  place (an existing file keeps its owner and xattrs); the mtime kept; a
+  sparse member is written as its stored blocks at their offsets, its
+  holes left holes (as ``tarfile``);
 * directories: made with the default mode (the member's is ignored);
   their mtimes are set last, deepest first;
-* symlinks: an absolute target is refused; the link is made under a
-  temporary name, the root resolves it, and it is renamed into place only if
-  it leads inside (a dangling link whose text climbs with ``..`` cannot be
-  judged yet and is refused);
-* hard links: the target (relative to the extraction root, as tar's) must
-  resolve inside and not be a directory; ``linkat`` without following, so a
-  link to a symlink links the symlink (which must then lead inside, as a
-  symlink member must); a copy where the filesystem cannot link; the
-  member's mode and mtime are given to the file only if this extraction
-  made it (an earlier member), never to a file that was in the tree (it
-  may be a second name of an inode outside);
+* symlinks: an absolute target is refused; the text as written must lead
+  inside, and it is stored normalized as the data filter does
+  (``link/../x`` is stored as ``x``, which must lead inside too); the link
+  is made under a temporary name and renamed into place.  A
+  dangling link is judged by where its text leads: through what exists,
+  then the missing rest as written, so one that stays inside is made (as
+  the data filter) and one that climbs out is refused; a loop is refused;
+* hard links: the target (relative to the extraction root, as tar's) is
+  resolved inside, in-root symlinks followed (a hard link to a symlink
+  links the symlink's file, as CPython 3.14); it must not be a directory;
+  ``linkat`` of what was resolved, a copy where the filesystem cannot
+  link; the member's mode and mtime go to the file only if this extraction
+  made it, never to a file that was in the tree (it may be a second name
+  of an inode outside);
 * devices, FIFOs, sockets and unknown member types are refused; owners
   (uid/gid/uname/gname) are ignored.
 
 Zip members are read the same way: Unix modes from ``external_attr`` are
 masked as above, an entry whose Unix mode says symlink becomes a symlink
-(as Info-ZIP's ``unzip`` does; ``zipfile.extractall`` writes them as
-files; its target is read up to :data:`MAX_LINK_TARGET` bytes, a longer one
-refused unread), and zip times are not set (as ``zipfile``).
+(as Info-ZIP's ``unzip`` does; its target read up to
+:data:`MAX_LINK_TARGET` bytes, a longer one refused unread), zip times are
+set (local time, as ``unzip``), and an entry whose data overlaps another's
+is refused (``overlap``; CVE-2024-0450, on every Python version).
+
+``filter`` is ``"data"`` or a callable in tarfile's shape, ``(member,
+destination path) -> member or None``, given the archive's own
+``TarInfo`` / ``ZipInfo`` and the destination's host path (so
+``tarfile.data_filter`` works as one): it can leave members out or change
+them, and what it returns is extracted under the rules above, so it only
+ever narrows.  ``tarfile.FilterError`` from it leaves the member out
+(``Extraction.skipped``); anything else it raises is raised.
+
+:class:`ExtractLimits` bound the bytes written, the members read and the
+compression ratio (bytes written over the archive's size, past the first
+MiB); exceeding one stops the extraction, with the member being written
+removed (nothing half-written is left) and :attr:`Extraction.stop` saying
+which.  A zip whose directory lists more members than the limit is stopped
+before anything is made.  ``cancel`` (anything with a ``cancelled``
+attribute, as the tools' ``CancelToken``) is checked before each member
+and between chunks of its data, the same way.  ``progress`` receives an
+:class:`ExtractProgress` after each member.
 
 A refusal is reported (:class:`Refused`) and extraction goes on, or stops
 with ``stop_on_refusal``.  Refusals are about the archive's content against
 the tree: escapes, invalid names, conflicts (a file where a directory is),
 refused types, and members whose data cannot be read (encrypted, an
-unsupported compression method, corrupt or truncated data: reason
-``unreadable``; nothing of the member is left).  A damaged archive whose
-next member cannot be found raises ``tarfile.ReadError`` or
-``zipfile.BadZipFile`` whatever the decompressor raised (``EOFError``,
-``zlib.error``...).  Errors of the environment (``ENOSPC``, ``EIO``,
-``EACCES``) are raised: the extraction is then incomplete and the exception
-says why.
+unsupported compression method, corrupt or truncated: ``unreadable``;
+nothing of the member is left).  A damaged archive whose next member
+cannot be found raises ``tarfile.ReadError`` or ``zipfile.BadZipFile``
+whatever the decompressor raised.  Errors of the environment (``ENOSPC``,
+``EIO``, ``EACCES``) are raised: the extraction is then incomplete and the
+exception says why.
 """
 
 from __future__ import annotations
 
 import errno
-import lzma
 import os
+import posixpath
 import stat as st
 import tarfile
 import zipfile
-import zlib
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import IO, Protocol, TypeVar, cast
+from typing import Literal, Protocol, TypeVar, cast
 
+from ._backend import Backend
 from ._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
                       contained_error)
+from ._extract_read import (MAX_LINK_TARGET, UNREADABLE, Archive, FilterFunction, Filtered,
+                            Member, Readable, Selection, open_source)
 from ._ops_meta import utime
 from ._ops_resolve import Parent, RootAPI, open_parent
-from ._ops_sys import CHUNK, copy_stream
+from ._ops_sys import CHUNK
 from ._replace import temp_name
+from ._resolve import MAX_SYMLINKS
 
-__all__ = ["MAX_LINK_TARGET", "Extraction", "ExtractReason", "Refused", "extract"]
-
-Archive = tarfile.TarFile | zipfile.ZipFile | IO[bytes] | str | os.PathLike[str]
-
-MAX_LINK_TARGET = 4096  # bytes of a zip symlink entry read as its target (PATH_MAX)
-
-# What reading an archive raises for data it cannot read, beyond the
-# documented tarfile.ReadError / zipfile.BadZipFile: an encrypted zip entry
-# (RuntimeError), an unknown compression method (NotImplementedError), a
-# corrupt or truncated stream (zlib.error, lzma.LZMAError, EOFError).
-_UNREADABLE = (RuntimeError, NotImplementedError, zlib.error, lzma.LZMAError, EOFError)
-
+__all__ = ["MAX_LINK_TARGET", "Cancellable", "Extraction", "FilterFunction", "ProgressCallback",
+           "Selection", "ExtractLimits", "ExtractProgress", "ExtractReason",
+           "ExtractStop", "Landed", "Refused", "extract"]
 
 _T = TypeVar("_T")
+_Kind = Literal["file", "dir", "symlink", "hardlink"]
 
-
-class _Readable(Protocol):
-    def read(self, size: int, /) -> bytes: ...
-    def close(self) -> object: ...
+#: Bytes written before the compression ratio is judged: a small archive of
+#: very compressible text is not a bomb.
+RATIO_FLOOR = 1 << 20
 
 
 class ExtractReason(str, Enum):
@@ -103,7 +132,7 @@ class ExtractReason(str, Enum):
     ABSOLUTE = "absolute"  # an absolute name
     OUTSIDE = "outside"  # the name resolves outside the extraction root
     LINK_ABSOLUTE = "link_absolute"  # a symlink or hard link to an absolute path
-    LINK_OUTSIDE = "link_outside"  # a link whose target resolves outside (or cannot be told)
+    LINK_OUTSIDE = "link_outside"  # a link whose target resolves outside (now, or once finished)
     LINK_MISSING = "link_missing"  # a hard link to nothing
     LINK_DIRECTORY = "link_directory"  # a hard link to a directory
     SPECIAL = "special"  # a device, FIFO, socket or unknown member type
@@ -112,6 +141,62 @@ class ExtractReason(str, Enum):
     LOOP = "loop"  # symlinks loop, or too many of them
     SYMLINK = "symlink"  # a strict root (follow_symlinks=False) met a symlink
     UNREADABLE = "unreadable"  # encrypted, an unknown compression method, corrupt or truncated
+    OVERLAP = "overlap"  # a zip entry whose data overlaps another entry's (a zip bomb)
+    LIMIT = "limit"  # a limit was reached while it was written (see Extraction.stop)
+    CANCELLED = "cancelled"  # cancelled while it was written
+
+
+class ExtractStop(str, Enum):
+    """Why an extraction ended before the archive's end (``Extraction.stop``)."""
+
+    REFUSAL = "refusal"  # a member was refused and stop_on_refusal was given
+    BYTES = "bytes"  # ExtractLimits.max_bytes
+    MEMBERS = "members"  # ExtractLimits.max_members
+    RATIO = "ratio"  # ExtractLimits.max_ratio
+    CANCELLED = "cancelled"  # the cancel token was set
+
+
+@dataclass(frozen=True)
+class ExtractLimits:
+    """Bounds for an untrusted archive (``None``: no bound).
+
+    ``max_bytes``: file data written in all (holes of sparse members not
+    counted); ``max_members``: members read from the archive, refused and
+    filtered ones included; ``max_ratio``: bytes written over the archive's
+    size in bytes, judged once :data:`RATIO_FLOOR` bytes were written and
+    only where the size is known (a path, a seekable file object)."""
+
+    max_bytes: int | None = 1 << 30
+    max_members: int | None = 50_000
+    max_ratio: float | None = 100.0
+
+    def __post_init__(self) -> None:
+        for name in ("max_bytes", "max_members", "max_ratio"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not value >= 0):
+                raise ValueError(f"ExtractLimits.{name} must be a number >= 0 or None")
+
+
+@dataclass(frozen=True)
+class ExtractProgress:
+    """How far an extraction is: ``done`` members of ``total`` (``None``:
+    a tar does not say), the last one's name as ``message`` (the shape of
+    the tools' ``Progress``)."""
+
+    done: int
+    total: int | None
+    message: str
+
+
+class Cancellable(Protocol):
+    """What ``cancel`` is: anything whose ``cancelled`` becomes true (the
+    tools' ``CancelToken``)."""
+
+    @property
+    def cancelled(self) -> bool: ...
+
+
+ProgressCallback = Callable[[ExtractProgress], object]
 
 
 @dataclass(frozen=True)
@@ -125,31 +210,42 @@ class Refused:
     error: OSError | None = None
 
 
+@dataclass(frozen=True)
+class Landed:
+    """One member extracted: its name in the archive, the canonical path
+    (relative to the extraction root) it landed at, and what was made there."""
+
+    name: str
+    path: str
+    kind: _Kind
+
+
 @dataclass
 class Extraction:
-    """What :func:`extract` did: member names extracted and refused, in
-    archive order; ``stopped`` when ``stop_on_refusal`` ended it early."""
+    """What :func:`extract` did, in archive order: members that landed
+    (and where), members refused (and why), members the filter left out;
+    ``stop`` when it ended before the archive's end; ``written``: bytes of
+    file data written."""
 
-    extracted: list[str] = field(default_factory=list)
+    landed: list[Landed] = field(default_factory=list)
     refused: list[Refused] = field(default_factory=list)
-    stopped: bool = False
+    skipped: list[str] = field(default_factory=list)
+    stop: ExtractStop | None = None
+    written: int = 0
+
+    @property
+    def extracted(self) -> list[str]:
+        """The names of the members that landed."""
+        return [one.name for one in self.landed]
+
+    @property
+    def stopped(self) -> bool:
+        return self.stop is not None
 
     @property
     def ok(self) -> bool:
-        return not self.refused
-
-
-@dataclass(frozen=True)
-class _Member:
-    name: str
-    kind: str  # "file", "dir", "symlink", "hardlink" or "special"
-    mode: int | None  # permission bits to give a file (None: the default)
-    mtime: float | None
-    linkname: str = ""
-    open: Callable[[], _Readable] | None = None  # a file's data (a zip symlink's: its target)
-    # (offset, length) of a sparse member's blocks (``open`` gives them one after the other)
-    sparse: tuple[tuple[int, int], ...] | None = None
-    size: int = 0  # a sparse member's size
+        """Every member selected landed, and the archive was read to its end."""
+        return not self.refused and self.stop is None
 
 
 class _Refusal(Exception):
@@ -158,19 +254,27 @@ class _Refusal(Exception):
         self.reason, self.message, self.error = reason, message, error
 
 
+class _Stop(Exception):
+    """A limit or the cancel token ends the extraction."""
+
+    def __init__(self, stop: ExtractStop) -> None:
+        super().__init__(stop.value)
+        self.stop = stop
+
+
 class _Data:
     """A member's data as the archive gives it, whose read errors refuse the
     member: they say the data is unreadable, not the environment failing
     (an ``OSError`` without an errno is a decompressor's complaint)."""
 
-    def __init__(self, open_data: Callable[[], _Readable]) -> None:
+    def __init__(self, open_data: Callable[[], Readable]) -> None:
         self.stream = self.guarded(open_data)
 
     @staticmethod
     def guarded(call: Callable[[], _T]) -> _T:
         try:
             return call()
-        except (*_UNREADABLE, tarfile.ReadError, zipfile.BadZipFile) as exc:
+        except (*UNREADABLE, tarfile.ReadError, zipfile.BadZipFile) as exc:
             raise _Refusal(ExtractReason.UNREADABLE, f"the member's data cannot be read: {exc}"
                            ) from exc
         except OSError as exc:
@@ -197,115 +301,6 @@ def _data_mode(mode: int) -> int:
     return mode | 0o600
 
 
-# -- reading archives ------------------------------------------------------------------
-
-class _Stored:
-    """A sparse member's stored blocks, one after the other, read from the
-    archive's own stream (as ``tarfile`` writes them out: no seek within the
-    member, so a stream-mode archive works too); closing leaves the
-    archive open."""
-
-    def __init__(self, tf: tarfile.TarFile, info: tarfile.TarInfo) -> None:
-        self.stream = tf.fileobj
-        self.stream.seek(info.offset_data)
-
-    def read(self, size: int, /) -> bytes:
-        return self.stream.read(size)
-
-    def close(self) -> None:
-        pass
-
-
-def _tar_file(tf: tarfile.TarFile, info: tarfile.TarInfo) -> _Member:
-    """A regular tar member (sparse or not)."""
-    # tarfile keeps (offset, length) pairs (typeshed says tuple[int, ...]),
-    # unused header slots among them as (0, 0)
-    blocks = cast("list[tuple[int, int]] | None", info.sparse)
-    sparse = None if blocks is None else tuple(block for block in blocks if block[1])
-
-    def reader() -> _Readable:
-        if sparse is not None:
-            return _Stored(tf, info)
-        got = tf.extractfile(info)
-        assert got is not None  # a regular member always has data
-        return got
-
-    return _Member(info.name, "file", _data_mode(info.mode), info.mtime, open=reader,
-                   sparse=sparse, size=info.size)
-
-
-def _tar_members(tf: tarfile.TarFile) -> Iterator[_Member]:
-    for info in tf:
-        if info.isreg():
-            yield _tar_file(tf, info)
-        elif info.isdir():
-            yield _Member(info.name, "dir", None, info.mtime)
-        elif info.issym():
-            yield _Member(info.name, "symlink", None, None, info.linkname)
-        elif info.islnk():
-            yield _Member(info.name, "hardlink", _data_mode(info.mode), info.mtime, info.linkname)
-        else:
-            yield _Member(info.name, "special", None, None)
-
-
-def _zip_members(zf: zipfile.ZipFile) -> Iterator[_Member]:
-    for info in zf.infolist():
-        unix = info.external_attr >> 16 if info.create_system == 3 else 0
-        kind = st.S_IFMT(unix)
-        def reader(info: zipfile.ZipInfo = info) -> _Readable:
-            return zf.open(info)
-        if kind == st.S_IFLNK:
-            yield _Member(info.filename, "symlink", None, None, open=reader)  # read when made
-        elif info.is_dir() or kind == st.S_IFDIR:
-            yield _Member(info.filename, "dir", None, None)
-        elif kind in (0, st.S_IFREG):
-            mode = _data_mode(unix) if unix else None  # no Unix mode: the default
-            yield _Member(info.filename, "file", mode, None, open=reader)
-        else:
-            yield _Member(info.filename, "special", None, None)
-
-
-def _damaged(members: Iterator[_Member], error: type[Exception]) -> Iterator[_Member]:
-    """``members``, with what finding the next one raises beyond the
-    documented types (a truncated or corrupt stream) raised as ``error``:
-    the one place an archive's structure is read."""
-    while True:
-        try:
-            member = next(members)
-        except StopIteration:
-            return
-        except _UNREADABLE as exc:
-            raise error(f"the archive is damaged: {type(exc).__name__}: {exc}") from exc
-        yield member
-
-
-@contextmanager
-def _members(archive: Archive) -> Iterator[Iterator[_Member]]:
-    """The members of ``archive`` (module docstring); archives opened here
-    are closed on exit, ones passed in are left open."""
-    if isinstance(archive, tarfile.TarFile):
-        yield _damaged(_tar_members(archive), tarfile.ReadError)
-    elif isinstance(archive, zipfile.ZipFile):
-        yield _damaged(_zip_members(archive), zipfile.BadZipFile)
-    elif isinstance(archive, (str, os.PathLike)) or hasattr(archive, "read"):
-        with ExitStack() as stack:
-            if zipfile.is_zipfile(archive):
-                zf = stack.enter_context(zipfile.ZipFile(archive))
-                yield _damaged(_zip_members(zf), zipfile.BadZipFile)
-            else:
-                if not isinstance(archive, (str, os.PathLike)):
-                    archive.seek(0)
-                    tf = stack.enter_context(tarfile.open(fileobj=archive))
-                else:
-                    tf = stack.enter_context(tarfile.open(archive))
-                yield _damaged(_tar_members(tf), tarfile.ReadError)
-    else:
-        raise TypeError(f"an archive must be a TarFile, a ZipFile, a binary file or a path, "
-                        f"not {type(archive).__name__}")
-
-
-# -- the extraction ------------------------------------------------------------------------
-
 _CONFLICTS = frozenset({errno.EEXIST, errno.EISDIR, errno.ENOTDIR, errno.ENOTEMPTY})
 
 
@@ -327,22 +322,106 @@ def _classify(exc: OSError) -> ExtractReason | None:
     return None
 
 
+# -- where a symlink leads ---------------------------------------------------------------
+
+_OUTSIDE, _LOOP = "outside", "loop"
+
+
+def _leads(root: RootAPI, where: str, text: str) -> str:
+    """Where the symlink text ``text`` in the directory ``where`` (canonical,
+    root-relative) leads: the canonical path of its end, through what exists
+    with every symlink followed, then the missing rest as written (what the
+    kernel would reach once it exists); or ``_OUTSIDE`` (it leaves the root
+    at any step) or ``_LOOP``."""
+    if text.startswith("/"):
+        return _OUTSIDE
+    parts = [part for part in where.split("/") if part not in ("", ".")]
+    pending = list(reversed(text.split("/")))
+    hops, missing = 0, False
+    while pending:
+        part = pending.pop()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return _OUTSIDE
+            parts.pop()  # ``parts`` holds no symlink: ".." of it is its parent
+            continue
+        parts.append(part)
+        if missing:
+            continue
+        try:
+            info = root.lstat("/".join(parts))
+        except (FileNotFoundError, NotADirectoryError):
+            missing = True
+            continue
+        if st.S_ISLNK(info.st_mode):
+            hops += 1
+            if hops > MAX_SYMLINKS:
+                return _LOOP
+            link = root.readlink("/".join(parts))
+            if link.startswith("/"):
+                return _OUTSIDE
+            parts.pop()
+            pending.extend(reversed(link.split("/")))
+        elif not st.S_ISDIR(info.st_mode):
+            missing = True  # "file/..": nothing the kernel resolves; judged as written
+    return "/".join(parts) or "."
+
+
 class _Extractor:
-    def __init__(self, root: RootAPI) -> None:
+    def __init__(self, root: RootAPI, limits: ExtractLimits, cancel: Cancellable | None,
+                 archive_size: int | None) -> None:
         self.root = root
         self.backend = root.backend
         self.result = Extraction()
+        self.limits = limits
+        self.cancel = cancel
+        self.archive_size = archive_size
         self.dirs: list[tuple[str, float]] = []  # (name, mtime), set at the end
         self.made: set[tuple[int, int]] = set()  # (st_dev, st_ino) of the files made here
+        self.links: dict[str, str] = {}  # canonical path of each symlink made -> member name
 
-    def member(self, member: _Member) -> Refused | None:
+    # -- bounds ----------------------------------------------------------------------
+    def check_cancel(self) -> None:
+        if self.cancel is not None and self.cancel.cancelled:
+            raise _Stop(ExtractStop.CANCELLED)
+
+    def count(self, size: int) -> None:
+        """Count ``size`` more bytes written; stop past a limit."""
+        written = self.result.written + size
+        self.result.written = written
+        limits = self.limits
+        if limits.max_bytes is not None and written > limits.max_bytes:
+            raise _Stop(ExtractStop.BYTES)
+        if limits.max_ratio is not None and self.archive_size is not None \
+                and written > RATIO_FLOOR \
+                and written > limits.max_ratio * max(self.archive_size, 1):
+            raise _Stop(ExtractStop.RATIO)
+
+    def copy_data(self, src: _Data, fd: int) -> None:
+        while True:
+            self.check_cancel()
+            chunk = src.read(CHUNK)
+            if not chunk:
+                return
+            self.count(len(chunk))
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(fd, view):]
+
+    # -- members ---------------------------------------------------------------------
+    def member(self, member: Member) -> Refused | None:
         try:
             if not member.name:
                 raise _Refusal(ExtractReason.INVALID_NAME, "a member has an empty name")
             if member.kind == "special":
                 raise _Refusal(ExtractReason.SPECIAL,
                                "devices, FIFOs and sockets are not extracted")
-            getattr(self, f"make_{member.kind}")(member)
+            if member.overlap:
+                raise _Refusal(ExtractReason.OVERLAP, "a zip entry whose data overlaps another "
+                               "entry's (CVE-2024-0450)")
+            path = getattr(self, f"make_{member.kind}")(member)
         except _Refusal as refusal:
             return Refused(member.name, refusal.reason, refusal.message, refusal.error)
         except OSError as exc:
@@ -350,29 +429,82 @@ class _Extractor:
             if reason is None:
                 raise
             return Refused(member.name, reason, str(exc), exc)
-        self.result.extracted.append(member.name)
+        self.result.landed.append(Landed(member.name, path, cast(_Kind, member.kind)))
         return None
 
-    def make_dir(self, member: _Member) -> None:
-        self.root.makedirs(member.name, exist_ok=True)
+    def make_dir(self, member: Member) -> str:
+        target = self.root.target(member.name, create_parents=True)
+        try:
+            target.make_parents()
+            if target.name is not None:  # not ".", "a/..": a directory that is there
+                self.dir_at(target.dir_fd, target.name, member.name, target.path)
+            path = target.path
+        finally:
+            target.close()
         if member.mtime is not None:
-            self.dirs.append((member.name, member.mtime))
+            self.dirs.append((path, member.mtime))
+        return path
 
-    def make_file(self, member: _Member) -> None:
+    def dir_at(self, dir_fd: int, name: str, text: str, path: str) -> None:
+        """A directory at ``name``: made, or kept; a symlink there replaced."""
+        backend = self.backend
+        try:
+            current: os.stat_result | None = backend.lstat_at(dir_fd, name)
+        except FileNotFoundError:
+            current = None
+        if current is not None and st.S_ISLNK(current.st_mode):
+            backend.unlink_at(dir_fd, name)  # replaced, never followed
+            current = None
+        if current is None:
+            try:
+                backend.mkdir_at(dir_fd, name, 0o777)
+                return
+            except FileExistsError:
+                current = backend.lstat_at(dir_fd, name)
+        if not st.S_ISDIR(current.st_mode):
+            raise contained_error(errno.EEXIST, text, path)
+
+    def make_file(self, member: Member) -> str:
         assert member.open is not None
+        mode = None if member.mode is None else _data_mode(member.mode)
         with _Data(member.open) as src, open_parent(self.root, member.name, errno.EISDIR,
                                                     create_parents=True) as parent:
             def fill(fd: int) -> None:
                 self.made_here(fd)
                 if member.sparse is None:
-                    copy_stream(src.read, fd)
+                    self.copy_data(src, fd)
                 else:
-                    _write_sparse(src, fd, member.sparse, member.size)
+                    self.write_sparse(src, fd, member.sparse, member.size)
                 if member.mtime is not None:
                     os.utime(fd, (member.mtime, member.mtime))
 
             # a directory or special file there is refused, a symlink replaced
-            parent.target.write_bytes(fill, mode=member.mode, fsync=False)
+            parent.target.write_bytes(fill, mode=mode, fsync=False)
+            return parent.path
+
+    def write_sparse(self, src: _Data, fd: int, blocks: tuple[tuple[int, int], ...],
+                     size: int) -> None:
+        """Write a sparse member's stored ``blocks`` at their offsets in
+        ``fd`` and give it its ``size``: the holes between stay holes.  A map
+        whose blocks overlap or pass the size is refused: it describes no file."""
+        ends = [0] + [start + length for start, length in blocks]
+        if any(start < end for (start, _), end in zip(blocks, ends, strict=False)) \
+                or ends[-1] > size:
+            raise _Refusal(ExtractReason.UNREADABLE, "a sparse member whose map of blocks "
+                           "overlaps or passes its size")
+        for start, length in blocks:
+            at, end = start, start + length
+            while at < end:
+                self.check_cancel()
+                chunk = src.read(min(CHUNK, end - at))
+                if not chunk:
+                    raise _Refusal(ExtractReason.UNREADABLE, "a sparse member's data ends early")
+                self.count(len(chunk))
+                view = memoryview(chunk)
+                while view:
+                    written = os.pwrite(fd, view, at)
+                    view, at = view[written:], at + written
+        os.ftruncate(fd, size)
 
     def made_here(self, fd: int) -> None:
         """Note the file open as ``fd`` as one this extraction made."""
@@ -382,34 +514,47 @@ class _Extractor:
     def in_the_way(self, parent: Parent) -> os.stat_result | None:
         """What is at the name now (``None``: nothing); a directory there is
         a conflict (it is never replaced)."""
-        try:
-            current = self.backend.lstat_at(parent.fd, parent.name)
-        except FileNotFoundError:
-            return None
-        if st.S_ISDIR(current.st_mode):
-            raise contained_error(errno.EISDIR, parent.text, parent.text)
+        current = _lstat_or_none(self.backend, parent)
+        if current is not None and st.S_ISDIR(current.st_mode):
+            raise contained_error(errno.EISDIR, parent.text, parent.path)
         return current
 
-    def make_symlink(self, member: _Member) -> None:
-        target = member.linkname if member.open is None else _link_target(member.open)
+    def make_symlink(self, member: Member) -> str:
+        target = member.linkname if member.open is None else self.link_target(member.open)
         if not target or "\x00" in target:
             raise _Refusal(ExtractReason.INVALID_NAME, "a symlink with an empty or invalid target")
         if target.startswith("/"):
             raise _Refusal(ExtractReason.LINK_ABSOLUTE, "a symlink to an absolute path")
+        # as the data filter: the text as written must lead inside, and it is
+        # stored normalized ("x/.." never stays in it, so a later member
+        # replacing "x" cannot change where the link leads through it)
+        normalized = posixpath.normpath(target)
         with open_parent(self.root, member.name, errno.EEXIST, create_parents=True) as parent:
             self.in_the_way(parent)
+            self.check_link(parent.target.parent, target)
+            if normalized != target:
+                self.check_link(parent.target.parent, normalized)
+            target = normalized
             tmp = temp_name(parent.name)
             self.backend.symlink_at(target, parent.fd, tmp)
-            self.into_place(parent, tmp, lambda: self.check_link(
-                f"{parent.target.parent}/{tmp}", target))
+            self.into_place(parent, tmp)
+            self.links[parent.path] = member.name
+            return parent.path
 
-    def into_place(self, parent: Parent, tmp: str,
-                   check: Callable[[], None] | None = None) -> None:
+    def link_target(self, open_data: Callable[[], Readable]) -> str:
+        """A zip symlink entry's target, read up to MAX_LINK_TARGET bytes (an
+        entry inflating to more is refused, the rest never read)."""
+        with _Data(open_data) as src:
+            raw = src.read(MAX_LINK_TARGET + 1)
+        if len(raw) > MAX_LINK_TARGET:
+            raise _Refusal(ExtractReason.INVALID_NAME,
+                           f"a symlink whose target is longer than {MAX_LINK_TARGET} bytes")
+        return raw.decode("utf-8", "surrogateescape")
+
+    def into_place(self, parent: Parent, tmp: str) -> None:
         """Rename the entry made as ``tmp`` over ``parent.name`` (never over a
-        directory), after ``check``; on any failure ``tmp`` is removed."""
+        directory); on any failure ``tmp`` is removed."""
         try:
-            if check is not None:
-                check()
             self.in_the_way(parent)
             self.backend.rename_at(parent.fd, tmp, parent.fd, parent.name)
         except BaseException:
@@ -417,64 +562,64 @@ class _Extractor:
             raise
 
     def check_link(self, where: str, text: str) -> None:
-        """Refuse the symlink at ``where`` unless the root resolves it inside."""
-        try:
-            self.root.realpath(where)
-        except EscapeError as exc:
-            raise _Refusal(ExtractReason.LINK_OUTSIDE, "a symlink leading outside", exc) from None
-        except (FileNotFoundError, NotADirectoryError):
-            # dangling: where it will lead cannot be resolved yet; plain names
-            # below an in-root directory can only lead inside
-            if ".." in text.split("/"):
-                raise _Refusal(ExtractReason.LINK_OUTSIDE, "a dangling symlink climbing with '..'; "
-                               "where it leads cannot be told") from None
+        """Refuse a symlink with ``text`` in the directory ``where`` unless it
+        leads inside (module docstring)."""
+        leads = _leads(self.root, where, text)
+        if leads == _OUTSIDE:
+            raise _Refusal(ExtractReason.LINK_OUTSIDE, "a symlink leading outside")
+        if leads == _LOOP:
+            raise _Refusal(ExtractReason.LOOP, f"a symlink through more than {MAX_SYMLINKS} "
+                           "symlinks (a loop)")
 
-    def make_hardlink(self, member: _Member) -> None:
+    def make_hardlink(self, member: Member) -> str:
         target = member.linkname
         if target.startswith("/"):
             raise _Refusal(ExtractReason.LINK_ABSOLUTE, "a hard link to an absolute path")
         try:
-            info = self.root.lstat(target)
+            info = self.root.stat(target)  # a symlink: its file, as CPython 3.14
         except EscapeError as exc:
             raise _Refusal(ExtractReason.LINK_OUTSIDE, "a hard link to a file outside",
                            exc) from None
-        except FileNotFoundError as exc:
+        except (FileNotFoundError, NotADirectoryError) as exc:
             raise _Refusal(ExtractReason.LINK_MISSING, "a hard link to nothing", exc) from None
         if st.S_ISDIR(info.st_mode):
             raise _Refusal(ExtractReason.LINK_DIRECTORY, "a hard link to a directory")
-        if st.S_ISLNK(info.st_mode):
-            # linkat never follows: the result is one more name for this
-            # symlink, so it must lead inside as a symlink member must
-            self.check_link(target, self.root.readlink(target))
-        with open_parent(self.root, target, errno.EPERM) as src, \
+        with open_parent(self.root, target, errno.EPERM, follow_final=True) as src, \
                 open_parent(self.root, member.name, errno.EEXIST, create_parents=True) as dst:
             current = self.in_the_way(dst)
-            if current is None or (current.st_dev, current.st_ino) != (info.st_dev, info.st_ino):
-                self.link_into(src, dst, target)
+            linked = self.backend.lstat_at(src.fd, src.name)
+            if st.S_ISLNK(linked.st_mode) or st.S_ISDIR(linked.st_mode):
+                # swapped since it was resolved: nothing is linked but a file
+                raise contained_error(errno.EAGAIN, dst.text, dst.path)
+            if current is None or (current.st_dev, current.st_ino) != (linked.st_dev,
+                                                                        linked.st_ino):
+                self.link_into(src, dst)
+            path = dst.path
         if st.S_ISREG(info.st_mode):
-            self.date_link(member)
+            self.date_link(member, path)
+        return path
 
-    def date_link(self, member: _Member) -> None:
+    def date_link(self, member: Member, path: str) -> None:
         """As tarfile, give the member's (filtered) mode and mtime to the file
         it names, on a pinned fd, if this extraction made that file: a file
         that was in the tree may be a second name of an inode outside."""
         def made(info: os.stat_result) -> bool:
             return st.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) in self.made
 
-        if not made(self.root.lstat(member.name)):
+        if not made(self.root.lstat(path)):
             return  # not opened: a file that was in the tree may not be readable
-        fd = self.root.open(member.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = self.root.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         try:
             if not made(os.fstat(fd)):
                 return  # swapped since
             if member.mode is not None:
-                os.fchmod(fd, member.mode)
+                os.fchmod(fd, _data_mode(member.mode))
             if member.mtime is not None:
                 os.utime(fd, (member.mtime, member.mtime))
         finally:
             self.backend.close(fd)
 
-    def link_into(self, src: Parent, dst: Parent, target: str) -> None:
+    def link_into(self, src: Parent, dst: Parent) -> None:
         """Hard-link ``src`` at ``dst`` (under a temporary name, renamed into
         place); a copy where the filesystem cannot link."""
         tmp = temp_name(dst.name)
@@ -483,21 +628,60 @@ class _Extractor:
         except OSError as exc:
             if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
                 raise
-            self.copy(target, dst)  # the filesystem cannot link: copy, as tarfile does
+            self.copy(src, dst)  # the filesystem cannot link: copy, as tarfile does
             return
         self.into_place(dst, tmp)
 
-    def copy(self, source: str, dst: Parent) -> None:
-        fd = self.root.open(source, os.O_RDONLY)
+    def copy(self, src: Parent, dst: Parent) -> None:
+        fd = self.backend.open_at(src.fd, src.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
 
         def fill(out: int) -> None:
             self.made_here(out)
-            copy_stream(lambda size: self.backend.read(fd, size), out)
+            while chunk := self.backend.read(fd, CHUNK):
+                self.check_cancel()
+                self.count(len(chunk))
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(out, view):]
 
         try:
+            if not st.S_ISREG(os.fstat(fd).st_mode):
+                raise contained_error(errno.EAGAIN, dst.text, dst.path)
             dst.target.write_bytes(fill, fsync=False)
         finally:
             self.backend.close(fd)
+
+    # -- the finished tree -----------------------------------------------------------------
+    def recheck_links(self) -> None:
+        """Check every symlink this extraction made that is still there,
+        now that every member is in: one a later member turned outward (or
+        into a loop) is removed and its member refused.  Removing one can
+        only make another dangle, which is judged again: repeat until none."""
+        removed = True
+        while removed:
+            removed = False
+            for path, name in list(self.links.items()):
+                where, _, last = path.rpartition("/")
+                try:
+                    info = self.root.lstat(path)
+                    if not st.S_ISLNK(info.st_mode):
+                        del self.links[path]  # replaced by a later member
+                        continue
+                    leads = _leads(self.root, where or ".", self.root.readlink(path))
+                except FileNotFoundError:
+                    del self.links[path]
+                    continue
+                if leads not in (_OUTSIDE, _LOOP):
+                    continue
+                self.root.remove(path)
+                del self.links[path]
+                removed = True
+                self.result.landed = [one for one in self.result.landed
+                                      if not (one.path == path and one.kind == "symlink")]
+                self.result.refused.append(Refused(
+                    name, ExtractReason.LINK_OUTSIDE if leads == _OUTSIDE else ExtractReason.LOOP,
+                    f"{last}: once later members were extracted, this symlink led "
+                    f"{'outside' if leads == _OUTSIDE else 'into a loop'}; removed"))
 
     def finish(self) -> None:
         """Directory mtimes, deepest (latest) first: making their content
@@ -509,62 +693,85 @@ class _Extractor:
                 pass  # gone since (a concurrent change): nothing to date
 
 
-def _write_sparse(src: _Data, fd: int, blocks: tuple[tuple[int, int], ...], size: int) -> None:
-    """Write a sparse member's stored ``blocks`` at their offsets in ``fd``
-    and give it its ``size``: the holes between stay holes.  A map whose
-    blocks overlap or pass the size is refused: it describes no file."""
-    ends = [0] + [start + length for start, length in blocks]
-    if any(start < end for (start, _), end in zip(blocks, ends, strict=False)) \
-            or ends[-1] > size:
-        raise _Refusal(ExtractReason.UNREADABLE, "a sparse member whose map of blocks overlaps "
-                       "or passes its size")
-    for start, length in blocks:
-        at, end = start, start + length
-        while at < end:
-            chunk = src.read(min(CHUNK, end - at))
-            if not chunk:
-                raise _Refusal(ExtractReason.UNREADABLE, "a sparse member's data ends early")
-            view = memoryview(chunk)
-            while view:
-                written = os.pwrite(fd, view, at)
-                view, at = view[written:], at + written
-    os.ftruncate(fd, size)
-
-
-def _link_target(open_data: Callable[[], _Readable]) -> str:
-    """A zip symlink entry's target, read up to MAX_LINK_TARGET bytes (an
-    entry inflating to more is refused, the rest never read)."""
-    with _Data(open_data) as src:
-        raw = src.read(MAX_LINK_TARGET + 1)
-    if len(raw) > MAX_LINK_TARGET:
-        raise _Refusal(ExtractReason.INVALID_NAME,
-                       f"a symlink whose target is longer than {MAX_LINK_TARGET} bytes")
-    return raw.decode("utf-8", "surrogateescape")
-
-
-def extract(root: RootAPI, archive: Archive, *, stop_on_refusal: bool = False) -> Extraction:
-    """Extract ``archive`` beneath ``root`` (module docstring); return what
-    was extracted and refused.
-
-    Raises ``TypeError`` for something that is no archive,
-    ``tarfile.ReadError`` / ``zipfile.BadZipFile`` for a damaged one (one
-    whose members cannot be listed or found: whatever its decompressor
-    raised), and ``OSError`` for errors of the environment (``ENOSPC``,
-    ``EIO``, ``EACCES``...), with the extraction then incomplete.  A member
-    whose own data cannot be read (encrypted, an unsupported compression
-    method, corrupt) is refused (``unreadable``) and extraction goes on.
-    """
-    extractor = _Extractor(root)
-    result = extractor.result
+def _lstat_or_none(backend: Backend, parent: Parent) -> os.stat_result | None:
     try:
-        with _members(archive) as members:
-            for member in members:
-                refused = extractor.member(member)
-                if refused is not None:
-                    result.refused.append(refused)
-                    if stop_on_refusal:
-                        result.stopped = True
-                        break
-    finally:
-        extractor.finish()
+        return backend.lstat_at(parent.fd, parent.name)
+    except FileNotFoundError:
+        return None
+
+
+def _host_path(root: RootAPI) -> str:
+    path = getattr(root, "path", "")
+    return path if isinstance(path, str) else ""
+
+
+def extract(root: RootAPI, archive: Archive, *, filter: Literal["data"] | FilterFunction = "data",
+            members: Selection | None = None, limits: ExtractLimits | None = None,
+            progress: ProgressCallback | None = None, cancel: Cancellable | None = None,
+            stop_on_refusal: bool = False) -> Extraction:
+    """Extract ``archive`` beneath ``root`` (module docstring); return what
+    landed where, what was refused and why, and whether it stopped early.
+
+    Raises ``TypeError`` for something that is no archive (a text or
+    unseekable file object included) or a ``filter`` that is neither
+    ``"data"`` nor callable, ``ValueError`` for another filter name,
+    ``tarfile.ReadError`` / ``zipfile.BadZipFile`` for a damaged archive
+    (one whose members cannot be listed or found), and ``OSError`` for
+    errors of the environment (``ENOSPC``, ``EIO``, ``EACCES``...), with
+    the extraction then incomplete.
+    """
+    chosen: FilterFunction | None
+    if isinstance(filter, str):
+        if filter != "data":
+            raise ValueError(f"filter must be 'data' or a callable, not {filter!r}")
+        chosen = None
+    elif callable(filter):
+        chosen = filter
+    else:
+        raise TypeError(f"filter must be 'data' or a callable, not {type(filter).__name__}")
+    limits = ExtractLimits() if limits is None else limits
+    if not isinstance(limits, ExtractLimits):
+        raise TypeError(f"limits must be ExtractLimits, not {type(limits).__name__}")
+    with open_source(archive, members, chosen, _host_path(root)) as source:
+        extractor = _Extractor(root, limits, cancel, source.size)
+        result = extractor.result
+        try:
+            if limits.max_members is not None and source.total is not None \
+                    and source.total > limits.max_members:
+                raise _Stop(ExtractStop.MEMBERS)
+            _run(extractor, source.members, source.total, progress, stop_on_refusal)
+        except _Stop as stop:
+            result.stop = stop.stop
+        finally:
+            extractor.recheck_links()
+            extractor.finish()
     return result
+
+
+def _run(extractor: _Extractor, members: Iterator[Member | Filtered], total: int | None,
+         progress: ProgressCallback | None, stop_on_refusal: bool) -> None:
+    result = extractor.result
+    max_members = extractor.limits.max_members
+    for done, member in enumerate(members, 1):
+        extractor.check_cancel()
+        if max_members is not None and done > max_members:
+            raise _Stop(ExtractStop.MEMBERS)
+        if isinstance(member, Filtered):
+            result.skipped.append(member.name)
+        else:
+            try:
+                refused = extractor.member(member)
+            except _Stop as stop:
+                reason = ExtractReason.CANCELLED if stop.stop is ExtractStop.CANCELLED \
+                    else ExtractReason.LIMIT
+                result.refused.append(Refused(member.name, reason, f"extraction stopped while "
+                                              f"this member was written ({stop.stop.value}); "
+                                              "nothing of it is left"))
+                raise
+            if refused is not None:
+                result.refused.append(refused)
+                if stop_on_refusal:
+                    result.stop = ExtractStop.REFUSAL
+                    return
+        if progress is not None:
+            progress(ExtractProgress(done, total, member.name))

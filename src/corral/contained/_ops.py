@@ -10,11 +10,12 @@ follows a symlink out.
 from __future__ import annotations
 
 import os
-from pathlib import PurePosixPath
-from typing import IO, Any, TypeVar
+from typing import IO, Any, Literal, TypeVar
 
 from . import _extract, _fileobj, _ops_link, _ops_meta, _ops_rmtree
-from ._extract import Archive, Extraction
+from ._extract import (Cancellable, Extraction, ExtractLimits, FilterFunction, ProgressCallback,
+                       Selection)
+from ._extract_read import Archive
 from ._ops_meta import Ns, Times
 from ._ops_resolve import RootAPI
 from ._ops_rmtree import OnExc
@@ -101,29 +102,42 @@ class RootSurface:
             self.backend.close(fd)
 
     def extract(self: RootAPI, archive: Archive, path: object = ".", *,
+                filter: Literal["data"] | FilterFunction = "data",
+                members: Selection | None = None, limits: ExtractLimits | None = None,
+                progress: ProgressCallback | None = None, cancel: Cancellable | None = None,
                 stop_on_refusal: bool = False) -> Extraction:
         """Extract a tar or zip archive into the directory ``path`` beneath
-        the root, with tarfile's "data" filter semantics, every member made
-        through a Root of that directory (``_extract``): no member lands
-        outside it.  Returns what was extracted and what was refused (a
-        member whose data cannot be read, e.g. encrypted: ``unreadable``).
-        Raises ``TypeError`` for no archive, ``tarfile.ReadError`` /
+        the root (which must exist), with tarfile's "data" filter semantics,
+        every member made through a Root of that directory, checked on the
+        tree it leaves (``_extract``): no member lands outside it and no
+        symlink it made is left leading out.  An existing symlink at a
+        member's name is replaced, never written through.  ``filter``: "data"
+        or tarfile's ``(member, dest) -> member | None``, which only narrows;
+        ``members``: names or infos to extract; ``limits``: bytes, members
+        and compression ratio (:class:`ExtractLimits`, safe defaults);
+        ``progress`` and ``cancel`` as the tools take them.  Returns where
+        each member landed, why each refused one was refused and why it
+        stopped early, if it did.  Raises ``TypeError`` for no archive (or a
+        text or unseekable file object), ``tarfile.ReadError`` /
         ``zipfile.BadZipFile`` for a damaged one, ``OSError`` for errors of
         the environment."""
+        options: dict[str, Any] = {"filter": filter, "members": members, "limits": limits,
+                                   "progress": progress, "cancel": cancel,
+                                   "stop_on_refusal": stop_on_refusal}
         if path == ".":
-            return _extract.extract(self, archive, stop_on_refusal=stop_on_refusal)
+            return _extract.extract(self, archive, **options)
         dest = RootSurface.open_root(self, path)
         try:
-            return _extract.extract(dest, archive, stop_on_refusal=stop_on_refusal)
+            return _extract.extract(dest, archive, **options)
         finally:
             dest.close()
 
     # -- the pathlib-style view -------------------------------------------------
-    def joinpath(self: ViewRoot, *parts: str | PurePosixPath) -> RootPath:
+    def joinpath(self: ViewRoot, *parts: str | os.PathLike[str] | RootPath) -> RootPath:
         """A :class:`RootPath` of ``parts`` joined (none: the root itself),
         with pathlib's methods, each through the root."""
-        return RootPath(self, PurePosixPath(".", *parts))
+        return RootPath(self, *parts)
 
-    def __truediv__(self: ViewRoot, other: str | PurePosixPath) -> RootPath:
+    def __truediv__(self: ViewRoot, other: str | os.PathLike[str] | RootPath) -> RootPath:
         """``root / "src" / "app.py"``: a :class:`RootPath`."""
         return RootPath(self, other)

@@ -221,6 +221,33 @@ class Target(Closing):
         ``ENOENT`` while :attr:`creates` are only planned."""
         return self._dir()
 
+    @property
+    def held_fd(self) -> int:
+        """The directory fd the Target holds: the parent, or, while
+        :attr:`creates` are only planned, the deepest directory that exists
+        on the way (what a lock on "where this acts" is taken on)."""
+        return self._dir(planned_ok=True)
+
+    def open_held(self) -> Handle:
+        """The directory of :attr:`held_fd`, opened for reading as a
+        :class:`Handle` (an fd ``flock`` can be taken on: the held one may
+        be ``O_PATH``)."""
+        fd = self._dir(planned_ok=True)
+        backend = self._backend()
+        try:
+            opened = backend.open_at(fd, ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | SAFE)
+        except OSError as exc:
+            raise self._error(exc, self.parent) from None
+        return Handle(self._root, backend, opened, self.parent)
+
+    def held_identity(self) -> tuple[int, int]:
+        """``(st_dev, st_ino)`` of :attr:`held_fd`'s directory."""
+        try:
+            info = self._backend().fstat(self._dir(planned_ok=True))
+        except OSError as exc:
+            raise self._error(exc, self.parent) from None
+        return info.st_dev, info.st_ino
+
     # -- lifetime ------------------------------------------------------------------
     def close(self) -> None:
         """Close the held parent fd (idempotent)."""

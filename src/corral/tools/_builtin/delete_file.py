@@ -9,16 +9,15 @@ must still be the one authorized when it is removed.
 from __future__ import annotations
 
 import os
-import stat as st
 from typing import Any
 
-from ...contained import Target
 from .._read import cache as read_cache
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
-from .._refusals.catalogue import not_directory, not_empty, swapped
+from .._refusals.catalogue import Refusal, not_directory, not_empty
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import DeleteRequest
+from .._runtime.view import Pinned
 from .move_file import entry_name, kind_of, lstat_of, named
 
 DESCRIPTION = (
@@ -39,21 +38,20 @@ SCHEMA: dict[str, Any] = {
 
 
 
-def _digest(ctx: ToolContext, target: Target, size: int) -> str | None:
+def _digest(ctx: ToolContext, target: Pinned, info: os.stat_result) -> str | None:
     """sha256 of the file about to go, for the host (``None`` over the
     edit size limit or if it cannot be read)."""
-    if size > ctx.limits.max_edit_file_bytes:
+    if info.st_size > ctx.limits.max_edit_file_bytes:
         return None
     try:
-        with target.open(os.O_RDONLY) as handle:
-            return ctx.sha256(handle)
-    except OSError:
+        return target.sha256(info)
+    except (OSError, Refusal):
         return None
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel, trailing = entry_name(ctx, args["path"], "path")
-    with ctx.target(rel, Op.DELETE) as target:  # one resolution: every step acts on it
+    with ctx.view.pin(rel, Op.DELETE) as target:  # one step: every act is on what it pinned
         named(target, rel, "path")
         info = lstat_of(ctx, target, rel)
         kind = kind_of(info.st_mode)
@@ -62,22 +60,17 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             raise not_directory(rel, f"{rel}/ ends with '/', but {rel} is a {kind}",
                                 f"Pass \"{rel}\" without the trailing '/'.")
         if kind == "directory":
-            with target.open(os.O_RDONLY | os.O_DIRECTORY) as handle:
-                entries = len(handle.scandir())
+            entries = target.entries()
             if entries:
                 raise not_empty(rel, entries, suggest=("list_directory", {"path": rel}))
-        digest = _digest(ctx, target, info.st_size) if kind == "file" else None
-        ctx.authorize(DeleteRequest(target.path, kind=kind, sha256=digest))  # canonical
-        with ctx.lock(rel):
-            now = target.lstat()
-            if now is None or (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (
-                    info.st_dev, info.st_ino, st.S_IFMT(info.st_mode)):
-                raise swapped(rel)  # not what the host was asked about: fail closed
-            read_cache.forget(info.st_dev, info.st_ino)
-            if kind == "directory":
-                target.rmdir()
-            else:
-                target.remove()
+        digest = _digest(ctx, target, info) if kind == "file" else None
+        ctx.view.ask(DeleteRequest(target.path, kind=kind, sha256=digest), target)  # canonical
+        target.same(info)  # not what the host was asked about: fail closed
+        read_cache.forget(info.st_dev, info.st_ino)
+        if kind == "directory":
+            target.rmdir()
+        else:
+            target.remove()
     return {"path": rel, "kind": kind, "deleted": True}
 
 

@@ -6,7 +6,7 @@ snippets of one file never lose one another.  The host is asked (an
 :class:`EditRequest` with both digests, the count and the diff) before
 anything is written; afterwards the file's identity *and* content are
 checked again, so a swap or a change during authorization fails closed.
-The write is atomic (``Root.write_bytes``: temporary file, fsync, rename)
+The write is atomic (temporary file, fsync, rename in the pinned directory)
 and keeps the permission bits.
 
 Decisions a host can rely on:
@@ -48,6 +48,7 @@ Decisions a host can rely on:
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import re
 import stat as st
@@ -71,6 +72,8 @@ from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_g
                                    swapped)
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import EditRequest, ReadRequest
+from .._runtime.answer import AnswerPath
+from .._runtime.view import Pinned
 
 DESCRIPTION = (
     "Change an existing text file by replacing text, in one call. Pass oldText, an exact copy of "
@@ -201,14 +204,15 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     edits, multi = _edits(args)
     expected = _expected(args)
     rel = ctx.rel(args["path"])
-    ctx.check_path(rel, Op.EDIT)
-    with ctx.lock(rel):
-        try:
-            return _edit(ctx, rel, edits, multi, expected, args)
-        except FileNotFoundError as exc:
-            if exc.filename != rel or any(old for old, _, _ in edits):
-                raise
-            raise _to_create(ctx, rel, exc) from None
+    try:
+        # one step: resolved once (a final in-root link followed), decided,
+        # read, asked about, re-checked and written on what was pinned
+        with ctx.view.pin(rel, Op.EDIT, follow=True) as pinned:
+            return _edit(ctx, pinned, rel, edits, multi, expected, args)
+    except FileNotFoundError as exc:
+        if exc.filename != rel or any(old for old, _, _ in edits):
+            raise
+        raise _to_create(ctx, rel, exc) from None
 
 
 def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
@@ -231,35 +235,29 @@ def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
 @dataclass(frozen=True)
 class _File:
     data: bytes
-    identity: tuple[int, int]
+    info: os.stat_result
     path: str  # where it really is, as resolution reached it (a final in-root link followed)
 
 
-def _read(ctx: ToolContext, rel: str, work: Work | None) -> _File:
+def _read(ctx: ToolContext, pinned: Pinned, rel: str, work: Work | None,
+          expect: os.stat_result | None = None) -> _File:
     """The whole file and its identity, refusing what edit_file does not
     edit.  Without ``work`` no checkpoint is run (the re-read after
     authorization must not stop halfway to the write)."""
-    with ctx.root.open_handle(rel) as handle:
-        info = handle.stat()
+    limit = ctx.limits.max_edit_file_bytes
+
+    def usable(info: os.stat_result) -> None:
         if st.S_ISDIR(info.st_mode):
             raise directory_given(rel.rstrip("/") or ".", "edit_file")
         ctx.check_hardlink(rel, info)
-        limit = ctx.limits.max_edit_file_bytes
         if info.st_size > limit:
             raise file_too_large(rel, info.st_size, limit, "edit_file")
-        chunks = []
-        total = 0
-        while True:
-            chunk = handle.read(max(65536, min(info.st_size + 1, limit + 1 - total)))
-            if not chunk:
-                break
-            if work is not None:
-                work.step(len(chunk) // 4096 + 1)
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                raise file_too_large(rel, total, limit, "edit_file")
-        return _File(b"".join(chunks), (info.st_dev, info.st_ino), handle.path)
+
+    step = None if work is None else (lambda size: work.step(size // 4096 + 1))
+    data, info = pinned.read(limit, expect=expect, check=usable, step=step)
+    if len(data) > limit:
+        raise file_too_large(rel, len(data), limit, "edit_file")
+    return _File(data, info, pinned.path)
 
 
 # -- the edit -----------------------------------------------------------------------
@@ -291,10 +289,10 @@ def _keys(rel: str, edits: list[Edit], args: dict[str, Any], base_sha: str) -> t
             sha256_hex(edit.encode("utf-8", "surrogatepass")))
 
 
-def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: str | None,
-          args: dict[str, Any]) -> dict[str, Any]:
+def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: bool,
+          expected: str | None, args: dict[str, Any]) -> dict[str, Any]:
     work = Work(_checkpoint(ctx))
-    file = _read(ctx, rel, work)
+    file = _read(ctx, pinned, rel, work)
     memory = ctx.store(EditMemory)
     base_sha = sha256_hex(file.data)
     failure_key, call_key = _keys(file.path, edits, args, base_sha)
@@ -324,17 +322,17 @@ def _edit(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool, expected: 
     memory.succeeded(failure_key)
     new_sha = sha256_hex(new_data)
     dry = bool(args["dryRun"])
-    ctx.authorize(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,
-                              result_bytes=len(new_data), replacements=outcome.replacements,
-                              diff=diff.text, dry_run=dry))
+    ctx.view.ask(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,
+                             result_bytes=len(new_data), replacements=outcome.replacements,
+                             diff=diff.text, dry_run=dry), pinned)
     if not dry:
-        ctx.ensure_same(rel, file.identity)
-        if sha256_hex(_read(ctx, rel, None).data) != base_sha:
+        pinned.same(file.info)
+        if sha256_hex(_read(ctx, pinned, rel, None, file.info).data) != base_sha:
             raise swapped(rel)
         ctx.checkpoint()  # the last one: stopped now, nothing is written
         # from here on nothing may stop the call: the file is being written
-        read_cache.forget(*file.identity)  # read_file's digest of what this replaces
-        ctx.root.write_bytes(rel, new_data)
+        read_cache.forget(file.info.st_dev, file.info.st_ino)  # read_file's digest of it
+        pinned.write(new_data, exclusive=False, expect=file.info)
         memory.remember(base_sha, decoded.text)
         memory.remember(new_sha, outcome.text)
     result = _result(ctx, rel, file.path, base_sha, new_sha, outcome, diff, dry, decoded.bom,
@@ -561,7 +559,7 @@ def _result(ctx: ToolContext, rel: str, real: str, base_sha: str, new_sha: str,
             multi: bool) -> dict[str, Any]:
     result: dict[str, Any] = {"path": rel}
     if real != rel:
-        result["resolvedPath"] = real
+        result["resolvedPath"] = AnswerPath(real)
     result["baseSha256"] = base_sha
     if dry:
         result["sha256"] = base_sha  # the file as it still is

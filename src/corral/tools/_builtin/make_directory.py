@@ -18,14 +18,14 @@ import stat as st
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...contained import StaleError, Target
+from ...contained import StaleError
 from .._runtime.context import ToolContext
 from .._runtime.limits import CREATED_SCHEMA, created_directories, listed_directories
-from .._policy.locate import Location
 from .._policy.rules import Op
 from .._refusals.catalogue import Code, Kind, Refusal, swapped
 from .._runtime.registry import ToolSpec, success_schema
 from .._runtime.request_types import Request
+from .._runtime.view import Pinned
 
 DESCRIPTION = (
     "Create a directory, and any missing parent directories. 'createdDirectories' lists what "
@@ -61,33 +61,23 @@ class MakeDirectoryRequest(Request):
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
-    with _target(ctx, rel) as target:
-        # the policy on where it really leads, on every directory it creates
-        # and on those it passes (.git/ is protected by default)
-        ctx.check(Location(target.path, target.creates, target.passed), Op.MKDIR, shown=shown)
+    # one step: the policy on where it really leads, on every directory it
+    # creates and on those it passes (.git/ is protected by default)
+    with ctx.view.pin(rel, Op.MKDIR, shown=shown, create_parents=True) as target:
         current = target.lstat()
         if current is not None and not st.S_ISDIR(current.st_mode) and not (
-                st.S_ISLNK(current.st_mode) and _leads_to_directory(ctx, rel)):
+                st.S_ISLNK(current.st_mode) and target.leads_to_directory()):
             raise _in_the_way(shown, current.st_mode)
         plan = [] if current is not None else [*target.creates, target.path]
         asked, omitted = listed_directories(plan)
-        ctx.authorize(MakeDirectoryRequest(target.path, creates_directories=asked,
-                                           creates_omitted=omitted))
+        ctx.view.ask(MakeDirectoryRequest(target.path, creates_directories=asked,
+                                          creates_omitted=omitted), target,
+                     same_place=False)
         return {"path": shown, **created_directories(_make(target, shown) if plan else []),
                 "created": bool(plan)}
 
 
-def _target(ctx: ToolContext, rel: str) -> Target:
-    """``Root.target`` of ``rel`` with its parents planned; when it cannot
-    be resolved, a refusal by policy wins over the error."""
-    try:
-        return ctx.root.target(rel, create_parents=True)
-    except OSError:
-        ctx.check_path(rel, Op.MKDIR)
-        raise
-
-
-def _make(target: Target, shown: str) -> list[str]:
+def _make(target: Pinned, shown: str) -> list[str]:
     """Create the planned directories from the held parent (nothing is
     resolved again, so a swap while the host decided cannot redirect it);
     one someone else made meanwhile is used and not listed."""
@@ -105,15 +95,6 @@ def _make(target: Target, shown: str) -> list[str]:
         # decided on was removed while the host decided: fail closed
         raise swapped(shown) from None
     return [*made, target.path]
-
-
-def _leads_to_directory(ctx: ToolContext, rel: str) -> bool:
-    """Whether the final symlink of ``rel`` leads to a directory inside the
-    root (as ``mkdir -p``, that is a directory that exists); an outward link
-    raises the escape (``OUTSIDE_ROOT``)."""
-    with ctx.root.target(rel, follow_final=True) as followed:
-        info = followed.lstat()
-    return info is not None and st.S_ISDIR(info.st_mode)
 
 
 def _in_the_way(shown: str, mode: int) -> Refusal:

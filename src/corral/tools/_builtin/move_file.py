@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import os
 import stat as st
-from typing import Any, NoReturn
+from typing import Any
+
+from dataclasses import dataclass
 
 from .._read import cache as read_cache
-from ...contained import Target
-from .._runtime.context import Place, ToolContext
+from .._runtime.context import ToolContext
 from .._runtime.limits import CREATED_SCHEMA, created_directories, listed_directories
-from .._policy.locate import Location, of_target
 from .._policy.rules import Op
 from .._refusals.catalogue import Code, Kind, Refusal, exists, not_directory, swapped
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import MoveRequest
+from .._runtime.view import Pinned
 
 DESCRIPTION = (
     "Move or rename a file, symlink or directory inside the root. 'destination' is the new "
@@ -66,9 +67,9 @@ def entry_name(ctx: ToolContext, value: str, field: str) -> tuple[str, bool]:
     return rel.rstrip("/") or ".", rel.endswith("/")
 
 
-def named(target: Target, rel: str, field: str) -> None:
+def named(target: Pinned, rel: str, field: str) -> None:
     """Refuse a target that names no entry: the root itself, or a path
-    ending in ``..`` (the resolver says so: ``Target.name`` is ``None``)."""
+    ending in ``..`` (the resolver says so: its ``name`` is ``None``)."""
     if target.name is None:
         raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' names "
                       f"{'the root itself' if rel == '.' else 'a parent directory (..)'}, "
@@ -76,47 +77,58 @@ def named(target: Target, rel: str, field: str) -> None:
                       "\"src/old.py\".", details={"field": field, "path": rel}, kind=Kind.ROOT)
 
 
-def lstat_of(ctx: ToolContext, target: Target, rel: str) -> os.stat_result:
+def lstat_of(ctx: ToolContext, target: Pinned, rel: str) -> os.stat_result:
     """The entry's lstat; a missing one is the core's own "not found"
     (which says what is missing)."""
     info = target.lstat()
     if info is None:
-        ctx.root.lstat(rel)
+        target.raise_missing()
         raise swapped(rel)  # there again already: decide again
     return info
+
+
+@dataclass
+class _Source:
+    info: os.stat_result | None = None
+    kind: str = ""
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     src, src_dir = entry_name(ctx, args["source"], "source")
     overwrite = args["overwrite"]
-    with ctx.target(src, Op.MOVE_FROM, "source") as src_t:
-        named(src_t, src, "source")
-        info = lstat_of(ctx, src_t, src)
-        kind = kind_of(info.st_mode)
+    seen = _Source()
+
+    def destination(source: Pinned) -> str:
+        named(source, src, "source")
+        seen.info = info = lstat_of(ctx, source, src)
+        seen.kind = kind = kind_of(info.st_mode)
         if src_dir and kind != "directory":
             ctx.refuse_escape(src + "/")  # "link/" to a directory outside
             raise not_directory(src, f"{src}/ ends with '/', but {src} is a {kind}",
                                 f"Pass \"{src}\" without the trailing '/'.", field="source")
-        dst = _destination(ctx, args["destination"], src)
-        with ctx.target(dst, Op.MOVE_TO, "destination", create_parents=True) as dst_t:
-            named(dst_t, dst, "destination")
-            existing = dst_t.lstat()
-            _check_ends(ctx, src_t, dst_t, src, dst, kind, info, existing, overwrite)
-            places = (ctx.place(src_t), ctx.place(dst_t)) if ctx.asks_host else None
-            # the host judges where both ends are (canonical), never the spelling
-            asked, omitted = listed_directories(dst_t.creates)
-            ctx.authorize(MoveRequest(src_t.path, destination=dst_t.path, overwrite=overwrite,
-                                      kind=kind, creates_directories=asked,
-                                      creates_omitted=omitted))
-            with ctx.lock(src, dst):
-                _recheck(ctx, src_t, dst_t, (src, dst), (info, existing), places)
-                created = dst_t.make_parents() if dst_t.creates else []
-                if existing is not None:
-                    read_cache.forget(existing.st_dev, existing.st_ino)
-                try:
-                    src_t.rename(dst_t, replace=overwrite)
-                except FileExistsError:  # appeared since the check: never replaced
-                    raise _exists(dst, "file", src, kind) from None
+        return _destination(ctx, args["destination"], src)
+
+    # one step: the tree held still, both ends resolved once, decided, asked, acted on
+    with ctx.view.pin_move(src, destination) as (source, dest):
+        info, kind, dst = seen.info, seen.kind, dest.shown
+        assert info is not None
+        named(dest, dst, "destination")
+        existing = dest.lstat()
+        _check_ends(ctx, source, dest, src, dst, kind, info, existing, overwrite)
+        # the host judges where both ends are (canonical), never the spelling
+        asked, omitted = listed_directories(dest.creates)
+        ctx.view.ask(MoveRequest(source.path, destination=dest.path, overwrite=overwrite,
+                                 kind=kind, creates_directories=asked,
+                                 creates_omitted=omitted), source, dest)
+        source.same(info)
+        dest.same(existing)
+        created = dest.make_parents()
+        if existing is not None:
+            read_cache.forget(existing.st_dev, existing.st_ino)
+        try:
+            source.rename_to(dest, replace=overwrite)
+        except FileExistsError:  # appeared since the check: never replaced
+            raise _exists(dst, "file", src, kind) from None
     return {"source": src, "destination": dst, "kind": kind,
             "overwritten": existing is not None, **created_directories(created)}
 
@@ -132,87 +144,25 @@ def _destination(ctx: ToolContext, value: str, src: str) -> str:
     return entry_name(ctx, dst_rel, "destination")[0]
 
 
-def _check_ends(ctx: ToolContext, src_t: Target, dst_t: Target, src: str, dst: str, kind: str,
+def _check_ends(ctx: ToolContext, source: Pinned, dest: Pinned, src: str, dst: str, kind: str,
                 info: os.stat_result, existing: os.stat_result | None, overwrite: bool) -> None:
-    """What is decided on the two resolved ends before the host is asked."""
+    """What is decided on the two pinned ends before the host is asked."""
     if existing is not None:
-        ctx.check(of_target(dst_t), Op.REPLACE, field="destination", shown=dst)
-    if src_t.path == dst_t.path:
+        dest.decide(Op.REPLACE)
+    if source.path == dest.path:
         raise Refusal(Code.INVALID_ARGUMENT, f"{src} and {dst} are the same path",
                       "Pass a different destination.",
                       details={"source": src, "destination": dst}, kind=Kind.SAME_PATH)
-    if kind == "directory" and dst_t.path.startswith(src_t.path + "/"):
+    if kind == "directory" and dest.path.startswith(source.path + "/"):
         raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is inside {src}, and a directory cannot "
                       "be moved into itself", "Choose a destination outside the directory.",
                       details={"source": src, "destination": dst}, kind=Kind.INTO_ITSELF)
     if existing is not None:
         _check_existing(src, dst, kind, info, existing, overwrite)
-    if kind == "directory":
-        _check_inside(ctx, src, of_target(src_t), of_target(dst_t))
-
-
-def _recheck(ctx: ToolContext, src_t: Target, dst_t: Target, names: tuple[str, str],
-             seen: tuple[os.stat_result, os.stat_result | None],
-             places: tuple[Place, Place] | None) -> None:
-    """Fail closed if either end is not what the host was asked about."""
-    for target, name, before in ((src_t, names[0], seen[0]), (dst_t, names[1], seen[1])):
-        now = target.lstat()
-        if _identity(now) != _identity(before):
-            raise swapped(name)
-    if places is not None:
-        ctx.ensure_place(names[0], places[0])
-        ctx.ensure_place(names[1], places[1])
-
-
-def _identity(info: os.stat_result | None) -> tuple[int, int, int] | None:
-    return None if info is None else (info.st_dev, info.st_ino, st.S_IFMT(info.st_mode))
-
-
-def _check_inside(ctx: ToolContext, src: str, src_at: Location, dst_at: Location) -> None:
-    """Moving a directory renames everything in it: nothing a rule covers
-    may leave (a denied, protected or secret entry), and nothing may arrive
-    under a name a rule covers (a ``tasks.json`` moved in as ``.vscode``).
-    The refusal names the directory, never the entry inside it.  The walk
-    carries each directory's policy scope down to its subdirectories, so an
-    entry costs a test of its name, not of its whole path (a deep tree
-    costs its size, not depth squared)."""
-    policy = ctx.policy
-    if policy.is_empty:
-        return
-    scopes = {src_at.path: (policy.scope(src_at.path, Op.MOVE_FROM),
-                            policy.scope(dst_at.path, Op.MOVE_TO))}
-    for dirpath, dirnames, filenames in ctx.root.walk(src_at.path):  # the canonical directory
-        ctx.checkpoint()
-        leaving, arriving = scopes.pop(dirpath)
-        for name in dirnames:
-            inner = (leaving.child(name), arriving.child(name))
-            if inner[0] is None or inner[1] is None:
-                _refuse(ctx, src, src_at, dst_at, _below(dirpath, src_at.path, name))
-            scopes[name if dirpath == "." else f"{dirpath}/{name}"] = (inner[0], inner[1])
-        shown = len(filenames)
-        if (len(leaving.visible_names(filenames)) != shown
-                or len(arriving.visible_names(filenames)) != shown):
-            for name in filenames:
-                if not (leaving.visible(name) and arriving.visible(name)):
-                    _refuse(ctx, src, src_at, dst_at, _below(dirpath, src_at.path, name))
-
-
-def _below(dirpath: str, top: str, name: str) -> str:
-    """``name`` of the walk's ``dirpath``, as a path relative to ``top``."""
-    below = dirpath[len(top):].lstrip("/")
-    return f"{below}/{name}" if below else name
-
-
-def _refuse(ctx: ToolContext, src: str, src_at: Location, dst_at: Location,
-            inner: str) -> NoReturn:
-    """Refuse the move for the entry ``inner`` a scope hid, with the rule's
-    kind (the policy's whole-path answer; a deny when the two ever disagree:
-    fail closed)."""
-    kind = ctx.policy.rule(f"{src_at.path}/{inner}", Op.MOVE_FROM)
-    if kind is not None:
-        raise _holds(src, kind, "source")
-    kind = ctx.policy.rule(f"{dst_at.path}/{inner}", Op.MOVE_TO)
-    raise _holds(src, kind if kind is not None else Kind.DENY_RULE, "destination")
+    found = source.carried_rule(dest, kind)
+    if found is not None:
+        _inner, rule, field = found
+        raise _holds(src, rule, field)
 
 
 _HELD = {Kind.DENY_RULE: "a path the host does not allow",

@@ -24,17 +24,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._refusals.classify import close_paths
-from ...contained import Target
 from .._read import cache as read_cache
 from .._edit.content import check_write
-from .._runtime.context import Place, ToolContext
+from .._runtime.context import ToolContext
 from .._runtime.limits import CREATED_SCHEMA, created_directories, listed_directories
-from .._policy.locate import of_target
 from .._policy.rules import Op
 from .._refusals.catalogue import (Code, Kind, Refusal, sha256_mismatch, special_file,
                                    special_kind, swapped)
 from .._runtime.registry import ToolSpec, success_schema
 from .._runtime.request_types import WriteRequest
+from .._runtime.view import Pinned
 
 DESCRIPTION = (
     "Create a file with the given content, or replace a whole file. Missing parent directories "
@@ -77,7 +76,6 @@ class _Plan:
     rel: str
     current: os.stat_result | None
     existing: str | None  # sha256 of the file being replaced
-    place: Place | None = None  # where it acts, when the host is asked (compared after)
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -96,25 +94,24 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if expected is not None:
         expected = expected.lower()
     digest = hashlib.sha256(data).hexdigest()
-    # one resolution: the policy, the host's question and the write all act on this target
-    with ctx.lock(rel), ctx.target(rel, Op.CREATE, create_parents=True) as target:
+    # one step: the policy, the host's question and the write all act on what was pinned
+    with ctx.view.pin(rel, Op.CREATE, create_parents=True) as target:
         plan = _plan(ctx, target, rel, expected, args["overwrite"])
         if plan.current is not None:
-            ctx.check(of_target(target), Op.REPLACE, shown=rel)  # a secret is not replaced
+            target.decide(Op.REPLACE)  # a secret is not replaced
         warnings = check_write(ctx, rel, content, plan.current)
         asked, omitted = listed_directories(target.creates)
         # the host judges where the write lands (canonical), never the spelling
-        ctx.authorize(WriteRequest(target.path, bytes=len(data), sha256=digest,
-                                   overwrite=plan.current is not None,
-                                   existing_sha256=plan.existing,
-                                   creates_directories=asked, creates_omitted=omitted))
-        _recheck(ctx, target, plan)  # nothing may have changed while the host was deciding
-        created = target.make_parents() if target.creates else []
+        ctx.view.ask(WriteRequest(target.path, bytes=len(data), sha256=digest,
+                                  overwrite=plan.current is not None,
+                                  existing_sha256=plan.existing,
+                                  creates_directories=asked, creates_omitted=omitted), target)
+        _recheck(target, plan)  # nothing may have changed while the host was deciding
+        created = target.make_parents()
         current = plan.current
         if current is not None:
             read_cache.forget(current.st_dev, current.st_ino)
-        target.write_bytes(data, exclusive=current is None,
-                           expect=None if current is None else (current.st_dev, current.st_ino))
+        target.write(data, exclusive=current is None, expect=current)
 
     current = plan.current
     result: dict[str, Any] = {"path": rel, "bytes": len(data), "sha256": digest,
@@ -154,18 +151,18 @@ def _file_path(ctx: ToolContext, value: str) -> str:
     return rel
 
 
-def _plan(ctx: ToolContext, target: Target, rel: str, expected: str | None,
+def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
           overwrite: bool) -> _Plan:
     """Find what is there now and decide: refuse to replace without
     ``overwrite`` or a matching ``expectedSha256``."""
     current = target.lstat()
-    plan = _Plan(rel, current, None, ctx.place(target) if ctx.asks_host else None)
+    plan = _Plan(rel, current, None)
     if current is None:
         if expected is not None:
             raise _missing(ctx, rel, expected)
         return plan
     _check_replaceable(ctx, rel, current)
-    plan.existing = existing = _file_sha256(ctx, target, rel, current)
+    plan.existing = existing = target.sha256(current)
     if expected is not None and expected != existing:
         raise sha256_mismatch(rel, expected, existing)
     if expected is None and not overwrite:
@@ -177,20 +174,12 @@ def _plan(ctx: ToolContext, target: Target, rel: str, expected: str | None,
     return plan
 
 
-def _recheck(ctx: ToolContext, target: Target, plan: _Plan) -> None:
+def _recheck(target: Pinned, plan: _Plan) -> None:
     """Fail closed if the entry the plan was made on changed since (the
-    parent is held open; the directories to create are checked when made)."""
-    rel, current, now = plan.rel, plan.current, target.lstat()
-    if plan.place is not None:
-        ctx.ensure_place(rel, plan.place)
-    if current is None or now is None:
-        if (current is None) != (now is None):
-            raise swapped(rel)
-        return
-    if (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (
-            current.st_dev, current.st_ino, st.S_IFMT(current.st_mode)) or \
-            _file_sha256(ctx, target, rel, current) != plan.existing:
-        raise swapped(rel)  # replaced, or rewritten in place while the host was deciding
+    directory is held; the directories to create are checked when made)."""
+    target.same(plan.current)
+    if plan.current is not None and target.sha256(plan.current) != plan.existing:
+        raise swapped(plan.rel)  # rewritten in place while the host was deciding
 
 
 def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None:
@@ -219,16 +208,6 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
     if kind != st.S_IFREG:
         raise special_file(rel, special_kind(info.st_mode),
                            hint="Use regular files only; this one cannot be replaced.")
-
-
-def _file_sha256(ctx: ToolContext, target: Target, rel: str, info: os.stat_result) -> str:
-    """The digest of the target's file (its final name, not followed),
-    streamed; ``STALE`` if it is no longer the file ``info`` described."""
-    with target.open(os.O_RDONLY) as handle:
-        now = handle.stat()
-        if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
-            raise swapped(rel)
-        return ctx.sha256(handle)
 
 
 def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:

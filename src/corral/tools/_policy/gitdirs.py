@@ -203,18 +203,22 @@ def _unquoted(value: str) -> str:
 
 
 def in_git_directory(root: Root, canonical: str, creates: tuple[str, ...] = ()) -> bool:
-    """Whether the parent or grandparent of ``canonical`` is a git directory
-    now (``HEAD``, ``objects/``, ``refs/``): ``X/config``, ``X/hooks/x``,
-    ``X/info/attributes`` of a repository made after the toolbox opened, or
-    beyond the scan's bounds.  Decided when a call would change something;
-    directories the call would create are not looked at (they are not
-    there).  Six ``lstat`` calls at most."""
-    parent = canonical.rpartition("/")[0]
-    for above in (parent, parent.rpartition("/")[0]):
-        if not above or above in creates:
+    """Whether the deepest existing directory on the way to ``canonical``,
+    or the one above it, is a git directory now (``HEAD``, ``objects/``,
+    ``refs/``): ``X/config``, ``X/hooks/x``, ``X/info/attributes`` of a
+    repository made after the toolbox opened, or beyond the scan's bounds,
+    however many directories the call itself would create on the way
+    (``X/hooks/deep/x`` with ``hooks`` missing is inside ``X``).  Decided
+    when a call would change something.  Six ``lstat`` calls at most."""
+    above = canonical.rpartition("/")[0]
+    while above and above in creates:
+        above = above.rpartition("/")[0]
+    for _ in range(2):
+        if not above:
             return False
         if _looks_like_git_directory(root, above):
             return True
+        above = above.rpartition("/")[0]
     return False
 
 

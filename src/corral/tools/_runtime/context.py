@@ -22,13 +22,13 @@ from ...hosts import file_uri_path
 from ...contained import EscapeError, Handle, Root, Target
 from .limits import Limits
 from .control import CancelToken, Progress, ProgressCallback
-from .._policy.gitdirs import in_git_directory
 from .._policy.locate import Location, locate, of_target
 from .._policy.locks import hold as hold_locks
+from .view import CallView, LinkMap, View, policy_refusal as _policy_refusal
 from .._policy.rules import Op, Policy, Scope
-from .._refusals.catalogue import (Code, Kind, Refusal, cancelled, denied_rule, hardlink,
-                                   host_denied, host_unexpected, internal, outside_root, protected,
-                                   read_only, secret, swapped, time_limit)
+from .._refusals.catalogue import (Code, Kind, Refusal, cancelled, hardlink, host_denied,
+                                   host_unexpected, internal, outside_root, read_only, swapped,
+                                   time_limit)
 from .request_types import Authorizer, Denied, Request
 
 __all__ = ["ToolContext", "ToolboxState", "sha256_hex", "Identity"]
@@ -54,20 +54,14 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
-    if kind is Kind.DENY_RULE:
-        return denied_rule(shown, field)
-    if kind is Kind.PROTECTED:
-        return protected(shown, op.value, field)
-    return secret(shown, op.value, field)
-
-
 class ToolboxState:
     """What every call of one :class:`~corral.tools.Toolbox` shares (thread-safe)."""
 
     def __init__(self, root: Root, *, limits: Limits, authorize: Authorizer | None,
-                 policy: Policy, allow_hardlinks: bool, read_only: bool) -> None:
+                 policy: Policy, allow_hardlinks: bool, read_only: bool,
+                 links: LinkMap | None = None) -> None:
         self.root = root
+        self.view = View(root, policy, links)
         self.limits = limits
         self.allow_hardlinks = allow_hardlinks
         self.read_only = read_only
@@ -106,8 +100,8 @@ class ToolContext:
     """What one call of a tool works with: the root, the limits, the host's
     policy, and the call's own deadline, cancel tokens and progress."""
 
-    __slots__ = ("state", "root", "limits", "tool", "allow_hardlinks", "read_only", "seconds",
-                 "notes", "_deadline", "_cancel", "_progress", "_asks_host")
+    __slots__ = ("state", "root", "view", "limits", "tool", "allow_hardlinks", "read_only",
+                 "seconds", "notes", "_deadline", "_cancel", "_progress", "_asks_host")
 
     def __init__(self, state: ToolboxState, tool: str, *, seconds: float,
                  cancel: tuple[CancelToken, ...], progress: ProgressCallback | None,
@@ -124,6 +118,7 @@ class ToolContext:
         self._cancel = cancel
         self._progress = progress
         self._asks_host = asks_host and state.authorizer is not None
+        self.view = CallView(state.view, self)
 
     def probe(self, tool: str) -> ToolContext:
         """A context for trying a suggested call of ``tool`` within this call:
@@ -293,21 +288,8 @@ class ToolContext:
         itself, on every directory the call would create, and (deny rules)
         on every directory the path passes through.  A refusal names the
         path as the model wrote it (``shown``), never where a link led."""
-        policy = self.state.policy
-        if policy.is_empty:
-            return
         name = shown if shown is not None else location.path
-        kind = policy.rule(location.path, op)
-        for made in location.creates:
-            kind = kind or policy.rule(made, Op.MKDIR)
-        for passed in location.passed:
-            if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
-                kind = Kind.DENY_RULE
-        if kind is None and op.mutates and policy.guards_git and \
-                in_git_directory(self.root, location.path, location.creates):
-            kind = Kind.PROTECTED  # a repository the scan at open did not find
-        if kind is not None:
-            raise _policy_refusal(kind, name, op, field)
+        self.state.view.check(location, op, shown=name, field=field)
 
     def check_path(self, rel: str, op: Op, field: str = "path", *, follow: bool = True
                    ) -> Location:

@@ -15,11 +15,13 @@ from .control import CancelToken, ProgressCallback
 from .definitions import PATH_CONTRACT, tool_definitions
 from .limits import Limits
 from .._policy.gitdirs import git_dirs
-from .._policy.rules import Policy
+from .._policy.locate import locate
+from .._policy.rules import Op, Policy
 from .._refusals.catalogue import Code, Kind, Refusal, read_only
 from .registry import ToolSpec, load_tools, read_only_tools
 from .request_types import Authorizer
 from .schema import check_arguments
+from .view import LinkMap, scan_links
 
 __all__ = ["Toolbox", "PATH_CONTRACT"]
 
@@ -52,10 +54,14 @@ class Toolbox:
         self.limits = limits or Limits()
         base = Policy.default() if policy is None else policy
         known_as = (self.root.path, os.path.realpath(self.root.path))
-        self.policy = base.extended(deny=deny, protect_dirs=git_dirs(self.root)).rooted(known_as)
+        found = git_dirs(self.root)
+        self.policy = base.extended(deny=deny, protect_dirs=found).rooted(known_as)
+        links = LinkMap()
+        if not self.policy.is_empty:
+            scan_links(self.root, links, found)
         self._state = ToolboxState(self.root, limits=self.limits, authorize=authorize,
                                    policy=self.policy, allow_hardlinks=allow_hardlinks,
-                                   read_only=read_only)
+                                   read_only=read_only, links=links)
         self._tools = _specs(tools)
         self._read_only_tools = frozenset(read_only_tools(self._tools.values()))
         self.read_only = read_only
@@ -181,6 +187,22 @@ class Toolbox:
         works = tool in self._read_only_tools and isinstance(
             self._run(tool, dict(refusal.suggested_args or {}), ctx.probe(tool)), dict)
         return refusal if works else refusal.replace(suggest=None)
+
+    def shows(self, path: str) -> bool:
+        """Whether ``path`` names an entry here that a model may be told
+        exists: it is there, and no deny or secret rule hides it (decided
+        on the entry, where it leads, and every known name leading there)."""
+        view = self._state.view
+        try:
+            self.root.lstat(path)
+            seen = [locate(self.root, path, follow=False)]
+        except (OSError, ValueError):
+            return False
+        try:
+            seen.append(locate(self.root, path, follow=True))
+        except (OSError, ValueError):
+            pass
+        return all(view.rule(where, Op.SEARCH) is None for where in seen)
 
     def close(self) -> None:
         if self._owns_root:

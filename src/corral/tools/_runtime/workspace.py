@@ -14,7 +14,8 @@ A call goes to exactly one root's Toolbox, so containment and policy are
 that Toolbox's; a call whose paths name two roots (``move_file`` from one to
 another) is refused ``UNSUPPORTED`` (kind ``cross_root``) before anything is
 touched.  Answers name paths the same way they were asked: every
-root-relative path in an envelope (under the keys in :data:`PATH_KEYS` and
+root-relative path in an envelope (an :class:`AnswerPath` under any key, and a string
+under the keys in :data:`PATH_KEYS` and
 :data:`PATH_LIST_KEYS`, at any depth) gets its root's name in front.  The
 sentences (``message``, ``hint``) stay root-relative.
 
@@ -43,6 +44,7 @@ from .definitions import offered_specs
 from .._policy.rules import Policy
 from .._refusals.catalogue import Code, Kind, Refusal, outside_root
 from .registry import ToolSpec
+from .answer import AnswerPath
 from .toolbox import Toolbox
 
 __all__ = ["Workspace", "Opener", "PATH_FIELDS", "PATH_KEYS", "PATH_LIST_KEYS",
@@ -277,7 +279,9 @@ class Workspace:
 
     def _unknown_root(self, tool: str, args: dict[str, Any], field: str, value: str) -> Refusal:
         names = ", ".join(self._roots)
-        holders = [name for name, box in self._roots.items() if _exists(box.root, value)]
+        # only where the name may be shown: a denied or hidden name is never
+        # said to exist in any root (the answer is the same either way)
+        holders = [name for name, box in self._roots.items() if box.shows(value)]
         details: dict[str, Any] = {"field": field, "roots": self.roots, "path": value}
         example = f"{holders[0] if holders else next(iter(self._roots))}/{value}"
         if len(holders) == 1:
@@ -384,10 +388,13 @@ def _prefixed(envelope: Any, root: str) -> Any:
         return envelope
     out: dict[str, Any] = {}
     for key, value in envelope.items():
-        if key in PATH_KEYS and isinstance(value, str):
+        if isinstance(value, AnswerPath) or (key in PATH_KEYS and isinstance(value, str)):
             out[key] = _join(root, value)
         elif key in PATH_LIST_KEYS and isinstance(value, list):
             out[key] = [_join(root, v) if isinstance(v, str) else _prefixed(v, root)
+                        for v in value]
+        elif isinstance(value, list):
+            out[key] = [_join(root, v) if isinstance(v, AnswerPath) else _prefixed(v, root)
                         for v in value]
         elif key == "suggestedArgs" and isinstance(value, dict):
             out[key] = {k: (_join(root, v) if k in PATH_FIELDS and isinstance(v, str) else
@@ -413,14 +420,6 @@ def _inside(outer: str, inner: str) -> bool:
 def _identity(root: Root) -> tuple[int, int]:
     info = os.fstat(root.fileno())
     return (info.st_dev, info.st_ino)
-
-
-def _exists(root: Root, rel: str) -> bool:
-    try:
-        root.lstat(rel)
-    except (OSError, ValueError):
-        return False
-    return True
 
 
 def _open_beneath(parent: Root, rel: str) -> tuple[Root, str] | None:

@@ -1,0 +1,780 @@
+"""The policed view: the one filesystem handle a mutating tool holds.
+
+A tool says what it means (create, replace, edit, move, delete, make
+directories) and the view does it as one step::
+
+    tree lock -> resolve once -> lock the pinned directory -> decide the
+    policy -> (the tool asks the host through the pin) -> re-check -> act
+    on the pinned object, identity expected
+
+Every decision is made while the locks are held, on what the one
+resolution reached, and none outlives them: a :class:`Pinned` exists only
+inside its ``with`` block.
+
+Locks.  A process-wide tree lock is held shared by every mutating step and
+exclusively by a move, so a move's check of the subtree it carries and its
+rename see a tree no other step of this process changes in between (a write
+of ``y/tasks.json`` cannot slip in before ``y`` becomes ``.vscode``).  Below
+it each step locks the directory it acts in, keyed by that directory's
+(device, inode), re-entrant within the call and taken in one order, so no
+call ever waits on itself (a link moved into its own target, a case-only
+rename); ``flock`` on the held directory fd extends the lock to other
+processes.  Waiting polls the call's checkpoint (its deadline, a cancel).
+
+Policy.  A rule is decided on the canonical path reached AND on every name
+that leads to it through a symlink the view knows of: the links found when
+the Toolbox opened its root and those met since (followed by a resolution,
+moved by a tool).  So a protected name that is a link, or lies under one,
+protects what it leads to (``.git/hooks/pre-commit -> ../../scripts/x``,
+``.vscode -> editor``).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import fcntl
+import os
+import stat as st
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from typing import Protocol
+
+from ...contained import EscapeError, Root, Target
+from .._policy.gitdirs import in_git_directory
+from .._policy.locate import Location, locate
+from .._policy.rules import Op, Policy
+from .._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret, swapped
+from .request_types import Request
+
+__all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision"]
+
+_POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
+_POLL_MOST = 0.02  # ... up to this
+MAX_LINKS = 100_000  # links remembered per root (bounded memory)
+MAX_ALIASES = 64  # names leading to one path that are decided (bounded work)
+_SCAN_DIRS = 2000
+_DIGEST_CHUNK = 1024 * 1024
+_SCAN_DEPTH = 6
+_SCAN_LINKS = 10_000
+
+Checkpoint = Callable[[], None]
+
+
+class Host(Protocol):
+    """What a call's view needs of the call: its bounds and its host."""
+
+    def checkpoint(self) -> None: ...
+
+    @property
+    def asks_host(self) -> bool: ...
+
+    def authorize(self, request: Request) -> None: ...
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a pinned location acts, as a fact to compare after the host's
+    answer: its canonical path, what it would create, and the identity of
+    the directory it holds."""
+
+    path: str
+    creates: tuple[str, ...]
+    anchor: tuple[int, int]
+
+
+def policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
+    if kind is Kind.DENY_RULE:
+        return denied_rule(shown, field)
+    if kind is Kind.PROTECTED:
+        return protected(shown, op.value, field)
+    return secret(shown, op.value, field)
+
+
+# -- links ---------------------------------------------------------------------------
+
+
+class LinkMap:
+    """Known in-root symlinks: canonical location -> the canonical path it
+    leads to (thread-safe, bounded).  Kept as paths, not inodes: a host
+    program opens the link's name and follows it to whatever is there."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._leads: dict[str, str] = {}
+        self._by_target: dict[str, set[str]] = {}
+        self._not_links: set[str] = set()
+        self._relearn: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self._leads)
+
+    def add(self, location: str, leads_to: str) -> None:
+        if location == leads_to or location in (".", ""):
+            return
+        with self._guard:
+            old = self._leads.get(location)
+            if old == leads_to:
+                return
+            if old is None and len(self._leads) >= MAX_LINKS:
+                return
+            if old is not None:
+                self._by_target.get(old, set()).discard(location)
+            self._leads[location] = leads_to
+            self._by_target.setdefault(leads_to, set()).add(location)
+            self._not_links.discard(location)
+
+    def moved(self, old: str, new: str) -> None:
+        """Links at or under ``old`` are now at or under ``new``: known by
+        their new names (where they lead is learnt again by the caller)."""
+        prefix = old + "/"
+        with self._guard:
+            hits = [loc for loc in self._leads if loc == old or loc.startswith(prefix)]
+        for loc in hits:
+            leads = self._leads.get(loc)
+            self.forget(loc)
+            if leads is not None:
+                self._relearn.append(new + loc[len(old):])
+
+    def take_relearn(self) -> list[str]:
+        with self._guard:
+            out, self._relearn = self._relearn, []
+        return out
+
+    def forget(self, location: str) -> None:
+        with self._guard:
+            old = self._leads.pop(location, None)
+            if old is not None:
+                self._by_target.get(old, set()).discard(location)
+
+    def knows(self, location: str) -> bool:
+        return location in self._leads or location in self._not_links
+
+    def not_a_link(self, location: str) -> None:
+        with self._guard:
+            if len(self._not_links) < MAX_LINKS:
+                self._not_links.add(location)
+
+    def leads_into(self, top: str) -> bool:
+        """Whether a known link leads to ``top``, below it, or above it."""
+        if not self._by_target:
+            return False
+        with self._guard:
+            targets = list(self._by_target)
+        prefix = top + "/"
+        return any(t == top or t.startswith(prefix) or top.startswith(t + "/") or t == "."
+                   for t in targets if self._by_target.get(t))
+
+    def aliases(self, canonical: str) -> list[str]:
+        """Every other name that leads to ``canonical`` through known links
+        (link chains followed; at most :data:`MAX_ALIASES`)."""
+        if not self._by_target or canonical in (".", ""):
+            return []
+        found: dict[str, None] = {}
+        queue = deque([canonical])
+        with self._guard:
+            while queue and len(found) < MAX_ALIASES:
+                name = queue.popleft()
+                end = len(name)
+                while end > 0:
+                    prefix = name[:end]
+                    for location in self._by_target.get(prefix, ()):
+                        alias = location + name[end:]
+                        if alias != canonical and alias not in found:
+                            found[alias] = None
+                            queue.append(alias)
+                    end = name.rfind("/", 0, end)
+                for location in self._by_target.get(".", ()):  # a link to the root itself
+                    alias = f"{location}/{name}"
+                    if alias not in found:
+                        found[alias] = None
+        return list(found)[:MAX_ALIASES]
+
+
+def scan_links(root: Root, links: LinkMap, extra: tuple[str, ...] = ()) -> None:
+    """Record the in-root symlinks of ``root`` (breadth first, bounded like
+    the git scan; ``.git`` directories and ``extra`` directories included)."""
+    queue: deque[tuple[str, int]] = deque([(".", 0), *((d, _SCAN_DEPTH - 1) for d in extra)])
+    looked = 0
+    seen: set[str] = set()
+    while queue and looked < _SCAN_DIRS and len(links) < _SCAN_LINKS:
+        rel, depth = queue.popleft()
+        if rel in seen:
+            continue
+        seen.add(rel)
+        looked += 1
+        try:
+            with root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY) as handle:
+                entries = handle.scandir()
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_symlink():
+                learn_link(root, links, entry.path)
+            elif depth < _SCAN_DEPTH and entry.is_dir(follow_symlinks=False):
+                queue.append((entry.path, depth + 1))
+
+
+def learn_link(root: Root, links: LinkMap, location: str) -> None:
+    """Remember where the link at ``location`` (canonical) leads, if inside."""
+    try:
+        leads_to = locate(root, location, follow=True).path
+    except (OSError, ValueError):
+        links.not_a_link(location)
+        return
+    if leads_to == location:
+        links.not_a_link(location)
+    else:
+        links.add(location, leads_to)
+
+
+# -- locks ------------------------------------------------------------------------------
+
+
+class _TreeLock:
+    """Shared by mutating steps, exclusive for moves (writers first)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writer = False
+        self._waiting_writers = 0
+
+    @contextmanager
+    def shared(self, checkpoint: Checkpoint) -> Iterator[None]:
+        with self._cond:
+            delay = _POLL_FIRST
+            while self._writer or self._waiting_writers:
+                self._cond.wait(delay)
+                checkpoint()
+                delay = min(delay * 2, _POLL_MOST)
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def exclusive(self, checkpoint: Checkpoint) -> Iterator[None]:
+        with self._cond:
+            self._waiting_writers += 1
+            try:
+                delay = _POLL_FIRST
+                while self._writer or self._readers:
+                    self._cond.wait(delay)
+                    checkpoint()
+                    delay = min(delay * 2, _POLL_MOST)
+                self._writer = True
+            finally:
+                self._waiting_writers -= 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = False
+                self._cond.notify_all()
+
+
+_TREE = _TreeLock()
+Identity = tuple[int, int]
+
+
+class _Table:
+    """Process-wide thread locks by directory identity, dropped when unused."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[Identity, tuple[threading.Lock, int]] = {}
+
+    @contextmanager
+    def hold(self, key: Identity, checkpoint: Checkpoint) -> Iterator[None]:
+        with self._guard:
+            lock, users = self._locks.get(key, (threading.Lock(), 0))
+            self._locks[key] = (lock, users + 1)
+        try:
+            delay = _POLL_FIRST
+            while not lock.acquire(timeout=delay):
+                checkpoint()
+                delay = min(delay * 2, _POLL_MOST)
+            try:
+                yield
+            finally:
+                lock.release()
+        finally:
+            with self._guard:
+                lock, users = self._locks[key]
+                if users == 1:
+                    del self._locks[key]
+                else:
+                    self._locks[key] = (lock, users - 1)
+
+
+_TABLE = _Table()
+
+
+@contextmanager
+def _flocked(fd: int, checkpoint: Checkpoint) -> Iterator[None]:
+    delay = _POLL_FIRST
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
+                yield  # a filesystem without locks: the thread lock still holds
+                return
+        checkpoint()
+        time.sleep(delay)
+        delay = min(delay * 2, _POLL_MOST)
+    try:
+        yield
+    finally:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        except OSError:
+            pass  # closing the fd releases it anyway
+
+
+# -- the view -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the policy said of one location (``None``: allowed)."""
+
+    kind: Kind | None
+
+
+class View:
+    """The policed view of one root, shared by every call of a Toolbox."""
+
+    def __init__(self, root: Root, policy: Policy, links: LinkMap | None = None) -> None:
+        self._root = root
+        self.policy = policy
+        self.links = links if links is not None else LinkMap()
+
+    @property
+    def root(self) -> Root:
+        return self._root
+
+    def learn_passed(self, passed: tuple[str, ...]) -> None:
+        """Remember the links a resolution followed (``passed`` holds them
+        with the directories it entered and left)."""
+        links = self.links
+        for where in passed:
+            if not links.knows(where):
+                learn_link(self._root, links, where)
+
+    def rule(self, location: Location, op: Op) -> Kind | None:
+        """The rule refusing ``op`` on ``location`` (see the module doc), or ``None``."""
+        policy = self.policy
+        if policy.is_empty:
+            return None
+        if location.passed:
+            self.learn_passed(location.passed)
+        kind = policy.rule(location.path, op)
+        for made in location.creates:
+            kind = kind or policy.rule(made, Op.MKDIR)
+        for passed in location.passed:
+            if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
+                kind = Kind.DENY_RULE
+        if kind is None:
+            kind = self._alias_rule(location, op)
+        if kind is None and op.mutates and policy.guards_git and \
+                in_git_directory(self._root, location.path, location.creates):
+            kind = Kind.PROTECTED  # a repository the scan at open did not find
+        return kind
+
+    def _alias_rule(self, location: Location, op: Op) -> Kind | None:
+        links, policy = self.links, self.policy
+        if not len(links):
+            return None
+        for name, name_op in ((location.path, op), *((c, Op.MKDIR) for c in location.creates)):
+            for alias in links.aliases(name):
+                kind = policy.rule(alias, name_op)
+                if kind is not None:
+                    return kind
+        return None
+
+    def check(self, location: Location, op: Op, *, shown: str, field: str = "path") -> None:
+        kind = self.rule(location, op)
+        if kind is not None:
+            raise policy_refusal(kind, shown, op, field)
+
+    def subtree_rule(self, carried: str, landing: str, checkpoint: Checkpoint, *,
+                     leaving: bool) -> tuple[str, Kind, str] | None:
+        """For a move of the directory ``carried`` (canonical) to
+        ``landing``: the first entry a rule covers where it arrives, or
+        (``leaving``: the entries themselves move) where it leaves, as
+        ``(inner, kind, field)``.  Each directory's scope is carried down to
+        its subdirectories, so an entry costs a test of its name."""
+        policy = self.policy
+        if policy.is_empty:
+            return None
+        aliased = self.links.leads_into(carried) or self.links.leads_into(landing)
+        scopes = {carried: (policy.scope(carried, Op.MOVE_FROM if leaving else Op.LIST),
+                            policy.scope(landing, Op.MOVE_TO))}
+        for dirpath, dirnames, filenames in self._root.walk(carried):
+            checkpoint()
+            out_scope, in_scope = scopes.pop(dirpath)
+            below = dirpath[len(carried):].lstrip("/")
+            for name in dirnames:
+                inner = f"{below}/{name}" if below else name
+                pair = (out_scope.child(name), in_scope.child(name))
+                if pair[0] is None or pair[1] is None:
+                    return self._covering(carried, landing, inner)
+                scopes[f"{dirpath}/{name}" if dirpath != "." else name] = (pair[0], pair[1])
+            names = list(filenames)
+            if (len(out_scope.visible_names(names)) != len(names)
+                    or len(in_scope.visible_names(names)) != len(names)):
+                for name in names:
+                    if not (out_scope.visible(name) and in_scope.visible(name)):
+                        return self._covering(carried, landing,
+                                              f"{below}/{name}" if below else name)
+            if aliased:
+                for name in [*dirnames, *names]:
+                    inner = f"{below}/{name}" if below else name
+                    found = self._aliased(carried, landing, inner)
+                    if found is not None:
+                        return found
+        return None
+
+    def _covering(self, carried: str, landing: str, inner: str) -> tuple[str, Kind, str]:
+        kind = self.policy.rule(f"{carried}/{inner}", Op.MOVE_FROM)
+        if kind is not None:
+            return inner, kind, "source"
+        kind = self.policy.rule(f"{landing}/{inner}", Op.MOVE_TO)
+        return inner, (kind if kind is not None else Kind.DENY_RULE), "destination"
+
+    def _aliased(self, carried: str, landing: str, inner: str) -> tuple[str, Kind, str] | None:
+        for end, op, field in ((carried, Op.MOVE_FROM, "source"),
+                               (landing, Op.MOVE_TO, "destination")):
+            for alias in self.links.aliases(f"{end}/{inner}"):
+                kind = self.policy.rule(alias, op)
+                if kind is not None:
+                    return inner, kind, field
+        return None
+
+
+class CallView:
+    """The view as one call sees it: its deadline, its locks (re-entrant
+    within the call), its host."""
+
+    def __init__(self, view: View, host: Host) -> None:
+        self._view = view
+        self._host = host
+        self._checkpoint: Checkpoint = host.checkpoint
+        self._held: set[Identity] = set()
+
+    def ask(self, request: Request, *pins: Pinned, same_place: bool = True) -> None:
+        """Ask the host about ``request`` on ``pins``, then check again that
+        the policy still allows it (links met meanwhile count) and, with
+        ``same_place``, that each still resolves as it did (a parent
+        swapped or made meanwhile: ``STALE``; without it, the act uses what
+        is there, as ``mkdir -p`` does)."""
+        places = [pin.place() for pin in pins] if self._host.asks_host and same_place \
+            else None
+        self._host.authorize(request)
+        if places is not None:
+            for pin, place in zip(pins, places):
+                pin.ensure_place(place)
+        for pin in pins:
+            pin.decide_again()
+
+    @property
+    def shared(self) -> View:
+        return self._view
+
+    @contextmanager
+    def pin(self, rel: str, op: Op, *, field: str = "path", shown: str | None = None,
+            follow: bool = False, create_parents: bool = False) -> Iterator[Pinned]:
+        """One step on ``rel``: the tree lock shared, one resolution, the
+        lock of the directory it acts in, ``op`` decided on what was
+        reached (the caller decides more ops on the same pin)."""
+        label = shown if shown is not None else (rel.rstrip("/") or ".")
+        with ExitStack() as stack:
+            stack.enter_context(_TREE.shared(self._checkpoint))
+            target = stack.enter_context(self._resolve(rel, op, label, field,
+                                                       follow=follow,
+                                                       create_parents=create_parents))
+            self._lock(stack, (target,))
+            pinned = Pinned(self, target, label, field, rel)
+            pinned._target_follows = follow
+            pinned.decide(op)
+            yield pinned
+
+    @contextmanager
+    def pin_move(self, src: str, dst: Callable[[Pinned], str], *, src_shown: str | None = None,
+                 create_parents: bool = True) -> Iterator[tuple[Pinned, Pinned]]:
+        """A move's step: the tree lock exclusive (no other step of this
+        process changes the tree meanwhile), both ends resolved once and
+        their directories locked in one order; ``dst`` names the
+        destination once the source is pinned."""
+        label = src_shown if src_shown is not None else (src.rstrip("/") or ".")
+        with ExitStack() as stack:
+            stack.enter_context(_TREE.exclusive(self._checkpoint))
+            src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
+            source = Pinned(self, src_t, label, "source", src)
+            dst_rel = dst(source)
+            dst_label = dst_rel.rstrip("/") or "."
+            dst_t = stack.enter_context(self._resolve(dst_rel, Op.MOVE_TO, dst_label,
+                                                      "destination",
+                                                      create_parents=create_parents))
+            self._lock(stack, (src_t, dst_t))
+            destination = Pinned(self, dst_t, dst_label, "destination", dst_rel)
+            source.decide(Op.MOVE_FROM)
+            destination.decide(Op.MOVE_TO)
+            yield source, destination
+
+    @contextmanager
+    def _resolve(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
+                 create_parents: bool = False) -> Iterator[Target]:
+        """The one resolution; when it fails, a refusal by policy on where
+        the path leads wins over the error (a denied name is not said to be
+        missing)."""
+        try:
+            target = self._view.root.target(rel, follow_final=follow,
+                                            create_parents=create_parents)
+        except EscapeError:
+            raise
+        except OSError as exc:
+            try:
+                where = locate(self._view.root, rel, follow=follow)
+            except OSError:
+                raise exc from None
+            self._view.check(where, op, shown=shown, field=field)
+            raise
+        with target:
+            yield target
+
+    def _lock(self, stack: ExitStack, targets: tuple[Target, ...]) -> None:
+        """Lock the directory each target acts in (deduplicated, sorted;
+        those this call holds already are not taken again)."""
+        wanted: dict[Identity, Target] = {}
+        for target in targets:
+            key = target.held_identity()
+            if key not in self._held:
+                wanted.setdefault(key, target)
+        for key in sorted(wanted):
+            stack.enter_context(_TABLE.hold(key, self._checkpoint))
+            handle = stack.enter_context(wanted[key].open_held())
+            stack.enter_context(_flocked(handle.fileno(), self._checkpoint))
+            self._held.add(key)
+            stack.callback(self._held.discard, key)
+
+    def check(self, location: Location, op: Op, *, shown: str, field: str = "path") -> None:
+        self._view.check(location, op, shown=shown, field=field)
+
+    def checkpoint(self) -> None:
+        self._checkpoint()
+
+
+class Pinned:
+    """One resolved location, held under the call's locks: what the tool
+    looks at and acts on, never resolved again."""
+
+    def __init__(self, call: CallView, target: Target, shown: str, field: str,
+                 spelled: str) -> None:
+        self._call = call
+        self._target = target
+        self.shown = shown
+        self.field = field
+        self._spelled = spelled
+        self._target_follows = False
+        self._decided: list[Op] = []
+
+    # -- what resolution reached ---------------------------------------------------
+    @property
+    def path(self) -> str:
+        return self._target.path
+
+    @property
+    def parent(self) -> str:
+        return self._target.parent
+
+    @property
+    def name(self) -> str | None:
+        return self._target.name
+
+    @property
+    def creates(self) -> tuple[str, ...]:
+        return self._target.creates
+
+    @property
+    def passed(self) -> tuple[str, ...]:
+        return self._target.passed
+
+    @property
+    def location(self) -> Location:
+        return Location(self._target.path, self._target.creates, self._target.passed)
+
+    # -- deciding ---------------------------------------------------------------------
+    def decide(self, op: Op) -> None:
+        """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
+        self._call.check(self.location, op, shown=self.shown, field=self.field)
+        if op not in self._decided:
+            self._decided.append(op)
+
+    def decide_again(self) -> None:
+        for op in self._decided:
+            self._call.check(self.location, op, shown=self.shown, field=self.field)
+
+    def place(self) -> Place:
+        return Place(self.path, self.creates, self._target.held_identity())
+
+    def ensure_place(self, before: Place) -> None:
+        """``STALE`` unless the path resolves now as it did when the host
+        was asked (one more resolution, made only when the host was asked:
+        without a question there is no window)."""
+        root = self._call.shared.root
+        try:
+            with root.target(self._spelled, create_parents=True,
+                             follow_final=self._target_follows) as again:
+                now = Place(again.path, again.creates, again.held_identity())
+        except OSError:
+            raise swapped(self.shown) from None
+        if now != before:
+            raise swapped(self.shown)
+
+    def rule(self, op: Op) -> Kind | None:
+        return self._call.shared.rule(self.location, op)
+
+    # -- looking ----------------------------------------------------------------------
+    def lstat(self) -> os.stat_result | None:
+        return self._target.lstat()
+
+    def identity(self) -> tuple[int, int, int] | None:
+        info = self._target.lstat()
+        return None if info is None else (info.st_dev, info.st_ino, st.S_IFMT(info.st_mode))
+
+    def same(self, before: os.stat_result | None) -> None:
+        """``STALE`` unless the entry is still the one ``before`` described."""
+        now = self.identity()
+        then = None if before is None else (before.st_dev, before.st_ino,
+                                            st.S_IFMT(before.st_mode))
+        if now != then:
+            raise swapped(self.shown)
+
+    def read(self, limit: int, *, expect: os.stat_result | None = None,
+             check: Callable[[os.stat_result], None] | None = None,
+             step: Callable[[int], None] | None = None) -> tuple[bytes, os.stat_result]:
+        """The entry's content (at most ``limit + 1`` bytes: the caller
+        refuses more) and its stat, read from the pinned entry (a symlink
+        there now is ``ELOOP``); ``STALE`` if it is not ``expect``;
+        ``check(stat)`` runs before anything is read."""
+        with self._target.open(os.O_RDONLY) as handle:
+            info = handle.stat()
+            if expect is not None and (info.st_dev, info.st_ino) != (expect.st_dev,
+                                                                    expect.st_ino):
+                raise swapped(self.shown)
+            if check is not None:
+                check(info)
+            chunks, total = [], 0
+            while total <= limit:
+                chunk = handle.read(max(65536, min(info.st_size + 1, limit + 1 - total)))
+                if not chunk:
+                    break
+                if step is not None:
+                    step(len(chunk))
+                chunks.append(chunk)
+                total += len(chunk)
+            return b"".join(chunks), info
+
+    def sha256(self, expect: os.stat_result | None) -> str:
+        """The sha256 of the pinned entry's whole content, streamed with a
+        checkpoint before every chunk; ``STALE`` if it is not ``expect``."""
+        with self._target.open(os.O_RDONLY) as handle:
+            if expect is not None:
+                now = handle.stat()
+                if (now.st_dev, now.st_ino) != (expect.st_dev, expect.st_ino):
+                    raise swapped(self.shown)
+            digest = hashlib.sha256()
+            pos = 0
+            while True:
+                self._call.checkpoint()
+                chunk = handle.pread(_DIGEST_CHUNK, pos)
+                if not chunk:
+                    return digest.hexdigest()
+                digest.update(chunk)
+                pos += len(chunk)
+
+    def leads_to_directory(self) -> bool:
+        """Whether the pinned entry, a symlink, leads to a directory inside
+        the root (followed from the pinned directory's canonical path); an
+        outward link raises the escape."""
+        root = self._call.shared.root
+        with root.target(self.path, follow_final=True) as followed:
+            info = followed.lstat()
+        return info is not None and st.S_ISDIR(info.st_mode)
+
+    def entries(self) -> int:
+        """How many entries the pinned directory holds."""
+        with self._target.open(os.O_RDONLY | os.O_DIRECTORY) as handle:
+            return len(handle.scandir())
+
+    # -- acting -----------------------------------------------------------------------
+    def make_parents(self) -> list[str]:
+        return self._target.make_parents() if self._target.creates else []
+
+    def write(self, data: bytes, *, exclusive: bool, expect: os.stat_result | None) -> None:
+        """Atomic replace (or create) in the pinned directory, the entry
+        expected to be ``expect`` (``None``: absent)."""
+        self._target.write_bytes(data, exclusive=exclusive,
+                                 expect=None if expect is None else (expect.st_dev,
+                                                                     expect.st_ino))
+
+    def mkdir(self) -> None:
+        self._target.mkdir()
+
+    def remove(self) -> None:
+        self._target.remove()
+        self._call.shared.links.forget(self.path)
+
+    def rmdir(self) -> None:
+        self._target.rmdir()
+
+    def rename_to(self, other: Pinned, *, replace: bool) -> None:
+        """Rename the pinned entry onto ``other``'s name (both held); the
+        links it carries are known by their new names from now on."""
+        was_link = (info := self._target.lstat()) is not None and st.S_ISLNK(info.st_mode)
+        self._target.rename(other._target, replace=replace)
+        view = self._call.shared
+        view.links.forget(other.path)
+        view.links.moved(self.path, other.path)
+        if was_link:
+            learn_link(view.root, view.links, other.path)
+        for location in view.links.take_relearn():
+            learn_link(view.root, view.links, location)
+
+    def raise_missing(self) -> None:
+        """Raise the core's own "not found" for the spelled path (which
+        says which component is missing); returns if it is there again."""
+        self._call.shared.root.lstat(self._spelled)
+
+    def carried_rule(self, dest: Pinned, kind: str) -> tuple[str, Kind, str] | None:
+        """For a move of this entry onto ``dest``: the first entry a rule
+        covers in what the move carries (a directory's subtree; for a
+        symlink to an in-root directory, that directory's entries as they
+        will be seen under the new name), as ``(inner, kind, field)``."""
+        view = self._call.shared
+        if kind == "directory":
+            return view.subtree_rule(self.path, dest.path, self._checkpoint_fn(), leaving=True)
+        if kind != "symlink":
+            return None
+        try:
+            leads = locate(view.root, self.path, follow=True)
+            info = view.root.stat(leads.path)
+        except OSError:
+            return None  # dangling or outside: it carries nothing in the root
+        if not st.S_ISDIR(info.st_mode):
+            return None
+        return view.subtree_rule(leads.path, dest.path, self._checkpoint_fn(), leaving=False)
+
+    def _checkpoint_fn(self) -> Checkpoint:
+        return self._call.checkpoint
