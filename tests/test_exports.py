@@ -89,6 +89,7 @@ PUBLIC: dict[str, set[str]] = {
         "definition",
         "offered_specs",
         "Opener",
+        "Editing",
     },
     "corral.hosts": {
         "FORMATS",
@@ -107,6 +108,8 @@ PUBLIC: dict[str, set[str]] = {
         "anthropic_tools",
         "anthropic_tool_results",
         "run_anthropic",
+        "text_editor_tool",
+        "apply_patch_tool",
     },
 }
 

@@ -16,7 +16,7 @@ from ._runtime.definitions import definition, offered_specs, tool_definitions
 from ._runtime.limits import Limits
 from ._policy.rules import Policy
 from ._refusals.catalogue import Code, Kind, Refusal
-from ._runtime.registry import TOOL_MODULES, Suggests, ToolSpec
+from ._runtime.registry import TOOL_MODULES, Editing, Suggests, ToolSpec
 from ._runtime.request_types import (Authorizer, DeleteRequest, Denied, EditRequest, GlobRequest,
                                      GrepRequest, ListRequest, MoveRequest, ReadRequest, Request,
                                      WriteRequest)
@@ -54,6 +54,7 @@ __all__ = [
     "definition",
     "offered_specs",
     "Opener",
+    "Editing",
 ]
 
 from .._public import publish as _publish  # noqa: E402  (last: every name is bound)

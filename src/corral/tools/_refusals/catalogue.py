@@ -75,6 +75,7 @@ class Kind(str, enum.Enum):
     NO_MATCH = "no_match"
     LINE_NUMBER_PREFIX = "line_number_prefix"
     PLACEHOLDER = "placeholder"
+    PATCH_SYNTAX = "patch_syntax"  # apply_patch: the text is not a patch
     # where a path leads
     NOT_FOUND = "not_found"  # a path (or a component of it) does not exist
     MISSING = "missing"  # expectedSha256 given for a file that is not there
