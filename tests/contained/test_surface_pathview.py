@@ -1,7 +1,7 @@
 """The pathlib-style view (``root / "a" / "b"``, ``Root.joinpath``) against
 ``pathlib.Path`` on the same host tree as the oracle, on every backend
 config; and what it deliberately is not (no ``__fspath__``, nothing
-followed out, ``glob`` never descending through a symlink).
+followed out, ``glob`` never descending a symlink that leads out).
 """
 
 from __future__ import annotations

@@ -25,7 +25,8 @@ from pathlib import PurePosixPath
 
 from ._pathroot import ViewEntry, ViewRoot
 
-__all__ = ["NonRelativePatternError", "Glob", "parse_pattern", "full_match", "match_right"]
+__all__ = ["NonRelativePatternError", "Glob", "parse_pattern", "pattern_text", "full_match",
+           "match_right"]
 
 _NEW_GLOB = sys.version_info >= (3, 13)
 _WILDCARD = re.compile(r"[*?\[]")
@@ -43,7 +44,7 @@ def _compiled(part: str, case_sensitive: bool) -> Matcher:
     return re.compile(fnmatch.translate(part), flags).match
 
 
-def _pattern_text(pattern: object) -> str:
+def pattern_text(pattern: object) -> str:
     if isinstance(pattern, str):
         return pattern
     if isinstance(pattern, os.PathLike):
@@ -56,7 +57,7 @@ def _pattern_text(pattern: object) -> str:
 def parse_pattern(pattern: object) -> tuple[tuple[str, ...], bool]:
     """(components, directories only) of a glob pattern, checked as
     pathlib checks it."""
-    text = _pattern_text(pattern)
+    text = pattern_text(pattern)
     if not text:
         raise ValueError(f"Unacceptable pattern: {text!r}")
     if text.startswith("/"):
@@ -103,12 +104,16 @@ class Glob:
         except (OSError, ValueError):
             return []
 
-    @staticmethod
-    def _entry_is_dir(entry: ViewEntry, follow: bool) -> bool:
+    def _entry_is_dir(self, entry: ViewEntry, spelled: PurePosixPath) -> bool:
+        """Whether ``entry`` (at ``spelled``) is a directory, a link followed
+        along the path as spelled (as ``os.scandir``'s entries do: the
+        links counted are the spelled path's)."""
         try:
-            return entry.is_dir(follow_symlinks=follow)
+            if not entry.is_symlink():
+                return entry.is_dir(follow_symlinks=False)
         except (OSError, ValueError):
             return False
+        return self._is_dir(spelled)
 
     # -- selection -----------------------------------------------------------------
     def select(self, base: PurePosixPath) -> Iterator[PurePosixPath]:
@@ -147,9 +152,10 @@ class Glob:
         for entry in self._entries(path):
             if not matches(entry.name):
                 continue
-            if wants_dir and not self._entry_is_dir(entry, True):
+            child = _join(path, entry.name)
+            if wants_dir and not self._entry_is_dir(entry, child):
                 continue
-            yield from self._select(_join(path, entry.name), index + 1)
+            yield from self._select(child, index + 1)
 
     def _recursive(self, path: PurePosixPath, index: int) -> Iterator[PurePosixPath]:
         nxt = index + 1
@@ -180,7 +186,7 @@ class Glob:
             dirs: list[PurePosixPath] = []
             for entry in self._entries(here):
                 child = _join(here, entry.name)
-                if self._entry_is_dir(entry, True):
+                if self._entry_is_dir(entry, child):
                     dirs.append(child)
                 elif with_files:
                     yield child

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
 from ._errors import EscapeError, contained_error
-from ._pathroot import ViewRoot
+from ._pathroot import ViewEntry, ViewRoot
 
 __all__ = ["resolve_in", "link_text", "copy_tree", "walk_rows"]
 
@@ -168,16 +168,25 @@ def _walk_following(root: ViewRoot, top: PurePosixPath, top_down: bool, report: 
         dirnames: list[str] = []
         filenames: list[str] = []
         for entry in entries:
-            try:
-                is_dir = entry.is_dir(follow_symlinks=True)
-            except OSError:
-                is_dir = False
-            (dirnames if is_dir else filenames).append(entry.name)
+            (dirnames if _is_dir_as_spelled(root, item, entry) else filenames
+             ).append(entry.name)
         if top_down:
             yield item, dirnames, filenames
         else:
             pending.append((item, dirnames, filenames))
         pending.extend(item / name for name in reversed(dirnames))
+
+
+def _is_dir_as_spelled(root: ViewRoot, parent: PurePosixPath, entry: ViewEntry) -> bool:
+    """A link is followed along the spelled path (its links counted, as
+    ``os.scandir``'s entries count them), not from the listing's canonical
+    directory."""
+    try:
+        if not entry.is_symlink():
+            return entry.is_dir(follow_symlinks=False)
+        return st.S_ISDIR(root.stat(parent / entry.name).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def _ignore(exc: OSError) -> None:

@@ -54,6 +54,7 @@ from __future__ import annotations
 import errno
 import grp
 import os
+import pathlib
 import posixpath
 import pwd
 import stat as st
@@ -68,8 +69,8 @@ from ._pathroot import ViewRoot
 
 __all__ = ["RootPath", "RootPathInfo", "ViewRoot"]
 
-_UNSUPPORTED_BASE: type[NotImplementedError] = getattr(
-    __import__("pathlib"), "UnsupportedOperation", NotImplementedError)
+_UNSUPPORTED_BASE: type[NotImplementedError] = getattr(pathlib, "UnsupportedOperation",
+                                                       NotImplementedError)
 
 
 class _HostPathError(_UNSUPPORTED_BASE):  # type: ignore[valid-type,misc]
@@ -77,10 +78,9 @@ class _HostPathError(_UNSUPPORTED_BASE):  # type: ignore[valid-type,misc]
 
 
 Segment: TypeAlias = "str | os.PathLike[str] | RootPath"
-# errors meaning "not there" for the queries, as pathlib ignores them; from
-# 3.14 pathlib answers False for any OSError (a closed root still raises)
-_ABSENT_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP,
-                            errno.ENAMETOOLONG})
+# errors meaning "not there" for the queries, as pathlib ignores them (but
+# EBADF: a closed root is reported); from 3.14 pathlib answers False for any
+_ABSENT_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
 _ANY_ERROR_IS_ABSENT = sys.version_info >= (3, 14)
 
 
@@ -96,7 +96,7 @@ def _is_absent(exc: OSError) -> bool:
 
 def _unsupported(what: str) -> NoReturn:
     raise _HostPathError(f"RootPath.{what}() would name a host path outside the root; "
-                         "a RootPath is root-relative (see RootPath's docstring)")
+                         "a RootPath is root-relative (docs/rootpath.md)")
 
 
 class RootPathInfo:
@@ -517,7 +517,7 @@ class RootPath:
     def rglob(self, pattern: str | os.PathLike[str], *, case_sensitive: bool | None = None,
               recurse_symlinks: bool = False) -> Iterator[RootPath]:
         """``glob("**/" + pattern)``."""
-        text = _pathglob._pattern_text(pattern)
+        text = _pathglob.pattern_text(pattern)
         if text.startswith("/"):
             raise _pathglob.NonRelativePatternError(
                 f"Non-relative patterns are unsupported: {text!r}")
