@@ -90,6 +90,7 @@ PUBLIC: dict[str, set[str]] = {
         "offered_specs",
         "Opener",
         "Editing",
+        "v4a_patch",
     },
     "corral.hosts": {
         "FORMATS",

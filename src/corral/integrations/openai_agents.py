@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..hosts import envelope_json
-from ..tools import definition
+from ..tools import definition, v4a_patch
 from ._common import acall, require, specs_of
 
 if TYPE_CHECKING:
@@ -52,28 +52,6 @@ def openai_agents_tools(toolbox: Toolbox, *, strict: bool = True) -> list[Functi
 
 # -- apply_patch ------------------------------------------------------------------
 
-def _envelope_for(operation: Any) -> str | None:
-    """The patch envelope for one editor operation, or ``None`` if its path or
-    diff could smuggle another file's section into it."""
-    kind, path = getattr(operation, "type", None), getattr(operation, "path", None)
-    diff, move_to = getattr(operation, "diff", None) or "", getattr(operation, "move_to", None)
-    names = [path, *([move_to] if move_to is not None else [])]
-    if not all(isinstance(n, str) and n and "\n" not in n and "\r" not in n for n in names):
-        return None
-    if not isinstance(diff, str):
-        return None
-    if kind == "delete_file":
-        return f"*** Begin Patch\n*** Delete File: {path}\n*** End Patch\n"
-    header = {"create_file": f"*** Add File: {path}",
-              "update_file": f"*** Update File: {path}"}.get(str(kind))
-    if header is None:
-        return None
-    if move_to is not None and kind == "update_file":
-        header += f"\n*** Move to: {move_to}"
-    body = diff if diff.endswith("\n") or not diff else diff + "\n"
-    return f"*** Begin Patch\n{header}\n{body}*** End Patch\n"
-
-
 class CorralEditor:
     """An ``agents.ApplyPatchEditor`` that applies each operation with
     corral's ``apply_patch`` tool in the V4A dialect, so every rule of the
@@ -85,12 +63,15 @@ class CorralEditor:
 
     async def _apply(self, operation: Any) -> Any:
         agents = require("agents", "openai-agents", "corral.integrations.apply_patch_tool")
-        patch = _envelope_for(operation)
-        if patch is None:
+        try:
+            patch = v4a_patch(str(getattr(operation, "type", "")),
+                              getattr(operation, "path", ""), getattr(operation, "diff", None),
+                              getattr(operation, "move_to", None))
+        except ValueError as exc:
             return agents.ApplyPatchResult(
-                status="failed", output="INVALID_ARGUMENT: the operation needs a type "
-                "(create_file, update_file, delete_file), a path without line breaks and a "
-                "diff that is text")
+                status="failed", output=f"INVALID_ARGUMENT: the operation cannot be read: {exc}\n"
+                "Send one file's operation: create_file with every diff line '+', update_file "
+                "with '@@' hunks of ' ', '-' and '+' lines, or delete_file without a diff.")
         envelope = await acall(self.toolbox, "apply_patch", {"input": patch, "dialect": "v4a"})
         if envelope.get("ok") is not True:
             text = f"{envelope.get('code')}: {envelope.get('message')}"

@@ -11,6 +11,7 @@ nothing of the host.  Every call is bounded (``timeout``, ``cancel``) and
 """
 
 from ._runtime.control import CancelToken, Progress
+from ._patch import v4a_patch
 from ..hosts import strict_schema
 from ._runtime.definitions import definition, offered_specs, tool_definitions
 from ._runtime.limits import Limits
@@ -55,6 +56,7 @@ __all__ = [
     "offered_specs",
     "Opener",
     "Editing",
+    "v4a_patch",
 ]
 
 from .._public import publish as _publish  # noqa: E402  (last: every name is bound)

@@ -24,6 +24,7 @@ from ._parse import (
     parse_patch,
     parse_v4a_create,
     parse_v4a_update,
+    v4a_patch,
 )
 
 __all__ = [
@@ -46,4 +47,5 @@ __all__ = [
     "parse_v4a_create",
     "parse_v4a_update",
     "update_hunks",
+    "v4a_patch",
 ]

@@ -16,7 +16,7 @@ from typing import Literal
 
 __all__ = ["CODEX", "V4A", "AddFile", "DeleteFile", "Dialect", "FileOp", "Hunk", "Patch",
            "PatchSyntaxError", "UpdateFile", "parse_patch", "parse_v4a_create",
-           "parse_v4a_update"]
+           "parse_v4a_update", "v4a_patch"]
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
@@ -307,3 +307,34 @@ def parse_v4a_update(diff: str) -> tuple[Hunk, ...]:
     if _header(cursor.peek()) is not None:
         raise cursor.fail("a V4A diff carries no file header: send only its '@@' hunks")
     return tuple(_hunks(cursor, stop_at_file_header=False))
+
+
+def v4a_patch(kind: str, path: str, diff: str | None = None, move_to: str | None = None) -> str:
+    """The envelope for one operation of the Responses API's apply_patch tool
+    (``create_file``, ``update_file`` with a V4A diff, ``delete_file``), to
+    apply with the V4A dialect.  The diff is read on its own first, so no
+    line of it can open another file's section; a :class:`PatchSyntaxError`
+    (a ``ValueError``) says what is wrong with the operation."""
+    names = [path, *([move_to] if move_to is not None else [])]
+    if not all(isinstance(n, str) and n.strip() and "\n" not in n and "\r" not in n
+               for n in names):
+        raise PatchSyntaxError("an operation's path is one line of text, not empty")
+    if kind == "delete_file":
+        if diff:
+            raise PatchSyntaxError("delete_file carries no diff")
+        return f"{BEGIN}\n{DELETE} {path}\n{END}\n"
+    if not isinstance(diff, str):
+        raise PatchSyntaxError(f"{kind} needs its diff as text")
+    if kind == "create_file":
+        if move_to is not None:
+            raise PatchSyntaxError("create_file has no move_to")
+        parse_v4a_create(diff)
+        header = f"{ADD} {path}"
+    elif kind == "update_file":
+        parse_v4a_update(diff)
+        header = f"{UPDATE} {path}" + (f"\n{MOVE} {move_to}" if move_to is not None else "")
+    else:
+        raise PatchSyntaxError(f"unknown operation {kind!r}: create_file, update_file or "
+                               "delete_file")
+    body = "".join(line + "\n" for line in _split(diff))
+    return f"{BEGIN}\n{header}\n{body}{END}\n"
