@@ -9,12 +9,16 @@
  * fd's offset (a directory just opened).  Linux: getdents64 on fd itself
  * (no dup, no DIR stream); elsewhere readdir on a dup of fd.  Returns 0 at
  * the end, -1 with errno when the listing fails, or the first nonzero
- * status visit returned (it stops there).
+ * status visit returned (it stops there).  A record the kernel gave that
+ * does not fit what it says of itself (a length of zero, past the bytes
+ * read, misaligned, or a name without its NUL) is EIO, never followed.
  */
 
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 #if defined(__linux__)
@@ -44,9 +48,25 @@ static int corral_each_dirent(int fd, int rewind, corral_visit visit, void *stat
             return -1;
         if (got == 0)
             return 0;
+        if ((size_t)got > sizeof store) {
+            errno = EIO;
+            return -1;
+        }
         for (long off = 0; off < got;) {
+            const size_t head = offsetof(struct corral_dirent64, d_name);
+            size_t room = (size_t)(got - off);
+            if (room < head + 1) {
+                errno = EIO;
+                return -1;
+            }
             struct corral_dirent64 *d = (struct corral_dirent64 *)(void *)(dents + off);
-            off += d->d_reclen;
+            size_t reclen = d->d_reclen;
+            if (reclen < head + 1 || reclen > room || reclen % sizeof(uint64_t) != 0 ||
+                memchr(d->d_name, '\0', reclen - head) == NULL) {
+                errno = EIO;
+                return -1;
+            }
+            off += (long)reclen;
             int status = visit(state, fd, d->d_name, d->d_type);
             if (status != 0)
                 return status;

@@ -98,6 +98,11 @@ static int corral_list_visit(void *state, int fd, const char *name, unsigned cha
 static int64_t corral_list_sized(int fd, char *names, int64_t names_size, int64_t *codes,
                                  int64_t codes_size, int64_t *count)
 {
+    if (names_size < 0 || codes_size < 0 || count == NULL || (names == NULL && names_size > 0) ||
+        (codes == NULL && codes_size > 0)) {
+        errno = EINVAL;
+        return -1;
+    }
     struct corral_list_out out = {names, names_size, 0, codes, codes_size, 0};
     int status = corral_each_dirent(fd, 1, corral_list_visit, &out);
     *count = out.count;

@@ -7,7 +7,19 @@
  * a CORRAL_HAS_* constant of 0.  Security decisions are not made here: the
  * resolver in src/corral/contained/_root.py makes them, and these functions
  * only make system calls and report errno.
+ *
+ * The module checks its own contract: every exported function validates
+ * its pointers, lengths, flags and modes before any arithmetic on them and
+ * fails with EINVAL (or its documented error code) rather than trusting its
+ * caller.
  */
+
+/* Feature macros before any header, so no prototype (memmem) depends on
+ * which header came first.  This file is joined first (_native_build.py),
+ * and the build passes -D_GNU_SOURCE too: cffi puts Python.h before it. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,33 +43,110 @@
 #define CORRAL_RENAME_EXCHANGE 0x2
 
 #define CORRAL_KNOWN_RENAME_FLAGS (CORRAL_RENAME_NOREPLACE | CORRAL_RENAME_EXCHANGE)
+#define CORRAL_KNOWN_RESOLVE (CORRAL_RESOLVE_NO_XDEV | CORRAL_RESOLVE_NO_MAGICLINKS | \
+                              CORRAL_RESOLVE_NO_SYMLINKS | CORRAL_RESOLVE_BENEATH)
+
+/* The open flags a caller may pass (anything else is EINVAL: an unknown
+ * bit is either a mistake or a flag whose effect nothing here has thought
+ * about).  Those a platform lacks are 0. */
+#if defined(O_PATH)
+#define CORRAL_O_PATH O_PATH
+#else
+#define CORRAL_O_PATH 0
+#endif
+#if defined(O_TMPFILE)
+#define CORRAL_O_TMPFILE O_TMPFILE
+#else
+#define CORRAL_O_TMPFILE 0
+#endif
+#if defined(O_NOATIME)
+#define CORRAL_O_NOATIME O_NOATIME
+#else
+#define CORRAL_O_NOATIME 0
+#endif
+#if defined(O_DIRECT)
+#define CORRAL_O_DIRECT O_DIRECT
+#else
+#define CORRAL_O_DIRECT 0
+#endif
+#if defined(O_LARGEFILE)
+#define CORRAL_O_LARGEFILE O_LARGEFILE
+#else
+#define CORRAL_O_LARGEFILE 0
+#endif
+#define CORRAL_OPEN_FLAGS (O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND |   \
+                           O_NONBLOCK | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_SYNC |      \
+                           O_DSYNC | CORRAL_O_PATH | CORRAL_O_TMPFILE | CORRAL_O_NOATIME |   \
+                           CORRAL_O_DIRECT | CORRAL_O_LARGEFILE)
+/* Opening a directory to search or list it: read-only, nothing created. */
+#define CORRAL_DIR_OPEN_FLAGS (CORRAL_O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |         \
+                               O_NONBLOCK | O_NOCTTY | CORRAL_O_NOATIME | CORRAL_O_LARGEFILE)
+
+/* Whether flags are open flags a caller may pass (CORRAL_OPEN_FLAGS) and
+ * mode permission bits (07777) at most; else errno is EINVAL. */
+static int corral_open_args_ok(long long flags, long long mode)
+{
+    if ((flags & ~(long long)(unsigned int)CORRAL_OPEN_FLAGS) != 0 || mode < 0 ||
+        mode > 07777) {
+        errno = EINVAL;
+        return 0;
+    }
+    return 1;
+}
+
+/* Whether name is one path component: not empty, no '/', not "." or "..";
+ * else errno is EINVAL. */
+static int corral_is_name(const char *name)
+{
+    if (name == NULL || name[0] == '\0' || strchr(name, '/') != NULL ||
+        (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0')))) {
+        errno = EINVAL;
+        return 0;
+    }
+    return 1;
+}
 
 static int corral_openat(int dirfd, const char *path, int flags, int mode)
 {
+    if (path == NULL || !corral_open_args_ok(flags, mode)) {
+        errno = EINVAL;
+        return -1;
+    }
     return openat(dirfd, path, flags, (mode_t)mode);
 }
 
-/* Tests only: called between the mkdirat and the open, so a test can plant
- * a symlink in that window deterministically instead of racing for it. */
+#if defined(CORRAL_TEST_HOOKS)
+/* Test builds only (tests/contained/native_variant.py): called between the
+ * mkdirat and the open, so a test can plant a symlink in that window
+ * deterministically instead of racing for it.  The module a user installs
+ * has neither the hook nor a writable pointer to call. */
 static void (*corral_create_directory_hook)(int, const char *) = NULL;
 
 static void corral_set_create_directory_hook(void (*hook)(int, const char *))
 {
     corral_create_directory_hook = hook;
 }
+#endif
 
 static int corral_create_directory_at(int dirfd, const char *name, int mode,
                                       int open_flags, int *failed_step)
 {
     int fd;
 
+    if (failed_step == NULL || !corral_is_name(name) || mode < 0 || mode > 07777 ||
+        (open_flags & ~CORRAL_DIR_OPEN_FLAGS) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
     *failed_step = 0;
     if (mkdirat(dirfd, name, (mode_t)mode) != 0) {
         *failed_step = 1;
         return -1;
     }
+#if defined(CORRAL_TEST_HOOKS)
     if (corral_create_directory_hook != NULL)
         corral_create_directory_hook(dirfd, name);
+#endif
     /* mkdirat cannot refuse a symlink; this open can.  Whatever replaced the
      * new directory in between (a symlink, a file) fails here, and the
      * caller is told the directory was made but is not what is there now. */
@@ -97,6 +186,11 @@ static int corral_openat2(int dirfd, const char *path, uint64_t flags, uint64_t 
                           uint64_t resolve)
 {
     struct corral_open_how how;
+    if (path == NULL || (flags & ~(uint64_t)(unsigned int)CORRAL_OPEN_FLAGS) != 0 ||
+        mode > 07777 || (resolve & ~(uint64_t)CORRAL_KNOWN_RESOLVE) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
     how.flags = flags;
     how.mode = mode;
     how.resolve = resolve;
@@ -123,7 +217,7 @@ static const int CORRAL_HAS_RENAME_FLAGS = 0;
 static int corral_renameat(int olddirfd, const char *oldpath, int newdirfd,
                            const char *newpath, unsigned int flags)
 {
-    if (flags & ~(unsigned int)CORRAL_KNOWN_RENAME_FLAGS) {
+    if (oldpath == NULL || newpath == NULL || (flags & ~(unsigned int)CORRAL_KNOWN_RENAME_FLAGS)) {
         errno = EINVAL;
         return -1;
     }
@@ -168,6 +262,11 @@ static int corral_openat2(int dirfd, const char *path, uint64_t flags, uint64_t 
 {
     int oflags = (int)flags;
 
+    if (path == NULL || (flags & ~(uint64_t)(unsigned int)CORRAL_OPEN_FLAGS) != 0 ||
+        mode > 07777) {
+        errno = EINVAL;
+        return -1;
+    }
     /* no Darwin counterpart for RESOLVE_NO_XDEV (or anything newer); magic
      * links do not exist here, so RESOLVE_NO_MAGICLINKS asks for nothing */
     if (resolve & ~(uint64_t)(CORRAL_RESOLVE_BENEATH | CORRAL_RESOLVE_NO_MAGICLINKS |
@@ -191,7 +290,7 @@ static int corral_renameat(int olddirfd, const char *oldpath, int newdirfd,
 {
     unsigned int xflags = 0;
 
-    if (flags & ~(unsigned int)CORRAL_KNOWN_RENAME_FLAGS) {
+    if (oldpath == NULL || newpath == NULL || (flags & ~(unsigned int)CORRAL_KNOWN_RENAME_FLAGS)) {
         errno = EINVAL;
         return -1;
     }
@@ -223,6 +322,10 @@ static int corral_openat2(int dirfd, const char *path, uint64_t flags, uint64_t 
 static int corral_renameat(int olddirfd, const char *oldpath, int newdirfd,
                            const char *newpath, unsigned int flags)
 {
+    if (oldpath == NULL || newpath == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
     if (flags != 0) {
         errno = (flags & ~(unsigned int)CORRAL_KNOWN_RENAME_FLAGS) ? EINVAL : ENOSYS;
         return -1;
@@ -270,7 +373,8 @@ static int corral_open_beneath(int dirfd, const char *path, size_t len, int flag
     struct stat info;
     int fd = -1, kind, o_path = 0, saved, follows, one_name;
 
-    if (len >= 4096 || strlen(path) != len || (mode & ~0777)) {
+    if (path == NULL || len >= 4096 || strnlen(path, len + 1) != len || mode < 0 ||
+        (mode & ~0777) || !corral_open_args_ok(flags, mode)) {
         errno = EINVAL;
         return -1;
     }

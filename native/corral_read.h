@@ -11,6 +11,7 @@
  * the caller passes the output buffer.  cffi releases the GIL around it.
  */
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -42,14 +43,22 @@ static int64_t corral_count_lf(const char *p, const char *end)
     return count;
 }
 
+#define CORRAL_WINDOW_INVALID (-2)
+
 int64_t corral_text_window(const char *buf, int64_t len, int64_t offset, int64_t limit,
                            int64_t cap, int64_t budget, char *out, int64_t out_size,
                            int64_t *facts)
 {
-    const char *p = buf, *end = buf + len;
-    int64_t line = 1, used = 0, shown = 0, stop = offset + limit;
-    if (len < 0 || offset < 1 || limit < 0 || cap < 0 || out_size < 0)
-        return -1;
+    /* the arguments first, before any arithmetic on them */
+    if (len < 0 || offset < 1 || limit < 0 || cap < 0 || budget < 0 || out_size < 0 ||
+        facts == NULL || (buf == NULL && len > 0) || (out == NULL && out_size > 0)) {
+        errno = EINVAL;
+        return CORRAL_WINDOW_INVALID;
+    }
+    const char *p = buf, *end = len > 0 ? buf + len : buf;
+    /* the window's end, clamped: a window past every line shows none */
+    int64_t line = 1, used = 0, shown = 0;
+    int64_t stop = limit > INT64_MAX - offset ? INT64_MAX : offset + limit;
     if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
         return -1;
     if (len > 0 && memchr(buf, '\r', (size_t)len) != NULL)

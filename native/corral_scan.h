@@ -19,12 +19,13 @@
  *
  * No allocation (the caller passes every buffer) and no decision on paths:
  * names are single components the walk listed, opened relative to a
- * directory fd the walk holds.  cffi releases the GIL around each call.
+ * directory fd the walk holds (a name that is not one is refused, EINVAL).
+ * Every function checks its lengths, positions and budgets before any
+ * arithmetic on them: -1 and EINVAL for what is out of its contract.
+ * memmem is declared because _GNU_SOURCE is defined before any header
+ * (corral_native.h, and the build's -D_GNU_SOURCE).
  */
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* memmem */
-#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -84,6 +85,14 @@ static int64_t corral_scan_lines(const char *buf, int64_t len, int64_t pos, int6
                                  int64_t max_hits, int64_t *state)
 {
     int64_t hits = 0;
+    /* line grows by at most one per byte and one more: it must not overflow */
+    if (len < 0 || pos < 0 || pos > len || nlen < 0 || max_hits < 0 ||
+        max_hits > INT64_MAX / 4 || line < 0 || line > INT64_MAX - len - 1 || state == NULL ||
+        (buf == NULL && len > 0) || (needle == NULL && nlen > 0) ||
+        (out == NULL && max_hits > 0)) {
+        errno = EINVAL;
+        return -1;
+    }
     while (pos < len && hits < max_hits) {
         const char *at = corral_find(buf + pos, len - pos, needle, nlen);
         if (at == NULL)
@@ -107,8 +116,13 @@ static int64_t corral_scan_lines(const char *buf, int64_t len, int64_t pos, int6
     return hits;
 }
 
-static int64_t corral_count_newlines(const char *buf, int64_t start, int64_t end)
+static int64_t corral_count_newlines(const char *buf, int64_t len, int64_t start, int64_t end)
 {
+    if (len < 0 || start < 0 || end < 0 || start > len || end > len ||
+        (buf == NULL && len > 0)) {
+        errno = EINVAL;
+        return -1;
+    }
     if (start >= end)
         return 0;
     return corral_newlines_in(buf + start, buf + end);
@@ -228,6 +242,10 @@ static int corral_scan_visit(void *state, int fd, const char *name, unsigned cha
 static int64_t corral_list_dir(int fd, char *buf, int64_t size, int64_t *counts)
 {
     int64_t low = 0, high = size;
+    if (size < 0 || counts == NULL || (buf == NULL && size > 0)) {
+        errno = EINVAL;
+        return -1;
+    }
     counts[0] = 0;
     struct corral_scan_out out = {buf, &low, &high, counts};
     int status = corral_each_dirent(fd, 1, corral_scan_visit, &out);
@@ -237,10 +255,27 @@ static int64_t corral_list_dir(int fd, char *buf, int64_t size, int64_t *counts)
     return low;
 }
 
+/* The open flags corral_list_at takes: a directory opened to be read,
+ * never through a symlink (O_DIRECTORY, O_NOFOLLOW and O_CLOEXEC are
+ * always added). */
+#define CORRAL_LIST_AT_FLAGS (O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | \
+                              CORRAL_O_NOATIME | CORRAL_O_LARGEFILE)
+#define CORRAL_LIST_AT_ADDED (O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
 static int64_t corral_list_at(int dir_fd, const char *name, int flags, char *buf, int64_t size,
                               int64_t *counts)
 {
-    int fd = openat(dir_fd, name, flags);
+    if (counts == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    counts[2] = -1;
+    if (!corral_is_name(name) || (flags & ~CORRAL_LIST_AT_FLAGS) != 0 || size < 0 ||
+        (buf == NULL && size > 0)) {
+        errno = EINVAL;
+        return -1;
+    }
+    int fd = openat(dir_fd, name, flags | CORRAL_LIST_AT_ADDED);
     counts[2] = fd;
     if (fd < 0)
         return -1;
@@ -323,10 +358,14 @@ static int64_t corral_scan_file(int dir_fd, const char *name, const char *needle
                                 int64_t limit, int64_t *out, int64_t *read_bytes)
 {
     struct stat st;
-    int fd = openat(dir_fd, name, CORRAL_SCAN_FLAGS);
     out[1] = -1;
     out[2] = 0;
     out[3] = 0;
+    if (!corral_is_name(name)) { /* a path: never walked here */
+        out[1] = EINVAL;
+        return CORRAL_SCAN_OPEN_ERROR;
+    }
+    int fd = openat(dir_fd, name, CORRAL_SCAN_FLAGS);
     if (fd < 0) {
         out[1] = errno;
         return CORRAL_SCAN_OPEN_ERROR;
@@ -363,22 +402,35 @@ static int64_t corral_scan_file(int dir_fd, const char *name, const char *needle
     return status;
 }
 
-static int64_t corral_scan_files(int dir_fd, const char *names, int64_t count,
-                                 const char *needle, int64_t nlen, int64_t sniff,
+static int64_t corral_scan_files(int dir_fd, const char *names, int64_t names_size,
+                                 int64_t count, const char *needle, int64_t nlen, int64_t sniff,
                                  int64_t keep_links, char *buf, int64_t bufsize, int64_t budget,
                                  int64_t *out, int64_t *consumed)
 {
-    int64_t done = 0, read_bytes = 0;
-    const char *name = names;
+    int64_t done = 0, read_bytes = 0, used = 0;
+    if (names == NULL || names_size < 0 || count < 0 || count > INT64_MAX / 4 || nlen < 0 ||
+        sniff < 0 || bufsize < 1 || budget < 0 || buf == NULL || consumed == NULL ||
+        (needle == NULL && nlen > 0) || (out == NULL && count > 0)) {
+        errno = EINVAL;
+        return -1;
+    }
     if (nlen > bufsize / 2)
         nlen = 0; /* never (the buffer is far larger): every file is the caller's then */
     while (done < count && (done == 0 || read_bytes < budget)) {
+        const char *name = names + used;
+        const char *nul = memchr(name, '\0', (size_t)(names_size - used));
+        if (nul == NULL)
+            break; /* no whole name left in names[0:names_size] */
         int64_t *row = out + 4 * done;
         row[0] = corral_scan_file(dir_fd, name, needle, nlen, sniff, keep_links, buf, bufsize,
                                   budget, row, &read_bytes);
-        name += strlen(name) + 1;
+        used += (int64_t)(nul - name) + 1;
         done++;
     }
-    *consumed = (int64_t)(name - names);
+    if (done == 0 && count > 0) {
+        errno = EINVAL; /* names held no NUL-terminated name */
+        return -1;
+    }
+    *consumed = used;
     return done;
 }

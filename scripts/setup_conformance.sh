@@ -9,7 +9,12 @@
 #               which benchmarks/bench_mcp.py measures corral against, the
 #               official conformance suite @modelcontextprotocol/conformance
 #               and supergateway (stdio to Streamable HTTP), which
-#               tests/e2e/test_http_gateway.py runs together (docs/http.md)
+#               tests/e2e/test_http_gateway.py runs together (docs/http.md),
+#               the TypeScript SDK (@modelcontextprotocol/sdk), whose
+#               client tests/e2e/test_serve_lifecycle.py closes mid-call,
+#               and gpt-tokenizer (o200k, its vocabulary in the package),
+#               which benchmarks/bench_tokens.py and
+#               tests/e2e/test_mcp_tokens.py count what a model reads with
 #
 # DIR is $CORRAL_CONFORMANCE_DIR or .conformance/ in the repository (ignored
 # by git).  Arguments name the parts to make (sdk1, sdk2, node; default all):
@@ -26,6 +31,8 @@ INSPECTOR="2.12.0"
 REFERENCE="2026.8.31"
 CONFORMANCE_SUITE="0.1.13"  # the newest that runs on Node 20 (later ones need fs.globSync, Node 22)
 SUPERGATEWAY="4.0.0"
+TS_SDK="1.32.2"
+TOKENIZER="4.0.0"
 DIR="${CORRAL_CONFORMANCE_DIR:-$PWD/.conformance}"
 PYTHON="${PYTHON:-python3}"
 mkdir -p "$DIR"
@@ -48,11 +55,12 @@ node_packages() {
     local node="$DIR/node"
     local want="@modelcontextprotocol/inspector@$INSPECTOR @modelcontextprotocol/server-filesystem@$REFERENCE"
     want="$want @modelcontextprotocol/conformance@$CONFORMANCE_SUITE supergateway@$SUPERGATEWAY"
+    want="$want @modelcontextprotocol/sdk@$TS_SDK gpt-tokenizer@$TOKENIZER"
     if [ "$(cat "$node/.stamp" 2>/dev/null)" = "$want" ]; then
         return 0
     fi
     if ! command -v npm >/dev/null || ! command -v node >/dev/null; then
-        echo "conformance: npm/node not found: MCP Inspector, the reference server, the conformance suite and supergateway are missing" >&2
+        echo "conformance: npm/node not found: MCP Inspector, the reference server, the conformance suite, supergateway and the tokenizer are missing" >&2
         return 1
     fi
     rm -rf "$node"

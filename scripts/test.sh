@@ -23,6 +23,9 @@
 #                 walk does everything), for tests using the default backend
 #   os-only       the same with CORRAL_BACKEND=os
 #   integrations  tests/integrations in .venv-integrations
+#   sanitize      scripts/sanitize.py: the native module built with ASan and
+#                 UBSan, the native tests and a bounded fuzz of every native
+#                 function against it; any sanitizer report fails the lane
 # The fixture's configs are deselected in the two extra lanes (the main lane
 # ran them).  An environment that picks a lane itself (CORRAL_BACKEND or
 # CORRAL_OPENAT2 set, as CI's lanes do) or CORRAL_LANES=0 runs main only.
@@ -93,6 +96,8 @@ if [ "$lanes_on" = 1 ]; then
     CORRAL_OPENAT2=0 lane openat2-off .venv/bin/python "${xdist[@]}" -k "$fixture_configs" "${core[@]}"
     CORRAL_BACKEND=os lane os-only .venv/bin/python "${xdist[@]}" -k "$fixture_configs" "${core[@]}"
     lane integrations .venv-integrations/bin/python tests/integrations
+    say "lane sanitize"
+    .venv/bin/python scripts/sanitize.py -ra --junitxml="$out/sanitize.xml" || status=1
 fi
 
 # -- one summary --------------------------------------------------------------

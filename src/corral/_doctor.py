@@ -29,7 +29,7 @@ def native_build_note() -> str | None:
 
 
 def _search_engine() -> dict[str, Any]:
-    from .tools._search.engine import engine_report
+    from .tools import engine_report
 
     return engine_report()
 

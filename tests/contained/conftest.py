@@ -92,3 +92,23 @@ def scratch(request, _scratch_session):
         if state["count"] % 50 == 0:
             _rm_rf(state["trash"])
             os.mkdir(state["trash"])
+
+
+@pytest.fixture(scope="session")
+def native_test_module():
+    """The native module's C built with its test hooks, as module
+    ``_corral_native_test`` (``native/_native_build.py``: ``cached_variant``,
+    built once per source text).  The installed module has no hooks."""
+    import importlib
+    import runpy
+    import sys
+
+    # the sanitizer lane (scripts/sanitize.py) passes its own build of it
+    folder = os.environ.get("CORRAL_NATIVE_TEST_MODULE_DIR")
+    if not folder:
+        build = runpy.run_path(str(Path(__file__).resolve().parents[2] / "native" /
+                                   "_native_build.py"))
+        folder = build["cached_variant"]("_corral_native_test")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return importlib.import_module("_corral_native_test")

@@ -19,7 +19,7 @@ import sysconfig
 import pytest
 
 from corral.contained import InvalidPathError, OsBackend, Root, backend_by_name, default_backend
-from corral.contained import _backend
+from corral.contained import _select
 from corral.contained import backend_report
 from corral.contained._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
 
@@ -105,19 +105,19 @@ def test_an_unbuilt_module_is_unavailable_not_hidden(monkeypatch):
     says what to do.  Simulated by hiding the module from the import system."""
     monkeypatch.setitem(sys.modules, "corral._native", None)
     monkeypatch.delitem(sys.modules, "corral.contained._native_backend", raising=False)
-    monkeypatch.setattr(_backend, "_cache", {})
-    monkeypatch.setattr(_backend, "native_unavailable_reason", None)
+    monkeypatch.setattr(_select, "_cache", {})
+    monkeypatch.setattr(_select, "native_unavailable_reason", None)
     if sys.platform == "darwin":  # required there: missing is an error
         with pytest.raises(ImportError, match="native module on macOS"):
-            _backend._load_native()
+            _select._load_native()
         return
     with pytest.raises(OSError) as info:
         backend_by_name("native")
     assert info.value.errno == errno.ENOSYS
-    assert "not built" in _backend.native_unavailable_reason
+    assert "not built" in _select.native_unavailable_reason
     assert backend_report()["native"] == {"built": False,
-                                          "reason": _backend.native_unavailable_reason}
-    assert _backend.available_backends() == ["os"]
+                                          "reason": _select.native_unavailable_reason}
+    assert _select.available_backends() == ["os"]
 
 
 class _BrokenNative:
@@ -140,7 +140,7 @@ class _BrokenNative:
 def test_a_broken_native_module_is_an_error_not_a_fallback(monkeypatch, exc):
     """A module that exists but fails to import must raise, never quietly
     leave the os backend in charge."""
-    monkeypatch.setattr(_backend, "_cache", {})
+    monkeypatch.setattr(_select, "_cache", {})
     monkeypatch.delitem(sys.modules, "corral.contained._native_backend", raising=False)
     monkeypatch.delitem(sys.modules, "corral._native", raising=False)
     monkeypatch.setattr(sys, "meta_path", [_BrokenNative(exc), *sys.meta_path])
@@ -158,7 +158,7 @@ def test_a_broken_native_module_is_an_error_not_a_fallback(monkeypatch, exc):
 
 # -- NUL bytes never reach C ---------------------------------------------------
 
-BACKENDS = _backend.available_backends() if not FORCED else [FORCED]
+BACKENDS = _select.available_backends() if not FORCED else [FORCED]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -340,9 +340,13 @@ def _plant(outside):
 
 
 @pytest.fixture
-def planted(monkeypatch, tmp_path):
+def planted(monkeypatch, tmp_path, request):
     """``install(backend_name)`` makes the next create_directory_at of that
-    backend find a symlink to ``tmp_path/outside`` where it made its directory."""
+    backend find a symlink to ``tmp_path/outside`` where it made its directory.
+
+    For the native backend the same C is used, built with its test hook
+    (the ``native_test_module`` fixture; the installed module has none) and
+    put behind the native backend's calls for the test."""
     outside = tmp_path / "outside"
     outside.mkdir()
     hooks = []
@@ -350,11 +354,16 @@ def planted(monkeypatch, tmp_path):
     def install(name):
         plant = _plant(outside)
         if name == "native":
+            variant = request.getfixturevalue("native_test_module")
+            from corral.contained import _native_backend
+            monkeypatch.setattr(_native_backend, "_lib", variant.lib)
+            monkeypatch.setattr(_native_backend, "_ffi", variant.ffi)
+
             def hook(dirfd, cname):
-                plant(dirfd, ffi.string(cname).decode())
-            callback = ffi.callback("void(int, const char *)", hook)
-            hooks.append(callback)  # keep it alive while C holds it
-            lib.corral_set_create_directory_hook(callback)
+                plant(dirfd, variant.ffi.string(cname).decode())
+            callback = variant.ffi.callback("void(int, const char *)", hook)
+            hooks.append((variant, callback))  # keep it alive while C holds it
+            variant.lib.corral_set_create_directory_hook(callback)
         else:
             real_mkdir = os.mkdir
 
@@ -365,8 +374,8 @@ def planted(monkeypatch, tmp_path):
         return outside
 
     yield install
-    if hooks:
-        lib.corral_set_create_directory_hook(ffi.NULL)
+    for variant, _callback in hooks:
+        variant.lib.corral_set_create_directory_hook(variant.ffi.NULL)
 
 
 def _backends_here():
@@ -583,3 +592,11 @@ def _is_open(fd: int) -> bool:
     except OSError:
         return False
     return True
+
+
+@pytest.mark.parametrize("name", [n for n in _backends_here() if n == "native"])
+def test_the_installed_module_has_no_test_hook(name):
+    """The hook that lets a test plant a symlink between mkdirat and the
+    open exists only in test builds: the module a user runs has no writable
+    function pointer to call."""
+    assert not hasattr(lib, "corral_set_create_directory_hook")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import rootcase_run
-from corral.contained import _ops_meta
+from corral.contained._ops import meta as _ops_meta
 from test_surface_table import CONSISTENCY, RESOLUTION, SURFACE_OPS, _extend, install_hooks
 
 META_OPS = [op for op in SURFACE_OPS if op.name.split("_")[0] in ("chmod", "chown", "utime")]

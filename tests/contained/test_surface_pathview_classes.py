@@ -143,7 +143,7 @@ def test_pickling_is_refused_clearly_and_copies_are_the_same_path(tree):
 
 
 def _module_doc() -> str:
-    import corral.contained._pathview as view
+    import corral.contained._rootpath.view as view
     return view.__doc__ or ""
 
 
@@ -468,7 +468,7 @@ def test_permission_denied_is_raised_by_queries_and_skipped_by_glob(scratch, fas
 
 # -- where Python versions differ: the other versions' rules, switched on here ----------------
 def test_the_glob_rules_of_313_and_later(tree, monkeypatch):
-    from corral.contained import _pathglob
+    from corral.contained._rootpath import globbing as _pathglob
 
     root, _ = tree
     monkeypatch.setattr(_pathglob, "_NEW_GLOB", True)
@@ -487,7 +487,8 @@ def test_the_glob_rules_of_313_and_later(tree, monkeypatch):
 
 
 def test_the_query_rules_of_314_and_later(scratch, monkeypatch):
-    from corral.contained import OsBackend, Root, _pathview
+    from corral.contained import OsBackend, Root
+    from corral.contained._rootpath import view as _pathview
     from corral.testing.backends import Fault, FaultBackend
 
     (scratch / "x").write_text("x")
@@ -512,7 +513,7 @@ def test_the_query_rules_of_314_and_later(scratch, monkeypatch):
 
 
 def test_resolve_strict_refuses_a_file_mid_path_where_python_does(tree, monkeypatch):
-    from corral.contained import _pathops
+    from corral.contained._rootpath import ops as _pathops
 
     root, _ = tree
     monkeypatch.setattr(_pathops, "_STRICT_NOTDIR", True)

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from corral.contained import Root, StaleError, backend_by_name
-from corral.contained._ops_sys import OsFdCalls
+from corral.contained._ops.syscalls import OsFdCalls
 from corral.contained._replace import TEMP_SUFFIX, replace_in
 
 OLD, NEW = b"old secret content\n", b"NEW SECRET CONTENT, nobody else may see it\n"

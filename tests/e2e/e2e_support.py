@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from corral.contained import available_backends, backend_by_name
+from corral.hosts import render
 from corral.mcp import StdioServer
 from corral.tools import Workspace
 
@@ -160,11 +161,11 @@ class McpSession:
         return result
 
     def envelope(self, name: str, arguments: Any = None) -> dict[str, Any]:
-        """Call, check the result's shape, and return the envelope it carries:
-        one text block of JSON, equal to the structured content for a
-        success; ``isError`` exactly when it is a refusal, which carries no
-        structured content (the output schema describes successes)."""
-        return envelope_of(self.call(name, arguments))
+        """Call, check the result's shape, and return the envelope it carries
+        as structured content (successes and refusals alike), its text being
+        the compact rendering a model is shown; ``isError`` exactly when it
+        is a refusal."""
+        return envelope_of(self.call(name, arguments), name)
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -176,23 +177,21 @@ class McpSession:
                 self.proc.wait()
 
 
-def envelope_of(result: dict[str, Any]) -> dict[str, Any]:
+def envelope_of(result: dict[str, Any], tool: str | None = None) -> dict[str, Any]:
     """The envelope a ``CallToolResult`` (as JSON) carries, its shape checked:
-    one text block (then one image block per image the envelope holds, whose
-    base64 the text leaves out), and the structured content of a success."""
+    one text block (then one image block per image the envelope holds), the
+    envelope as structured content, and, given the ``tool`` called, the text
+    is :func:`corral.hosts.render` of it (what a model is shown)."""
     first, *images = result["content"]
     assert first["type"] == "text", result
     assert all(block["type"] == "image" for block in images), result
-    envelope = json.loads(first["text"])
-    assert isinstance(envelope, dict) and isinstance(envelope.get("ok"), bool), envelope
+    envelope = result.get("structuredContent")
+    assert isinstance(envelope, dict) and isinstance(envelope.get("ok"), bool), result
     assert result.get("isError", False) is (not envelope["ok"]), result
     if not envelope["ok"]:
-        assert "structuredContent" not in result and not images, result
-        return envelope
-    structured = result["structuredContent"]
-    if images:
-        return structured  # type: ignore[no-any-return]  # the text elides the base64
-    assert structured == envelope
+        assert not images, result
+    if tool is not None:
+        assert first["text"] == render(tool, envelope), (first["text"], envelope)
     return envelope
 
 

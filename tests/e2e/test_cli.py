@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from corral.cli import envelope_json
-from corral.contained._backend import backend_report
+from corral.contained import backend_report
 from corral.tools import Toolbox
 from e2e_support import backend_env, run_cli
 
@@ -235,6 +235,30 @@ _SDK_PACKAGES = {"mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "http
                  "starlette", "uvicorn", "opentelemetry"}
 
 
+def _serve_session(command: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run ``_SERVE_SESSION`` as a client does: each request's answer is
+    read before stdin closes (closing it hangs up: calls still running
+    then are cancelled, not answered)."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    lines = []
+    try:
+        for line in _SERVE_SESSION.splitlines(keepends=True):
+            proc.stdin.write(line)
+            proc.stdin.flush()
+            if '"id"' in line:
+                lines.append(proc.stdout.readline())
+        proc.stdin.close()
+        proc.stdin = None  # closed: communicate() has nothing to send
+        rest, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return subprocess.CompletedProcess(command, proc.returncode, "".join(lines) + rest, err)
+
+
 def _answered(stdout: str) -> list:
     return sorted(m["id"] for m in map(json.loads, stdout.splitlines()) if "id" in m)
 
@@ -242,9 +266,8 @@ def _answered(stdout: str) -> list:
 def test_serve_never_imports_the_sdk(root):
     """`corral serve` speaks MCP itself: a whole session imports nothing of
     the SDK or its stack (-X importtime lists every module imported)."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "corral.cli", "serve",
-                           str(root)], capture_output=True, text=True, input=_SERVE_SESSION,
-                          timeout=60)
+    done = _serve_session([sys.executable, "-X", "importtime", "-m", "corral.cli", "serve",
+                           str(root)])
     assert done.returncode == 0, done.stderr
     assert _answered(done.stdout) == [0, 1, 2]
     imported = {line.split("|")[-1].strip().split(".")[0]
@@ -259,8 +282,7 @@ def test_serve_works_where_the_sdk_cannot_be_imported(root):
             "    sys.modules[name] = None  # any import of these now fails\n"
             "from corral.cli import main\n"
             f"sys.exit(main(['serve', {str(root)!r}]))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, input=_SERVE_SESSION)
+    done = _serve_session([sys.executable, "-c", code])
     assert done.returncode == 0, done.stderr
     assert _answered(done.stdout) == [0, 1, 2]
 

@@ -105,10 +105,14 @@ def test_call_result_per_version():
                                                         separators=(",", ":"))}],
         "isError": False, "structuredContent": ok}
     assert "structuredContent" not in answer("s", ok, "2025-03-26")
-    refused = {"ok": False, "code": "NOT_FOUND"}
+    refused = {"ok": False, "code": "NOT_FOUND", "message": "a does not exist",
+               "hint": "Check the name.", "suggestedTool": "glob",
+               "suggestedArgs": {"pattern": "a*"}}
     assert answer(2, refused, "2025-11-25") == {
-        "content": [{"type": "text", "text": '{"ok":false,"code":"NOT_FOUND"}'}],
-        "isError": True}
+        "content": [{"type": "text", "text": 'NOT_FOUND: a does not exist\nCheck the name.\n'
+                                             'Try: glob {"pattern":"a*"}'}],
+        "isError": True, "structuredContent": refused}
+    assert "structuredContent" not in answer(2, refused, "2025-03-26")
     png = {"ok": True, "path": "a.png", "mimeType": "image/png", "data": "iVBORw0K", "size": 6}
     shown = answer(4, png, "2025-11-25")
     assert shown["content"][1] == {"type": "image", "data": "iVBORw0K", "mimeType": "image/png"}

@@ -216,7 +216,8 @@ def test_by_name_under_swaps(scenario, sec_tmp, monkeypatch):
     swapped for an outward link between the resolution and the act changes
     the link itself, inside.  The second way resolves by the walk whatever
     the backend config, so one config (the default) stands for all."""
-    from corral.contained import Root, _ops_meta
+    from corral.contained import Root
+    from corral.contained._ops import meta as _ops_meta
 
     monkeypatch.setattr(_ops_meta, "_proc_available", lambda: False)
     ws, _ = make_site(sec_tmp)

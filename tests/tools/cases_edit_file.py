@@ -90,11 +90,13 @@ CASES = [
           "Leave this file as it is, or ask the user to convert it to UTF-8.",
           details={"path": "notes.py", "kind": "encoding", "line": 2, "byteOffset": 17},
           tree={"notes.py": LATIN1}),
+    # a mark that announces UTF-16 over bytes that do not decode as it (an
+    # odd count); UTF-16 text that decodes is edited (test_edit_intent.py)
     _edit("encoding_utf16", {"path": "wide.txt", "oldText": "hello", "newText": "bye"},
           "UNSUPPORTED", "wide.txt is UTF-16 text, which edit_file does not change (it edits "
           "UTF-8)", "Leave this file as it is, or ask the user to convert it to UTF-8.",
           details={"path": "wide.txt", "kind": "encoding", "encoding": "utf-16"},
-          tree={"wide.txt": "hello\n".encode("utf-16")}),
+          tree={"wide.txt": "hello\n".encode("utf-16") + b"\x00"}),
     _edit("file_too_large", {"oldText": "w * h", "newText": "h * w"}, "TOO_LARGE",
           f"src/util.py is {len(PY)} bytes, over edit_file's limit of 64",
           "Leave this file as it is, or ask the user to change it.",
@@ -134,9 +136,11 @@ CASES = [
           "insertion point in both oldText and newText.",
           details={"path": "src/util.py", "field": "oldText", "kind": "empty_old_text"}),
     _edit("missing_new_text", {"oldText": "w * h"}, "INVALID_ARGUMENT",
-          "edit_file: argument 'newText' is required with 'oldText'",
-          "Pass newText, the text that replaces oldText (\"\" deletes it).",
-          details={"field": "newText", "kind": "argument"}),
+          "edit_file: argument 'newText' is missing after oldText; this is how a call looks "
+          "when the answer ran out of output before the call was complete, so nothing was done",
+          "Write a large file in parts: write_file with the first part, then edit_file calls "
+          "that each add the next part after the last lines written.",
+          details={"field": "newText", "kind": "cut_off", "path": "src/util.py"}),
     _edit("missing_old_text", {"newText": "x"}, "INVALID_ARGUMENT",
           "edit_file: argument 'oldText' is required (or pass 'edits')",
           "Pass oldText (the exact text to replace) and newText.",
@@ -147,9 +151,22 @@ CASES = [
           "Put every change in edits, or pass one oldText/newText pair without edits.",
           details={"field": "oldText", "kind": "argument"}),
     _edit("bad_digest", {"oldText": "w * h", "newText": "h * w", "expectedSha256": "abc123"},
-          "INVALID_ARGUMENT", "edit_file: argument 'expectedSha256' must be the 64 hex digits "
-          "of a sha256", "Pass the sha256 exactly as read_file or edit_file returned it, or leave "
-          "expectedSha256 out.", details={"field": "expectedSha256", "kind": "argument"}),
+          "INVALID_ARGUMENT", "edit_file: argument 'expectedSha256' is 6 characters, fewer than "
+          "16", "Pass at least 16 characters in 'expectedSha256'.",
+          details={"field": "expectedSha256", "kind": "argument", "minLength": 16}),
+    _edit("digest_not_hex", {"oldText": "w * h", "newText": "h * w",
+                             "expectedSha256": "z" * 16}, "INVALID_ARGUMENT",
+          "edit_file: argument 'expectedSha256' must be 16 to 64 hexadecimal digits of a sha256 "
+          "(as read_file shows it)", "Pass 'expectedSha256' as 16 to 64 hexadecimal digits of a "
+          "sha256 (as read_file shows it).", details={"field": "expectedSha256"}),
+    _edit("stale_short_digest", {"oldText": "w * h", "newText": "h * w",
+                                 "expectedSha256": OLD_SHA[:16]},
+          "STALE", f"src/util.py is not the version you expected: expectedSha256 is "
+          f"{OLD_SHA[:12]}..., the file's sha256 is {PY_SHA[:12]}...",
+          "Read src/util.py again and redo the edit against what it says now.",
+          details={"path": "src/util.py", "kind": "sha256_mismatch",
+                   "expectedSha256": OLD_SHA[:16], "currentSha256": PY_SHA},
+          suggested_tool="read_file", suggested_args={"path": "src/util.py"}),
     _edit("placeholder_in_new_text", {"oldText": "def area(w, h):\n    return w * h\n",
                                       "newText": "def area(w, h):\n    # ... rest of the "
                                                  "code ...\n"}, "INVALID_ARGUMENT",

@@ -74,7 +74,7 @@ CASES = [
          "wide.txt is UTF-16 text, which read_file does not decode (it reads UTF-8)",
          "Do not read this file with read_file; ask the user to convert it to UTF-8 if you need "
          "it.", details={"path": "wide.txt", "kind": "encoding", "encoding": "utf-16"},
-         tree={"wide.txt": UTF16}),
+         tree={"wide.txt": UTF16 + b"\x00"}),  # a UTF-16 mark over an odd count of bytes
     Case("read_file", "fifo", {"path": "pipe"}, "UNSUPPORTED",
          "pipe is a fifo, not a regular file",
          "Use regular files only; this one cannot be read or edited.",

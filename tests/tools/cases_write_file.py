@@ -157,9 +157,13 @@ CASES = [
          details={"kind": "deny_rule"},
          tree={".git/config": "[core]\n", "src/a.py": "a\n"},
          toolbox_options={"deny": [".git/"]}),
+    # a path and no content: a call cut off before its content (output ran out)
     Case("write_file", "missing_content", {"path": "notes.txt"}, "INVALID_ARGUMENT",
-         "write_file: argument 'content' is required", "Pass 'content' (a string).",
-         details={"field": "content"}),
+         "write_file: argument 'content' is missing; this is how a call looks when the answer "
+         "ran out of output before the call was complete, so nothing was done",
+         "Write a large file in parts: write_file with the first part, then edit_file calls "
+         "that each add the next part after the last lines written.",
+         details={"field": "content", "path": "notes.txt", "kind": "cut_off"}),
     Case("write_file", "wrong_type_overwrite", {"path": "a.txt", "content": "x",
                                                 "overwrite": "yes"}, "INVALID_ARGUMENT",
          "write_file: argument 'overwrite' must be true or false, not a string",
@@ -168,17 +172,23 @@ CASES = [
          "INVALID_ARGUMENT", "write_file: argument 'content' must be a string, not an array",
          "Pass 'content' as a string.", details={"field": "content"}),
     Case("write_file", "short_sha", {"path": "a.txt", "content": "x", "expectedSha256": "abc"},
-         "INVALID_ARGUMENT", "write_file: argument 'expectedSha256' is 3 characters, fewer than 64",
-         "Pass at least 64 characters in 'expectedSha256'.",
-         details={"field": "expectedSha256", "minLength": 64}),
+         "INVALID_ARGUMENT", "write_file: argument 'expectedSha256' is 3 characters, fewer than 16",
+         "Pass at least 16 characters in 'expectedSha256'.",
+         details={"field": "expectedSha256", "minLength": 16}),
+    Case("write_file", "sha_of_15", {"path": "a.txt", "content": "x",
+                                     "expectedSha256": "a" * 15}, "INVALID_ARGUMENT",
+         "write_file: argument 'expectedSha256' is 15 characters, fewer than 16",
+         "Pass at least 16 characters in 'expectedSha256'.",
+         details={"field": "expectedSha256", "minLength": 16}),
     Case("write_file", "not_hex_sha", {"path": "a.txt", "content": "x",
                                        "expectedSha256": "g" * 64}, "INVALID_ARGUMENT",
-         "write_file: argument 'expectedSha256' must be 64 hexadecimal digits (a sha256 from "
-         "read_file)", "Pass 'expectedSha256' as 64 hexadecimal digits (a sha256 from read_file).",
-         details={"field": "expectedSha256"}),
+         "write_file: argument 'expectedSha256' must be 16 to 64 hexadecimal digits of a sha256 "
+         "(as read_file shows it)", "Pass 'expectedSha256' as 16 to 64 hexadecimal digits of a "
+         "sha256 (as read_file shows it).", details={"field": "expectedSha256"}),
     Case("write_file", "unknown_argument", {"path": "a.txt", "content": "x", "mode": 0o755},
          "INVALID_ARGUMENT", "write_file: argument 'mode' is not an argument of this tool",
-         "Remove 'mode'; the arguments are: content, expectedSha256, overwrite, path.",
+         "Remove 'mode'; the arguments are: content, dryRun, expectedSha256, keepFormat, "
+         "overwrite, path.",
          details={"field": "mode"}),
 ]
 

@@ -432,10 +432,13 @@ def test_row17_result_over_the_limit_is_too_large(tmp_path):
     assert path.read_text() == "x\n" * 10
 
 
+# UTF-16/UTF-32 text with its mark is edited (test_edit_intent.py); what
+# such a mark announces but does not decode is still refused
 @pytest.mark.parametrize("data, kind", [(b"GIF89a\x00\x01", "binary"),
+                                        (b"AB\x01\x02\x03\x04\x05CD\x06", "binary"),
                                         (b"caf\xe9\n", "encoding"),
-                                        ("x\n".encode("utf-16"), "encoding"),
-                                        ("x\n".encode("utf-32"), "encoding")])
+                                        (b"\xff\xfex\x00\n", "encoding"),
+                                        (b"\xff\xfe\x00\x00\x00\xd8\x00\x00", "encoding")])
 def test_row18_binary_and_undecodable_files(tmp_path, box, data, kind):
     path = put(tmp_path, "f.bin", data)
     refusal = refused(box, "UNSUPPORTED", path="f.bin", oldText="x", newText="y")
@@ -492,14 +495,19 @@ def test_row22_other_file_is_named_only_if_the_model_may_read_it(tmp_path):
 
 @pytest.mark.parametrize("args, field, message", [
     ({"oldText": 5, "newText": "x"}, "oldText", "must be a string, not an integer"),
-    ({"oldText": "a", "newText": None}, "newText", "is required with 'oldText'"),  # null: not given
+    # null: not given, and after oldText that is a call cut off
+    ({"oldText": "a", "newText": None}, "newText", "is missing after oldText; this is how a call "
+     "looks when the answer ran out of output before the call was complete, so nothing was "
+     "done"),
     ({"oldText": "a", "newText": "b", "replaceAll": "yes"}, "replaceAll",
      "must be true or false, not a string"),
     ({"edits": [{"oldText": "a"}]}, "edits[0].newText", "is required"),
     ({"edits": []}, "edits", "needs at least 1 item(s)"),
     ({"edits": [{"oldText": "a", "newText": "b", "replace_all": True}]},
      "edits[0].replace_all", "is not an argument of this tool"),
-    ({"old_string": "a", "new_string": "b"}, "old_string", "is not an argument of this tool"),
+    # another tool's name beside ours (alone it is read as ours: test_call_dialects.py)
+    ({"old_string": "a", "new_string": "b", "oldText": "a"}, "old_string",
+     "is not an argument of this tool"),
 ])
 def test_row23_wrong_argument_types_name_the_field(tmp_path, box, args, field, message):
     put(tmp_path, "a.py", PY)

@@ -136,7 +136,7 @@ def test_deny_rules_hold_on_every_spelling(tmp_path, make_root, spelling):
 
 def test_the_host_is_asked_with_an_info_request(tmp_path, make_root):
     from corral.tools import ReadRequest
-    from corral.tools._builtin.file_info import InfoRequest
+    from corral.tools import InfoRequest
 
     (tmp_path / "a").write_text("x")
     asked = []

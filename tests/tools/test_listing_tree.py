@@ -8,7 +8,7 @@ import os
 import pytest
 
 from corral.tools import Limits, Toolbox
-from corral.tools._read.tree import TreeRequest
+from corral.tools import TreeRequest
 
 
 def build(base, tree):

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from corral.tools import Denied, Toolbox
-from corral.tools._builtin.make_directory import MakeDirectoryRequest
+from corral.tools import MakeDirectoryRequest
 
 
 def test_creates_missing_parents_and_names_them(tmp_path, make_root):

@@ -12,8 +12,11 @@ from corral.tools import ReadRequest, Toolbox
 from corral.tools._runtime.registry import load_tools, read_only_tools
 
 CASES = load_cases()
-# suggestions are tried, so only tools that change nothing may be offered
+# suggestions are tried, so only tools that change nothing, or a change
+# tried as its dry run, may be offered
 READ_ONLY = set(read_only_tools(load_tools().values()))
+DRY_RUN = {name for name, spec in load_tools().items()
+           if "dryRun" in spec.schema.get("properties", {})}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.tool}:{c.name}" for c in CASES])
@@ -22,7 +25,8 @@ def test_offered_call_succeeds(case, tmp_path):
     if "suggestedTool" not in envelope:
         assert "suggestedArgs" not in envelope
         return
-    assert envelope["suggestedTool"] in READ_ONLY
+    assert envelope["suggestedTool"] in READ_ONLY | DRY_RUN
+    assert "dryRun" not in envelope["suggestedArgs"]  # the call itself, not its trial
     follow = toolbox.call(envelope["suggestedTool"], envelope["suggestedArgs"])
     assert follow["ok"] is True, (envelope, follow)
 

@@ -202,5 +202,8 @@ def test_newline_count_at_every_alignment():
     for start in range(40):
         for end in (start, start + 1, start + 7, start + 8, start + 9, 1000, 2999, 3000):
             assert scan.count_newlines(buf, start, end) == buf.count(b"\n", start, end)
-    assert lib.corral_count_newlines(b"\n" * 17, 0, 17) == 17
+    assert lib.corral_count_newlines(b"\n" * 17, 17, 0, 17) == 17
+    # past the buffer's end, or a negative start: refused, not read
+    assert lib.corral_count_newlines(b"\n" * 17, 17, 0, 18) == -1 and ffi.errno == errno.EINVAL
+    assert lib.corral_count_newlines(b"\n" * 17, 17, -1, 17) == -1 and ffi.errno == errno.EINVAL
     assert ffi is not None

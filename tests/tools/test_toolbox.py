@@ -46,9 +46,11 @@ def _keys(value):
 
 
 def test_read_file_description_explains_its_output(tmp_path):
+    """It explains what a model is shown (the rendering: numbered lines and a
+    footer); the envelope's fields are the output schema's to describe."""
     (definition,) = [d for d in Toolbox(tmp_path).definitions() if d["name"] == "read_file"]
-    for word in ("line number, a tab", "nextOffset", "totalLines", "sha256", "lineEndings",
-                 "cutLines", "expectedSha256"):
+    for word in ("its number, a tab", "footer", "the total", "next offset", "sha256",
+                 "expectedSha256", "never copy them into oldText"):
         assert word in definition["description"]
 
 

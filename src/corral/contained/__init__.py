@@ -6,19 +6,20 @@ rename reaches outside.  This package raises ``OSError`` subclasses only and
 knows nothing of refusals, JSON or models; it is usable alone.
 """
 
-from ._backend import (Backend, OsBackend, available_backends, backend_by_name, backend_report,
-                       default_backend, fd_capabilities)
-from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
-                      SpecialFileError, StaleError, SymlinkError)
-from ._extract import (Extraction, ExtractLimits, ExtractProgress, ExtractReason, ExtractStop,
-                       Landed, Refused)
+from ._backend import Backend, DirEntries, OsBackend, _under_pyfakefs, fd_capabilities
+from ._select import available_backends, backend_by_name, backend_report, default_backend
+from ._errors import (ContainedError, EscapeError, HardLinkError, InvalidPathError, PathError,
+                      RootVanishedError, SpecialFileError, StaleError, SymlinkError)
+from ._ops.extract import (Extraction, ExtractLimits, ExtractProgress, ExtractReason,
+                           ExtractStop, Landed, Refused)
 from ._handle import DirEntry, Handle
 from ._listing import SizedListing
-from ._pathview import RootPath
+from ._rootpath.view import RootPath
 from ._replace import TargetChangedError
-from ._resolve import MAX_SYMLINKS
+from ._resolve import MAX_SYMLINKS, ST_NOSYMFOLLOW
 from ._root import Root
 from ._target import Target
+from ._tree import Tree, TreeStats, TreeVisitor, adopt_entry, batches_natively, open_entry
 
 __all__ = [
     "Root",
@@ -26,6 +27,7 @@ __all__ = [
     "Target",
     "DirEntry",
     "SizedListing",
+    "PathError",
     "ContainedError",
     "EscapeError",
     "InvalidPathError",
@@ -33,6 +35,7 @@ __all__ = [
     "SpecialFileError",
     "SymlinkError",
     "StaleError",
+    "HardLinkError",
     "Backend",
     "OsBackend",
     "available_backends",
@@ -50,8 +53,23 @@ __all__ = [
     "Landed",
     "Refused",
     "TargetChangedError",
+    "DirEntries",
+    "ST_NOSYMFOLLOW",
+    "under_pyfakefs",
+    "Tree",
+    "TreeStats",
+    "TreeVisitor",
+    "open_entry",
+    "adopt_entry",
+    "batches_natively",
 ]
 
-from .._public import publish as _publish  # last: every name is bound
+
+def under_pyfakefs() -> bool:
+    """Whether pyfakefs has replaced ``os`` (a fake fd must then never reach a
+    real system call); for backends written outside this package."""
+    return _under_pyfakefs()
+
+from .._public import publish as _publish  # noqa: E402  (last: every name is bound)
 
 _publish(__name__, globals(), __all__)

@@ -5,7 +5,8 @@ working, and ``errno`` is always a real errno value.  Ordinary failures (a
 missing file, a file where a directory was needed, ...) are raised as the
 built-in subclass ``OSError`` picks for the errno (``FileNotFoundError``,
 ``NotADirectoryError``, ...), made by :func:`contained_error`.  The classes
-below are for what only a contained root can say.
+below are for what only a contained root can say.  Every one of them is a
+:class:`PathError`, which declares ``component``.
 
 Every error carries two root-relative strings: ``filename`` is the path the
 caller gave, and ``component`` is the prefix of it (after following in-root
@@ -17,8 +18,10 @@ from __future__ import annotations
 
 import errno as _errno
 import os
+from typing import Any
 
 __all__ = [
+    "PathError",
     "ContainedError",
     "EscapeError",
     "RootVanishedError",
@@ -26,11 +29,22 @@ __all__ = [
     "SpecialFileError",
     "SymlinkError",
     "StaleError",
+    "HardLinkError",
     "contained_error",
+    "refuse_hard_linked",
 ]
 
 
-class ContainedError(OSError):
+class PathError(OSError):
+    """An ``OSError`` the core raised for a path beneath a root: ``component``
+    is where resolution stopped (see the module docstring), ``None`` when
+    that is not known.  ``FileNotFoundError`` and its kin from the core are
+    instances too (:func:`contained_error`)."""
+
+    component: str | None = None
+
+
+class ContainedError(PathError):
     """Base of the errors only a contained root raises."""
 
     default_errno = _errno.EINVAL
@@ -120,11 +134,69 @@ class SpecialFileError(ContainedError):
         self.kind = kind
 
 
-def contained_error(err: int | None, path: str | None, component: str | None = None) -> OSError:
-    """An ``OSError`` of the built-in subclass for ``err``, naming root-relative
-    ``path`` and carrying ``component`` (see the module docstring).  An
-    ``err`` of ``None`` (an ``OSError`` made without one) is ``EIO``."""
+class HardLinkError(ContainedError):
+    """A regular file with more than one hard link, which an operation that
+    changes a file in place (``chmod``, ``chown``, ``utime``, ``truncate``,
+    opening it for writing) refuses unless the Root allows hard links
+    (``Root(path, allow_hardlinks=True)``): its other names may be outside
+    the root, and the change would reach them through the shared inode.
+    Replacing the name (``write_bytes``, ``copyfile``, ``rename``) is
+    allowed: it leaves the other names as they were.  ``links`` is the
+    file's link count; ``errno`` is ``EMLINK``.
+    """
+
+    default_errno = _errno.EMLINK
+
+    def __init__(self, message: str, path: str | None = None, *, component: str | None = None,
+                 links: int = 2) -> None:
+        super().__init__(message, path, component=component)
+        self.links = links
+
+
+def refuse_hard_linked(info: os.stat_result, text: str) -> None:
+    """:class:`HardLinkError` if ``info`` is a regular file with more than
+    one link (``text``: the caller's root-relative path)."""
+    if info.st_nlink > 1 and (info.st_mode & 0o170000) == 0o100000:
+        raise HardLinkError(f"a hard-linked file ({info.st_nlink} links) is not changed in "
+                            "place", text, component=text, links=info.st_nlink)
+
+
+class _BuiltinKind(PathError):
+    """What the core's ``FileNotFoundError`` (and each other built-in kind)
+    adds to the built-in class: :class:`PathError`'s ``component``.  It
+    shows, prints and pickles as the built-in class (a pickle is read back
+    as the built-in, ``component`` in its attributes), as the core's errors
+    did before they declared it."""
+
+    builtin: type[OSError] = OSError
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        reduced = super().__reduce__()
+        assert isinstance(reduced, tuple)  # an exception reduces to (class, args, state)
+        return (self.builtin, *reduced[1:])
+
+
+def _kind_of(builtin: type[OSError]) -> type[PathError]:
+    # named and placed as the built-in class, so a traceback or repr reads
+    # exactly as for the built-in error
+    return type(builtin.__name__, (builtin, _BuiltinKind) if builtin is not OSError
+                else (_BuiltinKind,),
+                {"__module__": "builtins", "__qualname__": builtin.__name__, "builtin": builtin,
+                 "__doc__": builtin.__doc__})
+
+
+# every built-in class an errno maps to (OSError itself for the rest)
+_KINDS: dict[type[OSError], type[PathError]] = {
+    builtin: _kind_of(builtin)
+    for builtin in {type(OSError(code, "")) for code in (*_errno.errorcode, 0)}}
+
+
+def contained_error(err: int | None, path: str | None, component: str | None = None) -> PathError:
+    """An ``OSError`` of the built-in subclass for ``err`` (and a
+    :class:`PathError`), naming root-relative ``path`` and carrying
+    ``component`` (see the module docstring).  An ``err`` of ``None`` (an
+    ``OSError`` made without one) is ``EIO``."""
     code = _errno.EIO if err is None else err
-    exc = OSError(code, os.strerror(code), path)
-    exc.component = component  # type: ignore[attr-defined]
+    exc = _KINDS[type(OSError(code, ""))](code, os.strerror(code), path)
+    exc.component = component
     return exc

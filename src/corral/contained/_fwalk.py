@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ._acts import SAFE
-from ._errors import contained_error
+from ._errors import PathError, contained_error
 from ._handle import kinds
 from ._resolve import close_quietly
 
@@ -20,7 +20,7 @@ Vouched = dict[int, tuple[int, int]]
 
 
 def _error(exc: OSError, where: str) -> OSError:
-    if getattr(exc, "component", None) is not None:
+    if isinstance(exc, PathError) and exc.component is not None:
         return exc
     return contained_error(exc.errno, where, where)
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ._closing import Closing
-from ._errors import contained_error
+from ._errors import PathError, contained_error
 from ._listing import SizedListing, list_sized
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ class Handle(Closing):
         return self.fd
 
     def _error(self, exc: OSError) -> OSError:
-        if getattr(exc, "component", None) is not None:
+        if isinstance(exc, PathError) and exc.component is not None:
             return exc
         return contained_error(exc.errno, self.path, self.path)
 

@@ -50,7 +50,7 @@ from collections.abc import Callable
 
 from ._backend import Backend
 from ._errors import StaleError
-from ._ops_sys import NOT_PERMITTED, FdCalls, fd_calls
+from ._ops.syscalls import NOT_PERMITTED, FdCalls, fd_calls
 
 __all__ = ["TEMP_SUFFIX", "Content", "TargetChangedError", "replace_in", "temp_name"]
 

@@ -32,7 +32,15 @@ excursions) and the links followed on the way, so policy can refuse a path
 
 The fast path (:func:`openat2_retry`) is one ``openat2(RESOLVE_BENEATH|
 RESOLVE_NO_MAGICLINKS)`` call; any failure re-runs the walk, which is secure
-by itself and names the failing component.  Where a caller needs the
+by itself and names the failing component.  The walk takes it too, for the
+parent of a path whose directories are plain names (no ``.``, ``..``): one
+``openat2`` with ``RESOLVE_NO_SYMLINKS`` opens the parent, so an operation
+that creates or replaces a name costs the same at any depth.  Its canonical
+components are then the spelling's; the directories between the root and
+the parent are not held open (their stack entries are :data:`_UNOPENED`) and
+are opened by name only if a ``..`` of a followed link climbs back into
+them.  Any failure (a symlink on the way, a missing directory) runs the
+walk from the root instead, which says why.  Where a caller needs the
 canonical path of a fast-path result, the call adds ``RESOLVE_NO_SYMLINKS``:
 then no link was followed, and since the kernel answers ``EAGAIN`` to a
 ``..`` under ``RESOLVE_BENEATH`` whenever a rename raced the lookup, the
@@ -56,8 +64,8 @@ import time
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from . import _paths
-from ._errors import (ContainedError, EscapeError, RootVanishedError, StaleError, SymlinkError,
-                      contained_error)
+from ._errors import (ContainedError, EscapeError, PathError, RootVanishedError, StaleError,
+                      SymlinkError, contained_error)
 from ._paths import ParsedPath
 
 if TYPE_CHECKING:
@@ -76,6 +84,9 @@ OPENAT2_MAX_RETRIES = 256
 OPENAT2_DEADLINE = 0.05  # seconds; after the minimum retries
 
 _VIRTUAL = -1  # the fd of a directory a dry run would create
+_UNOPENED = -2  # a directory the fast parent went through without opening it
+_RESOLVE_NO_SYMLINKS = 0x04  # openat2's, the same in every backend
+_FAST_PARENT_CLIMB = 3  # levels a creating walk looks up for its deepest existing directory
 ST_NOSYMFOLLOW = 0x2000  # statvfs f_flag of a mount that follows no symlink (Linux 5.10)
 _STICKY_OPEN = st.S_ISVTX | st.S_IWOTH  # a sticky world-writable directory
 
@@ -245,6 +256,8 @@ class Walk:
                 raise not_found(anchor, root_fd, parsed.text, "")
             finally:
                 self.close()
+        if anchor.fast and len(pending) > 1:
+            self._fast_parent(root_fd, pending)
 
     # -- results -------------------------------------------------------------
     @property
@@ -332,6 +345,51 @@ class Walk:
         raise mapped(self.anchor, self.fds[0], exc, self.text, self.where(name)) from None
 
     # -- steps ---------------------------------------------------------------
+    def _fast_parent(self, root_fd: int, pending: list[str]) -> None:
+        """Open the parent of a path of plain names with one ``openat2``
+        (module doc); on any failure leave the walk as it was, to run.  When
+        the walk is to create missing directories, a missing parent is
+        looked for a few levels up, so the walk starts at the deepest
+        directory there is (the names below it are created as usual)."""
+        names = pending[:0:-1]
+        if pending[0] in (".", "..") or "." in names or ".." in names:
+            return
+        backend = self.backend
+        resolve = self.anchor.resolve | _RESOLVE_NO_SYMLINKS
+        depth = len(names)
+        lowest = 1 if self.create is Create.NEVER else max(1, depth - _FAST_PARENT_CLIMB)
+        while True:
+            try:
+                fd = backend.openat2(root_fd, "/".join(names[:depth]), backend.dir_flags, 0,
+                                     resolve)
+                break
+            except OSError as exc:
+                if exc.errno != errno.ENOENT or depth == lowest:
+                    return
+                depth -= 1
+        self.fds.extend([_UNOPENED] * (depth - 1))
+        self.fds.append(fd)
+        self.names.extend(names[:depth])
+        del pending[len(pending) - depth:]
+        self.floor = len(pending)
+        self.steps = depth
+
+    def _reopen(self) -> None:
+        """Open the directories the fast parent went through, from the root
+        down, each by its name in the one above (``O_NOFOLLOW``), so the
+        stack holds an fd for every directory again."""
+        fds, names = self.fds, self.names
+        for i in range(1, len(fds)):
+            if fds[i] != _UNOPENED:
+                continue
+            try:
+                fds[i] = self.backend.open_at(fds[i - 1], names[i - 1], self.backend.dir_flags)
+            except OSError as exc:
+                name = names[i - 1]
+                # the entries from here down are unopened: nothing to close
+                del fds[i:], names[i - 1:]
+                self.fail(exc, name)
+
     def _up(self, *, from_link: bool) -> None:
         """Leave the top directory; past the root, an escape whose reason
         says where the ``..`` came from: a symlink's text or the path."""
@@ -346,6 +404,8 @@ class Walk:
         self.names.pop()
         if fd >= 0:
             close_quietly(self.backend, fd)
+        if self.fds[-1] == _UNOPENED:
+            self._reopen()
 
     def _enter(self, name: str) -> None:
         top = self.fds[-1]
@@ -538,7 +598,8 @@ def spelled_path(parsed: ParsedPath) -> str:
 def mapped(anchor: Anchor, root_fd: int, exc: OSError, text: str, where: str) -> OSError:
     """``exc`` as the core raises it: root-relative names, a vanished root
     told apart from a missing file."""
-    if isinstance(exc, ContainedError) or getattr(exc, "component", None) is not None:
+    if isinstance(exc, PathError) and (isinstance(exc, ContainedError)
+                                       or exc.component is not None):
         return exc
     if exc.errno == errno.ENOENT and anchor.root_gone(root_fd):
         return RootVanishedError("the root directory no longer exists")

@@ -18,16 +18,17 @@ from typing import Any, NoReturn
 from . import _acts, _paths
 from ._acts import CREATE_MASK, SAFE, End, name_of
 from ._backend import (FAKE_FS_REFUSAL, RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, OpenBeneath,
-                       _under_pyfakefs, default_backend, fd_capabilities)
+                       _under_pyfakefs, fd_capabilities)
 from ._closing import Closing
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
-                      SymlinkError, contained_error)
+                      SymlinkError, contained_error, refuse_hard_linked)
 from ._fwalk import fwalk as _fwalk
 from ._handle import DirEntry, Handle, entries
 from ._linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS
-from ._ops import RootSurface
+from ._ops.methods import RootSurface
 from ._paths import ParsedPath
 from ._replace import replace_in
+from ._select import default_backend
 from ._resolve import (MAX_STEPS, MAX_SYMLINKS, Anchor, Create, Resolved, Walk, openat2_retry,
                        spelled_path)
 from ._target import Target
@@ -37,6 +38,7 @@ __all__ = ["Root", "DirEntry", "Handle", "Target", "MAX_SYMLINKS", "MAX_STEPS"]
 _O_PATH = getattr(os, "O_PATH", 0)
 _O_TMPFILE = getattr(os, "O_TMPFILE", 0)  # it includes the O_DIRECTORY bit
 _LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+_CHANGES = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC  # what can change a file in place
 
 
 class Root(RootSurface, Closing):
@@ -80,18 +82,22 @@ class Root(RootSurface, Closing):
 
     path: str  # the host path it was opened by (informational: never used again)
     follow_symlinks: bool
+    allow_hardlinks: bool
 
     def __init__(self, path: str | os.PathLike[str], *, follow_symlinks: bool = True,
-                 backend: Backend | None = None, fast_path: bool = True) -> None:
+                 backend: Backend | None = None, fast_path: bool = True,
+                 allow_hardlinks: bool = False) -> None:
         chosen = backend if backend is not None else default_backend()
         host = os.path.abspath(_paths.as_text(path))
         fd = os.open(host, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         self._setup(fd, host, chosen, follow_symlinks=follow_symlinks, fast_path=fast_path,
                     owned=True)
+        self.allow_hardlinks = allow_hardlinks
 
     @classmethod
     def from_fd(cls, fd: int, *, borrow: bool = False, follow_symlinks: bool = True,
-                backend: Backend | None = None, fast_path: bool = True) -> Root:
+                backend: Backend | None = None, fast_path: bool = True,
+                allow_hardlinks: bool = False) -> Root:
         """A Root on the open directory ``fd``.  By default the Root uses a
         duplicate (the caller keeps and closes ``fd``); ``borrow=True`` uses
         ``fd`` itself and never closes it (the caller must keep it open while
@@ -104,6 +110,7 @@ class Root(RootSurface, Closing):
         root = cls.__new__(cls)
         root._setup(own, _fd_path(own), chosen, follow_symlinks=follow_symlinks,
                     fast_path=fast_path, owned=not borrow)
+        root.allow_hardlinks = allow_hardlinks
         return root
 
     def _setup(self, fd: int, path: str, backend: Backend, *, follow_symlinks: bool,
@@ -181,6 +188,7 @@ class Root(RootSurface, Closing):
         other = type(self).__new__(type(self))
         other._setup(new, self.path, anchor.backend, follow_symlinks=self.follow_symlinks,
                      fast_path=anchor.fast, owned=True)
+        other.allow_hardlinks = self.allow_hardlinks
         return other
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Root:
@@ -206,6 +214,13 @@ class Root(RootSurface, Closing):
         carry permission bits only (0o777).  The fd may carry ``O_NONBLOCK``,
         which regular files and directories ignore.
 
+        Opening for writing (``O_WRONLY``, ``O_RDWR``, ``O_APPEND``,
+        ``O_TRUNC``) a regular file with more than one hard link raises
+        :class:`HardLinkError` unless the Root allows hard links
+        (``allow_hardlinks=True``): the change would reach its other names,
+        which may be outside.  ``O_TRUNC`` is then applied once the file
+        was checked.
+
         ``dir_fd``: a directory fd that a :meth:`fwalk` of this Root is
         yielding right now; ``path`` must then be one plain name, which is
         opened without following a symlink.  Any other fd (one from a walk
@@ -213,6 +228,26 @@ class Root(RootSurface, Closing):
         one that never came from this Root) is ``OSError(EBADF)``: the fd's
         device and inode are checked against what the walk opened.
         """
+        if flags & _CHANGES and not flags & _O_PATH and not self.allow_hardlinks:
+            return self._open_unlinked(path, flags, mode, dir_fd)
+        return self._open_any(path, flags, mode, dir_fd)
+
+    def _open_unlinked(self, path: object, flags: int, mode: int, dir_fd: int | None) -> int:
+        """:meth:`open` for writing where hard-linked files are refused:
+        opened without ``O_TRUNC``, refused on the open fd, then truncated."""
+        fd = self._open_any(path, flags & ~os.O_TRUNC, mode, dir_fd)
+        backend = self._anchor.backend
+        try:
+            info = backend.fstat(fd)
+            refuse_hard_linked(info, _paths.as_text(path))
+            if flags & os.O_TRUNC and st.S_ISREG(info.st_mode):
+                os.ftruncate(fd, 0)
+        except BaseException:
+            backend.close(fd)
+            raise
+        return fd
+
+    def _open_any(self, path: object, flags: int, mode: int, dir_fd: int | None) -> int:
         native = self._native_open
         if native is not None and dir_fd is None:
             fd = native(path, flags, mode)  # checks, openat2 and fstat in one C call

@@ -11,7 +11,8 @@ from . import _acts
 from ._acts import SAFE, End, NameOp
 from ._closing import Closing
 from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
-from ._errors import ContainedError, RootVanishedError, StaleError, contained_error
+from ._errors import (ContainedError, PathError, RootVanishedError, StaleError,
+                      contained_error)
 from ._handle import Handle
 from ._paths import ParsedPath
 from ._replace import Content, replace_in
@@ -280,7 +281,8 @@ class Target(Closing):
         return self.name
 
     def _error(self, exc: OSError, where: str) -> OSError:
-        if isinstance(exc, ContainedError) or getattr(exc, "component", None) is not None:
+        if isinstance(exc, PathError) and (isinstance(exc, ContainedError)
+                                           or exc.component is not None):
             return exc
         if exc.errno == errno.ENOENT and self._gone():
             return RootVanishedError("the root directory no longer exists")

@@ -3,16 +3,20 @@
 The tool formats (:data:`FORMATS`: ``mcp``, ``openai``, ``anthropic``) and
 their schemas (:func:`strict_schema` for OpenAI's strict mode,
 :func:`published_schema` without corral's own keywords), envelopes as the
-text a host carries (:func:`envelope_text`, :func:`envelope_json`), the one
+text a host carries (:func:`envelope_text`, :func:`envelope_json`), what a
+model is shown of a tool's answer (:func:`render`, a compact text; the
+envelope stays the contract for programs) with its short digests
+(:func:`short_digest`, which ``expectedSha256`` accepts back), the one
 reading of a ``file://`` URI (:func:`file_uri_path`) and names for root
 directories (:func:`root_names`).  Nothing here opens a file or needs a
 root; :func:`corral.tools.tool_definitions` lists the tools in these formats.
 """
 
-from ._formats import (FORMATS, HostFormat, envelope_json, envelope_text, published_schema,
-                       strict_schema)
+from ._formats import (FORMATS, HostFormat, envelope_json, envelope_text, output_schema,
+                       published_schema, strict_schema)
 from ._roots import root_names
 from ._uri import file_uri_path
+from .render import SHORT_DIGEST_CHARS, render, render_refusal, short_digest
 
 __all__ = [
     "FORMATS",
@@ -20,9 +24,14 @@ __all__ = [
     "envelope_text",
     "envelope_json",
     "published_schema",
+    "output_schema",
     "strict_schema",
     "file_uri_path",
     "root_names",
+    "render",
+    "render_refusal",
+    "short_digest",
+    "SHORT_DIGEST_CHARS",
 ]
 
 from .._public import publish as _publish

@@ -20,11 +20,29 @@ import copy
 import json
 from typing import Any, Literal
 
-__all__ = ["FORMATS", "HostFormat", "strict_schema", "published_schema", "envelope_text",
-           "envelope_json"]
+__all__ = ["FORMATS", "HostFormat", "strict_schema", "published_schema", "output_schema",
+           "envelope_text", "envelope_json"]
 
 HostFormat = Literal["mcp", "openai", "anthropic"]
 FORMATS: tuple[HostFormat, ...] = ("mcp", "openai", "anthropic")
+
+# Schema keywords a model does not need to call a tool well (corral still
+# checks them, with a typed refusal): left out of what hosts are given.
+_UNPUBLISHED = frozenset({"minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum",
+                          "pattern"})
+# ... and of output schemas, which describe the envelope to programs: its
+# required fields and their types are the contract, the rest is commentary.
+_UNPUBLISHED_OUTPUT = frozenset({"description", "minLength", "maxLength", "minItems", "maxItems",
+                                 "minimum", "maximum", "pattern", "contentEncoding", "title"})
+
+# A refusal, as MCP clients check structured content against the output
+# schema even in an error result: every output schema also admits this.
+REFUSAL_OUTPUT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"ok": {"const": False}, "code": {"type": "string"},
+                   "message": {"type": "string"}},
+    "required": ["ok", "code", "message"],
+}
 
 # Keywords OpenAI's strict mode accepts.  Others are dropped from the strict
 # export (corral still enforces them on the way back, with a typed refusal).
@@ -70,14 +88,60 @@ def envelope_json(envelope: Any) -> str:
 # -- schemas -------------------------------------------------------------------
 
 def published_schema(schema: Any) -> Any:
-    """A copy of ``schema`` without corral's own ``x-`` keywords (hints to
-    the argument checker, not for a model or a provider's validator)."""
-    if isinstance(schema, dict):
-        return {k: published_schema(v) for k, v in schema.items()
-                if not (isinstance(k, str) and k.startswith("x-"))}
+    """A copy of ``schema`` as a model is given it: without corral's own
+    ``x-`` keywords (hints to the argument checker) and without the bounds
+    a model does not need to call well (the checker still enforces them)."""
+    return _without(schema, _UNPUBLISHED)
+
+
+def output_schema(schema: Any) -> dict[str, Any]:
+    """The ``outputSchema`` MCP lists for a tool whose success envelope
+    ``schema`` describes: its shape and types without commentary, or a
+    refusal (which an error result's structured content carries)."""
+    success = _required_only(_without(schema, _UNPUBLISHED_OUTPUT))
+    out: dict[str, Any] = {"type": "object", "anyOf": [success, REFUSAL_OUTPUT]}
+    if "$defs" in success:  # "#/$defs/..." names the document's root
+        out["$defs"] = success.pop("$defs")
+    return out
+
+
+def _required_only(schema: Any) -> Any:
+    """``schema`` with each object's required properties only (the others
+    may come and go: they are for the tool's description to say), no
+    ``additionalProperties: true`` (the default) and no ``type`` beside a
+    ``const``."""
     if isinstance(schema, list):
-        return [published_schema(v) for v in schema]
-    return copy.deepcopy(schema)
+        return [_required_only(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _required_only(value) for key, value in schema.items()
+           if not (key == "additionalProperties" and value is True)
+           and not (key == "type" and "const" in schema) and key not in ("properties", "$defs")}
+    if "$defs" in schema:
+        out["$defs"] = {name: _required_only(sub) for name, sub in schema["$defs"].items()}
+    if "properties" in schema:
+        required = set(schema.get("required", ()))
+        out["properties"] = {name: _required_only(sub) for name, sub in schema["properties"].items()
+                             if name in required}
+        if not out["properties"]:
+            del out["properties"]
+    return out
+
+
+def _without(schema: Any, dropped: frozenset[str]) -> Any:
+    """``schema`` without the keywords in ``dropped`` and ``x-`` ones (the
+    names in a ``properties`` or ``$defs`` map are names, not keywords)."""
+    if isinstance(schema, list):
+        return [_without(v, dropped) for v in schema]
+    if not isinstance(schema, dict):
+        return copy.deepcopy(schema)
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("properties", "$defs") and isinstance(value, dict):
+            out[key] = {name: _without(sub, dropped) for name, sub in value.items()}
+        elif not (isinstance(key, str) and (key.startswith("x-") or key in dropped)):
+            out[key] = _without(value, dropped)
+    return out
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:

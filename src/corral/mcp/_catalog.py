@@ -15,7 +15,7 @@ import json.encoder
 from collections.abc import Callable
 from typing import Any
 
-from ..hosts import envelope_text
+from ..hosts import envelope_text, render
 from ..tools import definition
 from ..tools import Workspace
 from ._wire import RequestId, scrub
@@ -28,9 +28,14 @@ _ANNOTATIONS_FROM = "2025-03-26"
 _STRUCTURED_FROM = "2025-06-18"
 
 INSTRUCTIONS = (
-    "File tools confined to one directory tree (the root). Paths are relative to the root. "
-    "A refused call returns a JSON object with a code, a message, details and a hint saying "
-    "what to do next; some also carry suggestedTool and suggestedArgs, a call that works."
+    "File tools confined to one directory tree (the root). Paths are relative to the root; an "
+    "absolute path inside it is accepted. '..' may not climb above the root, and symlinks "
+    "leading out of it are not followed. read_file shows each line as its number, a tab and "
+    "its text: the number and tab are not in the file, so never copy them into oldText or "
+    "content. Answers about a file end with its sha256, short (16 hex digits): pass it as "
+    "expectedSha256 to edit_file or write_file to be refused if the file changed meanwhile. "
+    "A refused call answers CODE: what is wrong, then what to do, then often 'Try:' and a "
+    "call that works as things stand."
 )
 
 
@@ -81,25 +86,26 @@ class Catalog:
         return f"{several} {rule}"
 
 
-def call_result(request_id: RequestId, envelope: dict[str, Any], version: str) -> bytes:
-    """The whole answer line to a ``tools/call``: the envelope's JSON as
-    text, the envelope itself as structured content (successes, from
-    2025-06-18), and ``isError`` for a refusal.
+def call_result(request_id: RequestId, envelope: dict[str, Any], version: str,
+                tool: Any = None) -> bytes:
+    """The whole answer line to a ``tools/call``: the text a model is shown
+    (:func:`corral.hosts.render`, the compact rendering of the envelope),
+    the envelope itself as structured content (from 2025-06-18, refusals
+    included), and ``isError`` for a refusal.
 
-    Built as text rather than through a dict: the structured content *is*
-    the text (both compact JSON of the envelope), so the envelope is
-    serialized once, the hot path of every call.  A refusal has no
-    structured content (the output schema describes the success envelope,
-    and clients check structured content against it).  A non-UTF-8 file
-    name (a lone surrogate) is escaped in the text, which stays exact, and
-    spelled as that escape (``\\udcff``, six characters) in the structured
-    content.  Images (read_file of a PNG, JPEG, GIF or WebP, and such files
-    in read_files) go as image content after the text; there the text says
-    where each image's base64 went instead of carrying it again.
+    Built as text rather than through a dict, the hot path of every call.
+    A non-UTF-8 file name (a lone surrogate) is spelled as its escape
+    (``\\udcff``, six characters) in the text and in the structured content.
+    Images (read_file of a PNG, JPEG, GIF or WebP, and such files in
+    read_files) go as image content after the text, in order; the text says
+    what each is instead of carrying its base64 again.
     """
     ok = envelope.get("ok") is True
     images = _images(envelope) if ok else []
-    text, plain = envelope_text(_elided(envelope, images) if images else envelope)
+    text = render(tool if isinstance(tool, str) else "",
+                  _elided(envelope, images) if images else envelope)
+    if not text.isascii() and _has_surrogate(text):
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     # an id is an int or a str (checked when the request was read)
     parts = ['{"jsonrpc":"2.0","id":', str(request_id) if type(request_id) is int
              else _quoted(request_id) if type(request_id) is str
@@ -109,14 +115,21 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str) -
         parts += [',{"type":"image","data":', json.dumps(image["data"]), ',"mimeType":',
                   json.dumps(image["mimeType"]), "}"]
     parts += ['],"isError":', "false" if ok else "true"]
-    if ok and _at_least(version, _STRUCTURED_FROM):
-        if plain and not images:
-            structured = text
-        else:
+    if _at_least(version, _STRUCTURED_FROM):
+        structured, plain = envelope_text(envelope)
+        if not plain:
             structured = json.dumps(scrub(envelope), ensure_ascii=False, separators=(",", ":"))
         parts += [',"structuredContent":', structured]
     parts.append("}}\n")
     return "".join(parts).encode("utf-8")
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 # json.dumps(text, ensure_ascii=False) without building an encoder each call
@@ -139,7 +152,8 @@ def _images(envelope: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _elided(envelope: dict[str, Any], images: list[dict[str, Any]]) -> dict[str, Any]:
-    """``envelope`` with each image's base64 replaced by where it went."""
+    """``envelope`` with each image's base64 replaced by where it went (for
+    a tool whose answer is shown as JSON)."""
     def note(n: int, image: dict[str, Any]) -> dict[str, Any]:
         return {**image, "data": f"(the image content block {n} of this result)"}
     if images and images[0] is envelope:

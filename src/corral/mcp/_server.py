@@ -28,15 +28,18 @@ client reads.
 
 from __future__ import annotations
 
+import io
 import logging
 import os
+import select
 import signal
 import sys
 import threading
 import time
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO, TextIO
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from ..hosts import file_uri_path as _file_uri_path
 from ..tools import CancelToken, Progress, Refusal, Workspace
@@ -57,6 +60,7 @@ DEFAULT_HELD_LIMIT = 64 << 20  # bytes the large calls' arguments may hold befor
 _LARGE_CHUNK = 1 << 20  # what a large line is read by
 _KEEP = 4096  # bytes of an oversized line kept at each end, to find its id
 HANDOVER_AFTER = 0.02  # seconds a reader's call runs before another thread reads
+HALT_GRACE = 0.5  # seconds calls get to reach a checkpoint once the server must stop now
 STANDBY_FOR = 1.0  # seconds without calls after which the standby thread sleeps
 _LOG_RATE = 20  # log notifications per second at most
 
@@ -106,16 +110,26 @@ class StdioServer:
         self._finished = False  # input ended and every call was answered
         self._done = threading.Event()  # what serve() waits for (set with _finished)
         self._stopping = False
+        self._sealed = False  # nothing more is written (stdin closed, or stopping now)
+        self._interrupt: Callable[[], None] | None = None
         self._infile: BinaryIO | None = None
         self._output: Output  # made by serve()
         self._timers: list[threading.Timer] = []
         self._log_window = (0.0, 0)
 
     # -- the loop ------------------------------------------------------------
-    def serve(self, infile: BinaryIO, out_fd: int) -> None:
-        """Serve until ``infile`` ends, answer what was asked, and return.
-        The calling thread only waits (signals reach it there)."""
+    def serve(self, infile: BinaryIO, out_fd: int, *,
+              interrupt: Callable[[], None] | None = None) -> None:
+        """Serve until ``infile`` ends and return.  What was answered before
+        it ended is written; calls still running then are cancelled and
+        never answered (the client hung up: an answer after that could only
+        meet a closed reader).  The calling thread only waits, so a signal
+        handler that raises reaches it there: every call is then cancelled,
+        nothing more is written, and the exception goes on within about
+        :data:`HALT_GRACE`.  ``interrupt`` (when given) makes a read of
+        ``infile`` that blocks end as if the input had ended."""
         self._infile = infile
+        self._interrupt = interrupt
         self._output = Output(out_fd, self._went_away)
         flush = True
         handler = _ClientLog(self)
@@ -129,15 +143,22 @@ class StdioServer:
             self._done.wait()
         except BaseException:
             flush = False
-            self._abandon()
+            self._halt()
             raise
         finally:
             corral_log.removeHandler(handler)
             corral_log.setLevel(saved_level)
             for timer in self._timers:
                 timer.cancel()
-            self._stop_workers()
-            self._output.close(flush=flush)
+            if flush:
+                self._stop_workers(5.0)
+                self._output.close(flush=True)
+            else:  # within the grace: a thread stuck in a write is left behind
+                self._stop_workers(0.2)
+                closing = threading.Thread(target=self._output.close, kwargs={"flush": False},
+                                           name="corral-mcp-close", daemon=True)
+                closing.start()
+                closing.join(0.2)
 
     def _read_line(self, infile: BinaryIO | None) -> bytes | bytearray | _Oversized | None:
         """The next line that is not blank, without its newline (a large
@@ -236,7 +257,7 @@ class StdioServer:
 
     def _put(self, line: bytes | None) -> None:
         """A line the session made, if any, as the reader's messages go."""
-        if line is not None:
+        if line is not None and not self._sealed:
             self._output.put(line, urgent=True)
 
     def _sync_log_level(self) -> None:
@@ -373,6 +394,7 @@ class StdioServer:
                 self._apply(actions)
                 with self._cond:
                     self._eof, self._reading = True, False
+                    self._end_calls()
                     self._cond.notify_all()
                 return None
             if isinstance(line, bytearray):
@@ -511,27 +533,46 @@ class StdioServer:
             running.context.token.cancel()
         self._put(line)
 
-    def _abandon(self) -> None:
-        """Stopping now (a signal, a broken pipe): cancel every call and give
-        running ones a moment to stop at a checkpoint."""
-        with self._cond:
-            for job in self._scheduler.jobs():
-                job.context.token.cancel()
-                if not job.started:
-                    self._scheduler.remove(job.call.id)
-                    if job.held:
-                        self._unhold(job)
-            deadline = time.monotonic() + 2.0
-            while not self._scheduler.idle and time.monotonic() < deadline:
-                self._cond.wait(0.05)
+    def _end_calls(self) -> None:
+        """Nothing more will be written: cancel every call (running ones stop
+        at their next checkpoint, nothing half-written), drop the waiting
+        ones, and write no answer, progress or log line from now on; what
+        was already put is still written (lock held)."""
+        self._sealed = True
+        for job in self._scheduler.jobs():
+            job.context.token.cancel()
+            if not job.started:
+                self._scheduler.remove(job.call.id)
+                if job.held:
+                    self._unhold(job)
 
-    def _stop_workers(self) -> None:
+    def _halt(self) -> None:
+        """Stopping now (a signal): end every call, drop what waits to be
+        written, end a read that blocks, and give running calls
+        :data:`HALT_GRACE` to stop at a checkpoint."""
+        with self._cond:
+            self._stopping = True
+            self._end_calls()
+            self._cond.notify_all()
+        if self._interrupt is not None:
+            try:
+                self._interrupt()
+            except OSError:
+                pass
+        deadline = time.monotonic() + HALT_GRACE
+        with self._cond:
+            while not self._scheduler.idle and time.monotonic() < deadline:
+                self._cond.wait(0.02)
+
+    def _stop_workers(self, timeout: float) -> None:
+        """Let every thread end; wait ``timeout`` seconds for them at most."""
         with self._cond:
             self._stopping = True
             self._done.set()
             self._cond.notify_all()
+        deadline = time.monotonic() + timeout
         for thread in self._threads:
-            thread.join(timeout=5.0)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
     # -- roots -------------------------------------------------------------------
     def _start_roots_timer(self) -> None:
@@ -582,6 +623,10 @@ class StdioServer:
                 workspace.close()
         self._retired = keep
 
+    def threads_ended(self) -> bool:
+        """Whether every thread this server started has ended."""
+        return not any(thread.is_alive() for thread in self._threads)
+
     def close(self) -> None:
         """Close every workspace this server narrowed to."""
         with self._cond:
@@ -596,12 +641,14 @@ class StdioServer:
     def _write(self, message: dict[str, Any]) -> None:
         """A message from the reader (or a log line): queued at once, past
         a full backlog of answers too (:class:`Output`'s slack)."""
-        self._output.put(_wire.encode(message), urgent=True)
+        if not self._sealed:
+            self._output.put(_wire.encode(message), urgent=True)
 
     def _write_locked(self, message: dict[str, Any] | bytes) -> None:
         """A call's answer or progress (``_write_lock`` held, so none of a
         call's progress follows its answer); waits while the backlog is full."""
-        self._output.put(message if isinstance(message, bytes) else _wire.encode(message))
+        if not self._sealed:
+            self._output.put(message if isinstance(message, bytes) else _wire.encode(message))
 
     def _went_away(self) -> None:
         """The client closed its end: nothing left to answer; calls stop."""
@@ -666,7 +713,12 @@ def serve_stdio(workspace: Workspace, *, version: str, max_line_bytes: int = DEF
     """Serve ``workspace`` on this process's stdin and stdout until stdin
     closes.  The wire uses private copies of fds 0 and 1; meanwhile fd 0
     reads /dev/null and fd 1 goes to stderr, so a stray print cannot
-    corrupt the protocol."""
+    corrupt the protocol.
+
+    Called from the main thread, SIGTERM, SIGINT and SIGHUP stop it at
+    once, whatever stdin does: every call is cancelled at its next
+    checkpoint, nothing more is written, and ``SystemExit(128 + signal)``
+    is raised (the exit status a shell shows for that signal)."""
     stream = stderr or sys.stderr
     to_stderr = logging.StreamHandler(stream)
     to_stderr.setLevel(logging.WARNING)
@@ -680,33 +732,88 @@ def serve_stdio(workspace: Workspace, *, version: str, max_line_bytes: int = DEF
     server = StdioServer(workspace, version=version, max_line_bytes=max_line_bytes,
                          workers=workers)
     _memory.configure()  # this process is the server's: large blocks go back when freed
-    restore = _on_sigterm()
+    wake_read, wake_write = os.pipe()
+    infile = io.BufferedReader(_InterruptibleInput(wire_in, wake_read), 1 << 16)
     try:
-        with os.fdopen(wire_in, "rb", buffering=1 << 16) as infile:
-            server.serve(infile, wire_out)
+        with _stop_on_signals():
+            server.serve(infile, wire_out, interrupt=lambda: _wake(wake_write))
     finally:
-        restore()
         logging.getLogger("corral").removeHandler(to_stderr)
         server.close()
+        if server.threads_ended():
+            infile.close()  # (a reader still inside it would hold its lock: left to exit)
         os.close(wire_out)
+        os.close(wake_write)
         stream.flush()
 
 
-def _on_sigterm() -> Callable[[], None]:
-    """SIGTERM raises SystemExit in the reading loop (main thread only), so
-    running calls are cancelled and stop at a checkpoint before the process
-    ends; returns the undo."""
+def _wake(fd: int) -> None:
+    os.write(fd, b"x")
+
+
+class _InterruptibleInput(io.RawIOBase):
+    """An fd to read from, whose blocking read ends (as the end of the input
+    does) once the wake-up fd becomes readable: a thread blocked reading
+    stdin cannot be stopped otherwise, and closing the buffered reader
+    around it would wait for that read forever."""
+
+    def __init__(self, fd: int, wake_fd: int) -> None:
+        super().__init__()
+        self._file = io.FileIO(fd, "rb", closefd=True)
+        self._wake_fd = wake_fd
+        self._woken = False
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def readinto(self, buffer: Any) -> int | None:
+        if self._woken or self._wait_readable():
+            self._woken = True
+            return 0
+        return self._file.readinto(buffer)
+
+    def _wait_readable(self) -> bool:
+        """Wait for input or the wake-up; whether it was the wake-up."""
+        fds = [self._file.fileno(), self._wake_fd]
+        try:
+            ready, _, _ = select.select(fds, [], [])
+        except ValueError:  # an fd past select()'s limit: read without the wake-up
+            return False
+        return self._wake_fd in ready
+
+    def close(self) -> None:
+        if not self.closed:
+            self._file.close()
+            os.close(self._wake_fd)
+        super().close()
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """SIGTERM, SIGINT and SIGHUP raise ``SystemExit(128 + signal)`` where
+    the main thread waits (in :meth:`StdioServer.serve`), once: a second
+    signal while stopping is ignored.  Outside the main thread, nothing."""
     if threading.current_thread() is not threading.main_thread():
-        return lambda: None
+        yield
+        return
+    stopping: list[int] = []
 
     def stop(signum: int, frame: Any) -> None:
+        if stopping:
+            return
+        stopping.append(signum)
         raise SystemExit(128 + signum)
 
-    previous = signal.signal(signal.SIGTERM, stop)
-
-    def undo() -> None:
-        signal.signal(signal.SIGTERM, previous)
-    return undo
+    wanted = [signal.SIGTERM, signal.SIGINT, signal.SIGHUP]
+    previous = {signum: signal.signal(signum, stop) for signum in wanted}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 __all__ += ["serve_stdio", "LOG_LEVELS"]

@@ -398,7 +398,7 @@ class Session:
         line: bytes | None = None
         if not entry.cancelled:
             try:
-                line = call_result(call.id, envelope, self.version)
+                line = call_result(call.id, envelope, self.version, call.name)
             except Exception:  # never expected; the call is still answered, once
                 log.exception("the answer to a tool call could not be built")
                 line = _wire.encode(internal_error(call.id))

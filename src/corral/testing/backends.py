@@ -1,5 +1,5 @@
-"""Backends for tests: a real backend with chosen calls failing, and one
-that runs under pyfakefs.
+"""Backends for tests: a real backend with chosen calls failing, one that
+counts every call, and one that runs under pyfakefs.
 
 :class:`FaultBackend` wraps a :class:`corral.contained.Backend` and passes
 every call through, except the ones a :class:`Fault` names: those raise the
@@ -17,6 +17,9 @@ read, which moves the offset; ``fchmod`` by ``chmod`` of the fd).  Without
 it, pyfakefs's small fake fd numbers would reach real system calls and act
 on whatever real file holds that number.  No fast path under pyfakefs.
 
+See :class:`CountingBackend` for pinning how many system calls an
+operation makes.
+
 Root ignores permission bits, and CI runs as root: inject ``EACCES`` here,
 never by ``chmod``.  A fault names the method and optionally the name the
 call is given (name-based calls: ``open_at``, ``openat2`` (its last
@@ -30,13 +33,18 @@ tmp``) counts as the name it stands for, or only it with ``temp=True``.
 from __future__ import annotations
 
 import os
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from collections.abc import Callable
 
-from corral.contained import Backend, OsBackend
-from corral.contained._backend import DirEntries, _under_pyfakefs
+from corral.contained import Backend, DirEntries, OsBackend, ST_NOSYMFOLLOW
+from corral.contained import under_pyfakefs as _under_pyfakefs
+from corral.contained._ops.syscalls import fd_calls
 
-__all__ = ["Fault", "FaultBackend", "FakeFsBackend"]
+__all__ = ["Fault", "FaultBackend", "FakeFsBackend", "CountingBackend", "Tally",
+           "SYSCALLS_PER_CALL"]
 
 _TEMP_SUFFIX = ".corral-tmp"
 
@@ -202,7 +210,6 @@ class FaultBackend(Backend):
         flags = self.inner.mount_flags(fd)
         if self._nosymfollow is None:
             return flags
-        from corral.contained._resolve import ST_NOSYMFOLLOW
         return flags | ST_NOSYMFOLLOW if self._nosymfollow else flags & ~ST_NOSYMFOLLOW
 
     def protected_symlinks(self) -> bool:
@@ -213,6 +220,224 @@ class FaultBackend(Backend):
     def info(self) -> dict[str, object]:
         data = self.inner.info()
         data["faults"] = [f.method for f in self.faults]
+        return data
+
+
+#: System calls one backend call makes, where that is not one.  A directory
+#: listing (``scandir``) counts as one: its ``getdents`` calls grow with the
+#: directory, not with the operation.
+SYSCALLS_PER_CALL: dict[str, int] = {
+    "create_directory_at": 2,  # mkdirat, then the O_NOFOLLOW open of what was made
+    "open_beneath": 2,  # openat2 (or openat of a single name), then fstat
+    "protected_symlinks": 0,  # a sysctl the backend caches (read at most once a second)
+}
+
+
+@dataclass
+class Tally:
+    """The backend calls counted in one :meth:`CountingBackend.counting` block.
+
+    ``calls`` maps each method name to how often it was called; ``order``
+    lists the calls as they came.  ``tally["open_at"]`` is one count,
+    :attr:`syscalls` the system calls they make (:data:`SYSCALLS_PER_CALL`).
+    """
+
+    calls: Counter[str] = field(default_factory=Counter)
+    order: list[str] = field(default_factory=list)
+
+    def __getitem__(self, method: str) -> int:
+        return self.calls[method]
+
+    @property
+    def syscalls(self) -> int:
+        """The system calls behind the counted calls."""
+        return sum(count * SYSCALLS_PER_CALL.get(method, 1)
+                   for method, count in self.calls.items())
+
+    def __str__(self) -> str:
+        parts = ", ".join(f"{method}={count}" for method, count in sorted(self.calls.items()))
+        return f"{self.syscalls} syscalls ({parts})"
+
+
+class CountingBackend(Backend):
+    """``inner`` with every call counted, so a test can pin how many system
+    calls an operation makes.  Counts are deterministic where times are not:
+    a change that resolves a path once more fails the test that pins it.
+
+    Every call the core makes through its backend is counted under the
+    method's name: the resolver's (``open_at``, ``openat2``, ``close``,
+    ``fstat``, ``lstat_at``, ``readlink_at``...), the operations'
+    (``write``, ``fsync``, ``rename_at``...), the fd calls of
+    :mod:`corral.contained._ops_sys` (``fchown``, the xattr calls), and the
+    native one-call open (``open_beneath``) where ``inner`` has one, so the
+    fast paths stay the ones production takes::
+
+        backend = CountingBackend(backend_by_name("native"))
+        root = Root(path, backend=backend)
+        with backend.counting() as tally:
+            root.write_bytes("a/b/file", b"data")
+        assert tally.syscalls <= 15, tally          # str(tally) lists the calls
+        assert tally["openat2"] == 1
+
+    :meth:`counting` blocks may nest and may run in several threads (each
+    counts every call made while it is open).  :attr:`total` counts every
+    call since the backend was made or :meth:`reset`.  System calls made
+    without the backend (the open of the root directory itself, ``fcntl``
+    on a file object's fd) are not counted.
+    """
+
+    def __init__(self, inner: Backend) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dir_flags = inner.dir_flags
+        self.has_openat2 = inner.has_openat2
+        self.openat2_reason = inner.openat2_reason
+        self.openat2_checks_dotdot = inner.openat2_checks_dotdot
+        self.avoids_symlink_attacks = inner.avoids_symlink_attacks
+        self.fake_fs_safe = inner.fake_fs_safe
+        self.total = Tally()
+        self._open: list[Tally] = []
+        self._lock = threading.Lock()
+        self._fd_calls = fd_calls(inner)
+        native_open = inner.open_beneath
+        if native_open is not None:
+            def open_beneath(dir_fd: int, path: bytes, size: int, flags: int, mode: int,
+                             resolve: int) -> int:
+                self._count("open_beneath")
+                return native_open(dir_fd, path, size, flags, mode, resolve)
+
+            self.open_beneath = open_beneath
+
+    def _count(self, method: str) -> None:
+        with self._lock:
+            for tally in (self.total, *self._open):
+                tally.calls[method] += 1
+                tally.order.append(method)
+
+    @contextmanager
+    def counting(self) -> Iterator[Tally]:
+        """A :class:`Tally` of the calls made while the block runs."""
+        tally = Tally()
+        with self._lock:
+            self._open.append(tally)
+        try:
+            yield tally
+        finally:
+            with self._lock:
+                self._open.remove(tally)
+
+    def reset(self) -> None:
+        """Start :attr:`total` again from zero."""
+        with self._lock:
+            self.total = Tally()
+
+    # -- name-based calls ---------------------------------------------------------
+    def open_at(self, dir_fd: int, name: str, flags: int, mode: int = 0o666) -> int:
+        self._count("open_at")
+        return self.inner.open_at(dir_fd, name, flags, mode)
+
+    def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
+        self._count("openat2")
+        return self.inner.openat2(dir_fd, path, flags, mode, resolve)
+
+    def lstat_at(self, dir_fd: int, name: str) -> os.stat_result:
+        self._count("lstat_at")
+        return self.inner.lstat_at(dir_fd, name)
+
+    def readlink_at(self, dir_fd: int, name: str) -> str:
+        self._count("readlink_at")
+        return self.inner.readlink_at(dir_fd, name)
+
+    def mkdir_at(self, dir_fd: int, name: str, mode: int) -> None:
+        self._count("mkdir_at")
+        self.inner.mkdir_at(dir_fd, name, mode)
+
+    def create_directory_at(self, dir_fd: int, name: str, mode: int) -> int:
+        self._count("create_directory_at")
+        return self.inner.create_directory_at(dir_fd, name, mode)
+
+    def unlink_at(self, dir_fd: int, name: str) -> None:
+        self._count("unlink_at")
+        self.inner.unlink_at(dir_fd, name)
+
+    def rmdir_at(self, dir_fd: int, name: str) -> None:
+        self._count("rmdir_at")
+        self.inner.rmdir_at(dir_fd, name)
+
+    def rename_at(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str,
+                  flags: int = 0) -> None:
+        self._count("rename_at")
+        self.inner.rename_at(src_dir_fd, src, dst_dir_fd, dst, flags)
+
+    def link_at(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str) -> None:
+        self._count("link_at")
+        self.inner.link_at(src_dir_fd, src, dst_dir_fd, dst)
+
+    def symlink_at(self, target: str, dir_fd: int, name: str) -> None:
+        self._count("symlink_at")
+        self.inner.symlink_at(target, dir_fd, name)
+
+    # -- fd-based calls ----------------------------------------------------------------
+    def close(self, fd: int) -> None:
+        self._count("close")
+        self.inner.close(fd)
+
+    def fstat(self, fd: int) -> os.stat_result:
+        self._count("fstat")
+        return self.inner.fstat(fd)
+
+    def scandir(self, fd: int) -> DirEntries:
+        self._count("scandir")
+        return self.inner.scandir(fd)
+
+    def read(self, fd: int, size: int) -> bytes:
+        self._count("read")
+        return self.inner.read(fd, size)
+
+    def pread(self, fd: int, size: int, offset: int) -> bytes:
+        self._count("pread")
+        return self.inner.pread(fd, size, offset)
+
+    def write(self, fd: int, data: bytes | memoryview) -> int:
+        self._count("write")
+        return self.inner.write(fd, data)
+
+    def fsync(self, fd: int) -> None:
+        self._count("fsync")
+        self.inner.fsync(fd)
+
+    def fchmod(self, fd: int, mode: int) -> None:
+        self._count("fchmod")
+        self.inner.fchmod(fd, mode)
+
+    def fchown(self, fd: int, uid: int, gid: int) -> None:
+        self._count("fchown")
+        self._fd_calls.fchown(fd, uid, gid)
+
+    def flistxattr(self, fd: int) -> list[str]:
+        self._count("flistxattr")
+        return self._fd_calls.flistxattr(fd)
+
+    def fgetxattr(self, fd: int, name: str) -> bytes:
+        self._count("fgetxattr")
+        return self._fd_calls.fgetxattr(fd, name)
+
+    def fsetxattr(self, fd: int, name: str, value: bytes) -> None:
+        self._count("fsetxattr")
+        self._fd_calls.fsetxattr(fd, name, value)
+
+    # -- kernel facts ----------------------------------------------------------------------
+    def mount_flags(self, fd: int) -> int:
+        self._count("mount_flags")
+        return self.inner.mount_flags(fd)
+
+    def protected_symlinks(self) -> bool:
+        self._count("protected_symlinks")
+        return self.inner.protected_symlinks()
+
+    def info(self) -> dict[str, object]:
+        data = self.inner.info()
+        data["counting"] = True
         return data
 
 

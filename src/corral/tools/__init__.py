@@ -18,10 +18,11 @@ from ._runtime.limits import Limits
 from ._policy.rules import Policy
 from ._refusals.catalogue import Code, Kind, Refusal
 from ._runtime.registry import TOOL_MODULES, Editing, Suggests, ToolSpec
-from ._runtime.request_types import (Authorizer, DeleteRequest, Denied, EditRequest, GlobRequest,
-                                     GrepRequest, ListRequest, MoveRequest, ReadRequest, Request,
-                                     WriteRequest)
+from ._runtime.request_types import (InfoRequest, MakeDirectoryRequest, TreeRequest, Authorizer,
+                                     DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest,
+                                     ListRequest, MoveRequest, ReadRequest, Request, WriteRequest)
 from ._runtime.toolbox import Toolbox
+from ._search.engine import engine_report
 from ._runtime.workspace import Opener, Workspace
 
 TOOL_NAMES = TOOL_MODULES
@@ -46,6 +47,9 @@ __all__ = [
     "GrepRequest",
     "MoveRequest",
     "DeleteRequest",
+    "InfoRequest",
+    "MakeDirectoryRequest",
+    "TreeRequest",
     "ToolSpec",
     "Suggests",
     "TOOL_NAMES",
@@ -57,6 +61,7 @@ __all__ = [
     "Opener",
     "Editing",
     "v4a_patch",
+    "engine_report",
 ]
 
 from .._public import publish as _publish  # noqa: E402  (last: every name is bound)

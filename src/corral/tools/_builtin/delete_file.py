@@ -9,28 +9,25 @@ must still be the one authorized when it is removed.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from .._read import cache as read_cache
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
-from .._refusals.catalogue import Refusal, not_directory, not_empty
+from .._refusals.catalogue import not_directory, not_empty
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import DeleteRequest
 from .._runtime.view import Pinned
-from .move_file import entry_name, kind_of, lstat_of, named
+from .move_file import EntryKind, entry_name, kind_of, lstat_of, named
 
 DESCRIPTION = (
-    "Delete one file, symlink or empty directory. A symlink is deleted itself, never what it "
-    "points to. A directory that still has entries is refused (move or delete them first; "
-    "list_directory shows them): nothing is ever deleted recursively."
+    "Delete one file, symlink (itself, not its target) or empty directory; never recursive."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                 "description": "File, symlink or empty directory to delete."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096},
     },
     "required": ["path"],
     "additionalProperties": False,
@@ -45,11 +42,17 @@ def _digest(ctx: ToolContext, target: Pinned, info: os.stat_result) -> str | Non
         return None
     try:
         return target.sha256(info)
-    except (OSError, Refusal):
+    except OSError:
         return None
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+class DeleteResult(TypedDict):
+    path: str
+    kind: EntryKind
+    deleted: Literal[True]
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> DeleteResult:
     rel, trailing = entry_name(ctx, args["path"], "path")
     with ctx.view.pin(rel, Op.DELETE) as target:  # one step: every act is on what it pinned
         named(target, rel, "path")

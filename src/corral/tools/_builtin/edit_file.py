@@ -50,18 +50,20 @@ from __future__ import annotations
 import json
 import os
 import posixpath
-import re
 import stat as st
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
+from ...contained import PathError
 from .._read import cache as read_cache
 from .._refusals.classify import close_paths
 from .._runtime.context import ToolContext, sha256_hex
 from .._edit.budget import Checkpoint, Work
+from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
 from .._edit.diff import Diff, changed_lines, unified_diff
-from .._edit.failures import (TOLERANT, Attempt, Memory, ambiguous, applied_inside, empty_old_text,
-                              missing_old_text, placeholder_in_new_text, refusal, too_many)
+from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_old_text,
+                              missing_old_text, numbered_new_text, placeholder_in_new_text,
+                              refusal, too_many, unclear_indentation)
 from .._edit.match import MAX_LISTED, indent_style, normalize_breaks, search
 from .._edit.spans import Region, Span, apply_regions, compose, remap
 from .._edit.state import Applied, EditMemory
@@ -72,39 +74,29 @@ from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_g
                                    swapped)
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import EditRequest, ReadRequest
+from .._runtime.schema import cut_off
 from .._runtime.answer import AnswerPath
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
-    "Change an existing text file by replacing text, in one call. Pass oldText, an exact copy of "
-    "the text to change (same indentation, tabs and spaces; WITHOUT the line number and tab "
-    "read_file puts before each line), and newText, what replaces it (\"\" deletes it). oldText "
-    "must occur exactly once: include a few neighbouring lines to make it unique, or pass "
-    "replaceAll: true to replace every occurrence. The edit is applied at once (dryRun: true only "
-    "previews the "
-    "diff). For several changes to one file pass edits: [{oldText, newText, replaceAll}] "
-    "instead; they apply in order (each sees the text the previous ones left), all or nothing. "
-    "The result gives the file's new sha256, the lines where each change landed (numbers in the "
-    "new file) and a unified diff, so there is no need to read the file back; pass that sha256 "
-    "as expectedSha256 next time to make sure nobody changed the file in between (optional). "
-    "Line endings, BOM, tabs and a missing final newline are kept; newText's line breaks take "
-    "the file's style. If oldText differs from the file only in trailing spaces or indentation "
-    "(e.g. spaces where the file has tabs) and that looser match is unique, it is applied, "
-    "newText is re-indented to match, and matchStrategy says so. A failure says what differs "
-    "and where, with the file's actual text. Only existing UTF-8 text files; use write_file to "
-    "create a file or to replace all of it."
+    "Replace text in an existing text file, in one call. oldText is copied exactly from the "
+    "file (indentation included, without read_file's line numbers) and must occur once: add "
+    "neighbouring lines to make it unique, or pass replaceAll: true. newText replaces it "
+    "(\"\" deletes). Several changes: edits: [{oldText, newText}], applied in order, all or "
+    "nothing. dryRun: true only shows the diff. The answer gives the lines changed and the "
+    "new sha256 (pass it as expectedSha256 next time; no need to read the file back). Line "
+    "endings and indentation style are kept; a near miss in indentation or trailing spaces "
+    "is applied when unique (the diff shows it); otherwise the refusal says what differs "
+    "and where."
 )
 
 _TEXT_LIMIT = 16 * 1024 * 1024
 _EDIT_ITEM: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "oldText": {"type": "string", "maxLength": _TEXT_LIMIT,
-                    "description": "Exact text to replace, as in the file."},
-        "newText": {"type": "string", "maxLength": _TEXT_LIMIT,
-                    "description": "Text that replaces oldText."},
-        "replaceAll": {"type": "boolean", "default": False,
-                       "description": "Replace every occurrence of oldText (default false)."},
+        "oldText": {"type": "string", "maxLength": _TEXT_LIMIT},
+        "newText": {"type": "string", "maxLength": _TEXT_LIMIT},
+        "replaceAll": {"type": "boolean", "default": False},
     },
     "required": ["oldText", "newText"],
     "additionalProperties": False,
@@ -112,24 +104,13 @@ _EDIT_ITEM: dict[str, Any] = {
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                 "description": "File to edit, relative to the root."},
-        "oldText": {"type": "string", "maxLength": _TEXT_LIMIT,
-                    "description": "Exact text to replace, including whitespace; it must occur "
-                                   "once unless replaceAll is true. No line-number prefixes."},
-        "newText": {"type": "string", "maxLength": _TEXT_LIMIT,
-                    "description": "Text that replaces oldText (\"\" deletes it)."},
-        "replaceAll": {"type": "boolean", "default": False,
-                       "description": "Replace every occurrence of oldText (default false)."},
-        "expectedSha256": {"type": "string", "minLength": 1, "maxLength": 128,
-                           "description": "Optional: the sha256 read_file or the last edit "
-                                          "returned; the edit is refused if the file changed "
-                                          "since."},
-        "dryRun": {"type": "boolean", "default": False,
-                   "description": "Only return the diff; change nothing (default false)."},
-        "edits": {"type": "array", "minItems": 1, "maxItems": 100, "items": _EDIT_ITEM,
-                  "description": "Several replacements applied in order, all or nothing; use "
-                                 "instead of oldText/newText."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "oldText": {"type": "string", "maxLength": _TEXT_LIMIT},
+        "newText": {"type": "string", "maxLength": _TEXT_LIMIT},
+        "replaceAll": {"type": "boolean", "default": False},
+        "expectedSha256": EXPECTED_DIGEST,
+        "dryRun": {"type": "boolean", "default": False},
+        "edits": {"type": "array", "minItems": 1, "maxItems": 100, "items": _EDIT_ITEM},
     },
     "required": ["path"],
     "additionalProperties": False,
@@ -138,7 +119,6 @@ SCHEMA: dict[str, Any] = {
 MAX_REPLACEMENTS = 100_000  # in one call, all edits together
 _SIBLING_FILES = 32  # files looked at for "oldText is in another file"
 _SIBLING_BYTES = 256 * 1024
-_SHA = re.compile(r"[0-9a-fA-F]{64}")
 
 Edit = tuple[str, str, bool]  # oldText, newText, replaceAll
 
@@ -169,9 +149,9 @@ def _edits(args: dict[str, Any]) -> tuple[list[Edit], bool]:
     elif old is None:
         raise _invalid("oldText", "is required (or pass 'edits')",
                        "Pass oldText (the exact text to replace) and newText.")
-    elif new is None:
-        raise _invalid("newText", "is required with 'oldText'",
-                       "Pass newText, the text that replaces oldText (\"\" deletes it).")
+    elif new is None:  # oldText came and newText did not: the call was cut off
+        raise cut_off("edit_file", "argument 'newText' is missing after oldText",
+                      {"field": "newText", "path": args["path"]})
     else:
         items = [(old, new, args["replaceAll"])]
     multi = edits is not None
@@ -189,20 +169,54 @@ def _label(i: int, multi: bool) -> str:
     return f"edits[{i}]: " if multi else ""
 
 
-def _expected(args: dict[str, Any]) -> str | None:
-    value = args.get("expectedSha256")
-    if value is None:
-        return None
-    if not _SHA.fullmatch(value):
-        raise _invalid("expectedSha256", "must be the 64 hex digits of a sha256",
-                       "Pass the sha256 exactly as read_file or edit_file returned it, or leave "
-                       "expectedSha256 out.")
-    return str(value).lower()
+class Resolved(TypedDict):
+    resolvedPath: NotRequired[str]  # where a symlink led
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+class Digests(TypedDict):
+    sha256: str  # the file now (unchanged by a dry run)
+    resultSha256: NotRequired[str]  # a dry run: what it would be
+    dryRun: NotRequired[Literal[True]]
+
+
+class EditItem(TypedDict):
+    replacements: int
+    lines: list[list[int]]  # [first, last] line of each change
+    linesTruncated: NotRequired[Literal[True]]
+    matchStrategy: NotRequired[str]
+
+
+class Changes(TypedDict):
+    """One edit's lines (and how it matched), or each edit's."""
+
+    lines: NotRequired[list[list[int]]]
+    linesTruncated: NotRequired[Literal[True]]
+    matchStrategy: NotRequired[str]
+    edits: NotRequired[list[EditItem]]
+
+
+class Diffed(TypedDict):
+    diff: str
+    diffTruncated: NotRequired[Literal[True]]
+    diffComplete: NotRequired[Literal[False]]
+
+
+class FileStyle(TypedDict):
+    lineEndings: NotRequired[str]
+    encoding: NotRequired[str]  # a UTF-16/UTF-32 file's encoding
+    bom: NotRequired[Literal[True]]
+    warnings: NotRequired[list[str]]
+
+
+class EditResult(Resolved, Digests, Changes, Diffed, FileStyle):
+    path: str
+    baseSha256: str
+    replacements: int
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> EditResult:
     edits, multi = _edits(args)
-    expected = _expected(args)
+    expected = expected_digest(args)
     rel = ctx.rel(args["path"])
     try:
         # one step: resolved once (a final in-root link followed), decided,
@@ -217,7 +231,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
     """An empty oldText on a missing file: the model wants to create it."""
-    missing = str(getattr(exc, "component", None) or rel)
+    missing = str((exc.component if isinstance(exc, PathError) else None) or rel)
     candidates = close_paths(rel, missing, ctx)
     parent = posixpath.dirname(missing.rstrip("/")) or "."
     if candidates:
@@ -290,7 +304,7 @@ def _keys(rel: str, edits: list[Edit], args: dict[str, Any], base_sha: str) -> t
 
 
 def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: bool,
-          expected: str | None, args: dict[str, Any]) -> dict[str, Any]:
+          expected: str | None, args: dict[str, Any]) -> EditResult:
     work = Work(_checkpoint(ctx))
     file = _read(ctx, pinned, rel, work)
     memory = ctx.store(EditMemory)
@@ -299,14 +313,15 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     call = _Call(rel, file.path, edits, multi, work, memory.failures(failure_key),
                  memory.earlier(call_key), base_sha)
     try:
-        if expected is not None and expected != base_sha:
+        if expected is not None and not digest_matches(expected, base_sha):
             raise _stale(ctx, rel, expected, base_sha, file.data, work)
         try:
             decoded = decode(file.data)
         except Undecodable as exc:
             raise _undecodable(rel, exc, len(file.data)) from None
         outcome = _apply(ctx, call, decoded.text)
-        new_data = encode(outcome.text, decoded.bom)
+        _check_notebook(call, decoded.text, outcome)
+        new_data = encode(outcome.text, decoded.bom, decoded.encoding)
         if len(new_data) > ctx.limits.max_write_bytes:
             raise _result_too_large(call, len(new_data), ctx.limits.max_write_bytes, "")
         if new_data == file.data:
@@ -327,7 +342,9 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
                              diff=diff.text, dry_run=dry), pinned)
     if not dry:
         pinned.same(file.info)
-        if sha256_hex(_read(ctx, pinned, rel, None, file.info).data) != base_sha:
+        # read again only after a host question: otherwise the lock was held throughout
+        if ctx.asks_host and sha256_hex(_read(ctx, pinned, rel, None, file.info).data) != \
+                base_sha:
             raise swapped(rel)
         ctx.checkpoint()  # the last one: stopped now, nothing is written
         # from here on nothing may stop the call: the file is being written
@@ -337,12 +354,14 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         memory.remember(new_sha, outcome.text)
     result = _result(ctx, rel, file.path, base_sha, new_sha, outcome, diff, dry, decoded.bom,
                      multi)
+    if decoded.encoding:
+        result["encoding"] = decoded.encoding
     if not dry:
         memory.applied(call_key, Applied(new_sha, _first_change(result)))
     return result
 
 
-def _first_change(result: dict[str, Any]) -> tuple[int, int]:
+def _first_change(result: EditResult) -> tuple[int, int]:
     ranges = result["edits"][0]["lines"] if "edits" in result else result["lines"]
     first, last = ranges[0] if ranges else (1, 1)
     return first, last
@@ -368,11 +387,20 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
     base = Lines(text)
     out = _Outcome(text, base, base)
     lines = base
+    earlier: list[Lines] = []  # the text each edit saw, while they are small enough to keep
     for i in range(len(call.edits)):
         attempt = call.attempt(i)
-        regions, strategy, count = _locate(ctx, call, lines, attempt,
-                                           MAX_REPLACEMENTS - out.replacements)
-        placeholder = placeholder_in_new_text(attempt, lines)
+        try:
+            regions, strategy, count = _locate(ctx, call, lines, attempt,
+                                               MAX_REPLACEMENTS - out.replacements)
+        except Refusal as missed:
+            if i and missed.details.get("kind") == Kind.NO_MATCH.value:
+                raise _changed_by_earlier(attempt, earlier, missed) from None
+            raise
+        if len(lines.text) * (len(earlier) + 1) <= _KEPT_TEXT:
+            earlier.append(lines)
+        placeholder = placeholder_in_new_text(attempt, lines) or numbered_new_text(
+            attempt, lines, lines.line_index(regions[0].start) + 1 if regions else 1)
         if placeholder is not None:
             raise placeholder
         growth = sum(len(r.replacement) - (lines.to_original(r.end) - lines.to_original(r.start))
@@ -397,6 +425,28 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
 
 
 _SPANS = 4096  # changed spans carried from one edit to the next, at most
+_KEPT_TEXT = 32 * 1024 * 1024  # characters of earlier edits' texts kept to explain a miss
+
+
+def _changed_by_earlier(attempt: Attempt, earlier: list[Lines], missed: Refusal) -> Refusal:
+    """A later edit's oldText that was in the file until an earlier edit of
+    the same call changed it: said so, rather than "copy it from the file"
+    (where it still is)."""
+    old_n = normalize_breaks(attempt.old)
+    holder = next((k for k in range(len(earlier) - 1, -1, -1)
+                   if old_n in earlier[k].normalized), None)
+    if holder is None or holder >= attempt.index:
+        return missed
+    line = earlier[holder].line_index(earlier[holder].normalized.find(old_n)) + 1
+    message = (f"edits[{attempt.index}]: oldText is not in the text the edits before it left: "
+               f"it is at line {line} of {attempt.rel} as edits[{holder}] saw it, and "
+               f"edits[{holder}] changed it; edits apply in order, each to the text the one "
+               "before it left")
+    return refusal(attempt.repeated, Code.NOT_FOUND, message,
+                   f"Write edits[{attempt.index}].oldText as edits[{holder}] leaves that text, or "
+                   f"make the two one edit.", kind=Kind.CHANGED_BY_EARLIER_EDIT,
+                   details={"path": attempt.rel, "field": attempt.field, "edit": attempt.index,
+                            "changedBy": holder, "line": line})
 
 
 def _coarse(spans: list[Span]) -> list[Span]:
@@ -415,12 +465,15 @@ def _locate(ctx: ToolContext, call: _Call, lines: Lines, attempt: Attempt,
             return [Region(0, 0, normalize_breaks(attempt.new))], "exact", 1
         raise empty_old_text(attempt)
     limit = min(allowed, MAX_REPLACEMENTS) + 1 if attempt.replace_all else MAX_LISTED
-    found = search(lines, attempt.old, attempt.new, limit, call.work)
+    found = search(lines, attempt.old, attempt.new, limit, call.work,
+                   every=attempt.replace_all)
     if found is None or not found.count:
         raise missing_old_text(attempt, lines, call.work, Memory(call.earlier, call.base_sha),
                                lambda old_n: _other_file(ctx, call.path, old_n, call.work),
                                found.note if found is not None else None)
-    if found.count == 1 or (attempt.replace_all and found.strategy not in TOLERANT):
+    if found.count == 1 or (attempt.replace_all and found.uniform):
+        if found.unclear_indent:
+            raise unclear_indentation(attempt, lines, found)
         if found.count > allowed:
             raise too_many(attempt, found.count, MAX_REPLACEMENTS)
         if found.strategy in ("exact", "line_endings"):
@@ -452,6 +505,37 @@ def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
             elif unit != "\t" and tabs and any(x.startswith(" ") for x in lines.contents):
                 out.append(f"{label}newText indents with tabs, but {rel} indents with spaces")
     return out
+
+
+_NOTEBOOK_BYTES = 16 * 1024 * 1024  # notebooks parsed to check an edit keeps them JSON
+
+
+def _check_notebook(call: _Call, before: str, outcome: _Outcome) -> None:
+    """A notebook is JSON: an edit that leaves JSON broken would make it
+    unopenable, so it is refused (a notebook that was not JSON before is
+    left to the model)."""
+    if not call.path.lower().endswith(".ipynb") or len(before) > _NOTEBOOK_BYTES:
+        return
+    try:
+        json.loads(outcome.text)
+        return
+    except ValueError as broken:
+        error = broken
+    try:
+        json.loads(before)
+    except ValueError:
+        return
+    line = getattr(error, "lineno", 1)
+    first = max(1, line - 3)
+    raise refusal(call.repeated, Code.INVALID_ARGUMENT,
+                  f"the edit would leave {call.rel} invalid JSON ({getattr(error, 'msg', error)} "
+                  f"at line {line} of the result), and a notebook that is not JSON no longer "
+                  "opens; nothing was written",
+                  "Edit the notebook so that it stays JSON: keep the quotes, commas and "
+                  "'\\n' escapes of each source line, or change one cell's source list whole.",
+                  kind=Kind.NOTEBOOK, details={"path": call.rel, "line": line},
+                  suggested_tool="read_file",
+                  suggested_args={"path": call.rel, "offset": first, "limit": 8})
 
 
 def _result_too_large(call: _Call, size: int, limit: int, label: str) -> Refusal:
@@ -512,7 +596,7 @@ def _other_file(ctx: ToolContext, real: str, old_n: str, work: Work) -> str | No
         return None
     parent = posixpath.dirname(real) or "."
     try:
-        entries = ctx.root.scandir(parent)
+        entries = ctx.view.entries(parent)
     except OSError:
         return None
     ext = posixpath.splitext(real)[1]
@@ -526,7 +610,10 @@ def _other_file(ctx: ToolContext, real: str, old_n: str, work: Work) -> str | No
             info = entry.stat(follow_symlinks=False)
             if info.st_size > _SIBLING_BYTES or (info.st_nlink > 1 and not ctx.allow_hardlinks):
                 continue
-            text = decode(ctx.root.read_bytes(entry.path)).text
+            data = ctx.view.read_small(entry.path, _SIBLING_BYTES)
+            if data is None:
+                continue
+            text = decode(data).text
         except (OSError, Undecodable):
             continue
         if old_n not in normalize_breaks(text):
@@ -556,56 +643,51 @@ def _lines_per_edit(outcome: _Outcome) -> list[list[list[int]]]:
 
 def _result(ctx: ToolContext, rel: str, real: str, base_sha: str, new_sha: str,
             outcome: _Outcome, diff: Diff, dry: bool, bom: bool,
-            multi: bool) -> dict[str, Any]:
-    result: dict[str, Any] = {"path": rel}
-    if real != rel:
-        result["resolvedPath"] = AnswerPath(real)
-    result["baseSha256"] = base_sha
-    if dry:
-        result["sha256"] = base_sha  # the file as it still is
-        result["resultSha256"] = new_sha
-        result["dryRun"] = True
-    else:
-        result["sha256"] = new_sha
-    result["replacements"] = outcome.replacements
+            multi: bool) -> EditResult:
+    resolved: Resolved = {"resolvedPath": AnswerPath(real)} if real != rel else {}
+    digests: Digests = ({"sha256": base_sha, "resultSha256": new_sha, "dryRun": True} if dry
+                        else {"sha256": new_sha})  # a dry run: the file as it still is
+    diffed = _diffed(diff, ctx.limits.read_bytes, outcome)  # may add a warning
+    style: FileStyle = {}
+    line_endings = outcome.lines.style()
+    if line_endings in ("crlf", "cr", "mixed"):
+        style["lineEndings"] = line_endings
+    if bom:
+        style["bom"] = True
+    if outcome.warnings:
+        style["warnings"] = outcome.warnings
+    return {"path": rel, **resolved, "baseSha256": base_sha, **digests,
+            "replacements": outcome.replacements, **_changes(outcome, multi), **diffed, **style}
+
+
+def _changes(outcome: _Outcome, multi: bool) -> Changes:
     per_edit = _lines_per_edit(outcome)
     if multi:
         items = []
         for ranges, strategy, count in zip(per_edit, outcome.strategies, outcome.counts):
-            item: dict[str, Any] = {"replacements": count, "lines": ranges[:MAX_LISTED]}
+            item: EditItem = {"replacements": count, "lines": ranges[:MAX_LISTED]}
             if len(ranges) > MAX_LISTED:
                 item["linesTruncated"] = True
             if strategy != "exact":
                 item["matchStrategy"] = strategy
             items.append(item)
-        result["edits"] = items
-    else:
-        result["lines"] = per_edit[0][:MAX_LISTED]
-        if len(per_edit[0]) > MAX_LISTED:
-            result["linesTruncated"] = True
-        if outcome.strategies[0] != "exact":
-            result["matchStrategy"] = outcome.strategies[0]
-    _add_diff(result, diff, ctx.limits.read_bytes, outcome)
-    style = outcome.lines.style()
-    if style in ("crlf", "cr", "mixed"):
-        result["lineEndings"] = style
-    if bom:
-        result["bom"] = True
-    if outcome.warnings:
-        result["warnings"] = outcome.warnings
-    return result
+        return {"edits": items}
+    changes: Changes = {"lines": per_edit[0][:MAX_LISTED]}
+    if len(per_edit[0]) > MAX_LISTED:
+        changes["linesTruncated"] = True
+    if outcome.strategies[0] != "exact":
+        changes["matchStrategy"] = outcome.strategies[0]
+    return changes
 
 
-def _add_diff(result: dict[str, Any], diff: Diff, budget: int, outcome: _Outcome) -> None:
-    if len(diff.text) > budget:
-        result["diff"] = diff.text[:budget]
-        result["diffTruncated"] = True
-    else:
-        result["diff"] = diff.text
+def _diffed(diff: Diff, budget: int, outcome: _Outcome) -> Diffed:
+    diffed: Diffed = ({"diff": diff.text[:budget], "diffTruncated": True}
+                      if len(diff.text) > budget else {"diff": diff.text})
     if not diff.complete:
-        result["diffComplete"] = False
+        diffed["diffComplete"] = False
         outcome.warnings.append("the diff shows some changed blocks whole (old lines removed, new "
                                 "ones added): they were too large to compare line by line")
+    return diffed
 
 
 _LINES = {"type": "array", "items": {"type": "array", "items": {"type": "integer"},
@@ -622,7 +704,7 @@ OUTPUT_SCHEMA = success_schema({
     "lines": _LINES,
     "linesTruncated": {"type": "boolean"},
     "matchStrategy": {"type": "string", "enum": ["line_endings", "trailing_whitespace",
-                                                 "indentation"]},
+                                                 "indentation", "whitespace"]},
     "edits": {"type": "array", "items": {
         "type": "object", "properties": {
             "replacements": {"type": "integer"}, "lines": _LINES,
@@ -635,6 +717,8 @@ OUTPUT_SCHEMA = success_schema({
                      "description": "false: some changed blocks are shown whole"},
     "lineEndings": {"type": "string", "enum": ["crlf", "cr", "mixed"]},
     "bom": {"type": "boolean"},
+    "encoding": {"type": "string", "description": "a UTF-16 or UTF-32 file: kept, with its "
+                                                  "byte order mark"},
     "warnings": {"type": "array", "items": {"type": "string"}},
 }, ["path", "baseSha256", "sha256", "replacements", "diff"])
 

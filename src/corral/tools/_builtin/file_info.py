@@ -16,53 +16,34 @@ import datetime as _dt
 import errno
 import os
 import stat as st
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
-from ...contained import EscapeError, Target
+from ...contained import EscapeError, PathError, Target
 from .._runtime.context import ToolContext
 from .._policy.locate import Location
 from .._policy.rules import Op
-from .._refusals.catalogue import swapped
+from .._refusals.catalogue import ENTRY_KINDS, entry_kind, swapped
 from .._runtime.registry import Suggests, ToolSpec, success_schema
-from .._runtime.request_types import ReadRequest
+from .._runtime.request_types import InfoRequest
 
 DESCRIPTION = (
-    "Describe one file, directory or link without reading it: 'kind' (file, directory, "
-    "symlink, fifo, socket, char_device, block_device, other), 'size' in bytes (not for a "
-    "symlink), 'mode' "
-    "(permission bits as an octal string such as \"0644\"), 'links' (hard link count), and "
-    "the times 'mtime' (modified), 'ctime' (status changed), 'atime' (accessed) as ISO 8601 "
-    "UTC, each also in nanoseconds ('mtimeNs'...); 'birthtime' where the system records it. "
-    "A symlink is described itself, not followed; 'target' is where it leads (relative to the "
-    "root) when that is inside the root, and 'targetKind' what is there (or \"missing\", "
-    "\"outside\", \"loop\"). A trailing '/' describes the directory a link leads to."
+    "Describe a file, directory or symlink without reading it: kind, size, mode, hard "
+    "links, modification time; a symlink is described itself, with where it leads. A "
+    "trailing '/' follows a link to a directory."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                 "description": "The entry to describe, relative to the root."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096},
     },
     "required": ["path"],
     "additionalProperties": False,
 }
 
-KINDS = {st.S_IFREG: "file", st.S_IFDIR: "directory", st.S_IFLNK: "symlink",
-         st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
-         st.S_IFBLK: "block_device"}
+KINDS = ENTRY_KINDS
 TARGET_KINDS = (*KINDS.values(), "other", "missing", "outside", "loop")
 _NS = 1_000_000_000
-
-
-class InfoRequest(ReadRequest):
-    """file_info asks to read an entry's metadata (a kind of read)."""
-
-    operation = "inspect"
-
-
-def _kind(mode: int) -> str:
-    return KINDS.get(st.S_IFMT(mode), "other")
 
 
 def iso_utc(ns: int) -> str:
@@ -72,11 +53,36 @@ def iso_utc(ns: int) -> str:
     return f"{moment.strftime('%Y-%m-%dT%H:%M:%S')}.{fraction:09d}Z"
 
 
-def _times(info: os.stat_result) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in ("mtime", "ctime", "atime"):
-        ns = int(getattr(info, f"st_{name}_ns"))
-        out[name], out[f"{name}Ns"] = iso_utc(ns), ns
+class Times(TypedDict):
+    mtime: str
+    mtimeNs: int
+    ctime: str
+    ctimeNs: int
+    atime: str
+    atimeNs: int
+    birthtime: NotRequired[str]
+    birthtimeNs: NotRequired[int]
+
+
+class Where(TypedDict):
+    """A file's size, or where a symlink leads (a link's size is its text's: never said)."""
+
+    size: NotRequired[int]
+    target: NotRequired[str]
+    targetKind: NotRequired[str]
+
+
+class InfoResult(Where, Times):
+    path: str
+    kind: str
+    mode: str
+    links: int
+
+
+def _times(info: os.stat_result) -> Times:
+    m, c, a = info.st_mtime_ns, info.st_ctime_ns, info.st_atime_ns
+    out: Times = {"mtime": iso_utc(m), "mtimeNs": m, "ctime": iso_utc(c), "ctimeNs": c,
+                  "atime": iso_utc(a), "atimeNs": a}
     birth = getattr(info, "st_birthtime", None)  # macOS, BSD; not Linux's stat
     if isinstance(birth, (int, float)):
         ns = int(getattr(info, "st_birthtime_ns", int(birth * _NS)))
@@ -84,7 +90,7 @@ def _times(info: os.stat_result) -> dict[str, Any]:
     return out
 
 
-def _link_target(ctx: ToolContext, rel: str) -> dict[str, Any]:
+def _link_target(ctx: ToolContext, rel: str) -> Where:
     """Where the symlink ``rel`` leads: named only if inside and visible."""
     try:
         target = ctx.root.realpath(rel, strict=False)
@@ -93,14 +99,14 @@ def _link_target(ctx: ToolContext, rel: str) -> dict[str, Any]:
     except OSError as exc:
         # where resolution stopped may lie under a hiding rule: saying
         # "missing" there would tell what exists in a denied directory
-        stopped = getattr(exc, "component", None)
+        stopped = exc.component if isinstance(exc, PathError) else None
         if isinstance(stopped, str) and stopped and not ctx.visible(stopped, Op.LIST):
             return {}
         return {"targetKind": "loop" if exc.errno == errno.ELOOP else "missing"}
     if not ctx.visible(target, Op.LIST):
         return {}  # a hidden name is never shown
     try:
-        kind = _kind(ctx.root.stat(target, follow_symlinks=False).st_mode)
+        kind = entry_kind(ctx.root.stat(target, follow_symlinks=False).st_mode)
     except FileNotFoundError:
         kind = "missing"
     except OSError:
@@ -119,7 +125,7 @@ def _target(ctx: ToolContext, rel: str) -> Target:
         raise
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def run(ctx: ToolContext, args: dict[str, Any]) -> InfoResult:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
     # the entry itself (a final link not followed; with a trailing '/' the
@@ -138,13 +144,10 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 info.st_dev, info.st_ino, st.S_IFMT(info.st_mode)):
             raise swapped(shown)
         info = now
-    result: dict[str, Any] = {"path": shown, "kind": _kind(info.st_mode)}
-    if st.S_ISLNK(info.st_mode):
-        result.update(_link_target(ctx, rel))  # a link's size is its text's: never said
-    else:
-        result["size"] = info.st_size
-    result.update(mode=f"{st.S_IMODE(info.st_mode):04o}", links=info.st_nlink, **_times(info))
-    return result
+    where: Where = (_link_target(ctx, rel) if st.S_ISLNK(info.st_mode)
+                    else {"size": info.st_size})
+    return {"path": shown, "kind": entry_kind(info.st_mode), **where,
+            "mode": f"{st.S_IMODE(info.st_mode):04o}", "links": info.st_nlink, **_times(info)}
 
 
 _TIME = {"type": "string", "format": "date-time"}

@@ -26,39 +26,31 @@ import posixpath
 import stat as st
 from typing import Any
 
-from ...contained._tree import Tree
+from ...contained import Tree
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import GlobRequest
 from .._search.walk import (Base, Budget, DirState, SearchCounts, SearchVisitor, base_rules,
-                            ignored_note, open_base,)
+                            ignored_note, open_base, stopped_note)
 from .._search.globs import GlobMatcher, compile_glob
+from .._search.results import IGNORED_SCHEMA, GlobResult
 from .._search.hints import glob_retry, glob_tidy, spaced_braces
 
 DESCRIPTION = (
-    "Find files by name pattern below a directory. 'pattern' is a glob (case-sensitive): '*' "
-    "and '?' match within one name (leading dots included), '**' matches any number of "
-    "directories, '[abc]' / '[!abc]' one character, '{a,b}' alternatives. A pattern without "
-    "'/' matches names at any depth: '*.py' finds every .py file (the same as '**/*.py'); a "
-    "pattern with '/' is matched against the path below 'path' (e.g. 'src/**/test_*.py'). End "
-    "the pattern with '/' to find directories instead of files. 'path' is the directory to "
-    "search (default \".\"); '..' is not allowed in patterns. Paths ignored by .gitignore files "
-    "(at every level) and .git directories are skipped and counted; pass includeIgnored: true "
-    "to include them. Symlinks are never followed; a symlink is listed only if it leads to a "
-    "file inside the root. Results are root-relative paths in code-point order; when more "
-    "match than the limit, 'truncated' is true. To search file contents use grep."
+    "Find files by name: '*' and '?' match within a name, '**' any number of directories, "
+    "'{a,b}' either. A pattern without '/' matches at any depth ('*.py' is '**/*.py'); one "
+    "with '/' is matched against the path below path. End it with '/' to find directories. "
+    "Paths .gitignore ignores, and .git, are skipped unless includeIgnored. Answers one "
+    "path per line. To search contents use grep."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "pattern": {"type": "string", "minLength": 1, "maxLength": 4096,
-                    "description": "Glob, e.g. \"**/*.py\", \"*.md\", \"src/{a,b}/*.ts\"."},
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
-                 "description": "Directory to search, relative to the root (default \".\")."},
-        "includeIgnored": {"type": "boolean", "default": False,
-                           "description": "Also list paths ignored by .gitignore, and .git."},
+        "pattern": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": "."},
+        "includeIgnored": {"type": "boolean", "default": False},
     },
     "required": ["pattern"],
     "additionalProperties": False,
@@ -100,7 +92,7 @@ def _not_a_directory(shown: str, info: os.stat_result, given: str) -> Refusal:
                    suggested_tool="glob", suggested_args={"pattern": given, "path": parent})
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
     rel = ctx.rel(args["path"])
     given = args["pattern"]
     pattern, anchored = _relative_pattern(ctx, given, rel)
@@ -115,7 +107,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     try:
         result = _glob(ctx, base, matcher, given, args["includeIgnored"])
 
-        def probe(m: GlobMatcher, include: bool) -> dict[str, Any]:
+        def probe(m: GlobMatcher, include: bool) -> GlobResult:
             return _glob(ctx, base, m, given, include, probe=True)
         if not result["paths"] and not result["truncated"]:
             glob_retry(args, result, probe)
@@ -186,7 +178,7 @@ def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, s
 
 
 def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
-          include_ignored: bool, *, probe: bool = False) -> dict[str, Any]:
+          include_ignored: bool, *, probe: bool = False) -> GlobResult:
     cap = 1 if probe else ctx.limits.search_results
     notes: list[str] = []
     rules = base_rules(ctx, base, include_ignored, notes)
@@ -205,10 +197,9 @@ def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
     counts = visitor.counts
     over = len(paths) > cap
     del paths[cap:]
-    result: dict[str, Any] = {"path": base.shown, "pattern": given, "paths": paths,
-                              "truncated": over or found.incomplete,
-                              "ignored": {"paths": found.ignored,
-                                          "directories": counts.ignored_dirs}}
+    result: GlobResult = {"path": base.shown, "pattern": given, "paths": paths,
+                          "truncated": over or found.incomplete,
+                          "ignored": {"paths": found.ignored, "directories": counts.ignored_dirs}}
     if counts.ignored_examples:
         result["ignored"]["examples"] = counts.ignored_examples
     stats = tree.stats
@@ -224,15 +215,14 @@ def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
     return result
 
 
-def _notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], found: _Found,
+def _notes(ctx: ToolContext, result: GlobResult, notes: list[str], found: _Found,
            counts: SearchCounts, over: bool, cap: int, given: str, base: Base) -> None:
     tail = []
     if over:
         tail.append(f"More than {cap} paths match; the first {cap} in sorted order are listed. "
                     "Narrow the pattern or the path to see the rest.")
     if found.incomplete:
-        tail.append(f"The search stopped after {ctx.limits.search_files} files, so matches "
-                    "may be missing; search a smaller directory.")
+        tail.append(stopped_note(ctx))
     if found.ignored or counts.ignored_dirs:
         tail.append(ignored_note(found.ignored, "matching path", counts))
     tidy = spaced_braces(given)
@@ -252,7 +242,7 @@ OUTPUT_SCHEMA = success_schema({
     "path": {"type": "string"}, "pattern": {"type": "string"},
     "paths": {"type": "array", "items": {"type": "string"}},
     "truncated": {"type": "boolean"},
-    "ignored": {"type": "object"}, "skipped": {"type": "object"},
+    "ignored": IGNORED_SCHEMA, "skipped": {"type": "object"},
     "denied": {"type": "integer"}, "note": {"type": "string"},
     "suggestedTool": {"type": "string"}, "suggestedArgs": {"type": "object"},
     "diagnosis": {"type": "string"},

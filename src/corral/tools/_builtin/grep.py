@@ -38,19 +38,20 @@ import posixpath
 import stat as st
 from typing import Any
 
-from ...contained import Handle, Root
-from ...contained._tree import Tree, TreeStats, adopt_entry, batches_natively, open_entry
+from ...contained import (Handle, Root, Tree, TreeStats, adopt_entry, batches_natively,
+                          open_entry)
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import GrepRequest
 from .._search.walk import (Base, Budget, SearchCounts, SearchVisitor, base_rules, ignored_note,
-                            open_base,)
+                            open_base, stopped_note)
 from .._search.globs import GlobMatcher, compile_glob
+from .._search.results import IGNORED_SCHEMA, GrepResult
 from .._search.hints import Finds, grep_retry, path_as_pattern, pattern_refusal
 from .._search.engine import Pattern, PatternProblem, compile_pattern
 from .._search.scan import (ABSENT, BINARY, HARDLINK, NATIVE_FILES, OPEN, OPEN_ERROR, SPECIAL,
-                            FileScanner, count_newlines,)
+                            FileScanner, count_newlines)
 
 CHUNK = 1 << 20  # bytes read at a time from a large file (a smaller one is read in one)
 BINARY_SNIFF = 8000  # git's rule: a NUL in the first 8,000 bytes means binary
@@ -58,39 +59,27 @@ BINARY_SNIFF = 8000  # git's rule: a NUL in the first 8,000 bytes means binary
 MODES = ("matches", "files", "counts")
 
 DESCRIPTION = (
-    "Search file contents for a regular expression (RE2 / ripgrep syntax) or, with regex: false, "
-    "for literal text. 'path' is one file or a directory searched recursively (default \".\"); "
-    "'include' filters file names with a glob (e.g. \"*.py\", \"*.{ts,tsx}\"), also when 'path' "
-    "is a file. outputMode \"matches\" (default) gives path, 1-based line and the line's text "
-    "(with 'context' lines before and after), \"files\" the paths that contain a match, "
-    "\"counts\" the number of matching lines per file; 'limit' caps the results and "
-    "'truncated' says when there were more. Matching is per line. Binary files, unreadable "
-    "files, FIFOs and devices are skipped and counted; symlinks are not followed; paths "
-    "ignored by .gitignore and .git directories are skipped and counted (includeIgnored: true "
-    "searches them). Lookaround and backreferences are not supported (the answer offers a "
-    "pattern that runs). To find files by name use glob."
+    "Search file contents for a regular expression (RE2, ripgrep's syntax: no lookaround or "
+    "backreferences) or, with regex: false, literal text; per line. path is a file or a "
+    "directory; include filters file names ('*.py'). Answers each file's path, then "
+    "'N:text' for a matching line ('N-text' for context lines); outputMode files or counts "
+    "gives paths or counts per file. Binary files, and what .gitignore ignores, are skipped "
+    "unless includeIgnored. To find files by name use glob."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "pattern": {"type": "string", "minLength": 1, "maxLength": 2000,
-                    "description": "Regular expression, or literal text with regex: false."},
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
-                 "description": "File or directory to search, relative to the root (default "
-                                "\".\")."},
-        "include": {"type": "string", "minLength": 1, "maxLength": 1000,
-                    "description": "Glob on file names, e.g. \"*.py\" or \"*.{js,ts}\"."},
-        "regex": {"type": "boolean", "default": True,
-                  "description": "false searches for the pattern as literal text."},
+        "pattern": {"type": "string", "minLength": 1, "maxLength": 2000},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": "."},
+        "include": {"type": "string", "minLength": 1, "maxLength": 1000},
+        "regex": {"type": "boolean", "default": True},
         "caseInsensitive": {"type": "boolean", "default": False},
         "context": {"type": "integer", "minimum": 0, "default": 0,
-                    "description": "Lines shown before and after each matching line."},
-        "limit": {"type": "integer", "minimum": 1,
-                  "description": "Most results (lines, files or counts) to return."},
+                    "description": "Lines before and after each match."},
+        "limit": {"type": "integer", "minimum": 1},
         "outputMode": {"type": "string", "enum": list(MODES), "default": "matches"},
-        "includeIgnored": {"type": "boolean", "default": False,
-                           "description": "Also search paths ignored by .gitignore, and .git."},
+        "includeIgnored": {"type": "boolean", "default": False},
     },
     "required": ["pattern"],
     "additionalProperties": False,
@@ -294,7 +283,7 @@ class _Outcome:
         self.incomplete = False
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def run(ctx: ToolContext, args: dict[str, Any]) -> GrepResult:
     rel = ctx.rel(args["path"])
     finds = _finder(ctx)
     try:
@@ -316,7 +305,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         ctx.check_hardlink(shown, info)
     ctx.authorize(GrepRequest(shown, args["pattern"]))
     result = search(ctx, args, pattern, include, rel, info)
-    if not result[result["outputMode"]] and not result["truncated"]:
+    if not _listed_of(result) and not result["truncated"]:
         grep_retry(ctx, args, result, finds, explicit)
     return result
 
@@ -346,7 +335,7 @@ def _finder(ctx: ToolContext) -> Finds:
 
 def search(ctx: ToolContext, args: dict[str, Any], pattern: Pattern,
            include: GlobMatcher | None, rel: str, info: os.stat_result, *,
-           probe: bool = False) -> dict[str, Any]:
+           probe: bool = False) -> GrepResult:
     """One grep over ``rel`` (stat-ed as ``info``), authorized already;
     with ``probe``, only whether anything matches (the first result)."""
     is_dir = st.S_ISDIR(info.st_mode)
@@ -380,12 +369,11 @@ def search(ctx: ToolContext, args: dict[str, Any], pattern: Pattern,
 
 
 def _result(ctx: ToolContext, args: dict[str, Any], grep: _Search, base: Base,
-            outcome: _Outcome, notes: list[str], context: int, limit: int) -> dict[str, Any]:
+            outcome: _Outcome, notes: list[str], context: int, limit: int) -> GrepResult:
     mode = grep.mode
     over = grep.full
-    result: dict[str, Any] = {"path": base.shown, "pattern": args["pattern"], "outputMode": mode,
-                              mode: grep.results[:limit], "truncated": over or outcome.incomplete,
-                              "filesSearched": grep.searched}
+    result = _opening(base.shown, args["pattern"], mode, grep.results[:limit],
+                      over or outcome.incomplete, grep.searched)
     stats, counts = outcome.stats, outcome.counts
     skipped = dict(grep.skipped)
     skipped.update({"unreadableDirectories": stats.unreadable_dirs, "tooDeep": stats.too_deep,
@@ -413,6 +401,24 @@ def _result(ctx: ToolContext, args: dict[str, Any], grep: _Search, base: Base,
     _finish_notes(ctx, result, notes, grep, over, outcome, base.info)
     result["filesIncluded"] = grep.included
     return result
+
+
+def _opening(shown: str, pattern: str, mode: str, results: list[Any], truncated: bool,
+             searched: int) -> GrepResult:
+    """An answer's first fields; the results under the key outputMode names."""
+    if mode == "matches":
+        return {"path": shown, "pattern": pattern, "outputMode": mode, "matches": results,
+                "truncated": truncated, "filesSearched": searched}
+    if mode == "counts":
+        return {"path": shown, "pattern": pattern, "outputMode": mode, "counts": results,
+                "truncated": truncated, "filesSearched": searched}
+    return {"path": shown, "pattern": pattern, "outputMode": mode, "files": results,
+            "truncated": truncated, "filesSearched": searched}
+
+
+def _listed_of(result: GrepResult) -> list[Any]:
+    """The results under the key outputMode names."""
+    return result.get("matches") or result.get("files") or result.get("counts") or []
 
 
 def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher | None,
@@ -550,7 +556,7 @@ def _grep_file(grep: _Search, root: Root, dir_fd: int, base: Base, sub: str) -> 
         handle.close()
 
 
-def _finish_notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], grep: _Search,
+def _finish_notes(ctx: ToolContext, result: GrepResult, notes: list[str], grep: _Search,
                   over: bool, outcome: _Outcome, info: os.stat_result) -> None:
     what = {"matches": "matching lines", "files": "files", "counts": "files"}[grep.mode]
     if over:
@@ -559,8 +565,7 @@ def _finish_notes(ctx: ToolContext, result: dict[str, Any], notes: list[str], gr
         notes.append(f"Showing the first {grep.limit} {what}; there are more. Narrow 'path', "
                      f"'include' or the pattern{more}.")
     if outcome.incomplete:
-        notes.append(f"The search stopped after {ctx.limits.search_files} files, so matches "
-                     "may be missing; search a smaller directory.")
+        notes.append(stopped_note(ctx))
     if outcome.ignored or outcome.counts.ignored_dirs:
         notes.append(ignored_note(outcome.ignored or 0, "file", outcome.counts))
     if st.S_ISDIR(info.st_mode) and result.get("include") and not grep.included:
@@ -586,8 +591,12 @@ OUTPUT_SCHEMA = success_schema({
     "counts": {"type": "array", "items": {"type": "object"}},
     "truncated": {"type": "boolean"}, "filesSearched": {"type": "integer"},
     "filesIncluded": {"type": "integer"}, "limit": {"type": "integer"},
-    "skipped": {"type": "object"}, "ignored": {"type": "object"},
-    "denied": {"type": "integer"}, "translated": {"type": "object"},
+    "context": {"type": "integer"}, "include": {"type": "string"},
+    "skipped": {"type": "object"}, "ignored": IGNORED_SCHEMA,
+    "denied": {"type": "integer"},
+    "translated": {"type": "object", "properties": {
+        "pattern": {"type": "string"}, "notes": {"type": "array", "items": {"type": "string"}}},
+        "required": ["pattern", "notes"]},
     "note": {"type": "string"}, "suggestedTool": {"type": "string"},
     "suggestedArgs": {"type": "object"}, "diagnosis": {"type": "string"},
 }, ["path", "pattern", "outputMode", "truncated", "filesSearched"])

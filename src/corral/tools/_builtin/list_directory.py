@@ -8,6 +8,7 @@ from typing import Any
 
 from ...contained import Handle, SizedListing, SpecialFileError
 from .._read import tree as _listing_tree
+from .._read.tree import Entry, ListResult
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import not_directory, special_kind
@@ -15,18 +16,16 @@ from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import ListRequest
 
 DESCRIPTION = (
-    "List the entries of one directory: name, kind (file, dir, symlink, other) and size in bytes "
-    "for files, sorted by name. Symlinks are shown as symlinks and never followed or described. "
-    "When there are more entries than the limit, 'truncated' is true and 'total' gives the "
-    "count; entries hidden by the host's deny rules are counted in 'denied'. To find files by "
-    "name in a whole tree use glob; to read a file use read_file."
-) + _listing_tree.DESCRIPTION_NOTE
+    "List a directory, one entry per line: subdirectories end in '/', files show their size "
+    "in bytes. depth > 1 also lists what subdirectories hold, indented (up to 1000 entries; "
+    "below the first level, what .gitignore ignores is left out unless includeIgnored). To "
+    "find files by name in a tree use glob."
+)
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
-                 "description": "Directory to list, relative to the root (default \".\")."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096, "default": "."},
         **_listing_tree.ARGUMENTS,
     },
     "additionalProperties": False,
@@ -35,7 +34,7 @@ SCHEMA: dict[str, Any] = {
 CHECK_EVERY = 256  # entries between two checkpoints
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def run(ctx: ToolContext, args: dict[str, Any]) -> ListResult:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
     with _directory(ctx, rel, shown) as handle:  # policy, host and listing: this directory
@@ -51,7 +50,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     scope = ctx.scope(handle.path, Op.LIST)
     limit = ctx.limits.list_entries
     kinds = SizedListing.KINDS
-    shown_entries: list[dict[str, Any]] = []
+    shown_entries: list[Entry] = []
     denied = 0
     for start in range(0, len(names), CHECK_EVERY):
         ctx.checkpoint()
@@ -64,8 +63,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                               if (code := codes[name]) >= 0 else {"name": name, "kind": kinds[code]}
                               for name in (visible if len(visible) <= room else visible[:room])]
     total = len(names) - denied
-    result: dict[str, Any] = {"path": shown, "entries": shown_entries,
-                              "truncated": total > len(shown_entries), "total": total}
+    result: ListResult = {"path": shown, "entries": shown_entries,
+                          "truncated": total > len(shown_entries), "total": total}
     if denied:
         result["denied"] = denied
     return result

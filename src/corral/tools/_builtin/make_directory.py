@@ -15,50 +15,40 @@ is success with nothing created; anything else in the way is refused.
 from __future__ import annotations
 
 import stat as st
-from dataclasses import dataclass, field
 from typing import Any
 
 from ...contained import StaleError
 from .._runtime.context import ToolContext
-from .._runtime.limits import CREATED_SCHEMA, created_directories, listed_directories
+from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
+                               listed_directories)
 from .._policy.rules import Op
-from .._refusals.catalogue import Code, Kind, Refusal, swapped
+from .._refusals.catalogue import Code, Kind, Refusal, entry_kind, swapped
 from .._runtime.registry import ToolSpec, success_schema
-from .._runtime.request_types import Request
+from .._runtime.request_types import MakeDirectoryRequest
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
-    "Create a directory, and any missing parent directories. 'createdDirectories' lists what "
-    "was created, outermost first (check it: a typo in a name shows up there); a directory "
-    "that already exists is not an error ('createdDirectories' is empty). A file in the way is "
-    "refused. Files are created with write_file, which makes missing parents itself: call this "
-    "only for an empty directory."
+    "Create a directory and any missing parents (the answer names each one made); one that "
+    "exists already is not an error. write_file makes parents itself: use this only for an "
+    "empty directory."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                 "description": "The directory to create, relative to the root."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096},
     },
     "required": ["path"],
     "additionalProperties": False,
 }
 
 
-@dataclass(frozen=True)
-class MakeDirectoryRequest(Request):
-    """``creates_directories``: canonical root-relative paths, outermost
-    first, created only after this is allowed (empty: it exists); a long
-    list is cut to its outermost entries and ``creates_omitted`` says how
-    many more (each inside the last one listed, on the way to ``path``)."""
-
-    operation = "mkdir"
-    creates_directories: tuple[str, ...] = field(default_factory=tuple)
-    creates_omitted: int = 0
+class MakeDirectoryResult(CreatedDirectories):
+    path: str
+    created: bool
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def run(ctx: ToolContext, args: dict[str, Any]) -> MakeDirectoryResult:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
     # one step: the policy on where it really leads, on every directory it
@@ -109,9 +99,8 @@ def _in_the_way(shown: str, mode: int) -> Refusal:
 
 
 def _type(mode: int) -> str:
-    if st.S_ISLNK(mode):
-        return "symlink"
-    return "file" if st.S_ISREG(mode) else "other"
+    kind = entry_kind(mode)
+    return kind if kind in ("symlink", "file") else "other"
 
 
 OUTPUT_SCHEMA = success_schema({

@@ -13,51 +13,54 @@ followed: a symlink is moved itself.
 from __future__ import annotations
 
 import os
-import stat as st
-from typing import Any
+from typing import Any, Literal
 
 from dataclasses import dataclass
 
 from .._read import cache as read_cache
 from .._runtime.context import ToolContext
-from .._runtime.limits import CREATED_SCHEMA, created_directories, listed_directories
+from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
+                               listed_directories)
 from .._policy.rules import Op
-from .._refusals.catalogue import Code, Kind, Refusal, exists, not_directory, swapped
+from .._refusals.catalogue import Code, Kind, Refusal, entry_kind, exists, not_directory, swapped
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import MoveRequest
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
-    "Move or rename a file, symlink or directory inside the root. 'destination' is the new "
-    "path; end it with '/' to move the source into that directory under its own name. An "
-    "existing destination is refused unless overwrite: true, which replaces a file or symlink "
-    "(never a directory). Missing parent directories of the destination are created and listed "
-    "in createdDirectories. A symlink is moved itself, never followed."
+    "Move or rename a file, symlink (itself, not its target) or directory. A destination "
+    "ending in '/' means into that directory. An existing destination is refused unless "
+    "overwrite: true (a file or symlink only). Missing parent directories are made."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "source": {"type": "string", "minLength": 1, "maxLength": 4096,
-                   "description": "What to move, relative to the root."},
-        "destination": {"type": "string", "minLength": 1, "maxLength": 4096,
-                        "description": "Its new path; a trailing '/' means into that directory."},
-        "overwrite": {"type": "boolean", "default": False,
-                      "description": "Replace an existing file or symlink at the destination."},
+        "source": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "destination": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "overwrite": {"type": "boolean", "default": False},
     },
     "required": ["source", "destination"],
     "additionalProperties": False,
 }
 
 
-def kind_of(mode: int) -> str:
-    if st.S_ISDIR(mode):
-        return "directory"
-    if st.S_ISREG(mode):
-        return "file"
-    if st.S_ISLNK(mode):
-        return "symlink"
-    return "special"
+EntryKind = Literal["file", "directory", "symlink", "special"]
+
+
+class MoveResult(CreatedDirectories):
+    source: str
+    destination: str
+    kind: EntryKind
+    overwritten: bool
+
+
+def kind_of(mode: int) -> EntryKind:
+    """What a move or delete acts on: a FIFO, socket or device is ``special``."""
+    return _ACTED_ON.get(entry_kind(mode), "special")
+
+
+_ACTED_ON: dict[str, EntryKind] = {"file": "file", "directory": "directory", "symlink": "symlink"}
 
 
 def entry_name(ctx: ToolContext, value: str, field: str) -> tuple[str, bool]:
@@ -90,10 +93,10 @@ def lstat_of(ctx: ToolContext, target: Pinned, rel: str) -> os.stat_result:
 @dataclass
 class _Source:
     info: os.stat_result | None = None
-    kind: str = ""
+    kind: EntryKind | None = None
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+def run(ctx: ToolContext, args: dict[str, Any]) -> MoveResult:
     src, src_dir = entry_name(ctx, args["source"], "source")
     overwrite = args["overwrite"]
     seen = _Source()
@@ -111,7 +114,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     # one step: the tree held still, both ends resolved once, decided, asked, acted on
     with ctx.view.pin_move(src, destination) as (source, dest):
         info, kind, dst = seen.info, seen.kind, dest.shown
-        assert info is not None
+        assert info is not None and kind is not None  # set by destination() above
         named(dest, dst, "destination")
         existing = dest.lstat()
         _check_ends(ctx, source, dest, src, dst, kind, info, existing, overwrite)

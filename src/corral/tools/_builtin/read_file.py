@@ -21,7 +21,7 @@ import hashlib
 import os
 import stat as st
 import threading
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 from collections.abc import Callable
 
 from ...contained import Handle
@@ -33,31 +33,24 @@ from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_g
                                    special_kind)
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import ReadRequest
+from .._read.textform import HEAD, decode_wide, looks_binary
 
 DESCRIPTION = (
-    "Read a window of lines of one UTF-8 text file. 'offset' is the 1-based first line "
-    "(default 1) and 'limit' the number of lines (default and maximum 2000). "
-    "'content' holds one line per row: the line number, a tab, then the line's text exactly as "
-    "in the file (line ending left out). The number and the tab are not part of the file: never "
-    "copy them into edit_file's oldText. A line longer than 2000 characters is cut and ends with "
-    "' [... line cut: N of M characters shown]'; such lines are listed in 'cutLines'. "
-    "'totalLines' counts the whole file; when 'truncated' is true there is more after 'endLine': "
-    "call again with offset = 'nextOffset'. 'sha256' is the digest of the whole file (pass it as "
-    "expectedSha256 to write_file or edit_file); 'lineEndings' is lf, crlf, cr, mixed or none and "
-    "'bom' tells whether the file starts with a UTF-8 byte order mark (neither is shown in "
-    "content). Directories, binary files and files that are not UTF-8 are refused: use glob or "
-    "list_directory to see what a directory holds."
-) + _media.DESCRIPTION_NOTE
+    "Read a UTF-8 text file: each line as its number, a tab, then its text (an empty line "
+    "stays empty; the number and tab are not in the file: never copy them into oldText or "
+    "content), then a footer: the lines shown, the total, the next offset when more "
+    "remains, the file's sha256 (pass it as expectedSha256 to edit_file or write_file). "
+    "offset is the first line (1-based), limit how many (at most 2000); longer lines are "
+    "cut. An image (PNG, JPEG, GIF, WebP) is returned as the image. Directories and binary "
+    "files are refused: use glob to see what a directory holds."
+)
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                 "description": "The file to read, relative to the root."},
-        "offset": {"type": "integer", "minimum": 1, "default": 1,
-                   "description": "1-based line to start at (default 1)."},
-        "limit": {"type": "integer", "minimum": 1,
-                  "description": "How many lines to return (default and maximum 2000)."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "offset": {"type": "integer", "minimum": 1, "default": 1},
+        "limit": {"type": "integer", "minimum": 1},
     },
     "required": ["path"],
     "additionalProperties": False,
@@ -90,7 +83,7 @@ class _Facts:
     """What one pass over the file found."""
 
     __slots__ = ("sha256", "size", "bom", "endings", "total", "lines", "true_chars", "short_lines",
-                 "crlf", "index_sep", "rendered")
+                 "crlf", "index_sep", "rendered", "encoding")
 
     def __init__(self) -> None:
         self.sha256 = ""
@@ -104,9 +97,33 @@ class _Facts:
         self.crlf = False  # some line ends with \r\n
         self.index_sep = b""  # the separator lines were split at (streaming path)
         self.rendered: tuple[str, int, list[int]] | None = None  # the native window, if it ran
+        self.encoding: str | None = None  # a UTF-16/UTF-32 file's encoding (read whole)
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+class Window(TypedDict):
+    """Where the next window starts, and which lines were cut, when so."""
+
+    nextOffset: NotRequired[int]
+    cutLines: NotRequired[list[int]]
+    encoding: NotRequired[str]  # a UTF-16/UTF-32 file's encoding
+
+
+class TextResult(Window):
+    """read_file's answer for a text file: a window of its lines."""
+
+    path: str
+    content: str
+    startLine: int
+    endLine: int
+    totalLines: int
+    truncated: bool
+    sha256: str
+    size: int
+    lineEndings: str
+    bom: bool
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResult:
     rel = ctx.rel(args["path"])
     limits = ctx.limits
     offset: int = args["offset"]
@@ -147,16 +164,17 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     content, shown, cut = facts.rendered or _render(offset, facts, limits.read_line_chars,
                                                     limits.read_bytes)
     end_line = offset + shown - 1
-    result: dict[str, Any] = {
-        "path": rel, "content": content, "startLine": offset, "endLine": end_line,
-        "totalLines": facts.total, "truncated": end_line < facts.total,
-    }
+    window: Window = {}
     if end_line < facts.total:
-        result["nextOffset"] = end_line + 1
+        window["nextOffset"] = end_line + 1
     if cut:
-        result["cutLines"] = cut
-    result.update(sha256=facts.sha256, size=facts.size, lineEndings=facts.endings, bom=facts.bom)
-    return result
+        window["cutLines"] = cut
+    if facts.encoding:
+        window["encoding"] = facts.encoding
+    return {"path": rel, "content": content, "startLine": offset, "endLine": end_line,
+            "totalLines": facts.total, "truncated": end_line < facts.total, **window,
+            "sha256": facts.sha256, "size": facts.size, "lineEndings": facts.endings,
+            "bom": facts.bom}
 
 
 _GLOB_CHARS = frozenset("*?[")
@@ -300,8 +318,14 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
     facts.sha256 = sha256
     facts.size = len(data)
     if data and data[0] in _WIDE_BOM_STARTS:
+        wide = decode_wide(data)
+        if wide is not None:  # UTF-16/UTF-32 with its mark: lines of the decoded text
+            facts.encoding, decoded = wide
+            _split(decoded.encode("utf-8", "surrogatepass"), decoded, offset, limit, cap, facts)
+            facts.bom = True
+            return facts
         _check_text_start(rel, data)
-    if b"\x00" in data:
+    if b"\x00" in data or looks_binary(data[:HEAD]):
         raise _binary(rel, len(data))
     ascii_only = data.isascii()  # then it is UTF-8; otherwise decoding says whether it is
     text = None if ascii_only else _decoded(rel, data)
@@ -395,6 +419,8 @@ def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limi
             break
         first += more
     _check_text_start(rel, first)
+    if looks_binary(first[:HEAD]):
+        raise _binary(rel, size)
     facts.bom = first.startswith(_BOM8)
     skip = len(_BOM8) if facts.bom else 0  # the BOM is not part of line 1
     window = _Window(b"\n", offset, limit, cap, budget)
@@ -674,6 +700,8 @@ OUTPUT_SCHEMA = success_schema({
     "sha256": {"type": "string"}, "size": {"type": "integer"},
     "lineEndings": {"type": "string", "enum": ["lf", "crlf", "cr", "mixed", "none"]},
     "bom": {"type": "boolean"},
+    "encoding": {"type": "string", "description": "a UTF-16 or UTF-32 file (with its byte order "
+                                                  "mark), decoded; absent for UTF-8"},
 }, ["path", "content", "startLine", "endLine", "totalLines", "truncated", "sha256", "size",
     "lineEndings", "bom"])
 

@@ -14,7 +14,7 @@ refusal, unread; a cancelled call is cancelled as a whole.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from . import read_file
 from .._runtime.context import ToolContext
@@ -23,13 +23,8 @@ from .._runtime.registry import ToolSpec, success_schema
 from .._runtime.request_types import ReadRequest
 
 DESCRIPTION = (
-    "Read several files in one call, each exactly as read_file reads it (the same 'offset' and "
-    "'limit' apply to every file). 'files' holds one answer per path, in the order given: a "
-    "read_file result ({ok: true, path, content, sha256, ...}, or for an image mimeType and "
-    "base64 data) or a refusal ({ok: false, code, message, hint}); one file failing does not "
-    "stop the others. At most 50 paths, and about 1 MB of content in all: a file that would go "
-    "past that is answered with a TOO_LARGE refusal (kind batch_budget): read it separately "
-    "with read_file."
+    "Read several files in one call (at most 50, about 1 MB in all), each as read_file "
+    "reads it, with the same offset and limit; one that fails does not stop the others."
 )
 
 MAX_PATHS = 50  # the schema's bound; Limits.read_files_paths may lower it
@@ -38,21 +33,25 @@ SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "paths": {"type": "array", "minItems": 1, "maxItems": MAX_PATHS,
-                  "items": {"type": "string", "minLength": 1, "maxLength": 4096},
-                  "description": "The files to read, relative to the root, in the order the "
-                                 "answers should come."},
-        # read_file's own window, said of every file
-        "offset": {**read_file.SCHEMA["properties"]["offset"],
-                   "description": "1-based line to start at in every file (default 1)."},
-        "limit": {**read_file.SCHEMA["properties"]["limit"],
-                  "description": "How many lines of each file (default and maximum 2000)."},
+                  "items": {"type": "string", "minLength": 1, "maxLength": 4096}},
+        # read_file's own window, for every file
+        "offset": read_file.SCHEMA["properties"]["offset"],
+        "limit": read_file.SCHEMA["properties"]["limit"],
     },
     "required": ["paths"],
     "additionalProperties": False,
 }
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+class ReadFilesResult(TypedDict):
+    files: list[dict[str, Any]]  # read_file's envelope (or refusal) per path
+    read: int
+    refused: int
+    bytes: int
+    budget: int
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> ReadFilesResult:
     paths: list[str] = args["paths"]
     most = min(ctx.limits.read_files_paths, MAX_PATHS)
     if len(paths) > most:

@@ -21,48 +21,46 @@ import hashlib
 import os
 import stat as st
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
+from ...contained import PathError
 from .._refusals.classify import close_paths
 from .._read import cache as read_cache
 from .._edit.content import check_write
+from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
 from .._runtime.context import ToolContext
-from .._runtime.limits import CREATED_SCHEMA, created_directories, listed_directories
+from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
+                               listed_directories)
 from .._policy.rules import Op
 from .._refusals.catalogue import (Code, Kind, Refusal, sha256_mismatch, special_file,
                                    special_kind, swapped)
 from .._runtime.registry import ToolSpec, success_schema
 from .._runtime.request_types import WriteRequest
 from .._runtime.view import Pinned
+from .._refusals.names import check_new_name
+from .._read.textform import Form, apply_form, form_of
 
 DESCRIPTION = (
-    "Create a file with the given content, or replace a whole file. Missing parent directories "
-    "are created and listed in 'createdDirectories' (check them: a typo in a directory name "
-    "shows up there). An existing file is replaced only when you pass 'expectedSha256' (the "
-    "sha256 read_file returned for it; refused as stale if the file changed since) or "
-    "'overwrite': true. To change part of a file use edit_file. The result gives the new "
-    "'sha256', 'bytes' written and 'created' (false when a file was replaced). The content is "
-    "written exactly as given (UTF-8), atomically, keeping a replaced file's permissions; "
-    "symlinks are not written through. Never send read_file's line numbers: content whose "
-    "every line starts with 'N<TAB>' counting up is refused (not stripped), except for .tsv "
-    "files. Never elide: an overwrite whose placeholder line (such as '# ... rest of the code "
-    "unchanged ...') would drop lines of the file is refused; write the whole file."
+    "Create a file, or replace a whole file, with content written exactly as given. Missing "
+    "parent directories are made and named in the answer (check them for typos). An "
+    "existing file is replaced only with overwrite: true or expectedSha256 (its sha256 from "
+    "read_file; refused if it changed since). Send the whole file: never read_file's line "
+    "numbers, never a placeholder such as '# ... rest unchanged ...'. To change part of a "
+    "file use edit_file."
 )
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "path": {"type": "string", "minLength": 1, "maxLength": 4096,
-                 "description": "The file to write, relative to the root."},
-        "content": {"type": "string", "x-allowNul": True,
-                    "description": "The whole new content of the file."},
-        "overwrite": {"type": "boolean", "default": False,
-                      "description": "Replace an existing file whatever it holds (default false)."},
-        "expectedSha256": {"type": "string", "minLength": 64, "maxLength": 64,
-                           "pattern": "^[0-9a-fA-F]{64}$",
-                           "x-format": "64 hexadecimal digits (a sha256 from read_file)",
-                           "description": "Replace the existing file only if its sha256 is this "
-                                          "(from read_file)."},
+        "path": {"type": "string", "minLength": 1, "maxLength": 4096},
+        "content": {"type": "string", "x-allowNul": True},
+        "overwrite": {"type": "boolean", "default": False},
+        "expectedSha256": EXPECTED_DIGEST,
+        "keepFormat": {"type": "boolean", "default": True,
+                       "description": "Replacing a file: keep its CRLF, BOM and UTF-16/32 "
+                                      "encoding (default true)."},
+        "dryRun": {"type": "boolean", "default": False,
+                   "description": "Only say what the write would do."},
     },
     "required": ["path", "content"],
     "additionalProperties": False,
@@ -78,7 +76,20 @@ class _Plan:
     existing: str | None  # sha256 of the file being replaced
 
 
-def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+class Warned(TypedDict):
+    warnings: NotRequired[list[str]]
+
+
+class WriteResult(CreatedDirectories, Warned):
+    path: str
+    bytes: int
+    sha256: str
+    created: bool
+    kept: NotRequired[str]  # the form of the replaced file that was kept
+    dryRun: NotRequired[Literal[True]]
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
     rel = _file_path(ctx, args["path"])
     content: str = args["content"]
     limit = ctx.limits.max_write_bytes
@@ -90,23 +101,28 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                           "files.", details={"path": rel, "field": "content", "bytes": size,
                                              "limit": limit}, kind=Kind.CONTENT_SIZE)
     data = content.encode("utf-8")
-    expected: str | None = args.get("expectedSha256")
-    if expected is not None:
-        expected = expected.lower()
-    digest = hashlib.sha256(data).hexdigest()
+    expected = expected_digest(args)
+    kept = Form()
     # one step: the policy, the host's question and the write all act on what was pinned
     with ctx.view.pin(rel, Op.CREATE, create_parents=True) as target:
         plan = _plan(ctx, target, rel, expected, args["overwrite"])
-        if plan.current is not None:
+        if plan.current is None:
+            _check_new_name(ctx, rel, target.creates, args)
+        else:
             target.decide(Op.REPLACE)  # a secret is not replaced
         warnings = check_write(ctx, rel, content, plan.current)
+        if plan.current is not None and args["keepFormat"]:
+            data, kept = apply_form(content, _form(target, plan.current))
+        digest = hashlib.sha256(data).hexdigest()
+        if args["dryRun"]:
+            return _dry(rel, data, digest, plan, target.creates, kept, warnings)
         asked, omitted = listed_directories(target.creates)
         # the host judges where the write lands (canonical), never the spelling
         ctx.view.ask(WriteRequest(target.path, bytes=len(data), sha256=digest,
                                   overwrite=plan.current is not None,
                                   existing_sha256=plan.existing,
                                   creates_directories=asked, creates_omitted=omitted), target)
-        _recheck(target, plan)  # nothing may have changed while the host was deciding
+        _recheck(target, plan, ctx.asks_host)  # nothing changed while the host decided
         created = target.make_parents()
         current = plan.current
         if current is not None:
@@ -114,14 +130,59 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         target.write(data, exclusive=current is None, expect=current)
 
     current = plan.current
-    result: dict[str, Any] = {"path": rel, "bytes": len(data), "sha256": digest,
-                              **created_directories(created), "created": current is None}
     if current is not None and current.st_nlink > 1:
         warnings.append(f"{rel} had {current.st_nlink} hard links; it was replaced, and its other "
                         "links still hold the old content")
+    result: WriteResult = {"path": rel, "bytes": len(data), "sha256": digest,
+                           "createdDirectories": [], "created": current is None}
+    _add_created(result, created)
     if warnings:
         result["warnings"] = warnings
+    if not kept.plain:
+        result["kept"] = _kept_note(rel, kept)
     return result
+
+
+def _add_created(result: WriteResult, created: list[str]) -> None:
+    made = created_directories(created)
+    result["createdDirectories"] = made["createdDirectories"]
+    if "createdDirectoriesOmitted" in made:
+        result["createdDirectoriesOmitted"] = made["createdDirectoriesOmitted"]
+
+
+def _kept_note(rel: str, kept: Form) -> str:
+    return (f"kept the {kept.describe()} of {rel}; pass keepFormat: false to write the content "
+            "exactly as given")
+
+
+def _dry(rel: str, data: bytes, digest: str, plan: _Plan, creates: tuple[str, ...], kept: Form,
+         warnings: list[str]) -> WriteResult:
+    """What the write would do, nothing done (the host is not asked)."""
+    result: WriteResult = {"path": rel, "bytes": len(data), "sha256": digest,
+                           "createdDirectories": [], "created": plan.current is None,
+                           "dryRun": True}
+    _add_created(result, list(creates))
+    if warnings:
+        result["warnings"] = warnings
+    if not kept.plain:
+        result["kept"] = _kept_note(rel, kept)
+    return result
+
+
+_FORM_HEAD = 64 * 1024  # bytes of a replaced file looked at for its form
+
+
+def _form(target: Pinned, info: os.stat_result) -> Form:
+    """The form (BOM, CRLF, wide encoding) of the file being replaced, from
+    its head; plain when it cannot be read."""
+    try:
+        head, _ = target.read(_FORM_HEAD - 1, expect=info)
+    except (OSError, Refusal):
+        return Form()
+    if len(head) >= _FORM_HEAD:
+        head = head[:_FORM_HEAD]
+        head = head[:head.rfind(b"\n") + 1] or head[:_FORM_HEAD - _FORM_HEAD % 4]
+    return form_of(head)
 
 
 _SIZE_CHUNK = 1 << 18  # characters encoded at a time to measure a non-ASCII text
@@ -136,6 +197,15 @@ def _utf8_size(text: str) -> int:
         return len(text)
     return sum(len(text[i:i + _SIZE_CHUNK].encode("utf-8", "surrogatepass"))
                for i in range(0, len(text), _SIZE_CHUNK))
+
+
+def _check_new_name(ctx: ToolContext, rel: str, creates: tuple[str, ...],
+                    args: dict[str, Any]) -> None:
+    """A name write_file would create that the model most likely did not
+    mean: refused, with the file meant in a suggested call."""
+    refusal = check_new_name(ctx, rel, creates, "write_file", args)
+    if refusal is not None:
+        raise refusal
 
 
 def _file_path(ctx: ToolContext, value: str) -> str:
@@ -163,7 +233,7 @@ def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
         return plan
     _check_replaceable(ctx, rel, current)
     plan.existing = existing = target.sha256(current)
-    if expected is not None and expected != existing:
+    if expected is not None and not digest_matches(expected, existing):
         raise sha256_mismatch(rel, expected, existing)
     if expected is None and not overwrite:
         raise Refusal(Code.ALREADY_EXISTS, f"{rel} already exists; nothing was written",
@@ -174,11 +244,13 @@ def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
     return plan
 
 
-def _recheck(target: Pinned, plan: _Plan) -> None:
+def _recheck(target: Pinned, plan: _Plan, asked: bool) -> None:
     """Fail closed if the entry the plan was made on changed since (the
-    directory is held; the directories to create are checked when made)."""
+    directory is held; the directories to create are checked when made);
+    its content is read again only if the host was asked (without a
+    question the lock was held throughout: no window)."""
     target.same(plan.current)
-    if plan.current is not None and target.sha256(plan.current) != plan.existing:
+    if asked and plan.current is not None and target.sha256(plan.current) != plan.existing:
         raise swapped(plan.rel)  # rewritten in place while the host was deciding
 
 
@@ -192,7 +264,7 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
         details: dict[str, Any] = {"path": rel}
         hint = "Write to the file the link points to, by its own path."
         try:
-            target = ctx.root.realpath(rel)
+            target = ctx.view.realpath(rel)
         except OSError:
             target = None  # leads outside, dangles or loops: say nothing of where
         if target is not None and not ctx.is_denied(target):
@@ -213,12 +285,12 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
 def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
     """expectedSha256 names a file that is not there (a typo, or it went away)."""
     try:
-        ctx.root.stat(rel)
+        ctx.view.stat(rel)
         missing = rel
     except OSError as exc:
         if exc.errno != errno.ENOENT:
             raise
-        missing = getattr(exc, "component", None) or rel
+        missing = (exc.component if isinstance(exc, PathError) else None) or rel
     details: dict[str, Any] = {"path": rel, "missing": missing, "expectedSha256": expected}
     candidates = [c for c in close_paths(rel, missing, ctx) if not ctx.is_denied(c)]
     if candidates:
@@ -238,6 +310,9 @@ OUTPUT_SCHEMA = success_schema({
     "path": {"type": "string"}, "bytes": {"type": "integer"}, "sha256": {"type": "string"},
     **CREATED_SCHEMA,
     "created": {"type": "boolean"},
+    "dryRun": {"type": "boolean"},
+    "kept": {"type": "string", "description": "the replaced file's line endings, byte order "
+                                              "mark or encoding, kept"},
     "warnings": {"type": "array", "items": {"type": "string"}},
 }, ["path", "bytes", "sha256", "createdDirectories", "created"])
 

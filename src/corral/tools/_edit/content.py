@@ -53,6 +53,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
@@ -63,6 +64,7 @@ __all__ = [
     "Numbered",
     "check_write",
     "elided_in_words",
+    "fenced",
     "is_placeholder",
     "placeholder_lines",
     "read_file_numbers",
@@ -240,7 +242,13 @@ def check_write(ctx: ToolContext, rel: str, content: str,
     if numbered is not None and posixpath.splitext(rel)[1].lower() not in TABULAR:
         existing = _existing_text(ctx, rel, replacing)
         if existing is None or read_file_numbers(existing) is None:
-            raise _numbered(rel, numbered)
+            raise _numbered(rel, numbered, content, replacing is not None)
+    inner = fenced(content, rel)
+    if inner is not None:
+        if existing is None:
+            existing = _existing_text(ctx, rel, replacing)
+        if existing is None or fenced(existing, rel) is None:
+            raise _fence(rel, content, inner, replacing is not None)
     placeholders = placeholder_lines(content)
     worded: list[tuple[int, str]] = []
     if replacing is not None:
@@ -272,8 +280,54 @@ def _existing_text(ctx: ToolContext, rel: str, info: os.stat_result | None) -> s
         return None
 
 
-def _numbered(rel: str, numbered: Numbered) -> Refusal:
+SUGGESTED_CONTENT = 64 * 1024  # characters of content a suggested call repeats, at most
+_MARKUP = frozenset({".md", ".markdown", ".mdx", ".rmd", ".qmd", ".rst", ".txt", ".adoc"})
+_FENCE = re.compile(r"\A[ \t]*(```+|~~~+)[ \t]*[\w+#.-]*[ \t]*\r?\n")
+
+
+def fenced(text: str, rel: str) -> str | None:
+    """The text inside a Markdown code fence that wraps all of ``text``
+    (the fence line first, its closing line last), for a file that is not
+    itself markup; ``None`` when ``text`` is not so wrapped."""
+    if posixpath.splitext(rel)[1].lower() in _MARKUP:
+        return None
+    opening = _FENCE.match(text)
+    if opening is None:
+        return None
+    fence = opening.group(1)
+    body = text[opening.end():].rstrip(" \t\r\n")
+    if not body.endswith(fence):
+        return None
+    inner = body[:-len(fence)]
+    if inner and not inner.endswith("\n"):
+        return None  # the closing fence is not on a line of its own
+    if fence in inner:
+        return None  # a fence inside: several blocks, not one wrapper
+    return inner.replace("\r\n", "\n") if "\r\n" in text else inner
+
+
+def _suggested_write(rel: str, content: str, replacing: bool) -> dict[str, Any]:
+    if len(content) > SUGGESTED_CONTENT:
+        return {}
+    args: dict[str, Any] = {"path": rel, "content": content}
+    if replacing:
+        args["overwrite"] = True
+    return {"suggested_tool": "write_file", "suggested_args": args}
+
+
+def _fence(rel: str, content: str, inner: str, replacing: bool) -> Refusal:
+    last = content.rstrip("\r\n").count("\n") + 1
+    return Refusal(Code.INVALID_ARGUMENT,
+                   f"content is wrapped in a Markdown code fence (lines 1 and {last}); {rel} "
+                   "would begin and end with those fence lines; nothing was written",
+                   "Send only the file's text, without the ``` lines around it.",
+                   details={"path": rel, "field": "content", "lines": [1, last]},
+                   kind=Kind.MARKDOWN_FENCE, **_suggested_write(rel, inner, replacing))
+
+
+def _numbered(rel: str, numbered: Numbered, content: str, replacing: bool) -> Refusal:
     last = numbered.first + numbered.lines - 1
+    stripped = _READ_FILE_NUMBER.sub("", content.replace("\r\n", "\n"))
     return Refusal(Code.INVALID_ARGUMENT,
                    f"every line of content starts with a line number and a tab ({numbered.first} "
                    f"to {last}), as read_file shows lines; {rel} would contain those numbers; "
@@ -281,7 +335,8 @@ def _numbered(rel: str, numbered: Numbered) -> Refusal:
                    "Send content without the line-number prefixes read_file adds, exactly as "
                    "the file should read.",
                    details={"path": rel, "field": "content", "firstNumber": numbered.first,
-                            "lines": numbered.lines}, kind=Kind.LINE_NUMBER_PREFIX)
+                            "lines": numbered.lines}, kind=Kind.LINE_NUMBER_PREFIX,
+                   **_suggested_write(rel, stripped, replacing))
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,12 @@ read_file of lines that exist.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from .content import placeholder_lines, strip_line_numbers
+from .content import TABULAR, Numbered, placeholder_lines, read_file_numbers, strip_line_numbers
 from .budget import Work
 from .diagnosis import Diagnosis, Difference, diagnose
 from .match import (MAX_LISTED, Search, applied_copies, distinctive, indent_style,
@@ -28,10 +29,11 @@ from .._refusals.catalogue import Code, Kind, Refusal
 
 __all__ = ["Attempt", "Memory", "Elsewhere", "refusal", "missing_old_text", "ambiguous",
            "too_many", "empty_old_text", "applied_inside", "placeholder_in_new_text", "listed",
-           "TOLERANT"]
+           "TOLERANT", "unclear_indentation", "numbered_new_text"]
 
 TOLERANT = {"trailing_whitespace": "trailing whitespace",
-            "indentation": "indentation and trailing whitespace"}
+            "indentation": "indentation and trailing whitespace",
+            "whitespace": "indentation and runs of spaces inside lines"}
 _PRIORITY = ("line_number_prefix", "escaped", "elision", "content", "extra_lines",
              "missing_lines", "final_newline", "quotes", "lookalike", "tabs_vs_spaces",
              "indentation", "spacing", "trailing_whitespace", "line_endings")
@@ -156,6 +158,35 @@ def ambiguous(attempt: Attempt, lines: Lines, found: Search) -> Refusal:
         f"replace all {found.count}.", kind=Kind.MULTIPLE_MATCHES, details=facts)
 
 
+def unclear_indentation(attempt: Attempt, lines: Lines, found: Search) -> Refusal:
+    """newText's indentation fits both the file's and oldText's, and the two
+    readings would write different text: the lines are named, and the
+    suggested call (oldText copied from the file) writes newText as typed."""
+    region = found.regions[0]
+    first = lines.line_index(region.start) + 1
+    matched = lines.normalized[region.start:region.end]
+    numbers = ", ".join(map(str, found.unclear_indent[:10]))
+    more = ", ..." if len(found.unclear_indent) > 10 else ""
+    label, rel = attempt.label, attempt.rel
+    message = (f"{label}oldText matches {rel} at line {first} only ignoring "
+               f"{TOLERANT.get(found.strategy, 'whitespace')}, and the indentation of newText "
+               f"line{'s' if len(found.unclear_indent) > 1 else ''} {numbers}{more} fits both the "
+               "file's and oldText's, so it is unclear what to write; nothing was written")
+    field = f"edits[{attempt.index}].newText" if attempt.multi else "newText"
+    facts = {**attempt.facts(), "field": field, "lines": [first, lines.line_of(
+        lines.to_original(max(region.start, region.end - 1)))],
+        "newTextLines": found.unclear_indent[:MAX_LISTED], "matchStrategy": found.strategy,
+        "fileText": matched if len(matched) <= 4096 else matched[:4096]}
+    suggest: dict[str, Any] = {}
+    if not attempt.multi and len(matched) <= 4096:
+        args: dict[str, Any] = {"path": rel, "oldText": matched, "newText": attempt.new}
+        suggest = {"suggested_tool": "edit_file", "suggested_args": args}
+    return attempt.refuse(
+        Code.AMBIGUOUS, message, "Copy oldText exactly from the file (details.fileText) and "
+        "write newText with the indentation it must have in the file.",
+        kind=Kind.UNCLEAR_INDENTATION, details=facts, **suggest)
+
+
 def too_many(attempt: Attempt, count: int, limit: int) -> Refusal:
     return attempt.refuse(
         Code.TOO_LARGE, f"{attempt.label}oldText occurs {count} times in "
@@ -190,6 +221,46 @@ def applied_inside(attempt: Attempt, lines: Lines, found: Search) -> Refusal | N
         kind=Kind.ALREADY_APPLIED, details={**attempt.facts(occurrences=found.count),
         "lines": [first, last]},
         **_read_suggestion(attempt.rel, first, last, attempt.can_suggest))
+
+
+_NUMBERED_LINE = re.compile(r"(\d+)\t")
+
+
+def numbered_new_text(attempt: Attempt, lines: Lines, found_at: int) -> Refusal | None:
+    """The refusal of a newText that carries read_file's ``N<TAB>`` line
+    numbers when oldText does not: those numbers would be written into the
+    file.  ``found_at`` is the line (1-based) where oldText matched."""
+    if attempt.rel.lower().endswith(TABULAR):
+        return None
+    new_n = normalize_breaks(attempt.new)
+    numbered = read_file_numbers(new_n)
+    if numbered is None:
+        single = _NUMBERED_LINE.match(new_n)
+        if single is None or "\n" in new_n.rstrip("\n") or int(single.group(1)) != found_at:
+            return None
+        numbered = Numbered(found_at, 1)
+    if read_file_numbers(normalize_breaks(attempt.old)) is not None or \
+            _NUMBERED_LINE.match(normalize_breaks(attempt.old)):
+        return None  # oldText has them too: the file's own text (a numbered listing)
+    last = numbered.first + numbered.lines - 1
+    field = f"edits[{attempt.index}].newText" if attempt.multi else "newText"
+    stripped = _NUMBERED_LINE.sub("", new_n) if numbered.lines == 1 else \
+        re.sub(r"(?m)^\d+\t", "", new_n)
+    suggestion: dict[str, Any] = {}
+    if not attempt.multi and len(stripped) + len(attempt.old) <= 64 * 1024:
+        suggestion = {"suggested_tool": "edit_file", "suggested_args": {
+            "path": attempt.rel, "oldText": attempt.old, "newText": stripped,
+            **({"replaceAll": True} if attempt.replace_all else {})}}
+    span = f"line {numbered.first}" if numbered.lines == 1 else \
+        f"lines {numbered.first} to {last}"
+    return attempt.refuse(
+        Code.INVALID_ARGUMENT, f"{attempt.label}every line of newText starts with a line number "
+        f"and a tab ({span}), as read_file shows lines; {attempt.rel} would contain those "
+        "numbers; nothing was written",
+        "Send newText without the line-number prefixes read_file adds, exactly as the file "
+        "should read.", kind=Kind.LINE_NUMBER_PREFIX,
+        details={"path": attempt.rel, "field": field, "firstNumber": numbered.first,
+                 "lines": numbered.lines}, **suggestion)
 
 
 def placeholder_in_new_text(attempt: Attempt, lines: Lines) -> Refusal | None:
@@ -283,6 +354,9 @@ def _already_applied(attempt: Attempt, lines: Lines, memory: Memory,
         **_read_suggestion(rel, first, last, attempt.can_suggest))
 
 
+_FORMS: tuple[tuple[Literal["NFC", "NFD"], str], ...] = (("NFC", "NFD"), ("NFD", "NFC"))
+
+
 def _likely_mistakes(attempt: Attempt, lines: Lines) -> list[tuple[str, Difference, str]]:
     """oldText as the model most likely meant it, when it shows a known
     mistake: (the fixed text, the difference, the hint)."""
@@ -303,6 +377,20 @@ def _likely_mistakes(attempt: Attempt, lines: Lines) -> list[tuple[str, Differen
     ending = _final_newline(old_n, lines)
     if ending is not None:
         out.append(ending)
+    if not old_n.isascii():
+        for form, other in _FORMS:
+            fixed = unicodedata.normalize(form, old_n)
+            if fixed != old_n and fixed in lines.normalized:
+                out.append((fixed, Difference(
+                    "normalization", f"its accented letters are in Unicode {other} form "
+                    f"(a letter and a combining mark) where the file has them in {form} "
+                    "(one character each); they look the same but are different text"
+                    if form == "NFC" else
+                    f"its accented letters are in Unicode {other} form (one character each) "
+                    f"where the file has them in {form} (a letter and a combining mark); they "
+                    "look the same but are different text"),
+                    f"Send oldText and newText in Unicode {form} form, as the file has them."))
+                break
     return out
 
 
@@ -332,13 +420,20 @@ def _fixed_matches(attempt: Attempt, lines: Lines, found: Search, difference: Di
     starts = distinct(lines.line_index(r.start) + 1 for r in found.regions)
     where = listed(starts, found.count > len(found.regions))
     fixes = {"line_number_prefix": "without them", "escaped": "with real line breaks",
-             "final_newline": "without it,"}
+             "final_newline": "without it,", "normalization": "in the file's form"}
     message = (f"{attempt.label}oldText does not occur in {attempt.rel}: {difference.text}; "
                f"{fixes[difference.kind]} it matches line {where}")
+    suggestion: dict[str, Any] = {}
+    if difference.kind == "normalization" and not attempt.multi and found.count == 1:
+        form: Literal["NFC", "NFD"] = "NFC" if unicodedata.normalize(
+            "NFC", normalize_breaks(attempt.old)) in lines.normalized else "NFD"
+        suggestion = {"suggested_tool": "edit_file", "suggested_args": {
+            "path": attempt.rel, "oldText": unicodedata.normalize(form, attempt.old),
+            "newText": unicodedata.normalize(form, attempt.new)}}
     return attempt.refuse(
         Code.NOT_FOUND, message, hint,
         kind=Kind.NO_MATCH, details=_facts(attempt, lines, lines=starts,
-        differences=[difference.as_dict()]))
+        differences=[difference.as_dict()]), **suggestion)
 
 
 _HINTS = {

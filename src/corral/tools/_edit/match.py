@@ -14,9 +14,14 @@ when the one before found nothing:
     *and* the indentation must correspond consistently (one oldText width
     maps to one file indentation, in the same order).  newText is then
     re-indented through the same correspondence, so spaces typed for a
-    tab-indented file come out as tabs.
+    tab-indented file come out as tabs; unless newText already carries the
+    file's indentation (see :func:`_frame`), which is then kept as written.
+``whitespace``
+    the same, with runs of spaces inside a line taken as one and spaces
+    next to brackets and separators ignored (``f( a, b )`` is ``f(a, b)``).
 
-A tolerant rung applies only when its match is unique; several tolerant
+A tolerant rung applies only when its match is unique, or to every match
+when the model asked for every occurrence; otherwise several tolerant
 matches are reported, never chosen between.  When nothing matches,
 :mod:`corral.tools._edit.diagnosis` says why.
 
@@ -32,7 +37,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from itertools import accumulate, pairwise
 from math import gcd
 
@@ -64,10 +70,16 @@ def normalize_breaks(text: str) -> str:
 
 @dataclass
 class Search:
-    strategy: str  # exact, line_endings, trailing_whitespace, indentation
+    strategy: str  # exact, line_endings, trailing_whitespace, indentation, whitespace
     count: int  # occurrences (non-overlapping); 0 only with a note
     regions: list[Region]  # the first ``limit`` of them, in order
     note: str | None = None  # a rung that was cut short, in words
+    # newText lines (1-based) whose indentation cannot be told to be the
+    # file's or oldText's, when the two readings would write different text
+    unclear_indent: list[int] = field(default_factory=list)
+    # every region holds the same text but for a common indentation (only
+    # then does replaceAll apply a tolerant match everywhere)
+    uniform: bool = True
 
 
 # -- the ladder ----------------------------------------------------------------
@@ -84,10 +96,13 @@ def occurrences(text: str, needle: str, limit: int) -> tuple[int, list[int]]:
     return count, starts
 
 
-def search(lines: Lines, old_raw: str, new_raw: str, limit: int, work: Work) -> Search | None:
+def search(lines: Lines, old_raw: str, new_raw: str, limit: int, work: Work, *,
+           every: bool = False) -> Search | None:
     """The first rung of the ladder that finds ``old_raw``, with up to
     ``limit`` regions (``None`` when no rung finds it; a Search with count
-    0 when a rung was cut short before it could tell)."""
+    0 when a rung was cut short before it could tell).  A tolerant rung
+    builds the replacement of every region it returns when ``every`` (the
+    model asked for every occurrence), else only of a unique match."""
     old = normalize_breaks(old_raw)
     new = normalize_breaks(new_raw)
     count, starts = occurrences(lines.normalized, old, limit)
@@ -101,7 +116,25 @@ def search(lines: Lines, old_raw: str, new_raw: str, limit: int, work: Work) -> 
     if found is not None:
         return found
     work.check()
-    return _indentation(lines, old, new, limit, work)
+    found = _indentation(lines, old, new, limit, work, every, strip_key, "indentation")
+    if found is not None:
+        return found
+    work.check()
+    return _indentation(lines, old, new, limit, work, every, spacing_key, "whitespace")
+
+
+_SPACES = re.compile(r"\s+")
+_AROUND = re.compile(r" ?([()\[\]{}<>,;:=]) ?")
+
+
+def strip_key(line: str) -> str:
+    return line.strip()
+
+
+def spacing_key(line: str) -> str:
+    """A line as the whitespace rung compares it: runs of spaces as one, and
+    none next to a bracket or separator."""
+    return _AROUND.sub(r"\1", _SPACES.sub(" ", line.strip()))
 
 
 def _exact_or_endings(lines: Lines, old_raw: str, regions: list[Region]) -> str:
@@ -176,9 +209,10 @@ def _runs(file_keys: list[str], old_keys: list[str]) -> tuple[str, str, int] | N
     return _encoded(file_keys, ids, wide), _encoded(old_keys, ids, wide), 2 if wide else 1
 
 
-def _indentation(lines: Lines, old: str, new: str, limit: int, work: Work) -> Search | None:
+def _indentation(lines: Lines, old: str, new: str, limit: int, work: Work, every: bool,
+                 key: Callable[[str], str], strategy: str) -> Search | None:
     old_lines, ends_nl = split_block(old)
-    keys = [line.strip() for line in old_lines]
+    keys = [key(line) for line in old_lines]
     if not any(keys):
         return None
     contents = lines.contents
@@ -187,7 +221,7 @@ def _indentation(lines: Lines, old: str, new: str, limit: int, work: Work) -> Se
     if last_start < 0:
         return None
     work.step(n + k)
-    encoded = _runs([line.strip() for line in contents], keys)
+    encoded = _runs([key(line) for line in contents], keys)
     if encoded is None:
         return None
     text, pattern, width = encoded
@@ -198,9 +232,9 @@ def _indentation(lines: Lines, old: str, new: str, limit: int, work: Work) -> Se
     while 0 <= at <= last_start * width:
         s = at // width
         if not budget.spend(k):
-            return Search("indentation", 0, [], note=(
-                "the search ignoring indentation stopped early: too many places match oldText "
-                "but for indentation"))
+            return Search(strategy, 0, [], note=(
+                f"the search ignoring {strategy} stopped early: too many places match oldText "
+                f"but for {strategy}"))
         mapping = _correspondence(old_lines, contents[s:s + k])
         if mapping is None:
             at = text.find(pattern, at + width)
@@ -213,13 +247,76 @@ def _indentation(lines: Lines, old: str, new: str, limit: int, work: Work) -> Se
         return None
     new_lines = new.split("\n")
     regions = []
+    unclear: list[int] = []
+    uniform = len({_dedented(contents[s:s + k]) for s, _ in found}) == 1
+    every = every and uniform
     for s, mapping in found:
         start = lines.nstarts[s]
         end = lines.nstarts[s + k - 1] + len(contents[s + k - 1]) + (1 if ends_nl else 0)
-        # only a unique tolerant match is applied: the others need no newText
-        replacement = _reindent(new_lines, old_lines, mapping, lines) if count == 1 else ""
+        replacement = ""  # a tolerant match that is not applied needs no newText
+        if count == 1 or every:
+            work.step(len(new_lines))
+            replacement, lost = _placed(new_lines, old_lines, contents[s:s + k], mapping, lines)
+            unclear = unclear or lost
         regions.append(Region(start, end, replacement))
-    return Search("indentation", count, regions)
+    return Search(strategy, count, regions, unclear_indent=unclear, uniform=uniform)
+
+
+def _dedented(block: list[str]) -> tuple[tuple[int, str], ...]:
+    """``block`` as its lines' widths of indentation beyond the least one
+    (a tab as four) and text: the same for two blocks that differ only in
+    how deep the whole block is, or in tabs for four spaces."""
+    widths = [_width(_leading(x)) for x in block if x.strip()]
+    least = min(widths, default=0)
+    return tuple((_width(_leading(x)) - least if x.strip() else 0, x.strip()) for x in block)
+
+
+def _placed(new_lines: list[str], old_lines: list[str], matched: list[str],
+            mapping: dict[int, str], lines: Lines) -> tuple[str, list[int]]:
+    """newText as it goes in place of ``matched``, and the newText lines
+    (1-based) whose indentation cannot be decided (empty when it can)."""
+    as_written = "\n".join(new_lines)
+    reindented = _reindent(new_lines, old_lines, mapping, lines)
+    frame = _frame(new_lines, old_lines, matched)
+    if frame == "file" or reindented == as_written:
+        return as_written, []
+    if frame == "old":
+        return reindented, []
+    moved = reindented.split("\n")
+    return as_written, [j + 1 for j, (a, b) in enumerate(zip(new_lines, moved)) if a != b]
+
+
+def _frame(new_lines: list[str], old_lines: list[str], matched: list[str]) -> str:
+    """Whose indentation newText is written in: ``"file"`` (the matched
+    text's, so it is kept as written), ``"old"`` (oldText's, so it is carried
+    over to the file's) or ``"unclear"``.
+
+    First the newText lines that are oldText lines but for indentation say
+    it: one indented as in the file and not as in oldText votes for the
+    file, and the other way round.  When none tells, each line's
+    indentation is looked up among the file's and oldText's indentations
+    in the match.  Votes both ways are unclear."""
+    by_key: dict[str, list[int]] = {}
+    for i, line in enumerate(old_lines):
+        if line.strip():
+            by_key.setdefault(line.strip(), []).append(i)
+    votes = _votes((_leading(line), {_leading(old_lines[i]) for i in by_key[line.strip()]},
+                    {_leading(matched[i]) for i in by_key[line.strip()]})
+                   for line in new_lines if line.strip() in by_key)
+    if votes == "none":
+        olds = {_leading(x) for x in old_lines if x.strip()}
+        files = {_leading(x) for x in matched if x.strip()}
+        votes = _votes((_leading(line), olds, files) for line in new_lines if line.strip())
+    return "unclear" if votes in ("none", "both") else votes
+
+
+def _votes(cases: Iterable[tuple[str, set[str], set[str]]]) -> str:
+    file = old = False
+    for lead, olds, files in cases:
+        in_old, in_file = lead in olds, lead in files
+        file |= in_file and not in_old
+        old |= in_old and not in_file
+    return "both" if file and old else "file" if file else "old" if old else "none"
 
 
 def _correspondence(old_lines: list[str], file_lines: list[str]) -> dict[int, str] | None:

@@ -55,7 +55,10 @@ class EditMemory:
                 self._size -= len(dropped)
 
     def recall(self, sha: str) -> str | None:
+        """The text whose sha256 is ``sha`` or starts with it (a short digest)."""
         with self._lock:
+            if sha not in self._texts and len(sha) < 64:
+                sha = next((full for full in self._texts if full.startswith(sha)), sha)
             text = self._texts.get(sha)
             if text is not None:
                 self._texts.move_to_end(sha)

@@ -19,6 +19,8 @@ from functools import cached_property
 from itertools import accumulate
 from operator import add
 
+from .._read.textform import HEAD, decode_wide, encode_wide, looks_binary
+
 __all__ = ["BOM", "Decoded", "Lines", "Undecodable", "decode", "encode"]
 
 BOM = b"\xef\xbb\xbf"
@@ -44,16 +46,23 @@ class Undecodable(Exception):
 class Decoded:
     text: str
     bom: bool
+    encoding: str | None = None  # a wide encoding announced by its mark (kept on writing)
 
 
 def decode(data: bytes) -> Decoded:
-    """UTF-8 text of ``data`` (its BOM set aside), or :class:`Undecodable`."""
+    """Text of ``data`` (its BOM set aside): UTF-8, or UTF-16/UTF-32 with a
+    byte order mark; or :class:`Undecodable`."""
     for mark, name in _OTHER_BOMS:
         if data.startswith(mark):
-            raise Undecodable("encoding", {"encoding": name})
+            wide = decode_wide(data)
+            if wide is None:
+                raise Undecodable("encoding", {"encoding": name})
+            return Decoded(wide[1], True, wide[0])
     nul = data.find(b"\x00")
     if nul >= 0:
         raise Undecodable("binary", {"offset": nul})
+    if looks_binary(data[:HEAD]):
+        raise Undecodable("binary", {"controls": True})
     bom = data.startswith(BOM)
     body = data[len(BOM):] if bom else data
     try:
@@ -64,7 +73,9 @@ def decode(data: bytes) -> Decoded:
                                        "byteOffset": offset}) from None
 
 
-def encode(text: str, bom: bool) -> bytes:
+def encode(text: str, bom: bool, encoding: str | None = None) -> bytes:
+    if encoding is not None:
+        return encode_wide(text, encoding)
     data = text.encode("utf-8")
     return BOM + data if bom else data
 

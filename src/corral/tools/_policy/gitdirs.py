@@ -27,11 +27,12 @@ import os
 import stat as st
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ...contained import DirEntry, Root
 from .locate import locate
 
-__all__ = ["git_dirs", "MAX_DIRS", "MAX_DEPTH"]
+__all__ = ["git_dirs", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH"]
 
 MAX_DIRS = 2000
 MAX_DEPTH = 6
@@ -42,7 +43,24 @@ _CONFIG_KEYS = {("core", "hookspath"), ("include", "path"), ("includeif", "path"
 
 def git_dirs(root: Root) -> tuple[str, ...]:
     """The canonical paths inside ``root`` to protect as a whole (see the module doc)."""
+    return scan(root).dirs
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What one bounded look at a root found: ``dirs`` to protect as a
+    whole, and ``links``: the symlinks met on the way (canonical paths of
+    the links themselves), those in git's hook directories included."""
+
+    dirs: tuple[str, ...]
+    links: tuple[str, ...]
+
+
+def scan(root: Root) -> Scan:
+    """:func:`git_dirs` and the symlinks met by the same walk (one look at
+    the tree when a toolbox opens it)."""
     found = _Found(root)
+    links: list[str] = []
     queue: deque[tuple[str, int]] = deque([(".", 0)])
     looked = 0
     while queue and looked < MAX_DIRS:
@@ -53,6 +71,7 @@ def git_dirs(root: Root) -> tuple[str, ...]:
                 entries = handle.scandir()
         except OSError:
             continue
+        links.extend(entry.path for entry in entries if entry.is_symlink())
         names = {entry.name: entry for entry in entries}
         if rel != "." and _is_git_directory(names):
             found.repository(rel, None)
@@ -62,7 +81,13 @@ def git_dirs(root: Root) -> tuple[str, ...]:
             queue.extend((entry.path, depth + 1) for entry in entries
                          if entry.name != ".git" and entry.is_dir(follow_symlinks=False))
     found.follow_configs()
-    return tuple(found.paths)
+    for hooks in found.hooks[:MAX_CONFIGS]:
+        try:
+            with root.open_handle(hooks, os.O_RDONLY | os.O_DIRECTORY) as handle:
+                links.extend(entry.path for entry in handle.scandir() if entry.is_symlink())
+        except OSError:
+            continue
+    return Scan(tuple(found.paths), tuple(dict.fromkeys(links)))
 
 
 def _is_git_directory(names: dict[str, DirEntry]) -> bool:
@@ -79,6 +104,7 @@ class _Found:
         self.paths: dict[str, None] = {}  # an ordered set
         self.configs: deque[tuple[str, str | None]] = deque()  # (config, its work tree)
         self.read: set[str] = set()
+        self.hooks: list[str] = []  # hook directories, looked at for links
 
     def add(self, rel: str) -> str | None:
         """Protect where ``rel`` leads (canonical), if inside the root."""
@@ -95,6 +121,7 @@ class _Found:
         if path is None or path == ".":
             return
         self.configs.append((f"{path}/config", work_tree))
+        self.hooks.append(f"{path}/hooks")
         common = _read(self.root, f"{path}/commondir")
         if common is not None and common.strip():
             inside = _inside(self.root, common.strip(), path)
@@ -108,6 +135,7 @@ class _Found:
             return
         if git.is_dir(follow_symlinks=False):
             self.configs.append((git.path + "/config", rel))
+            self.hooks.append(git.path + "/hooks")
             return
         text = _read(self.root, git.path) if git.is_file(follow_symlinks=False) else None
         target = _gitdir_line(text or "")

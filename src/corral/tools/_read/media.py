@@ -19,7 +19,7 @@ import base64
 import hashlib
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from ...contained import Handle
 from .._runtime.context import ToolContext
@@ -112,8 +112,20 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+class ImageResult(TypedDict):
+    """read_file's answer for an image."""
+
+    path: str
+    mimeType: str
+    data: str
+    size: int
+    sha256: str
+    width: NotRequired[int]
+    height: NotRequired[int]
+
+
 def read_image(ctx: ToolContext, rel: str, handle: Handle, info: os.stat_result
-               ) -> dict[str, Any] | None:
+               ) -> ImageResult | None:
     """read_file's answer for an image at the open regular file ``handle``
     (``info`` its fstat), or ``None`` when the file is not one."""
     if info.st_size < 12:
@@ -137,9 +149,9 @@ def read_image(ctx: ToolContext, rel: str, handle: Handle, info: os.stat_result
         if size > limit:  # it grew since fstat
             raise _too_large(rel, size, limit, mime)
     data = b"".join(chunks)
-    result: dict[str, Any] = {"path": rel, "mimeType": mime,
-                              "data": base64.b64encode(data).decode("ascii"),
-                              "size": size, "sha256": hashlib.sha256(data).hexdigest()}
+    result: ImageResult = {"path": rel, "mimeType": mime,
+                           "data": base64.b64encode(data).decode("ascii"),
+                           "size": size, "sha256": hashlib.sha256(data).hexdigest()}
     size_px = dimensions(mime, data)
     if size_px is not None:
         result["width"], result["height"] = size_px

@@ -32,28 +32,24 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from ...contained import DirEntry, Handle
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import swapped
-from .._runtime.request_types import ListRequest, declare
+from .._runtime.request_types import TreeRequest, declare
 from .._search.walk import ancestor_rules, load_ignore_at
 from .._search.ignore import GIT_DIR, IgnoreFile, IgnoreRules
 
-__all__ = ["TreeRequest", "tree", "ARGUMENTS", "DESCRIPTION_NOTE", "with_tree_output"]
+__all__ = ["Entry", "ListResult", "tree", "ARGUMENTS", "DESCRIPTION_NOTE", "with_tree_output"]
 
 CHECK_EVERY = 256  # entries between two checkpoints
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
 
 ARGUMENTS: dict[str, Any] = {
-    "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1,
-              "description": "Levels to list (default 1: this directory only); deeper levels "
-                             "are nested in each directory's 'entries'."},
-    "includeIgnored": {"type": "boolean", "default": False,
-                       "description": "With depth > 1, also list below the first level what "
-                                      ".gitignore ignores, and .git (default false)."},
+    "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
+    "includeIgnored": {"type": "boolean", "default": False},
 }
 
 DESCRIPTION_NOTE = (
@@ -66,17 +62,38 @@ DESCRIPTION_NOTE = (
 )
 
 
-@dataclass(frozen=True)
-class TreeRequest(ListRequest):
-    """A tree listing of ``path``, ``depth`` levels deep."""
-
-    depth: int = 1
-    include_ignored: bool = False
-
-
 declare(TreeRequest, False)
 
 _Chain = tuple[tuple[str, IgnoreFile], ...]  # (.gitignore prefix, its rules), below the base
+
+
+class Entry(TypedDict):
+    """One entry of a listing; a tree's directories carry their own ``entries``."""
+
+    name: str
+    kind: str
+    size: NotRequired[int]
+    ignored: NotRequired[bool]
+    entries: NotRequired[list[Entry]]
+    total: NotRequired[int]
+    truncated: NotRequired[bool]
+    denied: NotRequired[int]
+    ignoredEntries: NotRequired[int]
+    unreadable: NotRequired[bool]
+
+
+class ListResult(TypedDict):
+    """list_directory's answer; ``depth`` and what follows only for a tree."""
+
+    path: str
+    entries: list[Entry]
+    truncated: bool
+    total: int
+    denied: NotRequired[int]
+    depth: NotRequired[int]
+    shown: NotRequired[int]
+    unlisted: NotRequired[int]
+    ignoredEntries: NotRequired[int]
 
 
 @dataclass
@@ -84,7 +101,7 @@ class _Dir:
     """A directory to list: its item in the answer, where it really is,
     what it is (dev, ino), its level, and the .gitignore files above it."""
 
-    item: dict[str, Any]
+    item: Entry
     real: str
     identity: tuple[int, int]
     level: int
@@ -117,7 +134,7 @@ class _Listing:
 
 
 def tree(ctx: ToolContext, rel: str, info: os.stat_result, args: Mapping[str, Any]
-         ) -> dict[str, Any]:
+         ) -> ListResult:
     """list_directory's answer for ``depth`` > 1 (``info``: the stat of ``rel``)."""
     depth: int = min(args["depth"], ctx.limits.list_depth)
     include_ignored: bool = args["includeIgnored"]
@@ -130,14 +147,15 @@ def tree(ctx: ToolContext, rel: str, info: os.stat_result, args: Mapping[str, An
         now = base.stat()
         if (now.st_dev, now.st_ino) != identity:
             raise swapped(shown)  # a swap during authorization fails closed
-        top: dict[str, Any] = {"path": shown}
+        top: Entry = {"name": shown, "kind": "dir"}  # only its entries and counts are answered
         walk = _Walk(ctx, depth, include_ignored, _Budget(ctx.limits.list_entries))
         walk.run(_Dir(top, base.path, identity, 1), ancestor_rules(ctx, base.path), base)
-    result: dict[str, Any] = {"path": shown, "entries": top.get("entries", []),
-                              "truncated": walk.budget.cut, "total": top.get("total", 0)}
+    result: ListResult = {"path": shown, "entries": top.get("entries", []),
+                          "truncated": walk.budget.cut, "total": top.get("total", 0)}
     if top.get("denied"):
         result["denied"] = top["denied"]
-    result.update(depth=depth, shown=walk.budget.shown)
+    result["depth"] = depth
+    result["shown"] = walk.budget.shown
     if walk.budget.unlisted:
         result["unlisted"] = walk.budget.unlisted
     if walk.budget.ignored:
@@ -235,12 +253,12 @@ class _Walk:
     def _fill(self, node: _Dir, listing: _Listing, prefix: str, chain: _Chain) -> list[_Dir]:
         item = node.item
         budget = self.budget
-        entries: list[dict[str, Any]] = []
+        entries: list[Entry] = []
         below: list[_Dir] = []
         for entry, ignored in listing.entries:
             if budget.left <= 0:
                 break
-            child: dict[str, Any] = {"name": entry.name, "kind": entry.kind}
+            child: Entry = {"name": entry.name, "kind": entry.kind}
             info = entry.stat(follow_symlinks=False)  # taken while listing
             if entry.kind == "file":
                 child["size"] = info.st_size
@@ -255,9 +273,10 @@ class _Walk:
         item["total"] = len(listing.entries)
         if len(entries) < len(listing.entries):
             item["truncated"] = budget.cut = True
-        for key, count in (("denied", listing.denied), ("ignoredEntries", listing.ignored)):
-            if count:
-                item[key] = count
+        if listing.denied:
+            item["denied"] = listing.denied
+        if listing.ignored:
+            item["ignoredEntries"] = listing.ignored
         budget.ignored += listing.ignored
         return below
 

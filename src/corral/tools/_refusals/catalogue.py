@@ -20,7 +20,8 @@ from types import MappingProxyType
 from typing import Any
 from collections.abc import Mapping
 
-__all__ = ["Code", "Kind", "Refusal", "INTERNAL_MESSAGE", "special_kind", "shown_path",
+__all__ = ["Code", "Kind", "Refusal", "INTERNAL_MESSAGE", "ENTRY_KINDS", "entry_kind",
+           "special_kind", "shown_path",
            "internal", "invalid_argument", "not_found", "outside_root", "swapped",
            "sha256_mismatch", "directory_given", "special_file", "hardlink", "read_only",
            "denied_rule", "protected", "secret", "host_denied", "host_unexpected",
@@ -76,6 +77,14 @@ class Kind(str, enum.Enum):
     LINE_NUMBER_PREFIX = "line_number_prefix"
     PLACEHOLDER = "placeholder"
     PATCH_SYNTAX = "patch_syntax"  # apply_patch: the text is not a patch
+    UNCLEAR_INDENTATION = "unclear_indentation"  # newText's indentation could be read two ways
+    MARKDOWN_FENCE = "markdown_fence"  # content wrapped in a Markdown code fence
+    CONTROL_CHARACTERS = "control_characters"  # a name to create holds them, or ends in a space
+    PASTED_PATH = "pasted_path"  # a path with a log line's words before a file that exists
+    NOTEBOOK = "notebook"  # an edit that would leave a notebook's JSON broken
+    CUT_OFF = "cut_off"  # a call that ran out of output: an argument missing or truncated
+    NORMALIZATION = "normalization"  # oldText and the file differ only in Unicode normal form
+    CHANGED_BY_EARLIER_EDIT = "changed_by_earlier_edit"  # a later edit's text an earlier changed
     # where a path leads
     NOT_FOUND = "not_found"  # a path (or a component of it) does not exist
     MISSING = "missing"  # expectedSha256 given for a file that is not there
@@ -229,13 +238,23 @@ def _rebuild(code: Code, message: str, hint: str, details: dict[str, Any],
 
 # -- shared facts ----------------------------------------------------------------------------
 
-_SPECIAL_KINDS = {st.S_IFIFO: Kind.FIFO, st.S_IFSOCK: Kind.SOCKET, st.S_IFCHR: Kind.CHAR_DEVICE,
-                  st.S_IFBLK: Kind.BLOCK_DEVICE}
+#: What an entry is, by its mode's file type, as answers and refusals name it.
+ENTRY_KINDS = {st.S_IFREG: "file", st.S_IFDIR: "directory", st.S_IFLNK: "symlink",
+               st.S_IFIFO: Kind.FIFO.value, st.S_IFSOCK: Kind.SOCKET.value,
+               st.S_IFCHR: Kind.CHAR_DEVICE.value, st.S_IFBLK: Kind.BLOCK_DEVICE.value}
+_SPECIAL = (Kind.FIFO, Kind.SOCKET, Kind.CHAR_DEVICE, Kind.BLOCK_DEVICE)
+
+
+def entry_kind(mode: int) -> str:
+    """What the entry of ``mode`` is (:data:`ENTRY_KINDS`); ``"other"`` for a
+    file type without a name there."""
+    return ENTRY_KINDS.get(st.S_IFMT(mode), Kind.OTHER.value)
 
 
 def special_kind(mode: int) -> Kind:
     """The kind of a file that is neither regular, directory nor symlink."""
-    return _SPECIAL_KINDS.get(st.S_IFMT(mode), Kind.OTHER)
+    kind = entry_kind(mode)
+    return next((special for special in _SPECIAL if special.value == kind), Kind.OTHER)
 
 
 def shown_path(path: str, limit: int = 120) -> str:

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Mapping
 
-from ...contained import (EscapeError, InvalidPathError, RootVanishedError, SpecialFileError,
-                          StaleError, SymlinkError)
+from ...contained import (EscapeError, HardLinkError, InvalidPathError, PathError,
+                          RootVanishedError, SpecialFileError, StaleError, SymlinkError)
 from .._runtime.context import ToolContext
-from .catalogue import (Code, Kind, Refusal, exists, internal, not_directory, not_empty, not_found,
-                        shown_path, special_file, swapped)
+from .locator import respelled
+from .catalogue import (Code, Kind, Refusal, exists, hardlink, internal, not_directory,
+                        not_empty, not_found, shown_path, special_file, swapped)
 from .._runtime.registry import Suggests
 
 __all__ = ["classify", "close_paths", "missing_path", "Facts"]
@@ -74,7 +75,7 @@ def classify(exc: BaseException, *, tool: str, args: Mapping[str, Any], ctx: Too
     if named is None:
         return _internal(exc)
     field, path = _field_of(named, args, ctx)
-    component = getattr(exc, "component", None)
+    component = exc.component if isinstance(exc, PathError) else None
     if isinstance(component, str) and component:
         hidden = ctx.hidden(component, path, field)  # decided on where resolution stopped
         if hidden is not None:
@@ -107,6 +108,11 @@ def _special(f: Facts) -> Refusal:
     return refusal.replace(details={"path": f.path})
 
 
+def _hard_linked(f: Facts) -> Refusal:
+    assert isinstance(f.exc, HardLinkError)
+    return hardlink(f.path, f.exc.links)  # as reads refuse one
+
+
 def _invalid_path(f: Facts) -> Refusal:
     kind = Kind.PATH_TOO_LONG if f.exc.errno == errno.ENAMETOOLONG else Kind.PATH
     return Refusal(Code.INVALID_ARGUMENT, f"{shown_path(f.path)} is not a usable path: "
@@ -123,6 +129,7 @@ _BY_TYPE: tuple[tuple[type[OSError], Factory], ...] = (
     (EscapeError, _escape),
     (SymlinkError, _strict_symlink),
     (SpecialFileError, _special),
+    (HardLinkError, _hard_linked),
     (InvalidPathError, _invalid_path),
 )
 
@@ -204,13 +211,25 @@ def missing_path(ctx: ToolContext, path: str, missing: str, *, field: str | None
     knows better, e.g. edit_file: "create it with write_file")."""
     candidates = close_paths(path, missing, ctx)
     suggestion = None
+    found = respelled(ctx, path, search=bool(field)) if field and not candidates else None
     if field:
         facts = Facts(OSError(), path, missing, field, tool, args, ctx, suggests or Suggests())
-        suggestion = _suggest(candidates, facts)
+        suggestion = _suggest(found.paths if found else candidates, facts, typo=found is None)
     parent = missing.rstrip("/").rpartition("/")[0] or "."
     if suggestion is None and field and not ctx.is_denied(parent):
         # the deepest directory that exists: seeing it is the next step
         suggestion = ("list_directory", {"path": parent})
+    if found is not None:
+        refusal = not_found(path, missing, field=field, did_you_mean=found.paths,
+                            suggest=suggestion,
+                            hint=f"Check the path; {found.paths[0]} exists ({path} read "
+                                 f"{found.how}).")
+        more: dict[str, Any] = {"readAs": found.how}
+        if found.searched:
+            more["searched"] = found.searched
+        if not found.complete:
+            more["searchComplete"] = False
+        return refusal.replace(details=more)
     return not_found(path, missing, field=field, did_you_mean=candidates, suggest=suggestion,
                      hint=None if candidates else hint)
 
@@ -304,14 +323,16 @@ def close_paths(path: str, missing: str, ctx: ToolContext) -> list[str]:
     return out[:3]
 
 
-def _suggest(candidates: list[str], f: Facts) -> tuple[str, dict[str, Any]] | None:
+def _suggest(candidates: list[str], f: Facts, *, typo: bool = True
+             ) -> tuple[str, dict[str, Any]] | None:
     """A call that may succeed now (the toolbox tries it before offering it):
     what the tool's spec allows on the first close name of the right kind,
-    if that name is a plausible typo of the one asked for."""
+    if that name is a plausible typo of the one asked for (``typo``) or the
+    path meant by another spelling."""
     assert f.field is not None
     asked = f.where.rstrip("/").rpartition("/")[2]
     for candidate in candidates:
-        if not plausible_typo(asked, _component(candidate, f.where)):
+        if typo and not plausible_typo(asked, _component(candidate, f.where)):
             continue
         try:
             info = f.ctx.root.stat(candidate)

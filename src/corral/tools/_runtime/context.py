@@ -12,18 +12,16 @@ import logging
 import os
 import stat as st
 import threading
-from contextlib import contextmanager
 import time
-from dataclasses import dataclass
 from typing import Any, TypeVar, cast
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 from ...hosts import file_uri_path
-from ...contained import EscapeError, Handle, Root, Target
+from ...contained import EscapeError, Handle, Root
+from .host_paths import root_prefixes, under
 from .limits import Limits
 from .control import CancelToken, Progress, ProgressCallback
-from .._policy.locate import Location, locate, of_target
-from .._policy.locks import hold as hold_locks
+from .._policy.locate import Location, locate
 from .view import CallView, LinkMap, View, policy_refusal as _policy_refusal
 from .._policy.rules import Op, Policy, Scope
 from .._refusals.catalogue import (Code, Kind, Refusal, cancelled, hardlink, host_denied,
@@ -39,15 +37,6 @@ _now = time.monotonic  # the deadline's clock (tests replace it to drive time li
 
 Identity = tuple[int, int]  # (st_dev, st_ino)
 _DIGEST_CHUNK = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class Place:
-    """See :meth:`ToolContext.place`."""
-
-    path: str
-    creates: tuple[str, ...]
-    anchor: Identity
 
 
 def sha256_hex(data: bytes) -> str:
@@ -75,10 +64,7 @@ class ToolboxState:
             lambda name, args, ctx: internal().envelope()
         self._stores: dict[Callable[[], Any], Any] = {}
         self._stores_guard = threading.Lock()
-        # Absolute paths a model may use for files inside the root: the path
-        # the root was opened by, and its realpath (e.g. /tmp vs /private/tmp).
-        prefixes = {root.path.rstrip("/") or "/", os.path.realpath(root.path).rstrip("/") or "/"}
-        self.prefixes = sorted(prefixes, key=len, reverse=True)
+        self.prefixes = root_prefixes(root)  # for absolute paths inside the root
 
     def store(self, factory: Callable[[], T]) -> T:
         """The one ``factory()`` object of this toolbox (made on first use)."""
@@ -200,7 +186,7 @@ class ToolContext:
                           kind=Kind.PATH_TOO_LONG)
         text, forgiven = self._forgiven(value, field)
         if text == "~" or text.startswith("~/"):
-            raise outside_root(value, field, Kind.HOME)
+            raise self._home(value, text, field)
         if text.startswith("/"):
             text = self._inside(text, field)
         parts = [p for p in text.split("/") if p not in ("", ".")]
@@ -212,6 +198,24 @@ class ToolContext:
         if forgiven:
             self._note(f"{field} was read as {result!r} ({forgiven})")
         return result
+
+    def _home(self, value: str, text: str, field: str) -> Refusal:
+        """``~/...`` is outside the root; when the rest names something in
+        the root (the model took the root for its home), that is offered."""
+        refusal = outside_root(value, field, Kind.HOME)
+        rest = text[2:].strip("/")
+        if not rest or self.is_denied(rest):
+            return refusal
+        try:
+            info = self.root.stat(rest)
+            if self.is_denied(self.root.realpath(rest)):
+                return refusal
+        except OSError:
+            return refusal
+        tool = "list_directory" if st.S_ISDIR(info.st_mode) else "read_file"
+        return refusal.replace(details={"didYouMean": [rest]},
+                               hint=f"Use the path relative to the root: {rest} exists.",
+                               suggest=(tool, {"path": rest}))
 
     def _forgiven(self, value: str, field: str) -> tuple[str, str]:
         """``value`` with a ``file://`` URI read as its path and Windows
@@ -246,9 +250,7 @@ class ToolContext:
     def _inside(self, value: str, field: str) -> str:
         """An absolute path inside the root, as a path relative to it."""
         for prefix in self.state.prefixes:
-            if prefix == "/":
-                return value.lstrip("/")
-            if value == prefix or value.startswith(prefix + "/"):
+            if under(prefix, value):
                 return value[len(prefix):].lstrip("/")
         raise outside_root(value, field, Kind.ABSOLUTE)
 
@@ -318,19 +320,6 @@ class ToolContext:
             raise
         return handle
 
-    def target(self, rel: str, op: Op, field: str = "path", *, create_parents: bool = False,
-               follow: bool = False) -> Target:
-        """:meth:`Root.target` of ``rel`` with ``op`` checked on what it
-        resolved to: the entry, the directories it would create, those it
-        passes through.  The caller closes it (``with``)."""
-        target = self.root.target(rel, follow_final=follow, create_parents=create_parents)
-        try:
-            self.check(of_target(target), op, field=field, shown=rel.rstrip("/") or ".")
-        except BaseException:
-            target.close()
-            raise
-        return target
-
     def sha256(self, handle: Handle) -> str:
         """The sha256 of the handle's whole content, streamed, with a
         checkpoint before every chunk (a large file is bounded by the call)."""
@@ -343,28 +332,6 @@ class ToolContext:
                 return digest.hexdigest()
             digest.update(chunk)
             pos += len(chunk)
-
-    def place(self, target: Target) -> Place:
-        """Where ``target`` acts, as a fact to compare after the host's answer:
-        its canonical path, what it would create, and the identity of the
-        deepest directory that exists on its way."""
-        anchor = (target.creates[0].rpartition("/")[0] or ".") if target.creates else \
-            target.parent
-        info = self.root.stat(anchor)
-        return Place(target.path, target.creates, (info.st_dev, info.st_ino))
-
-    def ensure_place(self, rel: str, before: Place) -> None:
-        """Fail closed (``STALE``) unless ``rel`` resolves now as it did when
-        the host was asked (a parent swapped for a link or another directory,
-        directories made meanwhile...).  One more resolution, made only when
-        the host was asked: without a question there is no window."""
-        try:
-            with self.root.target(rel, create_parents=True) as again:
-                now = self.place(again)
-        except OSError:
-            raise swapped(rel) from None
-        if now != before:
-            raise swapped(rel)
 
     def visible(self, canonical: str, op: Op = Op.SEARCH) -> bool:
         """Whether the entry at the canonical path ``canonical`` may be shown
@@ -459,11 +426,3 @@ class ToolContext:
     def check_hardlink(self, rel: str, info: os.stat_result) -> None:
         if st.S_ISREG(info.st_mode) and info.st_nlink > 1 and not self.allow_hardlinks:
             raise hardlink(rel, info.st_nlink)
-
-    @contextmanager
-    def lock(self, *rels: str) -> Iterator[None]:
-        """Hold the edit lock of each of ``rels`` for read-decide-write: keyed
-        by the file each leads to, shared by every toolbox in the process and
-        (``flock``) by other processes; waiting ends at the call's deadline."""
-        with hold_locks(self.root, rels, self.checkpoint):
-            yield

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...hosts import FORMATS, HostFormat, published_schema, strict_schema
+from ...hosts import FORMATS, HostFormat, output_schema, published_schema, strict_schema
 from .registry import OPTIONAL_TOOL_MODULES, Editing, ToolSpec, load_tools
 
 if TYPE_CHECKING:
@@ -15,10 +15,11 @@ if TYPE_CHECKING:
 
 __all__ = ["PATH_CONTRACT", "tool_definitions", "definition", "offered_specs"]
 
-# What every description ends with: the path rules are the same for every tool.
-PATH_CONTRACT = ("Paths are relative to the root (\".\" is the root itself); an absolute path "
-                 "inside the root is accepted and answered root-relative. '..' may not climb "
-                 "above the root and symlinks leading outside are not followed.")
+# What every description ends with, for hosts that show a model no server
+# instructions: the one convention every tool shares, in one short sentence
+# (the MCP server's instructions say the rest once).
+PATH_CONTRACT = "Paths are relative to the root."
+
 
 def offered_specs(source: Toolbox | Iterable[ToolSpec] | None = None, *,
                   read_only: bool = False, editing: Editing = "corral") -> list[ToolSpec]:
@@ -47,13 +48,13 @@ def _mcp_annotations(spec: ToolSpec) -> dict[str, Any]:
 def definition(spec: ToolSpec, fmt: HostFormat = "mcp", *, strict: bool = False
                ) -> dict[str, Any]:
     """One tool in host ``fmt``'s shape (``strict`` applies to ``openai``)."""
-    description = f"{spec.description}\n\n{PATH_CONTRACT}"
+    description = f"{spec.description} {PATH_CONTRACT}"
     schema = published_schema(spec.schema)
     if fmt == "mcp":
         item: dict[str, Any] = {"name": spec.name, "title": spec.title,
                                 "description": description, "inputSchema": schema}
         if spec.output_schema:
-            item["outputSchema"] = published_schema(spec.output_schema)
+            item["outputSchema"] = output_schema(spec.output_schema)
         item["annotations"] = _mcp_annotations(spec)
         return item
     if fmt == "openai":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NotRequired, TypedDict
 
 __all__ = ["Limits", "listed_directories", "created_directories", "LISTED_DIRECTORIES",
            "CREATED_SCHEMA"]
@@ -52,11 +53,18 @@ class Limits:
     list_depth: int = 10  # the deepest list_directory depth
 
 
-def created_directories(created: Sequence[str]) -> dict[str, object]:
+class CreatedDirectories(TypedDict):
+    """The fields of an answer that says which directories it created."""
+
+    createdDirectories: list[str]
+    createdDirectoriesOmitted: NotRequired[int]
+
+
+def created_directories(created: Sequence[str]) -> CreatedDirectories:
     """An answer's ``createdDirectories`` (:func:`listed_directories`), with
     ``createdDirectoriesOmitted`` when some were left out."""
     shown, omitted = listed_directories(created)
-    out: dict[str, object] = {"createdDirectories": list(shown)}
+    out: CreatedDirectories = {"createdDirectories": list(shown)}
     if omitted:
         out["createdDirectoriesOmitted"] = omitted
     return out

@@ -55,7 +55,7 @@ class ToolSpec:
     description: str
     schema: Mapping[str, Any]
     output_schema: Mapping[str, Any]
-    run: Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
+    run: Callable[[ToolContext, dict[str, Any]], Mapping[str, Any]]
     request: type[Request]
     mutates: bool = False
     idempotent: bool = True  # the same call again changes nothing more

@@ -18,8 +18,8 @@ from typing import ClassVar
 from collections.abc import Callable
 
 __all__ = ["Denied", "Request", "ReadRequest", "WriteRequest", "EditRequest", "ListRequest",
-           "GlobRequest", "GrepRequest", "MoveRequest", "DeleteRequest", "Authorizer",
-           "declare"]
+           "TreeRequest", "GlobRequest", "GrepRequest", "MoveRequest", "DeleteRequest",
+           "InfoRequest", "MakeDirectoryRequest", "Authorizer", "declare"]
 
 _mutating: dict[type[Request], bool] = {}
 _guard = threading.Lock()
@@ -62,6 +62,21 @@ class ReadRequest(Request):
 @dataclass(frozen=True)
 class ListRequest(Request):
     operation: ClassVar[str] = "list"
+
+
+@dataclass(frozen=True)
+class TreeRequest(ListRequest):
+    """A tree listing of ``path``, ``depth`` levels deep."""
+
+    depth: int = 1
+    include_ignored: bool = False
+
+
+@dataclass(frozen=True)
+class InfoRequest(ReadRequest):
+    """file_info asks to read an entry's metadata (a kind of read)."""
+
+    operation: ClassVar[str] = "inspect"
 
 
 @dataclass(frozen=True)
@@ -121,6 +136,18 @@ class DeleteRequest(Request):
     operation: ClassVar[str] = "delete"
     kind: str = "file"
     sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class MakeDirectoryRequest(Request):
+    """``creates_directories``: canonical root-relative paths, outermost
+    first, created only after this is allowed (empty: it exists); a long
+    list is cut to its outermost entries and ``creates_omitted`` says how
+    many more (each inside the last one listed, on the way to ``path``)."""
+
+    operation: ClassVar[str] = "mkdir"
+    creates_directories: tuple[str, ...] = field(default_factory=tuple)
+    creates_omitted: int = 0
 
 
 Authorizer = Callable[[Request], "bool | None"]

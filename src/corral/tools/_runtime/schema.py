@@ -13,6 +13,8 @@ argument the model leaves out).
 
 from __future__ import annotations
 
+import difflib
+import json
 import re
 from functools import lru_cache
 from collections.abc import Callable, Mapping
@@ -21,7 +23,7 @@ from typing import Any
 
 from .._refusals.catalogue import Code, Kind, Refusal, invalid_argument
 
-__all__ = ["check_arguments"]
+__all__ = ["check_arguments", "cut_off"]
 
 _JSON_TYPES = {"string": "a string", "integer": "an integer", "boolean": "true or false",
                "object": "an object", "array": "an array", "number": "a number"}
@@ -49,19 +51,128 @@ _invalid = invalid_argument  # ``wrong`` completes the sentence; facts may carry
 
 
 def check_arguments(tool: str, schema: Mapping[str, Any], args: Any, *,
-                    max_chars: int | None = None) -> dict[str, Any]:
+                    max_chars: int | None = None,
+                    notes: list[str] | None = None) -> dict[str, Any]:
     """Return ``args`` with defaults filled in, or raise a :class:`Refusal`.
 
-    ``max_chars`` caps every string that has no ``maxLength`` of its own."""
+    ``max_chars`` caps every string that has no ``maxLength`` of its own.
+    Other tools' well-known names for an argument are read as ours, each
+    with a sentence in ``notes`` (see :data:`ALIASES`)."""
     if args is None:
         args = {}
+    if isinstance(args, str):
+        args = _arguments_text(tool, args, notes)
     if not isinstance(args, dict):
         raise Refusal(Code.INVALID_ARGUMENT,
                       f"{tool}: the arguments must be a JSON object, not {_kind_of(args)}",
                       "Pass the arguments as an object of named fields.",
                       details={"field": ""}, kind=Kind.ARGUMENT)
     fast = _fast_checker(schema)(args, max_chars)
-    return fast if fast is not None else _check_object(tool, schema, args, "", max_chars)
+    if fast is not None:
+        return fast
+    args = _dialect(tool, schema, args, notes)
+    _cut_off(tool, schema, args)
+    return _check_object(tool, schema, args, "", max_chars)
+
+
+# -- other tools' dialects, calls cut off -------------------------------------------
+#
+# Anthropic's text editor tool (command, path, old_str, new_str, file_text),
+# Claude Code's (file_path, old_string, new_string, replace_all), and
+# snake_case spellings of ours: read as our names when ours is not given too.
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    "path": ("file_path", "filePath", "filepath", "target_file", "file", "filename",
+             "dir_path", "directory", "absolute_path"),
+    "oldText": ("old_str", "old_string", "oldString", "old_text", "search"),
+    "newText": ("new_str", "new_string", "newString", "new_text", "replace"),
+    "content": ("file_text", "contents", "file_content", "fileContent", "text"),
+}
+# Anthropic's text editor names the operation; these are edit_file's and write_file's
+_COMMANDS = {"edit_file": ("str_replace",), "write_file": ("create",), "read_file": ("view",)}
+_COMMAND_TOOLS = {"str_replace": "edit_file", "create": "write_file", "view": "read_file",
+                  "insert": "edit_file"}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _dialect(tool: str, schema: Mapping[str, Any], args: dict[str, Any],
+             notes: list[str] | None) -> dict[str, Any]:
+    """``args`` with other tools' names for our arguments read as ours."""
+    props: Mapping[str, Any] = schema.get("properties", {})
+    unknown = [k for k in args if isinstance(k, str) and k not in props]
+    if not unknown:
+        return args
+    out = dict(args)
+    read: list[str] = []
+    for key in unknown:
+        ours = next((name for name, others in ALIASES.items() if key in others), None)
+        if ours is None and "_" in key:
+            ours = _camel(key)
+        if ours is None or ours not in props or out.get(ours) is not None:
+            continue
+        out[ours] = out.pop(key)
+        read.append(f"'{key}' as '{ours}'")
+    command = out.get("command")
+    if "command" not in props and isinstance(command, str):
+        if command in _COMMANDS.get(tool, ()):
+            del out["command"]
+            read.append(f"command '{command}' as this tool")
+        else:
+            meant = _COMMAND_TOOLS.get(command)
+            hint = (f"Call {meant} for '{command}' (no 'command' argument)." if meant
+                    else "Leave out 'command': each operation is its own tool.")
+            raise _invalid(tool, "command", f"'{command}' is not an operation of this tool",
+                           hint, kind=Kind.ARGUMENT)
+    if read and notes is not None:
+        notes.append(f"{tool} read {', '.join(read)} (another tool's names); "
+                     f"next time use this tool's names")
+    return out
+
+
+def _arguments_text(tool: str, text: str, notes: list[str] | None) -> Any:
+    """Arguments sent as a JSON text (some clients pass the model's text on):
+    read when it is a JSON object; a text cut off is said to be."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if not text.lstrip().startswith("{"):
+            return text
+        if exc.msg.startswith("Unterminated") or exc.pos >= len(text.rstrip()) - 1:
+            raise cut_off(tool, f"the arguments are JSON that stops before its end (at "
+                          f"character {len(text)}, inside an unfinished value)",
+                          {"field": ""}) from None
+        raise Refusal(Code.INVALID_ARGUMENT, f"{tool}: the arguments are not valid JSON "
+                      f"({exc.msg} at character {exc.pos})",
+                      "Pass the arguments as a JSON object.", details={"field": ""},
+                      kind=Kind.ARGUMENT) from None
+    if isinstance(value, dict) and notes is not None:
+        notes.append(f"{tool} read its arguments from a JSON text; pass them as an object")
+    return value
+
+
+def cut_off(tool: str, what: str, facts: dict[str, Any]) -> Refusal:
+    split = ("Write a large file in parts: write_file with the first part, then edit_file "
+             "calls that each add the next part after the last lines written.")
+    return Refusal(Code.INVALID_ARGUMENT,
+                   f"{tool}: {what}; this is how a call looks when the answer ran out of "
+                   "output before the call was complete, so nothing was done",
+                   split if tool in ("write_file", "edit_file") else
+                   "Send the call again, complete and smaller.",
+                   details=facts, kind=Kind.CUT_OFF)
+
+
+def _cut_off(tool: str, schema: Mapping[str, Any], args: dict[str, Any]) -> None:
+    """A call whose text to write is missing, where what comes before it in
+    the call is there: cut off, not forgotten."""
+    required = schema.get("required", ())
+    if tool == "write_file" and "content" in required and args.get("content") is None \
+            and isinstance(args.get("path"), str):
+        raise cut_off(tool, "argument 'content' is missing", {"field": "content",
+                                                                      "path": args["path"]})
 
 
 # -- the fast path: a checker made once per schema -------------------------------
@@ -144,12 +255,10 @@ def _field_check(schema: Mapping[str, Any]) -> _FieldCheck | None:
 def _check_object(tool: str, schema: Mapping[str, Any], value: dict[str, Any],
                   prefix: str, max_chars: int | None = None) -> dict[str, Any]:
     props: dict[str, Any] = schema.get("properties", {})
-    for key in value:
-        if not isinstance(key, str) or key not in props:
-            name = prefix + str(key)[:64]
-            allowed = ", ".join(sorted(props)) or "none"
-            raise _invalid(tool, name, "is not an argument of this tool",
-                           f"Remove '{name}'; the arguments are: {allowed}.", allowed=sorted(props))
+    unknown = [prefix + str(key)[:64] for key in value
+               if not isinstance(key, str) or key not in props]
+    if unknown:
+        raise _unknown(tool, unknown, props, prefix, value)
     out: dict[str, Any] = {}
     required = schema.get("required", ())
     for key, sub in props.items():
@@ -162,6 +271,44 @@ def _check_object(tool: str, schema: Mapping[str, Any], value: dict[str, Any],
             continue
         out[key] = _check_value(tool, sub, value[key], prefix + key, max_chars)
     return out
+
+
+def _unknown(tool: str, unknown: list[str], props: Mapping[str, Any], prefix: str,
+             value: dict[Any, Any]) -> Refusal:
+    """Every unknown argument at once, each with the name probably meant."""
+    allowed = ", ".join(sorted(props)) or "none"
+    meant: dict[str, str] = {}
+    for name in unknown[:32]:
+        bare = name[len(prefix):]
+        close = difflib.get_close_matches(bare, list(props), n=1, cutoff=0.7) or \
+            [p for p in props if p.lower() == bare.lower().replace("_", "")]
+        if close and close[0] not in value:
+            meant[name] = prefix + close[0]
+    facts: dict[str, Any] = {"allowed": sorted(props)}
+    if meant:
+        facts["didYouMean"] = meant
+    fixes = ", ".join(f"'{meant[n]}' for '{n}'" for n in unknown if n in meant)
+    others = "" if len(meant) == len(unknown) else ", and remove the others"
+    suggestion: dict[str, Any] = {}
+    targets = list(meant.values())
+    if not prefix and len(meant) == len(unknown) and len(set(targets)) == len(targets) and \
+            not any(t in value for t in targets):
+        renamed = {meant.get(str(k), str(k)): v for k, v in value.items()}
+        suggestion = {"suggested_tool": tool, "suggested_args": renamed}
+    if len(unknown) == 1:
+        name = unknown[0]
+        hint = (f"Use {fixes}; the arguments are: {allowed}." if fixes else
+                f"Remove '{name}'; the arguments are: {allowed}.")
+        refusal = _invalid(tool, name, "is not an argument of this tool", hint, **facts)
+        return refusal.replace(suggest=(tool, suggestion["suggested_args"])) if suggestion \
+            else refusal
+    names = ", ".join(f"'{n}'" for n in unknown[:32])
+    hint = (f"Use {fixes}{others}; the arguments are: {allowed}." if fixes
+            else f"Remove them; the arguments are: {allowed}.")
+    return Refusal(Code.INVALID_ARGUMENT,
+                   f"{tool}: arguments {names} are not arguments of this tool", hint,
+                   details={"field": unknown[0], "unknown": unknown[:32], **facts},
+                   kind=Kind.ARGUMENT, **suggestion)
 
 
 def _describe(schema: Mapping[str, Any]) -> str:

@@ -14,14 +14,14 @@ from .context import ToolboxState, ToolContext
 from .control import CancelToken, ProgressCallback
 from .definitions import PATH_CONTRACT, tool_definitions
 from .limits import Limits
-from .._policy.gitdirs import git_dirs
+from .._policy.gitdirs import scan
 from .._policy.locate import locate
 from .._policy.rules import Op, Policy
 from .._refusals.catalogue import Code, Kind, Refusal, read_only
 from .registry import OPTIONAL_TOOL_MODULES, Editing, ToolSpec, load_tools, read_only_tools
 from .request_types import Authorizer
 from .schema import check_arguments
-from .view import LinkMap, scan_links
+from .view import MAX_SCANNED_LINKS, LinkMap, learn_link
 
 __all__ = ["Toolbox", "PATH_CONTRACT"]
 
@@ -61,11 +61,12 @@ class Toolbox:
         self.limits = limits or Limits()
         base = Policy.default() if policy is None else policy
         known_as = (self.root.path, os.path.realpath(self.root.path))
-        found = git_dirs(self.root)
-        self.policy = base.extended(deny=deny, protect_dirs=found).rooted(known_as)
+        found = scan(self.root)
+        self.policy = base.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
         links = LinkMap()
         if not self.policy.is_empty:
-            scan_links(self.root, links, found)
+            for link in found.links[:MAX_SCANNED_LINKS]:
+                learn_link(self.root, links, link)
         self._state = ToolboxState(self.root, limits=self.limits, authorize=authorize,
                                    policy=self.policy, allow_hardlinks=allow_hardlinks,
                                    read_only=read_only, links=links)
@@ -152,9 +153,10 @@ class Toolbox:
         if spec is None:
             return self._unknown(name)
         checked: dict[str, Any] = {}
+        read_as: list[str] = []
         try:
             checked = check_arguments(spec.name, spec.schema, args,
-                                      max_chars=self.limits.max_argument_chars)
+                                      max_chars=self.limits.max_argument_chars, notes=read_as)
             result = spec.run(ctx, checked)
         except Exception as exc:  # the boundary: everything becomes a refusal
             # only what the model sent (defaults left out), so a suggested
@@ -167,6 +169,8 @@ class Toolbox:
             # kept (up to 16 MiB a call) until the garbage collector runs
             refusal.__traceback__ = refusal.__context__ = refusal.__cause__ = None
             return refusal
+        if read_as:
+            result = {**result, "argumentNotes": read_as}
         if ctx.notes:
             return {"ok": True, **result, "pathNotes": list(ctx.notes)}
         return {"ok": True, **result}
@@ -198,8 +202,14 @@ class Toolbox:
         tool = refusal.suggested_tool
         if tool is None:
             return refusal
-        works = tool in self._read_only_tools and isinstance(
-            self._run(tool, dict(refusal.suggested_args or {}), ctx.probe(tool)), dict)
+        args = dict(refusal.suggested_args or {})
+        if tool not in self._read_only_tools:
+            # a change is tried as its dry run, which writes nothing
+            spec = self._offered.get(tool)
+            if spec is None or "dryRun" not in spec.schema.get("properties", {}):
+                return refusal.replace(suggest=None)
+            args["dryRun"] = True
+        works = isinstance(self._run(tool, args, ctx.probe(tool)), dict)
         return refusal if works else refusal.replace(suggest=None)
 
     def shows(self, path: str) -> bool:

@@ -44,7 +44,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from ...contained import EscapeError, Root, Target
+from ...contained import DirEntry, EscapeError, Root, Target
 from .._policy.gitdirs import in_git_directory
 from .._policy.locate import Location, locate
 from .._policy.rules import Op, Policy
@@ -57,10 +57,8 @@ _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
 MAX_LINKS = 100_000  # links remembered per root (bounded memory)
 MAX_ALIASES = 64  # names leading to one path that are decided (bounded work)
-_SCAN_DIRS = 2000
 _DIGEST_CHUNK = 1024 * 1024
-_SCAN_DEPTH = 6
-_SCAN_LINKS = 10_000
+MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
 
 Checkpoint = Callable[[], None]
 
@@ -193,30 +191,6 @@ class LinkMap:
                     if alias not in found:
                         found[alias] = None
         return list(found)[:MAX_ALIASES]
-
-
-def scan_links(root: Root, links: LinkMap, extra: tuple[str, ...] = ()) -> None:
-    """Record the in-root symlinks of ``root`` (breadth first, bounded like
-    the git scan; ``.git`` directories and ``extra`` directories included)."""
-    queue: deque[tuple[str, int]] = deque([(".", 0), *((d, _SCAN_DEPTH - 1) for d in extra)])
-    looked = 0
-    seen: set[str] = set()
-    while queue and looked < _SCAN_DIRS and len(links) < _SCAN_LINKS:
-        rel, depth = queue.popleft()
-        if rel in seen:
-            continue
-        seen.add(rel)
-        looked += 1
-        try:
-            with root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY) as handle:
-                entries = handle.scandir()
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_symlink():
-                learn_link(root, links, entry.path)
-            elif depth < _SCAN_DEPTH and entry.is_dir(follow_symlinks=False):
-                queue.append((entry.path, depth + 1))
 
 
 def learn_link(root: Root, links: LinkMap, location: str) -> None:
@@ -386,8 +360,11 @@ class View:
             if not links.knows(where):
                 learn_link(self._root, links, where)
 
-    def rule(self, location: Location, op: Op) -> Kind | None:
-        """The rule refusing ``op`` on ``location`` (see the module doc), or ``None``."""
+    def rule(self, location: Location, op: Op,
+             in_repository: Callable[[], bool] | None = None) -> Kind | None:
+        """The rule refusing ``op`` on ``location`` (see the module doc), or
+        ``None``.  ``in_repository`` answers whether ``location`` lies in a
+        git directory the scan at open did not find (default: looked up)."""
         policy = self.policy
         if policy.is_empty:
             return None
@@ -401,8 +378,9 @@ class View:
                 kind = Kind.DENY_RULE
         if kind is None:
             kind = self._alias_rule(location, op)
-        if kind is None and op.mutates and policy.guards_git and \
-                in_git_directory(self._root, location.path, location.creates):
+        if kind is None and op.mutates and policy.guards_git and (
+                in_repository() if in_repository is not None else
+                in_git_directory(self._root, location.path, location.creates)):
             kind = Kind.PROTECTED  # a repository the scan at open did not find
         return kind
 
@@ -417,8 +395,9 @@ class View:
                     return kind
         return None
 
-    def check(self, location: Location, op: Op, *, shown: str, field: str = "path") -> None:
-        kind = self.rule(location, op)
+    def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
+              in_repository: Callable[[], bool] | None = None) -> None:
+        kind = self.rule(location, op, in_repository)
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
 
@@ -488,19 +467,22 @@ class CallView:
         self._held: set[Identity] = set()
 
     def ask(self, request: Request, *pins: Pinned, same_place: bool = True) -> None:
-        """Ask the host about ``request`` on ``pins``, then check again that
-        the policy still allows it (links met meanwhile count) and, with
-        ``same_place``, that each still resolves as it did (a parent
-        swapped or made meanwhile: ``STALE``; without it, the act uses what
-        is there, as ``mkdir -p`` does)."""
+        """Ask the host about ``request`` on ``pins``; when the host was
+        asked (a window opened: without a question the locks were held
+        throughout), check again that the policy still allows it (links met
+        and repositories made meanwhile count) and, with ``same_place``,
+        that each pin still resolves as it did (a parent swapped or made
+        meanwhile: ``STALE``; without it the act uses what is there, as
+        ``mkdir -p`` does)."""
         places = [pin.place() for pin in pins] if self._host.asks_host and same_place \
             else None
         self._host.authorize(request)
         if places is not None:
             for pin, place in zip(pins, places):
                 pin.ensure_place(place)
-        for pin in pins:
-            pin.decide_again()
+        if self._host.asks_host:  # otherwise the locks were held throughout: no window
+            for pin in pins:
+                pin.decide_again()
 
     @property
     def shared(self) -> View:
@@ -604,11 +586,38 @@ class CallView:
             self._held.add(key)
             stack.callback(self._held.discard, key)
 
-    def check(self, location: Location, op: Op, *, shown: str, field: str = "path") -> None:
-        self._view.check(location, op, shown=shown, field=field)
+    def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
+              in_repository: Callable[[], bool] | None = None) -> None:
+        self._view.check(location, op, shown=shown, field=field, in_repository=in_repository)
 
     def checkpoint(self) -> None:
         self._checkpoint()
+
+    # -- looking: facts for answers (the caller decides what a model is shown) ----
+    def stat(self, rel: str, *, follow: bool = True) -> os.stat_result:
+        return self._view.root.stat(rel, follow_symlinks=follow)
+
+    def realpath(self, rel: str, *, strict: bool = True) -> str:
+        return self._view.root.realpath(rel, strict=strict)
+
+    def exists(self, rel: str) -> bool:
+        return self._view.root.exists(rel)
+
+    def entries(self, rel: str) -> list[DirEntry]:
+        """The entries of the directory ``rel`` (unsorted)."""
+        return self._view.root.scandir(rel)
+
+    def read_small(self, canonical: str, limit: int) -> bytes | None:
+        """The content of the regular file at ``canonical`` if it is at most
+        ``limit`` bytes and the policy lets it be searched, else ``None``."""
+        if self._view.rule(Location(canonical), Op.SEARCH) is not None:
+            return None
+        with self._view.root.open_handle(canonical, os.O_RDONLY | os.O_NOFOLLOW) as handle:
+            info = handle.stat()
+            if not st.S_ISREG(info.st_mode) or info.st_size > limit:
+                return None
+            data = handle.pread(limit + 1, 0)
+        return data if len(data) <= limit else None
 
 
 class Pinned:
@@ -624,6 +633,7 @@ class Pinned:
         self._spelled = spelled
         self._target_follows = False
         self._decided: list[Op] = []
+        self._git: bool | None = None
 
     # -- what resolution reached ---------------------------------------------------
     @property
@@ -653,13 +663,24 @@ class Pinned:
     # -- deciding ---------------------------------------------------------------------
     def decide(self, op: Op) -> None:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
-        self._call.check(self.location, op, shown=self.shown, field=self.field)
+        self._call.check(self.location, op, shown=self.shown, field=self.field,
+                         in_repository=self._in_repository)
         if op not in self._decided:
             self._decided.append(op)
 
     def decide_again(self) -> None:
+        """Decide again after the host answered (links met, a repository
+        made meanwhile count): the directory looked at afresh."""
+        self._git = None
         for op in self._decided:
-            self._call.check(self.location, op, shown=self.shown, field=self.field)
+            self.decide(op)
+
+    def _in_repository(self) -> bool:
+        """Whether the pinned location lies in a git directory made after
+        the toolbox opened (looked at once per decision round)."""
+        if self._git is None:
+            self._git = in_git_directory(self._call.shared.root, self.path, self.creates)
+        return self._git
 
     def place(self) -> Place:
         return Place(self.path, self.creates, self._target.held_identity())

@@ -41,6 +41,7 @@ from ...contained import Root
 from .control import CancelToken, ProgressCallback
 from ...hosts import file_uri_path, root_names
 from .definitions import offered_specs
+from .host_paths import root_prefixes, under
 from .._policy.rules import Policy
 from .._refusals.catalogue import Code, Kind, Refusal, outside_root
 from .registry import ToolSpec
@@ -103,10 +104,8 @@ class Workspace:
         self._mutating = frozenset(spec.name for spec in self._listing.specs() if spec.mutates)
         self._owned: list[Toolbox] = []
         # host prefixes for absolute paths, deepest first
-        prefixes = []
-        for name, box in self._roots.items():
-            for prefix in {box.root.path, os.path.realpath(box.root.path)}:
-                prefixes.append((prefix.rstrip("/") or "/", name))
+        prefixes = [(prefix, name) for name, box in self._roots.items()
+                    for prefix in root_prefixes(box.root)]
         self._prefixes = sorted(prefixes, key=lambda item: len(item[0]), reverse=True)
 
     # -- what is offered -----------------------------------------------------
@@ -262,7 +261,7 @@ class Workspace:
             collapsed += "/"
         for candidate in (text, collapsed):
             for prefix, name in self._prefixes:
-                if prefix in ("/", candidate) or candidate.startswith(prefix + "/"):
+                if under(prefix, candidate):
                     # the Toolbox makes it root-relative (and notes a URI or '\\' it forgave)
                     return (name, value if candidate is text else collapsed)
         return _outside(value, field)
@@ -413,8 +412,7 @@ def _join(root: str, rel: str) -> str:
 
 def _inside(outer: str, inner: str) -> bool:
     """Whether host path ``inner`` is ``outer`` or lies below it."""
-    outer = outer.rstrip("/") or "/"
-    return inner == outer or inner.startswith(outer + "/") or outer == "/"
+    return under(outer.rstrip("/") or "/", inner)
 
 
 def _identity(root: Root) -> tuple[int, int]:

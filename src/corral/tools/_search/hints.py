@@ -32,7 +32,8 @@ from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
 from .globs import GLOB_CHARS, GlobMatcher, compile_glob, split_top
 from .engine import PatternProblem
-from .syntax import (bre_to_ere, looks_bre, looks_double_escaped, undouble_escapes,)
+from .results import GlobResult, GrepResult, Offered
+from .syntax import (bre_to_ere, looks_bre, looks_double_escaped, undouble_escapes)
 
 __all__ = [
     "MAX_PROBES",
@@ -60,7 +61,7 @@ def _first_found(finds: Finds, args: dict[str, Any],
     return None
 
 
-def _offer(result: dict[str, Any], tool: str, args: dict[str, Any], sentence: str,
+def _offer(result: Offered, tool: str, args: dict[str, Any], sentence: str,
            kind: str) -> None:
     result["suggestedTool"] = tool
     result["suggestedArgs"] = args
@@ -73,7 +74,7 @@ def _offer(result: dict[str, Any], tool: str, args: dict[str, Any], sentence: st
 Candidates = list[tuple[str, dict[str, Any]]]  # (what is tried, the argument changes)
 
 
-def _grep_candidates(args: dict[str, Any], result: dict[str, Any]) -> Candidates:
+def _grep_candidates(args: dict[str, Any], result: GrepResult) -> Candidates:
     pattern = args["pattern"]
     out: Candidates = []
     if args["regex"]:
@@ -118,7 +119,7 @@ _CHECKED = {"bre": "GNU basic syntax", "double_escaped": "one backslash instead 
             "ignored": "with ignored files"}
 
 
-def grep_retry(ctx: ToolContext, args: dict[str, Any], result: dict[str, Any], finds: Finds,
+def grep_retry(ctx: ToolContext, args: dict[str, Any], result: GrepResult, finds: Finds,
                shown: Shown) -> None:
     """After a grep that found nothing: say what would find something."""
     candidates = _grep_candidates(args, result)
@@ -213,7 +214,7 @@ def path_as_pattern(ctx: ToolContext, args: dict[str, Any], finds: Finds, shown:
 
 # -- glob ------------------------------------------------------------------------------------
 
-GlobProbe = Callable[[GlobMatcher, bool], dict[str, Any]]
+GlobProbe = Callable[[GlobMatcher, bool], GlobResult]
 
 
 def spaced_braces(pattern: str) -> str | None:
@@ -235,7 +236,7 @@ def _braced(pattern: str) -> str | None:
     return spaced_braces(pattern)
 
 
-def _glob_candidates(pattern: str, path: str, result: dict[str, Any]) -> list[tuple[str, str]]:
+def _glob_candidates(pattern: str, path: str, result: GlobResult) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     braced = _braced(pattern)
     if braced is not None:
@@ -290,7 +291,7 @@ def _directory_named(pattern: str, probe: GlobProbe, include: bool) -> tuple[str
     return (inside if _finds(probe, inside, include) else None), 2
 
 
-def glob_tidy(args: dict[str, Any], result: dict[str, Any], probe: GlobProbe) -> None:
+def glob_tidy(args: dict[str, Any], result: GlobResult, probe: GlobProbe) -> None:
     """After a glob with spaces around a ``{...}`` group's commas that
     found something (``*.{ts, tsx}`` finds the .ts files only): the form
     without them as the suggested call, when running it finds more."""
@@ -311,7 +312,7 @@ def glob_tidy(args: dict[str, Any], result: dict[str, Any], probe: GlobProbe) ->
                "comma_list")
 
 
-def glob_retry(args: dict[str, Any], result: dict[str, Any], probe: GlobProbe) -> None:
+def glob_retry(args: dict[str, Any], result: GlobResult, probe: GlobProbe) -> None:
     """After a glob that found nothing: say what would find something."""
     pattern, path = args["pattern"], args["path"]
     include = bool(args["includeIgnored"])

@@ -109,7 +109,7 @@ def count_newlines(buf: bytes, start: int = 0, end: int | None = None) -> int:
     time in the native scanner)."""
     stop = len(buf) if end is None else end
     if NATIVE:
-        return int(_lib.corral_count_newlines(buf, start, stop))
+        return int(_lib.corral_count_newlines(buf, len(buf), start, stop))
     return buf.count(b"\n", start, stop)
 
 
@@ -159,7 +159,8 @@ class FileScanner:
         NUL-terminated): the rows of those done, and the offset of the
         first name not done."""
         start = _ffi.from_buffer(names) + offset
-        done = _lib.corral_scan_files(dir_fd, start, min(count, self.BATCH), self._needle,
+        done = _lib.corral_scan_files(dir_fd, start, len(names) - offset, min(count, self.BATCH),
+                                      self._needle,
                                       len(self._needle), self._sniff, self._keep, self._buf,
                                       self._size, self.BUDGET, self._out, self._consumed)
         return _ffi.unpack(self._out, 4 * done), offset + int(self._consumed[0])

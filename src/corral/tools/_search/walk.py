@@ -3,7 +3,7 @@
 * :func:`open_base` opens the directory (or file) searched, after
   authorization, and fails closed if it is not what was authorized.
 * :class:`SearchVisitor` is the tool side of the core's
-  :class:`~corral.contained._tree.Tree`: .git and ignored directories are
+  :class:`~corral.contained.Tree`: .git and ignored directories are
   not entered, hidden ones (deny rules) neither, and a glob's automaton
   prunes directories below which nothing can match; all of it is counted.
   Each directory carries a :class:`DirState`: the glob states, the host
@@ -26,16 +26,16 @@ import stat as st
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...contained import Handle
-from ...contained._tree import TreeVisitor, open_entry
+from ...contained import Handle, TreeVisitor, open_entry
 from .._runtime.context import ToolContext
 from .._policy.rules import Op, Scope
 from .._refusals.catalogue import Kind, Refusal, swapped, time_limit
 from .globs import GlobMatcher
 from .ignore import (GIT_DIR, IGNORE_FILE, MAX_IGNORE_BYTES, IgnoreFile, IgnoreRules, IgnoreScope,
-                     parse_ignore,)
+                     parse_ignore)
 
 __all__ = [
+    "stopped_note",
     "Base",
     "Budget",
     "DirState",
@@ -278,6 +278,12 @@ def plural(count: int, word: str) -> str:
     if count == 1:
         return f"1 {word}"
     return f"{count} {word[:-1]}ies" if word.endswith("y") else f"{count} {word}s"
+
+
+def stopped_note(ctx: ToolContext) -> str:
+    """The sentence saying a search walked its most files and stopped."""
+    return (f"The search stopped after {ctx.limits.search_files} files, so matches may be "
+            "missing; search a smaller directory.")
 
 
 def ignored_note(ignored: int, what: str, counts: SearchCounts) -> str:

@@ -25,10 +25,10 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 
-from ._backend import Backend
-from ._errors import contained_error
-from ._ops_resolve import Parent, RootAPI, open_parent
-from ._paths import as_text
+from .._backend import Backend
+from .._errors import contained_error
+from .resolve import Parent, RootAPI, open_parent
+from .._paths import as_text
 
 __all__ = ["rmtree", "OnExc"]
 

@@ -23,11 +23,11 @@ import os
 import shutil
 import stat as st
 
-from . import _paths
-from ._backend import Backend, _under_pyfakefs
-from ._errors import contained_error
-from ._ops_resolve import Parent, RootAPI, named_error, open_parent
-from ._ops_sys import copy_stream
+from .. import _paths
+from .._backend import Backend, _under_pyfakefs
+from .._errors import contained_error
+from .resolve import Parent, RootAPI, named_error, open_parent
+from .syscalls import copy_stream
 
 __all__ = ["copyfile", "link"]
 

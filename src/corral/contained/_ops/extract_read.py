@@ -1,4 +1,4 @@
-"""Reading archives for :mod:`._extract`: tar and zip members as one shape.
+"""Reading archives for :mod:`.extract`: tar and zip members as one shape.
 
 Everything here reads the archive and nothing touches the tree: which
 members there are (narrowed by ``members=`` and the caller's filter), what
@@ -200,7 +200,8 @@ def _overlapping(zf: zipfile.ZipFile) -> set[int]:
     return bad
 
 
-def _zip_members(zf: zipfile.ZipFile, pick: _Pick, bad: set[int]) -> Iterator[Member | Filtered]:
+def _zip_members(zf: zipfile.ZipFile, pick: _Pick) -> Iterator[Member | Filtered]:
+    bad = _overlapping(zf)  # on the first member asked for: not for an archive refused whole
     for info in zf.infolist():
         got = pick(info)
         if got is None or isinstance(got, Filtered):
@@ -320,8 +321,7 @@ def _tar_source(tf: tarfile.TarFile, pick: _Pick, size: int | None) -> Source:
 
 
 def _zip_source(zf: zipfile.ZipFile, pick: _Pick, size: int | None) -> Source:
-    bad = _overlapping(zf)
-    return Source(_damaged(_zip_members(zf, pick, bad), zipfile.BadZipFile),
+    return Source(_damaged(_zip_members(zf, pick), zipfile.BadZipFile),
                   len(zf.infolist()), size)
 
 

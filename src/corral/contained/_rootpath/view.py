@@ -63,9 +63,10 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 from typing import IO, Any, NoReturn, TypeAlias
 
-from . import _pathglob, _pathops
-from ._errors import ContainedError, RootVanishedError
-from ._pathroot import ViewRoot
+from . import globbing as _pathglob
+from . import ops as _pathops
+from .._errors import ContainedError, RootVanishedError
+from .root import ViewRoot
 
 __all__ = ["RootPath", "RootPathInfo", "ViewRoot"]
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from ._pathroot import ViewEntry, ViewRoot
+from .root import ViewEntry, ViewRoot
 
 __all__ = ["NonRelativePatternError", "Glob", "parse_pattern", "pattern_text", "full_match",
            "match_right"]

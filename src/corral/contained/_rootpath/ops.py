@@ -12,8 +12,8 @@ import stat as st
 from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
-from ._errors import EscapeError, contained_error
-from ._pathroot import ViewEntry, ViewRoot
+from .._errors import EscapeError, contained_error
+from .root import ViewEntry, ViewRoot
 
 __all__ = ["resolve_in", "link_text", "copy_tree", "walk_rows"]
 

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from ._backend import Backend, _under_pyfakefs
+from .._backend import Backend, _under_pyfakefs
 
 __all__ = ["IS_LINUX", "NOT_PERMITTED", "FdCalls", "OsFdCalls", "fd_calls", "copy_stream"]
 

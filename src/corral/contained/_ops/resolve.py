@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple, Protocol, Self
 
-from . import _paths
-from ._backend import Backend
-from ._errors import contained_error
-from ._replace import Content
+from .. import _paths
+from .._backend import Backend
+from .._errors import contained_error
+from .._replace import Content
 
 __all__ = ["RootAPI", "TargetAPI", "Parent", "pin", "open_parent", "named_error", "O_PATH"]
 
@@ -35,9 +35,11 @@ class RootAPI(Protocol):
     @property
     def backend(self) -> Backend: ...
     follow_symlinks: bool
+    allow_hardlinks: bool
     @classmethod
     def from_fd(cls, fd: int, *, borrow: bool = ..., follow_symlinks: bool = ...,
-                backend: Backend | None = ..., fast_path: bool = ...) -> Self: ...
+                backend: Backend | None = ..., fast_path: bool = ...,
+                allow_hardlinks: bool = ...) -> Self: ...
     def info(self) -> dict[str, Any]: ...
     def close(self) -> None: ...
     def target(self, path: object, *, follow_final: bool = ...,

@@ -25,11 +25,13 @@ fd.
 
 Hard links: all four act on the inode, and a hard-linked file's inode is
 shared by its other names, wherever they are (an outside name included):
-like ``os.chmod``/``os.truncate`` they change it for all of them, and
-corral cannot tell where the other names are.  A host that must not touch
-files linked from elsewhere checks ``st_nlink`` first, as the tools do
-(their hardlink policy).  Writes that replace (``write_bytes``,
-``write_text``, ``copyfile``) replace the name and never write through.
+the change would reach all of them, and corral cannot tell where they are.
+So a regular file with more than one link is refused (:class:`HardLinkError`,
+checked on the pinned fd, so a swap cannot slip one in) unless the Root
+allows hard links (``Root(path, allow_hardlinks=True)``).  Writes that
+replace (``write_bytes``, ``write_text``, ``copyfile``) replace the name and
+never write through, so they stay allowed.  Where the name is acted on
+(macOS), the link count is read on the name just before.
 """
 
 from __future__ import annotations
@@ -38,9 +40,9 @@ import errno
 import os
 from collections.abc import Callable
 
-from . import _paths
-from ._errors import contained_error
-from ._ops_resolve import O_PATH, RootAPI, named_error, pin
+from .. import _paths
+from .._errors import contained_error, refuse_hard_linked
+from .resolve import O_PATH, RootAPI, named_error, pin
 
 __all__ = ["chmod", "chown", "utime", "truncate"]
 
@@ -71,6 +73,8 @@ def _on_pinned(root: RootAPI, path: object, follow: bool, act: Callable[[str], N
     """``act(magic path)`` on the pinned inode of ``path``."""
     with pin(root, path, follow=follow) as fd:
         text = _paths.as_text(path)
+        if not root.allow_hardlinks:
+            refuse_hard_linked(os.fstat(fd), text)
         magic = _magic(fd, text)
         try:
             act(magic)
@@ -89,7 +93,11 @@ def _on_name(root: RootAPI, path: object, follow: bool,
     root.stat(path, follow_symlinks=follow)  # the kernel's answer for "f/", "l/" first
     target = root.target(path, follow_final=follow)
     try:
-        act("." if target.name is None else target.name, target.dir_fd)
+        name = "." if target.name is None else target.name
+        if not root.allow_hardlinks:
+            refuse_hard_linked(os.stat(name, dir_fd=target.dir_fd, follow_symlinks=False),
+                               parsed.text)
+        act(name, target.dir_fd)
     except OSError as exc:
         raise named_error(exc, parsed.text) from None
     finally:
@@ -161,7 +169,7 @@ def truncate(root: RootAPI, path: object, length: int) -> None:
         # "x/" names a directory: the kernel's ENOTDIR for anything else
         # first (Root.open refuses a FIFO there as a special file instead)
         root.stat(path)
-    fd = root.open(path, os.O_WRONLY)
+    fd = root.open(path, os.O_WRONLY)  # a hard-linked file: refused there (Root.open)
     try:
         os.ftruncate(fd, length)
     except OSError as exc:

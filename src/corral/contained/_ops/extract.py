@@ -103,16 +103,16 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal, Protocol, TypeVar, cast
 
-from ._backend import Backend
-from ._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
-                      contained_error)
-from ._extract_read import (MAX_LINK_TARGET, UNREADABLE, Archive, FilterFunction, Filtered,
-                            Member, Readable, Selection, open_source)
-from ._ops_meta import utime
-from ._ops_resolve import Parent, RootAPI, open_parent
-from ._ops_sys import CHUNK
-from ._replace import temp_name
-from ._resolve import MAX_SYMLINKS
+from .._backend import Backend
+from .._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
+                       contained_error)
+from .extract_read import (MAX_LINK_TARGET, UNREADABLE, Archive, FilterFunction, Filtered,
+                           Member, Readable, Selection, open_source)
+from .meta import utime
+from .resolve import Parent, RootAPI, open_parent
+from .syscalls import CHUNK
+from .._replace import temp_name
+from .._resolve import MAX_SYMLINKS
 
 __all__ = ["MAX_LINK_TARGET", "Cancellable", "Extraction", "FilterFunction", "ProgressCallback",
            "Selection", "ExtractLimits", "ExtractProgress", "ExtractReason",
@@ -327,12 +327,15 @@ def _classify(exc: OSError) -> ExtractReason | None:
 _OUTSIDE, _LOOP = "outside", "loop"
 
 
-def _leads(root: RootAPI, where: str, text: str) -> str:
+def _leads(root: RootAPI, where: str, text: str, name: str | None = None) -> str:
     """Where the symlink text ``text`` in the directory ``where`` (canonical,
     root-relative) leads: the canonical path of its end, through what exists
     with every symlink followed, then the missing rest as written (what the
     kernel would reach once it exists); or ``_OUTSIDE`` (it leaves the root
-    at any step) or ``_LOOP``."""
+    at any step) or ``_LOOP``.  ``name``: the link is about to be made as
+    that entry of ``where`` (a walk through it meets the link itself)."""
+    own = None if name is None else "/".join(
+        part for part in (*where.split("/"), name) if part not in ("", "."))
     if text.startswith("/"):
         return _OUTSIDE
     parts = [part for part in where.split("/") if part not in ("", ".")]
@@ -350,22 +353,26 @@ def _leads(root: RootAPI, where: str, text: str) -> str:
         parts.append(part)
         if missing:
             continue
-        try:
-            info = root.lstat("/".join(parts))
-        except (FileNotFoundError, NotADirectoryError):
-            missing = True
-            continue
-        if st.S_ISLNK(info.st_mode):
+        path = "/".join(parts)
+        link: str | None = text if path == own else None
+        if link is None:
+            try:
+                info = root.lstat(path)
+            except (FileNotFoundError, NotADirectoryError):
+                missing = True
+                continue
+            if st.S_ISLNK(info.st_mode):
+                link = root.readlink(path)
+            elif not st.S_ISDIR(info.st_mode):
+                missing = True  # "file/..": nothing the kernel resolves; judged as written
+        if link is not None:
             hops += 1
             if hops > MAX_SYMLINKS:
                 return _LOOP
-            link = root.readlink("/".join(parts))
             if link.startswith("/"):
                 return _OUTSIDE
             parts.pop()
             pending.extend(reversed(link.split("/")))
-        elif not st.S_ISDIR(info.st_mode):
-            missing = True  # "file/..": nothing the kernel resolves; judged as written
     return "/".join(parts) or "."
 
 
@@ -531,9 +538,10 @@ class _Extractor:
         normalized = posixpath.normpath(target)
         with open_parent(self.root, member.name, errno.EEXIST, create_parents=True) as parent:
             self.in_the_way(parent)
-            self.check_link(parent.target.parent, target)
+            where = parent.target.parent
+            self.check_link(where, target, parent.name)
             if normalized != target:
-                self.check_link(parent.target.parent, normalized)
+                self.check_link(where, normalized, parent.name)
             target = normalized
             tmp = temp_name(parent.name)
             self.backend.symlink_at(target, parent.fd, tmp)
@@ -561,10 +569,10 @@ class _Extractor:
             self.backend.unlink_at(parent.fd, tmp)
             raise
 
-    def check_link(self, where: str, text: str) -> None:
-        """Refuse a symlink with ``text`` in the directory ``where`` unless it
-        leads inside (module docstring)."""
-        leads = _leads(self.root, where, text)
+    def check_link(self, where: str, text: str, name: str) -> None:
+        """Refuse a symlink ``name`` with ``text`` in the directory ``where``
+        unless it leads inside (module docstring)."""
+        leads = _leads(self.root, where, text, name)
         if leads == _OUTSIDE:
             raise _Refusal(ExtractReason.LINK_OUTSIDE, "a symlink leading outside")
         if leads == _LOOP:

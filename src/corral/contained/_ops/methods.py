@@ -12,14 +12,18 @@ from __future__ import annotations
 import os
 from typing import IO, Any, Literal, TypeVar
 
-from . import _extract, _fileobj, _ops_link, _ops_meta, _ops_rmtree
-from ._extract import (Cancellable, Extraction, ExtractLimits, FilterFunction, ProgressCallback,
-                       Selection)
-from ._extract_read import Archive
-from ._ops_meta import Ns, Times
-from ._ops_resolve import RootAPI
-from ._ops_rmtree import OnExc
-from ._pathview import RootPath, ViewRoot
+from .. import _fileobj
+from . import extract as _extract
+from . import link as _ops_link
+from . import meta as _ops_meta
+from . import rmtree as _ops_rmtree
+from .extract import (Cancellable, Extraction, ExtractLimits, FilterFunction, ProgressCallback,
+                      Selection)
+from .extract_read import Archive
+from .meta import Ns, Times
+from .resolve import RootAPI
+from .rmtree import OnExc
+from .._rootpath.view import RootPath, ViewRoot
 
 __all__ = ["RootSurface"]
 
@@ -90,14 +94,16 @@ class RootSurface:
     def open_root(self: _R, path: object) -> _R:
         """A Root for the directory ``path`` beneath this one (in-root
         symlinks followed): its own fd, so it lives on when this Root is
-        closed, and this Root's options (backend, fast path, strict mode).
+        closed, and this Root's options (backend, fast path, strict mode,
+        hard links).
         Nothing reached through it can leave *that* directory.  Raises as
         :meth:`open` does, ``NotADirectoryError`` for a non-directory."""
         fd = self.open(path, os.O_RDONLY | os.O_DIRECTORY)
         try:
             return type(self).from_fd(fd, follow_symlinks=self.follow_symlinks,
                                       backend=self.backend,
-                                      fast_path=bool(self.info()["fast_path"]))
+                                      fast_path=bool(self.info()["fast_path"]),
+                                      allow_hardlinks=self.allow_hardlinks)
         finally:
             self.backend.close(fd)
 

@@ -1,0 +1,456 @@
+"""Benchmark: the tokens a model reads from ``corral serve`` against the
+reference MCP filesystem server, on the same fixture and the same session.
+
+Counted with the o200k encoding of the npm package ``gpt-tokenizer`` (its
+vocabulary ships in the package; ``scripts/setup_conformance.sh node``
+installs it beside the reference server, ``@modelcontextprotocol/
+server-filesystem``, into ``.conformance/node``):
+
+* ``tools/list``: the ``tools`` array as compact JSON, as most clients show
+  it to a model (without ``outputSchema``), and whole;
+* a fixed session of typical calls on a small project (real code: modules
+  of Python's own standard library), each call made to both servers with
+  the same meaning: orient, read, search by name, edit, write, move; and
+  four mistakes (a misspelt path, an edit whose oldText is not in the file,
+  a path outside the root, a directory given as a file).  What is counted
+  is what a model is shown of each result: its text content.
+
+The fixture is made afresh at the same path for each server (the session
+changes files), so the paths the reference server prints cost the same.
+Not a test (tests/e2e/test_mcp_tokens.py pins the targets on another
+fixture and session): it prints a table and returns records for run.py.
+
+    .venv/bin/python benchmarks/bench_tokens.py [--results]
+
+``--results`` also writes the table into benchmarks/RESULTS.md (between
+its ``tokens`` markers).  Targets (issue 28): tools/list without
+outputSchema <= 1.0x the reference's, whole <= 1.5x; the session's
+successful calls <= 1.0x in total, no call over 1.3x; a refusal's text at
+most its sentence, hint and suggested call plus 40 tokens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from _common import Record, record, skipped  # noqa: E402
+from bench_mcp import CONFORMANCE, Connection, ensure_reference_server, python_env  # noqa: E402
+
+SOURCE = "issue 28"
+TOKENIZER = CONFORMANCE / "node" / "node_modules" / "gpt-tokenizer"
+LIST_TARGET = ("<=", 1.0)
+LIST_WHOLE_TARGET = ("<=", 1.5)
+SESSION_TARGET = ("<=", 1.0)
+CALL_TARGET = ("<=", 1.3)
+REFUSAL_SLACK = 40
+
+# counts o200k tokens of each string of a JSON array read on stdin
+_COUNT_JS = """
+const enc = require(process.argv[1] + '/cjs/encoding/o200k_base');
+let data = '';
+process.stdin.on('data', c => data += c);
+process.stdin.on('end', () => {
+  const opts = {disallowedSpecial: new Set()};
+  process.stdout.write(JSON.stringify(JSON.parse(data).map(s => enc.encode(s, opts).length)));
+});
+"""
+
+
+def count_tokens(texts: list[str]) -> list[int]:
+    """o200k token counts of ``texts`` (gpt-tokenizer, on node)."""
+    done = subprocess.run(["node", "-e", _COUNT_JS, str(TOKENIZER)], input=json.dumps(texts),
+                          capture_output=True, text=True, check=True)
+    counts: list[int] = json.loads(done.stdout)
+    return counts
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def shown_tools(tools: list[dict[str, Any]]) -> str:
+    """The listing as most clients show it to a model: no outputSchema."""
+    return compact([{k: v for k, v in tool.items() if k != "outputSchema"} for tool in tools])
+
+
+def result_text(result: dict[str, Any]) -> str:
+    """What a model is shown of a result: its text content."""
+    return "\n".join(block.get("text", "") for block in result.get("content", [])
+                     if block.get("type") == "text")
+
+
+# -- the fixture ------------------------------------------------------------------
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+MODULES = {"src/app/shlex.py": "shlex.py", "src/app/textwrap.py": "textwrap.py",
+           "src/app/fnmatch.py": "fnmatch.py", "src/app/config.py": "configparser.py",
+           "src/app/colors.py": "colorsys.py", "src/app/search.py": "bisect.py",
+           "src/app/queue.py": "heapq.py", "src/app/words.py": "keyword.py",
+           "src/app/numbers.py": "numbers.py"}
+README = """# app
+
+Small text utilities: shell-like splitting (`shlex`), wrapping (`textwrap`),
+file name patterns (`fnmatch`) and INI files (`config`).
+
+## Use
+
+    from app import shlex
+    shlex.split("a 'b c'")
+
+## Develop
+
+Run the tests with `python -m pytest`.
+"""
+PYPROJECT = """[project]
+name = "app"
+version = "0.1.0"
+requires-python = ">=3.11"
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+"""
+INIT = '"""Small text utilities."""\n\n__all__ = ["shlex", "textwrap", "fnmatch", "config"]\n'
+TEST = '''from app import shlex
+
+
+def test_split():
+    assert shlex.split("a 'b c'") == ["a", "b c"]
+'''
+NEW_TEST = '''import pytest
+
+from app import fnmatch, textwrap
+
+
+@pytest.mark.parametrize("name", ["a.py", "b.py"])
+def test_fnmatch(name):
+    assert fnmatch.fnmatch(name, "*.py")
+
+
+def test_wrap():
+    assert textwrap.wrap("one two three", width=7) == ["one two", "three"]
+
+
+def test_dedent():
+    assert textwrap.dedent("  a\\n  b\\n") == "a\\nb\\n"
+'''
+USAGE = "# Usage\n\nSee the README.\n"
+
+
+def make_fixture(root: Path) -> None:
+    """A small Python project of some 30 files, most of which the session
+    does not read; the modules are real code (the standard library's)."""
+    if root.exists():
+        shutil.rmtree(root)
+    for rel, module in MODULES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(STDLIB / module, root / rel)
+    (root / "src" / "app" / "__init__.py").write_text(INIT)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_shlex.py").write_text(TEST)
+    for name in ("textwrap", "fnmatch", "config", "colors"):
+        (root / "tests" / f"test_{name}.py").write_text(
+            f"from app import {name}\n\n\ndef test_imports():\n    assert {name}\n")
+    (root / "docs").mkdir()
+    (root / "docs" / "usage.md").write_text(USAGE)
+    for name in ("install", "api", "faq"):
+        (root / "docs" / f"{name}.md").write_text(f"# {name.title()}\n\nTo be written.\n")
+    (root / ".github" / "workflows").mkdir(parents=True)
+    (root / ".github" / "workflows" / "ci.yml").write_text(
+        "on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - uses: actions/checkout@v4\n      - run: python -m pytest\n")
+    (root / "CHANGELOG.md").write_text("# Changes\n\n## 0.1.0\n\n- First release.\n")
+    (root / "LICENSE").write_text("MIT License\n\nCopyright (c) 2026 app authors\n")
+    (root / "README.md").write_text(README)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    (root / ".gitignore").write_text("__pycache__/\n*.egg-info/\n")
+    (root.parent / "outside.txt").write_text("not yours\n")
+
+
+# -- the session --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Step:
+    """One call, as each server spells it (the reference takes absolute
+    paths; ``{root}`` is replaced); ``mistake`` for the four refusals."""
+
+    label: str
+    corral: tuple[str, dict[str, Any]]
+    reference: tuple[str, dict[str, Any]]
+    mistake: bool = False
+
+
+def _fill(value: Any, root: str) -> Any:
+    if isinstance(value, str):
+        return value.replace("{root}", root)
+    if isinstance(value, list):
+        return [_fill(v, root) for v in value]
+    if isinstance(value, dict):
+        return {k: _fill(v, root) for k, v in value.items()}
+    return value
+
+
+_TEXTWRAP_OLD = "    def _split(self, text):\n"
+_SHLEX_OLD = "    def push_token(self, tok):\n"
+SESSION = [
+    Step("list the project", ("list_directory", {"path": "."}),
+         ("list_directory", {"path": "{root}"})),
+    Step("the tree", ("list_directory", {"path": ".", "depth": 3}),
+         ("directory_tree", {"path": "{root}"})),
+    Step("find the Python files", ("glob", {"pattern": "**/*.py"}),
+         ("search_files", {"path": "{root}", "pattern": "**/*.py"})),
+    Step("read README.md", ("read_file", {"path": "README.md"}),
+         ("read_text_file", {"path": "{root}/README.md"})),
+    Step("read a 350-line module", ("read_file", {"path": "src/app/shlex.py"}),
+         ("read_text_file", {"path": "{root}/src/app/shlex.py"})),
+    Step("read the head of a 1,382-line module",
+         ("read_file", {"path": "src/app/config.py", "limit": 120}),
+         ("read_text_file", {"path": "{root}/src/app/config.py", "head": 120})),
+    Step("read two small files", ("read_files", {"paths": ["pyproject.toml",
+                                                             "src/app/__init__.py"]}),
+         ("read_multiple_files", {"paths": ["{root}/pyproject.toml",
+                                            "{root}/src/app/__init__.py"]})),
+    Step("file info", ("file_info", {"path": "src/app/shlex.py"}),
+         ("get_file_info", {"path": "{root}/src/app/shlex.py"})),
+    Step("list a directory with sizes", ("list_directory", {"path": "src/app"}),
+         ("list_directory_with_sizes", {"path": "{root}/src/app"})),
+    Step("edit one line", ("edit_file", {"path": "src/app/shlex.py", "oldText": _SHLEX_OLD,
+                                         "newText": "    def push_token(self, tok: str):\n"}),
+         ("edit_file", {"path": "{root}/src/app/shlex.py",
+                        "edits": [{"oldText": _SHLEX_OLD,
+                                   "newText": "    def push_token(self, tok: str):\n"}]})),
+    Step("preview an edit (dry run)",
+         ("edit_file", {"path": "src/app/textwrap.py", "oldText": _TEXTWRAP_OLD,
+                        "newText": "    def _split(self, text: str):\n", "dryRun": True}),
+         ("edit_file", {"path": "{root}/src/app/textwrap.py", "dryRun": True,
+                        "edits": [{"oldText": _TEXTWRAP_OLD,
+                                   "newText": "    def _split(self, text: str):\n"}]})),
+    Step("two edits in one call",
+         ("edit_file", {"path": "src/app/fnmatch.py", "edits": [
+             {"oldText": "def filter(names, pat):", "newText": "def filter(names, pat, /):"},
+             {"oldText": "def translate(pat):", "newText": "def translate(pat, /):"}]}),
+         ("edit_file", {"path": "{root}/src/app/fnmatch.py", "edits": [
+             {"oldText": "def filter(names, pat):", "newText": "def filter(names, pat, /):"},
+             {"oldText": "def translate(pat):", "newText": "def translate(pat, /):"}]})),
+    Step("write a new file", ("write_file", {"path": "tests/test_more.py", "content": NEW_TEST}),
+         ("write_file", {"path": "{root}/tests/test_more.py", "content": NEW_TEST})),
+    Step("make a directory", ("make_directory", {"path": "docs/guide"}),
+         ("create_directory", {"path": "{root}/docs/guide"})),
+    Step("move a file", ("move_file", {"source": "docs/usage.md",
+                                       "destination": "docs/guide/usage.md"}),
+         ("move_file", {"source": "{root}/docs/usage.md",
+                        "destination": "{root}/docs/guide/usage.md"})),
+    Step("read the new file", ("read_file", {"path": "tests/test_more.py"}),
+         ("read_text_file", {"path": "{root}/tests/test_more.py"})),
+    Step("replace a whole file", ("write_file", {"path": "README.md", "overwrite": True,
+                                                 "content": README + "\n## License\n\nMIT\n"}),
+         ("write_file", {"path": "{root}/README.md", "content": README + "\n## License\n\nMIT\n"})),
+    Step("read a 491-line module", ("read_file", {"path": "src/app/textwrap.py"}),
+         ("read_text_file", {"path": "{root}/src/app/textwrap.py"})),
+    Step("find the docs", ("glob", {"pattern": "**/*.md", "path": "docs"}),
+         ("search_files", {"path": "{root}/docs", "pattern": "**/*.md"})),
+    Step("read the end of a module", ("read_file", {"path": "src/app/shlex.py", "offset": 300}),
+         ("read_text_file", {"path": "{root}/src/app/shlex.py", "tail": 51})),
+    Step("a misspelt path", ("read_file", {"path": "src/app/shelx.py"}),
+         ("read_text_file", {"path": "{root}/src/app/shelx.py"}), mistake=True),
+    Step("an edit whose oldText is not in the file",
+         ("edit_file", {"path": "src/app/shlex.py",
+                        "oldText": "    def pop_token(self):\n        return self.pushback.pop()\n",
+                        "newText": "    def pop_token(self):\n        return None\n"}),
+         ("edit_file", {"path": "{root}/src/app/shlex.py",
+                        "edits": [{"oldText": "    def pop_token(self):\n        return "
+                                              "self.pushback.pop()\n",
+                                   "newText": "    def pop_token(self):\n        return None\n"}]}),
+         mistake=True),
+    Step("a path outside the root", ("read_file", {"path": "../outside.txt"}),
+         ("read_text_file", {"path": "{root}/../outside.txt"}), mistake=True),
+    Step("a directory given as a file", ("read_file", {"path": "src/app"}),
+         ("read_text_file", {"path": "{root}/src/app"}), mistake=True),
+]
+
+
+@dataclass
+class Run:
+    """What one server showed: the listing and each step's result text."""
+
+    tools: list[dict[str, Any]]
+    texts: list[str]
+    errors: list[bool]
+    envelopes: list[dict[str, Any] | None]
+
+
+def run_session(command: list[str], root: Path, reference: bool, env: dict[str, str],
+                steps: list[Step] = SESSION) -> Run:
+    make_fixture(root)
+    conn = Connection(command, env)
+    try:
+        tools = conn.request("tools/list", {})["tools"]
+        texts, errors, envelopes = [], [], []
+        for step in steps:
+            name, args = step.reference if reference else step.corral
+            result = conn.request("tools/call", {"name": name,
+                                                 "arguments": _fill(args, str(root))})
+            texts.append(result_text(result))
+            errors.append(bool(result.get("isError")))
+            envelopes.append(result.get("structuredContent"))
+    finally:
+        conn.close()
+    return Run(tools, texts, errors, envelopes)
+
+
+def refusal_floor(envelope: dict[str, Any]) -> str:
+    """What a refusal's text must at least carry: its sentence, hint and
+    suggested call."""
+    call = ""
+    if envelope.get("suggestedTool"):
+        call = f"{envelope['suggestedTool']} {compact(envelope.get('suggestedArgs') or {})}"
+    return "\n".join(part for part in (envelope.get("message", ""), envelope.get("hint", ""),
+                                       call) if part)
+
+
+# -- measuring ----------------------------------------------------------------------
+
+def measure(node_entry: str, workdir: Path) -> dict[str, Any]:
+    root = workdir / "project"
+    ours = run_session([sys.executable, "-m", "corral.cli", "serve", str(root)], root, False,
+                       python_env())
+    theirs = run_session(["node", node_entry, str(root)], root, True, dict(os.environ))
+    for i, step in enumerate(SESSION):
+        if ours.errors[i] != step.mistake or theirs.errors[i] != step.mistake:
+            raise RuntimeError(f"step {step.label!r}: corral refused={ours.errors[i]}, "
+                               f"reference refused={theirs.errors[i]}, expected {step.mistake}"
+                               f"\n{ours.texts[i][:300]}\n{theirs.texts[i][:300]}")
+    floors = [refusal_floor(env) if step.mistake and env else "" for step, env in
+              zip(SESSION, ours.envelopes)]
+    texts = [shown_tools(ours.tools), compact(ours.tools), shown_tools(theirs.tools),
+             compact(theirs.tools), *ours.texts, *theirs.texts, *floors]
+    counts = count_tokens(texts)
+    n = len(SESSION)
+    return {"list": counts[0:4], "ours": counts[4:4 + n], "theirs": counts[4 + n:4 + 2 * n],
+            "floors": counts[4 + 2 * n:], "tools": (len(ours.tools), len(theirs.tools)),
+            "runs": (ours, theirs)}
+
+
+def records_of(m: dict[str, Any]) -> list[Record]:
+    ours_list, ours_whole, theirs_list, theirs_whole = m["list"]
+    n_ours, n_theirs = m["tools"]
+
+    def rec(case: str, ours: int, theirs: int, target: tuple[str, float] | None,
+            note: str = "") -> Record:
+        return record("tokens", case, [ours], unit="tokens", baseline=f"{case}: reference",
+                      base_values=[theirs], target=target, source=SOURCE if target else None,
+                      note=note or f"reference: {theirs:,} tokens")
+
+    out = [rec(f"tools/list without outputSchema ({n_ours} tools vs {n_theirs})", ours_list,
+               theirs_list, LIST_TARGET),
+           rec("tools/list whole", ours_whole, theirs_whole, LIST_WHOLE_TARGET)]
+    good = [i for i, step in enumerate(SESSION) if not step.mistake]
+    out.append(rec(f"session: {len(good)} successful calls, total",
+                   sum(m["ours"][i] for i in good), sum(m["theirs"][i] for i in good),
+                   SESSION_TARGET))
+    worst = max(good, key=lambda i: m["ours"][i] / max(1, m["theirs"][i]))
+    out.append(rec(f"session: the costliest call against the reference's "
+                   f"({SESSION[worst].label})", m["ours"][worst], m["theirs"][worst],
+                   CALL_TARGET))
+    for i in good:
+        out.append(rec(f"call: {SESSION[i].label}", m["ours"][i], m["theirs"][i], None))
+    bad = [i for i, step in enumerate(SESSION) if step.mistake]
+    out.append(rec(f"session: {len(bad)} mistakes, total", sum(m["ours"][i] for i in bad),
+                   sum(m["theirs"][i] for i in bad), None))
+    for i in bad:
+        floor = m["floors"][i]
+        over = m["ours"][i] - floor
+        out.append(record("tokens", f"refusal: {SESSION[i].label}", [m["ours"][i]],
+                          unit="tokens", baseline="its sentence + hint + suggested call",
+                          base_values=[floor], note=f"{over:+d} tokens over them (at most "
+                          f"+{REFUSAL_SLACK}: {'met' if over <= REFUSAL_SLACK else 'MISSED'}); "
+                          f"reference: {m['theirs'][i]} tokens"))
+    return out
+
+
+def collect(quick: bool = False) -> list[Record]:
+    """Records for run.py (``quick`` changes nothing: counting is exact)."""
+    node_entry = ensure_reference_server()
+    if node_entry is None or not TOKENIZER.exists():
+        why = "the reference server or gpt-tokenizer is not installed (npm/node missing?)"
+        return [skipped("tokens", "tools/list and session tokens", why, target=LIST_TARGET,
+                        source=SOURCE)]
+    with tempfile.TemporaryDirectory(prefix="corral-tokens-") as tmp:
+        return records_of(measure(node_entry, Path(tmp)))
+
+
+# -- output -------------------------------------------------------------------------
+
+RESULTS_START = "<!-- tokens: written by bench_tokens.py -->"
+RESULTS_END = "<!-- end tokens -->"
+
+
+def table(records: list[Record]) -> str:
+    lines = ["| what a model is shown | corral | against | ratio | target | met | note |",
+             "|---|---|---|---|---|---|---|"]
+    for r in records:
+        if r.get("skipped"):
+            lines.append(f"| {r['case']} | – | – | – | – | skipped | {r['skipped']} |")
+            continue
+        met = {True: "yes", False: "**no**", None: "–"}[r.get("met")]
+        target = (r["target"].replace("<=", "≤") + f" ({r['source']})") if r.get("target") \
+            else "–"
+        against = r["baseline"].split(": ")[-1] if r.get("baseline") else "–"
+        lines.append(f"| {r['case']} | {r['median']:,.0f} | {against} | {r['ratio']:.2f}x | "
+                     f"{target} | {met} | {r.get('note', '')} |")
+    return "\n".join(lines)
+
+
+def write_results(path: Path, text: str) -> None:
+    content = path.read_text() if path.exists() else "# corral benchmark results\n"
+    section = (f"{RESULTS_START}\n## tokens: what a model reads, against the reference server "
+               f"(o200k, gpt-tokenizer)\n\n{text}\n{RESULTS_END}")
+    start, end = content.find(RESULTS_START), content.find(RESULTS_END)
+    if 0 <= start < end:
+        content = content[:start] + section + content[end + len(RESULTS_END):]
+    else:
+        content = content.rstrip("\n") + "\n\n" + section + "\n"
+    path.write_text(content)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", action="store_true",
+                        help="also write the table into benchmarks/RESULTS.md")
+    parser.add_argument("--show", action="store_true", help="print each call's text as well")
+    args = parser.parse_args()
+    node_entry = ensure_reference_server()
+    if node_entry is None or not TOKENIZER.exists():
+        print("the reference server or gpt-tokenizer is missing: "
+              "bash scripts/setup_conformance.sh node")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="corral-tokens-") as tmp:
+        m = measure(node_entry, Path(tmp))
+    if args.show:
+        ours, theirs = m["runs"]
+        for i, step in enumerate(SESSION):
+            print(f"=== {step.label}: corral {m['ours'][i]}, reference {m['theirs'][i]}")
+            print(ours.texts[i][:1500])
+            print("--- reference")
+            print(theirs.texts[i][:1500])
+    text = table(records_of(m))
+    print(text)
+    if args.results:
+        write_results(HERE / "RESULTS.md", text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

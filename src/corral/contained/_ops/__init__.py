@@ -1,0 +1,1 @@
+"""The surface operations of a Root, each in the module doing its work."""

@@ -1,0 +1,1 @@
+"""RootPath: pathlib.Path inside a root, each operation through the Root."""

@@ -1,0 +1,485 @@
+"""What a model is shown of a tool's answer: a compact text made for reading.
+
+The envelope (``Toolbox.call``, MCP ``structuredContent``) is the contract
+for programs.  A model pays for every token it reads, on every turn, so the
+text it is shown is rendered from the envelope instead of being its JSON:
+
+* ``read_file``: the numbered lines themselves (no JSON escaping; an empty
+  line left empty) and one footer line: the window, the total, where to go
+  on, a short digest;
+* a write, edit, move, delete or new directory: one line saying what was
+  done (an edit's diff only for a dry run, or when the match was loosened);
+* listings and searches: one entry per line;
+* a refusal: its code, its sentence once, its hint and the suggested call.
+
+Digests are shown short (:func:`short_digest`, the first 16 hex digits of
+the sha256); ``expectedSha256`` accepts that form.  Whatever a tool returns
+that this module has no words for is still shown, as ``key: value``, so a
+field added to a tool later reaches the model without a change here; a
+tool this module does not know is shown as its envelope's compact JSON.
+
+Every front end uses :func:`render`: the MCP server's text content, the
+adapters in :mod:`corral.integrations`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+__all__ = ["render", "render_refusal", "short_digest", "SHORT_DIGEST_CHARS"]
+
+#: Hex digits of a digest shown to a model (64 bits: a collision between two
+#: versions of one file is not a practical concern, and a digest sent back is
+#: checked as a prefix of the file's full sha256).
+SHORT_DIGEST_CHARS = 16
+
+_Envelope = Mapping[str, Any]
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+
+def short_digest(digest: Any) -> str:
+    """The short form of a sha256 a model reads and may send back."""
+    return str(digest)[:SHORT_DIGEST_CHARS]
+
+
+def render(tool: str, envelope: _Envelope) -> str:
+    """The text a model is shown for ``tool``'s answer ``envelope``."""
+    if envelope.get("ok") is not True:
+        return render_refusal(envelope)
+    known = _RENDERERS.get(tool)
+    if known is None or not any(key in envelope for key in known[0]):
+        # a tool of the host's own, or one whose answer has another shape
+        return _json(envelope)
+    return known[1](envelope)
+
+
+# -- pieces ------------------------------------------------------------------------
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
+def _spans(lines: Any, more: bool = False) -> str:
+    """``[[3, 3], [10, 12]]`` as ``3, 10-12``."""
+    parts = []
+    for item in lines if isinstance(lines, list) else ():
+        if isinstance(item, list) and len(item) == 2:
+            a, b = item
+            parts.append(str(a) if a == b else f"{a}-{b}")
+        else:
+            parts.append(str(item))
+    return ", ".join(parts) + (", ..." if more else "")
+
+
+def _value(value: Any) -> str:
+    return value if isinstance(value, str) else _json(value)
+
+
+def _rest(envelope: _Envelope, said: frozenset[str]) -> list[str]:
+    """``key: value`` for every field not in ``said`` (nor ``ok``) that
+    holds something: what a renderer has no words for is still shown."""
+    out = []
+    for key, value in envelope.items():
+        if key in said or key == "ok" or value in (None, False, 0, "", [], {}):
+            continue
+        out.append(f"{key}: {_value(value)}")
+    return out
+
+
+def _lines(*parts: str | None) -> str:
+    return "\n".join(part for part in parts if part)
+
+
+def _created(envelope: _Envelope, label: str = "made directories") -> str:
+    made = envelope.get("createdDirectories") or []
+    omitted = envelope.get("createdDirectoriesOmitted") or 0
+    if not made and not omitted:
+        return ""
+    more = f" and {omitted} more" if omitted else ""
+    return f"; {label} {', '.join(made)}{more}"
+
+
+def _warnings(envelope: _Envelope) -> list[str]:
+    return [f"Warning: {_value(w)}" for w in envelope.get("warnings") or ()]
+
+
+def _suggestion(envelope: _Envelope) -> str:
+    tool = envelope.get("suggestedTool")
+    if not tool:
+        return ""
+    return f"Try: {tool} {_json(envelope.get('suggestedArgs') or {})}"
+
+
+# -- read_file and read_files --------------------------------------------------------
+
+_READ_SAID = frozenset({"path", "content", "startLine", "endLine", "totalLines", "truncated",
+                        "nextOffset", "sha256", "size", "lineEndings", "bom", "cutLines",
+                        "mimeType", "data", "width", "height", "warnings"})
+
+
+def _read_footer(envelope: _Envelope) -> str:
+    total = envelope.get("totalLines", 0)
+    start, end = envelope.get("startLine", 1), envelope.get("endLine", 0)
+    if not total:
+        where = "empty file"
+    elif start <= 1 and not envelope.get("truncated"):
+        where = _plural(total, "line")
+    else:
+        where = f"lines {start}-{end} of {total}"
+    facts = [where]
+    if envelope.get("truncated") and "nextOffset" in envelope:
+        facts.append(f"next offset {envelope['nextOffset']}")
+    endings = envelope.get("lineEndings")
+    if endings not in (None, "lf", "none"):
+        facts.append(f"{endings} line endings")
+    if envelope.get("bom"):
+        facts.append("UTF-8 BOM")
+    cut = envelope.get("cutLines")
+    if cut:
+        facts.append(f"cut lines {_spans(cut)}")
+    facts.append(f"sha256 {short_digest(envelope.get('sha256', ''))}")
+    facts += _rest(envelope, _READ_SAID)
+    return "[" + ", ".join(facts) + "]"
+
+
+# an empty line's number: left out (the numbers around it say which it is),
+# which keeps the run of line breaks one token as in the file itself
+_EMPTY_LINE = re.compile(r"^\d+\t$", re.MULTILINE)
+
+
+def _read_file(envelope: _Envelope) -> str:
+    if "mimeType" in envelope and "content" not in envelope:
+        return _image(envelope)
+    content = str(envelope.get("content", ""))
+    if "\t\n" in content or content.endswith("\t"):
+        content = _EMPTY_LINE.sub("", content)
+    return _lines(content, _read_footer(envelope), *_warnings(envelope))
+
+
+def _image(envelope: _Envelope) -> str:
+    facts = [str(envelope.get("mimeType")), _plural(envelope.get("size", 0), "byte")]
+    if "width" in envelope and "height" in envelope:
+        facts.append(f"{envelope['width']}x{envelope['height']}")
+    facts.append(f"sha256 {short_digest(envelope.get('sha256', ''))}")
+    facts += _rest(envelope, _READ_SAID)
+    return f"[image: {', '.join(facts)}]"
+
+
+def _read_files(envelope: _Envelope) -> str:
+    parts = []
+    for item in envelope.get("files") or ():
+        path = item.get("path", "") if isinstance(item, Mapping) else ""
+        body = (_read_file(item) if isinstance(item, Mapping) and item.get("ok") is True
+                else render_refusal(item if isinstance(item, Mapping) else {}))
+        parts.append(f"== {path} ==\n{body}" if path else body)
+    if envelope.get("refused"):
+        parts.append(f"[{envelope.get('read', 0)} read, {envelope['refused']} refused]")
+    parts += _rest(envelope, frozenset({"files", "read", "refused", "bytes", "budget"}))
+    return "\n".join(parts)
+
+
+# -- writes ------------------------------------------------------------------------------
+
+def _write_file(envelope: _Envelope) -> str:
+    verb = "Created" if envelope.get("created") else "Replaced"
+    head = (f"{verb} {envelope.get('path')} ({_plural(envelope.get('bytes', 0), 'byte')}, "
+            f"sha256 {short_digest(envelope.get('sha256', ''))}){_created(envelope)}")
+    said = frozenset({"path", "bytes", "sha256", "created", "createdDirectories",
+                      "createdDirectoriesOmitted", "warnings"})
+    return _lines(head, *_warnings(envelope), *_rest(envelope, said))
+
+
+_EDIT_SAID = frozenset({"path", "baseSha256", "sha256", "resultSha256", "dryRun", "replacements",
+                        "lines", "linesTruncated", "matchStrategy", "edits", "diff",
+                        "diffTruncated", "diffComplete", "lineEndings", "bom", "warnings"})
+
+
+def _diff_body(diff: str) -> str:
+    """The diff without its ``---``/``+++`` header: the path is said above."""
+    head, _, rest = diff.partition("\n")
+    if head.startswith("--- "):
+        second, _, after = rest.partition("\n")
+        if second.startswith("+++ "):
+            return after.rstrip("\n")
+    return diff.rstrip("\n")
+
+
+def _edit_file(envelope: _Envelope) -> str:
+    count = envelope.get("replacements", 0)
+    where = _spans(envelope.get("lines"), bool(envelope.get("linesTruncated")))
+    at = f" at line{'s' if ',' in where or '-' in where else ''} {where}" if where else ""
+    strategies = {envelope.get("matchStrategy")} | {
+        e.get("matchStrategy") for e in envelope.get("edits") or () if isinstance(e, Mapping)}
+    strategies.discard(None)
+    strategies.discard("exact")
+    matched = f", matched {', '.join(sorted(map(str, strategies)))}" if strategies else ""
+    path = envelope.get("path")
+    if envelope.get("resolvedPath"):
+        path = f"{path} (-> {envelope['resolvedPath']})"
+    if envelope.get("dryRun"):
+        head = (f"Dry run, nothing changed: {path} would get {_plural(count, 'replacement')}"
+                f"{at}{matched}; sha256 now {short_digest(envelope.get('sha256', ''))}, after "
+                f"{short_digest(envelope.get('resultSha256', ''))}")
+    else:
+        head = (f"Edited {path}: {_plural(count, 'replacement')}{at}{matched}; sha256 "
+                f"{short_digest(envelope.get('sha256', ''))}")
+    endings = envelope.get("lineEndings")
+    if endings not in (None, "lf", "none"):
+        head += f"; {endings} line endings kept"
+    # the diff of an edit made as asked says nothing the model did not
+    # write itself; a preview, or a match that was loosened, is shown
+    diff = envelope.get("diff") if envelope.get("dryRun") or strategies else None
+    note = "[diff cut short]" if diff and (envelope.get("diffTruncated") or
+                                           envelope.get("diffComplete") is False) else ""
+    return _lines(head, _diff_body(diff) if isinstance(diff, str) else "", note,
+                  *_warnings(envelope), *_rest(envelope, _EDIT_SAID | {"resolvedPath"}))
+
+
+def _move_file(envelope: _Envelope) -> str:
+    kind = envelope.get("kind")
+    what = "" if kind in (None, "file") else f" ({kind})"
+    replaced = ", replacing what was there" if envelope.get("overwritten") else ""
+    head = (f"Moved {envelope.get('source')}{what} to {envelope.get('destination')}"
+            f"{replaced}{_created(envelope)}")
+    said = frozenset({"source", "destination", "kind", "overwritten", "createdDirectories",
+                      "createdDirectoriesOmitted"})
+    return _lines(head, *_rest(envelope, said))
+
+
+def _delete_file(envelope: _Envelope) -> str:
+    kind = envelope.get("kind")
+    what = "" if kind in (None, "file") else f" ({kind})"
+    head = (f"Deleted {envelope.get('path')}{what}" if envelope.get("deleted", True)
+            else f"Nothing deleted at {envelope.get('path')}")
+    return _lines(head, *_rest(envelope, frozenset({"path", "kind", "deleted"})))
+
+
+def _make_directory(envelope: _Envelope) -> str:
+    path = envelope.get("path")
+    made = envelope.get("createdDirectories") or []
+    if envelope.get("created") or made:
+        parents = [p for p in made if p != path]
+        more = envelope.get("createdDirectoriesOmitted") or 0
+        also = f" (and {', '.join(parents)}{f' and {more} more' if more else ''})" \
+            if parents or more else ""
+        head = f"Created directory {path}{also}"
+    else:
+        head = f"{path} already exists"
+    said = frozenset({"path", "created", "createdDirectories", "createdDirectoriesOmitted"})
+    return _lines(head, *_rest(envelope, said))
+
+
+def _file_info(envelope: _Envelope) -> str:
+    facts = [str(envelope.get("kind"))]
+    if "target" in envelope or "targetKind" in envelope:
+        facts.append(f"-> {envelope.get('target', '?')} ({envelope.get('targetKind', '?')})")
+    if "size" in envelope:
+        facts.append(_plural(envelope["size"], "byte"))
+    if "mode" in envelope:
+        facts.append(f"mode {envelope['mode']}")
+    if envelope.get("links", 1) != 1:
+        facts.append(f"{envelope['links']} links")
+    for key, label in (("mtime", "modified"), ("birthtime", "created")):
+        if isinstance(envelope.get(key), str):
+            facts.append(f"{label} {_seconds(envelope[key])}")
+    said = frozenset({"path", "kind", "target", "targetKind", "size", "mode", "links", "mtime",
+                      "ctime", "atime", "birthtime", "mtimeNs", "ctimeNs", "atimeNs",
+                      "birthtimeNs"})
+    return _lines(f"{envelope.get('path')}: {', '.join(facts)}", *_rest(envelope, said))
+
+
+def _seconds(iso: str) -> str:
+    """``2026-12-04T20:48:41.410749772Z`` as ``2026-12-04T20:48:41Z``."""
+    head, dot, _ = iso.partition(".")
+    return f"{head}Z" if dot else iso
+
+
+# -- listings and searches ----------------------------------------------------------
+
+_ENTRY_SAID = frozenset({"name", "kind", "size", "entries", "truncated", "total", "ignored",
+                         "ignoredEntries", "unlisted", "denied"})
+
+
+def _entry_lines(entries: Sequence[Any], indent: str, out: list[str]) -> None:
+    for entry in entries:
+        if not isinstance(entry, Mapping):
+            continue
+        name, kind = entry.get("name", ""), entry.get("kind")
+        if kind == "dir":
+            line = f"{indent}{name}/"
+        elif kind == "file":
+            line = f"{indent}{name} {entry['size']}" if "size" in entry else f"{indent}{name}"
+        else:
+            line = f"{indent}{name} ({kind})"
+        notes = []
+        if entry.get("ignored"):
+            notes.append("ignored")
+        if entry.get("truncated") and "entries" not in entry:
+            notes.append("not listed")
+        notes += _rest(entry, _ENTRY_SAID)
+        if notes:
+            line += f" ({'; '.join(notes)})"
+        out.append(line)
+        children = entry.get("entries")
+        if isinstance(children, list):
+            _entry_lines(children, indent + "  ", out)
+            _level_note(entry, len(children), indent + "  ", out)
+
+
+def _level_note(level: _Envelope, shown: int, indent: str, out: list[str]) -> None:
+    facts = []
+    total = level.get("total")
+    if level.get("truncated") and isinstance(total, int) and total > shown:
+        facts.append(f"{total - shown} more not shown")
+    if level.get("ignoredEntries"):
+        facts.append(f"{level['ignoredEntries']} ignored")
+    if level.get("denied"):
+        facts.append(f"{level['denied']} denied")
+    if facts:
+        out.append(f"{indent}[{', '.join(facts)}]")
+
+
+def _list_directory(envelope: _Envelope) -> str:
+    out: list[str] = []
+    entries = envelope.get("entries") or []
+    _entry_lines(entries, "", out)
+    if not entries and not envelope.get("total"):
+        out.append(f"{envelope.get('path')} is empty")
+    facts = []
+    if envelope.get("truncated"):
+        facts.append(f"{envelope.get('shown', len(entries))} of {envelope.get('total')} "
+                     f"entries shown")
+    if envelope.get("unlisted"):
+        facts.append(f"{envelope['unlisted']} directories not listed")
+    if envelope.get("ignoredEntries"):
+        facts.append(f"{envelope['ignoredEntries']} ignored entries left out")
+    if envelope.get("denied"):
+        facts.append(f"{envelope['denied']} denied")
+    facts += _rest(envelope, frozenset({"path", "entries", "truncated", "total", "shown",
+                                        "unlisted", "ignoredEntries", "denied", "depth"}))
+    if facts:
+        out.append(f"[{', '.join(facts)}]")
+    return "\n".join(out)
+
+
+_SEARCH_SAID = frozenset({"path", "pattern", "paths", "truncated", "ignored", "skipped",
+                          "note", "suggestedTool", "suggestedArgs", "diagnosis", "outputMode",
+                          "matches", "files", "counts", "filesSearched", "filesIncluded",
+                          "limit", "context", "denied"})
+
+
+def _search_tail(envelope: _Envelope, found: int) -> list[str]:
+    out = []
+    if envelope.get("truncated"):
+        limit = envelope.get("limit")
+        out.append(f"[more results not shown{f': limit {limit}' if limit else ''}]")
+    note = envelope.get("note")
+    if note:
+        out.append(str(note))
+    elif not found:
+        out.append("No match.")
+    if envelope.get("denied"):
+        out.append(f"[{envelope['denied']} denied]")
+    if envelope.get("diagnosis"):
+        out.append(str(envelope["diagnosis"]))
+    out.append(_suggestion(envelope))
+    out += _rest(envelope, _SEARCH_SAID)
+    return out
+
+
+def _glob(envelope: _Envelope) -> str:
+    paths = [str(p) for p in envelope.get("paths") or ()]
+    return _lines(*paths, *_search_tail(envelope, len(paths)))
+
+
+def _grep(envelope: _Envelope) -> str:
+    out: list[str] = []
+    mode = envelope.get("outputMode", "matches")
+    if mode == "files":
+        found = len(envelope.get("files") or ())
+        out += [str(p) for p in envelope.get("files") or ()]
+    elif mode == "counts":
+        counts = [c for c in envelope.get("counts") or () if isinstance(c, Mapping)]
+        found = len(counts)
+        out += [f"{c.get('path')}:{c.get('count')}" for c in counts]
+    else:
+        matches = [m for m in envelope.get("matches") or () if isinstance(m, Mapping)]
+        found = len(matches)
+        _grep_matches(matches, out)
+    return _lines(*out, *_search_tail(envelope, found))
+
+
+def _grep_matches(matches: Sequence[_Envelope], out: list[str]) -> None:
+    """ripgrep's layout: the path once, then ``N:text`` for a matching line
+    and ``N-text`` for a context line; ``--`` between separate groups."""
+    path: Any = None
+    last = 0
+    for match in matches:
+        line = match.get("line", 0)
+        before = match.get("before") or []
+        first = line - len(before)
+        if match.get("path") != path:
+            path = match.get("path")
+            out.append(str(path))
+        elif before and first > last + 1:
+            out.append("--")
+        shown = [(first + i, "-", text) for i, text in enumerate(before) if first + i > last]
+        shown.append((line, ":", match.get("text", "")))
+        shown += [(line + 1 + i, "-", text) for i, text in enumerate(match.get("after") or [])]
+        for number, mark, text in shown:
+            if number > last:
+                out.append(f"{number}{mark}{text}")
+                last = number
+        extra = _rest(match, frozenset({"path", "line", "text", "before", "after"}))
+        if extra:
+            out.append(f"  ({'; '.join(extra)})")
+
+
+# -- refusals -----------------------------------------------------------------------
+
+# details a sentence or hint may lean on, shown short; the rest stays in the
+# envelope (the sentence already says what they say)
+_DETAIL_LABELS = (("currentSha256", "current sha256"), ("expectedSha256", "expected sha256"))
+
+
+def render_refusal(envelope: _Envelope) -> str:
+    """A refusal: ``CODE: sentence``, the hint, and the suggested call."""
+    code = envelope.get("code", "INTERNAL")
+    message = str(envelope.get("message", ""))
+    hint = str(envelope.get("hint", ""))
+    details = envelope.get("details")
+    facts = []
+    if isinstance(details, Mapping):
+        for key, label in _DETAIL_LABELS:
+            digest = details.get(key)
+            if isinstance(digest, str) and len(digest) > SHORT_DIGEST_CHARS:
+                short = short_digest(digest)
+                if short not in message and short not in hint:
+                    facts.append(f"{label} {short}")
+        close = details.get("didYouMean")
+        if isinstance(close, list) and close and not any(
+                str(name) in message or str(name) in hint for name in close):
+            facts.append(f"did you mean: {', '.join(map(str, close[:5]))}")
+    head = f"{code}: {message}"
+    if facts:
+        head += f" ({'; '.join(facts)})"
+    return _lines(head, hint, _suggestion(envelope))
+
+
+# each tool's renderer, and the fields one of which its answer has
+_RENDERERS: dict[str, tuple[tuple[str, ...], Callable[[_Envelope], str]]] = {
+    "read_file": (("content", "mimeType"), _read_file),
+    "read_files": (("files",), _read_files),
+    "write_file": (("bytes",), _write_file),
+    "edit_file": (("replacements",), _edit_file),
+    "move_file": (("destination",), _move_file),
+    "delete_file": (("deleted",), _delete_file),
+    "make_directory": (("created", "createdDirectories"), _make_directory),
+    "file_info": (("kind",), _file_info),
+    "list_directory": (("entries",), _list_directory),
+    "glob": (("paths",), _glob),
+    "grep": (("outputMode",), _grep),
+}

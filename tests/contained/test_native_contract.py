@@ -1,0 +1,484 @@
+"""The native module checks its own contract: every exported function of
+``corral._native`` called with lengths, positions, budgets, flags and modes
+at and past their edges (a seeded loop), straight through cffi.
+
+Each call must return what its declaration (``native/*.cdef``) says: the
+documented error code with ``EINVAL`` for arguments outside the contract,
+and for the rest the same answer as a model written here in Python.  What
+C cannot check (that a buffer really holds the bytes its length says) is
+kept true by the test: every length given is at most the buffer's.
+
+The sanitizer lane (``scripts/sanitize.py``) runs this file against an
+AddressSanitizer + UndefinedBehaviorSanitizer build of the module, where an
+out-of-bounds access or a signed overflow in any of these calls aborts.
+``CORRAL_NATIVE_FUZZ_ITERATIONS`` sets the calls per function (default
+300; a soak: 100000); with ``CORRAL_NATIVE_CALL_COUNTS`` set to a file
+name, the calls each function received are written there as JSON.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import random
+from collections import Counter
+
+import pytest
+
+try:
+    from corral._native import ffi
+    from corral._native import lib as _lib
+except ImportError:  # the module was not built: nothing of it to check
+    ffi = _lib = None
+
+
+class _Counted:
+    """The module's functions, each call counted (its constants as they are)."""
+
+    def __init__(self, lib) -> None:
+        self._lib = lib
+        self.calls: Counter[str] = Counter()
+
+    def __getattr__(self, name: str):
+        value = getattr(self._lib, name)
+        if not callable(value):
+            return value
+
+        def call(*args):
+            self.calls[name] += 1
+            return value(*args)
+        return call
+
+
+lib = None if _lib is None else _Counted(_lib)
+
+ITERATIONS = int(os.environ.get("CORRAL_NATIVE_FUZZ_ITERATIONS", "300"))
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+INT_MAX = 2**31 - 1
+INT_MIN = -(2**31)
+EDGES64 = [INT64_MIN, INT64_MIN + 1, -(2**32), -2, -1, 0, 1, 2, 7, 8, 9, 63, 64, 65,
+           INT_MAX, 2**31, 2**32, 2**62, INT64_MAX - 2, INT64_MAX - 1, INT64_MAX]
+O_PATH = getattr(os, "O_PATH", 0)
+KNOWN_FLAGS = [os.O_RDONLY, os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_EXCL, os.O_TRUNC,
+               os.O_APPEND, os.O_NONBLOCK, os.O_DIRECTORY, os.O_NOFOLLOW, os.O_CLOEXEC,
+               os.O_NOCTTY, O_PATH]
+RESOLVE_BITS = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 1 << 40]
+BOM = b"\xef\xbb\xbf"
+
+NATIVE = [] if lib is None else ["native"]  # parametrize: no test where there is no module
+pytestmark = pytest.mark.parametrize("native", NATIVE)
+
+
+def _edge(rng: random.Random, *near: int) -> int:
+    """An int64 at or past an edge: a fixed edge, or one of ``near`` +-1."""
+    if near and rng.random() < 0.5:
+        return max(INT64_MIN, min(INT64_MAX, rng.choice(near) + rng.choice((-1, 0, 0, 1))))
+    return rng.choice(EDGES64)
+
+
+def _int(rng: random.Random, *near: int) -> int:
+    """A C int: an edge, or a value near one of ``near``."""
+    value = _edge(rng, *near)
+    return value if INT_MIN <= value <= INT_MAX else rng.choice((INT_MIN, -1, INT_MAX))
+
+
+def _flags(rng: random.Random) -> int:
+    flags = 0
+    for _ in range(rng.randint(0, 4)):
+        flags |= rng.choice(KNOWN_FLAGS) if rng.random() < 0.8 else 1 << rng.randint(0, 30)
+    if rng.random() < 0.05:
+        flags = rng.choice((-1, INT_MIN, INT_MAX))
+    return flags
+
+
+def _blob(rng: random.Random, alphabet: bytes, most: int) -> bytes:
+    data = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, most)))
+    if rng.random() < 0.1:
+        data = BOM + data
+    return data
+
+
+def _errno_is_einval() -> bool:
+    return ffi.errno == errno.EINVAL
+
+
+def _fds() -> int:
+    return len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A directory fd holding a file, a subdirectory, a symlink, a FIFO and a
+    hard-linked file; closed after, and no fd may be left open by a call."""
+    (tmp_path / "file").write_bytes(b"needle in a file\n" * 3)
+    (tmp_path / "empty").write_bytes(b"")
+    (tmp_path / "binary").write_bytes(b"\0needle")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "inner").write_bytes(b"x")
+    os.symlink("file", tmp_path / "link")
+    os.mkfifo(tmp_path / "fifo")
+    os.link(tmp_path / "file", tmp_path / "hard")
+    before = _fds()
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    yield fd, tmp_path
+    os.close(fd)
+    assert _fds() == before, "a native call left an fd open"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def call_counts():
+    """Write the calls each function received (for scripts/sanitize.py)."""
+    yield
+    target = os.environ.get("CORRAL_NATIVE_CALL_COUNTS")
+    if target and lib is not None:
+        with open(target, "w", encoding="utf-8") as out:
+            json.dump(dict(lib.calls), out)
+
+
+def _close_if_fd(fd: int) -> None:
+    if fd >= 0:
+        os.close(fd)
+
+
+# -- corral_text_window ---------------------------------------------------------
+
+def _window_model(data: bytes, offset: int, limit: int, cap: int, budget: int, out_size: int
+                  ) -> tuple[int, bytes, list[int]] | None:
+    """What corral_text_window answers for valid arguments (native/read.cdef):
+    (bytes written, those bytes, facts), or None where it declines (-1)."""
+    if data.startswith(BOM) or b"\r" in data:
+        return None
+    lines = data.split(b"\n")
+    if data.endswith(b"\n") or not data:
+        lines.pop()
+    out = b""
+    shown = 0
+    end = min(len(lines), offset - 1 + limit)
+    for index in range(offset - 1, end):
+        text = lines[index]
+        if len(text) > cap:
+            return None
+        piece = (b"\n" if shown else b"") + str(index + 1).encode() + b"\t" + text
+        if len(out) + len(piece) > budget and shown > 0:
+            break
+        if len(out) + len(piece) > out_size:
+            return None
+        out += piece
+        shown += 1
+    return len(out), out, [len(lines), shown, int(b"\n" in data)]
+
+
+def test_text_window_at_and_past_every_edge(native):
+    rng = random.Random(1)
+    for _ in range(ITERATIONS * 4):
+        data = _blob(rng, b"ab\n\n\r", 60)
+        length = rng.choice((len(data), len(data), rng.randint(0, len(data)), -1, INT64_MIN))
+        lines = data.count(b"\n") + 1
+        offset = _edge(rng, 1, lines) if rng.random() < 0.7 else rng.randint(1, lines + 1)
+        limit = _edge(rng, 0, lines) if rng.random() < 0.5 else rng.randint(0, lines + 1)
+        cap = _edge(rng, 0, 5) if rng.random() < 0.5 else rng.randint(0, 20)
+        budget = _edge(rng, 0, 20) if rng.random() < 0.5 else rng.randint(0, 200)
+        room = rng.randint(0, 300)
+        out = ffi.new("char[]", max(room, 1))
+        out_size = rng.choice((room, room, rng.randint(0, room), -1, INT64_MIN))
+        facts = ffi.new("int64_t[3]")
+        written = lib.corral_text_window(data, length, offset, limit, cap, budget, out,
+                                         out_size, facts)
+        invalid = (length < 0 or offset < 1 or limit < 0 or cap < 0 or budget < 0
+                   or out_size < 0)
+        if invalid:
+            assert written == -2 and _errno_is_einval(), (length, offset, limit, cap, budget)
+            continue
+        expected = _window_model(data[:length], offset, limit, cap, budget, out_size)
+        if expected is None:
+            assert written == -1
+            continue
+        assert written == expected[0], (data[:length], offset, limit, cap, budget, out_size)
+        assert ffi.buffer(out, written)[:] == expected[1]
+        assert list(facts) == expected[2]
+
+
+def test_text_window_far_offsets_do_not_overflow(native):
+    """offset + limit past INT64_MAX: the window is clamped, not wrapped."""
+    facts = ffi.new("int64_t[3]")
+    out = ffi.new("char[]", 64)
+    for offset, limit in ((INT64_MAX - 1, INT64_MAX), (INT64_MAX, INT64_MAX), (1, INT64_MAX),
+                          (2, INT64_MAX - 1), (INT64_MAX, 0)):
+        written = lib.corral_text_window(b"a\nb\n", 4, offset, limit, 100, 100, out, 64, facts)
+        if offset <= 2 and limit > 0:
+            assert written > 0 and facts[0] == 2
+        else:
+            assert written == 0 and list(facts) == [2, 0, 1]
+
+
+# -- corral_scan_lines / corral_count_newlines ---------------------------------------
+
+def _lines_model(needle: bytes, buf: bytes, pos: int, line: int) -> list[tuple[int, int, int, int]]:
+    hits = []
+    while pos < len(buf):
+        at = buf.find(needle, pos)
+        if at < 0 or not needle:
+            break
+        start = buf.rfind(b"\n", pos, at) + 1 or pos
+        end = buf.find(b"\n", at)
+        end = len(buf) if end < 0 else end
+        line += buf.count(b"\n", pos, start)
+        hits.append((start, end, at, line))
+        pos, line = end + 1, line + 1
+    return hits
+
+
+def test_scan_lines_at_and_past_every_edge(native):
+    rng = random.Random(2)
+    for _ in range(ITERATIONS * 4):
+        buf = _blob(rng, b"ab\n", 50)
+        length = rng.choice((len(buf), len(buf), rng.randint(0, len(buf)), -1, INT64_MIN))
+        starts = [0] + [i + 1 for i, byte in enumerate(buf[:max(length, 0)]) if byte == 10]
+        pos = rng.choice(starts) if rng.random() < 0.6 else _edge(rng, 0, length)
+        line = rng.randint(1, 5) if rng.random() < 0.7 else _edge(rng, 1, INT64_MAX - length)
+        needle = _blob(rng, b"ab\n", 3).removeprefix(BOM)
+        nlen = rng.choice((len(needle), len(needle), rng.randint(0, len(needle)), -1, INT64_MIN))
+        room = rng.randint(0, 6)
+        max_hits = rng.choice((room, room, 0, -1, INT64_MIN, INT64_MAX, INT64_MAX // 4 + 1))
+        out = ffi.new("int64_t[]", 4 * room + 1)
+        state = ffi.new("int64_t[2]")
+        hits = lib.corral_scan_lines(buf, length, pos, line, needle, nlen, out, max_hits, state)
+        invalid = (length < 0 or pos < 0 or pos > length or nlen < 0 or max_hits < 0
+                   or max_hits > INT64_MAX // 4 or line < 0 or line > INT64_MAX - length - 1)
+        if invalid:
+            assert hits == -1 and _errno_is_einval()
+            continue
+        if max_hits > room:  # a count the out buffer cannot hold is outside the contract
+            continue
+        assert 0 <= hits <= max_hits
+        rows = [tuple(out[4 * i:4 * i + 4]) for i in range(hits)]
+        for start, end, at, _number in rows:
+            assert pos <= start <= at < end + 1 and end <= length
+        if pos in starts:
+            model = _lines_model(needle[:nlen], buf[:length], pos, line)
+            assert rows == model[:max_hits], (buf[:length], needle[:nlen], pos, line)
+
+
+def test_scan_lines_rejects_what_would_overflow(native):
+    """A line number so large that counting on would overflow is refused."""
+    out = ffi.new("int64_t[8]")
+    state = ffi.new("int64_t[2]")
+    assert lib.corral_scan_lines(b"a\na\n", 4, 0, INT64_MAX, b"a", 1, out, 2, state) == -1
+    assert lib.corral_scan_lines(b"a\na\n", 4, 0, INT64_MAX - 5, b"a", 1, out, 2, state) == 2
+    assert list(out)[:8] == [0, 1, 0, INT64_MAX - 5, 2, 3, 2, INT64_MAX - 4]
+
+
+def test_count_newlines_at_and_past_every_edge(native):
+    rng = random.Random(3)
+    for _ in range(ITERATIONS * 4):
+        buf = _blob(rng, b"a\n", 40)
+        length = rng.choice((len(buf), rng.randint(0, len(buf)), -1, INT64_MIN))
+        start = _edge(rng, 0, length) if rng.random() < 0.5 else rng.randint(0, len(buf))
+        end = _edge(rng, 0, length) if rng.random() < 0.5 else rng.randint(0, len(buf))
+        count = lib.corral_count_newlines(buf, length, start, end)
+        if length < 0 or start < 0 or end < 0 or start > length or end > length:
+            assert count == -1 and _errno_is_einval()
+        else:
+            assert count == buf[:length].count(b"\n", start, end)
+
+
+# -- listings ------------------------------------------------------------------------------
+
+NAMES = [b"file", b"sub", b"link", b"fifo", b"hard", b"empty", b"binary", b"missing", b"",
+         b".", b"..", b"sub/inner", b"/etc", b"sub/", b"a" * 300]
+
+
+def test_list_dir_and_list_at_at_every_edge(native, tree):
+    fd, _path = tree
+    rng = random.Random(4)
+    for _ in range(ITERATIONS):
+        room = rng.randint(0, 200)
+        buf = ffi.new("char[]", max(room, 1))
+        size = rng.choice((room, room, rng.randint(0, room), -1, INT64_MIN))
+        counts = ffi.new("int64_t[3]")
+        target = rng.choice((fd, fd, -1, 10_000))
+        low = lib.corral_list_dir(target, buf, size, counts)
+        if size < 0:
+            assert low == -1 and _errno_is_einval()
+        elif low >= 0:
+            assert 0 <= low <= counts[1] <= size
+        else:
+            assert low in (-1, -2)
+        name = rng.choice(NAMES)
+        flags = _flags(rng)
+        counts[2] = 12345
+        low = lib.corral_list_at(fd, name, flags, buf, size, counts)
+        opened = counts[2]
+        assert opened != 12345
+        if low == -1:
+            assert opened == -1
+        else:
+            assert low == -2 or 0 <= low <= size
+            assert name in (b"sub",), name  # only a directory that is one name is listed
+            os.close(opened)
+
+
+def test_list_at_refuses_what_is_not_one_name_or_a_listing_flag(native, tree):
+    fd, _path = tree
+    buf = ffi.new("char[]", 4096)
+    counts = ffi.new("int64_t[3]")
+    for name in (b"", b".", b"..", b"sub/", b"sub/inner", b"/etc"):
+        assert lib.corral_list_at(fd, name, os.O_RDONLY, buf, 4096, counts) == -1
+        assert _errno_is_einval() and counts[2] == -1
+    for flags in (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, -1):
+        assert lib.corral_list_at(fd, b"sub", flags, buf, 4096, counts) == -1
+        assert _errno_is_einval() and counts[2] == -1
+    # O_NOFOLLOW and O_DIRECTORY are added: a symlink to a directory is not listed
+    os.symlink("sub", os.path.join(_path, "dirlink"))
+    assert lib.corral_list_at(fd, b"dirlink", os.O_RDONLY, buf, 4096, counts) == -1
+    assert ffi.errno in (errno.ELOOP, errno.ENOTDIR)
+    assert lib.corral_list_at(fd, b"file", os.O_RDONLY, buf, 4096, counts) == -1
+    assert ffi.errno == errno.ENOTDIR
+
+
+def test_list_sized_at_every_edge(native, tree):
+    fd, _path = tree
+    rng = random.Random(5)
+    for _ in range(ITERATIONS):
+        room, slots = rng.randint(0, 200), rng.randint(0, 12)
+        names = ffi.new("char[]", max(room, 1))
+        codes = ffi.new("int64_t[]", max(slots, 1))
+        names_size = rng.choice((room, rng.randint(0, room), -1, INT64_MIN))
+        codes_size = rng.choice((slots, rng.randint(0, slots), -1, INT64_MIN))
+        count = ffi.new("int64_t[1]")
+        used = lib.corral_list_sized(rng.choice((fd, fd, -1)), names, names_size, codes,
+                                     codes_size, count)
+        if names_size < 0 or codes_size < 0:
+            assert used == -1 and _errno_is_einval()
+        elif used >= 0:
+            assert used <= names_size and 0 <= count[0] <= codes_size
+        else:
+            assert used in (-1, -2)
+
+
+# -- corral_scan_files -----------------------------------------------------------------------
+
+def test_scan_files_at_and_past_every_edge(native, tree):
+    fd, _path = tree
+    rng = random.Random(6)
+    statuses = {lib.CORRAL_SCAN_ABSENT, lib.CORRAL_SCAN_OPEN, lib.CORRAL_SCAN_BINARY,
+                lib.CORRAL_SCAN_SPECIAL, lib.CORRAL_SCAN_HARDLINK, lib.CORRAL_SCAN_OPEN_ERROR,
+                lib.CORRAL_SCAN_READ_ERROR}
+    for _ in range(ITERATIONS):
+        chosen = [rng.choice(NAMES) for _ in range(rng.randint(0, 5))]
+        blob = b"".join(name + b"\0" for name in chosen) + (b"tail" if rng.random() < 0.2 else b"")
+        names = ffi.new("char[]", blob) if blob else ffi.new("char[]", 1)
+        names_size = rng.choice((len(blob), len(blob), rng.randint(0, len(blob)), -1))
+        rows = max(len(chosen), 1)
+        count = rng.choice((len(chosen), rng.randint(0, rows), -1, INT64_MIN))
+        needle = rng.choice((b"needle", b"n", b"", b"absent!"))
+        nlen = rng.choice((len(needle), rng.randint(0, len(needle)), -1, INT64_MIN))
+        sniff = rng.choice((0, 1, 8, 4096, -1, INT64_MAX))
+        room = rng.choice((1, 2, 7, 64, 4096))
+        buf = ffi.new("char[]", room)
+        bufsize = rng.choice((room, rng.randint(0, room), -1))
+        budget = rng.choice((0, 1, 10, 1 << 20, -1, INT64_MAX))
+        out = ffi.new("int64_t[]", 4 * rows)
+        consumed = ffi.new("int64_t[1]")
+        done = lib.corral_scan_files(fd, names, names_size, count, needle, nlen, sniff,
+                                     rng.randint(0, 1), buf, bufsize, budget, out, consumed)
+        invalid = (names_size < 0 or count < 0 or nlen < 0 or sniff < 0 or bufsize < 1
+                   or budget < 0)
+        if invalid:
+            assert done == -1 and _errno_is_einval()
+            continue
+        if done == -1:  # names held no whole name
+            assert count > 0 and b"\0" not in blob[:names_size] and _errno_is_einval()
+            continue
+        assert 0 <= done <= count and 0 <= consumed[0] <= names_size
+        assert consumed[0] == sum(len(name) + 1 for name in chosen[:done])
+        for i in range(done):
+            status, value = out[4 * i], out[4 * i + 1]
+            assert status in statuses
+            if status == lib.CORRAL_SCAN_OPEN:
+                os.close(value)
+            name = chosen[i]
+            if name in (b"", b".", b"..") or b"/" in name:
+                assert (status, value) == (lib.CORRAL_SCAN_OPEN_ERROR, errno.EINVAL), name
+
+
+# -- the calls that take open flags and modes -------------------------------------------------
+
+PATHS = [b"file", b"new", b"sub", b"sub/new", b"link", b"fifo", b"missing/x", b"", b"."]
+
+
+def test_open_calls_allow_listed_flags_and_modes_only(native, tree):
+    fd, path = tree
+    rng = random.Random(7)
+    allowed = 0
+    for flag in ("O_ACCMODE", "O_CREAT", "O_EXCL", "O_NOCTTY", "O_TRUNC", "O_APPEND",
+                 "O_NONBLOCK", "O_DIRECTORY", "O_NOFOLLOW", "O_CLOEXEC", "O_SYNC", "O_DSYNC",
+                 "O_PATH", "O_TMPFILE", "O_NOATIME", "O_DIRECT", "O_LARGEFILE"):
+        allowed |= getattr(os, flag, 3 if flag == "O_ACCMODE" else 0)
+    for _ in range(ITERATIONS):
+        name = rng.choice(PATHS)
+        # O_NONBLOCK always: these thin wrappers would wait on the FIFO
+        flags = _flags(rng) | os.O_NONBLOCK
+        mode = rng.choice((0, 0o600, 0o777, 0o7777, 0o10000, -1, INT_MAX))
+        outside = (flags & ~allowed) != 0 or mode < 0 or mode > 0o7777
+        opened = lib.corral_openat(fd, name, flags, mode)
+        _close_if_fd(opened)
+        if outside:
+            assert opened == -1 and _errno_is_einval(), (hex(flags), mode)
+        resolve = 0
+        for _ in range(rng.randint(0, 3)):
+            resolve |= rng.choice(RESOLVE_BITS)
+        opened = lib.corral_openat2(fd, name, flags & 0xFFFFFFFF, max(mode, 0), resolve)
+        _close_if_fd(opened)
+        if (flags & 0xFFFFFFFF) & ~allowed or mode > 0o7777 or resolve & ~0x0F:
+            assert opened == -1 and _errno_is_einval()
+        length = rng.choice((len(name), len(name) + 1, max(len(name) - 1, 0), 4095, 4096,
+                             2**64 - 1))
+        opened = lib.corral_open_beneath(fd, name, length, flags, mode, 0x08 | 0x02)
+        _close_if_fd(opened)
+        if outside or length != len(name) or mode & ~0o777:
+            assert opened == -1
+        step = ffi.new("int *", 7)
+        dir_name = rng.choice((b"made", b"", b".", b"..", b"sub/made", b"file"))
+        open_flags = rng.choice((O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                 os.O_RDONLY, os.O_WRONLY, os.O_CREAT, _flags(rng)))
+        made = lib.corral_create_directory_at(fd, dir_name, mode, open_flags, step)
+        _close_if_fd(made)
+        dir_allowed = O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | \
+            os.O_NOCTTY | getattr(os, "O_NOATIME", 0) | getattr(os, "O_LARGEFILE", 0)
+        if (dir_name in (b"", b".", b"..") or b"/" in dir_name or mode < 0 or mode > 0o7777
+                or open_flags & ~dir_allowed):
+            assert made == -1 and step[0] == 7 and _errno_is_einval(), (dir_name, mode)
+        if made >= 0:
+            os.rmdir(path / dir_name.decode())
+        for leftover in ("new", "sub/new"):
+            if os.path.isfile(path / leftover):
+                os.unlink(path / leftover)
+        rename_flags = rng.choice((0, 1, 2, 3, 4, 0x80, 2**32 - 1))
+        renamed = lib.corral_renameat(fd, b"empty", fd, b"empty", rename_flags)
+        if rename_flags & ~3:
+            assert renamed == -1 and _errno_is_einval()
+
+
+def test_create_directory_hook_of_a_test_build(native, tree, native_test_module):
+    """The hook exists in a test build only; set and cleared, it runs
+    between the two steps and nowhere else."""
+    fd, path = tree
+    variant = native_test_module
+    seen = []
+    callback = variant.ffi.callback("void(int, const char *)",
+                                    lambda dirfd, name: seen.append(variant.ffi.string(name)))
+    step = variant.ffi.new("int *")
+    variant.lib.corral_set_create_directory_hook(callback)
+    try:
+        made = variant.lib.corral_create_directory_at(fd, b"hooked", 0o700,
+                                                      os.O_DIRECTORY | os.O_NOFOLLOW, step)
+        assert made >= 0 and seen == [b"hooked"]
+        os.close(made)
+        assert variant.lib.corral_create_directory_at(fd, b"..", 0o700, 0, step) == -1
+        assert seen == [b"hooked"]  # refused before mkdirat: the hook never ran
+    finally:
+        variant.lib.corral_set_create_directory_hook(variant.ffi.NULL)
+    os.rmdir(path / "hooked")

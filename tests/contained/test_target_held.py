@@ -1,0 +1,60 @@
+"""``Target.held_fd``, ``open_held`` and ``held_identity``: the directory a
+Target holds (its parent, or while parents are only planned, the deepest
+directory that exists on the way), what the tools' view locks."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+
+import pytest
+
+
+def test_the_held_directory_is_the_parent(tmp_path, make_root):
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    root = make_root(tmp_path)
+    with root.target("a/b/new.txt") as target:
+        info = os.stat(tmp_path / "a" / "b")
+        assert target.held_identity() == (info.st_dev, info.st_ino)
+        assert os.fstat(target.held_fd).st_ino == info.st_ino
+        with target.open_held() as handle:
+            assert handle.path == "a/b"
+            assert handle.stat().st_ino == info.st_ino
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # a lockable fd
+
+
+def test_while_parents_are_planned_the_deepest_existing_directory_is_held(tmp_path,
+                                                                          make_root):
+    (tmp_path / "a").mkdir()
+    root = make_root(tmp_path)
+    with root.target("a/x/y/new.txt", create_parents=True) as target:
+        assert target.creates == ("a/x", "a/x/y")
+        info = os.stat(tmp_path / "a")
+        assert target.held_identity() == (info.st_dev, info.st_ino)
+        with pytest.raises(FileNotFoundError):
+            target.dir_fd  # the parent itself is not there yet
+        target.make_parents()
+        made = os.stat(tmp_path / "a" / "x" / "y")
+        assert target.held_identity() == (made.st_dev, made.st_ino)
+
+
+def test_the_held_directory_is_the_one_resolved_even_when_renamed(tmp_path, make_root):
+    (tmp_path / "d").mkdir()
+    root = make_root(tmp_path)
+    with root.target("d/f.txt") as target:
+        before = target.held_identity()
+        os.rename(tmp_path / "d", tmp_path / "moved")
+        os.symlink("elsewhere", tmp_path / "d")
+        assert target.held_identity() == before  # the fd, never the path again
+        with target.open_held() as handle:
+            assert handle.stat().st_ino == before[1]
+
+
+def test_a_closed_target_refuses(tmp_path, make_root):
+    root = make_root(tmp_path)
+    target = root.target("f.txt")
+    target.close()
+    with pytest.raises(OSError):
+        target.held_identity()
+    with pytest.raises(OSError):
+        target.open_held()

@@ -1,0 +1,173 @@
+"""The policed view under concurrent calls: a battery of random interleavings.
+
+Four threads share one Toolbox per backend config and issue random
+write_file, edit_file, move_file, delete_file and make_directory calls aimed
+at protected, denied and secret names: directly (``.vscode/tasks.json``,
+``.envrc``, ``.env``, ``private/key.txt``), through links the fixture holds
+(``.git/hooks/pre-commit -> ../../scripts/pre-commit``, ``.zed -> zededit``,
+``.envrc -> .config/envrc``), through directories moved into place
+(``y -> .vscode`` while another thread writes ``y/tasks.json``; ``z ->
+remote.git/hooks``), and into a bare repository made after the Toolbox
+opened.  Small calls, so the default of :data:`CALLS` calls per config runs
+in seconds; ``CORRAL_SOAK`` sets more (tests/security/README.md).
+
+Asserted, per config:
+
+* no protected, denied or secret file is created, changed or revealed: the
+  guarded files keep their bytes, no guarded name appears, no answer holds
+  a guarded file's content;
+* every answer agrees with the disk: each write carries a unique token, and
+  every token found on disk at the end (anywhere in the tree) belongs to a
+  call that answered ok; an ok write's sha256 is its content's;
+* no call fails for a reason other than the expected refusals (never
+  ``INTERNAL``, never a time limit: nothing waits on itself).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import threading
+from pathlib import Path
+
+from corral.tools import Toolbox
+
+CALLS = int(os.environ.get("CORRAL_SOAK", "10000"))
+THREADS = 4
+SECRET_TEXT = "SECRET-bd81"
+GUARDED_FILES = {  # path -> content (must stay as it is)
+    "scripts/pre-commit": "#!/bin/sh\necho checks\n",
+    "zededit/settings.json": "{}\n",
+    ".config/envrc": "export A=1\n",
+    ".env": f"TOKEN={SECRET_TEXT}\n",
+    "private/key.txt": f"{SECRET_TEXT}\n",
+    "remote.git/config": "[core]\n\tbare = true\n",
+}
+# names that must never come to exist (a protected place, through any spelling)
+NEVER = (".vscode/tasks.json", ".vscode/settings.json", ".zed/tasks.json",
+         "zededit/tasks.json", "remote.git/hooks", ".devcontainer", ".git/hooks/post-merge",
+         ".vscode/y/tasks.json")
+EXPECTED_CODES = {"DENIED", "STALE", "ALREADY_EXISTS", "NOT_FOUND", "INVALID_ARGUMENT",
+                  "UNSUPPORTED"}
+
+
+def _fixture(base: Path) -> None:
+    for rel, text in GUARDED_FILES.items():
+        (base / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base / rel).write_text(text)
+    (base / ".git" / "hooks").mkdir(parents=True)
+    (base / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    os.symlink("../../scripts/pre-commit", base / ".git" / "hooks" / "pre-commit")
+    os.symlink("zededit", base / ".zed")
+    os.symlink(".config/envrc", base / ".envrc")
+    (base / "y").mkdir()
+    (base / "z").mkdir()
+    (base / "hook.sh").write_text("#!/bin/sh\n")
+
+
+def _bare_repository(path: Path) -> None:
+    (path / "objects").mkdir(parents=True, exist_ok=True)
+    (path / "refs").mkdir(exist_ok=True)
+    (path / "HEAD").write_text("ref: refs/heads/main\n")
+
+
+_WRITES = ["y/tasks.json", "y/a.txt", ".vscode/tasks.json", ".vscode/settings.json",
+           ".zed/tasks.json", ".zed/settings.json", "zededit/tasks.json", "scripts/pre-commit",
+           ".git/hooks/pre-commit", ".git/hooks/post-merge", "remote.git/hooks/pre-receive",
+           "remote.git/hooks/x/y", "private/key.txt", "private/new.txt", ".env", ".envrc",
+           "z/hooks/pre-receive", "z/b.txt", ".devcontainer/devcontainer.json"]
+_EDITS = ["scripts/pre-commit", ".git/hooks/pre-commit", ".envrc", ".config/envrc", ".env",
+          "private/key.txt", "zededit/settings.json", ".zed/settings.json", "y/a.txt",
+          ".vscode/a.txt", "z/b.txt"]
+_MOVES = [("y", ".vscode"), (".vscode", "y"), ("z", "remote.git/hooks"), ("z", ".devcontainer"),
+          ("hook.sh", "remote.git/hooks/pre-receive"), ("y/a.txt", "y/tasks.json"),
+          ("y", ".zed/y"), ("zededit/notes.md", "zededit/tasks.json"), ("y/a.txt", "z/b.txt"),
+          ("z/b.txt", "y/a.txt"), ("hook.sh", ".git/hooks/post-merge"), ("private", "open"),
+          (".env", "env.txt"), ("scripts", "s2"), ("y", "z/y"), ("z/y", "y")]
+_DELETES = ["y/tasks.json", "y/a.txt", ".vscode", ".vscode/a.txt", "z/b.txt",
+            "scripts/pre-commit", "private/key.txt", "y", "z/hooks/pre-receive", "z/hooks",
+            "zededit/settings.json", ".zed/settings.json"]  # .env not: a secret may be deleted
+_MKDIRS = ["y", "z", "remote.git/hooks", "remote.git/hooks/a/b", ".devcontainer", "z/hooks",
+           ".vscode", ".git/hooks/x"]
+
+
+def _call(rng: random.Random, token: str) -> tuple[str, dict]:
+    kind = rng.randrange(5)
+    if kind == 0:
+        return "write_file", {"path": rng.choice(_WRITES), "content": token,
+                              "overwrite": rng.random() < 0.7}
+    if kind == 1:
+        path = rng.choice(_EDITS)
+        return "edit_file", {"path": path, "oldText": rng.choice(["checks", "A=1", "{}", "TOK",
+                                                                  "a", "t"]),
+                             "newText": token, "replaceAll": True}
+    if kind == 2:
+        src, dst = rng.choice(_MOVES)
+        return "move_file", {"source": src, "destination": dst,
+                             "overwrite": rng.random() < 0.3}
+    if kind == 3:
+        return "delete_file", {"path": rng.choice(_DELETES)}
+    return "make_directory", {"path": rng.choice(_MKDIRS)}
+
+
+def _tokens_on_disk(base: Path) -> set[str]:
+    found: set[str] = set()
+    for dirpath, _dirs, files in os.walk(base):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path):
+                continue
+            try:
+                text = Path(path).read_text(errors="replace")
+            except OSError:
+                continue
+            found.update(word for word in text.replace("\n", " ").split(" ")
+                         if word.startswith("tok-"))
+    return found
+
+
+def test_concurrent_calls_never_reach_a_guarded_name(sec_tmp, make_root):
+    base = Path(sec_tmp)
+    _fixture(base)
+    box = Toolbox(make_root(str(base)), deny=["private"])
+    _bare_repository(base / "remote.git")  # made after the Toolbox opened
+    acknowledged: set[str] = set()
+    problems: list[str] = []
+    guard = threading.Lock()
+    per_thread = max(1, CALLS // THREADS)
+
+    def worker(seed: int) -> None:
+        rng = random.Random(seed)
+        for i in range(per_thread):
+            token = f"tok-{seed}-{i}"
+            name, args = _call(rng, token)
+            answer = box.call(name, args, timeout=5)
+            text = repr(answer)
+            if SECRET_TEXT in text:
+                problems.append(f"revealed: {name} {args}")
+            if answer["ok"]:
+                if name in ("write_file", "edit_file"):
+                    with guard:
+                        acknowledged.add(token)
+                if name == "write_file" and answer["sha256"] != hashlib.sha256(
+                        token.encode()).hexdigest():
+                    problems.append(f"write answer disagrees: {args} {answer}")
+            elif answer["code"] not in EXPECTED_CODES:
+                problems.append(f"unexpected refusal: {name} {args} {answer}")
+
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    assert not any(thread.is_alive() for thread in threads)
+    assert not problems, problems[:5]
+    for rel, text in GUARDED_FILES.items():
+        assert (base / rel).read_text() == text, rel
+    for rel in NEVER:
+        assert not os.path.lexists(base / rel), rel
+    assert os.readlink(base / ".git" / "hooks" / "pre-commit") == "../../scripts/pre-commit"
+    assert sorted(os.listdir(base / ".git" / "hooks")) == ["pre-commit"]
+    unacknowledged = _tokens_on_disk(base) - acknowledged
+    assert not unacknowledged, sorted(unacknowledged)[:5]

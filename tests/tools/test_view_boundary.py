@@ -1,0 +1,67 @@
+"""The policed view is the one filesystem handle of the tools: no module
+under ``corral/tools`` but the view imports or is handed the core's
+``Root``, ``Handle`` or ``Target``, nor reaches ``ctx.root``.
+
+Read from the source (the AST), so a new module, import or annotation that
+breaks the rule fails here.  :data:`NOT_YET` names the modules still
+reading through the core directly (the read-side tools and their helpers,
+the toolbox that opens the root and the workspace that routes between
+roots): it may only shrink, and each entry must still need its place.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import corral.tools
+
+TOOLS = Path(corral.tools.__file__).parent
+FORBIDDEN = {"Root", "Handle", "Target"}
+VIEW = "_runtime/view.py"
+NOT_YET = {
+    "_builtin/file_info.py", "_builtin/glob_tool.py", "_builtin/grep.py",
+    "_builtin/list_directory.py", "_builtin/read_file.py", "_builtin/read_files.py",
+    "_edit/content.py", "_policy/gitdirs.py", "_policy/locate.py", "_read/media.py",
+    "_read/tree.py", "_refusals/classify.py", "_runtime/context.py", "_runtime/toolbox.py",
+    "_runtime/workspace.py", "_search/walk.py",
+}
+
+
+def _reaches_core(path: Path) -> list[str]:
+    """What in ``path`` imports, annotates with or reaches the core's handles."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("contained"):
+            found += [f"imports {a.name}" for a in node.names if a.name in FORBIDDEN]
+        elif isinstance(node, ast.Attribute) and node.attr == "root" and isinstance(
+                node.value, ast.Name) and node.value.id == "ctx":
+            found.append(f"ctx.root at line {node.lineno}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                node.value in FORBIDDEN:
+            found.append(f"names {node.value}")
+    return found
+
+
+def _modules() -> dict[str, list[str]]:
+    return {str(p.relative_to(TOOLS)): _reaches_core(p) for p in sorted(TOOLS.rglob("*.py"))}
+
+
+def test_no_tool_module_but_the_view_holds_the_core():
+    offenders = {name: why for name, why in _modules().items()
+                 if why and name != VIEW and name not in NOT_YET}
+    assert not offenders, offenders
+
+
+def test_the_mutating_tools_act_through_the_view_only():
+    modules = _modules()
+    for name in ("write_file", "edit_file", "move_file", "delete_file", "make_directory"):
+        assert modules[f"_builtin/{name}.py"] == [], name
+
+
+def test_the_list_of_modules_not_yet_through_the_view_only_shrinks():
+    modules = _modules()
+    stale = {name for name in NOT_YET if not modules.get(name)}
+    assert not stale, f"no longer reach the core: drop them from NOT_YET: {sorted(stale)}"
+    assert modules[VIEW], "the view is where the core is held"
