@@ -6,7 +6,6 @@ nothing on disk."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 import pytest
 
 from corral.tools import Toolbox, tool_definitions
-from e2e_support import PipedServer, RawClient, serve_command
+from e2e_support import PipedServer, RawClient, envelope_of, serve_command
 
 CHANGERS = {"write_file", "edit_file", "move_file", "delete_file", "make_directory"}
 
@@ -40,10 +39,7 @@ def _snapshot(root: Path) -> dict[str, bytes | str]:
 
 def _call(client: RawClient, name: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     result = client.request("tools/call", {"name": name, "arguments": arguments})["result"]
-    envelope = json.loads(result["content"][0]["text"])
-    if "structuredContent" in result:
-        assert result["structuredContent"] == envelope
-    return bool(result.get("isError")), envelope
+    return bool(result.get("isError")), envelope_of(result, name)
 
 
 def test_serve_with_the_flag_lists_apply_patch_and_applies_it(make_raw, tree: Path) -> None:
@@ -114,7 +110,7 @@ def test_in_process_a_read_only_server_refuses_it(tree: Path) -> None:
                 "input": _patch("*** Add File: x.txt\n+x\n")})
         finally:
             piped.close()
-    result = answer["result"]
-    assert result["isError"] is True
-    assert json.loads(result["content"][0]["text"])["ok"] is False
+    envelope = envelope_of(answer["result"], "apply_patch")
+    assert envelope["ok"] is False and envelope["code"] == "DENIED"
+    assert envelope["details"]["kind"] == "read_only"
     assert not (tree / "x.txt").exists()

@@ -57,7 +57,8 @@ def test_every_toolbox_answers_it_without_listing_it(box: Toolbox, tree: Path) -
         names)
     with Toolbox(tree, read_only=True) as reading:
         refused = reading.call("apply_patch", {"input": _patch("*** Add File: x\n+x\n")})
-    assert refused["ok"] is False and not (tree / "x").exists()
+    assert refused["ok"] is False and refused["code"] == "DENIED"
+    assert refused["details"]["kind"] == "read_only" and not (tree / "x").exists()
     with pytest.raises(ValueError):
         Toolbox(tree, editing="patch")  # type: ignore[arg-type]
 

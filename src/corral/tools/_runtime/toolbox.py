@@ -73,7 +73,7 @@ class Toolbox:
         self._tools = _specs(tools)
         self._read_only_tools = frozenset(read_only_tools(self._tools.values()))
         self.read_only = read_only
-        optional = load_tools(OPTIONAL_TOOL_MODULES)
+        self._optional = optional = load_tools(OPTIONAL_TOOL_MODULES)
         listed = self._tools if editing == "corral" else {
             **{name: spec for name, spec in self._tools.items() if not spec.mutates},
             **optional}
@@ -186,7 +186,8 @@ class Toolbox:
         return outcome if isinstance(outcome, dict) else None
 
     def _unknown(self, name: Any) -> Refusal:
-        if isinstance(name, str) and name in self._tools:  # a mutating tool, read-only root
+        # a mutating tool (apply_patch included), read-only root
+        if isinstance(name, str) and (name in self._tools or name in self._optional):
             return read_only(name)
         shown = name if isinstance(name, str) and len(name) <= 64 else "that name"
         return Refusal(Code.INVALID_ARGUMENT, f"there is no tool called {shown}",
