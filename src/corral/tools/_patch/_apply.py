@@ -14,6 +14,7 @@ newline or its lack of one.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -80,59 +81,69 @@ class _File:
 
 
 def _split(text: str) -> _File:
-    bodies: list[str] = []
-    ends: list[str] = []
-    start = 0
-    while start < len(text):
-        stop = text.find("\n", start)
-        if stop < 0:
-            bodies.append(text[start:])
-            ends.append("")
-            break
-        end = "\r\n" if stop > start and text[stop - 1] == "\r" else "\n"
-        bodies.append(text[start:stop - len(end) + 1])
-        ends.append(end)
-        start = stop + 1
+    raw = text.split("\n")
+    last = raw.pop()  # "" when the text ends with a newline (or is empty)
+    bodies = [line[:-1] if line.endswith("\r") else line for line in raw]
+    ends = ["\r\n" if line.endswith("\r") else "\n" for line in raw]
+    if last:
+        bodies.append(last)
+        ends.append("")
     crlf = ends.count("\r\n")
     newline = "\r\n" if crlf > len(ends) - crlf - (1 if ends and not ends[-1] else 0) else "\n"
     return _File(bodies, ends, newline, bool(ends) and ends[-1] != "")
 
 
-def _matches(bodies: list[str], pattern: list[str], start: int,
-             norm: Callable[[str], str], normed: dict[int, str]) -> list[int]:
-    if not pattern:
-        return []
-    want = [norm(line) for line in pattern]
-    found: list[int] = []
-    first = want[0]
-    for i in range(start, len(bodies) - len(want) + 1):
-        got = normed.get(i)
-        if got is None:
-            got = normed[i] = norm(bodies[i])
-        if got != first:
-            continue
-        if all(norm(bodies[i + k]) == want[k] for k in range(1, len(want))):
-            found.append(i)
-    return found
+class _Level:
+    """A file's lines normalised at one level, and where each distinct
+    normalised line occurs (ascending), so a search costs the occurrences of
+    a pattern's first line, not the length of the file."""
+
+    def __init__(self, bodies: list[str], norm: Callable[[str], str]) -> None:
+        self.norm = norm
+        self.lines = [norm(line) for line in bodies]
+        self.where: dict[str, list[int]] = {}
+        for i, line in enumerate(self.lines):
+            self.where.setdefault(line, []).append(i)
+
+    def matches(self, pattern: list[str], start: int) -> list[int]:
+        if not pattern:
+            return []
+        want = [self.norm(line) for line in pattern]
+        lines, width = self.lines, len(want)
+        last = len(lines) - width
+        positions = self.where.get(want[0], [])
+        found: list[int] = []
+        for i in positions[bisect_left(positions, start):]:
+            if i > last:
+                break
+            if lines[i:i + width] == want:
+                found.append(i)
+        return found
 
 
 class _Seeker:
     """Finds line sequences in a file's lines, each level's normalised lines
-    computed once."""
+    computed once, when a search first needs that level."""
 
     def __init__(self, bodies: list[str]) -> None:
         self.bodies = bodies
-        self.cache: dict[Level, dict[int, str]] = {level: {} for level, _ in _LEVELS}
+        self.levels: dict[Level, _Level] = {}
+
+    def _level(self, level: Level, norm: Callable[[str], str]) -> _Level:
+        made = self.levels.get(level)
+        if made is None:
+            made = self.levels[level] = _Level(self.bodies, norm)
+        return made
 
     def find(self, pattern: list[str], start: int, *,
              at_end: bool = False) -> tuple[list[int], Level]:
         for level, norm in _LEVELS:
+            index = self._level(level, norm)
             if at_end:
                 tail = len(self.bodies) - len(pattern)
-                if tail >= start and _matches(self.bodies, pattern, tail, norm,
-                                              self.cache[level]) == [tail]:
+                if tail >= start and index.matches(pattern, tail) == [tail]:
                     return [tail], level
-            found = _matches(self.bodies, pattern, start, norm, self.cache[level])
+            found = index.matches(pattern, start)
             if found:
                 return found, level
         return [], "exact"
