@@ -70,6 +70,14 @@ def _open_fd(flags: int) -> Callable[[Root, str], None]:
     return run
 
 
+def _write_handle(root: Root, path: str, flags: int) -> None:
+    handle = root.open_handle(path, flags)
+    try:
+        os.write(handle.fd, b"changed")
+    finally:
+        handle.close()
+
+
 IN_PLACE: dict[str, Callable[[Root, str], None]] = {
     "chmod": lambda root, path: root.chmod(path, 0o600),
     "chown": lambda root, path: root.chown(path, os.getuid() + 1, -1),
@@ -88,6 +96,9 @@ IN_PLACE: dict[str, Callable[[Root, str], None]] = {
     "open-O_TRUNC": _open_fd(os.O_WRONLY | os.O_TRUNC),
     "open-O_CREAT": _open_fd(os.O_WRONLY | os.O_CREAT),
     "touch": lambda root, path: root.joinpath(path).touch(),
+    "open_handle-O_RDWR": lambda root, path: _write_handle(root, path, os.O_RDWR),
+    "open_handle-O_TRUNC": lambda root, path: _write_handle(root, path,
+                                                             os.O_WRONLY | os.O_TRUNC),
 }
 
 

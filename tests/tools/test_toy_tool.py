@@ -18,6 +18,7 @@ import pytest
 from support import assert_valid_envelope
 
 import corral.tools._runtime.registry as registry
+from corral.hosts import output_schema, published_schema
 from corral.tools import Denied, Request, ToolSpec, Toolbox
 from corral.tools._runtime.context import ToolContext
 from corral.tools._runtime.registry import Suggests, success_schema
@@ -61,8 +62,11 @@ def test_listed_with_its_spec(tmp_path, registered):
     assert toolbox.specs()[-1] is TOOL
     (definition,) = [d for d in toolbox.definitions() if d["name"] == "touch_file"]
     assert definition["title"] == "Touch file"
-    assert definition["inputSchema"] == TOOL.schema
-    assert definition["outputSchema"] == TOOL.output_schema
+    # as a model is given them: no bounds it does not need, the refusal shape beside success
+    assert definition["inputSchema"] == published_schema(TOOL.schema)
+    assert definition["inputSchema"]["properties"]["path"] == {
+        "type": "string", "description": "The file to create."}
+    assert definition["outputSchema"] == output_schema(TOOL.output_schema)
     assert definition["annotations"] == {"title": "Touch file", "readOnlyHint": False,
                                          "destructiveHint": False, "idempotentHint": False,
                                          "openWorldHint": False}

@@ -62,7 +62,8 @@ class Root(RootSurface, Closing):
     leading out), :class:`SymlinkError` (any symlink, in the strict mode),
     :class:`InvalidPathError` (NUL, too long, wrong type),
     :class:`SpecialFileError` (FIFO, socket or device given to a file
-    operation), :class:`RootVanishedError` (the root was removed) and
+    operation), :class:`HardLinkError` (a hard-linked file changed in
+    place, below), :class:`RootVanishedError` (the root was removed) and
     :class:`StaleError` (a :class:`Target`'s plan no longer holds).
 
     Lifetime: :meth:`close` is immediate for new calls (``EBADF``, naming the
@@ -70,6 +71,19 @@ class Root(RootSurface, Closing):
     last one is done, so its number is never reused under them.
     ``copy.copy`` and ``copy.deepcopy`` give an independent Root on a new fd
     of the same directory; pickling is refused (``TypeError``).
+
+    Hard links: a change made in place (``chmod``, ``chown``, ``utime``,
+    ``truncate``, :meth:`open` / ``open_file`` for writing) of a regular
+    file with more than one link raises :class:`HardLinkError` unless
+    ``allow_hardlinks=True``: its other names may be outside.  Replacing
+    the name (``write_bytes``, ``copyfile``, ``rename``) stays allowed.
+
+    One difference from the kernel: ``.`` and ``..`` after a directory that
+    may not be searched (``stat("dir/..")``, ``open("dir/../x")``) answer
+    where the kernel says ``EACCES``: the walk pops its stack of open
+    directory fds for ``..`` rather than hand it to the kernel (a rename
+    could carry it out) and looks nothing up in ``dir``; the fast path falls
+    back to the walk, so every backend answers alike.
 
     ``fast_path=False`` turns off ``openat2``; ``backend`` is for tests and
     tools (default :func:`corral.contained.default_backend`).  Thread-safe.
@@ -236,16 +250,20 @@ class Root(RootSurface, Closing):
         """:meth:`open` for writing where hard-linked files are refused:
         opened without ``O_TRUNC``, refused on the open fd, then truncated."""
         fd = self._open_any(path, flags & ~os.O_TRUNC, mode, dir_fd)
-        backend = self._anchor.backend
         try:
-            info = backend.fstat(fd)
-            refuse_hard_linked(info, _paths.as_text(path))
-            if flags & os.O_TRUNC and st.S_ISREG(info.st_mode):
-                os.ftruncate(fd, 0)
+            self._check_unlinked(fd, flags, _paths.as_text(path))
         except BaseException:
-            backend.close(fd)
+            self._anchor.backend.close(fd)
             raise
         return fd
+
+    def _check_unlinked(self, fd: int, flags: int, text: str) -> None:
+        """:class:`HardLinkError` for a hard-linked regular file open as
+        ``fd``; else the ``O_TRUNC`` of ``flags``, left out of the open."""
+        info = self._anchor.backend.fstat(fd)
+        refuse_hard_linked(info, text)
+        if flags & os.O_TRUNC and st.S_ISREG(info.st_mode):
+            os.ftruncate(fd, 0)
 
     def _open_any(self, path: object, flags: int, mode: int, dir_fd: int | None) -> int:
         native = self._native_open
@@ -275,19 +293,34 @@ class Root(RootSurface, Closing):
 
     def open_handle(self, path: object, flags: int = os.O_RDONLY, mode: int = 0o666) -> Handle:
         """:meth:`open`, as a :class:`Handle`: the fd and the canonical path of
-        what was opened.  Raises as :meth:`open`."""
+        what was opened.  Raises as :meth:`open` (a hard-linked file opened
+        for writing included)."""
         parsed = _paths.parse(path)
         if type(mode) is not int or mode & ~CREATE_MASK:
             _check_mode(mode, parsed.text)
+        checked = bool(flags & _CHANGES and not flags & _O_PATH and not self.allow_hardlinks)
+        wanted = flags
+        if checked:
+            flags &= ~os.O_TRUNC  # applied once the file was checked
         native = self._native_spelled
+        handle = None
         if native is not None:
             fd = native(parsed.text, flags, mode)  # checks, openat2 and fstat in one C call
             if fd >= 0:
-                return Handle(self, self._anchor.backend, fd, spelled_path(parsed))
-            self._anchor.stats["walk_fallbacks"] += 1
-        fd, where = self._open_located(parsed, flags | os.O_CLOEXEC, mode,
-                                       fast=native is None)
-        return Handle(self, self._anchor.backend, fd, where)
+                handle = Handle(self, self._anchor.backend, fd, spelled_path(parsed))
+            else:
+                self._anchor.stats["walk_fallbacks"] += 1
+        if handle is None:
+            fd, where = self._open_located(parsed, flags | os.O_CLOEXEC, mode,
+                                           fast=native is None)
+            handle = Handle(self, self._anchor.backend, fd, where)
+        if checked:
+            try:
+                self._check_unlinked(handle.fd, wanted, parsed.text)
+            except BaseException:
+                handle.close()
+                raise
+        return handle
 
     def target(self, path: object, *, follow_final: bool = False,
                create_parents: bool = False) -> Target:
