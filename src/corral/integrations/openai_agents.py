@@ -93,7 +93,7 @@ class CorralEditor:
 def apply_patch_tool(toolbox: Toolbox) -> Any:
     """An ``agents.ApplyPatchTool`` whose editor is :class:`CorralEditor`.
     Offer it beside corral's read and search tools
-    (``openai_agents_tools(Toolbox(root, tools=READ_TOOLS))``), never beside
+    (``openai_agents_tools(Toolbox(root, read_only=True))``), never beside
     corral's own write and edit tools: one way to change files."""
     agents = require("agents", "openai-agents", "corral.integrations.apply_patch_tool")
     return agents.ApplyPatchTool(editor=CorralEditor(toolbox))
