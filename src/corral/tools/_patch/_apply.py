@@ -33,8 +33,14 @@ _PUNCTUATION = str.maketrans({
 })
 
 Level = Literal["exact", "trailing_whitespace", "whitespace", "punctuation"]
+
+
+def _same(line: str) -> str:
+    return line
+
+
 _LEVELS: tuple[tuple[Level, Callable[[str], str]], ...] = (
-    ("exact", lambda line: line),
+    ("exact", _same),
     ("trailing_whitespace", str.rstrip),
     ("whitespace", str.strip),
     ("punctuation", lambda line: line.strip().translate(_PUNCTUATION)),
@@ -74,6 +80,7 @@ class Applied:
 
 @dataclass
 class _File:
+    raw: list[str]     # each line as in the text, without its "\n" (a "\r" kept)
     bodies: list[str]  # each line without its terminator
     ends: list[str]    # each line's terminator ("" only on a last line)
     newline: str       # the dominant terminator, for new lines
@@ -83,14 +90,15 @@ class _File:
 def _split(text: str) -> _File:
     raw = text.split("\n")
     last = raw.pop()  # "" when the text ends with a newline (or is empty)
-    bodies = [line[:-1] if line.endswith("\r") else line for line in raw]
     ends = ["\r\n" if line.endswith("\r") else "\n" for line in raw]
+    crlf = ends.count("\r\n")
+    bodies = [line[:-1] if line.endswith("\r") else line for line in raw] if crlf else list(raw)
     if last:
+        raw.append(last)
         bodies.append(last)
         ends.append("")
-    crlf = ends.count("\r\n")
     newline = "\r\n" if crlf > len(ends) - crlf - (1 if ends and not ends[-1] else 0) else "\n"
-    return _File(bodies, ends, newline, bool(ends) and ends[-1] != "")
+    return _File(raw, bodies, ends, newline, bool(ends) and ends[-1] != "")
 
 
 class _Level:
@@ -98,9 +106,9 @@ class _Level:
     normalised line occurs (ascending), so a search costs the occurrences of
     a pattern's first line, not the length of the file."""
 
-    def __init__(self, bodies: list[str], norm: Callable[[str], str]) -> None:
-        self.norm = norm
-        self.lines = [norm(line) for line in bodies]
+    def __init__(self, bodies: list[str], norm: Callable[[str], str] | None) -> None:
+        self.norm = norm or _same
+        self.lines = bodies if norm is None else [norm(line) for line in bodies]
         self.where: dict[str, list[int]] = {}
         for i, line in enumerate(self.lines):
             self.where.setdefault(line, []).append(i)
@@ -132,7 +140,7 @@ class _Seeker:
     def _level(self, level: Level, norm: Callable[[str], str]) -> _Level:
         made = self.levels.get(level)
         if made is None:
-            made = self.levels[level] = _Level(self.bodies, norm)
+            made = self.levels[level] = _Level(self.bodies, None if level == "exact" else norm)
         return made
 
     def find(self, pattern: list[str], start: int, *,
@@ -234,14 +242,21 @@ def apply_update(text: str, hunks: Sequence[Hunk], dialect: Dialect) -> Applied:
 
 def _join(file: _File, edits: list[tuple[int, int, list[str]]]) -> str:
     out: list[str] = []
+    count = len(file.raw)
+
+    def keep(first: int, stop: int) -> None:
+        # untouched lines keep their bytes; a last line without a terminator
+        # gets one here (taken off again below if nothing follows it)
+        if first < stop:
+            out.append("\n".join(file.raw[first:stop]))
+            out.append("\n" if stop < count or file.final_newline else file.newline)
+
     position = 0
     for start, length, new in edits:
-        for i in range(position, start):
-            out.append(file.bodies[i] + (file.ends[i] or file.newline))
+        keep(position, start)
         out.extend(line + file.newline for line in new)
         position = start + length
-    for i in range(position, len(file.bodies)):
-        out.append(file.bodies[i] + (file.ends[i] or file.newline))
+    keep(position, count)
     text = "".join(out)
     if not file.final_newline and file.bodies and text.endswith(file.newline):
         text = text[:-len(file.newline)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 __all__ = ["CODEX", "V4A", "AddFile", "DeleteFile", "Dialect", "FileOp", "Hunk", "Patch",
@@ -78,11 +79,11 @@ class Hunk:
     at_end: bool
     patch_line: int
 
-    @property
+    @cached_property  # asked once per later hunk when checking for ambiguity
     def old(self) -> list[str]:
         return [text for op, text in self.lines if op != "+"]
 
-    @property
+    @cached_property
     def new(self) -> list[str]:
         return [text for op, text in self.lines if op != "-"]
 
