@@ -73,8 +73,6 @@ PUBLIC: dict[str, set[str]] = {
         "open_entry",
         "adopt_entry",
         "batches_natively",
-        "FdCalls",
-        "fd_calls",
     },
     "corral.tools": {
         "Toolbox",
@@ -108,6 +106,8 @@ PUBLIC: dict[str, set[str]] = {
         "definition",
         "offered_specs",
         "Opener",
+        "Editing",
+        "v4a_patch",
         "engine_report",
     },
     "corral.hosts": {
@@ -132,6 +132,8 @@ PUBLIC: dict[str, set[str]] = {
         "anthropic_tools",
         "anthropic_tool_results",
         "run_anthropic",
+        "text_editor_tool",
+        "apply_patch_tool",
     },
 }
 

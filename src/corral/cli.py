@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from .contained import Root
     from .tools import Toolbox, Workspace, tool_definitions
     from .tools import Policy
-    from .tools import Opener
+    from .tools import Editing, Opener
 
 __all__ = ["main", "envelope_json", "envelope_text", "tool_definitions", "FORMATS"]
 
@@ -58,6 +58,7 @@ class ToolboxOptions(TypedDict):
     policy: Policy
     allow_hardlinks: bool
     read_only: bool
+    editing: Editing
 
 
 class UsageError(Exception):
@@ -104,7 +105,12 @@ def toolbox_options(args: argparse.Namespace) -> ToolboxOptions:
     """The Toolbox keyword arguments the root options ask for (every
     subcommand that opens a root, ``serve``'s extra roots included)."""
     return ToolboxOptions(policy=_policy(args), allow_hardlinks=args.allow_hardlinks,
-                          read_only=getattr(args, "read_only", False))
+                          read_only=getattr(args, "read_only", False),
+                          editing=_editing(args))
+
+
+def _editing(args: argparse.Namespace) -> Editing:
+    return "apply_patch" if getattr(args, "apply_patch", False) else "corral"
 
 
 def _toolbox(args: argparse.Namespace) -> Toolbox:
@@ -166,7 +172,8 @@ def _cmd_tools(args: argparse.Namespace) -> int:
         raise UsageError("--strict applies to --format openai and openai-responses only")
     from .tools import tool_definitions
 
-    definitions = tool_definitions(None, fmt, strict=args.strict, read_only=args.read_only)
+    definitions = tool_definitions(None, fmt, strict=args.strict, read_only=args.read_only,
+                                   editing=_editing(args))
     _write(json.dumps(definitions, indent=2, ensure_ascii=False))
     return EXIT_OK
 
@@ -338,6 +345,10 @@ def _add_policy_options(parser: argparse.ArgumentParser) -> None:
 def _add_read_only(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--read-only", action="store_true",
                         help="offer only the tools that change nothing")
+    parser.add_argument("--apply-patch", action="store_true",
+                        help="offer apply_patch (the patch format GPT-5 and Codex models are "
+                             "trained on) in place of write_file, edit_file, move_file, "
+                             "delete_file and make_directory")
 
 
 def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:

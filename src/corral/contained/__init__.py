@@ -11,7 +11,6 @@ from ._backend import (Backend, DirEntries, FileScan, OsBackend, ScanStatus, Tex
 from ._select import available_backends, backend_by_name, backend_report, default_backend
 from ._errors import (ContainedError, EscapeError, HardLinkError, InvalidPathError, PathError,
                       RootVanishedError, SpecialFileError, StaleError, SymlinkError)
-from ._ops.syscalls import FdCalls, fd_calls
 from ._ops.extract import (Extraction, ExtractLimits, ExtractProgress, ExtractReason,
                            ExtractStop, Landed, Refused)
 from ._handle import DirEntry, Handle
@@ -67,8 +66,6 @@ __all__ = [
     "open_entry",
     "adopt_entry",
     "batches_natively",
-    "FdCalls",
-    "fd_calls",
 ]
 
 

@@ -71,7 +71,7 @@ def _guarded(base: Any) -> Any:
             return None
         from langchain_core.messages import ToolMessage
 
-        return ToolMessage(content=envelope_json(too_deep(tool.name)), name=tool.name,
+        return ToolMessage(content=render(tool.name, too_deep(tool.name)), name=tool.name,
                            tool_call_id=call.get("id"), status="error")
 
     def invoke(self: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:

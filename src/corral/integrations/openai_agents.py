@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..hosts import render
-from ..tools import definition
+from ..tools import definition, v4a_patch
 from ._common import acall, require, specs_of, too_deep
 
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from ..tools import Toolbox
 
-__all__ = ["openai_agents_tools"]
+__all__ = ["CorralEditor", "apply_patch_tool", "openai_agents_tools"]
 
 
 def _invoker(toolbox: Toolbox, name: str) -> Callable[[Any, str], Awaitable[str]]:
@@ -25,7 +25,7 @@ def _invoker(toolbox: Toolbox, name: str) -> Callable[[Any, str], Awaitable[str]
         try:
             args: Any = json.loads(arguments) if arguments.strip() else {}
         except RecursionError:  # nested past what the parser follows: refused, never raised
-            return envelope_json(too_deep(name))
+            return render(name, too_deep(name))
         except ValueError:
             args = arguments
         return render(name, await acall(toolbox, name, args))
@@ -51,3 +51,52 @@ def openai_agents_tools(toolbox: Toolbox, *, strict: bool = True) -> list[Functi
             params_json_schema=function["parameters"],
             on_invoke_tool=_invoker(toolbox, spec.name), strict_json_schema=strict))
     return tools
+
+
+# -- apply_patch ------------------------------------------------------------------
+
+class CorralEditor:
+    """An ``agents.ApplyPatchEditor`` that applies each operation with
+    corral's ``apply_patch`` tool in the V4A dialect, so every rule of the
+    toolbox holds.  A refusal is ``ApplyPatchResult(status="failed")`` with
+    corral's sentence and hint; nothing raises into the run."""
+
+    def __init__(self, toolbox: Toolbox) -> None:
+        self.toolbox = toolbox
+
+    async def _apply(self, operation: Any) -> Any:
+        agents = require("agents", "openai-agents", "corral.integrations.apply_patch_tool")
+        try:
+            patch = v4a_patch(str(getattr(operation, "type", "")),
+                              getattr(operation, "path", ""), getattr(operation, "diff", None),
+                              getattr(operation, "move_to", None))
+        except ValueError as exc:
+            return agents.ApplyPatchResult(
+                status="failed", output=f"INVALID_ARGUMENT: the operation cannot be read: {exc}\n"
+                "Send one file's operation: create_file with every diff line '+', update_file "
+                "with '@@' hunks of ' ', '-' and '+' lines, or delete_file without a diff.")
+        envelope = await acall(self.toolbox, "apply_patch", {"input": patch, "dialect": "v4a"})
+        if envelope.get("ok") is not True:
+            text = f"{envelope.get('code')}: {envelope.get('message')}"
+            if envelope.get("hint"):
+                text += f"\n{envelope['hint']}"
+            return agents.ApplyPatchResult(status="failed", output=text)
+        return agents.ApplyPatchResult(status="completed", output=render("apply_patch", envelope))
+
+    async def create_file(self, operation: Any) -> Any:
+        return await self._apply(operation)
+
+    async def update_file(self, operation: Any) -> Any:
+        return await self._apply(operation)
+
+    async def delete_file(self, operation: Any) -> Any:
+        return await self._apply(operation)
+
+
+def apply_patch_tool(toolbox: Toolbox) -> Any:
+    """An ``agents.ApplyPatchTool`` whose editor is :class:`CorralEditor`.
+    Offer it beside corral's read and search tools
+    (``openai_agents_tools(Toolbox(root, read_only=True))``), never beside
+    corral's own write and edit tools: one way to change files."""
+    agents = require("agents", "openai-agents", "corral.integrations.apply_patch_tool")
+    return agents.ApplyPatchTool(editor=CorralEditor(toolbox))

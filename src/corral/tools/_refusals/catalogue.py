@@ -76,6 +76,7 @@ class Kind(str, enum.Enum):
     NO_MATCH = "no_match"
     LINE_NUMBER_PREFIX = "line_number_prefix"
     PLACEHOLDER = "placeholder"
+    PATCH_SYNTAX = "patch_syntax"  # apply_patch: the text is not a patch
     UNCLEAR_INDENTATION = "unclear_indentation"  # newText's indentation could be read two ways
     MARKDOWN_FENCE = "markdown_fence"  # content wrapped in a Markdown code fence
     CONTROL_CHARACTERS = "control_characters"  # a name to create holds them, or ends in a space

@@ -39,7 +39,7 @@ import stat as st
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -51,7 +51,7 @@ from .._policy.rules import Op, Policy
 from .._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret, swapped
 from .request_types import Request
 
-__all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision"]
+__all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -330,6 +330,21 @@ class Decision:
     kind: Kind | None
 
 
+@dataclass(frozen=True)
+class Want:
+    """One path of a :meth:`CallView.pin_group` step and what is done there."""
+
+    rel: str
+    op: Op
+    field: str = "path"
+    follow: bool = False
+    create_parents: bool = False
+
+    @property
+    def label(self) -> str:
+        return self.rel.rstrip("/") or "."
+
+
 class View:
     """The policed view of one root, shared by every call of a Toolbox."""
 
@@ -528,6 +543,27 @@ class CallView:
             source.decide(Op.MOVE_FROM)
             destination.decide(Op.MOVE_TO)
             yield source, destination
+
+    @contextmanager
+    def pin_group(self, wants: Sequence[Want], *, moves: bool) -> Iterator[list[Pinned]]:
+        """One step on several paths (a patch's files): the tree lock taken
+        once (exclusive when the step ``moves`` an entry), every path
+        resolved once, their directories locked in one order, each
+        ``want.op`` decided on what was reached."""
+        tree = _TREE.exclusive if moves else _TREE.shared
+        with ExitStack() as stack:
+            stack.enter_context(tree(self._checkpoint))
+            targets = [stack.enter_context(self._resolve(
+                want.rel, want.op, want.label, want.field, follow=want.follow,
+                create_parents=want.create_parents)) for want in wants]
+            self._lock(stack, tuple(targets))
+            pins = []
+            for want, target in zip(wants, targets):
+                pinned = Pinned(self, target, want.label, want.field, want.rel)
+                pinned._target_follows = want.follow
+                pinned.decide(want.op)
+                pins.append(pinned)
+            yield pins
 
     @contextmanager
     def _resolve(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
