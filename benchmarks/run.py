@@ -10,7 +10,10 @@ and write_bytes, here), ``tools`` (read_file and list_directory from
 bench_tools_read.py; write_file, edit_file here), ``search`` (bench_search.py,
 on its generated 20,000-file tree), ``bigfile`` (a read_file window of a
 2 GiB file, here), ``mcp`` (bench_mcp.py; the reference server when npm
-can install it) and ``extract`` (bench_extract.py, a 10,000-member tar).
+can install it), ``extract`` (bench_extract.py, a 10,000-member tar) and
+``tokens`` (bench_tokens.py: tokens a model reads, against the reference
+server; counts, not times) and ``patch`` (bench_patch.py, apply_patch
+against the Agents SDK's apply_diff).
 
 Every figure is the median of several rounds, with min and max; the rounds
 of a case and of its baseline are interleaved (the order rotating), so a
@@ -47,7 +50,8 @@ from _common import (Record, have_gnu_time, interleave, record, spawn,  # noqa: 
                      time_for)
 
 FIXTURES = HERE / "_fixtures"
-GROUPS = ("open", "root", "tools", "search", "bigfile", "mcp", "extract", "hostile")
+GROUPS = ("open", "root", "tools", "search", "bigfile", "mcp", "extract", "hostile", "tokens",
+          "patch")
 TITLES = {
     "open": "Root.open + read + close of a 4 KiB file, against open() of the same absolute path",
     "root": "Root.makedirs and Root.write_bytes, against os.makedirs and a plain write",
@@ -57,8 +61,12 @@ TITLES = {
     "mcp": "corral serve over MCP stdio, against the reference server "
            "(@modelcontextprotocol/server-filesystem)",
     "extract": "Root.extract of a 10,000-member tar, against tarfile.extractall(filter=\"data\")",
+    "patch": "apply_patch of a 50-hunk patch to a 10,000-line file, against the Agents SDK's "
+             "apply_diff and one atomic replace",
     "hostile": "inputs built to make a tool work hard, at three sizes, against the same tool "
                "on a benign input of the same size (issue 12)",
+    "tokens": "what a model reads (o200k tokens, gpt-tokenizer) from corral serve, against the "
+              "reference server on the same fixture and session (issue 28)",
 }
 
 
@@ -402,6 +410,16 @@ def collect_extract(quick: bool) -> list[Record]:
     return bench_extract.collect(quick)
 
 
+def collect_tokens(quick: bool) -> list[Record]:
+    import bench_tokens
+    return bench_tokens.collect(quick)
+
+
+def collect_patch(quick: bool) -> list[Record]:
+    import bench_patch
+    return bench_patch.collect(quick)
+
+
 def collect_hostile(quick: bool) -> list[Record]:
     """The families of every bench_hostile_*.py (search, edit), in one table."""
     import importlib
@@ -415,7 +433,8 @@ def collect_hostile(quick: bool) -> list[Record]:
 COLLECTORS: dict[str, Callable[[bool], list[Record]]] = {
     "open": collect_open, "root": collect_root, "tools": collect_tools,
     "search": collect_search, "bigfile": collect_bigfile, "mcp": collect_mcp,
-    "extract": collect_extract, "hostile": collect_hostile,
+    "extract": collect_extract, "hostile": collect_hostile, "tokens": collect_tokens,
+    "patch": collect_patch,
 }
 
 

@@ -45,6 +45,9 @@ PUBLIC: dict[str, set[str]] = {
         "SymlinkError",
         "HardLinkError",
         "Backend",
+        "FileScan",
+        "ScanStatus",
+        "TextWindow",
         "OsBackend",
         "available_backends",
         "backend_by_name",
@@ -103,6 +106,8 @@ PUBLIC: dict[str, set[str]] = {
         "definition",
         "offered_specs",
         "Opener",
+        "Editing",
+        "v4a_patch",
         "engine_report",
     },
     "corral.hosts": {
@@ -127,6 +132,8 @@ PUBLIC: dict[str, set[str]] = {
         "anthropic_tools",
         "anthropic_tool_results",
         "run_anthropic",
+        "text_editor_tool",
+        "apply_patch_tool",
     },
 }
 

@@ -1,7 +1,8 @@
 """The policed view under concurrent calls: a battery of random interleavings.
 
 Four threads share one Toolbox per backend config and issue random
-write_file, edit_file, move_file, delete_file and make_directory calls aimed
+write_file, edit_file, move_file, delete_file, make_directory and apply_patch
+(one to three files: added, updated, moved, deleted) calls aimed
 at protected, denied and secret names: directly (``.vscode/tasks.json``,
 ``.envrc``, ``.env``, ``private/key.txt``), through links the fixture holds
 (``.git/hooks/pre-commit -> ../../scripts/pre-commit``, ``.zed -> zededit``,
@@ -28,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import re
 import threading
 from pathlib import Path
 
@@ -92,8 +94,29 @@ _MKDIRS = ["y", "z", "remote.git/hooks", "remote.git/hooks/a/b", ".devcontainer"
            ".vscode", ".git/hooks/x"]
 
 
+_PATCH_OLD = ["echo checks", "export A=1", "{}", "#!/bin/sh", f"TOKEN={SECRET_TEXT}"]
+
+
+def _patch_section(rng: random.Random, token: str) -> str:
+    kind = rng.randrange(4)
+    if kind == 0:
+        return f"*** Add File: {rng.choice(_WRITES)}\n+{token}\n"
+    if kind == 1:
+        src, dst = rng.choice(_MOVES)
+        move = f"*** Move to: {dst}\n" if rng.random() < 0.4 else ""
+        return (f"*** Update File: {rng.choice(_EDITS)}\n{move}@@\n-{rng.choice(_PATCH_OLD)}\n"
+                f"+{token}\n")
+    if kind == 2:
+        src, dst = rng.choice(_MOVES)
+        return f"*** Update File: {src}\n*** Move to: {dst}\n"
+    return f"*** Delete File: {rng.choice(_DELETES)}\n"
+
+
 def _call(rng: random.Random, token: str) -> tuple[str, dict]:
-    kind = rng.randrange(5)
+    kind = rng.randrange(6)
+    if kind == 5:  # apply_patch: one to three files, all or nothing
+        sections = "".join(_patch_section(rng, token) for _ in range(rng.randint(1, 3)))
+        return "apply_patch", {"input": f"*** Begin Patch\n{sections}*** End Patch\n"}
     if kind == 0:
         return "write_file", {"path": rng.choice(_WRITES), "content": token,
                               "overwrite": rng.random() < 0.7}
@@ -111,6 +134,9 @@ def _call(rng: random.Random, token: str) -> tuple[str, dict]:
     return "make_directory", {"path": rng.choice(_MKDIRS)}
 
 
+_TOKEN = re.compile(r"tok-\d+-\d+")  # an edit of "t" may splice tokens together
+
+
 def _tokens_on_disk(base: Path) -> set[str]:
     found: set[str] = set()
     for dirpath, _dirs, files in os.walk(base):
@@ -122,8 +148,7 @@ def _tokens_on_disk(base: Path) -> set[str]:
                 text = Path(path).read_text(errors="replace")
             except OSError:
                 continue
-            found.update(word for word in text.replace("\n", " ").split(" ")
-                         if word.startswith("tok-"))
+            found.update(_TOKEN.findall(text))
     return found
 
 
@@ -147,7 +172,7 @@ def test_concurrent_calls_never_reach_a_guarded_name(sec_tmp, make_root):
             if SECRET_TEXT in text:
                 problems.append(f"revealed: {name} {args}")
             if answer["ok"]:
-                if name in ("write_file", "edit_file"):
+                if name in ("write_file", "edit_file", "apply_patch"):
                     with guard:
                         acknowledged.add(token)
                 if name == "write_file" and answer["sha256"] != hashlib.sha256(

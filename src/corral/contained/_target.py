@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 __all__ = ["Target"]
 
 
+def _is_name(name: str) -> bool:
+    return bool(name) and name not in (".", "..") and "/" not in name and "\0" not in name
+
+
 class Target(Closing):
     """Where a mutation will act: the resolved parent directory, held open,
     and the final name in it.  Made by :meth:`Root.target`.
@@ -246,6 +250,17 @@ class Target(Closing):
         except OSError as exc:
             raise self._error(exc, self.parent) from None
         return Handle(self._root, backend, opened, self.parent)
+
+    def held_lstat(self, name: str) -> os.stat_result | None:
+        """``lstat`` of the single name ``name`` in :attr:`held_fd`'s
+        directory (``None`` if it is not there): a look beside the entry
+        that resolves nothing."""
+        if not _is_name(name):
+            raise ValueError(f"not a single name: {name!r}")
+        try:
+            return _acts.lstat_or_none(self._backend(), self._dir(planned_ok=True), name)
+        except OSError as exc:
+            raise self._error(exc, self.parent) from None
 
     def held_identity(self) -> tuple[int, int]:
         """``(st_dev, st_ino)`` of :attr:`held_fd`'s directory."""

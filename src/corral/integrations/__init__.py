@@ -14,6 +14,11 @@ Each adapter imports its framework only when called, and raises
   ``tool_result`` blocks for a reply's ``tool_use`` blocks, and a loop that
   runs a conversation until the model stops asking for tools
   (``pip install anthropic`` for the loop's client).
+* :func:`text_editor_tool`: Claude's text editor tool
+  (``str_replace_based_edit_tool``) run on the toolbox, and
+  :func:`apply_patch_tool`: the OpenAI Agents SDK's ``ApplyPatchTool`` whose
+  editor is corral's ``apply_patch`` (V4A): the edit tools models are trained
+  on, inside the root, in place of corral's own write and edit tools.
 
 In every framework a refusal reaches the model as a result it can act on:
 the refusal envelope's JSON (code, message, hint, suggested call), marked as
@@ -23,9 +28,9 @@ retry budget or ends the run.  Async frameworks call
 ``await toolbox.acall(...)``.
 """
 
-from .anthropic import anthropic_tool_results, anthropic_tools, run_anthropic
+from .anthropic import anthropic_tool_results, anthropic_tools, run_anthropic, text_editor_tool
 from .langchain import langchain_tools
-from .openai_agents import openai_agents_tools
+from .openai_agents import apply_patch_tool, openai_agents_tools
 from .pydantic_ai import pydantic_ai_toolset
 
 __all__ = [
@@ -35,4 +40,6 @@ __all__ = [
     "anthropic_tools",
     "anthropic_tool_results",
     "run_anthropic",
+    "text_editor_tool",
+    "apply_patch_tool",
 ]

@@ -6,16 +6,16 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..hosts import envelope_json
-from ..tools import definition
-from ._common import acall, require, specs_of
+from ..hosts import render
+from ..tools import definition, v4a_patch
+from ._common import acall, require, specs_of, too_deep
 
 if TYPE_CHECKING:
     from agents import FunctionTool
 
     from ..tools import Toolbox
 
-__all__ = ["openai_agents_tools"]
+__all__ = ["CorralEditor", "apply_patch_tool", "openai_agents_tools"]
 
 
 def _invoker(toolbox: Toolbox, name: str) -> Callable[[Any, str], Awaitable[str]]:
@@ -24,9 +24,11 @@ def _invoker(toolbox: Toolbox, name: str) -> Callable[[Any, str], Awaitable[str]
         # not JSON goes to the toolbox as it is and comes back as its refusal
         try:
             args: Any = json.loads(arguments) if arguments.strip() else {}
+        except RecursionError:  # nested past what the parser follows: refused, never raised
+            return render(name, too_deep(name))
         except ValueError:
             args = arguments
-        return envelope_json(await acall(toolbox, name, args))
+        return render(name, await acall(toolbox, name, args))
     return invoke
 
 
@@ -36,8 +38,9 @@ def openai_agents_tools(toolbox: Toolbox, *, strict: bool = True) -> list[Functi
     With ``strict`` (the default, as the SDK recommends) the schemas are
     corral's strict export (:func:`corral.hosts.strict_schema`):
     optional arguments are required and nullable, and the model's ``null``
-    means "not given".  Every result, a refusal included, is the envelope's
-    JSON text, so the model reads the hint and the suggested call.
+    means "not given".  Every result, a refusal included, is what a model is
+    shown of the envelope (:func:`corral.hosts.render`), so the model reads
+    the hint and the suggested call.
     """
     agents = require("agents", "openai-agents", "corral.integrations.openai_agents_tools")
     tools: list[FunctionTool] = []
@@ -48,3 +51,52 @@ def openai_agents_tools(toolbox: Toolbox, *, strict: bool = True) -> list[Functi
             params_json_schema=function["parameters"],
             on_invoke_tool=_invoker(toolbox, spec.name), strict_json_schema=strict))
     return tools
+
+
+# -- apply_patch ------------------------------------------------------------------
+
+class CorralEditor:
+    """An ``agents.ApplyPatchEditor`` that applies each operation with
+    corral's ``apply_patch`` tool in the V4A dialect, so every rule of the
+    toolbox holds.  A refusal is ``ApplyPatchResult(status="failed")`` with
+    corral's sentence and hint; nothing raises into the run."""
+
+    def __init__(self, toolbox: Toolbox) -> None:
+        self.toolbox = toolbox
+
+    async def _apply(self, operation: Any) -> Any:
+        agents = require("agents", "openai-agents", "corral.integrations.apply_patch_tool")
+        try:
+            patch = v4a_patch(str(getattr(operation, "type", "")),
+                              getattr(operation, "path", ""), getattr(operation, "diff", None),
+                              getattr(operation, "move_to", None))
+        except ValueError as exc:
+            return agents.ApplyPatchResult(
+                status="failed", output=f"INVALID_ARGUMENT: the operation cannot be read: {exc}\n"
+                "Send one file's operation: create_file with every diff line '+', update_file "
+                "with '@@' hunks of ' ', '-' and '+' lines, or delete_file without a diff.")
+        envelope = await acall(self.toolbox, "apply_patch", {"input": patch, "dialect": "v4a"})
+        if envelope.get("ok") is not True:
+            text = f"{envelope.get('code')}: {envelope.get('message')}"
+            if envelope.get("hint"):
+                text += f"\n{envelope['hint']}"
+            return agents.ApplyPatchResult(status="failed", output=text)
+        return agents.ApplyPatchResult(status="completed", output=render("apply_patch", envelope))
+
+    async def create_file(self, operation: Any) -> Any:
+        return await self._apply(operation)
+
+    async def update_file(self, operation: Any) -> Any:
+        return await self._apply(operation)
+
+    async def delete_file(self, operation: Any) -> Any:
+        return await self._apply(operation)
+
+
+def apply_patch_tool(toolbox: Toolbox) -> Any:
+    """An ``agents.ApplyPatchTool`` whose editor is :class:`CorralEditor`.
+    Offer it beside corral's read and search tools
+    (``openai_agents_tools(Toolbox(root, read_only=True))``), never beside
+    corral's own write and edit tools: one way to change files."""
+    agents = require("agents", "openai-agents", "corral.integrations.apply_patch_tool")
+    return agents.ApplyPatchTool(editor=CorralEditor(toolbox))

@@ -11,12 +11,13 @@ nothing of the host.  Every call is bounded (``timeout``, ``cancel``) and
 """
 
 from ._runtime.control import CancelToken, Progress
+from ._patch import v4a_patch
 from ..hosts import strict_schema
 from ._runtime.definitions import definition, offered_specs, tool_definitions
 from ._runtime.limits import Limits
 from ._policy.rules import Policy
 from ._refusals.catalogue import Code, Kind, Refusal
-from ._runtime.registry import TOOL_MODULES, Suggests, ToolSpec
+from ._runtime.registry import TOOL_MODULES, Editing, Suggests, ToolSpec
 from ._runtime.request_types import (InfoRequest, MakeDirectoryRequest, TreeRequest, Authorizer,
                                      DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest,
                                      ListRequest, MoveRequest, ReadRequest, Request, WriteRequest)
@@ -58,6 +59,8 @@ __all__ = [
     "definition",
     "offered_specs",
     "Opener",
+    "Editing",
+    "v4a_patch",
     "engine_report",
 ]
 

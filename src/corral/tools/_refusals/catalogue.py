@@ -76,6 +76,7 @@ class Kind(str, enum.Enum):
     NO_MATCH = "no_match"
     LINE_NUMBER_PREFIX = "line_number_prefix"
     PLACEHOLDER = "placeholder"
+    PATCH_SYNTAX = "patch_syntax"  # apply_patch: the text is not a patch
     UNCLEAR_INDENTATION = "unclear_indentation"  # newText's indentation could be read two ways
     MARKDOWN_FENCE = "markdown_fence"  # content wrapped in a Markdown code fence
     CONTROL_CHARACTERS = "control_characters"  # a name to create holds them, or ends in a space
@@ -134,7 +135,6 @@ class Kind(str, enum.Enum):
     SECRET = "secret"  # noqa: S105 - a kind of refusal, not a password
     PERMISSION = "permission"
     READ_ONLY_FILESYSTEM = "read_only_filesystem"
-    # newtools (issue 16)
     BATCH_BUDGET = "batch_budget"  # read_files: past the byte budget of one call
 
     def __str__(self) -> str:
@@ -393,7 +393,7 @@ def protected(path: str, operation: str, field: str | None = None) -> Refusal:
     return Refusal(Code.DENIED, f"{path} is protected: the host may run it on its own, so the "
                    f"tools may not {operation} it; nothing was changed",
                    "Do not change this path; if the change is needed, the host (the user) must "
-                   "allow it, e.g. corral serve --allow-git-writes or --no-default-policy.",
+                   "allow it in its policy.",
                    details=_with_field({"path": path, "operation": operation}, field),
                    kind=Kind.PROTECTED)
 

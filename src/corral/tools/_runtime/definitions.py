@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...hosts import FORMATS, HostFormat, output_schema, published_schema, strict_schema
-from .registry import ToolSpec, load_tools
+from .registry import OPTIONAL_TOOL_MODULES, Editing, ToolSpec, load_tools
 
 if TYPE_CHECKING:
     from .toolbox import Toolbox
@@ -22,11 +22,16 @@ PATH_CONTRACT = "Paths are relative to the root."
 
 
 def offered_specs(source: Toolbox | Iterable[ToolSpec] | None = None, *,
-                  read_only: bool = False) -> list[ToolSpec]:
+                  read_only: bool = False, editing: Editing = "corral") -> list[ToolSpec]:
     """The specs to list: a toolbox's offered tools, the given specs, or
-    (``None``) every registered tool; ``read_only`` leaves out mutating ones."""
-    if source is None:
-        specs: list[ToolSpec] = list(load_tools().values())
+    (``None``) every registered tool (with ``editing="apply_patch"``, the
+    tools that change nothing and apply_patch); ``read_only`` leaves out
+    mutating ones."""
+    if source is None and editing == "apply_patch":
+        specs: list[ToolSpec] = [spec for spec in load_tools().values() if not spec.mutates]
+        specs += load_tools(OPTIONAL_TOOL_MODULES).values()
+    elif source is None:
+        specs = list(load_tools().values())
     elif isinstance(source, Iterable):
         specs = list(source)
     else:
@@ -42,7 +47,8 @@ def _mcp_annotations(spec: ToolSpec) -> dict[str, Any]:
 
 def definition(spec: ToolSpec, fmt: HostFormat = "mcp", *, strict: bool = False
                ) -> dict[str, Any]:
-    """One tool in host ``fmt``'s shape (``strict`` applies to ``openai``)."""
+    """One tool in host ``fmt``'s shape (``strict`` applies to the two
+    ``openai`` formats)."""
     description = f"{spec.description} {PATH_CONTRACT}"
     schema = published_schema(spec.schema)
     if fmt == "mcp":
@@ -57,6 +63,9 @@ def definition(spec: ToolSpec, fmt: HostFormat = "mcp", *, strict: bool = False
                 "function": {"name": spec.name, "description": description,
                              "parameters": strict_schema(schema) if strict else schema,
                              "strict": strict}}
+    if fmt == "openai-responses":
+        return {"type": "function", "name": spec.name, "description": description,
+                "parameters": strict_schema(schema) if strict else schema, "strict": strict}
     if fmt == "anthropic":
         return {"name": spec.name, "description": description, "input_schema": schema}
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
@@ -64,10 +73,11 @@ def definition(spec: ToolSpec, fmt: HostFormat = "mcp", *, strict: bool = False
 
 def tool_definitions(source: Toolbox | Sequence[ToolSpec] | None = None,
                      fmt: HostFormat = "mcp", *, strict: bool = False,
-                     read_only: bool = False) -> list[dict[str, Any]]:
+                     read_only: bool = False, editing: Editing = "corral"
+                     ) -> list[dict[str, Any]]:
     """Every offered tool in host ``fmt``'s shape (see the module doc);
-    ``source`` as :func:`offered_specs` takes it."""
+    ``source`` and ``editing`` as :func:`offered_specs` takes them."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     return [definition(spec, fmt, strict=strict)
-            for spec in offered_specs(source, read_only=read_only)]
+            for spec in offered_specs(source, read_only=read_only, editing=editing)]

@@ -13,14 +13,14 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, Literal
 from collections.abc import Callable, Iterable, Mapping
 
 from .context import ToolContext
 from .request_types import Request, declare
 
-__all__ = ["ToolSpec", "Suggests", "TOOL_MODULES", "load_tools", "read_only_tools",
-           "success_schema"]
+__all__ = ["ToolSpec", "Suggests", "TOOL_MODULES", "OPTIONAL_TOOL_MODULES", "load_tools",
+           "read_only_tools", "success_schema", "Editing"]
 
 EntryKind = str  # "file" or "directory": what a close name is
 
@@ -88,10 +88,16 @@ TOOL_MODULES = (
     "grep",
     "move_file",
     "delete_file",
-    "read_files",  # newtools (issue 16)
+    "read_files",
     "file_info",
     "make_directory",
 )
+
+# Tools every Toolbox answers but lists only when the host asks for them:
+# apply_patch is the form of editing GPT-5 and Codex models are trained on,
+# offered *instead of* corral's own write and edit tools (one way to change files).
+OPTIONAL_TOOL_MODULES = ("apply_patch",)
+Editing = Literal["corral", "apply_patch"]  # which tools a model changes files with
 
 
 def load_tools(modules: Iterable[str] | None = None) -> dict[str, ToolSpec]:

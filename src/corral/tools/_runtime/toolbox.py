@@ -18,7 +18,7 @@ from .._policy.gitdirs import scan
 from .._policy.locate import locate
 from .._policy.rules import Op, Policy
 from .._refusals.catalogue import Code, Kind, Refusal, read_only
-from .registry import ToolSpec, load_tools, read_only_tools
+from .registry import OPTIONAL_TOOL_MODULES, Editing, ToolSpec, load_tools, read_only_tools
 from .request_types import Authorizer
 from .schema import check_arguments
 from .view import MAX_SCANNED_LINKS, LinkMap, learn_link
@@ -40,7 +40,11 @@ class Toolbox:
     reads and edits use files with
     more than one link; ``read_only`` hides and refuses the mutating tools.
     ``tools`` replaces the registry's tools (specs, or module names that
-    define ``TOOL``).
+    define ``TOOL``).  Every toolbox also answers ``apply_patch`` (the patch
+    format GPT-5 and Codex models are trained on) without listing it;
+    ``editing="apply_patch"`` lists it *instead of* the tools that change
+    files, beside the read and search tools, so a model has one way to
+    change files.  ``ValueError`` for another ``editing``.
 
     :meth:`call` never raises for anything a model can send.
     """
@@ -48,7 +52,10 @@ class Toolbox:
     def __init__(self, root: Root | str | os.PathLike[str], *, authorize: Authorizer | None = None,
                  limits: Limits | None = None, policy: Policy | None = None,
                  deny: Sequence[str] = (), allow_hardlinks: bool = False,
-                 read_only: bool = False, tools: Iterable[ToolSpec | str] | None = None) -> None:
+                 read_only: bool = False, tools: Iterable[ToolSpec | str] | None = None,
+                 editing: Editing = "corral") -> None:
+        if editing not in ("corral", "apply_patch"):
+            raise ValueError(f"editing must be 'corral' or 'apply_patch', not {editing!r}")
         self._owns_root = not isinstance(root, Root)
         self.root = root if isinstance(root, Root) else Root(root)
         self.limits = limits or Limits()
@@ -66,8 +73,15 @@ class Toolbox:
         self._tools = _specs(tools)
         self._read_only_tools = frozenset(read_only_tools(self._tools.values()))
         self.read_only = read_only
-        self._offered = {name: spec for name, spec in self._tools.items()
+        self._optional = optional = load_tools(OPTIONAL_TOOL_MODULES)
+        listed = self._tools if editing == "corral" else {
+            **{name: spec for name, spec in self._tools.items() if not spec.mutates},
+            **optional}
+        self._offered = {name: spec for name, spec in listed.items()
                          if not (read_only and spec.mutates)}
+        # answered beyond the list: the optional tools (never a mutating one when read-only)
+        self._answered = {**self._offered, **{name: spec for name, spec in optional.items()
+                                              if not (read_only and spec.mutates)}}
         self._state.runner = self._try
         self._state.caller = self._nested
 
@@ -135,7 +149,7 @@ class Toolbox:
         return self._verified(outcome, ctx).envelope()
 
     def _run(self, name: Any, args: Any, ctx: ToolContext) -> dict[str, Any] | Refusal:
-        spec = self._offered.get(name) if isinstance(name, str) else None
+        spec = self._answered.get(name) if isinstance(name, str) else None
         if spec is None:
             return self._unknown(name)
         checked: dict[str, Any] = {}
@@ -172,7 +186,8 @@ class Toolbox:
         return outcome if isinstance(outcome, dict) else None
 
     def _unknown(self, name: Any) -> Refusal:
-        if isinstance(name, str) and name in self._tools:  # a mutating tool, read-only root
+        # a mutating tool (apply_patch included), read-only root
+        if isinstance(name, str) and (name in self._tools or name in self._optional):
             return read_only(name)
         shown = name if isinstance(name, str) and len(name) <= 64 else "that name"
         return Refusal(Code.INVALID_ARGUMENT, f"there is no tool called {shown}",

@@ -39,7 +39,7 @@ import stat as st
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -51,13 +51,18 @@ from .._policy.rules import Op, Policy
 from .._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret, swapped
 from .request_types import Request
 
-__all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision"]
+__all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
 MAX_LINKS = 100_000  # links remembered per root (bounded memory)
 MAX_ALIASES = 64  # names leading to one path that are decided (bounded work)
 _DIGEST_CHUNK = 1024 * 1024
+_HEAD_KEPT = 64 * 1024  # the start of a file digested, kept for a look at its form
+# the directories git makes inside a git directory: a file written in one
+# of them is looked at as lying in a repository one level up
+GIT_SUBDIRECTORIES = frozenset({"hooks", "info", "refs", "objects", "logs", "modules",
+                                "worktrees", "branches", "remotes", "lfs", "rr-cache"})
 MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
 
 Checkpoint = Callable[[], None]
@@ -370,6 +375,21 @@ class Decision:
     kind: Kind | None
 
 
+@dataclass(frozen=True)
+class Want:
+    """One path of a :meth:`CallView.pin_group` step and what is done there."""
+
+    rel: str
+    op: Op
+    field: str = "path"
+    follow: bool = False
+    create_parents: bool = False
+
+    @property
+    def label(self) -> str:
+        return self.rel.rstrip("/") or "."
+
+
 class View:
     """The policed view of one root, shared by every call of a Toolbox."""
 
@@ -424,6 +444,16 @@ class View:
                 if kind is not None:
                     return kind
         return None
+
+    def visible(self, canonical: str, op: Op) -> bool:
+        """Whether the entry at ``canonical`` may be shown (listed, searched):
+        no rule hides it, nor any known name leading to it."""
+        policy = self.policy
+        if not policy.visible(canonical, op):
+            return False
+        if not len(self.links):
+            return True
+        return all(policy.visible(alias, op) for alias in self.links.aliases(canonical))
 
     def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
               in_repository: Callable[[], bool] | None = None) -> None:
@@ -560,6 +590,27 @@ class CallView:
             yield source, destination
 
     @contextmanager
+    def pin_group(self, wants: Sequence[Want], *, moves: bool) -> Iterator[list[Pinned]]:
+        """One step on several paths (a patch's files): the tree lock taken
+        once (exclusive when the step ``moves`` an entry), every path
+        resolved once, their directories locked in one order, each
+        ``want.op`` decided on what was reached."""
+        tree = _TREE.exclusive if moves else _TREE.shared
+        with ExitStack() as stack:
+            stack.enter_context(tree(self._checkpoint))
+            targets = [stack.enter_context(self._resolve(
+                want.rel, want.op, want.label, want.field, follow=want.follow,
+                create_parents=want.create_parents)) for want in wants]
+            self._lock(stack, tuple(targets))
+            pins = []
+            for want, target in zip(wants, targets):
+                pinned = Pinned(self, target, want.label, want.field, want.rel)
+                pinned._target_follows = want.follow
+                pinned.decide(want.op)
+                pins.append(pinned)
+            yield pins
+
+    @contextmanager
     def _resolve(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
                  create_parents: bool = False) -> Iterator[Target]:
         """The one resolution; when it fails, a refusal by policy on where
@@ -643,6 +694,7 @@ class Pinned:
         self._target_follows = False
         self._decided: list[Op] = []
         self._git: bool | None = None
+        self._head: tuple[tuple[int, int, int, int], bytes, bool] | None = None
 
     # -- what resolution reached ---------------------------------------------------
     @property
@@ -686,10 +738,35 @@ class Pinned:
 
     def _in_repository(self) -> bool:
         """Whether the pinned location lies in a git directory made after
-        the toolbox opened (looked at once per decision round)."""
+        the toolbox opened (looked at once per decision round): the
+        directory it acts in (the deepest that exists, however many the
+        call creates) looked at through the held fd, and the one above it
+        only when the held one is named as git names its own directories
+        (``hooks``, ``info``...): where git runs or reads what is written."""
         if self._git is None:
-            self._git = in_git_directory(self._call.shared.root, self.path, self.creates)
+            self._git = self._held_is_repository() or (
+                self._held_name() in GIT_SUBDIRECTORIES and in_git_directory(
+                    self._call.shared.root, self._held_path(), ()))
         return self._git
+
+    def _held_path(self) -> str:
+        return (self.creates[0].rpartition("/")[0] or ".") if self.creates else self.parent
+
+    def _held_name(self) -> str:
+        return self._held_path().rpartition("/")[2]
+
+    def _held_is_repository(self) -> bool:
+        if self._held_path() == ".":
+            return False  # the root itself: the scan at open looked at it
+        target = self._target
+        try:
+            head = target.held_lstat("HEAD")
+            if head is None or not st.S_ISREG(head.st_mode):
+                return False
+            objects, refs = target.held_lstat("objects"), target.held_lstat("refs")
+        except OSError:
+            return False
+        return all(info is not None and st.S_ISDIR(info.st_mode) for info in (objects, refs))
 
     def place(self) -> Place:
         return Place(self.path, self.creates, self._target.held_identity())
@@ -733,7 +810,14 @@ class Pinned:
         """The entry's content (at most ``limit + 1`` bytes: the caller
         refuses more) and its stat, read from the pinned entry (a symlink
         there now is ``ELOOP``); ``STALE`` if it is not ``expect``;
-        ``check(stat)`` runs before anything is read."""
+        ``check(stat)`` runs before anything is read.  A head of a file this
+        pin digested is answered from what the digest kept (the same file:
+        identity, size and mtime)."""
+        kept = self._head
+        if kept is not None and expect is not None and check is None and step is None and \
+                kept[0] == (expect.st_dev, expect.st_ino, expect.st_size, expect.st_mtime_ns) \
+                and (kept[2] or len(kept[1]) > limit):
+            return kept[1][:limit + 1], expect
         with self._target.open(os.O_RDONLY) as handle:
             info = handle.stat()
             if expect is not None and (info.st_dev, info.st_ino) != (expect.st_dev,
@@ -754,17 +838,21 @@ class Pinned:
 
     def sha256(self, expect: os.stat_result | None) -> str:
         """The sha256 of the pinned entry's whole content, streamed with a
-        checkpoint before every chunk; ``STALE`` if it is not ``expect``."""
+        checkpoint before every chunk; ``STALE`` if it is not ``expect``.
+        Its start is kept for :meth:`read` of a head of the same file."""
         with self._target.open(os.O_RDONLY) as handle:
-            if expect is not None:
-                now = handle.stat()
-                if (now.st_dev, now.st_ino) != (expect.st_dev, expect.st_ino):
-                    raise swapped(self.shown)
+            now = handle.stat()
+            if expect is not None and (now.st_dev, now.st_ino) != (expect.st_dev,
+                                                                  expect.st_ino):
+                raise swapped(self.shown)
             digest = hashlib.sha256()
             pos = 0
             while True:
                 self._call.checkpoint()
                 chunk = handle.pread(_DIGEST_CHUNK, pos)
+                if pos == 0:
+                    self._head = ((now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns),
+                                  chunk[:_HEAD_KEPT], len(chunk) <= _HEAD_KEPT)
                 if not chunk:
                     return digest.hexdigest()
                 digest.update(chunk)

@@ -1,0 +1,372 @@
+"""apply_patch: the patch format GPT-5 and Codex models are trained on, and
+the V4A operations of the Responses API's apply_patch tool, as one call.
+
+All or nothing: the patch is parsed, every file it names is resolved once
+and locked (one step of the policed view, the tree lock exclusive when a
+file moves), every hunk of every file is placed, every policy decision is
+made and the host is asked about each file, before the first byte is
+written.  A refusal changes nothing and names the file, the hunk and the
+nearest lines.  Then each file is written atomically (its line endings, BOM
+and final newline kept); should a write fail midway (a full disk), the
+files already written are put back.
+
+corral's own rules where the format's usual hosts are destructive: an Add
+File onto an existing file, and a move onto one, are refused (an Update
+File changes an existing file, whose context lines prove what was read); a
+symlink is neither written through nor replaced.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as st
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._edit.content import check_write
+from .._edit.text import Undecodable, decode, encode
+from .._patch import (CODEX, V4A, AddFile, DeleteFile, Dialect, HunkMismatch, PatchSyntaxError,
+                      UpdateFile, apply_update, new_file_text, parse_patch)
+from .._policy.rules import Op
+from .._read import cache as read_cache
+from .._refusals.catalogue import (Code, Kind, Refusal, directory_given, exists, file_too_large,
+                                   special_file, special_kind, swapped)
+from .._runtime.context import ToolContext, sha256_hex
+from .._runtime.limits import listed_directories
+from .._runtime.registry import Suggests, ToolSpec, success_schema
+from .._runtime.request_types import DeleteRequest, EditRequest, MoveRequest, WriteRequest
+from .._runtime.view import Pinned, Want
+
+DESCRIPTION = (
+    "Change one or more files with a patch, all or nothing. Format: '*** Begin Patch', then "
+    "for each file '*** Add File: PATH' with every line '+'; '*** Delete File: PATH'; or "
+    "'*** Update File: PATH' (then '*** Move to: NEW' to rename) with hunks, each an '@@' "
+    "line (optionally '@@ ' and a line of the file just above the change) then ' ' context, "
+    "'-' removed and '+' added lines, 3 lines of context around each change; then "
+    "'*** End Patch'. A file that exists is changed with Update File, never Add File."
+)
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "input": {"type": "string", "minLength": 1, "maxLength": 16 << 20,
+                  "description": "The whole patch, '*** Begin Patch' to '*** End Patch'."},
+        "dialect": {"type": "string", "enum": ["codex", "v4a"], "default": "codex",
+                    "description": "v4a: the Responses API's diff rules."},
+    },
+    "required": ["input"],
+    "additionalProperties": False,
+}
+
+_DIALECTS = {"codex": CODEX, "v4a": V4A}
+_GRAMMAR_HINT = ("Send the patch as '*** Begin Patch', file sections ('*** Add File: PATH', "
+                 "'*** Update File: PATH' with '@@' hunks of ' ', '-' and '+' lines, "
+                 "'*** Delete File: PATH'), then '*** End Patch'.")
+
+
+@dataclass
+class _File:
+    """One file of the patch, planned: what is there and what it becomes."""
+
+    op: AddFile | DeleteFile | UpdateFile
+    rel: str
+    dest: str | None = None
+    pin: Pinned | None = None
+    dest_pin: Pinned | None = None
+    info: os.stat_result | None = None
+    old: bytes = b""
+    new: bytes = b""
+    lines: list[int] = field(default_factory=list)
+    loose: bool = False  # a hunk matched only with whitespace or punctuation forgiven
+
+
+def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    dialect = _DIALECTS[args["dialect"]]
+    try:
+        patch = parse_patch(args["input"])
+    except PatchSyntaxError as exc:
+        raise _syntax(exc) from None
+    files = [_File(op, ctx.rel(op.path, "input"),
+                   ctx.rel(op.move_to, "input") if isinstance(op, UpdateFile) and op.move_to
+                   else None) for op in patch.ops]
+    _no_repeats(files)
+    with _pinned(ctx, files) as files:
+        for file in files:
+            ctx.checkpoint()
+            _plan(ctx, file, dialect)
+        for file in files:
+            _ask(ctx, file)
+        for file in files:
+            _recheck(ctx, file)
+        ctx.checkpoint()  # the last one: from here on the files are being written
+        _act(files)
+    return {"files": [_answer(file) for file in files]}
+
+
+# -- reading the patch ----------------------------------------------------------------
+
+def _syntax(exc: PatchSyntaxError) -> Refusal:
+    where = f" (line {exc.line}: {exc.text[:80]!r})" if exc.line else ""
+    return Refusal(Code.INVALID_ARGUMENT, f"the patch cannot be read: {exc.message}{where}",
+                   _GRAMMAR_HINT, details={"field": "input", "line": exc.line or None,
+                                           "text": exc.text[:200] or None},
+                   kind=Kind.PATCH_SYNTAX)
+
+
+def _no_repeats(files: list[_File]) -> None:
+    seen: dict[str, int] = {}
+    for number, file in enumerate(files, 1):
+        for name in (file.rel, file.dest):
+            if name is None:
+                continue
+            if name in seen:
+                raise Refusal(Code.INVALID_ARGUMENT,
+                              f"the patch names {name} in two file sections ({seen[name]} and "
+                              f"{number}); nothing was changed",
+                              f"Put every change to {name} in one section.",
+                              details={"field": "input", "path": name}, kind=Kind.PATCH_SYNTAX)
+            seen[name] = number
+
+
+# -- one step on every file -------------------------------------------------------------
+
+def _wants(file: _File) -> list[Want]:
+    if isinstance(file.op, AddFile):
+        return [Want(file.rel, Op.CREATE, "input", create_parents=True)]
+    if isinstance(file.op, DeleteFile):
+        return [Want(file.rel, Op.DELETE, "input")]
+    if file.dest is None:
+        return [Want(file.rel, Op.EDIT, "input")]
+    return [Want(file.rel, Op.MOVE_FROM, "input"),
+            Want(file.dest, Op.MOVE_TO, "input", create_parents=True)]
+
+
+@contextmanager
+def _pinned(ctx: ToolContext, files: list[_File]) -> Iterator[list[_File]]:
+    wants = [want for file in files for want in _wants(file)]
+    moves = any(file.dest is not None for file in files)
+    with ctx.view.pin_group(wants, moves=moves) as pins:
+        it = iter(pins)
+        for file in files:
+            file.pin = next(it)
+            if file.dest is not None:
+                file.dest_pin = next(it)
+                file.dest_pin.decide(Op.CREATE)
+                file.pin.decide(Op.EDIT)
+        reached: dict[str, str] = {}
+        for pin in pins:  # two spellings of one file: one section each is the rule
+            if pin.path in reached:
+                raise Refusal(Code.INVALID_ARGUMENT,
+                              f"{reached[pin.path]} and {pin.shown} are the same file "
+                              f"({pin.path}); nothing was changed",
+                              f"Put every change to {pin.path} in one section.",
+                              details={"field": "input", "path": pin.path},
+                              kind=Kind.PATCH_SYNTAX)
+            reached[pin.path] = pin.shown
+        yield files
+
+
+def _plan(ctx: ToolContext, file: _File, dialect: Dialect) -> None:
+    assert file.pin is not None
+    op, pin = file.op, file.pin
+    if isinstance(op, AddFile):
+        if pin.lstat() is not None:
+            raise exists(file.rel, f"Change {file.rel} with '*** Update File: {file.rel}' "
+                         "(its context lines show what you read), or delete it first.",
+                         field="input")
+        text = new_file_text(op.lines, dialect)
+        check_write(ctx, file.rel, text, None)
+        file.new = text.encode("utf-8")
+        return
+    file.info = _regular(ctx, pin, file.rel)
+    file.old, _ = pin.read(ctx.limits.max_edit_file_bytes, expect=file.info)
+    if isinstance(op, DeleteFile):
+        return
+    if file.dest_pin is not None and file.dest_pin.lstat() is not None:
+        raise exists(file.dest or "", f"Move {file.rel} to a name that does not exist yet, "
+                     "or delete the file there first.", field="input")
+    try:
+        decoded = decode(file.old)
+    except Undecodable as exc:
+        raise Refusal(Code.UNSUPPORTED, f"{file.rel} is not UTF-8 text, so a patch cannot "
+                      "change it", "Patch text files only.", details={"path": file.rel},
+                      kind=Kind.BINARY if exc.kind == "binary" else Kind.ENCODING) from None
+    try:
+        applied = apply_update(decoded.text, op.hunks, dialect)
+    except HunkMismatch as miss:
+        raise _missed(file.rel, miss) from None
+    file.new = encode(applied.text, decoded.bom)
+    if len(file.new) > ctx.limits.max_write_bytes:
+        raise file_too_large(file.rel, len(file.new), ctx.limits.max_write_bytes, "apply_patch")
+    file.lines = applied.lines
+    file.loose = any(level != "exact" for level in applied.levels)
+
+
+def _regular(ctx: ToolContext, pin: Pinned, rel: str) -> os.stat_result:
+    info = pin.lstat()
+    if info is None:
+        pin.raise_missing()
+        raise swapped(rel)  # there again after all: it changed under the call
+    if st.S_ISLNK(info.st_mode):
+        raise Refusal(Code.UNSUPPORTED, f"{rel} is a symlink; apply_patch does not write "
+                      "through, replace or delete symlinks", "Patch the file the link "
+                      "points to, by its own path.", details={"path": rel, "field": "input"},
+                      kind=Kind.SYMLINK)
+    if st.S_ISDIR(info.st_mode):
+        raise directory_given(rel, "apply_patch")
+    if not st.S_ISREG(info.st_mode):
+        raise special_file(rel, special_kind(info.st_mode), field="input")
+    ctx.check_hardlink(rel, info)
+    if info.st_size > ctx.limits.max_edit_file_bytes:
+        raise file_too_large(rel, info.st_size, ctx.limits.max_edit_file_bytes, "apply_patch")
+    return info
+
+
+def _missed(rel: str, miss: HunkMismatch) -> Refusal:
+    details: dict[str, Any] = {"path": rel, "field": "input", "hunk": miss.hunk,
+                               "patchLine": miss.patch_line}
+    suggested: dict[str, Any] | None = None
+    if miss.nearest is not None:
+        line, text = miss.nearest
+        details["nearest"] = {"line": line, "text": "\n".join(text)[:2000]}
+        suggested = {"path": rel, "offset": max(line - 3, 1), "limit": len(text) + 6}
+    if miss.kind == "ambiguous":
+        details["lines"] = miss.candidates
+        return Refusal(Code.AMBIGUOUS, f"{rel}: {miss.message}; nothing was changed",
+                       "Add context lines (or an '@@' line naming the function or class above "
+                       "the change) so the hunk matches one place.", details=details,
+                       kind=Kind.MULTIPLE_MATCHES)
+    where = (f" The nearest lines are at line {miss.nearest[0]}." if miss.nearest else "")
+    return Refusal(Code.NOT_FOUND, f"{rel}: {miss.message}; nothing was changed",
+                   "Read the file again and copy the context and '-' lines exactly as they "
+                   f"are now.{where}", details=details, kind=Kind.NO_MATCH,
+                   suggested_tool="read_file" if suggested else None,
+                   suggested_args=suggested)
+
+
+# -- asking, checking again, acting ---------------------------------------------------------
+
+def _ask(ctx: ToolContext, file: _File) -> None:
+    assert file.pin is not None
+    op, pin = file.op, file.pin
+    new_sha = sha256_hex(file.new)
+    if isinstance(op, AddFile):
+        asked, omitted = listed_directories(pin.creates)
+        ctx.view.ask(WriteRequest(pin.path, bytes=len(file.new), sha256=new_sha,
+                                  creates_directories=asked, creates_omitted=omitted), pin)
+    elif isinstance(op, DeleteFile):
+        ctx.view.ask(DeleteRequest(pin.path, kind="file", sha256=sha256_hex(file.old)), pin)
+    else:
+        ctx.view.ask(EditRequest(pin.path, base_sha256=sha256_hex(file.old),
+                                 result_sha256=new_sha, result_bytes=len(file.new),
+                                 replacements=len(op.hunks)), pin)
+        if file.dest_pin is not None:
+            asked, omitted = listed_directories(file.dest_pin.creates)
+            ctx.view.ask(MoveRequest(pin.path, destination=file.dest_pin.path,
+                                     creates_directories=asked, creates_omitted=omitted),
+                         pin, file.dest_pin)
+
+
+def _recheck(ctx: ToolContext, file: _File) -> None:
+    """Fail closed if any file changed while the host was deciding."""
+    assert file.pin is not None
+    pin = file.pin
+    if isinstance(file.op, AddFile):
+        if pin.lstat() is not None:
+            raise swapped(file.rel)
+        return
+    pin.same(file.info)
+    now, _ = pin.read(ctx.limits.max_edit_file_bytes, expect=file.info)
+    if now != file.old:
+        raise swapped(file.rel)
+    if file.dest_pin is not None and file.dest_pin.lstat() is not None:
+        raise swapped(file.dest or "")
+
+
+def _act(files: list[_File]) -> None:
+    done: list[_File] = []
+    try:
+        for file in files:
+            _write(file)
+            done.append(file)
+    except BaseException:
+        for file in reversed(done):
+            _undo(file)
+        raise
+
+
+def _write(file: _File) -> None:
+    assert file.pin is not None
+    pin, info = file.pin, file.info
+    if info is not None:
+        read_cache.forget(info.st_dev, info.st_ino)
+    if isinstance(file.op, AddFile):
+        pin.make_parents()
+        pin.write(file.new, exclusive=True, expect=None)
+    elif isinstance(file.op, DeleteFile):
+        pin.remove()
+    elif file.dest_pin is not None:
+        file.dest_pin.make_parents()
+        file.dest_pin.write(file.new, exclusive=True, expect=None)
+        pin.remove()
+    else:
+        pin.write(file.new, exclusive=False, expect=info)
+
+
+def _undo(file: _File) -> None:
+    """Put back what one written file held (best effort: the failure that
+    stopped the patch is what the caller hears)."""
+    assert file.pin is not None
+    pin = file.pin
+    try:
+        if isinstance(file.op, AddFile):
+            pin.remove()
+        elif isinstance(file.op, DeleteFile):
+            pin.write(file.old, exclusive=True, expect=None)
+        elif file.dest_pin is not None:
+            pin.write(file.old, exclusive=True, expect=None)
+            file.dest_pin.remove()
+        else:
+            pin.write(file.old, exclusive=False, expect=pin.lstat())
+    except OSError:
+        pass
+
+
+def _answer(file: _File) -> dict[str, Any]:
+    assert file.pin is not None
+    if isinstance(file.op, AddFile):
+        return {"path": file.pin.path, "action": "added", "sha256": sha256_hex(file.new),
+                "createdDirectories": list(file.pin.creates)}
+    if isinstance(file.op, DeleteFile):
+        return {"path": file.pin.path, "action": "deleted"}
+    answer: dict[str, Any] = {"path": file.pin.path, "action": "updated",
+                              "sha256": sha256_hex(file.new), "hunkLines": file.lines}
+    if file.dest_pin is not None:
+        answer.update(action="moved", movedTo=file.dest_pin.path)
+    if file.loose:
+        answer["note"] = ("a hunk matched only with whitespace or punctuation differences "
+                          "forgiven")
+    return answer
+
+
+OUTPUT_SCHEMA = success_schema({
+    "files": {"type": "array", "items": {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "action": {"type": "string", "enum": ["added", "updated", "moved", "deleted"]},
+            "sha256": {"type": "string"},
+            "movedTo": {"type": "string"},
+            "hunkLines": {"type": "array", "items": {"type": "integer"}},
+            "createdDirectories": {"type": "array", "items": {"type": "string"}},
+            "note": {"type": "string"},
+        },
+        "required": ["path", "action"],
+    }},
+}, ["files"])
+
+TOOL = ToolSpec(name="apply_patch", title="Apply patch", description=DESCRIPTION, schema=SCHEMA,
+                output_schema=OUTPUT_SCHEMA, run=run, request=EditRequest, mutates=True,
+                idempotent=False, destructive=True, suggests=Suggests(read_instead=True))

@@ -1,0 +1,269 @@
+"""Applying hunks to a file's text: where each hunk goes, and the new text.
+
+Each hunk's old lines (context and removed) are looked for from where the
+previous hunk ended, first exactly, then ignoring trailing whitespace, then
+ignoring surrounding whitespace, then with Unicode punctuation normalised
+(dashes, quotes, non-breaking spaces), as models copy text imperfectly.  A
+hunk is placed only where it is meant: if its old lines occur more often
+after the cursor than the hunks still to come that carry the same lines, it
+is ambiguous and refused, never applied at the first match.  Every line the
+hunks do not touch keeps its bytes, its own line terminator included; new
+lines take the file's dominant terminator, and the file keeps its final
+newline or its lack of one.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Literal
+
+from ._parse import Dialect, Hunk
+
+__all__ = ["Applied", "HunkMismatch", "apply_update", "new_file_text"]
+
+_PUNCTUATION = str.maketrans({
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
+    **dict.fromkeys("\u2018\u2019\u201a\u201b", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f", '"'),
+    **dict.fromkeys("\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                    "\u202f\u205f\u3000", " "),
+})
+
+Level = Literal["exact", "trailing_whitespace", "whitespace", "punctuation"]
+
+
+def _same(line: str) -> str:
+    return line
+
+
+_LEVELS: tuple[tuple[Level, Callable[[str], str]], ...] = (
+    ("exact", _same),
+    ("trailing_whitespace", str.rstrip),
+    ("whitespace", str.strip),
+    ("punctuation", lambda line: line.strip().translate(_PUNCTUATION)),
+)
+_NEAREST_SCAN = 20_000  # lines compared when a hunk is not found (bounded work)
+_CANDIDATES_SHOWN = 10
+
+
+class HunkMismatch(ValueError):
+    """A hunk does not apply.  ``kind`` says why: ``not_found`` (its lines are
+    not in the file after the previous hunk; ``nearest`` is the window most
+    like them, 1-based), ``ambiguous`` (they are there more than once;
+    ``candidates`` are the 1-based lines where), ``anchor`` (its ``@@`` line
+    is not in the file)."""
+
+    def __init__(self, kind: Literal["not_found", "ambiguous", "anchor"], hunk: int,
+                 patch_line: int, message: str, *, nearest: tuple[int, list[str]] | None = None,
+                 candidates: Sequence[int] = ()) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.hunk = hunk
+        self.patch_line = patch_line
+        self.message = message
+        self.nearest = nearest
+        self.candidates = list(candidates)
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The new text, and for each hunk the 1-based line it applied at and how
+    loosely it matched."""
+
+    text: str
+    lines: list[int]
+    levels: list[Level]
+
+
+@dataclass
+class _File:
+    raw: list[str]     # each line as in the text, without its "\n" (a "\r" kept)
+    bodies: list[str]  # each line without its terminator
+    ends: list[str]    # each line's terminator ("" only on a last line)
+    newline: str       # the dominant terminator, for new lines
+    final_newline: bool
+
+
+def _split(text: str) -> _File:
+    raw = text.split("\n")
+    last = raw.pop()  # "" when the text ends with a newline (or is empty)
+    ends = ["\r\n" if line.endswith("\r") else "\n" for line in raw]
+    crlf = ends.count("\r\n")
+    bodies = [line[:-1] if line.endswith("\r") else line for line in raw] if crlf else list(raw)
+    if last:
+        raw.append(last)
+        bodies.append(last)
+        ends.append("")
+    newline = "\r\n" if crlf > len(ends) - crlf - (1 if ends and not ends[-1] else 0) else "\n"
+    return _File(raw, bodies, ends, newline, bool(ends) and ends[-1] != "")
+
+
+class _Level:
+    """A file's lines normalised at one level, and where each distinct
+    normalised line occurs (ascending), so a search costs the occurrences of
+    a pattern's first line, not the length of the file."""
+
+    def __init__(self, bodies: list[str], norm: Callable[[str], str] | None) -> None:
+        self.norm = norm or _same
+        self.lines = bodies if norm is None else [norm(line) for line in bodies]
+        self.where: dict[str, list[int]] = {}
+        for i, line in enumerate(self.lines):
+            self.where.setdefault(line, []).append(i)
+
+    def matches(self, pattern: list[str], start: int) -> list[int]:
+        if not pattern:
+            return []
+        want = [self.norm(line) for line in pattern]
+        lines, width = self.lines, len(want)
+        last = len(lines) - width
+        positions = self.where.get(want[0], [])
+        found: list[int] = []
+        for i in positions[bisect_left(positions, start):]:
+            if i > last:
+                break
+            if lines[i:i + width] == want:
+                found.append(i)
+        return found
+
+
+class _Seeker:
+    """Finds line sequences in a file's lines, each level's normalised lines
+    computed once, when a search first needs that level."""
+
+    def __init__(self, bodies: list[str]) -> None:
+        self.bodies = bodies
+        self.levels: dict[Level, _Level] = {}
+
+    def _level(self, level: Level, norm: Callable[[str], str]) -> _Level:
+        made = self.levels.get(level)
+        if made is None:
+            made = self.levels[level] = _Level(self.bodies, None if level == "exact" else norm)
+        return made
+
+    def find(self, pattern: list[str], start: int, *,
+             at_end: bool = False) -> tuple[list[int], Level]:
+        for level, norm in _LEVELS:
+            index = self._level(level, norm)
+            if at_end:
+                tail = len(self.bodies) - len(pattern)
+                if tail >= start and index.matches(pattern, tail) == [tail]:
+                    return [tail], level
+            found = index.matches(pattern, start)
+            if found:
+                return found, level
+        return [], "exact"
+
+
+def _same_place(a: Hunk, b: Hunk) -> bool:
+    return a.anchors == b.anchors and a.old == b.old
+
+
+def _nearest(bodies: list[str], pattern: list[str], start: int) -> tuple[int, list[str]] | None:
+    probe = next((line.strip() for line in pattern if line.strip()), "")
+    if not probe or not bodies:
+        return None
+    best, best_ratio = -1, 0.0
+    matcher = SequenceMatcher(b=probe, autojunk=False)
+    for i in range(start, min(len(bodies), start + _NEAREST_SCAN)):
+        matcher.set_seq1(bodies[i].strip())
+        if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
+            continue
+        ratio = matcher.ratio()
+        if ratio > best_ratio:
+            best, best_ratio = i, ratio
+    if best < 0 or best_ratio < 0.5:
+        return None
+    first = best - next(k for k, line in enumerate(pattern) if line.strip())
+    first = max(first, 0)
+    return first + 1, bodies[first:first + len(pattern)]
+
+
+def _place(seeker: _Seeker, hunks: Sequence[Hunk], index: int, cursor: int,
+           dialect: Dialect) -> tuple[int, int, Level]:
+    """Where hunk ``index`` applies: (first line, lines replaced, level)."""
+    hunk = hunks[index]
+    bodies = seeker.bodies
+    for anchor in hunk.anchors:
+        found, _ = seeker.find([anchor], cursor)
+        if found:
+            cursor = found[0] + 1
+        elif dialect.anchor_required or len(hunk.anchors) > 1:
+            raise HunkMismatch("anchor", index + 1, hunk.patch_line,
+                               f"hunk {index + 1}: its '@@ {anchor.strip()}' line is not in "
+                               "the file after the previous hunk")
+    old = hunk.old
+    if not hunk.removes_or_keeps:
+        if dialect.addition_only_at_end and not hunk.anchors:
+            return len(bodies), 0, "exact"
+        return cursor, 0, "exact"
+    found, level = seeker.find(old, cursor, at_end=hunk.at_end)
+    if not found and len(old) > 1 and old[-1] == "":
+        found, level = seeker.find(old[:-1], cursor, at_end=hunk.at_end)
+        old = old[:-1]
+    if not found:
+        raise HunkMismatch("not_found", index + 1, hunk.patch_line,
+                           f"hunk {index + 1}: its context and removed lines are not in the "
+                           "file" + (" after the previous hunk" if index else ""),
+                           nearest=_nearest(bodies, old, cursor))
+    later = sum(1 for other in hunks[index:] if _same_place(other, hunk))
+    if len(found) > later and not hunk.at_end:
+        raise HunkMismatch("ambiguous", index + 1, hunk.patch_line,
+                           f"hunk {index + 1}: its context and removed lines occur "
+                           f"{len(found)} times", candidates=[i + 1 for i in
+                                                              found[:_CANDIDATES_SHOWN]])
+    return found[0], len(old), level
+
+
+def apply_update(text: str, hunks: Sequence[Hunk], dialect: Dialect) -> Applied:
+    """``text`` with every hunk applied, or :class:`HunkMismatch` for the first
+    that does not apply (nothing is applied then)."""
+    file = _split(text)
+    seeker = _Seeker(file.bodies)
+    cursor = 0
+    edits: list[tuple[int, int, list[str]]] = []
+    lines: list[int] = []
+    levels: list[Level] = []
+    for index, hunk in enumerate(hunks):
+        start, length, level = _place(seeker, hunks, index, cursor, dialect)
+        if start < cursor:
+            raise HunkMismatch("not_found", index + 1, hunk.patch_line,
+                               f"hunk {index + 1} overlaps the hunk before it")
+        new = hunk.new if length == len(hunk.old) else hunk.new[:-1] if \
+            hunk.new and hunk.new[-1] == "" else hunk.new
+        edits.append((start, length, new))
+        lines.append(start + 1)
+        levels.append(level)
+        cursor = start + length
+    return Applied(_join(file, edits), lines, levels)
+
+
+def _join(file: _File, edits: list[tuple[int, int, list[str]]]) -> str:
+    out: list[str] = []
+    count = len(file.raw)
+
+    def keep(first: int, stop: int) -> None:
+        # untouched lines keep their bytes; a last line without a terminator
+        # gets one here (taken off again below if nothing follows it)
+        if first < stop:
+            out.append("\n".join(file.raw[first:stop]))
+            out.append("\n" if stop < count or file.final_newline else file.newline)
+
+    position = 0
+    for start, length, new in edits:
+        keep(position, start)
+        out.extend(line + file.newline for line in new)
+        position = start + length
+    keep(position, count)
+    text = "".join(out)
+    if not file.final_newline and file.bodies and text.endswith(file.newline):
+        text = text[:-len(file.newline)]
+    return text
+
+
+def new_file_text(lines: Sequence[str], dialect: Dialect) -> str:
+    """The text of a file a patch creates from its ``+`` lines."""
+    text = "\n".join(lines)
+    return text + "\n" if dialect.new_file_final_newline and lines else text
