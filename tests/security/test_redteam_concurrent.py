@@ -167,3 +167,44 @@ def test_a_link_in_a_protected_chain_moved_away_under_gather(tmp_path, make_root
             answers = asyncio.run(turn())
             assert not (base / ".vscode" / "tasks.json").exists(), answers
         assert not (base / ".vscode" / "tasks.json").exists()
+
+
+# -- links among the git directory's own entries ---------------------------------------------
+
+
+@pytest.mark.parametrize("target_there", [True, False], ids=["target", "no-target"])
+def test_a_hooks_directory_that_is_a_link_protects_where_it_leads(tmp_path, make_root,
+                                                                  target_there):
+    """``.git/hooks -> ../githooks`` (a shared hooks directory kept in the
+    work tree): a hook written there is one git runs."""
+    _repository(tmp_path)
+    (tmp_path / ".git" / "hooks").rmdir()
+    if target_there:
+        (tmp_path / "githooks").mkdir()
+    os.symlink("../githooks", tmp_path / ".git" / "hooks")
+    box = Toolbox(make_root(str(tmp_path)))
+    answer = box.call("write_file", {"path": "githooks/pre-commit", "content": "touch x\n"})
+    assert _denied(answer), answer
+    assert not (tmp_path / "githooks" / "pre-commit").exists()
+
+
+def test_a_git_config_that_is_a_link_protects_where_it_leads(tmp_path, make_root):
+    _repository(tmp_path)
+    (tmp_path / ".git" / "config").unlink()
+    (tmp_path / "gitconfig").write_text("[core]\n")
+    os.symlink("../gitconfig", tmp_path / ".git" / "config")
+    box = Toolbox(make_root(str(tmp_path)))
+    calls = [("write_file", {"path": "gitconfig", "content": "[core]\n\tfsmonitor = x\n",
+                             "overwrite": True}),
+             ("edit_file", {"path": "gitconfig", "oldText": "[core]",
+                            "newText": "[core]\n\tfsmonitor = x"}),
+             ("apply_patch", {"input": "*** Begin Patch\n*** Update File: gitconfig\n@@\n"
+                                       "-[core]\n+[core]\n+\tfsmonitor = x\n*** End Patch\n"})]
+
+    async def turn() -> list[dict]:
+        return list(await asyncio.gather(*(box.acall(name, args, timeout=10)
+                                           for name, args in calls)))
+
+    answers = asyncio.run(turn())
+    assert all(_denied(a) for a in answers), answers
+    assert (tmp_path / ".git" / "config").read_text() == "[core]\n"

@@ -82,11 +82,13 @@ def scan(root: Root) -> Scan:
                          if entry.name != ".git" and entry.is_dir(follow_symlinks=False))
     found.follow_configs()
     for hooks in found.hooks[:MAX_CONFIGS]:
-        try:
-            with root.open_handle(hooks, os.O_RDONLY | os.O_DIRECTORY) as handle:
-                links.extend(entry.path for entry in handle.scandir() if entry.is_symlink())
-        except OSError:
-            continue
+        # the git directory's own entries too: hooks/ or config may be links
+        for where in (hooks.rpartition("/")[0] or ".", hooks):
+            try:
+                with root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY) as handle:
+                    links.extend(entry.path for entry in handle.scandir() if entry.is_symlink())
+            except OSError:
+                continue
     return Scan(tuple(found.paths), tuple(dict.fromkeys(links)))
 
 
