@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import threading
 from pathlib import Path
 
@@ -208,3 +209,79 @@ def test_a_git_config_that_is_a_link_protects_where_it_leads(tmp_path, make_root
     answers = asyncio.run(turn())
     assert all(_denied(a) for a in answers), answers
     assert (tmp_path / ".git" / "config").read_text() == "[core]\n"
+
+
+# -- a mixed battery: one turn's calls at once against every link shape above -----------------
+
+ROUNDS = int(os.environ.get("CORRAL_REDTEAM_ROUNDS", "12"))  # the soak profile raises it
+NAMES = ["y", "y/tasks.json", "editor", "editor/tasks.json", ".vscode", ".vscode/tasks.json",
+         "c", "c/envrc", ".config", ".config/envrc", "scripts", "scripts/pre-commit",
+         "githooks/pre-push", "secrets/k", "secrets/new", "lnk", "a.txt", ".git/hooks/x",
+         "gitconfig"]
+# what the host runs or reads, and what the deny rule covers: never the model's bytes
+WATCHED = [".git/config", ".git/hooks", ".envrc", ".vscode", "secrets"]
+
+
+def _battery_fixture(base: Path) -> None:
+    _repository(base)
+    (base / ".git" / "hooks").rmdir()
+    (base / "githooks").mkdir()
+    os.symlink("../githooks", base / ".git" / "hooks")
+    os.symlink("../../scripts/pre-commit", base / "githooks" / "pre-commit")
+    (base / "editor").mkdir()
+    os.symlink("editor", base / ".vscode")
+    os.symlink(".config/envrc", base / ".envrc")
+    (base / "y").mkdir()
+    (base / "c").mkdir()
+    (base / "secrets").mkdir()
+    (base / "secrets" / "k").write_text("pw")
+    os.symlink("editor", base / "lnk")
+    (base / "a.txt").write_text("hello\n")
+
+
+def _watched(base: Path) -> dict[str, bytes | None]:
+    seen: dict[str, bytes | None] = {}
+    for name in WATCHED:
+        top = base / name
+        for path in [top, *(sorted(top.rglob("*")) if top.is_dir() else [])]:
+            seen[str(path.relative_to(base))] = (path.read_bytes() if path.is_file() else
+                                                 b"<dir>" if path.is_dir() else None)
+    return seen
+
+
+def _random_call(rng: random.Random) -> tuple[str, dict]:
+    tool = rng.choice(["write_file", "move_file", "make_directory", "delete_file",
+                       "edit_file", "apply_patch"])
+    path = rng.choice(NAMES)
+    if tool == "write_file":
+        return tool, {"path": path, "content": "EVIL", "overwrite": rng.random() < 0.5}
+    if tool == "move_file":
+        return tool, {"source": rng.choice(NAMES), "destination": path,
+                      "overwrite": rng.random() < 0.3}
+    if tool == "edit_file":
+        return tool, {"path": path, "oldText": "hello", "newText": "EVIL"}
+    if tool == "apply_patch":
+        return tool, {"input": f"*** Begin Patch\n*** Add File: {path}\n+EVIL\n*** End Patch\n"}
+    return tool, {"path": path}
+
+
+def test_mixed_turns_sent_at_once_never_reach_a_watched_name(tmp_path, make_root):
+    rng = random.Random(20261204)
+    for round_ in range(ROUNDS):
+        base = tmp_path / f"round{round_}"
+        base.mkdir()
+        _battery_fixture(base)
+        before = _watched(base)
+        box = Toolbox(make_root(str(base)), deny=["secrets/**"])
+        for _ in range(3):
+            calls = [_random_call(rng) for _ in range(6)]
+
+            async def turn(calls: list[tuple[str, dict]] = calls) -> list[dict]:
+                return list(await asyncio.gather(*(box.acall(name, args, timeout=10)
+                                                   for name, args in calls)))
+
+            answers = asyncio.run(turn())
+            after = _watched(base)
+            evil = [name for name, data in after.items() if data and b"EVIL" in data]
+            assert not evil, (round_, calls, answers)
+            assert after.get("secrets/k") == before["secrets/k"], (round_, calls, answers)
