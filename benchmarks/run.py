@@ -11,7 +11,9 @@ bench_tools_read.py; write_file, edit_file here), ``search`` (bench_search.py,
 on its generated 20,000-file tree), ``bigfile`` (a read_file window of a
 2 GiB file, here), ``mcp`` (bench_mcp.py; the reference server when npm
 can install it), ``extract`` (bench_extract.py, a 10,000-member tar) and
-``patch`` (bench_patch.py, apply_patch against the Agents SDK's apply_diff).
+``tokens`` (bench_tokens.py: tokens a model reads, against the reference
+server; counts, not times) and ``patch`` (bench_patch.py, apply_patch
+against the Agents SDK's apply_diff).
 
 Every figure is the median of several rounds, with min and max; the rounds
 of a case and of its baseline are interleaved (the order rotating), so a
@@ -48,7 +50,8 @@ from _common import (Record, have_gnu_time, interleave, record, spawn,  # noqa: 
                      time_for)
 
 FIXTURES = HERE / "_fixtures"
-GROUPS = ("open", "root", "tools", "search", "bigfile", "mcp", "extract", "hostile", "patch")
+GROUPS = ("open", "root", "tools", "search", "bigfile", "mcp", "extract", "hostile", "tokens",
+          "patch")
 TITLES = {
     "open": "Root.open + read + close of a 4 KiB file, against open() of the same absolute path",
     "root": "Root.makedirs and Root.write_bytes, against os.makedirs and a plain write",
@@ -62,6 +65,8 @@ TITLES = {
              "apply_diff and one atomic replace",
     "hostile": "inputs built to make a tool work hard, at three sizes, against the same tool "
                "on a benign input of the same size (issue 12)",
+    "tokens": "what a model reads (o200k tokens, gpt-tokenizer) from corral serve, against the "
+              "reference server on the same fixture and session (issue 28)",
 }
 
 
@@ -405,6 +410,11 @@ def collect_extract(quick: bool) -> list[Record]:
     return bench_extract.collect(quick)
 
 
+def collect_tokens(quick: bool) -> list[Record]:
+    import bench_tokens
+    return bench_tokens.collect(quick)
+
+
 def collect_patch(quick: bool) -> list[Record]:
     import bench_patch
     return bench_patch.collect(quick)
@@ -423,7 +433,8 @@ def collect_hostile(quick: bool) -> list[Record]:
 COLLECTORS: dict[str, Callable[[bool], list[Record]]] = {
     "open": collect_open, "root": collect_root, "tools": collect_tools,
     "search": collect_search, "bigfile": collect_bigfile, "mcp": collect_mcp,
-    "extract": collect_extract, "hostile": collect_hostile, "patch": collect_patch,
+    "extract": collect_extract, "hostile": collect_hostile, "tokens": collect_tokens,
+    "patch": collect_patch,
 }
 
 

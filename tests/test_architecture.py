@@ -7,6 +7,9 @@
 * No import cycle, counting imports inside functions too (imports under
   ``if TYPE_CHECKING:`` are for annotations and run never).
 * No folder holds more than :data:`MAX_MODULES` modules.
+* ``corral._native`` is imported only by contained's native backend, which
+  only backend selection imports: every other layer reaches native speed
+  through :class:`corral.contained.Backend`'s methods.
 
 The imports are read from the source (``ast``), so a check sees what the
 code says, whichever lane runs it.
@@ -230,3 +233,23 @@ def test_the_reader_sees_lazy_and_type_checking_imports_apart():
     # hosts' annotations name the Toolbox only under TYPE_CHECKING
     assert ("corral.tools._runtime.definitions", "corral.tools._runtime.toolbox") not in (
         lazy | eager)
+
+
+NATIVE_MODULE = "corral._native"
+NATIVE_BACKEND = "corral.contained._native_backend"
+
+
+def _importers(target: str) -> list[str]:
+    return sorted({imp.importer for imp in ALL_IMPORTS if imp.module == target})
+
+
+def test_the_native_module_is_imported_only_by_the_native_backend():
+    # lazy imports count: a tool importing it inside a function would reach
+    # around the backend just the same
+    assert _importers(NATIVE_MODULE) == [NATIVE_BACKEND]
+
+
+def test_the_native_backend_is_imported_only_by_backend_selection():
+    assert _importers(NATIVE_BACKEND) == ["corral.contained._select"]
+    assert any(imp.lazy for imp in ALL_IMPORTS
+               if imp.importer == "corral.contained._select" and imp.module == NATIVE_BACKEND)

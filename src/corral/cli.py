@@ -3,15 +3,18 @@
 * ``corral serve ROOT [ROOT...]``: an MCP server over stdio (corral speaks
   the protocol itself; nothing more to install).
 * ``corral call ROOT TOOL 'JSON'``: one call; prints the envelope as JSON.
-* ``corral tools --format mcp|openai|anthropic [--strict]``: the tool
+* ``corral tools --format mcp|openai|openai-responses|anthropic [--strict]``: the tool
   definitions in that host's shape (no root needed).
 * ``corral doctor [ROOT]``: which backend and fast path are in use, and why.
 
 Exit status: 0 ok, 1 a refusal (the envelope says why), 2 a usage error
-(unknown subcommand, option or tool, bad JSON, a root that cannot be opened,
-a bad ``CORRAL_BACKEND``; the message is on stderr), 141 when whoever reads
-stdout went away (``corral doctor | head``).  No user mistake ends in a
-traceback.  Like every front end this one only serializes: the tools decide.
+(unknown subcommand, option or tool, bad or too deeply nested JSON, a root
+that cannot be opened, a policy pattern that could never apply, a bad
+``CORRAL_BACKEND``; the message is on stderr, one line), 3 an internal
+error (a bug; ``CORRAL_DEBUG=1`` shows its traceback), 130 after Ctrl-C,
+141 when whoever reads stdout went away (``corral doctor | head``);
+``corral serve`` stopped by a signal exits 128 + its number.  No user
+mistake ends in a traceback.  Like every front end this one only serializes: the tools decide.
 """
 
 from __future__ import annotations
@@ -20,16 +23,16 @@ import argparse
 import difflib
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn, TypedDict
 
 from .hosts import FORMATS, HostFormat, envelope_json, envelope_text, root_names
-from .tools import tool_definitions
 
 if TYPE_CHECKING:
     from .contained import Root
-    from .tools import Toolbox, Workspace
+    from .tools import Toolbox, Workspace, tool_definitions
     from .tools import Policy
     from .tools import Editing, Opener
 
@@ -38,9 +41,13 @@ __all__ = ["main", "envelope_json", "envelope_text", "tool_definitions", "FORMAT
 EXIT_OK = 0
 EXIT_REFUSED = 1
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3  # corral itself failed: a bug, said in one line (CORRAL_DEBUG=1 shows it all)
+EXIT_INTERRUPTED = 130  # 128 + SIGINT: Ctrl-C
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader left
 
 BACKENDS = ("os", "native")
+MAX_WORKERS = 256  # threads calls may run on at once
+MAX_LINE_BYTES = 1 << 31  # the longest message --max-line-bytes may allow (2 GiB)
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -110,10 +117,13 @@ def _toolbox(args: argparse.Namespace) -> Toolbox:
     from .tools import Toolbox
 
     _check_backend()
+    options = toolbox_options(args)
     try:
-        return Toolbox(args.root, **toolbox_options(args))
-    except (OSError, ValueError) as exc:  # ValueError: an unusable backend choice
+        return Toolbox(args.root, **options)
+    except OSError as exc:
         raise UsageError(_open_error(args.root, exc)) from None
+    except ValueError as exc:  # a policy pattern read against the root, a backend unusable here
+        raise UsageError(str(exc)) from None
 
 
 def _registered_names() -> list[str]:
@@ -137,22 +147,35 @@ def _unknown_tool(name: str) -> str:
 # -- commands ------------------------------------------------------------------------
 
 def _cmd_call(args: argparse.Namespace) -> int:
-    if args.tool not in _registered_names():
+    names = _registered_names()
+    if args.tool not in names and args.root in names:
+        raise UsageError(f"ROOT is missing: the first argument is the directory the tools are "
+                         f"confined to, e.g. corral call . {args.root} 'JSON'")
+    if args.tool not in names:
         raise UsageError(_unknown_tool(args.tool))
-    try:
-        arguments = json.loads(args.json)
-    except ValueError as exc:
-        raise UsageError(f"the arguments are not valid JSON: {exc}") from None
+    arguments = _json_arguments(args.json)
     with _toolbox(args) as toolbox:
         envelope = toolbox.call(args.tool, arguments)
     _write(envelope_json(envelope))
     return EXIT_OK if envelope.get("ok") is True else EXIT_REFUSED
 
 
+def _json_arguments(text: str) -> object:
+    """The JSON of ``corral call``'s arguments (the toolbox checks its shape)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise UsageError("the arguments are nested too deeply to read as JSON") from None
+    except ValueError as exc:
+        raise UsageError(f"the arguments are not valid JSON: {exc}") from None
+
+
 def _cmd_tools(args: argparse.Namespace) -> int:
     fmt: HostFormat = args.format
-    if args.strict and fmt != "openai":
-        raise UsageError("--strict applies to --format openai only")
+    if args.strict and fmt not in ("openai", "openai-responses"):
+        raise UsageError("--strict applies to --format openai and openai-responses only")
+    from .tools import tool_definitions
+
     definitions = tool_definitions(None, fmt, strict=args.strict, read_only=args.read_only,
                                    editing=_editing(args))
     _write(json.dumps(definitions, indent=2, ensure_ascii=False))
@@ -163,11 +186,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from .mcp import serve
 
     workspace = _serve_workspace(args)  # a bad root fails before anything is served
-    print(_serve_banner(args, workspace), file=sys.stderr, flush=True)
+    print(_serve_banner(args, workspace, waits_on_terminal=_stdin_is_terminal()),
+          file=sys.stderr, flush=True)
     try:
         serve(workspace, max_line_bytes=args.max_line_bytes, workers=args.workers)
-    except KeyboardInterrupt:
-        return 130
     finally:
         workspace.close()
         for name in workspace.roots:
@@ -205,27 +227,56 @@ def _serve_opener(args: argparse.Namespace) -> Opener:
     return opener
 
 
-def _serve_banner(args: argparse.Namespace, workspace: Workspace) -> str:
-    """The effective policy, for stderr: what each root is and what holds."""
-    lines = ["corral serve: MCP over stdio"]
+def _stdin_is_terminal() -> bool:
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False
+
+
+def _serve_banner(args: argparse.Namespace, workspace: Workspace, *,
+                  waits_on_terminal: bool = False) -> str:
+    """A few short lines for stderr (which clients keep in their logs):
+    each root, the backend, the policy in brief, and where the whole policy
+    is shown; on a terminal, what the server waits for and how to stop it."""
+    first = workspace.toolbox(workspace.roots[0])
+    info = first.root.info()
+    fast = ", openat2" if info.get("openat2") else ""
+    lines = [f"corral serve: MCP over stdio ({info.get('backend', '?')} backend{fast})"]
     for name, path in zip(workspace.roots, args.roots):
         label = "root" if len(args.roots) == 1 else f"root {name}"
         lines.append(f"  {label}: {os.path.abspath(path)}")
-    lines.append("  tools: " + ("read-only" if args.read_only else "read and write"))
-    first = workspace.toolbox(workspace.roots[0])
-    lines += [f"  {line}" for line in first.policy.describe()]
-    lines.append("  hard-linked files: " + ("allowed" if args.allow_hardlinks else "refused"))
+    policy = first.policy
+    git = "git writes allowed" if policy.allow_git_writes else ".git/ read-only"
+    others = [p for p in policy.protect if p != "**/.git"]
+    denied = f"{len(policy.deny)} denied" if policy.deny else "nothing denied"
+    tools = "read-only tools" if args.read_only else "read and write tools"
+    lines.append(f"  policy: {tools}; {git}; {len(others)} host-run patterns read-only; "
+                 f"{len(policy.secrets)} secret patterns unreadable; {denied}")
+    where = " ".join(shlex.quote(os.path.abspath(p)) for p in args.roots[:1])
+    lines.append(f"  full policy: corral doctor {where}")
+    if waits_on_terminal:
+        lines.append("  waiting for an MCP client on stdin (JSON-RPC, one message a line); "
+                     "an MCP client starts this command itself. Ctrl-C stops it.")
     return "\n".join(lines)
 
 
-def _positive_int(text: str) -> int:
+def _whole_number(text: str, least: int, most: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+        raise argparse.ArgumentTypeError(f"not a whole number: {text[:40]!r}") from None
+    if not least <= value <= most:
+        raise argparse.ArgumentTypeError(f"must be from {least} to {most}, not {text[:40]}")
     return value
+
+
+def _workers(text: str) -> int:
+    return _whole_number(text, 1, MAX_WORKERS)
+
+
+def _line_bytes(text: str) -> int:
+    return _whole_number(text, 1, MAX_LINE_BYTES)
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
@@ -309,7 +360,8 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
 
     parser = _Parser(prog="corral",
                      description="Coding-agent file tools confined to one directory.",
-                     epilog="Exit status: 0 ok, 1 refused, 2 usage error.")
+                     epilog="Exit status: 0 ok, 1 refused, 2 usage error, 3 internal error; "
+                            "corral serve stopped by a signal: 128 + its number.")
     parser.add_argument("--version", action="version", version=f"corral {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
@@ -320,10 +372,10 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
                                        "directory's base name).")
     _add_root_options(serve, several=True)
     _add_read_only(serve)
-    serve.add_argument("--max-line-bytes", type=_positive_int, metavar="N",
+    serve.add_argument("--max-line-bytes", type=_line_bytes, metavar="N",
                        default=16 * 1024 * 1024,
                        help="refuse a message longer than this (default 16 MiB)")
-    serve.add_argument("--workers", type=_positive_int, metavar="N", default=4,
+    serve.add_argument("--workers", type=_workers, metavar="N", default=4,
                        help="tool calls run at once at most (default 4)")
     serve.set_defaults(func=_cmd_serve)
 
@@ -340,10 +392,11 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
                            description="Print the tool definitions as JSON in a host's shape.")
     tools.add_argument("--format", choices=FORMATS, default="mcp",
                        help="mcp (name, description, inputSchema, annotations), openai "
-                            "(function calling) or anthropic (input_schema)")
+                            "(Chat Completions function calling), openai-responses (the "
+                            "Responses API's flat function tools) or anthropic (input_schema)")
     tools.add_argument("--strict", action="store_true",
-                       help="openai only: strict-mode schemas (every property required, "
-                            "optional ones nullable, objects closed)")
+                       help="openai formats only: strict-mode schemas (every property "
+                            "required, optional ones nullable, objects closed)")
     _add_read_only(tools)
     tools.set_defaults(func=_cmd_tools)
 
@@ -360,18 +413,37 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``corral`` command; returns the exit status (see the module doc)."""
-    parser, commands = _parser()
+    command = "corral"
     try:
+        parser, commands = _parser()
         args, extra = parser.parse_known_args(argv)
+        command = f"corral {args.command}"
         if extra:
             commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
         func: Command = args.func
         return func(args)
     except UsageError as exc:
-        print(f"corral {args.command}: {exc}", file=sys.stderr)
+        print(f"{command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         return _stdout_gone()
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # a bug in corral: one line, the whole story on request
+        if os.environ.get("CORRAL_DEBUG"):
+            raise
+        print(f"{command}: internal error ({type(exc).__name__}); this is a bug in corral: "
+              "please report it with the output of CORRAL_DEBUG=1 and the same command",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def __getattr__(name: str) -> object:
+    if name == "tool_definitions":  # loaded on first use: `corral --help` imports no tools
+        from .tools import tool_definitions
+
+        return tool_definitions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":

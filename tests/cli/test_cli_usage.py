@@ -163,7 +163,8 @@ def test_tools_strict_openai():
 
 def test_strict_is_for_openai_only():
     status, out, err = cli("tools", "--format", "mcp", "--strict")
-    assert status == 2 and out == "" and "--strict applies to --format openai only" in err
+    assert status == 2 and out == "" and (
+        "--strict applies to --format openai and openai-responses only" in err)
 
 
 # -- corral doctor -----------------------------------------------------------------

@@ -600,3 +600,18 @@ def test_the_installed_module_has_no_test_hook(name):
     open exists only in test builds: the module a user runs has no writable
     function pointer to call."""
     assert not hasattr(lib, "corral_set_create_directory_hook")
+
+
+def test_numbers_c_cannot_hold_answer_as_the_os_module_does(make_root, tmp_path):
+    """Root.open with a mode or flags past what C holds: the one-call native
+    open steps aside, and every backend answers as ``os.open`` does (a mode
+    beyond 0o777 is EINVAL; flags past a C int are ``OverflowError``)."""
+    (tmp_path / "f").write_bytes(b"x")
+    root = make_root(tmp_path)
+    with pytest.raises(OSError) as caught:
+        root.open("f", os.O_RDONLY, 10**40)
+    assert caught.value.errno == errno.EINVAL
+    for flags in (10**40, 2**31):
+        with pytest.raises(OverflowError):
+            root.open("f", flags)
+    os.close(root.open("f", os.O_RDONLY))  # and the root still works

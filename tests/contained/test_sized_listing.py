@@ -20,6 +20,7 @@ import pytest
 
 from corral.contained import OsBackend, SizedListing, backend_by_name
 from corral.contained import _listing
+from corral.contained import _native_backend as _sized  # the native listing's buffers
 from corral.testing.backends import Fault, FaultBackend
 
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
@@ -116,7 +117,7 @@ def test_native_and_os_give_the_same_listing(tmp_path):
     try:
         native = _listing.list_sized(NATIVE, fd)
         plain = _listing.list_sized(OsBackend(), fd)
-        again = _listing._native_sized(fd)  # from the start again, wherever the fd was left
+        again = SizedListing(*NATIVE.list_sized(fd))  # from the start, wherever the fd was
     finally:
         os.close(fd)
     assert native.records() == again.records()
@@ -140,16 +141,16 @@ def test_a_directory_larger_than_the_first_buffers(tmp_path, make_root, count, w
         with open(big / name, "wb") as f:
             f.write(b"y" * (i % 13))
     if width > 1:
-        assert count * (width + 1) > _listing._FIRST  # the names overflow the first buffer
+        assert count * (width + 1) > _sized._SIZED_FIRST  # the names overflow the first buffer
     else:
-        assert count > _listing._FIRST // 16 and count * 5 < _listing._FIRST  # the codes do
+        assert count > _sized._SIZED_FIRST // 16 and count * 5 < _sized._SIZED_FIRST  # the codes do
     root = make_root(tmp_path)
     assert listed(root, "big") == oracle(str(big))
     assert listed(root, "big") == oracle(str(big))  # the grown buffers listed again
 
 
 def test_a_grown_buffer_past_the_keep_limit_is_not_kept(tmp_path, make_root, monkeypatch):
-    monkeypatch.setattr(_listing, "_KEEP", _listing._FIRST)  # any growth is past it
+    monkeypatch.setattr(_sized, "_SIZED_KEEP", _sized._SIZED_FIRST)  # any growth is past it
     big = tmp_path / "big"
     big.mkdir()
     for i in range(2000):
@@ -159,14 +160,14 @@ def test_a_grown_buffer_past_the_keep_limit_is_not_kept(tmp_path, make_root, mon
 
     def in_a_new_thread() -> None:  # its own buffers, from the first size
         state["result"] = listed(root, "big")
-        state["size"] = _listing._buffers.size
+        state["size"] = _sized._sized_buffers.size
 
     worker = threading.Thread(target=in_a_new_thread)
     worker.start()
     worker.join()
     assert state["result"] == oracle(str(big))
     # the native path grew its buffers for this call only; the os path has none
-    assert state["size"] == (_listing._FIRST if make_root.backend_name == "native" else 0)
+    assert state["size"] == (_sized._SIZED_FIRST if make_root.backend_name == "native" else 0)
 
 
 def test_buffers_are_per_thread(tmp_path, make_root):

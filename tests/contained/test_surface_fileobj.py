@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.contained import EscapeError, InvalidPathError, SpecialFileError
+from corral.contained import EscapeError, InvalidPathError, PathError, SpecialFileError
 
 MODES = ["r", "rb", "r+", "rb+", "rt", "w", "wb", "w+", "wb+", "x", "xb", "x+", "a", "ab", "a+",
          "ab+"]
@@ -50,7 +50,7 @@ def _outcome(fn) -> tuple:
         with fn() as f:
             return ("ok", _use(f, f.mode if "b" in f.mode else f.mode))
     except OSError as exc:
-        return ("err", type(exc), exc.errno)
+        return ("err", _builtin_class(exc), exc.errno)
 
 
 def _open_outcome(opener, mode: str) -> tuple:
@@ -58,7 +58,17 @@ def _open_outcome(opener, mode: str) -> tuple:
         with opener() as f:
             return ("ok", _use(f, mode))
     except OSError as exc:
-        return ("err", type(exc), exc.errno)
+        return ("err", _builtin_class(exc), exc.errno)
+
+
+def _builtin_class(exc: OSError) -> type[OSError]:
+    """The built-in class of ``exc``: the core raises its own subclass of the
+    very class ``open`` raises (it carries ``component``), never another one."""
+    own = getattr(type(exc), "builtin", None)
+    if own is not None:
+        assert isinstance(exc, own) and isinstance(exc, PathError)
+        return own
+    return type(exc)
 
 
 def _state(ws: Path) -> dict:

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from corral.contained import Root, StaleError, backend_by_name
-from corral.contained._ops.syscalls import OsFdCalls
+from corral.contained import OsBackend
 from corral.contained._replace import TEMP_SUFFIX, replace_in
 
 OLD, NEW = b"old secret content\n", b"NEW SECRET CONTENT, nobody else may see it\n"
@@ -253,13 +253,13 @@ class Spy:
 
 class PausingBackend:
     """A backend that calls ``pause(step)`` after every call it passes on,
-    the fd calls of ``_ops_sys.FdCalls`` included (so replace_in's metadata
+    the fd calls (``fchown``, the xattr calls) included (so replace_in's metadata
     steps pause too)."""
 
     def __init__(self, inner: Any, pause: Callable[[str], None]) -> None:
         self._inner = inner
         self._pause = pause
-        self._fd_calls = OsFdCalls()
+        self._fd_calls = OsBackend()
 
     def __getattr__(self, attr: str) -> Any:
         value = getattr(self._inner, attr)
@@ -331,7 +331,7 @@ def _spy_on_a_rewrite(make_root, scratch: Path) -> None:
 # -- replace_in directly: expect, faults --------------------------------------------------
 
 
-class FaultyCalls(OsFdCalls):
+class FaultyCalls(OsBackend):
     """fd calls failing one step with ``err`` (``when`` selects the calls)."""
 
     def __init__(self, step: str, err: int, when: Callable[..., bool] = lambda *a: True) -> None:
@@ -363,7 +363,7 @@ class FaultyCalls(OsFdCalls):
 class CallsBackend:
     """The os backend with the fd calls of ``calls``."""
 
-    def __init__(self, calls: OsFdCalls) -> None:
+    def __init__(self, calls: OsBackend) -> None:
         self._inner = backend_by_name("os")
         self._calls = calls
         self.fchown = calls.fchown
@@ -488,7 +488,7 @@ def test_an_unreadable_old_file_keeps_mode_and_owner_not_xattrs(scratch):
                 raise PermissionError(errno.EACCES, "injected")
             return self._inner.open_at(dir_fd, name, flags, mode)
 
-    _replace(scratch, "f", NEW, NoReading(OsFdCalls()))
+    _replace(scratch, "f", NEW, NoReading(OsBackend()))
     info = os.stat(target)
     assert target.read_bytes() == NEW and stat.S_IMODE(info.st_mode) == 0o640
     if os.geteuid() == 0:

@@ -58,3 +58,37 @@ def test_a_closed_target_refuses(tmp_path, make_root):
         target.held_identity()
     with pytest.raises(OSError):
         target.open_held()
+
+
+def test_held_lstat_looks_at_one_name_beside_the_entry(tmp_path, make_root):
+    (tmp_path / "repo" / "objects").mkdir(parents=True)
+    (tmp_path / "repo" / "HEAD").write_text("ref: refs/heads/main\n")
+    os.symlink("elsewhere", tmp_path / "repo" / "link")
+    root = make_root(tmp_path)
+    with root.target("repo/hooks/pre-receive", create_parents=True) as target:
+        head = target.held_lstat("HEAD")  # the deepest existing directory: repo
+        assert head is not None and head.st_ino == os.stat(tmp_path / "repo" / "HEAD").st_ino
+        assert target.held_lstat("refs") is None
+        link = target.held_lstat("link")
+        assert link is not None and os.path.islink(tmp_path / "repo" / "link")
+        assert link.st_ino == os.lstat(tmp_path / "repo" / "link").st_ino  # not followed
+        for bad in ("", ".", "..", "a/b", "x\0"):
+            with pytest.raises(ValueError):
+                target.held_lstat(bad)
+
+
+def test_target_open_refuses_a_socket_as_root_open_does(tmp_path, make_root):
+    import socket
+
+    from corral.contained import SpecialFileError
+
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(tmp_path / "sock"))
+        root = make_root(tmp_path)
+        with root.target("sock") as target:
+            with pytest.raises(SpecialFileError) as caught:
+                target.open()
+        assert caught.value.kind == "socket"
+    finally:
+        server.close()

@@ -15,6 +15,7 @@ import pytest
 
 from corral.cli import envelope_json
 from corral.contained import backend_report
+from corral.hosts import render
 from corral.tools import Toolbox
 from e2e_support import backend_env, run_cli
 
@@ -309,11 +310,11 @@ def test_serve_answers_what_was_asked_before_stdin_closed(root):
     assert sorted(answers) == [0, 1, 2]
     assert answers[0]["result"]["serverInfo"]["name"] == "corral"
     ok, refused = answers[1]["result"], answers[2]["result"]
-    assert json.loads(ok["content"][0]["text"])["ok"] is True and not ok.get("isError")
+    assert ok["structuredContent"]["ok"] is True and not ok.get("isError")
+    assert ok["content"][0]["text"] == render("read_file", ok["structuredContent"])
     assert refused["isError"] is True
-    assert "structuredContent" not in refused  # the output schema describes successes
-    assert json.loads(refused["content"][0]["text"])["code"] == "OUTSIDE_ROOT"
-    assert ok["structuredContent"] == json.loads(ok["content"][0]["text"])
+    assert refused["structuredContent"]["code"] == "OUTSIDE_ROOT"
+    assert refused["content"][0]["text"].startswith("OUTSIDE_ROOT: ../x is outside the root\n")
 
 
 @pytest.mark.parametrize("argv", [

@@ -43,7 +43,7 @@ def _error(answer: dict, code: int, request_id) -> dict:
 def _still_serving(raw) -> None:
     assert raw.request("ping")["result"] == {}
     answer = raw.request("tools/call", {"name": "read_file", "arguments": {"path": "notes.txt"}})
-    assert json.loads(answer["result"]["content"][0]["text"])["ok"] is True
+    assert answer["result"]["structuredContent"]["ok"] is True
 
 
 @pytest.mark.parametrize("version", PROTOCOL_VERSIONS)
@@ -96,7 +96,7 @@ def test_a_surrogate_pair_is_one_character_and_fine(raw):
     raw.send_bytes(b'{"jsonrpc":"2.0","id":43,"method":"tools/call","params":{"name":"read_file",'
                    b'"arguments":{"path":"\\ud83d\\ude00.txt"}}}\n')
     answer = raw.answer(43)
-    envelope = json.loads(answer["result"]["content"][0]["text"])
+    envelope = answer["result"]["structuredContent"]
     assert envelope["code"] == "NOT_FOUND" and envelope["details"]["path"] == "\U0001f600.txt"
 
 

@@ -124,7 +124,7 @@ def test_calls_wait_for_the_first_roots_answer(command, dirs, make_raw):
     raw.send({"jsonrpc": "2.0", "id": ask["id"],
               "result": {"roots": [{"uri": _uri(dirs["api"]), "name": "API"}]}})
     answer = raw.answer("early")
-    assert json.loads(answer["result"]["content"][0]["text"])["ok"] is True  # one root: api
+    assert answer["result"]["structuredContent"]["ok"] is True  # one root: api
 
 
 def test_an_error_answer_keeps_the_command_line(command, make_raw):
@@ -134,7 +134,7 @@ def test_an_error_answer_keeps_the_command_line(command, make_raw):
               "error": {"code": -32601, "message": "Roots not supported"}})
     answer = raw.request("tools/call", {"name": "read_file",
                                         "arguments": {"path": "web/index.html"}})
-    assert json.loads(answer["result"]["content"][0]["text"])["ok"] is True
+    assert answer["result"]["structuredContent"]["ok"] is True
 
 
 def test_uris_are_decoded_and_others_ignored(command, dirs, make_raw):
@@ -145,7 +145,7 @@ def test_uris_are_decoded_and_others_ignored(command, dirs, make_raw):
         {"uri": "https://example.invalid/web"}, {"uri": "file://otherhost/x"},
         {"uri": "file:relative"}, {"name": "no uri"}, "not an object"]}})
     answer = raw.request("tools/call", {"name": "read_file", "arguments": {"path": "s.txt"}})
-    assert json.loads(answer["result"]["content"][0]["text"])["ok"] is True
+    assert answer["result"]["structuredContent"]["ok"] is True
 
 
 def test_changed_roots_change_the_descriptions_and_say_so(command, dirs, make_raw):

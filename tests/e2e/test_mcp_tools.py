@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from corral.hosts import render
 from corral.tools import Code, Toolbox
 from e2e_support import PROTOCOL_VERSIONS, SDKS, envelope_of, serve_command
 
@@ -216,13 +217,16 @@ def test_images_are_image_content(session, tree):
     text, image = result["content"]
     assert image == {"type": "image", "mimeType": "image/png",
                      "data": base64.b64encode(PNG).decode()}
-    described = json.loads(text["text"])
-    assert described["width"] == 1 and described["data"].startswith("(the image content")
+    # the text says what the image is, not its base64 again
+    assert text["text"].startswith("[image: image/png, ") and "1x1" in text["text"]
+    assert image["data"] not in text["text"]
     assert result["structuredContent"]["data"] == image["data"]
     several = session.call("read_files", {"paths": ["notes.txt", "pixel.png"]})
     assert [block["type"] for block in several["content"]] == ["text", "image"]
-    files = json.loads(several["content"][0]["text"])["files"]
+    files = several["structuredContent"]["files"]
     assert "hello" in files[0]["content"] and files[1]["mimeType"] == "image/png"
+    assert "1\thello" in several["content"][0]["text"]
+    assert "== pixel.png ==\n[image: image/png" in several["content"][0]["text"]
 
 
 def test_suggested_call_reaches_the_client_and_works(session):
@@ -256,9 +260,9 @@ def test_non_utf8_name_is_escaped_and_the_server_survives(session, toolbox):
     result = session.call("list_directory", {"path": "odd"})
     (block,) = result["content"]
     assert block["text"].isascii()  # the lone surrogate is escaped, not sent as bad UTF-8
-    envelope = json.loads(block["text"])
-    assert envelope == toolbox.call("list_directory", {"path": "odd"})
-    assert envelope["entries"][0]["name"] == os.fsdecode(b"bad\xff.txt")
+    assert "bad\\udcff.txt" in block["text"]  # as its escape, six characters
+    assert toolbox.call("list_directory", {"path": "odd"})["entries"][0]["name"] == \
+        os.fsdecode(b"bad\xff.txt")
     # structured content must still be there (and validate): the name spelled as its escape
     assert result["structuredContent"]["entries"][0]["name"] == "bad\\udcff.txt"
     assert session.envelope("read_file", {"path": "notes.txt"})["ok"] is True
@@ -289,11 +293,16 @@ def test_each_protocol_version(version, sdk, tree, make_session, toolbox):
     assert all(("annotations" in tool) is (version >= "2025-03-26") for tool in listed)
     result = session.call("read_file", {"path": "notes.txt"})
     assert ("structuredContent" in result) is structured
-    assert json.loads(result["content"][0]["text"]) == toolbox.call("read_file",
-                                                                     {"path": "notes.txt"})
+    expected = toolbox.call("read_file", {"path": "notes.txt"})
+    assert result["content"][0]["text"] == render("read_file", expected)
+    if structured:
+        assert result["structuredContent"] == expected
     refusal = session.call("read_file", {"path": DENY})
     assert refusal["isError"] is True
-    assert json.loads(refusal["content"][0]["text"]) == toolbox.call("read_file", {"path": DENY})
+    denied = toolbox.call("read_file", {"path": DENY})
+    assert refusal["content"][0]["text"] == render("read_file", denied)
+    if structured:  # a refusal's envelope too
+        assert refusal["structuredContent"] == denied
 
 
 def test_default_connection_is_the_newest_handshake_version(session):

@@ -142,7 +142,7 @@ def test_a_flood_of_large_calls_cannot_grow_memory_by_a_gigabyte(root, reads):
                 message = client.reply()
                 answers[message["id"]] = message
             for i in range(24):
-                refusal = json.loads(answers[i]["result"]["content"][0]["text"])
+                refusal = answers[i]["result"]["structuredContent"]
                 assert refusal["code"] == "TOO_LARGE", refusal
     finally:
         client.proc.kill()

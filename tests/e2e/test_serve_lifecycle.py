@@ -203,3 +203,25 @@ def test_typescript_sdk_client_closes_cleanly_with_a_call_in_flight(root):
     outcome = json.loads(done.stdout)
     assert outcome["closed_in"] < 2.0, outcome  # the SDK's own wait before it signals is 2 s
     assert outcome["call"] != "answered", outcome  # the hung-up call was not answered
+
+
+def test_sighup_stops_it_unless_the_parent_ignores_it(root):
+    raw = _started(serve_command(root))
+    status, seconds = _exit_after(raw, signal.SIGHUP)
+    assert status == 128 + signal.SIGHUP and seconds < BOUND
+    # started under nohup (SIGHUP ignored), a hang-up changes nothing
+    ignoring = subprocess.Popen(serve_command(root), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        assert ignoring.stderr is not None
+        assert b"corral serve" in ignoring.stderr.readline()  # it is up
+        ignoring.send_signal(signal.SIGHUP)
+        with pytest.raises(subprocess.TimeoutExpired):
+            ignoring.wait(timeout=1.5)
+        ignoring.send_signal(signal.SIGTERM)
+        assert ignoring.wait(timeout=30) == 128 + signal.SIGTERM
+    finally:
+        if ignoring.poll() is None:
+            ignoring.kill()
+            ignoring.wait()

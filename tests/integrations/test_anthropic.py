@@ -46,11 +46,11 @@ def test_run_anthropic_over_a_mocked_transport(toolbox):
     first = requests[1]["messages"][-1]["content"]
     assert [block["tool_use_id"] for block in first] == ["t1"]
     assert first[0]["is_error"] is True
-    assert json.loads(first[0]["content"])["code"] == "NOT_FOUND"
+    assert first[0]["content"].startswith("NOT_FOUND: ")  # the rendering a model reads
     second = requests[2]["messages"][-1]["content"]
     assert [(block["tool_use_id"], block["is_error"]) for block in second] == [
         ("t2", False), ("t3", False)]
-    assert "return 1" in json.loads(second[0]["content"])["content"]
+    assert "2\t    return 1" in second[0]["content"]  # the numbered lines themselves
     assert len(messages) == 6  # user, then assistant/user pairs, then the final assistant
 
 
@@ -60,7 +60,7 @@ def test_tool_results_from_stored_dicts(toolbox):
                _tool_use("b", "no_such_tool", {})]
     results = anthropic_tool_results(toolbox, content)
     assert [(r["tool_use_id"], r["is_error"]) for r in results] == [("a", False), ("b", True)]
-    assert json.loads(results[1]["content"])["code"] == "INVALID_ARGUMENT"
+    assert results[1]["content"].startswith("INVALID_ARGUMENT: ")
 
 
 def test_definitions_are_the_anthropic_shape(toolbox):

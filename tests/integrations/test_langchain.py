@@ -12,8 +12,12 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import StructuredTool
 
 from corral.integrations import langchain_tools
+from corral.tools import Code
 from corral.hosts import published_schema
 from support import SUCCEEDING, in_order
+
+# a refusal as a model is shown it begins with its code
+REFUSED = tuple(f"{code.value}: " for code in Code)
 
 
 def _call(name, args, call_id):
@@ -37,9 +41,10 @@ def test_a_tool_calling_loop_recovers_from_a_refusal(toolbox):
     assert messages[-1].content == "util returns 1"
     refused, read = (m for m in messages if isinstance(m, ToolMessage))
     assert refused.status == "error" and refused.tool_call_id == "c1"
-    envelope = json.loads(refused.content)
-    assert envelope["code"] == "NOT_FOUND" and envelope["hint"]
-    assert read.status == "success" and json.loads(read.content)["ok"] is True
+    # what a model is shown: the refusal's code, sentence and hint; the lines read
+    assert refused.content.startswith("NOT_FOUND: src/utl.py does not exist\n")
+    assert "Check the name; src/util.py exists." in refused.content
+    assert read.status == "success" and "2\t    return 1" in read.content
 
 
 def test_every_tool_sync_and_async(toolbox, project):
@@ -52,7 +57,7 @@ def test_every_tool_sync_and_async(toolbox, project):
         # alternate the sync and the async path (await toolbox.acall)
         message = tool.invoke(call) if index % 2 else asyncio.run(tool.ainvoke(call))
         assert message.status == "success", (name, message.content)
-        assert json.loads(message.content)["ok"] is True
+        assert not message.content.startswith(REFUSED), (name, message.content)
     assert (project / "moved.txt").exists() and not (project / "src" / "util.py").exists()
 
 

@@ -16,10 +16,13 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from agents.tool_context import ToolContext
 
 from corral.integrations import openai_agents_tools
-from corral.tools import strict_schema, tool_definitions
+from corral.tools import Code, strict_schema, tool_definitions
 from support import SUCCEEDING, in_order, strict_arguments
 
 set_tracing_disabled(True)  # offline: no trace export
+
+# a refusal as a model is shown it begins with its code
+REFUSED = tuple(f"{code.value}: " for code in Code)
 
 
 def test_every_tool_has_a_case(toolbox):
@@ -81,9 +84,8 @@ def test_every_tool_called_through_a_strict_function_tool(toolbox, project):
         tool = tools[name]
         assert isinstance(tool, FunctionTool) and tool.strict_json_schema is True
         arguments = json.dumps(strict_arguments(toolbox.spec(name)))
-        answer = json.loads(asyncio.run(tool.on_invoke_tool(_context(name, arguments),
-                                                            arguments)))
-        assert answer["ok"] is True, (name, answer)
+        answer = asyncio.run(tool.on_invoke_tool(_context(name, arguments), arguments))
+        assert not answer.startswith(REFUSED), (name, answer)  # a refusal starts "CODE: "
     assert (project / "made" / "new.txt").read_text() == "new\n"
     assert (project / "moved.txt").read_text() == "hello\nworld\n"
     assert not (project / "src" / "util.py").exists()
@@ -102,18 +104,19 @@ def test_a_refusal_is_a_result_the_agent_recovers_from(toolbox):
     result = asyncio.run(Runner.run(agent, "What does util return?"))
     assert result.final_output == "util returns 1"
     outputs = [item.output for item in result.new_items if item.type == "tool_call_output_item"]
-    refused, read = (json.loads(output) for output in outputs)
-    assert refused["ok"] is False and refused["code"] == "NOT_FOUND"
-    assert "src/util.py" in json.dumps(refused)  # the did-you-mean the model acted on
-    assert read["ok"] is True and "return 1" in read["content"]
+    refused, read = outputs  # what a model is shown of each envelope
+    assert refused.startswith("NOT_FOUND: src/utl.py does not exist\n")
+    assert "src/util.py" in refused  # the did-you-mean the model acted on
+    assert not read.startswith(REFUSED) and "2\t    return 1" in read
     # what the model saw on its second turn includes the refusal's hint
+    hint = refused.split("\n")[1]
+    assert hint == "Check the name; src/util.py exists."
     second_input = json.dumps(model.calls[1].input, default=str)
-    assert refused["hint"] in json.loads(json.dumps(second_input))
+    assert hint in json.loads(json.dumps(second_input))
 
 
 @pytest.mark.parametrize("arguments", ["{not json", "[1, 2]"])
 def test_arguments_that_are_not_an_object_are_refused_not_raised(toolbox, arguments):
     tool = openai_agents_tools(toolbox)[0]
-    answer = json.loads(asyncio.run(tool.on_invoke_tool(_context(tool.name, arguments),
-                                                        arguments)))
-    assert answer["ok"] is False and answer["code"] == "INVALID_ARGUMENT"
+    answer = asyncio.run(tool.on_invoke_tool(_context(tool.name, arguments), arguments))
+    assert answer.startswith("INVALID_ARGUMENT: ")  # the refusal as a model reads it

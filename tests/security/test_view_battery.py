@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import re
 import threading
 from pathlib import Path
 
@@ -133,6 +134,9 @@ def _call(rng: random.Random, token: str) -> tuple[str, dict]:
     return "make_directory", {"path": rng.choice(_MKDIRS)}
 
 
+_TOKEN = re.compile(r"tok-\d+-\d+")  # an edit of "t" may splice tokens together
+
+
 def _tokens_on_disk(base: Path) -> set[str]:
     found: set[str] = set()
     for dirpath, _dirs, files in os.walk(base):
@@ -144,8 +148,7 @@ def _tokens_on_disk(base: Path) -> set[str]:
                 text = Path(path).read_text(errors="replace")
             except OSError:
                 continue
-            found.update(word for word in text.replace("\n", " ").split(" ")
-                         if word.startswith("tok-"))
+            found.update(_TOKEN.findall(text))
     return found
 
 

@@ -287,3 +287,20 @@ def test_answer_paths_name_their_root(tmp_path, make_root):
     assert answer["path"] == "web/link.py"
     assert answer["resolvedPath"] == "web/src/a.py"
     assert (tmp_path / "web" / "src" / "a.py").read_text() == "x = 2\n"
+
+
+# -- a denied name that is a link ------------------------------------------------------------
+
+
+def test_a_denied_link_name_denies_what_it_leads_to(tmp_path, make_root):
+    _write(tmp_path / "vault" / "prod.txt", "password\n")
+    os.symlink("vault", tmp_path / "secrets")
+    box = Toolbox(make_root(str(tmp_path)), deny=["secrets"])
+    for name, args in (("read_file", {"path": "vault/prod.txt"}),
+                       ("read_file", {"path": "secrets/prod.txt"}),
+                       ("edit_file", {"path": "vault/prod.txt", "oldText": "password",
+                                      "newText": "x"})):
+        answer = box.call(name, args)
+        assert _denied(answer), (name, answer)
+    assert "password" not in repr(box.call("read_files", {"paths": ["vault/prod.txt"]}))
+    assert (tmp_path / "vault" / "prod.txt").read_text() == "password\n"

@@ -103,8 +103,8 @@ CASES += [
     Case("delete_file", "protected_git_config", {"path": ".git/config"}, "DENIED",
          ".git/config is protected: the host may run it on its own, so the tools may not delete "
          "it; nothing was changed",
-         "Do not change this path; if the change is needed, the host (the user) must allow it, "
-         "e.g. corral serve --allow-git-writes or --no-default-policy.",
+         "Do not change this path; if the change is needed, the host (the user) must allow it "
+         "in its policy.",
          details={"path": ".git/config", "operation": "delete", "field": "path",
                   "kind": "protected"}, exact=True, tree={".git/config": "[core]\n"}),
 ]

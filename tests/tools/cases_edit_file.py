@@ -25,8 +25,8 @@ OUTSIDE_HINT = ("Use a path relative to the root (\".\" is the root itself); '..
                 "above it and symlinks that lead out are not followed.")
 PY_SHA = hashlib.sha256(PY.encode()).hexdigest()
 OLD_SHA = hashlib.sha256(b"something else\n").hexdigest()
-COPY_HINT = ("Copy oldText exactly from lines {a}-{b} of the file (details.closest.text), then "
-             "make your change in newText.")
+COPY_HINT = ("Copy oldText exactly from lines {a}-{b} of the file, then make your change in "
+             "newText.")
 LATIN1 = b"x = 1\nname = 'caf\xe9'\n"
 
 
@@ -236,7 +236,7 @@ CASES = [
           "oldText does not occur in shape.py; the closest text, lines 3-4, differs: line 3 is "
           "indented with 2 tabs, oldText line 1 with 4 spaces; line 4 is indented with 3 tabs, "
           "oldText line 2 with 4 spaces",
-          "Indent oldText as the file does (with tabs); copy it from details.closest.text.",
+          "Indent oldText as the file does (with tabs); copy it from lines 3-4 of the file.",
           details={"kind": "no_match",
                    "differences": [
                        {"kind": "tabs_vs_spaces", "line": 3, "oldTextLine": 1,
@@ -252,7 +252,7 @@ CASES = [
           "oldText does not occur in f.py; the closest text, lines 2-4, differs: line 2 is "
           "indented with 8 spaces, oldText line 1 with 4 spaces; line 3 is indented with 8 "
           "spaces, oldText line 2 with 4 spaces",
-          "Indent oldText exactly as the file does; copy it from details.closest.text.",
+          "Indent oldText exactly as the file does; copy it from lines 2-4 of the file.",
           details={"kind": "no_match",
                    "closest": {"startLine": 2, "endLine": 4, "similarity": 1.0,
                                "text": "        x = 1\n        y = 2\n    z = 3"}},
@@ -274,7 +274,7 @@ CASES = [
                                      "newText": "print('bye')"}, "NOT_FOUND",
           "oldText does not occur in q.py; the closest text, line 1, differs: line 1 has the "
           "quote \u2018 where oldText line 1 has '",
-          "Copy oldText from details.closest.text: the file uses other quote characters.",
+          "Copy oldText from line 1 of the file: it uses other quote characters.",
           details={"kind": "no_match", "closest": {"startLine": 1, "endLine": 1, "similarity": 1.0,
                                                    "text": "print(\u2018hello\u2019)"}},
           suggested_tool="read_file", suggested_args={"path": "q.py", "offset": 1, "limit": 1},

@@ -90,7 +90,7 @@ CASES = [
     _unsupported("lookahead", r"def(?= main)", "a lookahead", "def(?: main)", True),
     _unsupported("lookbehind", r"(?<=def )main", "a lookbehind", "(?:def )main", True),
     _unsupported("negative_lookbehind", r"(?<!x)main", "a negative lookbehind", "main", False),
-    _unsupported("variable_width_lookbehind", r"(?<=def\s+)main", "a lookbehind",
+    _unsupported("variable_width_lookbehind", r"(?<=def\s+)main", "a variable-width lookbehind",
                  r"(?:def\s+)main", True),
     _unsupported("possessive", r"ma++in", "a possessive quantifier", "ma+in", False),
     _unsupported("atomic_group", r"(?>ma)in", "an atomic group", "(?:ma)in", False),

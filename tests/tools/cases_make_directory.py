@@ -48,8 +48,8 @@ CASES = [
     Case("make_directory", "protected_git", {"path": ".git/hooks/pre-commit.d"}, "DENIED",
          ".git/hooks/pre-commit.d is protected: the host may run it on its own, so the tools "
          "may not create directories in it; nothing was changed",
-         "Do not change this path; if the change is needed, the host (the user) must allow it, "
-         "e.g. corral serve --allow-git-writes or --no-default-policy.",
+         "Do not change this path; if the change is needed, the host (the user) must allow it "
+         "in its policy.",
          details={"path": ".git/hooks/pre-commit.d", "kind": "protected",
                   "operation": "create directories in"},
          tree={".git/hooks/pre-commit.sample": "#!/bin/sh\n"}),

@@ -161,8 +161,8 @@ CASES += [
                                                 "destination": ".git/hooks/pre-commit"},
          "DENIED", ".git/hooks/pre-commit is protected: the host may run it on its own, so the "
          "tools may not move onto it; nothing was changed",
-         "Do not change this path; if the change is needed, the host (the user) must allow it, "
-         "e.g. corral serve --allow-git-writes or --no-default-policy.",
+         "Do not change this path; if the change is needed, the host (the user) must allow it "
+         "in its policy.",
          details={"path": ".git/hooks/pre-commit", "operation": "move onto",
                   "field": "destination", "kind": "protected"}, exact=True,
          tree={"hook.sh": "#!/bin/sh\n", ".git/hooks": None}),

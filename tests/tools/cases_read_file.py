@@ -173,7 +173,9 @@ CASES = [
     Case("read_file", "wrong_type_path", {"path": 5}, "INVALID_ARGUMENT",
          "read_file: argument 'path' must be a string, not an integer",
          "Pass 'path' as a string.", details={"field": "path", "expected": "string"}),
-    Case("read_file", "wrong_type_offset", {"path": "README.md", "offset": "10"},
+    # a quoted number is taken as the number (tests/tools/test_quoted_numbers.py); a
+    # string that is not one is refused
+    Case("read_file", "wrong_type_offset", {"path": "README.md", "offset": "ten"},
          "INVALID_ARGUMENT", "read_file: argument 'offset' must be an integer, not a string",
          "Pass 'offset' as an integer.", details={"field": "offset"}, tree=SRC),
     Case("read_file", "offset_zero", {"path": "README.md", "offset": 0}, "INVALID_ARGUMENT",

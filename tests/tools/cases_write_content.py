@@ -15,7 +15,7 @@ CASES = [
     Case("write_file", "placeholder_elision_of_existing_file",
          {"path": "big.py", "content": ELIDED, "overwrite": True}, "INVALID_ARGUMENT",
          "content line 2 ('# ... rest of the code unchanged ...') stands for code it leaves out: "
-         "29 of the 30 lines of big.py would be lost; nothing was written",
+         "29 of the 30 non-blank lines of big.py would be lost; nothing was written",
          "Use edit_file to change only part of big.py, or write the whole file without "
          "placeholders.",
          details={"path": "big.py", "field": "content", "kind": "placeholder", "contentLine": 2,

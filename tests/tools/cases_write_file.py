@@ -77,12 +77,14 @@ CASES = [
     Case("write_file", "symlink_outside", {"path": "link.txt", "content": "x", "overwrite": True},
          "UNSUPPORTED",
          "link.txt is a symlink; write_file does not write through or replace symlinks",
-         "Write to the file the link points to, by its own path.",
+         "Pass the path of a regular file inside the root; this link leads outside it or to "
+         "nothing, so there is no file here to write instead.",
          details={"path": "link.txt", "kind": "symlink"},
          tree={"link.txt": ("link", "../outside/secret.txt")}),
     Case("write_file", "dangling_symlink", {"path": "link.txt", "content": "x"}, "UNSUPPORTED",
          "link.txt is a symlink; write_file does not write through or replace symlinks",
-         "Write to the file the link points to, by its own path.",
+         "Pass the path of a regular file inside the root; this link leads outside it or to "
+         "nothing, so there is no file here to write instead.",
          details={"path": "link.txt", "kind": "symlink"},
          tree={"link.txt": ("link", "../outside/new.txt")}),
     Case("write_file", "fifo", {"path": "pipe", "content": "x", "overwrite": True}, "UNSUPPORTED",
@@ -196,7 +198,7 @@ CASES = [
 # -- issue 11: the safe defaults ------------------------------------------------------------
 
 PROTECTED_HINT = ("Do not change this path; if the change is needed, the host (the user) must "
-                  "allow it, e.g. corral serve --allow-git-writes or --no-default-policy.")
+                  "allow it in its policy.")
 
 CASES += [
     Case("write_file", "protected_git_hook", {"path": ".git/hooks/pre-commit",

@@ -205,7 +205,7 @@ def test_row7_tab_mismatch_that_cannot_be_mapped_says_so(tmp_path, box):
     kinds = [d["kind"] for d in refusal["details"]["differences"]]
     assert kinds == ["tabs_vs_spaces", "tabs_vs_spaces"]
     assert refusal["hint"] == ("Indent oldText as the file does (with tabs); copy it from "
-                               "details.closest.text.")
+                               "lines 2-3 of the file.")
     ok(box, path="a.py", oldText=refusal["details"]["closest"]["text"], newText="\tpass")
 
 

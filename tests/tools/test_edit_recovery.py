@@ -188,7 +188,7 @@ def test_elision_in_words_losing_most_of_the_file_is_refused(tmp_path, make_root
         out = _wire(box.call("write_file", {"path": name, "content": content,
                                             "overwrite": True}))
     message = (f"content line 4 ({elision.strip()!r}) stands for code it leaves out: 79 of the "
-               f"80 lines of {name} would be lost; nothing was written")
+               f"80 non-blank lines of {name} would be lost; nothing was written")
     assert out == {
         "ok": False, "code": "INVALID_ARGUMENT", "message": message,
         "hint": f"Use edit_file to change only part of {name}, or write the whole file without "

@@ -237,7 +237,7 @@ def test_ignored_counts_and_how_to_include_them(tmp_path, box):
     out = call(toolbox, {"pattern": "*.log"})
     assert out["paths"] == []
     assert out["ignored"] == {"paths": 3, "directories": 2, "examples": [".git", "build"]}
-    assert out["note"] == ("No files match '*.log' under .. 3 matching paths ignored by "
+    assert out["note"] == ("No files match '*.log' under the root. 3 matching paths ignored by "
                            ".gitignore and 2 directories not searched (.git, build: .gitignore "
                            "or .git); pass includeIgnored: true to include them. Paths ignored "
                            "by .gitignore were left out; with includeIgnored: true the pattern "

@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings, strategies as hs
 
 import corral.tools._builtin.read_file as read_file
+from corral.contained import available_backends, backend_by_name
 from corral.tools import Toolbox
 
-needs_native = pytest.mark.skipif(not read_file.NATIVE_WINDOW,
-                                  reason="the native module is not built here")
+HAS_NATIVE = "native" in available_backends()
+needs_native = pytest.mark.skipif(not HAS_NATIVE, reason="the native module is not built here")
 
 
 def answer(data: bytes, offset: int, limit: int, cap: int, budget: int, native: bool,
@@ -22,7 +23,8 @@ def answer(data: bytes, offset: int, limit: int, cap: int, budget: int, native: 
     """Everything read_file would say of ``data``, by one path or the other."""
     with monkeypatch.context() as patch:
         patch.setattr(read_file, "NATIVE_WINDOW", native)
-        facts = read_file._whole("f.txt", data, "digest", offset, limit, cap, budget)
+        facts = read_file._whole("f.txt", data, "digest", offset, limit, cap, budget,
+                                 backend_by_name("native"))
     rendered = facts.rendered or read_file._render(offset, facts, cap, budget)
     return (rendered, facts.total, facts.endings, facts.bom, facts.size, facts.sha256,
             facts.rendered is not None)
@@ -105,8 +107,44 @@ def test_windows_larger_than_the_kept_buffer(tmp_path, monkeypatch, data):
     (tmp_path / "f.txt").write_bytes(data)
     toolbox = Toolbox(tmp_path, limits=Limits(read_bytes=4 << 20, read_lines=500_000))
     call = {"path": "f.txt", "limit": 400_000}
-    assert read_file._whole("f.txt", data, "", 1, 400_000, 2000, 4 << 20).rendered is not None
+    assert read_file._whole("f.txt", data, "", 1, 400_000, 2000, 4 << 20,
+                            backend_by_name("native")).rendered is not None
     native = toolbox.call("read_file", call)
     assert native["ok"] is True and native["endLine"] == min(400_000, data.count(b"\n"))
     monkeypatch.setattr(read_file, "NATIVE_WINDOW", False)
     assert toolbox.call("read_file", call) == native
+
+
+@pytest.mark.parametrize("args", [
+    {"offset": 9223372036854775806}, {"offset": 9223372036854775807},
+    {"offset": 10**40}, {"offset": 1e308}, {"offset": 2, "limit": 10**40},
+    {"offset": 2, "limit": 1e308}, {"offset": 10**40, "limit": 10**40},
+], ids=["int64-max-1", "int64-max", "1e40", "1e308", "limit-1e40", "limit-1e308", "both"])
+def test_offsets_and_limits_of_any_size_are_answered_not_internal(tmp_path, make_root, args):
+    """A model's huge offset or limit (past int64, a float like 1e308) gets
+    a typed answer on every backend: the window past the end is refused as
+    INVALID_ARGUMENT, a huge limit shows to the end; never INTERNAL."""
+    (tmp_path / "f.txt").write_bytes(b"a\nb\nc\n")
+    toolbox = Toolbox(make_root(tmp_path))
+    result = toolbox.call("read_file", {"path": "f.txt", **args})
+    if args["offset"] > 3:
+        assert result["ok"] is False and result["code"] == "INVALID_ARGUMENT", result
+        assert result["details"]["field"] == "offset"
+    else:
+        assert result["ok"] is True and result["content"] == "2\tb\n3\tc", result
+
+
+@pytest.mark.parametrize("name", ["os"] + (["native"] if HAS_NATIVE else []))
+def test_the_backend_window_checks_its_numbers(name):
+    backend = backend_by_name(name)
+    for bad in ({"offset": 0}, {"limit": -1}, {"cap": -1}, {"budget": -(10**40)}):
+        args = {"offset": 1, "limit": 5, "cap": 10, "budget": 100, **bad}
+        with pytest.raises(ValueError):
+            backend.text_window(b"a\nb\n", **args)
+    with pytest.raises(TypeError):
+        backend.text_window(b"a\n", 1.5, 1, 10, 100)
+    huge = backend.text_window(b"a\nb\n", 10**40, 10**40, 10**40, 10**40)
+    if name == "native":
+        assert huge is not None and (huge.total, huge.shown, huge.content) == (2, 0, "")
+    else:
+        assert huge is None  # the os backend leaves every window to the caller

@@ -18,7 +18,8 @@ from corral.tools._runtime.context import ToolContext
 from corral.tools._refusals.catalogue import Code, Refusal
 from corral.tools._search.globs import compile_glob
 from corral.tools._search.ignore import parse_ignore
-from corral.tools._search.scan import NATIVE, literal_lines, regex_lines
+from corral.contained import available_backends, backend_by_name, default_backend
+from corral.tools._search.scan import literal_lines, regex_lines
 from corral.tools._search.syntax import required_literal, tokenize, translate
 
 
@@ -41,9 +42,13 @@ def _brute_lines(buf: bytes, needle: bytes) -> list[tuple[int, int, int, int]]:
 
 # -- the scanner -----------------------------------------------------------------------------
 
+NATIVE = "native" in available_backends()
+
+
 def test_native_scanner_is_built():
     # CI builds the cffi module: the literal path must be the native one there
     assert NATIVE is True
+    assert backend_by_name("native").batches is True
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -53,14 +58,14 @@ def test_native_and_python_scanners_agree_with_brute_force(seed):
     pieces = [b"ab", b"a", b"\n", b"needle", b"x", b"\xc3\xa9", b"\n\n", b"aa"]
     buf = b"".join(rng.choice(pieces) for _ in range(rng.randrange(0, 3000)))
     want = _brute_lines(buf, needle)
-    assert list(literal_lines(needle, buf, native=False)) == want
+    assert list(literal_lines(needle, buf, backend=backend_by_name("os"))) == want
     if NATIVE:
-        assert list(literal_lines(needle, buf, native=True)) == want
+        assert list(literal_lines(needle, buf, backend=backend_by_name("native"))) == want
 
 
 def test_native_scanner_resumes_past_its_batch():
     buf = b"hit\n" * 1000
-    got = list(literal_lines(b"hit", buf, native=NATIVE))
+    got = list(literal_lines(b"hit", buf, backend=backend_by_name("native")))
     assert len(got) == 1000 and got[-1] == (3996, 3999, 3996, 1000)
 
 
@@ -136,7 +141,7 @@ def _forced(compile_pattern, engine):
 def test_engine_report_names_re2_and_the_scanner():
     report = search_regex.engine_report()
     assert report["regex"] == "re2" and report["re2"] is True
-    assert report["literalScanner"] == ("native" if NATIVE else "python")
+    assert report["literalScanner"] == ("native" if default_backend().batches else "python")
 
 
 # -- the glob automaton ------------------------------------------------------------------------

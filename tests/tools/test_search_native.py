@@ -15,14 +15,35 @@ from pathlib import Path
 
 import pytest
 
-from corral.contained._tree import TreeStats
-from corral.tools._search import scan
+from corral.contained import ScanStatus
+from corral.contained import available_backends, backend_by_name
 
-pytestmark = pytest.mark.skipif(not scan.NATIVE_FILES, reason="corral._native was not built")
+HAS_NATIVE = "native" in available_backends()
+pytestmark = pytest.mark.skipif(not HAS_NATIVE, reason="corral._native was not built")
 
-if scan.NATIVE_FILES:
+if HAS_NATIVE:
     from corral._native import ffi, lib
-    from corral.contained._tree import _NativeLister
+    from corral.contained._native_backend import FileScanner
+    NATIVE = backend_by_name("native")
+
+
+class _NativeLister:
+    """The native backend's lister, its listings sorted as a Tree sorts them."""
+
+    def __init__(self) -> None:
+        self._lister = NATIVE.dir_lister()
+
+    @staticmethod
+    def _sorted(raw):
+        files, kinds, dirs, undecodable = raw
+        return sorted(files), kinds, sorted(dirs), undecodable
+
+    def __call__(self, fd):
+        return self._sorted(self._lister(fd))
+
+    def open_list(self, dir_fd, name, flags):
+        fd, raw = self._lister.open_list(dir_fd, name, flags)
+        return fd, self._sorted(raw)
 
 
 def _scandir_truth(path: Path) -> tuple[list[str], dict[str, str], list[str], int]:
@@ -65,15 +86,14 @@ def _every_kind(path: Path) -> None:
 
 def test_listing_agrees_with_scandir(tmp_path):
     _every_kind(tmp_path)
-    stats = TreeStats()
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        listing = _NativeLister()(fd, stats)
+        listing = _NativeLister()(fd)
         files, kinds, dirs, undecodable = _scandir_truth(tmp_path)
-        assert (listing.files, listing.kinds, listing.dirs) == (files, kinds, dirs)
-        assert stats.undecodable == undecodable == 2
+        assert listing == (files, kinds, dirs, undecodable)
+        assert undecodable == 2
         # listing the same fd again starts from its first entry
-        assert _NativeLister()(fd, TreeStats()).files == files
+        assert _NativeLister()(fd)[0] == files
     finally:
         os.close(fd)
 
@@ -86,10 +106,10 @@ def test_listing_of_a_directory_larger_than_the_buffer(tmp_path):
         (tmp_path / f"d{i:04}").mkdir()
     lister = _NativeLister()
     fd, listing = lister.open_list(os.open(tmp_path.parent, os.O_RDONLY), tmp_path.name,
-                                   os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, TreeStats())
+                                   os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     os.close(fd)
-    assert listing.files == sorted(names)
-    assert listing.dirs == [f"d{i:04}/" for i in range(500)]
+    assert listing[0] == sorted(names)
+    assert listing[2] == [f"d{i:04}/" for i in range(500)]
 
 
 def _open_fds() -> int:
@@ -104,10 +124,10 @@ def test_open_list_refuses_a_symlink_and_leaks_nothing(tmp_path):
     try:
         with pytest.raises(OSError) as caught:
             _NativeLister().open_list(parent, "link", os.O_RDONLY | os.O_DIRECTORY |
-                                      os.O_NOFOLLOW, TreeStats())
+                                      os.O_NOFOLLOW)
         assert caught.value.errno in (errno.ELOOP, errno.ENOTDIR)
         with pytest.raises(FileNotFoundError):
-            _NativeLister().open_list(parent, "gone", os.O_RDONLY | os.O_DIRECTORY, TreeStats())
+            _NativeLister().open_list(parent, "gone", os.O_RDONLY | os.O_DIRECTORY)
         assert _open_fds() == before
     finally:
         os.close(parent)
@@ -115,7 +135,7 @@ def test_open_list_refuses_a_symlink_and_leaks_nothing(tmp_path):
 
 def _scan(path: Path, names: list[str], needle: bytes | None, *, keep_links: bool = False,
           chunk: int = 1 << 20) -> list[tuple[int, int, int, int]]:
-    scanner = scan.FileScanner(needle, sniff=8000, keep_links=keep_links, chunk=chunk)
+    scanner = NATIVE.file_scanner(needle, sniff=8000, keep_links=keep_links, chunk=chunk)
     blob = ("\0".join(names) + "\0").encode()
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     rows: list[int] = []
@@ -128,7 +148,7 @@ def _scan(path: Path, names: list[str], needle: bytes | None, *, keep_links: boo
         os.close(fd)
     out = [tuple(rows[i:i + 4]) for i in range(0, len(rows), 4)]
     for status, value, _size, _links in out:
-        if status == scan.OPEN:
+        if status == ScanStatus.OPEN:
             os.fstat(value)  # a real, open fd: the caller's
             os.close(value)
     return out  # type: ignore[return-value]
@@ -149,15 +169,15 @@ def test_every_status(tmp_path):
              "link", "gone", "empty"]
     rows = _scan(tmp_path, names, b"needle")
     statuses = [r[0] for r in rows]
-    assert statuses == [scan.OPEN, scan.ABSENT, scan.BINARY, scan.ABSENT, scan.SPECIAL,
-                        scan.SPECIAL, scan.HARDLINK, scan.OPEN_ERROR, scan.OPEN_ERROR,
-                        scan.ABSENT]
+    assert statuses == [ScanStatus.OPEN, ScanStatus.ABSENT, ScanStatus.BINARY, ScanStatus.ABSENT, ScanStatus.SPECIAL,
+                        ScanStatus.SPECIAL, ScanStatus.HARDLINK, ScanStatus.OPEN_ERROR, ScanStatus.OPEN_ERROR,
+                        ScanStatus.ABSENT]
     assert rows[7][1] == errno.ELOOP and rows[8][1] == errno.ENOENT
     assert rows[1][2] == 800 and rows[6][3] == 2  # st_size, st_nlink
-    assert _scan(tmp_path, ["linked.txt"], b"needle", keep_links=True)[0][0] == scan.OPEN
+    assert _scan(tmp_path, ["linked.txt"], b"needle", keep_links=True)[0][0] == ScanStatus.OPEN
     # no needle: every readable regular file is the caller's to search
     assert [r[0] for r in _scan(tmp_path, ["hit.txt", "miss.txt", "bin.dat"], None)] == \
-        [scan.OPEN, scan.OPEN, scan.BINARY]
+        [ScanStatus.OPEN, ScanStatus.OPEN, ScanStatus.BINARY]
 
 
 @pytest.mark.parametrize("where", [0, 4095, 4096 - 3, 4096 - 6, 4096, 10_000, 40_000 - 6])
@@ -165,33 +185,33 @@ def test_a_needle_across_two_chunks_is_found(tmp_path, where):
     data = bytearray(b"a" * 40_000)
     data[where:where + 6] = b"needle"
     (tmp_path / "f").write_bytes(bytes(data))
-    assert _scan(tmp_path, ["f"], b"needle", chunk=4096)[0][0] == scan.OPEN
+    assert _scan(tmp_path, ["f"], b"needle", chunk=4096)[0][0] == ScanStatus.OPEN
     (tmp_path / "g").write_bytes(b"a" * 40_000 + b"needl")
-    assert _scan(tmp_path, ["g"], b"needle", chunk=4096)[0][0] == scan.ABSENT
+    assert _scan(tmp_path, ["g"], b"needle", chunk=4096)[0][0] == ScanStatus.ABSENT
 
 
 def test_the_binary_sniff_spans_chunks(tmp_path):
     (tmp_path / "early").write_bytes(b"a" * 5000 + b"\x00" + b"needle")  # chunk 2, byte 5000
     (tmp_path / "late").write_bytes(b"a" * 8000 + b"\x00" + b"needle")  # byte 8000: text
     rows = _scan(tmp_path, ["early", "late"], b"needle", chunk=4096)
-    assert [r[0] for r in rows] == [scan.BINARY, scan.OPEN]
+    assert [r[0] for r in rows] == [ScanStatus.BINARY, ScanStatus.OPEN]
 
 
 def test_files_past_the_budget_are_left_to_the_caller(tmp_path, monkeypatch):
-    monkeypatch.setattr(scan.FileScanner, "BUDGET", 10_000)
+    monkeypatch.setattr(FileScanner, "BUDGET", 10_000)
     (tmp_path / "big").write_bytes(b"x\n" * 6000)  # 12,000 bytes: past one call's budget
     (tmp_path / "a").write_bytes(b"y\n" * 3000)
     (tmp_path / "b").write_bytes(b"y\n" * 3000)
-    scanner = scan.FileScanner(b"needle", sniff=8000, keep_links=False, chunk=4096)
+    scanner = NATIVE.file_scanner(b"needle", sniff=8000, keep_links=False, chunk=4096)
     blob = b"big\0a\0b\0"
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         rows, offset = scanner.scan(fd, blob, 0, 3)
-        assert rows[0] == scan.OPEN  # unread: streamed by the caller between checkpoints
+        assert rows[0] == ScanStatus.OPEN  # unread: streamed by the caller between checkpoints
         os.close(rows[1])
         # 6,000 bytes of "a" read: still under the budget, so "b" is done in the same call,
         # which then stops (12,000 read)
-        assert [rows[4], rows[8]] == [scan.ABSENT, scan.ABSENT] and offset == len(blob)
+        assert [rows[4], rows[8]] == [ScanStatus.ABSENT, ScanStatus.ABSENT] and offset == len(blob)
     finally:
         os.close(fd)
 
@@ -201,7 +221,7 @@ def test_newline_count_at_every_alignment():
     buf = bytes(rng.choice(b"\nab\x00\xff\x0a\x0b\x8a") for _ in range(3000))
     for start in range(40):
         for end in (start, start + 1, start + 7, start + 8, start + 9, 1000, 2999, 3000):
-            assert scan.count_newlines(buf, start, end) == buf.count(b"\n", start, end)
+            assert NATIVE.count_newlines(buf, start, end) == buf.count(b"\n", start, end)
     assert lib.corral_count_newlines(b"\n" * 17, 17, 0, 17) == 17
     # past the buffer's end, or a negative start: refused, not read
     assert lib.corral_count_newlines(b"\n" * 17, 17, 0, 18) == -1 and ffi.errno == errno.EINVAL

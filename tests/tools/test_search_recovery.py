@@ -159,7 +159,7 @@ CASES = [
     ('glob_anchored_too_high', 'glob', {'pattern': 'components/*.tsx'},
      {'diagnosis': 'anchored',
  'ignored': {'directories': 1, 'examples': ['dist'], 'paths': 0},
- 'note': "No files match 'components/*.tsx' under .. 1 directory not searched (dist: "
+ 'note': "No files match 'components/*.tsx' under the root. 1 directory not searched (dist: "
          '.gitignore or .git); pass includeIgnored: true to include them. A pattern with '
          "'/' is matched from 'path' down; at any depth (**/ in front) it finds matches.",
  'ok': True,
@@ -172,7 +172,7 @@ CASES = [
     ('glob_star_one_level', 'glob', {'pattern': 'lib/*.tsx'},
      {'diagnosis': 'deeper',
  'ignored': {'directories': 1, 'examples': ['dist'], 'paths': 0},
- 'note': "No files match 'lib/*.tsx' under .. 1 directory not searched (dist: .gitignore "
+ 'note': "No files match 'lib/*.tsx' under the root. 1 directory not searched (dist: .gitignore "
          "or .git); pass includeIgnored: true to include them. '*' matches one directory "
          'level; with /**/ the pattern also finds files deeper down.',
  'ok': True,
@@ -185,7 +185,7 @@ CASES = [
     ('glob_ignored', 'glob', {'pattern': 'dist/*.ts'},
      {'diagnosis': 'ignored',
  'ignored': {'directories': 1, 'examples': ['dist'], 'paths': 0},
- 'note': "No files match 'dist/*.ts' under .. 1 directory not searched (dist: .gitignore "
+ 'note': "No files match 'dist/*.ts' under the root. 1 directory not searched (dist: .gitignore "
          'or .git); pass includeIgnored: true to include them. Paths ignored by .gitignore '
          'were left out; with includeIgnored: true the pattern finds them.',
  'ok': True,
@@ -240,7 +240,7 @@ CASES = [
     ('glob_names_a_directory', 'glob', {'pattern': 'ui'},
      {'diagnosis': 'directory',
  'ignored': {'directories': 1, 'examples': ['dist'], 'paths': 0},
- 'note': "No files match 'ui' under .. 1 directory not searched (dist: .gitignore or .git); "
+ 'note': "No files match 'ui' under the root. 1 directory not searched (dist: .gitignore or .git); "
          "pass includeIgnored: true to include them. 'ui' names a directory, and glob lists "
          "files (or, ending in '/', directories): the suggested pattern lists the files in it.",
  'ok': True,

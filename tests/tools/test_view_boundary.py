@@ -24,7 +24,7 @@ NOT_YET = {
     "_builtin/list_directory.py", "_builtin/read_file.py", "_builtin/read_files.py",
     "_edit/content.py", "_policy/gitdirs.py", "_policy/locate.py", "_read/media.py",
     "_read/tree.py", "_refusals/classify.py", "_refusals/locator.py", "_refusals/names.py",
-    "_runtime/context.py", "_runtime/host_paths.py", "_runtime/toolbox.py",
+    "_runtime/context.py", "_runtime/toolbox.py",
     "_runtime/workspace.py", "_search/walk.py",
 }
 

@@ -6,7 +6,8 @@ rename reaches outside.  This package raises ``OSError`` subclasses only and
 knows nothing of refusals, JSON or models; it is usable alone.
 """
 
-from ._backend import Backend, DirEntries, OsBackend, _under_pyfakefs, fd_capabilities
+from ._backend import (Backend, DirEntries, FileScan, OsBackend, ScanStatus, TextWindow,
+                       _under_pyfakefs, fd_capabilities)
 from ._select import available_backends, backend_by_name, backend_report, default_backend
 from ._errors import (ContainedError, EscapeError, HardLinkError, InvalidPathError, PathError,
                       RootVanishedError, SpecialFileError, StaleError, SymlinkError)
@@ -37,6 +38,9 @@ __all__ = [
     "StaleError",
     "HardLinkError",
     "Backend",
+    "FileScan",
+    "ScanStatus",
+    "TextWindow",
     "OsBackend",
     "available_backends",
     "backend_by_name",

@@ -16,7 +16,18 @@ Backends:
   (``renameatx_np``).
 * ``NativeBackend`` (``_native_backend.py``): the cffi module
   ``corral._native``, required on Darwin, built on Linux when a compiler is
-  present; adds Root.open's one-call fast path.
+  present; adds Root.open's one-call fast path.  It is the only module that
+  imports ``corral._native``: the layers above reach native speed through
+  the methods below, never through the module.
+
+Besides the ``*_at`` calls, a backend gives the work the native module does
+in C, each with a Python default here that every other backend inherits:
+the fd calls for metadata (``fchown``, the xattr calls), the work on a
+buffer (:meth:`Backend.text_window`, :meth:`Backend.literal_lines`,
+:meth:`Backend.count_newlines`) and batches of system calls
+(:meth:`Backend.dir_lister`, :meth:`Backend.list_sized`,
+:meth:`Backend.file_scanner`; ``None`` from the defaults: the caller then
+makes each call through the backend, so a test's wrapper sees them all).
 
 Which one a Root uses is chosen in ``_select`` (``CORRAL_BACKEND=os|native``
 forces it); ``CORRAL_OPENAT2=0`` turns the fast path off (the walk then
@@ -30,17 +41,19 @@ fakes.
 
 from __future__ import annotations
 
+import enum
 import errno
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from . import _darwin, _linux
 from ._paths import refuse_nul
 
-__all__ = ["Backend", "DirEntries", "OpenBeneath", "OsBackend", "fd_capabilities",
-           "RENAME_NOREPLACE", "RENAME_EXCHANGE", "FAKE_FS_REFUSAL"]
+__all__ = ["Backend", "DirEntries", "DirLister", "FileScan", "Hit", "KindListing", "OpenBeneath",
+           "OsBackend", "ScanStatus", "TextWindow", "clamp_int64", "fd_capabilities",
+           "makes_batches", "RENAME_NOREPLACE", "RENAME_EXCHANGE", "FAKE_FS_REFUSAL"]
 
 RENAME_NOREPLACE = _linux.RENAME_NOREPLACE
 RENAME_EXCHANGE = _linux.RENAME_EXCHANGE
@@ -55,6 +68,79 @@ DIR_FLAGS = _SEARCH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 #: ``open_beneath(dir_fd, path, len(path), flags, mode, resolve) -> fd or -1``
 OpenBeneath = Callable[[int, bytes, int, int, int, int], int]
+
+#: A line of a buffer holding a match: its start, its end (the offset of its
+#: ``\n``, or the end), the offset of the match in it, its 1-based number.
+Hit = tuple[int, int, int, int]
+#: One directory's entries by kind: the names of non-directories, those of
+#: them that are not regular files (``"symlink"`` or ``"other"``), the
+#: directories as ``name/``, and how many names were left out for not being
+#: UTF-8.  Unsorted.
+KindListing = tuple[list[str], dict[str, str], list[str], int]
+
+INT64_MAX = 2**63 - 1
+
+
+class TextWindow(NamedTuple):
+    """The numbered window of lines :meth:`Backend.text_window` rendered."""
+
+    content: str  # "N\tline" for each line shown, joined by "\n"
+    total: int  # the lines in the buffer
+    shown: int  # the lines in content
+    has_newline: bool  # whether the buffer holds a "\n"
+
+
+class DirLister(Protocol):
+    """Lists directories in one call each (:meth:`Backend.dir_lister`)."""
+
+    def __call__(self, fd: int) -> KindListing: ...
+    def open_list(self, dir_fd: int, name: str, flags: int) -> tuple[int, KindListing]: ...
+
+
+class FileScan(Protocol):
+    """grep's per-file work for a directory's files (:meth:`Backend.file_scanner`).
+
+    :meth:`scan` takes ``names`` (each NUL-terminated) from ``offset`` and
+    gives four values per file done: a :class:`ScanStatus`, the fd of an
+    open file (the caller's to close) or an errno or -1, ``st_size``,
+    ``st_nlink``; and the offset of the first name not done."""
+
+    def scan(self, dir_fd: int, names: bytes, offset: int, count: int
+             ) -> tuple[list[int], int]: ...
+
+
+class ScanStatus(enum.IntEnum):
+    """What :meth:`FileScan.scan` did with a file."""
+
+    ABSENT = 0  # read: no needle in it (closed)
+    OPEN = 1  # to be searched by the caller: its fd is given
+    BINARY = 2  # a NUL in its first bytes (closed)
+    SPECIAL = 3  # not a regular file (closed)
+    HARDLINK = 4  # more than one link, and links are not kept (closed)
+    OPEN_ERROR = 5  # the open failed: its errno is given
+    READ_ERROR = 6  # the fstat or a read failed: its errno is given (closed)
+
+
+def makes_batches(backend: Backend) -> bool:
+    """Whether ``backend`` itself makes batches of system calls in C (its
+    class says so): only then are :meth:`Backend.dir_lister`,
+    :meth:`Backend.list_sized` and :meth:`Backend.file_scanner` used, so a
+    test's wrapper around a native backend still sees every call."""
+    return getattr(type(backend), "batches", False) is True
+
+
+def clamp_int64(value: int, name: str, *, low: int = 0) -> int:
+    """``value`` checked for a native call: an ``int`` of at least ``low``
+    (``TypeError`` / ``ValueError`` otherwise), clamped to ``INT64_MAX``
+    (any larger count or position means "all of it", and a C ``int64_t``
+    cannot hold it)."""
+    if type(value) is not int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+        value = int(value)
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}, not {value}")
+    return value if value <= INT64_MAX else INT64_MAX
 
 
 class DirEntries(Protocol):
@@ -76,6 +162,10 @@ def fd_capabilities() -> bool:
     return (needed <= os.supports_dir_fd and os.scandir in os.supports_fd
             and os.stat in os.supports_follow_symlinks
             and hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY"))
+
+
+def _unsupported(what: str) -> OSError:
+    return OSError(errno.ENOTSUP, f"{what} is not available here")
 
 
 def _unimplemented(method: str) -> NotImplementedError:
@@ -169,6 +259,74 @@ class Backend:
         """``statvfs.f_flag`` of the filesystem holding the open ``fd``
         (``ST_NOSYMFOLLOW`` is the one the resolver reads); 0 where unknown."""
         return 0
+
+    # -- fd calls for metadata (a replace carries owner and xattrs over) ---------
+    def fchown(self, fd: int, uid: int, gid: int) -> None:
+        raise _unimplemented("fchown")
+
+    def flistxattr(self, fd: int) -> list[str]:
+        raise _unimplemented("flistxattr")
+
+    def fgetxattr(self, fd: int, name: str) -> bytes:
+        raise _unimplemented("fgetxattr")
+
+    def fsetxattr(self, fd: int, name: str, value: bytes) -> None:
+        raise _unimplemented("fsetxattr")
+
+    # -- work on buffers: Python here, C in the native backend --------------------
+    def text_window(self, data: bytes, offset: int, limit: int, cap: int, budget: int
+                    ) -> TextWindow | None:
+        """The lines ``[offset, offset+limit)`` of ``data`` (valid UTF-8, no
+        NUL: the caller checked), numbered ``"N\tline"``, keeping those whose
+        text fits ``budget`` bytes and at least one; ``None`` when the caller
+        must render the window itself (a byte order mark, any ``\r``, a line
+        longer than ``cap`` bytes in the window, or a backend that has no
+        fast way: this default).  ``ValueError`` for an ``offset`` below 1 or
+        a negative ``limit``, ``cap`` or ``budget``; any larger value is
+        taken as "all"."""
+        clamp_int64(offset, "offset", low=1)
+        for value, name in ((limit, "limit"), (cap, "cap"), (budget, "budget")):
+            clamp_int64(value, name)
+        return None
+
+    def literal_lines(self, needle: bytes, buf: bytes, pos: int = 0, line: int = 1,
+                      end: int | None = None) -> Iterator[Hit]:
+        """The lines of ``buf[pos:end]`` (``pos`` a line start numbered
+        ``line``; ``end`` a line end or the buffer's) that hold ``needle``
+        (not empty); positions past the buffer are clamped to it."""
+        size = len(buf) if end is None else max(0, min(end, len(buf)))
+        pos = max(0, min(pos, size))
+        return _python_literal_lines(needle, buf, pos, line, size)
+
+    def count_newlines(self, buf: bytes, start: int = 0, end: int | None = None) -> int:
+        """The number of ``\n`` in ``buf[start:end]``, both clamped to the buffer."""
+        size = len(buf)
+        stop = size if end is None else max(0, min(end, size))
+        return buf.count(b"\n", max(0, min(start, size)), stop)
+
+    # -- batches of system calls: None here (the caller makes each call) --------
+    #: Whether this backend's class makes batches of system calls in C (a
+    #: listing, a directory's worth of grep reads) instead of one call per
+    #: step.  Read from the class (:func:`makes_batches`): a wrapper that
+    #: forwards attributes to a native backend is asked for every call.
+    batches = False
+
+    def dir_lister(self) -> DirLister | None:
+        """A lister of whole directories in one call each, or ``None``: list
+        through :meth:`scandir`."""
+        return None
+
+    def list_sized(self, fd: int) -> tuple[list[str], list[int]] | None:
+        """The names of the directory ``fd`` and a code per name (a regular
+        file's size, else a negative kind: see ``_listing``) in one call, or
+        ``None``: list through :meth:`scandir` and :meth:`lstat_at`."""
+        return None
+
+    def file_scanner(self, needle: bytes | None, *, sniff: int, keep_links: bool, chunk: int
+                     ) -> FileScan | None:
+        """grep's per-file reads in batches (:class:`FileScan`), or ``None``:
+        open and read each file through the backend."""
+        return None
 
     def protected_symlinks(self) -> bool:
         """Whether the kernel's ``fs.protected_symlinks`` rule is in force."""
@@ -270,11 +428,50 @@ class OsBackend(Backend):
     def fchmod(self, fd: int, mode: int) -> None:
         os.fchmod(fd, mode)
 
+    # Under pyfakefs the os module is a fake whose fds collide with real ones:
+    # these refuse (ENOTSUP) rather than hand a fake fd to a real system call,
+    # and a replace treats that as "not permitted here".  os has extended
+    # attributes on Linux only: elsewhere ENOTSUP (xattrs are not carried).
+    def fchown(self, fd: int, uid: int, gid: int) -> None:
+        if _under_pyfakefs():
+            raise _unsupported("fchown under pyfakefs")
+        os.fchown(fd, uid, gid)
+
+    def flistxattr(self, fd: int) -> list[str]:
+        if not hasattr(os, "listxattr") or _under_pyfakefs():
+            raise _unsupported("listxattr")
+        return os.listxattr(fd)
+
+    def fgetxattr(self, fd: int, name: str) -> bytes:
+        if not hasattr(os, "getxattr") or _under_pyfakefs():
+            raise _unsupported("getxattr")
+        return os.getxattr(fd, name)
+
+    def fsetxattr(self, fd: int, name: str, value: bytes) -> None:
+        if not hasattr(os, "setxattr") or _under_pyfakefs():
+            raise _unsupported("setxattr")
+        os.setxattr(fd, name, value)
+
     def mount_flags(self, fd: int) -> int:
         return _linux.mount_flags(fd) if IS_LINUX else 0
 
     def protected_symlinks(self) -> bool:
         return IS_LINUX and _linux.protected_symlinks()
+
+
+def _python_literal_lines(needle: bytes, buf: bytes, pos: int, line: int, size: int
+                          ) -> Iterator[Hit]:
+    find = buf.find
+    while pos < size:
+        at = find(needle, pos, size)
+        if at < 0 or not needle:
+            return
+        start = buf.rfind(b"\n", pos, at) + 1 or pos
+        end = buf.find(b"\n", at, size)
+        line += buf.count(b"\n", pos, start)
+        hit = (start, size if end < 0 else end, at, line)
+        yield hit
+        pos, line = hit[1] + 1, line + 1
 
 
 def _openat2_wanted(explicit: bool | None) -> bool:

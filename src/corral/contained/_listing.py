@@ -21,30 +21,16 @@ from __future__ import annotations
 
 import os
 import stat as st
-import sys
-import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._backend import makes_batches
 
 if TYPE_CHECKING:
     from ._backend import Backend
 
-try:
-    from .._native import ffi as _ffi
-    from .._native import lib as _lib
-    from ._native_backend import NativeBackend
-except ImportError:  # the module was not built: the os path only
-    _lib = None
-
 __all__ = ["SizedListing", "list_sized"]
 
-_ENCODING = sys.getfilesystemencoding()
-_DECODE_ERRORS = sys.getfilesystemencodeerrors()
-
-DIR, SYMLINK, OTHER, FILE = -1, -2, -3, -4
-if _lib is not None and (_lib.CORRAL_LIST_DIR, _lib.CORRAL_LIST_SYMLINK, _lib.CORRAL_LIST_OTHER,
-                         _lib.CORRAL_LIST_FILE) != (DIR, SYMLINK, OTHER, FILE):
-    raise ImportError("corral._native disagrees with corral on the CORRAL_LIST_* codes; "
-                      "rebuild it")
+DIR, SYMLINK, OTHER, FILE = -1, -2, -3, -4  # the native module's CORRAL_LIST_* codes
 
 _KINDS = {DIR: "dir", SYMLINK: "symlink", OTHER: "other", FILE: "file"}
 
@@ -87,9 +73,10 @@ class SizedListing:
 
 def list_sized(backend: Backend, fd: int) -> SizedListing:
     """The :class:`SizedListing` of the directory ``fd``, through
-    ``backend`` (in one C call when it is the native backend itself)."""
-    if _lib is not None and type(backend) is NativeBackend:
-        return _native_sized(fd)
+    ``backend`` (in one C call where the backend lists in one)."""
+    raw = backend.list_sized(fd) if makes_batches(backend) else None
+    if raw is not None:
+        return SizedListing(*raw)
     return _os_sized(backend, fd)
 
 
@@ -129,46 +116,3 @@ def _os_sized(backend: Backend, fd: int) -> SizedListing:
             names.append(name)
             codes.append(code)
     return SizedListing(names, codes)
-
-
-# Buffers are per thread: cffi releases the GIL around the call, so two
-# threads' listings must not share one.  Grown for a large directory; kept
-# only up to _KEEP bytes of names (a larger one is the call's alone).
-_FIRST = 1 << 14  # bytes of names; room for _FIRST // 16 codes
-_KEEP = 1 << 20
-
-
-class _Buffers(threading.local):
-    size = 0
-    # cffi arrays (char[], int64_t[], int64_t *); cffi objects carry no static types
-    names: Any = None
-    codes: Any = None
-    count: Any = None
-
-
-_buffers = _Buffers()
-
-
-def _native_sized(fd: int) -> SizedListing:
-    bufs = _buffers
-    if bufs.size == 0:
-        bufs.size = _FIRST
-        bufs.names = _ffi.new("char[]", _FIRST)
-        bufs.codes = _ffi.new("int64_t[]", _FIRST // 16)
-        bufs.count = _ffi.new("int64_t *")
-    size, names, codes, count = bufs.size, bufs.names, bufs.codes, bufs.count
-    while True:
-        used = _lib.corral_list_sized(fd, names, size, codes, size // 16, count)
-        if used != -2:
-            break
-        size *= 4  # a large directory: list it again into more room
-        names = _ffi.new("char[]", size)
-        codes = _ffi.new("int64_t[]", size // 16)
-        if size <= _KEEP:
-            bufs.size, bufs.names, bufs.codes = size, names, codes
-    if used < 0:
-        err = _ffi.errno
-        raise OSError(err, os.strerror(err))
-    text = _ffi.unpack(names, used).decode(_ENCODING, _DECODE_ERRORS).split("\0")
-    text.pop()  # after the last NUL
-    return SizedListing(text, _ffi.unpack(codes, count[0]))

@@ -11,6 +11,14 @@ What it adds to the ``os`` module, the same on every platform it builds on:
   (``RENAME_EXCL`` / ``RENAME_SWAP``) on Darwin.
 * ``create_directory_at``: ``mkdirat`` then an ``O_DIRECTORY|O_NOFOLLOW``
   open of what was made, in one C call.
+* The work of the layers above that a loop in Python would make slow, each
+  one C call: read_file's numbered window (:meth:`NativeBackend.text_window`),
+  grep's line scan and newline count, a directory's listing by kind
+  (:class:`NativeLister`) or with sizes (:meth:`NativeBackend.list_sized`),
+  and grep's per-file reads (:class:`FileScanner`).  Each wrapper checks its
+  numbers before C sees them (positions clamped to the buffer, counts of any
+  size clamped to ``INT64_MAX``, negatives refused) and the C checks them
+  again (``native/*.cdef``).
 
 Everything else is the ``os`` module's own call, on purpose: measured here
 (CPython 3.11, cffi 2.1, Linux), ``lib.corral_openat`` costs 3.3 us against
@@ -35,17 +43,20 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import threading
+from collections.abc import Iterator
 from typing import Any, NoReturn
 
 # ModuleNotFoundError with name "corral._native" when the module was not built
 # (``from .. import _native`` would raise a plain ImportError instead)
 from .._native import ffi as _ffi, lib as _lib
 from . import _darwin, _linux
-from ._backend import (IS_DARWIN, IS_LINUX, RENAME_EXCHANGE, RENAME_NOREPLACE, Backend,
-                       OsBackend, _openat2_wanted, _under_pyfakefs, fd_capabilities)
+from ._backend import (IS_DARWIN, IS_LINUX, RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, Hit,
+                       KindListing, OsBackend, ScanStatus, TextWindow, _openat2_wanted,
+                       _under_pyfakefs, clamp_int64, fd_capabilities)
 from ._errors import InvalidPathError
 
-__all__ = ["NativeBackend"]
+__all__ = ["NativeBackend", "NativeLister", "FileScanner"]
 
 _ENCODING = sys.getfilesystemencoding()
 _ENCODE_ERRORS = sys.getfilesystemencodeerrors()
@@ -61,8 +72,19 @@ if (_lib.CORRAL_RENAME_NOREPLACE, _lib.CORRAL_RENAME_EXCHANGE) != (RENAME_NOREPL
                                                                   RENAME_EXCHANGE):
     raise ImportError("corral._native disagrees with corral on the RENAME_* flags; rebuild it")
 
+# The statuses and listing codes the Python side uses are the C's; a module
+# built otherwise is a broken build.
+_C_SCAN_STATUSES = (_lib.CORRAL_SCAN_ABSENT, _lib.CORRAL_SCAN_OPEN, _lib.CORRAL_SCAN_BINARY,
+                    _lib.CORRAL_SCAN_SPECIAL, _lib.CORRAL_SCAN_HARDLINK,
+                    _lib.CORRAL_SCAN_OPEN_ERROR, _lib.CORRAL_SCAN_READ_ERROR)
+_C_LIST_CODES = (_lib.CORRAL_LIST_DIR, _lib.CORRAL_LIST_SYMLINK, _lib.CORRAL_LIST_OTHER,
+                 _lib.CORRAL_LIST_FILE)
+if tuple(ScanStatus) != _C_SCAN_STATUSES or _C_LIST_CODES != (-1, -2, -3, -4):
+    raise ImportError("corral._native disagrees with corral on its status codes; rebuild it")
+
 _openat2 = _lib.corral_openat2
 _open_beneath = _lib.corral_open_beneath
+_LINE_BATCH = 256  # hits fetched per corral_scan_lines call
 
 
 def c_path(path: str | bytes) -> bytes:
@@ -109,6 +131,11 @@ class NativeBackend(Backend):
     fchmod = OsBackend.fchmod
     mount_flags = OsBackend.mount_flags
     protected_symlinks = OsBackend.protected_symlinks
+    fchown = OsBackend.fchown
+    flistxattr = OsBackend.flistxattr
+    fgetxattr = OsBackend.fgetxattr
+    fsetxattr = OsBackend.fsetxattr
+    batches = True
 
     def __init__(self, *, openat2: bool | None = None) -> None:
         self.avoids_symlink_attacks = fd_capabilities()
@@ -198,6 +225,59 @@ class NativeBackend(Backend):
             _fail(" (directory created, but reopening it failed)" if step[0] == 2 else "")
         return fd
 
+    # -- work on buffers and batches, in C ------------------------------------------
+    def text_window(self, data: bytes, offset: int, limit: int, cap: int, budget: int
+                    ) -> TextWindow | None:
+        offset = clamp_int64(offset, "offset", low=1)
+        limit, cap = clamp_int64(limit, "limit"), clamp_int64(cap, "cap")
+        budget = clamp_int64(budget, "budget")
+        # The most it writes: the budget or one line of at most cap bytes, and
+        # never more than the buffer's bytes plus a number, a tab and a line
+        # break (at most 22 bytes) per line shown.
+        size = min(budget + cap + 32, len(data) + 22 * min(limit, len(data) + 1))
+        scratch = _window_scratch
+        out = getattr(scratch, "out", None)
+        if out is None:
+            out = scratch.out = _ffi.new("char[]", WINDOW_SCRATCH_BYTES)
+            scratch.facts = _ffi.new("int64_t[3]")
+        facts = scratch.facts
+        if size > WINDOW_SCRATCH_BYTES:
+            out = _ffi.new("char[]", size)
+        written: int = _lib.corral_text_window(data, len(data), offset, limit, cap, budget, out,
+                                               size, facts)
+        if written == -2:  # cannot be: every number was checked above
+            _fail()
+        if written < 0:
+            return None
+        return TextWindow(str(_ffi.buffer(out, written), "utf-8"), facts[0], facts[1],
+                          bool(facts[2]))
+
+    def literal_lines(self, needle: bytes, buf: bytes, pos: int = 0, line: int = 1,
+                      end: int | None = None) -> Iterator[Hit]:
+        size = len(buf) if end is None else max(0, min(end, len(buf)))
+        pos = max(0, min(pos, size))
+        line = clamp_int64(line, "line")
+        if line > (1 << 62):
+            raise ValueError(f"line must be at most 2**62, not {line}")
+        return _scan_lines(needle, buf, pos, line, size)
+
+    def count_newlines(self, buf: bytes, start: int = 0, end: int | None = None) -> int:
+        size = len(buf)
+        stop = size if end is None else max(0, min(end, size))
+        begin = max(0, min(start, size))
+        count: int = _lib.corral_count_newlines(buf, size, begin, stop)
+        return count
+
+    def dir_lister(self) -> NativeLister:
+        return NativeLister()
+
+    def list_sized(self, fd: int) -> tuple[list[str], list[int]]:
+        return _list_sized(fd)
+
+    def file_scanner(self, needle: bytes | None, *, sniff: int, keep_links: bool, chunk: int
+                     ) -> FileScanner:
+        return FileScanner(needle, sniff=sniff, keep_links=keep_links, chunk=chunk)
+
     def info(self) -> dict[str, Any]:
         data = super().info()
         data.update(module=getattr(sys.modules.get("corral._native"), "__file__", None),
@@ -206,3 +286,166 @@ class NativeBackend(Backend):
         if IS_DARWIN:
             data["nofollow_any"] = self.has_nofollow_any
         return data
+
+
+# -- the batches and buffers, in C ------------------------------------------------------
+
+_window_scratch = threading.local()  # each thread's output buffer for text_window
+WINDOW_SCRATCH_BYTES = 512 * 1024  # kept per thread; a window needing more gets its own
+
+
+def _scan_lines(needle: bytes, buf: bytes, pos: int, line: int, size: int) -> Iterator[Hit]:
+    out = _ffi.new("int64_t[]", 4 * _LINE_BATCH)
+    state = _ffi.new("int64_t[2]")
+    nlen = len(needle)
+    scan = _lib.corral_scan_lines
+    while pos < size:
+        hits = scan(buf, size, pos, line, needle, nlen, out, _LINE_BATCH, state)
+        if hits < 0:
+            _fail()
+        values = _ffi.unpack(out, 4 * hits)
+        for i in range(0, 4 * hits, 4):
+            yield values[i], values[i + 1], values[i + 2], values[i + 3]
+        if hits < _LINE_BATCH:
+            return
+        pos, line = state[0], state[1]
+
+
+class NativeLister:
+    """Listings by ``corral_list_dir`` (native/corral_scan.h): one C call
+    per directory fills a buffer with the names, split by kind, and Python
+    only splits it, with no object per entry (:class:`._backend.DirLister`)."""
+
+    def __init__(self) -> None:
+        self._size = 1 << 16
+        self._buf = _ffi.new("char[]", self._size)
+        self._counts = _ffi.new("int64_t[3]")
+
+    def open_list(self, dir_fd: int, name: str, flags: int) -> tuple[int, KindListing]:
+        """Open the subdirectory ``name`` (one component; ``O_NOFOLLOW`` and
+        ``O_DIRECTORY`` added) and list it, in one call; the fd is the caller's."""
+        low = _lib.corral_list_at(dir_fd, name.encode("utf-8"), flags, self._buf, self._size,
+                                  self._counts)
+        if low == -1:
+            _fail()
+        fd = int(self._counts[2])
+        try:
+            return fd, self(fd) if low == -2 else self._listing(low)
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def __call__(self, fd: int) -> KindListing:
+        while True:
+            low = _lib.corral_list_dir(fd, self._buf, self._size, self._counts)
+            if low != -2:
+                break
+            self._size *= 4  # a large directory: list it again into more room
+            self._buf = _ffi.new("char[]", self._size)
+        if low < 0:
+            _fail()
+        return self._listing(low)
+
+    def _listing(self, low: int) -> KindListing:
+        raw = _ffi.buffer(self._buf, self._size)
+        files = raw[0:low].decode("utf-8").split("\0")
+        files.pop()  # after the last NUL
+        kinds: dict[str, str] = {}
+        dirs: list[str] = []
+        others = raw[self._counts[1]:self._size].decode("utf-8").split("\0")
+        others.pop()
+        for item in others:
+            name = item[1:]
+            if item[0] == "d":
+                dirs.append(name + "/")
+            else:
+                files.append(name)
+                kinds[name] = "symlink" if item[0] == "l" else "other"
+        return files, kinds, dirs, int(self._counts[0])
+
+
+class _SizedBuffers(threading.local):
+    size = 0
+    # cffi arrays (char[], int64_t[], int64_t *); cffi objects carry no static types
+    names: Any = None
+    codes: Any = None
+    count: Any = None
+
+
+# Buffers are per thread: cffi releases the GIL around the call, so two
+# threads' listings must not share one.  Grown for a large directory; kept
+# only up to _SIZED_KEEP bytes of names (a larger one is the call's alone).
+_sized_buffers = _SizedBuffers()
+_SIZED_FIRST = 1 << 14  # bytes of names; room for _SIZED_FIRST // 16 codes
+_SIZED_KEEP = 1 << 20
+_DECODE_ERRORS = sys.getfilesystemencodeerrors()
+
+
+def _list_sized(fd: int) -> tuple[list[str], list[int]]:
+    bufs = _sized_buffers
+    if bufs.size == 0:
+        bufs.size = _SIZED_FIRST
+        bufs.names = _ffi.new("char[]", _SIZED_FIRST)
+        bufs.codes = _ffi.new("int64_t[]", _SIZED_FIRST // 16)
+        bufs.count = _ffi.new("int64_t *")
+    size, names, codes, count = bufs.size, bufs.names, bufs.codes, bufs.count
+    while True:
+        used = _lib.corral_list_sized(fd, names, size, codes, size // 16, count)
+        if used != -2:
+            break
+        size *= 4  # a large directory: list it again into more room
+        names = _ffi.new("char[]", size)
+        codes = _ffi.new("int64_t[]", size // 16)
+        if size <= _SIZED_KEEP:
+            bufs.size, bufs.names, bufs.codes = size, names, codes
+    if used < 0:
+        _fail()
+    text = _ffi.unpack(names, used).decode(_ENCODING, _DECODE_ERRORS).split("\0")
+    text.pop()  # after the last NUL
+    return text, _ffi.unpack(codes, count[0])
+
+
+_read_buffers = threading.local()  # one read buffer per thread, reused by every grep call
+
+
+def _read_buffer(size: int) -> Any:
+    buf = getattr(_read_buffers, "buf", None)
+    if buf is None or len(buf) < size:
+        buf = _read_buffers.buf = _ffi.new("char[]", size)
+    return buf
+
+
+class FileScanner:
+    """grep's per-file work for a directory's worth of files in one C call
+    (``corral_scan_files``, native/corral_scan.h): open each name below the
+    directory fd (``O_NOFOLLOW|O_NONBLOCK``), fstat it, and read a regular
+    file ``chunk`` bytes at a time, looking for ``needle``, until found
+    (:class:`._backend.FileScan`).  Files of :data:`BUDGET` bytes or more
+    come back open and unread, so that one call never reads much more than
+    that."""
+
+    BATCH = 256  # files per call
+    BUDGET = 32 << 20  # bytes read per call, so the caller's checkpoints come often
+
+    def __init__(self, needle: bytes | None, *, sniff: int, keep_links: bool, chunk: int) -> None:
+        self._needle = needle or b""
+        self._sniff = clamp_int64(sniff, "sniff")
+        self._keep = int(keep_links)
+        self._size = max(1, clamp_int64(chunk, "chunk"))
+        self._buf = _read_buffer(self._size)
+        self._out = _ffi.new("int64_t[]", 4 * self.BATCH)
+        self._consumed = _ffi.new("int64_t[1]")
+
+    def scan(self, dir_fd: int, names: bytes, offset: int, count: int) -> tuple[list[int], int]:
+        """Files from ``names[offset:]`` (``count`` names left, each
+        NUL-terminated): the rows of those done, and the offset of the
+        first name not done."""
+        offset = max(0, min(offset, len(names)))
+        start = _ffi.from_buffer(names) + offset
+        done = _lib.corral_scan_files(dir_fd, start, len(names) - offset,
+                                      max(0, min(count, self.BATCH)), self._needle,
+                                      len(self._needle), self._sniff, self._keep, self._buf,
+                                      self._size, self.BUDGET, self._out, self._consumed)
+        if done < 0:
+            _fail()
+        return _ffi.unpack(self._out, 4 * done), offset + int(self._consumed[0])

@@ -50,7 +50,7 @@ from collections.abc import Callable
 
 from ._backend import Backend
 from ._errors import StaleError
-from ._ops.syscalls import NOT_PERMITTED, FdCalls, fd_calls
+from ._ops.syscalls import NOT_PERMITTED
 
 __all__ = ["TEMP_SUFFIX", "Content", "TargetChangedError", "replace_in", "temp_name"]
 
@@ -115,9 +115,8 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
             else:
                 _write_all(backend, fd, memoryview(data).cast("B"))
             if source is not None:
-                calls = fd_calls(backend)
-                _carry_owner(backend, calls, fd, source)
-                _carry_xattrs(backend, calls, dir_fd, name, fd, source)
+                _carry_owner(backend, fd, source)
+                _carry_xattrs(backend, dir_fd, name, fd, source)
             final_mode = mode if mode is not None or source is None else \
                 st.S_IMODE(source.st_mode) & _PERMISSIONS
             if final_mode is not None:
@@ -159,7 +158,7 @@ def _tolerated(exc: OSError) -> bool:
     return exc.errno in NOT_PERMITTED
 
 
-def _carry_owner(backend: Backend, calls: FdCalls, fd: int, current: os.stat_result) -> None:
+def _carry_owner(backend: Backend, fd: int, current: os.stat_result) -> None:
     """Give the temporary file ``current``'s owner and group, as far as the
     caller may: all of it (root), else the group alone (a member), else
     nothing."""
@@ -167,14 +166,14 @@ def _carry_owner(backend: Backend, calls: FdCalls, fd: int, current: os.stat_res
     if (mine.st_uid, mine.st_gid) == (current.st_uid, current.st_gid):
         return
     try:
-        calls.fchown(fd, current.st_uid, current.st_gid)
+        backend.fchown(fd, current.st_uid, current.st_gid)
         return
     except OSError as exc:
         if not _tolerated(exc):
             raise
     if mine.st_gid != current.st_gid:
         try:
-            calls.fchown(fd, -1, current.st_gid)
+            backend.fchown(fd, -1, current.st_gid)
         except OSError as exc:
             if not _tolerated(exc):
                 raise
@@ -186,7 +185,7 @@ def _carried(attr: str) -> bool:
     return attr.startswith("security.") and attr not in _NOT_CARRIED
 
 
-def _carry_xattrs(backend: Backend, calls: FdCalls, dir_fd: int, name: str, fd: int,
+def _carry_xattrs(backend: Backend, dir_fd: int, name: str, fd: int,
                   current: os.stat_result) -> None:
     """Copy the carried extended attributes of the file at ``name`` (if it is
     still ``current``) onto the temporary file ``fd``."""
@@ -199,19 +198,19 @@ def _carry_xattrs(backend: Backend, calls: FdCalls, dir_fd: int, name: str, fd: 
         if (info.st_dev, info.st_ino) != (current.st_dev, current.st_ino):
             return
         try:
-            attrs = calls.flistxattr(src)
+            attrs = backend.flistxattr(src)
         except OSError as exc:
             if _tolerated(exc):
                 return
             raise
         for attr in attrs:
             if _carried(attr):
-                _copy_xattr(calls, src, fd, attr)
+                _copy_xattr(backend, src, fd, attr)
     finally:
         backend.close(src)
 
 
-def _copy_xattr(calls: FdCalls, src: int, dst: int, attr: str) -> None:
+def _copy_xattr(calls: Backend, src: int, dst: int, attr: str) -> None:
     try:
         calls.fsetxattr(dst, attr, calls.fgetxattr(src, attr))
     except OSError as exc:

@@ -761,7 +761,7 @@ def _native_opener(anchor: Anchor, call: OpenBeneath, resolve: int
                 return -1
             fd: int = call(root_fd, data, len(data), flags, mode, resolve)
             return fd
-        except TypeError:  # a mode or flags of another type: the slow way says so
+        except (TypeError, OverflowError):  # flags or a mode C cannot hold: the slow way says so
             return -1
         finally:
             drop()

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 __all__ = ["Target"]
 
 
+def _is_name(name: str) -> bool:
+    return bool(name) and name not in (".", "..") and "/" not in name and "\0" not in name
+
+
 class Target(Closing):
     """Where a mutation will act: the resolved parent directory, held open,
     and the final name in it.  Made by :meth:`Root.target`.
@@ -102,9 +106,15 @@ class Target(Closing):
         if flags & os.O_CREAT and self.name is None:
             raise contained_error(errno.EEXIST if flags & os.O_EXCL else errno.EISDIR,
                                   self._parsed.text, self.path)
+        name = "." if self.name is None else self.name
         try:
-            opened = backend.open_at(fd, "." if self.name is None else self.name,
-                                     flags | SAFE, mode)
+            try:
+                opened = backend.open_at(fd, name, flags | SAFE, mode)
+            except OSError as exc:
+                if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):
+                    # a socket (or a device with no driver) fails the open itself
+                    _acts.refuse_special(backend, fd, name, self._parsed.text, self.path)
+                raise
             opened = _acts.check_fd(backend, opened, flags, self._parsed.text, self.path,
                                     must_be_dir=self._must_be_dir)
         except OSError as exc:
@@ -240,6 +250,17 @@ class Target(Closing):
         except OSError as exc:
             raise self._error(exc, self.parent) from None
         return Handle(self._root, backend, opened, self.parent)
+
+    def held_lstat(self, name: str) -> os.stat_result | None:
+        """``lstat`` of the single name ``name`` in :attr:`held_fd`'s
+        directory (``None`` if it is not there): a look beside the entry
+        that resolves nothing."""
+        if not _is_name(name):
+            raise ValueError(f"not a single name: {name!r}")
+        try:
+            return _acts.lstat_or_none(self._backend(), self._dir(planned_ok=True), name)
+        except OSError as exc:
+            raise self._error(exc, self.parent) from None
 
     def held_identity(self) -> tuple[int, int]:
         """``(st_dev, st_ino)`` of :attr:`held_fd`'s directory."""

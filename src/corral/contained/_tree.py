@@ -33,18 +33,12 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
+from ._backend import makes_batches
 from ._handle import Handle
 
 if TYPE_CHECKING:
-    from ._backend import Backend
+    from ._backend import Backend, KindListing
     from ._root import Root
-
-try:
-    from .._native import ffi as _ffi
-    from .._native import lib as _lib
-    from ._native_backend import NativeBackend
-except ImportError:  # the module was not built: every listing through scandir
-    _lib = None
 
 __all__ = ["FILE_FLAGS", "MAX_DEPTH", "Listing", "Tree", "TreeItem", "TreeStats", "TreeVisitor",
            "is_native", "open_entry"]
@@ -79,76 +73,27 @@ class Listing:
         i = bisect_left(files, name)
         return i < len(files) and files[i] == name
 
-
-class _NativeLister:
-    """Listings by ``corral_list_dir`` (native/corral_scan.h): one C call
-    per directory fills a buffer with the names, split by kind, and Python
-    only splits and sorts it, with no object per entry."""
-
-    def __init__(self) -> None:
-        self._size = 1 << 16
-        self._buf = _ffi.new("char[]", self._size)
-        self._counts = _ffi.new("int64_t[3]")
-
-    def open_list(self, dir_fd: int, name: str, flags: int, stats: TreeStats
-                  ) -> tuple[int, Listing]:
-        """Open the subdirectory ``name`` with ``flags`` and list it, in one
-        call; the fd is the caller's."""
-        low = _lib.corral_list_at(dir_fd, name.encode("utf-8"), flags, self._buf, self._size,
-                                  self._counts)
-        if low == -1:
-            err = _ffi.errno
-            raise OSError(err, os.strerror(err))
-        fd = int(self._counts[2])
-        try:
-            return fd, self(fd, stats) if low == -2 else self._listing(low, stats)
-        except BaseException:
-            os.close(fd)
-            raise
-
-    def __call__(self, fd: int, stats: TreeStats) -> Listing:
-        while True:
-            low = _lib.corral_list_dir(fd, self._buf, self._size, self._counts)
-            if low != -2:
-                break
-            self._size *= 4  # a large directory: list it again into more room
-            self._buf = _ffi.new("char[]", self._size)
-        if low < 0:
-            err = _ffi.errno
-            raise OSError(err, os.strerror(err))
-        return self._listing(low, stats)
-
-    def _listing(self, low: int, stats: TreeStats) -> Listing:
-        stats.undecodable += self._counts[0]
-        raw = _ffi.buffer(self._buf, self._size)
-        files = raw[0:low].decode("utf-8").split("\0")
-        files.pop()  # after the last NUL
-        kinds: dict[str, str] = {}
-        dirs: list[str] = []
-        others = raw[self._counts[1]:self._size].decode("utf-8").split("\0")
-        others.pop()
-        for item in others:
-            name = item[1:]
-            if item[0] == "d":
-                dirs.append(name + "/")
-            else:
-                files.append(name)
-                kinds[name] = "symlink" if item[0] == "l" else "other"
-        files.sort()
-        dirs.sort()
-        return Listing(files, kinds, dirs)
+    def has_any(self, name: str) -> bool:
+        """Whether an entry ``name`` of any kind was listed (directories
+        are listed with their '/')."""
+        dirs, entry = self.dirs, name + "/"
+        i = bisect_left(dirs, entry)
+        return self.has(name) or (i < len(dirs) and dirs[i] == entry)
 
 
 def is_native(backend: Backend) -> bool:
-    """Whether ``backend`` is the native backend itself, so a search may
-    make its system calls in C, batched (any other backend is asked for
-    every call, so a test's fault-injecting backend sees them all)."""
-    return _lib is not None and type(backend) is NativeBackend
+    """Whether ``backend`` makes batches of system calls in C, so a search
+    may too (any other backend is asked for every call, so a test's
+    fault-injecting backend sees them all)."""
+    return makes_batches(backend)
 
 
-def native_lister(backend: Backend) -> _NativeLister | None:
-    """The native lister for a walk through ``backend`` (:func:`is_native`)."""
-    return _NativeLister() if is_native(backend) else None
+def _listing(raw: KindListing, stats: TreeStats) -> Listing:
+    files, kinds, dirs, undecodable = raw
+    stats.undecodable += undecodable
+    files.sort()
+    dirs.sort()
+    return Listing(files, kinds, dirs)
 
 
 def open_entry(root: Root, dir_fd: int, name: str, path: str) -> tuple[Handle, os.stat_result]:
@@ -247,7 +192,7 @@ class Tree(Generic[S]):
         self._left = max_entries  # entries that may still be yielded
         self.stats = TreeStats()
         self._gen: Generator[TreeItem[S], None, None] | None = None
-        self._native = native_lister(root.backend)
+        self._native = root.backend.dir_lister() if is_native(root.backend) else None
 
     def __iter__(self) -> Iterator[TreeItem[S]]:
         self._gen = self._walk()
@@ -274,7 +219,7 @@ class Tree(Generic[S]):
 
     def _list(self, fd: int) -> Listing:
         if self._native is not None:
-            listing = self._native(fd, self.stats)
+            listing = _listing(self._native(fd), self.stats)
             self.stats.entries += len(listing.files) + len(listing.dirs)
             return listing
         files: list[str] = []
@@ -310,7 +255,7 @@ class Tree(Generic[S]):
             self.stats.entries += len(listing.files) + len(listing.dirs)
         visitor = self._visitor
         watch = visitor.watch
-        present = frozenset(n for n in watch if listing.has(n)) if watch else frozenset()
+        present = frozenset(n for n in watch if listing.has_any(n)) if watch else frozenset()
         return _Frame(fd, sub, visitor.listed(fd, state, sub, present), listing)
 
     def _open(self, parent: _Frame[S], name: str, state: S) -> _Frame[S] | None:
@@ -323,7 +268,8 @@ class Tree(Generic[S]):
             # as fwalk: one name, O_NOFOLLOW|O_DIRECTORY, so only a real
             # directory opens (a symlink swapped in since listing does not)
             if self._native is not None:
-                child, listing = self._native.open_list(parent.fd, name, _DIR_FLAGS, self.stats)
+                child, raw = self._native.open_list(parent.fd, name, _DIR_FLAGS)
+                listing = _listing(raw, self.stats)
             else:
                 child, listing = backend.open_at(parent.fd, name, _DIR_FLAGS), None
         except OSError:

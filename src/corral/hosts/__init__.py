@@ -1,6 +1,7 @@
 """corral.hosts: what the hosts of corral's tools speak, for every front end.
 
-The tool formats (:data:`FORMATS`: ``mcp``, ``openai``, ``anthropic``) and
+The tool formats (:data:`FORMATS`: ``mcp``, ``openai``, ``openai-responses``,
+``anthropic``) and
 their schemas (:func:`strict_schema` for OpenAI's strict mode,
 :func:`published_schema` without corral's own keywords), envelopes as the
 text a host carries (:func:`envelope_text`, :func:`envelope_json`), what a

@@ -11,6 +11,10 @@ which lists the tools in each format:
   converted to OpenAI's strict mode (:func:`strict_schema`): every property
   required, optional ones nullable, every object closed, only keywords
   strict mode accepts.  corral takes ``null`` back as "not given".
+* ``openai-responses``: the same function in the Responses API's flat shape
+  (``type``, ``name``, ``description``, ``parameters``, ``strict`` on one
+  level); ``strict`` as for ``openai``, and always said, since the
+  Responses API takes a missing ``strict`` as true.
 * ``anthropic``: ``name``, ``description``, ``input_schema``.
 """
 
@@ -23,8 +27,8 @@ from typing import Any, Literal
 __all__ = ["FORMATS", "HostFormat", "strict_schema", "published_schema", "output_schema",
            "envelope_text", "envelope_json"]
 
-HostFormat = Literal["mcp", "openai", "anthropic"]
-FORMATS: tuple[HostFormat, ...] = ("mcp", "openai", "anthropic")
+HostFormat = Literal["mcp", "openai", "openai-responses", "anthropic"]
+FORMATS: tuple[HostFormat, ...] = ("mcp", "openai", "openai-responses", "anthropic")
 
 # Schema keywords a model does not need to call a tool well (corral still
 # checks them, with a typed refusal): left out of what hosts are given.
@@ -177,7 +181,7 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` in OpenAI's strict mode: every object closed with every
     property required, optional ones nullable (``null`` means "not given"),
     defaults moved into descriptions, keywords strict mode rejects dropped."""
-    converted: dict[str, Any] = _strict(published_schema(schema))
+    converted: dict[str, Any] = _strict(_without(schema, frozenset()))  # x- keywords only
     return converted
 
 

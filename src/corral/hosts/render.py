@@ -46,14 +46,25 @@ def short_digest(digest: Any) -> str:
 
 
 def render(tool: str, envelope: _Envelope) -> str:
-    """The text a model is shown for ``tool``'s answer ``envelope``."""
+    """The text a model is shown for ``tool``'s answer ``envelope``.
+
+    Always valid UTF-8: a lone surrogate (how Python spells a file name
+    that is not UTF-8) is written as its escape, ``\\udcff``."""
     if envelope.get("ok") is not True:
-        return render_refusal(envelope)
-    known = _RENDERERS.get(tool)
-    if known is None or not any(key in envelope for key in known[0]):
-        # a tool of the host's own, or one whose answer has another shape
-        return _json(envelope)
-    return known[1](envelope)
+        text = render_refusal(envelope)
+    else:
+        known = _RENDERERS.get(tool)
+        if known is None or not any(key in envelope for key in known[0]):
+            # a tool of the host's own, or one whose answer has another shape
+            text = _json(envelope)
+        else:
+            text = known[1](envelope)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 # -- pieces ------------------------------------------------------------------------
@@ -147,7 +158,8 @@ def _read_footer(envelope: _Envelope) -> str:
 
 # an empty line's number: left out (the numbers around it say which it is),
 # which keeps the run of line breaks one token as in the file itself
-_EMPTY_LINE = re.compile(r"^\d+\t$", re.MULTILINE)
+_EMPTY_LINE = re.compile(r"\n\d+\t(?=\n|\Z)")  # led by a literal: a fast scan
+_EMPTY_FIRST_LINE = re.compile(r"\d+\t(?=\n|\Z)")
 
 
 def _read_file(envelope: _Envelope) -> str:
@@ -155,7 +167,10 @@ def _read_file(envelope: _Envelope) -> str:
         return _image(envelope)
     content = str(envelope.get("content", ""))
     if "\t\n" in content or content.endswith("\t"):
-        content = _EMPTY_LINE.sub("", content)
+        content = _EMPTY_LINE.sub("\n", content)
+        first = _EMPTY_FIRST_LINE.match(content)
+        if first:
+            content = content[first.end():]
     return _lines(content, _read_footer(envelope), *_warnings(envelope))
 
 
@@ -171,7 +186,11 @@ def _image(envelope: _Envelope) -> str:
 def _read_files(envelope: _Envelope) -> str:
     parts = []
     for item in envelope.get("files") or ():
-        path = item.get("path", "") if isinstance(item, Mapping) else ""
+        path = ""
+        if isinstance(item, Mapping):  # a refusal names its path in its details
+            details = item.get("details")
+            path = item.get("path") or (details.get("path", "") if isinstance(details, Mapping)
+                                        else "")
         body = (_read_file(item) if isinstance(item, Mapping) and item.get("ok") is True
                 else render_refusal(item if isinstance(item, Mapping) else {}))
         parts.append(f"== {path} ==\n{body}" if path else body)
@@ -466,7 +485,16 @@ def render_refusal(envelope: _Envelope) -> str:
     head = f"{code}: {message}"
     if facts:
         head += f" ({'; '.join(facts)})"
-    return _lines(head, hint, _suggestion(envelope))
+    return _shortened(_lines(head, hint, _suggestion(envelope)))
+
+
+_FULL_DIGEST = re.compile(r"\b[0-9a-f]{64}\b")
+
+
+def _shortened(text: str) -> str:
+    """Every full sha256 a sentence names, in its short form (which
+    expectedSha256 takes back)."""
+    return _FULL_DIGEST.sub(lambda m: short_digest(m.group()), text) if len(text) >= 64 else text
 
 
 # each tool's renderer, and the fields one of which its answer has

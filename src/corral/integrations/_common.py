@@ -7,12 +7,14 @@ import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ..tools import offered_specs
+from ..tools import Code, Kind, Refusal, offered_specs
 
 if TYPE_CHECKING:
     from ..tools import Toolbox, ToolSpec
 
-__all__ = ["require", "acall", "specs_of"]
+__all__ = ["require", "acall", "specs_of", "too_deep", "nested_deeper", "MAX_DEPTH"]
+
+MAX_DEPTH = 500  # arguments nested deeper are refused where a framework would choke on them
 
 
 def require(module: str, package: str, feature: str) -> ModuleType:
@@ -34,3 +36,29 @@ async def acall(toolbox: Toolbox, name: str, args: Any) -> dict[str, Any]:
     """``await toolbox.acall(name, args)`` (contract C4: thread offload,
     cancellation-safe, the toolbox's call deadline)."""
     return await toolbox.acall(name, args)
+
+
+def too_deep(tool: str) -> dict[str, Any]:
+    """The refusal for arguments nested too deeply to parse (the model's
+    JSON text): an answer the model can act on, as every refusal is."""
+    return Refusal(Code.INVALID_ARGUMENT,
+                   f"{tool}: the arguments are nested too deeply to read as JSON",
+                   "Pass the arguments as one flat JSON object, as the tool's schema shows.",
+                   details={"field": "arguments"}, kind=Kind.ARGUMENT).envelope()
+
+
+def nested_deeper(value: Any, depth: int) -> bool:
+    """Whether ``value`` has lists or dicts nested more than ``depth`` deep
+    (looked at without recursion, and no further than ``depth``)."""
+    level: list[Any] = [value]
+    for _ in range(depth + 1):
+        inner: list[Any] = []
+        for item in level:
+            if isinstance(item, dict):
+                inner.extend(item.values())
+            elif isinstance(item, (list, tuple)):
+                inner.extend(item)
+        if not inner:
+            return False
+        level = inner
+    return True

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..hosts import envelope_json
+from ..hosts import render
 from ..tools import tool_definitions
 from ._common import require
 from ._text_editor import EDITOR_NAME, EDITOR_TYPE, run_text_editor
@@ -47,7 +47,8 @@ def _field(block: Any, name: str) -> Any:
 def anthropic_tool_results(toolbox: Toolbox, content: Iterable[Any], *,
                            max_characters: int | None = None) -> list[dict[str, Any]]:
     """One ``tool_result`` block per ``tool_use`` block in ``content`` (a
-    reply's ``content``), in order: the envelope's JSON, with ``is_error``
+    reply's ``content``), in order: what a model is shown of the envelope
+    (:func:`corral.hosts.render`, a compact text), with ``is_error``
     true for a refusal.  A text editor block (``str_replace_based_edit_tool``)
     runs on the toolbox too, its refusal an ``is_error`` result with corral's
     sentence and hint.  Send them back as the next user message."""
@@ -65,7 +66,7 @@ def anthropic_tool_results(toolbox: Toolbox, content: Iterable[Any], *,
             continue
         envelope = toolbox.call(_field(block, "name"), _field(block, "input"))
         results.append({"type": "tool_result", "tool_use_id": _field(block, "id"),
-                        "content": envelope_json(envelope),
+                        "content": render(_field(block, "name"), envelope),
                         "is_error": envelope.get("ok") is not True})
     return results
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..hosts import envelope_json
+from ..hosts import render
 from ..tools import definition
-from ._common import acall, require, specs_of
+from ._common import MAX_DEPTH, acall, nested_deeper, require, specs_of, too_deep
 
 if TYPE_CHECKING:
     from langchain_core.tools import StructuredTool
@@ -17,11 +17,11 @@ if TYPE_CHECKING:
 __all__ = ["langchain_tools"]
 
 
-def _answer(envelope: dict[str, Any], refused: type[Exception]) -> str:
+def _answer(name: str, envelope: dict[str, Any], refused: type[Exception]) -> str:
     # a refusal is raised as ToolException, which handle_tool_error turns
     # into the tool's message with status="error": the model reads it, the
     # chain does not stop
-    text = envelope_json(envelope)
+    text = render(name, envelope)
     if envelope.get("ok") is not True:
         raise refused(text)
     return text
@@ -30,10 +30,10 @@ def _answer(envelope: dict[str, Any], refused: type[Exception]) -> str:
 def _functions(toolbox: Toolbox, name: str, refused: type[Exception]
                ) -> tuple[Callable[..., str], Callable[..., Awaitable[str]]]:
     def run(**arguments: Any) -> str:
-        return _answer(toolbox.call(name, arguments), refused)
+        return _answer(name, toolbox.call(name, arguments), refused)
 
     async def arun(**arguments: Any) -> str:
-        return _answer(await acall(toolbox, name, arguments), refused)
+        return _answer(name, await acall(toolbox, name, arguments), refused)
     return run, arun
 
 
@@ -41,17 +41,47 @@ def langchain_tools(toolbox: Toolbox) -> list[StructuredTool]:
     """One ``StructuredTool`` per tool ``toolbox`` offers (sync and async).
 
     The schema is corral's JSON Schema (LangChain passes the model's
-    arguments through; corral checks them).  A success is the envelope's
-    JSON; a refusal is the same JSON in a ``ToolMessage`` with
-    ``status="error"``.
+    arguments through; corral checks them).  A success is what a model is
+    shown of the envelope (:func:`corral.hosts.render`, a compact text); a
+    refusal is its text (code, sentence, hint, suggested call) in a
+    ``ToolMessage`` with ``status="error"``.
     """
     lc_tools = require("langchain_core.tools", "langchain-core",
                        "corral.integrations.langchain_tools")
+    tool_class = _guarded(lc_tools.StructuredTool)
     tools: list[StructuredTool] = []
     for spec in specs_of(toolbox):
         item = definition(spec, "anthropic")
         run, arun = _functions(toolbox, spec.name, lc_tools.ToolException)
-        tools.append(lc_tools.StructuredTool(
+        tools.append(tool_class(
             name=item["name"], description=item["description"], args_schema=item["input_schema"],
             func=run, coroutine=arun, handle_tool_error=True))
     return tools
+
+
+def _guarded(base: Any) -> Any:
+    """``StructuredTool`` that refuses a tool call whose arguments are
+    nested deeper than JSON text could carry them before LangChain itself
+    handles them (it prints its input, which fails past Python's recursion
+    limit): the model gets the refusal as an error ``ToolMessage``."""
+
+    def refusal(tool: Any, call: Any) -> Any:
+        if not (isinstance(call, dict) and call.get("type") == "tool_call"
+                and nested_deeper(call.get("args"), MAX_DEPTH)):
+            return None
+        from langchain_core.messages import ToolMessage
+
+        return ToolMessage(content=render(tool.name, too_deep(tool.name)), name=tool.name,
+                           tool_call_id=call.get("id"), status="error")
+
+    def invoke(self: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        refused = refusal(self, input)
+        return refused if refused is not None else base.invoke(self, input, config, **kwargs)
+
+    async def ainvoke(self: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        refused = refusal(self, input)
+        if refused is not None:
+            return refused
+        return await base.ainvoke(self, input, config, **kwargs)
+
+    return type("CorralStructuredTool", (base,), {"invoke": invoke, "ainvoke": ainvoke})

@@ -6,9 +6,9 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..hosts import envelope_json
+from ..hosts import render
 from ..tools import definition, v4a_patch
-from ._common import acall, require, specs_of
+from ._common import acall, require, specs_of, too_deep
 
 if TYPE_CHECKING:
     from agents import FunctionTool
@@ -24,9 +24,11 @@ def _invoker(toolbox: Toolbox, name: str) -> Callable[[Any, str], Awaitable[str]
         # not JSON goes to the toolbox as it is and comes back as its refusal
         try:
             args: Any = json.loads(arguments) if arguments.strip() else {}
+        except RecursionError:  # nested past what the parser follows: refused, never raised
+            return render(name, too_deep(name))
         except ValueError:
             args = arguments
-        return envelope_json(await acall(toolbox, name, args))
+        return render(name, await acall(toolbox, name, args))
     return invoke
 
 
@@ -36,8 +38,9 @@ def openai_agents_tools(toolbox: Toolbox, *, strict: bool = True) -> list[Functi
     With ``strict`` (the default, as the SDK recommends) the schemas are
     corral's strict export (:func:`corral.hosts.strict_schema`):
     optional arguments are required and nullable, and the model's ``null``
-    means "not given".  Every result, a refusal included, is the envelope's
-    JSON text, so the model reads the hint and the suggested call.
+    means "not given".  Every result, a refusal included, is what a model is
+    shown of the envelope (:func:`corral.hosts.render`), so the model reads
+    the hint and the suggested call.
     """
     agents = require("agents", "openai-agents", "corral.integrations.openai_agents_tools")
     tools: list[FunctionTool] = []
@@ -78,7 +81,7 @@ class CorralEditor:
             if envelope.get("hint"):
                 text += f"\n{envelope['hint']}"
             return agents.ApplyPatchResult(status="failed", output=text)
-        return agents.ApplyPatchResult(status="completed", output=envelope_json(envelope))
+        return agents.ApplyPatchResult(status="completed", output=render("apply_patch", envelope))
 
     async def create_file(self, operation: Any) -> Any:
         return await self._apply(operation)

@@ -102,10 +102,9 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str,
     """
     ok = envelope.get("ok") is True
     images = _images(envelope) if ok else []
+    # always valid UTF-8 (a lone surrogate is written as its escape)
     text = render(tool if isinstance(tool, str) else "",
                   _elided(envelope, images) if images else envelope)
-    if not text.isascii() and _has_surrogate(text):
-        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     # an id is an int or a str (checked when the request was read)
     parts = ['{"jsonrpc":"2.0","id":', str(request_id) if type(request_id) is int
              else _quoted(request_id) if type(request_id) is str
@@ -122,14 +121,6 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str,
         parts += [',"structuredContent":', structured]
     parts.append("}}\n")
     return "".join(parts).encode("utf-8")
-
-
-def _has_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 # json.dumps(text, ensure_ascii=False) without building an encoder each call

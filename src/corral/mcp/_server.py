@@ -807,7 +807,9 @@ def _stop_on_signals() -> Iterator[None]:
         stopping.append(signum)
         raise SystemExit(128 + signum)
 
-    wanted = [signal.SIGTERM, signal.SIGINT, signal.SIGHUP]
+    # a signal the parent ignores (nohup's SIGHUP) stays ignored
+    wanted = [signum for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+              if signal.getsignal(signum) is not signal.SIG_IGN]
     previous = {signum: signal.signal(signum, stop) for signum in wanted}
     try:
         yield

@@ -84,10 +84,9 @@ DESCRIPTION = (
     "neighbouring lines to make it unique, or pass replaceAll: true. newText replaces it "
     "(\"\" deletes). Several changes: edits: [{oldText, newText}], applied in order, all or "
     "nothing. dryRun: true only shows the diff. The answer gives the lines changed and the "
-    "new sha256 (pass it as expectedSha256 next time; no need to read the file back). Line "
-    "endings and indentation style are kept; a near miss in indentation or trailing spaces "
-    "is applied when unique (the diff shows it); otherwise the refusal says what differs "
-    "and where."
+    "new sha256 (pass it as expectedSha256 next time; no need to read the file back). A "
+    "near miss in indentation or trailing spaces is applied when unique (the diff shows "
+    "it); otherwise the refusal says what differs."
 )
 
 _TEXT_LIMIT = 16 * 1024 * 1024

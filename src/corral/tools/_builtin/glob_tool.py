@@ -35,14 +35,14 @@ from .._search.walk import (Base, Budget, DirState, SearchCounts, SearchVisitor,
                             ignored_note, open_base, stopped_note)
 from .._search.globs import GlobMatcher, compile_glob
 from .._search.results import IGNORED_SCHEMA, GlobResult
-from .._search.hints import glob_retry, glob_tidy, spaced_braces
+from .._search.hints import glob_escaped, glob_retry, glob_tidy, spaced_braces
 
 DESCRIPTION = (
     "Find files by name: '*' and '?' match within a name, '**' any number of directories, "
     "'{a,b}' either. A pattern without '/' matches at any depth ('*.py' is '**/*.py'); one "
     "with '/' is matched against the path below path. End it with '/' to find directories. "
-    "Paths .gitignore ignores, and .git, are skipped unless includeIgnored. Answers one "
-    "path per line. To search contents use grep."
+    "What .gitignore ignores, and .git, is skipped unless includeIgnored. To search "
+    "contents use grep."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -81,6 +81,15 @@ def _leads_to_file(ctx: ToolContext, real: str) -> bool:
         return False
 
 
+def _target_hidden(ctx: ToolContext, real: str) -> bool:
+    """Whether the file a symlink at ``real`` leads to is one the rules hide."""
+    try:
+        target = ctx.root.realpath(real)
+    except OSError:
+        return True
+    return ctx.is_denied(target) or not ctx.visible(target)
+
+
 def _not_a_directory(shown: str, info: os.stat_result, given: str) -> Refusal:
     regular = st.S_ISREG(info.st_mode)
     message = f"{shown} is a file, not a directory" if regular else f"{shown} is not a directory"
@@ -95,6 +104,11 @@ def _not_a_directory(shown: str, info: os.stat_result, given: str) -> Refusal:
 def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
     rel = ctx.rel(args["path"])
     given = args["pattern"]
+    if not given.strip():
+        raise Refusal(Code.INVALID_ARGUMENT, "glob: argument 'pattern' is only whitespace, so it "
+                      "names nothing", "Pass a pattern such as \"**/*.py\", or \"**/*\" for "
+                      "every file.", details={"field": "pattern"}, kind=Kind.PATTERN,
+                      suggested_tool="glob", suggested_args={"pattern": "**/*", "path": rel})
     pattern, anchored = _relative_pattern(ctx, given, rel)
     matcher = compile_glob(pattern, anchored=anchored)
     ctx.check_deny(rel)
@@ -110,12 +124,39 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
         def probe(m: GlobMatcher, include: bool) -> GlobResult:
             return _glob(ctx, base, m, given, include, probe=True)
         if not result["paths"] and not result["truncated"]:
-            glob_retry(args, result, probe)
+            if not _literal(ctx, rel, given, result):
+                glob_retry(args, result, probe)
         else:
             glob_tidy(args, result, probe)
         return result
     finally:
         base.close()
+
+
+def _literal(ctx: ToolContext, rel: str, given: str, result: GlobResult) -> bool:
+    """A pattern that matched nothing but, read as a plain path, names a
+    file that exists (a route folder named ``[id]`` or ``(group)``): that
+    path is the answer, and the note says how to ask for it as a pattern."""
+    if not any(c in given for c in "[]{}*?"):
+        return False
+    base = "" if rel.rstrip("/") in ("", ".") else rel.rstrip("/") + "/"
+    literal = posixpath.normpath(base + given.strip("/"))
+    if literal.startswith("..") or ctx.is_denied(literal):
+        return False
+    try:
+        info = ctx.root.stat(literal)
+        real = ctx.root.realpath(literal)
+    except OSError:
+        return False
+    if ctx.is_denied(real) or not ctx.visible(real) or not st.S_ISREG(info.st_mode):
+        return False
+    escaped = glob_escaped(given)
+    result["paths"] = [literal]
+    result["literal"] = True
+    result["note"] = (f"As a pattern {given!r} matches nothing ([...] is a set of characters, "
+                      f"{{...}} a set of alternatives), but {literal} exists and is listed; as a "
+                      f"pattern that matches it, escape them: {escaped}")
+    return True
 
 
 class _Found:
@@ -173,6 +214,12 @@ def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, s
         if links:
             found.symlinks += len(links)
             kept = [n for n in kept if n not in links]
+        # a link to a file a rule hides is hidden as that file is (reading it is refused)
+        hidden = [n for n in kept
+                  if n in kinds and _target_hidden(ctx, base.real_path(dir_sub + n))]
+        if hidden:
+            visitor.counts.hidden += len(hidden)
+            kept = [n for n in kept if n not in hidden]
     prefix = base.shown_path(dir_sub)
     found.paths.extend([prefix + n for n in kept])
 
@@ -233,7 +280,8 @@ def _notes(ctx: ToolContext, result: GlobResult, notes: list[str], found: _Found
     tail.extend(notes)
     if not found.paths and not over:
         what = "directories" if given.endswith("/") else "files"
-        tail.insert(0, f"No {what} match {given!r} under {base.shown}.")
+        where = "the root" if base.shown == "." else base.shown  # not "under .."
+        tail.insert(0, f"No {what} match {given!r} under {where}.")
     if tail:
         result["note"] = " ".join(tail)
 
@@ -244,6 +292,8 @@ OUTPUT_SCHEMA = success_schema({
     "truncated": {"type": "boolean"},
     "ignored": IGNORED_SCHEMA, "skipped": {"type": "object"},
     "denied": {"type": "integer"}, "note": {"type": "string"},
+    "literal": {"type": "boolean", "description": "the pattern named an existing path "
+                                                  "literally, which is listed"},
     "suggestedTool": {"type": "string"}, "suggestedArgs": {"type": "object"},
     "diagnosis": {"type": "string"},
 }, ["path", "pattern", "paths", "truncated"])

@@ -18,7 +18,7 @@ Decisions (DESIGN.md leaves them to the tool):
   the native module in use, a directory's worth of files is opened (one name,
   ``O_NOFOLLOW|O_NONBLOCK``, below the directory fd the walk holds), read
   and searched for the literal, or the regex's required literal, in one C
-  call (:class:`._search_scan.FileScanner`): a file without it costs no
+  call (the backend's :meth:`~corral.contained.Backend.file_scanner`): a file without it costs no
   Python; the others come back open and are searched here.  A file whose first 8,000 bytes hold a
   NUL is binary (git's rule) and skipped.  Binary, unreadable, special
   (FIFO, socket, device) and hard-linked files and symlinks are skipped
@@ -38,8 +38,8 @@ import posixpath
 import stat as st
 from typing import Any
 
-from ...contained import (Handle, Root, Tree, TreeStats, adopt_entry, batches_natively,
-                          open_entry)
+from ...contained import (FileScan, Handle, Root, ScanStatus, Tree, TreeStats, adopt_entry,
+                          batches_natively, open_entry)
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema
@@ -47,11 +47,11 @@ from .._runtime.request_types import GrepRequest
 from .._search.walk import (Base, Budget, SearchCounts, SearchVisitor, base_rules, ignored_note,
                             open_base, stopped_note)
 from .._search.globs import GlobMatcher, compile_glob
+from .._read.textform import decode_wide, wide_encoding
 from .._search.results import IGNORED_SCHEMA, GrepResult
 from .._search.hints import Finds, grep_retry, path_as_pattern, pattern_refusal
 from .._search.engine import Pattern, PatternProblem, compile_pattern
-from .._search.scan import (ABSENT, BINARY, HARDLINK, NATIVE_FILES, OPEN, OPEN_ERROR, SPECIAL,
-                            FileScanner, count_newlines)
+from .._search.scan import count_newlines
 
 CHUNK = 1 << 20  # bytes read at a time from a large file (a smaller one is read in one)
 BINARY_SNIFF = 8000  # git's rule: a NUL in the first 8,000 bytes means binary
@@ -59,12 +59,12 @@ BINARY_SNIFF = 8000  # git's rule: a NUL in the first 8,000 bytes means binary
 MODES = ("matches", "files", "counts")
 
 DESCRIPTION = (
-    "Search file contents for a regular expression (RE2, ripgrep's syntax: no lookaround or "
-    "backreferences) or, with regex: false, literal text; per line. path is a file or a "
-    "directory; include filters file names ('*.py'). Answers each file's path, then "
-    "'N:text' for a matching line ('N-text' for context lines); outputMode files or counts "
-    "gives paths or counts per file. Binary files, and what .gitignore ignores, are skipped "
-    "unless includeIgnored. To find files by name use glob."
+    "Search file contents, line by line, for a regular expression (RE2, ripgrep's syntax: "
+    "no lookaround or backreferences) or, with regex: false, literal text. path is a file "
+    "or a directory; include filters file names ('*.py'). Answers each file's path, then "
+    "'N:text' per matching line ('N-text' for context); outputMode files or counts gives "
+    "only paths or counts. What .gitignore ignores is skipped unless includeIgnored. To "
+    "find files by name use glob."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -103,6 +103,7 @@ class _Search:
         self.skipped = {"binary": 0, "unreadable": 0, "symlinks": 0, "special": 0,
                         "hardlinks": 0}
         self.binary_path: str | None = None
+        self.binary_paths: list[str] = []  # the first few, looked at for a wide encoding
 
     @property
     def full(self) -> bool:
@@ -127,6 +128,8 @@ class _Search:
         if data.find(b"\x00", 0, BINARY_SNIFF) >= 0:
             self.skipped["binary"] += 1
             self.binary_path = path
+            if len(self.binary_paths) < _WIDE_LOOKED_AT:
+                self.binary_paths.append(path)
             return
         self.searched += 1
         eof = len(data) < want
@@ -147,7 +150,8 @@ class _Search:
             if self._lines(data, end, path, line, state, found) or eof:
                 break
             self.budget.check()
-            line += count_newlines(data, 0, end)  # a line longer than a chunk goes on
+            # a line longer than a chunk goes on
+            line += count_newlines(data, 0, end, backend=self.ctx.root.backend)
             offset += end
             data = handle.pread(CHUNK, offset)
             eof = len(data) < CHUNK
@@ -164,7 +168,8 @@ class _Search:
         if not self.pattern.could_match(buf, size):
             return False
         mode, results = self.mode, self.results
-        for start, end, at, number in self.pattern.lines(buf, 0, line, size):
+        for start, end, at, number in self.pattern.lines(buf, 0, line, size,
+                                                         backend=self.ctx.root.backend):
             if number == state[1]:
                 continue  # one very long line, searched in pieces, is reported once
             state[1] = number
@@ -469,18 +474,17 @@ def _grep_files(grep: _Search, root: Root, dir_fd: int, base: Base, dir_sub: str
     return False
 
 
-def _scanner(grep: _Search, root: Root) -> FileScanner | None:
-    """The native file scanner, when the module has it and the root runs
-    on it (see :func:`batches_natively`: a test's fault-injecting root is
-    asked for every call, so it sees them all)."""
-    if not NATIVE_FILES or not batches_natively(root):
+def _scanner(grep: _Search, root: Root) -> FileScan | None:
+    """The backend's file scanner, where it reads files in batches (none
+    for a backend that must see every call: see :func:`batches_natively`)."""
+    if not batches_natively(root):
         return None
     pattern = grep.pattern
-    return FileScanner(pattern.literal or pattern.required, sniff=BINARY_SNIFF,
-                       keep_links=grep.ctx.allow_hardlinks, chunk=CHUNK)
+    return root.backend.file_scanner(pattern.literal or pattern.required, sniff=BINARY_SNIFF,
+                                     keep_links=grep.ctx.allow_hardlinks, chunk=CHUNK)
 
 
-def _grep_native(grep: _Search, scanner: FileScanner, root: Root, dir_fd: int, base: Base,
+def _grep_native(grep: _Search, scanner: FileScan, root: Root, dir_fd: int, base: Base,
                  dir_sub: str, names: list[str]) -> bool:
     """:func:`_grep_files` with the per-file work in C (a batch of files per
     call): a file without the needle costs no Python at all; the files C
@@ -492,14 +496,14 @@ def _grep_native(grep: _Search, scanner: FileScanner, root: Root, dir_fd: int, b
         grep.budget.check()
         rows, offset = scanner.scan(dir_fd, blob, offset, len(names) - done)
         statuses = rows[0::4]
-        absent = statuses.count(ABSENT)
+        absent = statuses.count(ScanStatus.ABSENT)
         grep.searched += absent
         if absent < len(statuses):
             try:
                 _scanned(grep, root, base, dir_sub, names, done, rows)
             finally:
                 for i in range(1, len(rows), 4):  # what was not searched (full, or a refusal)
-                    if rows[i - 1] == OPEN and rows[i] >= 0:
+                    if rows[i - 1] == ScanStatus.OPEN and rows[i] >= 0:
                         os.close(rows[i])
             if grep.full:
                 return True
@@ -514,10 +518,10 @@ def _scanned(grep: _Search, root: Root, base: Base, dir_sub: str, names: list[st
     skipped = grep.skipped
     for k in range(0, len(rows), 4):
         status, value = rows[k], rows[k + 1]
-        if status == ABSENT:
+        if status == ScanStatus.ABSENT:
             continue
         name = names[first + k // 4]
-        if status == OPEN:
+        if status == ScanStatus.OPEN:
             rows[k + 1] = -1
             with adopt_entry(root, value, base.real_path(dir_sub + name)) as handle:
                 try:
@@ -526,14 +530,16 @@ def _scanned(grep: _Search, root: Root, base: Base, dir_sub: str, names: list[st
                     skipped["unreadable"] += 1
             if grep.full:
                 return
-        elif status == BINARY:
+        elif status == ScanStatus.BINARY:
             skipped["binary"] += 1
             grep.binary_path = base.shown_path(dir_sub + name)
-        elif status == SPECIAL:
+            if len(grep.binary_paths) < _WIDE_LOOKED_AT:
+                grep.binary_paths.append(grep.binary_path)
+        elif status == ScanStatus.SPECIAL:
             skipped["special"] += 1
-        elif status == HARDLINK:
+        elif status == ScanStatus.HARDLINK:
             skipped["hardlinks"] += 1
-        elif status == OPEN_ERROR and value == errno.ELOOP:
+        elif status == ScanStatus.OPEN_ERROR and value == errno.ELOOP:
             skipped["symlinks"] += 1  # swapped for a link since the listing
         else:
             skipped["unreadable"] += 1
@@ -556,6 +562,25 @@ def _grep_file(grep: _Search, root: Root, dir_fd: int, base: Base, sub: str) -> 
         handle.close()
 
 
+_WIDE_LOOKED_AT = 20  # files skipped as binary whose first bytes are read for a BOM
+
+
+def _wide_files(ctx: ToolContext, paths: list[str]) -> dict[str, str]:
+    """Of the files skipped as binary, those that are UTF-16/UTF-32 text
+    with a byte order mark, and the encoding of each."""
+    out: dict[str, str] = {}
+    for path in paths:
+        try:
+            with ctx.root.open_handle(path, os.O_RDONLY | os.O_NOFOLLOW) as handle:
+                head = handle.read(4096)
+        except OSError:
+            continue
+        encoding = wide_encoding(head)
+        if encoding is not None and decode_wide(head[:len(head) - len(head) % 4]) is not None:
+            out[path] = encoding
+    return out
+
+
 def _finish_notes(ctx: ToolContext, result: GrepResult, notes: list[str], grep: _Search,
                   over: bool, outcome: _Outcome, info: os.stat_result) -> None:
     what = {"matches": "matching lines", "files": "files", "counts": "files"}[grep.mode]
@@ -570,7 +595,14 @@ def _finish_notes(ctx: ToolContext, result: GrepResult, notes: list[str], grep: 
         notes.append(ignored_note(outcome.ignored or 0, "file", outcome.counts))
     if st.S_ISDIR(info.st_mode) and result.get("include") and not grep.included:
         notes.append(f"include {result['include']!r} matched no file.")
-    if not st.S_ISDIR(info.st_mode) and grep.binary_path:
+    wide = _wide_files(ctx, grep.binary_paths)
+    if wide:
+        result["encodings"] = wide
+        shown = ", ".join(f"{path} ({encoding.upper()})" for path, encoding in
+                          list(wide.items())[:5])
+        notes.append(f"Not searched, being UTF-16 or UTF-32 text rather than UTF-8: {shown}; "
+                     "read_file reads them.")
+    if not st.S_ISDIR(info.st_mode) and grep.binary_path and grep.binary_path not in wide:
         notes.append(f"{grep.binary_path} is a binary file; it was not searched.")
     if not grep.results and not over:
         pattern = result["pattern"]
@@ -589,10 +621,17 @@ OUTPUT_SCHEMA = success_schema({
     "matches": {"type": "array", "items": {"type": "object"}},
     "files": {"type": "array", "items": {"type": "string"}},
     "counts": {"type": "array", "items": {"type": "object"}},
-    "truncated": {"type": "boolean"}, "filesSearched": {"type": "integer"},
-    "filesIncluded": {"type": "integer"}, "limit": {"type": "integer"},
+    "truncated": {"type": "boolean"},
+    "filesSearched": {"type": "integer", "description": "Files whose content was read."},
+    "filesIncluded": {"type": "integer", "description": (
+        "Files under 'path' whose names passed 'include' (every file when it is not given), "
+        "read or not: links, special, binary, unreadable and secret files are counted here "
+        "and skipped, so it may be larger than filesSearched.")},
+    "limit": {"type": "integer"},
     "context": {"type": "integer"}, "include": {"type": "string"},
     "skipped": {"type": "object"}, "ignored": IGNORED_SCHEMA,
+    "encodings": {"type": "object", "additionalProperties": {"type": "string"},
+                  "description": "files not searched being UTF-16/UTF-32 text: their encoding"},
     "denied": {"type": "integer"},
     "translated": {"type": "object", "properties": {
         "pattern": {"type": "string"}, "notes": {"type": "array", "items": {"type": "string"}}},

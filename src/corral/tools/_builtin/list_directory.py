@@ -9,6 +9,8 @@ from typing import Any
 from ...contained import Handle, SizedListing, SpecialFileError
 from .._read import tree as _listing_tree
 from .._read.tree import Entry, ListResult
+from .._search.ignore import GIT_DIR, IGNORE_FILE, IgnoreRules
+from .._search.walk import ancestor_rules, load_ignore_at
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import not_directory, special_kind
@@ -38,14 +40,15 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> ListResult:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
     with _directory(ctx, rel, shown) as handle:  # policy, host and listing: this directory
-        if args["depth"] > 1:  # newtools hook: the tree
+        if args["depth"] > 1:  # a tree: the host is asked about the whole depth
             return _listing_tree.tree(ctx, rel, handle.stat(), args)
         ctx.authorize(ListRequest(shown))
         if ctx.asks_host:  # THREATS row 10: the name swapped while the host decided
             info = handle.stat()
             ctx.ensure_same(rel, (info.st_dev, info.st_ino))
         listing = handle.sized_listing()
-    codes = dict(zip(listing.names, listing.codes))  # name -> size, or a negative kind
+        codes = dict(zip(listing.names, listing.codes))  # name -> size, or a negative kind
+        rules = _ignore_rules(ctx, handle, codes)
     names = sorted(codes)
     scope = ctx.scope(handle.path, Op.LIST)
     limit = ctx.limits.list_entries
@@ -62,12 +65,34 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> ListResult:
             shown_entries += [{"name": name, "kind": "file", "size": code}
                               if (code := codes[name]) >= 0 else {"name": name, "kind": kinds[code]}
                               for name in (visible if len(visible) <= room else visible[:room])]
+    if rules is not None:
+        prefix = "" if handle.path == "." else handle.path + "/"
+        for entry in shown_entries:
+            name = entry["name"]
+            if name == GIT_DIR or (rules and rules.ignored(prefix + name, entry["kind"] == "dir")):
+                entry["ignored"] = True  # as the tree marks its first level
     total = len(names) - denied
     result: ListResult = {"path": shown, "entries": shown_entries,
                           "truncated": total > len(shown_entries), "total": total}
     if denied:
         result["denied"] = denied
     return result
+
+
+def _ignore_rules(ctx: ToolContext, handle: Handle, codes: dict[str, int]
+                  ) -> IgnoreRules | None:
+    """The ignore rules for the entries of ``handle``'s directory, as the
+    tree and the searches read them; ``None`` when none can apply (the
+    root without a .gitignore or a .git: nothing is read)."""
+    real = handle.path
+    if real == "." and IGNORE_FILE not in codes and GIT_DIR not in codes:
+        return None
+    rules = ancestor_rules(ctx, real)
+    if IGNORE_FILE in codes:
+        own = load_ignore_at(ctx, handle.fileno(), real)
+        if own is not None:
+            rules.push("" if real == "." else real + "/", own)
+    return rules
 
 
 def _directory(ctx: ToolContext, rel: str, shown: str) -> Handle:
@@ -93,7 +118,9 @@ OUTPUT_SCHEMA = success_schema({
         "type": "object",
         "properties": {"name": {"type": "string"},
                        "kind": {"type": "string", "enum": ["file", "dir", "symlink", "other"]},
-                       "size": {"type": "integer"}},
+                       "size": {"type": "integer"},
+                       "ignored": {"type": "boolean",
+                                   "description": "ignored by .gitignore (or .git itself)"}},
         "required": ["name", "kind"]}},
     "truncated": {"type": "boolean"}, "total": {"type": "integer"},
     "denied": {"type": "integer"},

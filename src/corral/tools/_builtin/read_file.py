@@ -20,11 +20,10 @@ from __future__ import annotations
 import hashlib
 import os
 import stat as st
-import threading
 from typing import Any, NotRequired, TypedDict
 from collections.abc import Callable
 
-from ...contained import Handle
+from ...contained import Backend, Handle
 from .._read import media as _media
 from .._read import cache as read_cache
 from .._runtime.context import ToolContext
@@ -67,12 +66,9 @@ _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: no charact
 _PREFIX_CACHE_MAX = 100_000
 _prefixes: list[str] = [""]  # _prefixes[n] == "\nN\t"; index 0 unused
 
-try:
-    from ..._native import ffi as _ffi
-    from ..._native import lib as _lib
-    NATIVE_WINDOW = hasattr(_lib, "corral_text_window")
-except ImportError:  # the module was not built: the Python path renders every window
-    NATIVE_WINDOW = False
+#: Ask the root's backend to render a small file's window first (the native
+#: backend does it in C; the others decline, and the Python path renders it).
+NATIVE_WINDOW = True
 
 
 def _cut_marker(cap: int, chars: int) -> str:
@@ -148,9 +144,9 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
         small = _read_small(reader, info) if info.st_size <= FAST_BYTES else None
         if (small is None or _media.sniff(small.data[:_media.HEAD_BYTES]) is not None) and (
                 image := _media.read_image(ctx, rel, handle, info)) is not None:
-            return image  # newtools hook (a small file's one read tells it is no image)
+            return image  # a small file's one read tells it is no image
         facts = _scan(rel, reader, info, offset, limit, limits.read_line_chars,
-                      limits.read_bytes, small)
+                      limits.read_bytes, small, ctx.root.backend)
 
     if offset > max(facts.total, 1):
         raise Refusal(Code.INVALID_ARGUMENT,
@@ -252,7 +248,7 @@ def _read_small(pread: _Reader, info: os.stat_result) -> _Small:
 
 
 def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: int, cap: int,
-          budget: int, small: _Small | None) -> _Facts:
+          budget: int, small: _Small | None, backend: Backend) -> _Facts:
     """One pass over the file: digest, facts, and the window ``[offset, offset+limit)``;
     for a large file already known unchanged, only the window's bytes; a small
     one was read whole (``small``)."""
@@ -280,7 +276,7 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
             remembered = hashlib.sha256(data).hexdigest()
             if len(data) == size:
                 read_cache.remember_digest(info, small.began, remembered)
-        return _whole(rel, data, remembered, offset, limit, cap, budget)
+        return _whole(rel, data, remembered, offset, limit, cap, budget, backend)
     first = data  # the file grew since fstat: stream it
     return _stream(rel, pread, size, first, offset, limit, cap, budget, None)
 
@@ -312,7 +308,7 @@ def _known(pread: _Reader, known: read_cache.Whole, offset: int, limit: int, cap
 
 
 def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int,
-           budget: int) -> _Facts:
+           budget: int, backend: Backend) -> _Facts:
     """The fast path: the whole file is in ``data`` (its digest ``sha256``)."""
     facts = _Facts()
     facts.sha256 = sha256
@@ -329,8 +325,13 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
         raise _binary(rel, len(data))
     ascii_only = data.isascii()  # then it is UTF-8; otherwise decoding says whether it is
     text = None if ascii_only else _decoded(rel, data)
-    if NATIVE_WINDOW and _native_window(data, ascii_only, offset, limit, cap, budget, facts):
-        return facts
+    if NATIVE_WINDOW:
+        window = backend.text_window(data, offset, limit, cap, budget)
+        if window is not None:
+            facts.total = window.total
+            facts.endings = "lf" if window.has_newline else "none"
+            facts.rendered = (window.content, window.shown, [])
+            return facts
     _split(data, data.decode("ascii") if text is None else text, offset, limit, cap, facts)
     return facts
 
@@ -341,35 +342,6 @@ def _decoded(rel: str, data: bytes) -> str:
     except UnicodeDecodeError as exc:
         raise _undecodable(rel, len(data), data.count(b"\n", 0, exc.start) + 1,
                            exc.start) from None
-
-
-_scratch = threading.local()  # each thread's output buffer for the native window
-SCRATCH_BYTES = 512 * 1024  # kept per thread; a window needing more gets a buffer of its own
-
-
-def _native_window(data: bytes, ascii_only: bool, offset: int, limit: int, cap: int,
-                   budget: int, facts: _Facts) -> bool:
-    """Render the window in C (see native/read.cdef); False if it declined."""
-    # The most it writes: the budget or one line of at most cap bytes, and
-    # never more than the file's bytes plus a number, a tab and a line break
-    # (at most 22 bytes) per line shown.
-    size = min(budget + cap + 32, len(data) + 22 * min(limit, len(data) + 1))
-    out = getattr(_scratch, "out", None)
-    if out is None:
-        out = _scratch.out = _ffi.new("char[]", SCRATCH_BYTES)
-        _scratch.facts = _ffi.new("int64_t[3]")
-    counts = _scratch.facts
-    if size > SCRATCH_BYTES:
-        out = _ffi.new("char[]", size)
-    written = _lib.corral_text_window(data, len(data), offset, limit, cap, budget, out, size,
-                                      counts)
-    if written < 0:
-        return False
-    content = str(_ffi.buffer(out, written), "ascii" if ascii_only else "utf-8")  # no copy
-    facts.total = counts[0]
-    facts.endings = "lf" if counts[2] else "none"
-    facts.rendered = (content, counts[1], [])
-    return True
 
 
 def _split(data: bytes, text: str, offset: int, limit: int, cap: int, facts: _Facts) -> None:

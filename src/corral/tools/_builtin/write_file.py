@@ -57,8 +57,8 @@ SCHEMA: dict[str, Any] = {
         "overwrite": {"type": "boolean", "default": False},
         "expectedSha256": EXPECTED_DIGEST,
         "keepFormat": {"type": "boolean", "default": True,
-                       "description": "Replacing a file: keep its CRLF, BOM and UTF-16/32 "
-                                      "encoding (default true)."},
+                       "description": "Keep a replaced file's CRLF, BOM and UTF-16/32 "
+                                      "encoding."},
         "dryRun": {"type": "boolean", "default": False,
                    "description": "Only say what the write would do."},
     },
@@ -262,7 +262,8 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
         except OSError:
             pass  # leads outside, dangles or loops: refused below, saying nothing of where
         details: dict[str, Any] = {"path": rel}
-        hint = "Write to the file the link points to, by its own path."
+        hint = ("Pass the path of a regular file inside the root; this link leads outside "
+                "it or to nothing, so there is no file here to write instead.")
         try:
             target = ctx.view.realpath(rel)
         except OSError:

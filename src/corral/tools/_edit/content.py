@@ -387,7 +387,7 @@ def _check_elision(rel: str, content: str, elisions: Elisions, existing: str | N
     if found is None:
         return
     (line_no, line), lost, total = found
-    amount = f"{lost} of the {total} lines of {rel}" if total else f"most of {rel}"
+    amount = f"{lost} of the {total} non-blank lines of {rel}" if total else f"most of {rel}"
     details: dict[str, object] = {"path": rel, "field": "content",
                                   "contentLine": line_no + 1, "placeholder": line.strip()}
     if total:

@@ -439,18 +439,18 @@ def _fixed_matches(attempt: Attempt, lines: Lines, found: Search, difference: Di
 _HINTS = {
     "elision": "Put the file's full text in oldText, without placeholders such as '...'; to "
                "leave lines out, make two smaller edits instead.",
-    "content": "Copy oldText exactly from lines {a}-{b} of the file (details.closest.text), then "
-               "make your change in newText.",
-    "quotes": "Copy oldText from details.closest.text: the file uses other quote characters.",
-    "lookalike": "Copy oldText from details.closest.text: the file uses other look-alike "
-                 "characters (dashes, spaces).",
-    "tabs_vs_spaces": "Indent oldText as the file does ({unit}); copy it from "
-                      "details.closest.text.",
-    "indentation": "Indent oldText exactly as the file does; copy it from details.closest.text.",
-    "spacing": "Copy oldText from details.closest.text, keeping its spacing.",
-    "trailing_whitespace": "Copy oldText from details.closest.text, including the spaces at the "
+    "content": "Copy oldText exactly from {where} of the file, then make your change in "
+               "newText.",
+    "quotes": "Copy oldText from {where} of the file: it uses other quote characters.",
+    "lookalike": "Copy oldText from {where} of the file: it uses other look-alike characters "
+                 "(dashes, spaces).",
+    "tabs_vs_spaces": "Indent oldText as the file does ({unit}); copy it from {where} of the "
+                      "file.",
+    "indentation": "Indent oldText exactly as the file does; copy it from {where} of the file.",
+    "spacing": "Copy oldText from {where} of the file, keeping its spacing.",
+    "trailing_whitespace": "Copy oldText from {where} of the file, including the spaces at the "
                            "ends of its lines.",
-    "final_newline": "Copy oldText from details.closest.text: the file ends without a final "
+    "final_newline": "Copy oldText from {where} of the file: the file ends without a final "
                      "line break, so oldText must too.",
 }
 for _kind in ("extra_lines", "missing_lines", "line_endings"):
@@ -514,11 +514,12 @@ def _near(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, diffs: list[Diff
     the suggested read of that text."""
     a = diagnosis.start or 1
     b = diagnosis.end or a
-    said = _sentence(diffs, f"line {a}" if a == b else f"lines {a}-{b}")
-    if hint is None:
+    where = f"line {a}" if a == b else f"lines {a}-{b}"
+    said = _sentence(diffs, where)
+    if hint is None:  # the suggested read shows those lines: the hint names them
         unit = "with tabs" if indent_style(lines) == "\t" else "with spaces"
         hint = _HINTS.get(diffs[0].kind if diffs else "content",
-                          _HINTS["content"]).format(a=a, b=b, unit=unit)
+                          _HINTS["content"]).format(where=where, unit=unit)
     return said, hint, _read_suggestion(attempt.rel, a, b, attempt.can_suggest)
 
 

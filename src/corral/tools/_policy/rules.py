@@ -161,6 +161,7 @@ DEFAULT_SECRETS: tuple[str, ...] = (
     "**/.htpasswd",
     "**/*.tfstate",                   # Terraform state holds every secret in plain text
     "**/*.tfstate.backup",
+    "**/gha-creds-*.json",            # google-github-actions/auth's credentials in the workspace
 )
 
 # Code points HFS+ ignores in names (git's is_hfs_dotgit list): ".g\u200cit" is ".git" there.

@@ -186,8 +186,3 @@ def with_image_output(text: Mapping[str, Any]) -> dict[str, Any]:
     """read_file's output schema: its text envelope or an image envelope."""
     return {"type": "object", "anyOf": [dict(text), IMAGE_OUTPUT]}
 
-DESCRIPTION_NOTE = (
-    " An image (PNG, JPEG, GIF or WebP, told by its content, not its name) is returned as the "
-    "image: 'mimeType', base64 'data', 'size', 'sha256', and 'width'/'height' when its header "
-    "gives them; offset and limit do not apply. Images over 4 MiB are refused."
-)

@@ -42,7 +42,7 @@ from .._runtime.request_types import TreeRequest, declare
 from .._search.walk import ancestor_rules, load_ignore_at
 from .._search.ignore import GIT_DIR, IgnoreFile, IgnoreRules
 
-__all__ = ["Entry", "ListResult", "tree", "ARGUMENTS", "DESCRIPTION_NOTE", "with_tree_output"]
+__all__ = ["Entry", "ListResult", "tree", "ARGUMENTS", "with_tree_output"]
 
 CHECK_EVERY = 256  # entries between two checkpoints
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
@@ -51,15 +51,6 @@ ARGUMENTS: dict[str, Any] = {
     "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
     "includeIgnored": {"type": "boolean", "default": False},
 }
-
-DESCRIPTION_NOTE = (
-    " With 'depth' > 1 each directory entry gets its own 'entries' (nested, same shape), listed "
-    "level by level up to 1000 entries in all: a directory whose entries were cut has "
-    "'truncated' and 'total', one the limit did not reach has 'truncated' and no 'entries', "
-    "and 'unlisted' counts those. Below the first level, files and directories that .gitignore "
-    "ignores (and .git) are left out and counted in 'ignoredEntries' unless includeIgnored is "
-    "true; on the first level they are listed, marked 'ignored': true (and not entered)."
-)
 
 
 declare(TreeRequest, False)

@@ -135,7 +135,6 @@ class Kind(str, enum.Enum):
     SECRET = "secret"  # noqa: S105 - a kind of refusal, not a password
     PERMISSION = "permission"
     READ_ONLY_FILESYSTEM = "read_only_filesystem"
-    # newtools (issue 16)
     BATCH_BUDGET = "batch_budget"  # read_files: past the byte budget of one call
 
     def __str__(self) -> str:
@@ -394,7 +393,7 @@ def protected(path: str, operation: str, field: str | None = None) -> Refusal:
     return Refusal(Code.DENIED, f"{path} is protected: the host may run it on its own, so the "
                    f"tools may not {operation} it; nothing was changed",
                    "Do not change this path; if the change is needed, the host (the user) must "
-                   "allow it, e.g. corral serve --allow-git-writes or --no-default-policy.",
+                   "allow it in its policy.",
                    details=_with_field({"path": path, "operation": operation}, field),
                    kind=Kind.PROTECTED)
 

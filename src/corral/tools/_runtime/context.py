@@ -64,7 +64,7 @@ class ToolboxState:
             lambda name, args, ctx: internal().envelope()
         self._stores: dict[Callable[[], Any], Any] = {}
         self._stores_guard = threading.Lock()
-        self.prefixes = root_prefixes(root)  # for absolute paths inside the root
+        self.prefixes = root_prefixes(root.path)  # for absolute paths inside the root
 
     def store(self, factory: Callable[[], T]) -> T:
         """The one ``factory()`` object of this toolbox (made on first use)."""
@@ -337,8 +337,9 @@ class ToolContext:
         """Whether the entry at the canonical path ``canonical`` may be shown
         by a listing (``Op.LIST``: deny rules hide) or a search
         (``Op.SEARCH``: deny rules and secret files hide).  Count what is
-        hidden, never name it."""
-        return self.state.policy.visible(canonical, op)
+        hidden, never name it.  Decided on every known name leading there
+        too (a denied link's target is denied)."""
+        return self.state.view.visible(canonical, op)
 
     def scope(self, canonical_dir: str, op: Op = Op.SEARCH) -> Scope:
         """:meth:`visible` for the entries of one directory, one name test
@@ -365,7 +366,7 @@ class ToolContext:
         policy = self.state.policy
         if not policy.hides:
             return None
-        kind = policy.rule(canonical, Op.SEARCH)
+        kind = self.state.view.rule(Location(canonical), Op.SEARCH)
         return None if kind is None else _policy_refusal(kind, shown, Op.READ, field or "path")
 
     def check_deny(self, rel: str, field: str = "path") -> None:

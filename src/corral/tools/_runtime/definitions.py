@@ -47,7 +47,8 @@ def _mcp_annotations(spec: ToolSpec) -> dict[str, Any]:
 
 def definition(spec: ToolSpec, fmt: HostFormat = "mcp", *, strict: bool = False
                ) -> dict[str, Any]:
-    """One tool in host ``fmt``'s shape (``strict`` applies to ``openai``)."""
+    """One tool in host ``fmt``'s shape (``strict`` applies to the two
+    ``openai`` formats)."""
     description = f"{spec.description} {PATH_CONTRACT}"
     schema = published_schema(spec.schema)
     if fmt == "mcp":
@@ -62,6 +63,9 @@ def definition(spec: ToolSpec, fmt: HostFormat = "mcp", *, strict: bool = False
                 "function": {"name": spec.name, "description": description,
                              "parameters": strict_schema(schema) if strict else schema,
                              "strict": strict}}
+    if fmt == "openai-responses":
+        return {"type": "function", "name": spec.name, "description": description,
+                "parameters": strict_schema(schema) if strict else schema, "strict": strict}
     if fmt == "anthropic":
         return {"name": spec.name, "description": description, "input_schema": schema}
     raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")

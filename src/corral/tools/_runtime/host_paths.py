@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import os
 
-from ...contained import Root
-
 __all__ = ["root_prefixes", "under"]
 
 
-def root_prefixes(root: Root) -> list[str]:
-    """The host paths naming ``root`` (without a trailing '/'), longest first."""
-    prefixes = {root.path.rstrip("/") or "/", os.path.realpath(root.path).rstrip("/") or "/"}
+def root_prefixes(root_path: str) -> list[str]:
+    """The host paths naming the root opened by ``root_path`` (without a
+    trailing '/'), longest first."""
+    prefixes = {root_path.rstrip("/") or "/", os.path.realpath(root_path).rstrip("/") or "/"}
     return sorted(prefixes, key=len, reverse=True)
 
 

@@ -46,7 +46,6 @@ class Limits:
     grep_context: int = 10  # most context lines grep gives
     max_argument_chars: int = 16 * 1024 * 1024  # any one string argument
     call_seconds: float = 30.0  # one call's deadline (Toolbox.call(timeout=...) overrides it)
-    # newtools (issue 16)
     read_files_paths: int = 50  # paths one read_files call takes
     read_files_bytes: int = 1024 * 1024  # content (and image data) one read_files call returns
     read_image_bytes: int = 4 * 1024 * 1024  # an image read_file returns (base64 adds a third)

@@ -88,7 +88,7 @@ TOOL_MODULES = (
     "grep",
     "move_file",
     "delete_file",
-    "read_files",  # newtools (issue 16)
+    "read_files",
     "file_info",
     "make_directory",
 )

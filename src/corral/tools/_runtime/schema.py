@@ -23,7 +23,12 @@ from typing import Any
 
 from .._refusals.catalogue import Code, Kind, Refusal, invalid_argument
 
-__all__ = ["check_arguments", "cut_off"]
+__all__ = ["check_arguments", "cut_off", "MAX_INTEGER"]
+
+# The largest integer argument taken, either way: JSON's safe integers (what
+# every client can send exactly); far past any line number, count or size.
+MAX_INTEGER = 2**53 - 1
+_DIGITS = re.compile(r"[+-]?[0-9]{1,16}")
 
 _JSON_TYPES = {"string": "a string", "integer": "an integer", "boolean": "true or false",
                "object": "an object", "array": "an array", "number": "a number"}
@@ -103,11 +108,19 @@ def _dialect(tool: str, schema: Mapping[str, Any], args: dict[str, Any],
              notes: list[str] | None) -> dict[str, Any]:
     """``args`` with other tools' names for our arguments read as ours."""
     props: Mapping[str, Any] = schema.get("properties", {})
+    read: list[str] = []
+    globs = args.get("include")
+    if props.get("include", {}).get("type") == "string" and isinstance(globs, list) and globs \
+            and all(isinstance(g, str) and g and not any(c in g for c in "{},") for g in globs):
+        # a list of globs: the one glob that matches any of them
+        args = {**args, "include": globs[0] if len(globs) == 1 else "{" + ",".join(globs) + "}"}
+        read.append(f"'include' as {args['include']!r} (one glob for the list)")
     unknown = [k for k in args if isinstance(k, str) and k not in props]
     if not unknown:
+        if read and notes is not None:
+            notes.append(f"{tool} read {', '.join(read)}; next time pass one glob")
         return args
     out = dict(args)
-    read: list[str] = []
     for key in unknown:
         ours = next((name for name, others in ALIASES.items() if key in others), None)
         if ours is None and "_" in key:
@@ -244,8 +257,8 @@ def _field_check(schema: Mapping[str, Any]) -> _FieldCheck | None:
         low, high = schema.get("minimum"), schema.get("maximum")
 
         def integer(value: Any, max_chars: int | None) -> bool:
-            return (type(value) is int and (low is None or value >= low)
-                    and (high is None or value <= high))
+            return (type(value) is int and -MAX_INTEGER <= value <= MAX_INTEGER
+                    and (low is None or value >= low) and (high is None or value <= high))
         return integer
     if kind == "boolean" and choices is None:
         return lambda value, max_chars: type(value) is bool
@@ -347,6 +360,8 @@ def _check_value(tool: str, schema: Mapping[str, Any], value: Any, field: str,
     ok = True if check is None else check(value)
     if expected == "integer" and isinstance(value, float) and value.is_integer():
         value, ok = int(value), True  # JSON has one number type; 3.0 is 3
+    elif expected == "integer" and isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+        value, ok = int(value), True  # "3": a model quoted a number; its meaning is plain
     if not ok:
         raise _invalid(tool, field, f"must be {_JSON_TYPES.get(expected, expected)}, "
                                     f"not {_kind_of(value)}",
@@ -392,6 +407,9 @@ def _check_string(at: _Where, schema: Mapping[str, Any], value: str) -> str:
 
 
 def _check_integer(at: _Where, schema: Mapping[str, Any], value: int) -> int:
+    if abs(value) > MAX_INTEGER:  # 1e308, 10**40: no count or line number is that large
+        raise _invalid(at.tool, at.field, f"is too large (at most {MAX_INTEGER} either way)",
+                       f"Pass a smaller '{at.field}'.", maximum=MAX_INTEGER)
     low, high = schema.get("minimum"), schema.get("maximum")
     if low is not None and value < low:
         raise _invalid(at.tool, at.field, f"must be at least {low}",

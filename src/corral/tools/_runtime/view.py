@@ -58,6 +58,11 @@ _POLL_MOST = 0.02  # ... up to this
 MAX_LINKS = 100_000  # links remembered per root (bounded memory)
 MAX_ALIASES = 64  # names leading to one path that are decided (bounded work)
 _DIGEST_CHUNK = 1024 * 1024
+_HEAD_KEPT = 64 * 1024  # the start of a file digested, kept for a look at its form
+# the directories git makes inside a git directory: a file written in one
+# of them is looked at as lying in a repository one level up
+GIT_SUBDIRECTORIES = frozenset({"hooks", "info", "refs", "objects", "logs", "modules",
+                                "worktrees", "branches", "remotes", "lfs", "rr-cache"})
 MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
 
 Checkpoint = Callable[[], None]
@@ -395,6 +400,16 @@ class View:
                     return kind
         return None
 
+    def visible(self, canonical: str, op: Op) -> bool:
+        """Whether the entry at ``canonical`` may be shown (listed, searched):
+        no rule hides it, nor any known name leading to it."""
+        policy = self.policy
+        if not policy.visible(canonical, op):
+            return False
+        if not len(self.links):
+            return True
+        return all(policy.visible(alias, op) for alias in self.links.aliases(canonical))
+
     def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
               in_repository: Callable[[], bool] | None = None) -> None:
         kind = self.rule(location, op, in_repository)
@@ -634,6 +649,7 @@ class Pinned:
         self._target_follows = False
         self._decided: list[Op] = []
         self._git: bool | None = None
+        self._head: tuple[tuple[int, int, int, int], bytes, bool] | None = None
 
     # -- what resolution reached ---------------------------------------------------
     @property
@@ -677,10 +693,35 @@ class Pinned:
 
     def _in_repository(self) -> bool:
         """Whether the pinned location lies in a git directory made after
-        the toolbox opened (looked at once per decision round)."""
+        the toolbox opened (looked at once per decision round): the
+        directory it acts in (the deepest that exists, however many the
+        call creates) looked at through the held fd, and the one above it
+        only when the held one is named as git names its own directories
+        (``hooks``, ``info``...): where git runs or reads what is written."""
         if self._git is None:
-            self._git = in_git_directory(self._call.shared.root, self.path, self.creates)
+            self._git = self._held_is_repository() or (
+                self._held_name() in GIT_SUBDIRECTORIES and in_git_directory(
+                    self._call.shared.root, self._held_path(), ()))
         return self._git
+
+    def _held_path(self) -> str:
+        return (self.creates[0].rpartition("/")[0] or ".") if self.creates else self.parent
+
+    def _held_name(self) -> str:
+        return self._held_path().rpartition("/")[2]
+
+    def _held_is_repository(self) -> bool:
+        if self._held_path() == ".":
+            return False  # the root itself: the scan at open looked at it
+        target = self._target
+        try:
+            head = target.held_lstat("HEAD")
+            if head is None or not st.S_ISREG(head.st_mode):
+                return False
+            objects, refs = target.held_lstat("objects"), target.held_lstat("refs")
+        except OSError:
+            return False
+        return all(info is not None and st.S_ISDIR(info.st_mode) for info in (objects, refs))
 
     def place(self) -> Place:
         return Place(self.path, self.creates, self._target.held_identity())
@@ -724,7 +765,14 @@ class Pinned:
         """The entry's content (at most ``limit + 1`` bytes: the caller
         refuses more) and its stat, read from the pinned entry (a symlink
         there now is ``ELOOP``); ``STALE`` if it is not ``expect``;
-        ``check(stat)`` runs before anything is read."""
+        ``check(stat)`` runs before anything is read.  A head of a file this
+        pin digested is answered from what the digest kept (the same file:
+        identity, size and mtime)."""
+        kept = self._head
+        if kept is not None and expect is not None and check is None and step is None and \
+                kept[0] == (expect.st_dev, expect.st_ino, expect.st_size, expect.st_mtime_ns) \
+                and (kept[2] or len(kept[1]) > limit):
+            return kept[1][:limit + 1], expect
         with self._target.open(os.O_RDONLY) as handle:
             info = handle.stat()
             if expect is not None and (info.st_dev, info.st_ino) != (expect.st_dev,
@@ -745,17 +793,21 @@ class Pinned:
 
     def sha256(self, expect: os.stat_result | None) -> str:
         """The sha256 of the pinned entry's whole content, streamed with a
-        checkpoint before every chunk; ``STALE`` if it is not ``expect``."""
+        checkpoint before every chunk; ``STALE`` if it is not ``expect``.
+        Its start is kept for :meth:`read` of a head of the same file."""
         with self._target.open(os.O_RDONLY) as handle:
-            if expect is not None:
-                now = handle.stat()
-                if (now.st_dev, now.st_ino) != (expect.st_dev, expect.st_ino):
-                    raise swapped(self.shown)
+            now = handle.stat()
+            if expect is not None and (now.st_dev, now.st_ino) != (expect.st_dev,
+                                                                  expect.st_ino):
+                raise swapped(self.shown)
             digest = hashlib.sha256()
             pos = 0
             while True:
                 self._call.checkpoint()
                 chunk = handle.pread(_DIGEST_CHUNK, pos)
+                if pos == 0:
+                    self._head = ((now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns),
+                                  chunk[:_HEAD_KEPT], len(chunk) <= _HEAD_KEPT)
                 if not chunk:
                     return digest.hexdigest()
                 digest.update(chunk)

@@ -105,7 +105,7 @@ class Workspace:
         self._owned: list[Toolbox] = []
         # host prefixes for absolute paths, deepest first
         prefixes = [(prefix, name) for name, box in self._roots.items()
-                    for prefix in root_prefixes(box.root)]
+                    for prefix in root_prefixes(box.root.path)]
         self._prefixes = sorted(prefixes, key=lambda item: len(item[0]), reverse=True)
 
     # -- what is offered -----------------------------------------------------

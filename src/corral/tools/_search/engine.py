@@ -24,7 +24,8 @@ from typing import Any
 
 from . import syntax
 from .._refusals.catalogue import Kind
-from .scan import NATIVE, Hit, literal_lines, regex_lines
+from ...contained import Backend, default_backend
+from .scan import Hit, literal_lines, regex_lines
 
 try:
     import re2  # type: ignore[import-untyped]
@@ -50,8 +51,17 @@ def engine_report() -> dict[str, Any]:
     """What runs grep's patterns, for ``corral doctor``."""
     version = getattr(re2, "__version__", None) if re2 is not None else None
     return {"regex": ENGINE, "re2": re2 is not None, "re2Version": version,
-            "literalScanner": "native" if NATIVE else "python",
+            "literalScanner": _literal_scanner(),
             "note": None if re2 is not None else FALLBACK_NOTE}
+
+
+def _literal_scanner() -> str:
+    """Which scanner the default backend runs literal searches in."""
+    try:
+        backend = default_backend()
+    except OSError as exc:  # none can be had here (pyfakefs): say so
+        return f"none ({exc.strerror or exc})"
+    return "native" if backend.batches else "python"
 
 
 class PatternProblem(Exception):
@@ -89,11 +99,12 @@ class Pattern:
             return buf.find(needle, 0, len(buf) if end is None else end) >= 0
         return True
 
-    def lines(self, buf: bytes, pos: int = 0, line: int = 1, end: int | None = None
-              ) -> Iterator[Hit]:
-        """The matching lines of ``buf[pos:end]`` (``end`` a line end)."""
+    def lines(self, buf: bytes, pos: int = 0, line: int = 1, end: int | None = None, *,
+              backend: Backend) -> Iterator[Hit]:
+        """The matching lines of ``buf[pos:end]`` (``end`` a line end); a
+        literal is searched for by ``backend``."""
         if self.literal is not None:
-            return literal_lines(self.literal, buf, pos, line, end)
+            return literal_lines(self.literal, buf, pos, line, end, backend=backend)
         if self.fallback:
             return self._window_lines(buf, pos, line, len(buf) if end is None else end)
         return regex_lines(self.searcher, buf, pos, line, end)

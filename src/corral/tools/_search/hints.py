@@ -129,6 +129,10 @@ def grep_retry(ctx: ToolContext, args: dict[str, Any], result: GrepResult, finds
         if checked:
             result["note"] = (result.get("note", "") + " Also tried, finding nothing: "
                               + ", ".join(checked) + ".").strip()
+        if any(label == "double_escaped" for label, _ in candidates):
+            result["note"] += (" The pattern has doubled backslashes: \\\\ matches one "
+                               "backslash in the text, so \\\\d is a backslash and a 'd', "
+                               "not a digit; send one backslash per regex escape (\\d).")
         return
     label, trial = hit
     _offer(result, "grep", shown(trial), _GREP_SAYS[label], label)
@@ -236,6 +240,25 @@ def _braced(pattern: str) -> str | None:
     return spaced_braces(pattern)
 
 
+_GLOB_SPECIAL = re.compile(r"([\[\]{}*?\\])")
+
+
+def glob_escaped(text: str) -> str:
+    """``text`` as a glob that matches exactly that name."""
+    return _GLOB_SPECIAL.sub(r"\\\1", text)
+
+
+def _case_classes(pattern: str) -> str | None:
+    """``pattern`` with each letter of its last segment matched in either
+    case (``[rR]``), when that segment is plain text."""
+    head, _, last = pattern.rpartition("/")
+    if not any(c.isalpha() for c in last) or _GLOB_SPECIAL.search(last.replace("*", "")):
+        return None
+    classes = "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() and c.lower() != c.upper()
+                      else c for c in last)
+    return f"{head}/{classes}" if head else classes
+
+
 def _glob_candidates(pattern: str, path: str, result: GlobResult) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     braced = _braced(pattern)
@@ -268,7 +291,17 @@ _GLOB_SAYS = {
               "down.",
     "ignored": "Paths ignored by .gitignore were left out; with includeIgnored: true the "
                "pattern finds them.",
+    "case": "glob is case-sensitive; a name that differs only in case exists, and the "
+            "suggested pattern spells it as it is.",
 }
+
+
+def _found_by(probe: GlobProbe, pattern: str, include: bool) -> list[str]:
+    try:
+        matcher = compile_glob(pattern)
+    except Refusal:
+        return []
+    return list(probe(matcher, include)["paths"])
 
 
 def _finds(probe: GlobProbe, pattern: str, include: bool) -> bool:
@@ -330,6 +363,14 @@ def glob_retry(args: dict[str, Any], result: GlobResult, probe: GlobProbe) -> No
     for label, trial in _glob_candidates(pattern, path, result)[:MAX_PROBES - 1 - probes]:
         if _finds(probe, trial, include):
             offer(label, trial)
+            return
+    either = _case_classes(pattern)
+    if either is not None:
+        found = _found_by(probe, either, include)
+        if found:
+            head = pattern.rpartition("/")[0]
+            offer("case", f"{head}/{found[0].rpartition('/')[2]}" if head else
+                  found[0].rpartition("/")[2])
             return
     ignored = result.get("ignored", {})
     hides = ignored.get("paths") or ignored.get("directories")

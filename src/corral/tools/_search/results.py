@@ -43,6 +43,7 @@ class Found(Offered):
 
 class GlobResult(Found):
     paths: list[str]
+    literal: NotRequired[bool]  # the pattern, read as a path, named the file listed
 
 
 class Listed(TypedDict):
@@ -68,6 +69,7 @@ class GrepResult(Found, Listed):
     context: NotRequired[int]
     include: NotRequired[str]
     translated: NotRequired[Translated]
+    encodings: NotRequired[dict[str, str]]  # files not searched being UTF-16/32: their encoding
 
 
 IGNORED_SCHEMA: dict[str, Any] = {

@@ -247,7 +247,11 @@ def _lookaround(tokens: list[Token], i: int, spans: dict[int, tuple[int, int]]) 
     top_alt = any(t.kind == "alt" and _depth_zero(tokens, j) for j, t in enumerate(tokens))
     exact = not negative and not top_alt and _depth_zero(tokens, i) and \
         not _quantified(tokens, close)
-    return Unsupported(_LOOK[tokens[i].text], rest or None, exact)
+    what = _LOOK[tokens[i].text]
+    if "<" in tokens[i].text and any(t.kind in ("quant", "alt") for t in tokens[start + 1:close]):
+        # Python and PCRE refuse this for its width; RE2 runs no lookbehind at all
+        what = what.replace("lookbehind", "variable-width lookbehind")
+    return Unsupported(what, rest or None, exact)
 
 
 def _one_unsupported(tokens: list[Token], i: int, spans: dict[int, tuple[int, int]],

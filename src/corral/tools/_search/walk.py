@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+
 import os
 import stat as st
 from dataclasses import dataclass, field
@@ -111,24 +112,53 @@ def load_ignore_at(ctx: ToolContext, dir_fd: int, real: str) -> IgnoreFile | Non
             return None
 
 
+def load_exclude_at(ctx: ToolContext, real: str) -> IgnoreFile | None:
+    """The ``.git/info/exclude`` of the work tree whose top is ``real``
+    (``None`` if absent, unreadable, or ``.git`` is not a directory)."""
+    path = f"{GIT_DIR}/info/exclude" if real in (".", "") else f"{real}/{GIT_DIR}/info/exclude"
+    try:
+        with ctx.root.open_handle(path, os.O_RDONLY | os.O_NOFOLLOW) as handle:
+            if not st.S_ISREG(handle.stat().st_mode):
+                return None
+            return parse_ignore(handle.read(MAX_IGNORE_BYTES))
+    except OSError:
+        return None
+
+
 def ancestor_rules(ctx: ToolContext, real: str) -> IgnoreRules:
-    """The .gitignore files of the directories above ``real`` (the root
-    down to its parent), which apply to everything below it."""
+    """The ignore files that apply to everything below ``real``, as git
+    reads them: the .gitignore files above it, each work tree's
+    ``.git/info/exclude`` under its own .gitignore files, and a nested
+    work tree starting afresh (the outer one's files stop at it)."""
     rules = IgnoreRules()
-    if real == ".":
-        return rules
-    parts = real.split("/")
-    for depth in range(len(parts)):
+    parts = [] if real == "." else real.split("/")
+    for depth in range(len(parts) + 1):
         directory = "/".join(parts[:depth]) or "."
         try:
             handle = ctx.root.open_handle(directory, _DIR_FLAGS)
         except OSError:
             continue
         with handle:
+            prefix = "" if handle.path == "." else handle.path + "/"
+            if _has_git(ctx, handle.path):
+                rules = IgnoreRules()
+                exclude = load_exclude_at(ctx, handle.path)
+                if exclude is not None:
+                    rules.push(prefix, exclude)
+            if depth == len(parts):
+                break  # the base's own files are read by the walk
             spec = load_ignore_at(ctx, handle.fd, handle.path)
         if spec is not None:
-            rules.push("" if handle.path == "." else handle.path + "/", spec)
+            rules.push(prefix, spec)
     return rules
+
+
+def _has_git(ctx: ToolContext, real: str) -> bool:
+    try:
+        ctx.root.lstat(GIT_DIR if real in (".", "") else f"{real}/{GIT_DIR}")
+    except OSError:
+        return False
+    return True
 
 
 # -- budgets ---------------------------------------------------------------------------
@@ -228,17 +258,23 @@ class SearchVisitor(TreeVisitor[DirState]):
     def enters(self, state: DirState) -> bool:
         return self.prune is None or bool(state.globs)
 
-    watch = frozenset({IGNORE_FILE})
+    watch = frozenset({IGNORE_FILE, GIT_DIR})
 
     def listed(self, fd: int, state: DirState, dir_sub: str, present: frozenset[str]
                ) -> DirState:
         if state.ignore is None or not present:
             return state
         real = self.base.real_path(dir_sub.rstrip("/")) if dir_sub else self.base.real
-        spec = load_ignore_at(self.ctx, fd, real)
-        if spec is None:
-            return state
-        return DirState(state.globs, state.policy, state.ignore.pushed(spec))
+        ignore = state.ignore
+        if GIT_DIR in present and dir_sub:  # a nested work tree: its own files only
+            ignore = IgnoreScope(())
+            exclude = load_exclude_at(self.ctx, real)
+            if exclude is not None:
+                ignore = ignore.pushed(exclude)
+        spec = load_ignore_at(self.ctx, fd, real) if IGNORE_FILE in present else None
+        if spec is not None:
+            ignore = ignore.pushed(spec)
+        return DirState(state.globs, state.policy, ignore)
 
     def tick(self) -> None:
         self.budget.check()

@@ -1,0 +1,174 @@
+"""corral.hosts.render: what a model is shown of each tool's real answers.
+
+Every sample is a real envelope from a Toolbox on real files; the rendering
+must carry what a model needs (the lines, the window, the short digest, what
+a write did, a refusal's code, sentence, hint and call) and nothing twice.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from corral.hosts import render, short_digest
+from corral.tools import Code, Toolbox
+
+REFUSED = tuple(f"{code.value}: " for code in Code)
+
+
+@pytest.fixture
+def box(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("def f():\n\n    # note\n    return 1\n")
+    (tmp_path / "big.txt").write_text("".join(f"line {i}\n" for i in range(1, 31)))
+    (tmp_path / "crlf.txt").write_bytes(b"a\r\nb\r\n")
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    with Toolbox(tmp_path) as toolbox:
+        yield toolbox
+
+
+def test_read_file_is_the_numbered_lines_and_one_footer(box):
+    envelope = box.call("read_file", {"path": "src/app.py"})
+    text = render("read_file", envelope)
+    lines = text.split("\n")
+    # the lines as they are (no JSON escaping); an empty line left empty
+    assert lines[:4] == ["1\tdef f():", "", "3\t    # note", "4\t    return 1"]
+    assert lines[4] == f"[4 lines, sha256 {envelope['sha256'][:16]}]" and len(lines) == 5
+    assert envelope["sha256"] not in text and "\\n" not in text
+
+
+def test_a_window_says_where_it_ends_and_where_to_go_on(box):
+    envelope = box.call("read_file", {"path": "big.txt", "offset": 11, "limit": 5})
+    text = render("read_file", envelope)
+    assert text.startswith("11\tline 11\n") and "15\tline 15\n" in text
+    assert text.endswith(f"[lines 11-15 of 30, next offset 16, sha256 "
+                         f"{short_digest(envelope['sha256'])}]")
+    last = render("read_file", box.call("read_file", {"path": "big.txt", "offset": 29}))
+    assert last.endswith(f"[lines 29-30 of 30, sha256 {short_digest(envelope['sha256'])}]")
+
+
+def test_what_is_not_in_the_text_is_said(box):
+    crlf = render("read_file", box.call("read_file", {"path": "crlf.txt"}))
+    assert crlf.startswith("1\ta\n2\tb\n") and "crlf line endings" in crlf
+    empty = box.call("read_file", {"path": "empty.txt"})
+    assert render("read_file", empty) == f"[empty file, sha256 {empty['sha256'][:16]}]"
+
+
+def test_a_write_is_one_line(box):
+    out = box.call("write_file", {"path": "new/dir/a.txt", "content": "hi\n"})
+    assert render("write_file", out) == (f"Created new/dir/a.txt (3 bytes, sha256 "
+                                         f"{out['sha256'][:16]}); made directories new, new/dir")
+    again = box.call("write_file", {"path": "new/dir/a.txt", "content": "ho\n",
+                                    "expectedSha256": out["sha256"][:16]})
+    assert render("write_file", again).startswith("Replaced new/dir/a.txt (3 bytes, sha256 ")
+    assert render("make_directory", box.call("make_directory", {"path": "m/n"})) == \
+        "Created directory m/n (and m)"
+    assert render("make_directory", box.call("make_directory", {"path": "m"})) == \
+        "m already exists"
+    assert render("move_file", box.call("move_file", {"source": "notes.md",
+                                                      "destination": "docs/"})) == \
+        "Moved notes.md to docs/notes.md; made directories docs"
+    assert render("delete_file", box.call("delete_file", {"path": "docs/notes.md"})) == \
+        "Deleted docs/notes.md"
+
+
+def test_an_edit_is_one_line_and_a_dry_run_shows_its_diff(box):
+    edit = box.call("edit_file", {"path": "src/app.py", "oldText": "return 1",
+                                  "newText": "return 2"})
+    assert render("edit_file", edit) == (f"Edited src/app.py: 1 replacement at line 4; "
+                                         f"sha256 {edit['sha256'][:16]}")
+    dry = box.call("edit_file", {"path": "src/app.py", "oldText": "return 2",
+                                 "newText": "return 3", "dryRun": True})
+    text = render("edit_file", dry)
+    head, *diff = text.split("\n")
+    assert head.startswith("Dry run, nothing changed: src/app.py would get 1 replacement at "
+                           "line 4")
+    assert "-    return 2" in diff and "+    return 3" in diff
+    assert not any(line.startswith(("--- ", "+++ ")) for line in diff)  # the path is said above
+    # a loosened match is shown: the model did not write exactly what landed
+    loose = box.call("edit_file", {"path": "src/app.py", "oldText": "return 2   ",
+                                   "newText": "return 4"})
+    if loose.get("matchStrategy"):
+        assert "matched " in render("edit_file", loose) and "+    return 4" in \
+            render("edit_file", loose)
+
+
+def test_listings_and_searches_one_entry_a_line(box):
+    listing = render("list_directory", box.call("list_directory", {"path": "."}))
+    assert listing.split("\n") == ["big.txt 231", "crlf.txt 6", "empty.txt 0", "notes.md 8",
+                                   "src/"]
+    tree = render("list_directory", box.call("list_directory", {"path": ".", "depth": 2}))
+    assert "src/\n  app.py 34" in tree
+    assert render("glob", box.call("glob", {"pattern": "**/*.py"})) == "src/app.py"
+    grep = render("grep", box.call("grep", {"pattern": "return", "context": 1}))
+    assert grep == "src/app.py\n3-    # note\n4:    return 1"
+    files = render("grep", box.call("grep", {"pattern": "line", "outputMode": "counts"}))
+    assert files == "big.txt:30"
+    nothing = render("glob", box.call("glob", {"pattern": "*.rs"}))
+    assert "No files match '*.rs'" in nothing
+
+
+def test_file_info_is_one_line(box):
+    text = render("file_info", box.call("file_info", {"path": "src/app.py"}))
+    assert text.startswith("src/app.py: file, 34 bytes, mode 0") and "modified 20" in text
+    assert "Ns" not in text
+
+
+def test_read_files_names_each_file(box):
+    out = box.call("read_files", {"paths": ["notes.md", "nope.md"]})
+    text = render("read_files", out)
+    assert text.startswith("== notes.md ==\n1\t# Notes\n[1 line, sha256 ")
+    assert "== nope.md ==\nNOT_FOUND: nope.md does not exist" in text
+    assert text.endswith("[1 read, 1 refused]")
+
+
+@pytest.mark.parametrize(("tool", "args"), [
+    ("read_file", {"path": "src/ap.py"}),
+    ("read_file", {"path": "src"}),
+    ("read_file", {"path": "../x"}),
+    ("write_file", {"path": "notes.md", "content": "x"}),
+    ("edit_file", {"path": "src/app.py", "oldText": "e", "newText": "E"}),
+    ("edit_file", {"path": "src/app.py", "oldText": "    # nope\n    return 1\n",
+                   "newText": "x"}),
+    ("read_file", {"path": "src/app.py", "offset": 0}),
+])
+def test_a_refusal_is_its_code_sentence_hint_and_call(box, tool, args):
+    envelope = box.call(tool, args)
+    assert envelope["ok"] is False, envelope
+    text = render(tool, envelope)
+    lines = text.split("\n")
+    assert lines[0].startswith(f"{envelope['code']}: {envelope['message']}")
+    assert text.count(envelope["message"]) == 1  # the sentence once
+    # the hint, with any full sha256 in it shortened (expectedSha256 takes that back)
+    assert lines[1] == re.sub(r"[0-9a-f]{64}", lambda m: m.group()[:16], envelope["hint"])
+    if envelope.get("suggestedTool"):
+        assert lines[-1] == (f"Try: {envelope['suggestedTool']} "
+                             f"{json.dumps(envelope['suggestedArgs'], separators=(',', ':'))}")
+    assert "details" not in text and "{\"ok\"" not in text
+
+
+def test_a_tool_it_does_not_know_is_its_envelope(box):
+    assert render("host_tool", {"ok": True, "n": 1}) == '{"ok":true,"n":1}'
+    # a known name with another shape (a host's own read_file) is not misread either
+    assert render("read_file", {"ok": True, "lines": 3}) == '{"ok":true,"lines":3}'
+    # a field the renderer has no words for still reaches the model
+    out = box.call("read_file", {"path": "notes.md"})
+    assert "extra: 7" in render("read_file", {**out, "extra": 7})
+
+
+def test_a_name_that_is_not_utf8_is_escaped(box, tmp_path):
+    (tmp_path / "odd").mkdir()
+    (tmp_path / "odd" / b"bad\xff.txt".decode("utf-8", "surrogateescape")).write_text("x")
+    text = render("list_directory", box.call("list_directory", {"path": "odd"}))
+    assert text == "bad\\udcff.txt 1"
+    text.encode("utf-8")  # always valid UTF-8
+
+
+def test_no_refusal_text_looks_like_a_success(box):
+    """Successes never start like a refusal (``CODE: ``), so a host can tell."""
+    for tool, args in [("read_file", {"path": "notes.md"}), ("list_directory", {"path": "."}),
+                       ("glob", {"pattern": "*"}), ("file_info", {"path": "notes.md"})]:
+        assert not render(tool, box.call(tool, args)).startswith(REFUSED)
