@@ -127,9 +127,13 @@ def _toolbox(args: argparse.Namespace) -> Toolbox:
 
 
 def _registered_names() -> list[str]:
-    from .tools import TOOL_NAMES
+    """Every tool a toolbox answers: the registered ones, and those it
+    answers without listing them (apply_patch)."""
+    from .tools import TOOL_NAMES, offered_specs
 
-    return list(TOOL_NAMES)
+    names = list(TOOL_NAMES)
+    return names + [spec.name for spec in offered_specs(editing="apply_patch")
+                    if spec.name not in names]
 
 
 def _unknown_tool(name: str) -> str:

@@ -1,4 +1,4 @@
-"""apply_patch over MCP: ``corral serve --apply-patch ROOT`` lists it in place
+"""apply_patch over MCP and the command line: ``corral serve --apply-patch ROOT`` lists it in place
 of the tools that change files and applies a patch end to end over stdio;
 without the flag it is not listed, yet a call to it is answered (every
 Toolbox answers it).  Refusals arrive as the contract's envelope and change
@@ -6,6 +6,7 @@ nothing on disk."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from corral.tools import Toolbox, tool_definitions
-from e2e_support import PipedServer, RawClient, envelope_of, serve_command
+from e2e_support import PipedServer, RawClient, envelope_of, run_cli, serve_command
 
 CHANGERS = {"write_file", "edit_file", "move_file", "delete_file", "make_directory"}
 
@@ -114,3 +115,27 @@ def test_in_process_a_read_only_server_refuses_it(tree: Path) -> None:
     assert envelope["ok"] is False and envelope["code"] == "DENIED"
     assert envelope["details"]["kind"] == "read_only"
     assert not (tree / "x.txt").exists()
+
+
+def test_corral_tools_lists_it_with_the_flag_only() -> None:
+    with_flag = run_cli("tools", "--apply-patch", "--format", "mcp")
+    without = run_cli("tools", "--format", "mcp")
+    assert with_flag.returncode == 0 and without.returncode == 0, with_flag.stderr
+    listed = [tool["name"] for tool in json.loads(with_flag.stdout)]
+    assert "apply_patch" in listed and not CHANGERS & set(listed)
+    assert "apply_patch" not in [tool["name"] for tool in json.loads(without.stdout)]
+
+
+def test_corral_call_answers_it_with_or_without_the_flag(tree: Path) -> None:
+    patch = _patch("*** Update File: notes.txt\n@@\n-two\n+TWO\n")
+    done = run_cli("call", str(tree), "apply_patch", json.dumps({"input": patch}))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["files"][0]["action"] == "updated"
+    assert (tree / "notes.txt").read_text() == "one\nTWO\n"
+    again = run_cli("call", "--apply-patch", str(tree), "apply_patch",
+                    json.dumps({"input": patch}))
+    assert again.returncode == 1 and json.loads(again.stdout)["code"] == "NOT_FOUND"
+    refused = run_cli("call", "--read-only", str(tree), "apply_patch",
+                      json.dumps({"input": _patch("*** Delete File: notes.txt\n")}))
+    assert refused.returncode == 1 and json.loads(refused.stdout)["code"] == "DENIED"
+    assert (tree / "notes.txt").read_text() == "one\nTWO\n"

@@ -215,26 +215,14 @@ def test_v4a_updates_agree_with_apply_diff(toolbox: Toolbox, project: Path, text
     assert (project / "f.txt").read_bytes().decode() == apply_diff(text, diff)
 
 
-@pytest.mark.parametrize("diff", ["+a\n+b\n", "+only\n", "+\n+x\n", "+a\n+\n"])
+@pytest.mark.parametrize("diff", ["+a\n+b\n", "+only\n", "+\n+x\n", "+a\n+\n", "+a\r\n+b\r\n",
+                                  "+a\r\n+b"])
 def test_v4a_new_files_agree_with_apply_diff(toolbox: Toolbox, project: Path,
                                              diff: str) -> None:
     out = asyncio.run(CorralEditor(toolbox).create_file(
         ApplyPatchOperation(type="create_file", path="new.txt", diff=diff)))
     assert out.status == "completed", out
     assert (project / "new.txt").read_bytes().decode() == apply_diff("", diff, "create")
-
-
-def test_deliberate_difference_a_new_file_is_written_with_lf(toolbox: Toolbox,
-                                                             project: Path) -> None:
-    # apply_diff writes a new file with CRLF when the diff's lines end so;
-    # corral writes a new file's lines with LF in both dialects (a diff's line
-    # endings are the transport's, not the file's)
-    diff = "+a\r\n+b\r\n"
-    assert apply_diff("", diff, "create") == "a\r\nb"
-    out = asyncio.run(CorralEditor(toolbox).create_file(
-        ApplyPatchOperation(type="create_file", path="new.txt", diff=diff)))
-    assert out.status == "completed", out
-    assert (project / "new.txt").read_bytes() == b"a\nb"
 
 
 def test_deliberate_difference_an_ambiguous_hunk_is_refused(toolbox: Toolbox,

@@ -199,6 +199,14 @@ def test_v4a_dialect(box: Toolbox, tree: Path) -> None:
     assert (tree / "new.txt").read_text() == "no final newline"
 
 
+def test_a_new_files_crlf_is_kept_in_v4a_only(box: Toolbox, tree: Path) -> None:
+    for dialect, name, expected in [("v4a", "v.txt", b"a\r\nb"), ("codex", "c.txt", b"a\nb\n")]:
+        out = box.call("apply_patch", {"dialect": dialect, "input": _patch(
+            f"*** Add File: {name}\r\n+a\r\n+b\r\n")})
+        assert out["ok"] is True, out
+        assert (tree / name).read_bytes() == expected
+
+
 _line = st.sampled_from(["", "a", "b", "\tc", "  d", "def f():", "    return 1", "}", "é ü"])
 
 

@@ -176,7 +176,7 @@ def _plan(ctx: ToolContext, file: _File, dialect: Dialect) -> None:
             raise exists(file.rel, f"Change {file.rel} with '*** Update File: {file.rel}' "
                          "(its context lines show what you read), or delete it first.",
                          field="input")
-        text = new_file_text(op.lines, dialect)
+        text = new_file_text(op.lines, dialect, op.crlf)
         check_write(ctx, file.rel, text, None)
         file.new = text.encode("utf-8")
         return

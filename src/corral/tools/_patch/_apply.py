@@ -263,7 +263,9 @@ def _join(file: _File, edits: list[tuple[int, int, list[str]]]) -> str:
     return text
 
 
-def new_file_text(lines: Sequence[str], dialect: Dialect) -> str:
-    """The text of a file a patch creates from its ``+`` lines."""
-    text = "\n".join(lines)
-    return text + "\n" if dialect.new_file_final_newline and lines else text
+def new_file_text(lines: Sequence[str], dialect: Dialect, crlf: bool = False) -> str:
+    """The text of a file a patch creates from its ``+`` lines (``crlf``:
+    they were sent ending with ``\r\n``)."""
+    newline = "\r\n" if crlf and dialect.new_file_crlf_as_sent else "\n"
+    text = newline.join(lines)
+    return text + newline if dialect.new_file_final_newline and lines else text

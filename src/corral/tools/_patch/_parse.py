@@ -40,18 +40,20 @@ class Dialect:
     line of the file fails the hunk (Codex), or, alone, is only a hint (V4A;
     several stacked anchors must match).  ``new_file_final_newline``: a
     created file ends with a newline (Codex) or exactly as its ``+`` lines
-    end (V4A)."""
+    end (V4A).  ``new_file_crlf_as_sent``: a created file's lines end with
+    ``\n`` (Codex) or with ``\r\n`` when they were sent so (V4A)."""
 
     name: str
     addition_only_at_end: bool
     anchor_required: bool
     new_file_final_newline: bool
+    new_file_crlf_as_sent: bool
 
 
 CODEX = Dialect("codex", addition_only_at_end=True, anchor_required=True,
-                new_file_final_newline=True)
+                new_file_final_newline=True, new_file_crlf_as_sent=False)
 V4A = Dialect("v4a", addition_only_at_end=False, anchor_required=False,
-              new_file_final_newline=False)
+              new_file_final_newline=False, new_file_crlf_as_sent=True)
 
 
 class PatchSyntaxError(ValueError):
@@ -96,6 +98,7 @@ class Hunk:
 class AddFile:
     path: str
     lines: tuple[str, ...]
+    crlf: bool = False  # its lines were sent ending with "\r\n"
 
 
 @dataclass(frozen=True)
@@ -121,10 +124,19 @@ class Patch:
 class _Lines:
     """The patch's lines with a cursor; numbers are 1-based as sent."""
 
-    def __init__(self, lines: list[str], first_number: int) -> None:
+    def __init__(self, lines: list[str], first_number: int,
+                 crlf: list[bool] | None = None) -> None:
         self.lines = lines
         self.first = first_number
         self.i = 0
+        self.crlf = crlf or []  # per line of the text as sent: did it end with "\r\n"
+
+    def crlf_among(self, start: int, stop: int) -> bool:
+        """Whether any of lines ``start`` to ``stop`` (cursor positions)
+        ended with ``\r\n`` as sent."""
+        base = self.first - 1
+        return any(self.crlf[base + k] for k in range(start, stop)
+                   if 0 <= base + k < len(self.crlf))
 
     def done(self) -> bool:
         return self.i >= len(self.lines)
@@ -187,7 +199,7 @@ def parse_patch(text: str) -> Patch:
     if not _marker(body[-1], END):
         raise PatchSyntaxError("the last line must be '*** End Patch' (was the patch cut "
                                "off?)", first + len(body) - 1, body[-1])
-    cursor = _Lines(body[1:-1], first + 1)
+    cursor = _Lines(body[1:-1], first + 1, [line.endswith("\r") for line in text.split("\n")])
     ops: list[FileOp] = []
     while not cursor.done():
         if not cursor.peek().strip():
@@ -212,7 +224,9 @@ def _file_op(cursor: _Lines) -> FileOp:
     if kind == DELETE:
         return DeleteFile(path)
     if kind == ADD:
-        return AddFile(path, tuple(_added_lines(cursor)))
+        start = cursor.i
+        added = tuple(_added_lines(cursor))
+        return AddFile(path, added, cursor.crlf_among(start, cursor.i))
     move_to = None
     if not cursor.done() and (move := _header(cursor.peek())) is not None and move[0] == MOVE:
         if not move[1]:
@@ -337,5 +351,5 @@ def v4a_patch(kind: str, path: str, diff: str | None = None, move_to: str | None
     else:
         raise PatchSyntaxError(f"unknown operation {kind!r}: create_file, update_file or "
                                "delete_file")
-    body = "".join(line + "\n" for line in _split(diff))
+    body = diff if not diff or diff.endswith("\n") else diff + "\n"  # its line endings kept
     return f"{BEGIN}\n{header}\n{body}{END}\n"
