@@ -13,7 +13,15 @@ server-filesystem``, into ``.conformance/node``):
   the same meaning: orient, read, search by name, edit, write, move; and
   four mistakes (a misspelt path, an edit whose oldText is not in the file,
   a path outside the root, a directory given as a file).  What is counted
-  is what a model is shown of each result: its text content.
+  is what a model is shown of each result: its text content;
+* beside corral's own tools, the same session with its edits made through
+  the tools models are trained on: ``apply_patch`` (``corral serve
+  --apply-patch``: its listing and the apply_patch results' text) and
+  Claude's text editor (``str_replace_based_edit_tool`` blocks run in
+  process by ``anthropic_tool_results``: the tool_result text; its
+  definition is built into the model, so the listing is ``corral serve
+  --read-only``'s).  Neither has a dry run; the text editor has no move,
+  and neither offers make_directory: those steps are left out.
 
 The fixture is made afresh at the same path for each server (the session
 changes files), so the paths the reference server prints cost the same.
@@ -342,7 +350,8 @@ def measure(node_entry: str, workdir: Path) -> dict[str, Any]:
     n = len(SESSION)
     return {"list": counts[0:4], "ours": counts[4:4 + n], "theirs": counts[4 + n:4 + 2 * n],
             "floors": counts[4 + 2 * n:], "tools": (len(ours.tools), len(theirs.tools)),
-            "runs": (ours, theirs)}
+            "runs": (ours, theirs), "apply_patch": measure_variant(run_apply_patch(root)),
+            "text_editor": measure_variant(run_text_editor(root))}
 
 
 def records_of(m: dict[str, Any]) -> list[Record]:
@@ -386,7 +395,188 @@ def records_of(m: dict[str, Any]) -> list[Record]:
                           base_values=[floor], note=f"{over:+d} tokens over them (at most "
                           f"+{REFUSAL_SLACK}: {'met' if over <= REFUSAL_SLACK else 'MISSED'}); "
                           f"reference: {m['theirs'][i]} tokens"))
+    out += variant_records("apply_patch", m["apply_patch"], m,
+                           "no dry run and no make_directory (the move makes it)")
+    out += variant_records("text editor", m["text_editor"], m,
+                           "no dry run, make_directory or move (it has none)")
     return out
+
+
+# -- the same edits through the tools models are trained on -------------------------
+
+EDIT_TOOLS = ("edit_file", "write_file", "make_directory", "move_file", "delete_file")
+EDITOR = "str_replace_based_edit_tool"
+_README_END = "Run the tests with `python -m pytest`.\n"
+Call = tuple[str, dict[str, Any]]
+
+
+def _patch(*lines: str) -> Call:
+    return ("apply_patch", {"input": "\n".join(["*** Begin Patch", *lines, "*** End Patch"])
+                            + "\n"})
+
+
+def _added(path: str, text: str) -> list[str]:
+    return [f"*** Add File: {path}", *("+" + line for line in text.splitlines())]
+
+
+# Each edit step of SESSION as apply_patch makes it (no dry run; make_directory is
+# not offered beside it, and a move creates the directories it needs).
+APPLY_PATCH_EDITS: dict[str, list[Call]] = {
+    "edit one line": [_patch("*** Update File: src/app/shlex.py", "@@",
+                             "-" + _SHLEX_OLD.rstrip("\n"),
+                             "+    def push_token(self, tok: str):")],
+    "preview an edit (dry run)": [],
+    "two edits in one call": [_patch("*** Update File: src/app/fnmatch.py", "@@",
+                                     "-def filter(names, pat):", "+def filter(names, pat, /):",
+                                     "@@", "-def translate(pat):", "+def translate(pat, /):")],
+    "write a new file": [_patch(*_added("tests/test_more.py", NEW_TEST))],
+    "make a directory": [],
+    "move a file": [_patch("*** Update File: docs/usage.md",
+                           "*** Move to: docs/guide/usage.md")],
+    "replace a whole file": [_patch("*** Update File: README.md", "@@",
+                                    " " + _README_END.rstrip("\n"), "+", "+## License", "+",
+                                    "+MIT", "*** End of File")],
+    "an edit whose oldText is not in the file": [
+        _patch("*** Update File: src/app/shlex.py", "@@", "-    def pop_token(self):",
+               "-        return self.pushback.pop()", "+    def pop_token(self):",
+               "+        return None")],
+}
+
+# ... and as Claude's text editor makes it (no dry run; it has no move, and create
+# makes the directories it needs, so neither make_directory nor the move is made).
+EDITOR_EDITS: dict[str, list[Call]] = {
+    "edit one line": [(EDITOR, {"command": "str_replace", "path": "src/app/shlex.py",
+                                "old_str": _SHLEX_OLD,
+                                "new_str": "    def push_token(self, tok: str):\n"})],
+    "preview an edit (dry run)": [],
+    "two edits in one call": [
+        (EDITOR, {"command": "str_replace", "path": "src/app/fnmatch.py",
+                  "old_str": "def filter(names, pat):", "new_str": "def filter(names, pat, /):"}),
+        (EDITOR, {"command": "str_replace", "path": "src/app/fnmatch.py",
+                  "old_str": "def translate(pat):", "new_str": "def translate(pat, /):"})],
+    "write a new file": [(EDITOR, {"command": "create", "path": "tests/test_more.py",
+                                   "file_text": NEW_TEST})],
+    "make a directory": [],
+    "move a file": [],
+    "replace a whole file": [(EDITOR, {"command": "create", "path": "README.md",
+                                       "file_text": README + "\n## License\n\nMIT\n"})],
+    "an edit whose oldText is not in the file": [
+        (EDITOR, {"command": "str_replace", "path": "src/app/shlex.py",
+                  "old_str": "    def pop_token(self):\n        return self.pushback.pop()\n",
+                  "new_str": "    def pop_token(self):\n        return None\n"})],
+}
+
+
+def variant_calls(edits: dict[str, list[Call]]) -> list[list[Call]]:
+    """SESSION's calls with its edit steps made as ``edits`` has them (every
+    edit step must be there: a missing one would be a silent corral call)."""
+    out = []
+    for step in SESSION:
+        if step.corral[0] in EDIT_TOOLS:
+            out.append(edits[step.label])
+        else:
+            out.append([step.corral])
+    return out
+
+
+@dataclass
+class VariantRun:
+    """What a model was shown: the listing, and each step's call texts."""
+
+    tools: list[dict[str, Any]]
+    texts: list[list[str]]
+    errors: list[list[bool]]
+
+
+def run_apply_patch(root: Path) -> VariantRun:
+    """The session through ``corral serve --apply-patch``."""
+    make_fixture(root)
+    conn = Connection([sys.executable, "-m", "corral.cli", "serve", "--apply-patch", str(root)],
+                      python_env())
+    try:
+        tools = conn.request("tools/list", {})["tools"]
+        texts, errors = [], []
+        for calls in variant_calls(APPLY_PATCH_EDITS):
+            results = [conn.request("tools/call", {"name": name, "arguments": args})
+                       for name, args in calls]
+            texts.append([result_text(r) for r in results])
+            errors.append([bool(r.get("isError")) for r in results])
+    finally:
+        conn.close()
+    return VariantRun(tools, texts, errors)
+
+
+def run_text_editor(root: Path) -> VariantRun:
+    """The session through Claude's text editor beside corral's read-only
+    tools, run in process as ``anthropic_tool_results`` runs a reply's
+    blocks; the listing is ``corral serve --read-only``'s (the editor's
+    definition is built into the model)."""
+    from corral.integrations.anthropic import anthropic_tool_results
+    from corral.tools import Toolbox
+
+    make_fixture(root)
+    conn = Connection([sys.executable, "-m", "corral.cli", "serve", "--read-only", str(root)],
+                      python_env())
+    try:
+        tools = conn.request("tools/list", {})["tools"]
+    finally:
+        conn.close()
+    toolbox = Toolbox(root)
+    texts, errors = [], []
+    for calls in variant_calls(EDITOR_EDITS):
+        blocks = [{"type": "tool_use", "id": f"call{i}", "name": name, "input": args}
+                  for i, (name, args) in enumerate(calls)]
+        results = anthropic_tool_results(toolbox, blocks)
+        texts.append([str(r["content"]) for r in results])
+        errors.append([bool(r["is_error"]) for r in results])
+    return VariantRun(tools, texts, errors)
+
+
+def measure_variant(run: VariantRun) -> dict[str, Any]:
+    for step, errors, texts in zip(SESSION, run.errors, run.texts):
+        if any(e != step.mistake for e in errors):
+            raise RuntimeError(f"step {step.label!r}: refused={errors}, expected {step.mistake}"
+                               f"\n{[t[:300] for t in texts]}")
+    flat = [text for texts in run.texts for text in texts]
+    counts = iter(count_tokens([shown_tools(run.tools), *flat]))
+    listed = next(counts)
+    return {"list": listed, "tools": len(run.tools),
+            "steps": [sum(next(counts) for _ in texts) for texts in run.texts],
+            "calls": [len(texts) for texts in run.texts]}
+
+
+def variant_records(label: str, v: dict[str, Any], m: dict[str, Any],
+                    left_out: str) -> list[Record]:
+    """``label``'s session beside corral's own tools (``m``, measure's)."""
+    base = "corral's tools"
+
+    def rec(case: str, ours: int, theirs: int, note: str) -> Record:
+        return record("tokens", f"{label}: {case}", [ours], unit="tokens",
+                      baseline=f"{label}: {case}: {base}", base_values=[theirs],
+                      note=f"{base}: {theirs:,} tokens; {note}")
+
+    good = [i for i, step in enumerate(SESSION) if not step.mistake]
+    # the edit steps this tool makes, against corral's cost of the same steps
+    edits = [i for i in good if SESSION[i].corral[0] in EDIT_TOOLS and v["calls"][i]]
+    refused = [i for i, step in enumerate(SESSION)
+               if step.mistake and SESSION[i].corral[0] in EDIT_TOOLS]
+    n_list, n_ours = m["list"][0], m["tools"][0]
+    ours_calls = sum(m["ours"][i] for i in good)
+    calls = sum(v["steps"][i] for i in good)
+    return [
+        rec(f"tools/list without outputSchema ({v['tools']} tools vs {n_ours})", v["list"],
+            n_list, "the text editor's definition is built into the model"
+            if label == "text editor" else "apply_patch in place of the five write tools"),
+        rec(f"the {len(edits)} edit steps it makes ({sum(v['calls'][i] for i in edits)} calls)",
+            sum(v["steps"][i] for i in edits), sum(m["ours"][i] for i in edits),
+            f"it makes {left_out}"),
+        rec(f"session: {len(good)} successful steps, total", calls, ours_calls,
+            f"reads and searches are corral's in both; it makes {left_out}"),
+        rec("tools/list + the session's successful steps", v["list"] + calls,
+            n_list + ours_calls, "what the session costs in all"),
+        *(rec(f"refusal: {SESSION[i].label}", v["steps"][i], m["ours"][i],
+              "its sentence and hint") for i in refused),
+    ]
 
 
 @contextlib.contextmanager
