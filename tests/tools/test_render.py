@@ -172,3 +172,21 @@ def test_no_refusal_text_looks_like_a_success(box):
     for tool, args in [("read_file", {"path": "notes.md"}), ("list_directory", {"path": "."}),
                        ("glob", {"pattern": "*"}), ("file_info", {"path": "notes.md"})]:
         assert not render(tool, box.call(tool, args)).startswith(REFUSED)
+
+
+def test_apply_patch_is_one_line_a_file(tmp_path):
+    from corral.hosts import render
+    from corral.tools import Toolbox
+
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "b.txt").write_text("x\n")
+    with Toolbox(tmp_path) as box:
+        envelope = box.call("apply_patch", {"input": (
+            "*** Begin Patch\n*** Update File: a.py\n*** Move to: c.py\n@@ def f():\n"
+            "-    return 1\n+    return 2\n*** Add File: n/new.txt\n+hi\n"
+            "*** Delete File: b.txt\n*** End Patch\n")})
+    assert envelope["ok"] is True, envelope
+    moved, added, deleted = render("apply_patch", envelope).split("\n")
+    assert moved == f"Moved a.py to c.py at line 2; sha256 {envelope['files'][0]['sha256'][:16]}"
+    assert added.startswith("Added n/new.txt; sha256 ") and added.endswith("made directories n")
+    assert deleted == "Deleted b.txt"

@@ -497,6 +497,30 @@ def _shortened(text: str) -> str:
     return _FULL_DIGEST.sub(lambda m: short_digest(m.group()), text) if len(text) >= 64 else text
 
 
+_PATCH_VERBS = {"added": "Added", "updated": "Updated", "moved": "Moved", "deleted": "Deleted"}
+
+
+def _apply_patch(envelope: _Envelope) -> str:
+    """One line a file: what was done, where the hunks landed, its digest."""
+    out = []
+    for file in envelope.get("files") or ():
+        if not isinstance(file, Mapping):
+            continue
+        line = f"{_PATCH_VERBS.get(str(file.get('action')), 'Changed')} {file.get('path')}"
+        if file.get("movedTo"):
+            line += f" to {file['movedTo']}"
+        at = file.get("hunkLines") or []
+        if at:
+            line += f" at line{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}"
+        if file.get("sha256"):
+            line += f"; sha256 {short_digest(file['sha256'])}"
+        line += _created(file)
+        if file.get("note"):
+            line += f" ({file['note']})"
+        out.append(line)
+    return _lines("\n".join(out), *_rest(envelope, frozenset({"files"})))
+
+
 # each tool's renderer, and the fields one of which its answer has
 _RENDERERS: dict[str, tuple[tuple[str, ...], Callable[[_Envelope], str]]] = {
     "read_file": (("content", "mimeType"), _read_file),
@@ -510,4 +534,5 @@ _RENDERERS: dict[str, tuple[tuple[str, ...], Callable[[_Envelope], str]]] = {
     "list_directory": (("entries",), _list_directory),
     "glob": (("paths",), _glob),
     "grep": (("outputMode",), _grep),
+    "apply_patch": (("files",), _apply_patch),
 }
