@@ -61,6 +61,8 @@ def _literal_scanner() -> str:
         backend = default_backend()
     except OSError as exc:  # none can be had here (pyfakefs): say so
         return f"none ({exc.strerror or exc})"
+    except ValueError as exc:  # CORRAL_BACKEND names no backend (the report says so too)
+        return f"none ({exc})"
     return "native" if backend.batches else "python"
 
 
