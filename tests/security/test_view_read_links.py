@@ -170,3 +170,17 @@ def test_a_link_met_after_open_protects_its_target_from_reads(tmp_path, make_roo
     assert _refused(box.call("read_file", {"path": "data/creds.txt"}))
     out = box.call("grep", {"pattern": PASSWORD})
     assert "creds.txt" not in repr(out), out
+
+
+def test_listing_or_searching_under_a_denied_links_target_is_no_oracle(tmp_path, make_root):
+    """Under a denied link's target, a directory that exists and one that
+    does not are answered alike by list_directory and grep."""
+    _denied_link_tree(tmp_path)
+    box = Toolbox(make_root(str(tmp_path)), deny=["private/**"])
+    for tool, args in (("list_directory", {}), ("grep", {"pattern": "deep"}),
+                       ("glob", {"pattern": "*"})):
+        there = box.call(tool, {**args, "path": "data/sub"})
+        missing = box.call(tool, {**args, "path": "data/none"})
+        assert there["ok"] is missing["ok"], (tool, there, missing)
+        assert _answer_without_path(there, "data/sub") == \
+            _answer_without_path(missing, "data/none"), (tool, there, missing)

@@ -110,6 +110,7 @@ class LinkMap:
         self._guard = threading.Lock()
         self._leads: dict[str, str] = {}
         self._by_target: dict[str, set[str]] = {}
+        self._below: dict[str, int] = {}  # directory -> known links leading to it or below
         self._not_links: set[str] = set()
         self._relearn: list[str] = []
 
@@ -127,8 +128,10 @@ class LinkMap:
                 return
             if old is not None:
                 self._by_target.get(old, set()).discard(location)
+                self._count(old, -1)
             self._leads[location] = leads_to
             self._by_target.setdefault(leads_to, set()).add(location)
+            self._count(leads_to, 1)
             self._not_links.discard(location)
 
     def moved(self, old: str, new: str) -> None:
@@ -153,6 +156,7 @@ class LinkMap:
             old = self._leads.pop(location, None)
             if old is not None:
                 self._by_target.get(old, set()).discard(location)
+                self._count(old, -1)
 
     def knows(self, location: str) -> bool:
         return location in self._leads or location in self._not_links
@@ -162,17 +166,36 @@ class LinkMap:
             if len(self._not_links) < MAX_LINKS:
                 self._not_links.add(location)
 
+    def _count(self, target: str, step: int) -> None:
+        """Count a link leading to ``target`` at it and every directory
+        above it (held under the guard)."""
+        if target in (".", ""):
+            return
+        end = len(target)
+        while end > 0:
+            prefix = target[:end]
+            count = self._below.get(prefix, 0) + step
+            if count > 0:
+                self._below[prefix] = count
+            else:
+                self._below.pop(prefix, None)
+            end = target.rfind("/", 0, end)
+
     def leads_into(self, top: str) -> bool:
-        """Whether a known link leads to ``top``, below it, or above it."""
-        if not self._by_target:
+        """Whether a known link leads to ``top``, below it, or above it
+        (one lookup per directory above ``top``)."""
+        if not self._leads:
             return False
-        with self._guard:
-            targets = list(self._by_target)
         if top in (".", ""):
-            return any(self._by_target.get(t) for t in targets)
-        prefix = top + "/"
-        return any(t == top or t.startswith(prefix) or top.startswith(t + "/") or t == "."
-                   for t in targets if self._by_target.get(t))
+            return True
+        with self._guard:
+            if self._below.get(top) or self._by_target.get("."):
+                return True
+            end = len(top)
+            while (end := top.rfind("/", 0, end)) > 0:
+                if self._by_target.get(top[:end]):
+                    return True
+        return False
 
     def aliases(self, canonical: str) -> list[str]:
         """Every other name that leads to ``canonical`` through known links
