@@ -95,7 +95,7 @@ def _read_one(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if envelope["details"].get("kind") == Kind.CANCELLED.value:
         raise cancelled("read_files")
     if envelope["code"] == Code.INTERNAL.value:
-        ctx.root.stat(".")  # raises RootVanishedError if the root is gone
+        ctx.view.stat(".")  # raises RootVanishedError if the root is gone
     return envelope
 
 

@@ -314,7 +314,12 @@ class ToolContext:
             if ".." in rel and ".." in rel.split("/"):  # through a place: the policy sees it
                 self.check(self.locate(rel), op, shown=rel.rstrip("/") or ".")
             else:
-                self.check(Location(handle.path), op, shown=rel.rstrip("/") or ".")
+                shown = rel.rstrip("/") or "."
+                self.check(Location(handle.path), op, shown=shown)
+                if handle.path != shown.removeprefix("./"):
+                    # through a link: the links passed are learnt, and the
+                    # names they lead from decided as well
+                    self.check(self.locate(rel), op, shown=shown)
         except BaseException:
             handle.close()
             raise
@@ -344,7 +349,7 @@ class ToolContext:
     def scope(self, canonical_dir: str, op: Op = Op.SEARCH) -> Scope:
         """:meth:`visible` for the entries of one directory, one name test
         each (for a walk): ``ctx.scope(dir).visible(name)``."""
-        return self.state.policy.scope(canonical_dir, op)
+        return self.state.view.scope(canonical_dir, op)
 
     def is_denied(self, rel: str) -> bool:
         """Whether a search must leave ``rel`` out (``not visible``, where

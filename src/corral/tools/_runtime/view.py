@@ -47,11 +47,11 @@ from typing import Protocol
 from ...contained import DirEntry, EscapeError, Root, Target
 from .._policy.gitdirs import in_git_directory
 from .._policy.locate import Location, locate
-from .._policy.rules import Op, Policy
+from .._policy.rules import Op, Policy, Scope
 from .._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret, swapped
 from .request_types import Request
 
-__all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want"]
+__all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -110,6 +110,7 @@ class LinkMap:
         self._guard = threading.Lock()
         self._leads: dict[str, str] = {}
         self._by_target: dict[str, set[str]] = {}
+        self._below: dict[str, int] = {}  # directory -> known links leading to it or below
         self._not_links: set[str] = set()
         self._relearn: list[str] = []
         self._via: dict[str, tuple[str, ...]] = {}  # the links its resolution passed
@@ -133,8 +134,10 @@ class LinkMap:
                 return
             if old is not None:
                 self._by_target.get(old, set()).discard(location)
+                self._count(old, -1)
             self._leads[location] = leads_to
             self._by_target.setdefault(leads_to, set()).add(location)
+            self._count(leads_to, 1)
             self._not_links.discard(location)
 
     def moved(self, old: str, new: str) -> None:
@@ -169,6 +172,7 @@ class LinkMap:
             old = self._leads.pop(location, None)
             if old is not None:
                 self._by_target.get(old, set()).discard(location)
+                self._count(old, -1)
 
     def knows(self, location: str) -> bool:
         return location in self._leads or location in self._not_links
@@ -178,15 +182,36 @@ class LinkMap:
             if len(self._not_links) < MAX_LINKS:
                 self._not_links.add(location)
 
+    def _count(self, target: str, step: int) -> None:
+        """Count a link leading to ``target`` at it and every directory
+        above it (held under the guard)."""
+        if target in (".", ""):
+            return
+        end = len(target)
+        while end > 0:
+            prefix = target[:end]
+            count = self._below.get(prefix, 0) + step
+            if count > 0:
+                self._below[prefix] = count
+            else:
+                self._below.pop(prefix, None)
+            end = target.rfind("/", 0, end)
+
     def leads_into(self, top: str) -> bool:
-        """Whether a known link leads to ``top``, below it, or above it."""
-        if not self._by_target:
+        """Whether a known link leads to ``top``, below it, or above it
+        (one lookup per directory above ``top``)."""
+        if not self._leads:
             return False
+        if top in (".", ""):
+            return True
         with self._guard:
-            targets = list(self._by_target)
-        prefix = top + "/"
-        return any(t == top or t.startswith(prefix) or top.startswith(t + "/") or t == "."
-                   for t in targets if self._by_target.get(t))
+            if self._below.get(top) or self._by_target.get("."):
+                return True
+            end = len(top)
+            while (end := top.rfind("/", 0, end)) > 0:
+                if self._by_target.get(top[:end]):
+                    return True
+        return False
 
     def aliases(self, canonical: str) -> list[str]:
         """Every other name that leads to ``canonical`` through known links
@@ -455,6 +480,21 @@ class View:
             return True
         return all(policy.visible(alias, op) for alias in self.links.aliases(canonical))
 
+    def scope(self, canonical_dir: str, op: Op) -> Scope:
+        """The decisions for the entries of the directory ``canonical_dir``
+        (a listing's, a walk's): the policy's scope, and where a known link
+        leads into, above or below it, each entry decided on the names
+        leading to it too (:meth:`visible`).  A directory no known link
+        reaches pays nothing more."""
+        return self.linked_scope(self.policy.scope(canonical_dir, op), canonical_dir, op)
+
+    def linked_scope(self, inner: Scope, canonical_dir: str, op: Op) -> Scope:
+        """``inner`` (the policy's scope of ``canonical_dir``), deciding the
+        names known links lead from when any leads there."""
+        if not len(self.links) or not self.links.leads_into(canonical_dir.rstrip("/") or "."):
+            return inner
+        return AliasedScope(inner, self, canonical_dir.rstrip("/") or ".", op)
+
     def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
               in_repository: Callable[[], bool] | None = None) -> None:
         kind = self.rule(location, op, in_repository)
@@ -514,6 +554,38 @@ class View:
                 if kind is not None:
                     return inner, kind, field
         return None
+
+
+class AliasedScope(Scope):
+    """A directory's scope where known links lead: an entry the policy
+    shows is shown only if no name leading to it through a link is hidden
+    (a denied or secret link name hides what it leads to)."""
+
+    __slots__ = ("_inner", "_view", "_real", "_op")
+
+    def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op) -> None:
+        # every question is put to ``inner`` first: the base's state is unused
+        self._inner = inner
+        self._view = view
+        self._real = "" if canonical_dir in (".", "") else canonical_dir + "/"
+        self._op = op
+
+    def _shown(self, name: str) -> bool:
+        return self._view.visible(self._real + name, self._op)
+
+    def visible(self, name: str) -> bool:
+        return self._inner.visible(name) and self._shown(name)
+
+    def child(self, name: str) -> Scope | None:
+        inner = self._inner.child(name)
+        if inner is None or not self._shown(name):
+            return None
+        return self._view.linked_scope(inner, self._real + name, self._op)
+
+    def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
+        shown = self._inner.visible_names(names, ends_with)
+        kept = [name for name in shown if self._shown(name)]
+        return shown if len(kept) == len(shown) else kept
 
 
 class CallView:
