@@ -500,7 +500,8 @@ MISTAKES = [
     (18, "binary file", {"pattern": "main", "path": "logo.png"}, "ok", {}),
     (19, "more matches than the limit", {"pattern": "[a-z]", "limit": 2}, "ok", {}),
     (20, "ignored paths are hidden", {"pattern": "main", "outputMode": "files"}, "ok", {}),
-    (23, "context as a string", {"pattern": "main", "context": "2"}, "INVALID_ARGUMENT",
+    (23, "context as a quoted number", {"pattern": "main", "context": "2"}, "ok", {}),
+    (23, "context as a word", {"pattern": "main", "context": "two"}, "INVALID_ARGUMENT",
      {"field": "context", "expected": "integer"}),
     (23, "regex as a string", {"pattern": "main", "regex": "no"}, "INVALID_ARGUMENT",
      {"field": "regex"}),
@@ -535,6 +536,8 @@ def test_agent_mistakes(tmp_path, box, row, what, args, expected, details):
                 assert follow["matches"], follow
         return
     assert out["ok"] is True, out
+    if row == 23:  # a quoted number is the number
+        assert out["context"] == 2 and "before" in out["matches"][0]
     if row == 2:
         assert out["path"] == "src/app.py" and out["matches"][0]["path"] == "src/app.py"
     if row == 4:
