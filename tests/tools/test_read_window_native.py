@@ -119,17 +119,24 @@ def test_windows_larger_than_the_kept_buffer(tmp_path, monkeypatch, data):
     {"offset": 9223372036854775806}, {"offset": 9223372036854775807},
     {"offset": 10**40}, {"offset": 1e308}, {"offset": 2, "limit": 10**40},
     {"offset": 2, "limit": 1e308}, {"offset": 10**40, "limit": 10**40},
-], ids=["int64-max-1", "int64-max", "1e40", "1e308", "limit-1e40", "limit-1e308", "both"])
+    {"offset": 2, "limit": 2**53 - 1},
+], ids=["int64-max-1", "int64-max", "1e40", "1e308", "limit-1e40", "limit-1e308", "both",
+        "limit-safe-max"])
 def test_offsets_and_limits_of_any_size_are_answered_not_internal(tmp_path, make_root, args):
     """A model's huge offset or limit (past int64, a float like 1e308) gets
-    a typed answer on every backend: the window past the end is refused as
-    INVALID_ARGUMENT, a huge limit shows to the end; never INTERNAL."""
+    a typed answer on every backend, never INTERNAL: the window past the end
+    is refused as INVALID_ARGUMENT, and so is a number past JSON's safe
+    integers (2**53 - 1) before it reaches any C code; a limit within them
+    shows to the end."""
     (tmp_path / "f.txt").write_bytes(b"a\nb\nc\n")
     toolbox = Toolbox(make_root(tmp_path))
     result = toolbox.call("read_file", {"path": "f.txt", **args})
     if args["offset"] > 3:
         assert result["ok"] is False and result["code"] == "INVALID_ARGUMENT", result
         assert result["details"]["field"] == "offset"
+    elif args.get("limit", 0) > 2**53 - 1:
+        assert result["ok"] is False and result["code"] == "INVALID_ARGUMENT", result
+        assert result["details"]["field"] == "limit"
     else:
         assert result["ok"] is True and result["content"] == "2\tb\n3\tc", result
 
