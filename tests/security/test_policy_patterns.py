@@ -99,3 +99,16 @@ def test_host_pattern_spellings(pattern, read):
 def test_the_default_lists_are_read_as_written():
     for pattern in Policy.default().protect + Policy.default().secrets:
         assert host_pattern(pattern) == pattern
+
+
+def test_a_wildcard_inside_a_name_keeps_the_quick_test():
+    """``gha-creds-*.json`` can only match a name starting ``gha-creds-``:
+    every other name is passed over without running a pattern (a rule set
+    that had to run its patterns at every level of every path made a
+    4,000-level move quadratic), and the name it covers is still covered."""
+    from corral.tools._policy.rules import _Rules
+
+    rules = _Rules(["**/gha-creds-*.json"])
+    assert not rules.name_may_match("d") and not rules.name_may_match("creds.json")
+    assert rules.name_may_match("gha-creds-1234.json")
+    assert rules.match("a/b/gha-creds-1234.json") and not rules.match("a/b/gha-creds.txt")

@@ -217,8 +217,8 @@ class _Rules:
                 suffixes.append(last[1:])
             elif last.endswith("*"):
                 prefixes.append(last[:-1])
-            else:
-                self._always = True
+            else:  # one '*' inside (gha-creds-*.json): a match starts with what precedes it
+                prefixes.append(last[:last.index("*")])
         self._suffixes = tuple(suffixes)
         self._prefixes = tuple(prefixes)
 
