@@ -295,6 +295,13 @@ class _TreeLock:
 
     @contextmanager
     def shared(self, checkpoint: Checkpoint) -> Iterator[None]:
+        self.take_shared(checkpoint)
+        try:
+            yield
+        finally:
+            self.drop_shared()
+
+    def take_shared(self, checkpoint: Checkpoint) -> None:
         with self._cond:
             delay = _POLL_FIRST
             while self._writer or self._waiting_writers:
@@ -302,11 +309,11 @@ class _TreeLock:
                 checkpoint()
                 delay = min(delay * 2, _POLL_MOST)
             self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
+
+    def drop_shared(self) -> None:
+        with self._cond:
+            self._readers -= 1
+            if not self._readers:  # only a writer waits on the readers
                 self._cond.notify_all()
 
     @contextmanager
@@ -343,32 +350,63 @@ class _Table:
 
     @contextmanager
     def hold(self, key: Identity, checkpoint: Checkpoint) -> Iterator[None]:
+        self.take(key, checkpoint)
+        try:
+            yield
+        finally:
+            self.drop(key)
+
+    def take(self, key: Identity, checkpoint: Checkpoint) -> None:
         with self._guard:
             lock, users = self._locks.get(key, (threading.Lock(), 0))
             self._locks[key] = (lock, users + 1)
         try:
-            delay = _POLL_FIRST
-            while not lock.acquire(timeout=delay):
-                checkpoint()
-                delay = min(delay * 2, _POLL_MOST)
-            try:
-                yield
-            finally:
-                lock.release()
-        finally:
-            with self._guard:
-                lock, users = self._locks[key]
-                if users == 1:
-                    del self._locks[key]
-                else:
-                    self._locks[key] = (lock, users - 1)
+            if not lock.acquire(blocking=False):  # the common case: nobody holds it
+                delay = _POLL_FIRST
+                while not lock.acquire(timeout=delay):
+                    checkpoint()
+                    delay = min(delay * 2, _POLL_MOST)
+        except BaseException:
+            self._unuse(key)
+            raise
+
+    def drop(self, key: Identity) -> None:
+        """Release ``key`` (taken by :meth:`take`)."""
+        self._locks[key][0].release()
+        self._unuse(key)
+
+    def _unuse(self, key: Identity) -> None:
+        with self._guard:
+            lock, users = self._locks[key]
+            if users == 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
 
 
 _TABLE = _Table()
 
 
-@contextmanager
-def _flocked(target: Target, checkpoint: Checkpoint) -> Iterator[None]:
+@dataclass
+class _Flock:
+    """A ``flock`` taken by :func:`_flock` (``fd`` -1: none could be, the
+    thread lock still holds), and the directory opened for it, if any."""
+
+    fd: int
+    reopened: Handle | None
+
+    def release(self) -> None:
+        try:
+            if self.fd >= 0:
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
+        except OSError:
+            pass  # closing the fd releases it anyway
+        finally:
+            if self.reopened is not None:
+                self.reopened.close()
+
+
+def _flock(target: Target, checkpoint: Checkpoint) -> _Flock:
     """``flock`` the directory ``target`` holds: on its own fd when that was
     opened for reading, else (``O_PATH``, or ``EBADF`` says so) on the
     directory opened again."""
@@ -382,27 +420,29 @@ def _flocked(target: Target, checkpoint: Checkpoint) -> Iterator[None]:
                 fd = reopened.fileno()
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                return _Flock(fd, reopened)
             except OSError as exc:
                 if exc.errno == errno.EBADF and reopened is None:
                     fd = -1  # an fd that cannot hold a lock: the directory opened for one
                     continue
                 if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
-                    yield  # a filesystem without locks: the thread lock still holds
-                    return
+                    return _Flock(-1, reopened)  # a filesystem without locks
             checkpoint()
             time.sleep(delay)
             delay = min(delay * 2, _POLL_MOST)
-        try:
-            yield
-        finally:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            except OSError:
-                pass  # closing the fd releases it anyway
-    finally:
+    except BaseException:
         if reopened is not None:
             reopened.close()
+        raise
+
+
+@contextmanager
+def _flocked(target: Target, checkpoint: Checkpoint) -> Iterator[None]:
+    held = _flock(target, checkpoint)
+    try:
+        yield
+    finally:
+        held.release()
 
 
 # -- the view -------------------------------------------------------------------------------
@@ -643,17 +683,43 @@ class CallView:
         lock of the directory it acts in, ``op`` decided on what was
         reached (the caller decides more ops on the same pin)."""
         label = shown if shown is not None else (rel.rstrip("/") or ".")
-        with ExitStack() as stack:
-            stack.enter_context(_TREE.shared(self._checkpoint))
-            target = stack.enter_context(self._resolve(rel, op, label, field,
-                                                       follow=follow,
-                                                       create_parents=create_parents))
-            self._lock(stack, (target,))
-            pinned = Pinned(self, target, label, field, rel)
-            stack.callback(pinned.release)
-            pinned._target_follows = follow
-            pinned.decide(op)
-            yield pinned
+        # the steps of pin_group for one path, without an ExitStack (the
+        # common call: every tool that changes one file comes here)
+        checkpoint = self._checkpoint
+        _TREE.take_shared(checkpoint)
+        try:
+            target = self._target(rel, op, label, field, follow=follow,
+                                  create_parents=create_parents)
+            try:
+                key = target.held_identity()
+                flocked = None
+                if key not in self._held:
+                    _TABLE.take(key, checkpoint)
+                    try:
+                        flocked = _flock(target, checkpoint)
+                    except BaseException:
+                        _TABLE.drop(key)
+                        raise
+                    self._held.add(key)
+                try:
+                    pinned = Pinned(self, target, label, field, rel)
+                    try:
+                        pinned._target_follows = follow
+                        pinned.decide(op)
+                        yield pinned
+                    finally:
+                        pinned.release()
+                finally:
+                    if flocked is not None:
+                        self._held.discard(key)
+                        try:
+                            flocked.release()
+                        finally:
+                            _TABLE.drop(key)
+            finally:
+                target.close()
+        finally:
+            _TREE.drop_shared()
 
     @contextmanager
     def pin_move(self, src: str, dst: Callable[[Pinned], str], *, src_shown: str | None = None,
@@ -705,6 +771,12 @@ class CallView:
     @contextmanager
     def _resolve(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
                  create_parents: bool = False) -> Iterator[Target]:
+        with self._target(rel, op, shown, field, follow=follow,
+                          create_parents=create_parents) as target:
+            yield target
+
+    def _target(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
+                create_parents: bool = False) -> Target:
         """The one resolution; when it fails, a refusal by policy on where
         the path leads wins over the error (a denied name is not said to be
         missing)."""
@@ -720,8 +792,7 @@ class CallView:
                 raise exc from None
             self._view.check(where, op, shown=shown, field=field)
             raise
-        with target:
-            yield target
+        return target
 
     def _lock(self, stack: ExitStack, targets: tuple[Target, ...]) -> None:
         """Lock the directory each target acts in (deduplicated, sorted;
