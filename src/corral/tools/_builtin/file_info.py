@@ -106,10 +106,10 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> InfoResult:
     # reached: metadata is what a listing shows, so deny rules refuse and
     # secret files are described (their content is never read)
     with ctx.view.look(rel, Op.LIST, follow=rel.endswith("/"), shown=shown) as entry:
-        info = entry.lstat()
+        info = entry.info
         ctx.authorize(InfoRequest(shown))
         now = entry.lstat()  # a swap during authorization fails closed
-        if info is None or now is None or (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (
+        if now is None or (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (
                 info.st_dev, info.st_ino, st.S_IFMT(info.st_mode)):
             raise swapped(shown)
         info = now

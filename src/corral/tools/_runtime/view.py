@@ -1,4 +1,4 @@
-"""The policed view: the one filesystem handle a mutating tool holds.
+"""The policed view: the one filesystem handle a tool holds.
 
 A tool says what it means (create, replace, edit, move, delete, make
 directories) and the view does it as one step::
@@ -27,6 +27,14 @@ the Toolbox opened its root and those met since (followed by a resolution,
 moved by a tool).  So a protected name that is a link, or lies under one,
 protects what it leads to (``.git/hooks/pre-commit -> ../../scripts/x``,
 ``.vscode -> editor``).
+
+Reading.  A read is one step too, without locks (the fd is the object
+decided on): :meth:`CallView.open_read` opens once, decides on the
+canonical path of what was opened and on the names leading to it, and
+hands the tool an :class:`OpenFile` every read comes from;
+:meth:`CallView.look` resolves an entry to describe it, :meth:`CallView.lead`
+says where a link leads from its canonical location.  Nothing is resolved
+again between the decision and the read.
 """
 
 from __future__ import annotations
@@ -822,9 +830,11 @@ class CallView:
         with self._resolve(rel, op, label, field, follow=follow) as target:
             self._view.check(Location(target.path, (), target.passed), op, shown=label,
                              field=field)
-            if target.lstat() is None:
+            info = target.lstat()
+            if info is None:
                 self._view.root.lstat(rel)  # raises the core's not-found, naming the component
-            yield Entry(target, label)
+                raise swapped(label)  # it is there now, not when it was resolved
+            yield Entry(target, label, info)
 
     def lead(self, entry: Entry, op: Op = Op.LIST) -> Lead:
         """Where the symlink ``entry`` leads, resolved once from its

@@ -70,15 +70,17 @@ class OpenFile:
 
 class Entry:
     """One entry the view resolved to look at (its final name not followed
-    unless asked): ``path`` canonical, ``shown`` as written.  Its ``lstat``
-    is taken in the directory resolution reached and holds open, never by
-    resolving the path again.  Valid inside the view's ``with`` block only."""
+    unless asked): ``path`` canonical, ``shown`` as written, ``info`` its
+    ``lstat`` when it was resolved.  :meth:`lstat` looks again in the
+    directory resolution reached and holds open, never by resolving the
+    path again.  Valid inside the view's ``with`` block only."""
 
-    __slots__ = ("path", "shown", "_target")
+    __slots__ = ("path", "shown", "info", "_target")
 
-    def __init__(self, target: Target, shown: str) -> None:
+    def __init__(self, target: Target, shown: str, info: os.stat_result) -> None:
         self.path = target.path
         self.shown = shown
+        self.info = info
         self._target = target
 
     def lstat(self) -> os.stat_result | None:
