@@ -1,4 +1,4 @@
-"""The policed view: the one filesystem handle a mutating tool holds.
+"""The policed view: the one filesystem handle a tool holds.
 
 A tool says what it means (create, replace, edit, move, delete, make
 directories) and the view does it as one step::
@@ -27,6 +27,14 @@ the Toolbox opened its root and those met since (followed by a resolution,
 moved by a tool).  So a protected name that is a link, or lies under one,
 protects what it leads to (``.git/hooks/pre-commit -> ../../scripts/x``,
 ``.vscode -> editor``).
+
+Reading.  A read is one step too, without locks (the fd is the object
+decided on): :meth:`CallView.open_read` opens once, decides on the
+canonical path of what was opened and on the names leading to it, and
+hands the tool an :class:`OpenFile` every read comes from;
+:meth:`CallView.look` resolves an entry to describe it, :meth:`CallView.lead`
+says where a link leads from its canonical location.  Nothing is resolved
+again between the decision and the read.
 """
 
 from __future__ import annotations
@@ -44,14 +52,17 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from ...contained import DirEntry, EscapeError, Root, Target
+from ...contained import Backend, DirEntry, EscapeError, PathError, Root, Target
 from .._policy.gitdirs import in_git_directory
 from .._policy.locate import Location, locate
 from .._policy.rules import Op, Policy, Scope
-from .._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret, swapped
+from .._refusals.catalogue import (Kind, Refusal, denied_rule, entry_kind, protected, secret,
+                                   swapped)
 from .request_types import Request
+from .view_read import Entry, Lead, OpenFile
 
-__all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope"]
+__all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope",
+           "OpenFile", "Entry", "Lead"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -750,6 +761,101 @@ class CallView:
                 return None
             data = handle.pread(limit + 1, 0)
         return data if len(data) <= limit else None
+
+    # -- reading: one step, decided on what was opened ---------------------------
+    @property
+    def backend(self) -> Backend:
+        """The root's backend, for its scans of bytes already read (a
+        literal's lines, a newline count): native where it is built."""
+        return self._view.root.backend
+
+    def open_read(self, rel: str, op: Op = Op.READ, *, shown: str | None = None,
+                  field: str = "path", follow: bool = True) -> OpenFile:
+        """Open ``rel`` for reading (one resolution; ``follow=False``: a
+        final symlink is ``ELOOP``) and decide ``op`` on what was opened:
+        its canonical path, and every denied or secret name that leads to
+        it through a known link (the links this path passed learnt).  A
+        refusal closes it again; when the open fails, a refusal by policy
+        on where the path leads wins over the error (a denied name is not
+        said to be missing)."""
+        label = shown if shown is not None else (rel.rstrip("/") or ".")
+        root = self._view.root
+        try:
+            handle = root.open_handle(rel, os.O_RDONLY if follow else
+                                      os.O_RDONLY | os.O_NOFOLLOW)
+        except EscapeError:
+            raise
+        except OSError as exc:
+            try:
+                where = locate(root, rel, follow=follow)
+            except OSError:
+                raise exc from None
+            self._view.check(where, op, shown=label, field=field)
+            raise
+        try:
+            self._view.check(Location(handle.path), op, shown=label, field=field)
+            if handle.path != label.removeprefix("./"):
+                # through a link or a '..': the names on the way are decided
+                # too (a denied link's target, a denied directory passed)
+                self._view.check(locate(root, rel, follow=follow), op, shown=label,
+                                 field=field)
+        except BaseException:
+            handle.close()
+            raise
+        return OpenFile(handle, root.backend, label)
+
+    def ask_read(self, request: Request, opened: OpenFile, spelled: str) -> None:
+        """Ask the host about reading ``opened``; when it was asked (a window
+        opened), ``STALE`` unless ``spelled`` still leads to the file that
+        was opened and decided on."""
+        self._host.authorize(request)
+        if not self._host.asks_host:
+            return
+        try:
+            info = self._view.root.stat(spelled)
+        except FileNotFoundError:
+            raise swapped(opened.shown) from None
+        if (info.st_dev, info.st_ino) != opened.identity():
+            raise swapped(opened.shown)
+
+    @contextmanager
+    def look(self, rel: str, op: Op = Op.LIST, *, follow: bool = False,
+             shown: str | None = None, field: str = "path") -> Iterator[Entry]:
+        """One resolution of ``rel`` to look at the entry itself (a final
+        link not followed unless ``follow``), ``op`` decided on what it
+        reached (the links passed included); nothing is opened, so a FIFO
+        is looked at without blocking.  A missing entry raises the core's
+        own error for the spelled path."""
+        label = shown if shown is not None else (rel.rstrip("/") or ".")
+        with self._resolve(rel, op, label, field, follow=follow) as target:
+            self._view.check(Location(target.path, (), target.passed), op, shown=label,
+                             field=field)
+            info = target.lstat()
+            if info is None:
+                self._view.root.lstat(rel)  # raises the core's not-found, naming the component
+                raise swapped(label)  # it is there now, not when it was resolved
+            yield Entry(target, label, info)
+
+    def lead(self, entry: Entry, op: Op = Op.LIST) -> Lead:
+        """Where the symlink ``entry`` leads, resolved once from its
+        canonical location: named only when inside and no rule hides it (nor
+        a name leading to it); where resolution stopped under a hiding rule,
+        nothing is said (``missing`` there would tell what exists)."""
+        view = self._view
+        try:
+            with view.root.target(entry.path, follow_final=True) as followed:
+                canonical = followed.path
+                if not view.visible(canonical, op):
+                    return Lead(None, None)
+                info = followed.lstat()
+        except EscapeError:
+            return Lead(None, "outside")
+        except OSError as exc:
+            stopped = exc.component if isinstance(exc, PathError) else None
+            if isinstance(stopped, str) and stopped and not view.visible(stopped, op):
+                return Lead(None, None)
+            return Lead(None, "loop" if exc.errno == errno.ELOOP else "missing")
+        return Lead(canonical, "missing" if info is None else entry_kind(info.st_mode))
 
 
 class Pinned:
