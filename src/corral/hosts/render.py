@@ -221,8 +221,9 @@ def _read_files(envelope: _Envelope) -> str:
 
 def _write_file(envelope: _Envelope) -> str:
     verb = "Created" if envelope.get("created") else "Replaced"
-    head = (f"{verb} {envelope.get('path')} ({_plural(envelope.get('bytes', 0), 'byte')}, "
-            f"sha256 {short_digest(envelope.get('sha256', ''))}){_created(envelope)}")
+    # the size is the content's the model sent: the digest says what was written
+    head = (f"{verb} {envelope.get('path')}, sha256 "
+            f"{short_digest(envelope.get('sha256', ''))}{_created(envelope)}")
     said = frozenset({"path", "bytes", "sha256", "created", "createdDirectories",
                       "createdDirectoriesOmitted", "warnings"})
     return _lines(head, *_warnings(envelope), *_rest(envelope, said))
