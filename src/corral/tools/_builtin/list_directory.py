@@ -18,10 +18,10 @@ from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import ListRequest
 
 DESCRIPTION = (
-    "List a directory, one entry per line: subdirectories end in '/', files show their size "
-    "in bytes. depth > 1 also lists what subdirectories hold, indented (up to 1000 entries; "
-    "below the first level, what .gitignore ignores is left out unless includeIgnored). To "
-    "find files by name in a tree use glob."
+    "List a directory, one entry per line: directories end in '/', files show their size in"
+    " bytes. depth > 1 also lists subdirectories' entries, indented (at most 1000; below "
+    "the first level, what .gitignore ignores is left out unless includeIgnored). To find "
+    "files by name use glob."
 )
 
 SCHEMA: dict[str, Any] = {
