@@ -11,8 +11,8 @@ from typing import Callable
 
 from corral.contained import ContainedError, EscapeError, Root, SymlinkError, backend_by_name
 
-from rootcase_fs import Tree, build, fingerprint, open_fds, outside_part, snapshot
-from rootcase_ops import ON_FINAL_LINK, Op, check_target, prepare
+from .trees import Tree, build, fingerprint, open_fds, outside_part, snapshot
+from .operations import ON_FINAL_LINK, Op, check_target, prepare
 
 
 class _Ok:
@@ -81,6 +81,11 @@ def C(name: str, fs, path, **kw) -> Case:
 
 
 _GONE = (EscapeError, SymlinkError, errno.ENOENT, errno.ENOTDIR, errno.ELOOP)  # exists: False
+
+
+def case_ids(cases: list[Case]) -> list[str]:
+    """The pytest ids of a table's cases: their names."""
+    return [case.name for case in cases]
 
 
 def expectation(case: Case, op: Op) -> tuple[Expect | None, Expect | None]:
