@@ -1,4 +1,5 @@
-"""Atomic replace of one name in a resolved directory (contract C2).
+"""Atomic replace of one name in a resolved directory (a reader sees the old
+content or the new, never a part).
 
 :func:`replace_in` writes new content under a temporary name in the same
 directory fd and renames it over the target (or links it, for an exclusive
