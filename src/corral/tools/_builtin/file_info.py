@@ -25,9 +25,9 @@ from .._runtime.request_types import InfoRequest
 from .._runtime.view_read import Lead
 
 DESCRIPTION = (
-    "Describe a file, directory or symlink without reading it: kind, size, mode, hard "
-    "links, modification time; a symlink is described itself, with where it leads. A "
-    "trailing '/' follows a link to a directory."
+    "Kind, size, mode, links and modification time of a file, directory or symlink, without"
+    " reading it (a symlink itself, with its target; a trailing '/' follows a link to a "
+    "directory)."
 )
 
 SCHEMA: dict[str, Any] = {

@@ -61,12 +61,11 @@ BINARY_SNIFF = 8000  # git's rule: a NUL in the first 8,000 bytes means binary
 MODES = ("matches", "files", "counts")
 
 DESCRIPTION = (
-    "Search file contents, line by line, for a regular expression (RE2, ripgrep's syntax: "
-    "no lookaround or backreferences) or, with regex: false, literal text. path is a file "
-    "or a directory; include filters file names ('*.py'). Answers each file's path, then "
-    "'N:text' per matching line ('N-text' for context); outputMode files or counts gives "
-    "only paths or counts. What .gitignore ignores is skipped unless includeIgnored. To "
-    "find files by name use glob."
+    "Search file contents line by line for a regular expression (RE2: no lookaround or "
+    "backreferences) or, with regex: false, literal text. path is a file or directory; "
+    "include filters file names ('*.py'). outputMode files or counts gives only paths or "
+    "counts per file. What .gitignore ignores is skipped unless includeIgnored. To find "
+    "files by name use glob."
 )
 
 SCHEMA: dict[str, Any] = {

@@ -35,13 +35,12 @@ from .._runtime.view_read import OpenFile
 from .._read.textform import HEAD, decode_wide, looks_binary
 
 DESCRIPTION = (
-    "Read a UTF-8 text file: each line as its number, a tab, then its text (an empty line "
-    "stays empty; the number and tab are not in the file: never copy them into oldText or "
-    "content), then a footer: the lines shown, the total, the next offset when more "
-    "remains, the file's sha256 (pass it as expectedSha256 to edit_file or write_file). "
-    "offset is the first line (1-based), limit how many (at most 2000); longer lines are "
-    "cut. An image (PNG, JPEG, GIF, WebP) is returned as the image. Directories and binary "
-    "files are refused: use glob to see what a directory holds."
+    "Read a UTF-8 text file. Each line follows a margin ending at a tab, with the line's "
+    "number on the first, last and every fifth line (an empty line stays empty; never copy "
+    "the margin into oldText or content). A footer gives the sha256 (for expectedSha256) "
+    "and, for part of a file, the lines shown of the total and the next offset. offset is "
+    "the first line (1-based), limit how many (at most 2000). Images (PNG, JPEG, GIF, WebP)"
+    " are returned as images."
 )
 
 SCHEMA: dict[str, Any] = {

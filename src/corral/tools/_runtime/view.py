@@ -1130,3 +1130,105 @@ class Pinned:
 
     def _checkpoint_fn(self) -> Checkpoint:
         return self._call.checkpoint
+
+
+# -- directories: what the read-side walks look at -----------------------------------
+
+import weakref  # noqa: E402  (this section's own; the module's imports are above)
+
+# openat2's RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS (the same
+# bits in every backend): a canonical path is probed in one call, no link followed
+_CANONICAL_ONLY = 0x08 | 0x04 | 0x02
+_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR})
+_PROBE_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_PROBE_ANY = getattr(os, "O_PATH", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
+_REPOSITORY_ABOVE: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
+_REPOSITORY_ABOVE_GUARD = threading.Lock()
+
+
+def _probe(call: CallView, canonical: str, flags: int) -> int | None:
+    """An fd of what is at the canonical path ``canonical`` from one
+    ``openat2`` of the root fd (no link followed anywhere), ``None`` when
+    nothing is there; raises ``LookupError`` when one call cannot say (no
+    openat2, a link on the way, a rename racing it): the caller then asks
+    the core the long way."""
+    root = call.shared.root
+    backend = root.backend
+    if not backend.has_openat2 or not _PROBE_ANY or not root.info().get("fast_path"):
+        raise LookupError(canonical)
+    try:
+        return backend.openat2(root.fileno(), canonical, flags, 0, _CANONICAL_ONLY)
+    except OSError as exc:
+        if exc.errno in _ABSENT:
+            return None
+        raise LookupError(canonical) from None
+
+
+def entry_exists(call: CallView, canonical: str) -> bool:
+    """Whether an entry of any kind (a final link counts) is at the
+    canonical root-relative path ``canonical``: one system call when there
+    is none, two when there is."""
+    try:
+        fd = _probe(call, canonical, _PROBE_ANY)
+    except LookupError:
+        try:
+            call.shared.root.lstat(canonical)
+        except OSError:
+            return False
+        return True
+    if fd is None:
+        return False
+    call.shared.root.backend.close(fd)
+    return True
+
+
+def read_regular_file(call: CallView, canonical: str, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of the regular file at the canonical path
+    ``canonical``; ``None`` when there is none, it is a link, another kind
+    or unreadable (an ignore file: git follows no link to one either).
+    One system call when there is none."""
+    from ...contained import adopt_entry
+
+    root = call.shared.root
+    try:
+        fd = _probe(call, canonical, _PROBE_FILE)
+    except LookupError:
+        try:
+            handle = root.open_handle(canonical, _PROBE_FILE)
+        except OSError:
+            return None
+    else:
+        if fd is None:
+            return None
+        handle = adopt_entry(root, fd, canonical)
+    with handle:
+        try:
+            if not st.S_ISREG(handle.stat().st_mode):
+                return None
+            return handle.read(limit)
+        except OSError:
+            return None
+
+
+def root_in_repository(view: View) -> bool:
+    """Whether the root is inside a git work tree whose top is above it:
+    the host's own path to the root has a ``.git`` in one of its parent
+    directories (looked once per view, by the host's path, never by a
+    model's; nothing above the root is read beyond that name)."""
+    with _REPOSITORY_ABOVE_GUARD:
+        known = _REPOSITORY_ABOVE.get(view)
+    if known is not None:
+        return known
+    path = os.path.abspath(os.fsdecode(view.root.path))
+    found = False
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+        if os.path.lexists(os.path.join(path, ".git")):
+            found = True
+            break
+    with _REPOSITORY_ABOVE_GUARD:
+        _REPOSITORY_ABOVE[view] = found
+    return found
