@@ -783,14 +783,8 @@ class CallView:
         try:
             handle = root.open_handle(rel, os.O_RDONLY if follow else
                                       os.O_RDONLY | os.O_NOFOLLOW)
-        except EscapeError:
-            raise
         except OSError as exc:
-            try:
-                where = locate(root, rel, follow=follow)
-            except OSError:
-                raise exc from None
-            self._view.check(where, op, shown=label, field=field)
+            self._refuse_by_policy(exc, rel, op, label, field, follow)
             raise
         try:
             self._view.check(Location(handle.path), op, shown=label, field=field)
@@ -803,6 +797,20 @@ class CallView:
             handle.close()
             raise
         return OpenFile(handle, root.backend, label)
+
+    def _refuse_by_policy(self, exc: OSError, rel: str, op: Op, shown: str, field: str,
+                          follow: bool) -> None:
+        """When a read's one resolution failed with ``exc``: a refusal by
+        policy on where ``rel`` leads wins over the error (a denied name is
+        not said to be missing); returns when the policy allows it, and the
+        caller raises ``exc``."""
+        if isinstance(exc, EscapeError):
+            return
+        try:
+            where = locate(self._view.root, rel, follow=follow)
+        except OSError:
+            return
+        self._view.check(where, op, shown=shown, field=field)
 
     def ask_read(self, request: Request, opened: OpenFile, spelled: str) -> None:
         """Ask the host about reading ``opened``; when it was asked (a window
@@ -818,23 +826,31 @@ class CallView:
         if (info.st_dev, info.st_ino) != opened.identity():
             raise swapped(opened.shown)
 
-    @contextmanager
     def look(self, rel: str, op: Op = Op.LIST, *, follow: bool = False,
-             shown: str | None = None, field: str = "path") -> Iterator[Entry]:
+             shown: str | None = None, field: str = "path") -> Entry:
         """One resolution of ``rel`` to look at the entry itself (a final
         link not followed unless ``follow``), ``op`` decided on what it
         reached (the links passed included); nothing is opened, so a FIFO
         is looked at without blocking.  A missing entry raises the core's
-        own error for the spelled path."""
+        own error for the spelled path.  Use the entry in a ``with``."""
         label = shown if shown is not None else (rel.rstrip("/") or ".")
-        with self._resolve(rel, op, label, field, follow=follow) as target:
+        root = self._view.root
+        try:
+            target = root.target(rel, follow_final=follow)
+        except OSError as exc:
+            self._refuse_by_policy(exc, rel, op, label, field, follow)
+            raise
+        try:
             self._view.check(Location(target.path, (), target.passed), op, shown=label,
                              field=field)
             info = target.lstat()
             if info is None:
-                self._view.root.lstat(rel)  # raises the core's not-found, naming the component
+                root.lstat(rel)  # raises the core's not-found, naming the component
                 raise swapped(label)  # it is there now, not when it was resolved
-            yield Entry(target, label, info)
+        except BaseException:
+            target.close()
+            raise
+        return Entry(target, label, info)
 
     def lead(self, entry: Entry, op: Op = Op.LIST) -> Lead:
         """Where the symlink ``entry`` leads, resolved once from its
