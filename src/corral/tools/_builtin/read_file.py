@@ -126,7 +126,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
     limit = args.get("limit")
     limit = limits.read_lines if limit is None else min(limit, limits.read_lines)
     try:
-        handle = ctx.open_handle(rel, Op.READ)
+        handle = ctx.view.open_handle(rel, Op.READ)
     except FileNotFoundError:
         _refuse_pattern(ctx, rel)  # a glob pattern: answer with what it matches
         raise
