@@ -38,6 +38,8 @@ def test_a_pasted_read_is_refused_as_content_with_the_text_suggested(box, tmp_pa
     assert out["ok"] is False and out["code"] == "INVALID_ARGUMENT", out
     assert out["details"]["kind"] == "line_number_prefix"
     assert out["details"]["firstNumber"] == 1
+    assert out["message"].startswith("the lines of content start with a read's margin (a tab, "
+                                      "after the line's number on some lines) (1 to 24)")
     assert out["suggestedArgs"]["content"] == SOURCE
     assert not (tmp_path / "b.py").exists()
     redo = box.call(out["suggestedTool"], out["suggestedArgs"])
@@ -74,6 +76,7 @@ def test_a_pasted_margin_in_new_text_is_refused(box, tmp_path):
                                  "newText": new})
     assert out["ok"] is False and out["code"] == "INVALID_ARGUMENT", out
     assert out["suggestedArgs"]["newText"] == "def f4(x):\n    return x * 4\n"
+    assert out["message"].startswith("the lines of newText start with a read's margin")
     assert (tmp_path / "a.py").read_text() == SOURCE
 
 

@@ -72,6 +72,7 @@ __all__ = [
     "strip_line_numbers",
     "margin_numbers",
     "strip_margin",
+    "numbering_said",
 ]
 
 MAX_PLACEHOLDER_LINE = 200
@@ -253,6 +254,14 @@ def margin_numbers(text: str) -> Numbered | None:
 _MARGIN = re.compile(r"^\d*\t", re.MULTILINE)
 
 
+def numbering_said(field: str, text: str) -> str:
+    """How ``field``'s ``text`` (``\\n`` breaks) carries a read's numbers."""
+    if len(_READ_FILE_NUMBER.findall(text)) == _line_count(text):
+        return f"every line of {field} starts with a line number and a tab"
+    return (f"the lines of {field} start with a read's margin (a tab, after the line's "
+            "number on some lines)")
+
+
 def strip_margin(text: str) -> str:
     """``text`` without read_file's numbers or margin at each line's start."""
     return _MARGIN.sub("", text)
@@ -370,11 +379,12 @@ def _fence(rel: str, content: str, inner: str, replacing: bool) -> Refusal:
 
 def _numbered(rel: str, numbered: Numbered, content: str, replacing: bool) -> Refusal:
     last = numbered.first + numbered.lines - 1
-    stripped = strip_margin(content.replace("\r\n", "\n"))
+    body = content.replace("\r\n", "\n")
+    stripped = strip_margin(body)
     return Refusal(Code.INVALID_ARGUMENT,
-                   f"every line of content starts with a line number and a tab ({numbered.first} "
-                   f"to {last}), as read_file shows lines; {rel} would contain those numbers; "
-                   "nothing was written",
+                   f"{numbering_said('content', body)} ({numbered.first} to {last}), as "
+                   f"read_file shows lines; {rel} would contain those numbers; nothing was "
+                   "written",
                    "Send content without the line-number prefixes read_file adds, exactly as "
                    "the file should read.",
                    details={"path": rel, "field": "content", "firstNumber": numbered.first,
