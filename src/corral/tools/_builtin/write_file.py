@@ -108,7 +108,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
             _check_new_name(ctx, rel, target.creates, args)
         else:
             target.decide(Op.REPLACE)  # a secret is not replaced
-        warnings = check_write(ctx, rel, content, plan.current)
+        warnings = check_write(ctx, rel, content, plan.current, target)
         if plan.current is not None and args["keepFormat"]:
             data, kept = apply_form(content, _form(target, plan.current))
         digest = hashlib.sha256(data).hexdigest()
