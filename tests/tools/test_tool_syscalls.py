@@ -6,7 +6,7 @@ view's ``flock`` on the directory it acts in goes to the kernel without the
 backend (``fcntl``), so :data:`FLOCK` system calls (take, release) are added
 for each mutating call by hand.
 
-Issue 34's bounds: ``write_file`` and ``edit_file`` at most 2 more system
+The bounds: ``write_file`` and ``edit_file`` at most 2 more system
 calls at depth 10 than at depth 1 (held: the same count); ``read_file`` at
 most 6 (held: 5); no other tool's count grows with depth (held, but for
 ``glob`` and ``list_directory``, which read the ignore files of the
@@ -29,7 +29,8 @@ and 20, :data:`WRITE_MOST`, flock included).  Their calls, all needed:
   fd, ``fchmod``, ``fsync``, ``close``, the identity check (``lstat``) and
   the ``rename``.
 
-A change that adds a resolution fails here.  On every backend with the openat2 fast path (the walk resolves one
+A change that adds a resolution fails here.  On every backend with the
+openat2 fast path (the walk resolves one
 component at a time by design).
 """
 
