@@ -1299,6 +1299,8 @@ class Pinned:
                 pos += len(chunk)
                 # a short read that reached the size fstat gave is the end
                 if not chunk or (len(chunk) < want and pos == now.st_size):
+                    if chunk:
+                        self._call.checkpoint()  # as before a read that would find the end
                     return digest.hexdigest()
         finally:
             if self._kept is not opened:
