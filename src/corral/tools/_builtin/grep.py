@@ -318,7 +318,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GrepResult:
         shown = opened.shown
         if not st.S_ISDIR(info.st_mode):
             ctx.check_hardlink(shown, info)
-        ctx.view.ask_read(GrepRequest(shown, args["pattern"]), opened, rel)
+        ctx.view.ask_read(GrepRequest(shown, args["pattern"]), opened, rel, info)
         result = search(ctx, args, pattern, include, rel, info, opened=opened)
     if not _listed_of(result) and not result["truncated"]:
         grep_retry(ctx, args, result, finds, explicit)

@@ -137,7 +137,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
             ctx.check_hardlink(rel, info)
         if ctx.asks_host:
             # THREATS row 10: the name swapped while the host decided fails closed
-            ctx.view.ask_read(ReadRequest(rel), opened, rel)
+            ctx.view.ask_read(ReadRequest(rel), opened, rel, info)
         reader = _Reader(opened, ctx.checkpoint)
         small = _read_small(reader, info) if info.st_size <= FAST_BYTES else None
         if (small is None or _media.sniff(small.data[:_media.HEAD_BYTES]) is not None) and (

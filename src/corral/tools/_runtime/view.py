@@ -899,18 +899,19 @@ class CallView:
             return
         self._view.check(where, op, shown=shown, field=field)
 
-    def ask_read(self, request: Request, opened: OpenFile, spelled: str) -> None:
-        """Ask the host about reading ``opened``; when it was asked (a window
-        opened), ``STALE`` unless ``spelled`` still leads to the file that
-        was opened and decided on."""
+    def ask_read(self, request: Request, opened: OpenFile, spelled: str,
+                 info: os.stat_result) -> None:
+        """Ask the host about reading ``opened`` (``info``: its fstat); when
+        it was asked (a window opened), ``STALE`` unless ``spelled`` still
+        leads to the file that was opened and decided on."""
         self._host.authorize(request)
         if not self._host.asks_host:
             return
         try:
-            info = self._view.root.stat(spelled)
+            now = self._view.root.stat(spelled)
         except FileNotFoundError:
             raise swapped(opened.shown) from None
-        if (info.st_dev, info.st_ino) != opened.identity():
+        if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
             raise swapped(opened.shown)
 
     def look(self, rel: str, op: Op = Op.LIST, *, follow: bool = False,
