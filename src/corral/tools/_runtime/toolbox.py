@@ -64,8 +64,9 @@ class Toolbox:
         found = scan(self.root)
         self.policy = base.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
         links = LinkMap()
+        self._found_links = found.links[:MAX_SCANNED_LINKS]
         if not self.policy.is_empty:
-            for link in found.links[:MAX_SCANNED_LINKS]:
+            for link in self._found_links:
                 learn_link(self.root, links, link)
         self._state = ToolboxState(self.root, limits=self.limits, authorize=authorize,
                                    policy=self.policy, allow_hardlinks=allow_hardlinks,
@@ -212,6 +213,20 @@ class Toolbox:
             args["dryRun"] = True
         works = isinstance(self._run(tool, args, ctx.probe(tool)), dict)
         return refusal if works else refusal.replace(suggest=None)
+
+    def hold(self, where: str, other: Policy) -> None:
+        """Hold ``other``'s rules too, on everything at or below the
+        canonical directory ``where`` ("": the whole root), as
+        :meth:`Policy.holding` says: what a workspace does for roots that
+        lie inside one another, so no root reaches past another's rules."""
+        before = self.policy
+        policy = before.holding(where, other)
+        if policy is before:
+            return
+        if before.is_empty:  # the links were not looked up at open: nothing hid behind one
+            for link in self._found_links:
+                learn_link(self.root, self._state.view.links, link)
+        self.policy = self._state.policy = self._state.view.policy = policy
 
     def shows(self, path: str) -> bool:
         """Whether ``path`` names an entry here that a model may be told

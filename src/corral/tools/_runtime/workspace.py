@@ -47,6 +47,7 @@ from .._refusals.catalogue import Code, Kind, Refusal, outside_root
 from .registry import ToolSpec
 from .answer import AnswerPath
 from .toolbox import Toolbox
+from .view import nested_place
 
 __all__ = ["Workspace", "Opener", "PATH_FIELDS", "PATH_KEYS", "PATH_LIST_KEYS",
            "policy_beneath"]
@@ -107,6 +108,8 @@ class Workspace:
         prefixes = [(prefix, name) for name, box in self._roots.items()
                     for prefix in root_prefixes(box.root.path)]
         self._prefixes = sorted(prefixes, key=lambda item: len(item[0]), reverse=True)
+        if len(self._roots) > 1:
+            _hold_each_others_rules(list(self._roots.values()))
 
     # -- what is offered -----------------------------------------------------
     @property
@@ -365,6 +368,26 @@ _SUGGESTIBLE = frozenset({"read_file", "list_directory", "file_info"})
 def _call(box: Toolbox, name: Any, args: Any, timeout: float | None,
           cancel: CancelToken | None, progress: ProgressFn | None) -> dict[str, Any]:
     return box.call(name, args, timeout=timeout, cancel=cancel, progress=progress)
+
+
+def _hold_each_others_rules(boxes: list[Toolbox]) -> None:
+    """Where one root's directory lies inside another's (found on the
+    directories themselves, links resolved), each holds the other's rules
+    there: the outer root the inner's rules beneath that place, the inner
+    root the outer's rules as they apply beneath it."""
+    pairs: list[tuple[Toolbox, str, Policy]] = []
+    for outer in boxes:
+        for inner in boxes:
+            if inner is outer:
+                continue
+            place = nested_place(outer.root, inner.root)
+            if place is None:
+                continue
+            if place != ".":
+                pairs.append((outer, place, inner.policy.alone))
+            pairs.append((inner, "", outer.policy.alone.beneath(place)))
+    for box, where, policy in pairs:
+        box.hold(where, policy)
 
 
 def _path_fields(schema: Mapping[str, Any]) -> list[str]:
