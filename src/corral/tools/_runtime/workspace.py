@@ -173,7 +173,41 @@ class Workspace:
             return routed.envelope()
         envelope = _call(self._roots[routed.root], name, routed.args, timeout, cancel, progress)
         prefixed: dict[str, Any] = _prefixed(envelope, routed.root)
-        return prefixed
+        return self._elsewhere(name, args, routed, prefixed)
+
+    def _elsewhere(self, tool: str, args: Any, routed: _Routed,
+                   envelope: dict[str, Any]) -> dict[str, Any]:
+        """``envelope``, and when it says a path under one root's name is
+        not there while that root offers nothing: the one other root where
+        the same path is, and may be shown (never a denied or hidden one).
+        A suggested call is offered only if it succeeds now."""
+        details = envelope.get("details")
+        if envelope.get("ok") is not False or envelope.get("code") != "NOT_FOUND" or \
+                not isinstance(details, dict) or details.get("didYouMean"):
+            return envelope
+        field = details.get("field")
+        sent, rest = (args.get(field) if isinstance(args, dict) else None,
+                      routed.args.get(field) if isinstance(routed.args, dict) else None)
+        if not isinstance(field, str) or field not in PATH_FIELDS or not isinstance(sent, str) \
+                or not isinstance(rest, str) or rest in (".", "") or sent.startswith("/") \
+                or rest.startswith("/"):
+            return envelope
+        holders = [name for name, box in self._roots.items()
+                   if name != routed.root and box.shows(rest)]
+        if len(holders) != 1:
+            return envelope
+        offered = f"{holders[0]}/{rest}"
+        out = {**envelope, "details": {**details, "didYouMean": [offered]},
+               "hint": f"{rest} is in root {holders[0]}: \"{offered}\"."}
+        proposed = {**args, field: offered}
+        out.pop("suggestedTool", None)
+        out.pop("suggestedArgs", None)
+        if tool in _SUGGESTIBLE and self.call(tool, proposed).get("ok"):
+            out["suggestedTool"], out["suggestedArgs"] = tool, proposed
+        elif tool != "read_file" and field == "path" and \
+                self.call("read_file", {"path": offered}).get("ok"):
+            out["suggestedTool"], out["suggestedArgs"] = "read_file", {"path": offered}
+        return out
 
     async def acall(self, name: Any, args: Any = None, *, timeout: float | None = None,
                     progress: ProgressFn | None = None) -> dict[str, Any]:
