@@ -28,7 +28,7 @@ NOT_YET = {
     "_policy/gitdirs.py", "_policy/locate.py",
     "_read/tree.py", "_refusals/classify.py", "_refusals/locator.py", "_refusals/names.py",
     "_runtime/context.py", "_runtime/toolbox.py",
-    "_runtime/workspace.py", "_search/walk.py",
+    "_search/walk.py",
 }
 
 

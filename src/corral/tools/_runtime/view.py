@@ -1119,6 +1119,9 @@ class Pinned:
 # -- roots beside roots: what a workspace of several roots asks -----------------
 
 RootIdentity = tuple[int, int]
+#: the directory a workspace hands a root opener: a root opened by
+#: :func:`open_beneath`, for a Toolbox of its own
+OpenedRoot = Root
 
 
 def root_identity(root: Root) -> RootIdentity:

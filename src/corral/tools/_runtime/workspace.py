@@ -25,7 +25,7 @@ and nothing else.
 
 :meth:`Workspace.narrowed` is the MCP roots protocol's intersection: a
 client's directory equal to or above a root keeps that root; one below a
-root is opened beneath it, through that :class:`Root` (never by host path
+root is opened beneath it, through that root (never by host path
 alone), as a root of its own.
 """
 
@@ -37,7 +37,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...contained import Root
 from .control import CancelToken, ProgressCallback
 from ...hosts import file_uri_path, root_names
 from .definitions import offered_specs
@@ -47,7 +46,7 @@ from .._refusals.catalogue import Code, Kind, Refusal, outside_root
 from .registry import ToolSpec
 from .answer import AnswerPath
 from .toolbox import Toolbox
-from .view import nested_place
+from .view import OpenedRoot, nested_place, open_beneath, root_identity
 
 __all__ = ["Workspace", "Opener", "PATH_FIELDS", "PATH_KEYS", "PATH_LIST_KEYS",
            "policy_beneath"]
@@ -66,7 +65,7 @@ PATH_LIST_KEYS = frozenset({"paths", "createdDirectories", "didYouMean"})
 #: ``base`` (a canonical relative path) inside ``parent``'s root, with the
 #: same options and ``policy_beneath(parent.policy, base)``; ``None`` when
 #: that cannot be done (the client's root is then left out: narrower).
-Opener = Callable[[Root, Toolbox, str], "Toolbox | None"]
+Opener = Callable[[OpenedRoot, Toolbox, str], "Toolbox | None"]
 
 
 def policy_beneath(policy: Policy, base: str) -> Policy:
@@ -347,7 +346,7 @@ class Workspace:
         chosen: dict[tuple[int, int], tuple[str, Toolbox, bool]] = {}
         for directory in directories:
             for path, box, owned in self._intersect(directory):
-                key = _identity(box.root)
+                key = root_identity(box.root)
                 if key in chosen:
                     if owned:
                         box.close()
@@ -368,7 +367,7 @@ class Workspace:
             if _inside(real, root_real):  # the client's directory holds the whole root
                 out.append((box.root.path, box, False))
             elif _inside(root_real, real) and self._opener is not None:
-                opened = _open_beneath(box.root, os.path.relpath(real, root_real))
+                opened = open_beneath(box.root, os.path.relpath(real, root_real))
                 if opened is None:
                     continue
                 sub, base = opened  # the policy base is where the open landed, not the spelling
@@ -470,30 +469,6 @@ def _join(root: str, rel: str) -> str:
 def _inside(outer: str, inner: str) -> bool:
     """Whether host path ``inner`` is ``outer`` or lies below it."""
     return under(outer.rstrip("/") or "/", inner)
-
-
-def _identity(root: Root) -> tuple[int, int]:
-    info = os.fstat(root.fileno())
-    return (info.st_dev, info.st_ino)
-
-
-def _open_beneath(parent: Root, rel: str) -> tuple[Root, str] | None:
-    """The directory ``rel`` opened beneath ``parent`` by the resolver, as a
-    Root of its own, and the canonical path inside ``parent`` of what was
-    opened (an in-root link on the way, even one swapped in just now, is
-    resolved: every decision is made on where the open landed, never on
-    ``rel``).  ``None`` if it cannot be opened (a link that leads out, not a
-    directory: fail closed)."""
-    try:
-        handle = parent.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
-    except (OSError, ValueError):
-        return None
-    try:
-        return handle.open_root(), handle.path
-    except OSError:
-        return None
-    finally:
-        handle.close()
 
 
 def _uri_path(value: str) -> str | None:
