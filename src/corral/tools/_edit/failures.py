@@ -27,6 +27,7 @@ from .match import (MAX_LISTED, Search, applied_copies, distinctive, indent_styl
 from .state import Applied
 from .text import Lines
 from .._refusals.catalogue import Code, Kind, Refusal
+from .._runtime.answer import AnswerPath
 
 __all__ = ["Attempt", "Memory", "Elsewhere", "refusal", "missing_old_text", "ambiguous",
            "too_many", "empty_old_text", "applied_inside", "placeholder_in_new_text", "listed",
@@ -515,7 +516,7 @@ def _no_match(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, hint: str | 
                     "there exactly.")
     message += said
     if other is not None:
-        details["foundIn"] = other
+        details["foundIn"] = AnswerPath(other)
         message += f"; it does occur in {other}"
         hint = f"Check the path: oldText is in {other}; pass that path if it is the file you meant."
         suggestion = {"suggested_tool": "read_file", "suggested_args": {"path": other}}
