@@ -170,13 +170,16 @@ def test_an_inner_root_with_nothing_denied_yet_keeps_its_place(tmp_path, make_ro
     it would carry the root away (its rules would then not hold there)."""
     proj = tmp_path / "proj"
     (proj / "inner").mkdir(parents=True)
+    (proj / "empty").mkdir()
     outer = Toolbox(make_root(str(proj)))
     inner = Toolbox(make_root(str(proj / "inner")), deny=["secrets/**"])
     ws = Workspace({"proj": outer, "inner": inner})
     before = _state(tmp_path)
     for tool, args in (("move_file", {"source": "proj/inner", "destination": "proj/gone"}),
                        ("move_file", {"source": "proj/inner/", "destination": "proj/x/inner"}),
-                       ("delete_file", {"path": "proj/inner"})):
+                       ("delete_file", {"path": "proj/inner"}),
+                       ("move_file", {"source": "proj/empty", "destination": "proj/inner",
+                                      "overwrite": True})):
         answer = _refused(ws.call(tool, args))
         assert answer["details"]["kind"] == "protected", answer
         assert answer["message"] and answer["hint"], answer

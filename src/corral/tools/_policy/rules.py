@@ -629,8 +629,9 @@ class Policy:
                 "protectedDirectories": list(self.protect_dirs), "base": self.base}
 
 
-# the ops that carry an entry away (a nested root's directory and those above it)
-_PINNING_OPS = frozenset({Op.MOVE_FROM, Op.DELETE})
+# the ops that carry an entry away or put another in its place (a nested
+# root's directory and those above it)
+_PINNING_OPS = frozenset({Op.MOVE_FROM, Op.DELETE, Op.REPLACE})
 
 
 def _below(path: str, top: str) -> str | None:
