@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import backend_configs, backend_env, envelope_of, serve_roots_command
+from .helpers import backend_configs, backend_env, envelope_of, serve_roots_command
 
 CONFIGS = backend_configs()
 IDS = [f"{name}-{'openat2' if fast else 'walk'}" for name, fast in CONFIGS]
@@ -45,3 +45,24 @@ def test_the_inner_roots_deny_rule_holds_through_the_outer_root(tmp_path: Path, 
     assert _call(client, "read_file", {"path": "proj/inner/ok.txt"})["ok"] is True
     assert sorted(p.name for p in (proj / "inner" / "secrets").iterdir()) == ["prod.txt"]
     assert (proj / "inner").is_dir() and not (proj / "away").exists()
+
+
+def test_several_roots_offer_the_one_root_holding_a_path_and_name_answer_roots(
+        tmp_path: Path, make_raw) -> None:
+    web, api = tmp_path / "web", tmp_path / "api"
+    (web / "src").mkdir(parents=True)
+    (web / "secrets").mkdir()
+    (api / "pkg").mkdir(parents=True)
+    (web / "src" / "app.js").write_text("console.log('web')\n")
+    (web / "secrets" / "k.txt").write_text("KEY\n")
+    client = make_raw(serve_roots_command([web, api], "--deny", "secrets/**"))
+    client.initialize()
+    wrong = _call(client, "read_file", {"path": "api/src/app.js"})
+    assert wrong["ok"] is False and wrong["details"]["didYouMean"] == ["web/src/app.js"], wrong
+    assert wrong["suggestedArgs"] == {"path": "web/src/app.js"}, wrong
+    assert _call(client, wrong["suggestedTool"], wrong["suggestedArgs"])["ok"] is True
+    hidden = _call(client, "read_file", {"path": "api/secrets/k.txt"})
+    absent = _call(client, "read_file", {"path": "api/secrets/none.txt"})
+    assert "didYouMean" not in hidden["details"] and "didYouMean" not in absent["details"]
+    files = _call(client, "grep", {"pattern": "console", "path": "web", "outputMode": "files"})
+    assert files["files"] == ["web/src/app.js"], files
