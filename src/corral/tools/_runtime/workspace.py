@@ -19,6 +19,13 @@ under the keys in :data:`PATH_KEYS` and
 :data:`PATH_LIST_KEYS`, at any depth) gets its root's name in front.  The
 sentences (``message``, ``hint``) stay root-relative.
 
+Roots that lie inside one another (placed by their directories, links
+resolved) hold each other's rules (:meth:`Toolbox.hold`): a path reached
+through any root is decided by every root's deny, protected and secret
+rules, and an inner root's directory is not moved, replaced or deleted
+through an outer one.  A path not found under one root's name is offered in
+the one other root where it is and may be shown.
+
 Path arguments are recognised by name (:data:`PATH_FIELDS`): the tool
 contract keeps ``path``, ``source``, ``destination`` and ``paths`` for paths
 and nothing else.
