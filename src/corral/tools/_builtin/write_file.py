@@ -230,6 +230,7 @@ def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
             raise _missing(ctx, rel, expected)
         return plan
     _check_replaceable(ctx, rel, current)
+    target.decide(Op.REPLACE)  # before its digest is told: a secret's is never
     plan.existing = existing = target.sha256(current)
     if expected is not None and not digest_matches(expected, existing):
         raise sha256_mismatch(rel, expected, existing)

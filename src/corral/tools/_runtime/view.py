@@ -491,6 +491,7 @@ class View:
         self.policy = policy
         self.links = links if links is not None else LinkMap()
         self._owns_root = owns_root
+        self.scanned_links: tuple[str, ...] = ()  # the links the scan at open found
 
     @property
     def root(self) -> Root:
@@ -501,6 +502,16 @@ class View:
         """The host path the root was opened by (to recognise absolute paths
         inside it; never shown to a model)."""
         return self._root.path
+
+    def hold(self, policy: Policy) -> None:
+        """Decide by ``policy`` from now on (the same rules and more: another
+        root's, :meth:`Policy.holding`); the links found at open are looked
+        up now if the old policy had no rule to hide behind one."""
+        if self.policy.is_empty:
+            for link in self.scanned_links:
+                if not self.links.knows(link):
+                    learn_link(self._root, self.links, link)
+        self.policy = policy
 
     def close(self) -> None:
         """Close the root if this view opened it (:func:`open_view` of a path)."""
@@ -990,18 +1001,19 @@ class CallView:
             return
         self._view.check(where, op, shown=shown, field=field)
 
-    def ask_read(self, request: Request, opened: OpenFile, spelled: str) -> None:
-        """Ask the host about reading ``opened``; when it was asked (a window
-        opened), ``STALE`` unless ``spelled`` still leads to the file that
-        was opened and decided on."""
+    def ask_read(self, request: Request, opened: OpenFile, spelled: str,
+                 info: os.stat_result) -> None:
+        """Ask the host about reading ``opened`` (``info``: its fstat); when
+        it was asked (a window opened), ``STALE`` unless ``spelled`` still
+        leads to the file that was opened and decided on."""
         self._host.authorize(request)
         if not self._host.asks_host:
             return
         try:
-            info = self._view.root.stat(spelled)
+            now = self._view.root.stat(spelled)
         except FileNotFoundError:
             raise swapped(opened.shown) from None
-        if (info.st_dev, info.st_ino) != opened.identity():
+        if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
             raise swapped(opened.shown)
 
     def look(self, rel: str, op: Op = Op.LIST, *, follow: bool = False,
@@ -1407,14 +1419,92 @@ def open_view(root: RootLike, policy: Policy, *,
         known_as = (opened.path, os.path.realpath(opened.path))
         rooted = policy.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
         links = LinkMap()
+        scanned = tuple(found.links[:MAX_SCANNED_LINKS])
         if not rooted.is_empty:
-            for link in found.links[:MAX_SCANNED_LINKS]:
+            for link in scanned:
                 learn_link(opened, links, link)
     except BaseException:
         if owns:
             opened.close()
         raise
-    return View(opened, rooted, links, owns_root=owns)
+    view = View(opened, rooted, links, owns_root=owns)
+    view.scanned_links = scanned
+    return view
+
+
+# -- roots beside roots: what a workspace of several roots asks -----------------
+
+RootIdentity = tuple[int, int]
+#: the directory a workspace hands a root opener: a root opened by
+#: :func:`open_beneath`, for a Toolbox of its own
+OpenedRoot = Root
+
+
+def root_identity(root: Root) -> RootIdentity:
+    """The (device, inode) of the directory ``root`` holds."""
+    info = os.fstat(root.fileno())
+    return (info.st_dev, info.st_ino)
+
+
+def open_beneath(parent: Root, rel: str) -> tuple[Root, str] | None:
+    """The directory ``rel`` opened beneath ``parent`` by the resolver, as a
+    Root of its own, and the canonical path inside ``parent`` of what was
+    opened (an in-root link on the way, even one swapped in just now, is
+    resolved: every decision is made on where the open landed, never on
+    ``rel``).  ``None`` if it cannot be opened (a link that leads out, not a
+    directory: fail closed)."""
+    try:
+        handle = parent.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
+    except (OSError, ValueError):
+        return None
+    try:
+        return handle.open_root(), handle.path
+    except OSError:
+        return None
+    finally:
+        handle.close()
+
+
+def _kernel_path(fd: int) -> str | None:
+    """Where the kernel says the directory ``fd`` is now (a real path)."""
+    try:
+        if hasattr(fcntl, "F_GETPATH"):  # macOS
+            raw: bytes = fcntl.fcntl(fd, fcntl.F_GETPATH, bytes(1024))
+            return os.fsdecode(raw.rstrip(b"\0"))
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+_PLACE_TRIES = 3
+
+
+def nested_place(outer: Root, inner: Root) -> str | None:
+    """The canonical path inside ``outer`` of the directory ``inner`` holds
+    ("." when both hold the same one), or ``None`` when it does not lie
+    inside ``outer``.  Decided on the objects: the kernel's present path of
+    each directory (links resolved, moves seen), then the entry at that
+    place inside ``outer``, reached by ``outer``'s own resolver without
+    following links, must be ``inner``'s very directory.  A place that
+    changes under every try is a ``ValueError`` (never guessed)."""
+    wanted = root_identity(inner)
+    if root_identity(outer) == wanted:
+        return "."
+    for _ in range(_PLACE_TRIES):
+        outer_at, inner_at = _kernel_path(outer.fileno()), _kernel_path(inner.fileno())
+        if outer_at is None or inner_at is None or not os.path.isabs(inner_at):
+            return None
+        rel = os.path.relpath(inner_at, outer_at)
+        if rel == ".." or rel.startswith("../"):
+            return None
+        try:
+            found = outer.stat(rel, follow_symlinks=False)
+        except (OSError, ValueError):
+            continue
+        if (found.st_dev, found.st_ino) == wanted:
+            return rel
+    raise ValueError("a root's directory kept moving while its place in another root was read")
+
 
 # -- directories: what the read-side walks look at -----------------------------------
 
