@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from .._read import media as _media
 from .._read import cache as read_cache
+from .._runtime.answer import AnswerPath
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_given, special_file,
@@ -187,7 +188,8 @@ def _refuse_pattern(ctx: ToolContext, rel: str) -> None:
     if not paths:
         return
     total = len(paths)
-    details: dict[str, Any] = {"path": rel, "field": "path", "matches": paths[:MAX_MATCHES_SHOWN],
+    details: dict[str, Any] = {"path": rel, "field": "path",
+                               "matches": [AnswerPath(p) for p in paths[:MAX_MATCHES_SHOWN]],
                                "total": total, "truncated": bool(found and found.get("truncated"))}
     if total == 1:
         suggest: tuple[str, dict[str, Any]] = ("read_file", {"path": paths[0]})
