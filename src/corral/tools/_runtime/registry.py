@@ -103,20 +103,18 @@ def load_tools(modules: Iterable[str] | None = None) -> dict[str, ToolSpec]:
 # Built-in tools whose module is not named after the tool (a module named
 # ``glob`` would shadow the standard library's wherever its folder is on sys.path).
 _MODULE_OF = {"glob": "glob_tool"}
-_BUILTIN = "corral.tools._builtin"
 
 
 def _module(name: str) -> ModuleType:
-    """The built-in tool ``name``'s module, or else the module importable as ``name``."""
-    own = f"{_BUILTIN}.{_MODULE_OF.get(name, name)}"
+    """The built-in tool ``name``'s module, or else the module importable as ``name``
+    (a dotted name is always a module's: no built-in tool's name has a dot)."""
+    if "." in name:
+        return importlib.import_module(name)
+    own = f"corral.tools._builtin.{_MODULE_OF.get(name, name)}"
     try:
         return importlib.import_module(own)
     except ModuleNotFoundError as exc:
-        # not a built-in: the first missing part of a dotted name
-        # (``tests.tools.toy`` misses ``..._builtin.tests``) is below _builtin;
-        # a built-in that imports something missing still fails here
-        missing = exc.name or ""
-        if not (missing.startswith(_BUILTIN + ".") and f"{own}.".startswith(missing + ".")):
+        if exc.name != own:
             raise
     return importlib.import_module(name)
 
