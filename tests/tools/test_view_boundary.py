@@ -22,7 +22,7 @@ VIEW = "_runtime/view.py"
 NOT_YET = {
     "_builtin/file_info.py", "_builtin/glob_tool.py", "_builtin/grep.py",
     "_builtin/list_directory.py", "_builtin/read_file.py",
-    "_edit/content.py", "_policy/gitdirs.py", "_policy/locate.py", "_read/media.py",
+    "_edit/content.py", "_policy/locate.py", "_read/media.py",
     "_read/tree.py", "_refusals/classify.py", "_refusals/locator.py", "_refusals/names.py",
     "_runtime/context.py", "_runtime/toolbox.py",
     "_runtime/workspace.py", "_search/walk.py",

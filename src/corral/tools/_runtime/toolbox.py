@@ -14,14 +14,13 @@ from .context import ToolboxState, ToolContext
 from .control import CancelToken, ProgressCallback
 from .definitions import PATH_CONTRACT, tool_definitions
 from .limits import Limits
-from .._policy.gitdirs import scan
 from .._policy.locate import locate
 from .._policy.rules import Op, Policy
 from .._refusals.catalogue import Code, Kind, Refusal, read_only
 from .registry import OPTIONAL_TOOL_MODULES, Editing, ToolSpec, load_tools, read_only_tools
 from .request_types import Authorizer
 from .schema import check_arguments
-from .view import MAX_SCANNED_LINKS, LinkMap, learn_link
+from .view import MAX_SCANNED_LINKS, LinkMap, git_scan, learn_link
 
 __all__ = ["Toolbox", "PATH_CONTRACT"]
 
@@ -61,7 +60,7 @@ class Toolbox:
         self.limits = limits or Limits()
         base = Policy.default() if policy is None else policy
         known_as = (self.root.path, os.path.realpath(self.root.path))
-        found = scan(self.root)
+        found = git_scan(self.root)
         self.policy = base.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
         links = LinkMap()
         if not self.policy.is_empty:
