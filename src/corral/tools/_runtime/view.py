@@ -960,7 +960,7 @@ class Pinned:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
         self._call.check(self.location, op, shown=self.shown, field=self.field,
                          in_repository=self._in_repository)
-        if self._step is not None:
+        if op in _ADDING and self._step is not None:
             self._call.shared.refuse_new_repository(self._step)
         if op not in self._decided:
             self._decided.append(op)
