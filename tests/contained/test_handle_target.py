@@ -20,7 +20,7 @@ import pytest
 
 from corral.contained import EscapeError, StaleError
 
-from rootcase_fs import build, fingerprint, outside_part
+from .helpers.trees import build, fingerprint, outside_part
 
 RACE_ITERATIONS = int(os.environ.get("CORRAL_RACE_ITERATIONS", "3000"))
 

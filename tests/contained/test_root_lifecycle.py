@@ -20,9 +20,9 @@ import pytest
 
 from corral.contained import RootVanishedError
 
-from rootcase_fs import Tree, build, fingerprint
-from rootcase_ops import OPS, check_target, prepare
-from rootcase_run import C, OK, expectation
+from .helpers.trees import Tree, build, fingerprint
+from .helpers.operations import OPS, check_target, prepare
+from .helpers.table import C, OK, expectation
 
 PLAIN = C("renamed root", ["d/"], "d/target", target="d/target")
 VANISH_PATHS = [".", "./", "", "d", "d/target", "new", "a/..", "d/../new"]

@@ -2,7 +2,7 @@
 
 In the style of Go's ``src/os/root_test.go``: a list of small records (a
 tree, a path, where the path must land or what it must raise) applied to
-each operation (``rootcase_ops.OPS``) through ``make_root``, which runs every
+each operation (``helpers.operations.OPS``) through ``make_root``, which runs every
 backend config (openat2 fast path and walk alike: both must agree).  Each run
 also checks that
 
@@ -14,7 +14,7 @@ also checks that
   absolute path gives the same result (data, inode identity, listing, errno,
   and the whole tree afterwards).
 
-See ``rootcase_run.Case`` for the fields and ``rootcase_fs`` for the tree
+See ``helpers.table.Case`` for the fields and ``helpers.trees`` for the tree
 language.  Row numbers refer to THREATS.md.
 """
 
@@ -27,8 +27,8 @@ import pytest
 
 from corral.contained import EscapeError, InvalidPathError, SpecialFileError
 
-from rootcase_ops import OPS
-from rootcase_run import OK, C, Value, run_ops
+from .helpers.operations import OPS
+from .helpers.table import OK, C, Value, run_ops
 
 ELOOP, ENOENT, ENOTDIR, EEXIST, EISDIR, EINVAL = (errno.ELOOP, errno.ENOENT, errno.ENOTDIR,
                                                   errno.EEXIST, errno.EISDIR, errno.EINVAL)

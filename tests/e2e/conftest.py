@@ -1,4 +1,4 @@
-"""Fixtures for the end-to-end tests (helpers are in e2e_support.py)."""
+"""Fixtures for the end-to-end tests (helpers are in helpers.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from e2e_support import McpSession, RawClient
+from .helpers import McpSession, RawClient
 
 Client = TypeVar("Client", McpSession, RawClient)
 

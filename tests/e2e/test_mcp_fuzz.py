@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from corral.tools import Toolbox, Workspace
-from e2e_support import PipedServer, RawClient, serve_roots_command
+from .helpers import PipedServer, RawClient, serve_roots_command
 
 
 def _deep(depth: int, leaf: Any, wrap: str) -> Any:

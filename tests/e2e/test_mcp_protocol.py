@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import PROTOCOL_VERSIONS, serve_command
+from .helpers import PROTOCOL_VERSIONS, serve_command
 
 LIMIT = 1024 * 1024  # the line limit these servers get (--max-line-bytes)
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from e2e_support import CONFORMANCE, SETUP_HINT, RawClient, backend_env, serve_command
+from .helpers import CONFORMANCE, SETUP_HINT, RawClient, backend_env, serve_command
 
 REFERENCE = CONFORMANCE / "node" / "node_modules" / "@modelcontextprotocol" \
     / "server-filesystem" / "dist" / "index.js"

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from corral.tools import Toolbox, Workspace
-from e2e_support import PipedServer, RawClient, serve_command, serve_roots_command
+from .helpers import PipedServer, RawClient, serve_command, serve_roots_command
 
 
 @pytest.fixture

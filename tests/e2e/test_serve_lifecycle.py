@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import CONFORMANCE, HERE, SETUP_HINT, RawClient, sdk_python, serve_command
+from .helpers import CONFORMANCE, HERE, SETUP_HINT, RawClient, sdk_python, serve_command
 
 BOUND = 3.0  # seconds from the signal (or the hang-up) to the exit, at most
 SIGNALS = [signal.SIGTERM, signal.SIGINT]

@@ -42,7 +42,7 @@ from typing import Any, Callable
 
 import pytest
 
-from _tools_support import (CONFIG_IDS, CONFIGS, MARKER, assert_contract, call_bounded,
+from .helpers.world import (CONFIG_IDS, CONFIGS, MARKER, assert_contract, call_bounded,
                             temp_files)
 from corral.contained import OsBackend, Root, backend_by_name
 from corral.testing import snapshot

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import pytest
 
-from sec_harness import ORACLE, corral_configs
-from sec_properties import seeded
+from .helpers.harness import ORACLE, corral_configs
+from .helpers.properties import seeded
 
 pytestmark = pytest.mark.skipif(not ORACLE, reason="needs the Linux openat2 oracle")
 
@@ -47,7 +47,7 @@ CASES = [
     ("write_bytes", "b/B"),
     ("open_creat", "b/C"),  # b/C -> a/. : EISDIR
     # kernel quirk, not a core bug: after 21-40 links an escaping ".." is
-    # ELOOP from openat2 (sec_oracle._counted); EXDEV is the answer
+    # ELOOP from openat2 (helpers.oracle._counted); EXDEV is the answer
     ("open_rdonly", "c40_0/../.."),
     ("stat", "c40_0/../../x"),
     ("open_rdonly", "c41_0/../.."),  # 41 links: ELOOP

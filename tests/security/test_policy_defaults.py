@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from _tools_support import CONFIG_IDS, CONFIGS, assert_contract, call_bounded
+from .helpers.world import CONFIG_IDS, CONFIGS, assert_contract, call_bounded
 from corral.contained import MAX_SYMLINKS
 from corral.tools import Policy, Toolbox
 

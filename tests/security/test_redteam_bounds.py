@@ -22,7 +22,7 @@ import time
 import pytest
 
 from corral.tools import Toolbox
-from sec_settings import TMP_BASE
+from .helpers.settings import TMP_BASE
 
 DEADLINE = 2.0  # seconds; each input below is about 100-500 KB
 

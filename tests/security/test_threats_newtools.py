@@ -23,10 +23,10 @@ from collections.abc import Callable
 
 import pytest
 
-from _tools_support import CONFIG_IDS, CONFIGS, World, call_bounded, string_values
+from .helpers.world import CONFIG_IDS, CONFIGS, World, call_bounded, string_values
 from corral.contained import Root, backend_by_name
 from corral.tools import Refusal, Toolbox
-from test_threats_tools import (INVALID, OK, SPECIAL_KIND, SPECIALS, CloexecWatch, _open_fds,
+from .test_threats_tools import (INVALID, OK, SPECIAL_KIND, SPECIALS, CloexecWatch, _open_fds,
                                 _swap_link_out, _swap_rename_over, expect, hard_link, loops,
                                 outward_links, specials)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 from corral.tools import Denied, Limits
 

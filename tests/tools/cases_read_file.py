@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 from corral.tools import Denied
 

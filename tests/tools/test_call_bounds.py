@@ -17,7 +17,8 @@ import threading
 
 import pytest
 
-from support import FakeClock, HookBackend, assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
+from .helpers.faults import FakeClock, HookBackend
 
 from corral.contained import Root
 from corral.tools import CancelToken, Limits, Progress, Toolbox

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Denied, EditRequest, Limits, ReadRequest, Toolbox
 

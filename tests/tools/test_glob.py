@@ -17,7 +17,7 @@ from pathlib import Path
 import pathspec
 import pytest
 
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import GlobRequest, Limits, Toolbox
 

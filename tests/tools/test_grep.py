@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from support import FaultBackend, assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
+from .helpers.faults import FaultBackend
 
 from corral.contained import Root
 from corral.tools import GrepRequest, Limits, Toolbox

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import DeleteRequest, Denied, MoveRequest, Toolbox
 

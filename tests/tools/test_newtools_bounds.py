@@ -5,9 +5,9 @@ clock."""
 
 from __future__ import annotations
 
-from images import png
-from support import assert_valid_envelope
-import test_call_bounds as bounds
+from .helpers.images import png
+from .helpers.envelope import assert_valid_envelope
+from . import test_call_bounds as bounds
 
 from corral.tools import CancelToken, Toolbox
 

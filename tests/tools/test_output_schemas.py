@@ -9,7 +9,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from images import png
+from .helpers.images import png
 
 from corral.tools import Toolbox, tool_definitions
 from corral.hosts import FORMATS

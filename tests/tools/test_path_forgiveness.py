@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Toolbox
 from corral.tools._refusals.classify import plausible_typo

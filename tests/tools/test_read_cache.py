@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from support import HookBackend
+from .helpers.faults import HookBackend
 
 import corral.tools._read.cache as read_cache
 from corral.contained import Root

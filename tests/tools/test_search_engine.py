@@ -10,7 +10,7 @@ import random
 from pathlib import Path
 
 import pytest
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Limits, Toolbox
 from corral.tools._search import engine as search_regex

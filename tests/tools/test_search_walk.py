@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Limits, Policy, Toolbox
 from corral.tools._policy.rules import Op

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Limits, Toolbox
 from corral.tools._refusals.classify import classify

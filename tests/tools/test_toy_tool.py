@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 import corral.tools._runtime.registry as registry
 from corral.hosts import output_schema, published_schema

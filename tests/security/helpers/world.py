@@ -23,7 +23,7 @@ defines it, after every call (:meth:`World.check`):
   :data:`CALL_TIMEOUT` seconds.
 
 Backend configurations come from the core harness
-(:func:`sec_harness.corral_configs`): every backend present, with and
+(:func:`helpers.harness.corral_configs`): every backend present, with and
 without the openat2 fast path.
 """
 
@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterable
 
 from corral.testing import changes, snapshot
 from corral.tools import Toolbox
-from sec_harness import Config, corral_configs
+from .harness import Config, corral_configs
 
 __all__ = ["MARKER", "FAR", "EVIL", "CALL_TIMEOUT", "CONFIGS", "CONFIG_IDS", "World",
            "call_bounded", "assert_contract", "temp_files", "string_values"]

@@ -11,8 +11,8 @@ from typing import Callable
 
 from corral.contained import ContainedError, EscapeError, Root, SymlinkError, backend_by_name
 
-from rootcase_fs import Tree, build, fingerprint, open_fds, outside_part, snapshot
-from rootcase_ops import ON_FINAL_LINK, Op, check_target, prepare
+from .trees import Tree, build, fingerprint, open_fds, outside_part, snapshot
+from .operations import ON_FINAL_LINK, Op, check_target, prepare
 
 
 class _Ok:

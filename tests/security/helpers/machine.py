@@ -2,12 +2,12 @@
 
 :func:`make_machine` builds a ``RuleBasedStateMachine`` class for a list of
 configs (the real backends, or a deliberately broken resolver in
-``test_meta.py``) and a list of operations (:data:`sec_harness.OPERATIONS`;
+``test_meta.py``) and a list of operations (:data:`helpers.harness.OPERATIONS`;
 tool-level operations can be appended later).  Rules either add to the tree
 (directories, files, FIFOs, symlinks from
 :func:`corral.testing.strategies.symlink_targets`, links to existing entries,
 chains of 2/39/40/41 links) or run one operation on generated paths through
-:meth:`sec_harness.Harness.check`; after every step an invariant checks the
+:meth:`helpers.harness.Harness.check`; after every step an invariant checks the
 outside and that the worlds are still identical.
 """
 
@@ -20,7 +20,7 @@ from hypothesis.stateful import (Bundle, RuleBasedStateMachine, initialize, inva
                                  rule)
 
 from corral.testing.strategies import DEFAULT_POOL, names, paths, symlink_targets, weighted
-from sec_harness import OPERATIONS, TOKEN, Config, Harness, Operation, Totals
+from .harness import OPERATIONS, TOKEN, Config, Harness, Operation, Totals
 
 POOL = DEFAULT_POOL
 # absolute things that exist: the root itself, its prefix-sharing sibling,

@@ -11,7 +11,7 @@ link targets and paths are written with the token ``@BASE@`` and rendered
 per world.
 
 :meth:`Harness.check` runs one :class:`Operation` through every config and
-compares it with the kernel (:mod:`sec_oracle`):
+compares it with the kernel (:mod:`helpers.oracle`):
 
 * read-only operations run the oracle in the *same* world and compare the
   identity ``(st_dev, st_ino)`` of what each side opened or stat'ed;
@@ -42,8 +42,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-import sec_oracle as oracle
-from sec_settings import TMP_BASE
+from . import oracle
+from .settings import TMP_BASE
 from corral.contained import Root, available_backends, backend_by_name
 from corral.testing import TreeEntry, build_tree, changes, render, snapshot
 

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.testing.strategies import components, names, paths, symlink_targets, trees
-from sec_harness import OPERATIONS, Config, Harness
-from sec_machine import (ABSOLUTE_PREFIXES, ABSOLUTE_TARGETS, CLIMB_TAILS, POOL, SEED_DIRS,
+from .harness import OPERATIONS, Config, Harness
+from .machine import (ABSOLUTE_PREFIXES, ABSOLUTE_TARGETS, CLIMB_TAILS, POOL, SEED_DIRS,
                          SEED_ENTRIES)
 
 READ_OPS = [op for op in OPERATIONS if not op.mutates]

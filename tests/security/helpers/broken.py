@@ -30,7 +30,7 @@ from typing import Iterator
 
 from corral.contained import EscapeError, Root, backend_by_name
 from corral.contained import _paths, _resolve, _root
-from sec_harness import Config
+from .harness import Config
 
 
 class NaiveRoot:

@@ -20,7 +20,7 @@ from typing import Callable
 
 from corral.contained import Root
 
-from rootcase_fs import Tree, content_of
+from .trees import Tree, content_of
 
 OPEN_W_DATA = b"written by open(O_CREAT|O_WRONLY)"
 WRITE_DATA = b"written by write_bytes"
