@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from _tools_support import assert_contract
 from corral.tools import Policy, Toolbox
+
+from .helpers.world import assert_contract
 
 HOOK = "#!/bin/sh\necho pwned > /tmp/corral-pwned\n"
 HEAD_TEXT = "ref: refs/heads/main\n"
