@@ -85,11 +85,7 @@ _WRITES = ["y/tasks.json", "y/a.txt", ".vscode/tasks.json", ".vscode/settings.js
            ".zed/tasks.json", ".zed/settings.json", "zededit/tasks.json", "scripts/pre-commit",
            ".git/hooks/pre-commit", ".git/hooks/post-merge", "remote.git/hooks/pre-receive",
            "remote.git/hooks/x/y", "private/key.txt", "private/new.txt", ".env", ".envrc",
-           "z/hooks/pre-receive", "z/b.txt", ".devcontainer/devcontainer.json",
-           # pieces of a repository a model would build (b.git, c.git, wt, stage)
-           "b.git/HEAD", "b.git/hooks/pre-receive", "b.git/objects/info/packs",
-           "b.git/refs/heads/main", "c.git/HEAD", "wt/HEAD", "wt/commondir", "stage/HEAD",
-           "stage/refs/heads/main"]
+           "z/hooks/pre-receive", "z/b.txt", ".devcontainer/devcontainer.json"]
 _EDITS = ["scripts/pre-commit", ".git/hooks/pre-commit", ".envrc", ".config/envrc", ".env",
           "private/key.txt", "zededit/settings.json", ".zed/settings.json", "y/a.txt",
           ".vscode/a.txt", "z/b.txt"]
@@ -97,16 +93,21 @@ _MOVES = [("y", ".vscode"), (".vscode", "y"), ("z", "remote.git/hooks"), ("z", "
           ("hook.sh", "remote.git/hooks/pre-receive"), ("y/a.txt", "y/tasks.json"),
           ("y", ".zed/y"), ("zededit/notes.md", "zededit/tasks.json"), ("y/a.txt", "z/b.txt"),
           ("z/b.txt", "y/a.txt"), ("hook.sh", ".git/hooks/post-merge"), ("private", "open"),
-          (".env", "env.txt"), ("scripts", "s2"), ("y", "z/y"), ("z/y", "y"),
-          ("head.txt", "b.git/HEAD"), ("head.txt", "c.git/HEAD"), ("stage", "c.git"),
-          ("stage", "b.git/objects"), ("c.git", "b.git"), ("b.git/HEAD", "head.txt"),
-          ("hook.sh", "b.git/hooks/pre-receive"), ("stage/objects", "c.git/objects")]
+          (".env", "env.txt"), ("scripts", "s2"), ("y", "z/y"), ("z/y", "y")]
 _DELETES = ["y/tasks.json", "y/a.txt", ".vscode", ".vscode/a.txt", "z/b.txt",
             "scripts/pre-commit", "private/key.txt", "y", "z/hooks/pre-receive", "z/hooks",
             "zededit/settings.json", ".zed/settings.json"]  # .env not: a secret may be deleted
 _MKDIRS = ["y", "z", "remote.git/hooks", "remote.git/hooks/a/b", ".devcontainer", "z/hooks",
-           ".vscode", ".git/hooks/x", "b.git/objects", "b.git/refs", "c.git/objects",
-           "c.git/refs", "stage/refs", "wt"]
+           ".vscode", ".git/hooks/x"]
+# pieces of repositories a model would build (b.git, c.git, wt, stage), a share of the calls
+_REPO_WRITES = ["b.git/HEAD", "b.git/hooks/pre-receive", "b.git/objects/info/packs",
+                "b.git/refs/heads/main", "c.git/HEAD", "wt/HEAD", "wt/commondir", "stage/HEAD",
+                "stage/refs/heads/main"]
+_REPO_MKDIRS = ["b.git/objects", "b.git/refs", "c.git/objects", "c.git/refs", "stage/refs", "wt"]
+_REPO_MOVES = [("head.txt", "b.git/HEAD"), ("head.txt", "c.git/HEAD"), ("stage", "c.git"),
+               ("stage", "b.git/objects"), ("c.git", "b.git"), ("b.git/HEAD", "head.txt"),
+               ("hook.sh", "b.git/hooks/pre-receive"), ("stage/objects", "c.git/objects")]
+REPO_SHARE = 0.15
 
 
 _PATCH_OLD = ["echo checks", "export A=1", "{}", "#!/bin/sh", f"TOKEN={SECRET_TEXT}"]
@@ -127,15 +128,27 @@ def _patch_section(rng: random.Random, token: str) -> str:
     return f"*** Delete File: {rng.choice(_DELETES)}\n"
 
 
+def _repository_call(rng: random.Random, token: str) -> tuple[str, dict]:
+    kind = rng.randrange(4)
+    if kind == 0:
+        return "write_file", {"path": rng.choice(_REPO_WRITES), "content": token}
+    if kind == 1:
+        return "make_directory", {"path": rng.choice(_REPO_MKDIRS)}
+    if kind == 2:
+        src, dst = rng.choice(_REPO_MOVES)
+        return "move_file", {"source": src, "destination": dst}
+    repo = rng.choice(["b.git", "c.git", "stage"])  # a whole repository in one patch
+    sections = "".join(f"*** Add File: {repo}/{rel}\n+{token}\n" for rel in (
+        "HEAD", "objects/info/packs", "refs/heads/main", "hooks/pre-receive"))
+    return "apply_patch", {"input": f"*** Begin Patch\n{sections}*** End Patch\n"}
+
+
 def _call(rng: random.Random, token: str) -> tuple[str, dict]:
+    if rng.random() < REPO_SHARE:
+        return _repository_call(rng, token)
     kind = rng.randrange(6)
     if kind == 5:  # apply_patch: one to three files, all or nothing
-        if rng.random() < 0.2:  # a whole repository in one patch
-            repo = rng.choice(["b.git", "c.git", "stage"])
-            sections = "".join(f"*** Add File: {repo}/{rel}\n+{token}\n" for rel in (
-                "HEAD", "objects/info/packs", "refs/heads/main", "hooks/pre-receive"))
-        else:
-            sections = "".join(_patch_section(rng, token) for _ in range(rng.randint(1, 3)))
+        sections = "".join(_patch_section(rng, token) for _ in range(rng.randint(1, 3)))
         return "apply_patch", {"input": f"*** Begin Patch\n{sections}*** End Patch\n"}
     if kind == 0:
         return "write_file", {"path": rng.choice(_WRITES), "content": token,
