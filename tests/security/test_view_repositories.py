@@ -394,3 +394,21 @@ def test_allow_git_writes_lets_a_model_make_a_repository(tmp_path, make_root):
                                             _add("p.git/refs/heads/main", "0" * 40)))
     assert answer["ok"] is True, answer
     assert _is_repository_for_git(tmp_path / "p.git")
+
+
+def test_a_directory_made_elsewhere_while_the_host_decides_is_decided_afresh(tmp_path,
+                                                                             make_root):
+    """Another process makes ``r.git`` with HEAD and refs/ while the host is
+    asked about ``make_directory r.git/objects`` (planned with r.git new):
+    the call is refused, nothing is created."""
+    def authorize(request):
+        (tmp_path / "r.git" / "refs").mkdir(parents=True)
+        (tmp_path / "r.git" / "HEAD").write_text(HEAD_TEXT)
+        return True
+
+    box = Toolbox(make_root(str(tmp_path)), authorize=authorize)
+    answer = box.call("make_directory", {"path": "r.git/objects"})
+    assert answer["ok"] is False and answer["code"] in ("STALE", "DENIED"), answer
+    assert_contract(answer)
+    assert not (tmp_path / "r.git" / "objects").exists()
+    assert not _is_repository_for_git(tmp_path / "r.git")

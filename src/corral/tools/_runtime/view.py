@@ -523,6 +523,10 @@ class _Step:
             return None
         created = {made for pin, op in self.acts if op in _ADDING for made in pin.creates}
         holders = {pin.held_path: pin for pin, _ in self.acts}
+        for pin, op in self.acts:  # a directory planned as new that is there now: stale
+            if op in _ADDING and any(made in added for made in pin.creates) and \
+                    pin.held_present((pin.creates[0].rpartition("/")[2],)):
+                raise swapped(pin.shown)
         removed: dict[str, set[str]] = {}
         for pin, op in self.acts:
             if op in _REMOVING and pin.name in SHAPE_NAMES.values():
