@@ -28,7 +28,7 @@ import pytest
 from corral.contained import EscapeError, InvalidPathError, SpecialFileError
 
 from .helpers.operations import OPS
-from .helpers.table import OK, C, Value, run_ops
+from .helpers.table import OK, C, Value, case_ids, run_ops
 
 ELOOP, ENOENT, ENOTDIR, EEXIST, EISDIR, EINVAL = (errno.ELOOP, errno.ENOENT, errno.ENOTDIR,
                                                   errno.EEXIST, errno.EISDIR, errno.EINVAL)
@@ -257,23 +257,19 @@ SPECIAL = [
 ]
 
 
-def _ids(cases):
-    return [case.name for case in cases]
-
-
 # One test per case and backend config; it runs every op and reports each
 # op that failed (the ops of a case are sub-tests, as t.Run in Go).
 
-@pytest.mark.parametrize("case", RESOLUTION, ids=_ids(RESOLUTION))
+@pytest.mark.parametrize("case", RESOLUTION, ids=case_ids(RESOLUTION))
 def test_resolution(case, make_root, scratch):
     run_ops(case, OPS, make_root, scratch)
 
 
-@pytest.mark.parametrize("case", CONSISTENCY, ids=_ids(CONSISTENCY))
+@pytest.mark.parametrize("case", CONSISTENCY, ids=case_ids(CONSISTENCY))
 def test_consistency_with_os(case, make_root, scratch):
     run_ops(case, OPS, make_root, scratch)
 
 
-@pytest.mark.parametrize("case", SPECIAL, ids=_ids(SPECIAL))
+@pytest.mark.parametrize("case", SPECIAL, ids=case_ids(SPECIAL))
 def test_special(case, make_root, scratch):
     run_ops(case, OPS, make_root, scratch)

@@ -37,6 +37,7 @@ import pytest
 from corral.contained import SpecialFileError
 
 from .helpers import operations, table
+from .helpers.table import case_ids
 from .helpers.trees import Tree, content_of
 from .helpers.operations import DST_NAME, SRC_DATA, SRC_NAME, Op
 from .test_root_table import _ON_LINK_SLASH, CONSISTENCY, RESOLUTION, SPECIAL
@@ -305,25 +306,21 @@ HARDLINK = [
 ]
 
 
-def _ids(cases):
-    return [case.name for case in cases]
-
-
-@pytest.mark.parametrize("case", _extend(RESOLUTION), ids=_ids(RESOLUTION))
+@pytest.mark.parametrize("case", _extend(RESOLUTION), ids=case_ids(RESOLUTION))
 def test_resolution(case, make_root, scratch):
     table.run_ops(case, SURFACE_OPS, make_root, scratch)
 
 
-@pytest.mark.parametrize("case", _extend(CONSISTENCY), ids=_ids(CONSISTENCY))
+@pytest.mark.parametrize("case", _extend(CONSISTENCY), ids=case_ids(CONSISTENCY))
 def test_consistency_with_os(case, make_root, scratch):
     table.run_ops(case, SURFACE_OPS, make_root, scratch)
 
 
-@pytest.mark.parametrize("case", _extend(SPECIAL), ids=_ids(SPECIAL))
+@pytest.mark.parametrize("case", _extend(SPECIAL), ids=case_ids(SPECIAL))
 def test_special(case, make_root, scratch):
     table.run_ops(case, SURFACE_OPS, make_root, scratch)
 
 
-@pytest.mark.parametrize("case", HARDLINK, ids=_ids(HARDLINK))
+@pytest.mark.parametrize("case", HARDLINK, ids=case_ids(HARDLINK))
 def test_hard_link_to_outside(case, make_root, scratch):
     table.run_ops(case, SURFACE_OPS, make_root, scratch)

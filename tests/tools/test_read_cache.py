@@ -38,13 +38,6 @@ def fresh_cache():
     yield
 
 
-@pytest.fixture
-def settled(monkeypatch):
-    """Passes begin 'later' than the file's stamps by more than a granule."""
-    monkeypatch.setattr(read_cache, "started",
-                        lambda: read_cache.time.time_ns() + 10 * read_cache.RACY_NS)
-
-
 def counted_toolbox(make_root, path):
     counter = Counter()
     plain = make_root(path)

@@ -49,13 +49,6 @@ def hashes(monkeypatch) -> CountingHashlib:
     return counter
 
 
-@pytest.fixture
-def settled(monkeypatch):
-    """Reads begin 'later' than the file's stamps by more than a granule."""
-    monkeypatch.setattr(read_cache, "started",
-                        lambda: read_cache.time.time_ns() + 10 * read_cache.RACY_NS)
-
-
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

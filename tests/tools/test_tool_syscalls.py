@@ -9,9 +9,10 @@ for each mutating call by hand.
 Issue 34's bounds: ``write_file`` and ``edit_file`` at most 2 more system
 calls at depth 10 than at depth 1 (held: the same count); ``read_file`` at
 most 6 (held: 5); no other tool's count grows with depth (held, but for
-``glob`` and ``list_directory``, which read the ignore files of every
-directory above the one they act on, as git does: ``glob`` is left out
-here, ``list_directory``'s growth per level is bounded).  The issue's 20 for ``write_file`` and
+``glob`` and ``list_directory``, which read the ignore files of the
+directories above the one they act on, as git does: their growth is pinned
+at one probe a level outside a work tree and two inside one, and their
+counts at depth 1).  The issue's 20 for ``write_file`` and
 ``edit_file`` is not reached yet: :data:`WRITE_MOST` pins today's count
 (the atomic replace of an existing file is 13 of them: temporary file,
 write, mode and xattrs of the old file, fsync, expected-identity check,
@@ -109,18 +110,60 @@ def test_read_file_stays_within_six_syscalls(counted):
     assert counted[10]["read_file"] <= 6, counted
 
 
-# Tools that read the ignore files of every directory above the one they act
-# on (git's rule: each ancestor's .gitignore applies), and the most that may
-# cost per level: their count grows with depth, by at most this much.
-ANCESTOR_READERS = {"list_directory": 9}
+# Tools that read the ignore files of the directories above the one they act
+# on (git's rule: each ancestor's .gitignore applies inside a work tree) grow
+# with depth by exactly this much a level: one openat2 probe for a ``.git``
+# a level, and inside a work tree one for its ``.gitignore`` (none there:
+# one failed call each).  Nothing else of theirs may grow.
+READERS = ("list_directory", "glob")
+OUTSIDE_PER_LEVEL = 1
+INSIDE_PER_LEVEL = 2
+# their counts at depth 1, pinned: (outside a work tree, inside one)
+READERS_AT_DEPTH_1 = {"list_directory": (8, 11), "list_directory tree": (13, 16),
+                      "glob": (12, 15)}
 
 
 def test_no_other_tool_grows_with_depth(counted):
     grown = {tool: (counted[1][tool], counted[10][tool]) for tool in counted[1]
-             if counted[10][tool] > counted[1][tool] and tool not in ANCESTOR_READERS}
+             if counted[10][tool] > counted[1][tool] and tool not in READERS}
     assert not grown, (grown, counted)
 
 
-def test_ancestor_ignore_files_cost_a_bounded_amount_per_level(counted):
-    for tool, per_level in ANCESTOR_READERS.items():
-        assert counted[10][tool] - counted[1][tool] <= 9 * per_level, (tool, counted)
+def _reader_counts(base: Path, backend_name: str, depth: int, repository: bool
+                   ) -> dict[str, int]:
+    rel = _deep(base, depth)
+    if repository:
+        (base / ".git").mkdir()
+    backend = CountingBackend(_with_openat2(backend_name))
+    root = Root(str(base), backend=backend, fast_path=True)
+    calls = {
+        "list_directory": ("list_directory", {"path": rel}),
+        "list_directory tree": ("list_directory", {"path": rel, "depth": 2}),
+        "glob": ("glob", {"pattern": "f.py", "path": rel}),
+    }
+    counts: dict[str, int] = {}
+    try:
+        with Toolbox(root) as box:
+            box.call("read_file", {"path": f"{rel}/f.py"})
+            for label, (name, args) in calls.items():
+                with backend.counting() as tally:
+                    answer = box.call(name, args)
+                assert answer["ok"], (label, answer)
+                counts[label] = tally.syscalls
+    finally:
+        root.close()
+    return counts
+
+
+@pytest.mark.parametrize("repository", [False, True], ids=["outside", "inside"])
+@pytest.mark.parametrize("backend_name", FAST, ids=[f"{name}-openat2" for name in FAST])
+def test_ancestor_ignore_files_cost_one_probe_each_per_level(tmp_path, backend_name,
+                                                               repository):
+    counts = {depth: _reader_counts(tmp_path / f"depth{depth}", backend_name, depth,
+                                    repository) for depth in (1, 2, 10)}
+    per_level = INSIDE_PER_LEVEL if repository else OUTSIDE_PER_LEVEL
+    for tool, pinned in READERS_AT_DEPTH_1.items():
+        assert counts[1][tool] == pinned[repository], (tool, counts)
+        # from depth 2 on, the probes are all that grows (glob's own stat of
+        # its path takes the one-name walk at depth 1: two calls fewer)
+        assert counts[10][tool] - counts[2][tool] == 8 * per_level, (tool, counts)

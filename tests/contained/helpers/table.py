@@ -83,6 +83,11 @@ def C(name: str, fs, path, **kw) -> Case:
 _GONE = (EscapeError, SymlinkError, errno.ENOENT, errno.ENOTDIR, errno.ELOOP)  # exists: False
 
 
+def case_ids(cases: list[Case]) -> list[str]:
+    """The pytest ids of a table's cases: their names."""
+    return [case.name for case in cases]
+
+
 def expectation(case: Case, op: Op) -> tuple[Expect | None, Expect | None]:
     """What ``op`` must do for ``case`` (``None``: whatever os does), and the
     outcome underneath it (``exists`` turns most errors into ``False``, and

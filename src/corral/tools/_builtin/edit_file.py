@@ -79,14 +79,12 @@ from .._runtime.answer import AnswerPath
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
-    "Replace text in an existing text file, in one call. oldText is copied exactly from the "
-    "file (indentation included, without read_file's line numbers) and must occur once: add "
-    "neighbouring lines to make it unique, or pass replaceAll: true. newText replaces it "
-    "(\"\" deletes). Several changes: edits: [{oldText, newText}], applied in order, all or "
-    "nothing. dryRun: true only shows the diff. The answer gives the lines changed and the "
-    "new sha256 (pass it as expectedSha256 next time; no need to read the file back). A "
-    "near miss in indentation or trailing spaces is applied when unique (the diff shows "
-    "it); otherwise the refusal says what differs."
+    "Replace text in a file. oldText is copied exactly from the file (indentation included,"
+    " without read_file's margin) and must occur once: add neighbouring lines to make it "
+    "unique, or pass replaceAll: true. newText replaces it (\"\" deletes). Several changes: "
+    "edits: [{oldText, newText}], in order, all or nothing. dryRun: true only shows the "
+    "diff. The answer gives the lines changed and the new sha256 (for expectedSha256; no "
+    "need to read the file back)."
 )
 
 _TEXT_LIMIT = 16 * 1024 * 1024

@@ -8,9 +8,9 @@ from typing import Any
 
 from ...contained import Handle, SizedListing, SpecialFileError
 from .._read import tree as _listing_tree
-from .._read.tree import Entry, ListResult
-from .._search.ignore import GIT_DIR, IGNORE_FILE, IgnoreRules
-from .._search.walk import ancestor_rules, load_ignore_at
+from .._read.tree import Entry, ListResult, ignored_entry
+from .._search.ignore import GIT_DIR, IGNORE_FILE, IgnoreScope
+from .._search.walk import directory_scope
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import not_directory, special_kind
@@ -18,10 +18,10 @@ from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import ListRequest
 
 DESCRIPTION = (
-    "List a directory, one entry per line: subdirectories end in '/', files show their size "
-    "in bytes. depth > 1 also lists what subdirectories hold, indented (up to 1000 entries; "
-    "below the first level, what .gitignore ignores is left out unless includeIgnored). To "
-    "find files by name in a tree use glob."
+    "List a directory, one entry per line: directories end in '/', files show their size in"
+    " bytes. depth > 1 also lists subdirectories' entries, indented (at most 1000; below "
+    "the first level, what .gitignore ignores is left out unless includeIgnored). To find "
+    "files by name use glob."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -48,7 +48,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> ListResult:
             ctx.ensure_same(rel, (info.st_dev, info.st_ino))
         listing = handle.sized_listing()
         codes = dict(zip(listing.names, listing.codes))  # name -> size, or a negative kind
-        rules = _ignore_rules(ctx, handle, codes)
+        ignore = _ignore_scope(ctx, handle, codes)
     names = sorted(codes)
     scope = ctx.scope(handle.path, Op.LIST)
     limit = ctx.limits.list_entries
@@ -65,11 +65,9 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> ListResult:
             shown_entries += [{"name": name, "kind": "file", "size": code}
                               if (code := codes[name]) >= 0 else {"name": name, "kind": kinds[code]}
                               for name in (visible if len(visible) <= room else visible[:room])]
-    if rules is not None:
-        prefix = "" if handle.path == "." else handle.path + "/"
+    if ignore is not None or GIT_DIR in codes:
         for entry in shown_entries:
-            name = entry["name"]
-            if name == GIT_DIR or (rules and rules.ignored(prefix + name, entry["kind"] == "dir")):
+            if ignored_entry(ignore, entry["name"], entry["kind"] == "dir"):
                 entry["ignored"] = True  # as the tree marks its first level
     total = len(names) - denied
     result: ListResult = {"path": shown, "entries": shown_entries,
@@ -79,20 +77,15 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> ListResult:
     return result
 
 
-def _ignore_rules(ctx: ToolContext, handle: Handle, codes: dict[str, int]
-                  ) -> IgnoreRules | None:
+def _ignore_scope(ctx: ToolContext, handle: Handle, codes: dict[str, int]
+                  ) -> IgnoreScope | None:
     """The ignore rules for the entries of ``handle``'s directory, as the
-    tree and the searches read them; ``None`` when none can apply (the
-    root without a .gitignore or a .git: nothing is read)."""
-    real = handle.path
-    if real == "." and IGNORE_FILE not in codes and GIT_DIR not in codes:
+    tree and the searches read them; ``None`` when none can apply (outside
+    any work tree, or the root without a .gitignore or a .git: then nothing
+    is read)."""
+    if handle.path == "." and IGNORE_FILE not in codes and GIT_DIR not in codes:
         return None
-    rules = ancestor_rules(ctx, real)
-    if IGNORE_FILE in codes:
-        own = load_ignore_at(ctx, handle.fileno(), real)
-        if own is not None:
-            rules.push("" if real == "." else real + "/", own)
-    return rules
+    return directory_scope(ctx, handle.fileno(), handle.path, codes)
 
 
 def _directory(ctx: ToolContext, rel: str, shown: str) -> Handle:

@@ -41,12 +41,10 @@ from .._refusals.names import check_new_name
 from .._read.textform import Form, apply_form, form_of
 
 DESCRIPTION = (
-    "Create a file, or replace a whole file, with content written exactly as given. Missing "
-    "parent directories are made and named in the answer (check them for typos). An "
-    "existing file is replaced only with overwrite: true or expectedSha256 (its sha256 from "
-    "read_file; refused if it changed since). Send the whole file: never read_file's line "
-    "numbers, never a placeholder such as '# ... rest unchanged ...'. To change part of a "
-    "file use edit_file."
+    "Create a file, or replace a whole one, with content exactly as given; missing parent "
+    "directories are made. Replacing needs overwrite: true or expectedSha256 (refused if "
+    "the file changed since). Send the whole file, never the read margin or a placeholder "
+    "such as '# ... rest unchanged ...'. To change part of a file use edit_file."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -110,7 +108,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
             _check_new_name(ctx, rel, target.creates, args)
         else:
             target.decide(Op.REPLACE)  # a secret is not replaced
-        warnings = check_write(ctx, rel, content, plan.current)
+        warnings = check_write(ctx, rel, content, plan.current, target)
         if plan.current is not None and args["keepFormat"]:
             data, kept = apply_form(content, _form(target, plan.current))
         digest = hashlib.sha256(data).hexdigest()

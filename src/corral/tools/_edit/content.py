@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._runtime.context import ToolContext
+from .._runtime.view import Pinned
 from .._refusals.catalogue import Code, Kind, Refusal
 
 __all__ = [
@@ -233,20 +234,21 @@ def strip_line_numbers(old: str) -> str | None:
 
 
 def check_write(ctx: ToolContext, rel: str, content: str,
-                replacing: os.stat_result | None) -> list[str]:
+                replacing: os.stat_result | None, pinned: Pinned | None = None) -> list[str]:
     """Refuse ``content`` for ``rel`` when it is certainly a mistake (see
     the module's docstring); the warnings for what may be one.  ``replacing``
-    is the file being overwritten, ``None`` for a new file."""
+    is the file being overwritten, ``None`` for a new file; ``pinned`` the
+    write's pinned location, where the file replaced is read to compare."""
     existing: str | None = None
     numbered = read_file_numbers(content)
     if numbered is not None and posixpath.splitext(rel)[1].lower() not in TABULAR:
-        existing = _existing_text(ctx, rel, replacing)
+        existing = _existing_text(ctx, pinned, replacing)
         if existing is None or read_file_numbers(existing) is None:
             raise _numbered(rel, numbered, content, replacing is not None)
     inner = fenced(content, rel)
     if inner is not None:
         if existing is None:
-            existing = _existing_text(ctx, rel, replacing)
+            existing = _existing_text(ctx, pinned, replacing)
         if existing is None or fenced(existing, rel) is None:
             raise _fence(rel, content, inner, replacing is not None)
     placeholders = placeholder_lines(content)
@@ -259,23 +261,24 @@ def check_write(ctx: ToolContext, rel: str, content: str,
             worded = [found for found in elided_in_words(content) if found not in placeholders]
         if placeholders or worded:
             if existing is None:
-                existing = _existing_text(ctx, rel, replacing)
+                existing = _existing_text(ctx, pinned, replacing)
             _check_elision(rel, content, Elisions(placeholders, worded), existing,
                            replacing.st_size)
     return _warnings(content, min(placeholders + worded, default=None))
 
 
-def _existing_text(ctx: ToolContext, rel: str, info: os.stat_result | None) -> str | None:
+def _existing_text(ctx: ToolContext, pinned: Pinned | None,
+                   info: os.stat_result | None) -> str | None:
     """The text of the file being replaced, if it is small enough to compare
-    and is UTF-8 text; ``None`` otherwise."""
-    if info is None or info.st_size > ctx.limits.max_edit_file_bytes:
+    and is UTF-8 text; ``None`` otherwise.  Read from the write's pinned
+    entry, and only if it is still the file the write decided on."""
+    if pinned is None or info is None or info.st_size > ctx.limits.max_edit_file_bytes:
         return None
     try:
-        with ctx.root.open_handle(rel, os.O_RDONLY | os.O_NOFOLLOW) as handle:
-            now = handle.stat()
-            if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
-                return None  # not the file write_file decided on: nothing to compare
-            return handle.read(info.st_size + 1).decode("utf-8")
+        data, _ = pinned.read(info.st_size, expect=info)
+        return data.decode("utf-8")
+    except Refusal:  # STALE: not the file write_file decided on, nothing to compare
+        return None
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -39,8 +39,8 @@ from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import swapped
 from .._runtime.request_types import TreeRequest, declare
-from .._search.walk import ancestor_rules, load_ignore_at
-from .._search.ignore import GIT_DIR, IgnoreFile, IgnoreRules
+from .._search.walk import directory_scope, entered_scope
+from .._search.ignore import GIT_DIR, IgnoreScope
 
 __all__ = ["Entry", "ListResult", "tree", "ARGUMENTS", "with_tree_output"]
 
@@ -54,9 +54,6 @@ ARGUMENTS: dict[str, Any] = {
 
 
 declare(TreeRequest, False)
-
-_Chain = tuple[tuple[str, IgnoreFile], ...]  # (.gitignore prefix, its rules), below the base
-
 
 class Entry(TypedDict):
     """One entry of a listing; a tree's directories carry their own ``entries``."""
@@ -90,13 +87,14 @@ class ListResult(TypedDict):
 @dataclass
 class _Dir:
     """A directory to list: its item in the answer, where it really is,
-    what it is (dev, ino), its level, and the .gitignore files above it."""
+    what it is (dev, ino), its level, and the ignore rules its parent's
+    scope leads to (``None``: outside any work tree)."""
 
     item: Entry
     real: str
     identity: tuple[int, int]
     level: int
-    chain: _Chain = ()
+    ignore: IgnoreScope | None = None
 
 
 @dataclass
@@ -140,7 +138,7 @@ def tree(ctx: ToolContext, rel: str, info: os.stat_result, args: Mapping[str, An
             raise swapped(shown)  # a swap during authorization fails closed
         top: Entry = {"name": shown, "kind": "dir"}  # only its entries and counts are answered
         walk = _Walk(ctx, depth, include_ignored, _Budget(ctx.limits.list_entries))
-        walk.run(_Dir(top, base.path, identity, 1), ancestor_rules(ctx, base.path), base)
+        walk.run(_Dir(top, base.path, identity, 1), base)
     result: ListResult = {"path": shown, "entries": top.get("entries", []),
                           "truncated": walk.budget.cut, "total": top.get("total", 0)}
     if top.get("denied"):
@@ -162,7 +160,7 @@ class _Walk:
         self.include_ignored = include_ignored
         self.budget = budget
 
-    def run(self, top: _Dir, base_rules: IgnoreRules, base: Handle) -> None:
+    def run(self, top: _Dir, base: Handle) -> None:
         level = [top]
         while level:
             below: list[_Dir] = []
@@ -175,31 +173,26 @@ class _Walk:
                     self.budget.cut = True
                     continue
                 if node is top:
-                    below += self._list(node, base_rules, base)
+                    below += self._list(node, base, top=True)
                     continue
                 handle = self._open(node)
                 if handle is None:
                     node.item["unreadable"] = True
                     continue
                 with handle:
-                    below += self._list(node, base_rules, handle)
+                    below += self._list(node, handle)
             level = below
 
-    def _list(self, node: _Dir, rules: IgnoreRules, handle: Handle) -> list[_Dir]:
+    def _list(self, node: _Dir, handle: Handle, *, top: bool = False) -> list[_Dir]:
         """List ``node`` into its item; return its directories to list next."""
-        for prefix, spec in node.chain:
-            rules.push(prefix, spec)
-        own = load_ignore_at(self.ctx, handle.fileno(), node.real)
+        entries = sorted(handle.scandir(stat=True), key=lambda e: e.name)
+        ignore = None
+        if not self.include_ignored:
+            names = [entry.name for entry in entries]
+            ignore = directory_scope(self.ctx, handle.fileno(), node.real, names) if top else \
+                entered_scope(self.ctx, handle.fileno(), node.real, node.ignore, names)
         prefix = "" if node.real == "." else node.real + "/"
-        if own is not None:
-            rules.push(prefix, own)
-        try:
-            listing = self._scan(handle, node, rules, prefix)
-        finally:
-            for _ in range(len(node.chain) + (own is not None)):
-                rules.pop()
-        chain = node.chain + (((prefix, own),) if own is not None else ())
-        return self._fill(node, listing, prefix, chain)
+        return self._fill(node, self._scan(entries, node, ignore, prefix), prefix, ignore)
 
     def _open(self, node: _Dir) -> Handle | None:
         """A handle of the directory below the base, by its canonical path
@@ -216,32 +209,26 @@ class _Walk:
             return None
         return handle
 
-    def _scan(self, handle: Handle, node: _Dir, rules: IgnoreRules, prefix: str) -> _Listing:
+    def _scan(self, entries: list[DirEntry], node: _Dir, ignore: IgnoreScope | None,
+              prefix: str) -> _Listing:
         ctx = self.ctx
         listing = _Listing()
         hide = not self.include_ignored and node.level > 1
         mark = not self.include_ignored and node.level == 1
-        entries = sorted(handle.scandir(stat=True), key=lambda e: e.name)
         for index, entry in enumerate(entries):
             if index % CHECK_EVERY == CHECK_EVERY - 1:
                 ctx.checkpoint()
-            real = prefix + entry.name
-            if not ctx.visible(real, Op.LIST):  # as list_directory: deny rules hide
+            if not ctx.visible(prefix + entry.name, Op.LIST):  # as list_directory: deny rules hide
                 listing.denied += 1
-            elif hide and self._ignored(rules, real, entry):
+            elif hide and _ignored(ignore, entry):
                 listing.ignored += 1
             else:
                 # listed, and when marked ignored, not entered
-                listing.entries.append((entry, mark and self._ignored(rules, real, entry)))
+                listing.entries.append((entry, mark and _ignored(ignore, entry)))
         return listing
 
-    @staticmethod
-    def _ignored(rules: IgnoreRules, real: str, entry: DirEntry) -> bool:
-        if entry.name == GIT_DIR:
-            return True
-        return bool(rules) and rules.ignored(real, entry.kind == "dir")
-
-    def _fill(self, node: _Dir, listing: _Listing, prefix: str, chain: _Chain) -> list[_Dir]:
+    def _fill(self, node: _Dir, listing: _Listing, prefix: str, ignore: IgnoreScope | None
+              ) -> list[_Dir]:
         item = node.item
         budget = self.budget
         entries: list[Entry] = []
@@ -257,7 +244,8 @@ class _Walk:
                 child["ignored"] = True
             elif entry.kind == "dir" and node.level < self.depth:
                 below.append(_Dir(child, prefix + entry.name, (info.st_dev, info.st_ino),
-                                  node.level + 1, chain))
+                                  node.level + 1,
+                                  ignore.child(entry.name) if ignore is not None else None))
             entries.append(child)
             budget.left -= 1
         item["entries"] = entries
@@ -270,6 +258,16 @@ class _Walk:
             item["ignoredEntries"] = listing.ignored
         budget.ignored += listing.ignored
         return below
+
+
+def ignored_entry(ignore: IgnoreScope | None, name: str, is_dir: bool) -> bool:
+    """Whether the entry ``name`` of a directory whose ignore rules are
+    ``ignore`` is left out as git leaves it out (``.git`` itself always)."""
+    return name == GIT_DIR or (ignore is not None and ignore.ignored(name, is_dir))
+
+
+def _ignored(ignore: IgnoreScope | None, entry: DirEntry) -> bool:
+    return ignored_entry(ignore, entry.name, entry.kind == "dir")
 
 
 def with_tree_output(schema: Mapping[str, Any]) -> dict[str, Any]:

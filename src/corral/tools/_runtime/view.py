@@ -1,4 +1,4 @@
-"""The policed view: the one filesystem handle a mutating tool holds.
+"""The policed view: the one filesystem handle a tool holds.
 
 A tool says what it means (create, replace, edit, move, delete, make
 directories) and the view does it as one step::
@@ -36,6 +36,14 @@ that creates an entry by one of those names holds the tree lock
 exclusively, so two steps cannot each add half of one.  A move never
 carries a repository.  Writes inside a repository made after open are
 protected like those the scan found.
+
+Reading.  A read is one step too, without locks (the fd is the object
+decided on): :meth:`CallView.open_read` opens once, decides on the
+canonical path of what was opened and on the names leading to it, and
+hands the tool an :class:`OpenFile` every read comes from;
+:meth:`CallView.look` resolves an entry to describe it, :meth:`CallView.lead`
+says where a link leads from its canonical location.  Nothing is resolved
+again between the decision and the read.
 """
 
 from __future__ import annotations
@@ -53,17 +61,19 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from ...contained import DirEntry, EscapeError, Root, Target
+from ...contained import Backend, DirEntry, EscapeError, PathError, Root, Target
 from .._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_directory,
                                is_repository, made_repository, names_a_shape_entry, scan,
                                shape_name)
 from .._policy.locate import Location, locate
 from .._policy.rules import Op, Policy, Scope
-from .._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret, swapped
+from .._refusals.catalogue import (Kind, Refusal, denied_rule, entry_kind, protected, secret,
+                                   swapped)
 from .request_types import Request
+from .view_read import Entry, Lead, OpenFile
 
 __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope",
-           "RootLook", "git_scan"]
+           "OpenFile", "Entry", "Lead", "RootLook", "git_scan"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -916,6 +926,101 @@ class CallView:
             data = handle.pread(limit + 1, 0)
         return data if len(data) <= limit else None
 
+    # -- reading: one step, decided on what was opened ---------------------------
+    @property
+    def backend(self) -> Backend:
+        """The root's backend, for its scans of bytes already read (a
+        literal's lines, a newline count): native where it is built."""
+        return self._view.root.backend
+
+    def open_read(self, rel: str, op: Op = Op.READ, *, shown: str | None = None,
+                  field: str = "path", follow: bool = True) -> OpenFile:
+        """Open ``rel`` for reading (one resolution; ``follow=False``: a
+        final symlink is ``ELOOP``) and decide ``op`` on what was opened:
+        its canonical path, and every denied or secret name that leads to
+        it through a known link (the links this path passed learnt).  A
+        refusal closes it again; when the open fails, a refusal by policy
+        on where the path leads wins over the error (a denied name is not
+        said to be missing)."""
+        label = shown if shown is not None else (rel.rstrip("/") or ".")
+        root = self._view.root
+        try:
+            handle = root.open_handle(rel, os.O_RDONLY if follow else
+                                      os.O_RDONLY | os.O_NOFOLLOW)
+        except EscapeError:
+            raise
+        except OSError as exc:
+            try:
+                where = locate(root, rel, follow=follow)
+            except OSError:
+                raise exc from None
+            self._view.check(where, op, shown=label, field=field)
+            raise
+        try:
+            self._view.check(Location(handle.path), op, shown=label, field=field)
+            if handle.path != label.removeprefix("./"):
+                # through a link or a '..': the names on the way are decided
+                # too (a denied link's target, a denied directory passed)
+                self._view.check(locate(root, rel, follow=follow), op, shown=label,
+                                 field=field)
+        except BaseException:
+            handle.close()
+            raise
+        return OpenFile(handle, root.backend, label)
+
+    def ask_read(self, request: Request, opened: OpenFile, spelled: str) -> None:
+        """Ask the host about reading ``opened``; when it was asked (a window
+        opened), ``STALE`` unless ``spelled`` still leads to the file that
+        was opened and decided on."""
+        self._host.authorize(request)
+        if not self._host.asks_host:
+            return
+        try:
+            info = self._view.root.stat(spelled)
+        except FileNotFoundError:
+            raise swapped(opened.shown) from None
+        if (info.st_dev, info.st_ino) != opened.identity():
+            raise swapped(opened.shown)
+
+    @contextmanager
+    def look(self, rel: str, op: Op = Op.LIST, *, follow: bool = False,
+             shown: str | None = None, field: str = "path") -> Iterator[Entry]:
+        """One resolution of ``rel`` to look at the entry itself (a final
+        link not followed unless ``follow``), ``op`` decided on what it
+        reached (the links passed included); nothing is opened, so a FIFO
+        is looked at without blocking.  A missing entry raises the core's
+        own error for the spelled path."""
+        label = shown if shown is not None else (rel.rstrip("/") or ".")
+        with self._resolve(rel, op, label, field, follow=follow) as target:
+            self._view.check(Location(target.path, (), target.passed), op, shown=label,
+                             field=field)
+            info = target.lstat()
+            if info is None:
+                self._view.root.lstat(rel)  # raises the core's not-found, naming the component
+                raise swapped(label)  # it is there now, not when it was resolved
+            yield Entry(target, label, info)
+
+    def lead(self, entry: Entry, op: Op = Op.LIST) -> Lead:
+        """Where the symlink ``entry`` leads, resolved once from its
+        canonical location: named only when inside and no rule hides it (nor
+        a name leading to it); where resolution stopped under a hiding rule,
+        nothing is said (``missing`` there would tell what exists)."""
+        view = self._view
+        try:
+            with view.root.target(entry.path, follow_final=True) as followed:
+                canonical = followed.path
+                if not view.visible(canonical, op):
+                    return Lead(None, None)
+                info = followed.lstat()
+        except EscapeError:
+            return Lead(None, "outside")
+        except OSError as exc:
+            stopped = exc.component if isinstance(exc, PathError) else None
+            if isinstance(stopped, str) and stopped and not view.visible(stopped, op):
+                return Lead(None, None)
+            return Lead(None, "loop" if exc.errno == errno.ELOOP else "missing")
+        return Lead(canonical, "missing" if info is None else entry_kind(info.st_mode))
+
 
 class Pinned:
     """One resolved location, held under the call's locks: what the tool
@@ -1190,3 +1295,105 @@ class Pinned:
 
     def _checkpoint_fn(self) -> Checkpoint:
         return self._call.checkpoint
+
+
+# -- directories: what the read-side walks look at -----------------------------------
+
+import weakref  # noqa: E402  (this section's own; the module's imports are above)
+
+# openat2's RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS (the same
+# bits in every backend): a canonical path is probed in one call, no link followed
+_CANONICAL_ONLY = 0x08 | 0x04 | 0x02
+_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR})
+_PROBE_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_PROBE_ANY = getattr(os, "O_PATH", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
+_REPOSITORY_ABOVE: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
+_REPOSITORY_ABOVE_GUARD = threading.Lock()
+
+
+def _probe(call: CallView, canonical: str, flags: int) -> int | None:
+    """An fd of what is at the canonical path ``canonical`` from one
+    ``openat2`` of the root fd (no link followed anywhere), ``None`` when
+    nothing is there; raises ``LookupError`` when one call cannot say (no
+    openat2, a link on the way, a rename racing it): the caller then asks
+    the core the long way."""
+    root = call.shared.root
+    backend = root.backend
+    if not backend.has_openat2 or not _PROBE_ANY or not root.info().get("fast_path"):
+        raise LookupError(canonical)
+    try:
+        return backend.openat2(root.fileno(), canonical, flags, 0, _CANONICAL_ONLY)
+    except OSError as exc:
+        if exc.errno in _ABSENT:
+            return None
+        raise LookupError(canonical) from None
+
+
+def entry_exists(call: CallView, canonical: str) -> bool:
+    """Whether an entry of any kind (a final link counts) is at the
+    canonical root-relative path ``canonical``: one system call when there
+    is none, two when there is."""
+    try:
+        fd = _probe(call, canonical, _PROBE_ANY)
+    except LookupError:
+        try:
+            call.shared.root.lstat(canonical)
+        except OSError:
+            return False
+        return True
+    if fd is None:
+        return False
+    call.shared.root.backend.close(fd)
+    return True
+
+
+def read_regular_file(call: CallView, canonical: str, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of the regular file at the canonical path
+    ``canonical``; ``None`` when there is none, it is a link, another kind
+    or unreadable (an ignore file: git follows no link to one either).
+    One system call when there is none."""
+    from ...contained import adopt_entry
+
+    root = call.shared.root
+    try:
+        fd = _probe(call, canonical, _PROBE_FILE)
+    except LookupError:
+        try:
+            handle = root.open_handle(canonical, _PROBE_FILE)
+        except OSError:
+            return None
+    else:
+        if fd is None:
+            return None
+        handle = adopt_entry(root, fd, canonical)
+    with handle:
+        try:
+            if not st.S_ISREG(handle.stat().st_mode):
+                return None
+            return handle.read(limit)
+        except OSError:
+            return None
+
+
+def root_in_repository(view: View) -> bool:
+    """Whether the root is inside a git work tree whose top is above it:
+    the host's own path to the root has a ``.git`` in one of its parent
+    directories (looked once per view, by the host's path, never by a
+    model's; nothing above the root is read beyond that name)."""
+    with _REPOSITORY_ABOVE_GUARD:
+        known = _REPOSITORY_ABOVE.get(view)
+    if known is not None:
+        return known
+    path = os.path.abspath(os.fsdecode(view.root.path))
+    found = False
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+        if os.path.lexists(os.path.join(path, ".git")):
+            found = True
+            break
+    with _REPOSITORY_ABOVE_GUARD:
+        _REPOSITORY_ABOVE[view] = found
+    return found

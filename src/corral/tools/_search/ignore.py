@@ -25,6 +25,7 @@ from .._refusals.catalogue import Refusal
 from .globs import GlobMatcher, NameIndex, Segment, compile_glob, compile_segments
 
 __all__ = [
+    "EXCLUDE_FILE",
     "GIT_DIR",
     "IGNORE_FILE",
     "MAX_IGNORE_BYTES",
@@ -37,6 +38,7 @@ __all__ = [
 
 IGNORE_FILE = ".gitignore"
 GIT_DIR = ".git"
+EXCLUDE_FILE = ".git/info/exclude"
 MAX_IGNORE_BYTES = 1024 * 1024  # a larger .gitignore is read up to here
 MAX_RULES = 10_000  # lines kept of one file
 MAX_LINE_CHARS = 4096  # a longer line is dropped (git has PATH_MAX too)
@@ -216,11 +218,14 @@ class IgnoreRules:
 
     Each is kept with the root-relative directory it sits in (``""`` for
     the root, else ``"a/b/"``); a path is checked against the deepest first
-    and the first file that has a matching line decides.
+    and the first file that has a matching line decides.  ``in_repository``:
+    whether the directory they were gathered for is inside a git work tree
+    (outside one no .gitignore applies, as git and ripgrep read them).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, in_repository: bool = False) -> None:
         self._files: list[tuple[str, IgnoreFile]] = []
+        self.in_repository = in_repository
 
     def __bool__(self) -> bool:
         return bool(self._files)

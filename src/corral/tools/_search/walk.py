@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import stat as st
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,8 +33,9 @@ from .._runtime.context import ToolContext
 from .._policy.rules import Op, Scope
 from .._refusals.catalogue import Kind, Refusal, swapped, time_limit
 from .globs import GlobMatcher
-from .ignore import (GIT_DIR, IGNORE_FILE, MAX_IGNORE_BYTES, IgnoreFile, IgnoreRules, IgnoreScope,
-                     parse_ignore)
+from .._runtime.view import entry_exists, read_regular_file, root_in_repository
+from .ignore import (EXCLUDE_FILE, GIT_DIR, IGNORE_FILE, MAX_IGNORE_BYTES, IgnoreFile, IgnoreRules,
+                     IgnoreScope, parse_ignore)
 
 __all__ = [
     "stopped_note",
@@ -47,7 +49,6 @@ __all__ = [
     "plural",
 ]
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
 PROGRESS_EVERY = 4096  # entries between progress reports
 
 
@@ -96,8 +97,9 @@ def open_base(ctx: ToolContext, rel: str, before: os.stat_result, flags: int) ->
 
 def load_ignore_at(ctx: ToolContext, dir_fd: int, real: str) -> IgnoreFile | None:
     """The .gitignore in the directory ``dir_fd`` (at the canonical
-    ``real``); ``None`` if absent, unreadable, or a symlink (git does not
-    follow those either).  Read up to :data:`MAX_IGNORE_BYTES`."""
+    ``real``), which a listing showed is there; ``None`` if absent,
+    unreadable, or a symlink (git does not follow those either).  Read up
+    to :data:`MAX_IGNORE_BYTES`."""
     path = IGNORE_FILE if real in (".", "") else f"{real}/{IGNORE_FILE}"
     try:
         handle, info = open_entry(ctx.root, dir_fd, IGNORE_FILE, path)
@@ -112,53 +114,83 @@ def load_ignore_at(ctx: ToolContext, dir_fd: int, real: str) -> IgnoreFile | Non
             return None
 
 
+def _under(real: str, name: str) -> str:
+    return name if real in (".", "") else f"{real}/{name}"
+
+
 def load_exclude_at(ctx: ToolContext, real: str) -> IgnoreFile | None:
     """The ``.git/info/exclude`` of the work tree whose top is ``real``
     (``None`` if absent, unreadable, or ``.git`` is not a directory)."""
-    path = f"{GIT_DIR}/info/exclude" if real in (".", "") else f"{real}/{GIT_DIR}/info/exclude"
-    try:
-        with ctx.root.open_handle(path, os.O_RDONLY | os.O_NOFOLLOW) as handle:
-            if not st.S_ISREG(handle.stat().st_mode):
-                return None
-            return parse_ignore(handle.read(MAX_IGNORE_BYTES))
-    except OSError:
-        return None
+    data = read_regular_file(ctx.view, _under(real, EXCLUDE_FILE), MAX_IGNORE_BYTES)
+    return parse_ignore(data) if data is not None else None
 
 
 def ancestor_rules(ctx: ToolContext, real: str) -> IgnoreRules:
     """The ignore files that apply to everything below ``real``, as git
-    reads them: the .gitignore files above it, each work tree's
-    ``.git/info/exclude`` under its own .gitignore files, and a nested
-    work tree starting afresh (the outer one's files stop at it)."""
+    and ripgrep read them: a directory is inside a work tree when it or a
+    parent (up to the root) holds a ``.git``, or when the root itself is
+    inside one (:func:`root_in_repository`); outside, no .gitignore
+    applies.  Inside, the nearest work tree's ``.git/info/exclude`` and
+    the .gitignore files from its top down to ``real``'s parent apply (the
+    walk reads ``real``'s own); an outer work tree's files stop at a nested
+    one.  Each directory costs a probe for ``.git`` (from ``real`` up to
+    the nearest work tree's top) and one for ``.gitignore`` (from that top
+    down), one system call each where nothing is there."""
+    parts = [] if real in (".", "") else real.split("/")
+    dirs = ["."] + ["/".join(parts[:depth]) for depth in range(1, len(parts) + 1)]
     rules = IgnoreRules()
-    parts = [] if real == "." else real.split("/")
-    for depth in range(len(parts) + 1):
-        directory = "/".join(parts[:depth]) or "."
-        try:
-            handle = ctx.root.open_handle(directory, _DIR_FLAGS)
-        except OSError:
-            continue
-        with handle:
-            prefix = "" if handle.path == "." else handle.path + "/"
-            if _has_git(ctx, handle.path):
-                rules = IgnoreRules()
-                exclude = load_exclude_at(ctx, handle.path)
-                if exclude is not None:
-                    rules.push(prefix, exclude)
-            if depth == len(parts):
-                break  # the base's own files are read by the walk
-            spec = load_ignore_at(ctx, handle.fd, handle.path)
+    top = next((depth for depth in range(len(dirs) - 1, -1, -1)
+                if entry_exists(ctx.view, _under(dirs[depth], GIT_DIR))), None)
+    if top is None:
+        if not root_in_repository(ctx.view.shared):
+            return rules  # outside any work tree: no .gitignore applies
+        top = 0
+    else:
+        exclude = load_exclude_at(ctx, dirs[top])
+        if exclude is not None:
+            rules.push(_prefix(dirs[top]), exclude)
+    rules.in_repository = True
+    for directory in dirs[top:-1]:  # the base's own file is read by the walk
+        data = read_regular_file(ctx.view, _under(directory, IGNORE_FILE), MAX_IGNORE_BYTES)
+        spec = parse_ignore(data) if data is not None else None
         if spec is not None:
-            rules.push(prefix, spec)
+            rules.push(_prefix(directory), spec)
     return rules
 
 
-def _has_git(ctx: ToolContext, real: str) -> bool:
-    try:
-        ctx.root.lstat(GIT_DIR if real in (".", "") else f"{real}/{GIT_DIR}")
-    except OSError:
-        return False
-    return True
+def _prefix(real: str) -> str:
+    return "" if real in (".", "") else real + "/"
+
+
+def directory_scope(ctx: ToolContext, fd: int, real: str, names: Collection[str]
+                    ) -> IgnoreScope | None:
+    """The ignore rules for the entries of the directory ``fd`` at the
+    canonical ``real`` that a listing found holds ``names`` (the start of
+    a listing or a walk); ``None`` outside any work tree."""
+    rules = ancestor_rules(ctx, real)
+    if not rules.in_repository:
+        return None
+    scope = IgnoreScope.of(rules, real)
+    own = load_ignore_at(ctx, fd, real) if IGNORE_FILE in names else None
+    return scope.pushed(own) if own is not None else scope
+
+
+def entered_scope(ctx: ToolContext, fd: int, real: str, parent: IgnoreScope | None,
+                  names: Collection[str]) -> IgnoreScope | None:
+    """The ignore rules for the entries of a directory met below the start
+    (``parent``: its parent's scope stepped into it, ``None`` outside any
+    work tree), whose listing holds ``names``: a ``.git`` there starts a
+    work tree afresh (its exclude file, its own .gitignore files)."""
+    scope = parent
+    if GIT_DIR in names:
+        scope = IgnoreScope(())
+        exclude = load_exclude_at(ctx, real)
+        if exclude is not None:
+            scope = scope.pushed(exclude)
+    if scope is None or IGNORE_FILE not in names:
+        return scope
+    own = load_ignore_at(ctx, fd, real)
+    return scope.pushed(own) if own is not None else scope
 
 
 # -- budgets ---------------------------------------------------------------------------
@@ -235,7 +267,9 @@ class SearchVisitor(TreeVisitor[DirState]):
         self.budget = budget
         self.counts = SearchCounts()
         policy = ctx.scope(base.real, Op.SEARCH) if ctx.may_deny else None
-        ignore = IgnoreScope.of(rules, base.real) if rules is not None else None
+        self.ignoring = rules is not None
+        ignore = IgnoreScope.of(rules, base.real) if rules is not None and rules.in_repository \
+            else None
         self.start = DirState(prune.start if prune is not None else frozenset(), policy, ignore)
 
     def child(self, state: DirState, dir_sub: str, name: str) -> DirState | None:
@@ -262,18 +296,14 @@ class SearchVisitor(TreeVisitor[DirState]):
 
     def listed(self, fd: int, state: DirState, dir_sub: str, present: frozenset[str]
                ) -> DirState:
-        if state.ignore is None or not present:
+        if not self.ignoring or not present:
             return state
         real = self.base.real_path(dir_sub.rstrip("/")) if dir_sub else self.base.real
-        ignore = state.ignore
-        if GIT_DIR in present and dir_sub:  # a nested work tree: its own files only
-            ignore = IgnoreScope(())
-            exclude = load_exclude_at(self.ctx, real)
-            if exclude is not None:
-                ignore = ignore.pushed(exclude)
-        spec = load_ignore_at(self.ctx, fd, real) if IGNORE_FILE in present else None
-        if spec is not None:
-            ignore = ignore.pushed(spec)
+        if not dir_sub:  # the base: its .git was seen by ancestor_rules
+            present = present - {GIT_DIR}
+        ignore = entered_scope(self.ctx, fd, real, state.ignore, present)
+        if ignore is state.ignore:
+            return state
         return DirState(state.globs, state.policy, ignore)
 
     def tick(self) -> None:
@@ -306,7 +336,7 @@ def base_rules(ctx: ToolContext, base: Base, include_ignored: bool,
     if rules and base.real != "." and rules.ignored_path(base.real, True):
         notes.append(f"{base.shown} is ignored by .gitignore; it was searched because it was "
                      "named.")
-        return IgnoreRules()
+        return IgnoreRules(in_repository=True)
     return rules
 
 
