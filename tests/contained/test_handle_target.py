@@ -1,4 +1,5 @@
-"""C1: ``Handle`` and ``Target``, the resolved location handed to callers.
+"""``Handle`` and ``Target``, the resolved location handed to callers (so
+they judge where resolution went, never the spelling).
 
 The table (test_root_table.py, ops ``open_handle``, ``target`` and
 ``target_follow``) pins their canonical paths on every case against plain

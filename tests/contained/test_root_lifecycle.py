@@ -180,7 +180,7 @@ def test_root_path_is_trusted_and_followed(how, make_root, scratch):
     root = make_root(path)
     assert root.read_bytes("d/f") == b"content of d/f"
     assert os.path.samestat(os.fstat(root.fileno()), os.stat(tree.ws))
-    # beneath the root, today's rules: an outward link is still an escape
+    # beneath the root, the usual rules: an outward link is still an escape
     from corral.contained import EscapeError
     with pytest.raises(EscapeError):
         root.stat("l/secret")

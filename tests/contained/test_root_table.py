@@ -48,7 +48,7 @@ def chain(n: int, end: str = "target") -> list[str]:
 # What the kernel says for "link/" where the op does not follow "link": a
 # link is not a directory.  O_CREAT with a trailing slash is EISDIR, but
 # "link/" names what the link points to, so the link is followed first and
-# an outward one is an escape (issue 18; it was EISDIR before).
+# an outward one is an escape (said as one, not as EISDIR).
 _ON_LINK_SLASH = {"remove": ENOTDIR, "rmdir": ENOTDIR, "rename_src": ENOTDIR,
                   "mkdir": EEXIST, "symlink": EEXIST, "rename_dst": EEXIST,
                   "makedirs": EEXIST, "makedirs_dry": EEXIST, "makedirs_exist_ok": ESC,

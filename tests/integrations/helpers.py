@@ -19,7 +19,7 @@ SUCCEEDING: dict[str, dict[str, Any]] = {
     "grep": {"pattern": "hello"},
     "move_file": {"source": "notes.txt", "destination": "moved.txt"},
     "delete_file": {"path": "src/util.py"},
-    # the reference server's extras (issue 16), once registered
+    # the reference server's extras, once registered
     "read_files": {"paths": ["notes.txt", "src/util.py"]},
     "file_info": {"path": "notes.txt"},
     "make_directory": {"path": "made/deeper"},

@@ -540,8 +540,8 @@ def test_pyfakefs_refuses_the_native_backend_for_tools(real_fds):
     no default backend there (it says which to pass), a Root on the plain os
     backend (whose pread/fchmod are real calls) or the native one (C calls
     on the real files behind the fake fd numbers) is refused, and one on
-    ``FakeFsBackend`` works.  (Before issue 18 the default quietly picked an
-    os backend that emulated the calls pyfakefs lacks.)"""
+    ``FakeFsBackend`` works.  (A default that quietly picked an os backend
+    emulating the calls pyfakefs lacks would test something else.)"""
     from pyfakefs.fake_filesystem_unittest import Patcher
 
     try:

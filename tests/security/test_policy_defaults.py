@@ -1,4 +1,4 @@
-"""Issue 11 / THREATS rows 21 and 25: the safe defaults, with no policy argument.
+"""THREATS rows 21 and 25: the safe defaults, with no policy argument.
 
 Every protected class (``.git/``, a directory a ``.git`` file points to,
 host-run configuration) refuses every change through every tool that

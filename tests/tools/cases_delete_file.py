@@ -97,7 +97,7 @@ CASES = [
 ]
 
 
-# -- issue 11 ------------------------------------------------------------------------------
+# -- the safe defaults: protected paths --------------------------------------------------
 
 CASES += [
     Case("delete_file", "protected_git_config", {"path": ".git/config"}, "DENIED",

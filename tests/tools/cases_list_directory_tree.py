@@ -1,4 +1,4 @@
-"""Refusal catalogue: list_directory with depth (the tree, newtools)."""
+"""Refusal catalogue: list_directory with depth (the tree)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Refusal catalogue: read_file on images and other binary files (newtools)."""
+"""Refusal catalogue: read_file on images and other binary files."""
 
 from __future__ import annotations
 

@@ -388,9 +388,9 @@ def test_safe_regexes_run(tmp_path, make_toolbox, pattern):
     assert out["ok"] is True, out
 
 
-# Possessive quantifiers and atomic groups were the old guard's advice; RE2 has
-# neither (nor lookaround): each is refused with a rewrite RE2 runs, verified to
-# find the line (issue 12: a typed refusal that says what to do).
+# Possessive quantifiers and atomic groups are what a model writes to avoid
+# backtracking; RE2 has neither (nor lookaround): each is refused with a rewrite
+# RE2 runs, verified to find the line (a typed refusal that says what to do).
 @pytest.mark.parametrize("pattern,what,rewrite", [
     (r"(?:,\s*+)*x", "a possessive quantifier", r"(?:,\s*)*x"),
     (r"(?>a+)+b", "an atomic group", r"(?:a+)+b"),

@@ -1,4 +1,4 @@
-"""Issue 19: a later window of an unchanged large file reads only its own
+"""A later window of an unchanged large file reads only its own
 bytes (the whole-file facts are remembered), never trusting an entry made
 while the file's stamps were too close to the pass (git's racy rule), and
 never answering from an entry after the file changed."""

@@ -194,7 +194,7 @@ def test_gitignore_lines(lines, path, is_dir, ignored):
 # -- the deadline: time_limit with the partial result ---------------------------------------
 
 def _deadline_after(monkeypatch, calls: int) -> None:
-    """Give ToolContext a checkpoint (contract C4) that passes ``calls`` times."""
+    """Give ToolContext a checkpoint (where a call stops) that passes ``calls`` times."""
     left = {"n": calls}
 
     def checkpoint(self):
@@ -245,7 +245,7 @@ def test_time_limit_inside_one_large_file(tmp_path, make_toolbox, monkeypatch):
     ("grep", {"pattern": "needle"}, "matches"),
 ])
 def test_time_limit_through_the_toolbox_deadline(tmp_path, make_toolbox, tool, args, key):
-    """The real deadline (contract C4): a call given no time answers
+    """The real deadline (every call is bounded): a call given no time answers
     time_limit with its (empty) partial result, and the next call works."""
     _many(tmp_path)
     toolbox = make_toolbox(tmp_path)

@@ -10,15 +10,13 @@ import pytest
 from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Limits, Toolbox
-from corral.tools._refusals.classify import classify
-from corral.tools._runtime.context import ToolboxState
+from corral.tools._refusals.classify import Call
+from corral.tools._runtime.refusing import refusal_for
 from corral.tools._runtime.toolbox import PATH_CONTRACT
 
 
 def _context(toolbox):
-    state = ToolboxState(toolbox.root, limits=toolbox.limits, authorize=None, policy=toolbox.policy,
-                         allow_hardlinks=False, read_only=False)
-    return state.context("read_file", seconds=30)
+    return toolbox._state.context("read_file", seconds=30)
 
 
 def test_definitions_are_strict_and_state_the_path_contract(tmp_path):
@@ -86,7 +84,7 @@ def test_unclassified_errors_are_internal_and_scrubbed(tmp_path):
     host = str(tmp_path / "private")
     for exc in (RuntimeError(host), OSError(5, "Input/output error", host),
                 OSError(5, "Input/output error", "src/a.py"), KeyError(host), MemoryError()):
-        refusal = classify(exc, tool="read_file", args={"path": "src/a.py"}, ctx=ctx)
+        refusal = refusal_for(exc, Call("read_file", {"path": "src/a.py"}), ctx)
         envelope = refusal.envelope()
         assert envelope["code"] == "INTERNAL" and set(envelope["details"]) == {"message"}
         text = json.dumps(envelope)

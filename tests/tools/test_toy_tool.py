@@ -1,4 +1,5 @@
-"""A tool is one module plus a registry entry (issue 13).
+"""A tool is one module plus a registry entry (so adding one is cheap and
+the contract is checked for it like for the built-in ones).
 
 This module *is* a tool module: it defines ``TOOL``, a small mutating tool
 (``touch_file`` creates an empty file).  The test adds this module's name to

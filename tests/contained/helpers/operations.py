@@ -389,7 +389,7 @@ OPS: list[Op] = [
     Op("open_nofollow", False, "file", False, root_open_nofollow, os_open_nofollow),
     Op("open_path_nofollow", False, "file", False, root_open_path_nofollow,
        os_open_path_nofollow),
-    # C1: a Handle's path and a Target's are where resolution really went
+    # a Handle's path and a Target's are where resolution really went (what callers judge)
     Op("open_handle", True, "file", False, root_handle_r, os_handle_r),
     Op("target", False, "file", False, root_target_l, os_target_l),
     Op("target_follow", True, "file", False, root_target_f, os_target_f),

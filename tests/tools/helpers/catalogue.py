@@ -3,7 +3,7 @@
 Each ``cases_<tool>.py`` in tests/tools defines ``CASES``, a list of
 :class:`Case`.  ``test_refusal_catalogue.py`` runs them all, asserts the
 serialized envelope (code, the sentence inside ``details``, the hint, the
-details given), and fails if a registered tool has no case (ADR 0139).
+details given), and fails if a registered tool has no case (so no tool's refusals go untested).
 Where a case expects a suggested call, the test makes exactly that call and
 requires it to succeed.
 

@@ -56,7 +56,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from ...contained import PathError
 from .._read import cache as read_cache
-from .._refusals.classify import close_paths
+from .._refusals.locator import close_paths
 from .._runtime.context import ToolContext, sha256_hex
 from .._edit.budget import Checkpoint, Work
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
@@ -229,7 +229,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> EditResult:
 def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
     """An empty oldText on a missing file: the model wants to create it."""
     missing = str((exc.component if isinstance(exc, PathError) else None) or rel)
-    candidates = close_paths(rel, missing, ctx)
+    candidates = close_paths(rel, missing, ctx.view)
     parent = posixpath.dirname(missing.rstrip("/")) or "."
     if candidates:
         return not_found(rel, missing, field="path", did_you_mean=candidates,

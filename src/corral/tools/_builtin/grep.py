@@ -2,14 +2,14 @@
 
 Decisions (DESIGN.md leaves them to the tool):
 
-* ``path`` is a file or a directory (ADR 0069); ``include`` filters the
-  file's name in both cases (a pattern with ``/`` is matched against the
-  path below ``path``).
+* ``path`` is a file or a directory (both are searched, so a model's wrong
+  guess costs no call); ``include`` filters the file's name in both cases (a
+  pattern with ``/`` is matched against the path below ``path``).
 * Regular expressions run on RE2 (linear time; the syntax of ripgrep's
   Rust regex, which models learned); constructs of other dialects whose
   meaning is plain are translated and the answer says so; lookaround,
   backreferences and the like are refused with a pattern that runs (see
-  :mod:`._search_regex`).  A literal search (``regex: false``) runs in the
+  :mod:`corral.tools._search.engine`).  A literal search (``regex: false``) runs in the
   native scanner.  A line break in the pattern is refused: matching is per
   line.
 * Files are read with large preads (:data:`CHUNK` at a time, each chunk

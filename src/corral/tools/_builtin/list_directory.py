@@ -92,7 +92,7 @@ def _directory(ctx: ToolContext, rel: str, shown: str) -> Handle:
     """The directory, open (the policy checked where it really is);
     anything else is refused, a file with a read_file suggestion."""
     try:
-        return ctx.open_handle(rel, Op.LIST, os.O_RDONLY | os.O_DIRECTORY)
+        return ctx.view.open_handle(rel, Op.LIST, os.O_RDONLY | os.O_DIRECTORY)
     except (NotADirectoryError, SpecialFileError):
         info = ctx.root.stat(rel)
         if st.S_ISREG(info.st_mode):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
 from ...contained import PathError
-from .._refusals.classify import close_paths
+from .._refusals.locator import close_paths
 from .._read import cache as read_cache
 from .._edit.content import check_write
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
@@ -201,7 +201,7 @@ def _check_new_name(ctx: ToolContext, rel: str, creates: tuple[str, ...],
                     args: dict[str, Any]) -> None:
     """A name write_file would create that the model most likely did not
     mean: refused, with the file meant in a suggested call."""
-    refusal = check_new_name(ctx, rel, creates, "write_file", args)
+    refusal = check_new_name(ctx.view, rel, creates, "write_file", args)
     if refusal is not None:
         raise refusal
 
@@ -291,7 +291,7 @@ def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
             raise
         missing = (exc.component if isinstance(exc, PathError) else None) or rel
     details: dict[str, Any] = {"path": rel, "missing": missing, "expectedSha256": expected}
-    candidates = [c for c in close_paths(rel, missing, ctx) if not ctx.is_denied(c)]
+    candidates = [c for c in close_paths(rel, missing, ctx.view) if not ctx.is_denied(c)]
     if candidates:
         details["didYouMean"] = candidates
         hint = (f"Check the path ({candidates[0]} exists); to create a new file, drop "

@@ -71,6 +71,9 @@ __all__ = [
     "read_file_numbers",
     "says_elided",
     "strip_line_numbers",
+    "margin_numbers",
+    "strip_margin",
+    "numbering_said",
 ]
 
 MAX_PLACEHOLDER_LINE = 200
@@ -212,17 +215,66 @@ def _counting_up(numbers: list[str], lines: int) -> Numbered | None:
 
 def read_file_numbers(text: str) -> Numbered | None:
     """The numbering when every line of ``text`` starts with read_file's
-    ``N<TAB>`` prefix, counting up by one (``None`` otherwise)."""
+    ``N<TAB>`` prefix, counting up by one, or with the margin a model is
+    shown of it (:func:`margin_numbers`); ``None`` otherwise."""
+    if text[:1] == "\t":
+        return margin_numbers(text.replace("\r\n", "\n"))
     if not text[:1].isdigit():
         return None
     body = text.replace("\r\n", "\n")
-    return _counting_up(_READ_FILE_NUMBER.findall(body), _line_count(body))
+    return _counting_up(_READ_FILE_NUMBER.findall(body), _line_count(body)) \
+        or margin_numbers(body)
+
+
+def margin_numbers(text: str) -> Numbered | None:
+    """The numbering when ``text`` (``\\n`` breaks) is lines as a model is
+    shown a read: every non-empty line after a margin ending at a tab, the
+    margin holding the line's number on some lines (at least one), each
+    number its line's place counted from the first; ``None`` otherwise."""
+    rows = text.removesuffix("\n").split("\n")
+    if len(rows) < 2:
+        return None
+    first: int | None = None
+    for place, row in enumerate(rows):
+        if not row:
+            continue
+        number, tab, _ = row.partition("\t")
+        if not tab or (number and not (number.isascii() and number.isdigit())):
+            return None
+        if number:
+            start = int(number) - place
+            if first is None:
+                first = start
+            elif start != first:
+                return None
+    if first is None or first < 1:
+        return None
+    return Numbered(first, len(rows))
+
+
+_MARGIN = re.compile(r"^\d*\t", re.MULTILINE)
+
+
+def numbering_said(field: str, text: str) -> str:
+    """How ``field``'s ``text`` (``\\n`` breaks) carries a read's numbers."""
+    if len(_READ_FILE_NUMBER.findall(text)) == _line_count(text):
+        return f"every line of {field} starts with a line number and a tab"
+    return (f"the lines of {field} start with a read's margin (a tab, after the line's "
+            "number on some lines)")
+
+
+def strip_margin(text: str) -> str:
+    """``text`` without read_file's numbers or margin at each line's start."""
+    return _MARGIN.sub("", text)
 
 
 def strip_line_numbers(old: str) -> str | None:
     """``old`` (``\\n`` breaks) without line-number prefixes in any read
-    tool's style, when every line has one and the numbers count up by one;
-    ``None`` otherwise."""
+    tool's style, when every line has one and the numbers count up by one,
+    or without the margin of a read as a model is shown it; ``None``
+    otherwise."""
+    if old[:1] in "\t0123456789" and old[:1] and margin_numbers(old) is not None:
+        return strip_margin(old)
     if not old.lstrip(" \t")[:2].lstrip("L")[:1].isdigit():
         return None
     if _counting_up(_ANY_NUMBER.findall(old), _line_count(old)) is None:
@@ -330,11 +382,12 @@ def _fence(rel: str, content: str, inner: str, replacing: bool) -> Refusal:
 
 def _numbered(rel: str, numbered: Numbered, content: str, replacing: bool) -> Refusal:
     last = numbered.first + numbered.lines - 1
-    stripped = _READ_FILE_NUMBER.sub("", content.replace("\r\n", "\n"))
+    body = content.replace("\r\n", "\n")
+    stripped = strip_margin(body)
     return Refusal(Code.INVALID_ARGUMENT,
-                   f"every line of content starts with a line number and a tab ({numbered.first} "
-                   f"to {last}), as read_file shows lines; {rel} would contain those numbers; "
-                   "nothing was written",
+                   f"{numbering_said('content', body)} ({numbered.first} to {last}), as "
+                   f"read_file shows lines; {rel} would contain those numbers; nothing was "
+                   "written",
                    "Send content without the line-number prefixes read_file adds, exactly as "
                    "the file should read.",
                    details={"path": rel, "field": "content", "firstNumber": numbered.first,

@@ -59,9 +59,9 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
-from ...contained import Backend, DirEntry, EscapeError, PathError, Root, Target
+from ...contained import Backend, DirEntry, EscapeError, Handle, PathError, Root, Target
 from .._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_directory,
                                is_repository, made_repository, names_a_shape_entry, scan,
                                shape_name)
@@ -73,7 +73,7 @@ from .request_types import Request
 from .view_read import Entry, Lead, OpenFile
 
 __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope",
-           "OpenFile", "Entry", "Lead", "RootLook", "git_scan"]
+           "OpenFile", "Entry", "Lead", "open_view", "RootLike", "RootLook", "git_scan"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -554,15 +554,28 @@ class _Step:
 class View:
     """The policed view of one root, shared by every call of a Toolbox."""
 
-    def __init__(self, root: Root, policy: Policy, links: LinkMap | None = None) -> None:
+    def __init__(self, root: Root, policy: Policy, links: LinkMap | None = None, *,
+                 owns_root: bool = False) -> None:
         self._root = root
         self.policy = policy
         self.links = links if links is not None else LinkMap()
+        self._owns_root = owns_root
         self.look = RootLook(root)
 
     @property
     def root(self) -> Root:
         return self._root
+
+    @property
+    def host_path(self) -> str:
+        """The host path the root was opened by (to recognise absolute paths
+        inside it; never shown to a model)."""
+        return self._root.path
+
+    def close(self) -> None:
+        """Close the root if this view opened it (:func:`open_view` of a path)."""
+        if self._owns_root:
+            self._root.close()
 
     def learn_passed(self, passed: tuple[str, ...]) -> None:
         """Remember the links a resolution followed (``passed`` holds them
@@ -616,6 +629,21 @@ class View:
         if not len(self.links):
             return True
         return all(policy.visible(alias, op) for alias in self.links.aliases(canonical))
+
+    def shows(self, rel: str) -> bool:
+        """Whether ``rel`` names an entry (a dangling link included) that a
+        model may be told exists: no deny or secret rule hides it, decided
+        on the entry, where it leads, and every known name leading there."""
+        try:
+            self._root.lstat(rel)
+            seen = [locate(self._root, rel, follow=False)]
+        except (OSError, ValueError):
+            return False
+        try:
+            seen.append(locate(self._root, rel, follow=True))
+        except (OSError, ValueError):
+            pass
+        return all(self.rule(where, Op.SEARCH) is None for where in seen)
 
     def scope(self, canonical_dir: str, op: Op) -> Scope:
         """The decisions for the entries of the directory ``canonical_dir``
@@ -926,6 +954,65 @@ class CallView:
             data = handle.pread(limit + 1, 0)
         return data if len(data) <= limit else None
 
+    def hides(self, rel: str) -> bool:
+        """Whether a search must leave ``rel`` out: a deny or secret rule
+        hides where it leads (resolved when it can be), or a known name
+        leading there."""
+        view = self._view
+        if not view.policy.hides:
+            return False
+        try:
+            canonical = locate(view.root, rel).path
+        except OSError:
+            canonical = rel.rstrip("/")
+        return not view.visible(canonical, Op.SEARCH)
+
+    def shown(self, rel: str) -> bool:
+        """Whether ``rel`` names an entry (links followed) a model may be
+        told of: no rule hides its name nor where it leads."""
+        if self.hides(rel):
+            return False
+        root = self._view.root
+        return root.exists(rel) and not self.hides(root.realpath(rel))
+
+    def root_gone(self) -> bool:
+        """Whether the root directory itself was removed (its fd still
+        works: a removed directory has no links left)."""
+        try:
+            return os.fstat(self._view.root.fileno()).st_nlink == 0
+        except (OSError, ValueError):
+            return True
+
+    def locate(self, rel: str, *, follow: bool = True) -> Location:
+        """Where ``rel`` really is, as the one resolver reaches it (with
+        ``follow`` a final symlink is followed)."""
+        return locate(self._view.root, rel, follow=follow)
+
+    def open_handle(self, rel: str, op: Op, flags: int = os.O_RDONLY) -> Handle:
+        """Open ``rel`` and decide ``op`` on where the opened file really is
+        (the handle's canonical path, and the names a link leads from);
+        closed again if the policy says no.  A refusal by policy wins over
+        the open's own error (a denied name is not said to be missing)."""
+        shown = rel.rstrip("/") or "."
+        try:
+            handle = self._view.root.open_handle(rel, flags)
+        except OSError:
+            self.check(self.locate(rel), op, shown=shown)
+            raise
+        try:
+            if ".." in rel and ".." in rel.split("/"):  # through a place: the policy sees it
+                self.check(self.locate(rel), op, shown=shown)
+            else:
+                self.check(Location(handle.path), op, shown=shown)
+                if handle.path != shown.removeprefix("./"):
+                    # through a link: the links passed are learnt, and the
+                    # names they lead from decided as well
+                    self.check(self.locate(rel), op, shown=shown)
+        except BaseException:
+            handle.close()
+            raise
+        return handle
+
     # -- reading: one step, decided on what was opened ---------------------------
     @property
     def backend(self) -> Backend:
@@ -947,14 +1034,8 @@ class CallView:
         try:
             handle = root.open_handle(rel, os.O_RDONLY if follow else
                                       os.O_RDONLY | os.O_NOFOLLOW)
-        except EscapeError:
-            raise
         except OSError as exc:
-            try:
-                where = locate(root, rel, follow=follow)
-            except OSError:
-                raise exc from None
-            self._view.check(where, op, shown=label, field=field)
+            self._refuse_by_policy(exc, rel, op, label, field, follow)
             raise
         try:
             self._view.check(Location(handle.path), op, shown=label, field=field)
@@ -967,6 +1048,20 @@ class CallView:
             handle.close()
             raise
         return OpenFile(handle, root.backend, label)
+
+    def _refuse_by_policy(self, exc: OSError, rel: str, op: Op, shown: str, field: str,
+                          follow: bool) -> None:
+        """When a read's one resolution failed with ``exc``: a refusal by
+        policy on where ``rel`` leads wins over the error (a denied name is
+        not said to be missing); returns when the policy allows it, and the
+        caller raises ``exc``."""
+        if isinstance(exc, EscapeError):
+            return
+        try:
+            where = locate(self._view.root, rel, follow=follow)
+        except OSError:
+            return
+        self._view.check(where, op, shown=shown, field=field)
 
     def ask_read(self, request: Request, opened: OpenFile, spelled: str) -> None:
         """Ask the host about reading ``opened``; when it was asked (a window
@@ -982,23 +1077,31 @@ class CallView:
         if (info.st_dev, info.st_ino) != opened.identity():
             raise swapped(opened.shown)
 
-    @contextmanager
     def look(self, rel: str, op: Op = Op.LIST, *, follow: bool = False,
-             shown: str | None = None, field: str = "path") -> Iterator[Entry]:
+             shown: str | None = None, field: str = "path") -> Entry:
         """One resolution of ``rel`` to look at the entry itself (a final
         link not followed unless ``follow``), ``op`` decided on what it
         reached (the links passed included); nothing is opened, so a FIFO
         is looked at without blocking.  A missing entry raises the core's
-        own error for the spelled path."""
+        own error for the spelled path.  Use the entry in a ``with``."""
         label = shown if shown is not None else (rel.rstrip("/") or ".")
-        with self._resolve(rel, op, label, field, follow=follow) as target:
+        root = self._view.root
+        try:
+            target = root.target(rel, follow_final=follow)
+        except OSError as exc:
+            self._refuse_by_policy(exc, rel, op, label, field, follow)
+            raise
+        try:
             self._view.check(Location(target.path, (), target.passed), op, shown=label,
                              field=field)
             info = target.lstat()
             if info is None:
-                self._view.root.lstat(rel)  # raises the core's not-found, naming the component
+                root.lstat(rel)  # raises the core's not-found, naming the component
                 raise swapped(label)  # it is there now, not when it was resolved
-            yield Entry(target, label, info)
+        except BaseException:
+            target.close()
+            raise
+        return Entry(target, label, info)
 
     def lead(self, entry: Entry, op: Op = Op.LIST) -> Lead:
         """Where the symlink ``entry`` leads, resolved once from its
@@ -1296,6 +1399,32 @@ class Pinned:
     def _checkpoint_fn(self) -> Checkpoint:
         return self._call.checkpoint
 
+
+RootLike: TypeAlias = "Root | str | os.PathLike[str]"  # what a host opens a toolbox on
+
+
+def open_view(root: RootLike, policy: Policy, *,
+              deny: Sequence[str] = ()) -> View:
+    """The policed view of ``root``: a :class:`~corral.Root` borrowed, or a
+    path opened here (closed by :meth:`View.close`).  ``policy`` is extended
+    by ``deny`` and by the git directories a scan of the root finds, and
+    rooted at the root's host paths; the in-root links the scan met are
+    known from the start."""
+    owns = not isinstance(root, Root)
+    opened = root if isinstance(root, Root) else Root(root)
+    try:
+        found = git_scan(opened)
+        known_as = (opened.path, os.path.realpath(opened.path))
+        rooted = policy.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
+        links = LinkMap()
+        if not rooted.is_empty:
+            for link in found.links[:MAX_SCANNED_LINKS]:
+                learn_link(opened, links, link)
+    except BaseException:
+        if owns:
+            opened.close()
+        raise
+    return View(opened, rooted, links, owns_root=owns)
 
 # -- directories: what the read-side walks look at -----------------------------------
 

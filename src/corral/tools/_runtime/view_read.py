@@ -73,7 +73,7 @@ class Entry:
     unless asked): ``path`` canonical, ``shown`` as written, ``info`` its
     ``lstat`` when it was resolved.  :meth:`lstat` looks again in the
     directory resolution reached and holds open, never by resolving the
-    path again.  Valid inside the view's ``with`` block only."""
+    path again.  Close it (leave its ``with`` block) when done."""
 
     __slots__ = ("path", "shown", "info", "_target")
 
@@ -86,6 +86,13 @@ class Entry:
     def lstat(self) -> os.stat_result | None:
         """The entry's ``lstat`` (``None``: not there)."""
         return self._target.lstat()
+
+    def __enter__(self) -> Entry:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._target.close()
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,11 @@
-"""Red-team findings against "every call is bounded" (issue 12, THREATS row 24).
+"""Hostile input against "every call is bounded" (THREATS row 24).
 
 Each test is an order-of-magnitude hang detector, not a speed test: the
 call gets a deadline (``timeout``) many times what its input costs to read
 and match once, and must answer in full within it (no ``time_limit``, no
 overrun).  The hostile input is one a model can write with write_file.
-Sizes are chosen so that today's cost is at least four times the deadline.
+Sizes are chosen so that a cost growing faster than the input would be at
+least four times the deadline.
 
 Backend-independent (the cost is in the tools' matching): one backend
 config, the default.
@@ -117,9 +118,9 @@ REPLY_CAP = 64 * 1024  # bytes; the request is a 4 KB path
 ], ids=["write_file", "make_directory", "move_file"])
 def test_created_directories_reply_is_capped(deep_tmp, tool, args):
     """A 4,000-byte path (under max_path_bytes) through 2,000 missing
-    directories: every one is listed with its full path, a 4 MB reply (and
-    authorization request) for 4 KB of input.  Issue 12 asks for capped
-    lists with a count of what was left out."""
+    directories: listing every one with its full path would make a 4 MB reply
+    (and authorization request) for 4 KB of input, so the lists are capped,
+    with a count of what was left out."""
     (deep_tmp / "src.txt").write_text("x")
     with Toolbox(str(deep_tmp)) as toolbox:
         answer = toolbox.call(tool, args)

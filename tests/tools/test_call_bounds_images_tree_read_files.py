@@ -1,4 +1,5 @@
-"""Contract C4 for the new tools: every loop stops at the deadline and on
+"""Every call is bounded, in the image read, the tree and read_files: every
+loop stops at the deadline and on
 cancellation (the image read, the tree's levels and entries, read_files'
 paths), driven by a fake clock moved from a backend hook, never the wall
 clock."""

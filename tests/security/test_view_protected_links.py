@@ -1,4 +1,4 @@
-"""Red team of the policed view: a hostile model's calls, one at a time and
+"""The policed view against a hostile model's calls, one at a time and
 several at once, against protected names reached through links the
 repository already has.
 

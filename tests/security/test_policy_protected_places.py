@@ -1,7 +1,7 @@
-"""Red-team findings against the default policy (issue 11, THREATS rows 21
-and 25), on every backend config.
+"""Places the default policy must find and protect (THREATS rows 21 and
+25), on every backend config.
 
-* git directories the policy never finds: a ``.git`` *file* below the root
+* git directories not named ``.git``: a ``.git`` *file* below the root
   (a submodule or a ``--separate-git-dir`` checkout) pointing at a git
   directory inside the root that is not named ``.git``; the common
   directory of a worktree (``commondir``), where git keeps the hooks and

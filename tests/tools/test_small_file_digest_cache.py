@@ -1,4 +1,4 @@
-"""Issue 19: the sha256 of a small file (read whole in one call) is not
+"""The sha256 of a small file (read whole in one call) is not
 recomputed while the file is unchanged: remembered under its (device,
 inode), trusted only while its size, mtime_ns and ctime_ns are those seen,
 only if they were older than the read by more than a timestamp granule

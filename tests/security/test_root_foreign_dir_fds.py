@@ -1,12 +1,12 @@
-"""Red-team findings against the core (issue 18: fd lifetime; THREATS rows
-19 and 22), on every backend config.
+"""Directory fds the core did not hand out, or no longer holds (fd lifetime;
+THREATS rows 19 and 22), on every backend config.
 
-``Root.open(name, dir_fd=fd)`` opened a name in *any* directory fd: one that
-:meth:`Root.fwalk` yielded and has since closed (its number reused by a
-directory outside the root: the fd-reuse class of row 22), or one that
-never came from the root at all.  Either way a file outside the root was
-opened through the Root.  Fixed: only a fd this Root's fwalk is yielding
-now, with the device and inode it had, is accepted (else ``EBADF``).
+``Root.open(name, dir_fd=fd)`` must not open a name in *any* directory fd:
+one that :meth:`Root.fwalk` yielded and has since closed (its number reused
+by a directory outside the root: the fd-reuse class of row 22), or one that
+never came from the root at all, would open a file outside the root through
+the Root.  Only a fd this Root's fwalk is yielding at the time, with the
+device and inode it had, is accepted (else ``EBADF``).
 """
 
 from __future__ import annotations

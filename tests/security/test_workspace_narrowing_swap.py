@@ -1,14 +1,14 @@
-"""Red-team findings against the several-roots front end (issue 16: the MCP
-roots protocol; principle 1, decide on what was resolved).
+"""The several-roots front end (the MCP roots protocol) decides on what was
+resolved (principle 1), not on a host path read before.
 
 :meth:`Workspace.narrowed` decides where a client's directory lies inside a
 root from the host path (``os.path.realpath``), then opens that spelling
 through the Root, which follows an in-root symlink found there.  If the
-directory is swapped for a link to ``.git`` in between, the narrowed root
-*is* ``.git`` while its policy is decided beneath ``sub``: hooks can be
-written.  The swap is made deterministic here: it happens inside the
-Root's own open of ``sub`` (a FaultBackend hook), after the host path was
-read.
+directory is swapped for a link to ``.git`` in between, a narrowing that
+trusted the host path would make the narrowed root ``.git`` while its
+policy is decided beneath ``sub``: hooks could be written.  The swap is
+made deterministic here: it happens inside the Root's own open of ``sub``
+(a FaultBackend hook), after the host path was read.
 """
 
 from __future__ import annotations

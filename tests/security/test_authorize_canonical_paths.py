@@ -1,13 +1,12 @@
-"""Red-team findings against what the host's ``authorize`` is told
-(issue 18: "every authorization request uses the canonical path of the
-target, of the destination, and of every directory a call creates").
+"""What the host's ``authorize`` is told: every authorization request uses
+the canonical path of the target, of the destination, and of every
+directory a call creates.
 
 A host that lets the model write only under ``docs/`` judges the request's
-paths.  Today write_file, move_file (both ends) and delete_file tell it the
-model's spelling: ``docs/srclink/x`` (``srclink -> ../src``) or
-``docs/../src/x`` are approved as "under docs/" and act in ``src/``.
-edit_file and make_directory already tell the canonical path (regression cases
-here).  On every backend config.
+paths.  Were write_file, move_file (both ends) or delete_file to tell it the
+model's spelling, ``docs/srclink/x`` (``srclink -> ../src``) or
+``docs/../src/x`` would be approved as "under docs/" and act in ``src/``.
+edit_file and make_directory are checked the same way.  On every backend config.
 """
 
 from __future__ import annotations
@@ -54,7 +53,7 @@ def _src_state(tree):
     pytest.param("move_file", {"source": "docs/srclink/app.py", "destination": "docs/app.py"},
                  id="move-from-via-link"),
     pytest.param("delete_file", {"path": "docs/srclink/app.py"}, id="delete-via-link"),
-    # holds today (the request names src/app.py): a regression test
+    # the request names src/app.py, as for the tools above
     pytest.param("edit_file", {"path": "docs/srclink/app.py", "oldText": "a = 1",
                                "newText": "a = 2"}, id="edit-via-link"),
     pytest.param("make_directory", {"path": "docs/srclink/made"}, id="mkdir-via-link"),

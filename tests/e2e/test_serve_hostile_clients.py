@@ -1,5 +1,5 @@
-"""Red-team findings against ``corral serve`` (issue 12: the server always
-answers, memory bounded; issue 16: several roots).  Raw lines on the wire
+"""Hostile clients against ``corral serve``: the server always answers, its
+memory stays bounded, several roots are routed right.  Raw lines on the wire
 (:class:`RawClient`), one server per test."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def test_a_cancel_naming_an_unhashable_id_is_ignored(root, request_id):
 
 
 def test_cancels_with_other_odd_ids_are_ignored(root):
-    """Regression: the ids that do not crash it today."""
+    """Other odd ids are ignored too, and the server keeps answering."""
     with _server(serve_command(root)) as client:
         client.initialize()
         for odd in (None, 1.5, True, "never-sent", 10**30):
@@ -108,15 +108,14 @@ _BIG = "a" * (15 * 1024 * 1024)  # 15 MiB: a line under the 16 MiB limit, over w
 
 @pytest.mark.parametrize("reads", [True, False], ids=["client-reads", "client-never-reads"])
 def test_a_flood_of_large_calls_cannot_grow_memory_by_a_gigabyte(root, reads):
-    """Finding 22: 24 write_file calls of 15 MiB each (every one refused
-    TOO_LARGE, quickly), behind 8 read_file calls whose answers are larger
-    than a pipe.  Each call's line is read, decoded and parsed; its copies
-    must be gone once it is refused, and no more than the server's budget
-    of large arguments may be alive at once, or 24 x 15 MiB (and several
-    copies of each) is held.  Measured before the fix: +600 MiB and more
-    with a client that reads (a refusal's traceback held its frames, the
-    content and its encoding, in a cycle until a gc pass), +80 with one
-    that never reads.  The peak of the server's RSS growth while the calls
+    """24 write_file calls of 15 MiB each (every one refused TOO_LARGE, quickly),
+    behind 8 read_file calls whose answers are larger than a pipe.  Each call's
+    line is read, decoded and parsed; its copies must be gone once it is
+    refused, and no more than the server's budget of large arguments may be
+    alive at once, or 24 x 15 MiB (and several copies of each) is held: +600 MiB
+    and more with a client that reads if a refusal's traceback holds its
+    frames, the content and its encoding, in a cycle until a gc pass; +80 with
+    one that never reads.  The peak of the server's RSS growth while the calls
     come in must stay under 192 MiB either way.  The client that reads gets
     every answer; the one that never reads fills the pipe, so the server's
     writes block and then its reading (the client's sends block too)."""
@@ -166,7 +165,7 @@ def test_a_doubled_slash_after_the_root_name_is_that_root(tmp_path):
 
 
 def test_the_reader_parses_no_large_call_past_its_budget(tmp_path):
-    """Finding 22's bound, in process: while the large calls already queued
+    """The bound on large calls held, in process: while the large calls already queued
     or running hold ``held_limit`` bytes (here the first waits for the
     host, so every later write waits behind it), the reader parses no new
     large line; the client's sends wait instead.  Once the host answers,

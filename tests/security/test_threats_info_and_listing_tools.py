@@ -1,8 +1,9 @@
-"""THREATS.md through the new tools of issue 16, on every backend config.
+"""THREATS.md through read_files, file_info, make_directory and the listing
+tree, on every backend config.
 
 The same rows, worlds and escape checks as ``test_threats_tools.py`` (its
 world builders are imported, not copied), for every path-carrying argument
-of the new tools (:data:`SLOTS`): ``read_files.paths`` (one path; the
+of these tools (:data:`SLOTS`): ``read_files.paths`` (one path; the
 answer checked is that file's own envelope), ``file_info.path``,
 ``make_directory.path`` and ``list_directory.path`` with ``depth`` (the
 tree).  Every call goes through ``World.call``: no outside content, no host

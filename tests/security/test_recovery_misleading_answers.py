@@ -1,16 +1,15 @@
-"""Red-team findings against recoverability (issue 14): model mistakes
-beyond the issue's list, whose answer today lets the model conclude
-something false or lose a file.
+"""Recoverability against model mistakes whose plain answer would let the
+model conclude something false or lose a file.
 
 * glob given the name of an existing directory (``src``, ``**/pkg``)
-  answers "No files match" and nothing else: the model reads "there is no
-  src".  A zero-result search is never bare: it must say what would match,
+  must not answer "No files match" and nothing else: the model would read
+  "there is no src".  A zero-result search is never bare: it must say what would match,
   with a verified call.
 * glob given a comma list (``*.ts,*.tsx``), the mistake grep's ``include``
   already recovers from.
 * write_file overwriting a file with a placeholder elision phrased without
-  an ellipsis (``# rest of the file is unchanged``): written, and 99% of
-  the file is gone.
+  an ellipsis (``# rest of the file is unchanged``): written, 99% of the
+  file would be gone.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Red-team findings against ``Root.extract`` (THREATS.md row 28, issue 15).
+"""Hostile archives against ``Root.extract`` (THREATS.md row 28).
 
 Each test builds a hostile archive here and extracts it on every backend
 config.  Beyond the owner's own hostile-archive suite: archives that
@@ -187,8 +187,8 @@ def test_a_damaged_or_unreadable_archive_raises_what_extract_documents(make_root
     zipfile.BadZipFile (damaged) and OSError (the environment).  An
     encrypted entry, an unknown compression method, a corrupt deflate stream
     or a truncated .tar.gz raise RuntimeError, NotImplementedError,
-    zlib.error and EOFError today: an embedder catching what is documented
-    crashes on a hostile archive.  Either refuse the member (and go on) or
+    zlib.error and EOFError in the standard library: an embedder catching
+    what is documented would crash on a hostile archive.  Either refuse the member (and go on) or
     raise a documented type; nothing half-written is left either way."""
     ws, outside = site
     root = make_root(str(ws))
