@@ -201,6 +201,26 @@ def test_nothing_is_written_in_a_repository_made_later_whose_head_is_a_link(tmp_
     assert not (tmp_path / "r.git" / "config").exists()
 
 
+def test_a_toolbox_opened_on_a_bare_repository_changes_nothing_git_runs(tmp_path, make_root):
+    """The root itself a repository (a bare mirror served by mistake): its
+    hooks and config are git's like any repository's."""
+    _shaped(tmp_path)
+    (tmp_path / "config").write_text("[core]\n\tbare = true\n")
+    box = Toolbox(make_root(str(tmp_path)))
+    before = _snapshot(tmp_path)
+    for tool, args in (
+            ("write_file", {"path": "hooks/post-receive", "content": HOOK}),
+            ("write_file", {"path": "hooks/pre-receive", "content": HOOK, "overwrite": True}),
+            ("write_file", {"path": "hooks/deep/er/x", "content": HOOK}),
+            ("edit_file", {"path": "config", "oldText": "bare = true",
+                           "newText": "bare = true\n\thooksPath = /tmp"}),
+            ("write_file", {"path": "info/attributes", "content": "* filter=x\n"}),
+            ("delete_file", {"path": "hooks/pre-receive"})):
+        answer = box.call(tool, args)
+        assert answer["ok"] is False and answer["details"]["kind"] == "protected", (args, answer)
+    assert _snapshot(tmp_path) == before
+
+
 # -- one patch, all the pieces ---------------------------------------------------------------
 
 

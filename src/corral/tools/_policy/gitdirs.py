@@ -295,16 +295,17 @@ def in_git_directory(look: GitLook, canonical: str, creates: tuple[str, ...] = (
     ``X/config``, ``X/hooks/x``, ``X/info/attributes`` of a repository made
     after the toolbox opened, or beyond the scan's bounds, however many
     directories the call itself would create on the way (``X/hooks/deep/x``
-    with ``hooks`` missing is inside ``X``).  Decided when a call would
-    change something.  Eight ``lstat`` calls at most."""
+    with ``hooks`` missing is inside ``X``); the root too (a toolbox opened
+    on a bare repository).  Decided when a call would change something.
+    Eight ``lstat`` calls at most."""
     above = canonical.rpartition("/")[0]
     while above and above in creates:
         above = above.rpartition("/")[0]
     for _ in range(2):
+        if looks_like_repository(look, above or "."):
+            return True
         if not above:
             return False
-        if looks_like_repository(look, above):
-            return True
         above = above.rpartition("/")[0]
     return False
 

@@ -1218,8 +1218,6 @@ class Pinned:
     def _held_is_repository(self) -> bool:
         """Whether the held directory is a repository now (``is_repository``:
         one ``lstat`` when it holds no ``HEAD``)."""
-        if self._held_path() == ".":
-            return False  # the root itself: the scan at open looked at it
         try:
             if not self.held_present(("HEAD",)):
                 return False
