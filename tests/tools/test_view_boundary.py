@@ -26,7 +26,7 @@ NOT_YET = {
     "_builtin/glob_tool.py", "_builtin/grep.py",
     "_builtin/list_directory.py",
     "_policy/locate.py",
-    "_read/tree.py", "_runtime/workspace.py", "_search/walk.py",
+    "_read/tree.py", "_search/walk.py",
 }
 
 
