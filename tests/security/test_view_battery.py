@@ -8,8 +8,11 @@ at protected, denied and secret names: directly (``.vscode/tasks.json``,
 (``.git/hooks/pre-commit -> ../../scripts/pre-commit``, ``.zed -> zededit``,
 ``.envrc -> .config/envrc``), through directories moved into place
 (``y -> .vscode`` while another thread writes ``y/tasks.json``; ``z ->
-remote.git/hooks``), and into a bare repository made after the Toolbox
-opened.  Small calls, so the default of :data:`CALLS` calls per config runs
+remote.git/hooks``), into a bare repository made after the Toolbox
+opened, and at repositories a model would build itself: ``HEAD``,
+``objects/``, ``refs/``, ``commondir`` and a hook of ``b.git``, ``c.git`` or
+``wt`` written, made or moved into place piece by piece, several at once,
+or in one patch.  Small calls, so the default of :data:`CALLS` calls per config runs
 in seconds; ``CORRAL_SOAK`` sets more (tests/security/README.md).
 
 Asserted, per config:
@@ -17,6 +20,8 @@ Asserted, per config:
 * no protected, denied or secret file is created, changed or revealed: the
   guarded files keep their bytes, no guarded name appears, no answer holds
   a guarded file's content;
+* no directory but the fixture's repository is one at the end (``HEAD``
+  beside ``objects`` and ``refs``, or beside ``commondir``);
 * every answer agrees with the disk: each write carries a unique token, and
   every token found on disk at the end (anywhere in the tree) belongs to a
   call that answered ok; an ok write's sha256 is its content's;
@@ -66,6 +71,8 @@ def _fixture(base: Path) -> None:
     (base / "y").mkdir()
     (base / "z").mkdir()
     (base / "hook.sh").write_text("#!/bin/sh\n")
+    (base / "head.txt").write_text("ref: refs/heads/main\n")
+    (base / "stage" / "objects").mkdir(parents=True)
 
 
 def _bare_repository(path: Path) -> None:
@@ -92,6 +99,15 @@ _DELETES = ["y/tasks.json", "y/a.txt", ".vscode", ".vscode/a.txt", "z/b.txt",
             "zededit/settings.json", ".zed/settings.json"]  # .env not: a secret may be deleted
 _MKDIRS = ["y", "z", "remote.git/hooks", "remote.git/hooks/a/b", ".devcontainer", "z/hooks",
            ".vscode", ".git/hooks/x"]
+# pieces of repositories a model would build (b.git, c.git, wt, stage), a share of the calls
+_REPO_WRITES = ["b.git/HEAD", "b.git/hooks/pre-receive", "b.git/objects/info/packs",
+                "b.git/refs/heads/main", "c.git/HEAD", "wt/HEAD", "wt/commondir", "stage/HEAD",
+                "stage/refs/heads/main"]
+_REPO_MKDIRS = ["b.git/objects", "b.git/refs", "c.git/objects", "c.git/refs", "stage/refs", "wt"]
+_REPO_MOVES = [("head.txt", "b.git/HEAD"), ("head.txt", "c.git/HEAD"), ("stage", "c.git"),
+               ("stage", "b.git/objects"), ("c.git", "b.git"), ("b.git/HEAD", "head.txt"),
+               ("hook.sh", "b.git/hooks/pre-receive"), ("stage/objects", "c.git/objects")]
+REPO_SHARE = 0.15
 
 
 _PATCH_OLD = ["echo checks", "export A=1", "{}", "#!/bin/sh", f"TOKEN={SECRET_TEXT}"]
@@ -112,7 +128,24 @@ def _patch_section(rng: random.Random, token: str) -> str:
     return f"*** Delete File: {rng.choice(_DELETES)}\n"
 
 
+def _repository_call(rng: random.Random, token: str) -> tuple[str, dict]:
+    kind = rng.randrange(4)
+    if kind == 0:
+        return "write_file", {"path": rng.choice(_REPO_WRITES), "content": token}
+    if kind == 1:
+        return "make_directory", {"path": rng.choice(_REPO_MKDIRS)}
+    if kind == 2:
+        src, dst = rng.choice(_REPO_MOVES)
+        return "move_file", {"source": src, "destination": dst}
+    repo = rng.choice(["b.git", "c.git", "stage"])  # a whole repository in one patch
+    sections = "".join(f"*** Add File: {repo}/{rel}\n+{token}\n" for rel in (
+        "HEAD", "objects/info/packs", "refs/heads/main", "hooks/pre-receive"))
+    return "apply_patch", {"input": f"*** Begin Patch\n{sections}*** End Patch\n"}
+
+
 def _call(rng: random.Random, token: str) -> tuple[str, dict]:
+    if rng.random() < REPO_SHARE:
+        return _repository_call(rng, token)
     kind = rng.randrange(6)
     if kind == 5:  # apply_patch: one to three files, all or nothing
         sections = "".join(_patch_section(rng, token) for _ in range(rng.randint(1, 3)))
@@ -132,6 +165,17 @@ def _call(rng: random.Random, token: str) -> tuple[str, dict]:
     if kind == 3:
         return "delete_file", {"path": rng.choice(_DELETES)}
     return "make_directory", {"path": rng.choice(_MKDIRS)}
+
+
+def _repositories(base: Path) -> list[str]:
+    """Directories below ``base`` git would take for a repository (read
+    wide: HEAD beside objects and refs, or beside commondir)."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        names = set(dirnames) | set(filenames)
+        if "HEAD" in names and ("commondir" in names or {"objects", "refs"} <= names):
+            found.append(os.path.relpath(dirpath, base))
+    return found
 
 
 _TOKEN = re.compile(r"tok-\d+-\d+")  # an edit of "t" may splice tokens together
@@ -194,5 +238,6 @@ def test_concurrent_calls_never_reach_a_guarded_name(sec_tmp, make_root):
         assert not os.path.lexists(base / rel), rel
     assert os.readlink(base / ".git" / "hooks" / "pre-commit") == "../../scripts/pre-commit"
     assert sorted(os.listdir(base / ".git" / "hooks")) == ["pre-commit"]
+    assert _repositories(base) == ["remote.git"]
     unacknowledged = _tokens_on_disk(base) - acknowledged
     assert not unacknowledged, sorted(unacknowledged)[:5]

@@ -4,8 +4,10 @@ the V4A operations of the Responses API's apply_patch tool, as one call.
 All or nothing: the patch is parsed, every file it names is resolved once
 and locked (one step of the policed view, the tree lock exclusive when a
 file moves), every hunk of every file is placed, every policy decision is
-made and the host is asked about each file, before the first byte is
-written.  A refusal changes nothing and names the file, the hunk and the
+made (on each file, and on the tree the whole patch leaves: no patch makes
+a directory a git repository, however its files split ``HEAD``,
+``objects/`` and ``refs/``) and the host is asked about each file, before
+the first byte is written.  A refusal changes nothing and names the file, the hunk and the
 nearest lines.  Then each file is written atomically (its line endings, BOM
 and final newline kept); should a write fail midway (a full disk), the
 files already written are put back.

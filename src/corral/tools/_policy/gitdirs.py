@@ -1,4 +1,5 @@
-"""What git runs or reads inside the root, found when a toolbox opens it.
+"""What git runs or reads inside the root, and what makes a directory a
+git repository.
 
 ``**/.git`` is on the default protected list, but git also runs and reads
 places not named ``.git``; each is protected as a whole (``protect_dirs``)
@@ -8,42 +9,117 @@ when it lies inside the root:
   submodule, a ``--separate-git-dir`` checkout, a worktree), at the root or
   below it, and that directory's ``commondir`` (a worktree's hooks and
   config are its common directory's);
-* a bare repository (git's own test: ``HEAD``, ``objects/``, ``refs/``), a
-  local remote whose hooks ``git push`` runs;
+* a bare repository (:func:`is_repository`), a local remote whose hooks
+  ``git push`` runs;
 * what each repository's ``config`` points at: ``core.hooksPath`` (taken
   both relative to the work tree, as git does, and to the git directory),
   and the files ``include.path`` / ``includeIf.*.path`` pull in (relative to
   the including file; followed, they can point further).
 
+Whether a directory is a repository is git's own test read wider, so that
+nothing git would take for one is missed: an entry named ``HEAD`` (of any
+type or content) beside ``objects`` and ``refs`` (git asks only that it may
+enter them), or beside a ``commondir`` file (git then looks for
+``objects``/``refs`` where it points, which a later change can supply).
+Names are compared folded, as a case-insensitive disk compares them.
+
 Bounded: directories are looked at breadth first, at most ``MAX_DIRS`` of
 them and ``MAX_DEPTH`` deep, files read up to ``MAX_FILE_BYTES``, at most
-``MAX_CONFIGS`` config files.  Every path is taken from the core's resolver
-(canonical; outside the root or unreadable: left out).
+``MAX_CONFIGS`` config files.  Everything is read through a
+:class:`GitLook` (the policed view's reading of the root); every path is
+canonical (outside the root or unreadable: left out).
 """
 
 from __future__ import annotations
 
-import os
-import stat as st
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
-from ...contained import DirEntry, Root
-from .locate import locate
+from ...contained import DirEntry
+from .._refusals.catalogue import Code, Kind, Refusal
+from .rules import fold
 
-__all__ = ["git_dirs", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH"]
+__all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "shape_name",
+           "is_repository", "names_a_shape_entry", "in_git_directory", "looks_like_repository",
+           "made_repository", "carried_repository"]
 
 MAX_DIRS = 2000
 MAX_DEPTH = 6
 MAX_FILE_BYTES = 64 * 1024
 MAX_CONFIGS = 64
 _CONFIG_KEYS = {("core", "hookspath"), ("include", "path"), ("includeif", "path")}
+# the entries git's "is this a git directory" test looks at, by folded name
+SHAPE_NAMES = {"head": "HEAD", "objects": "objects", "refs": "refs", "commondir": "commondir"}
 
 
-def git_dirs(root: Root) -> tuple[str, ...]:
-    """The canonical paths inside ``root`` to protect as a whole (see the module doc)."""
-    return scan(root).dirs
+class GitLook(Protocol):
+    """What the scan and the repository test read of a root."""
+
+    @property
+    def known_as(self) -> tuple[str, ...]:
+        """The root's own absolute spellings (a path git read may use one)."""
+
+    def entries(self, rel: str) -> list[DirEntry]:
+        """The entries of the directory ``rel`` (``OSError`` if it is not one)."""
+
+    def text(self, rel: str, limit: int) -> str | None:
+        """The first ``limit`` bytes of the regular file ``rel`` as text
+        (``None``: not one, or unreadable)."""
+
+    def canonical(self, rel: str) -> str | None:
+        """Where ``rel`` leads (final link followed), canonical; ``None``:
+        outside the root or not resolvable."""
+
+    def present(self, rel: str, names: Iterable[str]) -> frozenset[str]:
+        """Which of ``names`` are entries of the directory ``rel`` (``lstat``)."""
+
+
+def shape_name(name: str) -> str | None:
+    """The entry of git's repository test ``name`` stands for (``HEAD``,
+    ``objects``, ``refs``, ``commondir``), compared folded, or ``None``."""
+    return SHAPE_NAMES.get(fold(name))
+
+
+def is_repository(names: Iterable[str]) -> bool:
+    """Whether a directory holding entries by these names (each as
+    :func:`shape_name` gives it, or as listed) passes git's test, read wide:
+    ``HEAD`` beside ``objects`` and ``refs``, or beside ``commondir``."""
+    held = {shape for name in names if (shape := shape_name(name)) is not None}
+    return "HEAD" in held and ("commondir" in held or {"objects", "refs"} <= held)
+
+
+def names_a_shape_entry(rel: str) -> bool:
+    """Whether a component of the path ``rel`` as spelled is named as an
+    entry of the repository test (a call that may create one)."""
+    return any(shape_name(part) is not None for part in rel.split("/") if part)
+
+
+def carried_repository(shown: str, inner: str, field: str, *, leaving: bool) -> Refusal:
+    """A move of a directory (or of a link to one) holding a repository at ``inner``."""
+    where = shown if inner in ("", ".") else f"{shown}/{inner}"
+    what = "holds" if leaving else "leads to"
+    return Refusal(Code.DENIED,
+                   f"{shown} {what} a git repository ({where}), whose hooks and config git "
+                   "runs; the tools do not move one; nothing was changed",
+                   "Move a repository with git or mv in a shell; move the other entries one by "
+                   "one.", details={"path": shown, "field": field, "repository": where},
+                   kind=Kind.PROTECTED)
+
+
+def made_repository(shown: str, directory: str, operation: str, field: str) -> Refusal:
+    """A call whose result would make ``directory`` a git repository."""
+    where = "the root" if directory == "." else directory
+    return Refusal(Code.DENIED,
+                   f"{shown}: this would make {where} a git repository (HEAD beside objects/ "
+                   "and refs/, or beside commondir), whose hooks and config git runs; the "
+                   f"tools never make one, so they may not {operation} it; nothing was changed",
+                   "Make repositories with git itself (git init, git clone) in a shell, not "
+                   "with file tools; for other files, pick names git does not read there.",
+                   details={"path": shown, "operation": operation, "field": field,
+                            "repository": where},
+                   kind=Kind.PROTECTED)
 
 
 @dataclass(frozen=True)
@@ -56,10 +132,11 @@ class Scan:
     links: tuple[str, ...]
 
 
-def scan(root: Root) -> Scan:
-    """:func:`git_dirs` and the symlinks met by the same walk (one look at
-    the tree when a toolbox opens it)."""
-    found = _Found(root)
+def scan(look: GitLook) -> Scan:
+    """The directories to protect as a whole (see the module doc) and the
+    symlinks met by the same walk (one look at the tree when a toolbox
+    opens it)."""
+    found = _Found(look)
     links: list[str] = []
     queue: deque[tuple[str, int]] = deque([(".", 0)])
     looked = 0
@@ -67,13 +144,12 @@ def scan(root: Root) -> Scan:
         rel, depth = queue.popleft()
         looked += 1
         try:
-            with root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY) as handle:
-                entries = handle.scandir()
+            entries = look.entries(rel)
         except OSError:
             continue
         links.extend(entry.path for entry in entries if entry.is_symlink())
         names = {entry.name: entry for entry in entries}
-        if rel != "." and _is_git_directory(names):
+        if rel != "." and is_repository(names):
             found.repository(rel, None)
             continue  # its own directories are git's (objects/ alone has 256)
         found.work_tree(rel, names.get(".git"))
@@ -85,24 +161,17 @@ def scan(root: Root) -> Scan:
         # the git directory's own entries too: hooks/ or config may be links
         for where in (hooks.rpartition("/")[0] or ".", hooks):
             try:
-                with root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY) as handle:
-                    links.extend(entry.path for entry in handle.scandir() if entry.is_symlink())
+                links.extend(entry.path for entry in look.entries(where) if entry.is_symlink())
             except OSError:
                 continue
     return Scan(tuple(found.paths), tuple(dict.fromkeys(links)))
 
 
-def _is_git_directory(names: dict[str, DirEntry]) -> bool:
-    head, objects, refs = names.get("HEAD"), names.get("objects"), names.get("refs")
-    return head is not None and objects is not None and refs is not None and \
-        objects.is_dir() and refs.is_dir()
-
-
 class _Found:
     """What the scan found so far: paths to protect, configs to read."""
 
-    def __init__(self, root: Root) -> None:
-        self.root = root
+    def __init__(self, look: GitLook) -> None:
+        self.look = look
         self.paths: dict[str, None] = {}  # an ordered set
         self.configs: deque[tuple[str, str | None]] = deque()  # (config, its work tree)
         self.read: set[str] = set()
@@ -110,11 +179,8 @@ class _Found:
 
     def add(self, rel: str) -> str | None:
         """Protect where ``rel`` leads (canonical), if inside the root."""
-        try:
-            path = locate(self.root, rel).path
-        except (OSError, ValueError):
-            return None
-        if path != ".":
+        path = self.look.canonical(rel)
+        if path is not None and path != ".":
             self.paths.setdefault(path)
         return path
 
@@ -124,9 +190,9 @@ class _Found:
             return
         self.configs.append((f"{path}/config", work_tree))
         self.hooks.append(f"{path}/hooks")
-        common = _read(self.root, f"{path}/commondir")
+        common = self.look.text(f"{path}/commondir", MAX_FILE_BYTES)
         if common is not None and common.strip():
-            inside = _inside(self.root, common.strip(), path)
+            inside = _inside(self.look, common.strip(), path)
             shared = self.add(inside) if inside is not None else None
             if shared is not None and shared != ".":
                 self.configs.append((f"{shared}/config", work_tree))
@@ -139,9 +205,10 @@ class _Found:
             self.configs.append((git.path + "/config", rel))
             self.hooks.append(git.path + "/hooks")
             return
-        text = _read(self.root, git.path) if git.is_file(follow_symlinks=False) else None
+        text = self.look.text(git.path, MAX_FILE_BYTES) if git.is_file(follow_symlinks=False) \
+            else None
         target = _gitdir_line(text or "")
-        inside = _inside(self.root, target, rel) if target else None
+        inside = _inside(self.look, target, rel) if target else None
         if inside is not None:
             self.repository(inside, rel)
 
@@ -152,28 +219,17 @@ class _Found:
             if config in self.read:
                 continue
             self.read.add(config)
-            text = _read(self.root, config)
+            text = self.look.text(config, MAX_FILE_BYTES)
             if text is None:
                 continue
             here = config.rpartition("/")[0] or "."
             for key, value in _config_paths(text):
                 bases = (here,) if key == "path" or work_tree is None else (work_tree, here)
                 for base in bases:
-                    inside = _inside(self.root, value, base)
+                    inside = _inside(self.look, value, base)
                     path = self.add(inside) if inside is not None else None
                     if key == "path" and path is not None and path != ".":
                         self.configs.append((path, work_tree))
-
-
-def _read(root: Root, rel: str) -> str | None:
-    """The start of the regular file ``rel`` (``None``: not one, or unreadable)."""
-    try:
-        with root.open_handle(rel, os.O_RDONLY | os.O_NONBLOCK) as handle:
-            if not st.S_ISREG(handle.stat().st_mode):
-                return None
-            return handle.pread(MAX_FILE_BYTES, 0).decode("utf-8", "replace")
-    except OSError:
-        return None
 
 
 def _gitdir_line(text: str) -> str | None:
@@ -184,7 +240,7 @@ def _gitdir_line(text: str) -> str | None:
     return None
 
 
-def _inside(root: Root, value: str, base: str) -> str | None:
+def _inside(look: GitLook, value: str, base: str) -> str | None:
     """``value`` (a path git read from a file in ``base``: relative to it, or
     absolute) as a path relative to the root, or ``None`` when it cannot be
     inside (``~``, another absolute path)."""
@@ -192,7 +248,8 @@ def _inside(root: Root, value: str, base: str) -> str | None:
         return None
     if not value.startswith("/"):
         return value if base == "." else f"{base}/{value}"
-    for prefix in {root.path.rstrip("/"), os.path.realpath(root.path).rstrip("/")}:
+    for known in look.known_as:
+        prefix = known.rstrip("/")
         if value.startswith(prefix + "/"):
             return value[len(prefix) + 1:]
     return None
@@ -232,31 +289,31 @@ def _unquoted(value: str) -> str:
     return "".join(out).strip()
 
 
-def in_git_directory(root: Root, canonical: str, creates: tuple[str, ...] = ()) -> bool:
+def in_git_directory(look: GitLook, canonical: str, creates: tuple[str, ...] = ()) -> bool:
     """Whether the deepest existing directory on the way to ``canonical``,
-    or the one above it, is a git directory now (``HEAD``, ``objects/``,
-    ``refs/``): ``X/config``, ``X/hooks/x``, ``X/info/attributes`` of a
-    repository made after the toolbox opened, or beyond the scan's bounds,
-    however many directories the call itself would create on the way
-    (``X/hooks/deep/x`` with ``hooks`` missing is inside ``X``).  Decided
-    when a call would change something.  Six ``lstat`` calls at most."""
+    or the one above it, is a repository now (:func:`is_repository`):
+    ``X/config``, ``X/hooks/x``, ``X/info/attributes`` of a repository made
+    after the toolbox opened, or beyond the scan's bounds, however many
+    directories the call itself would create on the way (``X/hooks/deep/x``
+    with ``hooks`` missing is inside ``X``); the root too (a toolbox opened
+    on a bare repository).  Decided when a call would change something.
+    Eight ``lstat`` calls at most."""
     above = canonical.rpartition("/")[0]
     while above and above in creates:
         above = above.rpartition("/")[0]
     for _ in range(2):
+        if looks_like_repository(look, above or "."):
+            return True
         if not above:
             return False
-        if _looks_like_git_directory(root, above):
-            return True
         above = above.rpartition("/")[0]
     return False
 
 
-def _looks_like_git_directory(root: Root, rel: str) -> bool:
-    try:
-        head = root.lstat(f"{rel}/HEAD")
-        if not st.S_ISREG(head.st_mode):
-            return False
-        return all(st.S_ISDIR(root.stat(f"{rel}/{sub}").st_mode) for sub in ("objects", "refs"))
-    except OSError:
+def looks_like_repository(look: GitLook, rel: str) -> bool:
+    """:func:`is_repository` of the directory ``rel`` as it is now (one
+    ``lstat`` when it holds no ``HEAD``, four when it does)."""
+    if not look.present(rel, ("HEAD",)):
         return False
+    return is_repository({"HEAD", *look.present(rel, ("objects", "refs", "commondir"))})
+

@@ -28,6 +28,15 @@ moved by a tool).  So a protected name that is a link, or lies under one,
 protects what it leads to (``.git/hooks/pre-commit -> ../../scripts/x``,
 ``.vscode -> editor``).
 
+Repositories.  No step may leave a directory a git repository that was not
+one (``HEAD`` beside ``objects/`` and ``refs/``, or beside ``commondir``:
+:func:`~corral.tools._policy.gitdirs.is_repository`): decided on the whole
+result of the step (every file of a patch, a move's two ends), and a step
+that creates an entry by one of those names holds the tree lock
+exclusively, so two steps cannot each add half of one.  A move never
+carries a repository.  Writes inside a repository made after open are
+protected like those the scan found.
+
 Reading.  A read is one step too, without locks (the fd is the object
 decided on): :meth:`CallView.open_read` opens once, decides on the
 canonical path of what was opened and on the names leading to it, and
@@ -47,14 +56,16 @@ import stat as st
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias
 
 from ...contained import (Backend, DirEntry, EscapeError, Handle, Opened, PathError, Root,
                          Target)
-from .._policy.gitdirs import in_git_directory, scan
+from .._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_directory,
+                               is_repository, made_repository, names_a_shape_entry, scan,
+                               shape_name)
 from .._policy.locate import Location, locate
 from .._policy.rules import Op, Policy, Scope
 from .._refusals.catalogue import (Kind, Refusal, denied_rule, entry_kind, protected, secret,
@@ -63,7 +74,7 @@ from .request_types import Request
 from .view_read import Entry, Lead, OpenFile
 
 __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope",
-           "OpenFile", "Entry", "Lead", "open_view", "RootLike"]
+           "OpenFile", "Entry", "Lead", "open_view", "RootLike", "RootLook", "git_scan"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -293,6 +304,57 @@ def _spelled_target(root: Root, location: str) -> Location | None:
         return None
 
 
+# -- git's reading of the tree -----------------------------------------------------------
+
+
+class RootLook:
+    """What :mod:`~corral.tools._policy.gitdirs` reads of a root
+    (its ``GitLook``): entries, the start of small files, where a path
+    leads, which names a directory holds."""
+
+    def __init__(self, root: Root) -> None:
+        self._root = root
+
+    @property
+    def known_as(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((self._root.path, os.path.realpath(self._root.path))))
+
+    def entries(self, rel: str) -> list[DirEntry]:
+        with self._root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY) as handle:
+            return handle.scandir()
+
+    def text(self, rel: str, limit: int) -> str | None:
+        try:
+            with self._root.open_handle(rel, os.O_RDONLY | os.O_NONBLOCK) as handle:
+                if not st.S_ISREG(handle.stat().st_mode):
+                    return None
+                return handle.pread(limit, 0).decode("utf-8", "replace")
+        except OSError:
+            return None
+
+    def canonical(self, rel: str) -> str | None:
+        try:
+            return locate(self._root, rel).path
+        except (OSError, ValueError):
+            return None
+
+    def present(self, rel: str, names: Iterable[str]) -> frozenset[str]:
+        found = set()
+        for name in names:
+            try:
+                self._root.lstat(name if rel in (".", "") else f"{rel}/{name}")
+            except (OSError, ValueError):
+                continue
+            found.add(name)
+        return frozenset(found)
+
+
+def git_scan(root: Root) -> Scan:
+    """The git directories to protect as a whole and the links met, found
+    by one bounded look at ``root`` (when a toolbox opens it)."""
+    return scan(RootLook(root))
+
+
 # -- locks ------------------------------------------------------------------------------
 
 
@@ -482,6 +544,69 @@ class Want:
         return self.rel.rstrip("/") or "."
 
 
+_ADDING = frozenset({Op.CREATE, Op.REPLACE, Op.MOVE_TO, Op.MKDIR})
+_REMOVING = frozenset({Op.DELETE, Op.MOVE_FROM})
+
+
+class _Step:
+    """The pins of one step and what each does there, decided together on
+    the tree the step leaves (a patch's files, a move's two ends)."""
+
+    def __init__(self, *, exclusive: bool) -> None:
+        self.exclusive = exclusive  # the tree lock is held exclusively
+        self.acts: list[tuple[Pinned, Op]] = []
+        self._git_names: dict[str, dict[str, Pinned]] | None = None
+
+    def add(self, pin: Pinned, op: Op) -> None:
+        self.acts.append((pin, op))
+        pin._step = self
+        self._git_names = None
+
+    def git_names(self) -> dict[str, dict[str, Pinned]]:
+        """directory -> the entries of git's repository test the step
+        creates in it (by the names git reads, each with a pin creating
+        it); found once per step, from the names alone."""
+        if self._git_names is None:
+            added: dict[str, dict[str, Pinned]] = {}
+            for pin, op in self.acts:
+                if op not in _ADDING:
+                    continue
+                for entry in (*pin.creates, pin.path):
+                    directory, _, name = entry.rpartition("/")
+                    shape = shape_name(name)
+                    if shape is not None:
+                        added.setdefault(directory or ".", {}).setdefault(shape, pin)
+            self._git_names = added
+        return self._git_names
+
+    def made_repository(self) -> tuple[Pinned, str] | None:
+        """The first directory this step would leave a repository that is
+        not one now, with a pin creating part of it (``None``: none).  Each
+        such directory is looked at through a pin holding it (four
+        ``lstat``); one the step creates holds nothing yet."""
+        added = self.git_names()
+        if not added:
+            return None
+        created = {made for pin, op in self.acts if op in _ADDING for made in pin.creates}
+        holders = {pin.held_path: pin for pin, _ in self.acts}
+        for pin, op in self.acts:  # a directory planned as new that is there now: stale
+            if op in _ADDING and any(made in added for made in pin.creates) and \
+                    pin.held_present((pin.creates[0].rpartition("/")[2],)):
+                raise swapped(pin.shown)
+        removed: dict[str, set[str]] = {}
+        for pin, op in self.acts:
+            if op in _REMOVING and pin.name in SHAPE_NAMES.values():
+                removed.setdefault(pin.parent, set()).add(pin.name or "")
+        for directory, names in added.items():
+            holder = holders.get(directory)
+            before = holder.held_present(tuple(SHAPE_NAMES.values())) \
+                if holder is not None and directory not in created else frozenset()
+            after = (before - removed.get(directory, set())) | names.keys()
+            if is_repository(after) and not is_repository(before):
+                return next(iter(names.values())), directory
+        return None
+
+
 class View:
     """The policed view of one root, shared by every call of a Toolbox."""
 
@@ -492,6 +617,7 @@ class View:
         self.links = links if links is not None else LinkMap()
         self._owns_root = owns_root
         self.scanned_links: tuple[str, ...] = ()  # the links the scan at open found
+        self.look = RootLook(root)
 
     @property
     def root(self) -> Root:
@@ -546,7 +672,7 @@ class View:
             kind = self._alias_rule(location, op)
         if kind is None and op.mutates and policy.guards_git and (
                 in_repository() if in_repository is not None else
-                in_git_directory(self._root, location.path, location.creates)):
+                in_git_directory(self.look, location.path, location.creates)):
             kind = Kind.PROTECTED  # a repository the scan at open did not find
         return kind
 
@@ -607,16 +733,35 @@ class View:
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
 
+    def refuse_new_repository(self, step: _Step) -> None:
+        """Refuse ``step`` if what it leaves makes a directory a git
+        repository (none of the tools makes one: ``git init`` does); it
+        must hold the tree lock exclusively to create such a name at all,
+        or another step could add the other half meanwhile."""
+        if not self.policy.guards_git or not step.git_names():
+            return
+        if not step.exclusive:  # fail closed: every such step is made exclusive
+            pin = next(iter(next(iter(step.git_names().values())).values()))
+            raise swapped(pin.shown)
+        found = step.made_repository()
+        if found is not None:
+            pin, directory = found
+            op = next(op for acting, op in step.acts if acting is pin)
+            raise made_repository(pin.shown, directory, op.value, pin.field)
+
     def subtree_rule(self, carried: str, landing: str, checkpoint: Checkpoint, *,
-                     leaving: bool) -> tuple[str, Kind, str] | None:
+                     leaving: bool, shown: str = "") -> tuple[str, Kind, str] | None:
         """For a move of the directory ``carried`` (canonical) to
         ``landing``: the first entry a rule covers where it arrives, or
         (``leaving``: the entries themselves move) where it leaves, as
         ``(inner, kind, field)``.  Each directory's scope is carried down to
-        its subdirectories, so an entry costs a test of its name."""
+        its subdirectories, so an entry costs a test of its name.  A git
+        repository anywhere in it is refused (``shown``: the moved entry as
+        the call named it): the tools do not move one."""
         policy = self.policy
         if policy.is_empty:
             return None
+        guards_git = policy.guards_git
         aliased = self.links.leads_into(carried) or self.links.leads_into(landing)
         scopes = {carried: (policy.scope(carried, Op.MOVE_FROM if leaving else Op.LIST),
                             policy.scope(landing, Op.MOVE_TO))}
@@ -624,6 +769,8 @@ class View:
             checkpoint()
             out_scope, in_scope = scopes.pop(dirpath)
             below = dirpath[len(carried):].lstrip("/")
+            if guards_git and is_repository((*dirnames, *filenames)):
+                raise carried_repository(shown or carried, below, "source", leaving=leaving)
             for name in dirnames:
                 inner = f"{below}/{name}" if below else name
                 pair = (out_scope.child(name), in_scope.child(name))
@@ -694,6 +841,13 @@ class AliasedScope(Scope):
         return shown if len(kept) == len(shown) else kept
 
 
+def _names_git_entry(rel: str, op: Op) -> bool:
+    """Whether a step doing ``op`` on ``rel`` may create an entry git's
+    repository test reads (the names it creates are those spelled): such a
+    step holds the tree lock exclusively."""
+    return op in _ADDING and names_a_shape_entry(rel)
+
+
 class CallView:
     """The view as one call sees it: its deadline, its locks (re-entrant
     within the call), its host."""
@@ -734,6 +888,11 @@ class CallView:
         lock of the directory it acts in, ``op`` decided on what was
         reached (the caller decides more ops on the same pin)."""
         label = shown if shown is not None else (rel.rstrip("/") or ".")
+        if _names_git_entry(rel, op):  # rare: the tree held exclusively (see _Step)
+            with self._pin_exclusive(rel, op, label, field, follow=follow,
+                                     create_parents=create_parents) as pinned:
+                yield pinned
+            return
         # the steps of pin_group for one path, without an ExitStack (the
         # common call: every tool that changes one file comes here)
         checkpoint = self._checkpoint
@@ -756,6 +915,7 @@ class CallView:
                     pinned = Pinned(self, target, label, field, rel)
                     try:
                         pinned._target_follows = follow
+                        _Step(exclusive=False).add(pinned, op)
                         pinned.decide(op)
                         yield pinned
                     finally:
@@ -771,6 +931,23 @@ class CallView:
                 target.close()
         finally:
             _TREE.drop_shared()
+
+    @contextmanager
+    def _pin_exclusive(self, rel: str, op: Op, label: str, field: str, *, follow: bool,
+                       create_parents: bool) -> Iterator[Pinned]:
+        """:meth:`pin`'s step with the tree lock held exclusively: a step
+        that may create an entry git's repository test reads."""
+        with ExitStack() as stack:
+            stack.enter_context(_TREE.exclusive(self._checkpoint))
+            target = stack.enter_context(self._resolve(rel, op, label, field, follow=follow,
+                                                       create_parents=create_parents))
+            self._lock(stack, (target,))
+            pinned = Pinned(self, target, label, field, rel)
+            stack.callback(pinned.release)
+            pinned._target_follows = follow
+            _Step(exclusive=True).add(pinned, op)
+            pinned.decide(op)
+            yield pinned
 
     @contextmanager
     def pin_move(self, src: str, dst: Callable[[Pinned], str], *, src_shown: str | None = None,
@@ -793,6 +970,9 @@ class CallView:
             self._lock(stack, (src_t, dst_t))
             destination = Pinned(self, dst_t, dst_label, "destination", dst_rel)
             stack.callback(destination.release)
+            step = _Step(exclusive=True)
+            step.add(source, Op.MOVE_FROM)
+            step.add(destination, Op.MOVE_TO)
             source.decide(Op.MOVE_FROM)
             destination.decide(Op.MOVE_TO)
             yield source, destination
@@ -803,20 +983,24 @@ class CallView:
         once (exclusive when the step ``moves`` an entry), every path
         resolved once, their directories locked in one order, each
         ``want.op`` decided on what was reached."""
-        tree = _TREE.exclusive if moves else _TREE.shared
+        exclusive = moves or any(_names_git_entry(want.rel, want.op) for want in wants)
+        tree = _TREE.exclusive if exclusive else _TREE.shared
         with ExitStack() as stack:
             stack.enter_context(tree(self._checkpoint))
             targets = [stack.enter_context(self._resolve(
                 want.rel, want.op, want.label, want.field, follow=want.follow,
                 create_parents=want.create_parents)) for want in wants]
             self._lock(stack, tuple(targets))
+            step = _Step(exclusive=exclusive)  # decided as one: the tree the step leaves
             pins = []
             for want, target in zip(wants, targets):
                 pinned = Pinned(self, target, want.label, want.field, want.rel)
                 stack.callback(pinned.release)
                 pinned._target_follows = want.follow
-                pinned.decide(want.op)
+                step.add(pinned, want.op)
                 pins.append(pinned)
+            for want, pinned in zip(wants, pins):
+                pinned.decide(want.op)
             yield pins
 
     @contextmanager
@@ -1097,6 +1281,7 @@ class Pinned:
         self._target_follows = False
         self._decided: list[Op] = []
         self._git: bool | None = None
+        self._step: _Step | None = None  # set by the step that made this pin
         self._head: tuple[tuple[int, int, int, int], bytes, bool] | None = None
         # the regular file here, open since it was first looked at or read:
         # its digest, its content and the write's metadata come from this fd
@@ -1132,6 +1317,8 @@ class Pinned:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
         self._call.check(self.location, op, shown=self.shown, field=self.field,
                          in_repository=self._in_repository)
+        if op in _ADDING and self._step is not None:
+            self._call.shared.refuse_new_repository(self._step)
         if op not in self._decided:
             self._decided.append(op)
 
@@ -1152,27 +1339,37 @@ class Pinned:
         if self._git is None:
             self._git = self._held_is_repository() or (
                 self._held_name() in GIT_SUBDIRECTORIES and in_git_directory(
-                    self._call.shared.root, self._held_path(), ()))
+                    self._call.shared.look, self._held_path(), ()))
         return self._git
 
-    def _held_path(self) -> str:
+    @property
+    def held_path(self) -> str:
+        """The canonical path of the directory this pin holds (the deepest
+        that exists on the way)."""
         return (self.creates[0].rpartition("/")[0] or ".") if self.creates else self.parent
+
+    def _held_path(self) -> str:
+        return self.held_path
 
     def _held_name(self) -> str:
         return self._held_path().rpartition("/")[2]
 
-    def _held_is_repository(self) -> bool:
-        if self._held_path() == ".":
-            return False  # the root itself: the scan at open looked at it
+    def held_present(self, names: Iterable[str]) -> frozenset[str]:
+        """Which of ``names`` the held directory holds now (an ``lstat``
+        each beside the entry, nothing resolved)."""
         target = self._target
+        return frozenset(name for name in names if target.held_lstat(name) is not None)
+
+    def _held_is_repository(self) -> bool:
+        """Whether the held directory is a repository now (``is_repository``:
+        one ``lstat`` when it holds no ``HEAD``)."""
         try:
-            head = target.held_lstat("HEAD")
-            if head is None or not st.S_ISREG(head.st_mode):
+            if not self.held_present(("HEAD",)):
                 return False
-            objects, refs = target.held_lstat("objects"), target.held_lstat("refs")
+            return is_repository({"HEAD", *self.held_present(("objects", "refs",
+                                                              "commondir"))})
         except OSError:
             return False
-        return all(info is not None and st.S_ISDIR(info.st_mode) for info in (objects, refs))
 
     def place(self) -> Place:
         return Place(self.path, self.creates, self._target.held_identity())
@@ -1386,7 +1583,8 @@ class Pinned:
         will be seen under the new name), as ``(inner, kind, field)``."""
         view = self._call.shared
         if kind == "directory":
-            return view.subtree_rule(self.path, dest.path, self._checkpoint_fn(), leaving=True)
+            return view.subtree_rule(self.path, dest.path, self._checkpoint_fn(), leaving=True,
+                                     shown=self.shown)
         if kind != "symlink":
             return None
         try:
@@ -1396,7 +1594,8 @@ class Pinned:
             return None  # dangling or outside: it carries nothing in the root
         if not st.S_ISDIR(info.st_mode):
             return None
-        return view.subtree_rule(leads.path, dest.path, self._checkpoint_fn(), leaving=False)
+        return view.subtree_rule(leads.path, dest.path, self._checkpoint_fn(), leaving=False,
+                                 shown=self.shown)
 
     def _checkpoint_fn(self) -> Checkpoint:
         return self._call.checkpoint
@@ -1415,7 +1614,7 @@ def open_view(root: RootLike, policy: Policy, *,
     owns = not isinstance(root, Root)
     opened = root if isinstance(root, Root) else Root(root)
     try:
-        found = scan(opened)
+        found = git_scan(opened)
         known_as = (opened.path, os.path.realpath(opened.path))
         rooted = policy.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
         links = LinkMap()
