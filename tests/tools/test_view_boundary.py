@@ -25,7 +25,6 @@ VIEW_MODULES = {VIEW, "_runtime/view_read.py"}
 NOT_YET = {
     "_builtin/glob_tool.py", "_builtin/grep.py",
     "_builtin/list_directory.py",
-    "_policy/locate.py",
     "_read/tree.py", "_search/walk.py",
 }
 
