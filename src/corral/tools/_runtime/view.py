@@ -1014,6 +1014,8 @@ class Pinned:
 
 import weakref  # noqa: E402  (this section's own; the module's imports are above)
 
+from .view_walk import OpenDirectory  # noqa: E402
+
 # openat2's RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS (the same
 # bits in every backend): a canonical path is probed in one call, no link followed
 _CANONICAL_ONLY = 0x08 | 0x04 | 0x02
@@ -1110,3 +1112,64 @@ def root_in_repository(view: View) -> bool:
     with _REPOSITORY_ABOVE_GUARD:
         _REPOSITORY_ABOVE[view] = found
     return found
+
+
+def open_directory(call: CallView, rel: str, op: Op, *, shown: str | None = None
+                   ) -> OpenDirectory:
+    """Open ``rel`` as a directory to list it, as one step: one resolution
+    (a final link followed, as ``ls`` does), then ``op`` decided on the
+    canonical path of what was opened and, when the path went through a
+    link or a ``..``, on the names that lead to it (a denied link's
+    target, a denied directory passed).  A refusal closes it again; when
+    the open fails, a refusal by policy on where the path leads wins over
+    the error (a denied name is not said to be missing).  ``NotADirectoryError``
+    (or the core's special-file error) for anything else."""
+    label = shown if shown is not None else (rel.rstrip("/") or ".")
+    view = call.shared
+    try:
+        handle = view.root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
+    except EscapeError:
+        raise
+    except OSError as exc:
+        try:
+            where = locate(view.root, rel, follow=True)
+        except OSError:
+            raise exc from None
+        view.check(where, op, shown=label)
+        raise
+    try:
+        view.check(Location(handle.path), op, shown=label)
+        if handle.path != label.removeprefix("./"):
+            view.check(locate(view.root, rel, follow=True), op, shown=label)
+    except BaseException:
+        handle.close()
+        raise
+    return OpenDirectory(handle, label)
+
+
+def open_below(call: CallView, canonical: str, identity: tuple[int, int]) -> OpenDirectory | None:
+    """A directory a listing met below one :func:`open_directory` opened,
+    by its canonical path with no link followed anywhere, or ``None`` when
+    it is gone or no longer the directory the listing saw (``identity``)
+    at that path (a link put on the way would move its canonical path).
+    The caller decided on it already: it was listed as visible."""
+    try:
+        handle = call.shared.root.open_handle(canonical, os.O_RDONLY | os.O_DIRECTORY
+                                              | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        info = handle.stat()
+    except OSError:
+        handle.close()
+        return None
+    if (info.st_dev, info.st_ino) != identity or handle.path != canonical:
+        handle.close()
+        return None
+    return OpenDirectory(handle, canonical)
+
+
+def kind_of(call: CallView, rel: str) -> os.stat_result:
+    """The ``stat`` of what ``rel`` leads to, to say why it cannot be
+    listed (a file, a FIFO): facts for a refusal, decided on already."""
+    return call.shared.root.stat(rel)
