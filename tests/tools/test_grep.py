@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from support import FaultBackend, assert_valid_envelope
+from support import FaultBackend, assert_valid_envelope, make_repository
 
 from corral.contained import Root
 from corral.tools import GrepRequest, Limits, Toolbox
@@ -515,6 +515,7 @@ MISTAKES = [
 def test_agent_mistakes(tmp_path, box, row, what, args, expected, details):
     root = tmp_path / "root"
     _tree(root)
+    make_repository(tmp_path)  # the root is a folder of a repository
     (tmp_path / "root-evil").mkdir()
     (tmp_path / "root-evil" / "loot.txt").write_text("loot\n")
     args = {k: v.replace("@ROOT@", str(root)) if isinstance(v, str) else v
