@@ -5,7 +5,11 @@
   ``corral.tools``, a name ``_x`` of ``corral.contained._tree`` by the
   modules of ``corral.contained`` only.
 * No import cycle, counting imports inside functions too (imports under
-  ``if TYPE_CHECKING:`` are for annotations and run never).
+  ``if TYPE_CHECKING:`` are for annotations and run never): neither between
+  modules nor between the parts of one package (its modules and its
+  subpackages, each subpackage taken whole), so the subpackages of a
+  package are layers: ``tools._refusals`` may use ``tools._runtime`` or be
+  used by it, not both.
 * No folder holds more than :data:`MAX_MODULES` modules.
 * ``corral._native`` is imported only by contained's native backend, which
   only backend selection imports: every other layer reaches native speed
@@ -209,6 +213,50 @@ def test_no_import_cycle():
     assert [cycle for cycle in cycles if cycle not in KNOWN_CYCLES] == []
     assert [cycle for cycle in KNOWN_CYCLES if cycle not in cycles] == [], (
         "a known cycle is gone: take it out of KNOWN_CYCLES")
+
+
+def _packages() -> list[str]:
+    return sorted(module for module, path in MODULES.items() if path.name == "__init__.py")
+
+
+def _part(module: str, package: str) -> str:
+    """The part of ``package`` that holds ``module``: the module itself, or
+    the subpackage it lies in (taken whole)."""
+    return f"{package}.{module[len(package) + 1:].split('.')[0]}"
+
+
+def _parts_graph(package: str) -> dict[str, set[str]]:
+    """The imports between the parts of ``package`` (see :func:`_part`)."""
+    graph: dict[str, set[str]] = {}
+    for imp in OWN_IMPORTS:
+        if imp.module not in MODULES or not (imp.importer.startswith(package + ".")
+                                             and imp.module.startswith(package + ".")):
+            continue
+        importer, imported = _part(imp.importer, package), _part(imp.module, package)
+        graph.setdefault(importer, set())
+        graph.setdefault(imported, set())
+        if importer != imported:
+            graph[importer].add(imported)
+    return graph
+
+
+@pytest.mark.parametrize("package", _packages())
+def test_no_import_cycle_between_the_parts_of_a_package(package):
+    assert _cycles(_parts_graph(package)) == []
+
+
+def test_the_parts_graph_takes_a_subpackage_whole():
+    # the graph the check above rests on: two modules of one subpackage are
+    # one node, a module beside them its own
+    graph = _parts_graph("corral.tools")
+    assert "corral.tools._runtime" in graph and "corral.tools._runtime.view" not in graph
+    assert "corral.tools._refusals" in graph["corral.tools._runtime"]
+    assert _part("corral.tools._runtime.view", "corral.tools") == "corral.tools._runtime"
+    assert _part("corral.cli", "corral") == "corral.cli"
+    # the refusals importing the runtime again (as classify once did for the
+    # call's context) is the cycle the check above refuses
+    graph["corral.tools._refusals"].add("corral.tools._runtime")
+    assert _cycles(graph) != []
 
 
 def test_the_cycle_finder_finds_a_cycle():

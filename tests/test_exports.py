@@ -98,11 +98,11 @@ PUBLIC: dict[str, set[str]] = {
         "Authorizer",
         "tool_definitions",
         "strict_schema",
-        "CancelToken",  # C4 (tools)
+        "CancelToken",  # stops a call (tools)
         "Progress",
-        "Kind",  # C3 (tools)
+        "Kind",  # what a path names (tools)
         "Suggests",
-        "Policy",  # issue 11 (tools)
+        "Policy",  # the host's path rules (tools)
         "definition",
         "offered_specs",
         "Opener",

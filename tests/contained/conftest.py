@@ -72,7 +72,7 @@ def _scratch_session():
 def scratch(request, _scratch_session):
     """A fresh empty directory (see _scratch_base).  Used ones are moved to a
     trash directory that is emptied every 50 tests: one rm for many."""
-    from rootcase_fs import unmount_all
+    from .helpers.trees import unmount_all
 
     state = _scratch_session
     if state is None:

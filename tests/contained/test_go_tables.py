@@ -1,6 +1,6 @@
 """Go's ``os.Root`` test tables (``src/os/root_test.go``), ported: the same
 trees and paths, written again as this suite's cases and run through every
-op of ``rootcase_ops.OPS`` on every backend config (so each is also checked
+op of ``helpers.operations.OPS`` on every backend config (so each is also checked
 against plain ``os``, for fd leaks, and fast path against walk).
 
 * :data:`GO_ROOT` is ``rootTestCases``: where a path lands (A-style).
@@ -44,8 +44,8 @@ import pytest
 
 from corral.contained import EscapeError, InvalidPathError, SpecialFileError
 
-from rootcase_ops import OPS
-from rootcase_run import OK, C, run_ops
+from .helpers.operations import OPS
+from .helpers.table import OK, C, run_ops
 
 ESC = EscapeError
 ELOOP, ENOENT, ENOTDIR, EEXIST = errno.ELOOP, errno.ENOENT, errno.ENOTDIR, errno.EEXIST

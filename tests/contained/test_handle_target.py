@@ -1,4 +1,5 @@
-"""C1: ``Handle`` and ``Target``, the resolved location handed to callers.
+"""``Handle`` and ``Target``, the resolved location handed to callers (so
+they judge where resolution went, never the spelling).
 
 The table (test_root_table.py, ops ``open_handle``, ``target`` and
 ``target_follow``) pins their canonical paths on every case against plain
@@ -20,7 +21,7 @@ import pytest
 
 from corral.contained import EscapeError, StaleError
 
-from rootcase_fs import build, fingerprint, outside_part
+from .helpers.trees import build, fingerprint, outside_part
 
 RACE_ITERATIONS = int(os.environ.get("CORRAL_RACE_ITERATIONS", "3000"))
 

@@ -21,8 +21,8 @@ import pytest
 
 from corral.contained import HardLinkError, Root
 from corral.tools import Toolbox
-from corral.tools._refusals.classify import classify
-from corral.tools._runtime.context import ToolboxState
+from corral.tools._refusals.classify import Call
+from corral.tools._runtime.refusing import refusal_for
 
 SECRET = b"outside content\n"
 
@@ -202,12 +202,10 @@ def test_the_tools_map_it_as_a_hard_linked_read(linked):
     read gets (``UNSUPPORTED``, kind ``hardlink``, the link count)."""
     toolbox = Toolbox(linked / "ws")
     read = toolbox.call("read_file", {"path": "f"})
-    state = ToolboxState(toolbox.root, limits=toolbox.limits, authorize=None,
-                         policy=toolbox.policy, allow_hardlinks=False, read_only=False)
     error = HardLinkError("a hard-linked file (2 links) is not changed in place", "f",
                           component="f", links=2)
-    refusal = classify(error, tool="write_file", args={"path": "f"},
-                       ctx=state.context("write_file", seconds=30)).envelope()
+    refusal = refusal_for(error, Call("write_file", {"path": "f"}),
+                          toolbox._state.context("write_file", seconds=30)).envelope()
     assert read["ok"] is False and read["code"] == "UNSUPPORTED"
     assert read["details"]["kind"] == "hardlink"
     assert (refusal["code"], refusal["details"]["kind"], refusal["details"]["links"],

@@ -1,7 +1,7 @@
 """Kernel restrictions on following symlinks are not bypassed (THREATS.md
 row 23): where the kernel refuses to follow a link, the walk refuses too.
 
-* a ``nosymfollow`` mount: a real tmpfs mounted so (``rootcase_fs``'s
+* a ``nosymfollow`` mount: a real tmpfs mounted so (``helpers.trees``'s
   ``m|nosymfollow`` entry; skipped only where mounting is impossible).  Every
   op, every backend config, checked against the kernel itself (plain ``os``
   on the same host path, which the mount makes refuse with ``ELOOP``).
@@ -23,9 +23,9 @@ import pytest
 from corral.contained import Root, backend_by_name
 from corral.testing.backends import FaultBackend
 
-from rootcase_fs import build
-from rootcase_ops import OPS
-from rootcase_run import C, run_ops
+from .helpers.trees import build
+from .helpers.operations import OPS
+from .helpers.table import C, run_ops
 
 ELOOP, EACCES = errno.ELOOP, errno.EACCES
 _MOUNT = ["m|nosymfollow", "m/d/", "m/d/f", "m/l -> d", "m/lf -> d/f", "m/up -> ..",

@@ -30,7 +30,7 @@ import pytest
 
 from corral.contained import EscapeError, SymlinkError
 
-from rootcase_fs import build
+from .helpers.trees import build
 
 DIR, REG, LNK = st.S_IFDIR, st.S_IFREG, st.S_IFLNK
 FIFO, SOCK = st.S_IFIFO, st.S_IFSOCK

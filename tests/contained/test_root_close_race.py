@@ -16,7 +16,7 @@ import errno
 import os
 import threading
 
-from rootcase_fs import build
+from .helpers.trees import build
 
 ITERATIONS = int(os.environ.get("CORRAL_CLOSE_RACE_ITERATIONS", "10000"))
 WORKERS = 3

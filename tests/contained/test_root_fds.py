@@ -2,7 +2,7 @@
 opened it (THREATS.md row 19), whether the call succeeds or fails.
 
 The Root table (test_root_table.py) runs every call through a
-:class:`rootcase_run.RecordingBackend`, which checks ``FD_CLOEXEC`` on each fd
+:class:`helpers.table.RecordingBackend`, which checks ``FD_CLOEXEC`` on each fd
 the moment a backend call returns it (``open_at``, ``openat2``,
 ``create_directory_at``), and compares ``/proc/self/fd`` before and after
 each call, succeeding or failing.  This file proves that check can fail,
@@ -17,10 +17,10 @@ import os
 
 import pytest
 
-from rootcase_fs import build, open_fds
-from rootcase_ops import OPS, prepare
-from rootcase_run import RecordingBackend, recording_root
-from test_root_table import CONSISTENCY, RESOLUTION, SPECIAL
+from .helpers.trees import build, open_fds
+from .helpers.operations import OPS, prepare
+from .helpers.table import RecordingBackend, recording_root
+from .test_root_table import CONSISTENCY, RESOLUTION, SPECIAL
 
 ALL_CASES = RESOLUTION + CONSISTENCY + SPECIAL
 

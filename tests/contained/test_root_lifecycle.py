@@ -20,9 +20,9 @@ import pytest
 
 from corral.contained import RootVanishedError
 
-from rootcase_fs import Tree, build, fingerprint
-from rootcase_ops import OPS, check_target, prepare
-from rootcase_run import C, OK, expectation
+from .helpers.trees import Tree, build, fingerprint
+from .helpers.operations import OPS, check_target, prepare
+from .helpers.table import C, OK, expectation
 
 PLAIN = C("renamed root", ["d/"], "d/target", target="d/target")
 VANISH_PATHS = [".", "./", "", "d", "d/target", "new", "a/..", "d/../new"]
@@ -180,7 +180,7 @@ def test_root_path_is_trusted_and_followed(how, make_root, scratch):
     root = make_root(path)
     assert root.read_bytes("d/f") == b"content of d/f"
     assert os.path.samestat(os.fstat(root.fileno()), os.stat(tree.ws))
-    # beneath the root, today's rules: an outward link is still an escape
+    # beneath the root, the usual rules: an outward link is still an escape
     from corral.contained import EscapeError
     with pytest.raises(EscapeError):
         root.stat("l/secret")

@@ -2,7 +2,7 @@
 
 In the style of Go's ``src/os/root_test.go``: a list of small records (a
 tree, a path, where the path must land or what it must raise) applied to
-each operation (``rootcase_ops.OPS``) through ``make_root``, which runs every
+each operation (``helpers.operations.OPS``) through ``make_root``, which runs every
 backend config (openat2 fast path and walk alike: both must agree).  Each run
 also checks that
 
@@ -14,7 +14,7 @@ also checks that
   absolute path gives the same result (data, inode identity, listing, errno,
   and the whole tree afterwards).
 
-See ``rootcase_run.Case`` for the fields and ``rootcase_fs`` for the tree
+See ``helpers.table.Case`` for the fields and ``helpers.trees`` for the tree
 language.  Row numbers refer to THREATS.md.
 """
 
@@ -27,8 +27,8 @@ import pytest
 
 from corral.contained import EscapeError, InvalidPathError, SpecialFileError
 
-from rootcase_ops import OPS
-from rootcase_run import OK, C, Value, run_ops
+from .helpers.operations import OPS
+from .helpers.table import OK, C, Value, case_ids, run_ops
 
 ELOOP, ENOENT, ENOTDIR, EEXIST, EISDIR, EINVAL = (errno.ELOOP, errno.ENOENT, errno.ENOTDIR,
                                                   errno.EEXIST, errno.EISDIR, errno.EINVAL)
@@ -48,7 +48,7 @@ def chain(n: int, end: str = "target") -> list[str]:
 # What the kernel says for "link/" where the op does not follow "link": a
 # link is not a directory.  O_CREAT with a trailing slash is EISDIR, but
 # "link/" names what the link points to, so the link is followed first and
-# an outward one is an escape (issue 18; it was EISDIR before).
+# an outward one is an escape (said as one, not as EISDIR).
 _ON_LINK_SLASH = {"remove": ENOTDIR, "rmdir": ENOTDIR, "rename_src": ENOTDIR,
                   "mkdir": EEXIST, "symlink": EEXIST, "rename_dst": EEXIST,
                   "makedirs": EEXIST, "makedirs_dry": EEXIST, "makedirs_exist_ok": ESC,
@@ -257,23 +257,19 @@ SPECIAL = [
 ]
 
 
-def _ids(cases):
-    return [case.name for case in cases]
-
-
 # One test per case and backend config; it runs every op and reports each
 # op that failed (the ops of a case are sub-tests, as t.Run in Go).
 
-@pytest.mark.parametrize("case", RESOLUTION, ids=_ids(RESOLUTION))
+@pytest.mark.parametrize("case", RESOLUTION, ids=case_ids(RESOLUTION))
 def test_resolution(case, make_root, scratch):
     run_ops(case, OPS, make_root, scratch)
 
 
-@pytest.mark.parametrize("case", CONSISTENCY, ids=_ids(CONSISTENCY))
+@pytest.mark.parametrize("case", CONSISTENCY, ids=case_ids(CONSISTENCY))
 def test_consistency_with_os(case, make_root, scratch):
     run_ops(case, OPS, make_root, scratch)
 
 
-@pytest.mark.parametrize("case", SPECIAL, ids=_ids(SPECIAL))
+@pytest.mark.parametrize("case", SPECIAL, ids=case_ids(SPECIAL))
 def test_special(case, make_root, scratch):
     run_ops(case, OPS, make_root, scratch)

@@ -16,9 +16,9 @@ import pytest
 
 from corral.contained import EscapeError, InvalidPathError, SpecialFileError, SymlinkError
 
-from rootcase_fs import build, fingerprint, outside_part
-from rootcase_ops import OPS, check_target, prepare
-from rootcase_run import OK, C, expectation, matches, recording_root, run_ops
+from .helpers.trees import build, fingerprint, outside_part
+from .helpers.operations import OPS, check_target, prepare
+from .helpers.table import OK, C, expectation, matches, recording_root, run_ops
 
 ESC = EscapeError
 

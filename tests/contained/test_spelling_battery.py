@@ -21,7 +21,7 @@ import pytest
 
 from corral.contained import MAX_SYMLINKS
 
-from rootcase_fs import build
+from .helpers.trees import build
 
 PLACE = ".git/hooks/x"
 CHAIN = [f"c{i} -> c{i + 1}" for i in range(MAX_SYMLINKS - 1)] + [f"c{MAX_SYMLINKS - 1} -> .git"]

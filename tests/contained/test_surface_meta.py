@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-import rootcase_run
+from .helpers import table
 from corral.contained._ops import meta as _ops_meta
-from test_surface_table import CONSISTENCY, RESOLUTION, SURFACE_OPS, _extend, install_hooks
+from .test_surface_table import CONSISTENCY, RESOLUTION, SURFACE_OPS, _extend, install_hooks
 
 META_OPS = [op for op in SURFACE_OPS if op.name.split("_")[0] in ("chmod", "chown", "utime")]
 CASES = _extend(RESOLUTION) + _extend(CONSISTENCY)
@@ -42,4 +42,4 @@ def test_the_second_way_is_taken(make_root, scratch, monkeypatch):
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_same_answers_by_name(case, make_root, scratch):
-    rootcase_run.run_ops(case, META_OPS, make_root, scratch)
+    table.run_ops(case, META_OPS, make_root, scratch)

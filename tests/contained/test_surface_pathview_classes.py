@@ -1,7 +1,7 @@
 """Each class of difference between RootPath and ``pathlib.Path`` found by
 running CPython's concrete-path tests against RootPath, shown fixed on
 every backend config, with host ``pathlib`` on the same tree as the oracle
-where there is one (pathview_tree)."""
+where there is one (helpers.pathview)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import stat
 from pathlib import Path, PurePosixPath
 
 import pytest
-from pathview_tree import build, host_walk, ours, rel
+from .helpers.pathview import build, host_walk, ours, rel
 
 from corral.contained import EscapeError, RootPath
 

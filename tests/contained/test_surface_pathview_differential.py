@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as s
-from pathview_tree import host_walk
+from .helpers.pathview import host_walk
 
 from corral.contained import ContainedError
 

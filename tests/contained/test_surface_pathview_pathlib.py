@@ -1,5 +1,5 @@
 """CPython's concrete-path tests (test_pathlib), in their spirit, written
-anew for RootPath on the same shape of fixture tree (pathview_tree), with
+anew for RootPath on the same shape of fixture tree (helpers.pathview), with
 the expected answers spelled out; every backend config.  Where a test of
 CPython's meets a deliberate difference (docs/rootpath.md) the test here
 asserts the difference instead."""
@@ -12,7 +12,7 @@ import stat
 import sys
 
 import pytest
-from pathview_tree import build, ours
+from .helpers.pathview import build, ours
 
 from corral.contained import EscapeError, RootPath
 

@@ -1,4 +1,4 @@
-"""Atomic replace (``_replace.replace_in``, contract C2), through
+"""Atomic replace (``_replace.replace_in``: old content or new, never a part), through
 ``Root.write_bytes`` on every backend config (THREATS.md row 27).
 
 * What is carried over from the replaced file: mode, a foreign owner and

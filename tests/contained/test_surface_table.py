@@ -4,10 +4,10 @@ against chmod, chown, utime (and their ``follow_symlinks=False`` forms),
 truncate, link (each end), copyfile (each end), rmtree, open_file,
 read_text and write_text, on every backend config, with ``os`` /
 ``shutil`` / ``pathlib`` on a copy of the tree as the oracle (see
-``rootcase_run``: nothing outside changes, no fd leaks, no host path in an
+``helpers.table``: nothing outside changes, no fd leaks, no host path in an
 error, the openat2 fast path and the walk agree, and os gives the same).
 
-This is a parallel table: the operations are :class:`rootcase_ops.Op`
+This is a parallel table: the operations are :class:`helpers.operations.Op`
 records of their own, and the runner's three per-op hooks (what to put in
 place first, what a success must have done, what a non-following op does
 on a final symlink) are extended for them by the ``_surface_hooks``
@@ -36,11 +36,11 @@ import pytest
 
 from corral.contained import SpecialFileError
 
-import rootcase_ops
-import rootcase_run
-from rootcase_fs import Tree, content_of
-from rootcase_ops import DST_NAME, SRC_DATA, SRC_NAME, Op
-from test_root_table import _ON_LINK_SLASH, CONSISTENCY, RESOLUTION, SPECIAL
+from .helpers import operations, table
+from .helpers.table import case_ids
+from .helpers.trees import Tree, content_of
+from .helpers.operations import DST_NAME, SRC_DATA, SRC_NAME, Op
+from .test_root_table import _ON_LINK_SLASH, CONSISTENCY, RESOLUTION, SPECIAL
 
 MODE = 0o640
 NS = (1_000_000_001, 2_000_000_002)
@@ -239,7 +239,7 @@ NEEDS_SRC = {"link_dst", "copyfile_dst"}
 def install_hooks(monkeypatch, *modules) -> None:
     """Teach the shared runner (and ``modules`` that imported its helpers by
     name) the surface ops, for the calling test only."""
-    core_check, core_prepare = rootcase_run.check_target, rootcase_run.prepare
+    core_check, core_prepare = table.check_target, table.prepare
 
     def check(op, tree, raw, target, ltarget):
         if op in SURFACE_OPS:
@@ -252,12 +252,12 @@ def install_hooks(monkeypatch, *modules) -> None:
                 f.write(SRC_DATA)
         core_prepare(tree, op, target)
 
-    for module in (rootcase_run, *modules):
+    for module in (table, *modules):
         for name, value in (("check_target", check), ("prepare", prepare)):
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, value)
-    monkeypatch.setattr(rootcase_run, "ON_FINAL_LINK",
-                        {**rootcase_ops.ON_FINAL_LINK, **ON_FINAL_LINK})
+    monkeypatch.setattr(table, "ON_FINAL_LINK",
+                        {**operations.ON_FINAL_LINK, **ON_FINAL_LINK})
 
 
 @pytest.fixture(autouse=True)
@@ -293,11 +293,11 @@ def _extend(cases):
 # inode itself, which its outside name shares, as os's do: not in this row
 # (documented in _ops_meta; a host checks st_nlink, as the tools do).
 HARDLINK = [
-    rootcase_run.C("hard link to outside file", ["h => $OUT/secret"], "h",
-                   expect={"read_text": rootcase_run.Value("outside secret"),
-                           "open_file_rb": rootcase_run.Value(b"outside secret"),
-                           "write_text": rootcase_run.OK, "copyfile_dst": rootcase_run.OK,
-                           "copyfile_src": rootcase_run.OK, "link_src": rootcase_run.OK,
+    table.C("hard link to outside file", ["h => $OUT/secret"], "h",
+                   expect={"read_text": table.Value("outside secret"),
+                           "open_file_rb": table.Value(b"outside secret"),
+                           "write_text": table.OK, "copyfile_dst": table.OK,
+                           "copyfile_src": table.OK, "link_src": table.OK,
                            "link_dst": errno.EEXIST, "rmtree": errno.ENOTDIR,
                            "open_file_xb": errno.EEXIST},
                    no_oracle=("write_text", "copyfile_dst"),
@@ -306,25 +306,21 @@ HARDLINK = [
 ]
 
 
-def _ids(cases):
-    return [case.name for case in cases]
-
-
-@pytest.mark.parametrize("case", _extend(RESOLUTION), ids=_ids(RESOLUTION))
+@pytest.mark.parametrize("case", _extend(RESOLUTION), ids=case_ids(RESOLUTION))
 def test_resolution(case, make_root, scratch):
-    rootcase_run.run_ops(case, SURFACE_OPS, make_root, scratch)
+    table.run_ops(case, SURFACE_OPS, make_root, scratch)
 
 
-@pytest.mark.parametrize("case", _extend(CONSISTENCY), ids=_ids(CONSISTENCY))
+@pytest.mark.parametrize("case", _extend(CONSISTENCY), ids=case_ids(CONSISTENCY))
 def test_consistency_with_os(case, make_root, scratch):
-    rootcase_run.run_ops(case, SURFACE_OPS, make_root, scratch)
+    table.run_ops(case, SURFACE_OPS, make_root, scratch)
 
 
-@pytest.mark.parametrize("case", _extend(SPECIAL), ids=_ids(SPECIAL))
+@pytest.mark.parametrize("case", _extend(SPECIAL), ids=case_ids(SPECIAL))
 def test_special(case, make_root, scratch):
-    rootcase_run.run_ops(case, SURFACE_OPS, make_root, scratch)
+    table.run_ops(case, SURFACE_OPS, make_root, scratch)
 
 
-@pytest.mark.parametrize("case", HARDLINK, ids=_ids(HARDLINK))
+@pytest.mark.parametrize("case", HARDLINK, ids=case_ids(HARDLINK))
 def test_hard_link_to_outside(case, make_root, scratch):
-    rootcase_run.run_ops(case, SURFACE_OPS, make_root, scratch)
+    table.run_ops(case, SURFACE_OPS, make_root, scratch)

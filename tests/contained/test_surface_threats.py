@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-import rootcase_fs
-import test_root_threats as core
-from rootcase_ops import SRC_NAME
-from test_surface_table import SURFACE_OPS, install_hooks
+from .helpers import trees
+from . import test_root_threats as core
+from .helpers.operations import SRC_NAME
+from .test_surface_table import SURFACE_OPS, install_hooks
 
 READING = [op for op in SURFACE_OPS if op.follows and not op.mutates]
 
@@ -25,7 +25,7 @@ def _surface_hooks(monkeypatch):
     # the trees of these tests also hold the source link_dst and copyfile_dst
     # link or copy from (the tables' prepare step makes it; these build trees
     # of their own)
-    monkeypatch.setattr(core, "build", lambda base, fs: rootcase_fs.build(base, [*fs, SRC_NAME]))
+    monkeypatch.setattr(core, "build", lambda base, fs: trees.build(base, [*fs, SRC_NAME]))
 
 
 def _with_surface_ops(name: str, ops: list) -> None:

@@ -1,13 +1,14 @@
-"""Fixtures for the end-to-end tests (helpers are in e2e_support.py)."""
+"""Fixtures the end-to-end tests share (their helpers are in helpers.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
-from e2e_support import McpSession, RawClient
+from .helpers import McpSession, RawClient
 
 Client = TypeVar("Client", McpSession, RawClient)
 
@@ -38,3 +39,11 @@ def make_raw():
     """``make_raw(command, **kwargs) -> RawClient``; each is closed (stdin
     shut, process awaited) at the end of the test."""
     yield from _made(RawClient)
+
+
+@pytest.fixture
+def notes_root(tmp_path: Path) -> Path:
+    """A root holding only ``notes.txt`` ("hello"), for tests of the
+    server's protocol and life cycle rather than of the tools."""
+    (tmp_path / "notes.txt").write_text("hello\n")
+    return tmp_path

@@ -17,7 +17,7 @@ from corral.cli import envelope_json
 from corral.contained import backend_report
 from corral.hosts import render
 from corral.tools import Toolbox
-from e2e_support import backend_env, run_cli
+from .helpers import backend_env, run_cli
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:

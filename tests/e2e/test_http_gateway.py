@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import CONFORMANCE, REPO, SETUP_HINT
+from .helpers import CONFORMANCE, REPO, SETUP_HINT
 
 PAGE = REPO / "docs" / "http.md"
 BIN = CONFORMANCE / "node" / "node_modules" / ".bin"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from corral.tools import Toolbox, tool_definitions
-from e2e_support import PipedServer, RawClient, envelope_of, run_cli, serve_command
+from .helpers import PipedServer, RawClient, envelope_of, run_cli, serve_command
 
 CHANGERS = {"write_file", "edit_file", "move_file", "delete_file", "make_directory"}
 

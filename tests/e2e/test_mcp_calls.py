@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import HERE, SDKS, envelope_of
+from .helpers import HERE, SDKS, envelope_of
 
 BOUND = 5.0  # seconds: "answered at once", generously, on a loaded CI machine
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from e2e_support import BACKEND_CONFIGS, BACKEND_IDS, backend_env, envelope_of, serve_command
+from .helpers import BACKEND_CONFIGS, BACKEND_IDS, backend_env, envelope_of, serve_command
 
 CONTENT = "LEAKCONTENT5d2e"  # inside every outside file; never sent
 CONTENT_REGEX = "LEAKCONTEN[T]5d2e"  # matches CONTENT without being it

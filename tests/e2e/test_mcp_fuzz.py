@@ -1,6 +1,5 @@
-"""No client input may stop ``corral serve`` from answering (issue 12;
-redteam finding 21: an unhashable ``requestId`` in a cancel killed the
-reader thread).
+"""No client input may stop ``corral serve`` from answering (an unhashable
+``requestId`` in a cancel, for one, must not kill the reader thread).
 
 Odd JSON values (every JSON type, unhashable ones, huge and fractional
 numbers, lone surrogates, deep nesting, NaN) go into every field the server
@@ -23,7 +22,7 @@ from typing import Any
 import pytest
 
 from corral.tools import Toolbox, Workspace
-from e2e_support import PipedServer, RawClient, serve_roots_command
+from .helpers import PipedServer, RawClient, serve_roots_command
 
 
 def _deep(depth: int, leaf: Any, wrap: str) -> Any:
@@ -243,8 +242,9 @@ def test_odd_initialize_fields_never_stop_the_server(tmp_path, field):
     b'  {"jsonrpc":"2.0","id":7,"method":"ping"} trailing',
 ], ids=["cr-between", "nul-after", "text-after"])
 def test_a_parse_error_names_the_id_of_the_object_it_begins_with(two_roots, line):
-    """Redteam 'also seen': these were -32700 with id null though the id
-    was readable; the line is still refused (nothing of it runs)."""
+    """The id is readable, so the -32700 names it (not null), and the client
+    can tell which request failed; the line is still refused (nothing of it
+    runs)."""
     client = RawClient(serve_roots_command(two_roots))
     try:
         client.initialize()

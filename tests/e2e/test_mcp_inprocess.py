@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from corral.tools import Refusal, Toolbox, Workspace, tool_definitions
-from e2e_support import PipedServer
+from .helpers import PipedServer
 
 
 class _Raising(Workspace):

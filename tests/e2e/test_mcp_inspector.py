@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from corral.hosts import render
-from e2e_support import inspector_entry, serve_command, serve_roots_command
+from .helpers import inspector_entry, serve_command, serve_roots_command
 
 TIMEOUT = 120
 # a 1x1 PNG

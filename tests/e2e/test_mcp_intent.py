@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from corral.tools import Toolbox, Workspace
-from e2e_support import PipedServer
+from .helpers import PipedServer
 
 
 @pytest.fixture

@@ -14,20 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import PROTOCOL_VERSIONS, serve_command
+from .helpers import PROTOCOL_VERSIONS, serve_command
 
 LIMIT = 1024 * 1024  # the line limit these servers get (--max-line-bytes)
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    (tmp_path / "notes.txt").write_text("hello\n")
-    return tmp_path
-
-
-@pytest.fixture
-def raw(root, make_raw):
-    client = make_raw(serve_command(root, "--max-line-bytes", str(LIMIT)))
+def raw(notes_root, make_raw):
+    client = make_raw(serve_command(notes_root, "--max-line-bytes", str(LIMIT)))
     client.initialize()
     return client
 
@@ -47,8 +41,8 @@ def _still_serving(raw) -> None:
 
 
 @pytest.mark.parametrize("version", PROTOCOL_VERSIONS)
-def test_each_version_is_answered_with_itself(version, root, make_raw):
-    raw = make_raw(serve_command(root))
+def test_each_version_is_answered_with_itself(version, notes_root, make_raw):
+    raw = make_raw(serve_command(notes_root))
     answer = raw.initialize(version)["result"]
     assert answer["protocolVersion"] == version
     assert answer["serverInfo"]["name"] == "corral"
@@ -59,13 +53,13 @@ def test_each_version_is_answered_with_itself(version, root, make_raw):
 
 
 @pytest.mark.parametrize("offered", ["1999-01-01", "2026-07-28", "latest"])
-def test_an_unknown_version_gets_the_newest(offered, root, make_raw):
-    raw = make_raw(serve_command(root))
+def test_an_unknown_version_gets_the_newest(offered, notes_root, make_raw):
+    raw = make_raw(serve_command(notes_root))
     assert raw.initialize(offered)["result"]["protocolVersion"] == PROTOCOL_VERSIONS[-1]
 
 
-def test_initialize_needs_a_version_string_and_comes_once(root, make_raw):
-    raw = make_raw(serve_command(root))
+def test_initialize_needs_a_version_string_and_comes_once(notes_root, make_raw):
+    raw = make_raw(serve_command(notes_root))
     _error(raw.request("initialize", {"protocolVersion": 20250618, "capabilities": {}}),
            -32602, 1)
     raw.initialize()
@@ -177,14 +171,14 @@ def test_an_oversized_line_is_refused_with_its_id_and_the_server_goes_on(raw):
     _still_serving(raw)
 
 
-def test_an_oversized_line_was_never_written(root, make_raw):
-    raw = make_raw(serve_command(root, "--max-line-bytes", str(LIMIT)))
+def test_an_oversized_line_was_never_written(notes_root, make_raw):
+    raw = make_raw(serve_command(notes_root, "--max-line-bytes", str(LIMIT)))
     raw.initialize()
     raw.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
               "params": {"name": "write_file", "arguments": {"path": "big.txt",
                                                                "content": "y" * (2 * LIMIT)}}})
     _error(raw.reply(), -32600, 1)
-    assert not (root / "big.txt").exists()
+    assert not (notes_root / "big.txt").exists()
 
 
 def _peak_rss_kib(pid: int) -> int:
@@ -251,12 +245,12 @@ def test_logging_set_level_and_messages(raw):
         n for n in raw.notifications if n.get("method") == "notifications/message"]
 
 
-def test_requests_sent_at_once_are_all_answered_then_stdin_closes(root, make_raw):
+def test_requests_sent_at_once_are_all_answered_then_stdin_closes(notes_root, make_raw):
     """Twenty writes sent in one go are all answered (and made) before the
     client hangs up; closing stdin then ends the server with status 0.
     (Calls still running when stdin closes are cancelled and never
     answered: tests/e2e/test_serve_lifecycle.py.)"""
-    raw = make_raw(serve_command(root))
+    raw = make_raw(serve_command(notes_root))
     lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {}}},
              {"jsonrpc": "2.0", "method": "notifications/initialized"}]
@@ -275,7 +269,7 @@ def test_requests_sent_at_once_are_all_answered_then_stdin_closes(root, make_raw
     assert sorted(answers) == [1, *range(10, 30)]
     assert all("result" in a for a in answers.values())
     assert raw.proc.wait(30) == 0
-    made = sorted(p.name for p in root.glob("n[0-9]*.txt"))
+    made = sorted(p.name for p in notes_root.glob("n[0-9]*.txt"))
     assert made == sorted(f"n{i}.txt" for i in range(20))
 
 

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 from corral.tools import Refusal
-from e2e_support import envelope_of, serve_command
+from .helpers import envelope_of, serve_command
 
 PLANTED = "PLANTEDCONTENT91b7"
 

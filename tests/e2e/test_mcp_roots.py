@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import SDKS, envelope_of, serve_roots_command
+from .helpers import SDKS, envelope_of, serve_roots_command
 
 BOUND = 5.0
 

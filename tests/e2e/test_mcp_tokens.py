@@ -2,22 +2,24 @@
 
 ``corral serve`` and the reference MCP filesystem server
 (``@modelcontextprotocol/server-filesystem``) are driven through the same
-session on the same fixture (another fixture and session than
+sessions on the same fixtures (other fixtures and sessions than
 benchmarks/bench_tokens.py's, which reports the figures), and what a model
 is shown is counted with gpt-tokenizer's o200k encoding, on node (both from
-``scripts/setup_conformance.sh node``):
+``scripts/setup_conformance.sh node``).  Two sessions: ``code``, a project
+of standard-library modules where reads are 92% of the reference's tokens;
+``mixed``, tiny files, one large file read whole and in windows, and as
+many mistakes as successful calls.  On each:
 
-* ``tools/list`` as clients show it (no ``outputSchema``) at most the
-  reference's tokens, and whole at most 1.5 times;
-* the successful calls, apart from read_file's line numbers, at most the
-  reference's tokens in total; a read at most the reference's text plus
-  what numbering its lines costs (measured: about one token a line, the
-  floor, as a number is a token of its own) and a footer of 30 tokens (its
-  short digest is about 9, a window says where it ends and goes on); any
-  other call at most 1.3 times its counterpart's.  The line numbers are
-  what the reference does not show: with them the total is above the
-  reference's when reads are most of a session (benchmarks/RESULTS.md
-  says by how much);
+* ``tools/list`` as clients show it (no ``outputSchema``) at most 0.9 times
+  the reference's tokens, and whole at most 1.5 times;
+* the successful calls, line numbers and digests shown, at most the
+  reference's tokens in total (on ``mixed``, three quarters of which is one
+  whole read of a 1,820-line module, apart from what the margins' line
+  numbers cost: some 3%, more than the other calls save there); each call at most 1.3 times its
+  counterpart's, except that a read may instead cost its counterpart's
+  text plus a fixed 20 tokens (the footer, 13 with its short digest, and
+  the numbers of the first and last line): a file of a few short lines
+  (under some 65 tokens) cannot carry a digest within 1.3 times;
 * a refusal's text at most its sentence, hint and suggested call plus 40
   tokens, and each of them in it.
 """
@@ -28,12 +30,14 @@ import json
 import shutil
 import subprocess
 import sysconfig
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from e2e_support import CONFORMANCE, SETUP_HINT, RawClient, backend_env, serve_command
+from .helpers import CONFORMANCE, SETUP_HINT, RawClient, backend_env, serve_command
 
 REFERENCE = CONFORMANCE / "node" / "node_modules" / "@modelcontextprotocol" \
     / "server-filesystem" / "dist" / "index.js"
@@ -134,7 +138,8 @@ SUCCESSES: list[tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]] =
                     "destination": "{root}/docs/old/design.md"})),
     (("read_files", {"paths": ["docs/notes.md", "setup.cfg"]}),
      ("read_multiple_files", {"paths": ["{root}/docs/notes.md", "{root}/setup.cfg"]})),
-    (("edit_file", {"path": "lib/options.py", "oldText": "def getopt(args, shortopts, longopts = []):",
+    (("edit_file", {"path": "lib/options.py",
+                    "oldText": "def getopt(args, shortopts, longopts = []):",
                     "newText": "def getopt(args, shortopts, longopts=()):", "dryRun": True}),
      ("edit_file", {"path": "{root}/lib/options.py", "dryRun": True,
                     "edits": [{"oldText": "def getopt(args, shortopts, longopts = []):",
@@ -155,6 +160,98 @@ MISTAKES: list[tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]] = 
 ]
 
 
+ENV_EXAMPLE = "# copy to .env\nDATABASE_URL=postgres://localhost/app\nDEBUG=0\n"
+CONFIG = """[server]
+host = "127.0.0.1"
+port = 8080
+
+[log]
+level = "info"
+"""
+NEW_NOTE = "Release 2.0.1: fixes the port default.\n"
+
+
+def make_mixed_fixture(root: Path) -> None:
+    """Tiny files (a line to six), one large module (1,820 lines of real
+    code), a nested directory and a file outside the root."""
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "src" / "app").mkdir(parents=True)
+    shutil.copyfile(STDLIB / "pickle.py", root / "src" / "app" / "store.py")
+    (root / "src" / "app" / "__init__.py").write_text('__version__ = "2.0.1"\n')
+    (root / "VERSION").write_text("2.0.1\n")
+    (root / ".env.example").write_text(ENV_EXAMPLE)
+    (root / "config.toml").write_text(CONFIG)
+    (root / "docs").mkdir()
+    (root / "docs" / "index.md").write_text("# App\n\nSee config.toml.\n")
+    (root / "docs" / "changes.md").write_text("# Changes\n")
+    (root.parent / "secret.txt").write_text("outside\n")
+
+
+Pair = tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]
+MIXED_SUCCESSES: list[Pair] = [
+    (("list_directory", {"path": "."}), ("list_directory", {"path": "{root}"})),
+    (("read_file", {"path": "VERSION"}), ("read_text_file", {"path": "{root}/VERSION"})),
+    (("read_file", {"path": ".env.example"}),
+     ("read_text_file", {"path": "{root}/.env.example"})),
+    (("read_files", {"paths": ["config.toml", "src/app/__init__.py", "docs/index.md"]}),
+     ("read_multiple_files", {"paths": ["{root}/config.toml", "{root}/src/app/__init__.py",
+                                        "{root}/docs/index.md"]})),
+    (("read_file", {"path": "src/app/store.py"}),
+     ("read_text_file", {"path": "{root}/src/app/store.py"})),
+    (("read_file", {"path": "src/app/store.py", "limit": 300}),
+     ("read_text_file", {"path": "{root}/src/app/store.py", "head": 300})),
+    (("read_file", {"path": "src/app/store.py", "offset": 1671}),
+     ("read_text_file", {"path": "{root}/src/app/store.py", "tail": 150})),
+    (("glob", {"pattern": "**/*.md"}), ("search_files", {"path": "{root}", "pattern": "**/*.md"})),
+    (("edit_file", {"path": "config.toml", "oldText": "port = 8080", "newText": "port = 8081"}),
+     ("edit_file", {"path": "{root}/config.toml",
+                    "edits": [{"oldText": "port = 8080", "newText": "port = 8081"}]})),
+    (("write_file", {"path": "docs/release.md", "content": NEW_NOTE}),
+     ("write_file", {"path": "{root}/docs/release.md", "content": NEW_NOTE})),
+    (("file_info", {"path": "VERSION"}), ("get_file_info", {"path": "{root}/VERSION"})),
+]
+MIXED_MISTAKES: list[Pair] = [
+    (("read_file", {"path": "src/app/__init_.py"}),
+     ("read_text_file", {"path": "{root}/src/app/__init_.py"})),
+    (("edit_file", {"path": "config.toml", "oldText": "level = \"debug\"",
+                    "newText": "level = \"warn\""}),
+     ("edit_file", {"path": "{root}/config.toml",
+                    "edits": [{"oldText": "level = \"debug\"", "newText": "level = \"warn\""}]})),
+    (("move_file", {"source": "docs/index.md", "destination": "docs/changes.md"}),
+     ("move_file", {"source": "{root}/docs/index.md", "destination": "{root}/docs/changes.md"})),
+    (("read_file", {"path": "../secret.txt"}),
+     ("read_text_file", {"path": "{root}/../secret.txt"})),
+    (("make_directory", {"path": "VERSION"}), ("create_directory", {"path": "{root}/VERSION"})),
+    (("list_directory", {"path": "config.toml"}),
+     ("list_directory", {"path": "{root}/config.toml"})),
+    (("edit_file", {"path": "src/app/version.py", "oldText": "2.0.1", "newText": "2.0.2"}),
+     ("edit_file", {"path": "{root}/src/app/version.py",
+                    "edits": [{"oldText": "2.0.1", "newText": "2.0.2"}]})),
+    (("file_info", {"path": "docs/changelog.md"}),
+     ("get_file_info", {"path": "{root}/docs/changelog.md"})),
+]
+
+
+@dataclass(frozen=True)
+class Session:
+    """A fixture and the calls made on it, as each server spells them."""
+
+    make: Callable[[Path], None]
+    successes: list[Pair]
+    mistakes: list[Pair]
+    #: the successful calls at most the reference's tokens in total; else
+    #: apart from the margins' line numbers (a session that is nearly all
+    #: one whole read of a large file: a number every fifth line costs
+    #: some 3% of code, more than the other calls save)
+    whole_total: bool = True
+
+
+SESSIONS = {"code": Session(make_fixture, SUCCESSES, MISTAKES),
+            "mixed": Session(make_mixed_fixture, MIXED_SUCCESSES, MIXED_MISTAKES,
+                             whole_total=False)}
+
+
 def _fill(value: Any, root: str) -> Any:
     if isinstance(value, str):
         return value.replace("{root}", root)
@@ -165,16 +262,17 @@ def _fill(value: Any, root: str) -> Any:
     return value
 
 
-def _session(command: list[str], root: Path, which: int, env: dict[str, str] | None = None
+def _session(session: Session, command: list[str], root: Path, which: int,
+             env: dict[str, str] | None = None
              ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The listing and every call's result, from a fresh fixture."""
-    make_fixture(root)
+    session.make(root)
     client = RawClient(command, env=env)
     try:
         client.initialize("2025-06-18")
         listing = client.request("tools/list", {})["result"]["tools"]
         results = []
-        for pair in SUCCESSES + MISTAKES:
+        for pair in session.successes + session.mistakes:
             name, args = pair[which]
             answer = client.request("tools/call", {"name": name,
                                                    "arguments": _fill(args, str(root))})
@@ -195,85 +293,103 @@ def _floor(envelope: dict[str, Any]) -> str:
 
 
 READS = ("read_file", "read_files")
+#: what a read may cost over its counterpart whatever its length: the
+#: footer (13 tokens: the short digest is 8, its label and brackets 5),
+#: the numbers of the first and last line and a tab before a line or two
+READ_FOOTER = 20
 
 
-def _numbered_and_plain(result: dict[str, Any]) -> tuple[str, str]:
-    """A read's lines as shown (numbered; an empty line empty) and as in
-    the file: what numbering costs is the difference of their tokens."""
-    envelope = result["structuredContent"]
-    numbered, plain = [], []
-    for f in envelope.get("files", [envelope]):
-        if f.get("ok") and "content" in f:
-            lines = f["content"].split("\n")
-            numbered.append("\n".join(line if line.partition("\t")[2] else "" for line in lines))
-            plain.append("\n".join(line.partition("\t")[2] for line in lines))
-    return "\n".join(numbered), "\n".join(plain)
-
-
-@pytest.fixture(scope="module")
-def measured(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("tokens") / "project"
-    ours = _session(serve_command(root), root, 0, backend_env())
-    theirs = _session(["node", str(REFERENCE), str(root)], root, 1)
-    n = len(SUCCESSES) + len(MISTAKES)
+@pytest.fixture(scope="module", params=sorted(SESSIONS))
+def measured(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+             ) -> dict[str, Any]:
+    session = SESSIONS[request.param]
+    # the same path for both servers: the reference prints absolute paths
+    root = tmp_path_factory.mktemp(f"tokens-{request.param}") / "project"
+    ours = _session(session, serve_command(root), root, 0, backend_env())
+    theirs = _session(session, ["node", str(REFERENCE), str(root)], root, 1)
+    good = len(session.successes)
+    n = good + len(session.mistakes)
     for i in range(n):  # the same session: the same calls succeed and fail on both
-        assert bool(ours[1][i].get("isError")) is (i >= len(SUCCESSES)), ours[1][i]
-        assert bool(theirs[1][i].get("isError")) is (i >= len(SUCCESSES)), theirs[1][i]
-    floors = [_floor(r["structuredContent"]) for r in ours[1][len(SUCCESSES):]]
+        assert bool(ours[1][i].get("isError")) is (i >= good), ours[1][i]
+        assert bool(theirs[1][i].get("isError")) is (i >= good), theirs[1][i]
+    floors = [_floor(r["structuredContent"]) for r in ours[1][good:]]
+    reads = [i for i, ((name, _), _) in enumerate(session.successes) if name in READS]
+    bare = [_without_margins(_text(ours[1][i])) for i in reads]
     texts = [compact([{k: v for k, v in t.items() if k != "outputSchema"} for t in ours[0]]),
              compact(ours[0]),
              compact([{k: v for k, v in t.items() if k != "outputSchema"} for t in theirs[0]]),
-             compact(theirs[0]), *map(_text, ours[1]), *map(_text, theirs[1]), *floors]
-    reads = [i for i, ((name, _), _) in enumerate(SUCCESSES) if name in READS]
-    pairs = [_numbered_and_plain(ours[1][i]) for i in reads]
-    texts += [text for pair in pairs for text in pair]
+             compact(theirs[0]), *map(_text, ours[1]), *map(_text, theirs[1]), *floors, *bare]
     counts = tokens(texts)
-    numbering = [0] * len(SUCCESSES)
     base = 4 + 2 * n + len(floors)
-    for k, i in enumerate(reads):
-        numbering[i] = counts[base + 2 * k] - counts[base + 2 * k + 1]
-    return {"list": counts[:4], "ours": counts[4:4 + n], "theirs": counts[4 + n:4 + 2 * n],
-            "floors": counts[4 + 2 * n:base], "numbering": numbering, "results": ours[1]}
+    margins = sum(counts[4 + i] for i in reads) - sum(counts[base:])
+    return {"session": session, "list": counts[:4], "ours": counts[4:4 + n],
+            "theirs": counts[4 + n:4 + 2 * n], "floors": counts[4 + 2 * n:base],
+            "margins": margins, "results": ours[1]}
 
 
-def test_tools_list_costs_no_more_than_the_reference(measured):
+def _without_margins(text: str) -> str:
+    """A read's text with each line's margin (up to its first tab) left out."""
+    return "\n".join(row.partition("\t")[2] if "\t" in row else row
+                     for row in text.split("\n"))
+
+
+def test_tools_list_costs_less_than_the_reference(measured):
     ours_shown, ours_whole, theirs_shown, theirs_whole = measured["list"]
-    assert ours_shown <= theirs_shown, (ours_shown, theirs_shown)
+    assert ours_shown <= 0.9 * theirs_shown, (ours_shown, theirs_shown)
     assert ours_whole <= 1.5 * theirs_whole, (ours_whole, theirs_whole)
 
 
 def test_successful_calls_cost_no_more_than_the_reference(measured):
-    """Apart from read_file's line numbers, a model reads no more than the
-    reference shows it: a read costs at most the reference's text, what
-    numbering its lines costs (measured: the same text with and without its
-    numbers) and a footer of 30 tokens per file; any other call at most 1.3
-    times its counterpart."""
-    ours, theirs, numbering = measured["ours"], measured["theirs"], measured["numbering"]
-    for i, ((name, args), _) in enumerate(SUCCESSES):
+    """Line numbers and digests shown, a model reads no more than the
+    reference shows it in all; each call at most 1.3 times its
+    counterpart (a read: or its counterpart plus the fixed footer)."""
+    session = measured["session"]
+    ours, theirs = measured["ours"], measured["theirs"]
+    for i, ((name, args), _) in enumerate(session.successes):
+        cap = 1.3 * theirs[i]
         if name in READS:
             files = len(measured["results"][i]["structuredContent"].get("files", [None]))
-            assert ours[i] <= theirs[i] + numbering[i] + 30 * files, \
-                (name, args, ours[i], theirs[i], numbering[i])
-        else:
-            assert ours[i] <= 1.3 * theirs[i], (name, args, ours[i], theirs[i])
-    good = range(len(SUCCESSES))
-    assert sum(ours[i] - numbering[i] for i in good) <= sum(theirs[i] for i in good), \
-        (sum(ours[i] for i in good), sum(numbering), sum(theirs[i] for i in good))
-    others = [i for i, ((name, _), _) in enumerate(SUCCESSES) if name not in READS]
+            cap = max(cap, theirs[i] + READ_FOOTER * files)
+        assert ours[i] <= cap, (name, args, ours[i], theirs[i])
+    good = range(len(session.successes))
+    total, theirs_total = sum(ours[i] for i in good), sum(theirs[i] for i in good)
+    margins = measured["margins"]
+    assert 0 < margins < 0.05 * total, margins  # a number every fifth line: a few percent
+    if session.whole_total:
+        assert total <= theirs_total, (total, theirs_total)
+    else:
+        assert total - margins <= theirs_total, (total, margins, theirs_total)
+    others = [i for i, ((name, _), _) in enumerate(session.successes) if name not in READS]
     assert sum(ours[i] for i in others) <= 0.6 * sum(theirs[i] for i in others)
 
 
 def test_line_numbers_and_digests_are_still_shown(measured):
-    read = measured["results"][2]
-    envelope = read["structuredContent"]
-    text = _text(read)
-    assert text.startswith("1\t") and envelope["sha256"][:16] in text
-    assert envelope["sha256"] not in text  # the short form only
-    assert f"{envelope['totalLines']}\t" in text
+    """Each read shows the short digest, and each line after a margin
+    ending at a tab that holds the line's number on the first and last
+    line shown and every fifth; an empty line is left empty."""
+    session = measured["session"]
+    for i, ((name, _), _) in enumerate(session.successes):
+        if name != "read_file":
+            continue
+        envelope = measured["results"][i]["structuredContent"]
+        text = _text(measured["results"][i])
+        assert envelope["sha256"][:16] in text and envelope["sha256"] not in text
+        rows = text.split("\n")[:-1]  # the footer last
+        lines = [row.partition("\t")[2] for row in envelope["content"].split("\n")]
+        assert len(rows) == len(lines), (len(rows), len(lines))
+        kept = [k for k, line in enumerate(lines) if line]
+        for k, (row, line) in enumerate(zip(rows, lines)):
+            number = envelope["startLine"] + k
+            if not line:
+                assert row == "", row
+            elif k in (kept[0], kept[-1]) or number % 5 == 0:
+                assert row == f"{number}\t{line}", (row, number)
+            else:
+                assert row == f"\t{line}", (row, number)
 
 
 def test_a_refusal_costs_its_sentence_hint_and_call_and_little_more(measured):
-    first = len(SUCCESSES)
+    first = len(measured["session"].successes)
     for i, result in enumerate(measured["results"][first:]):
         envelope = result["structuredContent"]
         text = _text(result)
@@ -283,4 +399,3 @@ def test_a_refusal_costs_its_sentence_hint_and_call_and_little_more(measured):
         if envelope.get("suggestedTool"):
             assert f"{envelope['suggestedTool']} {compact(envelope['suggestedArgs'])}" in text
         assert measured["ours"][first + i] <= measured["floors"][i] + 40, (text, envelope)
-

@@ -21,7 +21,7 @@ import pytest
 
 from corral.hosts import render
 from corral.tools import Code, Toolbox
-from e2e_support import PROTOCOL_VERSIONS, SDKS, envelope_of, serve_command
+from .helpers import PROTOCOL_VERSIONS, SDKS, envelope_of, serve_command
 
 DENY = "secret.env"
 

@@ -26,7 +26,7 @@ import pytest
 from corral.integrations import anthropic_tool_results
 from corral.tools import Toolbox
 
-from e2e_support import RawClient
+from .helpers import RawClient
 
 CORRAL = [sys.executable, "-m", "corral"]
 DEEP_ARRAY = "[" * 3000 + "]" * 3000

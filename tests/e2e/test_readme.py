@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from e2e_support import REPO
+from .helpers import REPO
 
 README = REPO / "README.md"
 BIN = Path(sys.executable).parent

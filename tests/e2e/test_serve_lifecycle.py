@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import CONFORMANCE, HERE, SETUP_HINT, RawClient, sdk_python, serve_command
+from .helpers import CONFORMANCE, HERE, SETUP_HINT, RawClient, sdk_python, serve_command
 
 BOUND = 3.0  # seconds from the signal (or the hang-up) to the exit, at most
 SIGNALS = [signal.SIGTERM, signal.SIGINT]
@@ -34,12 +34,6 @@ SIGNALS = [signal.SIGTERM, signal.SIGINT]
 
 def wait_command(root: Path) -> list[str]:
     return [sys.executable, str(HERE / "wait_serve.py"), str(root)]
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    (tmp_path / "notes.txt").write_text("hello\n")
-    return tmp_path
 
 
 def _started(command: list[str]) -> RawClient:
@@ -82,8 +76,8 @@ def _traceback_free(raw: RawClient) -> None:
 
 @pytest.mark.parametrize("idle_for", [0.2, 2.0])
 @pytest.mark.parametrize("signum", SIGNALS, ids=lambda s: signal.Signals(s).name)
-def test_a_signal_stops_an_idle_server_with_stdin_open(root, signum, idle_for):
-    raw = _started(serve_command(root))
+def test_a_signal_stops_an_idle_server_with_stdin_open(notes_root, signum, idle_for):
+    raw = _started(serve_command(notes_root))
     time.sleep(idle_for)
     status, seconds = _exit_after(raw, signum)
     assert status == 128 + signum, b"".join(raw.stderr)
@@ -93,8 +87,8 @@ def test_a_signal_stops_an_idle_server_with_stdin_open(root, signum, idle_for):
 
 
 @pytest.mark.parametrize("signum", SIGNALS, ids=lambda s: signal.Signals(s).name)
-def test_a_signal_stops_a_call_at_its_next_checkpoint_and_answers_nothing(root, signum):
-    raw = _started(wait_command(root))
+def test_a_signal_stops_a_call_at_its_next_checkpoint_and_answers_nothing(notes_root, signum):
+    raw = _started(wait_command(notes_root))
     _call(raw, 7, "wait", {"seconds": 60}, progressToken="p")
     first = raw.receive()  # the call is running: it reported progress
     assert first["method"] == "notifications/progress", first
@@ -135,22 +129,22 @@ def test_a_signal_stops_a_real_search_in_flight(tmp_path, signum):
         assert message.get("method") == "notifications/progress", message
 
 
-def test_writes_caught_by_a_signal_are_whole_or_absent(root):
+def test_writes_caught_by_a_signal_are_whole_or_absent(notes_root):
     content = "".join(f"line {i:06d}\n" for i in range(20_000))  # 240 KB each
-    raw = _started(serve_command(root, "--workers", "4"))
+    raw = _started(serve_command(notes_root, "--workers", "4"))
     for i in range(40):
         _call(raw, 100 + i, "write_file", {"path": f"out/w{i}.txt", "content": content})
     raw.reply()  # one has landed; the rest are in flight or waiting
     status, seconds = _exit_after(raw, signal.SIGTERM)
     assert status == 128 + signal.SIGTERM and seconds < BOUND
-    out = root / "out"
+    out = notes_root / "out"
     for path in out.iterdir():
         assert path.name.startswith("w") and path.suffix == ".txt", path.name  # no temp file left
         assert path.read_text() == content, path.name
 
 
-def test_nothing_is_written_after_stdin_closes(root):
-    raw = _started(wait_command(root))
+def test_nothing_is_written_after_stdin_closes(notes_root):
+    raw = _started(wait_command(notes_root))
     _call(raw, 9, "wait", {"seconds": 60})  # no progress token: it writes nothing while it runs
     time.sleep(0.5)
     started = time.monotonic()
@@ -163,10 +157,10 @@ def test_nothing_is_written_after_stdin_closes(root):
     _traceback_free(raw)
 
 
-def test_answers_given_before_stdin_closes_are_all_delivered(root):
+def test_answers_given_before_stdin_closes_are_all_delivered(notes_root):
     """What the server answered before it saw the end of its input is
     flushed, in full, before it exits."""
-    raw = _started(serve_command(root))
+    raw = _started(serve_command(notes_root))
     for i in range(50):
         raw.send({"jsonrpc": "2.0", "id": 1000 + i, "method": "ping"})
     assert raw.proc.stdin is not None
@@ -182,9 +176,9 @@ def test_answers_given_before_stdin_closes_are_all_delivered(root):
 
 
 @pytest.mark.parametrize("sdk", ["sdk1", "sdk2"])
-def test_python_sdk_clients_close_cleanly_with_a_call_in_flight(root, sdk):
+def test_python_sdk_clients_close_cleanly_with_a_call_in_flight(notes_root, sdk):
     done = subprocess.run([sdk_python(sdk), str(HERE / "sdk_close.py"), "60",
-                           *wait_command(root)], capture_output=True, text=True, timeout=120)
+                           *wait_command(notes_root)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "Error" not in done.stderr, done.stderr
     closed_in = json.loads(done.stdout)["closed_in"]
@@ -193,24 +187,24 @@ def test_python_sdk_clients_close_cleanly_with_a_call_in_flight(root, sdk):
     assert closed_in < 2.0, closed_in
 
 
-def test_typescript_sdk_client_closes_cleanly_with_a_call_in_flight(root):
+def test_typescript_sdk_client_closes_cleanly_with_a_call_in_flight(notes_root):
     modules = CONFORMANCE / "node" / "node_modules"
     if not (modules / "@modelcontextprotocol" / "sdk").is_dir():
         pytest.fail(f"the TypeScript SDK is missing under {modules}; {SETUP_HINT}")
     done = subprocess.run(["node", str(HERE / "ts_close.mjs"), str(modules), "60",
-                           *wait_command(root)], capture_output=True, text=True, timeout=120)
+                           *wait_command(notes_root)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout)
     assert outcome["closed_in"] < 2.0, outcome  # the SDK's own wait before it signals is 2 s
     assert outcome["call"] != "answered", outcome  # the hung-up call was not answered
 
 
-def test_sighup_stops_it_unless_the_parent_ignores_it(root):
-    raw = _started(serve_command(root))
+def test_sighup_stops_it_unless_the_parent_ignores_it(notes_root):
+    raw = _started(serve_command(notes_root))
     status, seconds = _exit_after(raw, signal.SIGHUP)
     assert status == 128 + signal.SIGHUP and seconds < BOUND
     # started under nohup (SIGHUP ignored), a hang-up changes nothing
-    ignoring = subprocess.Popen(serve_command(root), stdin=subprocess.PIPE,
+    ignoring = subprocess.Popen(serve_command(notes_root), stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
     try:

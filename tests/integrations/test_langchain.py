@@ -14,7 +14,7 @@ from langchain_core.tools import StructuredTool
 from corral.integrations import langchain_tools
 from corral.tools import Code
 from corral.hosts import published_schema
-from support import SUCCEEDING, in_order
+from .helpers import SUCCEEDING, in_order
 
 # a refusal as a model is shown it begins with its code
 REFUSED = tuple(f"{code.value}: " for code in Code)

@@ -17,7 +17,7 @@ from agents.tool_context import ToolContext
 
 from corral.integrations import openai_agents_tools
 from corral.tools import Code, strict_schema, tool_definitions
-from support import SUCCEEDING, in_order, strict_arguments
+from .helpers import SUCCEEDING, in_order, strict_arguments
 
 set_tracing_disabled(True)  # offline: no trace export
 
@@ -26,7 +26,7 @@ REFUSED = tuple(f"{code.value}: " for code in Code)
 
 
 def test_every_tool_has_a_case(toolbox):
-    assert set(toolbox.names) <= set(SUCCEEDING), "add the new tool to support.SUCCEEDING"
+    assert set(toolbox.names) <= set(SUCCEEDING), "add the new tool to helpers.SUCCEEDING"
 
 
 def test_strict_export_is_what_the_sdk_and_strict_mode_require(toolbox):

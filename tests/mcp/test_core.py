@@ -291,8 +291,9 @@ def test_the_queue_is_bounded_and_waiting_jobs_can_be_removed():
 
 
 def test_waiting_calls_are_bounded_in_bytes():
-    """Redteam finding 22: calls queued behind a client that does not read
-    each held their parsed arguments (up to 16 MiB): 64 of them ~1 GiB."""
+    """Calls queued behind a client that does not read are bounded in bytes,
+    not only in number: each holds its parsed arguments (up to 16 MiB), so 64
+    of them could hold ~1 GiB."""
     def sized(request_id: int, size: int) -> Job:
         return Job(ToolCall(request_id, "t", {}, None, size), writes=True)
 

@@ -1,7 +1,8 @@
-"""Finding 22, copy by copy: what one large call costs in memory while it is
-read, decoded and refused (tracemalloc's peak of what is allocated on top of
-the call's own data), and that nothing of it outlives the call.  The flood
-end to end (RSS of ``corral serve``) is in tests/e2e/test_redteam_mcp.py."""
+"""Large calls must not flood the server's memory, copy by copy: what one large
+call costs in memory while it is read, decoded and refused (tracemalloc's
+peak of what is allocated on top of the call's own data), and that nothing
+of it outlives the call.  The flood end to end (RSS of ``corral serve``) is
+in tests/e2e/test_serve_hostile_clients.py."""
 
 from __future__ import annotations
 

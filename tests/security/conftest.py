@@ -1,4 +1,4 @@
-"""Security suite: profiles live in ``sec_settings.py``; the race statistics
+"""Security suite: profiles live in ``helpers/settings.py``; the race statistics
 (``test_races.py``) go to a file, named by one line of the terminal summary:
 ``$CORRAL_RACE_STATS`` (JSON lines, appended: scripts/test.sh collects every
 lane there), else ``race-stats.jsonl`` in pytest's base temporary directory."""
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from sec_settings import RACE_REPORT, TMP_BASE
+from .helpers.settings import RACE_REPORT, TMP_BASE
 
 
 @pytest.fixture
 def sec_tmp():
-    """A fresh directory under the suite's tree base (``sec_settings.TMP_BASE``:
+    """A fresh directory under the suite's tree base (``helpers.settings.TMP_BASE``:
     tmpfs where present), removed afterwards."""
     path = tempfile.mkdtemp(prefix="corral-sec-", dir=TMP_BASE)
     yield path

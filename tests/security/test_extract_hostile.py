@@ -322,7 +322,7 @@ def test_long_and_invalid_names(make_root, site):
     assert landed(site, "ok") == b"ok"
 
 
-# -- unreadable members, damaged streams (redteam 19) -------------------------------------
+# -- unreadable members, damaged streams ------------------------------------------------
 
 def _two_member_zip(method: int) -> bytearray:
     buf = io.BytesIO()

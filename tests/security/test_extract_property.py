@@ -13,7 +13,7 @@ order), and after each extraction
   name).
 
 Soak: ``CORRAL_EXTRACT_EXAMPLES`` sets the examples per backend config
-(default 60); the nightly profile of ``sec_settings`` draws new examples.
+(default 60); the nightly profile of ``helpers.settings`` draws new examples.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as hs
 
 from corral.testing import changes, snapshot
-from sec_settings import PROFILE, TMP_BASE
+from .helpers.settings import PROFILE, TMP_BASE
 
 pytestmark = pytest.mark.filterwarnings("ignore:Duplicate name")
 

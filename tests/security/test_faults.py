@@ -42,7 +42,7 @@ from typing import Any, Callable
 
 import pytest
 
-from _tools_support import (CONFIG_IDS, CONFIGS, MARKER, assert_contract, call_bounded,
+from .helpers.world import (CONFIG_IDS, CONFIGS, MARKER, assert_contract, call_bounded,
                             temp_files)
 from corral.contained import OsBackend, Root, backend_by_name
 from corral.testing import snapshot
@@ -540,8 +540,8 @@ def test_pyfakefs_refuses_the_native_backend_for_tools(real_fds):
     no default backend there (it says which to pass), a Root on the plain os
     backend (whose pread/fchmod are real calls) or the native one (C calls
     on the real files behind the fake fd numbers) is refused, and one on
-    ``FakeFsBackend`` works.  (Before issue 18 the default quietly picked an
-    os backend that emulated the calls pyfakefs lacks.)"""
+    ``FakeFsBackend`` works.  (A default that quietly picked an os backend
+    emulating the calls pyfakefs lacks would test something else.)"""
     from pyfakefs.fake_filesystem_unittest import Patcher
 
     try:

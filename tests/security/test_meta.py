@@ -1,7 +1,7 @@
 """The checks catch deliberately broken resolvers, so a green run means something.
 
-Every strategy property (sec_properties.py) and the state machine are run
-against the resolvers of sec_broken.py and must FAIL with an
+Every strategy property (helpers/properties.py) and the state machine are run
+against the resolvers of helpers/broken.py and must FAIL with an
 AssertionError from the harness.  Settings are derandomized (the same
 examples every run) and skip shrinking: a failure is all that is asked.
 """
@@ -12,11 +12,12 @@ import pytest
 from hypothesis import Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from sec_broken import BROKEN, NAIVE, CheckThenUseRoot, DotDotWalkRoot, NaiveRoot
-from sec_race import operations, run_scenario
-from sec_harness import ORACLE, Totals
-from sec_machine import make_machine
-from sec_properties import PROPERTIES
+from .helpers.broken import BROKEN, NAIVE, CheckThenUseRoot, DotDotWalkRoot, NaiveRoot
+from .helpers.race import operations, run_scenario
+from .helpers import harness
+from .helpers.harness import ORACLE, Totals
+from .helpers.machine import make_machine
+from .helpers.properties import PROPERTIES
 
 pytestmark = pytest.mark.skipif(not ORACLE, reason="the broken resolvers are caught by the "
                                 "kernel oracle, which needs Linux openat2")
@@ -52,7 +53,7 @@ def test_state_machine_catches_broken_resolver(broken):
 @pytest.mark.filterwarnings("ignore:Duplicate name")
 @pytest.mark.parametrize("fmt", ["tar", "zip"])
 def test_archive_checks_catch_naive_resolver(tmp_path, fmt):
-    from test_archives import hostile_extraction, make_site
+    from .test_archives import hostile_extraction, make_site
     base = tmp_path / "sandbox"  # NaiveRoot's guard keeps it inside tmp_path
     base.mkdir()
     with pytest.raises(AssertionError):
@@ -74,7 +75,6 @@ def test_race_harness_catches_broken_resolver(sec_tmp, scenario, broken):
 def test_outside_snapshot_alone_catches_naive_escape(monkeypatch):
     """Without the kernel oracle (as on macOS), the outside snapshot and the
     outside-inode check still catch the naive resolver, by an escape."""
-    import sec_harness
-    monkeypatch.setattr(sec_harness, "ORACLE", False)
+    monkeypatch.setattr(harness, "ORACLE", False)
     with pytest.raises(AssertionError, match="ESCAPE"):
         run_state_machine_as_test(make_machine([NAIVE], Totals()), settings=META)

@@ -1,4 +1,4 @@
-"""THREATS row 26 / issue 11: the host's ``authorize`` allows only on
+"""THREATS row 26: the host's ``authorize`` allows only on
 ``None`` or ``True``.  ``False`` denies with the default reason, ``Denied``
 with its own, any other answer denies and says the callback returned an
 unexpected value, and an exception fails closed.  Every row is tried on a

@@ -1,4 +1,4 @@
-"""Issue 11 / THREATS rows 21 and 25: the safe defaults, with no policy argument.
+"""THREATS rows 21 and 25: the safe defaults, with no policy argument.
 
 Every protected class (``.git/``, a directory a ``.git`` file points to,
 host-run configuration) refuses every change through every tool that
@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from _tools_support import CONFIG_IDS, CONFIGS, assert_contract, call_bounded
+from .helpers.world import CONFIG_IDS, CONFIGS, assert_contract, call_bounded
 from corral.contained import MAX_SYMLINKS
 from corral.tools import Policy, Toolbox
 

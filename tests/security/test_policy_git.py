@@ -1,5 +1,5 @@
 """What git runs or reads inside the root is protected, wherever it lies
-(redteam 4 and 14): a ``.git`` file's git directory and its common
+(git runs hooks and reads config from all of them): a ``.git`` file's git directory and its common
 directory, a bare repository, ``core.hooksPath`` and the files
 ``include.path`` / ``includeIf`` pull in (followed in turn); found when the
 Toolbox opens, bounded, lifted by ``allow_git_writes``.  On every backend

@@ -1,4 +1,4 @@
-"""Host-run configuration added after redteam 15: each entry is a file (or
+"""Host-run configuration beyond the first list: each entry is a file (or
 directory) a host program runs or loads on its own, without the user asking
 for that file to run.  Refused by default through write_file, move_file
 (onto it) and make_directory; allowed once the host lifts the defaults.  On

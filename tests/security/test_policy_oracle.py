@@ -1,5 +1,5 @@
 """An answer never says what exists where a deny rule hides things
-(redteam 9): an error whose component lies under a denied path (a link
+(or a model could map what is hidden): an error whose component lies under a denied path (a link
 into a missing directory there, a missing name below a link) is the same
 DENIED an existing path there gets, naming only the model's spelling.  On
 every backend config."""

@@ -1,9 +1,9 @@
 """Host patterns are read as the host means them and never fail open
-(redteam 20): a pattern covering a directory covers everything below it, on
-every rule list (deny, protect, secrets); shell spellings (``./x``,
-``x/.``, an absolute path inside the root) are the root's ``x``; a pattern
-that could never apply is a ``ValueError`` when the Toolbox is made.  On
-every backend config."""
+(a host's rule must never let through what it meant to stop): a pattern
+covering a directory covers everything below it, on every rule list (deny,
+protect, secrets); shell spellings (``./x``, ``x/.``, an absolute path
+inside the root) are the root's ``x``; a pattern that could never apply is
+a ``ValueError`` when the Toolbox is made.  On every backend config."""
 
 from __future__ import annotations
 

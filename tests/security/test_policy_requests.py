@@ -1,7 +1,7 @@
-"""What the host's ``authorize`` is told is where the call acts (issue 18,
-redteam 18): the canonical path the resolver reached for the target, both
-ends of a move and every directory created, never the model's spelling.
-On every backend config."""
+"""What the host's ``authorize`` is told is where the call acts (a
+host judges what will happen, not what was spelled): the canonical path the
+resolver reached for the target, both ends of a move and every directory
+created, never the model's spelling.  On every backend config."""
 
 from __future__ import annotations
 

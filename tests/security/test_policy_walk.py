@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from corral.tools import Policy, Toolbox
 from corral.tools._policy.rules import Op
-from sec_settings import TMP_BASE
+from .helpers.settings import TMP_BASE
 
 # names a walk meets: case and Unicode variants of what the rules name
 NAMES = [".env", ".ENV", ".Env", ".env.local", ".env.example", ".ENV.EXAMPLE", "id_rsa",

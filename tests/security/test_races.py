@@ -3,7 +3,7 @@
 An attacker process swaps a directory with a symlink to outside
 (``renameat2(RENAME_EXCHANGE)``), or moves an intermediate directory out of
 the root and back, while the root opens, stats, creates, removes, mkdirs,
-makedirs, renames and writes through that region (``sec_race.py``).  Every
+makedirs, renames and writes through that region (``helpers/race.py``).  Every
 result is checked; at the end nothing outside may have changed.  Statistics
 (outcomes, ``Root.stats`` EAGAIN/retry counters, renames done) are printed,
 shown in the terminal summary and written to ``race-stats.json`` in the
@@ -19,8 +19,8 @@ import sys
 
 import pytest
 
-from sec_race import operations, run_scenario
-from sec_settings import RACE_ITERATIONS, RACE_REPORT
+from .helpers.race import operations, run_scenario
+from .helpers.settings import RACE_ITERATIONS, RACE_REPORT
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the attacker uses renameat2(RENAME_EXCHANGE)")

@@ -1,6 +1,6 @@
 """The Hypothesis state machine over real trees, against the kernel oracle.
 
-See ``sec_machine.py`` (rules) and ``sec_harness.py`` (checks).  One run of
+See ``helpers/machine.py`` (rules) and ``helpers/harness.py`` (checks).  One run of
 the machine covers every backend config at once: each step runs the
 operation on every config and compares all of them with the kernel.
 """
@@ -12,9 +12,9 @@ import errno
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from sec_harness import ORACLE, Totals, corral_configs
-from sec_machine import make_machine
-from sec_settings import MIN_STEPS, PROFILE
+from .helpers.harness import ORACLE, Totals, corral_configs
+from .helpers.machine import make_machine
+from .helpers.settings import MIN_STEPS, PROFILE
 
 # what the kernel answered must include each of these over a run: a run that
 # never reached them (say, every path ENOENT) tested nothing

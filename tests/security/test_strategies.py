@@ -1,5 +1,5 @@
 """Each public strategy of corral.testing.strategies drives a differential
-property against the kernel oracle on every backend config (sec_properties.py).
+property against the kernel oracle on every backend config (helpers/properties.py).
 
 These pass on corral; test_meta.py shows the same properties fail on broken
 resolvers.  A few direct checks show what the strategies generate.
@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from corral.testing import TreeEntry, build_tree, changes, snapshot
 from corral.testing.strategies import (NAME_255, NAME_255_MB, NAME_256, NAME_256_MB, components,
                                        names, paths, symlink_targets, trees, weighted)
-from sec_harness import corral_configs
-from sec_properties import PROPERTIES
-from sec_settings import PROFILE
+from .helpers.harness import corral_configs
+from .helpers.properties import PROPERTIES
+from .helpers.settings import PROFILE
 
 
 @pytest.mark.parametrize("strategy", sorted(PROPERTIES))

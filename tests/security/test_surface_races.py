@@ -3,7 +3,7 @@ chmod, chown, utime (pinned inodes), link (both ends by name in pinned
 parents) and rmtree (fd-relative removal), on every backend config.
 
 Two scenarios, an attacker process swapping with
-``renameat2(RENAME_EXCHANGE)`` in a loop (``sec_race.Attacker``):
+``renameat2(RENAME_EXCHANGE)`` in a loop (``helpers.race.Attacker``):
 
 * ``ancestor``: ``ws/sw`` (a directory) and ``ws/lnk`` (a symlink to
   ``base/outside``, which has the same layout) trade places, so every
@@ -38,8 +38,8 @@ from dataclasses import dataclass
 import pytest
 
 from corral.testing import changes, snapshot
-from sec_race import INSIDE, SECRET, Attacker
-from sec_settings import RACE_REPORT
+from .helpers.race import INSIDE, SECRET, Attacker
+from .helpers.settings import RACE_REPORT
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the attacker uses renameat2(RENAME_EXCHANGE)")

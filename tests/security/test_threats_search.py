@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _tools_support import (
+from .helpers.world import (
     CALL_TIMEOUT,
     CONFIG_IDS,
     CONFIGS,

@@ -6,7 +6,7 @@ and over every path-carrying argument of every tool (:data:`SLOTS`: ``path``
 of read_file, write_file, edit_file, list_directory, glob, grep and
 delete_file; ``source`` and ``destination`` of move_file).  Glob patterns and
 grep's ``include`` are the arguments of rows 15 and 16.  Every variant of a
-row runs in a fresh world (``_tools_support.World``) and every call is
+row runs in a fresh world (``helpers.world.World``) and every call is
 checked for escape as THREATS.md defines it: no outside content, no host
 path, nothing outside changed, no call blocking.
 
@@ -33,13 +33,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from _tools_support import (CONFIG_IDS, CONFIGS, EVIL, FAR, MARKER, World, assert_contract,
+from .helpers.world import (CONFIG_IDS, CONFIGS, EVIL, FAR, MARKER, World, assert_contract,
                             call_bounded, string_values)
 from corral.contained import Root, backend_by_name
 from corral.testing import TreeEntry, build_tree
 from corral.testing.strategies import paths, trees
 from corral.tools import Refusal, Toolbox
-from sec_settings import PROFILE
+from .helpers.settings import PROFILE
 
 WRITTEN = "written by the test\n"
 PWNED = "PWNED"

@@ -1,7 +1,7 @@
 """THREATS.md row 9 through the tools: renames racing read, write, edit, glob, grep.
 
 The core harness's attacker and layouts are reused as they are
-(``sec_race.run_scenario``): a separate process swaps ``ws/sw`` (a real
+(``helpers.race.run_scenario``): a separate process swaps ``ws/sw`` (a real
 directory) with ``ws/lnk`` (a symlink to ``base/outside``, same layout,
 secret content) by ``renameat2(RENAME_EXCHANGE)``, or moves ``ws/x`` out of
 the root and back, while the operations below run through that region.
@@ -37,9 +37,9 @@ import time
 
 import pytest
 
-from sec_race import SECRET, Layout, RaceOp, run_scenario
-from sec_settings import RACE_REPORT
-from _tools_support import CONFIG_IDS, CONFIGS, assert_contract
+from .helpers.race import SECRET, Layout, RaceOp, run_scenario
+from .helpers.settings import RACE_REPORT
+from .helpers.world import CONFIG_IDS, CONFIGS, assert_contract
 from corral.tools import Toolbox
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 from corral.tools import Denied
 
@@ -97,7 +97,7 @@ CASES = [
 ]
 
 
-# -- issue 11 ------------------------------------------------------------------------------
+# -- the safe defaults: protected paths --------------------------------------------------
 
 CASES += [
     Case("delete_file", "protected_git_config", {"path": ".git/config"}, "DENIED",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 from corral.tools import Denied, Limits
 
@@ -336,7 +336,7 @@ CASES = [
           suggested_tool="read_file", suggested_args={"path": "src/solid.py"},
           tree={**SRC, "src/solid.py": "def volume(w, h, d):\n    return w * h * d\n"}),
 
-    # -- issue 14: what real models do -----------------------------------------------
+    # -- what real models do --------------------------------------------------------
     _edit("not_found_final_newline", {"path": "f.py", "oldText": "y = 2\n", "newText": "y = 3\n"},
           "NOT_FOUND", "oldText does not occur in f.py: it ends with a line break, but the file "
           "ends after line 2 without one; without it, it matches line 2",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 from corral.tools import Denied
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 from corral.tools import Denied
 

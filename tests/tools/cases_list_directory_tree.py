@@ -1,8 +1,8 @@
-"""Refusal catalogue: list_directory with depth (the tree, newtools)."""
+"""Refusal catalogue: list_directory with depth (the tree)."""
 
 from __future__ import annotations
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 from corral.tools import Denied
 

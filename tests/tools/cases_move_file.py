@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 from corral.tools import Denied
 
@@ -154,7 +154,7 @@ CASES = [
 ]
 
 
-# -- issue 11 and 14 -----------------------------------------------------------------------
+# -- protected and denied destinations, host answers, a model's likely mistakes ----------
 
 CASES += [
     Case("move_file", "protected_destination", {"source": "hook.sh",

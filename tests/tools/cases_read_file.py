@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 from corral.tools import Denied
 
-# binary, and not an image: one byte off a PNG signature (a real PNG is an image since
-# issue 16: cases_read_file_images.py)
+# binary, and not an image: one byte off a PNG signature (a real PNG is an image:
+# cases_read_file_images.py)
 PNG = b"\x89PNX\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
 LATIN1 = b"first line\ncaf\xe9\n"
 UTF16 = "hello\n".encode("utf-16")
@@ -194,7 +194,7 @@ CASES = [
 ]
 
 
-# -- issue 11, 12, 14: kinds of the second round ---------------------------------------------
+# -- several matches, secrets, time limit, cancel, a host's bad answer -------------------------
 
 def _cancelled():
     from corral.tools import CancelToken

@@ -1,8 +1,8 @@
-"""Refusal catalogue: read_file on images and other binary files (newtools)."""
+"""Refusal catalogue: read_file on images and other binary files."""
 
 from __future__ import annotations
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 from corral.tools import Limits
 

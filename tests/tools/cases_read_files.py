@@ -3,7 +3,7 @@ answer is pinned in test_read_files.py)."""
 
 from __future__ import annotations
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 from corral.tools import Limits
 

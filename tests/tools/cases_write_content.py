@@ -4,7 +4,7 @@ and content numbered the way read_file shows lines."""
 
 from __future__ import annotations
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 FILE = "".join(f"line_{i} = {i}\n" for i in range(30))
 ELIDED = "line_0 = 0\n# ... rest of the code unchanged ...\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from catalogue import Case
+from .helpers.catalogue import Case
 
 from corral.tools import Denied, Limits
 
@@ -195,7 +195,7 @@ CASES = [
 ]
 
 
-# -- issue 11: the safe defaults ------------------------------------------------------------
+# -- the safe defaults ---------------------------------------------------------------------
 
 PROTECTED_HINT = ("Do not change this path; if the change is needed, the host (the user) must "
                   "allow it in its policy.")

@@ -1,4 +1,4 @@
-"""Contract C4: every call is bounded.  A deadline (``timeout``, default
+"""Every call is bounded (a model must never be left waiting).  A deadline (``timeout``, default
 ``Limits.call_seconds``) and a cancel token stop a tool at its next
 checkpoint, in every loop of every tool that loops; ``acall`` runs a call in
 a worker thread and cancels it when the awaiting task is cancelled.
@@ -17,7 +17,8 @@ import threading
 
 import pytest
 
-from support import FakeClock, HookBackend, assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
+from .helpers.faults import FakeClock, HookBackend
 
 from corral.contained import Root
 from corral.tools import CancelToken, Limits, Progress, Toolbox

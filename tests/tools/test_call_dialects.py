@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Toolbox
 

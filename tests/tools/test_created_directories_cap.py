@@ -1,6 +1,7 @@
 """createdDirectories is capped, in the answer and in the host's request
-(redteam 16, issue 12): the outermost LISTED_DIRECTORIES and a count of
-the rest, each left out inside the last one listed."""
+(so a deep makedirs cannot make an answer or a request unbounded): the
+outermost LISTED_DIRECTORIES and a count of the rest, each left out inside
+the last one listed."""
 
 from __future__ import annotations
 

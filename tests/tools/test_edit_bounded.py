@@ -1,9 +1,9 @@
-"""edit_file and write_file stay bounded on hostile input (issue 12, THREATS
+"""edit_file and write_file stay bounded on hostile input (THREATS
 row 24's edit parts), on every backend config.
 
 The time bounds are order-of-magnitude hang detectors only (the machine is
-shared): each case took minutes or hours before this round and takes tens
-of milliseconds now.  What each answer says is asserted exactly.
+shared): each case costs tens of milliseconds, against minutes or hours for
+a matcher that is not linear.  What each answer says is asserted exactly.
 """
 
 from __future__ import annotations

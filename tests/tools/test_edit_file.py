@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Denied, EditRequest, Limits, ReadRequest, Toolbox
 
@@ -800,7 +800,7 @@ def test_read_only_toolbox_offers_no_edit(tmp_path):
 def test_description_tells_a_model_how_to_call_it(tmp_path, box):
     (definition,) = [d for d in box.definitions() if d["name"] == "edit_file"]
     text = definition["description"]
-    for phrase in ("copied exactly", "without read_file's line numbers", "must occur once",
+    for phrase in ("copied exactly", "without read_file's margin", "must occur once",
                    "replaceAll", "edits", "all or nothing", "sha256", "expectedSha256"):
         assert phrase in text, phrase
     schema = definition["inputSchema"]

@@ -1,5 +1,5 @@
 """The edit lock is keyed by what a path resolves to and shared by every
-Toolbox in the process and by other processes (issue 18): concurrent edits
+Toolbox in the process and by other processes: concurrent edits
 of different snippets of one file never lose one another, however many
 toolboxes or processes make them, and whichever spelling each one uses.
 

@@ -1,6 +1,7 @@
-"""Recoverability (issue 14) of edit_file and of write_file's content checks:
-the answers that take more than one call to show, each asserted as the
-exact serialized envelope, and the cases that must *not* be refused."""
+"""Recoverability (the model can always tell what to do next) of edit_file
+and of write_file's content checks: the answers that take more than one
+call to show, each asserted as the exact serialized envelope, and the cases
+that must *not* be refused."""
 
 from __future__ import annotations
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pathspec
 import pytest
 
-from support import assert_valid_envelope, make_repository
+from .helpers.envelope import assert_valid_envelope
+from .helpers.repository import make_repository
 
 from corral.tools import GlobRequest, Limits, Toolbox
 
@@ -138,13 +139,6 @@ PATTERNS = ["*.py", "**/*.py", "*.PY", "src/**/*.py", "*/*.md", "**/test_?.py", 
             "**/*/test_*", "a/b/**/*"]
 
 
-@pytest.fixture
-def box(make_root):
-    def make(path: Path, **options) -> Toolbox:
-        return Toolbox(make_root(path), **options)
-    return make
-
-
 def call(toolbox: Toolbox, args: dict) -> dict:
     out = toolbox.call("glob", args)
     assert_valid_envelope(out)
@@ -155,10 +149,10 @@ def call(toolbox: Toolbox, args: dict) -> dict:
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_matches_brute_force_oracle(tmp_path, box, seed):
+def test_matches_brute_force_oracle(tmp_path, make_toolbox, seed):
     random_tree(tmp_path, seed)
     files = all_files(tmp_path)
-    toolbox = box(tmp_path, limits=Limits(search_results=10_000))
+    toolbox = make_toolbox(tmp_path, limits=Limits(search_results=10_000))
     for pattern in PATTERNS:
         out = call(toolbox, {"pattern": pattern})
         assert out["ok"], out
@@ -166,10 +160,10 @@ def test_matches_brute_force_oracle(tmp_path, box, seed):
         assert out["truncated"] is False
 
 
-def test_pattern_relative_to_path(tmp_path, box):
+def test_pattern_relative_to_path(tmp_path, make_toolbox):
     random_tree(tmp_path, 3)
     files = all_files(tmp_path)
-    toolbox = box(tmp_path, limits=Limits(search_results=10_000))
+    toolbox = make_toolbox(tmp_path, limits=Limits(search_results=10_000))
     for base in sorted({f.split("/")[0] for f in files if "/" in f}):
         below = [f[len(base) + 1:] for f in files if f.startswith(base + "/")]
         for pattern in ("*.py", "*/*", "**/*.md", "*"):
@@ -179,12 +173,12 @@ def test_pattern_relative_to_path(tmp_path, box):
 
 
 @pytest.mark.parametrize("seed", [4, 5, 6])
-def test_gitignore_matches_brute_force_oracle(tmp_path, box, seed):
+def test_gitignore_matches_brute_force_oracle(tmp_path, make_toolbox, seed):
     root = make_repository(tmp_path) / "work"  # a folder of a repository whose top is above
     root.mkdir()
     random_tree(root, seed, ignores=True)
     visible = sorted(ignore_oracle(root))
-    toolbox = box(root, limits=Limits(search_results=10_000))
+    toolbox = make_toolbox(root, limits=Limits(search_results=10_000))
     out = call(toolbox, {"pattern": "**"})
     assert out["paths"] == visible
     everything = call(toolbox, {"pattern": "**", "includeIgnored": True})
@@ -204,7 +198,7 @@ def _git_visible(root: Path) -> set[str]:
     return {os.fsdecode(p) for p in out.split(b"\0") if p}
 
 
-def test_nested_gitignore_agrees_with_git(tmp_path, box):
+def test_nested_gitignore_agrees_with_git(tmp_path, make_toolbox):
     tree = {
         ".gitignore": "*.log\nbuild/\n/top-only.txt\ndocs/*.md\n!docs/keep.md\nsecret*\n",
         "app.log": "", "top-only.txt": "", "keep/top-only.txt": "", "build/out.js": "",
@@ -223,19 +217,19 @@ def test_nested_gitignore_agrees_with_git(tmp_path, box):
     oracle = ignore_oracle(tmp_path)
     git = _git_visible(tmp_path)
     assert oracle == git  # the brute-force oracle is git's semantics here
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     out = call(toolbox, {"pattern": "**"})
     assert set(out["paths"]) == git
     assert out["ignored"]["directories"] >= 3  # .git, build, secrets, src/build, src/local
 
 
-def test_ignored_counts_and_how_to_include_them(tmp_path, box):
+def test_ignored_counts_and_how_to_include_them(tmp_path, make_toolbox):
     (tmp_path / ".gitignore").write_text("*.log\nbuild/\n")
     for rel in ("a.py", "b.log", "c.log", "build/x.py", "build/y.log", ".git/HEAD",
                 "src/d.log", "src/e.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     out = call(toolbox, {"pattern": "*.log"})
     assert out["paths"] == []
     assert out["ignored"] == {"paths": 3, "directories": 2, "examples": [".git", "build"]}
@@ -255,13 +249,13 @@ def test_ignored_counts_and_how_to_include_them(tmp_path, box):
     assert git["paths"] == [".git/HEAD"]
 
 
-def test_gitignore_above_path_applies_and_a_named_ignored_path_is_searched(tmp_path, box):
+def test_gitignore_above_path_applies_and_a_named_ignored_path_is_searched(tmp_path, make_toolbox):
     make_repository(tmp_path)
     (tmp_path / ".gitignore").write_text("gen/\n*.bak\n")
     for rel in ("src/a.py", "src/a.bak", "src/gen/g.py", "gen/top.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     out = call(toolbox, {"pattern": "*", "path": "src"})
     assert out["paths"] == ["src/a.py"]
     assert out["ignored"] == {"paths": 1, "directories": 1, "examples": ["src/gen"]}
@@ -271,39 +265,39 @@ def test_gitignore_above_path_applies_and_a_named_ignored_path_is_searched(tmp_p
                              "named.")
 
 
-def test_symlinked_gitignore_is_not_honoured(tmp_path, box):
+def test_symlinked_gitignore_is_not_honoured(tmp_path, make_toolbox):
     (tmp_path / "rules").write_text("*.py\n")
     os.symlink("rules", tmp_path / ".gitignore")
     (tmp_path / "a.py").write_text("")
-    assert call(box(tmp_path), {"pattern": "*.py"})["paths"] == ["a.py"]
+    assert call(make_toolbox(tmp_path), {"pattern": "*.py"})["paths"] == ["a.py"]
 
 
-def test_directories_with_trailing_slash(tmp_path, box):
+def test_directories_with_trailing_slash(tmp_path, make_toolbox):
     for rel in ("src/a/x.py", "src/b/y.py", "src/c.py", "lib/d/z.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
     os.symlink("src/a", tmp_path / "src" / "linkdir")
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     assert call(toolbox, {"pattern": "src/*/"})["paths"] == ["src/a/", "src/b/"]
     assert call(toolbox, {"pattern": "*/"})["paths"] == ["lib/", "lib/d/", "src/", "src/a/",
                                                          "src/b/"]
 
 
-def test_hidden_files_match_and_sorting_is_code_point_order(tmp_path, box):
+def test_hidden_files_match_and_sorting_is_code_point_order(tmp_path, make_toolbox):
     names = ["B.txt", "a.txt", "a-b.txt", "a/b.txt", "é.txt", "Z/z.txt", ".hidden.txt", "a b.txt"]
     for rel in names:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
-    out = call(box(tmp_path), {"pattern": "*.txt"})
+    out = call(make_toolbox(tmp_path), {"pattern": "*.txt"})
     assert out["paths"] == sorted(names)
     assert out["paths"][0] == ".hidden.txt"  # (.env.txt would be a secret file now)
 
 
-def test_absolute_pattern_inside_root(tmp_path, box):
+def test_absolute_pattern_inside_root(tmp_path, make_toolbox):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_text("")
     (tmp_path / "a.py").write_text("")
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     out = call(toolbox, {"pattern": f"{tmp_path}/src/*.py"})
     assert out["paths"] == ["src/a.py"]
     anchored = call(toolbox, {"pattern": f"{tmp_path}/*.py"})
@@ -321,10 +315,10 @@ def test_absolute_pattern_inside_root(tmp_path, box):
 
 
 @pytest.mark.parametrize("count,truncated", [(4, False), (5, False), (6, True), (9, True)])
-def test_truncated_only_when_more_than_the_cap(tmp_path, box, count, truncated):
+def test_truncated_only_when_more_than_the_cap(tmp_path, make_toolbox, count, truncated):
     for i in range(count):
         (tmp_path / f"f{i}.py").write_text("")
-    out = call(box(tmp_path, limits=Limits(search_results=5)), {"pattern": "*.py"})
+    out = call(make_toolbox(tmp_path, limits=Limits(search_results=5)), {"pattern": "*.py"})
     assert out["truncated"] is truncated
     assert out["paths"] == [f"f{i}.py" for i in range(min(count, 5))]
     if truncated:
@@ -334,10 +328,10 @@ def test_truncated_only_when_more_than_the_cap(tmp_path, box, count, truncated):
         assert "note" not in out
 
 
-def test_file_limit_stops_the_walk_and_says_so(tmp_path, box):
+def test_file_limit_stops_the_walk_and_says_so(tmp_path, make_toolbox):
     for i in range(12):
         (tmp_path / f"f{i:02}.txt").write_text("")
-    out = call(box(tmp_path, limits=Limits(search_files=10)), {"pattern": "*.txt"})
+    out = call(make_toolbox(tmp_path, limits=Limits(search_files=10)), {"pattern": "*.txt"})
     assert out["truncated"] is True
     assert out["paths"] == [f"f{i:02}.txt" for i in range(10)]
     assert "stopped after 10 files" in out["note"]
@@ -357,7 +351,8 @@ def _outside_and_root(tmp_path: Path) -> tuple[Path, Path]:
     return outside, root
 
 
-def test_symlinks_never_followed_out_and_listed_only_when_they_lead_to_a_file(tmp_path, box):
+def test_symlinks_never_followed_out_and_listed_only_when_they_lead_to_a_file(tmp_path,
+                                                                                make_toolbox):
     outside, root = _outside_and_root(tmp_path)
     os.symlink("../outside", root / "out")  # relative, climbing out
     os.symlink(str(outside), root / "src" / "abs_out")  # absolute
@@ -367,40 +362,41 @@ def test_symlinks_never_followed_out_and_listed_only_when_they_lead_to_a_file(tm
     os.symlink(str(outside / "secret.py"), root / "src" / "stolen.py")  # outside file: not
     os.symlink("missing.py", root / "src" / "dangling.py")
     os.symlink("../src", root / "src" / "self_dir.py")  # a directory named like a file
-    out = call(box(root), {"pattern": "**/*.py"})
+    out = call(make_toolbox(root), {"pattern": "**/*.py"})
     assert out["paths"] == ["src/alias.py", "src/real.py"]
     assert out["skipped"] == {"symlinks": 3}
-    everything = call(box(root), {"pattern": "**", "includeIgnored": True})
+    everything = call(make_toolbox(root), {"pattern": "**", "includeIgnored": True})
     assert everything["paths"] == ["src/alias.py", "src/real.py"]
     assert all("secret" not in p and "more" not in p for p in everything["paths"])
 
 
 @pytest.mark.parametrize("pattern", ["../*", "../outside/*.py", "**/../..", "**/../../**",
                                      "src/../../outside/*", "{..,src}/*.py"])
-def test_patterns_never_reach_outside(tmp_path, box, pattern):
+def test_patterns_never_reach_outside(tmp_path, make_toolbox, pattern):
     _, root = _outside_and_root(tmp_path)
-    out = call(box(root), {"pattern": pattern})
+    out = call(make_toolbox(root), {"pattern": pattern})
     assert out["code"] == "INVALID_ARGUMENT"
     assert out["details"]["kind"] == "dotdot"
 
 
 @pytest.mark.parametrize("pattern", ["/**/*.py", "/*", "//outside/*.py"])
-def test_absolute_patterns_outside_are_refused(tmp_path, box, pattern):
+def test_absolute_patterns_outside_are_refused(tmp_path, make_toolbox, pattern):
     _, root = _outside_and_root(tmp_path)
-    out = call(box(root), {"pattern": pattern})
+    out = call(make_toolbox(root), {"pattern": pattern})
     assert out["code"] == "OUTSIDE_ROOT"
     assert str(tmp_path) not in json.dumps(out)
 
 
-def test_absolute_pattern_of_the_outside_directory(tmp_path, box):
+def test_absolute_pattern_of_the_outside_directory(tmp_path, make_toolbox):
     outside, root = _outside_and_root(tmp_path)
-    out = call(box(root), {"pattern": f"{outside}/**/*.py"})
+    out = call(make_toolbox(root), {"pattern": f"{outside}/**/*.py"})
     assert out["code"] == "OUTSIDE_ROOT"
-    sibling = call(box(root), {"pattern": f"{root}-evil/*.py"})  # shares the root's prefix
+    sibling = call(make_toolbox(root), {"pattern": f"{root}-evil/*.py"})  # shares the root's prefix
     assert sibling["code"] == "OUTSIDE_ROOT"
 
 
-def test_fifo_and_socket_are_skipped_and_counted_without_blocking(tmp_path, box, monkeypatch):
+def test_fifo_and_socket_are_skipped_and_counted_without_blocking(tmp_path, make_toolbox,
+                                                                   monkeypatch):
     os.mkfifo(tmp_path / "pipe.py")
     import socket
     sock = socket.socket(socket.AF_UNIX)
@@ -408,35 +404,35 @@ def test_fifo_and_socket_are_skipped_and_counted_without_blocking(tmp_path, box,
     try:
         sock.bind("sock.py")
         (tmp_path / "real.py").write_text("")
-        out = call(box(tmp_path), {"pattern": "*.py"})
+        out = call(make_toolbox(tmp_path), {"pattern": "*.py"})
     finally:
         sock.close()
     assert out["paths"] == ["real.py"]
     assert out["skipped"] == {"special": 2}
 
 
-def test_undecodable_names_are_skipped_and_counted(tmp_path, box):
+def test_undecodable_names_are_skipped_and_counted(tmp_path, make_toolbox):
     (tmp_path / "ok.py").write_text("")
     os.close(os.open(os.fsencode(tmp_path) + b"/bad\xff.py", os.O_CREAT | os.O_WRONLY))
-    out = call(box(tmp_path), {"pattern": "*.py"})
+    out = call(make_toolbox(tmp_path), {"pattern": "*.py"})
     assert out["paths"] == ["ok.py"]
     assert out["skipped"] == {"undecodableNames": 1}
     json.dumps(out).encode("utf-8")
 
 
-def test_deny_rules_hide_and_count(tmp_path, box):
+def test_deny_rules_hide_and_count(tmp_path, make_toolbox):
     for rel in ("a.py", "secrets/b.py", "c/.env.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
-    out = call(box(tmp_path, deny=["secrets/", ".env*"]), {"pattern": "**/*.py"})
+    out = call(make_toolbox(tmp_path, deny=["secrets/", ".env*"]), {"pattern": "**/*.py"})
     assert out["paths"] == ["a.py"]
     assert out["denied"] == 2
 
 
-def test_authorization_is_asked_with_path_and_pattern(tmp_path, box):
+def test_authorization_is_asked_with_path_and_pattern(tmp_path, make_toolbox):
     (tmp_path / "src").mkdir()
     asked = []
-    toolbox = box(tmp_path, authorize=lambda request: asked.append(request) or True,
+    toolbox = make_toolbox(tmp_path, authorize=lambda request: asked.append(request) or True,
                   read_only=True)
     assert call(toolbox, {"pattern": "*.py", "path": "./src/"})["ok"]
     assert asked == [GlobRequest("src", "*.py")]
@@ -481,7 +477,7 @@ MISTAKES = [
 
 @pytest.mark.parametrize("row,what,args,expected,details", MISTAKES,
                          ids=[f"row{m[0]}-{m[1].replace(' ', '_')}" for m in MISTAKES])
-def test_agent_mistakes(tmp_path, box, row, what, args, expected, details):
+def test_agent_mistakes(tmp_path, make_toolbox, row, what, args, expected, details):
     root = tmp_path / "root"
     _tree(root)
     make_repository(tmp_path)  # the root is a folder of a repository
@@ -489,7 +485,7 @@ def test_agent_mistakes(tmp_path, box, row, what, args, expected, details):
     (tmp_path / "root-evil" / "loot.py").write_text("")
     args = {k: v.replace("@ROOT@", str(root)) if isinstance(v, str) else v
             for k, v in args.items()}
-    toolbox = box(root, limits=Limits(search_results=3))
+    toolbox = make_toolbox(root, limits=Limits(search_results=3))
     out = call(toolbox, args)
     assert str(tmp_path) not in json.dumps(out)
     if expected != "ok":
@@ -520,11 +516,11 @@ def _open_fds() -> int:
     return len(os.listdir("/dev/fd"))
 
 
-def test_no_descriptor_leaks_when_stopping_early_or_refusing(tmp_path, box):
+def test_no_descriptor_leaks_when_stopping_early_or_refusing(tmp_path, make_toolbox):
     for i in range(30):
         (tmp_path / f"d{i}" / "e").mkdir(parents=True)
         (tmp_path / f"d{i}" / "e" / "f.py").write_text("")
-    toolbox = box(tmp_path, limits=Limits(search_results=3))
+    toolbox = make_toolbox(tmp_path, limits=Limits(search_results=3))
     call(toolbox, {"pattern": "*.py"})  # warm up lazy imports
     before = _open_fds()
     for args in ({"pattern": "*.py"}, {"pattern": "**/e/*.py", "path": "d1"},

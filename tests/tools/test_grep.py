@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from support import FaultBackend, assert_valid_envelope, make_repository
+from .helpers.envelope import assert_valid_envelope
+from .helpers.faults import FaultBackend
+from .helpers.repository import make_repository
 
 from corral.contained import Root
 from corral.tools import GrepRequest, Limits, Toolbox
@@ -68,13 +70,6 @@ def oracle(root: Path, regex: re.Pattern, include: str | None = None) -> list[tu
     return sorted(out)
 
 
-@pytest.fixture
-def box(make_root):
-    def make(path: Path, **options) -> Toolbox:
-        return Toolbox(make_root(path), **options)
-    return make
-
-
 def grep(toolbox: Toolbox, **args) -> dict:
     out = toolbox.call("grep", args)
     assert_valid_envelope(out)
@@ -99,9 +94,9 @@ SEARCHES = [  # (args, the oracle's regex)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_every_mode_matches_the_oracle(tmp_path, box, seed):
+def test_every_mode_matches_the_oracle(tmp_path, make_toolbox, seed):
     random_tree(tmp_path, seed)
-    toolbox = box(tmp_path, limits=BIG)
+    toolbox = make_toolbox(tmp_path, limits=BIG)
     for args, regex in SEARCHES:
         expected = oracle(tmp_path, regex)
         out = grep(toolbox, **args)
@@ -117,9 +112,9 @@ def test_every_mode_matches_the_oracle(tmp_path, box, seed):
         assert counts["counts"] == [{"path": p, "count": c} for p, c in sorted(want.items())]
 
 
-def test_include_filters_names_in_a_tree_and_for_one_file(tmp_path, box):
+def test_include_filters_names_in_a_tree_and_for_one_file(tmp_path, make_toolbox):
     random_tree(tmp_path, 3)
-    toolbox = box(tmp_path, limits=BIG)
+    toolbox = make_toolbox(tmp_path, limits=BIG)
     for include in ("*.py", "*.{md,txt}", "f1*"):
         import fnmatch
         regex = re.compile("needle")
@@ -148,19 +143,19 @@ def test_include_filters_names_in_a_tree_and_for_one_file(tmp_path, box):
     assert grep(toolbox, **miss["suggestedArgs"])["matches"]
 
 
-def test_include_with_a_slash_is_matched_below_path(tmp_path, box):
+def test_include_with_a_slash_is_matched_below_path(tmp_path, make_toolbox):
     for rel in ("src/a.py", "src/sub/b.py", "lib/c.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("hit\n")
-    out = grep(box(tmp_path), pattern="hit", include="src/**/*.py", outputMode="files")
+    out = grep(make_toolbox(tmp_path), pattern="hit", include="src/**/*.py", outputMode="files")
     assert out["files"] == ["src/a.py", "src/sub/b.py"]
 
 
-def test_one_file_or_a_tree(tmp_path, box):
+def test_one_file_or_a_tree(tmp_path, make_toolbox):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_text("one\ntwo needle\nthree\n")
     (tmp_path / "src" / "b.py").write_text("needle\n")
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     one = grep(toolbox, pattern="needle", path="src/a.py")
     assert one["path"] == "src/a.py"
     assert one["matches"] == [{"path": "src/a.py", "line": 2, "text": "two needle"}]
@@ -173,12 +168,12 @@ def test_one_file_or_a_tree(tmp_path, box):
 # -- context ---------------------------------------------------------------------------
 
 
-def test_context_lines_never_repeat_and_stop_at_the_file_edges(tmp_path, box):
+def test_context_lines_never_repeat_and_stop_at_the_file_edges(tmp_path, make_toolbox):
     lines = [f"line {i}" for i in range(1, 21)]
     for i in (2, 5, 6, 19):
         lines[i - 1] += " HIT"
     (tmp_path / "f.txt").write_text("\n".join(lines) + "\n")
-    out = grep(box(tmp_path), pattern="HIT", context=2)
+    out = grep(make_toolbox(tmp_path), pattern="HIT", context=2)
     got = {m["line"]: (m["before"], m["after"]) for m in out["matches"]}
     assert got == {
         2: (["line 1"], ["line 3", "line 4"]),
@@ -189,22 +184,22 @@ def test_context_lines_never_repeat_and_stop_at_the_file_edges(tmp_path, box):
     assert out["context"] == 2
 
 
-def test_context_is_capped(tmp_path, box):
+def test_context_is_capped(tmp_path, make_toolbox):
     (tmp_path / "f.txt").write_text("\n".join(f"l{i}" for i in range(50)) + "\nHIT\n")
-    out = grep(box(tmp_path, limits=Limits(grep_context=3)), pattern="HIT", context=30)
+    out = grep(make_toolbox(tmp_path, limits=Limits(grep_context=3)), pattern="HIT", context=30)
     assert out["matches"][0]["before"] == ["l47", "l48", "l49"]
     assert out["context"] == 3
     assert out["note"] == "context was capped at 3 lines."
 
 
-def test_context_across_chunks_of_a_large_file(tmp_path, box):
+def test_context_across_chunks_of_a_large_file(tmp_path, make_toolbox):
     lines = [f"{i:07d} " + "x" * 60 for i in range(40_000)]  # ~2.7 MB: several chunks
     targets = [1, 15_000, 15_001, 39_999, 40_000]
     for t in targets:
         lines[t - 1] += " HIT"
     (tmp_path / "big.txt").write_text("\n".join(lines) + "\n")
     assert (tmp_path / "big.txt").stat().st_size > 2 * CHUNK
-    out = grep(box(tmp_path), pattern="HIT", context=1)
+    out = grep(make_toolbox(tmp_path), pattern="HIT", context=1)
     assert [m["line"] for m in out["matches"]] == targets
     by_line = {m["line"]: m for m in out["matches"]}
     assert by_line[15_000]["before"] == [lines[14_998]]
@@ -219,20 +214,20 @@ def test_context_across_chunks_of_a_large_file(tmp_path, box):
 @pytest.mark.parametrize("mode,key", [("matches", "matches"), ("files", "files"),
                                       ("counts", "counts")])
 @pytest.mark.parametrize("hits,truncated", [(3, False), (4, False), (5, True)])
-def test_truncated_only_when_there_is_more(tmp_path, box, mode, key, hits, truncated):
+def test_truncated_only_when_there_is_more(tmp_path, make_toolbox, mode, key, hits, truncated):
     for i in range(hits):
         (tmp_path / f"f{i}.txt").write_text("needle\n")
-    out = grep(box(tmp_path), pattern="needle", limit=4, outputMode=mode)
+    out = grep(make_toolbox(tmp_path), pattern="needle", limit=4, outputMode=mode)
     assert len(out[key]) == min(hits, 4)
     assert out["truncated"] is truncated
     assert out["limit"] == 4
     assert ("there are more" in out.get("note", "")) is truncated
 
 
-def test_limit_is_capped_by_the_host(tmp_path, box):
+def test_limit_is_capped_by_the_host(tmp_path, make_toolbox):
     for i in range(5):
         (tmp_path / f"f{i}.txt").write_text("needle\n")
-    out = grep(box(tmp_path, limits=Limits(search_results=2)), pattern="needle", limit=50)
+    out = grep(make_toolbox(tmp_path, limits=Limits(search_results=2)), pattern="needle", limit=50)
     assert out["limit"] == 2 and len(out["matches"]) == 2 and out["truncated"] is True
     assert "limit was capped at 2." in out["note"]
 
@@ -240,7 +235,7 @@ def test_limit_is_capped_by_the_host(tmp_path, box):
 # -- large files, long lines (row 17) -------------------------------------------------------
 
 
-def test_large_file_is_streamed_with_bounded_memory(tmp_path, box):
+def test_large_file_is_streamed_with_bounded_memory(tmp_path, make_toolbox):
     line = b"0123456789abcdef" * 4 + b"\n"
     block = line * (1 << 14)  # 1 MiB of lines
     with open(tmp_path / "big.log", "wb") as f:
@@ -249,7 +244,7 @@ def test_large_file_is_streamed_with_bounded_memory(tmp_path, box):
             f.write(block)
         f.write(b"last needle\n")
     size = (tmp_path / "big.log").stat().st_size
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     tracemalloc.start()
     try:
         out = grep(toolbox, pattern="needle", path="big.log")
@@ -260,30 +255,30 @@ def test_large_file_is_streamed_with_bounded_memory(tmp_path, box):
     assert peak < 8 * CHUNK < size / 3, peak  # never the whole file in memory
 
 
-def test_very_long_line_is_found_once_and_cut(tmp_path, box):
+def test_very_long_line_is_found_once_and_cut(tmp_path, make_toolbox):
     data = b"a" * (3 * CHUNK) + b"needle" + b"b" * CHUNK + b"needle" + b"c" * 100 + b"\nend\n"
     (tmp_path / "min.js").write_bytes(data)
-    out = grep(box(tmp_path, limits=Limits(search_line_chars=80)), pattern="needle")
+    out = grep(make_toolbox(tmp_path, limits=Limits(search_line_chars=80)), pattern="needle")
     assert len(out["matches"]) == 1
     match = out["matches"][0]
     assert match["line"] == 1 and match["cut"] is True
     assert len(match["text"]) == 80 and "needle" in match["text"]
-    counts = grep(box(tmp_path), pattern="needle|end", outputMode="counts")
+    counts = grep(make_toolbox(tmp_path), pattern="needle|end", outputMode="counts")
     assert counts["counts"] == [{"path": "min.js", "count": 2}]
 
 
-def test_lines_are_cut_around_the_match(tmp_path, box):
+def test_lines_are_cut_around_the_match(tmp_path, make_toolbox):
     (tmp_path / "f.txt").write_text("x" * 300 + "needle" + "y" * 300 + "\nshort needle\n")
-    out = grep(box(tmp_path, limits=Limits(search_line_chars=50)), pattern="needle")
+    out = grep(make_toolbox(tmp_path, limits=Limits(search_line_chars=50)), pattern="needle")
     first, second = out["matches"]
     assert len(first["text"]) == 50 and "needle" in first["text"] and first["cut"] is True
     assert second == {"path": "f.txt", "line": 2, "text": "short needle"}
 
 
-def test_crlf_and_missing_final_newline_and_bad_utf8(tmp_path, box):
+def test_crlf_and_missing_final_newline_and_bad_utf8(tmp_path, make_toolbox):
     (tmp_path / "crlf.txt").write_bytes(b"a\r\nneedle one\r\nb\r\nneedle two")
     (tmp_path / "latin.txt").write_bytes(b"caf\xe9 needle\n")
-    out = grep(box(tmp_path), pattern="needle")
+    out = grep(make_toolbox(tmp_path), pattern="needle")
     assert [(m["path"], m["line"], m["text"]) for m in out["matches"]] == [
         ("crlf.txt", 2, "needle one"), ("crlf.txt", 4, "needle two"),
         ("latin.txt", 1, "caf\ufffd needle")]
@@ -293,11 +288,11 @@ def test_crlf_and_missing_final_newline_and_bad_utf8(tmp_path, box):
 # -- what is skipped, and counted (rows 18, 20; THREATS 12, 16) --------------------------------
 
 
-def test_binary_files_are_skipped_and_counted(tmp_path, box):
+def test_binary_files_are_skipped_and_counted(tmp_path, make_toolbox):
     (tmp_path / "a.bin").write_bytes(b"\x00\x01needle")
     (tmp_path / "late.bin").write_bytes(b"x" * 9000 + b"\x00needle\n")  # NUL after 8,000
     (tmp_path / "t.txt").write_text("needle\n")
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     out = grep(toolbox, pattern="needle")
     assert [m["path"] for m in out["matches"]] == ["late.bin", "t.txt"]
     assert out["skipped"] == {"binary": 1, "unreadable": 0}
@@ -307,7 +302,7 @@ def test_binary_files_are_skipped_and_counted(tmp_path, box):
                            "searched. Also tried, finding nothing: case-insensitively.")
 
 
-def test_fifo_socket_and_symlinks_are_skipped_and_never_block(tmp_path, box, monkeypatch):
+def test_fifo_socket_and_symlinks_are_skipped_and_never_block(tmp_path, make_toolbox, monkeypatch):
     outside = tmp_path / "outside"
     (outside / "d").mkdir(parents=True)
     (outside / "secret.txt").write_text("needle outside\n")
@@ -324,7 +319,7 @@ def test_fifo_socket_and_symlinks_are_skipped_and_never_block(tmp_path, box, mon
         os.symlink(str(outside / "secret.txt"), root / "stolen.txt")
         os.symlink("real.txt", root / "alias.txt")  # in-root: not searched twice
         os.symlink(".", root / "loop")
-        out = grep(box(root), pattern="needle", includeIgnored=True)
+        out = grep(make_toolbox(root), pattern="needle", includeIgnored=True)
     finally:
         sock.close()
     assert out["matches"] == [{"path": "real.txt", "line": 1, "text": "needle"}]
@@ -333,17 +328,17 @@ def test_fifo_socket_and_symlinks_are_skipped_and_never_block(tmp_path, box, mon
     assert "outside" not in json.dumps(out)
 
 
-def test_hard_linked_files_are_skipped_unless_allowed(tmp_path, box):
+def test_hard_linked_files_are_skipped_unless_allowed(tmp_path, make_toolbox):
     outside = tmp_path / "outside.txt"
     outside.write_text("needle from outside\n")
     root = tmp_path / "root"
     root.mkdir()
     os.link(outside, root / "linked.txt")
     (root / "own.txt").write_text("needle\n")
-    out = grep(box(root), pattern="needle")
+    out = grep(make_toolbox(root), pattern="needle")
     assert [m["path"] for m in out["matches"]] == ["own.txt"]
     assert out["skipped"]["hardlinks"] == 1
-    allowed = grep(box(root, allow_hardlinks=True), pattern="needle")
+    allowed = grep(make_toolbox(root, allow_hardlinks=True), pattern="needle")
     assert [m["path"] for m in allowed["matches"]] == ["linked.txt", "own.txt"]
 
 
@@ -358,13 +353,13 @@ def test_unreadable_files_are_counted_and_the_rest_kept(tmp_path):
     assert out["skipped"] == {"binary": 0, "unreadable": 1, "unreadableDirectories": 1}
 
 
-def test_gitignore_and_git_are_skipped_and_counted(tmp_path, box):
+def test_gitignore_and_git_are_skipped_and_counted(tmp_path, make_toolbox):
     (tmp_path / ".gitignore").write_text("*.log\ndist/\n")
     for rel in ("a.txt", "b.log", "dist/c.txt", ".git/config", "src/.gitignore", "src/d.txt",
                 "src/e.txt"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("needle\n" if "gitignore" not in rel else "e.txt\n")
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     out = grep(toolbox, pattern="needle", outputMode="files")
     assert out["files"] == ["a.txt", "src/d.txt"]
     assert out["ignored"] == {"paths": 2, "directories": 2, "examples": [".git", "dist"]}
@@ -374,10 +369,10 @@ def test_gitignore_and_git_are_skipped_and_counted(tmp_path, box):
                                    "src/e.txt"]
 
 
-def test_deny_rules_hide_contents(tmp_path, box):
+def test_deny_rules_hide_contents(tmp_path, make_toolbox):
     (tmp_path / ".env").write_text("TOKEN=needle\n")
     (tmp_path / "a.txt").write_text("needle\n")
-    out = grep(box(tmp_path, deny=[".env"]), pattern="needle")
+    out = grep(make_toolbox(tmp_path, deny=[".env"]), pattern="needle")
     assert [m["path"] for m in out["matches"]] == ["a.txt"]
     assert out["denied"] == 1
     assert "TOKEN" not in json.dumps(out)
@@ -388,25 +383,25 @@ def test_deny_rules_hide_contents(tmp_path, box):
 
 @pytest.mark.parametrize("pattern", [r"(foo|bar)+", r"(?:A|ab)+c", r"(a|b|c)*d", r"\d+(\.\d+)?",
                                      r"(?:x{3})+"])
-def test_safe_regexes_run(tmp_path, box, pattern):
+def test_safe_regexes_run(tmp_path, make_toolbox, pattern):
     (tmp_path / "f.txt").write_text("foo, , ,x aab 1.5\n")
-    out = grep(box(tmp_path), pattern=pattern)
+    out = grep(make_toolbox(tmp_path), pattern=pattern)
     assert out["ok"] is True, out
 
 
-# Possessive quantifiers and atomic groups were the old guard's advice; RE2 has
-# neither (nor lookaround): each is refused with a rewrite RE2 runs, verified to
-# find the line (issue 12: a typed refusal that says what to do).
+# Possessive quantifiers and atomic groups are what a model writes to avoid
+# backtracking; RE2 has neither (nor lookaround): each is refused with a rewrite
+# RE2 runs, verified to find the line (a typed refusal that says what to do).
 @pytest.mark.parametrize("pattern,what,rewrite", [
     (r"(?:,\s*+)*x", "a possessive quantifier", r"(?:,\s*)*x"),
     (r"(?>a+)+b", "an atomic group", r"(?:a+)+b"),
     (r"(?=a)a+", "a lookahead", r"(?:a)a+"),
     (r"(?:\s*+,)+", "a possessive quantifier", r"(?:\s*,)+"),
 ])
-def test_constructs_re2_cannot_run_are_refused_with_a_working_rewrite(tmp_path, box, pattern,
-                                                                       what, rewrite):
+def test_constructs_re2_cannot_run_are_refused_with_a_working_rewrite(tmp_path, make_toolbox,
+                                                                       pattern, what, rewrite):
     (tmp_path / "f.txt").write_text("foo, , ,x aab 1.5\n")
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     out = grep(toolbox, pattern=pattern)
     assert out["code"] == "INVALID_ARGUMENT"
     assert out["details"]["kind"] == "regex_unsupported"
@@ -422,18 +417,18 @@ def test_constructs_re2_cannot_run_are_refused_with_a_working_rewrite(tmp_path, 
 @pytest.mark.parametrize("pattern", [r"(a+)+$", r"(a*)*b", r"(a|a)*b", r"(a|aa)+$",
                                      r"(\w+\s?)+$", r"(.*a){12}", r"(a?){25}a{25}",
                                      r"(?:(?:a+)b?)+c"])
-def test_catastrophic_regexes_run_in_linear_time(tmp_path, box, pattern):
+def test_catastrophic_regexes_run_in_linear_time(tmp_path, make_toolbox, pattern):
     import time
     (tmp_path / "f.txt").write_text("a" * 20_000 + "!\n")
     started = time.monotonic()
-    out = grep(box(tmp_path), pattern=pattern)
+    out = grep(make_toolbox(tmp_path), pattern=pattern)
     assert time.monotonic() - started < 10, pattern  # an order-of-magnitude hang detector
     assert out["ok"] is True, out
 
 
-def test_backreference_is_refused_with_a_superset_rewrite(tmp_path, box):
+def test_backreference_is_refused_with_a_superset_rewrite(tmp_path, make_toolbox):
     (tmp_path / "f.txt").write_text("say the the word\n")
-    out = grep(box(tmp_path), pattern=r"(\w+) \1")
+    out = grep(make_toolbox(tmp_path), pattern=r"(\w+) \1")
     assert out["code"] == "INVALID_ARGUMENT"
     assert out["details"]["kind"] == "regex_unsupported"
     assert out["details"]["rewrite"] == r"(\w+) (?:\w+)"
@@ -441,9 +436,9 @@ def test_backreference_is_refused_with_a_superset_rewrite(tmp_path, box):
     assert out["suggestedArgs"] == {"pattern": r"(\w+) (?:\w+)"}
 
 
-def test_bad_regex_gives_the_parser_reason_and_a_literal_search_works(tmp_path, box):
+def test_bad_regex_gives_the_parser_reason_and_a_literal_search_works(tmp_path, make_toolbox):
     (tmp_path / "f.py").write_text("print(x\n")
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     out = grep(toolbox, pattern="print(")
     assert out["code"] == "INVALID_ARGUMENT"
     assert out["details"]["reason"] == "missing )"
@@ -452,19 +447,19 @@ def test_bad_regex_gives_the_parser_reason_and_a_literal_search_works(tmp_path, 
     assert literal["matches"] == [{"path": "f.py", "line": 1, "text": "print(x"}]
 
 
-def test_newline_escape_never_matches_and_says_why(tmp_path, box):
+def test_newline_escape_never_matches_and_says_why(tmp_path, make_toolbox):
     (tmp_path / "f.txt").write_text("a\nb\n")
-    out = grep(box(tmp_path), pattern=r"a\nb")
+    out = grep(make_toolbox(tmp_path), pattern=r"a\nb")
     assert out["matches"] == []
     assert out["note"] == ("No line matches 'a\\\\nb'. grep matches one line at a time, so \\n "
                            "never matches. Also tried, finding nothing: as literal text, "
                            "case-insensitively.")
 
 
-def test_authorization_is_asked_with_path_and_pattern(tmp_path, box):
+def test_authorization_is_asked_with_path_and_pattern(tmp_path, make_toolbox):
     (tmp_path / "a.txt").write_text("needle\n")
     asked = []
-    toolbox = box(tmp_path, authorize=lambda request: asked.append(request) or True,
+    toolbox = make_toolbox(tmp_path, authorize=lambda request: asked.append(request) or True,
                   read_only=True)
     assert grep(toolbox, pattern="needle", path="a.txt")["ok"]
     assert asked == [GrepRequest("a.txt", "needle")]
@@ -512,7 +507,7 @@ MISTAKES = [
 @pytest.mark.parametrize("row,what,args,expected,details", MISTAKES,
                          ids=[f"row{m[0]}-{m[1].split(' (')[0].replace(' ', '_')}"
                               for m in MISTAKES])
-def test_agent_mistakes(tmp_path, box, row, what, args, expected, details):
+def test_agent_mistakes(tmp_path, make_toolbox, row, what, args, expected, details):
     root = tmp_path / "root"
     _tree(root)
     make_repository(tmp_path)  # the root is a folder of a repository
@@ -520,7 +515,7 @@ def test_agent_mistakes(tmp_path, box, row, what, args, expected, details):
     (tmp_path / "root-evil" / "loot.txt").write_text("loot\n")
     args = {k: v.replace("@ROOT@", str(root)) if isinstance(v, str) else v
             for k, v in args.items()}
-    toolbox = box(root, limits=Limits(search_line_chars=10))
+    toolbox = make_toolbox(root, limits=Limits(search_line_chars=10))
     out = grep(toolbox, **args)
     assert str(tmp_path) not in json.dumps(out)
     assert "loot" not in json.dumps(out.get("matches", []))
@@ -559,12 +554,12 @@ def test_agent_mistakes(tmp_path, box, row, what, args, expected, details):
         assert follow["files"] == ["dist/bundle.js", "src/app.py"]
 
 
-def test_no_descriptor_leaks_when_stopping_early_or_refusing(tmp_path, box):
+def test_no_descriptor_leaks_when_stopping_early_or_refusing(tmp_path, make_toolbox):
     for i in range(30):
         (tmp_path / f"d{i}" / "e").mkdir(parents=True)
         (tmp_path / f"d{i}" / "e" / "f.txt").write_text("needle\nneedle\n")
     (tmp_path / "bin.dat").write_bytes(b"\x00needle")
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     grep(toolbox, pattern="needle", limit=2)  # warm up lazy imports
     before = len(os.listdir("/dev/fd"))
     for args in ({"pattern": "needle", "limit": 2}, {"pattern": "needle", "context": 1,

@@ -11,16 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import DeleteRequest, Denied, MoveRequest, Toolbox
-
-
-@pytest.fixture
-def box(make_root):
-    def make(path: Path, **options) -> Toolbox:
-        return Toolbox(make_root(path), **options)
-    return make
 
 
 def call(toolbox: Toolbox, tool: str, **args) -> dict:
@@ -61,10 +54,10 @@ def world(tmp_path):
 # -- move_file -------------------------------------------------------------------------------
 
 
-def test_move_a_file(world, box):
+def test_move_a_file(world, make_toolbox):
     root, _ = world
     asked = []
-    toolbox = box(root, authorize=lambda r: asked.append(r) or True)
+    toolbox = make_toolbox(root, authorize=lambda r: asked.append(r) or True)
     out = call(toolbox, "move_file", source="a.txt", destination="c.txt")
     assert out == {"ok": True, "source": "a.txt", "destination": "c.txt", "kind": "file",
                    "overwritten": False, "createdDirectories": []}
@@ -72,48 +65,48 @@ def test_move_a_file(world, box):
     assert asked == [MoveRequest("a.txt", destination="c.txt", overwrite=False, kind="file")]
 
 
-def test_move_a_directory_with_its_contents(world, box):
+def test_move_a_directory_with_its_contents(world, make_toolbox):
     root, _ = world
-    out = call(box(root), "move_file", source="src", destination="lib")
+    out = call(make_toolbox(root), "move_file", source="src", destination="lib")
     assert out["kind"] == "directory"
     assert (root / "lib" / "pkg" / "mod.py").read_text() == "x = 1\n"
     assert not (root / "src").exists()
 
 
-def test_move_into_a_directory_with_a_trailing_slash(world, box):
+def test_move_into_a_directory_with_a_trailing_slash(world, make_toolbox):
     root, _ = world
-    out = call(box(root), "move_file", source="a.txt", destination="src/pkg/")
+    out = call(make_toolbox(root), "move_file", source="a.txt", destination="src/pkg/")
     assert out["destination"] == "src/pkg/a.txt"
     assert (root / "src" / "pkg" / "a.txt").read_text() == "alpha\n"
-    back = call(box(root), "move_file", source="src/pkg/a.txt", destination=".")
+    back = call(make_toolbox(root), "move_file", source="src/pkg/a.txt", destination=".")
     assert back["destination"] == "a.txt" and (root / "a.txt").exists()
 
 
-def test_missing_parents_are_authorized_then_created_and_reported(world, box):
+def test_missing_parents_are_authorized_then_created_and_reported(world, make_toolbox):
     root, _ = world
     asked = []
-    out = call(box(root, authorize=lambda r: asked.append(r) or True), "move_file",
+    out = call(make_toolbox(root, authorize=lambda r: asked.append(r) or True), "move_file",
                source="a.txt", destination="new/deeper/a.txt")
     assert out["createdDirectories"] == ["new", "new/deeper"]
     assert asked[0].creates_directories == ("new", "new/deeper")
     assert (root / "new" / "deeper" / "a.txt").read_text() == "alpha\n"
 
 
-def test_denied_move_changes_nothing_not_even_parents(world, box):
+def test_denied_move_changes_nothing_not_even_parents(world, make_toolbox):
     root, _ = world
     before = snapshot(root)
 
     def deny(request):
         raise Denied("not now")
-    out = call(box(root, authorize=deny), "move_file", source="a.txt",
+    out = call(make_toolbox(root, authorize=deny), "move_file", source="a.txt",
                destination="new/deeper/a.txt")
     assert out["code"] == "DENIED" and out["details"]["reason"] == "not now"
     assert snapshot(root) == before
 
 
-def test_no_replace_by_default_then_overwrite(world, box):
+def test_no_replace_by_default_then_overwrite(world, make_toolbox):
     root, _ = world
-    toolbox = box(root)
+    toolbox = make_toolbox(root)
     refused = call(toolbox, "move_file", source="a.txt", destination="b.txt")
     assert refused["code"] == "ALREADY_EXISTS"
     assert (root / "b.txt").read_text() == "beta\n"
@@ -123,9 +116,9 @@ def test_no_replace_by_default_then_overwrite(world, box):
     assert (root / "b.txt").read_text() == "alpha\n" and not (root / "a.txt").exists()
 
 
-def test_following_the_directory_hint_moves_into_it(world, box):
+def test_following_the_directory_hint_moves_into_it(world, make_toolbox):
     root, _ = world
-    toolbox = box(root)
+    toolbox = make_toolbox(root)
     refused = call(toolbox, "move_file", source="a.txt", destination="src")
     assert refused["code"] == "ALREADY_EXISTS"
     assert 'pass destination "src/"' in refused["hint"]
@@ -133,22 +126,23 @@ def test_following_the_directory_hint_moves_into_it(world, box):
     assert out["destination"] == "src/a.txt"
 
 
-def test_a_destination_appearing_during_authorization_is_never_replaced(world, box):
+def test_a_destination_appearing_during_authorization_is_never_replaced(world, make_toolbox):
     root, _ = world
 
     def plant(request):
         (root / "c.txt").write_text("planted\n")
         return True
-    out = call(box(root, authorize=plant), "move_file", source="a.txt", destination="c.txt")
+    out = call(make_toolbox(root, authorize=plant), "move_file", source="a.txt",
+               destination="c.txt")
     assert out["code"] in ("STALE", "ALREADY_EXISTS")
     assert (root / "c.txt").read_text() == "planted\n" and (root / "a.txt").exists()
 
 
-def test_symlinks_are_moved_themselves(world, box):
+def test_symlinks_are_moved_themselves(world, make_toolbox):
     root, outside = world
     os.symlink("../outside/secret.txt", root / "link.txt")
     os.symlink("src", root / "dirlink")
-    toolbox = box(root)
+    toolbox = make_toolbox(root)
     out = call(toolbox, "move_file", source="link.txt", destination="moved.txt")
     assert out["kind"] == "symlink"
     assert os.readlink(root / "moved.txt") == "../outside/secret.txt"
@@ -158,10 +152,11 @@ def test_symlinks_are_moved_themselves(world, box):
     assert (outside / "secret.txt").read_text() == "outside secret\n"
 
 
-def test_overwrite_replaces_a_symlink_not_its_target(world, box):
+def test_overwrite_replaces_a_symlink_not_its_target(world, make_toolbox):
     root, outside = world
     os.symlink(str(outside / "secret.txt"), root / "link.txt")
-    out = call(box(root), "move_file", source="a.txt", destination="link.txt", overwrite=True)
+    out = call(make_toolbox(root), "move_file", source="a.txt", destination="link.txt",
+               overwrite=True)
     assert out["overwritten"] is True
     assert not (root / "link.txt").is_symlink()
     assert (root / "link.txt").read_text() == "alpha\n"
@@ -172,30 +167,30 @@ def test_overwrite_replaces_a_symlink_not_its_target(world, box):
     ("a.txt", "out/a.txt"), ("a.txt", "../outside/a.txt"), ("a.txt", "out/"),
     ("out/secret.txt", "stolen.txt"), ("../outside/secret.txt", "stolen.txt"),
     ("a.txt", "src/../../outside/a.txt"), ("a.txt", "dangling/a.txt")])
-def test_nothing_outside_is_touched(world, box, source, destination):
+def test_nothing_outside_is_touched(world, make_toolbox, source, destination):
     root, outside = world
     os.symlink("../outside", root / "out")
     os.symlink("../outside/new", root / "dangling")
     before_out, before_root = snapshot(outside), snapshot(root)
-    out = call(box(root), "move_file", source=source, destination=destination)
+    out = call(make_toolbox(root), "move_file", source=source, destination=destination)
     assert out["code"] == "OUTSIDE_ROOT", out
     assert snapshot(outside) == before_out and snapshot(root) == before_root
     assert str(root) not in json.dumps(out)
 
 
-def test_absolute_paths_inside_the_root_are_echoed_relative(world, box):
+def test_absolute_paths_inside_the_root_are_echoed_relative(world, make_toolbox):
     root, _ = world
-    out = call(box(root), "move_file", source=str(root / "a.txt"),
+    out = call(make_toolbox(root), "move_file", source=str(root / "a.txt"),
                destination=str(root / "src" / "a.txt"))
     assert out["source"] == "a.txt" and out["destination"] == "src/a.txt"
 
 
-def test_a_directory_holding_a_denied_path_does_not_move(world, box):
+def test_a_directory_holding_a_denied_path_does_not_move(world, make_toolbox):
     root, _ = world
     (root / "config").mkdir()
     (root / "config" / ".env").write_text("KEY=1\n")
     (root / "config" / "app.toml").write_text("x = 1\n")
-    toolbox = box(root, deny=["config/.env"])
+    toolbox = make_toolbox(root, deny=["config/.env"])
     out = call(toolbox, "move_file", source="config", destination="cfg")
     assert out["code"] == "DENIED"
     assert (root / "config" / ".env").exists() and not (root / "cfg").exists()
@@ -206,10 +201,10 @@ def test_a_directory_holding_a_denied_path_does_not_move(world, box):
 # -- delete_file -----------------------------------------------------------------------------
 
 
-def test_delete_a_file_with_its_digest_for_the_host(world, box):
+def test_delete_a_file_with_its_digest_for_the_host(world, make_toolbox):
     root, _ = world
     asked = []
-    out = call(box(root, authorize=lambda r: asked.append(r) or True), "delete_file",
+    out = call(make_toolbox(root, authorize=lambda r: asked.append(r) or True), "delete_file",
                path="a.txt")
     assert out == {"ok": True, "path": "a.txt", "kind": "file", "deleted": True}
     assert not (root / "a.txt").exists()
@@ -217,9 +212,9 @@ def test_delete_a_file_with_its_digest_for_the_host(world, box):
                                    sha256=hashlib.sha256(b"alpha\n").hexdigest())]
 
 
-def test_delete_an_empty_directory_and_refuse_a_full_one(world, box):
+def test_delete_an_empty_directory_and_refuse_a_full_one(world, make_toolbox):
     root, _ = world
-    toolbox = box(root)
+    toolbox = make_toolbox(root)
     refused = call(toolbox, "delete_file", path="src/pkg")
     assert refused["code"] == "INVALID_ARGUMENT"
     assert refused["details"]["kind"] == "not_empty" and refused["details"]["entries"] == 1
@@ -231,13 +226,13 @@ def test_delete_an_empty_directory_and_refuse_a_full_one(world, box):
     assert out["kind"] == "directory" and not (root / "src" / "pkg").exists()
 
 
-def test_delete_a_symlink_never_its_target(world, box):
+def test_delete_a_symlink_never_its_target(world, make_toolbox):
     root, outside = world
     os.symlink(str(outside / "secret.txt"), root / "abs.txt")
     os.symlink("../outside", root / "out")
     os.symlink("src", root / "srclink")
     os.symlink("gone", root / "dangling")
-    toolbox = box(root)
+    toolbox = make_toolbox(root)
     for name in ("abs.txt", "out", "srclink", "dangling"):
         out = call(toolbox, "delete_file", path=name)
         assert out["kind"] == "symlink", out
@@ -246,24 +241,24 @@ def test_delete_a_symlink_never_its_target(world, box):
     assert (root / "src" / "pkg" / "mod.py").exists()
 
 
-def test_delete_through_a_symlinked_parent_outside_is_refused(world, box):
+def test_delete_through_a_symlinked_parent_outside_is_refused(world, make_toolbox):
     root, outside = world
     os.symlink("../outside", root / "out")
-    out = call(box(root), "delete_file", path="out/secret.txt")
+    out = call(make_toolbox(root), "delete_file", path="out/secret.txt")
     assert out["code"] == "OUTSIDE_ROOT"
     assert (outside / "secret.txt").exists()
 
 
-def test_delete_a_fifo_without_blocking(world, box):
+def test_delete_a_fifo_without_blocking(world, make_toolbox):
     root, _ = world
     os.mkfifo(root / "pipe")
-    out = call(box(root), "delete_file", path="pipe")
+    out = call(make_toolbox(root), "delete_file", path="pipe")
     assert out["kind"] == "special" and not os.path.lexists(root / "pipe")
 
 
-def test_read_only_toolbox_offers_neither(world, box):
+def test_read_only_toolbox_offers_neither(world, make_toolbox):
     root, _ = world
-    toolbox = box(root, read_only=True)
+    toolbox = make_toolbox(root, read_only=True)
     assert "move_file" not in toolbox.names and "delete_file" not in toolbox.names
     for tool, args in (("delete_file", {"path": "a.txt"}),
                        ("move_file", {"source": "a.txt", "destination": "c.txt"})):
@@ -272,14 +267,14 @@ def test_read_only_toolbox_offers_neither(world, box):
     assert snapshot(root)["a.txt"] == b"alpha\n" and not (root / "c.txt").exists()
 
 
-def test_swap_during_authorization_fails_closed(world, box):
+def test_swap_during_authorization_fails_closed(world, make_toolbox):
     root, _ = world
 
     def swap(request):
         os.rename(root / "b.txt", root / "b-old.txt")
         os.symlink("../outside/secret.txt", root / "b.txt")
         return True
-    out = call(box(root, authorize=swap), "delete_file", path="b.txt")
+    out = call(make_toolbox(root, authorize=swap), "delete_file", path="b.txt")
     assert out["code"] == "STALE"
     assert (root / "b.txt").is_symlink() and (root / "b-old.txt").exists()
 
@@ -314,7 +309,7 @@ MISTAKES = [
 
 @pytest.mark.parametrize("row,what,tool,args,expected,details", MISTAKES,
                          ids=[f"row{m[0]}-{m[2]}-{m[1].replace(' ', '_')}" for m in MISTAKES])
-def test_agent_mistakes(world, box, row, what, tool, args, expected, details):
+def test_agent_mistakes(world, make_toolbox, row, what, tool, args, expected, details):
     root, _ = world
     evil = root.parent / "root-evil"
     evil.mkdir()
@@ -322,7 +317,7 @@ def test_agent_mistakes(world, box, row, what, tool, args, expected, details):
     args = {k: v.replace("@ROOT@", str(root)) if isinstance(v, str) else v
             for k, v in args.items()}
     before_evil = snapshot(evil)
-    toolbox = box(root)
+    toolbox = make_toolbox(root)
     out = call(toolbox, tool, **args)
     assert str(root) not in json.dumps(out)
     assert snapshot(evil) == before_evil

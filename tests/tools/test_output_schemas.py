@@ -9,10 +9,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from images import png
+from .helpers.images import png
 
 from corral.tools import Toolbox, tool_definitions
-from support import make_repository
+from .helpers.repository import make_repository
 from corral.hosts import FORMATS
 from corral.tools._runtime.registry import load_tools
 

@@ -1,4 +1,4 @@
-"""Issue 14: the path mistakes real models make, forgiven where unambiguous
+"""The path mistakes real models make, forgiven where unambiguous
 (Windows separators, ``file://`` URIs of a path inside the root: answered
 root-relative with a note, never outside), and did-you-mean suggestions
 offered as a call only for a plausible typo."""
@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Toolbox
 from corral.tools._refusals.classify import plausible_typo

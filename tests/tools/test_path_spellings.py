@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Toolbox
 from corral.tools._refusals import locator

@@ -1,4 +1,4 @@
-"""Issue 19: a later window of an unchanged large file reads only its own
+"""A later window of an unchanged large file reads only its own
 bytes (the whole-file facts are remembered), never trusting an entry made
 while the file's stamps were too close to the pass (git's racy rule), and
 never answering from an entry after the file changed."""
@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from support import HookBackend
+from .helpers.faults import HookBackend
 
 import corral.tools._read.cache as read_cache
 from corral.contained import Root
@@ -36,13 +36,6 @@ def fresh_cache():
     with read_cache._guard:
         read_cache._entries.clear()
     yield
-
-
-@pytest.fixture
-def settled(monkeypatch):
-    """Passes begin 'later' than the file's stamps by more than a granule."""
-    monkeypatch.setattr(read_cache, "started",
-                        lambda: read_cache.time.time_ns() + 10 * read_cache.RACY_NS)
 
 
 def counted_toolbox(make_root, path):

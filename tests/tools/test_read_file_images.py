@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 
-from images import gif, jpeg, png, webp_extended, webp_lossless, webp_lossy
+from .helpers.images import gif, jpeg, png, webp_extended, webp_lossless, webp_lossy
 
 from corral.tools import Limits, Toolbox
 from corral.tools._read.media import dimensions, sniff

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from images import png
+from .helpers.images import png
 
 from corral.tools import CancelToken, Denied, Limits, Toolbox
 
@@ -141,7 +141,7 @@ def test_every_file_is_authorized_and_deny_rules_hold(tmp_path, make_root):
 
 def test_past_the_deadline_the_rest_are_answered_unread(tmp_path, make_root, monkeypatch):
     from corral.tools._runtime import context as _context
-    from support import FakeClock
+    from .helpers.faults import FakeClock
 
     make(tmp_path)
     clock = FakeClock()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from support import load_cases, run_case
+from .helpers.catalogue import load_cases, run_case
 
 from corral.tools import ReadRequest, Toolbox
 from corral.tools._runtime.registry import load_tools, read_only_tools

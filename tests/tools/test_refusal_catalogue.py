@@ -1,4 +1,4 @@
-"""The refusal catalogue (ADR 0139): every registered tool has cases, and
+"""The refusal catalogue: every registered tool has cases, and
 every case's *serialized* envelope is asserted - code, the sentence inside
 details, the exact hint, the details given, and the suggested call, which
 must then succeed exactly as offered."""
@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from support import assert_valid_envelope, load_cases, make_case_tree, run_case
+from .helpers.catalogue import load_cases, make_case_tree, run_case
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Code, Kind, Refusal, Toolbox
 

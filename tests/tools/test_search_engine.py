@@ -10,9 +10,9 @@ import random
 from pathlib import Path
 
 import pytest
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
-from corral.tools import Limits, Toolbox
+from corral.tools import Limits
 from corral.tools._search import engine as search_regex
 from corral.tools._runtime.context import ToolContext
 from corral.tools._refusals.catalogue import Code, Refusal
@@ -21,13 +21,6 @@ from corral.tools._search.ignore import parse_ignore
 from corral.contained import available_backends, backend_by_name, default_backend
 from corral.tools._search.scan import literal_lines, regex_lines
 from corral.tools._search.syntax import required_literal, tokenize, translate
-
-
-@pytest.fixture
-def box(make_root):
-    def make(path: Path, **options) -> Toolbox:
-        return Toolbox(make_root(path), **options)
-    return make
 
 
 def _brute_lines(buf: bytes, needle: bytes) -> list[tuple[int, int, int, int]]:
@@ -98,31 +91,31 @@ def test_required_literal(pattern, literal):
     assert required_literal(tokenize(pattern)) == literal
 
 
-def test_translated_pattern_is_said_in_the_answer(tmp_path, box):
+def test_translated_pattern_is_said_in_the_answer(tmp_path, make_toolbox):
     (tmp_path / "a.txt").write_text("a word here\nswordfish\n")
-    out = box(tmp_path).call("grep", {"pattern": r"\<word\>"})
+    out = make_toolbox(tmp_path).call("grep", {"pattern": r"\<word\>"})
     assert [m["line"] for m in out["matches"]] == [1]
     assert out["translated"] == {"pattern": r"\bword\b", "notes": [
         "GNU \\< (start of word) as \\b", "GNU \\> (end of word) as \\b"]}
     assert out["note"].startswith("The pattern was read as '\\\\bword\\\\b'")
 
 
-def test_crlf_lines_match_an_end_anchor(tmp_path, box):
+def test_crlf_lines_match_an_end_anchor(tmp_path, make_toolbox):
     (tmp_path / "w.txt").write_bytes(b"one\r\ntwo\r\n")
-    out = box(tmp_path).call("grep", {"pattern": "one$"})
+    out = make_toolbox(tmp_path).call("grep", {"pattern": "one$"})
     assert [(m["line"], m["text"]) for m in out["matches"]] == [(1, "one")]
 
 
 # -- the re fallback ---------------------------------------------------------------------------
 
-def test_fallback_engine_runs_guarded_patterns_and_says_so(tmp_path, box, monkeypatch):
+def test_fallback_engine_runs_guarded_patterns_and_says_so(tmp_path, make_toolbox, monkeypatch):
     monkeypatch.setattr(search_regex, "ENGINE", "re")
     monkeypatch.setattr(search_regex, "compile_pattern",
                         _forced(search_regex.compile_pattern, "re"))
     import corral.tools._builtin.grep as grep_tool
     monkeypatch.setattr(grep_tool, "compile_pattern", search_regex.compile_pattern)
     (tmp_path / "a.txt").write_text("x = value_42\n")
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     out = toolbox.call("grep", {"pattern": r"value_\d+"})
     assert [m["line"] for m in out["matches"]] == [1]
     assert search_regex.FALLBACK_NOTE in out["note"]
@@ -201,7 +194,7 @@ def test_gitignore_lines(lines, path, is_dir, ignored):
 # -- the deadline: time_limit with the partial result ---------------------------------------
 
 def _deadline_after(monkeypatch, calls: int) -> None:
-    """Give ToolContext a checkpoint (contract C4) that passes ``calls`` times."""
+    """Give ToolContext a checkpoint (where a call stops) that passes ``calls`` times."""
     left = {"n": calls}
 
     def checkpoint(self):
@@ -224,9 +217,9 @@ def _many(tmp_path: Path) -> None:
     ("glob", {"pattern": "**/*.txt"}, "paths"),
     ("grep", {"pattern": "needle"}, "matches"),
 ])
-def test_time_limit_gives_the_partial_result(tmp_path, box, monkeypatch, tool, args, key):
+def test_time_limit_gives_the_partial_result(tmp_path, make_toolbox, monkeypatch, tool, args, key):
     _many(tmp_path)
-    toolbox = box(tmp_path, limits=Limits(search_results=10_000))
+    toolbox = make_toolbox(tmp_path, limits=Limits(search_results=10_000))
     _deadline_after(monkeypatch, 12)
     out = toolbox.call(tool, args)
     assert_valid_envelope(out)
@@ -238,11 +231,11 @@ def test_time_limit_gives_the_partial_result(tmp_path, box, monkeypatch, tool, a
     assert out["hint"].startswith("Narrow 'path' or the pattern")
 
 
-def test_time_limit_inside_one_large_file(tmp_path, box, monkeypatch):
+def test_time_limit_inside_one_large_file(tmp_path, make_toolbox, monkeypatch):
     from corral.tools._builtin.grep import CHUNK
     (tmp_path / "big.txt").write_bytes((b"x" * 99 + b"\n") * (3 * CHUNK // 100) + b"needle\n")
     _deadline_after(monkeypatch, 2)
-    out = box(tmp_path).call("grep", {"pattern": "needle"})
+    out = make_toolbox(tmp_path).call("grep", {"pattern": "needle"})
     assert out["code"] == "TOO_LARGE" and out["details"]["kind"] == "time_limit"
     assert out["details"]["matches"] == []
 
@@ -251,11 +244,11 @@ def test_time_limit_inside_one_large_file(tmp_path, box, monkeypatch):
     ("glob", {"pattern": "**/*.txt"}, "paths"),
     ("grep", {"pattern": "needle"}, "matches"),
 ])
-def test_time_limit_through_the_toolbox_deadline(tmp_path, box, tool, args, key):
-    """The real deadline (contract C4): a call given no time answers
+def test_time_limit_through_the_toolbox_deadline(tmp_path, make_toolbox, tool, args, key):
+    """The real deadline (every call is bounded): a call given no time answers
     time_limit with its (empty) partial result, and the next call works."""
     _many(tmp_path)
-    toolbox = box(tmp_path)
+    toolbox = make_toolbox(tmp_path)
     out = toolbox.call(tool, args, timeout=1e-9)
     assert_valid_envelope(out)
     assert out["code"] == "TOO_LARGE" and out["details"]["kind"] == "time_limit", out
@@ -265,10 +258,10 @@ def test_time_limit_through_the_toolbox_deadline(tmp_path, box, tool, args, key)
 
 @pytest.mark.parametrize("tool,args", [("glob", {"pattern": "**/*.txt"}),
                                        ("grep", {"pattern": "needle"})])
-def test_long_walks_report_progress(tmp_path, box, tool, args):
+def test_long_walks_report_progress(tmp_path, make_toolbox, tool, args):
     _many(tmp_path)
     seen = []
-    out = box(tmp_path).call(tool, args, progress=seen.append)
+    out = make_toolbox(tmp_path).call(tool, args, progress=seen.append)
     assert out["ok"] is True
     assert seen and all(p.message == tool and p.done > 0 for p in seen)
     assert [p.done for p in seen] == sorted(p.done for p in seen)

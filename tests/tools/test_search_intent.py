@@ -5,7 +5,7 @@ a list, UTF-16 files, a variable-width lookbehind, doubled backslashes."""
 from __future__ import annotations
 
 import pytest
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Toolbox
 

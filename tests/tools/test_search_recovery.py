@@ -1,6 +1,6 @@
-"""Recovery, issue 14: a grep or glob that finds nothing (or cannot run its
+"""Recovery: a grep or glob that finds nothing (or cannot run its
 pattern) says what would match, with a verified call.  One case per theme;
-each pins the exact serialized envelope (ADR 0139) and then makes the
+each pins the exact serialized envelope (what the model reads) and then makes the
 suggested call, which must find something."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import json
 import pytest
 
 from corral.tools import Toolbox
-from support import make_repository
+from .helpers.repository import make_repository
 
 TREE = {'.gitignore': 'dist/\n',
  'dist/bundle.ts': 'const config = 1;\n',

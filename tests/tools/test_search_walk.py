@@ -24,7 +24,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support import assert_valid_envelope, make_repository
+from .helpers.envelope import assert_valid_envelope
+from .helpers.repository import make_repository
 
 from corral.tools import Limits, Policy, Toolbox
 from corral.tools._policy.rules import Op
@@ -204,9 +205,9 @@ def test_walks_list_what_policy_visible_lists(tmp_path, make_root, seed):
     assert found["filesSearched"] == len(files)
 
 
-# -- bounded .gitignore work (issue 12) ----------------------------------------------------------
+# -- bounded .gitignore work ------------------------------------------------------------------
 # Order-of-magnitude hang detectors, not speed tests: each input costs well
-# under a second here once indexed, and took 10-20 s before.
+# under a second here once indexed; an unindexed match takes 10-20 s.
 
 def _timed(box: Toolbox, tool: str, args: dict, timeout: float) -> tuple[dict, float]:
     import time
@@ -260,8 +261,8 @@ HOSTILE_IGNORES = {
                                        ("grep", {"pattern": "zzz"})], ids=["glob", "grep"])
 @pytest.mark.parametrize("shape", sorted(HOSTILE_IGNORES))
 def test_a_cancelled_search_over_a_hostile_gitignore_stops_soon(tmp_path, shape, tool, args):
-    """A search of many seconds' work over a hostile .gitignore (issue 12:
-    once ~20 s after its cancel, holding a worker of corral serve) stops at
+    """A search of many seconds' work over a hostile .gitignore (a search
+    that ran on after its cancel would hold a worker of corral serve) stops at
     its next checkpoint: it answers ``cancelled`` well within a few seconds
     of the cancel (an order-of-magnitude bound: the whole search takes tens
     of seconds here)."""

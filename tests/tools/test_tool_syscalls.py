@@ -6,14 +6,14 @@ view's ``flock`` on the directory it acts in goes to the kernel without the
 backend (``fcntl``), so :data:`FLOCK` system calls (take, release) are added
 for each mutating call by hand.
 
-Issue 34's bounds: ``write_file`` and ``edit_file`` at most 2 more system
+The bounds: ``write_file`` and ``edit_file`` at most 2 more system
 calls at depth 10 than at depth 1 (held: the same count); ``read_file`` at
 most 6 (held: 5); no other tool's count grows with depth (held, but for
 ``glob`` and ``list_directory``, which read the ignore files of the
 directories above the one they act on, as git does: their growth is pinned
 at one probe a level outside a work tree and two inside one, and their
-counts at depth 1).  The issue's 20 for ``write_file`` and
-``edit_file`` is not reached yet: :data:`WRITE_MOST` pins today's count
+counts at depth 1).  The goal of 20 for ``write_file`` and ``edit_file`` is
+not reached: :data:`WRITE_MOST` pins the present count
 (the atomic replace of an existing file is 13 of them: temporary file,
 write, mode and xattrs of the old file, fsync, expected-identity check,
 rename; the rest are the one resolution, the lock, the repository look and
@@ -35,7 +35,7 @@ from corral.testing.backends import CountingBackend
 from corral.tools import Toolbox
 
 FLOCK = 2  # flock(LOCK_EX), flock(LOCK_UN) on the directory a mutating call acts in
-WRITE_MOST = 31  # write_file and edit_file today, flock included (issue 34 wants 20)
+WRITE_MOST = 31  # write_file and edit_file, flock included (the goal is 20)
 CONTENT = "".join(f"x{i} = 1\n" for i in range(150))
 
 

@@ -7,18 +7,16 @@ import json
 
 import pytest
 
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Limits, Toolbox
-from corral.tools._refusals.classify import classify
-from corral.tools._runtime.context import ToolboxState
+from corral.tools._refusals.classify import Call
+from corral.tools._runtime.refusing import refusal_for
 from corral.tools._runtime.toolbox import PATH_CONTRACT
 
 
 def _context(toolbox):
-    state = ToolboxState(toolbox.root, limits=toolbox.limits, authorize=None, policy=toolbox.policy,
-                         allow_hardlinks=False, read_only=False)
-    return state.context("read_file", seconds=30)
+    return toolbox._state.context("read_file", seconds=30)
 
 
 def test_definitions_are_strict_and_state_the_path_contract(tmp_path):
@@ -46,11 +44,12 @@ def _keys(value):
 
 
 def test_read_file_description_explains_its_output(tmp_path):
-    """It explains what a model is shown (the rendering: numbered lines and a
-    footer); the envelope's fields are the output schema's to describe."""
+    """It explains what a model is shown (the rendering: each line after a
+    margin with its number every fifth line, and a footer); the envelope's
+    fields are the output schema's to describe."""
     (definition,) = [d for d in Toolbox(tmp_path).definitions() if d["name"] == "read_file"]
-    for word in ("its number, a tab", "footer", "the total", "next offset", "sha256",
-                 "expectedSha256", "never copy them into oldText"):
+    for word in ("margin ending at a tab", "number", "every fifth", "footer", "the total",
+                 "next offset", "sha256", "expectedSha256", "never copy the margin into oldText"):
         assert word in definition["description"]
 
 
@@ -85,7 +84,7 @@ def test_unclassified_errors_are_internal_and_scrubbed(tmp_path):
     host = str(tmp_path / "private")
     for exc in (RuntimeError(host), OSError(5, "Input/output error", host),
                 OSError(5, "Input/output error", "src/a.py"), KeyError(host), MemoryError()):
-        refusal = classify(exc, tool="read_file", args={"path": "src/a.py"}, ctx=ctx)
+        refusal = refusal_for(exc, Call("read_file", {"path": "src/a.py"}), ctx)
         envelope = refusal.envelope()
         assert envelope["code"] == "INTERNAL" and set(envelope["details"]) == {"message"}
         text = json.dumps(envelope)

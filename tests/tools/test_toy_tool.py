@@ -1,4 +1,5 @@
-"""A tool is one module plus a registry entry (issue 13).
+"""A tool is one module plus a registry entry (so adding one is cheap and
+the contract is checked for it like for the built-in ones).
 
 This module *is* a tool module: it defines ``TOOL``, a small mutating tool
 (``touch_file`` creates an empty file).  The test adds this module's name to
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from support import assert_valid_envelope
+from .helpers.envelope import assert_valid_envelope
 
 import corral.tools._runtime.registry as registry
 from corral.hosts import output_schema, published_schema

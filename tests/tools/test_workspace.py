@@ -1,4 +1,4 @@
-"""``Workspace`` (contract C5): the tools of several roots behind one call.
+"""``Workspace``: the tools of several roots behind one call.
 
 One root: exactly the Toolbox.  Several: a path names its root by its first
 component or by an absolute host path inside it; answers name paths the same
@@ -155,8 +155,8 @@ def test_an_absolute_path_goes_to_the_deepest_root(dirs, boxes):
     "api\\pkg\\main.py", "api\\pkg/main.py", ".\\api\\pkg\\main.py", "api//pkg\\main.py",
 ])
 def test_a_root_name_is_read_with_the_tools_spelling_rules(spelling, ws):
-    """Redteam finding 23: 'api//x' was routed with '/x' left (an absolute
-    path: OUTSIDE_ROOT); backslashes were unknown_root.  Routing reads paths
+    """'api//x' must not be routed with '/x' left (an absolute path:
+    OUTSIDE_ROOT), nor backslashes taken for unknown_root: routing reads paths
     as the tools do: '//' and '/./' collapse, '\\' separates names."""
     envelope = ws.call("read_file", {"path": spelling})
     assert envelope["ok"] is True, envelope

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from support import EACCES, ENOSPC, FaultBackend
+from .helpers.faults import EACCES, ENOSPC, FaultBackend
 
 from corral.contained import Root
 from corral.tools import Denied, Toolbox, WriteRequest

@@ -1,4 +1,5 @@
-"""Atomic replace of one name in a resolved directory (contract C2).
+"""Atomic replace of one name in a resolved directory (a reader sees the old
+content or the new, never a part).
 
 :func:`replace_in` writes new content under a temporary name in the same
 directory fd and renames it over the target (or links it, for an exclusive
@@ -50,7 +51,6 @@ from collections.abc import Callable
 
 from ._backend import Backend
 from ._errors import StaleError
-from ._ops.syscalls import NOT_PERMITTED
 
 __all__ = ["TEMP_SUFFIX", "Content", "TargetChangedError", "replace_in", "temp_name"]
 
@@ -152,6 +152,12 @@ def _write_all(backend: Backend, fd: int, view: memoryview) -> None:
     written = 0
     while written < len(view):
         written += backend.write(fd, view[written:])
+
+
+#: errnos meaning "this metadata cannot be set here by this caller", which a
+#: copy of metadata tolerates (the operation goes on without it)
+NOT_PERMITTED = frozenset({errno.EPERM, errno.EACCES, errno.ENOTSUP, errno.EOPNOTSUPP,
+                           errno.ENODATA, errno.EINVAL, errno.ENOSYS})
 
 
 def _tolerated(exc: OSError) -> bool:

@@ -94,8 +94,9 @@ def envelope_json(envelope: Any) -> str:
 def published_schema(schema: Any) -> Any:
     """A copy of ``schema`` as a model is given it: without corral's own
     ``x-`` keywords (hints to the argument checker) and without the bounds
-    a model does not need to call well (the checker still enforces them)."""
-    return _without(schema, _UNPUBLISHED)
+    a model does not need to call well (the checker still enforces them),
+    nor a flag's ``"default": false`` (what a flag left out means)."""
+    return _without(schema, _UNPUBLISHED, flags_off=True)
 
 
 def output_schema(schema: Any) -> dict[str, Any]:
@@ -132,19 +133,23 @@ def _required_only(schema: Any) -> Any:
     return out
 
 
-def _without(schema: Any, dropped: frozenset[str]) -> Any:
+def _without(schema: Any, dropped: frozenset[str], flags_off: bool = False) -> Any:
     """``schema`` without the keywords in ``dropped`` and ``x-`` ones (the
-    names in a ``properties`` or ``$defs`` map are names, not keywords)."""
+    names in a ``properties`` or ``$defs`` map are names, not keywords);
+    ``flags_off`` also drops a boolean's ``"default": false``."""
     if isinstance(schema, list):
-        return [_without(v, dropped) for v in schema]
+        return [_without(v, dropped, flags_off) for v in schema]
     if not isinstance(schema, dict):
         return copy.deepcopy(schema)
     out: dict[str, Any] = {}
+    flag = flags_off and schema.get("type") == "boolean" and schema.get("default") is False
     for key, value in schema.items():
         if key in ("properties", "$defs") and isinstance(value, dict):
-            out[key] = {name: _without(sub, dropped) for name, sub in value.items()}
+            out[key] = {name: _without(sub, dropped, flags_off) for name, sub in value.items()}
+        elif flag and key == "default":
+            continue
         elif not (isinstance(key, str) and (key.startswith("x-") or key in dropped)):
-            out[key] = _without(value, dropped)
+            out[key] = _without(value, dropped, flags_off)
     return out
 
 

@@ -4,9 +4,11 @@ The envelope (``Toolbox.call``, MCP ``structuredContent``) is the contract
 for programs.  A model pays for every token it reads, on every turn, so the
 text it is shown is rendered from the envelope instead of being its JSON:
 
-* ``read_file``: the numbered lines themselves (no JSON escaping; an empty
-  line left empty) and one footer line: the window, the total, where to go
-  on, a short digest;
+* ``read_file``: the lines themselves (no JSON escaping), each after a
+  margin that ends at its first tab and holds its number on the first and
+  last line shown and every fifth (an empty line left empty), then one
+  footer line: the window and where to go on (when part of the file was
+  shown), a short digest;
 * a write, edit, move, delete or new directory: one line saying what was
   done (an edit's diff only for a dry run, or when the match was loosened);
 * listings and searches: one entry per line;
@@ -132,17 +134,18 @@ _READ_SAID = frozenset({"path", "content", "startLine", "endLine", "totalLines",
 
 
 def _read_footer(envelope: _Envelope) -> str:
+    """What the lines do not say: the window (only when part of the file
+    was shown: the last line's number says how long a whole file is), what
+    the text hides (line endings, a BOM, cut lines) and the digest."""
     total = envelope.get("totalLines", 0)
     start, end = envelope.get("startLine", 1), envelope.get("endLine", 0)
+    facts = []
     if not total:
-        where = "empty file"
-    elif start <= 1 and not envelope.get("truncated"):
-        where = _plural(total, "line")
-    else:
-        where = f"lines {start}-{end} of {total}"
-    facts = [where]
-    if envelope.get("truncated") and "nextOffset" in envelope:
-        facts.append(f"next offset {envelope['nextOffset']}")
+        facts.append("empty file")
+    elif start > 1 or envelope.get("truncated"):
+        facts.append(f"lines {start}-{end} of {total}")
+        if envelope.get("truncated") and "nextOffset" in envelope:
+            facts.append(f"next offset {envelope['nextOffset']}")
     endings = envelope.get("lineEndings")
     if endings not in (None, "lf", "none"):
         facts.append(f"{endings} line endings")
@@ -156,21 +159,35 @@ def _read_footer(envelope: _Envelope) -> str:
     return "[" + ", ".join(facts) + "]"
 
 
-# an empty line's number: left out (the numbers around it say which it is),
-# which keeps the run of line breaks one token as in the file itself
-_EMPTY_LINE = re.compile(r"\n\d+\t(?=\n|\Z)")  # led by a literal: a fast scan
-_EMPTY_FIRST_LINE = re.compile(r"\d+\t(?=\n|\Z)")
+#: A read shows the number of every this many'th line, and of the first and
+#: last line shown; the lines between are led by the tab alone.
+NUMBER_EVERY = 5
+
+
+def _margin(content: str) -> str:
+    """read_file's ``N<TAB>text`` lines as a model is shown them: each line
+    after a margin that ends at its first tab, holding the number on the
+    first and last line shown and every fifth; an empty line left empty.
+    (A number is a token of its own in o200k, a tab before indentation
+    none: numbering every line costs a tenth more than the file's text.)"""
+    rows = content.split("\n")
+    texts = [row.partition("\t") for row in rows]
+    if not all(tab and number.isascii() and number.isdigit() for number, tab, _ in texts):
+        return content  # not read_file's numbering: shown as it is
+    shown = [i for i, (_, _, text) in enumerate(texts) if text]
+    ends = {shown[0], shown[-1]} if shown else set()
+    for i, (number, _, text) in enumerate(texts):
+        if not text:
+            rows[i] = ""
+        elif i not in ends and int(number) % NUMBER_EVERY:
+            rows[i] = "\t" + text
+    return "\n".join(rows)
 
 
 def _read_file(envelope: _Envelope) -> str:
     if "mimeType" in envelope and "content" not in envelope:
         return _image(envelope)
-    content = str(envelope.get("content", ""))
-    if "\t\n" in content or content.endswith("\t"):
-        content = _EMPTY_LINE.sub("\n", content)
-        first = _EMPTY_FIRST_LINE.match(content)
-        if first:
-            content = content[first.end():]
+    content = _margin(str(envelope.get("content", "")))
     return _lines(content, _read_footer(envelope), *_warnings(envelope))
 
 
@@ -204,8 +221,9 @@ def _read_files(envelope: _Envelope) -> str:
 
 def _write_file(envelope: _Envelope) -> str:
     verb = "Created" if envelope.get("created") else "Replaced"
-    head = (f"{verb} {envelope.get('path')} ({_plural(envelope.get('bytes', 0), 'byte')}, "
-            f"sha256 {short_digest(envelope.get('sha256', ''))}){_created(envelope)}")
+    # the size is the content's the model sent: the digest says what was written
+    head = (f"{verb} {envelope.get('path')}, sha256 "
+            f"{short_digest(envelope.get('sha256', ''))}{_created(envelope)}")
     said = frozenset({"path", "bytes", "sha256", "created", "createdDirectories",
                       "createdDirectoriesOmitted", "warnings"})
     return _lines(head, *_warnings(envelope), *_rest(envelope, said))

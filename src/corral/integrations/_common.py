@@ -33,7 +33,7 @@ def specs_of(toolbox: Toolbox) -> list[ToolSpec]:
 
 
 async def acall(toolbox: Toolbox, name: str, args: Any) -> dict[str, Any]:
-    """``await toolbox.acall(name, args)`` (contract C4: thread offload,
+    """``await toolbox.acall(name, args)`` (every call bounded: thread offload,
     cancellation-safe, the toolbox's call deadline)."""
     return await toolbox.acall(name, args)
 

@@ -1,5 +1,6 @@
 """Where a surface operation acts: the one adapter between the surface
-operations and the core's resolver (contract C1).
+operations and the core's resolver (one resolver for every path, so no
+operation can reach what another would refuse).
 
 Two shapes, both resolved by the root (never by string algebra here):
 

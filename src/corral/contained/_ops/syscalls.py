@@ -1,5 +1,5 @@
-"""What the surface operations share about system calls: which errnos
-mean "not permitted here", and copying a stream into an fd.
+"""What the surface operations share about system calls: whether this is
+Linux, and copying a stream into an fd.
 
 The fd calls for metadata (``fchown``, the xattr calls) are the backend's
 (:class:`._backend.Backend`), so a test's wrapper sees every step.
@@ -7,21 +7,16 @@ The fd calls for metadata (``fchown``, the xattr calls) are the backend's
 
 from __future__ import annotations
 
-import errno
 import os
 import sys
 from collections.abc import Callable
 
-__all__ = ["IS_LINUX", "NOT_PERMITTED", "copy_stream"]
+__all__ = ["IS_LINUX", "copy_stream"]
 
 CHUNK = 1 << 20
 
 IS_LINUX = sys.platform.startswith("linux")
 
-#: errnos meaning "this metadata cannot be set here by this caller", which a
-#: copy of metadata tolerates (the operation goes on without it)
-NOT_PERMITTED = frozenset({errno.EPERM, errno.EACCES, errno.ENOTSUP, errno.EOPNOTSUPP,
-                           errno.ENODATA, errno.EINVAL, errno.ENOSYS})
 
 
 def copy_stream(read: Callable[[int], bytes], fd: int) -> None:

@@ -21,7 +21,7 @@ from .._runtime.view import Pinned
 from .move_file import EntryKind, entry_name, kind_of, lstat_of, named
 
 DESCRIPTION = (
-    "Delete one file, symlink (itself, not its target) or empty directory; never recursive."
+    "Delete one file, symlink (not its target) or empty directory; never recursive."
 )
 
 SCHEMA: dict[str, Any] = {

@@ -56,7 +56,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from ...contained import PathError
 from .._read import cache as read_cache
-from .._refusals.classify import close_paths
+from .._refusals.locator import close_paths
 from .._runtime.context import ToolContext, sha256_hex
 from .._edit.budget import Checkpoint, Work
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
@@ -79,14 +79,12 @@ from .._runtime.answer import AnswerPath
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
-    "Replace text in an existing text file, in one call. oldText is copied exactly from the "
-    "file (indentation included, without read_file's line numbers) and must occur once: add "
-    "neighbouring lines to make it unique, or pass replaceAll: true. newText replaces it "
-    "(\"\" deletes). Several changes: edits: [{oldText, newText}], applied in order, all or "
-    "nothing. dryRun: true only shows the diff. The answer gives the lines changed and the "
-    "new sha256 (pass it as expectedSha256 next time; no need to read the file back). A "
-    "near miss in indentation or trailing spaces is applied when unique (the diff shows "
-    "it); otherwise the refusal says what differs."
+    "Replace text in a file. oldText is copied exactly from the file (indentation included,"
+    " without read_file's margin) and must occur once: add neighbouring lines to make it "
+    "unique, or pass replaceAll: true. newText replaces it (\"\" deletes). Several changes: "
+    "edits: [{oldText, newText}], in order, all or nothing. dryRun: true only shows the "
+    "diff. The answer gives the lines changed and the new sha256 (for expectedSha256; no "
+    "need to read the file back)."
 )
 
 _TEXT_LIMIT = 16 * 1024 * 1024
@@ -231,7 +229,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> EditResult:
 def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
     """An empty oldText on a missing file: the model wants to create it."""
     missing = str((exc.component if isinstance(exc, PathError) else None) or rel)
-    candidates = close_paths(rel, missing, ctx)
+    candidates = close_paths(rel, missing, ctx.view)
     parent = posixpath.dirname(missing.rstrip("/")) or "."
     if candidates:
         return not_found(rel, missing, field="path", did_you_mean=candidates,

@@ -13,23 +13,21 @@ many names it has) although read_file refuses to read it.
 from __future__ import annotations
 
 import datetime as _dt
-import errno
 import os
 import stat as st
 from typing import Any, NotRequired, TypedDict
 
-from ...contained import EscapeError, PathError, Target
 from .._runtime.context import ToolContext
-from .._policy.locate import Location
 from .._policy.rules import Op
 from .._refusals.catalogue import ENTRY_KINDS, entry_kind, swapped
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import InfoRequest
+from .._runtime.view_read import Lead
 
 DESCRIPTION = (
-    "Describe a file, directory or symlink without reading it: kind, size, mode, hard "
-    "links, modification time; a symlink is described itself, with where it leads. A "
-    "trailing '/' follows a link to a directory."
+    "Kind, size, mode, links and modification time of a file, directory or symlink, without"
+    " reading it (a symlink itself, with its target; a trailing '/' follows a link to a "
+    "directory)."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -90,62 +88,33 @@ def _times(info: os.stat_result) -> Times:
     return out
 
 
-def _link_target(ctx: ToolContext, rel: str) -> Where:
-    """Where the symlink ``rel`` leads: named only if inside and visible."""
-    try:
-        target = ctx.root.realpath(rel, strict=False)
-    except EscapeError:
-        return {"targetKind": "outside"}
-    except OSError as exc:
-        # where resolution stopped may lie under a hiding rule: saying
-        # "missing" there would tell what exists in a denied directory
-        stopped = exc.component if isinstance(exc, PathError) else None
-        if isinstance(stopped, str) and stopped and not ctx.visible(stopped, Op.LIST):
-            return {}
-        return {"targetKind": "loop" if exc.errno == errno.ELOOP else "missing"}
-    if not ctx.visible(target, Op.LIST):
-        return {}  # a hidden name is never shown
-    try:
-        kind = entry_kind(ctx.root.stat(target, follow_symlinks=False).st_mode)
-    except FileNotFoundError:
-        kind = "missing"
-    except OSError:
-        return {"targetKind": "missing"}
-    return {"target": target, "targetKind": kind}
-
-
-def _target(ctx: ToolContext, rel: str) -> Target:
-    """``Root.target`` of ``rel``; when it cannot be resolved, a refusal by
-    policy wins over the error (a denied name is not said to be missing)."""
-    follow = rel.endswith("/")
-    try:
-        return ctx.root.target(rel, follow_final=follow)
-    except OSError:
-        ctx.check_path(rel, Op.LIST, follow=follow)
-        raise
+def _where(lead: Lead) -> Where:
+    """Where a symlink leads, as far as the view lets it be said."""
+    where: Where = {}
+    if lead.path is not None:
+        where["target"] = lead.path
+    if lead.kind is not None:
+        where["targetKind"] = lead.kind
+    return where
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> InfoResult:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
     # the entry itself (a final link not followed; with a trailing '/' the
-    # directory it leads to), resolved once, its parent held
-    with _target(ctx, rel) as target:
-        # the policy on what resolution reached: metadata is what a listing
-        # shows, so deny rules refuse and secret files are described (their
-        # content is never read)
-        ctx.check(Location(target.path, (), target.passed), Op.LIST, shown=shown)
-        info = target.lstat()
-        if info is None:
-            info = ctx.root.stat(rel, follow_symlinks=False)  # raises the not-found refusal
+    # directory it leads to), resolved once, the policy decided on what was
+    # reached: metadata is what a listing shows, so deny rules refuse and
+    # secret files are described (their content is never read)
+    with ctx.view.look(rel, Op.LIST, follow=rel.endswith("/"), shown=shown) as entry:
+        info = entry.info
         ctx.authorize(InfoRequest(shown))
-        now = target.lstat()  # a swap during authorization fails closed
+        now = entry.lstat()  # a swap during authorization fails closed
         if now is None or (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (
                 info.st_dev, info.st_ino, st.S_IFMT(info.st_mode)):
             raise swapped(shown)
         info = now
-    where: Where = (_link_target(ctx, rel) if st.S_ISLNK(info.st_mode)
-                    else {"size": info.st_size})
+        where: Where = (_where(ctx.view.lead(entry)) if st.S_ISLNK(info.st_mode)
+                        else {"size": info.st_size})
     return {"path": shown, "kind": entry_kind(info.st_mode), **where,
             "mode": f"{st.S_IMODE(info.st_mode):04o}", "links": info.st_nlink, **_times(info)}
 

@@ -38,11 +38,10 @@ from .._search.results import IGNORED_SCHEMA, GlobResult
 from .._search.hints import glob_escaped, glob_retry, glob_tidy, spaced_braces
 
 DESCRIPTION = (
-    "Find files by name: '*' and '?' match within a name, '**' any number of directories, "
-    "'{a,b}' either. A pattern without '/' matches at any depth ('*.py' is '**/*.py'); one "
-    "with '/' is matched against the path below path. End it with '/' to find directories. "
-    "What .gitignore ignores, and .git, is skipped unless includeIgnored. To search "
-    "contents use grep."
+    "Find files by name: '*' and '?' match within a name, '**' any directories, '{a,b}' "
+    "either. A pattern without '/' matches at any depth; one with '/' matches the path "
+    "below path. End it with '/' to find directories. .git and what .gitignore ignores are "
+    "skipped unless includeIgnored. To search contents use grep."
 )
 
 SCHEMA: dict[str, Any] = {

@@ -2,14 +2,14 @@
 
 Decisions (DESIGN.md leaves them to the tool):
 
-* ``path`` is a file or a directory (ADR 0069); ``include`` filters the
-  file's name in both cases (a pattern with ``/`` is matched against the
-  path below ``path``).
+* ``path`` is a file or a directory (both are searched, so a model's wrong
+  guess costs no call); ``include`` filters the file's name in both cases (a
+  pattern with ``/`` is matched against the path below ``path``).
 * Regular expressions run on RE2 (linear time; the syntax of ripgrep's
   Rust regex, which models learned); constructs of other dialects whose
   meaning is plain are translated and the answer says so; lookaround,
   backreferences and the like are refused with a pattern that runs (see
-  :mod:`._search_regex`).  A literal search (``regex: false``) runs in the
+  :mod:`corral.tools._search.engine`).  A literal search (``regex: false``) runs in the
   native scanner.  A line break in the pattern is refused: matching is per
   line.
 * Files are read with large preads (:data:`CHUNK` at a time, each chunk
@@ -36,14 +36,16 @@ import errno
 import os
 import posixpath
 import stat as st
-from typing import Any
+from typing import Any, Protocol
 
-from ...contained import (FileScan, Handle, Root, ScanStatus, Tree, TreeStats, adopt_entry,
+from ...contained import (FileScan, Root, ScanStatus, Tree, TreeStats, adopt_entry,
                           batches_natively, open_entry)
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import GrepRequest
+from .._runtime.view_read import OpenFile
+from .._policy.rules import Op
 from .._search.walk import (Base, Budget, SearchCounts, SearchVisitor, base_rules, ignored_note,
                             open_base, stopped_note)
 from .._search.globs import GlobMatcher, compile_glob
@@ -59,12 +61,11 @@ BINARY_SNIFF = 8000  # git's rule: a NUL in the first 8,000 bytes means binary
 MODES = ("matches", "files", "counts")
 
 DESCRIPTION = (
-    "Search file contents, line by line, for a regular expression (RE2, ripgrep's syntax: "
-    "no lookaround or backreferences) or, with regex: false, literal text. path is a file "
-    "or a directory; include filters file names ('*.py'). Answers each file's path, then "
-    "'N:text' per matching line ('N-text' for context); outputMode files or counts gives "
-    "only paths or counts. What .gitignore ignores is skipped unless includeIgnored. To "
-    "find files by name use glob."
+    "Search file contents line by line for a regular expression (RE2: no lookaround or "
+    "backreferences) or, with regex: false, literal text. path is a file or directory; "
+    "include filters file names ('*.py'). outputMode files or counts gives only paths or "
+    "counts per file. What .gitignore ignores is skipped unless includeIgnored. To find "
+    "files by name use glob."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -86,12 +87,20 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+class Readable(Protocol):
+    """A file open for reading: what a search reads through (the view's
+    :class:`OpenFile`, or an entry the walk opened below its directory)."""
+
+    def pread(self, size: int, offset: int, /) -> bytes: ...
+
+
 class _Search:
     """The state of one grep call."""
 
     def __init__(self, ctx: ToolContext, pattern: Pattern, mode: str, limit: int,
                  context: int, budget: Budget) -> None:
         self.ctx = ctx
+        self.backend = ctx.view.backend  # its scans of the bytes read
         self.pattern = pattern
         self.mode = mode
         self.limit = limit
@@ -110,7 +119,7 @@ class _Search:
         return len(self.results) > self.limit
 
     # -- one file ---------------------------------------------------------
-    def file(self, handle: Handle, path: str, info: os.stat_result) -> None:
+    def file(self, handle: Readable, path: str, info: os.stat_result) -> None:
         """Search the open file ``handle`` (named ``path`` in results;
         ``info`` its fstat)."""
         if not st.S_ISREG(info.st_mode):
@@ -121,7 +130,7 @@ class _Search:
             return
         self.regular(handle, path, info.st_size)
 
-    def regular(self, handle: Handle, path: str, size: int) -> None:
+    def regular(self, handle: Readable, path: str, size: int) -> None:
         """Search the open regular file ``handle`` (``size`` bytes at its fstat)."""
         want = min(size + 1, CHUNK)
         data = handle.pread(want, 0)
@@ -137,7 +146,7 @@ class _Search:
             return  # the common case: a small file without a match
         self._stream(handle, path, data, eof)
 
-    def _stream(self, handle: Handle, path: str, data: bytes, eof: bool) -> None:
+    def _stream(self, handle: Readable, path: str, data: bytes, eof: bool) -> None:
         """Search the file a chunk at a time, each cut after its last line
         break; the next chunk is read from there (the partial line is read
         again rather than copied onto the next chunk)."""
@@ -151,7 +160,7 @@ class _Search:
                 break
             self.budget.check()
             # a line longer than a chunk goes on
-            line += count_newlines(data, 0, end, backend=self.ctx.root.backend)
+            line += count_newlines(data, 0, end, backend=self.backend)
             offset += end
             data = handle.pread(CHUNK, offset)
             eof = len(data) < CHUNK
@@ -169,7 +178,7 @@ class _Search:
             return False
         mode, results = self.mode, self.results
         for start, end, at, number in self.pattern.lines(buf, 0, line, size,
-                                                         backend=self.ctx.root.backend):
+                                                         backend=self.backend):
             if number == state[1]:
                 continue  # one very long line, searched in pieces, is reported once
             state[1] = number
@@ -207,7 +216,7 @@ class _Search:
         cap = self.ctx.limits.search_line_chars
         return line[:4 * cap].decode("utf-8", "replace").rstrip("\r")[:cap]
 
-    def _add_context(self, handle: Handle, found: list[dict[str, Any]]) -> None:
+    def _add_context(self, handle: Readable, found: list[dict[str, Any]]) -> None:
         """Fill ``before``/``after`` of this file's matches, re-reading it as
         a stream; a context never repeats a line shown by a neighbour."""
         spans = _context_spans([m["line"] for m in found], self.context)
@@ -219,7 +228,7 @@ class _Search:
             match["before"] = [texts[n] for n in range(low, line) if n in texts]
             match["after"] = [texts[n] for n in range(line + 1, high + 1) if n in texts]
 
-    def _lines_text(self, handle: Handle, wanted: set[int], last: int) -> dict[int, str]:
+    def _lines_text(self, handle: Readable, wanted: set[int], last: int) -> dict[int, str]:
         texts: dict[int, str] = {}
         number, offset, carry = 0, 0, b""
         while number < last:
@@ -297,19 +306,20 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GrepResult:
     except PatternProblem as problem:
         raise pattern_refusal(ctx, args, problem, finds, explicit) from None
     include = _include(args.get("include"))
-    ctx.check_deny(rel)
     try:
-        info = ctx.root.stat(rel)
+        # one resolution: the policy is decided on what was opened (a FIFO
+        # or device is refused by the open), and a file is searched from it
+        opened = ctx.view.open_read(rel, Op.SEARCH)
     except FileNotFoundError:
         path_as_pattern(ctx, args, finds, explicit)  # its own refusal when the path is a glob
         raise
-    shown = rel.rstrip("/") or "."
-    if not st.S_ISDIR(info.st_mode):
-        if not st.S_ISREG(info.st_mode):
-            ctx.root.open_handle(rel).close()  # raises SpecialFileError
-        ctx.check_hardlink(shown, info)
-    ctx.authorize(GrepRequest(shown, args["pattern"]))
-    result = search(ctx, args, pattern, include, rel, info)
+    with opened:
+        info = opened.stat()
+        shown = opened.shown
+        if not st.S_ISDIR(info.st_mode):
+            ctx.check_hardlink(shown, info)
+        ctx.view.ask_read(GrepRequest(shown, args["pattern"]), opened, rel)
+        result = search(ctx, args, pattern, include, rel, info, opened=opened)
     if not _listed_of(result) and not result["truncated"]:
         grep_retry(ctx, args, result, finds, explicit)
     return result
@@ -323,12 +333,13 @@ def _finder(ctx: ToolContext) -> Finds:
                                       ignore_case=trial["caseInsensitive"])
             include = _include(trial.get("include"))
             rel = ctx.rel(trial["path"])
-            ctx.check_deny(rel)
-            info = ctx.root.stat(rel)
-            if not (st.S_ISDIR(info.st_mode) or st.S_ISREG(info.st_mode)):
-                return False
-            ctx.check_hardlink(rel, info)
-            return bool(search(ctx, trial, pattern, include, rel, info, probe=True)["files"])
+            with ctx.view.open_read(rel, Op.SEARCH) as opened:
+                info = opened.stat()
+                if not (st.S_ISDIR(info.st_mode) or st.S_ISREG(info.st_mode)):
+                    return False
+                ctx.check_hardlink(rel, info)
+                return bool(search(ctx, trial, pattern, include, rel, info, probe=True,
+                                   opened=opened)["files"])
         except Refusal as refusal:
             if refusal.kind is Kind.CANCELLED:
                 raise
@@ -340,44 +351,67 @@ def _finder(ctx: ToolContext) -> Finds:
 
 def search(ctx: ToolContext, args: dict[str, Any], pattern: Pattern,
            include: GlobMatcher | None, rel: str, info: os.stat_result, *,
-           probe: bool = False) -> GrepResult:
-    """One grep over ``rel`` (stat-ed as ``info``), authorized already;
-    with ``probe``, only whether anything matches (the first result)."""
+           opened: OpenFile, probe: bool = False) -> GrepResult:
+    """One grep over ``rel`` (``opened`` by the view, its fstat ``info``),
+    authorized already: a file is searched from ``opened``; with ``probe``,
+    only whether anything matches (the first result)."""
     is_dir = st.S_ISDIR(info.st_mode)
     context_cap, limit_cap = ctx.limits.grep_context, ctx.limits.search_results
     context = min(args["context"], context_cap)
     limit = 1 if probe else min(args.get("limit") or limit_cap, limit_cap)
     mode = "files" if probe else args["outputMode"]
     budget = Budget(ctx, "grep")
-    base = open_base(ctx, rel, info, os.O_RDONLY | (os.O_DIRECTORY if is_dir else 0))
     grep = _Search(ctx, pattern, mode, limit, context if mode == "matches" else 0, budget)
+    if not is_dir:
+        return _search_file(ctx, args, grep, opened, include, info, context, limit)
+    base = open_base(ctx, rel, info, os.O_RDONLY | os.O_DIRECTORY)
     notes: list[str] = []
     outcome = _Outcome()
     try:
-        if is_dir:
-            _grep_tree(ctx, grep, base, include, args["includeIgnored"], notes, outcome)
-        elif _include_matches(include, "", posixpath.basename(base.shown), frozenset()):
-            grep.included += 1
-            grep.file(base.handle, base.shown, base.info)
-        else:
-            notes.append(f"include {args['include']!r} does not match the name of "
-                         f"{base.shown}, so it was not searched.")
+        _grep_tree(ctx, grep, base, include, args["includeIgnored"], notes, outcome)
     except Refusal as refusal:
         if not Budget.is_time_limit(refusal):
             raise
-        raise budget.over(base.shown, {"pattern": args["pattern"], "outputMode": mode,
-                                       mode: grep.results[:limit],
-                                       "filesSearched": grep.searched}) from None
+        raise _partial(grep, base.shown, args, limit) from None
     finally:
         base.close()
-    return _result(ctx, args, grep, base, outcome, notes, context, limit)
+    return _result(ctx, args, grep, base.shown, base.info, outcome, notes, context, limit)
 
 
-def _result(ctx: ToolContext, args: dict[str, Any], grep: _Search, base: Base,
-            outcome: _Outcome, notes: list[str], context: int, limit: int) -> GrepResult:
+def _search_file(ctx: ToolContext, args: dict[str, Any], grep: _Search, opened: OpenFile,
+                 include: GlobMatcher | None, info: os.stat_result, context: int,
+                 limit: int) -> GrepResult:
+    """grep of one file: searched from the file the view opened (its
+    ``info``), never opened again."""
+    notes: list[str] = []
+    shown = opened.shown
+    try:
+        if _include_matches(include, "", posixpath.basename(shown), frozenset()):
+            grep.included += 1
+            grep.file(opened, shown, info)
+        else:
+            notes.append(f"include {args['include']!r} does not match the name of "
+                         f"{shown}, so it was not searched.")
+    except Refusal as refusal:
+        if not Budget.is_time_limit(refusal):
+            raise
+        raise _partial(grep, shown, args, limit) from None
+    return _result(ctx, args, grep, shown, info, _Outcome(), notes, context, limit)
+
+
+def _partial(grep: _Search, shown: str, args: dict[str, Any], limit: int) -> Refusal:
+    """The time-limit refusal carrying what was found so far."""
+    mode = grep.mode
+    return grep.budget.over(shown, {"pattern": args["pattern"], "outputMode": mode,
+                                    mode: grep.results[:limit], "filesSearched": grep.searched})
+
+
+def _result(ctx: ToolContext, args: dict[str, Any], grep: _Search, shown: str,
+            info: os.stat_result, outcome: _Outcome, notes: list[str], context: int,
+            limit: int) -> GrepResult:
     mode = grep.mode
     over = grep.full
-    result = _opening(base.shown, args["pattern"], mode, grep.results[:limit],
+    result = _opening(shown, args["pattern"], mode, grep.results[:limit],
                       over or outcome.incomplete, grep.searched)
     stats, counts = outcome.stats, outcome.counts
     skipped = dict(grep.skipped)
@@ -403,7 +437,7 @@ def _result(ctx: ToolContext, args: dict[str, Any], grep: _Search, base: Base,
         result["context"] = context
     if args.get("include"):
         result["include"] = args["include"]
-    _finish_notes(ctx, result, notes, grep, over, outcome, base.info)
+    _finish_notes(ctx, result, notes, grep, over, outcome, info)
     result["filesIncluded"] = grep.included
     return result
 
@@ -571,9 +605,10 @@ def _wide_files(ctx: ToolContext, paths: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for path in paths:
         try:
-            with ctx.root.open_handle(path, os.O_RDONLY | os.O_NOFOLLOW) as handle:
-                head = handle.read(4096)
-        except OSError:
+            # opened again by name: decided again on what is there now
+            with ctx.view.open_read(path, Op.SEARCH, follow=False) as opened:
+                head = opened.pread(4096, 0)
+        except (OSError, Refusal):
             continue
         encoding = wide_encoding(head)
         if encoding is not None and decode_wide(head[:len(head) - len(head) % 4]) is not None:

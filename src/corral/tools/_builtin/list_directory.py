@@ -93,7 +93,7 @@ def _directory(ctx: ToolContext, rel: str, shown: str) -> OpenDirectory:
     """The directory, open (the policy checked where it really is);
     anything else is refused, a file with a read_file suggestion."""
     try:
-        return open_directory(ctx.view, rel, Op.LIST, shown=shown)
+        return open_directory(ctx.view, rel, Op.LIST)
     except (NotADirectoryError, SpecialFileError):
         info = kind_of(ctx.view, rel)
         if st.S_ISREG(info.st_mode):

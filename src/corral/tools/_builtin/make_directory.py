@@ -28,9 +28,9 @@ from .._runtime.request_types import MakeDirectoryRequest
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
-    "Create a directory and any missing parents (the answer names each one made); one that "
-    "exists already is not an error. write_file makes parents itself: use this only for an "
-    "empty directory."
+    "Create a directory and its missing parents (the answer names them); one that exists "
+    "already is not an error. write_file makes parents itself: use this only for an empty "
+    "directory."
 )
 
 SCHEMA: dict[str, Any] = {

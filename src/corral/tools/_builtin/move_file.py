@@ -28,9 +28,9 @@ from .._runtime.request_types import MoveRequest
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
-    "Move or rename a file, symlink (itself, not its target) or directory. A destination "
-    "ending in '/' means into that directory. An existing destination is refused unless "
-    "overwrite: true (a file or symlink only). Missing parent directories are made."
+    "Move or rename a file, symlink (not its target) or directory. A destination ending in "
+    "'/' means into that directory; missing parents are made. An existing destination is "
+    "refused unless overwrite: true (files and symlinks only)."
 )
 
 SCHEMA: dict[str, Any] = {

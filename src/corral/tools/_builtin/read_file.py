@@ -23,7 +23,6 @@ import stat as st
 from typing import Any, NotRequired, TypedDict
 from collections.abc import Callable
 
-from ...contained import Backend, Handle
 from .._read import media as _media
 from .._read import cache as read_cache
 from .._runtime.context import ToolContext
@@ -32,16 +31,16 @@ from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_g
                                    special_kind)
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import ReadRequest
+from .._runtime.view_read import OpenFile
 from .._read.textform import HEAD, decode_wide, looks_binary
 
 DESCRIPTION = (
-    "Read a UTF-8 text file: each line as its number, a tab, then its text (an empty line "
-    "stays empty; the number and tab are not in the file: never copy them into oldText or "
-    "content), then a footer: the lines shown, the total, the next offset when more "
-    "remains, the file's sha256 (pass it as expectedSha256 to edit_file or write_file). "
-    "offset is the first line (1-based), limit how many (at most 2000); longer lines are "
-    "cut. An image (PNG, JPEG, GIF, WebP) is returned as the image. Directories and binary "
-    "files are refused: use glob to see what a directory holds."
+    "Read a UTF-8 text file. Each line follows a margin ending at a tab, with the line's "
+    "number on the first, last and every fifth line (an empty line stays empty; never copy "
+    "the margin into oldText or content). A footer gives the sha256 (for expectedSha256) "
+    "and, for part of a file, the lines shown of the total and the next offset. offset is "
+    "the first line (1-based), limit how many (at most 2000). Images (PNG, JPEG, GIF, WebP)"
+    " are returned as images."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -126,27 +125,26 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
     limit = args.get("limit")
     limit = limits.read_lines if limit is None else min(limit, limits.read_lines)
     try:
-        handle = ctx.open_handle(rel, Op.READ)
+        opened = ctx.view.open_read(rel, Op.READ)
     except FileNotFoundError:
         _refuse_pattern(ctx, rel)  # a glob pattern: answer with what it matches
         raise
-    with handle:  # one resolution: the policy, the host and the read all see this file
-        info = handle.stat()
+    with opened:  # one resolution: the policy, the host and the read all see this file
+        info = opened.stat()
         if not st.S_ISREG(info.st_mode):
             raise _not_regular(rel, info)
         if info.st_nlink > 1:
             ctx.check_hardlink(rel, info)
         if ctx.asks_host:
-            ctx.authorize(ReadRequest(rel))
             # THREATS row 10: the name swapped while the host decided fails closed
-            ctx.ensure_same(rel, (info.st_dev, info.st_ino))
-        reader = _Reader(handle, ctx.checkpoint)
+            ctx.view.ask_read(ReadRequest(rel), opened, rel)
+        reader = _Reader(opened, ctx.checkpoint)
         small = _read_small(reader, info) if info.st_size <= FAST_BYTES else None
         if (small is None or _media.sniff(small.data[:_media.HEAD_BYTES]) is not None) and (
-                image := _media.read_image(ctx, rel, handle, info)) is not None:
+                image := _media.read_image(ctx, rel, opened, info)) is not None:
             return image  # a small file's one read tells it is no image
         facts = _scan(rel, reader, info, offset, limit, limits.read_line_chars,
-                      limits.read_bytes, small, ctx.root.backend)
+                      limits.read_bytes, small, opened)
 
     if offset > max(facts.total, 1):
         raise Refusal(Code.INVALID_ARGUMENT,
@@ -216,11 +214,11 @@ def _not_regular(rel: str, info: os.stat_result) -> Refusal:
 class _Reader:
     """Positioned reads of one handle, each after the call's checkpoint."""
 
-    __slots__ = ("handle", "_pread", "_checkpoint")
+    __slots__ = ("file", "_pread", "_checkpoint")
 
-    def __init__(self, handle: Handle, checkpoint: Callable[[], None]) -> None:
-        self.handle = handle
-        self._pread = handle.pread
+    def __init__(self, file: OpenFile, checkpoint: Callable[[], None]) -> None:
+        self.file = file
+        self._pread = file.pread
         self._checkpoint = checkpoint
 
     def __call__(self, size: int, offset: int) -> bytes:
@@ -248,7 +246,7 @@ def _read_small(pread: _Reader, info: os.stat_result) -> _Small:
 
 
 def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: int, cap: int,
-          budget: int, small: _Small | None, backend: Backend) -> _Facts:
+          budget: int, small: _Small | None, file: OpenFile) -> _Facts:
     """One pass over the file: digest, facts, and the window ``[offset, offset+limit)``;
     for a large file already known unchanged, only the window's bytes; a small
     one was read whole (``small``)."""
@@ -260,7 +258,7 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
         began = read_cache.started()
         index: tuple[list[int], list[int]] = ([], [])
         facts = _stream(rel, pread, size, pread(CHUNK, 0), offset, limit, cap, budget, index)
-        if facts.index_sep == b"\n" and _unchanged(pread.handle.stat(), info):
+        if facts.index_sep == b"\n" and _unchanged(pread.file.stat(), info):
             read_cache.store(info, began, sha256=facts.sha256, endings=facts.endings,
                              bom=facts.bom, total=facts.total, crlf=facts.crlf,
                              lines=index[0], offsets=index[1])
@@ -272,11 +270,11 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
         # a remembered digest is the bytes' only if the stamps still hold
         # now that they are read (a write between the fstat and the read)
         if remembered is None or len(data) != size or \
-                not _unchanged(pread.handle.stat(), info):
+                not _unchanged(pread.file.stat(), info):
             remembered = hashlib.sha256(data).hexdigest()
             if len(data) == size:
                 read_cache.remember_digest(info, small.began, remembered)
-        return _whole(rel, data, remembered, offset, limit, cap, budget, backend)
+        return _whole(rel, data, remembered, offset, limit, cap, budget, file)
     first = data  # the file grew since fstat: stream it
     return _stream(rel, pread, size, first, offset, limit, cap, budget, None)
 
@@ -308,8 +306,9 @@ def _known(pread: _Reader, known: read_cache.Whole, offset: int, limit: int, cap
 
 
 def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int,
-           budget: int, backend: Backend) -> _Facts:
-    """The fast path: the whole file is in ``data`` (its digest ``sha256``)."""
+           budget: int, file: OpenFile) -> _Facts:
+    """The fast path: the whole file is in ``data`` (its digest ``sha256``),
+    read from ``file`` (whose backend may render the window natively)."""
     facts = _Facts()
     facts.sha256 = sha256
     facts.size = len(data)
@@ -326,7 +325,7 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
     ascii_only = data.isascii()  # then it is UTF-8; otherwise decoding says whether it is
     text = None if ascii_only else _decoded(rel, data)
     if NATIVE_WINDOW:
-        window = backend.text_window(data, offset, limit, cap, budget)
+        window = file.text_window(data, offset, limit, cap, budget)
         if window is not None:
             facts.total = window.total
             facts.endings = "lf" if window.has_newline else "none"

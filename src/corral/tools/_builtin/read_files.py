@@ -23,8 +23,8 @@ from .._runtime.registry import ToolSpec, success_schema
 from .._runtime.request_types import ReadRequest
 
 DESCRIPTION = (
-    "Read several files in one call (at most 50, about 1 MB in all), each as read_file "
-    "reads it, with the same offset and limit; one that fails does not stop the others."
+    "Read several files (at most 50, about 1 MB in all) as read_file does, with one offset "
+    "and limit; one that fails does not stop the others."
 )
 
 MAX_PATHS = 50  # the schema's bound; Limits.read_files_paths may lower it

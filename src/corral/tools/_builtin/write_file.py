@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
 from ...contained import PathError
-from .._refusals.classify import close_paths
+from .._refusals.locator import close_paths
 from .._read import cache as read_cache
 from .._edit.content import check_write
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
@@ -41,12 +41,10 @@ from .._refusals.names import check_new_name
 from .._read.textform import Form, apply_form, form_of
 
 DESCRIPTION = (
-    "Create a file, or replace a whole file, with content written exactly as given. Missing "
-    "parent directories are made and named in the answer (check them for typos). An "
-    "existing file is replaced only with overwrite: true or expectedSha256 (its sha256 from "
-    "read_file; refused if it changed since). Send the whole file: never read_file's line "
-    "numbers, never a placeholder such as '# ... rest unchanged ...'. To change part of a "
-    "file use edit_file."
+    "Create a file, or replace a whole one, with content exactly as given; missing parent "
+    "directories are made. Replacing needs overwrite: true or expectedSha256 (refused if "
+    "the file changed since). Send the whole file, never the read margin or a placeholder "
+    "such as '# ... rest unchanged ...'. To change part of a file use edit_file."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -110,7 +108,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
             _check_new_name(ctx, rel, target.creates, args)
         else:
             target.decide(Op.REPLACE)  # a secret is not replaced
-        warnings = check_write(ctx, rel, content, plan.current)
+        warnings = check_write(ctx, rel, content, plan.current, target)
         if plan.current is not None and args["keepFormat"]:
             data, kept = apply_form(content, _form(target, plan.current))
         digest = hashlib.sha256(data).hexdigest()
@@ -203,7 +201,7 @@ def _check_new_name(ctx: ToolContext, rel: str, creates: tuple[str, ...],
                     args: dict[str, Any]) -> None:
     """A name write_file would create that the model most likely did not
     mean: refused, with the file meant in a suggested call."""
-    refusal = check_new_name(ctx, rel, creates, "write_file", args)
+    refusal = check_new_name(ctx.view, rel, creates, "write_file", args)
     if refusal is not None:
         raise refusal
 
@@ -293,7 +291,7 @@ def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
             raise
         missing = (exc.component if isinstance(exc, PathError) else None) or rel
     details: dict[str, Any] = {"path": rel, "missing": missing, "expectedSha256": expected}
-    candidates = [c for c in close_paths(rel, missing, ctx) if not ctx.is_denied(c)]
+    candidates = [c for c in close_paths(rel, missing, ctx.view) if not ctx.is_denied(c)]
     if candidates:
         details["didYouMean"] = candidates
         hint = (f"Check the path ({candidates[0]} exists); to create a new file, drop "

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._runtime.context import ToolContext
+from .._runtime.view import Pinned
 from .._refusals.catalogue import Code, Kind, Refusal
 
 __all__ = [
@@ -70,6 +71,9 @@ __all__ = [
     "read_file_numbers",
     "says_elided",
     "strip_line_numbers",
+    "margin_numbers",
+    "strip_margin",
+    "numbering_said",
 ]
 
 MAX_PLACEHOLDER_LINE = 200
@@ -211,17 +215,66 @@ def _counting_up(numbers: list[str], lines: int) -> Numbered | None:
 
 def read_file_numbers(text: str) -> Numbered | None:
     """The numbering when every line of ``text`` starts with read_file's
-    ``N<TAB>`` prefix, counting up by one (``None`` otherwise)."""
+    ``N<TAB>`` prefix, counting up by one, or with the margin a model is
+    shown of it (:func:`margin_numbers`); ``None`` otherwise."""
+    if text[:1] == "\t":
+        return margin_numbers(text.replace("\r\n", "\n"))
     if not text[:1].isdigit():
         return None
     body = text.replace("\r\n", "\n")
-    return _counting_up(_READ_FILE_NUMBER.findall(body), _line_count(body))
+    return _counting_up(_READ_FILE_NUMBER.findall(body), _line_count(body)) \
+        or margin_numbers(body)
+
+
+def margin_numbers(text: str) -> Numbered | None:
+    """The numbering when ``text`` (``\\n`` breaks) is lines as a model is
+    shown a read: every non-empty line after a margin ending at a tab, the
+    margin holding the line's number on some lines (at least one), each
+    number its line's place counted from the first; ``None`` otherwise."""
+    rows = text.removesuffix("\n").split("\n")
+    if len(rows) < 2:
+        return None
+    first: int | None = None
+    for place, row in enumerate(rows):
+        if not row:
+            continue
+        number, tab, _ = row.partition("\t")
+        if not tab or (number and not (number.isascii() and number.isdigit())):
+            return None
+        if number:
+            start = int(number) - place
+            if first is None:
+                first = start
+            elif start != first:
+                return None
+    if first is None or first < 1:
+        return None
+    return Numbered(first, len(rows))
+
+
+_MARGIN = re.compile(r"^\d*\t", re.MULTILINE)
+
+
+def numbering_said(field: str, text: str) -> str:
+    """How ``field``'s ``text`` (``\\n`` breaks) carries a read's numbers."""
+    if len(_READ_FILE_NUMBER.findall(text)) == _line_count(text):
+        return f"every line of {field} starts with a line number and a tab"
+    return (f"the lines of {field} start with a read's margin (a tab, after the line's "
+            "number on some lines)")
+
+
+def strip_margin(text: str) -> str:
+    """``text`` without read_file's numbers or margin at each line's start."""
+    return _MARGIN.sub("", text)
 
 
 def strip_line_numbers(old: str) -> str | None:
     """``old`` (``\\n`` breaks) without line-number prefixes in any read
-    tool's style, when every line has one and the numbers count up by one;
-    ``None`` otherwise."""
+    tool's style, when every line has one and the numbers count up by one,
+    or without the margin of a read as a model is shown it; ``None``
+    otherwise."""
+    if old[:1] in "\t0123456789" and old[:1] and margin_numbers(old) is not None:
+        return strip_margin(old)
     if not old.lstrip(" \t")[:2].lstrip("L")[:1].isdigit():
         return None
     if _counting_up(_ANY_NUMBER.findall(old), _line_count(old)) is None:
@@ -233,20 +286,21 @@ def strip_line_numbers(old: str) -> str | None:
 
 
 def check_write(ctx: ToolContext, rel: str, content: str,
-                replacing: os.stat_result | None) -> list[str]:
+                replacing: os.stat_result | None, pinned: Pinned | None = None) -> list[str]:
     """Refuse ``content`` for ``rel`` when it is certainly a mistake (see
     the module's docstring); the warnings for what may be one.  ``replacing``
-    is the file being overwritten, ``None`` for a new file."""
+    is the file being overwritten, ``None`` for a new file; ``pinned`` the
+    write's pinned location, where the file replaced is read to compare."""
     existing: str | None = None
     numbered = read_file_numbers(content)
     if numbered is not None and posixpath.splitext(rel)[1].lower() not in TABULAR:
-        existing = _existing_text(ctx, rel, replacing)
+        existing = _existing_text(ctx, pinned, replacing)
         if existing is None or read_file_numbers(existing) is None:
             raise _numbered(rel, numbered, content, replacing is not None)
     inner = fenced(content, rel)
     if inner is not None:
         if existing is None:
-            existing = _existing_text(ctx, rel, replacing)
+            existing = _existing_text(ctx, pinned, replacing)
         if existing is None or fenced(existing, rel) is None:
             raise _fence(rel, content, inner, replacing is not None)
     placeholders = placeholder_lines(content)
@@ -259,23 +313,24 @@ def check_write(ctx: ToolContext, rel: str, content: str,
             worded = [found for found in elided_in_words(content) if found not in placeholders]
         if placeholders or worded:
             if existing is None:
-                existing = _existing_text(ctx, rel, replacing)
+                existing = _existing_text(ctx, pinned, replacing)
             _check_elision(rel, content, Elisions(placeholders, worded), existing,
                            replacing.st_size)
     return _warnings(content, min(placeholders + worded, default=None))
 
 
-def _existing_text(ctx: ToolContext, rel: str, info: os.stat_result | None) -> str | None:
+def _existing_text(ctx: ToolContext, pinned: Pinned | None,
+                   info: os.stat_result | None) -> str | None:
     """The text of the file being replaced, if it is small enough to compare
-    and is UTF-8 text; ``None`` otherwise."""
-    if info is None or info.st_size > ctx.limits.max_edit_file_bytes:
+    and is UTF-8 text; ``None`` otherwise.  Read from the write's pinned
+    entry, and only if it is still the file the write decided on."""
+    if pinned is None or info is None or info.st_size > ctx.limits.max_edit_file_bytes:
         return None
     try:
-        with ctx.root.open_handle(rel, os.O_RDONLY | os.O_NOFOLLOW) as handle:
-            now = handle.stat()
-            if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
-                return None  # not the file write_file decided on: nothing to compare
-            return handle.read(info.st_size + 1).decode("utf-8")
+        data, _ = pinned.read(info.st_size, expect=info)
+        return data.decode("utf-8")
+    except Refusal:  # STALE: not the file write_file decided on, nothing to compare
+        return None
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -327,11 +382,12 @@ def _fence(rel: str, content: str, inner: str, replacing: bool) -> Refusal:
 
 def _numbered(rel: str, numbered: Numbered, content: str, replacing: bool) -> Refusal:
     last = numbered.first + numbered.lines - 1
-    stripped = _READ_FILE_NUMBER.sub("", content.replace("\r\n", "\n"))
+    body = content.replace("\r\n", "\n")
+    stripped = strip_margin(body)
     return Refusal(Code.INVALID_ARGUMENT,
-                   f"every line of content starts with a line number and a tab ({numbered.first} "
-                   f"to {last}), as read_file shows lines; {rel} would contain those numbers; "
-                   "nothing was written",
+                   f"{numbering_said('content', body)} ({numbered.first} to {last}), as "
+                   f"read_file shows lines; {rel} would contain those numbers; nothing was "
+                   "written",
                    "Send content without the line-number prefixes read_file adds, exactly as "
                    "the file should read.",
                    details={"path": rel, "field": "content", "firstNumber": numbered.first,

@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .content import TABULAR, Numbered, placeholder_lines, read_file_numbers, strip_line_numbers
+from .content import (TABULAR, Numbered, numbering_said, placeholder_lines, read_file_numbers,
+                      strip_line_numbers, strip_margin)
 from .budget import Work
 from .diagnosis import Diagnosis, Difference, diagnose
 from .match import (MAX_LISTED, Search, applied_copies, distinctive, indent_style,
@@ -244,8 +245,7 @@ def numbered_new_text(attempt: Attempt, lines: Lines, found_at: int) -> Refusal 
         return None  # oldText has them too: the file's own text (a numbered listing)
     last = numbered.first + numbered.lines - 1
     field = f"edits[{attempt.index}].newText" if attempt.multi else "newText"
-    stripped = _NUMBERED_LINE.sub("", new_n) if numbered.lines == 1 else \
-        re.sub(r"(?m)^\d+\t", "", new_n)
+    stripped = _NUMBERED_LINE.sub("", new_n) if numbered.lines == 1 else strip_margin(new_n)
     suggestion: dict[str, Any] = {}
     if not attempt.multi and len(stripped) + len(attempt.old) <= 64 * 1024:
         suggestion = {"suggested_tool": "edit_file", "suggested_args": {
@@ -254,8 +254,8 @@ def numbered_new_text(attempt: Attempt, lines: Lines, found_at: int) -> Refusal 
     span = f"line {numbered.first}" if numbered.lines == 1 else \
         f"lines {numbered.first} to {last}"
     return attempt.refuse(
-        Code.INVALID_ARGUMENT, f"{attempt.label}every line of newText starts with a line number "
-        f"and a tab ({span}), as read_file shows lines; {attempt.rel} would contain those "
+        Code.INVALID_ARGUMENT, f"{attempt.label}{numbering_said('newText', new_n)} ({span}), "
+        f"as read_file shows lines; {attempt.rel} would contain those "
         "numbers; nothing was written",
         "Send newText without the line-number prefixes read_file adds, exactly as the file "
         "should read.", kind=Kind.LINE_NUMBER_PREFIX,

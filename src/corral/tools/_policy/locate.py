@@ -4,7 +4,8 @@ A :class:`Location` is the canonical root-relative path of the entry, the
 directories a call that creates parents would make, and the directories the
 path enters and leaves again, all taken from a
 :class:`~corral.contained.Target` or :class:`~corral.contained.Handle`
-(contract C1): nothing here reads the spelling.  A location that cannot be
+(what the one resolver reached, so the policy judges the entry the call will
+act on): nothing here reads the spelling.  A location that cannot be
 established raises the core's error, so the call is refused (fail closed).
 """
 

@@ -1,6 +1,6 @@
 """Images for read_file: PNG, JPEG, GIF and WebP, told by their magic bytes.
 
-:func:`read_image` is read_file's hook: given the open, authorized Handle of a
+:func:`read_image` is read_file's hook: given the open, authorized file of a
 regular file, it looks at the first bytes and, for an image, answers the
 whole file as base64 ``data`` with its ``mimeType`` (and ``width`` /
 ``height`` when the header gives them cheaply), within
@@ -21,9 +21,9 @@ import os
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
-from ...contained import Handle
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Refusal, file_too_large
+from .._runtime.view_read import OpenFile
 
 __all__ = ["sniff", "dimensions", "read_image", "IMAGE_OUTPUT", "with_image_output",
            "MIME_TYPES"]
@@ -124,13 +124,13 @@ class ImageResult(TypedDict):
     height: NotRequired[int]
 
 
-def read_image(ctx: ToolContext, rel: str, handle: Handle, info: os.stat_result
+def read_image(ctx: ToolContext, rel: str, opened: OpenFile, info: os.stat_result
                ) -> ImageResult | None:
-    """read_file's answer for an image at the open regular file ``handle``
+    """read_file's answer for an image at the open regular file ``opened``
     (``info`` its fstat), or ``None`` when the file is not one."""
     if info.st_size < 12:
         return None
-    pread = handle.pread
+    pread = opened.pread
     mime = sniff(pread(HEAD_BYTES, 0))
     if mime is None:
         return None

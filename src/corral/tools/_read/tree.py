@@ -14,7 +14,7 @@ entries in all), so when it runs out the upper levels are complete and
 what was left out is said: a directory's ``total`` and ``truncated``, and
 ``unlisted`` directories (marked ``truncated``, no ``entries``) that the
 budget did not reach.  The base is the handle list_directory's path
-resolves to (C1 ``Root.open_handle``: its canonical path is where the
+resolves to (``Root.open_handle``, the one resolver: its canonical path is where the
 policy and .gitignore files are judged); below it, directories are opened
 by their canonical path, no final link followed, and must be the directory
 seen in their parent's listing, still at that path (else they are marked

@@ -3,53 +3,112 @@
 Tools raise :class:`Refusal` for what they decide themselves and let errors
 from :mod:`corral.contained` propagate; :func:`classify` turns those into
 refusals phrased from root-relative paths and the facts of the request.
-It is a table: the contained error's type first (:data:`_BY_TYPE`), then
-its errno (:data:`_BY_ERRNO`), each to a factory that gets the error's
-:class:`Facts`.  Default-deny: a cause with no row is ``INTERNAL`` and
-carries no path, errno text or host path (the cause is logged, not returned).
+
+It looks at nothing: a refusal is a function of the error, the call
+(:class:`Call`) and the :class:`Facts` gathered through the call's view
+before classifying (whether the root is gone, the path spoken of, the
+policy's answer where resolution stopped, the close names that exist).
+So every row can be tried without a filesystem.  It is a table: the
+contained error's type first (:data:`_BY_TYPE`), then its errno
+(:data:`_BY_ERRNO`), each to a factory that gets the error's
+:class:`Error`.  Default-deny: a cause with no row is ``INTERNAL`` and
+carries no path, errno text or host path (the cause is logged, not
+returned).
 """
 
 from __future__ import annotations
 
-import difflib
+import dataclasses
 import errno
 import logging
-import os
-import stat as st
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from collections.abc import Callable, Mapping
 
 from ...contained import (EscapeError, HardLinkError, InvalidPathError, PathError,
                           RootVanishedError, SpecialFileError, StaleError, SymlinkError)
-from .._runtime.context import ToolContext
-from .locator import respelled
+from .locator import Found
 from .catalogue import (Code, Kind, Refusal, exists, hardlink, internal, not_directory,
-                        not_empty, not_found, shown_path, special_file, swapped)
-from .._runtime.registry import Suggests
+                        not_empty, not_found, outside_root, shown_path, special_file, swapped)
 
-__all__ = ["classify", "close_paths", "missing_path", "Facts"]
+__all__ = ["classify", "Call", "Facts", "Seen", "Suggests", "GONE_KINDS", "names_path",
+           "component_of", "asks_for_close_names", "plausible_typo"]
 
 log = logging.getLogger("corral.tools")
 
-_PATH_FIELDS = ("path", "source", "destination")
-MAX_SIBLINGS = 5000  # names of one directory compared with a missing one
+EntryKind = Literal["file", "directory"]  # what a close name is
+
+
+@dataclass(frozen=True)
+class Suggests:
+    """The suggested calls a tool offers when a path it was given does not
+    exist but a close name does: the same call again with the name fixed
+    when the close name is one of ``retry_on`` (``"file"``, ``"directory"``),
+    else ``read_file`` of a close file when ``read_instead``."""
+
+    retry_on: frozenset[str] = frozenset()
+    read_instead: bool = False
+
+
+@dataclass(frozen=True)
+class Call:
+    """The call that failed: the tool, the arguments the model sent
+    (defaults left out), and what its spec lets a refusal suggest."""
+
+    tool: str
+    args: Mapping[str, Any]
+    suggests: Suggests = Suggests()
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A path that exists, as a suggested call may use it: a regular file
+    or a directory, and its link count."""
+
+    kind: EntryKind
+    links: int = 1
 
 
 @dataclass(frozen=True)
 class Facts:
-    """What a factory knows: the error, the root-relative path it names,
-    the component where resolution stopped, which argument named the path,
-    and the call (tool, the arguments the model sent, its context)."""
+    """What was true of the tree when the error arose, gathered through the
+    call's view (each field only when the error makes it matter):
+
+    ``root_gone``, the root directory itself was removed; ``path``, the
+    root-relative path the refusal speaks of (``None``: the error names no
+    path); ``field``, the argument that named it; ``hidden``, the policy's
+    own refusal for where resolution stopped (a rule hides it, so nothing
+    else may be said of it); ``close``, existing paths close to a missing
+    one, and ``found``, what a respelling of it found; ``seen``, the kind of
+    each of those; ``parent_hidden``, a rule hides the directory above the
+    missing name; ``allow_hardlinks``, files with more than one link are
+    usable."""
+
+    root_gone: bool = False
+    path: str | None = None
+    field: str | None = None
+    hidden: Refusal | None = None
+    close: tuple[str, ...] = ()
+    found: Found | None = None
+    seen: Mapping[str, Seen] = dataclasses.field(default_factory=dict)
+    parent_hidden: bool = False
+    allow_hardlinks: bool = False
+
+
+@dataclass(frozen=True)
+class Error:
+    """What a factory knows: the error, the path it speaks of, the
+    component where resolution stopped, and the call and its facts."""
 
     exc: OSError
     path: str
     where: str
-    field: str | None
-    tool: str
-    args: Mapping[str, Any]
-    ctx: ToolContext
-    suggests: Suggests
+    call: Call
+    facts: Facts
+
+    @property
+    def field(self) -> str | None:
+        return self.facts.field
 
     def details(self, **more: Any) -> dict[str, Any]:
         out: dict[str, Any] = {"path": self.path}
@@ -59,68 +118,86 @@ class Facts:
         return out
 
 
-Factory = Callable[[Facts], Refusal]
+Factory = Callable[[Error], Refusal]
+
+GONE_KINDS = frozenset({Kind.SWAPPED, Kind.NOT_FOUND, Kind.MISSING})
 
 
-def classify(exc: BaseException, *, tool: str, args: Mapping[str, Any], ctx: ToolContext,
-             suggests: Suggests | None = None) -> Refusal:
-    """The refusal for ``exc`` raised while running ``tool`` with ``args``
-    (``suggests``: what the tool's spec lets a not-found refusal offer)."""
+def classify(exc: BaseException, call: Call, facts: Facts) -> Refusal:
+    """The refusal for ``exc`` raised while running ``call``, given the
+    ``facts`` of the tree (see :class:`Facts`)."""
     if isinstance(exc, Refusal):
         # a root that vanished is never the caller's "not found" or "changed"
-        return internal() if exc.kind in _GONE_KINDS and _root_gone(ctx) else exc
-    if not isinstance(exc, OSError) or isinstance(exc, RootVanishedError) or _root_gone(ctx):
+        return internal() if exc.kind in GONE_KINDS and facts.root_gone else exc
+    if not isinstance(exc, OSError) or isinstance(exc, RootVanishedError) or facts.root_gone:
         return _internal(exc)
-    named = exc.filename if isinstance(exc.filename, str) else None
-    if named is None:
+    named = names_path(exc)
+    if named is None or facts.path is None:
         return _internal(exc)
-    field, path = _field_of(named, args, ctx)
-    component = exc.component if isinstance(exc, PathError) else None
-    if isinstance(component, str) and component:
-        hidden = ctx.hidden(component, path, field)  # decided on where resolution stopped
-        if hidden is not None:
-            return hidden
-    facts = Facts(exc, path, component or named, field, tool, args, ctx, suggests or Suggests())
+    if facts.hidden is not None:
+        return facts.hidden
+    error = Error(exc, facts.path, component_of(exc) or named, call, facts)
     for kind, factory in _BY_TYPE:
         if isinstance(exc, kind):
-            return factory(facts)
+            return factory(error)
     by_errno = _BY_ERRNO.get(exc.errno or 0)
-    return by_errno(facts) if by_errno is not None else _internal(exc)
+    return by_errno(error) if by_errno is not None else _internal(exc)
+
+
+def names_path(exc: BaseException) -> str | None:
+    """The root-relative path an error from the core names, if any."""
+    if not isinstance(exc, OSError) or isinstance(exc, Refusal):
+        return None
+    return exc.filename if isinstance(exc.filename, str) else None
+
+
+def component_of(exc: BaseException) -> str | None:
+    """Where the core's resolution stopped (a missing name, a file taken
+    for a directory, a loop), if the error says."""
+    component = exc.component if isinstance(exc, PathError) else None
+    return component if isinstance(component, str) and component else None
+
+
+def asks_for_close_names(exc: BaseException) -> bool:
+    """Whether the refusal for ``exc`` is "not found", naming close names
+    that exist (so the facts must hold them)."""
+    return isinstance(exc, OSError) and not isinstance(exc, tuple(k for k, _ in _BY_TYPE)) \
+        and exc.errno == errno.ENOENT
 
 
 # -- factories by type --------------------------------------------------------------------
 
-def _escape(f: Facts) -> Refusal:
+def _escape(f: Error) -> Refusal:
     assert isinstance(f.exc, EscapeError)
     # the resolver's reason: "symlink" also for a '..' from a link's text
-    return f.ctx.outside(f.path, f.field or "path", Kind(f.exc.reason).value)
+    return outside_root(f.path, f.field or "path", Kind(f.exc.reason))
 
 
-def _strict_symlink(f: Facts) -> Refusal:
+def _strict_symlink(f: Error) -> Refusal:
     return Refusal(Code.UNSUPPORTED, f"{f.path} goes through the symlink {f.where}, and this root "
                    "follows no symlinks", "Use the path the link points to instead.",
                    details=f.details(symlink=f.where), kind=Kind.SYMLINK)
 
 
-def _special(f: Facts) -> Refusal:
+def _special(f: Error) -> Refusal:
     assert isinstance(f.exc, SpecialFileError)
     refusal = special_file(f.where, Kind(f.exc.kind), field=f.field)
     return refusal.replace(details={"path": f.path})
 
 
-def _hard_linked(f: Facts) -> Refusal:
+def _hard_linked(f: Error) -> Refusal:
     assert isinstance(f.exc, HardLinkError)
     return hardlink(f.path, f.exc.links)  # as reads refuse one
 
 
-def _invalid_path(f: Facts) -> Refusal:
+def _invalid_path(f: Error) -> Refusal:
     kind = Kind.PATH_TOO_LONG if f.exc.errno == errno.ENAMETOOLONG else Kind.PATH
     return Refusal(Code.INVALID_ARGUMENT, f"{shown_path(f.path)} is not a usable path: "
                    f"{f.exc.strerror}", "Pass a shorter path of plain names separated by '/'.",
                    details=f.details(path=shown_path(f.path)), kind=kind)
 
 
-def _stale(f: Facts) -> Refusal:
+def _stale(f: Error) -> Refusal:
     return swapped(f.path)
 
 
@@ -136,7 +213,7 @@ _BY_TYPE: tuple[tuple[type[OSError], Factory], ...] = (
 
 # -- factories by errno -------------------------------------------------------------------
 
-def _not_directory(f: Facts) -> Refusal:
+def _not_directory(f: Error) -> Refusal:
     if f.where.rstrip("/") != f.path.rstrip("/"):
         return not_directory(f.path, f"{f.where} is a file, so {f.path} cannot be inside it",
                              f"Use a path whose directories exist; {f.where} is a file.",
@@ -145,84 +222,75 @@ def _not_directory(f: Facts) -> Refusal:
                          **_field(f))
 
 
-def _is_directory(f: Facts) -> Refusal:
+def _is_directory(f: Error) -> Refusal:
     return Refusal(Code.INVALID_ARGUMENT, f"{f.where} is a directory",
                    "Pass a file path here, not a directory.", details=f.details(),
                    kind=Kind.DIRECTORY)
 
 
-def _exists(f: Facts) -> Refusal:
+def _exists(f: Error) -> Refusal:
     return exists(f.where, "Choose another name, or pass overwrite: true to replace it.",
                   **_field(f))
 
 
-def _not_empty(f: Facts) -> Refusal:
+def _not_empty(f: Error) -> Refusal:
     return not_empty(f.where, **_field(f))
 
 
-def _loop(f: Facts) -> Refusal:
+def _loop(f: Error) -> Refusal:
     return Refusal(Code.UNSUPPORTED, f"{f.path} leads through a symlink loop or more than 40 "
                    f"symlinks (at {f.where})", "Use the real path of the file, without the links.",
                    details=f.details(component=f.where), kind=Kind.SYMLINK_LOOP)
 
 
-def _permission(f: Facts) -> Refusal:
+def _permission(f: Error) -> Refusal:
     return Refusal(Code.DENIED, f"the filesystem does not permit this on {f.where}; nothing "
                    "was changed", "Do not retry; use another file or ask the user to fix "
                    "its permissions.", details=f.details(), kind=Kind.PERMISSION)
 
 
-def _read_only_fs(f: Facts) -> Refusal:
+def _read_only_fs(f: Error) -> Refusal:
     return Refusal(Code.DENIED, f"{f.where} is on a read-only filesystem; nothing was changed",
                    "Do not try to change files here.", details=f.details(),
                    kind=Kind.READ_ONLY_FILESYSTEM)
 
 
-def _no_space(f: Facts) -> Refusal:
+def _no_space(f: Error) -> Refusal:
     return Refusal(Code.TOO_LARGE, f"the disk is full (or over quota) writing {f.path}; the "
                    "file was left as it was", "Free some space or write less, then retry.",
                    details=f.details(), kind=Kind.NO_SPACE)
 
 
-def _cross_device(f: Facts) -> Refusal:
+def _cross_device(f: Error) -> Refusal:
     return Refusal(Code.UNSUPPORTED, f"{f.path} is on another filesystem, so it cannot be "
                    "moved there atomically", "Copy it with read_file and write_file instead.",
                    details=f.details(), kind=Kind.CROSS_DEVICE)
 
 
-def _name_too_long(f: Facts) -> Refusal:
+def _name_too_long(f: Error) -> Refusal:
     return Refusal(Code.INVALID_ARGUMENT, f"{shown_path(f.path)} is too long",
                    "Use shorter names (at most 255 bytes each).",
                    details=f.details(path=shown_path(f.path)), kind=Kind.PATH_TOO_LONG)
 
 
-def _missing(f: Facts) -> Refusal:
-    """``NOT_FOUND`` naming the missing component, with close names that exist."""
-    return missing_path(f.ctx, f.path, f.where, field=f.field, tool=f.tool, args=f.args,
-                        suggests=f.suggests)
-
-
-def missing_path(ctx: ToolContext, path: str, missing: str, *, field: str | None, tool: str,
-                 args: Mapping[str, Any], suggests: Suggests | None = None,
-                 hint: str | None = None) -> Refusal:
-    """``NOT_FOUND`` for ``path`` (``missing``: its first component that does
-    not exist), with close names that do and a suggested call; ``hint``, if
-    given, replaces the default hint when no close name exists (a tool that
-    knows better, e.g. edit_file: "create it with write_file")."""
-    candidates = close_paths(path, missing, ctx)
+def _missing(f: Error) -> Refusal:
+    """``NOT_FOUND`` naming the missing component, with close names that
+    exist (or the path a respelling found) and a call that may work now."""
+    facts, field = f.facts, f.field
+    found = facts.found
+    candidates = list(facts.close)
     suggestion = None
-    found = respelled(ctx, path, search=bool(field)) if field and not candidates else None
     if field:
-        facts = Facts(OSError(), path, missing, field, tool, args, ctx, suggests or Suggests())
-        suggestion = _suggest(found.paths if found else candidates, facts, typo=found is None)
-    parent = missing.rstrip("/").rpartition("/")[0] or "."
-    if suggestion is None and field and not ctx.is_denied(parent):
+        suggestion = _suggest(list(found.paths) if found else candidates, f,
+                              typo=found is None)
+    parent = f.where.rstrip("/").rpartition("/")[0] or "."
+    if suggestion is None and field and not facts.parent_hidden:
         # the deepest directory that exists: seeing it is the next step
         suggestion = ("list_directory", {"path": parent})
     if found is not None:
-        refusal = not_found(path, missing, field=field, did_you_mean=found.paths,
+        refusal = not_found(f.path, f.where, field=field, did_you_mean=list(found.paths),
                             suggest=suggestion,
-                            hint=f"Check the path; {found.paths[0]} exists ({path} read "
+                            hint=f"Check the path; {found.paths[0]} exists ({f.path} read "
                                  f"{found.how}).")
         more: dict[str, Any] = {"readAs": found.how}
         if found.searched:
@@ -230,8 +298,7 @@ def missing_path(ctx: ToolContext, path: str, missing: str, *, field: str | None
         if not found.complete:
             more["searchComplete"] = False
         return refusal.replace(details=more)
-    return not_found(path, missing, field=field, did_you_mean=candidates, suggest=suggestion,
-                     hint=None if candidates else hint)
+    return not_found(f.path, f.where, field=field, did_you_mean=candidates, suggest=suggestion)
 
 
 _BY_ERRNO: dict[int, Factory] = {
@@ -253,20 +320,8 @@ _BY_ERRNO: dict[int, Factory] = {
 
 # -- helpers ------------------------------------------------------------------------------
 
-def _field(f: Facts) -> dict[str, Any]:
+def _field(f: Error) -> dict[str, Any]:
     return {"field": f.field} if f.field else {}
-
-
-_GONE_KINDS = frozenset({Kind.SWAPPED, Kind.NOT_FOUND, Kind.MISSING})
-
-
-def _root_gone(ctx: ToolContext) -> bool:
-    """Whether the root directory itself was removed (its fd still works:
-    a removed directory has no links left)."""
-    try:
-        return os.fstat(ctx.root.fileno()).st_nlink == 0
-    except (OSError, ValueError):
-        return True
 
 
 def _internal(exc: BaseException) -> Refusal:
@@ -274,56 +329,7 @@ def _internal(exc: BaseException) -> Refusal:
     return internal()
 
 
-def _field_of(named: str, args: Mapping[str, Any], ctx: ToolContext) -> tuple[str | None, str]:
-    """Which path argument the error is about, and the path to speak of: the
-    argument itself when the error names it or a directory above it (a write
-    that creates parents fails on a parent; the model named the file)."""
-    above = named.rstrip("/") + "/"
-    for name in _PATH_FIELDS:
-        value = args.get(name)
-        if isinstance(value, str):
-            try:
-                rel = ctx.rel(value, name)
-            except Refusal:
-                continue
-            if rel == named:
-                return name, named
-            if rel.startswith(above) and named not in (".", ""):
-                return name, rel
-    return None, named
-
-
-def close_paths(path: str, missing: str, ctx: ToolContext) -> list[str]:
-    """Existing paths close to ``path`` whose component ``missing`` is not
-    there (a typo in the name or in a parent directory); never a path a deny
-    rule hides."""
-    parent, _, name = missing.rstrip("/").rpartition("/")
-    rest = path.rstrip("/")[len(missing.rstrip("/")):]  # what follows the missing part
-    try:
-        siblings = ctx.root.listdir(parent or ".")[:MAX_SIBLINGS]
-    except OSError:
-        return []
-    lowered = {s.lower(): s for s in siblings}
-    matches = []
-    if name.lower() in lowered:
-        matches.append(lowered[name.lower()])
-    matches += [m for m in difflib.get_close_matches(name, siblings, n=5, cutoff=0.6)
-                if m not in matches]
-    out = []
-    for match in matches:
-        candidate = f"{parent}/{match}{rest}" if parent else match + rest
-        if ctx.is_denied(candidate):
-            continue  # a denied name must not leak through a suggestion
-        try:
-            if not ctx.root.exists(candidate) or ctx.is_denied(ctx.root.realpath(candidate)):
-                continue
-        except OSError:
-            continue
-        out.append(candidate)
-    return out[:3]
-
-
-def _suggest(candidates: list[str], f: Facts, *, typo: bool = True
+def _suggest(candidates: list[str], f: Error, *, typo: bool = True
              ) -> tuple[str, dict[str, Any]] | None:
     """A call that may succeed now (the toolbox tries it before offering it):
     what the tool's spec allows on the first close name of the right kind,
@@ -331,21 +337,17 @@ def _suggest(candidates: list[str], f: Facts, *, typo: bool = True
     path meant by another spelling."""
     assert f.field is not None
     asked = f.where.rstrip("/").rpartition("/")[2]
+    suggests = f.call.suggests
     for candidate in candidates:
         if typo and not plausible_typo(asked, _component(candidate, f.where)):
             continue
-        try:
-            info = f.ctx.root.stat(candidate)
-        except OSError:
-            continue
-        kind = "directory" if st.S_ISDIR(info.st_mode) else \
-            "file" if st.S_ISREG(info.st_mode) else None
-        if kind is None:
-            continue
-        usable = kind == "directory" or not (info.st_nlink > 1 and not f.ctx.allow_hardlinks)
-        if kind in f.suggests.retry_on and usable:
-            return f.tool, {**_given(f.args), f.field: candidate}
-        if kind == "file" and f.suggests.read_instead and usable:
+        seen = f.facts.seen.get(candidate)
+        if seen is None:
+            continue  # neither a file nor a directory, or gone
+        usable = seen.kind == "directory" or seen.links <= 1 or f.facts.allow_hardlinks
+        if seen.kind in suggests.retry_on and usable:
+            return f.call.tool, {**_given(f.call.args), f.field: candidate}
+        if seen.kind == "file" and suggests.read_instead and usable:
             return "read_file", {"path": candidate}
     return None
 

@@ -13,47 +13,78 @@ The last needs a search of the tree: breadth first, bounded by
 deadline), skipping what the deny rules hide and the folders no one means
 (``.git``, ``node_modules``, virtual environments).  A found path is
 offered only if it exists now and no rule hides it.
+
+:func:`close_paths` finds the names close to a missing one in the
+directory that holds it (a typo).  Both look through the call's view
+(:class:`~.looking.Looking`); what they find is a fact the classification
+is given.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import posixpath
 import re
 import time
 from collections import deque
+from dataclasses import dataclass
 
-from .._runtime.context import ToolContext
+from .looking import Looking
 
-__all__ = ["MAX_ENTRIES", "MAX_SECONDS", "Found", "respelled"]
+__all__ = ["MAX_ENTRIES", "MAX_SECONDS", "MAX_SIBLINGS", "Found", "close_paths", "respelled"]
 
 MAX_ENTRIES = 20_000  # directory entries looked at in one search
 MAX_SECONDS = 0.25
 MAX_FOUND = 3
+MAX_SIBLINGS = 5000  # names of one directory compared with a missing one
 _SKIPPED = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__",
                       ".mypy_cache", ".pytest_cache", ".tox", ".ruff_cache"})
 _QUOTES = re.compile(r"""\A\s*(["'`])(.*)\1\s*\Z""", re.S)
 _HOME = re.compile(r"\A(?:\$HOME|\$\{HOME\}|~)/+")
 
 
+@dataclass(frozen=True)
 class Found:
-    """Paths that exist for a path that does not, and how it was read."""
+    """Paths that exist for a path that does not, and how it was read:
+    ``searched``, the entries a search looked at (0: no search);
+    ``complete``, False when the search stopped at its bound."""
 
-    __slots__ = ("paths", "how", "searched", "complete")
-
-    def __init__(self, paths: list[str], how: str, searched: int = 0,
-                 complete: bool = True) -> None:
-        self.paths = paths
-        self.how = how
-        self.searched = searched  # entries the search looked at (0: no search)
-        self.complete = complete  # False: the search stopped at its bound
+    paths: tuple[str, ...]
+    how: str
+    searched: int = 0
+    complete: bool = True
 
 
-def _exists(ctx: ToolContext, rel: str) -> bool:
-    if not rel or rel.startswith("/") or ctx.is_denied(rel):
+def close_paths(path: str, missing: str, look: Looking) -> list[str]:
+    """Existing paths close to ``path`` whose component ``missing`` is not
+    there (a typo in the name or in a parent directory); never a path a deny
+    rule hides."""
+    parent, _, name = missing.rstrip("/").rpartition("/")
+    rest = path.rstrip("/")[len(missing.rstrip("/")):]  # what follows the missing part
+    try:
+        siblings = [entry.name for entry in look.entries(parent or ".")][:MAX_SIBLINGS]
+    except OSError:
+        return []
+    lowered = {s.lower(): s for s in siblings}
+    matches = []
+    if name.lower() in lowered:
+        matches.append(lowered[name.lower()])
+    matches += [m for m in difflib.get_close_matches(name, siblings, n=5, cutoff=0.6)
+                if m not in matches]
+    out = []
+    for match in matches:
+        candidate = f"{parent}/{match}{rest}" if parent else match + rest
+        if _exists(look, candidate):  # a hidden name must not leak through a suggestion
+            out.append(candidate)
+    return out[:3]
+
+
+def _exists(look: Looking, rel: str) -> bool:
+    if not rel or rel.startswith("/"):
         return False
     try:
-        return ctx.root.exists(rel) and not ctx.is_denied(ctx.root.realpath(rel))
+        return look.shown(rel)
     except (OSError, ValueError):
         return False
 
@@ -78,27 +109,27 @@ def _unwrapped(path: str) -> tuple[str, str] | None:
     return None
 
 
-def respelled(ctx: ToolContext, path: str, *, search: bool = True) -> Found | None:
+def respelled(look: Looking, path: str, *, search: bool = True) -> Found | None:
     """The paths ``path`` most likely meant, or ``None``."""
     unwrapped = _unwrapped(path)
     if unwrapped is not None:
         meant, how = unwrapped
         meant = meant.strip("/") or "."
-        if _exists(ctx, meant):
-            return Found([meant], how)
+        if _exists(look, meant):
+            return Found((meant,), how)
         path = meant  # and look further for what the unwrapped path meant
     parts = [p for p in path.split("/") if p not in ("", ".")]
     for drop in (1, 2):
         if len(parts) > drop:
             shorter = "/".join(parts[drop:])
-            if _exists(ctx, shorter):
-                return Found([shorter], f"without its leading {'/'.join(parts[:drop])}/")
+            if _exists(look, shorter):
+                return Found((shorter,), f"without its leading {'/'.join(parts[:drop])}/")
     if not search or not parts or ".." in parts:
         return None
-    return _search(ctx, "/".join(parts))
+    return _search(look, "/".join(parts))
 
 
-def _search(ctx: ToolContext, path: str) -> Found | None:
+def _search(look: Looking, path: str) -> Found | None:
     """Paths ending in ``/path`` (a leading folder left out), else paths
     with the same base name, by a bounded breadth-first walk."""
     name = posixpath.basename(path)
@@ -113,16 +144,16 @@ def _search(ctx: ToolContext, path: str) -> Found | None:
         if seen >= MAX_ENTRIES or time.monotonic() > deadline:
             complete = False
             break
-        ctx.checkpoint()
+        look.checkpoint()
         directory = queue.popleft()
         try:
-            entries = sorted(ctx.root.scandir(directory), key=lambda e: e.name)
+            entries = sorted(look.entries(directory), key=lambda e: e.name)
         except OSError:
             continue
         for entry in entries:
             seen += 1
             rel = entry.path
-            if ctx.is_denied(rel):
+            if look.hides(rel):
                 continue
             if entry.kind == "dir" and entry.name not in _SKIPPED:
                 queue.append(rel)
@@ -130,10 +161,10 @@ def _search(ctx: ToolContext, path: str) -> Found | None:
                 (ending if rel.endswith(suffix) else same_name).append(rel)
         if len(ending) > MAX_FOUND:
             break
-    found = [p for p in (ending or same_name) if _exists(ctx, p)]
+    found = [p for p in (ending or same_name) if _exists(look, p)]
     if not found:
         return None
     how = ("with the leading folders it left out" if ending else
            f"as a file named {name} elsewhere")
-    return Found(sorted(found, key=lambda p: (p.count("/"), p))[:MAX_FOUND], how, seen,
+    return Found(tuple(sorted(found, key=lambda p: (p.count("/"), p))[:MAX_FOUND]), how, seen,
                  complete)

@@ -11,7 +11,8 @@
 
 Either is refused before anything is created, with the name meant in a
 suggested call (the same call with that path).  A name that already
-exists is never refused here: it is the file the model named.
+exists is never refused here: it is the file the model named.  What
+exists is looked at through the call's view (:class:`~.looking.Looking`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._runtime.context import ToolContext
 from .catalogue import Code, Kind, Refusal
+from .looking import Looking
 
 __all__ = ["check_new_name", "clean_name"]
 
@@ -47,15 +48,15 @@ def _sent(args: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in args.items() if (k, v) not in _DEFAULTS and v is not None}
 
 
-def _retry(ctx: ToolContext, tool: str, args: dict[str, Any], field: str,
+def _retry(look: Looking, tool: str, args: dict[str, Any], field: str,
            meant: str) -> dict[str, Any]:
     """The call again with ``meant`` for the path; a read of ``meant``
     instead when it exists and the call would not replace it."""
-    if ctx.is_denied(meant):
+    if look.hides(meant):
         return {}
     replacing = args.get("overwrite") or args.get("expectedSha256")
     try:
-        exists = ctx.root.exists(meant)
+        exists = look.exists(meant)
     except OSError:
         exists = False
     if exists and not replacing:
@@ -67,16 +68,16 @@ def _shown(text: str) -> str:
     return repr(text)[1:-1] if _CONTROL.search(text) else text
 
 
-def check_new_name(ctx: ToolContext, rel: str, creates: tuple[str, ...], tool: str,
+def check_new_name(look: Looking, rel: str, creates: tuple[str, ...], tool: str,
                    args: dict[str, Any], field: str = "path") -> Refusal | None:
     """The refusal for creating ``rel`` (and the directories ``creates``),
     or ``None`` when its names are fine."""
     new_parts = [rel, *creates]
     odd = next((p for p in new_parts if _odd(p.rsplit("/", 1)[-1])), None)
     if odd is not None:
-        return _odd_name(ctx, rel, odd, tool, args, field)
+        return _odd_name(look, rel, odd, tool, args, field)
     if " " in rel:
-        return _pasted(ctx, rel, tool, args, field)
+        return _pasted(look, rel, tool, args, field)
     return None
 
 
@@ -84,14 +85,14 @@ def _odd(name: str) -> bool:
     return bool(_CONTROL.search(name)) or name != name.rstrip(" ") or name != name.lstrip(" ")
 
 
-def _odd_name(ctx: ToolContext, rel: str, odd: str, tool: str, args: dict[str, Any],
+def _odd_name(look: Looking, rel: str, odd: str, tool: str, args: dict[str, Any],
               field: str) -> Refusal:
     name = odd.rsplit("/", 1)[-1]
     controls = sorted({f"U+{ord(c):04X}" for c in _CONTROL.findall(name)})
     what = (f"control character{'s' if len(controls) > 1 else ''} {', '.join(controls)}"
             if controls else "spaces at its start or end")
     meant = clean_name(rel)
-    suggestion = _retry(ctx, tool, args, field, meant) if meant and meant != rel else {}
+    suggestion = _retry(look, tool, args, field, meant) if meant and meant != rel else {}
     return Refusal(Code.INVALID_ARGUMENT,
                    f"the name '{_shown(name)}' holds {what}, which a name is almost never "
                    f"meant to; nothing was created",
@@ -102,7 +103,7 @@ def _odd_name(ctx: ToolContext, rel: str, odd: str, tool: str, args: dict[str, A
                    kind=Kind.CONTROL_CHARACTERS, **suggestion)
 
 
-def _pasted(ctx: ToolContext, rel: str, tool: str, args: dict[str, Any],
+def _pasted(look: Looking, rel: str, tool: str, args: dict[str, Any],
             field: str) -> Refusal | None:
     """``rel`` when its tail after a space names a file that exists and what
     comes before reads like a log line."""
@@ -112,12 +113,12 @@ def _pasted(ctx: ToolContext, rel: str, tool: str, args: dict[str, Any],
         if tail and not tail.startswith("/") and (_LOG_PREFIX.search(prefix + " ")
                                                   or "/" in tail):
             try:
-                exists = ctx.root.exists(tail) and not ctx.is_denied(ctx.root.realpath(tail))
+                exists = look.shown(tail)
             except OSError:
                 exists = False
-            if exists and not ctx.is_denied(tail):
+            if exists:
                 return _pasted_refusal(rel, prefix, tail, field,
-                                       _retry(ctx, tool, args, field, tail))
+                                       _retry(look, tool, args, field, tail))
         at = rel.find(" ", at + 1)
     return None
 

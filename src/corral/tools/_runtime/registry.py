@@ -16,25 +16,12 @@ from types import ModuleType
 from typing import Any, Literal
 from collections.abc import Callable, Iterable, Mapping
 
+from .._refusals.classify import Suggests
 from .context import ToolContext
 from .request_types import Request, declare
 
 __all__ = ["ToolSpec", "Suggests", "TOOL_MODULES", "OPTIONAL_TOOL_MODULES", "load_tools",
            "read_only_tools", "success_schema", "Editing"]
-
-EntryKind = str  # "file" or "directory": what a close name is
-
-
-@dataclass(frozen=True)
-class Suggests:
-    """The suggested calls a tool offers when a path it was given does not
-    exist but a close name does: the same call again with the name fixed
-    when the close name is one of ``retry_on`` (``"file"``, ``"directory"``),
-    else ``read_file`` of a close file when ``read_instead``."""
-
-    retry_on: frozenset[EntryKind] = frozenset()
-    read_instead: bool = False
-
 
 @dataclass(frozen=True)
 class ToolSpec:

@@ -4,24 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import os
 from typing import Any
 from collections.abc import Iterable, Sequence
 
-from ...contained import Root
-from .._refusals.classify import classify
+from .._refusals.classify import Call
 from .context import ToolboxState, ToolContext
+from .refusing import refusal_for
 from .control import CancelToken, ProgressCallback
 from .definitions import PATH_CONTRACT, tool_definitions
 from .limits import Limits
-from .._policy.gitdirs import scan
-from .._policy.locate import locate
-from .._policy.rules import Op, Policy
+from .._policy.rules import Policy
 from .._refusals.catalogue import Code, Kind, Refusal, read_only
 from .registry import OPTIONAL_TOOL_MODULES, Editing, ToolSpec, load_tools, read_only_tools
 from .request_types import Authorizer
 from .schema import check_arguments
-from .view import MAX_SCANNED_LINKS, LinkMap, learn_link
+from .view import RootLike, open_view
 
 __all__ = ["Toolbox", "PATH_CONTRACT"]
 
@@ -49,27 +46,19 @@ class Toolbox:
     :meth:`call` never raises for anything a model can send.
     """
 
-    def __init__(self, root: Root | str | os.PathLike[str], *, authorize: Authorizer | None = None,
+    def __init__(self, root: RootLike, *, authorize: Authorizer | None = None,
                  limits: Limits | None = None, policy: Policy | None = None,
                  deny: Sequence[str] = (), allow_hardlinks: bool = False,
                  read_only: bool = False, tools: Iterable[ToolSpec | str] | None = None,
                  editing: Editing = "corral") -> None:
         if editing not in ("corral", "apply_patch"):
             raise ValueError(f"editing must be 'corral' or 'apply_patch', not {editing!r}")
-        self._owns_root = not isinstance(root, Root)
-        self.root = root if isinstance(root, Root) else Root(root)
+        self._view = open_view(root, Policy.default() if policy is None else policy, deny=deny)
+        self.root = self._view.root  # the core's root, for the host (cli, the workspace)
         self.limits = limits or Limits()
-        base = Policy.default() if policy is None else policy
-        known_as = (self.root.path, os.path.realpath(self.root.path))
-        found = scan(self.root)
-        self.policy = base.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
-        links = LinkMap()
-        if not self.policy.is_empty:
-            for link in found.links[:MAX_SCANNED_LINKS]:
-                learn_link(self.root, links, link)
-        self._state = ToolboxState(self.root, limits=self.limits, authorize=authorize,
-                                   policy=self.policy, allow_hardlinks=allow_hardlinks,
-                                   read_only=read_only, links=links)
+        self.policy = self._view.policy
+        self._state = ToolboxState(self._view, limits=self.limits, authorize=authorize,
+                                   allow_hardlinks=allow_hardlinks, read_only=read_only)
         self._tools = _specs(tools)
         self._read_only_tools = frozenset(read_only_tools(self._tools.values()))
         self.read_only = read_only
@@ -163,7 +152,7 @@ class Toolbox:
             # call repeats the model's own call with one thing changed
             sent = args if isinstance(args, dict) else {}
             given = {k: v for k, v in checked.items() if sent.get(k) is not None}
-            refusal = classify(exc, tool=spec.name, args=given, ctx=ctx, suggests=spec.suggests)
+            refusal = refusal_for(exc, Call(spec.name, given, spec.suggests), ctx)
             # a value from here on: its traceback's frames (the tool's locals,
             # the arguments) would hold a cycle through the caller's frame,
             # kept (up to 16 MiB a call) until the garbage collector runs
@@ -217,21 +206,11 @@ class Toolbox:
         """Whether ``path`` names an entry here that a model may be told
         exists: it is there, and no deny or secret rule hides it (decided
         on the entry, where it leads, and every known name leading there)."""
-        view = self._state.view
-        try:
-            self.root.lstat(path)
-            seen = [locate(self.root, path, follow=False)]
-        except (OSError, ValueError):
-            return False
-        try:
-            seen.append(locate(self.root, path, follow=True))
-        except (OSError, ValueError):
-            pass
-        return all(view.rule(where, Op.SEARCH) is None for where in seen)
+        return self._view.shows(path)
 
     def close(self) -> None:
-        if self._owns_root:
-            self.root.close()
+        """Close the root if the toolbox opened it (given a path)."""
+        self._view.close()
 
     def __enter__(self) -> Toolbox:
         return self

@@ -1,4 +1,4 @@
-"""The policed view: the one filesystem handle a mutating tool holds.
+"""The policed view: the one filesystem handle a tool holds.
 
 A tool says what it means (create, replace, edit, move, delete, make
 directories) and the view does it as one step::
@@ -27,6 +27,14 @@ the Toolbox opened its root and those met since (followed by a resolution,
 moved by a tool).  So a protected name that is a link, or lies under one,
 protects what it leads to (``.git/hooks/pre-commit -> ../../scripts/x``,
 ``.vscode -> editor``).
+
+Reading.  A read is one step too, without locks (the fd is the object
+decided on): :meth:`CallView.open_read` opens once, decides on the
+canonical path of what was opened and on the names leading to it, and
+hands the tool an :class:`OpenFile` every read comes from;
+:meth:`CallView.look` resolves an entry to describe it, :meth:`CallView.lead`
+says where a link leads from its canonical location.  Nothing is resolved
+again between the decision and the read.
 """
 
 from __future__ import annotations
@@ -42,16 +50,19 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
-from ...contained import DirEntry, EscapeError, Root, Target
-from .._policy.gitdirs import in_git_directory
+from ...contained import Backend, DirEntry, EscapeError, Handle, PathError, Root, Target
+from .._policy.gitdirs import in_git_directory, scan
 from .._policy.locate import Location, locate
 from .._policy.rules import Op, Policy, Scope
-from .._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret, swapped
+from .._refusals.catalogue import (Kind, Refusal, denied_rule, entry_kind, protected, secret,
+                                   swapped)
 from .request_types import Request
+from .view_read import Entry, Lead, OpenFile
 
-__all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope"]
+__all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope",
+           "OpenFile", "Entry", "Lead", "open_view", "RootLike"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -418,14 +429,27 @@ class Want:
 class View:
     """The policed view of one root, shared by every call of a Toolbox."""
 
-    def __init__(self, root: Root, policy: Policy, links: LinkMap | None = None) -> None:
+    def __init__(self, root: Root, policy: Policy, links: LinkMap | None = None, *,
+                 owns_root: bool = False) -> None:
         self._root = root
         self.policy = policy
         self.links = links if links is not None else LinkMap()
+        self._owns_root = owns_root
 
     @property
     def root(self) -> Root:
         return self._root
+
+    @property
+    def host_path(self) -> str:
+        """The host path the root was opened by (to recognise absolute paths
+        inside it; never shown to a model)."""
+        return self._root.path
+
+    def close(self) -> None:
+        """Close the root if this view opened it (:func:`open_view` of a path)."""
+        if self._owns_root:
+            self._root.close()
 
     def learn_passed(self, passed: tuple[str, ...]) -> None:
         """Remember the links a resolution followed (``passed`` holds them
@@ -479,6 +503,21 @@ class View:
         if not len(self.links):
             return True
         return all(policy.visible(alias, op) for alias in self.links.aliases(canonical))
+
+    def shows(self, rel: str) -> bool:
+        """Whether ``rel`` names an entry (a dangling link included) that a
+        model may be told exists: no deny or secret rule hides it, decided
+        on the entry, where it leads, and every known name leading there."""
+        try:
+            self._root.lstat(rel)
+            seen = [locate(self._root, rel, follow=False)]
+        except (OSError, ValueError):
+            return False
+        try:
+            seen.append(locate(self._root, rel, follow=True))
+        except (OSError, ValueError):
+            pass
+        return all(self.rule(where, Op.SEARCH) is None for where in seen)
 
     def scope(self, canonical_dir: str, op: Op) -> Scope:
         """The decisions for the entries of the directory ``canonical_dir``
@@ -751,6 +790,176 @@ class CallView:
             data = handle.pread(limit + 1, 0)
         return data if len(data) <= limit else None
 
+    def hides(self, rel: str) -> bool:
+        """Whether a search must leave ``rel`` out: a deny or secret rule
+        hides where it leads (resolved when it can be), or a known name
+        leading there."""
+        view = self._view
+        if not view.policy.hides:
+            return False
+        try:
+            canonical = locate(view.root, rel).path
+        except OSError:
+            canonical = rel.rstrip("/")
+        return not view.visible(canonical, Op.SEARCH)
+
+    def shown(self, rel: str) -> bool:
+        """Whether ``rel`` names an entry (links followed) a model may be
+        told of: no rule hides its name nor where it leads."""
+        if self.hides(rel):
+            return False
+        root = self._view.root
+        return root.exists(rel) and not self.hides(root.realpath(rel))
+
+    def root_gone(self) -> bool:
+        """Whether the root directory itself was removed (its fd still
+        works: a removed directory has no links left)."""
+        try:
+            return os.fstat(self._view.root.fileno()).st_nlink == 0
+        except (OSError, ValueError):
+            return True
+
+    def locate(self, rel: str, *, follow: bool = True) -> Location:
+        """Where ``rel`` really is, as the one resolver reaches it (with
+        ``follow`` a final symlink is followed)."""
+        return locate(self._view.root, rel, follow=follow)
+
+    def open_handle(self, rel: str, op: Op, flags: int = os.O_RDONLY) -> Handle:
+        """Open ``rel`` and decide ``op`` on where the opened file really is
+        (the handle's canonical path, and the names a link leads from);
+        closed again if the policy says no.  A refusal by policy wins over
+        the open's own error (a denied name is not said to be missing)."""
+        shown = rel.rstrip("/") or "."
+        try:
+            handle = self._view.root.open_handle(rel, flags)
+        except OSError:
+            self.check(self.locate(rel), op, shown=shown)
+            raise
+        try:
+            if ".." in rel and ".." in rel.split("/"):  # through a place: the policy sees it
+                self.check(self.locate(rel), op, shown=shown)
+            else:
+                self.check(Location(handle.path), op, shown=shown)
+                if handle.path != shown.removeprefix("./"):
+                    # through a link: the links passed are learnt, and the
+                    # names they lead from decided as well
+                    self.check(self.locate(rel), op, shown=shown)
+        except BaseException:
+            handle.close()
+            raise
+        return handle
+
+    # -- reading: one step, decided on what was opened ---------------------------
+    @property
+    def backend(self) -> Backend:
+        """The root's backend, for its scans of bytes already read (a
+        literal's lines, a newline count): native where it is built."""
+        return self._view.root.backend
+
+    def open_read(self, rel: str, op: Op = Op.READ, *, shown: str | None = None,
+                  field: str = "path", follow: bool = True) -> OpenFile:
+        """Open ``rel`` for reading (one resolution; ``follow=False``: a
+        final symlink is ``ELOOP``) and decide ``op`` on what was opened:
+        its canonical path, and every denied or secret name that leads to
+        it through a known link (the links this path passed learnt).  A
+        refusal closes it again; when the open fails, a refusal by policy
+        on where the path leads wins over the error (a denied name is not
+        said to be missing)."""
+        label = shown if shown is not None else (rel.rstrip("/") or ".")
+        root = self._view.root
+        try:
+            handle = root.open_handle(rel, os.O_RDONLY if follow else
+                                      os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError as exc:
+            self._refuse_by_policy(exc, rel, op, label, field, follow)
+            raise
+        try:
+            self._view.check(Location(handle.path), op, shown=label, field=field)
+            if handle.path != label.removeprefix("./"):
+                # through a link or a '..': the names on the way are decided
+                # too (a denied link's target, a denied directory passed)
+                self._view.check(locate(root, rel, follow=follow), op, shown=label,
+                                 field=field)
+        except BaseException:
+            handle.close()
+            raise
+        return OpenFile(handle, root.backend, label)
+
+    def _refuse_by_policy(self, exc: OSError, rel: str, op: Op, shown: str, field: str,
+                          follow: bool) -> None:
+        """When a read's one resolution failed with ``exc``: a refusal by
+        policy on where ``rel`` leads wins over the error (a denied name is
+        not said to be missing); returns when the policy allows it, and the
+        caller raises ``exc``."""
+        if isinstance(exc, EscapeError):
+            return
+        try:
+            where = locate(self._view.root, rel, follow=follow)
+        except OSError:
+            return
+        self._view.check(where, op, shown=shown, field=field)
+
+    def ask_read(self, request: Request, opened: OpenFile, spelled: str) -> None:
+        """Ask the host about reading ``opened``; when it was asked (a window
+        opened), ``STALE`` unless ``spelled`` still leads to the file that
+        was opened and decided on."""
+        self._host.authorize(request)
+        if not self._host.asks_host:
+            return
+        try:
+            info = self._view.root.stat(spelled)
+        except FileNotFoundError:
+            raise swapped(opened.shown) from None
+        if (info.st_dev, info.st_ino) != opened.identity():
+            raise swapped(opened.shown)
+
+    def look(self, rel: str, op: Op = Op.LIST, *, follow: bool = False,
+             shown: str | None = None, field: str = "path") -> Entry:
+        """One resolution of ``rel`` to look at the entry itself (a final
+        link not followed unless ``follow``), ``op`` decided on what it
+        reached (the links passed included); nothing is opened, so a FIFO
+        is looked at without blocking.  A missing entry raises the core's
+        own error for the spelled path.  Use the entry in a ``with``."""
+        label = shown if shown is not None else (rel.rstrip("/") or ".")
+        root = self._view.root
+        try:
+            target = root.target(rel, follow_final=follow)
+        except OSError as exc:
+            self._refuse_by_policy(exc, rel, op, label, field, follow)
+            raise
+        try:
+            self._view.check(Location(target.path, (), target.passed), op, shown=label,
+                             field=field)
+            info = target.lstat()
+            if info is None:
+                root.lstat(rel)  # raises the core's not-found, naming the component
+                raise swapped(label)  # it is there now, not when it was resolved
+        except BaseException:
+            target.close()
+            raise
+        return Entry(target, label, info)
+
+    def lead(self, entry: Entry, op: Op = Op.LIST) -> Lead:
+        """Where the symlink ``entry`` leads, resolved once from its
+        canonical location: named only when inside and no rule hides it (nor
+        a name leading to it); where resolution stopped under a hiding rule,
+        nothing is said (``missing`` there would tell what exists)."""
+        view = self._view
+        try:
+            with view.root.target(entry.path, follow_final=True) as followed:
+                canonical = followed.path
+                if not view.visible(canonical, op):
+                    return Lead(None, None)
+                info = followed.lstat()
+        except EscapeError:
+            return Lead(None, "outside")
+        except OSError as exc:
+            stopped = exc.component if isinstance(exc, PathError) else None
+            if isinstance(stopped, str) and stopped and not view.visible(stopped, op):
+                return Lead(None, None)
+            return Lead(None, "loop" if exc.errno == errno.ELOOP else "missing")
+        return Lead(canonical, "missing" if info is None else entry_kind(info.st_mode))
+
 
 class Pinned:
     """One resolved location, held under the call's locks: what the tool
@@ -1010,6 +1219,32 @@ class Pinned:
         return self._call.checkpoint
 
 
+RootLike: TypeAlias = "Root | str | os.PathLike[str]"  # what a host opens a toolbox on
+
+
+def open_view(root: RootLike, policy: Policy, *,
+              deny: Sequence[str] = ()) -> View:
+    """The policed view of ``root``: a :class:`~corral.Root` borrowed, or a
+    path opened here (closed by :meth:`View.close`).  ``policy`` is extended
+    by ``deny`` and by the git directories a scan of the root finds, and
+    rooted at the root's host paths; the in-root links the scan met are
+    known from the start."""
+    owns = not isinstance(root, Root)
+    opened = root if isinstance(root, Root) else Root(root)
+    try:
+        found = scan(opened)
+        known_as = (opened.path, os.path.realpath(opened.path))
+        rooted = policy.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
+        links = LinkMap()
+        if not rooted.is_empty:
+            for link in found.links[:MAX_SCANNED_LINKS]:
+                learn_link(opened, links, link)
+    except BaseException:
+        if owns:
+            opened.close()
+        raise
+    return View(opened, rooted, links, owns_root=owns)
+
 # -- directories: what the read-side walks look at -----------------------------------
 
 import weakref  # noqa: E402  (this section's own; the module's imports are above)
@@ -1114,37 +1349,14 @@ def root_in_repository(view: View) -> bool:
     return found
 
 
-def open_directory(call: CallView, rel: str, op: Op, *, shown: str | None = None
-                   ) -> OpenDirectory:
+def open_directory(call: CallView, rel: str, op: Op) -> OpenDirectory:
     """Open ``rel`` as a directory to list it, as one step: one resolution
-    (a final link followed, as ``ls`` does), then ``op`` decided on the
-    canonical path of what was opened and, when the path went through a
-    link or a ``..``, on the names that lead to it (a denied link's
-    target, a denied directory passed).  A refusal closes it again; when
-    the open fails, a refusal by policy on where the path leads wins over
-    the error (a denied name is not said to be missing).  ``NotADirectoryError``
-    (or the core's special-file error) for anything else."""
-    label = shown if shown is not None else (rel.rstrip("/") or ".")
-    view = call.shared
-    try:
-        handle = view.root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
-    except EscapeError:
-        raise
-    except OSError as exc:
-        try:
-            where = locate(view.root, rel, follow=True)
-        except OSError:
-            raise exc from None
-        view.check(where, op, shown=label)
-        raise
-    try:
-        view.check(Location(handle.path), op, shown=label)
-        if handle.path != label.removeprefix("./"):
-            view.check(locate(view.root, rel, follow=True), op, shown=label)
-    except BaseException:
-        handle.close()
-        raise
-    return OpenDirectory(handle, label)
+    (a final link followed, as ``ls`` does) and ``op`` decided on what was
+    opened and on the names leading to it (:meth:`CallView.open_handle`).
+    ``NotADirectoryError`` (or the core's special-file error) for anything
+    else."""
+    handle = call.open_handle(rel, op, os.O_RDONLY | os.O_DIRECTORY)
+    return OpenDirectory(handle, rel.rstrip("/") or ".")
 
 
 def open_below(call: CallView, canonical: str, identity: tuple[int, int]) -> OpenDirectory | None:

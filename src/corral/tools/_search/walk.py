@@ -14,8 +14,8 @@
   is the one place a search asks the policy what may be shown (decided on
   the canonical path the walk reached: the base's ``handle.path`` plus the
   names it listed).
-* :class:`Budget` holds the call's checkpoints (contract C4's
-  ``ctx.checkpoint()`` and ``ctx.progress()``) and the partial-result
+* :class:`Budget` holds the call's checkpoints (``ctx.checkpoint()``
+  and ``ctx.progress()``, so a search stops at its deadline or cancel) and the partial-result
   refusal a search gives past its deadline.
 """
 
@@ -197,8 +197,8 @@ def entered_scope(ctx: ToolContext, fd: int, real: str, parent: IgnoreScope | No
 
 class Budget:
     """The call's checkpoints: ``ctx.checkpoint()`` raises the time_limit
-    (or cancelled) refusal once the call's deadline has passed (contract
-    C4); :meth:`over` turns a time_limit into the search's own refusal,
+    (or cancelled) refusal once the call's deadline has passed (every call
+    is bounded); :meth:`over` turns a time_limit into the search's own refusal,
     which carries what was found so far, marked partial."""
 
     def __init__(self, ctx: ToolContext, what: str) -> None:
