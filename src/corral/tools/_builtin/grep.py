@@ -364,7 +364,7 @@ def search(ctx: ToolContext, args: dict[str, Any], pattern: Pattern,
     grep = _Search(ctx, pattern, mode, limit, context if mode == "matches" else 0, budget)
     if not is_dir:
         return _search_file(ctx, args, grep, opened, include, info, context, limit)
-    base = open_base(ctx, rel, info, os.O_RDONLY | os.O_DIRECTORY)
+    base = open_base(ctx, rel, info)
     notes: list[str] = []
     outcome = _Outcome()
     try:

@@ -1249,7 +1249,12 @@ def open_view(root: RootLike, policy: Policy, *,
 
 import weakref  # noqa: E402  (this section's own; the module's imports are above)
 
+from typing import TypeVar  # noqa: E402
+
+from ...contained import Tree, TreeVisitor, open_entry  # noqa: E402
 from .view_walk import OpenDirectory  # noqa: E402
+
+WalkState = TypeVar("WalkState")
 
 # openat2's RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS (the same
 # bits in every backend): a canonical path is probed in one call, no link followed
@@ -1385,3 +1390,49 @@ def kind_of(call: CallView, rel: str) -> os.stat_result:
     """The ``stat`` of what ``rel`` leads to, to say why it cannot be
     listed (a file, a FIFO): facts for a refusal, decided on already."""
     return call.shared.root.stat(rel)
+
+
+def open_searched(call: CallView, rel: str, before: os.stat_result
+                  ) -> tuple[OpenDirectory, os.stat_result]:
+    """The directory a search was decided and authorized on, opened (one
+    resolution, a final link followed) to walk it, and its ``fstat``;
+    ``STALE`` (closed again) if it is no longer what was stat-ed then: the
+    walk acts on the directory decided on, or on nothing."""
+    shown = rel.rstrip("/") or "."
+    handle = call.shared.root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        info = handle.stat()
+        if (info.st_dev, info.st_ino) != (before.st_dev, before.st_ino):
+            raise swapped(shown)
+    except BaseException:
+        handle.close()
+        raise
+    return OpenDirectory(handle, shown), info
+
+
+def walk_tree(call: CallView, directory: OpenDirectory, start: WalkState,
+              visitor: TreeVisitor[WalkState], *, yield_dirs: bool = False,
+              max_entries: int | None = None) -> Tree[WalkState]:
+    """The core's walk below ``directory`` (never through a link; the
+    visitor decides what is entered and shown)."""
+    return Tree(call.shared.root, directory.fileno(), start, visitor, yield_dirs=yield_dirs,
+                max_entries=max_entries)
+
+
+def read_listed_file(call: CallView, dir_fd: int, name: str, canonical: str, limit: int
+                     ) -> bytes | None:
+    """Up to ``limit`` bytes of the regular file ``name`` that a listing of
+    the directory ``dir_fd`` (one a walk holds, at the canonical path of
+    ``canonical``'s parent) showed: one open of that name, no link
+    followed; ``None`` when it is gone, a link, another kind or unreadable."""
+    try:
+        handle, info = open_entry(call.shared.root, dir_fd, name, canonical)
+    except OSError:
+        return None
+    with handle:
+        if not st.S_ISREG(info.st_mode):
+            return None
+        try:
+            return handle.read(limit)
+        except OSError:
+            return None
