@@ -1,35 +1,50 @@
 """Benchmark: ``write_file`` and ``edit_file`` at depth 1, 5 and 10.
 
-Each against two baselines measured in the same run, on the same file:
+Each against baselines measured in the same run, on the same file:
 
 * ``Root.write_bytes`` of the same bytes (corral's own contained write:
   atomic replace beneath the root);
 * the atomic-replace floor: ``os.open`` of a temporary file by host path,
-  ``write``, ``fsync``, ``close``, ``os.rename`` (no containment at all).
+  ``write``, ``fsync``, ``close``, ``os.rename`` (no containment at all);
+* the OpenAI Agents SDK's local sandbox (``UnixLocalSandboxClient``): its
+  session's ``write`` of the same bytes, awaited as an agent's tool awaits
+  it (it opens the file by walking its path from ``/`` and truncates it in
+  place: no temporary file, no fsync).  An optional dependency (the
+  ``bench`` extra): without ``openai-agents`` the row is skipped, saying so.
 
 Targets (issue 34, tmpfs): ``write_file`` at most 1.5x ``Root.write_bytes``
-and ``edit_file`` at most 1.8x; on a disk filesystem ``write_file`` at most
-1.3x the floor.  Rounds rotate between the variants (``_common.interleave``)
-so a slow spell on a shared machine hits every case alike; ratios are of
-medians.  Not a test: it asserts nothing.
+and ``edit_file`` at most 1.8x, both faster than the Agents SDK sandbox's
+write (at most 1.0x); on a disk filesystem ``write_file`` at most 1.3x the
+floor.  Rounds rotate between the variants (``_common.interleave``) so a slow
+spell on a shared machine hits every case alike; ratios are of medians.
+Not a test: it asserts nothing.  ``benchmarks/run.py --only write`` runs it
+into RESULTS.md.
 
-    .venv/bin/python benchmarks/bench_tools_write.py [--rounds 15] [--disk DIR]
+    .venv/bin/python benchmarks/bench_tools_write.py [--quick] [--disk DIR] [--cpu]
+
+``--cpu`` prints CPU time per call instead (``time.process_time``, depth
+10, tmpfs): on a loaded machine it moves less than wall time.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import io
 import os
 import sys
 import tempfile
 from pathlib import Path
 from collections.abc import Callable
 
-from _common import Record, interleave, record, time_for
+from _common import Record, interleave, record, skipped, time_for
 from corral.contained import Root
 from corral.tools import Toolbox
 
+GROUP = "write"
 DEPTHS = (1, 5, 10)
+AGENTS_MISSING = ("openai-agents is not installed (pip install -e '.[bench]'): the Agents SDK "
+                  "sandbox's write is not measured")
 CONTENT_A = "".join(f"x{i} = 1\n" for i in range(150)).encode()  # about 1.2 KB (issue 34)
 
 
@@ -48,6 +63,38 @@ def _floor(path: Path) -> Callable[[], object]:
     return write
 
 
+class _AgentsSandbox:
+    """The Agents SDK's local sandbox on ``base``, its write awaited on an
+    event loop of its own (``None`` from :meth:`open` without the SDK)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, session: object) -> None:
+        self._loop = loop
+        self._session = session
+
+    @classmethod
+    def open(cls, base: Path) -> _AgentsSandbox | None:
+        try:
+            from agents.sandbox.manifest import Manifest
+            from agents.sandbox.sandboxes.unix_local import UnixLocalSandboxClient
+        except ImportError:
+            return None
+        loop = asyncio.new_event_loop()
+        session = loop.run_until_complete(
+            UnixLocalSandboxClient().create(manifest=Manifest(root=str(base))))
+        loop.run_until_complete(session.start())
+        return cls(loop, session)
+
+    def write(self, rel: str, data: bytes) -> None:
+        session = self._session
+        self._loop.run_until_complete(session.write(Path(rel), io.BytesIO(data)))  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        try:
+            self._loop.run_until_complete(self._session.shutdown())  # type: ignore[attr-defined]
+        finally:
+            self._loop.close()
+
+
 def measure(base: Path, depth: int, rounds: int) -> dict[str, list[float]]:
     """Seconds per call of each variant at ``depth`` directories below ``base``."""
     rel = "/".join(f"d{i}" for i in range(depth)) + "/file.py"
@@ -56,6 +103,7 @@ def measure(base: Path, depth: int, rounds: int) -> dict[str, list[float]]:
     path.write_bytes(CONTENT_A)
     root = Root(str(base))
     box = Toolbox(root)
+    sandbox = _AgentsSandbox.open(base)
     state = {"text": "x0 = 1"}
 
     def tool_write() -> None:
@@ -87,15 +135,25 @@ def measure(base: Path, depth: int, rounds: int) -> dict[str, list[float]]:
         "write_file": lambda: time_for(tool_write),
         "edit_file": lambda: time_for(tool_edit),
     }
+    if sandbox is not None:
+        def agents_write() -> None:
+            sandbox.write(rel, CONTENT_A)
+            state["text"] = "x0 = 1"
+
+        runners["Agents SDK sandbox write"] = lambda: time_for(agents_write)
     try:
         return interleave(runners, rounds)
     finally:
         box.close()
         root.close()
+        if sandbox is not None:
+            sandbox.close()
 
 
 def collect(quick: bool = False, disk: str | None = None) -> list[Record]:
     rounds = 5 if quick else 15
+    if not _have_agents():
+        print(f"  note: {AGENTS_MISSING}", flush=True)
     records: list[Record] = []
     places = [("tmpfs", "/dev/shm" if os.path.isdir("/dev/shm") else None)]
     places.append(("disk", disk or str(Path.home())))
@@ -103,44 +161,119 @@ def collect(quick: bool = False, disk: str | None = None) -> list[Record]:
         with tempfile.TemporaryDirectory(prefix="corral-bench-write-", dir=parent) as tmp:
             for depth in DEPTHS:
                 samples = measure(Path(tmp) / f"depth{depth}", depth, rounds)
-                edit = samples["edit_file"]
-                group = f"write tools ({where})"
-                records.append(record(group, f"write_file depth {depth}", samples["write_file"],
-                                      unit="us", scale=1e6, baseline="Root.write_bytes",
-                                      base_values=samples["Root.write_bytes"],
-                                      target=("<=", 1.5) if where == "tmpfs" else None,
-                                      source="issue 34"))
-                records.append(record(group, f"edit_file depth {depth}", edit, unit="us",
-                                      scale=1e6, baseline="Root.write_bytes",
-                                      base_values=samples["Root.write_bytes"],
-                                      target=("<=", 1.8) if where == "tmpfs" else None,
-                                      source="issue 34"))
-                records.append(record(group, f"write_file vs floor depth {depth}",
-                                      samples["write_file"], unit="us", scale=1e6,
-                                      baseline="atomic-replace floor",
-                                      base_values=samples["floor"],
-                                      target=("<=", 1.3) if where == "disk" else None,
-                                      source="issue 34"))
-                records.append(record(group, f"Root.write_bytes depth {depth}",
-                                      samples["Root.write_bytes"], unit="us", scale=1e6,
-                                      baseline="atomic-replace floor",
-                                      base_values=samples["floor"]))
+                records += _records(samples, where, depth)
     return records
+
+
+def _records(samples: dict[str, list[float]], where: str, depth: int) -> list[Record]:
+    tmpfs = where == "tmpfs"
+    at = f"({where}, depth {depth})"
+    wrote, edited = samples["write_file"], samples["edit_file"]
+    contained, floor = samples["Root.write_bytes"], samples["floor"]
+    out = [
+        record(GROUP, f"write_file {at}", wrote, unit="us", scale=1e6,
+               baseline=f"Root.write_bytes {at}", base_values=contained,
+               target=("<=", 1.5) if tmpfs else None, source="issue 34"),
+        record(GROUP, f"edit_file {at}", edited, unit="us", scale=1e6,
+               baseline=f"Root.write_bytes {at}", base_values=contained,
+               target=("<=", 1.8) if tmpfs else None, source="issue 34"),
+        record(GROUP, f"write_file vs the floor {at}", wrote, unit="us", scale=1e6,
+               baseline=f"atomic-replace floor {at}", base_values=floor,
+               target=None if tmpfs else ("<=", 1.3), source="issue 34"),
+        record(GROUP, f"Root.write_bytes {at}", contained, unit="us", scale=1e6,
+               baseline=f"atomic-replace floor {at}", base_values=floor),
+    ]
+    agents = samples.get("Agents SDK sandbox write")
+    for tool, values in (("write_file", wrote), ("edit_file", edited)):
+        case = f"{tool} vs the Agents SDK sandbox {at}"
+        if agents is None:
+            out.append(skipped(GROUP, case, AGENTS_MISSING,
+                               target=("<=", 1.0) if tmpfs else None, source="issue 34"))
+        else:
+            out.append(record(GROUP, case, values, unit="us", scale=1e6,
+                              baseline=f"Agents SDK sandbox write {at}", base_values=agents,
+                              target=("<=", 1.0) if tmpfs else None, source="issue 34"))
+    return out
+
+
+def cpu_times(calls: int = 300, rounds: int = 5) -> dict[str, float]:
+    """CPU time (``time.process_time``: user + system) per call, in µs, of
+    ``Root.write_bytes``, ``write_file`` and ``edit_file`` at depth 10 on
+    tmpfs, medians of ``rounds`` batches taken in turn: less moved by a
+    loaded machine's waits than wall time."""
+    import statistics
+    import time
+
+    parent = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    with tempfile.TemporaryDirectory(prefix="corral-bench-cpu-", dir=parent) as tmp:
+        rel = "/".join(f"d{i}" for i in range(10)) + "/file.py"
+        path = Path(tmp) / rel
+        path.parent.mkdir(parents=True)
+        path.write_bytes(CONTENT_A)
+        text = CONTENT_A.decode()
+        state = {"old": "x0 = 1"}
+        with Root(tmp) as root, Toolbox(root) as box:
+            def edit() -> None:
+                old = state["old"]
+                state["old"] = new = "x0 = 2" if old == "x0 = 1" else "x0 = 1"
+                assert box.call("edit_file", {"path": rel, "oldText": old,
+                                              "newText": new})["ok"]
+
+            def write() -> None:
+                assert box.call("write_file", {"path": rel, "content": text,
+                                               "overwrite": True})["ok"]
+                state["old"] = "x0 = 1"
+
+            def contained() -> None:
+                root.write_bytes(rel, CONTENT_A)
+                state["old"] = "x0 = 1"
+
+            cases: dict[str, Callable[[], None]] = {
+                "Root.write_bytes": contained, "write_file": write, "edit_file": edit}
+            samples: dict[str, list[float]] = {name: [] for name in cases}
+            for _ in range(rounds):
+                for name, call in cases.items():
+                    for _ in range(10):
+                        call()
+                    started = time.process_time()
+                    for _ in range(calls):
+                        call()
+                    samples[name].append((time.process_time() - started) / calls * 1e6)
+    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--disk", help="a directory on a disk filesystem (default: $HOME)")
+    parser.add_argument("--cpu", action="store_true",
+                        help="CPU time per call at depth 10 on tmpfs instead (by process_time)")
     options = parser.parse_args()
+    if options.cpu:
+        times = cpu_times()
+        base = times["Root.write_bytes"]
+        for name, value in times.items():
+            print(f"{name:18} {value:8.1f} us CPU  {value / base:5.2f}x Root.write_bytes")
+        return
     print(f"Python {sys.version.split()[0]}; medians of interleaved rounds")
     print(f"{'group':20} {'case':34} {'median us':>10} {'ratio':>7} {'baseline':>22} "
           f"{'target':>8}")
     for rec in collect(options.quick, options.disk):
+        if rec.get("skipped"):
+            print(f"{rec['group']:20} {rec['case']:34} skipped: {rec['skipped']}")
+            continue
         ratio = "" if rec["ratio"] is None else f"{rec['ratio']:.2f}x"
         print(f"{rec['group']:20} {rec['case']:34} {rec['median']:10.1f} {ratio:>7} "
               f"{rec['baseline'] or '':>22} {rec['target'] or '':>8}")
     print("(medians over interleaved rounds: noisy on a shared machine)")
+
+
+def _have_agents() -> bool:
+    try:
+        import agents.sandbox.sandboxes.unix_local  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 if __name__ == "__main__":

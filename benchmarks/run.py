@@ -12,8 +12,11 @@ on its generated 20,000-file tree), ``bigfile`` (a read_file window of a
 2 GiB file, here), ``mcp`` (bench_mcp.py; the reference server when npm
 can install it), ``extract`` (bench_extract.py, a 10,000-member tar) and
 ``tokens`` (bench_tokens.py: tokens a model reads, against the reference
-server; counts, not times) and ``patch`` (bench_patch.py, apply_patch
-against the Agents SDK's apply_diff).
+server; counts, not times), ``patch`` (bench_patch.py, apply_patch
+against the Agents SDK's apply_diff) and ``write`` (bench_tools_write.py:
+write_file and edit_file at depth 1, 5 and 10 on tmpfs and on the disk,
+against Root.write_bytes, the atomic-replace floor and the Agents SDK
+sandbox's write).
 
 Every figure is the median of several rounds, with min and max; the rounds
 of a case and of its baseline are interleaved (the order rotating), so a
@@ -51,7 +54,7 @@ from _common import (Record, have_gnu_time, interleave, record, spawn,  # noqa: 
 
 FIXTURES = HERE / "_fixtures"
 GROUPS = ("open", "root", "tools", "search", "bigfile", "mcp", "extract", "hostile", "tokens",
-          "patch")
+          "patch", "write")
 TITLES = {
     "open": "Root.open + read + close of a 4 KiB file, against open() of the same absolute path",
     "root": "Root.makedirs and Root.write_bytes, against os.makedirs and a plain write",
@@ -63,6 +66,9 @@ TITLES = {
     "extract": "Root.extract of a 10,000-member tar, against tarfile.extractall(filter=\"data\")",
     "patch": "apply_patch of a 50-hunk patch to a 10,000-line file, against the Agents SDK's "
              "apply_diff and one atomic replace",
+    "write": "write_file and edit_file at depth 1, 5 and 10, on tmpfs and on the disk, against "
+             "Root.write_bytes, the atomic-replace floor and the Agents SDK sandbox's write "
+             "(issue 34)",
     "hostile": "inputs built to make a tool work hard, at three sizes, against the same tool "
                "on a benign input of the same size (issue 12)",
     "tokens": "what a model reads (o200k tokens, gpt-tokenizer) from corral serve, against the "
@@ -420,6 +426,11 @@ def collect_patch(quick: bool) -> list[Record]:
     return bench_patch.collect(quick)
 
 
+def collect_write(quick: bool) -> list[Record]:
+    import bench_tools_write
+    return bench_tools_write.collect(quick)
+
+
 def collect_hostile(quick: bool) -> list[Record]:
     """The families of every bench_hostile_*.py (search, edit), in one table."""
     import importlib
@@ -434,7 +445,7 @@ COLLECTORS: dict[str, Callable[[bool], list[Record]]] = {
     "open": collect_open, "root": collect_root, "tools": collect_tools,
     "search": collect_search, "bigfile": collect_bigfile, "mcp": collect_mcp,
     "extract": collect_extract, "hostile": collect_hostile, "tokens": collect_tokens,
-    "patch": collect_patch,
+    "patch": collect_patch, "write": collect_write,
 }
 
 

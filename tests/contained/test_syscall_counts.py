@@ -341,3 +341,83 @@ def test_dry_run_plans_from_the_deepest_existing_directory(counted, make_root):
     planned = root.makedirs(f"{_dirs(DEEP)}/p/q", dry_run=True)
     assert planned == [f"{_dirs(DEEP)}/p", f"{_dirs(DEEP)}/p/q"]
     assert not (base / _dirs(DEEP) / "p").exists()
+
+
+# -- a write on what was opened once (Target.open_existing, replacing=) ------------
+
+def test_replacing_an_opened_file_opens_nothing_more_and_carries_its_metadata(counted, make_root):
+    root, backend, base = counted
+    path = base / _dirs(DEEP) / "f.txt"
+    path.write_bytes(b"old")
+    os.chmod(path, 0o640)
+    try:
+        os.setxattr(path, "user.corral-test", b"kept")
+        xattrs = True
+    except OSError:
+        xattrs = False  # a filesystem without user xattrs: the mode is still carried
+    with root.target(f"{_dirs(DEEP)}/f.txt", lockable=True) as target:
+        opened = target.open_existing()
+        assert opened is not None
+        try:
+            tally = _count(backend, lambda: target.write_bytes(b"new", replacing=opened))
+        finally:
+            opened.handle.close()
+    assert path.read_bytes() == b"new"
+    assert os.stat(path).st_mode & 0o777 == 0o640
+    if xattrs:
+        assert os.getxattr(path, "user.corral-test") == b"kept"
+    # no lstat of the name before the write, no open of the old file: its fd is used
+    assert tally["open_at"] == 1, tally  # the temporary file only
+    assert tally["lstat_at"] == 1, tally  # the identity check before the rename
+
+
+def test_replacing_an_opened_file_swapped_since_changes_nothing(counted, make_root):
+    root, _, base = counted
+    path = base / _dirs(DEEP) / "f.txt"
+    path.write_bytes(b"old")
+    with root.target(f"{_dirs(DEEP)}/f.txt") as target:
+        opened = target.open_existing()
+        assert opened is not None
+        try:
+            swapped = base / _dirs(DEEP) / "other.txt"
+            swapped.write_bytes(b"someone else's")
+            os.replace(swapped, path)
+            with pytest.raises(OSError) as raised:
+                target.write_bytes(b"new", replacing=opened)
+        finally:
+            opened.handle.close()
+    assert raised.value.errno == errno.EAGAIN
+    assert path.read_bytes() == b"someone else's"
+    assert sorted(os.listdir(path.parent)) == ["f.txt"]  # no temporary file left
+
+
+def test_open_existing_says_none_for_a_missing_name_and_raises_for_a_link(counted, make_root):
+    root, _, base = counted
+    os.symlink("f.txt", base / _dirs(DEEP) / "link")
+    with root.target(f"{_dirs(DEEP)}/absent") as target:
+        assert target.open_existing() is None
+    with root.target(f"{_dirs(DEEP)}/link") as target, pytest.raises(OSError) as raised:
+        target.open_existing()
+    assert raised.value.errno == errno.ELOOP
+    with root.target(f"{_dirs(DEEP)}/new/deeper/f", create_parents=True) as target:
+        assert target.open_existing() is None  # its directories are only planned
+
+
+def test_a_lockable_target_holds_a_directory_flock_can_lock(counted, make_root):
+    import fcntl
+
+    root, _, base = counted
+    with root.target(f"{_dirs(DEEP)}/f.txt", lockable=True) as target:
+        if make_root.fast_path and root.backend.has_openat2:
+            assert target.held_lockable  # opened for reading by the one openat2
+        if target.held_lockable:
+            fcntl.flock(target.held_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(target.held_fd, fcntl.LOCK_UN)
+        info = os.stat(base / _dirs(DEEP))
+        assert target.held_identity() == (info.st_dev, info.st_ino)
+    with root.target(f"{_dirs(DEEP)}/new/f.txt", create_parents=True,
+                     lockable=True) as target:
+        target.make_parents()
+        assert not target.held_lockable  # the new directory is held O_PATH: open_held
+        info = os.stat(base / _dirs(DEEP) / "new")
+        assert target.held_identity() == (info.st_dev, info.st_ino)

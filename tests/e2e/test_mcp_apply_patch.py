@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from corral.tools import Toolbox, tool_definitions
+from ..helpers import tree_snapshot
 from .helpers import PipedServer, RawClient, envelope_of, run_cli, serve_command
 
 CHANGERS = {"write_file", "edit_file", "move_file", "delete_file", "make_directory"}
@@ -31,11 +32,6 @@ def tree(tmp_path: Path) -> Path:
 
 def _patch(*sections: str) -> str:
     return "*** Begin Patch\n" + "".join(sections) + "*** End Patch\n"
-
-
-def _snapshot(root: Path) -> dict[str, bytes | str]:
-    return {str(p.relative_to(root)): ("-> " + os.readlink(p)) if p.is_symlink()
-            else p.read_bytes() if p.is_file() else "dir" for p in sorted(root.rglob("*"))}
 
 
 def _call(client: RawClient, name: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
@@ -72,7 +68,7 @@ def test_serve_refusals_over_stdio_change_nothing(make_raw, tree: Path, tmp_path
     os.symlink(outside, tree / "out")
     client = make_raw(serve_command(tree, "--apply-patch"))
     client.initialize()
-    before, outside_before = _snapshot(tree), _snapshot(outside)
+    before, outside_before = tree_snapshot(tree), tree_snapshot(outside)
     for section, code in [
         ("*** Update File: ../outside/secret.txt\n@@\n-a\n+b\n", "OUTSIDE_ROOT"),
         ("*** Update File: out/secret.txt\n@@\n-a\n+b\n", "OUTSIDE_ROOT"),
@@ -86,7 +82,7 @@ def test_serve_refusals_over_stdio_change_nothing(make_raw, tree: Path, tmp_path
         is_error, out = _call(client, "apply_patch", {"input": _patch(section)})
         assert is_error and out["ok"] is False and out["code"] == code, (section, out)
         assert out["message"] and out["hint"]
-    assert _snapshot(tree) == before and _snapshot(outside) == outside_before
+    assert tree_snapshot(tree) == before and tree_snapshot(outside) == outside_before
 
 
 def test_serve_without_the_flag_does_not_list_it_but_answers_it(make_raw, tree: Path) -> None:

@@ -21,12 +21,9 @@ from corral.integrations import anthropic_tool_results
 from corral.integrations.openai_agents import CorralEditor
 from corral.tools import Toolbox
 
+from ..helpers import tree_snapshot
+
 ABSOLUTE = "/tmp/corral-edit-containment.txt"
-
-
-def _snapshot(root: Path) -> dict[str, bytes | str]:
-    return {str(p.relative_to(root)): ("-> " + os.readlink(p)) if p.is_symlink()
-            else p.read_bytes() if p.is_file() else "dir" for p in sorted(root.rglob("*"))}
 
 
 @pytest.fixture
@@ -143,8 +140,8 @@ def test_each_way_in_refuses_and_changes_nothing(hostile: tuple[Path, Path], mak
                                                  way: str, attack: str) -> None:
     root, outside = hostile
     with Toolbox(make_root(root), deny=["private"]) as box:  # opened with the links in place
-        before, outside_before = _snapshot(root), _snapshot(outside)
+        before, outside_before = tree_snapshot(root), tree_snapshot(outside)
         code = WAYS[way](box, ATTACKS[attack])
     assert code == ATTACKS[attack][3]
-    assert _snapshot(root) == before and _snapshot(outside) == outside_before
+    assert tree_snapshot(root) == before and tree_snapshot(outside) == outside_before
     assert not Path(ABSOLUTE).exists()

@@ -22,20 +22,9 @@ from corral.integrations import apply_patch_tool
 from corral.integrations.openai_agents import CorralEditor
 from corral.tools import Toolbox
 
+from ..helpers import tree_snapshot
+
 set_tracing_disabled(True)  # offline: no trace export
-
-
-def _snapshot(root: Path) -> dict[str, bytes | str]:
-    out: dict[str, bytes | str] = {}
-    for path in sorted(root.rglob("*")):
-        rel = str(path.relative_to(root))
-        if path.is_symlink():
-            out[rel] = "-> " + os.readlink(path)
-        elif path.is_file():
-            out[rel] = path.read_bytes()
-        elif path.is_dir():
-            out[rel] = "dir"
-    return out
 
 
 def _call(call_id: str, type_: str, path: str, diff: str | None = None,
@@ -138,7 +127,7 @@ def test_a_refusal_is_a_failed_result_and_the_run_goes_on(project: Path, hostile
                                                           call: dict[str, Any],
                                                           code: str) -> None:
     with Toolbox(project) as toolbox:  # opened with the links in place
-        before, outside_before = _snapshot(project), _snapshot(hostile)
+        before, outside_before = tree_snapshot(project), tree_snapshot(hostile)
         result, model = _run(toolbox, [
             [call],
             [_call("ok", "update_file", "notes.txt", "@@\n hello\n-world\n+corral\n")],
@@ -153,10 +142,10 @@ def test_a_refusal_is_a_failed_result_and_the_run_goes_on(project: Path, hostile
             if isinstance(item, dict) and item.get("type") == "apply_patch_call_output"]
     assert [item.get("output") for item in seen] == [refused["output"]]
     assert recovered["status"] == "completed", recovered
-    after = _snapshot(project)
+    after = tree_snapshot(project)
     assert after.pop("notes.txt") == b"hello\ncorral\n"
     before.pop("notes.txt")
-    assert after == before and _snapshot(hostile) == outside_before
+    assert after == before and tree_snapshot(hostile) == outside_before
     assert not Path("/tmp/corral-agents-apply-patch").exists()
 
 
@@ -181,14 +170,14 @@ def test_a_missed_hunk_names_the_nearest_lines(toolbox: Toolbox, project: Path) 
 ])
 def test_an_operation_cannot_smuggle_another_file(toolbox: Toolbox, project: Path,
                                                   operation: ApplyPatchOperation) -> None:
-    before = _snapshot(project)
+    before = tree_snapshot(project)
     editor = CorralEditor(toolbox)
     method = {"update_file": editor.update_file, "create_file": editor.create_file}.get(
         operation.type, editor.update_file)
     out = asyncio.run(method(operation))
     assert isinstance(out, ApplyPatchResult) and out.status == "failed", out
     assert out.output and ":" in out.output
-    assert _snapshot(project) == before
+    assert tree_snapshot(project) == before
 
 
 # -- corral's V4A against the SDK's apply_diff --------------------------------------

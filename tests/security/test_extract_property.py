@@ -53,7 +53,8 @@ single = hs.one_of(
 
 climbing = hs.tuples(hs.integers(0, 2), names).map(lambda up: "../" * up[0] + up[1])
 replacement = hs.one_of(hs.sampled_from([".", "./", "..", "a", "b/..", "a/b"]), link_texts)
-# the two shapes, always among the examples
+# the two shapes a per-link check misses (a hard link made through a symlink; a link
+# re-pointed after another's text walked through it), always among the examples
 SHAPES = [
     [("file", "x", b"x"), ("symlink", "a/s", "../x"), ("hardlink", "h", "a/s")],
     [("dir", "a", b""), ("symlink", "link", "a"), ("symlink", "escape", "link/../x"),

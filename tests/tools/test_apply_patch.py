@@ -15,18 +15,7 @@ from hypothesis import strategies as st
 from corral.tools import Denied, Request, Toolbox
 from corral.tools._patch import hunk_lines, update_hunks
 
-
-def _snapshot(root: Path) -> dict[str, bytes | str]:
-    out: dict[str, bytes | str] = {}
-    for path in sorted(root.rglob("*")):
-        rel = str(path.relative_to(root))
-        if path.is_symlink():
-            out[rel] = "-> " + os.readlink(path)
-        elif path.is_file():
-            out[rel] = path.read_bytes()
-        elif path.is_dir():
-            out[rel] = "dir"
-    return out
+from ..helpers import tree_snapshot
 
 
 def _patch(*sections: str) -> str:
@@ -91,7 +80,7 @@ def test_update_and_move(box: Toolbox, tree: Path) -> None:
 
 
 def test_all_or_nothing_when_a_later_hunk_misses(box: Toolbox, tree: Path) -> None:
-    before = _snapshot(tree)
+    before = tree_snapshot(tree)
     out = box.call("apply_patch", {"input": _patch(
         "*** Add File: made.txt\n+x\n",
         "*** Update File: notes.txt\n@@\n-one\n+ONE\n",
@@ -101,7 +90,7 @@ def test_all_or_nothing_when_a_later_hunk_misses(box: Toolbox, tree: Path) -> No
     assert out["details"]["nearest"]["line"] == 5
     assert out["suggestedTool"] == "read_file"
     assert box.call(out["suggestedTool"], out["suggestedArgs"])["ok"] is True
-    assert _snapshot(tree) == before
+    assert tree_snapshot(tree) == before
 
 
 @pytest.mark.parametrize("section,code", [
@@ -134,11 +123,11 @@ def test_refusals_change_nothing(tree: Path, make_root, section: str, code: str)
     (outside / "secret.txt").write_text("a\n")
     os.symlink(outside, tree / "out")
     with Toolbox(make_root(tree)) as fresh:  # the links above exist when it opens
-        before, outside_before = _snapshot(tree), _snapshot(outside)
+        before, outside_before = tree_snapshot(tree), tree_snapshot(outside)
         out = fresh.call("apply_patch", {"input": _patch(section)})
     assert out["ok"] is False and out["code"] == code, out
     assert out["details"]["message"] == out["message"] and out["hint"]
-    assert _snapshot(tree) == before and _snapshot(outside) == outside_before
+    assert tree_snapshot(tree) == before and tree_snapshot(outside) == outside_before
     assert not Path("/etc/corral-apply-patch").exists()
 
 
@@ -161,14 +150,14 @@ def test_the_host_is_asked_about_every_file_before_any_write(tree: Path, make_ro
         if request.path == "notes.txt":
             raise Denied("not that one")
 
-    before = _snapshot(tree)
+    before = tree_snapshot(tree)
     with Toolbox(make_root(tree), authorize=authorize) as box:
         out = box.call("apply_patch", {"input": _patch(
             "*** Update File: src/app.py\n@@\n-    return 1\n+    return 2\n",
             "*** Delete File: notes.txt\n")})
     assert out["ok"] is False and out["code"] == "DENIED"
     assert asked == [("edit", "src/app.py"), ("delete", "notes.txt")]
-    assert _snapshot(tree) == before
+    assert tree_snapshot(tree) == before
 
 
 def test_a_file_changed_while_the_host_decides_is_stale(tree: Path, make_root) -> None:  # type: ignore[no-untyped-def]

@@ -26,7 +26,6 @@ VIEW_MODULES = {VIEW, "_runtime/view_read.py", "_runtime/view_walk.py"}
 NOT_YET = {
     "_builtin/grep.py",
     "_policy/gitdirs.py", "_policy/locate.py",
-    "_runtime/workspace.py",
 }
 
 

@@ -19,13 +19,14 @@ from ._rootpath.view import RootPath
 from ._replace import TargetChangedError
 from ._resolve import MAX_SYMLINKS, ST_NOSYMFOLLOW
 from ._root import Root
-from ._target import Target
+from ._target import Opened, Target
 from ._tree import Tree, TreeStats, TreeVisitor, adopt_entry, batches_natively, open_entry
 
 __all__ = [
     "Root",
     "Handle",
     "Target",
+    "Opened",
     "DirEntry",
     "SizedListing",
     "PathError",

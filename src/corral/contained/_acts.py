@@ -177,11 +177,18 @@ def check_fd(backend: Backend, fd: int, flags: int, text: str, where: str, *,
     and a removed directory (``FileNotFoundError`` without a filename: only
     the root itself, or one removed while resolving, is reached that way;
     the caller tells them apart)."""
+    checked_info(backend, fd, flags, text, where, must_be_dir=must_be_dir)
+    return fd
+
+
+def checked_info(backend: Backend, fd: int, flags: int, text: str, where: str, *,
+                 must_be_dir: bool) -> os.stat_result:
+    """:func:`check_fd`, giving back the ``fstat`` it made."""
     try:
         info = backend.fstat(fd)
         kind = st.S_IFMT(info.st_mode)
         if kind == st.S_IFREG and not must_be_dir:  # the common case
-            return fd
+            return info
         if kind == st.S_IFDIR and info.st_nlink == 0:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
         if must_be_dir and kind != st.S_IFDIR:  # "fifo/" is ENOTDIR, as in the kernel
@@ -192,7 +199,7 @@ def check_fd(backend: Backend, fd: int, flags: int, text: str, where: str, *,
     except BaseException:
         backend.close(fd)
         raise
-    return fd
+    return info
 
 
 def refuse_special(backend: Backend, dir_fd: int, name: str, text: str, where: str) -> None:

@@ -85,7 +85,8 @@ Content = bytes | bytearray | memoryview | Callable[[int], None]
 
 def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
                *, current: os.stat_result | None, mode: int | None, fsync: bool,
-               exclusive: bool, expect: tuple[int, int] | None = None) -> None:
+               exclusive: bool, expect: tuple[int, int] | None = None,
+               source_fd: int | None = None) -> None:
     """Atomically make ``name`` in ``dir_fd`` a regular file holding ``data``
     (bytes, or what ``data(fd)`` writes into the temporary file's fd).
 
@@ -94,7 +95,10 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
     sets the permission bits instead (0o777 at most; the caller checked).
     ``exclusive`` refuses an existing ``name`` (``FileExistsError``, from
     ``linkat``).  ``expect`` is the ``(st_dev, st_ino)`` of the file the
-    caller decided on, checked right before the rename.
+    caller decided on, checked right before the rename.  ``source_fd`` is an
+    fd open on the file ``current`` describes (the caller checked its
+    identity): its extended attributes are read through it, and ``name``
+    is not opened again.
 
     Raises whatever the system calls raise (``OSError`` with the kernel's
     errno, no filename: the caller names its path), and
@@ -116,7 +120,10 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
                 _write_all(backend, fd, memoryview(data).cast("B"))
             if source is not None:
                 _carry_owner(backend, fd, source)
-                _carry_xattrs(backend, dir_fd, name, fd, source)
+                if source_fd is not None:
+                    _copy_xattrs(backend, source_fd, fd)
+                else:
+                    _carry_xattrs(backend, dir_fd, name, fd, source)
             final_mode = mode if mode is not None or source is None else \
                 st.S_IMODE(source.st_mode) & _PERMISSIONS
             if final_mode is not None:
@@ -203,17 +210,23 @@ def _carry_xattrs(backend: Backend, dir_fd: int, name: str, fd: int,
         info = backend.fstat(src)
         if (info.st_dev, info.st_ino) != (current.st_dev, current.st_ino):
             return
-        try:
-            attrs = backend.flistxattr(src)
-        except OSError as exc:
-            if _tolerated(exc):
-                return
-            raise
-        for attr in attrs:
-            if _carried(attr):
-                _copy_xattr(backend, src, fd, attr)
+        _copy_xattrs(backend, src, fd)
     finally:
         backend.close(src)
+
+
+def _copy_xattrs(backend: Backend, src: int, fd: int) -> None:
+    """Copy the carried extended attributes of the file open as ``src``
+    onto ``fd``."""
+    try:
+        attrs = backend.flistxattr(src)
+    except OSError as exc:
+        if _tolerated(exc):
+            return
+        raise
+    for attr in attrs:
+        if _carried(attr):
+            _copy_xattr(backend, src, fd, attr)
 
 
 def _copy_xattr(calls: Backend, src: int, dst: int, attr: str) -> None:

@@ -219,12 +219,17 @@ class Walk:
 
     __slots__ = ("anchor", "backend", "text", "fds", "names", "pending", "must_be_dir",
                  "links", "steps", "floor", "create", "mode", "allowed", "created", "_passed",
-                 "ends_dotdot", "_held")
+                 "ends_dotdot", "_held", "held_flags", "held_fd")
 
     def __init__(self, anchor: Anchor, parsed: ParsedPath, *,
                  create: Create = Create.NEVER, mode: int = 0o777,
-                 allowed: frozenset[str] | None = None) -> None:
+                 allowed: frozenset[str] | None = None, held_flags: int | None = None) -> None:
         root_fd = anchor.acquire(parsed.text)
+        #: flags for the directory :meth:`detach` hands over where the walk
+        #: can choose them (the fast parent, the root), and the fd opened so
+        #: (a hint: :meth:`detach` says whether it is the one handed over)
+        self.held_flags = anchor.backend.dir_flags if held_flags is None else held_flags
+        self.held_fd = -1
         self._held = True
         self.anchor = anchor
         self.backend = anchor.backend
@@ -336,7 +341,8 @@ class Walk:
             tail.append(names.pop())
         tail.reverse()
         if len(fds) == 1:
-            return self.backend.open_at(fds[0], ".", self.backend.dir_flags), tuple(tail)
+            self.held_fd = self.backend.open_at(fds[0], ".", self.held_flags)
+            return self.held_fd, tuple(tail)
         names.pop()
         return fds.pop(), tuple(tail)
 
@@ -360,7 +366,7 @@ class Walk:
         lowest = 1 if self.create is Create.NEVER else max(1, depth - _FAST_PARENT_CLIMB)
         while True:
             try:
-                fd = backend.openat2(root_fd, "/".join(names[:depth]), backend.dir_flags, 0,
+                fd = backend.openat2(root_fd, "/".join(names[:depth]), self.held_flags, 0,
                                      resolve)
                 break
             except OSError as exc:
@@ -369,6 +375,7 @@ class Walk:
                 depth -= 1
         self.fds.extend([_UNOPENED] * (depth - 1))
         self.fds.append(fd)
+        self.held_fd = fd
         self.names.extend(names[:depth])
         del pending[len(pending) - depth:]
         self.floor = len(pending)
@@ -402,6 +409,8 @@ class Walk:
         self._pass(self.where())
         fd = self.fds.pop()
         self.names.pop()
+        if fd == self.held_fd:
+            self.held_fd = -1  # its number may be reused by an fd opened otherwise
         if fd >= 0:
             close_quietly(self.backend, fd)
         if self.fds[-1] == _UNOPENED:

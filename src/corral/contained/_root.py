@@ -323,28 +323,39 @@ class Root(RootSurface, Closing):
         return handle
 
     def target(self, path: object, *, follow_final: bool = False,
-               create_parents: bool = False) -> Target:
+               create_parents: bool = False, lockable: bool = False) -> Target:
         """Resolve ``path`` for a mutation: see :class:`Target`.
 
         The parent must exist, unless ``create_parents``: then missing
         directories on the way are planned (:attr:`Target.creates`), not
         made, until :meth:`Target.make_parents`.  ``follow_final`` follows a
-        final symlink (beneath the root).  Raises as :meth:`open` does for
-        the directories on the way (``ENOENT`` for a missing one without
+        final symlink (beneath the root).  ``lockable`` opens the directory
+        held for reading where the resolution can (see
+        :attr:`Target.held_lockable`), so ``flock`` may be taken on it
+        without opening it again.  Raises as :meth:`open` does for the
+        directories on the way (``ENOENT`` for a missing one without
         ``create_parents``)."""
         parsed = _paths.parse(path)
-        with Walk(self._anchor, parsed,
-                  create=Create.PLAN if create_parents else Create.NEVER) as walk:
+        held_flags = (os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+                      if lockable else None)
+        with Walk(self._anchor, parsed, create=Create.PLAN if create_parents else Create.NEVER,
+                  held_flags=held_flags) as walk:
             at = walk.parent()
             if follow_final:
                 at = _acts.follow_links(walk, at)
-            if not at.planned and walk.backend.fstat(at.dir_fd).st_nlink == 0:
-                # the parent was removed (the root itself, or while resolving)
-                walk.fail(FileNotFoundError(errno.ENOENT, "removed"))
+            identity = None
+            if not at.planned:
+                info = walk.backend.fstat(at.dir_fd)
+                if info.st_nlink == 0:
+                    # the parent was removed (the root itself, or while resolving)
+                    walk.fail(FileNotFoundError(errno.ENOENT, "removed"))
+                identity = (info.st_dev, info.st_ino)
             passed = walk.passed
             fd, tail = walk.detach()
             return Target(self, self._anchor, parsed, at, fd, tail, passed=passed,
-                          follow_final=follow_final, ends_dotdot=walk.ends_dotdot)
+                          follow_final=follow_final, ends_dotdot=walk.ends_dotdot,
+                          identity=identity if not tail else None,
+                          readable=lockable and fd == walk.held_fd)
 
     def _fast_open(self, parsed: ParsedPath, flags: int, mode: int, resolve: int) -> int | None:
         """The openat2 fast path: a checked fd, or ``None`` to walk instead

@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as st
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import _acts
 from ._acts import SAFE, End, NameOp
@@ -22,7 +22,15 @@ if TYPE_CHECKING:
     from ._backend import Backend
     from ._root import Root
 
-__all__ = ["Target"]
+__all__ = ["Target", "Opened"]
+
+
+class Opened(NamedTuple):
+    """An entry opened by :meth:`Target.open_existing` and the ``fstat``
+    that checked it."""
+
+    handle: Handle
+    info: os.stat_result
 
 
 def _is_name(name: str) -> bool:
@@ -57,11 +65,13 @@ class Target(Closing):
     """
 
     __slots__ = ("path", "parent", "name", "creates", "passed", "_root", "_anchor", "_parsed",
-                 "_fd", "_tail", "_must_be_dir", "_follow", "_ends_dotdot", "_closed")
+                 "_fd", "_tail", "_must_be_dir", "_follow", "_ends_dotdot", "_closed",
+                 "_identity", "_readable")
 
     def __init__(self, root: Root, anchor: Anchor, parsed: ParsedPath, at: Resolved, fd: int,
                  tail: tuple[str, ...], *, passed: tuple[str, ...], follow_final: bool,
-                 ends_dotdot: bool) -> None:
+                 ends_dotdot: bool, identity: tuple[int, int] | None = None,
+                 readable: bool = False) -> None:
         self.path = at.path
         self.parent = at.parent
         self.name = at.name
@@ -77,6 +87,8 @@ class Target(Closing):
         self._follow = follow_final
         self._ends_dotdot = ends_dotdot
         self._closed = False
+        self._identity = identity  # of the held fd's directory, as resolution saw it
+        self._readable = readable  # the held fd was opened for reading (not O_PATH)
 
     def __repr__(self) -> str:
         return f"<corral Target {self.path!r} creates={list(self.creates)}>"
@@ -121,6 +133,39 @@ class Target(Closing):
             raise self._error(exc, self.path) from None
         return Handle(self._root, backend, opened, self.path)
 
+    def open_existing(self, flags: int = os.O_RDONLY) -> Opened | None:
+        """:meth:`open` of an entry that is there, with the ``fstat`` that
+        checked it (one open and one ``fstat``: no ``lstat`` first);
+        ``None`` when no entry has the name (or its parent is only
+        planned).  Raises as :meth:`open` for everything else (``ELOOP``
+        for a symlink)."""
+        if self._tail and not self._closed:
+            return None
+        if self.name is None:
+            return self._opened(flags)
+        fd = self._dir()
+        try:
+            opened = self._backend().open_at(fd, self.name, flags | os.O_CLOEXEC | SAFE)
+        except FileNotFoundError:
+            return None  # a single name in the held directory: nothing is there
+        except OSError:
+            return self._opened(flags)  # the errors :meth:`open` raises, as it raises them
+        backend = self._backend()
+        try:
+            info = _acts.checked_info(backend, opened, flags, self._parsed.text, self.path,
+                                      must_be_dir=self._must_be_dir)
+        except OSError as exc:
+            raise self._error(exc, self.path) from None
+        return Opened(Handle(self._root, backend, opened, self.path), info)
+
+    def _opened(self, flags: int) -> Opened:
+        handle = self.open(flags)
+        try:
+            return Opened(handle, handle.stat())
+        except BaseException:
+            handle.close()
+            raise
+
     # -- acting ------------------------------------------------------------------
     def make_parents(self, mode: int = 0o777) -> list[str]:
         """Create :attr:`creates`, one below the other from the deepest
@@ -147,18 +192,23 @@ class Target(Closing):
                                      self._parsed.text, component=where) from None
             backend.close(self._fd)
             self._fd, self._tail = new, self._tail[1:]
+            self._identity, self._readable = None, False
         return made
 
     def write_bytes(self, data: Content, *, exclusive: bool = False,
                     expect: tuple[int, int] | None = None, mode: int | None = None,
-                    fsync: bool = True) -> None:
+                    fsync: bool = True, replacing: Opened | None = None) -> None:
         """Atomically replace (or create) the entry with ``data`` (bytes, or a
         function writing the content into the fd it is given:
         ``_replace.Content``), as :meth:`Root.write_bytes`; a symlink there
         is replaced itself.
         ``expect``: the (``st_dev``, ``st_ino``) the caller decided on,
         checked right before the rename (:class:`StaleError` if the entry is
-        another file, or gone, by then)."""
+        another file, or gone, by then).
+        ``replacing``: the regular file being replaced, open (from
+        :meth:`open_existing`): its ``fstat`` stands for a fresh ``lstat``
+        and its extended attributes are read through its fd (the entry is
+        not opened again); ``expect`` is then its identity."""
         if mode is not None and (not isinstance(mode, int) or mode < 0 or mode & ~0o777):
             raise OSError(errno.EINVAL, "mode may carry permission bits (0o777) only",
                           self._parsed.text)
@@ -167,16 +217,24 @@ class Target(Closing):
         backend = self._backend()
         view = data if callable(data) else memoryview(data).cast("B")
         text = self._parsed.text
-        try:
-            current = _acts.lstat_or_none(backend, fd, name)
-        except OSError as exc:
-            raise self._error(exc, self.path) from None
+        source_fd = None
+        if replacing is not None:
+            current: os.stat_result | None = replacing.info
+            if exclusive or not st.S_ISREG(replacing.info.st_mode):
+                raise ValueError("replacing is the regular file a write replaces")
+            source_fd = replacing.handle.fileno()
+            expect = (replacing.info.st_dev, replacing.info.st_ino)
+        else:
+            try:
+                current = _acts.lstat_or_none(backend, fd, name)
+            except OSError as exc:
+                raise self._error(exc, self.path) from None
         if current is not None and self._follow and st.S_ISLNK(current.st_mode):
             raise StaleError("a symlink is there now", text, component=self.path)
         _acts.write_checks(current, exclusive=exclusive, text=text, where=self.path)
         try:
             replace_in(backend, fd, name, view, current=current, mode=mode, fsync=fsync,
-                       exclusive=exclusive, expect=expect)
+                       exclusive=exclusive, expect=expect, source_fd=source_fd)
         except StaleError:
             raise StaleError("the file changed since it was looked at", text,
                              component=self.path) from None
@@ -239,6 +297,15 @@ class Target(Closing):
         on the way (what a lock on "where this acts" is taken on)."""
         return self._dir(planned_ok=True)
 
+    @property
+    def held_lockable(self) -> bool:
+        """Whether :attr:`held_fd` was opened for reading (``Root.target(...,
+        lockable=True)`` where the resolution could choose how: the fast
+        parent, the root), so ``flock`` may be taken on it; ``False`` once
+        :meth:`make_parents` moved it (then :meth:`open_held`).  A hint: a
+        lock taken on an fd that cannot hold one fails with ``EBADF``."""
+        return self._readable and not self._closed
+
     def open_held(self) -> Handle:
         """The directory of :attr:`held_fd`, opened for reading as a
         :class:`Handle` (an fd ``flock`` can be taken on: the held one may
@@ -263,7 +330,10 @@ class Target(Closing):
             raise self._error(exc, self.parent) from None
 
     def held_identity(self) -> tuple[int, int]:
-        """``(st_dev, st_ino)`` of :attr:`held_fd`'s directory."""
+        """``(st_dev, st_ino)`` of :attr:`held_fd`'s directory (an open fd's
+        identity never changes: the one resolution saw is given)."""
+        if self._identity is not None and not self._closed:
+            return self._identity
         try:
             info = self._backend().fstat(self._dir(planned_ok=True))
         except OSError as exc:

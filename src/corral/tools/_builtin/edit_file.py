@@ -338,11 +338,13 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
                              result_bytes=len(new_data), replacements=outcome.replacements,
                              diff=diff.text, dry_run=dry), pinned)
     if not dry:
-        pinned.same(file.info)
-        # read again only after a host question: otherwise the lock was held throughout
-        if ctx.asks_host and sha256_hex(_read(ctx, pinned, rel, None, file.info).data) != \
-                base_sha:
-            raise swapped(rel)
+        # looked at again only after a host question: otherwise the lock was held
+        # throughout, and the write checks right before its rename that the file
+        # replaced is the one read
+        if ctx.asks_host:
+            pinned.same(file.info)
+            if sha256_hex(_read(ctx, pinned, rel, None, file.info).data) != base_sha:
+                raise swapped(rel)
         ctx.checkpoint()  # the last one: stopped now, nothing is written
         # from here on nothing may stop the call: the file is being written
         read_cache.forget(file.info.st_dev, file.info.st_ino)  # read_file's digest of it

@@ -40,6 +40,7 @@ from typing import Any, Protocol
 
 from ...contained import (FileScan, Root, ScanStatus, Tree, TreeStats, adopt_entry,
                           batches_natively, open_entry)
+from .._runtime.answer import AnswerPath
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema
@@ -183,7 +184,7 @@ class _Search:
                 continue  # one very long line, searched in pieces, is reported once
             state[1] = number
             if mode == "files":
-                results.append(path)
+                results.append(AnswerPath(path))
                 return True
             state[0] += 1
             if mode == "matches":
@@ -318,7 +319,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GrepResult:
         shown = opened.shown
         if not st.S_ISDIR(info.st_mode):
             ctx.check_hardlink(shown, info)
-        ctx.view.ask_read(GrepRequest(shown, args["pattern"]), opened, rel)
+        ctx.view.ask_read(GrepRequest(shown, args["pattern"]), opened, rel, info)
         result = search(ctx, args, pattern, include, rel, info, opened=opened)
     if not _listed_of(result) and not result["truncated"]:
         grep_retry(ctx, args, result, finds, explicit)

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from .._read import media as _media
 from .._read import cache as read_cache
+from .._runtime.answer import AnswerPath
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_given, special_file,
@@ -137,7 +138,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
             ctx.check_hardlink(rel, info)
         if ctx.asks_host:
             # THREATS row 10: the name swapped while the host decided fails closed
-            ctx.view.ask_read(ReadRequest(rel), opened, rel)
+            ctx.view.ask_read(ReadRequest(rel), opened, rel, info)
         reader = _Reader(opened, ctx.checkpoint)
         small = _read_small(reader, info) if info.st_size <= FAST_BYTES else None
         if (small is None or _media.sniff(small.data[:_media.HEAD_BYTES]) is not None) and (
@@ -187,7 +188,8 @@ def _refuse_pattern(ctx: ToolContext, rel: str) -> None:
     if not paths:
         return
     total = len(paths)
-    details: dict[str, Any] = {"path": rel, "field": "path", "matches": paths[:MAX_MATCHES_SHOWN],
+    details: dict[str, Any] = {"path": rel, "field": "path",
+                               "matches": [AnswerPath(p) for p in paths[:MAX_MATCHES_SHOWN]],
                                "total": total, "truncated": bool(found and found.get("truncated"))}
     if total == 1:
         suggest: tuple[str, dict[str, Any]] = ("read_file", {"path": paths[0]})

@@ -223,13 +223,14 @@ def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
           overwrite: bool) -> _Plan:
     """Find what is there now and decide: refuse to replace without
     ``overwrite`` or a matching ``expectedSha256``."""
-    current = target.lstat()
+    current = target.look()  # a regular file stays open: digest, head and write use it
     plan = _Plan(rel, current, None)
     if current is None:
         if expected is not None:
             raise _missing(ctx, rel, expected)
         return plan
     _check_replaceable(ctx, rel, current)
+    target.decide(Op.REPLACE)  # before its digest is told: a secret's is never
     plan.existing = existing = target.sha256(current)
     if expected is not None and not digest_matches(expected, existing):
         raise sha256_mismatch(rel, expected, existing)
@@ -244,11 +245,15 @@ def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
 
 def _recheck(target: Pinned, plan: _Plan, asked: bool) -> None:
     """Fail closed if the entry the plan was made on changed since (the
-    directory is held; the directories to create are checked when made);
-    its content is read again only if the host was asked (without a
-    question the lock was held throughout: no window)."""
+    directory is held; the directories to create are checked when made).
+    Only if the host was asked: without a question the lock was held
+    throughout, and the write itself checks, right before its rename, that
+    the file replaced is the one planned on (an absent one is created
+    without replacing anything)."""
+    if not asked:
+        return
     target.same(plan.current)
-    if asked and plan.current is not None and target.sha256(plan.current) != plan.existing:
+    if plan.current is not None and target.sha256(plan.current) != plan.existing:
         raise swapped(plan.rel)  # rewritten in place while the host was deciding
 
 

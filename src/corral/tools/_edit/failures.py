@@ -12,6 +12,7 @@ read_file of lines that exist.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -27,6 +28,7 @@ from .match import (MAX_LISTED, Search, applied_copies, distinctive, indent_styl
 from .state import Applied
 from .text import Lines
 from .._refusals.catalogue import Code, Kind, Refusal
+from .._runtime.answer import AnswerPath
 
 __all__ = ["Attempt", "Memory", "Elsewhere", "refusal", "missing_old_text", "ambiguous",
            "too_many", "empty_old_text", "applied_inside", "placeholder_in_new_text", "listed",
@@ -493,14 +495,28 @@ def _no_match(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, hint: str | 
     if limits:
         details["limited"] = "; ".join(limits)
     message = f"{attempt.label}oldText does not occur in {rel}"
+    partial = None if diagnosis.start is not None or diffs else _partial_in_long_lines(
+        attempt, lines)
     if diagnosis.start is not None:
         details["closest"] = _closest_details(diagnosis)
         said, hint, suggestion = _near(attempt, lines, diagnosis, diffs, hint)
+    elif partial is not None:
+        details["nearest"] = partial.as_dict()
+        said, hint, suggestion = partial.said(), partial.hint(rel), partial.suggestion(
+            rel, attempt.can_suggest)
     else:
         said, hint, suggestion = _far(attempt, diffs, hint)
+        longest = max(map(len, lines.contents), default=0)
+        if longest > LONG_LINE and not diffs:
+            details["longestLine"] = longest
+            said += f" (it has a line of {longest} characters, read cut)"
+            hint = (f"{rel} has a line of {longest} characters (minified or generated), which "
+                    "read_file shows cut: grep with regex false for a short, distinctive part "
+                    "of the text to change shows the file's text around it; copy oldText from "
+                    "there exactly.")
     message += said
     if other is not None:
-        details["foundIn"] = other
+        details["foundIn"] = AnswerPath(other)
         message += f"; it does occur in {other}"
         hint = f"Check the path: oldText is in {other}; pass that path if it is the file you meant."
         suggestion = {"suggested_tool": "read_file", "suggested_args": {"path": other}}
@@ -521,6 +537,131 @@ def _near(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, diffs: list[Diff
         hint = _HINTS.get(diffs[0].kind if diffs else "content",
                           _HINTS["content"]).format(where=where, unit=unit)
     return said, hint, _read_suggestion(attempt.rel, a, b, attempt.can_suggest)
+
+
+LONG_LINE = 1000  # characters: past this a line is read cut, and closeness by lines says little
+_PARTIAL_LEAST = 8  # characters of oldText found in place before it is worth naming
+_EXCERPT_MORE = 40  # characters of the file shown past oldText's length
+_EXCERPT_MOST = 600
+_SHOWN_DIFFERENCE = 30
+_GREP_PART = 200  # characters of the found part a suggested grep looks for
+
+
+@dataclass(frozen=True)
+class Partial:
+    """Where the longest start (or end) of oldText occurs in a file with long
+    lines: the line and column (1-based) of the found part, how much of
+    oldText it is, the file's text there, and where the two part."""
+
+    line: int
+    column: int
+    matched: int
+    length: int
+    from_start: bool
+    places: int
+    excerpt: str
+    excerpt_column: int
+    part: str
+    file_goes_on: str
+    old_goes_on: str
+    longest_line: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "column": self.column, "matchedChars": self.matched,
+                "oldTextChars": self.length, "part": "start" if self.from_start else "end",
+                "places": self.places, "text": self.excerpt, "textColumn": self.excerpt_column,
+                "longestLine": self.longest_line}
+
+    def said(self) -> str:
+        part = "start" if self.from_start else "end"
+        where = f"line {self.line}, column {self.column}"
+        if self.places > 1:
+            where += f" (the first of {self.places} places)"
+        text = (f"; its longest {part} found ({self.matched} of {self.length} characters) is at "
+                f"{where}")
+        if self.from_start:
+            return text + (f", where the file goes on {_quoted(self.file_goes_on)} and oldText "
+                           f"goes on {_quoted(self.old_goes_on)}")
+        return text + (f", where the file has {_quoted(self.file_goes_on)} before it and "
+                       f"oldText has {_quoted(self.old_goes_on)}")
+
+    def hint(self, rel: str) -> str:
+        return (f"{rel} has a line of {self.longest_line} characters (minified or generated), "
+                "which read_file shows cut: copy oldText exactly from details.nearest.text (the "
+                f"file's text from line {self.line}, column {self.excerpt_column}), keeping it "
+                "short and unique; grep with regex false shows the text around a part.")
+
+    def suggestion(self, rel: str, allowed: bool) -> dict[str, Any]:
+        """A grep for the part found (as literal text): it shows the file's
+        text around it, where read_file would cut the line."""
+        if not allowed:
+            return {}
+        return {"suggested_tool": "grep",
+                "suggested_args": {"pattern": self.part[:_GREP_PART], "path": rel,
+                                   "regex": False}}
+
+
+def _quoted(text: str) -> str:
+    return repr(text) if text else "(nothing: the text ends)"
+
+
+def _partial_in_long_lines(attempt: Attempt, lines: Lines) -> Partial | None:
+    """The longest start or end of oldText found in a file with a line past
+    :data:`LONG_LINE` characters, or ``None`` (no such line, or less than
+    :data:`_PARTIAL_LEAST` characters found).  A part found is found wherever
+    a shorter one is, so each length is found by halving: a few scans in C."""
+    contents = lines.contents
+    longest = max(map(len, contents), default=0)
+    if longest <= LONG_LINE:
+        return None
+    text, old = lines.normalized, normalize_breaks(attempt.old)
+    if len(old) < _PARTIAL_LEAST:
+        return None
+    head = _longest_found(text, old, from_start=True)
+    tail = _longest_found(text, old, from_start=False)
+    from_start = head >= tail
+    matched = head if from_start else tail
+    if matched < _PARTIAL_LEAST:
+        return None
+    part = old[:matched] if from_start else old[len(old) - matched:]
+    at = text.find(part)
+    places = min(text.count(part), 1000)
+    starts = lines.nstarts
+    line = _line_of(starts, at)
+    column = at - starts[line - 1] + 1
+    line_end = text.find("\n", at)
+    line_end = len(text) if line_end < 0 else line_end
+    if from_start:
+        begin = at
+        end = min(line_end, at + len(old) + _EXCERPT_MORE, at + _EXCERPT_MOST)
+        file_goes_on = text[at + matched:min(line_end, at + matched + _SHOWN_DIFFERENCE)]
+        old_goes_on = old[matched:matched + _SHOWN_DIFFERENCE]
+    else:
+        line_start = starts[line - 1]
+        begin = max(line_start, at + matched - len(old) - _EXCERPT_MORE,
+                    at + matched - _EXCERPT_MOST)
+        end = at + matched
+        file_goes_on = text[max(line_start, at - _SHOWN_DIFFERENCE):at]
+        old_goes_on = old[max(0, len(old) - matched - _SHOWN_DIFFERENCE):len(old) - matched]
+    return Partial(line, column, matched, len(old), from_start, places, text[begin:end],
+                   begin - starts[line - 1] + 1, part, file_goes_on, old_goes_on, longest)
+
+
+def _longest_found(text: str, old: str, *, from_start: bool) -> int:
+    low, high = 0, len(old) - 1  # all of oldText is known not to occur
+    while low < high:
+        mid = (low + high + 1) // 2
+        part = old[:mid] if from_start else old[len(old) - mid:]
+        if part in text:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _line_of(starts: list[int], at: int) -> int:
+    """The 1-based line holding position ``at`` of the normalized text."""
+    return bisect.bisect_right(starts, at)
 
 
 def _far(attempt: Attempt, diffs: list[Difference],

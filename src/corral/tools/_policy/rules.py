@@ -375,6 +375,9 @@ class Policy:
     allow_git_writes: bool = False
     protect_dirs: tuple[str, ...] = field(default=())
     base: str = ""  # where this policy's root is inside the root the patterns speak of
+    #: other roots' rules that hold here too: (canonical directory in this
+    #: root where that root lies, "" when this root lies inside it; its policy)
+    nested: tuple[tuple[str, Policy], ...] = ()
     # whether absolute patterns were read against the root (Policy.rooted)
     is_rooted: bool = field(default=False, compare=False)
 
@@ -432,6 +435,24 @@ class Policy:
             return self
         return replace(self, base=self._outer(inner))
 
+    def holding(self, where: str, other: Policy) -> Policy:
+        """This policy, and ``other``'s rules on everything at or below the
+        canonical directory ``where`` ("": the whole root; ``other`` then
+        decides on its own coordinates, e.g. :meth:`beneath`): what a
+        workspace of nested roots gives each root, so a path reached through
+        any root is held to every root's rules.  ``where`` itself and the
+        directories above it may not be moved or deleted (the other root
+        would lose its place)."""
+        entry = (where.strip("/") if where not in (".", "./") else "", other.alone)
+        if entry in self.nested:
+            return self
+        return replace(self, nested=self.nested + (entry,))
+
+    @property
+    def alone(self) -> Policy:
+        """This policy without the rules of the roots it holds."""
+        return replace(self, nested=()) if self.nested else self
+
     def _outer(self, canonical: str) -> str:
         if not self.base:
             return canonical
@@ -458,7 +479,8 @@ class Policy:
     @property
     def hides(self) -> bool:
         """Whether a listing or search may have to leave something out."""
-        return self._deny is not None or self._secrets is not None
+        return (self._deny is not None or self._secrets is not None
+                or any(other.hides for _, other in self.nested))
 
     @property
     def guards_git(self) -> bool:
@@ -467,7 +489,7 @@ class Policy:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.hides or self._protect is not None or self._dirs)
+        return not (self.hides or self._protect is not None or self._dirs or self.nested)
 
     @cached_property
     def _decided(self) -> _Memo[tuple[str, Op], Kind | None]:
@@ -481,6 +503,26 @@ class Policy:
                                     lambda: self._rule(canonical, op))
 
     def _rule(self, canonical: str, op: Op) -> Kind | None:
+        kind = self._own_rule(canonical, op)
+        if kind is None and self.nested:
+            kind = self._nested_rule(canonical.rstrip("/") or ".", op)
+        return kind
+
+    def _nested_rule(self, canonical: str, op: Op) -> Kind | None:
+        if canonical in (".", ""):
+            return None
+        path = fold(canonical)
+        if self._pinned(canonical, op):
+            return Kind.PROTECTED  # a move or delete would carry another root away
+        for where, other in self.nested:
+            inside = _below(path, fold(where))
+            if inside is not None:
+                kind = other.rule(_tail(canonical, inside), op)
+                if kind is not None:
+                    return kind
+        return None
+
+    def _own_rule(self, canonical: str, op: Op) -> Kind | None:
         canonical = self._outer(canonical.rstrip("/") or ".")
         if canonical in (".", ""):
             return None
@@ -511,6 +553,32 @@ class Policy:
                                    lambda: self._scope(canonical_dir, op))
 
     def _scope(self, canonical_dir: str, op: Op) -> Scope:
+        own = self._own_scope(canonical_dir, op)
+        if not self.nested:
+            return own
+        here = canonical_dir.rstrip("/") or "."
+        path = "" if here in (".", "") else fold(here)
+        others: list[Scope] = []
+        above = False  # whether another root lies below this directory
+        for where, other in self.nested:
+            inside = _below(path, fold(where)) if path else ("." if not where else None)
+            if inside is not None:
+                others.append(other.scope(_tail(here, inside), op))
+            elif not path or _below(fold(where), path) is not None:
+                above = True
+        if not others and not above:
+            return own
+        return _NestedScope(own, tuple(others), self, here, op)
+
+    def _pinned(self, canonical: str, op: Op) -> bool:
+        """Whether ``op`` on ``canonical`` would move or delete another root."""
+        if op not in _PINNING_OPS:
+            return False
+        path = fold(canonical)
+        return any(where and _below(fold(where), path) is not None
+                   for where, _ in self.nested)
+
+    def _own_scope(self, canonical_dir: str, op: Op) -> Scope:
         outer = self._outer(canonical_dir.rstrip("/") or ".")
         base = "" if outer in (".", "") else fold(outer)
         sets = [self._deny]
@@ -546,6 +614,9 @@ class Policy:
             lines.append(f"git: .git/ is read-only{extra} (lift: --allow-git-writes)")
         if self.base:
             lines.append(f"rules apply as beneath {self.base}/")
+        for where, _ in self.nested:
+            lines.append(f"another root's rules hold beneath {where}/ (not moved or deleted)"
+                         if where else "another root's rules hold here")
         others = [p for p in self.protect if p not in GIT_PROTECT]
         lines.append(f"protected (read-only): {_listed(others)}")
         lines.append(f"secrets (not read or searched): {_listed(self.secrets)}")
@@ -556,6 +627,33 @@ class Policy:
         return {"protect": list(self.protect), "secrets": list(self.secrets),
                 "deny": list(self.deny), "allowGitWrites": self.allow_git_writes,
                 "protectedDirectories": list(self.protect_dirs), "base": self.base}
+
+
+# the ops that carry an entry away or put another in its place (a nested
+# root's directory and those above it)
+_PINNING_OPS = frozenset({Op.MOVE_FROM, Op.DELETE, Op.REPLACE})
+
+
+def _below(path: str, top: str) -> str | None:
+    """``path`` relative to ``top`` ("." when equal; both folded, "" is the
+    root) if ``path`` is ``top`` or lies below it, else ``None``."""
+    if not top:
+        return path or "."
+    if path == top:
+        return "."
+    if path.startswith(top + "/"):
+        return path[len(top) + 1:]
+    return None
+
+
+def _tail(canonical: str, folded_rest: str) -> str:
+    """The last components of ``canonical`` (as spelled) that ``folded_rest``
+    (their folded form) has: folding may change a name's length, never the
+    number of names."""
+    if folded_rest == ".":
+        return "."
+    count = folded_rest.count("/") + 1
+    return "/".join(canonical.split("/")[-count:])
 
 
 def _listed(patterns: Sequence[str]) -> str:
@@ -684,3 +782,36 @@ class Scope:
         if not hidden:
             return names
         return [n for n in names if n not in hidden]
+
+
+class _NestedScope(Scope):
+    """A directory's scope where other roots' rules hold (:meth:`Policy.holding`):
+    an entry is shown only if every root's scope shows it and it carries no
+    other root away; subdirectories are decided afresh by the policy."""
+
+    __slots__ = ("_own", "_others", "_policy", "_real", "_op")
+
+    def __init__(self, own: Scope, others: tuple[Scope, ...], policy: Policy,
+                 canonical_dir: str, op: Op) -> None:
+        # every question is put to the scopes held: the base's state is unused
+        self._own = own
+        self._others = others
+        self._policy = policy
+        self._real = "" if canonical_dir in (".", "") else canonical_dir + "/"
+        self._op = op
+
+    def visible(self, name: str) -> bool:
+        return (self._own.visible(name) and all(s.visible(name) for s in self._others)
+                and not self._policy._pinned(self._real + name, self._op))
+
+    def child(self, name: str) -> Scope | None:
+        if not self.visible(name) or self._own.child(name) is None or any(
+                s.child(name) is None for s in self._others):
+            return None
+        return self._policy.scope(self._real + name, self._op)
+
+    def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
+        shown = self._own.visible_names(names, ends_with)
+        for scope in self._others:
+            shown = scope.visible_names(shown, ends_with)
+        return [name for name in shown if not self._policy._pinned(self._real + name, self._op)]

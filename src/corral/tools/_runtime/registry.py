@@ -106,7 +106,10 @@ _MODULE_OF = {"glob": "glob_tool"}
 
 
 def _module(name: str) -> ModuleType:
-    """The built-in tool ``name``'s module, or else the module importable as ``name``."""
+    """The built-in tool ``name``'s module, or else the module importable as ``name``
+    (a dotted name is always a module's: no built-in tool's name has a dot)."""
+    if "." in name:
+        return importlib.import_module(name)
     own = f"corral.tools._builtin.{_MODULE_OF.get(name, name)}"
     try:
         return importlib.import_module(own)

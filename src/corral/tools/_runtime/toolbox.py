@@ -202,6 +202,16 @@ class Toolbox:
         works = isinstance(self._run(tool, args, ctx.probe(tool)), dict)
         return refusal if works else refusal.replace(suggest=None)
 
+    def hold(self, where: str, other: Policy) -> None:
+        """Hold ``other``'s rules too, on everything at or below the
+        canonical directory ``where`` ("": the whole root), as
+        :meth:`Policy.holding` says: what a workspace does for roots that
+        lie inside one another, so no root reaches past another's rules."""
+        policy = self.policy.holding(where, other)
+        if policy is not self.policy:
+            self._view.hold(policy)
+            self.policy = self._state.policy = policy
+
     def shows(self, path: str) -> bool:
         """Whether ``path`` names an entry here that a model may be told
         exists: it is there, and no deny or secret rule hides it (decided

@@ -52,7 +52,8 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias
 
-from ...contained import Backend, DirEntry, EscapeError, Handle, PathError, Root, Target
+from ...contained import (Backend, DirEntry, EscapeError, Handle, Opened, PathError, Root,
+                         Target)
 from .._policy.gitdirs import in_git_directory, scan
 from .._policy.locate import Location, locate
 from .._policy.rules import Op, Policy, Scope
@@ -306,6 +307,13 @@ class _TreeLock:
 
     @contextmanager
     def shared(self, checkpoint: Checkpoint) -> Iterator[None]:
+        self.take_shared(checkpoint)
+        try:
+            yield
+        finally:
+            self.drop_shared()
+
+    def take_shared(self, checkpoint: Checkpoint) -> None:
         with self._cond:
             delay = _POLL_FIRST
             while self._writer or self._waiting_writers:
@@ -313,11 +321,11 @@ class _TreeLock:
                 checkpoint()
                 delay = min(delay * 2, _POLL_MOST)
             self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
+
+    def drop_shared(self) -> None:
+        with self._cond:
+            self._readers -= 1
+            if not self._readers:  # only a writer waits on the readers
                 self._cond.notify_all()
 
     @contextmanager
@@ -354,51 +362,99 @@ class _Table:
 
     @contextmanager
     def hold(self, key: Identity, checkpoint: Checkpoint) -> Iterator[None]:
+        self.take(key, checkpoint)
+        try:
+            yield
+        finally:
+            self.drop(key)
+
+    def take(self, key: Identity, checkpoint: Checkpoint) -> None:
         with self._guard:
             lock, users = self._locks.get(key, (threading.Lock(), 0))
             self._locks[key] = (lock, users + 1)
         try:
-            delay = _POLL_FIRST
-            while not lock.acquire(timeout=delay):
-                checkpoint()
-                delay = min(delay * 2, _POLL_MOST)
-            try:
-                yield
-            finally:
-                lock.release()
-        finally:
-            with self._guard:
-                lock, users = self._locks[key]
-                if users == 1:
-                    del self._locks[key]
-                else:
-                    self._locks[key] = (lock, users - 1)
+            if not lock.acquire(blocking=False):  # the common case: nobody holds it
+                delay = _POLL_FIRST
+                while not lock.acquire(timeout=delay):
+                    checkpoint()
+                    delay = min(delay * 2, _POLL_MOST)
+        except BaseException:
+            self._unuse(key)
+            raise
+
+    def drop(self, key: Identity) -> None:
+        """Release ``key`` (taken by :meth:`take`)."""
+        self._locks[key][0].release()
+        self._unuse(key)
+
+    def _unuse(self, key: Identity) -> None:
+        with self._guard:
+            lock, users = self._locks[key]
+            if users == 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
 
 
 _TABLE = _Table()
 
 
-@contextmanager
-def _flocked(fd: int, checkpoint: Checkpoint) -> Iterator[None]:
-    delay = _POLL_FIRST
-    while True:
+@dataclass
+class _Flock:
+    """A ``flock`` taken by :func:`_flock` (``fd`` -1: none could be, the
+    thread lock still holds), and the directory opened for it, if any."""
+
+    fd: int
+    reopened: Handle | None
+
+    def release(self) -> None:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            break
-        except OSError as exc:
-            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
-                yield  # a filesystem without locks: the thread lock still holds
-                return
-        checkpoint()
-        time.sleep(delay)
-        delay = min(delay * 2, _POLL_MOST)
+            if self.fd >= 0:
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
+        except OSError:
+            pass  # closing the fd releases it anyway
+        finally:
+            if self.reopened is not None:
+                self.reopened.close()
+
+
+def _flock(target: Target, checkpoint: Checkpoint) -> _Flock:
+    """``flock`` the directory ``target`` holds: on its own fd when that was
+    opened for reading, else (``O_PATH``, or ``EBADF`` says so) on the
+    directory opened again."""
+    reopened: Handle | None = None
+    fd = target.held_fd if target.held_lockable else -1
+    delay = _POLL_FIRST
+    try:
+        while True:
+            if fd < 0:
+                reopened = target.open_held()
+                fd = reopened.fileno()
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return _Flock(fd, reopened)
+            except OSError as exc:
+                if exc.errno == errno.EBADF and reopened is None:
+                    fd = -1  # an fd that cannot hold a lock: the directory opened for one
+                    continue
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
+                    return _Flock(-1, reopened)  # a filesystem without locks
+            checkpoint()
+            time.sleep(delay)
+            delay = min(delay * 2, _POLL_MOST)
+    except BaseException:
+        if reopened is not None:
+            reopened.close()
+        raise
+
+
+@contextmanager
+def _flocked(target: Target, checkpoint: Checkpoint) -> Iterator[None]:
+    held = _flock(target, checkpoint)
     try:
         yield
     finally:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        except OSError:
-            pass  # closing the fd releases it anyway
+        held.release()
 
 
 # -- the view -------------------------------------------------------------------------------
@@ -435,6 +491,7 @@ class View:
         self.policy = policy
         self.links = links if links is not None else LinkMap()
         self._owns_root = owns_root
+        self.scanned_links: tuple[str, ...] = ()  # the links the scan at open found
 
     @property
     def root(self) -> Root:
@@ -445,6 +502,16 @@ class View:
         """The host path the root was opened by (to recognise absolute paths
         inside it; never shown to a model)."""
         return self._root.path
+
+    def hold(self, policy: Policy) -> None:
+        """Decide by ``policy`` from now on (the same rules and more: another
+        root's, :meth:`Policy.holding`); the links found at open are looked
+        up now if the old policy had no rule to hide behind one."""
+        if self.policy.is_empty:
+            for link in self.scanned_links:
+                if not self.links.knows(link):
+                    learn_link(self._root, self.links, link)
+        self.policy = policy
 
     def close(self) -> None:
         """Close the root if this view opened it (:func:`open_view` of a path)."""
@@ -653,6 +720,7 @@ class CallView:
                 pin.ensure_place(place)
         if self._host.asks_host:  # otherwise the locks were held throughout: no window
             for pin in pins:
+                pin.release()  # what is there now is opened afresh
                 pin.decide_again()
 
     @property
@@ -666,16 +734,43 @@ class CallView:
         lock of the directory it acts in, ``op`` decided on what was
         reached (the caller decides more ops on the same pin)."""
         label = shown if shown is not None else (rel.rstrip("/") or ".")
-        with ExitStack() as stack:
-            stack.enter_context(_TREE.shared(self._checkpoint))
-            target = stack.enter_context(self._resolve(rel, op, label, field,
-                                                       follow=follow,
-                                                       create_parents=create_parents))
-            self._lock(stack, (target,))
-            pinned = Pinned(self, target, label, field, rel)
-            pinned._target_follows = follow
-            pinned.decide(op)
-            yield pinned
+        # the steps of pin_group for one path, without an ExitStack (the
+        # common call: every tool that changes one file comes here)
+        checkpoint = self._checkpoint
+        _TREE.take_shared(checkpoint)
+        try:
+            target = self._target(rel, op, label, field, follow=follow,
+                                  create_parents=create_parents)
+            try:
+                key = target.held_identity()
+                flocked = None
+                if key not in self._held:
+                    _TABLE.take(key, checkpoint)
+                    try:
+                        flocked = _flock(target, checkpoint)
+                    except BaseException:
+                        _TABLE.drop(key)
+                        raise
+                    self._held.add(key)
+                try:
+                    pinned = Pinned(self, target, label, field, rel)
+                    try:
+                        pinned._target_follows = follow
+                        pinned.decide(op)
+                        yield pinned
+                    finally:
+                        pinned.release()
+                finally:
+                    if flocked is not None:
+                        self._held.discard(key)
+                        try:
+                            flocked.release()
+                        finally:
+                            _TABLE.drop(key)
+            finally:
+                target.close()
+        finally:
+            _TREE.drop_shared()
 
     @contextmanager
     def pin_move(self, src: str, dst: Callable[[Pinned], str], *, src_shown: str | None = None,
@@ -689,6 +784,7 @@ class CallView:
             stack.enter_context(_TREE.exclusive(self._checkpoint))
             src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
             source = Pinned(self, src_t, label, "source", src)
+            stack.callback(source.release)
             dst_rel = dst(source)
             dst_label = dst_rel.rstrip("/") or "."
             dst_t = stack.enter_context(self._resolve(dst_rel, Op.MOVE_TO, dst_label,
@@ -696,6 +792,7 @@ class CallView:
                                                       create_parents=create_parents))
             self._lock(stack, (src_t, dst_t))
             destination = Pinned(self, dst_t, dst_label, "destination", dst_rel)
+            stack.callback(destination.release)
             source.decide(Op.MOVE_FROM)
             destination.decide(Op.MOVE_TO)
             yield source, destination
@@ -716,6 +813,7 @@ class CallView:
             pins = []
             for want, target in zip(wants, targets):
                 pinned = Pinned(self, target, want.label, want.field, want.rel)
+                stack.callback(pinned.release)
                 pinned._target_follows = want.follow
                 pinned.decide(want.op)
                 pins.append(pinned)
@@ -724,12 +822,18 @@ class CallView:
     @contextmanager
     def _resolve(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
                  create_parents: bool = False) -> Iterator[Target]:
+        with self._target(rel, op, shown, field, follow=follow,
+                          create_parents=create_parents) as target:
+            yield target
+
+    def _target(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
+                create_parents: bool = False) -> Target:
         """The one resolution; when it fails, a refusal by policy on where
         the path leads wins over the error (a denied name is not said to be
         missing)."""
         try:
             target = self._view.root.target(rel, follow_final=follow,
-                                            create_parents=create_parents)
+                                            create_parents=create_parents, lockable=True)
         except EscapeError:
             raise
         except OSError as exc:
@@ -739,8 +843,7 @@ class CallView:
                 raise exc from None
             self._view.check(where, op, shown=shown, field=field)
             raise
-        with target:
-            yield target
+        return target
 
     def _lock(self, stack: ExitStack, targets: tuple[Target, ...]) -> None:
         """Lock the directory each target acts in (deduplicated, sorted;
@@ -752,8 +855,7 @@ class CallView:
                 wanted.setdefault(key, target)
         for key in sorted(wanted):
             stack.enter_context(_TABLE.hold(key, self._checkpoint))
-            handle = stack.enter_context(wanted[key].open_held())
-            stack.enter_context(_flocked(handle.fileno(), self._checkpoint))
+            stack.enter_context(_flocked(wanted[key], self._checkpoint))
             self._held.add(key)
             stack.callback(self._held.discard, key)
 
@@ -899,18 +1001,19 @@ class CallView:
             return
         self._view.check(where, op, shown=shown, field=field)
 
-    def ask_read(self, request: Request, opened: OpenFile, spelled: str) -> None:
-        """Ask the host about reading ``opened``; when it was asked (a window
-        opened), ``STALE`` unless ``spelled`` still leads to the file that
-        was opened and decided on."""
+    def ask_read(self, request: Request, opened: OpenFile, spelled: str,
+                 info: os.stat_result) -> None:
+        """Ask the host about reading ``opened`` (``info``: its fstat); when
+        it was asked (a window opened), ``STALE`` unless ``spelled`` still
+        leads to the file that was opened and decided on."""
         self._host.authorize(request)
         if not self._host.asks_host:
             return
         try:
-            info = self._view.root.stat(spelled)
+            now = self._view.root.stat(spelled)
         except FileNotFoundError:
             raise swapped(opened.shown) from None
-        if (info.st_dev, info.st_ino) != opened.identity():
+        if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
             raise swapped(opened.shown)
 
     def look(self, rel: str, op: Op = Op.LIST, *, follow: bool = False,
@@ -961,6 +1064,25 @@ class CallView:
         return Lead(canonical, "missing" if info is None else entry_kind(info.st_mode))
 
 
+def _read_whole(handle: Handle, size: int, limit: int,
+                step: Callable[[int], None] | None) -> bytes:
+    """At most ``limit + 1`` bytes of ``handle`` from its start, ``size``
+    (its ``fstat``'s) first: a short read that reached it is the end."""
+    chunks, total = [], 0
+    while total <= limit:
+        want = max(65536, min(size + 1, limit + 1 - total))
+        chunk = handle.pread(want, total)
+        if not chunk:
+            break
+        if step is not None:
+            step(len(chunk))
+        chunks.append(chunk)
+        total += len(chunk)
+        if len(chunk) < want and total == size:
+            break
+    return b"".join(chunks)
+
+
 class Pinned:
     """One resolved location, held under the call's locks: what the tool
     looks at and acts on, never resolved again."""
@@ -976,6 +1098,9 @@ class Pinned:
         self._decided: list[Op] = []
         self._git: bool | None = None
         self._head: tuple[tuple[int, int, int, int], bytes, bool] | None = None
+        # the regular file here, open since it was first looked at or read:
+        # its digest, its content and the write's metadata come from this fd
+        self._kept: Opened | None = None
 
     # -- what resolution reached ---------------------------------------------------
     @property
@@ -1073,6 +1198,43 @@ class Pinned:
     def lstat(self) -> os.stat_result | None:
         return self._target.lstat()
 
+    def look(self) -> os.stat_result | None:
+        """What :meth:`lstat` says, a regular file opened for it and kept
+        open: its digest, its content and the write's metadata then come
+        from that fd, never from the name again (one open for the call)."""
+        try:
+            opened = self._target.open_existing(os.O_RDONLY)
+        except OSError:
+            return self._target.lstat()  # a symlink, a special file, unreadable: as it is
+        if opened is None:
+            return None
+        if not self._keep(opened):
+            opened.handle.close()
+        return opened.info
+
+    def _keep(self, opened: Opened) -> bool:
+        """Keep ``opened`` if it is a regular file (the caller closes it
+        otherwise)."""
+        if not st.S_ISREG(opened.info.st_mode):
+            return False
+        self.release()
+        self._kept = opened
+        return True
+
+    def _kept_as(self, expect: os.stat_result | None) -> Opened | None:
+        """The kept file, if it is ``expect`` (any kept file without it)."""
+        kept = self._kept
+        if kept is None or (expect is not None and (kept.info.st_dev, kept.info.st_ino) !=
+                            (expect.st_dev, expect.st_ino)):
+            return None
+        return kept
+
+    def release(self) -> None:
+        """Close the kept file (idempotent; the pin's block does it)."""
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            kept.handle.close()
+
     def identity(self) -> tuple[int, int, int] | None:
         info = self._target.lstat()
         return None if info is None else (info.st_dev, info.st_ino, st.S_IFMT(info.st_mode))
@@ -1099,30 +1261,37 @@ class Pinned:
                 kept[0] == (expect.st_dev, expect.st_ino, expect.st_size, expect.st_mtime_ns) \
                 and (kept[2] or len(kept[1]) > limit):
             return kept[1][:limit + 1], expect
-        with self._target.open(os.O_RDONLY) as handle:
-            info = handle.stat()
+        opened = self._kept_as(expect)
+        if opened is None:
+            opened = self._target.open_existing(os.O_RDONLY)
+            if opened is None:
+                self._target.open(os.O_RDONLY).close()  # raises the core's "not found"
+                raise swapped(self.shown)  # there again: it changed while looked at
+            self._keep(opened)
+        handle, info = opened
+        try:
             if expect is not None and (info.st_dev, info.st_ino) != (expect.st_dev,
                                                                     expect.st_ino):
                 raise swapped(self.shown)
             if check is not None:
                 check(info)
-            chunks, total = [], 0
-            while total <= limit:
-                chunk = handle.read(max(65536, min(info.st_size + 1, limit + 1 - total)))
-                if not chunk:
-                    break
-                if step is not None:
-                    step(len(chunk))
-                chunks.append(chunk)
-                total += len(chunk)
-            return b"".join(chunks), info
+            return _read_whole(handle, info.st_size, limit, step), info
+        finally:
+            if self._kept is not opened:
+                handle.close()
 
     def sha256(self, expect: os.stat_result | None) -> str:
         """The sha256 of the pinned entry's whole content, streamed with a
         checkpoint before every chunk; ``STALE`` if it is not ``expect``.
         Its start is kept for :meth:`read` of a head of the same file."""
-        with self._target.open(os.O_RDONLY) as handle:
-            now = handle.stat()
+        opened = self._kept_as(expect)
+        if opened is None:
+            opened = self._target.open_existing(os.O_RDONLY)
+            if opened is None:
+                raise swapped(self.shown)  # it was there when looked at
+            self._keep(opened)
+        handle, now = opened
+        try:
             if expect is not None and (now.st_dev, now.st_ino) != (expect.st_dev,
                                                                   expect.st_ino):
                 raise swapped(self.shown)
@@ -1130,14 +1299,24 @@ class Pinned:
             pos = 0
             while True:
                 self._call.checkpoint()
-                chunk = handle.pread(_DIGEST_CHUNK, pos)
+                # what fstat says is left, and one byte more to see the end
+                want = min(_DIGEST_CHUNK, max(now.st_size - pos + 1, 1))
+                if want == 1 and pos:
+                    want = _DIGEST_CHUNK  # it grew past what fstat said: read on
+                chunk = handle.pread(want, pos)
                 if pos == 0:
                     self._head = ((now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns),
                                   chunk[:_HEAD_KEPT], len(chunk) <= _HEAD_KEPT)
-                if not chunk:
-                    return digest.hexdigest()
                 digest.update(chunk)
                 pos += len(chunk)
+                # a short read that reached the size fstat gave is the end
+                if not chunk or (len(chunk) < want and pos == now.st_size):
+                    if chunk:
+                        self._call.checkpoint()  # as before a read that would find the end
+                    return digest.hexdigest()
+        finally:
+            if self._kept is not opened:
+                handle.close()
 
     def leads_to_directory(self) -> bool:
         """Whether the pinned entry, a symlink, leads to a directory inside
@@ -1160,6 +1339,10 @@ class Pinned:
     def write(self, data: bytes, *, exclusive: bool, expect: os.stat_result | None) -> None:
         """Atomic replace (or create) in the pinned directory, the entry
         expected to be ``expect`` (``None``: absent)."""
+        kept = None if expect is None or exclusive else self._kept_as(expect)
+        if kept is not None:  # its fstat for the lstat, its fd for the metadata
+            self._target.write_bytes(data, exclusive=False, replacing=kept)
+            return
         self._target.write_bytes(data, exclusive=exclusive,
                                  expect=None if expect is None else (expect.st_dev,
                                                                      expect.st_ino))
@@ -1236,14 +1419,92 @@ def open_view(root: RootLike, policy: Policy, *,
         known_as = (opened.path, os.path.realpath(opened.path))
         rooted = policy.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
         links = LinkMap()
+        scanned = tuple(found.links[:MAX_SCANNED_LINKS])
         if not rooted.is_empty:
-            for link in found.links[:MAX_SCANNED_LINKS]:
+            for link in scanned:
                 learn_link(opened, links, link)
     except BaseException:
         if owns:
             opened.close()
         raise
-    return View(opened, rooted, links, owns_root=owns)
+    view = View(opened, rooted, links, owns_root=owns)
+    view.scanned_links = scanned
+    return view
+
+
+# -- roots beside roots: what a workspace of several roots asks -----------------
+
+RootIdentity = tuple[int, int]
+#: the directory a workspace hands a root opener: a root opened by
+#: :func:`open_beneath`, for a Toolbox of its own
+OpenedRoot = Root
+
+
+def root_identity(root: Root) -> RootIdentity:
+    """The (device, inode) of the directory ``root`` holds."""
+    info = os.fstat(root.fileno())
+    return (info.st_dev, info.st_ino)
+
+
+def open_beneath(parent: Root, rel: str) -> tuple[Root, str] | None:
+    """The directory ``rel`` opened beneath ``parent`` by the resolver, as a
+    Root of its own, and the canonical path inside ``parent`` of what was
+    opened (an in-root link on the way, even one swapped in just now, is
+    resolved: every decision is made on where the open landed, never on
+    ``rel``).  ``None`` if it cannot be opened (a link that leads out, not a
+    directory: fail closed)."""
+    try:
+        handle = parent.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
+    except (OSError, ValueError):
+        return None
+    try:
+        return handle.open_root(), handle.path
+    except OSError:
+        return None
+    finally:
+        handle.close()
+
+
+def _kernel_path(fd: int) -> str | None:
+    """Where the kernel says the directory ``fd`` is now (a real path)."""
+    try:
+        if hasattr(fcntl, "F_GETPATH"):  # macOS
+            raw: bytes = fcntl.fcntl(fd, fcntl.F_GETPATH, bytes(1024))
+            return os.fsdecode(raw.rstrip(b"\0"))
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+_PLACE_TRIES = 3
+
+
+def nested_place(outer: Root, inner: Root) -> str | None:
+    """The canonical path inside ``outer`` of the directory ``inner`` holds
+    ("." when both hold the same one), or ``None`` when it does not lie
+    inside ``outer``.  Decided on the objects: the kernel's present path of
+    each directory (links resolved, moves seen), then the entry at that
+    place inside ``outer``, reached by ``outer``'s own resolver without
+    following links, must be ``inner``'s very directory.  A place that
+    changes under every try is a ``ValueError`` (never guessed)."""
+    wanted = root_identity(inner)
+    if root_identity(outer) == wanted:
+        return "."
+    for _ in range(_PLACE_TRIES):
+        outer_at, inner_at = _kernel_path(outer.fileno()), _kernel_path(inner.fileno())
+        if outer_at is None or inner_at is None or not os.path.isabs(inner_at):
+            return None
+        rel = os.path.relpath(inner_at, outer_at)
+        if rel == ".." or rel.startswith("../"):
+            return None
+        try:
+            found = outer.stat(rel, follow_symlinks=False)
+        except (OSError, ValueError):
+            continue
+        if (found.st_dev, found.st_ino) == wanted:
+            return rel
+    raise ValueError("a root's directory kept moving while its place in another root was read")
+
 
 # -- directories: what the read-side walks look at -----------------------------------
 

@@ -50,10 +50,6 @@ class OpenFile:
         self.text_window = backend.text_window
         self._handle = handle
 
-    def identity(self) -> tuple[int, int]:
-        info = self.stat()
-        return info.st_dev, info.st_ino
-
     def close(self) -> None:
         self._handle.close()
 

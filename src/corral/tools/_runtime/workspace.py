@@ -19,13 +19,20 @@ under the keys in :data:`PATH_KEYS` and
 :data:`PATH_LIST_KEYS`, at any depth) gets its root's name in front.  The
 sentences (``message``, ``hint``) stay root-relative.
 
+Roots that lie inside one another (placed by their directories, links
+resolved) hold each other's rules (:meth:`Toolbox.hold`): a path reached
+through any root is decided by every root's deny, protected and secret
+rules, and an inner root's directory is not moved, replaced or deleted
+through an outer one.  A path not found under one root's name is offered in
+the one other root where it is and may be shown.
+
 Path arguments are recognised by name (:data:`PATH_FIELDS`): the tool
 contract keeps ``path``, ``source``, ``destination`` and ``paths`` for paths
 and nothing else.
 
 :meth:`Workspace.narrowed` is the MCP roots protocol's intersection: a
 client's directory equal to or above a root keeps that root; one below a
-root is opened beneath it, through that :class:`Root` (never by host path
+root is opened beneath it, through that root (never by host path
 alone), as a root of its own.
 """
 
@@ -37,7 +44,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...contained import Root
 from .control import CancelToken, ProgressCallback
 from ...hosts import file_uri_path, root_names
 from .definitions import offered_specs
@@ -47,6 +53,7 @@ from .._refusals.catalogue import Code, Kind, Refusal, outside_root
 from .registry import ToolSpec
 from .answer import AnswerPath
 from .toolbox import Toolbox
+from .view import OpenedRoot, nested_place, open_beneath, root_identity
 
 __all__ = ["Workspace", "Opener", "PATH_FIELDS", "PATH_KEYS", "PATH_LIST_KEYS",
            "policy_beneath"]
@@ -65,7 +72,7 @@ PATH_LIST_KEYS = frozenset({"paths", "createdDirectories", "didYouMean"})
 #: ``base`` (a canonical relative path) inside ``parent``'s root, with the
 #: same options and ``policy_beneath(parent.policy, base)``; ``None`` when
 #: that cannot be done (the client's root is then left out: narrower).
-Opener = Callable[[Root, Toolbox, str], "Toolbox | None"]
+Opener = Callable[[OpenedRoot, Toolbox, str], "Toolbox | None"]
 
 
 def policy_beneath(policy: Policy, base: str) -> Policy:
@@ -107,6 +114,8 @@ class Workspace:
         prefixes = [(prefix, name) for name, box in self._roots.items()
                     for prefix in root_prefixes(box.root.path)]
         self._prefixes = sorted(prefixes, key=lambda item: len(item[0]), reverse=True)
+        if len(self._roots) > 1:
+            _hold_each_others_rules(list(self._roots.values()))
 
     # -- what is offered -----------------------------------------------------
     @property
@@ -170,7 +179,41 @@ class Workspace:
             return routed.envelope()
         envelope = _call(self._roots[routed.root], name, routed.args, timeout, cancel, progress)
         prefixed: dict[str, Any] = _prefixed(envelope, routed.root)
-        return prefixed
+        return self._elsewhere(name, args, routed, prefixed)
+
+    def _elsewhere(self, tool: str, args: Any, routed: _Routed,
+                   envelope: dict[str, Any]) -> dict[str, Any]:
+        """``envelope``, and when it says a path under one root's name is
+        not there while that root offers nothing: the one other root where
+        the same path is, and may be shown (never a denied or hidden one).
+        A suggested call is offered only if it succeeds now."""
+        details = envelope.get("details")
+        if envelope.get("ok") is not False or envelope.get("code") != "NOT_FOUND" or \
+                not isinstance(details, dict) or details.get("didYouMean"):
+            return envelope
+        field = details.get("field")
+        sent, rest = (args.get(field) if isinstance(args, dict) else None,
+                      routed.args.get(field) if isinstance(routed.args, dict) else None)
+        if not isinstance(field, str) or field not in PATH_FIELDS or not isinstance(sent, str) \
+                or not isinstance(rest, str) or rest in (".", "") or sent.startswith("/") \
+                or rest.startswith("/"):
+            return envelope
+        holders = [name for name, box in self._roots.items()
+                   if name != routed.root and box.shows(rest)]
+        if len(holders) != 1:
+            return envelope
+        offered = f"{holders[0]}/{rest}"
+        out = {**envelope, "details": {**details, "didYouMean": [offered]},
+               "hint": f"{rest} is in root {holders[0]}: \"{offered}\"."}
+        proposed = {**args, field: offered}
+        out.pop("suggestedTool", None)
+        out.pop("suggestedArgs", None)
+        if tool in _SUGGESTIBLE and self.call(tool, proposed).get("ok"):
+            out["suggestedTool"], out["suggestedArgs"] = tool, proposed
+        elif tool != "read_file" and field == "path" and \
+                self.call("read_file", {"path": offered}).get("ok"):
+            out["suggestedTool"], out["suggestedArgs"] = "read_file", {"path": offered}
+        return out
 
     async def acall(self, name: Any, args: Any = None, *, timeout: float | None = None,
                     progress: ProgressFn | None = None) -> dict[str, Any]:
@@ -310,7 +353,7 @@ class Workspace:
         chosen: dict[tuple[int, int], tuple[str, Toolbox, bool]] = {}
         for directory in directories:
             for path, box, owned in self._intersect(directory):
-                key = _identity(box.root)
+                key = root_identity(box.root)
                 if key in chosen:
                     if owned:
                         box.close()
@@ -331,7 +374,7 @@ class Workspace:
             if _inside(real, root_real):  # the client's directory holds the whole root
                 out.append((box.root.path, box, False))
             elif _inside(root_real, real) and self._opener is not None:
-                opened = _open_beneath(box.root, os.path.relpath(real, root_real))
+                opened = open_beneath(box.root, os.path.relpath(real, root_real))
                 if opened is None:
                     continue
                 sub, base = opened  # the policy base is where the open landed, not the spelling
@@ -365,6 +408,26 @@ _SUGGESTIBLE = frozenset({"read_file", "list_directory", "file_info"})
 def _call(box: Toolbox, name: Any, args: Any, timeout: float | None,
           cancel: CancelToken | None, progress: ProgressFn | None) -> dict[str, Any]:
     return box.call(name, args, timeout=timeout, cancel=cancel, progress=progress)
+
+
+def _hold_each_others_rules(boxes: list[Toolbox]) -> None:
+    """Where one root's directory lies inside another's (found on the
+    directories themselves, links resolved), each holds the other's rules
+    there: the outer root the inner's rules beneath that place, the inner
+    root the outer's rules as they apply beneath it."""
+    pairs: list[tuple[Toolbox, str, Policy]] = []
+    for outer in boxes:
+        for inner in boxes:
+            if inner is outer:
+                continue
+            place = nested_place(outer.root, inner.root)
+            if place is None:
+                continue
+            if place != ".":
+                pairs.append((outer, place, inner.policy.alone))
+            pairs.append((inner, "", outer.policy.alone.beneath(place)))
+    for box, where, policy in pairs:
+        box.hold(where, policy)
 
 
 def _path_fields(schema: Mapping[str, Any]) -> list[str]:
@@ -413,30 +476,6 @@ def _join(root: str, rel: str) -> str:
 def _inside(outer: str, inner: str) -> bool:
     """Whether host path ``inner`` is ``outer`` or lies below it."""
     return under(outer.rstrip("/") or "/", inner)
-
-
-def _identity(root: Root) -> tuple[int, int]:
-    info = os.fstat(root.fileno())
-    return (info.st_dev, info.st_ino)
-
-
-def _open_beneath(parent: Root, rel: str) -> tuple[Root, str] | None:
-    """The directory ``rel`` opened beneath ``parent`` by the resolver, as a
-    Root of its own, and the canonical path inside ``parent`` of what was
-    opened (an in-root link on the way, even one swapped in just now, is
-    resolved: every decision is made on where the open landed, never on
-    ``rel``).  ``None`` if it cannot be opened (a link that leads out, not a
-    directory: fail closed)."""
-    try:
-        handle = parent.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
-    except (OSError, ValueError):
-        return None
-    try:
-        return handle.open_root(), handle.path
-    except OSError:
-        return None
-    finally:
-        handle.close()
 
 
 def _uri_path(value: str) -> str | None:

@@ -1,0 +1,24 @@
+"""Helpers every layer's tests share."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def tree_snapshot(root: Path) -> dict[str, bytes | str]:
+    """Every entry below ``root``, root-relative: a file's bytes, a link's
+    ``-> text``, ``dir``, or ``special`` (a FIFO, socket or device), to
+    compare before and after a call that must change nothing."""
+    out: dict[str, bytes | str] = {}
+    for path in sorted(root.rglob("*")):
+        rel = str(path.relative_to(root))
+        if path.is_symlink():
+            out[rel] = "-> " + os.readlink(path)
+        elif path.is_file():
+            out[rel] = path.read_bytes()
+        elif path.is_dir():
+            out[rel] = "dir"
+        else:
+            out[rel] = "special"
+    return out
