@@ -38,7 +38,7 @@ import posixpath
 import stat as st
 from typing import Any, Protocol
 
-from ...contained import (FileScan, Root, ScanStatus, Tree, TreeStats, adopt_entry,
+from ...contained import (FileScan, Root, ScanStatus, TreeStats, adopt_entry,
                           batches_natively, open_entry)
 from .._runtime.answer import AnswerPath
 from .._runtime.context import ToolContext
@@ -47,6 +47,7 @@ from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import GrepRequest
 from .._runtime.view_read import OpenFile
 from .._policy.rules import Op
+from .._runtime.view import walk_tree
 from .._search.walk import (Base, Budget, SearchCounts, SearchVisitor, base_rules, ignored_note,
                             open_base, stopped_note)
 from .._search.globs import GlobMatcher, compile_glob
@@ -469,7 +470,8 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
     outcome.counts = visitor.counts
     outcome.ignored = 0
     skipped = grep.skipped
-    tree = Tree(ctx.root, base.fd, visitor.start, visitor, max_entries=ctx.limits.search_files)
+    tree = walk_tree(ctx.view, base.directory, visitor.start, visitor,
+                     max_entries=ctx.limits.search_files)
     outcome.stats = tree.stats
     scanner = _scanner(grep, ctx.root)
     with tree:
