@@ -1512,7 +1512,8 @@ import weakref  # noqa: E402  (this section's own; the module's imports are abov
 
 from typing import TypeVar  # noqa: E402
 
-from ...contained import Tree, TreeVisitor, open_entry  # noqa: E402
+from ...contained import (FileScan, Tree, TreeVisitor, adopt_entry,  # noqa: E402
+                          batches_natively, open_entry)
 from .view_walk import OpenDirectory  # noqa: E402
 
 WalkState = TypeVar("WalkState")
@@ -1697,3 +1698,31 @@ def read_listed_file(call: CallView, dir_fd: int, name: str, canonical: str, lim
             return handle.read(limit)
         except OSError:
             return None
+
+
+def listed_file_scanner(call: CallView, needle: bytes | None, *, sniff: int,
+                        keep_links: bool, chunk: int) -> FileScan | None:
+    """The backend's scanner of the files a walk listed, in batches, where
+    it has one (none for a backend that must see every call); the fds it
+    leaves open are taken with :func:`adopt_listed`."""
+    root = call.shared.root
+    if not batches_natively(root):
+        return None
+    return root.backend.file_scanner(needle, sniff=sniff, keep_links=keep_links, chunk=chunk)
+
+
+def adopt_listed(call: CallView, fd: int, canonical: str, shown: str) -> OpenFile:
+    """The file the scanner opened (one name of a directory a walk holds,
+    no link followed) at the canonical path ``canonical``; owns ``fd``."""
+    root = call.shared.root
+    return OpenFile(adopt_entry(root, fd, canonical), root.backend, shown)
+
+
+def open_listed(call: CallView, dir_fd: int, name: str, canonical: str, shown: str
+                ) -> tuple[OpenFile, os.stat_result]:
+    """Open the entry ``name`` a listing of the directory ``dir_fd`` (one a
+    walk holds) showed, for reading: one name, no link followed, never
+    blocking; with its ``fstat``.  Raises the open's ``OSError``."""
+    root = call.shared.root
+    handle, info = open_entry(root, dir_fd, name, canonical)
+    return OpenFile(handle, root.backend, shown), info
