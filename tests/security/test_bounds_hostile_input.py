@@ -24,6 +24,7 @@ import pytest
 
 from corral.tools import Toolbox
 from .helpers.settings import TMP_BASE
+from .helpers.world import make_repository
 
 DEADLINE = 2.0  # seconds; each input below is about 100-500 KB
 
@@ -80,6 +81,7 @@ def test_one_large_gitignore_over_a_wide_directory(tmp_path):
     every rule in Python, 5 M glob tests (5-10 s here, load-dependent; 1,000
     files 9-23 s).  It also runs past its deadline (18 s on a 2 s deadline
     seen): no checkpoint in the rule loop."""
+    make_repository(tmp_path)
     (tmp_path / ".gitignore").write_text("".join(f"*x{j}*y*\n" for j in range(10_000)))
     for i in range(500):
         (tmp_path / f"f{i}.txt").write_text("hay\n")
@@ -94,7 +96,7 @@ def test_a_gitignore_at_every_level_of_a_deep_tree(tmp_path):
     (450 KB in all): every entry is tested against the rules of every
     ancestor, depth^2 x rules (grep 12 s here; 30 s when nothing matches,
     where the zero-result diagnosis searches again)."""
-    here = tmp_path
+    here = make_repository(tmp_path)
     rules = "".join(f"*x{j}*y*\n" for j in range(800))
     for level in range(64):
         here = here / f"d{level}"

@@ -17,6 +17,7 @@ from .helpers.world import (
     CONFIGS,
     assert_contract,
     call_bounded,
+    make_repository,
 )
 
 from corral.tools import Limits, Toolbox
@@ -86,6 +87,7 @@ def test_deep_double_star_glob_is_bounded(config, tmp_path):
 @per_config
 def test_hostile_gitignore_line_is_bounded(config, tmp_path):
     _long_names(tmp_path)
+    make_repository(tmp_path)
     (tmp_path / ".gitignore").write_text(STARS + "\n" + ("*a" * 500) + "b\n")
     (tmp_path / ("a" * 100 + "b")).write_bytes(b"")
     out = _call(_toolbox(config, tmp_path), "glob", {"pattern": "*"})

@@ -295,13 +295,16 @@ def test_glob_check_catches_a_glob_that_lists_the_outside(tmp_path, monkeypatch)
     within a few hundred calls, and the marker check reports the escape."""
     import corral.tools._builtin.glob_tool as glob_tool
     from corral.contained import Handle
+    from corral.tools._runtime.view_walk import OpenDirectory
     from corral.tools._search.walk import Base
 
     hosts: dict[int, str] = {}
 
-    def open_by_host_path(ctx, rel, before, flags):  # the bug: resolves the spelling
-        fd = os.open(os.path.join(hosts[id(ctx.root)], rel), os.O_RDONLY | os.O_DIRECTORY)
-        return Base(Handle(ctx.root, ctx.root.backend, fd, rel), rel, rel, os.fstat(fd))
+    def open_by_host_path(ctx, rel, before):  # the bug: resolves the spelling
+        root = ctx.view.shared.root
+        fd = os.open(os.path.join(hosts[id(root)], rel), os.O_RDONLY | os.O_DIRECTORY)
+        handle = Handle(root, root.backend, fd, rel)
+        return Base(OpenDirectory(handle, rel), rel, rel, os.fstat(fd))
 
     monkeypatch.setattr(glob_tool, "open_base", open_by_host_path)
 

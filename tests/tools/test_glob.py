@@ -18,6 +18,7 @@ import pathspec
 import pytest
 
 from .helpers.envelope import assert_valid_envelope
+from .helpers.repository import make_repository
 
 from corral.tools import GlobRequest, Limits, Toolbox
 
@@ -173,13 +174,15 @@ def test_pattern_relative_to_path(tmp_path, make_toolbox):
 
 @pytest.mark.parametrize("seed", [4, 5, 6])
 def test_gitignore_matches_brute_force_oracle(tmp_path, make_toolbox, seed):
-    random_tree(tmp_path, seed, ignores=True)
-    visible = sorted(ignore_oracle(tmp_path))
-    toolbox = make_toolbox(tmp_path, limits=Limits(search_results=10_000))
+    root = make_repository(tmp_path) / "work"  # a folder of a repository whose top is above
+    root.mkdir()
+    random_tree(root, seed, ignores=True)
+    visible = sorted(ignore_oracle(root))
+    toolbox = make_toolbox(root, limits=Limits(search_results=10_000))
     out = call(toolbox, {"pattern": "**"})
     assert out["paths"] == visible
     everything = call(toolbox, {"pattern": "**", "includeIgnored": True})
-    assert everything["paths"] == all_files(tmp_path)
+    assert everything["paths"] == all_files(root)
     assert everything["ignored"] == {"paths": 0, "directories": 0}
     for pattern in ("*.log", "*.json", "**/*.md", "*"):
         out = call(toolbox, {"pattern": pattern})
@@ -247,6 +250,7 @@ def test_ignored_counts_and_how_to_include_them(tmp_path, make_toolbox):
 
 
 def test_gitignore_above_path_applies_and_a_named_ignored_path_is_searched(tmp_path, make_toolbox):
+    make_repository(tmp_path)
     (tmp_path / ".gitignore").write_text("gen/\n*.bak\n")
     for rel in ("src/a.py", "src/a.bak", "src/gen/g.py", "gen/top.py"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -476,6 +480,7 @@ MISTAKES = [
 def test_agent_mistakes(tmp_path, make_toolbox, row, what, args, expected, details):
     root = tmp_path / "root"
     _tree(root)
+    make_repository(tmp_path)  # the root is a folder of a repository
     (tmp_path / "root-evil").mkdir()
     (tmp_path / "root-evil" / "loot.py").write_text("")
     args = {k: v.replace("@ROOT@", str(root)) if isinstance(v, str) else v

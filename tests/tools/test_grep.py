@@ -18,6 +18,7 @@ import pytest
 
 from .helpers.envelope import assert_valid_envelope
 from .helpers.faults import FaultBackend
+from .helpers.repository import make_repository
 
 from corral.contained import Root
 from corral.tools import GrepRequest, Limits, Toolbox
@@ -509,6 +510,7 @@ MISTAKES = [
 def test_agent_mistakes(tmp_path, make_toolbox, row, what, args, expected, details):
     root = tmp_path / "root"
     _tree(root)
+    make_repository(tmp_path)  # the root is a folder of a repository
     (tmp_path / "root-evil").mkdir()
     (tmp_path / "root-evil" / "loot.txt").write_text("loot\n")
     args = {k: v.replace("@ROOT@", str(root)) if isinstance(v, str) else v

@@ -9,6 +9,7 @@ import pytest
 
 from corral.tools import Limits, Toolbox
 from corral.tools import TreeRequest
+from .helpers.repository import make_repository
 
 
 def build(base, tree):
@@ -113,7 +114,9 @@ def test_gitignore_below_the_first_level(tmp_path, make_root):
     build(tmp_path, {".gitignore": "build/\n*.pyc\n", "src/a.py": "x", "src/a.pyc": "x",
                      "src/build/out.o": "x", "src/pkg/.gitignore": "gen.py\n",
                      "src/pkg/gen.py": "x", "src/pkg/keep.py": "x", "build/x.o": "x",
-                     "top.pyc": "x", ".git/HEAD": "ref\n", "src/.git/HEAD": "ref\n"})
+                     "top.pyc": "x", "src/.git/info/exclude": "build/\n*.pyc\n"})
+    make_repository(tmp_path)
+    make_repository(tmp_path / "src")  # nested: its own exclude file and .gitignore files
     toolbox = Toolbox(make_root(tmp_path))
     result = tree(toolbox, depth=3)
     by_name = {e["name"]: e for e in result["entries"]}
@@ -137,8 +140,24 @@ def test_gitignore_below_the_first_level(tmp_path, make_root):
 
 def test_gitignore_of_ancestors_applies_to_a_subtree(tmp_path, make_root):
     build(tmp_path, {".gitignore": "*.log\n", "sub/a/x.log": "x", "sub/a/y.txt": "y"})
+    make_repository(tmp_path)
     result = tree(Toolbox(make_root(tmp_path)), "sub", depth=2)
     assert result["entries"][0]["entries"] == [{"name": "y.txt", "kind": "file", "size": 1}]
+
+
+def test_a_gitignore_outside_any_repository_is_not_applied(tmp_path, make_root):
+    build(tmp_path, {".gitignore": "*.log\nbuild/\n", "a.log": "x", "build/b.txt": "y",
+                     "sub/c.log": "z", "repo/.gitignore": "*.log\n", "repo/d.log": "w",
+                     "repo/e.txt": "v"})
+    make_repository(tmp_path / "repo")
+    result = tree(Toolbox(make_root(tmp_path)), depth=3)
+    by_name = {e["name"]: e for e in result["entries"]}
+    assert "ignored" not in by_name["a.log"] and "ignored" not in by_name["build"]
+    assert [e["name"] for e in by_name["build"]["entries"]] == ["b.txt"]
+    assert [e["name"] for e in by_name["sub"]["entries"]] == ["c.log"]
+    # inside the repository its own rules apply (and .git is left out)
+    assert [e["name"] for e in by_name["repo"]["entries"]] == [".gitignore", "e.txt"]
+    assert by_name["repo"]["ignoredEntries"] == 2
 
 
 def test_denied_names_are_counted_never_named(tmp_path, make_root):

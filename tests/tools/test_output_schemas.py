@@ -12,6 +12,7 @@ import pytest
 from .helpers.images import png
 
 from corral.tools import Toolbox, tool_definitions
+from .helpers.repository import make_repository
 from corral.hosts import FORMATS
 from corral.tools._runtime.registry import load_tools
 
@@ -47,6 +48,7 @@ def build(base):
     (base / "notes.txt").write_text("n\n")
     (base / "old.txt").write_text("o\n")
     (base / "logo.png").write_bytes(png(4, 4))
+    make_repository(base)
     (base / ".gitignore").write_text("*.log\n")
     (base / "src" / "debug.log").write_text("l\n")
     (base / "link").symlink_to("src/app.py")

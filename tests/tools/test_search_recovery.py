@@ -10,6 +10,7 @@ import json
 import pytest
 
 from corral.tools import Toolbox
+from .helpers.repository import make_repository
 
 TREE = {'.gitignore': 'dist/\n',
  'dist/bundle.ts': 'const config = 1;\n',
@@ -295,10 +296,11 @@ CASES = [
 
 @pytest.fixture
 def toolbox(tmp_path, make_root):
+    root = make_repository(tmp_path) / "work"  # a folder of a repository whose top is above
     for rel, text in TREE.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    return Toolbox(make_root(tmp_path))
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return Toolbox(make_root(root))
 
 
 @pytest.mark.parametrize("name,tool,args,envelope", CASES, ids=[c[0] for c in CASES])

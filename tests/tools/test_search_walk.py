@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from .helpers.envelope import assert_valid_envelope
+from .helpers.repository import make_repository
 
 from corral.tools import Limits, Policy, Toolbox
 from corral.tools._policy.rules import Op
@@ -220,6 +221,7 @@ def test_many_anchored_gitignore_lines_cost_lookups_not_steps(tmp_path):
     in force beside 200 directories: each directory and entry looks its
     name up in an index of what the lines wait for, instead of stepping
     every line (about 10 s before)."""
+    make_repository(tmp_path)
     (tmp_path / ".gitignore").write_text("".join(f"a{j}/*.o\n/b{j}\n" for j in range(4_900))
                                          + "/d7\nd1*/x.txt\n")
     for i in range(200):
@@ -238,6 +240,7 @@ def test_gitignore_lines_sharing_a_literal_stop_at_the_deadline(tmp_path):
     """10,000 lines that every name may match by their literals (``*.t*[q<j>]*``):
     each name is decided against all of them, so the call is bounded by its
     deadline, with checkpoints between names: time_limit, partial result."""
+    make_repository(tmp_path)
     (tmp_path / ".gitignore").write_text("".join(f"*.t*[q{j}]*\n" for j in range(10_000)))
     for i in range(300):
         (tmp_path / f"f{i}.txt").write_text("hay\n")
@@ -268,6 +271,7 @@ def test_a_cancelled_search_over_a_hostile_gitignore_stops_soon(tmp_path, shape,
 
     from corral.tools import CancelToken
 
+    make_repository(tmp_path)
     (tmp_path / ".gitignore").write_text(HOSTILE_IGNORES[shape])
     for i in range(500):
         (tmp_path / f"{'a' * 60}t{i}.txt").write_text("hay\n")

@@ -21,6 +21,7 @@ from .helpers.envelope import assert_valid_envelope
 import corral.tools._runtime.registry as registry
 from corral.hosts import output_schema, published_schema
 from corral.tools import Denied, Request, ToolSpec, Toolbox
+from corral.tools._policy.rules import Op
 from corral.tools._runtime.context import ToolContext
 from corral.tools._runtime.registry import Suggests, success_schema
 
@@ -33,8 +34,9 @@ class TouchRequest(Request):
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     rel = ctx.rel(args["path"])
     ctx.checkpoint()
-    ctx.authorize(TouchRequest(rel))
-    ctx.root.write_bytes(rel, b"", exclusive=True)
+    with ctx.view.pin(rel, Op.CREATE) as target:  # the tool's one handle: the policed view
+        ctx.view.ask(TouchRequest(target.path), target)
+        target.write(b"", exclusive=True, expect=None)
     return {"path": rel, "created": True}
 
 

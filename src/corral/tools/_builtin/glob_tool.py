@@ -31,6 +31,7 @@ from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import GlobRequest
+from .._runtime.view import walk_tree
 from .._search.walk import (Base, Budget, DirState, SearchCounts, SearchVisitor, base_rules,
                             ignored_note, open_base, stopped_note)
 from .._search.globs import GlobMatcher, compile_glob
@@ -75,7 +76,7 @@ def _relative_pattern(ctx: ToolContext, pattern: str, base: str) -> tuple[str, b
 
 def _leads_to_file(ctx: ToolContext, real: str) -> bool:
     try:
-        return st.S_ISREG(ctx.root.stat(real).st_mode)
+        return st.S_ISREG(ctx.view.stat(real).st_mode)
     except OSError:  # dangling, outside, a loop: not a file here
         return False
 
@@ -83,7 +84,7 @@ def _leads_to_file(ctx: ToolContext, real: str) -> bool:
 def _target_hidden(ctx: ToolContext, real: str) -> bool:
     """Whether the file a symlink at ``real`` leads to is one the rules hide."""
     try:
-        target = ctx.root.realpath(real)
+        target = ctx.view.realpath(real)
     except OSError:
         return True
     return ctx.is_denied(target) or not ctx.visible(target)
@@ -111,12 +112,12 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
     pattern, anchored = _relative_pattern(ctx, given, rel)
     matcher = compile_glob(pattern, anchored=anchored)
     ctx.check_deny(rel)
-    info = ctx.root.stat(rel)
+    info = ctx.view.stat(rel)
     shown = rel.rstrip("/") or "."
     if not st.S_ISDIR(info.st_mode):
         raise _not_a_directory(shown, info, given)
     ctx.authorize(GlobRequest(shown, given))
-    base = open_base(ctx, rel, info, os.O_RDONLY | os.O_DIRECTORY)
+    base = open_base(ctx, rel, info)
     try:
         result = _glob(ctx, base, matcher, given, args["includeIgnored"])
 
@@ -143,8 +144,8 @@ def _literal(ctx: ToolContext, rel: str, given: str, result: GlobResult) -> bool
     if literal.startswith("..") or ctx.is_denied(literal):
         return False
     try:
-        info = ctx.root.stat(literal)
-        real = ctx.root.realpath(literal)
+        info = ctx.view.stat(literal)
+        real = ctx.view.realpath(literal)
     except OSError:
         return False
     if ctx.is_denied(real) or not ctx.visible(real) or not st.S_ISREG(info.st_mode):
@@ -169,8 +170,8 @@ class _Found:
 
 def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVisitor,
           found: _Found, cap: int) -> Tree[DirState]:
-    tree = Tree(ctx.root, base.fd, visitor.start, visitor, yield_dirs=matcher.dirs_only,
-                max_entries=ctx.limits.search_files)
+    tree = walk_tree(ctx.view, base.directory, visitor.start, visitor,
+                     yield_dirs=matcher.dirs_only, max_entries=ctx.limits.search_files)
     paths = found.paths
     name_only, accepts, match_name = matcher.name_only, matcher.accepts, matcher.match_name
     suffix = matcher.name_suffix

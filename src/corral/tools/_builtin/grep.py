@@ -38,8 +38,7 @@ import posixpath
 import stat as st
 from typing import Any, Protocol
 
-from ...contained import (FileScan, Root, ScanStatus, Tree, TreeStats, adopt_entry,
-                          batches_natively, open_entry)
+from ...contained import (FileScan, ScanStatus, TreeStats)
 from .._runtime.answer import AnswerPath
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
@@ -47,6 +46,7 @@ from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import GrepRequest
 from .._runtime.view_read import OpenFile
 from .._policy.rules import Op
+from .._runtime.view import adopt_listed, listed_file_scanner, open_listed, walk_tree
 from .._search.walk import (Base, Budget, SearchCounts, SearchVisitor, base_rules, ignored_note,
                             open_base, stopped_note)
 from .._search.globs import GlobMatcher, compile_glob
@@ -365,7 +365,7 @@ def search(ctx: ToolContext, args: dict[str, Any], pattern: Pattern,
     grep = _Search(ctx, pattern, mode, limit, context if mode == "matches" else 0, budget)
     if not is_dir:
         return _search_file(ctx, args, grep, opened, include, info, context, limit)
-    base = open_base(ctx, rel, info, os.O_RDONLY | os.O_DIRECTORY)
+    base = open_base(ctx, rel, info)
     notes: list[str] = []
     outcome = _Outcome()
     try:
@@ -469,9 +469,10 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
     outcome.counts = visitor.counts
     outcome.ignored = 0
     skipped = grep.skipped
-    tree = Tree(ctx.root, base.fd, visitor.start, visitor, max_entries=ctx.limits.search_files)
+    tree = walk_tree(ctx.view, base.directory, visitor.start, visitor,
+                     max_entries=ctx.limits.search_files)
     outcome.stats = tree.stats
-    scanner = _scanner(grep, ctx.root)
+    scanner = _scanner(grep)
     with tree:
         for dir_sub, dir_fd, state, run, kinds in tree:
             names = run
@@ -490,36 +491,35 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
             if not names:
                 continue
             if scanner is not None:
-                if _grep_native(grep, scanner, ctx.root, dir_fd, base, dir_sub, names):
+                if _grep_native(grep, scanner, dir_fd, base, dir_sub, names):
                     return
-            elif _grep_files(grep, ctx.root, dir_fd, base, dir_sub, names):
+            elif _grep_files(grep, dir_fd, base, dir_sub, names):
                 return
     outcome.incomplete = tree.stats.incomplete
 
 
-def _grep_files(grep: _Search, root: Root, dir_fd: int, base: Base, dir_sub: str,
+def _grep_files(grep: _Search, dir_fd: int, base: Base, dir_sub: str,
                 names: list[str]) -> bool:
     """Search the files ``names`` of the directory ``dir_fd`` (``dir_sub``
     below the base), one at a time through the root; ``True``
     once the results are full."""
     for name in names:
-        _grep_file(grep, root, dir_fd, base, dir_sub + name)
+        _grep_file(grep, dir_fd, base, dir_sub + name)
         if grep.full:
             return True
     return False
 
 
-def _scanner(grep: _Search, root: Root) -> FileScan | None:
+def _scanner(grep: _Search) -> FileScan | None:
     """The backend's file scanner, where it reads files in batches (none
-    for a backend that must see every call: see :func:`batches_natively`)."""
-    if not batches_natively(root):
-        return None
+    for a backend that must see every call)."""
     pattern = grep.pattern
-    return root.backend.file_scanner(pattern.literal or pattern.required, sniff=BINARY_SNIFF,
-                                     keep_links=grep.ctx.allow_hardlinks, chunk=CHUNK)
+    return listed_file_scanner(grep.ctx.view, pattern.literal or pattern.required,
+                               sniff=BINARY_SNIFF, keep_links=grep.ctx.allow_hardlinks,
+                               chunk=CHUNK)
 
 
-def _grep_native(grep: _Search, scanner: FileScan, root: Root, dir_fd: int, base: Base,
+def _grep_native(grep: _Search, scanner: FileScan, dir_fd: int, base: Base,
                  dir_sub: str, names: list[str]) -> bool:
     """:func:`_grep_files` with the per-file work in C (a batch of files per
     call): a file without the needle costs no Python at all; the files C
@@ -535,7 +535,7 @@ def _grep_native(grep: _Search, scanner: FileScan, root: Root, dir_fd: int, base
         grep.searched += absent
         if absent < len(statuses):
             try:
-                _scanned(grep, root, base, dir_sub, names, done, rows)
+                _scanned(grep, base, dir_sub, names, done, rows)
             finally:
                 for i in range(1, len(rows), 4):  # what was not searched (full, or a refusal)
                     if rows[i - 1] == ScanStatus.OPEN and rows[i] >= 0:
@@ -546,7 +546,7 @@ def _grep_native(grep: _Search, scanner: FileScan, root: Root, dir_fd: int, base
     return False
 
 
-def _scanned(grep: _Search, root: Root, base: Base, dir_sub: str, names: list[str], first: int,
+def _scanned(grep: _Search, base: Base, dir_sub: str, names: list[str], first: int,
              rows: list[int]) -> None:
     """Count and search what the scanner gave for ``names[first:]``; each
     searched fd is marked taken (-1) in ``rows``."""
@@ -558,9 +558,11 @@ def _scanned(grep: _Search, root: Root, base: Base, dir_sub: str, names: list[st
         name = names[first + k // 4]
         if status == ScanStatus.OPEN:
             rows[k + 1] = -1
-            with adopt_entry(root, value, base.real_path(dir_sub + name)) as handle:
+            shown = base.shown_path(dir_sub + name)
+            with adopt_listed(grep.ctx.view, value, base.real_path(dir_sub + name),
+                              shown) as handle:
                 try:
-                    grep.regular(handle, base.shown_path(dir_sub + name), rows[k + 2])
+                    grep.regular(handle, shown, rows[k + 2])
                 except OSError:  # EIO and the like, mid-read
                     skipped["unreadable"] += 1
             if grep.full:
@@ -580,11 +582,12 @@ def _scanned(grep: _Search, root: Root, base: Base, dir_sub: str, names: list[st
             skipped["unreadable"] += 1
 
 
-def _grep_file(grep: _Search, root: Root, dir_fd: int, base: Base, sub: str) -> None:
+def _grep_file(grep: _Search, dir_fd: int, base: Base, sub: str) -> None:
     """Open and search the entry ``sub`` (below the base) of ``dir_fd``."""
     skipped = grep.skipped
     try:
-        handle, info = open_entry(root, dir_fd, sub.rsplit("/", 1)[-1], base.real_path(sub))
+        handle, info = open_listed(grep.ctx.view, dir_fd, sub.rsplit("/", 1)[-1],
+                                   base.real_path(sub), base.shown_path(sub))
     except OSError as exc:  # vanished, permissions, swapped for a link since listing
         skipped["symlinks" if exc.errno == errno.ELOOP else "unreadable"] += 1
         return

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-import os
 import stat as st
 from typing import Any
 
-from ...contained import Handle, SizedListing, SpecialFileError
+from ...contained import SizedListing, SpecialFileError
 from .._read import tree as _listing_tree
 from .._read.tree import Entry, ListResult, ignored_entry
 from .._search.ignore import GIT_DIR, IGNORE_FILE, IgnoreScope
 from .._search.walk import directory_scope
 from .._runtime.context import ToolContext
+from .._runtime.view import kind_of, open_directory
+from .._runtime.view_walk import OpenDirectory
 from .._policy.rules import Op
 from .._refusals.catalogue import not_directory, special_kind
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import ListRequest
 
 DESCRIPTION = (
-    "List a directory, one entry per line: directories end in '/', files show their size in"
-    " bytes. depth > 1 also lists subdirectories' entries, indented (at most 1000; below "
-    "the first level, what .gitignore ignores is left out unless includeIgnored). To find "
-    "files by name use glob."
+    "List a directory, one entry per line: subdirectories end in '/', files show their size "
+    "in bytes. depth > 1 also lists what subdirectories hold, indented (up to 1000 entries; "
+    "below the first level, what .gitignore ignores is left out unless includeIgnored). To "
+    "find files by name in a tree use glob."
 )
 
 SCHEMA: dict[str, Any] = {
@@ -41,7 +42,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> ListResult:
     shown = rel.rstrip("/") or "."
     with _directory(ctx, rel, shown) as handle:  # policy, host and listing: this directory
         if args["depth"] > 1:  # a tree: the host is asked about the whole depth
-            return _listing_tree.tree(ctx, rel, handle.stat(), args)
+            return _listing_tree.tree(ctx, handle, args)
         ctx.authorize(ListRequest(shown))
         if ctx.asks_host:  # THREATS row 10: the name swapped while the host decided
             info = handle.stat()
@@ -77,7 +78,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> ListResult:
     return result
 
 
-def _ignore_scope(ctx: ToolContext, handle: Handle, codes: dict[str, int]
+def _ignore_scope(ctx: ToolContext, handle: OpenDirectory, codes: dict[str, int]
                   ) -> IgnoreScope | None:
     """The ignore rules for the entries of ``handle``'s directory, as the
     tree and the searches read them; ``None`` when none can apply (outside
@@ -88,13 +89,13 @@ def _ignore_scope(ctx: ToolContext, handle: Handle, codes: dict[str, int]
     return directory_scope(ctx, handle.fileno(), handle.path, codes)
 
 
-def _directory(ctx: ToolContext, rel: str, shown: str) -> Handle:
+def _directory(ctx: ToolContext, rel: str, shown: str) -> OpenDirectory:
     """The directory, open (the policy checked where it really is);
     anything else is refused, a file with a read_file suggestion."""
     try:
-        return ctx.view.open_handle(rel, Op.LIST, os.O_RDONLY | os.O_DIRECTORY)
+        return open_directory(ctx.view, rel, Op.LIST)
     except (NotADirectoryError, SpecialFileError):
-        info = ctx.root.stat(rel)
+        info = kind_of(ctx.view, rel)
         if st.S_ISREG(info.st_mode):
             raise not_directory(shown, f"{shown} is a file, not a directory",
                                 "Use read_file to read a file; list_directory takes a directory.",

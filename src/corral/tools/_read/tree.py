@@ -29,15 +29,15 @@ ignores (and ``.git``) is left out and counted (``ignoredEntries``) unless
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 
-from ...contained import DirEntry, Handle
+from ...contained import DirEntry
 from .._runtime.context import ToolContext
+from .._runtime.view import open_below
+from .._runtime.view_walk import OpenDirectory
 from .._policy.rules import Op
-from .._refusals.catalogue import swapped
 from .._runtime.request_types import TreeRequest, declare
 from .._search.walk import directory_scope, entered_scope
 from .._search.ignore import GIT_DIR, IgnoreScope
@@ -45,7 +45,6 @@ from .._search.ignore import GIT_DIR, IgnoreScope
 __all__ = ["Entry", "ListResult", "tree", "ARGUMENTS", "with_tree_output"]
 
 CHECK_EVERY = 256  # entries between two checkpoints
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY
 
 ARGUMENTS: dict[str, Any] = {
     "depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
@@ -122,23 +121,19 @@ class _Listing:
     ignored: int = 0
 
 
-def tree(ctx: ToolContext, rel: str, info: os.stat_result, args: Mapping[str, Any]
-         ) -> ListResult:
-    """list_directory's answer for ``depth`` > 1 (``info``: the stat of ``rel``)."""
+def tree(ctx: ToolContext, base: OpenDirectory, args: Mapping[str, Any]) -> ListResult:
+    """list_directory's answer for ``depth`` > 1 of the directory ``base``
+    it opened (and decided on)."""
     depth: int = min(args["depth"], ctx.limits.list_depth)
     include_ignored: bool = args["includeIgnored"]
-    shown = rel.rstrip("/") or "."
+    shown = base.shown
+    identity = base.identity()
     ctx.authorize(TreeRequest(shown, depth=depth, include_ignored=include_ignored))
-    identity = (info.st_dev, info.st_ino)
-    # the base as list_directory resolved it (a link to a directory is
-    # followed there), and where it really is
-    with ctx.root.open_handle(rel, _DIR_FLAGS) as base:
-        now = base.stat()
-        if (now.st_dev, now.st_ino) != identity:
-            raise swapped(shown)  # a swap during authorization fails closed
-        top: Entry = {"name": shown, "kind": "dir"}  # only its entries and counts are answered
-        walk = _Walk(ctx, depth, include_ignored, _Budget(ctx.limits.list_entries))
-        walk.run(_Dir(top, base.path, identity, 1), base)
+    if ctx.asks_host:  # the name swapped while the host decided: fail closed
+        ctx.ensure_same(shown, identity)
+    top: Entry = {"name": shown, "kind": "dir"}  # only its entries and counts are answered
+    walk = _Walk(ctx, depth, include_ignored, _Budget(ctx.limits.list_entries))
+    walk.run(_Dir(top, base.path, identity, 1), base)
     result: ListResult = {"path": shown, "entries": top.get("entries", []),
                           "truncated": walk.budget.cut, "total": top.get("total", 0)}
     if top.get("denied"):
@@ -160,7 +155,7 @@ class _Walk:
         self.include_ignored = include_ignored
         self.budget = budget
 
-    def run(self, top: _Dir, base: Handle) -> None:
+    def run(self, top: _Dir, base: OpenDirectory) -> None:
         level = [top]
         while level:
             below: list[_Dir] = []
@@ -183,7 +178,7 @@ class _Walk:
                     below += self._list(node, handle)
             level = below
 
-    def _list(self, node: _Dir, handle: Handle, *, top: bool = False) -> list[_Dir]:
+    def _list(self, node: _Dir, handle: OpenDirectory, *, top: bool = False) -> list[_Dir]:
         """List ``node`` into its item; return its directories to list next."""
         entries = sorted(handle.scandir(stat=True), key=lambda e: e.name)
         ignore = None
@@ -194,20 +189,12 @@ class _Walk:
         prefix = "" if node.real == "." else node.real + "/"
         return self._fill(node, self._scan(entries, node, ignore, prefix), prefix, ignore)
 
-    def _open(self, node: _Dir) -> Handle | None:
-        """A handle of the directory below the base, by its canonical path
-        with no link followed at the end, or ``None`` if it is gone or no
-        longer the directory seen in its parent's listing (or no longer
-        there: a link on the way would move its canonical path)."""
-        try:
-            handle = self.ctx.root.open_handle(node.real, _DIR_FLAGS | os.O_NOFOLLOW)
-        except OSError:
-            return None
-        info = handle.stat()
-        if (info.st_dev, info.st_ino) != node.identity or handle.path != node.real:
-            handle.close()
-            return None
-        return handle
+    def _open(self, node: _Dir) -> OpenDirectory | None:
+        """The directory below the base, by its canonical path with no link
+        followed, or ``None`` if it is gone or no longer the directory seen
+        in its parent's listing (or no longer there: a link on the way
+        would move its canonical path)."""
+        return open_below(self.ctx.view, node.real, node.identity)
 
     def _scan(self, entries: list[DirEntry], node: _Dir, ignore: IgnoreScope | None,
               prefix: str) -> _Listing:

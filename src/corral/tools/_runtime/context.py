@@ -85,16 +85,13 @@ class ToolContext:
     (:attr:`view`), the limits, the host's policy, and the call's own
     deadline, cancel tokens and progress."""
 
-    __slots__ = ("state", "root", "view", "limits", "tool", "allow_hardlinks", "read_only",
+    __slots__ = ("state", "view", "limits", "tool", "allow_hardlinks", "read_only",
                  "seconds", "notes", "_deadline", "_cancel", "_progress", "_asks_host")
 
     def __init__(self, state: ToolboxState, tool: str, *, seconds: float,
                  cancel: tuple[CancelToken, ...], progress: ProgressCallback | None,
                  asks_host: bool) -> None:
         self.state = state
-        # the core's root, only for the modules the view boundary test still
-        # lists as reading through the core; every other module uses the view
-        self.root = state.view.root
         self.limits = state.limits
         self.allow_hardlinks = state.allow_hardlinks
         self.read_only = state.read_only

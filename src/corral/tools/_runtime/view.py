@@ -1719,6 +1719,14 @@ def nested_place(outer: Root, inner: Root) -> str | None:
 
 import weakref  # noqa: E402  (this section's own; the module's imports are above)
 
+from typing import TypeVar  # noqa: E402
+
+from ...contained import (FileScan, Tree, TreeVisitor, adopt_entry,  # noqa: E402
+                          batches_natively, open_entry)
+from .view_walk import OpenDirectory  # noqa: E402
+
+WalkState = TypeVar("WalkState")
+
 # openat2's RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS (the same
 # bits in every backend): a canonical path is probed in one call, no link followed
 _CANONICAL_ONLY = 0x08 | 0x04 | 0x02
@@ -1815,3 +1823,115 @@ def root_in_repository(view: View) -> bool:
     with _REPOSITORY_ABOVE_GUARD:
         _REPOSITORY_ABOVE[view] = found
     return found
+
+
+def open_directory(call: CallView, rel: str, op: Op) -> OpenDirectory:
+    """Open ``rel`` as a directory to list it, as one step: one resolution
+    (a final link followed, as ``ls`` does) and ``op`` decided on what was
+    opened and on the names leading to it (:meth:`CallView.open_handle`).
+    ``NotADirectoryError`` (or the core's special-file error) for anything
+    else."""
+    handle = call.open_handle(rel, op, os.O_RDONLY | os.O_DIRECTORY)
+    return OpenDirectory(handle, rel.rstrip("/") or ".")
+
+
+def open_below(call: CallView, canonical: str, identity: tuple[int, int]) -> OpenDirectory | None:
+    """A directory a listing met below one :func:`open_directory` opened,
+    by its canonical path with no link followed anywhere, or ``None`` when
+    it is gone or no longer the directory the listing saw (``identity``)
+    at that path (a link put on the way would move its canonical path).
+    The caller decided on it already: it was listed as visible."""
+    try:
+        handle = call.shared.root.open_handle(canonical, os.O_RDONLY | os.O_DIRECTORY
+                                              | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        info = handle.stat()
+    except OSError:
+        handle.close()
+        return None
+    if (info.st_dev, info.st_ino) != identity or handle.path != canonical:
+        handle.close()
+        return None
+    return OpenDirectory(handle, canonical)
+
+
+def kind_of(call: CallView, rel: str) -> os.stat_result:
+    """The ``stat`` of what ``rel`` leads to, to say why it cannot be
+    listed (a file, a FIFO): facts for a refusal, decided on already."""
+    return call.shared.root.stat(rel)
+
+
+def open_searched(call: CallView, rel: str, before: os.stat_result
+                  ) -> tuple[OpenDirectory, os.stat_result]:
+    """The directory a search was decided and authorized on, opened (one
+    resolution, a final link followed) to walk it, and its ``fstat``;
+    ``STALE`` (closed again) if it is no longer what was stat-ed then: the
+    walk acts on the directory decided on, or on nothing."""
+    shown = rel.rstrip("/") or "."
+    handle = call.shared.root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        info = handle.stat()
+        if (info.st_dev, info.st_ino) != (before.st_dev, before.st_ino):
+            raise swapped(shown)
+    except BaseException:
+        handle.close()
+        raise
+    return OpenDirectory(handle, shown), info
+
+
+def walk_tree(call: CallView, directory: OpenDirectory, start: WalkState,
+              visitor: TreeVisitor[WalkState], *, yield_dirs: bool = False,
+              max_entries: int | None = None) -> Tree[WalkState]:
+    """The core's walk below ``directory`` (never through a link; the
+    visitor decides what is entered and shown)."""
+    return Tree(call.shared.root, directory.fileno(), start, visitor, yield_dirs=yield_dirs,
+                max_entries=max_entries)
+
+
+def read_listed_file(call: CallView, dir_fd: int, name: str, canonical: str, limit: int
+                     ) -> bytes | None:
+    """Up to ``limit`` bytes of the regular file ``name`` that a listing of
+    the directory ``dir_fd`` (one a walk holds, at the canonical path of
+    ``canonical``'s parent) showed: one open of that name, no link
+    followed; ``None`` when it is gone, a link, another kind or unreadable."""
+    try:
+        handle, info = open_entry(call.shared.root, dir_fd, name, canonical)
+    except OSError:
+        return None
+    with handle:
+        if not st.S_ISREG(info.st_mode):
+            return None
+        try:
+            return handle.read(limit)
+        except OSError:
+            return None
+
+
+def listed_file_scanner(call: CallView, needle: bytes | None, *, sniff: int,
+                        keep_links: bool, chunk: int) -> FileScan | None:
+    """The backend's scanner of the files a walk listed, in batches, where
+    it has one (none for a backend that must see every call); the fds it
+    leaves open are taken with :func:`adopt_listed`."""
+    root = call.shared.root
+    if not batches_natively(root):
+        return None
+    return root.backend.file_scanner(needle, sniff=sniff, keep_links=keep_links, chunk=chunk)
+
+
+def adopt_listed(call: CallView, fd: int, canonical: str, shown: str) -> OpenFile:
+    """The file the scanner opened (one name of a directory a walk holds,
+    no link followed) at the canonical path ``canonical``; owns ``fd``."""
+    root = call.shared.root
+    return OpenFile(adopt_entry(root, fd, canonical), root.backend, shown)
+
+
+def open_listed(call: CallView, dir_fd: int, name: str, canonical: str, shown: str
+                ) -> tuple[OpenFile, os.stat_result]:
+    """Open the entry ``name`` a listing of the directory ``dir_fd`` (one a
+    walk holds) showed, for reading: one name, no link followed, never
+    blocking; with its ``fstat``.  Raises the open's ``OSError``."""
+    root = call.shared.root
+    handle, info = open_entry(root, dir_fd, name, canonical)
+    return OpenFile(handle, root.backend, shown), info

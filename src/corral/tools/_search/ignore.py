@@ -13,6 +13,15 @@ precedence: a deeper file wins, and in one file the last matching line
 wins; an ignored directory is not entered, so nothing in it can be
 re-included (``*`` then ``!*/`` re-opens directories, as in git).
 A file is read up to :data:`MAX_IGNORE_BYTES` and :data:`MAX_RULES` lines.
+
+This is the one gitignore engine: glob, grep, list_directory and its tree
+all decide through :class:`IgnoreScope` over these lines, with which files
+apply (inside a git work tree only) found by ``_search/walk.py``.  The host
+policy's patterns (``_policy/rules.py``) are gitignore-style but not
+gitignore matching, so they keep their own matcher: one list anchored at
+the root and read from no file, matched on case-folded, normalised
+canonical paths, where a directory-only line also covers a file of that
+name.
 """
 
 from __future__ import annotations

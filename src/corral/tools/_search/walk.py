@@ -1,6 +1,6 @@
 """What glob and grep share: the search base, the walk's tool side, budgets.
 
-* :func:`open_base` opens the directory (or file) searched, after
+* :func:`open_base` opens the directory searched (through the view), after
   authorization, and fails closed if it is not what was authorized.
 * :class:`SearchVisitor` is the tool side of the core's
   :class:`~corral.contained.Tree`: .git and ignored directories are
@@ -23,17 +23,18 @@ from __future__ import annotations
 
 
 import os
-import stat as st
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...contained import Handle, TreeVisitor, open_entry
+from ...contained import TreeVisitor
 from .._runtime.context import ToolContext
 from .._policy.rules import Op, Scope
-from .._refusals.catalogue import Kind, Refusal, swapped, time_limit
+from .._refusals.catalogue import Kind, Refusal, time_limit
 from .globs import GlobMatcher
-from .._runtime.view import entry_exists, read_regular_file, root_in_repository
+from .._runtime.view import (entry_exists, open_searched, read_listed_file, read_regular_file,
+                             root_in_repository)
+from .._runtime.view_walk import OpenDirectory
 from .ignore import (EXCLUDE_FILE, GIT_DIR, IGNORE_FILE, MAX_IGNORE_BYTES, IgnoreFile, IgnoreRules,
                      IgnoreScope, parse_ignore)
 
@@ -60,17 +61,17 @@ class Base:
     (results are named from it), ``real`` where resolution really reached
     (deny rules and .gitignore files are judged there)."""
 
-    handle: Handle
+    directory: OpenDirectory
     shown: str
     real: str
     info: os.stat_result
 
     @property
     def fd(self) -> int:
-        return self.handle.fd
+        return self.directory.fileno()
 
     def close(self) -> None:
-        self.handle.close()
+        self.directory.close()
 
     def shown_path(self, sub: str) -> str:
         return sub if self.shown == "." else f"{self.shown}/{sub}"
@@ -79,18 +80,11 @@ class Base:
         return sub if self.real == "." else f"{self.real}/{sub}"
 
 
-def open_base(ctx: ToolContext, rel: str, before: os.stat_result, flags: int) -> Base:
-    """Open ``rel`` (after authorization) and fail closed (``STALE``) if it
-    is no longer what was stat-ed and authorized before."""
-    handle = ctx.root.open_handle(rel, flags)
-    try:
-        info = handle.stat()
-        if (info.st_dev, info.st_ino) != (before.st_dev, before.st_ino):
-            raise swapped(rel.rstrip("/") or ".")
-    except BaseException:
-        handle.close()
-        raise
-    return Base(handle, rel.rstrip("/") or ".", handle.path, info)
+def open_base(ctx: ToolContext, rel: str, before: os.stat_result) -> Base:
+    """Open the directory ``rel`` (after authorization) and fail closed
+    (``STALE``) if it is no longer what was stat-ed and authorized before."""
+    directory, info = open_searched(ctx.view, rel, before)
+    return Base(directory, directory.shown, directory.path, info)
 
 
 # -- .gitignore files -------------------------------------------------------------
@@ -100,18 +94,9 @@ def load_ignore_at(ctx: ToolContext, dir_fd: int, real: str) -> IgnoreFile | Non
     ``real``), which a listing showed is there; ``None`` if absent,
     unreadable, or a symlink (git does not follow those either).  Read up
     to :data:`MAX_IGNORE_BYTES`."""
-    path = IGNORE_FILE if real in (".", "") else f"{real}/{IGNORE_FILE}"
-    try:
-        handle, info = open_entry(ctx.root, dir_fd, IGNORE_FILE, path)
-    except OSError:
-        return None
-    with handle:
-        if not st.S_ISREG(info.st_mode):
-            return None
-        try:
-            return parse_ignore(handle.read(MAX_IGNORE_BYTES))
-        except OSError:
-            return None
+    data = read_listed_file(ctx.view, dir_fd, IGNORE_FILE, _under(real, IGNORE_FILE),
+                            MAX_IGNORE_BYTES)
+    return parse_ignore(data) if data is not None else None
 
 
 def _under(real: str, name: str) -> str:
