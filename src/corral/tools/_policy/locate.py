@@ -1,21 +1,17 @@
-"""Where a path really leads, for the policy: what the core's one resolver reached.
+"""Where a path really leads, as the policy is told it.
 
 A :class:`Location` is the canonical root-relative path of the entry, the
 directories a call that creates parents would make, and the directories the
-path enters and leaves again, all taken from a
-:class:`~corral.contained.Target` or :class:`~corral.contained.Handle`
-(what the one resolver reached, so the policy judges the entry the call will
-act on): nothing here reads the spelling.  A location that cannot be
-established raises the core's error, so the call is refused (fail closed).
+path enters and leaves again, all taken from what the core's one resolver
+reached (the view makes them: :func:`corral.tools._runtime.view.locate`):
+nothing here reads the spelling, and the policy decides on this value only.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...contained import Root, Target
-
-__all__ = ["Location", "locate", "of_target"]
+__all__ = ["Location"]
 
 
 @dataclass(frozen=True)
@@ -27,16 +23,3 @@ class Location:
     path: str
     creates: tuple[str, ...] = ()
     passed: tuple[str, ...] = ()
-
-
-def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
-    """Where ``rel`` leads, as the core's resolver reached it (a
-    :class:`~corral.contained.Target` planning the directories it would
-    create): with ``follow`` a final symlink is followed (a read), else the
-    entry itself is meant (a move, a delete, a write that refuses links)."""
-    with root.target(rel, follow_final=follow, create_parents=True) as target:
-        return of_target(target)
-
-
-def of_target(target: Target) -> Location:
-    return Location(target.path, target.creates, target.passed)

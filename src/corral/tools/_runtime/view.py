@@ -66,7 +66,7 @@ from ...contained import (Backend, DirEntry, EscapeError, Handle, Opened, PathEr
 from .._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_directory,
                                is_repository, made_repository, names_a_shape_entry, scan,
                                shape_name)
-from .._policy.locate import Location, locate
+from .._policy.locate import Location
 from .._policy.rules import Op, Policy, Scope
 from .._refusals.catalogue import (Kind, Refusal, denied_rule, entry_kind, protected, secret,
                                    swapped)
@@ -111,6 +111,16 @@ class Place:
     path: str
     creates: tuple[str, ...]
     anchor: tuple[int, int]
+
+
+def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
+    """Where ``rel`` leads, as the core's one resolver reached it (a
+    :class:`~corral.contained.Target` planning the directories it would
+    create): with ``follow`` a final symlink is followed (a read), else the
+    entry itself is meant (a move, a delete, a write that refuses links).
+    A location that cannot be established raises the core's error."""
+    with root.target(rel, follow_final=follow, create_parents=True) as target:
+        return Location(target.path, target.creates, target.passed)
 
 
 def policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
@@ -1634,9 +1644,6 @@ def open_view(root: RootLike, policy: Policy, *,
 # -- roots beside roots: what a workspace of several roots asks -----------------
 
 RootIdentity = tuple[int, int]
-#: the directory a workspace hands a root opener: a root opened by
-#: :func:`open_beneath`, for a Toolbox of its own
-OpenedRoot = Root
 
 
 def root_identity(root: Root) -> RootIdentity:
