@@ -22,3 +22,16 @@ def tree_snapshot(root: Path) -> dict[str, bytes | str]:
         else:
             out[rel] = "special"
     return out
+
+
+def make_repository(top: Path) -> Path:
+    """A git work tree at ``top`` in git's minimal layout (``.git/HEAD``,
+    ``objects/``, ``refs/``: what ``git rev-parse`` accepts), for fixtures
+    whose .gitignore files must apply: outside a work tree none does, as in
+    git and ripgrep; ``top``."""
+    git = top / ".git"
+    for sub in ("objects", "refs/heads"):
+        (git / sub).mkdir(parents=True, exist_ok=True)
+    if not (git / "HEAD").exists():
+        (git / "HEAD").write_text("ref: refs/heads/main\n")
+    return top

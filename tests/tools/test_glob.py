@@ -18,7 +18,7 @@ import pathspec
 import pytest
 
 from .helpers.envelope import assert_valid_envelope
-from .helpers.repository import make_repository
+from ..helpers import make_repository
 
 from corral.tools import GlobRequest, Limits, Toolbox
 

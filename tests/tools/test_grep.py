@@ -18,7 +18,7 @@ import pytest
 
 from .helpers.envelope import assert_valid_envelope
 from .helpers.faults import FaultBackend
-from .helpers.repository import make_repository
+from ..helpers import make_repository
 
 from corral.contained import Root
 from corral.tools import GrepRequest, Limits, Toolbox

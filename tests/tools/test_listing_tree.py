@@ -9,7 +9,7 @@ import pytest
 
 from corral.tools import Limits, Toolbox
 from corral.tools import TreeRequest
-from .helpers.repository import make_repository
+from ..helpers import make_repository
 
 
 def build(base, tree):

@@ -12,7 +12,7 @@ import pytest
 from .helpers.images import png
 
 from corral.tools import Toolbox, tool_definitions
-from .helpers.repository import make_repository
+from ..helpers import make_repository
 from corral.hosts import FORMATS
 from corral.tools._runtime.registry import load_tools
 

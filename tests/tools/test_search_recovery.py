@@ -10,7 +10,7 @@ import json
 import pytest
 
 from corral.tools import Toolbox
-from .helpers.repository import make_repository
+from ..helpers import make_repository
 
 TREE = {'.gitignore': 'dist/\n',
  'dist/bundle.ts': 'const config = 1;\n',

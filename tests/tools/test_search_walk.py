@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from .helpers.envelope import assert_valid_envelope
-from .helpers.repository import make_repository
+from ..helpers import make_repository
 
 from corral.tools import Limits, Policy, Toolbox
 from corral.tools._policy.rules import Op

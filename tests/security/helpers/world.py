@@ -37,6 +37,7 @@ from typing import Any, Callable, Iterable
 
 from corral.testing import changes, snapshot
 from corral.tools import Toolbox
+from ...helpers import make_repository
 from .harness import Config, corral_configs
 
 __all__ = ["MARKER", "FAR", "EVIL", "CALL_TIMEOUT", "CONFIGS", "CONFIG_IDS", "World",
@@ -195,15 +196,3 @@ class World:
             assert piece not in text, f"ESCAPE: host path {piece!r} named by {where}: {envelope}"
         diff = changes(self.outside_before, self.outside())
         assert not diff, f"ESCAPE: {where} changed the outside: {diff[:5]}"
-
-
-def make_repository(top: Path) -> Path:
-    """A git work tree at ``top`` in git's minimal layout (``.git/HEAD``,
-    ``objects/``, ``refs/``), for fixtures whose .gitignore files must
-    apply: outside a work tree none does, as in git and ripgrep."""
-    git = top / ".git"
-    for sub in ("objects", "refs/heads"):
-        (git / sub).mkdir(parents=True, exist_ok=True)
-    if not (git / "HEAD").exists():
-        (git / "HEAD").write_text("ref: refs/heads/main\n")
-    return top

@@ -1644,9 +1644,6 @@ def open_view(root: RootLike, policy: Policy, *,
 # -- roots beside roots: what a workspace of several roots asks -----------------
 
 RootIdentity = tuple[int, int]
-#: the directory a workspace hands a root opener: a root opened by
-#: :func:`open_beneath`, for a Toolbox of its own
-OpenedRoot = Root
 
 
 def root_identity(root: Root) -> RootIdentity:

@@ -44,6 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...contained import Root
 from .control import CancelToken, ProgressCallback
 from ...hosts import file_uri_path, root_names
 from .definitions import offered_specs
@@ -53,7 +54,7 @@ from .._refusals.catalogue import Code, Kind, Refusal, outside_root
 from .registry import ToolSpec
 from .answer import AnswerPath
 from .toolbox import Toolbox
-from .view import OpenedRoot, nested_place, open_beneath, root_identity
+from .view import nested_place, open_beneath, root_identity
 
 __all__ = ["Workspace", "Opener", "PATH_FIELDS", "PATH_KEYS", "PATH_LIST_KEYS",
            "policy_beneath"]
@@ -72,7 +73,7 @@ PATH_LIST_KEYS = frozenset({"paths", "createdDirectories", "didYouMean"})
 #: ``base`` (a canonical relative path) inside ``parent``'s root, with the
 #: same options and ``policy_beneath(parent.policy, base)``; ``None`` when
 #: that cannot be done (the client's root is then left out: narrower).
-Opener = Callable[[OpenedRoot, Toolbox, str], "Toolbox | None"]
+Opener = Callable[[Root, Toolbox, str], "Toolbox | None"]
 
 
 def policy_beneath(policy: Policy, base: str) -> Policy:
