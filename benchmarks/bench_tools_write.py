@@ -23,7 +23,7 @@ into RESULTS.md.
     .venv/bin/python benchmarks/bench_tools_write.py [--quick] [--disk DIR] [--cpu]
 
 ``--cpu`` prints CPU time per call instead (``time.process_time``, depth
-10, tmpfs): on a loaded machine it moves less than wall time.
+10 or ``--depth N``, tmpfs): on a loaded machine it moves less than wall time.
 """
 
 from __future__ import annotations
@@ -196,9 +196,9 @@ def _records(samples: dict[str, list[float]], where: str, depth: int) -> list[Re
     return out
 
 
-def cpu_times(calls: int = 300, rounds: int = 5) -> dict[str, float]:
+def cpu_times(calls: int = 300, rounds: int = 5, depth: int = 10) -> dict[str, float]:
     """CPU time (``time.process_time``: user + system) per call, in µs, of
-    ``Root.write_bytes``, ``write_file`` and ``edit_file`` at depth 10 on
+    ``Root.write_bytes``, ``write_file`` and ``edit_file`` at ``depth`` on
     tmpfs, medians of ``rounds`` batches taken in turn: less moved by a
     loaded machine's waits than wall time."""
     import statistics
@@ -206,7 +206,7 @@ def cpu_times(calls: int = 300, rounds: int = 5) -> dict[str, float]:
 
     parent = "/dev/shm" if os.path.isdir("/dev/shm") else None
     with tempfile.TemporaryDirectory(prefix="corral-bench-cpu-", dir=parent) as tmp:
-        rel = "/".join(f"d{i}" for i in range(10)) + "/file.py"
+        rel = "/".join(f"d{i}" for i in range(depth)) + "/file.py"
         path = Path(tmp) / rel
         path.parent.mkdir(parents=True)
         path.write_bytes(CONTENT_A)
@@ -248,9 +248,11 @@ def main() -> None:
     parser.add_argument("--disk", help="a directory on a disk filesystem (default: $HOME)")
     parser.add_argument("--cpu", action="store_true",
                         help="CPU time per call at depth 10 on tmpfs instead (by process_time)")
+    parser.add_argument("--depth", type=int, default=10,
+                        help="with --cpu: the depth of the file written (default 10)")
     options = parser.parse_args()
     if options.cpu:
-        times = cpu_times()
+        times = cpu_times(depth=options.depth)
         base = times["Root.write_bytes"]
         for name, value in times.items():
             print(f"{name:18} {value:8.1f} us CPU  {value / base:5.2f}x Root.write_bytes")
