@@ -106,8 +106,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
         plan = _plan(ctx, target, rel, expected, args["overwrite"])
         if plan.current is None:
             _check_new_name(ctx, rel, target.creates, args)
-        else:
-            target.decide(Op.REPLACE)  # a secret is not replaced
+        # a file there was decided for REPLACE by _plan (a secret is not replaced)
         warnings = check_write(ctx, rel, content, plan.current, target)
         if plan.current is not None and args["keepFormat"]:
             data, kept = apply_form(content, _form(target, plan.current))
