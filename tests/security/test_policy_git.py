@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from corral.tools import Policy, Toolbox
-from corral.tools._policy.gitdirs import MAX_DEPTH
+from corral.tools._policy.gitdirs import MAX_DEPTH, names_a_shape_entry, shape_name
 
 HOOK = "#!/bin/sh\necho planted\n"
 
@@ -112,3 +114,15 @@ def test_the_scan_is_bounded_and_a_write_still_looks(tmp_path, make_root):
     assert not any(p.endswith(("far.git", "later.git")) for p in found)
     assert not (tmp_path / far / "hooks" / "pre-receive").exists()
     assert (tmp_path / far / "config").read_text().startswith("[core]")
+
+
+@pytest.mark.parametrize("rel", [
+    "a/b/HEAD", "a/Objects/x", "refs", "ComMonDir/", "x/hEaD/y", "a/b/c.py", "a//b", "heads/x",
+    "refs.txt", "src/head", "x/\u041eBJECTS", "a/he\u200cad", "a/\u212aefs",
+])
+def test_a_path_naming_a_repository_entry_is_found_ascii_or_not(rel: str) -> None:
+    # the ASCII shortcut answers as the per-component fold does
+    expected = any(shape_name(part) is not None for part in rel.split("/") if part)
+    assert names_a_shape_entry(rel) is expected
+    assert names_a_shape_entry(rel) is (rel in {"a/b/HEAD", "a/Objects/x", "refs", "ComMonDir/",
+                                                "x/hEaD/y", "src/head", "a/he\u200cad"})

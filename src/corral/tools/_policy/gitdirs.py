@@ -93,6 +93,8 @@ def is_repository(names: Iterable[str]) -> bool:
 def names_a_shape_entry(rel: str) -> bool:
     """Whether a component of the path ``rel`` as spelled is named as an
     entry of the repository test (a call that may create one)."""
+    if rel.isascii():  # fold is lower() on ASCII: one lower() and a set test for the path
+        return not SHAPE_NAMES.keys().isdisjoint(rel.lower().split("/"))
     return any(shape_name(part) is not None for part in rel.split("/") if part)
 
 
