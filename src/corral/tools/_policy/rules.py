@@ -476,18 +476,18 @@ class Policy:
     def _dirs(self) -> tuple[str, ...]:
         return () if self.allow_git_writes else tuple(fold(d) for d in self.protect_dirs)
 
-    @property
+    @cached_property  # the policy is frozen: asked on every decision
     def hides(self) -> bool:
         """Whether a listing or search may have to leave something out."""
         return (self._deny is not None or self._secrets is not None
                 or any(other.hides for _, other in self.nested))
 
-    @property
+    @cached_property
     def guards_git(self) -> bool:
         """Whether git's own directories are protected (the default)."""
         return not self.allow_git_writes and any(p in GIT_PROTECT for p in self.protect)
 
-    @property
+    @cached_property
     def is_empty(self) -> bool:
         return not (self.hides or self._protect is not None or self._dirs or self.nested)
 
