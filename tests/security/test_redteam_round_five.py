@@ -372,3 +372,89 @@ def test_a_gitignore_negation_never_shows_a_denied_or_secret_file(tmp_path, make
                                          "includeIgnored": True}))
     assert not [answer for answer in answers if PASSWORD in repr(answer)]
     assert not _leaks(answers, "key.txt"), _leaks(answers, "key.txt")[:2]
+
+
+# -- carrying a denied or secret file out by a move, then reading it -------------------------
+
+
+def test_a_denied_or_secret_file_is_never_moved_to_a_readable_name(tmp_path, make_root):
+    _write(tmp_path / "secrets" / "key.txt", f"key = {PASSWORD}\n")
+    _write(tmp_path / "app" / ".env", f"TOKEN={PASSWORD}\n")
+    os.symlink("secrets", tmp_path / "pub")
+    box = Toolbox(make_root(str(tmp_path)), deny=["secrets/**"])
+    tries = [("move_file", {"source": "secrets/key.txt", "destination": "out.txt"}),
+             ("move_file", {"source": "pub/key.txt", "destination": "out.txt"}),
+             ("move_file", {"source": "secrets", "destination": "opened"}),
+             ("move_file", {"source": "app/.env", "destination": "app/env.txt"}),
+             ("move_file", {"source": "app", "destination": "app2"}),
+             ("apply_patch", {"patch": "*** Begin Patch\n*** Update File: secrets/key.txt\n"
+                                       "*** Move to: out.txt\n@@\n-key = x\n+key = y\n"
+                                       "*** End Patch\n"}),
+             ("apply_patch", {"patch": "*** Begin Patch\n*** Update File: app/.env\n"
+                                       "*** Move to: out2.txt\n@@\n TOKEN\n"
+                                       "*** End Patch\n"})]
+    answers = [box.call(name, args) for name, args in tries]
+    assert PASSWORD not in repr(answers)
+    readable = []
+    for here, _dirs, files in os.walk(tmp_path):
+        for name in files:
+            path = Path(here, name)
+            rel = path.relative_to(tmp_path).as_posix()
+            if PASSWORD in path.read_text():
+                answer = box.call("read_file", {"path": rel})
+                if PASSWORD in repr(answer):
+                    readable.append(rel)
+    assert not readable, readable
+    assert PASSWORD not in repr(box.call("grep", {"pattern": "hunter2"}))
+
+
+async def _gather(box, calls):
+    import asyncio
+    return await asyncio.gather(*(box.acall(name, args) for name, args in calls))
+
+
+def test_one_turns_pieces_sent_at_once_by_acall_never_make_a_repository(tmp_path, make_root):
+    import asyncio
+    box = Toolbox(make_root(str(tmp_path)))
+    for index in range(8 * SOAK):
+        calls = [("write_file", {"path": f"g{index}/HEAD", "content": "ref: refs/heads/x\n"}),
+                 ("make_directory", {"path": f"g{index}/objects"}),
+                 ("make_directory", {"path": f"g{index}/refs"}),
+                 ("write_file", {"path": f"g{index}/commondir", "content": "..\n"})]
+        if index % 2:
+            calls.reverse()
+        asyncio.run(_gather(box, calls))
+    assert not _git_dirs(tmp_path), _git_dirs(tmp_path)
+
+
+# -- no existence oracle through links made mid-run or through an outer root ----------------
+
+
+def _without(answer: dict, path: str) -> str:
+    return repr(answer).replace(path, "<path>")
+
+
+@pytest.mark.parametrize("tool", ["read_file", "file_info", "list_directory", "grep"])
+def test_a_denied_name_reached_through_a_new_link_answers_alike_present_or_not(
+        tmp_path, make_root, tool):
+    _write(tmp_path / "secrets" / "key.txt", f"key = {PASSWORD}\n")
+    (tmp_path / "secrets" / "dir").mkdir()
+    box = Toolbox(make_root(str(tmp_path)), deny=["secrets/**"])
+    os.symlink("secrets", tmp_path / "pub")
+    os.symlink("pub", tmp_path / "pub2")
+    args = {"grep": {"pattern": "x"}}.get(tool, {})
+    present = "pub2/dir" if tool in ("list_directory", "grep") else "pub2/key.txt"
+    there = box.call(tool, {**args, "path": present})
+    missing = box.call(tool, {**args, "path": "pub2/nothing"})
+    assert there["ok"] is False, there
+    assert _without(there, present) == _without(missing, "pub2/nothing")
+
+
+def test_an_inner_roots_denied_name_answers_alike_through_the_outer(tmp_path, make_root):
+    ws = _nested(tmp_path, make_root)
+    for tool in ("read_file", "file_info"):
+        there = ws.call(tool, {"path": "outer/a/inner/secrets/key.txt"})
+        missing = ws.call(tool, {"path": "outer/a/inner/secrets/nothing"})
+        assert there["ok"] is False, there
+        # sentences name the path root-relative, the fields with the root's name
+        assert _without(there, "key.txt") == _without(missing, "nothing")
