@@ -458,3 +458,33 @@ def test_an_inner_roots_denied_name_answers_alike_through_the_outer(tmp_path, ma
         assert there["ok"] is False, there
         # sentences name the path root-relative, the fields with the root's name
         assert _without(there, "key.txt") == _without(missing, "nothing")
+
+
+def test_the_inner_roots_parent_is_not_moved_by_any_spelling(tmp_path, make_root):
+    ws = _nested(tmp_path, make_root)
+    os.symlink("a", tmp_path / "outer" / "l")
+    host_a = str(tmp_path / "outer" / "a")
+    for source in ("outer/a/", "outer/./a", "outer/a/../a", "outer/l/", "outer/l/.",
+                   host_a, host_a + "/", "outer/a/inner/..", "outer/A"):
+        moved = ws.call("move_file", {"source": source, "destination": "outer/b"})
+        assert (tmp_path / "outer" / "a" / "inner" / "secrets" / "key.txt").exists(), \
+            (source, moved)
+    answers = _all_reads(ws, "outer/b") + _all_reads(ws, "outer/b/inner/secrets/key.txt")
+    assert not _leaks(answers, "key.txt"), _leaks(answers, "key.txt")[:2]
+
+
+def test_an_outer_roots_deny_holds_inside_the_inner_root_through_new_links(tmp_path,
+                                                                          make_root):
+    _write(tmp_path / "outer" / "a" / "inner" / "private" / "key.txt", f"k={PASSWORD}\n")
+    (tmp_path / "outer" / "a" / "inner" / "src").mkdir()
+    ws = Workspace({"outer": Toolbox(make_root(str(tmp_path / "outer")),
+                                     deny=["a/inner/private/**"]),
+                    "inner": Toolbox(make_root(str(tmp_path / "outer" / "a" / "inner")))})
+    os.symlink("../private", tmp_path / "outer" / "a" / "inner" / "src" / "p")
+    answers = []
+    for path in ("inner/private/key.txt", "inner/src/p/key.txt", "inner/src/p",
+                 str(tmp_path / "outer" / "a" / "inner" / "src" / "p" / "key.txt"),
+                 "outer/a/inner/src/p/key.txt"):
+        answers += _all_reads(ws, path)
+    answers.append(ws.call("grep", {"pattern": "hunter2", "path": "inner"}))
+    assert not _leaks(answers, "key.txt"), _leaks(answers, "key.txt")[:2]
