@@ -488,3 +488,25 @@ def test_an_outer_roots_deny_holds_inside_the_inner_root_through_new_links(tmp_p
         answers += _all_reads(ws, path)
     answers.append(ws.call("grep", {"pattern": "hunter2", "path": "inner"}))
     assert not _leaks(answers, "key.txt"), _leaks(answers, "key.txt")[:2]
+
+
+@pytest.mark.parametrize("piece", ["HEAD", "objects", "refs", "commondir"])
+def test_a_link_moved_in_as_the_last_piece_is_refused(tmp_path, make_root, piece):
+    # each piece in a directory of its own, so no store is a repository itself
+    _write(tmp_path / "s-HEAD" / "HEAD", "ref: refs/heads/main\n")
+    (tmp_path / "s-objects" / "objects").mkdir(parents=True)
+    (tmp_path / "s-refs" / "refs").mkdir(parents=True)
+    _write(tmp_path / "s-commondir" / "commondir", "..\n")
+    rest = {"HEAD": ["objects", "refs"], "objects": ["HEAD", "refs"],
+            "refs": ["HEAD", "objects"], "commondir": ["HEAD"]}[piece]
+    (tmp_path / "d").mkdir()
+    for name in rest:
+        os.symlink(f"../s-{name}/{name}", tmp_path / "d" / name)
+    os.symlink(f"s-{piece}/{piece}", tmp_path / "lnk")
+    box = Toolbox(make_root(str(tmp_path)))
+    assert not _git_dirs(tmp_path)
+    for source in ("lnk", f"s-{piece}/{piece}"):
+        answer = box.call("move_file", {"source": source, "destination": f"d/{piece}"})
+        assert answer["ok"] is False, (source, answer)
+    assert not _git_dirs(tmp_path), _git_dirs(tmp_path)
+    assert not os.path.lexists(tmp_path / "d" / piece)
