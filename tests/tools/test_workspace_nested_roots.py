@@ -148,6 +148,37 @@ def test_the_inner_roots_directory_is_found_where_it_is_now(tmp_path, make_root)
     assert ws.call("read_file", {"path": "proj/moved/ok.txt"})["ok"] is True
 
 
+@pytest.mark.parametrize("moved", ["inner", "parent"])
+def test_the_rules_follow_a_root_moved_on_the_host_after_the_workspace_opened(
+        tmp_path, make_root, moved):
+    """The host (or another process) moves the inner root's directory, or
+    a directory above it, after the workspace placed it: the next call
+    finds it where it is now, through every tool."""
+    base = tmp_path / "outer"
+    (base / "a" / "inner" / "secrets").mkdir(parents=True)
+    (base / "a" / "inner" / "secrets" / "key.txt").write_text("INNER-SECRET\n")
+    (base / "a" / "inner" / "ok.txt").write_text("fine\n")
+    ws = Workspace({"outer": Toolbox(make_root(str(base))),
+                    "inner": Toolbox(make_root(str(base / "a" / "inner")),
+                                     deny=["secrets/**"])})
+    _refused(ws.call("read_file", {"path": "outer/a/inner/secrets/key.txt"}))
+    if moved == "inner":
+        os.rename(base / "a" / "inner", base / "a" / "inner2")
+        now = "outer/a/inner2"
+    else:
+        os.rename(base / "a", base / "b")
+        now = "outer/b/inner"
+    _refused(ws.call("read_file", {"path": f"{now}/secrets/key.txt"}))
+    assert ws.call("read_file", {"path": f"{now}/ok.txt"})["ok"] is True
+    found = ws.call("grep", {"pattern": "INNER-SECRET", "path": "outer"})
+    assert found["ok"] is True and found["matches"] == [], found
+    _refused(ws.call("list_directory", {"path": f"{now}/secrets"}))
+    globbed = ws.call("glob", {"pattern": "**/key.txt", "path": "outer"})
+    assert globbed["ok"] is True and globbed["paths"] == [], globbed
+    # and it keeps its place there: not moved away through the outer root
+    _refused(ws.call("move_file", {"source": now, "destination": "outer/elsewhere"}))
+
+
 def test_the_inner_roots_directory_is_not_moved_or_deleted_through_the_outer_root(
         tmp_path, ws):
     before = _state(tmp_path)

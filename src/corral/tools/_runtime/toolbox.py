@@ -207,7 +207,19 @@ class Toolbox:
         canonical directory ``where`` ("": the whole root), as
         :meth:`Policy.holding` says: what a workspace does for roots that
         lie inside one another, so no root reaches past another's rules."""
-        policy = self.policy.holding(where, other)
+        self._take(self.policy.holding(where, other))
+
+    def hold_only(self, holds: Sequence[tuple[str, Policy]]) -> None:
+        """Hold exactly ``holds`` (each ``(where, other)`` as :meth:`hold`),
+        dropping what was held before: a workspace's roots, placed again
+        after one of their directories moved."""
+        policy = self.policy.alone
+        for where, other in holds:
+            policy = policy.holding(where, other)
+        if policy != self.policy:
+            self._take(policy)
+
+    def _take(self, policy: Policy) -> None:
         if policy is not self.policy:
             self._view.hold(policy)
             self.policy = self._state.policy = policy

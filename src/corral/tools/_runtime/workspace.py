@@ -115,8 +115,9 @@ class Workspace:
         prefixes = [(prefix, name) for name, box in self._roots.items()
                     for prefix in root_prefixes(box.root.path)]
         self._prefixes = sorted(prefixes, key=lambda item: len(item[0]), reverse=True)
+        self._nestings: list[_Nesting] | None = None
         if len(self._roots) > 1:
-            _hold_each_others_rules(list(self._roots.values()))
+            self._hold_each_others_rules()
 
     # -- what is offered -----------------------------------------------------
     @property
@@ -175,6 +176,10 @@ class Workspace:
             return _call(box, name, args, timeout, cancel, progress)
         if not self._roots:
             return _no_roots().envelope()
+        try:
+            self._hold_each_others_rules()  # a root's directory may have moved since
+        except ValueError:
+            return _roots_moving().envelope()
         routed = self._route(name, args)
         if isinstance(routed, Refusal):
             return routed.envelope()
@@ -229,6 +234,28 @@ class Workspace:
         except asyncio.CancelledError:
             token.cancel()
             raise
+
+    def _hold_each_others_rules(self) -> None:
+        """Where roots lie inside one another, each holds the other's rules:
+        the outer root the inner's beneath that place, the inner root the
+        outer's as they apply beneath it.  Placed where the directories are
+        now, before every call: a host or another process may move a root's
+        directory after the workspace opened, and the rules follow the
+        directory, not the path it had.  ``ValueError`` when a directory
+        keeps moving while it is placed."""
+        boxes = list(self._roots.values())
+        nestings = _nestings(boxes)
+        if nestings == self._nestings:
+            return
+        holds: list[list[tuple[str, Policy]]] = [[] for _ in boxes]
+        for nesting in nestings:
+            outer, inner = boxes[nesting.outer], boxes[nesting.inner]
+            if nesting.place != ".":
+                holds[nesting.outer].append((nesting.place, inner.policy.alone))
+            holds[nesting.inner].append(("", outer.policy.alone.beneath(nesting.place)))
+        for box, held in zip(boxes, holds):
+            box.hold_only(held)
+        self._nestings = nestings
 
     # -- routing ---------------------------------------------------------------
     def _route(self, tool: Any, args: Any) -> _Routed | Refusal:
@@ -411,24 +438,28 @@ def _call(box: Toolbox, name: Any, args: Any, timeout: float | None,
     return box.call(name, args, timeout=timeout, cancel=cancel, progress=progress)
 
 
-def _hold_each_others_rules(boxes: list[Toolbox]) -> None:
-    """Where one root's directory lies inside another's (found on the
-    directories themselves, links resolved), each holds the other's rules
-    there: the outer root the inner's rules beneath that place, the inner
-    root the outer's rules as they apply beneath it."""
-    pairs: list[tuple[Toolbox, str, Policy]] = []
-    for outer in boxes:
-        for inner in boxes:
-            if inner is outer:
-                continue
-            place = nested_place(outer.root, inner.root)
-            if place is None:
-                continue
-            if place != ".":
-                pairs.append((outer, place, inner.policy.alone))
-            pairs.append((inner, "", outer.policy.alone.beneath(place)))
-    for box, where, policy in pairs:
-        box.hold(where, policy)
+@dataclass(frozen=True)
+class _Nesting:
+    """Root ``inner``'s directory lies at ``place`` inside root ``outer``
+    (indexes in the workspace's order; ``place`` "." when both are one
+    directory)."""
+
+    outer: int
+    inner: int
+    place: str
+
+
+def _nestings(boxes: list[Toolbox]) -> list[_Nesting]:
+    """Where one root's directory lies inside another's, found on the
+    directories themselves (links resolved, moves seen)."""
+    found = []
+    for o, outer in enumerate(boxes):
+        for i, inner in enumerate(boxes):
+            if i != o:
+                place = nested_place(outer.root, inner.root)
+                if place is not None:
+                    found.append(_Nesting(o, i, place))
+    return found
 
 
 def _path_fields(schema: Mapping[str, Any]) -> list[str]:
@@ -500,6 +531,12 @@ def _after_head(text: str, head: str, separators: str) -> str:
     sep = f"[{re.escape(separators)}]"
     found = re.match(rf"(?:{sep}|\.(?={sep}|\Z))*{re.escape(head)}(?:{sep}+|\Z)", text)
     return text[found.end():] if found else "/".join(_names(text, separators)[1:])
+
+
+def _roots_moving() -> Refusal:
+    return Refusal(Code.STALE, "a root's directory kept moving while the call was routed; "
+                   "nothing was done", "Repeat the call once the roots stay in place.",
+                   kind=Kind.SWAPPED)
 
 
 def _no_roots() -> Refusal:
