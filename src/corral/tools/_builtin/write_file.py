@@ -109,7 +109,9 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
         # a file there was decided for REPLACE by _plan (a secret is not replaced)
         warnings = check_write(ctx, rel, content, plan.current, target)
         if plan.current is not None and args["keepFormat"]:
-            data, kept = apply_form(content, _form(target, plan.current))
+            form = _form(target, plan.current)
+            if not form.plain:  # a plain form keeps nothing: data is already its bytes
+                data, kept = apply_form(content, form)
         digest = hashlib.sha256(data).hexdigest()
         if args["dryRun"]:
             return _dry(rel, data, digest, plan, target.creates, kept, warnings)
