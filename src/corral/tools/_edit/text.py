@@ -122,10 +122,10 @@ class Lines:
     @cached_property
     def nstarts(self) -> list[int]:
         """Where each line starts in the normalized text."""
-        # map/accumulate run in C: this is on the path of every edit
-        starts = list(accumulate(map((1).__add__, map(len, self.contents)), initial=0))
-        starts.pop()
-        return starts
+        # line i starts after the i lines before it and their i breaks; map,
+        # accumulate and add run in C (range ends the list at the last line)
+        contents = self.contents
+        return list(map(add, accumulate(map(len, contents), initial=0), range(len(contents))))
 
     @cached_property
     def starts(self) -> list[int]:
