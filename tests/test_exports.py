@@ -33,6 +33,7 @@ PUBLIC: dict[str, set[str]] = {
         "Root",
         "Handle",
         "Target",
+        "Opened",
         "StaleError",
         "DirEntry",
         "SizedListing",
