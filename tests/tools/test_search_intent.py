@@ -34,6 +34,20 @@ def test_a_route_folder_read_literally_is_answered(app, pattern):
     assert again["paths"] == [pattern] and "literal" not in again
 
 
+def test_a_route_folder_read_literally_is_not_answered_where_denied(app):
+    """The literal reading is decided on what it resolves to: a denied
+    folder, or a link leading into one, answers as no match at all."""
+    (app / "app" / "[ref]").symlink_to("[id]")
+    with Toolbox(app, deny=["app/*id*/**"]) as box:
+        assert box.call("read_file", {"path": "app/[id]/page.tsx"})["code"] == "DENIED"
+        for pattern in ("app/[id]/page.tsx", "app/[ref]/page.tsx"):
+            result = assert_valid_envelope(box.call("glob", {"pattern": pattern}))
+            assert result["paths"] == [] and "literal" not in result, (pattern, result)
+            assert "page.tsx exists" not in result.get("note", ""), (pattern, result)
+        # the other route folder is still answered literally
+        assert box.call("glob", {"pattern": "app/[...slug]/page.tsx"})["literal"] is True
+
+
 def test_a_group_folder_matches_as_it_is(app):
     with Toolbox(app) as box:
         assert box.call("glob", {"pattern": "app/(group)/**/page.tsx"})["paths"] == \

@@ -28,6 +28,7 @@ from typing import Any
 
 from ...contained import Tree
 from .._runtime.context import ToolContext
+from .._policy.rules import Op
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import GlobRequest
@@ -140,15 +141,15 @@ def _literal(ctx: ToolContext, rel: str, given: str, result: GlobResult) -> bool
     if not any(c in given for c in "[]{}*?"):
         return False
     base = "" if rel.rstrip("/") in ("", ".") else rel.rstrip("/") + "/"
-    literal = posixpath.normpath(base + given.strip("/"))
-    if literal.startswith("..") or ctx.is_denied(literal):
-        return False
     try:
-        info = ctx.view.stat(literal)
-        real = ctx.view.realpath(literal)
-    except OSError:
+        # one resolution, decided on what it reached (a denied or hidden
+        # file is as absent: the answer stays "no match"); its canonical
+        # path is the one listed, as the walk lists what it reaches
+        with ctx.view.look(base + given.strip("/"), Op.SEARCH) as entry:
+            literal, info = entry.path, entry.info
+    except (OSError, Refusal):
         return False
-    if ctx.is_denied(real) or not ctx.visible(real) or not st.S_ISREG(info.st_mode):
+    if not ctx.visible(literal) or not st.S_ISREG(info.st_mode):
         return False
     escaped = glob_escaped(given)
     result["paths"] = [literal]
