@@ -8,26 +8,11 @@ only the walk.
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-from corral.contained import Root, available_backends, backend_by_name
+from corral.contained import Root, backend_by_name
 
-
-def backend_configs() -> list[tuple[str, bool]]:
-    forced = os.environ.get("CORRAL_BACKEND", "").strip().lower()
-    names = [forced] if forced else available_backends()
-    configs = []
-    for name in names:
-        if backend_by_name(name).has_openat2:
-            configs.append((name, True))
-        configs.append((name, False))
-    return configs
-
-
-BACKEND_CONFIGS = backend_configs()
-BACKEND_IDS = [f"{name}-{'openat2' if fast else 'walk'}" for name, fast in BACKEND_CONFIGS]
+from .helpers import BACKEND_CONFIGS, BACKEND_IDS
 
 
 @pytest.fixture(params=BACKEND_CONFIGS, ids=BACKEND_IDS)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from corral.contained import available_backends, backend_by_name
+
 
 def tree_snapshot(root: Path) -> dict[str, bytes | str]:
     """Every entry below ``root``, root-relative: a file's bytes, a link's
@@ -35,3 +37,19 @@ def make_repository(top: Path) -> Path:
     if not (git / "HEAD").exists():
         (git / "HEAD").write_text("ref: refs/heads/main\n")
     return top
+
+
+def backend_configs() -> list[tuple[str, bool]]:
+    """The (backend, fast path) pairs present here: every backend, or the
+    one ``CORRAL_BACKEND`` names, with and without openat2 where it has it."""
+    forced = os.environ.get("CORRAL_BACKEND", "").strip().lower()
+    configs = []
+    for name in [forced] if forced else available_backends():
+        if backend_by_name(name).has_openat2:
+            configs.append((name, True))
+        configs.append((name, False))
+    return configs
+
+
+BACKEND_CONFIGS = backend_configs()
+BACKEND_IDS = [f"{name}-{'openat2' if fast else 'walk'}" for name, fast in BACKEND_CONFIGS]

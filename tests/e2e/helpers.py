@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from corral.contained import available_backends, backend_by_name
+from ..helpers import BACKEND_CONFIGS, BACKEND_IDS, backend_configs  # noqa: F401  (the e2e tests import them from here)
 from corral.hosts import render
 from corral.mcp import StdioServer
 from corral.tools import Workspace
@@ -53,21 +53,6 @@ def backend_env(name: str | None = None, fast: bool | None = None) -> dict[str, 
     if fast is not None:
         env["CORRAL_OPENAT2"] = "1" if fast else "0"
     return env
-
-
-def backend_configs() -> list[tuple[str, bool]]:
-    """(backend, fast path) pairs present here, as tests/conftest.py has them."""
-    forced = os.environ.get("CORRAL_BACKEND", "").strip().lower()
-    configs = []
-    for name in [forced] if forced else available_backends():
-        if backend_by_name(name).has_openat2:
-            configs.append((name, True))
-        configs.append((name, False))
-    return configs
-
-
-BACKEND_CONFIGS = backend_configs()
-BACKEND_IDS = [f"{name}-{'openat2' if fast else 'walk'}" for name, fast in BACKEND_CONFIGS]
 
 
 def sdk_python(sdk: str) -> str:
