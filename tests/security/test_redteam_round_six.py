@@ -1,0 +1,90 @@
+"""An independent red-team pass over main, tried as a hostile model would:
+several tool calls at once, from threads, ``acall`` under ``asyncio.gather``
+and from more than one process working on one tree (two ``corral serve``
+processes, or a host running two Toolboxes in two processes), aimed at
+protected, denied and secret names.
+
+Every test asserts the secure behaviour on every backend config, and
+forces the interleaving it needs (a fault-injecting backend's hook runs the
+other call at the chosen instant) rather than relying on timing.  A
+randomized test keeps a small default count; ``CORRAL_SOAK`` (an integer
+factor) multiplies it for a soak run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from corral.contained import Root, backend_by_name
+from corral.testing.backends import Fault, FaultBackend
+from corral.tools import Toolbox
+
+SOAK = max(1, int(os.environ.get("CORRAL_SOAK", "1") or "1"))
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+# A second process running one tool call on the same tree (its own
+# Toolbox, its own process-wide locks), as a second ``corral serve`` would.
+_OTHER = """
+import json, sys
+from corral.contained import Root, backend_by_name
+from corral.tools import Toolbox
+path, backend, fast, tool, args, timeout = sys.argv[1:7]
+root = Root(path, backend=backend_by_name(backend), fast_path=fast == "1")
+answer = Toolbox(root).call(tool, json.loads(args), timeout=float(timeout))
+print(json.dumps(answer))
+"""
+
+
+def _other_process(make_root, path: Path, tool: str, args: dict, timeout: float) -> dict:
+    """One call made by another process on ``path``; its answer.  The call
+    gives up after ``timeout`` seconds (a lock held here makes it wait)."""
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", _OTHER, str(path), make_root.backend_name,
+                           "1" if make_root.fast_path else "0", tool, json.dumps(args),
+                           str(timeout)],
+                          capture_output=True, text=True, timeout=60, env=env, check=True)
+    return json.loads(done.stdout)
+
+
+@contextmanager
+def _hooked_root(make_root, path: Path, *faults: Fault) -> Iterator[Root]:
+    """A Root on ``path`` with ``faults`` injected, on this test's backend config."""
+    backend = FaultBackend(backend_by_name(make_root.backend_name), *faults)
+    root = Root(str(path), backend=backend, fast_path=make_root.fast_path)
+    try:
+        yield root
+    finally:
+        root.close()
+
+
+# -- two processes on one tree ---------------------------------------------------------------
+
+
+def test_a_write_into_a_folder_another_process_moves_onto_vscode_lands_nowhere_protected(
+        tmp_path, make_root):
+    """This process writes ``y/tasks.json``; just before the file is put in
+    place, another process moves ``y`` to ``.vscode`` (each call alone is
+    allowed: the folder holds no protected name when it moves)."""
+    (tmp_path / "y").mkdir()
+    other: list[dict] = []
+
+    def move_meanwhile() -> None:
+        if not other:
+            other.append(_other_process(make_root, tmp_path, "move_file",
+                                        {"source": "y", "destination": ".vscode"}, 1.0))
+
+    faults = [Fault(method, None, name="tasks.json", hook=move_meanwhile)
+              for method in ("link_at", "rename_at")]
+    with _hooked_root(make_root, tmp_path, *faults) as root:
+        answer = Toolbox(root).call("write_file", {"path": "y/tasks.json",
+                                                   "content": '{"tasks": []}\n'})
+    assert other, "the other process never ran"
+    assert not (tmp_path / ".vscode" / "tasks.json").exists(), (answer, other)
+    if answer["ok"]:  # the answer agrees with the disk
+        assert (tmp_path / "y" / "tasks.json").read_text() == '{"tasks": []}\n', (answer, other)
