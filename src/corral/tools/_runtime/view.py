@@ -57,6 +57,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager as ContextManager
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias
@@ -71,6 +72,7 @@ from .._policy.rules import Op, Policy, Scope
 from .._refusals.catalogue import (Kind, Refusal, denied_rule, entry_kind, protected, secret,
                                    swapped)
 from .request_types import Request
+from .tree_lock import tree_file_lock
 from .view_read import Entry, Lead, OpenFile
 
 __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope",
@@ -628,6 +630,14 @@ class View:
         self._owns_root = owns_root
         self.scanned_links: tuple[str, ...] = ()  # the links the scan at open found
         self.look = RootLook(root)
+        self._identity: tuple[int, int] | None = None
+
+    def tree_lock(self, *, exclusive: bool, checkpoint: Checkpoint) -> ContextManager[None]:
+        """The tree lock of this root as other processes see it (this
+        process's own is ``_TREE``, taken first)."""
+        if self._identity is None:
+            self._identity = root_identity(self._root)
+        return tree_file_lock(self._identity, exclusive=exclusive, checkpoint=checkpoint)
 
     @property
     def root(self) -> Root:
@@ -908,37 +918,38 @@ class CallView:
         checkpoint = self._checkpoint
         _TREE.take_shared(checkpoint)
         try:
-            target = self._target(rel, op, label, field, follow=follow,
-                                  create_parents=create_parents)
-            try:
-                key = target.held_identity()
-                flocked = None
-                if key not in self._held:
-                    _TABLE.take(key, checkpoint)
-                    try:
-                        flocked = _flock(target, checkpoint)
-                    except BaseException:
-                        _TABLE.drop(key)
-                        raise
-                    self._held.add(key)
+            with self._view.tree_lock(exclusive=False, checkpoint=checkpoint):
+                target = self._target(rel, op, label, field, follow=follow,
+                                      create_parents=create_parents)
                 try:
-                    pinned = Pinned(self, target, label, field, rel)
-                    try:
-                        pinned._target_follows = follow
-                        _Step(exclusive=False).add(pinned, op)
-                        pinned.decide(op)
-                        yield pinned
-                    finally:
-                        pinned.release()
-                finally:
-                    if flocked is not None:
-                        self._held.discard(key)
+                    key = target.held_identity()
+                    flocked = None
+                    if key not in self._held:
+                        _TABLE.take(key, checkpoint)
                         try:
-                            flocked.release()
-                        finally:
+                            flocked = _flock(target, checkpoint)
+                        except BaseException:
                             _TABLE.drop(key)
-            finally:
-                target.close()
+                            raise
+                        self._held.add(key)
+                    try:
+                        pinned = Pinned(self, target, label, field, rel)
+                        try:
+                            pinned._target_follows = follow
+                            _Step(exclusive=False).add(pinned, op)
+                            pinned.decide(op)
+                            yield pinned
+                        finally:
+                            pinned.release()
+                    finally:
+                        if flocked is not None:
+                            self._held.discard(key)
+                            try:
+                                flocked.release()
+                            finally:
+                                _TABLE.drop(key)
+                finally:
+                    target.close()
         finally:
             _TREE.drop_shared()
 
@@ -949,6 +960,8 @@ class CallView:
         that may create an entry git's repository test reads."""
         with ExitStack() as stack:
             stack.enter_context(_TREE.exclusive(self._checkpoint))
+            stack.enter_context(self._view.tree_lock(exclusive=True,
+                                                     checkpoint=self._checkpoint))
             target = stack.enter_context(self._resolve(rel, op, label, field, follow=follow,
                                                        create_parents=create_parents))
             self._lock(stack, (target,))
@@ -969,6 +982,8 @@ class CallView:
         label = src_shown if src_shown is not None else (src.rstrip("/") or ".")
         with ExitStack() as stack:
             stack.enter_context(_TREE.exclusive(self._checkpoint))
+            stack.enter_context(self._view.tree_lock(exclusive=True,
+                                                     checkpoint=self._checkpoint))
             src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
             source = Pinned(self, src_t, label, "source", src)
             stack.callback(source.release)
@@ -997,6 +1012,8 @@ class CallView:
         tree = _TREE.exclusive if exclusive else _TREE.shared
         with ExitStack() as stack:
             stack.enter_context(tree(self._checkpoint))
+            stack.enter_context(self._view.tree_lock(exclusive=exclusive,
+                                                     checkpoint=self._checkpoint))
             targets = [stack.enter_context(self._resolve(
                 want.rel, want.op, want.label, want.field, follow=want.follow,
                 create_parents=want.create_parents)) for want in wants]
