@@ -8,9 +8,10 @@ see it too, or its move checks a folder, this process writes into the
 folder, and the move carries the write to a protected name.
 
 The lock is ``flock`` on a file kept outside the tree (nothing is ever
-created in the tree for it): one per root directory, named by its (device,
-inode), in a directory of this user's own (``corral-locks-<uid>`` in the
-temporary directory, mode 0700).  It cannot be a lock on the root directory
+created in the tree for it): one per filesystem (device), as this
+process's lock is one for all its roots, so roots nested in one another
+and served by two processes share it too; in a directory of this user's
+own (``corral-locks-<uid>`` in the temporary directory, mode 0700).  It cannot be a lock on the root directory
 itself: the steps lock the directories they act in with ``flock``, the root
 among them, and two locks on one directory held by one process exclude each
 other.  Each step opens the file for itself (one open file description per
@@ -65,11 +66,11 @@ def _lock_directory() -> str | None:
         return _place[0]
 
 
-def _open_lock_file(key: tuple[int, int]) -> int | None:
+def _open_lock_file(device: int) -> int | None:
     directory = _lock_directory()
     if directory is None:
         return None
-    name = os.path.join(directory, f"{key[0]:x}-{key[1]:x}.lock")
+    name = os.path.join(directory, f"dev-{device:x}.lock")
     try:
         return os.open(name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
     except OSError:
@@ -77,12 +78,12 @@ def _open_lock_file(key: tuple[int, int]) -> int | None:
 
 
 @contextmanager
-def tree_file_lock(key: tuple[int, int], *, exclusive: bool,
+def tree_file_lock(device: int, *, exclusive: bool,
                    checkpoint: Callable[[], None]) -> Iterator[None]:
-    """Hold the tree lock of the root directory ``key`` (device, inode) as
-    other processes see it, shared or ``exclusive``; waiting polls
-    ``checkpoint`` (a call's deadline, a cancel)."""
-    fd = _open_lock_file(key)
+    """Hold the tree lock of the filesystem ``device`` (a root's
+    ``st_dev``) as other processes see it, shared or ``exclusive``;
+    waiting polls ``checkpoint`` (a call's deadline, a cancel)."""
+    fd = _open_lock_file(device)
     if fd is None:
         yield
         return

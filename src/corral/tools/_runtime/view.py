@@ -14,7 +14,8 @@ inside its ``with`` block.
 Locks.  A process-wide tree lock is held shared by every mutating step and
 exclusively by a move, so a move's check of the subtree it carries and its
 rename see a tree no other step of this process changes in between (a write
-of ``y/tasks.json`` cannot slip in before ``y`` becomes ``.vscode``).  Below
+of ``y/tasks.json`` cannot slip in before ``y`` becomes ``.vscode``); a lock
+file outside the tree (``tree_lock``) extends it to other processes.  Below
 it each step locks the directory it acts in, keyed by that directory's
 (device, inode), re-entrant within the call and taken in one order, so no
 call ever waits on itself (a link moved into its own target, a case-only
@@ -630,14 +631,14 @@ class View:
         self._owns_root = owns_root
         self.scanned_links: tuple[str, ...] = ()  # the links the scan at open found
         self.look = RootLook(root)
-        self._identity: tuple[int, int] | None = None
+        self._device: int | None = None
 
     def tree_lock(self, *, exclusive: bool, checkpoint: Checkpoint) -> ContextManager[None]:
         """The tree lock of this root as other processes see it (this
         process's own is ``_TREE``, taken first)."""
-        if self._identity is None:
-            self._identity = root_identity(self._root)
-        return tree_file_lock(self._identity, exclusive=exclusive, checkpoint=checkpoint)
+        if self._device is None:
+            self._device = root_identity(self._root)[0]
+        return tree_file_lock(self._device, exclusive=exclusive, checkpoint=checkpoint)
 
     @property
     def root(self) -> Root:
