@@ -11,11 +11,12 @@ The lock is ``flock`` on a file kept outside the tree (nothing is ever
 created in the tree for it): one per filesystem (device), as this
 process's lock is one for all its roots, so roots nested in one another
 and served by two processes share it too; in a directory of this user's
-own (``corral-locks-<uid>`` in the temporary directory, mode 0700).  It cannot be a lock on the root directory
-itself: the steps lock the directories they act in with ``flock``, the root
-among them, and two locks on one directory held by one process exclude each
-other.  Each step opens the file for itself (one open file description per
-holder: shared holders in one process never release each other's lock);
+own (``corral-locks-<uid>`` in the temporary directory, mode 0700).  It
+cannot be a lock on the root directory itself: the steps lock the
+directories they act in with ``flock``, the root among them, and two locks
+on one directory held by one process exclude each other.  Each step opens
+the file for itself (one open file description per holder: shared holders
+in one process never release each other's lock);
 where no such file can be had (an unusable temporary directory, a
 filesystem without locks) the step goes on with the process's lock alone.
 """
