@@ -228,9 +228,9 @@ def test_links_named_objects_and_refs_count_as_the_pieces(tmp_path, make_root):
     answer = box.call("write_file", {"path": "d/HEAD", "content": "ref: refs/heads/main\n"})
     assert answer["ok"] is False, answer
     assert not (tmp_path / "d" / "HEAD").exists()
-    patch = box.call("apply_patch", {"patch": "*** Begin Patch\n*** Add File: d/HEAD\n"
+    patch = box.call("apply_patch", {"input": "*** Begin Patch\n*** Add File: d/HEAD\n"
                                               "+ref: refs/heads/main\n*** End Patch\n"})
-    assert patch["ok"] is False, patch
+    assert patch["ok"] is False and patch["code"] == "DENIED", patch
     assert not (tmp_path / "d" / "HEAD").exists()
 
 
@@ -297,7 +297,7 @@ def test_pieces_written_by_threads_into_fresh_directories_never_complete(tmp_pat
              lambda i: box.call("make_directory", {"path": f"r{i}/objects/pack"}),
              lambda i: box.call("write_file", {"path": f"r{i}/refs/heads/main",
                                                "content": "0" * 40 + "\n"}),
-             lambda i: box.call("apply_patch", {"patch": f"*** Begin Patch\n*** Add File: "
+             lambda i: box.call("apply_patch", {"input": f"*** Begin Patch\n*** Add File: "
                                                          f"r{i}/commondir\n+..\n"
                                                          "*** End Patch\n"})]
 
@@ -387,10 +387,10 @@ def test_a_denied_or_secret_file_is_never_moved_to_a_readable_name(tmp_path, mak
              ("move_file", {"source": "secrets", "destination": "opened"}),
              ("move_file", {"source": "app/.env", "destination": "app/env.txt"}),
              ("move_file", {"source": "app", "destination": "app2"}),
-             ("apply_patch", {"patch": "*** Begin Patch\n*** Update File: secrets/key.txt\n"
+             ("apply_patch", {"input": "*** Begin Patch\n*** Update File: secrets/key.txt\n"
                                        "*** Move to: out.txt\n@@\n-key = x\n+key = y\n"
                                        "*** End Patch\n"}),
-             ("apply_patch", {"patch": "*** Begin Patch\n*** Update File: app/.env\n"
+             ("apply_patch", {"input": "*** Begin Patch\n*** Update File: app/.env\n"
                                        "*** Move to: out2.txt\n@@\n TOKEN\n"
                                        "*** End Patch\n"})]
     answers = [box.call(name, args) for name, args in tries]
