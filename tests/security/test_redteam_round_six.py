@@ -97,3 +97,43 @@ def test_a_write_into_a_folder_another_process_moves_onto_vscode_lands_nowhere_p
     assert not (here / ".vscode" / "tasks.json").exists(), (answer, other)
     if answer["ok"]:  # the answer agrees with the disk
         assert (here / "y" / "tasks.json").read_text() == '{"tasks": []}\n', (answer, other)
+
+
+# -- two Toolboxes on one tree: what one moves, the other must know ------------------------
+
+# (fixture links, the move the other Toolbox makes, the write made here,
+# where that write would land through the moved link)
+_MOVED_LINKS = {
+    "link_onto_vscode": ({"lnk": "editor"}, ("lnk", ".vscode"),
+                         "editor/tasks.json", ".vscode/tasks.json"),
+    "link_onto_claude": ({"lnk": "editor"}, ("lnk", ".claude"),
+                         "editor/settings.json", ".claude/settings.json"),
+    "folder_holding_a_link": ({"d/.vscode": "sub"}, ("d", "e"),
+                              "e/sub/tasks.json", "e/.vscode/tasks.json"),
+}
+
+
+@pytest.mark.parametrize("mover", ["toolbox", "process"])
+@pytest.mark.parametrize("shape", sorted(_MOVED_LINKS))
+def test_a_link_another_toolbox_moved_protects_what_it_leads_to_here(tmp_path, make_root,
+                                                                    mover, shape):
+    """Another Toolbox on the same tree (in this process, or in another
+    process) moves a link the fixture holds to a name that makes it lead a
+    protected name into an ordinary folder; a write into that folder here
+    must be refused as if this Toolbox had made the move itself."""
+    links, (source, destination), written, landing = _MOVED_LINKS[shape]
+    for name, text in links.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).parent.joinpath(text).mkdir(parents=True, exist_ok=True)
+        os.symlink(text, tmp_path / name)
+    (tmp_path / "editor").mkdir(exist_ok=True)
+    box = Toolbox(make_root(str(tmp_path)))
+    assert box.call("list_directory", {"path": "."})["ok"]  # this Toolbox has been used
+    args = {"source": source, "destination": destination}
+    if mover == "toolbox":
+        moved = Toolbox(make_root(str(tmp_path))).call("move_file", args)
+    else:
+        moved = _other_process(make_root, tmp_path, "move_file", args, 10.0)
+    answer = box.call("write_file", {"path": written, "content": '{"x": 1}\n'})
+    assert not (tmp_path / landing).exists(), (moved, answer)
+    assert not answer["ok"], (moved, answer)
