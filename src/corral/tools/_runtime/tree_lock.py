@@ -19,6 +19,12 @@ the file for itself (one open file description per holder: shared holders
 in one process never release each other's lock);
 where no such file can be had (an unusable temporary directory, a
 filesystem without locks) the step goes on with the process's lock alone.
+
+The file also holds a count of the moves made on the filesystem by every
+Toolbox of this user (a move bumps it while it holds the lock
+exclusively): a view that finds it changed since it last looked knows
+another Toolbox moved something (a link onto a protected name, a folder
+holding links) and looks at the tree's links again before it decides.
 """
 
 from __future__ import annotations
@@ -32,8 +38,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
-__all__ = ["tree_file_lock"]
+__all__ = ["tree_file_lock", "TreeHold", "moves_made"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -78,22 +85,62 @@ def _open_lock_file(device: int) -> int | None:
         return None
 
 
+@dataclass
+class TreeHold:
+    """The tree lock as held by one step: the count of moves made on the
+    filesystem when it was taken (``None``: no lock file, no count)."""
+
+    fd: int | None
+    moves: int | None
+
+    def count_move(self) -> None:
+        """Count one more move (held exclusively)."""
+        if self.fd is None or self.moves is None:
+            return
+        try:
+            os.pwrite(self.fd, (self.moves + 1).to_bytes(8, "little"), 0)
+            self.moves += 1
+        except OSError:
+            self.moves = None
+
+
+def _read_moves(fd: int) -> int | None:
+    try:
+        return int.from_bytes(os.pread(fd, 8, 0).ljust(8, b"\0"), "little")
+    except OSError:
+        return None
+
+
+def moves_made(device: int) -> int | None:
+    """The count of moves made on the filesystem ``device`` so far, read
+    without the lock (``None``: no lock file)."""
+    fd = _open_lock_file(device)
+    if fd is None:
+        return None
+    try:
+        return _read_moves(fd)
+    finally:
+        os.close(fd)
+
+
 @contextmanager
 def tree_file_lock(device: int, *, exclusive: bool,
-                   checkpoint: Callable[[], None]) -> Iterator[None]:
+                   checkpoint: Callable[[], None]) -> Iterator[TreeHold]:
     """Hold the tree lock of the filesystem ``device`` (a root's
     ``st_dev``) as other processes see it, shared or ``exclusive``;
     waiting polls ``checkpoint`` (a call's deadline, a cancel)."""
     fd = _open_lock_file(device)
     if fd is None:
-        yield
+        yield TreeHold(None, None)
         return
     try:
         mode = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
         delay = _POLL_FIRST
+        locked = False
         while True:
             try:
                 fcntl.flock(fd, mode)
+                locked = True
                 break
             except OSError as exc:
                 if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
@@ -101,6 +148,8 @@ def tree_file_lock(device: int, *, exclusive: bool,
             checkpoint()
             time.sleep(delay)
             delay = min(delay * 2, _POLL_MOST)
-        yield
+        # a count read or bumped without the lock could be torn: none then
+        yield TreeHold(fd if exclusive and locked else None,
+                       _read_moves(fd) if locked else None)
     finally:
         os.close(fd)  # releases the lock

@@ -58,7 +58,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager as ContextManager
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias
@@ -73,7 +72,7 @@ from .._policy.rules import Op, Policy, Scope
 from .._refusals.catalogue import (Kind, Refusal, denied_rule, entry_kind, protected, secret,
                                    swapped)
 from .request_types import Request
-from .tree_lock import tree_file_lock
+from .tree_lock import moves_made, tree_file_lock
 from .view_read import Entry, Lead, OpenFile
 
 __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope",
@@ -632,13 +631,39 @@ class View:
         self.scanned_links: tuple[str, ...] = ()  # the links the scan at open found
         self.look = RootLook(root)
         self._device: int | None = None
+        # the count of moves made by every Toolbox (tree_lock) when this
+        # view last knew the tree's links (None: not counted yet)
+        self.moves_seen: int | None = None
 
-    def tree_lock(self, *, exclusive: bool, checkpoint: Checkpoint) -> ContextManager[None]:
-        """The tree lock of this root as other processes see it (this
-        process's own is ``_TREE``, taken first)."""
+    @property
+    def device(self) -> int:
         if self._device is None:
             self._device = root_identity(self._root)[0]
-        return tree_file_lock(self._device, exclusive=exclusive, checkpoint=checkpoint)
+        return self._device
+
+    @contextmanager
+    def tree_lock(self, *, exclusive: bool, checkpoint: Checkpoint,
+                  moves: bool = False) -> Iterator[None]:
+        """The tree lock of this root as other processes see it (this
+        process's own is ``_TREE``, taken first).  If another Toolbox moved
+        something since this view last looked, the tree's links are looked
+        at again (a link it moved onto a protected name protects what it
+        leads to here too); a step that ``moves`` counts its move."""
+        with tree_file_lock(self.device, exclusive=exclusive, checkpoint=checkpoint) as hold:
+            if hold.moves is not None:
+                if hold.moves != self.moves_seen:
+                    self.relearn_links()
+                if moves:
+                    hold.count_move()
+                self.moves_seen = hold.moves
+            yield
+
+    def relearn_links(self) -> None:
+        """Look at the tree's links again, as when the view was opened."""
+        if self.policy.is_empty:
+            return
+        for link in git_scan(self._root).links[:MAX_SCANNED_LINKS]:
+            learn_link(self._root, self.links, link)
 
     @property
     def root(self) -> Root:
@@ -983,7 +1008,7 @@ class CallView:
         label = src_shown if src_shown is not None else (src.rstrip("/") or ".")
         with ExitStack() as stack:
             stack.enter_context(_TREE.exclusive(self._checkpoint))
-            stack.enter_context(self._view.tree_lock(exclusive=True,
+            stack.enter_context(self._view.tree_lock(exclusive=True, moves=True,
                                                      checkpoint=self._checkpoint))
             src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
             source = Pinned(self, src_t, label, "source", src)
@@ -1013,7 +1038,7 @@ class CallView:
         tree = _TREE.exclusive if exclusive else _TREE.shared
         with ExitStack() as stack:
             stack.enter_context(tree(self._checkpoint))
-            stack.enter_context(self._view.tree_lock(exclusive=exclusive,
+            stack.enter_context(self._view.tree_lock(exclusive=exclusive, moves=moves,
                                                      checkpoint=self._checkpoint))
             targets = [stack.enter_context(self._resolve(
                 want.rel, want.op, want.label, want.field, follow=want.follow,
@@ -1642,6 +1667,7 @@ def open_view(root: RootLike, policy: Policy, *,
     owns = not isinstance(root, Root)
     opened = root if isinstance(root, Root) else Root(root)
     try:
+        moves_before = moves_made(root_identity(opened)[0])  # read first: a move meanwhile counts
         found = git_scan(opened)
         known_as = (opened.path, os.path.realpath(opened.path))
         rooted = policy.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
@@ -1656,6 +1682,7 @@ def open_view(root: RootLike, policy: Policy, *,
         raise
     view = View(opened, rooted, links, owns_root=owns)
     view.scanned_links = scanned
+    view.moves_seen = moves_before
     return view
 
 
