@@ -25,9 +25,10 @@ processes.  Waiting polls the call's checkpoint (its deadline, a cancel).
 Policy.  A rule is decided on the canonical path reached AND on every name
 that leads to it through a symlink the view knows of: the links found when
 the Toolbox opened its root and those met since (followed by a resolution,
-moved by a tool).  So a protected name that is a link, or lies under one,
-protects what it leads to (``.git/hooks/pre-commit -> ../../scripts/x``,
-``.vscode -> editor``).
+moved by a tool; after a move by another Toolbox, which the tree lock file
+counts, the tree's links are looked at again).  So a protected name that is
+a link, or lies under one, protects what it leads to
+(``.git/hooks/pre-commit -> ../../scripts/x``, ``.vscode -> editor``).
 
 Repositories.  No step may leave a directory a git repository that was not
 one (``HEAD`` beside ``objects/`` and ``refs/``, or beside ``commondir``:
