@@ -137,3 +137,41 @@ def test_a_link_another_toolbox_moved_protects_what_it_leads_to_here(tmp_path, m
     answer = box.call("write_file", {"path": written, "content": '{"x": 1}\n'})
     assert not (tmp_path / landing).exists(), (moved, answer)
     assert not answer["ok"], (moved, answer)
+
+
+# -- links the repository already has, beyond the look taken when the Toolbox opened ---------
+
+
+def test_a_protected_link_deeper_than_the_look_at_open_protects_what_it_leads_to(tmp_path,
+                                                                                 make_root):
+    """A monorepo's package several levels down keeps its editor settings
+    as a link to a shared folder; VS Code opening that package follows it."""
+    package = tmp_path / "a" / "b" / "c" / "d" / "e" / "f" / "g"
+    package.mkdir(parents=True)
+    (tmp_path / "shared" / "vscode").mkdir(parents=True)
+    os.symlink(os.path.relpath(tmp_path / "shared" / "vscode", package), package / ".vscode")
+    box = Toolbox(make_root(str(tmp_path)))
+    answer = box.call("write_file", {"path": "shared/vscode/tasks.json",
+                                     "content": '{"tasks": []}\n'})
+    assert not (package / ".vscode" / "tasks.json").exists(), answer
+    assert answer["ok"] is False and answer["code"] == "DENIED", answer
+
+
+def test_protected_links_in_a_tree_wider_than_the_look_at_open_protect_what_they_lead_to(
+        tmp_path, make_root):
+    """2,100 packages side by side (more directories than the look at open
+    takes), each with its editor settings linked to a folder of its own."""
+    count = 2100
+    for index in range(count):
+        package = tmp_path / f"p{index:04d}"
+        package.mkdir()
+        os.symlink(f"../shared/v{index:04d}", package / ".vscode")
+        (tmp_path / "shared" / f"v{index:04d}").mkdir(parents=True)
+    box = Toolbox(make_root(str(tmp_path)))
+    landed = []
+    for index in range(count):
+        answer = box.call("write_file", {"path": f"shared/v{index:04d}/tasks.json",
+                                         "content": "{}\n"})
+        if answer["ok"] or (tmp_path / f"p{index:04d}" / ".vscode" / "tasks.json").exists():
+            landed.append((index, answer))
+    assert not landed, (len(landed), landed[:2])
