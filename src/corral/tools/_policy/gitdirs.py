@@ -132,6 +132,7 @@ class Scan:
 
     dirs: tuple[str, ...]
     links: tuple[str, ...]
+    complete: bool = True  # False: the bounds left directories unlooked at (links there unmet)
 
 
 def scan(look: GitLook) -> Scan:
@@ -142,6 +143,7 @@ def scan(look: GitLook) -> Scan:
     links: list[str] = []
     queue: deque[tuple[str, int]] = deque([(".", 0)])
     looked = 0
+    complete = True
     while queue and looked < MAX_DIRS:
         rel, depth = queue.popleft()
         looked += 1
@@ -155,9 +157,14 @@ def scan(look: GitLook) -> Scan:
             found.repository(rel, None)
             continue  # its own directories are git's (objects/ alone has 256)
         found.work_tree(rel, names.get(".git"))
+        below = [entry.path for entry in entries
+                 if entry.name != ".git" and entry.is_dir(follow_symlinks=False)]
         if depth < MAX_DEPTH:
-            queue.extend((entry.path, depth + 1) for entry in entries
-                         if entry.name != ".git" and entry.is_dir(follow_symlinks=False))
+            queue.extend((path, depth + 1) for path in below)
+        elif below:
+            complete = False
+    if queue:
+        complete = False
     found.follow_configs()
     for hooks in found.hooks[:MAX_CONFIGS]:
         # the git directory's own entries too: hooks/ or config may be links
@@ -166,7 +173,7 @@ def scan(look: GitLook) -> Scan:
                 links.extend(entry.path for entry in look.entries(where) if entry.is_symlink())
             except OSError:
                 continue
-    return Scan(tuple(found.paths), tuple(dict.fromkeys(links)))
+    return Scan(tuple(found.paths), tuple(dict.fromkeys(links)), complete)
 
 
 class _Found:

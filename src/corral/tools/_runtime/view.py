@@ -635,6 +635,11 @@ class View:
         # the count of moves made by every Toolbox (tree_lock) when this
         # view last knew the tree's links (None: not counted yet)
         self.moves_seen: int | None = None
+        # set once every link of the tree is known: at once when the look
+        # at open met them all, else when :meth:`learn_every_link_later` is done
+        self._links_known = threading.Event()
+        self._links_known.set()
+        self.scan_complete = True
 
     @property
     def device(self) -> int:
@@ -663,8 +668,45 @@ class View:
         """Look at the tree's links again, as when the view was opened."""
         if self.policy.is_empty:
             return
-        for link in git_scan(self._root).links[:MAX_SCANNED_LINKS]:
+        found = git_scan(self._root)
+        for link in found.links[:MAX_SCANNED_LINKS]:
             learn_link(self._root, self.links, link)
+        if not found.complete:
+            self._learn_every_link()
+
+    def learn_every_link_later(self) -> None:
+        """Find the links the bounded look at open did not reach (a deep or
+        wide tree) on a thread of their own; until it is done every
+        decision waits for it (:meth:`links_known`)."""
+        self._links_known.clear()
+        threading.Thread(target=self._learn_every_link, name="corral-links",
+                         daemon=True).start()
+
+    def _learn_every_link(self) -> None:
+        """Every symlink of the tree (git directories left out, as at open),
+        learnt; the event set however it ends (a root closed meanwhile)."""
+        try:
+            queue: deque[str] = deque(["."])
+            while queue:
+                try:
+                    entries = self.look.entries(queue.popleft())
+                except OSError:
+                    continue
+                for entry in entries:
+                    if entry.is_symlink():
+                        learn_link(self._root, self.links, entry.path)
+                    elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
+                        queue.append(entry.path)
+        except Exception:  # the decisions go on with the links known (a root closed meanwhile)
+            pass
+        finally:
+            self._links_known.set()
+
+    def links_known(self) -> None:
+        """Return once every link of the tree is known (at once, unless the
+        tree was too deep or wide for the look at open)."""
+        if not self._links_known.is_set():
+            self._links_known.wait()
 
     @property
     def root(self) -> Root:
@@ -684,6 +726,8 @@ class View:
             for link in self.scanned_links:
                 if not self.links.knows(link):
                     learn_link(self._root, self.links, link)
+            if not self.scan_complete and not policy.is_empty:
+                self.learn_every_link_later()
         self.policy = policy
 
     def close(self) -> None:
@@ -707,6 +751,7 @@ class View:
         policy = self.policy
         if policy.is_empty:
             return None
+        self.links_known()
         if location.passed:
             self.learn_passed(location.passed)
         kind = policy.rule(location.path, op)
@@ -740,6 +785,7 @@ class View:
         policy = self.policy
         if not policy.visible(canonical, op):
             return False
+        self.links_known()
         if not len(self.links):
             return True
         return all(policy.visible(alias, op) for alias in self.links.aliases(canonical))
@@ -770,6 +816,7 @@ class View:
     def linked_scope(self, inner: Scope, canonical_dir: str, op: Op) -> Scope:
         """``inner`` (the policy's scope of ``canonical_dir``), deciding the
         names known links lead from when any leads there."""
+        self.links_known()
         if not len(self.links) or not self.links.leads_into(canonical_dir.rstrip("/") or "."):
             return inner
         return AliasedScope(inner, self, canonical_dir.rstrip("/") or ".", op)
@@ -1684,6 +1731,9 @@ def open_view(root: RootLike, policy: Policy, *,
     view = View(opened, rooted, links, owns_root=owns)
     view.scanned_links = scanned
     view.moves_seen = moves_before
+    view.scan_complete = found.complete
+    if not found.complete and not rooted.is_empty:
+        view.learn_every_link_later()
     return view
 
 
