@@ -4,8 +4,9 @@ against the read side, the rule that no file-tool call makes a directory a
 git repository, nested roots in one Workspace, and the ignore rules.
 
 Every test asserts the secure behaviour on every backend config.  Racing
-tests run a modest number of rounds by default; ``CORRAL_SOAK`` (an integer
-factor) multiplies them for a soak run.
+tests run a modest number of rounds by default; a soak run's ``CORRAL_SOAK``
+(the view battery's call count, default 10,000: tests/security/README.md)
+multiplies them by ``CORRAL_SOAK / 10,000``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 from corral.tools import Toolbox, Workspace
 
 PASSWORD = "hunter2-redteam-five"
-SOAK = max(1, int(os.environ.get("CORRAL_SOAK", "1") or "1"))
+SOAK = max(1, int(os.environ.get("CORRAL_SOAK", "10000") or "10000") // 10000)
 READ_TOOLS = ("read_file", "list_directory", "glob", "grep", "file_info", "read_files")
 
 

@@ -6,9 +6,7 @@ protected, denied and secret names.
 
 Every test asserts the secure behaviour on every backend config, and
 forces the interleaving it needs (a fault-injecting backend's hook runs the
-other call at the chosen instant) rather than relying on timing.  A
-randomized test keeps a small default count; ``CORRAL_SOAK`` (an integer
-factor) multiplies it for a soak run.
+other call at the chosen instant) rather than relying on timing.
 """
 
 from __future__ import annotations
@@ -27,15 +25,12 @@ from corral.contained import Root, backend_by_name
 from corral.testing.backends import Fault, FaultBackend
 from corral.tools import Toolbox
 
-SOAK = max(1, int(os.environ.get("CORRAL_SOAK", "1") or "1"))
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 # A second process running one tool call on the same tree (its own
 # Toolbox, its own process-wide locks), as a second ``corral serve`` would.
 _OTHER = """
 import json, sys
-import pytest
-
 from corral.contained import Root, backend_by_name
 from corral.tools import Toolbox
 path, backend, fast, tool, args, timeout = sys.argv[1:7]
