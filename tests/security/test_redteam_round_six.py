@@ -170,3 +170,29 @@ def test_protected_links_in_a_tree_wider_than_the_look_at_open_protect_what_they
         if answer["ok"] or (tmp_path / f"p{index:04d}" / ".vscode" / "tasks.json").exists():
             landed.append((index, answer))
     assert not landed, (len(landed), landed[:2])
+
+
+# -- a worktree's common git directory made after the Toolbox opened ------------------------
+
+
+def test_a_common_git_directory_made_later_without_head_is_protected(tmp_path, make_root):
+    """A work tree's ``.git`` file names a git directory (``HEAD`` beside
+    ``commondir``) whose ``commondir`` names a directory holding ``objects/``
+    and ``refs/`` but no ``HEAD``: git reads that one's ``config``,
+    ``hooks/`` and ``info/`` for the work tree.  All of it made by the host
+    after the Toolbox opened."""
+    box = Toolbox(make_root(str(tmp_path)))
+    (tmp_path / "common" / "objects").mkdir(parents=True)
+    (tmp_path / "common" / "refs" / "heads").mkdir(parents=True)
+    (tmp_path / "gitstore").mkdir()
+    (tmp_path / "gitstore" / "HEAD").write_text("ref: refs/heads/main\n")
+    (tmp_path / "gitstore" / "commondir").write_text("../common\n")
+    (tmp_path / "wt").mkdir()
+    (tmp_path / "wt" / ".git").write_text("gitdir: ../gitstore\n")
+    answers = [box.call("write_file", {"path": path, "content": "[core]\n\tfsmonitor = x\n"})
+               for path in ("common/config", "common/hooks/post-checkout",
+                            "common/info/attributes")]
+    answers.append(box.call("make_directory", {"path": "common/hooks"}))
+    assert all(answer["ok"] is False and answer["code"] == "DENIED" for answer in answers), \
+        answers
+    assert sorted(os.listdir(tmp_path / "common")) == ["objects", "refs"]
