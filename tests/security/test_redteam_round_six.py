@@ -180,10 +180,11 @@ def test_a_common_git_directory_made_later_without_head_is_protected(tmp_path, m
     ``commondir``) whose ``commondir`` names a directory holding ``objects/``
     and ``refs/`` but no ``HEAD``: git reads that one's ``config``,
     ``hooks/`` and ``info/`` for the work tree.  All of it made by the host
-    after the Toolbox opened."""
+    after the Toolbox opened (a folder of the model's own holding ``objects``
+    and ``refs`` stays writable: test_view_repositories)."""
     box = Toolbox(make_root(str(tmp_path)))
-    (tmp_path / "common" / "objects").mkdir(parents=True)
-    (tmp_path / "common" / "refs" / "heads").mkdir(parents=True)
+    for made in ("objects/info", "objects/pack", "refs/heads", "refs/tags"):  # as git makes them
+        (tmp_path / "common" / made).mkdir(parents=True)
     (tmp_path / "gitstore").mkdir()
     (tmp_path / "gitstore" / "HEAD").write_text("ref: refs/heads/main\n")
     (tmp_path / "gitstore" / "commondir").write_text("../common\n")
