@@ -42,8 +42,8 @@ from .._refusals.catalogue import Code, Kind, Refusal
 from .rules import fold
 
 __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "shape_name",
-           "is_repository", "names_a_shape_entry", "in_git_directory", "looks_like_repository",
-           "made_repository", "carried_repository"]
+           "is_repository", "looks_like_common_directory", "names_a_shape_entry",
+           "in_git_directory", "looks_like_repository", "made_repository", "carried_repository"]
 
 MAX_DIRS = 2000
 MAX_DEPTH = 6
@@ -320,9 +320,25 @@ def in_git_directory(look: GitLook, canonical: str, creates: tuple[str, ...] = (
 
 
 def looks_like_repository(look: GitLook, rel: str) -> bool:
-    """:func:`is_repository` of the directory ``rel`` as it is now (one
-    ``lstat`` when it holds no ``HEAD``, four when it does)."""
-    if not look.present(rel, ("HEAD",)):
+    """:func:`is_repository` of the directory ``rel`` as it is now, or a
+    common git directory (:func:`looks_like_common_directory`): two
+    ``lstat`` when it holds neither ``HEAD`` nor ``objects``."""
+    present = look.present(rel, ("HEAD", "objects"))
+    if not present:
         return False
-    return is_repository({"HEAD", *look.present(rel, ("objects", "refs", "commondir"))})
+    if "HEAD" not in present:
+        return looks_like_common_directory(look, rel)
+    return is_repository({"HEAD", *present, *look.present(rel, ("refs", "commondir"))})
+
+
+def looks_like_common_directory(look: GitLook, rel: str) -> bool:
+    """Whether the directory ``rel`` is laid out as git lays out a linked
+    work tree's common directory: ``objects/`` (with git's ``info/`` and
+    ``pack/``) beside ``refs/``, no ``HEAD`` needed (a ``commondir`` file
+    elsewhere names it, and git reads its ``config``, ``hooks/`` and
+    ``info/``).  Only ever a reason to protect what is there, never to
+    refuse making one; a folder of one's own named ``objects`` is not it."""
+    inner = "objects" if rel in (".", "") else f"{rel}/objects"
+    return "refs" in look.present(rel, ("refs",)) and \
+        look.present(inner, ("info", "pack")) == {"info", "pack"}
 

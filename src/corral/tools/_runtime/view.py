@@ -66,8 +66,8 @@ from typing import Protocol, TypeAlias
 from ...contained import (Backend, DirEntry, EscapeError, Handle, Opened, PathError, Root,
                          Target)
 from .._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_directory,
-                               is_repository, made_repository, names_a_shape_entry, scan,
-                               shape_name)
+                               is_repository, looks_like_common_directory, made_repository,
+                               names_a_shape_entry, scan, shape_name)
 from .._policy.locate import Location
 from .._policy.rules import Op, Policy, Scope
 from .._refusals.catalogue import (Kind, Refusal, denied_rule, entry_kind, protected, secret,
@@ -1465,10 +1465,12 @@ class Pinned:
         """Whether the held directory is a repository now (``is_repository``:
         one ``lstat`` when it holds no ``HEAD``)."""
         try:
-            if not self.held_present(("HEAD",)):
+            present = self.held_present(("HEAD", "objects"))
+            if not present:
                 return False
-            return is_repository({"HEAD", *self.held_present(("objects", "refs",
-                                                              "commondir"))})
+            if "HEAD" not in present:
+                return looks_like_common_directory(self._call.shared.look, self._held_path())
+            return is_repository(present | self.held_present(("refs", "commondir")))
         except OSError:
             return False
 
