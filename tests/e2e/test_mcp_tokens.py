@@ -26,6 +26,8 @@ many mistakes as successful calls.  On each:
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
 import shutil
 import subprocess
@@ -233,6 +235,195 @@ MIXED_MISTAKES: list[Pair] = [
 ]
 
 
+MKDOCS = """site_name: Library notes
+nav:
+  - Home: index.md
+  - Formats:
+      - json.md
+      - csv.md
+  - Text:
+      - textwrap.md
+      - difflib.md
+  - Numbers: statistics.md
+theme:
+  name: material
+  features:
+    - navigation.sections
+    - search.suggest
+markdown_extensions:
+  - admonition
+  - toc:
+      permalink: true
+"""
+PACKAGE_JSON = """{
+  "name": "library-notes",
+  "private": true,
+  "version": "0.4.0",
+  "scripts": {
+    "build": "tsc -p . && mkdocs build --strict",
+    "check": "markdownlint docs && tsc --noEmit -p ."
+  },
+  "devDependencies": {
+    "markdownlint-cli": "^0.39.0",
+    "typescript": "^5.4.0"
+  }
+}
+"""
+SEARCH_TS = """export interface Page {
+  path: string;
+  title: string;
+  body: string;
+}
+
+export interface Hit {
+  page: Page;
+  score: number;
+  line: number;
+}
+
+const WORD = /[A-Za-z0-9_]+/g;
+
+export function words(text: string): string[] {
+  return (text.toLowerCase().match(WORD) ?? []).filter((w) => w.length > 2);
+}
+
+export function search(pages: Page[], query: string, limit = 10): Hit[] {
+  const wanted = new Set(words(query));
+  const hits: Hit[] = [];
+  for (const page of pages) {
+    const lines = page.body.split("\\n");
+    lines.forEach((text, i) => {
+      const score = words(text).filter((w) => wanted.has(w)).length;
+      if (score > 0) {
+        hits.push({ page, score: score + (page.title.includes(query) ? 2 : 0), line: i + 1 });
+      }
+    });
+  }
+  hits.sort((a, b) => b.score - a.score || a.line - b.line);
+  return hits.slice(0, limit);
+}
+"""
+CONTRIBUTING = """# Contributing
+
+1. One page per module, named after it.
+2. Keep examples runnable: `python -m doctest docs/*.md`.
+3. Run `npm run check` before you push.
+"""
+DOCS_INDEX = """# Library notes
+
+Short pages on the standard library modules this team leans on.
+
+- [json](json.md): reading and writing JSON
+- [csv](csv.md): comma-separated files
+- [textwrap](textwrap.md) and [difflib](difflib.md): text
+- [statistics](statistics.md): means, medians and spread
+"""
+CHANGELOG_ENTRY = "# Changes\n\n## 0.4.0\n\n- A page for statistics.\n- Search ranks titles first.\n"
+DOC_MODULES = ("json", "csv", "textwrap", "difflib", "statistics", "fnmatch")
+
+
+def module_page(name: str) -> str:
+    """A markdown page made of a standard-library module's own docstrings
+    (real prose, lists and examples): its summary, then each function."""
+    module = importlib.import_module(name)
+    parts = [f"# {name}", "", inspect.getdoc(module) or ""]
+    for fname, obj in sorted(vars(module).items()):
+        if fname.startswith("_") or not inspect.isfunction(obj) or obj.__module__ != name:
+            continue
+        try:
+            signature = str(inspect.signature(obj))
+        except (TypeError, ValueError):
+            signature = "(...)"
+        parts += ["", f"## {fname}{signature}", "", inspect.getdoc(obj) or "Not documented."]
+    return "\n".join(parts) + "\n"
+
+
+def make_docs_fixture(root: Path) -> None:
+    """A repository of markdown documentation (pages made from the
+    standard library's docstrings, 45 to 465 lines), its site config, a
+    small TypeScript search module and a file outside the root."""
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "docs").mkdir(parents=True)
+    for name in DOC_MODULES:
+        (root / "docs" / f"{name}.md").write_text(module_page(name))
+    (root / "docs" / "index.md").write_text(DOCS_INDEX)
+    (root / "src").mkdir()
+    (root / "src" / "search.ts").write_text(SEARCH_TS)
+    (root / "mkdocs.yml").write_text(MKDOCS)
+    (root / "package.json").write_text(PACKAGE_JSON)
+    (root / "CONTRIBUTING.md").write_text(CONTRIBUTING)
+    (root / ".gitignore").write_text("node_modules/\nsite/\n")
+    (root.parent / "secret.txt").write_text("outside\n")
+
+
+_STATS_LINES = module_page("statistics").count("\n")
+DOCS_SUCCESSES: list[Pair] = [
+    (("list_directory", {"path": "."}), ("list_directory", {"path": "{root}"})),
+    (("glob", {"pattern": "**/*.md", "path": "docs"}),
+     ("search_files", {"path": "{root}/docs", "pattern": "**/*.md"})),
+    (("read_file", {"path": "docs/index.md"}), ("read_text_file", {"path": "{root}/docs/index.md"})),
+    (("read_file", {"path": "mkdocs.yml"}), ("read_text_file", {"path": "{root}/mkdocs.yml"})),
+    (("read_file", {"path": "docs/fnmatch.md"}),
+     ("read_text_file", {"path": "{root}/docs/fnmatch.md"})),
+    (("read_file", {"path": "src/search.ts"}), ("read_text_file", {"path": "{root}/src/search.ts"})),
+    (("read_files", {"paths": ["package.json", "CONTRIBUTING.md", ".gitignore"]}),
+     ("read_multiple_files", {"paths": ["{root}/package.json", "{root}/CONTRIBUTING.md",
+                                        "{root}/.gitignore"]})),
+    (("read_file", {"path": "docs/json.md"}), ("read_text_file", {"path": "{root}/docs/json.md"})),
+    (("read_file", {"path": "docs/statistics.md", "limit": 60}),
+     ("read_text_file", {"path": "{root}/docs/statistics.md", "head": 60})),
+    (("read_file", {"path": "docs/statistics.md", "offset": _STATS_LINES - 39}),
+     ("read_text_file", {"path": "{root}/docs/statistics.md", "tail": 40})),
+    (("edit_file", {"path": "docs/index.md", "oldText": "- [csv](csv.md): comma-separated files",
+                    "newText": "- [csv](csv.md): comma-separated values"}),
+     ("edit_file", {"path": "{root}/docs/index.md",
+                    "edits": [{"oldText": "- [csv](csv.md): comma-separated files",
+                               "newText": "- [csv](csv.md): comma-separated values"}]})),
+    (("edit_file", {"path": "mkdocs.yml", "edits": [
+        {"oldText": "site_name: Library notes", "newText": "site_name: Standard library notes"},
+        {"oldText": "    - search.suggest\n", "newText": "    - search.suggest\n    - search.highlight\n"}]}),
+     ("edit_file", {"path": "{root}/mkdocs.yml", "edits": [
+         {"oldText": "site_name: Library notes", "newText": "site_name: Standard library notes"},
+         {"oldText": "    - search.suggest\n",
+          "newText": "    - search.suggest\n    - search.highlight\n"}]})),
+    (("edit_file", {"path": "src/search.ts", "oldText": "limit = 10", "newText": "limit = 20",
+                    "dryRun": True}),
+     ("edit_file", {"path": "{root}/src/search.ts", "dryRun": True,
+                    "edits": [{"oldText": "limit = 10", "newText": "limit = 20"}]})),
+    (("write_file", {"path": "CHANGELOG.md", "content": CHANGELOG_ENTRY}),
+     ("write_file", {"path": "{root}/CHANGELOG.md", "content": CHANGELOG_ENTRY})),
+    (("read_file", {"path": "CHANGELOG.md"}), ("read_text_file", {"path": "{root}/CHANGELOG.md"})),
+    (("make_directory", {"path": "docs/text"}), ("create_directory", {"path": "{root}/docs/text"})),
+    (("move_file", {"source": "docs/textwrap.md", "destination": "docs/text/textwrap.md"}),
+     ("move_file", {"source": "{root}/docs/textwrap.md",
+                    "destination": "{root}/docs/text/textwrap.md"})),
+    (("read_file", {"path": "docs/text/textwrap.md", "limit": 25}),
+     ("read_text_file", {"path": "{root}/docs/text/textwrap.md", "head": 25})),
+    (("file_info", {"path": "docs/csv.md"}), ("get_file_info", {"path": "{root}/docs/csv.md"})),
+    (("list_directory", {"path": "docs"}), ("list_directory", {"path": "{root}/docs"})),
+]
+DOCS_MISTAKES: list[Pair] = [
+    (("read_file", {"path": "docs/jsno.md"}), ("read_text_file", {"path": "{root}/docs/jsno.md"})),
+    (("edit_file", {"path": "docs/index.md", "oldText": "- [pathlib](pathlib.md): paths",
+                    "newText": "- [pathlib](pathlib.md): file system paths"}),
+     ("edit_file", {"path": "{root}/docs/index.md",
+                    "edits": [{"oldText": "- [pathlib](pathlib.md): paths",
+                               "newText": "- [pathlib](pathlib.md): file system paths"}]})),
+    (("edit_file", {"path": "docs/pathlib.md", "oldText": "# pathlib", "newText": "# Paths"}),
+     ("edit_file", {"path": "{root}/docs/pathlib.md",
+                    "edits": [{"oldText": "# pathlib", "newText": "# Paths"}]})),
+    (("read_file", {"path": "docs/text"}), ("read_text_file", {"path": "{root}/docs/text"})),
+    (("move_file", {"source": "docs/csv.md", "destination": "docs/json.md"}),
+     ("move_file", {"source": "{root}/docs/csv.md", "destination": "{root}/docs/json.md"})),
+    (("list_directory", {"path": "mkdocs.yml"}), ("list_directory", {"path": "{root}/mkdocs.yml"})),
+    (("make_directory", {"path": "package.json"}),
+     ("create_directory", {"path": "{root}/package.json"})),
+    (("read_file", {"path": "../secret.txt"}), ("read_text_file", {"path": "{root}/../secret.txt"})),
+    (("file_info", {"path": "src/index.ts"}), ("get_file_info", {"path": "{root}/src/index.ts"})),
+]
+
+
 @dataclass(frozen=True)
 class Session:
     """A fixture and the calls made on it, as each server spells them."""
@@ -249,7 +440,8 @@ class Session:
 
 SESSIONS = {"code": Session(make_fixture, SUCCESSES, MISTAKES),
             "mixed": Session(make_mixed_fixture, MIXED_SUCCESSES, MIXED_MISTAKES,
-                             whole_total=False)}
+                             whole_total=False),
+            "docs": Session(make_docs_fixture, DOCS_SUCCESSES, DOCS_MISTAKES)}
 
 
 def _fill(value: Any, root: str) -> Any:

@@ -1,11 +1,11 @@
 """A read as a model is shown it, pasted back: the margin is caught.
 
-A read's text shows each line after a margin ending at a tab, with the
-line's number on the first and last line and every fifth
-(:mod:`corral.hosts.render`).  A model that copies those lines into
-write_file's content or edit_file's oldText or newText would write the
-margin into the file; each is refused with the text as it should be, as
-read_file's full ``N<TAB>`` numbering is.  Real files, real Toolbox calls.
+A read's text shows the first and last line and every fifth after its
+number and a tab, the other lines as they are (:mod:`corral.hosts.render`).
+A model that copies those lines into write_file's content or edit_file's
+oldText or newText would write the numbers into the file; each is refused
+with the text as it should be, as read_file's full ``N<TAB>`` numbering is.
+Real files, real Toolbox calls.
 """
 
 from __future__ import annotations
@@ -33,13 +33,14 @@ def _shown(box: Toolbox, **args: object) -> str:
 
 def test_a_pasted_read_is_refused_as_content_with_the_text_suggested(box, tmp_path):
     shown = _shown(box)
-    assert "\n\treturn" not in shown and "\n\t    return x + 1\n" in shown  # the margin
+    assert shown.startswith("1\tdef f1(x):\n    return x + 1\n\ndef f2(x):\n5\t    return")
     out = box.call("write_file", {"path": "b.py", "content": shown})
     assert out["ok"] is False and out["code"] == "INVALID_ARGUMENT", out
     assert out["details"]["kind"] == "line_number_prefix"
     assert out["details"]["firstNumber"] == 1
-    assert out["message"].startswith("the lines of content start with a read's margin (a tab, "
-                                      "after the line's number on some lines) (1 to 24)")
+    assert out["message"].startswith("lines of content start with a read's margin (the line's "
+                                      "number and a tab, on the first, last and every fifth "
+                                      "line) (1 to 24)")
     assert out["suggestedArgs"]["content"] == SOURCE
     assert not (tmp_path / "b.py").exists()
     redo = box.call(out["suggestedTool"], out["suggestedArgs"])
@@ -53,14 +54,14 @@ def test_a_pasted_window_is_refused_from_its_own_first_number(box, tmp_path):
     assert out["code"] == "INVALID_ARGUMENT" and out["details"]["firstNumber"] == 4, out
     assert (tmp_path / "a.py").read_text() == SOURCE  # nothing was written
     middle = "\n".join(shown.split("\n")[3:8]) + "\n"  # lines 7 to 11: numbered 10 and 11
-    assert middle.startswith("\tdef f3(x):\n") and "\n10\t" in middle
+    assert middle.startswith("def f3(x):\n") and "\n10\t" in middle
     out = box.call("write_file", {"path": "c.py", "content": middle})
     assert out["code"] == "INVALID_ARGUMENT" and out["details"]["firstNumber"] == 7, out
 
 
 def test_a_pasted_margin_in_old_text_is_named_and_the_plain_text_works(box, tmp_path):
     shown = _shown(box, limit=4)
-    assert shown == "1\tdef f1(x):\n\t    return x + 1\n\n4\tdef f2(x):\n"
+    assert shown == "1\tdef f1(x):\n    return x + 1\n\n4\tdef f2(x):\n"
     out = box.call("edit_file", {"path": "a.py", "oldText": shown, "newText": "def g(x):\n"})
     assert out["ok"] is False and out["code"] == "NOT_FOUND", out
     assert out["details"]["differences"][0]["kind"] == "line_number_prefix"
@@ -71,12 +72,12 @@ def test_a_pasted_margin_in_old_text_is_named_and_the_plain_text_works(box, tmp_
 
 
 def test_a_pasted_margin_in_new_text_is_refused(box, tmp_path):
-    new = "10\tdef f4(x):\n\t    return x * 4\n"
+    new = "10\tdef f4(x):\n    return x * 4\n"
     out = box.call("edit_file", {"path": "a.py", "oldText": "def f4(x):\n    return x + 4\n",
                                  "newText": new})
     assert out["ok"] is False and out["code"] == "INVALID_ARGUMENT", out
     assert out["suggestedArgs"]["newText"] == "def f4(x):\n    return x * 4\n"
-    assert out["message"].startswith("the lines of newText start with a read's margin")
+    assert out["message"].startswith("lines of newText start with a read's margin")
     assert (tmp_path / "a.py").read_text() == SOURCE
 
 
@@ -85,6 +86,9 @@ def test_a_pasted_margin_in_new_text_is_refused(box, tmp_path):
     "\tx\n1\ty\n\tz\n",  # a number that would put its first line at 0
     "1\ta\n\tb\n5\tc\n",  # numbers that disagree (1 at line 1, 5 at line 3)
     "12\t345\n",  # one line
+    "x\n2\ty\nz\n",  # one number, where a read would put none
+    "1\ta\nb\n3\tc\nd\n",  # a number a read would not show (3, not an end)
+    "id\tname\n\t\n",  # a table's header
 ])
 def test_text_that_is_not_a_pasted_read_is_written(box, tmp_path, content):
     out = box.call("write_file", {"path": "d.txt", "content": content})

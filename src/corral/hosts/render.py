@@ -4,11 +4,12 @@ The envelope (``Toolbox.call``, MCP ``structuredContent``) is the contract
 for programs.  A model pays for every token it reads, on every turn, so the
 text it is shown is rendered from the envelope instead of being its JSON:
 
-* ``read_file``: the lines themselves (no JSON escaping), each after a
-  margin that ends at its first tab and holds its number on the first and
-  last line shown and every fifth (an empty line left empty), then one
-  footer line: the window and where to go on (when part of the file was
-  shown), a short digest;
+* ``read_file``: the lines themselves (no JSON escaping), the first and
+  last line shown and every fifth after its number and a tab, every other
+  line as it is (an empty line left empty), then one
+  footer line in brackets: the window and where to go on (when part of
+  the file was shown), what the text hides, and last the short digest,
+  bare (``[1f3a09c2d4e5b6a7]`` for a whole file);
 * a write, edit, move, delete or new directory: one line saying what was
   done (an edit's diff only for a dry run, or when the match was loosened);
 * listings and searches: one entry per line;
@@ -154,22 +155,25 @@ def _read_footer(envelope: _Envelope) -> str:
     cut = envelope.get("cutLines")
     if cut:
         facts.append(f"cut lines {_spans(cut)}")
-    facts.append(f"sha256 {short_digest(envelope.get('sha256', ''))}")
+    # the digest bare: the description says a read's footer ends with it,
+    # and its label would be a sixth of a one-line file's answer
     facts += _rest(envelope, _READ_SAID)
+    facts.append(short_digest(envelope.get("sha256", "")))
     return "[" + ", ".join(facts) + "]"
 
 
 #: A read shows the number of every this many'th line, and of the first and
-#: last line shown; the lines between are led by the tab alone.
+#: last line shown, each before a tab; the lines between are shown as they are.
 NUMBER_EVERY = 5
 
 
 def _margin(content: str) -> str:
-    """read_file's ``N<TAB>text`` lines as a model is shown them: each line
-    after a margin that ends at its first tab, holding the number on the
-    first and last line shown and every fifth; an empty line left empty.
-    (A number is a token of its own in o200k, a tab before indentation
-    none: numbering every line costs a tenth more than the file's text.)"""
+    """read_file's ``N<TAB>text`` lines as a model is shown them: the first
+    and last line shown and every fifth after its number and a tab, every
+    other line as it is (an empty line left empty).  A number is a token of
+    its own in o200k, and so is a tab before a line that is not indented:
+    numbering every line, or a tab before each, costs a tenth more than the
+    text of prose or of code that is not indented deeply."""
     rows = content.split("\n")
     texts = [row.partition("\t") for row in rows]
     if not all(tab and number.isascii() and number.isdigit() for number, tab, _ in texts):
@@ -177,10 +181,8 @@ def _margin(content: str) -> str:
     shown = [i for i, (_, _, text) in enumerate(texts) if text]
     ends = {shown[0], shown[-1]} if shown else set()
     for i, (number, _, text) in enumerate(texts):
-        if not text:
-            rows[i] = ""
-        elif i not in ends and int(number) % NUMBER_EVERY:
-            rows[i] = "\t" + text
+        if not text or (i not in ends and int(number) % NUMBER_EVERY):
+            rows[i] = text
     return "\n".join(rows)
 
 
