@@ -496,7 +496,11 @@ def render_refusal(envelope: _Envelope) -> str:
             digest = details.get(key)
             if isinstance(digest, str) and len(digest) > SHORT_DIGEST_CHARS:
                 short = short_digest(digest)
-                if short not in message and short not in hint:
+                # the digest the caller sent back is named, cut, in the
+                # sentence: said again only if not (the current one is
+                # always given whole enough to be sent as expectedSha256)
+                said = short if key == "currentSha256" else short[:12]
+                if said not in message and said not in hint:
                     facts.append(f"{label} {short}")
         close = details.get("didYouMean")
         if isinstance(close, list) and close and not any(
