@@ -84,11 +84,11 @@ def test_what_is_not_in_the_text_is_said(box):
 
 def test_a_write_is_one_line(box):
     out = box.call("write_file", {"path": "new/dir/a.txt", "content": "hi\n"})
-    assert render("write_file", out) == (f"Created new/dir/a.txt, sha256 "
-                                         f"{out['sha256'][:16]}; made directories new, new/dir")
+    assert render("write_file", out) == (f"Created new/dir/a.txt; made directories new, "
+                                         f"new/dir [{out['sha256'][:16]}]")
     again = box.call("write_file", {"path": "new/dir/a.txt", "content": "ho\n",
                                     "expectedSha256": out["sha256"][:16]})
-    assert render("write_file", again).startswith("Replaced new/dir/a.txt, sha256 ")
+    assert render("write_file", again) == f"Replaced new/dir/a.txt [{again['sha256'][:16]}]"
     assert render("make_directory", box.call("make_directory", {"path": "m/n"})) == \
         "Created directory m/n (and m)"
     assert render("make_directory", box.call("make_directory", {"path": "m"})) == \
@@ -103,8 +103,8 @@ def test_a_write_is_one_line(box):
 def test_an_edit_is_one_line_and_a_dry_run_shows_its_diff(box):
     edit = box.call("edit_file", {"path": "src/app.py", "oldText": "return 1",
                                   "newText": "return 2"})
-    assert render("edit_file", edit) == (f"Edited src/app.py: 1 replacement at line 4; "
-                                         f"sha256 {edit['sha256'][:16]}")
+    assert render("edit_file", edit) == (f"Edited src/app.py: 1 replacement at line 4 "
+                                         f"[{edit['sha256'][:16]}]")
     dry = box.call("edit_file", {"path": "src/app.py", "oldText": "return 2",
                                  "newText": "return 3", "dryRun": True})
     text = render("edit_file", dry)
@@ -212,6 +212,6 @@ def test_apply_patch_is_one_line_a_file(tmp_path):
             "*** Delete File: b.txt\n*** End Patch\n")})
     assert envelope["ok"] is True, envelope
     moved, added, deleted = render("apply_patch", envelope).split("\n")
-    assert moved == f"Moved a.py to c.py at line 2; sha256 {envelope['files'][0]['sha256'][:16]}"
-    assert added.startswith("Added n/new.txt; sha256 ") and added.endswith("made directories n")
+    assert moved == f"Moved a.py to c.py at line 2 [{envelope['files'][0]['sha256'][:16]}]"
+    assert added == f"Added n/new.txt; made directories n [{envelope['files'][1]['sha256'][:16]}]"
     assert deleted == "Deleted b.txt"

@@ -11,7 +11,8 @@ text it is shown is rendered from the envelope instead of being its JSON:
   the file was shown), what the text hides, and last the short digest,
   bare (``[1f3a09c2d4e5b6a7]`` for a whole file);
 * a write, edit, move, delete or new directory: one line saying what was
-  done (an edit's diff only for a dry run, or when the match was loosened);
+  done, a file's short digest last in brackets, as a read's footer ends
+  (an edit's diff only for a dry run, or when the match was loosened);
 * listings and searches: one entry per line;
 * a refusal: its code, its sentence once, its hint and the suggested call.
 
@@ -224,8 +225,8 @@ def _read_files(envelope: _Envelope) -> str:
 def _write_file(envelope: _Envelope) -> str:
     verb = "Created" if envelope.get("created") else "Replaced"
     # the size is the content's the model sent: the digest says what was written
-    head = (f"{verb} {envelope.get('path')}, sha256 "
-            f"{short_digest(envelope.get('sha256', ''))}{_created(envelope)}")
+    head = (f"{verb} {envelope.get('path')}{_created(envelope)} "
+            f"[{short_digest(envelope.get('sha256', ''))}]")
     said = frozenset({"path", "bytes", "sha256", "created", "createdDirectories",
                       "createdDirectoriesOmitted", "warnings"})
     return _lines(head, *_warnings(envelope), *_rest(envelope, said))
@@ -263,11 +264,12 @@ def _edit_file(envelope: _Envelope) -> str:
                 f"{at}{matched}; sha256 now {short_digest(envelope.get('sha256', ''))}, after "
                 f"{short_digest(envelope.get('resultSha256', ''))}")
     else:
-        head = (f"Edited {path}: {_plural(count, 'replacement')}{at}{matched}; sha256 "
-                f"{short_digest(envelope.get('sha256', ''))}")
+        head = f"Edited {path}: {_plural(count, 'replacement')}{at}{matched}"
     endings = envelope.get("lineEndings")
     if endings not in (None, "lf", "none"):
         head += f"; {endings} line endings kept"
+    if not envelope.get("dryRun"):
+        head += f" [{short_digest(envelope.get('sha256', ''))}]"
     # the diff of an edit made as asked says nothing the model did not
     # write itself; a preview, or a match that was loosened, is shown
     diff = envelope.get("diff") if envelope.get("dryRun") or strategies else None
@@ -536,11 +538,11 @@ def _apply_patch(envelope: _Envelope) -> str:
         at = file.get("hunkLines") or []
         if at:
             line += f" at line{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}"
-        if file.get("sha256"):
-            line += f"; sha256 {short_digest(file['sha256'])}"
         line += _created(file)
         if file.get("note"):
             line += f" ({file['note']})"
+        if file.get("sha256"):
+            line += f" [{short_digest(file['sha256'])}]"
         out.append(line)
     return _lines("\n".join(out), *_rest(envelope, frozenset({"files"})))
 

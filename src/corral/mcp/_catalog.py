@@ -33,7 +33,7 @@ INSTRUCTIONS = (
     "leading out of it are not followed. read_file shows the first, the last and every "
     "fifth line after its number and a tab (not in the file: never copy them into oldText "
     "or content), other lines as they are. Answers about a file end with its sha256, short "
-    "(16 hex digits): pass it as "
+    "(16 hex digits, in brackets): pass it as "
     "expectedSha256 to edit_file or write_file to be refused if the file changed meanwhile. "
     "A refused call answers CODE: what is wrong, then what to do, then often 'Try:' and a "
     "call that works as things stand."
