@@ -10,10 +10,18 @@ Real files, real Toolbox calls.
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
+from pathlib import Path
+
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from corral.hosts import render
 from corral.tools import Toolbox
+from corral.tools._edit.content import Numbered, margin_numbers, strip_margin
 
 SOURCE = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(1, 9))
 
@@ -94,3 +102,52 @@ def test_text_that_is_not_a_pasted_read_is_written(box, tmp_path, content):
     out = box.call("write_file", {"path": "d.txt", "content": content})
     assert out["ok"] is True, out
     assert (tmp_path / "d.txt").read_text() == content
+
+
+def test_a_pasted_fragment_with_one_number_at_a_fifth_line_is_caught(box, tmp_path):
+    shown = _shown(box)
+    fragment = "\n".join(shown.split("\n")[7:12]) + "\n"  # lines 8 to 12: numbered 10 alone
+    assert fragment.startswith("    return x + 3\n") and fragment.count("\t") == 1
+    out = box.call("write_file", {"path": "c.py", "content": fragment})
+    assert out["code"] == "INVALID_ARGUMENT" and out["details"]["firstNumber"] == 8, out
+    assert "\t" not in out["suggestedArgs"]["content"]
+
+
+EXAMPLES = int(os.environ.get("CORRAL_SOAK_EXAMPLES", "120"))
+_LINE = st.text(alphabet="ab #\t09", max_size=6)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(lines=st.lists(_LINE, min_size=1, max_size=30), offset=st.integers(1, 30),
+       limit=st.integers(1, 30))
+def test_every_read_as_shown_is_told_from_text_and_stripped_back(lines, offset, limit):
+    """Any file and window: the read as a model is shown it carries its
+    numbers where the rendering puts them, and a paste of it is recognised
+    (the numbering from its own first line) and stripped back to the file's
+    exact text, whenever it shows two numbers or one on a fifth line and no
+    line of the file itself starts with digits and a tab."""
+    assume(offset <= len(lines))
+    with tempfile.TemporaryDirectory() as where:
+        Path(where, "f.txt").write_text("".join(line + "\n" for line in lines))
+        with Toolbox(Path(where)) as toolbox:
+            envelope = toolbox.call("read_file", {"path": "f.txt", "offset": offset,
+                                                  "limit": limit})
+    assert envelope["ok"] is True, envelope
+    window = lines[offset - 1:offset - 1 + limit]
+    text = render("read_file", envelope)
+    shown = text.rsplit("\n", 1)[0] + "\n"
+    assert text.endswith(f"{envelope['sha256'][:16]}]")
+    rows = shown.removesuffix("\n").split("\n")
+    assert len(rows) == len(window)
+    kept = [k for k, line in enumerate(window) if line]
+    for k, (row, line) in enumerate(zip(rows, window)):
+        number = offset + k
+        numbered = bool(line) and (k in (kept[0], kept[-1]) or number % 5 == 0)
+        assert row == (f"{number}\t{line}" if numbered else line), (row, number)
+    numbers = [offset + k for k, line in enumerate(window)
+               if line and (k in (kept[0], kept[-1]) or (offset + k) % 5 == 0)]
+    if (len(window) < 2 or not kept or any(re.match(r"\d+\t", line) for line in window)
+            or (len(numbers) < 2 and numbers[0] % 5)):
+        return
+    assert margin_numbers(shown) == Numbered(offset, len(window)), shown
+    assert strip_margin(shown) == "".join(line + "\n" for line in window)

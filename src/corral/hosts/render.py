@@ -191,7 +191,9 @@ def _read_file(envelope: _Envelope) -> str:
     if "mimeType" in envelope and "content" not in envelope:
         return _image(envelope)
     content = _margin(str(envelope.get("content", "")))
-    return _lines(content, _read_footer(envelope), *_warnings(envelope))
+    footer = _lines(_read_footer(envelope), *_warnings(envelope))
+    # a line shown is a row even when empty (a file of one empty line)
+    return f"{content}\n{footer}" if envelope.get("totalLines") else footer
 
 
 def _image(envelope: _Envelope) -> str:
