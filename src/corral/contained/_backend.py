@@ -24,7 +24,8 @@ Besides the ``*_at`` calls, a backend gives the work the native module does
 in C, each with a Python default here that every other backend inherits:
 the fd calls for metadata (``fchown``, the xattr calls), an ``openat2``
 that answers a failure as ``-errno`` (:meth:`Backend.openat2_or_errno`: a
-probe expected to fail often), the work on a buffer (:meth:`Backend.text_window`, :meth:`Backend.literal_lines`,
+probe expected to fail often), the work on a buffer
+(:meth:`Backend.text_window`, :meth:`Backend.literal_lines`,
 :meth:`Backend.count_newlines`) and batches of system calls
 (:meth:`Backend.dir_lister`, :meth:`Backend.list_sized`,
 :meth:`Backend.file_scanner`; ``None`` from the defaults: the caller then
