@@ -743,6 +743,19 @@ class View:
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
 
+    def check_reached(self, canonical: str, op: Op, *, shown: str, field: str = "path") -> None:
+        """:meth:`check` of the entry at ``canonical`` reached with nothing
+        created or passed on the way: the same decision, the full one only
+        when a known link or a change could add to the policy's own."""
+        policy = self.policy
+        if policy.is_empty:
+            return
+        kind = policy.rule(canonical, op)
+        if kind is None and (op.mutates or len(self.links)):
+            kind = self.rule(Location(canonical), op)
+        if kind is not None:
+            raise policy_refusal(kind, shown, op, field)
+
     def refuse_new_repository(self, step: _Step) -> None:
         """Refuse ``step`` if what it leaves makes a directory a git
         repository (none of the tools makes one: ``git init`` does); it
@@ -1170,7 +1183,7 @@ class CallView:
             self._refuse_by_policy(exc, rel, op, label, field, follow)
             raise
         try:
-            self._view.check(Location(handle.path), op, shown=label, field=field)
+            self._view.check_reached(handle.path, op, shown=label, field=field)
             if handle.path != label.removeprefix("./"):
                 # through a link or a '..': the names on the way are decided
                 # too (a denied link's target, a denied directory passed)
