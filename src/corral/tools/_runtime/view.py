@@ -72,6 +72,7 @@ from .._refusals.catalogue import (Kind, Refusal, denied_rule, entry_kind, prote
                                    swapped)
 from .request_types import Request
 from .view_read import Entry, Lead, OpenFile
+from .view_walk import LinkEnd
 
 __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope",
            "OpenFile", "Entry", "Lead", "open_view", "RootLike", "RootLook", "git_scan"]
@@ -111,6 +112,10 @@ class Place:
     path: str
     creates: tuple[str, ...]
     anchor: tuple[int, int]
+
+
+#: opens a link's end to name it: no read access needed, no FIFO waited on
+_LOOK_FLAGS = getattr(os, "O_PATH", 0) or os.O_RDONLY
 
 
 def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
@@ -245,6 +250,22 @@ class LinkMap:
                 if self._by_target.get(top[:end]):
                     return True
         return False
+
+    def is_target(self, path: str) -> bool:
+        """Whether a known link leads to ``path`` itself."""
+        return path in self._by_target
+
+    def directory_names(self, canonical_dir: str) -> list[str]:
+        """Every other name that leads to the directory ``canonical_dir``
+        (as :meth:`aliases`; the root's are the links to it and theirs)."""
+        if canonical_dir not in (".", ""):
+            return self.aliases(canonical_dir)
+        with self._guard:
+            to_root = list(self._by_target.get(".", ()))
+        found = dict.fromkeys(to_root)
+        for location in to_root:
+            found.update(dict.fromkeys(self.aliases(location)))
+        return list(found)[:MAX_ALIASES]
 
     def aliases(self, canonical: str) -> list[str]:
         """Every other name that leads to ``canonical`` through known links
@@ -837,7 +858,7 @@ class AliasedScope(Scope):
     shows is shown only if no name leading to it through a link is hidden
     (a denied or secret link name hides what it leads to)."""
 
-    __slots__ = ("_inner", "_view", "_real", "_op")
+    __slots__ = ("_inner", "_view", "_real", "_op", "_names", "_scopes")
 
     def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op) -> None:
         # every question is put to ``inner`` first: the base's state is unused
@@ -845,9 +866,21 @@ class AliasedScope(Scope):
         self._view = view
         self._real = "" if canonical_dir in (".", "") else canonical_dir + "/"
         self._op = op
+        # The other names of this directory, found once: an entry's names
+        # through links are these joined to its name, unless a link leads
+        # to the entry itself (or to one of those joined names).
+        self._names = view.links.directory_names(canonical_dir)
+        policy = view.policy
+        self._scopes: list[Scope] | None = [policy.scope(name, op) for name in self._names] \
+            if all(policy.visible(name, op) for name in self._names) else None
 
     def _shown(self, name: str) -> bool:
-        return self._view.visible(self._real + name, self._op)
+        real = self._real + name
+        links = self._view.links
+        if self._scopes is None or links.is_target(real) or any(
+                links.is_target(f"{other}/{name}") for other in self._names):
+            return self._view.visible(real, self._op)  # each name decided in full
+        return all(scope.visible(name) for scope in self._scopes)
 
     def visible(self, name: str) -> bool:
         return self._inner.visible(name) and self._shown(name)
@@ -1111,6 +1144,31 @@ class CallView:
         except OSError:
             canonical = rel.rstrip("/")
         return not view.visible(canonical, Op.SEARCH)
+
+    def link_end(self, dir_fd: int, directory: str, name: str, op: Op = Op.SEARCH) -> LinkEnd:
+        """Where the symlink ``name`` leads, met by a walk of the directory
+        ``directory`` (canonical) held open as ``dir_fd``: its text read in
+        that directory, then one resolution of it from there (the kernel's
+        own reading of a relative link) names the file it reaches, decided
+        on its canonical path and the known names leading to it.  A link
+        spelled as an absolute path is an escape to the core: ``OTHER``."""
+        view = self._view
+        root = view.root
+        try:
+            text = root.backend.readlink_at(dir_fd, name)
+        except (OSError, ValueError):
+            return LinkEnd.OTHER
+        if not text or text.startswith("/"):
+            return LinkEnd.OTHER
+        spelled = text if directory in (".", "") else f"{directory}/{text}"
+        try:
+            with root.open_handle(spelled, _LOOK_FLAGS) as handle:
+                if not st.S_ISREG(handle.stat().st_mode):
+                    return LinkEnd.OTHER
+                canonical = handle.path
+        except (OSError, ValueError):
+            return LinkEnd.OTHER
+        return LinkEnd.FILE if view.visible(canonical, op) else LinkEnd.HIDDEN
 
     def shown(self, rel: str) -> bool:
         """Whether ``rel`` names an entry (links followed) a model may be
