@@ -270,8 +270,15 @@ class LinkMap:
     def aliases(self, canonical: str) -> list[str]:
         """Every other name that leads to ``canonical`` through known links
         (link chains followed; at most :data:`MAX_ALIASES`)."""
-        if not self._by_target or canonical in (".", ""):
+        by_target = self._by_target
+        if not by_target or canonical in (".", ""):
             return []
+        if "." not in by_target:  # most names: no link leads to them or above them
+            end = len(canonical)
+            while end > 0 and canonical[:end] not in by_target:
+                end = canonical.rfind("/", 0, end)
+            if end <= 0:
+                return []
         found: dict[str, None] = {}
         queue = deque([canonical])
         with self._guard:
@@ -877,10 +884,11 @@ class AliasedScope(Scope):
     def _shown(self, name: str) -> bool:
         real = self._real + name
         links = self._view.links
-        if self._scopes is None or links.is_target(real) or any(
-                links.is_target(f"{other}/{name}") for other in self._names):
+        scopes = self._scopes
+        if scopes is None or links.is_target(real) or (self._names and any(
+                links.is_target(f"{other}/{name}") for other in self._names)):
             return self._view.visible(real, self._op)  # each name decided in full
-        return all(scope.visible(name) for scope in self._scopes)
+        return not scopes or all(scope.visible(name) for scope in scopes)
 
     def visible(self, name: str) -> bool:
         return self._inner.visible(name) and self._shown(name)
@@ -893,6 +901,10 @@ class AliasedScope(Scope):
 
     def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
         shown = self._inner.visible_names(names, ends_with)
+        if not self._names and self._scopes is not None:  # a link leads below, or to an entry
+            is_target, real = self._view.links.is_target, self._real
+            if not any(is_target(real + name) for name in shown):
+                return shown
         kept = [name for name in shown if self._shown(name)]
         return shown if len(kept) == len(shown) else kept
 
