@@ -1814,6 +1814,7 @@ _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR})
 _PROBE_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _PROBE_ANY = getattr(os, "O_PATH", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
 _REPOSITORY_ABOVE: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
+_PROBE_FAST: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
 _REPOSITORY_ABOVE_GUARD = threading.Lock()
 
 
@@ -1823,9 +1824,14 @@ def _probe(call: CallView, canonical: str, flags: int) -> int | None:
     nothing is there; raises ``LookupError`` when one call cannot say (no
     openat2, a link on the way, a rename racing it): the caller then asks
     the core the long way."""
-    root = call.shared.root
+    view = call.shared
+    root = view.root
     backend = root.backend
-    if not backend.has_openat2 or not _PROBE_ANY or not root.info().get("fast_path"):
+    fast = _PROBE_FAST.get(view)
+    if fast is None:  # fixed when the root was opened: asked once
+        fast = _PROBE_FAST[view] = bool(backend.has_openat2 and _PROBE_ANY
+                                         and root.info().get("fast_path"))
+    if not fast:
         raise LookupError(canonical)
     try:
         return backend.openat2(root.fileno(), canonical, flags, 0, _CANONICAL_ONLY)
