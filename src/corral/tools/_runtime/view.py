@@ -242,13 +242,14 @@ class LinkMap:
             return False
         if top in (".", ""):
             return True
-        with self._guard:
-            if self._below.get(top) or self._by_target.get("."):
+        # single lookups, each atomic: no lock needed to read them
+        by_target = self._by_target
+        if self._below.get(top) or by_target.get("."):
+            return True
+        end = len(top)
+        while (end := top.rfind("/", 0, end)) > 0:
+            if by_target.get(top[:end]):
                 return True
-            end = len(top)
-            while (end := top.rfind("/", 0, end)) > 0:
-                if self._by_target.get(top[:end]):
-                    return True
         return False
 
     def is_target(self, path: str) -> bool:
@@ -876,10 +877,12 @@ class AliasedScope(Scope):
         # The other names of this directory, found once: an entry's names
         # through links are these joined to its name, unless a link leads
         # to the entry itself (or to one of those joined names).
-        self._names = view.links.directory_names(canonical_dir)
-        policy = view.policy
-        self._scopes: list[Scope] | None = [policy.scope(name, op) for name in self._names] \
-            if all(policy.visible(name, op) for name in self._names) else None
+        self._names = names = view.links.directory_names(canonical_dir)
+        self._scopes: list[Scope] | None = []
+        if names:  # a link leads to this directory or above it
+            policy = view.policy
+            self._scopes = [policy.scope(name, op) for name in names] \
+                if all(policy.visible(name, op) for name in names) else None
 
     def _shown(self, name: str) -> bool:
         real = self._real + name
