@@ -1847,7 +1847,14 @@ def _probe(call: CallView, canonical: str, flags: int) -> int | None:
 def entry_exists(call: CallView, canonical: str) -> bool:
     """Whether an entry of any kind (a final link counts) is at the
     canonical root-relative path ``canonical``: one system call when there
-    is none, two when there is."""
+    is none, two when there is; one in either case for a name in the root."""
+    if "/" not in canonical and canonical not in (".", "..", ""):
+        root = call.shared.root  # a name looked up in the root itself: nothing traversed
+        try:
+            root.backend.lstat_at(root.fileno(), canonical)
+        except (OSError, ValueError):
+            return False
+        return True
     try:
         fd = _probe(call, canonical, _PROBE_ANY)
     except LookupError:
