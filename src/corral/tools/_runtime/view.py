@@ -72,6 +72,7 @@ from .._refusals.catalogue import (Kind, Refusal, denied_rule, entry_kind, prote
                                    swapped)
 from .request_types import Request
 from .view_read import Entry, Lead, OpenFile
+from .view_walk import LinkEnd
 
 __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope",
            "OpenFile", "Entry", "Lead", "open_view", "RootLike", "RootLook", "git_scan"]
@@ -111,6 +112,10 @@ class Place:
     path: str
     creates: tuple[str, ...]
     anchor: tuple[int, int]
+
+
+#: opens a link's end to name it: no read access needed, no FIFO waited on
+_LOOK_FLAGS = getattr(os, "O_PATH", 0) or os.O_RDONLY
 
 
 def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
@@ -237,20 +242,44 @@ class LinkMap:
             return False
         if top in (".", ""):
             return True
-        with self._guard:
-            if self._below.get(top) or self._by_target.get("."):
+        # single lookups, each atomic: no lock needed to read them
+        by_target = self._by_target
+        if self._below.get(top) or by_target.get("."):
+            return True
+        end = len(top)
+        while (end := top.rfind("/", 0, end)) > 0:
+            if by_target.get(top[:end]):
                 return True
-            end = len(top)
-            while (end := top.rfind("/", 0, end)) > 0:
-                if self._by_target.get(top[:end]):
-                    return True
         return False
+
+    def is_target(self, path: str) -> bool:
+        """Whether a known link leads to ``path`` itself."""
+        return path in self._by_target
+
+    def directory_names(self, canonical_dir: str) -> list[str]:
+        """Every other name that leads to the directory ``canonical_dir``
+        (as :meth:`aliases`; the root's are the links to it and theirs)."""
+        if canonical_dir not in (".", ""):
+            return self.aliases(canonical_dir)
+        with self._guard:
+            to_root = list(self._by_target.get(".", ()))
+        found = dict.fromkeys(to_root)
+        for location in to_root:
+            found.update(dict.fromkeys(self.aliases(location)))
+        return list(found)[:MAX_ALIASES]
 
     def aliases(self, canonical: str) -> list[str]:
         """Every other name that leads to ``canonical`` through known links
         (link chains followed; at most :data:`MAX_ALIASES`)."""
-        if not self._by_target or canonical in (".", ""):
+        by_target = self._by_target
+        if not by_target or canonical in (".", ""):
             return []
+        if "." not in by_target:  # most names: no link leads to them or above them
+            end = len(canonical)
+            while end > 0 and canonical[:end] not in by_target:
+                end = canonical.rfind("/", 0, end)
+            if end <= 0:
+                return []
         found: dict[str, None] = {}
         queue = deque([canonical])
         with self._guard:
@@ -743,6 +772,19 @@ class View:
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
 
+    def check_reached(self, canonical: str, op: Op, *, shown: str, field: str = "path") -> None:
+        """:meth:`check` of the entry at ``canonical`` reached with nothing
+        created or passed on the way: the same decision, the full one only
+        when a known link or a change could add to the policy's own."""
+        policy = self.policy
+        if policy.is_empty:
+            return
+        kind = policy.rule(canonical, op)
+        if kind is None and (op.mutates or len(self.links)):
+            kind = self.rule(Location(canonical), op)
+        if kind is not None:
+            raise policy_refusal(kind, shown, op, field)
+
     def refuse_new_repository(self, step: _Step) -> None:
         """Refuse ``step`` if what it leaves makes a directory a git
         repository (none of the tools makes one: ``git init`` does); it
@@ -824,7 +866,7 @@ class AliasedScope(Scope):
     shows is shown only if no name leading to it through a link is hidden
     (a denied or secret link name hides what it leads to)."""
 
-    __slots__ = ("_inner", "_view", "_real", "_op")
+    __slots__ = ("_inner", "_view", "_real", "_op", "_names", "_scopes")
 
     def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op) -> None:
         # every question is put to ``inner`` first: the base's state is unused
@@ -832,9 +874,24 @@ class AliasedScope(Scope):
         self._view = view
         self._real = "" if canonical_dir in (".", "") else canonical_dir + "/"
         self._op = op
+        # The other names of this directory, found once: an entry's names
+        # through links are these joined to its name, unless a link leads
+        # to the entry itself (or to one of those joined names).
+        self._names = names = view.links.directory_names(canonical_dir)
+        self._scopes: list[Scope] | None = []
+        if names:  # a link leads to this directory or above it
+            policy = view.policy
+            self._scopes = [policy.scope(name, op) for name in names] \
+                if all(policy.visible(name, op) for name in names) else None
 
     def _shown(self, name: str) -> bool:
-        return self._view.visible(self._real + name, self._op)
+        real = self._real + name
+        links = self._view.links
+        scopes = self._scopes
+        if scopes is None or links.is_target(real) or (self._names and any(
+                links.is_target(f"{other}/{name}") for other in self._names)):
+            return self._view.visible(real, self._op)  # each name decided in full
+        return not scopes or all(scope.visible(name) for scope in scopes)
 
     def visible(self, name: str) -> bool:
         return self._inner.visible(name) and self._shown(name)
@@ -847,6 +904,10 @@ class AliasedScope(Scope):
 
     def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
         shown = self._inner.visible_names(names, ends_with)
+        if not self._names and self._scopes is not None:  # a link leads below, or to an entry
+            is_target, real = self._view.links.is_target, self._real
+            if not any(is_target(real + name) for name in shown):
+                return shown
         kept = [name for name in shown if self._shown(name)]
         return shown if len(kept) == len(shown) else kept
 
@@ -1099,6 +1160,31 @@ class CallView:
             canonical = rel.rstrip("/")
         return not view.visible(canonical, Op.SEARCH)
 
+    def link_end(self, dir_fd: int, directory: str, name: str, op: Op = Op.SEARCH) -> LinkEnd:
+        """Where the symlink ``name`` leads, met by a walk of the directory
+        ``directory`` (canonical) held open as ``dir_fd``: its text read in
+        that directory, then one resolution of it from there (the kernel's
+        own reading of a relative link) names the file it reaches, decided
+        on its canonical path and the known names leading to it.  A link
+        spelled as an absolute path is an escape to the core: ``OTHER``."""
+        view = self._view
+        root = view.root
+        try:
+            text = root.backend.readlink_at(dir_fd, name)
+        except (OSError, ValueError):
+            return LinkEnd.OTHER
+        if not text or text.startswith("/"):
+            return LinkEnd.OTHER
+        spelled = text if directory in (".", "") else f"{directory}/{text}"
+        try:
+            with root.open_handle(spelled, _LOOK_FLAGS) as handle:
+                if not st.S_ISREG(handle.stat().st_mode):
+                    return LinkEnd.OTHER
+                canonical = handle.path
+        except (OSError, ValueError):
+            return LinkEnd.OTHER
+        return LinkEnd.FILE if view.visible(canonical, op) else LinkEnd.HIDDEN
+
     def shown(self, rel: str) -> bool:
         """Whether ``rel`` names an entry (links followed) a model may be
         told of: no rule hides its name nor where it leads."""
@@ -1170,7 +1256,7 @@ class CallView:
             self._refuse_by_policy(exc, rel, op, label, field, follow)
             raise
         try:
-            self._view.check(Location(handle.path), op, shown=label, field=field)
+            self._view.check_reached(handle.path, op, shown=label, field=field)
             if handle.path != label.removeprefix("./"):
                 # through a link or a '..': the names on the way are decided
                 # too (a denied link's target, a denied directory passed)
@@ -1731,6 +1817,7 @@ _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR})
 _PROBE_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _PROBE_ANY = getattr(os, "O_PATH", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
 _REPOSITORY_ABOVE: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
+_PROBE_FAST: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
 _REPOSITORY_ABOVE_GUARD = threading.Lock()
 
 
@@ -1740,9 +1827,14 @@ def _probe(call: CallView, canonical: str, flags: int) -> int | None:
     nothing is there; raises ``LookupError`` when one call cannot say (no
     openat2, a link on the way, a rename racing it): the caller then asks
     the core the long way."""
-    root = call.shared.root
+    view = call.shared
+    root = view.root
     backend = root.backend
-    if not backend.has_openat2 or not _PROBE_ANY or not root.info().get("fast_path"):
+    fast = _PROBE_FAST.get(view)
+    if fast is None:  # fixed when the root was opened: asked once
+        fast = _PROBE_FAST[view] = bool(backend.has_openat2 and _PROBE_ANY
+                                         and root.info().get("fast_path"))
+    if not fast:
         raise LookupError(canonical)
     try:
         return backend.openat2(root.fileno(), canonical, flags, 0, _CANONICAL_ONLY)
@@ -1755,7 +1847,14 @@ def _probe(call: CallView, canonical: str, flags: int) -> int | None:
 def entry_exists(call: CallView, canonical: str) -> bool:
     """Whether an entry of any kind (a final link counts) is at the
     canonical root-relative path ``canonical``: one system call when there
-    is none, two when there is."""
+    is none, two when there is; one in either case for a name in the root."""
+    if "/" not in canonical and canonical not in (".", "..", ""):
+        root = call.shared.root  # a name looked up in the root itself: nothing traversed
+        try:
+            root.backend.lstat_at(root.fileno(), canonical)
+        except (OSError, ValueError):
+            return False
+        return True
     try:
         fd = _probe(call, canonical, _PROBE_ANY)
     except LookupError:
