@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import stat as st
 import threading
 import time
@@ -78,6 +79,12 @@ class ToolboxState:
         """The context of one call of ``tool``, due to end within ``seconds``."""
         return ToolContext(self, tool, seconds=seconds, cancel=tuple(cancel), progress=progress,
                            asks_host=asks_host)
+
+
+# A path ``rel`` gives back as it is: names (none "." or empty, no
+# backslash) joined by single slashes, not starting with "/" or "~".
+_CLEAN_SEGMENT = r"(?!\.(?:/|$))[^/\\]+"
+_CLEAN_PATH = re.compile(rf"(?![~/]){_CLEAN_SEGMENT}(?:/{_CLEAN_SEGMENT})*")
 
 
 class ToolContext:
@@ -170,6 +177,9 @@ class ToolContext:
         no entry is named that way; the answer then carries a note
         (``pathNotes``) saying how the path was read.
         """
+        if _CLEAN_PATH.fullmatch(value) and value.isascii() and \
+                len(value) <= self.limits.max_path_bytes:
+            return value  # already clean: relative, no '.' or empty segment, nothing to forgive
         if value == "":
             raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' is empty",
                           "Pass a path relative to the root, such as \".\" or \"src/main.py\".",

@@ -397,7 +397,8 @@ class _TreeLock:
     def drop_shared(self) -> None:
         with self._cond:
             self._readers -= 1
-            if not self._readers:  # only a writer waits on the readers
+            # only a writer waits on the readers (counted under the lock before it waits)
+            if not self._readers and self._waiting_writers:
                 self._cond.notify_all()
 
     @contextmanager
@@ -1374,7 +1375,7 @@ class Pinned:
         """Whether the held directory is a repository now (``is_repository``:
         one ``lstat`` when it holds no ``HEAD``)."""
         try:
-            if not self.held_present(("HEAD",)):
+            if self._target.held_lstat("HEAD") is None:
                 return False
             return is_repository({"HEAD", *self.held_present(("objects", "refs",
                                                               "commondir"))})
