@@ -110,6 +110,9 @@ class _once(Generic[_T]):
         return value
 
 
+_NEAR = 64  # lines a line lookup walks from the last one found, at most
+
+
 class Lines:
     """``text`` split into lines, each with its own terminator.
 
@@ -128,6 +131,7 @@ class Lines:
         self.text = text
         self.has_cr = "\r" in text
         self._counted = 0  # characters scanned by line lookups that counted breaks
+        self._anchor = (0, 0)  # a line and the offset it starts at, found by counting
         if not self.has_cr:
             self.normalized = text
 
@@ -160,6 +164,14 @@ class Lines:
     @property
     def eols(self) -> list[str]:
         return self._split[1]
+
+    def _counted_line(self, pos: int) -> int:
+        """The 0-based line of ``pos`` by counting the breaks before it; the
+        line becomes the anchor :meth:`lines` walks from."""
+        text = self.text
+        line = text.count("\n", 0, pos)
+        self._anchor = (line, text.rfind("\n", 0, pos) + 1)
+        return line
 
     @_once
     def normalized(self) -> str:
@@ -202,11 +214,60 @@ class Lines:
 
     def lines(self, i: int, j: int) -> list[str]:
         """Normalized lines ``[i, j)``, each as :meth:`line` gives it."""
+        if not self.has_cr and "_split" not in self.__dict__ and i >= 0:
+            near = self._near_lines(i, j) if i < j else []
+            if near is not None:
+                return near
         contents = self.contents
         out = [c + "\n" for c in contents[i:j]]
         if out and j >= len(contents):
             out[-1] = out[-1][:-1]
         return out
+
+    def _near_lines(self, i: int, j: int) -> list[str] | None:
+        """:meth:`lines` of a text without ``\\r`` cut from the text itself,
+        when line ``i`` is within :data:`_NEAR` lines of the last line found
+        by counting (``None``: farther, split the text instead)."""
+        total = self._count + (1 if self.text.endswith("\n") or not self.text else 0)
+        if i >= total:
+            return []
+        start = self._line_start(i)
+        if start is None:
+            return None
+        text = self.text
+        if j >= total:  # to the end: the last line has no break of its own
+            pieces = text[start:].split("\n")
+            last = pieces.pop()
+            return [piece + "\n" for piece in pieces] + [last]
+        end = self._line_start(j)
+        if end is None:
+            return None
+        pieces = text[start:end].split("\n")
+        pieces.pop()  # the empty text after line j - 1's break
+        return [piece + "\n" for piece in pieces]
+
+    def _line_start(self, i: int) -> int | None:
+        """Where line ``i`` (0-based, it exists) starts in a text without
+        ``\\r``, walked from the anchor a line at a time; ``None`` when it
+        is more than :data:`_NEAR` lines away."""
+        line, offset = self._anchor
+        if abs(i - line) > _NEAR:
+            return None
+        text = self.text
+        while line < i:
+            offset = text.index("\n", offset) + 1
+            line += 1
+        while line > i:
+            offset = text.rfind("\n", 0, offset - 1) + 1
+            line -= 1
+        self._anchor = (line, offset)
+        return offset
+
+    def at_line_start(self, pos: int) -> bool:
+        """Whether the original position ``pos`` starts a line."""
+        if not self.has_cr and 0 <= pos <= len(self.text):
+            return pos == 0 or self.text[pos - 1] == "\n"
+        return self.starts[self.line_of(pos) - 1] == pos
 
     def __len__(self) -> int:
         return len(self.contents)
@@ -214,7 +275,7 @@ class Lines:
     def line_index(self, npos: int) -> int:
         """0-based line of a normalized position."""
         if self._counts(npos):
-            return self.text.count("\n", 0, npos)
+            return self._counted_line(npos)
         return bisect_right(self.nstarts, npos) - 1
 
     def to_original(self, npos: int) -> int:
@@ -227,7 +288,7 @@ class Lines:
         """1-based line of an original position (a terminator belongs to the
         line it ends)."""
         if self._counts(pos):
-            return self.text.count("\n", 0, pos) + 1
+            return self._counted_line(pos) + 1
         return bisect_right(self.starts, pos)
 
     def style(self) -> str:
