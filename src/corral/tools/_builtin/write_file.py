@@ -122,6 +122,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
                                   existing_sha256=plan.existing,
                                   creates_directories=asked, creates_omitted=omitted), target)
         _recheck(target, plan, ctx.asks_host)  # nothing changed while the host decided
+        ctx.checkpoint()  # the last one: stopped now, nothing is written
         created = target.make_parents()
         current = plan.current
         if current is not None:

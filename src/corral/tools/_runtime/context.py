@@ -92,7 +92,7 @@ class ToolContext:
     (:attr:`view`), the limits, the host's policy, and the call's own
     deadline, cancel tokens and progress."""
 
-    __slots__ = ("state", "view", "limits", "tool", "allow_hardlinks", "read_only",
+    __slots__ = ("__weakref__", "state", "view", "limits", "tool", "allow_hardlinks", "read_only",
                  "seconds", "notes", "_deadline", "_cancel", "_progress", "_asks_host")
 
     def __init__(self, state: ToolboxState, tool: str, *, seconds: float,

@@ -55,6 +55,7 @@ import os
 import stat as st
 import threading
 import time
+from weakref import ref as weak_ref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -865,9 +866,18 @@ class CallView:
 
     def __init__(self, view: View, host: Host) -> None:
         self._view = view
-        self._host = host
-        self._checkpoint: Checkpoint = host.checkpoint
+        # the call holds this view: a weak reference back keeps the two out
+        # of a reference cycle, so both are freed when the call ends rather
+        # than left to the garbage collector after every call
+        self._host_ref = weak_ref(host)
         self._held: set[Identity] = set()
+
+    @property
+    def _host(self) -> Host:
+        host = self._host_ref()
+        if host is None:
+            raise RuntimeError("the call this view belongs to has ended")
+        return host
 
     def ask(self, request: Request, *pins: Pinned, same_place: bool = True) -> None:
         """Ask the host about ``request`` on ``pins``; when the host was
@@ -906,7 +916,7 @@ class CallView:
             return
         # the steps of pin_group for one path, without an ExitStack (the
         # common call: every tool that changes one file comes here)
-        checkpoint = self._checkpoint
+        checkpoint = self.checkpoint
         _TREE.take_shared(checkpoint)
         try:
             target = self._target(rel, op, label, field, follow=follow,
@@ -930,7 +940,7 @@ class CallView:
                         pinned.decide(op)
                         yield pinned
                     finally:
-                        pinned.release()
+                        pinned.end()
                 finally:
                     if flocked is not None:
                         self._held.discard(key)
@@ -949,12 +959,12 @@ class CallView:
         """:meth:`pin`'s step with the tree lock held exclusively: a step
         that may create an entry git's repository test reads."""
         with ExitStack() as stack:
-            stack.enter_context(_TREE.exclusive(self._checkpoint))
+            stack.enter_context(_TREE.exclusive(self.checkpoint))
             target = stack.enter_context(self._resolve(rel, op, label, field, follow=follow,
                                                        create_parents=create_parents))
             self._lock(stack, (target,))
             pinned = Pinned(self, target, label, field, rel)
-            stack.callback(pinned.release)
+            stack.callback(pinned.end)
             pinned._target_follows = follow
             _Step(exclusive=True).add(pinned, op)
             pinned.decide(op)
@@ -969,10 +979,10 @@ class CallView:
         destination once the source is pinned."""
         label = src_shown if src_shown is not None else (src.rstrip("/") or ".")
         with ExitStack() as stack:
-            stack.enter_context(_TREE.exclusive(self._checkpoint))
+            stack.enter_context(_TREE.exclusive(self.checkpoint))
             src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
             source = Pinned(self, src_t, label, "source", src)
-            stack.callback(source.release)
+            stack.callback(source.end)
             dst_rel = dst(source)
             dst_label = dst_rel.rstrip("/") or "."
             dst_t = stack.enter_context(self._resolve(dst_rel, Op.MOVE_TO, dst_label,
@@ -980,7 +990,7 @@ class CallView:
                                                       create_parents=create_parents))
             self._lock(stack, (src_t, dst_t))
             destination = Pinned(self, dst_t, dst_label, "destination", dst_rel)
-            stack.callback(destination.release)
+            stack.callback(destination.end)
             step = _Step(exclusive=True)
             step.add(source, Op.MOVE_FROM)
             step.add(destination, Op.MOVE_TO)
@@ -997,7 +1007,7 @@ class CallView:
         exclusive = moves or any(_names_git_entry(want.rel, want.op) for want in wants)
         tree = _TREE.exclusive if exclusive else _TREE.shared
         with ExitStack() as stack:
-            stack.enter_context(tree(self._checkpoint))
+            stack.enter_context(tree(self.checkpoint))
             targets = [stack.enter_context(self._resolve(
                 want.rel, want.op, want.label, want.field, follow=want.follow,
                 create_parents=want.create_parents)) for want in wants]
@@ -1006,7 +1016,7 @@ class CallView:
             pins = []
             for want, target in zip(wants, targets):
                 pinned = Pinned(self, target, want.label, want.field, want.rel)
-                stack.callback(pinned.release)
+                stack.callback(pinned.end)
                 pinned._target_follows = want.follow
                 step.add(pinned, want.op)
                 pins.append(pinned)
@@ -1049,8 +1059,8 @@ class CallView:
             if key not in self._held:
                 wanted.setdefault(key, target)
         for key in sorted(wanted):
-            stack.enter_context(_TABLE.hold(key, self._checkpoint))
-            stack.enter_context(_flocked(wanted[key], self._checkpoint))
+            stack.enter_context(_TABLE.hold(key, self.checkpoint))
+            stack.enter_context(_flocked(wanted[key], self.checkpoint))
             self._held.add(key)
             stack.callback(self._held.discard, key)
 
@@ -1059,7 +1069,7 @@ class CallView:
         self._view.check(location, op, shown=shown, field=field, in_repository=in_repository)
 
     def checkpoint(self) -> None:
-        self._checkpoint()
+        self._host.checkpoint()
 
     # -- looking: facts for answers (the caller decides what a model is shown) ----
     def stat(self, rel: str, *, follow: bool = True) -> os.stat_result:
@@ -1436,6 +1446,13 @@ class Pinned:
                             (expect.st_dev, expect.st_ino)):
             return None
         return kept
+
+    def end(self) -> None:
+        """The pin's block is over: the kept file closed, the step let go
+        (it holds this pin: dropped now, neither is left to the garbage
+        collector)."""
+        self._step = None
+        self.release()
 
     def release(self) -> None:
         """Close the kept file (idempotent; the pin's block does it)."""
