@@ -16,6 +16,7 @@ the old content (a warning says so).
 
 from __future__ import annotations
 
+import codecs
 import errno
 import hashlib
 import os
@@ -100,7 +101,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
                                              "limit": limit}, kind=Kind.CONTENT_SIZE)
     data = content.encode("utf-8")
     expected = expected_digest(args)
-    kept = Form()
+    kept = _PLAIN
     # one step: the policy, the host's question and the write all act on what was pinned
     with ctx.view.pin(rel, Op.CREATE, create_parents=True) as target:
         plan = _plan(ctx, target, rel, expected, args["overwrite"])
@@ -170,6 +171,10 @@ def _dry(rel: str, data: bytes, digest: str, plan: _Plan, creates: tuple[str, ..
 
 
 _FORM_HEAD = 64 * 1024  # bytes of a replaced file looked at for its form
+_PLAIN = Form()
+# what a head starting with none of these and holding no "\r" cannot be: the
+# byte order marks of UTF-8 and the wide encodings (so it is plain)
+_MARKS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
 
 
 def _form(target: Pinned, info: os.stat_result) -> Form:
@@ -178,7 +183,9 @@ def _form(target: Pinned, info: os.stat_result) -> Form:
     try:
         head, _ = target.read(_FORM_HEAD - 1, expect=info)
     except (OSError, Refusal):
-        return Form()
+        return _PLAIN
+    if b"\r" not in head and not head.startswith(_MARKS):
+        return _PLAIN
     if len(head) >= _FORM_HEAD:
         head = head[:_FORM_HEAD]
         head = head[:head.rfind(b"\n") + 1] or head[:_FORM_HEAD - _FORM_HEAD % 4]

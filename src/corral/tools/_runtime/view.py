@@ -373,7 +373,9 @@ class _TreeLock:
     """Shared by mutating steps, exclusive for moves (writers first)."""
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
+        # a plain lock, taken directly where no one waits (the common case)
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._readers = 0
         self._writer = False
         self._waiting_writers = 0
@@ -387,7 +389,7 @@ class _TreeLock:
             self.drop_shared()
 
     def take_shared(self, checkpoint: Checkpoint) -> None:
-        with self._cond:
+        with self._lock:
             delay = _POLL_FIRST
             while self._writer or self._waiting_writers:
                 self._cond.wait(delay)
@@ -396,7 +398,7 @@ class _TreeLock:
             self._readers += 1
 
     def drop_shared(self) -> None:
-        with self._cond:
+        with self._lock:
             self._readers -= 1
             # only a writer waits on the readers (counted under the lock before it waits)
             if not self._readers and self._waiting_writers:
@@ -444,7 +446,8 @@ class _Table:
 
     def take(self, key: Identity, checkpoint: Checkpoint) -> None:
         with self._guard:
-            lock, users = self._locks.get(key, (threading.Lock(), 0))
+            held = self._locks.get(key)
+            lock, users = held if held is not None else (threading.Lock(), 0)
             self._locks[key] = (lock, users + 1)
         try:
             if not lock.acquire(blocking=False):  # the common case: nobody holds it
