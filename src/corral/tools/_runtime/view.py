@@ -1310,6 +1310,7 @@ class Pinned:
         # the regular file here, open since it was first looked at or read:
         # its digest, its content and the write's metadata come from this fd
         self._kept: Opened | None = None
+        self._location: Location | None = None
 
     # -- what resolution reached ---------------------------------------------------
     @property
@@ -1334,15 +1335,22 @@ class Pinned:
 
     @property
     def location(self) -> Location:
-        return Location(self._target.path, self._target.creates, self._target.passed)
+        """Where resolution reached (fixed for the pin's life: made once)."""
+        where = self._location
+        if where is None:
+            target = self._target
+            where = self._location = Location(target.path, target.creates, target.passed)
+        return where
 
     # -- deciding ---------------------------------------------------------------------
     def decide(self, op: Op) -> None:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
-        self._call.check(self.location, op, shown=self.shown, field=self.field,
-                         in_repository=self._in_repository)
+        view = self._call.shared
+        kind = view.rule(self.location, op, self._in_repository)
+        if kind is not None:
+            raise policy_refusal(kind, self.shown, op, self.field)
         if op in _ADDING and self._step is not None:
-            self._call.shared.refuse_new_repository(self._step)
+            view.refuse_new_repository(self._step)
         if op not in self._decided:
             self._decided.append(op)
 
