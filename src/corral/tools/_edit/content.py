@@ -383,10 +383,8 @@ def fenced(text: str, rel: str) -> str | None:
     """The text inside a Markdown code fence that wraps all of ``text``
     (the fence line first, its closing line last), for a file that is not
     itself markup; ``None`` when ``text`` is not so wrapped."""
-    if posixpath.splitext(rel)[1].lower() in _MARKUP:
-        return None
     opening = _FENCE.match(text)
-    if opening is None:
+    if opening is None or posixpath.splitext(rel)[1].lower() in _MARKUP:
         return None
     fence = opening.group(1)
     body = text[opening.end():].rstrip(" \t\r\n")
