@@ -22,8 +22,10 @@ Backends:
 
 Besides the ``*_at`` calls, a backend gives the work the native module does
 in C, each with a Python default here that every other backend inherits:
-the fd calls for metadata (``fchown``, the xattr calls), the work on a
-buffer (:meth:`Backend.text_window`, :meth:`Backend.literal_lines`,
+the fd calls for metadata (``fchown``, the xattr calls), an ``openat2``
+that answers a failure as ``-errno`` (:meth:`Backend.openat2_or_errno`: a
+probe expected to fail often), the work on a buffer
+(:meth:`Backend.text_window`, :meth:`Backend.literal_lines`,
 :meth:`Backend.count_newlines`) and batches of system calls
 (:meth:`Backend.dir_lister`, :meth:`Backend.list_sized`,
 :meth:`Backend.file_scanner`; ``None`` from the defaults: the caller then
@@ -88,6 +90,7 @@ class TextWindow(NamedTuple):
     total: int  # the lines in the buffer
     shown: int  # the lines in content
     has_newline: bool  # whether the buffer holds a "\n"
+    controls: int = 0  # control bytes text does not hold among the first ``head``
 
 
 class DirLister(Protocol):
@@ -203,6 +206,18 @@ class Backend:
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
         raise _unimplemented("openat2")
 
+    def openat2_or_errno(self, dir_fd: int, path: str, flags: int, mode: int,
+                         resolve: int) -> int:
+        """:meth:`openat2`, answering a failure as ``-errno`` rather than
+        raising it: for a probe that is expected to fail often (raising
+        costs as much as the system call).  A backend may answer it in one
+        call; this one is :meth:`openat2`, so a wrapper counting or failing
+        that sees it too."""
+        try:
+            return self.openat2(dir_fd, path, flags, mode, resolve)
+        except OSError as exc:
+            return -(exc.errno or errno.EIO)
+
     def close(self, fd: int) -> None:
         raise _unimplemented("close")
 
@@ -274,18 +289,21 @@ class Backend:
         raise _unimplemented("fsetxattr")
 
     # -- work on buffers: Python here, C in the native backend --------------------
-    def text_window(self, data: bytes, offset: int, limit: int, cap: int, budget: int
-                    ) -> TextWindow | None:
+    def text_window(self, data: bytes, offset: int, limit: int, cap: int, budget: int,
+                    head: int = 0) -> TextWindow | None:
         """The lines ``[offset, offset+limit)`` of ``data`` (valid UTF-8, no
         NUL: the caller checked), numbered ``"N\tline"``, keeping those whose
         text fits ``budget`` bytes and at least one; ``None`` when the caller
         must render the window itself (a byte order mark, any ``\r``, a line
         longer than ``cap`` bytes in the window, or a backend that has no
-        fast way: this default).  ``ValueError`` for an ``offset`` below 1 or
-        a negative ``limit``, ``cap`` or ``budget``; any larger value is
-        taken as "all"."""
+        fast way: this default).  ``controls`` counts the control bytes
+        text does not hold (C0 other than backspace, tab, line feed,
+        vertical tab, form feed, carriage return and escape; and DEL) among
+        the first ``head`` bytes, in the same pass.  ``ValueError`` for an
+        ``offset`` below 1 or a negative ``limit``, ``cap``, ``budget`` or
+        ``head``; any larger value is taken as "all"."""
         clamp_int64(offset, "offset", low=1)
-        for value, name in ((limit, "limit"), (cap, "cap"), (budget, "budget")):
+        for value, name in ((limit, "limit"), (cap, "cap"), (budget, "budget"), (head, "head")):
             clamp_int64(value, name)
         return None
 
