@@ -8,10 +8,12 @@ see it too, or its move checks a folder, this process writes into the
 folder, and the move carries the write to a protected name.
 
 The lock is ``flock`` on a file kept outside the tree (nothing is ever
-created in the tree for it): one per filesystem (device), as this
-process's lock is one for all its roots, so roots nested in one another
-and served by two processes share it too; in a directory of this user's
-own (``corral-locks-<uid>`` in the temporary directory, mode 0700).  It
+created in the tree for it): one per root directory, named by its (device,
+inode), in a directory of this user's own (``corral-locks-<uid>`` in the
+temporary directory, mode 0700).  Per root, not per filesystem: a step
+waiting on its host (a person asked) holds it, and must not hold up
+another project's calls; so two processes serving roots nested in one
+another do not see each other's steps (one process's Workspace does).  It
 cannot be a lock on the root directory itself: the steps lock the
 directories they act in with ``flock``, the root among them, and two locks
 on one directory held by one process exclude each other.  Each step opens
@@ -20,7 +22,7 @@ in one process never release each other's lock);
 where no such file can be had (an unusable temporary directory, a
 filesystem without locks) the step goes on with the process's lock alone.
 
-The file also holds a count of the moves made on the filesystem by every
+The file also holds a count of the moves made in the root by every
 Toolbox of this user (a move bumps it while it holds the lock
 exclusively): a view that finds it changed since it last looked knows
 another Toolbox moved something (a link onto a protected name, a folder
@@ -74,11 +76,11 @@ def _lock_directory() -> str | None:
         return _place[0]
 
 
-def _open_lock_file(device: int) -> int | None:
+def _open_lock_file(key: tuple[int, int]) -> int | None:
     directory = _lock_directory()
     if directory is None:
         return None
-    name = os.path.join(directory, f"dev-{device:x}.lock")
+    name = os.path.join(directory, f"{key[0]:x}-{key[1]:x}.lock")
     try:
         return os.open(name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
     except OSError:
@@ -111,10 +113,10 @@ def _read_moves(fd: int) -> int | None:
         return None
 
 
-def moves_made(device: int) -> int | None:
-    """The count of moves made on the filesystem ``device`` so far, read
-    without the lock (``None``: no lock file)."""
-    fd = _open_lock_file(device)
+def moves_made(key: tuple[int, int]) -> int | None:
+    """The count of moves made in the root directory ``key`` (device,
+    inode) so far, read without the lock (``None``: no lock file)."""
+    fd = _open_lock_file(key)
     if fd is None:
         return None
     try:
@@ -124,12 +126,12 @@ def moves_made(device: int) -> int | None:
 
 
 @contextmanager
-def tree_file_lock(device: int, *, exclusive: bool,
+def tree_file_lock(key: tuple[int, int], *, exclusive: bool,
                    checkpoint: Callable[[], None]) -> Iterator[TreeHold]:
-    """Hold the tree lock of the filesystem ``device`` (a root's
-    ``st_dev``) as other processes see it, shared or ``exclusive``;
-    waiting polls ``checkpoint`` (a call's deadline, a cancel)."""
-    fd = _open_lock_file(device)
+    """Hold the tree lock of the root directory ``key`` (device, inode) as
+    other processes see it, shared or ``exclusive``; waiting polls
+    ``checkpoint`` (a call's deadline, a cancel)."""
+    fd = _open_lock_file(key)
     if fd is None:
         yield TreeHold(None, None)
         return

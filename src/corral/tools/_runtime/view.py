@@ -665,7 +665,7 @@ class View:
         self._owns_root = owns_root
         self.scanned_links: tuple[str, ...] = ()  # the links the scan at open found
         self.look = RootLook(root)
-        self._device: int | None = None
+        self._identity: tuple[int, int] | None = None
         # the count of moves made by every Toolbox (tree_lock) when this
         # view last knew the tree's links (None: not counted yet)
         self.moves_seen: int | None = None
@@ -676,10 +676,11 @@ class View:
         self.scan_complete = True
 
     @property
-    def device(self) -> int:
-        if self._device is None:
-            self._device = root_identity(self._root)[0]
-        return self._device
+    def identity(self) -> tuple[int, int]:
+        """The (device, inode) of the root directory."""
+        if self._identity is None:
+            self._identity = root_identity(self._root)
+        return self._identity
 
     @contextmanager
     def tree_lock(self, *, exclusive: bool, checkpoint: Checkpoint,
@@ -689,7 +690,7 @@ class View:
         something since this view last looked, the tree's links are looked
         at again (a link it moved onto a protected name protects what it
         leads to here too); a step that ``moves`` counts its move."""
-        with tree_file_lock(self.device, exclusive=exclusive, checkpoint=checkpoint) as hold:
+        with tree_file_lock(self.identity, exclusive=exclusive, checkpoint=checkpoint) as hold:
             if hold.moves is not None:
                 if hold.moves != self.moves_seen:
                     self.relearn_links()
@@ -869,6 +870,7 @@ class View:
         if policy.is_empty:
             return
         kind = policy.rule(canonical, op)
+        self.links_known()
         if kind is None and (op.mutates or len(self.links)):
             kind = self.rule(Location(canonical), op)
         if kind is not None:
@@ -1572,14 +1574,21 @@ class Pinned:
         """Whether the held directory is a repository now (``is_repository``:
         one ``lstat`` when it holds no ``HEAD``)."""
         try:
-            present = self.held_present(("HEAD", "objects"))
-            if not present:
-                return False
-            if "HEAD" not in present:
-                return looks_like_common_directory(self._call.shared.look, self._held_path())
-            return is_repository(present | self.held_present(("refs", "commondir")))
+            if self._target.held_lstat("HEAD") is None:
+                # a common git directory has no HEAD: looked at only when
+                # what is written there is what git reads of one
+                return self._names_git_config() and looks_like_common_directory(
+                    self._call.shared.look, self._held_path())
+            return is_repository({"HEAD", *self.held_present(("objects", "refs",
+                                                              "commondir"))})
         except OSError:
             return False
+
+    def _names_git_config(self) -> bool:
+        """Whether the entry this pin makes or changes in its held
+        directory is named as git's ``config``, ``hooks`` or ``info``."""
+        first = (self.creates[0] if self.creates else self.path).rpartition("/")[2]
+        return first.lower() in ("config", "hooks", "info")
 
     def place(self) -> Place:
         return Place(self.path, self.creates, self._target.held_identity())
@@ -1831,7 +1840,7 @@ def open_view(root: RootLike, policy: Policy, *,
     owns = not isinstance(root, Root)
     opened = root if isinstance(root, Root) else Root(root)
     try:
-        moves_before = moves_made(root_identity(opened)[0])  # read first: a move meanwhile counts
+        moves_before = moves_made(root_identity(opened))  # read first: a move meanwhile counts
         found = git_scan(opened)
         known_as = (opened.path, os.path.realpath(opened.path))
         rooted = policy.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
