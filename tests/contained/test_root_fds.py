@@ -38,7 +38,7 @@ def test_the_recorder_sees_every_fd_and_flags_a_missing_cloexec(make_root, scrat
             assert (method, fd, True) in recorder.opened, recorder.opened
         finally:
             os.close(fd)
-        root.makedirs("a/n1/n2")
+        root.makedirs("a/n1/n2/n3")  # n1 and n2 are made and opened, n3 only made
         assert [m for m, _, _ in recorder.opened].count("create_directory_at") == 2
     # an fd without the flag is reported as such
     def open_inheritable(dir_fd, name, flags, mode=0o666):

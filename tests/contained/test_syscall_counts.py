@@ -112,10 +112,12 @@ def test_counting_weighs_calls_that_make_two_syscalls(tmp_path):
     backend = CountingBackend(backend_by_name("os"))
     root = Root(tmp_path, backend=backend, fast_path=False)
     try:
-        tally = _count(backend, lambda: root.makedirs("m"))
-        # create_directory_at is mkdirat and an O_NOFOLLOW open: two system calls
-        assert tally.calls == {"create_directory_at": 1, "close": 1}
-        assert tally.syscalls == 3
+        tally = _count(backend, lambda: root.makedirs("m/n"))
+        # create_directory_at is mkdirat and an O_NOFOLLOW open: two system
+        # calls (m is looked up first; the leaf n is one mkdirat)
+        assert tally.calls == {"open_at": 1, "create_directory_at": 1, "mkdir_at": 1,
+                               "close": 1}
+        assert tally.syscalls == 5
     finally:
         root.close()
 
@@ -326,14 +328,17 @@ def test_makedirs_below_a_deep_directory_opens_it_once(counted, make_root):
     root, backend, base = counted
     tally = _count(backend, lambda: root.makedirs(f"{_dirs(DEEP)}/a/b/c"))
     assert (base / _dirs(DEEP) / "a" / "b" / "c").is_dir()
-    assert tally["create_directory_at"] == 3
+    # a and b are made and reopened O_NOFOLLOW; the leaf c is one mkdirat
+    assert tally["create_directory_at"] == 2 and tally["mkdir_at"] == 1
     if make_root.fast_path:
         # the full parent (a/b) and a are missing: two openat2 answer
-        # ENOENT, the third opens d9, and the walk creates from there (an
-        # open of each missing name answers ENOENT first)
-        assert tally["openat2"] == 3 and tally["open_at"] == 2
+        # ENOENT, the third opens d9, and the walk creates from there,
+        # looking up none of the names it knows are missing
+        assert tally["openat2"] == 3 and tally["open_at"] == 0
     else:
-        assert tally["open_at"] == DEEP + 2
+        # the walk opens the DEEP directories and looks a up; b, in the a it
+        # just made, is made without a look
+        assert tally["open_at"] == DEEP + 1
 
 
 def test_dry_run_plans_from_the_deepest_existing_directory(counted, make_root):

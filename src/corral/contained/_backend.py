@@ -22,8 +22,10 @@ Backends:
 
 Besides the ``*_at`` calls, a backend gives the work the native module does
 in C, each with a Python default here that every other backend inherits:
-the fd calls for metadata (``fchown``, the xattr calls), the work on a
-buffer (:meth:`Backend.text_window`, :meth:`Backend.literal_lines`,
+the fd calls for metadata (``fchown``, the xattr calls), an ``openat2``
+that answers a failure as ``-errno`` (:meth:`Backend.openat2_or_errno`: a
+probe expected to fail often), the work on a buffer
+(:meth:`Backend.text_window`, :meth:`Backend.literal_lines`,
 :meth:`Backend.count_newlines`) and batches of system calls
 (:meth:`Backend.dir_lister`, :meth:`Backend.list_sized`,
 :meth:`Backend.file_scanner`; ``None`` from the defaults: the caller then
@@ -203,6 +205,18 @@ class Backend:
 
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
         raise _unimplemented("openat2")
+
+    def openat2_or_errno(self, dir_fd: int, path: str, flags: int, mode: int,
+                         resolve: int) -> int:
+        """:meth:`openat2`, answering a failure as ``-errno`` rather than
+        raising it: for a probe that is expected to fail often (raising
+        costs as much as the system call).  A backend may answer it in one
+        call; this one is :meth:`openat2`, so a wrapper counting or failing
+        that sees it too."""
+        try:
+            return self.openat2(dir_fd, path, flags, mode, resolve)
+        except OSError as exc:
+            return -(exc.errno or errno.EIO)
 
     def close(self, fd: int) -> None:
         raise _unimplemented("close")

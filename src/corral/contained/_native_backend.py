@@ -200,6 +200,16 @@ class NativeBackend(Backend):
             _fail()
         return fd
 
+    def openat2_or_errno(self, dir_fd: int, path: str, flags: int, mode: int,
+                         resolve: int) -> int:
+        data = path.encode(_ENCODING, _ENCODE_ERRORS)
+        if b"\0" in data:
+            return -errno.EINVAL
+        if not self.has_openat2 or resolve & self._resolve_unsupported:
+            return -errno.ENOSYS
+        fd: int = _openat2(dir_fd, data, flags | self._openat2_extra, mode, resolve)
+        return fd if fd >= 0 else -_ffi.errno
+
     def _open_beneath(self, dir_fd: int, path: bytes, size: int, flags: int, mode: int,
                       resolve: int) -> int:
         if resolve & self._resolve_unsupported:

@@ -20,7 +20,9 @@ fd; if the final name turns out to be a symlink it wants followed, it calls
 
 Missing directories on the way are ``ENOENT``, unless the walk was asked to
 create them (:class:`Create`): ``MAKE`` creates each (``mkdirat``, then an
-``O_NOFOLLOW`` reopen, so a link planted in between is refused), ``PLAN``
+``O_NOFOLLOW`` reopen, so a link planted in between is refused; in a
+directory it has just made, the next name is made without being looked up
+first, and an ``EEXIST`` there, a race, looks it up after all), ``PLAN``
 creates nothing and continues through the would-be directories without
 system calls until a ``..`` climbs back into a real one: a dry run is the
 same walk as the act, so the two agree.  Names that come from a symlink's
@@ -219,7 +221,7 @@ class Walk:
 
     __slots__ = ("anchor", "backend", "text", "fds", "names", "pending", "must_be_dir",
                  "links", "steps", "floor", "create", "mode", "allowed", "created", "_passed",
-                 "ends_dotdot", "_held", "held_flags", "held_fd")
+                 "ends_dotdot", "_held", "held_flags", "held_fd", "_lacks_next")
 
     def __init__(self, anchor: Anchor, parsed: ParsedPath, *,
                  create: Create = Create.NEVER, mode: int = 0o777,
@@ -253,6 +255,10 @@ class Walk:
         #: Canonical directories created (MAKE) or that would be (PLAN), in order.
         self.created: dict[str, None] = {}
         self._passed: dict[str, None] | None = None
+        # the top directory is known to lack the next name (this walk just
+        # made it, or the fast parent's deeper probe said so): a creating
+        # walk makes that name without looking it up first
+        self._lacks_next = False
         if parsed.absolute or not parsed.text:
             try:
                 if parsed.absolute:
@@ -356,26 +362,35 @@ class Walk:
         (module doc); on any failure leave the walk as it was, to run.  When
         the walk is to create missing directories, a missing parent is
         looked for a few levels up, so the walk starts at the deepest
-        directory there is (the names below it are created as usual)."""
+        directory there is and makes the name below it, which a deeper
+        probe found missing, without looking it up again."""
         names = pending[:0:-1]
         if pending[0] in (".", "..") or "." in names or ".." in names:
             return
         backend = self.backend
         resolve = self.anchor.resolve | _RESOLVE_NO_SYMLINKS
         depth = len(names)
-        lowest = 1 if self.create is Create.NEVER else max(1, depth - _FAST_PARENT_CLIMB)
+        # a directory found k levels down saves k - 1 opens, each failed
+        # probe costs one: past half way up the climb would cost more than
+        # walking from the root
+        lowest = 1 if self.create is Create.NEVER else \
+            max(1, depth - _FAST_PARENT_CLIMB, (depth + 1) // 2)
         while True:
             try:
-                fd = backend.openat2(root_fd, "/".join(names[:depth]), self.held_flags, 0,
-                                     resolve)
+                fd = backend.openat2_or_errno(root_fd, "/".join(names[:depth]),
+                                              self.held_flags, 0, resolve)
+            except OSError:  # a wrapper's fault: the walk says what is wrong
+                return
+            if fd >= 0:
                 break
-            except OSError as exc:
-                if exc.errno != errno.ENOENT or depth == lowest:
-                    return
-                depth -= 1
+            if fd != -errno.ENOENT or depth == lowest:
+                return
+            depth -= 1
         self.fds.extend([_UNOPENED] * (depth - 1))
         self.fds.append(fd)
         self.held_fd = fd
+        # a probe one level deeper answered ENOENT: the next name is missing
+        self._lacks_next = depth < len(names)
         self.names.extend(names[:depth])
         del pending[len(pending) - depth:]
         self.floor = len(pending)
@@ -407,6 +422,7 @@ class Walk:
             raise EscapeError("'..' leads outside the root", self.text,
                               component=self.where(".."), reason="dotdot")
         self._pass(self.where())
+        self._lacks_next = False
         fd = self.fds.pop()
         self.names.pop()
         if fd == self.held_fd:
@@ -421,6 +437,12 @@ class Walk:
         if top == _VIRTUAL:  # below a would-be directory everything is new
             self._plan(name)
             return
+        if self._lacks_next:
+            self._lacks_next = False
+            if (self.create is Create.MAKE and self.allowed is None
+                    and len(self.pending) < self.floor):
+                self._make(name)  # EEXIST (a race) looks the name up after all
+                return
         try:
             fd = self.backend.open_at(top, name, self.backend.dir_flags)
         except OSError as exc:
@@ -461,6 +483,7 @@ class Walk:
         self.created[where] = None
         self.fds.append(fd)
         self.names.append(name)
+        self._lacks_next = True
 
     def _plan(self, name: str) -> None:
         self.created[self.where(name)] = None

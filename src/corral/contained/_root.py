@@ -569,19 +569,26 @@ class Root(RootSurface, Closing):
         if at.planned:
             walk.plan_leaf(at)
             return
-        try:
-            if walk.create is Create.MAKE:
-                backend.close(backend.create_directory_at(at.dir_fd, at.name, mode))
+        info: os.stat_result | None
+        if walk.create is Create.MAKE:
+            try:
+                # nothing is resolved beneath the leaf, so it needs no
+                # O_NOFOLLOW reopen (as os.makedirs: one mkdirat)
+                backend.mkdir_at(at.dir_fd, at.name, mode)
                 walk.created[at.path] = None
                 return
-            info: os.stat_result | None = backend.lstat_at(at.dir_fd, at.name)
-        except FileNotFoundError:
-            walk.plan_leaf(at)
-            return
-        except OSError as exc:
-            if exc.errno != errno.EEXIST:
-                walk.fail(exc, at.name)
+            except OSError as exc:
+                if exc.errno != errno.EEXIST:
+                    walk.fail(exc, at.name)
             info = _acts.lstat_or_none(backend, at.dir_fd, at.name)
+        else:
+            try:
+                info = backend.lstat_at(at.dir_fd, at.name)
+            except FileNotFoundError:
+                walk.plan_leaf(at)
+                return
+            except OSError as exc:
+                walk.fail(exc, at.name)
         if walk.created and info is not None and st.S_ISDIR(info.st_mode):
             return  # a directory this call made on the way, as in "x/y/../y"
         if not exist_ok:

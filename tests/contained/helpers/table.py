@@ -174,7 +174,7 @@ def _check_no_host_path(exc: BaseException, tree: Tree, case: Case) -> None:
         assert str(tree.base) not in text, f"host path leaked in error: {text!r}"
 
 
-_FD_METHODS = ("open_at", "openat2", "create_directory_at", "open_beneath")
+_FD_METHODS = ("open_at", "openat2", "openat2_or_errno", "create_directory_at", "open_beneath")
 
 
 class InjectedFault(OSError):
@@ -209,7 +209,7 @@ class RecordingBackend:
                     value(*args, **kwargs)
                 raise InjectedFault(errno.EIO, f"injected fault in {attr}")
             result = value(*args, **kwargs)
-            if attr in _FD_METHODS and result >= 0:  # (open_beneath answers -1 to walk)
+            if attr in _FD_METHODS and result >= 0:  # (open_beneath, openat2_or_errno: < 0)
                 cloexec = bool(fcntl.fcntl(result, fcntl.F_GETFD) & fcntl.FD_CLOEXEC)
                 self.opened.append((attr, result, cloexec))
             if self.after is not None:

@@ -262,29 +262,33 @@ class _Stop(Exception):
         self.stop = stop
 
 
+_FAILURES = (*UNREADABLE, tarfile.ReadError, zipfile.BadZipFile, OSError)
+
+
+def _unreadable(exc: Exception) -> _Refusal:
+    return _Refusal(ExtractReason.UNREADABLE, f"the member's data cannot be read: {exc}")
+
+
 class _Data:
     """A member's data as the archive gives it, whose read errors refuse the
     member: they say the data is unreadable, not the environment failing
     (an ``OSError`` without an errno is a decompressor's complaint)."""
 
     def __init__(self, open_data: Callable[[], Readable]) -> None:
-        self.stream = self.guarded(open_data)
-
-    @staticmethod
-    def guarded(call: Callable[[], _T]) -> _T:
         try:
-            return call()
-        except (*UNREADABLE, tarfile.ReadError, zipfile.BadZipFile) as exc:
-            raise _Refusal(ExtractReason.UNREADABLE, f"the member's data cannot be read: {exc}"
-                           ) from exc
-        except OSError as exc:
-            if exc.errno is not None:
-                raise
-            raise _Refusal(ExtractReason.UNREADABLE, f"the member's data cannot be read: {exc}"
-                           ) from exc
+            self.stream = open_data()
+        except _FAILURES as exc:
+            if isinstance(exc, OSError) and exc.errno is not None:
+                raise  # the environment failing
+            raise _unreadable(exc) from exc
 
     def read(self, size: int) -> bytes:
-        return self.guarded(lambda: self.stream.read(size))
+        try:
+            return self.stream.read(size)
+        except _FAILURES as exc:
+            if isinstance(exc, OSError) and exc.errno is not None:
+                raise
+            raise _unreadable(exc) from exc
 
     def __enter__(self) -> _Data:
         return self
@@ -406,16 +410,21 @@ class _Extractor:
                 and written > limits.max_ratio * max(self.archive_size, 1):
             raise _Stop(ExtractStop.RATIO)
 
-    def copy_data(self, src: _Data, fd: int) -> None:
-        while True:
+    def copy_data(self, src: _Data, fd: int, size: int | None) -> None:
+        """Copy ``src`` into ``fd``, looking at the cancel token before each
+        read; ``size``: where the data ends (no read is made to find it)."""
+        left = size
+        while left is None or left > 0:
             self.check_cancel()
-            chunk = src.read(CHUNK)
+            chunk = src.read(CHUNK if left is None else min(CHUNK, left))
             if not chunk:
                 return
             self.count(len(chunk))
             view = memoryview(chunk)
             while view:
                 view = view[os.write(fd, view):]
+            if left is not None:
+                left -= len(chunk)
 
     # -- members ---------------------------------------------------------------------
     def member(self, member: Member) -> Refused | None:
@@ -479,7 +488,7 @@ class _Extractor:
             def fill(fd: int) -> None:
                 self.made_here(fd)
                 if member.sparse is None:
-                    self.copy_data(src, fd)
+                    self.copy_data(src, fd, member.size if member.sized else None)
                 else:
                     self.write_sparse(src, fd, member.sparse, member.size)
                 if member.mtime is not None:
@@ -760,8 +769,10 @@ def _run(extractor: _Extractor, members: Iterator[Member | Filtered], total: int
          progress: ProgressCallback | None, stop_on_refusal: bool) -> None:
     result = extractor.result
     max_members = extractor.limits.max_members
+    cancel = extractor.cancel
     for done, member in enumerate(members, 1):
-        extractor.check_cancel()
+        if cancel is not None and cancel.cancelled:
+            raise _Stop(ExtractStop.CANCELLED)
         if max_members is not None and done > max_members:
             raise _Stop(ExtractStop.MEMBERS)
         if isinstance(member, Filtered):

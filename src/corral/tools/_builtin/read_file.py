@@ -37,10 +37,10 @@ from .._runtime.view_read import OpenFile
 from .._read.textform import HEAD, decode_wide, looks_binary
 
 DESCRIPTION = (
-    "Read a UTF-8 text file. Each line follows a margin ending at a tab, with the line's "
-    "number on the first, last and every fifth line (an empty line stays empty; never copy "
-    "the margin into oldText or content). A footer gives the sha256 (for expectedSha256) "
-    "and, for part of a file, the lines shown of the total and the next offset. offset is "
+    "Read a UTF-8 text file. The first, last and every fifth line follow their number and "
+    "a tab (never copy those into oldText or content); other lines are as they are. A "
+    "footer in brackets gives, for part of a file, the lines shown of the total and the "
+    "next offset, and last the sha256 (for expectedSha256). offset is "
     "the first line (1-based), limit how many (at most 2000). Images (PNG, JPEG, GIF, WebP)"
     " are returned as images."
 )

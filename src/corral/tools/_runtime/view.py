@@ -55,6 +55,7 @@ import os
 import stat as st
 import threading
 import time
+from weakref import ref as weak_ref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -401,7 +402,9 @@ class _TreeLock:
     """Shared by mutating steps, exclusive for moves (writers first)."""
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
+        # a plain lock, taken directly where no one waits (the common case)
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._readers = 0
         self._writer = False
         self._waiting_writers = 0
@@ -415,7 +418,7 @@ class _TreeLock:
             self.drop_shared()
 
     def take_shared(self, checkpoint: Checkpoint) -> None:
-        with self._cond:
+        with self._lock:
             delay = _POLL_FIRST
             while self._writer or self._waiting_writers:
                 self._cond.wait(delay)
@@ -424,9 +427,10 @@ class _TreeLock:
             self._readers += 1
 
     def drop_shared(self) -> None:
-        with self._cond:
+        with self._lock:
             self._readers -= 1
-            if not self._readers:  # only a writer waits on the readers
+            # only a writer waits on the readers (counted under the lock before it waits)
+            if not self._readers and self._waiting_writers:
                 self._cond.notify_all()
 
     @contextmanager
@@ -471,7 +475,8 @@ class _Table:
 
     def take(self, key: Identity, checkpoint: Checkpoint) -> None:
         with self._guard:
-            lock, users = self._locks.get(key, (threading.Lock(), 0))
+            held = self._locks.get(key)
+            lock, users = held if held is not None else (threading.Lock(), 0)
             self._locks[key] = (lock, users + 1)
         try:
             if not lock.acquire(blocking=False):  # the common case: nobody holds it
@@ -925,9 +930,18 @@ class CallView:
 
     def __init__(self, view: View, host: Host) -> None:
         self._view = view
-        self._host = host
-        self._checkpoint: Checkpoint = host.checkpoint
+        # the call holds this view: a weak reference back keeps the two out
+        # of a reference cycle, so both are freed when the call ends rather
+        # than left to the garbage collector after every call
+        self._host_ref = weak_ref(host)
         self._held: set[Identity] = set()
+
+    @property
+    def _host(self) -> Host:
+        host = self._host_ref()
+        if host is None:
+            raise RuntimeError("the call this view belongs to has ended")
+        return host
 
     def ask(self, request: Request, *pins: Pinned, same_place: bool = True) -> None:
         """Ask the host about ``request`` on ``pins``; when the host was
@@ -966,7 +980,7 @@ class CallView:
             return
         # the steps of pin_group for one path, without an ExitStack (the
         # common call: every tool that changes one file comes here)
-        checkpoint = self._checkpoint
+        checkpoint = self.checkpoint
         _TREE.take_shared(checkpoint)
         try:
             target = self._target(rel, op, label, field, follow=follow,
@@ -990,7 +1004,7 @@ class CallView:
                         pinned.decide(op)
                         yield pinned
                     finally:
-                        pinned.release()
+                        pinned.end()
                 finally:
                     if flocked is not None:
                         self._held.discard(key)
@@ -1009,12 +1023,12 @@ class CallView:
         """:meth:`pin`'s step with the tree lock held exclusively: a step
         that may create an entry git's repository test reads."""
         with ExitStack() as stack:
-            stack.enter_context(_TREE.exclusive(self._checkpoint))
+            stack.enter_context(_TREE.exclusive(self.checkpoint))
             target = stack.enter_context(self._resolve(rel, op, label, field, follow=follow,
                                                        create_parents=create_parents))
             self._lock(stack, (target,))
             pinned = Pinned(self, target, label, field, rel)
-            stack.callback(pinned.release)
+            stack.callback(pinned.end)
             pinned._target_follows = follow
             _Step(exclusive=True).add(pinned, op)
             pinned.decide(op)
@@ -1029,10 +1043,10 @@ class CallView:
         destination once the source is pinned."""
         label = src_shown if src_shown is not None else (src.rstrip("/") or ".")
         with ExitStack() as stack:
-            stack.enter_context(_TREE.exclusive(self._checkpoint))
+            stack.enter_context(_TREE.exclusive(self.checkpoint))
             src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
             source = Pinned(self, src_t, label, "source", src)
-            stack.callback(source.release)
+            stack.callback(source.end)
             dst_rel = dst(source)
             dst_label = dst_rel.rstrip("/") or "."
             dst_t = stack.enter_context(self._resolve(dst_rel, Op.MOVE_TO, dst_label,
@@ -1040,7 +1054,7 @@ class CallView:
                                                       create_parents=create_parents))
             self._lock(stack, (src_t, dst_t))
             destination = Pinned(self, dst_t, dst_label, "destination", dst_rel)
-            stack.callback(destination.release)
+            stack.callback(destination.end)
             step = _Step(exclusive=True)
             step.add(source, Op.MOVE_FROM)
             step.add(destination, Op.MOVE_TO)
@@ -1057,7 +1071,7 @@ class CallView:
         exclusive = moves or any(_names_git_entry(want.rel, want.op) for want in wants)
         tree = _TREE.exclusive if exclusive else _TREE.shared
         with ExitStack() as stack:
-            stack.enter_context(tree(self._checkpoint))
+            stack.enter_context(tree(self.checkpoint))
             targets = [stack.enter_context(self._resolve(
                 want.rel, want.op, want.label, want.field, follow=want.follow,
                 create_parents=want.create_parents)) for want in wants]
@@ -1066,7 +1080,7 @@ class CallView:
             pins = []
             for want, target in zip(wants, targets):
                 pinned = Pinned(self, target, want.label, want.field, want.rel)
-                stack.callback(pinned.release)
+                stack.callback(pinned.end)
                 pinned._target_follows = want.follow
                 step.add(pinned, want.op)
                 pins.append(pinned)
@@ -1109,8 +1123,8 @@ class CallView:
             if key not in self._held:
                 wanted.setdefault(key, target)
         for key in sorted(wanted):
-            stack.enter_context(_TABLE.hold(key, self._checkpoint))
-            stack.enter_context(_flocked(wanted[key], self._checkpoint))
+            stack.enter_context(_TABLE.hold(key, self.checkpoint))
+            stack.enter_context(_flocked(wanted[key], self.checkpoint))
             self._held.add(key)
             stack.callback(self._held.discard, key)
 
@@ -1119,7 +1133,7 @@ class CallView:
         self._view.check(location, op, shown=shown, field=field, in_repository=in_repository)
 
     def checkpoint(self) -> None:
-        self._checkpoint()
+        self._host.checkpoint()
 
     # -- looking: facts for answers (the caller decides what a model is shown) ----
     def stat(self, rel: str, *, follow: bool = True) -> os.stat_result:
@@ -1382,6 +1396,7 @@ class Pinned:
         # the regular file here, open since it was first looked at or read:
         # its digest, its content and the write's metadata come from this fd
         self._kept: Opened | None = None
+        self._location: Location | None = None
 
     # -- what resolution reached ---------------------------------------------------
     @property
@@ -1406,15 +1421,22 @@ class Pinned:
 
     @property
     def location(self) -> Location:
-        return Location(self._target.path, self._target.creates, self._target.passed)
+        """Where resolution reached (fixed for the pin's life: made once)."""
+        where = self._location
+        if where is None:
+            target = self._target
+            where = self._location = Location(target.path, target.creates, target.passed)
+        return where
 
     # -- deciding ---------------------------------------------------------------------
     def decide(self, op: Op) -> None:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
-        self._call.check(self.location, op, shown=self.shown, field=self.field,
-                         in_repository=self._in_repository)
+        view = self._call.shared
+        kind = view.rule(self.location, op, self._in_repository)
+        if kind is not None:
+            raise policy_refusal(kind, self.shown, op, self.field)
         if op in _ADDING and self._step is not None:
-            self._call.shared.refuse_new_repository(self._step)
+            view.refuse_new_repository(self._step)
         if op not in self._decided:
             self._decided.append(op)
 
@@ -1460,7 +1482,7 @@ class Pinned:
         """Whether the held directory is a repository now (``is_repository``:
         one ``lstat`` when it holds no ``HEAD``)."""
         try:
-            if not self.held_present(("HEAD",)):
+            if self._target.held_lstat("HEAD") is None:
                 return False
             return is_repository({"HEAD", *self.held_present(("objects", "refs",
                                                               "commondir"))})
@@ -1521,6 +1543,13 @@ class Pinned:
                             (expect.st_dev, expect.st_ino)):
             return None
         return kept
+
+    def end(self) -> None:
+        """The pin's block is over: the kept file closed, the step let go
+        (it holds this pin: dropped now, neither is left to the garbage
+        collector)."""
+        self._step = None
+        self.release()
 
     def release(self) -> None:
         """Close the kept file (idempotent; the pin's block does it)."""
