@@ -25,8 +25,8 @@ server-filesystem``, into ``.conformance/node``):
 
 The fixture is made afresh at the same path for each server (the session
 changes files), so the paths the reference server prints cost the same.
-Not a test (tests/e2e/test_mcp_tokens.py pins the targets on another
-fixture and session): it prints a table and returns records for run.py.
+Not a test (tests/e2e/test_mcp_tokens.py pins the targets on three other
+fixtures and sessions): it prints a table and returns records for run.py.
 
     .venv/bin/python benchmarks/bench_tokens.py [--results]
 
@@ -628,20 +628,19 @@ def table(records: list[Record]) -> str:
 NOTE = """\
 Written by `benchmarks/bench_tokens.py --results` (counts are exact: the machine's load does
 not move them). What a model reads of each result is its text content; tools/list is the
-`tools` array as compact JSON. A read shows each line after a margin ending at a tab, with
-the line's number on the first and last line shown and every fifth (a number is a token of
-its own in o200k; a tab merges with the indentation after it), and one footer: the
-16-hex-digit sha256 (8 tokens; 13 with its label and brackets) and, only when part of the
-file was shown, the window and the next offset. Reads cost 1.03 to 1.05 times the
-reference's raw text (numbering every line cost 1.10 to 1.13), a file of a dozen short lines
-up to 1.3 times, and a file of a line or two its text plus some 15 tokens (the digest cannot
-fit in 1.3 times of it). Every other call costs 0.1 to 1.2 times the reference's.
-tests/e2e/test_mcp_tokens.py pins the targets on two other fixtures and sessions: `code`
-(reads 92% of the reference's tokens) measures 0.99x (1.07x when every line was numbered);
-`mixed` (tiny files, a 1,820-line module read whole and in windows, eight mistakes) 1.04x:
-one whole read of the large module is three quarters of it, and its margins' numbers (some
-3%) cost more than the other calls save, so there the test holds the total apart from the
-numbers. Refusals on both: their sentence, hint and suggested call plus 4 or 5 tokens."""
+`tools` array as compact JSON. A read shows the file's lines as they are, the first and last
+line shown and every fifth after its number and a tab (a number is a token of its own in
+o200k, and so is a tab before a line that is not indented: a tab before every line cost
+prose some 7%), then one footer in brackets: the window and the next offset when part of
+the file was shown, and last the 16-hex-digit sha256, bare (7 to 16 tokens as its digits
+and letters fall). A write, an edit or a patch is one line ending with the same bracketed
+digest. So a read costs its text and some 2 to 3% (its numbers), plus the footer: a file of
+a few short lines cannot be within 1.3 times (a one-line VERSION file: 6 tokens, its digest
+alone 7 or more). tests/e2e/test_mcp_tokens.py pins the targets on three other fixtures and
+sessions (`code`, `docs` and `mixed`), and every refusal of the catalogue within its
+sentence, hint and suggested call plus 40 tokens. Not met there: `mixed`'s total (about
+1.03x), three quarters of which is one whole read of a 1,820-line module whose line numbers
+cost more than the other calls save."""
 
 
 def write_results(path: Path, text: str) -> None:

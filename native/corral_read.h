@@ -45,13 +45,36 @@ static int64_t corral_count_lf(const char *p, const char *end)
 
 #define CORRAL_WINDOW_INVALID (-2)
 
-int64_t corral_text_window(const char *buf, int64_t len, int64_t offset, int64_t limit,
-                           int64_t cap, int64_t budget, char *out, int64_t out_size,
-                           int64_t *facts)
+/* The bytes of [p, p+n) that are control characters text does not hold:
+ * C0 other than \b \t \n \v \f \r (8 to 13) and ESC, and DEL.  Written
+ * as byte compares summed in blocks small enough for 16-bit sums, so the
+ * compiler vectorises it. */
+static int64_t corral_count_controls(const unsigned char *p, int64_t n)
+{
+    int64_t count = 0;
+    while (n > 0) {
+        int64_t block = n < 4096 ? n : 4096;
+        uint16_t part = 0;
+        for (int64_t i = 0; i < block; i++) {
+            unsigned char c = p[i];
+            part += (uint16_t)(((c < 32) & ((unsigned char)(c - 8) > 5) & (c != 27)) |
+                               (c == 127));
+        }
+        count += part;
+        p += block;
+        n -= block;
+    }
+    return count;
+}
+
+int64_t corral_text_window_head(const char *buf, int64_t len, int64_t offset, int64_t limit,
+                                int64_t cap, int64_t budget, int64_t head, char *out,
+                                int64_t out_size, int64_t *facts)
 {
     /* the arguments first, before any arithmetic on them */
-    if (len < 0 || offset < 1 || limit < 0 || cap < 0 || budget < 0 || out_size < 0 ||
-        facts == NULL || (buf == NULL && len > 0) || (out == NULL && out_size > 0)) {
+    if (len < 0 || offset < 1 || limit < 0 || cap < 0 || budget < 0 || head < 0 ||
+        out_size < 0 || facts == NULL || (buf == NULL && len > 0) ||
+        (out == NULL && out_size > 0)) {
         errno = EINVAL;
         return CORRAL_WINDOW_INVALID;
     }
@@ -64,6 +87,7 @@ int64_t corral_text_window(const char *buf, int64_t len, int64_t offset, int64_t
     if (len > 0 && memchr(buf, '\r', (size_t)len) != NULL)
         return -1;
     facts[2] = len > 0 && memchr(buf, '\n', (size_t)len) != NULL;
+    facts[3] = corral_count_controls((const unsigned char *)buf, head < len ? head : len);
     while (p < end && line < stop) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *line_end = nl != NULL ? nl : end;
@@ -99,4 +123,20 @@ int64_t corral_text_window(const char *buf, int64_t len, int64_t offset, int64_t
     facts[0] = line - 1;
     facts[1] = shown;
     return used;
+}
+
+int64_t corral_text_window(const char *buf, int64_t len, int64_t offset, int64_t limit,
+                           int64_t cap, int64_t budget, char *out, int64_t out_size,
+                           int64_t *facts)
+{
+    int64_t four[4];
+    if (facts == NULL) {
+        errno = EINVAL;
+        return CORRAL_WINDOW_INVALID;
+    }
+    int64_t written = corral_text_window_head(buf, len, offset, limit, cap, budget, 0, out,
+                                              out_size, four);
+    if (written >= 0)
+        memcpy(facts, four, 3 * sizeof(int64_t));
+    return written;
 }

@@ -200,6 +200,35 @@ def test_text_window_at_and_past_every_edge(native):
         assert list(facts) == expected[2]
 
 
+def test_text_window_head_counts_the_controls_text_does_not_hold(native):
+    """corral_text_window_head: the window of corral_text_window, and
+    facts[3] the control bytes among the first head bytes (C0 but 8 to 13
+    and 27, and 127); a negative head is EINVAL."""
+    rng = random.Random(2)
+    odd = bytes(b for b in range(32) if b not in range(8, 14) and b != 27) + b"\x7f"
+    for _ in range(ITERATIONS * 4):
+        data = _blob(rng, b"ab\n\t\x1b\x0b\x08\x0c" + odd + bytes(range(0x80, 0x84)), 300)
+        data = data.replace(b"\r", b"")
+        while data.startswith(BOM):  # both decline the window
+            data = data[len(BOM):]
+        head = rng.choice((0, 1, len(data), len(data) + 5, rng.randint(0, len(data) + 1),
+                           INT64_MAX))
+        out = ffi.new("char[]", 4096)
+        facts = ffi.new("int64_t[4]")
+        written = lib.corral_text_window_head(data, len(data), 1, 1000, 1000, 4096, head, out,
+                                              4096, facts)
+        assert written >= 0, data
+        plain = ffi.new("int64_t[3]")
+        assert lib.corral_text_window(data, len(data), 1, 1000, 1000, 4096, out, 4096,
+                                      plain) == written
+        assert list(facts)[:3] == list(plain)
+        assert facts[3] == sum(1 for b in data[:head] if b in odd), (data, head)
+    facts = ffi.new("int64_t[4]")
+    assert lib.corral_text_window_head(b"a\n", 2, 1, 1, 9, 9, -1, ffi.new("char[]", 9), 9,
+                                       facts) == -2
+    assert _errno_is_einval()
+
+
 def test_text_window_far_offsets_do_not_overflow(native):
     """offset + limit past INT64_MAX: the window is clamped, not wrapped."""
     facts = ffi.new("int64_t[3]")

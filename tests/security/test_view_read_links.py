@@ -184,3 +184,23 @@ def test_listing_or_searching_under_a_denied_links_target_is_no_oracle(tmp_path,
         assert there["ok"] is missing["ok"], (tool, there, missing)
         assert _answer_without_path(there, "data/sub") == \
             _answer_without_path(missing, "data/none"), (tool, there, missing)
+
+
+def test_a_denied_name_through_a_link_to_the_root_hides_what_it_leads_to(tmp_path, make_root):
+    """A link to the root itself gives every entry a second name: a deny
+    rule on that name hides the entry in listings and searches, at any
+    depth, and the entries no rule names stay shown."""
+    _write(tmp_path / "keys" / "deep" / "key.txt", f"key {PASSWORD}\n")
+    _write(tmp_path / "keys" / "top.txt", f"top {PASSWORD}\n")
+    _write(tmp_path / "open" / "note.txt", f"note {PASSWORD}\n")
+    _write(tmp_path / "at_root.txt", f"root {PASSWORD}\n")
+    os.symlink(".", tmp_path / "mirror")
+    box = Toolbox(make_root(str(tmp_path)), deny=["mirror/keys/**", "mirror/at_root.txt"])
+    out = box.call("glob", {"pattern": "**/*.txt"})
+    assert out["paths"] == ["open/note.txt"], out
+    found = box.call("grep", {"pattern": PASSWORD})
+    assert [m["path"] for m in found["matches"]] == ["open/note.txt"], found
+    for path in ("keys", "keys/deep"):
+        listed = box.call("list_directory", {"path": path})
+        assert "key.txt" not in repr(listed) and "top.txt" not in repr(listed), listed
+    assert "at_root.txt" not in repr(box.call("list_directory", {"path": "."}))

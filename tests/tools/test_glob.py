@@ -370,6 +370,32 @@ def test_symlinks_never_followed_out_and_listed_only_when_they_lead_to_a_file(tm
     assert all("secret" not in p and "more" not in p for p in everything["paths"])
 
 
+def test_a_link_is_decided_on_the_file_it_reaches_by_its_text_read_where_it_lies(tmp_path,
+                                                                                  make_toolbox):
+    """A link's text is read relative to its own directory, through
+    directory links and '..' alike: the file it reaches is listed under the
+    link's name unless a rule hides that file (it is then hidden, as the
+    file is), and a link reaching no file is counted as a link."""
+    root = tmp_path / "root"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "keys").mkdir()
+    (root / "keys" / "plain.txt").write_text("x")
+    (root / "keys" / ".env").write_text("TOKEN=1")
+    (root / "keys" / "sub").mkdir()
+    os.symlink("../keys", root / "a" / "dl")  # a directory link the walk does not enter
+    os.symlink("../dl/plain.txt", root / "a" / "b" / "up_through_link.py")  # .. then a link
+    os.symlink("../dl/.env", root / "a" / "b" / "to_secret.py")  # reaches a secret file
+    os.symlink("../../keys/.env", root / "a" / "b" / "dotdot_secret.py")
+    os.symlink("../../keys/plain.txt", root / "a" / "b" / "dotdot_plain.py")
+    os.symlink("../dl/sub", root / "a" / "b" / "to_dir.py")  # a directory: a link
+    os.symlink(str(root / "keys" / "plain.txt"), root / "a" / "b" / "absolute.py")
+    os.symlink("../dl/none.txt", root / "a" / "b" / "dangling.py")
+    out = call(make_toolbox(root), {"pattern": "**/*.py"})
+    assert out["paths"] == ["a/b/dotdot_plain.py", "a/b/up_through_link.py"], out
+    assert out["skipped"]["symlinks"] == 3, out  # the directory, the absolute, the dangling
+    assert out["denied"] == 2, out  # the two that reach keys/.env, hidden as it is
+
+
 @pytest.mark.parametrize("pattern", ["../*", "../outside/*.py", "**/../..", "**/../../**",
                                      "src/../../outside/*", "{..,src}/*.py"])
 def test_patterns_never_reach_outside(tmp_path, make_toolbox, pattern):

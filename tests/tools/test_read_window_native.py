@@ -63,6 +63,36 @@ def test_native_and_python_windows_agree(rows, end, crlf, bom, offset, limit, ca
         assert plain
 
 
+# control characters text holds (\b \t \n \v \f \x1b), those it does not, and DEL
+controls = hs.sampled_from(b"\x08\t\n\x0b\x0c\x1b\x01\x02\x07\x0e\x1a\x1c\x1f\x7f")
+
+
+@needs_native
+@settings(max_examples=300, deadline=None)
+@given(text=hs.lists(hs.sampled_from(b"ab \n") | controls, max_size=60),
+       pad=hs.integers(0, 9000), at_head=hs.booleans())
+def test_binary_by_control_characters_is_said_alike(text, pad, at_head):
+    """The native pass counts the head's control characters (the first
+    8,000 bytes) as looks_binary does: a file is refused as binary by both
+    paths or by neither, on either side of the one-in-ten line."""
+    body = bytes(text)
+    filler = b"x\n" * (pad // 2)
+    data = body + filler if at_head else filler + body
+    outcomes = []
+    for native in (True, False):
+        mp = pytest.MonkeyPatch()
+        try:
+            outcomes.append(answer(data, 1, 50, 2000, 1 << 20, native, mp)[:-1])
+        except Exception as exc:  # the refusal, compared by what it says
+            outcomes.append((type(exc).__name__, str(exc)))
+        finally:
+            mp.undo()
+    assert outcomes[0] == outcomes[1]
+    head = data[:8000]
+    odd = sum(1 for b in head if (b < 32 and b not in b"\x08\t\n\r\x0b\x0c\x1b") or b == 127)
+    assert (odd * 10 > len(head)) == (outcomes[0][0] == "Refusal"), outcomes[0]
+
+
 @needs_native
 @pytest.mark.parametrize("data, args", [
     (b"", {}), (b"\n", {}), (b"\n\n\n", {"offset": 2}), (b"one", {}), (b"one\ntwo", {"offset": 2}),

@@ -34,11 +34,12 @@ def test_read_file_is_the_lines_after_a_margin_and_one_footer(box):
     envelope = box.call("read_file", {"path": "src/app.py"})
     text = render("read_file", envelope)
     lines = text.split("\n")
-    # the lines as they are (no JSON escaping) after a margin ending at a
-    # tab: the number on the first and last line; an empty line left empty
-    assert lines[:4] == ["1\tdef f():", "", "\t    # note", "4\t    return 1"]
-    # the whole file shown: the footer is the digest (the last number says the length)
-    assert lines[4] == f"[sha256 {envelope['sha256'][:16]}]" and len(lines) == 5
+    # the lines as they are (no JSON escaping), the first and last after
+    # their number and a tab; an empty line left empty
+    assert lines[:4] == ["1\tdef f():", "", "    # note", "4\t    return 1"]
+    # the whole file shown: the footer is the digest, bare (the last number
+    # says the length)
+    assert lines[4] == f"[{envelope['sha256'][:16]}]" and len(lines) == 5
     assert envelope["sha256"] not in text and "\\n" not in text
 
 
@@ -49,42 +50,45 @@ def test_the_margin_holds_every_fifth_number(box, tmp_path):
     for k, row in enumerate(rows):
         number = 3 + k
         shown = number in (3, 16) or number % 5 == 0
-        assert row == (f"{number}\tline {number}" if shown else f"\tline {number}"), row
+        assert row == (f"{number}\tline {number}" if shown else f"line {number}"), row
     # a file's own leading tabs and digits stay after the margin
     (tmp_path / "data.tsv").write_text("".join(f"{i}\t{i * i}\n" for i in range(1, 8)))
     rows = render("read_file", box.call("read_file", {"path": "data.tsv"})).split("\n")
-    assert rows[:7] == ["1\t1\t1", "\t2\t4", "\t3\t9", "\t4\t16", "5\t5\t25", "\t6\t36",
+    assert rows[:7] == ["1\t1\t1", "2\t4", "3\t9", "4\t16", "5\t5\t25", "6\t36",
                         "7\t7\t49"]
+    (tmp_path / "Makefile").write_text("all:\n\tmake build\n")
+    rows = render("read_file", box.call("read_file", {"path": "Makefile"})).split("\n")
+    assert rows[:2] == ["1\tall:", "2\t\tmake build"]
 
 
 def test_a_window_says_where_it_ends_and_where_to_go_on(box):
     envelope = box.call("read_file", {"path": "big.txt", "offset": 11, "limit": 5})
     text = render("read_file", envelope)
     assert text.startswith("11\tline 11\n") and "15\tline 15\n" in text
-    assert "\n\tline 12\n" in text
-    assert text.endswith(f"[lines 11-15 of 30, next offset 16, sha256 "
+    assert "\nline 12\n" in text
+    assert text.endswith(f"[lines 11-15 of 30, next offset 16, "
                          f"{short_digest(envelope['sha256'])}]")
     last = render("read_file", box.call("read_file", {"path": "big.txt", "offset": 29}))
-    assert last.endswith(f"[lines 29-30 of 30, sha256 {short_digest(envelope['sha256'])}]")
+    assert last.endswith(f"[lines 29-30 of 30, {short_digest(envelope['sha256'])}]")
     head = render("read_file", box.call("read_file", {"path": "big.txt", "limit": 4}))
-    assert head.endswith(f"[lines 1-4 of 30, next offset 5, sha256 "
+    assert head.endswith(f"[lines 1-4 of 30, next offset 5, "
                          f"{short_digest(envelope['sha256'])}]")
 
 
 def test_what_is_not_in_the_text_is_said(box):
     crlf = render("read_file", box.call("read_file", {"path": "crlf.txt"}))
-    assert crlf.startswith("1\ta\n2\tb\n") and "[crlf line endings, sha256 " in crlf
+    assert crlf.startswith("1\ta\n2\tb\n") and "[crlf line endings, " in crlf
     empty = box.call("read_file", {"path": "empty.txt"})
-    assert render("read_file", empty) == f"[empty file, sha256 {empty['sha256'][:16]}]"
+    assert render("read_file", empty) == f"[empty file, {empty['sha256'][:16]}]"
 
 
 def test_a_write_is_one_line(box):
     out = box.call("write_file", {"path": "new/dir/a.txt", "content": "hi\n"})
-    assert render("write_file", out) == (f"Created new/dir/a.txt, sha256 "
-                                         f"{out['sha256'][:16]}; made directories new, new/dir")
+    assert render("write_file", out) == (f"Created new/dir/a.txt; made directories new, "
+                                         f"new/dir [{out['sha256'][:16]}]")
     again = box.call("write_file", {"path": "new/dir/a.txt", "content": "ho\n",
                                     "expectedSha256": out["sha256"][:16]})
-    assert render("write_file", again).startswith("Replaced new/dir/a.txt, sha256 ")
+    assert render("write_file", again) == f"Replaced new/dir/a.txt [{again['sha256'][:16]}]"
     assert render("make_directory", box.call("make_directory", {"path": "m/n"})) == \
         "Created directory m/n (and m)"
     assert render("make_directory", box.call("make_directory", {"path": "m"})) == \
@@ -99,8 +103,8 @@ def test_a_write_is_one_line(box):
 def test_an_edit_is_one_line_and_a_dry_run_shows_its_diff(box):
     edit = box.call("edit_file", {"path": "src/app.py", "oldText": "return 1",
                                   "newText": "return 2"})
-    assert render("edit_file", edit) == (f"Edited src/app.py: 1 replacement at line 4; "
-                                         f"sha256 {edit['sha256'][:16]}")
+    assert render("edit_file", edit) == (f"Edited src/app.py: 1 replacement at line 4 "
+                                         f"[{edit['sha256'][:16]}]")
     dry = box.call("edit_file", {"path": "src/app.py", "oldText": "return 2",
                                  "newText": "return 3", "dryRun": True})
     text = render("edit_file", dry)
@@ -141,7 +145,7 @@ def test_file_info_is_one_line(box):
 def test_read_files_names_each_file(box):
     out = box.call("read_files", {"paths": ["notes.md", "nope.md"]})
     text = render("read_files", out)
-    assert text.startswith("== notes.md ==\n1\t# Notes\n[sha256 ")
+    assert text.startswith(f"== notes.md ==\n1\t# Notes\n[{out['files'][0]['sha256'][:16]}]")
     assert "== nope.md ==\nNOT_FOUND: nope.md does not exist" in text
     assert text.endswith("[1 read, 1 refused]")
 
@@ -208,6 +212,6 @@ def test_apply_patch_is_one_line_a_file(tmp_path):
             "*** Delete File: b.txt\n*** End Patch\n")})
     assert envelope["ok"] is True, envelope
     moved, added, deleted = render("apply_patch", envelope).split("\n")
-    assert moved == f"Moved a.py to c.py at line 2; sha256 {envelope['files'][0]['sha256'][:16]}"
-    assert added.startswith("Added n/new.txt; sha256 ") and added.endswith("made directories n")
+    assert moved == f"Moved a.py to c.py at line 2 [{envelope['files'][0]['sha256'][:16]}]"
+    assert added == f"Added n/new.txt; made directories n [{envelope['files'][1]['sha256'][:16]}]"
     assert deleted == "Deleted b.txt"

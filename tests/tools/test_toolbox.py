@@ -44,12 +44,13 @@ def _keys(value):
 
 
 def test_read_file_description_explains_its_output(tmp_path):
-    """It explains what a model is shown (the rendering: each line after a
-    margin with its number every fifth line, and a footer); the envelope's
-    fields are the output schema's to describe."""
+    """It explains what a model is shown (the rendering: the first, last and
+    every fifth line after its number and a tab, and a footer); the
+    envelope's fields are the output schema's to describe."""
     (definition,) = [d for d in Toolbox(tmp_path).definitions() if d["name"] == "read_file"]
-    for word in ("margin ending at a tab", "number", "every fifth", "footer", "the total",
-                 "next offset", "sha256", "expectedSha256", "never copy the margin into oldText"):
+    for word in ("first, last and every fifth line", "number and a tab", "as they are",
+                 "footer", "the total", "next offset", "sha256", "expectedSha256",
+                 "never copy those into oldText"):
         assert word in definition["description"]
 
 

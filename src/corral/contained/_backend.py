@@ -90,6 +90,7 @@ class TextWindow(NamedTuple):
     total: int  # the lines in the buffer
     shown: int  # the lines in content
     has_newline: bool  # whether the buffer holds a "\n"
+    controls: int = 0  # control bytes text does not hold among the first ``head``
 
 
 class DirLister(Protocol):
@@ -288,18 +289,21 @@ class Backend:
         raise _unimplemented("fsetxattr")
 
     # -- work on buffers: Python here, C in the native backend --------------------
-    def text_window(self, data: bytes, offset: int, limit: int, cap: int, budget: int
-                    ) -> TextWindow | None:
+    def text_window(self, data: bytes, offset: int, limit: int, cap: int, budget: int,
+                    head: int = 0) -> TextWindow | None:
         """The lines ``[offset, offset+limit)`` of ``data`` (valid UTF-8, no
         NUL: the caller checked), numbered ``"N\tline"``, keeping those whose
         text fits ``budget`` bytes and at least one; ``None`` when the caller
         must render the window itself (a byte order mark, any ``\r``, a line
         longer than ``cap`` bytes in the window, or a backend that has no
-        fast way: this default).  ``ValueError`` for an ``offset`` below 1 or
-        a negative ``limit``, ``cap`` or ``budget``; any larger value is
-        taken as "all"."""
+        fast way: this default).  ``controls`` counts the control bytes
+        text does not hold (C0 other than backspace, tab, line feed,
+        vertical tab, form feed, carriage return and escape; and DEL) among
+        the first ``head`` bytes, in the same pass.  ``ValueError`` for an
+        ``offset`` below 1 or a negative ``limit``, ``cap``, ``budget`` or
+        ``head``; any larger value is taken as "all"."""
         clamp_int64(offset, "offset", low=1)
-        for value, name in ((limit, "limit"), (cap, "cap"), (budget, "budget")):
+        for value, name in ((limit, "limit"), (cap, "cap"), (budget, "budget"), (head, "head")):
             clamp_int64(value, name)
         return None
 

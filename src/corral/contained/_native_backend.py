@@ -51,9 +51,9 @@ from typing import Any, NoReturn
 # (``from .. import _native`` would raise a plain ImportError instead)
 from .._native import ffi as _ffi, lib as _lib
 from . import _darwin, _linux
-from ._backend import (IS_DARWIN, IS_LINUX, RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, Hit,
-                       KindListing, OsBackend, ScanStatus, TextWindow, _openat2_wanted,
-                       _under_pyfakefs, clamp_int64, fd_capabilities)
+from ._backend import (INT64_MAX, IS_DARWIN, IS_LINUX, RENAME_EXCHANGE, RENAME_NOREPLACE,
+                       Backend, Hit, KindListing, OsBackend, ScanStatus, TextWindow,
+                       _openat2_wanted, _under_pyfakefs, clamp_int64, fd_capabilities)
 from ._errors import InvalidPathError
 
 __all__ = ["NativeBackend", "NativeLister", "FileScanner"]
@@ -236,11 +236,16 @@ class NativeBackend(Backend):
         return fd
 
     # -- work on buffers and batches, in C ------------------------------------------
-    def text_window(self, data: bytes, offset: int, limit: int, cap: int, budget: int
-                    ) -> TextWindow | None:
-        offset = clamp_int64(offset, "offset", low=1)
-        limit, cap = clamp_int64(limit, "limit"), clamp_int64(cap, "cap")
-        budget = clamp_int64(budget, "budget")
+    def text_window(self, data: bytes, offset: int, limit: int, cap: int, budget: int,
+                    head: int = 0) -> TextWindow | None:
+        if not (type(offset) is int and type(limit) is int and type(cap) is int
+                and type(budget) is int and type(head) is int
+                and 1 <= offset <= INT64_MAX and 0 <= limit <= INT64_MAX
+                and 0 <= cap <= INT64_MAX and 0 <= budget <= INT64_MAX
+                and 0 <= head <= INT64_MAX):  # the common case in one test; else each said
+            offset = clamp_int64(offset, "offset", low=1)
+            limit, cap = clamp_int64(limit, "limit"), clamp_int64(cap, "cap")
+            budget, head = clamp_int64(budget, "budget"), clamp_int64(head, "head")
         # The most it writes: the budget or one line of at most cap bytes, and
         # never more than the buffer's bytes plus a number, a tab and a line
         # break (at most 22 bytes) per line shown.
@@ -249,18 +254,18 @@ class NativeBackend(Backend):
         out = getattr(scratch, "out", None)
         if out is None:
             out = scratch.out = _ffi.new("char[]", WINDOW_SCRATCH_BYTES)
-            scratch.facts = _ffi.new("int64_t[3]")
+            scratch.facts = _ffi.new("int64_t[4]")
         facts = scratch.facts
         if size > WINDOW_SCRATCH_BYTES:
             out = _ffi.new("char[]", size)
-        written: int = _lib.corral_text_window(data, len(data), offset, limit, cap, budget, out,
-                                               size, facts)
+        written: int = _lib.corral_text_window_head(data, len(data), offset, limit, cap, budget,
+                                                    head, out, size, facts)
         if written == -2:  # cannot be: every number was checked above
             _fail()
         if written < 0:
             return None
         return TextWindow(str(_ffi.buffer(out, written), "utf-8"), facts[0], facts[1],
-                          bool(facts[2]))
+                          bool(facts[2]), facts[3])
 
     def literal_lines(self, needle: bytes, buf: bytes, pos: int = 0, line: int = 1,
                       end: int | None = None) -> Iterator[Hit]:

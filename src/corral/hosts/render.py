@@ -4,13 +4,15 @@ The envelope (``Toolbox.call``, MCP ``structuredContent``) is the contract
 for programs.  A model pays for every token it reads, on every turn, so the
 text it is shown is rendered from the envelope instead of being its JSON:
 
-* ``read_file``: the lines themselves (no JSON escaping), each after a
-  margin that ends at its first tab and holds its number on the first and
-  last line shown and every fifth (an empty line left empty), then one
-  footer line: the window and where to go on (when part of the file was
-  shown), a short digest;
+* ``read_file``: the lines themselves (no JSON escaping), the first and
+  last line shown and every fifth after its number and a tab, every other
+  line as it is (an empty line left empty), then one
+  footer line in brackets: the window and where to go on (when part of
+  the file was shown), what the text hides, and last the short digest,
+  bare (``[1f3a09c2d4e5b6a7]`` for a whole file);
 * a write, edit, move, delete or new directory: one line saying what was
-  done (an edit's diff only for a dry run, or when the match was loosened);
+  done, a file's short digest last in brackets, as a read's footer ends
+  (an edit's diff only for a dry run, or when the match was loosened);
 * listings and searches: one entry per line;
 * a refusal: its code, its sentence once, its hint and the suggested call.
 
@@ -154,22 +156,25 @@ def _read_footer(envelope: _Envelope) -> str:
     cut = envelope.get("cutLines")
     if cut:
         facts.append(f"cut lines {_spans(cut)}")
-    facts.append(f"sha256 {short_digest(envelope.get('sha256', ''))}")
+    # the digest bare: the description says a read's footer ends with it,
+    # and its label would be a sixth of a one-line file's answer
     facts += _rest(envelope, _READ_SAID)
+    facts.append(short_digest(envelope.get("sha256", "")))
     return "[" + ", ".join(facts) + "]"
 
 
 #: A read shows the number of every this many'th line, and of the first and
-#: last line shown; the lines between are led by the tab alone.
+#: last line shown, each before a tab; the lines between are shown as they are.
 NUMBER_EVERY = 5
 
 
 def _margin(content: str) -> str:
-    """read_file's ``N<TAB>text`` lines as a model is shown them: each line
-    after a margin that ends at its first tab, holding the number on the
-    first and last line shown and every fifth; an empty line left empty.
-    (A number is a token of its own in o200k, a tab before indentation
-    none: numbering every line costs a tenth more than the file's text.)"""
+    """read_file's ``N<TAB>text`` lines as a model is shown them: the first
+    and last line shown and every fifth after its number and a tab, every
+    other line as it is (an empty line left empty).  A number is a token of
+    its own in o200k, and so is a tab before a line that is not indented:
+    numbering every line, or a tab before each, costs a tenth more than the
+    text of prose or of code that is not indented deeply."""
     rows = content.split("\n")
     texts = [row.partition("\t") for row in rows]
     if not all(tab and number.isascii() and number.isdigit() for number, tab, _ in texts):
@@ -177,10 +182,8 @@ def _margin(content: str) -> str:
     shown = [i for i, (_, _, text) in enumerate(texts) if text]
     ends = {shown[0], shown[-1]} if shown else set()
     for i, (number, _, text) in enumerate(texts):
-        if not text:
-            rows[i] = ""
-        elif i not in ends and int(number) % NUMBER_EVERY:
-            rows[i] = "\t" + text
+        if not text or (i not in ends and int(number) % NUMBER_EVERY):
+            rows[i] = text
     return "\n".join(rows)
 
 
@@ -188,7 +191,9 @@ def _read_file(envelope: _Envelope) -> str:
     if "mimeType" in envelope and "content" not in envelope:
         return _image(envelope)
     content = _margin(str(envelope.get("content", "")))
-    return _lines(content, _read_footer(envelope), *_warnings(envelope))
+    footer = _lines(_read_footer(envelope), *_warnings(envelope))
+    # a line shown is a row even when empty (a file of one empty line)
+    return f"{content}\n{footer}" if envelope.get("totalLines") else footer
 
 
 def _image(envelope: _Envelope) -> str:
@@ -222,8 +227,8 @@ def _read_files(envelope: _Envelope) -> str:
 def _write_file(envelope: _Envelope) -> str:
     verb = "Created" if envelope.get("created") else "Replaced"
     # the size is the content's the model sent: the digest says what was written
-    head = (f"{verb} {envelope.get('path')}, sha256 "
-            f"{short_digest(envelope.get('sha256', ''))}{_created(envelope)}")
+    head = (f"{verb} {envelope.get('path')}{_created(envelope)} "
+            f"[{short_digest(envelope.get('sha256', ''))}]")
     said = frozenset({"path", "bytes", "sha256", "created", "createdDirectories",
                       "createdDirectoriesOmitted", "warnings"})
     return _lines(head, *_warnings(envelope), *_rest(envelope, said))
@@ -261,11 +266,12 @@ def _edit_file(envelope: _Envelope) -> str:
                 f"{at}{matched}; sha256 now {short_digest(envelope.get('sha256', ''))}, after "
                 f"{short_digest(envelope.get('resultSha256', ''))}")
     else:
-        head = (f"Edited {path}: {_plural(count, 'replacement')}{at}{matched}; sha256 "
-                f"{short_digest(envelope.get('sha256', ''))}")
+        head = f"Edited {path}: {_plural(count, 'replacement')}{at}{matched}"
     endings = envelope.get("lineEndings")
     if endings not in (None, "lf", "none"):
         head += f"; {endings} line endings kept"
+    if not envelope.get("dryRun"):
+        head += f" [{short_digest(envelope.get('sha256', ''))}]"
     # the diff of an edit made as asked says nothing the model did not
     # write itself; a preview, or a match that was loosened, is shown
     diff = envelope.get("diff") if envelope.get("dryRun") or strategies else None
@@ -494,7 +500,11 @@ def render_refusal(envelope: _Envelope) -> str:
             digest = details.get(key)
             if isinstance(digest, str) and len(digest) > SHORT_DIGEST_CHARS:
                 short = short_digest(digest)
-                if short not in message and short not in hint:
+                # the digest the caller sent back is named, cut, in the
+                # sentence: said again only if not (the current one is
+                # always given whole enough to be sent as expectedSha256)
+                said = short if key == "currentSha256" else short[:12]
+                if said not in message and said not in hint:
                     facts.append(f"{label} {short}")
         close = details.get("didYouMean")
         if isinstance(close, list) and close and not any(
@@ -530,11 +540,11 @@ def _apply_patch(envelope: _Envelope) -> str:
         at = file.get("hunkLines") or []
         if at:
             line += f" at line{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}"
-        if file.get("sha256"):
-            line += f"; sha256 {short_digest(file['sha256'])}"
         line += _created(file)
         if file.get("note"):
             line += f" ({file['note']})"
+        if file.get("sha256"):
+            line += f" [{short_digest(file['sha256'])}]"
         out.append(line)
     return _lines("\n".join(out), *_rest(envelope, frozenset({"files"})))
 

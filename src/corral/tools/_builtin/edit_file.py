@@ -292,12 +292,15 @@ class _Call:
         return Attempt(self.rel, i, self.multi, old, new, replace_all, self.repeated)
 
 
-def _keys(rel: str, edits: list[Edit], args: dict[str, Any], base_sha: str) -> tuple[str, str]:
-    """The call as a failure (arguments and digest) and as an edit (path and edits)."""
+def _failure_key(args: dict[str, Any], base_sha: str) -> str:
+    """The call as a failure: its arguments and the file's digest."""
     failure = json.dumps([args, base_sha], sort_keys=True)
-    edit = json.dumps([rel, edits])
-    return (sha256_hex(failure.encode("utf-8", "surrogatepass")),
-            sha256_hex(edit.encode("utf-8", "surrogatepass")))
+    return sha256_hex(failure.encode("utf-8", "surrogatepass"))
+
+
+def _call_key(rel: str, edits: list[Edit]) -> str:
+    """The call as an edit: its path and edits."""
+    return sha256_hex(json.dumps([rel, edits]).encode("utf-8", "surrogatepass"))
 
 
 def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: bool,
@@ -306,8 +309,11 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     file = _read(ctx, pinned, rel, work)
     memory = ctx.store(EditMemory)
     base_sha = sha256_hex(file.data)
-    failure_key, call_key = _keys(file.path, edits, args, base_sha)
-    call = _Call(rel, file.path, edits, multi, work, memory.failures(failure_key),
+    call_key = _call_key(file.path, edits)
+    # the failure key is made only when a failure is remembered, or one happens
+    failure_key = _failure_key(args, base_sha) if memory.has_failures() else None
+    call = _Call(rel, file.path, edits, multi, work,
+                 memory.failures(failure_key) if failure_key is not None else 0,
                  memory.earlier(call_key), base_sha)
     try:
         if expected is not None and not digest_matches(expected, base_sha):
@@ -329,9 +335,10 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         diff = unified_diff(rel, outcome.base, outcome.lines, outcome.spans, work)
     except Refusal as refused:
         if refused.kind not in (Kind.TIME_LIMIT, Kind.CANCELLED):  # stopped is not failed
-            memory.failed(failure_key)
+            memory.failed(failure_key or _failure_key(args, base_sha))
         raise
-    memory.succeeded(failure_key)
+    if memory.has_failures():
+        memory.succeeded(failure_key or _failure_key(args, base_sha))
     new_sha = sha256_hex(new_data)
     dry = bool(args["dryRun"])
     ctx.view.ask(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,

@@ -33,6 +33,7 @@ from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import GlobRequest
 from .._runtime.view import walk_tree
+from .._runtime.view_walk import LinkEnd
 from .._search.walk import (Base, Budget, DirState, SearchCounts, SearchVisitor, base_rules,
                             ignored_note, open_base, stopped_note)
 from .._search.globs import GlobMatcher, compile_glob
@@ -73,22 +74,6 @@ def _relative_pattern(ctx: ToolContext, pattern: str, base: str) -> tuple[str, b
     raise Refusal(Code.INVALID_ARGUMENT, f"the absolute pattern is not below path {prefix}",
                   "Pass a pattern relative to 'path', or leave 'path' at \".\".",
                   details={"field": "pattern", "path": prefix}, kind=Kind.PATTERN_OUTSIDE_PATH)
-
-
-def _leads_to_file(ctx: ToolContext, real: str) -> bool:
-    try:
-        return st.S_ISREG(ctx.view.stat(real).st_mode)
-    except OSError:  # dangling, outside, a loop: not a file here
-        return False
-
-
-def _target_hidden(ctx: ToolContext, real: str) -> bool:
-    """Whether the file a symlink at ``real`` leads to is one the rules hide."""
-    try:
-        target = ctx.view.realpath(real)
-    except OSError:
-        return True
-    return ctx.is_denied(target) or not ctx.visible(target)
 
 
 def _not_a_directory(shown: str, info: os.stat_result, given: str) -> Refusal:
@@ -177,7 +162,7 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
     name_only, accepts, match_name = matcher.name_only, matcher.accepts, matcher.match_name
     suffix = matcher.name_suffix
     with tree:
-        for dir_sub, _fd, state, names, kinds in tree:
+        for dir_sub, fd, state, names, kinds in tree:
             if matcher.dirs_only:
                 globs = state.globs
                 paths.extend(base.shown_path(dir_sub + name) + "/" for name in names
@@ -190,7 +175,8 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
                 else:
                     matched = [n for n in names if accepts(state.globs, n)]
                 if matched:
-                    _take(ctx, base, visitor, found, state, dir_sub, matched, kinds, suffix)
+                    _take(ctx, base, visitor, found, state, (dir_sub, fd), matched, kinds,
+                          suffix)
             if len(paths) > cap:  # one more than the cap: "truncated" is then a fact
                 break
     found.incomplete = tree.stats.incomplete
@@ -198,10 +184,13 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
 
 
 def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, state: DirState,
-          dir_sub: str, matched: list[str], kinds: dict[str, str], suffix: str | None) -> None:
-    """Matching non-directories of one directory: listed, or counted as
-    what kept them out (in this order: special, ignored, hidden, a link
-    that does not lead to a file)."""
+          where: tuple[str, int], matched: list[str], kinds: dict[str, str],
+          suffix: str | None) -> None:
+    """Matching non-directories of one directory (``where``: its path below
+    the base and the walk's fd of it): listed, or counted as what kept them
+    out (in this order: special, ignored, hidden, a link that does not lead
+    to a file)."""
+    dir_sub, fd = where
     if kinds:
         special = [n for n in matched if kinds.get(n) == "other"]
         if special:
@@ -210,17 +199,18 @@ def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, s
     kept, ignored = visitor.kept_files(state, matched, suffix or "")
     found.ignored += ignored
     if kinds:
-        links = [n for n in kept if n in kinds
-                 and not _leads_to_file(ctx, base.real_path(dir_sub + n))]
-        if links:
+        linked = [n for n in kept if n in kinds]
+        if linked:
+            # one resolution each: a link to no file is counted as a link,
+            # one to a file a rule hides is hidden as that file is
+            directory = base.real_path(dir_sub.rstrip("/")) if dir_sub else base.real
+            ends = {n: ctx.view.link_end(fd, directory, n) for n in linked}
+            links = [n for n in linked if ends[n] is LinkEnd.OTHER]
+            hidden = [n for n in linked if ends[n] is LinkEnd.HIDDEN]
             found.symlinks += len(links)
-            kept = [n for n in kept if n not in links]
-        # a link to a file a rule hides is hidden as that file is (reading it is refused)
-        hidden = [n for n in kept
-                  if n in kinds and _target_hidden(ctx, base.real_path(dir_sub + n))]
-        if hidden:
             visitor.counts.hidden += len(hidden)
-            kept = [n for n in kept if n not in hidden]
+            if links or hidden:
+                kept = [n for n in kept if ends.get(n, LinkEnd.FILE) is LinkEnd.FILE]
     prefix = base.shown_path(dir_sub)
     found.paths.extend([prefix + n for n in kept])
 

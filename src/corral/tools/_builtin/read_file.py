@@ -23,6 +23,7 @@ import stat as st
 from typing import Any, NotRequired, TypedDict
 from collections.abc import Callable
 
+from ...contained import TextWindow
 from .._read import media as _media
 from .._read import cache as read_cache
 from .._runtime.answer import AnswerPath
@@ -36,10 +37,10 @@ from .._runtime.view_read import OpenFile
 from .._read.textform import HEAD, decode_wide, looks_binary
 
 DESCRIPTION = (
-    "Read a UTF-8 text file. Each line follows a margin ending at a tab, with the line's "
-    "number on the first, last and every fifth line (an empty line stays empty; never copy "
-    "the margin into oldText or content). A footer gives the sha256 (for expectedSha256) "
-    "and, for part of a file, the lines shown of the total and the next offset. offset is "
+    "Read a UTF-8 text file. The first, last and every fifth line follow their number and "
+    "a tab (never copy those into oldText or content); other lines are as they are. A "
+    "footer in brackets gives, for part of a file, the lines shown of the total and the "
+    "next offset, and last the sha256 (for expectedSha256). offset is "
     "the first line (1-based), limit how many (at most 2000). Images (PNG, JPEG, GIF, WebP)"
     " are returned as images."
 )
@@ -322,18 +323,31 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
             facts.bom = True
             return facts
         _check_text_start(rel, data)
-    if b"\x00" in data or looks_binary(data[:HEAD]):
+    if b"\x00" in data:
         raise _binary(rel, len(data))
     ascii_only = data.isascii()  # then it is UTF-8; otherwise decoding says whether it is
-    text = None if ascii_only else _decoded(rel, data)
-    if NATIVE_WINDOW:
-        window = file.text_window(data, offset, limit, cap, budget)
+    if ascii_only and NATIVE_WINDOW:
+        # the control characters of the head are counted in the window's pass
+        window = file.text_window(data, offset, limit, cap, budget, HEAD)
         if window is not None:
-            facts.total = window.total
-            facts.endings = "lf" if window.has_newline else "none"
-            facts.rendered = (window.content, window.shown, [])
-            return facts
+            if window.controls * 10 > min(len(data), HEAD):  # looks_binary's rule
+                raise _binary(rel, len(data))
+            return _rendered(facts, window)
+    if looks_binary(data[:HEAD]):
+        raise _binary(rel, len(data))
+    text = None if ascii_only else _decoded(rel, data)
+    if NATIVE_WINDOW and not ascii_only:
+        window = file.text_window(data, offset, limit, cap, budget, 0)
+        if window is not None:
+            return _rendered(facts, window)
     _split(data, data.decode("ascii") if text is None else text, offset, limit, cap, facts)
+    return facts
+
+
+def _rendered(facts: _Facts, window: TextWindow) -> _Facts:
+    facts.total = window.total
+    facts.endings = "lf" if window.has_newline else "none"
+    facts.rendered = (window.content, window.shown, [])
     return facts
 
 

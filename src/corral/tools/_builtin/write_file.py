@@ -16,6 +16,7 @@ the old content (a warning says so).
 
 from __future__ import annotations
 
+import codecs
 import errno
 import hashlib
 import os
@@ -71,7 +72,7 @@ class _Plan:
 
     rel: str
     current: os.stat_result | None
-    existing: str | None  # sha256 of the file being replaced
+    existing: str | None  # sha256 of the file replaced (None: new, or no one is told it)
 
 
 class Warned(TypedDict):
@@ -100,7 +101,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
                                              "limit": limit}, kind=Kind.CONTENT_SIZE)
     data = content.encode("utf-8")
     expected = expected_digest(args)
-    kept = Form()
+    kept = _PLAIN
     # one step: the policy, the host's question and the write all act on what was pinned
     with ctx.view.pin(rel, Op.CREATE, create_parents=True) as target:
         plan = _plan(ctx, target, rel, expected, args["overwrite"])
@@ -122,6 +123,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
                                   existing_sha256=plan.existing,
                                   creates_directories=asked, creates_omitted=omitted), target)
         _recheck(target, plan, ctx.asks_host)  # nothing changed while the host decided
+        ctx.checkpoint()  # the last one: stopped now, nothing is written
         created = target.make_parents()
         current = plan.current
         if current is not None:
@@ -169,6 +171,10 @@ def _dry(rel: str, data: bytes, digest: str, plan: _Plan, creates: tuple[str, ..
 
 
 _FORM_HEAD = 64 * 1024  # bytes of a replaced file looked at for its form
+_PLAIN = Form()
+# what a head starting with none of these and holding no "\r" cannot be: the
+# byte order marks of UTF-8 and the wide encodings (so it is plain)
+_MARKS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
 
 
 def _form(target: Pinned, info: os.stat_result) -> Form:
@@ -177,7 +183,9 @@ def _form(target: Pinned, info: os.stat_result) -> Form:
     try:
         head, _ = target.read(_FORM_HEAD - 1, expect=info)
     except (OSError, Refusal):
-        return Form()
+        return _PLAIN
+    if b"\r" not in head and not head.startswith(_MARKS):
+        return _PLAIN
     if len(head) >= _FORM_HEAD:
         head = head[:_FORM_HEAD]
         head = head[:head.rfind(b"\n") + 1] or head[:_FORM_HEAD - _FORM_HEAD % 4]
@@ -232,6 +240,8 @@ def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
         return plan
     _check_replaceable(ctx, rel, current)
     target.decide(Op.REPLACE)  # before its digest is told: a secret's is never
+    if expected is None and overwrite and not ctx.asks_host:
+        return plan  # the digest of what is replaced would be compared or told to no one
     plan.existing = existing = target.sha256(current)
     if expected is not None and not digest_matches(expected, existing):
         raise sha256_mismatch(rel, expected, existing)

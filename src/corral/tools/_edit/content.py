@@ -217,57 +217,94 @@ def _counting_up(numbers: list[str], lines: int) -> Numbered | None:
 
 def read_file_numbers(text: str) -> Numbered | None:
     """The numbering when every line of ``text`` starts with read_file's
-    ``N<TAB>`` prefix, counting up by one, or with the margin a model is
-    shown of it (:func:`margin_numbers`); ``None`` otherwise."""
-    if text[:1] == "\t":
-        return margin_numbers(text.replace("\r\n", "\n"))
-    if not text[:1].isdigit():
-        return None
+    ``N<TAB>`` prefix, counting up by one, or when it carries the margin a
+    model is shown of a read (:func:`margin_numbers`); ``None`` otherwise."""
     body = text.replace("\r\n", "\n")
-    return _counting_up(_READ_FILE_NUMBER.findall(body), _line_count(body)) \
-        or margin_numbers(body)
+    if text[:1].isdigit():
+        full = _counting_up(_READ_FILE_NUMBER.findall(body), _line_count(body))
+        if full is not None:
+            return full
+    return margin_numbers(body)
 
 
-def margin_numbers(text: str) -> Numbered | None:
-    """The numbering when ``text`` (``\\n`` breaks) is lines as a model is
-    shown a read: every non-empty line after a margin ending at a tab, the
-    margin holding the line's number on some lines (at least one), each
-    number its line's place counted from the first; ``None`` otherwise."""
+#: a read shows the number of every this many'th line (and of the first and
+#: last line shown), after it a tab; every other line as it is
+MARGIN_EVERY = 5
+
+
+def _margin_rows(text: str) -> tuple[list[str], int, list[int]] | None:
+    """``text``'s rows, the number its first row would have, and the rows
+    that carry a number, when ``text`` (``\\n`` breaks) is lines as a model
+    is shown a read; ``None`` otherwise."""
+    if _READ_FILE_NUMBER.search(text) is None:  # one scan in C for most texts
+        return None
     rows = text.removesuffix("\n").split("\n")
     if len(rows) < 2:
         return None
     first: int | None = None
+    numbered: list[int] = []
     for place, row in enumerate(rows):
-        if not row:
+        match = _READ_FILE_NUMBER.match(row)
+        if match is None:
             continue
-        number, tab, _ = row.partition("\t")
-        if not tab or (number and not (number.isascii() and number.isdigit())):
-            return None
-        if number:
-            start = int(number) - place
-            if first is None:
-                first = start
-            elif start != first:
-                return None
+        start = int(match.group(1)) - place
+        if first is None:
+            first = start
+        elif start != first:
+            return None  # numbers that disagree: the text's own
+        numbered.append(place)
     if first is None or first < 1:
         return None
+    kept = [place for place, row in enumerate(rows) if row]
+    ends = {kept[0], kept[-1]}
+    for place in kept:
+        every = (first + place) % MARGIN_EVERY == 0
+        if every and place not in numbered:
+            return None  # a read numbers each fifth line it shows
+        if not every and place in numbered and place not in ends:
+            return None  # ... and else only its first and last
+    # one number alone is too little to tell a read from a file's own text,
+    # unless it is where a read puts one
+    if len(numbered) < 2 and (first + numbered[0]) % MARGIN_EVERY:
+        return None
+    return rows, first, numbered
+
+
+def margin_numbers(text: str) -> Numbered | None:
+    """The numbering when ``text`` (``\\n`` breaks) is lines as a model is
+    shown a read: each line as it is, but for the first and last line shown
+    and every fifth, which follow their number and a tab, each number its
+    line's place counted from the first; ``None`` otherwise."""
+    found = _margin_rows(text)
+    if found is None:
+        return None
+    rows, first, _ = found
     return Numbered(first, len(rows))
-
-
-_MARGIN = re.compile(r"^\d*\t", re.MULTILINE)
 
 
 def numbering_said(field: str, text: str) -> str:
     """How ``field``'s ``text`` (``\\n`` breaks) carries a read's numbers."""
     if len(_READ_FILE_NUMBER.findall(text)) == _line_count(text):
         return f"every line of {field} starts with a line number and a tab"
-    return (f"the lines of {field} start with a read's margin (a tab, after the line's "
-            "number on some lines)")
+    return (f"lines of {field} start with a read's margin (the line's number and a tab, on "
+            "the first, last and every fifth line)")
 
 
 def strip_margin(text: str) -> str:
-    """``text`` without read_file's numbers or margin at each line's start."""
-    return _MARGIN.sub("", text)
+    """``text`` without read_file's numbers: every line's ``N<TAB>`` when
+    all carry one, else those of a read's margin (each at its place)."""
+    body = text.removesuffix("\n")
+    rows = body.split("\n")
+    numbers = _READ_FILE_NUMBER.findall(body)
+    if len(numbers) == len(rows):
+        return _READ_FILE_NUMBER.sub("", text)
+    found = _margin_rows(text)
+    if found is None:
+        return text
+    _, first, numbered = found
+    for place in numbered:
+        rows[place] = rows[place][len(str(first + place)) + 1:]
+    return "\n".join(rows) + text[len(body):]
 
 
 def strip_line_numbers(old: str) -> str | None:
@@ -275,7 +312,7 @@ def strip_line_numbers(old: str) -> str | None:
     tool's style, when every line has one and the numbers count up by one,
     or without the margin of a read as a model is shown it; ``None``
     otherwise."""
-    if old[:1] in "\t0123456789" and old[:1] and margin_numbers(old) is not None:
+    if margin_numbers(old) is not None:
         return strip_margin(old)
     if not old.lstrip(" \t")[:2].lstrip("L")[:1].isdigit():
         return None
@@ -346,10 +383,8 @@ def fenced(text: str, rel: str) -> str | None:
     """The text inside a Markdown code fence that wraps all of ``text``
     (the fence line first, its closing line last), for a file that is not
     itself markup; ``None`` when ``text`` is not so wrapped."""
-    if posixpath.splitext(rel)[1].lower() in _MARKUP:
-        return None
     opening = _FENCE.match(text)
-    if opening is None:
+    if opening is None or posixpath.splitext(rel)[1].lower() in _MARKUP:
         return None
     fence = opening.group(1)
     body = text[opening.end():].rstrip(" \t\r\n")

@@ -27,10 +27,6 @@ class Diff:
     complete: bool  # False: some changed blocks are shown whole, not line by line
 
 
-def _at_line_start(lines: Lines, pos: int) -> bool:
-    return lines.starts[lines.line_of(pos) - 1] == pos
-
-
 def _blocks(before: Lines, after: Lines, spans: list[tuple[int, int, int, int]],
             work: Work) -> list[list[int]]:
     """The changed spans as whole-line blocks ``[i1, i2, j1, j2]`` (0-based,
@@ -40,7 +36,7 @@ def _blocks(before: Lines, after: Lines, spans: list[tuple[int, int, int, int]],
     for ba, bb, ca, cb in spans:
         work.step()
         i1, j1 = before.line_of(ba) - 1, after.line_of(ca) - 1
-        if (bb > ba or cb > ca) and _at_line_start(before, bb) and _at_line_start(after, cb):
+        if (bb > ba or cb > ca) and before.at_line_start(bb) and after.at_line_start(cb):
             i2, j2 = before.line_of(bb) - 1, after.line_of(cb) - 1  # ends with a line break
         else:
             i2, j2 = before.line_of(bb), after.line_of(cb)  # ends inside a line: take it all

@@ -64,6 +64,10 @@ class EditMemory:
                 self._texts.move_to_end(sha)
             return text
 
+    def has_failures(self) -> bool:
+        """Whether any failed call is remembered."""
+        return bool(self._failures)
+
     def failures(self, key: str) -> int:
         """How often call ``key`` failed so far."""
         with self._lock:

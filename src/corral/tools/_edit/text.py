@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import accumulate
 from operator import add
+from typing import Any, Generic, TypeVar, overload
 
 from .._read.textform import HEAD, decode_wide, encode_wide, looks_binary
 
@@ -80,6 +81,38 @@ def encode(text: str, bom: bool, encoding: str | None = None) -> bytes:
     return BOM + data if bom else data
 
 
+_T = TypeVar("_T")
+
+
+class _once(Generic[_T]):
+    """A value computed on first use and kept on the instance, as
+    ``functools.cached_property`` without its per-access lock (Python
+    3.11 takes one on every first access; a :class:`Lines` is never shared
+    between threads)."""
+
+    def __init__(self, compute: Callable[[Any], _T]) -> None:
+        self._compute = compute
+        self._name = compute.__name__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _once[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
+
+    def __get__(self, obj: object, owner: type | None = None) -> _T | _once[_T]:
+        if obj is None:
+            return self
+        value = self._compute(obj)
+        obj.__dict__[self._name] = value
+        return value
+
+
+_NEAR = 64  # lines a line lookup walks from the last one found, at most
+
+
 class Lines:
     """``text`` split into lines, each with its own terminator.
 
@@ -88,16 +121,33 @@ class Lines:
     maps to the first character of the original terminator, so a region
     never splits a ``\\r\\n``).  Everything is computed on first use: a
     file without ``\\r`` (the common case) is its own normalized form and is
-    never split unless line numbers are asked for.
+    never split unless its lines are asked for; a line number there is its
+    count of line breaks before the position, counted in C, until those
+    counts would cost more than one pass over the text (then the line
+    starts are built once).
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.has_cr = "\r" in text
+        self._counted = 0  # characters scanned by line lookups that counted breaks
+        self._anchor = (0, 0)  # a line and the offset it starts at, found by counting
         if not self.has_cr:
             self.normalized = text
 
-    @cached_property
+    def _counts(self, pos: int) -> bool:
+        """Whether the line of ``pos`` is found by counting the line breaks
+        before it (a text without ``\\r`` whose line starts were not built,
+        while the counting stays within one pass over the text)."""
+        if self.has_cr or pos < 0 or "nstarts" in self.__dict__:
+            return False
+        spent = self._counted + min(pos, len(self.text))
+        if spent > len(self.text):
+            return False
+        self._counted = spent
+        return True
+
+    @_once
     def _split(self) -> tuple[list[str], list[str]]:
         text = self.text
         if not self.has_cr or "\n" not in text:
@@ -115,11 +165,19 @@ class Lines:
     def eols(self) -> list[str]:
         return self._split[1]
 
-    @cached_property
+    def _counted_line(self, pos: int) -> int:
+        """The 0-based line of ``pos`` by counting the breaks before it; the
+        line becomes the anchor :meth:`lines` walks from."""
+        text = self.text
+        line = text.count("\n", 0, pos)
+        self._anchor = (line, text.rfind("\n", 0, pos) + 1)
+        return line
+
+    @_once
     def normalized(self) -> str:
         return "\n".join(self.contents)
 
-    @cached_property
+    @_once
     def nstarts(self) -> list[int]:
         """Where each line starts in the normalized text."""
         # line i starts after the i lines before it and their i breaks; map,
@@ -127,7 +185,7 @@ class Lines:
         contents = self.contents
         return list(map(add, accumulate(map(len, contents), initial=0), range(len(contents))))
 
-    @cached_property
+    @_once
     def starts(self) -> list[int]:
         """Where each line starts in the original text."""
         if not self.has_cr:
@@ -137,10 +195,17 @@ class Lines:
         starts.pop()
         return starts
 
+    @_once
+    def _count(self) -> int:
+        if not self.has_cr and "_split" not in self.__dict__:
+            text = self.text
+            return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+        return len(self.contents) - (1 if self.contents[-1] == "" else 0)
+
     def count(self) -> int:
         """Lines as a diff counts them (an empty text after the last line
         break is not one)."""
-        return len(self.contents) - (1 if self.contents[-1] == "" else 0)
+        return self._count
 
     def line(self, i: int) -> str:
         """Normalized line ``i`` (0-based) with its ``\\n`` if it has one."""
@@ -149,17 +214,68 @@ class Lines:
 
     def lines(self, i: int, j: int) -> list[str]:
         """Normalized lines ``[i, j)``, each as :meth:`line` gives it."""
+        if not self.has_cr and "_split" not in self.__dict__ and i >= 0:
+            near = self._near_lines(i, j) if i < j else []
+            if near is not None:
+                return near
         contents = self.contents
         out = [c + "\n" for c in contents[i:j]]
         if out and j >= len(contents):
             out[-1] = out[-1][:-1]
         return out
 
+    def _near_lines(self, i: int, j: int) -> list[str] | None:
+        """:meth:`lines` of a text without ``\\r`` cut from the text itself,
+        when line ``i`` is within :data:`_NEAR` lines of the last line found
+        by counting (``None``: farther, split the text instead)."""
+        total = self._count + (1 if self.text.endswith("\n") or not self.text else 0)
+        if i >= total:
+            return []
+        start = self._line_start(i)
+        if start is None:
+            return None
+        text = self.text
+        if j >= total:  # to the end: the last line has no break of its own
+            pieces = text[start:].split("\n")
+            last = pieces.pop()
+            return [piece + "\n" for piece in pieces] + [last]
+        end = self._line_start(j)
+        if end is None:
+            return None
+        pieces = text[start:end].split("\n")
+        pieces.pop()  # the empty text after line j - 1's break
+        return [piece + "\n" for piece in pieces]
+
+    def _line_start(self, i: int) -> int | None:
+        """Where line ``i`` (0-based, it exists) starts in a text without
+        ``\\r``, walked from the anchor a line at a time; ``None`` when it
+        is more than :data:`_NEAR` lines away."""
+        line, offset = self._anchor
+        if abs(i - line) > _NEAR:
+            return None
+        text = self.text
+        while line < i:
+            offset = text.index("\n", offset) + 1
+            line += 1
+        while line > i:
+            offset = text.rfind("\n", 0, offset - 1) + 1
+            line -= 1
+        self._anchor = (line, offset)
+        return offset
+
+    def at_line_start(self, pos: int) -> bool:
+        """Whether the original position ``pos`` starts a line."""
+        if not self.has_cr and 0 <= pos <= len(self.text):
+            return pos == 0 or self.text[pos - 1] == "\n"
+        return self.starts[self.line_of(pos) - 1] == pos
+
     def __len__(self) -> int:
         return len(self.contents)
 
     def line_index(self, npos: int) -> int:
         """0-based line of a normalized position."""
+        if self._counts(npos):
+            return self._counted_line(npos)
         return bisect_right(self.nstarts, npos) - 1
 
     def to_original(self, npos: int) -> int:
@@ -171,6 +287,8 @@ class Lines:
     def line_of(self, pos: int) -> int:
         """1-based line of an original position (a terminator belongs to the
         line it ends)."""
+        if self._counts(pos):
+            return self._counted_line(pos) + 1
         return bisect_right(self.starts, pos)
 
     def style(self) -> str:

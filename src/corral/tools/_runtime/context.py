@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import stat as st
 import threading
 import time
@@ -80,12 +81,18 @@ class ToolboxState:
                            asks_host=asks_host)
 
 
+# A path ``rel`` gives back as it is: names (none "." or empty, no
+# backslash) joined by single slashes, not starting with "/" or "~".
+_CLEAN_SEGMENT = r"(?!\.(?:/|$))[^/\\]+"
+_CLEAN_PATH = re.compile(rf"(?![~/]){_CLEAN_SEGMENT}(?:/{_CLEAN_SEGMENT})*")
+
+
 class ToolContext:
     """What one call of a tool works with: the policed view of the root
     (:attr:`view`), the limits, the host's policy, and the call's own
     deadline, cancel tokens and progress."""
 
-    __slots__ = ("state", "view", "limits", "tool", "allow_hardlinks", "read_only",
+    __slots__ = ("__weakref__", "state", "view", "limits", "tool", "allow_hardlinks", "read_only",
                  "seconds", "notes", "_deadline", "_cancel", "_progress", "_asks_host")
 
     def __init__(self, state: ToolboxState, tool: str, *, seconds: float,
@@ -170,6 +177,9 @@ class ToolContext:
         no entry is named that way; the answer then carries a note
         (``pathNotes``) saying how the path was read.
         """
+        if _CLEAN_PATH.fullmatch(value) and value.isascii() and \
+                len(value) <= self.limits.max_path_bytes:
+            return value  # already clean: relative, no '.' or empty segment, nothing to forgive
         if value == "":
             raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' is empty",
                           "Pass a path relative to the root, such as \".\" or \"src/main.py\".",

@@ -55,6 +55,7 @@ import os
 import stat as st
 import threading
 import time
+from weakref import ref as weak_ref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -72,6 +73,7 @@ from .._refusals.catalogue import (Kind, Refusal, denied_rule, entry_kind, prote
                                    swapped)
 from .request_types import Request
 from .view_read import Entry, Lead, OpenFile
+from .view_walk import LinkEnd
 
 __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "AliasedScope",
            "OpenFile", "Entry", "Lead", "open_view", "RootLike", "RootLook", "git_scan"]
@@ -111,6 +113,10 @@ class Place:
     path: str
     creates: tuple[str, ...]
     anchor: tuple[int, int]
+
+
+#: opens a link's end to name it: no read access needed, no FIFO waited on
+_LOOK_FLAGS = getattr(os, "O_PATH", 0) or os.O_RDONLY
 
 
 def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
@@ -237,20 +243,44 @@ class LinkMap:
             return False
         if top in (".", ""):
             return True
-        with self._guard:
-            if self._below.get(top) or self._by_target.get("."):
+        # single lookups, each atomic: no lock needed to read them
+        by_target = self._by_target
+        if self._below.get(top) or by_target.get("."):
+            return True
+        end = len(top)
+        while (end := top.rfind("/", 0, end)) > 0:
+            if by_target.get(top[:end]):
                 return True
-            end = len(top)
-            while (end := top.rfind("/", 0, end)) > 0:
-                if self._by_target.get(top[:end]):
-                    return True
         return False
+
+    def is_target(self, path: str) -> bool:
+        """Whether a known link leads to ``path`` itself."""
+        return path in self._by_target
+
+    def directory_names(self, canonical_dir: str) -> list[str]:
+        """Every other name that leads to the directory ``canonical_dir``
+        (as :meth:`aliases`; the root's are the links to it and theirs)."""
+        if canonical_dir not in (".", ""):
+            return self.aliases(canonical_dir)
+        with self._guard:
+            to_root = list(self._by_target.get(".", ()))
+        found = dict.fromkeys(to_root)
+        for location in to_root:
+            found.update(dict.fromkeys(self.aliases(location)))
+        return list(found)[:MAX_ALIASES]
 
     def aliases(self, canonical: str) -> list[str]:
         """Every other name that leads to ``canonical`` through known links
         (link chains followed; at most :data:`MAX_ALIASES`)."""
-        if not self._by_target or canonical in (".", ""):
+        by_target = self._by_target
+        if not by_target or canonical in (".", ""):
             return []
+        if "." not in by_target:  # most names: no link leads to them or above them
+            end = len(canonical)
+            while end > 0 and canonical[:end] not in by_target:
+                end = canonical.rfind("/", 0, end)
+            if end <= 0:
+                return []
         found: dict[str, None] = {}
         queue = deque([canonical])
         with self._guard:
@@ -372,7 +402,9 @@ class _TreeLock:
     """Shared by mutating steps, exclusive for moves (writers first)."""
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
+        # a plain lock, taken directly where no one waits (the common case)
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._readers = 0
         self._writer = False
         self._waiting_writers = 0
@@ -386,7 +418,7 @@ class _TreeLock:
             self.drop_shared()
 
     def take_shared(self, checkpoint: Checkpoint) -> None:
-        with self._cond:
+        with self._lock:
             delay = _POLL_FIRST
             while self._writer or self._waiting_writers:
                 self._cond.wait(delay)
@@ -395,9 +427,10 @@ class _TreeLock:
             self._readers += 1
 
     def drop_shared(self) -> None:
-        with self._cond:
+        with self._lock:
             self._readers -= 1
-            if not self._readers:  # only a writer waits on the readers
+            # only a writer waits on the readers (counted under the lock before it waits)
+            if not self._readers and self._waiting_writers:
                 self._cond.notify_all()
 
     @contextmanager
@@ -442,7 +475,8 @@ class _Table:
 
     def take(self, key: Identity, checkpoint: Checkpoint) -> None:
         with self._guard:
-            lock, users = self._locks.get(key, (threading.Lock(), 0))
+            held = self._locks.get(key)
+            lock, users = held if held is not None else (threading.Lock(), 0)
             self._locks[key] = (lock, users + 1)
         try:
             if not lock.acquire(blocking=False):  # the common case: nobody holds it
@@ -743,6 +777,19 @@ class View:
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
 
+    def check_reached(self, canonical: str, op: Op, *, shown: str, field: str = "path") -> None:
+        """:meth:`check` of the entry at ``canonical`` reached with nothing
+        created or passed on the way: the same decision, the full one only
+        when a known link or a change could add to the policy's own."""
+        policy = self.policy
+        if policy.is_empty:
+            return
+        kind = policy.rule(canonical, op)
+        if kind is None and (op.mutates or len(self.links)):
+            kind = self.rule(Location(canonical), op)
+        if kind is not None:
+            raise policy_refusal(kind, shown, op, field)
+
     def refuse_new_repository(self, step: _Step) -> None:
         """Refuse ``step`` if what it leaves makes a directory a git
         repository (none of the tools makes one: ``git init`` does); it
@@ -824,7 +871,7 @@ class AliasedScope(Scope):
     shows is shown only if no name leading to it through a link is hidden
     (a denied or secret link name hides what it leads to)."""
 
-    __slots__ = ("_inner", "_view", "_real", "_op")
+    __slots__ = ("_inner", "_view", "_real", "_op", "_names", "_scopes")
 
     def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op) -> None:
         # every question is put to ``inner`` first: the base's state is unused
@@ -832,9 +879,24 @@ class AliasedScope(Scope):
         self._view = view
         self._real = "" if canonical_dir in (".", "") else canonical_dir + "/"
         self._op = op
+        # The other names of this directory, found once: an entry's names
+        # through links are these joined to its name, unless a link leads
+        # to the entry itself (or to one of those joined names).
+        self._names = names = view.links.directory_names(canonical_dir)
+        self._scopes: list[Scope] | None = []
+        if names:  # a link leads to this directory or above it
+            policy = view.policy
+            self._scopes = [policy.scope(name, op) for name in names] \
+                if all(policy.visible(name, op) for name in names) else None
 
     def _shown(self, name: str) -> bool:
-        return self._view.visible(self._real + name, self._op)
+        real = self._real + name
+        links = self._view.links
+        scopes = self._scopes
+        if scopes is None or links.is_target(real) or (self._names and any(
+                links.is_target(f"{other}/{name}") for other in self._names)):
+            return self._view.visible(real, self._op)  # each name decided in full
+        return not scopes or all(scope.visible(name) for scope in scopes)
 
     def visible(self, name: str) -> bool:
         return self._inner.visible(name) and self._shown(name)
@@ -847,6 +909,10 @@ class AliasedScope(Scope):
 
     def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
         shown = self._inner.visible_names(names, ends_with)
+        if not self._names and self._scopes is not None:  # a link leads below, or to an entry
+            is_target, real = self._view.links.is_target, self._real
+            if not any(is_target(real + name) for name in shown):
+                return shown
         kept = [name for name in shown if self._shown(name)]
         return shown if len(kept) == len(shown) else kept
 
@@ -864,9 +930,18 @@ class CallView:
 
     def __init__(self, view: View, host: Host) -> None:
         self._view = view
-        self._host = host
-        self._checkpoint: Checkpoint = host.checkpoint
+        # the call holds this view: a weak reference back keeps the two out
+        # of a reference cycle, so both are freed when the call ends rather
+        # than left to the garbage collector after every call
+        self._host_ref = weak_ref(host)
         self._held: set[Identity] = set()
+
+    @property
+    def _host(self) -> Host:
+        host = self._host_ref()
+        if host is None:
+            raise RuntimeError("the call this view belongs to has ended")
+        return host
 
     def ask(self, request: Request, *pins: Pinned, same_place: bool = True) -> None:
         """Ask the host about ``request`` on ``pins``; when the host was
@@ -905,7 +980,7 @@ class CallView:
             return
         # the steps of pin_group for one path, without an ExitStack (the
         # common call: every tool that changes one file comes here)
-        checkpoint = self._checkpoint
+        checkpoint = self.checkpoint
         _TREE.take_shared(checkpoint)
         try:
             target = self._target(rel, op, label, field, follow=follow,
@@ -929,7 +1004,7 @@ class CallView:
                         pinned.decide(op)
                         yield pinned
                     finally:
-                        pinned.release()
+                        pinned.end()
                 finally:
                     if flocked is not None:
                         self._held.discard(key)
@@ -948,12 +1023,12 @@ class CallView:
         """:meth:`pin`'s step with the tree lock held exclusively: a step
         that may create an entry git's repository test reads."""
         with ExitStack() as stack:
-            stack.enter_context(_TREE.exclusive(self._checkpoint))
+            stack.enter_context(_TREE.exclusive(self.checkpoint))
             target = stack.enter_context(self._resolve(rel, op, label, field, follow=follow,
                                                        create_parents=create_parents))
             self._lock(stack, (target,))
             pinned = Pinned(self, target, label, field, rel)
-            stack.callback(pinned.release)
+            stack.callback(pinned.end)
             pinned._target_follows = follow
             _Step(exclusive=True).add(pinned, op)
             pinned.decide(op)
@@ -968,10 +1043,10 @@ class CallView:
         destination once the source is pinned."""
         label = src_shown if src_shown is not None else (src.rstrip("/") or ".")
         with ExitStack() as stack:
-            stack.enter_context(_TREE.exclusive(self._checkpoint))
+            stack.enter_context(_TREE.exclusive(self.checkpoint))
             src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
             source = Pinned(self, src_t, label, "source", src)
-            stack.callback(source.release)
+            stack.callback(source.end)
             dst_rel = dst(source)
             dst_label = dst_rel.rstrip("/") or "."
             dst_t = stack.enter_context(self._resolve(dst_rel, Op.MOVE_TO, dst_label,
@@ -979,7 +1054,7 @@ class CallView:
                                                       create_parents=create_parents))
             self._lock(stack, (src_t, dst_t))
             destination = Pinned(self, dst_t, dst_label, "destination", dst_rel)
-            stack.callback(destination.release)
+            stack.callback(destination.end)
             step = _Step(exclusive=True)
             step.add(source, Op.MOVE_FROM)
             step.add(destination, Op.MOVE_TO)
@@ -996,7 +1071,7 @@ class CallView:
         exclusive = moves or any(_names_git_entry(want.rel, want.op) for want in wants)
         tree = _TREE.exclusive if exclusive else _TREE.shared
         with ExitStack() as stack:
-            stack.enter_context(tree(self._checkpoint))
+            stack.enter_context(tree(self.checkpoint))
             targets = [stack.enter_context(self._resolve(
                 want.rel, want.op, want.label, want.field, follow=want.follow,
                 create_parents=want.create_parents)) for want in wants]
@@ -1005,7 +1080,7 @@ class CallView:
             pins = []
             for want, target in zip(wants, targets):
                 pinned = Pinned(self, target, want.label, want.field, want.rel)
-                stack.callback(pinned.release)
+                stack.callback(pinned.end)
                 pinned._target_follows = want.follow
                 step.add(pinned, want.op)
                 pins.append(pinned)
@@ -1048,8 +1123,8 @@ class CallView:
             if key not in self._held:
                 wanted.setdefault(key, target)
         for key in sorted(wanted):
-            stack.enter_context(_TABLE.hold(key, self._checkpoint))
-            stack.enter_context(_flocked(wanted[key], self._checkpoint))
+            stack.enter_context(_TABLE.hold(key, self.checkpoint))
+            stack.enter_context(_flocked(wanted[key], self.checkpoint))
             self._held.add(key)
             stack.callback(self._held.discard, key)
 
@@ -1058,7 +1133,7 @@ class CallView:
         self._view.check(location, op, shown=shown, field=field, in_repository=in_repository)
 
     def checkpoint(self) -> None:
-        self._checkpoint()
+        self._host.checkpoint()
 
     # -- looking: facts for answers (the caller decides what a model is shown) ----
     def stat(self, rel: str, *, follow: bool = True) -> os.stat_result:
@@ -1098,6 +1173,31 @@ class CallView:
         except OSError:
             canonical = rel.rstrip("/")
         return not view.visible(canonical, Op.SEARCH)
+
+    def link_end(self, dir_fd: int, directory: str, name: str, op: Op = Op.SEARCH) -> LinkEnd:
+        """Where the symlink ``name`` leads, met by a walk of the directory
+        ``directory`` (canonical) held open as ``dir_fd``: its text read in
+        that directory, then one resolution of it from there (the kernel's
+        own reading of a relative link) names the file it reaches, decided
+        on its canonical path and the known names leading to it.  A link
+        spelled as an absolute path is an escape to the core: ``OTHER``."""
+        view = self._view
+        root = view.root
+        try:
+            text = root.backend.readlink_at(dir_fd, name)
+        except (OSError, ValueError):
+            return LinkEnd.OTHER
+        if not text or text.startswith("/"):
+            return LinkEnd.OTHER
+        spelled = text if directory in (".", "") else f"{directory}/{text}"
+        try:
+            with root.open_handle(spelled, _LOOK_FLAGS) as handle:
+                if not st.S_ISREG(handle.stat().st_mode):
+                    return LinkEnd.OTHER
+                canonical = handle.path
+        except (OSError, ValueError):
+            return LinkEnd.OTHER
+        return LinkEnd.FILE if view.visible(canonical, op) else LinkEnd.HIDDEN
 
     def shown(self, rel: str) -> bool:
         """Whether ``rel`` names an entry (links followed) a model may be
@@ -1170,7 +1270,7 @@ class CallView:
             self._refuse_by_policy(exc, rel, op, label, field, follow)
             raise
         try:
-            self._view.check(Location(handle.path), op, shown=label, field=field)
+            self._view.check_reached(handle.path, op, shown=label, field=field)
             if handle.path != label.removeprefix("./"):
                 # through a link or a '..': the names on the way are decided
                 # too (a denied link's target, a denied directory passed)
@@ -1296,6 +1396,7 @@ class Pinned:
         # the regular file here, open since it was first looked at or read:
         # its digest, its content and the write's metadata come from this fd
         self._kept: Opened | None = None
+        self._location: Location | None = None
 
     # -- what resolution reached ---------------------------------------------------
     @property
@@ -1320,15 +1421,22 @@ class Pinned:
 
     @property
     def location(self) -> Location:
-        return Location(self._target.path, self._target.creates, self._target.passed)
+        """Where resolution reached (fixed for the pin's life: made once)."""
+        where = self._location
+        if where is None:
+            target = self._target
+            where = self._location = Location(target.path, target.creates, target.passed)
+        return where
 
     # -- deciding ---------------------------------------------------------------------
     def decide(self, op: Op) -> None:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
-        self._call.check(self.location, op, shown=self.shown, field=self.field,
-                         in_repository=self._in_repository)
+        view = self._call.shared
+        kind = view.rule(self.location, op, self._in_repository)
+        if kind is not None:
+            raise policy_refusal(kind, self.shown, op, self.field)
         if op in _ADDING and self._step is not None:
-            self._call.shared.refuse_new_repository(self._step)
+            view.refuse_new_repository(self._step)
         if op not in self._decided:
             self._decided.append(op)
 
@@ -1374,7 +1482,7 @@ class Pinned:
         """Whether the held directory is a repository now (``is_repository``:
         one ``lstat`` when it holds no ``HEAD``)."""
         try:
-            if not self.held_present(("HEAD",)):
+            if self._target.held_lstat("HEAD") is None:
                 return False
             return is_repository({"HEAD", *self.held_present(("objects", "refs",
                                                               "commondir"))})
@@ -1435,6 +1543,13 @@ class Pinned:
                             (expect.st_dev, expect.st_ino)):
             return None
         return kept
+
+    def end(self) -> None:
+        """The pin's block is over: the kept file closed, the step let go
+        (it holds this pin: dropped now, neither is left to the garbage
+        collector)."""
+        self._step = None
+        self.release()
 
     def release(self) -> None:
         """Close the kept file (idempotent; the pin's block does it)."""
@@ -1731,6 +1846,7 @@ _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR})
 _PROBE_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _PROBE_ANY = getattr(os, "O_PATH", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
 _REPOSITORY_ABOVE: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
+_PROBE_FAST: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
 _REPOSITORY_ABOVE_GUARD = threading.Lock()
 
 
@@ -1740,9 +1856,14 @@ def _probe(call: CallView, canonical: str, flags: int) -> int | None:
     nothing is there; raises ``LookupError`` when one call cannot say (no
     openat2, a link on the way, a rename racing it): the caller then asks
     the core the long way."""
-    root = call.shared.root
+    view = call.shared
+    root = view.root
     backend = root.backend
-    if not backend.has_openat2 or not _PROBE_ANY or not root.info().get("fast_path"):
+    fast = _PROBE_FAST.get(view)
+    if fast is None:  # fixed when the root was opened: asked once
+        fast = _PROBE_FAST[view] = bool(backend.has_openat2 and _PROBE_ANY
+                                         and root.info().get("fast_path"))
+    if not fast:
         raise LookupError(canonical)
     try:
         return backend.openat2(root.fileno(), canonical, flags, 0, _CANONICAL_ONLY)
@@ -1755,7 +1876,14 @@ def _probe(call: CallView, canonical: str, flags: int) -> int | None:
 def entry_exists(call: CallView, canonical: str) -> bool:
     """Whether an entry of any kind (a final link counts) is at the
     canonical root-relative path ``canonical``: one system call when there
-    is none, two when there is."""
+    is none, two when there is; one in either case for a name in the root."""
+    if "/" not in canonical and canonical not in (".", "..", ""):
+        root = call.shared.root  # a name looked up in the root itself: nothing traversed
+        try:
+            root.backend.lstat_at(root.fileno(), canonical)
+        except (OSError, ValueError):
+            return False
+        return True
     try:
         fd = _probe(call, canonical, _PROBE_ANY)
     except LookupError:

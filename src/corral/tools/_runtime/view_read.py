@@ -39,7 +39,7 @@ class OpenFile:
     shown: str
     pread: Callable[[int, int], bytes]
     stat: Callable[[], os.stat_result]
-    text_window: Callable[[bytes, int, int, int, int], TextWindow | None]
+    text_window: Callable[[bytes, int, int, int, int, int], TextWindow | None]
 
     def __init__(self, handle: Handle, backend: Backend, shown: str) -> None:
         self.path = handle.path

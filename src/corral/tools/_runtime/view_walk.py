@@ -15,12 +15,21 @@ Nothing here decides: the view decides, then wraps what it decided on.
 
 from __future__ import annotations
 
+import enum
 import os
 from types import TracebackType
 
 from ...contained import DirEntry, Handle, SizedListing
 
-__all__ = ["OpenDirectory"]
+__all__ = ["OpenDirectory", "LinkEnd"]
+
+
+class LinkEnd(enum.Enum):
+    """Where a symlink a walk met leads, as a search may use it."""
+
+    FILE = "file"  # a regular file the policy shows
+    HIDDEN = "hidden"  # a regular file a rule hides (itself or a known name leading to it)
+    OTHER = "other"  # no regular file: a directory, dangling, outside, a loop
 
 
 class OpenDirectory:

@@ -110,7 +110,8 @@ def load_exclude_at(ctx: ToolContext, real: str) -> IgnoreFile | None:
     return parse_ignore(data) if data is not None else None
 
 
-def ancestor_rules(ctx: ToolContext, real: str) -> IgnoreRules:
+def ancestor_rules(ctx: ToolContext, real: str,
+                   names: Collection[str] | None = None) -> IgnoreRules:
     """The ignore files that apply to everything below ``real``, as git
     and ripgrep read them: a directory is inside a work tree when it or a
     parent (up to the root) holds a ``.git``, or when the root itself is
@@ -120,12 +121,15 @@ def ancestor_rules(ctx: ToolContext, real: str) -> IgnoreRules:
     walk reads ``real``'s own); an outer work tree's files stop at a nested
     one.  Each directory costs a probe for ``.git`` (from ``real`` up to
     the nearest work tree's top) and one for ``.gitignore`` (from that top
-    down), one system call each where nothing is there."""
+    down), one system call each where nothing is there; ``names``: what a
+    listing of ``real`` just found, so its own ``.git`` is not probed again."""
     parts = [] if real in (".", "") else real.split("/")
     dirs = ["."] + ["/".join(parts[:depth]) for depth in range(1, len(parts) + 1)]
     rules = IgnoreRules()
-    top = next((depth for depth in range(len(dirs) - 1, -1, -1)
-                if entry_exists(ctx.view, _under(dirs[depth], GIT_DIR))), None)
+    deepest = len(dirs) - 1
+    top = next((depth for depth in range(deepest, -1, -1)
+                if (GIT_DIR in names if depth == deepest and names is not None
+                    else entry_exists(ctx.view, _under(dirs[depth], GIT_DIR)))), None)
     if top is None:
         if not root_in_repository(ctx.view.shared):
             return rules  # outside any work tree: no .gitignore applies
@@ -152,7 +156,7 @@ def directory_scope(ctx: ToolContext, fd: int, real: str, names: Collection[str]
     """The ignore rules for the entries of the directory ``fd`` at the
     canonical ``real`` that a listing found holds ``names`` (the start of
     a listing or a walk); ``None`` outside any work tree."""
-    rules = ancestor_rules(ctx, real)
+    rules = ancestor_rules(ctx, real, names)
     if not rules.in_repository:
         return None
     scope = IgnoreScope.of(rules, real)
