@@ -165,25 +165,20 @@ def _is_link_fd(backend: Backend, fd: int) -> bool:
 def checked_fd(walk: Walk, fd: int, flags: int, where: str, *, must_be_dir: bool) -> int:
     """``fstat`` a freshly opened fd and refuse what must not be used."""
     try:
-        return check_fd(walk.backend, fd, flags, walk.text, where, must_be_dir=must_be_dir)
+        checked_info(walk.backend, fd, flags, walk.text, where, must_be_dir=must_be_dir)
+        return fd
     except FileNotFoundError as exc:  # a removed directory: the root itself?
         raise mapped(walk.anchor, walk.fds[0], exc, walk.text, where) from None
 
 
-def check_fd(backend: Backend, fd: int, flags: int, text: str, where: str, *,
-             must_be_dir: bool) -> int:
-    """``fstat`` the new ``fd``: closed, and an error raised, for a FIFO,
-    socket or device (unless ``O_PATH``), a non-directory where one must be,
-    and a removed directory (``FileNotFoundError`` without a filename: only
-    the root itself, or one removed while resolving, is reached that way;
-    the caller tells them apart)."""
-    checked_info(backend, fd, flags, text, where, must_be_dir=must_be_dir)
-    return fd
-
-
 def checked_info(backend: Backend, fd: int, flags: int, text: str, where: str, *,
                  must_be_dir: bool) -> os.stat_result:
-    """:func:`check_fd`, giving back the ``fstat`` it made."""
+    """``fstat`` the new ``fd`` and give it back: ``fd`` closed, and an
+    error raised, for a FIFO, socket or device (unless ``O_PATH``), a
+    non-directory where one must be, and a removed directory
+    (``FileNotFoundError`` without a filename: only the root itself, or one
+    removed while resolving, is reached that way; the caller tells them
+    apart)."""
     try:
         info = backend.fstat(fd)
         kind = st.S_IFMT(info.st_mode)

@@ -244,7 +244,15 @@ class Root(RootSurface, Closing):
         """
         if flags & _CHANGES and not flags & _O_PATH and not self.allow_hardlinks:
             return self._open_unlinked(path, flags, mode, dir_fd)
-        return self._open_any(path, flags, mode, dir_fd)
+        # _open_any's body: the hot path of every read, without a call more
+        native = self._native_open
+        if native is not None and dir_fd is None:
+            fd = native(path, flags, mode)  # checks, openat2 and fstat in one C call
+            if fd >= 0:
+                return fd
+            self._anchor.stats["walk_fallbacks"] += 1
+            return self._open(path, flags, mode, dir_fd, fast=False)
+        return self._open(path, flags, mode, dir_fd, fast=self._anchor.fast)
 
     def _open_unlinked(self, path: object, flags: int, mode: int, dir_fd: int | None) -> int:
         """:meth:`open` for writing where hard-linked files are refused:
@@ -372,8 +380,9 @@ class Root(RootSurface, Closing):
             if fd is None:
                 return None
             try:
-                return _acts.check_fd(anchor.backend, fd, flags, parsed.text, parsed.text,
-                                      must_be_dir=False)
+                _acts.checked_info(anchor.backend, fd, flags, parsed.text, parsed.text,
+                                   must_be_dir=False)
+                return fd
             except OSError:
                 return None  # refused either way; the walk says where
         finally:
@@ -406,7 +415,8 @@ class Root(RootSurface, Closing):
             if exc.errno in (errno.ENXIO, errno.ENODEV):
                 _acts.refuse_special(backend, dir_fd, text, text, text)
             raise contained_error(exc.errno, text, text) from None
-        return _acts.check_fd(backend, fd, flags, text, text, must_be_dir=False)
+        _acts.checked_info(backend, fd, flags, text, text, must_be_dir=False)
+        return fd
 
     # -- looking ------------------------------------------------------------
     def stat(self, path: object, *, follow_symlinks: bool = True) -> os.stat_result:

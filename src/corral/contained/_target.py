@@ -127,8 +127,8 @@ class Target(Closing):
                     # a socket (or a device with no driver) fails the open itself
                     _acts.refuse_special(backend, fd, name, self._parsed.text, self.path)
                 raise
-            opened = _acts.check_fd(backend, opened, flags, self._parsed.text, self.path,
-                                    must_be_dir=self._must_be_dir)
+            _acts.checked_info(backend, opened, flags, self._parsed.text, self.path,
+                               must_be_dir=self._must_be_dir)
         except OSError as exc:
             raise self._error(exc, self.path) from None
         return Handle(self._root, backend, opened, self.path)

@@ -108,6 +108,31 @@ class _Stored:
         pass
 
 
+class _Span:
+    """A regular member's data, read straight from the archive's stream
+    (what ``tarfile.extractfile`` reads through a buffered wrapper made for
+    each member, which costs more than copying a small file); a short read
+    is the archive ending early (``tarfile.ReadError``, as tarfile says)."""
+
+    def __init__(self, tf: tarfile.TarFile, info: tarfile.TarInfo) -> None:
+        self.stream = tf.fileobj
+        self.left = info.size
+        self.stream.seek(info.offset_data)
+
+    def read(self, size: int, /) -> bytes:
+        size = min(size, self.left)
+        if size <= 0:
+            return b""
+        data: bytes = self.stream.read(size)
+        if len(data) < size:
+            raise tarfile.ReadError("unexpected end of data")
+        self.left -= size
+        return data
+
+    def close(self) -> None:
+        pass
+
+
 def _tar_member(tf: tarfile.TarFile, info: tarfile.TarInfo) -> Member:
     if info.isreg():
         # tarfile keeps (offset, length) pairs (typeshed says tuple[int, ...]),
@@ -116,11 +141,7 @@ def _tar_member(tf: tarfile.TarFile, info: tarfile.TarInfo) -> Member:
         sparse = None if blocks is None else tuple(block for block in blocks if block[1])
 
         def reader() -> Readable:
-            if sparse is not None:
-                return _Stored(tf, info)
-            got = tf.extractfile(info)
-            assert got is not None  # a regular member always has data
-            return got
+            return _Stored(tf, info) if sparse is not None else _Span(tf, info)
 
         return Member(info.name, "file", info.mode, info.mtime, open=reader, sparse=sparse,
                       size=info.size, sized=sparse is None)
