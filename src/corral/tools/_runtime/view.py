@@ -1235,7 +1235,7 @@ class CallView:
             if ".." in rel and ".." in rel.split("/"):  # through a place: the policy sees it
                 self.check(self.locate(rel), op, shown=shown)
             else:
-                self.check(Location(handle.path), op, shown=shown)
+                self._view.check_reached(handle.path, op, shown=shown)
                 if handle.path != shown.removeprefix("./"):
                     # through a link: the links passed are learnt, and the
                     # names they lead from decided as well
