@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 HERE = Path(__file__).resolve().parent
 DEPTHS = (1, 5, 10)
