@@ -66,8 +66,8 @@ import time
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from . import _paths
-from ._errors import (ContainedError, EscapeError, PathError, RootVanishedError, StaleError,
-                      SymlinkError, contained_error)
+from ._errors import (ContainedError, EscapeError, PathError, RootVanishedError, SymlinkError,
+                      contained_error)
 from ._paths import ParsedPath
 
 if TYPE_CHECKING:
@@ -220,17 +220,18 @@ class Walk:
     """
 
     __slots__ = ("anchor", "backend", "text", "fds", "names", "pending", "must_be_dir",
-                 "links", "steps", "floor", "create", "mode", "allowed", "created", "_passed",
-                 "ends_dotdot", "_held", "held_flags", "held_fd", "_lacks_next")
+                 "links", "steps", "floor", "create", "mode", "created", "_passed",
+                 "ends_dotdot", "_held", "_held_flags", "held_fd", "_lacks_next")
 
     def __init__(self, anchor: Anchor, parsed: ParsedPath, *,
                  create: Create = Create.NEVER, mode: int = 0o777,
-                 allowed: frozenset[str] | None = None, held_flags: int | None = None) -> None:
+                 held_flags: int | None = None) -> None:
         root_fd = anchor.acquire(parsed.text)
-        #: flags for the directory :meth:`detach` hands over where the walk
-        #: can choose them (the fast parent, the root), and the fd opened so
-        #: (a hint: :meth:`detach` says whether it is the one handed over)
-        self.held_flags = anchor.backend.dir_flags if held_flags is None else held_flags
+        # flags for the directory :meth:`detach` hands over where the walk
+        # can choose them (the fast parent, the root; None: the backend's
+        # dir_flags), and the fd opened so (a hint: :meth:`detach` says
+        # whether it is the one handed over)
+        self._held_flags = held_flags
         self.held_fd = -1
         self._held = True
         self.anchor = anchor
@@ -251,7 +252,6 @@ class Walk:
         self.floor = len(pending)
         self.create = create
         self.mode = mode
-        self.allowed = allowed
         #: Canonical directories created (MAKE) or that would be (PLAN), in order.
         self.created: dict[str, None] = {}
         self._passed: dict[str, None] | None = None
@@ -271,6 +271,11 @@ class Walk:
             self._fast_parent(root_fd, pending)
 
     # -- results -------------------------------------------------------------
+    @property
+    def held_flags(self) -> int:
+        flags = self._held_flags
+        return self.backend.dir_flags if flags is None else flags
+
     @property
     def top(self) -> int:
         return self.fds[-1]
@@ -439,8 +444,7 @@ class Walk:
             return
         if self._lacks_next:
             self._lacks_next = False
-            if (self.create is Create.MAKE and self.allowed is None
-                    and len(self.pending) < self.floor):
+            if self.create is Create.MAKE and len(self.pending) < self.floor:
                 self._make(name)  # EEXIST (a race) looks the name up after all
                 return
         try:
@@ -470,9 +474,6 @@ class Walk:
             self._plan(name)
             return
         where = self.where(name)
-        if self.allowed is not None and where not in self.allowed:
-            raise StaleError("a directory is missing that the plan did not create", self.text,
-                             component=where)
         try:
             fd = self.backend.create_directory_at(self.fds[-1], name, self.mode)
         except OSError as exc:
