@@ -44,6 +44,8 @@ fails the replace, leaving the old file untouched.
 from __future__ import annotations
 
 import errno
+import hashlib
+import itertools
 import os
 import secrets
 import stat as st
@@ -73,9 +75,30 @@ class TargetChangedError(StaleError):
     default_errno = errno.EAGAIN
 
 
+class _Names:
+    """Unpredictable temporary names without a syscall each: a keyed hash of
+    a counter (the key drawn once per process, and again in a forked child,
+    which would otherwise draw its parent's names)."""
+
+    def __init__(self) -> None:
+        self.rekey()
+
+    def rekey(self) -> None:
+        self._key = secrets.token_bytes(16)
+        self._counter = itertools.count()
+
+    def next_hex(self) -> str:
+        number = next(self._counter).to_bytes(8, "little")
+        return hashlib.blake2b(number, key=self._key, digest_size=6).hexdigest()
+
+
+_NAMES = _Names()
+os.register_at_fork(after_in_child=_NAMES.rekey)
+
+
 def temp_name(name: str) -> str:
     """A fresh temporary name standing for ``name`` (see :data:`TEMP_SUFFIX`)."""
-    return f".{name[:32]}.{secrets.token_hex(6)}{TEMP_SUFFIX}"
+    return f".{name[:32]}.{_NAMES.next_hex()}{TEMP_SUFFIX}"
 
 
 #: What :func:`replace_in` writes: bytes, or a function that writes the

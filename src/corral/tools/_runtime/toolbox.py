@@ -146,6 +146,7 @@ class Toolbox:
         try:
             checked = check_arguments(spec.name, spec.schema, args,
                                       max_chars=self.limits.max_argument_chars, notes=read_as)
+            ctx.view.ready()
             result = spec.run(ctx, checked)
         except Exception as exc:  # the boundary: everything becomes a refusal
             # only what the model sent (defaults left out), so a suggested

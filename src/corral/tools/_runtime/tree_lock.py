@@ -16,9 +16,9 @@ another project's calls; so two processes serving roots nested in one
 another do not see each other's steps (one process's Workspace does).  It
 cannot be a lock on the root directory itself: the steps lock the
 directories they act in with ``flock``, the root among them, and two locks
-on one directory held by one process exclude each other.  Each step opens
-the file for itself (one open file description per holder: shared holders
-in one process never release each other's lock);
+on one directory held by one process exclude each other.  This process
+opens the file once and keeps it: its first shared holder takes the
+``flock`` and its last releases it;
 where no such file can be had (an unusable temporary directory, a
 filesystem without locks) the step goes on with the process's lock alone.
 
@@ -33,8 +33,10 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import mmap
 import os
 import stat as st
+import struct
 import tempfile
 import threading
 import time
@@ -87,42 +89,104 @@ def _open_lock_file(key: tuple[int, int]) -> int | None:
         return None
 
 
+class _LockFile:
+    """One root's lock file as this process holds it: opened once and kept
+    (a step pays only its ``flock`` and the release), flocked by the first
+    of this process's shared holders and released by the last (holders in
+    one process share one open file description, so one holder's release
+    must not drop another's lock), its count of moves read and bumped in
+    a shared mapping (no syscall)."""
+
+    def __init__(self, fd: int, count: mmap.mmap | None) -> None:
+        self.fd = fd
+        self.count = count
+        self.guard = threading.Lock()
+        self.holders = 0  # this process's shared holders
+        self.taking = False  # a holder is taking the flock for the others
+
+    def moves(self) -> int | None:
+        return _MOVES.unpack_from(self.count)[0] if self.count is not None else None
+
+    def take(self, mode: int, checkpoint: Callable[[], None]) -> bool:
+        """``flock`` in ``mode``, waiting within ``checkpoint``'s bounds;
+        ``False`` where the filesystem has no locks."""
+        delay = _POLL_FIRST
+        while True:
+            try:
+                fcntl.flock(self.fd, mode | fcntl.LOCK_NB)
+                return True
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
+                    return False  # a filesystem without locks: the process's lock alone
+            checkpoint()
+            time.sleep(delay)
+            delay = min(delay * 2, _POLL_MOST)
+
+    def release(self) -> None:
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+        except OSError:
+            pass
+
+
+_MOVES = struct.Struct("<Q")
+_files: dict[tuple[int, int], _LockFile | None] = {}
+
+
+def _forget_after_fork() -> None:
+    # a child shares the parent's open file descriptions: their flocks would
+    # not exclude each other, so the child opens its own
+    _files.clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+def _lock_file(key: tuple[int, int]) -> _LockFile | None:
+    with _place_guard:
+        if key in _files:
+            return _files[key]
+    fd = _open_lock_file(key)
+    found: _LockFile | None = None
+    if fd is not None:
+        count: mmap.mmap | None
+        try:
+            if os.fstat(fd).st_size < _MOVES.size:
+                os.ftruncate(fd, _MOVES.size)
+            count = mmap.mmap(fd, _MOVES.size)
+        except (OSError, ValueError):
+            count = None
+        found = _LockFile(fd, count)
+    with _place_guard:
+        if key in _files:  # another thread opened it meanwhile
+            if fd is not None:
+                os.close(fd)
+            return _files[key]
+        _files[key] = found
+        return found
+
+
 @dataclass
 class TreeHold:
-    """The tree lock as held by one step: the count of moves made on the
-    filesystem when it was taken (``None``: no lock file, no count)."""
+    """The tree lock as held by one step: the count of moves made in the
+    root when it was taken (``None``: no lock file, no count)."""
 
-    fd: int | None
+    file: _LockFile | None
     moves: int | None
 
     def count_move(self) -> None:
         """Count one more move (held exclusively)."""
-        if self.fd is None or self.moves is None:
+        if self.file is None or self.file.count is None or self.moves is None:
             return
-        try:
-            os.pwrite(self.fd, (self.moves + 1).to_bytes(8, "little"), 0)
-            self.moves += 1
-        except OSError:
-            self.moves = None
-
-
-def _read_moves(fd: int) -> int | None:
-    try:
-        return int.from_bytes(os.pread(fd, 8, 0).ljust(8, b"\0"), "little")
-    except OSError:
-        return None
+        self.moves += 1
+        _MOVES.pack_into(self.file.count, 0, self.moves)
 
 
 def moves_made(key: tuple[int, int]) -> int | None:
     """The count of moves made in the root directory ``key`` (device,
     inode) so far, read without the lock (``None``: no lock file)."""
-    fd = _open_lock_file(key)
-    if fd is None:
-        return None
-    try:
-        return _read_moves(fd)
-    finally:
-        os.close(fd)
+    found = _lock_file(key)
+    return found.moves() if found is not None else None
 
 
 @contextmanager
@@ -130,28 +194,54 @@ def tree_file_lock(key: tuple[int, int], *, exclusive: bool,
                    checkpoint: Callable[[], None]) -> Iterator[TreeHold]:
     """Hold the tree lock of the root directory ``key`` (device, inode) as
     other processes see it, shared or ``exclusive``; waiting polls
-    ``checkpoint`` (a call's deadline, a cancel)."""
-    fd = _open_lock_file(key)
-    if fd is None:
+    ``checkpoint`` (a call's deadline, a cancel).  The caller holds this
+    process's own tree lock in the same mode (no holder of this process is
+    left when one asks for it exclusively)."""
+    found = _lock_file(key)
+    if found is None:
         yield TreeHold(None, None)
         return
+    if exclusive:
+        locked = found.take(fcntl.LOCK_EX, checkpoint)
+        try:
+            # a count read or bumped without the lock could be torn: none then
+            yield TreeHold(found if locked else None, found.moves() if locked else None)
+        finally:
+            if locked:
+                found.release()
+        return
+    locked = _take_shared(found, checkpoint)
     try:
-        mode = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB
-        delay = _POLL_FIRST
-        locked = False
-        while True:
-            try:
-                fcntl.flock(fd, mode)
-                locked = True
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
-                    break  # a filesystem without locks: the process's lock alone
-            checkpoint()
-            time.sleep(delay)
-            delay = min(delay * 2, _POLL_MOST)
-        # a count read or bumped without the lock could be torn: none then
-        yield TreeHold(fd if exclusive and locked else None,
-                       _read_moves(fd) if locked else None)
+        yield TreeHold(None, found.moves() if locked else None)
     finally:
-        os.close(fd)  # releases the lock
+        with found.guard:
+            found.holders -= 1
+            if not found.holders and locked:
+                found.release()
+
+
+def _take_shared(found: _LockFile, checkpoint: Callable[[], None]) -> bool:
+    """Join this process's shared hold of ``found``, taking the flock if
+    none holds it; whether it is locked (counted as a holder either way)."""
+    delay = _POLL_FIRST
+    while True:
+        with found.guard:
+            if found.holders:
+                found.holders += 1
+                return True
+            if not found.taking:
+                found.taking = True
+                break
+        checkpoint()  # another holder of this process is taking it
+        time.sleep(delay)
+        delay = min(delay * 2, _POLL_MOST)
+    try:
+        locked = found.take(fcntl.LOCK_SH, checkpoint)
+    except BaseException:
+        with found.guard:
+            found.taking = False
+        raise
+    with found.guard:
+        found.taking = False
+        found.holders += 1
+    return locked

@@ -673,6 +673,8 @@ class View:
         # at open met them all, else when :meth:`learn_every_link_later` is done
         self._links_known = threading.Event()
         self._links_known.set()
+        self._walk_guard = threading.Lock()  # who starts a walk, who asks for another
+        self._walk_again = False
         self.scan_complete = True
 
     @property
@@ -694,6 +696,7 @@ class View:
             if hold.moves is not None:
                 if hold.moves != self.moves_seen:
                     self.relearn_links()
+                    self.wait_for_links(checkpoint)
                 if moves:
                     hold.count_move()
                 self.moves_seen = hold.moves
@@ -707,39 +710,65 @@ class View:
         for link in found.links[:MAX_SCANNED_LINKS]:
             learn_link(self._root, self.links, link)
         if not found.complete:
-            self._learn_every_link()
+            self.learn_every_link_later()
 
     def learn_every_link_later(self) -> None:
         """Find the links the bounded look at open did not reach (a deep or
         wide tree) on a thread of their own; until it is done every
-        decision waits for it (:meth:`links_known`)."""
-        self._links_known.clear()
+        decision waits for it (:meth:`wait_for_links`, within the call's
+        bounds)."""
+        with self._walk_guard:
+            if not self._links_known.is_set():
+                self._walk_again = True  # the walk under way may have passed the change
+                return
+            self._links_known.clear()
         threading.Thread(target=self._learn_every_link, name="corral-links",
                          daemon=True).start()
 
     def _learn_every_link(self) -> None:
         """Every symlink of the tree (git directories left out, as at open),
-        learnt; the event set however it ends (a root closed meanwhile)."""
+        learnt, walked again while a change asks for it; the event set
+        however it ends (a root closed meanwhile)."""
         try:
-            queue: deque[str] = deque(["."])
-            while queue:
-                try:
-                    entries = self.look.entries(queue.popleft())
-                except OSError:
-                    continue
-                for entry in entries:
-                    if entry.is_symlink():
-                        learn_link(self._root, self.links, entry.path)
-                    elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
-                        queue.append(entry.path)
+            while True:
+                self._walk_tree_links()
+                with self._walk_guard:
+                    if not self._walk_again:
+                        self._links_known.set()
+                        return
+                    self._walk_again = False
         except Exception:  # the decisions go on with the links known (a root closed meanwhile)
-            pass
-        finally:
-            self._links_known.set()
+            with self._walk_guard:
+                self._walk_again = False
+                self._links_known.set()
+
+    def _walk_tree_links(self) -> None:
+        queue: deque[str] = deque(["."])
+        while queue:
+            try:
+                entries = self.look.entries(queue.popleft())
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.is_symlink():
+                    learn_link(self._root, self.links, entry.path)
+                elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
+                    queue.append(entry.path)
+
+    def wait_for_links(self, checkpoint: Checkpoint) -> None:
+        """Return once every link of the tree is known (at once, unless the
+        tree was too deep or wide for the look at open); waiting polls
+        ``checkpoint``, so a call past its deadline stops waiting
+        (``time_limit``) rather than hang on a huge tree."""
+        delay = _POLL_FIRST
+        while not self._links_known.wait(delay):
+            checkpoint()
+            delay = min(delay * 2, _POLL_MOST)
 
     def links_known(self) -> None:
-        """Return once every link of the tree is known (at once, unless the
-        tree was too deep or wide for the look at open)."""
+        """Return once every link of the tree is known.  Every call waits
+        for it first, within its bounds (:meth:`CallView.ready`), so the
+        decisions made within a call find it known."""
         if not self._links_known.is_set():
             self._links_known.wait()
 
@@ -1021,6 +1050,11 @@ class CallView:
         # than left to the garbage collector after every call
         self._host_ref = weak_ref(host)
         self._held: set[Identity] = set()
+
+    def ready(self) -> None:
+        """Wait, within the call's bounds, until the view knows every link
+        of the tree (a walk beyond the look at open may be under way)."""
+        self._view.wait_for_links(self.checkpoint)
 
     @property
     def _host(self) -> Host:
