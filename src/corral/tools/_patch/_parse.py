@@ -17,7 +17,7 @@ from typing import Literal
 
 __all__ = ["CODEX", "V4A", "AddFile", "DeleteFile", "Dialect", "FileOp", "Hunk", "Patch",
            "PatchSyntaxError", "UpdateFile", "parse_patch", "parse_v4a_create",
-           "parse_v4a_update", "v4a_patch"]
+           "parse_v4a_update", "v4a_patch", "file_header"]
 
 BEGIN = "*** Begin Patch"
 END = "*** End Patch"
@@ -161,6 +161,13 @@ def _split(text: str) -> list[str]:
 
 def _marker(line: str, marker: str) -> bool:
     return line.strip() == marker
+
+
+def file_header(line: str) -> tuple[str, str] | None:
+    """The file header ``line`` is (``*** Add File:``, ``*** Update File:``,
+    ``*** Delete File:`` or ``*** Move to:``) and the path it names, or
+    ``None``: where a host that routes patches by path reads them."""
+    return _header(line)
 
 
 def _header(line: str) -> tuple[str, str] | None:

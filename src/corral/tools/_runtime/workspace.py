@@ -49,6 +49,7 @@ from .control import CancelToken, ProgressCallback
 from ...hosts import file_uri_path, root_names
 from .definitions import offered_specs
 from .host_paths import root_prefixes, under
+from .._patch import file_header
 from .._policy.rules import Policy
 from .._refusals.catalogue import Code, Kind, Refusal, outside_root
 from .registry import ToolSpec
@@ -63,6 +64,8 @@ ProgressFn = ProgressCallback
 
 #: Arguments that hold one path (strings) or several (``paths``: a list).
 PATH_FIELDS = frozenset({"path", "source", "destination"})
+# a patch's paths are in its text: the file headers name them
+PATCH_TOOL, PATCH_FIELD = "apply_patch", "input"
 PATH_LIST_FIELD = "paths"
 #: Envelope keys whose string value is a root-relative path.
 PATH_KEYS = frozenset({"path", "source", "destination", "missing", "target"})
@@ -261,6 +264,8 @@ class Workspace:
     def _route(self, tool: Any, args: Any) -> _Routed | Refusal:
         if args is None:
             args = {}
+        if tool == PATCH_TOOL and isinstance(args, dict) and isinstance(args.get(PATCH_FIELD), str):
+            return self._route_patch(tool, args)
         if not isinstance(args, dict) or not isinstance(tool, str) or tool not in self.names:
             return _Routed(next(iter(self._roots)), args)  # the Toolbox refuses it
         fields = _path_fields(self.spec(tool).schema)
@@ -280,6 +285,29 @@ class Workspace:
         if not roots:
             return _Routed(next(iter(self._roots)), args)
         return _Routed(roots.pop(), {**args, **{f: v for f, (_, v) in chosen.items()}})
+
+    def _route_patch(self, tool: str, args: dict[str, Any]) -> _Routed | Refusal:
+        """A patch goes to the root its files' headers name, each header's
+        path rewritten as that root's Toolbox reads it; a patch naming files
+        in two roots is refused (one call acts in one root)."""
+        lines = args[PATCH_FIELD].split("\n")
+        roots: set[str] = set()
+        for number, line in enumerate(lines):
+            found = file_header(line)
+            if found is None or not found[1]:
+                continue  # not a header, or one the Toolbox refuses as it is
+            placed = self._place_one(tool, args, PATCH_FIELD, found[1])
+            if isinstance(placed, Refusal):
+                return placed
+            root, value = placed
+            roots.add(root)
+            if isinstance(value, str):
+                lines[number] = f"{found[0]} {value}" + ("\r" if line.endswith("\r") else "")
+        if len(roots) > 1:
+            return _cross_root(tool, {PATCH_FIELD: args[PATCH_FIELD]})
+        if not roots:
+            return _Routed(next(iter(self._roots)), args)  # the Toolbox says what is wrong
+        return _Routed(roots.pop(), {**args, PATCH_FIELD: "\n".join(lines)})
 
     def _place(self, tool: str, args: dict[str, Any], field: str) -> tuple[str, Any] | Refusal:
         value = args[field]
