@@ -16,11 +16,15 @@ import corral.tools
 
 TOOLS = Path(corral.tools.__file__).parent
 FORBIDDEN = {"Root", "Handle", "Target"}
-VIEW = "_runtime/view.py"
+# the view is a package: the call's view (where the tools reach the core
+# through) and the modules it rests on
+VIEW = "_runtime/view/call.py"
+VIEW_PACKAGE = {f"_runtime/view/{name}.py" for name in (
+    "__init__", "call", "decide", "links", "locks", "opening", "pinned", "tree_lock", "walks")}
 # the view's own types for reading and listing tools (an open file, an entry
 # looked at, an open directory): made by the view around what it decided
 # on, part of it
-VIEW_MODULES = {VIEW, "_runtime/view_read.py", "_runtime/view_walk.py"}
+VIEW_MODULES = {*VIEW_PACKAGE, "_runtime/view_read.py", "_runtime/view_walk.py"}
 HOST_SIDE = {
     # the multi-root router acts on no file: it opens a host's root beneath
     # another (through the view) and hands it to the host's own opener, which

@@ -1,0 +1,509 @@
+"""The view as one call sees it: its steps (a pin, a move, a group of
+paths) and its reads, each decided on what its one resolution reached."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as st
+from weakref import ref as weak_ref
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from typing import Protocol
+
+from ....contained import Backend, DirEntry, EscapeError, Handle, PathError, Target
+from ..._policy.gitdirs import names_a_shape_entry
+from ..._policy.locate import Location
+from ..._policy.rules import Op
+from ..._refusals.catalogue import entry_kind, swapped
+from ..request_types import Request
+from ..view_read import Entry, Lead, OpenFile
+from ..view_walk import LinkEnd
+from .decide import _ADDING, View, _Step
+from .links import locate
+from .locks import _TABLE, _TREE, Identity, _flock, _flocked
+from .pinned import Pinned
+
+
+class Host(Protocol):
+    """What a call's view needs of the call: its bounds and its host."""
+
+    def checkpoint(self) -> None: ...
+
+    @property
+    def asks_host(self) -> bool: ...
+
+    def authorize(self, request: Request) -> None: ...
+
+
+#: opens a link's end to name it: no read access needed, no FIFO waited on
+_LOOK_FLAGS = getattr(os, "O_PATH", 0) or os.O_RDONLY
+
+
+@dataclass(frozen=True)
+class Want:
+    """One path of a :meth:`CallView.pin_group` step and what is done there."""
+
+    rel: str
+    op: Op
+    field: str = "path"
+    follow: bool = False
+    create_parents: bool = False
+
+    @property
+    def label(self) -> str:
+        return self.rel.rstrip("/") or "."
+
+
+
+def _names_git_entry(rel: str, op: Op) -> bool:
+    """Whether a step doing ``op`` on ``rel`` may create an entry git's
+    repository test reads (the names it creates are those spelled): such a
+    step holds the tree lock exclusively."""
+    return op in _ADDING and names_a_shape_entry(rel)
+
+
+class CallView:
+    """The view as one call sees it: its deadline, its locks (re-entrant
+    within the call), its host."""
+
+    def __init__(self, view: View, host: Host) -> None:
+        self._view = view
+        # the call holds this view: a weak reference back keeps the two out
+        # of a reference cycle, so both are freed when the call ends rather
+        # than left to the garbage collector after every call
+        self._host_ref = weak_ref(host)
+        self._held: set[Identity] = set()
+
+    def ready(self) -> None:
+        """Wait, within the call's bounds, until the view knows every link
+        of the tree (a walk beyond the look at open may be under way)."""
+        self._view.wait_for_links(self.checkpoint)
+
+    @property
+    def _host(self) -> Host:
+        host = self._host_ref()
+        if host is None:
+            raise RuntimeError("the call this view belongs to has ended")
+        return host
+
+    def ask(self, request: Request, *pins: Pinned, same_place: bool = True) -> None:
+        """Ask the host about ``request`` on ``pins``; when the host was
+        asked (a window opened: without a question the locks were held
+        throughout), check again that the policy still allows it (links met
+        and repositories made meanwhile count) and, with ``same_place``,
+        that each pin still resolves as it did (a parent swapped or made
+        meanwhile: ``STALE``; without it the act uses what is there, as
+        ``mkdir -p`` does)."""
+        places = [pin.place() for pin in pins] if self._host.asks_host and same_place \
+            else None
+        self._host.authorize(request)
+        if places is not None:
+            for pin, place in zip(pins, places):
+                pin.ensure_place(place)
+        if self._host.asks_host:  # otherwise the locks were held throughout: no window
+            for pin in pins:
+                pin.release()  # what is there now is opened afresh
+                pin.decide_again()
+
+    @property
+    def shared(self) -> View:
+        return self._view
+
+    @contextmanager
+    def pin(self, rel: str, op: Op, *, field: str = "path", shown: str | None = None,
+            follow: bool = False, create_parents: bool = False) -> Iterator[Pinned]:
+        """One step on ``rel``: the tree lock shared, one resolution, the
+        lock of the directory it acts in, ``op`` decided on what was
+        reached (the caller decides more ops on the same pin)."""
+        label = shown if shown is not None else (rel.rstrip("/") or ".")
+        if _names_git_entry(rel, op):  # rare: the tree held exclusively (see _Step)
+            with self._pin_exclusive(rel, op, label, field, follow=follow,
+                                     create_parents=create_parents) as pinned:
+                yield pinned
+            return
+        # the steps of pin_group for one path, without an ExitStack (the
+        # common call: every tool that changes one file comes here)
+        checkpoint = self.checkpoint
+        _TREE.take_shared(checkpoint)
+        try:
+            with self._view.tree_lock(exclusive=False, checkpoint=checkpoint):
+                target = self._target(rel, op, label, field, follow=follow,
+                                      create_parents=create_parents)
+                try:
+                    key = target.held_identity()
+                    flocked = None
+                    if key not in self._held:
+                        _TABLE.take(key, checkpoint)
+                        try:
+                            flocked = _flock(target, checkpoint)
+                        except BaseException:
+                            _TABLE.drop(key)
+                            raise
+                        self._held.add(key)
+                    try:
+                        pinned = Pinned(self, target, label, field, rel)
+                        try:
+                            pinned._target_follows = follow
+                            _Step(exclusive=False).add(pinned, op)
+                            pinned.decide(op)
+                            yield pinned
+                        finally:
+                            pinned.end()
+                    finally:
+                        if flocked is not None:
+                            self._held.discard(key)
+                            try:
+                                flocked.release()
+                            finally:
+                                _TABLE.drop(key)
+                finally:
+                    target.close()
+        finally:
+            _TREE.drop_shared()
+
+    @contextmanager
+    def _pin_exclusive(self, rel: str, op: Op, label: str, field: str, *, follow: bool,
+                       create_parents: bool) -> Iterator[Pinned]:
+        """:meth:`pin`'s step with the tree lock held exclusively: a step
+        that may create an entry git's repository test reads."""
+        with ExitStack() as stack:
+            stack.enter_context(_TREE.exclusive(self.checkpoint))
+            stack.enter_context(self._view.tree_lock(exclusive=True, checkpoint=self.checkpoint))
+            target = stack.enter_context(self._resolve(rel, op, label, field, follow=follow,
+                                                       create_parents=create_parents))
+            self._lock(stack, (target,))
+            pinned = Pinned(self, target, label, field, rel)
+            stack.callback(pinned.end)
+            pinned._target_follows = follow
+            _Step(exclusive=True).add(pinned, op)
+            pinned.decide(op)
+            yield pinned
+
+    @contextmanager
+    def pin_move(self, src: str, dst: Callable[[Pinned], str], *, src_shown: str | None = None,
+                 create_parents: bool = True) -> Iterator[tuple[Pinned, Pinned]]:
+        """A move's step: the tree lock exclusive (no other step of this
+        process changes the tree meanwhile), both ends resolved once and
+        their directories locked in one order; ``dst`` names the
+        destination once the source is pinned."""
+        label = src_shown if src_shown is not None else (src.rstrip("/") or ".")
+        with ExitStack() as stack:
+            stack.enter_context(_TREE.exclusive(self.checkpoint))
+            stack.enter_context(self._view.tree_lock(exclusive=True, moves=True,
+                                                     checkpoint=self.checkpoint))
+            src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
+            source = Pinned(self, src_t, label, "source", src)
+            stack.callback(source.end)
+            dst_rel = dst(source)
+            dst_label = dst_rel.rstrip("/") or "."
+            dst_t = stack.enter_context(self._resolve(dst_rel, Op.MOVE_TO, dst_label,
+                                                      "destination",
+                                                      create_parents=create_parents))
+            self._lock(stack, (src_t, dst_t))
+            destination = Pinned(self, dst_t, dst_label, "destination", dst_rel)
+            stack.callback(destination.end)
+            step = _Step(exclusive=True)
+            step.add(source, Op.MOVE_FROM)
+            step.add(destination, Op.MOVE_TO)
+            source.decide(Op.MOVE_FROM)
+            destination.decide(Op.MOVE_TO)
+            yield source, destination
+
+    @contextmanager
+    def pin_group(self, wants: Sequence[Want], *, moves: bool) -> Iterator[list[Pinned]]:
+        """One step on several paths (a patch's files): the tree lock taken
+        once (exclusive when the step ``moves`` an entry), every path
+        resolved once, their directories locked in one order, each
+        ``want.op`` decided on what was reached."""
+        exclusive = moves or any(_names_git_entry(want.rel, want.op) for want in wants)
+        tree = _TREE.exclusive if exclusive else _TREE.shared
+        with ExitStack() as stack:
+            stack.enter_context(tree(self.checkpoint))
+            stack.enter_context(self._view.tree_lock(exclusive=exclusive, moves=moves,
+                                                     checkpoint=self.checkpoint))
+            targets = [stack.enter_context(self._resolve(
+                want.rel, want.op, want.label, want.field, follow=want.follow,
+                create_parents=want.create_parents)) for want in wants]
+            self._lock(stack, tuple(targets))
+            step = _Step(exclusive=exclusive)  # decided as one: the tree the step leaves
+            pins = []
+            for want, target in zip(wants, targets):
+                pinned = Pinned(self, target, want.label, want.field, want.rel)
+                stack.callback(pinned.end)
+                pinned._target_follows = want.follow
+                step.add(pinned, want.op)
+                pins.append(pinned)
+            for want, pinned in zip(wants, pins):
+                pinned.decide(want.op)
+            yield pins
+
+    @contextmanager
+    def _resolve(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
+                 create_parents: bool = False) -> Iterator[Target]:
+        with self._target(rel, op, shown, field, follow=follow,
+                          create_parents=create_parents) as target:
+            yield target
+
+    def _target(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
+                create_parents: bool = False) -> Target:
+        """The one resolution; when it fails, a refusal by policy on where
+        the path leads wins over the error (a denied name is not said to be
+        missing)."""
+        try:
+            target = self._view.root.target(rel, follow_final=follow,
+                                            create_parents=create_parents, lockable=True)
+        except EscapeError:
+            raise
+        except OSError as exc:
+            try:
+                where = locate(self._view.root, rel, follow=follow)
+            except OSError:
+                raise exc from None
+            self._view.check(where, op, shown=shown, field=field)
+            raise
+        return target
+
+    def _lock(self, stack: ExitStack, targets: tuple[Target, ...]) -> None:
+        """Lock the directory each target acts in (deduplicated, sorted;
+        those this call holds already are not taken again)."""
+        wanted: dict[Identity, Target] = {}
+        for target in targets:
+            key = target.held_identity()
+            if key not in self._held:
+                wanted.setdefault(key, target)
+        for key in sorted(wanted):
+            stack.enter_context(_TABLE.hold(key, self.checkpoint))
+            stack.enter_context(_flocked(wanted[key], self.checkpoint))
+            self._held.add(key)
+            stack.callback(self._held.discard, key)
+
+    def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
+              in_repository: Callable[[], bool] | None = None) -> None:
+        self._view.check(location, op, shown=shown, field=field, in_repository=in_repository)
+
+    def checkpoint(self) -> None:
+        self._host.checkpoint()
+
+    # -- looking: facts for answers (the caller decides what a model is shown) ----
+    def stat(self, rel: str, *, follow: bool = True) -> os.stat_result:
+        return self._view.root.stat(rel, follow_symlinks=follow)
+
+    def realpath(self, rel: str, *, strict: bool = True) -> str:
+        return self._view.root.realpath(rel, strict=strict)
+
+    def exists(self, rel: str) -> bool:
+        return self._view.root.exists(rel)
+
+    def entries(self, rel: str) -> list[DirEntry]:
+        """The entries of the directory ``rel`` (unsorted)."""
+        return self._view.root.scandir(rel)
+
+    def read_small(self, canonical: str, limit: int) -> bytes | None:
+        """The content of the regular file at ``canonical`` if it is at most
+        ``limit`` bytes and the policy lets it be searched, else ``None``."""
+        if self._view.rule(Location(canonical), Op.SEARCH) is not None:
+            return None
+        with self._view.root.open_handle(canonical, os.O_RDONLY | os.O_NOFOLLOW) as handle:
+            info = handle.stat()
+            if not st.S_ISREG(info.st_mode) or info.st_size > limit:
+                return None
+            data = handle.pread(limit + 1, 0)
+        return data if len(data) <= limit else None
+
+    def hides(self, rel: str) -> bool:
+        """Whether a search must leave ``rel`` out: a deny or secret rule
+        hides where it leads (resolved when it can be), or a known name
+        leading there."""
+        view = self._view
+        if not view.policy.hides:
+            return False
+        try:
+            canonical = locate(view.root, rel).path
+        except OSError:
+            canonical = rel.rstrip("/")
+        return not view.visible(canonical, Op.SEARCH)
+
+    def link_end(self, dir_fd: int, directory: str, name: str, op: Op = Op.SEARCH) -> LinkEnd:
+        """Where the symlink ``name`` leads, met by a walk of the directory
+        ``directory`` (canonical) held open as ``dir_fd``: its text read in
+        that directory, then one resolution of it from there (the kernel's
+        own reading of a relative link) names the file it reaches, decided
+        on its canonical path and the known names leading to it.  A link
+        spelled as an absolute path is an escape to the core: ``OTHER``."""
+        view = self._view
+        root = view.root
+        try:
+            text = root.backend.readlink_at(dir_fd, name)
+        except (OSError, ValueError):
+            return LinkEnd.OTHER
+        if not text or text.startswith("/"):
+            return LinkEnd.OTHER
+        spelled = text if directory in (".", "") else f"{directory}/{text}"
+        try:
+            with root.open_handle(spelled, _LOOK_FLAGS) as handle:
+                if not st.S_ISREG(handle.stat().st_mode):
+                    return LinkEnd.OTHER
+                canonical = handle.path
+        except (OSError, ValueError):
+            return LinkEnd.OTHER
+        return LinkEnd.FILE if view.visible(canonical, op) else LinkEnd.HIDDEN
+
+    def shown(self, rel: str) -> bool:
+        """Whether ``rel`` names an entry (links followed) a model may be
+        told of: no rule hides its name nor where it leads."""
+        if self.hides(rel):
+            return False
+        root = self._view.root
+        return root.exists(rel) and not self.hides(root.realpath(rel))
+
+    def root_gone(self) -> bool:
+        """Whether the root directory itself was removed (its fd still
+        works: a removed directory has no links left)."""
+        try:
+            return os.fstat(self._view.root.fileno()).st_nlink == 0
+        except (OSError, ValueError):
+            return True
+
+    def locate(self, rel: str, *, follow: bool = True) -> Location:
+        """Where ``rel`` really is, as the one resolver reaches it (with
+        ``follow`` a final symlink is followed)."""
+        return locate(self._view.root, rel, follow=follow)
+
+    def open_handle(self, rel: str, op: Op, flags: int = os.O_RDONLY) -> Handle:
+        """Open ``rel`` and decide ``op`` on where the opened file really is
+        (the handle's canonical path, and the names a link leads from);
+        closed again if the policy says no.  A refusal by policy wins over
+        the open's own error (a denied name is not said to be missing)."""
+        shown = rel.rstrip("/") or "."
+        try:
+            handle = self._view.root.open_handle(rel, flags)
+        except OSError:
+            self.check(self.locate(rel), op, shown=shown)
+            raise
+        try:
+            if ".." in rel and ".." in rel.split("/"):  # through a place: the policy sees it
+                self.check(self.locate(rel), op, shown=shown)
+            else:
+                self._view.check_reached(handle.path, op, shown=shown)
+                if handle.path != shown.removeprefix("./"):
+                    # through a link: the links passed are learnt, and the
+                    # names they lead from decided as well
+                    self.check(self.locate(rel), op, shown=shown)
+        except BaseException:
+            handle.close()
+            raise
+        return handle
+
+    # -- reading: one step, decided on what was opened ---------------------------
+    @property
+    def backend(self) -> Backend:
+        """The root's backend, for its scans of bytes already read (a
+        literal's lines, a newline count): native where it is built."""
+        return self._view.root.backend
+
+    def open_read(self, rel: str, op: Op = Op.READ, *, shown: str | None = None,
+                  field: str = "path", follow: bool = True) -> OpenFile:
+        """Open ``rel`` for reading (one resolution; ``follow=False``: a
+        final symlink is ``ELOOP``) and decide ``op`` on what was opened:
+        its canonical path, and every denied or secret name that leads to
+        it through a known link (the links this path passed learnt).  A
+        refusal closes it again; when the open fails, a refusal by policy
+        on where the path leads wins over the error (a denied name is not
+        said to be missing)."""
+        label = shown if shown is not None else (rel.rstrip("/") or ".")
+        root = self._view.root
+        try:
+            handle = root.open_handle(rel, os.O_RDONLY if follow else
+                                      os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError as exc:
+            self._refuse_by_policy(exc, rel, op, label, field, follow)
+            raise
+        try:
+            self._view.check_reached(handle.path, op, shown=label, field=field)
+            if handle.path != label.removeprefix("./"):
+                # through a link or a '..': the names on the way are decided
+                # too (a denied link's target, a denied directory passed)
+                self._view.check(locate(root, rel, follow=follow), op, shown=label,
+                                 field=field)
+        except BaseException:
+            handle.close()
+            raise
+        return OpenFile(handle, root.backend, label)
+
+    def _refuse_by_policy(self, exc: OSError, rel: str, op: Op, shown: str, field: str,
+                          follow: bool) -> None:
+        """When a read's one resolution failed with ``exc``: a refusal by
+        policy on where ``rel`` leads wins over the error (a denied name is
+        not said to be missing); returns when the policy allows it, and the
+        caller raises ``exc``."""
+        if isinstance(exc, EscapeError):
+            return
+        try:
+            where = locate(self._view.root, rel, follow=follow)
+        except OSError:
+            return
+        self._view.check(where, op, shown=shown, field=field)
+
+    def ask_read(self, request: Request, opened: OpenFile, spelled: str,
+                 info: os.stat_result) -> None:
+        """Ask the host about reading ``opened`` (``info``: its fstat); when
+        it was asked (a window opened), ``STALE`` unless ``spelled`` still
+        leads to the file that was opened and decided on."""
+        self._host.authorize(request)
+        if not self._host.asks_host:
+            return
+        try:
+            now = self._view.root.stat(spelled)
+        except FileNotFoundError:
+            raise swapped(opened.shown) from None
+        if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
+            raise swapped(opened.shown)
+
+    def look(self, rel: str, op: Op = Op.LIST, *, follow: bool = False,
+             shown: str | None = None, field: str = "path") -> Entry:
+        """One resolution of ``rel`` to look at the entry itself (a final
+        link not followed unless ``follow``), ``op`` decided on what it
+        reached (the links passed included); nothing is opened, so a FIFO
+        is looked at without blocking.  A missing entry raises the core's
+        own error for the spelled path.  Use the entry in a ``with``."""
+        label = shown if shown is not None else (rel.rstrip("/") or ".")
+        root = self._view.root
+        try:
+            target = root.target(rel, follow_final=follow)
+        except OSError as exc:
+            self._refuse_by_policy(exc, rel, op, label, field, follow)
+            raise
+        try:
+            self._view.check(Location(target.path, (), target.passed), op, shown=label,
+                             field=field)
+            info = target.lstat()
+            if info is None:
+                root.lstat(rel)  # raises the core's not-found, naming the component
+                raise swapped(label)  # it is there now, not when it was resolved
+        except BaseException:
+            target.close()
+            raise
+        return Entry(target, label, info)
+
+    def lead(self, entry: Entry, op: Op = Op.LIST) -> Lead:
+        """Where the symlink ``entry`` leads, resolved once from its
+        canonical location: named only when inside and no rule hides it (nor
+        a name leading to it); where resolution stopped under a hiding rule,
+        nothing is said (``missing`` there would tell what exists)."""
+        view = self._view
+        try:
+            with view.root.target(entry.path, follow_final=True) as followed:
+                canonical = followed.path
+                if not view.visible(canonical, op):
+                    return Lead(None, None)
+                info = followed.lstat()
+        except EscapeError:
+            return Lead(None, "outside")
+        except OSError as exc:
+            stopped = exc.component if isinstance(exc, PathError) else None
+            if isinstance(stopped, str) and stopped and not view.visible(stopped, op):
+                return Lead(None, None)
+            return Lead(None, "loop" if exc.errno == errno.ELOOP else "missing")
+        return Lead(canonical, "missing" if info is None else entry_kind(info.st_mode))

@@ -1,0 +1,486 @@
+"""The view of one root shared by every call of a Toolbox, and its policy
+decisions: on the canonical path reached, on every known name leading to
+it, and on the tree a step leaves (no new repository)."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ....contained import Root
+from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_directory,
+                                is_repository, made_repository, shape_name)
+from ..._policy.locate import Location
+from ..._policy.rules import Op, Policy, Scope
+from ..._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret, swapped
+from .links import MAX_SCANNED_LINKS, LinkMap, RootLook, git_scan, learn_link, locate
+from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
+from .tree_lock import tree_file_lock
+
+if TYPE_CHECKING:
+    from .pinned import Pinned
+
+
+def policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
+    if kind is Kind.DENY_RULE:
+        return denied_rule(shown, field)
+    if kind is Kind.PROTECTED:
+        return protected(shown, op.value, field)
+    return secret(shown, op.value, field)
+
+
+
+# -- the view -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the policy said of one location (``None``: allowed)."""
+
+    kind: Kind | None
+
+
+_ADDING = frozenset({Op.CREATE, Op.REPLACE, Op.MOVE_TO, Op.MKDIR})
+_REMOVING = frozenset({Op.DELETE, Op.MOVE_FROM})
+
+
+class _Step:
+    """The pins of one step and what each does there, decided together on
+    the tree the step leaves (a patch's files, a move's two ends)."""
+
+    def __init__(self, *, exclusive: bool) -> None:
+        self.exclusive = exclusive  # the tree lock is held exclusively
+        self.acts: list[tuple[Pinned, Op]] = []
+        self._git_names: dict[str, dict[str, Pinned]] | None = None
+
+    def add(self, pin: Pinned, op: Op) -> None:
+        self.acts.append((pin, op))
+        pin._step = self
+        self._git_names = None
+
+    def git_names(self) -> dict[str, dict[str, Pinned]]:
+        """directory -> the entries of git's repository test the step
+        creates in it (by the names git reads, each with a pin creating
+        it); found once per step, from the names alone."""
+        if self._git_names is None:
+            added: dict[str, dict[str, Pinned]] = {}
+            for pin, op in self.acts:
+                if op not in _ADDING:
+                    continue
+                for entry in (*pin.creates, pin.path):
+                    directory, _, name = entry.rpartition("/")
+                    shape = shape_name(name)
+                    if shape is not None:
+                        added.setdefault(directory or ".", {}).setdefault(shape, pin)
+            self._git_names = added
+        return self._git_names
+
+    def made_repository(self) -> tuple[Pinned, str] | None:
+        """The first directory this step would leave a repository that is
+        not one now, with a pin creating part of it (``None``: none).  Each
+        such directory is looked at through a pin holding it (four
+        ``lstat``); one the step creates holds nothing yet."""
+        added = self.git_names()
+        if not added:
+            return None
+        created = {made for pin, op in self.acts if op in _ADDING for made in pin.creates}
+        holders = {pin.held_path: pin for pin, _ in self.acts}
+        for pin, op in self.acts:  # a directory planned as new that is there now: stale
+            if op in _ADDING and any(made in added for made in pin.creates) and \
+                    pin.held_present((pin.creates[0].rpartition("/")[2],)):
+                raise swapped(pin.shown)
+        removed: dict[str, set[str]] = {}
+        for pin, op in self.acts:
+            if op in _REMOVING and pin.name in SHAPE_NAMES.values():
+                removed.setdefault(pin.parent, set()).add(pin.name or "")
+        for directory, names in added.items():
+            holder = holders.get(directory)
+            before = holder.held_present(tuple(SHAPE_NAMES.values())) \
+                if holder is not None and directory not in created else frozenset()
+            after = (before - removed.get(directory, set())) | names.keys()
+            if is_repository(after) and not is_repository(before):
+                return next(iter(names.values())), directory
+        return None
+
+
+class View:
+    """The policed view of one root, shared by every call of a Toolbox."""
+
+    def __init__(self, root: Root, policy: Policy, links: LinkMap | None = None, *,
+                 owns_root: bool = False) -> None:
+        self._root = root
+        self.policy = policy
+        self.links = links if links is not None else LinkMap()
+        self._owns_root = owns_root
+        self.scanned_links: tuple[str, ...] = ()  # the links the scan at open found
+        self.look = RootLook(root)
+        self._identity: tuple[int, int] | None = None
+        # the count of moves made by every Toolbox (tree_lock) when this
+        # view last knew the tree's links (None: not counted yet)
+        self.moves_seen: int | None = None
+        # set once every link of the tree is known: at once when the look
+        # at open met them all, else when :meth:`learn_every_link_later` is done
+        self._links_known = threading.Event()
+        self._links_known.set()
+        self._walk_guard = threading.Lock()  # who starts a walk, who asks for another
+        self._walk_again = False
+        self.scan_complete = True
+
+    @property
+    def identity(self) -> tuple[int, int]:
+        """The (device, inode) of the root directory."""
+        if self._identity is None:
+            self._identity = root_identity(self._root)
+        return self._identity
+
+    @contextmanager
+    def tree_lock(self, *, exclusive: bool, checkpoint: Checkpoint,
+                  moves: bool = False) -> Iterator[None]:
+        """The tree lock of this root as other processes see it (this
+        process's own is ``_TREE``, taken first).  If another Toolbox moved
+        something since this view last looked, the tree's links are looked
+        at again (a link it moved onto a protected name protects what it
+        leads to here too); a step that ``moves`` counts its move."""
+        with tree_file_lock(self.identity, exclusive=exclusive, checkpoint=checkpoint) as hold:
+            if hold.moves is not None:
+                if hold.moves != self.moves_seen:
+                    self.relearn_links()
+                    self.wait_for_links(checkpoint)
+                if moves:
+                    hold.count_move()
+                self.moves_seen = hold.moves
+            yield
+
+    def relearn_links(self) -> None:
+        """Look at the tree's links again, as when the view was opened."""
+        if self.policy.is_empty:
+            return
+        found = git_scan(self._root)
+        for link in found.links[:MAX_SCANNED_LINKS]:
+            learn_link(self._root, self.links, link)
+        if not found.complete:
+            self.learn_every_link_later()
+
+    def learn_every_link_later(self) -> None:
+        """Find the links the bounded look at open did not reach (a deep or
+        wide tree) on a thread of their own; until it is done every
+        decision waits for it (:meth:`wait_for_links`, within the call's
+        bounds)."""
+        with self._walk_guard:
+            if not self._links_known.is_set():
+                self._walk_again = True  # the walk under way may have passed the change
+                return
+            self._links_known.clear()
+        threading.Thread(target=self._learn_every_link, name="corral-links",
+                         daemon=True).start()
+
+    def _learn_every_link(self) -> None:
+        """Every symlink of the tree (git directories left out, as at open),
+        learnt, walked again while a change asks for it; the event set
+        however it ends (a root closed meanwhile)."""
+        try:
+            while True:
+                self._walk_tree_links()
+                with self._walk_guard:
+                    if not self._walk_again:
+                        self._links_known.set()
+                        return
+                    self._walk_again = False
+        except Exception:  # the decisions go on with the links known (a root closed meanwhile)
+            with self._walk_guard:
+                self._walk_again = False
+                self._links_known.set()
+
+    def _walk_tree_links(self) -> None:
+        queue: deque[str] = deque(["."])
+        while queue:
+            try:
+                entries = self.look.entries(queue.popleft())
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.is_symlink():
+                    learn_link(self._root, self.links, entry.path)
+                elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
+                    queue.append(entry.path)
+
+    def wait_for_links(self, checkpoint: Checkpoint) -> None:
+        """Return once every link of the tree is known (at once, unless the
+        tree was too deep or wide for the look at open); waiting polls
+        ``checkpoint``, so a call past its deadline stops waiting
+        (``time_limit``) rather than hang on a huge tree."""
+        delay = _POLL_FIRST
+        while not self._links_known.wait(delay):
+            checkpoint()
+            delay = min(delay * 2, _POLL_MOST)
+
+    def links_known(self) -> None:
+        """Return once every link of the tree is known.  Every call waits
+        for it first, within its bounds (:meth:`CallView.ready`), so the
+        decisions made within a call find it known."""
+        if not self._links_known.is_set():
+            self._links_known.wait()
+
+    @property
+    def root(self) -> Root:
+        return self._root
+
+    @property
+    def host_path(self) -> str:
+        """The host path the root was opened by (to recognise absolute paths
+        inside it; never shown to a model)."""
+        return self._root.path
+
+    def hold(self, policy: Policy) -> None:
+        """Decide by ``policy`` from now on (the same rules and more: another
+        root's, :meth:`Policy.holding`); the links found at open are looked
+        up now if the old policy had no rule to hide behind one."""
+        if self.policy.is_empty:
+            for link in self.scanned_links:
+                if not self.links.knows(link):
+                    learn_link(self._root, self.links, link)
+            if not self.scan_complete and not policy.is_empty:
+                self.learn_every_link_later()
+        self.policy = policy
+
+    def close(self) -> None:
+        """Close the root if this view opened it (:func:`open_view` of a path)."""
+        if self._owns_root:
+            self._root.close()
+
+    def learn_passed(self, passed: tuple[str, ...]) -> None:
+        """Remember the links a resolution followed (``passed`` holds them
+        with the directories it entered and left)."""
+        links = self.links
+        for where in passed:
+            if not links.knows(where):
+                learn_link(self._root, links, where)
+
+    def rule(self, location: Location, op: Op,
+             in_repository: Callable[[], bool] | None = None) -> Kind | None:
+        """The rule refusing ``op`` on ``location`` (see the module doc), or
+        ``None``.  ``in_repository`` answers whether ``location`` lies in a
+        git directory the scan at open did not find (default: looked up)."""
+        policy = self.policy
+        if policy.is_empty:
+            return None
+        self.links_known()
+        if location.passed:
+            self.learn_passed(location.passed)
+        kind = policy.rule(location.path, op)
+        for made in location.creates:
+            kind = kind or policy.rule(made, Op.MKDIR)
+        for passed in location.passed:
+            if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
+                kind = Kind.DENY_RULE
+        if kind is None:
+            kind = self._alias_rule(location, op)
+        if kind is None and op.mutates and policy.guards_git and (
+                in_repository() if in_repository is not None else
+                in_git_directory(self.look, location.path, location.creates)):
+            kind = Kind.PROTECTED  # a repository the scan at open did not find
+        return kind
+
+    def _alias_rule(self, location: Location, op: Op) -> Kind | None:
+        links, policy = self.links, self.policy
+        if not len(links):
+            return None
+        for name, name_op in ((location.path, op), *((c, Op.MKDIR) for c in location.creates)):
+            for alias in links.aliases(name):
+                kind = policy.rule(alias, name_op)
+                if kind is not None:
+                    return kind
+        return None
+
+    def visible(self, canonical: str, op: Op) -> bool:
+        """Whether the entry at ``canonical`` may be shown (listed, searched):
+        no rule hides it, nor any known name leading to it."""
+        policy = self.policy
+        if not policy.visible(canonical, op):
+            return False
+        self.links_known()
+        if not len(self.links):
+            return True
+        return all(policy.visible(alias, op) for alias in self.links.aliases(canonical))
+
+    def shows(self, rel: str) -> bool:
+        """Whether ``rel`` names an entry (a dangling link included) that a
+        model may be told exists: no deny or secret rule hides it, decided
+        on the entry, where it leads, and every known name leading there."""
+        try:
+            self._root.lstat(rel)
+            seen = [locate(self._root, rel, follow=False)]
+        except (OSError, ValueError):
+            return False
+        try:
+            seen.append(locate(self._root, rel, follow=True))
+        except (OSError, ValueError):
+            pass
+        return all(self.rule(where, Op.SEARCH) is None for where in seen)
+
+    def scope(self, canonical_dir: str, op: Op) -> Scope:
+        """The decisions for the entries of the directory ``canonical_dir``
+        (a listing's, a walk's): the policy's scope, and where a known link
+        leads into, above or below it, each entry decided on the names
+        leading to it too (:meth:`visible`).  A directory no known link
+        reaches pays nothing more."""
+        return self.linked_scope(self.policy.scope(canonical_dir, op), canonical_dir, op)
+
+    def linked_scope(self, inner: Scope, canonical_dir: str, op: Op) -> Scope:
+        """``inner`` (the policy's scope of ``canonical_dir``), deciding the
+        names known links lead from when any leads there."""
+        self.links_known()
+        if not len(self.links) or not self.links.leads_into(canonical_dir.rstrip("/") or "."):
+            return inner
+        return AliasedScope(inner, self, canonical_dir.rstrip("/") or ".", op)
+
+    def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
+              in_repository: Callable[[], bool] | None = None) -> None:
+        kind = self.rule(location, op, in_repository)
+        if kind is not None:
+            raise policy_refusal(kind, shown, op, field)
+
+    def check_reached(self, canonical: str, op: Op, *, shown: str, field: str = "path") -> None:
+        """:meth:`check` of the entry at ``canonical`` reached with nothing
+        created or passed on the way: the same decision, the full one only
+        when a known link or a change could add to the policy's own."""
+        policy = self.policy
+        if policy.is_empty:
+            return
+        kind = policy.rule(canonical, op)
+        self.links_known()
+        if kind is None and (op.mutates or len(self.links)):
+            kind = self.rule(Location(canonical), op)
+        if kind is not None:
+            raise policy_refusal(kind, shown, op, field)
+
+    def refuse_new_repository(self, step: _Step) -> None:
+        """Refuse ``step`` if what it leaves makes a directory a git
+        repository (none of the tools makes one: ``git init`` does); it
+        must hold the tree lock exclusively to create such a name at all,
+        or another step could add the other half meanwhile."""
+        if not self.policy.guards_git or not step.git_names():
+            return
+        if not step.exclusive:  # fail closed: every such step is made exclusive
+            pin = next(iter(next(iter(step.git_names().values())).values()))
+            raise swapped(pin.shown)
+        found = step.made_repository()
+        if found is not None:
+            pin, directory = found
+            op = next(op for acting, op in step.acts if acting is pin)
+            raise made_repository(pin.shown, directory, op.value, pin.field)
+
+    def subtree_rule(self, carried: str, landing: str, checkpoint: Checkpoint, *,
+                     leaving: bool, shown: str = "") -> tuple[str, Kind, str] | None:
+        """For a move of the directory ``carried`` (canonical) to
+        ``landing``: the first entry a rule covers where it arrives, or
+        (``leaving``: the entries themselves move) where it leaves, as
+        ``(inner, kind, field)``.  Each directory's scope is carried down to
+        its subdirectories, so an entry costs a test of its name.  A git
+        repository anywhere in it is refused (``shown``: the moved entry as
+        the call named it): the tools do not move one."""
+        policy = self.policy
+        if policy.is_empty:
+            return None
+        guards_git = policy.guards_git
+        aliased = self.links.leads_into(carried) or self.links.leads_into(landing)
+        scopes = {carried: (policy.scope(carried, Op.MOVE_FROM if leaving else Op.LIST),
+                            policy.scope(landing, Op.MOVE_TO))}
+        for dirpath, dirnames, filenames in self._root.walk(carried):
+            checkpoint()
+            out_scope, in_scope = scopes.pop(dirpath)
+            below = dirpath[len(carried):].lstrip("/")
+            if guards_git and is_repository((*dirnames, *filenames)):
+                raise carried_repository(shown or carried, below, "source", leaving=leaving)
+            for name in dirnames:
+                inner = f"{below}/{name}" if below else name
+                pair = (out_scope.child(name), in_scope.child(name))
+                if pair[0] is None or pair[1] is None:
+                    return self._covering(carried, landing, inner)
+                scopes[f"{dirpath}/{name}" if dirpath != "." else name] = (pair[0], pair[1])
+            names = list(filenames)
+            if (len(out_scope.visible_names(names)) != len(names)
+                    or len(in_scope.visible_names(names)) != len(names)):
+                for name in names:
+                    if not (out_scope.visible(name) and in_scope.visible(name)):
+                        return self._covering(carried, landing,
+                                              f"{below}/{name}" if below else name)
+            if aliased:
+                for name in [*dirnames, *names]:
+                    inner = f"{below}/{name}" if below else name
+                    found = self._aliased(carried, landing, inner)
+                    if found is not None:
+                        return found
+        return None
+
+    def _covering(self, carried: str, landing: str, inner: str) -> tuple[str, Kind, str]:
+        kind = self.policy.rule(f"{carried}/{inner}", Op.MOVE_FROM)
+        if kind is not None:
+            return inner, kind, "source"
+        kind = self.policy.rule(f"{landing}/{inner}", Op.MOVE_TO)
+        return inner, (kind if kind is not None else Kind.DENY_RULE), "destination"
+
+    def _aliased(self, carried: str, landing: str, inner: str) -> tuple[str, Kind, str] | None:
+        for end, op, field in ((carried, Op.MOVE_FROM, "source"),
+                               (landing, Op.MOVE_TO, "destination")):
+            for alias in self.links.aliases(f"{end}/{inner}"):
+                kind = self.policy.rule(alias, op)
+                if kind is not None:
+                    return inner, kind, field
+        return None
+
+
+
+class AliasedScope(Scope):
+    """A directory's scope where known links lead: an entry the policy
+    shows is shown only if no name leading to it through a link is hidden
+    (a denied or secret link name hides what it leads to)."""
+
+    __slots__ = ("_inner", "_view", "_real", "_op", "_names", "_scopes")
+
+    def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op) -> None:
+        # every question is put to ``inner`` first: the base's state is unused
+        self._inner = inner
+        self._view = view
+        self._real = "" if canonical_dir in (".", "") else canonical_dir + "/"
+        self._op = op
+        # The other names of this directory, found once: an entry's names
+        # through links are these joined to its name, unless a link leads
+        # to the entry itself (or to one of those joined names).
+        self._names = names = view.links.directory_names(canonical_dir)
+        self._scopes: list[Scope] | None = []
+        if names:  # a link leads to this directory or above it
+            policy = view.policy
+            self._scopes = [policy.scope(name, op) for name in names] \
+                if all(policy.visible(name, op) for name in names) else None
+
+    def _shown(self, name: str) -> bool:
+        real = self._real + name
+        links = self._view.links
+        scopes = self._scopes
+        if scopes is None or links.is_target(real) or (self._names and any(
+                links.is_target(f"{other}/{name}") for other in self._names)):
+            return self._view.visible(real, self._op)  # each name decided in full
+        return not scopes or all(scope.visible(name) for scope in scopes)
+
+    def visible(self, name: str) -> bool:
+        return self._inner.visible(name) and self._shown(name)
+
+    def child(self, name: str) -> Scope | None:
+        inner = self._inner.child(name)
+        if inner is None or not self._shown(name):
+            return None
+        return self._view.linked_scope(inner, self._real + name, self._op)
+
+    def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
+        shown = self._inner.visible_names(names, ends_with)
+        if not self._names and self._scopes is not None:  # a link leads below, or to an entry
+            is_target, real = self._view.links.is_target, self._real
+            if not any(is_target(real + name) for name in shown):
+                return shown
+        kept = [name for name in shown if self._shown(name)]
+        return shown if len(kept) == len(shown) else kept

@@ -1,0 +1,285 @@
+"""The links the view knows of (a symlink's name protects what it leads
+to), where a path leads, and git's reading of the tree at open."""
+
+from __future__ import annotations
+
+import os
+import stat as st
+import threading
+from collections import deque
+from collections.abc import Iterable
+
+from ....contained import DirEntry, Root
+from ..._policy.gitdirs import Scan, scan
+from ..._policy.locate import Location
+
+MAX_LINKS = 100_000  # links remembered per root (bounded memory)
+MAX_ALIASES = 64  # names leading to one path that are decided (bounded work)
+MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
+
+
+def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
+    """Where ``rel`` leads, as the core's one resolver reached it (a
+    :class:`~corral.contained.Target` planning the directories it would
+    create): with ``follow`` a final symlink is followed (a read), else the
+    entry itself is meant (a move, a delete, a write that refuses links).
+    A location that cannot be established raises the core's error."""
+    with root.target(rel, follow_final=follow, create_parents=True) as target:
+        return Location(target.path, target.creates, target.passed)
+
+
+
+
+class LinkMap:
+    """Known in-root symlinks: canonical location -> the canonical path it
+    leads to (thread-safe, bounded).  Kept as paths, not inodes: a host
+    program opens the link's name and follows it to whatever is there."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._leads: dict[str, str] = {}
+        self._by_target: dict[str, set[str]] = {}
+        self._below: dict[str, int] = {}  # directory -> known links leading to it or below
+        self._not_links: set[str] = set()
+        self._relearn: list[str] = []
+        self._via: dict[str, tuple[str, ...]] = {}  # the links its resolution passed
+
+    def __len__(self) -> int:
+        return len(self._leads)
+
+    def add(self, location: str, leads_to: str, via: tuple[str, ...] = ()) -> None:
+        if location == leads_to or location in (".", ""):
+            return
+        passed = tuple(p for p in via if p != location)
+        with self._guard:
+            old = self._leads.get(location)
+            if old is None and len(self._leads) >= MAX_LINKS:
+                return
+            if passed:
+                self._via[location] = passed
+            else:
+                self._via.pop(location, None)
+            if old == leads_to:
+                return
+            if old is not None:
+                self._by_target.get(old, set()).discard(location)
+                self._count(old, -1)
+            self._leads[location] = leads_to
+            self._by_target.setdefault(leads_to, set()).add(location)
+            self._count(leads_to, 1)
+            self._not_links.discard(location)
+
+    def moved(self, old: str, new: str) -> None:
+        """Links at or under ``old`` are now at or under ``new``: known by
+        their new names (where they lead is learnt again by the caller)."""
+        prefix = old + "/"
+        with self._guard:
+            hits = [loc for loc in self._leads if loc == old or loc.startswith(prefix)]
+        for loc in hits:
+            leads = self._leads.get(loc)
+            self.forget(loc)
+            if leads is not None:
+                self._relearn.append(new + loc[len(old):])
+
+    def take_relearn(self) -> list[str]:
+        with self._guard:
+            out, self._relearn = self._relearn, []
+        return out
+
+    def through(self, top: str) -> list[str]:
+        """The known links whose target was reached through ``top`` or an
+        entry below it (another link, a directory left by ``..``): where
+        they lead changes when ``top`` is moved or removed."""
+        prefix = top + "/"
+        with self._guard:
+            return [location for location, via in self._via.items()
+                    if any(p == top or p.startswith(prefix) for p in via)]
+
+    def forget(self, location: str) -> None:
+        with self._guard:
+            self._via.pop(location, None)
+            old = self._leads.pop(location, None)
+            if old is not None:
+                self._by_target.get(old, set()).discard(location)
+                self._count(old, -1)
+
+    def knows(self, location: str) -> bool:
+        return location in self._leads or location in self._not_links
+
+    def not_a_link(self, location: str) -> None:
+        with self._guard:
+            if len(self._not_links) < MAX_LINKS:
+                self._not_links.add(location)
+
+    def _count(self, target: str, step: int) -> None:
+        """Count a link leading to ``target`` at it and every directory
+        above it (held under the guard)."""
+        if target in (".", ""):
+            return
+        end = len(target)
+        while end > 0:
+            prefix = target[:end]
+            count = self._below.get(prefix, 0) + step
+            if count > 0:
+                self._below[prefix] = count
+            else:
+                self._below.pop(prefix, None)
+            end = target.rfind("/", 0, end)
+
+    def leads_into(self, top: str) -> bool:
+        """Whether a known link leads to ``top``, below it, or above it
+        (one lookup per directory above ``top``)."""
+        if not self._leads:
+            return False
+        if top in (".", ""):
+            return True
+        # single lookups, each atomic: no lock needed to read them
+        by_target = self._by_target
+        if self._below.get(top) or by_target.get("."):
+            return True
+        end = len(top)
+        while (end := top.rfind("/", 0, end)) > 0:
+            if by_target.get(top[:end]):
+                return True
+        return False
+
+    def is_target(self, path: str) -> bool:
+        """Whether a known link leads to ``path`` itself."""
+        return path in self._by_target
+
+    def directory_names(self, canonical_dir: str) -> list[str]:
+        """Every other name that leads to the directory ``canonical_dir``
+        (as :meth:`aliases`; the root's are the links to it and theirs)."""
+        if canonical_dir not in (".", ""):
+            return self.aliases(canonical_dir)
+        with self._guard:
+            to_root = list(self._by_target.get(".", ()))
+        found = dict.fromkeys(to_root)
+        for location in to_root:
+            found.update(dict.fromkeys(self.aliases(location)))
+        return list(found)[:MAX_ALIASES]
+
+    def aliases(self, canonical: str) -> list[str]:
+        """Every other name that leads to ``canonical`` through known links
+        (link chains followed; at most :data:`MAX_ALIASES`)."""
+        by_target = self._by_target
+        if not by_target or canonical in (".", ""):
+            return []
+        if "." not in by_target:  # most names: no link leads to them or above them
+            end = len(canonical)
+            while end > 0 and canonical[:end] not in by_target:
+                end = canonical.rfind("/", 0, end)
+            if end <= 0:
+                return []
+        found: dict[str, None] = {}
+        queue = deque([canonical])
+        with self._guard:
+            while queue and len(found) < MAX_ALIASES:
+                name = queue.popleft()
+                end = len(name)
+                while end > 0:
+                    prefix = name[:end]
+                    for location in self._by_target.get(prefix, ()):
+                        alias = location + name[end:]
+                        if alias != canonical and alias not in found:
+                            found[alias] = None
+                            queue.append(alias)
+                    end = name.rfind("/", 0, end)
+                for location in self._by_target.get(".", ()):  # a link to the root itself
+                    alias = f"{location}/{name}"
+                    if alias not in found:
+                        found[alias] = None
+        return list(found)[:MAX_ALIASES]
+
+
+def learn_link(root: Root, links: LinkMap, location: str) -> None:
+    """Remember where the link at ``location`` (canonical) leads, if inside:
+    also a link whose target is not there yet (its parents missing too) and
+    one spelled as an absolute path inside the root, which the host program
+    follows though the core calls it an escape."""
+    try:
+        found: Location | None = locate(root, location, follow=True)
+    except (OSError, ValueError):
+        found = _spelled_target(root, location)
+    if found is None or found.path == location:
+        links.not_a_link(location)
+    else:
+        links.add(location, found.path, found.passed)
+
+
+def _spelled_target(root: Root, location: str) -> Location | None:
+    """Where the link at ``location`` leads by its text, resolved beneath
+    the root with the missing directories allowed (``None``: not a link,
+    or it leads outside)."""
+    try:
+        text = root.readlink(location)
+    except (OSError, ValueError):
+        return None
+    if text.startswith("/"):
+        inside = None
+        for known in dict.fromkeys((root.path, os.path.realpath(root.path))):
+            base = known.rstrip("/")
+            if text == base or text.startswith(base + "/"):
+                inside = text[len(base):].lstrip("/") or "."
+                break
+        if inside is None:
+            return None
+        spelled = inside
+    else:
+        parent = location.rpartition("/")[0]
+        spelled = f"{parent}/{text}" if parent else text
+    try:
+        return locate(root, spelled, follow=True)
+    except (OSError, ValueError):
+        return None
+
+
+# -- git's reading of the tree -----------------------------------------------------------
+
+
+class RootLook:
+    """What :mod:`~corral.tools._policy.gitdirs` reads of a root
+    (its ``GitLook``): entries, the start of small files, where a path
+    leads, which names a directory holds."""
+
+    def __init__(self, root: Root) -> None:
+        self._root = root
+
+    @property
+    def known_as(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((self._root.path, os.path.realpath(self._root.path))))
+
+    def entries(self, rel: str) -> list[DirEntry]:
+        with self._root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY) as handle:
+            return handle.scandir()
+
+    def text(self, rel: str, limit: int) -> str | None:
+        try:
+            with self._root.open_handle(rel, os.O_RDONLY | os.O_NONBLOCK) as handle:
+                if not st.S_ISREG(handle.stat().st_mode):
+                    return None
+                return handle.pread(limit, 0).decode("utf-8", "replace")
+        except OSError:
+            return None
+
+    def canonical(self, rel: str) -> str | None:
+        try:
+            return locate(self._root, rel).path
+        except (OSError, ValueError):
+            return None
+
+    def present(self, rel: str, names: Iterable[str]) -> frozenset[str]:
+        found = set()
+        for name in names:
+            try:
+                self._root.lstat(name if rel in (".", "") else f"{rel}/{name}")
+            except (OSError, ValueError):
+                continue
+            found.add(name)
+        return frozenset(found)
+
+
+def git_scan(root: Root) -> Scan:
+    """The git directories to protect as a whole and the links met, found
+    by one bounded look at ``root`` (when a toolbox opens it)."""
+    return scan(RootLook(root))

@@ -1,0 +1,115 @@
+"""Opening roots: a Toolbox's view of one, a root opened beneath another,
+and where one root lies inside another (a workspace of several)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Sequence
+from typing import TypeAlias
+
+from ....contained import Root
+from ..._policy.rules import Policy
+from .decide import View
+from .links import MAX_SCANNED_LINKS, LinkMap, git_scan, learn_link
+from .locks import root_identity
+from .tree_lock import moves_made
+
+
+RootLike: TypeAlias = "Root | str | os.PathLike[str]"  # what a host opens a toolbox on
+
+
+def open_view(root: RootLike, policy: Policy, *,
+              deny: Sequence[str] = ()) -> View:
+    """The policed view of ``root``: a :class:`~corral.Root` borrowed, or a
+    path opened here (closed by :meth:`View.close`).  ``policy`` is extended
+    by ``deny`` and by the git directories a scan of the root finds, and
+    rooted at the root's host paths; the in-root links the scan met are
+    known from the start."""
+    owns = not isinstance(root, Root)
+    opened = root if isinstance(root, Root) else Root(root)
+    try:
+        moves_before = moves_made(root_identity(opened))  # read first: a move meanwhile counts
+        found = git_scan(opened)
+        known_as = (opened.path, os.path.realpath(opened.path))
+        rooted = policy.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
+        links = LinkMap()
+        scanned = tuple(found.links[:MAX_SCANNED_LINKS])
+        if not rooted.is_empty:
+            for link in scanned:
+                learn_link(opened, links, link)
+    except BaseException:
+        if owns:
+            opened.close()
+        raise
+    view = View(opened, rooted, links, owns_root=owns)
+    view.scanned_links = scanned
+    view.moves_seen = moves_before
+    view.scan_complete = found.complete
+    if not found.complete and not rooted.is_empty:
+        view.learn_every_link_later()
+    return view
+
+
+# -- roots beside roots: what a workspace of several roots asks -----------------
+
+
+def open_beneath(parent: Root, rel: str) -> tuple[Root, str] | None:
+    """The directory ``rel`` opened beneath ``parent`` by the resolver, as a
+    Root of its own, and the canonical path inside ``parent`` of what was
+    opened (an in-root link on the way, even one swapped in just now, is
+    resolved: every decision is made on where the open landed, never on
+    ``rel``).  ``None`` if it cannot be opened (a link that leads out, not a
+    directory: fail closed)."""
+    try:
+        handle = parent.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
+    except (OSError, ValueError):
+        return None
+    try:
+        return handle.open_root(), handle.path
+    except OSError:
+        return None
+    finally:
+        handle.close()
+
+
+def _kernel_path(fd: int) -> str | None:
+    """Where the kernel says the directory ``fd`` is now (a real path)."""
+    try:
+        if hasattr(fcntl, "F_GETPATH"):  # macOS
+            raw: bytes = fcntl.fcntl(fd, fcntl.F_GETPATH, bytes(1024))
+            return os.fsdecode(raw.rstrip(b"\0"))
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+_PLACE_TRIES = 3
+
+
+def nested_place(outer: Root, inner: Root) -> str | None:
+    """The canonical path inside ``outer`` of the directory ``inner`` holds
+    ("." when both hold the same one), or ``None`` when it does not lie
+    inside ``outer``.  Decided on the objects: the kernel's present path of
+    each directory (links resolved, moves seen), then the entry at that
+    place inside ``outer``, reached by ``outer``'s own resolver without
+    following links, must be ``inner``'s very directory.  A place that
+    changes under every try is a ``ValueError`` (never guessed)."""
+    wanted = root_identity(inner)
+    if root_identity(outer) == wanted:
+        return "."
+    for _ in range(_PLACE_TRIES):
+        outer_at, inner_at = _kernel_path(outer.fileno()), _kernel_path(inner.fileno())
+        if outer_at is None or inner_at is None or not os.path.isabs(inner_at):
+            return None
+        rel = os.path.relpath(inner_at, outer_at)
+        if rel == ".." or rel.startswith("../"):
+            return None
+        try:
+            found = outer.stat(rel, follow_symlinks=False)
+        except (OSError, ValueError):
+            continue
+        if (found.st_dev, found.st_ino) == wanted:
+            return rel
+    raise ValueError("a root's directory kept moving while its place in another root was read")
+

@@ -1,0 +1,419 @@
+"""A pinned location: one resolution held under the call's locks, what a
+tool looks at and acts on, never resolved again."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat as st
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ....contained import Handle, Opened, Target
+from ..._policy.gitdirs import in_git_directory, is_repository, looks_like_common_directory
+from ..._policy.locate import Location
+from ..._policy.rules import Op
+from ..._refusals.catalogue import Kind, swapped
+from .decide import _ADDING, _Step, policy_refusal
+from .links import learn_link, locate
+from .locks import Checkpoint
+
+if TYPE_CHECKING:
+    from .call import CallView
+
+_DIGEST_CHUNK = 1024 * 1024
+_HEAD_KEPT = 64 * 1024  # the start of a file digested, kept for a look at its form
+# the directories git makes inside a git directory: a file written in one
+# of them is looked at as lying in a repository one level up
+GIT_SUBDIRECTORIES = frozenset({"hooks", "info", "refs", "objects", "logs", "modules",
+                                "worktrees", "branches", "remotes", "lfs", "rr-cache"})
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a pinned location acts, as a fact to compare after the host's
+    answer: its canonical path, what it would create, and the identity of
+    the directory it holds."""
+
+    path: str
+    creates: tuple[str, ...]
+    anchor: tuple[int, int]
+
+
+
+def _read_whole(handle: Handle, size: int, limit: int,
+                step: Callable[[int], None] | None) -> bytes:
+    """At most ``limit + 1`` bytes of ``handle`` from its start, ``size``
+    (its ``fstat``'s) first: a short read that reached it is the end."""
+    chunks, total = [], 0
+    while total <= limit:
+        want = max(65536, min(size + 1, limit + 1 - total))
+        chunk = handle.pread(want, total)
+        if not chunk:
+            break
+        if step is not None:
+            step(len(chunk))
+        chunks.append(chunk)
+        total += len(chunk)
+        if len(chunk) < want and total == size:
+            break
+    return b"".join(chunks)
+
+
+class Pinned:
+    """One resolved location, held under the call's locks: what the tool
+    looks at and acts on, never resolved again."""
+
+    def __init__(self, call: CallView, target: Target, shown: str, field: str,
+                 spelled: str) -> None:
+        self._call = call
+        self._target = target
+        self.shown = shown
+        self.field = field
+        self._spelled = spelled
+        self._target_follows = False
+        self._decided: list[Op] = []
+        self._git: bool | None = None
+        self._step: _Step | None = None  # set by the step that made this pin
+        self._head: tuple[tuple[int, int, int, int], bytes, bool] | None = None
+        # the regular file here, open since it was first looked at or read:
+        # its digest, its content and the write's metadata come from this fd
+        self._kept: Opened | None = None
+        self._location: Location | None = None
+
+    # -- what resolution reached ---------------------------------------------------
+    @property
+    def path(self) -> str:
+        return self._target.path
+
+    @property
+    def parent(self) -> str:
+        return self._target.parent
+
+    @property
+    def name(self) -> str | None:
+        return self._target.name
+
+    @property
+    def creates(self) -> tuple[str, ...]:
+        return self._target.creates
+
+    @property
+    def passed(self) -> tuple[str, ...]:
+        return self._target.passed
+
+    @property
+    def location(self) -> Location:
+        """Where resolution reached (fixed for the pin's life: made once)."""
+        where = self._location
+        if where is None:
+            target = self._target
+            where = self._location = Location(target.path, target.creates, target.passed)
+        return where
+
+    # -- deciding ---------------------------------------------------------------------
+    def decide(self, op: Op) -> None:
+        """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
+        view = self._call.shared
+        kind = view.rule(self.location, op, self._in_repository)
+        if kind is not None:
+            raise policy_refusal(kind, self.shown, op, self.field)
+        if op in _ADDING and self._step is not None:
+            view.refuse_new_repository(self._step)
+        if op not in self._decided:
+            self._decided.append(op)
+
+    def decide_again(self) -> None:
+        """Decide again after the host answered (links met, a repository
+        made meanwhile count): the directory looked at afresh."""
+        self._git = None
+        for op in self._decided:
+            self.decide(op)
+
+    def _in_repository(self) -> bool:
+        """Whether the pinned location lies in a git directory made after
+        the toolbox opened (looked at once per decision round): the
+        directory it acts in (the deepest that exists, however many the
+        call creates) looked at through the held fd, and the one above it
+        only when the held one is named as git names its own directories
+        (``hooks``, ``info``...): where git runs or reads what is written."""
+        if self._git is None:
+            self._git = self._held_is_repository() or (
+                self._held_name() in GIT_SUBDIRECTORIES and in_git_directory(
+                    self._call.shared.look, self._held_path(), ()))
+        return self._git
+
+    @property
+    def held_path(self) -> str:
+        """The canonical path of the directory this pin holds (the deepest
+        that exists on the way)."""
+        return (self.creates[0].rpartition("/")[0] or ".") if self.creates else self.parent
+
+    def _held_path(self) -> str:
+        return self.held_path
+
+    def _held_name(self) -> str:
+        return self._held_path().rpartition("/")[2]
+
+    def held_present(self, names: Iterable[str]) -> frozenset[str]:
+        """Which of ``names`` the held directory holds now (an ``lstat``
+        each beside the entry, nothing resolved)."""
+        target = self._target
+        return frozenset(name for name in names if target.held_lstat(name) is not None)
+
+    def _held_is_repository(self) -> bool:
+        """Whether the held directory is a repository now (``is_repository``:
+        one ``lstat`` when it holds no ``HEAD``)."""
+        try:
+            if self._target.held_lstat("HEAD") is None:
+                # a common git directory has no HEAD: looked at only when
+                # what is written there is what git reads of one
+                return self._names_git_config() and looks_like_common_directory(
+                    self._call.shared.look, self._held_path())
+            return is_repository({"HEAD", *self.held_present(("objects", "refs",
+                                                              "commondir"))})
+        except OSError:
+            return False
+
+    def _names_git_config(self) -> bool:
+        """Whether the entry this pin makes or changes in its held
+        directory is named as git's ``config``, ``hooks`` or ``info``."""
+        first = (self.creates[0] if self.creates else self.path).rpartition("/")[2]
+        return first.lower() in ("config", "hooks", "info")
+
+    def place(self) -> Place:
+        return Place(self.path, self.creates, self._target.held_identity())
+
+    def ensure_place(self, before: Place) -> None:
+        """``STALE`` unless the path resolves now as it did when the host
+        was asked (one more resolution, made only when the host was asked:
+        without a question there is no window)."""
+        root = self._call.shared.root
+        try:
+            with root.target(self._spelled, create_parents=True,
+                             follow_final=self._target_follows) as again:
+                now = Place(again.path, again.creates, again.held_identity())
+        except OSError:
+            raise swapped(self.shown) from None
+        if now != before:
+            raise swapped(self.shown)
+
+    def rule(self, op: Op) -> Kind | None:
+        return self._call.shared.rule(self.location, op)
+
+    # -- looking ----------------------------------------------------------------------
+    def lstat(self) -> os.stat_result | None:
+        return self._target.lstat()
+
+    def look(self) -> os.stat_result | None:
+        """What :meth:`lstat` says, a regular file opened for it and kept
+        open: its digest, its content and the write's metadata then come
+        from that fd, never from the name again (one open for the call)."""
+        try:
+            opened = self._target.open_existing(os.O_RDONLY)
+        except OSError:
+            return self._target.lstat()  # a symlink, a special file, unreadable: as it is
+        if opened is None:
+            return None
+        if not self._keep(opened):
+            opened.handle.close()
+        return opened.info
+
+    def _keep(self, opened: Opened) -> bool:
+        """Keep ``opened`` if it is a regular file (the caller closes it
+        otherwise)."""
+        if not st.S_ISREG(opened.info.st_mode):
+            return False
+        self.release()
+        self._kept = opened
+        return True
+
+    def _kept_as(self, expect: os.stat_result | None) -> Opened | None:
+        """The kept file, if it is ``expect`` (any kept file without it)."""
+        kept = self._kept
+        if kept is None or (expect is not None and (kept.info.st_dev, kept.info.st_ino) !=
+                            (expect.st_dev, expect.st_ino)):
+            return None
+        return kept
+
+    def end(self) -> None:
+        """The pin's block is over: the kept file closed, the step let go
+        (it holds this pin: dropped now, neither is left to the garbage
+        collector)."""
+        self._step = None
+        self.release()
+
+    def release(self) -> None:
+        """Close the kept file (idempotent; the pin's block does it)."""
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            kept.handle.close()
+
+    def identity(self) -> tuple[int, int, int] | None:
+        info = self._target.lstat()
+        return None if info is None else (info.st_dev, info.st_ino, st.S_IFMT(info.st_mode))
+
+    def same(self, before: os.stat_result | None) -> None:
+        """``STALE`` unless the entry is still the one ``before`` described."""
+        now = self.identity()
+        then = None if before is None else (before.st_dev, before.st_ino,
+                                            st.S_IFMT(before.st_mode))
+        if now != then:
+            raise swapped(self.shown)
+
+    def read(self, limit: int, *, expect: os.stat_result | None = None,
+             check: Callable[[os.stat_result], None] | None = None,
+             step: Callable[[int], None] | None = None) -> tuple[bytes, os.stat_result]:
+        """The entry's content (at most ``limit + 1`` bytes: the caller
+        refuses more) and its stat, read from the pinned entry (a symlink
+        there now is ``ELOOP``); ``STALE`` if it is not ``expect``;
+        ``check(stat)`` runs before anything is read.  A head of a file this
+        pin digested is answered from what the digest kept (the same file:
+        identity, size and mtime)."""
+        kept = self._head
+        if kept is not None and expect is not None and check is None and step is None and \
+                kept[0] == (expect.st_dev, expect.st_ino, expect.st_size, expect.st_mtime_ns) \
+                and (kept[2] or len(kept[1]) > limit):
+            return kept[1][:limit + 1], expect
+        opened = self._kept_as(expect)
+        if opened is None:
+            opened = self._target.open_existing(os.O_RDONLY)
+            if opened is None:
+                self._target.open(os.O_RDONLY).close()  # raises the core's "not found"
+                raise swapped(self.shown)  # there again: it changed while looked at
+            self._keep(opened)
+        handle, info = opened
+        try:
+            if expect is not None and (info.st_dev, info.st_ino) != (expect.st_dev,
+                                                                    expect.st_ino):
+                raise swapped(self.shown)
+            if check is not None:
+                check(info)
+            return _read_whole(handle, info.st_size, limit, step), info
+        finally:
+            if self._kept is not opened:
+                handle.close()
+
+    def sha256(self, expect: os.stat_result | None) -> str:
+        """The sha256 of the pinned entry's whole content, streamed with a
+        checkpoint before every chunk; ``STALE`` if it is not ``expect``.
+        Its start is kept for :meth:`read` of a head of the same file."""
+        opened = self._kept_as(expect)
+        if opened is None:
+            opened = self._target.open_existing(os.O_RDONLY)
+            if opened is None:
+                raise swapped(self.shown)  # it was there when looked at
+            self._keep(opened)
+        handle, now = opened
+        try:
+            if expect is not None and (now.st_dev, now.st_ino) != (expect.st_dev,
+                                                                  expect.st_ino):
+                raise swapped(self.shown)
+            digest = hashlib.sha256()
+            pos = 0
+            while True:
+                self._call.checkpoint()
+                # what fstat says is left, and one byte more to see the end
+                want = min(_DIGEST_CHUNK, max(now.st_size - pos + 1, 1))
+                if want == 1 and pos:
+                    want = _DIGEST_CHUNK  # it grew past what fstat said: read on
+                chunk = handle.pread(want, pos)
+                if pos == 0:
+                    self._head = ((now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns),
+                                  chunk[:_HEAD_KEPT], len(chunk) <= _HEAD_KEPT)
+                digest.update(chunk)
+                pos += len(chunk)
+                # a short read that reached the size fstat gave is the end
+                if not chunk or (len(chunk) < want and pos == now.st_size):
+                    if chunk:
+                        self._call.checkpoint()  # as before a read that would find the end
+                    return digest.hexdigest()
+        finally:
+            if self._kept is not opened:
+                handle.close()
+
+    def leads_to_directory(self) -> bool:
+        """Whether the pinned entry, a symlink, leads to a directory inside
+        the root (followed from the pinned directory's canonical path); an
+        outward link raises the escape."""
+        root = self._call.shared.root
+        with root.target(self.path, follow_final=True) as followed:
+            info = followed.lstat()
+        return info is not None and st.S_ISDIR(info.st_mode)
+
+    def entries(self) -> int:
+        """How many entries the pinned directory holds."""
+        with self._target.open(os.O_RDONLY | os.O_DIRECTORY) as handle:
+            return len(handle.scandir())
+
+    # -- acting -----------------------------------------------------------------------
+    def make_parents(self) -> list[str]:
+        return self._target.make_parents() if self._target.creates else []
+
+    def write(self, data: bytes, *, exclusive: bool, expect: os.stat_result | None) -> None:
+        """Atomic replace (or create) in the pinned directory, the entry
+        expected to be ``expect`` (``None``: absent)."""
+        kept = None if expect is None or exclusive else self._kept_as(expect)
+        if kept is not None:  # its fstat for the lstat, its fd for the metadata
+            self._target.write_bytes(data, exclusive=False, replacing=kept)
+            return
+        self._target.write_bytes(data, exclusive=exclusive,
+                                 expect=None if expect is None else (expect.st_dev,
+                                                                     expect.st_ino))
+
+    def mkdir(self) -> None:
+        self._target.mkdir()
+
+    def remove(self) -> None:
+        self._target.remove()
+        links = self._call.shared.links
+        links.forget(self.path)
+        for location in links.through(self.path):
+            learn_link(self._call.shared.root, links, location)
+
+    def rmdir(self) -> None:
+        self._target.rmdir()
+
+    def rename_to(self, other: Pinned, *, replace: bool) -> None:
+        """Rename the pinned entry onto ``other``'s name (both held); the
+        links it carries are known by their new names from now on."""
+        was_link = (info := self._target.lstat()) is not None and st.S_ISLNK(info.st_mode)
+        self._target.rename(other._target, replace=replace)
+        view = self._call.shared
+        view.links.forget(other.path)
+        view.links.moved(self.path, other.path)
+        if was_link:
+            learn_link(view.root, view.links, other.path)
+        for location in [*view.links.take_relearn(), *view.links.through(self.path),
+                         *view.links.through(other.path)]:
+            learn_link(view.root, view.links, location)
+
+    def raise_missing(self) -> None:
+        """Raise the core's own "not found" for the spelled path (which
+        says which component is missing); returns if it is there again."""
+        self._call.shared.root.lstat(self._spelled)
+
+    def carried_rule(self, dest: Pinned, kind: str) -> tuple[str, Kind, str] | None:
+        """For a move of this entry onto ``dest``: the first entry a rule
+        covers in what the move carries (a directory's subtree; for a
+        symlink to an in-root directory, that directory's entries as they
+        will be seen under the new name), as ``(inner, kind, field)``."""
+        view = self._call.shared
+        if kind == "directory":
+            return view.subtree_rule(self.path, dest.path, self._checkpoint_fn(), leaving=True,
+                                     shown=self.shown)
+        if kind != "symlink":
+            return None
+        try:
+            leads = locate(view.root, self.path, follow=True)
+            info = view.root.stat(leads.path)
+        except OSError:
+            return None  # dangling or outside: it carries nothing in the root
+        if not st.S_ISDIR(info.st_mode):
+            return None
+        return view.subtree_rule(leads.path, dest.path, self._checkpoint_fn(), leaving=False,
+                                 shown=self.shown)
+
+    def _checkpoint_fn(self) -> Checkpoint:
+        return self._call.checkpoint

@@ -1,0 +1,244 @@
+"""What the read-side walks look at: canonical paths probed, small files
+read, directories opened to list or walk, the files a listing showed."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as st
+import threading
+import weakref
+from typing import TypeVar
+
+from ....contained import (FileScan, Tree, TreeVisitor, adopt_entry, batches_natively,
+                           open_entry)
+from ..._policy.rules import Op
+from ..._refusals.catalogue import swapped
+from ..view_read import OpenFile
+from ..view_walk import OpenDirectory
+from .call import CallView
+from .decide import View
+
+WalkState = TypeVar("WalkState")
+
+# openat2's RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS (the same
+# bits in every backend): a canonical path is probed in one call, no link followed
+_CANONICAL_ONLY = 0x08 | 0x04 | 0x02
+_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR})
+_PROBE_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_PROBE_ANY = getattr(os, "O_PATH", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
+_REPOSITORY_ABOVE: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
+_PROBE_FAST: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
+_REPOSITORY_ABOVE_GUARD = threading.Lock()
+
+
+def _probe(call: CallView, canonical: str, flags: int) -> int | None:
+    """An fd of what is at the canonical path ``canonical`` from one
+    ``openat2`` of the root fd (no link followed anywhere), ``None`` when
+    nothing is there; raises ``LookupError`` when one call cannot say (no
+    openat2, a link on the way, a rename racing it): the caller then asks
+    the core the long way."""
+    view = call.shared
+    root = view.root
+    backend = root.backend
+    fast = _PROBE_FAST.get(view)
+    if fast is None:  # fixed when the root was opened: asked once
+        fast = _PROBE_FAST[view] = bool(backend.has_openat2 and _PROBE_ANY
+                                         and root.info().get("fast_path"))
+    if not fast:
+        raise LookupError(canonical)
+    try:
+        return backend.openat2(root.fileno(), canonical, flags, 0, _CANONICAL_ONLY)
+    except OSError as exc:
+        if exc.errno in _ABSENT:
+            return None
+        raise LookupError(canonical) from None
+
+
+def entry_exists(call: CallView, canonical: str) -> bool:
+    """Whether an entry of any kind (a final link counts) is at the
+    canonical root-relative path ``canonical``: one system call when there
+    is none, two when there is; one in either case for a name in the root."""
+    if "/" not in canonical and canonical not in (".", "..", ""):
+        root = call.shared.root  # a name looked up in the root itself: nothing traversed
+        try:
+            root.backend.lstat_at(root.fileno(), canonical)
+        except (OSError, ValueError):
+            return False
+        return True
+    try:
+        fd = _probe(call, canonical, _PROBE_ANY)
+    except LookupError:
+        try:
+            call.shared.root.lstat(canonical)
+        except OSError:
+            return False
+        return True
+    if fd is None:
+        return False
+    call.shared.root.backend.close(fd)
+    return True
+
+
+def read_regular_file(call: CallView, canonical: str, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of the regular file at the canonical path
+    ``canonical``; ``None`` when there is none, it is a link, another kind
+    or unreadable (an ignore file: git follows no link to one either).
+    One system call when there is none."""
+    from ....contained import adopt_entry
+
+    root = call.shared.root
+    try:
+        fd = _probe(call, canonical, _PROBE_FILE)
+    except LookupError:
+        try:
+            handle = root.open_handle(canonical, _PROBE_FILE)
+        except OSError:
+            return None
+    else:
+        if fd is None:
+            return None
+        handle = adopt_entry(root, fd, canonical)
+    with handle:
+        try:
+            if not st.S_ISREG(handle.stat().st_mode):
+                return None
+            return handle.read(limit)
+        except OSError:
+            return None
+
+
+def root_in_repository(view: View) -> bool:
+    """Whether the root is inside a git work tree whose top is above it:
+    the host's own path to the root has a ``.git`` in one of its parent
+    directories (looked once per view, by the host's path, never by a
+    model's; nothing above the root is read beyond that name)."""
+    with _REPOSITORY_ABOVE_GUARD:
+        known = _REPOSITORY_ABOVE.get(view)
+    if known is not None:
+        return known
+    path = os.path.abspath(os.fsdecode(view.root.path))
+    found = False
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+        if os.path.lexists(os.path.join(path, ".git")):
+            found = True
+            break
+    with _REPOSITORY_ABOVE_GUARD:
+        _REPOSITORY_ABOVE[view] = found
+    return found
+
+
+def open_directory(call: CallView, rel: str, op: Op) -> OpenDirectory:
+    """Open ``rel`` as a directory to list it, as one step: one resolution
+    (a final link followed, as ``ls`` does) and ``op`` decided on what was
+    opened and on the names leading to it (:meth:`CallView.open_handle`).
+    ``NotADirectoryError`` (or the core's special-file error) for anything
+    else."""
+    handle = call.open_handle(rel, op, os.O_RDONLY | os.O_DIRECTORY)
+    return OpenDirectory(handle, rel.rstrip("/") or ".")
+
+
+def open_below(call: CallView, canonical: str, identity: tuple[int, int]) -> OpenDirectory | None:
+    """A directory a listing met below one :func:`open_directory` opened,
+    by its canonical path with no link followed anywhere, or ``None`` when
+    it is gone or no longer the directory the listing saw (``identity``)
+    at that path (a link put on the way would move its canonical path).
+    The caller decided on it already: it was listed as visible."""
+    try:
+        handle = call.shared.root.open_handle(canonical, os.O_RDONLY | os.O_DIRECTORY
+                                              | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        info = handle.stat()
+    except OSError:
+        handle.close()
+        return None
+    if (info.st_dev, info.st_ino) != identity or handle.path != canonical:
+        handle.close()
+        return None
+    return OpenDirectory(handle, canonical)
+
+
+def kind_of(call: CallView, rel: str) -> os.stat_result:
+    """The ``stat`` of what ``rel`` leads to, to say why it cannot be
+    listed (a file, a FIFO): facts for a refusal, decided on already."""
+    return call.shared.root.stat(rel)
+
+
+def open_searched(call: CallView, rel: str, before: os.stat_result
+                  ) -> tuple[OpenDirectory, os.stat_result]:
+    """The directory a search was decided and authorized on, opened (one
+    resolution, a final link followed) to walk it, and its ``fstat``;
+    ``STALE`` (closed again) if it is no longer what was stat-ed then: the
+    walk acts on the directory decided on, or on nothing."""
+    shown = rel.rstrip("/") or "."
+    handle = call.shared.root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        info = handle.stat()
+        if (info.st_dev, info.st_ino) != (before.st_dev, before.st_ino):
+            raise swapped(shown)
+    except BaseException:
+        handle.close()
+        raise
+    return OpenDirectory(handle, shown), info
+
+
+def walk_tree(call: CallView, directory: OpenDirectory, start: WalkState,
+              visitor: TreeVisitor[WalkState], *, yield_dirs: bool = False,
+              max_entries: int | None = None) -> Tree[WalkState]:
+    """The core's walk below ``directory`` (never through a link; the
+    visitor decides what is entered and shown)."""
+    return Tree(call.shared.root, directory.fileno(), start, visitor, yield_dirs=yield_dirs,
+                max_entries=max_entries)
+
+
+def read_listed_file(call: CallView, dir_fd: int, name: str, canonical: str, limit: int
+                     ) -> bytes | None:
+    """Up to ``limit`` bytes of the regular file ``name`` that a listing of
+    the directory ``dir_fd`` (one a walk holds, at the canonical path of
+    ``canonical``'s parent) showed: one open of that name, no link
+    followed; ``None`` when it is gone, a link, another kind or unreadable."""
+    try:
+        handle, info = open_entry(call.shared.root, dir_fd, name, canonical)
+    except OSError:
+        return None
+    with handle:
+        if not st.S_ISREG(info.st_mode):
+            return None
+        try:
+            return handle.read(limit)
+        except OSError:
+            return None
+
+
+def listed_file_scanner(call: CallView, needle: bytes | None, *, sniff: int,
+                        keep_links: bool, chunk: int) -> FileScan | None:
+    """The backend's scanner of the files a walk listed, in batches, where
+    it has one (none for a backend that must see every call); the fds it
+    leaves open are taken with :func:`adopt_listed`."""
+    root = call.shared.root
+    if not batches_natively(root):
+        return None
+    return root.backend.file_scanner(needle, sniff=sniff, keep_links=keep_links, chunk=chunk)
+
+
+def adopt_listed(call: CallView, fd: int, canonical: str, shown: str) -> OpenFile:
+    """The file the scanner opened (one name of a directory a walk holds,
+    no link followed) at the canonical path ``canonical``; owns ``fd``."""
+    root = call.shared.root
+    return OpenFile(adopt_entry(root, fd, canonical), root.backend, shown)
+
+
+def open_listed(call: CallView, dir_fd: int, name: str, canonical: str, shown: str
+                ) -> tuple[OpenFile, os.stat_result]:
+    """Open the entry ``name`` a listing of the directory ``dir_fd`` (one a
+    walk holds) showed, for reading: one name, no link followed, never
+    blocking; with its ``fstat``.  Raises the open's ``OSError``."""
+    root = call.shared.root
+    handle, info = open_entry(root, dir_fd, name, canonical)
+    return OpenFile(handle, root.backend, shown), info
