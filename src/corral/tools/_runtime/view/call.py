@@ -56,7 +56,6 @@ class Want:
         return self.rel.rstrip("/") or "."
 
 
-
 def _names_git_entry(rel: str, op: Op) -> bool:
     """Whether a step doing ``op`` on ``rel`` may create an entry git's
     repository test reads (the names it creates are those spelled): such a

@@ -33,7 +33,6 @@ def policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
     return secret(shown, op.value, field)
 
 
-
 # -- the view -------------------------------------------------------------------------------
 
 
@@ -432,7 +431,6 @@ class View:
                 if kind is not None:
                     return inner, kind, field
         return None
-
 
 
 class AliasedScope(Scope):

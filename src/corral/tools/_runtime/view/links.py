@@ -28,8 +28,6 @@ def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
         return Location(target.path, target.creates, target.passed)
 
 
-
-
 class LinkMap:
     """Known in-root symlinks: canonical location -> the canonical path it
     leads to (thread-safe, bounded).  Kept as paths, not inodes: a host

@@ -41,7 +41,6 @@ class Place:
     anchor: tuple[int, int]
 
 
-
 def _read_whole(handle: Handle, size: int, limit: int,
                 step: Callable[[int], None] | None) -> bytes:
     """At most ``limit + 1`` bytes of ``handle`` from its start, ``size``
