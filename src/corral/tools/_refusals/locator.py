@@ -153,11 +153,15 @@ def _search(look: Looking, path: str) -> Found | None:
         for entry in entries:
             seen += 1
             rel = entry.path
-            if look.hides(rel):
+            descend = entry.kind == "dir" and entry.name not in _SKIPPED
+            named = entry.name == name and rel != path
+            # only an entry the search uses is decided on (a decision weighs
+            # every name leading to it: a directory of many links is costly)
+            if not (descend or named) or look.hides(rel):
                 continue
-            if entry.kind == "dir" and entry.name not in _SKIPPED:
+            if descend:
                 queue.append(rel)
-            if entry.name == name and rel != path:
+            if named:
                 (ending if rel.endswith(suffix) else same_name).append(rel)
         if len(ending) > MAX_FOUND:
             break
