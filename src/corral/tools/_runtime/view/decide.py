@@ -17,7 +17,8 @@ from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_director
 from ..._policy.locate import Location
 from ..._policy.rules import Op, Policy, Scope
 from ..._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret, swapped
-from .links import MAX_SCANNED_LINKS, LinkMap, RootLook, git_scan, learn_link, locate
+from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, LinkMap, RootLook, git_scan, learn_link,
+                    locate)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import tree_file_lock
 
@@ -195,17 +196,23 @@ class View:
                 self._links_known.set()
 
     def _walk_tree_links(self) -> None:
-        queue: deque[str] = deque(["."])
+        """Learn every link down to :data:`MAX_WALK_DEPTH` levels (a deeper
+        tree is hostile: each level costs its whole path again where the
+        kernel resolves no path in one call); links below are learnt as
+        calls meet them."""
+        queue: deque[tuple[str, int]] = deque([(".", 0)])
         while queue:
+            where, depth = queue.popleft()
             try:
-                entries = self.look.entries(queue.popleft())
+                entries = self.look.entries(where)
             except OSError:
                 continue
             for entry in entries:
                 if entry.is_symlink():
                     learn_link(self._root, self.links, entry.path)
-                elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
-                    queue.append(entry.path)
+                elif entry.name != ".git" and depth < MAX_WALK_DEPTH and \
+                        entry.is_dir(follow_symlinks=False):
+                    queue.append((entry.path, depth + 1))
 
     def wait_for_links(self, checkpoint: Checkpoint) -> None:
         """Return once every link of the tree is known (at once, unless the

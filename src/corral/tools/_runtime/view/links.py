@@ -16,6 +16,7 @@ from ..._policy.locate import Location
 MAX_LINKS = 100_000  # links remembered per root (bounded memory)
 MAX_ALIASES = 64  # names leading to one path that are decided (bounded work)
 MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
+MAX_WALK_DEPTH = 64  # levels the walk beyond the look at open goes down (bounded)
 
 
 def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
