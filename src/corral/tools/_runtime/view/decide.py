@@ -219,8 +219,11 @@ class View:
         tree was too deep or wide for the look at open); waiting polls
         ``checkpoint``, so a call past its deadline stops waiting
         (``time_limit``) rather than hang on a huge tree."""
+        known = self._links_known
+        if known.is_set():  # the common case: no wait, no lock taken
+            return
         delay = _POLL_FIRST
-        while not self._links_known.wait(delay):
+        while not known.wait(delay):
             checkpoint()
             delay = min(delay * 2, _POLL_MOST)
 
