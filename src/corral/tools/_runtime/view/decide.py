@@ -145,7 +145,8 @@ class View:
         something since this view last looked, the tree's links are looked
         at again (a link it moved onto a protected name protects what it
         leads to here too); a step that ``moves`` counts its move."""
-        with tree_file_lock(self.identity, exclusive=exclusive, checkpoint=checkpoint) as hold:
+        with tree_file_lock(self.identity, self._root.backend, exclusive=exclusive,
+                            checkpoint=checkpoint) as hold:
             if hold.moves is not None:
                 if hold.moves != self.moves_seen:
                     self.relearn_links()
