@@ -133,18 +133,15 @@ class CallView:
             # lock instead; a link found there (ELOOP), or a refusal, makes
             # the step again as it always was, following it
             try:
-                with self._pin_shared(rel, op, label, field, follow=True,
-                                      create_parents=create_parents,
-                                      opening_final=True) as pinned:
-                    yield pinned
+                yield from self._pin_shared(rel, op, label, field, follow=True,
+                                            create_parents=create_parents,
+                                            opening_final=True)
                 return
             except _AgainFollowing:
                 pass
-        with self._pin_shared(rel, op, label, field, follow=follow,
-                              create_parents=create_parents) as pinned:
-            yield pinned
+        yield from self._pin_shared(rel, op, label, field, follow=follow,
+                                    create_parents=create_parents)
 
-    @contextmanager
     def _pin_shared(self, rel: str, op: Op, label: str, field: str, *, follow: bool,
                     create_parents: bool, opening_final: bool = False) -> Iterator[Pinned]:
         """:meth:`pin`'s step with the tree lock shared: the steps of
@@ -155,9 +152,11 @@ class CallView:
         raised before the step is given if a link is there or the
         decision refuses."""
         checkpoint = self.checkpoint
+        view = self._view
         _TREE.take_shared(checkpoint)
         try:
-            with self._view.tree_lock(exclusive=False, checkpoint=checkpoint):
+            tree = view.take_tree_shared(checkpoint)
+            try:
                 target = self._target(rel, op, label, field, follow=follow,
                                       create_parents=create_parents,
                                       look_at_final=not opening_final)
@@ -199,6 +198,8 @@ class CallView:
                                 _TABLE.drop(key)
                 finally:
                     target.close()
+            finally:
+                view.drop_tree_shared(tree)
         finally:
             _TREE.drop_shared()
 

@@ -20,7 +20,7 @@ from ..._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret
 from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, LinkMap, RootLook, git_scan, learn_link,
                     locate)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
-from .tree_lock import tree_file_lock
+from .tree_lock import SharedHold, drop_shared, take_shared, tree_file_lock
 
 if TYPE_CHECKING:
     from .pinned import Pinned
@@ -155,6 +155,24 @@ class View:
                     hold.count_move()
                 self.moves_seen = hold.moves
             yield
+
+    def take_tree_shared(self, checkpoint: Checkpoint) -> SharedHold:
+        """:meth:`tree_lock` shared, without a context manager (the hot
+        path of a step on one place); :meth:`drop_tree_shared` lets it go."""
+        backend = self._root.backend
+        hold = take_shared(self.identity, backend, checkpoint)
+        if hold.moves is not None and hold.moves != self.moves_seen:
+            try:
+                self.relearn_links()
+                self.wait_for_links(checkpoint)
+            except BaseException:
+                drop_shared(hold, backend)
+                raise
+            self.moves_seen = hold.moves
+        return hold
+
+    def drop_tree_shared(self, hold: SharedHold) -> None:
+        drop_shared(hold, self._root.backend)
 
     def relearn_links(self) -> None:
         """Look at the tree's links again, as when the view was opened."""
