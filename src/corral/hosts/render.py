@@ -7,10 +7,11 @@ text it is shown is rendered from the envelope instead of being its JSON:
 * ``read_file``: the lines themselves (no JSON escaping), the first and
   last line shown and every tenth after its number and a tab (every
   twentieth in a read of over 200 lines, every hundredth over 1,000; none
-  in a read of under ten lines), every other line as it is (an empty line left empty), then one footer
-  line in brackets: the window (when part of the file was shown: the
-  next offset is its last line's plus one), what the text hides, and
-  last the short digest, bare (``[1f3a09c2d4e5b6a7]`` for a whole file);
+  in a read of under ten lines), every other line as it is (an empty line
+  left empty), then one footer line in brackets: the window (when part of
+  the file was shown: the next offset is its last line's plus one), what
+  the text hides, and last the short digest, bare (``[1f3a09c2d4e5b6a7]``
+  for a whole file);
 * a write, edit, move, delete or new directory: one line saying what was
   done, a file's short digest last in brackets, as a read's footer ends
   (an edit's diff only for a dry run, or when the match was loosened);
