@@ -1,0 +1,212 @@
+"""An independent red-team pass over main, tried as a hostile model (and a
+hostile local user) would: several Toolboxes or processes on one tree, a
+Workspace of roots nested in one another, trees holding many links to one
+place, and a lock directory planted by another user.
+
+Every test asserts the secure behaviour on every backend config.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from corral.tools import Toolbox, Workspace
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def _env(**extra: str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
+            **extra}
+
+
+# One call made by another process on the same tree (its own Toolbox, its own
+# process-wide locks), as a second ``corral serve`` would.
+_OTHER = """
+import json, sys
+from corral.contained import Root, backend_by_name
+from corral.tools import Toolbox
+path, backend, fast, tool, args = sys.argv[1:6]
+root = Root(path, backend=backend_by_name(backend), fast_path=fast == "1")
+print(json.dumps(Toolbox(root).call(tool, json.loads(args), timeout=10.0)))
+"""
+
+
+def _other_process(make_root, path: Path, tool: str, args: dict,
+                   env: dict[str, str] | None = None) -> dict:
+    done = subprocess.run([sys.executable, "-c", _OTHER, str(path), make_root.backend_name,
+                           "1" if make_root.fast_path else "0", tool, json.dumps(args)],
+                          capture_output=True, text=True, timeout=60, env=env or _env(),
+                          check=True)
+    return json.loads(done.stdout)
+
+
+# -- more links to one place than the view weighs per decision ------------------------------
+
+
+def test_many_links_to_one_directory_leave_its_protected_name_protecting_it(tmp_path,
+                                                                          make_root):
+    """A monorepo whose packages each link one shared folder (hundreds of
+    links to it), and whose editor settings are one more link to it: a
+    write there must be refused whichever order the view meets the names
+    leading to it in."""
+    landed = []
+    for group in range(4):
+        shared = tmp_path / f"shared{group}"
+        shared.mkdir()
+        (tmp_path / f"pkgs{group}").mkdir()
+        for index in range(300):
+            os.symlink(f"../shared{group}", tmp_path / f"pkgs{group}" / f"p{index:03d}")
+        (tmp_path / f"app{group}").mkdir()
+        os.symlink(f"../shared{group}", tmp_path / f"app{group}" / ".vscode")
+    box = Toolbox(make_root(str(tmp_path)))
+    for group in range(4):
+        answer = box.call("write_file", {"path": f"shared{group}/tasks.json",
+                                         "content": '{"tasks": []}\n'})
+        if answer["ok"] or (tmp_path / f"app{group}" / ".vscode" / "tasks.json").exists():
+            landed.append((group, answer))
+    assert not landed, landed
+
+
+def test_many_links_to_one_directory_leave_its_denied_name_hiding_it(tmp_path, make_root):
+    """The same with a deny rule: ``vault`` is denied and links to a folder
+    hundreds of other links lead to; nothing there is read or listed."""
+    shown = []
+    for group in range(4):
+        data = tmp_path / f"data{group}"
+        data.mkdir()
+        (data / "prod.txt").write_text("hunter2-round-seven\n")
+        (tmp_path / f"pkgs{group}").mkdir()
+        for index in range(300):
+            os.symlink(f"../data{group}", tmp_path / f"pkgs{group}" / f"p{index:03d}")
+        os.symlink(f"data{group}", tmp_path / f"vault{group}")
+    box = Toolbox(make_root(str(tmp_path)), deny=["vault*"])
+    for group in range(4):
+        answers = [box.call("read_file", {"path": f"data{group}/prod.txt"}),
+                   box.call("grep", {"pattern": "hunter2", "path": f"data{group}"})]
+        shown += [answer for answer in answers if "hunter2-round-seven" in repr(answer)]
+    assert not shown, shown
+
+
+# -- what another Toolbox on the tree removed ---------------------------------------------
+
+
+@pytest.mark.parametrize("remover", ["toolbox", "process"])
+def test_a_link_another_toolbox_deleted_frees_no_protected_name(tmp_path, make_root, remover):
+    """``.vscode -> l1 -> editor``: another Toolbox (in this process or
+    another) deletes ``l1``; here ``l1`` is then made a directory and a
+    settings file written in it, which VS Code reads as its own."""
+    (tmp_path / "editor").mkdir()
+    os.symlink("editor", tmp_path / "l1")
+    os.symlink("l1", tmp_path / ".vscode")
+    box = Toolbox(make_root(str(tmp_path)))
+    assert box.call("list_directory", {"path": "."})["ok"]  # this Toolbox has been used
+    if remover == "toolbox":
+        removed = Toolbox(make_root(str(tmp_path))).call("delete_file", {"path": "l1"})
+    else:
+        removed = _other_process(make_root, tmp_path, "delete_file", {"path": "l1"})
+    made = box.call("make_directory", {"path": "l1"})
+    answer = box.call("write_file", {"path": "l1/tasks.json", "content": '{"tasks": []}\n'})
+    assert not (tmp_path / ".vscode" / "tasks.json").exists(), (removed, made, answer)
+    assert not answer["ok"], (removed, made, answer)
+
+
+# -- roots nested in one Workspace ------------------------------------------------------------
+
+
+def _nested(tmp_path: Path, make_root) -> Workspace:
+    return Workspace({"outer": Toolbox(make_root(str(tmp_path / "outer"))),
+                      "inner": Toolbox(make_root(str(tmp_path / "outer" / "sub")))})
+
+
+@pytest.mark.parametrize("moved_through,written_through", [("inner", "outer"),
+                                                           ("outer", "inner")])
+def test_a_link_moved_through_one_nested_root_protects_through_the_other(
+        tmp_path, make_root, moved_through, written_through):
+    """Roots ``outer`` and ``outer/sub`` in one Workspace: a link moved onto
+    ``.vscode`` through one root, then a write into the folder it leads to
+    through the other root."""
+    sub = tmp_path / "outer" / "sub"
+    (sub / "editor").mkdir(parents=True)
+    os.symlink("editor", sub / "lnk")
+    ws = _nested(tmp_path, make_root)
+    prefix = {"inner": "inner", "outer": "outer/sub"}
+    assert ws.call("list_directory", {"path": "outer/sub"})["ok"]
+    moved = ws.call("move_file", {"source": f"{prefix[moved_through]}/lnk",
+                                  "destination": f"{prefix[moved_through]}/.vscode"})
+    answer = ws.call("write_file", {"path": f"{prefix[written_through]}/editor/tasks.json",
+                                    "content": '{"tasks": []}\n'})
+    assert not (sub / ".vscode" / "tasks.json").exists(), (moved, answer)
+    assert not answer["ok"], (moved, answer)
+
+
+def test_a_link_deleted_through_the_inner_root_frees_nothing_through_the_outer(tmp_path,
+                                                                              make_root):
+    sub = tmp_path / "outer" / "sub"
+    (sub / "editor").mkdir(parents=True)
+    os.symlink("editor", sub / "l1")
+    os.symlink("l1", sub / ".vscode")
+    ws = _nested(tmp_path, make_root)
+    removed = ws.call("delete_file", {"path": "inner/l1"})
+    made = ws.call("make_directory", {"path": "outer/sub/l1"})
+    answer = ws.call("write_file", {"path": "outer/sub/l1/tasks.json",
+                                    "content": '{"tasks": []}\n'})
+    assert not (sub / ".vscode" / "tasks.json").exists(), (removed, made, answer)
+    assert not answer["ok"], (removed, made, answer)
+
+
+# -- the lock directory planted by another local user ----------------------------------------
+
+# This process's side, in a process of its own: its temporary directory is
+# the one another user planted the lock directory in.  It opens its Toolbox,
+# lets another process (same temporary directory) move a link onto
+# ``.vscode``, then writes into the folder the link leads to.
+_PLANTED = """
+import json, subprocess, sys
+from corral.contained import Root, backend_by_name
+from corral.tools import Toolbox
+path, backend, fast, other = sys.argv[1:5]
+root = Root(path, backend=backend_by_name(backend), fast_path=fast == "1")
+box = Toolbox(root)
+assert box.call("list_directory", {"path": "."})["ok"]
+moved = subprocess.run([sys.executable, "-c", other, path, backend, fast, "move_file",
+                        json.dumps({"source": "lnk", "destination": ".vscode"})],
+                       capture_output=True, text=True, check=True).stdout
+answer = box.call("write_file", {"path": "editor/tasks.json", "content": "{}\\n"})
+print(json.dumps([json.loads(moved), answer]))
+"""
+
+
+def test_a_lock_directory_another_user_planted_still_keeps_processes_in_step(tmp_path,
+                                                                            make_root):
+    """Another local user makes ``corral-locks-<uid>`` in the shared
+    temporary directory before corral does (theirs, or writable by all):
+    two processes serving one tree must still see each other's moves."""
+    shared_tmp = tmp_path / "tmp"
+    planted = shared_tmp / f"corral-locks-{os.getuid()}"
+    planted.mkdir(parents=True)
+    os.chmod(shared_tmp, 0o1777)
+    os.chmod(planted, 0o777)
+    if os.getuid() == 0:
+        os.chown(planted, 65534, 65534)  # nobody's
+    home = tmp_path / "home"
+    home.mkdir()
+    tree = tmp_path / "tree"
+    (tree / "editor").mkdir(parents=True)
+    os.symlink("editor", tree / "lnk")
+    env = _env(TMPDIR=str(shared_tmp), HOME=str(home), XDG_RUNTIME_DIR="",
+               XDG_CACHE_HOME="")
+    done = subprocess.run([sys.executable, "-c", _PLANTED, str(tree), make_root.backend_name,
+                           "1" if make_root.fast_path else "0", _OTHER],
+                          capture_output=True, text=True, timeout=120, env=env, check=True)
+    moved, answer = json.loads(done.stdout)
+    assert moved["ok"], moved
+    assert not (tree / ".vscode" / "tasks.json").exists(), answer
+    assert not answer["ok"], answer
+    assert sorted(os.listdir(planted)) == []  # nothing of ours in another user's directory
