@@ -50,23 +50,25 @@ def _other_process(make_root, path: Path, tool: str, args: dict,
 # -- more links to one place than the view weighs per decision ------------------------------
 
 
-def test_many_links_to_one_directory_leave_its_protected_name_protecting_it(tmp_path,
-                                                                          make_root):
+@pytest.mark.parametrize("count,groups", [(300, 4), (1100, 2)])
+def test_many_links_to_one_directory_leave_its_protected_name_protecting_it(
+        tmp_path, make_root, count, groups):
     """A monorepo whose packages each link one shared folder (hundreds of
-    links to it), and whose editor settings are one more link to it: a
-    write there must be refused whichever order the view meets the names
-    leading to it in."""
+    links to it; more than the view weighs per decision in the second
+    case), and whose editor settings are one more link to it: a write there
+    must be refused whichever order the view meets the names leading to it
+    in."""
     landed = []
-    for group in range(4):
+    for group in range(groups):
         shared = tmp_path / f"shared{group}"
         shared.mkdir()
         (tmp_path / f"pkgs{group}").mkdir()
-        for index in range(300):
-            os.symlink(f"../shared{group}", tmp_path / f"pkgs{group}" / f"p{index:03d}")
+        for index in range(count):
+            os.symlink(f"../shared{group}", tmp_path / f"pkgs{group}" / f"p{index:04d}")
         (tmp_path / f"app{group}").mkdir()
         os.symlink(f"../shared{group}", tmp_path / f"app{group}" / ".vscode")
     box = Toolbox(make_root(str(tmp_path)))
-    for group in range(4):
+    for group in range(groups):
         answer = box.call("write_file", {"path": f"shared{group}/tasks.json",
                                          "content": '{"tasks": []}\n'})
         if answer["ok"] or (tmp_path / f"app{group}" / ".vscode" / "tasks.json").exists():

@@ -299,7 +299,10 @@ class View:
         if not len(links):
             return None
         for name, name_op in ((location.path, op), *((c, Op.MKDIR) for c in location.creates)):
-            for alias in links.aliases(name):
+            aliases = links.aliases(name)
+            if aliases is None:  # more names lead here than are weighed: one may be protected
+                return Kind.PROTECTED if name_op.mutates else Kind.DENY_RULE
+            for alias in aliases:
                 kind = policy.rule(alias, name_op)
                 if kind is not None:
                     return kind
@@ -314,7 +317,8 @@ class View:
         self.links_known()
         if not len(self.links):
             return True
-        return all(policy.visible(alias, op) for alias in self.links.aliases(canonical))
+        aliases = self.links.aliases(canonical)
+        return aliases is not None and all(policy.visible(alias, op) for alias in aliases)
 
     def shows(self, rel: str) -> bool:
         """Whether ``rel`` names an entry (a dangling link included) that a
@@ -436,7 +440,10 @@ class View:
     def _aliased(self, carried: str, landing: str, inner: str) -> tuple[str, Kind, str] | None:
         for end, op, field in ((carried, Op.MOVE_FROM, "source"),
                                (landing, Op.MOVE_TO, "destination")):
-            for alias in self.links.aliases(f"{end}/{inner}"):
+            aliases = self.links.aliases(f"{end}/{inner}")
+            if aliases is None:  # more names lead there than are weighed
+                return inner, Kind.PROTECTED, field
+            for alias in aliases:
                 kind = self.policy.rule(alias, op)
                 if kind is not None:
                     return inner, kind, field
@@ -459,8 +466,11 @@ class AliasedScope(Scope):
         # The other names of this directory, found once: an entry's names
         # through links are these joined to its name, unless a link leads
         # to the entry itself (or to one of those joined names).
-        self._names = names = view.links.directory_names(canonical_dir)
+        names = view.links.directory_names(canonical_dir)
         self._scopes: list[Scope] | None = []
+        if names is None:  # more than are weighed: each entry decided in full (and refused)
+            names, self._scopes = [], None
+        self._names = names
         if names:  # a link leads to this directory or above it
             policy = view.policy
             self._scopes = [policy.scope(name, op) for name in names] \

@@ -14,7 +14,8 @@ from ..._policy.gitdirs import Scan, scan
 from ..._policy.locate import Location
 
 MAX_LINKS = 100_000  # links remembered per root (bounded memory)
-MAX_ALIASES = 64  # names leading to one path that are decided (bounded work)
+MAX_ALIASES = 1024  # names leading to one path that are decided (bounded work;
+#                      more refuse: the ones left out may be protected)
 MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
 MAX_WALK_DEPTH = 64  # levels the walk beyond the look at open goes down (bounded)
 
@@ -146,21 +147,28 @@ class LinkMap:
         """Whether a known link leads to ``path`` itself."""
         return path in self._by_target
 
-    def directory_names(self, canonical_dir: str) -> list[str]:
+    def directory_names(self, canonical_dir: str) -> list[str] | None:
         """Every other name that leads to the directory ``canonical_dir``
-        (as :meth:`aliases`; the root's are the links to it and theirs)."""
+        (as :meth:`aliases`; the root's are the links to it and theirs);
+        ``None`` where there are more than the view weighs."""
         if canonical_dir not in (".", ""):
             return self.aliases(canonical_dir)
         with self._guard:
             to_root = list(self._by_target.get(".", ()))
         found = dict.fromkeys(to_root)
         for location in to_root:
-            found.update(dict.fromkeys(self.aliases(location)))
-        return list(found)[:MAX_ALIASES]
+            more = self.aliases(location)
+            if more is None:
+                return None
+            found.update(dict.fromkeys(more))
+        return list(found) if len(found) <= MAX_ALIASES else None
 
-    def aliases(self, canonical: str) -> list[str]:
+    def aliases(self, canonical: str) -> list[str] | None:
         """Every other name that leads to ``canonical`` through known links
-        (link chains followed; at most :data:`MAX_ALIASES`)."""
+        (link chains followed, each link once per name: a link to a
+        directory above itself adds one name, not endless ones); ``None``
+        where there are more than :data:`MAX_ALIASES`: a decision must then
+        refuse, for the names it cannot weigh may be the protected ones."""
         by_target = self._by_target
         if not by_target or canonical in (".", ""):
             return []
@@ -171,24 +179,29 @@ class LinkMap:
             if end <= 0:
                 return []
         found: dict[str, None] = {}
-        queue = deque([canonical])
+        queue: deque[tuple[str, frozenset[str]]] = deque([(canonical, frozenset())])
         with self._guard:
-            while queue and len(found) < MAX_ALIASES:
-                name = queue.popleft()
+            while queue:
+                name, used = queue.popleft()
                 end = len(name)
                 while end > 0:
                     prefix = name[:end]
                     for location in self._by_target.get(prefix, ()):
                         alias = location + name[end:]
-                        if alias != canonical and alias not in found:
-                            found[alias] = None
-                            queue.append(alias)
+                        if location in used or alias == canonical or alias in found:
+                            continue
+                        found[alias] = None
+                        if len(found) > MAX_ALIASES:
+                            return None
+                        queue.append((alias, used | {location}))
                     end = name.rfind("/", 0, end)
                 for location in self._by_target.get(".", ()):  # a link to the root itself
                     alias = f"{location}/{name}"
-                    if alias not in found:
+                    if alias not in found and location not in used:
                         found[alias] = None
-        return list(found)[:MAX_ALIASES]
+                        if len(found) > MAX_ALIASES:
+                            return None
+        return list(found)
 
 
 def learn_link(root: Root, links: LinkMap, location: str) -> None:
