@@ -20,7 +20,7 @@ from ..._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret
 from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, LinkMap, RootLook, git_scan, learn_link,
                     locate)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
-from .tree_lock import tree_file_lock
+from .tree_lock import TreeHold, changes_here, count_change_here, tree_file_lock
 
 if TYPE_CHECKING:
     from .pinned import Pinned
@@ -107,6 +107,28 @@ class _Step:
         return None
 
 
+class TreeChanges:
+    """What a step holding the tree lock changes in the tree: a move, or a
+    removal of a link or a directory, counted for every other Toolbox to
+    see (each looks at the tree's links again before it decides)."""
+
+    def __init__(self, view: View, hold: TreeHold, exclusive: bool) -> None:
+        self._view = view
+        self._hold = hold
+        self._exclusive = exclusive
+
+    def count(self) -> None:
+        """Count one change (the tree lock held exclusively: a count bumped
+        under a shared hold could be lost to another's)."""
+        if not self._exclusive:
+            raise RuntimeError("a change to the tree is counted under the exclusive lock")
+        view, hold = self._view, self._hold
+        hold.count_move()
+        if hold.moves is not None:
+            view.moves_seen = hold.moves
+        view.changes_seen = count_change_here(view.identity[0])
+
+
 class View:
     """The policed view of one root, shared by every call of a Toolbox."""
 
@@ -122,6 +144,9 @@ class View:
         # the count of moves made by every Toolbox (tree_lock) when this
         # view last knew the tree's links (None: not counted yet)
         self.moves_seen: int | None = None
+        # the same count of this process's moves on the root's device (a
+        # root nested in this one is another root, with another lock file)
+        self.changes_seen = 0
         # set once every link of the tree is known: at once when the look
         # at open met them all, else when :meth:`learn_every_link_later` is done
         self._links_known = threading.Event()
@@ -139,21 +164,28 @@ class View:
 
     @contextmanager
     def tree_lock(self, *, exclusive: bool, checkpoint: Checkpoint,
-                  moves: bool = False) -> Iterator[None]:
+                  moves: bool = False) -> Iterator[TreeChanges]:
         """The tree lock of this root as other processes see it (this
         process's own is ``_TREE``, taken first).  If another Toolbox moved
-        something since this view last looked, the tree's links are looked
-        at again (a link it moved onto a protected name protects what it
-        leads to here too); a step that ``moves`` counts its move."""
+        something since this view last looked (another process on this
+        root, or this process on this root's device: a root nested in this
+        one), the tree's links are looked at again (a link it moved onto a
+        protected name protects what it leads to here too); a step that
+        ``moves`` counts its move (one that removes a link or a directory
+        counts it through what this yields)."""
         with tree_file_lock(self.identity, exclusive=exclusive, checkpoint=checkpoint) as hold:
+            here = changes_here(self.identity[0])
+            if (hold.moves is not None and hold.moves != self.moves_seen) or \
+                    here != self.changes_seen:
+                self.relearn_links()
+                self.wait_for_links(checkpoint)
+            self.changes_seen = here
             if hold.moves is not None:
-                if hold.moves != self.moves_seen:
-                    self.relearn_links()
-                    self.wait_for_links(checkpoint)
-                if moves:
-                    hold.count_move()
                 self.moves_seen = hold.moves
-            yield
+            changes = TreeChanges(self, hold, exclusive)
+            if moves:
+                changes.count()
+            yield changes
 
     def relearn_links(self) -> None:
         """Look at the tree's links again, as when the view was opened."""

@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["tree_file_lock", "TreeHold", "moves_made"]
+__all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -180,6 +180,26 @@ class TreeHold:
             return
         self.moves += 1
         _MOVES.pack_into(self.file.count, 0, self.moves)
+
+
+# The moves (and removals of links and directories) made by this process's
+# Toolboxes, per device: roots nested in one another (a Workspace's) are
+# different roots with different lock files, yet one root's move changes
+# where the other's links lead.  Bumped and read under the process's tree
+# lock (exclusive to bump).
+_changes_here: dict[int, int] = {}
+
+
+def changes_here(device: int) -> int:
+    """How many moves this process made on ``device`` so far."""
+    return _changes_here.get(device, 0)
+
+
+def count_change_here(device: int) -> int:
+    """Count one more move on ``device`` (the process's tree lock held
+    exclusively); the new count."""
+    count = _changes_here[device] = _changes_here.get(device, 0) + 1
+    return count
 
 
 def moves_made(key: tuple[int, int]) -> int | None:
