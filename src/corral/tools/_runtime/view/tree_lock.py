@@ -10,7 +10,8 @@ folder, and the move carries the write to a protected name.
 The lock is ``flock`` on a file kept outside the tree (nothing is ever
 created in the tree for it): one per root directory, named by its (device,
 inode), in a directory of this user's own (``corral-locks-<uid>`` in the
-temporary directory, mode 0700).  Per root, not per filesystem: a step
+temporary directory, mode 0700; in the user's cache directory where another
+user made that name first).  Per root, not per filesystem: a step
 waiting on its host (a person asked) holds it, and must not hold up
 another project's calls; so two processes serving roots nested in one
 another do not see each other's steps (one process's Workspace does).  It
@@ -54,28 +55,43 @@ _place_guard = threading.Lock()
 
 
 def _lock_directory() -> str | None:
-    """This user's lock directory, made if missing; ``None`` unless it is a
-    real directory owned by this user that nobody else may write."""
+    """This user's lock directory, made if missing: ``corral-locks-<uid>`` in
+    the temporary directory, or (where another user made that name first,
+    or it cannot be had) ``corral-locks`` in this user's cache directory;
+    ``None`` unless one is a real directory owned by this user that nobody
+    else may write.  Every process of the user tries them in one order, so
+    they agree on one."""
     with _place_guard:
         if _place:
             return _place[0]
         uid = os.getuid()
-        path = os.path.join(tempfile.gettempdir(), f"corral-locks-{uid}")
-        try:
-            os.mkdir(path, 0o700)
-        except FileExistsError:
-            pass
-        except OSError:
-            _place.append(None)
-            return None
-        try:
-            info = os.lstat(path)
-        except OSError:
-            info = None
-        usable = info is not None and st.S_ISDIR(info.st_mode) and info.st_uid == uid \
-            and not info.st_mode & 0o077
-        _place.append(path if usable else None)
-        return _place[0]
+        cache = os.environ.get("XDG_CACHE_HOME") or ""
+        if not os.path.isabs(cache):
+            cache = os.path.join(os.path.expanduser("~"), ".cache")
+        for path in (os.path.join(tempfile.gettempdir(), f"corral-locks-{uid}"),
+                     os.path.join(cache, "corral-locks")):
+            if os.path.isabs(path) and _usable_directory(path, uid):
+                _place.append(path)
+                return path
+        _place.append(None)
+        return None
+
+
+def _usable_directory(path: str, uid: int) -> bool:
+    """Make ``path`` (mode 0700) if missing; whether it is a directory of
+    ``uid``'s that nobody else may write (a link there is not followed)."""
+    try:
+        os.makedirs(os.path.dirname(path), 0o700, exist_ok=True)
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return st.S_ISDIR(info.st_mode) and info.st_uid == uid and not info.st_mode & 0o077
 
 
 def _open_lock_file(key: tuple[int, int]) -> int | None:
