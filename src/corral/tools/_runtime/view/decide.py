@@ -126,7 +126,7 @@ class TreeChanges:
         hold.count_move()
         if hold.moves is not None:
             view.moves_seen = hold.moves
-        view.changes_seen = count_change_here(view.identity[0])
+        view.changes_seen = count_change_here()
 
 
 class View:
@@ -144,8 +144,8 @@ class View:
         # the count of moves made by every Toolbox (tree_lock) when this
         # view last knew the tree's links (None: not counted yet)
         self.moves_seen: int | None = None
-        # the same count of this process's moves on the root's device (a
-        # root nested in this one is another root, with another lock file)
+        # the same count of this process's own moves, on any root (a root
+        # nested in this one is another root, with another lock file)
         self.changes_seen = 0
         # set once every link of the tree is known: at once when the look
         # at open met them all, else when :meth:`learn_every_link_later` is done
@@ -168,13 +168,13 @@ class View:
         """The tree lock of this root as other processes see it (this
         process's own is ``_TREE``, taken first).  If another Toolbox moved
         something since this view last looked (another process on this
-        root, or this process on this root's device: a root nested in this
-        one), the tree's links are looked at again (a link it moved onto a
+        root, or this process on any root: one nested in this one), the
+        tree's links are looked at again (a link it moved onto a
         protected name protects what it leads to here too); a step that
         ``moves`` counts its move (one that removes a link or a directory
         counts it through what this yields)."""
         with tree_file_lock(self.identity, exclusive=exclusive, checkpoint=checkpoint) as hold:
-            here = changes_here(self.identity[0])
+            here = changes_here()
             if (hold.moves is not None and hold.moves != self.moves_seen) or \
                     here != self.changes_seen:
                 self.relearn_links()

@@ -31,7 +31,7 @@ def open_view(root: RootLike, policy: Policy, *,
     try:
         identity = root_identity(opened)
         moves_before = moves_made(identity)  # read first: a move meanwhile counts
-        changes_before = changes_here(identity[0])
+        changes_before = changes_here()
         found = git_scan(opened)
         known_as = (opened.path, os.path.realpath(opened.path))
         rooted = policy.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)

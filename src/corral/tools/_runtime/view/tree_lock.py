@@ -199,23 +199,23 @@ class TreeHold:
 
 
 # The moves (and removals of links and directories) made by this process's
-# Toolboxes, per device: roots nested in one another (a Workspace's) are
-# different roots with different lock files, yet one root's move changes
-# where the other's links lead.  Bumped and read under the process's tree
-# lock (exclusive to bump).
-_changes_here: dict[int, int] = {}
+# Toolboxes, on any root: roots nested in one another (a Workspace's, one
+# of them on a mount inside the other, even) are different roots with
+# different lock files, yet one root's move changes where the other's links
+# lead.  Bumped and read under the process's tree lock (exclusive to bump).
+_changes_here = [0]
 
 
-def changes_here(device: int) -> int:
-    """How many moves this process made on ``device`` so far."""
-    return _changes_here.get(device, 0)
+def changes_here() -> int:
+    """How many moves this process made so far."""
+    return _changes_here[0]
 
 
-def count_change_here(device: int) -> int:
-    """Count one more move on ``device`` (the process's tree lock held
-    exclusively); the new count."""
-    count = _changes_here[device] = _changes_here.get(device, 0) + 1
-    return count
+def count_change_here() -> int:
+    """Count one more move (the process's tree lock held exclusively); the
+    new count."""
+    _changes_here[0] += 1
+    return _changes_here[0]
 
 
 def moves_made(key: tuple[int, int]) -> int | None:
