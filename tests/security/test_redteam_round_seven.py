@@ -212,3 +212,53 @@ def test_a_lock_directory_another_user_planted_still_keeps_processes_in_step(tmp
     assert not (tree / ".vscode" / "tasks.json").exists(), answer
     assert not answer["ok"], answer
     assert sorted(os.listdir(planted)) == []  # nothing of ours in another user's directory
+
+
+# -- the count of moves kept beside the lock --------------------------------------------------
+
+# A Toolbox in a process of its own: opened, then (once told) a move.
+_MOVER = """
+import json, sys
+from corral.contained import Root, backend_by_name
+from corral.tools import Toolbox
+path, backend, fast = sys.argv[1:4]
+box = Toolbox(Root(path, backend=backend_by_name(backend), fast_path=fast == "1"))
+assert box.call("list_directory", {"path": "."})["ok"]
+print("open", flush=True)
+sys.stdin.readline()
+print(json.dumps(box.call("move_file", {"source": "d", "destination": "e"})), flush=True)
+"""
+
+
+def test_a_lock_file_whose_page_cannot_be_had_does_not_kill_the_server(tmp_path, make_root):
+    """The count of moves beside the tree lock must be read and bumped by
+    calls that can fail, never through a mapping of the file: a model whose
+    root shares a filesystem with the temporary directory fills it with
+    writes, and the page of the count, never written before, cannot be had;
+    a store to it there is SIGBUS, and the server dies at the model's next
+    move.  Here the page is taken away by shortening the file (the same
+    fault, with no full disk to set up)."""
+    lock_tmp = tmp_path / "tmp"
+    lock_tmp.mkdir()
+    tree = tmp_path / "tree"
+    (tree / "d").mkdir(parents=True)
+    mover = subprocess.Popen([sys.executable, "-c", _MOVER, str(tree), make_root.backend_name,
+                              "1" if make_root.fast_path else "0"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                             env=_env(TMPDIR=str(lock_tmp)))
+    try:
+        assert mover.stdout is not None and mover.stdin is not None
+        assert mover.stdout.readline().strip() == "open"
+        lock_files = list(lock_tmp.glob("corral-locks-*/*.lock"))
+        assert lock_files
+        for lock_file in lock_files:
+            os.truncate(lock_file, 0)
+        mover.stdin.write("go\n")
+        mover.stdin.flush()
+        answer = mover.stdout.readline()
+    finally:
+        mover.stdin.close()
+        returncode = mover.wait(timeout=60)
+    assert returncode == 0, returncode
+    assert json.loads(answer)["ok"], answer
+    assert (tree / "e").is_dir()
