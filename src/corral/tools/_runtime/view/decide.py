@@ -16,7 +16,8 @@ from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_director
                                 is_repository, made_repository, shape_name)
 from ..._policy.locate import Location
 from ..._policy.rules import Op, Policy, Scope
-from ..._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret, swapped
+from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
+                                     swapped)
 from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, LinkMap, RootLook, git_scan, learn_link,
                     locate)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
@@ -123,7 +124,13 @@ class TreeChanges:
         if not self._exclusive:
             raise RuntimeError("a change to the tree is counted under the exclusive lock")
         view, hold = self._view, self._hold
-        hold.count_move()
+        try:
+            hold.count_move()
+        except OSError:  # not counted, other processes would not know: not made
+            raise Refusal(Code.TOO_LARGE, "the disk holding the lock files is full (or over "
+                          "quota), so the change could not be made known to other processes; "
+                          "nothing was changed", "Free some space, then retry.",
+                          kind=Kind.NO_SPACE) from None
         if hold.moves is not None:
             view.moves_seen = hold.moves
         view.changes_seen = count_change_here()

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import mmap
 import os
 import stat as st
 import struct
@@ -110,18 +109,33 @@ class _LockFile:
     (a step pays only its ``flock`` and the release), flocked by the first
     of this process's shared holders and released by the last (holders in
     one process share one open file description, so one holder's release
-    must not drop another's lock), its count of moves read and bumped in
-    a shared mapping (no syscall)."""
+    must not drop another's lock), its count of moves read and bumped by
+    ``pread`` and ``pwrite`` (never through a mapping: a page the
+    filesystem cannot give, on a disk the model filled, would be SIGBUS
+    there, where a call's error is a refusal)."""
 
-    def __init__(self, fd: int, count: mmap.mmap | None) -> None:
+    def __init__(self, fd: int, counts: bool) -> None:
         self.fd = fd
-        self.count = count
+        self.counts = counts  # the file holds a count of moves
         self.guard = threading.Lock()
         self.holders = 0  # this process's shared holders
         self.taking = False  # a holder is taking the flock for the others
 
     def moves(self) -> int | None:
-        return _MOVES.unpack_from(self.count)[0] if self.count is not None else None
+        """The count of moves (a file shortened by someone: 0, a change
+        every view then looks at again); ``None`` where it cannot be read."""
+        if not self.counts:
+            return None
+        try:
+            data = os.pread(self.fd, _MOVES.size, 0)
+        except OSError:
+            return None
+        return _MOVES.unpack(data)[0] if len(data) == _MOVES.size else 0
+
+    def store(self, moves: int) -> None:
+        """Store the count ``moves`` (an ``OSError``, such as a full disk,
+        is the caller's: a move not counted must not be made)."""
+        os.pwrite(self.fd, _MOVES.pack(moves), 0)
 
     def take(self, mode: int, checkpoint: Callable[[], None]) -> bool:
         """``flock`` in ``mode``, waiting within ``checkpoint``'s bounds;
@@ -165,14 +179,18 @@ def _lock_file(key: tuple[int, int]) -> _LockFile | None:
     fd = _open_lock_file(key)
     found: _LockFile | None = None
     if fd is not None:
-        count: mmap.mmap | None
         try:
             if os.fstat(fd).st_size < _MOVES.size:
                 os.ftruncate(fd, _MOVES.size)
-            count = mmap.mmap(fd, _MOVES.size)
-        except (OSError, ValueError):
-            count = None
-        found = _LockFile(fd, count)
+            counts = True
+        except OSError:
+            counts = False
+        if counts and hasattr(os, "posix_fallocate"):
+            try:  # the count's block had now: a move on a disk filled later is still counted
+                os.posix_fallocate(fd, 0, _MOVES.size)
+            except OSError:
+                pass
+        found = _LockFile(fd, counts)
     with _place_guard:
         if key in _files:  # another thread opened it meanwhile
             if fd is not None:
@@ -191,11 +209,12 @@ class TreeHold:
     moves: int | None
 
     def count_move(self) -> None:
-        """Count one more move (held exclusively)."""
-        if self.file is None or self.file.count is None or self.moves is None:
+        """Count one more move (held exclusively); an ``OSError`` if the
+        count cannot be stored (the move is then refused)."""
+        if self.file is None or self.moves is None:
             return
+        self.file.store(self.moves + 1)
         self.moves += 1
-        _MOVES.pack_into(self.file.count, 0, self.moves)
 
 
 # The moves (and removals of links and directories) made by this process's
