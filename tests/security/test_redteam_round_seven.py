@@ -262,3 +262,38 @@ def test_a_lock_file_whose_page_cannot_be_had_does_not_kill_the_server(tmp_path,
     assert returncode == 0, returncode
     assert json.loads(answer)["ok"], answer
     assert (tree / "e").is_dir()
+
+
+# -- links that climb out of the root and come back in ----------------------------------------
+
+
+@pytest.mark.parametrize("spelled", ["../{root}/editor", "sub/../../{root}/editor",
+                                     "../{alias}/editor"],
+                         ids=["by-its-name", "through-a-folder", "through-a-link-to-it"])
+def test_a_protected_link_climbing_out_and_back_in_protects_its_target(tmp_path, make_root,
+                                                                       spelled):
+    """``.vscode -> ../<the root's own name>/editor``: VS Code follows the
+    link out of the project and back into it (as it does an absolute link
+    naming a place inside the root); what it leads to is protected."""
+    tree = tmp_path / "tree"
+    (tree / "editor").mkdir(parents=True)
+    (tree / "sub").mkdir()
+    os.symlink("tree", tmp_path / "alias")
+    os.symlink(spelled.format(root="tree", alias="alias"), tree / ".vscode")
+    box = Toolbox(make_root(str(tree)))
+    answer = box.call("write_file", {"path": "editor/tasks.json", "content": '{"tasks": []}\n'})
+    assert not (tree / ".vscode" / "tasks.json").exists(), answer
+    assert answer["ok"] is False and answer["code"] == "DENIED", answer
+
+
+def test_a_denied_link_climbing_out_and_back_in_hides_its_target(tmp_path, make_root):
+    tree = tmp_path / "tree"
+    (tree / "data").mkdir(parents=True)
+    (tree / "data" / "prod.txt").write_text("hunter2-round-seven\n")
+    os.symlink("../tree/data", tree / "vault")
+    box = Toolbox(make_root(str(tree)), deny=["vault"])
+    answers = [box.call("read_file", {"path": "data/prod.txt"}),
+               box.call("grep", {"pattern": "hunter2"}),
+               box.call("list_directory", {"path": "data"})]
+    assert "hunter2-round-seven" not in repr(answers), answers
+    assert "prod.txt" not in repr(answers[2]), answers
