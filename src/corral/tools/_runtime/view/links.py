@@ -206,9 +206,10 @@ class LinkMap:
 
 def learn_link(root: Root, links: LinkMap, location: str) -> None:
     """Remember where the link at ``location`` (canonical) leads, if inside:
-    also a link whose target is not there yet (its parents missing too) and
-    one spelled as an absolute path inside the root, which the host program
-    follows though the core calls it an escape."""
+    also a link whose target is not there yet (its parents missing too),
+    one spelled as an absolute path inside the root, and one that climbs
+    out of the root and back in (``../<root's name>/x``), which the host
+    program follows though the core calls them escapes."""
     try:
         found: Location | None = locate(root, location, follow=True)
     except (OSError, ValueError):
@@ -234,16 +235,39 @@ def _spelled_target(root: Root, location: str) -> Location | None:
             if text == base or text.startswith(base + "/"):
                 inside = text[len(base):].lstrip("/") or "."
                 break
-        if inside is None:
-            return None
         spelled = inside
     else:
         parent = location.rpartition("/")[0]
         spelled = f"{parent}/{text}" if parent else text
+    if spelled is not None:
+        try:
+            return locate(root, spelled, follow=True)
+        except (OSError, ValueError):
+            pass
+    landed = _host_reading(root, location)
+    if landed is None:
+        return None
     try:
-        return locate(root, spelled, follow=True)
+        return locate(root, landed, follow=True)
     except (OSError, ValueError):
         return None
+
+
+def _host_reading(root: Root, location: str) -> str | None:
+    """Where a host program opening the link at ``location`` lands, as a
+    path inside the root (``None``: outside it): the host's own resolution
+    of the link's host path, out of the root and back in included (only
+    ever adds a name to decide on: every rule still holds where it leads)."""
+    base = os.path.realpath(root.path)
+    try:
+        landed = os.path.realpath(os.path.join(base, location))
+    except (OSError, ValueError):
+        return None
+    if landed == base:
+        return "."
+    if not landed.startswith(base.rstrip("/") + "/"):
+        return None
+    return landed[len(base.rstrip("/")) + 1:]
 
 
 # -- git's reading of the tree -----------------------------------------------------------
