@@ -297,3 +297,29 @@ def test_a_denied_link_climbing_out_and_back_in_hides_its_target(tmp_path, make_
                box.call("list_directory", {"path": "data"})]
     assert "hunter2-round-seven" not in repr(answers), answers
     assert "prod.txt" not in repr(answers[2]), answers
+
+
+@pytest.mark.parametrize("config,written", [
+    ("[core]\n\thooksPath = ../tree/tools/hooks\n", "tools/hooks/pre-commit"),
+    ("[core]\n\thooksPath = ../alias/tools/hooks\n", "tools/hooks/pre-commit"),
+    ("[core]\n\thooksPath = {alias}/tools/hooks\n", "tools/hooks/pre-commit"),
+    ("[include]\n\tpath = {alias}/.gitconfig\n", ".gitconfig"),
+    ("[include]\n\tpath = ../../tree/.gitconfig\n", ".gitconfig"),
+], ids=["hooksPath-out-and-back", "hooksPath-through-an-alias", "hooksPath-absolute-alias",
+        "include-absolute-alias", "include-out-and-back"])
+def test_what_git_config_names_by_another_spelling_of_the_root_is_protected(
+        tmp_path, make_root, config, written):
+    """``git config core.hooksPath $PWD/tools/hooks`` run where the project
+    is reached through a link (``~/code -> /mnt/data/code``), or a path
+    climbing out of the work tree and back in: git runs what is there all
+    the same."""
+    tree = tmp_path / "tree"
+    for made in ("objects", "refs"):
+        (tree / ".git" / made).mkdir(parents=True)
+    (tree / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    os.symlink("tree", tmp_path / "alias")
+    (tree / ".git" / "config").write_text(config.format(alias=tmp_path / "alias"))
+    box = Toolbox(make_root(str(tree)))
+    answer = box.call("write_file", {"path": written, "content": "[core]\n\tfsmonitor = x\n"})
+    assert not (tree / written).exists(), answer
+    assert answer["ok"] is False and answer["code"] == "DENIED", answer
