@@ -117,7 +117,7 @@ class CallView:
         lock of the directory it acts in, ``op`` decided on what was
         reached (the caller decides more ops on the same pin)."""
         label = shown if shown is not None else (rel.rstrip("/") or ".")
-        if _names_git_entry(rel, op):  # rare: the tree held exclusively (see _Step)
+        if op is Op.DELETE or _names_git_entry(rel, op):  # rare: the tree held exclusively
             with self._pin_exclusive(rel, op, label, field, follow=follow,
                                      create_parents=create_parents) as pinned:
                 yield pinned
@@ -166,12 +166,19 @@ class CallView:
     def _pin_exclusive(self, rel: str, op: Op, label: str, field: str, *, follow: bool,
                        create_parents: bool) -> Iterator[Pinned]:
         """:meth:`pin`'s step with the tree lock held exclusively: a step
-        that may create an entry git's repository test reads."""
+        that may create an entry git's repository test reads (see _Step),
+        or a delete (a link or a directory removed changes where other
+        links lead: counted, as a move is, for other Toolboxes to see)."""
         with ExitStack() as stack:
             stack.enter_context(_TREE.exclusive(self.checkpoint))
-            stack.enter_context(self._view.tree_lock(exclusive=True, checkpoint=self.checkpoint))
+            changes = stack.enter_context(self._view.tree_lock(exclusive=True,
+                                                               checkpoint=self.checkpoint))
             target = stack.enter_context(self._resolve(rel, op, label, field, follow=follow,
                                                        create_parents=create_parents))
+            if op is Op.DELETE:
+                info = target.lstat()
+                if info is not None and (st.S_ISLNK(info.st_mode) or st.S_ISDIR(info.st_mode)):
+                    changes.count()
             self._lock(stack, (target,))
             pinned = Pinned(self, target, label, field, rel)
             stack.callback(pinned.end)
