@@ -180,7 +180,8 @@ class View:
         protected name protects what it leads to here too); a step that
         ``moves`` counts its move (one that removes a link or a directory
         counts it through what this yields)."""
-        with tree_file_lock(self.identity, exclusive=exclusive, checkpoint=checkpoint) as hold:
+        with tree_file_lock(self.identity, self._root.backend, exclusive=exclusive,
+                            checkpoint=checkpoint) as hold:
             here = changes_here()
             if (hold.moves is not None and hold.moves != self.moves_seen) or \
                     here != self.changes_seen:
