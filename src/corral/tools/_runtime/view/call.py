@@ -22,7 +22,7 @@ from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd
 from .decide import _ADDING, View, _Step
 from .links import locate
-from .locks import _TABLE, _TREE, Identity, _flock, _flocked
+from .locks import _TABLE, _TREE, Identity, LockKey, _Flock, _flock, _flocked
 from .pinned import Pinned
 
 
@@ -63,6 +63,12 @@ def _names_git_entry(rel: str, op: Op) -> bool:
     return op in _ADDING and names_a_shape_entry(rel)
 
 
+def _held_path(target: Target) -> str:
+    """The canonical path of the directory ``target`` holds (the deepest
+    that exists on the way)."""
+    return (target.creates[0].rpartition("/")[0] or ".") if target.creates else target.parent
+
+
 class _AgainFollowing(Exception):
     """:meth:`CallView.pin` makes its step again, looking for a link at the
     final name and following it (raised before the step is given)."""
@@ -79,6 +85,9 @@ class CallView:
         # than left to the garbage collector after every call
         self._host_ref = weak_ref(host)
         self._held: set[Identity] = set()
+        # the directories this call's steps on one place locked (keyed by
+        # where they are, their identity not looked at unless needed)
+        self._by_path: list[_Flock] = []
 
     def ready(self) -> None:
         """Wait, within the call's bounds, until the view knows every link
@@ -122,7 +131,7 @@ class CallView:
         lock of the directory it acts in, ``op`` decided on what was
         reached (the caller decides more ops on the same pin)."""
         label = shown if shown is not None else (rel.rstrip("/") or ".")
-        if _names_git_entry(rel, op):  # rare: the tree held exclusively (see _Step)
+        if op is Op.DELETE or _names_git_entry(rel, op):  # rare: the tree held exclusively
             with self._pin_exclusive(rel, op, label, field, follow=follow,
                                      create_parents=create_parents) as pinned:
                 yield pinned
@@ -159,11 +168,23 @@ class CallView:
             try:
                 target = self._target(rel, op, label, field, follow=follow,
                                       create_parents=create_parents,
-                                      look_at_final=not opening_final)
+                                      look_at_final=not opening_final, identify=False)
                 try:
-                    key = target.held_identity()
+                    key: LockKey
+                    if self._held or self._by_path:
+                        # the call holds a directory already: this one's
+                        # identity says whether it is the same (an fstat then)
+                        key = target.held_identity()
+                        held = self._holds(key)
+                    else:
+                        # the common call: nothing held, no identity needed;
+                        # its directory is keyed by where it is, and the
+                        # flock (taken on each step's own fd) excludes any
+                        # other step on that directory, in this process too
+                        key = (view.identity, _held_path(target))
+                        held = False
                     flocked = None
-                    if key not in self._held:
+                    if not held:
                         _TABLE.take(key, checkpoint)
                         try:
                             flocked = _flock(target, self._view.root.backend, checkpoint,
@@ -171,7 +192,7 @@ class CallView:
                         except BaseException:
                             _TABLE.drop(key)
                             raise
-                        self._held.add(key)
+                        self._by_path.append(flocked)
                     try:
                         pinned = Pinned(self, target, label, field, rel)
                         try:
@@ -191,7 +212,7 @@ class CallView:
                             pinned.end()
                     finally:
                         if flocked is not None:
-                            self._held.discard(key)
+                            self._by_path.remove(flocked)
                             try:
                                 flocked.release()
                             finally:
@@ -207,12 +228,19 @@ class CallView:
     def _pin_exclusive(self, rel: str, op: Op, label: str, field: str, *, follow: bool,
                        create_parents: bool) -> Iterator[Pinned]:
         """:meth:`pin`'s step with the tree lock held exclusively: a step
-        that may create an entry git's repository test reads."""
+        that may create an entry git's repository test reads (see _Step),
+        or a delete (a link or a directory removed changes where other
+        links lead: counted, as a move is, for other Toolboxes to see)."""
         with ExitStack() as stack:
             stack.enter_context(_TREE.exclusive(self.checkpoint))
-            stack.enter_context(self._view.tree_lock(exclusive=True, checkpoint=self.checkpoint))
+            changes = stack.enter_context(self._view.tree_lock(exclusive=True,
+                                                               checkpoint=self.checkpoint))
             target = stack.enter_context(self._resolve(rel, op, label, field, follow=follow,
                                                        create_parents=create_parents))
+            if op is Op.DELETE:
+                info = target.lstat()
+                if info is not None and (st.S_ISLNK(info.st_mode) or st.S_ISDIR(info.st_mode)):
+                    changes.count()
             self._lock(stack, (target,))
             pinned = Pinned(self, target, label, field, rel)
             stack.callback(pinned.end)
@@ -287,14 +315,15 @@ class CallView:
             yield target
 
     def _target(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
-                create_parents: bool = False, look_at_final: bool = True) -> Target:
+                create_parents: bool = False, look_at_final: bool = True,
+                identify: bool = True) -> Target:
         """The one resolution; when it fails, a refusal by policy on where
         the path leads wins over the error (a denied name is not said to be
         missing)."""
         try:
             target = self._view.root.target(rel, follow_final=follow,
                                             create_parents=create_parents, lockable=True,
-                                            look_at_final=look_at_final)
+                                            look_at_final=look_at_final, identify=identify)
         except EscapeError:
             raise
         except OSError as exc:
@@ -314,7 +343,7 @@ class CallView:
         wanted: dict[Identity, Target] = {}
         for target in targets:
             key = target.held_identity()
-            if key not in self._held:
+            if not self._holds(key):
                 wanted.setdefault(key, target)
         for key in sorted(wanted):
             stack.enter_context(_TABLE.hold(key, self.checkpoint))
@@ -322,6 +351,12 @@ class CallView:
                                                  self.checkpoint))
             self._held.add(key)
             stack.callback(self._held.discard, key)
+
+    def _holds(self, key: Identity) -> bool:
+        """Whether this call holds the directory ``key`` (device, inode)
+        already: by a step on several places, or by a step on one (its
+        locked fd looked at now)."""
+        return key in self._held or any(held.identity() == key for held in self._by_path)
 
     def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
               in_repository: Callable[[], bool] | None = None) -> None:
