@@ -125,13 +125,16 @@ class _LockFile:
         self.holders = 0  # this process's shared holders
         self.taking = False  # a holder is taking the flock for the others
 
-    def moves(self) -> int | None:
+    def moves(self, backend: Backend | None = None) -> int | None:
         """The count of moves (a file shortened by someone: 0, a change
-        every view then looks at again); ``None`` where it cannot be read."""
+        every view then looks at again); ``None`` where it cannot be read.
+        Read through ``backend`` where a step has one (a counting wrapper
+        sees it)."""
         if not self.counts:
             return None
         try:
-            data = os.pread(self.fd, _MOVES.size, 0)
+            data = os.pread(self.fd, _MOVES.size, 0) if backend is None else \
+                backend.pread(self.fd, _MOVES.size, 0)
         except OSError:
             return None
         return _MOVES.unpack(data)[0] if len(data) == _MOVES.size else 0
@@ -265,7 +268,7 @@ def tree_file_lock(key: tuple[int, int], backend: Backend, *, exclusive: bool,
         locked = found.take(fcntl.LOCK_EX, backend, checkpoint)
         try:
             # a count read or bumped without the lock could be torn: none then
-            yield TreeHold(found if locked else None, found.moves() if locked else None)
+            yield TreeHold(found if locked else None, found.moves(backend) if locked else None)
         finally:
             if locked:
                 found.release(backend)
@@ -296,7 +299,7 @@ def take_shared(key: tuple[int, int], backend: Backend,
     if found is None:
         return SharedHold(None, False, None)
     locked = _take_shared(found, backend, checkpoint)
-    return SharedHold(found, locked, found.moves() if locked else None)
+    return SharedHold(found, locked, found.moves(backend) if locked else None)
 
 
 def drop_shared(shared: SharedHold, backend: Backend) -> None:
