@@ -17,6 +17,7 @@ MAX_LINKS = 100_000  # links remembered per root (bounded memory)
 MAX_ALIASES = 64  # names leading to one path that are decided (bounded work)
 MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
 MAX_WALK_DEPTH = 64  # levels the walk beyond the look at open goes down (bounded)
+MAX_REMEMBERED_ALIASES = 16_384  # paths whose names are remembered for the map as it is
 
 
 def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
@@ -42,6 +43,11 @@ class LinkMap:
         self._not_links: set[str] = set()
         self._relearn: list[str] = []
         self._via: dict[str, tuple[str, ...]] = {}  # the links its resolution passed
+        # path -> its other names, for the map as it is now: emptied by every
+        # change to where a link leads, so a search deciding on the same
+        # paths call after call follows no chain twice
+        self._names_of: dict[str, tuple[str, ...]] = {}
+        self.generation = 0  # counts the changes to where links lead
 
     def __len__(self) -> int:
         return len(self._leads)
@@ -63,6 +69,7 @@ class LinkMap:
             if old is not None:
                 self._by_target.get(old, set()).discard(location)
                 self._count(old, -1)
+            self._changed()
             self._leads[location] = leads_to
             self._by_target.setdefault(leads_to, set()).add(location)
             self._count(leads_to, 1)
@@ -101,6 +108,7 @@ class LinkMap:
             if old is not None:
                 self._by_target.get(old, set()).discard(location)
                 self._count(old, -1)
+                self._changed()
 
     def knows(self, location: str) -> bool:
         return location in self._leads or location in self._not_links
@@ -109,6 +117,12 @@ class LinkMap:
         with self._guard:
             if len(self._not_links) < MAX_LINKS:
                 self._not_links.add(location)
+
+    def _changed(self) -> None:
+        """Where a link leads changed (held under the guard): what was
+        remembered of the map as it was is dropped."""
+        self._names_of = {}
+        self.generation += 1
 
     def _count(self, target: str, step: int) -> None:
         """Count a link leading to ``target`` at it and every directory
@@ -142,11 +156,15 @@ class LinkMap:
                 return True
         return False
 
+    def leads_below(self, path: str) -> bool:
+        """Whether a known link leads to ``path`` or below it."""
+        return path in self._below
+
     def is_target(self, path: str) -> bool:
         """Whether a known link leads to ``path`` itself."""
         return path in self._by_target
 
-    def directory_names(self, canonical_dir: str) -> list[str]:
+    def directory_names(self, canonical_dir: str) -> tuple[str, ...]:
         """Every other name that leads to the directory ``canonical_dir``
         (as :meth:`aliases`; the root's are the links to it and theirs)."""
         if canonical_dir not in (".", ""):
@@ -156,20 +174,25 @@ class LinkMap:
         found = dict.fromkeys(to_root)
         for location in to_root:
             found.update(dict.fromkeys(self.aliases(location)))
-        return list(found)[:MAX_ALIASES]
+        return tuple(found)[:MAX_ALIASES]
 
-    def aliases(self, canonical: str) -> list[str]:
+    def aliases(self, canonical: str) -> tuple[str, ...]:
         """Every other name that leads to ``canonical`` through known links
-        (link chains followed; at most :data:`MAX_ALIASES`)."""
+        (link chains followed; at most :data:`MAX_ALIASES`), remembered
+        until the map changes."""
         by_target = self._by_target
         if not by_target or canonical in (".", ""):
-            return []
+            return ()
+        remembered = self._names_of  # replaced, not emptied, by a change
+        known = remembered.get(canonical)
+        if known is not None:
+            return known
         if "." not in by_target:  # most names: no link leads to them or above them
             end = len(canonical)
             while end > 0 and canonical[:end] not in by_target:
                 end = canonical.rfind("/", 0, end)
             if end <= 0:
-                return []
+                return ()
         found: dict[str, None] = {}
         queue = deque([canonical])
         with self._guard:
@@ -188,7 +211,12 @@ class LinkMap:
                     alias = f"{location}/{name}"
                     if alias not in found:
                         found[alias] = None
-        return list(found)[:MAX_ALIASES]
+            names = tuple(found)[:MAX_ALIASES]
+            if self._names_of is remembered:  # the map did not change meanwhile
+                if len(remembered) >= MAX_REMEMBERED_ALIASES:
+                    remembered = self._names_of = {}
+                remembered[canonical] = names
+        return names
 
 
 def learn_link(root: Root, links: LinkMap, location: str) -> None:
