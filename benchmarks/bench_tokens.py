@@ -642,9 +642,10 @@ bits take at least 4 o200k tokens in any spelling, 7 to 16 as hex digits).
 tests/e2e/test_mcp_tokens.py pins the targets on four other fixtures and sessions, each
 made and driven apart from this one, and every refusal of the catalogue within its
 sentence, hint and suggested call plus 40 tokens; when this was written their successful
-calls cost, against the reference: `code` 0.97x, `mixed` (one whole read of a 1,820-line
-module and two windows of it) 0.998x, `docs` 0.95x, and `service` (a Node repository: real
-JavaScript and TypeScript declarations, JSON and YAML configs) 0.99x."""
+calls cost, against the reference (whose answers name pytest's temporary paths): `code`
+0.96x, `mixed` (one whole read of a 1,820-line module and two windows of it) 0.996x, `docs`
+0.93x, and `service` (a Node repository: real JavaScript and TypeScript declarations, JSON
+and YAML configs, a one-line file) 0.99x."""
 
 
 def write_results(path: Path, text: str) -> None:
