@@ -761,9 +761,8 @@ def test_successful_calls_cost_no_more_than_the_reference(measured):
 
 def test_line_numbers_and_digests_are_still_shown(measured):
     """Each read shows the short digest, the first and last line shown and
-    every tenth after its number and a tab (every twentieth in a read of
-    over 200 lines, every hundredth over 1,000; none in a read of under
-    ten), and every other line as it is (an empty line left empty)."""
+    every tenth after its number and a tab (every hundredth in a read of
+    over 1,000 lines; none in a read of under ten), and every other line as it is (an empty line left empty)."""
     session = measured["session"]
     for i, ((name, _), _) in enumerate(session.successes):
         if name != "read_file":
@@ -775,7 +774,7 @@ def test_line_numbers_and_digests_are_still_shown(measured):
         lines = [row.partition("\t")[2] for row in envelope["content"].split("\n")]
         assert len(rows) == len(lines), (len(rows), len(lines))
         kept = [k for k, line in enumerate(lines) if line]
-        every = 10 if len(lines) <= 200 else 20 if len(lines) <= 1000 else 100
+        every = 10 if len(lines) <= 1000 else 100
         for k, (row, line) in enumerate(zip(rows, lines)):
             number = envelope["startLine"] + k
             if not line:
