@@ -518,21 +518,25 @@ class AliasedScope(Scope):
     shows is shown only if no name leading to it through a link is hidden
     (a denied or secret link name hides what it leads to)."""
 
-    __slots__ = ("_inner", "_view", "_real", "_op", "_names", "_scopes")
+    __slots__ = ("_inner", "_view", "_real", "_op", "_names", "_scopes", "_generation")
 
-    def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op) -> None:
+    def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op,
+                 names: tuple[str, ...] | None = None) -> None:
         # every question is put to ``inner`` first: the base's state is unused
         self._inner = inner
         self._view = view
         self._real = "" if canonical_dir in (".", "") else canonical_dir + "/"
         self._op = op
+        links = view.links
+        self._generation = links.generation
         # The other names of this directory, found once: an entry's names
         # through links are these joined to its name, unless a link leads
         # to the entry itself (or to one of those joined names).
-        names = view.links.directory_names(canonical_dir)
+        if names is None:
+            names = links.directory_names(canonical_dir)
         self._scopes: list[Scope] | None = []
         if names is None:  # more than are weighed: each entry decided in full (and refused)
-            names, self._scopes = [], None
+            names, self._scopes = (), None
         self._names = names
         if names:  # a link leads to this directory or above it
             policy = view.policy
@@ -555,7 +559,17 @@ class AliasedScope(Scope):
         inner = self._inner.child(name)
         if inner is None or not self._shown(name):
             return None
-        return self._view.linked_scope(inner, self._real + name, self._op)
+        real = self._real + name
+        links = self._view.links
+        if not self._names and self._scopes is not None and links.generation == self._generation:
+            # no link leads to this directory or above it (nor to the
+            # root), and the map is as it was: the subdirectory's names
+            # come only from links leading to it or below it
+            if not links.leads_below(real):
+                return inner
+            return AliasedScope(inner, self._view, real, self._op,
+                                None if links.is_target(real) else ())
+        return self._view.linked_scope(inner, real, self._op)
 
     def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
         shown = self._inner.visible_names(names, ends_with)

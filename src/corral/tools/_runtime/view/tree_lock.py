@@ -125,16 +125,14 @@ class _LockFile:
         self.holders = 0  # this process's shared holders
         self.taking = False  # a holder is taking the flock for the others
 
-    def moves(self, backend: Backend | None = None) -> int | None:
-        """The count of moves (a file shortened by someone: 0, a change
-        every view then looks at again); ``None`` where it cannot be read.
-        Read through ``backend`` where a step has one (a counting wrapper
-        sees it)."""
+    def moves(self, backend: Backend) -> int | None:
+        """The count of moves, read through ``backend`` (a file shortened
+        by someone: 0, a change every view then looks at again); ``None``
+        where it cannot be read."""
         if not self.counts:
             return None
         try:
-            data = os.pread(self.fd, _MOVES.size, 0) if backend is None else \
-                backend.pread(self.fd, _MOVES.size, 0)
+            data = backend.pread(self.fd, _MOVES.size, 0)
         except OSError:
             return None
         return _MOVES.unpack(data)[0] if len(data) == _MOVES.size else 0
@@ -244,11 +242,11 @@ def count_change_here() -> int:
     return _changes_here[0]
 
 
-def moves_made(key: tuple[int, int]) -> int | None:
+def moves_made(key: tuple[int, int], backend: Backend) -> int | None:
     """The count of moves made in the root directory ``key`` (device,
     inode) so far, read without the lock (``None``: no lock file)."""
     found = _lock_file(key)
-    return found.moves() if found is not None else None
+    return found.moves(backend) if found is not None else None
 
 
 @contextmanager
