@@ -470,13 +470,18 @@ class AliasedScope(Scope):
                 if all(policy.visible(name, op) for name in names) else None
 
     def _shown(self, name: str) -> bool:
-        real = self._real + name
-        links = self._view.links
         scopes = self._scopes
-        if scopes is None or links.is_target(real) or (self._names and any(
-                links.is_target(f"{other}/{name}") for other in self._names)):
-            return self._view.visible(real, self._op)  # each name decided in full
-        return not scopes or all(scope.visible(name) for scope in scopes)
+        if scopes is None or (self._linked(name) if self._names else
+                              self._real + name in self._view.links.targets):
+            return self._view.visible(self._real + name, self._op)  # each name decided in full
+        return all(scope.visible(name) for scope in scopes)
+
+    def _linked(self, name: str) -> bool:
+        """Whether a known link leads to the entry ``name`` itself (by its
+        canonical path or one of this directory's other names)."""
+        targets = self._view.links.targets
+        return self._real + name in targets or any(
+            f"{other}/{name}" in targets for other in self._names)
 
     def visible(self, name: str) -> bool:
         return self._inner.visible(name) and self._shown(name)
@@ -491,17 +496,29 @@ class AliasedScope(Scope):
             # no link leads to this directory or above it (nor to the
             # root), and the map is as it was: the subdirectory's names
             # come only from links leading to it or below it
-            if not links.leads_below(real):
+            if real not in links.reached:
                 return inner
             return AliasedScope(inner, self._view, real, self._op,
-                                None if links.is_target(real) else ())
+                                None if real in links.targets else ())
         return self._view.linked_scope(inner, real, self._op)
 
     def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
         shown = self._inner.visible_names(names, ends_with)
-        if not self._names and self._scopes is not None:  # a link leads below, or to an entry
-            is_target, real = self._view.links.is_target, self._real
-            if not any(is_target(real + name) for name in shown):
-                return shown
-        kept = [name for name in shown if self._shown(name)]
+        scopes = self._scopes
+        if scopes is None:  # a name leading here is hidden: each entry decided in full
+            kept = [name for name in shown if self._shown(name)]
+            return shown if len(kept) == len(shown) else kept
+        kept = shown
+        for scope in scopes:  # the names through links, a directory's worth at once
+            kept = scope.visible_names(kept, ends_with)
+        if self._names:
+            linked = self._linked
+            full = [name for name in kept if linked(name)]
+        else:  # the common case: only a link to the entry itself counts
+            targets, real = self._view.links.targets, self._real
+            full = [name for name in kept if real + name in targets]
+        if full:  # a link leads to the entry itself: it is decided in full too
+            hidden = {name for name in full if not self._shown(name)}
+            if hidden:
+                kept = [name for name in kept if name not in hidden]
         return shown if len(kept) == len(shown) else kept

@@ -7,7 +7,7 @@ import os
 import stat as st
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from ....contained import DirEntry, Root
 from ..._policy.gitdirs import Scan, scan
@@ -40,6 +40,10 @@ class LinkMap:
         self._leads: dict[str, str] = {}
         self._by_target: dict[str, set[str]] = {}
         self._below: dict[str, int] = {}  # directory -> known links leading to it or below
+        # read-only views for a walk's membership tests (one per entry, no call):
+        # the paths a known link leads to; those a known link leads to or below
+        self.targets: Container[str] = self._by_target
+        self.reached: Container[str] = self._below
         self._not_links: set[str] = set()
         self._relearn: list[str] = []
         self._via: dict[str, tuple[str, ...]] = {}  # the links its resolution passed
@@ -155,10 +159,6 @@ class LinkMap:
             if by_target.get(top[:end]):
                 return True
         return False
-
-    def leads_below(self, path: str) -> bool:
-        """Whether a known link leads to ``path`` or below it."""
-        return path in self._below
 
     def is_target(self, path: str) -> bool:
         """Whether a known link leads to ``path`` itself."""
