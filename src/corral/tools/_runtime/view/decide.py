@@ -126,6 +126,9 @@ class View:
         # at open met them all, else when :meth:`learn_every_link_later` is done
         self._links_known = threading.Event()
         self._links_known.set()
+        # the event's state as a plain flag, read by every decision without
+        # a call: False from before the event is cleared until after it is set
+        self.links_settled = True
         self._walk_guard = threading.Lock()  # who starts a walk, who asks for another
         self._walk_again = False
         self.scan_complete = True
@@ -174,6 +177,7 @@ class View:
             if not self._links_known.is_set():
                 self._walk_again = True  # the walk under way may have passed the change
                 return
+            self.links_settled = False
             self._links_known.clear()
         threading.Thread(target=self._learn_every_link, name="corral-links",
                          daemon=True).start()
@@ -188,12 +192,14 @@ class View:
                 with self._walk_guard:
                     if not self._walk_again:
                         self._links_known.set()
+                        self.links_settled = True
                         return
                     self._walk_again = False
         except Exception:  # the decisions go on with the links known (a root closed meanwhile)
             with self._walk_guard:
                 self._walk_again = False
                 self._links_known.set()
+                self.links_settled = True
 
     def _walk_tree_links(self) -> None:
         """Learn every link down to :data:`MAX_WALK_DEPTH` levels (a deeper
@@ -219,9 +225,9 @@ class View:
         tree was too deep or wide for the look at open); waiting polls
         ``checkpoint``, so a call past its deadline stops waiting
         (``time_limit``) rather than hang on a huge tree."""
-        known = self._links_known
-        if known.is_set():  # the common case: no wait, no lock taken
+        if self.links_settled:  # the common case: no wait, no lock taken
             return
+        known = self._links_known
         delay = _POLL_FIRST
         while not known.wait(delay):
             checkpoint()
@@ -231,7 +237,7 @@ class View:
         """Return once every link of the tree is known.  Every call waits
         for it first, within its bounds (:meth:`CallView.ready`), so the
         decisions made within a call find it known."""
-        if not self._links_known.is_set():
+        if not self.links_settled:
             self._links_known.wait()
 
     @property
@@ -361,8 +367,9 @@ class View:
         if policy.is_empty:
             return
         kind = policy.rule(canonical, op)
-        self.links_known()
-        if kind is None and (op.mutates or len(self.links)):
+        if not self.links_settled:
+            self.links_known()
+        if kind is None and (self.links.targets or op.mutates):
             kind = self.rule(Location(canonical), op)
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
