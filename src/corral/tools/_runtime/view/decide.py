@@ -16,11 +16,12 @@ from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_director
                                 is_repository, made_repository, shape_name)
 from ..._policy.locate import Location
 from ..._policy.rules import Op, Policy, Scope
-from ..._refusals.catalogue import Kind, Refusal, denied_rule, protected, secret, swapped
+from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
+                                     swapped)
 from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, LinkMap, RootLook, git_scan, learn_link,
                     locate)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
-from .tree_lock import tree_file_lock
+from .tree_lock import TreeHold, changes_here, count_change_here, tree_file_lock
 
 if TYPE_CHECKING:
     from .pinned import Pinned
@@ -107,6 +108,34 @@ class _Step:
         return None
 
 
+class TreeChanges:
+    """What a step holding the tree lock changes in the tree: a move, or a
+    removal of a link or a directory, counted for every other Toolbox to
+    see (each looks at the tree's links again before it decides)."""
+
+    def __init__(self, view: View, hold: TreeHold, exclusive: bool) -> None:
+        self._view = view
+        self._hold = hold
+        self._exclusive = exclusive
+
+    def count(self) -> None:
+        """Count one change (the tree lock held exclusively: a count bumped
+        under a shared hold could be lost to another's)."""
+        if not self._exclusive:
+            raise RuntimeError("a change to the tree is counted under the exclusive lock")
+        view, hold = self._view, self._hold
+        try:
+            hold.count_move()
+        except OSError:  # not counted, other processes would not know: not made
+            raise Refusal(Code.TOO_LARGE, "the disk holding the lock files is full (or over "
+                          "quota), so the change could not be made known to other processes; "
+                          "nothing was changed", "Free some space, then retry.",
+                          kind=Kind.NO_SPACE) from None
+        if hold.moves is not None:
+            view.moves_seen = hold.moves
+        view.changes_seen = count_change_here()
+
+
 class View:
     """The policed view of one root, shared by every call of a Toolbox."""
 
@@ -122,6 +151,9 @@ class View:
         # the count of moves made by every Toolbox (tree_lock) when this
         # view last knew the tree's links (None: not counted yet)
         self.moves_seen: int | None = None
+        # the same count of this process's own moves, on any root (a root
+        # nested in this one is another root, with another lock file)
+        self.changes_seen = 0
         # set once every link of the tree is known: at once when the look
         # at open met them all, else when :meth:`learn_every_link_later` is done
         self._links_known = threading.Event()
@@ -142,21 +174,29 @@ class View:
 
     @contextmanager
     def tree_lock(self, *, exclusive: bool, checkpoint: Checkpoint,
-                  moves: bool = False) -> Iterator[None]:
+                  moves: bool = False) -> Iterator[TreeChanges]:
         """The tree lock of this root as other processes see it (this
         process's own is ``_TREE``, taken first).  If another Toolbox moved
-        something since this view last looked, the tree's links are looked
-        at again (a link it moved onto a protected name protects what it
-        leads to here too); a step that ``moves`` counts its move."""
-        with tree_file_lock(self.identity, exclusive=exclusive, checkpoint=checkpoint) as hold:
+        something since this view last looked (another process on this
+        root, or this process on any root: one nested in this one), the
+        tree's links are looked at again (a link it moved onto a
+        protected name protects what it leads to here too); a step that
+        ``moves`` counts its move (one that removes a link or a directory
+        counts it through what this yields)."""
+        with tree_file_lock(self.identity, self._root.backend, exclusive=exclusive,
+                            checkpoint=checkpoint) as hold:
+            here = changes_here()
+            if (hold.moves is not None and hold.moves != self.moves_seen) or \
+                    here != self.changes_seen:
+                self.relearn_links()
+                self.wait_for_links(checkpoint)
+            self.changes_seen = here
             if hold.moves is not None:
-                if hold.moves != self.moves_seen:
-                    self.relearn_links()
-                    self.wait_for_links(checkpoint)
-                if moves:
-                    hold.count_move()
                 self.moves_seen = hold.moves
-            yield
+            changes = TreeChanges(self, hold, exclusive)
+            if moves:
+                changes.count()
+            yield changes
 
     def relearn_links(self) -> None:
         """Look at the tree's links again, as when the view was opened."""
@@ -305,7 +345,10 @@ class View:
         if not len(links):
             return None
         for name, name_op in ((location.path, op), *((c, Op.MKDIR) for c in location.creates)):
-            for alias in links.aliases(name):
+            aliases = links.aliases(name)
+            if aliases is None:  # more names lead here than are weighed: one may be protected
+                return Kind.PROTECTED if name_op.mutates else Kind.DENY_RULE
+            for alias in aliases:
                 kind = policy.rule(alias, name_op)
                 if kind is not None:
                     return kind
@@ -320,7 +363,8 @@ class View:
         self.links_known()
         if not len(self.links):
             return True
-        return all(policy.visible(alias, op) for alias in self.links.aliases(canonical))
+        aliases = self.links.aliases(canonical)
+        return aliases is not None and all(policy.visible(alias, op) for alias in aliases)
 
     def shows(self, rel: str) -> bool:
         """Whether ``rel`` names an entry (a dangling link included) that a
@@ -443,7 +487,10 @@ class View:
     def _aliased(self, carried: str, landing: str, inner: str) -> tuple[str, Kind, str] | None:
         for end, op, field in ((carried, Op.MOVE_FROM, "source"),
                                (landing, Op.MOVE_TO, "destination")):
-            for alias in self.links.aliases(f"{end}/{inner}"):
+            aliases = self.links.aliases(f"{end}/{inner}")
+            if aliases is None:  # more names lead there than are weighed
+                return inner, Kind.PROTECTED, field
+            for alias in aliases:
                 kind = self.policy.rule(alias, op)
                 if kind is not None:
                     return inner, kind, field
@@ -469,8 +516,12 @@ class AliasedScope(Scope):
         # The other names of this directory, found once: an entry's names
         # through links are these joined to its name, unless a link leads
         # to the entry itself (or to one of those joined names).
-        self._names = names = links.directory_names(canonical_dir) if names is None else names
+        if names is None:
+            names = links.directory_names(canonical_dir)
         self._scopes: list[Scope] | None = []
+        if names is None:  # more than are weighed: each entry decided in full (and refused)
+            names, self._scopes = (), None
+        self._names = names
         if names:  # a link leads to this directory or above it
             policy = view.policy
             self._scopes = [policy.scope(name, op) for name in names] \
@@ -499,7 +550,7 @@ class AliasedScope(Scope):
             return None
         real = self._real + name
         links = self._view.links
-        if not self._names and links.generation == self._generation:
+        if not self._names and self._scopes is not None and links.generation == self._generation:
             # no link leads to this directory or above it (nor to the
             # root), and the map is as it was: the subdirectory's names
             # come only from links leading to it or below it

@@ -14,7 +14,8 @@ from ..._policy.gitdirs import Scan, scan
 from ..._policy.locate import Location
 
 MAX_LINKS = 100_000  # links remembered per root (bounded memory)
-MAX_ALIASES = 64  # names leading to one path that are decided (bounded work)
+MAX_ALIASES = 1024  # names leading to one path that are decided (bounded work;
+#                      more refuse: the ones left out may be protected)
 MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
 MAX_WALK_DEPTH = 64  # levels the walk beyond the look at open goes down (bounded)
 MAX_REMEMBERED_ALIASES = 16_384  # paths whose names are remembered for the map as it is
@@ -50,7 +51,7 @@ class LinkMap:
         # path -> its other names, for the map as it is now: emptied by every
         # change to where a link leads, so a search deciding on the same
         # paths call after call follows no chain twice
-        self._names_of: dict[str, tuple[str, ...]] = {}
+        self._names_of: dict[str, tuple[str, ...] | None] = {}
         self.generation = 0  # counts the changes to where links lead
 
     def __len__(self) -> int:
@@ -172,29 +173,35 @@ class LinkMap:
         """Whether a known link leads to ``path`` itself."""
         return path in self._by_target
 
-    def directory_names(self, canonical_dir: str) -> tuple[str, ...]:
+    def directory_names(self, canonical_dir: str) -> tuple[str, ...] | None:
         """Every other name that leads to the directory ``canonical_dir``
-        (as :meth:`aliases`; the root's are the links to it and theirs)."""
+        (as :meth:`aliases`; the root's are the links to it and theirs);
+        ``None`` where there are more than the view weighs."""
         if canonical_dir not in (".", ""):
             return self.aliases(canonical_dir)
         with self._guard:
             to_root = list(self._by_target.get(".", ()))
         found = dict.fromkeys(to_root)
         for location in to_root:
-            found.update(dict.fromkeys(self.aliases(location)))
-        return tuple(found)[:MAX_ALIASES]
+            more = self.aliases(location)
+            if more is None:
+                return None
+            found.update(dict.fromkeys(more))
+        return tuple(found) if len(found) <= MAX_ALIASES else None
 
-    def aliases(self, canonical: str) -> tuple[str, ...]:
+    def aliases(self, canonical: str) -> tuple[str, ...] | None:
         """Every other name that leads to ``canonical`` through known links
-        (link chains followed; at most :data:`MAX_ALIASES`), remembered
-        until the map changes."""
+        (link chains followed, each link once per name: a link to a
+        directory above itself adds one name, not endless ones), remembered
+        until the map changes; ``None`` where there are more than
+        :data:`MAX_ALIASES`: a decision must then refuse, for the names it
+        cannot weigh may be the protected ones."""
         by_target = self._by_target
         if not by_target or canonical in (".", ""):
             return ()
         remembered = self._names_of  # replaced, not emptied, by a change
-        known = remembered.get(canonical)
-        if known is not None:
-            return known
+        if canonical in remembered:
+            return remembered[canonical]
         if "." not in by_target:  # most names: no link leads to them or above them
             end = len(canonical)
             while end > 0 and canonical[:end] not in by_target:
@@ -202,24 +209,31 @@ class LinkMap:
             if end <= 0:
                 return ()
         found: dict[str, None] = {}
-        queue = deque([canonical])
+        queue: deque[tuple[str, frozenset[str]]] = deque([(canonical, frozenset())])
         with self._guard:
-            while queue and len(found) < MAX_ALIASES:
-                name = queue.popleft()
+            while queue:
+                name, used = queue.popleft()
                 end = len(name)
                 while end > 0:
                     prefix = name[:end]
                     for location in self._by_target.get(prefix, ()):
                         alias = location + name[end:]
-                        if alias != canonical and alias not in found:
-                            found[alias] = None
-                            queue.append(alias)
+                        if location in used or alias == canonical or alias in found:
+                            continue
+                        found[alias] = None
+                        if len(found) > MAX_ALIASES:
+                            return None
+                        queue.append((alias, used | {location}))
                     end = name.rfind("/", 0, end)
                 for location in self._by_target.get(".", ()):  # a link to the root itself
                     alias = f"{location}/{name}"
-                    if alias not in found:
+                    if alias not in found and location not in used:
                         found[alias] = None
-            names = tuple(found)[:MAX_ALIASES]
+                        if len(found) > MAX_ALIASES:
+                            break
+                if len(found) > MAX_ALIASES:
+                    break
+            names = tuple(found) if len(found) <= MAX_ALIASES else None
             if self._names_of is remembered:  # the map did not change meanwhile
                 if len(remembered) >= MAX_REMEMBERED_ALIASES:
                     remembered = self._names_of = {}
@@ -229,9 +243,10 @@ class LinkMap:
 
 def learn_link(root: Root, links: LinkMap, location: str) -> None:
     """Remember where the link at ``location`` (canonical) leads, if inside:
-    also a link whose target is not there yet (its parents missing too) and
-    one spelled as an absolute path inside the root, which the host program
-    follows though the core calls it an escape."""
+    also a link whose target is not there yet (its parents missing too),
+    one spelled as an absolute path inside the root, and one that climbs
+    out of the root and back in (``../<root's name>/x``), which the host
+    program follows though the core calls them escapes."""
     try:
         found: Location | None = locate(root, location, follow=True)
     except (OSError, ValueError):
@@ -257,16 +272,39 @@ def _spelled_target(root: Root, location: str) -> Location | None:
             if text == base or text.startswith(base + "/"):
                 inside = text[len(base):].lstrip("/") or "."
                 break
-        if inside is None:
-            return None
         spelled = inside
     else:
         parent = location.rpartition("/")[0]
         spelled = f"{parent}/{text}" if parent else text
+    if spelled is not None:
+        try:
+            return locate(root, spelled, follow=True)
+        except (OSError, ValueError):
+            pass
+    landed = _host_reading(root, location)
+    if landed is None:
+        return None
     try:
-        return locate(root, spelled, follow=True)
+        return locate(root, landed, follow=True)
     except (OSError, ValueError):
         return None
+
+
+def _host_reading(root: Root, location: str) -> str | None:
+    """Where a host program opening the link at ``location`` lands, as a
+    path inside the root (``None``: outside it): the host's own resolution
+    of the link's host path, out of the root and back in included (only
+    ever adds a name to decide on: every rule still holds where it leads)."""
+    base = os.path.realpath(root.path)
+    try:
+        landed = os.path.realpath(os.path.join(base, location))
+    except (OSError, ValueError):
+        return None
+    if landed == base:
+        return "."
+    if not landed.startswith(base.rstrip("/") + "/"):
+        return None
+    return landed[len(base.rstrip("/")) + 1:]
 
 
 # -- git's reading of the tree -----------------------------------------------------------

@@ -13,7 +13,7 @@ from ..._policy.rules import Policy
 from .decide import View
 from .links import MAX_SCANNED_LINKS, LinkMap, git_scan, learn_link
 from .locks import root_identity
-from .tree_lock import moves_made
+from .tree_lock import changes_here, moves_made
 
 
 RootLike: TypeAlias = "Root | str | os.PathLike[str]"  # what a host opens a toolbox on
@@ -29,7 +29,9 @@ def open_view(root: RootLike, policy: Policy, *,
     owns = not isinstance(root, Root)
     opened = root if isinstance(root, Root) else Root(root)
     try:
-        moves_before = moves_made(root_identity(opened))  # read first: a move meanwhile counts
+        identity = root_identity(opened)
+        moves_before = moves_made(identity, opened.backend)  # read first: a move meanwhile counts
+        changes_before = changes_here()
         found = git_scan(opened)
         known_as = (opened.path, os.path.realpath(opened.path))
         rooted = policy.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
@@ -45,6 +47,7 @@ def open_view(root: RootLike, policy: Policy, *,
     view = View(opened, rooted, links, owns_root=owns)
     view.scanned_links = scanned
     view.moves_seen = moves_before
+    view.changes_seen = changes_before
     view.scan_complete = found.complete
     if not found.complete and not rooted.is_empty:
         view.learn_every_link_later()

@@ -10,7 +10,8 @@ folder, and the move carries the write to a protected name.
 The lock is ``flock`` on a file kept outside the tree (nothing is ever
 created in the tree for it): one per root directory, named by its (device,
 inode), in a directory of this user's own (``corral-locks-<uid>`` in the
-temporary directory, mode 0700).  Per root, not per filesystem: a step
+temporary directory, mode 0700; in the user's cache directory where another
+user made that name first).  Per root, not per filesystem: a step
 waiting on its host (a person asked) holds it, and must not hold up
 another project's calls; so two processes serving roots nested in one
 another do not see each other's steps (one process's Workspace does).  It
@@ -33,7 +34,6 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import mmap
 import os
 import stat as st
 import struct
@@ -44,7 +44,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["tree_file_lock", "TreeHold", "moves_made"]
+from ....contained import Backend
+
+__all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -54,28 +56,43 @@ _place_guard = threading.Lock()
 
 
 def _lock_directory() -> str | None:
-    """This user's lock directory, made if missing; ``None`` unless it is a
-    real directory owned by this user that nobody else may write."""
+    """This user's lock directory, made if missing: ``corral-locks-<uid>`` in
+    the temporary directory, or (where another user made that name first,
+    or it cannot be had) ``corral-locks`` in this user's cache directory;
+    ``None`` unless one is a real directory owned by this user that nobody
+    else may write.  Every process of the user tries them in one order, so
+    they agree on one."""
     with _place_guard:
         if _place:
             return _place[0]
         uid = os.getuid()
-        path = os.path.join(tempfile.gettempdir(), f"corral-locks-{uid}")
-        try:
-            os.mkdir(path, 0o700)
-        except FileExistsError:
-            pass
-        except OSError:
-            _place.append(None)
-            return None
-        try:
-            info = os.lstat(path)
-        except OSError:
-            info = None
-        usable = info is not None and st.S_ISDIR(info.st_mode) and info.st_uid == uid \
-            and not info.st_mode & 0o077
-        _place.append(path if usable else None)
-        return _place[0]
+        cache = os.environ.get("XDG_CACHE_HOME") or ""
+        if not os.path.isabs(cache):
+            cache = os.path.join(os.path.expanduser("~"), ".cache")
+        for path in (os.path.join(tempfile.gettempdir(), f"corral-locks-{uid}"),
+                     os.path.join(cache, "corral-locks")):
+            if os.path.isabs(path) and _usable_directory(path, uid):
+                _place.append(path)
+                return path
+        _place.append(None)
+        return None
+
+
+def _usable_directory(path: str, uid: int) -> bool:
+    """Make ``path`` (mode 0700) if missing; whether it is a directory of
+    ``uid``'s that nobody else may write (a link there is not followed)."""
+    try:
+        os.makedirs(os.path.dirname(path), 0o700, exist_ok=True)
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return st.S_ISDIR(info.st_mode) and info.st_uid == uid and not info.st_mode & 0o077
 
 
 def _open_lock_file(key: tuple[int, int]) -> int | None:
@@ -94,26 +111,42 @@ class _LockFile:
     (a step pays only its ``flock`` and the release), flocked by the first
     of this process's shared holders and released by the last (holders in
     one process share one open file description, so one holder's release
-    must not drop another's lock), its count of moves read and bumped in
-    a shared mapping (no syscall)."""
+    must not drop another's lock), its count of moves read and bumped by
+    ``pread`` and ``pwrite`` (never through a mapping: a page the
+    filesystem cannot give, on a disk the model filled, would be SIGBUS
+    there, where a call's error is a refusal)."""
 
-    def __init__(self, fd: int, count: mmap.mmap | None) -> None:
+    def __init__(self, fd: int, counts: bool) -> None:
         self.fd = fd
-        self.count = count
+        self.counts = counts  # the file holds a count of moves
         self.guard = threading.Lock()
         self.holders = 0  # this process's shared holders
         self.taking = False  # a holder is taking the flock for the others
 
-    def moves(self) -> int | None:
-        return _MOVES.unpack_from(self.count)[0] if self.count is not None else None
+    def moves(self, backend: Backend) -> int | None:
+        """The count of moves, read through ``backend`` (a file shortened
+        by someone: 0, a change every view then looks at again); ``None``
+        where it cannot be read."""
+        if not self.counts:
+            return None
+        try:
+            data = backend.pread(self.fd, _MOVES.size, 0)
+        except OSError:
+            return None
+        return _MOVES.unpack(data)[0] if len(data) == _MOVES.size else 0
 
-    def take(self, mode: int, checkpoint: Callable[[], None]) -> bool:
-        """``flock`` in ``mode``, waiting within ``checkpoint``'s bounds;
-        ``False`` where the filesystem has no locks."""
+    def store(self, moves: int) -> None:
+        """Store the count ``moves`` (an ``OSError``, such as a full disk,
+        is the caller's: a move not counted must not be made)."""
+        os.pwrite(self.fd, _MOVES.pack(moves), 0)
+
+    def take(self, mode: int, backend: Backend, checkpoint: Callable[[], None]) -> bool:
+        """``flock`` in ``mode`` (through ``backend``), waiting within
+        ``checkpoint``'s bounds; ``False`` where the filesystem has no locks."""
         delay = _POLL_FIRST
         while True:
             try:
-                fcntl.flock(self.fd, mode | fcntl.LOCK_NB)
+                backend.flock(self.fd, mode | fcntl.LOCK_NB)
                 return True
             except OSError as exc:
                 if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
@@ -122,9 +155,9 @@ class _LockFile:
             time.sleep(delay)
             delay = min(delay * 2, _POLL_MOST)
 
-    def release(self) -> None:
+    def release(self, backend: Backend) -> None:
         try:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            backend.flock(self.fd, fcntl.LOCK_UN)
         except OSError:
             pass
 
@@ -149,14 +182,18 @@ def _lock_file(key: tuple[int, int]) -> _LockFile | None:
     fd = _open_lock_file(key)
     found: _LockFile | None = None
     if fd is not None:
-        count: mmap.mmap | None
         try:
             if os.fstat(fd).st_size < _MOVES.size:
                 os.ftruncate(fd, _MOVES.size)
-            count = mmap.mmap(fd, _MOVES.size)
-        except (OSError, ValueError):
-            count = None
-        found = _LockFile(fd, count)
+            counts = True
+        except OSError:
+            counts = False
+        if counts and hasattr(os, "posix_fallocate"):
+            try:  # the count's block had now: a move on a disk filled later is still counted
+                os.posix_fallocate(fd, 0, _MOVES.size)
+            except OSError:
+                pass
+        found = _LockFile(fd, counts)
     with _place_guard:
         if key in _files:  # another thread opened it meanwhile
             if fd is not None:
@@ -175,25 +212,47 @@ class TreeHold:
     moves: int | None
 
     def count_move(self) -> None:
-        """Count one more move (held exclusively)."""
-        if self.file is None or self.file.count is None or self.moves is None:
+        """Count one more move (held exclusively); an ``OSError`` if the
+        count cannot be stored (the move is then refused)."""
+        if self.file is None or self.moves is None:
             return
+        self.file.store(self.moves + 1)
         self.moves += 1
-        _MOVES.pack_into(self.file.count, 0, self.moves)
 
 
-def moves_made(key: tuple[int, int]) -> int | None:
+# The moves (and removals of links and directories) made by this process's
+# Toolboxes, on any root: roots nested in one another (a Workspace's, one
+# of them on a mount inside the other, even) are different roots with
+# different lock files, yet one root's move changes where the other's links
+# lead.  Bumped and read under the process's tree lock (exclusive to bump).
+_changes_here = [0]
+
+
+def changes_here() -> int:
+    """How many moves this process made so far."""
+    return _changes_here[0]
+
+
+def count_change_here() -> int:
+    """Count one more move (the process's tree lock held exclusively); the
+    new count."""
+    _changes_here[0] += 1
+    return _changes_here[0]
+
+
+def moves_made(key: tuple[int, int], backend: Backend) -> int | None:
     """The count of moves made in the root directory ``key`` (device,
     inode) so far, read without the lock (``None``: no lock file)."""
     found = _lock_file(key)
-    return found.moves() if found is not None else None
+    return found.moves(backend) if found is not None else None
 
 
 @contextmanager
-def tree_file_lock(key: tuple[int, int], *, exclusive: bool,
+def tree_file_lock(key: tuple[int, int], backend: Backend, *, exclusive: bool,
                    checkpoint: Callable[[], None]) -> Iterator[TreeHold]:
     """Hold the tree lock of the root directory ``key`` (device, inode) as
-    other processes see it, shared or ``exclusive``; waiting polls
+    other processes see it, shared or ``exclusive`` (``flock`` through
+    ``backend``, the root's, so a counting wrapper sees it); waiting polls
     ``checkpoint`` (a call's deadline, a cancel).  The caller holds this
     process's own tree lock in the same mode (no holder of this process is
     left when one asks for it exclusively)."""
@@ -202,25 +261,25 @@ def tree_file_lock(key: tuple[int, int], *, exclusive: bool,
         yield TreeHold(None, None)
         return
     if exclusive:
-        locked = found.take(fcntl.LOCK_EX, checkpoint)
+        locked = found.take(fcntl.LOCK_EX, backend, checkpoint)
         try:
             # a count read or bumped without the lock could be torn: none then
-            yield TreeHold(found if locked else None, found.moves() if locked else None)
+            yield TreeHold(found if locked else None, found.moves(backend) if locked else None)
         finally:
             if locked:
-                found.release()
+                found.release(backend)
         return
-    locked = _take_shared(found, checkpoint)
+    locked = _take_shared(found, backend, checkpoint)
     try:
-        yield TreeHold(None, found.moves() if locked else None)
+        yield TreeHold(None, found.moves(backend) if locked else None)
     finally:
         with found.guard:
             found.holders -= 1
             if not found.holders and locked:
-                found.release()
+                found.release(backend)
 
 
-def _take_shared(found: _LockFile, checkpoint: Callable[[], None]) -> bool:
+def _take_shared(found: _LockFile, backend: Backend, checkpoint: Callable[[], None]) -> bool:
     """Join this process's shared hold of ``found``, taking the flock if
     none holds it; whether it is locked (counted as a holder either way)."""
     delay = _POLL_FIRST
@@ -236,7 +295,7 @@ def _take_shared(found: _LockFile, checkpoint: Callable[[], None]) -> bool:
         time.sleep(delay)
         delay = min(delay * 2, _POLL_MOST)
     try:
-        locked = found.take(fcntl.LOCK_SH, checkpoint)
+        locked = found.take(fcntl.LOCK_SH, backend, checkpoint)
     except BaseException:
         with found.guard:
             found.taking = False
