@@ -51,7 +51,7 @@ from typing import Any, NoReturn
 # (``from .. import _native`` would raise a plain ImportError instead)
 from .._native import ffi as _ffi, lib as _lib
 from . import _darwin, _linux
-from ._backend import (INT64_MAX, IS_DARWIN, IS_LINUX, RENAME_EXCHANGE, RENAME_NOREPLACE,
+from ._backend import (IS_DARWIN, IS_LINUX, RENAME_EXCHANGE, RENAME_NOREPLACE,
                        Backend, Hit, KindListing, OsBackend, ScanStatus, TextWindow,
                        _openat2_wanted, _under_pyfakefs, clamp_int64, fd_capabilities)
 from ._errors import InvalidPathError
@@ -239,26 +239,41 @@ class NativeBackend(Backend):
     # -- work on buffers and batches, in C ------------------------------------------
     def text_window(self, data: bytes, offset: int, limit: int, cap: int, budget: int,
                     head: int = 0) -> TextWindow | None:
-        if not (type(offset) is int and type(limit) is int and type(cap) is int
-                and type(budget) is int and type(head) is int
-                and 1 <= offset <= INT64_MAX and 0 <= limit <= INT64_MAX
-                and 0 <= cap <= INT64_MAX and 0 <= budget <= INT64_MAX
-                and 0 <= head <= INT64_MAX):  # the common case in one test; else each said
-            offset = clamp_int64(offset, "offset", low=1)
-            limit, cap = clamp_int64(limit, "limit"), clamp_int64(cap, "cap")
-            budget, head = clamp_int64(budget, "budget"), clamp_int64(head, "head")
-        # The most it writes: the budget or one line of at most cap bytes, and
-        # never more than the buffer's bytes plus a number, a tab and a line
-        # break (at most 22 bytes) per line shown.
-        size = min(budget + cap + 32, len(data) + 22 * min(limit, len(data) + 1))
         scratch = _window_scratch
-        out = getattr(scratch, "out", None)
+        out = scratch.out
         if out is None:
             out = scratch.out = _ffi.new("char[]", WINDOW_SCRATCH_BYTES)
             scratch.facts = _ffi.new("int64_t[4]")
         facts = scratch.facts
-        if size > WINDOW_SCRATCH_BYTES:
-            out = _ffi.new("char[]", size)
+        if not (type(offset) is int and type(limit) is int and type(cap) is int
+                and type(budget) is int and type(head) is int):  # a bool, a float: said
+            return self._text_window_checked(data, offset, limit, cap, budget, head)
+        try:  # the common case: every number fits (C refuses a negative one: -2)
+            # The most it writes: the budget or one line of at most cap bytes,
+            # and never more than the buffer's bytes plus a number, a tab and a
+            # line break (at most 22 bytes) per line shown.
+            size = min(budget + cap + 32, len(data) + 22 * min(limit, len(data) + 1))
+            if size > WINDOW_SCRATCH_BYTES:
+                out = _ffi.new("char[]", size)
+            written: int = _lib.corral_text_window_head(data, len(data), offset, limit, cap,
+                                                        budget, head, out, size, facts)
+        except OverflowError:
+            written = -2
+        if written == -2:  # a number out of range: each said, or clamped
+            return self._text_window_checked(data, offset, limit, cap, budget, head)
+        if written < 0:
+            return None
+        return TextWindow(str(_ffi.buffer(out, written), "utf-8"), facts[0], facts[1],
+                          bool(facts[2]), facts[3])
+
+    def _text_window_checked(self, data: bytes, offset: int, limit: int, cap: int, budget: int,
+                             head: int) -> TextWindow | None:
+        offset = clamp_int64(offset, "offset", low=1)
+        limit, cap = clamp_int64(limit, "limit"), clamp_int64(cap, "cap")
+        budget, head = clamp_int64(budget, "budget"), clamp_int64(head, "head")
+        size = min(budget + cap + 32, len(data) + 22 * min(limit, len(data) + 1))
+        out = _window_scratch.out if size <= WINDOW_SCRATCH_BYTES else _ffi.new("char[]", size)
+        facts = _window_scratch.facts
         written: int = _lib.corral_text_window_head(data, len(data), offset, limit, cap, budget,
                                                     head, out, size, facts)
         if written == -2:  # cannot be: every number was checked above
@@ -306,7 +321,14 @@ class NativeBackend(Backend):
 
 # -- the batches and buffers, in C ------------------------------------------------------
 
-_window_scratch = threading.local()  # each thread's output buffer for text_window
+class _WindowScratch(threading.local):
+    """Each thread's output buffer for text_window (made on first use)."""
+
+    out: Any = None  # cffi arrays (char[], int64_t[4]); cffi objects carry no static types
+    facts: Any = None
+
+
+_window_scratch = _WindowScratch()
 WINDOW_SCRATCH_BYTES = 512 * 1024  # kept per thread; a window needing more gets its own
 
 

@@ -76,9 +76,16 @@ class Listing:
     def has_any(self, name: str) -> bool:
         """Whether an entry ``name`` of any kind was listed (directories
         are listed with their '/')."""
+        files = self.files
+        i = bisect_left(files, name)
+        if i < len(files) and files[i] == name:
+            return True
         dirs, entry = self.dirs, name + "/"
         i = bisect_left(dirs, entry)
-        return self.has(name) or (i < len(dirs) and dirs[i] == entry)
+        return i < len(dirs) and dirs[i] == entry
+
+
+_NONE_PRESENT: frozenset[str] = frozenset()
 
 
 def is_native(backend: Backend) -> bool:
@@ -255,7 +262,12 @@ class Tree(Generic[S]):
             self.stats.entries += len(listing.files) + len(listing.dirs)
         visitor = self._visitor
         watch = visitor.watch
-        present = frozenset(n for n in watch if listing.has_any(n)) if watch else frozenset()
+        present = _NONE_PRESENT
+        if watch:
+            has_any = listing.has_any
+            found = [name for name in watch if has_any(name)]
+            if found:
+                present = frozenset(found)
         return _Frame(fd, sub, visitor.listed(fd, state, sub, present), listing)
 
     def _open(self, parent: _Frame[S], name: str, state: S) -> _Frame[S] | None:

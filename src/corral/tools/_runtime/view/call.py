@@ -92,7 +92,8 @@ class CallView:
     def ready(self) -> None:
         """Wait, within the call's bounds, until the view knows every link
         of the tree (a walk beyond the look at open may be under way)."""
-        self._view.wait_for_links(self.checkpoint)
+        if not self._view.links_settled:
+            self._view.wait_for_links(self.checkpoint)
 
     @property
     def _host(self) -> Host:

@@ -159,6 +159,9 @@ class View:
         # at open met them all, else when :meth:`learn_every_link_later` is done
         self._links_known = threading.Event()
         self._links_known.set()
+        # the event's state as a plain flag, read by every decision without
+        # a call: False from before the event is cleared until after it is set
+        self.links_settled = True
         self._walk_guard = threading.Lock()  # who starts a walk, who asks for another
         self._walk_again = False
         self.scan_complete = True
@@ -237,6 +240,7 @@ class View:
             if not self._links_known.is_set():
                 self._walk_again = True  # the walk under way may have passed the change
                 return
+            self.links_settled = False
             self._links_known.clear()
         threading.Thread(target=self._learn_every_link, name="corral-links",
                          daemon=True).start()
@@ -251,12 +255,14 @@ class View:
                 with self._walk_guard:
                     if not self._walk_again:
                         self._links_known.set()
+                        self.links_settled = True
                         return
                     self._walk_again = False
         except Exception:  # the decisions go on with the links known (a root closed meanwhile)
             with self._walk_guard:
                 self._walk_again = False
                 self._links_known.set()
+                self.links_settled = True
 
     def _walk_tree_links(self) -> None:
         """Learn every link down to :data:`MAX_WALK_DEPTH` levels (a deeper
@@ -282,9 +288,9 @@ class View:
         tree was too deep or wide for the look at open); waiting polls
         ``checkpoint``, so a call past its deadline stops waiting
         (``time_limit``) rather than hang on a huge tree."""
-        known = self._links_known
-        if known.is_set():  # the common case: no wait, no lock taken
+        if self.links_settled:  # the common case: no wait, no lock taken
             return
+        known = self._links_known
         delay = _POLL_FIRST
         while not known.wait(delay):
             checkpoint()
@@ -294,7 +300,7 @@ class View:
         """Return once every link of the tree is known.  Every call waits
         for it first, within its bounds (:meth:`CallView.ready`), so the
         decisions made within a call find it known."""
-        if not self._links_known.is_set():
+        if not self.links_settled:
             self._links_known.wait()
 
     @property
@@ -428,8 +434,9 @@ class View:
         if policy.is_empty:
             return
         kind = policy.rule(canonical, op)
-        self.links_known()
-        if kind is None and (op.mutates or len(self.links)):
+        if not self.links_settled:
+            self.links_known()
+        if kind is None and (self.links.targets or op.mutates):
             kind = self.rule(Location(canonical), op)
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
@@ -544,13 +551,18 @@ class AliasedScope(Scope):
                 if all(policy.visible(name, op) for name in names) else None
 
     def _shown(self, name: str) -> bool:
-        real = self._real + name
-        links = self._view.links
         scopes = self._scopes
-        if scopes is None or links.is_target(real) or (self._names and any(
-                links.is_target(f"{other}/{name}") for other in self._names)):
-            return self._view.visible(real, self._op)  # each name decided in full
-        return not scopes or all(scope.visible(name) for scope in scopes)
+        if scopes is None or (self._linked(name) if self._names else
+                              self._real + name in self._view.links.targets):
+            return self._view.visible(self._real + name, self._op)  # each name decided in full
+        return all(scope.visible(name) for scope in scopes)
+
+    def _linked(self, name: str) -> bool:
+        """Whether a known link leads to the entry ``name`` itself (by its
+        canonical path or one of this directory's other names)."""
+        targets = self._view.links.targets
+        return self._real + name in targets or any(
+            f"{other}/{name}" in targets for other in self._names)
 
     def visible(self, name: str) -> bool:
         return self._inner.visible(name) and self._shown(name)
@@ -565,17 +577,29 @@ class AliasedScope(Scope):
             # no link leads to this directory or above it (nor to the
             # root), and the map is as it was: the subdirectory's names
             # come only from links leading to it or below it
-            if not links.leads_below(real):
+            if real not in links.reached:
                 return inner
             return AliasedScope(inner, self._view, real, self._op,
-                                None if links.is_target(real) else ())
+                                None if real in links.targets else ())
         return self._view.linked_scope(inner, real, self._op)
 
     def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
         shown = self._inner.visible_names(names, ends_with)
-        if not self._names and self._scopes is not None:  # a link leads below, or to an entry
-            is_target, real = self._view.links.is_target, self._real
-            if not any(is_target(real + name) for name in shown):
-                return shown
-        kept = [name for name in shown if self._shown(name)]
+        scopes = self._scopes
+        if scopes is None:  # a name leading here is hidden: each entry decided in full
+            kept = [name for name in shown if self._shown(name)]
+            return shown if len(kept) == len(shown) else kept
+        kept = shown
+        for scope in scopes:  # the names through links, a directory's worth at once
+            kept = scope.visible_names(kept, ends_with)
+        if self._names:
+            linked = self._linked
+            full = [name for name in kept if linked(name)]
+        else:  # the common case: only a link to the entry itself counts
+            targets, real = self._view.links.targets, self._real
+            full = [name for name in kept if real + name in targets]
+        if full:  # a link leads to the entry itself: it is decided in full too
+            hidden = {name for name in full if not self._shown(name)}
+            if hidden:
+                kept = [name for name in kept if name not in hidden]
         return shown if len(kept) == len(shown) else kept

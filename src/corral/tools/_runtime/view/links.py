@@ -7,7 +7,7 @@ import os
 import stat as st
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Collection, Container, Iterable
 
 from ....contained import DirEntry, Root
 from ..._policy.gitdirs import Scan, scan
@@ -41,6 +41,10 @@ class LinkMap:
         self._leads: dict[str, str] = {}
         self._by_target: dict[str, set[str]] = {}
         self._below: dict[str, int] = {}  # directory -> known links leading to it or below
+        # read-only views for a walk's membership tests (one per entry, no call):
+        # the paths a known link leads to; those a known link leads to or below
+        self.targets: Collection[str] = self._by_target
+        self.reached: Container[str] = self._below
         self._not_links: set[str] = set()
         self._relearn: list[str] = []
         self._via: dict[str, tuple[str, ...]] = {}  # the links its resolution passed
@@ -68,7 +72,7 @@ class LinkMap:
             if old == leads_to:
                 return
             if old is not None:
-                self._by_target.get(old, set()).discard(location)
+                self._untarget(old, location)
                 self._count(old, -1)
             self._changed()
             self._leads[location] = leads_to
@@ -107,7 +111,7 @@ class LinkMap:
             self._via.pop(location, None)
             old = self._leads.pop(location, None)
             if old is not None:
-                self._by_target.get(old, set()).discard(location)
+                self._untarget(old, location)
                 self._count(old, -1)
                 self._changed()
 
@@ -118,6 +122,14 @@ class LinkMap:
         with self._guard:
             if len(self._not_links) < MAX_LINKS:
                 self._not_links.add(location)
+
+    def _untarget(self, target: str, location: str) -> None:
+        """``location`` no longer leads to ``target`` (held under the guard)."""
+        leading = self._by_target.get(target)
+        if leading is not None:
+            leading.discard(location)
+            if not leading:
+                del self._by_target[target]
 
     def _changed(self) -> None:
         """Where a link leads changed (held under the guard): what was
@@ -156,10 +168,6 @@ class LinkMap:
             if by_target.get(top[:end]):
                 return True
         return False
-
-    def leads_below(self, path: str) -> bool:
-        """Whether a known link leads to ``path`` or below it."""
-        return path in self._below
 
     def is_target(self, path: str) -> bool:
         """Whether a known link leads to ``path`` itself."""
