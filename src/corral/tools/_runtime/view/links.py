@@ -253,14 +253,15 @@ def _spelled_target(root: Root, location: str) -> Location | None:
         return None
 
 
-def _host_reading(root: Root, location: str) -> str | None:
-    """Where a host program opening the link at ``location`` lands, as a
-    path inside the root (``None``: outside it): the host's own resolution
-    of the link's host path, out of the root and back in included (only
-    ever adds a name to decide on: every rule still holds where it leads)."""
+def _host_reading(root: Root, spelled: str) -> str | None:
+    """Where a host program opening ``spelled`` (a path inside the root, or
+    an absolute host path) lands, as a path inside the root (``None``:
+    outside it): the host's own resolution, out of the root and back in
+    included, or through another name of the root's directory (only ever
+    adds a name to decide on: every rule still holds where it leads)."""
     base = os.path.realpath(root.path)
     try:
-        landed = os.path.realpath(os.path.join(base, location))
+        landed = os.path.realpath(os.path.join(base, spelled))
     except (OSError, ValueError):
         return None
     if landed == base:
@@ -301,6 +302,13 @@ class RootLook:
     def canonical(self, rel: str) -> str | None:
         try:
             return locate(self._root, rel).path
+        except (OSError, ValueError):
+            pass
+        landed = _host_reading(self._root, rel)  # git follows it out of the root and back
+        if landed is None:
+            return None
+        try:
+            return locate(self._root, landed).path
         except (OSError, ValueError):
             return None
 
