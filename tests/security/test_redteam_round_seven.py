@@ -323,3 +323,75 @@ def test_what_git_config_names_by_another_spelling_of_the_root_is_protected(
     answer = box.call("write_file", {"path": written, "content": "[core]\n\tfsmonitor = x\n"})
     assert not (tree / written).exists(), answer
     assert answer["ok"] is False and answer["code"] == "DENIED", answer
+
+
+# -- links of an outer root leading into an inner one -----------------------------------------
+
+
+def _outer_links_into_inner(tmp_path: Path) -> Path:
+    """``outer/.vscode -> sub/editor`` and a denied ``outer/vault ->
+    sub/data``: names the outer root holds, leading into ``outer/sub``."""
+    outer = tmp_path / "outer"
+    (outer / "sub" / "editor").mkdir(parents=True)
+    (outer / "sub" / "data").mkdir()
+    (outer / "sub" / "data" / "prod.txt").write_text("hunter2-round-seven\n")
+    os.symlink("sub/editor", outer / ".vscode")
+    os.symlink("sub/data", outer / "vault")
+    return outer
+
+
+def _through_inner(ws, root: str) -> list[dict]:
+    return [ws.call("write_file", {"path": f"{root}/editor/tasks.json",
+                                   "content": '{"tasks": []}\n'}),
+            ws.call("read_file", {"path": f"{root}/data/prod.txt"}),
+            ws.call("grep", {"pattern": "hunter2", "path": root}),
+            ws.call("list_directory", {"path": f"{root}/data"})]
+
+
+def _assert_held(outer: Path, answers: list[dict]) -> None:
+    assert not (outer / ".vscode" / "tasks.json").exists(), answers
+    assert answers[0]["ok"] is False and answers[0]["code"] == "DENIED", answers[0]
+    assert "hunter2-round-seven" not in repr(answers), answers
+    assert "prod.txt" not in repr(answers[3]), answers[3]
+
+
+def test_an_outer_roots_links_into_a_nested_root_hold_through_it(tmp_path, make_root):
+    """A Workspace of ``outer`` and ``outer/sub``: a protected and a
+    denied link of the outer root leading into the inner one rule what
+    they lead to when it is reached through the inner root too."""
+    outer = _outer_links_into_inner(tmp_path)
+    ws = Workspace({"outer": Toolbox(make_root(str(outer)), deny=["vault"]),
+                    "inner": Toolbox(make_root(str(outer / "sub")))})
+    _assert_held(outer, _through_inner(ws, "inner"))
+
+
+def test_an_outer_roots_links_into_a_narrowed_client_root_hold_through_it(tmp_path, make_root):
+    """``corral serve outer`` and a client whose root is ``outer/sub``:
+    the narrowed root is held to the outer's links as to its rules."""
+    outer = _outer_links_into_inner(tmp_path)
+    parent = Toolbox(make_root(str(outer)), deny=["vault"])
+
+    def opener(root, box, base):
+        return Toolbox(root, policy=box.policy.beneath(base))
+
+    narrowed = Workspace({"outer": parent}, opener=opener).narrowed([str(outer / "sub")])
+    try:
+        (name,) = narrowed.roots
+        _assert_held(outer, _through_inner(narrowed, name))
+    finally:
+        narrowed.close()
+
+
+def test_an_outer_link_moved_onto_vscode_holds_through_the_nested_root(tmp_path, make_root):
+    """The outer root's own move puts the link in place; the write then goes
+    through the inner root."""
+    outer = tmp_path / "outer"
+    (outer / "sub" / "editor").mkdir(parents=True)
+    os.symlink("sub/editor", outer / "lnk")
+    ws = Workspace({"outer": Toolbox(make_root(str(outer))),
+                    "inner": Toolbox(make_root(str(outer / "sub")))})
+    moved = ws.call("move_file", {"source": "outer/lnk", "destination": "outer/.vscode"})
+    answer = ws.call("write_file", {"path": "inner/editor/tasks.json",
+                                    "content": '{"tasks": []}\n'})
+    assert not (outer / ".vscode" / "tasks.json").exists(), (moved, answer)
+    assert answer["ok"] is False, (moved, answer)
