@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -161,6 +161,11 @@ class View:
         self._walk_guard = threading.Lock()  # who starts a walk, who asks for another
         self._walk_again = False
         self.scan_complete = True
+        # the views of roots this one lies inside (a workspace's nesting, a
+        # client root opened beneath a server's), each with this root's
+        # canonical place there: their links leading here rule here too
+        self.nested_in: tuple[tuple[View, str], ...] = ()
+        self.opened_beneath: tuple[tuple[View, str], ...] = ()
 
     @property
     def identity(self) -> tuple[int, int]:
@@ -187,6 +192,11 @@ class View:
                 self.relearn_links()
                 self.wait_for_links(checkpoint)
             self.changes_seen = here
+            for outer, _ in self.held_by:  # their links, as this process left them
+                if outer.changes_seen != here:
+                    outer.relearn_links()
+                    outer.wait_for_links(checkpoint)
+                    outer.changes_seen = here
             if hold.moves is not None:
                 self.moves_seen = hold.moves
             changes = TreeChanges(self, hold, exclusive)
@@ -335,17 +345,52 @@ class View:
 
     def _alias_rule(self, location: Location, op: Op) -> Kind | None:
         links, policy = self.links, self.policy
-        if not len(links):
-            return None
-        for name, name_op in ((location.path, op), *((c, Op.MKDIR) for c in location.creates)):
-            aliases = links.aliases(name)
-            if aliases is None:  # more names lead here than are weighed: one may be protected
-                return Kind.PROTECTED if name_op.mutates else Kind.DENY_RULE
-            for alias in aliases:
-                kind = policy.rule(alias, name_op)
-                if kind is not None:
-                    return kind
+        named = ((location.path, op), *((c, Op.MKDIR) for c in location.creates))
+        if len(links):
+            for name, name_op in named:
+                aliases = links.aliases(name)
+                if aliases is None:  # more names lead here than are weighed: one may be protected
+                    return Kind.PROTECTED if name_op.mutates else Kind.DENY_RULE
+                for alias in aliases:
+                    kind = policy.rule(alias, name_op)
+                    if kind is not None:
+                        return kind
+        return self._outer_rule(named) if self.held_by else None
+
+    @property
+    def held_by(self) -> tuple[tuple[View, str], ...]:
+        """The views of the roots this one lies inside, with its place there."""
+        return self.nested_in + self.opened_beneath
+
+    def _outer_rule(self, named: Iterable[tuple[str, Op]]) -> Kind | None:
+        """The rule refusing any of ``named`` (canonical here, each with its
+        op) through a link of a root this one lies inside: the names leading
+        there in that root, decided by its policy."""
+        for outer, place in self.held_by:
+            outer.links_known()
+            if not len(outer.links):
+                continue
+            for name, op in named:
+                there = name if place in (".", "") else \
+                    (place if name in (".", "") else f"{place}/{name}")
+                aliases = outer.links.aliases(there)
+                if aliases is None:
+                    return Kind.PROTECTED if op.mutates else Kind.DENY_RULE
+                for alias in aliases:
+                    kind = outer.policy.rule(alias, op)
+                    if kind is not None:
+                        return kind
         return None
+
+    def _outer_leads_into(self, canonical_dir: str) -> bool:
+        """Whether a link of a root this one lies inside leads to, into or
+        above ``canonical_dir`` (canonical here)."""
+        for outer, place in self.held_by:
+            there = canonical_dir if place in (".", "") else \
+                (place if canonical_dir in (".", "") else f"{place}/{canonical_dir}")
+            if outer.links.leads_into(there):
+                return True
+        return False
 
     def visible(self, canonical: str, op: Op) -> bool:
         """Whether the entry at ``canonical`` may be shown (listed, searched):
@@ -354,6 +399,8 @@ class View:
         if not policy.visible(canonical, op):
             return False
         self.links_known()
+        if self.held_by and self._outer_rule(((canonical, op),)) is not None:
+            return False
         if not len(self.links):
             return True
         aliases = self.links.aliases(canonical)
@@ -386,9 +433,12 @@ class View:
         """``inner`` (the policy's scope of ``canonical_dir``), deciding the
         names known links lead from when any leads there."""
         self.links_known()
-        if not len(self.links) or not self.links.leads_into(canonical_dir.rstrip("/") or "."):
+        here = canonical_dir.rstrip("/") or "."
+        if self.held_by and self._outer_leads_into(here):  # each entry decided in full
+            return AliasedScope(inner, self, here, op, whole=True)
+        if not len(self.links) or not self.links.leads_into(here):
             return inner
-        return AliasedScope(inner, self, canonical_dir.rstrip("/") or ".", op)
+        return AliasedScope(inner, self, here, op)
 
     def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
               in_repository: Callable[[], bool] | None = None) -> None:
@@ -405,7 +455,7 @@ class View:
             return
         kind = policy.rule(canonical, op)
         self.links_known()
-        if kind is None and (op.mutates or len(self.links)):
+        if kind is None and (op.mutates or len(self.links) or self.held_by):
             kind = self.rule(Location(canonical), op)
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
@@ -439,7 +489,8 @@ class View:
         if policy.is_empty:
             return None
         guards_git = policy.guards_git
-        aliased = self.links.leads_into(carried) or self.links.leads_into(landing)
+        aliased = self.links.leads_into(carried) or self.links.leads_into(landing) or \
+            self._outer_leads_into(carried) or self._outer_leads_into(landing)
         scopes = {carried: (policy.scope(carried, Op.MOVE_FROM if leaving else Op.LIST),
                             policy.scope(landing, Op.MOVE_TO))}
         for dirpath, dirnames, filenames in self._root.walk(carried):
@@ -486,6 +537,9 @@ class View:
                 kind = self.policy.rule(alias, op)
                 if kind is not None:
                     return inner, kind, field
+            kind = self._outer_rule(((f"{end}/{inner}", op),)) if self.held_by else None
+            if kind is not None:
+                return inner, kind, field
         return None
 
 
@@ -496,7 +550,8 @@ class AliasedScope(Scope):
 
     __slots__ = ("_inner", "_view", "_real", "_op", "_names", "_scopes")
 
-    def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op) -> None:
+    def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op, *,
+                 whole: bool = False) -> None:
         # every question is put to ``inner`` first: the base's state is unused
         self._inner = inner
         self._view = view
@@ -507,8 +562,8 @@ class AliasedScope(Scope):
         # to the entry itself (or to one of those joined names).
         names = view.links.directory_names(canonical_dir)
         self._scopes: list[Scope] | None = []
-        if names is None:  # more than are weighed: each entry decided in full (and refused)
-            names, self._scopes = [], None
+        if names is None or whole:  # each entry decided in full (more than are weighed:
+            names, self._scopes = names or [], None  # refused)
         self._names = names
         if names:  # a link leads to this directory or above it
             policy = view.policy
