@@ -225,7 +225,7 @@ def test_images_are_image_content(session, tree):
     assert [block["type"] for block in several["content"]] == ["text", "image"]
     files = several["structuredContent"]["files"]
     assert "hello" in files[0]["content"] and files[1]["mimeType"] == "image/png"
-    assert "1\thello" in several["content"][0]["text"]
+    assert "== notes.txt ==\nhello\n" in several["content"][0]["text"]
     assert "== pixel.png ==\n[image: image/png" in several["content"][0]["text"]
 
 

@@ -1,7 +1,8 @@
 """A read as a model is shown it, pasted back: the margin is caught.
 
-A read's text shows the first and last line and every fifth after its
-number and a tab, the other lines as they are (:mod:`corral.hosts.render`).
+A read's text shows the first and last line and every tenth after its
+number and a tab (every twentieth or hundredth in a long read), the other
+lines as they are (:mod:`corral.hosts.render`).
 A model that copies those lines into write_file's content or edit_file's
 oldText or newText would write the numbers into the file; each is refused
 with the text as it should be, as read_file's full ``N<TAB>`` numbering is.
@@ -41,13 +42,14 @@ def _shown(box: Toolbox, **args: object) -> str:
 
 def test_a_pasted_read_is_refused_as_content_with_the_text_suggested(box, tmp_path):
     shown = _shown(box)
-    assert shown.startswith("1\tdef f1(x):\n    return x + 1\n\ndef f2(x):\n5\t    return")
+    assert shown.startswith("1\tdef f1(x):\n    return x + 1\n\ndef f2(x):\n    return")
+    assert "\n10\tdef f4(x):\n" in shown and "\n20\t    return x + 7\n" in shown
     out = box.call("write_file", {"path": "b.py", "content": shown})
     assert out["ok"] is False and out["code"] == "INVALID_ARGUMENT", out
     assert out["details"]["kind"] == "line_number_prefix"
     assert out["details"]["firstNumber"] == 1
     assert out["message"].startswith("lines of content start with a read's margin (the line's "
-                                      "number and a tab, on the first, last and every fifth "
+                                      "number and a tab, on the first, last and every tenth "
                                       "line) (1 to 24)")
     assert out["suggestedArgs"]["content"] == SOURCE
     assert not (tmp_path / "b.py").exists()
@@ -56,27 +58,27 @@ def test_a_pasted_read_is_refused_as_content_with_the_text_suggested(box, tmp_pa
 
 
 def test_a_pasted_window_is_refused_from_its_own_first_number(box, tmp_path):
-    shown = _shown(box, offset=4, limit=8)  # lines 4 to 11: numbered 4, 5, 10, 11
-    assert shown.startswith("4\t") and "\n5\t" in shown and "\n10\t" in shown
+    shown = _shown(box, offset=4, limit=14)  # lines 4 to 17: numbered 4, 10, 17
+    assert shown.startswith("4\t") and "\n10\t" in shown and "\n17\t" in shown
     out = box.call("write_file", {"path": "a.py", "content": shown, "overwrite": True})
     assert out["code"] == "INVALID_ARGUMENT" and out["details"]["firstNumber"] == 4, out
     assert (tmp_path / "a.py").read_text() == SOURCE  # nothing was written
-    middle = "\n".join(shown.split("\n")[3:8]) + "\n"  # lines 7 to 11: numbered 10 and 11
+    middle = "\n".join(shown.split("\n")[3:8]) + "\n"  # lines 7 to 11: numbered 10
     assert middle.startswith("def f3(x):\n") and "\n10\t" in middle
     out = box.call("write_file", {"path": "c.py", "content": middle})
     assert out["code"] == "INVALID_ARGUMENT" and out["details"]["firstNumber"] == 7, out
 
 
 def test_a_pasted_margin_in_old_text_is_named_and_the_plain_text_works(box, tmp_path):
-    shown = _shown(box, limit=4)
-    assert shown == "1\tdef f1(x):\n    return x + 1\n\n4\tdef f2(x):\n"
+    shown = _shown(box, limit=10)
+    plain = "".join(SOURCE.splitlines(keepends=True)[:10])
+    assert shown == "1\t" + plain.replace("\ndef f4", "\n10\tdef f4")
     out = box.call("edit_file", {"path": "a.py", "oldText": shown, "newText": "def g(x):\n"})
     assert out["ok"] is False and out["code"] == "NOT_FOUND", out
     assert out["details"]["differences"][0]["kind"] == "line_number_prefix"
-    plain = "def f1(x):\n    return x + 1\n\ndef f2(x):\n"
     done = box.call("edit_file", {"path": "a.py", "oldText": plain, "newText": "def g(x):\n"})
     assert done["ok"] is True
-    assert (tmp_path / "a.py").read_text().startswith("def g(x):\n    return x + 2\n")
+    assert (tmp_path / "a.py").read_text().startswith("def g(x):\n    return x + 4\n")
 
 
 def test_a_pasted_margin_in_new_text_is_refused(box, tmp_path):
@@ -104,7 +106,7 @@ def test_text_that_is_not_a_pasted_read_is_written(box, tmp_path, content):
     assert (tmp_path / "d.txt").read_text() == content
 
 
-def test_a_pasted_fragment_with_one_number_at_a_fifth_line_is_caught(box, tmp_path):
+def test_a_pasted_fragment_with_one_number_at_a_tenth_line_is_caught(box, tmp_path):
     shown = _shown(box)
     fragment = "\n".join(shown.split("\n")[7:12]) + "\n"  # lines 8 to 12: numbered 10 alone
     assert fragment.startswith("    return x + 3\n") and fragment.count("\t") == 1
@@ -122,10 +124,11 @@ _LINE = st.text(alphabet="ab #\t09", max_size=6)
        limit=st.integers(1, 30))
 def test_every_read_as_shown_is_told_from_text_and_stripped_back(lines, offset, limit):
     """Any file and window: the read as a model is shown it carries its
-    numbers where the rendering puts them, and a paste of it is recognised
-    (the numbering from its own first line) and stripped back to the file's
-    exact text, whenever it shows two numbers or one on a fifth line and no
-    line of the file itself starts with digits and a tab."""
+    numbers where the rendering puts them (none in fewer than ten lines),
+    and a paste of it is recognised (the numbering from its own first line)
+    and stripped back to the file's exact text, whenever it shows two
+    numbers or one on a tenth line and no line of the file itself starts
+    with digits and a tab."""
     assume(offset <= len(lines))
     with tempfile.TemporaryDirectory() as where:
         Path(where, "f.txt").write_text("".join(line + "\n" for line in lines))
@@ -140,14 +143,35 @@ def test_every_read_as_shown_is_told_from_text_and_stripped_back(lines, offset, 
     rows = shown.removesuffix("\n").split("\n")
     assert len(rows) == len(window)
     kept = [k for k, line in enumerate(window) if line]
+    numbers = [offset + k for k, line in enumerate(window)
+               if line and len(window) >= 10 and (k in (kept[0], kept[-1])
+                                                  or (offset + k) % 10 == 0)]
     for k, (row, line) in enumerate(zip(rows, window)):
         number = offset + k
-        numbered = bool(line) and (k in (kept[0], kept[-1]) or number % 5 == 0)
-        assert row == (f"{number}\t{line}" if numbered else line), (row, number)
-    numbers = [offset + k for k, line in enumerate(window)
-               if line and (k in (kept[0], kept[-1]) or (offset + k) % 5 == 0)]
-    if (len(window) < 2 or not kept or any(re.match(r"\d+\t", line) for line in window)
-            or (len(numbers) < 2 and numbers[0] % 5)):
+        assert row == (f"{number}\t{line}" if number in numbers else line), (row, number)
+    if (not numbers or any(re.match(r"\d+\t", line) for line in window)
+            or (len(numbers) < 2 and numbers[0] % 10)):
         return
     assert margin_numbers(shown) == Numbered(offset, len(window)), shown
     assert strip_margin(shown) == "".join(line + "\n" for line in window)
+
+
+@pytest.mark.parametrize(("limit", "every"), [(250, 20), (1100, 100)])
+def test_a_pasted_long_read_is_told_by_its_sparser_numbers(tmp_path, limit, every):
+    """A read of over 200 lines numbers every twentieth, of over 1,000 every
+    hundredth: a paste of it, or of a piece with two of its numbers, is
+    told and stripped back all the same."""
+    lines = [f"    row = {i}" for i in range(1, 1301)]
+    (tmp_path / "long.py").write_text("".join(line + "\n" for line in lines))
+    with Toolbox(tmp_path) as toolbox:
+        envelope = toolbox.call("read_file", {"path": "long.py", "offset": 3, "limit": limit})
+    shown = render("read_file", envelope).rsplit("\n", 1)[0] + "\n"
+    assert f"\n{every}\t    row = {every}\n" in shown and f"\n{every + 10}\t" not in shown
+    window = "".join(line + "\n" for line in lines[2:2 + limit])
+    assert margin_numbers(shown) == Numbered(3, limit)
+    assert strip_margin(shown) == window
+    rows = shown.split("\n")
+    piece = "\n".join(rows[every - 5:3 * every - 5]) + "\n"  # two of its numbers
+    assert piece.count("\t") == 2 and margin_numbers(piece) == Numbered(every - 2, 2 * every)
+    assert strip_margin(piece) == "".join(line + "\n" for line in
+                                          lines[every - 3:3 * every - 3])

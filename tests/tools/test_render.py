@@ -34,50 +34,71 @@ def test_read_file_is_the_lines_after_a_margin_and_one_footer(box):
     envelope = box.call("read_file", {"path": "src/app.py"})
     text = render("read_file", envelope)
     lines = text.split("\n")
-    # the lines as they are (no JSON escaping), the first and last after
-    # their number and a tab; an empty line left empty
-    assert lines[:4] == ["1\tdef f():", "", "    # note", "4\t    return 1"]
-    # the whole file shown: the footer is the digest, bare (the last number
-    # says the length)
+    # the lines as they are (no JSON escaping); fewer than ten: no number
+    assert lines[:4] == ["def f():", "", "    # note", "    return 1"]
+    # the whole file shown: the footer is the digest, bare
     assert lines[4] == f"[{envelope['sha256'][:16]}]" and len(lines) == 5
     assert envelope["sha256"] not in text and "\\n" not in text
 
 
-def test_the_margin_holds_every_fifth_number(box, tmp_path):
-    envelope = box.call("read_file", {"path": "big.txt", "offset": 3, "limit": 14})
+def test_the_margin_holds_every_tenth_number(box, tmp_path):
+    envelope = box.call("read_file", {"path": "big.txt", "offset": 3, "limit": 24})
     rows = render("read_file", envelope).split("\n")[:-1]
-    assert len(rows) == 14
+    assert len(rows) == 24
     for k, row in enumerate(rows):
         number = 3 + k
-        shown = number in (3, 16) or number % 5 == 0
+        shown = number in (3, 26) or number % 10 == 0
         assert row == (f"{number}\tline {number}" if shown else f"line {number}"), row
     # a file's own leading tabs and digits stay after the margin
-    (tmp_path / "data.tsv").write_text("".join(f"{i}\t{i * i}\n" for i in range(1, 8)))
+    (tmp_path / "data.tsv").write_text("".join(f"{i}\t{i * i}\n" for i in range(1, 13)))
     rows = render("read_file", box.call("read_file", {"path": "data.tsv"})).split("\n")
-    assert rows[:7] == ["1\t1\t1", "2\t4", "3\t9", "4\t16", "5\t5\t25", "6\t36",
-                        "7\t7\t49"]
-    (tmp_path / "Makefile").write_text("all:\n\tmake build\n")
+    assert rows[:12] == ["1\t1\t1", "2\t4", "3\t9", "4\t16", "5\t25", "6\t36", "7\t49",
+                         "8\t64", "9\t81", "10\t10\t100", "11\t121", "12\t12\t144"]
+    (tmp_path / "Makefile").write_text("all:\n\tmake build\n" * 5)
     rows = render("read_file", box.call("read_file", {"path": "Makefile"})).split("\n")
-    assert rows[:2] == ["1\tall:", "2\t\tmake build"]
+    assert rows[:2] == ["1\tall:", "\tmake build"] and rows[9] == "10\t\tmake build"
+    # fewer than ten lines: a file's own tabs and digits as they are
+    few = render("read_file", box.call("read_file", {"path": "data.tsv", "limit": 3}))
+    assert few.startswith("1\t1\n2\t4\n3\t9\n[lines 1-3 of 12, ")
+
+
+@pytest.mark.parametrize(("lines", "every"), [(200, 10), (201, 20), (1000, 20), (1001, 100)])
+def test_a_long_read_numbers_fewer_lines(tmp_path, lines, every):
+    """Every tenth line in a read of up to 200 lines, every twentieth up to
+    1,000, every hundredth beyond; the first and last shown always."""
+    (tmp_path / "long.txt").write_text("".join(f"row {i}\n" for i in range(1, 1301)))
+    with Toolbox(tmp_path) as toolbox:
+        envelope = toolbox.call("read_file", {"path": "long.txt", "offset": 7, "limit": lines})
+    rows = render("read_file", envelope).split("\n")[:-1]
+    assert len(rows) == lines
+    numbered = [int(row.partition("\t")[0]) for row in rows if "\t" in row]
+    last = 7 + lines - 1
+    assert numbered == [7, *range(every * (7 // every + 1), last, every), last], numbered[:5]
+    assert all(row == f"row {7 + k}" for k, row in enumerate(rows)
+               if 7 + k not in numbered)
 
 
 def test_a_window_says_where_it_ends_and_where_to_go_on(box):
-    envelope = box.call("read_file", {"path": "big.txt", "offset": 11, "limit": 5})
+    envelope = box.call("read_file", {"path": "big.txt", "offset": 11, "limit": 12})
     text = render("read_file", envelope)
-    assert text.startswith("11\tline 11\n") and "15\tline 15\n" in text
+    assert text.startswith("11\tline 11\n") and "\n20\tline 20\nline 21\n22\tline 22\n" in text
     assert "\nline 12\n" in text
-    assert text.endswith(f"[lines 11-15 of 30, next offset 16, "
-                         f"{short_digest(envelope['sha256'])}]")
+    # the next offset is the last line's plus one: said by the description
+    assert text.endswith(f"[lines 11-22 of 30, {short_digest(envelope['sha256'])}]")
+    few = render("read_file", box.call("read_file", {"path": "big.txt", "offset": 11,
+                                                     "limit": 5}))
+    assert few == f"line 11\nline 12\nline 13\nline 14\nline 15\n[lines 11-15 of 30, " \
+        f"{short_digest(envelope['sha256'])}]"
     last = render("read_file", box.call("read_file", {"path": "big.txt", "offset": 29}))
     assert last.endswith(f"[lines 29-30 of 30, {short_digest(envelope['sha256'])}]")
     head = render("read_file", box.call("read_file", {"path": "big.txt", "limit": 4}))
-    assert head.endswith(f"[lines 1-4 of 30, next offset 5, "
-                         f"{short_digest(envelope['sha256'])}]")
+    assert head.endswith(f"[lines 1-4 of 30, {short_digest(envelope['sha256'])}]")
+    assert head.startswith("line 1\nline 2\n")
 
 
 def test_what_is_not_in_the_text_is_said(box):
     crlf = render("read_file", box.call("read_file", {"path": "crlf.txt"}))
-    assert crlf.startswith("1\ta\n2\tb\n") and "[crlf line endings, " in crlf
+    assert crlf.startswith("a\nb\n") and "[crlf line endings, " in crlf
     empty = box.call("read_file", {"path": "empty.txt"})
     assert render("read_file", empty) == f"[empty file, {empty['sha256'][:16]}]"
 
@@ -145,7 +166,7 @@ def test_file_info_is_one_line(box):
 def test_read_files_names_each_file(box):
     out = box.call("read_files", {"paths": ["notes.md", "nope.md"]})
     text = render("read_files", out)
-    assert text.startswith(f"== notes.md ==\n1\t# Notes\n[{out['files'][0]['sha256'][:16]}]")
+    assert text.startswith(f"== notes.md ==\n# Notes\n[{out['files'][0]['sha256'][:16]}]")
     assert "== nope.md ==\nNOT_FOUND: nope.md does not exist" in text
     assert text.endswith("[1 read, 1 refused]")
 

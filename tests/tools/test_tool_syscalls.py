@@ -1,10 +1,10 @@
 """One resolution per call: each tool's system calls, pinned, at depth 1 and 10.
 
 Counted with :class:`corral.testing.backends.CountingBackend` (deterministic,
-unlike times): a change that resolves a path once more fails here.  The
-view's ``flock`` on the directory it acts in goes to the kernel without the
-backend (``fcntl``), so :data:`FLOCK` system calls (take, release) are added
-for each mutating call by hand.
+unlike times): a change that resolves a path once more fails here.  Every
+system call strace sees in a call is counted, the view's ``flock`` calls
+included (the tree lock's, taken and released, and the lock on the
+directory a mutating call acts in, released by closing that directory).
 
 The bounds: ``write_file`` and ``edit_file`` at most 2 more system
 calls at depth 10 than at depth 1 (held: the same count); ``read_file`` at
@@ -12,15 +12,17 @@ most 6 (held: 5); no other tool's count grows with depth (held, but for
 ``glob`` and ``list_directory``, which read the ignore files of the
 directories above the one they act on, as git does: their growth is pinned
 at one probe a level outside a work tree and two inside one, and their
-counts at depth 1); ``write_file`` and ``edit_file`` at most 20 (held: 19
-and 20, :data:`WRITE_MOST`, flock included).  Their calls, all needed:
+counts at depth 1); ``write_file`` and ``edit_file`` at most 20 (held: 20
+and 20, :data:`WRITE_MOST`, every flock included).  Their calls, all needed:
 
+* the tree lock as other processes see it: ``flock`` shared and its release;
 * the one resolution: ``openat2`` of the directory (opened for reading, so
   the lock is taken on it) and its ``fstat`` (removed? its identity keys the
-  lock), ``flock`` and its release, the final ``close``; ``edit_file``
-  follows a final link: one ``lstat`` more;
+  lock), ``flock``, the final ``close`` (which releases it); ``edit_file``
+  follows a final link, looked for by opening the file ``O_NOFOLLOW`` under
+  the lock (no ``lstat`` first);
 * the policy's look for a repository made since the toolbox opened
-  (``lstat`` of ``HEAD`` beside the file);
+  (``faccessat`` of ``HEAD`` beside the file);
 * the file opened once (``open``, ``fstat``, one ``pread`` to the size
   fstat gave, ``close``): the plan, the digest, the head's form and the
   replace's metadata and extended attributes all come from that fd;
@@ -46,8 +48,7 @@ from corral.contained import Backend, Root, available_backends, backend_by_name
 from corral.testing.backends import CountingBackend
 from corral.tools import Toolbox
 
-FLOCK = 2  # flock(LOCK_EX), flock(LOCK_UN) on the directory a mutating call acts in
-WRITE_MOST = 20  # write_file and edit_file at depth 1 and 10, flock included (19 and 20)
+WRITE_MOST = 20  # write_file and edit_file at depth 1 and 10, every flock included
 CONTENT = "".join(f"x{i} = 1\n" for i in range(150))
 
 
@@ -96,13 +97,10 @@ def _counts(base: Path, backend_name: str, depth: int) -> dict[str, int]:
                 with backend.counting() as tally:
                     answer = box.call(name, args)
                 assert answer["ok"], (label, answer)
-                counts[label] = tally.syscalls + (FLOCK if name in _MUTATING else 0)
+                counts[label] = tally.syscalls
     finally:
         root.close()
     return counts
-
-
-_MUTATING = {"write_file", "edit_file", "move_file", "delete_file", "make_directory"}
 
 
 @pytest.fixture(params=FAST, ids=[f"{name}-openat2" for name in FAST])
@@ -180,3 +178,25 @@ def test_ancestor_ignore_files_cost_one_probe_each_per_level(tmp_path, backend_n
         # from depth 2 on, the probes are all that grows (glob's own stat of
         # its path takes the one-name walk at depth 1: two calls fewer)
         assert counts[10][tool] - counts[2][tool] == 8 * per_level, (tool, counts)
+
+
+@pytest.mark.parametrize("backend_name", FAST, ids=[f"{name}-openat2" for name in FAST])
+def test_every_lock_is_a_counted_call(tmp_path, backend_name):
+    """The counts are strace's: the tree lock's flock (shared, released) and
+    the directory's (taken; closing the directory releases it) go through
+    the backend, so a lock taken once more fails the pinned counts."""
+    rel = _deep(tmp_path, 3)
+    backend = CountingBackend(_with_openat2(backend_name))
+    root = Root(str(tmp_path), backend=backend, fast_path=True)
+    try:
+        with Toolbox(root) as box:
+            for name, args in (("write_file", {"path": f"{rel}/f.py", "content": CONTENT,
+                                               "overwrite": True}),
+                               ("edit_file", {"path": f"{rel}/f.py", "oldText": "x0 = 1",
+                                              "newText": "x0 = 2"})):
+                with backend.counting() as tally:
+                    assert box.call(name, args)["ok"]
+                assert tally["flock"] == 3, (name, str(tally))
+                assert tally.order[0] == "flock" and tally.order[-1] == "flock", tally.order
+    finally:
+        root.close()

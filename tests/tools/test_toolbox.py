@@ -45,12 +45,14 @@ def _keys(value):
 
 def test_read_file_description_explains_its_output(tmp_path):
     """It explains what a model is shown (the rendering: the first, last and
-    every fifth line after its number and a tab, and a footer); the
-    envelope's fields are the output schema's to describe."""
+    every tenth line, fewer in a long read, none in a short one, after its
+    number and a tab, and a footer, where to go on); the envelope's fields
+    are the output schema's to describe."""
     (definition,) = [d for d in Toolbox(tmp_path).definitions() if d["name"] == "read_file"]
-    for word in ("first, last and every fifth line", "number and a tab", "as they are",
-                 "footer", "the total", "next offset", "sha256", "expectedSha256",
-                 "never copy those into oldText"):
+    for word in ("first, last and every tenth line", "twentieth in a read of over 200 lines",
+                 "hundredth over 1000", "none under 10", "number and a tab", "as they are",
+                 "footer", "the total", "go on at the last plus one", "sha256",
+                 "expectedSha256", "never copy those into oldText"):
         assert word in definition["description"]
 
 

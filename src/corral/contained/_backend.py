@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import enum
 import errno
+import fcntl
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -227,6 +228,24 @@ class Backend:
     def lstat_at(self, dir_fd: int, name: str) -> os.stat_result:
         raise _unimplemented("lstat_at")
 
+    def exists_at(self, dir_fd: int, name: str) -> bool:
+        """Whether ``name`` is in ``dir_fd`` (a final link not followed),
+        answered without raising: for a probe that is expected to miss often
+        (raising costs as much as the system call).  Any error is ``False``.
+        This default is :meth:`lstat_at`, so a wrapper counting or failing
+        that sees it too."""
+        try:
+            self.lstat_at(dir_fd, name)
+        except OSError:
+            return False
+        return True
+
+    def flock(self, fd: int, operation: int) -> None:
+        """``flock(fd, operation)`` (``fcntl.LOCK_*``): the view's locks on
+        a directory it acts in and on a root's lock file go through here, so
+        a wrapper counting system calls counts them."""
+        fcntl.flock(fd, operation)
+
     def readlink_at(self, dir_fd: int, name: str) -> str:
         raise _unimplemented("readlink_at")
 
@@ -390,6 +409,10 @@ class OsBackend(Backend):
 
     def lstat_at(self, dir_fd: int, name: str) -> os.stat_result:
         return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+
+    def exists_at(self, dir_fd: int, name: str) -> bool:
+        # faccessat(F_OK, AT_SYMLINK_NOFOLLOW): one call, a miss is False, not an exception
+        return os.access(name, os.F_OK, dir_fd=dir_fd, follow_symlinks=False)
 
     def readlink_at(self, dir_fd: int, name: str) -> str:
         return os.readlink(name, dir_fd=dir_fd)

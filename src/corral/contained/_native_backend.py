@@ -117,6 +117,7 @@ class NativeBackend(Backend):
     close = OsBackend.close
     fstat = OsBackend.fstat
     lstat_at = OsBackend.lstat_at
+    exists_at = OsBackend.exists_at
     readlink_at = OsBackend.readlink_at
     mkdir_at = OsBackend.mkdir_at
     unlink_at = OsBackend.unlink_at

@@ -331,7 +331,8 @@ class Root(RootSurface, Closing):
         return handle
 
     def target(self, path: object, *, follow_final: bool = False,
-               create_parents: bool = False, lockable: bool = False) -> Target:
+               create_parents: bool = False, lockable: bool = False,
+               look_at_final: bool = True) -> Target:
         """Resolve ``path`` for a mutation: see :class:`Target`.
 
         The parent must exist, unless ``create_parents``: then missing
@@ -340,7 +341,11 @@ class Root(RootSurface, Closing):
         final symlink (beneath the root).  ``lockable`` opens the directory
         held for reading where the resolution can (see
         :attr:`Target.held_lockable`), so ``flock`` may be taken on it
-        without opening it again.  Raises as :meth:`open` does for the
+        without opening it again.  ``look_at_final=False`` (with
+        ``follow_final``) leaves out the ``lstat`` that looks for a final
+        link: the caller opens the entry ``O_NOFOLLOW`` next and, on
+        ``ELOOP``, resolves again with it (the Target's other facts are
+        those of a final name that is not a link).  Raises as :meth:`open` does for the
         directories on the way (``ENOENT`` for a missing one without
         ``create_parents``)."""
         parsed = _paths.parse(path)
@@ -349,7 +354,7 @@ class Root(RootSurface, Closing):
         with Walk(self._anchor, parsed, create=Create.PLAN if create_parents else Create.NEVER,
                   held_flags=held_flags) as walk:
             at = walk.parent()
-            if follow_final:
+            if follow_final and look_at_final:
                 at = _acts.follow_links(walk, at)
             identity = None
             if not at.planned:

@@ -66,7 +66,7 @@ class Target(Closing):
 
     __slots__ = ("path", "parent", "name", "creates", "passed", "_root", "_anchor", "_parsed",
                  "_fd", "_tail", "_must_be_dir", "_follow", "_ends_dotdot", "_closed",
-                 "_identity", "_readable")
+                 "_identity", "_readable", "_first_fd")
 
     def __init__(self, root: Root, anchor: Anchor, parsed: ParsedPath, at: Resolved, fd: int,
                  tail: tuple[str, ...], *, passed: tuple[str, ...], follow_final: bool,
@@ -89,6 +89,9 @@ class Target(Closing):
         self._closed = False
         self._identity = identity  # of the held fd's directory, as resolution saw it
         self._readable = readable  # the held fd was opened for reading (not O_PATH)
+        # the fd resolution held, kept open until close once make_parents
+        # moved on from it: a lock taken on it holds for the Target's life
+        self._first_fd = -1
 
     def __repr__(self) -> str:
         return f"<corral Target {self.path!r} creates={list(self.creates)}>"
@@ -190,7 +193,10 @@ class Target(Closing):
                 except OSError:
                     raise StaleError("something other than a directory is there now",
                                      self._parsed.text, component=where) from None
-            backend.close(self._fd)
+            if self._first_fd < 0:
+                self._first_fd = self._fd
+            else:
+                backend.close(self._fd)
             self._fd, self._tail = new, self._tail[1:]
             self._identity, self._readable = None, False
         return made
@@ -329,6 +335,16 @@ class Target(Closing):
         except OSError as exc:
             raise self._error(exc, self.parent) from None
 
+    def held_exists(self, name: str) -> bool:
+        """Whether the single name ``name`` is in :attr:`held_fd`'s directory
+        (a link not followed), as :meth:`held_lstat` would find it, without
+        raising: any error is ``False`` (a probe that misses as a rule)."""
+        if not _is_name(name):
+            raise ValueError(f"not a single name: {name!r}")
+        if self._closed:
+            return False
+        return self._backend().exists_at(self._fd, name)
+
     def held_identity(self) -> tuple[int, int]:
         """``(st_dev, st_ino)`` of :attr:`held_fd`'s directory (an open fd's
         identity never changes: the one resolution saw is given)."""
@@ -345,8 +361,13 @@ class Target(Closing):
         """Close the held parent fd (idempotent)."""
         self._closed = True
         fd, self._fd = self._fd, -1
-        if fd >= 0:
-            self._backend().close(fd)
+        first, self._first_fd = self._first_fd, -1
+        try:
+            if fd >= 0:
+                self._backend().close(fd)
+        finally:
+            if first >= 0:
+                self._backend().close(first)
 
     # -- helpers ---------------------------------------------------------------------
     def _backend(self) -> Backend:

@@ -5,11 +5,13 @@ for programs.  A model pays for every token it reads, on every turn, so the
 text it is shown is rendered from the envelope instead of being its JSON:
 
 * ``read_file``: the lines themselves (no JSON escaping), the first and
-  last line shown and every fifth after its number and a tab, every other
-  line as it is (an empty line left empty), then one
-  footer line in brackets: the window and where to go on (when part of
-  the file was shown), what the text hides, and last the short digest,
-  bare (``[1f3a09c2d4e5b6a7]`` for a whole file);
+  last line shown and every tenth after its number and a tab (every
+  twentieth in a read of over 200 lines, every hundredth over 1,000; none
+  in a read of under ten lines), every other line as it is (an empty line
+  left empty), then one footer line in brackets: the window (when part of
+  the file was shown: the next offset is its last line's plus one), what
+  the text hides, and last the short digest, bare (``[1f3a09c2d4e5b6a7]``
+  for a whole file);
 * a write, edit, move, delete or new directory: one line saying what was
   done, a file's short digest last in brackets, as a read's footer ends
   (an edit's diff only for a dry run, or when the match was loosened);
@@ -33,7 +35,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["render", "render_refusal", "short_digest", "SHORT_DIGEST_CHARS"]
+__all__ = ["render", "render_refusal", "short_digest", "SHORT_DIGEST_CHARS", "number_every"]
 
 #: Hex digits of a digest shown to a model (64 bits: a collision between two
 #: versions of one file is not a practical concern, and a digest sent back is
@@ -145,9 +147,8 @@ def _read_footer(envelope: _Envelope) -> str:
     if not total:
         facts.append("empty file")
     elif start > 1 or envelope.get("truncated"):
+        # the next offset is the last line's plus one (nextOffset): not said
         facts.append(f"lines {start}-{end} of {total}")
-        if envelope.get("truncated") and "nextOffset" in envelope:
-            facts.append(f"next offset {envelope['nextOffset']}")
     endings = envelope.get("lineEndings")
     if endings not in (None, "lf", "none"):
         facts.append(f"{endings} line endings")
@@ -163,26 +164,36 @@ def _read_footer(envelope: _Envelope) -> str:
     return "[" + ", ".join(facts) + "]"
 
 
-#: A read shows the number of every this many'th line, and of the first and
-#: last line shown, each before a tab; the lines between are shown as they are.
-NUMBER_EVERY = 5
+def number_every(shown: int) -> int:
+    """A read of ``shown`` lines shows the number of every this many'th
+    line (and of the first and last line shown), each before a tab; the
+    lines between are shown as they are.  A number is a token of its own in
+    o200k (two past 999), about a fiftieth of ten lines of code: every
+    tenth line in a read of up to 200 lines, every twentieth up to 1,000,
+    every hundredth beyond, so that a long read's numbers cost no more than
+    what the answers of a session's other calls save against the reference
+    server's; a read of fewer lines than that shows none (a whole file's
+    are counted from 1, a window's footer says where it is).  A window of
+    a long file gives the exact numbers a model cites."""
+    return 10 if shown <= 200 else 20 if shown <= 1000 else 100
 
 
 def _margin(content: str) -> str:
     """read_file's ``N<TAB>text`` lines as a model is shown them: the first
-    and last line shown and every fifth after its number and a tab, every
-    other line as it is (an empty line left empty).  A number is a token of
-    its own in o200k, and so is a tab before a line that is not indented:
-    numbering every line, or a tab before each, costs a tenth more than the
-    text of prose or of code that is not indented deeply."""
+    and last line shown and every :func:`number_every`'th after its number
+    and a tab, every other line as it is (an empty line left empty)."""
     rows = content.split("\n")
     texts = [row.partition("\t") for row in rows]
     if not all(tab and number.isascii() and number.isdigit() for number, tab, _ in texts):
         return content  # not read_file's numbering: shown as it is
+    every = number_every(len(rows))
+    if len(rows) < every:
+        # a few lines: a file's are counted from 1, a window's footer says where
+        return "\n".join(text for _, _, text in texts)
     shown = [i for i, (_, _, text) in enumerate(texts) if text]
     ends = {shown[0], shown[-1]} if shown else set()
     for i, (number, _, text) in enumerate(texts):
-        if not text or (i not in ends and int(number) % NUMBER_EVERY):
+        if not text or (i not in ends and int(number) % every):
             rows[i] = text
     return "\n".join(rows)
 

@@ -134,6 +134,13 @@ class FaultBackend(Backend):
         self._check("lstat_at", name)
         return self.inner.lstat_at(dir_fd, name)
 
+    def exists_at(self, dir_fd: int, name: str) -> bool:
+        try:  # a fault on lstat_at is a fault here too, as the kernel's would be
+            self._check("lstat_at", name)
+        except OSError:
+            return False
+        return self.inner.exists_at(dir_fd, name)
+
     def readlink_at(self, dir_fd: int, name: str) -> str:
         self._check("readlink_at", name)
         return self.inner.readlink_at(dir_fd, name)
@@ -198,6 +205,10 @@ class FaultBackend(Backend):
     def fsync(self, fd: int) -> None:
         self._check("fsync", self._names.get(fd))
         self.inner.fsync(fd)
+
+    def flock(self, fd: int, operation: int) -> None:
+        self._check("flock", self._names.get(fd))
+        self.inner.flock(fd, operation)
 
     def fchmod(self, fd: int, mode: int) -> None:
         self._check("fchmod", self._names.get(fd))
@@ -361,6 +372,10 @@ class CountingBackend(Backend):
         self._count("lstat_at")
         return self.inner.lstat_at(dir_fd, name)
 
+    def exists_at(self, dir_fd: int, name: str) -> bool:
+        self._count("exists_at")
+        return self.inner.exists_at(dir_fd, name)
+
     def readlink_at(self, dir_fd: int, name: str) -> str:
         self._count("readlink_at")
         return self.inner.readlink_at(dir_fd, name)
@@ -423,6 +438,10 @@ class CountingBackend(Backend):
         self._count("fsync")
         self.inner.fsync(fd)
 
+    def flock(self, fd: int, operation: int) -> None:
+        self._count("flock")
+        self.inner.flock(fd, operation)
+
     def fchmod(self, fd: int, mode: int) -> None:
         self._count("fchmod")
         self.inner.fchmod(fd, mode)
@@ -467,6 +486,9 @@ class FakeFsBackend(OsBackend):
 
     def __init__(self) -> None:
         super().__init__(openat2=False)
+
+    def exists_at(self, dir_fd: int, name: str) -> bool:
+        return Backend.exists_at(self, dir_fd, name)  # pyfakefs fakes lstat, not faccessat
 
     def close(self, fd: int) -> None:
         # An object made under pyfakefs and collected after the patcher is

@@ -227,9 +227,10 @@ def read_file_numbers(text: str) -> Numbered | None:
     return margin_numbers(body)
 
 
-#: a read shows the number of every this many'th line (and of the first and
-#: last line shown), after it a tab; every other line as it is
-MARGIN_EVERY = 5
+#: a read shows the number of every this many'th line, by how many lines it
+#: shows (every tenth, twentieth or hundredth), and of the first and last
+#: line shown, after it a tab; every other line as it is
+MARGIN_EVERY = (10, 20, 100)
 
 
 def _margin_rows(text: str) -> tuple[list[str], int, list[int]] | None:
@@ -257,24 +258,37 @@ def _margin_rows(text: str) -> tuple[list[str], int, list[int]] | None:
         return None
     kept = [place for place, row in enumerate(rows) if row]
     ends = {kept[0], kept[-1]}
-    for place in kept:
-        every = (first + place) % MARGIN_EVERY == 0
-        if every and place not in numbered:
-            return None  # a read numbers each fifth line it shows
-        if not every and place in numbered and place not in ends:
-            return None  # ... and else only its first and last
+    if not any(_numbered_every(first, kept, numbered, ends, every) for every in MARGIN_EVERY):
+        return None
     # one number alone is too little to tell a read from a file's own text,
     # unless it is where a read puts one
-    if len(numbered) < 2 and (first + numbered[0]) % MARGIN_EVERY:
+    if len(numbered) < 2 and (first + numbered[0]) % MARGIN_EVERY[0]:
         return None
     return rows, first, numbered
+
+
+def _numbered_every(first: int, kept: list[int], numbered: list[int], ends: set[int],
+                    every: int) -> bool:
+    """Whether the rows ``numbered`` are those a read numbering every
+    ``every``'th line shows: each such line it holds, and else only its
+    first and last."""
+    marked = set(numbered)
+    for place in kept:
+        line = first + place
+        on = line % every == 0
+        if on and place not in marked:
+            return False
+        if not on and place in marked and place not in ends:
+            return False
+    return True
 
 
 def margin_numbers(text: str) -> Numbered | None:
     """The numbering when ``text`` (``\\n`` breaks) is lines as a model is
     shown a read: each line as it is, but for the first and last line shown
-    and every fifth, which follow their number and a tab, each number its
-    line's place counted from the first; ``None`` otherwise."""
+    and every tenth (or twentieth, or hundredth), which follow their number
+    and a tab, each number its line's place counted from the first;
+    ``None`` otherwise."""
     found = _margin_rows(text)
     if found is None:
         return None
@@ -287,7 +301,7 @@ def numbering_said(field: str, text: str) -> str:
     if len(_READ_FILE_NUMBER.findall(text)) == _line_count(text):
         return f"every line of {field} starts with a line number and a tab"
     return (f"lines of {field} start with a read's margin (the line's number and a tab, on "
-            "the first, last and every fifth line)")
+            "the first, last and every tenth line)")
 
 
 def strip_margin(text: str) -> str:

@@ -16,7 +16,7 @@ from ....contained import Backend, DirEntry, EscapeError, Handle, PathError, Tar
 from ..._policy.gitdirs import names_a_shape_entry
 from ..._policy.locate import Location
 from ..._policy.rules import Op
-from ..._refusals.catalogue import entry_kind, swapped
+from ..._refusals.catalogue import Refusal, entry_kind, swapped
 from ..request_types import Request
 from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd
@@ -61,6 +61,11 @@ def _names_git_entry(rel: str, op: Op) -> bool:
     repository test reads (the names it creates are those spelled): such a
     step holds the tree lock exclusively."""
     return op in _ADDING and names_a_shape_entry(rel)
+
+
+class _AgainFollowing(Exception):
+    """:meth:`CallView.pin` makes its step again, looking for a link at the
+    final name and following it (raised before the step is given)."""
 
 
 class CallView:
@@ -122,21 +127,48 @@ class CallView:
                                      create_parents=create_parents) as pinned:
                 yield pinned
             return
-        # the steps of pin_group for one path, without an ExitStack (the
-        # common call: every tool that changes one file comes here)
+        if follow:
+            # the common edit: no link at the final name, so the lstat that
+            # looks for one is left out and the file is opened under the
+            # lock instead; a link found there (ELOOP), or a refusal, makes
+            # the step again as it always was, following it
+            try:
+                with self._pin_shared(rel, op, label, field, follow=True,
+                                      create_parents=create_parents,
+                                      opening_final=True) as pinned:
+                    yield pinned
+                return
+            except _AgainFollowing:
+                pass
+        with self._pin_shared(rel, op, label, field, follow=follow,
+                              create_parents=create_parents) as pinned:
+            yield pinned
+
+    @contextmanager
+    def _pin_shared(self, rel: str, op: Op, label: str, field: str, *, follow: bool,
+                    create_parents: bool, opening_final: bool = False) -> Iterator[Pinned]:
+        """:meth:`pin`'s step with the tree lock shared: the steps of
+        pin_group for one path, without an ExitStack (the common call:
+        every tool that changes one file comes here).  ``opening_final``:
+        the final name is not looked at for a link when resolved; it is
+        opened (``O_NOFOLLOW``) once decided, and :class:`_AgainFollowing`
+        raised before the step is given if a link is there or the
+        decision refuses."""
         checkpoint = self.checkpoint
         _TREE.take_shared(checkpoint)
         try:
             with self._view.tree_lock(exclusive=False, checkpoint=checkpoint):
                 target = self._target(rel, op, label, field, follow=follow,
-                                      create_parents=create_parents)
+                                      create_parents=create_parents,
+                                      look_at_final=not opening_final)
                 try:
                     key = target.held_identity()
                     flocked = None
                     if key not in self._held:
                         _TABLE.take(key, checkpoint)
                         try:
-                            flocked = _flock(target, checkpoint)
+                            flocked = _flock(target, self._view.root.backend, checkpoint,
+                                             release_by_closing=True)
                         except BaseException:
                             _TABLE.drop(key)
                             raise
@@ -146,7 +178,15 @@ class CallView:
                         try:
                             pinned._target_follows = follow
                             _Step(exclusive=False).add(pinned, op)
-                            pinned.decide(op)
+                            if opening_final:
+                                try:
+                                    pinned.decide(op)
+                                except Refusal:
+                                    raise _AgainFollowing() from None
+                                if not pinned.opened_final():
+                                    raise _AgainFollowing()
+                            else:
+                                pinned.decide(op)
                             yield pinned
                         finally:
                             pinned.end()
@@ -253,16 +293,19 @@ class CallView:
             yield target
 
     def _target(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
-                create_parents: bool = False) -> Target:
+                create_parents: bool = False, look_at_final: bool = True) -> Target:
         """The one resolution; when it fails, a refusal by policy on where
         the path leads wins over the error (a denied name is not said to be
         missing)."""
         try:
             target = self._view.root.target(rel, follow_final=follow,
-                                            create_parents=create_parents, lockable=True)
+                                            create_parents=create_parents, lockable=True,
+                                            look_at_final=look_at_final)
         except EscapeError:
             raise
         except OSError as exc:
+            if not look_at_final:
+                raise _AgainFollowing() from None  # the error as the full step says it
             try:
                 where = locate(self._view.root, rel, follow=follow)
             except OSError:
@@ -281,7 +324,8 @@ class CallView:
                 wanted.setdefault(key, target)
         for key in sorted(wanted):
             stack.enter_context(_TABLE.hold(key, self.checkpoint))
-            stack.enter_context(_flocked(wanted[key], self.checkpoint))
+            stack.enter_context(_flocked(wanted[key], self._view.root.backend,
+                                                 self.checkpoint))
             self._held.add(key)
             stack.callback(self._held.discard, key)
 

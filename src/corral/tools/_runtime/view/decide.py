@@ -185,7 +185,8 @@ class View:
         protected name protects what it leads to here too); a step that
         ``moves`` counts its move (one that removes a link or a directory
         counts it through what this yields)."""
-        with tree_file_lock(self.identity, exclusive=exclusive, checkpoint=checkpoint) as hold:
+        with tree_file_lock(self.identity, self._root.backend, exclusive=exclusive,
+                            checkpoint=checkpoint) as hold:
             here = changes_here()
             if (hold.moves is not None and hold.moves != self.moves_seen) or \
                     here != self.changes_seen:
@@ -548,22 +549,25 @@ class AliasedScope(Scope):
     shows is shown only if no name leading to it through a link is hidden
     (a denied or secret link name hides what it leads to)."""
 
-    __slots__ = ("_inner", "_view", "_real", "_op", "_names", "_scopes")
+    __slots__ = ("_inner", "_view", "_real", "_op", "_names", "_scopes", "_generation")
 
-    def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op, *,
-                 whole: bool = False) -> None:
+    def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op,
+                 names: tuple[str, ...] | None = None, *, whole: bool = False) -> None:
         # every question is put to ``inner`` first: the base's state is unused
         self._inner = inner
         self._view = view
         self._real = "" if canonical_dir in (".", "") else canonical_dir + "/"
         self._op = op
+        links = view.links
+        self._generation = links.generation
         # The other names of this directory, found once: an entry's names
         # through links are these joined to its name, unless a link leads
         # to the entry itself (or to one of those joined names).
-        names = view.links.directory_names(canonical_dir)
+        if names is None:
+            names = links.directory_names(canonical_dir)
         self._scopes: list[Scope] | None = []
         if names is None or whole:  # each entry decided in full (more than are weighed:
-            names, self._scopes = names or [], None  # refused)
+            names, self._scopes = names or (), None  # refused)
         self._names = names
         if names:  # a link leads to this directory or above it
             policy = view.policy
@@ -586,7 +590,18 @@ class AliasedScope(Scope):
         inner = self._inner.child(name)
         if inner is None or not self._shown(name):
             return None
-        return self._view.linked_scope(inner, self._real + name, self._op)
+        real = self._real + name
+        links = self._view.links
+        if not self._names and self._scopes is not None and links.generation == self._generation \
+                and not self._view.held_by:
+            # no link leads to this directory or above it (nor to the
+            # root), and the map is as it was: the subdirectory's names
+            # come only from links leading to it or below it
+            if not links.leads_below(real):
+                return inner
+            return AliasedScope(inner, self._view, real, self._op,
+                                None if links.is_target(real) else ())
+        return self._view.linked_scope(inner, real, self._op)
 
     def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
         shown = self._inner.visible_names(names, ends_with)

@@ -18,6 +18,7 @@ MAX_ALIASES = 1024  # names leading to one path that are decided (bounded work;
 #                      more refuse: the ones left out may be protected)
 MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
 MAX_WALK_DEPTH = 64  # levels the walk beyond the look at open goes down (bounded)
+MAX_REMEMBERED_ALIASES = 16_384  # paths whose names are remembered for the map as it is
 
 
 def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
@@ -43,6 +44,11 @@ class LinkMap:
         self._not_links: set[str] = set()
         self._relearn: list[str] = []
         self._via: dict[str, tuple[str, ...]] = {}  # the links its resolution passed
+        # path -> its other names, for the map as it is now: emptied by every
+        # change to where a link leads, so a search deciding on the same
+        # paths call after call follows no chain twice
+        self._names_of: dict[str, tuple[str, ...] | None] = {}
+        self.generation = 0  # counts the changes to where links lead
 
     def __len__(self) -> int:
         return len(self._leads)
@@ -64,6 +70,7 @@ class LinkMap:
             if old is not None:
                 self._by_target.get(old, set()).discard(location)
                 self._count(old, -1)
+            self._changed()
             self._leads[location] = leads_to
             self._by_target.setdefault(leads_to, set()).add(location)
             self._count(leads_to, 1)
@@ -102,6 +109,7 @@ class LinkMap:
             if old is not None:
                 self._by_target.get(old, set()).discard(location)
                 self._count(old, -1)
+                self._changed()
 
     def knows(self, location: str) -> bool:
         return location in self._leads or location in self._not_links
@@ -110,6 +118,12 @@ class LinkMap:
         with self._guard:
             if len(self._not_links) < MAX_LINKS:
                 self._not_links.add(location)
+
+    def _changed(self) -> None:
+        """Where a link leads changed (held under the guard): what was
+        remembered of the map as it was is dropped."""
+        self._names_of = {}
+        self.generation += 1
 
     def _count(self, target: str, step: int) -> None:
         """Count a link leading to ``target`` at it and every directory
@@ -143,11 +157,15 @@ class LinkMap:
                 return True
         return False
 
+    def leads_below(self, path: str) -> bool:
+        """Whether a known link leads to ``path`` or below it."""
+        return path in self._below
+
     def is_target(self, path: str) -> bool:
         """Whether a known link leads to ``path`` itself."""
         return path in self._by_target
 
-    def directory_names(self, canonical_dir: str) -> list[str] | None:
+    def directory_names(self, canonical_dir: str) -> tuple[str, ...] | None:
         """Every other name that leads to the directory ``canonical_dir``
         (as :meth:`aliases`; the root's are the links to it and theirs);
         ``None`` where there are more than the view weighs."""
@@ -161,23 +179,27 @@ class LinkMap:
             if more is None:
                 return None
             found.update(dict.fromkeys(more))
-        return list(found) if len(found) <= MAX_ALIASES else None
+        return tuple(found) if len(found) <= MAX_ALIASES else None
 
-    def aliases(self, canonical: str) -> list[str] | None:
+    def aliases(self, canonical: str) -> tuple[str, ...] | None:
         """Every other name that leads to ``canonical`` through known links
         (link chains followed, each link once per name: a link to a
-        directory above itself adds one name, not endless ones); ``None``
-        where there are more than :data:`MAX_ALIASES`: a decision must then
-        refuse, for the names it cannot weigh may be the protected ones."""
+        directory above itself adds one name, not endless ones), remembered
+        until the map changes; ``None`` where there are more than
+        :data:`MAX_ALIASES`: a decision must then refuse, for the names it
+        cannot weigh may be the protected ones."""
         by_target = self._by_target
         if not by_target or canonical in (".", ""):
-            return []
+            return ()
+        remembered = self._names_of  # replaced, not emptied, by a change
+        if canonical in remembered:
+            return remembered[canonical]
         if "." not in by_target:  # most names: no link leads to them or above them
             end = len(canonical)
             while end > 0 and canonical[:end] not in by_target:
                 end = canonical.rfind("/", 0, end)
             if end <= 0:
-                return []
+                return ()
         found: dict[str, None] = {}
         queue: deque[tuple[str, frozenset[str]]] = deque([(canonical, frozenset())])
         with self._guard:
@@ -200,8 +222,15 @@ class LinkMap:
                     if alias not in found and location not in used:
                         found[alias] = None
                         if len(found) > MAX_ALIASES:
-                            return None
-        return list(found)
+                            break
+                if len(found) > MAX_ALIASES:
+                    break
+            names = tuple(found) if len(found) <= MAX_ALIASES else None
+            if self._names_of is remembered:  # the map did not change meanwhile
+                if len(remembered) >= MAX_REMEMBERED_ALIASES:
+                    remembered = self._names_of = {}
+                remembered[canonical] = names
+        return names
 
 
 def learn_link(root: Root, links: LinkMap, location: str) -> None:

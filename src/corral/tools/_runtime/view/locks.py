@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from ....contained import Handle, Root, Target
+from ....contained import Backend, Handle, Root, Target
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -132,29 +132,62 @@ class _Table:
 _TABLE = _Table()
 
 
+#: the fds whose ``close`` releases a ``flock`` this process holds (no
+#: ``LOCK_UN`` first: the step's own fd, or the directory opened for the
+#: lock, is closed at its end).  Sets are safe across threads under the GIL.
+_RELEASED_BY_CLOSE: set[int] = set()
+
+
+def _close_locked_in_child() -> None:
+    # a forked child holds copies of those fds, so its parent's close would
+    # not release their locks: the child closes its copies (no other thread
+    # runs here, and no lock is taken: one held at the fork stays held)
+    for fd in list(_RELEASED_BY_CLOSE):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _RELEASED_BY_CLOSE.clear()
+
+
+os.register_at_fork(after_in_child=_close_locked_in_child)
+
+
 @dataclass
 class _Flock:
     """A ``flock`` taken by :func:`_flock` (``fd`` -1: none could be, the
-    thread lock still holds), and the directory opened for it, if any."""
+    thread lock still holds), and the directory opened for it, if any;
+    ``close``: the way the step's fd is closed, when that releases the lock."""
 
     fd: int
     reopened: Handle | None
+    backend: Backend
+    close: Callable[[], None] | None = None
 
     def release(self) -> None:
-        try:
-            if self.fd >= 0:
-                fcntl.flock(self.fd, fcntl.LOCK_UN)
-        except OSError:
-            pass  # closing the fd releases it anyway
-        finally:
-            if self.reopened is not None:
-                self.reopened.close()
+        """Release the lock: by closing the fd it was taken on where that is
+        this step's alone (one system call, not two), else ``LOCK_UN``."""
+        fd, reopened = self.fd, self.reopened
+        if fd >= 0 and (reopened is not None or self.close is not None):
+            _RELEASED_BY_CLOSE.discard(fd)  # before the number can be reused
+        if reopened is not None:
+            reopened.close()
+        elif self.close is not None:
+            self.close()
+        elif fd >= 0:
+            try:
+                self.backend.flock(fd, fcntl.LOCK_UN)
+            except OSError:
+                pass  # closing the fd releases it anyway
 
 
-def _flock(target: Target, checkpoint: Checkpoint) -> _Flock:
-    """``flock`` the directory ``target`` holds: on its own fd when that was
-    opened for reading, else (``O_PATH``, or ``EBADF`` says so) on the
-    directory opened again."""
+def _flock(target: Target, backend: Backend, checkpoint: Checkpoint, *,
+           release_by_closing: bool = False) -> _Flock:
+    """``flock`` the directory ``target`` holds (through ``backend``, its
+    root's): on its own fd when that was opened for reading, else
+    (``O_PATH``, or ``EBADF`` says so) on the directory opened again.
+    ``release_by_closing``: the release closes ``target`` (the caller's
+    last use of it), which lets the lock go."""
     reopened: Handle | None = None
     fd = target.held_fd if target.held_lockable else -1
     delay = _POLL_FIRST
@@ -164,14 +197,18 @@ def _flock(target: Target, checkpoint: Checkpoint) -> _Flock:
                 reopened = target.open_held()
                 fd = reopened.fileno()
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return _Flock(fd, reopened)
+                backend.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
                 if exc.errno == errno.EBADF and reopened is None:
                     fd = -1  # an fd that cannot hold a lock: the directory opened for one
                     continue
                 if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
-                    return _Flock(-1, reopened)  # a filesystem without locks
+                    return _Flock(-1, reopened, backend)  # a filesystem without locks
+            else:
+                close = target.close if release_by_closing and reopened is None else None
+                if reopened is not None or close is not None:
+                    _RELEASED_BY_CLOSE.add(fd)
+                return _Flock(fd, reopened, backend, close)
             checkpoint()
             time.sleep(delay)
             delay = min(delay * 2, _POLL_MOST)
@@ -182,8 +219,8 @@ def _flock(target: Target, checkpoint: Checkpoint) -> _Flock:
 
 
 @contextmanager
-def _flocked(target: Target, checkpoint: Checkpoint) -> Iterator[None]:
-    held = _flock(target, checkpoint)
+def _flocked(target: Target, backend: Backend, checkpoint: Checkpoint) -> Iterator[None]:
+    held = _flock(target, backend, checkpoint)
     try:
         yield
     finally:

@@ -30,7 +30,7 @@ def open_view(root: RootLike, policy: Policy, *,
     opened = root if isinstance(root, Root) else Root(root)
     try:
         identity = root_identity(opened)
-        moves_before = moves_made(identity)  # read first: a move meanwhile counts
+        moves_before = moves_made(identity, opened.backend)  # read first: a move meanwhile counts
         changes_before = changes_here()
         found = git_scan(opened)
         known_as = (opened.path, os.path.realpath(opened.path))

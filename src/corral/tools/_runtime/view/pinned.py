@@ -3,6 +3,7 @@ tool looks at and acts on, never resolved again."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat as st
@@ -163,9 +164,10 @@ class Pinned:
 
     def _held_is_repository(self) -> bool:
         """Whether the held directory is a repository now (``is_repository``:
-        one ``lstat`` when it holds no ``HEAD``)."""
+        one probe when it holds no ``HEAD``, answered without an exception:
+        the common case, every mutating call pays it)."""
         try:
-            if self._target.held_lstat("HEAD") is None:
+            if not self._target.held_exists("HEAD"):
                 # a common git directory has no HEAD: looked at only when
                 # what is written there is what git reads of one
                 return self._names_git_config() and looks_like_common_directory(
@@ -218,6 +220,18 @@ class Pinned:
         if not self._keep(opened):
             opened.handle.close()
         return opened.info
+
+    def opened_final(self) -> bool:
+        """Open the entry for reading (``O_NOFOLLOW``) and keep it, as
+        :meth:`look` does; ``False`` if a symlink is there.  Any other
+        error is left to the tool's own open, which raises it."""
+        try:
+            opened = self._target.open_existing(os.O_RDONLY)
+        except OSError as exc:
+            return exc.errno != errno.ELOOP
+        if opened is not None and not self._keep(opened):
+            opened.handle.close()
+        return True
 
     def _keep(self, opened: Opened) -> bool:
         """Keep ``opened`` if it is a regular file (the caller closes it

@@ -44,6 +44,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from ....contained import Backend
+
 __all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
@@ -121,13 +123,14 @@ class _LockFile:
         self.holders = 0  # this process's shared holders
         self.taking = False  # a holder is taking the flock for the others
 
-    def moves(self) -> int | None:
-        """The count of moves (a file shortened by someone: 0, a change
-        every view then looks at again); ``None`` where it cannot be read."""
+    def moves(self, backend: Backend) -> int | None:
+        """The count of moves, read through ``backend`` (a file shortened
+        by someone: 0, a change every view then looks at again); ``None``
+        where it cannot be read."""
         if not self.counts:
             return None
         try:
-            data = os.pread(self.fd, _MOVES.size, 0)
+            data = backend.pread(self.fd, _MOVES.size, 0)
         except OSError:
             return None
         return _MOVES.unpack(data)[0] if len(data) == _MOVES.size else 0
@@ -137,13 +140,13 @@ class _LockFile:
         is the caller's: a move not counted must not be made)."""
         os.pwrite(self.fd, _MOVES.pack(moves), 0)
 
-    def take(self, mode: int, checkpoint: Callable[[], None]) -> bool:
-        """``flock`` in ``mode``, waiting within ``checkpoint``'s bounds;
-        ``False`` where the filesystem has no locks."""
+    def take(self, mode: int, backend: Backend, checkpoint: Callable[[], None]) -> bool:
+        """``flock`` in ``mode`` (through ``backend``), waiting within
+        ``checkpoint``'s bounds; ``False`` where the filesystem has no locks."""
         delay = _POLL_FIRST
         while True:
             try:
-                fcntl.flock(self.fd, mode | fcntl.LOCK_NB)
+                backend.flock(self.fd, mode | fcntl.LOCK_NB)
                 return True
             except OSError as exc:
                 if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
@@ -152,9 +155,9 @@ class _LockFile:
             time.sleep(delay)
             delay = min(delay * 2, _POLL_MOST)
 
-    def release(self) -> None:
+    def release(self, backend: Backend) -> None:
         try:
-            fcntl.flock(self.fd, fcntl.LOCK_UN)
+            backend.flock(self.fd, fcntl.LOCK_UN)
         except OSError:
             pass
 
@@ -237,18 +240,19 @@ def count_change_here() -> int:
     return _changes_here[0]
 
 
-def moves_made(key: tuple[int, int]) -> int | None:
+def moves_made(key: tuple[int, int], backend: Backend) -> int | None:
     """The count of moves made in the root directory ``key`` (device,
     inode) so far, read without the lock (``None``: no lock file)."""
     found = _lock_file(key)
-    return found.moves() if found is not None else None
+    return found.moves(backend) if found is not None else None
 
 
 @contextmanager
-def tree_file_lock(key: tuple[int, int], *, exclusive: bool,
+def tree_file_lock(key: tuple[int, int], backend: Backend, *, exclusive: bool,
                    checkpoint: Callable[[], None]) -> Iterator[TreeHold]:
     """Hold the tree lock of the root directory ``key`` (device, inode) as
-    other processes see it, shared or ``exclusive``; waiting polls
+    other processes see it, shared or ``exclusive`` (``flock`` through
+    ``backend``, the root's, so a counting wrapper sees it); waiting polls
     ``checkpoint`` (a call's deadline, a cancel).  The caller holds this
     process's own tree lock in the same mode (no holder of this process is
     left when one asks for it exclusively)."""
@@ -257,25 +261,25 @@ def tree_file_lock(key: tuple[int, int], *, exclusive: bool,
         yield TreeHold(None, None)
         return
     if exclusive:
-        locked = found.take(fcntl.LOCK_EX, checkpoint)
+        locked = found.take(fcntl.LOCK_EX, backend, checkpoint)
         try:
             # a count read or bumped without the lock could be torn: none then
-            yield TreeHold(found if locked else None, found.moves() if locked else None)
+            yield TreeHold(found if locked else None, found.moves(backend) if locked else None)
         finally:
             if locked:
-                found.release()
+                found.release(backend)
         return
-    locked = _take_shared(found, checkpoint)
+    locked = _take_shared(found, backend, checkpoint)
     try:
-        yield TreeHold(None, found.moves() if locked else None)
+        yield TreeHold(None, found.moves(backend) if locked else None)
     finally:
         with found.guard:
             found.holders -= 1
             if not found.holders and locked:
-                found.release()
+                found.release(backend)
 
 
-def _take_shared(found: _LockFile, checkpoint: Callable[[], None]) -> bool:
+def _take_shared(found: _LockFile, backend: Backend, checkpoint: Callable[[], None]) -> bool:
     """Join this process's shared hold of ``found``, taking the flock if
     none holds it; whether it is locked (counted as a holder either way)."""
     delay = _POLL_FIRST
@@ -291,7 +295,7 @@ def _take_shared(found: _LockFile, checkpoint: Callable[[], None]) -> bool:
         time.sleep(delay)
         delay = min(delay * 2, _POLL_MOST)
     try:
-        locked = found.take(fcntl.LOCK_SH, checkpoint)
+        locked = found.take(fcntl.LOCK_SH, backend, checkpoint)
     except BaseException:
         with found.guard:
             found.taking = False
