@@ -398,3 +398,24 @@ def test_an_outer_link_moved_onto_vscode_holds_through_the_nested_root(tmp_path,
                                     "content": '{"tasks": []}\n'})
     assert not (outer / ".vscode" / "tasks.json").exists(), (moved, answer)
     assert answer["ok"] is False, (moved, answer)
+
+
+def test_a_roots_links_into_a_root_beside_it_hold_through_that_root(tmp_path, make_root):
+    """``corral serve app shared`` where ``app/.vscode -> ../shared/vscode``
+    and a denied ``app/vault -> ../shared/data``: VS Code opening ``app``
+    follows its link into ``shared``; the names rule there through the
+    ``shared`` root too."""
+    app, shared = tmp_path / "app", tmp_path / "shared"
+    app.mkdir()
+    (shared / "editor").mkdir(parents=True)
+    (shared / "data").mkdir()
+    (shared / "data" / "prod.txt").write_text("hunter2-round-seven\n")
+    os.symlink("../shared/editor", app / ".vscode")
+    os.symlink("../shared/data", app / "vault")
+    ws = Workspace({"app": Toolbox(make_root(str(app)), deny=["vault"]),
+                    "shared": Toolbox(make_root(str(shared)))})
+    answers = _through_inner(ws, "shared")
+    assert not (app / ".vscode" / "tasks.json").exists(), answers
+    assert answers[0]["ok"] is False and answers[0]["code"] == "DENIED", answers[0]
+    assert "hunter2-round-seven" not in repr(answers), answers
+    assert "prod.txt" not in repr(answers[3]), answers[3]
