@@ -229,6 +229,12 @@ class Toolbox:
         self._view.nested_in = tuple((box._view, place) for box, place in outers
                                      if box is not self)
 
+    def beside(self, others: Sequence[Toolbox]) -> None:
+        """Decide by the links of ``others`` too (the other roots of a
+        workspace): a protected or denied name there that is a link leading
+        out of its root into this one rules what it leads to here."""
+        self._view.beside = tuple(box._view for box in others if box is not self)
+
     def opened_beneath(self, outer: Toolbox, place: str) -> None:
         """This root was opened at the canonical ``place`` inside
         ``outer``'s (a client root below a server's): ``outer``'s links

@@ -121,6 +121,8 @@ class Workspace:
         self._nestings: list[_Nesting] | None = None
         if len(self._roots) > 1:
             self._hold_each_others_rules()
+            for box in self._roots.values():
+                box.beside(list(self._roots.values()))
 
     # -- what is offered -----------------------------------------------------
     @property

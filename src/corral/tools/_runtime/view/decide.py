@@ -4,6 +4,7 @@ it, and on the tree a step leaves (no new repository)."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -166,6 +167,10 @@ class View:
         # canonical place there: their links leading here rule here too
         self.nested_in: tuple[tuple[View, str], ...] = ()
         self.opened_beneath: tuple[tuple[View, str], ...] = ()
+        # the views of the other roots of a workspace: their links leading
+        # out of their root into this one rule here too
+        self.beside: tuple[View, ...] = ()
+        self._host_real: str | None = None
 
     @property
     def identity(self) -> tuple[int, int]:
@@ -193,7 +198,8 @@ class View:
                 self.relearn_links()
                 self.wait_for_links(checkpoint)
             self.changes_seen = here
-            for outer, _ in self.held_by:  # their links, as this process left them
+            for outer in (*(view for view, _ in self.held_by), *self.beside):
+                # their links, as this process left them
                 if outer.changes_seen != here:
                     outer.relearn_links()
                     outer.wait_for_links(checkpoint)
@@ -356,17 +362,62 @@ class View:
                     kind = policy.rule(alias, name_op)
                     if kind is not None:
                         return kind
-        return self._outer_rule(named) if self.held_by else None
+        return self._outer_rule(named) if self.held else None
 
     @property
     def held_by(self) -> tuple[tuple[View, str], ...]:
         """The views of the roots this one lies inside, with its place there."""
         return self.nested_in + self.opened_beneath
 
+    @property
+    def held(self) -> bool:
+        """Whether another root's links may lead here."""
+        return bool(self.nested_in or self.opened_beneath or self.beside)
+
+    @property
+    def host_real(self) -> str:
+        """The root directory's real host path (never shown to a model)."""
+        if self._host_real is None:
+            self._host_real = os.path.realpath(self._root.path)
+        return self._host_real
+
+    def _beside_rule(self, named: Iterable[tuple[str, Op]]) -> Kind | None:
+        """The rule refusing any of ``named`` (canonical here) through a link
+        of another root of the workspace that leads out of it into this
+        one: the name it leads from there, decided by that root."""
+        base = self.host_real
+        for other in self.beside:
+            outside = other.links.outside()
+            if not outside:
+                continue
+            for name, op in named:
+                host = base if name in (".", "") else f"{base}/{name}"
+                for location, landing in outside:
+                    if host != landing and not host.startswith(landing.rstrip("/") + "/"):
+                        continue
+                    alias = location + host[len(landing):]
+                    kind = other.policy.rule(alias, op)
+                    if kind is not None:
+                        return kind
+                    more = other.links.aliases(alias)
+                    if more is None:
+                        return Kind.PROTECTED if op.mutates else Kind.DENY_RULE
+                    for name_there in more:
+                        kind = other.policy.rule(name_there, op)
+                        if kind is not None:
+                            return kind
+        return None
+
     def _outer_rule(self, named: Iterable[tuple[str, Op]]) -> Kind | None:
         """The rule refusing any of ``named`` (canonical here, each with its
         op) through a link of a root this one lies inside: the names leading
-        there in that root, decided by its policy."""
+        there in that root, decided by its policy (and through a link of a
+        root beside it, :meth:`_beside_rule`)."""
+        named = tuple(named)
+        if self.beside:
+            kind = self._beside_rule(named)
+            if kind is not None:
+                return kind
         for outer, place in self.held_by:
             outer.links_known()
             if not len(outer.links):
@@ -391,6 +442,14 @@ class View:
                 (place if canonical_dir in (".", "") else f"{place}/{canonical_dir}")
             if outer.links.leads_into(there):
                 return True
+        if self.beside:
+            host = self.host_real if canonical_dir in (".", "") else \
+                f"{self.host_real}/{canonical_dir}"
+            for other in self.beside:
+                for _, landing in other.links.outside():
+                    if landing == host or landing.startswith(host.rstrip("/") + "/") or \
+                            host.startswith(landing.rstrip("/") + "/"):
+                        return True
         return False
 
     def visible(self, canonical: str, op: Op) -> bool:
@@ -400,7 +459,7 @@ class View:
         if not policy.visible(canonical, op):
             return False
         self.links_known()
-        if self.held_by and self._outer_rule(((canonical, op),)) is not None:
+        if self.held and self._outer_rule(((canonical, op),)) is not None:
             return False
         if not len(self.links):
             return True
@@ -435,7 +494,7 @@ class View:
         names known links lead from when any leads there."""
         self.links_known()
         here = canonical_dir.rstrip("/") or "."
-        if self.held_by and self._outer_leads_into(here):  # each entry decided in full
+        if self.held and self._outer_leads_into(here):  # each entry decided in full
             return AliasedScope(inner, self, here, op, whole=True)
         if not len(self.links) or not self.links.leads_into(here):
             return inner
@@ -456,7 +515,7 @@ class View:
             return
         kind = policy.rule(canonical, op)
         self.links_known()
-        if kind is None and (op.mutates or len(self.links) or self.held_by):
+        if kind is None and (op.mutates or len(self.links) or self.held):
             kind = self.rule(Location(canonical), op)
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
@@ -538,7 +597,7 @@ class View:
                 kind = self.policy.rule(alias, op)
                 if kind is not None:
                     return inner, kind, field
-            kind = self._outer_rule(((f"{end}/{inner}", op),)) if self.held_by else None
+            kind = self._outer_rule(((f"{end}/{inner}", op),)) if self.held else None
             if kind is not None:
                 return inner, kind, field
         return None
@@ -593,7 +652,7 @@ class AliasedScope(Scope):
         real = self._real + name
         links = self._view.links
         if not self._names and self._scopes is not None and links.generation == self._generation \
-                and not self._view.held_by:
+                and not self._view.held:
             # no link leads to this directory or above it (nor to the
             # root), and the map is as it was: the subdirectory's names
             # come only from links leading to it or below it
