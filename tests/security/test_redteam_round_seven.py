@@ -3,15 +3,20 @@ hostile local user) would: several Toolboxes or processes on one tree, a
 Workspace of roots nested in one another, trees holding many links to one
 place, and a lock directory planted by another user.
 
-Every test asserts the secure behaviour on every backend config.
+Every test asserts the secure behaviour on every backend config.  The
+battery at the end runs 150 calls per thread by default; a soak run's
+``CORRAL_SOAK`` (tests/security/README.md) multiplies that by
+``CORRAL_SOAK / 10,000``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -419,3 +424,85 @@ def test_a_roots_links_into_a_root_beside_it_hold_through_that_root(tmp_path, ma
     assert answers[0]["ok"] is False and answers[0]["code"] == "DENIED", answers[0]
     assert "hunter2-round-seven" not in repr(answers), answers
     assert "prod.txt" not in repr(answers[3]), answers[3]
+
+
+# -- a battery: several Toolboxes and nested roots, links moved and deleted at once ------------
+
+SOAK = max(1, int(os.environ.get("CORRAL_SOAK", "10000") or "10000") // 10000)
+# what is moved, deleted and made (the fixture's protected links stay: what
+# they lead to is the target), and where moves may put it
+_NAMES = ["l1", "l2", "l3", "editor", "cfg", "x", "y", "a", "a/b", "hookstore", "h2"]
+_ONTO = [*_NAMES, ".vscode", ".claude", ".zed"]
+_GUARDED = [".vscode/tasks.json", ".vscode/settings.json", ".claude/settings.json",
+            ".zed/settings.json", ".zed/tasks.json", ".git/hooks/pre-commit"]
+
+
+def test_nested_roots_and_toolboxes_moving_and_deleting_links_at_once(tmp_path, make_root):
+    """Four threads send random writes, moves, deletes and directories
+    through a Workspace of ``outer`` and ``outer/sub`` (either spelling) and
+    through a second Toolbox on ``outer/sub``, aimed at chains of links
+    leading to protected names (``.vscode -> l1 -> editor``, a hook linked
+    out of ``.git``): nothing lands in a protected file, whichever links
+    are where at the end."""
+    sub = tmp_path / "outer" / "sub"
+    for made in ("editor", "cfg", "hookstore", "a/b"):
+        (sub / made).mkdir(parents=True, exist_ok=True)
+    (sub / ".git" / "hooks").mkdir(parents=True)
+    (sub / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (sub / "hookstore" / "pc").write_text("#!/bin/sh\n")
+    os.symlink("editor", sub / "l1")
+    os.symlink("l1", sub / ".vscode")
+    os.symlink("cfg", sub / "l2")
+    os.symlink("a/b/../../cfg", sub / "l3")
+    os.symlink("../../hookstore/pc", sub / ".git" / "hooks" / "pre-commit")
+    ws = _nested(tmp_path, make_root)
+    other = Toolbox(make_root(str(sub)))
+    token = "PWN-round-seven"
+    calls = 150 * SOAK
+    errors: list[object] = []
+
+    def one(rng) -> dict:
+        kind, at, name = rng.randrange(6), rng.choice(["inner/", "outer/sub/"]), \
+            rng.choice(_NAMES)
+        if kind == 0:
+            leaf = rng.choice(["tasks.json", "settings.json", "pc"])
+            return ws.call("write_file", {"path": f"{at}{name}/{leaf}", "content": token,
+                                          "overwrite": True})
+        if kind == 1:
+            return ws.call("move_file", {"source": at + name,
+                                         "destination": at + rng.choice(_ONTO),
+                                         "overwrite": rng.random() < 0.3})
+        if kind == 2:
+            return ws.call("delete_file", {"path": at + name})
+        if kind == 3:
+            return ws.call("make_directory", {"path": at + name})
+        if kind == 4:
+            return other.call("move_file", {"source": name, "destination": rng.choice(_ONTO)})
+        return other.call("delete_file", {"path": name})
+
+    def run(index: int) -> None:
+        rng = random.Random(index)
+        try:
+            for _ in range(calls):
+                answer = one(rng)
+                if not answer["ok"] and (answer["code"] == "INTERNAL" or
+                                         answer.get("details", {}).get("kind") == "time_limit"):
+                    errors.append(answer)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+        assert not thread.is_alive(), "a call hung"
+    assert not errors, errors[:3]
+    landed = []
+    for guarded in _GUARDED:
+        try:
+            if token in (sub / guarded).read_text():
+                landed.append(guarded)
+        except OSError:
+            pass
+    assert not landed, landed
