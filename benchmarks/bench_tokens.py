@@ -629,10 +629,10 @@ NOTE = """\
 Written by `benchmarks/bench_tokens.py --results` (counts are exact: the machine's load does
 not move them). What a model reads of each result is its text content; tools/list is the
 `tools` array as compact JSON. A read shows the file's lines as they are, the first and last
-line shown and every tenth after its number and a tab: every twentieth in a read of over 200
-lines, every hundredth over 1,000, none in a read of under ten (a number is a token of its
-own in o200k, two past 999, about a fiftieth of ten lines of code; the tab after it mostly
-merges with what follows: 1.5 tokens a number on a 1,820-line module). Then one footer in
+line shown and every tenth after its number and a tab: every hundredth in a read of over
+1,000 lines, none in a read of under ten (a number is a token of its own in o200k, two past
+999, about a fiftieth of ten lines of code; the tab after it mostly merges with what
+follows: 1.5 tokens a number on a 1,820-line module). Then one footer in
 brackets: the window when part of the file was shown (the next offset is its last line plus
 one) and last the 16-hex-digit sha256, bare (7 to 16 tokens as its digits and letters fall).
 A write, an edit or a patch is one line ending with the same bracketed digest. So a read
@@ -642,9 +642,10 @@ bits take at least 4 o200k tokens in any spelling, 7 to 16 as hex digits).
 tests/e2e/test_mcp_tokens.py pins the targets on four other fixtures and sessions, each
 made and driven apart from this one, and every refusal of the catalogue within its
 sentence, hint and suggested call plus 40 tokens; when this was written their successful
-calls cost, against the reference: `code` 0.97x, `mixed` (one whole read of a 1,820-line
-module and two windows of it) 0.998x, `docs` 0.95x, and `service` (a Node repository: real
-JavaScript and TypeScript declarations, JSON and YAML configs) 0.99x."""
+calls cost, against the reference (whose answers name pytest's temporary paths): `code`
+0.965x, `mixed` (one whole read of a 1,820-line module and two windows of it) 0.997x,
+`docs` 0.93x, and `service` (a Node repository: real JavaScript and TypeScript declarations, JSON
+and YAML configs, a one-line file) 0.99x."""
 
 
 def write_results(path: Path, text: str) -> None:

@@ -50,7 +50,7 @@ def test_run_anthropic_over_a_mocked_transport(toolbox):
     second = requests[2]["messages"][-1]["content"]
     assert [(block["tool_use_id"], block["is_error"]) for block in second] == [
         ("t2", False), ("t3", False)]
-    assert "2\t    return 1" in second[0]["content"]  # the numbered lines themselves
+    assert "def util():\n    return 1\n[" in second[0]["content"]  # the lines themselves
     assert len(messages) == 6  # user, then assistant/user pairs, then the final assistant
 
 

@@ -107,7 +107,7 @@ def test_a_refusal_is_a_result_the_agent_recovers_from(toolbox):
     refused, read = outputs  # what a model is shown of each envelope
     assert refused.startswith("NOT_FOUND: src/utl.py does not exist\n")
     assert "src/util.py" in refused  # the did-you-mean the model acted on
-    assert not read.startswith(REFUSED) and "2\t    return 1" in read
+    assert not read.startswith(REFUSED) and "def util():\n    return 1\n[" in read
     # what the model saw on its second turn includes the refusal's hint
     hint = refused.split("\n")[1]
     assert hint == "Check the name; src/util.py exists."

@@ -1,7 +1,7 @@
 """A read as a model is shown it, pasted back: the margin is caught.
 
 A read's text shows the first and last line and every tenth after its
-number and a tab (every twentieth or hundredth in a long read), the other
+number and a tab (every hundredth in a long read), the other
 lines as they are (:mod:`corral.hosts.render`).
 A model that copies those lines into write_file's content or edit_file's
 oldText or newText would write the numbers into the file; each is refused
@@ -156,9 +156,9 @@ def test_every_read_as_shown_is_told_from_text_and_stripped_back(lines, offset, 
     assert strip_margin(shown) == "".join(line + "\n" for line in window)
 
 
-@pytest.mark.parametrize(("limit", "every"), [(250, 20), (1100, 100)])
+@pytest.mark.parametrize(("limit", "every"), [(250, 10), (1100, 100)])
 def test_a_pasted_long_read_is_told_by_its_sparser_numbers(tmp_path, limit, every):
-    """A read of over 200 lines numbers every twentieth, of over 1,000 every
+    """A read of 250 lines numbers every tenth, of over 1,000 every
     hundredth: a paste of it, or of a piece with two of its numbers, is
     told and stripped back all the same."""
     lines = [f"    row = {i}" for i in range(1, 1301)]
@@ -166,7 +166,7 @@ def test_a_pasted_long_read_is_told_by_its_sparser_numbers(tmp_path, limit, ever
     with Toolbox(tmp_path) as toolbox:
         envelope = toolbox.call("read_file", {"path": "long.py", "offset": 3, "limit": limit})
     shown = render("read_file", envelope).rsplit("\n", 1)[0] + "\n"
-    assert f"\n{every}\t    row = {every}\n" in shown and f"\n{every + 10}\t" not in shown
+    assert f"\n{every}\t    row = {every}\n" in shown and f"\n{every + every // 2}\t" not in shown
     window = "".join(line + "\n" for line in lines[2:2 + limit])
     assert margin_numbers(shown) == Numbered(3, limit)
     assert strip_margin(shown) == window

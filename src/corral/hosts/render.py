@@ -6,12 +6,11 @@ text it is shown is rendered from the envelope instead of being its JSON:
 
 * ``read_file``: the lines themselves (no JSON escaping), the first and
   last line shown and every tenth after its number and a tab (every
-  twentieth in a read of over 200 lines, every hundredth over 1,000; none
-  in a read of under ten lines), every other line as it is (an empty line
-  left empty), then one footer line in brackets: the window (when part of
-  the file was shown: the next offset is its last line's plus one), what
-  the text hides, and last the short digest, bare (``[1f3a09c2d4e5b6a7]``
-  for a whole file);
+  hundredth in a read of over 1,000 lines; none in a read of under ten),
+  every other line as it is (an empty line left empty), then one footer
+  line in brackets: the window (when part of the file was shown: the next
+  offset is its last line's plus one), what the text hides, and last the
+  short digest, bare (``[1f3a09c2d4e5b6a7]`` for a whole file);
 * a write, edit, move, delete or new directory: one line saying what was
   done, a file's short digest last in brackets, as a read's footer ends
   (an edit's diff only for a dry run, or when the match was loosened);
@@ -169,13 +168,13 @@ def number_every(shown: int) -> int:
     line (and of the first and last line shown), each before a tab; the
     lines between are shown as they are.  A number is a token of its own in
     o200k (two past 999), about a fiftieth of ten lines of code: every
-    tenth line in a read of up to 200 lines, every twentieth up to 1,000,
-    every hundredth beyond, so that a long read's numbers cost no more than
-    what the answers of a session's other calls save against the reference
-    server's; a read of fewer lines than that shows none (a whole file's
-    are counted from 1, a window's footer says where it is).  A window of
-    a long file gives the exact numbers a model cites."""
-    return 10 if shown <= 200 else 20 if shown <= 1000 else 100
+    tenth line in a read of up to 1,000 lines, every hundredth beyond, so
+    that a long read's numbers cost no more than what the answers of a
+    session's other calls save against the reference server's; a read of
+    fewer lines than that shows none (a whole file's are counted from 1, a
+    window's footer says where it is).  A window of a long file gives the
+    exact numbers a model cites."""
+    return 10 if shown <= 1000 else 100
 
 
 def _margin(content: str) -> str:

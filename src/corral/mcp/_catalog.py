@@ -31,13 +31,13 @@ INSTRUCTIONS = (
     "File tools confined to one directory tree (the root). Paths are relative to the root; an "
     "absolute path inside it is accepted. '..' may not climb above the root, and symlinks "
     "leading out of it are not followed. read_file shows the first, the last and every "
-    "tenth line (twentieth in a read of over 200 lines, hundredth over 1000; none in a read "
-    "of under 10) after its number and a tab (not in the file: never copy them into oldText "
-    "or content), other lines as they are; a window's footer says which lines of how many "
-    "it holds (go on at the last plus one). Answers about a file end with its sha256, short "
-    "(16 hex digits, in brackets): pass it as expectedSha256 to edit_file or write_file to "
-    "be refused if the file changed meanwhile. A refused call answers CODE: what is wrong, "
-    "then what to do, then often 'Try:' and a call that works as things stand."
+    "tenth line (hundredth in a read of over 1000 lines; none in a read of under 10) after "
+    "its number and a tab (not in the file: never copy them into oldText or content), other "
+    "lines as they are; a window's footer says which lines of how many it holds (go on at "
+    "the last plus one). Answers about a file end with its sha256, short (16 hex digits, in "
+    "brackets): pass it as expectedSha256 to edit_file or write_file to be refused if the "
+    "file changed meanwhile. A refused call answers CODE: what is wrong, then what to do, "
+    "then often 'Try:' and a call that works as things stand."
 )
 
 

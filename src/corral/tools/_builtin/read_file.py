@@ -37,13 +37,12 @@ from .._runtime.view_read import OpenFile
 from .._read.textform import HEAD, decode_wide, looks_binary
 
 DESCRIPTION = (
-    "Read a UTF-8 text file. The first, last and every tenth line shown (twentieth in a "
-    "read of over 200 lines, hundredth over 1000; none under 10) follow their number and a "
-    "tab (never copy those into oldText or content); other lines are as they are. A footer "
-    "in brackets gives, for part of a file, the lines shown of the total (go on at the last "
-    "plus one), and last the sha256 (for expectedSha256). offset is the first line "
-    "(1-based), limit how many (at most 2000). Images (PNG, JPEG, GIF, WebP) are returned "
-    "as images."
+    "Read a UTF-8 text file. The first, last and every tenth line shown (hundredth in a "
+    "read of over 1000 lines; none under 10) follow their number and a tab (never copy "
+    "those into oldText or content); other lines are as they are. A footer in brackets "
+    "gives, for part of a file, the lines shown of the total (go on at the last plus one), "
+    "and last the sha256 (for expectedSha256). offset is the first line (1-based), limit "
+    "how many (at most 2000). Images (PNG, JPEG, GIF, WebP) are returned as images."
 )
 
 SCHEMA: dict[str, Any] = {

@@ -228,9 +228,9 @@ def read_file_numbers(text: str) -> Numbered | None:
 
 
 #: a read shows the number of every this many'th line, by how many lines it
-#: shows (every tenth, twentieth or hundredth), and of the first and last
+#: shows (every tenth, or hundredth past 1,000), and of the first and last
 #: line shown, after it a tab; every other line as it is
-MARGIN_EVERY = (10, 20, 100)
+MARGIN_EVERY = (10, 100)
 
 
 def _margin_rows(text: str) -> tuple[list[str], int, list[int]] | None:
@@ -286,7 +286,7 @@ def _numbered_every(first: int, kept: list[int], numbered: list[int], ends: set[
 def margin_numbers(text: str) -> Numbered | None:
     """The numbering when ``text`` (``\\n`` breaks) is lines as a model is
     shown a read: each line as it is, but for the first and last line shown
-    and every tenth (or twentieth, or hundredth), which follow their number
+    and every tenth (or hundredth, in a long read), which follow their number
     and a tab, each number its line's place counted from the first;
     ``None`` otherwise."""
     found = _margin_rows(text)
