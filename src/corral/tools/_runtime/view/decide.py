@@ -199,8 +199,8 @@ class View:
                 self.wait_for_links(checkpoint)
             self.changes_seen = here
             for outer in (*(view for view, _ in self.held_by), *self.beside):
-                # their links, as this process left them
-                if outer.changes_seen != here:
+                # their links, as this process left them (a root closed since: none)
+                if outer.changes_seen != here and not outer.root.closed:
                     outer.relearn_links()
                     outer.wait_for_links(checkpoint)
                     outer.changes_seen = here
