@@ -506,3 +506,20 @@ def test_nested_roots_and_toolboxes_moving_and_deleting_links_at_once(tmp_path, 
         except OSError:
             pass
     assert not landed, landed
+
+
+@pytest.mark.parametrize("leads", ["/", ".."], ids=["to-the-filesystem-root", "to-the-parent"])
+def test_a_denied_link_of_one_root_to_a_directory_above_another_hides_it(tmp_path, make_root,
+                                                                          leads):
+    """``app/vault -> /`` (or ``..``) under ``deny=vault``: every root
+    beside it lies under what the denied name leads to."""
+    app, shared = tmp_path / "app", tmp_path / "shared"
+    app.mkdir()
+    (shared / "data").mkdir(parents=True)
+    (shared / "data" / "prod.txt").write_text("hunter2-round-seven\n")
+    os.symlink(leads, app / "vault")
+    ws = Workspace({"app": Toolbox(make_root(str(app)), deny=["vault"]),
+                    "shared": Toolbox(make_root(str(shared)))})
+    answer = ws.call("read_file", {"path": "shared/data/prod.txt"})
+    assert "hunter2-round-seven" not in repr(answer), answer
+    assert answer["ok"] is False and answer["code"] == "DENIED", answer
