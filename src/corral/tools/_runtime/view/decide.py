@@ -422,9 +422,10 @@ class View:
             for name, op in named:
                 host = base if name in (".", "") else f"{base}/{name}"
                 for location, landing in outside:
-                    if host != landing and not host.startswith(landing.rstrip("/") + "/"):
+                    top = landing.rstrip("/") + "/"
+                    if host != landing and not host.startswith(top):
                         continue
-                    alias = location + host[len(landing):]
+                    alias = location if host == landing else f"{location}/{host[len(top):]}"
                     kind = other.policy.rule(alias, op)
                     if kind is not None:
                         return kind
