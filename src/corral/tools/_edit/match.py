@@ -86,14 +86,18 @@ class Search:
 
 
 def occurrences(text: str, needle: str, limit: int) -> tuple[int, list[int]]:
-    """Count of non-overlapping ``needle`` in ``text`` and the first ``limit`` starts."""
-    count = text.count(needle)
+    """Count of non-overlapping ``needle`` in ``text`` and the first ``limit``
+    starts, in one pass over ``text`` (the starts found, then the rest counted)."""
+    if not needle:
+        return text.count(needle), [0] * max(limit, 0)
     starts: list[int] = []
-    at = text.find(needle) if count else -1
+    at = text.find(needle)
     while at >= 0 and len(starts) < limit:
         starts.append(at)
         at = text.find(needle, at + len(needle))
-    return count, starts
+    if at < 0:
+        return len(starts), starts
+    return len(starts) + text.count(needle, at), starts
 
 
 def search(lines: Lines, old_raw: str, new_raw: str, limit: int, work: Work, *,

@@ -122,9 +122,9 @@ class Lines:
     never splits a ``\\r\\n``).  Everything is computed on first use: a
     file without ``\\r`` (the common case) is its own normalized form and is
     never split unless its lines are asked for; a line number there is its
-    count of line breaks before the position, counted in C, until those
-    counts would cost more than one pass over the text (then the line
-    starts are built once).
+    count of line breaks between it and the line found last, counted in C,
+    until those counts would cost more than one pass over the text (then
+    the line starts are built once).
     """
 
     def __init__(self, text: str) -> None:
@@ -137,11 +137,13 @@ class Lines:
 
     def _counts(self, pos: int) -> bool:
         """Whether the line of ``pos`` is found by counting the line breaks
-        before it (a text without ``\\r`` whose line starts were not built,
-        while the counting stays within one pass over the text)."""
+        between it and the anchor (a text without ``\\r`` whose line starts
+        were not built, while the counting stays within one pass over the
+        text: lookups near one another, as an edit's are, cost their
+        distance, not their offset)."""
         if self.has_cr or pos < 0 or "nstarts" in self.__dict__:
             return False
-        spent = self._counted + min(pos, len(self.text))
+        spent = self._counted + abs(min(pos, len(self.text)) - self._anchor[1])
         if spent > len(self.text):
             return False
         self._counted = spent
@@ -166,11 +168,18 @@ class Lines:
         return self._split[1]
 
     def _counted_line(self, pos: int) -> int:
-        """The 0-based line of ``pos`` by counting the breaks before it; the
-        line becomes the anchor :meth:`lines` walks from."""
+        """The 0-based line of ``pos`` by counting the breaks between it and
+        the anchor (a line start); the line becomes the anchor."""
         text = self.text
-        line = text.count("\n", 0, pos)
-        self._anchor = (line, text.rfind("\n", 0, pos) + 1)
+        pos = min(pos, len(text))
+        line, offset = self._anchor
+        if pos >= offset:
+            line += text.count("\n", offset, pos)
+            start = text.rfind("\n", offset, pos) + 1 or offset
+        else:
+            line -= text.count("\n", pos, offset)
+            start = text.rfind("\n", 0, pos) + 1
+        self._anchor = (line, start)
         return line
 
     @_once
