@@ -425,7 +425,7 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
         out.counts.append(count)
         out.replacements += count
         out.warnings += _warnings(attempt, lines, strategy)
-        lines = Lines(new_text)
+        lines = lines.replaced(new_text, placements)
     out.text, out.lines = lines.text, lines
     return out
 

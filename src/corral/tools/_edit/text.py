@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import accumulate
 from operator import add
@@ -205,10 +205,24 @@ class Lines:
         return starts
 
     @_once
+    def breaks(self) -> int:
+        """``\\n`` characters in the text."""
+        return self.text.count("\n")
+
+    def replaced(self, text: str, placements: Iterable[tuple[int, int, int, int]]) -> Lines:
+        """The lines of ``text``, this text with each ``[a, b)`` of
+        ``placements`` become ``text[na:nb]``: its line breaks counted from
+        this text's and the replaced pieces', not by another pass over it."""
+        out = Lines(text)
+        out.breaks = self.breaks + sum(text.count("\n", na, nb) - self.text.count("\n", a, b)
+                                       for a, b, na, nb in placements)
+        return out
+
+    @_once
     def _count(self) -> int:
         if not self.has_cr and "_split" not in self.__dict__:
             text = self.text
-            return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+            return self.breaks + (0 if not text or text.endswith("\n") else 1)
         return len(self.contents) - (1 if self.contents[-1] == "" else 0)
 
     def count(self) -> int:
