@@ -57,6 +57,59 @@ def unified_diff(path: str, before: Lines, after: Lines,
     ``after[ca:cb]``.  Only the lines of each span are compared, so the cost
     is the size of the change, not of the file.  A change of only a line's
     terminator does not show (edit_file never makes one)."""
+    if len(spans) == 1:
+        quick = _one_line(path, before, after, spans[0], context)
+        if quick is not None:
+            return quick
+    return _general(path, before, after, spans, work, context)
+
+
+def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int, int],
+              context: int) -> Diff | None:
+    """The diff of the commonest edit, one change inside one line of a text
+    without ``\\r``, cut from the texts around it with a few ``find`` calls
+    (what :func:`_general` answers for it, which a property test holds it
+    to); ``None`` for any other change."""
+    ba, bb, ca, cb = span
+    old, new = before.text, after.text
+    if ba != ca or before.has_cr or after.has_cr or old.find("\n", ba, bb) >= 0 \
+            or new.find("\n", ca, cb) >= 0:
+        return None
+    start = old.rfind("\n", 0, ba) + 1  # the changed line starts here in both texts
+    if start >= len(old) or start >= len(new):
+        return None  # a line added after a final line break
+    old_end, new_end = old.find("\n", bb) + 1 or len(old), new.find("\n", cb) + 1 or len(new)
+    removed, added = old[start:old_end], new[start:new_end]
+    if removed == added:
+        return None
+    first, above = start, 0  # where the hunk starts, and its lines before the change
+    while above < context and first > 0:
+        first = old.rfind("\n", 0, first - 1) + 1
+        above += 1
+    last, below = old_end, 0  # where it ends, and its lines after the change
+    while below < context and last < len(old):
+        last = old.find("\n", last) + 1 or len(old)
+        below += 1
+    lines = [" " + line for line in _split_kept(old[first:start])]
+    lines.append("-" + removed)
+    lines.append("+" + added)
+    lines += [" " + line for line in _split_kept(old[old_end:last])]
+    lines = [line if line.endswith("\n") else line + _NO_NEWLINE for line in lines]
+    hunk = _range(before.line_of(ba) - 1 - above, above + 1 + below)
+    return Diff(f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n"
+                + "".join(lines), True)
+
+
+def _split_kept(text: str) -> list[str]:
+    """The lines of ``text``, split at ``\\n`` only, each with its break."""
+    pieces = text.split("\n")
+    last = pieces.pop()
+    return [piece + "\n" for piece in pieces] + ([last] if last else [])
+
+
+def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int, int, int]],
+             work: Work, context: int) -> Diff:
+    """:func:`unified_diff` of any change."""
     blocks = _blocks(before, after, spans, work)
     size = sum(blk[1] - blk[0] + blk[3] - blk[2] for blk in blocks)
     budget = work.budget(proportional(size, per=8))

@@ -1,0 +1,197 @@
+"""edit_file's quick paths answer what its general ones answer.
+
+The diff of a change inside one line is cut from the text around it
+(``diff._one_line``) rather than built by aligning blocks of lines
+(``diff._general``); line lookups count from the last line found rather
+than from the start; oldText's occurrences are found and counted in one
+pass; the text after an edit takes its count of line breaks from the text
+before.  Each is held here to the general computation on generated texts
+and edits, and the whole answer of ``edit_file`` on real files to the
+answer it gives with the quick diff turned off.
+
+``CORRAL_SOAK_EXAMPLES`` raises the number of generated cases (a documented
+soak profile; the default keeps the test to a few seconds)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from corral.tools import Toolbox
+from corral.tools._edit import diff as diff_module
+from corral.tools._edit.budget import Work
+from corral.tools._edit.diff import unified_diff
+from corral.tools._edit.match import occurrences
+from corral.tools._edit.spans import Region, apply_regions
+from corral.tools._edit.text import Lines
+
+EXAMPLES = int(os.environ.get("CORRAL_SOAK_EXAMPLES", "150"))
+
+# characters str.splitlines would split at, and blanks: a quick path that
+# split lines any other way than at \n would show
+_CHARS = "ab \t\x0c\x1c\u2028\x85"
+
+
+def _texts(eols: tuple[str, ...] = ("\n",)) -> st.SearchStrategy[str]:
+    line = st.text(alphabet=_CHARS, max_size=5)
+    return st.builds(lambda rows, last: "".join(c + e for c, e in rows) + last,
+                     st.lists(st.tuples(line, st.sampled_from(eols)), max_size=12), line)
+
+
+@st.composite
+def one_edit(draw: st.DrawFn) -> tuple[str, int, int, str]:
+    """A text (line breaks of one or several kinds), a range of it, and
+    what replaces it: mostly inside one line, sometimes across lines."""
+    text = draw(st.one_of(_texts(), _texts(), _texts(("\n", "\r\n"))))
+    start = draw(st.integers(0, len(text)))
+    end = draw(st.integers(start, min(len(text), start + 6)))
+    new = draw(st.one_of(st.text(alphabet="xy \u2028", max_size=4),
+                         st.text(alphabet="xy\n", max_size=4)))
+    return text, start, end, new
+
+
+def _changed(text: str, start: int, end: int, new: str) -> tuple[Lines, Lines, list]:
+    """``text`` with ``[start, end)`` of its normalized form replaced by ``new``."""
+    before = Lines(text)
+    size = len(before.normalized)
+    region = Region(min(start, size), min(end, size), new)
+    after_text, placements = apply_regions(Lines(text), [region], Work())
+    return before, before.replaced(after_text, placements), placements
+
+
+@settings(max_examples=EXAMPLES * 4, deadline=None)
+@given(one_edit())
+def test_the_quick_diff_is_the_general_diff(case):
+    text, start, end, new = case
+    before, after, placements = _changed(text, start, end, new)
+    spans = [placements[0]]
+    general = diff_module._general("f.txt", Lines(before.text), Lines(after.text), spans,
+                                   Work(), 3)
+    quick = unified_diff("f.txt", before, after, spans, Work())
+    assert quick == general
+
+
+@settings(max_examples=EXAMPLES * 2, deadline=None)
+@given(one_edit())
+def test_the_count_of_lines_after_an_edit_is_the_texts(case):
+    text, start, end, new = case
+    before, after, _ = _changed(text, start, end, new)
+    assert after.breaks == after.text.count("\n")
+    split = Lines(after.text)
+    split.contents  # counted from the split lines
+    assert after.count() == split.count()
+
+
+@settings(max_examples=EXAMPLES * 2, deadline=None)
+@given(_texts(), st.lists(st.integers(-2, 80), min_size=1, max_size=12))
+def test_line_lookups_in_any_order_are_the_split_texts(text, positions):
+    counted, split = Lines(text), Lines(text)
+    split.contents  # lines split: every lookup bisects the line starts
+    for pos in positions:
+        assert counted.line_of(pos) == split.line_of(pos), pos
+        assert counted.line_index(pos) == split.line_index(pos), pos
+        lo, hi = sorted((max(pos, 0), max(pos, 0) + 3))
+        assert counted.lines(lo, hi) == split.lines(lo, hi)
+
+
+@settings(max_examples=EXAMPLES * 2, deadline=None)
+@given(st.text(alphabet="ab\n", max_size=40), st.text(alphabet="ab\n", min_size=1, max_size=3),
+       st.integers(0, 5))
+def test_occurrences_are_every_non_overlapping_match(text, needle, limit):
+    starts, at = [], text.find(needle)
+    while at >= 0:
+        starts.append(at)
+        at = text.find(needle, at + len(needle))
+    assert occurrences(text, needle, limit) == (len(starts), starts[:limit])
+
+
+# -- the whole answer, on real files -------------------------------------------------
+
+
+@st.composite
+def file_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str]], bool]:
+    """A file's bytes and edits of it: a line's piece, copied from the file
+    (so it matches), replaced by other text; once or several in one call."""
+    rows = draw(st.lists(st.text(alphabet="abc d\t", min_size=0, max_size=8),
+                         min_size=1, max_size=20))
+    lines = [f"L{i}:{row}" for i, row in enumerate(rows)]  # each line's own mark
+    eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    final = draw(st.booleans())
+    text = eol.join(lines) + (eol if final else "")
+    edits = []
+    for _ in range(draw(st.integers(1, 3))):
+        row = draw(st.sampled_from(lines))
+        old = row[:draw(st.integers(row.index(":") + 1, len(row)))]  # its mark: found once
+        new = draw(st.one_of(st.text(alphabet="xyz ", min_size=1, max_size=6),
+                             st.text(alphabet="xy\n", min_size=1, max_size=6)))
+        edits.append((old, new))
+    bom = draw(st.booleans()) and draw(st.booleans())
+    return (b"\xef\xbb\xbf" if bom else b"") + text.encode(), edits, draw(st.booleans())
+
+
+def _answer(base: Path, data: bytes, edits: list[tuple[str, str]], dry: bool) -> tuple:
+    path = base / "f.py"
+    path.write_bytes(data)
+    with Toolbox(base) as box:
+        if len(edits) == 1:
+            args = {"path": "f.py", "oldText": edits[0][0], "newText": edits[0][1],
+                    "dryRun": dry}
+        else:
+            args = {"path": "f.py", "edits": [{"oldText": o, "newText": n} for o, n in edits],
+                    "dryRun": dry}
+        answer = box.call("edit_file", args)
+    return answer, path.read_bytes()
+
+
+@settings(max_examples=EXAMPLES // 2, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(file_edits())
+def test_edit_file_answers_the_same_without_the_quick_diff(monkeypatch, case):
+    data, edits, dry = case
+    with tempfile.TemporaryDirectory() as quick_dir, tempfile.TemporaryDirectory() as slow_dir:
+        quick = _answer(Path(quick_dir), data, edits, dry)
+        with monkeypatch.context() as patched:
+            patched.setattr(diff_module, "_one_line", lambda *args: None)
+            general = _answer(Path(slow_dir), data, edits, dry)
+    assert quick == general
+    if len(edits) == 1:
+        assert quick[0]["ok"] is True, quick  # a generated edit applies: the answers compare
+
+
+def test_the_quick_diff_is_taken_for_a_change_inside_one_line(tmp_path, monkeypatch):
+    """The property above compares something: the commonest edit does take
+    the quick path, and its answer is the general one's."""
+    taken = []
+    one_line = diff_module._one_line
+
+    def counting(*args):
+        found = one_line(*args)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(diff_module, "_one_line", counting)
+    content = b"".join(b"x%d = 1\n" % i for i in range(150))
+    answer, after = _answer(tmp_path, content, [("x75 = 1", "x75 = 2")], False)
+    assert taken == [True]
+    assert answer["ok"] is True and answer["lines"] == [[76, 76]]
+    assert answer["diff"] == ("--- a/f.py\n+++ b/f.py\n@@ -73,7 +73,7 @@\n x72 = 1\n x73 = 1\n"
+                              " x74 = 1\n-x75 = 1\n+x75 = 2\n x76 = 1\n x77 = 1\n x78 = 1\n")
+    assert after == content.replace(b"x75 = 1\n", b"x75 = 2\n")
+
+
+@pytest.mark.parametrize("content,old,new,expected", [
+    (b"a\nb", "b", "c", "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n"
+                        "\\ No newline at end of file\n"),
+    (b"only", "only", "x", "@@ -1 +1 @@\n-only\n\\ No newline at end of file\n+x\n"
+                           "\\ No newline at end of file\n"),
+    (b"a\x0cb\nc\n", "c", "d", "@@ -1,2 +1,2 @@\n a\x0cb\n-c\n+d\n"),
+])
+def test_the_quick_diff_at_the_ends_of_a_file(tmp_path, content, old, new, expected):
+    answer, _ = _answer(tmp_path, content, [(old, new)], False)
+    assert answer["ok"] is True
+    assert answer["diff"] == "--- a/f.py\n+++ b/f.py\n" + expected
