@@ -135,19 +135,29 @@ class Lines:
         if not self.has_cr:
             self.normalized = text
 
-    def _counts(self, pos: int) -> bool:
-        """Whether the line of ``pos`` is found by counting the line breaks
-        between it and the anchor (a text without ``\\r`` whose line starts
-        were not built, while the counting stays within one pass over the
-        text: lookups near one another, as an edit's are, cost their
-        distance, not their offset)."""
+    def _counted_line(self, pos: int) -> int | None:
+        """The 0-based line of ``pos`` by counting the line breaks between
+        it and the anchor (a line start), which it becomes; ``None`` in a
+        text with ``\\r``, once the line starts were built, or when the
+        counting would go past one pass over the text (lookups near one
+        another, as an edit's are, cost their distance, not their offset)."""
         if self.has_cr or pos < 0 or "nstarts" in self.__dict__:
-            return False
-        spent = self._counted + abs(min(pos, len(self.text)) - self._anchor[1])
-        if spent > len(self.text):
-            return False
+            return None
+        text = self.text
+        pos = min(pos, len(text))
+        line, offset = self._anchor
+        spent = self._counted + (pos - offset if pos >= offset else offset - pos)
+        if spent > len(text):
+            return None
         self._counted = spent
-        return True
+        if pos >= offset:
+            line += text.count("\n", offset, pos)
+            start = text.rfind("\n", offset, pos) + 1 or offset
+        else:
+            line -= text.count("\n", pos, offset)
+            start = text.rfind("\n", 0, pos) + 1
+        self._anchor = (line, start)
+        return line
 
     @_once
     def _split(self) -> tuple[list[str], list[str]]:
@@ -166,21 +176,6 @@ class Lines:
     @property
     def eols(self) -> list[str]:
         return self._split[1]
-
-    def _counted_line(self, pos: int) -> int:
-        """The 0-based line of ``pos`` by counting the breaks between it and
-        the anchor (a line start); the line becomes the anchor."""
-        text = self.text
-        pos = min(pos, len(text))
-        line, offset = self._anchor
-        if pos >= offset:
-            line += text.count("\n", offset, pos)
-            start = text.rfind("\n", offset, pos) + 1 or offset
-        else:
-            line -= text.count("\n", pos, offset)
-            start = text.rfind("\n", 0, pos) + 1
-        self._anchor = (line, start)
-        return line
 
     @_once
     def normalized(self) -> str:
@@ -297,8 +292,9 @@ class Lines:
 
     def line_index(self, npos: int) -> int:
         """0-based line of a normalized position."""
-        if self._counts(npos):
-            return self._counted_line(npos)
+        counted = self._counted_line(npos)
+        if counted is not None:
+            return counted
         return bisect_right(self.nstarts, npos) - 1
 
     def to_original(self, npos: int) -> int:
@@ -310,8 +306,9 @@ class Lines:
     def line_of(self, pos: int) -> int:
         """1-based line of an original position (a terminator belongs to the
         line it ends)."""
-        if self._counts(pos):
-            return self._counted_line(pos) + 1
+        counted = self._counted_line(pos)
+        if counted is not None:
+            return counted + 1
         return bisect_right(self.starts, pos)
 
     def style(self) -> str:
