@@ -71,7 +71,8 @@ def _open(tmp_path, make_root, config: str, script: str, *, exists: bool = True)
     tree = tmp_path / "tree"
     tree.mkdir()
     os.symlink("tree", tmp_path / "alias")
-    _repository(tree, config.format(root=tree, alias=tmp_path / "alias"))
+    _repository(tree, config.replace("{root}", str(tree))
+                .replace("{alias}", str(tmp_path / "alias")))
     if exists:
         (tree / script).parent.mkdir(parents=True, exist_ok=True)
         (tree / script).write_text(ORIGINAL)

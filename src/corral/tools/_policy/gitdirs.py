@@ -33,12 +33,13 @@ canonical (outside the root or unreadable: left out).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
 from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
+from .gitconfig import entries, program_paths
 from .rules import fold
 
 __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "shape_name",
@@ -49,6 +50,7 @@ MAX_DIRS = 2000
 MAX_DEPTH = 6
 MAX_FILE_BYTES = 64 * 1024
 MAX_CONFIGS = 64
+MAX_PROGRAMS = 512  # program paths (and their bases) looked up across the configs
 _CONFIG_KEYS = {("core", "hookspath"), ("include", "path"), ("includeif", "path")}
 # the entries git's "is this a git directory" test looks at, by folded name
 SHAPE_NAMES = {"head": "HEAD", "objects": "objects", "refs": "refs", "commondir": "commondir"}
@@ -184,7 +186,9 @@ class _Found:
     def __init__(self, look: GitLook) -> None:
         self.look = look
         self.paths: dict[str, None] = {}  # an ordered set
-        self.configs: deque[tuple[str, str | None]] = deque()  # (config, its work tree)
+        # (config, its work tree, its git directory)
+        self.configs: deque[tuple[str, str | None, str]] = deque()
+        self.programs = 0  # program paths looked up (bounded by MAX_PROGRAMS)
         self.read: set[str] = set()
         self.hooks: list[str] = []  # hook directories, looked at for links
 
@@ -199,21 +203,21 @@ class _Found:
         path = self.add(gitdir)
         if path is None or path == ".":
             return
-        self.configs.append((f"{path}/config", work_tree))
+        self.configs.append((f"{path}/config", work_tree, path))
         self.hooks.append(f"{path}/hooks")
         common = self.look.text(f"{path}/commondir", MAX_FILE_BYTES)
         if common is not None and common.strip():
             inside = _inside(self.look, common.strip(), path)
             shared = self.add(inside) if inside is not None else None
             if shared is not None and shared != ".":
-                self.configs.append((f"{shared}/config", work_tree))
+                self.configs.append((f"{shared}/config", work_tree, path))
 
     def work_tree(self, rel: str, git: DirEntry | None) -> None:
         """The ``.git`` entry of the directory ``rel`` (a work tree), if any."""
         if git is None:
             return
         if git.is_dir(follow_symlinks=False):
-            self.configs.append((git.path + "/config", rel))
+            self.configs.append((git.path + "/config", rel, git.path))
             self.hooks.append(git.path + "/hooks")
             return
         text = self.look.text(git.path, MAX_FILE_BYTES) if git.is_file(follow_symlinks=False) \
@@ -226,7 +230,7 @@ class _Found:
     def follow_configs(self) -> None:
         """Read each config (and what it includes) for the places it names."""
         while self.configs and len(self.read) < MAX_CONFIGS:
-            config, work_tree = self.configs.popleft()
+            config, work_tree, git_dir = self.configs.popleft()
             if config in self.read:
                 continue
             self.read.add(config)
@@ -234,13 +238,49 @@ class _Found:
             if text is None:
                 continue
             here = config.rpartition("/")[0] or "."
-            for key, value in _config_paths(text):
-                bases = (here,) if key == "path" or work_tree is None else (work_tree, here)
-                for base in bases:
-                    inside = _inside(self.look, value, base)
-                    path = self.add(inside) if inside is not None else None
-                    if key == "path" and path is not None and path != ".":
-                        self.configs.append((path, work_tree))
+            for section, _, key, value in entries(text):
+                if (section, key) in _CONFIG_KEYS:
+                    if value:
+                        self.config_path(key, value, here, work_tree, git_dir)
+                else:
+                    for path, bare in program_paths(section, key, value):
+                        self.program(path, bare, work_tree, git_dir)
+
+    def config_path(self, key: str, value: str, here: str, work_tree: str | None,
+                    git_dir: str) -> None:
+        """A ``core.hooksPath`` (from the work tree, as git takes it, and the
+        git directory) or an include (from the including file: followed)."""
+        bases = (here,) if key == "path" else \
+            tuple(dict.fromkeys((*_bases(work_tree, git_dir), here)))
+        for base in bases:
+            inside = _inside(self.look, value, base)
+            path = self.add(inside) if inside is not None else None
+            if key == "path" and path is not None and path != ".":
+                self.configs.append((path, work_tree, git_dir))
+
+    def program(self, value: str, bare: bool, work_tree: str | None, git_dir: str) -> None:
+        """A program a config names (or a word of its command): git runs it
+        from the top of the work tree (a bare repository's: its git
+        directory).  A bare argument word names a file, never a directory
+        (``cd src``, ``git -C sub``: the programs there are named apart)."""
+        for base in _bases(work_tree, git_dir):
+            if self.programs >= MAX_PROGRAMS:
+                return
+            self.programs += 1
+            inside = _inside(self.look, value, base)
+            if inside is None:
+                continue
+            if bare:
+                try:
+                    self.look.entries(inside)
+                    continue
+                except OSError:
+                    pass
+            self.add(inside)
+
+
+def _bases(work_tree: str | None, git_dir: str) -> tuple[str, ...]:
+    return (git_dir,) if work_tree is None else (work_tree, git_dir)
 
 
 def _gitdir_line(text: str) -> str | None:
@@ -265,40 +305,6 @@ def _inside(look: GitLook, value: str, base: str) -> str | None:
         if value.startswith(prefix + "/"):
             return value[len(prefix) + 1:]
     return value
-
-
-def _config_paths(text: str) -> Iterator[tuple[str, str]]:
-    """``(key, value)`` of each ``core.hooksPath``, ``include.path`` and
-    ``includeIf.<condition>.path`` in a git config file's text."""
-    section = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line[0] in "#;":
-            continue
-        if line.startswith("["):
-            head = line[1:].partition("]")[0].strip()
-            section = head.split(None, 1)[0].split(".", 1)[0].lower() if head else ""
-            continue
-        key, _, value = line.partition("=")
-        key = key.strip().lower()
-        if (section, key) in _CONFIG_KEYS:
-            value = _unquoted(value)
-            if value:
-                yield key, value
-
-
-def _unquoted(value: str) -> str:
-    """A config value without its comment and quotes (enough for paths)."""
-    out: list[str] = []
-    quoted = False
-    for char in value.strip():
-        if char == '"':
-            quoted = not quoted
-        elif char in "#;" and not quoted:
-            break
-        else:
-            out.append(char)
-    return "".join(out).strip()
 
 
 def in_git_directory(look: GitLook, canonical: str, creates: tuple[str, ...] = ()) -> bool:
