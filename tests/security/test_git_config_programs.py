@@ -194,3 +194,38 @@ def test_a_config_cannot_be_repointed_through_the_tools_and_a_change_is_read_nex
         "escaped-quote-in-subsection", "no-value", "bom-and-crlf-continuation"])
 def test_config_values_are_read_as_git_reads_them(text, expected):
     assert list(gitconfig.entries(text)) == expected
+
+
+@pytest.mark.parametrize("config,link,target,named", [
+    ("[core]\n\tfsmonitor = scripts/fsmon.sh\n", "scripts/fsmon.sh", "../real/fsmon.sh",
+     "real/fsmon.sh"),
+    ("[core]\n\tfsmonitor = scripts/fsmon.sh\n", "scripts", "real", "real/fsmon.sh"),
+    ("[core]\n\thooksPath = scripts/hooks\n", "scripts", "real", "real/hooks/pre-commit"),
+], ids=["program-is-a-link", "directory-on-the-way-is-a-link", "hooksPath-through-a-link"])
+def test_a_link_on_the_way_to_what_git_runs_stays(tmp_path, make_root, config, link, target,
+                                                  named):
+    """A link on the way to a program (or hooks directory) git runs is held
+    as well as where it leads: removed or moved away, it could be replaced
+    by a file or directory of the model's own, which git would then run."""
+    _repository(tmp_path, config)
+    (tmp_path / "real" / "hooks").mkdir(parents=True)
+    (tmp_path / "real" / "fsmon.sh").write_text(ORIGINAL)
+    (tmp_path / link).parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(target, tmp_path / link)
+    with Toolbox(make_root(str(tmp_path))) as box:
+        for tool, args in [("write_file", {"path": named, "content": PLANTED}),
+                           ("delete_file", {"path": link}),
+                           ("move_file", {"source": link, "destination": "elsewhere"})]:
+            answer = box.call(tool, args)
+            assert answer["ok"] is False and answer["code"] == "DENIED", (tool, answer)
+    assert os.readlink(tmp_path / link) == target
+    assert not (tmp_path / "real" / "hooks" / "pre-commit").exists()
+
+
+def test_an_entry_on_the_section_headers_line_counts(tmp_path, make_root):
+    """``[core] hooksPath = tools/hooks``: git reads a key after the
+    header on the same line."""
+    _repository(tmp_path, "[core] hooksPath = tools/hooks\n[alias] x = !sh run.sh\n")
+    with Toolbox(make_root(str(tmp_path))) as box:
+        for path in ("tools/hooks/pre-commit", "run.sh"):
+            assert _protected(box.call("write_file", {"path": path, "content": PLANTED})), path

@@ -50,6 +50,7 @@ MAX_DIRS = 2000
 MAX_DEPTH = 6
 MAX_FILE_BYTES = 64 * 1024
 MAX_CONFIGS = 64
+MAX_LINK_STEPS = 8  # the last steps of a named path looked at for links
 MAX_PROGRAMS = 512  # program paths (and their bases) looked up across the configs
 _CONFIG_KEYS = {("core", "hookspath"), ("include", "path"), ("includeif", "path")}
 # the entries git's "is this a git directory" test looks at, by folded name
@@ -199,6 +200,32 @@ class _Found:
             self.paths.setdefault(path)
         return path
 
+    def add_named(self, rel: str) -> str | None:
+        """Protect where ``rel`` leads and each link on the way to it (the
+        link itself: removed, it could be replaced by a directory or file of
+        the model's own that git would run in its place)."""
+        path = self.add(rel)
+        parts = rel.rstrip("/").split("/")
+        last = len(parts) - 1
+        for step in range(last, max(last - MAX_LINK_STEPS, -1), -1):
+            name = parts[step]
+            if name in ("", ".", ".."):
+                continue
+            parent = "/".join(parts[:step]) or ("/" if rel.startswith("/") else ".")
+            above = self.look.canonical(parent)
+            if above is None:
+                continue
+            spelled = name if above == "." else f"{above}/{name}"
+            if step == last:
+                leads = path
+            elif self.look.present(above, (name,)):
+                leads = self.look.canonical("/".join(parts[:step + 1]))
+            else:
+                continue
+            if spelled != leads:
+                self.paths.setdefault(spelled)
+        return path
+
     def repository(self, gitdir: str, work_tree: str | None) -> None:
         path = self.add(gitdir)
         if path is None or path == ".":
@@ -254,7 +281,7 @@ class _Found:
             tuple(dict.fromkeys((*_bases(work_tree, git_dir), here)))
         for base in bases:
             inside = _inside(self.look, value, base)
-            path = self.add(inside) if inside is not None else None
+            path = self.add_named(inside) if inside is not None else None
             if key == "path" and path is not None and path != ".":
                 self.configs.append((path, work_tree, git_dir))
 
@@ -276,7 +303,7 @@ class _Found:
                     continue
                 except OSError:
                     pass
-            self.add(inside)
+            self.add_named(inside)
 
 
 def _bases(work_tree: str | None, git_dir: str) -> tuple[str, ...]:
