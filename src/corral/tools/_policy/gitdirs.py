@@ -14,7 +14,22 @@ when it lies inside the root:
 * what each repository's ``config`` points at: ``core.hooksPath`` (taken
   both relative to the work tree, as git does, and to the git directory),
   and the files ``include.path`` / ``includeIf.*.path`` pull in (relative to
-  the including file; followed, they can point further).
+  the including file; followed, they can point further);
+* the programs a config names (:mod:`.gitconfig`: ``core.fsmonitor``,
+  ``core.sshCommand``, editors, pagers, ``gpg.program``,
+  ``credential.helper``, filter/diff/merge drivers, ``!`` aliases and the
+  like): the value where git runs it as one program, and each word of a
+  shell command that names a path, taken from the top of the work tree
+  (where git runs them; a bare repository's: its git directory) and from
+  the git directory.  A bare program name is found on ``PATH``: not here.
+  A bare argument word (``sh fsmon.sh``) names a file, never a directory.
+  Each link on the way to a named path (or a ``core.hooksPath``) is
+  protected itself too: removed, a file or directory of the model's own
+  could stand where git looks.
+
+The configs are read when the toolbox opens; a config cannot be changed
+through the tools (it is in a git directory), and one changed outside them
+is read by the next toolbox.
 
 Whether a directory is a repository is git's own test read wider, so that
 nothing git would take for one is missed: an entry named ``HEAD`` (of any
@@ -25,7 +40,8 @@ Names are compared folded, as a case-insensitive disk compares them.
 
 Bounded: directories are looked at breadth first, at most ``MAX_DIRS`` of
 them and ``MAX_DEPTH`` deep, files read up to ``MAX_FILE_BYTES``, at most
-``MAX_CONFIGS`` config files.  Everything is read through a
+``MAX_CONFIGS`` config files and ``MAX_PROGRAMS`` program paths, the last
+``MAX_LINK_STEPS`` steps of a named path looked at for links.  Everything is read through a
 :class:`GitLook` (the policed view's reading of the root); every path is
 canonical (outside the root or unreadable: left out).
 """
@@ -132,7 +148,7 @@ def made_repository(shown: str, directory: str, operation: str, field: str) -> R
 @dataclass(frozen=True)
 class Scan:
     """What one bounded look at a root found: ``dirs`` to protect as a
-    whole, and ``links``: the symlinks met on the way (canonical paths of
+    whole (directories, and the programs and links the configs name), and ``links``: the symlinks met on the way (canonical paths of
     the links themselves), those in git's hook directories included."""
 
     dirs: tuple[str, ...]
