@@ -148,8 +148,9 @@ def made_repository(shown: str, directory: str, operation: str, field: str) -> R
 @dataclass(frozen=True)
 class Scan:
     """What one bounded look at a root found: ``dirs`` to protect as a
-    whole (directories, and the programs and links the configs name), and ``links``: the symlinks met on the way (canonical paths of
-    the links themselves), those in git's hook directories included."""
+    whole (directories, and the programs and links the configs name), and
+    ``links``: the symlinks met on the way (canonical paths of the links
+    themselves), those in git's hook directories included."""
 
     dirs: tuple[str, ...]
     links: tuple[str, ...]
