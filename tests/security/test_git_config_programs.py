@@ -58,13 +58,17 @@ FAMILIES = [
     ("[core] fsmonitor = scr\\\nipts/fsmon.sh ; watch\n", "scripts/fsmon.sh"),
     ("[core]\n\t# fsmonitor = nothing.sh\n\tfsmonitor = \"scripts/a#b.sh\" # real\n",
      "scripts/a#b.sh"),
+    ('[core]\n\tfsmonitor = "$(git rev-parse --show-toplevel)/scripts/fsmon.sh"\n',
+     "scripts/fsmon.sh"),
+    ('[core]\n\tpager = sh \\"$GIT_DIR/../tools/page.sh\\"\n', "tools/page.sh"),
 ]
 FAMILY_IDS = ["fsmonitor", "fsmonitor-sh", "fsmonitor-absolute", "fsmonitor-alias",
               "sshCommand", "editor-case", "pager-pipe", "askPass", "sequence.editor",
               "diff.external", "gpg.program", "gpg.ssh.program", "credential-shell",
               "credential-absolute", "credential-url", "filter.clean", "filter.smudge-quoted",
               "filter.process-legacy", "diff.textconv", "diff.command", "merge.driver",
-              "alias-shell", "alias-function", "continuation", "comment-and-hash"]
+              "alias-shell", "alias-function", "continuation", "comment-and-hash",
+              "toplevel-expansion", "git-dir-expansion"]
 
 
 def _open(tmp_path, make_root, config: str, script: str, *, exists: bool = True):
@@ -229,3 +233,17 @@ def test_an_entry_on_the_section_headers_line_counts(tmp_path, make_root):
     with Toolbox(make_root(str(tmp_path))) as box:
         for path in ("tools/hooks/pre-commit", "run.sh"):
             assert _protected(box.call("write_file", {"path": path, "content": PLANTED})), path
+
+
+def test_a_git_commands_arguments_leave_directories_and_subcommands_alone(tmp_path, make_root):
+    """``!git -C sub/module status`` works in ``sub/module``; it runs no
+    program of its own there, so the directory stays writable; git-lfs's
+    ``clean`` is a subcommand, not a file at the top of the work tree."""
+    _repository(tmp_path, "[alias]\n\tsst = !git -C sub/module status\n"
+                          '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n'
+                          "\tprocess = git-lfs filter-process\n")
+    (tmp_path / "sub" / "module").mkdir(parents=True)
+    with Toolbox(make_root(str(tmp_path))) as box:
+        for path in ("sub/module/notes.txt", "clean", "filter-process"):
+            assert box.call("write_file", {"path": path, "content": "x\n"})["ok"] is True, path
+    assert (tmp_path / "sub" / "module" / "notes.txt").read_text() == "x\n"

@@ -20,9 +20,10 @@ named; neither is ``~``.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 from dataclasses import dataclass
 
-__all__ = ["Entry", "entries", "program_paths", "PROGRAM_KEYS"]
+__all__ = ["Entry", "entries", "ProgramPath", "program_paths", "PROGRAM_KEYS"]
 
 # (section, key) -> how git runs the value; a section listed with key "*"
 # takes every key.  Subsections are not looked at: ``gpg.program`` and
@@ -91,12 +92,21 @@ def entries(text: str) -> Iterator[tuple[str, str, str, str | None]]:
         yield entry.section, entry.subsection, entry.key, entry.value
 
 
-def program_paths(section: str, key: str, value: str | None) -> list[tuple[str, bool]]:
-    """The paths a program git runs from this entry may be named by, each
-    with whether it is only an argument (``True``: a bare word such as
-    ``sh fsmon.sh`` reads, which names a file and never a directory to
-    protect).  Empty for an entry that runs nothing, or only programs found
-    on ``PATH``."""
+class ProgramPath(NamedTuple):
+    """A path a program git runs from a config entry may be named by."""
+
+    path: str
+    file_only: bool  # an argument: it names a file git's program reads, never a directory
+
+
+def program_paths(section: str, key: str, value: str | None) -> list[ProgramPath]:
+    """The paths a program git runs from this entry may be named by: the
+    value run as one program, each word of a shell command with a ``/``,
+    and each bare argument (``sh fsmon.sh``).  An argument of git's own
+    commands (``!git -C sub status``, ``git-lfs clean``) names a
+    subcommand, a ref or a directory to work in, never a program: only a
+    file there counts.  Empty for an entry that runs nothing, or only
+    programs found on ``PATH``."""
     how = PROGRAM_KEYS.get((section, key)) or PROGRAM_KEYS.get((section, "*"))
     if how is None or value is None:
         return []
@@ -111,16 +121,16 @@ def program_paths(section: str, key: str, value: str | None) -> list[tuple[str, 
         if value.startswith("!"):
             value = value[1:]
         elif not _names_path(value.split(None, 1)[0] if value else ""):
-            # "git credential-<name> ...": the program is git's; an argument may name a path
-            return [(word.text, False) for word in _words(value)[1:] if _names_path(word.text)]
-    found: list[tuple[str, bool]] = []
+            value = "git credential-" + value  # what git runs for a helper's name
+    found: list[ProgramPath] = []
     if _names_path(value):
-        found.append((value, False))  # run as one program (gpg.program: no shell)
+        found.append(ProgramPath(value, False))  # run as one program (gpg.program: no shell)
     for word in _words(value):
+        gits = word.program.startswith("git")
         if _names_path(word.text):
-            found.append((word.text, False))
-        elif not word.command and word.program != "git" and _is_bare_argument(word.text):
-            found.append((word.text, True))
+            found.append(ProgramPath(word.text, gits))
+        elif not word.command and not gits and _is_bare_argument(word.text):
+            found.append(ProgramPath(word.text, True))
     return list(dict.fromkeys(found))
 
 

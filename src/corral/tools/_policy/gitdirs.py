@@ -22,7 +22,8 @@ when it lies inside the root:
   shell command that names a path, taken from the top of the work tree
   (where git runs them; a bare repository's: its git directory) and from
   the git directory.  A bare program name is found on ``PATH``: not here.
-  A bare argument word (``sh fsmon.sh``) names a file, never a directory.
+  An argument word (``sh fsmon.sh``; any of a git command's) names a
+  file, never a directory (``cd src``, ``git -C sub``).
   Each link on the way to a named path (or a ``core.hooksPath``) is
   protected itself too: removed, a file or directory of the model's own
   could stand where git looks.
@@ -287,8 +288,8 @@ class _Found:
                     if value:
                         self.config_path(key, value, here, work_tree, git_dir)
                 else:
-                    for path, bare in program_paths(section, key, value):
-                        self.program(path, bare, work_tree, git_dir)
+                    for named in program_paths(section, key, value):
+                        self.program(named.path, named.file_only, work_tree, git_dir)
 
     def config_path(self, key: str, value: str, here: str, work_tree: str | None,
                     git_dir: str) -> None:
@@ -302,10 +303,11 @@ class _Found:
             if key == "path" and path is not None and path != ".":
                 self.configs.append((path, work_tree, git_dir))
 
-    def program(self, value: str, bare: bool, work_tree: str | None, git_dir: str) -> None:
+    def program(self, value: str, file_only: bool, work_tree: str | None,
+                git_dir: str) -> None:
         """A program a config names (or a word of its command): git runs it
         from the top of the work tree (a bare repository's: its git
-        directory).  A bare argument word names a file, never a directory
+        directory).  An argument word names a file, never a directory
         (``cd src``, ``git -C sub``: the programs there are named apart)."""
         for base in _bases(work_tree, git_dir):
             if self.programs >= MAX_PROGRAMS:
@@ -314,7 +316,7 @@ class _Found:
             inside = _inside(self.look, value, base)
             if inside is None:
                 continue
-            if bare:
+            if file_only:
                 try:
                     self.look.entries(inside)
                     continue
