@@ -247,3 +247,13 @@ def test_a_git_commands_arguments_leave_directories_and_subcommands_alone(tmp_pa
         for path in ("sub/module/notes.txt", "clean", "filter-process"):
             assert box.call("write_file", {"path": path, "content": "x\n"})["ok"] is True, path
     assert (tmp_path / "sub" / "module" / "notes.txt").read_text() == "x\n"
+
+
+def test_a_worktree_config_names_programs_too(tmp_path, make_root):
+    """``extensions.worktreeConfig``: git reads ``.git/config.worktree``
+    as well."""
+    _repository(tmp_path, "[extensions]\n\tworktreeConfig = true\n")
+    (tmp_path / ".git" / "config.worktree").write_text("[core]\n\tfsmonitor = bin/watch\n")
+    with Toolbox(make_root(str(tmp_path))) as box:
+        assert _protected(box.call("write_file", {"path": "bin/watch", "content": PLANTED}))
+    assert not (tmp_path / "bin").exists()

@@ -11,7 +11,7 @@ when it lies inside the root:
   config are its common directory's);
 * a bare repository (:func:`is_repository`), a local remote whose hooks
   ``git push`` runs;
-* what each repository's ``config`` points at: ``core.hooksPath`` (taken
+* what each repository's ``config`` (and ``config.worktree``) points at: ``core.hooksPath`` (taken
   both relative to the work tree, as git does, and to the git directory),
   and the files ``include.path`` / ``includeIf.*.path`` pull in (relative to
   the including file; followed, they can point further);
@@ -248,7 +248,7 @@ class _Found:
         path = self.add(gitdir)
         if path is None or path == ".":
             return
-        self.configs.append((f"{path}/config", work_tree, path))
+        self.git_directory_configs(path, work_tree)
         self.hooks.append(f"{path}/hooks")
         common = self.look.text(f"{path}/commondir", MAX_FILE_BYTES)
         if common is not None and common.strip():
@@ -257,12 +257,19 @@ class _Found:
             if shared is not None and shared != ".":
                 self.configs.append((f"{shared}/config", work_tree, path))
 
+    def git_directory_configs(self, git_dir: str, work_tree: str | None) -> None:
+        """A git directory's ``config``, and its ``config.worktree`` (read
+        with ``extensions.worktreeConfig``) where there is one."""
+        self.configs.append((f"{git_dir}/config", work_tree, git_dir))
+        if self.look.present(git_dir, ("config.worktree",)):
+            self.configs.append((f"{git_dir}/config.worktree", work_tree, git_dir))
+
     def work_tree(self, rel: str, git: DirEntry | None) -> None:
         """The ``.git`` entry of the directory ``rel`` (a work tree), if any."""
         if git is None:
             return
         if git.is_dir(follow_symlinks=False):
-            self.configs.append((git.path + "/config", rel, git.path))
+            self.git_directory_configs(git.path, rel)
             self.hooks.append(git.path + "/hooks")
             return
         text = self.look.text(git.path, MAX_FILE_BYTES) if git.is_file(follow_symlinks=False) \
