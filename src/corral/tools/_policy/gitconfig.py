@@ -20,8 +20,8 @@ named; neither is ``~``.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Entry", "entries", "ProgramPath", "program_paths", "PROGRAM_KEYS"]
 
