@@ -18,7 +18,7 @@ import threading
 import pytest
 
 from .helpers.envelope import assert_valid_envelope
-from .helpers.faults import FakeClock, HookBackend
+from .helpers.faults import FakeClock, HookBackend, on_file
 
 from corral.contained import Root
 from corral.tools import CancelToken, Limits, Progress, Toolbox
@@ -34,10 +34,11 @@ def clock(monkeypatch):
     return fake
 
 
-def hooked_root(make_root, path, hooks):
-    """A root of this test's backend config whose backend runs ``hooks``."""
+def hooked_root(make_root, path, hooks, on_fd=None):
+    """A root of this test's backend config whose backend runs ``hooks``
+    (on calls on an fd ``on_fd`` accepts, if given)."""
     plain = make_root(path)
-    backend = HookBackend(plain.backend, hooks)
+    backend = HookBackend(plain.backend, hooks, on_fd=on_fd)
     root = Root(path, backend=backend, fast_path=make_root.fast_path)
     return root
 
@@ -199,7 +200,7 @@ def test_acall_cancelled_task_stops_the_call_before_it_returns(tmp_path, make_ro
         entered.set()
         release.wait(10)
 
-    root = hooked_root(make_root, tmp_path, {"pread": hook})
+    root = hooked_root(make_root, tmp_path, {"pread": hook}, on_file(tmp_path / "big.log"))
     toolbox = Toolbox(root)
 
     async def scenario():

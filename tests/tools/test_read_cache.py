@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from .helpers.faults import HookBackend
+from .helpers.faults import HookBackend, on_file
 
 import corral.tools._read.cache as read_cache
 from corral.contained import Root
@@ -41,7 +41,8 @@ def fresh_cache():
 def counted_toolbox(make_root, path):
     counter = Counter()
     plain = make_root(path)
-    root = Root(path, backend=HookBackend(plain.backend, {"pread": counter}),
+    root = Root(path, backend=HookBackend(plain.backend, {"pread": counter},
+                                          on_fd=on_file(path / "big.log")),
                 fast_path=make_root.fast_path)
     return Toolbox(root), counter
 

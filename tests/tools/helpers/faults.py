@@ -59,21 +59,40 @@ class HookBackend:
     """Any backend, with ``hooks``: method name -> callable run before each
     call of that method (to move a fake clock, set a cancel token, block)."""
 
-    def __init__(self, inner: Any, hooks: dict[str, Callable[[], None]] | None = None) -> None:
+    def __init__(self, inner: Any, hooks: dict[str, Callable[[], None]] | None = None,
+                 on_fd: Callable[[int], bool] | None = None) -> None:
         self._inner = inner
         self.hooks = dict(hooks or {})
+        # the hooks run only for calls on an fd this accepts (``None``: all
+        # calls): a hook meant for a file's reads then skips other reads,
+        # such as the tree lock's count of moves
+        self._on_fd = on_fd
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._inner, name)
         hook = self.hooks.get(name)
         if hook is None or not callable(value):
             return value
+        on_fd = self._on_fd
 
         def hooked(*args: Any, **kwargs: Any) -> Any:
-            hook()
+            if on_fd is None or (args and isinstance(args[0], int) and on_fd(args[0])):
+                hook()
             return value(*args, **kwargs)
 
         return hooked
+
+
+def on_file(path: str | os.PathLike[str]) -> Callable[[int], bool]:
+    """An ``on_fd`` for :class:`HookBackend`: calls on an fd open on the
+    file at ``path`` (its device and inode, looked up now)."""
+    info = os.stat(path)
+    mine = (info.st_dev, info.st_ino)
+
+    def accepts(fd: int) -> bool:
+        found = os.fstat(fd)
+        return (found.st_dev, found.st_ino) == mine
+    return accepts
 
 
 class FakeClock:

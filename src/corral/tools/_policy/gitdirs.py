@@ -11,10 +11,26 @@ when it lies inside the root:
   config are its common directory's);
 * a bare repository (:func:`is_repository`), a local remote whose hooks
   ``git push`` runs;
-* what each repository's ``config`` points at: ``core.hooksPath`` (taken
+* what each repository's ``config`` (and ``config.worktree``) points at: ``core.hooksPath`` (taken
   both relative to the work tree, as git does, and to the git directory),
   and the files ``include.path`` / ``includeIf.*.path`` pull in (relative to
-  the including file; followed, they can point further).
+  the including file; followed, they can point further);
+* the programs a config names (:mod:`.gitconfig`: ``core.fsmonitor``,
+  ``core.sshCommand``, editors, pagers, ``gpg.program``,
+  ``credential.helper``, filter/diff/merge drivers, ``!`` aliases and the
+  like): the value where git runs it as one program, and each word of a
+  shell command that names a path, taken from the top of the work tree
+  (where git runs them; a bare repository's: its git directory) and from
+  the git directory.  A bare program name is found on ``PATH``: not here.
+  An argument word (``sh fsmon.sh``; any of a git command's) names a
+  file, never a directory (``cd src``, ``git -C sub``).
+  Each link on the way to a named path (or a ``core.hooksPath``) is
+  protected itself too: removed, a file or directory of the model's own
+  could stand where git looks.
+
+The configs are read when the toolbox opens; a config cannot be changed
+through the tools (it is in a git directory), and one changed outside them
+is read by the next toolbox.
 
 Whether a directory is a repository is git's own test read wider, so that
 nothing git would take for one is missed: an entry named ``HEAD`` (of any
@@ -25,7 +41,8 @@ Names are compared folded, as a case-insensitive disk compares them.
 
 Bounded: directories are looked at breadth first, at most ``MAX_DIRS`` of
 them and ``MAX_DEPTH`` deep, files read up to ``MAX_FILE_BYTES``, at most
-``MAX_CONFIGS`` config files.  Everything is read through a
+``MAX_CONFIGS`` config files and ``MAX_PROGRAMS`` program paths, the last
+``MAX_LINK_STEPS`` steps of a named path looked at for links.  Everything is read through a
 :class:`GitLook` (the policed view's reading of the root); every path is
 canonical (outside the root or unreadable: left out).
 """
@@ -33,12 +50,13 @@ canonical (outside the root or unreadable: left out).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
 from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
+from .gitconfig import entries, program_paths
 from .rules import fold
 
 __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "shape_name",
@@ -49,6 +67,8 @@ MAX_DIRS = 2000
 MAX_DEPTH = 6
 MAX_FILE_BYTES = 64 * 1024
 MAX_CONFIGS = 64
+MAX_LINK_STEPS = 8  # the last steps of a named path looked at for links
+MAX_PROGRAMS = 512  # program paths (and their bases) looked up across the configs
 _CONFIG_KEYS = {("core", "hookspath"), ("include", "path"), ("includeif", "path")}
 # the entries git's "is this a git directory" test looks at, by folded name
 SHAPE_NAMES = {"head": "HEAD", "objects": "objects", "refs": "refs", "commondir": "commondir"}
@@ -129,8 +149,9 @@ def made_repository(shown: str, directory: str, operation: str, field: str) -> R
 @dataclass(frozen=True)
 class Scan:
     """What one bounded look at a root found: ``dirs`` to protect as a
-    whole, and ``links``: the symlinks met on the way (canonical paths of
-    the links themselves), those in git's hook directories included."""
+    whole (directories, and the programs and links the configs name), and
+    ``links``: the symlinks met on the way (canonical paths of the links
+    themselves), those in git's hook directories included."""
 
     dirs: tuple[str, ...]
     links: tuple[str, ...]
@@ -184,7 +205,9 @@ class _Found:
     def __init__(self, look: GitLook) -> None:
         self.look = look
         self.paths: dict[str, None] = {}  # an ordered set
-        self.configs: deque[tuple[str, str | None]] = deque()  # (config, its work tree)
+        # (config, its work tree, its git directory)
+        self.configs: deque[tuple[str, str | None, str]] = deque()
+        self.programs = 0  # program paths looked up (bounded by MAX_PROGRAMS)
         self.read: set[str] = set()
         self.hooks: list[str] = []  # hook directories, looked at for links
 
@@ -195,25 +218,58 @@ class _Found:
             self.paths.setdefault(path)
         return path
 
+    def add_named(self, rel: str) -> str | None:
+        """Protect where ``rel`` leads and each link on the way to it (the
+        link itself: removed, it could be replaced by a directory or file of
+        the model's own that git would run in its place)."""
+        path = self.add(rel)
+        parts = rel.rstrip("/").split("/")
+        last = len(parts) - 1
+        for step in range(last, max(last - MAX_LINK_STEPS, -1), -1):
+            name = parts[step]
+            if name in ("", ".", ".."):
+                continue
+            parent = "/".join(parts[:step]) or ("/" if rel.startswith("/") else ".")
+            above = self.look.canonical(parent)
+            if above is None:
+                continue
+            spelled = name if above == "." else f"{above}/{name}"
+            if step == last:
+                leads = path
+            elif self.look.present(above, (name,)):
+                leads = self.look.canonical("/".join(parts[:step + 1]))
+            else:
+                continue
+            if spelled != leads:
+                self.paths.setdefault(spelled)
+        return path
+
     def repository(self, gitdir: str, work_tree: str | None) -> None:
         path = self.add(gitdir)
         if path is None or path == ".":
             return
-        self.configs.append((f"{path}/config", work_tree))
+        self.git_directory_configs(path, work_tree)
         self.hooks.append(f"{path}/hooks")
         common = self.look.text(f"{path}/commondir", MAX_FILE_BYTES)
         if common is not None and common.strip():
             inside = _inside(self.look, common.strip(), path)
             shared = self.add(inside) if inside is not None else None
             if shared is not None and shared != ".":
-                self.configs.append((f"{shared}/config", work_tree))
+                self.configs.append((f"{shared}/config", work_tree, path))
+
+    def git_directory_configs(self, git_dir: str, work_tree: str | None) -> None:
+        """A git directory's ``config``, and its ``config.worktree`` (read
+        with ``extensions.worktreeConfig``) where there is one."""
+        self.configs.append((f"{git_dir}/config", work_tree, git_dir))
+        if self.look.present(git_dir, ("config.worktree",)):
+            self.configs.append((f"{git_dir}/config.worktree", work_tree, git_dir))
 
     def work_tree(self, rel: str, git: DirEntry | None) -> None:
         """The ``.git`` entry of the directory ``rel`` (a work tree), if any."""
         if git is None:
             return
         if git.is_dir(follow_symlinks=False):
-            self.configs.append((git.path + "/config", rel))
+            self.git_directory_configs(git.path, rel)
             self.hooks.append(git.path + "/hooks")
             return
         text = self.look.text(git.path, MAX_FILE_BYTES) if git.is_file(follow_symlinks=False) \
@@ -226,7 +282,7 @@ class _Found:
     def follow_configs(self) -> None:
         """Read each config (and what it includes) for the places it names."""
         while self.configs and len(self.read) < MAX_CONFIGS:
-            config, work_tree = self.configs.popleft()
+            config, work_tree, git_dir = self.configs.popleft()
             if config in self.read:
                 continue
             self.read.add(config)
@@ -234,13 +290,50 @@ class _Found:
             if text is None:
                 continue
             here = config.rpartition("/")[0] or "."
-            for key, value in _config_paths(text):
-                bases = (here,) if key == "path" or work_tree is None else (work_tree, here)
-                for base in bases:
-                    inside = _inside(self.look, value, base)
-                    path = self.add(inside) if inside is not None else None
-                    if key == "path" and path is not None and path != ".":
-                        self.configs.append((path, work_tree))
+            for section, _, key, value in entries(text):
+                if (section, key) in _CONFIG_KEYS:
+                    if value:
+                        self.config_path(key, value, here, work_tree, git_dir)
+                else:
+                    for named in program_paths(section, key, value):
+                        self.program(named.path, named.file_only, work_tree, git_dir)
+
+    def config_path(self, key: str, value: str, here: str, work_tree: str | None,
+                    git_dir: str) -> None:
+        """A ``core.hooksPath`` (from the work tree, as git takes it, and the
+        git directory) or an include (from the including file: followed)."""
+        bases = (here,) if key == "path" else \
+            tuple(dict.fromkeys((*_bases(work_tree, git_dir), here)))
+        for base in bases:
+            inside = _inside(self.look, value, base)
+            path = self.add_named(inside) if inside is not None else None
+            if key == "path" and path is not None and path != ".":
+                self.configs.append((path, work_tree, git_dir))
+
+    def program(self, value: str, file_only: bool, work_tree: str | None,
+                git_dir: str) -> None:
+        """A program a config names (or a word of its command): git runs it
+        from the top of the work tree (a bare repository's: its git
+        directory).  An argument word names a file, never a directory
+        (``cd src``, ``git -C sub``: the programs there are named apart)."""
+        for base in _bases(work_tree, git_dir):
+            if self.programs >= MAX_PROGRAMS:
+                return
+            self.programs += 1
+            inside = _inside(self.look, value, base)
+            if inside is None:
+                continue
+            if file_only:
+                try:
+                    self.look.entries(inside)
+                    continue
+                except OSError:
+                    pass
+            self.add_named(inside)
+
+
+def _bases(work_tree: str | None, git_dir: str) -> tuple[str, ...]:
+    return (git_dir,) if work_tree is None else (work_tree, git_dir)
 
 
 def _gitdir_line(text: str) -> str | None:
@@ -265,40 +358,6 @@ def _inside(look: GitLook, value: str, base: str) -> str | None:
         if value.startswith(prefix + "/"):
             return value[len(prefix) + 1:]
     return value
-
-
-def _config_paths(text: str) -> Iterator[tuple[str, str]]:
-    """``(key, value)`` of each ``core.hooksPath``, ``include.path`` and
-    ``includeIf.<condition>.path`` in a git config file's text."""
-    section = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line[0] in "#;":
-            continue
-        if line.startswith("["):
-            head = line[1:].partition("]")[0].strip()
-            section = head.split(None, 1)[0].split(".", 1)[0].lower() if head else ""
-            continue
-        key, _, value = line.partition("=")
-        key = key.strip().lower()
-        if (section, key) in _CONFIG_KEYS:
-            value = _unquoted(value)
-            if value:
-                yield key, value
-
-
-def _unquoted(value: str) -> str:
-    """A config value without its comment and quotes (enough for paths)."""
-    out: list[str] = []
-    quoted = False
-    for char in value.strip():
-        if char == '"':
-            quoted = not quoted
-        elif char in "#;" and not quoted:
-            break
-        else:
-            out.append(char)
-    return "".join(out).strip()
 
 
 def in_git_directory(look: GitLook, canonical: str, creates: tuple[str, ...] = ()) -> bool:

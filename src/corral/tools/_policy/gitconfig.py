@@ -1,0 +1,375 @@
+"""Git config files read as git reads them, and the programs they name.
+
+:func:`entries` parses a config file's text the way git's own parser does
+(sections and subsections, ``[section.sub]`` of old, keys after a section
+header on its line, quotes, the ``\\"`` ``\\\\`` ``\\t`` ``\\n`` ``\\b``
+escapes, backslash-newline continuation, ``#``/``;`` comments, CRLF, a
+byte-order mark): section and key names folded, a subsection as written.
+Text git would reject is read on as well as can be (git then refuses to
+run at all, so reading more can only protect more).
+
+:func:`program_paths` gives, for one entry, the paths a program git runs
+from it may be named by: the whole value where git runs it as one
+program, and, where git hands it to the shell, each word that names a path
+(holds a ``/``, or is an argument such as ``sh fsmon.sh`` reads, or follows
+``$(git rev-parse --show-toplevel)``-like expansions).  A bare program
+name (a command word without a ``/``) is looked up on ``PATH`` and never
+named; neither is ``~``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+__all__ = ["Entry", "entries", "ProgramPath", "program_paths", "PROGRAM_KEYS"]
+
+# (section, key) -> how git runs the value; a section listed with key "*"
+# takes every key.  Subsections are not looked at: ``gpg.program`` and
+# ``gpg.ssh.program``, ``credential.helper`` and ``credential.<url>.helper``,
+# ``filter.<driver>.clean`` all count.
+_COMMAND = "command"        # run by the shell (or as one program)
+_FSMONITOR = "fsmonitor"    # a boolean, or a command
+_PAGER = "pager"            # pager.<cmd>: a boolean, or a command
+_CREDENTIAL = "credential"  # "!cmd": the shell; "/path": a program; else git credential-<name>
+_ALIAS = "alias"            # "!cmd": the shell; else a git command
+_BANG = "bang"              # submodule.<name>.update: "!cmd" runs; else a mode
+PROGRAM_KEYS: dict[tuple[str, str], str] = {
+    ("core", "fsmonitor"): _FSMONITOR,
+    ("core", "sshcommand"): _COMMAND,
+    ("core", "editor"): _COMMAND,
+    ("core", "pager"): _COMMAND,
+    ("core", "askpass"): _COMMAND,
+    ("core", "gitproxy"): _COMMAND,
+    ("core", "alternaterefscommand"): _COMMAND,
+    ("sequence", "editor"): _COMMAND,
+    ("diff", "external"): _COMMAND,
+    ("diff", "textconv"): _COMMAND,
+    ("diff", "command"): _COMMAND,
+    ("merge", "driver"): _COMMAND,
+    ("filter", "clean"): _COMMAND,
+    ("filter", "smudge"): _COMMAND,
+    ("filter", "process"): _COMMAND,
+    ("gpg", "program"): _COMMAND,
+    ("gpg", "defaultkeycommand"): _COMMAND,
+    ("credential", "helper"): _CREDENTIAL,
+    ("alias", "*"): _ALIAS,
+    ("pager", "*"): _PAGER,
+    ("interactive", "difffilter"): _COMMAND,
+    ("difftool", "cmd"): _COMMAND,
+    ("difftool", "path"): _COMMAND,
+    ("mergetool", "cmd"): _COMMAND,
+    ("mergetool", "path"): _COMMAND,
+    ("man", "cmd"): _COMMAND,
+    ("man", "path"): _COMMAND,
+    ("browser", "cmd"): _COMMAND,
+    ("browser", "path"): _COMMAND,
+    ("trailer", "command"): _COMMAND,
+    ("trailer", "cmd"): _COMMAND,
+    ("remote", "uploadpack"): _COMMAND,
+    ("remote", "receivepack"): _COMMAND,
+    ("sendemail", "sendmailcmd"): _COMMAND,
+    ("submodule", "update"): _BANG,
+}
+_BOOLEANS = {"true", "false", "yes", "no", "on", "off", "1", "0", ""}
+_OPERATORS = set(";&|()\n")  # each starts a new command: the next word is a program
+_REDIRECTS = set("<>")
+
+
+@dataclass(frozen=True)
+class Entry:
+    section: str            # folded
+    subsection: str         # as written ("": none); folded for [section.sub]
+    key: str                # folded
+    value: str | None       # None: the key alone (a boolean true)
+
+
+def entries(text: str) -> Iterator[tuple[str, str, str, str | None]]:
+    """``(section, subsection, key, value)`` of each entry of a config file's
+    text, as git reads it (see the module doc)."""
+    for entry in _Parser(text).entries():
+        yield entry.section, entry.subsection, entry.key, entry.value
+
+
+class ProgramPath(NamedTuple):
+    """A path a program git runs from a config entry may be named by."""
+
+    path: str
+    file_only: bool  # an argument: it names a file git's program reads, never a directory
+
+
+def program_paths(section: str, key: str, value: str | None) -> list[ProgramPath]:
+    """The paths a program git runs from this entry may be named by: the
+    value run as one program, each word of a shell command with a ``/``,
+    and each bare argument (``sh fsmon.sh``).  An argument of git's own
+    commands (``!git -C sub status``, ``git-lfs clean``) names a
+    subcommand, a ref or a directory to work in, never a program: only a
+    file there counts.  Empty for an entry that runs nothing, or only
+    programs found on ``PATH``."""
+    how = PROGRAM_KEYS.get((section, key)) or PROGRAM_KEYS.get((section, "*"))
+    if how is None or value is None:
+        return []
+    value = value.strip()
+    if how in (_FSMONITOR, _PAGER) and value.lower() in _BOOLEANS:
+        return []
+    if how in (_ALIAS, _BANG):
+        if not value.startswith("!"):
+            return []
+        value = value[1:]
+    elif how == _CREDENTIAL:
+        if value.startswith("!"):
+            value = value[1:]
+        elif not _names_path(value.split(None, 1)[0] if value else ""):
+            value = "git credential-" + value  # what git runs for a helper's name
+    found: list[ProgramPath] = []
+    if _names_path(value):
+        found.append(ProgramPath(value, False))  # run as one program (gpg.program: no shell)
+    for word in _words(value):
+        gits = word.program.startswith("git")
+        if _names_path(word.text):
+            found.append(ProgramPath(word.text, gits))
+        elif not word.command and not gits and _is_bare_argument(word.text):
+            found.append(ProgramPath(word.text, True))
+    return list(dict.fromkeys(found))
+
+
+def _names_path(word: str) -> bool:
+    return "/" in word and not word.startswith("~")
+
+
+def _is_bare_argument(word: str) -> bool:
+    return bool(word) and word[0] not in "-%$~" and "=" not in word and word not in (".", "..")
+
+
+@dataclass(frozen=True)
+class _Word:
+    text: str
+    command: bool   # stands where a program's name does
+    program: str    # the program of the command it belongs to ("" for its own name)
+
+
+# words after which the next still names a program
+_KEEP_COMMAND = {"{", "}", "!", "if", "then", "else", "elif", "do", "while", "until", "time",
+                 "exec", "command", "env", "nohup"}
+
+
+def _words(command: str) -> list[_Word]:
+    """The shell words of ``command`` (quotes and escapes undone).  A word
+    starting with an expansion (``$GIT_DIR/x``, ``"$(git rev-parse
+    --show-toplevel)/x"``) is given as what follows it (``x``): relative
+    paths are tried from the work tree's top and the git directory."""
+    words: list[_Word] = []
+    word: list[str] = []
+    started = False      # a word is under way (an empty "" counts)
+    expansion = False    # the word began with an expansion
+    command_next = True
+    program = ""
+    i, size = 0, len(command)
+
+    def end() -> None:
+        nonlocal started, expansion, command_next, program
+        if started:
+            text = "".join(word)
+            if expansion:
+                text = text.lstrip("/")
+            words.append(_Word(text, command_next, "" if command_next else program))
+            assignment = "=" in text and "/" not in text.partition("=")[0]
+            if command_next and not assignment and text not in _KEEP_COMMAND:
+                program = text.rpartition("/")[2]
+                command_next = False
+        word.clear()
+        started = expansion = False
+
+    while i < size:
+        char = command[i]
+        if char in " \t":
+            end()
+        elif char in _OPERATORS:
+            end()
+            command_next, program = True, ""
+        elif char in _REDIRECTS:
+            end()
+        elif char == "\\" and i + 1 < size:
+            i += 1
+            word.append(command[i])
+            started = True
+        elif char == "'":
+            close = command.find("'", i + 1)
+            close = size if close < 0 else close
+            word.append(command[i + 1:close])
+            started, i = True, close
+        elif char == '"':
+            i += 1
+            while i < size and command[i] != '"':
+                if command[i] == "$" and not word:
+                    i = _expansion_end(command, i)
+                    started = expansion = True
+                    continue
+                if command[i] == "\\" and i + 1 < size and command[i + 1] in '"\\$`':
+                    i += 1
+                word.append(command[i])
+                i += 1
+            started = True
+        elif char == "$" and not word:
+            i = _expansion_end(command, i) - 1
+            started = expansion = True
+        else:
+            word.append(char)
+            started = True
+        i += 1
+    end()
+    return words
+
+
+def _expansion_end(command: str, at: int) -> int:
+    """Where the expansion starting at ``command[at] == "$"`` ends."""
+    i = at + 1
+    if i < len(command) and command[i] in "({":
+        depth = 0
+        while i < len(command):
+            if command[i] in "({":
+                depth += 1
+            elif command[i] in ")}":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        return i
+    while i < len(command) and (command[i].isalnum() or command[i] == "_"):
+        i += 1
+    return i
+
+
+class _Parser:
+    """Git's config parser (config.c), read leniently where git would stop."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text.replace("\r\n", "\n").removeprefix("\ufeff")
+        self.at = 0
+
+    def next(self) -> str:
+        """The next character; ``"\\n"`` at the end, as git's reader gives."""
+        if self.at >= len(self.text):
+            self.at += 1
+            return "\n"
+        char = self.text[self.at]
+        self.at += 1
+        return char
+
+    def done(self) -> bool:
+        return self.at >= len(self.text)
+
+    def entries(self) -> Iterator[Entry]:
+        section, subsection = "", ""
+        comment = False
+        while not self.done():
+            char = self.next()
+            if char == "\n":
+                comment = False
+                continue
+            if comment or char.isspace():
+                continue
+            if char in "#;":
+                comment = True
+                continue
+            if char == "[":
+                section, subsection = self.header()
+                continue
+            if not char.isalpha():
+                comment = True  # git: a bad line, and the file is refused; read on
+                continue
+            key, value = self.entry(char)
+            yield Entry(section, subsection, key, value)
+
+    def header(self) -> tuple[str, str]:
+        name: list[str] = []
+        subsection = ""
+        while not self.done():
+            char = self.next()
+            if char == "]":
+                break
+            if char.isspace() and char != "\n":
+                subsection = self.extended()
+                break
+            if char == "\n":
+                break
+            name.append(char)
+        full = "".join(name).lower()
+        if "." in full:  # [section.sub]: the old spelling, folded
+            full, _, subsection = full.partition(".")
+        return full, subsection
+
+    def extended(self) -> str:
+        """The quoted subsection of ``[section "sub"]``, up to its ``]``."""
+        out: list[str] = []
+        while not self.done():
+            char = self.next()
+            if char == '"':
+                break
+            if char in "\n]":
+                return ""
+        while not self.done():
+            char = self.next()
+            if char == "\n":
+                return "".join(out)
+            if char == '"':
+                break
+            if char == "\\":
+                char = self.next()
+            out.append(char)
+        while not self.done():
+            char = self.next()
+            if char in "]\n":
+                break
+        return "".join(out)
+
+    def entry(self, first: str) -> tuple[str, str | None]:
+        name = [first]
+        char = self.next()
+        while char.isalnum() or char == "-":
+            name.append(char)
+            char = self.next()
+        while char in " \t":
+            char = self.next()
+        key = "".join(name).lower()
+        if char == "\n":
+            return key, None
+        if char != "=":
+            self.skip_line()
+            return key, None
+        return key, self.value()
+
+    def skip_line(self) -> None:
+        while not self.done() and self.next() != "\n":
+            pass
+
+    def value(self) -> str:
+        out: list[str] = []
+        spaces = 0
+        quoted = comment = False
+        while True:
+            char = self.next()
+            if char == "\n":
+                return "".join(out)  # inside quotes: git refuses the file; read on
+            if comment:
+                continue
+            if char.isspace() and not quoted:
+                if out:
+                    spaces += 1
+                continue
+            if not quoted and char in "#;":
+                comment = True
+                continue
+            out.extend(" " * spaces)
+            spaces = 0
+            if char == "\\":
+                escaped = self.next()
+                if escaped == "\n":
+                    continue
+                out.append({"t": "\t", "b": "\b", "n": "\n"}.get(escaped, escaped))
+                continue
+            if char == '"':
+                quoted = not quoted
+                continue
+            out.append(char)
