@@ -64,7 +64,7 @@ def _changed(text: str, start: int, end: int, new: str) -> tuple[Lines, Lines, l
     return before, before.replaced(after_text, placements), placements
 
 
-@settings(max_examples=EXAMPLES * 4, deadline=None)
+@settings(max_examples=EXAMPLES * 2, deadline=None)
 @given(one_edit())
 def test_the_quick_diff_is_the_general_diff(case):
     text, start, end, new = case
