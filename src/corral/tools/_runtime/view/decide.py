@@ -575,11 +575,23 @@ class AliasedScope(Scope):
         kept = shown
         for scope in scopes:  # the names through links, a directory's worth at once
             kept = scope.visible_names(kept, ends_with)
-        holding = self._view.links.holding_targets
-        if self._dir in holding or (self._names and any(other in holding for other in self._names)):
-            # a link leads to an entry here itself: such an entry is decided in full too
-            linked = self._linked
-            hidden = {name for name in kept if linked(name) and not self._shown(name)}
+        links = self._view.links
+        holding = links.holding_targets
+        # where a link leads to an entry here itself (by this directory's
+        # canonical path or another name of it): such an entry is decided in full too
+        prefixes = [self._real] if self._dir in holding else []
+        for other in self._names:
+            if other in holding:
+                prefixes.append(other + "/")
+        if prefixes:
+            targets, view, op, real = links.targets, self._view, self._op, self._real
+            if len(prefixes) == 1:
+                prefix = prefixes[0]
+                hidden = {name for name in kept if prefix + name in targets
+                          and not view.visible(real + name, op)}
+            else:
+                hidden = {name for name in kept if any(p + name in targets for p in prefixes)
+                          and not view.visible(real + name, op)}
             if hidden:
                 kept = [name for name in kept if name not in hidden]
         return shown if len(kept) == len(shown) else kept
