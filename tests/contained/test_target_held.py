@@ -92,3 +92,41 @@ def test_target_open_refuses_a_socket_as_root_open_does(tmp_path, make_root):
         assert caught.value.kind == "socket"
     finally:
         server.close()
+
+
+def test_a_lock_taken_on_the_held_directory_holds_while_parents_are_made(tmp_path, make_root):
+    """make_parents moves on to the directories it makes, but keeps the fd
+    the resolution held open until the Target closes: a flock taken on it
+    (the view's lock on where a step acts) is not dropped halfway."""
+    (tmp_path / "a").mkdir()
+    root = make_root(tmp_path)
+    with root.target("a/x/new.txt", create_parents=True, lockable=True) as target:
+        # as the view takes it: on the held fd where it was opened for
+        # reading, else (an O_PATH fd, the walk's) on the directory reopened
+        reopened = None if target.held_lockable else target.open_held()
+        fd = target.held_fd if reopened is None else reopened.fileno()
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        target.make_parents()
+        target.write_bytes(b"data")
+        other = os.open(tmp_path / "a", os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            with pytest.raises(BlockingIOError):  # still held through the first fd
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(other)
+        if reopened is not None:
+            reopened.close()
+    other = os.open(tmp_path / "a", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # closing the Target let it go
+    finally:
+        os.close(other)
+    assert (tmp_path / "a" / "x" / "new.txt").read_bytes() == b"data"
+
+
+def test_identify_false_leaves_the_directory_unlooked_at_until_asked(tmp_path, make_root):
+    (tmp_path / "a").mkdir()
+    root = make_root(tmp_path)
+    with root.target("a/new.txt", lockable=True, identify=False) as target:
+        info = os.stat(tmp_path / "a")
+        assert target.held_identity() == (info.st_dev, info.st_ino)  # looked at now

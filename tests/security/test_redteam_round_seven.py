@@ -3,15 +3,20 @@ hostile local user) would: several Toolboxes or processes on one tree, a
 Workspace of roots nested in one another, trees holding many links to one
 place, and a lock directory planted by another user.
 
-Every test asserts the secure behaviour on every backend config.
+Every test asserts the secure behaviour on every backend config.  The
+battery at the end runs 150 calls per thread by default; a soak run's
+``CORRAL_SOAK`` (tests/security/README.md) multiplies that by
+``CORRAL_SOAK / 10,000``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -322,4 +327,199 @@ def test_what_git_config_names_by_another_spelling_of_the_root_is_protected(
     box = Toolbox(make_root(str(tree)))
     answer = box.call("write_file", {"path": written, "content": "[core]\n\tfsmonitor = x\n"})
     assert not (tree / written).exists(), answer
+    assert answer["ok"] is False and answer["code"] == "DENIED", answer
+
+
+# -- links of an outer root leading into an inner one -----------------------------------------
+
+
+def _outer_links_into_inner(tmp_path: Path) -> Path:
+    """``outer/.vscode -> sub/editor`` and a denied ``outer/vault ->
+    sub/data``: names the outer root holds, leading into ``outer/sub``."""
+    outer = tmp_path / "outer"
+    (outer / "sub" / "editor").mkdir(parents=True)
+    (outer / "sub" / "data").mkdir()
+    (outer / "sub" / "data" / "prod.txt").write_text("hunter2-round-seven\n")
+    os.symlink("sub/editor", outer / ".vscode")
+    os.symlink("sub/data", outer / "vault")
+    return outer
+
+
+def _through_inner(ws, root: str) -> list[dict]:
+    """The guarded targets reached through the inner root (``root``: its
+    name in a workspace of several, "" where it is the only one)."""
+    at = f"{root}/" if root else ""
+    return [ws.call("write_file", {"path": f"{at}editor/tasks.json",
+                                   "content": '{"tasks": []}\n'}),
+            ws.call("read_file", {"path": f"{at}data/prod.txt"}),
+            ws.call("grep", {"pattern": "hunter2", "path": root or "."}),
+            ws.call("list_directory", {"path": f"{at}data"})]
+
+
+def _assert_held(outer: Path, answers: list[dict]) -> None:
+    assert not (outer / ".vscode" / "tasks.json").exists(), answers
+    assert answers[0]["ok"] is False and answers[0]["code"] == "DENIED", answers[0]
+    assert "hunter2-round-seven" not in repr(answers), answers
+    assert "prod.txt" not in repr(answers[3]), answers[3]
+
+
+def test_an_outer_roots_links_into_a_nested_root_hold_through_it(tmp_path, make_root):
+    """A Workspace of ``outer`` and ``outer/sub``: a protected and a
+    denied link of the outer root leading into the inner one rule what
+    they lead to when it is reached through the inner root too."""
+    outer = _outer_links_into_inner(tmp_path)
+    ws = Workspace({"outer": Toolbox(make_root(str(outer)), deny=["vault"]),
+                    "inner": Toolbox(make_root(str(outer / "sub")))})
+    _assert_held(outer, _through_inner(ws, "inner"))
+
+
+def test_an_outer_roots_links_into_a_narrowed_client_root_hold_through_it(tmp_path, make_root):
+    """``corral serve outer`` and a client whose root is ``outer/sub``:
+    the narrowed root is held to the outer's links as to its rules."""
+    outer = _outer_links_into_inner(tmp_path)
+    parent = Toolbox(make_root(str(outer)), deny=["vault"])
+
+    def opener(root, box, base):
+        return Toolbox(root, policy=box.policy.beneath(base))
+
+    narrowed = Workspace({"outer": parent}, opener=opener).narrowed([str(outer / "sub")])
+    try:
+        assert len(narrowed.roots) == 1
+        _assert_held(outer, _through_inner(narrowed, ""))
+    finally:
+        narrowed.close()
+
+
+def test_an_outer_link_moved_onto_vscode_holds_through_the_nested_root(tmp_path, make_root):
+    """The outer root's own move puts the link in place; the write then goes
+    through the inner root."""
+    outer = tmp_path / "outer"
+    (outer / "sub" / "editor").mkdir(parents=True)
+    os.symlink("sub/editor", outer / "lnk")
+    ws = Workspace({"outer": Toolbox(make_root(str(outer))),
+                    "inner": Toolbox(make_root(str(outer / "sub")))})
+    moved = ws.call("move_file", {"source": "outer/lnk", "destination": "outer/.vscode"})
+    answer = ws.call("write_file", {"path": "inner/editor/tasks.json",
+                                    "content": '{"tasks": []}\n'})
+    assert not (outer / ".vscode" / "tasks.json").exists(), (moved, answer)
+    assert answer["ok"] is False, (moved, answer)
+
+
+def test_a_roots_links_into_a_root_beside_it_hold_through_that_root(tmp_path, make_root):
+    """``corral serve app shared`` where ``app/.vscode -> ../shared/vscode``
+    and a denied ``app/vault -> ../shared/data``: VS Code opening ``app``
+    follows its link into ``shared``; the names rule there through the
+    ``shared`` root too."""
+    app, shared = tmp_path / "app", tmp_path / "shared"
+    app.mkdir()
+    (shared / "editor").mkdir(parents=True)
+    (shared / "data").mkdir()
+    (shared / "data" / "prod.txt").write_text("hunter2-round-seven\n")
+    os.symlink("../shared/editor", app / ".vscode")
+    os.symlink("../shared/data", app / "vault")
+    ws = Workspace({"app": Toolbox(make_root(str(app)), deny=["vault"]),
+                    "shared": Toolbox(make_root(str(shared)))})
+    answers = _through_inner(ws, "shared")
+    assert not (app / ".vscode" / "tasks.json").exists(), answers
+    assert answers[0]["ok"] is False and answers[0]["code"] == "DENIED", answers[0]
+    assert "hunter2-round-seven" not in repr(answers), answers
+    assert "prod.txt" not in repr(answers[3]), answers[3]
+
+
+# -- a battery: several Toolboxes and nested roots, links moved and deleted at once ------------
+
+SOAK = max(1, int(os.environ.get("CORRAL_SOAK", "10000") or "10000") // 10000)
+# what is moved, deleted and made (the fixture's protected links stay: what
+# they lead to is the target), and where moves may put it
+_NAMES = ["l1", "l2", "l3", "editor", "cfg", "x", "y", "a", "a/b", "hookstore", "h2"]
+_ONTO = [*_NAMES, ".vscode", ".claude", ".zed"]
+_GUARDED = [".vscode/tasks.json", ".vscode/settings.json", ".claude/settings.json",
+            ".zed/settings.json", ".zed/tasks.json", ".git/hooks/pre-commit"]
+
+
+def test_nested_roots_and_toolboxes_moving_and_deleting_links_at_once(tmp_path, make_root):
+    """Four threads send random writes, moves, deletes and directories
+    through a Workspace of ``outer`` and ``outer/sub`` (either spelling) and
+    through a second Toolbox on ``outer/sub``, aimed at chains of links
+    leading to protected names (``.vscode -> l1 -> editor``, a hook linked
+    out of ``.git``): nothing lands in a protected file, whichever links
+    are where at the end."""
+    sub = tmp_path / "outer" / "sub"
+    for made in ("editor", "cfg", "hookstore", "a/b"):
+        (sub / made).mkdir(parents=True, exist_ok=True)
+    (sub / ".git" / "hooks").mkdir(parents=True)
+    (sub / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (sub / "hookstore" / "pc").write_text("#!/bin/sh\n")
+    os.symlink("editor", sub / "l1")
+    os.symlink("l1", sub / ".vscode")
+    os.symlink("cfg", sub / "l2")
+    os.symlink("a/b/../../cfg", sub / "l3")
+    os.symlink("../../hookstore/pc", sub / ".git" / "hooks" / "pre-commit")
+    ws = _nested(tmp_path, make_root)
+    other = Toolbox(make_root(str(sub)))
+    token = "PWN-round-seven"
+    calls = 150 * SOAK
+    errors: list[object] = []
+
+    def one(rng) -> dict:
+        kind, at, name = rng.randrange(6), rng.choice(["inner/", "outer/sub/"]), \
+            rng.choice(_NAMES)
+        if kind == 0:
+            leaf = rng.choice(["tasks.json", "settings.json", "pc"])
+            return ws.call("write_file", {"path": f"{at}{name}/{leaf}", "content": token,
+                                          "overwrite": True})
+        if kind == 1:
+            return ws.call("move_file", {"source": at + name,
+                                         "destination": at + rng.choice(_ONTO),
+                                         "overwrite": rng.random() < 0.3})
+        if kind == 2:
+            return ws.call("delete_file", {"path": at + name})
+        if kind == 3:
+            return ws.call("make_directory", {"path": at + name})
+        if kind == 4:
+            return other.call("move_file", {"source": name, "destination": rng.choice(_ONTO)})
+        return other.call("delete_file", {"path": name})
+
+    def run(index: int) -> None:
+        rng = random.Random(index)
+        try:
+            for _ in range(calls):
+                answer = one(rng)
+                if not answer["ok"] and (answer["code"] == "INTERNAL" or
+                                         answer.get("details", {}).get("kind") == "time_limit"):
+                    errors.append(answer)
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+        assert not thread.is_alive(), "a call hung"
+    assert not errors, errors[:3]
+    landed = []
+    for guarded in _GUARDED:
+        try:
+            if token in (sub / guarded).read_text():
+                landed.append(guarded)
+        except OSError:
+            pass
+    assert not landed, landed
+
+
+@pytest.mark.parametrize("leads", ["/", ".."], ids=["to-the-filesystem-root", "to-the-parent"])
+def test_a_denied_link_of_one_root_to_a_directory_above_another_hides_it(tmp_path, make_root,
+                                                                          leads):
+    """``app/vault -> /`` (or ``..``) under ``deny=vault``: every root
+    beside it lies under what the denied name leads to."""
+    app, shared = tmp_path / "app", tmp_path / "shared"
+    app.mkdir()
+    (shared / "data").mkdir(parents=True)
+    (shared / "data" / "prod.txt").write_text("hunter2-round-seven\n")
+    os.symlink(leads, app / "vault")
+    ws = Workspace({"app": Toolbox(make_root(str(app)), deny=["vault"]),
+                    "shared": Toolbox(make_root(str(shared)))})
+    answer = ws.call("read_file", {"path": "shared/data/prod.txt"})
+    assert "hunter2-round-seven" not in repr(answer), answer
     assert answer["ok"] is False and answer["code"] == "DENIED", answer

@@ -15,10 +15,11 @@ at one probe a level outside a work tree and two inside one, and their
 counts at depth 1); ``write_file`` and ``edit_file`` at most 20 (held: 20
 and 20, :data:`WRITE_MOST`, every flock included).  Their calls, all needed:
 
-* the tree lock as other processes see it: ``flock`` shared and its release;
+* the tree lock as other processes see it: ``flock`` shared, the ``pread``
+  of its count of moves (did another process move something?), the release;
 * the one resolution: ``openat2`` of the directory (opened for reading, so
-  the lock is taken on it) and its ``fstat`` (removed? its identity keys the
-  lock), ``flock``, the final ``close`` (which releases it); ``edit_file``
+  the lock is taken on it; its identity is not looked at: the lock is keyed
+  by where it is), ``flock``, the final ``close`` (which releases it); ``edit_file``
   follows a final link, looked for by opening the file ``O_NOFOLLOW`` under
   the lock (no ``lstat`` first);
 * the policy's look for a repository made since the toolbox opened

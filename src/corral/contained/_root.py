@@ -332,7 +332,7 @@ class Root(RootSurface, Closing):
 
     def target(self, path: object, *, follow_final: bool = False,
                create_parents: bool = False, lockable: bool = False,
-               look_at_final: bool = True) -> Target:
+               look_at_final: bool = True, identify: bool = True) -> Target:
         """Resolve ``path`` for a mutation: see :class:`Target`.
 
         The parent must exist, unless ``create_parents``: then missing
@@ -345,7 +345,11 @@ class Root(RootSurface, Closing):
         ``follow_final``) leaves out the ``lstat`` that looks for a final
         link: the caller opens the entry ``O_NOFOLLOW`` next and, on
         ``ELOOP``, resolves again with it (the Target's other facts are
-        those of a final name that is not a link).  Raises as :meth:`open` does for the
+        those of a final name that is not a link).  ``identify=False``
+        leaves out the ``fstat`` of the directory held: its identity is
+        looked at when :meth:`Target.held_identity` asks, and a removed
+        directory is found by the operation (the kernel creates nothing
+        in one).  Raises as :meth:`open` does for the
         directories on the way (``ENOENT`` for a missing one without
         ``create_parents``)."""
         parsed = _paths.parse(path)
@@ -357,7 +361,7 @@ class Root(RootSurface, Closing):
             if follow_final and look_at_final:
                 at = _acts.follow_links(walk, at)
             identity = None
-            if not at.planned:
+            if identify and not at.planned:
                 info = walk.backend.fstat(at.dir_fd)
                 if info.st_nlink == 0:
                     # the parent was removed (the root itself, or while resolving)

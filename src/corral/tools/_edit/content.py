@@ -219,6 +219,8 @@ def read_file_numbers(text: str) -> Numbered | None:
     """The numbering when every line of ``text`` starts with read_file's
     ``N<TAB>`` prefix, counting up by one, or when it carries the margin a
     model is shown of a read (:func:`margin_numbers`); ``None`` otherwise."""
+    if "\t" not in text:  # every number is followed by a tab: one scan in C, no copy
+        return None
     body = text.replace("\r\n", "\n")
     if text[:1].isdigit():
         full = _counting_up(_READ_FILE_NUMBER.findall(body), _line_count(body))

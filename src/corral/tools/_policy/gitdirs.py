@@ -69,8 +69,10 @@ class GitLook(Protocol):
         (``None``: not one, or unreadable)."""
 
     def canonical(self, rel: str) -> str | None:
-        """Where ``rel`` leads (final link followed), canonical; ``None``:
-        outside the root or not resolvable."""
+        """Where ``rel`` (inside the root, or a host path) leads (final link
+        followed), canonical, as a host program reaches it (out of the
+        root and back in too); ``None``: outside the root or not
+        resolvable."""
 
     def present(self, rel: str, names: Iterable[str]) -> frozenset[str]:
         """Which of ``names`` are entries of the directory ``rel`` (``lstat``)."""
@@ -252,7 +254,8 @@ def _gitdir_line(text: str) -> str | None:
 def _inside(look: GitLook, value: str, base: str) -> str | None:
     """``value`` (a path git read from a file in ``base``: relative to it, or
     absolute) as a path relative to the root, or ``None`` when it cannot be
-    inside (``~``, another absolute path)."""
+    inside (``~``).  Another absolute path is given as it is: where it
+    leads is the look's to say (another name of the root's directory)."""
     if value.startswith("~"):
         return None
     if not value.startswith("/"):
@@ -261,7 +264,7 @@ def _inside(look: GitLook, value: str, base: str) -> str | None:
         prefix = known.rstrip("/")
         if value.startswith(prefix + "/"):
             return value[len(prefix) + 1:]
-    return None
+    return value
 
 
 def _config_paths(text: str) -> Iterator[tuple[str, str]]:

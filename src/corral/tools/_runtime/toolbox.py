@@ -220,6 +220,27 @@ class Toolbox:
         if policy != self.policy:
             self._take(policy)
 
+    def held_by(self, outers: Sequence[tuple[Toolbox, str]]) -> None:
+        """Decide by the links of ``outers`` too, from now on: the
+        Toolboxes of the roots this root lies inside, each with this root's
+        canonical place there (a workspace's nesting; what was held before
+        is dropped), so a protected or denied name there that is a link
+        leading here rules what it leads to here as well."""
+        self._view.nested_in = tuple((box._view, place) for box, place in outers
+                                     if box is not self)
+
+    def beside(self, others: Sequence[Toolbox]) -> None:
+        """Decide by the links of ``others`` too (the other roots of a
+        workspace): a protected or denied name there that is a link leading
+        out of its root into this one rules what it leads to here."""
+        self._view.beside = tuple(box._view for box in others if box is not self)
+
+    def opened_beneath(self, outer: Toolbox, place: str) -> None:
+        """This root was opened at the canonical ``place`` inside
+        ``outer``'s (a client root below a server's): ``outer``'s links
+        leading here rule here too, for as long as this Toolbox lives."""
+        self._view.opened_beneath = ((outer._view, place),)
+
     def _take(self, policy: Policy) -> None:
         if policy is not self.policy:
             self._view.hold(policy)

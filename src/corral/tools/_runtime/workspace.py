@@ -121,6 +121,8 @@ class Workspace:
         self._nestings: list[_Nesting] | None = None
         if len(self._roots) > 1:
             self._hold_each_others_rules()
+            for box in self._roots.values():
+                box.beside(list(self._roots.values()))
 
     # -- what is offered -----------------------------------------------------
     @property
@@ -251,13 +253,16 @@ class Workspace:
         if nestings == self._nestings:
             return
         holds: list[list[tuple[str, Policy]]] = [[] for _ in boxes]
+        outers: list[list[tuple[Toolbox, str]]] = [[] for _ in boxes]
         for nesting in nestings:
             outer, inner = boxes[nesting.outer], boxes[nesting.inner]
             if nesting.place != ".":
                 holds[nesting.outer].append((nesting.place, inner.policy.alone))
             holds[nesting.inner].append(("", outer.policy.alone.beneath(nesting.place)))
-        for box, held in zip(boxes, holds):
+            outers[nesting.inner].append((outer, nesting.place))
+        for box, held, around in zip(boxes, holds, outers):
             box.hold_only(held)
+            box.held_by(around)
         self._nestings = nestings
 
     # -- routing ---------------------------------------------------------------
@@ -438,6 +443,7 @@ class Workspace:
                 if made is None:
                     sub.close()
                     continue
+                made.opened_beneath(box, base)  # the server root's links lead here too
                 out.append((os.path.join(box.root.path, base), made, True))
         return out
 

@@ -20,7 +20,11 @@ it each step locks the directory it acts in, keyed by that directory's
 (device, inode), re-entrant within the call and taken in one order, so no
 call ever waits on itself (a link moved into its own target, a case-only
 rename); ``flock`` on the held directory fd extends the lock to other
-processes.  Waiting polls the call's checkpoint (its deadline, a cancel).
+processes.  A step on one place in a call that holds no directory yet (the
+common write or edit) keys it by where it is instead, its identity not
+looked at: the ``flock``, taken on each step's own fd, excludes every other
+step on that directory, in this process too; it is released by closing
+that fd.  Waiting polls the call's checkpoint (its deadline, a cancel).
 
 Policy.  A rule is decided on the canonical path reached AND on every name
 that leads to it through a symlink the view knows of: the links found when

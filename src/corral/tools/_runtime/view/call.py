@@ -22,7 +22,7 @@ from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd
 from .decide import _ADDING, View, _Step
 from .links import locate
-from .locks import _TABLE, _TREE, Identity, _flock, _flocked
+from .locks import _TABLE, _TREE, Identity, LockKey, _Flock, _flock, _flocked
 from .pinned import Pinned
 
 
@@ -63,6 +63,12 @@ def _names_git_entry(rel: str, op: Op) -> bool:
     return op in _ADDING and names_a_shape_entry(rel)
 
 
+def _held_path(target: Target) -> str:
+    """The canonical path of the directory ``target`` holds (the deepest
+    that exists on the way)."""
+    return (target.creates[0].rpartition("/")[0] or ".") if target.creates else target.parent
+
+
 class _AgainFollowing(Exception):
     """:meth:`CallView.pin` makes its step again, looking for a link at the
     final name and following it (raised before the step is given)."""
@@ -79,6 +85,9 @@ class CallView:
         # than left to the garbage collector after every call
         self._host_ref = weak_ref(host)
         self._held: set[Identity] = set()
+        # the directories this call's steps on one place locked (keyed by
+        # where they are, their identity not looked at unless needed)
+        self._by_path: list[_Flock] = []
 
     def ready(self) -> None:
         """Wait, within the call's bounds, until the view knows every link
@@ -134,18 +143,15 @@ class CallView:
             # lock instead; a link found there (ELOOP), or a refusal, makes
             # the step again as it always was, following it
             try:
-                with self._pin_shared(rel, op, label, field, follow=True,
-                                      create_parents=create_parents,
-                                      opening_final=True) as pinned:
-                    yield pinned
+                yield from self._pin_shared(rel, op, label, field, follow=True,
+                                            create_parents=create_parents,
+                                            opening_final=True)
                 return
             except _AgainFollowing:
                 pass
-        with self._pin_shared(rel, op, label, field, follow=follow,
-                              create_parents=create_parents) as pinned:
-            yield pinned
+        yield from self._pin_shared(rel, op, label, field, follow=follow,
+                                    create_parents=create_parents)
 
-    @contextmanager
     def _pin_shared(self, rel: str, op: Op, label: str, field: str, *, follow: bool,
                     create_parents: bool, opening_final: bool = False) -> Iterator[Pinned]:
         """:meth:`pin`'s step with the tree lock shared: the steps of
@@ -156,16 +162,30 @@ class CallView:
         raised before the step is given if a link is there or the
         decision refuses."""
         checkpoint = self.checkpoint
+        view = self._view
         _TREE.take_shared(checkpoint)
         try:
-            with self._view.tree_lock(exclusive=False, checkpoint=checkpoint):
+            tree = view.take_tree_shared(checkpoint)
+            try:
                 target = self._target(rel, op, label, field, follow=follow,
                                       create_parents=create_parents,
-                                      look_at_final=not opening_final)
+                                      look_at_final=not opening_final, identify=False)
                 try:
-                    key = target.held_identity()
+                    key: LockKey
+                    if self._held or self._by_path:
+                        # the call holds a directory already: this one's
+                        # identity says whether it is the same (an fstat then)
+                        key = target.held_identity()
+                        held = self._holds(key)
+                    else:
+                        # the common call: nothing held, no identity needed;
+                        # its directory is keyed by where it is, and the
+                        # flock (taken on each step's own fd) excludes any
+                        # other step on that directory, in this process too
+                        key = (view.identity, _held_path(target))
+                        held = False
                     flocked = None
-                    if key not in self._held:
+                    if not held:
                         _TABLE.take(key, checkpoint)
                         try:
                             flocked = _flock(target, self._view.root.backend, checkpoint,
@@ -173,7 +193,7 @@ class CallView:
                         except BaseException:
                             _TABLE.drop(key)
                             raise
-                        self._held.add(key)
+                        self._by_path.append(flocked)
                     try:
                         pinned = Pinned(self, target, label, field, rel)
                         try:
@@ -193,13 +213,15 @@ class CallView:
                             pinned.end()
                     finally:
                         if flocked is not None:
-                            self._held.discard(key)
+                            self._by_path.remove(flocked)
                             try:
                                 flocked.release()
                             finally:
                                 _TABLE.drop(key)
                 finally:
                     target.close()
+            finally:
+                view.drop_tree_shared(tree)
         finally:
             _TREE.drop_shared()
 
@@ -294,14 +316,15 @@ class CallView:
             yield target
 
     def _target(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
-                create_parents: bool = False, look_at_final: bool = True) -> Target:
+                create_parents: bool = False, look_at_final: bool = True,
+                identify: bool = True) -> Target:
         """The one resolution; when it fails, a refusal by policy on where
         the path leads wins over the error (a denied name is not said to be
         missing)."""
         try:
             target = self._view.root.target(rel, follow_final=follow,
                                             create_parents=create_parents, lockable=True,
-                                            look_at_final=look_at_final)
+                                            look_at_final=look_at_final, identify=identify)
         except EscapeError:
             raise
         except OSError as exc:
@@ -321,7 +344,7 @@ class CallView:
         wanted: dict[Identity, Target] = {}
         for target in targets:
             key = target.held_identity()
-            if key not in self._held:
+            if not self._holds(key):
                 wanted.setdefault(key, target)
         for key in sorted(wanted):
             stack.enter_context(_TABLE.hold(key, self.checkpoint))
@@ -329,6 +352,12 @@ class CallView:
                                                  self.checkpoint))
             self._held.add(key)
             stack.callback(self._held.discard, key)
+
+    def _holds(self, key: Identity) -> bool:
+        """Whether this call holds the directory ``key`` (device, inode)
+        already: by a step on several places, or by a step on one (its
+        locked fd looked at now)."""
+        return key in self._held or any(held.identity() == key for held in self._by_path)
 
     def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
               in_repository: Callable[[], bool] | None = None) -> None:

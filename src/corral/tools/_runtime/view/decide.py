@@ -4,9 +4,10 @@ it, and on the tree a step leaves (no new repository)."""
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -21,7 +22,8 @@ from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected,
 from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, LinkMap, RootLook, git_scan, learn_link,
                     locate)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
-from .tree_lock import TreeHold, changes_here, count_change_here, tree_file_lock
+from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, drop_shared,
+                        take_shared, tree_file_lock)
 
 if TYPE_CHECKING:
     from .pinned import Pinned
@@ -164,6 +166,15 @@ class View:
         self._walk_guard = threading.Lock()  # who starts a walk, who asks for another
         self._walk_again = False
         self.scan_complete = True
+        # the views of roots this one lies inside (a workspace's nesting, a
+        # client root opened beneath a server's), each with this root's
+        # canonical place there: their links leading here rule here too
+        self.nested_in: tuple[tuple[View, str], ...] = ()
+        self.opened_beneath: tuple[tuple[View, str], ...] = ()
+        # the views of the other roots of a workspace: their links leading
+        # out of their root into this one rule here too
+        self.beside: tuple[View, ...] = ()
+        self._host_real: str | None = None
 
     @property
     def identity(self) -> tuple[int, int]:
@@ -191,12 +202,40 @@ class View:
                 self.relearn_links()
                 self.wait_for_links(checkpoint)
             self.changes_seen = here
+            for outer in (*(view for view, _ in self.held_by), *self.beside):
+                # their links, as this process left them (a root closed since: none)
+                if outer.changes_seen != here and not outer.root.closed:
+                    outer.relearn_links()
+                    outer.wait_for_links(checkpoint)
+                    outer.changes_seen = here
             if hold.moves is not None:
                 self.moves_seen = hold.moves
             changes = TreeChanges(self, hold, exclusive)
             if moves:
                 changes.count()
             yield changes
+
+    def take_tree_shared(self, checkpoint: Checkpoint) -> SharedHold:
+        """:meth:`tree_lock` shared, without a context manager (the hot
+        path of a step on one place); :meth:`drop_tree_shared` lets it go."""
+        backend = self._root.backend
+        hold = take_shared(self.identity, backend, checkpoint)
+        here = changes_here()
+        if (hold.moves is not None and hold.moves != self.moves_seen) or \
+                here != self.changes_seen:
+            try:
+                self.relearn_links()
+                self.wait_for_links(checkpoint)
+            except BaseException:
+                drop_shared(hold, backend)
+                raise
+        self.changes_seen = here
+        if hold.moves is not None:
+            self.moves_seen = hold.moves
+        return hold
+
+    def drop_tree_shared(self, hold: SharedHold) -> None:
+        drop_shared(hold, self._root.backend)
 
     def relearn_links(self) -> None:
         """Look at the tree's links again, as when the view was opened."""
@@ -342,17 +381,106 @@ class View:
 
     def _alias_rule(self, location: Location, op: Op) -> Kind | None:
         links, policy = self.links, self.policy
-        if not len(links):
-            return None
-        for name, name_op in ((location.path, op), *((c, Op.MKDIR) for c in location.creates)):
-            aliases = links.aliases(name)
-            if aliases is None:  # more names lead here than are weighed: one may be protected
-                return Kind.PROTECTED if name_op.mutates else Kind.DENY_RULE
-            for alias in aliases:
-                kind = policy.rule(alias, name_op)
-                if kind is not None:
-                    return kind
+        named = ((location.path, op), *((c, Op.MKDIR) for c in location.creates))
+        if len(links):
+            for name, name_op in named:
+                aliases = links.aliases(name)
+                if aliases is None:  # more names lead here than are weighed: one may be protected
+                    return Kind.PROTECTED if name_op.mutates else Kind.DENY_RULE
+                for alias in aliases:
+                    kind = policy.rule(alias, name_op)
+                    if kind is not None:
+                        return kind
+        return self._outer_rule(named) if self.held else None
+
+    @property
+    def held_by(self) -> tuple[tuple[View, str], ...]:
+        """The views of the roots this one lies inside, with its place there."""
+        return self.nested_in + self.opened_beneath
+
+    @property
+    def held(self) -> bool:
+        """Whether another root's links may lead here."""
+        return bool(self.nested_in or self.opened_beneath or self.beside)
+
+    @property
+    def host_real(self) -> str:
+        """The root directory's real host path (never shown to a model)."""
+        if self._host_real is None:
+            self._host_real = os.path.realpath(self._root.path)
+        return self._host_real
+
+    def _beside_rule(self, named: Iterable[tuple[str, Op]]) -> Kind | None:
+        """The rule refusing any of ``named`` (canonical here) through a link
+        of another root of the workspace that leads out of it into this
+        one: the name it leads from there, decided by that root."""
+        base = self.host_real
+        for other in self.beside:
+            outside = other.links.outside()
+            if not outside:
+                continue
+            for name, op in named:
+                host = base if name in (".", "") else f"{base}/{name}"
+                for location, landing in outside:
+                    top = landing.rstrip("/") + "/"
+                    if host != landing and not host.startswith(top):
+                        continue
+                    alias = location if host == landing else f"{location}/{host[len(top):]}"
+                    kind = other.policy.rule(alias, op)
+                    if kind is not None:
+                        return kind
+                    more = other.links.aliases(alias)
+                    if more is None:
+                        return Kind.PROTECTED if op.mutates else Kind.DENY_RULE
+                    for name_there in more:
+                        kind = other.policy.rule(name_there, op)
+                        if kind is not None:
+                            return kind
         return None
+
+    def _outer_rule(self, named: Iterable[tuple[str, Op]]) -> Kind | None:
+        """The rule refusing any of ``named`` (canonical here, each with its
+        op) through a link of a root this one lies inside: the names leading
+        there in that root, decided by its policy (and through a link of a
+        root beside it, :meth:`_beside_rule`)."""
+        named = tuple(named)
+        if self.beside:
+            kind = self._beside_rule(named)
+            if kind is not None:
+                return kind
+        for outer, place in self.held_by:
+            outer.links_known()
+            if not len(outer.links):
+                continue
+            for name, op in named:
+                there = name if place in (".", "") else \
+                    (place if name in (".", "") else f"{place}/{name}")
+                aliases = outer.links.aliases(there)
+                if aliases is None:
+                    return Kind.PROTECTED if op.mutates else Kind.DENY_RULE
+                for alias in aliases:
+                    kind = outer.policy.rule(alias, op)
+                    if kind is not None:
+                        return kind
+        return None
+
+    def _outer_leads_into(self, canonical_dir: str) -> bool:
+        """Whether a link of a root this one lies inside leads to, into or
+        above ``canonical_dir`` (canonical here)."""
+        for outer, place in self.held_by:
+            there = canonical_dir if place in (".", "") else \
+                (place if canonical_dir in (".", "") else f"{place}/{canonical_dir}")
+            if outer.links.leads_into(there):
+                return True
+        if self.beside:
+            host = self.host_real if canonical_dir in (".", "") else \
+                f"{self.host_real}/{canonical_dir}"
+            for other in self.beside:
+                for _, landing in other.links.outside():
+                    if landing == host or landing.startswith(host.rstrip("/") + "/") or \
+                            host.startswith(landing.rstrip("/") + "/"):
+                        return True
+        return False
 
     def visible(self, canonical: str, op: Op) -> bool:
         """Whether the entry at ``canonical`` may be shown (listed, searched):
@@ -361,6 +489,8 @@ class View:
         if not policy.visible(canonical, op):
             return False
         self.links_known()
+        if self.held and self._outer_rule(((canonical, op),)) is not None:
+            return False
         if not len(self.links):
             return True
         aliases = self.links.aliases(canonical)
@@ -393,9 +523,12 @@ class View:
         """``inner`` (the policy's scope of ``canonical_dir``), deciding the
         names known links lead from when any leads there."""
         self.links_known()
-        if not len(self.links) or not self.links.leads_into(canonical_dir.rstrip("/") or "."):
+        here = canonical_dir.rstrip("/") or "."
+        if self.held and self._outer_leads_into(here):  # each entry decided in full
+            return AliasedScope(inner, self, here, op, whole=True)
+        if not len(self.links) or not self.links.leads_into(here):
             return inner
-        return AliasedScope(inner, self, canonical_dir.rstrip("/") or ".", op)
+        return AliasedScope(inner, self, here, op)
 
     def check(self, location: Location, op: Op, *, shown: str, field: str = "path",
               in_repository: Callable[[], bool] | None = None) -> None:
@@ -413,7 +546,7 @@ class View:
         kind = policy.rule(canonical, op)
         if not self.links_settled:
             self.links_known()
-        if kind is None and (self.links.targets or op.mutates):
+        if kind is None and (self.links.targets or op.mutates or self.held):
             kind = self.rule(Location(canonical), op)
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
@@ -447,7 +580,8 @@ class View:
         if policy.is_empty:
             return None
         guards_git = policy.guards_git
-        aliased = self.links.leads_into(carried) or self.links.leads_into(landing)
+        aliased = self.links.leads_into(carried) or self.links.leads_into(landing) or \
+            self._outer_leads_into(carried) or self._outer_leads_into(landing)
         scopes = {carried: (policy.scope(carried, Op.MOVE_FROM if leaving else Op.LIST),
                             policy.scope(landing, Op.MOVE_TO))}
         for dirpath, dirnames, filenames in self._root.walk(carried):
@@ -494,6 +628,9 @@ class View:
                 kind = self.policy.rule(alias, op)
                 if kind is not None:
                     return inner, kind, field
+            kind = self._outer_rule(((f"{end}/{inner}", op),)) if self.held else None
+            if kind is not None:
+                return inner, kind, field
         return None
 
 
@@ -505,7 +642,7 @@ class AliasedScope(Scope):
     __slots__ = ("_inner", "_view", "_dir", "_real", "_op", "_names", "_scopes", "_generation")
 
     def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op,
-                 names: tuple[str, ...] | None = None) -> None:
+                 names: tuple[str, ...] | None = None, *, whole: bool = False) -> None:
         # every question is put to ``inner`` first: the base's state is unused
         self._inner = inner
         self._view = view
@@ -520,8 +657,8 @@ class AliasedScope(Scope):
         if names is None:
             names = links.directory_names(canonical_dir)
         self._scopes: list[Scope] | None = []
-        if names is None:  # more than are weighed: each entry decided in full (and refused)
-            names, self._scopes = (), None
+        if names is None or whole:  # each entry decided in full (more than are weighed:
+            names, self._scopes = names or (), None  # refused)
         self._names = names
         if names:  # a link leads to this directory or above it
             policy = view.policy
@@ -552,7 +689,8 @@ class AliasedScope(Scope):
         real = self._real + name
         view = self._view
         links = view.links
-        if not self._names and self._scopes is not None and links.generation == self._generation:
+        if not self._names and self._scopes is not None and links.generation == self._generation \
+                and not view.held:
             # no link leads to this directory or above it (nor to the
             # root), and the map is as it was: the subdirectory's names
             # come only from links leading to it or below it

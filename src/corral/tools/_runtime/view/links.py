@@ -55,6 +55,9 @@ class LinkMap:
         # paths call after call follows no chain twice
         self._names_of: dict[str, tuple[str, ...] | None] = {}
         self.generation = 0  # counts the changes to where links lead
+        # links leading out of the root, by where a host program lands
+        # (an absolute real path): another root of a workspace may lie there
+        self._outside: dict[str, str] = {}
 
     def __len__(self) -> int:
         return len(self._leads)
@@ -112,8 +115,28 @@ class LinkMap:
             return [location for location, via in self._via.items()
                     if any(p == top or p.startswith(prefix) for p in via)]
 
+    def add_outside(self, location: str, landing: str) -> None:
+        """The link at ``location`` leads out of the root, to the host's real
+        path ``landing``."""
+        with self._guard:
+            if location in self._outside or len(self._outside) < MAX_LINKS:
+                self._outside[location] = landing
+
+    def forget_outside(self, location: str) -> None:
+        if self._outside:
+            with self._guard:
+                self._outside.pop(location, None)
+
+    def outside(self) -> list[tuple[str, str]]:
+        """(location, host real path) of each known link leading out."""
+        if not self._outside:
+            return []
+        with self._guard:
+            return list(self._outside.items())
+
     def forget(self, location: str) -> None:
         with self._guard:
+            self._outside.pop(location, None)
             self._via.pop(location, None)
             old = self._leads.pop(location, None)
             if old is not None:
@@ -269,6 +292,12 @@ def learn_link(root: Root, links: LinkMap, location: str) -> None:
         found: Location | None = locate(root, location, follow=True)
     except (OSError, ValueError):
         found = _spelled_target(root, location)
+    if found is None:
+        landing = _host_landing(root, location)
+        if landing is not None and _within(landing, os.path.realpath(root.path)) is None:
+            links.add_outside(location, landing)  # out of the root: another root's, maybe
+            return
+    links.forget_outside(location)
     if found is None or found.path == location:
         links.not_a_link(location)
     else:
@@ -308,21 +337,33 @@ def _spelled_target(root: Root, location: str) -> Location | None:
         return None
 
 
-def _host_reading(root: Root, location: str) -> str | None:
-    """Where a host program opening the link at ``location`` lands, as a
-    path inside the root (``None``: outside it): the host's own resolution
-    of the link's host path, out of the root and back in included (only
-    ever adds a name to decide on: every rule still holds where it leads)."""
-    base = os.path.realpath(root.path)
+def _host_landing(root: Root, spelled: str) -> str | None:
+    """Where a host program opening ``spelled`` (a path inside the root, or
+    an absolute host path) lands: the host's own resolution, an absolute
+    real path (``None``: none can be had)."""
     try:
-        landed = os.path.realpath(os.path.join(base, location))
+        return os.path.realpath(os.path.join(os.path.realpath(root.path), spelled))
     except (OSError, ValueError):
         return None
-    if landed == base:
+
+
+def _within(path: str, base: str) -> str | None:
+    """``path`` relative to ``base`` ("." when equal; both absolute real
+    paths), or ``None`` when it lies outside it."""
+    if path == base:
         return "."
-    if not landed.startswith(base.rstrip("/") + "/"):
-        return None
-    return landed[len(base.rstrip("/")) + 1:]
+    top = base.rstrip("/") + "/"
+    return path[len(top):] if path.startswith(top) else None
+
+
+def _host_reading(root: Root, spelled: str) -> str | None:
+    """Where a host program opening ``spelled`` (a path inside the root, or
+    an absolute host path) lands, as a path inside the root (``None``:
+    outside it): the host's own resolution, out of the root and back in
+    included, or through another name of the root's directory (only ever
+    adds a name to decide on: every rule still holds where it leads)."""
+    landed = _host_landing(root, spelled)
+    return None if landed is None else _within(landed, os.path.realpath(root.path))
 
 
 # -- git's reading of the tree -----------------------------------------------------------
@@ -356,6 +397,13 @@ class RootLook:
     def canonical(self, rel: str) -> str | None:
         try:
             return locate(self._root, rel).path
+        except (OSError, ValueError):
+            pass
+        landed = _host_reading(self._root, rel)  # git follows it out of the root and back
+        if landed is None:
+            return None
+        try:
+            return locate(self._root, landed).path
         except (OSError, ValueError):
             return None
 

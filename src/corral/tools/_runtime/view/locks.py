@@ -83,6 +83,7 @@ class _TreeLock:
 
 _TREE = _TreeLock()
 Identity = tuple[int, int]
+LockKey = Identity | tuple[Identity, str]  # an identity, or (root identity, canonical path)
 
 
 class _Table:
@@ -90,17 +91,17 @@ class _Table:
 
     def __init__(self) -> None:
         self._guard = threading.Lock()
-        self._locks: dict[Identity, tuple[threading.Lock, int]] = {}
+        self._locks: dict[LockKey, tuple[threading.Lock, int]] = {}
 
     @contextmanager
-    def hold(self, key: Identity, checkpoint: Checkpoint) -> Iterator[None]:
+    def hold(self, key: LockKey, checkpoint: Checkpoint) -> Iterator[None]:
         self.take(key, checkpoint)
         try:
             yield
         finally:
             self.drop(key)
 
-    def take(self, key: Identity, checkpoint: Checkpoint) -> None:
+    def take(self, key: LockKey, checkpoint: Checkpoint) -> None:
         with self._guard:
             held = self._locks.get(key)
             lock, users = held if held is not None else (threading.Lock(), 0)
@@ -115,12 +116,12 @@ class _Table:
             self._unuse(key)
             raise
 
-    def drop(self, key: Identity) -> None:
+    def drop(self, key: LockKey) -> None:
         """Release ``key`` (taken by :meth:`take`)."""
         self._locks[key][0].release()
         self._unuse(key)
 
-    def _unuse(self, key: Identity) -> None:
+    def _unuse(self, key: LockKey) -> None:
         with self._guard:
             lock, users = self._locks[key]
             if users == 1:
@@ -163,6 +164,13 @@ class _Flock:
     reopened: Handle | None
     backend: Backend
     close: Callable[[], None] | None = None
+
+    def identity(self) -> tuple[int, int] | None:
+        """The (device, inode) of the directory locked (``None``: no lock)."""
+        if self.fd < 0:
+            return None
+        info = self.backend.fstat(self.fd)
+        return info.st_dev, info.st_ino
 
     def release(self) -> None:
         """Release the lock: by closing the fd it was taken on where that is

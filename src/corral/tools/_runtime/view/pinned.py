@@ -3,7 +3,6 @@ tool looks at and acts on, never resolved again."""
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import stat as st
@@ -223,12 +222,14 @@ class Pinned:
 
     def opened_final(self) -> bool:
         """Open the entry for reading (``O_NOFOLLOW``) and keep it, as
-        :meth:`look` does; ``False`` if a symlink is there.  Any other
-        error is left to the tool's own open, which raises it."""
+        :meth:`look` does: ``True`` when it opened or nothing is there;
+        ``False`` when the open failed (a symlink is ``ELOOP``; any other
+        failure, a special file, an unreadable one, is left to the step
+        made the usual way, which says it as it always did)."""
         try:
             opened = self._target.open_existing(os.O_RDONLY)
-        except OSError as exc:
-            return exc.errno != errno.ELOOP
+        except OSError:
+            return False
         if opened is not None and not self._keep(opened):
             opened.handle.close()
         return True

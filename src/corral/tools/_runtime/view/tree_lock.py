@@ -43,10 +43,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ....contained import Backend
 
-__all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here"]
+__all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here",
+           "SharedHold", "take_shared", "drop_shared"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -269,14 +271,45 @@ def tree_file_lock(key: tuple[int, int], backend: Backend, *, exclusive: bool,
             if locked:
                 found.release(backend)
         return
-    locked = _take_shared(found, backend, checkpoint)
+    shared = take_shared(key, backend, checkpoint)
     try:
-        yield TreeHold(None, found.moves(backend) if locked else None)
+        yield TreeHold(None, shared.moves)
     finally:
-        with found.guard:
-            found.holders -= 1
-            if not found.holders and locked:
-                found.release(backend)
+        drop_shared(shared, backend)
+
+
+class SharedHold(NamedTuple):
+    """The tree lock held shared by one step (:func:`take_shared`): the
+    lock file (``None``: none), whether it is flocked, and the count of
+    moves made when it was taken (``None``: not counted)."""
+
+    file: _LockFile | None
+    locked: bool
+    moves: int | None
+
+
+def take_shared(key: tuple[int, int], backend: Backend,
+                checkpoint: Callable[[], None]) -> SharedHold:
+    """:func:`tree_file_lock` held shared, without a context manager (the
+    hot path of every step that changes one place); :func:`drop_shared`
+    lets it go."""
+    found = _lock_file(key)
+    if found is None:
+        return SharedHold(None, False, None)
+    locked = _take_shared(found, backend, checkpoint)
+    return SharedHold(found, locked, found.moves(backend) if locked else None)
+
+
+def drop_shared(shared: SharedHold, backend: Backend) -> None:
+    """Let go of a hold :func:`take_shared` gave (the last holder of this
+    process releases the flock)."""
+    found = shared.file
+    if found is None:
+        return
+    with found.guard:
+        found.holders -= 1
+        if not found.holders and shared.locked:
+            found.release(backend)
 
 
 def _take_shared(found: _LockFile, backend: Backend, checkpoint: Callable[[], None]) -> bool:

@@ -1,0 +1,56 @@
+"""The lock on the directory a step acts in is released by closing that
+directory (no ``LOCK_UN`` first): a child forked while a step holds it
+closes its copy of the fd, so the lock goes when the step ends, not when
+the child does."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+from corral.tools import Toolbox
+
+
+def _lockable_now(directory: Path) -> bool:
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def test_a_child_forked_mid_step_does_not_keep_the_directory_locked(tmp_path, make_root):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "f.txt").write_text("old\n")
+    children: list[int] = []
+    release_read, release_write = os.pipe()
+    held_during_step: list[bool] = []
+
+    def authorize(request) -> None:  # runs inside the step, its locks held
+        held_during_step.append(not _lockable_now(tmp_path / "d"))
+        pid = os.fork()
+        if pid == 0:  # the child waits, holding whatever copies it kept
+            try:
+                os.close(release_write)
+                os.read(release_read, 1)
+            finally:
+                os._exit(0)
+        children.append(pid)
+
+    box = Toolbox(make_root(tmp_path), authorize=authorize)
+    try:
+        answer = box.call("write_file", {"path": "d/f.txt", "content": "new\n",
+                                         "overwrite": True})
+        assert answer["ok"], answer
+        assert held_during_step == [True]
+        assert _lockable_now(tmp_path / "d")  # the child is alive, the lock is gone
+    finally:
+        os.close(release_read)
+        os.close(release_write)
+        for pid in children:
+            os.waitpid(pid, 0)
+    assert (tmp_path / "d" / "f.txt").read_text() == "new\n"
