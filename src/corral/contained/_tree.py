@@ -200,6 +200,10 @@ class Tree(Generic[S]):
         self.stats = TreeStats()
         self._gen: Generator[TreeItem[S], None, None] | None = None
         self._native = root.backend.dir_lister() if is_native(root.backend) else None
+        # the last of the watched names as a file and as a directory sorts: a
+        # listing whose first name sorts after them holds none of them
+        watch = visitor.watch
+        self._watch_last = (max(watch), max(name + "/" for name in watch)) if watch else ("", "")
 
     def __iter__(self) -> Iterator[TreeItem[S]]:
         self._gen = self._walk()
@@ -263,7 +267,9 @@ class Tree(Generic[S]):
         visitor = self._visitor
         watch = visitor.watch
         present = _NONE_PRESENT
-        if watch:
+        files, dirs = listing.files, listing.dirs
+        last_file, last_dir = self._watch_last
+        if watch and ((files and files[0] <= last_file) or (dirs and dirs[0] <= last_dir)):
             has_any = listing.has_any
             found = [name for name in watch if has_any(name)]
             if found:

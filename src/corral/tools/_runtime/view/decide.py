@@ -639,13 +639,14 @@ class AliasedScope(Scope):
     shows is shown only if no name leading to it through a link is hidden
     (a denied or secret link name hides what it leads to)."""
 
-    __slots__ = ("_inner", "_view", "_real", "_op", "_names", "_scopes", "_generation")
+    __slots__ = ("_inner", "_view", "_dir", "_real", "_op", "_names", "_scopes", "_generation")
 
     def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op,
                  names: tuple[str, ...] | None = None, *, whole: bool = False) -> None:
         # every question is put to ``inner`` first: the base's state is unused
         self._inner = inner
         self._view = view
+        self._dir = canonical_dir if canonical_dir not in (".", "") else "."
         self._real = "" if canonical_dir in (".", "") else canonical_dir + "/"
         self._op = op
         links = view.links
@@ -669,7 +670,7 @@ class AliasedScope(Scope):
         if scopes is None or (self._linked(name) if self._names else
                               self._real + name in self._view.links.targets):
             return self._view.visible(self._real + name, self._op)  # each name decided in full
-        return all(scope.visible(name) for scope in scopes)
+        return not scopes or all(scope.visible(name) for scope in scopes)
 
     def _linked(self, name: str) -> bool:
         """Whether a known link leads to the entry ``name`` itself (by its
@@ -683,20 +684,25 @@ class AliasedScope(Scope):
 
     def child(self, name: str) -> Scope | None:
         inner = self._inner.child(name)
-        if inner is None or not self._shown(name):
+        if inner is None:
             return None
         real = self._real + name
-        links = self._view.links
+        view = self._view
+        links = view.links
         if not self._names and self._scopes is not None and links.generation == self._generation \
-                and not self._view.held:
+                and not view.held:
             # no link leads to this directory or above it (nor to the
             # root), and the map is as it was: the subdirectory's names
             # come only from links leading to it or below it
+            if real in links.targets:  # a link leads to it: decided in full, names found
+                return AliasedScope(inner, view, real, self._op) \
+                    if view.visible(real, self._op) else None
             if real not in links.reached:
                 return inner
-            return AliasedScope(inner, self._view, real, self._op,
-                                None if real in links.targets else ())
-        return self._view.linked_scope(inner, real, self._op)
+            return AliasedScope(inner, view, real, self._op, ())
+        if not self._shown(name):
+            return None
+        return view.linked_scope(inner, real, self._op)
 
     def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
         shown = self._inner.visible_names(names, ends_with)
@@ -707,14 +713,23 @@ class AliasedScope(Scope):
         kept = shown
         for scope in scopes:  # the names through links, a directory's worth at once
             kept = scope.visible_names(kept, ends_with)
-        if self._names:
-            linked = self._linked
-            full = [name for name in kept if linked(name)]
-        else:  # the common case: only a link to the entry itself counts
-            targets, real = self._view.links.targets, self._real
-            full = [name for name in kept if real + name in targets]
-        if full:  # a link leads to the entry itself: it is decided in full too
-            hidden = {name for name in full if not self._shown(name)}
+        links = self._view.links
+        holding = links.holding_targets
+        # where a link leads to an entry here itself (by this directory's
+        # canonical path or another name of it): such an entry is decided in full too
+        prefixes = [self._real] if self._dir in holding else []
+        for other in self._names:
+            if other in holding:
+                prefixes.append(other + "/")
+        if prefixes:
+            targets, view, op, real = links.targets, self._view, self._op, self._real
+            if len(prefixes) == 1:
+                prefix = prefixes[0]
+                hidden = {name for name in kept if prefix + name in targets
+                          and not view.visible(real + name, op)}
+            else:
+                hidden = {name for name in kept if any(p + name in targets for p in prefixes)
+                          and not view.visible(real + name, op)}
             if hidden:
                 kept = [name for name in kept if name not in hidden]
         return shown if len(kept) == len(shown) else kept

@@ -44,6 +44,8 @@ class LinkMap:
         # read-only views for a walk's membership tests (one per entry, no call):
         # the paths a known link leads to; those a known link leads to or below
         self.targets: Collection[str] = self._by_target
+        self._parents: dict[str, int] = {}  # directory -> known link targets right in it
+        self.holding_targets: Collection[str] = self._parents
         self.reached: Container[str] = self._below
         self._not_links: set[str] = set()
         self._relearn: list[str] = []
@@ -79,7 +81,11 @@ class LinkMap:
                 self._count(old, -1)
             self._changed()
             self._leads[location] = leads_to
-            self._by_target.setdefault(leads_to, set()).add(location)
+            leading = self._by_target.get(leads_to)
+            if leading is None:
+                leading = self._by_target[leads_to] = set()
+                self._count_parent(leads_to, 1)
+            leading.add(location)
             self._count(leads_to, 1)
             self._not_links.discard(location)
 
@@ -153,6 +159,18 @@ class LinkMap:
             leading.discard(location)
             if not leading:
                 del self._by_target[target]
+                self._count_parent(target, -1)
+
+    def _count_parent(self, target: str, step: int) -> None:
+        """Count ``target`` in the directory that holds it (held under the guard)."""
+        if target in (".", ""):
+            return
+        parent = target.rpartition("/")[0] or "."
+        count = self._parents.get(parent, 0) + step
+        if count > 0:
+            self._parents[parent] = count
+        else:
+            self._parents.pop(parent, None)
 
     def _changed(self) -> None:
         """Where a link leads changed (held under the guard): what was

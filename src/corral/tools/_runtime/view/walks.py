@@ -47,12 +47,13 @@ def _probe(call: CallView, canonical: str, flags: int) -> int | None:
                                          and root.info().get("fast_path"))
     if not fast:
         raise LookupError(canonical)
-    try:
-        return backend.openat2(root.fileno(), canonical, flags, 0, _CANONICAL_ONLY)
-    except OSError as exc:
-        if exc.errno in _ABSENT:
-            return None
-        raise LookupError(canonical) from None
+    # a miss (the common case) is answered as -errno, without an exception
+    fd = backend.openat2_or_errno(root.fileno(), canonical, flags, 0, _CANONICAL_ONLY)
+    if fd >= 0:
+        return fd
+    if -fd in _ABSENT:
+        return None
+    raise LookupError(canonical)
 
 
 def entry_exists(call: CallView, canonical: str) -> bool:
@@ -61,11 +62,10 @@ def entry_exists(call: CallView, canonical: str) -> bool:
     is none, two when there is; one in either case for a name in the root."""
     if "/" not in canonical and canonical not in (".", "..", ""):
         root = call.shared.root  # a name looked up in the root itself: nothing traversed
-        try:
-            root.backend.lstat_at(root.fileno(), canonical)
-        except (OSError, ValueError):
+        try:  # one call, a miss answered without an exception (the common case)
+            return root.backend.exists_at(root.fileno(), canonical)
+        except ValueError:
             return False
-        return True
     try:
         fd = _probe(call, canonical, _PROBE_ANY)
     except LookupError:
