@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+import signal
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -47,3 +48,22 @@ def notes_root(tmp_path: Path) -> Path:
     server's protocol and life cycle rather than of the tools."""
     (tmp_path / "notes.txt").write_text("hello\n")
     return tmp_path
+
+
+@pytest.fixture
+def signals_as_a_terminal_leaves_them() -> Iterator[None]:
+    """SIGINT and SIGHUP as a terminal's shell leaves them, for the servers
+    a test starts: under ``nohup``, or as a background job of a shell
+    without job control, this process ignores them, its children inherit
+    that, and a server rightly keeps ignoring them."""
+    wanted = {signal.SIGINT: signal.default_int_handler, signal.SIGHUP: signal.SIG_DFL}
+    previous = {signum: signal.getsignal(signum) for signum in wanted}
+    for signum, handler in wanted.items():
+        if previous[signum] is signal.SIG_IGN:
+            signal.signal(signum, handler)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            if handler is not None:
+                signal.signal(signum, handler)

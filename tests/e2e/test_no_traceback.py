@@ -217,6 +217,7 @@ def test_serve_banner_is_short_and_names_backend_and_where_the_policy_is(root):
     assert any(f"corral doctor {root}" in line for line in banner)
 
 
+@pytest.mark.usefixtures("signals_as_a_terminal_leaves_them")
 def test_serve_on_a_terminal_says_it_waits_and_how_to_stop(root):
     """With a terminal on stdin (a person typed the command), the banner
     says what it waits for and how to stop it; Ctrl-C then ends it (130)."""

@@ -28,6 +28,8 @@ import pytest
 
 from .helpers import CONFORMANCE, HERE, SETUP_HINT, RawClient, sdk_python, serve_command
 
+pytestmark = pytest.mark.usefixtures("signals_as_a_terminal_leaves_them")
+
 BOUND = 3.0  # seconds from the signal (or the hang-up) to the exit, at most
 SIGNALS = [signal.SIGTERM, signal.SIGINT]
 

@@ -28,6 +28,7 @@ def test_a_child_forked_mid_step_does_not_keep_the_directory_locked(tmp_path, ma
     (tmp_path / "d" / "f.txt").write_text("old\n")
     children: list[int] = []
     release_read, release_write = os.pipe()
+    ready_read, ready_write = os.pipe()
     held_during_step: list[bool] = []
 
     def authorize(request) -> None:  # runs inside the step, its locks held
@@ -36,10 +37,14 @@ def test_a_child_forked_mid_step_does_not_keep_the_directory_locked(tmp_path, ma
         if pid == 0:  # the child waits, holding whatever copies it kept
             try:
                 os.close(release_write)
+                # past the fork handlers (they run before fork returns here):
+                # the parent goes on only now, whatever the machine's load
+                os.write(ready_write, b"r")
                 os.read(release_read, 1)
             finally:
                 os._exit(0)
         children.append(pid)
+        assert os.read(ready_read, 1) == b"r"
 
     box = Toolbox(make_root(tmp_path), authorize=authorize)
     try:
@@ -49,8 +54,8 @@ def test_a_child_forked_mid_step_does_not_keep_the_directory_locked(tmp_path, ma
         assert held_during_step == [True]
         assert _lockable_now(tmp_path / "d")  # the child is alive, the lock is gone
     finally:
-        os.close(release_read)
-        os.close(release_write)
+        for fd in (release_read, release_write, ready_read, ready_write):
+            os.close(fd)
         for pid in children:
             os.waitpid(pid, 0)
     assert (tmp_path / "d" / "f.txt").read_text() == "new\n"
