@@ -427,15 +427,23 @@ class View:
                         continue
                     alias = location if host == landing else f"{location}/{host[len(top):]}"
                     kind = other.policy.rule(alias, op)
+                    if kind is None:
+                        kind = other._rule_of_names(other.links.aliases(alias), op)
                     if kind is not None:
                         return kind
-                    more = other.links.aliases(alias)
-                    if more is None:
-                        return Kind.PROTECTED if op.mutates else Kind.DENY_RULE
-                    for name_there in more:
-                        kind = other.policy.rule(name_there, op)
-                        if kind is not None:
-                            return kind
+        return None
+
+    def _rule_of_names(self, names: tuple[str, ...] | None, op: Op) -> Kind | None:
+        """The rule of this root's policy refusing any of ``names`` (other
+        names of one place here); ``None`` (more than are weighed) refuses,
+        for the names left out may be the protected ones."""
+        if names is None:
+            return Kind.PROTECTED if op.mutates else Kind.DENY_RULE
+        rule = self.policy.rule
+        for name in names:
+            kind = rule(name, op)
+            if kind is not None:
+                return kind
         return None
 
     def _outer_rule(self, named: Iterable[tuple[str, Op]]) -> Kind | None:
@@ -455,13 +463,9 @@ class View:
             for name, op in named:
                 there = name if place in (".", "") else \
                     (place if name in (".", "") else f"{place}/{name}")
-                aliases = outer.links.aliases(there)
-                if aliases is None:
-                    return Kind.PROTECTED if op.mutates else Kind.DENY_RULE
-                for alias in aliases:
-                    kind = outer.policy.rule(alias, op)
-                    if kind is not None:
-                        return kind
+                kind = outer._rule_of_names(outer.links.aliases(there), op)
+                if kind is not None:
+                    return kind
         return None
 
     def _outer_leads_into(self, canonical_dir: str) -> bool:

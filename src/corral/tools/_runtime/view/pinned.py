@@ -251,6 +251,26 @@ class Pinned:
             return None
         return kept
 
+    def _open_as(self, expect: os.stat_result | None, *, looked_at: bool) -> Opened:
+        """The file to read: the kept one if it is ``expect``, else opened
+        now (and kept, if regular); ``STALE`` if it is not ``expect``.  Gone
+        now: ``STALE`` where the caller ``looked_at`` it (it was there),
+        else the core's "not found" (``STALE`` if it is there again)."""
+        opened = self._kept_as(expect)
+        if opened is None:
+            opened = self._target.open_existing(os.O_RDONLY)
+            if opened is None:
+                if not looked_at:
+                    self._target.open(os.O_RDONLY).close()  # raises the core's "not found"
+                raise swapped(self.shown)
+            self._keep(opened)
+        info = opened.info
+        if expect is not None and (info.st_dev, info.st_ino) != (expect.st_dev, expect.st_ino):
+            if self._kept is not opened:
+                opened.handle.close()
+            raise swapped(self.shown)
+        return opened
+
     def end(self) -> None:
         """The pin's block is over: the kept file closed, the step let go
         (it holds this pin: dropped now, neither is left to the garbage
@@ -290,18 +310,9 @@ class Pinned:
                 kept[0] == (expect.st_dev, expect.st_ino, expect.st_size, expect.st_mtime_ns) \
                 and (kept[2] or len(kept[1]) > limit):
             return kept[1][:limit + 1], expect
-        opened = self._kept_as(expect)
-        if opened is None:
-            opened = self._target.open_existing(os.O_RDONLY)
-            if opened is None:
-                self._target.open(os.O_RDONLY).close()  # raises the core's "not found"
-                raise swapped(self.shown)  # there again: it changed while looked at
-            self._keep(opened)
+        opened = self._open_as(expect, looked_at=False)
         handle, info = opened
         try:
-            if expect is not None and (info.st_dev, info.st_ino) != (expect.st_dev,
-                                                                    expect.st_ino):
-                raise swapped(self.shown)
             if check is not None:
                 check(info)
             return _read_whole(handle, info.st_size, limit, step), info
@@ -313,17 +324,9 @@ class Pinned:
         """The sha256 of the pinned entry's whole content, streamed with a
         checkpoint before every chunk; ``STALE`` if it is not ``expect``.
         Its start is kept for :meth:`read` of a head of the same file."""
-        opened = self._kept_as(expect)
-        if opened is None:
-            opened = self._target.open_existing(os.O_RDONLY)
-            if opened is None:
-                raise swapped(self.shown)  # it was there when looked at
-            self._keep(opened)
+        opened = self._open_as(expect, looked_at=True)
         handle, now = opened
         try:
-            if expect is not None and (now.st_dev, now.st_ino) != (expect.st_dev,
-                                                                  expect.st_ino):
-                raise swapped(self.shown)
             digest = hashlib.sha256()
             pos = 0
             while True:
