@@ -265,6 +265,9 @@ class CallView:
             src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
             source = Pinned(self, src_t, label, "source", src)
             stack.callback(source.end)
+            # decided before ``dst`` looks at the source (its kind, a '/'
+            # it was spelled with): what a denied name holds is never said
+            source.decide(Op.MOVE_FROM)
             dst_rel = dst(source)
             dst_label = dst_rel.rstrip("/") or "."
             dst_t = stack.enter_context(self._resolve(dst_rel, Op.MOVE_TO, dst_label,
