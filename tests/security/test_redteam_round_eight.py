@@ -8,6 +8,7 @@ Every test asserts the secure behaviour on every backend config.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -49,3 +50,39 @@ def test_a_moves_trailing_slash_answers_alike_whether_a_denied_name_exists(
     assert answers[0] == answers[1], answers
     assert answers[0]["ok"] is False and answers[0]["code"] == "DENIED", answers
     assert (tmp_path / "True" / "a.txt").exists()
+
+
+# -- a search's pattern names a denied file, and its counts say whether it exists ---------------
+
+
+def _probe_answers(box: Toolbox, tool: str, field: str, probes: list[str],
+                   extra: dict) -> list[str]:
+    """Each probe's answer, the probe's own text taken out."""
+    answers = []
+    for probe in probes:
+        answer = box.call(tool, {**extra, field: probe})
+        answers.append(json.dumps(answer, sort_keys=True).replace(probe, "PROBE"))
+    return answers
+
+
+@pytest.mark.parametrize("deny", [["secrets/*"], ["**/prod-db.txt"], ["secrets/**"]])
+@pytest.mark.parametrize("tool,field,probes,extra", [
+    ("glob", "pattern", ["secrets/prod-db.txt", "secrets/nope-xx.txt"], {}),
+    ("glob", "pattern", ["**/prod-db.txt", "**/nope-xx.txt"], {}),
+    ("glob", "pattern", ["secrets/prod*", "secrets/nope*"], {}),
+    ("grep", "include", ["prod-db.txt", "nope-xx.txt"], {"pattern": "zzz"}),
+    ("grep", "include", ["prod-*", "nope-*"], {"pattern": "zzz"}),
+], ids=["glob-exact", "glob-any-depth", "glob-prefix", "grep-include", "grep-include-prefix"])
+def test_a_search_naming_a_denied_file_answers_as_for_a_name_nobody_has(
+        tmp_path, make_root, deny, tool, field, probes, extra):
+    """``glob secrets/prod-db.txt`` answered ``denied: 1`` and ``glob
+    secrets/nope-xx.txt`` nothing; ``grep include=prod-db.txt`` counted the
+    denied file as included: one probe per guess (or a letter at a time,
+    ``secrets/p*``, ``secrets/pr*``...) spells out the denied names."""
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "prod-db.txt").write_text("hunter2\n")
+    (tmp_path / "a.txt").write_text("a\n")
+    box = Toolbox(make_root(str(tmp_path)), deny=deny)
+    answers = _probe_answers(box, tool, field, probes, extra)
+    assert answers[0] == answers[1], answers
+    assert "hunter2" not in repr(answers) and "prod-db" not in repr(answers), answers
