@@ -168,6 +168,7 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
                 paths.extend(base.shown_path(dir_sub + name) + "/" for name in names
                              if kinds.get(name) == "dir" and accepts(globs, name))
             else:
+                names = visitor.shown_files(state, names)
                 if suffix is not None:  # "*.py": no call per name
                     matched = [n for n in names if n.endswith(suffix)] if suffix else names
                 elif name_only:

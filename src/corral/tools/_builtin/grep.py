@@ -475,7 +475,7 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
     scanner = _scanner(grep)
     with tree:
         for dir_sub, dir_fd, state, run, kinds in tree:
-            names = run
+            names = run = visitor.shown_files(state, run)
             if include is not None:
                 names = ([n for n in run if include.match_name(n)] if include.name_only
                          else [n for n in run if include.accepts(state.globs, n)])
