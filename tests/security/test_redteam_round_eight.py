@@ -9,7 +9,6 @@ Every test asserts the secure behaviour on every backend config.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
