@@ -9,6 +9,7 @@ Every test asserts the secure behaviour on every backend config.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,23 @@ def test_a_search_naming_a_denied_file_answers_as_for_a_name_nobody_has(
     answers = _probe_answers(box, tool, field, probes, extra)
     assert answers[0] == answers[1], answers
     assert "hunter2" not in repr(answers) and "prod-db" not in repr(answers), answers
+
+
+@pytest.mark.parametrize("text", ["secrets/prod.txt", "secrets/sub", "secrets/prod.txt/"],
+                         ids=["to-a-file", "to-a-folder", "to-a-file-as-folder"])
+def test_a_search_meeting_a_link_into_a_denied_folder_answers_alike_present_or_not(
+        tmp_path, make_root, text):
+    """A link of the repository leading into a denied folder: a glob
+    counted it as hidden where what it names exists and as a link where it
+    does not (``skipped.symlinks``), telling whether a denied file is there."""
+    answers = []
+    for exists in (True, False):
+        base = _denied_world(tmp_path / str(exists), exists)
+        os.symlink(text, base / "lnk")
+        box = Toolbox(make_root(str(base)), deny=["secrets"])
+        answers.append([box.call("glob", {"pattern": "lnk"}),
+                        box.call("glob", {"pattern": "*"}),
+                        box.call("grep", {"pattern": "hunt"}),
+                        box.call("read_file", {"path": "lnk"})])
+    assert answers[0] == answers[1], answers
+    assert "hunter2" not in repr(answers), answers
