@@ -106,3 +106,31 @@ def test_a_search_meeting_a_link_into_a_denied_folder_answers_alike_present_or_n
                         box.call("read_file", {"path": "lnk"})])
     assert answers[0] == answers[1], answers
     assert "hunter2" not in repr(answers), answers
+
+
+# -- core.hooksPath naming the top of the work tree ---------------------------------------------
+
+
+def _repository(base: Path, config: str) -> None:
+    for made in ("hooks", "objects", "refs"):
+        (base / ".git" / made).mkdir(parents=True, exist_ok=True)
+    (base / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (base / ".git" / "config").write_text(config)
+
+
+@pytest.mark.parametrize("hooks_path", ["{root}", "{root}/", "sub/.."],
+                         ids=["absolute", "absolute-slash", "through-a-folder"])
+@pytest.mark.parametrize("hook", ["pre-commit", "post-checkout"])
+def test_a_hooks_path_that_is_the_work_trees_top_protects_the_hooks_there(
+        tmp_path, make_root, hooks_path, hook):
+    """``git config core.hooksPath "$PWD"`` (hook scripts kept at the top
+    of a small repository): git runs ``<top>/pre-commit`` at the next
+    commit, yet a write of ``pre-commit`` there went through (the top of
+    the root is never protected as a whole, so nothing was)."""
+    (tmp_path / "sub").mkdir()
+    _repository(tmp_path, f"[core]\n\thooksPath = {hooks_path.format(root=tmp_path)}\n")
+    box = Toolbox(make_root(str(tmp_path)))
+    answer = box.call("write_file", {"path": hook, "content": "#!/bin/sh\ntouch /tmp/owned\n"})
+    assert not (tmp_path / hook).exists(), answer
+    assert answer["ok"] is False and answer["code"] == "DENIED", answer
+    assert box.call("write_file", {"path": "notes.txt", "content": "x\n"})["ok"]
