@@ -70,6 +70,15 @@ MAX_CONFIGS = 64
 MAX_LINK_STEPS = 8  # the last steps of a named path looked at for links
 MAX_PROGRAMS = 512  # program paths (and their bases) looked up across the configs
 _CONFIG_KEYS = {("core", "hookspath"), ("include", "path"), ("includeif", "path")}
+# the names git runs from a hooks directory (githooks(5)): protected one by
+# one where that directory is the root itself (never protected as a whole)
+HOOK_NAMES = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit",
+              "pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit",
+              "pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive", "update",
+              "proc-receive", "post-receive", "post-update", "reference-transaction",
+              "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
+              "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist",
+              "p4-post-changelist", "p4-pre-submit", "post-index-change")
 # the entries git's "is this a git directory" test looks at, by folded name
 SHAPE_NAMES = {"head": "HEAD", "objects": "objects", "refs": "refs", "commondir": "commondir"}
 
@@ -309,6 +318,8 @@ class _Found:
             path = self.add_named(inside) if inside is not None else None
             if key == "path" and path is not None and path != ".":
                 self.configs.append((path, work_tree, git_dir))
+            elif key == "hookspath" and path == ".":
+                self.paths.update(dict.fromkeys(HOOK_NAMES))
 
     def program(self, value: str, file_only: bool, work_tree: str | None,
                 git_dir: str) -> None:
