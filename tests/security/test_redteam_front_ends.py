@@ -71,7 +71,7 @@ _DELETE_MOVE_UPDATE = """*** Begin Patch
 
 @pytest.mark.parametrize("method,err,name", [
     ("rename_at", errno.ENOSPC, "b.txt"),   # the last file's write fails
-    ("unlink_at", errno.EACCES, "run.sh"),  # the move cannot take its source away
+    ("open_at", errno.ENOSPC, "run2.sh"),  # the moved file's new text finds no room
     ("unlink_at", errno.EIO, "private.txt"),  # the delete itself fails
 ], ids=["write", "move-source", "delete"])
 def test_a_patch_that_fails_part_way_leaves_every_file_as_it_was(tmp_path, make_root, method,
@@ -83,7 +83,7 @@ def test_a_patch_that_fails_part_way_leaves_every_file_as_it_was(tmp_path, make_
     make), and nothing the patch made may be left behind."""
     _private_and_runnable(tmp_path)
     before = _tree(tmp_path)
-    fault = Fault(method, err, name=name)
+    fault = Fault(method, err, name=name, temp=method == "open_at")
     with _faulty_box(make_root, tmp_path, fault) as box:
         answer = box.call("apply_patch", {"input": _DELETE_MOVE_UPDATE})
     assert answer["ok"] is False, answer
