@@ -19,7 +19,7 @@ import pytest
 
 from corral.contained import Root, backend_by_name
 from corral.testing.backends import Fault, FaultBackend
-from corral.tools import Toolbox
+from corral.tools import Toolbox, Workspace
 
 
 @contextmanager
@@ -114,3 +114,63 @@ def test_a_patch_that_moves_a_file_keeps_its_mode(tmp_path, make_root):
     assert stat.S_IMODE((tmp_path / "bin" / "run2.sh").stat().st_mode) == 0o750
     assert stat.S_IMODE((tmp_path / "notes" / "kept.txt").stat().st_mode) == 0o600
     assert not (tmp_path / "run.sh").exists() and not (tmp_path / "notes" / "private.txt").exists()
+
+
+# -- several roots: every path an answer names carries its root ------------------------------
+
+
+_SENTENCES = frozenset({"message", "hint", "note", "content", "diff", "text", "pattern", "name"})
+
+
+def _unrooted(answer: object, roots: tuple[str, ...], where: str = "") -> list[tuple[str, str]]:
+    """Strings in ``answer`` (sentences and entry names aside) that name a
+    path of the test tree (every name in it begins ``zz``) without a root."""
+    found: list[tuple[str, str]] = []
+    if isinstance(answer, dict):
+        for key, value in answer.items():
+            if key not in _SENTENCES:
+                found += _unrooted(value, roots, f"{where}.{key}")
+    elif isinstance(answer, list):
+        for index, value in enumerate(answer):
+            found += _unrooted(value, roots, f"{where}[{index}]")
+    elif isinstance(answer, str) and "zz" in answer and answer.split("/", 1)[0] not in roots:
+        found.append((where, answer))
+    return found
+
+
+def test_every_path_in_an_answer_names_its_root(tmp_path, make_root):
+    """With two roots, a path in an answer that does not begin with its
+    root's name names no root (or the wrong one): a model copying it into
+    its next call is refused, or acts elsewhere.  apply_patch's ``movedTo``
+    and a refusal's ``component`` (the part of the path that failed) were
+    left bare."""
+    web, api = tmp_path / "web", tmp_path / "api"
+    (web / "zzdir" / "zzsub").mkdir(parents=True)
+    api.mkdir()
+    (web / "zzdir" / "zzfile.txt").write_text("hello zz\n")
+    (web / "zzdir" / "zzsub" / "zzold.txt").write_text("old\n")
+    os.symlink("zzdir", web / "zzdirlink")
+    os.symlink("zzloop", web / "zzloop")
+    plain = Workspace({"web": Toolbox(make_root(str(web))), "api": Toolbox(make_root(str(api)))})
+    patching = Workspace({"web": Toolbox(make_root(str(web)), editing="apply_patch"),
+                          "api": Toolbox(make_root(str(api)), editing="apply_patch")})
+    calls = [
+        (plain, "read_file", {"path": "web/zzdir/zzfile.txt/zzx"}),
+        (plain, "write_file", {"path": "web/zzdirlink/zzfile.txt/zzx", "content": "x"}),
+        (plain, "make_directory", {"path": "web/zzdir/zzfile.txt/zzx"}),
+        (plain, "read_file", {"path": "web/zzloop/zzx"}),
+        (plain, "edit_file", {"path": "web/zzdirlink/zzfile.txt", "oldText": "hello",
+                              "newText": "hi"}),
+        (plain, "move_file", {"source": "web/zzdirlink/zzsub/zzold.txt",
+                              "destination": "web/zzdirlink/zznew/zzold.txt"}),
+        (patching, "apply_patch", {"input": "*** Begin Patch\n"
+                                   "*** Update File: web/zzdirlink/zznew/zzold.txt\n"
+                                   "*** Move to: web/zzdirlink/zzp/zzmoved.txt\n"
+                                   "@@\n-old\n+new\n*** End Patch"}),
+    ]
+    bare = []
+    for workspace, tool, args in calls:
+        answer = workspace.call(tool, args)
+        bare += [(tool, where, value) for where, value in _unrooted(answer, ("web", "api"))]
+    assert not bare, bare
+    assert (web / "zzdir" / "zzp" / "zzmoved.txt").read_text() == "new\n"
