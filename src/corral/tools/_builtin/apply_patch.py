@@ -36,6 +36,7 @@ from .._policy.rules import Op
 from .._read import cache as read_cache
 from .._refusals.catalogue import (Code, Kind, Refusal, directory_given, exists, file_too_large,
                                    special_file, special_kind, swapped)
+from .._runtime.answer import AnswerPath
 from .._runtime.context import ToolContext, sha256_hex
 from .._runtime.limits import listed_directories
 from .._runtime.registry import Suggests, ToolSpec, success_schema
@@ -380,7 +381,7 @@ def _answer(file: _File) -> dict[str, Any]:
     answer: dict[str, Any] = {"path": file.pin.path, "action": "updated",
                               "sha256": sha256_hex(file.new), "hunkLines": file.lines}
     if file.dest_pin is not None:
-        answer.update(action="moved", movedTo=file.dest_pin.path)
+        answer.update(action="moved", movedTo=AnswerPath(file.dest_pin.path))
     if file.loose:
         answer["note"] = ("a hunk matched only with whitespace or punctuation differences "
                           "forgiven")
