@@ -134,3 +134,27 @@ def test_a_hooks_path_that_is_the_work_trees_top_protects_the_hooks_there(
     assert not (tmp_path / hook).exists(), answer
     assert answer["ok"] is False and answer["code"] == "DENIED", answer
     assert box.call("write_file", {"path": "notes.txt", "content": "x\n"})["ok"]
+
+
+# -- more links than the look at open learns, in a tree it saw whole ----------------------------
+
+
+def test_a_protected_link_past_the_links_learnt_at_open_protects_what_it_leads_to(
+        tmp_path, make_root):
+    """A monorepo whose ``node_modules`` holds more links than the look at
+    open learns (it saw the whole tree, so no later walk learnt the rest),
+    and a package's ``.envrc`` and ``.vscode`` are links met after them:
+    the writes where they lead went through."""
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "pkg" / "app").mkdir(parents=True)
+    for index in range(10_010):
+        os.symlink(f"../store/p{index}", tmp_path / "node_modules" / f"p{index}")
+    os.symlink("../../cfg/envrc", tmp_path / "pkg" / "app" / ".envrc")
+    os.symlink("../../cfg", tmp_path / "pkg" / "app" / ".vscode")
+    box = Toolbox(make_root(str(tmp_path)))
+    answers = [box.call("write_file", {"path": written, "content": "touch /tmp/owned\n"})
+               for written in ("cfg/envrc", "cfg/tasks.json")]
+    assert not (tmp_path / "cfg" / "envrc").exists(), answers
+    assert not (tmp_path / "cfg" / "tasks.json").exists(), answers
+    assert all(a["ok"] is False and a["code"] == "DENIED" for a in answers), answers
