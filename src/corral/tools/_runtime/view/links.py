@@ -8,6 +8,7 @@ import stat as st
 import threading
 from collections import deque
 from collections.abc import Collection, Container, Iterable
+from dataclasses import replace
 
 from ....contained import DirEntry, Root
 from ..._policy.gitdirs import Scan, scan
@@ -420,5 +421,11 @@ class RootLook:
 
 def git_scan(root: Root) -> Scan:
     """The git directories to protect as a whole and the links met, found
-    by one bounded look at ``root`` (when a toolbox opens it)."""
-    return scan(RootLook(root))
+    by one bounded look at ``root`` (when a toolbox opens it).  More links
+    than :data:`MAX_SCANNED_LINKS` leave it incomplete, though every
+    directory was looked at: those past the bound are learnt by the walk
+    an incomplete look starts."""
+    found = scan(RootLook(root))
+    if found.complete and len(found.links) > MAX_SCANNED_LINKS:
+        return replace(found, complete=False)
+    return found
