@@ -158,3 +158,23 @@ def test_a_protected_link_past_the_links_learnt_at_open_protects_what_it_leads_t
     assert not (tmp_path / "cfg" / "envrc").exists(), answers
     assert not (tmp_path / "cfg" / "tasks.json").exists(), answers
     assert all(a["ok"] is False and a["code"] == "DENIED" for a in answers), answers
+
+
+@pytest.mark.parametrize("config,written", [
+    ("[core]\n\tworktree = ../sub\n\thooksPath = hk\n", "sub/hk/pre-commit"),
+    ("[core]\n\tworktree = ../sub\n\tfsmonitor = scripts/fsmon.sh\n", "sub/scripts/fsmon.sh"),
+    ("[core]\n\tworktree = {root}/sub\n\thooksPath = hk\n", "sub/hk/pre-commit"),
+], ids=["hooksPath", "fsmonitor", "absolute-worktree"])
+def test_what_git_config_names_from_its_core_worktree_is_protected(tmp_path, make_root,
+                                                                   config, written):
+    """``core.worktree`` (a submodule's git directory has one; so has a
+    dotfiles set-up) moves the top of the work tree, from which git takes
+    a relative ``core.hooksPath`` and runs the programs a config names:
+    ``sub/hk/pre-commit`` ran at the next commit, yet the write went
+    through."""
+    (tmp_path / "sub").mkdir()
+    _repository(tmp_path, config.format(root=tmp_path))
+    box = Toolbox(make_root(str(tmp_path)))
+    answer = box.call("write_file", {"path": written, "content": "#!/bin/sh\ntouch /tmp/owned\n"})
+    assert not (tmp_path / written).exists(), answer
+    assert answer["ok"] is False and answer["code"] == "DENIED", answer
