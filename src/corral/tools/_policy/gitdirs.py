@@ -299,13 +299,31 @@ class _Found:
             if text is None:
                 continue
             here = config.rpartition("/")[0] or "."
-            for section, _, key, value in entries(text):
-                if (section, key) in _CONFIG_KEYS:
-                    if value:
-                        self.config_path(key, value, here, work_tree, git_dir)
-                else:
-                    for named in program_paths(section, key, value):
-                        self.program(named.path, named.file_only, work_tree, git_dir)
+            found = list(entries(text))
+            trees = (work_tree, *self.work_trees(found, git_dir))
+            for section, _, key, value in found:
+                for tree in trees:
+                    if (section, key) in _CONFIG_KEYS:
+                        if value:
+                            self.config_path(key, value, here, tree, git_dir)
+                    else:
+                        for named in program_paths(section, key, value):
+                            self.program(named.path, named.file_only, tree, git_dir)
+
+    def work_trees(self, found: list[tuple[str, str, str, str | None]],
+                   git_dir: str) -> tuple[str, ...]:
+        """The work trees a config's ``core.worktree`` names (relative to
+        the git directory), inside the root: git takes a relative
+        ``core.hooksPath`` from there and runs the programs it names there
+        (a submodule's git directory has one)."""
+        trees: list[str] = []
+        for section, _, key, value in found:
+            if (section, key) == ("core", "worktree") and value:
+                inside = _inside(self.look, value, git_dir)
+                tree = self.look.canonical(inside) if inside is not None else None
+                if tree is not None and tree not in trees:
+                    trees.append(tree)
+        return tuple(trees)
 
     def config_path(self, key: str, value: str, here: str, work_tree: str | None,
                     git_dir: str) -> None:
