@@ -178,3 +178,38 @@ def test_what_git_config_names_from_its_core_worktree_is_protected(tmp_path, mak
     answer = box.call("write_file", {"path": written, "content": "#!/bin/sh\ntouch /tmp/owned\n"})
     assert not (tmp_path / written).exists(), answer
     assert answer["ok"] is False and answer["code"] == "DENIED", answer
+
+
+# -- a link in a protected name's chain replaced by a move -----------------------------------
+
+
+@pytest.mark.parametrize("shape", ["folder", "file", "deeper"])
+def test_a_link_in_a_protected_chain_replaced_by_a_move_is_refused(tmp_path, make_root, shape):
+    """``.vscode -> l1 -> editor`` and ``l2 -> cfg``: the model writes
+    ``cfg/settings.json`` (nothing protects it), then ``move_file l2 l1
+    overwrite`` puts its link in the chain, and VS Code reads the model's
+    settings as ``.vscode/settings.json`` (deleting ``l1`` first, or moving
+    it away, was refused; replacing it was not).  The same with a file
+    (``.envrc -> l1 -> envs/rc``) and a chain reaching below the link
+    (``.vscode -> l1/vs``)."""
+    (tmp_path / "editor" / "vs").mkdir(parents=True)
+    (tmp_path / "cfg" / "vs").mkdir(parents=True)
+    (tmp_path / "envs").mkdir()
+    (tmp_path / "envs" / "rc").write_text("export A=1\n")
+    if shape == "file":
+        os.symlink("envs/rc", tmp_path / "l1")
+        os.symlink("l1", tmp_path / ".envrc")
+        os.symlink("cfg/mine", tmp_path / "l2")
+        written, guarded = "cfg/mine", ".envrc"
+    else:
+        os.symlink("editor", tmp_path / "l1")
+        os.symlink("l1/vs" if shape == "deeper" else "l1", tmp_path / ".vscode")
+        os.symlink("cfg", tmp_path / "l2")
+        written = "cfg/vs/settings.json" if shape == "deeper" else "cfg/settings.json"
+        guarded = ".vscode/settings.json"
+    box = Toolbox(make_root(str(tmp_path)))
+    wrote = box.call("write_file", {"path": written, "content": "PWN-round-eight\n"})
+    assert wrote["ok"], wrote
+    moved = box.call("move_file", {"source": "l2", "destination": "l1", "overwrite": True})
+    assert "PWN-round-eight" not in (tmp_path / guarded).read_text(), moved
+    assert moved["ok"] is False and moved["code"] == "DENIED", moved
