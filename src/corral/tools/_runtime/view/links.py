@@ -107,6 +107,23 @@ class LinkMap:
             out, self._relearn = self._relearn, []
         return out
 
+    def reached_through(self, place: str) -> list[tuple[str, str]]:
+        """The known links whose target was reached through ``place`` itself
+        (a link of their chain, or where it led), each with the rest of its
+        target beyond where ``place`` leads now ("" for there itself; ""
+        too where that cannot be told): a move onto ``place`` makes them
+        lead into what lands there."""
+        with self._guard:
+            end = self._leads.get(place, place)
+            found = []
+            for location, via in self._via.items():
+                target = self._leads.get(location)
+                if place not in via or target is None:
+                    continue
+                rest = target[len(end) + 1:] if target.startswith(end + "/") else ""
+                found.append((location, rest))
+        return found
+
     def through(self, top: str) -> list[str]:
         """The known links whose target was reached through ``top`` or an
         entry below it (another link, a directory left by ``..``): where

@@ -424,6 +424,9 @@ class Pinned:
         symlink to an in-root directory, that directory's entries as they
         will be seen under the new name), as ``(inner, kind, field)``."""
         view = self._call.shared
+        found = self._carried_through_links(dest, kind)
+        if found is not None:
+            return found
         if kind == "directory":
             return view.subtree_rule(self.path, dest.path, self._checkpoint_fn(), leaving=True,
                                      shown=self.shown)
@@ -438,6 +441,39 @@ class Pinned:
             return None
         return view.subtree_rule(leads.path, dest.path, self._checkpoint_fn(), leaving=False,
                                  shown=self.shown)
+
+    def _carried_through_links(self, dest: Pinned, kind: str) -> tuple[str, Kind, str] | None:
+        """What lands at ``dest`` as the known links whose chain passes
+        through it will see it (``.vscode -> l1 -> editor`` with ``l1``
+        replaced by a move): each such name decided, and what the moved
+        entry leads to entered under it."""
+        view = self._call.shared
+        reached = view.links.reached_through(dest.path)
+        if not reached:
+            return None
+        lands: str | None = self.path
+        if kind == "symlink":
+            try:
+                lands = locate(view.root, self.path, follow=True).path
+            except OSError:
+                lands = None
+        for name, rest in reached:
+            rule = view.rule(Location(name), Op.MOVE_TO)
+            if rule is not None:
+                return "", rule, "destination"
+            if lands is None:
+                continue
+            inner = f"{lands}/{rest}" if rest else lands
+            try:
+                info = view.root.stat(inner)
+            except OSError:
+                continue
+            if st.S_ISDIR(info.st_mode):
+                found = view.subtree_rule(inner, name, self._checkpoint_fn(), leaving=False,
+                                          shown=self.shown)
+                if found is not None:
+                    return found
+        return None
 
     def _checkpoint_fn(self) -> Checkpoint:
         return self._call.checkpoint
