@@ -214,3 +214,29 @@ def test_a_link_in_a_protected_chain_replaced_by_a_move_is_refused(tmp_path, mak
     landed = (tmp_path / guarded).read_text() if (tmp_path / guarded).exists() else ""
     assert "PWN-round-eight" not in landed, moved
     assert moved["ok"] is False and moved["code"] == "DENIED", moved
+
+
+@pytest.mark.parametrize("onto", [".vscode", "l1"], ids=["onto-vscode", "into-its-chain"])
+@pytest.mark.parametrize("present", [False, True], ids=["dangling-there", "harmless-there"])
+def test_a_relative_link_moved_elsewhere_is_decided_where_it_will_lead(tmp_path, make_root,
+                                                                       onto, present):
+    """``p/lnk -> cfg`` leads to ``p/cfg`` (missing, or a harmless folder)
+    where it lies; moved to the top it leads to ``cfg``, where the model
+    wrote ``settings.json``: the move was decided on where the link led
+    before it moved, and VS Code read the model's settings."""
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "editor").mkdir()
+    (tmp_path / "p").mkdir()
+    if present:
+        (tmp_path / "p" / "cfg").mkdir()
+    os.symlink("cfg", tmp_path / "p" / "lnk")
+    os.symlink("editor", tmp_path / "l1")
+    os.symlink("l1", tmp_path / ".vscode")
+    box = Toolbox(make_root(str(tmp_path)))
+    wrote = box.call("write_file", {"path": "cfg/settings.json", "content": "PWN-round-eight\n"})
+    assert wrote["ok"], wrote
+    moved = box.call("move_file", {"source": "p/lnk", "destination": onto, "overwrite": True})
+    guarded = tmp_path / ".vscode" / "settings.json"
+    landed = guarded.read_text() if guarded.exists() else ""
+    assert "PWN-round-eight" not in landed, moved
+    assert moved["ok"] is False and moved["code"] == "DENIED", moved
