@@ -432,15 +432,30 @@ class Pinned:
                                      shown=self.shown)
         if kind != "symlink":
             return None
+        leads = self._leads_from(dest)
         try:
-            leads = locate(view.root, self.path, follow=True)
-            info = view.root.stat(leads.path)
+            info = view.root.stat(leads) if leads is not None else None
         except OSError:
-            return None  # dangling or outside: it carries nothing in the root
-        if not st.S_ISDIR(info.st_mode):
-            return None
-        return view.subtree_rule(leads.path, dest.path, self._checkpoint_fn(), leaving=False,
+            info = None
+        if info is None or not st.S_ISDIR(info.st_mode):
+            return None  # dangling, outside or a file: it carries nothing in the root
+        return view.subtree_rule(leads, dest.path, self._checkpoint_fn(), leaving=False,
                                  shown=self.shown)
+
+    def _leads_from(self, dest: Pinned) -> str | None:
+        """Where this symlink will lead once it lies at ``dest`` (canonical):
+        a relative text is read from the destination's directory, not from
+        where the link lies now (``p/lnk -> cfg`` moved to the top leads to
+        ``cfg``); ``None``: nothing in the root."""
+        root = self._call.shared.root
+        try:
+            text = root.readlink(self.path)
+            if text.startswith("/"):  # the same place from anywhere
+                return locate(root, self.path, follow=True).path
+            parent = dest.path.rpartition("/")[0]
+            return locate(root, f"{parent}/{text}" if parent else text, follow=True).path
+        except (OSError, ValueError):
+            return None
 
     def _carried_through_links(self, dest: Pinned, kind: str) -> tuple[str, Kind, str] | None:
         """What lands at ``dest`` as the known links whose chain passes
@@ -451,12 +466,7 @@ class Pinned:
         reached = view.links.reached_through(dest.path)
         if not reached:
             return None
-        lands: str | None = self.path
-        if kind == "symlink":
-            try:
-                lands = locate(view.root, self.path, follow=True).path
-            except OSError:
-                lands = None
+        lands = self._leads_from(dest) if kind == "symlink" else self.path
         for name, rest in reached:
             rule = view.rule(Location(name), Op.MOVE_TO)
             if rule is not None:
