@@ -240,3 +240,22 @@ def test_a_relative_link_moved_elsewhere_is_decided_where_it_will_lead(tmp_path,
     landed = guarded.read_text() if guarded.exists() else ""
     assert "PWN-round-eight" not in landed, moved
     assert moved["ok"] is False and moved["code"] == "DENIED", moved
+
+
+def test_a_folder_carrying_a_link_that_climbs_out_is_decided_where_the_link_will_lead(
+        tmp_path, make_root):
+    """``p/.vscode -> ../cfg`` leads to the top's ``cfg`` (harmless);
+    ``move_file p x/p`` makes it lead to ``x/cfg``, where the model wrote
+    ``settings.json`` first: VS Code opening ``x/p`` reads it."""
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "p").mkdir()
+    (tmp_path / "x" / "cfg").mkdir(parents=True)
+    os.symlink("../cfg", tmp_path / "p" / ".vscode")
+    box = Toolbox(make_root(str(tmp_path)))
+    wrote = box.call("write_file", {"path": "x/cfg/settings.json", "content": "PWN-round-eight\n"})
+    assert wrote["ok"], wrote
+    moved = box.call("move_file", {"source": "p", "destination": "x/p"})
+    guarded = tmp_path / "x" / "p" / ".vscode" / "settings.json"
+    landed = guarded.read_text() if guarded.exists() else ""
+    assert "PWN-round-eight" not in landed, moved
+    assert moved["ok"] is False and moved["code"] == "DENIED", moved
