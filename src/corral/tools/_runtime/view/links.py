@@ -107,6 +107,12 @@ class LinkMap:
             out, self._relearn = self._relearn, []
         return out
 
+    def below(self, top: str) -> list[str]:
+        """The known links lying below the directory ``top``."""
+        prefix = top + "/" if top not in (".", "") else ""
+        with self._guard:
+            return [location for location in self._leads if location.startswith(prefix)]
+
     def reached_through(self, place: str) -> list[tuple[str, str]]:
         """The known links whose target was reached through ``place`` itself
         (a link of their chain, or where it led), each with the rest of its

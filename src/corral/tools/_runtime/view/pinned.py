@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import stat as st
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -429,7 +430,7 @@ class Pinned:
             return found
         if kind == "directory":
             return view.subtree_rule(self.path, dest.path, self._checkpoint_fn(), leaving=True,
-                                     shown=self.shown)
+                                     shown=self.shown) or self._carried_links_rule(dest)
         if kind != "symlink":
             return None
         leads = self._leads_from(dest)
@@ -437,10 +438,46 @@ class Pinned:
             info = view.root.stat(leads) if leads is not None else None
         except OSError:
             info = None
-        if info is None or not st.S_ISDIR(info.st_mode):
+        if leads is None or info is None or not st.S_ISDIR(info.st_mode):
             return None  # dangling, outside or a file: it carries nothing in the root
         return view.subtree_rule(leads, dest.path, self._checkpoint_fn(), leaving=False,
                                  shown=self.shown)
+
+    def _carried_links_rule(self, dest: Pinned) -> tuple[str, Kind, str] | None:
+        """For a move of this directory onto ``dest``: the links it holds
+        whose text climbs out of it lead elsewhere from the new place
+        (``p/.vscode -> ../cfg`` with ``p`` moved to ``x/p`` leads to
+        ``x/cfg``); each is decided on what it will lead to, under its new
+        name."""
+        view = self._call.shared
+        root = view.root
+        for link in view.links.below(self.path):
+            inner = link[len(self.path) + 1:] if self.path not in (".", "") else link
+            try:
+                text = root.readlink(link)
+            except (OSError, ValueError):
+                continue
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(inner), text))
+            if text.startswith("/") or not (joined == ".." or joined.startswith("../")):
+                continue  # the same place from anywhere, or moves with it
+            named = f"{dest.path}/{inner}"
+            spelled = posixpath.normpath(posixpath.join(dest.path, joined))
+            try:
+                if spelled == ".." or spelled.startswith("../"):
+                    continue  # out of the root from there
+                lands = locate(root, spelled, follow=True).path
+                info = root.stat(lands)
+            except (OSError, ValueError):
+                continue
+            rule = view.rule(Location(named), Op.MOVE_TO)
+            if rule is not None:
+                return inner, rule, "destination"
+            if st.S_ISDIR(info.st_mode):
+                found = view.subtree_rule(lands, named, self._checkpoint_fn(), leaving=False,
+                                          shown=self.shown)
+                if found is not None:
+                    return found
+        return None
 
     def _leads_from(self, dest: Pinned) -> str | None:
         """Where this symlink will lead once it lies at ``dest`` (canonical):
