@@ -259,3 +259,25 @@ def test_a_folder_carrying_a_link_that_climbs_out_is_decided_where_the_link_will
     landed = guarded.read_text() if guarded.exists() else ""
     assert "PWN-round-eight" not in landed, moved
     assert moved["ok"] is False and moved["code"] == "DENIED", moved
+
+
+def test_a_folder_moved_onto_a_protected_chains_folder_is_decided_through_its_links(
+        tmp_path, make_root):
+    """``.vscode -> dd/l1 -> ../editor``: ``dd`` moved away, then ``q``
+    (holding ``l1 -> cfg``, its own ``q/cfg/settings.json`` written by the
+    model) moved onto ``dd``: ``.vscode`` now leads through the carried
+    link to the model's settings."""
+    for made in ("editor", "dd", "q/cfg"):
+        (tmp_path / made).mkdir(parents=True)
+    os.symlink("../editor", tmp_path / "dd" / "l1")
+    os.symlink("dd/l1", tmp_path / ".vscode")
+    os.symlink("cfg", tmp_path / "q" / "l1")
+    box = Toolbox(make_root(str(tmp_path)))
+    answers = [box.call("write_file", {"path": "q/cfg/settings.json",
+                                       "content": "PWN-round-eight\n"}),
+               box.call("move_file", {"source": "dd", "destination": "d2"}),
+               box.call("move_file", {"source": "q", "destination": "dd"})]
+    guarded = tmp_path / ".vscode" / "settings.json"
+    landed = guarded.read_text() if guarded.exists() else ""
+    assert "PWN-round-eight" not in landed, answers
+    assert answers[2]["ok"] is False and answers[2]["code"] == "DENIED", answers
