@@ -444,11 +444,11 @@ class Pinned:
                                  shown=self.shown)
 
     def _carried_links_rule(self, dest: Pinned) -> tuple[str, Kind, str] | None:
-        """For a move of this directory onto ``dest``: the links it holds
-        whose text climbs out of it lead elsewhere from the new place
-        (``p/.vscode -> ../cfg`` with ``p`` moved to ``x/p`` leads to
-        ``x/cfg``); each is decided on what it will lead to, under its new
-        name."""
+        """For a move of this directory onto ``dest``: each link it holds is
+        decided on what it will lead to, under its new name and the names
+        known links give that (a link whose text climbs out of it leads
+        elsewhere from the new place: ``p/.vscode -> ../cfg`` with ``p``
+        moved to ``x/p`` leads to ``x/cfg``)."""
         view = self._call.shared
         root = view.root
         for link in view.links.below(self.path):
@@ -458,10 +458,14 @@ class Pinned:
             except (OSError, ValueError):
                 continue
             joined = posixpath.normpath(posixpath.join(posixpath.dirname(inner), text))
-            if text.startswith("/") or not (joined == ".." or joined.startswith("../")):
-                continue  # the same place from anywhere, or moves with it
             named = f"{dest.path}/{inner}"
-            spelled = posixpath.normpath(posixpath.join(dest.path, joined))
+            if text.startswith("/"):
+                spelled = link  # the same place from anywhere
+            elif joined == ".." or joined.startswith("../"):
+                spelled = posixpath.normpath(posixpath.join(dest.path, joined))
+            else:  # what it leads to moves with it: looked at where it is now
+                spelled = posixpath.join(self.path, joined) if self.path not in (".", "") \
+                    else joined
             try:
                 if spelled == ".." or spelled.startswith("../"):
                     continue  # out of the root from there
