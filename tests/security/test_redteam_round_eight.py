@@ -281,3 +281,24 @@ def test_a_folder_moved_onto_a_protected_chains_folder_is_decided_through_its_li
     landed = guarded.read_text() if guarded.exists() else ""
     assert "PWN-round-eight" not in landed, answers
     assert answers[2]["ok"] is False and answers[2]["code"] == "DENIED", answers
+
+
+# -- other version control systems' repository config -------------------------------------------
+
+
+@pytest.mark.parametrize("written,content", [
+    (".hg/hgrc", "[hooks]\npre-status = touch /tmp/owned\n"),
+    ("sub/.hg/hgrc", "[extensions]\nowned = ../../owned.py\n"),
+    (".jj/repo/config.toml", "[ui]\npager = \"sh -c 'touch /tmp/owned; less'\"\n"),
+])
+def test_another_version_control_systems_repository_config_is_protected(tmp_path, make_root,
+                                                                        written, content):
+    """Mercurial reads ``.hg/hgrc`` at every command (``pre-<command>``
+    hooks run, ``[extensions]`` load Python from a path), and Jujutsu its
+    repository's ``config.toml`` (pager, diff and merge tools): a model
+    writing one runs a command at the user's next ``hg status``."""
+    (tmp_path / written).parent.mkdir(parents=True)
+    box = Toolbox(make_root(str(tmp_path)))
+    answer = box.call("write_file", {"path": written, "content": content})
+    assert not (tmp_path / written).exists(), answer
+    assert answer["ok"] is False and answer["code"] == "DENIED", answer
