@@ -302,3 +302,32 @@ def test_another_version_control_systems_repository_config_is_protected(tmp_path
     answer = box.call("write_file", {"path": written, "content": content})
     assert not (tmp_path / written).exists(), answer
     assert answer["ok"] is False and answer["code"] == "DENIED", answer
+
+
+# -- a link in a denied name's chain removed -----------------------------------------------------
+
+
+@pytest.mark.parametrize("name,text,secret", [
+    ("vault", "l1", "data/prod.txt"),
+    ("vault", "dd/../data", "data/prod.txt"),
+    (".env", "l1/prod.env", "data/prod.env"),
+], ids=["link", "folder-left-by-dotdot", "secret-name"])
+@pytest.mark.parametrize("step", ["delete_file", "move_file"])
+def test_removing_a_link_in_a_denied_names_chain_does_not_show_what_it_hid(
+        tmp_path, make_root, name, text, secret, step):
+    """``vault -> l1 -> data`` under ``deny=vault``: ``data`` is hidden;
+    ``delete_file l1`` (moving it away was refused) left ``vault``
+    dangling, and ``data/prod.txt`` read as any file.  The same with a
+    folder the chain leaves by ``..``, and a secret name."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "dd").mkdir()
+    (tmp_path / secret).write_text("hunter2-round-eight\n")
+    os.symlink("data", tmp_path / "l1")
+    os.symlink(text, tmp_path / name)
+    removed = "dd" if text.startswith("dd/") else "l1"
+    box = Toolbox(make_root(str(tmp_path)), deny=["vault"])
+    gone = box.call(step, {"path": removed} if step == "delete_file" else
+                    {"source": removed, "destination": "elsewhere"})
+    answers = [box.call("read_file", {"path": secret}),
+               box.call("grep", {"pattern": "hunter2", "path": "."})]
+    assert "hunter2-round-eight" not in json.dumps(answers), (gone, answers)
