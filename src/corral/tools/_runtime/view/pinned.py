@@ -20,6 +20,9 @@ from .decide import _ADDING, _Step, policy_refusal
 from .links import learn_link, locate
 from .locks import Checkpoint
 
+# what takes an entry away from where a link's chain passes
+_UNCHAINING = frozenset({Op.DELETE, Op.MOVE_FROM})
+
 if TYPE_CHECKING:
     from .call import CallView
 
@@ -119,10 +122,23 @@ class Pinned:
         kind = view.rule(self.location, op, self._in_repository)
         if kind is not None:
             raise policy_refusal(kind, self.shown, op, self.field)
+        if op in _UNCHAINING:
+            self._refuse_unhiding(op)
         if op in _ADDING and self._step is not None:
             view.refuse_new_repository(self._step)
         if op not in self._decided:
             self._decided.append(op)
+
+    def _refuse_unhiding(self, op: Op) -> None:
+        """Refuse taking away an entry a known link's chain passes through
+        when that link's name hides what it leads to (``vault -> l1 ->
+        data`` under ``deny=vault``: with ``l1`` gone, ``data`` would be
+        shown as any folder)."""
+        view = self._call.shared
+        for name in view.links.through(self.path):
+            kind = view.rule(Location(name), Op.READ)
+            if kind is Kind.DENY_RULE or kind is Kind.SECRET:
+                raise policy_refusal(kind, self.shown, op, self.field)
 
     def decide_again(self) -> None:
         """Decide again after the host answered (links met, a repository
