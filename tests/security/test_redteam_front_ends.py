@@ -174,3 +174,27 @@ def test_every_path_in_an_answer_names_its_root(tmp_path, make_root):
         bare += [(tool, where, value) for where, value in _unrooted(answer, ("web", "api"))]
     assert not bare, bare
     assert (web / "zzdir" / "zzp" / "zzmoved.txt").read_text() == "new\n"
+
+
+# -- a patch at odds with itself ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("second", ["src/d2/y.txt", "srclink/d2/y.txt"])
+def test_a_patch_adding_a_file_where_it_also_needs_a_directory_is_refused_as_such(
+        tmp_path, make_root, second):
+    """One section adds the file ``src/d2``, another a file inside a
+    directory ``src/d2`` (by the same spelling or through a link): the
+    patch contradicts itself.  It must be refused as the patch's own
+    mistake, before anything is written, never as a file that changed
+    under the call (``STALE`` sends a model to read again and retry the
+    same patch)."""
+    (tmp_path / "src").mkdir()
+    os.symlink("src", tmp_path / "srclink")
+    before = _tree(tmp_path)
+    box = Toolbox(make_root(str(tmp_path)), editing="apply_patch")
+    answer = box.call("apply_patch", {"input": "*** Begin Patch\n*** Add File: src/d2\n+a\n"
+                                      f"*** Add File: {second}\n+b\n*** End Patch"})
+    assert answer["ok"] is False, answer
+    assert answer["code"] == "INVALID_ARGUMENT", answer
+    assert answer["details"]["path"] == "src/d2", answer
+    assert _tree(tmp_path) == before
