@@ -23,13 +23,14 @@ from corral.tools import Toolbox, Workspace
 
 
 @contextmanager
-def _faulty_box(make_root, path: Path, *faults: Fault) -> Iterator[Toolbox]:
-    """A Toolbox offering apply_patch on ``path`` with ``faults`` injected,
-    on this test's backend config."""
+def _faulty_box(make_root, path: Path, *faults: Fault,
+                editing: str = "apply_patch") -> Iterator[Toolbox]:
+    """A Toolbox (editing with apply_patch unless told) on ``path`` with
+    ``faults`` injected, on this test's backend config."""
     backend = FaultBackend(backend_by_name(make_root.backend_name), *faults)
     root = Root(str(path), backend=backend, fast_path=make_root.fast_path)
     try:
-        yield Toolbox(root, editing="apply_patch")
+        yield Toolbox(root, editing=editing)
     finally:
         root.close()
 
@@ -198,3 +199,33 @@ def test_a_patch_adding_a_file_where_it_also_needs_a_directory_is_refused_as_suc
     assert answer["code"] == "INVALID_ARGUMENT", answer
     assert answer["details"]["path"] == "src/d2", answer
     assert _tree(tmp_path) == before
+
+
+# -- a failed call leaves no directory it made -------------------------------------------------
+
+
+@pytest.mark.parametrize("tool,args,method,err,name,temp", [
+    ("write_file", {"path": "a/b/c.txt", "content": "x"}, "open_at", errno.ENOSPC, "c.txt",
+     True),
+    ("write_file", {"path": "a/b/c.txt", "content": "x"}, "open_at", errno.EDQUOT, "c.txt",
+     True),
+    ("move_file", {"source": "f.txt", "destination": "a/b/c.txt"}, "rename_at", errno.EXDEV,
+     "c.txt", False),
+    ("make_directory", {"path": "a/b/c"}, "mkdir_at", errno.ENOSPC, "c", False),
+    ("apply_patch", {"input": "*** Begin Patch\n*** Add File: a/b/c.txt\n+x\n*** End Patch"},
+     "open_at", errno.ENOSPC, "c.txt", True),
+], ids=["write", "write-quota", "move", "mkdir", "patch"])
+def test_a_call_that_fails_leaves_no_directory_it_made(tmp_path, make_root, tool, args, method,
+                                                        err, name, temp):
+    """A write whose last step fails (a full disk, a quota, another
+    filesystem) answers that nothing was written: the directories it made
+    for the file must be gone too, or the answer disagrees with the disk."""
+    (tmp_path / "f.txt").write_text("f\n")
+    before = _tree(tmp_path)
+    fault = Fault(method, err, name=name, temp=temp)
+    editing = "apply_patch" if tool == "apply_patch" else "corral"
+    with _faulty_box(make_root, tmp_path, fault, editing=editing) as box:
+        answer = box.call(tool, args)
+    assert fault.fired, "the fault never fired: the test did not test the failure"
+    assert answer["ok"] is False, answer
+    assert _tree(tmp_path) == before, answer
