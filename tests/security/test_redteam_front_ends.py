@@ -229,3 +229,47 @@ def test_a_call_that_fails_leaves_no_directory_it_made(tmp_path, make_root, tool
     assert fault.fired, "the fault never fired: the test did not test the failure"
     assert answer["ok"] is False, answer
     assert _tree(tmp_path) == before, answer
+
+
+# -- a client's roots never lift a rule of the server's roots ---------------------------------
+
+
+def _opener(root, parent: Toolbox, base: str) -> Toolbox:
+    """As ``corral serve`` opens a client's root below one of its own."""
+    return Toolbox(root, policy=parent.policy.beneath(base))
+
+
+@pytest.mark.parametrize("order", [("web", "base"), ("base", "web")])
+def test_a_clients_roots_keep_every_rule_of_the_server_roots_around_them(tmp_path, make_root,
+                                                                         order):
+    """``corral serve web . --deny 'web/secrets/**'``: the rule is the outer
+    root's, and web (inside it) holds it.  A client whose roots are web's
+    secrets folder, or web and a folder beside it, narrows the workspace
+    to roots the outer one is not among: the outer root's rule must still
+    hold there (it read the denied file, and the server's own workspace
+    lost the rule too)."""
+    web = tmp_path / "web"
+    (web / "secrets").mkdir(parents=True)
+    (web / "secrets" / "key.txt").write_text("HIDDEN\n")
+    (tmp_path / "other").mkdir()
+    dirs = {"web": web, "base": tmp_path}
+    server = Workspace({name: Toolbox(make_root(str(dirs[name])), deny=["web/secrets/**"])
+                        for name in order}, opener=_opener)
+    clients = [[web / "secrets"], [web / "secrets", tmp_path / "other"],
+               [web, tmp_path / "other"], [web]]
+    leaked = []
+    for client in clients:
+        with server.narrowed([str(path) for path in client]) as narrowed:
+            for root in narrowed.roots:
+                prefix = "" if len(narrowed.roots) == 1 else f"{root}/"
+                for rest in ("key.txt", "secrets/key.txt"):
+                    answer = narrowed.call("read_file", {"path": prefix + rest})
+                    found = narrowed.call("grep", {"pattern": "HID+EN",
+                                                   "path": prefix.rstrip("/") or "."})
+                    if answer["ok"] or "HIDDEN" in repr(answer) or "HIDDEN" in repr(found):
+                        leaked.append((client, prefix + rest, answer, found))
+        for path in ("web/secrets/key.txt", "base/web/secrets/key.txt"):
+            answer = server.call("read_file", {"path": path})
+            if answer["ok"] or "HIDDEN" in repr(answer):
+                leaked.append(("server after", client, path, answer))
+    assert not leaked, leaked[:2]
