@@ -124,11 +124,11 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
                                   creates_directories=asked, creates_omitted=omitted), target)
         _recheck(target, plan, ctx.asks_host)  # nothing changed while the host decided
         ctx.checkpoint()  # the last one: stopped now, nothing is written
-        created = target.make_parents()
         current = plan.current
         if current is not None:
             read_cache.forget(current.st_dev, current.st_ino)
-        target.write(data, exclusive=current is None, expect=current)
+        with target.parents_made() as created:
+            target.write(data, exclusive=current is None, expect=current)
 
     current = plan.current
     if current is not None and current.st_nlink > 1:

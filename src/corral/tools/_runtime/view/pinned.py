@@ -7,7 +7,8 @@ import hashlib
 import os
 import posixpath
 import stat as st
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -372,6 +373,21 @@ class Pinned:
     def unmake_parents(self, made: list[str]) -> None:
         """Remove what :meth:`make_parents` returned, while still empty."""
         self._target.unmake_parents(made)
+
+    @contextmanager
+    def parents_made(self) -> Iterator[list[str]]:
+        """:meth:`make_parents` for the act in the ``with`` block (the
+        directories made, yielded): should the act fail, they are removed
+        again while empty, so a call that changed nothing leaves nothing."""
+        made = self.make_parents()
+        try:
+            yield made
+        except BaseException:
+            try:
+                self._target.unmake_parents(made)
+            except OSError:
+                pass  # the act's failure is what the caller hears
+            raise
 
     def write(self, data: bytes, *, exclusive: bool, expect: os.stat_result | None,
               mode: int | None = None) -> None:
