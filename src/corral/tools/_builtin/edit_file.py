@@ -292,15 +292,19 @@ class _Call:
         return Attempt(self.rel, i, self.multi, old, new, replace_all, self.repeated)
 
 
-def _failure_key(args: dict[str, Any], base_sha: str) -> str:
-    """The call as a failure: its arguments and the file's digest."""
-    failure = json.dumps([args, base_sha], sort_keys=True)
+def _failure_key(args: dict[str, Any], call: _Call, base_sha: str) -> str:
+    """The call as a failure: its arguments as checked (the path as spelled,
+    the edits and the form they came in, expectedSha256, dryRun) and the
+    file's digest."""
+    failure = repr((args["path"], call.multi, call.edits, expected_digest(args),
+                    bool(args["dryRun"]), base_sha))
     return sha256_hex(failure.encode("utf-8", "surrogatepass"))
 
 
 def _call_key(rel: str, edits: list[Edit]) -> str:
-    """The call as an edit: its path and edits."""
-    return sha256_hex(json.dumps([rel, edits]).encode("utf-8", "surrogatepass"))
+    """The call as an edit: its path and edits (their ``repr``: one string
+    for one call and another for any other, made in C)."""
+    return sha256_hex(repr((rel, edits)).encode("utf-8", "surrogatepass"))
 
 
 def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: bool,
@@ -310,11 +314,11 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     memory = ctx.store(EditMemory)
     base_sha = sha256_hex(file.data)
     call_key = _call_key(file.path, edits)
+    call = _Call(rel, file.path, edits, multi, work, 0, memory.earlier(call_key), base_sha)
     # the failure key is made only when a failure is remembered, or one happens
-    failure_key = _failure_key(args, base_sha) if memory.has_failures() else None
-    call = _Call(rel, file.path, edits, multi, work,
-                 memory.failures(failure_key) if failure_key is not None else 0,
-                 memory.earlier(call_key), base_sha)
+    failure_key = _failure_key(args, call, base_sha) if memory.has_failures() else None
+    if failure_key is not None:
+        call.repeated = memory.failures(failure_key)
     try:
         if expected is not None and not digest_matches(expected, base_sha):
             raise _stale(ctx, rel, expected, base_sha, file.data, work)
@@ -335,10 +339,10 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         diff = unified_diff(rel, outcome.base, outcome.lines, outcome.spans, work)
     except Refusal as refused:
         if refused.kind not in (Kind.TIME_LIMIT, Kind.CANCELLED):  # stopped is not failed
-            memory.failed(failure_key or _failure_key(args, base_sha))
+            memory.failed(failure_key or _failure_key(args, call, base_sha))
         raise
     if memory.has_failures():
-        memory.succeeded(failure_key or _failure_key(args, base_sha))
+        memory.succeeded(failure_key or _failure_key(args, call, base_sha))
     new_sha = sha256_hex(new_data)
     dry = bool(args["dryRun"])
     ctx.view.ask(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,
@@ -391,6 +395,9 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
     """All edits in order on ``text`` (all or nothing: a refusal leaves the
     caller's text as it was, and nothing has been written)."""
     base = Lines(text)
+    quick = _apply_one(ctx, call, base)
+    if quick is not None:
+        return quick
     out = _Outcome(text, base, base)
     lines = base
     earlier: list[Lines] = []  # the text each edit saw, while they are small enough to keep
@@ -428,6 +435,36 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
         lines = lines.replaced(new_text, placements)
     out.text, out.lines = lines.text, lines
     return out
+
+
+def _apply_one(ctx: ToolContext, call: _Call, base: Lines) -> _Outcome | None:
+    """:func:`_apply` of the commonest call, one edit whose oldText occurs
+    once, exactly, in a text without ``\\r`` and does not lie inside its
+    newText: the text cut around it, and what the general path would
+    answer (which a property test holds it to); ``None`` for any other call."""
+    if len(call.edits) != 1:
+        return None
+    old, new, replace_all = call.edits[0]
+    text = base.text
+    if replace_all or not old or base.has_cr or "\r" in old or "\r" in new or old in new:
+        return None
+    at = text.find(old)
+    end = at + len(old)
+    if at < 0 or text.find(old, end) >= 0:
+        return None
+    attempt = call.attempt(0)
+    refused = placeholder_in_new_text(attempt, base) or numbered_new_text(
+        attempt, base, base.line_index(at) + 1)
+    if refused is not None:
+        raise refused
+    size = len(text) + len(new) - len(old)
+    if size > ctx.limits.max_write_bytes:
+        raise _result_too_large(call, size, ctx.limits.max_write_bytes, attempt.label)
+    call.work.step(3)  # the search, the replacement and the spans, as the general path counts
+    placement = (at, end, at, at + len(new))
+    after = base.replaced(text[:at] + new + text[end:], (placement,))
+    return _Outcome(after.text, base, after, 1, [(at, at + len(new))], [placement], [0],
+                    ["exact"], [1], _warnings(attempt, base, "exact"))
 
 
 _SPANS = 4096  # changed spans carried from one edit to the next, at most
@@ -498,7 +535,9 @@ def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
         out.append(f"{label}newText has no line breaks but {attempt.new.count(chr(92) + 'n')} "
                    "'\\n' escape sequences, where oldText spanned lines; if you meant line breaks, "
                    "send real ones")
-    if strategy != "indentation":
+    # a newText line added with indentation starts the text or follows a break
+    if strategy != "indentation" and (new_n[:1] in (" ", "\t") or "\n " in new_n
+                                      or "\n\t" in new_n):
         known = set(old_n.split("\n"))
         added = [x for x in new_n.split("\n") if x[:1] in (" ", "\t") and x.strip()
                  and x not in known]
