@@ -247,7 +247,8 @@ def _applied(text: str, old: str, new: str, replace_all: bool) -> tuple:
         return ("refused", refused.envelope())
     assert out.lines.breaks == out.text.count("\n")
     return (out.text, out.base.text, out.lines.text, out.replacements, out.ranges, out.spans,
-            out.owners, out.strategies, out.counts, out.warnings, out.lines.count())
+            out.owners, out.strategies, out.counts, out.warnings, out.lines.count(),
+            edit_module._lines_per_edit(out))
 
 
 @settings(max_examples=EXAMPLES * 2, deadline=None,

@@ -360,14 +360,13 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         # from here on nothing may stop the call: the file is being written
         read_cache.forget(file.info.st_dev, file.info.st_ino)  # read_file's digest of it
         pinned.write(new_data, exclusive=False, expect=file.info)
-        memory.remember(base_sha, decoded.text)
-        memory.remember(new_sha, outcome.text)
     result = _result(ctx, rel, file.path, base_sha, new_sha, outcome, diff, dry, decoded.bom,
                      multi)
     if decoded.encoding:
         result["encoding"] = decoded.encoding
     if not dry:
-        memory.applied(call_key, Applied(new_sha, _first_change(result)))
+        memory.made(call_key, Applied(new_sha, _first_change(result)),
+                    (base_sha, decoded.text), (new_sha, outcome.text))
     return result
 
 
@@ -389,6 +388,8 @@ class _Outcome:
     strategies: list[str] = field(default_factory=list)
     counts: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # each edit's [first, last] lines, when the application knew them already
+    listed: list[list[list[int]]] | None = None
 
 
 def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
@@ -453,8 +454,8 @@ def _apply_one(ctx: ToolContext, call: _Call, base: Lines) -> _Outcome | None:
     if at < 0 or text.find(old, end) >= 0:
         return None
     attempt = call.attempt(0)
-    refused = placeholder_in_new_text(attempt, base) or numbered_new_text(
-        attempt, base, base.line_index(at) + 1)
+    first = base.line_index(at) + 1  # the change's first line, before it and after
+    refused = placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, first)
     if refused is not None:
         raise refused
     size = len(text) + len(new) - len(old)
@@ -463,8 +464,9 @@ def _apply_one(ctx: ToolContext, call: _Call, base: Lines) -> _Outcome | None:
     call.work.step(3)  # the search, the replacement and the spans, as the general path counts
     placement = (at, end, at, at + len(new))
     after = base.replaced(text[:at] + new + text[end:], (placement,))
+    last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
     return _Outcome(after.text, base, after, 1, [(at, at + len(new))], [placement], [0],
-                    ["exact"], [1], _warnings(attempt, base, "exact"))
+                    ["exact"], [1], _warnings(attempt, base, "exact"), [[[first, last]]])
 
 
 _SPANS = 4096  # changed spans carried from one edit to the next, at most
@@ -675,6 +677,8 @@ def _other_file(ctx: ToolContext, real: str, old_n: str, work: Work) -> str | No
 
 
 def _lines_per_edit(outcome: _Outcome) -> list[list[list[int]]]:
+    if outcome.listed is not None:
+        return outcome.listed
     after = outcome.lines
     per_edit: list[list[list[int]]] = [[] for _ in outcome.strategies]
     for owner, (x, y) in zip(outcome.owners, outcome.ranges):

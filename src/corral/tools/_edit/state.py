@@ -41,18 +41,31 @@ class EditMemory:
         self._failures: OrderedDict[str, int] = OrderedDict()
         self._applied: OrderedDict[str, Applied] = OrderedDict()
 
-    def remember(self, sha: str, text: str) -> None:
+    def _keep(self, sha: str, text: str) -> None:
+        """Keep ``text`` by its digest (the lock held)."""
         if len(text) > self._budget // 4:
             return  # one large file would push out everything else
+        old = self._texts.pop(sha, None)
+        if old is not None:
+            self._size -= len(old)
+        self._texts[sha] = text
+        self._size += len(text)
+        while self._size > self._budget:
+            _, dropped = self._texts.popitem(last=False)
+            self._size -= len(dropped)
+
+    def made(self, call: str, edit: Applied, base: tuple[str, str],
+             result: tuple[str, str]) -> None:
+        """Remember an edit made: its base and its result (each a digest
+        and its text) and that ``call`` (its path and edits) was made, under
+        one taking of the lock."""
         with self._lock:
-            old = self._texts.pop(sha, None)
-            if old is not None:
-                self._size -= len(old)
-            self._texts[sha] = text
-            self._size += len(text)
-            while self._size > self._budget:
-                _, dropped = self._texts.popitem(last=False)
-                self._size -= len(dropped)
+            self._keep(*base)
+            self._keep(*result)
+            self._applied.pop(call, None)
+            self._applied[call] = edit
+            while len(self._applied) > FAILURES_KEPT:
+                self._applied.popitem(last=False)
 
     def recall(self, sha: str) -> str | None:
         """The text whose sha256 is ``sha`` or starts with it (a short digest)."""
@@ -85,14 +98,6 @@ class EditMemory:
     def succeeded(self, key: str) -> None:
         with self._lock:
             self._failures.pop(key, None)
-
-    def applied(self, call: str, edit: Applied) -> None:
-        """Remember that ``call`` (its path and edits) was made."""
-        with self._lock:
-            self._applied.pop(call, None)
-            self._applied[call] = edit
-            while len(self._applied) > FAILURES_KEPT:
-                self._applied.popitem(last=False)
 
     def earlier(self, call: str) -> Applied | None:
         with self._lock:
