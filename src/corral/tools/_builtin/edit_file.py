@@ -454,7 +454,7 @@ def _apply_one(ctx: ToolContext, call: _Call, base: Lines) -> _Outcome | None:
     if at < 0 or text.find(old, end) >= 0:
         return None
     attempt = call.attempt(0)
-    first = base.line_index(at) + 1  # the change's first line, before it and after
+    first = text.count("\n", 0, at) + 1  # the change's first line, before it and after
     refused = placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, first)
     if refused is not None:
         raise refused
@@ -463,7 +463,7 @@ def _apply_one(ctx: ToolContext, call: _Call, base: Lines) -> _Outcome | None:
         raise _result_too_large(call, size, ctx.limits.max_write_bytes, attempt.label)
     call.work.step(3)  # the search, the replacement and the spans, as the general path counts
     placement = (at, end, at, at + len(new))
-    after = base.replaced(text[:at] + new + text[end:], (placement,))
+    after = Lines(text[:at] + new + text[end:])  # its line breaks counted if ever needed
     last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
     return _Outcome(after.text, base, after, 1, [(at, at + len(new))], [placement], [0],
                     ["exact"], [1], _warnings(attempt, base, "exact"), [[[first, last]]])
