@@ -52,7 +52,7 @@ import os
 import posixpath
 import stat as st
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
 from ...contained import PathError
 from .._read import cache as read_cache
@@ -243,8 +243,7 @@ def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
 # -- reading ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _File:
+class _File(NamedTuple):
     data: bytes
     info: os.stat_result
     path: str  # where it really is, as resolution reached it (a final in-root link followed)

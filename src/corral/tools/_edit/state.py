@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Applied", "EditMemory"]
 
@@ -23,8 +23,7 @@ TEXT_BUDGET = 8 * 1024 * 1024  # characters kept per Toolbox
 FAILURES_KEPT = 256
 
 
-@dataclass(frozen=True)
-class Applied:
+class Applied(NamedTuple):
     """An edit made through this Toolbox: the file's digest it left and the
     lines ``(first, last)`` of its first change."""
 
