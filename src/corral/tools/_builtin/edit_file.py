@@ -66,7 +66,7 @@ from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_
                               refusal, too_many, unclear_indentation)
 from .._edit.match import MAX_LISTED, indent_style, normalize_breaks, search
 from .._edit.spans import Region, Span, apply_regions, compose, remap
-from .._edit.state import Applied, EditMemory
+from .._edit.state import Applied, CallKey, EditMemory
 from .._edit.text import Lines, Undecodable, decode, encode
 from .._policy.rules import Op
 from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_given,
@@ -300,9 +300,15 @@ def _failure_key(args: dict[str, Any], call: _Call, base_sha: str) -> str:
     return sha256_hex(failure.encode("utf-8", "surrogatepass"))
 
 
-def _call_key(rel: str, edits: list[Edit]) -> str:
-    """The call as an edit: its path and edits (their ``repr``: one string
-    for one call and another for any other, made in C)."""
+_KEY_TEXT = 4096  # characters of edits that are kept as their own key
+
+
+def _call_key(rel: str, edits: list[Edit]) -> CallKey:
+    """The call as an edit: its path and edits, themselves while they are
+    small, else the digest of their ``repr`` (one string for one call and
+    another for any other, made in C)."""
+    if sum(len(old) + len(new) for old, new, _ in edits) <= _KEY_TEXT:
+        return rel, tuple(edits)
     return sha256_hex(repr((rel, edits)).encode("utf-8", "surrogatepass"))
 
 

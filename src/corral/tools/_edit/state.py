@@ -17,7 +17,7 @@ import threading
 from collections import OrderedDict
 from typing import NamedTuple
 
-__all__ = ["Applied", "EditMemory"]
+__all__ = ["Applied", "CallKey", "EditMemory"]
 
 TEXT_BUDGET = 8 * 1024 * 1024  # characters kept per Toolbox
 FAILURES_KEPT = 256
@@ -31,6 +31,10 @@ class Applied(NamedTuple):
     lines: tuple[int, int]
 
 
+#: a call as an edit: its path and edits (old, new, replaceAll), or their digest
+CallKey = tuple[str, tuple[tuple[str, str, bool], ...]] | str
+
+
 class EditMemory:
     def __init__(self, budget: int = TEXT_BUDGET) -> None:  # one per Toolbox (ctx.store)
         self._lock = threading.Lock()
@@ -38,22 +42,22 @@ class EditMemory:
         self._texts: OrderedDict[str, str] = OrderedDict()
         self._size = 0
         self._failures: OrderedDict[str, int] = OrderedDict()
-        self._applied: OrderedDict[str, Applied] = OrderedDict()
+        self._applied: OrderedDict[CallKey, Applied] = OrderedDict()
 
     def _keep(self, sha: str, text: str) -> None:
         """Keep ``text`` by its digest (the lock held)."""
         if len(text) > self._budget // 4:
             return  # one large file would push out everything else
-        old = self._texts.pop(sha, None)
-        if old is not None:
-            self._size -= len(old)
+        if sha in self._texts:  # the same digest: the same text, now the latest
+            self._texts.move_to_end(sha)
+            return
         self._texts[sha] = text
         self._size += len(text)
         while self._size > self._budget:
             _, dropped = self._texts.popitem(last=False)
             self._size -= len(dropped)
 
-    def made(self, call: str, edit: Applied, base: tuple[str, str],
+    def made(self, call: CallKey, edit: Applied, base: tuple[str, str],
              result: tuple[str, str]) -> None:
         """Remember an edit made: its base and its result (each a digest
         and its text) and that ``call`` (its path and edits) was made, under
@@ -98,6 +102,6 @@ class EditMemory:
         with self._lock:
             self._failures.pop(key, None)
 
-    def earlier(self, call: str) -> Applied | None:
+    def earlier(self, call: CallKey) -> Applied | None:
         with self._lock:
             return self._applied.get(call)
