@@ -568,9 +568,12 @@ class Walk:
     def close(self) -> None:
         """Close every fd the walk opened and let go of the root fd."""
         fds = self.fds
-        while len(fds) > 1:
-            fd = fds.pop()
-            if fd >= 0:
+        if len(fds) > 1:
+            # the fast parent's stack is mostly unopened entries: only the
+            # fds opened are closed, innermost first
+            opened = [fd for fd in fds[1:] if fd >= 0]
+            del fds[1:]
+            for fd in reversed(opened):
                 close_quietly(self.backend, fd)
         self.names.clear()
         if self._held:

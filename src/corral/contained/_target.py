@@ -75,8 +75,11 @@ class Target(Closing):
         self.path = at.path
         self.parent = at.parent
         self.name = at.name
-        held = list(at.parts[:len(at.parts) - len(tail)])
-        self.creates = tuple("/".join(held + list(tail[:i + 1])) for i in range(len(tail)))
+        if tail:
+            held = list(at.parts[:len(at.parts) - len(tail)])
+            self.creates = tuple("/".join(held + list(tail[:i + 1])) for i in range(len(tail)))
+        else:  # the parent exists: nothing is planned (the common write)
+            self.creates = ()
         self.passed = passed
         self._root = root
         self._anchor = anchor

@@ -115,11 +115,12 @@ class Pinned:
     def decide(self, op: Op) -> None:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
         view = self._call.shared
-        kind = view.rule(self.location, op, self._in_repository)
+        kind = view.rule(self._location or self.location, op, self._in_repository)
         if kind is not None:
             raise policy_refusal(kind, self.shown, op, self.field)
-        if op in _ADDING and self._step is not None:
-            view.refuse_new_repository(self._step)
+        step = self._step
+        if step is not None and op in _ADDING:
+            view.refuse_new_repository(step)
         if op not in self._decided:
             self._decided.append(op)
 
