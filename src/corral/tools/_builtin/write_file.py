@@ -116,14 +116,16 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
         digest = hashlib.sha256(data).hexdigest()
         if args["dryRun"]:
             return _dry(rel, data, digest, plan, target.creates, kept, warnings)
-        asked, omitted = listed_directories(target.creates) if target.creates else ((), 0)
-        # the host judges where the write lands (canonical), never the spelling
-        ctx.view.ask(WriteRequest(target.path, bytes=len(data), sha256=digest,
-                                  overwrite=plan.current is not None,
-                                  existing_sha256=plan.existing,
-                                  creates_directories=asked, creates_omitted=omitted), target)
-        if ctx.asks_host:
-            _recheck(target, plan)  # nothing changed while the host decided
+        if ctx.asks_host or ctx.read_only:  # else no one hears the request: none is built
+            asked, omitted = listed_directories(target.creates)
+            # the host judges where the write lands (canonical), never the spelling
+            ctx.view.ask(WriteRequest(target.path, bytes=len(data), sha256=digest,
+                                      overwrite=plan.current is not None,
+                                      existing_sha256=plan.existing,
+                                      creates_directories=asked, creates_omitted=omitted),
+                         target)
+            if ctx.asks_host:
+                _recheck(target, plan)  # nothing changed while the host decided
         ctx.checkpoint()  # the last one: stopped now, nothing is written
         created = target.make_parents()
         current = plan.current

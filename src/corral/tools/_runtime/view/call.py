@@ -245,13 +245,14 @@ class CallView:
         that each pin still resolves as it did (a parent swapped or made
         meanwhile: ``STALE``; without it the act uses what is there, as
         ``mkdir -p`` does)."""
-        places = [pin.place() for pin in pins] if self._host.asks_host and same_place \
-            else None
-        self._host.authorize(request)
+        host = self._host
+        asks = host.asks_host
+        places = [pin.place() for pin in pins] if asks and same_place else None
+        host.authorize(request)
         if places is not None:
             for pin, place in zip(pins, places):
                 pin.ensure_place(place)
-        if self._host.asks_host:  # otherwise the locks were held throughout: no window
+        if asks:  # otherwise the locks were held throughout: no window
             for pin in pins:
                 pin.release()  # what is there now is opened afresh
                 pin.decide_again()

@@ -48,6 +48,7 @@ class Decision:
 
 
 _ADDING = frozenset({Op.CREATE, Op.REPLACE, Op.MOVE_TO, Op.MKDIR})
+_MUTATING = frozenset(op for op in Op if op.mutates)  # Op.mutates as a set test (no call)
 _REMOVING = frozenset({Op.DELETE, Op.MOVE_FROM})
 
 
@@ -377,7 +378,7 @@ class View:
         if kind is None and (self.links.locations or self.nested_in or self.opened_beneath
                              or self.beside):
             kind = self._alias_rule(location, op)
-        if kind is None and op.mutates and policy.guards_git and (
+        if kind is None and op in _MUTATING and policy.guards_git and (
                 in_repository() if in_repository is not None else
                 in_git_directory(self.look, location.path, location.creates)):
             kind = Kind.PROTECTED  # a repository the scan at open did not find

@@ -180,7 +180,8 @@ class Pinned:
     def _names_git_config(self) -> bool:
         """Whether the entry this pin makes or changes in its held
         directory is named as git's ``config``, ``hooks`` or ``info``."""
-        first = (self.creates[0] if self.creates else self.path).rpartition("/")[2]
+        target = self._target
+        first = (target.creates[0] if target.creates else target.path).rpartition("/")[2]
         return first.lower() in ("config", "hooks", "info")
 
     def place(self) -> Place:
