@@ -259,13 +259,14 @@ class Pinned:
         now: ``STALE`` where the caller ``looked_at`` it (it was there),
         else the core's "not found" (``STALE`` if it is there again)."""
         opened = self._kept_as(expect)
+        if opened is not None:
+            return opened  # the kept file, and it is ``expect`` (or nothing was expected)
+        opened = self._target.open_existing(os.O_RDONLY)
         if opened is None:
-            opened = self._target.open_existing(os.O_RDONLY)
-            if opened is None:
-                if not looked_at:
-                    self._target.open(os.O_RDONLY).close()  # raises the core's "not found"
-                raise swapped(self.shown)
-            self._keep(opened)
+            if not looked_at:
+                self._target.open(os.O_RDONLY).close()  # raises the core's "not found"
+            raise swapped(self.shown)
+        self._keep(opened)
         info = opened.info
         if expect is not None and (info.st_dev, info.st_ino) != (expect.st_dev, expect.st_ino):
             if self._kept is not opened:
