@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as st
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import _acts
@@ -203,6 +204,31 @@ class Target(Closing):
             self._fd, self._tail = new, self._tail[1:]
             self._identity, self._readable = None, False
         return made
+
+    def unmake_parents(self, made: Sequence[str]) -> None:
+        """Remove the directories :meth:`make_parents` made (``made``, as it
+        returned them), deepest first, each only while it is still an empty
+        directory (reached ``O_NOFOLLOW`` from the directory resolution
+        held): a creation that did not go on leaves no directory behind.
+        Stops at the first that is not empty or not there."""
+        if not made or self._first_fd < 0:
+            return
+        backend = self._backend()
+        names = [where.rsplit("/", 1)[-1] for where in self.creates]
+        fds = [self._first_fd]
+        try:
+            for name in names[:-1]:
+                fds.append(backend.open_at(fds[-1], name, backend.dir_flags))
+            for parent_fd, name, where in reversed(list(zip(fds, names, self.creates))):
+                if where in made:
+                    backend.rmdir_at(parent_fd, name)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOENT, errno.ENOTDIR,
+                                 errno.ELOOP):
+                raise self._error(exc, self.parent) from None
+        finally:
+            for fd in fds[1:]:
+                backend.close(fd)
 
     def write_bytes(self, data: Content, *, exclusive: bool = False,
                     expect: tuple[int, int] | None = None, mode: int | None = None,

@@ -314,6 +314,9 @@ class CallView:
             src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
             source = Pinned(self, src_t, label, "source", src)
             stack.callback(source.end)
+            # decided before ``dst`` looks at the source (its kind, a '/'
+            # it was spelled with): what a denied name holds is never said
+            source.decide(Op.MOVE_FROM)
             dst_rel = dst(source)
             dst_label = dst_rel.rstrip("/") or "."
             dst_t = stack.enter_context(self._resolve(dst_rel, Op.MOVE_TO, dst_label,
@@ -472,12 +475,18 @@ class CallView:
         spelled = text if directory in (".", "") else f"{directory}/{text}"
         try:
             with root.open_handle(spelled, _LOOK_FLAGS) as handle:
-                if not st.S_ISREG(handle.stat().st_mode):
-                    return LinkEnd.OTHER
+                regular = st.S_ISREG(handle.stat().st_mode)
                 canonical = handle.path
         except (OSError, ValueError):
-            return LinkEnd.OTHER
-        return LinkEnd.FILE if view.visible(canonical, op) else LinkEnd.HIDDEN
+            # nothing there (or no file): decided on where the text leads
+            # all the same, so whether a hidden name exists is not told
+            try:
+                canonical, regular = locate(root, spelled).path, False
+            except (OSError, ValueError):
+                return LinkEnd.OTHER
+        if not view.visible(canonical, op):
+            return LinkEnd.HIDDEN  # decided before its kind: a hidden folder is not told apart
+        return LinkEnd.FILE if regular else LinkEnd.OTHER
 
     def shown(self, rel: str) -> bool:
         """Whether ``rel`` names an entry (links followed) a model may be

@@ -371,14 +371,21 @@ class Pinned:
     def make_parents(self) -> list[str]:
         return self._target.make_parents() if self._target.creates else []
 
-    def write(self, data: bytes, *, exclusive: bool, expect: os.stat_result | None) -> None:
+    def unmake_parents(self, made: list[str]) -> None:
+        """Remove what :meth:`make_parents` returned, while still empty."""
+        self._target.unmake_parents(made)
+
+    def write(self, data: bytes, *, exclusive: bool, expect: os.stat_result | None,
+              mode: int | None = None) -> None:
         """Atomic replace (or create) in the pinned directory, the entry
-        expected to be ``expect`` (``None``: absent)."""
+        expected to be ``expect`` (``None``: absent); ``mode``: the
+        permission bits a created file gets from its first byte (a file put
+        back keeps the privacy it had)."""
         kept = None if expect is None or exclusive else self._kept_as(expect)
         if kept is not None:  # its fstat for the lstat, its fd for the metadata
             self._target.write_bytes(data, exclusive=False, replacing=kept)
             return
-        self._target.write_bytes(data, exclusive=exclusive,
+        self._target.write_bytes(data, exclusive=exclusive, mode=mode,
                                  expect=None if expect is None else (expect.st_dev,
                                                                      expect.st_ino))
 
