@@ -568,12 +568,17 @@ class Walk:
     def close(self) -> None:
         """Close every fd the walk opened and let go of the root fd."""
         fds = self.fds
-        if len(fds) > 1:
-            # the fast parent's stack is mostly unopened entries: only the
-            # fds opened are closed, innermost first
-            opened = [fd for fd in fds[1:] if fd >= 0]
+        if len(fds) > 2:
+            # taken off the stack at once, then closed innermost first (the
+            # fast parent's stack is mostly unopened entries: skipped)
+            held = fds[1:]
             del fds[1:]
-            for fd in reversed(opened):
+            for fd in reversed(held):
+                if fd >= 0:
+                    close_quietly(self.backend, fd)
+        elif len(fds) == 2:
+            fd = fds.pop()
+            if fd >= 0:
                 close_quietly(self.backend, fd)
         self.names.clear()
         if self._held:
