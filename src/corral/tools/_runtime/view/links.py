@@ -45,6 +45,8 @@ class LinkMap:
         # read-only views for a walk's membership tests (one per entry, no call):
         # the paths a known link leads to; those a known link leads to or below
         self.targets: Collection[str] = self._by_target
+        # the known links' locations, read-only: empty when no link is known
+        self.locations: Collection[str] = self._leads
         self._parents: dict[str, int] = {}  # directory -> known link targets right in it
         self.holding_targets: Collection[str] = self._parents
         self.reached: Container[str] = self._below

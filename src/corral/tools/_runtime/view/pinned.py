@@ -7,7 +7,8 @@ import hashlib
 import os
 import posixpath
 import stat as st
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -119,13 +120,14 @@ class Pinned:
     def decide(self, op: Op) -> None:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
         view = self._call.shared
-        kind = view.rule(self.location, op, self._in_repository)
+        kind = view.rule(self._location or self.location, op, self._in_repository)
         if kind is not None:
             raise policy_refusal(kind, self.shown, op, self.field)
         if op in _UNCHAINING:
             self._refuse_unhiding(op)
-        if op in _ADDING and self._step is not None:
-            view.refuse_new_repository(self._step)
+        step = self._step
+        if step is not None and op in _ADDING:
+            view.refuse_new_repository(step)
         if op not in self._decided:
             self._decided.append(op)
 
@@ -196,7 +198,8 @@ class Pinned:
     def _names_git_config(self) -> bool:
         """Whether the entry this pin makes or changes in its held
         directory is named as git's ``config``, ``hooks`` or ``info``."""
-        first = (self.creates[0] if self.creates else self.path).rpartition("/")[2]
+        target = self._target
+        first = (target.creates[0] if target.creates else target.path).rpartition("/")[2]
         return first.lower() in ("config", "hooks", "info")
 
     def place(self) -> Place:
@@ -274,13 +277,14 @@ class Pinned:
         now: ``STALE`` where the caller ``looked_at`` it (it was there),
         else the core's "not found" (``STALE`` if it is there again)."""
         opened = self._kept_as(expect)
+        if opened is not None:
+            return opened  # the kept file, and it is ``expect`` (or nothing was expected)
+        opened = self._target.open_existing(os.O_RDONLY)
         if opened is None:
-            opened = self._target.open_existing(os.O_RDONLY)
-            if opened is None:
-                if not looked_at:
-                    self._target.open(os.O_RDONLY).close()  # raises the core's "not found"
-                raise swapped(self.shown)
-            self._keep(opened)
+            if not looked_at:
+                self._target.open(os.O_RDONLY).close()  # raises the core's "not found"
+            raise swapped(self.shown)
+        self._keep(opened)
         info = opened.info
         if expect is not None and (info.st_dev, info.st_ino) != (expect.st_dev, expect.st_ino):
             if self._kept is not opened:
@@ -388,6 +392,21 @@ class Pinned:
     def unmake_parents(self, made: list[str]) -> None:
         """Remove what :meth:`make_parents` returned, while still empty."""
         self._target.unmake_parents(made)
+
+    @contextmanager
+    def parents_made(self) -> Iterator[list[str]]:
+        """:meth:`make_parents` for the act in the ``with`` block (the
+        directories made, yielded): should the act fail, they are removed
+        again while empty, so a call that changed nothing leaves nothing."""
+        made = self.make_parents()
+        try:
+            yield made
+        except BaseException:
+            try:
+                self._target.unmake_parents(made)
+            except OSError:
+                pass  # the act's failure is what the caller hears
+            raise
 
     def write(self, data: bytes, *, exclusive: bool, expect: os.stat_result | None,
               mode: int | None = None) -> None:
