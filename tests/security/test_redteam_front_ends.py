@@ -23,13 +23,14 @@ from corral.tools import Toolbox, Workspace
 
 
 @contextmanager
-def _faulty_box(make_root, path: Path, *faults: Fault) -> Iterator[Toolbox]:
-    """A Toolbox offering apply_patch on ``path`` with ``faults`` injected,
-    on this test's backend config."""
+def _faulty_box(make_root, path: Path, *faults: Fault,
+                editing: str = "apply_patch") -> Iterator[Toolbox]:
+    """A Toolbox (editing with apply_patch unless told) on ``path`` with
+    ``faults`` injected, on this test's backend config."""
     backend = FaultBackend(backend_by_name(make_root.backend_name), *faults)
     root = Root(str(path), backend=backend, fast_path=make_root.fast_path)
     try:
-        yield Toolbox(root, editing="apply_patch")
+        yield Toolbox(root, editing=editing)
     finally:
         root.close()
 
@@ -174,3 +175,101 @@ def test_every_path_in_an_answer_names_its_root(tmp_path, make_root):
         bare += [(tool, where, value) for where, value in _unrooted(answer, ("web", "api"))]
     assert not bare, bare
     assert (web / "zzdir" / "zzp" / "zzmoved.txt").read_text() == "new\n"
+
+
+# -- a patch at odds with itself ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("second", ["src/d2/y.txt", "srclink/d2/y.txt"])
+def test_a_patch_adding_a_file_where_it_also_needs_a_directory_is_refused_as_such(
+        tmp_path, make_root, second):
+    """One section adds the file ``src/d2``, another a file inside a
+    directory ``src/d2`` (by the same spelling or through a link): the
+    patch contradicts itself.  It must be refused as the patch's own
+    mistake, before anything is written, never as a file that changed
+    under the call (``STALE`` sends a model to read again and retry the
+    same patch)."""
+    (tmp_path / "src").mkdir()
+    os.symlink("src", tmp_path / "srclink")
+    before = _tree(tmp_path)
+    box = Toolbox(make_root(str(tmp_path)), editing="apply_patch")
+    answer = box.call("apply_patch", {"input": "*** Begin Patch\n*** Add File: src/d2\n+a\n"
+                                      f"*** Add File: {second}\n+b\n*** End Patch"})
+    assert answer["ok"] is False, answer
+    assert answer["code"] == "INVALID_ARGUMENT", answer
+    assert answer["details"]["path"] == "src/d2", answer
+    assert _tree(tmp_path) == before
+
+
+# -- a failed call leaves no directory it made -------------------------------------------------
+
+
+@pytest.mark.parametrize("tool,args,method,err,name,temp", [
+    ("write_file", {"path": "a/b/c.txt", "content": "x"}, "open_at", errno.ENOSPC, "c.txt",
+     True),
+    ("write_file", {"path": "a/b/c.txt", "content": "x"}, "open_at", errno.EDQUOT, "c.txt",
+     True),
+    ("move_file", {"source": "f.txt", "destination": "a/b/c.txt"}, "rename_at", errno.EXDEV,
+     "c.txt", False),
+    ("make_directory", {"path": "a/b/c"}, "mkdir_at", errno.ENOSPC, "c", False),
+    ("apply_patch", {"input": "*** Begin Patch\n*** Add File: a/b/c.txt\n+x\n*** End Patch"},
+     "open_at", errno.ENOSPC, "c.txt", True),
+], ids=["write", "write-quota", "move", "mkdir", "patch"])
+def test_a_call_that_fails_leaves_no_directory_it_made(tmp_path, make_root, tool, args, method,
+                                                        err, name, temp):
+    """A write whose last step fails (a full disk, a quota, another
+    filesystem) answers that nothing was written: the directories it made
+    for the file must be gone too, or the answer disagrees with the disk."""
+    (tmp_path / "f.txt").write_text("f\n")
+    before = _tree(tmp_path)
+    fault = Fault(method, err, name=name, temp=temp)
+    editing = "apply_patch" if tool == "apply_patch" else "corral"
+    with _faulty_box(make_root, tmp_path, fault, editing=editing) as box:
+        answer = box.call(tool, args)
+    assert fault.fired, "the fault never fired: the test did not test the failure"
+    assert answer["ok"] is False, answer
+    assert _tree(tmp_path) == before, answer
+
+
+# -- a client's roots never lift a rule of the server's roots ---------------------------------
+
+
+def _opener(root, parent: Toolbox, base: str) -> Toolbox:
+    """As ``corral serve`` opens a client's root below one of its own."""
+    return Toolbox(root, policy=parent.policy.beneath(base))
+
+
+@pytest.mark.parametrize("order", [("web", "base"), ("base", "web")])
+def test_a_clients_roots_keep_every_rule_of_the_server_roots_around_them(tmp_path, make_root,
+                                                                         order):
+    """``corral serve web . --deny 'web/secrets/**'``: the rule is the outer
+    root's, and web (inside it) holds it.  A client whose roots are web's
+    secrets folder, or web and a folder beside it, narrows the workspace
+    to roots the outer one is not among: the outer root's rule must still
+    hold there (it read the denied file, and the server's own workspace
+    lost the rule too)."""
+    web = tmp_path / "web"
+    (web / "secrets").mkdir(parents=True)
+    (web / "secrets" / "key.txt").write_text("HIDDEN\n")
+    (tmp_path / "other").mkdir()
+    dirs = {"web": web, "base": tmp_path}
+    server = Workspace({name: Toolbox(make_root(str(dirs[name])), deny=["web/secrets/**"])
+                        for name in order}, opener=_opener)
+    clients = [[web / "secrets"], [web / "secrets", tmp_path / "other"],
+               [web, tmp_path / "other"], [web]]
+    leaked = []
+    for client in clients:
+        with server.narrowed([str(path) for path in client]) as narrowed:
+            for root in narrowed.roots:
+                prefix = "" if len(narrowed.roots) == 1 else f"{root}/"
+                for rest in ("key.txt", "secrets/key.txt"):
+                    answer = narrowed.call("read_file", {"path": prefix + rest})
+                    found = narrowed.call("grep", {"pattern": "HID+EN",
+                                                   "path": prefix.rstrip("/") or "."})
+                    if answer["ok"] or "HIDDEN" in repr(answer) or "HIDDEN" in repr(found):
+                        leaked.append((client, prefix + rest, answer, found))
+        for path in ("web/secrets/key.txt", "base/web/secrets/key.txt"):
+            answer = server.call("read_file", {"path": path})
+            if answer["ok"] or "HIDDEN" in repr(answer):
+                leaked.append(("server after", client, path, answer))
+    assert not leaked, leaked[:2]

@@ -76,8 +76,11 @@ class Target(Closing):
         self.path = at.path
         self.parent = at.parent
         self.name = at.name
-        held = list(at.parts[:len(at.parts) - len(tail)])
-        self.creates = tuple("/".join(held + list(tail[:i + 1])) for i in range(len(tail)))
+        if tail:
+            held = list(at.parts[:len(at.parts) - len(tail)])
+            self.creates = tuple("/".join(held + list(tail[:i + 1])) for i in range(len(tail)))
+        else:  # the parent exists: nothing is planned (the common write)
+            self.creates = ()
         self.passed = passed
         self._root = root
         self._anchor = anchor
@@ -365,11 +368,11 @@ class Target(Closing):
         """Whether the single name ``name`` is in :attr:`held_fd`'s directory
         (a link not followed), as :meth:`held_lstat` would find it, without
         raising: any error is ``False`` (a probe that misses as a rule)."""
-        if not _is_name(name):
+        if not name or name in (".", "..") or "/" in name or "\0" in name:  # _is_name, inline
             raise ValueError(f"not a single name: {name!r}")
         if self._closed:
             return False
-        return self._backend().exists_at(self._fd, name)
+        return self._anchor.backend.exists_at(self._fd, name)
 
     def held_identity(self) -> tuple[int, int]:
         """``(st_dev, st_ino)`` of :attr:`held_fd`'s directory (an open fd's
@@ -386,6 +389,8 @@ class Target(Closing):
     def close(self) -> None:
         """Close the held parent fd (idempotent)."""
         self._closed = True
+        if self._fd < 0 and self._first_fd < 0:
+            return  # closed already (a lock's release, then the step's end, then collection)
         fd, self._fd = self._fd, -1
         first, self._first_fd = self._first_fd, -1
         try:

@@ -170,7 +170,25 @@ def _pinned(ctx: ToolContext, files: list[_File]) -> Iterator[list[_File]]:
                               details={"field": "input", "path": pin.path},
                               kind=Kind.PATCH_SYNTAX)
             reached[pin.path] = pin.shown
+        _no_file_where_a_directory_is_needed(wants, pins)
         yield files
+
+
+def _no_file_where_a_directory_is_needed(wants: list[Want], pins: list[Pinned]) -> None:
+    """A section that creates the file ``d`` and another that needs ``d``
+    as a directory contradict each other: the patch's mistake, said as
+    such before anything is written."""
+    created = {pin.path: pin.shown for want, pin in zip(wants, pins)
+               if want.op in (Op.CREATE, Op.MOVE_TO)}
+    for pin in pins:
+        for directory in pin.creates:
+            if directory in created:
+                raise Refusal(Code.INVALID_ARGUMENT,
+                              f"the patch adds the file {created[directory]} and also needs "
+                              f"{directory} as a directory for {pin.shown}; nothing was changed",
+                              f"Give {created[directory]} or {pin.shown} another name.",
+                              details={"field": "input", "path": directory},
+                              kind=Kind.PATCH_SYNTAX)
 
 
 def _plan(ctx: ToolContext, file: _File, dialect: Dialect) -> None:
