@@ -18,6 +18,10 @@ write_file and edit_file at depth 1, 5 and 10 on tmpfs and on the disk,
 against Root.write_bytes, the atomic-replace floor and the Agents SDK
 sandbox's write).
 
+A run of some groups (``--only``) replaces their sections of RESULTS.md
+and keeps the others as an earlier run wrote them; each section says under
+its heading which run it came from.
+
 Every figure is the median of several rounds, with min and max; the rounds
 of a case and of its baseline are interleaved (the order rotating), so a
 busy spell on a shared machine hits both; a ratio is of the medians.  The
@@ -545,11 +549,23 @@ def _target_text(rec: Record) -> str:
     return f"{target} ({rec['source']})" if rec.get("source") else target
 
 
-def results_markdown(records: list[Record], info: dict[str, str], meta: dict[str, Any]) -> str:
+def results_markdown(records: list[Record], info: dict[str, str], meta: dict[str, Any],
+                     kept: Earlier | None = None) -> str:
+    """RESULTS.md for this run's ``records``; with ``kept`` (a run of some
+    groups), the sections of the other groups as an earlier run wrote them,
+    each still saying which run it came from."""
+    ran = _ran(records, meta)
+    kept_groups = _kept_groups(records, meta, kept)
     out = ["# corral benchmark results", ""]
     out.append(f"Written by `{meta['command']}` on {meta['date']} in {meta['duration']:.0f} s"
                + (" (**--quick: small fixtures and few rounds, for a smoke test only**)"
                   if meta["quick"] else "") + ".")
+    if kept_groups:
+        out.append("")
+        out.append("That run measured " + ", ".join(f"`{g}`" for g in GROUPS if g in ran)
+                   + "; the sections of " + ", ".join(f"`{g}`" for g in kept_groups)
+                   + " are kept from earlier runs, and each section's first line says which "
+                   "run it came from (the machine table is this run's).")
     out.append("")
     out.append(
         "Each figure is the **median** of the rounds shown, with min and max. The rounds of a "
@@ -566,19 +582,28 @@ def results_markdown(records: list[Record], info: dict[str, str], meta: dict[str
     out.append("")
     out += ["## Targets", "", "| figure | against | ratio | target | met |",
             "|---|---|---|---|---|"]
-    for rec in records:
-        if rec.get("target"):
-            ratio = _ratio_text(rec) if not rec.get("skipped") else rec["skipped"]
-            if rec.get("group") == "bigfile" and rec.get("rss_mb") is not None:
-                ratio = f"{ratio} time; peak RSS {rec['rss_mb']:.1f} MB"
-            out.append(f"| {rec['case']} | {_short(rec.get('baseline') or '–')} | {ratio} | "
-                       f"{_target_text(rec)} | {_met(rec)} |")
+    for group in GROUPS:
+        if group in kept_groups:
+            assert kept is not None
+            out += kept.targets.get(group, [])
+            continue
+        for rec in records:
+            if rec.get("group") == group and rec.get("target"):
+                ratio = _ratio_text(rec) if not rec.get("skipped") else rec["skipped"]
+                if rec.get("group") == "bigfile" and rec.get("rss_mb") is not None:
+                    ratio = f"{ratio} time; peak RSS {rec['rss_mb']:.1f} MB"
+                out.append(f"| {rec['case']} | {_short(rec.get('baseline') or '–')} | {ratio} "
+                           f"| {_target_text(rec)} | {_met(rec)} |")
     out.append("")
     for group in GROUPS:
+        if group in kept_groups:
+            assert kept is not None
+            out += [kept.sections[group], ""]
+            continue
         rows = [r for r in records if r.get("group") == group]
         if not rows:
             continue
-        out += [f"## {group}: {TITLES[group]}", ""]
+        out += [f"## {group}: {TITLES[group]}", "", _provenance(meta), ""]
         if meta.get("errors", {}).get(group):
             out += [f"**Failed to run:** `{meta['errors'][group]}`", ""]
         has_rss = any(r.get("rss_mb") is not None for r in rows)
@@ -610,8 +635,108 @@ def results_markdown(records: list[Record], info: dict[str, str], meta: dict[str
         out.append("")
     for group, error in meta.get("errors", {}).items():
         if not any(r.get("group") == group for r in records):
-            out += [f"## {group}: {TITLES[group]}", "", f"**Failed to run:** `{error}`", ""]
+            out += [f"## {group}: {TITLES[group]}", "", _provenance(meta), "",
+                    f"**Failed to run:** `{error}`", ""]
     return "\n".join(out)
+
+
+PROVENANCE = "From the run of "
+
+
+def _provenance(meta: dict[str, Any]) -> str:
+    """The line under a group's heading that says which run measured it."""
+    return (f"{PROVENANCE}`{meta['command']}` on {meta['date']}"
+            + (f", corral at {meta['commit']}" if meta.get("commit") else "")
+            + f" (load average {meta['load_start']} at its start).")
+
+
+class Earlier:
+    """What a RESULTS.md written before holds, by group: its section (the
+    heading and all under it, ending with its provenance line), its rows of
+    the targets table, and its figures as records (enough to plot them)."""
+
+    def __init__(self, text: str) -> None:
+        self.sections: dict[str, str] = {}
+        self.targets: dict[str, list[str]] = {}
+        self.records: list[Record] = []
+        written = re.search(r"^Written by `([^`]*)` on ([^.]*?) in ", text, re.MULTILINE)
+        # a section written before sections named their run: the file's run
+        fallback = (f"{PROVENANCE}`{written[1]}` on {written[2]}." if written
+                    else f"{PROVENANCE}an earlier run (not recorded).")
+        cases: dict[str, str] = {}
+        target_rows: list[str] = []
+        for chunk in _chunks(text):
+            heading = re.match(r"(?:<!--[^\n]*-->\n)?## (\w+): ", chunk)
+            if chunk.startswith("## Targets"):
+                target_rows = [line for line in chunk.splitlines()[4:] if line.startswith("| ")]
+            if not heading or heading[1] not in TITLES:
+                continue
+            group = heading[1]
+            body = chunk.rstrip("\n")
+            if PROVENANCE not in body and not re.search(r"^Written by ", body, re.MULTILINE):
+                head, _, rest = body.partition("\n## ")[2].partition("\n") \
+                    if body.startswith("<!--") else body.partition("\n")
+                marker = body.partition("\n")[0] + "\n## " if body.startswith("<!--") else ""
+                body = f"{marker}{head}\n\n{fallback}\n{rest}"
+            self.sections[group] = body
+            for row in _table_rows(body):
+                cases.setdefault(row["case"], group)
+                self.records.append({**row, "group": group})
+        # the targets table lists the groups in order: a row whose figure has
+        # no row of its own below (a growth exponent) goes with the one before
+        group = None
+        for line in target_rows:
+            group = cases.get(_cells(line)[0], group)
+            if group:
+                self.targets.setdefault(group, []).append(line)
+
+    @classmethod
+    def read(cls, path: Path) -> Earlier | None:
+        try:
+            return cls(path.read_text())
+        except OSError:
+            return None
+
+
+def _chunks(text: str) -> list[str]:
+    """``text`` cut before each ``## `` heading; an HTML comment on the line
+    just above a heading (another script's marker) goes with it."""
+    chunks: list[list[str]] = [[]]
+    for line in text.split("\n"):
+        if line.startswith("## "):
+            marker = chunks[-1].pop() if chunks[-1] and chunks[-1][-1].startswith("<!--") \
+                else None
+            chunks.append([marker] if marker else [])
+        chunks[-1].append(line)
+    return ["\n".join(chunk) for chunk in chunks]
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+
+
+def _table_rows(section: str) -> list[Record]:
+    """A group section's table as records: case, ratio, target, met."""
+    lines = [line for line in section.splitlines() if line.startswith("|")]
+    if len(lines) < 3:
+        return []
+    head = _cells(lines[0])
+    out: list[Record] = []
+    for line in lines[2:]:
+        row = dict(zip(head, _cells(line)))
+        ratio = re.match(r"([0-9.]+)x", row.get("ratio", ""))
+        target, source = row.get("target", "–"), None
+        named = re.fullmatch(r"(.*) \(([^()]*)\)", target)
+        if named:
+            target, source = named[1], named[2]
+        out.append({
+            "case": row.get("case", ""), "ratio": float(ratio[1]) if ratio else None,
+            "higher_is_better": "the rate" in row.get("ratio", ""),
+            "target": None if target == "–" else target.replace("≤", "<=").replace("≥", ">="),
+            "source": source,
+            "met": {"yes": True, "**no**": False}.get(row.get("met", "")),
+            **({"skipped": row.get("ratio")} if row.get("met") == "skipped" else {})})
+    return out
 
 
 def headline(records: list[Record]) -> str:
@@ -771,12 +896,19 @@ def main(argv: list[str] | None = None) -> int:
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "duration": time.perf_counter() - started, "quick": args.quick,
             "load_start": load_start,
-            "load_end": ", ".join(f"{x:.1f}" for x in os.getloadavg()), "errors": errors}
+            "load_end": ", ".join(f"{x:.1f}" for x in os.getloadavg()), "errors": errors,
+            "commit": _run_text(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"])}
     args.out.mkdir(parents=True, exist_ok=True)
     results = args.out / "RESULTS.md"
-    results.write_text(results_markdown(records, info, meta) + "\n")
-    print(f"\nwrote {results}")
-    why_not = plot(records, args.out / "ratios.svg")
+    # a run of some groups replaces their sections and keeps the others'
+    kept = Earlier.read(results) if set(groups) != set(GROUPS) else None
+    results.write_text(results_markdown(records, info, meta, kept).rstrip("\n") + "\n")
+    print(f"\nwrote {results}" + (f" (kept the sections of {', '.join(kept_groups)})"
+                                   if (kept_groups := _kept_groups(records, meta, kept))
+                                   else ""))
+    plotted = records + [r for r in (kept.records if kept else [])
+                         if r["group"] in kept_groups]
+    why_not = plot(plotted, args.out / "ratios.svg")
     print(f"no plot: {why_not}" if why_not else f"wrote {args.out / 'ratios.svg'}")
     table = headline(records)
     if args.out.resolve() == HERE and not args.quick and set(groups) == set(GROUPS):
@@ -789,6 +921,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\ndone in {meta['duration']:.0f} s" + (f"; FAILED: {', '.join(errors)}"
                                                     if errors else ""))
     return 1 if errors else 0
+
+
+def _ran(records: list[Record], meta: dict[str, Any]) -> set[str]:
+    """The groups this run measured (or tried to)."""
+    return {r["group"] for r in records} | set(meta.get("errors", {}))
+
+
+def _kept_groups(records: list[Record], meta: dict[str, Any], kept: Earlier | None
+                 ) -> list[str]:
+    """The groups whose sections are kept from an earlier RESULTS.md."""
+    ran = _ran(records, meta)
+    return [g for g in GROUPS if kept and g in kept.sections and g not in ran]
 
 
 def _line(r: Record) -> str:

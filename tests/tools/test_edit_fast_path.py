@@ -23,12 +23,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corral.tools import Toolbox
+from corral.tools._builtin import edit_file as edit_module
 from corral.tools._edit import diff as diff_module
 from corral.tools._edit.budget import Work
 from corral.tools._edit.diff import unified_diff
 from corral.tools._edit.match import occurrences
 from corral.tools._edit.spans import Region, apply_regions
 from corral.tools._edit.text import Lines
+from corral.tools._refusals.catalogue import Refusal
 
 EXAMPLES = int(os.environ.get("CORRAL_SOAK_EXAMPLES", "150"))
 
@@ -195,3 +197,91 @@ def test_the_quick_diff_at_the_ends_of_a_file(tmp_path, content, old, new, expec
     answer, _ = _answer(tmp_path, content, [(old, new)], False)
     assert answer["ok"] is True
     assert answer["diff"] == "--- a/f.py\n+++ b/f.py\n" + expected
+
+
+# -- one edit applied by cutting the text around it ----------------------------------
+
+
+class _Limits:
+    max_write_bytes = 10**9
+
+
+class _Context:
+    """What edit_file's application of edits reads of a call's context."""
+
+    limits = _Limits()
+
+
+@st.composite
+def single_edits(draw: st.DrawFn) -> tuple[str, str, str, bool]:
+    """A text and one edit of it: oldText mostly a piece of the text (found
+    once, as its lines are marked, or several times), sometimes not in it
+    or inside newText; newText with line breaks, indentation, placeholders
+    and read_file's line numbers now and then; a text with ``\\r`` now and
+    then."""
+    eols = draw(st.sampled_from([("\n",), ("\n",), ("\n",), ("\r\n",), ("\n", "\r\n")]))
+    marked = draw(st.booleans())
+    rows = draw(st.lists(st.text(alphabet="ab \t.1", max_size=6), max_size=10))
+    rows = [f"L{i}:{row}" if marked else row for i, row in enumerate(rows)]
+    text = "".join(row + draw(st.sampled_from(eols)) for row in rows[:-1]) + "".join(rows[-1:])
+    if text and draw(st.integers(0, 3)) < 3:
+        start = draw(st.integers(0, len(text) - 1))
+        old = text[start:draw(st.integers(start + 1, min(len(text), start + 8)))]
+    else:
+        old = draw(st.text(alphabet="ab \n.", min_size=1, max_size=4))
+    new = draw(st.one_of(st.text(alphabet="xy \t\n", max_size=6),
+                         st.sampled_from(["  # ...", "\t...\n", "1\tx", "7\tx\n8\ty\n",
+                                          "x\\ny\\nz", "  x\n\ty"]),
+                         st.builds(lambda a, b: a + old + b, st.text(alphabet="xy", max_size=2),
+                                   st.text(alphabet="xy", max_size=2))))
+    return text, old, new, draw(st.integers(0, 3)) == 3
+
+
+def _applied(text: str, old: str, new: str, replace_all: bool) -> tuple:
+    """What edit_file's application of one edit gives: the outcome's every
+    field, or the refusal's."""
+    call = edit_module._Call("f.py", "f.py", [(old, new, replace_all)], False, Work())
+    try:
+        out = edit_module._apply(_Context(), call, text)  # type: ignore[arg-type]
+    except Refusal as refused:
+        return ("refused", refused.envelope())
+    assert out.lines.breaks == out.text.count("\n")
+    return (out.text, out.base.text, out.lines.text, out.replacements, out.ranges, out.spans,
+            out.owners, out.strategies, out.counts, out.warnings, out.lines.count(),
+            edit_module._lines_per_edit(out))
+
+
+@settings(max_examples=EXAMPLES * 2, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(single_edits())
+def test_one_edit_cut_around_is_the_general_application(monkeypatch, case):
+    text, old, new, replace_all = case
+    if old == new:
+        return  # refused before any edit is applied
+    quick = _applied(text, old, new, replace_all)
+    with monkeypatch.context() as patched:
+        patched.setattr(edit_module, "_apply_one", lambda *args: None)
+        general = _applied(text, old, new, replace_all)
+    assert quick == general
+
+
+def test_the_quick_application_is_taken_for_one_exact_edit(monkeypatch):
+    """The property above compares something: one edit found once in an LF
+    text takes the quick path (and others do not)."""
+    taken = []
+    apply_one = edit_module._apply_one
+
+    def counting(*args):
+        found = apply_one(*args)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(edit_module, "_apply_one", counting)
+    text = "a = 1\nb = 2\n    c = 3\n"
+    assert _applied(text, "b = 2", "b = 4", False)[0] == "a = 1\nb = 4\n    c = 3\n"
+    assert _applied(text, "= ", "=", False)[0] == "refused"  # several places
+    assert _applied(text.replace("\n", "\r\n"), "b = 2", "b = 4", False)[0] == \
+        "a = 1\r\nb = 4\r\n    c = 3\r\n"
+    assert _applied(text, "c = 3", "c = 3\n    d = 4", False)[0] == \
+        "a = 1\nb = 2\n    c = 3\n    d = 4\n"  # oldText inside newText
+    assert taken == [True, False, False, False]

@@ -342,6 +342,21 @@ def test_row11_resending_a_made_edit_says_already_applied(tmp_path, box):
     assert path.read_bytes() == after
 
 
+
+@pytest.mark.parametrize("size", [10, 3000])  # edits kept as their own key, and by digest
+def test_row11_the_same_call_made_before_is_told_so_small_or_large(tmp_path, box, size):
+    path = put(tmp_path, "a.py", "x = 1\n" + "# " + "a" * size + "\n")
+    old, new = "# " + "a" * size + "\n", "# " + "b" * size + "\n"
+    ok(box, path="a.py", oldText=old, newText=new)
+    after = path.read_bytes()
+    refusal = refused(box, "NOT_FOUND", path="a.py", oldText=old, newText=new)
+    assert refusal["details"]["kind"] == "already_applied"
+    assert "an earlier call made this same edit (at line 2)" in refusal["message"]
+    # another edit with the same oldText is not the call made before
+    other = refused(box, "NOT_FOUND", path="a.py", oldText=old, newText=new.replace("b", "c"))
+    assert "an earlier call made this same edit" not in other["message"]
+    assert path.read_bytes() == after
+
 def test_row12_stale_digest_names_the_changed_lines_when_known(tmp_path, box):
     path = put(tmp_path, "a.py", PY)
     first = ok(box, path="a.py", oldText="w * h", newText="h * w")

@@ -8,11 +8,15 @@ a write did, a refusal's code, sentence, hint and call) and nothing twice.
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from corral.hosts import render, short_digest
+from corral.hosts.render import number_every
 from corral.tools import Code, Toolbox
 
 REFUSED = tuple(f"{code.value}: " for code in Code)
@@ -236,3 +240,62 @@ def test_apply_patch_is_one_line_a_file(tmp_path):
     assert moved == f"Moved a.py to c.py at line 2 [{envelope['files'][0]['sha256'][:16]}]"
     assert added == f"Added n/new.txt; made directories n [{envelope['files'][1]['sha256'][:16]}]"
     assert deleted == "Deleted b.txt"
+
+
+# -- the margin, on any text: the rule row by row ----------------------------------------
+
+EXAMPLES = int(os.environ.get("CORRAL_SOAK_EXAMPLES", "150"))
+
+
+def _margin_by_rows(content: str) -> str:
+    """The margin's rule applied one row at a time, as the module's account
+    states it: a text whose every row is ``digits<TAB>text`` keeps the
+    number of the first and last row with text and of every row with text
+    whose number is a multiple of the spacing; a read of fewer rows than
+    the spacing keeps none; any other text is shown as it is."""
+    rows = content.split("\n")
+    split = [row.partition("\t") for row in rows]
+    if not all(tab and number.isascii() and number.isdigit() for number, tab, _ in split):
+        return content
+    every = number_every(len(rows))
+    if len(rows) < every:
+        return "\n".join(text for _, _, text in split)
+    with_text = [i for i, (_, _, text) in enumerate(split) if text]
+    ends = {with_text[0], with_text[-1]} if with_text else set()
+    return "\n".join(row if text and (i in ends or int(number) % every == 0) else text
+                     for i, (row, (number, _, text)) in enumerate(zip(rows, split)))
+
+
+_TEXTS = ["x = 1", "", "\tindented", "10\t100", "a\rb", " ", "é", "٣"]
+
+
+@st.composite
+def _numbered(draw: st.DrawFn) -> str:
+    """A read's numbered text (any window of up to 1,200 lines, some empty),
+    sometimes with a number that is not a read's (leading zeros, none, a
+    non-ASCII digit, a missing tab, a gap), or a trailing newline."""
+    count = draw(st.sampled_from([1, 9, 10, 11, 35, 999, 1000, 1001, 1200]))
+    start = draw(st.integers(0, 10 ** 7))
+    blank = draw(st.sampled_from([0.0, 0.3, 0.97, 1.0]))
+    seed = draw(st.integers(0, 2 ** 32))
+    rows = []
+    for i in range(count):
+        mix = (seed >> (i % 29)) ^ (i * 2654435761)
+        text = "" if (mix % 1000) / 1000 < blank else _TEXTS[mix % len(_TEXTS)]
+        rows.append(f"{start + i}\t{text}")
+    for index, spoiled in draw(st.lists(st.tuples(
+            st.integers(0, count - 1),
+            st.sampled_from(["007\t", "0\t", "00\t", "100\t", "\t", "٣\t", "12", "x\t",
+                             "3\t\t"])), max_size=3)):
+        rows[index] = spoiled + rows[index].partition("\t")[2]
+    return "\n".join(rows) + draw(st.sampled_from(["", "", "", "\n"]))
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(content=_numbered())
+def test_the_margin_follows_its_rule_on_any_text(content):
+    envelope = {"ok": True, "path": "f.txt", "content": content, "totalLines": 1,
+                "sha256": "0" * 64}
+    shown, footer = render("read_file", envelope).rsplit("\n", 1)
+    assert footer == "[0000000000000000]"
+    assert shown == _margin_by_rows(content)

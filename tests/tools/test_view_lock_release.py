@@ -59,3 +59,27 @@ def test_a_child_forked_mid_step_does_not_keep_the_directory_locked(tmp_path, ma
         for pid in children:
             os.waitpid(pid, 0)
     assert (tmp_path / "d" / "f.txt").read_text() == "new\n"
+
+
+def test_a_step_that_fails_part_way_lets_go_of_every_lock(tmp_path, make_root):
+    """A step refused by its decision (after its locks were taken), and an
+    edit whose first try meets a link at the final name and is made again
+    following it, each leave nothing held: the directory can be locked,
+    and a move (which takes the tree lock exclusively, in this process and
+    for others) goes through at once rather than wait out its deadline."""
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "f.txt").write_text("one\n")
+    os.symlink("f.txt", tmp_path / "d" / "link.txt")
+    box = Toolbox(make_root(tmp_path), deny=["d/secret.txt"])
+    refused = box.call("write_file", {"path": "d/secret.txt", "content": "x\n"})
+    assert not refused["ok"] and refused["code"] == "DENIED", refused
+    assert _lockable_now(tmp_path / "d")
+    assert not (tmp_path / "d" / "secret.txt").exists()
+    edited = box.call("edit_file", {"path": "d/link.txt", "oldText": "one", "newText": "two"})
+    assert edited["ok"], edited
+    assert _lockable_now(tmp_path / "d")
+    assert (tmp_path / "d" / "f.txt").read_text() == "two\n"
+    assert (tmp_path / "d" / "link.txt").is_symlink()
+    moved = box.call("move_file", {"source": "d/f.txt", "destination": "d/g.txt"}, timeout=5)
+    assert moved["ok"], moved
+    assert (tmp_path / "d" / "g.txt").read_text() == "two\n"

@@ -62,7 +62,8 @@ def parse(path: object) -> ParsedPath:
                 raise InvalidPathError("path component is too long", _printable(text),
                                        err=errno.ENAMETOOLONG)
     last = raw[-1]
-    names = [p for p in raw if p and p != "."]
+    # a clean path (no empty or "." component, the common case) is its names
+    names = [p for p in raw if p and p != "."] if "" in raw or "." in raw else raw
     absolute = text[:1] == "/"
     # the last component written, ignoring trailing slashes: "./" and "a/../"
     # end in a dot just as "." and "a/.." do

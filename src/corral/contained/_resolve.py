@@ -87,6 +87,7 @@ OPENAT2_DEADLINE = 0.05  # seconds; after the minimum retries
 
 _VIRTUAL = -1  # the fd of a directory a dry run would create
 _UNOPENED = -2  # a directory the fast parent went through without opening it
+_is_opened = (0).__le__  # 0 <= fd: an fd the walk opened (not _VIRTUAL, not _UNOPENED)
 _RESOLVE_NO_SYMLINKS = 0x04  # openat2's, the same in every backend
 _FAST_PARENT_CLIMB = 3  # levels a creating walk looks up for its deepest existing directory
 ST_NOSYMFOLLOW = 0x2000  # statvfs f_flag of a mount that follows no symlink (Linux 5.10)
@@ -568,7 +569,14 @@ class Walk:
     def close(self) -> None:
         """Close every fd the walk opened and let go of the root fd."""
         fds = self.fds
-        while len(fds) > 1:
+        if len(fds) > 2:
+            # taken off the stack at once, then closed innermost first (the
+            # fast parent's stack is mostly unopened entries: skipped)
+            held = fds[1:]
+            del fds[1:]
+            for fd in filter(_is_opened, reversed(held)):  # the test runs in C
+                close_quietly(self.backend, fd)
+        elif len(fds) == 2:
             fd = fds.pop()
             if fd >= 0:
                 close_quietly(self.backend, fd)

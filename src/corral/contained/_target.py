@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as st
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import _acts
@@ -75,8 +76,11 @@ class Target(Closing):
         self.path = at.path
         self.parent = at.parent
         self.name = at.name
-        held = list(at.parts[:len(at.parts) - len(tail)])
-        self.creates = tuple("/".join(held + list(tail[:i + 1])) for i in range(len(tail)))
+        if tail:
+            held = list(at.parts[:len(at.parts) - len(tail)])
+            self.creates = tuple("/".join(held + list(tail[:i + 1])) for i in range(len(tail)))
+        else:  # the parent exists: nothing is planned (the common write)
+            self.creates = ()
         self.passed = passed
         self._root = root
         self._anchor = anchor
@@ -200,6 +204,31 @@ class Target(Closing):
             self._fd, self._tail = new, self._tail[1:]
             self._identity, self._readable = None, False
         return made
+
+    def unmake_parents(self, made: Sequence[str]) -> None:
+        """Remove the directories :meth:`make_parents` made (``made``, as it
+        returned them), deepest first, each only while it is still an empty
+        directory (reached ``O_NOFOLLOW`` from the directory resolution
+        held): a creation that did not go on leaves no directory behind.
+        Stops at the first that is not empty or not there."""
+        if not made or self._first_fd < 0:
+            return
+        backend = self._backend()
+        names = [where.rsplit("/", 1)[-1] for where in self.creates]
+        fds = [self._first_fd]
+        try:
+            for name in names[:-1]:
+                fds.append(backend.open_at(fds[-1], name, backend.dir_flags))
+            for parent_fd, name, where in reversed(list(zip(fds, names, self.creates))):
+                if where in made:
+                    backend.rmdir_at(parent_fd, name)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOENT, errno.ENOTDIR,
+                                 errno.ELOOP):
+                raise self._error(exc, self.parent) from None
+        finally:
+            for fd in fds[1:]:
+                backend.close(fd)
 
     def write_bytes(self, data: Content, *, exclusive: bool = False,
                     expect: tuple[int, int] | None = None, mode: int | None = None,
@@ -339,11 +368,11 @@ class Target(Closing):
         """Whether the single name ``name`` is in :attr:`held_fd`'s directory
         (a link not followed), as :meth:`held_lstat` would find it, without
         raising: any error is ``False`` (a probe that misses as a rule)."""
-        if not _is_name(name):
+        if not name or name in (".", "..") or "/" in name or "\0" in name:  # _is_name, inline
             raise ValueError(f"not a single name: {name!r}")
         if self._closed:
             return False
-        return self._backend().exists_at(self._fd, name)
+        return self._anchor.backend.exists_at(self._fd, name)
 
     def held_identity(self) -> tuple[int, int]:
         """``(st_dev, st_ino)`` of :attr:`held_fd`'s directory (an open fd's
@@ -360,6 +389,8 @@ class Target(Closing):
     def close(self) -> None:
         """Close the held parent fd (idempotent)."""
         self._closed = True
+        if self._fd < 0 and self._first_fd < 0:
+            return  # closed already (a lock's release, then the step's end, then collection)
         fd, self._fd = self._fd, -1
         first, self._first_fd = self._first_fd, -1
         try:

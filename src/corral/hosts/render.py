@@ -180,21 +180,43 @@ def number_every(shown: int) -> int:
 def _margin(content: str) -> str:
     """read_file's ``N<TAB>text`` lines as a model is shown them: the first
     and last line shown and every :func:`number_every`'th after its number
-    and a tab, every other line as it is (an empty line left empty)."""
+    and a tab, every other line as it is (an empty line left empty).
+
+    Every call's answer goes through here, so the rows are taken apart and
+    checked by whole-list operations, and only the rows that keep their
+    number are visited one by one."""
     rows = content.split("\n")
-    texts = [row.partition("\t") for row in rows]
-    if not all(tab and number.isascii() and number.isdigit() for number, tab, _ in texts):
+    numbers, tabs, texts = zip(*[row.partition("\t") for row in rows])
+    digits = "".join(numbers)
+    # each row's number: ASCII digits (checked on them all at once), not empty
+    if not (all(tabs) and all(numbers) and digits.isascii() and digits.isdigit()):
         return content  # not read_file's numbering: shown as it is
-    every = number_every(len(rows))
-    if len(rows) < every:
+    count = len(rows)
+    every = number_every(count)
+    if count < every:
         # a few lines: a file's are counted from 1, a window's footer says where
-        return "\n".join(text for _, _, text in texts)
-    shown = [i for i, (_, _, text) in enumerate(texts) if text]
-    ends = {shown[0], shown[-1]} if shown else set()
-    for i, (number, _, text) in enumerate(texts):
-        if not text or (i not in ends and int(number) % every):
-            rows[i] = text
-    return "\n".join(rows)
+        return "\n".join(texts)
+    first = next((i for i in range(count) if texts[i]), None)
+    if first is None:  # every line empty: no number is shown
+        return "\n".join(texts)
+    last = next(i for i in range(count - 1, -1, -1) if texts[i])
+    shown = list(texts)
+    for i in _multiples(numbers, every):
+        if texts[i]:
+            shown[i] = rows[i]
+    shown[first], shown[last] = rows[first], rows[last]
+    return "\n".join(shown)
+
+
+def _multiples(numbers: tuple[str, ...], every: int) -> list[int]:
+    """Which of ``numbers`` (ASCII digits) are multiples of ``every``: those
+    ending in its zeros (a power of ten), read from the digits."""
+    zeros = str(every)[1:]
+    if every != 10 ** len(zeros) or min(map(len, numbers)) < len(zeros):
+        return [i for i, number in enumerate(numbers) if not int(number) % every]
+    if zeros == "0":
+        return [i for i, number in enumerate(numbers) if number[-1] == "0"]
+    return [i for i, number in enumerate(numbers) if number.endswith(zeros)]
 
 
 def _read_file(envelope: _Envelope) -> str:
@@ -356,9 +378,13 @@ _ENTRY_SAID = frozenset({"name", "kind", "size", "entries", "truncated", "total"
                          "ignoredEntries", "unlisted", "denied"})
 
 
+# an entry with these fields alone is its line, without notes or children
+_PLAIN_ENTRY = frozenset({"name", "kind", "size"})
+
+
 def _entry_lines(entries: Sequence[Any], indent: str, out: list[str]) -> None:
     for entry in entries:
-        if not isinstance(entry, Mapping):
+        if type(entry) is not dict and not isinstance(entry, Mapping):
             continue
         name, kind = entry.get("name", ""), entry.get("kind")
         if kind == "dir":
@@ -367,6 +393,9 @@ def _entry_lines(entries: Sequence[Any], indent: str, out: list[str]) -> None:
             line = f"{indent}{name} {entry['size']}" if "size" in entry else f"{indent}{name}"
         else:
             line = f"{indent}{name} ({kind})"
+        if entry.keys() <= _PLAIN_ENTRY:  # most entries: nothing more to say
+            out.append(line)
+            continue
         notes = []
         if entry.get("ignored"):
             notes.append("ignored")

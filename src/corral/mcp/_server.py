@@ -751,42 +751,35 @@ def _wake(fd: int) -> None:
     os.write(fd, b"x")
 
 
-class _InterruptibleInput(io.RawIOBase):
+class _InterruptibleInput(io.FileIO):
     """An fd to read from, whose blocking read ends (as the end of the input
     does) once the wake-up fd becomes readable: a thread blocked reading
     stdin cannot be stopped otherwise, and closing the buffered reader
-    around it would wait for that read forever."""
+    around it would wait for that read forever.
+
+    Every message read waits here first, so the wait is one ``poll`` on a
+    set of fds registered once (``select`` would build its fd sets, and
+    refuse an fd past its limit, on each read)."""
 
     def __init__(self, fd: int, wake_fd: int) -> None:
-        super().__init__()
-        self._file = io.FileIO(fd, "rb", closefd=True)
+        super().__init__(fd, "rb", closefd=True)
         self._wake_fd = wake_fd
         self._woken = False
-
-    def readable(self) -> bool:
-        return True
-
-    def fileno(self) -> int:
-        return self._file.fileno()
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN)
+        self._poll.register(wake_fd, select.POLLIN)
 
     def readinto(self, buffer: Any) -> int | None:
-        if self._woken or self._wait_readable():
-            self._woken = True
+        if not self._woken:
+            for fd, _ in self._poll.poll():
+                if fd == self._wake_fd:
+                    self._woken = True
+        if self._woken:
             return 0
-        return self._file.readinto(buffer)
-
-    def _wait_readable(self) -> bool:
-        """Wait for input or the wake-up; whether it was the wake-up."""
-        fds = [self._file.fileno(), self._wake_fd]
-        try:
-            ready, _, _ = select.select(fds, [], [])
-        except ValueError:  # an fd past select()'s limit: read without the wake-up
-            return False
-        return self._wake_fd in ready
+        return super().readinto(buffer)
 
     def close(self) -> None:
         if not self.closed:
-            self._file.close()
             os.close(self._wake_fd)
         super().close()
 

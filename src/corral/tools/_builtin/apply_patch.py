@@ -20,6 +20,7 @@ symlink is neither written through nor replaced.
 
 from __future__ import annotations
 
+import enum
 import os
 import stat as st
 from collections.abc import Iterator
@@ -35,6 +36,7 @@ from .._policy.rules import Op
 from .._read import cache as read_cache
 from .._refusals.catalogue import (Code, Kind, Refusal, directory_given, exists, file_too_large,
                                    special_file, special_kind, swapped)
+from .._runtime.answer import AnswerPath
 from .._runtime.context import ToolContext, sha256_hex
 from .._runtime.limits import listed_directories
 from .._runtime.registry import Suggests, ToolSpec, success_schema
@@ -82,6 +84,7 @@ class _File:
     new: bytes = b""
     lines: list[int] = field(default_factory=list)
     loose: bool = False  # a hunk matched only with whitespace or punctuation forgiven
+    made: list[str] = field(default_factory=list)  # directories made for its new name
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -167,7 +170,25 @@ def _pinned(ctx: ToolContext, files: list[_File]) -> Iterator[list[_File]]:
                               details={"field": "input", "path": pin.path},
                               kind=Kind.PATCH_SYNTAX)
             reached[pin.path] = pin.shown
+        _no_file_where_a_directory_is_needed(wants, pins)
         yield files
+
+
+def _no_file_where_a_directory_is_needed(wants: list[Want], pins: list[Pinned]) -> None:
+    """A section that creates the file ``d`` and another that needs ``d``
+    as a directory contradict each other: the patch's mistake, said as
+    such before anything is written."""
+    created = {pin.path: pin.shown for want, pin in zip(wants, pins)
+               if want.op in (Op.CREATE, Op.MOVE_TO)}
+    for pin in pins:
+        for directory in pin.creates:
+            if directory in created:
+                raise Refusal(Code.INVALID_ARGUMENT,
+                              f"the patch adds the file {created[directory]} and also needs "
+                              f"{directory} as a directory for {pin.shown}; nothing was changed",
+                              f"Give {created[directory]} or {pin.shown} another name.",
+                              details={"field": "input", "path": directory},
+                              kind=Kind.PATCH_SYNTAX)
 
 
 def _plan(ctx: ToolContext, file: _File, dialect: Dialect) -> None:
@@ -288,48 +309,80 @@ def _recheck(ctx: ToolContext, file: _File) -> None:
 
 
 def _act(files: list[_File]) -> None:
-    done: list[_File] = []
+    """Every write and move first, in the patch's order, every deletion
+    last; should a step fail, the steps already taken are undone, newest
+    first.  A moved file is renamed (it keeps its inode: mode, owner,
+    extended attributes) before its new text replaces it, so only a
+    deleted file is ever put back from its bytes, and that only when a
+    later deletion fails."""
+    done: list[tuple[_File, _Step]] = []
     try:
         for file in files:
-            _write(file)
-            done.append(file)
+            if not isinstance(file.op, DeleteFile):
+                _write(file, done)
+        for file in files:
+            if isinstance(file.op, DeleteFile):
+                assert file.pin is not None
+                file.pin.remove()
+                done.append((file, _Step.DELETED))
     except BaseException:
-        for file in reversed(done):
-            _undo(file)
+        for file, step in reversed(done):
+            _undo(file, step)
         raise
 
 
-def _write(file: _File) -> None:
+class _Step(enum.Enum):
+    """One change made to the tree, and so one to undo."""
+
+    MADE = "made"            # the directories an added or moved file's new name needed
+    WRITTEN = "written"      # an added file created, or an updated file replaced
+    RENAMED = "renamed"      # a moved file renamed to its new name
+    REWRITTEN = "rewritten"  # a moved file's new text put in place at its new name
+    DELETED = "deleted"
+
+
+def _write(file: _File, done: list[tuple[_File, _Step]]) -> None:
     assert file.pin is not None
     pin, info = file.pin, file.info
     if info is not None:
         read_cache.forget(info.st_dev, info.st_ino)
     if isinstance(file.op, AddFile):
-        pin.make_parents()
+        file.made = pin.make_parents()
+        done.append((file, _Step.MADE))
         pin.write(file.new, exclusive=True, expect=None)
-    elif isinstance(file.op, DeleteFile):
-        pin.remove()
     elif file.dest_pin is not None:
-        file.dest_pin.make_parents()
-        file.dest_pin.write(file.new, exclusive=True, expect=None)
-        pin.remove()
+        file.made = file.dest_pin.make_parents()
+        done.append((file, _Step.MADE))
+        pin.rename_to(file.dest_pin, replace=False)
+        done.append((file, _Step.RENAMED))
+        file.dest_pin.write(file.new, exclusive=False, expect=info)
+        done.append((file, _Step.REWRITTEN))
+        return
     else:
         pin.write(file.new, exclusive=False, expect=info)
+    done.append((file, _Step.WRITTEN))
 
 
-def _undo(file: _File) -> None:
-    """Put back what one written file held (best effort: the failure that
-    stopped the patch is what the caller hears)."""
+def _undo(file: _File, step: _Step) -> None:
+    """Undo one step (best effort: the failure that stopped the patch is
+    what the caller hears).  A file put back from its bytes gets the
+    permission bits it had from its first byte."""
     assert file.pin is not None
     pin = file.pin
     try:
-        if isinstance(file.op, AddFile):
+        if step is _Step.DELETED:
+            assert file.info is not None
+            pin.write(file.old, exclusive=True, expect=None, mode=st.S_IMODE(file.info.st_mode))
+        elif step is _Step.REWRITTEN:
+            assert file.dest_pin is not None
+            file.dest_pin.write(file.old, exclusive=False, expect=file.dest_pin.lstat())
+        elif step is _Step.RENAMED:
+            assert file.dest_pin is not None
+            file.dest_pin.rename_to(pin, replace=False)
+        elif step is _Step.MADE:
+            (file.dest_pin or pin).unmake_parents(file.made)
+        elif isinstance(file.op, AddFile):
             pin.remove()
-        elif isinstance(file.op, DeleteFile):
-            pin.write(file.old, exclusive=True, expect=None)
-        elif file.dest_pin is not None:
-            pin.write(file.old, exclusive=True, expect=None)
-            file.dest_pin.remove()
         else:
             pin.write(file.old, exclusive=False, expect=pin.lstat())
     except OSError:
@@ -346,7 +399,7 @@ def _answer(file: _File) -> dict[str, Any]:
     answer: dict[str, Any] = {"path": file.pin.path, "action": "updated",
                               "sha256": sha256_hex(file.new), "hunkLines": file.lines}
     if file.dest_pin is not None:
-        answer.update(action="moved", movedTo=file.dest_pin.path)
+        answer.update(action="moved", movedTo=AnswerPath(file.dest_pin.path))
     if file.loose:
         answer["note"] = ("a hunk matched only with whitespace or punctuation differences "
                           "forgiven")

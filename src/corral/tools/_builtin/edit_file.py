@@ -52,7 +52,7 @@ import os
 import posixpath
 import stat as st
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
 from ...contained import PathError
 from .._read import cache as read_cache
@@ -66,7 +66,7 @@ from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_
                               refusal, too_many, unclear_indentation)
 from .._edit.match import MAX_LISTED, indent_style, normalize_breaks, search
 from .._edit.spans import Region, Span, apply_regions, compose, remap
-from .._edit.state import Applied, EditMemory
+from .._edit.state import Applied, CallKey, EditMemory
 from .._edit.text import Lines, Undecodable, decode, encode
 from .._policy.rules import Op
 from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_given,
@@ -243,8 +243,7 @@ def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
 # -- reading ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _File:
+class _File(NamedTuple):
     data: bytes
     info: os.stat_result
     path: str  # where it really is, as resolution reached it (a final in-root link followed)
@@ -292,15 +291,25 @@ class _Call:
         return Attempt(self.rel, i, self.multi, old, new, replace_all, self.repeated)
 
 
-def _failure_key(args: dict[str, Any], base_sha: str) -> str:
-    """The call as a failure: its arguments and the file's digest."""
-    failure = json.dumps([args, base_sha], sort_keys=True)
+def _failure_key(args: dict[str, Any], call: _Call, base_sha: str) -> str:
+    """The call as a failure: its arguments as checked (the path as spelled,
+    the edits and the form they came in, expectedSha256, dryRun) and the
+    file's digest."""
+    failure = repr((args["path"], call.multi, call.edits, expected_digest(args),
+                    bool(args["dryRun"]), base_sha))
     return sha256_hex(failure.encode("utf-8", "surrogatepass"))
 
 
-def _call_key(rel: str, edits: list[Edit]) -> str:
-    """The call as an edit: its path and edits."""
-    return sha256_hex(json.dumps([rel, edits]).encode("utf-8", "surrogatepass"))
+_KEY_TEXT = 4096  # characters of edits that are kept as their own key
+
+
+def _call_key(rel: str, edits: list[Edit]) -> CallKey:
+    """The call as an edit: its path and edits, themselves while they are
+    small, else the digest of their ``repr`` (one string for one call and
+    another for any other, made in C)."""
+    if sum(len(old) + len(new) for old, new, _ in edits) <= _KEY_TEXT:
+        return rel, tuple(edits)
+    return sha256_hex(repr((rel, edits)).encode("utf-8", "surrogatepass"))
 
 
 def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: bool,
@@ -310,11 +319,11 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     memory = ctx.store(EditMemory)
     base_sha = sha256_hex(file.data)
     call_key = _call_key(file.path, edits)
+    call = _Call(rel, file.path, edits, multi, work, 0, memory.earlier(call_key), base_sha)
     # the failure key is made only when a failure is remembered, or one happens
-    failure_key = _failure_key(args, base_sha) if memory.has_failures() else None
-    call = _Call(rel, file.path, edits, multi, work,
-                 memory.failures(failure_key) if failure_key is not None else 0,
-                 memory.earlier(call_key), base_sha)
+    failure_key = _failure_key(args, call, base_sha) if memory.has_failures() else None
+    if failure_key is not None:
+        call.repeated = memory.failures(failure_key)
     try:
         if expected is not None and not digest_matches(expected, base_sha):
             raise _stale(ctx, rel, expected, base_sha, file.data, work)
@@ -335,10 +344,10 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         diff = unified_diff(rel, outcome.base, outcome.lines, outcome.spans, work)
     except Refusal as refused:
         if refused.kind not in (Kind.TIME_LIMIT, Kind.CANCELLED):  # stopped is not failed
-            memory.failed(failure_key or _failure_key(args, base_sha))
+            memory.failed(failure_key or _failure_key(args, call, base_sha))
         raise
     if memory.has_failures():
-        memory.succeeded(failure_key or _failure_key(args, base_sha))
+        memory.succeeded(failure_key or _failure_key(args, call, base_sha))
     new_sha = sha256_hex(new_data)
     dry = bool(args["dryRun"])
     ctx.view.ask(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,
@@ -356,14 +365,13 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         # from here on nothing may stop the call: the file is being written
         read_cache.forget(file.info.st_dev, file.info.st_ino)  # read_file's digest of it
         pinned.write(new_data, exclusive=False, expect=file.info)
-        memory.remember(base_sha, decoded.text)
-        memory.remember(new_sha, outcome.text)
     result = _result(ctx, rel, file.path, base_sha, new_sha, outcome, diff, dry, decoded.bom,
                      multi)
     if decoded.encoding:
         result["encoding"] = decoded.encoding
     if not dry:
-        memory.applied(call_key, Applied(new_sha, _first_change(result)))
+        memory.made(call_key, Applied(new_sha, _first_change(result)),
+                    (base_sha, decoded.text), (new_sha, outcome.text))
     return result
 
 
@@ -385,12 +393,17 @@ class _Outcome:
     strategies: list[str] = field(default_factory=list)
     counts: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # each edit's [first, last] lines, when the application knew them already
+    listed: list[list[list[int]]] | None = None
 
 
 def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
     """All edits in order on ``text`` (all or nothing: a refusal leaves the
     caller's text as it was, and nothing has been written)."""
     base = Lines(text)
+    quick = _apply_one(ctx, call, base)
+    if quick is not None:
+        return quick
     out = _Outcome(text, base, base)
     lines = base
     earlier: list[Lines] = []  # the text each edit saw, while they are small enough to keep
@@ -428,6 +441,37 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
         lines = lines.replaced(new_text, placements)
     out.text, out.lines = lines.text, lines
     return out
+
+
+def _apply_one(ctx: ToolContext, call: _Call, base: Lines) -> _Outcome | None:
+    """:func:`_apply` of the commonest call, one edit whose oldText occurs
+    once, exactly, in a text without ``\\r`` and does not lie inside its
+    newText: the text cut around it, and what the general path would
+    answer (which a property test holds it to); ``None`` for any other call."""
+    if len(call.edits) != 1:
+        return None
+    old, new, replace_all = call.edits[0]
+    text = base.text
+    if replace_all or not old or base.has_cr or "\r" in old or "\r" in new or old in new:
+        return None
+    at = text.find(old)
+    end = at + len(old)
+    if at < 0 or text.find(old, end) >= 0:
+        return None
+    attempt = call.attempt(0)
+    first = text.count("\n", 0, at) + 1  # the change's first line, before it and after
+    refused = placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, first)
+    if refused is not None:
+        raise refused
+    size = len(text) + len(new) - len(old)
+    if size > ctx.limits.max_write_bytes:
+        raise _result_too_large(call, size, ctx.limits.max_write_bytes, attempt.label)
+    call.work.step(3)  # the search, the replacement and the spans, as the general path counts
+    placement = (at, end, at, at + len(new))
+    after = Lines(text[:at] + new + text[end:])  # its line breaks counted if ever needed
+    last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
+    return _Outcome(after.text, base, after, 1, [(at, at + len(new))], [placement], [0],
+                    ["exact"], [1], _warnings(attempt, base, "exact"), [[[first, last]]])
 
 
 _SPANS = 4096  # changed spans carried from one edit to the next, at most
@@ -498,7 +542,9 @@ def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
         out.append(f"{label}newText has no line breaks but {attempt.new.count(chr(92) + 'n')} "
                    "'\\n' escape sequences, where oldText spanned lines; if you meant line breaks, "
                    "send real ones")
-    if strategy != "indentation":
+    # a newText line added with indentation starts the text or follows a break
+    if strategy != "indentation" and (new_n[:1] in (" ", "\t") or "\n " in new_n
+                                      or "\n\t" in new_n):
         known = set(old_n.split("\n"))
         added = [x for x in new_n.split("\n") if x[:1] in (" ", "\t") and x.strip()
                  and x not in known]
@@ -636,6 +682,8 @@ def _other_file(ctx: ToolContext, real: str, old_n: str, work: Work) -> str | No
 
 
 def _lines_per_edit(outcome: _Outcome) -> list[list[list[int]]]:
+    if outcome.listed is not None:
+        return outcome.listed
     after = outcome.lines
     per_edit: list[list[list[int]]] = [[] for _ in outcome.strategies]
     for owner, (x, y) in zip(outcome.owners, outcome.ranges):

@@ -162,12 +162,14 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
     name_only, accepts, match_name = matcher.name_only, matcher.accepts, matcher.match_name
     suffix = matcher.name_suffix
     with tree:
-        for dir_sub, fd, state, names, kinds in tree:
+        for dir_sub, fd, state, listed, kinds in tree:
+            names = listed
             if matcher.dirs_only:
                 globs = state.globs
                 paths.extend(base.shown_path(dir_sub + name) + "/" for name in names
                              if kinds.get(name) == "dir" and accepts(globs, name))
             else:
+                names = visitor.shown_files(state, listed)
                 if suffix is not None:  # "*.py": no call per name
                     matched = [n for n in names if n.endswith(suffix)] if suffix else names
                 elif name_only:

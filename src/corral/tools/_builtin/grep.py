@@ -474,8 +474,8 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
     outcome.stats = tree.stats
     scanner = _scanner(grep)
     with tree:
-        for dir_sub, dir_fd, state, run, kinds in tree:
-            names = run
+        for dir_sub, dir_fd, state, listed, kinds in tree:
+            names = run = visitor.shown_files(state, listed)
             if include is not None:
                 names = ([n for n in run if include.match_name(n)] if include.name_only
                          else [n for n in run if include.accepts(state.globs, n)])

@@ -72,14 +72,14 @@ def _make(target: Pinned, shown: str) -> list[str]:
     resolved again, so a swap while the host decided cannot redirect it);
     one someone else made meanwhile is used and not listed."""
     try:
-        made = target.make_parents()
-        try:
-            target.mkdir()
-        except FileExistsError:
-            now = target.lstat()
-            if now is None or not st.S_ISDIR(now.st_mode):
-                raise swapped(shown) from None
-            return made
+        with target.parents_made() as made:
+            try:
+                target.mkdir()
+            except FileExistsError:
+                now = target.lstat()
+                if now is None or not st.S_ISDIR(now.st_mode):
+                    raise swapped(shown) from None
+                return made
     except (StaleError, FileNotFoundError):
         # something other than a directory is there now, or the directory
         # decided on was removed while the host decided: fail closed

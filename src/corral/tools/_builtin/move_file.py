@@ -125,13 +125,13 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> MoveResult:
                                  creates_omitted=omitted), source, dest)
         source.same(info)
         dest.same(existing)
-        created = dest.make_parents()
         if existing is not None:
             read_cache.forget(existing.st_dev, existing.st_ino)
-        try:
-            source.rename_to(dest, replace=overwrite)
-        except FileExistsError:  # appeared since the check: never replaced
-            raise _exists(dst, "file", src, kind) from None
+        with dest.parents_made() as created:
+            try:
+                source.rename_to(dest, replace=overwrite)
+            except FileExistsError:  # appeared since the check: never replaced
+                raise _exists(dst, "file", src, kind) from None
     return {"source": src, "destination": dst, "kind": kind,
             "overwritten": existing is not None, **created_directories(created)}
 

@@ -116,19 +116,22 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
         digest = hashlib.sha256(data).hexdigest()
         if args["dryRun"]:
             return _dry(rel, data, digest, plan, target.creates, kept, warnings)
-        asked, omitted = listed_directories(target.creates)
-        # the host judges where the write lands (canonical), never the spelling
-        ctx.view.ask(WriteRequest(target.path, bytes=len(data), sha256=digest,
-                                  overwrite=plan.current is not None,
-                                  existing_sha256=plan.existing,
-                                  creates_directories=asked, creates_omitted=omitted), target)
-        _recheck(target, plan, ctx.asks_host)  # nothing changed while the host decided
+        if ctx.asks_host or ctx.read_only:  # else no one hears the request: none is built
+            asked, omitted = listed_directories(target.creates)
+            # the host judges where the write lands (canonical), never the spelling
+            ctx.view.ask(WriteRequest(target.path, bytes=len(data), sha256=digest,
+                                      overwrite=plan.current is not None,
+                                      existing_sha256=plan.existing,
+                                      creates_directories=asked, creates_omitted=omitted),
+                         target)
+            if ctx.asks_host:
+                _recheck(target, plan)  # nothing changed while the host decided
         ctx.checkpoint()  # the last one: stopped now, nothing is written
-        created = target.make_parents()
         current = plan.current
         if current is not None:
             read_cache.forget(current.st_dev, current.st_ino)
-        target.write(data, exclusive=current is None, expect=current)
+        with target.parents_made() as created:
+            target.write(data, exclusive=current is None, expect=current)
 
     current = plan.current
     if current is not None and current.st_nlink > 1:
@@ -136,7 +139,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
                         "links still hold the old content")
     result: WriteResult = {"path": rel, "bytes": len(data), "sha256": digest,
                            "createdDirectories": [], "created": current is None}
-    _add_created(result, created)
+    if created:
+        _add_created(result, created)
     if warnings:
         result["warnings"] = warnings
     if not kept.plain:
@@ -254,15 +258,13 @@ def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
     return plan
 
 
-def _recheck(target: Pinned, plan: _Plan, asked: bool) -> None:
+def _recheck(target: Pinned, plan: _Plan) -> None:
     """Fail closed if the entry the plan was made on changed since (the
     directory is held; the directories to create are checked when made).
     Only if the host was asked: without a question the lock was held
     throughout, and the write itself checks, right before its rename, that
     the file replaced is the one planned on (an absent one is created
     without replacing anything)."""
-    if not asked:
-        return
     target.same(plan.current)
     if plan.current is not None and target.sha256(plan.current) != plan.existing:
         raise swapped(plan.rel)  # rewritten in place while the host was deciding

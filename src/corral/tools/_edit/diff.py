@@ -92,21 +92,25 @@ def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int,
     while below < context and last < len(old):
         last = old.find("\n", last) + 1 or len(old)
         below += 1
-    lines = [" " + line for line in _split_kept(old[first:start])]
-    lines.append("-" + removed)
-    lines.append("+" + added)
-    lines += [" " + line for line in _split_kept(old[old_end:last])]
-    lines = [line if line.endswith("\n") else line + _NO_NEWLINE for line in lines]
     hunk = _range(before.line_of(ba) - 1 - above, above + 1 + below)
     return Diff(f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n"
-                + "".join(lines), True)
+                f"{_context(old[first:start])}{_line('-', removed)}{_line('+', added)}"
+                f"{_context(old[old_end:last])}", True)
 
 
-def _split_kept(text: str) -> list[str]:
-    """The lines of ``text``, split at ``\\n`` only, each with its break."""
-    pieces = text.split("\n")
-    last = pieces.pop()
-    return [piece + "\n" for piece in pieces] + ([last] if last else [])
+def _context(text: str) -> str:
+    """Whole lines of a text as a diff's context lines, each marked ``" "``
+    (the last may lack its break: the file's last line)."""
+    if not text:
+        return ""
+    marked = " " + text.replace("\n", "\n ")
+    # a final break leaves a mark after it that starts no line
+    return marked[:-1] if text[-1] == "\n" else marked + _NO_NEWLINE
+
+
+def _line(sign: str, line: str) -> str:
+    """One changed line of a diff (the file's last may lack its break)."""
+    return sign + line if line[-1:] == "\n" else sign + line + _NO_NEWLINE
 
 
 def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int, int, int]],

@@ -15,21 +15,24 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from typing import NamedTuple
 
-__all__ = ["Applied", "EditMemory"]
+__all__ = ["Applied", "CallKey", "EditMemory"]
 
 TEXT_BUDGET = 8 * 1024 * 1024  # characters kept per Toolbox
 FAILURES_KEPT = 256
 
 
-@dataclass(frozen=True)
-class Applied:
+class Applied(NamedTuple):
     """An edit made through this Toolbox: the file's digest it left and the
     lines ``(first, last)`` of its first change."""
 
     result_sha256: str
     lines: tuple[int, int]
+
+
+#: a call as an edit: its path and edits (old, new, replaceAll), or their digest
+CallKey = tuple[str, tuple[tuple[str, str, bool], ...]] | str
 
 
 class EditMemory:
@@ -39,20 +42,33 @@ class EditMemory:
         self._texts: OrderedDict[str, str] = OrderedDict()
         self._size = 0
         self._failures: OrderedDict[str, int] = OrderedDict()
-        self._applied: OrderedDict[str, Applied] = OrderedDict()
+        self._applied: OrderedDict[CallKey, Applied] = OrderedDict()
 
-    def remember(self, sha: str, text: str) -> None:
+    def _keep(self, sha: str, text: str) -> None:
+        """Keep ``text`` by its digest (the lock held)."""
         if len(text) > self._budget // 4:
             return  # one large file would push out everything else
+        if sha in self._texts:  # the same digest: the same text, now the latest
+            self._texts.move_to_end(sha)
+            return
+        self._texts[sha] = text
+        self._size += len(text)
+        while self._size > self._budget:
+            _, dropped = self._texts.popitem(last=False)
+            self._size -= len(dropped)
+
+    def made(self, call: CallKey, edit: Applied, base: tuple[str, str],
+             result: tuple[str, str]) -> None:
+        """Remember an edit made: its base and its result (each a digest
+        and its text) and that ``call`` (its path and edits) was made, under
+        one taking of the lock."""
         with self._lock:
-            old = self._texts.pop(sha, None)
-            if old is not None:
-                self._size -= len(old)
-            self._texts[sha] = text
-            self._size += len(text)
-            while self._size > self._budget:
-                _, dropped = self._texts.popitem(last=False)
-                self._size -= len(dropped)
+            self._keep(*base)
+            self._keep(*result)
+            self._applied.pop(call, None)
+            self._applied[call] = edit
+            while len(self._applied) > FAILURES_KEPT:
+                self._applied.popitem(last=False)
 
     def recall(self, sha: str) -> str | None:
         """The text whose sha256 is ``sha`` or starts with it (a short digest)."""
@@ -86,14 +102,6 @@ class EditMemory:
         with self._lock:
             self._failures.pop(key, None)
 
-    def applied(self, call: str, edit: Applied) -> None:
-        """Remember that ``call`` (its path and edits) was made."""
-        with self._lock:
-            self._applied.pop(call, None)
-            self._applied[call] = edit
-            while len(self._applied) > FAILURES_KEPT:
-                self._applied.popitem(last=False)
-
-    def earlier(self, call: str) -> Applied | None:
+    def earlier(self, call: CallKey) -> Applied | None:
         with self._lock:
             return self._applied.get(call)

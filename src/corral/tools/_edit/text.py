@@ -15,10 +15,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from itertools import accumulate
 from operator import add
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 from .._read.textform import HEAD, decode_wide, encode_wide, looks_binary
 
@@ -28,6 +27,7 @@ BOM = b"\xef\xbb\xbf"
 # Longest first: a UTF-32-LE mark starts with the UTF-16-LE one.
 _OTHER_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
                (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+_WIDE_FIRST = frozenset(mark[:1] for mark, _ in _OTHER_BOMS)
 
 _SPLIT = re.compile(r"(\r\n|\n)")
 
@@ -43,8 +43,7 @@ class Undecodable(Exception):
         self.facts = facts
 
 
-@dataclass(frozen=True)
-class Decoded:
+class Decoded(NamedTuple):
     text: str
     bom: bool
     encoding: str | None = None  # a wide encoding announced by its mark (kept on writing)
@@ -53,7 +52,7 @@ class Decoded:
 def decode(data: bytes) -> Decoded:
     """Text of ``data`` (its BOM set aside): UTF-8, or UTF-16/UTF-32 with a
     byte order mark; or :class:`Undecodable`."""
-    for mark, name in _OTHER_BOMS:
+    for mark, name in _OTHER_BOMS if data[:1] in _WIDE_FIRST else ():
         if data.startswith(mark):
             wide = decode_wide(data)
             if wide is None:

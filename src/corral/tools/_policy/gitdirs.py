@@ -70,6 +70,15 @@ MAX_CONFIGS = 64
 MAX_LINK_STEPS = 8  # the last steps of a named path looked at for links
 MAX_PROGRAMS = 512  # program paths (and their bases) looked up across the configs
 _CONFIG_KEYS = {("core", "hookspath"), ("include", "path"), ("includeif", "path")}
+# the names git runs from a hooks directory (githooks(5)): protected one by
+# one where that directory is the root itself (never protected as a whole)
+HOOK_NAMES = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit",
+              "pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit",
+              "pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive", "update",
+              "proc-receive", "post-receive", "post-update", "reference-transaction",
+              "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
+              "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist",
+              "p4-post-changelist", "p4-pre-submit", "post-index-change")
 # the entries git's "is this a git directory" test looks at, by folded name
 SHAPE_NAMES = {"head": "HEAD", "objects": "objects", "refs": "refs", "commondir": "commondir"}
 
@@ -290,13 +299,31 @@ class _Found:
             if text is None:
                 continue
             here = config.rpartition("/")[0] or "."
-            for section, _, key, value in entries(text):
-                if (section, key) in _CONFIG_KEYS:
-                    if value:
-                        self.config_path(key, value, here, work_tree, git_dir)
-                else:
-                    for named in program_paths(section, key, value):
-                        self.program(named.path, named.file_only, work_tree, git_dir)
+            found = list(entries(text))
+            trees = (work_tree, *self.work_trees(found, git_dir))
+            for section, _, key, value in found:
+                for tree in trees:
+                    if (section, key) in _CONFIG_KEYS:
+                        if value:
+                            self.config_path(key, value, here, tree, git_dir)
+                    else:
+                        for named in program_paths(section, key, value):
+                            self.program(named.path, named.file_only, tree, git_dir)
+
+    def work_trees(self, found: list[tuple[str, str, str, str | None]],
+                   git_dir: str) -> tuple[str, ...]:
+        """The work trees a config's ``core.worktree`` names (relative to
+        the git directory), inside the root: git takes a relative
+        ``core.hooksPath`` from there and runs the programs it names there
+        (a submodule's git directory has one)."""
+        trees: list[str] = []
+        for section, _, key, value in found:
+            if (section, key) == ("core", "worktree") and value:
+                inside = _inside(self.look, value, git_dir)
+                tree = self.look.canonical(inside) if inside is not None else None
+                if tree is not None and tree not in trees:
+                    trees.append(tree)
+        return tuple(trees)
 
     def config_path(self, key: str, value: str, here: str, work_tree: str | None,
                     git_dir: str) -> None:
@@ -309,6 +336,8 @@ class _Found:
             path = self.add_named(inside) if inside is not None else None
             if key == "path" and path is not None and path != ".":
                 self.configs.append((path, work_tree, git_dir))
+            elif key == "hookspath" and path == ".":
+                self.paths.update(dict.fromkeys(HOOK_NAMES))
 
     def program(self, value: str, file_only: bool, work_tree: str | None,
                 git_dir: str) -> None:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 
 from ...contained import (EscapeError, HardLinkError, InvalidPathError, PathError,
                           RootVanishedError, SpecialFileError, StaleError, SymlinkError)
+from .answer_path import AnswerPath
 from .locator import Found
 from .catalogue import (Code, Kind, Refusal, exists, hardlink, internal, not_directory,
                         not_empty, not_found, outside_root, shown_path, special_file, swapped)
@@ -217,7 +218,7 @@ def _not_directory(f: Error) -> Refusal:
     if f.where.rstrip("/") != f.path.rstrip("/"):
         return not_directory(f.path, f"{f.where} is a file, so {f.path} cannot be inside it",
                              f"Use a path whose directories exist; {f.where} is a file.",
-                             **_field(f), component=f.where)
+                             **_field(f), component=AnswerPath(f.where))
     return not_directory(f.path, f"{f.path} is not a directory", "Pass a directory here.",
                          **_field(f))
 
@@ -240,7 +241,7 @@ def _not_empty(f: Error) -> Refusal:
 def _loop(f: Error) -> Refusal:
     return Refusal(Code.UNSUPPORTED, f"{f.path} leads through a symlink loop or more than 40 "
                    f"symlinks (at {f.where})", "Use the real path of the file, without the links.",
-                   details=f.details(component=f.where), kind=Kind.SYMLINK_LOOP)
+                   details=f.details(component=AnswerPath(f.where)), kind=Kind.SYMLINK_LOOP)
 
 
 def _permission(f: Error) -> Refusal:

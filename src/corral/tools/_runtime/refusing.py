@@ -84,8 +84,8 @@ def _field_of(named: str, args: Mapping[str, Any], ctx: ToolContext) -> tuple[st
                 rel = ctx.rel(value, name)
             except Refusal:
                 continue
-            if rel == named:
-                return name, named
+            if rel == named or (rel.endswith("/") and named.startswith(rel)):
+                return name, named  # the path itself, or an entry moved into it
             if rel.startswith(above) and named not in (".", ""):
                 return name, rel
     return None, named

@@ -217,10 +217,35 @@ def _make_fast(schema: Mapping[str, Any]) -> _FastCheck:
     for key, sub in props.items():
         fields.append((key, _field_check(sub), "default" in sub, sub.get("default")))
     known = frozenset(props)
+    tests = {key: test for key, test, _, _ in fields}
+    defaults = {key: default for key, _, has_default, default in fields if has_default}
+    # the fields of a call sending these keys (in that order), in the
+    # schema's order, each with its default: the answer is a copy with the
+    # values sent put in their places (made once per such call's shape)
+    layouts: dict[tuple[str, ...], dict[str, Any]] = {}
 
     def check(args: dict[str, Any], max_chars: int | None) -> dict[str, Any] | None:
         if not known.issuperset(args):
             return None
+        for key, value in args.items():
+            if value is None:  # as if not sent: the field by field check says what it means
+                return check_each(args, max_chars)
+            test = tests[key]
+            if test is None or not test(value, max_chars):
+                return None
+        if not required.issubset(args):
+            return None
+        layout = layouts.get(tuple(args))
+        if layout is None:
+            layout = {key: defaults.get(key) for key in props
+                      if key in args or key in defaults}
+            if len(layouts) < 64:  # a few shapes per tool; a model sending more pays the loop
+                layouts[tuple(args)] = layout
+        out = layout.copy()
+        out.update(args)
+        return out
+
+    def check_each(args: dict[str, Any], max_chars: int | None) -> dict[str, Any] | None:
         out: dict[str, Any] = {}
         for key, test, has_default, default in fields:
             value = args.get(key)

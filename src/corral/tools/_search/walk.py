@@ -307,19 +307,26 @@ class SearchVisitor(TreeVisitor[DirState]):
         if budget.steps % 16 == 0:
             budget.ctx.progress(budget.steps, None, budget.what)
 
+    def shown_files(self, state: DirState, names: list[str]) -> list[str]:
+        """The names (all the files of one directory) the host's rules do
+        not hide, in order; the hidden ones are counted in :attr:`counts`.
+        Taken before a pattern or an ``include`` picks among them: a count
+        of what matched would say whether a denied name exists."""
+        if state.policy is not None and names:
+            shown = state.policy.visible_names(names)
+            self.counts.hidden += len(names) - len(shown)
+            return shown
+        return names
+
     def kept_files(self, state: DirState, names: list[str], ends_with: str = ""
                    ) -> tuple[list[str], int]:
-        """The names (files of one directory) neither ignored by .gitignore
-        nor hidden by the host's rules, in order; how many were ignored
-        (the hidden ones are counted in :attr:`counts`).  ``ends_with``:
-        what every name is known to end with (a glob's ``*.py``)."""
+        """The names (files of one directory, :meth:`shown_files` already)
+        not ignored by .gitignore, in order, and how many were ignored.
+        ``ends_with``: what every name is known to end with (a glob's
+        ``*.py``)."""
         ignored = 0
         if state.ignore:
             names, ignored = state.ignore.kept_files(names, ends_with, self.budget.check)
-        if state.policy is not None and names:
-            shown = state.policy.visible_names(names, ends_with)
-            self.counts.hidden += len(names) - len(shown)
-            names = shown
         return names, ignored
 
 

@@ -8,7 +8,7 @@ import os
 import stat as st
 from weakref import ref as weak_ref
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -23,6 +23,7 @@ from ..view_walk import LinkEnd
 from .decide import _ADDING, View, _Step
 from .links import locate
 from .locks import _TABLE, _TREE, Identity, LockKey, _Flock, _flock, _flocked
+from .tree_lock import SharedHold
 from .pinned import Pinned
 
 
@@ -74,6 +75,140 @@ class _AgainFollowing(Exception):
     final name and following it (raised before the step is given)."""
 
 
+class _SharedStep:
+    """:meth:`CallView.pin`'s step with the tree lock shared (every tool
+    that changes one file comes here), written out as a context manager:
+    taken in :meth:`__enter__` (the tree lock, this process's then other
+    processes', one resolution, the directory's lock, the decision), let
+    go in the reverse order by :meth:`__exit__`, or at once if taking
+    fails part way.  With ``follow`` (the common edit: no link at the
+    final name) the lstat that looks for a link is left out and the file
+    is opened under the lock instead; a link found there (``ELOOP``), or
+    a refusal, makes the step again as it always was, following it."""
+
+    __slots__ = ("_call", "_rel", "_op", "_label", "_field", "_follow", "_create_parents",
+                 "_shared", "_tree", "_target", "_key", "_flocked", "_pinned")
+
+    def __init__(self, call: CallView, rel: str, op: Op, label: str, field: str, *,
+                 follow: bool, create_parents: bool) -> None:
+        self._call = call
+        self._rel = rel
+        self._op = op
+        self._label = label
+        self._field = field
+        self._follow = follow
+        self._create_parents = create_parents
+        # what is held, each let go (and cleared) in the reverse order
+        self._shared = False  # this process's tree lock
+        self._tree: SharedHold | None = None  # other processes' tree lock
+        self._target: Target | None = None
+        self._key: LockKey | None = None  # the directory's thread lock
+        self._flocked: _Flock | None = None
+        self._pinned: Pinned | None = None
+
+    def __enter__(self) -> Pinned:
+        if self._follow:
+            try:
+                return self._take(opening_final=True)
+            except _AgainFollowing:
+                self._let_go()
+            except BaseException:
+                self._let_go()
+                raise
+        try:
+            return self._take(opening_final=False)
+        except BaseException:
+            self._let_go()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self._let_go()
+
+    def _take(self, *, opening_final: bool) -> Pinned:
+        """Take the step; what was taken before a failure is the caller's
+        to let go.  ``opening_final``: the final name is not looked at for
+        a link when resolved; it is opened (``O_NOFOLLOW``) once decided,
+        and :class:`_AgainFollowing` raised if a link is there or the
+        decision refuses."""
+        call = self._call
+        checkpoint = call.checkpoint
+        view = call.shared
+        op = self._op
+        _TREE.take_shared(checkpoint)
+        self._shared = True
+        self._tree = view.take_tree_shared(checkpoint)
+        target = self._target = call._target(
+            self._rel, op, self._label, self._field, follow=self._follow,
+            create_parents=self._create_parents, look_at_final=not opening_final,
+            identify=False)
+        key: LockKey
+        if call._held or call._by_path:
+            # the call holds a directory already: this one's identity says
+            # whether it is the same (an fstat then)
+            key = target.held_identity()
+            held = call._holds(key)
+        else:
+            # the common call: nothing held, no identity needed; its
+            # directory is keyed by where it is, and the flock (taken on
+            # each step's own fd) excludes any other step on that
+            # directory, in this process too
+            key = (view.identity, _held_path(target))
+            held = False
+        if not held:
+            _TABLE.take(key, checkpoint)
+            self._key = key
+            flocked = self._flocked = _flock(target, view.root.backend, checkpoint,
+                                             release_by_closing=True)
+            call._by_path.append(flocked)
+        pinned = self._pinned = Pinned(call, target, self._label, self._field, self._rel)
+        pinned._target_follows = self._follow
+        _Step(exclusive=False).add(pinned, op)
+        if opening_final:
+            try:
+                pinned.decide(op)
+            except Refusal:
+                raise _AgainFollowing() from None
+            if not pinned.opened_final():
+                raise _AgainFollowing()
+        else:
+            pinned.decide(op)
+        return pinned
+
+    def _let_go(self) -> None:
+        """Let go of what is held, in the reverse order it was taken
+        (each step runs whatever the one before raised)."""
+        call = self._call
+        pinned, self._pinned = self._pinned, None
+        try:
+            if pinned is not None:
+                pinned.end()
+        finally:
+            flocked, self._flocked = self._flocked, None
+            key, self._key = self._key, None
+            try:
+                if flocked is not None:
+                    call._by_path.remove(flocked)
+                    flocked.release()
+            finally:
+                try:
+                    if key is not None:
+                        _TABLE.drop(key)
+                finally:
+                    target, self._target = self._target, None
+                    try:
+                        if target is not None:
+                            target.close()
+                    finally:
+                        tree, self._tree = self._tree, None
+                        try:
+                            if tree is not None:
+                                call.shared.drop_tree_shared(tree)
+                        finally:
+                            if self._shared:
+                                self._shared = False
+                                _TREE.drop_shared()
+
+
 class CallView:
     """The view as one call sees it: its deadline, its locks (re-entrant
     within the call), its host."""
@@ -110,13 +245,14 @@ class CallView:
         that each pin still resolves as it did (a parent swapped or made
         meanwhile: ``STALE``; without it the act uses what is there, as
         ``mkdir -p`` does)."""
-        places = [pin.place() for pin in pins] if self._host.asks_host and same_place \
-            else None
-        self._host.authorize(request)
+        host = self._host
+        asks = host.asks_host
+        places = [pin.place() for pin in pins] if asks and same_place else None
+        host.authorize(request)
         if places is not None:
             for pin, place in zip(pins, places):
                 pin.ensure_place(place)
-        if self._host.asks_host:  # otherwise the locks were held throughout: no window
+        if asks:  # otherwise the locks were held throughout: no window
             for pin in pins:
                 pin.release()  # what is there now is opened afresh
                 pin.decide_again()
@@ -125,105 +261,18 @@ class CallView:
     def shared(self) -> View:
         return self._view
 
-    @contextmanager
     def pin(self, rel: str, op: Op, *, field: str = "path", shown: str | None = None,
-            follow: bool = False, create_parents: bool = False) -> Iterator[Pinned]:
+            follow: bool = False, create_parents: bool = False
+            ) -> AbstractContextManager[Pinned]:
         """One step on ``rel``: the tree lock shared, one resolution, the
         lock of the directory it acts in, ``op`` decided on what was
         reached (the caller decides more ops on the same pin)."""
         label = shown if shown is not None else (rel.rstrip("/") or ".")
         if op is Op.DELETE or _names_git_entry(rel, op):  # rare: the tree held exclusively
-            with self._pin_exclusive(rel, op, label, field, follow=follow,
-                                     create_parents=create_parents) as pinned:
-                yield pinned
-            return
-        if follow:
-            # the common edit: no link at the final name, so the lstat that
-            # looks for one is left out and the file is opened under the
-            # lock instead; a link found there (ELOOP), or a refusal, makes
-            # the step again as it always was, following it
-            try:
-                yield from self._pin_shared(rel, op, label, field, follow=True,
-                                            create_parents=create_parents,
-                                            opening_final=True)
-                return
-            except _AgainFollowing:
-                pass
-        yield from self._pin_shared(rel, op, label, field, follow=follow,
-                                    create_parents=create_parents)
-
-    def _pin_shared(self, rel: str, op: Op, label: str, field: str, *, follow: bool,
-                    create_parents: bool, opening_final: bool = False) -> Iterator[Pinned]:
-        """:meth:`pin`'s step with the tree lock shared: the steps of
-        pin_group for one path, without an ExitStack (the common call:
-        every tool that changes one file comes here).  ``opening_final``:
-        the final name is not looked at for a link when resolved; it is
-        opened (``O_NOFOLLOW``) once decided, and :class:`_AgainFollowing`
-        raised before the step is given if a link is there or the
-        decision refuses."""
-        checkpoint = self.checkpoint
-        view = self._view
-        _TREE.take_shared(checkpoint)
-        try:
-            tree = view.take_tree_shared(checkpoint)
-            try:
-                target = self._target(rel, op, label, field, follow=follow,
-                                      create_parents=create_parents,
-                                      look_at_final=not opening_final, identify=False)
-                try:
-                    key: LockKey
-                    if self._held or self._by_path:
-                        # the call holds a directory already: this one's
-                        # identity says whether it is the same (an fstat then)
-                        key = target.held_identity()
-                        held = self._holds(key)
-                    else:
-                        # the common call: nothing held, no identity needed;
-                        # its directory is keyed by where it is, and the
-                        # flock (taken on each step's own fd) excludes any
-                        # other step on that directory, in this process too
-                        key = (view.identity, _held_path(target))
-                        held = False
-                    flocked = None
-                    if not held:
-                        _TABLE.take(key, checkpoint)
-                        try:
-                            flocked = _flock(target, self._view.root.backend, checkpoint,
-                                             release_by_closing=True)
-                        except BaseException:
-                            _TABLE.drop(key)
-                            raise
-                        self._by_path.append(flocked)
-                    try:
-                        pinned = Pinned(self, target, label, field, rel)
-                        try:
-                            pinned._target_follows = follow
-                            _Step(exclusive=False).add(pinned, op)
-                            if opening_final:
-                                try:
-                                    pinned.decide(op)
-                                except Refusal:
-                                    raise _AgainFollowing() from None
-                                if not pinned.opened_final():
-                                    raise _AgainFollowing()
-                            else:
-                                pinned.decide(op)
-                            yield pinned
-                        finally:
-                            pinned.end()
-                    finally:
-                        if flocked is not None:
-                            self._by_path.remove(flocked)
-                            try:
-                                flocked.release()
-                            finally:
-                                _TABLE.drop(key)
-                finally:
-                    target.close()
-            finally:
-                view.drop_tree_shared(tree)
-        finally:
-            _TREE.drop_shared()
+            return self._pin_exclusive(rel, op, label, field, follow=follow,
+                                       create_parents=create_parents)
+        return _SharedStep(self, rel, op, label, field, follow=follow,
+                           create_parents=create_parents)
 
     @contextmanager
     def _pin_exclusive(self, rel: str, op: Op, label: str, field: str, *, follow: bool,
@@ -265,6 +314,9 @@ class CallView:
             src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
             source = Pinned(self, src_t, label, "source", src)
             stack.callback(source.end)
+            # decided before ``dst`` looks at the source (its kind, a '/'
+            # it was spelled with): what a denied name holds is never said
+            source.decide(Op.MOVE_FROM)
             dst_rel = dst(source)
             dst_label = dst_rel.rstrip("/") or "."
             dst_t = stack.enter_context(self._resolve(dst_rel, Op.MOVE_TO, dst_label,
@@ -423,12 +475,18 @@ class CallView:
         spelled = text if directory in (".", "") else f"{directory}/{text}"
         try:
             with root.open_handle(spelled, _LOOK_FLAGS) as handle:
-                if not st.S_ISREG(handle.stat().st_mode):
-                    return LinkEnd.OTHER
+                regular = st.S_ISREG(handle.stat().st_mode)
                 canonical = handle.path
         except (OSError, ValueError):
-            return LinkEnd.OTHER
-        return LinkEnd.FILE if view.visible(canonical, op) else LinkEnd.HIDDEN
+            # nothing there (or no file): decided on where the text leads
+            # all the same, so whether a hidden name exists is not told
+            try:
+                canonical, regular = locate(root, spelled).path, False
+            except (OSError, ValueError):
+                return LinkEnd.OTHER
+        if not view.visible(canonical, op):
+            return LinkEnd.HIDDEN  # decided before its kind: a hidden folder is not told apart
+        return LinkEnd.FILE if regular else LinkEnd.OTHER
 
     def shown(self, rel: str) -> bool:
         """Whether ``rel`` names an entry (links followed) a model may be

@@ -48,6 +48,7 @@ class Decision:
 
 
 _ADDING = frozenset({Op.CREATE, Op.REPLACE, Op.MOVE_TO, Op.MKDIR})
+_MUTATING = frozenset(op for op in Op if op.mutates)  # Op.mutates as a set test (no call)
 _REMOVING = frozenset({Op.DELETE, Op.MOVE_FROM})
 
 
@@ -362,18 +363,22 @@ class View:
         policy = self.policy
         if policy.is_empty:
             return None
-        self.links_known()
-        if location.passed:
-            self.learn_passed(location.passed)
+        if not self.links_settled:
+            self.links_known()
+        passed_on_way = location.passed
+        if passed_on_way:
+            self.learn_passed(passed_on_way)
         kind = policy.rule(location.path, op)
         for made in location.creates:
             kind = kind or policy.rule(made, Op.MKDIR)
-        for passed in location.passed:
+        for passed in passed_on_way:
             if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
                 kind = Kind.DENY_RULE
-        if kind is None:
+        # the names leading here through links (none known, no other root: nothing to weigh)
+        if kind is None and (self.links.locations or self.nested_in or self.opened_beneath
+                             or self.beside):
             kind = self._alias_rule(location, op)
-        if kind is None and op.mutates and policy.guards_git and (
+        if kind is None and op in _MUTATING and policy.guards_git and (
                 in_repository() if in_repository is not None else
                 in_git_directory(self.look, location.path, location.creates)):
             kind = Kind.PROTECTED  # a repository the scan at open did not find

@@ -8,6 +8,7 @@ import stat as st
 import threading
 from collections import deque
 from collections.abc import Collection, Container, Iterable
+from dataclasses import replace
 
 from ....contained import DirEntry, Root
 from ..._policy.gitdirs import Scan, scan
@@ -44,6 +45,8 @@ class LinkMap:
         # read-only views for a walk's membership tests (one per entry, no call):
         # the paths a known link leads to; those a known link leads to or below
         self.targets: Collection[str] = self._by_target
+        # the known links' locations, read-only: empty when no link is known
+        self.locations: Collection[str] = self._leads
         self._parents: dict[str, int] = {}  # directory -> known link targets right in it
         self.holding_targets: Collection[str] = self._parents
         self.reached: Container[str] = self._below
@@ -105,6 +108,29 @@ class LinkMap:
         with self._guard:
             out, self._relearn = self._relearn, []
         return out
+
+    def below(self, top: str) -> list[str]:
+        """The known links lying below the directory ``top``."""
+        prefix = top + "/" if top not in (".", "") else ""
+        with self._guard:
+            return [location for location in self._leads if location.startswith(prefix)]
+
+    def reached_through(self, place: str) -> list[tuple[str, str]]:
+        """The known links whose target was reached through ``place`` itself
+        (a link of their chain, or where it led), each with the rest of its
+        target beyond where ``place`` leads now ("" for there itself; ""
+        too where that cannot be told): a move onto ``place`` makes them
+        lead into what lands there."""
+        with self._guard:
+            end = self._leads.get(place, place)
+            found = []
+            for location, via in self._via.items():
+                target = self._leads.get(location)
+                if place not in via or target is None:
+                    continue
+                rest = target[len(end) + 1:] if target.startswith(end + "/") else ""
+                found.append((location, rest))
+        return found
 
     def through(self, top: str) -> list[str]:
         """The known links whose target was reached through ``top`` or an
@@ -420,5 +446,11 @@ class RootLook:
 
 def git_scan(root: Root) -> Scan:
     """The git directories to protect as a whole and the links met, found
-    by one bounded look at ``root`` (when a toolbox opens it)."""
-    return scan(RootLook(root))
+    by one bounded look at ``root`` (when a toolbox opens it).  More links
+    than :data:`MAX_SCANNED_LINKS` leave it incomplete, though every
+    directory was looked at: those past the bound are learnt by the walk
+    an incomplete look starts."""
+    found = scan(RootLook(root))
+    if found.complete and len(found.links) > MAX_SCANNED_LINKS:
+        return replace(found, complete=False)
+    return found

@@ -117,9 +117,14 @@ class _Table:
             raise
 
     def drop(self, key: LockKey) -> None:
-        """Release ``key`` (taken by :meth:`take`)."""
-        self._locks[key][0].release()
-        self._unuse(key)
+        """Release ``key`` (taken by :meth:`take`), and forget it if unused."""
+        with self._guard:
+            lock, users = self._locks[key]
+            lock.release()
+            if users == 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
 
     def _unuse(self, key: LockKey) -> None:
         with self._guard:

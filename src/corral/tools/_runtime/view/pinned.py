@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import stat as st
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -115,11 +117,12 @@ class Pinned:
     def decide(self, op: Op) -> None:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
         view = self._call.shared
-        kind = view.rule(self.location, op, self._in_repository)
+        kind = view.rule(self._location or self.location, op, self._in_repository)
         if kind is not None:
             raise policy_refusal(kind, self.shown, op, self.field)
-        if op in _ADDING and self._step is not None:
-            view.refuse_new_repository(self._step)
+        step = self._step
+        if step is not None and op in _ADDING:
+            view.refuse_new_repository(step)
         if op not in self._decided:
             self._decided.append(op)
 
@@ -179,7 +182,8 @@ class Pinned:
     def _names_git_config(self) -> bool:
         """Whether the entry this pin makes or changes in its held
         directory is named as git's ``config``, ``hooks`` or ``info``."""
-        first = (self.creates[0] if self.creates else self.path).rpartition("/")[2]
+        target = self._target
+        first = (target.creates[0] if target.creates else target.path).rpartition("/")[2]
         return first.lower() in ("config", "hooks", "info")
 
     def place(self) -> Place:
@@ -257,13 +261,14 @@ class Pinned:
         now: ``STALE`` where the caller ``looked_at`` it (it was there),
         else the core's "not found" (``STALE`` if it is there again)."""
         opened = self._kept_as(expect)
+        if opened is not None:
+            return opened  # the kept file, and it is ``expect`` (or nothing was expected)
+        opened = self._target.open_existing(os.O_RDONLY)
         if opened is None:
-            opened = self._target.open_existing(os.O_RDONLY)
-            if opened is None:
-                if not looked_at:
-                    self._target.open(os.O_RDONLY).close()  # raises the core's "not found"
-                raise swapped(self.shown)
-            self._keep(opened)
+            if not looked_at:
+                self._target.open(os.O_RDONLY).close()  # raises the core's "not found"
+            raise swapped(self.shown)
+        self._keep(opened)
         info = opened.info
         if expect is not None and (info.st_dev, info.st_ino) != (expect.st_dev, expect.st_ino):
             if self._kept is not opened:
@@ -368,14 +373,36 @@ class Pinned:
     def make_parents(self) -> list[str]:
         return self._target.make_parents() if self._target.creates else []
 
-    def write(self, data: bytes, *, exclusive: bool, expect: os.stat_result | None) -> None:
+    def unmake_parents(self, made: list[str]) -> None:
+        """Remove what :meth:`make_parents` returned, while still empty."""
+        self._target.unmake_parents(made)
+
+    @contextmanager
+    def parents_made(self) -> Iterator[list[str]]:
+        """:meth:`make_parents` for the act in the ``with`` block (the
+        directories made, yielded): should the act fail, they are removed
+        again while empty, so a call that changed nothing leaves nothing."""
+        made = self.make_parents()
+        try:
+            yield made
+        except BaseException:
+            try:
+                self._target.unmake_parents(made)
+            except OSError:
+                pass  # the act's failure is what the caller hears
+            raise
+
+    def write(self, data: bytes, *, exclusive: bool, expect: os.stat_result | None,
+              mode: int | None = None) -> None:
         """Atomic replace (or create) in the pinned directory, the entry
-        expected to be ``expect`` (``None``: absent)."""
+        expected to be ``expect`` (``None``: absent); ``mode``: the
+        permission bits a created file gets from its first byte (a file put
+        back keeps the privacy it had)."""
         kept = None if expect is None or exclusive else self._kept_as(expect)
         if kept is not None:  # its fstat for the lstat, its fd for the metadata
             self._target.write_bytes(data, exclusive=False, replacing=kept)
             return
-        self._target.write_bytes(data, exclusive=exclusive,
+        self._target.write_bytes(data, exclusive=exclusive, mode=mode,
                                  expect=None if expect is None else (expect.st_dev,
                                                                      expect.st_ino))
 
@@ -417,20 +444,106 @@ class Pinned:
         symlink to an in-root directory, that directory's entries as they
         will be seen under the new name), as ``(inner, kind, field)``."""
         view = self._call.shared
+        found = self._carried_through_links(dest, kind)
+        if found is not None:
+            return found
         if kind == "directory":
             return view.subtree_rule(self.path, dest.path, self._checkpoint_fn(), leaving=True,
-                                     shown=self.shown)
+                                     shown=self.shown) or self._carried_links_rule(dest)
         if kind != "symlink":
             return None
+        leads = self._leads_from(dest)
         try:
-            leads = locate(view.root, self.path, follow=True)
-            info = view.root.stat(leads.path)
+            info = view.root.stat(leads) if leads is not None else None
         except OSError:
-            return None  # dangling or outside: it carries nothing in the root
-        if not st.S_ISDIR(info.st_mode):
-            return None
-        return view.subtree_rule(leads.path, dest.path, self._checkpoint_fn(), leaving=False,
+            info = None
+        if leads is None or info is None or not st.S_ISDIR(info.st_mode):
+            return None  # dangling, outside or a file: it carries nothing in the root
+        return view.subtree_rule(leads, dest.path, self._checkpoint_fn(), leaving=False,
                                  shown=self.shown)
+
+    def _carried_links_rule(self, dest: Pinned) -> tuple[str, Kind, str] | None:
+        """For a move of this directory onto ``dest``: each link it holds is
+        decided on what it will lead to, under its new name and the names
+        known links give that (a link whose text climbs out of it leads
+        elsewhere from the new place: ``p/.vscode -> ../cfg`` with ``p``
+        moved to ``x/p`` leads to ``x/cfg``)."""
+        view = self._call.shared
+        root = view.root
+        for link in view.links.below(self.path):
+            inner = link[len(self.path) + 1:] if self.path not in (".", "") else link
+            try:
+                text = root.readlink(link)
+            except (OSError, ValueError):
+                continue
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(inner), text))
+            named = f"{dest.path}/{inner}"
+            if text.startswith("/"):
+                spelled = link  # the same place from anywhere
+            elif joined == ".." or joined.startswith("../"):
+                spelled = posixpath.normpath(posixpath.join(dest.path, joined))
+            else:  # what it leads to moves with it: looked at where it is now
+                spelled = posixpath.join(self.path, joined) if self.path not in (".", "") \
+                    else joined
+            try:
+                if spelled == ".." or spelled.startswith("../"):
+                    continue  # out of the root from there
+                lands = locate(root, spelled, follow=True).path
+                info = root.stat(lands)
+            except (OSError, ValueError):
+                continue
+            rule = view.rule(Location(named), Op.MOVE_TO)
+            if rule is not None:
+                return inner, rule, "destination"
+            if st.S_ISDIR(info.st_mode):
+                found = view.subtree_rule(lands, named, self._checkpoint_fn(), leaving=False,
+                                          shown=self.shown)
+                if found is not None:
+                    return found
+        return None
+
+    def _leads_from(self, dest: Pinned) -> str | None:
+        """Where this symlink will lead once it lies at ``dest`` (canonical):
+        a relative text is read from the destination's directory, not from
+        where the link lies now (``p/lnk -> cfg`` moved to the top leads to
+        ``cfg``); ``None``: nothing in the root."""
+        root = self._call.shared.root
+        try:
+            text = root.readlink(self.path)
+            if text.startswith("/"):  # the same place from anywhere
+                return locate(root, self.path, follow=True).path
+            parent = dest.path.rpartition("/")[0]
+            return locate(root, f"{parent}/{text}" if parent else text, follow=True).path
+        except (OSError, ValueError):
+            return None
+
+    def _carried_through_links(self, dest: Pinned, kind: str) -> tuple[str, Kind, str] | None:
+        """What lands at ``dest`` as the known links whose chain passes
+        through it will see it (``.vscode -> l1 -> editor`` with ``l1``
+        replaced by a move): each such name decided, and what the moved
+        entry leads to entered under it."""
+        view = self._call.shared
+        reached = view.links.reached_through(dest.path)
+        if not reached:
+            return None
+        lands = self._leads_from(dest) if kind == "symlink" else self.path
+        for name, rest in reached:
+            rule = view.rule(Location(name), Op.MOVE_TO)
+            if rule is not None:
+                return "", rule, "destination"
+            if lands is None:
+                continue
+            inner = f"{lands}/{rest}" if rest else lands
+            try:
+                info = view.root.stat(inner)
+            except OSError:
+                continue
+            if st.S_ISDIR(info.st_mode):
+                found = view.subtree_rule(inner, name, self._checkpoint_fn(), leaving=False,
+                                          shown=self.shown)
+                if found is not None:
+                    return found
+        return None
 
     def _checkpoint_fn(self) -> Checkpoint:
         return self._call.checkpoint

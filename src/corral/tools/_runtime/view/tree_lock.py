@@ -178,9 +178,8 @@ os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def _lock_file(key: tuple[int, int]) -> _LockFile | None:
-    with _place_guard:
-        if key in _files:
-            return _files[key]
+    if key in _files:  # the common case, read without the guard (entries are never replaced)
+        return _files[key]
     fd = _open_lock_file(key)
     found: _LockFile | None = None
     if fd is not None:
