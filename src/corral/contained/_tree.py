@@ -37,7 +37,7 @@ from ._backend import makes_batches
 from ._handle import Handle
 
 if TYPE_CHECKING:
-    from ._backend import Backend, KindListing
+    from ._backend import Backend
     from ._root import Root
 
 __all__ = ["FILE_FLAGS", "MAX_DEPTH", "Listing", "Tree", "TreeItem", "TreeStats", "TreeVisitor",
@@ -93,14 +93,6 @@ def is_native(backend: Backend) -> bool:
     may too (any other backend is asked for every call, so a test's
     fault-injecting backend sees them all)."""
     return makes_batches(backend)
-
-
-def _listing(raw: KindListing, stats: TreeStats) -> Listing:
-    files, kinds, dirs, undecodable = raw
-    stats.undecodable += undecodable
-    files.sort()
-    dirs.sort()
-    return Listing(files, kinds, dirs)
 
 
 def open_entry(root: Root, dir_fd: int, name: str, path: str) -> tuple[Handle, os.stat_result]:
@@ -207,19 +199,7 @@ class Tree(Generic[S]):
 
     def __iter__(self) -> Iterator[TreeItem[S]]:
         self._gen = self._walk()
-        return self._capped(self._gen) if self._left is not None else self._gen
-
-    def _capped(self, items: Iterator[TreeItem[S]]) -> Iterator[TreeItem[S]]:
-        """At most ``max_entries`` entries in all; then :attr:`TreeStats.incomplete`."""
-        for dir_sub, fd, state, names, kinds in items:
-            left = self._left or 0
-            if len(names) > left:
-                self.stats.incomplete = True
-                if left:
-                    yield dir_sub, fd, state, names[:left], kinds
-                return
-            self._left = left - len(names)
-            yield dir_sub, fd, state, names, kinds
+        return self._gen
 
     def __enter__(self) -> Tree[S]:
         return self
@@ -230,9 +210,12 @@ class Tree(Generic[S]):
 
     def _list(self, fd: int) -> Listing:
         if self._native is not None:
-            listing = _listing(self._native(fd), self.stats)
-            self.stats.entries += len(listing.files) + len(listing.dirs)
-            return listing
+            names, odd, subdirs, undecodable = self._native(fd)
+            names.sort()
+            subdirs.sort()
+            self.stats.undecodable += undecodable
+            self.stats.entries += len(names) + len(subdirs)
+            return Listing(names, odd, subdirs)
         files: list[str] = []
         dirs: list[str] = []
         kinds: dict[str, str] = {}
@@ -286,8 +269,13 @@ class Tree(Generic[S]):
             # as fwalk: one name, O_NOFOLLOW|O_DIRECTORY, so only a real
             # directory opens (a symlink swapped in since listing does not)
             if self._native is not None:
-                child, raw = self._native.open_list(parent.fd, name, _DIR_FLAGS)
-                listing = _listing(raw, self.stats)
+                child, (files, kinds, dirs, undecodable) = \
+                    self._native.open_list(parent.fd, name, _DIR_FLAGS)
+                files.sort()
+                dirs.sort()
+                if undecodable:
+                    self.stats.undecodable += undecodable
+                listing = Listing(files, kinds, dirs)
             else:
                 child, listing = backend.open_at(parent.fd, name, _DIR_FLAGS), None
         except OSError:
@@ -331,18 +319,23 @@ class Tree(Generic[S]):
             if state is None:
                 continue
             if self._yield_dirs:
-                self._runs(frame, bisect_left(files, key, frame.next_file), out)
+                end = bisect_left(files, key, frame.next_file)
+                if end > frame.next_file:
+                    self._runs(frame, end, out)
                 out.append((frame.sub, frame.fd, frame.state, [name], {name: "dir"}))
             if not visitor.enters(state):
                 continue
             if depth > self._max_depth:
                 self.stats.too_deep += 1
                 continue
-            self._runs(frame, bisect_left(files, key, frame.next_file), out)
+            end = bisect_left(files, key, frame.next_file)
+            if end > frame.next_file:
+                self._runs(frame, end, out)
             child = self._open(frame, name, state)
             if child is not None:
                 return out, child
-        self._runs(frame, len(files), out)
+        if frame.next_file < len(files):
+            self._runs(frame, len(files), out)
         return out, None
 
     def _walk(self) -> Generator[TreeItem[S], None, None]:
@@ -355,6 +348,14 @@ class Tree(Generic[S]):
                 frame = stack[-1]
                 runs, child = self._step(frame, len(stack))
                 for run in runs:
+                    if self._left is not None:  # at most max_entries entries in all
+                        left = self._left
+                        if len(run[3]) > left:
+                            self.stats.incomplete = True
+                            if left:
+                                yield run[0], run[1], run[2], run[3][:left], run[4]
+                            return
+                        self._left = left - len(run[3])
                     yield run
                     if len(run[3]) >= TICK_EVERY:
                         tick()

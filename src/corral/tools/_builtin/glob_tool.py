@@ -32,7 +32,7 @@ from .._policy.rules import Op
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import GlobRequest
-from .._runtime.view import walk_tree
+from .._runtime.view import link_end, walk_tree
 from .._runtime.view_walk import LinkEnd
 from .._search.walk import (Base, Budget, DirState, SearchCounts, SearchVisitor, base_rules,
                             ignored_note, open_base, stopped_note)
@@ -206,7 +206,7 @@ def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, s
             # one resolution each: a link to no file is counted as a link,
             # one to a file a rule hides is hidden as that file is
             directory = base.real_path(dir_sub.rstrip("/")) if dir_sub else base.real
-            ends = {n: ctx.view.link_end(fd, directory, n) for n in linked}
+            ends = {n: link_end(ctx.view, fd, directory, n) for n in linked}
             links = [n for n in linked if ends[n] is LinkEnd.OTHER]
             hidden = [n for n in linked if ends[n] is LinkEnd.HIDDEN]
             found.symlinks += len(links)

@@ -127,9 +127,14 @@ def ancestor_rules(ctx: ToolContext, real: str,
     dirs = ["."] + ["/".join(parts[:depth]) for depth in range(1, len(parts) + 1)]
     rules = IgnoreRules()
     deepest = len(dirs) - 1
-    top = next((depth for depth in range(deepest, -1, -1)
-                if (GIT_DIR in names if depth == deepest and names is not None
-                    else entry_exists(ctx.view, _under(dirs[depth], GIT_DIR)))), None)
+    top = None
+    if names is not None and GIT_DIR in names:
+        top = deepest
+    else:
+        for depth in range(deepest - (names is not None), -1, -1):
+            if entry_exists(ctx.view, f"{dirs[depth]}/{GIT_DIR}" if depth else GIT_DIR):
+                top = depth
+                break
     if top is None:
         if not root_in_repository(ctx.view.shared):
             return rules  # outside any work tree: no .gitignore applies
@@ -191,22 +196,22 @@ class Budget:
     which carries what was found so far, marked partial."""
 
     def __init__(self, ctx: ToolContext, what: str) -> None:
-        self._ctx = ctx
-        self._what = what
+        self.ctx = ctx
+        self.what = what
         self.steps = 0
 
     def check(self) -> None:
         self.steps += 1
-        self._ctx.checkpoint()
+        self.ctx.checkpoint()
         if self.steps % 16 == 0:
-            self._ctx.progress(self.steps, None, self._what)
+            self.ctx.progress(self.steps, None, self.what)
 
     @staticmethod
     def is_time_limit(refusal: Refusal) -> bool:
         return refusal.kind is Kind.TIME_LIMIT
 
     def over(self, shown: str, found: dict[str, Any]) -> Refusal:
-        return time_limit(self._what, self._ctx.seconds, partial={"path": shown, **found},
+        return time_limit(self.what, self.ctx.seconds, partial={"path": shown, **found},
                           hint="Narrow 'path' or the pattern and search again (or use the "
                                "partial results in details).")
 
@@ -296,7 +301,11 @@ class SearchVisitor(TreeVisitor[DirState]):
         return DirState(state.globs, state.policy, ignore)
 
     def tick(self) -> None:
-        self.budget.check()
+        budget = self.budget  # Budget.check, once per directory: spelled out here
+        budget.steps += 1
+        budget.ctx.checkpoint()
+        if budget.steps % 16 == 0:
+            budget.ctx.progress(budget.steps, None, budget.what)
 
     def shown_files(self, state: DirState, names: list[str]) -> list[str]:
         """The names (all the files of one directory) the host's rules do

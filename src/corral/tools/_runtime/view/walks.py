@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import posixpath
 import stat as st
 import threading
 import weakref
@@ -15,7 +16,7 @@ from ....contained import (FileScan, Tree, TreeVisitor, adopt_entry, batches_nat
 from ..._policy.rules import Op
 from ..._refusals.catalogue import swapped
 from ..view_read import OpenFile
-from ..view_walk import OpenDirectory
+from ..view_walk import LinkEnd, OpenDirectory
 from .call import CallView
 from .decide import View
 
@@ -27,6 +28,8 @@ _CANONICAL_ONLY = 0x08 | 0x04 | 0x02
 _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR})
 _PROBE_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _PROBE_ANY = getattr(os, "O_PATH", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
+#: opens a link's end to name it: no read access needed, no FIFO waited on
+_LOOK_FLAGS = getattr(os, "O_PATH", 0) or os.O_RDONLY
 _REPOSITORY_ABOVE: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
 _PROBE_FAST: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
 _REPOSITORY_ABOVE_GUARD = threading.Lock()
@@ -242,3 +245,53 @@ def open_listed(call: CallView, dir_fd: int, name: str, canonical: str, shown: s
     root = call.shared.root
     handle, info = open_entry(root, dir_fd, name, canonical)
     return OpenFile(handle, root.backend, shown), info
+
+
+def link_end(call: CallView, dir_fd: int, directory: str, name: str, op: Op = Op.SEARCH
+             ) -> LinkEnd:
+    """Where the symlink ``name`` leads, met by a walk of the directory
+    ``directory`` (canonical) held open as ``dir_fd``: its text read in
+    that directory, then one resolution of it from there (the kernel's
+    own reading of a relative link) names the file it reaches, decided on
+    its canonical path and the known names leading to it.  A link spelled
+    as an absolute path is an escape to the core: ``OTHER``."""
+    root = call.shared.root
+    try:
+        text = root.backend.readlink_at(dir_fd, name)
+    except (OSError, ValueError):
+        return LinkEnd.OTHER
+    if not text or text.startswith("/"):
+        return LinkEnd.OTHER
+    spelled = text if directory in (".", "") else f"{directory}/{text}"
+    try:  # the common case: no other link on the way, one openat2 says where it lands
+        fd = _probe(call, spelled, _PROBE_ANY)
+    except LookupError:
+        return _link_end_resolved(call, spelled, op)
+    if fd is None:  # dangling, or a file where a directory is spelled
+        return LinkEnd.OTHER
+    backend = root.backend
+    try:
+        regular = st.S_ISREG(backend.fstat(fd).st_mode)
+    except OSError:
+        regular = False
+    finally:
+        backend.close(fd)
+    if not regular:
+        return LinkEnd.OTHER
+    # no link was followed on the way (the directory is canonical), so the
+    # path it reached is the spelling with its '..' taken lexically
+    canonical = posixpath.normpath(spelled)
+    return LinkEnd.FILE if call.shared.visible(canonical, op) else LinkEnd.HIDDEN
+
+
+def _link_end_resolved(call: CallView, spelled: str, op: Op) -> LinkEnd:
+    """:func:`link_end` the long way: the core resolves ``spelled`` (links
+    on the way followed beneath the root) and names what it reached."""
+    try:
+        with call.shared.root.open_handle(spelled, _LOOK_FLAGS) as handle:
+            if not st.S_ISREG(handle.stat().st_mode):
+                return LinkEnd.OTHER
+            canonical = handle.path
+    except (OSError, ValueError):
+        return LinkEnd.OTHER
+    return LinkEnd.FILE if call.shared.visible(canonical, op) else LinkEnd.HIDDEN
