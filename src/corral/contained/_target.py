@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as st
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import _acts
@@ -32,6 +32,10 @@ class Opened(NamedTuple):
 
     handle: Handle
     info: os.stat_result
+
+
+# a Target that made no directory has none to remove
+_NOTHING_MADE: Mapping[str, tuple[int, int]] = {}
 
 
 def _is_name(name: str) -> bool:
@@ -67,7 +71,7 @@ class Target(Closing):
 
     __slots__ = ("path", "parent", "name", "creates", "passed", "_root", "_anchor", "_parsed",
                  "_fd", "_tail", "_must_be_dir", "_follow", "_ends_dotdot", "_closed",
-                 "_identity", "_readable", "_first_fd")
+                 "_identity", "_readable", "_first_fd", "_made_ids")
 
     def __init__(self, root: Root, anchor: Anchor, parsed: ParsedPath, at: Resolved, fd: int,
                  tail: tuple[str, ...], *, passed: tuple[str, ...], follow_final: bool,
@@ -96,6 +100,7 @@ class Target(Closing):
         # the fd resolution held, kept open until close once make_parents
         # moved on from it: a lock taken on it holds for the Target's life
         self._first_fd = -1
+        self._made_ids: Mapping[str, tuple[int, int]] = _NOTHING_MADE
 
     def __repr__(self) -> str:
         return f"<corral Target {self.path!r} creates={list(self.creates)}>"
@@ -184,11 +189,16 @@ class Target(Closing):
         self._dir(planned_ok=True)
         backend = self._backend()
         made: list[str] = []
+        # what each directory made is (device, inode): only that is removed again
+        made_ids: dict[str, tuple[int, int]] = {}
+        self._made_ids = made_ids
         while self._tail:
             name, where = self._tail[0], self.creates[len(self.creates) - len(self._tail)]
             try:
                 new = backend.create_directory_at(self._fd, name, mode)
                 made.append(where)
+                info = backend.fstat(new)
+                made_ids[where] = (info.st_dev, info.st_ino)
             except OSError as exc:
                 if exc.errno != errno.EEXIST:
                     raise self._error(exc, where) from None
@@ -209,10 +219,13 @@ class Target(Closing):
         """Remove the directories :meth:`make_parents` made (``made``, as it
         returned them), deepest first, each only while it is still an empty
         directory (reached ``O_NOFOLLOW`` from the directory resolution
-        held): a creation that did not go on leaves no directory behind.
-        Stops at the first that is not empty or not there."""
+        held) and still the directory made (its device and inode): a
+        creation that did not go on leaves no directory behind, and one
+        moved into a made one's place stays.  Stops at the first that is not
+        empty, not there or not the one made."""
         if not made or self._first_fd < 0:
             return
+        made_ids = self._made_ids
         backend = self._backend()
         names = [where.rsplit("/", 1)[-1] for where in self.creates]
         fds = [self._first_fd]
@@ -221,6 +234,9 @@ class Target(Closing):
                 fds.append(backend.open_at(fds[-1], name, backend.dir_flags))
             for parent_fd, name, where in reversed(list(zip(fds, names, self.creates))):
                 if where in made:
+                    info = backend.lstat_at(parent_fd, name)
+                    if made_ids.get(where) != (info.st_dev, info.st_ino):
+                        return  # another directory is there now: it is not this call's
                     backend.rmdir_at(parent_fd, name)
         except OSError as exc:
             if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOENT, errno.ENOTDIR,
