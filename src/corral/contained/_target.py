@@ -189,16 +189,11 @@ class Target(Closing):
         self._dir(planned_ok=True)
         backend = self._backend()
         made: list[str] = []
-        # what each directory made is (device, inode): only that is removed again
-        made_ids: dict[str, tuple[int, int]] = {}
-        self._made_ids = made_ids
         while self._tail:
             name, where = self._tail[0], self.creates[len(self.creates) - len(self._tail)]
             try:
                 new = backend.create_directory_at(self._fd, name, mode)
                 made.append(where)
-                info = backend.fstat(new)
-                made_ids[where] = (info.st_dev, info.st_ino)
             except OSError as exc:
                 if exc.errno != errno.EEXIST:
                     raise self._error(exc, where) from None
@@ -213,6 +208,10 @@ class Target(Closing):
                 backend.close(self._fd)
             self._fd, self._tail = new, self._tail[1:]
             self._identity, self._readable = None, False
+            if made and made[-1] == where:
+                # what each directory made is (device, inode): only that is removed again
+                info = backend.fstat(new)
+                self._made_ids = {**self._made_ids, where: (info.st_dev, info.st_ino)}
         return made
 
     def unmake_parents(self, made: Sequence[str]) -> None:
