@@ -13,6 +13,8 @@ import errno
 import os
 from pathlib import Path
 
+import pytest
+
 from corral.contained import Root, backend_by_name
 from corral.testing.backends import Fault, FaultBackend
 from corral.tools import Toolbox
@@ -21,8 +23,13 @@ from corral.tools import Toolbox
 # -- the parents a failed write made are removed: only they, never one moved in ----------------
 
 
+@pytest.mark.parametrize("tool,args,method,name", [
+    ("write_file", {"path": "x/y/f.txt", "content": "data\n"}, "write", "f.txt"),
+    ("make_directory", {"path": "x/y/f.txt"}, "mkdir_at", "f.txt"),
+    ("move_file", {"source": "a.txt", "destination": "x/y/f.txt"}, "rename_at", "a.txt"),
+], ids=["write_file", "make_directory", "move_file"])
 def test_a_failed_writes_parents_removal_spares_a_folder_moved_into_their_place(
-        tmp_path: Path, make_root) -> None:
+        tmp_path: Path, make_root, tool: str, args: dict, method: str, name: str) -> None:
     """write_file x/y/f.txt makes x and x/y; its write fails (a full disk),
     and before the directories it made are removed, another process moves
     the user's own (empty) folder ``keep`` to x/y.  The removal took x/y
@@ -34,11 +41,11 @@ def test_a_failed_writes_parents_removal_spares_a_folder_moved_into_their_place(
         os.rename(tmp_path / "x" / "y", tmp_path / "made-y")
         os.rename(tmp_path / "keep", tmp_path / "x" / "y")
 
-    full = Fault("write", errno.ENOSPC, name="f.txt", hook=move_keep_in)
+    full = Fault(method, errno.ENOSPC, name=name, hook=move_keep_in)
     backend = FaultBackend(backend_by_name(make_root.backend_name), full)
     root = Root(str(tmp_path), backend=backend, fast_path=make_root.fast_path)
     try:
-        answer = Toolbox(root).call("write_file", {"path": "x/y/f.txt", "content": "data\n"})
+        answer = Toolbox(root).call(tool, args)
     finally:
         root.close()
     assert full.fired == 1, backend.fired
