@@ -688,11 +688,11 @@ class _Quick:
             end = ends_with.lower()
             names = frozenset(n for n in names if n.endswith(end))
             suffixes = tuple(x for x in suffixes if x.endswith(end) or end.endswith(x))
-        # the same tests as substrings of "\0" + the names joined by "\0" + "\0"
-        # (a file name holds no NUL): one search each for a run of names
-        needles = (*(f"\0{n}\0" for n in names), *(f"{x}\0" for x in suffixes),
-                   *(f"\0{x}" for x in self.prefixes))
-        known = (names, suffixes, self.prefixes, needles) if needles else None
+        # the suffix and prefix tests as substrings of "\0" + the names joined
+        # by "\0" + "\0" (a file name holds no NUL): one search each for a run
+        # of names; the exact names are one set test of the run
+        needles = (*(f"{x}\0" for x in suffixes), *(f"\0{x}" for x in self.prefixes))
+        known = (names, suffixes, self.prefixes, needles) if names or needles else None
         if len(self._tests) < 64:
             self._tests[ends_with] = known
         return known
@@ -763,12 +763,14 @@ class Scope:
             exact, suffixes, prefixes, needles = tests
             joined = "\0".join(names)
             if joined.isascii():  # folded = lower-cased: every test at once, in C
-                joined = f"\0{joined.lower()}\0"
-                for needle in needles:
-                    if needle in joined:
-                        break
-                else:
-                    return names
+                joined = joined.lower()
+                if exact.isdisjoint(joined.split("\0")):
+                    joined = f"\0{joined}\0"
+                    for needle in needles:
+                        if needle in joined:
+                            break
+                    else:
+                        return names
             maybe = [n for n in names
                      if (f := n.lower() if n.isascii() else fold(n)) in exact
                      or f.endswith(suffixes) or f.startswith(prefixes)]
