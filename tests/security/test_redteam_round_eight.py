@@ -281,3 +281,53 @@ def test_a_folder_moved_onto_a_protected_chains_folder_is_decided_through_its_li
     landed = guarded.read_text() if guarded.exists() else ""
     assert "PWN-round-eight" not in landed, answers
     assert answers[2]["ok"] is False and answers[2]["code"] == "DENIED", answers
+
+
+# -- other version control systems' repository config -------------------------------------------
+
+
+@pytest.mark.parametrize("written,content", [
+    (".hg/hgrc", "[hooks]\npre-status = touch /tmp/owned\n"),
+    ("sub/.hg/hgrc", "[extensions]\nowned = ../../owned.py\n"),
+    (".jj/repo/config.toml", "[ui]\npager = \"sh -c 'touch /tmp/owned; less'\"\n"),
+])
+def test_another_version_control_systems_repository_config_is_protected(tmp_path, make_root,
+                                                                        written, content):
+    """Mercurial reads ``.hg/hgrc`` at every command (``pre-<command>``
+    hooks run, ``[extensions]`` load Python from a path), and Jujutsu its
+    repository's ``config.toml`` (pager, diff and merge tools): a model
+    writing one runs a command at the user's next ``hg status``."""
+    (tmp_path / written).parent.mkdir(parents=True)
+    box = Toolbox(make_root(str(tmp_path)))
+    answer = box.call("write_file", {"path": written, "content": content})
+    assert not (tmp_path / written).exists(), answer
+    assert answer["ok"] is False and answer["code"] == "DENIED", answer
+
+
+# -- a link in a denied name's chain removed -----------------------------------------------------
+
+
+@pytest.mark.parametrize("name,text,secret", [
+    ("vault", "l1", "data/prod.txt"),
+    ("vault", "dd/../data", "data/prod.txt"),
+    (".env", "l1/prod.env", "data/prod.env"),
+], ids=["link", "folder-left-by-dotdot", "secret-name"])
+@pytest.mark.parametrize("step", ["delete_file", "move_file"])
+def test_removing_a_link_in_a_denied_names_chain_does_not_show_what_it_hid(
+        tmp_path, make_root, name, text, secret, step):
+    """``vault -> l1 -> data`` under ``deny=vault``: ``data`` is hidden;
+    ``delete_file l1`` (moving it away was refused) left ``vault``
+    dangling, and ``data/prod.txt`` read as any file.  The same with a
+    folder the chain leaves by ``..``, and a secret name."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "dd").mkdir()
+    (tmp_path / secret).write_text("hunter2-round-eight\n")
+    os.symlink("data", tmp_path / "l1")
+    os.symlink(text, tmp_path / name)
+    removed = "dd" if text.startswith("dd/") else "l1"
+    box = Toolbox(make_root(str(tmp_path)), deny=["vault"])
+    gone = box.call(step, {"path": removed} if step == "delete_file" else
+                    {"source": removed, "destination": "elsewhere"})
+    answers = [box.call("read_file", {"path": secret}),
+               box.call("grep", {"pattern": "hunter2", "path": "."})]
+    assert "hunter2-round-eight" not in json.dumps(answers), (gone, answers)

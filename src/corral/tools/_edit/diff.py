@@ -92,7 +92,8 @@ def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int,
     while below < context and last < len(old):
         last = old.find("\n", last) + 1 or len(old)
         below += 1
-    hunk = _range(before.line_of(ba) - 1 - above, above + 1 + below)
+    # the changed line's index: the breaks before it (the text has no \r)
+    hunk = _range(old.count("\n", 0, start) - above, above + 1 + below)
     return Diff(f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n"
                 f"{_context(old[first:start])}{_line('-', removed)}{_line('+', added)}"
                 f"{_context(old[old_end:last])}", True)

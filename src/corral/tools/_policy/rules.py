@@ -126,6 +126,8 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.nvim.lua",
     "**/.dir-locals.el",              # Emacs: directory variables (eval: forms) on file open
     "**/.dir-locals-2.el",
+    "**/.hg/hgrc",                    # Mercurial: hooks (pre-<command>), extensions
+    "**/.jj/repo/config.toml",        # Jujutsu: pager, diff and merge tools it runs
 )
 
 DEFAULT_PROTECT: tuple[str, ...] = GIT_PROTECT + HOST_CONFIG_PROTECT

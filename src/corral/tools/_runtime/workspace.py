@@ -103,13 +103,16 @@ class Workspace:
     """
 
     def __init__(self, roots: Mapping[str, Toolbox], *, opener: Opener | None = None,
-                 listing: Toolbox | None = None) -> None:
+                 listing: Toolbox | None = None, around: Sequence[Toolbox] = ()) -> None:
         if not roots and listing is None:
             raise ValueError("a Workspace needs at least one root (or a listing Toolbox)")
         for name in roots:
             if not name or "/" in name or name in (".", ".."):
                 raise ValueError(f"not a usable root name: {name!r}")
         self._roots = dict(roots)
+        # roots not offered here whose rules still hold over the ones that
+        # are (a narrowed workspace's: the server's roots around them)
+        self._around = [box for box in around if box not in self._roots.values()]
         self._opener = opener
         self._listing = listing if listing is not None else next(iter(self._roots.values()))
         self._mutating = frozenset(spec.name for spec in self._listing.specs() if spec.mutates)
@@ -119,8 +122,9 @@ class Workspace:
                     for prefix in root_prefixes(box.root.path)]
         self._prefixes = sorted(prefixes, key=lambda item: len(item[0]), reverse=True)
         self._nestings: list[_Nesting] | None = None
-        if len(self._roots) > 1:
+        if len(self._roots) > 1 or self._around:
             self._hold_each_others_rules()
+        if len(self._roots) > 1:
             for box in self._roots.values():
                 box.beside(list(self._roots.values()))
 
@@ -176,15 +180,16 @@ class Workspace:
              progress: ProgressFn | None = None) -> dict[str, Any]:
         """Route the call to its root's Toolbox; the envelope it answers,
         with paths named as they were asked."""
+        if not self._roots:
+            return _no_roots().envelope()
+        if len(self._roots) > 1 or self._around:
+            try:
+                self._hold_each_others_rules()  # a root's directory may have moved since
+            except ValueError:
+                return _roots_moving().envelope()
         if len(self._roots) == 1:
             (box,) = self._roots.values()
             return _call(box, name, args, timeout, cancel, progress)
-        if not self._roots:
-            return _no_roots().envelope()
-        try:
-            self._hold_each_others_rules()  # a root's directory may have moved since
-        except ValueError:
-            return _roots_moving().envelope()
         routed = self._route(name, args)
         if isinstance(routed, Refusal):
             return routed.envelope()
@@ -248,7 +253,7 @@ class Workspace:
         directory after the workspace opened, and the rules follow the
         directory, not the path it had.  ``ValueError`` when a directory
         keeps moving while it is placed."""
-        boxes = list(self._roots.values())
+        boxes = [*self._roots.values(), *self._around]  # the roots offered first
         nestings = _nestings(boxes)
         if nestings == self._nestings:
             return
@@ -260,7 +265,7 @@ class Workspace:
                 holds[nesting.outer].append((nesting.place, inner.policy.alone))
             holds[nesting.inner].append(("", outer.policy.alone.beneath(nesting.place)))
             outers[nesting.inner].append((outer, nesting.place))
-        for box, held, around in zip(boxes, holds, outers):
+        for box, held, around in zip(self._roots.values(), holds, outers):  # offered only
             box.hold_only(held)
             box.held_by(around)
         self._nestings = nestings
@@ -422,7 +427,8 @@ class Workspace:
                 chosen[key] = (path, box, owned)
         names = root_names(path for path, _, _ in chosen.values())
         narrowed = Workspace({name: box for name, (_, box, _) in zip(names, chosen.values())},
-                             opener=self._opener, listing=self._listing)
+                             opener=self._opener, listing=self._listing,
+                             around=[*self._roots.values(), *self._around])
         narrowed._owned = [box for _, box, owned in chosen.values() if owned]
         return narrowed
 

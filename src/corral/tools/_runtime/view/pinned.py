@@ -7,9 +7,10 @@ import hashlib
 import os
 import posixpath
 import stat as st
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from types import TracebackType
 from typing import TYPE_CHECKING
 
 from ....contained import Handle, Opened, Target
@@ -20,6 +21,9 @@ from ..._refusals.catalogue import Kind, swapped
 from .decide import _ADDING, _Step, policy_refusal
 from .links import learn_link, locate
 from .locks import Checkpoint
+
+# what takes an entry away from where a link's chain passes
+_UNCHAINING = frozenset({Op.DELETE, Op.MOVE_FROM})
 
 if TYPE_CHECKING:
     from .call import CallView
@@ -60,6 +64,30 @@ def _read_whole(handle: Handle, size: int, limit: int,
         if len(chunk) < want and total == size:
             break
     return b"".join(chunks)
+
+
+class _ParentsMade:
+    """:meth:`Pinned.parents_made`, written out as a context manager (every
+    write passes here, most with nothing to make: no generator for them)."""
+
+    __slots__ = ("_target", "_made")
+
+    def __init__(self, target: Target) -> None:
+        self._target = target
+        self._made: list[str] = []
+
+    def __enter__(self) -> list[str]:
+        target = self._target
+        self._made = made = target.make_parents() if target.creates else []
+        return made
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if kind is not None and self._made:
+            try:
+                self._target.unmake_parents(self._made)
+            except OSError:
+                pass  # the act's failure is what the caller hears
 
 
 class Pinned:
@@ -120,11 +148,24 @@ class Pinned:
         kind = view.rule(self._location or self.location, op, self._in_repository)
         if kind is not None:
             raise policy_refusal(kind, self.shown, op, self.field)
+        if op in _UNCHAINING:
+            self._refuse_unhiding(op)
         step = self._step
         if step is not None and op in _ADDING:
             view.refuse_new_repository(step)
         if op not in self._decided:
             self._decided.append(op)
+
+    def _refuse_unhiding(self, op: Op) -> None:
+        """Refuse taking away an entry a known link's chain passes through
+        when that link's name hides what it leads to (``vault -> l1 ->
+        data`` under ``deny=vault``: with ``l1`` gone, ``data`` would be
+        shown as any folder)."""
+        view = self._call.shared
+        for name in view.links.through(self.path):
+            kind = view.rule(Location(name), Op.READ)
+            if kind is Kind.DENY_RULE or kind is Kind.SECRET:
+                raise policy_refusal(kind, self.shown, op, self.field)
 
     def decide_again(self) -> None:
         """Decide again after the host answered (links met, a repository
@@ -377,20 +418,12 @@ class Pinned:
         """Remove what :meth:`make_parents` returned, while still empty."""
         self._target.unmake_parents(made)
 
-    @contextmanager
-    def parents_made(self) -> Iterator[list[str]]:
+    def parents_made(self) -> AbstractContextManager[list[str]]:
         """:meth:`make_parents` for the act in the ``with`` block (the
-        directories made, yielded): should the act fail, they are removed
-        again while empty, so a call that changed nothing leaves nothing."""
-        made = self.make_parents()
-        try:
-            yield made
-        except BaseException:
-            try:
-                self._target.unmake_parents(made)
-            except OSError:
-                pass  # the act's failure is what the caller hears
-            raise
+        directories made, given by ``as``): should the act fail, they are
+        removed again while empty, so a call that changed nothing leaves
+        nothing."""
+        return _ParentsMade(self._target)
 
     def write(self, data: bytes, *, exclusive: bool, expect: os.stat_result | None,
               mode: int | None = None) -> None:
