@@ -15,6 +15,7 @@ soak profile; the default keeps the test to a few seconds)."""
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from corral.tools._builtin import edit_file as edit_module
 from corral.tools._edit import diff as diff_module
 from corral.tools._edit.budget import Work
 from corral.tools._edit.diff import unified_diff
-from corral.tools._edit.match import occurrences
+from corral.tools._edit.match import occurrences, spacing_key
 from corral.tools._edit.spans import Region, apply_regions
 from corral.tools._edit.text import Lines
 from corral.tools._refusals.catalogue import Refusal
@@ -285,3 +286,17 @@ def test_the_quick_application_is_taken_for_one_exact_edit(monkeypatch):
     assert _applied(text, "c = 3", "c = 3\n    d = 4", False)[0] == \
         "a = 1\nb = 2\n    c = 3\n    d = 4\n"  # oldText inside newText
     assert taken == [True, False, False, False]
+
+
+def _spacing_key_by_the_rule(line: str) -> str:
+    """The whitespace rung's key written the plain way: runs of blanks as one
+    space, then each bracket or separator with an optional space either side
+    as the mark alone, left to right."""
+    collapsed = re.sub(r"\s+", " ", line.strip())
+    return re.sub(r" ?([()\[\]{}<>,;:=]) ?", r"\1", collapsed)
+
+
+@settings(max_examples=EXAMPLES * 4, deadline=None)
+@given(st.text(alphabet=" \t()[]{}<>,;:=ab", max_size=30))
+def test_the_spacing_key_is_the_rules(line):
+    assert spacing_key(line) == _spacing_key_by_the_rule(line)

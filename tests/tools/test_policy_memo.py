@@ -73,3 +73,36 @@ def _copy(policy: Policy) -> Policy:
     """The same rules, with nothing remembered yet."""
     import dataclasses
     return dataclasses.replace(policy)
+
+
+RUNS = [["a.py", "b.py", "README.md"], ["a.py", "b.py", "README.md", ".env"],
+        ["id_rsa", "x.txt"], ["x.txt", "key.pem"], [".env.local", "y.c"],
+        ["gha-creds-1.json"], ["Config.JSON", "z"], ["ok.txt"], ["é.env", ".ENV"]]
+
+
+def test_a_remembered_clear_run_of_names_answers_as_a_fresh_test():
+    """A directory's names found to match no rule are remembered (a pure
+    function of the names and the rules); asked again, with a secret added
+    or with another policy, every answer is the per-name one."""
+    for policy in policies():
+        for op in (Op.SEARCH, Op.LIST):
+            scope = policy.scope("src", op)
+            for names in RUNS * 2:  # the second pass meets what the first remembered
+                fresh = [n for n in names if scope.visible(n)]
+                assert scope.visible_names(list(names)) == fresh, (policy, names)
+                for end in ("", ".py", ".json"):
+                    ending = [n for n in names if n.endswith(end)]
+                    assert scope.visible_names(ending, end) == \
+                        [n for n in ending if scope.visible(n)]
+
+
+def test_remembered_clear_runs_are_bounded_and_skip_long_runs():
+    _policy._CLEAR_RUNS.clear()
+    scope = Policy.default().scope(".", Op.SEARCH)
+    for i in range(_policy._CLEAR_RUNS_MAX + 10):
+        assert scope.visible_names([f"f{i}.py"]) == [f"f{i}.py"]
+    assert len(_policy._CLEAR_RUNS) <= _policy._CLEAR_RUNS_MAX
+    long_run = ["x" * 200 + str(i) for i in range(_policy._CLEAR_RUN_CHARS // 100)]
+    before = set(_policy._CLEAR_RUNS)
+    assert scope.visible_names(long_run) == long_run
+    assert _policy._CLEAR_RUNS == before

@@ -392,7 +392,9 @@ def _existing_text(ctx: ToolContext, pinned: Pinned | None,
 
 SUGGESTED_CONTENT = 64 * 1024  # characters of content a suggested call repeats, at most
 _MARKUP = frozenset({".md", ".markdown", ".mdx", ".rmd", ".qmd", ".rst", ".txt", ".adoc"})
-_FENCE = re.compile(r"\A[ \t]*(```+|~~~+)[ \t]*[\w+#.-]*[ \t]*\r?\n")
+# The leading blanks are taken possessively: backtracking through each of a
+# megabyte of spaces to try the fence again made a write of them 10x slower.
+_FENCE = re.compile(r"\A[ \t]*+(```+|~~~+)[ \t]*[\w+#.-]*[ \t]*\r?\n")
 
 
 def fenced(text: str, rel: str) -> str | None:

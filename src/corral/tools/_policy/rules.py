@@ -326,6 +326,13 @@ def _compiled(patterns: Sequence[str]) -> _Rules | None:
 
 _DECIDED_MAX = 4096  # decisions remembered per policy (then forgotten at once)
 _DECIDED_PATH_CHARS = 512  # longer paths are decided afresh each time
+_CLEAR_RUNS_MAX = 1024  # runs of names remembered as matching no quick test (then forgotten)
+_CLEAR_RUN_CHARS = 4096  # longer runs are tested afresh each time
+# (the exact names, the needles, a run of names joined by NUL) found to
+# match no quick test: a pure function of the names and the tests, so a
+# directory a search lists call after call is tested once (one set, shared
+# by every policy, so bounded as a whole)
+_CLEAR_RUNS: set[tuple[frozenset[str], tuple[str, ...], str]] = set()
 _SCOPES_MAX = 1024  # directory scopes remembered per policy
 
 K = TypeVar("K")
@@ -690,11 +697,11 @@ class _Quick:
             end = ends_with.lower()
             names = frozenset(n for n in names if n.endswith(end))
             suffixes = tuple(x for x in suffixes if x.endswith(end) or end.endswith(x))
-        # the same tests as substrings of "\0" + the names joined by "\0" + "\0"
-        # (a file name holds no NUL): one search each for a run of names
-        needles = (*(f"\0{n}\0" for n in names), *(f"{x}\0" for x in suffixes),
-                   *(f"\0{x}" for x in self.prefixes))
-        known = (names, suffixes, self.prefixes, needles) if needles else None
+        # the suffix and prefix tests as substrings of "\0" + the names joined
+        # by "\0" + "\0" (a file name holds no NUL): one search each for a run
+        # of names; the exact names are one set test of the run
+        needles = (*(f"{x}\0" for x in suffixes), *(f"\0{x}" for x in self.prefixes))
+        known = (names, suffixes, self.prefixes, needles) if names or needles else None
         if len(self._tests) < 64:
             self._tests[ends_with] = known
         return known
@@ -765,12 +772,22 @@ class Scope:
             exact, suffixes, prefixes, needles = tests
             joined = "\0".join(names)
             if joined.isascii():  # folded = lower-cased: every test at once, in C
-                joined = f"\0{joined.lower()}\0"
-                for needle in needles:
-                    if needle in joined:
-                        break
-                else:
+                clear = _CLEAR_RUNS
+                run = (exact, needles, joined)
+                if run in clear:
                     return names
+                lowered = joined.lower()
+                if exact.isdisjoint(lowered.split("\0")):
+                    lowered = f"\0{lowered}\0"
+                    for needle in needles:
+                        if needle in lowered:
+                            break
+                    else:
+                        if len(joined) <= _CLEAR_RUN_CHARS:
+                            if len(clear) >= _CLEAR_RUNS_MAX:
+                                clear.clear()
+                            clear.add(run)
+                        return names
             maybe = [n for n in names
                      if (f := n.lower() if n.isascii() else fold(n)) in exact
                      or f.endswith(suffixes) or f.startswith(prefixes)]

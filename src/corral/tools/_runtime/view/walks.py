@@ -28,8 +28,6 @@ _CANONICAL_ONLY = 0x08 | 0x04 | 0x02
 _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR})
 _PROBE_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _PROBE_ANY = getattr(os, "O_PATH", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
-#: opens a link's end to name it: no read access needed, no FIFO waited on
-_LOOK_FLAGS = getattr(os, "O_PATH", 0) or os.O_RDONLY
 _REPOSITORY_ABOVE: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
 _PROBE_FAST: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
 _REPOSITORY_ABOVE_GUARD = threading.Lock()
@@ -249,12 +247,11 @@ def open_listed(call: CallView, dir_fd: int, name: str, canonical: str, shown: s
 
 def link_end(call: CallView, dir_fd: int, directory: str, name: str, op: Op = Op.SEARCH
              ) -> LinkEnd:
-    """Where the symlink ``name`` leads, met by a walk of the directory
-    ``directory`` (canonical) held open as ``dir_fd``: its text read in
-    that directory, then one resolution of it from there (the kernel's
-    own reading of a relative link) names the file it reaches, decided on
-    its canonical path and the known names leading to it.  A link spelled
-    as an absolute path is an escape to the core: ``OTHER``."""
+    """:meth:`CallView.link_end`, in one ``openat2`` of the link's text
+    from its canonical directory where no other link is on the way and
+    something is there (then its ``..`` are lexical, so the spelling names
+    the canonical path); every other case is :meth:`CallView.link_end`'s.
+    Decided on the canonical path before the kind, as there."""
     root = call.shared.root
     try:
         text = root.backend.readlink_at(dir_fd, name)
@@ -266,9 +263,9 @@ def link_end(call: CallView, dir_fd: int, directory: str, name: str, op: Op = Op
     try:  # the common case: no other link on the way, one openat2 says where it lands
         fd = _probe(call, spelled, _PROBE_ANY)
     except LookupError:
-        return _link_end_resolved(call, spelled, op)
-    if fd is None:  # dangling, or a file where a directory is spelled
-        return LinkEnd.OTHER
+        fd = None
+    if fd is None:  # a link on the way, or nothing there: the core resolves it
+        return call.link_end(dir_fd, directory, name, op)
     backend = root.backend
     try:
         regular = st.S_ISREG(backend.fstat(fd).st_mode)
@@ -276,22 +273,9 @@ def link_end(call: CallView, dir_fd: int, directory: str, name: str, op: Op = Op
         regular = False
     finally:
         backend.close(fd)
-    if not regular:
-        return LinkEnd.OTHER
     # no link was followed on the way (the directory is canonical), so the
     # path it reached is the spelling with its '..' taken lexically
     canonical = posixpath.normpath(spelled)
-    return LinkEnd.FILE if call.shared.visible(canonical, op) else LinkEnd.HIDDEN
-
-
-def _link_end_resolved(call: CallView, spelled: str, op: Op) -> LinkEnd:
-    """:func:`link_end` the long way: the core resolves ``spelled`` (links
-    on the way followed beneath the root) and names what it reached."""
-    try:
-        with call.shared.root.open_handle(spelled, _LOOK_FLAGS) as handle:
-            if not st.S_ISREG(handle.stat().st_mode):
-                return LinkEnd.OTHER
-            canonical = handle.path
-    except (OSError, ValueError):
-        return LinkEnd.OTHER
-    return LinkEnd.FILE if call.shared.visible(canonical, op) else LinkEnd.HIDDEN
+    if not call.shared.visible(canonical, op):
+        return LinkEnd.HIDDEN
+    return LinkEnd.FILE if regular else LinkEnd.OTHER
