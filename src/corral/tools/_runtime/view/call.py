@@ -464,15 +464,27 @@ class CallView:
         own reading of a relative link) names the file it reaches, decided
         on its canonical path and the known names leading to it.  A link
         spelled as an absolute path is an escape to the core: ``OTHER``."""
+        spelled = self.link_spelling(dir_fd, directory, name)
+        return LinkEnd.OTHER if spelled is None else self.spelled_link_end(spelled, op)
+
+    def link_spelling(self, dir_fd: int, directory: str, name: str) -> str | None:
+        """The text of the symlink ``name`` in the canonical ``directory``
+        (held open as ``dir_fd``), joined to that directory: the path it
+        leads to as spelled; ``None`` for an unreadable, empty or absolute
+        text (an escape to the core)."""
+        try:
+            text = self._view.root.backend.readlink_at(dir_fd, name)
+        except (OSError, ValueError):
+            return None
+        if not text or text.startswith("/"):
+            return None
+        return text if directory in (".", "") else f"{directory}/{text}"
+
+    def spelled_link_end(self, spelled: str, op: Op = Op.SEARCH) -> LinkEnd:
+        """:meth:`link_end` once the link's text is read: ``spelled`` is
+        resolved once and decided on its canonical path."""
         view = self._view
         root = view.root
-        try:
-            text = root.backend.readlink_at(dir_fd, name)
-        except (OSError, ValueError):
-            return LinkEnd.OTHER
-        if not text or text.startswith("/"):
-            return LinkEnd.OTHER
-        spelled = text if directory in (".", "") else f"{directory}/{text}"
         try:
             with root.open_handle(spelled, _LOOK_FLAGS) as handle:
                 regular = st.S_ISREG(handle.stat().st_mode)

@@ -252,21 +252,16 @@ def link_end(call: CallView, dir_fd: int, directory: str, name: str, op: Op = Op
     something is there (then its ``..`` are lexical, so the spelling names
     the canonical path); every other case is :meth:`CallView.link_end`'s.
     Decided on the canonical path before the kind, as there."""
-    root = call.shared.root
-    try:
-        text = root.backend.readlink_at(dir_fd, name)
-    except (OSError, ValueError):
+    spelled = call.link_spelling(dir_fd, directory, name)
+    if spelled is None:
         return LinkEnd.OTHER
-    if not text or text.startswith("/"):
-        return LinkEnd.OTHER
-    spelled = text if directory in (".", "") else f"{directory}/{text}"
     try:  # the common case: no other link on the way, one openat2 says where it lands
         fd = _probe(call, spelled, _PROBE_ANY)
     except LookupError:
         fd = None
     if fd is None:  # a link on the way, or nothing there: the core resolves it
-        return call.link_end(dir_fd, directory, name, op)
-    backend = root.backend
+        return call.spelled_link_end(spelled, op)
+    backend = call.shared.root.backend
     try:
         regular = st.S_ISREG(backend.fstat(fd).st_mode)
     except OSError:
