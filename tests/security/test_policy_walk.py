@@ -82,10 +82,10 @@ def _check_walk(policy: Policy, op: Op, scope, parts: tuple[str, ...], ends: lis
     for end in ends:
         names = [n for n in NAMES if n.endswith(end)]
         want = [n for n in names if policy.visible(full(n), op)]
-        assert scope.visible_names(names, end) == want, (parts, end)
+        assert scope.visible_names(names) == want, (parts, end)
         ascii_only = [n for n in names if n.isascii()]  # the joined-run fast path
         want = [n for n in ascii_only if policy.visible(full(n), op)]
-        assert scope.visible_names(ascii_only, end) == want, (parts, end)
+        assert scope.visible_names(ascii_only) == want, (parts, end)
     if depth >= 2:
         return
     for name in ("private", ".git", "a", "caf\u00e9", ".aws", "Private", ".g\u200cit", "x.pem"):

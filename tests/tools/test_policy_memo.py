@@ -92,7 +92,7 @@ def test_a_remembered_clear_run_of_names_answers_as_a_fresh_test():
                 assert scope.visible_names(list(names)) == fresh, (policy, names)
                 for end in ("", ".py", ".json"):
                     ending = [n for n in names if n.endswith(end)]
-                    assert scope.visible_names(ending, end) == \
+                    assert scope.visible_names(ending) == \
                         [n for n in ending if scope.visible(n)]
 
 

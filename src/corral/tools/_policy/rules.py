@@ -674,37 +674,21 @@ class _Quick:
     a folded name none of them can match at is passed over with three
     string tests."""
 
-    __slots__ = ("always", "names", "suffixes", "prefixes", "_tests")
+    __slots__ = ("always", "names", "suffixes", "prefixes", "tests")
 
     def __init__(self, sets: Sequence[_Rules]) -> None:
         self.always = any(r._always for r in sets)
         self.names = frozenset().union(*(r._names for r in sets))
         self.suffixes = tuple(x for r in sets for x in r._suffixes)
         self.prefixes = tuple(x for r in sets for x in r._prefixes)
-        self._tests: dict[str, _Tests | None] = {}
-
-    def tests(self, ends_with: str) -> _Tests | None:
-        """The names, suffixes and prefixes a folded name may match, given
-        that the (unfolded) name ends with ``ends_with``; ``None`` when
-        none is left (no such name can match).  An ASCII end stays the end
-        of the folded name (no ASCII character composes with what precedes
-        it under NFC), so only the names and suffixes agreeing with it
-        remain; any other end tells nothing."""
-        if ends_with in self._tests:
-            return self._tests[ends_with]
-        names, suffixes = self.names, self.suffixes
-        if ends_with.isascii():
-            end = ends_with.lower()
-            names = frozenset(n for n in names if n.endswith(end))
-            suffixes = tuple(x for x in suffixes if x.endswith(end) or end.endswith(x))
-        # the suffix and prefix tests as substrings of "\0" + the names joined
-        # by "\0" + "\0" (a file name holds no NUL): one search each for a run
-        # of names; the exact names are one set test of the run
-        needles = (*(f"{x}\0" for x in suffixes), *(f"\0{x}" for x in self.prefixes))
-        known = (names, suffixes, self.prefixes, needles) if names or needles else None
-        if len(self._tests) < 64:
-            self._tests[ends_with] = known
-        return known
+        # the names, suffixes and prefixes a folded name may match, the suffix
+        # and prefix tests also as substrings of "\0" + the names joined by
+        # "\0" + "\0" (a file name holds no NUL): one search each for a run
+        # of names, the exact names one set test of the run; None: no name
+        # can match
+        needles = (*(f"{x}\0" for x in self.suffixes), *(f"\0{x}" for x in self.prefixes))
+        self.tests: _Tests | None = ((self.names, self.suffixes, self.prefixes, needles)
+                                     if self.names or needles else None)
 
 
 _Tests = tuple[frozenset[str], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
@@ -760,13 +744,11 @@ class Scope:
             return None
         return Scope(path, tuple(checks), self._dirs, quick)
 
-    def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
+    def visible_names(self, names: list[str]) -> list[str]:
         """The names among ``names`` that may be shown, in order (``visible``
-        of each, in one pass over a directory's worth of names).
-        ``ends_with``: every name is known to end so (a glob's ``*.py``), so
-        rules that cannot match such a name are not tried."""
+        of each, in one pass over a directory's worth of names)."""
         if self._quiet:
-            tests = self._quick.tests(ends_with)
+            tests = self._quick.tests
             if tests is None:
                 return names
             exact, suffixes, prefixes, needles = tests
@@ -829,8 +811,8 @@ class _NestedScope(Scope):
             return None
         return self._policy.scope(self._real + name, self._op)
 
-    def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
-        shown = self._own.visible_names(names, ends_with)
+    def visible_names(self, names: list[str]) -> list[str]:
+        shown = self._own.visible_names(names)
         for scope in self._others:
-            shown = scope.visible_names(shown, ends_with)
+            shown = scope.visible_names(shown)
         return [name for name in shown if not self._policy._pinned(self._real + name, self._op)]

@@ -196,22 +196,22 @@ class Budget:
     which carries what was found so far, marked partial."""
 
     def __init__(self, ctx: ToolContext, what: str) -> None:
-        self.ctx = ctx
-        self.what = what
+        self._ctx = ctx
+        self._what = what
         self.steps = 0
 
     def check(self) -> None:
         self.steps += 1
-        self.ctx.checkpoint()
+        self._ctx.checkpoint()
         if self.steps % 16 == 0:
-            self.ctx.progress(self.steps, None, self.what)
+            self._ctx.progress(self.steps, None, self._what)
 
     @staticmethod
     def is_time_limit(refusal: Refusal) -> bool:
         return refusal.kind is Kind.TIME_LIMIT
 
     def over(self, shown: str, found: dict[str, Any]) -> Refusal:
-        return time_limit(self.what, self.ctx.seconds, partial={"path": shown, **found},
+        return time_limit(self._what, self._ctx.seconds, partial={"path": shown, **found},
                           hint="Narrow 'path' or the pattern and search again (or use the "
                                "partial results in details).")
 
@@ -301,11 +301,7 @@ class SearchVisitor(TreeVisitor[DirState]):
         return DirState(state.globs, state.policy, ignore)
 
     def tick(self) -> None:
-        budget = self.budget  # Budget.check, once per directory: spelled out here
-        budget.steps += 1
-        budget.ctx.checkpoint()
-        if budget.steps % 16 == 0:
-            budget.ctx.progress(budget.steps, None, budget.what)
+        self.budget.check()
 
     def shown_files(self, state: DirState, names: list[str]) -> list[str]:
         """The names (all the files of one directory) the host's rules do

@@ -713,15 +713,15 @@ class AliasedScope(Scope):
             return None
         return view.linked_scope(inner, real, self._op)
 
-    def visible_names(self, names: list[str], ends_with: str = "") -> list[str]:
-        shown = self._inner.visible_names(names, ends_with)
+    def visible_names(self, names: list[str]) -> list[str]:
+        shown = self._inner.visible_names(names)
         scopes = self._scopes
         if scopes is None:  # a name leading here is hidden: each entry decided in full
             kept = [name for name in shown if self._shown(name)]
             return shown if len(kept) == len(shown) else kept
         kept = shown
         for scope in scopes:  # the names through links, a directory's worth at once
-            kept = scope.visible_names(kept, ends_with)
+            kept = scope.visible_names(kept)
         links = self._view.links
         holding = links.holding_targets
         # where a link leads to an entry here itself (by this directory's
