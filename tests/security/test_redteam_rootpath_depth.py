@@ -36,7 +36,7 @@ def _deep(base: Path, depth: int) -> None:
 
 
 _HEADROOM = 150  # frames a call may use whatever the depth (root calls, pathlib, the backend)
-DEPTH = 400  # directories, path components, pattern parts: past the limit below
+DEPTH = 250  # directories, path components, pattern parts: past the limit below
 
 
 @pytest.fixture(autouse=True)
