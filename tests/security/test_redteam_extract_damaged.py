@@ -61,7 +61,6 @@ def _gzip_whose_header_runs_past_the_end() -> bytes:
 
 
 DAMAGED = {
-    "zip-offsets-before-the-start": _zip_cut_before_its_directory,
     "zip-unknown-version": _zip_of_an_unknown_version,
     "gzip-header-past-the-end": _gzip_whose_header_runs_past_the_end,
 }
@@ -85,6 +84,20 @@ def test_a_damaged_archive_raises_what_extract_documents(tmp_path, make_root, sh
     with pytest.raises((tarfile.ReadError, zipfile.BadZipFile)):
         root.extract(str(archive))
     archive.unlink()
+    assert _outside(tmp_path) == before
+
+
+def test_a_zip_entry_whose_offset_leads_before_the_start_is_refused_alone(tmp_path, make_root):
+    """The cut entry's data cannot be placed (as an entry whose local
+    header cannot be read): refused; the whole entry after it lands."""
+    (tmp_path / "out").mkdir()
+    before = _outside(tmp_path)
+    root = make_root(str(tmp_path / "out"))
+    done = root.extract(io.BytesIO(_zip_cut_before_its_directory()))
+    assert [one.name for one in done.refused] == ["a.txt"]
+    assert done.extracted == ["b.txt"]
+    assert (tmp_path / "out" / "b.txt").read_bytes() == b"hello\n" * 20
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["b.txt"]
     assert _outside(tmp_path) == before
 
 
