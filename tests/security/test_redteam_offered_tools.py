@@ -101,3 +101,24 @@ def test_run_anthropic_with_the_text_editor_runs_only_what_it_offered(tmp_path, 
     assert results[0]["is_error"] is False and "mine" in results[0]["content"]
     assert all(r["is_error"] is True for r in results[1:]), results
     assert _tree(root) == before
+
+
+@pytest.mark.parametrize("name,args", _NOT_OFFERED, ids=[n for n, _ in _NOT_OFFERED])
+def test_a_tool_apply_patch_stands_in_for_is_not_called_read_only(tmp_path, make_root, name,
+                                                                   args):
+    """``corral serve --apply-patch`` (``editing="apply_patch"``): a model
+    calling ``write_file`` is refused, and told the truth: files change
+    here through apply_patch.  It was told "this root is read-only... Do
+    not try to change files here", an answer that disagrees with what the
+    root allows (the model stops changing files it was set to change)."""
+    root = _project(tmp_path)
+    toolbox = Toolbox(make_root(str(root)), editing="apply_patch")
+    before = _tree(root)
+    answer = toolbox.call(name, args)
+    assert answer["ok"] is False
+    assert answer["details"]["kind"] != "read_only", answer
+    assert "read-only" not in answer["message"] + answer.get("hint", ""), answer
+    assert "apply_patch" in answer.get("hint", ""), answer
+    assert _tree(root) == before
+    patch = "*** Begin Patch\n*** Update File: keep.txt\n@@\n-mine\n+patched\n*** End Patch\n"
+    assert toolbox.call("apply_patch", {"input": patch})["ok"] is True
