@@ -178,6 +178,13 @@ class Toolbox:
     def _unknown(self, name: Any) -> Refusal:
         # a mutating tool (apply_patch included), read-only root
         if isinstance(name, str) and (name in self._tools or name in self._optional):
+            if not self.read_only and "apply_patch" in self._offered:
+                # a tool apply_patch stands in for: the root takes changes, through it
+                return Refusal(Code.INVALID_ARGUMENT, f"{name} is not offered here: files "
+                               "change through apply_patch",
+                               "Send the change as an apply_patch call.",
+                               details={"tool": name, "tools": self.names},
+                               kind=Kind.UNKNOWN_TOOL)
             return read_only(name)
         shown = name if isinstance(name, str) and len(name) <= 64 else "that name"
         return Refusal(Code.INVALID_ARGUMENT, f"there is no tool called {shown}",
