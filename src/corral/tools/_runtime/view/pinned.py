@@ -184,8 +184,22 @@ class Pinned:
         if self._git is None:
             self._git = self._held_is_repository() or (
                 self._held_name() in GIT_SUBDIRECTORIES and in_git_directory(
-                    self._call.shared.look, self._held_path(), ()))
+                    self._call.shared.look, self._held_path(), ())) or \
+                self._in_outer_repository()
         return self._git
+
+    def _in_outer_repository(self) -> bool:
+        """The same look from each root this one lies inside (a client
+        root below a server's, a nested root), at the held directory's
+        place there: the directories above this root (``remote.git`` for a
+        root opened at ``remote.git/hooks``) are seen only from there."""
+        held = self._held_path()
+        for outer, place in self._call.shared.held_by:
+            where = place if held in ("", ".") else f"{place}/{held}"
+            if where.rpartition("/")[2] in GIT_SUBDIRECTORIES and \
+                    in_git_directory(outer.look, where, ()):
+                return True
+        return False
 
     @property
     def held_path(self) -> str:
