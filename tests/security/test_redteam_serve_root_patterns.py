@@ -38,7 +38,8 @@ def _call(client: RawClient, name: str, arguments: dict[str, Any]) -> dict[str, 
 
 
 @pytest.mark.parametrize("backend,fast", BACKEND_CONFIGS, ids=BACKEND_IDS)
-@pytest.mark.parametrize("spelling", ["web/secrets/**", "./web/secrets", "web/secrets/"])
+@pytest.mark.parametrize("spelling", ["web/secrets/**", "./web/secrets", "web/secrets/",
+                                      "w*/secrets/**"])
 def test_a_pattern_naming_a_root_holds_in_that_root(tmp_path, backend, fast, spelling):
     web, api = _tree(tmp_path)
     client = RawClient(serve_roots_command([web, api], "--deny", spelling,
