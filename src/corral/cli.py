@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import fnmatch
 import json
 import os
 import shlex
@@ -223,9 +224,10 @@ def _serve_workspace(args: argparse.Namespace) -> Workspace:
 def _root_patterns(patterns: list[str], name: str) -> list[str]:
     """The host's patterns for the root called ``name``, one of several:
     each as written (it applies in every root), and one whose first
-    component is ``name`` also anchored in that root without it, since
-    with several roots a path is spelled ``name/...`` (``web/secrets/**``
-    is web's ``secrets/**``; as written alone it matched nothing there)."""
+    component is ``name`` (or a glob matching it: ``*/secrets``) also
+    anchored in that root without it, since with several roots a path is
+    spelled ``name/...`` (``web/secrets/**`` is web's ``secrets/**``; as
+    written alone it matched nothing there)."""
     out: list[str] = []
     for pattern in patterns:
         out.append(pattern)
@@ -234,7 +236,7 @@ def _root_patterns(patterns: list[str], name: str) -> list[str]:
         while body.startswith("./"):
             body = body[2:]
         first, slash, rest = body.partition("/")
-        if first == name and slash and rest.strip("/."):
+        if slash and rest.strip("/.") and fnmatch.fnmatchcase(name, first):
             out.append(("!" if negated else "") + "./" + rest)
     return out
 
