@@ -31,8 +31,8 @@ MISSES = [
 ]
 
 
-def _tree(base: Path) -> None:
-    for n in range(300):  # enough that looking for a near name takes a while
+def _tree(base: Path, dirs: int = 300) -> None:
+    for n in range(dirs):  # 300: looking for a near name takes a while
         (base / f"d{n}").mkdir()
         (base / f"d{n}" / "f.txt").write_text("x\n")
 
@@ -42,7 +42,7 @@ def test_a_deadline_passing_while_a_refusal_is_worked_out_is_answered(tmp_path, 
                                                                       name, args):
     _tree(tmp_path)
     toolbox = Toolbox(make_root(str(tmp_path)))
-    for timeout in (0.0, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2):
+    for timeout in (0.0, 1e-4, 1e-3, 5e-3):
         answer = toolbox.call(name, args, timeout=timeout)
         assert answer["ok"] is False, answer
         assert answer["code"] in ("NOT_FOUND", "TOO_LARGE"), answer
@@ -69,9 +69,9 @@ class _CancelledAfter(CancelToken):
 @pytest.mark.parametrize("name,args", MISSES, ids=[n for n, _ in MISSES])
 def test_a_cancel_landing_while_a_refusal_is_worked_out_is_answered(tmp_path, make_root,
                                                                    name, args):
-    _tree(tmp_path)
+    _tree(tmp_path, 40)
     toolbox = Toolbox(make_root(str(tmp_path)))
-    for reads in range(0, 40, 3):
+    for reads in range(0, 30, 3):
         answer = toolbox.call(name, args, cancel=_CancelledAfter(reads))
         assert answer["ok"] is False, answer
         assert answer["code"] in ("NOT_FOUND", "DENIED"), answer
