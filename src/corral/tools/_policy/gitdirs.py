@@ -25,7 +25,8 @@ when it lies inside the root:
   An argument word (``sh fsmon.sh``; any of a git command's) names a
   file, never a directory (``cd src``, ``git -C sub``).  The scripts in a
   hooks directory are read the same way, line by line (the hook
-  ``pre-commit install`` writes runs ``python -mpre_commit``: Python looks in the working directory first).
+  ``pre-commit install`` writes runs ``python -mpre_commit``: Python
+  looks in the working directory first).
   Each link on the way to a named path (or a ``core.hooksPath``) is
   protected itself too: removed, a file or directory of the model's own
   could stand where git looks.
