@@ -140,6 +140,9 @@ def command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
     Python puts the working directory first on ``sys.path``.  A shell's
     ``-c`` string is read as a command of its own (``depth`` levels)."""
     found: list[ProgramPath] = []
+    if depth:  # what a command substitution runs: `cmd`, $(cmd)
+        for inner in _substitutions(command):
+            found.extend(command_paths(inner, depth - 1))
     words = _words(command)
     python = False  # a Python program started in the command so far
     for at, word in enumerate(words):
@@ -162,6 +165,38 @@ def command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
             found.append(ProgramPath(word.text, gits))
         elif not word.command and not gits and _is_bare_argument(word.text):
             found.append(ProgramPath(word.text, True))
+        name, equals, value = word.text.partition("=")
+        if (depth and equals and not word.command and not gits and "/" not in name
+                and _names_path(value)):  # -o ProxyCommand=./proxy.sh: the value runs
+            found.extend(command_paths(value, depth - 1))
+    return found
+
+
+def _substitutions(command: str) -> list[str]:
+    """The commands inside the command substitutions of ``command``
+    (``$(...)``, nested parentheses counted, and backquotes)."""
+    found: list[str] = []
+    i, size = 0, len(command)
+    while i < size:
+        if command.startswith("$(", i):
+            depth, j = 0, i + 1
+            while j < size:
+                if command[j] == "(":
+                    depth += 1
+                elif command[j] == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            found.append(command[i + 2:j])
+            i = j + 1
+        elif command[i] == "`":
+            close = command.find("`", i + 1)
+            close = size if close < 0 else close
+            found.append(command[i + 1:close])
+            i = close + 1
+        else:
+            i += 1
     return found
 
 
