@@ -212,3 +212,30 @@ def test_the_module_an_installed_hook_runs_with_python_m_is_protected(tmp_path, 
     assert not (tmp_path / "pre_commit").exists()
     # what the hook names without a path is looked up on PATH: left alone
     assert box.call("write_file", {"path": "hook-impl", "content": "x\n"})["ok"] is True
+
+
+def test_sitecustomize_where_an_editable_install_puts_the_project_is_protected(tmp_path,
+                                                                                make_root):
+    """``pip install -e .`` writes a ``.pth`` whose line adds the project's
+    ``src`` to ``sys.path``; ``site`` then imports ``sitecustomize`` from
+    there at every start of the interpreter (run by hand: the model's file
+    ran at ``python -c pass``)."""
+    _venv(tmp_path)
+    (tmp_path / "src" / "proj").mkdir(parents=True)
+    (tmp_path / SITE / "__editable__.proj-0.1.pth").write_text(f"{tmp_path / 'src'}\n")
+    box = Toolbox(make_root(str(tmp_path)))
+
+    async def turn() -> list[dict]:
+        return list(await asyncio.gather(
+            box.acall("write_file", {"path": "src/sitecustomize.py", "content": PAYLOAD},
+                      timeout=10),
+            box.acall("write_file", {"path": "src/usercustomize.py", "content": PAYLOAD},
+                      timeout=10),
+            box.acall("write_file", {"path": "src/sitecustomize/__init__.py",
+                                     "content": PAYLOAD}, timeout=10),
+            box.acall("move_file", {"source": "src/proj", "destination": "src/sitecustomize"},
+                      timeout=10)))
+
+    answers = asyncio.run(turn())
+    assert all(_protected(answer) for answer in answers), answers
+    assert sorted(p.name for p in (tmp_path / "src").iterdir()) == ["proj"]
