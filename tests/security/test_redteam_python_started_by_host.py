@@ -25,6 +25,7 @@ config, one call at a time and as one turn's calls sent together.
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -239,3 +240,59 @@ def test_sitecustomize_where_an_editable_install_puts_the_project_is_protected(t
     answers = asyncio.run(turn())
     assert all(_protected(answer) for answer in answers), answers
     assert sorted(p.name for p in (tmp_path / "src").iterdir()) == ["proj"]
+
+
+def _venv_programs(base: Path) -> None:
+    _venv(base)
+    (base / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n"
+                                              "include-system-site-packages = false\n")
+    bin_dir = base / ".venv" / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "activate").write_text("# source bin/activate\nVIRTUAL_ENV=x\n")
+    (bin_dir / "pip3").write_text("#!/bin/sh\nexec python -m pip \"$@\"\n")
+    (bin_dir / "pip3").chmod(0o755)
+    (bin_dir / "python").symlink_to("/usr/bin/python3")
+
+
+VENV_ATTACKS = [
+    ("write_file", {"path": ".venv/bin/activate", "content": PAYLOAD, "overwrite": True}),
+    ("edit_file", {"path": ".venv/bin/activate", "oldText": "VIRTUAL_ENV=x",
+                   "newText": "touch /tmp/owned"}),
+    ("write_file", {"path": ".venv/bin/activate.fish", "content": PAYLOAD}),
+    ("edit_file", {"path": ".venv/bin/pip3", "oldText": "exec python", "newText": "exec sh"}),
+    ("delete_file", {"path": ".venv/bin/python"}),
+    ("move_file", {"source": ".venv/bin/pip3", "destination": ".venv/bin/python",
+                   "overwrite": True}),
+    ("move_file", {"source": ".venv/bin", "destination": "old-bin"}),
+    ("edit_file", {"path": ".venv/pyvenv.cfg", "oldText": "home = /usr/bin",
+                   "newText": "home = /tmp/fake"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "args"), VENV_ATTACKS,
+                         ids=[f"{n}-{tool}" for n, (tool, _) in enumerate(VENV_ATTACKS)])
+def test_what_an_editor_runs_from_the_projects_venv_is_protected(tmp_path, make_root, tool,
+                                                                 args):
+    """VS Code sources the selected venv's ``bin/activate`` in every new
+    terminal and runs its ``bin/python`` to discover it; ``pyvenv.cfg``'s
+    ``home`` says where that interpreter finds its standard library."""
+    _venv_programs(tmp_path)
+    before = {p: p.read_bytes() for p in (tmp_path / ".venv").rglob("*")
+              if p.is_file() and not p.is_symlink()}
+    box = Toolbox(make_root(str(tmp_path)))
+    answer = box.call(tool, args)
+    assert _protected(answer), answer
+    after = {p: p.read_bytes() for p in (tmp_path / ".venv").rglob("*")
+             if p.is_file() and not p.is_symlink()}
+    assert after == before
+    assert os.readlink(tmp_path / ".venv" / "bin" / "python") == "/usr/bin/python3"
+
+
+def test_a_bin_directory_outside_a_venv_stays_the_users(tmp_path, make_root):
+    _venv_programs(tmp_path)
+    (tmp_path / "tools" / "bin").mkdir(parents=True)
+    (tmp_path / "tools" / "bin" / "run.sh").write_text("#!/bin/sh\necho run\n")
+    box = Toolbox(make_root(str(tmp_path)))
+    answer = box.call("write_file", {"path": "tools/bin/run.sh", "content": "#!/bin/sh\n",
+                                     "overwrite": True})
+    assert answer["ok"] is True, answer
