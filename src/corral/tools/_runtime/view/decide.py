@@ -16,6 +16,7 @@ from ....contained import Root
 from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_directory,
                                 is_repository, made_repository, shape_name)
 from ..._policy.locate import Location
+from ..._policy.pythonstart import pth_imports, site_module
 from ..._policy.rules import Op, Policy, Scope
 from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
                                      swapped)
@@ -382,7 +383,27 @@ class View:
                 in_repository() if in_repository is not None else
                 in_git_directory(self.look, location.path, location.creates)):
             kind = Kind.PROTECTED  # a repository the scan at open did not find
+        if kind is None and op in _MUTATING and self._run_at_interpreter_start(location):
+            kind = Kind.PROTECTED
         return kind
+
+    def _run_at_interpreter_start(self, location: Location) -> bool:
+        """Whether ``location`` (or a directory the call makes on the way)
+        is, or lies in, a module a ``.pth`` file beside it imports at every
+        start of the interpreter, where the policy protects that ``.pth``
+        (:mod:`~corral.tools._policy.pythonstart`).  Nothing is read for a
+        path outside a ``site-packages`` directory."""
+        for path in (location.path, *location.creates):
+            found = site_module(path)
+            if found is None:
+                continue
+            site, name = found
+            if self.policy.rule(f"{site}/_.pth", Op.CREATE) is not Kind.PROTECTED:
+                continue
+            imported = pth_imports(self.look, site)
+            if imported is None or name in imported:
+                return True
+        return False
 
     def _alias_rule(self, location: Location, op: Op) -> Kind | None:
         links, policy = self.links, self.policy

@@ -500,6 +500,10 @@ class Pinned:
         if kind != "symlink":
             return None
         leads = self._leads_from(dest)
+        if leads is not None and view.rule(Location(leads), Op.LIST) is Kind.DENY_RULE:
+            # decided on the name it leads to, never on what is there: whether
+            # a denied directory holds anything (or exists) is not told
+            return "", Kind.DENY_RULE, "source"
         try:
             info = view.root.stat(leads) if leads is not None else None
         except OSError:
