@@ -95,13 +95,13 @@ class Pinned:
     looks at and acts on, never resolved again."""
 
     def __init__(self, call: CallView, target: Target, shown: str, field: str,
-                 spelled: str) -> None:
+                 spelled: str, *, follows: bool = False) -> None:
         self._call = call
         self._target = target
         self.shown = shown
         self.field = field
         self._spelled = spelled
-        self._target_follows = False
+        self._target_follows = follows  # the resolution followed a final link
         self._decided: list[Op] = []
         self._git: bool | None = None
         self._step: _Step | None = None  # set by the step that made this pin
