@@ -141,26 +141,28 @@ class _SharedStep:
             call._target_failed(exc, rel, op, self._label, self._field, follow=follow,
                                 look_at_final=not opening_final)
             raise
-        key: LockKey
+        key: LockKey | None = None
+        held = False
         if call._held or call._by_path:
             # the call holds a directory already: this one's identity says
             # whether it is the same (an fstat then)
             key = target.held_identity()
             held = call._holds(key)
-        else:
-            # the common call: nothing held, no identity needed; its
-            # directory is keyed by where it is, and the flock (taken on
-            # each step's own fd) excludes any other step on that
-            # directory, in this process too
-            key = (view.identity, (target.creates[0].rpartition("/")[0] or ".")
-                   if target.creates else target.parent)
-            held = False
         if not held:
-            _TABLE.take(key, checkpoint)
-            self._key = key
+            # the flock, taken on each step's own fd, excludes any other
+            # step on that directory, in this process too
             flocked = self._flocked = _flock(target, root.backend, checkpoint,
                                              release_by_closing=True)
             call._by_path.append(flocked)
+            if flocked.fd < 0:
+                # a filesystem without locks: a thread lock of this process
+                # instead, keyed by where the directory is (the common call:
+                # its identity not looked at)
+                if key is None:
+                    key = (view.identity, (target.creates[0].rpartition("/")[0] or ".")
+                           if target.creates else target.parent)
+                _TABLE.take(key, checkpoint)
+                self._key = key
         pinned = self._pinned = Pinned(call, target, self._label, self._field, rel,
                                        follows=follow)
         _Step(exclusive=False).add(pinned, op)
