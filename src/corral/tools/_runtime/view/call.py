@@ -23,7 +23,7 @@ from ..view_walk import LinkEnd
 from .decide import _ADDING, View, _Step
 from .links import locate
 from .locks import _TABLE, _TREE, Identity, LockKey, _Flock, _flock, _flocked
-from .tree_lock import SharedHold
+from .tree_lock import SharedHold, drop_shared
 from .pinned import Pinned
 
 
@@ -191,7 +191,7 @@ class _SharedStep:
             try:
                 if flocked is not None:
                     call._by_path.remove(flocked)
-                    flocked.release()
+                    flocked.release()  # closes the target where that lets the lock go
             finally:
                 try:
                     if key is not None:
@@ -200,12 +200,12 @@ class _SharedStep:
                     target, self._target = self._target, None
                     try:
                         if target is not None:
-                            target.close()
+                            target.close()  # idempotent
                     finally:
                         tree, self._tree = self._tree, None
                         try:
                             if tree is not None:
-                                call.shared.drop_tree_shared(tree)
+                                drop_shared(tree, call._view.root.backend)
                         finally:
                             if self._shared:
                                 self._shared = False

@@ -181,11 +181,15 @@ class Pinned:
         call creates) looked at through the held fd, and the one above it
         only when the held one is named as git names its own directories
         (``hooks``, ``info``...): where git runs or reads what is written."""
-        if self._git is None:
-            self._git = self._held_is_repository() or (
-                self._held_name() in GIT_SUBDIRECTORIES and in_git_directory(
-                    self._call.shared.look, self._held_path(), ()))
-        return self._git
+        git = self._git
+        if git is None:
+            target = self._target
+            held = (target.creates[0].rpartition("/")[0] or ".") if target.creates else \
+                target.parent
+            git = self._git = self._held_is_repository(held) or (
+                held.rpartition("/")[2] in GIT_SUBDIRECTORIES and in_git_directory(
+                    self._call.shared.look, held, ()))
+        return git
 
     @property
     def held_path(self) -> str:
@@ -193,28 +197,23 @@ class Pinned:
         that exists on the way)."""
         return (self.creates[0].rpartition("/")[0] or ".") if self.creates else self.parent
 
-    def _held_path(self) -> str:
-        return self.held_path
-
-    def _held_name(self) -> str:
-        return self._held_path().rpartition("/")[2]
-
     def held_present(self, names: Iterable[str]) -> frozenset[str]:
         """Which of ``names`` the held directory holds now (an ``lstat``
         each beside the entry, nothing resolved)."""
         target = self._target
         return frozenset(name for name in names if target.held_lstat(name) is not None)
 
-    def _held_is_repository(self) -> bool:
-        """Whether the held directory is a repository now (``is_repository``:
-        one probe when it holds no ``HEAD``, answered without an exception:
-        the common case, every mutating call pays it)."""
+    def _held_is_repository(self, held: str) -> bool:
+        """Whether the held directory (canonical ``held``) is a repository
+        now (``is_repository``: one probe when it holds no ``HEAD``,
+        answered without an exception: the common case, every mutating call
+        pays it)."""
         try:
             if not self._target.held_exists("HEAD"):
                 # a common git directory has no HEAD: looked at only when
                 # what is written there is what git reads of one
                 return self._names_git_config() and looks_like_common_directory(
-                    self._call.shared.look, self._held_path())
+                    self._call.shared.look, held)
             return is_repository({"HEAD", *self.held_present(("objects", "refs",
                                                               "commondir"))})
         except OSError:
