@@ -144,14 +144,15 @@ class Pinned:
     # -- deciding ---------------------------------------------------------------------
     def decide(self, op: Op) -> None:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
-        view = self._call.shared
+        view = self._call._view
         kind = view.rule(self._location or self.location, op, self._in_repository)
         if kind is not None:
             raise policy_refusal(kind, self.shown, op, self.field)
         if op in _UNCHAINING:
             self._refuse_unhiding(op)
         step = self._step
-        if step is not None and op in _ADDING:
+        # (the common step adds no name of git's repository test: no call)
+        if step is not None and op in _ADDING and view.policy.guards_git and step.git_names():
             view.refuse_new_repository(step)
         if op not in self._decided:
             self._decided.append(op)
