@@ -56,6 +56,8 @@ class _Step:
     """The pins of one step and what each does there, decided together on
     the tree the step leaves (a patch's files, a move's two ends)."""
 
+    __slots__ = ("exclusive", "acts", "_git_names")
+
     def __init__(self, *, exclusive: bool) -> None:
         self.exclusive = exclusive  # the tree lock is held exclusively
         self.acts: list[tuple[Pinned, Op]] = []

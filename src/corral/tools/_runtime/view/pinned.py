@@ -94,6 +94,9 @@ class Pinned:
     """One resolved location, held under the call's locks: what the tool
     looks at and acts on, never resolved again."""
 
+    __slots__ = ("_call", "_target", "shown", "field", "_spelled", "_target_follows",
+                 "_decided", "_git", "_step", "_head", "_kept", "_location")
+
     def __init__(self, call: CallView, target: Target, shown: str, field: str,
                  spelled: str, *, follows: bool = False) -> None:
         self._call = call
