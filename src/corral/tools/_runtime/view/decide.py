@@ -57,6 +57,8 @@ class _Step:
     """The pins of one step and what each does there, decided together on
     the tree the step leaves (a patch's files, a move's two ends)."""
 
+    __slots__ = ("exclusive", "acts", "_git_names")
+
     def __init__(self, *, exclusive: bool) -> None:
         self.exclusive = exclusive  # the tree lock is held exclusively
         self.acts: list[tuple[Pinned, Op]] = []
@@ -367,17 +369,19 @@ class View:
         if not self.links_settled:
             self.links_known()
         passed_on_way = location.passed
-        if passed_on_way:
-            self.learn_passed(passed_on_way)
         kind = policy.rule(location.path, op)
-        for made in location.creates:
-            kind = kind or policy.rule(made, Op.MKDIR)
-        for passed in passed_on_way:
-            if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
-                kind = Kind.DENY_RULE
+        if passed_on_way or location.creates:
+            if passed_on_way:
+                self.learn_passed(passed_on_way)
+            for made in location.creates:
+                kind = kind or policy.rule(made, Op.MKDIR)
+            for passed in passed_on_way:
+                if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
+                    kind = Kind.DENY_RULE
+        if kind is not None:
+            return kind
         # the names leading here through links (none known, no other root: nothing to weigh)
-        if kind is None and (self.links.locations or self.nested_in or self.opened_beneath
-                             or self.beside):
+        if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
             kind = self._alias_rule(location, op)
         if kind is None and op in _MUTATING and policy.guards_git and (
                 in_repository() if in_repository is not None else
