@@ -12,7 +12,7 @@ it (the same diff, by a test that compares the two on generated edits).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .align import align, common_prefix, common_suffix
 from .budget import Budget, Work, proportional
@@ -23,8 +23,7 @@ __all__ = ["Diff", "changed_lines", "unified_diff"]
 _NO_NEWLINE = "\n\\ No newline at end of file\n"
 
 
-@dataclass(frozen=True)
-class Diff:
+class Diff(NamedTuple):
     text: str
     complete: bool  # False: some changed blocks are shown whole, not line by line
 

@@ -349,6 +349,13 @@ class ToolContext:
         callback is set); without one, building the request is wasted work."""
         return self._asks_host
 
+    @property
+    def hears_requests(self) -> bool:
+        """Whether :meth:`authorize` looks at a request at all: a host
+        callback is asked, or the toolbox is read-only (a mutating request
+        is refused).  When not, a tool may leave its request unmade."""
+        return self._asks_host or self.read_only
+
     def authorize(self, request: Request) -> None:
         """Ask the host; raise ``DENIED`` unless it answers ``None`` or ``True``.
 
