@@ -80,6 +80,15 @@ def check_arguments(tool: str, schema: Mapping[str, Any], args: Any, *,
     return _check_object(tool, schema, args, "", max_chars)
 
 
+def fast_checker(schema: Mapping[str, Any]) -> Callable[[dict[str, Any], int | None],
+                                                          dict[str, Any] | None]:
+    """:func:`check_arguments` of a call whose arguments are a dict, for the
+    calls the fast path below answers (``None`` for the rest: then
+    :func:`check_arguments` answers them).  Made once per schema: a caller
+    keeps it beside the schema."""
+    return _fast_checker(schema)
+
+
 # -- other tools' dialects, calls cut off -------------------------------------------
 #
 # Anthropic's text editor tool (command, path, old_str, new_str, file_text),
@@ -216,8 +225,8 @@ def _make_fast(schema: Mapping[str, Any]) -> _FastCheck:
     fields: list[tuple[str, _FieldCheck | None, bool, Any]] = []
     for key, sub in props.items():
         fields.append((key, _field_check(sub), "default" in sub, sub.get("default")))
-    known = frozenset(props)
     tests = {key: test for key, test, _, _ in fields}
+    known = frozenset(props)
     defaults = {key: default for key, _, has_default, default in fields if has_default}
     # the fields of a call sending these keys (in that order), in the
     # schema's order, each with its default: the answer is a copy with the
@@ -225,13 +234,13 @@ def _make_fast(schema: Mapping[str, Any]) -> _FastCheck:
     layouts: dict[tuple[str, ...], dict[str, Any]] = {}
 
     def check(args: dict[str, Any], max_chars: int | None) -> dict[str, Any] | None:
-        if not known.issuperset(args):
-            return None
         for key, value in args.items():
+            test = tests.get(key)
+            if test is None:  # not an argument, or one this path leaves to the full check
+                return None
             if value is None:  # as if not sent: the field by field check says what it means
-                return check_each(args, max_chars)
-            test = tests[key]
-            if test is None or not test(value, max_chars):
+                return check_each(args, max_chars) if known.issuperset(args) else None
+            if not test(value, max_chars):
                 return None
         if not required.issubset(args):
             return None
@@ -270,12 +279,18 @@ def _field_check(schema: Mapping[str, Any]) -> _FieldCheck | None:
     if kind == "string" and "pattern" not in schema:
         least, most = schema.get("minLength", 0), schema.get("maxLength")
         nul_ok = bool(schema.get("x-allowNul", False))
+        if most is not None and choices is None and not nul_ok:  # the commonest string
+            def bounded(value: Any, max_chars: int | None) -> bool:
+                return (type(value) is str and least <= len(value) <= most
+                        and "\x00" not in value and (value.isascii() or _encodes(value)))
+            return bounded
 
         def string(value: Any, max_chars: int | None) -> bool:
             limit = most if most is not None else max_chars
             return (type(value) is str and len(value) >= least
                     and (limit is None or len(value) <= limit)
-                    and (nul_ok or "\x00" not in value) and value.isascii()
+                    and (nul_ok or "\x00" not in value)
+                    and (value.isascii() or _encodes(value))
                     and (choices is None or value in choices))
         return string
     if kind == "integer" and choices is None:
@@ -288,6 +303,16 @@ def _field_check(schema: Mapping[str, Any]) -> _FieldCheck | None:
     if kind == "boolean" and choices is None:
         return lambda value, max_chars: type(value) is bool
     return None
+
+
+def _encodes(text: str) -> bool:
+    """Whether ``text`` is valid Unicode (no lone surrogate): what the full
+    check asks of a string that is not ASCII."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_object(tool: str, schema: Mapping[str, Any], value: dict[str, Any],
