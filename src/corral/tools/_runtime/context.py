@@ -67,6 +67,9 @@ class ToolboxState:
 
     def store(self, factory: Callable[[], T]) -> T:
         """The one ``factory()`` object of this toolbox (made on first use)."""
+        found = self._stores.get(factory)  # once made, never replaced: no lock to read it
+        if found is not None:
+            return cast(T, found)
         with self._stores_guard:
             found = self._stores.get(factory)
             if found is None:
