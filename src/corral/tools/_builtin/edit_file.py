@@ -51,7 +51,7 @@ import json
 import os
 import posixpath
 import stat as st
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
 from ...contained import PathError
@@ -277,7 +277,7 @@ def _read(ctx: ToolContext, pinned: Pinned, rel: str, work: Work | None,
 # -- the edit -----------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Call:
     """One call: its edits, what the Toolbox remembers of it, and its work."""
 
@@ -394,18 +394,18 @@ def _first_change(result: EditResult) -> tuple[int, int]:
     return first, last
 
 
-@dataclass
+@dataclass(slots=True)
 class _Outcome:
     text: str
     base: Lines
     lines: Lines
-    replacements: int = 0
-    ranges: list[tuple[int, int]] = field(default_factory=list)  # each replacement, in ``text``
-    spans: list[Span] = field(default_factory=list)  # what changed: base range -> in ``text``
-    owners: list[int] = field(default_factory=list)  # which edit made each replacement
-    strategies: list[str] = field(default_factory=list)
-    counts: list[int] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    replacements: int
+    ranges: list[tuple[int, int]]  # each replacement, in ``text``
+    spans: list[Span]  # what changed: base range -> in ``text``
+    owners: list[int]  # which edit made each replacement
+    strategies: list[str]
+    counts: list[int]
+    warnings: list[str]
     # each edit's [first, last] lines, when the application knew them already
     listed: list[list[list[int]]] | None = None
 
@@ -417,7 +417,7 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
     quick = _apply_one(ctx, call, base)
     if quick is not None:
         return quick
-    out = _Outcome(text, base, base)
+    out = _Outcome(text, base, base, 0, [], [], [], [], [], [])
     lines = base
     earlier: list[Lines] = []  # the text each edit saw, while they are small enough to keep
     for i in range(len(call.edits)):
