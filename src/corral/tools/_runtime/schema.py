@@ -207,6 +207,7 @@ def _cut_off(tool: str, schema: Mapping[str, Any], args: dict[str, Any]) -> None
 _FastCheck = Callable[[dict[str, Any], "int | None"], "dict[str, Any] | None"]
 _FieldCheck = Callable[[Any, "int | None"], bool]
 _fast: dict[int, tuple[Mapping[str, Any], _FastCheck]] = {}
+_Shape = tuple[dict[str, Any], tuple[_FieldCheck, ...]]
 
 
 def _fast_checker(schema: Mapping[str, Any]) -> _FastCheck:
@@ -226,30 +227,41 @@ def _make_fast(schema: Mapping[str, Any]) -> _FastCheck:
     for key, sub in props.items():
         fields.append((key, _field_check(sub), "default" in sub, sub.get("default")))
     tests = {key: test for key, test, _, _ in fields}
-    known = frozenset(props)
     defaults = {key: default for key, _, has_default, default in fields if has_default}
-    # the fields of a call sending these keys (in that order), in the
-    # schema's order, each with its default: the answer is a copy with the
-    # values sent put in their places (made once per such call's shape)
-    layouts: dict[tuple[str, ...], dict[str, Any]] = {}
+    # each shape of call seen (its keys, in the order sent): the answer's
+    # layout (the fields sent or defaulted, in the schema's order, each with
+    # its default: the answer is a copy with the values sent put in their
+    # places) and each key's test, in the call's order; ``None`` for a shape
+    # left to the full check (a key that is no argument, or one this path
+    # does not test; a required one missing)
+    shapes: dict[tuple[str, ...], _Shape | None] = {}
+
+    def shape_of(keys: tuple[str, ...]) -> _Shape | None:
+        key_tests = tuple(tests.get(key) for key in keys)
+        if not required.issubset(keys):
+            return None
+        checks = tuple(test for test in key_tests if test is not None)
+        if len(checks) < len(keys):
+            return None
+        layout = {key: defaults.get(key) for key in props if key in keys or key in defaults}
+        return layout, checks
 
     def check(args: dict[str, Any], max_chars: int | None) -> dict[str, Any] | None:
-        for key, value in args.items():
-            test = tests.get(key)
-            if test is None:  # not an argument, or one this path leaves to the full check
+        keys = tuple(args)
+        shape = shapes.get(keys)
+        if shape is None:
+            if keys in shapes:
                 return None
-            if value is None:  # as if not sent: the field by field check says what it means
-                return check_each(args, max_chars) if known.issuperset(args) else None
+            shape = shape_of(keys)
+            if len(shapes) < 64:  # a few shapes per tool; a model sending more pays for them
+                shapes[keys] = shape
+            if shape is None:
+                return None
+        layout, checks = shape
+        for test, value in zip(checks, args.values()):
             if not test(value, max_chars):
-                return None
-        if not required.issubset(args):
-            return None
-        layout = layouts.get(tuple(args))
-        if layout is None:
-            layout = {key: defaults.get(key) for key in props
-                      if key in args or key in defaults}
-            if len(layouts) < 64:  # a few shapes per tool; a model sending more pays the loop
-                layouts[tuple(args)] = layout
+                # a null counts as not sent: the field by field check says what it means
+                return check_each(args, max_chars) if value is None else None
         out = layout.copy()
         out.update(args)
         return out
