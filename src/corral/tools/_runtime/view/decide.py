@@ -19,8 +19,8 @@ from ..._policy.locate import Location
 from ..._policy.rules import Op, Policy, Scope
 from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
                                      swapped)
-from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, LinkMap, RootLook, git_scan, learn_link,
-                    locate)
+from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook, git_scan,
+                    learn_link, locate)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, drop_shared,
                         take_shared, tree_file_lock)
@@ -166,7 +166,10 @@ class View:
         self.links_settled = True
         self._walk_guard = threading.Lock()  # who starts a walk, who asks for another
         self._walk_again = False
+        # where the walk starts: the directories the last look left unlooked at
+        self._walk_from: tuple[tuple[str, int], ...] = (WHOLE_TREE,)
         self.scan_complete = True
+        self.scan_unlooked: tuple[tuple[str, int], ...] = (WHOLE_TREE,)  # the look at open's
         # the views of roots this one lies inside (a workspace's nesting, a
         # client root opened beneath a server's), each with this root's
         # canonical place there: their links leading here rule here too
@@ -246,14 +249,15 @@ class View:
         for link in found.links[:MAX_SCANNED_LINKS]:
             learn_link(self._root, self.links, link)
         if not found.complete:
-            self.learn_every_link_later()
+            self.learn_every_link_later(found.unlooked)
 
-    def learn_every_link_later(self) -> None:
-        """Find the links the bounded look at open did not reach (a deep or
-        wide tree) on a thread of their own; until it is done every
-        decision waits for it (:meth:`wait_for_links`, within the call's
-        bounds)."""
+    def learn_every_link_later(self, unlooked: tuple[tuple[str, int], ...]) -> None:
+        """Find the links the bounded look did not reach (a deep or wide
+        tree: below the directories it left ``unlooked``, each with its
+        depth) on a thread of their own; until it is done every decision
+        waits for it (:meth:`wait_for_links`, within the call's bounds)."""
         with self._walk_guard:
+            self._walk_from = unlooked
             if not self._links_known.is_set():
                 self._walk_again = True  # the walk under way may have passed the change
                 return
@@ -286,7 +290,8 @@ class View:
         tree is hostile: each level costs its whole path again where the
         kernel resolves no path in one call); links below are learnt as
         calls meet them."""
-        queue: deque[tuple[str, int]] = deque([(".", 0)])
+        with self._walk_guard:
+            queue: deque[tuple[str, int]] = deque(self._walk_from)
         while queue:
             where, depth = queue.popleft()
             try:
@@ -339,7 +344,7 @@ class View:
                 if not self.links.knows(link):
                     learn_link(self._root, self.links, link)
             if not self.scan_complete and not policy.is_empty:
-                self.learn_every_link_later()
+                self.learn_every_link_later(self.scan_unlooked)
         self.policy = policy
 
     def close(self) -> None:
