@@ -192,6 +192,23 @@ def test_a_protected_link_inside_a_repository_of_a_tree_deeper_than_the_look_at_
     assert box.call("write_file", {"path": "shared/notes.txt", "content": "x\n"})["ok"]
 
 
+def test_a_protected_link_under_a_name_that_is_not_utf8_beyond_the_look_at_open(
+        tmp_path, make_root):
+    """Past the look at open, below a folder whose name is not UTF-8 (a
+    native listing leaves such a name out), a ``.vscode`` link to a shared
+    folder: the walk still learns it."""
+    deep = os.path.join(os.fsencode(tmp_path), *[b"deep"] * (MAX_DEPTH + 1), b"caf\xe9")
+    os.makedirs(deep)
+    (tmp_path / "shared" / "vscode").mkdir(parents=True)
+    os.symlink(os.path.relpath(os.fsencode(tmp_path / "shared" / "vscode"), deep),
+               os.path.join(deep, b".vscode"))
+    box = Toolbox(make_root(str(tmp_path)))
+    answer = box.call("write_file", {"path": "shared/vscode/tasks.json",
+                                     "content": '{"tasks": []}\n'})
+    assert not (tmp_path / "shared" / "vscode" / "tasks.json").exists(), answer
+    assert answer["ok"] is False and answer["code"] == "DENIED", answer
+
+
 # -- a worktree's common git directory made after the Toolbox opened ------------------------
 
 

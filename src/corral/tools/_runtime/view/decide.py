@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ....contained import Root
+from ....contained import Root, Tree, TreeVisitor, batches_natively
 from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_directory,
                                 is_repository, made_repository, shape_name)
 from ..._policy.locate import Location
@@ -289,9 +289,37 @@ class View:
         """Learn every link down to :data:`MAX_WALK_DEPTH` levels (a deeper
         tree is hostile: each level costs its whole path again where the
         kernel resolves no path in one call); links below are learnt as
-        calls meet them."""
+        calls meet them.  Each directory the look left is walked by the
+        core's :class:`~corral.contained.Tree` (one native call per
+        directory where the backend batches), or entry by entry where it
+        cannot be (a name that is not UTF-8 is left out of a Tree)."""
         with self._walk_guard:
-            queue: deque[tuple[str, int]] = deque(self._walk_from)
+            starts = self._walk_from
+        for where, depth in starts:
+            if not self._walk_links_below(where, depth):
+                self._walk_links_by_entries(where, depth)
+
+    def _walk_links_below(self, where: str, depth: int) -> bool:
+        """Learn the links below the directory ``where`` by a Tree; whether
+        that met every entry (else it is walked entry by entry)."""
+        if not batches_natively(self._root):
+            return False
+        try:
+            handle = self._root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return True  # gone, or not a directory: nothing below it to learn
+        prefix = "" if where in (".", "") else where + "/"
+        with handle, Tree(self._root, handle.fd, 0, _LINK_WALK,
+                          max_depth=MAX_WALK_DEPTH - depth) as tree:
+            for sub, _, _, names, kinds in tree:
+                if kinds:
+                    for name in names:
+                        if kinds.get(name) == "symlink":
+                            learn_link(self._root, self.links, prefix + sub + name)
+        return not tree.stats.undecodable
+
+    def _walk_links_by_entries(self, where: str, depth: int) -> None:
+        queue: deque[tuple[str, int]] = deque([(where, depth)])
         while queue:
             where, depth = queue.popleft()
             try:
@@ -747,3 +775,13 @@ class AliasedScope(Scope):
             if hidden:
                 kept = [name for name in kept if name not in hidden]
         return shown if len(kept) == len(shown) else kept
+
+
+class _LinkWalk(TreeVisitor[int]):
+    """The walk for links: every directory but a work tree's ``.git``."""
+
+    def child(self, state: int, dir_sub: str, name: str) -> int | None:
+        return None if name == ".git" else state
+
+
+_LINK_WALK = _LinkWalk()
