@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from typing import Any
 from collections.abc import Iterable, Sequence
@@ -117,6 +116,7 @@ class Toolbox:
         waits for it to stop (so nothing is left half-done) before
         re-raising ``CancelledError``.  ``progress`` is called from the
         worker thread."""
+        import asyncio  # here: only embedders that await need it (a server starts sooner)
         own = CancelToken()
         tokens = (own, cancel) if cancel else (own,)
         work = functools.partial(self._call, name, args, timeout=timeout, cancel=tokens,
