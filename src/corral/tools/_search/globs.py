@@ -374,6 +374,14 @@ class NameIndex:
         """Whether some test has no literal to file it under (runs for every name)."""
         return bool(self._always)
 
+    def quick(self) -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]] | None:
+        """The literal names, ends and starts one of which every name some
+        test may match has (:meth:`may_match` as three string operations),
+        or ``None`` where a test has no such literal or there are many."""
+        if self._always or self._inner or self._few_tails is None or self._few_heads is None:
+            return None
+        return self._exact_names, self._few_tails, self._few_heads
+
     def _tail_of(self, name: str) -> bool:
         few = self._few_tails
         if few is not None:
