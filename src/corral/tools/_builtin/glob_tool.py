@@ -215,8 +215,7 @@ def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, s
             visitor.counts.hidden += hidden
             if links or hidden:
                 kept = [n for n in kept if ends.get(n, LinkEnd.FILE) is LinkEnd.FILE]
-    prefix = base.shown_path(dir_sub)
-    found.paths.extend([prefix + n for n in kept])
+    found.paths.extend(map(base.shown_path(dir_sub).__add__, kept))
 
 
 def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,

@@ -422,6 +422,12 @@ class NameIndex:
             return [n for n in names if n in exact or n.endswith(tails) or n.startswith(heads)]
         return [n for n in names if self.may_match(n)]
 
+    def none_end_with(self, end: str) -> bool:
+        """Whether no test can match a name ending with ``end`` (as
+        :meth:`filter` of such names finds: nothing, whatever the names)."""
+        return not self._always and self._few_heads is not None and (
+            self._agreeing(end) is None)
+
     def _agreeing(self, end: str) -> tuple[frozenset[str], tuple[str, ...]] | None:
         """The literal names and ends a name ending with ``end`` may have
         (``None``: none, and nothing else to try); the few-ends case only."""

@@ -166,6 +166,10 @@ class IgnoreFile:
         ``ends_with``: what every name is known to end with."""
         return (self._dir_names if is_dir else self._file_names)[1].filter(names, ends_with)
 
+    def no_file_ends_with(self, end: str) -> bool:
+        """Whether no line that may match a file can match a name ending with ``end``."""
+        return self._file_names[1].none_end_with(end)
+
     def dir_quick(self) -> _Quick | None:
         """:meth:`NameIndex.quick` of the lines that may match a directory."""
         return self._dir_names[1].quick()
@@ -418,6 +422,8 @@ class IgnoreScope:
             return names, 0
         if self._files_always:
             maybe: list[str] | set[str] = names
+        elif ends_with and all(layer.file.no_file_ends_with(ends_with) for layer in self._layers):
+            return names, 0  # no line can match a name ending so ("*.py" against "*.log")
         else:
             maybe = set()
             for layer in self._layers:
