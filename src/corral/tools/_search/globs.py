@@ -26,6 +26,7 @@ pattern without ``/`` matches a name at any depth (``*.py`` is
 from __future__ import annotations
 
 import re
+from itertools import compress, repeat
 from collections.abc import Callable, Sequence
 
 from .._refusals.catalogue import Code, Kind, Refusal
@@ -419,6 +420,9 @@ class NameIndex:
         else:
             exact, tails = self._exact_names, self._few_tails  # type: ignore[assignment]
         if tails is not None and heads is not None and not self._inner:  # the common case
+            if not heads and exact.isdisjoint(names):  # only the ends can match: tested in C
+                return list(compress(names, map(str.endswith, names, repeat(tails)))) \
+                    if tails else []
             return [n for n in names if n in exact or n.endswith(tails) or n.startswith(heads)]
         return [n for n in names if self.may_match(n)]
 
