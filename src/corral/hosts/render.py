@@ -203,20 +203,47 @@ def _margin(content: str) -> str:
     and last line shown and every :func:`number_every`'th after its number
     and a tab, every other line as it is (an empty line left empty).
 
-    Every call's answer goes through here, so the rows are taken apart and
-    checked by whole-list operations, and only the rows that keep their
-    number are visited one by one."""
-    rows = content.split("\n")
-    numbers, tabs, texts = zip(*[row.partition("\t") for row in rows])
-    digits = "".join(numbers)
-    # each row's number: ASCII digits (checked on them all at once), not empty
-    if not (all(tabs) and all(numbers) and digits.isascii() and digits.isdigit()):
+    Every read's answer goes through here, so the common shape (every row
+    numbered, the first and last row not empty) is done by one regular
+    expression pass over the whole text; any other shape by the rows."""
+    first_number = _FIRST_ROW_NUMBER.match(content)
+    if first_number is None or _UNNUMBERED_ROW.search(content) is not None:
         return content  # not read_file's numbering: shown as it is
-    count = len(rows)
+    count = content.count("\n") + 1
     every = number_every(count)
     if count < every:
         # a few lines: a file's are counted from 1, a window's footer says where
-        return "\n".join(texts)
+        return _LATER_ROW_NUMBER.sub("\n", content[first_number.end():])
+    head_end, tail_start = content.find("\n"), content.rfind("\n") + 1
+    # a row's text is empty when its first tab ends it
+    if content.find("\t", 0, head_end) == head_end - 1 \
+            or content.find("\t", tail_start) == len(content) - 1:
+        return _margin_by_rows(content, every)
+    # the first and last row keep their number; between them, _DROPPED_NUMBER's
+    middle = _DROPPED_NUMBER[every].sub("\n", content[head_end:tail_start])
+    return f"{content[:head_end]}{middle}{content[tail_start:]}"
+
+
+# the first row's number and tab, and a later row without them (a search
+# for a line feed is quicker than one for a line's start)
+_FIRST_ROW_NUMBER = re.compile(r"[0-9]+\t")
+_UNNUMBERED_ROW = re.compile(r"\n(?![0-9]+\t)")
+# a later row's number and tab, with the line feed before it
+_LATER_ROW_NUMBER = re.compile(r"\n[0-9]+\t")
+# the line feed before a row and the number and tab that row does not keep,
+# by how often numbers are shown: a number that is not a multiple (a digit
+# other than 0 among its last ones), or one before an empty line (every row
+# this is used on is followed by a line feed)
+_DROPPED_NUMBER = {
+    every: re.compile(rf"\n(?:[0-9]*[1-9]0{{0,{len(str(every)) - 2}}}\t|[0-9]+\t(?=\n))")
+    for every in (10, 100)}
+
+
+def _margin_by_rows(content: str, every: int) -> str:
+    """:func:`_margin` of a read whose first or last row is empty, row by row."""
+    rows = content.split("\n")
+    numbers, _, texts = zip(*[row.partition("\t") for row in rows])
+    count = len(rows)
     first = next((i for i in range(count) if texts[i]), None)
     if first is None:  # every line empty: no number is shown
         return "\n".join(texts)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 from typing import Any
@@ -18,7 +17,7 @@ from .._policy.rules import Policy
 from .._refusals.catalogue import Code, Kind, Refusal, read_only
 from .registry import OPTIONAL_TOOL_MODULES, Editing, ToolSpec, load_tools, read_only_tools
 from .request_types import Authorizer
-from .schema import check_arguments
+from .schema import check_arguments, fast_checker
 from .view import RootLike, open_view
 
 log = logging.getLogger("corral.tools")
@@ -72,8 +71,11 @@ class Toolbox:
         self._offered = {name: spec for name, spec in listed.items()
                          if not (read_only and spec.mutates)}
         # answered beyond the list: the optional tools (never a mutating one when read-only)
-        self._answered = {**self._offered, **{name: spec for name, spec in optional.items()
-                                              if not (read_only and spec.mutates)}}
+        answered = {**self._offered, **{name: spec for name, spec in optional.items()
+                                        if not (read_only and spec.mutates)}}
+        # each answered tool's spec and the quick check of its arguments (made once)
+        self._answered = {name: (spec, fast_checker(spec.schema))
+                          for name, spec in answered.items()}
         self._state.runner = self._try
         self._state.caller = self._nested
 
@@ -117,6 +119,7 @@ class Toolbox:
         waits for it to stop (so nothing is left half-done) before
         re-raising ``CancelledError``.  ``progress`` is called from the
         worker thread."""
+        import asyncio  # here: only embedders that await need it (a server starts sooner)
         own = CancelToken()
         tokens = (own, cancel) if cancel else (own,)
         work = functools.partial(self._call, name, args, timeout=timeout, cancel=tokens,
@@ -141,14 +144,17 @@ class Toolbox:
         return self._verified(outcome, ctx).envelope()
 
     def _run(self, name: Any, args: Any, ctx: ToolContext) -> dict[str, Any] | Refusal:
-        spec = self._answered.get(name) if isinstance(name, str) else None
-        if spec is None:
+        found = self._answered.get(name) if isinstance(name, str) else None
+        if found is None:
             return self._unknown(name)
+        spec, quick = found
         checked: dict[str, Any] = {}
         read_as: list[str] = []
         try:
-            checked = check_arguments(spec.name, spec.schema, args,
-                                      max_chars=self.limits.max_argument_chars, notes=read_as)
+            limit = self.limits.max_argument_chars
+            quickly = quick(args, limit) if type(args) is dict else None
+            checked = quickly if quickly is not None else check_arguments(
+                spec.name, spec.schema, args, max_chars=limit, notes=read_as)
             ctx.checkpoint()  # cancelled (or out of time) before it begins: nothing is done
             ctx.view.ready()
             result = spec.run(ctx, checked)
