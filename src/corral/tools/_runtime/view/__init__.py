@@ -62,7 +62,7 @@ from .links import LinkMap, RootLook, git_scan, locate
 from .locks import root_identity
 from .opening import RootLike, nested_place, open_beneath, open_view
 from .pinned import Pinned
-from .walks import (adopt_listed, entry_exists, kind_of, link_end, listed_file_scanner,
+from .walks import (adopt_listed, entry_exists, kind_of, link_ends, listed_file_scanner,
                     open_below, open_directory, open_listed, open_searched, read_listed_file,
                     read_regular_file, root_in_repository, walk_tree)
 
@@ -70,6 +70,6 @@ __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "Aliased
            "OpenFile", "Entry", "Lead", "open_view", "RootLike", "RootLook", "git_scan",
            # what the tools' other modules take of the view
            "policy_refusal", "locate", "root_identity", "nested_place", "open_beneath",
-           "adopt_listed", "entry_exists", "kind_of", "link_end", "listed_file_scanner",
+           "adopt_listed", "entry_exists", "kind_of", "link_ends", "listed_file_scanner",
            "open_below", "open_directory", "open_listed", "open_searched", "read_listed_file",
            "read_regular_file", "root_in_repository", "walk_tree"]

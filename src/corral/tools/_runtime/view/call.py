@@ -40,6 +40,7 @@ class Host(Protocol):
 
 #: opens a link's end to name it: no read access needed, no FIFO waited on
 _LOOK_FLAGS = getattr(os, "O_PATH", 0) or os.O_RDONLY
+_LINK_HOPS = 40  # as the core resolver follows at most
 
 
 @dataclass(frozen=True)
@@ -475,6 +476,31 @@ class CallView:
         spelled as an absolute path is an escape to the core: ``OTHER``."""
         spelled = self.link_spelling(dir_fd, directory, name)
         return LinkEnd.OTHER if spelled is None else self.spelled_link_end(spelled, op)
+
+    def dangling_end(self, rel: str) -> Location | None:
+        """Where the symlink ``rel`` would lead were the directories its text
+        names there: its text joined to its directory and resolved once,
+        planning the missing ones (through each link such a text names in
+        turn), so a rule is decided on a dangling link as on a whole one and
+        whether a hidden directory exists is not told.  ``None``: not a
+        link, an absolute text (an escape to the core), or no end within
+        the resolver's hops."""
+        root = self._view.root
+        for _ in range(_LINK_HOPS):
+            try:
+                link = locate(root, rel, follow=False).path
+                text = root.readlink(link)
+            except (OSError, ValueError):
+                return None
+            if not text or text.startswith("/"):
+                return None
+            parent = link.rpartition("/")[0]
+            rel = f"{parent}/{text}" if parent else text
+            try:
+                return locate(root, rel)
+            except (OSError, ValueError):
+                continue  # its end is another dangling link: read that one's text
+        return None
 
     def link_spelling(self, dir_fd: int, directory: str, name: str) -> str | None:
         """The text of the symlink ``name`` in the canonical ``directory``

@@ -192,8 +192,21 @@ class Pinned:
                 target.parent
             git = self._git = self._held_is_repository(held) or (
                 held.rpartition("/")[2] in GIT_SUBDIRECTORIES and in_git_directory(
-                    self._call.shared.look, held, ()))
+                    self._call.shared.look, held, ())) or \
+                self._in_outer_repository(held)
         return git
+
+    def _in_outer_repository(self, held: str) -> bool:
+        """The same look from each root this one lies inside (a client
+        root below a server's, a nested root), at the held directory's
+        place there: the directories above this root (``remote.git`` for a
+        root opened at ``remote.git/hooks``) are seen only from there."""
+        for outer, place in self._call.shared.held_by:
+            where = place if held in ("", ".") else f"{place}/{held}"
+            if where.rpartition("/")[2] in GIT_SUBDIRECTORIES and \
+                    in_git_directory(outer.look, where, ()):
+                return True
+        return False
 
     @property
     def held_path(self) -> str:
@@ -489,6 +502,10 @@ class Pinned:
         if kind != "symlink":
             return None
         leads = self._leads_from(dest)
+        if leads is not None and view.rule(Location(leads), Op.LIST) is Kind.DENY_RULE:
+            # decided on the name it leads to, never on what is there: whether
+            # a denied directory holds anything (or exists) is not told
+            return "", Kind.DENY_RULE, "source"
         try:
             info = view.root.stat(leads) if leads is not None else None
         except OSError:
