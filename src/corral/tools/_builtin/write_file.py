@@ -66,7 +66,7 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class _Plan:
     """What the write will do, as decided under the lock before asking the host."""
 

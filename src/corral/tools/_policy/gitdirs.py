@@ -168,6 +168,10 @@ class Scan:
     dirs: tuple[str, ...]
     links: tuple[str, ...]
     complete: bool = True  # False: the bounds left directories unlooked at (links there unmet)
+    # the directories the look did not list (each with its depth below the
+    # root), the rest of the tree beyond them: where a walk for the links
+    # left unmet starts (a repository's own directories are among them)
+    unlooked: tuple[tuple[str, int], ...] = ()
 
 
 def scan(look: GitLook) -> Scan:
@@ -176,6 +180,7 @@ def scan(look: GitLook) -> Scan:
     opens it)."""
     found = _Found(look)
     links: list[str] = []
+    unlooked: list[tuple[str, int]] = []
     queue: deque[tuple[str, int]] = deque([(".", 0)])
     looked = 0
     complete = True
@@ -188,18 +193,21 @@ def scan(look: GitLook) -> Scan:
             continue
         links.extend(entry.path for entry in entries if entry.is_symlink())
         names = {entry.name: entry for entry in entries}
-        if rel != "." and is_repository(names):
-            found.repository(rel, None)
-            continue  # its own directories are git's (objects/ alone has 256)
-        found.work_tree(rel, names.get(".git"))
         below = [entry.path for entry in entries
                  if entry.name != ".git" and entry.is_dir(follow_symlinks=False)]
+        if rel != "." and is_repository(names):
+            found.repository(rel, None)
+            unlooked.extend((path, depth + 1) for path in below)
+            continue  # its own directories are git's (objects/ alone has 256)
+        found.work_tree(rel, names.get(".git"))
         if depth < MAX_DEPTH:
             queue.extend((path, depth + 1) for path in below)
         elif below:
             complete = False
+            unlooked.extend((path, depth + 1) for path in below)
     if queue:
         complete = False
+        unlooked.extend(queue)
     found.follow_configs()
     found.hook_programs()
     for hooks in found.hooks[:MAX_CONFIGS]:
@@ -209,7 +217,7 @@ def scan(look: GitLook) -> Scan:
                 links.extend(entry.path for entry in look.entries(where) if entry.is_symlink())
             except OSError:
                 continue
-    return Scan(tuple(found.paths), tuple(dict.fromkeys(links)), complete)
+    return Scan(tuple(found.paths), tuple(dict.fromkeys(links)), complete, tuple(unlooked))
 
 
 class _Found:
