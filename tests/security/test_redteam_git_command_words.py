@@ -129,3 +129,20 @@ def test_what_a_hook_manager_runs_is_protected(tmp_path, make_root):
     assert not (tmp_path / "scripts").exists() and not (tmp_path / "tools").exists()
     # what runs from PATH (npx, lint-staged) and the managers' words are left alone
     assert box.call("write_file", {"path": "check", "content": "x\n"})["ok"] is True
+
+
+def test_a_directory_a_hooks_command_works_on_stays_the_users(tmp_path, make_root):
+    """``ruff check src/`` in a hook, ``mypy src/`` as a pre-commit entry:
+    the program reads the directory, it runs nothing there."""
+    _repository(tmp_path, "[core]\n")
+    (tmp_path / ".git" / "hooks" / "pre-commit").write_text(
+        "#!/bin/sh\nruff check src/ tests/\n./scripts/lint.sh src/\n")
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n      - id: mypy\n        entry: mypy src/\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("a = 1\n")
+    box = Toolbox(make_root(str(tmp_path)))
+    for path in ("src/a.py", "tests/test_a.py"):
+        answer = box.call("write_file", {"path": path, "content": "a = 2\n", "overwrite": True})
+        assert answer["ok"] is True, answer
+    assert _protected(box.call("write_file", {"path": "scripts/lint.sh", "content": PAYLOAD}))
