@@ -175,7 +175,7 @@ def _tokens(seg: str) -> list[str]:
             end = _class_end(seg, i)
             body = seg[i + 1:end]
             negate = body[:1] in ("!", "^")
-            chars = "".join("-" if c == "-" else escape(c, c) for c in body[negate:])
+            chars = _class_body(body[negate:])
             out.append(f"[^{chars}]" if negate else f"[{chars}]")
             i = end
         elif ch == "\\" and i + 1 < len(seg):
@@ -185,6 +185,27 @@ def _tokens(seg: str) -> list[str]:
             out.append(escape(ch, ch))
         i += 1
     return out
+
+
+def _class_body(body: str) -> str:
+    """The regex of a ``[...]`` class's characters and ``a-z`` ranges, each
+    character escaped.  A range that ends before it starts stands for its
+    first character alone, as git reads it (``[z-a]`` is ``z``): the regex
+    would not compile."""
+    escape = _ESCAPE.get
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        first = body[i]
+        if i + 2 < len(body) and body[i + 1] == "-":
+            last = body[i + 2]
+            out.append(f"{escape(first, first)}-{escape(last, last)}" if first <= last
+                       else escape(first, first))
+            i += 3
+        else:
+            out.append(escape(first, first))
+            i += 1
+    return "".join(out)
 
 
 def _is_literal(piece: str) -> bool:
