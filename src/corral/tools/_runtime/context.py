@@ -352,7 +352,8 @@ class ToolContext:
         if not policy.hides:
             return None
         kind = self.state.view.rule(Location(canonical), Op.SEARCH)
-        return None if kind is None else _policy_refusal(kind, shown, Op.READ, field or "path")
+        return None if kind is None else _policy_refusal(kind, shown.rstrip("/") or ".", Op.READ,
+                                                         field or "path")
 
     def check_deny(self, rel: str, field: str = "path") -> None:
         """Refuse a read or search of ``rel`` the policy does not allow."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from typing import Any
 from collections.abc import Iterable, Sequence
@@ -117,6 +116,7 @@ class Toolbox:
         waits for it to stop (so nothing is left half-done) before
         re-raising ``CancelledError``.  ``progress`` is called from the
         worker thread."""
+        import asyncio  # here: only embedders that await need it (a server starts sooner)
         own = CancelToken()
         tokens = (own, cancel) if cancel else (own,)
         work = functools.partial(self._call, name, args, timeout=timeout, cancel=tokens,
@@ -184,6 +184,13 @@ class Toolbox:
     def _unknown(self, name: Any) -> Refusal:
         # a mutating tool (apply_patch included), read-only root
         if isinstance(name, str) and (name in self._tools or name in self._optional):
+            if not self.read_only and "apply_patch" in self._offered:
+                # a tool apply_patch stands in for: the root takes changes, through it
+                return Refusal(Code.INVALID_ARGUMENT, f"{name} is not offered here: files "
+                               "change through apply_patch",
+                               "Send the change as an apply_patch call.",
+                               details={"tool": name, "tools": self.names},
+                               kind=Kind.UNKNOWN_TOOL)
             return read_only(name)
         shown = name if isinstance(name, str) and len(name) <= 64 else "that name"
         return Refusal(Code.INVALID_ARGUMENT, f"there is no tool called {shown}",
