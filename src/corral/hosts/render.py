@@ -74,6 +74,27 @@ def render(tool: str, envelope: _Envelope) -> str:
 
 # -- pieces ------------------------------------------------------------------------
 
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _shown(value: Any) -> str:
+    """A name or path as one line a model cannot misread: as it is, or,
+    when it holds a control character or a line separator (a name
+    ``a\\nb`` would read as two entries), in double quotes with those
+    characters escaped (``\\n``, ``\\u001b``) and its quotes and
+    backslashes too."""
+    text = str(value)
+    if text.isprintable() or not _BREAKS.search(text):
+        return text
+    quoted = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + _BREAKS.sub(_escaped, quoted) + '"'
+
+
+def _escaped(found: re.Match[str]) -> str:
+    char = found.group()
+    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char, f"\\u{ord(char):04x}")
+
+
 def _plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
 
@@ -413,7 +434,7 @@ def _entry_lines(entries: Sequence[Any], indent: str, out: list[str]) -> None:
     for entry in entries:
         if type(entry) is not dict and not isinstance(entry, Mapping):
             continue
-        name, kind = entry.get("name", ""), entry.get("kind")
+        name, kind = _shown(entry.get("name", "")), entry.get("kind")
         if kind == "dir":
             line = f"{indent}{name}/"
         elif kind == "file":
@@ -500,7 +521,7 @@ def _search_tail(envelope: _Envelope, found: int) -> list[str]:
 
 
 def _glob(envelope: _Envelope) -> str:
-    paths = [str(p) for p in envelope.get("paths") or ()]
+    paths = [_shown(p) for p in envelope.get("paths") or ()]
     return _lines(*paths, *_search_tail(envelope, len(paths)))
 
 
@@ -509,11 +530,11 @@ def _grep(envelope: _Envelope) -> str:
     mode = envelope.get("outputMode", "matches")
     if mode == "files":
         found = len(envelope.get("files") or ())
-        out += [str(p) for p in envelope.get("files") or ()]
+        out += [_shown(p) for p in envelope.get("files") or ()]
     elif mode == "counts":
         counts = [c for c in envelope.get("counts") or () if isinstance(c, Mapping)]
         found = len(counts)
-        out += [f"{c.get('path')}:{c.get('count')}" for c in counts]
+        out += [f"{_shown(c.get('path'))}:{c.get('count')}" for c in counts]
     else:
         matches = [m for m in envelope.get("matches") or () if isinstance(m, Mapping)]
         found = len(matches)
@@ -532,7 +553,7 @@ def _grep_matches(matches: Sequence[_Envelope], out: list[str]) -> None:
         first = line - len(before)
         if match.get("path") != path:
             path = match.get("path")
-            out.append(str(path))
+            out.append(_shown(path))
         elif before and first > last + 1:
             out.append("--")
         shown = [(first + i, "-", text) for i, text in enumerate(before) if first + i > last]

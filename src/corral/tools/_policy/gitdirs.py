@@ -23,7 +23,10 @@ when it lies inside the root:
   (where git runs them; a bare repository's: its git directory) and from
   the git directory.  A bare program name is found on ``PATH``: not here.
   An argument word (``sh fsmon.sh``; any of a git command's) names a
-  file, never a directory (``cd src``, ``git -C sub``).
+  file, never a directory (``cd src``, ``git -C sub``).  The scripts in a
+  hooks directory are read the same way, line by line (the hook
+  ``pre-commit install`` writes runs ``python -mpre_commit``: Python
+  looks in the working directory first).
   Each link on the way to a named path (or a ``core.hooksPath``) is
   protected itself too: removed, a file or directory of the model's own
   could stand where git looks.
@@ -56,7 +59,7 @@ from typing import Protocol
 
 from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
-from .gitconfig import entries, program_paths
+from .gitconfig import command_paths, entries, program_paths
 from .rules import fold
 
 __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "shape_name",
@@ -206,6 +209,7 @@ def scan(look: GitLook) -> Scan:
         complete = False
         unlooked.extend(queue)
     found.follow_configs()
+    found.hook_programs()
     for hooks in found.hooks[:MAX_CONFIGS]:
         # the git directory's own entries too: hooks/ or config may be links
         for where in (hooks.rpartition("/")[0] or ".", hooks):
@@ -227,6 +231,8 @@ class _Found:
         self.programs = 0  # program paths looked up (bounded by MAX_PROGRAMS)
         self.read: set[str] = set()
         self.hooks: list[str] = []  # hook directories, looked at for links
+        # (hook directory, its work tree, its git directory): the hooks' commands are read
+        self.hook_runs: list[tuple[str, str | None, str]] = []
 
     def add(self, rel: str) -> str | None:
         """Protect where ``rel`` leads (canonical), if inside the root."""
@@ -267,6 +273,7 @@ class _Found:
             return
         self.git_directory_configs(path, work_tree)
         self.hooks.append(f"{path}/hooks")
+        self.hook_runs.append((f"{path}/hooks", work_tree, path))
         common = self.look.text(f"{path}/commondir", MAX_FILE_BYTES)
         if common is not None and common.strip():
             inside = _inside(self.look, common.strip(), path)
@@ -288,6 +295,7 @@ class _Found:
         if git.is_dir(follow_symlinks=False):
             self.git_directory_configs(git.path, rel)
             self.hooks.append(git.path + "/hooks")
+            self.hook_runs.append((git.path + "/hooks", rel, git.path))
             return
         text = self.look.text(git.path, MAX_FILE_BYTES) if git.is_file(follow_symlinks=False) \
             else None
@@ -346,6 +354,28 @@ class _Found:
                 self.configs.append((path, work_tree, git_dir))
             elif key == "hookspath" and path == ".":
                 self.paths.update(dict.fromkeys(HOOK_NAMES))
+            if key == "hookspath" and path is not None:
+                self.hook_runs.append((path, work_tree, git_dir))
+
+    def hook_programs(self) -> None:
+        """What each hook runs (:func:`command_paths` of each line of its
+        script): git runs a hook from the top of the work tree (a bare
+        repository's: its git directory), so ``python -m pre_commit`` in
+        the hook ``pre-commit install`` writes runs a ``pre_commit.py``
+        there, and ``./scripts/lint.sh`` that script."""
+        for hooks, work_tree, git_dir in dict.fromkeys(self.hook_runs[:MAX_CONFIGS]):
+            try:
+                scripts = sorted(entry.path for entry in self.look.entries(hooks)
+                                 if entry.name in HOOK_NAMES)
+            except OSError:
+                continue
+            for script in scripts:
+                text = self.look.text(script, MAX_FILE_BYTES)
+                for line in (text or "").splitlines():
+                    if line.lstrip().startswith("#"):
+                        continue
+                    for named in command_paths(line):
+                        self.program(named.path, named.file_only, work_tree, git_dir)
 
     def program(self, value: str, file_only: bool, work_tree: str | None,
                 git_dir: str) -> None:

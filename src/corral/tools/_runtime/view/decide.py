@@ -16,6 +16,7 @@ from ....contained import Root, Tree, TreeVisitor, batches_natively
 from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_directory,
                                 is_repository, made_repository, shape_name)
 from ..._policy.locate import Location
+from ..._policy.pythonstart import pth_imports, site_module
 from ..._policy.rules import Op, Policy, Scope
 from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
                                      swapped)
@@ -55,6 +56,8 @@ _REMOVING = frozenset({Op.DELETE, Op.MOVE_FROM})
 class _Step:
     """The pins of one step and what each does there, decided together on
     the tree the step leaves (a patch's files, a move's two ends)."""
+
+    __slots__ = ("exclusive", "acts", "_git_names")
 
     def __init__(self, *, exclusive: bool) -> None:
         self.exclusive = exclusive  # the tree lock is held exclusively
@@ -400,23 +403,45 @@ class View:
         if not self.links_settled:
             self.links_known()
         passed_on_way = location.passed
-        if passed_on_way:
-            self.learn_passed(passed_on_way)
         kind = policy.rule(location.path, op)
-        for made in location.creates:
-            kind = kind or policy.rule(made, Op.MKDIR)
-        for passed in passed_on_way:
-            if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
-                kind = Kind.DENY_RULE
+        if passed_on_way or location.creates:
+            if passed_on_way:
+                self.learn_passed(passed_on_way)
+            for made in location.creates:
+                kind = kind or policy.rule(made, Op.MKDIR)
+            for passed in passed_on_way:
+                if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
+                    kind = Kind.DENY_RULE
+        if kind is not None:
+            return kind
         # the names leading here through links (none known, no other root: nothing to weigh)
-        if kind is None and (self.links.locations or self.nested_in or self.opened_beneath
-                             or self.beside):
+        if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
             kind = self._alias_rule(location, op)
         if kind is None and op in _MUTATING and policy.guards_git and (
                 in_repository() if in_repository is not None else
                 in_git_directory(self.look, location.path, location.creates)):
             kind = Kind.PROTECTED  # a repository the scan at open did not find
+        if kind is None and op in _MUTATING and self._run_at_interpreter_start(location):
+            kind = Kind.PROTECTED
         return kind
+
+    def _run_at_interpreter_start(self, location: Location) -> bool:
+        """Whether ``location`` (or a directory the call makes on the way)
+        is, or lies in, a module a ``.pth`` file beside it imports at every
+        start of the interpreter, where the policy protects that ``.pth``
+        (:mod:`~corral.tools._policy.pythonstart`).  Nothing is read for a
+        path outside a ``site-packages`` directory."""
+        for path in (location.path, *location.creates):
+            found = site_module(path)
+            if found is None:
+                continue
+            site, name = found
+            if self.policy.rule(f"{site}/_.pth", Op.CREATE) is not Kind.PROTECTED:
+                continue
+            imported = pth_imports(self.look, site)
+            if imported is None or name in imported:
+                return True
+        return False
 
     def _alias_rule(self, location: Location, op: Op) -> Kind | None:
         links, policy = self.links, self.policy
