@@ -311,7 +311,8 @@ class View:
             handle = self._root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
             return True  # gone, or not a directory: nothing below it to learn
-        prefix = "" if where in (".", "") else where + "/"
+        # the canonical place the open landed (a link swapped in leads elsewhere)
+        prefix = "" if handle.path in (".", "") else handle.path + "/"
         with handle, Tree(self._root, handle.fd, 0, _LINK_WALK,
                           max_depth=MAX_WALK_DEPTH - depth) as tree:
             for sub, _, _, names, kinds in tree:
