@@ -142,7 +142,7 @@ class _SharedStep:
             call._target_failed(exc, rel, op, self._label, self._field, follow=follow,
                                 look_at_final=not opening_final)
             raise
-        key: LockKey | None = None
+        key: Identity | None = None
         held = False
         if call._held or call._by_path:
             # the call holds a directory already: this one's identity says
@@ -157,13 +157,14 @@ class _SharedStep:
             call._by_path.append(flocked)
             if flocked.fd < 0:
                 # a filesystem without locks: a thread lock of this process
-                # instead, keyed by where the directory is (the common call:
-                # its identity not looked at)
+                # instead, keyed by the directory's identity as a step on
+                # several places keys it (one directory, whichever root or
+                # path reaches it, is one lock); held by the call from here
                 if key is None:
-                    key = (view.identity, (target.creates[0].rpartition("/")[0] or ".")
-                           if target.creates else target.parent)
+                    key = target.held_identity()
                 _TABLE.take(key, checkpoint)
                 self._key = key
+                call._held.add(key)
         pinned = self._pinned = Pinned(call, target, self._label, self._field, rel,
                                        follows=follow)
         _Step(exclusive=False).add(pinned, op)
@@ -196,6 +197,7 @@ class _SharedStep:
             finally:
                 try:
                     if key is not None:
+                        call._held.discard(key)
                         _TABLE.drop(key)
                 finally:
                     target, self._target = self._target, None
