@@ -142,7 +142,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
             ctx.view.ask_read(ReadRequest(rel), opened, rel, info)
         reader = _Reader(opened, ctx.checkpoint)
         small = _read_small(reader, info) if info.st_size <= FAST_BYTES else None
-        if (small is None or _media.sniff(small.data[:_media.HEAD_BYTES]) is not None) and (
+        if (small is None or small.data[:1] in _media.FIRST_BYTES and
+                _media.sniff(small.data[:_media.HEAD_BYTES]) is not None) and (
                 image := _media.read_image(ctx, rel, opened, info)) is not None:
             return image  # a small file's one read tells it is no image
         facts = _scan(rel, reader, info, offset, limit, limits.read_line_chars,
@@ -332,7 +333,10 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
         if window is not None:
             if window.controls * 10 > min(len(data), HEAD):  # looks_binary's rule
                 raise _binary(rel, len(data))
-            return _rendered(facts, window)
+            facts.total = window.total
+            facts.endings = "lf" if window.has_newline else "none"
+            facts.rendered = (window.content, window.shown, [])
+            return facts
     if looks_binary(data[:HEAD]):
         raise _binary(rel, len(data))
     text = None if ascii_only else _decoded(rel, data)
