@@ -142,8 +142,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
             ctx.view.ask_read(ReadRequest(rel), opened, rel, info)
         reader = _Reader(opened, ctx.checkpoint)
         small = _read_small(reader, info) if info.st_size <= FAST_BYTES else None
-        if (small is None or small.data[:1] in _media.FIRST_BYTES and
-                _media.sniff(small.data[:_media.HEAD_BYTES]) is not None) and (
+        if (small is None or (small.data[:1] in _media.FIRST_BYTES and
+                _media.sniff(small.data[:_media.HEAD_BYTES]) is not None)) and (
                 image := _media.read_image(ctx, rel, opened, info)) is not None:
             return image  # a small file's one read tells it is no image
         facts = _scan(rel, reader, info, offset, limit, limits.read_line_chars,
