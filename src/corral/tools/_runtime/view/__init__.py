@@ -23,8 +23,9 @@ rename); ``flock`` on the held directory fd extends the lock to other
 processes.  A step on one place in a call that holds no directory yet (the
 common write or edit) keys it by where it is instead, its identity not
 looked at: the ``flock``, taken on each step's own fd, excludes every other
-step on that directory, in this process too; it is released by closing
-that fd.  Waiting polls the call's checkpoint (its deadline, a cancel).
+step on that directory, in this process too (a thread lock keyed by that
+place stands in for it on a filesystem without locks); it is released by
+closing that fd.  Waiting polls the call's checkpoint (its deadline, a cancel).
 
 Policy.  A rule is decided on the canonical path reached AND on every name
 that leads to it through a symlink the view knows of: the links found when

@@ -20,6 +20,7 @@ MAX_ALIASES = 1024  # names leading to one path that are decided (bounded work;
 MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
 MAX_WALK_DEPTH = 64  # levels the walk beyond the look at open goes down (bounded)
 MAX_REMEMBERED_ALIASES = 16_384  # paths whose names are remembered for the map as it is
+WHOLE_TREE = (".", 0)  # where a walk of every directory starts, and its depth
 
 
 def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
@@ -448,9 +449,10 @@ def git_scan(root: Root) -> Scan:
     """The git directories to protect as a whole and the links met, found
     by one bounded look at ``root`` (when a toolbox opens it).  More links
     than :data:`MAX_SCANNED_LINKS` leave it incomplete, though every
-    directory was looked at: those past the bound are learnt by the walk
-    an incomplete look starts."""
+    directory was looked at: those past the bound are learnt by a walk of
+    the whole tree (any other incomplete look's walk lists only the
+    directories it left unlooked at)."""
     found = scan(RootLook(root))
-    if found.complete and len(found.links) > MAX_SCANNED_LINKS:
-        return replace(found, complete=False)
+    if len(found.links) > MAX_SCANNED_LINKS:  # those past the bound: the walk meets them all
+        return replace(found, complete=False, unlooked=(WHOLE_TREE,))
     return found
