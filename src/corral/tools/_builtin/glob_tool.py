@@ -110,9 +110,12 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
 
         def probe(m: GlobMatcher, include: bool) -> GlobResult:
             return _glob(ctx, base, m, given, include, probe=True)
+
+        def first(m: GlobMatcher, include: bool) -> GlobResult:
+            return _glob(ctx, base, m, given, include, probe=True, first=True)
         if not result["paths"] and not result["truncated"]:
             if not _literal(ctx, rel, given, result):
-                glob_retry(args, result, probe)
+                glob_retry(args, result, first)  # what would find something: one path says it
         else:
             glob_tidy(args, result, probe)
         return result
@@ -156,7 +159,9 @@ class _Found:
 
 
 def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVisitor,
-          found: _Found, cap: int) -> Tree[DirState]:
+          found: _Found, stop: int) -> Tree[DirState]:
+    """Walk below the base collecting what ``matcher`` matches, until
+    ``stop`` paths are found."""
     tree = walk_tree(ctx.view, base.directory, visitor.start, visitor,
                      yield_dirs=matcher.dirs_only, max_entries=ctx.limits.search_files)
     paths = found.paths
@@ -181,7 +186,7 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
                 if matched:
                     _take(ctx, base, visitor, found, state, (dir_sub, fd), matched, kinds,
                           suffix)
-            if len(paths) > cap:  # one more than the cap: "truncated" is then a fact
+            if len(paths) >= stop:
                 break
     found.incomplete = tree.stats.incomplete
     return tree
@@ -219,7 +224,10 @@ def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, s
 
 
 def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
-          include_ignored: bool, *, probe: bool = False) -> GlobResult:
+          include_ignored: bool, *, probe: bool = False, first: bool = False) -> GlobResult:
+    """One walk's answer; a ``probe`` lists at most one path, and with
+    ``first`` stops at the first it finds (whether more match is then not
+    known: ``truncated`` is false)."""
     cap = 1 if probe else ctx.limits.search_results
     notes: list[str] = []
     rules = base_rules(ctx, base, include_ignored, notes)
@@ -228,7 +236,8 @@ def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
                             prune=matcher, budget=budget)
     found = _Found()
     try:
-        tree = _walk(ctx, base, matcher, visitor, found, cap)
+        # one more than the cap: "truncated" is then a fact
+        tree = _walk(ctx, base, matcher, visitor, found, 1 if first else cap + 1)
     except Refusal as refusal:
         if not Budget.is_time_limit(refusal):
             raise
