@@ -28,6 +28,7 @@ import stat as st
 from typing import Any
 
 from ...contained import Tree
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import Code, Kind, Refusal
@@ -79,11 +80,12 @@ def _relative_pattern(ctx: ToolContext, pattern: str, base: str) -> tuple[str, b
 
 def _not_a_directory(shown: str, info: os.stat_result, given: str) -> Refusal:
     regular = st.S_ISREG(info.st_mode)
-    message = f"{shown} is a file, not a directory" if regular else f"{shown} is not a directory"
+    said = _said(shown)
+    message = f"{said} is a file, not a directory" if regular else f"{said} is not a directory"
     parent = posixpath.dirname(shown) or "."
     return Refusal(Code.INVALID_ARGUMENT, message,
                    f"glob searches a directory: pass one as 'path' (its directory is "
-                   f"{parent}); to read this file use read_file.",
+                   f"{_said(parent)}); to read this file use read_file.",
                    details={"path": shown}, kind=Kind.NOT_DIRECTORY,
                    suggested_tool="glob", suggested_args={"pattern": given, "path": parent})
 
@@ -283,7 +285,7 @@ def _notes(ctx: ToolContext, result: GlobResult, notes: list[str], found: _Found
     tail.extend(notes)
     if not found.paths and not over:
         what = "directories" if given.endswith("/") else "files"
-        where = "the root" if base.shown == "." else base.shown  # not "under .."
+        where = "the root" if _said(base.shown) == "." else _said(base.shown)  # not "under .."
         tail.insert(0, f"No {what} match {given!r} under {where}.")
     if tail:
         result["note"] = " ".join(tail)
