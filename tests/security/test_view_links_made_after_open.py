@@ -115,7 +115,7 @@ def test_a_directory_renamed_in_the_tree_keeps_its_new_links_known(
     (tmp_path / "old").mkdir()
     box = Toolbox(make_root(str(tmp_path)))
     os.rename(tmp_path / "old", tmp_path / "new")
-    assert box.call("write_file", {"path": "a.txt", "content": "b\n"})["ok"] is True
+    assert box.call("write_file", {"path": "b.txt", "content": "b\n"})["ok"] is True
     os.symlink("../editor", tmp_path / "new" / ".vscode")  # made in the renamed directory
     _refused(box.call("write_file", {"path": "editor/settings.json", "content": EVIL}))
     assert not (tmp_path / "editor" / "settings.json").exists()
