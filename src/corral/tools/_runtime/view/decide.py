@@ -19,8 +19,8 @@ from ..._policy.locate import Location
 from ..._policy.rules import Op, Policy, Scope
 from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
                                      swapped)
-from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, LinkMap, RootLook, git_scan, learn_link,
-                    locate)
+from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, LinkMap, RootLook, TreeWatch, git_scan,
+                    learn_link, locate)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, drop_shared,
                         take_shared, tree_file_lock)
@@ -150,6 +150,8 @@ class View:
         self._owns_root = owns_root
         self.scanned_links: tuple[str, ...] = ()  # the links the scan at open found
         self.look = RootLook(root)
+        # the tree's directories watched for links other programs make (None: no watch here)
+        self.tree_watch: TreeWatch | None = None
         self._identity: tuple[int, int] | None = None
         # the count of moves made by every Toolbox (tree_lock) when this
         # view last knew the tree's links (None: not counted yet)
@@ -197,6 +199,8 @@ class View:
         counts it through what this yields)."""
         with tree_file_lock(self.identity, self._root.backend, exclusive=exclusive,
                             checkpoint=checkpoint) as hold:
+            if self.tree_watch is not None:
+                self.catch_up_links(checkpoint)
             here = changes_here()
             if (hold.moves is not None and hold.moves != self.moves_seen) or \
                     here != self.changes_seen:
@@ -222,14 +226,16 @@ class View:
         backend = self._root.backend
         hold = take_shared(self.identity, backend, checkpoint)
         here = changes_here()
-        if (hold.moves is not None and hold.moves != self.moves_seen) or \
-                here != self.changes_seen:
-            try:
+        try:
+            if self.tree_watch is not None:
+                self.catch_up_links(checkpoint)
+            if (hold.moves is not None and hold.moves != self.moves_seen) or \
+                    here != self.changes_seen:
                 self.relearn_links()
                 self.wait_for_links(checkpoint)
-            except BaseException:
-                drop_shared(hold, backend)
-                raise
+        except BaseException:
+            drop_shared(hold, backend)
+            raise
         self.changes_seen = here
         if hold.moves is not None:
             self.moves_seen = hold.moves
@@ -238,11 +244,20 @@ class View:
     def drop_tree_shared(self, hold: SharedHold) -> None:
         drop_shared(hold, self._root.backend)
 
+    def catch_up_links(self, checkpoint: Checkpoint) -> None:
+        """Learn the links other programs made, moved or removed in the tree
+        since the last step (:class:`TreeWatch`: one ``read`` when none)."""
+        watch = self.tree_watch
+        if watch is not None and not self.policy.is_empty and \
+                watch.catch_up(self._root, self.links, self.look):
+            self.relearn_links()
+            self.wait_for_links(checkpoint)
+
     def relearn_links(self) -> None:
         """Look at the tree's links again, as when the view was opened."""
         if self.policy.is_empty:
             return
-        found = git_scan(self._root)
+        found = git_scan(self._root, self.look)
         for link in found.links[:MAX_SCANNED_LINKS]:
             learn_link(self._root, self.links, link)
         if not found.complete:
@@ -344,6 +359,8 @@ class View:
 
     def close(self) -> None:
         """Close the root if this view opened it (:func:`open_view` of a path)."""
+        if self.tree_watch is not None:
+            self.tree_watch.close()
         if self._owns_root:
             self._root.close()
 

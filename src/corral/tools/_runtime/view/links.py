@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 import stat as st
 import threading
+import weakref
 from collections import deque
 from collections.abc import Collection, Container, Iterable
 from dataclasses import replace
 
-from ....contained import DirEntry, Root
+from ....contained import DirEntry, DirectoryWatch, Root, WatchEvent, is_replace_temp_name
 from ..._policy.gitdirs import Scan, scan
 from ..._policy.locate import Location
 
@@ -20,6 +21,9 @@ MAX_ALIASES = 1024  # names leading to one path that are decided (bounded work;
 MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
 MAX_WALK_DEPTH = 64  # levels the walk beyond the look at open goes down (bounded)
 MAX_REMEMBERED_ALIASES = 16_384  # paths whose names are remembered for the map as it is
+MAX_PENDING_EVENTS = 8192  # events kept for a view between two of its mutating steps
+MAX_EVENT_LOOKS = 512  # entries another program made that one catch-up looks at (more:
+#                       the whole tree is looked at again)
 
 
 def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
@@ -398,10 +402,13 @@ def _host_reading(root: Root, spelled: str) -> str | None:
 class RootLook:
     """What :mod:`~corral.tools._policy.gitdirs` reads of a root
     (its ``GitLook``): entries, the start of small files, where a path
-    leads, which names a directory holds."""
+    leads, which names a directory holds.  With a :class:`TreeWatch`,
+    every directory listed is watched first (so a link made in it after
+    the listing is reported)."""
 
-    def __init__(self, root: Root) -> None:
+    def __init__(self, root: Root, watch: TreeWatch | None = None) -> None:
         self._root = root
+        self.watch = watch
 
     @property
     def known_as(self) -> tuple[str, ...]:
@@ -409,6 +416,8 @@ class RootLook:
 
     def entries(self, rel: str) -> list[DirEntry]:
         with self._root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY) as handle:
+            if self.watch is not None:
+                self.watch.add(handle.fileno(), handle.path)
             return handle.scandir()
 
     def text(self, rel: str, limit: int) -> str | None:
@@ -444,13 +453,242 @@ class RootLook:
         return frozenset(found)
 
 
-def git_scan(root: Root) -> Scan:
+def git_scan(root: Root, look: RootLook | None = None) -> Scan:
     """The git directories to protect as a whole and the links met, found
-    by one bounded look at ``root`` (when a toolbox opens it).  More links
+    by one bounded look at ``root`` (when a toolbox opens it; through
+    ``look``, watching what it lists, if given).  More links
     than :data:`MAX_SCANNED_LINKS` leave it incomplete, though every
     directory was looked at: those past the bound are learnt by the walk
     an incomplete look starts."""
-    found = scan(RootLook(root))
+    found = scan(look if look is not None else RootLook(root))
     if found.complete and len(found.links) > MAX_SCANNED_LINKS:
         return replace(found, complete=False)
     return found
+
+
+# -- what other programs change after open -----------------------------------------------
+
+
+class _SharedWatch:
+    """The process's one :class:`DirectoryWatch` (a user has few: 128 by
+    default), its events handed to the :class:`TreeWatch` of every view
+    watching the directory they came from."""
+
+    def __init__(self, watch: DirectoryWatch) -> None:
+        self.watch = watch
+        self.pid = os.getpid()
+        self.guard = threading.Lock()
+        self.owners: dict[int, weakref.WeakKeyDictionary[TreeWatch, None]] = {}
+
+    def read_into_owners(self) -> None:
+        """Read what is queued and hand each event to the views watching
+        its directory (held under :attr:`guard`)."""
+        for event in self.watch.read():
+            if event.mask & DirectoryWatch.OVERFLOW:
+                for every in self.owners.values():
+                    for owner in every:
+                        owner.overflowed = True
+                continue
+            owners = self.owners.get(event.watch)
+            if owners is None:
+                continue
+            if event.mask & DirectoryWatch.DROPPED:
+                del self.owners[event.watch]
+            for owner in list(owners):
+                owner.pending(event)
+
+
+_shared: list[_SharedWatch] = []
+_shared_guard = threading.Lock()
+
+
+def _shared_watch() -> _SharedWatch | None:
+    with _shared_guard:
+        if _shared and _shared[0].pid == os.getpid():
+            return _shared[0]
+        watch = DirectoryWatch.open()  # a forked child's is its own
+        if watch is None:
+            return None
+        _shared[:] = [_SharedWatch(watch)]
+        return _shared[0]
+
+
+class TreeWatch:
+    """Every directory a view lists, watched (the process's one
+    :class:`DirectoryWatch`): a link another program makes, moves or
+    removes in the tree after open is reported, and :meth:`catch_up`,
+    called by every mutating step under the tree lock before it decides,
+    learns it.  The kernel queues the event before the program's call
+    returns, so a link made before a step's catch-up is known to its
+    decision; one made after it is as one made after the step's act
+    (nothing a check could refuse).
+
+    ``complete`` is False once a directory could not be watched (the
+    user's watches used up) or the process forked: what was reported is
+    still learnt, but the tree is no longer known to be watched whole."""
+
+    def __init__(self, shared: _SharedWatch) -> None:
+        self._shared = shared
+        self._guard = threading.Lock()
+        self._paths: dict[int, str] = {}  # watch number -> the directory's canonical path
+        self._events: list[WatchEvent] = []
+        self.overflowed = False
+        self.complete = True
+
+    @classmethod
+    def open(cls) -> TreeWatch | None:
+        """A watch of a tree, or ``None`` where the platform has none."""
+        shared = _shared_watch()
+        return None if shared is None else cls(shared)
+
+    def pending(self, event: WatchEvent) -> None:
+        """Keep ``event`` for the next catch-up (held under the shared guard;
+        more than are weighed one by one: the tree is looked at again)."""
+        if len(self._events) < MAX_PENDING_EVENTS:
+            self._events.append(event)
+        else:
+            self.overflowed = True
+
+    def add(self, dir_fd: int, path: str) -> None:
+        """Watch the directory ``dir_fd`` holds, at canonical ``path``."""
+        shared = self._shared
+        with shared.guard:
+            if shared.pid != os.getpid():
+                self.complete = False
+                return
+            try:
+                number = shared.watch.add(dir_fd)
+            except OSError:
+                self.complete = False
+                return
+            shared.owners.setdefault(number, weakref.WeakKeyDictionary())[self] = None
+            self._paths[number] = path
+
+    def close(self) -> None:
+        """Stop taking events (the view is closed)."""
+        with self._shared.guard:
+            for number in self._paths:
+                owners = self._shared.owners.get(number)
+                if owners is not None:
+                    owners.pop(self, None)
+            self._paths = {}
+            self._events = []
+
+    def catch_up(self, root: Root, links: LinkMap, look: RootLook) -> bool:
+        """Learn what was reported since the last catch-up (one ``read``
+        when nothing was): links made, moved in or renamed are learnt,
+        removed ones forgotten, new directories watched and their links
+        learnt.  True when the whole tree must be looked at again (the
+        kernel's queue overflowed, or more changed than is weighed one by
+        one)."""
+        shared = self._shared
+        with self._guard:
+            with shared.guard:
+                if shared.pid != os.getpid():
+                    self.complete = False
+                    return False
+                shared.read_into_owners()
+                events, self._events = self._events, []
+                overflowed, self.overflowed = self.overflowed, False
+            if overflowed:
+                return True
+            if not events:
+                return False
+            return self._apply(events, root, links, look)
+
+    def _apply(self, events: list[WatchEvent], root: Root, links: LinkMap,
+               look: RootLook) -> bool:
+        learn: dict[str, None] = {}
+        new_directories: list[str] = []
+        moved_from: dict[int, tuple[str, bool]] = {}
+        replaced: set[int] = set()  # renames of the core's temporary files onto their names
+        for event in events:
+            mask = event.mask
+            if mask & DirectoryWatch.DROPPED:
+                self._paths.pop(event.watch, None)
+                continue
+            base = self._paths.get(event.watch)
+            if base is None or not event.name:  # the directory's own move: its parent says it
+                continue
+            path = event.name if base == "." else f"{base}/{event.name}"
+            if mask & DirectoryWatch.MOVED_FROM:
+                if not event.is_directory and is_replace_temp_name(event.name):
+                    replaced.add(event.cookie)
+                else:
+                    moved_from[event.cookie] = (path, event.is_directory)
+            elif mask & DirectoryWatch.MOVED_TO:
+                if event.cookie in replaced:
+                    continue  # the core's replace: a regular file it wrote
+                source = moved_from.pop(event.cookie, None)
+                if source is not None:
+                    self._gone(source[0], source[1], links, learn, renamed_to=path)
+                if event.is_directory:
+                    if source is None:
+                        new_directories.append(path)  # moved in from outside the tree
+                else:
+                    learn[path] = None
+            elif mask & DirectoryWatch.CREATED:
+                if event.is_directory:
+                    new_directories.append(path)
+                elif not is_replace_temp_name(event.name):
+                    learn[path] = None
+            elif mask & DirectoryWatch.REMOVED:
+                self._gone(path, event.is_directory, links, learn)
+        for path, is_directory in moved_from.values():  # moved out of the tree
+            self._gone(path, is_directory, links, learn)
+        if len(learn) + len(new_directories) > MAX_EVENT_LOOKS:
+            return True
+        for path in new_directories:
+            if self._walk(path, root, links, look):
+                return True
+        for path in learn:
+            learn_link(root, links, path)
+        return False
+
+    def _gone(self, path: str, is_directory: bool, links: LinkMap, learn: dict[str, None],
+              *, renamed_to: str | None = None) -> None:
+        """``path`` was removed, or renamed to ``renamed_to`` in the tree:
+        its links (the entry itself, those below it) are forgotten or known
+        by their new names, and those reached through it learnt again."""
+        gone = links.below(path) if is_directory else []
+        if path in links.locations or not is_directory:
+            gone.append(path)
+        for location in gone:
+            links.forget(location)
+            if renamed_to is not None:
+                learn[renamed_to + location[len(path):]] = None
+        for location in links.through(path):
+            learn[location] = None
+        if is_directory:
+            prefix = path + "/"
+            for number, where in list(self._paths.items()):
+                if where == path or where.startswith(prefix):
+                    if renamed_to is None:
+                        del self._paths[number]
+                    else:
+                        self._paths[number] = renamed_to + where[len(path):]
+
+    def _walk(self, top: str, root: Root, links: LinkMap, look: RootLook) -> bool:
+        """Watch ``top`` (made or moved in after open) and every directory
+        below it, learning their links (each directory watched before it
+        is listed: a link made in it meanwhile is reported or listed).
+        True when it is more than is walked one by one."""
+        queue: deque[tuple[str, int]] = deque([(top, 0)])
+        looked = 0
+        while queue:
+            where, depth = queue.popleft()
+            looked += 1
+            if looked > MAX_EVENT_LOOKS or depth > MAX_WALK_DEPTH:
+                return True
+            try:
+                entries = look.entries(where)
+            except (OSError, ValueError):
+                continue
+            in_git = where.rpartition("/")[2] == ".git"
+            for entry in entries:
+                if entry.is_symlink():
+                    learn_link(root, links, entry.path)
+                elif entry.is_dir(follow_symlinks=False) and (
+                        not in_git or entry.name == "hooks"):  # git's own: its hooks only
+                    queue.append((entry.path, depth + 1))
+        return False

@@ -1,0 +1,138 @@
+"""Watching directories for the entries any program makes, moves or removes
+in them (Linux inotify through ``corral._native``).
+
+A layer above that keeps what it knows of a tree (its links) learns here
+what another program changed since it looked: each watched directory
+reports every entry created, moved in or out, or removed, and its own
+removal or move.  The kernel queues an event before the system call that
+made the change returns, so a :meth:`DirectoryWatch.read` made after that
+call sees it.  Watches are added by the directory's fd (the very object,
+never a path resolved again); where the module or the kernel has none,
+:meth:`DirectoryWatch.open` answers ``None``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+from typing import Any, NamedTuple
+
+from ._replace import TEMP_SUFFIX
+
+__all__ = ["DirectoryWatch", "WatchEvent", "is_replace_temp_name"]
+
+# inotify's event bits (the Linux ABI's values)
+CREATED = 0x100
+REMOVED = 0x200
+MOVED_FROM = 0x40
+MOVED_TO = 0x80
+SELF_REMOVED = 0x400
+SELF_MOVED = 0x800
+OVERFLOW = 0x4000
+DROPPED = 0x8000  # the watch is gone (its directory removed, or the watch removed)
+IS_DIRECTORY = 0x40000000
+
+_HEADER = struct.Struct("iIII")  # wd, mask, cookie, len of the name (NUL-padded)
+_READ_SIZE = 64 * 1024
+_LARGEST_EVENT = 16 + 256  # the header and a name of NAME_MAX bytes with its NUL
+_TEMP = re.compile(r"\..{0,32}\.[0-9a-f]{12}" + re.escape(TEMP_SUFFIX), re.DOTALL)
+
+
+def is_replace_temp_name(name: str) -> bool:
+    """Whether ``name`` is a temporary name the core's atomic replace makes
+    (a regular file it creates exclusively, then renames onto its target)."""
+    return name.endswith(TEMP_SUFFIX) and _TEMP.fullmatch(name) is not None
+
+
+class WatchEvent(NamedTuple):
+    """One change the kernel reported: the watch it came from, what
+    happened (the bits above), the cookie pairing a rename's two halves,
+    and the entry's name ("" for the watched directory itself)."""
+
+    watch: int
+    mask: int
+    cookie: int
+    name: str
+
+    @property
+    def is_directory(self) -> bool:
+        return bool(self.mask & IS_DIRECTORY)
+
+
+def _native_lib() -> Any | None:
+    try:
+        from .._native import lib
+    except ImportError:
+        return None
+    return lib if getattr(lib, "CORRAL_HAS_WATCH", 0) else None
+
+
+class DirectoryWatch:
+    """One inotify instance: directories added by fd, events read without
+    waiting (an empty list when none is queued)."""
+
+    CREATED = CREATED
+    REMOVED = REMOVED
+    MOVED_FROM = MOVED_FROM
+    MOVED_TO = MOVED_TO
+    SELF_REMOVED = SELF_REMOVED
+    SELF_MOVED = SELF_MOVED
+    OVERFLOW = OVERFLOW
+    DROPPED = DROPPED
+
+    def __init__(self, lib: Any, fd: int) -> None:
+        self._lib = lib
+        self._fd = fd
+
+    @classmethod
+    def open(cls) -> DirectoryWatch | None:
+        """A new watch, or ``None`` where none can be had (no native module,
+        not Linux, the user's instances used up)."""
+        lib = _native_lib()
+        if lib is None:
+            return None
+        fd = lib.corral_watch_open()
+        return None if fd < 0 else cls(lib, fd)
+
+    @property
+    def closed(self) -> bool:
+        return self._fd < 0
+
+    def add(self, dir_fd: int) -> int:
+        """Watch the directory ``dir_fd`` holds; the watch's number (the
+        same number for a directory already watched).  ``OSError`` on
+        failure (``ENOSPC``: the user's watches are used up)."""
+        if self._fd < 0:
+            raise OSError(9, "the watch is closed")
+        number = int(self._lib.corral_watch_add(self._fd, dir_fd))
+        if number < 0:
+            from .._native import ffi
+            code = ffi.errno
+            raise OSError(code, os.strerror(code))
+        return number
+
+    def read(self) -> list[WatchEvent]:
+        """Every event queued now, in order (one ``read`` when none is)."""
+        if self._fd < 0:
+            return []
+        events: list[WatchEvent] = []
+        while True:
+            try:
+                data = os.read(self._fd, _READ_SIZE)
+            except BlockingIOError:
+                return events
+            offset = 0
+            while offset + _HEADER.size <= len(data):
+                watch, mask, cookie, size = _HEADER.unpack_from(data, offset)
+                offset += _HEADER.size
+                raw = data[offset:offset + size].split(b"\0", 1)[0]
+                offset += size
+                events.append(WatchEvent(watch, mask, cookie, os.fsdecode(raw)))
+            if len(data) <= _READ_SIZE - _LARGEST_EVENT:  # room for one more: none was queued
+                return events
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
