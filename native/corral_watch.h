@@ -3,7 +3,9 @@
  * inotify adds a watch by path only; the directory is named by its fd
  * through /proc/self/fd, whose magic link leads to the very object the fd
  * holds, so a directory swapped since it was opened is never the one
- * watched.  The events are read by the caller (read(2) on the watch fd). */
+ * watched.  The events are read by the caller (read(2) on the watch fd).
+ * IN_CLOSE_WRITE names an entry that was a file opened for writing (a
+ * symlink is never opened itself: the event would name its target). */
 
 #include <errno.h>
 #include <stdint.h>
@@ -28,7 +30,7 @@ static int corral_watch_add(int watch_fd, int dir_fd)
     }
     snprintf(path, sizeof path, "/proc/self/fd/%d", dir_fd);
     return inotify_add_watch(watch_fd, path,
-                             IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+                             IN_CREATE | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
                              IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK);
 }
 #else

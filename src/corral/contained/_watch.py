@@ -24,6 +24,7 @@ __all__ = ["DirectoryWatch", "WatchEvent", "is_replace_temp_name"]
 
 # inotify's event bits (the Linux ABI's values)
 CREATED = 0x100
+WRITTEN = 0x8  # closed after being opened for writing: a file, never a symlink
 REMOVED = 0x200
 MOVED_FROM = 0x40
 MOVED_TO = 0x80
@@ -73,6 +74,7 @@ class DirectoryWatch:
     waiting (an empty list when none is queued)."""
 
     CREATED = CREATED
+    WRITTEN = WRITTEN
     REMOVED = REMOVED
     MOVED_FROM = MOVED_FROM
     MOVED_TO = MOVED_TO

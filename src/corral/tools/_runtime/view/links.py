@@ -174,6 +174,10 @@ class LinkMap:
                 self._count(old, -1)
                 self._changed()
 
+    def is_link(self, location: str) -> bool:
+        """Whether ``location`` is known as a link (leading inside or out)."""
+        return location in self._leads or location in self._outside
+
     def knows(self, location: str) -> bool:
         return location in self._leads or location in self._not_links
 
@@ -513,6 +517,18 @@ def _shared_watch() -> _SharedWatch | None:
         return _shared[0]
 
 
+def _counted_off(counts: dict[str, int], key: str) -> bool:
+    """Take one off ``key``'s count; whether it had one."""
+    count = counts.get(key, 0)
+    if not count:
+        return False
+    if count > 1:
+        counts[key] = count - 1
+    else:
+        del counts[key]
+    return True
+
+
 class TreeWatch:
     """Every directory a view lists, watched (the process's one
     :class:`DirectoryWatch`): a link another program makes, moves or
@@ -532,6 +548,8 @@ class TreeWatch:
         self._guard = threading.Lock()
         self._paths: dict[int, str] = {}  # watch number -> the directory's canonical path
         self._events: list[WatchEvent] = []
+        # paths this view's own steps are creating, each until its event is met
+        self._own: dict[str, int] = {}
         self.overflowed = False
         self.complete = True
 
@@ -564,6 +582,25 @@ class TreeWatch:
             shared.owners.setdefault(number, weakref.WeakKeyDictionary())[self] = None
             self._paths[number] = path
 
+    def creating(self, path: str) -> None:
+        """A step of this view is about to create the file ``path`` (its
+        entry's event is then its own, not learnt: a file it wrote)."""
+        with self._shared.guard:
+            if len(self._own) < MAX_PENDING_EVENTS:
+                self._own[path] = self._own.get(path, 0) + 1
+
+    def not_created(self, root: Root, links: LinkMap, path: str) -> None:
+        """The step did not create ``path`` after all: what is there (another
+        program's, maybe a link: its event may have been taken for the
+        step's) is learnt now."""
+        with self._shared.guard:
+            count = self._own.get(path, 0) - 1
+            if count > 0:
+                self._own[path] = count
+            else:
+                self._own.pop(path, None)
+        learn_link(root, links, path)
+
     def close(self) -> None:
         """Stop taking events (the view is closed)."""
         with self._shared.guard:
@@ -590,14 +627,18 @@ class TreeWatch:
                 shared.read_into_owners()
                 events, self._events = self._events, []
                 overflowed, self.overflowed = self.overflowed, False
+                # the creations whose events were read by now: one not among
+                # them (a directory not yet watched) is never met, and is then
+                # forgotten rather than taken for another program's
+                own, self._own = self._own, {}
             if overflowed:
                 return True
             if not events:
                 return False
-            return self._apply(events, root, links, look)
+            return self._apply(events, own, root, links, look)
 
-    def _apply(self, events: list[WatchEvent], root: Root, links: LinkMap,
-               look: RootLook) -> bool:
+    def _apply(self, events: list[WatchEvent], own: dict[str, int], root: Root,
+               links: LinkMap, look: RootLook) -> bool:
         learn: dict[str, None] = {}
         new_directories: list[str] = []
         moved_from: dict[int, tuple[str, bool]] = {}
@@ -625,13 +666,16 @@ class TreeWatch:
                 if event.is_directory:
                     if source is None:
                         new_directories.append(path)  # moved in from outside the tree
-                else:
-                    learn[path] = None
+                elif source is None:
+                    learn[path] = None  # renamed within the tree: the same entry (a link
+                    #                     known at its old name is learnt by _gone)
             elif mask & DirectoryWatch.CREATED:
                 if event.is_directory:
                     new_directories.append(path)
-                elif not is_replace_temp_name(event.name):
+                elif not is_replace_temp_name(event.name) and not _counted_off(own, path):
                     learn[path] = None
+            elif mask & DirectoryWatch.WRITTEN:
+                learn.pop(path, None)  # a file opened for writing since it was made: no link
             elif mask & DirectoryWatch.REMOVED:
                 self._gone(path, event.is_directory, links, learn)
         for path, is_directory in moved_from.values():  # moved out of the tree
@@ -651,7 +695,7 @@ class TreeWatch:
         its links (the entry itself, those below it) are forgotten or known
         by their new names, and those reached through it learnt again."""
         gone = links.below(path) if is_directory else []
-        if path in links.locations or not is_directory:
+        if links.is_link(path):
             gone.append(path)
         for location in gone:
             links.forget(location)
