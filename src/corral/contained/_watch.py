@@ -37,6 +37,9 @@ IS_DIRECTORY = 0x40000000
 _HEADER = struct.Struct("iIII")  # wd, mask, cookie, len of the name (NUL-padded)
 _READ_SIZE = 64 * 1024
 _LARGEST_EVENT = 16 + 256  # the header and a name of NAME_MAX bytes with its NUL
+_TEMP_SUFFIX_BYTES = os.fsencode(TEMP_SUFFIX)
+_TEMP_BYTES = re.compile(rb"\..{0,128}\.[0-9a-f]{12}" + re.escape(_TEMP_SUFFIX_BYTES), re.DOTALL)
+_MAX_REPLACES = 256  # renames of temporary files waiting for their other half
 _TEMP = re.compile(r"\..{0,32}\.[0-9a-f]{12}" + re.escape(TEMP_SUFFIX), re.DOTALL)
 
 
@@ -86,6 +89,7 @@ class DirectoryWatch:
     def __init__(self, lib: Any, fd: int) -> None:
         self._lib = lib
         self._fd = fd
+        self._replaces: set[int] = set()  # cookies of temporary files renamed away
 
     @classmethod
     def open(cls) -> DirectoryWatch | None:
@@ -115,23 +119,41 @@ class DirectoryWatch:
         return number
 
     def read(self) -> list[WatchEvent]:
-        """Every event queued now, in order (one ``read`` when none is)."""
+        """Every event queued now, in order (one ``read`` when none is),
+        but for the core's own atomic replaces: a temporary file it made,
+        wrote, renamed onto its name or removed (:func:`is_replace_temp_name`)
+        is a regular file of its own, never reported."""
         if self._fd < 0:
             return []
         events: list[WatchEvent] = []
+        header = _HEADER
+        temp_suffix = _TEMP_SUFFIX_BYTES
+        replaces = self._replaces
         while True:
             try:
                 data = os.read(self._fd, _READ_SIZE)
             except BlockingIOError:
                 return events
             offset = 0
-            while offset + _HEADER.size <= len(data):
-                watch, mask, cookie, size = _HEADER.unpack_from(data, offset)
-                offset += _HEADER.size
-                raw = data[offset:offset + size].split(b"\0", 1)[0]
+            end = len(data)
+            while offset + 16 <= end:
+                watch, mask, cookie, size = header.unpack_from(data, offset)
+                offset += 16
+                raw = data[offset:offset + size].rstrip(b"\0")
                 offset += size
+                if mask & MOVED_TO and cookie in replaces:
+                    replaces.discard(cookie)  # a replace's temporary file, now its target
+                    continue
+                if raw.endswith(temp_suffix) and not mask & IS_DIRECTORY and \
+                        _TEMP_BYTES.fullmatch(raw) is not None:
+                    if mask & MOVED_FROM:
+                        if len(replaces) >= _MAX_REPLACES:
+                            replaces.clear()  # unpaired ones: their targets are then looked at
+                        replaces.add(cookie)
+                    if mask & (CREATED | WRITTEN | REMOVED | MOVED_FROM):
+                        continue
                 events.append(WatchEvent(watch, mask, cookie, os.fsdecode(raw)))
-            if len(data) <= _READ_SIZE - _LARGEST_EVENT:  # room for one more: none was queued
+            if end <= _READ_SIZE - _LARGEST_EVENT:  # room for one more: none was queued
                 return events
 
     def close(self) -> None:

@@ -6,12 +6,11 @@ from __future__ import annotations
 import os
 import stat as st
 import threading
-import weakref
 from collections import deque
 from collections.abc import Collection, Container, Iterable
 from dataclasses import replace
 
-from ....contained import DirEntry, DirectoryWatch, Root, WatchEvent, is_replace_temp_name
+from ....contained import DirEntry, DirectoryWatch, Root, WatchEvent
 from ..._policy.gitdirs import Scan, scan
 from ..._policy.locate import Location
 
@@ -482,7 +481,7 @@ class _SharedWatch:
         self.watch = watch
         self.pid = os.getpid()
         self.guard = threading.Lock()
-        self.owners: dict[int, weakref.WeakKeyDictionary[TreeWatch, None]] = {}
+        self.owners: dict[int, list[TreeWatch]] = {}
 
     def read_into_owners(self) -> None:
         """Read what is queued and hand each event to the views watching
@@ -498,8 +497,11 @@ class _SharedWatch:
                 continue
             if event.mask & DirectoryWatch.DROPPED:
                 del self.owners[event.watch]
-            for owner in list(owners):
-                owner.pending(event)
+            for owner in owners:
+                if owner.closed:
+                    self.owners[event.watch] = [kept for kept in owners if not kept.closed]
+                else:
+                    owner.pending(event)
 
 
 _shared: list[_SharedWatch] = []
@@ -552,6 +554,7 @@ class TreeWatch:
         self._own: dict[str, int] = {}
         self.overflowed = False
         self.complete = True
+        self.closed = False
 
     @classmethod
     def open(cls) -> TreeWatch | None:
@@ -579,7 +582,9 @@ class TreeWatch:
             except OSError:
                 self.complete = False
                 return
-            shared.owners.setdefault(number, weakref.WeakKeyDictionary())[self] = None
+            owners = shared.owners.setdefault(number, [])
+            if self not in owners:
+                owners.append(self)
             self._paths[number] = path
 
     def creating(self, path: str) -> None:
@@ -602,14 +607,10 @@ class TreeWatch:
         learn_link(root, links, path)
 
     def close(self) -> None:
-        """Stop taking events (the view is closed)."""
-        with self._shared.guard:
-            for number in self._paths:
-                owners = self._shared.owners.get(number)
-                if owners is not None:
-                    owners.pop(self, None)
-            self._paths = {}
-            self._events = []
+        """Stop taking events (the view is closed, or dropped: called by a
+        finalizer too, so it takes no lock: the reader leaves it out)."""
+        self.closed = True
+        self._events = []
 
     def catch_up(self, root: Root, links: LinkMap, look: RootLook) -> bool:
         """Learn what was reported since the last catch-up (one ``read``
@@ -642,7 +643,6 @@ class TreeWatch:
         learn: dict[str, None] = {}
         new_directories: list[str] = []
         moved_from: dict[int, tuple[str, bool]] = {}
-        replaced: set[int] = set()  # renames of the core's temporary files onto their names
         for event in events:
             mask = event.mask
             if mask & DirectoryWatch.DROPPED:
@@ -653,13 +653,8 @@ class TreeWatch:
                 continue
             path = event.name if base == "." else f"{base}/{event.name}"
             if mask & DirectoryWatch.MOVED_FROM:
-                if not event.is_directory and is_replace_temp_name(event.name):
-                    replaced.add(event.cookie)
-                else:
-                    moved_from[event.cookie] = (path, event.is_directory)
+                moved_from[event.cookie] = (path, event.is_directory)
             elif mask & DirectoryWatch.MOVED_TO:
-                if event.cookie in replaced:
-                    continue  # the core's replace: a regular file it wrote
                 source = moved_from.pop(event.cookie, None)
                 if source is not None:
                     self._gone(source[0], source[1], links, learn, renamed_to=path)
@@ -672,7 +667,7 @@ class TreeWatch:
             elif mask & DirectoryWatch.CREATED:
                 if event.is_directory:
                     new_directories.append(path)
-                elif not is_replace_temp_name(event.name) and not _counted_off(own, path):
+                elif not _counted_off(own, path):
                     learn[path] = None
             elif mask & DirectoryWatch.WRITTEN:
                 learn.pop(path, None)  # a file opened for writing since it was made: no link

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import weakref
 from collections.abc import Sequence
 from typing import TypeAlias
 
@@ -49,6 +50,8 @@ def open_view(root: RootLike, policy: Policy, *,
     view = View(opened, rooted, links, owns_root=owns)
     view.look = look
     view.tree_watch = watch
+    if watch is not None:  # a view dropped unclosed stops taking events too
+        weakref.finalize(view, watch.close)
     view.scanned_links = scanned
     view.moves_seen = moves_before
     view.changes_seen = changes_before
