@@ -30,7 +30,7 @@ static int corral_watch_add(int watch_fd, int dir_fd)
     }
     snprintf(path, sizeof path, "/proc/self/fd/%d", dir_fd);
     return inotify_add_watch(watch_fd, path,
-                             IN_CREATE | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+                             IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
                              IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK);
 }
 #else

@@ -18,6 +18,7 @@ import re
 import struct
 from typing import Any, NamedTuple
 
+from ._backend import Backend
 from ._replace import TEMP_SUFFIX
 
 __all__ = ["DirectoryWatch", "WatchEvent", "is_replace_temp_name"]
@@ -118,8 +119,9 @@ class DirectoryWatch:
             raise OSError(code, os.strerror(code))
         return number
 
-    def read(self) -> list[WatchEvent]:
-        """Every event queued now, in order (one ``read`` when none is),
+    def read(self, backend: Backend | None = None) -> list[WatchEvent]:
+        """Every event queued now, in order (one ``read``, through
+        ``backend`` if given, when none is),
         but for the core's own atomic replaces: a temporary file it made,
         wrote, renamed onto its name or removed (:func:`is_replace_temp_name`)
         is a regular file of its own, never reported."""
@@ -131,7 +133,8 @@ class DirectoryWatch:
         replaces = self._replaces
         while True:
             try:
-                data = os.read(self._fd, _READ_SIZE)
+                data = os.read(self._fd, _READ_SIZE) if backend is None else \
+                    backend.read(self._fd, _READ_SIZE)
             except BlockingIOError:
                 return events
             offset = 0

@@ -224,7 +224,11 @@ class View:
         """:meth:`tree_lock` shared, without a context manager (the hot
         path of a step on one place); :meth:`drop_tree_shared` lets it go."""
         backend = self._root.backend
-        hold = take_shared(self.identity, backend, checkpoint)
+        watch = self.tree_watch
+        # a tree watched whole reports another Toolbox's moves too: no count read
+        hold = take_shared(self.identity, backend, checkpoint,
+                           count_moves=watch is None or not watch.whole or
+                           not self.links_settled)
         here = changes_here()
         try:
             if self.tree_watch is not None:

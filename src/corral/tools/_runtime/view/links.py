@@ -10,7 +10,7 @@ from collections import deque
 from collections.abc import Collection, Container, Iterable
 from dataclasses import replace
 
-from ....contained import DirEntry, DirectoryWatch, Root, WatchEvent
+from ....contained import Backend, DirEntry, DirectoryWatch, Root, WatchEvent
 from ..._policy.gitdirs import Scan, scan
 from ..._policy.locate import Location
 
@@ -479,14 +479,14 @@ class _SharedWatch:
 
     def __init__(self, watch: DirectoryWatch) -> None:
         self.watch = watch
-        self.pid = os.getpid()
+        self.forked = False  # set in a forked child: the watch is the parent's
         self.guard = threading.Lock()
         self.owners: dict[int, list[TreeWatch]] = {}
 
-    def read_into_owners(self) -> None:
-        """Read what is queued and hand each event to the views watching
-        its directory (held under :attr:`guard`)."""
-        for event in self.watch.read():
+    def read_into_owners(self, backend: Backend) -> None:
+        """Read what is queued (through ``backend``) and hand each event to
+        the views watching its directory (held under :attr:`guard`)."""
+        for event in self.watch.read(backend):
             if event.mask & DirectoryWatch.OVERFLOW:
                 for every in self.owners.values():
                     for owner in every:
@@ -508,9 +508,17 @@ _shared: list[_SharedWatch] = []
 _shared_guard = threading.Lock()
 
 
+def _forked() -> None:
+    for shared in _shared:
+        shared.forked = True
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
 def _shared_watch() -> _SharedWatch | None:
     with _shared_guard:
-        if _shared and _shared[0].pid == os.getpid():
+        if _shared and not _shared[0].forked:
             return _shared[0]
         watch = DirectoryWatch.open()  # a forked child's is its own
         if watch is None:
@@ -562,6 +570,11 @@ class TreeWatch:
         shared = _shared_watch()
         return None if shared is None else cls(shared)
 
+    @property
+    def whole(self) -> bool:
+        """Whether every directory listed is watched (none failed, no fork)."""
+        return self.complete and not self._shared.forked
+
     def pending(self, event: WatchEvent) -> None:
         """Keep ``event`` for the next catch-up (held under the shared guard;
         more than are weighed one by one: the tree is looked at again)."""
@@ -574,7 +587,7 @@ class TreeWatch:
         """Watch the directory ``dir_fd`` holds, at canonical ``path``."""
         shared = self._shared
         with shared.guard:
-            if shared.pid != os.getpid():
+            if shared.forked:
                 self.complete = False
                 return
             try:
@@ -622,11 +635,15 @@ class TreeWatch:
         shared = self._shared
         with self._guard:
             with shared.guard:
-                if shared.pid != os.getpid():
+                if shared.forked:
                     self.complete = False
                     return False
-                shared.read_into_owners()
-                events, self._events = self._events, []
+                shared.read_into_owners(root.backend)
+                events = self._events
+                if not events and not self.overflowed:
+                    self._own.clear()
+                    return False
+                self._events = []
                 overflowed, self.overflowed = self.overflowed, False
                 # the creations whose events were read by now: one not among
                 # them (a directory not yet watched) is never met, and is then

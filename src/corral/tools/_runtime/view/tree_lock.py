@@ -288,15 +288,17 @@ class SharedHold(NamedTuple):
 
 
 def take_shared(key: tuple[int, int], backend: Backend,
-                checkpoint: Callable[[], None]) -> SharedHold:
+                checkpoint: Callable[[], None], *, count_moves: bool = True) -> SharedHold:
     """:func:`tree_file_lock` held shared, without a context manager (the
     hot path of every step that changes one place); :func:`drop_shared`
-    lets it go."""
+    lets it go.  Without ``count_moves`` the count of moves is not read
+    (``moves`` is ``None``): for a view told of every change otherwise."""
     found = _lock_file(key)
     if found is None:
         return SharedHold(None, False, None)
     locked = _take_shared(found, backend, checkpoint)
-    return SharedHold(found, locked, found.moves(backend) if locked else None)
+    return SharedHold(found, locked,
+                      found.moves(backend) if locked and count_moves else None)
 
 
 def drop_shared(shared: SharedHold, backend: Backend) -> None:
