@@ -1,5 +1,5 @@
 """Watching directories for the entries any program makes, moves or removes
-in them (Linux inotify through ``corral._native``).
+in them (Linux inotify, through the native backend's module).
 
 A layer above that keeps what it knows of a tree (its links) learns here
 what another program changed since it looked: each watched directory
@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 import struct
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ._backend import Backend
 from ._replace import TEMP_SUFFIX
@@ -65,12 +65,15 @@ class WatchEvent(NamedTuple):
         return bool(self.mask & IS_DIRECTORY)
 
 
-def _native_lib() -> Any | None:
+def _watching_backend() -> Backend | None:
+    """The backend that can watch directories here (the native one, on
+    Linux), whichever backend the roots use."""
+    from ._select import backend_by_name
     try:
-        from .._native import lib
-    except ImportError:
+        backend = backend_by_name("native")
+    except OSError:
         return None
-    return lib if getattr(lib, "CORRAL_HAS_WATCH", 0) else None
+    return backend if backend.can_watch else None
 
 
 class DirectoryWatch:
@@ -87,8 +90,8 @@ class DirectoryWatch:
     OVERFLOW = OVERFLOW
     DROPPED = DROPPED
 
-    def __init__(self, lib: Any, fd: int) -> None:
-        self._lib = lib
+    def __init__(self, backend: Backend, fd: int) -> None:
+        self._backend = backend
         self._fd = fd
         self._replaces: set[int] = set()  # cookies of temporary files renamed away
 
@@ -96,11 +99,14 @@ class DirectoryWatch:
     def open(cls) -> DirectoryWatch | None:
         """A new watch, or ``None`` where none can be had (no native module,
         not Linux, the user's instances used up)."""
-        lib = _native_lib()
-        if lib is None:
+        backend = _watching_backend()
+        if backend is None:
             return None
-        fd = lib.corral_watch_open()
-        return None if fd < 0 else cls(lib, fd)
+        try:
+            fd = backend.watch_open()
+        except OSError:
+            return None
+        return cls(backend, fd)
 
     @property
     def closed(self) -> bool:
@@ -112,12 +118,7 @@ class DirectoryWatch:
         failure (``ENOSPC``: the user's watches are used up)."""
         if self._fd < 0:
             raise OSError(9, "the watch is closed")
-        number = int(self._lib.corral_watch_add(self._fd, dir_fd))
-        if number < 0:
-            from .._native import ffi
-            code = ffi.errno
-            raise OSError(code, os.strerror(code))
-        return number
+        return self._backend.watch_add(self._fd, dir_fd)
 
     def read(self, backend: Backend | None = None) -> list[WatchEvent]:
         """Every event queued now, in order (one ``read``, through

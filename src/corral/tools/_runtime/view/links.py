@@ -486,7 +486,11 @@ class _SharedWatch:
     def read_into_owners(self, backend: Backend) -> None:
         """Read what is queued (through ``backend``) and hand each event to
         the views watching its directory (held under :attr:`guard`)."""
-        for event in self.watch.read(backend):
+        try:
+            events = self.watch.read(backend)
+        except OSError:  # what was queued is unknown: every view looks at its tree again
+            events = [WatchEvent(-1, DirectoryWatch.OVERFLOW, 0, "")]
+        for event in events:
             if event.mask & DirectoryWatch.OVERFLOW:
                 for every in self.owners.values():
                     for owner in every:
