@@ -146,3 +146,45 @@ def test_a_link_made_and_removed_after_open_refuses_nothing(
     answer = box.call("write_file", {"path": "editor/settings.json", "content": "{}\n"})
     assert answer["ok"] is True, answer
     assert (tmp_path / "editor" / "settings.json").read_text() == "{}\n"
+
+
+def test_a_link_among_more_changes_than_are_weighed_one_by_one_is_known(
+        tmp_path: Path, make_root: MakeRoot) -> None:
+    _world(tmp_path)
+    box = Toolbox(make_root(str(tmp_path)))
+    bulk = tmp_path / "bulk"
+    bulk.mkdir()
+    for i in range(700):  # more than one catch-up weighs: the whole tree is looked at again
+        (bulk / f"f{i}.txt").write_text("x\n")
+    os.symlink("../editor", bulk / ".vscode")
+    _refused(box.call("write_file", {"path": "editor/settings.json", "content": EVIL}))
+    assert not (tmp_path / "editor" / "settings.json").exists()
+
+
+def test_a_denied_name_linked_after_open_refuses_writes_to_what_it_leads_to(
+        tmp_path: Path, make_root: MakeRoot) -> None:
+    _world(tmp_path)
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "public").mkdir()
+    box = Toolbox(make_root(str(tmp_path)), deny=["secrets/**"])
+    os.symlink("../public", tmp_path / "secrets" / "mirror")
+    _refused(box.call("write_file", {"path": "public/a.txt", "content": "x\n"}))
+    assert not (tmp_path / "public" / "a.txt").exists()
+
+
+def test_every_toolbox_on_the_tree_learns_the_link(tmp_path: Path, make_root: MakeRoot) -> None:
+    _world(tmp_path)
+    (tmp_path / "inner" / "editor").mkdir(parents=True)
+    first = Toolbox(make_root(str(tmp_path)))
+    second = Toolbox(make_root(str(tmp_path)))
+    inner = Toolbox(make_root(str(tmp_path / "inner")))
+    os.symlink("editor", tmp_path / "inner" / ".vscode")
+    os.symlink("editor", tmp_path / ".vscode")
+    # the first one's read hands the others their events: each still decides on them
+    _refused(first.call("write_file", {"path": "editor/settings.json", "content": EVIL}))
+    _refused(second.call("write_file", {"path": "editor/tasks.json", "content": EVIL}))
+    _refused(inner.call("write_file", {"path": "editor/settings.json", "content": EVIL}))
+    _refused(first.call("write_file", {"path": "inner/editor/tasks.json", "content": EVIL}))
+    assert not (tmp_path / "editor" / "settings.json").exists()
+    assert not (tmp_path / "editor" / "tasks.json").exists()
+    assert not list((tmp_path / "inner" / "editor").iterdir())
