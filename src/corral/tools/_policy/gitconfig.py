@@ -19,6 +19,8 @@ named; neither is ``~``.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -125,13 +127,39 @@ def program_paths(section: str, key: str, value: str | None) -> list[ProgramPath
     found: list[ProgramPath] = []
     if _names_path(value):
         found.append(ProgramPath(value, False))  # run as one program (gpg.program: no shell)
+    previous: _Word | None = None
     for word in _words(value):
         gits = word.program.startswith("git")
         if _names_path(word.text):
             found.append(ProgramPath(word.text, gits))
         elif not word.command and not gits and _is_bare_argument(word.text):
             found.append(ProgramPath(word.text, True))
+        found.extend(_python_module(word, previous))
+        previous = word
     return list(dict.fromkeys(found))
+
+
+_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _python_module(word: _Word, previous: _Word | None) -> list[ProgramPath]:
+    """What ``python -m NAME`` runs, as paths from where it runs (its first
+    directory on ``sys.path``): for a top-level NAME its file, its compiled
+    file and its package; for a dotted one the top package as a whole."""
+    if word.command or _PYTHON.fullmatch(word.program) is None:
+        return []
+    if previous is not None and previous.text == "-m" and not previous.command:
+        name = word.text
+    elif word.text.startswith("-m") and len(word.text) > 2:
+        name = word.text[2:]
+    else:
+        return []
+    if _MODULE.fullmatch(name) is None:
+        return []
+    top = name.partition(".")[0]
+    return [ProgramPath(f"{top}.py", True), ProgramPath(f"{top}.pyc", True),
+            ProgramPath(top, False)]
 
 
 def _names_path(word: str) -> bool:
