@@ -188,3 +188,30 @@ def test_every_toolbox_on_the_tree_learns_the_link(tmp_path: Path, make_root: Ma
     assert not (tmp_path / "editor" / "settings.json").exists()
     assert not (tmp_path / "editor" / "tasks.json").exists()
     assert not list((tmp_path / "inner" / "editor").iterdir())
+
+
+_INNER_MOVE = """
+import sys
+from corral.tools import Toolbox
+with Toolbox(sys.argv[1]) as box:
+    answer = box.call("move_file", {"source": "to-editor", "destination": ".vscode"})
+    assert answer["ok"] is True, answer
+"""
+
+
+def test_a_link_another_process_moves_in_a_root_nested_in_this_one_is_known(
+        tmp_path: Path, make_root: MakeRoot) -> None:
+    """Two processes serving roots nested in one another hold different
+    lock files (each counts its own root's moves); the watch reports the
+    inner process's move to the outer one all the same."""
+    import subprocess
+    import sys
+    _world(tmp_path)
+    inner = tmp_path / "inner"
+    (inner / "editor").mkdir(parents=True)
+    os.symlink("editor", inner / "to-editor")
+    outer = Toolbox(make_root(str(tmp_path)))
+    subprocess.run([sys.executable, "-c", _INNER_MOVE, str(inner)], check=True, timeout=120)
+    assert (inner / ".vscode").is_symlink()
+    _refused(outer.call("write_file", {"path": "inner/editor/settings.json", "content": EVIL}))
+    assert not (inner / "editor" / "settings.json").exists()

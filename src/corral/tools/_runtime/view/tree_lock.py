@@ -14,7 +14,9 @@ temporary directory, mode 0700; in the user's cache directory where another
 user made that name first).  Per root, not per filesystem: a step
 waiting on its host (a person asked) holds it, and must not hold up
 another project's calls; so two processes serving roots nested in one
-another do not see each other's steps (one process's Workspace does).  It
+another do not see each other's steps through it (one process's Workspace
+does, and where the tree is watched each sees the other's changes in its
+tree as another program's).  It
 cannot be a lock on the root directory itself: the steps lock the
 directories they act in with ``flock``, the root among them, and two locks
 on one directory held by one process exclude each other.  This process
