@@ -204,15 +204,39 @@ def _serve_workspace(args: argparse.Namespace) -> Workspace:
     from .tools import Workspace
 
     boxes: dict[str, Toolbox] = {}
+    several = len(args.roots) > 1
     try:
         for name, path in zip(root_names(args.roots), args.roots):
-            args.root = path
-            boxes[name] = _toolbox(args)
+            one = argparse.Namespace(**vars(args))
+            one.root = path
+            if several:
+                one.deny = _root_patterns(args.deny, name)
+                one.protect = _root_patterns(args.protect, name)
+            boxes[name] = _toolbox(one)
     except UsageError:
         for box in boxes.values():
             box.close()
         raise
     return Workspace(boxes, opener=_serve_opener(args))
+
+
+def _root_patterns(patterns: list[str], name: str) -> list[str]:
+    """The host's patterns for the root called ``name``, one of several:
+    each as written (it applies in every root), and one whose first
+    component is ``name`` also anchored in that root without it, since
+    with several roots a path is spelled ``name/...`` (``web/secrets/**``
+    is web's ``secrets/**``; as written alone it matched nothing there)."""
+    out: list[str] = []
+    for pattern in patterns:
+        out.append(pattern)
+        negated = pattern.startswith("!")
+        body = pattern[1:] if negated else pattern
+        while body.startswith("./"):
+            body = body[2:]
+        first, slash, rest = body.partition("/")
+        if first == name and slash and rest.strip("/."):
+            out.append(("!" if negated else "") + "./" + rest)
+    return out
 
 
 def _serve_opener(args: argparse.Namespace) -> Opener:

@@ -24,6 +24,7 @@ import pytest
 from corral.contained import Root, backend_by_name
 from corral.testing.backends import Fault, FaultBackend
 from corral.tools import Toolbox
+from corral.tools._policy.gitdirs import MAX_DEPTH
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -167,6 +168,45 @@ def test_protected_links_in_a_tree_wider_than_the_look_at_open_protect_what_they
         if answer["ok"] or (tmp_path / f"p{index:04d}" / ".vscode" / "tasks.json").exists():
             landed.append((index, answer))
     assert not landed, (len(landed), landed[:2])
+
+
+def test_a_protected_link_inside_a_repository_of_a_tree_deeper_than_the_look_at_open(
+        tmp_path, make_root):
+    """A bare repository the look at open met (it does not go into one: its
+    own directories are git's) in a tree deeper than that look, holding a
+    ``.vscode`` link to a shared folder: the walk for the links the look
+    did not meet goes into the repository too."""
+    tmp_path.joinpath(*["deep"] * (MAX_DEPTH + 2)).mkdir(parents=True)
+    repo = tmp_path / "remote.git"
+    for sub in ("hooks", "objects/info", "refs/heads"):
+        (repo / sub).mkdir(parents=True)
+    (repo / "HEAD").write_text("ref: refs/heads/main\n")
+    (repo / "config").write_text("[core]\n\tbare = true\n")
+    (tmp_path / "shared" / "vscode").mkdir(parents=True)
+    os.symlink("../../../shared/vscode", repo / "objects" / "info" / ".vscode")
+    box = Toolbox(make_root(str(tmp_path)))
+    answer = box.call("write_file", {"path": "shared/vscode/tasks.json",
+                                     "content": '{"tasks": []}\n'})
+    assert not (tmp_path / "shared" / "vscode" / "tasks.json").exists(), answer
+    assert answer["ok"] is False and answer["code"] == "DENIED", answer
+    assert box.call("write_file", {"path": "shared/notes.txt", "content": "x\n"})["ok"]
+
+
+def test_a_protected_link_under_a_name_that_is_not_utf8_beyond_the_look_at_open(
+        tmp_path, make_root):
+    """Past the look at open, below a folder whose name is not UTF-8 (a
+    native listing leaves such a name out), a ``.vscode`` link to a shared
+    folder: the walk still learns it."""
+    deep = os.path.join(os.fsencode(tmp_path), *[b"deep"] * (MAX_DEPTH + 1), b"caf\xe9")
+    os.makedirs(deep)
+    (tmp_path / "shared" / "vscode").mkdir(parents=True)
+    os.symlink(os.path.relpath(os.fsencode(tmp_path / "shared" / "vscode"), deep),
+               os.path.join(deep, b".vscode"))
+    box = Toolbox(make_root(str(tmp_path)))
+    answer = box.call("write_file", {"path": "shared/vscode/tasks.json",
+                                     "content": '{"tasks": []}\n'})
+    assert not (tmp_path / "shared" / "vscode" / "tasks.json").exists(), answer
+    assert answer["ok"] is False and answer["code"] == "DENIED", answer
 
 
 # -- a worktree's common git directory made after the Toolbox opened ------------------------

@@ -137,15 +137,17 @@ def file_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str]], bool]:
     return (b"\xef\xbb\xbf" if bom else b"") + text.encode(), edits, draw(st.booleans())
 
 
-def _answer(base: Path, data: bytes, edits: list[tuple[str, str]], dry: bool) -> tuple:
+def _answer(base: Path, data: bytes, edits: list[tuple[str, str]], dry: bool, *,
+            name: str = "f.py", write: bool = True) -> tuple:
     path = base / "f.py"
-    path.write_bytes(data)
+    if write:
+        path.write_bytes(data)
     with Toolbox(base) as box:
         if len(edits) == 1:
-            args = {"path": "f.py", "oldText": edits[0][0], "newText": edits[0][1],
+            args = {"path": name, "oldText": edits[0][0], "newText": edits[0][1],
                     "dryRun": dry}
         else:
-            args = {"path": "f.py", "edits": [{"oldText": o, "newText": n} for o, n in edits],
+            args = {"path": name, "edits": [{"oldText": o, "newText": n} for o, n in edits],
                     "dryRun": dry}
         answer = box.call("edit_file", args)
     return answer, path.read_bytes()
@@ -164,6 +166,82 @@ def test_edit_file_answers_the_same_without_the_quick_diff(monkeypatch, case):
     assert quick == general
     if len(edits) == 1:
         assert quick[0]["ok"] is True, quick  # a generated edit applies: the answers compare
+
+
+@st.composite
+def answered_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str]], bool, bool]:
+    """:func:`file_edits`, its newText sometimes indented (the answer warns
+    of the file's own indentation) or carrying what the checks refuse
+    (a placeholder, read_file's numbers), and whether the file is reached
+    through a link (the answer names where it led)."""
+    data, edits, dry = draw(file_edits())
+    indented = draw(st.sampled_from([b"", b"\tz\n", b"    z\n"]))  # the file's own style
+    bom = data.startswith(b"\xef\xbb\xbf")
+    data = data[:3] + indented + data[3:] if bom else indented + data
+    if draw(st.booleans()):
+        extra = draw(st.sampled_from(["  x", "\tx", "\n    y\n", "  # ...", "1\tx",
+                                      "x\\ny\\nz"]))
+        edits = [(old, new + extra) for old, new in edits]
+    return data, edits, dry, draw(st.booleans())
+
+
+def _envelope(base: Path, data: bytes, edits: list[tuple[str, str]], dry: bool,
+              linked: bool) -> tuple:
+    """The answer of edit_file (its fields in order) and the file after it."""
+    path = base / "f.py"
+    path.write_bytes(data)
+    if linked:
+        (base / "link.py").symlink_to("f.py")
+    answer, after = _answer(base, data, edits, dry, name="link.py" if linked else "f.py",
+                            write=False)
+    return answer, list(answer), after
+
+
+@settings(max_examples=EXAMPLES // 2, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(answered_edits())
+def test_edit_file_answers_the_same_without_the_quick_application(monkeypatch, case):
+    """The quick application (and the answer built at once from what it
+    knew) gives the general path's answer, field for field and in order,
+    and the same file, on generated files, edits, dry runs and links."""
+    data, edits, dry, linked = case
+    with tempfile.TemporaryDirectory() as quick_dir, tempfile.TemporaryDirectory() as slow_dir:
+        quick = _envelope(Path(quick_dir), data, edits, dry, linked)
+        with monkeypatch.context() as patched:
+            patched.setattr(edit_module, "_apply_one", lambda *args: None)
+            patched.setattr(diff_module, "_one_line", lambda *args: None)
+            general = _envelope(Path(slow_dir), data, edits, dry, linked)
+    assert quick == general
+
+
+def test_the_quick_answer_is_the_general_one_for_the_commonest_edit(tmp_path, monkeypatch):
+    """The property above compares something: an exact edit of an LF file
+    takes the quick application, and its answer (with a warning, and
+    through a link) is the general one's."""
+    taken = []
+    apply_one = edit_module._apply_one
+
+    def counting(*args):
+        found = apply_one(*args)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(edit_module, "_apply_one", counting)
+    content = b"def f():\n\treturn 1\n" + b"".join(b"x%d = 1\n" % i for i in range(40))
+    for linked, new in ((False, "x7 = 2"), (False, "x7 = 2\n  y = 3"), (True, "x7 = 2\n  y = 3")):
+        case = tmp_path / f"{linked}-{len(new)}"
+        case.mkdir()
+        quick = _envelope(case, content, [("x7 = 1", new)], False, linked)
+        assert quick[0]["ok"] is True and quick[0]["lines"][0][0] == 10
+        assert ("resolvedPath" in quick[0]) is linked
+        # spaces in a file indented by tabs
+        assert bool(quick[0].get("warnings")) is ("  y" in new), quick
+        with monkeypatch.context() as patched:
+            patched.setattr(edit_module, "_apply_one", lambda *args: None)
+            general_dir = tmp_path / f"{linked}-{len(new)}-general"
+            general_dir.mkdir()
+            assert _envelope(general_dir, content, [("x7 = 1", new)], False, linked) == quick
+    assert taken == [True, True, True]
 
 
 def test_the_quick_diff_is_taken_for_a_change_inside_one_line(tmp_path, monkeypatch):

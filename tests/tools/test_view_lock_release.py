@@ -83,3 +83,69 @@ def test_a_step_that_fails_part_way_lets_go_of_every_lock(tmp_path, make_root):
     moved = box.call("move_file", {"source": "d/f.txt", "destination": "d/g.txt"}, timeout=5)
     assert moved["ok"], moved
     assert (tmp_path / "d" / "g.txt").read_text() == "two\n"
+
+
+
+def test_without_flock_a_thread_lock_still_keeps_two_steps_on_a_directory_apart(
+        tmp_path, make_root):
+    """On a filesystem that has no locks (every ``flock`` fails, here
+    ``ENOLCK`` injected), a step still holds the directory it acts in
+    against another thread's step there: the second step is not let in
+    (its host question not asked) until the first one ends."""
+    import errno
+    import threading
+    import time
+
+    from corral.contained import Root, backend_by_name
+    from corral.testing.backends import Fault, FaultBackend
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.txt").write_text("a\n")
+    (tmp_path / "d" / "b.txt").write_text("b\n")
+    tried: list[str] = []  # the thread of each refused flock
+
+    def refused() -> None:
+        tried.append(threading.current_thread().name)
+
+    faulty = FaultBackend(backend_by_name(make_root.backend_name),
+                          Fault("flock", errno.ENOLCK, times=-1, hook=refused))
+    root = Root(tmp_path, backend=faulty, fast_path=make_root.fast_path)
+    inside: list[str] = []
+    overlapped: list[bool] = []
+    first_in = threading.Event()
+
+    def authorize(request) -> None:  # runs inside the step, its locks held
+        inside.append(request.path)
+        if request.path == "d/a.txt":
+            first_in.set()
+            deadline = time.monotonic() + 30
+            while "second" not in tried and time.monotonic() < deadline:
+                time.sleep(0.01)
+            # the second step has begun taking its locks: unheld, it would
+            # be in its own host question well within this pause
+            time.sleep(0.3)
+            overlapped.append("d/b.txt" in inside)
+
+    box = Toolbox(root, authorize=authorize)
+    answers: dict[str, dict] = {}
+
+    def write(name: str) -> None:
+        answers[name] = box.call("write_file", {"path": f"d/{name}", "content": "new\n",
+                                                "overwrite": True})
+
+    try:
+        first = threading.Thread(target=write, args=("a.txt",), name="first")
+        first.start()
+        assert first_in.wait(30)
+        second = threading.Thread(target=write, args=("b.txt",), name="second")
+        second.start()
+        first.join(60)
+        second.join(60)
+        assert answers["a.txt"]["ok"] and answers["b.txt"]["ok"], answers
+        assert "second" in tried
+        assert overlapped == [False], inside
+        assert inside == ["d/a.txt", "d/b.txt"]
+        assert (tmp_path / "d" / "b.txt").read_text() == "new\n"
+    finally:
+        box.close()
+        root.close()

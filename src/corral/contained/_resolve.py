@@ -226,7 +226,7 @@ class Walk:
 
     def __init__(self, anchor: Anchor, parsed: ParsedPath, *,
                  create: Create = Create.NEVER, mode: int = 0o777,
-                 held_flags: int | None = None) -> None:
+                 held_flags: int | None = None, probed: int = 0) -> None:
         root_fd = anchor.acquire(parsed.text)
         # flags for the directory :meth:`detach` hands over where the walk
         # can choose them (the fast parent, the root; None: the backend's
@@ -269,7 +269,7 @@ class Walk:
             finally:
                 self.close()
         if anchor.fast and len(pending) > 1:
-            self._fast_parent(root_fd, pending)
+            self._fast_parent(root_fd, pending, probed)
 
     # -- results -------------------------------------------------------------
     @property
@@ -363,13 +363,15 @@ class Walk:
         raise mapped(self.anchor, self.fds[0], exc, self.text, self.where(name)) from None
 
     # -- steps ---------------------------------------------------------------
-    def _fast_parent(self, root_fd: int, pending: list[str]) -> None:
+    def _fast_parent(self, root_fd: int, pending: list[str], probed: int = 0) -> None:
         """Open the parent of a path of plain names with one ``openat2``
         (module doc); on any failure leave the walk as it was, to run.  When
         the walk is to create missing directories, a missing parent is
         looked for a few levels up, so the walk starts at the deepest
         directory there is and makes the name below it, which a deeper
-        probe found missing, without looking it up again."""
+        probe found missing, without looking it up again.  ``probed``: the
+        errno the caller's own probe of the whole parent met (that probe
+        is not made again)."""
         names = pending[:0:-1]
         if pending[0] in (".", "..") or "." in names or ".." in names:
             return
@@ -382,11 +384,14 @@ class Walk:
         lowest = 1 if self.create is Create.NEVER else \
             max(1, depth - _FAST_PARENT_CLIMB, (depth + 1) // 2)
         while True:
-            try:
-                fd = backend.openat2_or_errno(root_fd, "/".join(names[:depth]),
-                                              self.held_flags, 0, resolve)
-            except OSError:  # a wrapper's fault: the walk says what is wrong
-                return
+            if probed:
+                fd, probed = -probed, 0
+            else:
+                try:
+                    fd = backend.openat2_or_errno(root_fd, "/".join(names[:depth]),
+                                                  self.held_flags, 0, resolve)
+                except OSError:  # a wrapper's fault: the walk says what is wrong
+                    return
             if fd >= 0:
                 break
             if fd != -errno.ENOENT or depth == lowest:

@@ -29,8 +29,8 @@ from ._ops.methods import RootSurface
 from ._paths import ParsedPath
 from ._replace import replace_in
 from ._select import default_backend
-from ._resolve import (MAX_STEPS, MAX_SYMLINKS, Anchor, Create, Resolved, Walk, openat2_retry,
-                       spelled_path)
+from ._resolve import (MAX_STEPS, MAX_SYMLINKS, Anchor, Create, Resolved, Walk, mapped,
+                       openat2_retry, spelled_path)
 from ._target import Target
 
 __all__ = ["Root", "DirEntry", "Handle", "Target", "MAX_SYMLINKS", "MAX_STEPS"]
@@ -38,6 +38,8 @@ __all__ = ["Root", "DirEntry", "Handle", "Target", "MAX_SYMLINKS", "MAX_STEPS"]
 _O_PATH = getattr(os, "O_PATH", 0)
 _O_TMPFILE = getattr(os, "O_TMPFILE", 0)  # it includes the O_DIRECTORY bit
 _LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+# the directory a Target holds, opened so that flock may be taken on it
+_HELD_LOCKABLE = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _CHANGES = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC  # what can change a file in place
 
 
@@ -353,10 +355,22 @@ class Root(RootSurface, Closing):
         directories on the way (``ENOENT`` for a missing one without
         ``create_parents``)."""
         parsed = _paths.parse(path)
-        held_flags = (os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-                      if lockable else None)
-        with Walk(self._anchor, parsed, create=Create.PLAN if create_parents else Create.NEVER,
-                  held_flags=held_flags) as walk:
+        held_flags = _HELD_LOCKABLE if lockable else None
+        anchor = self._anchor
+        probed = 0
+        names = parsed.names
+        if anchor.fast and len(names) > 1 and not (follow_final and look_at_final) and \
+                not parsed.absolute and not parsed.final_is_dot and ".." not in names:
+            # the common mutation: the parent opened with the walk's own one
+            # openat2 (no link followed, so its canonical path is the
+            # spelling), without a walk around it
+            fd = self._open_parent(parsed, held_flags)
+            if fd >= 0:
+                return self._parent_target(parsed, fd, follow_final=follow_final,
+                                           identify=identify, readable=lockable)
+            probed = -fd  # the walk's first probe, made: it goes on from there
+        with Walk(anchor, parsed, create=Create.PLAN if create_parents else Create.NEVER,
+                  held_flags=held_flags, probed=probed) as walk:
             at = walk.parent()
             if follow_final and look_at_final:
                 at = _acts.follow_links(walk, at)
@@ -373,6 +387,50 @@ class Root(RootSurface, Closing):
                           follow_final=follow_final, ends_dotdot=walk.ends_dotdot,
                           identity=identity if not tail else None,
                           readable=lockable and fd == walk.held_fd)
+
+    def _open_parent(self, parsed: ParsedPath, held_flags: int | None) -> int:
+        """The parent directory of ``parsed`` (plain names, two or more)
+        opened by one ``openat2`` with no link followed (as
+        :meth:`Walk._fast_parent` opens it): an fd, or minus the errno."""
+        anchor = self._anchor
+        backend = anchor.backend
+        root_fd = anchor.acquire(parsed.text)
+        try:
+            return backend.openat2_or_errno(
+                root_fd, "/".join(parsed.names[:-1]),
+                backend.dir_flags if held_flags is None else held_flags, 0,
+                anchor.resolve | RESOLVE_NO_SYMLINKS)
+        except OSError:  # a wrapper's fault: the walk says what is wrong
+            return -errno.EIO
+        finally:
+            anchor.release()
+
+    def _parent_target(self, parsed: ParsedPath, fd: int, *, follow_final: bool,
+                       identify: bool, readable: bool) -> Target:
+        """:meth:`target` of ``parsed`` once :meth:`_open_parent` opened
+        its parent as ``fd`` (the Target's from here on)."""
+        names = parsed.names
+        parts = tuple(names[:-1])
+        identity = None
+        if identify:
+            anchor = self._anchor
+            try:
+                info = anchor.backend.fstat(fd)
+                if info.st_nlink == 0:
+                    # the parent was removed (the root itself, or while resolving)
+                    raise FileNotFoundError(errno.ENOENT, "removed")
+            except OSError as exc:
+                anchor.backend.close(fd)
+                root_fd = anchor.acquire(parsed.text)
+                try:
+                    raise mapped(anchor, root_fd, exc, parsed.text, "/".join(parts)) from None
+                finally:
+                    anchor.release()
+            identity = (info.st_dev, info.st_ino)
+        at = Resolved(fd, names[-1], parsed.must_be_dir, parts)
+        return Target(self, self._anchor, parsed, at, fd, (), passed=(),
+                      follow_final=follow_final, ends_dotdot=False, identity=identity,
+                      readable=readable)
 
     def _fast_open(self, parsed: ParsedPath, flags: int, mode: int, resolve: int) -> int | None:
         """The openat2 fast path: a checked fd, or ``None`` to walk instead

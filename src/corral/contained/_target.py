@@ -274,14 +274,15 @@ class Target(Closing):
                 raise ValueError("replacing is the regular file a write replaces")
             source_fd = replacing.handle.fileno()
             expect = (replacing.info.st_dev, replacing.info.st_ino)
+            # a regular file, not written exclusively: nothing below refuses it
         else:
             try:
                 current = _acts.lstat_or_none(backend, fd, name)
             except OSError as exc:
                 raise self._error(exc, self.path) from None
-        if current is not None and self._follow and st.S_ISLNK(current.st_mode):
-            raise StaleError("a symlink is there now", text, component=self.path)
-        _acts.write_checks(current, exclusive=exclusive, text=text, where=self.path)
+            if current is not None and self._follow and st.S_ISLNK(current.st_mode):
+                raise StaleError("a symlink is there now", text, component=self.path)
+            _acts.write_checks(current, exclusive=exclusive, text=text, where=self.path)
         try:
             replace_in(backend, fd, name, view, current=current, mode=mode, fsync=fsync,
                        exclusive=exclusive, expect=expect, source_fd=source_fd)

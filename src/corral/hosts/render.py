@@ -74,6 +74,27 @@ def render(tool: str, envelope: _Envelope) -> str:
 
 # -- pieces ------------------------------------------------------------------------
 
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _shown(value: Any) -> str:
+    """A name or path as one line a model cannot misread: as it is, or,
+    when it holds a control character or a line separator (a name
+    ``a\\nb`` would read as two entries), in double quotes with those
+    characters escaped (``\\n``, ``\\u001b``) and its quotes and
+    backslashes too."""
+    text = str(value)
+    if text.isprintable() or not _BREAKS.search(text):
+        return text
+    quoted = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + _BREAKS.sub(_escaped, quoted) + '"'
+
+
+def _escaped(found: re.Match[str]) -> str:
+    char = found.group()
+    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char, f"\\u{ord(char):04x}")
+
+
 def _plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
 
@@ -182,20 +203,47 @@ def _margin(content: str) -> str:
     and last line shown and every :func:`number_every`'th after its number
     and a tab, every other line as it is (an empty line left empty).
 
-    Every call's answer goes through here, so the rows are taken apart and
-    checked by whole-list operations, and only the rows that keep their
-    number are visited one by one."""
-    rows = content.split("\n")
-    numbers, tabs, texts = zip(*[row.partition("\t") for row in rows])
-    digits = "".join(numbers)
-    # each row's number: ASCII digits (checked on them all at once), not empty
-    if not (all(tabs) and all(numbers) and digits.isascii() and digits.isdigit()):
+    Every read's answer goes through here, so the common shape (every row
+    numbered, the first and last row not empty) is done by one regular
+    expression pass over the whole text; any other shape by the rows."""
+    first_number = _FIRST_ROW_NUMBER.match(content)
+    if first_number is None or _UNNUMBERED_ROW.search(content) is not None:
         return content  # not read_file's numbering: shown as it is
-    count = len(rows)
+    count = content.count("\n") + 1
     every = number_every(count)
     if count < every:
         # a few lines: a file's are counted from 1, a window's footer says where
-        return "\n".join(texts)
+        return _LATER_ROW_NUMBER.sub("\n", content[first_number.end():])
+    head_end, tail_start = content.find("\n"), content.rfind("\n") + 1
+    # a row's text is empty when its first tab ends it
+    if content.find("\t", 0, head_end) == head_end - 1 \
+            or content.find("\t", tail_start) == len(content) - 1:
+        return _margin_by_rows(content, every)
+    # the first and last row keep their number; between them, _DROPPED_NUMBER's
+    middle = _DROPPED_NUMBER[every].sub("\n", content[head_end:tail_start])
+    return f"{content[:head_end]}{middle}{content[tail_start:]}"
+
+
+# the first row's number and tab, and a later row without them (a search
+# for a line feed is quicker than one for a line's start)
+_FIRST_ROW_NUMBER = re.compile(r"[0-9]+\t")
+_UNNUMBERED_ROW = re.compile(r"\n(?![0-9]+\t)")
+# a later row's number and tab, with the line feed before it
+_LATER_ROW_NUMBER = re.compile(r"\n[0-9]+\t")
+# the line feed before a row and the number and tab that row does not keep,
+# by how often numbers are shown: a number that is not a multiple (a digit
+# other than 0 among its last ones), or one before an empty line (every row
+# this is used on is followed by a line feed)
+_DROPPED_NUMBER = {
+    every: re.compile(rf"\n(?:[0-9]*[1-9]0{{0,{len(str(every)) - 2}}}\t|[0-9]+\t(?=\n))")
+    for every in (10, 100)}
+
+
+def _margin_by_rows(content: str, every: int) -> str:
+    """:func:`_margin` of a read whose first or last row is empty, row by row."""
+    rows = content.split("\n")
+    numbers, _, texts = zip(*[row.partition("\t") for row in rows])
+    count = len(rows)
     first = next((i for i in range(count) if texts[i]), None)
     if first is None:  # every line empty: no number is shown
         return "\n".join(texts)
@@ -386,7 +434,7 @@ def _entry_lines(entries: Sequence[Any], indent: str, out: list[str]) -> None:
     for entry in entries:
         if type(entry) is not dict and not isinstance(entry, Mapping):
             continue
-        name, kind = entry.get("name", ""), entry.get("kind")
+        name, kind = _shown(entry.get("name", "")), entry.get("kind")
         if kind == "dir":
             line = f"{indent}{name}/"
         elif kind == "file":
@@ -473,7 +521,7 @@ def _search_tail(envelope: _Envelope, found: int) -> list[str]:
 
 
 def _glob(envelope: _Envelope) -> str:
-    paths = [str(p) for p in envelope.get("paths") or ()]
+    paths = [_shown(p) for p in envelope.get("paths") or ()]
     return _lines(*paths, *_search_tail(envelope, len(paths)))
 
 
@@ -482,11 +530,11 @@ def _grep(envelope: _Envelope) -> str:
     mode = envelope.get("outputMode", "matches")
     if mode == "files":
         found = len(envelope.get("files") or ())
-        out += [str(p) for p in envelope.get("files") or ()]
+        out += [_shown(p) for p in envelope.get("files") or ()]
     elif mode == "counts":
         counts = [c for c in envelope.get("counts") or () if isinstance(c, Mapping)]
         found = len(counts)
-        out += [f"{c.get('path')}:{c.get('count')}" for c in counts]
+        out += [f"{_shown(c.get('path'))}:{c.get('count')}" for c in counts]
     else:
         matches = [m for m in envelope.get("matches") or () if isinstance(m, Mapping)]
         found = len(matches)
@@ -505,7 +553,7 @@ def _grep_matches(matches: Sequence[_Envelope], out: list[str]) -> None:
         first = line - len(before)
         if match.get("path") != path:
             path = match.get("path")
-            out.append(str(path))
+            out.append(_shown(path))
         elif before and first > last + 1:
             out.append("--")
         shown = [(first + i, "-", text) for i, text in enumerate(before) if first + i > last]

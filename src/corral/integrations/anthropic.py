@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..hosts import render
-from ..tools import tool_definitions
+from ..tools import Code, Kind, Refusal, offered_specs, tool_definitions
 from ._common import require
 from ._text_editor import EDITOR_NAME, EDITOR_TYPE, run_text_editor
 
@@ -45,18 +45,33 @@ def _field(block: Any, name: str) -> Any:
 
 
 def anthropic_tool_results(toolbox: Toolbox, content: Iterable[Any], *,
-                           max_characters: int | None = None) -> list[dict[str, Any]]:
+                           max_characters: int | None = None,
+                           editor: Editor = "corral") -> list[dict[str, Any]]:
     """One ``tool_result`` block per ``tool_use`` block in ``content`` (a
     reply's ``content``), in order: what a model is shown of the envelope
     (:func:`corral.hosts.render`, a compact text), with ``is_error``
     true for a refusal.  A text editor block (``str_replace_based_edit_tool``)
     runs on the toolbox too, its refusal an ``is_error`` result with corral's
-    sentence and hint.  Send them back as the next user message."""
+    sentence and hint.  Send them back as the next user message.
+
+    ``editor`` is the offer :func:`anthropic_tools` made: with
+    ``"text_editor"`` a block naming one of corral's tools that change
+    files is refused as a tool that is not there (the model was offered
+    one way to change files, whatever its reply names)."""
+    # corral's offer is the toolbox's own, which refuses the rest itself
+    offered = None if editor == "corral" else \
+        {spec.name for spec in offered_specs(toolbox, read_only=True)}
     results = []
     for block in content:
         if _field(block, "type") != "tool_use":
             continue
-        if _field(block, "name") == EDITOR_NAME:
+        name = _field(block, "name")
+        if offered is not None and name != EDITOR_NAME and name not in offered:
+            results.append({"type": "tool_result", "tool_use_id": _field(block, "id"),
+                            "content": render(str(name), _not_offered(name, offered)),
+                            "is_error": True})
+            continue
+        if name == EDITOR_NAME:
             done = run_text_editor(toolbox, _field(block, "input"))
             text = done.text
             if max_characters is not None and len(text) > max_characters:
@@ -69,6 +84,13 @@ def anthropic_tool_results(toolbox: Toolbox, content: Iterable[Any], *,
                         "content": render(_field(block, "name"), envelope),
                         "is_error": envelope.get("ok") is not True})
     return results
+
+
+def _not_offered(name: Any, offered: set[str]) -> dict[str, Any]:
+    shown = name if isinstance(name, str) and len(name) <= 64 else "that name"
+    usable = ", ".join(sorted([*offered, EDITOR_NAME]))
+    return Refusal(Code.INVALID_ARGUMENT, f"there is no tool called {shown}",
+                   f"Use one of: {usable}.", kind=Kind.UNKNOWN_TOOL).envelope()
 
 
 def run_anthropic(toolbox: Toolbox, messages: list[Any], *, model: str, max_tokens: int = 4096,
@@ -98,5 +120,6 @@ def run_anthropic(toolbox: Toolbox, messages: list[Any], *, model: str, max_toke
             break
         messages.append({"role": "user",
                          "content": anthropic_tool_results(toolbox, reply.content,
-                                                     max_characters=max_characters)})
+                                                           max_characters=max_characters,
+                                                           editor=editor)})
     return reply

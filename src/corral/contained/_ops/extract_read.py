@@ -189,7 +189,7 @@ def _zip_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, overlap: bool) -> Me
 
     if kind == st.S_IFLNK:
         return Member(info.filename, "symlink", None, None, open=reader, overlap=overlap)
-    if info.is_dir() or kind == st.S_IFDIR:
+    if info.filename.endswith("/") or kind == st.S_IFDIR:  # is_dir(), which fails on ""
         return Member(info.filename, "dir", None, mtime)
     if kind in (0, st.S_IFREG):
         return Member(info.filename, "file", unix or None, mtime, open=reader,
@@ -213,7 +213,7 @@ def _overlapping(zf: zipfile.ZipFile) -> set[int]:
     for at, info in enumerate(infos):
         offset = info.header_offset
         limit = infos[at + 1].header_offset if at + 1 < len(infos) else end_of_data
-        if limit == offset or (at and infos[at - 1].header_offset == offset):
+        if offset < 0 or limit == offset or (at and infos[at - 1].header_offset == offset):
             bad.add(offset)
             continue
         fp.seek(offset)
@@ -384,12 +384,25 @@ def open_source(archive: Archive, selection: Selection | None, chosen: FilterFun
         source = path if path is not None else stream
         assert source is not None
         if zipfile.is_zipfile(source):
-            yield _zip_source(stack.enter_context(zipfile.ZipFile(source)), pick, size)
+            with _unreadable_as(zipfile.BadZipFile):
+                zf = stack.enter_context(zipfile.ZipFile(source))
+            yield _zip_source(zf, pick, size)
             return
-        if path is not None:
-            tf = stack.enter_context(tarfile.open(path))
-        else:
-            assert stream is not None
-            stream.seek(0)
-            tf = stack.enter_context(tarfile.open(fileobj=stream))
+        with _unreadable_as(tarfile.ReadError):
+            if path is not None:
+                tf = stack.enter_context(tarfile.open(path))
+            else:
+                assert stream is not None
+                stream.seek(0)
+                tf = stack.enter_context(tarfile.open(fileobj=stream))
         yield _tar_source(tf, pick, size)
+
+
+@contextmanager
+def _unreadable_as(error: type[Exception]) -> Iterator[None]:
+    """What opening an archive raises beyond the documented types (an
+    unknown zip version, a truncated compressed header) raised as ``error``."""
+    try:
+        yield
+    except UNREADABLE as exc:
+        raise error(f"the archive is damaged: {type(exc).__name__}: {exc}") from exc

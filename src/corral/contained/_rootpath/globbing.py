@@ -121,32 +121,49 @@ class Glob:
             return iter(())
         return self._select(base, 0)
 
-    def _select(self, path: PurePosixPath, index: int) -> Iterator[PurePosixPath]:
-        if index == len(self.parts):
-            yield path
-            return
+    def _select(self, base: PurePosixPath, index: int) -> Iterator[PurePosixPath]:
+        """What matches from component ``index`` on below ``base``, depth
+        first in listing order, with a stack of each component's candidates
+        rather than a recursion per component (a pattern of more components
+        than Python's recursion limit is matched too)."""
+        stack: list[Iterator[_Candidate]] = [iter([(base, index, ())])]
+        while stack:
+            candidate = next(stack[-1], None)
+            if candidate is None:
+                stack.pop()
+                continue
+            path, at, seen = candidate
+            if at < len(self.parts):
+                stack.append(self._candidates(path, at, seen))
+            elif _first_time(path, seen):
+                yield path
+
+    def _candidates(self, path: PurePosixPath, index: int, seen: _Seen
+                    ) -> Iterator[_Candidate]:
+        """What component ``index`` matches below ``path``, each with the
+        component to match next."""
         part = self.parts[index]
         if part == "**":
-            yield from self._recursive(path, index)
+            yield from self._recursive(path, index, seen)
         elif _WILDCARD.search(part) or not self.case_sensitive:
-            yield from self._wildcard(path, index)
+            yield from self._wildcard(path, index, seen)
         else:
-            yield from self._literal(path, index)
+            yield from self._literal(path, index, seen)
 
     def _wants_dir(self, index: int) -> bool:
         """Whether what component ``index`` matches must be a directory."""
         return index + 1 < len(self.parts) or self.dir_only
 
-    def _literal(self, path: PurePosixPath, index: int) -> Iterator[PurePosixPath]:
+    def _literal(self, path: PurePosixPath, index: int, seen: _Seen) -> Iterator[_Candidate]:
         child = _join(path, self.parts[index])
         if self._wants_dir(index):
             found = self._is_dir(child)
         else:  # 3.13+: lexists (a dangling link matches); before: exists
             found = self._mode(child, follow=not _NEW_GLOB) is not None
         if found:
-            yield from self._select(child, index + 1)
+            yield child, index + 1, seen
 
-    def _wildcard(self, path: PurePosixPath, index: int) -> Iterator[PurePosixPath]:
+    def _wildcard(self, path: PurePosixPath, index: int, seen: _Seen) -> Iterator[_Candidate]:
         matches = _compiled(self.parts[index], self.case_sensitive)
         wants_dir = self._wants_dir(index)
         for entry in self._entries(path):
@@ -155,23 +172,22 @@ class Glob:
             child = _join(path, entry.name)
             if wants_dir and not self._entry_is_dir(entry, child):
                 continue
-            yield from self._select(child, index + 1)
+            yield child, index + 1, seen
 
-    def _recursive(self, path: PurePosixPath, index: int) -> Iterator[PurePosixPath]:
+    def _recursive(self, path: PurePosixPath, index: int, seen: _Seen) -> Iterator[_Candidate]:
         nxt = index + 1
         while nxt < len(self.parts) and self.parts[nxt] == "**":
             nxt += 1
         last = nxt == len(self.parts)
         if last:
             everything = _NEW_GLOB and not self.dir_only
-            yield from self._below(path, with_files=everything)
+            for found in self._below(path, with_files=everything):
+                yield found, nxt, seen
             return
-        seen: set[PurePosixPath] = set()
+        # what this "**" leads to is yielded once, however many directories reach it
+        mine: set[PurePosixPath] = set()
         for directory in self._below(path, with_files=False):
-            for found in self._select(directory, nxt):
-                if found not in seen:
-                    seen.add(found)
-                    yield found
+            yield directory, nxt, (*seen, mine)
 
     def _below(self, top: PurePosixPath, *, with_files: bool) -> Iterator[PurePosixPath]:
         """``top`` and every directory below it (and every other entry too
@@ -205,6 +221,22 @@ class Glob:
             if with_files:
                 for name in files:
                     yield _join(here, name)
+
+
+#: the sets of matches already yielded by each enclosing "**", outermost first
+_Seen = tuple[set[PurePosixPath], ...]
+#: a path matched so far, the index of the component it must match next, its "**" sets
+_Candidate = tuple[PurePosixPath, int, _Seen]
+
+
+def _first_time(path: PurePosixPath, seen: _Seen) -> bool:
+    """Whether ``path`` passes every enclosing "**"'s once-only rule,
+    innermost first (each one it passes keeps it)."""
+    for kept in reversed(seen):
+        if path in kept:
+            return False
+        kept.add(path)
+    return True
 
 
 def _ignore(exc: OSError) -> None:

@@ -197,27 +197,40 @@ def copy_tree(root: ViewRoot, src: PurePosixPath, dst: PurePosixPath, *,
               follow_symlinks: bool, preserve_metadata: bool) -> None:
     """``Path.copy``'s recursion, each step one root operation: a symlink
     (not followed) made again with its text, a directory made and its
-    entries copied into it, a file copied by ``Root.copyfile`` (atomic at
-    ``dst``)."""
-    info = root.stat(src, follow_symlinks=False)
-    if st.S_ISLNK(info.st_mode) and not follow_symlinks:
-        root.symlink(root.readlink(src), dst)
-        if preserve_metadata:
-            _keep_times(root, dst, info, follow=False)
-        return
-    if st.S_ISLNK(info.st_mode):
-        info = root.stat(src)
-    if st.S_ISDIR(info.st_mode):
-        names = root.listdir(src)
-        root.mkdir(dst)
-        for name in names:
-            copy_tree(root, src / name, dst / name, follow_symlinks=follow_symlinks,
-                      preserve_metadata=preserve_metadata)
-    else:
+    entries copied into it (its metadata once they are), a file copied by
+    ``Root.copyfile`` (atomic at ``dst``).  The tree is walked with a list
+    of steps, not by recursing: a tree deeper than Python's recursion limit
+    is copied too."""
+    # (source, destination, the directory's stat once its entries are copied)
+    steps: list[tuple[PurePosixPath, PurePosixPath, os.stat_result | None]] = [(src, dst, None)]
+    while steps:
+        src, dst, finished = steps.pop()
+        if finished is not None:
+            _keep_metadata(root, dst, finished)
+            continue
+        info = root.stat(src, follow_symlinks=False)
+        if st.S_ISLNK(info.st_mode) and not follow_symlinks:
+            root.symlink(root.readlink(src), dst)
+            if preserve_metadata:
+                _keep_times(root, dst, info, follow=False)
+            continue
+        if st.S_ISLNK(info.st_mode):
+            info = root.stat(src)
+        if st.S_ISDIR(info.st_mode):
+            names = root.listdir(src)
+            root.mkdir(dst)
+            if preserve_metadata:
+                steps.append((src, dst, info))
+            steps.extend((src / name, dst / name, None) for name in reversed(names))
+            continue
         root.copyfile(src, dst)
-    if preserve_metadata:
-        root.chmod(dst, st.S_IMODE(info.st_mode))
-        _keep_times(root, dst, info, follow=True)
+        if preserve_metadata:
+            _keep_metadata(root, dst, info)
+
+
+def _keep_metadata(root: ViewRoot, dst: PurePosixPath, info: os.stat_result) -> None:
+    root.chmod(dst, st.S_IMODE(info.st_mode))
+    _keep_times(root, dst, info, follow=True)
 
 
 def _keep_times(root: ViewRoot, dst: PurePosixPath, info: os.stat_result, *,

@@ -502,11 +502,37 @@ class RootPath:
         except FileNotFoundError:
             if not parents or self.parent == self:
                 raise
-            self.parent.mkdir(parents=True, exist_ok=True)
+            self._make_parents()
             self.mkdir(mode, parents=False, exist_ok=exist_ok)
         except OSError:
             if not exist_ok or not self.is_dir():
                 raise
+
+    def _make_parents(self) -> None:
+        """``self.parent.mkdir(parents=True, exist_ok=True)`` as pathlib
+        does it, by a loop rather than a recursion (a path of more
+        components than Python's recursion limit is made too)."""
+        missing: list[RootPath] = []
+        here = self.parent
+        while True:
+            try:
+                self._root.mkdir(here._path)
+                break
+            except FileNotFoundError:
+                if here.parent == here:
+                    raise
+                missing.append(here)
+                here = here.parent
+            except OSError:
+                if not here.is_dir():
+                    raise
+                break
+        for path in reversed(missing):
+            try:
+                self._root.mkdir(path._path)
+            except OSError:
+                if not path.is_dir():
+                    raise
 
     def glob(self, pattern: str | os.PathLike[str], *, case_sensitive: bool | None = None,
              recurse_symlinks: bool = False) -> Iterator[RootPath]:

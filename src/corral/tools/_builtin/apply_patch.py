@@ -393,7 +393,7 @@ def _answer(file: _File) -> dict[str, Any]:
     assert file.pin is not None
     if isinstance(file.op, AddFile):
         return {"path": file.pin.path, "action": "added", "sha256": sha256_hex(file.new),
-                "createdDirectories": list(file.pin.creates)}
+                "createdDirectories": list(file.made)}  # made by this call, not planned
     if isinstance(file.op, DeleteFile):
         return {"path": file.pin.path, "action": "deleted"}
     answer: dict[str, Any] = {"path": file.pin.path, "action": "updated",

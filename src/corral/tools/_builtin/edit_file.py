@@ -51,14 +51,14 @@ import json
 import os
 import posixpath
 import stat as st
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
 from ...contained import PathError
 from .._read import cache as read_cache
 from .._refusals.locator import close_paths
 from .._runtime.context import ToolContext, sha256_hex
-from .._edit.budget import Checkpoint, Work
+from .._edit.budget import Work
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
 from .._edit.diff import Diff, changed_lines, unified_diff
 from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_old_text,
@@ -120,11 +120,6 @@ _SIBLING_BYTES = 256 * 1024
 Edit = tuple[str, str, bool]  # oldText, newText, replaceAll
 
 
-def _checkpoint(ctx: ToolContext) -> Checkpoint:
-    """The call's checkpoint (deadline, cancellation)."""
-    return ctx.checkpoint
-
-
 def _invalid(field: str, problem: str, hint: str) -> Refusal:
     return invalid_argument("edit_file", field, problem, hint)
 
@@ -133,6 +128,10 @@ def _edits(args: dict[str, Any]) -> tuple[list[Edit], bool]:
     """The edits of a call and whether it used the ``edits`` form."""
     edits = args.get("edits")
     old, new = args.get("oldText"), args.get("newText")
+    if edits is None and old is not None and new is not None:  # the commonest call
+        if old == new:
+            raise _no_change(0, False)
+        return [(old, new, args["replaceAll"])], False
     if edits is not None:
         if old is not None or new is not None:
             field = "oldText" if old is not None else "newText"
@@ -154,12 +153,17 @@ def _edits(args: dict[str, Any]) -> tuple[list[Edit], bool]:
     multi = edits is not None
     for i, (old, new, _) in enumerate(items):
         if old == new:
-            field = f"edits[{i}].newText" if multi else "newText"
-            raise Refusal(Code.INVALID_ARGUMENT, f"{_label(i, multi)}oldText and newText are the "
-                          "same, so the edit would change nothing",
-                          "Pass the changed text in newText; if the file is already right, no "
-                          "edit is needed.", details={"field": field}, kind=Kind.NO_CHANGE)
+            raise _no_change(i, multi)
     return items, multi
+
+
+def _no_change(i: int, multi: bool) -> Refusal:
+    """The refusal of an edit whose oldText and newText are the same."""
+    field = f"edits[{i}].newText" if multi else "newText"
+    return Refusal(Code.INVALID_ARGUMENT, f"{_label(i, multi)}oldText and newText are the "
+                   "same, so the edit would change nothing",
+                   "Pass the changed text in newText; if the file is already right, no "
+                   "edit is needed.", details={"field": field}, kind=Kind.NO_CHANGE)
 
 
 def _label(i: int, multi: bool) -> str:
@@ -273,7 +277,7 @@ def _read(ctx: ToolContext, pinned: Pinned, rel: str, work: Work | None,
 # -- the edit -----------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Call:
     """One call: its edits, what the Toolbox remembers of it, and its work."""
 
@@ -283,8 +287,14 @@ class _Call:
     multi: bool
     work: Work
     repeated: int = 0
-    earlier: Applied | None = None
     base_sha: str = ""
+    memory: EditMemory | None = None
+    key: CallKey = ""  # the call as an edit, by which the memory knows it
+
+    def earlier(self) -> Applied | None:
+        """This call as made before through the Toolbox (looked up only to
+        explain an oldText that is not found)."""
+        return None if self.memory is None else self.memory.earlier(self.key)
 
     def attempt(self, i: int) -> Attempt:
         old, new, replace_all = self.edits[i]
@@ -307,19 +317,21 @@ def _call_key(rel: str, edits: list[Edit]) -> CallKey:
     """The call as an edit: its path and edits, themselves while they are
     small, else the digest of their ``repr`` (one string for one call and
     another for any other, made in C)."""
-    if sum(len(old) + len(new) for old, new, _ in edits) <= _KEY_TEXT:
+    size = len(edits[0][0]) + len(edits[0][1]) if len(edits) == 1 else \
+        sum(len(old) + len(new) for old, new, _ in edits)
+    if size <= _KEY_TEXT:
         return rel, tuple(edits)
     return sha256_hex(repr((rel, edits)).encode("utf-8", "surrogatepass"))
 
 
 def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: bool,
           expected: str | None, args: dict[str, Any]) -> EditResult:
-    work = Work(_checkpoint(ctx))
+    work = Work(ctx.checkpoint)
     file = _read(ctx, pinned, rel, work)
     memory = ctx.store(EditMemory)
     base_sha = sha256_hex(file.data)
     call_key = _call_key(file.path, edits)
-    call = _Call(rel, file.path, edits, multi, work, 0, memory.earlier(call_key), base_sha)
+    call = _Call(rel, file.path, edits, multi, work, 0, base_sha, memory, call_key)
     # the failure key is made only when a failure is remembered, or one happens
     failure_key = _failure_key(args, call, base_sha) if memory.has_failures() else None
     if failure_key is not None:
@@ -350,9 +362,10 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         memory.succeeded(failure_key or _failure_key(args, call, base_sha))
     new_sha = sha256_hex(new_data)
     dry = bool(args["dryRun"])
-    ctx.view.ask(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,
-                             result_bytes=len(new_data), replacements=outcome.replacements,
-                             diff=diff.text, dry_run=dry), pinned)
+    if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
+        ctx.view.ask(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,
+                                 result_bytes=len(new_data), replacements=outcome.replacements,
+                                 diff=diff.text, dry_run=dry), pinned)
     if not dry:
         # looked at again only after a host question: otherwise the lock was held
         # throughout, and the write checks right before its rename that the file
@@ -381,18 +394,18 @@ def _first_change(result: EditResult) -> tuple[int, int]:
     return first, last
 
 
-@dataclass
+@dataclass(slots=True)
 class _Outcome:
     text: str
     base: Lines
     lines: Lines
-    replacements: int = 0
-    ranges: list[tuple[int, int]] = field(default_factory=list)  # each replacement, in ``text``
-    spans: list[Span] = field(default_factory=list)  # what changed: base range -> in ``text``
-    owners: list[int] = field(default_factory=list)  # which edit made each replacement
-    strategies: list[str] = field(default_factory=list)
-    counts: list[int] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    replacements: int
+    ranges: list[tuple[int, int]]  # each replacement, in ``text``
+    spans: list[Span]  # what changed: base range -> in ``text``
+    owners: list[int]  # which edit made each replacement
+    strategies: list[str]
+    counts: list[int]
+    warnings: list[str]
     # each edit's [first, last] lines, when the application knew them already
     listed: list[list[list[int]]] | None = None
 
@@ -404,7 +417,7 @@ def _apply(ctx: ToolContext, call: _Call, text: str) -> _Outcome:
     quick = _apply_one(ctx, call, base)
     if quick is not None:
         return quick
-    out = _Outcome(text, base, base)
+    out = _Outcome(text, base, base, 0, [], [], [], [], [], [])
     lines = base
     earlier: list[Lines] = []  # the text each edit saw, while they are small enough to keep
     for i in range(len(call.edits)):
@@ -458,7 +471,7 @@ def _apply_one(ctx: ToolContext, call: _Call, base: Lines) -> _Outcome | None:
     end = at + len(old)
     if at < 0 or text.find(old, end) >= 0:
         return None
-    attempt = call.attempt(0)
+    attempt = Attempt(call.rel, 0, call.multi, old, new, False, call.repeated)
     first = text.count("\n", 0, at) + 1  # the change's first line, before it and after
     refused = placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, first)
     if refused is not None:
@@ -518,7 +531,7 @@ def _locate(ctx: ToolContext, call: _Call, lines: Lines, attempt: Attempt,
     found = search(lines, attempt.old, attempt.new, limit, call.work,
                    every=attempt.replace_all)
     if found is None or not found.count:
-        raise missing_old_text(attempt, lines, call.work, Memory(call.earlier, call.base_sha),
+        raise missing_old_text(attempt, lines, call.work, Memory(call.earlier(), call.base_sha),
                                lambda old_n: _other_file(ctx, call.path, old_n, call.work),
                                found.note if found is not None else None)
     if found.count == 1 or (attempt.replace_all and found.uniform):
@@ -698,6 +711,18 @@ def _lines_per_edit(outcome: _Outcome) -> list[list[list[int]]]:
 def _result(ctx: ToolContext, rel: str, real: str, base_sha: str, new_sha: str,
             outcome: _Outcome, diff: Diff, dry: bool, bom: bool,
             multi: bool) -> EditResult:
+    listed = outcome.listed
+    if listed is not None and not (dry or multi or bom or outcome.lines.has_cr) and \
+            real == rel and diff.complete and len(diff.text) <= ctx.limits.read_bytes and \
+            len(listed[0]) <= MAX_LISTED and outcome.strategies[0] == "exact":
+        # the commonest answer (one exact edit of an LF text, made), built
+        # at once: the same fields in the same order as below
+        made: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,
+                            "replacements": outcome.replacements, "lines": listed[0],
+                            "diff": diff.text}
+        if outcome.warnings:
+            made["warnings"] = outcome.warnings
+        return made
     resolved: Resolved = {"resolvedPath": AnswerPath(real)} if real != rel else {}
     digests: Digests = ({"sha256": base_sha, "resultSha256": new_sha, "dryRun": True} if dry
                         else {"sha256": new_sha})  # a dry run: the file as it still is

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from itertools import compress, repeat
 import stat as st
 from typing import Any
 
@@ -32,7 +33,7 @@ from .._policy.rules import Op
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import GlobRequest
-from .._runtime.view import link_end, walk_tree
+from .._runtime.view import link_ends, walk_tree
 from .._runtime.view_walk import LinkEnd
 from .._search.walk import (Base, Budget, DirState, SearchCounts, SearchVisitor, base_rules,
                             ignored_note, open_base, stopped_note)
@@ -170,8 +171,9 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
                              if kinds.get(name) == "dir" and accepts(globs, name))
             else:
                 names = visitor.shown_files(state, listed)
-                if suffix is not None:  # "*.py": no call per name
-                    matched = [n for n in names if n.endswith(suffix)] if suffix else names
+                if suffix is not None:  # "*.py": the test of each name made in C
+                    matched = list(compress(names, map(str.endswith, names, repeat(suffix)))) \
+                        if suffix else names
                 elif name_only:
                     matched = [n for n in names if match_name(n)]
                 else:
@@ -206,15 +208,14 @@ def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, s
             # one resolution each: a link to no file is counted as a link,
             # one to a file a rule hides is hidden as that file is
             directory = base.real_path(dir_sub.rstrip("/")) if dir_sub else base.real
-            ends = {n: link_end(ctx.view, fd, directory, n) for n in linked}
-            links = [n for n in linked if ends[n] is LinkEnd.OTHER]
-            hidden = [n for n in linked if ends[n] is LinkEnd.HIDDEN]
-            found.symlinks += len(links)
-            visitor.counts.hidden += len(hidden)
+            ends = link_ends(ctx.view, fd, directory, linked)
+            links = sum(1 for end in ends.values() if end is LinkEnd.OTHER)
+            hidden = sum(1 for end in ends.values() if end is LinkEnd.HIDDEN)
+            found.symlinks += links
+            visitor.counts.hidden += hidden
             if links or hidden:
                 kept = [n for n in kept if ends.get(n, LinkEnd.FILE) is LinkEnd.FILE]
-    prefix = base.shown_path(dir_sub)
-    found.paths.extend([prefix + n for n in kept])
+    found.paths.extend(map(base.shown_path(dir_sub).__add__, kept))
 
 
 def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,

@@ -63,8 +63,10 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> MakeDirectoryResult:
         ctx.view.ask(MakeDirectoryRequest(target.path, creates_directories=asked,
                                           creates_omitted=omitted), target,
                      same_place=False)
-        return {"path": shown, **created_directories(_make(target, shown) if plan else []),
-                "created": bool(plan)}
+        made = _make(target, shown) if plan else []
+        # what this call made: another may have made it while the host decided
+        return {"path": shown, **created_directories(made),
+                "created": bool(made) and made[-1] == target.path}
 
 
 def _make(target: Pinned, shown: str) -> list[str]:

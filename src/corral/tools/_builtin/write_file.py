@@ -66,7 +66,7 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class _Plan:
     """What the write will do, as decided under the lock before asking the host."""
 
@@ -276,7 +276,11 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
         try:  # never written through; but a link into a rule's reach says that rule
             ctx.check_path(rel, Op.REPLACE)
         except OSError:
-            pass  # leads outside, dangles or loops: refused below, saying nothing of where
+            # its end's directories missing: decided on where its text leads all the same
+            end = ctx.view.dangling_end(rel)
+            if end is not None:
+                ctx.check(end, Op.REPLACE, shown=rel.rstrip("/") or ".")
+            # else outside, or a loop: refused below, saying nothing of where
         details: dict[str, Any] = {"path": rel}
         hint = ("Pass the path of a regular file inside the root; this link leads outside "
                 "it or to nothing, so there is no file here to write instead.")

@@ -12,7 +12,7 @@ it (the same diff, by a test that compares the two on generated edits).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .align import align, common_prefix, common_suffix
 from .budget import Budget, Work, proportional
@@ -23,8 +23,7 @@ __all__ = ["Diff", "changed_lines", "unified_diff"]
 _NO_NEWLINE = "\n\\ No newline at end of file\n"
 
 
-@dataclass(frozen=True)
-class Diff:
+class Diff(NamedTuple):
     text: str
     complete: bool  # False: some changed blocks are shown whole, not line by line
 
@@ -94,9 +93,16 @@ def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int,
         below += 1
     # the changed line's index: the breaks before it (the text has no \r)
     hunk = _range(old.count("\n", 0, start) - above, above + 1 + below)
-    return Diff(f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n"
-                f"{_context(old[first:start])}{_line('-', removed)}{_line('+', added)}"
-                f"{_context(old[old_end:last])}", True)
+    if last < len(old) or old[-1:] == "\n":  # every line shown ends with its break
+        body = "-" + removed + "+" + added
+        if first < start:
+            body = " " + old[first:start].replace("\n", "\n ")[:-1] + body
+        if old_end < last:
+            body += " " + old[old_end:last].replace("\n", "\n ")[:-1]
+    else:  # the file's last line, without a break, is shown
+        body = (f"{_context(old[first:start])}{_line('-', removed)}{_line('+', added)}"
+                f"{_context(old[old_end:last])}")
+    return Diff(f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body}", True)
 
 
 def _context(text: str) -> str:

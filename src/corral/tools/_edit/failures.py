@@ -46,9 +46,11 @@ _ESCAPED = {"\\": "\\", "n": "\n", "t": "\t", "r": "\r", '"': '"', "'": "'"}
 Elsewhere = Callable[[str], "str | None"]  # normalized oldText -> another file holding it
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Attempt:
-    """One edit of a call, as its refusals name it."""
+    """One edit of a call, as its refusals name it (never changed once
+    made; not a frozen dataclass, whose ``__init__`` pays a call per field,
+    as one is made for every edit)."""
 
     rel: str
     index: int
@@ -233,8 +235,8 @@ def numbered_new_text(attempt: Attempt, lines: Lines, found_at: int) -> Refusal 
     """The refusal of a newText that carries read_file's ``N<TAB>`` line
     numbers when oldText does not: those numbers would be written into the
     file.  ``found_at`` is the line (1-based) where oldText matched."""
-    if attempt.rel.lower().endswith(TABULAR):
-        return None
+    if "\t" not in attempt.new or attempt.rel.lower().endswith(TABULAR):
+        return None  # (every number read_file adds is followed by a tab)
     new_n = normalize_breaks(attempt.new)
     numbered = read_file_numbers(new_n)
     if numbered is None:
@@ -269,6 +271,8 @@ def placeholder_in_new_text(attempt: Attempt, lines: Lines) -> Refusal | None:
     """The refusal of a newText line that stands for code it leaves out
     (``# ... rest of the code ...``) unless that line is in oldText or the
     file already."""
+    if "..." not in attempt.new and "…" not in attempt.new:
+        return None  # what placeholder_lines looks for first, without a copy
     found = placeholder_lines(normalize_breaks(attempt.new))
     if not found:
         return None

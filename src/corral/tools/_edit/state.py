@@ -63,8 +63,12 @@ class EditMemory:
         and its text) and that ``call`` (its path and edits) was made, under
         one taking of the lock."""
         with self._lock:
-            self._keep(*base)
-            self._keep(*result)
+            texts = self._texts
+            for sha, text in (base, result):
+                if sha in texts:  # the same digest: the same text, now the latest
+                    texts.move_to_end(sha)
+                else:
+                    self._keep(sha, text)
             self._applied.pop(call, None)
             self._applied[call] = edit
             while len(self._applied) > FAILURES_KEPT:

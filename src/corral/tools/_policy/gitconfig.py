@@ -19,13 +19,14 @@ named; neither is ``~``.
 
 from __future__ import annotations
 
-import re
-
 from collections.abc import Iterator
 from dataclasses import dataclass
+import re
 from typing import NamedTuple
 
-__all__ = ["Entry", "entries", "ProgramPath", "program_paths", "PROGRAM_KEYS"]
+from .pythonstart import imported_modules
+
+__all__ = ["Entry", "entries", "ProgramPath", "program_paths", "command_paths", "PROGRAM_KEYS"]
 
 # (section, key) -> how git runs the value; a section listed with key "*"
 # takes every key.  Subsections are not looked at: ``gpg.program`` and
@@ -127,39 +128,105 @@ def program_paths(section: str, key: str, value: str | None) -> list[ProgramPath
     found: list[ProgramPath] = []
     if _names_path(value):
         found.append(ProgramPath(value, False))  # run as one program (gpg.program: no shell)
-    previous: _Word | None = None
-    for word in _words(value):
+    found.extend(command_paths(value))
+    return list(dict.fromkeys(found))
+
+
+def command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
+    """The paths the shell command ``command`` may run, as
+    :func:`program_paths` gives them for a value git hands to the shell;
+    and where the command runs Python, the module ``-m`` names (or a ``-c``
+    string imports) as the file and the package directory of that name:
+    Python puts the working directory first on ``sys.path``.  A shell's
+    ``-c`` string is read as a command of its own (``depth`` levels)."""
+    found: list[ProgramPath] = []
+    if depth:  # what a command substitution runs: `cmd`, $(cmd)
+        for inner in _substitutions(command):
+            found.extend(command_paths(inner, depth - 1))
+    words = _words(command)
+    python = False  # a Python program started in the command so far
+    for at, word in enumerate(words):
         gits = word.program.startswith("git")
+        before = words[at - 1].text if at else ""
+        python = python or _is_python(word.text)
+        # a program named by an expansion ("$INSTALL_PYTHON") may be Python
+        if not word.command and (python or not word.program):
+            modules = _python_modules(before, word.text)
+            found.extend(path for module in modules
+                         for path in (ProgramPath(f"{module}.py", True),
+                                      ProgramPath(module, False)))
+            if modules:
+                continue
+        if (not word.command and depth and word.program in _SHELLS
+                and _SHELL_STRING.match(before)):
+            found.extend(command_paths(word.text, depth - 1))
+            continue
         if _names_path(word.text):
             found.append(ProgramPath(word.text, gits))
         elif not word.command and not gits and _is_bare_argument(word.text):
             found.append(ProgramPath(word.text, True))
-        found.extend(_python_module(word, previous))
-        previous = word
-    return list(dict.fromkeys(found))
+        name, equals, value = word.text.partition("=")
+        if (depth and equals and not word.command and not gits and "/" not in name
+                and _names_path(value)):  # -o ProxyCommand=./proxy.sh: the value runs
+            found.extend(command_paths(value, depth - 1))
+    return found
 
 
-_PYTHON = re.compile(r"(?:python|pypy)[0-9.]*")
-_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+def _substitutions(command: str) -> list[str]:
+    """The commands inside the command substitutions of ``command``
+    (``$(...)``, nested parentheses counted, and backquotes)."""
+    found: list[str] = []
+    i, size = 0, len(command)
+    while i < size:
+        if command.startswith("$(", i):
+            depth, j = 0, i + 1
+            while j < size:
+                if command[j] == "(":
+                    depth += 1
+                elif command[j] == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                j += 1
+            found.append(command[i + 2:j])
+            i = j + 1
+        elif command[i] == "`":
+            close = command.find("`", i + 1)
+            close = size if close < 0 else close
+            found.append(command[i + 1:close])
+            i = close + 1
+        else:
+            i += 1
+    return found
 
 
-def _python_module(word: _Word, previous: _Word | None) -> list[ProgramPath]:
-    """What ``python -m NAME`` runs, as paths from where it runs (its first
-    directory on ``sys.path``): for a top-level NAME its file, its compiled
-    file and its package; for a dotted one the top package as a whole."""
-    if word.command or _PYTHON.fullmatch(word.program) is None:
-        return []
-    if previous is not None and previous.text == "-m" and not previous.command:
-        name = word.text
-    elif word.text.startswith("-m") and len(word.text) > 2:
-        name = word.text[2:]
+_SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"}
+_SHELL_STRING = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*$")  # -c, -ec, -lc: the next word is a command
+# Python's flags that take no value, then m (the module: glued, or the next word) or c
+_PYTHON_RUN = re.compile(r"-[bBdEhiIOPqRsSuvVx]*([mc])(.*)$", re.DOTALL)
+
+
+def _is_python(program: str) -> bool:
+    name = program.rpartition("/")[2]
+    return re.fullmatch(r"(python|pypy)[0-9.]*[a-z]?", name) is not None
+
+
+def _python_modules(before: str, word: str) -> list[str]:
+    """The top-level modules Python runs for ``word`` of its command line,
+    ``before`` being the word ahead of it: ``-mname``, or ``name`` after
+    ``-m``; the modules a ``-c`` string imports."""
+    glued = _PYTHON_RUN.match(word)
+    if glued is not None and glued.group(2):
+        flag, rest = glued.groups()
     else:
-        return []
-    if _MODULE.fullmatch(name) is None:
-        return []
-    top = name.partition(".")[0]
-    return [ProgramPath(f"{top}.py", True), ProgramPath(f"{top}.pyc", True),
-            ProgramPath(top, False)]
+        ahead = _PYTHON_RUN.match(before)
+        if ahead is None or ahead.group(2):
+            return []
+        flag, rest = ahead.group(1), word
+    if flag == "m":
+        top = rest.split(".", 1)[0]
+        return [top] if top.isidentifier() else []
+    return imported_modules(rest)
 
 
 def _names_path(word: str) -> bool:

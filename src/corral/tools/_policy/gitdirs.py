@@ -23,7 +23,10 @@ when it lies inside the root:
   (where git runs them; a bare repository's: its git directory) and from
   the git directory.  A bare program name is found on ``PATH``: not here.
   An argument word (``sh fsmon.sh``; any of a git command's) names a
-  file, never a directory (``cd src``, ``git -C sub``).
+  file, never a directory (``cd src``, ``git -C sub``).  The scripts in a
+  hooks directory are read the same way, line by line (the hook
+  ``pre-commit install`` writes runs ``python -mpre_commit``: Python
+  looks in the working directory first).
   Each link on the way to a named path (or a ``core.hooksPath``) is
   protected itself too: removed, a file or directory of the model's own
   could stand where git looks.
@@ -56,7 +59,7 @@ from typing import Protocol
 
 from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
-from .gitconfig import entries, program_paths
+from .gitconfig import command_paths, entries, program_paths
 from .rules import fold
 
 __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "shape_name",
@@ -165,6 +168,10 @@ class Scan:
     dirs: tuple[str, ...]
     links: tuple[str, ...]
     complete: bool = True  # False: the bounds left directories unlooked at (links there unmet)
+    # the directories the look did not list (each with its depth below the
+    # root), the rest of the tree beyond them: where a walk for the links
+    # left unmet starts (a repository's own directories are among them)
+    unlooked: tuple[tuple[str, int], ...] = ()
 
 
 def scan(look: GitLook) -> Scan:
@@ -173,6 +180,7 @@ def scan(look: GitLook) -> Scan:
     opens it)."""
     found = _Found(look)
     links: list[str] = []
+    unlooked: list[tuple[str, int]] = []
     queue: deque[tuple[str, int]] = deque([(".", 0)])
     looked = 0
     complete = True
@@ -185,19 +193,23 @@ def scan(look: GitLook) -> Scan:
             continue
         links.extend(entry.path for entry in entries if entry.is_symlink())
         names = {entry.name: entry for entry in entries}
-        if rel != "." and is_repository(names):
-            found.repository(rel, None)
-            continue  # its own directories are git's (objects/ alone has 256)
-        found.work_tree(rel, names.get(".git"))
         below = [entry.path for entry in entries
                  if entry.name != ".git" and entry.is_dir(follow_symlinks=False)]
+        if rel != "." and is_repository(names):
+            found.repository(rel, None)
+            unlooked.extend((path, depth + 1) for path in below)
+            continue  # its own directories are git's (objects/ alone has 256)
+        found.work_tree(rel, names.get(".git"))
         if depth < MAX_DEPTH:
             queue.extend((path, depth + 1) for path in below)
         elif below:
             complete = False
+            unlooked.extend((path, depth + 1) for path in below)
     if queue:
         complete = False
+        unlooked.extend(queue)
     found.follow_configs()
+    found.hook_programs()
     for hooks in found.hooks[:MAX_CONFIGS]:
         # the git directory's own entries too: hooks/ or config may be links
         for where in (hooks.rpartition("/")[0] or ".", hooks):
@@ -205,7 +217,7 @@ def scan(look: GitLook) -> Scan:
                 links.extend(entry.path for entry in look.entries(where) if entry.is_symlink())
             except OSError:
                 continue
-    return Scan(tuple(found.paths), tuple(dict.fromkeys(links)), complete)
+    return Scan(tuple(found.paths), tuple(dict.fromkeys(links)), complete, tuple(unlooked))
 
 
 class _Found:
@@ -219,6 +231,8 @@ class _Found:
         self.programs = 0  # program paths looked up (bounded by MAX_PROGRAMS)
         self.read: set[str] = set()
         self.hooks: list[str] = []  # hook directories, looked at for links
+        # (hook directory, its work tree, its git directory): the hooks' commands are read
+        self.hook_runs: list[tuple[str, str | None, str]] = []
 
     def add(self, rel: str) -> str | None:
         """Protect where ``rel`` leads (canonical), if inside the root."""
@@ -259,6 +273,7 @@ class _Found:
             return
         self.git_directory_configs(path, work_tree)
         self.hooks.append(f"{path}/hooks")
+        self.hook_runs.append((f"{path}/hooks", work_tree, path))
         common = self.look.text(f"{path}/commondir", MAX_FILE_BYTES)
         if common is not None and common.strip():
             inside = _inside(self.look, common.strip(), path)
@@ -280,6 +295,7 @@ class _Found:
         if git.is_dir(follow_symlinks=False):
             self.git_directory_configs(git.path, rel)
             self.hooks.append(git.path + "/hooks")
+            self.hook_runs.append((git.path + "/hooks", rel, git.path))
             return
         text = self.look.text(git.path, MAX_FILE_BYTES) if git.is_file(follow_symlinks=False) \
             else None
@@ -338,6 +354,28 @@ class _Found:
                 self.configs.append((path, work_tree, git_dir))
             elif key == "hookspath" and path == ".":
                 self.paths.update(dict.fromkeys(HOOK_NAMES))
+            if key == "hookspath" and path is not None:
+                self.hook_runs.append((path, work_tree, git_dir))
+
+    def hook_programs(self) -> None:
+        """What each hook runs (:func:`command_paths` of each line of its
+        script): git runs a hook from the top of the work tree (a bare
+        repository's: its git directory), so ``python -m pre_commit`` in
+        the hook ``pre-commit install`` writes runs a ``pre_commit.py``
+        there, and ``./scripts/lint.sh`` that script."""
+        for hooks, work_tree, git_dir in dict.fromkeys(self.hook_runs[:MAX_CONFIGS]):
+            try:
+                scripts = sorted(entry.path for entry in self.look.entries(hooks)
+                                 if entry.name in HOOK_NAMES)
+            except OSError:
+                continue
+            for script in scripts:
+                text = self.look.text(script, MAX_FILE_BYTES)
+                for line in (text or "").splitlines():
+                    if line.lstrip().startswith("#"):
+                        continue
+                    for named in command_paths(line):
+                        self.program(named.path, named.file_only, work_tree, git_dir)
 
     def program(self, value: str, file_only: bool, work_tree: str | None,
                 git_dir: str) -> None:

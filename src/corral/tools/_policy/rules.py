@@ -114,8 +114,12 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.opencode/plugins",
     "**/.aider.conf.yml",             # aider: lint-cmd / test-cmd, run after every edit
     "**/site-packages/*.pth",         # Python: 'import' lines run at every interpreter start
-    "**/site-packages/sitecustomize.py",  # Python: imported at every interpreter start
-    "**/site-packages/usercustomize.py",
+    # Python: imported at every interpreter start from any directory on
+    # sys.path (an editable install's .pth puts the project's own src there)
+    "**/sitecustomize.py",
+    "**/sitecustomize",
+    "**/usercustomize.py",
+    "**/usercustomize",
     "**/.kiro/hooks",                 # Kiro: agent hooks (commands) run on file events
     "**/.kiro/settings/mcp.json",     # Kiro: MCP servers
     "**/.roo/mcp.json",               # Roo Code: MCP servers

@@ -67,6 +67,9 @@ class ToolboxState:
 
     def store(self, factory: Callable[[], T]) -> T:
         """The one ``factory()`` object of this toolbox (made on first use)."""
+        found = self._stores.get(factory)  # once made, never replaced: no lock to read it
+        if found is not None:
+            return cast(T, found)
         with self._stores_guard:
             found = self._stores.get(factory)
             if found is None:
@@ -336,7 +339,8 @@ class ToolContext:
         if not policy.hides:
             return None
         kind = self.state.view.rule(Location(canonical), Op.SEARCH)
-        return None if kind is None else _policy_refusal(kind, shown, Op.READ, field or "path")
+        return None if kind is None else _policy_refusal(kind, shown.rstrip("/") or ".", Op.READ,
+                                                         field or "path")
 
     def check_deny(self, rel: str, field: str = "path") -> None:
         """Refuse a read or search of ``rel`` the policy does not allow."""
@@ -348,6 +352,13 @@ class ToolContext:
         """Whether :meth:`authorize` can refuse a read-only request (a host
         callback is set); without one, building the request is wasted work."""
         return self._asks_host
+
+    @property
+    def hears_requests(self) -> bool:
+        """Whether :meth:`authorize` looks at a request at all: a host
+        callback is asked, or the toolbox is read-only (a mutating request
+        is refused).  When not, a tool may leave its request unmade."""
+        return self._asks_host or self.read_only
 
     def authorize(self, request: Request) -> None:
         """Ask the host; raise ``DENIED`` unless it answers ``None`` or ``True``.

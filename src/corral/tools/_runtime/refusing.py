@@ -23,6 +23,8 @@ from .context import ToolContext
 __all__ = ["refusal_for", "gather"]
 
 _PATH_FIELDS = ("path", "source", "destination")
+# a tool whose paths are named inside one argument: the field its refusals name
+_PATCH_FIELD = {"apply_patch": "input"}
 
 
 def refusal_for(exc: BaseException, call: Call, ctx: ToolContext) -> Refusal:
@@ -43,7 +45,8 @@ def gather(exc: BaseException, call: Call, ctx: ToolContext) -> Facts:
     field, path = _field_of(named, call.args, ctx)
     component = component_of(exc)
     # decided on where resolution stopped
-    hidden = ctx.hidden(component, path, field) if component is not None else None
+    hidden = ctx.hidden(component, path, field or _PATCH_FIELD.get(call.tool)) \
+        if component is not None else None
     if hidden is not None or not asks_for_close_names(exc):
         return Facts(path=path, field=field, hidden=hidden)
     missing = component or named

@@ -80,6 +80,15 @@ def check_arguments(tool: str, schema: Mapping[str, Any], args: Any, *,
     return _check_object(tool, schema, args, "", max_chars)
 
 
+def fast_checker(schema: Mapping[str, Any]) -> Callable[[dict[str, Any], int | None],
+                                                          dict[str, Any] | None]:
+    """:func:`check_arguments` of a call whose arguments are a dict, for the
+    calls the fast path below answers (``None`` for the rest: then
+    :func:`check_arguments` answers them).  Made once per schema: a caller
+    keeps it beside the schema."""
+    return _fast_checker(schema)
+
+
 # -- other tools' dialects, calls cut off -------------------------------------------
 #
 # Anthropic's text editor tool (command, path, old_str, new_str, file_text),
@@ -198,6 +207,7 @@ def _cut_off(tool: str, schema: Mapping[str, Any], args: dict[str, Any]) -> None
 _FastCheck = Callable[[dict[str, Any], "int | None"], "dict[str, Any] | None"]
 _FieldCheck = Callable[[Any, "int | None"], bool]
 _fast: dict[int, tuple[Mapping[str, Any], _FastCheck]] = {}
+_Shape = tuple[dict[str, Any], tuple[_FieldCheck, ...]]
 
 
 def _fast_checker(schema: Mapping[str, Any]) -> _FastCheck:
@@ -216,31 +226,42 @@ def _make_fast(schema: Mapping[str, Any]) -> _FastCheck:
     fields: list[tuple[str, _FieldCheck | None, bool, Any]] = []
     for key, sub in props.items():
         fields.append((key, _field_check(sub), "default" in sub, sub.get("default")))
-    known = frozenset(props)
     tests = {key: test for key, test, _, _ in fields}
     defaults = {key: default for key, _, has_default, default in fields if has_default}
-    # the fields of a call sending these keys (in that order), in the
-    # schema's order, each with its default: the answer is a copy with the
-    # values sent put in their places (made once per such call's shape)
-    layouts: dict[tuple[str, ...], dict[str, Any]] = {}
+    # each shape of call seen (its keys, in the order sent): the answer's
+    # layout (the fields sent or defaulted, in the schema's order, each with
+    # its default: the answer is a copy with the values sent put in their
+    # places) and each key's test, in the call's order; ``None`` for a shape
+    # left to the full check (a key that is no argument, or one this path
+    # does not test; a required one missing)
+    shapes: dict[tuple[str, ...], _Shape | None] = {}
+
+    def shape_of(keys: tuple[str, ...]) -> _Shape | None:
+        key_tests = tuple(tests.get(key) for key in keys)
+        if not required.issubset(keys):
+            return None
+        checks = tuple(test for test in key_tests if test is not None)
+        if len(checks) < len(keys):
+            return None
+        layout = {key: defaults.get(key) for key in props if key in keys or key in defaults}
+        return layout, checks
 
     def check(args: dict[str, Any], max_chars: int | None) -> dict[str, Any] | None:
-        if not known.issuperset(args):
-            return None
-        for key, value in args.items():
-            if value is None:  # as if not sent: the field by field check says what it means
-                return check_each(args, max_chars)
-            test = tests[key]
-            if test is None or not test(value, max_chars):
+        keys = tuple(args)
+        shape = shapes.get(keys)
+        if shape is None:
+            if keys in shapes:
                 return None
-        if not required.issubset(args):
-            return None
-        layout = layouts.get(tuple(args))
-        if layout is None:
-            layout = {key: defaults.get(key) for key in props
-                      if key in args or key in defaults}
-            if len(layouts) < 64:  # a few shapes per tool; a model sending more pays the loop
-                layouts[tuple(args)] = layout
+            shape = shape_of(keys)
+            if len(shapes) < 64:  # a few shapes per tool; a model sending more pays for them
+                shapes[keys] = shape
+            if shape is None:
+                return None
+        layout, checks = shape
+        for test, value in zip(checks, args.values()):
+            if not test(value, max_chars):
+                # a null counts as not sent: the field by field check says what it means
+                return check_each(args, max_chars) if value is None else None
         out = layout.copy()
         out.update(args)
         return out
@@ -270,12 +291,18 @@ def _field_check(schema: Mapping[str, Any]) -> _FieldCheck | None:
     if kind == "string" and "pattern" not in schema:
         least, most = schema.get("minLength", 0), schema.get("maxLength")
         nul_ok = bool(schema.get("x-allowNul", False))
+        if most is not None and choices is None and not nul_ok:  # the commonest string
+            def bounded(value: Any, max_chars: int | None) -> bool:
+                return (type(value) is str and least <= len(value) <= most
+                        and "\x00" not in value and (value.isascii() or _encodes(value)))
+            return bounded
 
         def string(value: Any, max_chars: int | None) -> bool:
             limit = most if most is not None else max_chars
             return (type(value) is str and len(value) >= least
                     and (limit is None or len(value) <= limit)
-                    and (nul_ok or "\x00" not in value) and value.isascii()
+                    and (nul_ok or "\x00" not in value)
+                    and (value.isascii() or _encodes(value))
                     and (choices is None or value in choices))
         return string
     if kind == "integer" and choices is None:
@@ -288,6 +315,16 @@ def _field_check(schema: Mapping[str, Any]) -> _FieldCheck | None:
     if kind == "boolean" and choices is None:
         return lambda value, max_chars: type(value) is bool
     return None
+
+
+def _encodes(text: str) -> bool:
+    """Whether ``text`` is valid Unicode (no lone surrogate): what the full
+    check asks of a string that is not ASCII."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_object(tool: str, schema: Mapping[str, Any], value: dict[str, Any],

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from typing import Any
 from collections.abc import Iterable, Sequence
@@ -17,7 +16,7 @@ from .._policy.rules import Policy
 from .._refusals.catalogue import Code, Kind, Refusal, read_only
 from .registry import OPTIONAL_TOOL_MODULES, Editing, ToolSpec, load_tools, read_only_tools
 from .request_types import Authorizer
-from .schema import check_arguments
+from .schema import check_arguments, fast_checker
 from .view import RootLike, open_view
 
 __all__ = ["Toolbox", "PATH_CONTRACT"]
@@ -69,8 +68,11 @@ class Toolbox:
         self._offered = {name: spec for name, spec in listed.items()
                          if not (read_only and spec.mutates)}
         # answered beyond the list: the optional tools (never a mutating one when read-only)
-        self._answered = {**self._offered, **{name: spec for name, spec in optional.items()
-                                              if not (read_only and spec.mutates)}}
+        answered = {**self._offered, **{name: spec for name, spec in optional.items()
+                                        if not (read_only and spec.mutates)}}
+        # each answered tool's spec and the quick check of its arguments (made once)
+        self._answered = {name: (spec, fast_checker(spec.schema))
+                          for name, spec in answered.items()}
         self._state.runner = self._try
         self._state.caller = self._nested
 
@@ -114,6 +116,7 @@ class Toolbox:
         waits for it to stop (so nothing is left half-done) before
         re-raising ``CancelledError``.  ``progress`` is called from the
         worker thread."""
+        import asyncio  # here: only embedders that await need it (a server starts sooner)
         own = CancelToken()
         tokens = (own, cancel) if cancel else (own,)
         work = functools.partial(self._call, name, args, timeout=timeout, cancel=tokens,
@@ -138,14 +141,17 @@ class Toolbox:
         return self._verified(outcome, ctx).envelope()
 
     def _run(self, name: Any, args: Any, ctx: ToolContext) -> dict[str, Any] | Refusal:
-        spec = self._answered.get(name) if isinstance(name, str) else None
-        if spec is None:
+        found = self._answered.get(name) if isinstance(name, str) else None
+        if found is None:
             return self._unknown(name)
+        spec, quick = found
         checked: dict[str, Any] = {}
         read_as: list[str] = []
         try:
-            checked = check_arguments(spec.name, spec.schema, args,
-                                      max_chars=self.limits.max_argument_chars, notes=read_as)
+            limit = self.limits.max_argument_chars
+            quickly = quick(args, limit) if type(args) is dict else None
+            checked = quickly if quickly is not None else check_arguments(
+                spec.name, spec.schema, args, max_chars=limit, notes=read_as)
             ctx.view.ready()
             result = spec.run(ctx, checked)
         except Exception as exc:  # the boundary: everything becomes a refusal
@@ -178,6 +184,13 @@ class Toolbox:
     def _unknown(self, name: Any) -> Refusal:
         # a mutating tool (apply_patch included), read-only root
         if isinstance(name, str) and (name in self._tools or name in self._optional):
+            if not self.read_only and "apply_patch" in self._offered:
+                # a tool apply_patch stands in for: the root takes changes, through it
+                return Refusal(Code.INVALID_ARGUMENT, f"{name} is not offered here: files "
+                               "change through apply_patch",
+                               "Send the change as an apply_patch call.",
+                               details={"tool": name, "tools": self.names},
+                               kind=Kind.UNKNOWN_TOOL)
             return read_only(name)
         shown = name if isinstance(name, str) and len(name) <= 64 else "that name"
         return Refusal(Code.INVALID_ARGUMENT, f"there is no tool called {shown}",

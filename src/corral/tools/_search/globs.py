@@ -26,6 +26,7 @@ pattern without ``/`` matches a name at any depth (``*.py`` is
 from __future__ import annotations
 
 import re
+from itertools import compress, repeat
 from collections.abc import Callable, Sequence
 
 from .._refusals.catalogue import Code, Kind, Refusal
@@ -374,6 +375,14 @@ class NameIndex:
         """Whether some test has no literal to file it under (runs for every name)."""
         return bool(self._always)
 
+    def quick(self) -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]] | None:
+        """The literal names, ends and starts one of which every name some
+        test may match has (:meth:`may_match` as three string operations),
+        or ``None`` where a test has no such literal or there are many."""
+        if self._always or self._inner or self._few_tails is None or self._few_heads is None:
+            return None
+        return self._exact_names, self._few_tails, self._few_heads
+
     def _tail_of(self, name: str) -> bool:
         few = self._few_tails
         if few is not None:
@@ -411,8 +420,17 @@ class NameIndex:
         else:
             exact, tails = self._exact_names, self._few_tails  # type: ignore[assignment]
         if tails is not None and heads is not None and not self._inner:  # the common case
+            if not heads and exact.isdisjoint(names):  # only the ends can match: tested in C
+                return list(compress(names, map(str.endswith, names, repeat(tails)))) \
+                    if tails else []
             return [n for n in names if n in exact or n.endswith(tails) or n.startswith(heads)]
         return [n for n in names if self.may_match(n)]
+
+    def none_end_with(self, end: str) -> bool:
+        """Whether no test can match a name ending with ``end`` (as
+        :meth:`filter` of such names finds: nothing, whatever the names)."""
+        return not self._always and self._few_heads is not None and (
+            self._agreeing(end) is None)
 
     def _agreeing(self, end: str) -> tuple[frozenset[str], tuple[str, ...]] | None:
         """The literal names and ends a name ending with ``end`` may have

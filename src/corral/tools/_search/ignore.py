@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from .._refusals.catalogue import Refusal
 from .globs import GlobMatcher, NameIndex, Segment, compile_glob, compile_segments
 
+_Quick = tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]  # names, ends, starts
+
 __all__ = [
     "EXCLUDE_FILE",
     "GIT_DIR",
@@ -163,6 +165,14 @@ class IgnoreFile:
         """The names some line matching at any depth may match (a superset);
         ``ends_with``: what every name is known to end with."""
         return (self._dir_names if is_dir else self._file_names)[1].filter(names, ends_with)
+
+    def no_file_ends_with(self, end: str) -> bool:
+        """Whether no line that may match a file can match a name ending with ``end``."""
+        return self._file_names[1].none_end_with(end)
+
+    def dir_quick(self) -> _Quick | None:
+        """:meth:`NameIndex.quick` of the lines that may match a directory."""
+        return self._dir_names[1].quick()
 
     def has_general(self, is_dir: bool) -> bool:
         """Whether a line matching at any depth has no literal to index it by."""
@@ -333,11 +343,16 @@ class IgnoreScope:
     tests, and a subdirectory's scope costs one automaton step per anchored
     line still alive (none, mostly: then it is this scope itself)."""
 
-    __slots__ = ("_layers", "_files_always")
+    __slots__ = ("_layers", "_files_always", "_live", "_dir_quick")
 
     def __init__(self, layers: tuple[_Layer, ...]) -> None:
         self._layers = layers
         self._files_always = any(layer.live or layer.file.has_general(False) for layer in layers)
+        self._live = any(layer.live for layer in layers)
+        # the few literal names, ends and starts a directory's name must have
+        # for some line to match it, when every line is indexed by one (a
+        # walk then tests a directory's name with three string operations)
+        self._dir_quick = self._quick_dirs()
 
     @classmethod
     def of(cls, rules: IgnoreRules, real: str) -> IgnoreScope:
@@ -362,11 +377,34 @@ class IgnoreScope:
 
     def child(self, name: str) -> IgnoreScope:
         """The scope of the subdirectory ``name`` (before its own .gitignore)."""
-        if not any(layer.live for layer in self._layers):
+        if not self._live:
             return self
         return IgnoreScope(tuple(layer.child(name) for layer in self._layers))
 
+    def _quick_dirs(self) -> _Quick | None:
+        """The names, ends and starts of :meth:`NameIndex.quick` of every
+        layer's directory lines, when no anchored line is alive and each
+        layer's lines are all indexed so (``None``: a name needs the full test)."""
+        if self._live:
+            return None
+        names: set[str] = set()
+        ends: list[str] = []
+        starts: list[str] = []
+        for layer in self._layers:
+            quick = layer.file.dir_quick()
+            if quick is None:
+                return None
+            names |= quick[0]
+            ends += quick[1]
+            starts += quick[2]
+        return frozenset(names), tuple(ends), tuple(starts)
+
     def ignored(self, name: str, is_dir: bool, tick: Callable[[], None] | None = None) -> bool:
+        if is_dir:
+            quick = self._dir_quick
+            if quick is not None and not (
+                    name in quick[0] or name.endswith(quick[1]) or name.startswith(quick[2])):
+                return False  # no line can match it: the common case of a walk
         for layer in self._layers:
             verdict = layer.file.decide_in(name, is_dir, layer, tick)
             if verdict is not None:
@@ -384,6 +422,8 @@ class IgnoreScope:
             return names, 0
         if self._files_always:
             maybe: list[str] | set[str] = names
+        elif ends_with and all(layer.file.no_file_ends_with(ends_with) for layer in self._layers):
+            return names, 0  # no line can match a name ending so ("*.py" against "*.log")
         else:
             maybe = set()
             for layer in self._layers:

@@ -271,7 +271,7 @@ class SearchVisitor(TreeVisitor[DirState]):
             self.counts.note_ignored(self.base.shown_path(dir_sub + name))
             return None
         ignore = state.ignore
-        if ignore and ignore.ignored(name, True, self.budget.check):
+        if ignore is not None and ignore.ignored(name, True, self.budget.check):
             self.counts.note_ignored(self.base.shown_path(dir_sub + name))
             return None
         policy = state.policy
@@ -321,7 +321,7 @@ class SearchVisitor(TreeVisitor[DirState]):
         ``ends_with``: what every name is known to end with (a glob's
         ``*.py``)."""
         ignored = 0
-        if state.ignore:
+        if state.ignore is not None:
             names, ignored = state.ignore.kept_files(names, ends_with, self.budget.check)
         return names, ignored
 

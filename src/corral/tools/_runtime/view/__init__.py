@@ -23,8 +23,9 @@ rename); ``flock`` on the held directory fd extends the lock to other
 processes.  A step on one place in a call that holds no directory yet (the
 common write or edit) keys it by where it is instead, its identity not
 looked at: the ``flock``, taken on each step's own fd, excludes every other
-step on that directory, in this process too; it is released by closing
-that fd.  Waiting polls the call's checkpoint (its deadline, a cancel).
+step on that directory, in this process too (a thread lock keyed by that
+place stands in for it on a filesystem without locks); it is released by
+closing that fd.  Waiting polls the call's checkpoint (its deadline, a cancel).
 
 Policy.  A rule is decided on the canonical path reached AND on every name
 that leads to it through a symlink the view knows of: the links found when
@@ -61,7 +62,7 @@ from .links import LinkMap, RootLook, git_scan, locate
 from .locks import root_identity
 from .opening import RootLike, nested_place, open_beneath, open_view
 from .pinned import Pinned
-from .walks import (adopt_listed, entry_exists, kind_of, link_end, listed_file_scanner,
+from .walks import (adopt_listed, entry_exists, kind_of, link_ends, listed_file_scanner,
                     open_below, open_directory, open_listed, open_searched, read_listed_file,
                     read_regular_file, root_in_repository, walk_tree)
 
@@ -69,6 +70,6 @@ __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want", "Aliased
            "OpenFile", "Entry", "Lead", "open_view", "RootLike", "RootLook", "git_scan",
            # what the tools' other modules take of the view
            "policy_refusal", "locate", "root_identity", "nested_place", "open_beneath",
-           "adopt_listed", "entry_exists", "kind_of", "link_end", "listed_file_scanner",
+           "adopt_listed", "entry_exists", "kind_of", "link_ends", "listed_file_scanner",
            "open_below", "open_directory", "open_listed", "open_searched", "read_listed_file",
            "read_regular_file", "root_in_repository", "walk_tree"]

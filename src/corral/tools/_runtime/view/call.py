@@ -23,7 +23,7 @@ from ..view_walk import LinkEnd
 from .decide import _ADDING, View, _Step
 from .links import locate
 from .locks import _TABLE, _TREE, Identity, LockKey, _Flock, _flock, _flocked
-from .tree_lock import SharedHold
+from .tree_lock import SharedHold, drop_shared
 from .pinned import Pinned
 
 
@@ -40,6 +40,7 @@ class Host(Protocol):
 
 #: opens a link's end to name it: no read access needed, no FIFO waited on
 _LOOK_FLAGS = getattr(os, "O_PATH", 0) or os.O_RDONLY
+_LINK_HOPS = 40  # as the core resolver follows at most
 
 
 @dataclass(frozen=True)
@@ -62,12 +63,6 @@ def _names_git_entry(rel: str, op: Op) -> bool:
     repository test reads (the names it creates are those spelled): such a
     step holds the tree lock exclusively."""
     return op in _ADDING and names_a_shape_entry(rel)
-
-
-def _held_path(target: Target) -> str:
-    """The canonical path of the directory ``target`` holds (the deepest
-    that exists on the way)."""
-    return (target.creates[0].rpartition("/")[0] or ".") if target.creates else target.parent
 
 
 class _AgainFollowing(Exception):
@@ -132,36 +127,45 @@ class _SharedStep:
         decision refuses."""
         call = self._call
         checkpoint = call.checkpoint
-        view = call.shared
+        view = call._view
+        root = view.root
         op = self._op
         _TREE.take_shared(checkpoint)
         self._shared = True
         self._tree = view.take_tree_shared(checkpoint)
-        target = self._target = call._target(
-            self._rel, op, self._label, self._field, follow=self._follow,
-            create_parents=self._create_parents, look_at_final=not opening_final,
-            identify=False)
-        key: LockKey
+        rel, follow = self._rel, self._follow
+        try:
+            target = self._target = root.target(
+                rel, follow_final=follow, create_parents=self._create_parents, lockable=True,
+                look_at_final=not opening_final, identify=False)
+        except OSError as exc:
+            call._target_failed(exc, rel, op, self._label, self._field, follow=follow,
+                                look_at_final=not opening_final)
+            raise
+        key: LockKey | None = None
+        held = False
         if call._held or call._by_path:
             # the call holds a directory already: this one's identity says
             # whether it is the same (an fstat then)
             key = target.held_identity()
             held = call._holds(key)
-        else:
-            # the common call: nothing held, no identity needed; its
-            # directory is keyed by where it is, and the flock (taken on
-            # each step's own fd) excludes any other step on that
-            # directory, in this process too
-            key = (view.identity, _held_path(target))
-            held = False
         if not held:
-            _TABLE.take(key, checkpoint)
-            self._key = key
-            flocked = self._flocked = _flock(target, view.root.backend, checkpoint,
+            # the flock, taken on each step's own fd, excludes any other
+            # step on that directory, in this process too
+            flocked = self._flocked = _flock(target, root.backend, checkpoint,
                                              release_by_closing=True)
             call._by_path.append(flocked)
-        pinned = self._pinned = Pinned(call, target, self._label, self._field, self._rel)
-        pinned._target_follows = self._follow
+            if flocked.fd < 0:
+                # a filesystem without locks: a thread lock of this process
+                # instead, keyed by where the directory is (the common call:
+                # its identity not looked at)
+                if key is None:
+                    key = (view.identity, (target.creates[0].rpartition("/")[0] or ".")
+                           if target.creates else target.parent)
+                _TABLE.take(key, checkpoint)
+                self._key = key
+        pinned = self._pinned = Pinned(call, target, self._label, self._field, rel,
+                                       follows=follow)
         _Step(exclusive=False).add(pinned, op)
         if opening_final:
             try:
@@ -188,7 +192,7 @@ class _SharedStep:
             try:
                 if flocked is not None:
                     call._by_path.remove(flocked)
-                    flocked.release()
+                    flocked.release()  # closes the target where that lets the lock go
             finally:
                 try:
                     if key is not None:
@@ -197,12 +201,12 @@ class _SharedStep:
                     target, self._target = self._target, None
                     try:
                         if target is not None:
-                            target.close()
+                            target.close()  # idempotent
                     finally:
                         tree, self._tree = self._tree, None
                         try:
                             if tree is not None:
-                                call.shared.drop_tree_shared(tree)
+                                drop_shared(tree, call._view.root.backend)
                         finally:
                             if self._shared:
                                 self._shared = False
@@ -292,9 +296,8 @@ class CallView:
                 if info is not None and (st.S_ISLNK(info.st_mode) or st.S_ISDIR(info.st_mode)):
                     changes.count()
             self._lock(stack, (target,))
-            pinned = Pinned(self, target, label, field, rel)
+            pinned = Pinned(self, target, label, field, rel, follows=follow)
             stack.callback(pinned.end)
-            pinned._target_follows = follow
             _Step(exclusive=True).add(pinned, op)
             pinned.decide(op)
             yield pinned
@@ -351,9 +354,9 @@ class CallView:
             step = _Step(exclusive=exclusive)  # decided as one: the tree the step leaves
             pins = []
             for want, target in zip(wants, targets):
-                pinned = Pinned(self, target, want.label, want.field, want.rel)
+                pinned = Pinned(self, target, want.label, want.field, want.rel,
+                                follows=want.follow)
                 stack.callback(pinned.end)
-                pinned._target_follows = want.follow
                 step.add(pinned, want.op)
                 pins.append(pinned)
             for want, pinned in zip(wants, pins):
@@ -374,21 +377,28 @@ class CallView:
         the path leads wins over the error (a denied name is not said to be
         missing)."""
         try:
-            target = self._view.root.target(rel, follow_final=follow,
-                                            create_parents=create_parents, lockable=True,
-                                            look_at_final=look_at_final, identify=identify)
-        except EscapeError:
-            raise
+            return self._view.root.target(rel, follow_final=follow,
+                                          create_parents=create_parents, lockable=True,
+                                          look_at_final=look_at_final, identify=identify)
         except OSError as exc:
-            if not look_at_final:
-                raise _AgainFollowing() from None  # the error as the full step says it
-            try:
-                where = locate(self._view.root, rel, follow=follow)
-            except OSError:
-                raise exc from None
-            self._view.check(where, op, shown=shown, field=field)
+            self._target_failed(exc, rel, op, shown, field, follow=follow,
+                                look_at_final=look_at_final)
             raise
-        return target
+
+    def _target_failed(self, exc: OSError, rel: str, op: Op, shown: str, field: str, *,
+                       follow: bool, look_at_final: bool) -> None:
+        """When the one resolution failed with ``exc``: a refusal by policy
+        on where ``rel`` leads, else :class:`_AgainFollowing` where the final
+        name was not looked at; returns when the caller raises ``exc``."""
+        if isinstance(exc, EscapeError):
+            return
+        if not look_at_final:
+            raise _AgainFollowing() from None  # the error as the full step says it
+        try:
+            where = locate(self._view.root, rel, follow=follow)
+        except OSError:
+            raise exc from None
+        self._view.check(where, op, shown=shown, field=field)
 
     def _lock(self, stack: ExitStack, targets: tuple[Target, ...]) -> None:
         """Lock the directory each target acts in (deduplicated, sorted;
@@ -466,6 +476,31 @@ class CallView:
         spelled as an absolute path is an escape to the core: ``OTHER``."""
         spelled = self.link_spelling(dir_fd, directory, name)
         return LinkEnd.OTHER if spelled is None else self.spelled_link_end(spelled, op)
+
+    def dangling_end(self, rel: str) -> Location | None:
+        """Where the symlink ``rel`` would lead were the directories its text
+        names there: its text joined to its directory and resolved once,
+        planning the missing ones (through each link such a text names in
+        turn), so a rule is decided on a dangling link as on a whole one and
+        whether a hidden directory exists is not told.  ``None``: not a
+        link, an absolute text (an escape to the core), or no end within
+        the resolver's hops."""
+        root = self._view.root
+        for _ in range(_LINK_HOPS):
+            try:
+                link = locate(root, rel, follow=False).path
+                text = root.readlink(link)
+            except (OSError, ValueError):
+                return None
+            if not text or text.startswith("/"):
+                return None
+            parent = link.rpartition("/")[0]
+            rel = f"{parent}/{text}" if parent else text
+            try:
+                return locate(root, rel)
+            except (OSError, ValueError):
+                continue  # its end is another dangling link: read that one's text
+        return None
 
     def link_spelling(self, dir_fd: int, directory: str, name: str) -> str | None:
         """The text of the symlink ``name`` in the canonical ``directory``

@@ -12,15 +12,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ....contained import Root
+from ....contained import Root, Tree, TreeVisitor, batches_natively
 from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_directory,
                                 is_repository, made_repository, shape_name)
 from ..._policy.locate import Location
+from ..._policy.pythonstart import pth_imports, site_module
 from ..._policy.rules import Op, Policy, Scope
 from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
                                      swapped)
-from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, LinkMap, RootLook, TreeWatch, git_scan,
-                    learn_link, locate)
+from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook, TreeWatch,
+                    git_scan, learn_link, locate)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, drop_shared,
                         take_shared, tree_file_lock)
@@ -55,6 +56,8 @@ _REMOVING = frozenset({Op.DELETE, Op.MOVE_FROM})
 class _Step:
     """The pins of one step and what each does there, decided together on
     the tree the step leaves (a patch's files, a move's two ends)."""
+
+    __slots__ = ("exclusive", "acts", "_git_names")
 
     def __init__(self, *, exclusive: bool) -> None:
         self.exclusive = exclusive  # the tree lock is held exclusively
@@ -168,7 +171,10 @@ class View:
         self.links_settled = True
         self._walk_guard = threading.Lock()  # who starts a walk, who asks for another
         self._walk_again = False
+        # where the walk starts: the directories the last look left unlooked at
+        self._walk_from: tuple[tuple[str, int], ...] = (WHOLE_TREE,)
         self.scan_complete = True
+        self.scan_unlooked: tuple[tuple[str, int], ...] = (WHOLE_TREE,)  # the look at open's
         # the views of roots this one lies inside (a workspace's nesting, a
         # client root opened beneath a server's), each with this root's
         # canonical place there: their links leading here rule here too
@@ -265,14 +271,15 @@ class View:
         for link in found.links[:MAX_SCANNED_LINKS]:
             learn_link(self._root, self.links, link)
         if not found.complete:
-            self.learn_every_link_later()
+            self.learn_every_link_later(found.unlooked)
 
-    def learn_every_link_later(self) -> None:
-        """Find the links the bounded look at open did not reach (a deep or
-        wide tree) on a thread of their own; until it is done every
-        decision waits for it (:meth:`wait_for_links`, within the call's
-        bounds)."""
+    def learn_every_link_later(self, unlooked: tuple[tuple[str, int], ...]) -> None:
+        """Find the links the bounded look did not reach (a deep or wide
+        tree: below the directories it left ``unlooked``, each with its
+        depth) on a thread of their own; until it is done every decision
+        waits for it (:meth:`wait_for_links`, within the call's bounds)."""
         with self._walk_guard:
+            self._walk_from = unlooked
             if not self._links_known.is_set():
                 self._walk_again = True  # the walk under way may have passed the change
                 return
@@ -304,8 +311,39 @@ class View:
         """Learn every link down to :data:`MAX_WALK_DEPTH` levels (a deeper
         tree is hostile: each level costs its whole path again where the
         kernel resolves no path in one call); links below are learnt as
-        calls meet them."""
-        queue: deque[tuple[str, int]] = deque([(".", 0)])
+        calls meet them.  Each directory the look left is walked by the
+        core's :class:`~corral.contained.Tree` (one native call per
+        directory where the backend batches), or entry by entry where it
+        cannot be (a name that is not UTF-8 is left out of a Tree)."""
+        with self._walk_guard:
+            starts = self._walk_from
+        for where, depth in starts:
+            # a watched tree is walked entry by entry: each directory watched
+            # before it is listed (a Tree lists first), empty ones too
+            if self.tree_watch is not None or not self._walk_links_below(where, depth):
+                self._walk_links_by_entries(where, depth)
+
+    def _walk_links_below(self, where: str, depth: int) -> bool:
+        """Learn the links below the directory ``where`` by a Tree; whether
+        that met every entry (else it is walked entry by entry)."""
+        if not batches_natively(self._root):
+            return False
+        try:
+            handle = self._root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return True  # gone, or not a directory: nothing below it to learn
+        prefix = "" if where in (".", "") else where + "/"
+        with handle, Tree(self._root, handle.fd, 0, _LINK_WALK,
+                          max_depth=MAX_WALK_DEPTH - depth) as tree:
+            for sub, _, _, names, kinds in tree:
+                if kinds:
+                    for name in names:
+                        if kinds.get(name) == "symlink":
+                            learn_link(self._root, self.links, prefix + sub + name)
+        return not tree.stats.undecodable
+
+    def _walk_links_by_entries(self, where: str, depth: int) -> None:
+        queue: deque[tuple[str, int]] = deque([(where, depth)])
         while queue:
             where, depth = queue.popleft()
             try:
@@ -358,7 +396,7 @@ class View:
                 if not self.links.knows(link):
                     learn_link(self._root, self.links, link)
             if not self.scan_complete and not policy.is_empty:
-                self.learn_every_link_later()
+                self.learn_every_link_later(self.scan_unlooked)
         self.policy = policy
 
     def close(self) -> None:
@@ -387,23 +425,45 @@ class View:
         if not self.links_settled:
             self.links_known()
         passed_on_way = location.passed
-        if passed_on_way:
-            self.learn_passed(passed_on_way)
         kind = policy.rule(location.path, op)
-        for made in location.creates:
-            kind = kind or policy.rule(made, Op.MKDIR)
-        for passed in passed_on_way:
-            if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
-                kind = Kind.DENY_RULE
+        if passed_on_way or location.creates:
+            if passed_on_way:
+                self.learn_passed(passed_on_way)
+            for made in location.creates:
+                kind = kind or policy.rule(made, Op.MKDIR)
+            for passed in passed_on_way:
+                if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
+                    kind = Kind.DENY_RULE
+        if kind is not None:
+            return kind
         # the names leading here through links (none known, no other root: nothing to weigh)
-        if kind is None and (self.links.locations or self.nested_in or self.opened_beneath
-                             or self.beside):
+        if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
             kind = self._alias_rule(location, op)
         if kind is None and op in _MUTATING and policy.guards_git and (
                 in_repository() if in_repository is not None else
                 in_git_directory(self.look, location.path, location.creates)):
             kind = Kind.PROTECTED  # a repository the scan at open did not find
+        if kind is None and op in _MUTATING and self._run_at_interpreter_start(location):
+            kind = Kind.PROTECTED
         return kind
+
+    def _run_at_interpreter_start(self, location: Location) -> bool:
+        """Whether ``location`` (or a directory the call makes on the way)
+        is, or lies in, a module a ``.pth`` file beside it imports at every
+        start of the interpreter, where the policy protects that ``.pth``
+        (:mod:`~corral.tools._policy.pythonstart`).  Nothing is read for a
+        path outside a ``site-packages`` directory."""
+        for path in (location.path, *location.creates):
+            found = site_module(path)
+            if found is None:
+                continue
+            site, name = found
+            if self.policy.rule(f"{site}/_.pth", Op.CREATE) is not Kind.PROTECTED:
+                continue
+            imported = pth_imports(self.look, site)
+            if imported is None or name in imported:
+                return True
+        return False
 
     def _alias_rule(self, location: Location, op: Op) -> Kind | None:
         links, policy = self.links, self.policy
@@ -763,3 +823,13 @@ class AliasedScope(Scope):
             if hidden:
                 kept = [name for name in kept if name not in hidden]
         return shown if len(kept) == len(shown) else kept
+
+
+class _LinkWalk(TreeVisitor[int]):
+    """The walk for links: every directory but a work tree's ``.git``."""
+
+    def child(self, state: int, dir_sub: str, name: str) -> int | None:
+        return None if name == ".git" else state
+
+
+_LINK_WALK = _LinkWalk()

@@ -23,6 +23,7 @@ MAX_REMEMBERED_ALIASES = 16_384  # paths whose names are remembered for the map 
 MAX_PENDING_EVENTS = 8192  # events kept for a view between two of its mutating steps
 MAX_EVENT_LOOKS = 512  # entries another program made that one catch-up looks at (more:
 #                       the whole tree is looked at again)
+WHOLE_TREE = (".", 0)  # where a walk of every directory starts, and its depth
 
 
 def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
@@ -461,11 +462,12 @@ def git_scan(root: Root, look: RootLook | None = None) -> Scan:
     by one bounded look at ``root`` (when a toolbox opens it; through
     ``look``, watching what it lists, if given).  More links
     than :data:`MAX_SCANNED_LINKS` leave it incomplete, though every
-    directory was looked at: those past the bound are learnt by the walk
-    an incomplete look starts."""
+    directory was looked at: those past the bound are learnt by a walk of
+    the whole tree (any other incomplete look's walk lists only the
+    directories it left unlooked at)."""
     found = scan(look if look is not None else RootLook(root))
-    if found.complete and len(found.links) > MAX_SCANNED_LINKS:
-        return replace(found, complete=False)
+    if len(found.links) > MAX_SCANNED_LINKS:  # those past the bound: the walk meets them all
+        return replace(found, complete=False, unlooked=(WHOLE_TREE,))
     return found
 
 

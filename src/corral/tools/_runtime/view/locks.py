@@ -159,7 +159,7 @@ def _close_locked_in_child() -> None:
 os.register_at_fork(after_in_child=_close_locked_in_child)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Flock:
     """A ``flock`` taken by :func:`_flock` (``fd`` -1: none could be, the
     thread lock still holds), and the directory opened for it, if any;

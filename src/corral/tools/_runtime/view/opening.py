@@ -55,9 +55,9 @@ def open_view(root: RootLike, policy: Policy, *,
     view.scanned_links = scanned
     view.moves_seen = moves_before
     view.changes_seen = changes_before
-    view.scan_complete = found.complete
+    view.scan_complete, view.scan_unlooked = found.complete, found.unlooked
     if not found.complete and not rooted.is_empty:
-        view.learn_every_link_later()
+        view.learn_every_link_later(found.unlooked)
     return view
 
 

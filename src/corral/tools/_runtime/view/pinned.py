@@ -94,14 +94,17 @@ class Pinned:
     """One resolved location, held under the call's locks: what the tool
     looks at and acts on, never resolved again."""
 
+    __slots__ = ("_call", "_target", "shown", "field", "_spelled", "_target_follows",
+                 "_decided", "_git", "_step", "_head", "_kept", "_location")
+
     def __init__(self, call: CallView, target: Target, shown: str, field: str,
-                 spelled: str) -> None:
+                 spelled: str, *, follows: bool = False) -> None:
         self._call = call
         self._target = target
         self.shown = shown
         self.field = field
         self._spelled = spelled
-        self._target_follows = False
+        self._target_follows = follows  # the resolution followed a final link
         self._decided: list[Op] = []
         self._git: bool | None = None
         self._step: _Step | None = None  # set by the step that made this pin
@@ -144,14 +147,15 @@ class Pinned:
     # -- deciding ---------------------------------------------------------------------
     def decide(self, op: Op) -> None:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
-        view = self._call.shared
+        view = self._call._view
         kind = view.rule(self._location or self.location, op, self._in_repository)
         if kind is not None:
             raise policy_refusal(kind, self.shown, op, self.field)
         if op in _UNCHAINING:
             self._refuse_unhiding(op)
         step = self._step
-        if step is not None and op in _ADDING:
+        # (the common step adds no name of git's repository test: no call)
+        if step is not None and op in _ADDING and view.policy.guards_git and step.git_names():
             view.refuse_new_repository(step)
         if op not in self._decided:
             self._decided.append(op)
@@ -181,11 +185,28 @@ class Pinned:
         call creates) looked at through the held fd, and the one above it
         only when the held one is named as git names its own directories
         (``hooks``, ``info``...): where git runs or reads what is written."""
-        if self._git is None:
-            self._git = self._held_is_repository() or (
-                self._held_name() in GIT_SUBDIRECTORIES and in_git_directory(
-                    self._call.shared.look, self._held_path(), ()))
-        return self._git
+        git = self._git
+        if git is None:
+            target = self._target
+            held = (target.creates[0].rpartition("/")[0] or ".") if target.creates else \
+                target.parent
+            git = self._git = self._held_is_repository(held) or (
+                held.rpartition("/")[2] in GIT_SUBDIRECTORIES and in_git_directory(
+                    self._call.shared.look, held, ())) or \
+                self._in_outer_repository(held)
+        return git
+
+    def _in_outer_repository(self, held: str) -> bool:
+        """The same look from each root this one lies inside (a client
+        root below a server's, a nested root), at the held directory's
+        place there: the directories above this root (``remote.git`` for a
+        root opened at ``remote.git/hooks``) are seen only from there."""
+        for outer, place in self._call.shared.held_by:
+            where = place if held in ("", ".") else f"{place}/{held}"
+            if where.rpartition("/")[2] in GIT_SUBDIRECTORIES and \
+                    in_git_directory(outer.look, where, ()):
+                return True
+        return False
 
     @property
     def held_path(self) -> str:
@@ -193,28 +214,23 @@ class Pinned:
         that exists on the way)."""
         return (self.creates[0].rpartition("/")[0] or ".") if self.creates else self.parent
 
-    def _held_path(self) -> str:
-        return self.held_path
-
-    def _held_name(self) -> str:
-        return self._held_path().rpartition("/")[2]
-
     def held_present(self, names: Iterable[str]) -> frozenset[str]:
         """Which of ``names`` the held directory holds now (an ``lstat``
         each beside the entry, nothing resolved)."""
         target = self._target
         return frozenset(name for name in names if target.held_lstat(name) is not None)
 
-    def _held_is_repository(self) -> bool:
-        """Whether the held directory is a repository now (``is_repository``:
-        one probe when it holds no ``HEAD``, answered without an exception:
-        the common case, every mutating call pays it)."""
+    def _held_is_repository(self, held: str) -> bool:
+        """Whether the held directory (canonical ``held``) is a repository
+        now (``is_repository``: one probe when it holds no ``HEAD``,
+        answered without an exception: the common case, every mutating call
+        pays it)."""
         try:
             if not self._target.held_exists("HEAD"):
                 # a common git directory has no HEAD: looked at only when
                 # what is written there is what git reads of one
                 return self._names_git_config() and looks_like_common_directory(
-                    self._call.shared.look, self._held_path())
+                    self._call.shared.look, held)
             return is_repository({"HEAD", *self.held_present(("objects", "refs",
                                                               "commondir"))})
         except OSError:
@@ -495,6 +511,10 @@ class Pinned:
         if kind != "symlink":
             return None
         leads = self._leads_from(dest)
+        if leads is not None and view.rule(Location(leads), Op.LIST) is Kind.DENY_RULE:
+            # decided on the name it leads to, never on what is there: whether
+            # a denied directory holds anything (or exists) is not told
+            return "", Kind.DENY_RULE, "source"
         try:
             info = view.root.stat(leads) if leads is not None else None
         except OSError:

@@ -289,16 +289,41 @@ class SharedHold(NamedTuple):
     moves: int | None
 
 
+_NO_HOLD = SharedHold(None, False, None)  # no lock file: the process's lock alone
+
+
 def take_shared(key: tuple[int, int], backend: Backend,
                 checkpoint: Callable[[], None], *, count_moves: bool = True) -> SharedHold:
     """:func:`tree_file_lock` held shared, without a context manager (the
     hot path of every step that changes one place); :func:`drop_shared`
     lets it go.  Without ``count_moves`` the count of moves is not read
     (``moves`` is ``None``): for a view told of every change otherwise."""
-    found = _lock_file(key)
+    found = _files.get(key)
     if found is None:
-        return SharedHold(None, False, None)
-    locked = _take_shared(found, backend, checkpoint)
+        found = _lock_file(key)
+        if found is None:
+            return _NO_HOLD
+    guard = found.guard
+    with guard:  # the common step: no other holder in this process, none taking it
+        first = not found.holders and not found.taking
+        if first:
+            found.taking = True
+    if not first:
+        locked = _take_shared(found, backend, checkpoint)
+    else:
+        try:
+            try:
+                backend.flock(found.fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                locked = True
+            except OSError:  # held by another process (or no locks here): as always
+                locked = found.take(fcntl.LOCK_SH, backend, checkpoint)
+        except BaseException:
+            with guard:
+                found.taking = False
+            raise
+        with guard:
+            found.taking = False
+            found.holders += 1
     return SharedHold(found, locked,
                       found.moves(backend) if locked and count_moves else None)
 

@@ -245,32 +245,47 @@ def open_listed(call: CallView, dir_fd: int, name: str, canonical: str, shown: s
     return OpenFile(handle, root.backend, shown), info
 
 
-def link_end(call: CallView, dir_fd: int, directory: str, name: str, op: Op = Op.SEARCH
-             ) -> LinkEnd:
-    """:meth:`CallView.link_end`, in one ``openat2`` of the link's text
-    from its canonical directory where no other link is on the way and
-    something is there (then its ``..`` are lexical, so the spelling names
-    the canonical path); every other case is :meth:`CallView.link_end`'s.
-    Decided on the canonical path before the kind, as there."""
-    spelled = call.link_spelling(dir_fd, directory, name)
-    if spelled is None:
-        return LinkEnd.OTHER
-    try:  # the common case: no other link on the way, one openat2 says where it lands
-        fd = _probe(call, spelled, _PROBE_ANY)
-    except LookupError:
-        fd = None
-    if fd is None:  # a link on the way, or nothing there: the core resolves it
-        return call.spelled_link_end(spelled, op)
-    backend = call.shared.root.backend
-    try:
-        regular = st.S_ISREG(backend.fstat(fd).st_mode)
-    except OSError:
-        regular = False
-    finally:
-        backend.close(fd)
-    # no link was followed on the way (the directory is canonical), so the
-    # path it reached is the spelling with its '..' taken lexically
-    canonical = posixpath.normpath(spelled)
-    if not call.shared.visible(canonical, op):
-        return LinkEnd.HIDDEN
-    return LinkEnd.FILE if regular else LinkEnd.OTHER
+def link_ends(call: CallView, dir_fd: int, directory: str, names: list[str],
+              op: Op = Op.SEARCH) -> dict[str, LinkEnd]:
+    """:meth:`CallView.link_end` of each symlink ``names`` of the canonical
+    ``directory`` a walk holds open as ``dir_fd``: the link's text read
+    there, then one ``openat2`` of it from the root where no other link is
+    on the way and something is there (its ``..`` are then lexical, so the
+    spelling names the canonical path); every other case is
+    :meth:`CallView.spelled_link_end`'s.  Decided on the canonical path
+    before the kind, as there.  What every link shares (the root's fd, the
+    backend) is looked up once for the directory."""
+    view = call.shared
+    root = view.root
+    backend = root.backend
+    fast = _PROBE_FAST.get(view)
+    if fast is None:  # fixed when the root was opened: asked once
+        fast = _PROBE_FAST[view] = bool(backend.has_openat2 and _PROBE_ANY
+                                         and root.info().get("fast_path"))
+    root_fd = root.fileno()
+    probe, fstat, close = backend.openat2_or_errno, backend.fstat, backend.close
+    visible, normpath = view.visible, posixpath.normpath
+    ends: dict[str, LinkEnd] = {}
+    for name in names:
+        spelled = call.link_spelling(dir_fd, directory, name)
+        if spelled is None:
+            ends[name] = LinkEnd.OTHER
+            continue
+        # the common case: no other link on the way, one openat2 says where it lands
+        fd = probe(root_fd, spelled, _PROBE_ANY, 0, _CANONICAL_ONLY) if fast else -errno.ENOSYS
+        if fd < 0:  # a link on the way, nothing there, no openat2: the core resolves it
+            ends[name] = call.spelled_link_end(spelled, op)
+            continue
+        try:
+            regular = st.S_ISREG(fstat(fd).st_mode)
+        except OSError:
+            regular = False
+        finally:
+            close(fd)
+        # no link was followed on the way (the directory is canonical), so
+        # the path it reached is the spelling with its '..' taken lexically
+        if not visible(normpath(spelled), op):
+            ends[name] = LinkEnd.HIDDEN
+        else:
+            ends[name] = LinkEnd.FILE if regular else LinkEnd.OTHER
+    return ends
