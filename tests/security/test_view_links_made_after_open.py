@@ -215,3 +215,33 @@ def test_a_link_another_process_moves_in_a_root_nested_in_this_one_is_known(
     assert (inner / ".vscode").is_symlink()
     _refused(outer.call("write_file", {"path": "inner/editor/settings.json", "content": EVIL}))
     assert not (inner / "editor" / "settings.json").exists()
+
+
+def test_an_outer_roots_link_made_after_open_holds_through_a_nested_root(
+        tmp_path: Path, make_root: MakeRoot) -> None:
+    """A Workspace of ``outer`` and ``outer/sub`` (and a client root
+    narrowed beneath a served one): a link another program makes in the
+    outer root after open, leading into the inner one, rules what it leads
+    to when it is written through the inner root."""
+    from corral.tools import Workspace
+    outer = tmp_path / "outer"
+    (outer / "sub" / "editor").mkdir(parents=True)
+    ws = Workspace({"outer": Toolbox(make_root(str(outer))),
+                    "inner": Toolbox(make_root(str(outer / "sub")))})
+    os.symlink("sub/editor", outer / ".vscode")
+    _refused(ws.call("write_file", {"path": "inner/editor/settings.json", "content": EVIL}))
+    assert not (outer / "sub" / "editor" / "settings.json").exists()
+
+    parent = Toolbox(make_root(str(outer)))
+
+    def opener(root: Root, box: Toolbox, base: str) -> Toolbox:
+        return Toolbox(root, policy=box.policy.beneath(base))
+
+    narrowed = Workspace({"outer": parent}, opener=opener).narrowed([str(outer / "sub")])
+    try:
+        os.symlink("sub/editor", outer / ".envrc-dir")
+        os.symlink("sub/editor/env", outer / ".envrc")
+        _refused(narrowed.call("write_file", {"path": "editor/env", "content": EVIL}))
+        assert not (outer / "sub" / "editor" / "env").exists()
+    finally:
+        narrowed.close()
