@@ -256,10 +256,19 @@ class View:
 
     def catch_up_links(self, checkpoint: Checkpoint) -> None:
         """Learn the links other programs made, moved or removed in the tree
-        since the last step (:class:`TreeWatch`: one ``read`` when none)."""
+        since the last step (:class:`TreeWatch`: one ``read`` when none),
+        and in the trees of the roots whose links rule here (a workspace's
+        roots this one lies in or beside: the same read told them)."""
+        self._catch_up_own(checkpoint, read=True)
+        if self.held:
+            for other in (*(view for view, _ in self.held_by), *self.beside):
+                if other.tree_watch is not None and not other.root.closed:
+                    other._catch_up_own(checkpoint, read=self.tree_watch is None)
+
+    def _catch_up_own(self, checkpoint: Checkpoint, *, read: bool) -> None:
         watch = self.tree_watch
         if watch is not None and not self.policy.is_empty and \
-                watch.catch_up(self._root, self.links, self.look):
+                watch.catch_up(self._root, self.links, self.look, read=read):
             self.relearn_links()
             self.wait_for_links(checkpoint)
 

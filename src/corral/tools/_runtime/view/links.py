@@ -631,20 +631,22 @@ class TreeWatch:
         self.closed = True
         self._events = []
 
-    def catch_up(self, root: Root, links: LinkMap, look: RootLook) -> bool:
+    def catch_up(self, root: Root, links: LinkMap, look: RootLook, *, read: bool = True) -> bool:
         """Learn what was reported since the last catch-up (one ``read``
         when nothing was): links made, moved in or renamed are learnt,
         removed ones forgotten, new directories watched and their links
         learnt.  True when the whole tree must be looked at again (the
         kernel's queue overflowed, or more changed than is weighed one by
-        one)."""
+        one).  Without ``read``, only what a read made just now by another
+        view's catch-up handed this one."""
         shared = self._shared
         with self._guard:
             with shared.guard:
                 if shared.forked:
                     self.complete = False
                     return False
-                shared.read_into_owners(root.backend)
+                if read:
+                    shared.read_into_owners(root.backend)
                 events = self._events
                 if not events and not self.overflowed:
                     self._own.clear()
