@@ -4,8 +4,8 @@
  * through /proc/self/fd, whose magic link leads to the very object the fd
  * holds, so a directory swapped since it was opened is never the one
  * watched.  The events are read by the caller (read(2) on the watch fd).
- * IN_CLOSE_WRITE names an entry that was a file opened for writing (a
- * symlink is never opened itself: the event would name its target). */
+ * Writes to a file are not reported (every write in the tree would cost
+ * the kernel an event): only entries made, moved and removed. */
 
 #include <errno.h>
 #include <stdint.h>

@@ -25,7 +25,6 @@ __all__ = ["DirectoryWatch", "WatchEvent", "is_replace_temp_name"]
 
 # inotify's event bits (the Linux ABI's values)
 CREATED = 0x100
-WRITTEN = 0x8  # closed after being opened for writing: a file, never a symlink
 REMOVED = 0x200
 MOVED_FROM = 0x40
 MOVED_TO = 0x80
@@ -81,7 +80,6 @@ class DirectoryWatch:
     waiting (an empty list when none is queued)."""
 
     CREATED = CREATED
-    WRITTEN = WRITTEN
     REMOVED = REMOVED
     MOVED_FROM = MOVED_FROM
     MOVED_TO = MOVED_TO
@@ -154,7 +152,7 @@ class DirectoryWatch:
                         if len(replaces) >= _MAX_REPLACES:
                             replaces.clear()  # unpaired ones: their targets are then looked at
                         replaces.add(cookie)
-                    if mask & (CREATED | WRITTEN | REMOVED | MOVED_FROM):
+                    if mask & (CREATED | REMOVED | MOVED_FROM):
                         continue
                 events.append(WatchEvent(watch, mask, cookie, os.fsdecode(raw)))
             if end <= _READ_SIZE - _LARGEST_EVENT:  # room for one more: none was queued

@@ -694,8 +694,6 @@ class TreeWatch:
                     new_directories.append(path)
                 elif not _counted_off(own, path):
                     learn[path] = None
-            elif mask & DirectoryWatch.WRITTEN:
-                learn.pop(path, None)  # a file opened for writing since it was made: no link
             elif mask & DirectoryWatch.REMOVED:
                 self._gone(path, event.is_directory, links, learn)
         for path, is_directory in moved_from.values():  # moved out of the tree
