@@ -35,7 +35,7 @@ DROPPED = 0x8000  # the watch is gone (its directory removed, or the watch remov
 IS_DIRECTORY = 0x40000000
 
 _HEADER = struct.Struct("iIII")  # wd, mask, cookie, len of the name (NUL-padded)
-_READ_SIZE = 64 * 1024
+_READ_SIZE = 4096  # at least 15 events a read; a full read is followed by another
 _LARGEST_EVENT = 16 + 256  # the header and a name of NAME_MAX bytes with its NUL
 _TEMP_SUFFIX_BYTES = os.fsencode(TEMP_SUFFIX)
 _TEMP_BYTES = re.compile(rb"\..{0,128}\.[0-9a-f]{12}" + re.escape(_TEMP_SUFFIX_BYTES), re.DOTALL)
