@@ -20,7 +20,7 @@ from ._replace import TargetChangedError
 from ._resolve import MAX_SYMLINKS, ST_NOSYMFOLLOW
 from ._root import Root
 from ._target import Opened, Target
-from ._watch import DirectoryWatch, WatchEvent, is_replace_temp_name
+from ._watch import DirectoryWatch, WatchEvent
 from ._tree import Tree, TreeStats, TreeVisitor, adopt_entry, batches_natively, open_entry
 
 __all__ = [
@@ -70,7 +70,6 @@ __all__ = [
     "batches_natively",
     "DirectoryWatch",
     "WatchEvent",
-    "is_replace_temp_name",
 ]
 
 

@@ -21,7 +21,7 @@ from typing import NamedTuple
 from ._backend import Backend
 from ._replace import TEMP_SUFFIX
 
-__all__ = ["DirectoryWatch", "WatchEvent", "is_replace_temp_name"]
+__all__ = ["DirectoryWatch", "WatchEvent"]
 
 # inotify's event bits (the Linux ABI's values)
 CREATED = 0x100
@@ -40,13 +40,6 @@ _LARGEST_EVENT = 16 + 256  # the header and a name of NAME_MAX bytes with its NU
 _TEMP_SUFFIX_BYTES = os.fsencode(TEMP_SUFFIX)
 _TEMP_BYTES = re.compile(rb"\..{0,128}\.[0-9a-f]{12}" + re.escape(_TEMP_SUFFIX_BYTES), re.DOTALL)
 _MAX_REPLACES = 256  # renames of temporary files waiting for their other half
-_TEMP = re.compile(r"\..{0,32}\.[0-9a-f]{12}" + re.escape(TEMP_SUFFIX), re.DOTALL)
-
-
-def is_replace_temp_name(name: str) -> bool:
-    """Whether ``name`` is a temporary name the core's atomic replace makes
-    (a regular file it creates exclusively, then renames onto its target)."""
-    return name.endswith(TEMP_SUFFIX) and _TEMP.fullmatch(name) is not None
 
 
 class WatchEvent(NamedTuple):
@@ -122,7 +115,7 @@ class DirectoryWatch:
         """Every event queued now, in order (one ``read``, through
         ``backend`` if given, when none is),
         but for the core's own atomic replaces: a temporary file it made,
-        wrote, renamed onto its name or removed (:func:`is_replace_temp_name`)
+        wrote, renamed onto its name or removed (``.<name>.<12 hex>.corral-tmp``)
         is a regular file of its own, never reported."""
         if self._fd < 0:
             return []
