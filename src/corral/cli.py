@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import fnmatch
 import json
 import os
 import shlex
@@ -210,8 +211,8 @@ def _serve_workspace(args: argparse.Namespace) -> Workspace:
             one = argparse.Namespace(**vars(args))
             one.root = path
             if several:
-                one.deny = _root_patterns(args.deny, name)
-                one.protect = _root_patterns(args.protect, name)
+                one.deny = _root_patterns(args.deny, name, path, args.roots)
+                one.protect = _root_patterns(args.protect, name, path, args.roots)
             boxes[name] = _toolbox(one)
     except UsageError:
         for box in boxes.values():
@@ -220,23 +221,41 @@ def _serve_workspace(args: argparse.Namespace) -> Workspace:
     return Workspace(boxes, opener=_serve_opener(args))
 
 
-def _root_patterns(patterns: list[str], name: str) -> list[str]:
-    """The host's patterns for the root called ``name``, one of several:
-    each as written (it applies in every root), and one whose first
-    component is ``name`` also anchored in that root without it, since
-    with several roots a path is spelled ``name/...`` (``web/secrets/**``
-    is web's ``secrets/**``; as written alone it matched nothing there)."""
+def _root_patterns(patterns: list[str], name: str, path: str, paths: list[str]) -> list[str]:
+    """The host's patterns for the root called ``name`` (at host ``path``),
+    one of several (at ``paths``): each as written (it applies in every
+    root), and one whose first component is ``name`` (or a glob matching
+    it: ``*/secrets``) also anchored in that root without it, since with
+    several roots a path is spelled ``name/...`` (``web/secrets/**`` is
+    web's ``secrets/**``; as written alone it matched nothing there). An
+    absolute pattern applies in the roots it lies inside only (in none, it
+    is kept everywhere, and the policy says why it cannot apply)."""
     out: list[str] = []
     for pattern in patterns:
-        out.append(pattern)
         negated = pattern.startswith("!")
         body = pattern[1:] if negated else pattern
+        if os.path.isabs(body):
+            inside = [p for p in paths if _lies_inside(body, p)]
+            if not inside or _lies_inside(body, path):
+                out.append(pattern)
+            continue
+        out.append(pattern)
         while body.startswith("./"):
             body = body[2:]
         first, slash, rest = body.partition("/")
-        if first == name and slash and rest.strip("/."):
+        if slash and rest.strip("/.") and fnmatch.fnmatchcase(name, first):
             out.append(("!" if negated else "") + "./" + rest)
     return out
+
+
+def _lies_inside(pattern: str, root: str) -> bool:
+    """Whether the absolute ``pattern`` names a place inside the host
+    directory ``root`` (as given or with its links resolved)."""
+    pattern = os.path.normpath(pattern)
+    for top in {os.path.abspath(root), os.path.realpath(root)}:
+        if pattern == top or pattern.startswith(top.rstrip("/") + "/"):
+            return True
+    return False
 
 
 def _serve_opener(args: argparse.Namespace) -> Opener:

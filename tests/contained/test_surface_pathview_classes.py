@@ -522,3 +522,20 @@ def test_resolve_strict_refuses_a_file_mid_path_where_python_does(tree, monkeypa
     assert (root / "fileA/..").resolve() == root.joinpath()
     monkeypatch.setattr(_pathops, "_STRICT_NOTDIR", False)
     assert (root / "fileA/..").resolve(strict=True) == root.joinpath()
+
+
+@pytest.mark.parametrize("method,pattern", [("glob", "*"), ("rglob", "*.py"), ("glob", "s/*"),
+                                            ("glob", "**/")])
+def test_a_closed_roots_glob_raises_rather_than_finding_nothing(make_root, scratch, method,
+                                                                pattern):
+    # pathlib's glob reads an unreadable directory as empty; a closed Root is
+    # the caller's mistake, and an empty answer would hide it
+    (scratch / "s").mkdir()
+    (scratch / "s" / "a.py").write_text("")
+    root = make_root(scratch)
+    path = RootPath(root)
+    assert list(getattr(path, method)(pattern))
+    root.close()
+    with pytest.raises(OSError) as caught:
+        list(getattr(path, method)(pattern))
+    assert caught.value.errno == errno.EBADF

@@ -38,7 +38,8 @@ def _call(client: RawClient, name: str, arguments: dict[str, Any]) -> dict[str, 
 
 
 @pytest.mark.parametrize("backend,fast", BACKEND_CONFIGS, ids=BACKEND_IDS)
-@pytest.mark.parametrize("spelling", ["web/secrets/**", "./web/secrets", "web/secrets/"])
+@pytest.mark.parametrize("spelling", ["web/secrets/**", "./web/secrets", "web/secrets/",
+                                      "w*/secrets/**"])
 def test_a_pattern_naming_a_root_holds_in_that_root(tmp_path, backend, fast, spelling):
     web, api = _tree(tmp_path)
     client = RawClient(serve_roots_command([web, api], "--deny", spelling,
@@ -65,3 +66,21 @@ def test_a_pattern_naming_a_root_holds_in_that_root(tmp_path, backend, fast, spe
     finally:
         client.close()
     assert (web / "config" / "deploy.sh").read_text() == "echo deploy\n"
+
+
+@pytest.mark.parametrize("backend,fast", BACKEND_CONFIGS, ids=BACKEND_IDS)
+def test_an_absolute_pattern_inside_one_root_holds_there_and_the_server_starts(
+        tmp_path, backend, fast):
+    # as written it lay outside the other root, and the server refused to start
+    web, api = _tree(tmp_path)
+    client = RawClient(serve_roots_command([web, api], "--deny", f"{web}/secrets/**"),
+                       env=backend_env(backend, fast))
+    try:
+        client.initialize()
+        read = _call(client, "read_file", {"path": "web/secrets/key.txt"})
+        assert read["isError"] is True and "TOPSECRET" not in repr(read), read
+        assert read["structuredContent"]["details"]["kind"] == "deny_rule"
+        other = _call(client, "read_file", {"path": "api/secrets/key.txt"})
+        assert other["isError"] is False, other
+    finally:
+        client.close()

@@ -156,13 +156,13 @@ class Target(Closing):
         if self.name is None:
             return self._opened(flags)
         fd = self._dir()
+        backend = self._anchor.backend
         try:
-            opened = self._backend().open_at(fd, self.name, flags | os.O_CLOEXEC | SAFE)
+            opened = backend.open_at(fd, self.name, flags | os.O_CLOEXEC | SAFE)
         except FileNotFoundError:
             return None  # a single name in the held directory: nothing is there
         except OSError:
             return self._opened(flags)  # the errors :meth:`open` raises, as it raises them
-        backend = self._backend()
         try:
             info = _acts.checked_info(backend, opened, flags, self._parsed.text, self.path,
                                       must_be_dir=self._must_be_dir)
@@ -409,12 +409,13 @@ class Target(Closing):
             return  # closed already (a lock's release, then the step's end, then collection)
         fd, self._fd = self._fd, -1
         first, self._first_fd = self._first_fd, -1
+        backend = self._anchor.backend
         try:
             if fd >= 0:
-                self._backend().close(fd)
+                backend.close(fd)
         finally:
             if first >= 0:
-                self._backend().close(first)
+                backend.close(first)
 
     # -- helpers ---------------------------------------------------------------------
     def _backend(self) -> Backend:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from .root import ViewEntry, ViewRoot
+from .root import ViewEntry, ViewRoot, root_unusable
 
 __all__ = ["NonRelativePatternError", "Glob", "parse_pattern", "pattern_text", "full_match",
            "match_right"]
@@ -87,11 +87,15 @@ class Glob:
         self.case_sensitive = case_sensitive is not False
         self.recurse_symlinks = recurse_symlinks
 
-    # -- what the root says, any error being "nothing there" ------------------
+    # -- what the root says, any error but an unusable root being "nothing there"
     def _mode(self, path: PurePosixPath, follow: bool) -> int | None:
         try:
             return self.root.stat(path, follow_symlinks=follow).st_mode
-        except (OSError, ValueError):
+        except OSError as exc:
+            if root_unusable(exc):
+                raise
+            return None
+        except ValueError:
             return None
 
     def _is_dir(self, path: PurePosixPath) -> bool:
@@ -101,7 +105,11 @@ class Glob:
     def _entries(self, path: PurePosixPath) -> list[ViewEntry]:
         try:
             return list(self.root.scandir(path))
-        except (OSError, ValueError):
+        except OSError as exc:
+            if root_unusable(exc):
+                raise
+            return []
+        except ValueError:
             return []
 
     def _entry_is_dir(self, entry: ViewEntry, spelled: PurePosixPath) -> bool:
@@ -111,7 +119,11 @@ class Glob:
         try:
             if not entry.is_symlink():
                 return entry.is_dir(follow_symlinks=False)
-        except (OSError, ValueError):
+        except OSError as exc:
+            if root_unusable(exc):
+                raise
+            return False
+        except ValueError:
             return False
         return self._is_dir(spelled)
 

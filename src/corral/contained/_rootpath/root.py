@@ -5,11 +5,21 @@ metadata rules)."""
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any, Protocol
 
-__all__ = ["ViewEntry", "ViewRoot"]
+from .._errors import RootVanishedError
+
+__all__ = ["ViewEntry", "ViewRoot", "root_unusable"]
+
+
+def root_unusable(exc: OSError) -> bool:
+    """Whether ``exc`` says the Root itself can no longer be used (closed:
+    EBADF; its directory gone), which a query reports rather than reading
+    as "nothing there"."""
+    return isinstance(exc, RootVanishedError) or exc.errno == errno.EBADF
 
 
 class ViewEntry(Protocol):

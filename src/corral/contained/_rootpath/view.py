@@ -66,7 +66,7 @@ from typing import IO, Any, NoReturn, TypeAlias
 from . import globbing as _pathglob
 from . import ops as _pathops
 from .._errors import ContainedError, RootVanishedError
-from .root import ViewRoot
+from .root import ViewRoot, root_unusable
 
 __all__ = ["RootPath", "RootPathInfo", "ViewRoot"]
 
@@ -578,7 +578,7 @@ class RootPath:
                 self._root.utime(self._path)
                 return
             except OSError as exc:
-                if isinstance(exc, RootVanishedError) or exc.errno == errno.EBADF:
+                if root_unusable(exc):
                     raise
                 # as pathlib: whatever stops the time bump, the open says again
         flags = os.O_CREAT | os.O_WRONLY | (0 if exist_ok else os.O_EXCL)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 from typing import Any
 from collections.abc import Iterable, Sequence
 
@@ -18,6 +19,8 @@ from .registry import OPTIONAL_TOOL_MODULES, Editing, ToolSpec, load_tools, read
 from .request_types import Authorizer
 from .schema import check_arguments, fast_checker
 from .view import RootLike, open_view
+
+log = logging.getLogger("corral.tools")
 
 __all__ = ["Toolbox", "PATH_CONTRACT"]
 
@@ -152,6 +155,7 @@ class Toolbox:
             quickly = quick(args, limit) if type(args) is dict else None
             checked = quickly if quickly is not None else check_arguments(
                 spec.name, spec.schema, args, max_chars=limit, notes=read_as)
+            ctx.checkpoint()  # cancelled (or out of time) before it begins: nothing is done
             ctx.view.ready()
             result = spec.run(ctx, checked)
         except Exception as exc:  # the boundary: everything becomes a refusal
@@ -159,7 +163,13 @@ class Toolbox:
             # call repeats the model's own call with one thing changed
             sent = args if isinstance(args, dict) else {}
             given = {k: v for k, v in checked.items() if sent.get(k) is not None}
-            refusal = refusal_for(exc, Call(spec.name, given, spec.suggests), ctx)
+            try:
+                refusal = refusal_for(exc, Call(spec.name, given, spec.suggests), ctx)
+            except Refusal as late:  # the deadline or a cancel met while looking for the cause
+                refusal = late
+            except Exception as failed:  # default-deny, as for a cause with no case
+                log.error("a refusal could not be worked out", exc_info=failed)
+                refusal = Refusal.internal()
             # a value from here on: its traceback's frames (the tool's locals,
             # the arguments) would hold a cycle through the caller's frame,
             # kept (up to 16 MiB a call) until the garbage collector runs

@@ -315,8 +315,11 @@ def take_shared(key: tuple[int, int], backend: Backend,
             try:
                 backend.flock(found.fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
                 locked = True
-            except OSError:  # held by another process (or no locks here): as always
-                locked = found.take(fcntl.LOCK_SH, backend, checkpoint)
+            except OSError as exc:
+                # held by another process: waited for, as always; a
+                # filesystem without locks: the process's lock alone
+                locked = exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR) and \
+                    found.take(fcntl.LOCK_SH, backend, checkpoint)
         except BaseException:
             with guard:
                 found.taking = False
