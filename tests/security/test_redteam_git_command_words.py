@@ -84,3 +84,65 @@ def test_what_a_hook_script_runs_is_protected(tmp_path, make_root):
     assert not (tmp_path / "tools").exists()
     # a comment's words name nothing: "linters" is no program
     assert box.call("write_file", {"path": "linters", "content": "x\n"})["ok"] is True
+
+
+HOOK_MANAGERS = {
+    ".pre-commit-config.yaml": (
+        "repos:\n"
+        "  - repo: local\n"
+        "    hooks:\n"
+        "      - id: check\n"
+        "        name: check\n"
+        "        entry: ./scripts/check.sh\n"
+        "        language: script\n"
+        "      - id: lint\n"
+        "        entry: \"python3 -m tools.lint --fix\"\n"
+        "        language: system\n"),
+    "lefthook.yml": (
+        "pre-commit:\n"
+        "  commands:\n"
+        "    lint:\n"
+        "      run: ./scripts/lefty.sh {staged_files}\n"),
+    ".husky/pre-commit": "npx lint-staged\nsh scripts/husky.sh\n",
+}
+MANAGED = ["scripts/check.sh", "tools/lint.py", "tools/__init__.py", "scripts/lefty.sh",
+           "scripts/husky.sh"]
+
+
+def test_what_a_hook_manager_runs_is_protected(tmp_path, make_root):
+    """pre-commit (a local hook's ``entry``), lefthook (``run``) and husky
+    (its hook scripts) run these at the next ``git commit``: their configs
+    were protected, the scripts they name were not."""
+    _repository(tmp_path, "[core]\n\thooksPath = .husky/_\n")
+    for name, text in HOOK_MANAGERS.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    box = Toolbox(make_root(str(tmp_path)))
+
+    async def turn() -> list[dict]:
+        return list(await asyncio.gather(*(
+            box.acall("write_file", {"path": path, "content": PAYLOAD}, timeout=10)
+            for path in MANAGED)))
+
+    answers = asyncio.run(turn())
+    assert all(_protected(answer) for answer in answers), answers
+    assert not (tmp_path / "scripts").exists() and not (tmp_path / "tools").exists()
+    # what runs from PATH (npx, lint-staged) and the managers' words are left alone
+    assert box.call("write_file", {"path": "check", "content": "x\n"})["ok"] is True
+
+
+def test_a_directory_a_hooks_command_works_on_stays_the_users(tmp_path, make_root):
+    """``ruff check src/`` in a hook, ``mypy src/`` as a pre-commit entry:
+    the program reads the directory, it runs nothing there."""
+    _repository(tmp_path, "[core]\n")
+    (tmp_path / ".git" / "hooks" / "pre-commit").write_text(
+        "#!/bin/sh\nruff check src/ tests/\n./scripts/lint.sh src/\n")
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n      - id: mypy\n        entry: mypy src/\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("a = 1\n")
+    box = Toolbox(make_root(str(tmp_path)))
+    for path in ("src/a.py", "tests/test_a.py"):
+        answer = box.call("write_file", {"path": path, "content": "a = 2\n", "overwrite": True})
+        assert answer["ok"] is True, answer
+    assert _protected(box.call("write_file", {"path": "scripts/lint.sh", "content": PAYLOAD}))

@@ -92,3 +92,20 @@ def test_unclassified_errors_are_internal_and_scrubbed(tmp_path):
         assert envelope["code"] == "INTERNAL" and set(envelope["details"]) == {"message"}
         text = json.dumps(envelope)
         assert host not in text and "src/a.py" not in text and "Input/output" not in text
+
+
+@pytest.mark.parametrize("name", ["a" * 40, "d/" * 150 + "f"])
+def test_a_path_known_clean_is_still_held_to_each_toolboxs_limit(tmp_path, name):
+    """Clean paths are remembered across calls and toolboxes (a model names
+    the same few again and again): each toolbox still holds every path to
+    its own limit, however often another took it."""
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text("x\n")
+    with Toolbox(tmp_path) as roomy, \
+            Toolbox(tmp_path, limits=Limits(max_path_bytes=16)) as strict:
+        for _ in range(2):
+            assert assert_valid_envelope(roomy.call("read_file", {"path": name}))["ok"] is True
+            refused = assert_valid_envelope(strict.call("read_file", {"path": name}))
+            assert refused["code"] == "INVALID_ARGUMENT", refused
+            assert refused["details"]["kind"] == "path_too_long", refused
+            assert refused["details"]["limit"] == 16

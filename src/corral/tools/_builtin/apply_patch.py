@@ -37,6 +37,7 @@ from .._read import cache as read_cache
 from .._refusals.catalogue import (Code, Kind, Refusal, directory_given, exists, file_too_large,
                                    special_file, special_kind, swapped)
 from .._runtime.answer import AnswerPath
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext, sha256_hex
 from .._runtime.limits import listed_directories
 from .._runtime.registry import Suggests, ToolSpec, success_schema
@@ -128,9 +129,9 @@ def _no_repeats(files: list[_File]) -> None:
                 continue
             if name in seen:
                 raise Refusal(Code.INVALID_ARGUMENT,
-                              f"the patch names {name} in two file sections ({seen[name]} and "
-                              f"{number}); nothing was changed",
-                              f"Put every change to {name} in one section.",
+                              f"the patch names {_said(name)} in two file sections ({seen[name]} "
+                              f"and {number}); nothing was changed",
+                              f"Put every change to {_said(name)} in one section.",
                               details={"field": "input", "path": name}, kind=Kind.PATCH_SYNTAX)
             seen[name] = number
 
@@ -164,9 +165,9 @@ def _pinned(ctx: ToolContext, files: list[_File]) -> Iterator[list[_File]]:
         for pin in pins:  # two spellings of one file: one section each is the rule
             if pin.path in reached:
                 raise Refusal(Code.INVALID_ARGUMENT,
-                              f"{reached[pin.path]} and {pin.shown} are the same file "
-                              f"({pin.path}); nothing was changed",
-                              f"Put every change to {pin.path} in one section.",
+                              f"{_said(reached[pin.path])} and {_said(pin.shown)} are the same "
+                              f"file ({_said(pin.path)}); nothing was changed",
+                              f"Put every change to {_said(pin.path)} in one section.",
                               details={"field": "input", "path": pin.path},
                               kind=Kind.PATCH_SYNTAX)
             reached[pin.path] = pin.shown
@@ -185,8 +186,10 @@ def _no_file_where_a_directory_is_needed(wants: list[Want], pins: list[Pinned]) 
             if directory in created:
                 raise Refusal(Code.INVALID_ARGUMENT,
                               f"the patch adds the file {created[directory]} and also needs "
-                              f"{directory} as a directory for {pin.shown}; nothing was changed",
-                              f"Give {created[directory]} or {pin.shown} another name.",
+                              f"{_said(directory)} as a directory for {_said(pin.shown)}; nothing "
+                              f"was changed",
+                              f"Give {_said(created[directory])} or {_said(pin.shown)} another "
+                              f"name.",
                               details={"field": "input", "path": directory},
                               kind=Kind.PATCH_SYNTAX)
 
@@ -196,7 +199,8 @@ def _plan(ctx: ToolContext, file: _File, dialect: Dialect) -> None:
     op, pin = file.op, file.pin
     if isinstance(op, AddFile):
         if pin.lstat() is not None:
-            raise exists(file.rel, f"Change {file.rel} with '*** Update File: {file.rel}' "
+            raise exists(file.rel, f"Change {_said(file.rel)} with '*** Update File: "
+                                   f"{_said(file.rel)}' "
                          "(its context lines show what you read), or delete it first.",
                          field="input")
         text = new_file_text(op.lines, dialect, op.crlf)
@@ -208,12 +212,12 @@ def _plan(ctx: ToolContext, file: _File, dialect: Dialect) -> None:
     if isinstance(op, DeleteFile):
         return
     if file.dest_pin is not None and file.dest_pin.lstat() is not None:
-        raise exists(file.dest or "", f"Move {file.rel} to a name that does not exist yet, "
+        raise exists(file.dest or "", f"Move {_said(file.rel)} to a name that does not exist yet, "
                      "or delete the file there first.", field="input")
     try:
         decoded = decode(file.old)
     except Undecodable as exc:
-        raise Refusal(Code.UNSUPPORTED, f"{file.rel} is not UTF-8 text, so a patch cannot "
+        raise Refusal(Code.UNSUPPORTED, f"{_said(file.rel)} is not UTF-8 text, so a patch cannot "
                       "change it", "Patch text files only.", details={"path": file.rel},
                       kind=Kind.BINARY if exc.kind == "binary" else Kind.ENCODING) from None
     try:
@@ -233,7 +237,7 @@ def _regular(ctx: ToolContext, pin: Pinned, rel: str) -> os.stat_result:
         pin.raise_missing()
         raise swapped(rel)  # there again after all: it changed under the call
     if st.S_ISLNK(info.st_mode):
-        raise Refusal(Code.UNSUPPORTED, f"{rel} is a symlink; apply_patch does not write "
+        raise Refusal(Code.UNSUPPORTED, f"{_said(rel)} is a symlink; apply_patch does not write "
                       "through, replace or delete symlinks", "Patch the file the link "
                       "points to, by its own path.", details={"path": rel, "field": "input"},
                       kind=Kind.SYMLINK)
@@ -257,12 +261,12 @@ def _missed(rel: str, miss: HunkMismatch) -> Refusal:
         suggested = {"path": rel, "offset": max(line - 3, 1), "limit": len(text) + 6}
     if miss.kind == "ambiguous":
         details["lines"] = miss.candidates
-        return Refusal(Code.AMBIGUOUS, f"{rel}: {miss.message}; nothing was changed",
+        return Refusal(Code.AMBIGUOUS, f"{_said(rel)}: {miss.message}; nothing was changed",
                        "Add context lines (or an '@@' line naming the function or class above "
                        "the change) so the hunk matches one place.", details=details,
                        kind=Kind.MULTIPLE_MATCHES)
     where = (f" The nearest lines are at line {miss.nearest[0]}." if miss.nearest else "")
-    return Refusal(Code.NOT_FOUND, f"{rel}: {miss.message}; nothing was changed",
+    return Refusal(Code.NOT_FOUND, f"{_said(rel)}: {miss.message}; nothing was changed",
                    "Read the file again and copy the context and '-' lines exactly as they "
                    f"are now.{where}", details=details, kind=Kind.NO_MATCH,
                    suggested_tool="read_file" if suggested else None,

@@ -12,6 +12,7 @@ import os
 from typing import Any, Literal, TypedDict
 
 from .._read import cache as read_cache
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import not_directory, not_empty
@@ -60,8 +61,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> DeleteResult:
         kind = kind_of(info.st_mode)
         if trailing and kind != "directory":
             ctx.refuse_escape(rel + "/")  # "link/" to a directory outside
-            raise not_directory(rel, f"{rel}/ ends with '/', but {rel} is a {kind}",
-                                f"Pass \"{rel}\" without the trailing '/'.")
+            raise not_directory(rel, f"{_said(rel)}/ ends with '/', but {_said(rel)} is a {kind}",
+                                f"Pass \"{_said(rel)}\" without the trailing '/'.")
         if kind == "directory":
             entries = target.entries()
             if entries:

@@ -358,8 +358,8 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         if refused.kind not in (Kind.TIME_LIMIT, Kind.CANCELLED):  # stopped is not failed
             memory.failed(failure_key or _failure_key(args, call, base_sha))
         raise
-    if memory.has_failures():
-        memory.succeeded(failure_key or _failure_key(args, call, base_sha))
+    if failure_key is not None:  # a failure of this call is forgotten once it succeeds
+        memory.succeeded(failure_key)
     new_sha = sha256_hex(new_data)
     dry = bool(args["dryRun"])
     if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
@@ -483,8 +483,11 @@ def _apply_one(ctx: ToolContext, call: _Call, base: Lines) -> _Outcome | None:
     placement = (at, end, at, at + len(new))
     after = Lines(text[:at] + new + text[end:])  # its line breaks counted if ever needed
     last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
+    # what _warnings looks for (an escaped break, an indented line), by a few scans in C
+    warned = "\\" in new or new[:1] in (" ", "\t") or "\n " in new or "\n\t" in new
     return _Outcome(after.text, base, after, 1, [(at, at + len(new))], [placement], [0],
-                    ["exact"], [1], _warnings(attempt, base, "exact"), [[[first, last]]])
+                    ["exact"], [1], _warnings(attempt, base, "exact") if warned else [],
+                    [[[first, last]]])
 
 
 _SPANS = 4096  # changed spans carried from one edit to the next, at most

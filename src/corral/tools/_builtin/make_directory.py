@@ -18,6 +18,7 @@ import stat as st
 from typing import Any
 
 from ...contained import StaleError
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
                                listed_directories)
@@ -93,7 +94,7 @@ def _in_the_way(shown: str, mode: int) -> Refusal:
     """``ALREADY_EXISTS``: the entry is there and is not a directory."""
     what = "a symlink" if st.S_ISLNK(mode) else "a file" if st.S_ISREG(mode) else \
         "not a directory"
-    return Refusal(Code.ALREADY_EXISTS, f"{shown} already exists and is {what}, not a "
+    return Refusal(Code.ALREADY_EXISTS, f"{_said(shown)} already exists and is {what}, not a "
                    "directory; nothing was created", "Choose another name for the "
                    "directory, or use the existing entry as it is.",
                    details={"path": shown, "field": "path", "type": _type(mode)},

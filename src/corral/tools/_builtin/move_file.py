@@ -18,6 +18,7 @@ from typing import Any, Literal
 from dataclasses import dataclass
 
 from .._read import cache as read_cache
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
                                listed_directories)
@@ -107,8 +108,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> MoveResult:
         seen.kind = kind = kind_of(info.st_mode)
         if src_dir and kind != "directory":
             ctx.refuse_escape(src + "/")  # "link/" to a directory outside
-            raise not_directory(src, f"{src}/ ends with '/', but {src} is a {kind}",
-                                f"Pass \"{src}\" without the trailing '/'.", field="source")
+            raise not_directory(src, f"{_said(src)}/ ends with '/', but {_said(src)} is a {kind}",
+                                f"Pass \"{_said(src)}\" without the trailing '/'.", field="source")
         return _destination(ctx, args["destination"], src)
 
     # one step: the tree held still, both ends resolved once, decided, asked, acted on
@@ -153,11 +154,12 @@ def _check_ends(ctx: ToolContext, source: Pinned, dest: Pinned, src: str, dst: s
     if existing is not None:
         dest.decide(Op.REPLACE)
     if source.path == dest.path:
-        raise Refusal(Code.INVALID_ARGUMENT, f"{src} and {dst} are the same path",
+        raise Refusal(Code.INVALID_ARGUMENT, f"{_said(src)} and {_said(dst)} are the same path",
                       "Pass a different destination.",
                       details={"source": src, "destination": dst}, kind=Kind.SAME_PATH)
     if kind == "directory" and dest.path.startswith(source.path + "/"):
-        raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is inside {src}, and a directory cannot "
+        raise Refusal(Code.INVALID_ARGUMENT, f"{_said(dst)} is inside {_said(src)}, and a "
+                                             f"directory cannot "
                       "be moved into itself", "Choose a destination outside the directory.",
                       details={"source": src, "destination": dst}, kind=Kind.INTO_ITSELF)
     if existing is not None:
@@ -179,7 +181,7 @@ def _holds(src: str, kind: Kind, field: str) -> Refusal:
     hint = "Move the other entries one by one instead"
     hint += ("; if this move is needed, the host (the user) must allow it." if kind is
              Kind.PROTECTED else ".")
-    return Refusal(Code.DENIED, f"{src} holds {what}{where}, so it cannot be moved", hint,
+    return Refusal(Code.DENIED, f"{_said(src)} holds {what}{where}, so it cannot be moved", hint,
                    details={"path": src, "field": field}, kind=kind)
 
 
@@ -187,11 +189,12 @@ def _exists(dst: str, kind: str, src: str, src_kind: str) -> Refusal:
     """``dst`` is taken; the hint offers only what would work as things
     stand (overwrite: true never replaces a directory, nor puts one over a file)."""
     if kind == "directory":
-        hint = (f"{dst} is a directory: to move {src} into it pass destination \"{dst}/\", "
+        hint = (f"{_said(dst)} is a directory: to move {_said(src)} into it pass destination "
+                f"\"{_said(dst)}/\", "
                 "or choose another name.")
     elif src_kind == "directory":
-        hint = (f"{dst} is a {kind} and {src} is a directory, which cannot replace it: choose "
-                f"another destination, or delete {dst} first.")
+        hint = (f"{_said(dst)} is a {kind} and {_said(src)} is a directory, which cannot replace "
+                f"it: choose another destination, or delete {_said(dst)} first.")
     else:
         hint = "Choose another destination, or pass overwrite: true to replace it."
     return exists(dst, hint, field="destination", existing=kind)
@@ -201,20 +204,22 @@ def _check_existing(src: str, dst: str, kind: str, info: Any, existing: Any,
                     overwrite: bool) -> None:
     there = kind_of(existing.st_mode)
     if (existing.st_dev, existing.st_ino) == (info.st_dev, info.st_ino):
-        raise Refusal(Code.INVALID_ARGUMENT, f"{src} and {dst} are the same file (hard links "
+        raise Refusal(Code.INVALID_ARGUMENT, f"{_said(src)} and {_said(dst)} are the same file "
+                                             f"(hard links "
                       "or another spelling of one name)", "Pass a different destination.",
                       details={"source": src, "destination": dst}, kind=Kind.SAME_FILE)
     if not overwrite:
         raise _exists(dst, there, src, kind)
     if there == "directory":
-        raise Refusal(Code.INVALID_ARGUMENT, f"{dst} is a directory, which move_file never "
+        raise Refusal(Code.INVALID_ARGUMENT, f"{_said(dst)} is a directory, which move_file never "
                       "replaces", "Choose another destination, or delete the directory first "
                       "(delete_file removes empty directories).",
                       details={"field": "destination", "path": dst}, kind=Kind.DIRECTORY)
     if kind == "directory":
-        raise not_directory(dst, f"{dst} is a {there} and {src} is a directory; a directory "
-                            "cannot replace a file", f"Delete {dst} first, or choose another "
-                            "destination.", field="destination")
+        raise not_directory(dst, f"{_said(dst)} is a {there} and {_said(src)} is a directory; a "
+                                 f"directory "
+                            "cannot replace a file", f"Delete {_said(dst)} first, or choose "
+                            "another destination.", field="destination")
 
 
 OUTPUT_SCHEMA = success_schema({

@@ -29,6 +29,7 @@ from .._refusals.locator import close_paths
 from .._read import cache as read_cache
 from .._edit.content import check_write
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
                                listed_directories)
@@ -135,8 +136,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
 
     current = plan.current
     if current is not None and current.st_nlink > 1:
-        warnings.append(f"{rel} had {current.st_nlink} hard links; it was replaced, and its other "
-                        "links still hold the old content")
+        warnings.append(f"{_said(rel)} had {current.st_nlink} hard links; it was replaced, and its "
+                        "other links still hold the old content")
     result: WriteResult = {"path": rel, "bytes": len(data), "sha256": digest,
                            "createdDirectories": [], "created": current is None}
     if created:
@@ -156,8 +157,8 @@ def _add_created(result: WriteResult, created: list[str]) -> None:
 
 
 def _kept_note(rel: str, kept: Form) -> str:
-    return (f"kept the {kept.describe()} of {rel}; pass keepFormat: false to write the content "
-            "exactly as given")
+    return (f"kept the {kept.describe()} of {_said(rel)}; pass keepFormat: false to write the "
+            "content exactly as given")
 
 
 def _dry(rel: str, data: bytes, digest: str, plan: _Plan, creates: tuple[str, ...], kept: Form,
@@ -226,7 +227,7 @@ def _file_path(ctx: ToolContext, value: str) -> str:
     if rel == "." or rel.endswith("/") or name == "..":
         ctx.refuse_escape(rel)  # "..", "link/": OUTSIDE_ROOT when they lead out
         shown = rel.rstrip("/") or "."
-        raise Refusal(Code.INVALID_ARGUMENT, f"{shown} names a directory, not a file",
+        raise Refusal(Code.INVALID_ARGUMENT, f"{_said(shown)} names a directory, not a file",
                       "Pass the path of a file to write, such as \"src/main.py\".",
                       details={"path": shown, "field": "path"}, kind=Kind.DIRECTORY)
     return rel
@@ -250,7 +251,7 @@ def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
     if expected is not None and not digest_matches(expected, existing):
         raise sha256_mismatch(rel, expected, existing)
     if expected is None and not overwrite:
-        raise Refusal(Code.ALREADY_EXISTS, f"{rel} already exists; nothing was written",
+        raise Refusal(Code.ALREADY_EXISTS, f"{_said(rel)} already exists; nothing was written",
                       f"Pass expectedSha256 \"{existing}\" (its current sha256) or "
                       "overwrite: true to replace it, or use edit_file to change part of it.",
                       details={"path": rel, "currentSha256": existing,
@@ -291,10 +292,10 @@ def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None
         if target is not None and not ctx.is_denied(target):
             details["target"] = target
             hint = f"Write to {target}, the file the link points to, by that path."
-        raise Refusal(Code.UNSUPPORTED, f"{rel} is a symlink; write_file does not write through "
-                      "or replace symlinks", hint, details=details, kind=Kind.SYMLINK)
+        raise Refusal(Code.UNSUPPORTED, f"{_said(rel)} is a symlink; write_file does not write "
+                      "through or replace symlinks", hint, details=details, kind=Kind.SYMLINK)
     if kind == st.S_IFDIR:
-        raise Refusal(Code.INVALID_ARGUMENT, f"{rel} is a directory, not a file",
+        raise Refusal(Code.INVALID_ARGUMENT, f"{_said(rel)} is a directory, not a file",
                       "Pass the path of a file; list_directory shows what this directory holds.",
                       details={"path": rel}, kind=Kind.DIRECTORY,
                       suggested_tool="list_directory", suggested_args={"path": rel})
@@ -316,13 +317,13 @@ def _missing(ctx: ToolContext, rel: str, expected: str) -> Refusal:
     candidates = [c for c in close_paths(rel, missing, ctx.view) if not ctx.is_denied(c)]
     if candidates:
         details["didYouMean"] = candidates
-        hint = (f"Check the path ({candidates[0]} exists); to create a new file, drop "
+        hint = (f"Check the path ({_said(candidates[0])} exists); to create a new file, drop "
                 "expectedSha256.")
     else:
         hint = "To create a new file, drop expectedSha256; otherwise check the path."
-    message = (f"{rel} does not exist, so it cannot have the expectedSha256 given"
+    message = (f"{_said(rel)} does not exist, so it cannot have the expectedSha256 given"
                if missing == rel else
-               f"{rel} does not exist (there is no {missing}), so it cannot have the "
+               f"{_said(rel)} does not exist (there is no {_said(missing)}), so it cannot have the "
                "expectedSha256 given")
     return Refusal(Code.NOT_FOUND, message, hint, details=details, kind=Kind.MISSING)
 

@@ -162,7 +162,9 @@ def command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
             found.extend(command_paths(word.text, depth - 1))
             continue
         if _names_path(word.text):
-            found.append(ProgramPath(word.text, gits))
+            # an argument names a file a program reads, never a directory it works on
+            if word.command or not word.text.endswith("/"):
+                found.append(ProgramPath(word.text, gits or not word.command))
         elif not word.command and not gits and _is_bare_argument(word.text):
             found.append(ProgramPath(word.text, True))
         name, equals, value = word.text.partition("=")

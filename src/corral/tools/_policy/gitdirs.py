@@ -52,6 +52,7 @@ canonical (outside the root or unreadable: left out).
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -209,6 +210,7 @@ def scan(look: GitLook) -> Scan:
         complete = False
         unlooked.extend(queue)
     found.follow_configs()
+    found.hook_manager_programs()
     found.hook_programs()
     for hooks in found.hooks[:MAX_CONFIGS]:
         # the git directory's own entries too: hooks/ or config may be links
@@ -233,6 +235,7 @@ class _Found:
         self.hooks: list[str] = []  # hook directories, looked at for links
         # (hook directory, its work tree, its git directory): the hooks' commands are read
         self.hook_runs: list[tuple[str, str | None, str]] = []
+        self.work_trees_found: list[tuple[str, str]] = []  # (work tree, its git directory)
 
     def add(self, rel: str) -> str | None:
         """Protect where ``rel`` leads (canonical), if inside the root."""
@@ -296,6 +299,7 @@ class _Found:
             self.git_directory_configs(git.path, rel)
             self.hooks.append(git.path + "/hooks")
             self.hook_runs.append((git.path + "/hooks", rel, git.path))
+            self.work_trees_found.append((rel, git.path))
             return
         text = self.look.text(git.path, MAX_FILE_BYTES) if git.is_file(follow_symlinks=False) \
             else None
@@ -303,6 +307,7 @@ class _Found:
         inside = _inside(self.look, target, rel) if target else None
         if inside is not None:
             self.repository(inside, rel)
+            self.work_trees_found.append((rel, inside))
 
     def follow_configs(self) -> None:
         """Read each config (and what it includes) for the places it names."""
@@ -357,6 +362,26 @@ class _Found:
             if key == "hookspath" and path is not None:
                 self.hook_runs.append((path, work_tree, git_dir))
 
+    def hook_manager_programs(self) -> None:
+        """What the hook managers of each work tree run at a commit, from
+        its top: a pre-commit hook's ``entry`` (``.pre-commit-config.yaml``,
+        ``repo: local``), lefthook's ``run``, the scripts in ``.husky/``
+        (their configs are protected by name; the scripts they name were
+        not).  Read line by line, as :func:`command_paths` reads a command."""
+        for work_tree, git_dir in self.work_trees_found[:MAX_CONFIGS]:
+            self.hook_runs.append((_joined(work_tree, ".husky"), work_tree, git_dir))
+            for name, key in _MANAGER_CONFIGS:
+                text = self.look.text(_joined(work_tree, name), MAX_FILE_BYTES)
+                for line in (text or "").splitlines():
+                    found = key.match(line)
+                    if found is None:
+                        continue
+                    value = found.group(1).strip()
+                    if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+                        value = value[1:-1]
+                    for named in command_paths(value):
+                        self.program(named.path, named.file_only, work_tree, git_dir)
+
     def hook_programs(self) -> None:
         """What each hook runs (:func:`command_paths` of each line of its
         script): git runs a hook from the top of the work tree (a bare
@@ -397,6 +422,18 @@ class _Found:
                 except OSError:
                     pass
             self.add_named(inside)
+
+
+_ENTRY = re.compile(r"^\s*(?:-\s+)?entry\s*:\s*(\S.*)$")
+_RUN = re.compile(r"^\s*(?:-\s+)?run\s*:\s*(\S.*)$")
+# hook managers' configs, and the key whose value is a command they run
+_MANAGER_CONFIGS = ((".pre-commit-config.yaml", _ENTRY), (".pre-commit-config.yml", _ENTRY),
+                    ("lefthook.yml", _RUN), ("lefthook.yaml", _RUN), (".lefthook.yml", _RUN),
+                    (".lefthook.yaml", _RUN), ("lefthook-local.yml", _RUN))
+
+
+def _joined(directory: str, name: str) -> str:
+    return name if directory in (".", "") else f"{directory}/{name}"
 
 
 def _bases(work_tree: str | None, git_dir: str) -> tuple[str, ...]:

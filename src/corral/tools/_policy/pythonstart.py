@@ -9,6 +9,11 @@ default policy protects.
   ``site-packages``, run as surely as the ``.pth`` itself.
   :func:`site_module` says which top-level module a path there belongs to;
   :func:`pth_imports` which ones a directory's ``.pth`` files import.
+* a virtual environment's ``bin/`` (``Scripts/`` on Windows): an editor
+  sources its ``activate`` in every new terminal and runs its ``python``
+  to discover it (:func:`venv_of_program`; the environment is the directory
+  holding ``pyvenv.cfg``, itself protected: its ``home`` says where the
+  interpreter finds its standard library);
 * ``python -m module`` and ``python -c "import module"`` put the working
   directory first on ``sys.path``: run by git (a config's program, a hook,
   from the top of the work tree), ``module.py`` or ``module/`` there is
@@ -30,7 +35,7 @@ from ...contained import DirEntry
 from .rules import fold
 
 __all__ = ["SITE_PACKAGES", "MAX_PTH_FILES", "MAX_PTH_BYTES", "PthLook", "imported_modules",
-           "site_module", "pth_imports"]
+           "site_module", "pth_imports", "venv_of_program"]
 
 SITE_PACKAGES = "site-packages"
 MAX_PTH_FILES = 64
@@ -74,6 +79,21 @@ def site_module(canonical: str) -> tuple[str, str] | None:
             name = parts[at + 1].split(".", 1)[0]
             return "/".join(parts[:at + 1]), fold(name)
     return None
+
+
+def venv_of_program(canonical: str) -> str | None:
+    """The directory that would be a virtual environment (it holds
+    ``pyvenv.cfg``) were ``canonical`` its ``bin`` (``Scripts``) directory or
+    an entry right in it: what an editor sources (``bin/activate``) or runs
+    (``bin/python``) to use it.  ``None`` for any other path."""
+    parts = canonical.split("/")
+    for at in (len(parts) - 1, len(parts) - 2):
+        if at >= 1 and fold(parts[at]) in _PROGRAM_DIRS:
+            return "/".join(parts[:at])
+    return None
+
+
+_PROGRAM_DIRS = ("bin", "scripts")
 
 
 def pth_imports(look: PthLook, site: str) -> frozenset[str] | None:

@@ -114,6 +114,7 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.opencode/plugins",
     "**/.aider.conf.yml",             # aider: lint-cmd / test-cmd, run after every edit
     "**/site-packages/*.pth",         # Python: 'import' lines run at every interpreter start
+    "**/pyvenv.cfg",                  # a venv: 'home' says where its interpreter's stdlib is
     # Python: imported at every interpreter start from any directory on
     # sys.path (an editable install's .pth puts the project's own src there)
     "**/sitecustomize.py",

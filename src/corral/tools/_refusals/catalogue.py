@@ -20,6 +20,8 @@ from types import MappingProxyType
 from typing import Any
 from collections.abc import Mapping
 
+from .answer_path import sentence_path as _said
+
 __all__ = ["Code", "Kind", "Refusal", "INTERNAL_MESSAGE", "ENTRY_KINDS", "entry_kind",
            "special_kind", "shown_path",
            "internal", "invalid_argument", "not_found", "outside_root", "swapped",
@@ -290,12 +292,12 @@ def not_found(path: str, missing: str, *, field: str | None = None,
     details: dict[str, Any] = _with_field({"path": path, "missing": missing}, field)
     if did_you_mean:
         details["didYouMean"] = list(did_you_mean)
-    message = (f"{path} does not exist" if missing in (path, path.rstrip("/"))
-               else f"{path} does not exist: there is no {missing}")
+    message = (f"{_said(path)} does not exist" if missing in (path, path.rstrip("/"))
+               else f"{_said(path)} does not exist: there is no {_said(missing)}")
     if hint is None:
         parent = missing.rstrip("/").rpartition("/")[0] or "."
-        hint = (f"Check the name; {did_you_mean[0]} exists." if did_you_mean else
-                f"Check the path; list_directory on {parent} shows what is there.")
+        hint = (f"Check the name; {_said(did_you_mean[0])} exists." if did_you_mean else
+                f"Check the path; list_directory on {_said(parent)} shows what is there.")
     return Refusal(Code.NOT_FOUND, message, hint, details=details, kind=Kind.NOT_FOUND,
                    suggested_tool=suggest[0] if suggest else None,
                    suggested_args=suggest[1] if suggest else None)
@@ -312,15 +314,15 @@ def outside_root(shown: str, field: str = "path", kind: Kind = Kind.DOTDOT) -> R
     if shown.startswith("/"):
         message = f"argument '{field}' is an absolute path outside the root"
     else:
-        message = f"{shown} is outside the root"
+        message = f"{_said(shown)} is outside the root"
         details["path"] = shown
     return Refusal(Code.OUTSIDE_ROOT, message, OUTSIDE_HINT, details=details, kind=kind)
 
 
 def swapped(path: str) -> Refusal:
     """The target changed between the decision and the act: fail closed."""
-    return Refusal(Code.STALE, f"{path} changed while the call was being authorized; nothing "
-                   "was done", "Read the file again, then repeat the call.",
+    return Refusal(Code.STALE, f"{_said(path)} changed while the call was being authorized; "
+                   "nothing was done", "Read the file again, then repeat the call.",
                    details={"path": path}, kind=Kind.SWAPPED)
 
 
@@ -328,7 +330,7 @@ def sha256_mismatch(path: str, expected: str, current: str, *, message: str | No
                     hint: str | None = None, suggest: tuple[str, dict[str, Any]] | None = None,
                     **facts: Any) -> Refusal:
     """``expectedSha256`` is not the file's sha256 (``currentSha256``)."""
-    text = message or (f"{path} has changed: its sha256 is not the expectedSha256 given; "
+    text = message or (f"{_said(path)} has changed: its sha256 is not the expectedSha256 given; "
                        "nothing was written")
     return Refusal(Code.STALE, text, hint or (
         "Read the file again (its current sha256 is in details), check your change still "
@@ -342,7 +344,7 @@ def directory_given(path: str, tool: str) -> Refusal:
     """A directory given to a tool that takes one file: glob shows what is in it."""
     shown = shown_path(path)
     verb = {"read_file": "reads", "edit_file": "edits"}.get(tool, "takes")
-    return Refusal(Code.INVALID_ARGUMENT, f"{shown} is a directory, not a file",
+    return Refusal(Code.INVALID_ARGUMENT, f"{_said(shown)} is a directory, not a file",
                    "Use glob to find the files under it (list_directory shows one level); "
                    f"{tool} {verb} one file.", details={"path": shown}, kind=Kind.DIRECTORY,
                    suggested_tool="glob", suggested_args={"path": shown, "pattern": "**/*"})
@@ -354,12 +356,12 @@ def special_file(path: str, kind: Kind, *, field: str | None = None,
     """A FIFO, socket, device (or another kind of non-regular file)."""
     what = "not a regular file" if kind is Kind.OTHER else \
         f"a {kind.value.replace('_', ' ')}, not a regular file"
-    return Refusal(Code.UNSUPPORTED, f"{shown_path(path)} is {what}", hint,
+    return Refusal(Code.UNSUPPORTED, f"{_said(shown_path(path))} is {what}", hint,
                    details=_with_field({"path": shown_path(path)}, field), kind=kind)
 
 
 def hardlink(path: str, links: int) -> Refusal:
-    return Refusal(Code.UNSUPPORTED, f"{path} is a hard-linked file ({links} links), which "
+    return Refusal(Code.UNSUPPORTED, f"{_said(path)} is a hard-linked file ({links} links), which "
                    "these tools do not read or edit in place",
                    "Use a file that is not hard-linked, or ask the host to allow hard links.",
                    details={"path": path, "links": links}, kind=Kind.HARDLINK)
@@ -382,7 +384,7 @@ def read_only(what: str, *, path: str | None = None, operation: str | None = Non
 
 def denied_rule(path: str, field: str | None = None) -> Refusal:
     """A host deny rule covers ``path`` (as the model wrote it; the rule is not named)."""
-    return Refusal(Code.DENIED, f"{path} is in a path the host does not allow",
+    return Refusal(Code.DENIED, f"{_said(path)} is in a path the host does not allow",
                    "Do not use this path; work with other files.",
                    details=_with_field({"path": path}, field), kind=Kind.DENY_RULE)
 
@@ -390,8 +392,8 @@ def denied_rule(path: str, field: str | None = None) -> Refusal:
 def protected(path: str, operation: str, field: str | None = None) -> Refusal:
     """A change to what the host runs on its own (``.git/``, ``.envrc``...);
     ``operation`` is a verb: create, replace, edit, move, delete..."""
-    return Refusal(Code.DENIED, f"{path} is protected: the host may run it on its own, so the "
-                   f"tools may not {operation} it; nothing was changed",
+    return Refusal(Code.DENIED, f"{_said(path)} is protected: the host may run it on its own, "
+                   f"so the tools may not {operation} it; nothing was changed",
                    "Do not change this path; if the change is needed, the host (the user) must "
                    "allow it in its policy.",
                    details=_with_field({"path": path, "operation": operation}, field),
@@ -400,8 +402,8 @@ def protected(path: str, operation: str, field: str | None = None) -> Refusal:
 
 def secret(path: str, operation: str, field: str | None = None) -> Refusal:
     """A plain secret file (``.env``, a private key...): not read or searched by default."""
-    return Refusal(Code.DENIED, f"{path} looks like a secret file (credentials or keys), which "
-                   f"the tools may not {operation} here",
+    return Refusal(Code.DENIED, f"{_said(path)} looks like a secret file (credentials or keys), "
+                   f"which the tools may not {operation} here",
                    "Do not use this file; if its content is needed, ask the user (the host "
                    "must allow secret files explicitly).",
                    details=_with_field({"path": path, "operation": operation}, field),
@@ -411,7 +413,7 @@ def secret(path: str, operation: str, field: str | None = None) -> Refusal:
 def host_denied(operation: str, path: str, reason: str | None) -> Refusal:
     """The host's ``authorize`` said no (``reason`` from a ``Denied``)."""
     text = "" if reason is None else f": {reason}"
-    return Refusal(Code.DENIED, f"the host refused to {operation} {path}{text}",
+    return Refusal(Code.DENIED, f"the host refused to {operation} {_said(path)}{text}",
                    "Do not repeat this call; ask the user or do something else.",
                    details={"path": path, "operation": operation,
                             "reason": reason or "refused by the host"}, kind=Kind.HOST)
@@ -419,7 +421,7 @@ def host_denied(operation: str, path: str, reason: str | None) -> Refusal:
 
 def host_unexpected(operation: str, path: str, answer: str) -> Refusal:
     """``authorize`` returned something that is neither an allow nor ``False``."""
-    return Refusal(Code.DENIED, f"the host refused to {operation} {path}: its authorize "
+    return Refusal(Code.DENIED, f"the host refused to {operation} {_said(path)}: its authorize "
                    f"callback returned {answer}, which is not an answer (only None or True "
                    "allow, False denies)", "Do not repeat this call; ask the user to fix the "
                    "host's authorize callback.",
@@ -448,7 +450,7 @@ def cancelled(tool: str) -> Refusal:
 
 
 def file_too_large(path: str, size: int, limit: int, tool: str) -> Refusal:
-    return Refusal(Code.TOO_LARGE, f"{path} is {size} bytes, over {tool}'s limit of {limit}",
+    return Refusal(Code.TOO_LARGE, f"{_said(path)} is {size} bytes, over {tool}'s limit of {limit}",
                    "Leave this file as it is, or ask the user to change it.",
                    details={"path": path, "size": size, "limit": limit},
                    kind=Kind.FILE_TOO_LARGE)
@@ -456,12 +458,12 @@ def file_too_large(path: str, size: int, limit: int, tool: str) -> Refusal:
 
 def binary_file(path: str, size: int, tool: str, hint: str) -> Refusal:
     what = "does not show" if tool == "read_file" else "does not change"
-    return Refusal(Code.UNSUPPORTED, f"{path} is a binary file ({size} bytes), which {tool} "
+    return Refusal(Code.UNSUPPORTED, f"{_said(path)} is a binary file ({size} bytes), which {tool} "
                    f"{what}", hint, details={"path": path, "size": size}, kind=Kind.BINARY)
 
 
 def exists(path: str, hint: str, **facts: Any) -> Refusal:
-    return Refusal(Code.ALREADY_EXISTS, f"{path} already exists", hint,
+    return Refusal(Code.ALREADY_EXISTS, f"{_said(path)} already exists", hint,
                    details={"path": path, **facts}, kind=Kind.EXISTS)
 
 
@@ -469,11 +471,12 @@ def not_empty(path: str, entries: int | None = None, *,
               suggest: tuple[str, dict[str, Any]] | None = None, **facts: Any) -> Refusal:
     details: dict[str, Any] = {"path": path, **facts}
     if entries is None:
-        message = f"{path} is a directory that is not empty"
+        message = f"{_said(path)} is a directory that is not empty"
         hint = "Delete or move what is inside it first (list_directory shows it)."
     else:
         details["entries"] = entries
-        message = (f"{path} is a directory with {entries} entr{'y' if entries == 1 else 'ies'}; "
+        noun = "entry" if entries == 1 else "entries"
+        message = (f"{_said(path)} is a directory with {entries} {noun}; "
                    "delete_file removes only empty directories")
         hint = "Delete or move what is inside it first; list_directory shows it."
     return Refusal(Code.INVALID_ARGUMENT, message, hint, details=details, kind=Kind.NOT_EMPTY,

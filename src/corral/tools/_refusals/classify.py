@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from ...contained import (EscapeError, HardLinkError, InvalidPathError, PathError,
                           RootVanishedError, SpecialFileError, StaleError, SymlinkError)
 from .answer_path import AnswerPath
+from .answer_path import sentence_path as _said
 from .locator import Found
 from .catalogue import (Code, Kind, Refusal, exists, hardlink, internal, not_directory,
                         not_empty, not_found, outside_root, shown_path, special_file, swapped)
@@ -175,8 +176,9 @@ def _escape(f: Error) -> Refusal:
 
 
 def _strict_symlink(f: Error) -> Refusal:
-    return Refusal(Code.UNSUPPORTED, f"{f.path} goes through the symlink {f.where}, and this root "
-                   "follows no symlinks", "Use the path the link points to instead.",
+    return Refusal(Code.UNSUPPORTED, f"{_said(f.path)} goes through the symlink "
+                   f"{_said(f.where)}, and this root follows no symlinks",
+                   "Use the path the link points to instead.",
                    details=f.details(symlink=f.where), kind=Kind.SYMLINK)
 
 
@@ -193,7 +195,7 @@ def _hard_linked(f: Error) -> Refusal:
 
 def _invalid_path(f: Error) -> Refusal:
     kind = Kind.PATH_TOO_LONG if f.exc.errno == errno.ENAMETOOLONG else Kind.PATH
-    return Refusal(Code.INVALID_ARGUMENT, f"{shown_path(f.path)} is not a usable path: "
+    return Refusal(Code.INVALID_ARGUMENT, f"{_said(shown_path(f.path))} is not a usable path: "
                    f"{f.exc.strerror}", "Pass a shorter path of plain names separated by '/'.",
                    details=f.details(path=shown_path(f.path)), kind=kind)
 
@@ -216,15 +218,16 @@ _BY_TYPE: tuple[tuple[type[OSError], Factory], ...] = (
 
 def _not_directory(f: Error) -> Refusal:
     if f.where.rstrip("/") != f.path.rstrip("/"):
-        return not_directory(f.path, f"{f.where} is a file, so {f.path} cannot be inside it",
-                             f"Use a path whose directories exist; {f.where} is a file.",
+        return not_directory(f.path, f"{_said(f.where)} is a file, so {_said(f.path)} "
+                             "cannot be inside it",
+                             f"Use a path whose directories exist; {_said(f.where)} is a file.",
                              **_field(f), component=AnswerPath(f.where))
-    return not_directory(f.path, f"{f.path} is not a directory", "Pass a directory here.",
+    return not_directory(f.path, f"{_said(f.path)} is not a directory", "Pass a directory here.",
                          **_field(f))
 
 
 def _is_directory(f: Error) -> Refusal:
-    return Refusal(Code.INVALID_ARGUMENT, f"{f.where} is a directory",
+    return Refusal(Code.INVALID_ARGUMENT, f"{_said(f.where)} is a directory",
                    "Pass a file path here, not a directory.", details=f.details(),
                    kind=Kind.DIRECTORY)
 
@@ -239,37 +242,39 @@ def _not_empty(f: Error) -> Refusal:
 
 
 def _loop(f: Error) -> Refusal:
-    return Refusal(Code.UNSUPPORTED, f"{f.path} leads through a symlink loop or more than 40 "
-                   f"symlinks (at {f.where})", "Use the real path of the file, without the links.",
+    return Refusal(Code.UNSUPPORTED, f"{_said(f.path)} leads through a symlink loop or more "
+                   f"than 40 symlinks (at {_said(f.where)})",
+                   "Use the real path of the file, without the links.",
                    details=f.details(component=AnswerPath(f.where)), kind=Kind.SYMLINK_LOOP)
 
 
 def _permission(f: Error) -> Refusal:
-    return Refusal(Code.DENIED, f"the filesystem does not permit this on {f.where}; nothing "
+    return Refusal(Code.DENIED, f"the filesystem does not permit this on {_said(f.where)}; nothing "
                    "was changed", "Do not retry; use another file or ask the user to fix "
                    "its permissions.", details=f.details(), kind=Kind.PERMISSION)
 
 
 def _read_only_fs(f: Error) -> Refusal:
-    return Refusal(Code.DENIED, f"{f.where} is on a read-only filesystem; nothing was changed",
+    return Refusal(Code.DENIED,
+                   f"{_said(f.where)} is on a read-only filesystem; nothing was changed",
                    "Do not try to change files here.", details=f.details(),
                    kind=Kind.READ_ONLY_FILESYSTEM)
 
 
 def _no_space(f: Error) -> Refusal:
-    return Refusal(Code.TOO_LARGE, f"the disk is full (or over quota) writing {f.path}; the "
+    return Refusal(Code.TOO_LARGE, f"the disk is full (or over quota) writing {_said(f.path)}; the "
                    "file was left as it was", "Free some space or write less, then retry.",
                    details=f.details(), kind=Kind.NO_SPACE)
 
 
 def _cross_device(f: Error) -> Refusal:
-    return Refusal(Code.UNSUPPORTED, f"{f.path} is on another filesystem, so it cannot be "
+    return Refusal(Code.UNSUPPORTED, f"{_said(f.path)} is on another filesystem, so it cannot be "
                    "moved there atomically", "Copy it with read_file and write_file instead.",
                    details=f.details(), kind=Kind.CROSS_DEVICE)
 
 
 def _name_too_long(f: Error) -> Refusal:
-    return Refusal(Code.INVALID_ARGUMENT, f"{shown_path(f.path)} is too long",
+    return Refusal(Code.INVALID_ARGUMENT, f"{_said(shown_path(f.path))} is too long",
                    "Use shorter names (at most 255 bytes each).",
                    details=f.details(path=shown_path(f.path)), kind=Kind.PATH_TOO_LONG)
 
@@ -291,8 +296,8 @@ def _missing(f: Error) -> Refusal:
     if found is not None:
         refusal = not_found(f.path, f.where, field=field, did_you_mean=list(found.paths),
                             suggest=suggestion,
-                            hint=f"Check the path; {found.paths[0]} exists ({f.path} read "
-                                 f"{found.how}).")
+                            hint=f"Check the path; {_said(found.paths[0])} exists "
+                                 f"({_said(f.path)} read {found.how}).")
         more: dict[str, Any] = {"readAs": found.how}
         if found.searched:
             more["searched"] = found.searched

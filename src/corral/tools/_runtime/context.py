@@ -88,6 +88,20 @@ class ToolboxState:
 # backslash) joined by single slashes, not starting with "/" or "~".
 _CLEAN_SEGMENT = r"(?!\.(?:/|$))[^/\\]+"
 _CLEAN_PATH = re.compile(rf"(?![~/]){_CLEAN_SEGMENT}(?:/{_CLEAN_SEGMENT})*")
+_clean: dict[str, None] = {}  # paths found clean (a model names the same few again and again)
+_CLEAN_KEPT = 4096  # paths remembered, each of at most _CLEAN_CHARS characters
+_CLEAN_CHARS = 256
+
+
+def _is_clean(value: str) -> bool:
+    """Whether ``value`` is a clean ASCII path (a short one is remembered)."""
+    if not (value.isascii() and _CLEAN_PATH.fullmatch(value)):
+        return False
+    if len(value) <= _CLEAN_CHARS:
+        if len(_clean) >= _CLEAN_KEPT:
+            _clean.clear()
+        _clean[value] = None
+    return True
 
 
 class ToolContext:
@@ -180,8 +194,7 @@ class ToolContext:
         no entry is named that way; the answer then carries a note
         (``pathNotes``) saying how the path was read.
         """
-        if _CLEAN_PATH.fullmatch(value) and value.isascii() and \
-                len(value) <= self.limits.max_path_bytes:
+        if (value in _clean or _is_clean(value)) and len(value) <= self.limits.max_path_bytes:
             return value  # already clean: relative, no '.' or empty segment, nothing to forgive
         if value == "":
             raise Refusal(Code.INVALID_ARGUMENT, f"argument '{field}' is empty",

@@ -155,7 +155,10 @@ class Toolbox:
             quickly = quick(args, limit) if type(args) is dict else None
             checked = quickly if quickly is not None else check_arguments(
                 spec.name, spec.schema, args, max_chars=limit, notes=read_as)
-            ctx.checkpoint()  # cancelled (or out of time) before it begins: nothing is done
+            if spec.mutates:
+                # cancelled (or out of time) before it begins: nothing is done (a search
+                # goes on to its first checkpoint, which answers with its empty partial result)
+                ctx.checkpoint()
             ctx.view.ready()
             result = spec.run(ctx, checked)
         except Exception as exc:  # the boundary: everything becomes a refusal

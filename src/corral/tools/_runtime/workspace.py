@@ -53,7 +53,7 @@ from .._patch import file_header
 from .._policy.rules import Policy
 from .._refusals.catalogue import Code, Kind, Refusal, outside_root
 from .registry import ToolSpec
-from .answer import AnswerPath
+from .answer import AnswerPath, naming_root
 from .toolbox import Toolbox
 from .view import nested_place, open_beneath, root_identity
 
@@ -193,7 +193,9 @@ class Workspace:
         routed = self._route(name, args)
         if isinstance(routed, Refusal):
             return routed.envelope()
-        envelope = _call(self._roots[routed.root], name, routed.args, timeout, cancel, progress)
+        with naming_root(routed.root):  # its sentences name paths as the model spells them
+            envelope = _call(self._roots[routed.root], name, routed.args, timeout, cancel,
+                             progress)
         prefixed: dict[str, Any] = _prefixed(envelope, routed.root)
         return self._elsewhere(name, args, routed, prefixed)
 

@@ -16,7 +16,7 @@ from ....contained import Root, Tree, TreeVisitor, batches_natively
 from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_directory,
                                 is_repository, made_repository, shape_name)
 from ..._policy.locate import Location
-from ..._policy.pythonstart import pth_imports, site_module
+from ..._policy.pythonstart import pth_imports, site_module, venv_of_program
 from ..._policy.rules import Op, Policy, Scope
 from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
                                      swapped)
@@ -341,7 +341,8 @@ class View:
             handle = self._root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
             return True  # gone, or not a directory: nothing below it to learn
-        prefix = "" if where in (".", "") else where + "/"
+        # the canonical place the open landed (a link swapped in leads elsewhere)
+        prefix = "" if handle.path in (".", "") else handle.path + "/"
         with handle, Tree(self._root, handle.fd, 0, _LINK_WALK,
                           max_depth=MAX_WALK_DEPTH - depth) as tree:
             for sub, _, _, names, kinds in tree:
@@ -459,10 +460,15 @@ class View:
     def _run_at_interpreter_start(self, location: Location) -> bool:
         """Whether ``location`` (or a directory the call makes on the way)
         is, or lies in, a module a ``.pth`` file beside it imports at every
-        start of the interpreter, where the policy protects that ``.pth``
+        start of the interpreter, or a virtual environment's ``bin/`` or an
+        entry in it, where the policy protects that ``.pth`` (``pyvenv.cfg``)
         (:mod:`~corral.tools._policy.pythonstart`).  Nothing is read for a
-        path outside a ``site-packages`` directory."""
+        path outside a ``site-packages`` or ``bin`` directory."""
         for path in (location.path, *location.creates):
+            venv = venv_of_program(path)
+            if venv is not None and "pyvenv.cfg" in self.look.present(venv, ("pyvenv.cfg",)) \
+                    and self.policy.rule(f"{venv}/pyvenv.cfg", Op.EDIT) is Kind.PROTECTED:
+                return True  # a venv's bin/: activate is sourced, python run, by an editor
             found = site_module(path)
             if found is None:
                 continue
