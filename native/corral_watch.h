@@ -33,6 +33,11 @@ static int corral_watch_add(int watch_fd, int dir_fd)
                              IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
                              IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK);
 }
+
+static int corral_watch_remove(int watch_fd, int watch)
+{
+    return inotify_rm_watch(watch_fd, watch);
+}
 #else
 static const int CORRAL_HAS_WATCH = 0;
 
@@ -46,6 +51,14 @@ static int corral_watch_add(int watch_fd, int dir_fd)
 {
     (void)watch_fd;
     (void)dir_fd;
+    errno = ENOSYS;
+    return -1;
+}
+
+static int corral_watch_remove(int watch_fd, int watch)
+{
+    (void)watch_fd;
+    (void)watch;
     errno = ENOSYS;
     return -1;
 }

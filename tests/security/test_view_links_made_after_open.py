@@ -245,3 +245,144 @@ def test_an_outer_roots_link_made_after_open_holds_through_a_nested_root(
         assert not (outer / "sub" / "editor" / "env").exists()
     finally:
         narrowed.close()
+
+
+# -- the kernel watches live as long as a view owns them ---------------------------------
+
+
+def _watches_held() -> int:
+    """The kernel watches this process holds (``inotify wd:`` lines of its
+    inotify fds' fdinfo)."""
+    held = 0
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{name}") != "anon_inode:inotify":
+                continue
+            with open(f"/proc/self/fdinfo/{name}") as info:
+                held += sum(line.startswith("inotify wd:") for line in info)
+        except OSError:  # the fd of the listing itself, closed by now
+            continue
+    return held
+
+
+def _tree_of_twenty(base: Path) -> None:
+    for i in range(4):
+        for j in range(4):
+            (base / f"d{i}" / f"e{j}").mkdir(parents=True)  # 4 + 16, the root the 20th
+
+
+def test_closing_toolboxes_lets_their_kernel_watches_go(tmp_path: Path) -> None:
+    """300 Toolboxes, each on its own tree, opened and closed (or dropped):
+    the process holds as many kernel watches afterwards as before (the
+    user's watches are bounded: 8192 on older kernels)."""
+    import gc
+    trees = []
+    for n in range(300):
+        tree = tmp_path / f"tree{n}"
+        _tree_of_twenty(tree)
+        trees.append(tree)
+    with Toolbox(str(tmp_path / "tree0")):  # the process's one inotify instance exists from here
+        pass
+    gc.collect()
+    before = _watches_held()
+    most = before
+    for n, tree in enumerate(trees):
+        box = Toolbox(str(tree))
+        most = max(most, _watches_held())
+        if n % 2:
+            box.close()
+        else:  # dropped unclosed: its finalizer lets go
+            del box
+            gc.collect()
+    assert most >= before + 21, (before, most)  # each open one watched its 21 directories
+    assert _watches_held() == before, (before, most)
+
+
+def test_a_directory_watched_by_two_toolboxes_stays_watched_for_the_one_left(
+        tmp_path: Path, make_root: MakeRoot) -> None:
+    _world(tmp_path)
+    staying = Toolbox(make_root(str(tmp_path)))
+    held = _watches_held()
+    leaving = Toolbox(make_root(str(tmp_path)))
+    assert _watches_held() == held  # the kernel gives one directory one watch
+    leaving.close()
+    assert _watches_held() == held  # the other still owns every one of them
+    os.symlink("editor", tmp_path / ".vscode")
+    os.symlink("../../scripts/x", tmp_path / ".git" / "hooks" / "pre-commit")
+    _refused(staying.call("write_file", {"path": "editor/settings.json", "content": EVIL}))
+    _refused(staying.call("write_file", {"path": "scripts/x", "content": EVIL}))
+    assert not (tmp_path / "editor" / "settings.json").exists()
+    assert not (tmp_path / "scripts" / "x").exists()
+    staying.close()
+    assert _watches_held() == held - 8  # the root and its 7 directories below, let go
+
+
+def test_a_toolbox_whose_directory_was_removed_closes_cleanly(
+        tmp_path: Path, make_root: MakeRoot) -> None:
+    _world(tmp_path)
+    (tmp_path / "gone" / "deep").mkdir(parents=True)
+    held = _watches_held()
+    first = Toolbox(make_root(str(tmp_path)))
+    (tmp_path / "gone" / "deep").rmdir()  # the kernel drops these two watches itself
+    (tmp_path / "gone").rmdir()
+    second = Toolbox(make_root(str(tmp_path)))  # may be given numbers the kernel reuses
+    first.close()
+    os.symlink("editor", tmp_path / ".vscode")
+    _refused(second.call("write_file", {"path": "editor/settings.json", "content": EVIL}))
+    second.close()
+    assert _watches_held() == held
+
+
+# -- the user's watches used up ----------------------------------------------------------
+
+
+_OTHER_PROCESS_MOVE = """
+import sys
+from corral.tools import Toolbox
+with Toolbox(sys.argv[1]) as box:
+    answer = box.call("move_file", {"source": "to-editor", "destination": ".vscode"})
+    assert answer["ok"] is True, answer
+"""
+
+
+@pytest.mark.parametrize("fast_path", [True, False], ids=["openat2", "walk"])
+def test_a_toolbox_whose_tree_cannot_be_watched_works_and_says_so(
+        tmp_path: Path, fast_path: bool, caplog: pytest.LogCaptureFixture) -> None:
+    import errno
+    import logging
+    import subprocess
+    import sys
+
+    from corral.contained import backend_by_name
+    from corral.testing.backends import Fault, FaultBackend
+    _world(tmp_path)
+    os.symlink("editor", tmp_path / "to-editor")
+    held = _watches_held()
+    used_up = FaultBackend(backend_by_name("native"), Fault("watch_add", errno.ENOSPC, times=-1))
+    with caplog.at_level(logging.WARNING, logger="corral.tools"):
+        box = Toolbox(Root(str(tmp_path), backend=used_up, fast_path=fast_path))
+    assert used_up.fired and all(f.startswith("watch_add") for f in used_up.fired)
+    assert _watches_held() == held  # none was added
+    assert any("not watched" in r.getMessage() and "No space left" in r.getMessage()
+               for r in caplog.records), caplog.records  # said once, not per directory
+    assert sum("not watched" in r.getMessage() for r in caplog.records) == 1
+    # it refuses nothing it should allow
+    assert box.call("write_file", {"path": "editor/notes.md", "content": "x\n"})["ok"] is True
+    assert box.call("edit_file", {"path": "a.txt", "old_string": "a",
+                                  "new_string": "b"})["ok"] is True
+    assert box.call("make_directory", {"path": "fresh/inner"})["ok"] is True
+    assert box.call("write_file", {"path": "fresh/inner/f.txt", "content": "f\n"})["ok"] is True
+    assert box.call("move_file", {"source": "fresh/inner/f.txt",
+                                  "destination": "cfg/f.txt"})["ok"] is True
+    assert box.call("read_file", {"path": "cfg/f.txt"})["ok"] is True
+    assert (tmp_path / "a.txt").read_text() == "b\n"
+    assert (tmp_path / "cfg" / "f.txt").read_text() == "f\n"
+    # the fallback holds: another process's Toolbox moving a link into a
+    # protected name is counted in the tree's lock file, and read again
+    subprocess.run([sys.executable, "-c", _OTHER_PROCESS_MOVE, str(tmp_path)], check=True,
+                   timeout=120)
+    assert (tmp_path / ".vscode").is_symlink()
+    _refused(box.call("write_file", {"path": "editor/settings.json", "content": EVIL}))
+    assert not (tmp_path / "editor" / "settings.json").exists()
+    box.close()
+    assert _watches_held() == held

@@ -276,7 +276,8 @@ class Backend:
 
     @property
     def can_watch(self) -> bool:
-        """Whether :meth:`watch_open` and :meth:`watch_add` work here
+        """Whether :meth:`watch_open`, :meth:`watch_add` and
+        :meth:`watch_remove` work here
         (directories watched for the entries any program changes in them:
         Linux inotify, in the native backend)."""
         return False
@@ -288,6 +289,11 @@ class Backend:
     def watch_add(self, watch_fd: int, dir_fd: int) -> int:
         """Watch the directory ``dir_fd`` holds (the very object) for entries
         created, moved in or out and removed; the watch's number."""
+        raise OSError(errno.ENOSYS, "this backend cannot watch directories")
+
+    def watch_remove(self, watch_fd: int, watch: int) -> None:
+        """Stop the watch numbered ``watch`` (``EINVAL``: there is none, its
+        directory removed meanwhile)."""
         raise OSError(errno.ENOSYS, "this backend cannot watch directories")
 
     def read(self, fd: int, size: int) -> bytes:

@@ -339,6 +339,10 @@ class NativeBackend(Backend):
             _fail()
         return number
 
+    def watch_remove(self, watch_fd: int, watch: int) -> None:
+        if _lib.corral_watch_remove(watch_fd, watch) < 0:
+            _fail()
+
 
 class _WindowScratch(threading.local):
     """Each thread's output buffer for text_window (made on first use)."""

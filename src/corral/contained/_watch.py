@@ -103,13 +103,26 @@ class DirectoryWatch:
     def closed(self) -> bool:
         return self._fd < 0
 
-    def add(self, dir_fd: int) -> int:
-        """Watch the directory ``dir_fd`` holds; the watch's number (the
-        same number for a directory already watched).  ``OSError`` on
-        failure (``ENOSPC``: the user's watches are used up)."""
+    def add(self, dir_fd: int, backend: Backend | None = None) -> int:
+        """Watch the directory ``dir_fd`` holds (through ``backend`` if it
+        can watch); the watch's number (the same number for a directory
+        already watched: one removal ends it for every caller that added
+        it).  ``OSError`` on failure (``ENOSPC``: the user's watches are
+        used up)."""
         if self._fd < 0:
             raise OSError(9, "the watch is closed")
-        return self._backend.watch_add(self._fd, dir_fd)
+        through = backend if backend is not None and backend.can_watch else self._backend
+        return through.watch_add(self._fd, dir_fd)
+
+    def remove(self, watch: int, backend: Backend | None = None) -> None:
+        """Stop the watch numbered ``watch`` (through ``backend`` if it can
+        watch); a :data:`DROPPED` event for it follows.  ``OSError``
+        (``EINVAL``) where the kernel dropped it already (its directory
+        removed)."""
+        if self._fd < 0:
+            raise OSError(9, "the watch is closed")
+        through = backend if backend is not None and backend.can_watch else self._backend
+        through.watch_remove(self._fd, watch)
 
     def read(self, backend: Backend | None = None) -> list[WatchEvent]:
         """Every event queued now, in order (one ``read``, through

@@ -412,7 +412,7 @@ class View:
     def close(self) -> None:
         """Close the root if this view opened it (:func:`open_view` of a path)."""
         if self.tree_watch is not None:
-            self.tree_watch.close()
+            self.tree_watch.close(self._root.backend)
         if self._owns_root:
             self._root.close()
 

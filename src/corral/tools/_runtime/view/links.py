@@ -3,6 +3,7 @@ to), where a path leads, and git's reading of the tree at open."""
 
 from __future__ import annotations
 
+import logging
 import os
 import stat as st
 import threading
@@ -13,6 +14,8 @@ from dataclasses import replace
 from ....contained import Backend, DirEntry, DirectoryWatch, Root, WatchEvent
 from ..._policy.gitdirs import Scan, scan
 from ..._policy.locate import Location
+
+log = logging.getLogger("corral.tools")
 
 MAX_LINKS = 100_000  # links remembered per root (bounded memory)
 MAX_ALIASES = 1024  # names leading to one path that are decided (bounded work;
@@ -421,7 +424,7 @@ class RootLook:
     def entries(self, rel: str) -> list[DirEntry]:
         with self._root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY) as handle:
             if self.watch is not None:
-                self.watch.add(handle.fileno(), handle.path)
+                self.watch.add(handle.fileno(), handle.path, self._root.backend)
             return handle.scandir()
 
     def text(self, rel: str, limit: int) -> str | None:
@@ -477,15 +480,25 @@ def git_scan(root: Root, look: RootLook | None = None) -> Scan:
 class _SharedWatch:
     """The process's one :class:`DirectoryWatch` (a user has few: 128 by
     default), its events handed to the :class:`TreeWatch` of every view
-    watching the directory they came from."""
+    watching the directory they came from.  A kernel watch lives as long
+    as a view owns it: the kernel gives every view adding one directory
+    the same number, so its owners are counted per number, and the last
+    one to close removes it (a user has a bounded number of watches)."""
 
     def __init__(self, watch: DirectoryWatch) -> None:
         self.watch = watch
         self.forked = False  # set in a forked child: the watch is the parent's
         self.guard = threading.Lock()
         self.owners: dict[int, list[TreeWatch]] = {}
+        # views closed whose watches are not yet let go: a finalizer may
+        # close one while this thread holds the guard, so it only queues
+        self.closing: deque[TreeWatch] = deque()
+        # numbers this process removed whose DROPPED event is not read yet:
+        # that event ends the removed watch, not one the kernel may since
+        # have given the same number
+        self.removed: set[int] = set()
 
-    def read_into_owners(self, backend: Backend) -> None:
+    def read_into_owners(self, backend: Backend | None) -> None:
         """Read what is queued (through ``backend``) and hand each event to
         the views watching its directory (held under :attr:`guard`)."""
         try:
@@ -494,20 +507,49 @@ class _SharedWatch:
             events = [WatchEvent(-1, DirectoryWatch.OVERFLOW, 0, "")]
         for event in events:
             if event.mask & DirectoryWatch.OVERFLOW:
+                self.removed.clear()  # their events may be lost: numbers are not reused soon
                 for every in self.owners.values():
                     for owner in every:
                         owner.overflowed = True
                 continue
+            if event.mask & DirectoryWatch.DROPPED and event.watch in self.removed:
+                self.removed.discard(event.watch)  # the end of a watch this process removed
+                continue
             owners = self.owners.get(event.watch)
             if owners is None:
                 continue
-            if event.mask & DirectoryWatch.DROPPED:
+            if event.mask & DirectoryWatch.DROPPED:  # its directory removed: the kernel's end
                 del self.owners[event.watch]
+                for owner in owners:
+                    owner.numbers.discard(event.watch)
             for owner in owners:
-                if owner.closed:
-                    self.owners[event.watch] = [kept for kept in owners if not kept.closed]
-                else:
+                if not owner.closed:
                     owner.pending(event)
+
+    def let_go(self, backend: Backend | None) -> None:
+        """Take the views closed since off the owners of their watches,
+        removing each watch none owns any longer (held under :attr:`guard`)."""
+        closing = self.closing
+        while closing:
+            view = closing.popleft()
+            numbers, view.numbers = view.numbers, set()
+            for number in numbers:
+                owners = self.owners.get(number)
+                if owners is None or view not in owners:
+                    continue
+                owners.remove(view)
+                if owners:
+                    continue
+                del self.owners[number]
+                if self.forked:  # the fd is the parent's too: its watches are the parent's
+                    continue
+                try:
+                    self.watch.remove(number, backend)
+                except OSError:  # dropped by the kernel already (its directory removed)
+                    continue
+                if len(self.removed) >= MAX_PENDING_EVENTS:
+                    self.removed.clear()
+                self.removed.add(number)
 
 
 _shared: list[_SharedWatch] = []
@@ -566,8 +608,11 @@ class TreeWatch:
         self._events: list[WatchEvent] = []
         # paths this view's own steps are creating, each until its event is met
         self._own: dict[str, int] = {}
+        # the kernel watches this view owns (held under the shared guard)
+        self.numbers: set[int] = set()
         self.overflowed = False
         self.complete = True
+        self.failed: OSError | None = None  # why a directory could not be watched
         self.closed = False
 
     @classmethod
@@ -589,21 +634,34 @@ class TreeWatch:
         else:
             self.overflowed = True
 
-    def add(self, dir_fd: int, path: str) -> None:
-        """Watch the directory ``dir_fd`` holds, at canonical ``path``."""
+    def add(self, dir_fd: int, path: str, backend: Backend | None = None) -> None:
+        """Watch the directory ``dir_fd`` holds, at canonical ``path``
+        (through ``backend`` if it can watch).  Where it cannot be watched
+        (``ENOSPC``: the user's watches used up) the tree is no longer
+        watched whole, and the first failure is logged."""
         shared = self._shared
         with shared.guard:
+            if shared.closing:
+                shared.let_go(backend)
+            if self.closed:
+                return
             if shared.forked:
                 self.complete = False
                 return
             try:
-                number = shared.watch.add(dir_fd)
-            except OSError:
+                number = shared.watch.add(dir_fd, backend)
+            except OSError as error:
                 self.complete = False
+                if self.failed is None:
+                    self.failed = error
+                    log.warning("links other programs make in %s are not watched (%s): "
+                                "they are learnt when a call meets them", path,
+                                os.strerror(error.errno or 0))
                 return
             owners = shared.owners.setdefault(number, [])
             if self not in owners:
                 owners.append(self)
+            self.numbers.add(number)
             self._paths[number] = path
 
     def creating(self, path: str) -> None:
@@ -625,11 +683,25 @@ class TreeWatch:
                 self._own.pop(path, None)
         learn_link(root, links, path)
 
-    def close(self) -> None:
-        """Stop taking events (the view is closed, or dropped: called by a
-        finalizer too, so it takes no lock: the reader leaves it out)."""
+    def close(self, backend: Backend | None = None) -> None:
+        """Stop taking events and let go of the kernel watches no other
+        open view owns (the view is closed, or dropped: called by a
+        finalizer too, so it never waits for the lock: where another
+        holds it, whoever takes it next lets them go)."""
+        if self.closed:
+            return
         self.closed = True
         self._events = []
+        shared = self._shared
+        shared.closing.append(self)
+        if not shared.guard.acquire(blocking=False):
+            return
+        try:
+            shared.let_go(backend)
+            if shared.removed and not shared.forked:
+                shared.read_into_owners(backend)  # the removals' events, read now
+        finally:
+            shared.guard.release()
 
     def catch_up(self, root: Root, links: LinkMap, look: RootLook, *, read: bool = True) -> bool:
         """Learn what was reported since the last catch-up (one ``read``
@@ -645,6 +717,8 @@ class TreeWatch:
                 if shared.forked:
                     self.complete = False
                     return False
+                if shared.closing:
+                    shared.let_go(root.backend)
                 if read:
                     shared.read_into_owners(root.backend)
                 events = self._events
