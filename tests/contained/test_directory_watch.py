@@ -80,3 +80,31 @@ def test_the_cores_own_replaces_are_left_out(tmp_path: Path) -> None:
     finally:
         os.close(fd)
         watch.close()
+
+
+def test_one_directory_added_twice_is_one_watch_and_a_removal_ends_it(tmp_path: Path) -> None:
+    import errno
+
+    import pytest
+    watch = _watch()
+    if watch is None:
+        return
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    again = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        number = watch.add(fd)
+        assert watch.add(again) == number  # the kernel's one watch of the directory
+        watch.remove(number)
+        assert [(e.watch, e.mask) for e in watch.read()] == [(number, DirectoryWatch.DROPPED)]
+        os.symlink("x", tmp_path / "not-seen")
+        assert watch.read() == []
+        with pytest.raises(OSError) as removed_again:
+            watch.remove(number)
+        assert removed_again.value.errno == errno.EINVAL
+        renewed = watch.add(fd)
+        os.symlink("x", tmp_path / "seen")
+        assert [(e.watch, e.name) for e in watch.read()] == [(renewed, "seen")]
+    finally:
+        os.close(fd)
+        os.close(again)
+        watch.close()
