@@ -699,7 +699,7 @@ class TreeWatch:
         try:
             shared.let_go(backend)
             if shared.removed and not shared.forked:
-                shared.read_into_owners(backend)  # the removals' events, read now
+                shared.read_into_owners(None)  # the removals' events, read now (a plain read)
         finally:
             shared.guard.release()
 
