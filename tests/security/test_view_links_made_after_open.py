@@ -406,3 +406,24 @@ def test_a_toolbox_whose_tree_cannot_be_watched_works_and_says_so(
     assert not (tmp_path / "editor" / "settings.json").exists()
     box.close()
     assert _watches_held() == held
+
+
+@pytest.mark.usefixtures("quiet_collector")
+def test_a_toolbox_closed_while_the_watch_is_busy_lets_go_on_the_next_step(
+        tmp_path: Path) -> None:
+    """A close (a finalizer's, maybe, run inside a step) never waits for
+    the process's watch: the next step of any Toolbox lets its watches go."""
+    from corral.tools._runtime.view import links
+    (tmp_path / "one" / "a").mkdir(parents=True)
+    (tmp_path / "two").mkdir()
+    busy = Toolbox(str(tmp_path / "two"))
+    held = _watches_held()
+    closing = Toolbox(str(tmp_path / "one"))
+    assert _watches_held() == held + 2
+    shared = links._shared[0]
+    with shared.guard:  # another step holds it
+        closing.close()
+    assert _watches_held() == held + 2  # not yet let go
+    assert busy.call("write_file", {"path": "f.txt", "content": "f\n"})["ok"] is True
+    assert _watches_held() == held
+    busy.close()

@@ -717,10 +717,10 @@ class TreeWatch:
                 if shared.forked:
                     self.complete = False
                     return False
-                if shared.closing:
-                    shared.let_go(root.backend)
                 if read:
                     shared.read_into_owners(root.backend)
+                if shared.closing:  # closed meanwhile by a thread that found the guard held
+                    shared.let_go(root.backend)
                 events = self._events
                 if not events and not self.overflowed:
                     self._own.clear()
