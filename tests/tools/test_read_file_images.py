@@ -10,7 +10,7 @@ import pytest
 from .helpers.images import gif, jpeg, png, webp_extended, webp_lossless, webp_lossy
 
 from corral.tools import Limits, Toolbox
-from corral.tools._read.media import dimensions, sniff
+from corral.tools._read.media import FIRST_BYTES, dimensions, sniff
 
 IMAGES = [
     ("png", png(3, 5), "image/png", (3, 5)),
@@ -78,6 +78,23 @@ def test_sniff_needs_the_whole_signature():
     assert sniff(b"RIFF\x00\x00\x00\x00WAVE") is None  # RIFF, but audio
     assert sniff(b"GIF88a") is None
     assert sniff(b"\xff\xd8\xfe") is None
+
+
+def test_only_a_file_starting_with_an_image_first_byte_is_sniffed(tmp_path, make_root):
+    # read_file asks sniff only when the first byte is one of FIRST_BYTES:
+    # every signature sniff knows starts so, and no other byte makes one
+    heads = [b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"RIFF\0\0\0\0WEBP"]
+    heads = [head + b"\0" * (32 - len(head)) for head in heads]
+    assert all(sniff(head) is not None and head[:1] in FIRST_BYTES for head in heads)
+    for value in range(256):
+        first = bytes([value])
+        if first not in FIRST_BYTES:
+            assert all(sniff(first + head[1:]) is None for head in heads)
+    (tmp_path / "notes.txt").write_bytes(b"GIF images\n")
+    (tmp_path / "a.gif").write_bytes(b"GIF89a\x01\x00\x01\x00" + b"\0" * 22)
+    box = Toolbox(make_root(tmp_path))
+    assert box.call("read_file", {"path": "notes.txt"})["content"] == "1\tGIF images"
+    assert box.call("read_file", {"path": "a.gif"})["mimeType"] == "image/gif"
 
 
 def test_sizes_that_the_header_does_not_give_are_left_out(tmp_path, make_root):

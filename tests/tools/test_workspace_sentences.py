@@ -38,6 +38,12 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("delete_file", {"path": "web/qzfile.txt/"}),
     ("make_directory", {"path": "web/qzfile.txt"}),
     ("apply_patch", {"input": PATCH_MISS}),
+    ("edit_file", {"path": "web/qzfile.txt", "oldText": "not there", "newText": "x"}),
+    ("edit_file", {"path": "web/qznew.txt", "oldText": "a", "newText": "b"}),
+    ("list_directory", {"path": "web/qzfile.txt"}),
+    ("glob", {"pattern": "*", "path": "web/qzfile.txt"}),
+    ("read_file", {"path": "web/qzd*/one.txt"}),
+    ("read_file", {"path": "web/qzfile.txt", "offset": 50}),
 ]
 
 

@@ -76,6 +76,7 @@ from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import EditRequest, ReadRequest
 from .._runtime.schema import cut_off
 from .._runtime.answer import AnswerPath
+from .._runtime.answer import sentence_path as _said
 from .._runtime.view import Pinned
 
 DESCRIPTION = (
@@ -239,7 +240,7 @@ def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
         return not_found(rel, missing, field="path", did_you_mean=candidates,
                          suggest=("read_file", {"path": candidates[0]}))
     return not_found(rel, missing, field="path",
-                     hint=f"Create {rel} with write_file; edit_file changes existing files.",
+                     hint=f"Create {_said(rel)} with write_file; edit_file changes existing files.",
                      suggest=None if ctx.is_denied(parent) else ("list_directory",
                                                                  {"path": parent}))
 
@@ -349,7 +350,8 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         if len(new_data) > ctx.limits.max_write_bytes:
             raise _result_too_large(call, len(new_data), ctx.limits.max_write_bytes, "")
         if new_data == file.data:
-            raise refusal(call.repeated, Code.INVALID_ARGUMENT, f"the edits leave {rel} unchanged",
+            raise refusal(call.repeated, Code.INVALID_ARGUMENT, f"the edits leave {_said(rel)} "
+                                                                f"unchanged",
                           "Check newText: it must differ from the file's text; if the file is "
                           "already right, no edit is needed.", kind=Kind.NO_CHANGE,
                           details={"path": rel})
@@ -505,7 +507,7 @@ def _changed_by_earlier(attempt: Attempt, earlier: list[Lines], missed: Refusal)
         return missed
     line = earlier[holder].line_index(earlier[holder].normalized.find(old_n)) + 1
     message = (f"edits[{attempt.index}]: oldText is not in the text the edits before it left: "
-               f"it is at line {line} of {attempt.rel} as edits[{holder}] saw it, and "
+               f"it is at line {line} of {_said(attempt.rel)} as edits[{holder}] saw it, and "
                f"edits[{holder}] changed it; edits apply in order, each to the text the one "
                "before it left")
     return refusal(attempt.repeated, Code.NOT_FOUND, message,
@@ -569,9 +571,11 @@ def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
         if spaces or tabs:  # only then is the file's own style worth a look
             unit = indent_style(lines)
             if unit == "\t" and spaces:
-                out.append(f"{label}newText indents with spaces, but {rel} indents with tabs")
+                out.append(f"{label}newText indents with spaces, but {_said(rel)} indents with "
+                           f"tabs")
             elif unit != "\t" and tabs and any(x.startswith(" ") for x in lines.contents):
-                out.append(f"{label}newText indents with tabs, but {rel} indents with spaces")
+                out.append(f"{label}newText indents with tabs, but {_said(rel)} indents with "
+                           f"spaces")
     return out
 
 
@@ -596,7 +600,8 @@ def _check_notebook(call: _Call, before: str, outcome: _Outcome) -> None:
     line = getattr(error, "lineno", 1)
     first = max(1, line - 3)
     raise refusal(call.repeated, Code.INVALID_ARGUMENT,
-                  f"the edit would leave {call.rel} invalid JSON ({getattr(error, 'msg', error)} "
+                  f"the edit would leave {_said(call.rel)} invalid JSON "
+                  f"({getattr(error, 'msg', error)} "
                   f"at line {line} of the result), and a notebook that is not JSON no longer "
                   "opens; nothing was written",
                   "Edit the notebook so that it stays JSON: keep the quotes, commas and "
@@ -607,8 +612,8 @@ def _check_notebook(call: _Call, before: str, outcome: _Outcome) -> None:
 
 
 def _result_too_large(call: _Call, size: int, limit: int, label: str) -> Refusal:
-    return refusal(call.repeated, Code.TOO_LARGE, f"{label}the edit would make {call.rel} at "
-                   f"least {size} bytes, over the limit of {limit}", "Make a smaller change.",
+    return refusal(call.repeated, Code.TOO_LARGE, f"{label}the edit would make {_said(call.rel)} "
+                   f"at least {size} bytes, over the limit of {limit}", "Make a smaller change.",
                    kind=Kind.RESULT_TOO_LARGE, details={"path": call.rel, "size": size,
                                                         "limit": limit})
 
@@ -618,10 +623,10 @@ def _undecodable(rel: str, exc: Undecodable, size: int) -> Refusal:
         return binary_file(rel, size, "edit_file", "Edit only text files; leave this one as it is.")
     facts = exc.facts
     if "encoding" in facts:
-        message = (f"{rel} is {str(facts['encoding']).upper()} text, which edit_file does not "
-                   "change (it edits UTF-8)")
+        message = (f"{_said(rel)} is {str(facts['encoding']).upper()} text, which edit_file does "
+                   "not change (it edits UTF-8)")
     else:
-        message = (f"{rel} is not valid UTF-8 text (the first bad byte is on line "
+        message = (f"{_said(rel)} is not valid UTF-8 text (the first bad byte is on line "
                    f"{facts['line']}), which edit_file does not change")
     return Refusal(Code.UNSUPPORTED, message, "Leave this file as it is, or ask the user to "
                    "convert it to UTF-8.", details={"path": rel, "size": size, **facts},
@@ -631,7 +636,8 @@ def _undecodable(rel: str, exc: Undecodable, size: int) -> Refusal:
 def _stale(ctx: ToolContext, rel: str, expected: str, current: str, data: bytes,
            work: Work) -> Refusal:
     details: dict[str, Any] = {}
-    message = (f"{rel} is not the version you expected: expectedSha256 is {expected[:12]}..., "
+    message = (f"{_said(rel)} is not the version you expected: expectedSha256 is "
+               f"{expected[:12]}..., "
                f"the file's sha256 is {current[:12]}...")
     suggested: dict[str, Any] = {"path": rel}
     before = ctx.store(EditMemory).recall(expected)
@@ -650,7 +656,8 @@ def _stale(ctx: ToolContext, rel: str, expected: str, current: str, data: bytes,
                 suggested = {"path": rel, "offset": max(1, first - 3),
                              "limit": last - max(1, first - 3) + 4}
     return sha256_mismatch(rel, expected, current, message=message,
-                           hint=f"Read {rel} again and redo the edit against what it says now.",
+                           hint=f"Read {_said(rel)} again and redo the edit against what it says "
+                                f"now.",
                            suggest=("read_file", suggested), **details)
 
 

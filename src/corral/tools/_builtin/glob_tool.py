@@ -28,6 +28,7 @@ import stat as st
 from typing import Any
 
 from ...contained import Tree
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import Code, Kind, Refusal
@@ -79,11 +80,12 @@ def _relative_pattern(ctx: ToolContext, pattern: str, base: str) -> tuple[str, b
 
 def _not_a_directory(shown: str, info: os.stat_result, given: str) -> Refusal:
     regular = st.S_ISREG(info.st_mode)
-    message = f"{shown} is a file, not a directory" if regular else f"{shown} is not a directory"
+    said = _said(shown)
+    message = f"{said} is a file, not a directory" if regular else f"{said} is not a directory"
     parent = posixpath.dirname(shown) or "."
     return Refusal(Code.INVALID_ARGUMENT, message,
                    f"glob searches a directory: pass one as 'path' (its directory is "
-                   f"{parent}); to read this file use read_file.",
+                   f"{_said(parent)}); to read this file use read_file.",
                    details={"path": shown}, kind=Kind.NOT_DIRECTORY,
                    suggested_tool="glob", suggested_args={"pattern": given, "path": parent})
 
@@ -110,9 +112,12 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
 
         def probe(m: GlobMatcher, include: bool) -> GlobResult:
             return _glob(ctx, base, m, given, include, probe=True)
+
+        def first(m: GlobMatcher, include: bool) -> GlobResult:
+            return _glob(ctx, base, m, given, include, probe=True, first=True)
         if not result["paths"] and not result["truncated"]:
             if not _literal(ctx, rel, given, result):
-                glob_retry(args, result, probe)
+                glob_retry(args, result, first)  # what would find something: one path says it
         else:
             glob_tidy(args, result, probe)
         return result
@@ -156,7 +161,9 @@ class _Found:
 
 
 def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVisitor,
-          found: _Found, cap: int) -> Tree[DirState]:
+          found: _Found, stop: int) -> Tree[DirState]:
+    """Walk below the base collecting what ``matcher`` matches, until
+    ``stop`` paths are found."""
     tree = walk_tree(ctx.view, base.directory, visitor.start, visitor,
                      yield_dirs=matcher.dirs_only, max_entries=ctx.limits.search_files)
     paths = found.paths
@@ -181,7 +188,7 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
                 if matched:
                     _take(ctx, base, visitor, found, state, (dir_sub, fd), matched, kinds,
                           suffix)
-            if len(paths) > cap:  # one more than the cap: "truncated" is then a fact
+            if len(paths) >= stop:
                 break
     found.incomplete = tree.stats.incomplete
     return tree
@@ -219,7 +226,10 @@ def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, s
 
 
 def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
-          include_ignored: bool, *, probe: bool = False) -> GlobResult:
+          include_ignored: bool, *, probe: bool = False, first: bool = False) -> GlobResult:
+    """One walk's answer; a ``probe`` lists at most one path, and with
+    ``first`` stops at the first it finds (whether more match is then not
+    known: ``truncated`` is false)."""
     cap = 1 if probe else ctx.limits.search_results
     notes: list[str] = []
     rules = base_rules(ctx, base, include_ignored, notes)
@@ -228,7 +238,8 @@ def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
                             prune=matcher, budget=budget)
     found = _Found()
     try:
-        tree = _walk(ctx, base, matcher, visitor, found, cap)
+        # one more than the cap: "truncated" is then a fact
+        tree = _walk(ctx, base, matcher, visitor, found, 1 if first else cap + 1)
     except Refusal as refusal:
         if not Budget.is_time_limit(refusal):
             raise
@@ -274,7 +285,7 @@ def _notes(ctx: ToolContext, result: GlobResult, notes: list[str], found: _Found
     tail.extend(notes)
     if not found.paths and not over:
         what = "directories" if given.endswith("/") else "files"
-        where = "the root" if base.shown == "." else base.shown  # not "under .."
+        where = "the root" if _said(base.shown) == "." else _said(base.shown)  # not "under .."
         tail.insert(0, f"No {what} match {given!r} under {where}.")
     if tail:
         result["note"] = " ".join(tail)

@@ -40,6 +40,7 @@ from typing import Any, Protocol
 
 from ...contained import (FileScan, ScanStatus, TreeStats)
 from .._runtime.answer import AnswerPath
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.registry import Suggests, ToolSpec, success_schema
@@ -392,7 +393,7 @@ def _search_file(ctx: ToolContext, args: dict[str, Any], grep: _Search, opened: 
             grep.file(opened, shown, info)
         else:
             notes.append(f"include {args['include']!r} does not match the name of "
-                         f"{shown}, so it was not searched.")
+                         f"{_said(shown)}, so it was not searched.")
     except Refusal as refusal:
         if not Budget.is_time_limit(refusal):
             raise
@@ -637,12 +638,12 @@ def _finish_notes(ctx: ToolContext, result: GrepResult, notes: list[str], grep: 
     wide = _wide_files(ctx, grep.binary_paths)
     if wide:
         result["encodings"] = wide
-        shown = ", ".join(f"{path} ({encoding.upper()})" for path, encoding in
+        shown = ", ".join(f"{_said(path)} ({encoding.upper()})" for path, encoding in
                           list(wide.items())[:5])
         notes.append(f"Not searched, being UTF-16 or UTF-32 text rather than UTF-8: {shown}; "
                      "read_file reads them.")
     if not st.S_ISDIR(info.st_mode) and grep.binary_path and grep.binary_path not in wide:
-        notes.append(f"{grep.binary_path} is a binary file; it was not searched.")
+        notes.append(f"{_said(grep.binary_path)} is a binary file; it was not searched.")
     if not grep.results and not over:
         pattern = result["pattern"]
         if grep.pattern.searcher is not None and "\\n" in pattern:

@@ -10,6 +10,7 @@ from .._read import tree as _listing_tree
 from .._read.tree import Entry, ListResult, ignored_entry
 from .._search.ignore import GIT_DIR, IGNORE_FILE, IgnoreScope
 from .._search.walk import directory_scope
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._runtime.view import kind_of, open_directory
 from .._runtime.view_walk import OpenDirectory
@@ -97,11 +98,11 @@ def _directory(ctx: ToolContext, rel: str, shown: str) -> OpenDirectory:
     except (NotADirectoryError, SpecialFileError):
         info = kind_of(ctx.view, rel)
         if st.S_ISREG(info.st_mode):
-            raise not_directory(shown, f"{shown} is a file, not a directory",
+            raise not_directory(shown, f"{_said(shown)} is a file, not a directory",
                                 "Use read_file to read a file; list_directory takes a directory.",
                                 suggest=("read_file", {"path": shown})) from None
         kind = special_kind(info.st_mode).value
-        raise not_directory(shown, f"{shown} is a {kind.replace('_', ' ')}, not a directory",
+        raise not_directory(shown, f"{_said(shown)} is a {kind.replace('_', ' ')}, not a directory",
                             "Pass a directory; list_directory on its parent shows it.",
                             type=kind) from None
 

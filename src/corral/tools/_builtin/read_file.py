@@ -27,6 +27,7 @@ from ...contained import TextWindow
 from .._read import media as _media
 from .._read import cache as read_cache
 from .._runtime.answer import AnswerPath
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
 from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_given, special_file,
@@ -142,7 +143,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
             ctx.view.ask_read(ReadRequest(rel), opened, rel, info)
         reader = _Reader(opened, ctx.checkpoint)
         small = _read_small(reader, info) if info.st_size <= FAST_BYTES else None
-        if (small is None or _media.sniff(small.data[:_media.HEAD_BYTES]) is not None) and (
+        if (small is None or (small.data[:1] in _media.FIRST_BYTES and
+                _media.sniff(small.data[:_media.HEAD_BYTES]) is not None)) and (
                 image := _media.read_image(ctx, rel, opened, info)) is not None:
             return image  # a small file's one read tells it is no image
         facts = _scan(rel, reader, info, offset, limit, limits.read_line_chars,
@@ -150,7 +152,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
 
     if offset > max(facts.total, 1):
         raise Refusal(Code.INVALID_ARGUMENT,
-                      f"offset {offset} is past the end of {rel}, which has {facts.total} "
+                      f"offset {offset} is past the end of {_said(rel)}, which has {facts.total} "
                       f"line{'s' if facts.total != 1 else ''}",
                       f"Pass an offset from 1 to {max(facts.total, 1)}; the file may have changed, "
                       "so read it again from the start.",
@@ -194,12 +196,12 @@ def _refuse_pattern(ctx: ToolContext, rel: str) -> None:
                                "total": total, "truncated": bool(found and found.get("truncated"))}
     if total == 1:
         suggest: tuple[str, dict[str, Any]] = ("read_file", {"path": paths[0]})
-        hint = f"Read the file it matches: {paths[0]}."
+        hint = f"Read the file it matches: {_said(paths[0])}."
     else:
         suggest = ("glob", {"pattern": "/".join(parts[first:]), "path": base})
         hint = "Read the files one by one (read_file takes one path); they are in details.matches."
-    shown = ", ".join(paths[:3]) + (", ..." if total > 3 else "")
-    raise Refusal(Code.INVALID_ARGUMENT, f"{rel} is a glob pattern, not a file; it matches "
+    shown = ", ".join(_said(p) for p in paths[:3]) + (", ..." if total > 3 else "")
+    raise Refusal(Code.INVALID_ARGUMENT, f"{_said(rel)} is a glob pattern, not a file; it matches "
                   f"{total} file{'s' if total != 1 else ''} ({shown})", hint, details=details,
                   kind=Kind.PATH_IS_PATTERN, suggested_tool=suggest[0], suggested_args=suggest[1])
 
@@ -332,7 +334,10 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
         if window is not None:
             if window.controls * 10 > min(len(data), HEAD):  # looks_binary's rule
                 raise _binary(rel, len(data))
-            return _rendered(facts, window)
+            facts.total = window.total
+            facts.endings = "lf" if window.has_newline else "none"
+            facts.rendered = (window.content, window.shown, [])
+            return facts
     if looks_binary(data[:HEAD]):
         raise _binary(rel, len(data))
     text = None if ascii_only else _decoded(rel, data)
@@ -577,7 +582,8 @@ def _no_long_run(data: bytes, sep: bytes, cap: int) -> bool:
 def _check_text_start(rel: str, head: bytes) -> None:
     for bom, name in _WIDE_BOMS:
         if head.startswith(bom):
-            raise Refusal(Code.UNSUPPORTED, f"{rel} is {name.upper()} text, which read_file does "
+            raise Refusal(Code.UNSUPPORTED, f"{_said(rel)} is {name.upper()} text, which read_file "
+                                            f"does "
                           "not decode (it reads UTF-8)", "Do not read this file with read_file; "
                           "ask the user to convert it to UTF-8 if you need it.",
                           details={"path": rel, "encoding": name}, kind=Kind.ENCODING)
@@ -624,7 +630,8 @@ def _binary(rel: str, size: int) -> Refusal:
 
 
 def _undecodable(rel: str, size: int, line: int, byte: int) -> Refusal:
-    return Refusal(Code.UNSUPPORTED, f"{rel} is not valid UTF-8 text (the first bad byte is on "
+    return Refusal(Code.UNSUPPORTED, f"{_said(rel)} is not valid UTF-8 text (the first bad byte is "
+                                     f"on "
                    f"line {line})", "Do not read this file with read_file; ask the user to convert "
                    "it to UTF-8 if you need it.",
                    details={"path": rel, "encoding": "unknown", "size": size, "line": line,

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from . import read_file
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal, cancelled, invalid_argument, time_limit
 from .._runtime.registry import ToolSpec, success_schema
@@ -112,7 +113,7 @@ def _cost(envelope: dict[str, Any]) -> int:
 def _over_budget(path: str, cost: int, budget: int, used: int,
                  window: dict[str, Any]) -> Refusal:
     args = {"path": path, **{k: v for k, v in window.items() if k != "offset" or v != 1}}
-    return Refusal(Code.TOO_LARGE, f"{path} was not returned: its {cost} bytes would take "
+    return Refusal(Code.TOO_LARGE, f"{_said(path)} was not returned: its {cost} bytes would take "
                    f"read_files past its budget of {budget} bytes for one call ({used} used by "
                    "the files before it)", "Read this file separately with read_file.",
                    details={"path": path, "bytes": cost, "budget": budget, "used": used},

@@ -55,6 +55,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._runtime.view import Pinned
 from .._refusals.catalogue import Code, Kind, Refusal
@@ -428,7 +429,8 @@ def _suggested_write(rel: str, content: str, replacing: bool) -> dict[str, Any]:
 def _fence(rel: str, content: str, inner: str, replacing: bool) -> Refusal:
     last = content.rstrip("\r\n").count("\n") + 1
     return Refusal(Code.INVALID_ARGUMENT,
-                   f"content is wrapped in a Markdown code fence (lines 1 and {last}); {rel} "
+                   f"content is wrapped in a Markdown code fence (lines 1 and {last}); "
+                   f"{_said(rel)} "
                    "would begin and end with those fence lines; nothing was written",
                    "Send only the file's text, without the ``` lines around it.",
                    details={"path": rel, "field": "content", "lines": [1, last]},
@@ -441,7 +443,7 @@ def _numbered(rel: str, numbered: Numbered, content: str, replacing: bool) -> Re
     stripped = strip_margin(body)
     return Refusal(Code.INVALID_ARGUMENT,
                    f"{numbering_said('content', body)} ({numbered.first} to {last}), as "
-                   f"read_file shows lines; {rel} would contain those numbers; nothing was "
+                   f"read_file shows lines; {_said(rel)} would contain those numbers; nothing was "
                    "written",
                    "Send content without the line-number prefixes read_file adds, exactly as "
                    "the file should read.",
@@ -498,7 +500,8 @@ def _check_elision(rel: str, content: str, elisions: Elisions, existing: str | N
     if found is None:
         return
     (line_no, line), lost, total = found
-    amount = f"{lost} of the {total} non-blank lines of {rel}" if total else f"most of {rel}"
+    said = _said(rel)
+    amount = f"{lost} of the {total} non-blank lines of {said}" if total else f"most of {said}"
     details: dict[str, object] = {"path": rel, "field": "content",
                                   "contentLine": line_no + 1, "placeholder": line.strip()}
     if total:
@@ -506,8 +509,8 @@ def _check_elision(rel: str, content: str, elisions: Elisions, existing: str | N
     raise Refusal(Code.INVALID_ARGUMENT,
                   f"content line {line_no + 1} ({line.strip()!r}) stands for code it leaves out: "
                   f"{amount} would be lost; nothing was written",
-                  f"Use edit_file to change only part of {rel}, or write the whole file without "
-                  "placeholders.", details=details, kind=Kind.PLACEHOLDER)
+                  f"Use edit_file to change only part of {_said(rel)}, or write the whole file "
+                  "without placeholders.", details=details, kind=Kind.PLACEHOLDER)
 
 
 def _warnings(content: str, placeholder: tuple[int, str] | None) -> list[str]:

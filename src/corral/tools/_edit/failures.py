@@ -29,6 +29,7 @@ from .state import Applied
 from .text import Lines
 from .._refusals.catalogue import Code, Kind, Refusal
 from .._runtime.answer import AnswerPath
+from .._runtime.answer import sentence_path as _said
 
 __all__ = ["Attempt", "Memory", "Elsewhere", "refusal", "missing_old_text", "ambiguous",
            "too_many", "empty_old_text", "applied_inside", "placeholder_in_new_text", "listed",
@@ -147,7 +148,7 @@ def ambiguous(attempt: Attempt, lines: Lines, found: Search) -> Refusal:
     rel, label = attempt.rel, attempt.label
     if found.strategy in TOLERANT:
         return attempt.refuse(
-            Code.AMBIGUOUS, f"{label}oldText does not occur exactly in {rel}; ignoring "
+            Code.AMBIGUOUS, f"{label}oldText does not occur exactly in {_said(rel)}; ignoring "
             f"{TOLERANT[found.strategy]} it matches {found.count} places (lines "
             f"{shown}), and a tolerant match must be unique",
             "Copy oldText exactly from one of those places, whitespace included, with "
@@ -157,7 +158,7 @@ def ambiguous(attempt: Attempt, lines: Lines, found: Search) -> Refusal:
     where = (f"set replaceAll: true in edits[{attempt.index}]" if attempt.multi
              else "pass replaceAll: true")
     return attempt.refuse(
-        Code.AMBIGUOUS, f"{label}oldText occurs {found.count} times in {rel} "
+        Code.AMBIGUOUS, f"{label}oldText occurs {found.count} times in {_said(rel)} "
         f"(lines {shown}); it must occur exactly once",
         f"Add neighbouring lines to oldText until it matches once, or {where} to "
         f"replace all {found.count}.", kind=Kind.MULTIPLE_MATCHES, details=facts)
@@ -173,7 +174,7 @@ def unclear_indentation(attempt: Attempt, lines: Lines, found: Search) -> Refusa
     numbers = ", ".join(map(str, found.unclear_indent[:10]))
     more = ", ..." if len(found.unclear_indent) > 10 else ""
     label, rel = attempt.label, attempt.rel
-    message = (f"{label}oldText matches {rel} at line {first} only ignoring "
+    message = (f"{label}oldText matches {_said(rel)} at line {first} only ignoring "
                f"{TOLERANT.get(found.strategy, 'whitespace')}, and the indentation of newText "
                f"line{'s' if len(found.unclear_indent) > 1 else ''} {numbers}{more} fits both the "
                "file's and oldText's, so it is unclear what to write; nothing was written")
@@ -195,7 +196,7 @@ def unclear_indentation(attempt: Attempt, lines: Lines, found: Search) -> Refusa
 def too_many(attempt: Attempt, count: int, limit: int) -> Refusal:
     return attempt.refuse(
         Code.TOO_LARGE, f"{attempt.label}oldText occurs {count} times in "
-        f"{attempt.rel}, more than the {limit} one edit replaces",
+        f"{_said(attempt.rel)}, more than the {limit} one edit replaces",
         "Replace a more specific oldText, or rewrite the file with write_file.",
         kind=Kind.TOO_MANY_REPLACEMENTS, details=attempt.facts(occurrences=count,
         limit=limit))
@@ -203,7 +204,7 @@ def too_many(attempt: Attempt, count: int, limit: int) -> Refusal:
 
 def empty_old_text(attempt: Attempt) -> Refusal:
     return attempt.refuse(
-        Code.INVALID_ARGUMENT, f"{attempt.label}oldText is empty, but {attempt.rel} "
+        Code.INVALID_ARGUMENT, f"{attempt.label}oldText is empty, but {_said(attempt.rel)} "
         "is not", "Put the text to replace in oldText; to insert, include the line "
         "before or after the insertion point in both oldText and newText.",
         kind=Kind.EMPTY_OLD_TEXT, details={"path": attempt.rel, "field": attempt.field})
@@ -219,7 +220,7 @@ def applied_inside(attempt: Attempt, lines: Lines, found: Search) -> Refusal | N
     first = lines.line_index(copies[0]) + 1
     last = lines.line_index(copies[0] + len(new_n.rstrip("\n"))) + 1
     return attempt.refuse(
-        Code.NOT_FOUND, f"{attempt.label}oldText occurs in {attempt.rel} only inside "
+        Code.NOT_FOUND, f"{attempt.label}oldText occurs in {_said(attempt.rel)} only inside "
         f"newText (line {first}): this edit looks already made, and making it again "
         "would duplicate text", f"Do not repeat this edit; read lines {first}-{last} "
         "to check it if unsure.",
@@ -259,7 +260,7 @@ def numbered_new_text(attempt: Attempt, lines: Lines, found_at: int) -> Refusal 
         f"lines {numbered.first} to {last}"
     return attempt.refuse(
         Code.INVALID_ARGUMENT, f"{attempt.label}{numbering_said('newText', new_n)} ({span}), "
-        f"as read_file shows lines; {attempt.rel} would contain those "
+        f"as read_file shows lines; {_said(attempt.rel)} would contain those "
         "numbers; nothing was written",
         "Send newText without the line-number prefixes read_file adds, exactly as the file "
         "should read.", kind=Kind.LINE_NUMBER_PREFIX,
@@ -338,8 +339,8 @@ def _already_applied(attempt: Attempt, lines: Lines, memory: Memory,
     if earlier is not None and earlier.result_sha256 == memory.current_sha256:
         first, last = earlier.lines
         return attempt.refuse(
-            Code.NOT_FOUND, f"{label}oldText does not occur in {rel}: an earlier call "
-            f"made this same edit (at line {first}), and {rel} is as it left it",
+            Code.NOT_FOUND, f"{label}oldText does not occur in {_said(rel)}: an earlier call "
+            f"made this same edit (at line {first}), and {_said(rel)} is as it left it",
             "Do not repeat this edit: it is made; go on with the next change.",
             kind=Kind.ALREADY_APPLIED, details=_facts(attempt, lines,
             lines=[first, last], currentSha256=memory.current_sha256),
@@ -353,7 +354,7 @@ def _already_applied(attempt: Attempt, lines: Lines, memory: Memory,
     first = lines.line_index(starts[0]) + 1
     last = lines.line_index(starts[0] + len(new_n.rstrip("\n"))) + 1
     return attempt.refuse(
-        Code.NOT_FOUND, f"{label}oldText does not occur in {rel}, but newText is "
+        Code.NOT_FOUND, f"{label}oldText does not occur in {_said(rel)}, but newText is "
         f"already there (line {first}): this edit looks already made",
         f"Do not repeat this edit; read lines {first}-{last} to check it if unsure.",
         kind=Kind.ALREADY_APPLIED, details=_facts(attempt, lines, lines=[first, last]),
@@ -427,7 +428,7 @@ def _fixed_matches(attempt: Attempt, lines: Lines, found: Search, difference: Di
     where = listed(starts, found.count > len(found.regions))
     fixes = {"line_number_prefix": "without them", "escaped": "with real line breaks",
              "final_newline": "without it,", "normalization": "in the file's form"}
-    message = (f"{attempt.label}oldText does not occur in {attempt.rel}: {difference.text}; "
+    message = (f"{attempt.label}oldText does not occur in {_said(attempt.rel)}: {difference.text}; "
                f"{fixes[difference.kind]} it matches line {where}")
     suggestion: dict[str, Any] = {}
     if difference.kind == "normalization" and not attempt.multi and found.count == 1:
@@ -498,7 +499,7 @@ def _no_match(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, hint: str | 
     limits = [x for x in (note, diagnosis.note) if x]
     if limits:
         details["limited"] = "; ".join(limits)
-    message = f"{attempt.label}oldText does not occur in {rel}"
+    message = f"{attempt.label}oldText does not occur in {_said(rel)}"
     partial = None if diagnosis.start is not None or diffs else _partial_in_long_lines(
         attempt, lines)
     if diagnosis.start is not None:
@@ -514,7 +515,8 @@ def _no_match(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, hint: str | 
         if longest > LONG_LINE and not diffs:
             details["longestLine"] = longest
             said += f" (it has a line of {longest} characters, read cut)"
-            hint = (f"{rel} has a line of {longest} characters (minified or generated), which "
+            hint = (f"{_said(rel)} has a line of {longest} characters (minified or generated), "
+                    f"which "
                     "read_file shows cut: grep with regex false for a short, distinctive part "
                     "of the text to change shows the file's text around it; copy oldText from "
                     "there exactly.")
@@ -590,7 +592,8 @@ class Partial:
                        f"oldText has {_quoted(self.old_goes_on)}")
 
     def hint(self, rel: str) -> str:
-        return (f"{rel} has a line of {self.longest_line} characters (minified or generated), "
+        return (f"{_said(rel)} has a line of {self.longest_line} characters (minified or "
+                f"generated), "
                 "which read_file shows cut: copy oldText exactly from details.nearest.text (the "
                 f"file's text from line {self.line}, column {self.excerpt_column}), keeping it "
                 "short and unique; grep with regex false shows the text around a part.")

@@ -36,6 +36,11 @@ _PNG = b"\x89PNG\r\n\x1a\n"
 MIME_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 
+#: The first byte of every image :func:`sniff` recognises: a file starting
+#: otherwise is no image, and is not sniffed.
+FIRST_BYTES = frozenset({b"\x89", b"\xff", b"G", b"R"})
+
+
 def sniff(head: bytes) -> str | None:
     """The image MIME type ``head`` (a file's first bytes) starts, or ``None``."""
     if head.startswith(_PNG):

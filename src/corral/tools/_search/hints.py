@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
 from .globs import GLOB_CHARS, GlobMatcher, compile_glob, split_top
@@ -208,8 +209,8 @@ def path_as_pattern(ctx: ToolContext, args: dict[str, Any], finds: Finds, shown:
     hint = ("Pass the directory as 'path' and the file pattern as 'include'"
             + (f" (path {directory!r}, include {include!r})." if suggestion is None else
                "; the suggested call finds matches."))
-    raise Refusal(Code.NOT_FOUND, f"{path} does not exist: 'path' names one file or directory, "
-                  "not a glob", hint,
+    raise Refusal(Code.NOT_FOUND, f"{_said(path)} does not exist: 'path' names one file or "
+                  "directory, not a glob", hint,
                   kind=Kind.PATH_IS_PATTERN, details={"field": "path", "path": path,
                            "directory": directory, "include": include},
                   suggested_tool="grep" if suggestion is not None else None,

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...contained import TreeVisitor
+from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._policy.rules import Op, Scope
 from .._refusals.catalogue import Kind, Refusal, time_limit
@@ -335,8 +336,8 @@ def base_rules(ctx: ToolContext, base: Base, include_ignored: bool,
         return None
     rules = ancestor_rules(ctx, base.real)
     if rules and base.real != "." and rules.ignored_path(base.real, True):
-        notes.append(f"{base.shown} is ignored by .gitignore; it was searched because it was "
-                     "named.")
+        notes.append(f"{_said(base.shown)} is ignored by .gitignore; it was searched because it "
+                     "was named.")
         return IgnoreRules(in_repository=True)
     return rules
 

@@ -28,9 +28,38 @@ _CANONICAL_ONLY = 0x08 | 0x04 | 0x02
 _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR})
 _PROBE_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _PROBE_ANY = getattr(os, "O_PATH", 0) | os.O_NOFOLLOW | os.O_CLOEXEC
-_REPOSITORY_ABOVE: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
-_PROBE_FAST: weakref.WeakKeyDictionary[View, bool] = weakref.WeakKeyDictionary()
-_REPOSITORY_ABOVE_GUARD = threading.Lock()
+
+
+class _ViewFacts:
+    """A fact about each view that never changes once looked up, read
+    without a lock or a new weak reference on every call (a listing asks
+    it each time): keyed by the view's id, each entry keeps a weak
+    reference to check it is still that view, and leaves with it."""
+
+    def __init__(self) -> None:
+        self._facts: dict[int, tuple[weakref.ref[View], bool]] = {}
+        # re-entrant: a view collected while put holds it runs gone() in that thread
+        self._guard = threading.RLock()
+
+    def get(self, view: View) -> bool | None:
+        entry = self._facts.get(id(view))  # one lookup: atomic without the lock
+        if entry is not None and entry[0]() is view:
+            return entry[1]
+        return None
+
+    def put(self, view: View, fact: bool) -> None:
+        key = id(view)
+
+        def gone(ref: weakref.ref[View]) -> None:
+            with self._guard:
+                if self._facts.get(key, (None, False))[0] is ref:
+                    del self._facts[key]
+        with self._guard:
+            self._facts[key] = (weakref.ref(view, gone), fact)
+
+
+_REPOSITORY_ABOVE = _ViewFacts()
+_PROBE_FAST = _ViewFacts()
 
 
 def _probe(call: CallView, canonical: str, flags: int) -> int | None:
@@ -44,8 +73,8 @@ def _probe(call: CallView, canonical: str, flags: int) -> int | None:
     backend = root.backend
     fast = _PROBE_FAST.get(view)
     if fast is None:  # fixed when the root was opened: asked once
-        fast = _PROBE_FAST[view] = bool(backend.has_openat2 and _PROBE_ANY
-                                         and root.info().get("fast_path"))
+        fast = bool(backend.has_openat2 and _PROBE_ANY and root.info().get("fast_path"))
+        _PROBE_FAST.put(view, fast)
     if not fast:
         raise LookupError(canonical)
     # a miss (the common case) is answered as -errno, without an exception
@@ -114,8 +143,7 @@ def root_in_repository(view: View) -> bool:
     the host's own path to the root has a ``.git`` in one of its parent
     directories (looked once per view, by the host's path, never by a
     model's; nothing above the root is read beyond that name)."""
-    with _REPOSITORY_ABOVE_GUARD:
-        known = _REPOSITORY_ABOVE.get(view)
+    known = _REPOSITORY_ABOVE.get(view)
     if known is not None:
         return known
     path = os.path.abspath(os.fsdecode(view.root.path))
@@ -128,8 +156,7 @@ def root_in_repository(view: View) -> bool:
         if os.path.lexists(os.path.join(path, ".git")):
             found = True
             break
-    with _REPOSITORY_ABOVE_GUARD:
-        _REPOSITORY_ABOVE[view] = found
+    _REPOSITORY_ABOVE.put(view, found)
     return found
 
 
@@ -260,8 +287,8 @@ def link_ends(call: CallView, dir_fd: int, directory: str, names: list[str],
     backend = root.backend
     fast = _PROBE_FAST.get(view)
     if fast is None:  # fixed when the root was opened: asked once
-        fast = _PROBE_FAST[view] = bool(backend.has_openat2 and _PROBE_ANY
-                                         and root.info().get("fast_path"))
+        fast = bool(backend.has_openat2 and _PROBE_ANY and root.info().get("fast_path"))
+        _PROBE_FAST.put(view, fast)
     root_fd = root.fileno()
     probe, fstat, close = backend.openat2_or_errno, backend.fstat, backend.close
     visible, normpath = view.visible, posixpath.normpath
