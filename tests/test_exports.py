@@ -31,6 +31,8 @@ PUBLIC: dict[str, set[str]] = {
     },
     "corral.contained": {
         "Root",
+        "DirectoryWatch",
+        "WatchEvent",
         "Handle",
         "Target",
         "Opened",

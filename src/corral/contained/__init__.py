@@ -20,6 +20,7 @@ from ._replace import TargetChangedError
 from ._resolve import MAX_SYMLINKS, ST_NOSYMFOLLOW
 from ._root import Root
 from ._target import Opened, Target
+from ._watch import DirectoryWatch, WatchEvent
 from ._tree import Tree, TreeStats, TreeVisitor, adopt_entry, batches_natively, open_entry
 
 __all__ = [
@@ -67,6 +68,8 @@ __all__ = [
     "open_entry",
     "adopt_entry",
     "batches_natively",
+    "DirectoryWatch",
+    "WatchEvent",
 ]
 
 
