@@ -62,6 +62,17 @@ _REPOSITORY_ABOVE = _ViewFacts()
 _PROBE_FAST = _ViewFacts()
 
 
+def _probes_fast(view: View) -> bool:
+    """Whether a canonical path is probed with one ``openat2`` from this
+    view's root (fixed when the root was opened: asked once)."""
+    fast = _PROBE_FAST.get(view)
+    if fast is None:
+        root = view.root
+        fast = bool(root.backend.has_openat2 and _PROBE_ANY and root.info().get("fast_path"))
+        _PROBE_FAST.put(view, fast)
+    return fast
+
+
 def _probe(call: CallView, canonical: str, flags: int) -> int | None:
     """An fd of what is at the canonical path ``canonical`` from one
     ``openat2`` of the root fd (no link followed anywhere), ``None`` when
@@ -71,11 +82,7 @@ def _probe(call: CallView, canonical: str, flags: int) -> int | None:
     view = call.shared
     root = view.root
     backend = root.backend
-    fast = _PROBE_FAST.get(view)
-    if fast is None:  # fixed when the root was opened: asked once
-        fast = bool(backend.has_openat2 and _PROBE_ANY and root.info().get("fast_path"))
-        _PROBE_FAST.put(view, fast)
-    if not fast:
+    if not _probes_fast(view):
         raise LookupError(canonical)
     # a miss (the common case) is answered as -errno, without an exception
     fd = backend.openat2_or_errno(root.fileno(), canonical, flags, 0, _CANONICAL_ONLY)
@@ -285,10 +292,7 @@ def link_ends(call: CallView, dir_fd: int, directory: str, names: list[str],
     view = call.shared
     root = view.root
     backend = root.backend
-    fast = _PROBE_FAST.get(view)
-    if fast is None:  # fixed when the root was opened: asked once
-        fast = bool(backend.has_openat2 and _PROBE_ANY and root.info().get("fast_path"))
-        _PROBE_FAST.put(view, fast)
+    fast = _probes_fast(view)
     root_fd = root.fileno()
     probe, fstat, close = backend.openat2_or_errno, backend.fstat, backend.close
     visible, normpath = view.visible, posixpath.normpath
