@@ -31,8 +31,6 @@ PUBLIC: dict[str, set[str]] = {
     },
     "corral.contained": {
         "Root",
-        "DirectoryWatch",
-        "WatchEvent",
         "Handle",
         "Target",
         "Opened",

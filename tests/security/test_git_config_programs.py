@@ -257,31 +257,3 @@ def test_a_worktree_config_names_programs_too(tmp_path, make_root):
     with Toolbox(make_root(str(tmp_path))) as box:
         assert _protected(box.call("write_file", {"path": "bin/watch", "content": PLANTED}))
     assert not (tmp_path / "bin").exists()
-
-
-# ``python -m NAME`` imports NAME from the directory it runs in (git runs it
-# from the top of the work tree): the module's file, its package, and the
-# packages above it are what runs
-PYTHON_MODULES = [
-    ("[core]\n\tfsmonitor = python3 -m fsmon\n", ("fsmon.py", "fsmon/__main__.py",
-                                                   "fsmon/__init__.py")),
-    ("[core]\n\tfsmonitor = python -m tools.fsmon --verbose\n",
-     ("tools/fsmon.py", "tools/__init__.py", "tools/fsmon/__main__.py")),
-    ("[core]\n\tfsmonitor = python3.12 -mfsmon\n", ("fsmon.py",)),
-    ('[filter "x"]\n\tclean = env python3 -m cleaner %f\n', ("cleaner.py",)),
-]
-
-
-@pytest.mark.parametrize("config,modules", PYTHON_MODULES,
-                         ids=["fsmonitor-m", "fsmonitor-dotted", "fsmonitor-joined",
-                              "filter-env"])
-def test_a_python_module_the_config_runs_cannot_be_written(tmp_path, make_root, config,
-                                                            modules):
-    tree, box = _open(tmp_path, make_root, config, "unused.txt", exists=False)
-    with box:
-        for module in modules:
-            answer = box.call("write_file", {"path": module, "content": "import os\n"})
-            assert _protected(answer), (module, answer)
-        assert box.call("write_file", {"path": "free.py", "content": "x = 1\n"})["ok"] is True
-    for module in modules:
-        assert not (tree / module).exists()

@@ -15,10 +15,8 @@ at one probe a level outside a work tree and two inside one, and their
 counts at depth 1); ``write_file`` and ``edit_file`` at most 20 (held: 20
 and 20, :data:`WRITE_MOST`, every flock included).  Their calls, all needed:
 
-* the tree lock as other processes see it: ``flock`` shared, the release;
-  and one ``read`` of the tree watch's events (a link another program
-  made, another Toolbox's move), which stands for the ``pread`` of the
-  lock file's count of moves where the platform has no watch;
+* the tree lock as other processes see it: ``flock`` shared, the ``pread``
+  of its count of moves (did another process move something?), the release;
 * the one resolution: ``openat2`` of the directory (opened for reading, so
   the lock is taken on it; its identity is not looked at: the lock is keyed
   by where it is), ``flock``, the final ``close`` (which releases it); ``edit_file``

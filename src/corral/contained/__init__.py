@@ -20,7 +20,6 @@ from ._replace import TargetChangedError
 from ._resolve import MAX_SYMLINKS, ST_NOSYMFOLLOW
 from ._root import Root
 from ._target import Opened, Target
-from ._watch import DirectoryWatch, WatchEvent
 from ._tree import Tree, TreeStats, TreeVisitor, adopt_entry, batches_natively, open_entry
 
 __all__ = [
@@ -68,8 +67,6 @@ __all__ = [
     "open_entry",
     "adopt_entry",
     "batches_natively",
-    "DirectoryWatch",
-    "WatchEvent",
 ]
 
 

@@ -274,28 +274,6 @@ class Backend:
     def scandir(self, fd: int) -> DirEntries:
         raise _unimplemented("scandir")
 
-    @property
-    def can_watch(self) -> bool:
-        """Whether :meth:`watch_open`, :meth:`watch_add` and
-        :meth:`watch_remove` work here
-        (directories watched for the entries any program changes in them:
-        Linux inotify, in the native backend)."""
-        return False
-
-    def watch_open(self) -> int:
-        """A new non-blocking, close-on-exec watch fd, read with :meth:`read`."""
-        raise OSError(errno.ENOSYS, "this backend cannot watch directories")
-
-    def watch_add(self, watch_fd: int, dir_fd: int) -> int:
-        """Watch the directory ``dir_fd`` holds (the very object) for entries
-        created, moved in or out and removed; the watch's number."""
-        raise OSError(errno.ENOSYS, "this backend cannot watch directories")
-
-    def watch_remove(self, watch_fd: int, watch: int) -> None:
-        """Stop the watch numbered ``watch`` (``EINVAL``: there is none, its
-        directory removed meanwhile)."""
-        raise OSError(errno.ENOSYS, "this backend cannot watch directories")
-
     def read(self, fd: int, size: int) -> bytes:
         raise _unimplemented("read")
 

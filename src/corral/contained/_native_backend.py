@@ -321,29 +321,6 @@ class NativeBackend(Backend):
 
 # -- the batches and buffers, in C ------------------------------------------------------
 
-    # -- watching directories (native/watch.cdef) -----------------------------------------
-
-    @property
-    def can_watch(self) -> bool:
-        return bool(_lib.CORRAL_HAS_WATCH)
-
-    def watch_open(self) -> int:
-        fd = int(_lib.corral_watch_open())
-        if fd < 0:
-            _fail()
-        return fd
-
-    def watch_add(self, watch_fd: int, dir_fd: int) -> int:
-        number = int(_lib.corral_watch_add(watch_fd, dir_fd))
-        if number < 0:
-            _fail()
-        return number
-
-    def watch_remove(self, watch_fd: int, watch: int) -> None:
-        if _lib.corral_watch_remove(watch_fd, watch) < 0:
-            _fail()
-
-
 class _WindowScratch(threading.local):
     """Each thread's output buffer for text_window (made on first use)."""
 
@@ -510,4 +487,3 @@ class FileScanner:
         if done < 0:
             _fail()
         return _ffi.unpack(self._out, 4 * done), offset + int(self._consumed[0])
-

@@ -190,22 +190,6 @@ class FaultBackend(Backend):
         self._check("scandir", self._names.get(fd))
         return self.inner.scandir(fd)
 
-    @property
-    def can_watch(self) -> bool:
-        return self.inner.can_watch
-
-    def watch_open(self) -> int:
-        self._check("watch_open")
-        return self.inner.watch_open()
-
-    def watch_add(self, watch_fd: int, dir_fd: int) -> int:
-        self._check("watch_add", self._names.get(dir_fd))
-        return self.inner.watch_add(watch_fd, dir_fd)
-
-    def watch_remove(self, watch_fd: int, watch: int) -> None:
-        self._check("watch_remove")
-        self.inner.watch_remove(watch_fd, watch)
-
     def read(self, fd: int, size: int) -> bytes:
         self._check("read", self._names.get(fd))
         return self.inner.read(fd, size)

@@ -20,8 +20,8 @@ from ..._policy.pythonstart import pth_imports, site_module, venv_of_program
 from ..._policy.rules import Op, Policy, Scope
 from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
                                      swapped)
-from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook, TreeWatch,
-                    git_scan, learn_link, locate)
+from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook, git_scan,
+                    learn_link, locate)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, drop_shared,
                         take_shared, tree_file_lock)
@@ -153,8 +153,6 @@ class View:
         self._owns_root = owns_root
         self.scanned_links: tuple[str, ...] = ()  # the links the scan at open found
         self.look = RootLook(root)
-        # the tree's directories watched for links other programs make (None: no watch here)
-        self.tree_watch: TreeWatch | None = None
         self._identity: tuple[int, int] | None = None
         # the count of moves made by every Toolbox (tree_lock) when this
         # view last knew the tree's links (None: not counted yet)
@@ -205,8 +203,6 @@ class View:
         counts it through what this yields)."""
         with tree_file_lock(self.identity, self._root.backend, exclusive=exclusive,
                             checkpoint=checkpoint) as hold:
-            if self.tree_watch is not None:
-                self.catch_up_links(checkpoint)
             here = changes_here()
             if (hold.moves is not None and hold.moves != self.moves_seen) or \
                     here != self.changes_seen:
@@ -230,22 +226,16 @@ class View:
         """:meth:`tree_lock` shared, without a context manager (the hot
         path of a step on one place); :meth:`drop_tree_shared` lets it go."""
         backend = self._root.backend
-        watch = self.tree_watch
-        # a tree watched whole reports another Toolbox's moves too: no count read
-        hold = take_shared(self.identity, backend, checkpoint,
-                           count_moves=watch is None or not watch.whole or
-                           not self.links_settled)
+        hold = take_shared(self.identity, backend, checkpoint)
         here = changes_here()
-        try:
-            if self.tree_watch is not None:
-                self.catch_up_links(checkpoint)
-            if (hold.moves is not None and hold.moves != self.moves_seen) or \
-                    here != self.changes_seen:
+        if (hold.moves is not None and hold.moves != self.moves_seen) or \
+                here != self.changes_seen:
+            try:
                 self.relearn_links()
                 self.wait_for_links(checkpoint)
-        except BaseException:
-            drop_shared(hold, backend)
-            raise
+            except BaseException:
+                drop_shared(hold, backend)
+                raise
         self.changes_seen = here
         if hold.moves is not None:
             self.moves_seen = hold.moves
@@ -254,29 +244,11 @@ class View:
     def drop_tree_shared(self, hold: SharedHold) -> None:
         drop_shared(hold, self._root.backend)
 
-    def catch_up_links(self, checkpoint: Checkpoint) -> None:
-        """Learn the links other programs made, moved or removed in the tree
-        since the last step (:class:`TreeWatch`: one ``read`` when none),
-        and in the trees of the roots whose links rule here (a workspace's
-        roots this one lies in or beside: the same read told them)."""
-        self._catch_up_own(checkpoint, read=True)
-        if self.held:
-            for other in (*(view for view, _ in self.held_by), *self.beside):
-                if other.tree_watch is not None and not other.root.closed:
-                    other._catch_up_own(checkpoint, read=self.tree_watch is None)
-
-    def _catch_up_own(self, checkpoint: Checkpoint, *, read: bool) -> None:
-        watch = self.tree_watch
-        if watch is not None and not self.policy.is_empty and \
-                watch.catch_up(self._root, self.links, self.look, read=read):
-            self.relearn_links()
-            self.wait_for_links(checkpoint)
-
     def relearn_links(self) -> None:
         """Look at the tree's links again, as when the view was opened."""
         if self.policy.is_empty:
             return
-        found = git_scan(self._root, self.look)
+        found = git_scan(self._root)
         for link in found.links[:MAX_SCANNED_LINKS]:
             learn_link(self._root, self.links, link)
         if not found.complete:
@@ -327,9 +299,7 @@ class View:
         with self._walk_guard:
             starts = self._walk_from
         for where, depth in starts:
-            # a watched tree is walked entry by entry: each directory watched
-            # before it is listed (a Tree lists first), empty ones too
-            if self.tree_watch is not None or not self._walk_links_below(where, depth):
+            if not self._walk_links_below(where, depth):
                 self._walk_links_by_entries(where, depth)
 
     def _walk_links_below(self, where: str, depth: int) -> bool:
@@ -411,8 +381,6 @@ class View:
 
     def close(self) -> None:
         """Close the root if this view opened it (:func:`open_view` of a path)."""
-        if self.tree_watch is not None:
-            self.tree_watch.close(self._root.backend)
         if self._owns_root:
             self._root.close()
 

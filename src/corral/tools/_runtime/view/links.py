@@ -3,7 +3,6 @@ to), where a path leads, and git's reading of the tree at open."""
 
 from __future__ import annotations
 
-import logging
 import os
 import stat as st
 import threading
@@ -11,11 +10,9 @@ from collections import deque
 from collections.abc import Collection, Container, Iterable
 from dataclasses import replace
 
-from ....contained import Backend, DirEntry, DirectoryWatch, Root, WatchEvent
+from ....contained import DirEntry, Root
 from ..._policy.gitdirs import Scan, scan
 from ..._policy.locate import Location
-
-log = logging.getLogger("corral.tools")
 
 MAX_LINKS = 100_000  # links remembered per root (bounded memory)
 MAX_ALIASES = 1024  # names leading to one path that are decided (bounded work;
@@ -23,9 +20,6 @@ MAX_ALIASES = 1024  # names leading to one path that are decided (bounded work;
 MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
 MAX_WALK_DEPTH = 64  # levels the walk beyond the look at open goes down (bounded)
 MAX_REMEMBERED_ALIASES = 16_384  # paths whose names are remembered for the map as it is
-MAX_PENDING_EVENTS = 8192  # events kept for a view between two of its mutating steps
-MAX_EVENT_LOOKS = 512  # entries another program made that one catch-up looks at (more:
-#                       the whole tree is looked at again)
 WHOLE_TREE = (".", 0)  # where a walk of every directory starts, and its depth
 
 
@@ -176,10 +170,6 @@ class LinkMap:
                 self._untarget(old, location)
                 self._count(old, -1)
                 self._changed()
-
-    def is_link(self, location: str) -> bool:
-        """Whether ``location`` is known as a link (leading inside or out)."""
-        return location in self._leads or location in self._outside
 
     def knows(self, location: str) -> bool:
         return location in self._leads or location in self._not_links
@@ -409,13 +399,10 @@ def _host_reading(root: Root, spelled: str) -> str | None:
 class RootLook:
     """What :mod:`~corral.tools._policy.gitdirs` reads of a root
     (its ``GitLook``): entries, the start of small files, where a path
-    leads, which names a directory holds.  With a :class:`TreeWatch`,
-    every directory listed is watched first (so a link made in it after
-    the listing is reported)."""
+    leads, which names a directory holds."""
 
-    def __init__(self, root: Root, watch: TreeWatch | None = None) -> None:
+    def __init__(self, root: Root) -> None:
         self._root = root
-        self.watch = watch
 
     @property
     def known_as(self) -> tuple[str, ...]:
@@ -423,8 +410,6 @@ class RootLook:
 
     def entries(self, rel: str) -> list[DirEntry]:
         with self._root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY) as handle:
-            if self.watch is not None:
-                self.watch.add(handle.fileno(), handle.path, self._root.backend)
             return handle.scandir()
 
     def text(self, rel: str, limit: int) -> str | None:
@@ -460,371 +445,14 @@ class RootLook:
         return frozenset(found)
 
 
-def git_scan(root: Root, look: RootLook | None = None) -> Scan:
+def git_scan(root: Root) -> Scan:
     """The git directories to protect as a whole and the links met, found
-    by one bounded look at ``root`` (when a toolbox opens it; through
-    ``look``, watching what it lists, if given).  More links
+    by one bounded look at ``root`` (when a toolbox opens it).  More links
     than :data:`MAX_SCANNED_LINKS` leave it incomplete, though every
     directory was looked at: those past the bound are learnt by a walk of
     the whole tree (any other incomplete look's walk lists only the
     directories it left unlooked at)."""
-    found = scan(look if look is not None else RootLook(root))
+    found = scan(RootLook(root))
     if len(found.links) > MAX_SCANNED_LINKS:  # those past the bound: the walk meets them all
         return replace(found, complete=False, unlooked=(WHOLE_TREE,))
     return found
-
-
-# -- what other programs change after open -----------------------------------------------
-
-
-class _SharedWatch:
-    """The process's one :class:`DirectoryWatch` (a user has few: 128 by
-    default), its events handed to the :class:`TreeWatch` of every view
-    watching the directory they came from.  A kernel watch lives as long
-    as a view owns it: the kernel gives every view adding one directory
-    the same number, so its owners are counted per number, and the last
-    one to close removes it (a user has a bounded number of watches)."""
-
-    def __init__(self, watch: DirectoryWatch) -> None:
-        self.watch = watch
-        self.forked = False  # set in a forked child: the watch is the parent's
-        self.guard = threading.Lock()
-        self.owners: dict[int, list[TreeWatch]] = {}
-        # views closed whose watches are not yet let go: a finalizer may
-        # close one while this thread holds the guard, so it only queues
-        self.closing: deque[TreeWatch] = deque()
-        # numbers this process removed whose DROPPED event is not read yet:
-        # that event ends the removed watch, not one the kernel may since
-        # have given the same number
-        self.removed: set[int] = set()
-
-    def read_into_owners(self, backend: Backend | None) -> None:
-        """Read what is queued (through ``backend``) and hand each event to
-        the views watching its directory (held under :attr:`guard`)."""
-        try:
-            events = self.watch.read(backend)
-        except OSError:  # what was queued is unknown: every view looks at its tree again
-            events = [WatchEvent(-1, DirectoryWatch.OVERFLOW, 0, "")]
-        for event in events:
-            if event.mask & DirectoryWatch.OVERFLOW:
-                self.removed.clear()  # their events may be lost: numbers are not reused soon
-                for every in self.owners.values():
-                    for owner in every:
-                        owner.overflowed = True
-                continue
-            if event.mask & DirectoryWatch.DROPPED and event.watch in self.removed:
-                self.removed.discard(event.watch)  # the end of a watch this process removed
-                continue
-            owners = self.owners.get(event.watch)
-            if owners is None:
-                continue
-            if event.mask & DirectoryWatch.DROPPED:  # its directory removed: the kernel's end
-                del self.owners[event.watch]
-                for owner in owners:
-                    owner.numbers.discard(event.watch)
-            for owner in owners:
-                if not owner.closed:
-                    owner.pending(event)
-
-    def let_go(self, backend: Backend | None) -> None:
-        """Take the views closed since off the owners of their watches,
-        removing each watch none owns any longer (held under :attr:`guard`)."""
-        closing = self.closing
-        while closing:
-            view = closing.popleft()
-            numbers, view.numbers = view.numbers, set()
-            for number in numbers:
-                owners = self.owners.get(number)
-                if owners is None or view not in owners:
-                    continue
-                owners.remove(view)
-                if owners:
-                    continue
-                del self.owners[number]
-                if self.forked:  # the fd is the parent's too: its watches are the parent's
-                    continue
-                try:
-                    self.watch.remove(number, backend)
-                except OSError:  # dropped by the kernel already (its directory removed)
-                    continue
-                if len(self.removed) >= MAX_PENDING_EVENTS:
-                    self.removed.clear()
-                self.removed.add(number)
-
-
-_shared: list[_SharedWatch] = []
-_shared_guard = threading.Lock()
-
-
-def _forked() -> None:
-    for shared in _shared:
-        shared.forked = True
-
-
-os.register_at_fork(after_in_child=_forked)
-
-
-def _shared_watch() -> _SharedWatch | None:
-    with _shared_guard:
-        if _shared and not _shared[0].forked:
-            return _shared[0]
-        watch = DirectoryWatch.open()  # a forked child's is its own
-        if watch is None:
-            return None
-        _shared[:] = [_SharedWatch(watch)]
-        return _shared[0]
-
-
-def _counted_off(counts: dict[str, int], key: str) -> bool:
-    """Take one off ``key``'s count; whether it had one."""
-    count = counts.get(key, 0)
-    if not count:
-        return False
-    if count > 1:
-        counts[key] = count - 1
-    else:
-        del counts[key]
-    return True
-
-
-class TreeWatch:
-    """Every directory a view lists, watched (the process's one
-    :class:`DirectoryWatch`): a link another program makes, moves or
-    removes in the tree after open is reported, and :meth:`catch_up`,
-    called by every mutating step under the tree lock before it decides,
-    learns it.  The kernel queues the event before the program's call
-    returns, so a link made before a step's catch-up is known to its
-    decision; one made after it is as one made after the step's act
-    (nothing a check could refuse).
-
-    ``complete`` is False once a directory could not be watched (the
-    user's watches used up) or the process forked: what was reported is
-    still learnt, but the tree is no longer known to be watched whole."""
-
-    def __init__(self, shared: _SharedWatch) -> None:
-        self._shared = shared
-        self._guard = threading.Lock()
-        self._paths: dict[int, str] = {}  # watch number -> the directory's canonical path
-        self._events: list[WatchEvent] = []
-        # paths this view's own steps are creating, each until its event is met
-        self._own: dict[str, int] = {}
-        # the kernel watches this view owns (held under the shared guard)
-        self.numbers: set[int] = set()
-        self.overflowed = False
-        self.complete = True
-        self.failed: OSError | None = None  # why a directory could not be watched
-        self.closed = False
-
-    @classmethod
-    def open(cls) -> TreeWatch | None:
-        """A watch of a tree, or ``None`` where the platform has none."""
-        shared = _shared_watch()
-        return None if shared is None else cls(shared)
-
-    @property
-    def whole(self) -> bool:
-        """Whether every directory listed is watched (none failed, no fork)."""
-        return self.complete and not self._shared.forked
-
-    def pending(self, event: WatchEvent) -> None:
-        """Keep ``event`` for the next catch-up (held under the shared guard;
-        more than are weighed one by one: the tree is looked at again)."""
-        if len(self._events) < MAX_PENDING_EVENTS:
-            self._events.append(event)
-        else:
-            self.overflowed = True
-
-    def add(self, dir_fd: int, path: str, backend: Backend | None = None) -> None:
-        """Watch the directory ``dir_fd`` holds, at canonical ``path``
-        (through ``backend`` if it can watch).  Where it cannot be watched
-        (``ENOSPC``: the user's watches used up) the tree is no longer
-        watched whole, and the first failure is logged."""
-        shared = self._shared
-        with shared.guard:
-            if shared.closing:
-                shared.let_go(backend)
-            if self.closed:
-                return
-            if shared.forked:
-                self.complete = False
-                return
-            try:
-                number = shared.watch.add(dir_fd, backend)
-            except OSError as error:
-                self.complete = False
-                if self.failed is None:
-                    self.failed = error
-                    log.warning("links other programs make in %s are not watched (%s): "
-                                "they are learnt when a call meets them", path,
-                                os.strerror(error.errno or 0))
-                return
-            owners = shared.owners.setdefault(number, [])
-            if self not in owners:
-                owners.append(self)
-            self.numbers.add(number)
-            self._paths[number] = path
-
-    def creating(self, path: str) -> None:
-        """A step of this view is about to create the file ``path`` (its
-        entry's event is then its own, not learnt: a file it wrote)."""
-        with self._shared.guard:
-            if len(self._own) < MAX_PENDING_EVENTS:
-                self._own[path] = self._own.get(path, 0) + 1
-
-    def not_created(self, root: Root, links: LinkMap, path: str) -> None:
-        """The step did not create ``path`` after all: what is there (another
-        program's, maybe a link: its event may have been taken for the
-        step's) is learnt now."""
-        with self._shared.guard:
-            count = self._own.get(path, 0) - 1
-            if count > 0:
-                self._own[path] = count
-            else:
-                self._own.pop(path, None)
-        learn_link(root, links, path)
-
-    def close(self, backend: Backend | None = None) -> None:
-        """Stop taking events and let go of the kernel watches no other
-        open view owns (the view is closed, or dropped: called by a
-        finalizer too, so it never waits for the lock: where another
-        holds it, whoever takes it next lets them go)."""
-        if self.closed:
-            return
-        self.closed = True
-        self._events = []
-        shared = self._shared
-        shared.closing.append(self)
-        if not shared.guard.acquire(blocking=False):
-            return
-        try:
-            shared.let_go(backend)
-            if shared.removed and not shared.forked:
-                shared.read_into_owners(None)  # the removals' events, read now (a plain read)
-        finally:
-            shared.guard.release()
-
-    def catch_up(self, root: Root, links: LinkMap, look: RootLook, *, read: bool = True) -> bool:
-        """Learn what was reported since the last catch-up (one ``read``
-        when nothing was): links made, moved in or renamed are learnt,
-        removed ones forgotten, new directories watched and their links
-        learnt.  True when the whole tree must be looked at again (the
-        kernel's queue overflowed, or more changed than is weighed one by
-        one).  Without ``read``, only what a read made just now by another
-        view's catch-up handed this one."""
-        shared = self._shared
-        with self._guard:
-            with shared.guard:
-                if shared.forked:
-                    self.complete = False
-                    return False
-                if read:
-                    shared.read_into_owners(root.backend)
-                if shared.closing:  # closed meanwhile by a thread that found the guard held
-                    shared.let_go(root.backend)
-                events = self._events
-                if not events and not self.overflowed:
-                    self._own.clear()
-                    return False
-                self._events = []
-                overflowed, self.overflowed = self.overflowed, False
-                # the creations whose events were read by now: one not among
-                # them (a directory not yet watched) is never met, and is then
-                # forgotten rather than taken for another program's
-                own, self._own = self._own, {}
-            if overflowed:
-                return True
-            if not events:
-                return False
-            return self._apply(events, own, root, links, look)
-
-    def _apply(self, events: list[WatchEvent], own: dict[str, int], root: Root,
-               links: LinkMap, look: RootLook) -> bool:
-        learn: dict[str, None] = {}
-        new_directories: list[str] = []
-        moved_from: dict[int, tuple[str, bool]] = {}
-        for event in events:
-            mask = event.mask
-            if mask & DirectoryWatch.DROPPED:
-                self._paths.pop(event.watch, None)
-                continue
-            base = self._paths.get(event.watch)
-            if base is None or not event.name:  # the directory's own move: its parent says it
-                continue
-            path = event.name if base == "." else f"{base}/{event.name}"
-            if mask & DirectoryWatch.MOVED_FROM:
-                moved_from[event.cookie] = (path, event.is_directory)
-            elif mask & DirectoryWatch.MOVED_TO:
-                source = moved_from.pop(event.cookie, None)
-                if source is not None:
-                    self._gone(source[0], source[1], links, learn, renamed_to=path)
-                if event.is_directory:
-                    if source is None:
-                        new_directories.append(path)  # moved in from outside the tree
-                elif source is None:
-                    learn[path] = None  # renamed within the tree: the same entry (a link
-                    #                     known at its old name is learnt by _gone)
-            elif mask & DirectoryWatch.CREATED:
-                if event.is_directory:
-                    new_directories.append(path)
-                elif not _counted_off(own, path):
-                    learn[path] = None
-            elif mask & DirectoryWatch.REMOVED:
-                self._gone(path, event.is_directory, links, learn)
-        for path, is_directory in moved_from.values():  # moved out of the tree
-            self._gone(path, is_directory, links, learn)
-        if len(learn) + len(new_directories) > MAX_EVENT_LOOKS:
-            return True
-        for path in new_directories:
-            if self._walk(path, root, links, look):
-                return True
-        for path in learn:
-            learn_link(root, links, path)
-        return False
-
-    def _gone(self, path: str, is_directory: bool, links: LinkMap, learn: dict[str, None],
-              *, renamed_to: str | None = None) -> None:
-        """``path`` was removed, or renamed to ``renamed_to`` in the tree:
-        its links (the entry itself, those below it) are forgotten or known
-        by their new names, and those reached through it learnt again."""
-        gone = links.below(path) if is_directory else []
-        if links.is_link(path):
-            gone.append(path)
-        for location in gone:
-            links.forget(location)
-            if renamed_to is not None:
-                learn[renamed_to + location[len(path):]] = None
-        for location in links.through(path):
-            learn[location] = None
-        if is_directory:
-            prefix = path + "/"
-            for number, where in list(self._paths.items()):
-                if where == path or where.startswith(prefix):
-                    if renamed_to is None:
-                        del self._paths[number]
-                    else:
-                        self._paths[number] = renamed_to + where[len(path):]
-
-    def _walk(self, top: str, root: Root, links: LinkMap, look: RootLook) -> bool:
-        """Watch ``top`` (made or moved in after open) and every directory
-        below it, learning their links (each directory watched before it
-        is listed: a link made in it meanwhile is reported or listed).
-        True when it is more than is walked one by one."""
-        queue: deque[tuple[str, int]] = deque([(top, 0)])
-        looked = 0
-        while queue:
-            where, depth = queue.popleft()
-            looked += 1
-            if looked > MAX_EVENT_LOOKS or depth > MAX_WALK_DEPTH:
-                return True
-            try:
-                entries = look.entries(where)
-            except (OSError, ValueError):
-                continue
-            in_git = where.rpartition("/")[2] == ".git"
-            for entry in entries:
-                if entry.is_symlink():
-                    learn_link(root, links, entry.path)
-                elif entry.is_dir(follow_symlinks=False) and (
-                        not in_git or entry.name == "hooks"):  # git's own: its hooks only
-                    queue.append((entry.path, depth + 1))
-        return False

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import fcntl
 import os
-import weakref
 from collections.abc import Sequence
 from typing import TypeAlias
 
 from ....contained import Root
 from ..._policy.rules import Policy
 from .decide import View
-from .links import MAX_SCANNED_LINKS, LinkMap, RootLook, TreeWatch, git_scan, learn_link
+from .links import MAX_SCANNED_LINKS, LinkMap, git_scan, learn_link
 from .locks import root_identity
 from .tree_lock import changes_here, moves_made
 
@@ -33,9 +32,7 @@ def open_view(root: RootLike, policy: Policy, *,
         identity = root_identity(opened)
         moves_before = moves_made(identity, opened.backend)  # read first: a move meanwhile counts
         changes_before = changes_here()
-        watch = TreeWatch.open()  # before the look: a link made after it is reported
-        look = RootLook(opened, watch)
-        found = git_scan(opened, look)
+        found = git_scan(opened)
         known_as = (opened.path, os.path.realpath(opened.path))
         rooted = policy.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
         links = LinkMap()
@@ -48,10 +45,6 @@ def open_view(root: RootLike, policy: Policy, *,
             opened.close()
         raise
     view = View(opened, rooted, links, owns_root=owns)
-    view.look = look
-    view.tree_watch = watch
-    if watch is not None:  # a view dropped unclosed stops taking events too
-        weakref.finalize(view, watch.close)
     view.scanned_links = scanned
     view.moves_seen = moves_before
     view.changes_seen = changes_before

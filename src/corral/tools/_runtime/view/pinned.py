@@ -451,18 +451,9 @@ class Pinned:
         if kept is not None:  # its fstat for the lstat, its fd for the metadata
             self._target.write_bytes(data, exclusive=False, replacing=kept)
             return
-        watch = self._call.shared.tree_watch if expect is None else None
-        if watch is None:
-            self._target.write_bytes(data, exclusive=exclusive, mode=mode,
-                                     expect=None if expect is None else (expect.st_dev,
-                                                                         expect.st_ino))
-            return
-        watch.creating(self.path)  # its entry's event is this step's own
-        try:
-            self._target.write_bytes(data, exclusive=exclusive, mode=mode, expect=None)
-        except BaseException:
-            watch.not_created(self._call.shared.root, self._call.shared.links, self.path)
-            raise
+        self._target.write_bytes(data, exclusive=exclusive, mode=mode,
+                                 expect=None if expect is None else (expect.st_dev,
+                                                                     expect.st_ino))
 
     def mkdir(self) -> None:
         self._target.mkdir()

@@ -14,9 +14,7 @@ temporary directory, mode 0700; in the user's cache directory where another
 user made that name first).  Per root, not per filesystem: a step
 waiting on its host (a person asked) holds it, and must not hold up
 another project's calls; so two processes serving roots nested in one
-another do not see each other's steps through it (one process's Workspace
-does, and where the tree is watched each sees the other's changes in its
-tree as another program's).  It
+another do not see each other's steps (one process's Workspace does).  It
 cannot be a lock on the root directory itself: the steps lock the
 directories they act in with ``flock``, the root among them, and two locks
 on one directory held by one process exclude each other.  This process
@@ -293,11 +291,10 @@ _NO_HOLD = SharedHold(None, False, None)  # no lock file: the process's lock alo
 
 
 def take_shared(key: tuple[int, int], backend: Backend,
-                checkpoint: Callable[[], None], *, count_moves: bool = True) -> SharedHold:
+                checkpoint: Callable[[], None]) -> SharedHold:
     """:func:`tree_file_lock` held shared, without a context manager (the
     hot path of every step that changes one place); :func:`drop_shared`
-    lets it go.  Without ``count_moves`` the count of moves is not read
-    (``moves`` is ``None``): for a view told of every change otherwise."""
+    lets it go."""
     found = _files.get(key)
     if found is None:
         found = _lock_file(key)
@@ -327,8 +324,7 @@ def take_shared(key: tuple[int, int], backend: Backend,
         with guard:
             found.taking = False
             found.holders += 1
-    return SharedHold(found, locked,
-                      found.moves(backend) if locked and count_moves else None)
+    return SharedHold(found, locked, found.moves(backend) if locked else None)
 
 
 def drop_shared(shared: SharedHold, backend: Backend) -> None:
