@@ -149,3 +149,59 @@ def test_without_flock_a_thread_lock_still_keeps_two_steps_on_a_directory_apart(
     finally:
         box.close()
         root.close()
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"))
+
+
+def test_a_closed_or_collected_toolbox_leaves_no_lock_file_open(tmp_path):
+    # the tree-lock file was kept per root for the process's life: a server
+    # opening each client's roots, or a test run, piled up one fd per root
+    import gc
+
+    def use(box: Toolbox) -> None:
+        assert box.call("write_file", {"path": "a.txt", "content": "b\n",
+                                       "overwrite": True})["ok"]
+
+    def open_and_close_one(name: str) -> None:
+        # a collected view is let go at the next open or close of a view
+        (tmp_path / name).mkdir()
+        Toolbox(tmp_path / name).close()
+
+    gc.collect()
+    gc.disable()  # what earlier tests dropped is collected above, not mid-count
+    try:
+        open_and_close_one("flush")
+        before = _open_fds()
+        for i in range(100):
+            root = tmp_path / f"closed{i}"
+            root.mkdir()
+            with Toolbox(root) as box:
+                use(box)
+        assert _open_fds() == before
+        for i in range(100):
+            root = tmp_path / f"dropped{i}"
+            root.mkdir()
+            use(Toolbox(root))
+        gc.collect()
+        open_and_close_one("after")
+        assert _open_fds() == before
+    finally:
+        gc.enable()
+
+
+def test_a_root_still_open_in_another_toolbox_keeps_its_lock_file(tmp_path):
+    (tmp_path / "a.txt").write_text("a\n")
+    first, second = Toolbox(tmp_path), Toolbox(tmp_path)
+    try:
+        assert first.call("write_file", {"path": "a.txt", "content": "1\n",
+                                         "overwrite": True})["ok"]
+        first.close()
+        # the lock file the second still uses stays open and usable
+        assert second.call("move_file", {"source": "a.txt", "destination": "b.txt"})["ok"]
+        assert second.call("write_file", {"path": "b.txt", "content": "2\n",
+                                          "overwrite": True})["ok"]
+    finally:
+        second.close()
+    assert (tmp_path / "b.txt").read_text() == "2\n"

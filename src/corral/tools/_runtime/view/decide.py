@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -24,7 +25,8 @@ from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, Root
                     learn_link, locate)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, drop_shared,
-                        take_shared, tree_file_lock)
+                        let_go_lock_file, take_shared, tree_file_lock, use_lock_file,
+                        view_collected)
 
 if TYPE_CHECKING:
     from .pinned import Pinned
@@ -182,6 +184,14 @@ class View:
         # out of their root into this one rule here too
         self.beside: tuple[View, ...] = ()
         self._host_real: str | None = None
+        self._lock_file_user: weakref.finalize[[tuple[int, int]], View] | None = None
+
+    def keep_lock_file(self, identity: tuple[int, int]) -> None:
+        """Keep the root's tree-lock file open while this view is open (let
+        go by :meth:`close`, or when the view is collected)."""
+        self._identity = identity
+        use_lock_file(identity)
+        self._lock_file_user = weakref.finalize(self, view_collected, identity)
 
     @property
     def identity(self) -> tuple[int, int]:
@@ -381,6 +391,9 @@ class View:
 
     def close(self) -> None:
         """Close the root if this view opened it (:func:`open_view` of a path)."""
+        user = self._lock_file_user
+        if user is not None and user.detach() is not None:  # closed once
+            let_go_lock_file(self.identity)
         if self._owns_root:
             self._root.close()
 

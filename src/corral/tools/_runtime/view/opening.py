@@ -45,6 +45,7 @@ def open_view(root: RootLike, policy: Policy, *,
             opened.close()
         raise
     view = View(opened, rooted, links, owns_root=owns)
+    view.keep_lock_file(identity)
     view.scanned_links = scanned
     view.moves_seen = moves_before
     view.changes_seen = changes_before

@@ -48,7 +48,8 @@ from typing import NamedTuple
 from ....contained import Backend
 
 __all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here",
-           "SharedHold", "take_shared", "drop_shared"]
+           "SharedHold", "take_shared", "drop_shared", "use_lock_file", "let_go_lock_file",
+           "view_collected"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -178,8 +179,10 @@ os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def _lock_file(key: tuple[int, int]) -> _LockFile | None:
-    if key in _files:  # the common case, read without the guard (entries are never replaced)
+    try:  # the common case, read without the guard
         return _files[key]
+    except KeyError:
+        pass
     fd = _open_lock_file(key)
     found: _LockFile | None = None
     if fd is not None:
@@ -202,6 +205,65 @@ def _lock_file(key: tuple[int, int]) -> _LockFile | None:
             return _files[key]
         _files[key] = found
         return found
+
+
+# how many open views of each root keep its lock file open
+_users: dict[tuple[int, int], int] = {}
+# views collected without being closed: let go at the next open or close of
+# a view (a finalizer takes no lock: it may run while this thread holds one)
+_collected: list[tuple[int, int]] = []
+
+
+def use_lock_file(key: tuple[int, int]) -> None:
+    """One more view of the root ``key`` (device, inode) keeps its lock file
+    open (opened at its first use)."""
+    with _place_guard:
+        closing = _let_go_collected()
+        _users[key] = _users.get(key, 0) + 1
+    _close_all(closing)
+
+
+def let_go_lock_file(key: tuple[int, int]) -> None:
+    """A view of the root ``key`` is closed: the last one's going closes the
+    lock file (a process opening root after root, a server narrowing to
+    each client's roots, would otherwise keep one fd per root it ever saw);
+    a view opened later opens it again.  One a step still holds is kept."""
+    with _place_guard:
+        closing = _let_go_collected()
+        closing.extend(_let_go(key))
+    _close_all(closing)
+
+
+def view_collected(key: tuple[int, int]) -> None:
+    """A view of the root ``key`` was collected without being closed (its
+    finalizer): let go at the next open or close of a view."""
+    _collected.append(key)
+
+
+def _let_go_collected() -> list[int]:
+    closing: list[int] = []
+    while _collected:
+        closing.extend(_let_go(_collected.pop()))
+    return closing
+
+
+def _let_go(key: tuple[int, int]) -> list[int]:
+    """One user fewer (``_place_guard`` held); the fd to close, if it was the last."""
+    left = _users.get(key, 0) - 1
+    if left > 0:
+        _users[key] = left
+        return []
+    _users.pop(key, None)
+    found = _files.get(key)
+    if found is None or found.holders or found.taking:
+        return []
+    del _files[key]
+    return [found.fd]
+
+
+def _close_all(fds: list[int]) -> None:
+    for fd in fds:
+        os.close(fd)
 
 
 @dataclass
