@@ -121,6 +121,9 @@ class _LockFile:
 
     def __init__(self, fd: int, counts: bool) -> None:
         self.fd = fd
+        # the close of the module that opened it: a file opened under a fake
+        # filesystem (pyfakefs) is closed there, never as a real fd of that number
+        self.close = os.close
         self.counts = counts  # the file holds a count of moves
         self.guard = threading.Lock()
         self.holders = 0  # this process's shared holders
@@ -240,14 +243,14 @@ def view_collected(key: tuple[int, int]) -> None:
     _collected.append(key)
 
 
-def _let_go_collected() -> list[int]:
-    closing: list[int] = []
+def _let_go_collected() -> list[_LockFile]:
+    closing: list[_LockFile] = []
     while _collected:
         closing.extend(_let_go(_collected.pop()))
     return closing
 
 
-def _let_go(key: tuple[int, int]) -> list[int]:
+def _let_go(key: tuple[int, int]) -> list[_LockFile]:
     """One user fewer (``_place_guard`` held); the fd to close, if it was the last."""
     left = _users.get(key, 0) - 1
     if left > 0:
@@ -258,12 +261,15 @@ def _let_go(key: tuple[int, int]) -> list[int]:
     if found is None or found.holders or found.taking:
         return []
     del _files[key]
-    return [found.fd]
+    return [found]
 
 
-def _close_all(fds: list[int]) -> None:
-    for fd in fds:
-        os.close(fd)
+def _close_all(files: list[_LockFile]) -> None:
+    for file in files:
+        try:
+            file.close(file.fd)
+        except Exception:  # a fake filesystem's close, after that filesystem was torn down
+            pass
 
 
 @dataclass
