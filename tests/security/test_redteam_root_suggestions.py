@@ -73,7 +73,8 @@ def _answers(tmp_path: Path, make_root, shape: str) -> list[str]:
     answers = []
     for tool, args in _calls():
         envelope = workspace.call(tool, args)
-        assert envelope["ok"] is False, (tool, args, envelope)
+        # read_files answers each file in its list: one refused file inside
+        assert envelope["ok"] is False or tool == "read_files", (tool, args, envelope)
         answers.append(json.dumps(envelope, sort_keys=True))
     return answers
 
