@@ -49,7 +49,7 @@ def test_deleting_a_secret_that_has_another_name_is_refused(tmp_path, make_root,
     assert (base / secret).read_text() == SECRET
     for tool, args in (("read_file", {"path": "backup/env"}), ("read_file", {"path": "backup/key"}),
                        ("grep", {"pattern": "TOPSECRET"}), ("grep", {"pattern": "TOP", "path": "backup"})):
-        assert "TOPSECRET" not in json.dumps(box.call(tool, args)), (tool, args)
+        assert "sk-live" not in json.dumps(box.call(tool, args)), (tool, args)
 
 
 def test_a_secret_with_one_name_is_still_deleted(tmp_path, make_root):
@@ -73,8 +73,8 @@ def test_delete_and_read_sent_together_reveal_nothing(tmp_path, make_root):
 
     for _ in range(5):
         answers = asyncio.run(turn())
-        assert all("TOPSECRET" not in json.dumps(answer) for answer in answers), answers
+        assert all("sk-live" not in json.dumps(answer) for answer in answers), answers
         assert (base / ".env").read_text() == SECRET
         assert (base / "id_ed25519").read_text() == SECRET
     for tool, args in (("read_file", {"path": "backup/env"}), ("grep", {"pattern": "TOPSECRET"})):
-        assert "TOPSECRET" not in json.dumps(box.call(tool, args))
+        assert "sk-live" not in json.dumps(box.call(tool, args))
