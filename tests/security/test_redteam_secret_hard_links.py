@@ -48,7 +48,8 @@ def test_deleting_a_secret_that_has_another_name_is_refused(tmp_path, make_root,
     assert _secret_refusal(answer), answer
     assert (base / secret).read_text() == SECRET
     for tool, args in (("read_file", {"path": "backup/env"}), ("read_file", {"path": "backup/key"}),
-                       ("grep", {"pattern": "TOPSECRET"}), ("grep", {"pattern": "TOP", "path": "backup"})):
+                       ("grep", {"pattern": "TOPSECRET"}),
+                       ("grep", {"pattern": "TOP", "path": "backup"})):
         assert "sk-live" not in json.dumps(box.call(tool, args)), (tool, args)
 
 
@@ -67,7 +68,8 @@ def test_delete_and_read_sent_together_reveal_nothing(tmp_path, make_root):
         calls = [("delete_file", {"path": ".env"}), ("read_file", {"path": "backup/env"}),
                  ("delete_file", {"path": "id_ed25519"}), ("grep", {"pattern": "TOPSECRET"}),
                  ("read_files", {"paths": ["backup/env", "backup/key"]}),
-                 ("apply_patch", {"input": "*** Begin Patch\n*** Delete File: .env\n*** End Patch"})]
+                 ("apply_patch",
+                  {"input": "*** Begin Patch\n*** Delete File: .env\n*** End Patch"})]
         return list(await asyncio.gather(*(box.acall(tool, args, timeout=10)
                                            for tool, args in calls)))
 
