@@ -157,7 +157,7 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
     if line > len(lines):
         return _invalid(f"'insert_line' {line} is past the end of the file "
                         f"({len(lines)} lines)")
-    if not "\n".join(lines):  # empty, or one empty line: nothing to anchor on, so the whole
+    if not "".join(lines):  # empty, or empty lines only: nothing to anchor on, so the whole
         return _done(toolbox.call("write_file", {"path": path, "content": _whole(read, lines,
                                                                                  line, new),
                                                  "expectedSha256": read["sha256"]}),
@@ -171,14 +171,14 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
 
 
 def _whole(read: Mapping[str, Any], lines: list[str], after: int, text: str) -> str:
-    """The whole new text of a file that is empty or one empty line (its
-    byte order mark and line ending kept), ``text`` inserted after line
-    ``after``."""
+    """The whole new text of a file that is empty or empty lines only (each
+    ended, as a last line can only be: its byte order mark and line ending
+    kept), ``text`` inserted after line ``after``."""
     if not lines:
         return text
     eol = "\r\n" if read.get("lineEndings") == "crlf" else "\n"
     added = (text[:-1] if text.endswith("\n") else text).replace("\n", eol)
-    body = f"{added}{eol}{eol}" if after == 0 else f"{eol}{added}{eol}"
+    body = eol * after + added + eol + eol * (len(lines) - after)
     return ("\ufeff" if read.get("bom") is True else "") + body
 
 
@@ -196,7 +196,9 @@ def _insertion(lines: list[str], after: int, text: str,
     and the same with ``text`` inserted.  The lines read_file shortened
     (``cut``, 1-based) are counted without their shown part and marker."""
     added = text[:-1] if text.endswith("\n") else text
-    whole = "\n".join("" if number in cut else row for number, row in enumerate(lines, 1))
+    # as edit_file counts: with the final newline the lines shown leave out
+    whole = "\n".join("" if number in cut else row
+                      for number, row in enumerate(lines, 1)) + "\n"
     start, stop = max(after - 1, 0), min(after + 1, len(lines))
     while True:
         old = "\n".join(lines[start:stop])
