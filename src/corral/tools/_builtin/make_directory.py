@@ -22,6 +22,7 @@ from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
                                listed_directories)
+from .._policy.locate import Location
 from .._policy.rules import Op
 from .._refusals.catalogue import Code, Kind, Refusal, entry_kind, swapped
 from .._runtime.registry import ToolSpec, success_schema
@@ -56,6 +57,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> MakeDirectoryResult:
     # creates and on those it passes (.git/ is protected by default)
     with ctx.view.pin(rel, Op.MKDIR, shown=shown, create_parents=True) as target:
         current = target.lstat()
+        if current is not None and st.S_ISLNK(current.st_mode):
+            _decide_where_it_leads(ctx, rel, shown)
         if current is not None and not st.S_ISDIR(current.st_mode) and not (
                 st.S_ISLNK(current.st_mode) and target.leads_to_directory()):
             raise _in_the_way(shown, current.st_mode)
@@ -68,6 +71,18 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> MakeDirectoryResult:
         # what this call made: another may have made it while the host decided
         return {"path": shown, **created_directories(made),
                 "created": bool(made) and made[-1] == target.path}
+
+
+def _decide_where_it_leads(ctx: ToolContext, rel: str, shown: str) -> None:
+    """A link at the path is decided on where it leads too, whether that
+    is there or not (its text read through missing directories): what a
+    denied folder holds is never told by which answer comes back."""
+    try:
+        end: Location | None = ctx.view.locate(rel)
+    except (OSError, ValueError):
+        end = ctx.view.dangling_end(rel)
+    if end is not None:
+        ctx.view.check(end, Op.MKDIR, shown=shown)
 
 
 def _make(target: Pinned, shown: str) -> list[str]:
