@@ -93,10 +93,7 @@ def _view(toolbox: Toolbox, path: str, view_range: Any) -> EditorResult:
     if info.get("ok") is True and info.get("kind") in ("dir", "directory"):
         if view_range is not None:
             return _invalid("'view_range' applies to files, not to a directory")
-        listing = toolbox.call("list_directory", {"path": path, "depth": 2})
-        if listing.get("ok") is not True:
-            return _refusal(listing)
-        return EditorResult(_tree_text(listing), False)
+        return _listing(toolbox, path)
     args: dict[str, Any] = {"path": path}
     if view_range is not None:
         if (not isinstance(view_range, list) or len(view_range) != 2
@@ -111,6 +108,10 @@ def _view(toolbox: Toolbox, path: str, view_range: Any) -> EditorResult:
             args["limit"] = last - first + 1
     envelope = toolbox.call("read_file", args)
     if envelope.get("ok") is not True:
+        details = envelope.get("details")
+        if view_range is None and isinstance(details, Mapping) and \
+                details.get("kind") == "directory":
+            return _listing(toolbox, path)  # a link to a directory: file_info saw the link
         return _refusal(envelope)
     text = str(envelope.get("content", ""))
     end, total = envelope.get("endLine"), envelope.get("totalLines")
@@ -119,6 +120,14 @@ def _view(toolbox: Toolbox, path: str, view_range: Any) -> EditorResult:
         text += (f"\n[shown up to line {end} of {total}; view_range [{end + 1}, -1] shows "
                  "more]")
     return EditorResult(text, False)
+
+
+def _listing(toolbox: Toolbox, path: str) -> EditorResult:
+    """A directory two levels deep, as ``view`` shows one."""
+    listing = toolbox.call("list_directory", {"path": path, "depth": 2})
+    if listing.get("ok") is not True:
+        return _refusal(listing)
+    return EditorResult(_tree_text(listing), False)
 
 
 def _tree_text(listing: Mapping[str, Any]) -> str:
