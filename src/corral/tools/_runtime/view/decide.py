@@ -55,6 +55,23 @@ _MUTATING = frozenset(op for op in Op if op.mutates)  # Op.mutates as a set test
 _REMOVING = frozenset({Op.DELETE, Op.MOVE_FROM})
 
 
+_START_QUIET_MAX = 4096  # paths remembered (then forgotten at once)
+_START_QUIET_CHARS = 512  # longer paths are looked at afresh each time
+# canonical path -> whether it is neither in a ``site-packages`` directory
+# nor a program directory's (``bin``): a fact of its names alone, so a path
+# a session keeps writing is looked at once
+_START_QUIET: dict[str, bool] = {}
+
+
+def _remember_start_quiet(path: str) -> bool:
+    quiet = venv_of_program(path) is None and site_module(path) is None
+    if len(path) <= _START_QUIET_CHARS:
+        if len(_START_QUIET) >= _START_QUIET_MAX:
+            _START_QUIET.clear()
+        _START_QUIET[path] = quiet
+    return quiet
+
+
 class _Step:
     """The pins of one step and what each does there, decided together on
     the tree the step leaves (a patch's files, a move's two ends)."""
@@ -445,7 +462,14 @@ class View:
         entry in it, where the policy protects that ``.pth`` (``pyvenv.cfg``)
         (:mod:`~corral.tools._policy.pythonstart`).  Nothing is read for a
         path outside a ``site-packages`` or ``bin`` directory."""
-        for path in (location.path, *location.creates):
+        creates = location.creates
+        if not creates:  # the common decision: one path, its names looked at once
+            quiet = _START_QUIET.get(location.path)
+            if quiet is None:
+                quiet = _remember_start_quiet(location.path)
+            if quiet:
+                return False
+        for path in (location.path, *creates):
             venv = venv_of_program(path)
             if venv is not None and "pyvenv.cfg" in self.look.present(venv, ("pyvenv.cfg",)) \
                     and self.policy.rule(f"{venv}/pyvenv.cfg", Op.EDIT) is Kind.PROTECTED:
