@@ -124,11 +124,14 @@ class _SharedStep:
         to let go.  ``opening_final``: the final name is not looked at for
         a link when resolved; it is opened (``O_NOFOLLOW``) once decided,
         and :class:`_AgainFollowing` raised if a link is there or the
-        decision refuses."""
+        decision refuses.  Written out straight (every write and edit
+        passes here): the locks in their order, one resolution, the
+        directory's lock, the pin, the decision."""
         call = self._call
         checkpoint = call.checkpoint
         view = call._view
         root = view.root
+        backend = root.backend
         op = self._op
         _TREE.take_shared(checkpoint)
         self._shared = True
@@ -142,9 +145,10 @@ class _SharedStep:
             call._target_failed(exc, rel, op, self._label, self._field, follow=follow,
                                 look_at_final=not opening_final)
             raise
-        key: Identity | None = None
-        held = False
-        if call._held or call._by_path:
+        if not call._held and not call._by_path:  # the call's first step: nothing held
+            held = False
+            key: Identity | None = None
+        else:
             # the call holds a directory already: this one's identity says
             # whether it is the same (an fstat then)
             key = target.held_identity()
@@ -152,7 +156,7 @@ class _SharedStep:
         if not held:
             # the flock, taken on each step's own fd, excludes any other
             # step on that directory, in this process too
-            flocked = self._flocked = _flock(target, root.backend, checkpoint,
+            flocked = self._flocked = _flock(target, backend, checkpoint,
                                              release_by_closing=True)
             call._by_path.append(flocked)
             if flocked.fd < 0:
@@ -167,7 +171,7 @@ class _SharedStep:
                 call._held.add(key)
         pinned = self._pinned = Pinned(call, target, self._label, self._field, rel,
                                        follows=follow)
-        _Step(exclusive=False).add(pinned, op)
+        pinned._step = _Step(exclusive=False, only=(pinned, op))
         if opening_final:
             try:
                 pinned.decide(op)

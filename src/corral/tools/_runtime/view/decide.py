@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from ....contained import Root, Tree, TreeVisitor, batches_natively
 from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_directory,
-                                is_repository, made_repository, shape_name)
+                                is_repository, made_repository, names_a_shape_entry,
+                                shape_name)
 from ..._policy.locate import Location
 from ..._policy.pythonstart import pth_imports, site_module, venv_of_program
 from ..._policy.rules import Op, Policy, Scope
@@ -78,9 +79,10 @@ class _Step:
 
     __slots__ = ("exclusive", "acts", "_git_names")
 
-    def __init__(self, *, exclusive: bool) -> None:
+    def __init__(self, *, exclusive: bool, only: tuple[Pinned, Op] | None = None) -> None:
         self.exclusive = exclusive  # the tree lock is held exclusively
-        self.acts: list[tuple[Pinned, Op]] = []
+        # ``only``: the step's one act, its pin made for it (the common step)
+        self.acts: list[tuple[Pinned, Op]] = [only] if only is not None else []
         self._git_names: dict[str, dict[str, Pinned]] | None = None
 
     def add(self, pin: Pinned, op: Op) -> None:
@@ -94,6 +96,14 @@ class _Step:
         it); found once per step, from the names alone."""
         if self._git_names is None:
             added: dict[str, dict[str, Pinned]] = {}
+            if len(self.acts) == 1:
+                pin, op = self.acts[0]
+                name = pin.path.rpartition("/")[2]
+                if op not in _ADDING or (not pin.creates and (
+                        name.lower() not in SHAPE_NAMES if name.isascii() else
+                        not names_a_shape_entry(name))):
+                    self._git_names = added  # the common step: one name, none of git's
+                    return added
             for pin, op in self.acts:
                 if op not in _ADDING:
                     continue
@@ -202,6 +212,11 @@ class View:
         self.beside: tuple[View, ...] = ()
         self._host_real: str | None = None
         self._lock_file_user: weakref.finalize[[tuple[int, int]], View] | None = None
+        # (path, op) -> what the policy (``_plain_policy``) says of a plain
+        # place by its names alone: its rule's refusal, else whether it lies
+        # where Python runs code at its start (False) or not (True)
+        self._plain_policy: Policy | None = None
+        self._plain: dict[tuple[str, Op], Kind | bool] = {}
 
     def keep_lock_file(self, identity: tuple[int, int]) -> None:
         """Keep the root's tree-lock file open while this view is open (let
@@ -434,6 +449,8 @@ class View:
             self.links_known()
         passed_on_way = location.passed
         kind = policy.rule(location.path, op)
+        if not passed_on_way and not location.creates:
+            return self._rule_plain(location.path, op, in_repository, kind)
         if passed_on_way or location.creates:
             if passed_on_way:
                 self.learn_passed(passed_on_way)
@@ -454,6 +471,69 @@ class View:
         if kind is None and op in _MUTATING and self._run_at_interpreter_start(location):
             kind = Kind.PROTECTED
         return kind
+
+    def rule_at(self, path: str, op: Op, in_repository: Callable[[], bool]) -> Kind | None:
+        """:meth:`rule` of an existing place reached without a link
+        (``Location(path)``): the decision of every common write and edit,
+        its facts of names alone (the policy's rule, whether Python runs
+        code there at its start) looked up once per path and op."""
+        policy = self.policy
+        if policy.is_empty:
+            return None
+        if not self.links_settled:
+            self.links_known()
+        if self._plain_policy is not policy:
+            self._plain_policy = policy
+            self._plain = {}
+        plain = self._plain
+        try:
+            verdict = plain[path, op]
+        except KeyError:
+            kind = policy.rule(path, op)
+            if kind is not None:
+                verdict = kind
+            elif op in _MUTATING:
+                quiet = _START_QUIET.get(path)
+                verdict = _remember_start_quiet(path) if quiet is None else quiet
+            else:
+                verdict = True
+            if len(path) <= _START_QUIET_CHARS:
+                if len(plain) >= _START_QUIET_MAX:
+                    plain.clear()
+                plain[path, op] = verdict
+        if verdict is True:  # neither refused by a rule nor where Python starts code
+            return self._rule_live(path, op, in_repository, start_quiet=True)
+        if verdict is False:
+            return self._rule_live(path, op, in_repository, start_quiet=False)
+        return verdict
+
+    def _rule_plain(self, path: str, op: Op, in_repository: Callable[[], bool] | None,
+                    kind: Kind | None) -> Kind | None:
+        """:meth:`rule` of ``Location(path)`` once the policy's rule ``kind`` is known."""
+        if kind is not None:
+            return kind
+        quiet = _START_QUIET.get(path)
+        if quiet is None:
+            quiet = _remember_start_quiet(path)
+        return self._rule_live(path, op, in_repository, start_quiet=quiet)
+
+    def _rule_live(self, path: str, op: Op, in_repository: Callable[[], bool] | None,
+                   *, start_quiet: bool) -> Kind | None:
+        """What a plain place's decision looks at each time (the policy's
+        own rule allowed it): the names known links lead from, a repository
+        made since the look at open, a module Python imports at its start."""
+        if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
+            kind = self._alias_rule(Location(path), op)
+            if kind is not None:
+                return kind
+        if op not in _MUTATING:
+            return None
+        if self.policy.guards_git and (in_repository() if in_repository is not None else
+                                       in_git_directory(self.look, path, ())):
+            return Kind.PROTECTED  # a repository the scan at open did not find
+        if not start_quiet and self._run_at_interpreter_start(Location(path)):
+            return Kind.PROTECTED
+        return None
 
     def _run_at_interpreter_start(self, location: Location) -> bool:
         """Whether ``location`` (or a directory the call makes on the way)

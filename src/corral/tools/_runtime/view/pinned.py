@@ -148,7 +148,11 @@ class Pinned:
     def decide(self, op: Op) -> None:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
         view = self._call._view
-        kind = view.rule(self._location or self.location, op, self._in_repository)
+        target = self._target
+        if target.passed or target.creates:
+            kind = view.rule(self._location or self.location, op, self._in_repository)
+        else:  # the common place: decided by its path, no Location made
+            kind = view.rule_at(target.path, op, self._in_repository)
         if kind is not None:
             raise policy_refusal(kind, self.shown, op, self.field)
         if op in _UNCHAINING:
@@ -190,10 +194,11 @@ class Pinned:
             target = self._target
             held = (target.creates[0].rpartition("/")[0] or ".") if target.creates else \
                 target.parent
+            view = self._call._view
             git = self._git = self._held_is_repository(held) or (
                 held.rpartition("/")[2] in GIT_SUBDIRECTORIES and in_git_directory(
-                    self._call.shared.look, held, ())) or \
-                self._in_outer_repository(held)
+                    view.look, held, ())) or (bool(view.nested_in or view.opened_beneath)
+                                              and self._in_outer_repository(held))
         return git
 
     def _in_outer_repository(self, held: str) -> bool:
@@ -225,8 +230,9 @@ class Pinned:
         now (``is_repository``: one probe when it holds no ``HEAD``,
         answered without an exception: the common case, every mutating call
         pays it)."""
+        target = self._target
         try:
-            if not self._target.held_exists("HEAD"):
+            if not target.held_exists("HEAD"):
                 # a common git directory has no HEAD: looked at only when
                 # what is written there is what git reads of one
                 return self._names_git_config() and looks_like_common_directory(
