@@ -283,6 +283,17 @@ class View:
             self.moves_seen = hold.moves
         return hold
 
+    def catch_up(self, hold: SharedHold, checkpoint: Checkpoint) -> None:
+        """:meth:`take_tree_shared`'s look at the tree's links again, for a
+        step that took ``hold`` itself and found the count of moves (or
+        this process's own) changed since this view last looked."""
+        here = changes_here()
+        self.relearn_links()
+        self.wait_for_links(checkpoint)
+        self.changes_seen = here
+        if hold.moves is not None:
+            self.moves_seen = hold.moves
+
     def drop_tree_shared(self, hold: SharedHold) -> None:
         drop_shared(hold, self._root.backend)
 
@@ -501,11 +512,20 @@ class View:
                 if len(plain) >= _START_QUIET_MAX:
                     plain.clear()
                 plain[path, op] = verdict
-        if verdict is True:  # neither refused by a rule nor where Python starts code
-            return self._rule_live(path, op, in_repository, start_quiet=True)
-        if verdict is False:
-            return self._rule_live(path, op, in_repository, start_quiet=False)
-        return verdict
+        if verdict is not True and verdict is not False:
+            return verdict  # a rule's refusal
+        # what is looked at each time (written out: every write passes here)
+        if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
+            kind = self._alias_rule(Location(path), op)
+            if kind is not None:
+                return kind
+        if op not in _MUTATING:
+            return None
+        if policy.guards_git and in_repository():
+            return Kind.PROTECTED  # a repository the scan at open did not find
+        if verdict is False and self._run_at_interpreter_start(Location(path)):
+            return Kind.PROTECTED
+        return None
 
     def _rule_plain(self, path: str, op: Op, in_repository: Callable[[], bool] | None,
                     kind: Kind | None) -> Kind | None:

@@ -51,7 +51,19 @@ def _read_whole(handle: Handle, size: int, limit: int,
                 step: Callable[[int], None] | None) -> bytes:
     """At most ``limit + 1`` bytes of ``handle`` from its start, ``size``
     (its ``fstat``'s) first: a short read that reached it is the end."""
-    chunks, total = [], 0
+    if limit < 0:
+        return b""
+    want = max(65536, min(size + 1, limit + 1))
+    first = handle.pread(want, 0)
+    if len(first) < want and len(first) == size:  # the common file: read whole at once
+        if step is not None and first:
+            step(len(first))
+        return first
+    if not first:
+        return first
+    if step is not None:
+        step(len(first))
+    chunks, total = [first], len(first)
     while total <= limit:
         want = max(65536, min(size + 1, limit + 1 - total))
         chunk = handle.pread(want, total)
@@ -313,8 +325,12 @@ class Pinned:
     def _kept_as(self, expect: os.stat_result | None) -> Opened | None:
         """The kept file, if it is ``expect`` (any kept file without it)."""
         kept = self._kept
-        if kept is None or (expect is not None and (kept.info.st_dev, kept.info.st_ino) !=
-                            (expect.st_dev, expect.st_ino)):
+        if kept is None:
+            return None
+        info = kept[1]
+        if expect is None or info is expect:  # the look's own fstat: the same file
+            return kept
+        if (info.st_dev, info.st_ino) != (expect.st_dev, expect.st_ino):
             return None
         return kept
 
