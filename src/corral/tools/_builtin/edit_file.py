@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import json
 import os
+from hashlib import sha256
 import posixpath
 import stat as st
 from dataclasses import dataclass
@@ -330,7 +331,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     work = Work(ctx.checkpoint)
     file = _read(ctx, pinned, rel, work)
     memory = ctx.store(EditMemory)
-    base_sha = sha256_hex(file.data)
+    base_sha = sha256(file.data).hexdigest()
     call_key = _call_key(file.path, edits)
     call = _Call(rel, file.path, edits, multi, work, 0, base_sha, memory, call_key)
     # the failure key is made only when a failure is remembered, or one happens
@@ -362,7 +363,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         raise
     if failure_key is not None:  # a failure of this call is forgotten once it succeeds
         memory.succeeded(failure_key)
-    new_sha = sha256_hex(new_data)
+    new_sha = sha256(new_data).hexdigest()
     dry = bool(args["dryRun"])
     if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
         ctx.view.ask(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,
@@ -385,8 +386,8 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     if decoded.encoding:
         result["encoding"] = decoded.encoding
     if not dry:
-        memory.made(call_key, Applied(new_sha, _first_change(result)),
-                    (base_sha, decoded.text), (new_sha, outcome.text))
+        memory.made(call_key, Applied(new_sha, _first_change(result)), base_sha, decoded.text,
+                    new_sha, outcome.text)
     return result
 
 
@@ -463,33 +464,41 @@ def _apply_one(ctx: ToolContext, call: _Call, base: Lines) -> _Outcome | None:
     once, exactly, in a text without ``\\r`` and does not lie inside its
     newText: the text cut around it, and what the general path would
     answer (which a property test holds it to); ``None`` for any other call."""
-    if len(call.edits) != 1:
+    edits = call.edits
+    if len(edits) != 1:
         return None
-    old, new, replace_all = call.edits[0]
+    old, new, replace_all = edits[0]
     text = base.text
     if replace_all or not old or base.has_cr or "\r" in old or "\r" in new or old in new:
         return None
     at = text.find(old)
-    end = at + len(old)
-    if at < 0 or text.find(old, end) >= 0:
+    if at < 0:
         return None
-    attempt = Attempt(call.rel, 0, call.multi, old, new, False, call.repeated)
+    end = at + len(old)
+    if text.find(old, end) >= 0:
+        return None
     first = text.count("\n", 0, at) + 1  # the change's first line, before it and after
-    refused = placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, first)
-    if refused is not None:
-        raise refused
-    size = len(text) + len(new) - len(old)
-    if size > ctx.limits.max_write_bytes:
-        raise _result_too_large(call, size, ctx.limits.max_write_bytes, attempt.label)
+    attempt = None
+    # what the placeholder and line-number checks look for first, by three scans in C
+    if "..." in new or "…" in new or "\t" in new:
+        attempt = call.attempt(0)
+        refused = placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base,
+                                                                              first)
+        if refused is not None:
+            raise refused
+    size = len(new)
+    if len(text) + size - len(old) > ctx.limits.max_write_bytes:
+        raise _result_too_large(call, len(text) + size - len(old), ctx.limits.max_write_bytes,
+                                _label(0, call.multi))
     call.work.step(3)  # the search, the replacement and the spans, as the general path counts
-    placement = (at, end, at, at + len(new))
+    new_end = at + size
     after = Lines(text[:at] + new + text[end:])  # its line breaks counted if ever needed
-    last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
+    last = first + new.count("\n", 0, size - 1)  # the line of newText's last character
     # what _warnings looks for (an escaped break, an indented line), by a few scans in C
-    warned = "\\" in new or new[:1] in (" ", "\t") or "\n " in new or "\n\t" in new
-    return _Outcome(after.text, base, after, 1, [(at, at + len(new))], [placement], [0],
-                    ["exact"], [1], _warnings(attempt, base, "exact") if warned else [],
-                    [[[first, last]]])
+    warnings = _warnings(attempt or call.attempt(0), base, "exact") \
+        if "\\" in new or new[:1] in (" ", "\t") or "\n " in new or "\n\t" in new else []
+    return _Outcome(after.text, base, after, 1, [(at, new_end)], [(at, end, at, new_end)], [0],
+                    ["exact"], [1], warnings, [[[first, last]]])
 
 
 _SPANS = 4096  # changed spans carried from one edit to the next, at most

@@ -72,32 +72,37 @@ def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int,
     (what :func:`_general` answers for it, which a property test holds it
     to); ``None`` for any other change."""
     ba, bb, ca, cb = span
+    if ba != ca or before.has_cr or after.has_cr:
+        return None
     old, new = before.text, after.text
-    if ba != ca or before.has_cr or after.has_cr or old.find("\n", ba, bb) >= 0 \
-            or new.find("\n", ca, cb) >= 0:
+    if old.find("\n", ba, bb) >= 0 or new.find("\n", ca, cb) >= 0:
         return None
     start = old.rfind("\n", 0, ba) + 1  # the changed line starts here in both texts
-    if start >= len(old) or start >= len(new):
+    size = len(old)
+    if start >= size or start >= len(new):
         return None  # a line added after a final line break
-    old_end, new_end = old.find("\n", bb) + 1 or len(old), new.find("\n", cb) + 1 or len(new)
+    old_end, new_end = old.find("\n", bb) + 1 or size, new.find("\n", cb) + 1 or len(new)
     removed, added = old[start:old_end], new[start:new_end]
     if removed == added:
         return None
-    first, above = start, 0  # where the hunk starts, and its lines before the change
-    while above < context and first > 0:
+    # the changed line's index (the breaks before it: the text has no \r), and
+    # where the hunk starts, up to ``context`` lines before it
+    index = old.count("\n", 0, start)
+    above = index if index < context else context
+    first = start
+    for _ in range(above):
         first = old.rfind("\n", 0, first - 1) + 1
-        above += 1
     last, below = old_end, 0  # where it ends, and its lines after the change
-    while below < context and last < len(old):
-        last = old.find("\n", last) + 1 or len(old)
+    while below < context and last < size:
+        last = old.find("\n", last) + 1 or size
         below += 1
-    # the changed line's index: the breaks before it (the text has no \r)
-    hunk = _range(old.count("\n", 0, start) - above, above + 1 + below)
-    if last < len(old) or old[-1:] == "\n":  # every line shown ends with its break
+    count = above + 1 + below
+    hunk = f"{index - above + 1},{count}" if count != 1 else f"{index - above + 1}"
+    if last < size or old[-1] == "\n":  # every line shown ends with its break
         body = "-" + removed + "+" + added
-        if first < start:
+        if above:
             body = " " + old[first:start].replace("\n", "\n ")[:-1] + body
-        if old_end < last:
+        if below:
             body += " " + old[old_end:last].replace("\n", "\n ")[:-1]
     else:  # the file's last line, without a break, is shown
         body = (f"{_context(old[first:start])}{_line('-', removed)}{_line('+', added)}"

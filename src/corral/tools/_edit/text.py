@@ -19,7 +19,7 @@ from itertools import accumulate
 from operator import add
 from typing import Any, Generic, NamedTuple, TypeVar, overload
 
-from .._read.textform import HEAD, decode_wide, encode_wide, looks_binary
+from .._read.textform import HEAD, decode_wide, encode_wide, many_controls
 
 __all__ = ["BOM", "Decoded", "Lines", "Undecodable", "decode", "encode"]
 
@@ -61,7 +61,7 @@ def decode(data: bytes) -> Decoded:
     nul = data.find(b"\x00")
     if nul >= 0:
         raise Undecodable("binary", {"offset": nul})
-    if looks_binary(data[:HEAD]):
+    if many_controls(data[:HEAD]):  # (no NUL: found above)
         raise Undecodable("binary", {"controls": True})
     bom = data.startswith(BOM)
     body = data[len(BOM):] if bom else data
