@@ -18,7 +18,7 @@ from .align import align, common_prefix, common_suffix
 from .budget import Budget, Work, proportional
 from .text import Lines
 
-__all__ = ["Diff", "changed_lines", "unified_diff"]
+__all__ = ["Diff", "changed_lines", "one_line_diff", "unified_diff"]
 
 _NO_NEWLINE = "\n\\ No newline at end of file\n"
 
@@ -74,14 +74,22 @@ def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int,
     ba, bb, ca, cb = span
     if ba != ca or before.has_cr or after.has_cr:
         return None
-    old, new = before.text, after.text
-    if old.find("\n", ba, bb) >= 0 or new.find("\n", ca, cb) >= 0:
+    text = one_line_diff(path, before.text, after.text, ba, bb, cb, context)
+    return None if text is None else Diff(text, True)
+
+
+def one_line_diff(path: str, old: str, new: str, start: int, old_end: int, new_end: int,
+                  context: int = 3) -> str | None:
+    """:func:`unified_diff` of two texts without ``\\r`` where
+    ``old[start:old_end]`` became ``new[start:new_end]`` (all else the same),
+    for a change inside one line; ``None`` for any other change."""
+    if old.find("\n", start, old_end) >= 0 or new.find("\n", start, new_end) >= 0:
         return None
-    start = old.rfind("\n", 0, ba) + 1  # the changed line starts here in both texts
     size = len(old)
+    start = old.rfind("\n", 0, start) + 1  # the changed line starts here in both texts
     if start >= size or start >= len(new):
         return None  # a line added after a final line break
-    old_end, new_end = old.find("\n", bb) + 1 or size, new.find("\n", cb) + 1 or len(new)
+    old_end, new_end = old.find("\n", old_end) + 1 or size, new.find("\n", new_end) + 1 or len(new)
     removed, added = old[start:old_end], new[start:new_end]
     if removed == added:
         return None
@@ -107,7 +115,7 @@ def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int,
     else:  # the file's last line, without a break, is shown
         body = (f"{_context(old[first:start])}{_line('-', removed)}{_line('+', added)}"
                 f"{_context(old[old_end:last])}")
-    return Diff(f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body}", True)
+    return f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body}"
 
 
 def _context(text: str) -> str:
