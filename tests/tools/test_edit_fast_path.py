@@ -82,6 +82,32 @@ def test_the_quick_diff_is_the_general_diff(case):
     assert quick == general
 
 
+@st.composite
+def block_edit(draw: st.DrawFn) -> tuple[str, int, int, str]:
+    """A text of many short lines (some alike, so lines align in more than
+    one way) and a change of several of its lines into several others,
+    anywhere in it (its first and last lines included)."""
+    rows = draw(st.lists(st.sampled_from(["a", "b", "c", "", "  a", "d"]), min_size=1,
+                         max_size=40))
+    text = "\n".join(rows) + draw(st.sampled_from(["\n", ""]))
+    start = draw(st.integers(0, len(text)))
+    end = draw(st.integers(start, min(len(text), start + 16)))
+    new = "\n".join(draw(st.lists(st.sampled_from(["a", "b", "x", "", " c"]), max_size=8)))
+    return text, start, end, new + draw(st.sampled_from(["\n", ""]))
+
+
+@settings(max_examples=EXAMPLES * 2, deadline=None)
+@given(block_edit())
+def test_the_diff_of_a_block_cut_from_around_it_is_the_general_diff(case):
+    """A change of several lines is diffed on a window of its lines (the
+    hunks' numbers shifted to it): the general diff of the whole texts."""
+    text, start, end, new = case
+    before, after, placements = _changed(text, start, end, new)
+    general = diff_module._general("f.txt", Lines(before.text), Lines(after.text),
+                                   [placements[0]], Work(), 3)
+    assert unified_diff("f.txt", before, after, [placements[0]], Work()) == general
+
+
 @settings(max_examples=EXAMPLES * 2, deadline=None)
 @given(one_edit())
 def test_the_count_of_lines_after_an_edit_is_the_texts(case):

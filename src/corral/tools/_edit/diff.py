@@ -62,7 +62,35 @@ def unified_diff(path: str, before: Lines, after: Lines,
         quick = _one_line(path, before, after, spans[0], context)
         if quick is not None:
             return quick
+        if not (before.has_cr or after.has_cr):
+            return _windowed(path, before.text, after.text, spans[0], work, context)
     return _general(path, before, after, spans, work, context)
+
+
+def _windowed(path: str, old: str, new: str, span: tuple[int, int, int, int], work: Work,
+              context: int) -> Diff:
+    """:func:`_general` of one change of texts without ``\\r``, run on the
+    lines around it only: from ``context`` lines before its first line to
+    ``context`` lines after its last (or the ends of the texts), each a text
+    of its own, split at once (a few lines), the hunks' line numbers then
+    shifted to where the window starts."""
+    ba, bb, ca, cb = span
+    if ba != ca:  # (texts that agree before one change start it at one offset)
+        return _general(path, Lines(old), Lines(new), [span], work, context)
+    start = old.rfind("\n", 0, ba) + 1
+    line = old.count("\n", 0, start)
+    above = line if line < context else context
+    for _ in range(above):
+        start = old.rfind("\n", 0, start - 1) + 1
+    end, size = bb, len(old)
+    for _ in range(context + 1):  # the end of the change's last line, and context lines more
+        if end >= size:
+            break
+        end = old.find("\n", end) + 1 or size
+    before = Lines(old[start:end]).presplit()
+    after = Lines(new[start:end + len(new) - size]).presplit()
+    return _general(path, before, after, [(ba - start, bb - start, ca - start, cb - start)],
+                    work, context, line - above)
 
 
 def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int, int],
@@ -134,8 +162,9 @@ def _line(sign: str, line: str) -> str:
 
 
 def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int, int, int]],
-             work: Work, context: int) -> Diff:
-    """:func:`unified_diff` of any change."""
+             work: Work, context: int, first_line: int = 0) -> Diff:
+    """:func:`unified_diff` of any change (the texts' lines numbered from
+    ``first_line``, 0-based: a window of longer texts)."""
     blocks = _blocks(before, after, spans, work)
     size = sum(blk[1] - blk[0] + blk[3] - blk[2] for blk in blocks)
     budget = work.budget(proportional(size, per=8))
@@ -145,7 +174,8 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
         (i1, _, j1, _), (_, i2, _, j2) = hunk[0], hunk[-1]
         hs, he = max(0, i1 - context), min(before.count(), i2 + context)
         js, je = j1 - (i1 - hs), j2 + (he - i2)
-        out.append(f"@@ -{_range(hs, he - hs)} +{_range(js, je - js)} @@\n")
+        out.append(f"@@ -{_range(first_line + hs, he - hs)} "
+                   f"+{_range(first_line + js, je - js)} @@\n")
         olds, news = before.lines(hs, he), after.lines(js, je)
         lines: list[str] = []
         pos = hs

@@ -172,6 +172,12 @@ class Lines:
     def contents(self) -> list[str]:
         return self._split[0]
 
+    def presplit(self) -> Lines:
+        """This text with its lines split now: for a few lines, cheaper
+        than finding each line when it is asked for."""
+        self._split  # noqa: B018 (computed and kept on first use)
+        return self
+
     @property
     def eols(self) -> list[str]:
         return self._split[1]
