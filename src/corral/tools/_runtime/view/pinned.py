@@ -542,8 +542,15 @@ class Pinned:
                 if spelled == ".." or spelled.startswith("../"):
                     continue  # out of the root from there
                 lands = locate(root, spelled, follow=True).path
-                info = root.stat(lands)
             except (OSError, ValueError):
+                continue
+            if view.rule(Location(lands), Op.LIST) is Kind.DENY_RULE:
+                # decided on the name it leads to, never on what is there:
+                # whether a denied directory exists or holds anything is not told
+                return inner, Kind.DENY_RULE, "source"
+            try:
+                info = root.stat(lands)
+            except OSError:
                 continue
             rule = view.rule(Location(named), Op.MOVE_TO)
             if rule is not None:
