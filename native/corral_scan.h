@@ -239,7 +239,10 @@ static int corral_scan_visit(void *state, int fd, const char *name, unsigned cha
     return corral_put_entry(out->buf, out->low, out->high, name, kind, out->counts) != 0 ? -2 : 0;
 }
 
-static int64_t corral_list_dir(int fd, char *buf, int64_t size, int64_t *counts)
+/* corral_list_dir, from the start when rewind is set, else from the fd's
+ * offset (a directory just opened: no lseek). */
+static int64_t corral_list_dir_from(int fd, int rewind, char *buf, int64_t size,
+                                    int64_t *counts)
 {
     int64_t low = 0, high = size;
     if (size < 0 || counts == NULL || (buf == NULL && size > 0)) {
@@ -248,11 +251,16 @@ static int64_t corral_list_dir(int fd, char *buf, int64_t size, int64_t *counts)
     }
     counts[0] = 0;
     struct corral_scan_out out = {buf, &low, &high, counts};
-    int status = corral_each_dirent(fd, 1, corral_scan_visit, &out);
+    int status = corral_each_dirent(fd, rewind, corral_scan_visit, &out);
     if (status != 0)
         return status;
     counts[1] = high;
     return low;
+}
+
+static int64_t corral_list_dir(int fd, char *buf, int64_t size, int64_t *counts)
+{
+    return corral_list_dir_from(fd, 1, buf, size, counts);
 }
 
 /* The open flags corral_list_at takes: a directory opened to be read,
@@ -279,7 +287,7 @@ static int64_t corral_list_at(int dir_fd, const char *name, int flags, char *buf
     counts[2] = fd;
     if (fd < 0)
         return -1;
-    int64_t low = corral_list_dir(fd, buf, size, counts);
+    int64_t low = corral_list_dir_from(fd, 0, buf, size, counts); /* just opened: at its start */
     if (low == -1) {
         int saved = errno;
         close(fd);
@@ -301,8 +309,12 @@ static int64_t corral_list_at(int dir_fd, const char *name, int flags, char *buf
 
 #define CORRAL_SCAN_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
 
-/* Read fd from offset into buf until want bytes or the end; the count or -1. */
-static int64_t corral_read_at(int fd, char *buf, int64_t want, int64_t offset)
+/* Read fd from offset into buf until want bytes or the end; the count or
+ * -1.  A short read that ends where the file ended when it was fstat-ed
+ * (size > 0) is its end: no second read is made only to be told so.  A
+ * file grown since reads on to its new end; a short read before size (a
+ * FUSE file) reads on; size 0 (a /proc file) reads to the read of 0. */
+static int64_t corral_read_sized(int fd, char *buf, int64_t want, int64_t offset, int64_t size)
 {
     int64_t got = 0;
     while (got < want) {
@@ -315,6 +327,8 @@ static int64_t corral_read_at(int fd, char *buf, int64_t want, int64_t offset)
         if (n == 0)
             break;
         got += n;
+        if (size > 0 && offset + got == size)
+            break;
     }
     return got;
 }
@@ -325,12 +339,13 @@ static int64_t corral_read_at(int fd, char *buf, int64_t want, int64_t offset)
  * the first sniff bytes (BINARY) or more than limit bytes read (OPEN: the
  * caller reads the rest, between its checkpoints). */
 static int64_t corral_stream_file(int fd, const char *needle, int64_t nlen, int64_t sniff,
-                                  char *buf, int64_t bufsize, int64_t limit, int64_t *read_bytes)
+                                  char *buf, int64_t bufsize, int64_t limit, int64_t size,
+                                  int64_t *read_bytes)
 {
     int64_t keep = 0, offset = 0;
     for (;;) {
         int64_t want = bufsize - keep;
-        int64_t got = corral_read_at(fd, buf + keep, want, offset);
+        int64_t got = corral_read_sized(fd, buf + keep, want, offset, size);
         if (got < 0)
             return -1;
         *read_bytes += got;
@@ -389,7 +404,8 @@ static int64_t corral_scan_file(int dir_fd, const char *name, const char *needle
         out[1] = fd; /* too large for one call: the caller streams it */
         return CORRAL_SCAN_OPEN;
     }
-    int64_t status = corral_stream_file(fd, needle, nlen, sniff, buf, bufsize, limit, read_bytes);
+    int64_t status = corral_stream_file(fd, needle, nlen, sniff, buf, bufsize, limit,
+                                        (int64_t)st.st_size, read_bytes);
     if (status < 0) {
         out[1] = errno;
         close(fd);

@@ -98,6 +98,23 @@ def test_listing_agrees_with_scandir(tmp_path):
         os.close(fd)
 
 
+def test_open_list_lists_the_directory_it_opens_from_its_first_entry(tmp_path):
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    _every_kind(sub)
+    parent = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fd, listing = _NativeLister().open_list(parent, "sub", os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            assert listing == _scandir_truth(sub)
+            # the fd it hands back lists the same again (from its start)
+            assert _NativeLister()(fd) == listing
+        finally:
+            os.close(fd)
+    finally:
+        os.close(parent)
+
+
 def test_listing_of_a_directory_larger_than_the_buffer(tmp_path):
     names = {f"{i:05}-" + "n" * 60 for i in range(3000)}  # ~200 KB of names
     for name in names:
@@ -188,6 +205,19 @@ def test_a_needle_across_two_chunks_is_found(tmp_path, where):
     assert _scan(tmp_path, ["f"], b"needle", chunk=4096)[0][0] == ScanStatus.OPEN
     (tmp_path / "g").write_bytes(b"a" * 40_000 + b"needl")
     assert _scan(tmp_path, ["g"], b"needle", chunk=4096)[0][0] == ScanStatus.ABSENT
+
+
+@pytest.mark.parametrize("size", [1, 4095, 4096, 4097, 8192, 8197, 12_288])
+def test_a_needle_in_a_files_last_bytes_is_found_at_every_chunk_edge(tmp_path, size):
+    """A file is read to the size it had when opened, whatever its size
+    against the read chunk: its last bytes are searched, and a file without
+    the needle is absent."""
+    needle = b"needle"[:size]
+    (tmp_path / "hit").write_bytes(b"a" * (size - len(needle)) + needle)
+    (tmp_path / "miss").write_bytes(b"a" * size)
+    rows = _scan(tmp_path, ["hit", "miss"], needle, chunk=4096)
+    assert [r[0] for r in rows] == [ScanStatus.OPEN, ScanStatus.ABSENT]
+    assert [r[2] for r in rows] == [size, size]
 
 
 def test_the_binary_sniff_spans_chunks(tmp_path):

@@ -591,11 +591,13 @@ def _check_notebook(call: _Call, before: str, outcome: _Outcome) -> None:
     try:
         json.loads(outcome.text)
         return
-    except ValueError as broken:
+    except json.JSONDecodeError as broken:
         error = broken
+    except (ValueError, RecursionError):  # JSON past what Python's reader takes: not broken
+        return
     try:
         json.loads(before)
-    except ValueError:
+    except (ValueError, RecursionError):
         return
     line = getattr(error, "lineno", 1)
     first = max(1, line - 3)

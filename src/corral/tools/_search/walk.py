@@ -124,28 +124,46 @@ def ancestor_rules(ctx: ToolContext, real: str,
     the nearest work tree's top) and one for ``.gitignore`` (from that top
     down), one system call each where nothing is there; ``names``: what a
     listing of ``real`` just found, so its own ``.git`` is not probed again."""
-    parts = [] if real in (".", "") else real.split("/")
-    dirs = ["."] + ["/".join(parts[:depth]) for depth in range(1, len(parts) + 1)]
-    rules = IgnoreRules()
-    deepest = len(dirs) - 1
-    top = None
-    if names is not None and GIT_DIR in names:
-        top = deepest
-    else:
-        for depth in range(deepest - (names is not None), -1, -1):
-            if entry_exists(ctx.view, f"{dirs[depth]}/{GIT_DIR}" if depth else GIT_DIR):
-                top = depth
-                break
+    top = _work_tree_top(ctx, real, names)
     if top is None:
         if not root_in_repository(ctx.view.shared):
-            return rules  # outside any work tree: no .gitignore applies
-        top = 0
-    else:
-        exclude = load_exclude_at(ctx, dirs[top])
-        if exclude is not None:
-            rules.push(_prefix(dirs[top]), exclude)
-    rules.in_repository = True
-    for directory in dirs[top:-1]:  # the base's own file is read by the walk
+            return IgnoreRules()  # outside any work tree: no .gitignore applies
+        return _rules_below(ctx, ".", real, None)
+    return _rules_below(ctx, top, real, load_exclude_at(ctx, top))
+
+
+def _work_tree_top(ctx: ToolContext, real: str, names: Collection[str] | None) -> str | None:
+    """The nearest directory from ``real`` up to the root that holds a
+    ``.git`` (``names``: what a listing of ``real`` found, so it is not
+    probed), or ``None``: one probe a directory, from the deepest up."""
+    here = real if real not in ("", ".") else "."
+    if names is not None:
+        if GIT_DIR in names:
+            return here
+        if here == ".":
+            return None
+        here = here.rpartition("/")[0] or "."
+    call = ctx.view
+    while True:
+        if entry_exists(call, GIT_DIR if here == "." else f"{here}/{GIT_DIR}"):
+            return here
+        if here == ".":
+            return None
+        here = here.rpartition("/")[0] or "."
+
+
+def _rules_below(ctx: ToolContext, top: str, real: str, exclude: IgnoreFile | None
+                 ) -> IgnoreRules:
+    """The rules of the work tree whose top is ``top`` (its ``exclude``
+    file) and of the .gitignore files from ``top`` down to ``real``'s
+    parent (the walk reads ``real``'s own)."""
+    rules = IgnoreRules(in_repository=True)
+    if exclude is not None:
+        rules.push(_prefix(top), exclude)
+    parts = [] if real in (".", "") else real.split("/")
+    dirs = ["."] + ["/".join(parts[:depth]) for depth in range(1, len(parts))] if parts else []
+    first = 0 if top == "." else top.count("/") + 1
+    for directory in dirs[first:]:
         data = read_regular_file(ctx.view, _under(directory, IGNORE_FILE), MAX_IGNORE_BYTES)
         spec = parse_ignore(data) if data is not None else None
         if spec is not None:
@@ -162,9 +180,13 @@ def directory_scope(ctx: ToolContext, fd: int, real: str, names: Collection[str]
     """The ignore rules for the entries of the directory ``fd`` at the
     canonical ``real`` that a listing found holds ``names`` (the start of
     a listing or a walk); ``None`` outside any work tree."""
-    rules = ancestor_rules(ctx, real, names)
-    if not rules.in_repository:
-        return None
+    top = _work_tree_top(ctx, real, names)
+    if top is None:
+        if not root_in_repository(ctx.view.shared):
+            return None  # the common case outside a work tree: nothing more is read
+        rules = _rules_below(ctx, ".", real, None)
+    else:
+        rules = _rules_below(ctx, top, real, load_exclude_at(ctx, top))
     scope = IgnoreScope.of(rules, real)
     own = load_ignore_at(ctx, fd, real) if IGNORE_FILE in names else None
     return scope.pushed(own) if own is not None else scope

@@ -22,7 +22,7 @@ from ..._policy.rules import Op, Policy, Scope
 from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
                                      swapped)
 from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook, git_scan,
-                    learn_link, locate)
+                    learn_link, locate, spelled_target)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, drop_shared,
                         let_go_lock_file, take_shared, tree_file_lock, use_lock_file,
@@ -594,7 +594,12 @@ class View:
         try:
             seen.append(locate(self._root, rel, follow=True))
         except (OSError, ValueError):
-            pass
+            # where a link's target folder is missing, where its text leads
+            # decides (as a call's own check): else whether that folder
+            # exists would show
+            spelled = spelled_target(self._root, seen[0].path)
+            if spelled is not None:
+                seen.append(spelled)
         return all(self.rule(where, Op.SEARCH) is None for where in seen)
 
     def scope(self, canonical_dir: str, op: Op) -> Scope:
