@@ -402,8 +402,9 @@ def _answer(file: _File) -> dict[str, Any]:
         return {"path": file.pin.path, "action": "deleted"}
     answer: dict[str, Any] = {"path": file.pin.path, "action": "updated",
                               "sha256": sha256_hex(file.new), "hunkLines": file.lines}
-    if file.dest_pin is not None:
-        answer.update(action="moved", movedTo=AnswerPath(file.dest_pin.path))
+    if file.dest_pin is not None:  # with the directories its move made, as an added file
+        answer.update(action="moved", movedTo=AnswerPath(file.dest_pin.path),
+                      createdDirectories=list(file.made))
     if file.loose:
         answer["note"] = ("a hunk matched only with whitespace or punctuation differences "
                           "forgiven")
