@@ -66,7 +66,8 @@ def test_a_repository_made_after_a_write_is_protected_at_the_next(tmp_path):
     with Toolbox(str(tmp_path)) as box:
         assert box.call("write_file", {"path": "proj/config", "content": "[core]\n"})["ok"]
         subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "proj")], check=True)
-        answer = box.call("write_file", {"path": "proj/config", "content": "[core]\n\tbare = true\n",
+        answer = box.call("write_file", {"path": "proj/config",
+                                         "content": "[core]\n\tbare = true\n",
                                          "overwrite": True})
         assert _protected(answer), answer
 
