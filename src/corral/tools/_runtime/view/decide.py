@@ -854,7 +854,8 @@ class AliasedScope(Scope):
     shows is shown only if no name leading to it through a link is hidden
     (a denied or secret link name hides what it leads to)."""
 
-    __slots__ = ("_inner", "_view", "_dir", "_real", "_op", "_names", "_scopes", "_generation")
+    __slots__ = ("_inner", "_view", "_dir", "_real", "_op", "_names", "_scopes", "_generation",
+                 "_plain")
 
     def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op,
                  names: tuple[str, ...] | None = None, *, whole: bool = False) -> None:
@@ -879,6 +880,9 @@ class AliasedScope(Scope):
             policy = view.policy
             self._scopes = [policy.scope(name, op) for name in names] \
                 if all(policy.visible(name, op) for name in names) else None
+        # no link leads to this directory or above it: only links leading to
+        # an entry here or below it can name one (the common case, decided fast)
+        self._plain = not names and self._scopes is not None
 
     def _shown(self, name: str) -> bool:
         scopes = self._scopes
@@ -904,8 +908,8 @@ class AliasedScope(Scope):
         real = self._real + name
         view = self._view
         links = view.links
-        if not self._names and self._scopes is not None and links.generation == self._generation \
-                and not view.held:
+        if self._plain and links.generation == self._generation and not (
+                view.nested_in or view.opened_beneath or view.beside):  # not view.held
             # no link leads to this directory or above it (nor to the
             # root), and the map is as it was: the subdirectory's names
             # come only from links leading to it or below it
@@ -921,6 +925,8 @@ class AliasedScope(Scope):
 
     def visible_names(self, names: list[str]) -> list[str]:
         shown = self._inner.visible_names(names)
+        if self._plain and self._dir not in self._view.links.holding_targets:
+            return shown  # no link leads here, above, or to an entry here: nothing more hides
         scopes = self._scopes
         if scopes is None:  # a name leading here is hidden: each entry decided in full
             kept = [name for name in shown if self._shown(name)]
