@@ -148,7 +148,9 @@ def test_occurrences_are_every_non_overlapping_match(text, needle, limit):
 @st.composite
 def file_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str]], bool]:
     """A file's bytes and edits of it: a line's piece, copied from the file
-    (so it matches), replaced by other text; once or several in one call."""
+    (so it matches), replaced by other text; once or several in one call
+    (one edit sent alone, or as the one item of ``edits``: its newText then
+    marked as :func:`_answer` reads it)."""
     rows = draw(st.lists(st.text(alphabet="abc d\t", min_size=0, max_size=8),
                          min_size=1, max_size=20))
     lines = [f"L{i}:{row}" for i, row in enumerate(rows)]  # each line's own mark
@@ -162,8 +164,13 @@ def file_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str]], bool]:
         new = draw(st.one_of(st.text(alphabet="xyz ", min_size=1, max_size=6),
                              st.text(alphabet="xy\n", min_size=1, max_size=6)))
         edits.append((old, new))
+    if len(edits) == 1 and draw(st.booleans()):
+        edits[0] = (edits[0][0], ITEM + edits[0][1])
     bom = draw(st.booleans()) and draw(st.booleans())
     return (b"\xef\xbb\xbf" if bom else b"") + text.encode(), edits, draw(st.booleans())
+
+
+ITEM = "\x1e"  # newText's mark, in generated edits, for one edit sent as an item of edits
 
 
 def _answer(base: Path, data: bytes, edits: list[tuple[str, str]], dry: bool, *,
@@ -172,12 +179,12 @@ def _answer(base: Path, data: bytes, edits: list[tuple[str, str]], dry: bool, *,
     if write:
         path.write_bytes(data)
     with Toolbox(base) as box:
-        if len(edits) == 1:
+        if len(edits) == 1 and not edits[0][1].startswith(ITEM):
             args = {"path": name, "oldText": edits[0][0], "newText": edits[0][1],
                     "dryRun": dry}
         else:
-            args = {"path": name, "edits": [{"oldText": o, "newText": n} for o, n in edits],
-                    "dryRun": dry}
+            args = {"path": name, "edits": [{"oldText": o, "newText": n.removeprefix(ITEM)}
+                                            for o, n in edits], "dryRun": dry}
         answer = box.call("edit_file", args)
     return answer, path.read_bytes()
 
@@ -279,6 +286,33 @@ def test_the_quick_answer_is_the_general_one_for_the_commonest_edit(tmp_path, mo
             general_dir.mkdir()
             assert _envelope(general_dir, content, [("x7 = 1", new)], False, linked) == quick
     assert taken == [True, True, True]
+
+
+def test_one_edit_sent_as_the_item_of_edits_is_made_whole_as_the_general_path_makes_it(
+        tmp_path, monkeypatch):
+    taken = []
+    made_whole = edit_module._quick
+
+    def counting(*args):
+        found = made_whole(*args)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(edit_module, "_quick", counting)
+    content = b"def f():\n\treturn 1\n" + b"".join(b"x%d = 1\n" % i for i in range(40))
+    for linked in (False, True):
+        case = tmp_path / f"quick-{linked}"
+        case.mkdir()
+        quick = _envelope(case, content, [("x7 = 1", ITEM + "x7 = 2\n  y = 3")], False, linked)
+        assert quick[0]["edits"] == [{"replacements": 1, "lines": [[10, 11]]}], quick
+        assert quick[0]["warnings"][0].startswith("edits[0]: "), quick
+        with monkeypatch.context() as patched:
+            _general_only(patched)
+            general_dir = tmp_path / f"general-{linked}"
+            general_dir.mkdir()
+            assert _envelope(general_dir, content, [("x7 = 1", ITEM + "x7 = 2\n  y = 3")],
+                             False, linked) == quick
+    assert taken == [True, True]
 
 
 def _session(base: Path) -> tuple[list, list, bytes]:

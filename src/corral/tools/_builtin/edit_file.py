@@ -333,8 +333,9 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     file = _read(ctx, pinned, rel, work)
     memory = ctx.store(EditMemory)
     base_sha = sha256(file.data).hexdigest()
-    if not (multi or args["dryRun"]):
-        made = _quick(ctx, pinned, rel, file, edits, expected, base_sha, memory, args, work)
+    if len(edits) == 1 and not args["dryRun"]:
+        made = _quick(ctx, pinned, rel, file, edits, multi, expected, base_sha, memory, args,
+                      work)
         if made is not None:
             return made
     call_key = _call_key(file.path, edits)
@@ -402,14 +403,15 @@ _ODD_FIRST = frozenset((b"\xef", b"\xff", b"\xfe", b"\x00"))
 
 
 def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[Edit],
-           expected: str | None, base_sha: str, memory: EditMemory, args: dict[str, Any],
-           work: Work) -> EditResult | None:
+           multi: bool, expected: str | None, base_sha: str, memory: EditMemory,
+           args: dict[str, Any], work: Work) -> EditResult | None:
     """The commonest call made whole: one exact edit (no replaceAll, not a
-    dry run) whose oldText occurs once in a UTF-8 text without ``\\r`` or a
-    BOM and does not lie inside its newText, answered as the general path
-    answers it (which a property test holds it to).  ``None``, with nothing
-    done, for any other call or anything the general path would refuse or
-    say more of: that path then runs on what was read."""
+    dry run; alone or the one item of ``edits``) whose oldText occurs once
+    in a UTF-8 text without ``\\r`` or a BOM and does not lie inside its
+    newText, answered as the general path answers it (which a property test
+    holds it to).  ``None``, with nothing done, for any other call or
+    anything the general path would refuse or say more of: that path then
+    runs on what was read."""
     old, new, replace_all = edits[0]
     data = file.data
     if replace_all or not old or "\r" in old or "\r" in new or old in new \
@@ -436,7 +438,7 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
     # what the placeholder and line-number checks look for first, by three scans in C
     if warned or "..." in new or "…" in new or "\t" in new:
         base = Lines(text)
-        attempt = Attempt(rel, 0, False, old, new, False, 0)
+        attempt = Attempt(rel, 0, multi, old, new, False, 0)
         if placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, first):
             return None
     new_text = text[:at] + new + text[end:]
@@ -455,7 +457,7 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
         return None
     # made: what the general path does on success, in its order
     if memory.has_failures():  # a failure of this call is forgotten once it succeeds
-        memory.succeeded(_failure_key(args, False, edits, base_sha))
+        memory.succeeded(_failure_key(args, multi, edits, base_sha))
     new_sha = sha256(new_data).hexdigest()
     real, info = file.path, file.info
     if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
@@ -473,11 +475,17 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
     last = first + new.count("\n", 0, size - 1)  # the line of newText's last character
     result: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,
                           "replacements": 1, "lines": [[first, last]], "diff": shown}
-    if real != rel:  # where a link led, in the general answer's place for it
-        result = {"path": rel, "resolvedPath": AnswerPath(real), "baseSha256": base_sha,
-                  "sha256": new_sha, "replacements": 1, "lines": [[first, last]], "diff": shown}
+    if real != rel or multi:  # the general answer's fields, in its order
+        resolved: Resolved = {"resolvedPath": AnswerPath(real)} if real != rel else {}
+        changes: Changes = ({"edits": [{"replacements": 1, "lines": [[first, last]]}]}
+                            if multi else {"lines": [[first, last]]})
+        digests: Digests = {"sha256": new_sha}
+        diffed: Diffed = {"diff": shown}
+        style: FileStyle = {}
+        result = {"path": rel, **resolved, "baseSha256": base_sha, **digests, "replacements": 1,
+                  **changes, **diffed, **style}
     if warned:
-        found = _warnings(Attempt(rel, 0, False, old, new, False, 0), base or Lines(text),
+        found = _warnings(Attempt(rel, 0, multi, old, new, False, 0), base or Lines(text),
                           "exact")
         if found:
             result["warnings"] = found
