@@ -434,8 +434,9 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
     first = text.count("\n", 0, at) + 1  # the change's first line, before it and after
     new_end = at + size
     base: Lines | None = None
+    # what the warnings (an escaped break, an indented line), the placeholder
+    # check and the line-number check look for first, by a few scans in C
     warned = "\\" in new or new[:1] in (" ", "\t") or "\n " in new or "\n\t" in new
-    # what the placeholder and line-number checks look for first, by three scans in C
     if warned or "..." in new or "…" in new or "\t" in new:
         base = Lines(text)
         attempt = Attempt(rel, 0, multi, old, new, False, 0)
