@@ -31,7 +31,8 @@ from corral.tools._builtin import edit_file as edit_module
 from corral.tools._edit import diff as diff_module
 from corral.tools._edit.budget import Work
 from corral.tools._edit.diff import unified_diff
-from corral.tools._edit.match import occurrences, spacing_key
+from corral.tools._edit.match import (has_space_indented_line, indent_style, occurrences,
+                                       spacing_key, tab_indented)
 from corral.tools._edit.spans import Region, apply_regions
 from corral.tools._edit.text import Lines
 from corral.tools._refusals.catalogue import Refusal
@@ -129,6 +130,18 @@ def test_line_lookups_in_any_order_are_the_split_texts(text, positions):
         assert counted.line_index(pos) == split.line_index(pos), pos
         lo, hi = sorted((max(pos, 0), max(pos, 0) + 3))
         assert counted.lines(lo, hi) == split.lines(lo, hi)
+
+
+@settings(max_examples=EXAMPLES * 4, deadline=None)
+@given(st.one_of(_texts(), _texts(("\n", "\r\n")),
+                 st.text(alphabet=" \t\na\r\x0c\u2028", max_size=30)))
+def test_the_files_indentation_counted_in_c_is_the_line_by_line_answer(text):
+    """What an edit's warnings ask of the file's indentation, counted in C
+    where the counts settle it, is what looking at each line answers."""
+    lines = Lines(text)
+    assert tab_indented(lines) is (indent_style(Lines(text)) == "\t")
+    assert has_space_indented_line(lines) is any(line.startswith(" ")
+                                                 for line in Lines(text).contents)
 
 
 @settings(max_examples=EXAMPLES * 2, deadline=None)

@@ -65,7 +65,8 @@ from .._edit.diff import Diff, changed_lines, one_line_diff, unified_diff
 from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_old_text,
                               missing_old_text, numbered_new_text, placeholder_in_new_text,
                               refusal, too_many, unclear_indentation)
-from .._edit.match import MAX_LISTED, indent_style, normalize_breaks, search
+from .._edit.match import (MAX_LISTED, has_space_indented_line, normalize_breaks, search,
+                           tab_indented)
 from .._edit.spans import Region, Span, apply_regions, compose, remap
 from .._edit.state import Applied, CallKey, EditMemory
 from .._edit.text import Lines, Undecodable, decode, encode
@@ -447,7 +448,7 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
     if len(new_data) > limit:
         return None
     if "\n" in old or "\n" in new:
-        base = base or Lines(text)
+        base = Lines(text) if base is None else base  # (a Lines is as true as its lines)
         diff = unified_diff(rel, base, Lines(new_text), [(at, end, at, new_end)], work)
         if not diff.complete:
             return None
@@ -486,8 +487,8 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
         result = {"path": rel, **resolved, "baseSha256": base_sha, **digests, "replacements": 1,
                   **changes, **diffed, **style}
     if warned:
-        found = _warnings(Attempt(rel, 0, multi, old, new, False, 0), base or Lines(text),
-                          "exact")
+        found = _warnings(Attempt(rel, 0, multi, old, new, False, 0),
+                          Lines(text) if base is None else base, "exact")
         if found:
             result["warnings"] = found
     memory.made(_call_key(real, edits), Applied(new_sha, (first, last)), base_sha, text,
@@ -682,11 +683,11 @@ def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
         spaces = any(x.startswith("  ") for x in added)
         tabs = any(x.startswith("\t") for x in added)
         if spaces or tabs:  # only then is the file's own style worth a look
-            unit = indent_style(lines)
-            if unit == "\t" and spaces:
+            by_tabs = tab_indented(lines)
+            if by_tabs and spaces:
                 out.append(f"{label}newText indents with spaces, but {_said(rel)} indents with "
                            f"tabs")
-            elif unit != "\t" and tabs and any(x.startswith(" ") for x in lines.contents):
+            elif not by_tabs and tabs and has_space_indented_line(lines):
                 out.append(f"{label}newText indents with tabs, but {_said(rel)} indents with "
                            f"spaces")
     return out
