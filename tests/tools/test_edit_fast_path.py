@@ -405,6 +405,20 @@ def test_the_quick_diff_is_taken_for_a_change_inside_one_line(tmp_path, monkeypa
     assert after == content.replace(b"x75 = 1\n", b"x75 = 2\n")
 
 
+def test_a_new_text_outside_ascii_in_an_ascii_file_is_made_as_the_general_path_makes_it(
+        tmp_path, monkeypatch):
+    for content, old, new in ((b"L0:", "L0:", "\u00fc"), (b"a\nb = 1\nc\n", "= 1", "= \u20ac\n2")):
+        quick = tmp_path / f"quick-{len(content)}"
+        general = tmp_path / f"general-{len(content)}"
+        quick.mkdir()
+        general.mkdir()
+        made = _answer(quick, content, [(old, new)], False)
+        assert made[0]["ok"] is True, made
+        with monkeypatch.context() as patched:
+            _general_only(patched)
+            assert _answer(general, content, [(old, new)], False) == made
+
+
 @pytest.mark.parametrize("content,old,new,expected", [
     (b"a\nb", "b", "c", "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n"
                         "\\ No newline at end of file\n"),

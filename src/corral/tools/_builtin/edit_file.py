@@ -452,9 +452,10 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
         attempt = Attempt(rel, 0, multi, old, new, False, 0)
         if placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, line + 1):
             return None
-    if text is None and size <= _WHOLE:  # ASCII: its bytes are its characters
-        shown = window_diff(rel, data.decode("ascii"), new_data.decode("ascii"), at, end,
-                            at + len(new_b), work, 0)
+    if text is None and size <= _WHOLE:  # ASCII: its bytes are its characters (newText's
+        # need not be)
+        shown = window_diff(rel, data.decode("ascii"), new_data.decode("utf-8"), at, end,
+                            at + len(new), work, 0)
     else:
         shown = _window_diff(rel, data, new_data, at, end, line, start, len(old), len(new),
                              work)
