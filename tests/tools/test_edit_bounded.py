@@ -136,6 +136,39 @@ def test_alignment_is_a_correct_diff_and_minimal_on_small_inputs():
         assert alignment.matched() == _lcs(a, b)
 
 
+def test_a_block_with_no_line_in_common_is_aligned_as_the_shortest_script_aligns_it(
+        monkeypatch):
+    """Ranges that share no item are answered without running the shortest
+    script (nothing can match), charged what it would have cost: the same
+    blocks, completeness and budget left, under budgets it can and cannot
+    pay, as with the script run."""
+    from corral.tools._edit import align as align_module
+
+    rng = random.Random(11)
+    cases = []
+    for _ in range(400):
+        a = [rng.randint(0, 9) for _ in range(rng.randint(1, 8))]
+        b = [rng.randint(10 if rng.random() < 0.5 else 0, 19) for _ in range(rng.randint(1, 8))]
+        cases.append((a, b, rng.choice([0, 1, 5, 20, 60, 200, 10**6])))
+
+    def aligned(run_script: bool) -> list:
+        out = []
+        with monkeypatch.context() as patched:
+            if run_script:
+                patched.setattr(align_module, "_disjoint", lambda *args: False)
+            for a, b, units in cases:
+                budget = Work().budget(units)
+                found = align(a, b, budget)
+                out.append((found.blocks, found.complete, budget.left, budget.cut))
+        return out
+
+    quick = aligned(False)
+    assert quick == aligned(True)
+    disjoint = [case for case in cases if not set(case[0]) & set(case[1])]
+    assert len(disjoint) > 100  # the shortcut was compared, under every budget
+    assert {units for _, _, units in disjoint} == {0, 1, 5, 20, 60, 200, 10**6}
+
+
 def _lcs(a: list[int], b: list[int]) -> int:
     row = [0] * (len(b) + 1)
     for x in a:

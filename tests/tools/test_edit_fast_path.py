@@ -31,7 +31,8 @@ from corral.tools._builtin import edit_file as edit_module
 from corral.tools._edit import diff as diff_module
 from corral.tools._edit.budget import Work
 from corral.tools._edit.diff import unified_diff
-from corral.tools._edit.match import occurrences, spacing_key
+from corral.tools._edit.match import (has_space_indented_line, indent_style, occurrences,
+                                       spacing_key, tab_indented)
 from corral.tools._edit.spans import Region, apply_regions
 from corral.tools._edit.text import Lines
 from corral.tools._refusals.catalogue import Refusal
@@ -131,6 +132,18 @@ def test_line_lookups_in_any_order_are_the_split_texts(text, positions):
         assert counted.lines(lo, hi) == split.lines(lo, hi)
 
 
+@settings(max_examples=EXAMPLES * 4, deadline=None)
+@given(st.one_of(_texts(), _texts(("\n", "\r\n")),
+                 st.text(alphabet=" \t\na\r\x0c\u2028", max_size=30)))
+def test_the_files_indentation_counted_in_c_is_the_line_by_line_answer(text):
+    """What an edit's warnings ask of the file's indentation, counted in C
+    where the counts settle it, is what looking at each line answers."""
+    lines = Lines(text)
+    assert tab_indented(lines) is (indent_style(Lines(text)) == "\t")
+    assert has_space_indented_line(lines) is any(line.startswith(" ")
+                                                 for line in Lines(text).contents)
+
+
 @settings(max_examples=EXAMPLES * 2, deadline=None)
 @given(st.text(alphabet="ab\n", max_size=40), st.text(alphabet="ab\n", min_size=1, max_size=3),
        st.integers(0, 5))
@@ -148,8 +161,12 @@ def test_occurrences_are_every_non_overlapping_match(text, needle, limit):
 @st.composite
 def file_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str]], bool]:
     """A file's bytes and edits of it: a line's piece, copied from the file
-    (so it matches), replaced by other text; once or several in one call."""
-    rows = draw(st.lists(st.text(alphabet="abc d\t", min_size=0, max_size=8),
+    (so it matches), replaced by other text; once or several in one call
+    (one edit sent alone, or as the one item of ``edits``: its newText then
+    marked as :func:`_answer` reads it)."""
+    # (characters of two and three bytes: found and cut in the bytes, the
+    # quick step must land where the characters say)
+    rows = draw(st.lists(st.text(alphabet="abc d\té€", min_size=0, max_size=8),
                          min_size=1, max_size=20))
     lines = [f"L{i}:{row}" for i, row in enumerate(rows)]  # each line's own mark
     eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
@@ -159,11 +176,16 @@ def file_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str]], bool]:
     for _ in range(draw(st.integers(1, 3))):
         row = draw(st.sampled_from(lines))
         old = row[:draw(st.integers(row.index(":") + 1, len(row)))]  # its mark: found once
-        new = draw(st.one_of(st.text(alphabet="xyz ", min_size=1, max_size=6),
+        new = draw(st.one_of(st.text(alphabet="xyzü ", min_size=1, max_size=6),
                              st.text(alphabet="xy\n", min_size=1, max_size=6)))
         edits.append((old, new))
+    if len(edits) == 1 and draw(st.booleans()):
+        edits[0] = (edits[0][0], ITEM + edits[0][1])
     bom = draw(st.booleans()) and draw(st.booleans())
     return (b"\xef\xbb\xbf" if bom else b"") + text.encode(), edits, draw(st.booleans())
+
+
+ITEM = "\x1e"  # newText's mark, in generated edits, for one edit sent as an item of edits
 
 
 def _answer(base: Path, data: bytes, edits: list[tuple[str, str]], dry: bool, *,
@@ -172,12 +194,12 @@ def _answer(base: Path, data: bytes, edits: list[tuple[str, str]], dry: bool, *,
     if write:
         path.write_bytes(data)
     with Toolbox(base) as box:
-        if len(edits) == 1:
+        if len(edits) == 1 and not edits[0][1].startswith(ITEM):
             args = {"path": name, "oldText": edits[0][0], "newText": edits[0][1],
                     "dryRun": dry}
         else:
-            args = {"path": name, "edits": [{"oldText": o, "newText": n} for o, n in edits],
-                    "dryRun": dry}
+            args = {"path": name, "edits": [{"oldText": o, "newText": n.removeprefix(ITEM)}
+                                            for o, n in edits], "dryRun": dry}
         answer = box.call("edit_file", args)
     return answer, path.read_bytes()
 
@@ -191,7 +213,7 @@ def test_edit_file_answers_the_same_without_the_quick_diff(monkeypatch, case):
         quick = _answer(Path(quick_dir), data, edits, dry)
         with monkeypatch.context() as patched:
             patched.setattr(diff_module, "_one_line", lambda *args: None)
-            patched.setattr(edit_module, "one_line_diff", lambda *args: None)
+            patched.setattr(diff_module, "one_line_diff", lambda *args: None)
             general = _answer(Path(slow_dir), data, edits, dry)
     assert quick == general
     if len(edits) == 1:
@@ -281,6 +303,33 @@ def test_the_quick_answer_is_the_general_one_for_the_commonest_edit(tmp_path, mo
     assert taken == [True, True, True]
 
 
+def test_one_edit_sent_as_the_item_of_edits_is_made_whole_as_the_general_path_makes_it(
+        tmp_path, monkeypatch):
+    taken = []
+    made_whole = edit_module._quick
+
+    def counting(*args):
+        found = made_whole(*args)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(edit_module, "_quick", counting)
+    content = b"def f():\n\treturn 1\n" + b"".join(b"x%d = 1\n" % i for i in range(40))
+    for linked in (False, True):
+        case = tmp_path / f"quick-{linked}"
+        case.mkdir()
+        quick = _envelope(case, content, [("x7 = 1", ITEM + "x7 = 2\n  y = 3")], False, linked)
+        assert quick[0]["edits"] == [{"replacements": 1, "lines": [[10, 11]]}], quick
+        assert quick[0]["warnings"][0].startswith("edits[0]: "), quick
+        with monkeypatch.context() as patched:
+            _general_only(patched)
+            general_dir = tmp_path / f"general-{linked}"
+            general_dir.mkdir()
+            assert _envelope(general_dir, content, [("x7 = 1", ITEM + "x7 = 2\n  y = 3")],
+                             False, linked) == quick
+    assert taken == [True, True]
+
+
 def _session(base: Path) -> tuple[list, list, bytes]:
     """A run of calls whose answers draw on what earlier ones left: an
     edit, the same edit again (already made), a stale expectedSha256 (the
@@ -339,14 +388,14 @@ def test_the_quick_diff_is_taken_for_a_change_inside_one_line(tmp_path, monkeypa
     """The property above compares something: the commonest edit does take
     the quick path, and its answer is the general one's."""
     taken = []
-    one_line = edit_module.one_line_diff
+    one_line = diff_module.one_line_diff
 
     def counting(*args):
         found = one_line(*args)
         taken.append(found is not None)
         return found
 
-    monkeypatch.setattr(edit_module, "one_line_diff", counting)
+    monkeypatch.setattr(diff_module, "one_line_diff", counting)
     content = b"".join(b"x%d = 1\n" % i for i in range(150))
     answer, after = _answer(tmp_path, content, [("x75 = 1", "x75 = 2")], False)
     assert taken == [True]
@@ -354,6 +403,20 @@ def test_the_quick_diff_is_taken_for_a_change_inside_one_line(tmp_path, monkeypa
     assert answer["diff"] == ("--- a/f.py\n+++ b/f.py\n@@ -73,7 +73,7 @@\n x72 = 1\n x73 = 1\n"
                               " x74 = 1\n-x75 = 1\n+x75 = 2\n x76 = 1\n x77 = 1\n x78 = 1\n")
     assert after == content.replace(b"x75 = 1\n", b"x75 = 2\n")
+
+
+def test_a_new_text_outside_ascii_in_an_ascii_file_is_made_as_the_general_path_makes_it(
+        tmp_path, monkeypatch):
+    for content, old, new in ((b"L0:", "L0:", "\u00fc"), (b"a\nb = 1\nc\n", "= 1", "= \u20ac\n2")):
+        quick = tmp_path / f"quick-{len(content)}"
+        general = tmp_path / f"general-{len(content)}"
+        quick.mkdir()
+        general.mkdir()
+        made = _answer(quick, content, [(old, new)], False)
+        assert made[0]["ok"] is True, made
+        with monkeypatch.context() as patched:
+            _general_only(patched)
+            assert _answer(general, content, [(old, new)], False) == made
 
 
 @pytest.mark.parametrize("content,old,new,expected", [

@@ -61,11 +61,12 @@ from .._refusals.locator import close_paths
 from .._runtime.context import ToolContext, sha256_hex
 from .._edit.budget import Work
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
-from .._edit.diff import Diff, changed_lines, one_line_diff, unified_diff
+from .._edit.diff import Diff, changed_lines, unified_diff, window_diff
 from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_old_text,
                               missing_old_text, numbered_new_text, placeholder_in_new_text,
                               refusal, too_many, unclear_indentation)
-from .._edit.match import MAX_LISTED, indent_style, normalize_breaks, search
+from .._edit.match import (MAX_LISTED, has_space_indented_line, normalize_breaks, search,
+                           tab_indented)
 from .._edit.spans import Region, Span, apply_regions, compose, remap
 from .._edit.state import Applied, CallKey, EditMemory
 from .._edit.text import Lines, Undecodable, decode, encode
@@ -333,8 +334,9 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     file = _read(ctx, pinned, rel, work)
     memory = ctx.store(EditMemory)
     base_sha = sha256(file.data).hexdigest()
-    if not (multi or args["dryRun"]):
-        made = _quick(ctx, pinned, rel, file, edits, expected, base_sha, memory, args, work)
+    if len(edits) == 1 and not args["dryRun"]:
+        made = _quick(ctx, pinned, rel, file, edits, multi, expected, base_sha, memory, args,
+                      work)
         if made is not None:
             return made
     call_key = _call_key(file.path, edits)
@@ -402,60 +404,66 @@ _ODD_FIRST = frozenset((b"\xef", b"\xff", b"\xfe", b"\x00"))
 
 
 def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[Edit],
-           expected: str | None, base_sha: str, memory: EditMemory, args: dict[str, Any],
-           work: Work) -> EditResult | None:
+           multi: bool, expected: str | None, base_sha: str, memory: EditMemory,
+           args: dict[str, Any], work: Work) -> EditResult | None:
     """The commonest call made whole: one exact edit (no replaceAll, not a
-    dry run) whose oldText occurs once in a UTF-8 text without ``\\r`` or a
-    BOM and does not lie inside its newText, answered as the general path
-    answers it (which a property test holds it to).  ``None``, with nothing
-    done, for any other call or anything the general path would refuse or
-    say more of: that path then runs on what was read."""
+    dry run; alone or the one item of ``edits``) whose oldText occurs once
+    in a UTF-8 text without ``\\r`` or a BOM and does not lie inside its
+    newText, answered as the general path answers it (which a property test
+    holds it to).  ``None``, with nothing done, for any other call or
+    anything the general path would refuse or say more of: that path then
+    runs on what was read."""
     old, new, replace_all = edits[0]
     data = file.data
     if replace_all or not old or "\r" in old or "\r" in new or old in new \
             or (expected is not None and not digest_matches(expected, base_sha)) \
-            or data[:1] in _ODD_FIRST or b"\x00" in data or many_controls(data[:HEAD]) \
-            or file.path[-6:].lower() == ".ipynb":
+            or data[:1] in _ODD_FIRST or b"\x00" in data or b"\r" in data \
+            or many_controls(data[:HEAD]) or file.path[-6:].lower() == ".ipynb":
         return None
+    # found, cut and counted in the bytes: UTF-8 text and oldText match in
+    # its bytes where they match in its characters (a character's bytes never
+    # start inside another's), and a text that is not all ASCII is slow to
+    # search, cut and encode as characters
+    text: str | None = None
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
+        old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
+        if not data.isascii():
+            text = data.decode("utf-8")  # it is UTF-8, as the general path requires
+    except UnicodeError:
         return None
-    at = text.find(old)
-    if at < 0 or "\r" in text:
+    at = data.find(old_b)
+    if at < 0:
         return None
-    end = at + len(old)
-    size = len(new)
-    limit = ctx.limits.max_write_bytes
-    if text.find(old, end) >= 0 or len(text) + size - len(old) > limit:
+    end = at + len(old_b)
+    if data.find(old_b, end) >= 0:
         return None
-    first = text.count("\n", 0, at) + 1  # the change's first line, before it and after
-    new_end = at + size
-    base: Lines | None = None
+    new_data = data[:at] + new_b + data[end:]
+    size = len(data)
+    if len(new_data) > ctx.limits.max_write_bytes:  # (its characters are fewer)
+        return None
+    start = data.rfind(b"\n", 0, at) + 1
+    line = data.count(b"\n", 0, start)  # the change's first line (0-based), before and after
+    # what the warnings (an escaped break, an indented line), the placeholder
+    # check and the line-number check look for first, by a few scans in C
     warned = "\\" in new or new[:1] in (" ", "\t") or "\n " in new or "\n\t" in new
-    # what the placeholder and line-number checks look for first, by three scans in C
+    base: Lines | None = None
     if warned or "..." in new or "…" in new or "\t" in new:
-        base = Lines(text)
-        attempt = Attempt(rel, 0, False, old, new, False, 0)
-        if placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, first):
+        base = Lines(data.decode("utf-8") if text is None else text)
+        attempt = Attempt(rel, 0, multi, old, new, False, 0)
+        if placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, line + 1):
             return None
-    new_text = text[:at] + new + text[end:]
-    new_data = new_text.encode("utf-8")
-    if len(new_data) > limit:
-        return None
-    if "\n" in old or "\n" in new:
-        base = base or Lines(text)
-        diff = unified_diff(rel, base, Lines(new_text), [(at, end, at, new_end)], work)
-        if not diff.complete:
-            return None
-        shown: str | None = diff.text
+    if text is None and size <= _WHOLE:  # ASCII: its bytes are its characters (newText's
+        # need not be)
+        shown = window_diff(rel, data.decode("ascii"), new_data.decode("utf-8"), at, end,
+                            at + len(new), work, 0)
     else:
-        shown = one_line_diff(rel, text, new_text, at, end, new_end)
+        shown = _window_diff(rel, data, new_data, at, end, line, start, len(old), len(new),
+                             work)
     if shown is None or len(shown) > ctx.limits.read_bytes:
         return None
     # made: what the general path does on success, in its order
     if memory.has_failures():  # a failure of this call is forgotten once it succeeds
-        memory.succeeded(_failure_key(args, False, edits, base_sha))
+        memory.succeeded(_failure_key(args, multi, edits, base_sha))
     new_sha = sha256(new_data).hexdigest()
     real, info = file.path, file.info
     if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
@@ -470,20 +478,52 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
     # from here on nothing may stop the call: the file is being written
     read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
     pinned.write(new_data, exclusive=False, expect=info)
-    last = first + new.count("\n", 0, size - 1)  # the line of newText's last character
+    first = line + 1
+    last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
     result: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,
                           "replacements": 1, "lines": [[first, last]], "diff": shown}
-    if real != rel:  # where a link led, in the general answer's place for it
-        result = {"path": rel, "resolvedPath": AnswerPath(real), "baseSha256": base_sha,
-                  "sha256": new_sha, "replacements": 1, "lines": [[first, last]], "diff": shown}
+    if real != rel or multi:  # the general answer's fields, in its order
+        resolved: Resolved = {"resolvedPath": AnswerPath(real)} if real != rel else {}
+        changes: Changes = ({"edits": [{"replacements": 1, "lines": [[first, last]]}]}
+                            if multi else {"lines": [[first, last]]})
+        digests: Digests = {"sha256": new_sha}
+        diffed: Diffed = {"diff": shown}
+        style: FileStyle = {}
+        result = {"path": rel, **resolved, "baseSha256": base_sha, **digests, "replacements": 1,
+                  **changes, **diffed, **style}
     if warned:
-        found = _warnings(Attempt(rel, 0, False, old, new, False, 0), base or Lines(text),
-                          "exact")
+        found = _warnings(Attempt(rel, 0, multi, old, new, False, 0),
+                          Lines(data.decode("utf-8")) if base is None else base, "exact")
         if found:
             result["warnings"] = found
-    memory.made(_call_key(real, edits), Applied(new_sha, (first, last)), base_sha, text,
-                new_sha, new_text)
+    # the texts kept as the bytes they are (decoded if ever recalled)
+    memory.made(_call_key(real, edits), Applied(new_sha, (first, last)), base_sha, data,
+                new_sha, new_data)
     return result
+
+
+_WHOLE = 64 * 1024  # bytes of an ASCII file diffed as a whole (a larger one: a window)
+
+
+def _window_diff(rel: str, data: bytes, new_data: bytes, at: int, end: int, line: int,
+                 start: int, old_chars: int, new_chars: int, work: Work) -> str | None:
+    """The diff of ``data[at:end]`` become what ``new_data`` holds there
+    (``line``: the change's first line, 0-based, starting at ``start``),
+    made on the lines around it only, decoded alone: from three lines
+    before the change to three after (or the ends)."""
+    above = line if line < 3 else 3
+    for _ in range(above):
+        start = data.rfind(b"\n", 0, start - 1) + 1
+    stop, size = end, len(data)
+    for _ in range(4):  # the end of the change's last line, and three lines more
+        if stop >= size:
+            break
+        stop = data.find(b"\n", stop) + 1 or size
+    before = data[start:stop].decode("utf-8")
+    after = new_data[start:stop + len(new_data) - size].decode("utf-8")
+    at_w = len(data[start:at].decode("utf-8"))
+    return window_diff(rel, before, after, at_w, at_w + old_chars, at_w + new_chars, work,
+                       line - above)
 
 
 def _first_change(result: EditResult) -> tuple[int, int]:
@@ -673,11 +713,11 @@ def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
         spaces = any(x.startswith("  ") for x in added)
         tabs = any(x.startswith("\t") for x in added)
         if spaces or tabs:  # only then is the file's own style worth a look
-            unit = indent_style(lines)
-            if unit == "\t" and spaces:
+            by_tabs = tab_indented(lines)
+            if by_tabs and spaces:
                 out.append(f"{label}newText indents with spaces, but {_said(rel)} indents with "
                            f"tabs")
-            elif unit != "\t" and tabs and any(x.startswith(" ") for x in lines.contents):
+            elif not by_tabs and tabs and has_space_indented_line(lines):
                 out.append(f"{label}newText indents with tabs, but {_said(rel)} indents with "
                            f"spaces")
     return out

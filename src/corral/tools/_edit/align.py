@@ -24,6 +24,7 @@ gap the budget cannot pay for is left unaligned (a whole replacement), and
 from __future__ import annotations
 
 from bisect import bisect_left
+from math import isqrt
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -150,6 +151,8 @@ def _split(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, found: li
     alo, ahi, blo, bhi = where
     size = ahi - alo + bhi - blo
     if size <= _SMALL:  # a few lines: the shortest script at once
+        if _disjoint(a, b, alo, ahi, blo, bhi, budget):
+            return []
         found += _myers(a, b, alo, ahi, blo, bhi, budget, budget.left) or []
         return []
     in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
@@ -170,6 +173,24 @@ def _split(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, found: li
     else:
         found += blocks
     return []
+
+
+def _disjoint(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, blo: int,
+              bhi: int, budget: Budget) -> bool:
+    """Whether the ranges share no item (a block of lines all rewritten),
+    then charged what :func:`_myers` would find that out for: one step per
+    diagonal of every round up to ``n + m``, or the rounds the budget
+    pays for (it then gives up, with the same answer: nothing matches)."""
+    if not set(a[alo:ahi]).isdisjoint(b[blo:bhi]):
+        return False
+    rounds = ahi - alo + bhi - blo + 1
+    cost = rounds * (rounds + 1) // 2
+    if cost > budget.left:
+        rounds = (isqrt(8 * budget.left + 1) - 1) // 2  # the most whose cost it pays
+        cost = rounds * (rounds + 1) // 2
+    if cost:
+        budget.spend(cost)
+    return True
 
 
 def _gaps(a: Sequence[Hashable], b: Sequence[Hashable], where: Range,

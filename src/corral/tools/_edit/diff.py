@@ -18,7 +18,7 @@ from .align import align, common_prefix, common_suffix
 from .budget import Budget, Work, proportional
 from .text import Lines
 
-__all__ = ["Diff", "changed_lines", "one_line_diff", "unified_diff"]
+__all__ = ["Diff", "changed_lines", "one_line_diff", "unified_diff", "window_diff"]
 
 _NO_NEWLINE = "\n\\ No newline at end of file\n"
 
@@ -68,7 +68,7 @@ def unified_diff(path: str, before: Lines, after: Lines,
 
 
 def _windowed(path: str, old: str, new: str, span: tuple[int, int, int, int], work: Work,
-              context: int) -> Diff:
+              context: int, first_line: int = 0) -> Diff:
     """:func:`_general` of one change of texts without ``\\r``, run on the
     lines around it only: from ``context`` lines before its first line to
     ``context`` lines after its last (or the ends of the texts), each a text
@@ -76,7 +76,7 @@ def _windowed(path: str, old: str, new: str, span: tuple[int, int, int, int], wo
     shifted to where the window starts."""
     ba, bb, ca, cb = span
     if ba != ca:  # (texts that agree before one change start it at one offset)
-        return _general(path, Lines(old), Lines(new), [span], work, context)
+        return _general(path, Lines(old), Lines(new), [span], work, context, first_line)
     start = old.rfind("\n", 0, ba) + 1
     line = old.count("\n", 0, start)
     above = line if line < context else context
@@ -90,7 +90,7 @@ def _windowed(path: str, old: str, new: str, span: tuple[int, int, int, int], wo
     before = Lines(old[start:end]).presplit()
     after = Lines(new[start:end + len(new) - size]).presplit()
     return _general(path, before, after, [(ba - start, bb - start, ca - start, cb - start)],
-                    work, context, line - above)
+                    work, context, first_line + line - above)
 
 
 def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int, int],
@@ -106,11 +106,28 @@ def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int,
     return None if text is None else Diff(text, True)
 
 
+def window_diff(path: str, before: str, after: str, start: int, old_end: int, new_end: int,
+                work: Work, first_line: int, context: int = 3) -> str | None:
+    """:func:`unified_diff`'s text for one change of two texts without
+    ``\\r``, given as windows of their lines: from ``context`` lines before
+    the change's first line to ``context`` lines after its last (or the
+    texts' ends), the first being line ``first_line`` (0-based) of the
+    texts; ``before[start:old_end]`` became ``after[start:new_end]``.
+    ``None`` when some block was too costly to compare line by line."""
+    one = one_line_diff(path, before, after, start, old_end, new_end, context, first_line)
+    if one is not None:
+        return one
+    diff = _windowed(path, before, after, (start, old_end, start, new_end), work, context,
+                     first_line)
+    return diff.text if diff.complete else None
+
+
 def one_line_diff(path: str, old: str, new: str, start: int, old_end: int, new_end: int,
-                  context: int = 3) -> str | None:
+                  context: int = 3, first_line: int = 0) -> str | None:
     """:func:`unified_diff` of two texts without ``\\r`` where
     ``old[start:old_end]`` became ``new[start:new_end]`` (all else the same),
-    for a change inside one line; ``None`` for any other change."""
+    for a change inside one line (the texts' lines numbered from
+    ``first_line``: windows of longer texts); ``None`` for any other change."""
     if old.find("\n", start, old_end) >= 0 or new.find("\n", start, new_end) >= 0:
         return None
     size = len(old)
@@ -133,7 +150,8 @@ def one_line_diff(path: str, old: str, new: str, start: int, old_end: int, new_e
         last = old.find("\n", last) + 1 or size
         below += 1
     count = above + 1 + below
-    hunk = f"{index - above + 1},{count}" if count != 1 else f"{index - above + 1}"
+    shown = first_line + index - above + 1
+    hunk = f"{shown},{count}" if count != 1 else f"{shown}"
     if last < size or old[-1] == "\n":  # every line shown ends with its break
         body = "-" + removed + "+" + added
         if above:

@@ -52,6 +52,8 @@ __all__ = [
     "applied_copies",
     "distinctive",
     "indent_style",
+    "tab_indented",
+    "has_space_indented_line",
     "normalize_breaks",
     "occurrences",
     "search",
@@ -359,6 +361,28 @@ def indent_style(lines: Lines) -> str:
     for w in widths:
         g = gcd(g, w)
     return " " * (g if 2 <= g <= 8 else 4)
+
+
+def tab_indented(lines: Lines) -> bool:
+    """Whether :func:`indent_style` is ``"\\t"`` (more lines start with a
+    tab than with spaces before text), from counts made in C where they
+    settle it: no line starts with a tab, or more do than start with a
+    space at all; a line at a time otherwise."""
+    if not lines.has_cr:
+        text = lines.text
+        tabs = text.startswith("\t") + text.count("\n\t")
+        if not tabs:
+            return False
+        if tabs > text.startswith(" ") + text.count("\n "):
+            return True
+    return indent_style(lines) == "\t"
+
+
+def has_space_indented_line(lines: Lines) -> bool:
+    """Whether a line starts with a space."""
+    if not lines.has_cr:
+        return lines.text.startswith(" ") or "\n " in lines.text
+    return any(line.startswith(" ") for line in lines.contents)
 
 
 def _reindent(new_lines: list[str], old_lines: list[str], mapping: dict[int, str],

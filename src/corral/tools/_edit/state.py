@@ -39,12 +39,13 @@ class EditMemory:
     def __init__(self, budget: int = TEXT_BUDGET) -> None:  # one per Toolbox (ctx.store)
         self._lock = threading.Lock()
         self._budget = budget
-        self._texts: OrderedDict[str, str] = OrderedDict()
+        # texts by digest, or the UTF-8 bytes they are (decoded when recalled)
+        self._texts: OrderedDict[str, str | bytes] = OrderedDict()
         self._size = 0
         self._failures: OrderedDict[str, int] = OrderedDict()
         self._applied: OrderedDict[CallKey, Applied] = OrderedDict()
 
-    def _keep(self, sha: str, text: str) -> None:
+    def _keep(self, sha: str, text: str | bytes) -> None:
         """Keep ``text`` by its digest (the lock held)."""
         if len(text) > self._budget // 4:
             return  # one large file would push out everything else
@@ -57,8 +58,8 @@ class EditMemory:
             _, dropped = self._texts.popitem(last=False)
             self._size -= len(dropped)
 
-    def made(self, call: CallKey, edit: Applied, base_sha: str, base: str, result_sha: str,
-             result: str) -> None:
+    def made(self, call: CallKey, edit: Applied, base_sha: str, base: str | bytes,
+             result_sha: str, result: str | bytes) -> None:
         """Remember an edit made: its base and its result (each a digest
         and its text) and that ``call`` (its path and edits) was made, under
         one taking of the lock."""
@@ -84,9 +85,10 @@ class EditMemory:
             if sha not in self._texts and len(sha) < 64:
                 sha = next((full for full in self._texts if full.startswith(sha)), sha)
             text = self._texts.get(sha)
-            if text is not None:
-                self._texts.move_to_end(sha)
-            return text
+            if text is None:
+                return None
+            self._texts.move_to_end(sha)
+        return text.decode("utf-8") if isinstance(text, bytes) else text
 
     def has_failures(self) -> bool:
         """Whether any failed call is remembered."""
