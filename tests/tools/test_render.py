@@ -161,6 +161,23 @@ def test_listings_and_searches_one_entry_a_line(box):
     assert "No files match '*.rs'" in nothing
 
 
+@pytest.mark.parametrize("entries, lines", [
+    ([{"name": "a.txt", "kind": "file", "size": 3}, {"name": "d", "kind": "dir"}],
+     ["a.txt 3", "d/"]),
+    ([{"name": "l", "kind": "symlink"}, {"name": "f", "kind": "file"}], ["l (symlink)", "f"]),
+    ([{"name": "d", "kind": "dir", "size": 4096}], ["d/"]),
+    ([{"name": "a", "kind": "file", "size": 1, "ignored": True}], ["a 1 (ignored)"]),
+    ([{"name": "a\nb", "kind": "file", "size": 1}], ['"a\\nb" 1']),
+    ([{"name": "zero\u200bwidth", "kind": "dir"}], ["zero\u200bwidth/"]),
+    ([{"name": 7, "kind": "file", "size": 1}, "not an entry"], ["7 1"]),
+    ([{"kind": "file", "size": 1}, {"name": "n", "kind": "dir"}], [" 1", "n/"]),
+])
+def test_a_listing_line_says_each_entry_whatever_its_shape(entries, lines):
+    envelope = {"ok": True, "path": ".", "entries": entries, "truncated": False,
+                "total": len(entries)}
+    assert render("list_directory", envelope).split("\n") == lines
+
+
 def test_file_info_is_one_line(box):
     text = render("file_info", box.call("file_info", {"path": "src/app.py"}))
     assert text.startswith("src/app.py: file, 34 bytes, mode 0") and "modified 20" in text

@@ -118,9 +118,13 @@ def _value(value: Any) -> str:
 def _rest(envelope: _Envelope, said: frozenset[str]) -> list[str]:
     """``key: value`` for every field not in ``said`` (nor ``ok``) that
     holds something: what a renderer has no words for is still shown."""
+    unsaid = envelope.keys() - said  # one set operation: most answers have no such field
+    unsaid.discard("ok")
+    if not unsaid:
+        return []
     out = []
     for key, value in envelope.items():
-        if key in said or key == "ok" or value in (None, False, 0, "", [], {}):
+        if key not in unsaid or value in (None, False, 0, "", [], {}):
             continue
         out.append(f"{key}: {_value(value)}")
     return out
@@ -472,10 +476,27 @@ def _level_note(level: _Envelope, shown: int, indent: str, out: list[str]) -> No
         out.append(f"{indent}[{', '.join(facts)}]")
 
 
+def _plain_lines(entries: list[Any]) -> list[str] | None:
+    """What :func:`_entry_lines` makes of ``entries`` when each is a plain
+    one (a name and a kind, and a file's size) and every line is printable
+    (so no name needs quoting), in one pass; else ``None``."""
+    try:
+        # by their number, the keys looked up are all an entry has
+        out = [f"{e['name']} {e['size']}" if len(e) == 3 and "size" in e and e["kind"] == "file"
+               else f"{e['name']}/" if len(e) == 2 and e["kind"] == "dir"
+               else f"{e['name']} ({e['kind']})" if len(e) == 2 and e["kind"] != "file"
+               else "" for e in entries]  # (a line is never empty)
+    except (KeyError, TypeError):  # not a mapping, or a name or kind missing
+        return None
+    return None if "" in out or not "".join(out).isprintable() else out
+
+
 def _list_directory(envelope: _Envelope) -> str:
-    out: list[str] = []
     entries = envelope.get("entries") or []
-    _entry_lines(entries, "", out)
+    out = _plain_lines(entries) if type(entries) is list else None
+    if out is None:
+        out = []
+        _entry_lines(entries, "", out)
     if not entries and not envelope.get("total"):
         out.append(f"{envelope.get('path')} is empty")
     facts = []
@@ -488,11 +509,14 @@ def _list_directory(envelope: _Envelope) -> str:
         facts.append(f"{envelope['ignoredEntries']} ignored entries left out")
     if envelope.get("denied"):
         facts.append(f"{envelope['denied']} denied")
-    facts += _rest(envelope, frozenset({"path", "entries", "truncated", "total", "shown",
-                                        "unlisted", "ignoredEntries", "denied", "depth"}))
+    facts += _rest(envelope, _LIST_SAID)
     if facts:
         out.append(f"[{', '.join(facts)}]")
     return "\n".join(out)
+
+
+_LIST_SAID = frozenset({"path", "entries", "truncated", "total", "shown", "unlisted",
+                        "ignoredEntries", "denied", "depth"})
 
 
 _SEARCH_SAID = frozenset({"path", "pattern", "paths", "truncated", "ignored", "skipped",

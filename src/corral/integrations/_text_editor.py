@@ -157,14 +157,29 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
     if line > len(lines):
         return _invalid(f"'insert_line' {line} is past the end of the file "
                         f"({len(lines)} lines)")
-    if not lines:  # nothing to anchor on: the whole (empty) file is the digest's
-        return _done(toolbox.call("write_file", {"path": path, "content": new,
+    if not "\n".join(lines):  # empty, or one empty line: nothing to anchor on, so the whole
+        return _done(toolbox.call("write_file", {"path": path, "content": _whole(read, lines,
+                                                                                 line, new),
                                                  "expectedSha256": read["sha256"]}),
-                     lambda e: f"Inserted at the top of {e['path']}.")
-    old, new_text = _insertion(lines, line, new)
+                     lambda e: f"Inserted after line {line} of {e['path']}.")
+    cut = read.get("cutLines")
+    shown = set(cut) if isinstance(cut, list) else set()  # lines read_file shortened
+    old, new_text = _insertion(lines, line, new, shown)
     envelope = toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new_text,
                                           "expectedSha256": read["sha256"]})
     return _done(envelope, lambda e: f"Inserted after line {line} of {e['path']}.")
+
+
+def _whole(read: Mapping[str, Any], lines: list[str], after: int, text: str) -> str:
+    """The whole new text of a file that is empty or one empty line (its
+    byte order mark and line ending kept), ``text`` inserted after line
+    ``after``."""
+    if not lines:
+        return text
+    eol = "\r\n" if read.get("lineEndings") == "crlf" else "\n"
+    added = (text[:-1] if text.endswith("\n") else text).replace("\n", eol)
+    body = f"{added}{eol}{eol}" if after == 0 else f"{eol}{added}{eol}"
+    return ("\ufeff" if read.get("bom") is True else "") + body
 
 
 def _plain_lines(numbered: str) -> list[str]:
@@ -173,22 +188,27 @@ def _plain_lines(numbered: str) -> list[str]:
     return [row.split("\t", 1)[1] if "\t" in row else "" for row in numbered.split("\n")]
 
 
-def _insertion(lines: list[str], after: int, text: str) -> tuple[str, str]:
-    """(old, new) for edit_file: the fewest lines around the insertion point
-    that occur once in the file, and the same with ``text`` inserted."""
+def _insertion(lines: list[str], after: int, text: str,
+               cut: set[int]) -> tuple[str, str]:
+    """(old, new) for edit_file: lines around the insertion point whose text
+    occurs once in the file's (as edit_file counts it: anywhere, not only
+    at line starts), grown a half more each time (few looks, each linear),
+    and the same with ``text`` inserted.  The lines read_file shortened
+    (``cut``, 1-based) are counted without their shown part and marker."""
     added = text[:-1] if text.endswith("\n") else text
+    whole = "\n".join("" if number in cut else row for number, row in enumerate(lines, 1))
     start, stop = max(after - 1, 0), min(after + 1, len(lines))
     while True:
-        block = lines[start:stop]
-        count = sum(1 for k in range(len(lines) - len(block) + 1)
-                    if lines[k:k + len(block)] == block)
-        if count == 1 or (start == 0 and stop == len(lines)):
+        old = "\n".join(lines[start:stop])
+        if (old and _once(whole, old)) or (start == 0 and stop == len(lines)):
             break
-        if start > 0:
-            start -= 1
-        if stop < len(lines):
-            stop += 1
-    before, after_lines = lines[start:after], lines[after:stop]
-    old = "\n".join(lines[start:stop])
-    new = "\n".join([*before, added, *after_lines])
+        grow = max(1, (stop - start) // 2)
+        start, stop = max(start - grow, 0), min(stop + grow, len(lines))
+    new = "\n".join([*lines[start:after], added, *lines[after:stop]])
     return old, new
+
+
+def _once(whole: str, part: str) -> bool:
+    """Whether ``part`` occurs exactly once in ``whole``, overlaps counted."""
+    first = whole.find(part)
+    return first >= 0 and whole.find(part, first + 1) < 0

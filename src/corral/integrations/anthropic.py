@@ -66,7 +66,8 @@ def anthropic_tool_results(toolbox: Toolbox, content: Iterable[Any], *,
         if _field(block, "type") != "tool_use":
             continue
         name = _field(block, "name")
-        if offered is not None and name != EDITOR_NAME and name not in offered:
+        if offered is not None and name != EDITOR_NAME and \
+                (not isinstance(name, str) or name not in offered):
             results.append({"type": "tool_result", "tool_use_id": _field(block, "id"),
                             "content": render(str(name), _not_offered(name, offered)),
                             "is_error": True})

@@ -688,6 +688,11 @@ class _Extractor:
                 except FileNotFoundError:
                     del self.links[path]
                     continue
+                except OSError as exc:
+                    if _classify(exc) is None:
+                        raise  # an error of the environment
+                    self.out_of_reach(path, name, last)
+                    continue
                 if leads not in (_OUTSIDE, _LOOP):
                     continue
                 self.root.remove(path)
@@ -699,6 +704,18 @@ class _Extractor:
                     name, ExtractReason.LINK_OUTSIDE if leads == _OUTSIDE else ExtractReason.LOOP,
                     f"{last}: once later members were extracted, this symlink led "
                     f"{'outside' if leads == _OUTSIDE else 'into a loop'}; removed"))
+
+    def out_of_reach(self, path: str, name: str, last: str) -> None:
+        """The symlink made at ``path`` can no longer be reached there (another
+        program moved or replaced a directory on the way): it cannot be
+        checked again, so it is reported refused, not landed."""
+        del self.links[path]
+        self.result.landed = [one for one in self.result.landed
+                              if not (one.path == path and one.kind == "symlink")]
+        self.result.refused.append(Refused(
+            name, ExtractReason.CONFLICT, f"{last}: a directory on the way to this symlink "
+            "was moved or replaced while the archive was extracted, so it could not be "
+            "checked once later members were in; left where it went"))
 
     def finish(self) -> None:
         """Directory mtimes, deepest (latest) first: making their content

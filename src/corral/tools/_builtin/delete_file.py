@@ -67,6 +67,10 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> DeleteResult:
             entries = target.entries()
             if entries:
                 raise not_empty(rel, entries, suggest=("list_directory", {"path": rel}))
+        if kind == "file" and info.st_nlink > 1:
+            # one name of several goes: the content lives on under the others,
+            # which no rule may cover (a secret's would be read in the clear)
+            target.decide(Op.MOVE_FROM)
         digest = _digest(ctx, target, info) if kind == "file" else None
         ctx.view.ask(DeleteRequest(target.path, kind=kind, sha256=digest), target)  # canonical
         target.same(info)  # not what the host was asked about: fail closed

@@ -100,6 +100,9 @@ class ProgramPath(NamedTuple):
 
     path: str
     file_only: bool  # an argument: it names a file git's program reads, never a directory
+    # a Python program (a script, a module run by -m or imported by -c): its
+    # directory is first on sys.path, so what it imports from there runs too
+    python: bool = False
 
 
 def program_paths(section: str, key: str, value: str | None) -> list[ProgramPath]:
@@ -150,12 +153,16 @@ def command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
         before = words[at - 1].text if at else ""
         python = python or _is_python(word.text)
         # a program named by an expansion ("$INSTALL_PYTHON") may be Python
+        found.extend(_loaded_code(word, before))
         if not word.command and (python or not word.program):
             modules = _python_modules(before, word.text)
             found.extend(path for module in modules
-                         for path in (ProgramPath(f"{module}.py", True),
+                         for path in (ProgramPath(f"{module}.py", True, True),
                                       ProgramPath(module, False)))
             if modules:
+                continue
+            if python and word.text.endswith(".py") and not before.startswith("-"):
+                found.append(ProgramPath(word.text, True, True))
                 continue
         if (not word.command and depth and word.program in _SHELLS
                 and _SHELL_STRING.match(before)):
@@ -172,6 +179,48 @@ def command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
                 and _names_path(value)):  # -o ProxyCommand=./proxy.sh: the value runs
             found.extend(command_paths(value, depth - 1))
     return found
+
+
+# programs that load more code from the directory they run in (their
+# configs, their modules): the names taken from the working directory
+_MAKES = {"make", "gmake", "bmake"}
+_MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
+_NODE_RUNNERS = {"npm", "npx", "yarn", "yarnpkg", "pnpm", "pnpx", "bun", "bunx", "corepack"}
+# package.json's scripts, the modules and .bin programs they run, the
+# configs that name a shell or a program to run in its place
+_NODE_FILES = ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs",
+               "bunfig.toml")
+_NODE_DIRS = ("node_modules", ".yarn")
+# the variables naming directories a language loads its modules from
+_LIBRARY_VARIABLES = {"PERL5LIB", "PERLLIB", "RUBYLIB", "PYTHONPATH", "NODE_PATH"}
+_INCLUDE_FLAG_PROGRAMS = re.compile(r"(perl|ruby)[0-9.]*")
+
+
+def _loaded_code(word: _Word, before: str) -> list[ProgramPath]:
+    """What the program of ``word``'s command loads beyond the file it
+    names: a makefile, a Node project's scripts and modules, the include
+    directories of ``perl -Ilib``, ``ruby -I`` and ``PERL5LIB=`` alike."""
+    text = word.text
+    name, equals, value = text.partition("=")
+    if equals and name in _LIBRARY_VARIABLES:
+        return [ProgramPath(part, False) for part in value.split(":")
+                if part and part not in (".", "..") and not part.startswith("~")]
+    if word.command:
+        program = text.rpartition("/")[2]
+        if program in _MAKES:
+            return [ProgramPath(makefile, True) for makefile in _MAKEFILES]
+        if program in _NODE_RUNNERS:
+            return ([ProgramPath(config, True) for config in _NODE_FILES]
+                    + [ProgramPath(directory, False) for directory in _NODE_DIRS])
+        return []
+    if word.program in _MAKES and before in ("-C", "--directory"):
+        return [ProgramPath(f"{text.rstrip('/')}/{makefile}", True) for makefile in _MAKEFILES]
+    if _INCLUDE_FLAG_PROGRAMS.fullmatch(word.program):
+        if text.startswith("-I") and len(text) > 2:
+            return [ProgramPath(text[2:], False)]
+        if before == "-I" and text:
+            return [ProgramPath(text, False)]
+    return []
 
 
 def _substitutions(command: str) -> list[str]:

@@ -60,7 +60,8 @@ from typing import Protocol
 
 from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
-from .gitconfig import command_paths, entries, program_paths
+from .gitconfig import ProgramPath, command_paths, entries, program_paths
+from .pythonstart import imported_modules
 from .rules import fold
 
 __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "shape_name",
@@ -72,6 +73,7 @@ MAX_DEPTH = 6
 MAX_FILE_BYTES = 64 * 1024
 MAX_CONFIGS = 64
 MAX_LINK_STEPS = 8  # the last steps of a named path looked at for links
+MAX_PYTHON_FILES = 64  # a hook's Python modules read for the modules they import
 MAX_PROGRAMS = 512  # program paths (and their bases) looked up across the configs
 _CONFIG_KEYS = {("core", "hookspath"), ("include", "path"), ("includeif", "path")}
 # the names git runs from a hooks directory (githooks(5)): protected one by
@@ -173,6 +175,9 @@ class Scan:
     # root), the rest of the tree beyond them: where a walk for the links
     # left unmet starts (a repository's own directories are among them)
     unlooked: tuple[tuple[str, int], ...] = ()
+    # directories first on the sys.path of a Python program git runs: a
+    # module named as one of the standard library's there runs in its place
+    python_dirs: tuple[str, ...] = ()
 
 
 def scan(look: GitLook) -> Scan:
@@ -219,7 +224,8 @@ def scan(look: GitLook) -> Scan:
                 links.extend(entry.path for entry in look.entries(where) if entry.is_symlink())
             except OSError:
                 continue
-    return Scan(tuple(found.paths), tuple(dict.fromkeys(links)), complete, tuple(unlooked))
+    return Scan(tuple(found.paths), tuple(dict.fromkeys(links)), complete, tuple(unlooked),
+                tuple(found.python_dirs))
 
 
 class _Found:
@@ -236,6 +242,8 @@ class _Found:
         # (hook directory, its work tree, its git directory): the hooks' commands are read
         self.hook_runs: list[tuple[str, str | None, str]] = []
         self.work_trees_found: list[tuple[str, str]] = []  # (work tree, its git directory)
+        # directories a Python program git runs has first on sys.path
+        self.python_dirs: dict[str, None] = {}
 
     def add(self, rel: str) -> str | None:
         """Protect where ``rel`` leads (canonical), if inside the root."""
@@ -329,7 +337,7 @@ class _Found:
                             self.config_path(key, value, here, tree, git_dir)
                     else:
                         for named in program_paths(section, key, value):
-                            self.program(named.path, named.file_only, tree, git_dir)
+                            self.program(named, tree, git_dir)
 
     def work_trees(self, found: list[tuple[str, str, str, str | None]],
                    git_dir: str) -> tuple[str, ...]:
@@ -380,7 +388,7 @@ class _Found:
                     if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
                         value = value[1:-1]
                     for named in command_paths(value):
-                        self.program(named.path, named.file_only, work_tree, git_dir)
+                        self.program(named, work_tree, git_dir)
 
     def hook_programs(self) -> None:
         """What each hook runs (:func:`command_paths` of each line of its
@@ -400,14 +408,16 @@ class _Found:
                     if line.lstrip().startswith("#"):
                         continue
                     for named in command_paths(line):
-                        self.program(named.path, named.file_only, work_tree, git_dir)
+                        self.program(named, work_tree, git_dir)
 
-    def program(self, value: str, file_only: bool, work_tree: str | None,
-                git_dir: str) -> None:
+    def program(self, named: ProgramPath, work_tree: str | None, git_dir: str) -> None:
         """A program a config names (or a word of its command): git runs it
         from the top of the work tree (a bare repository's: its git
         directory).  An argument word names a file, never a directory
-        (``cd src``, ``git -C sub``: the programs there are named apart)."""
+        (``cd src``, ``git -C sub``: the programs there are named apart).
+        A Python program's directory is first on ``sys.path``: see
+        :meth:`python_program`."""
+        value, file_only = named.path, named.file_only
         for base in _bases(work_tree, git_dir):
             if self.programs >= MAX_PROGRAMS:
                 return
@@ -415,6 +425,8 @@ class _Found:
             inside = _inside(self.look, value, base)
             if inside is None:
                 continue
+            if named.python:
+                self.python_program(inside)
             if file_only:
                 try:
                     self.look.entries(inside)
@@ -422,6 +434,33 @@ class _Found:
                 except OSError:
                     pass
             self.add_named(inside)
+
+
+    def python_program(self, program: str) -> None:
+        """The Python file ``program`` runs with its directory first on
+        ``sys.path``: a module of the standard library's name there runs in
+        place of it (``python_dirs``), and so does each module the program
+        imports, and those import in turn (read up to ``MAX_PYTHON_FILES``;
+        a package directory is protected whole)."""
+        canonical = self.look.canonical(program)
+        if canonical is None:
+            return
+        directory = canonical.rpartition("/")[0] or "."
+        self.python_dirs.setdefault(directory)
+        queue = deque([canonical])
+        read: set[str] = set()
+        while queue and len(read) < MAX_PYTHON_FILES:
+            path = queue.popleft()
+            if path in read:
+                continue
+            read.add(path)
+            text = self.look.text(path, MAX_FILE_BYTES)
+            for module in imported_modules(text or ""):
+                for name in (f"{module}.py", module):
+                    beside = _joined(directory, name)
+                    self.add_named(beside)
+                    if name.endswith(".py"):
+                        queue.append(self.look.canonical(beside) or beside)
 
 
 _ENTRY = re.compile(r"^\s*(?:-\s+)?entry\s*:\s*(\S.*)$")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import enum
 import os
 import re
+import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -112,6 +113,9 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.opencode/opencode.jsonc",
     "**/.opencode/plugin",            # opencode: JS/TS plugins, loaded (run) at launch
     "**/.opencode/plugins",
+    "**/.lintstagedrc",               # lint-staged (husky's usual hook): commands run on commit
+    "**/.lintstagedrc.*",
+    "**/lint-staged.config.*",
     "**/.aider.conf.yml",             # aider: lint-cmd / test-cmd, run after every edit
     "**/site-packages/*.pth",         # Python: 'import' lines run at every interpreter start
     "**/pyvenv.cfg",                  # a venv: 'home' says where its interpreter's stdlib is
@@ -265,6 +269,31 @@ class _Rules:
         return False
 
 
+# folded, as names are compared: a case-insensitive disk finds JSON.py for json
+_STANDARD_MODULES = frozenset(fold(name) for name in sys.stdlib_module_names)
+
+
+def _shadows_standard_module(path: str, directory: str) -> bool:
+    """Whether the folded ``path`` is a module ``import`` finds in
+    ``directory`` before the standard library's of that name (``json.py``,
+    ``json.pyc``, ``json.cpython-312-x86_64-linux-gnu.so``, a package's
+    ``json/__init__.py``).  A directory without ``__init__`` there is a
+    namespace package, which the standard library's module outranks: the
+    user's ``test/`` or ``email/`` folder stays theirs."""
+    if directory == ".":
+        rest = path
+    elif path.startswith(directory + "/"):
+        rest = path[len(directory) + 1:]
+    else:
+        return False
+    parts = rest.split("/")
+    if len(parts) == 1:
+        name, dot, _ = parts[0].partition(".")
+        return bool(dot) and name in _STANDARD_MODULES
+    return len(parts) == 2 and parts[1].startswith("__init__.") \
+        and parts[0] in _STANDARD_MODULES
+
+
 def _last_name(line: str) -> tuple[str, int]:
     """A pattern's last name (``**`` aside) and how many wildcards it holds."""
     segments = [seg for seg in line.strip("/").split("/") if seg not in ("", "**")]
@@ -388,6 +417,9 @@ class Policy:
     deny: tuple[str, ...] = ()
     allow_git_writes: bool = False
     protect_dirs: tuple[str, ...] = field(default=())
+    #: canonical directories first on the sys.path of a Python program the
+    #: host runs on its own: a name of the standard library's there is protected
+    python_dirs: tuple[str, ...] = field(default=())
     base: str = ""  # where this policy's root is inside the root the patterns speak of
     #: other roots' rules that hold here too: (canonical directory in this
     #: root where that root lies, "" when this root lies inside it; its policy)
@@ -421,14 +453,17 @@ class Policy:
                        allow_git_writes=allow_git_writes or not defaults)
 
     def extended(self, *, deny: Iterable[str] = (), protect: Iterable[str] = (),
-                 protect_dirs: Iterable[str] = ()) -> Policy:
+                 protect_dirs: Iterable[str] = (), python_dirs: Iterable[str] = ()) -> Policy:
         """This policy with more deny and protect patterns (read by
-        :func:`host_pattern`) and protected directories (canonical paths in
-        this policy's own root)."""
+        :func:`host_pattern`), protected directories and directories a
+        host-run Python program imports from (canonical paths in this
+        policy's own root)."""
         return replace(self, deny=self.deny + host_patterns(deny),
                        protect=self.protect + host_patterns(protect),
                        protect_dirs=self.protect_dirs + tuple(self._outer(d)
-                                                               for d in protect_dirs))
+                                                               for d in protect_dirs),
+                       python_dirs=self.python_dirs + tuple(self._outer(d)
+                                                             for d in python_dirs))
 
     def rooted(self, roots: Sequence[str]) -> Policy:
         """Every pattern read against the absolute paths ``roots`` the root
@@ -490,6 +525,10 @@ class Policy:
     def _dirs(self) -> tuple[str, ...]:
         return () if self.allow_git_writes else tuple(fold(d) for d in self.protect_dirs)
 
+    @cached_property
+    def _python_dirs(self) -> tuple[str, ...]:
+        return () if self.allow_git_writes else tuple(fold(d) for d in self.python_dirs)
+
     @cached_property  # the policy is frozen: asked on every decision
     def hides(self) -> bool:
         """Whether a listing or search may have to leave something out."""
@@ -503,7 +542,8 @@ class Policy:
 
     @cached_property
     def is_empty(self) -> bool:
-        return not (self.hides or self._protect is not None or self._dirs or self.nested)
+        return not (self.hides or self._protect is not None or self._dirs or self._python_dirs
+                    or self.nested)
 
     @cached_property
     def _decided(self) -> _Memo[tuple[str, Op], Kind | None]:
@@ -552,7 +592,8 @@ class Policy:
     def _protected(self, path: str) -> bool:
         if self._protect is not None and self._protect.match(path):
             return True
-        return any(path == d or path.startswith(d + "/") for d in self._dirs)
+        return any(path == d or path.startswith(d + "/") for d in self._dirs) \
+            or any(_shadows_standard_module(path, d) for d in self._python_dirs)
 
     def visible(self, canonical: str, op: Op = Op.SEARCH) -> bool:
         """Whether an entry may be shown (listed, searched) at all."""
@@ -606,7 +647,8 @@ class Policy:
         quick = self._quicks.get(present)
         if quick is None:
             quick = self._quicks[present] = _Quick(present)
-        return Scope(base, checks, dirs, quick)
+        return Scope(base, checks, dirs, quick,
+                     shadowing=self._python_dirs if op.mutates else ())
 
     @cached_property
     def _scopes(self) -> _Memo[tuple[str, Op], Scope]:
@@ -640,7 +682,8 @@ class Policy:
     def as_dict(self) -> dict[str, Any]:
         return {"protect": list(self.protect), "secrets": list(self.secrets),
                 "deny": list(self.deny), "allowGitWrites": self.allow_git_writes,
-                "protectedDirectories": list(self.protect_dirs), "base": self.base}
+                "protectedDirectories": list(self.protect_dirs),
+                "pythonDirectories": list(self.python_dirs), "base": self.base}
 
 
 # the ops that carry an entry away or put another in its place (a nested
@@ -705,28 +748,33 @@ class Scope:
     may match at a directory above (then every entry is decided in full);
     when none may, a name costs the quick tests of :class:`_Quick`."""
 
-    __slots__ = ("_prefix", "_checks", "_dirs", "_quick", "_quiet")
+    __slots__ = ("_prefix", "_checks", "_dirs", "_quick", "_quiet", "_shadowing")
 
     def __init__(self, base: str, checks: tuple[tuple[_Rules, bool], ...],
                  dirs: tuple[str, ...], quick: _Quick | None = None,
-                 quiet: bool | None = None) -> None:
+                 quiet: bool | None = None, shadowing: tuple[str, ...] = ()) -> None:
         self._prefix = base + "/" if base else ""
         self._checks = checks
         self._dirs = dirs
+        self._shadowing = shadowing  # Policy.python_dirs (folded) where they count
         self._quick = quick if quick is not None else _Quick([rules for rules, _ in checks])
-        self._quiet = (not dirs and not self._quick.always and not any(a for _, a in checks)
-                       if quiet is None else quiet)
+        self._quiet = (not dirs and not shadowing and not self._quick.always
+                       and not any(a for _, a in checks) if quiet is None else quiet)
+
+    def _covered(self, path: str) -> bool:
+        return any(path == d or path.startswith(d + "/") for d in self._dirs) \
+            or any(_shadows_standard_module(path, d) for d in self._shadowing)
 
     def visible(self, name: str) -> bool:
         """Whether the entry ``name`` of this directory may be shown."""
-        if not self._checks and not self._dirs:
+        if not self._checks and not self._dirs and not self._shadowing:
             return True
         folded = fold(name)
         path = self._prefix + folded
         for rules, above in self._checks:
             if (above or rules.name_may_match(folded)) and rules.decide(path):
                 return False
-        return not any(path == d or path.startswith(d + "/") for d in self._dirs)
+        return not self._covered(path)
 
     # -- for walks (search engineer's additions) ------------------------------------
     def child(self, name: str) -> Scope | None:
@@ -745,9 +793,9 @@ class Scope:
             if hit and rules.decide(path):
                 return None
             checks.append((rules, hit))
-        if any(path == d or path.startswith(d + "/") for d in self._dirs):
+        if self._covered(path):
             return None
-        return Scope(path, tuple(checks), self._dirs, quick)
+        return Scope(path, tuple(checks), self._dirs, quick, shadowing=self._shadowing)
 
     def visible_names(self, names: list[str]) -> list[str]:
         """The names among ``names`` that may be shown, in order (``visible``
@@ -780,7 +828,7 @@ class Scope:
                      or f.endswith(suffixes) or f.startswith(prefixes)]
             if not maybe:
                 return names
-        elif not self._checks and not self._dirs:
+        elif not self._checks and not self._dirs and not self._shadowing:
             return names
         else:
             maybe = names

@@ -160,6 +160,10 @@ def _arguments_text(tool: str, text: str, notes: list[str] | None) -> Any:
     read when it is a JSON object; a text cut off is said to be."""
     try:
         value = json.loads(text)
+    except RecursionError:  # JSON nested deeper than the reader follows
+        raise Refusal(Code.INVALID_ARGUMENT, f"{tool}: the arguments are nested too deeply to "
+                      "read as JSON", "Pass the arguments as one flat JSON object, as the "
+                      "tool's schema shows.", details={"field": ""}, kind=Kind.ARGUMENT) from None
     except json.JSONDecodeError as exc:
         if not text.lstrip().startswith("{"):
             return text
@@ -171,6 +175,10 @@ def _arguments_text(tool: str, text: str, notes: list[str] | None) -> Any:
                       f"({exc.msg} at character {exc.pos})",
                       "Pass the arguments as a JSON object.", details={"field": ""},
                       kind=Kind.ARGUMENT) from None
+    except ValueError:  # JSON all the same: an integer longer than the reader converts
+        raise Refusal(Code.INVALID_ARGUMENT, f"{tool}: the arguments hold a number too long to "
+                      "read", "Pass numbers of at most a few digits, as the tool's schema shows.",
+                      details={"field": ""}, kind=Kind.ARGUMENT) from None
     if isinstance(value, dict) and notes is not None:
         notes.append(f"{tool} read its arguments from a JSON text; pass them as an object")
     return value

@@ -318,7 +318,7 @@ def learn_link(root: Root, links: LinkMap, location: str) -> None:
     try:
         found: Location | None = locate(root, location, follow=True)
     except (OSError, ValueError):
-        found = _spelled_target(root, location)
+        found = spelled_target(root, location)
     if found is None:
         landing = _host_landing(root, location)
         if landing is not None and _within(landing, os.path.realpath(root.path)) is None:
@@ -331,7 +331,7 @@ def learn_link(root: Root, links: LinkMap, location: str) -> None:
         links.add(location, found.path, found.passed)
 
 
-def _spelled_target(root: Root, location: str) -> Location | None:
+def spelled_target(root: Root, location: str) -> Location | None:
     """Where the link at ``location`` leads by its text, resolved beneath
     the root with the missing directories allowed (``None``: not a link,
     or it leads outside)."""

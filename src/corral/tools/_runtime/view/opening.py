@@ -34,7 +34,8 @@ def open_view(root: RootLike, policy: Policy, *,
         changes_before = changes_here()
         found = git_scan(opened)
         known_as = (opened.path, os.path.realpath(opened.path))
-        rooted = policy.extended(deny=deny, protect_dirs=found.dirs).rooted(known_as)
+        rooted = policy.extended(deny=deny, protect_dirs=found.dirs,
+                                  python_dirs=found.python_dirs).rooted(known_as)
         links = LinkMap()
         scanned = tuple(found.links[:MAX_SCANNED_LINKS])
         if not rooted.is_empty:
