@@ -4,6 +4,7 @@ agent-tool-anchors mistakes (section 4) that apply to glob."""
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import itertools
 import json
@@ -12,6 +13,7 @@ import random
 import re
 import shutil
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pathspec
@@ -20,6 +22,7 @@ import pytest
 from .helpers.envelope import assert_valid_envelope
 from ..helpers import make_repository
 
+from corral.contained import Backend, Root, available_backends, backend_by_name
 from corral.tools import GlobRequest, Limits, Toolbox
 
 # -- oracles -------------------------------------------------------------------------
@@ -397,6 +400,54 @@ def test_a_link_is_decided_on_the_file_it_reaches_by_its_text_read_where_it_lies
     # search counts every hidden file of a directory it walks, whatever the
     # pattern names (a count of the matching ones would be an oracle)
     assert out["denied"] == 3, out
+
+
+def _raced_backend(name: str, races: int) -> tuple[Backend, Counter[str]]:
+    """Backend ``name`` whose openat2 of a path through '..' answers EAGAIN
+    (a rename somewhere in the system raced it) ``races`` times per path."""
+    kind = type(backend_by_name(name))
+    seen: Counter[str] = Counter()
+
+    class Raced(kind):  # type: ignore[valid-type,misc]
+        def openat2_or_errno(self, dir_fd: int, path: str, flags: int, mode: int,
+                             resolve: int) -> int:
+            if ".." in path.split("/") and seen[path] < races:
+                seen[path] += 1
+                return -errno.EAGAIN
+            return super().openat2_or_errno(dir_fd, path, flags, mode, resolve)
+    return Raced(openat2=True), seen
+
+
+_OPENAT2 = [name for name in available_backends()
+            if type(backend_by_name(name))(openat2=True).has_openat2]
+
+
+@pytest.mark.parametrize("races", [1, 1000], ids=["once", "always"])
+@pytest.mark.parametrize("backend_name", _OPENAT2)
+def test_a_link_probe_raced_by_a_rename_decides_as_an_unraced_one(tmp_path, backend_name,
+                                                                  races):
+    """openat2 through '..' fails with EAGAIN when any rename races it: the
+    link is asked once more, then resolved the long way; either way the
+    file it reaches is listed, hidden or counted as without the race."""
+    root = tmp_path / "root"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "keys").mkdir()
+    (root / "keys" / "plain.txt").write_text("x")
+    (root / "keys" / ".env").write_text("TOKEN=1")
+    os.symlink("../../keys/.env", root / "a" / "b" / "dotdot_secret.py")
+    os.symlink("../../keys/plain.txt", root / "a" / "b" / "dotdot_plain.py")
+    os.symlink("../../keys/none.txt", root / "a" / "b" / "dangling.py")
+    raced, seen = _raced_backend(backend_name, races)
+    answers = []
+    for backend in (type(backend_by_name(backend_name))(openat2=True), raced):
+        with Root(str(root), backend=backend, fast_path=True) as opened, \
+                Toolbox(opened) as box:
+            answers.append(box.call("glob", {"pattern": "**/*.py"}))
+    assert answers[0]["paths"] == ["a/b/dotdot_plain.py"], answers[0]
+    # the dangling link is a link; the secret, and the link reaching it, hidden
+    assert answers[0]["skipped"] == {"symlinks": 1} and answers[0]["denied"] == 2, answers[0]
+    assert answers[1] == answers[0]
+    assert seen, "no probe through '..' was raced"
 
 
 @pytest.mark.parametrize("pattern", ["../*", "../outside/*.py", "**/../..", "**/../../**",

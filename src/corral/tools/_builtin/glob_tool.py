@@ -202,15 +202,17 @@ def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, s
     out (in this order: special, ignored, hidden, a link that does not lead
     to a file)."""
     dir_sub, fd = where
-    if kinds:
-        special = [n for n in matched if kinds.get(n) == "other"]
+    odd = kinds.keys() & matched if kinds else None  # the links and special files, in C
+    if odd:
+        special = {n for n in odd if kinds[n] == "other"}
         if special:
             found.special += len(special)
-            matched = [n for n in matched if kinds.get(n) != "other"]
+            matched = [n for n in matched if n not in special]
+            odd -= special
     kept, ignored = visitor.kept_files(state, matched, suffix or "")
     found.ignored += ignored
-    if kinds:
-        linked = [n for n in kept if n in kinds]
+    if odd:
+        linked = sorted(odd.intersection(kept))  # the links .gitignore left
         if linked:
             # one resolution each: a link to no file is counted as a link,
             # one to a file a rule hides is hidden as that file is

@@ -481,12 +481,12 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
                 names = ([n for n in run if include.match_name(n)] if include.name_only
                          else [n for n in run if include.accepts(state.globs, n)])
             grep.included += len(names)
-            if kinds:  # links and special files are counted, never opened
-                odd = [kinds[n] for n in names if n in kinds]
-                if odd:
-                    skipped["symlinks"] += odd.count("symlink")
-                    skipped["special"] += len(odd) - odd.count("symlink")
-                    names = [n for n in names if n not in kinds]
+            odd = kinds.keys() & names if kinds else None  # found in C: most have none
+            if odd:  # links and special files are counted, never opened
+                links = sum(1 for n in odd if kinds[n] == "symlink")
+                skipped["symlinks"] += links
+                skipped["special"] += len(odd) - links
+                names = [n for n in names if n not in odd]
             names, ignored = visitor.kept_files(state, names)
             outcome.ignored += ignored
             if not names:

@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import compress
 from typing import TYPE_CHECKING
 
 from ....contained import Root, Tree, TreeVisitor, batches_natively
@@ -945,9 +946,9 @@ class AliasedScope(Scope):
         if prefixes:
             targets, view, op, real = links.targets, self._view, self._op, self._real
             if len(prefixes) == 1:
-                prefix = prefixes[0]
-                hidden = {name for name in kept if prefix + name in targets
-                          and not view.visible(real + name, op)}
+                # the names a link leads to, found in C (most are not)
+                linked = compress(kept, map(targets.__contains__, map(prefixes[0].__add__, kept)))
+                hidden = {name for name in linked if not view.visible(real + name, op)}
             else:
                 hidden = {name for name in kept if any(p + name in targets for p in prefixes)
                           and not view.visible(real + name, op)}
