@@ -140,3 +140,31 @@ def test_what_the_commands_only_read_stays_the_users(tmp_path, make_root):
     for path in ("Makefile", "lib/Check.pm", "package.json", "argparse.py"):
         answer = box2.call("write_file", {"path": path, "content": "x\n"})
         assert answer["ok"] is True, (path, answer)
+
+
+def test_a_package_moved_in_under_a_standard_name_is_refused(tmp_path, make_root):
+    """A folder holding ``__init__.py`` moved onto ``scripts/json`` (or
+    ``argparse`` at the top, under ``-mpre_commit``) is the package
+    ``import json`` finds first: the move is checked on what it carries."""
+    _repository(tmp_path, "python3 scripts/check.py\n\"$INSTALL_PYTHON\" -mpre_commit\n")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "check.py").write_text("import json\n")
+    (tmp_path / "pk").mkdir()
+    (tmp_path / "pk" / "__init__.py").write_text("import os\n")
+    box = Toolbox(make_root(str(tmp_path)))
+
+    async def turn() -> list[dict]:
+        return list(await asyncio.gather(
+            box.acall("move_file", {"source": "pk", "destination": "scripts/json"}, timeout=10),
+            box.acall("move_file", {"source": "pk/", "destination": "argparse"}, timeout=10),
+            box.acall("move_file", {"source": "pk", "destination": "selectors"}, timeout=10)))
+
+    answers = asyncio.run(turn())
+    assert all(_protected(answer) for answer in answers), answers
+    assert (tmp_path / "pk" / "__init__.py").exists()
+    for gone in ("scripts/json", "argparse", "selectors"):
+        assert not (tmp_path / gone).exists(), gone
+    # a folder without __init__ is a namespace package the standard one outranks
+    # (json itself is what check.py imports: protected whole)
+    assert box.call("make_directory", {"path": "scripts/email"})["ok"] is True
+    assert box.call("move_file", {"source": "pk", "destination": "lib"})["ok"] is True

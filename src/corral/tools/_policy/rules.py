@@ -647,7 +647,8 @@ class Policy:
         quick = self._quicks.get(present)
         if quick is None:
             quick = self._quicks[present] = _Quick(present)
-        return Scope(base, checks, dirs, quick)
+        return Scope(base, checks, dirs, quick,
+                     shadowing=self._python_dirs if op.mutates else ())
 
     @cached_property
     def _scopes(self) -> _Memo[tuple[str, Op], Scope]:
@@ -747,28 +748,33 @@ class Scope:
     may match at a directory above (then every entry is decided in full);
     when none may, a name costs the quick tests of :class:`_Quick`."""
 
-    __slots__ = ("_prefix", "_checks", "_dirs", "_quick", "_quiet")
+    __slots__ = ("_prefix", "_checks", "_dirs", "_quick", "_quiet", "_shadowing")
 
     def __init__(self, base: str, checks: tuple[tuple[_Rules, bool], ...],
                  dirs: tuple[str, ...], quick: _Quick | None = None,
-                 quiet: bool | None = None) -> None:
+                 quiet: bool | None = None, shadowing: tuple[str, ...] = ()) -> None:
         self._prefix = base + "/" if base else ""
         self._checks = checks
         self._dirs = dirs
+        self._shadowing = shadowing  # Policy.python_dirs (folded) where they count
         self._quick = quick if quick is not None else _Quick([rules for rules, _ in checks])
-        self._quiet = (not dirs and not self._quick.always and not any(a for _, a in checks)
-                       if quiet is None else quiet)
+        self._quiet = (not dirs and not shadowing and not self._quick.always
+                       and not any(a for _, a in checks) if quiet is None else quiet)
+
+    def _covered(self, path: str) -> bool:
+        return any(path == d or path.startswith(d + "/") for d in self._dirs) \
+            or any(_shadows_standard_module(path, d) for d in self._shadowing)
 
     def visible(self, name: str) -> bool:
         """Whether the entry ``name`` of this directory may be shown."""
-        if not self._checks and not self._dirs:
+        if not self._checks and not self._dirs and not self._shadowing:
             return True
         folded = fold(name)
         path = self._prefix + folded
         for rules, above in self._checks:
             if (above or rules.name_may_match(folded)) and rules.decide(path):
                 return False
-        return not any(path == d or path.startswith(d + "/") for d in self._dirs)
+        return not self._covered(path)
 
     # -- for walks (search engineer's additions) ------------------------------------
     def child(self, name: str) -> Scope | None:
@@ -787,9 +793,9 @@ class Scope:
             if hit and rules.decide(path):
                 return None
             checks.append((rules, hit))
-        if any(path == d or path.startswith(d + "/") for d in self._dirs):
+        if self._covered(path):
             return None
-        return Scope(path, tuple(checks), self._dirs, quick)
+        return Scope(path, tuple(checks), self._dirs, quick, shadowing=self._shadowing)
 
     def visible_names(self, names: list[str]) -> list[str]:
         """The names among ``names`` that may be shown, in order (``visible``
@@ -822,7 +828,7 @@ class Scope:
                      or f.endswith(suffixes) or f.startswith(prefixes)]
             if not maybe:
                 return names
-        elif not self._checks and not self._dirs:
+        elif not self._checks and not self._dirs and not self._shadowing:
             return names
         else:
             maybe = names
