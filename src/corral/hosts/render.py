@@ -59,7 +59,7 @@ def render(tool: str, envelope: _Envelope) -> str:
         text = render_refusal(envelope)
     else:
         known = _RENDERERS.get(tool)
-        if known is None or not any(key in envelope for key in known[0]):
+        if known is None or envelope.keys().isdisjoint(known[0]):
             # a tool of the host's own, or one whose answer has another shape
             text = _json(envelope)
         else:
