@@ -168,3 +168,30 @@ def test_a_package_moved_in_under_a_standard_name_is_refused(tmp_path, make_root
     # (json itself is what check.py imports: protected whole)
     assert box.call("make_directory", {"path": "scripts/email"})["ok"] is True
     assert box.call("move_file", {"source": "pk", "destination": "lib"})["ok"] is True
+
+
+@pytest.mark.parametrize(("hook", "written"), [
+    ("cd tools && python3 -m lint", ["tools/lint.py", "tools/argparse.py"]),
+    ("cd tools\n./check.sh --all", ["tools/check.sh"]),
+    ("pushd web >/dev/null; npm run lint; popd", ["web/package.json", "web/node_modules/x.js"]),
+    ("(cd build && make)", ["build/Makefile"]),
+], ids=["cd-python", "cd-next-line", "pushd-npm", "subshell-make"])
+def test_what_a_hook_runs_after_changing_directory_is_protected(tmp_path, make_root, hook,
+                                                                 written):
+    """A hook that enters a directory first (``cd tools && python3 -m
+    lint``) runs what is named there, not at the top of the work tree."""
+    _repository(tmp_path, hook)
+    for directory in ("tools", "web", "build"):
+        (tmp_path / directory).mkdir()
+    box = Toolbox(make_root(str(tmp_path)))
+
+    async def turn() -> list[dict]:
+        return list(await asyncio.gather(*(
+            box.acall("write_file", {"path": path, "content": PAYLOAD}, timeout=10)
+            for path in written)))
+
+    answers = asyncio.run(turn())
+    assert all(_protected(answer) for answer in answers), list(zip(written, answers))
+    for path in written:
+        assert not (tmp_path / path).exists(), path
+    assert box.call("write_file", {"path": "tools/notes.md", "content": "x\n"})["ok"] is True
