@@ -60,7 +60,8 @@ from typing import Protocol
 
 from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
-from .gitconfig import ProgramPath, command_paths, entries, program_paths
+from .gitconfig import (ProgramPath, command_paths, entered_directories, entries,
+                        from_directories, program_paths)
 from .pythonstart import imported_modules
 from .rules import fold
 
@@ -404,10 +405,13 @@ class _Found:
                 continue
             for script in scripts:
                 text = self.look.text(script, MAX_FILE_BYTES)
-                for line in (text or "").splitlines():
-                    if line.lstrip().startswith("#"):
-                        continue
-                    for named in command_paths(line):
+                lines = [line for line in (text or "").splitlines()
+                         if not line.lstrip().startswith("#")]
+                # a cd on one line holds for the lines after it
+                entered = list(dict.fromkeys(directory for line in lines
+                                             for directory in entered_directories(line)))
+                for line in lines:
+                    for named in from_directories(command_paths(line), entered):
                         self.program(named, work_tree, git_dir)
 
     def program(self, named: ProgramPath, work_tree: str | None, git_dir: str) -> None:
