@@ -195,3 +195,33 @@ def test_what_a_hook_runs_after_changing_directory_is_protected(tmp_path, make_r
     for path in written:
         assert not (tmp_path / path).exists(), path
     assert box.call("write_file", {"path": "tools/notes.md", "content": "x\n"})["ok"] is True
+
+
+MAKEFILE = ("-include local.mk\ninclude rules/common.mk\n\nlint:\n\t./scripts/lint.sh --all\n"
+            "\tpython3 -m tools.check\n")
+PACKAGE = '{"name": "x", "scripts": {"lint": "node tools/lint.js && sh ./scripts/fmt.sh"}}\n'
+
+
+@pytest.mark.parametrize(("hook", "written"), [
+    ("make lint", ["local.mk", "rules/common.mk", "scripts/lint.sh", "tools/check.py"]),
+    ("npm run lint", ["tools/lint.js", "scripts/fmt.sh"]),
+], ids=["makefile-recipes-and-includes", "package-json-scripts"])
+def test_what_a_makefile_or_package_json_runs_is_protected(tmp_path, make_root, hook, written):
+    """``make lint`` runs the recipe's commands and reads the files the
+    makefile includes (``-include local.mk``: made by anyone, read at the
+    next commit); ``npm run lint`` runs package.json's script."""
+    _repository(tmp_path, hook)
+    (tmp_path / "Makefile").write_text(MAKEFILE)
+    (tmp_path / "package.json").write_text(PACKAGE)
+    box = Toolbox(make_root(str(tmp_path)))
+
+    async def turn() -> list[dict]:
+        return list(await asyncio.gather(*(
+            box.acall("write_file", {"path": path, "content": PAYLOAD}, timeout=10)
+            for path in written)))
+
+    answers = asyncio.run(turn())
+    assert all(_protected(answer) for answer in answers), list(zip(written, answers))
+    for path in written:
+        assert not (tmp_path / path).exists(), path
+    assert box.call("write_file", {"path": "src/main.c", "content": "x\n"})["ok"] is True
