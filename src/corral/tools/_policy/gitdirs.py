@@ -52,6 +52,7 @@ canonical (outside the root or unreadable: left out).
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from collections.abc import Iterable
@@ -243,6 +244,7 @@ class _Found:
         # (hook directory, its work tree, its git directory): the hooks' commands are read
         self.hook_runs: list[tuple[str, str | None, str]] = []
         self.work_trees_found: list[tuple[str, str]] = []  # (work tree, its git directory)
+        self.opened_configs: dict[str, bool] = {}  # makefiles and package.json read
         # directories a Python program git runs has first on sys.path
         self.python_dirs: dict[str, None] = {}
 
@@ -431,6 +433,8 @@ class _Found:
                 continue
             if named.python:
                 self.python_program(inside)
+            elif named.file_only and not self.opened_configs.get(inside):
+                self.build_config(inside, git_dir)
             if file_only:
                 try:
                     self.look.entries(inside)
@@ -439,6 +443,36 @@ class _Found:
                     pass
             self.add_named(inside)
 
+
+    def build_config(self, path: str, git_dir: str) -> None:
+        """A makefile or ``package.json`` a protected command runs: the
+        commands of its recipes (scripts), named from its directory, and
+        the files a makefile includes (``-include local.mk`` is read when
+        someone makes it)."""
+        name = path.rpartition("/")[2]
+        if name not in MAKEFILE_NAMES and not name.endswith(".mk") and name != "package.json":
+            return
+        self.opened_configs[path] = True
+        text = self.look.text(path, MAX_FILE_BYTES)
+        if not text:
+            return
+        here = path.rpartition("/")[0] or "."
+        commands: list[str] = []
+        if name == "package.json":
+            commands = _package_scripts(text)
+        else:
+            for line in text.splitlines():
+                if line.startswith("\t"):
+                    commands.append(line.lstrip("\t@-+ "))
+                    continue
+                included = _MAKE_INCLUDE.match(line)
+                if included is not None:
+                    for word in included.group(1).split():
+                        if "$" not in word:
+                            self.program(ProgramPath(word, True), here, git_dir)
+        for command in commands:
+            for named in command_paths(command):
+                self.program(named, here, git_dir)
 
     def python_program(self, program: str) -> None:
         """The Python file ``program`` runs with its directory first on
@@ -465,6 +499,22 @@ class _Found:
                     self.add_named(beside)
                     if name.endswith(".py"):
                         queue.append(self.look.canonical(beside) or beside)
+
+
+MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
+_MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$")
+
+
+def _package_scripts(text: str) -> list[str]:
+    """The commands of a ``package.json``'s ``scripts`` (none if it is not
+    JSON of that shape)."""
+    try:
+        scripts = json.loads(text).get("scripts")
+    except (ValueError, AttributeError, RecursionError):
+        return []
+    if not isinstance(scripts, dict):
+        return []
+    return [value for value in scripts.values() if isinstance(value, str)]
 
 
 _ENTRY = re.compile(r"^\s*(?:-\s+)?entry\s*:\s*(\S.*)$")
