@@ -29,17 +29,23 @@ CASES = {
     "blank_lines_only": b"\n\n\n",
     "repeated_pairs": b"ab\nab\nb\nab\n",
     "crlf": b"a\r\nb\r\n\r\n",
+    "two_empty_lines_crlf": b"\r\n\r\n",
+    "four_empty_lines": b"\n\n\n\n",
+    "a_line_then_an_empty_one": b"a\n\n",
+    "byte_order_mark_and_empty_lines": b"\xef\xbb\xbf\n\n",
 }
 
 
 def _expected(data: bytes, after: int, text: str) -> bytes:
+    bom = b"\xef\xbb\xbf" if data.startswith(b"\xef\xbb\xbf") else b""
+    data = data[len(bom):]
     eol = b"\r\n" if b"\r\n" in data else b"\n"
     lines = data.split(eol)
     ended = lines[-1] == b""
     if ended:
         lines.pop()
     lines.insert(after, text.encode())
-    return eol.join(lines) + (eol if ended else b"")
+    return bom + eol.join(lines) + (eol if ended else b"")
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -5,9 +5,12 @@ The diff of a change inside one line is cut from the text around it
 (``diff._general``); line lookups count from the last line found rather
 than from the start; oldText's occurrences are found and counted in one
 pass; the text after an edit takes its count of line breaks from the text
-before.  Each is held here to the general computation on generated texts
-and edits, and the whole answer of ``edit_file`` on real files to the
-answer it gives with the quick diff turned off.
+before; the commonest call (one exact edit of an LF text) is made whole
+at once (``edit_file._quick``).  Each is held here to the general
+computation on generated texts and edits, and the whole answer of
+``edit_file`` on real files (what the host is asked, what the Toolbox
+remembers for later calls) to the answer it gives with the quick paths
+turned off.
 
 ``CORRAL_SOAK_EXAMPLES`` raises the number of generated cases (a documented
 soak profile; the default keeps the test to a few seconds)."""
@@ -77,6 +80,32 @@ def test_the_quick_diff_is_the_general_diff(case):
                                    Work(), 3)
     quick = unified_diff("f.txt", before, after, spans, Work())
     assert quick == general
+
+
+@st.composite
+def block_edit(draw: st.DrawFn) -> tuple[str, int, int, str]:
+    """A text of many short lines (some alike, so lines align in more than
+    one way) and a change of several of its lines into several others,
+    anywhere in it (its first and last lines included)."""
+    rows = draw(st.lists(st.sampled_from(["a", "b", "c", "", "  a", "d"]), min_size=1,
+                         max_size=40))
+    text = "\n".join(rows) + draw(st.sampled_from(["\n", ""]))
+    start = draw(st.integers(0, len(text)))
+    end = draw(st.integers(start, min(len(text), start + 16)))
+    new = "\n".join(draw(st.lists(st.sampled_from(["a", "b", "x", "", " c"]), max_size=8)))
+    return text, start, end, new + draw(st.sampled_from(["\n", ""]))
+
+
+@settings(max_examples=EXAMPLES * 2, deadline=None)
+@given(block_edit())
+def test_the_diff_of_a_block_cut_from_around_it_is_the_general_diff(case):
+    """A change of several lines is diffed on a window of its lines (the
+    hunks' numbers shifted to it): the general diff of the whole texts."""
+    text, start, end, new = case
+    before, after, placements = _changed(text, start, end, new)
+    general = diff_module._general("f.txt", Lines(before.text), Lines(after.text),
+                                   [placements[0]], Work(), 3)
+    assert unified_diff("f.txt", before, after, [placements[0]], Work()) == general
 
 
 @settings(max_examples=EXAMPLES * 2, deadline=None)
@@ -162,6 +191,7 @@ def test_edit_file_answers_the_same_without_the_quick_diff(monkeypatch, case):
         quick = _answer(Path(quick_dir), data, edits, dry)
         with monkeypatch.context() as patched:
             patched.setattr(diff_module, "_one_line", lambda *args: None)
+            patched.setattr(edit_module, "one_line_diff", lambda *args: None)
             general = _answer(Path(slow_dir), data, edits, dry)
     assert quick == general
     if len(edits) == 1:
@@ -208,25 +238,32 @@ def test_edit_file_answers_the_same_without_the_quick_application(monkeypatch, c
     with tempfile.TemporaryDirectory() as quick_dir, tempfile.TemporaryDirectory() as slow_dir:
         quick = _envelope(Path(quick_dir), data, edits, dry, linked)
         with monkeypatch.context() as patched:
-            patched.setattr(edit_module, "_apply_one", lambda *args: None)
-            patched.setattr(diff_module, "_one_line", lambda *args: None)
+            _general_only(patched)
             general = _envelope(Path(slow_dir), data, edits, dry, linked)
     assert quick == general
 
 
+def _general_only(patched: pytest.MonkeyPatch) -> None:
+    """Turn off every quick path of edit_file: the whole call made at once,
+    the application cut around one edit, the one-line diff."""
+    patched.setattr(edit_module, "_quick", lambda *args: None)
+    patched.setattr(edit_module, "_apply_one", lambda *args: None)
+    patched.setattr(diff_module, "_one_line", lambda *args: None)
+
+
 def test_the_quick_answer_is_the_general_one_for_the_commonest_edit(tmp_path, monkeypatch):
     """The property above compares something: an exact edit of an LF file
-    takes the quick application, and its answer (with a warning, and
+    is made whole by the quick path, and its answer (with a warning, and
     through a link) is the general one's."""
     taken = []
-    apply_one = edit_module._apply_one
+    made_whole = edit_module._quick
 
     def counting(*args):
-        found = apply_one(*args)
+        found = made_whole(*args)
         taken.append(found is not None)
         return found
 
-    monkeypatch.setattr(edit_module, "_apply_one", counting)
+    monkeypatch.setattr(edit_module, "_quick", counting)
     content = b"def f():\n\treturn 1\n" + b"".join(b"x%d = 1\n" % i for i in range(40))
     for linked, new in ((False, "x7 = 2"), (False, "x7 = 2\n  y = 3"), (True, "x7 = 2\n  y = 3")):
         case = tmp_path / f"{linked}-{len(new)}"
@@ -237,25 +274,79 @@ def test_the_quick_answer_is_the_general_one_for_the_commonest_edit(tmp_path, mo
         # spaces in a file indented by tabs
         assert bool(quick[0].get("warnings")) is ("  y" in new), quick
         with monkeypatch.context() as patched:
-            patched.setattr(edit_module, "_apply_one", lambda *args: None)
+            _general_only(patched)
             general_dir = tmp_path / f"{linked}-{len(new)}-general"
             general_dir.mkdir()
             assert _envelope(general_dir, content, [("x7 = 1", new)], False, linked) == quick
     assert taken == [True, True, True]
 
 
+def _session(base: Path) -> tuple[list, list, bytes]:
+    """A run of calls whose answers draw on what earlier ones left: an
+    edit, the same edit again (already made), a stale expectedSha256 (the
+    lines changed since, from the texts kept), a failing call and the same
+    call again (said to be repeated), then one that succeeds; each request
+    the host was asked with, and the file at the end."""
+    path = base / "f.py"
+    path.write_bytes(b"".join(b"x%d = 1\n" % i for i in range(30)))
+    asked: list = []
+    answers = []
+    with Toolbox(base, authorize=lambda request: asked.append(repr(request))) as box:
+        first = box.call("read_file", {"path": "f.py"})
+        answers.append(box.call("edit_file", {"path": "f.py", "oldText": "x3 = 1",
+                                              "newText": "x3 = 2\n    y = 1"}))
+        answers.append(box.call("edit_file", {"path": "f.py", "oldText": "x3 = 1",
+                                              "newText": "x3 = 2\n    y = 1"}))
+        answers.append(box.call("edit_file", {"path": "f.py", "oldText": "x9 = 1",
+                                              "newText": "x9 = 2",
+                                              "expectedSha256": first["sha256"]}))
+        for _ in range(2):
+            answers.append(box.call("edit_file", {"path": "f.py", "oldText": "x99 = 1",
+                                                  "newText": "x99 = 2"}))
+        answers.append(box.call("edit_file", {"path": "f.py", "oldText": "x9 = 1",
+                                              "newText": "x9 = 2"}))
+    return answers, asked, path.read_bytes()
+
+
+def test_what_the_quick_path_leaves_for_later_calls_is_the_general_paths(tmp_path,
+                                                                         monkeypatch):
+    taken = []
+    made_whole = edit_module._quick
+
+    def counting(*args):
+        found = made_whole(*args)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(edit_module, "_quick", counting)
+    (tmp_path / "quick").mkdir()
+    (tmp_path / "general").mkdir()
+    made = _session(tmp_path / "quick")
+    assert taken.count(True) == 2, taken  # the first edit and the last
+    with monkeypatch.context() as patched:
+        _general_only(patched)
+        assert _session(tmp_path / "general") == made
+    answers = made[0]
+    assert [a["ok"] for a in answers] == [True, False, False, False, False, True]
+    assert answers[1]["details"]["kind"] == "already_applied"
+    assert answers[2]["details"]["changedLines"] == [[4, 5]]
+    assert answers[4]["details"]["repeated"] == 2
+    assert [asked.split("(")[0] for asked in made[1]] == ["ReadRequest", "EditRequest",
+                                                          "EditRequest"]
+
+
 def test_the_quick_diff_is_taken_for_a_change_inside_one_line(tmp_path, monkeypatch):
     """The property above compares something: the commonest edit does take
     the quick path, and its answer is the general one's."""
     taken = []
-    one_line = diff_module._one_line
+    one_line = edit_module.one_line_diff
 
     def counting(*args):
         found = one_line(*args)
         taken.append(found is not None)
         return found
 
-    monkeypatch.setattr(diff_module, "_one_line", counting)
+    monkeypatch.setattr(edit_module, "one_line_diff", counting)
     content = b"".join(b"x%d = 1\n" % i for i in range(150))
     answer, after = _answer(tmp_path, content, [("x75 = 1", "x75 = 2")], False)
     assert taken == [True]

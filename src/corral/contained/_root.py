@@ -366,6 +366,11 @@ class Root(RootSurface, Closing):
             # spelling), without a walk around it
             fd = self._open_parent(parsed, held_flags)
             if fd >= 0:
+                if not identify:  # the common step's: its Target made here at once
+                    at = Resolved(fd, names[-1], parsed.must_be_dir, tuple(names[:-1]))
+                    return Target(self, anchor, parsed, at, fd, (), passed=(),
+                                  follow_final=follow_final, ends_dotdot=False,
+                                  readable=lockable)
                 return self._parent_target(parsed, fd, follow_final=follow_final,
                                            identify=identify, readable=lockable)
             probed = -fd  # the walk's first probe, made: it goes on from there

@@ -77,9 +77,10 @@ class Target(Closing):
                  tail: tuple[str, ...], *, passed: tuple[str, ...], follow_final: bool,
                  ends_dotdot: bool, identity: tuple[int, int] | None = None,
                  readable: bool = False) -> None:
-        self.path = at.path
-        self.parent = at.parent
-        self.name = at.name
+        name = self.name = at.name
+        parts = at.parts
+        parent = self.parent = "/".join(parts) if parts else "."
+        self.path = parent if name is None else f"{parent}/{name}" if parts else name
         if tail:
             held = list(at.parts[:len(at.parts) - len(tail)])
             self.creates = tuple("/".join(held + list(tail[:i + 1])) for i in range(len(tail)))
@@ -356,6 +357,11 @@ class Target(Closing):
         :meth:`make_parents` moved it (then :meth:`open_held`).  A hint: a
         lock taken on an fd that cannot hold one fails with ``EBADF``."""
         return self._readable and not self._closed
+
+    def lock_fd(self) -> int:
+        """:attr:`held_fd` where :attr:`held_lockable` says a ``flock`` may
+        be taken on it, else -1 (one call for the two)."""
+        return self._fd if self._readable and not self._closed else -1
 
     def open_held(self) -> Handle:
         """The directory of :attr:`held_fd`, opened for reading as a

@@ -50,6 +50,10 @@ def _at_least(version: str, first: str) -> bool:
     return PROTOCOL_VERSIONS.index(version) >= PROTOCOL_VERSIONS.index(first)
 
 
+#: the versions whose results carry ``structuredContent``
+_STRUCTURED_VERSIONS = frozenset(PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.index(_STRUCTURED_FROM):])
+
+
 def _for_version(tool: dict[str, Any], version: str) -> dict[str, Any]:
     """``tool`` (the newest MCP shape) without what ``version`` does not know."""
     dropped = set()
@@ -116,7 +120,7 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str,
         parts += [',{"type":"image","data":', json.dumps(image["data"]), ',"mimeType":',
                   json.dumps(image["mimeType"]), "}"]
     parts += ['],"isError":', "false" if ok else "true"]
-    if _at_least(version, _STRUCTURED_FROM):
+    if version in _STRUCTURED_VERSIONS:
         structured, plain = envelope_text(envelope)
         if not plain:
             structured = json.dumps(scrub(envelope), ensure_ascii=False, separators=(",", ":"))

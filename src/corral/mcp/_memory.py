@@ -19,7 +19,6 @@ both are no-ops (other allocators return large blocks themselves).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -40,7 +39,9 @@ def _libc() -> Any:
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        # the process's own symbols hold its C library's: nothing is looked
+        # up on disk (find_library runs ldconfig)
+        libc = ctypes.CDLL(None)
         libc.malloc_trim.argtypes, libc.malloc_trim.restype = [ctypes.c_size_t], ctypes.c_int
         libc.mallopt.argtypes, libc.mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)

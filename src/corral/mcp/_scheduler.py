@@ -88,6 +88,8 @@ class Scheduler:
         return self._first_ready() is not None
 
     def _first_ready(self) -> int | None:
+        if not self._running:  # nothing runs: the first waiting call may start
+            return 0 if self._waiting else None
         writer_before = any(job.writes for job in self._running)
         busy = bool(self._running)
         for i, job in enumerate(self._waiting):

@@ -463,7 +463,7 @@ class StdioServer:
             self._scheduler.finish(job)
             self._close_retired()
             self._active_at = time.monotonic()
-            if self._scheduler.jobs() or self._eof:
+            if not self._scheduler.idle or self._eof:
                 self._cond.notify_all()  # a waiting call may start now, or all is done
             if self._pending:  # the reader's turn was never taken: take it back
                 self._pending, self._reading = False, True
@@ -614,6 +614,8 @@ class StdioServer:
 
     def _close_retired(self) -> None:
         """Close narrowed workspaces no call uses any more (lock held)."""
+        if not self._retired:
+            return
         busy = {id(job.context.workspace) for job in self._scheduler.jobs()}
         keep = []
         for workspace in self._retired:

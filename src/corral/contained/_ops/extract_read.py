@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import lzma
+import math
 import os
 import stat as st
 import struct
@@ -133,6 +134,22 @@ class _Span:
         pass
 
 
+# seconds either side of 1970 a clock (a 64-bit time_t) can be set to, with
+# room for the rounding of a float
+_CLOCK_LIMIT = 2.0 ** 62
+
+
+def _tar_mtime(info: tarfile.TarInfo) -> float | None:
+    """A tar member's time, or ``None`` (the member keeps the time it is
+    made at, as GNU tar leaves a time it cannot set) for one no clock holds:
+    a PAX ``nan``, ``inf`` or ``1e20``, a base-256 number of 80 bits."""
+    try:
+        seconds = float(info.mtime)
+    except (OverflowError, ValueError, TypeError):
+        return None
+    return info.mtime if math.isfinite(seconds) and abs(seconds) < _CLOCK_LIMIT else None
+
+
 def _tar_member(tf: tarfile.TarFile, info: tarfile.TarInfo) -> Member:
     if info.isreg():
         # tarfile keeps (offset, length) pairs (typeshed says tuple[int, ...]),
@@ -143,14 +160,14 @@ def _tar_member(tf: tarfile.TarFile, info: tarfile.TarInfo) -> Member:
         def reader() -> Readable:
             return _Stored(tf, info) if sparse is not None else _Span(tf, info)
 
-        return Member(info.name, "file", info.mode, info.mtime, open=reader, sparse=sparse,
+        return Member(info.name, "file", info.mode, _tar_mtime(info), open=reader, sparse=sparse,
                       size=info.size, sized=sparse is None)
     if info.isdir():
-        return Member(info.name, "dir", None, info.mtime)
+        return Member(info.name, "dir", None, _tar_mtime(info))
     if info.issym():
         return Member(info.name, "symlink", None, None, info.linkname)
     if info.islnk():
-        return Member(info.name, "hardlink", info.mode, info.mtime, info.linkname)
+        return Member(info.name, "hardlink", info.mode, _tar_mtime(info), info.linkname)
     return Member(info.name, "special", None, None)
 
 

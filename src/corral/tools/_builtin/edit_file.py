@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import json
 import os
+from hashlib import sha256
 import posixpath
 import stat as st
 from dataclasses import dataclass
@@ -60,7 +61,7 @@ from .._refusals.locator import close_paths
 from .._runtime.context import ToolContext, sha256_hex
 from .._edit.budget import Work
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
-from .._edit.diff import Diff, changed_lines, unified_diff
+from .._edit.diff import Diff, changed_lines, one_line_diff, unified_diff
 from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_old_text,
                               missing_old_text, numbered_new_text, placeholder_in_new_text,
                               refusal, too_many, unclear_indentation)
@@ -68,6 +69,7 @@ from .._edit.match import MAX_LISTED, indent_style, normalize_breaks, search
 from .._edit.spans import Region, Span, apply_regions, compose, remap
 from .._edit.state import Applied, CallKey, EditMemory
 from .._edit.text import Lines, Undecodable, decode, encode
+from .._read.textform import HEAD, many_controls
 from .._policy.rules import Op
 from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_given,
                                    file_too_large, invalid_argument, not_found, sha256_mismatch,
@@ -302,12 +304,12 @@ class _Call:
         return Attempt(self.rel, i, self.multi, old, new, replace_all, self.repeated)
 
 
-def _failure_key(args: dict[str, Any], call: _Call, base_sha: str) -> str:
+def _failure_key(args: dict[str, Any], multi: bool, edits: list[Edit], base_sha: str) -> str:
     """The call as a failure: its arguments as checked (the path as spelled,
     the edits and the form they came in, expectedSha256, dryRun) and the
     file's digest."""
-    failure = repr((args["path"], call.multi, call.edits, expected_digest(args),
-                    bool(args["dryRun"]), base_sha))
+    failure = repr((args["path"], multi, edits, expected_digest(args), bool(args["dryRun"]),
+                    base_sha))
     return sha256_hex(failure.encode("utf-8", "surrogatepass"))
 
 
@@ -330,11 +332,15 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     work = Work(ctx.checkpoint)
     file = _read(ctx, pinned, rel, work)
     memory = ctx.store(EditMemory)
-    base_sha = sha256_hex(file.data)
+    base_sha = sha256(file.data).hexdigest()
+    if not (multi or args["dryRun"]):
+        made = _quick(ctx, pinned, rel, file, edits, expected, base_sha, memory, args, work)
+        if made is not None:
+            return made
     call_key = _call_key(file.path, edits)
     call = _Call(rel, file.path, edits, multi, work, 0, base_sha, memory, call_key)
     # the failure key is made only when a failure is remembered, or one happens
-    failure_key = _failure_key(args, call, base_sha) if memory.has_failures() else None
+    failure_key = _failure_key(args, multi, edits, base_sha) if memory.has_failures() else None
     if failure_key is not None:
         call.repeated = memory.failures(failure_key)
     try:
@@ -358,11 +364,11 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         diff = unified_diff(rel, outcome.base, outcome.lines, outcome.spans, work)
     except Refusal as refused:
         if refused.kind not in (Kind.TIME_LIMIT, Kind.CANCELLED):  # stopped is not failed
-            memory.failed(failure_key or _failure_key(args, call, base_sha))
+            memory.failed(failure_key or _failure_key(args, multi, edits, base_sha))
         raise
     if failure_key is not None:  # a failure of this call is forgotten once it succeeds
         memory.succeeded(failure_key)
-    new_sha = sha256_hex(new_data)
+    new_sha = sha256(new_data).hexdigest()
     dry = bool(args["dryRun"])
     if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
         ctx.view.ask(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,
@@ -385,8 +391,98 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     if decoded.encoding:
         result["encoding"] = decoded.encoding
     if not dry:
-        memory.made(call_key, Applied(new_sha, _first_change(result)),
-                    (base_sha, decoded.text), (new_sha, outcome.text))
+        memory.made(call_key, Applied(new_sha, _first_change(result)), base_sha, decoded.text,
+                    new_sha, outcome.text)
+    return result
+
+
+# first bytes of a file decode() reads otherwise than as plain UTF-8 (a byte
+# order mark; a NUL): such a file takes the general path
+_ODD_FIRST = frozenset((b"\xef", b"\xff", b"\xfe", b"\x00"))
+
+
+def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[Edit],
+           expected: str | None, base_sha: str, memory: EditMemory, args: dict[str, Any],
+           work: Work) -> EditResult | None:
+    """The commonest call made whole: one exact edit (no replaceAll, not a
+    dry run) whose oldText occurs once in a UTF-8 text without ``\\r`` or a
+    BOM and does not lie inside its newText, answered as the general path
+    answers it (which a property test holds it to).  ``None``, with nothing
+    done, for any other call or anything the general path would refuse or
+    say more of: that path then runs on what was read."""
+    old, new, replace_all = edits[0]
+    data = file.data
+    if replace_all or not old or "\r" in old or "\r" in new or old in new \
+            or (expected is not None and not digest_matches(expected, base_sha)) \
+            or data[:1] in _ODD_FIRST or b"\x00" in data or many_controls(data[:HEAD]) \
+            or file.path[-6:].lower() == ".ipynb":
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    at = text.find(old)
+    if at < 0 or "\r" in text:
+        return None
+    end = at + len(old)
+    size = len(new)
+    limit = ctx.limits.max_write_bytes
+    if text.find(old, end) >= 0 or len(text) + size - len(old) > limit:
+        return None
+    first = text.count("\n", 0, at) + 1  # the change's first line, before it and after
+    new_end = at + size
+    base: Lines | None = None
+    warned = "\\" in new or new[:1] in (" ", "\t") or "\n " in new or "\n\t" in new
+    # what the placeholder and line-number checks look for first, by three scans in C
+    if warned or "..." in new or "…" in new or "\t" in new:
+        base = Lines(text)
+        attempt = Attempt(rel, 0, False, old, new, False, 0)
+        if placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, first):
+            return None
+    new_text = text[:at] + new + text[end:]
+    new_data = new_text.encode("utf-8")
+    if len(new_data) > limit:
+        return None
+    if "\n" in old or "\n" in new:
+        base = base or Lines(text)
+        diff = unified_diff(rel, base, Lines(new_text), [(at, end, at, new_end)], work)
+        if not diff.complete:
+            return None
+        shown: str | None = diff.text
+    else:
+        shown = one_line_diff(rel, text, new_text, at, end, new_end)
+    if shown is None or len(shown) > ctx.limits.read_bytes:
+        return None
+    # made: what the general path does on success, in its order
+    if memory.has_failures():  # a failure of this call is forgotten once it succeeds
+        memory.succeeded(_failure_key(args, False, edits, base_sha))
+    new_sha = sha256(new_data).hexdigest()
+    real, info = file.path, file.info
+    if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
+        ctx.view.ask(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
+                                 result_bytes=len(new_data), replacements=1, diff=shown,
+                                 dry_run=False), pinned)
+    if ctx.asks_host:  # the lock was held throughout otherwise
+        pinned.same(info)
+        if sha256(_read(ctx, pinned, rel, None, info).data).hexdigest() != base_sha:
+            raise swapped(rel)
+    ctx.checkpoint()  # the last one: stopped now, nothing is written
+    # from here on nothing may stop the call: the file is being written
+    read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
+    pinned.write(new_data, exclusive=False, expect=info)
+    last = first + new.count("\n", 0, size - 1)  # the line of newText's last character
+    result: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,
+                          "replacements": 1, "lines": [[first, last]], "diff": shown}
+    if real != rel:  # where a link led, in the general answer's place for it
+        result = {"path": rel, "resolvedPath": AnswerPath(real), "baseSha256": base_sha,
+                  "sha256": new_sha, "replacements": 1, "lines": [[first, last]], "diff": shown}
+    if warned:
+        found = _warnings(Attempt(rel, 0, False, old, new, False, 0), base or Lines(text),
+                          "exact")
+        if found:
+            result["warnings"] = found
+    memory.made(_call_key(real, edits), Applied(new_sha, (first, last)), base_sha, text,
+                new_sha, new_text)
     return result
 
 
@@ -463,33 +559,41 @@ def _apply_one(ctx: ToolContext, call: _Call, base: Lines) -> _Outcome | None:
     once, exactly, in a text without ``\\r`` and does not lie inside its
     newText: the text cut around it, and what the general path would
     answer (which a property test holds it to); ``None`` for any other call."""
-    if len(call.edits) != 1:
+    edits = call.edits
+    if len(edits) != 1:
         return None
-    old, new, replace_all = call.edits[0]
+    old, new, replace_all = edits[0]
     text = base.text
     if replace_all or not old or base.has_cr or "\r" in old or "\r" in new or old in new:
         return None
     at = text.find(old)
-    end = at + len(old)
-    if at < 0 or text.find(old, end) >= 0:
+    if at < 0:
         return None
-    attempt = Attempt(call.rel, 0, call.multi, old, new, False, call.repeated)
+    end = at + len(old)
+    if text.find(old, end) >= 0:
+        return None
     first = text.count("\n", 0, at) + 1  # the change's first line, before it and after
-    refused = placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, first)
-    if refused is not None:
-        raise refused
-    size = len(text) + len(new) - len(old)
-    if size > ctx.limits.max_write_bytes:
-        raise _result_too_large(call, size, ctx.limits.max_write_bytes, attempt.label)
+    attempt = None
+    # what the placeholder and line-number checks look for first, by three scans in C
+    if "..." in new or "…" in new or "\t" in new:
+        attempt = call.attempt(0)
+        refused = placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base,
+                                                                              first)
+        if refused is not None:
+            raise refused
+    size = len(new)
+    if len(text) + size - len(old) > ctx.limits.max_write_bytes:
+        raise _result_too_large(call, len(text) + size - len(old), ctx.limits.max_write_bytes,
+                                _label(0, call.multi))
     call.work.step(3)  # the search, the replacement and the spans, as the general path counts
-    placement = (at, end, at, at + len(new))
+    new_end = at + size
     after = Lines(text[:at] + new + text[end:])  # its line breaks counted if ever needed
-    last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
+    last = first + new.count("\n", 0, size - 1)  # the line of newText's last character
     # what _warnings looks for (an escaped break, an indented line), by a few scans in C
-    warned = "\\" in new or new[:1] in (" ", "\t") or "\n " in new or "\n\t" in new
-    return _Outcome(after.text, base, after, 1, [(at, at + len(new))], [placement], [0],
-                    ["exact"], [1], _warnings(attempt, base, "exact") if warned else [],
-                    [[[first, last]]])
+    warnings = _warnings(attempt or call.attempt(0), base, "exact") \
+        if "\\" in new or new[:1] in (" ", "\t") or "\n " in new or "\n\t" in new else []
+    return _Outcome(after.text, base, after, 1, [(at, new_end)], [(at, end, at, new_end)], [0],
+                    ["exact"], [1], warnings, [[[first, last]]])
 
 
 _SPANS = 4096  # changed spans carried from one edit to the next, at most

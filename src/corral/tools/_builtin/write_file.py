@@ -131,7 +131,11 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
         current = plan.current
         if current is not None:
             read_cache.forget(current.st_dev, current.st_ino)
-        with target.parents_made() as created:
+        if target.creates:
+            with target.parents_made() as created:
+                target.write(data, exclusive=current is None, expect=current)
+        else:  # the common write: no directory to make (none to remove should it fail)
+            created = []
             target.write(data, exclusive=current is None, expect=current)
 
     current = plan.current

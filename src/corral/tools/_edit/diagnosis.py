@@ -25,9 +25,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from rapidfuzz import fuzz, process
-from rapidfuzz.distance import LCSseq
-
 from .content import is_placeholder
 from .align import Opcode, align, first_difference
 from .budget import Budget, Work, proportional
@@ -243,6 +240,8 @@ def _token_votes(old_keys: list[str], file_keys: list[str], budget: Budget) -> C
 
 def _similar_votes(old_keys: list[str], file_keys: list[str], budget: Budget) -> Counter[int]:
     """Votes from file lines similar to oldText's three longest lines."""
+    from rapidfuzz import fuzz, process  # only a failed edit's diagnosis needs it
+
     longest = sorted(((len(k), j) for j, k in enumerate(old_keys) if len(k) >= 4),
                      reverse=True)[:3]
     choices = [key[:SIMILAR_CHARS] for key in file_keys]
@@ -278,6 +277,8 @@ def _similarity(old_keys: list[str], window: list[str], budget: Budget) -> float
     """How alike the two texts are (0..1), as the share of characters in a
     common subsequence: lines aligned, then the characters of each pair of
     unequal aligned lines (cut to SIMILAR_CHARS)."""
+    from rapidfuzz.distance import LCSseq  # only a failed edit's diagnosis needs it
+
     total = sum(map(len, old_keys)) + sum(map(len, window)) + len(old_keys) + len(window) - 2
     if total <= 0:
         return 1.0

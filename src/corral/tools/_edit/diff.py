@@ -18,7 +18,7 @@ from .align import align, common_prefix, common_suffix
 from .budget import Budget, Work, proportional
 from .text import Lines
 
-__all__ = ["Diff", "changed_lines", "unified_diff"]
+__all__ = ["Diff", "changed_lines", "one_line_diff", "unified_diff"]
 
 _NO_NEWLINE = "\n\\ No newline at end of file\n"
 
@@ -62,7 +62,35 @@ def unified_diff(path: str, before: Lines, after: Lines,
         quick = _one_line(path, before, after, spans[0], context)
         if quick is not None:
             return quick
+        if not (before.has_cr or after.has_cr):
+            return _windowed(path, before.text, after.text, spans[0], work, context)
     return _general(path, before, after, spans, work, context)
+
+
+def _windowed(path: str, old: str, new: str, span: tuple[int, int, int, int], work: Work,
+              context: int) -> Diff:
+    """:func:`_general` of one change of texts without ``\\r``, run on the
+    lines around it only: from ``context`` lines before its first line to
+    ``context`` lines after its last (or the ends of the texts), each a text
+    of its own, split at once (a few lines), the hunks' line numbers then
+    shifted to where the window starts."""
+    ba, bb, ca, cb = span
+    if ba != ca:  # (texts that agree before one change start it at one offset)
+        return _general(path, Lines(old), Lines(new), [span], work, context)
+    start = old.rfind("\n", 0, ba) + 1
+    line = old.count("\n", 0, start)
+    above = line if line < context else context
+    for _ in range(above):
+        start = old.rfind("\n", 0, start - 1) + 1
+    end, size = bb, len(old)
+    for _ in range(context + 1):  # the end of the change's last line, and context lines more
+        if end >= size:
+            break
+        end = old.find("\n", end) + 1 or size
+    before = Lines(old[start:end]).presplit()
+    after = Lines(new[start:end + len(new) - size]).presplit()
+    return _general(path, before, after, [(ba - start, bb - start, ca - start, cb - start)],
+                    work, context, line - above)
 
 
 def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int, int],
@@ -72,37 +100,50 @@ def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int,
     (what :func:`_general` answers for it, which a property test holds it
     to); ``None`` for any other change."""
     ba, bb, ca, cb = span
-    old, new = before.text, after.text
-    if ba != ca or before.has_cr or after.has_cr or old.find("\n", ba, bb) >= 0 \
-            or new.find("\n", ca, cb) >= 0:
+    if ba != ca or before.has_cr or after.has_cr:
         return None
-    start = old.rfind("\n", 0, ba) + 1  # the changed line starts here in both texts
-    if start >= len(old) or start >= len(new):
+    text = one_line_diff(path, before.text, after.text, ba, bb, cb, context)
+    return None if text is None else Diff(text, True)
+
+
+def one_line_diff(path: str, old: str, new: str, start: int, old_end: int, new_end: int,
+                  context: int = 3) -> str | None:
+    """:func:`unified_diff` of two texts without ``\\r`` where
+    ``old[start:old_end]`` became ``new[start:new_end]`` (all else the same),
+    for a change inside one line; ``None`` for any other change."""
+    if old.find("\n", start, old_end) >= 0 or new.find("\n", start, new_end) >= 0:
+        return None
+    size = len(old)
+    start = old.rfind("\n", 0, start) + 1  # the changed line starts here in both texts
+    if start >= size or start >= len(new):
         return None  # a line added after a final line break
-    old_end, new_end = old.find("\n", bb) + 1 or len(old), new.find("\n", cb) + 1 or len(new)
+    old_end, new_end = old.find("\n", old_end) + 1 or size, new.find("\n", new_end) + 1 or len(new)
     removed, added = old[start:old_end], new[start:new_end]
     if removed == added:
         return None
-    first, above = start, 0  # where the hunk starts, and its lines before the change
-    while above < context and first > 0:
+    # the changed line's index (the breaks before it: the text has no \r), and
+    # where the hunk starts, up to ``context`` lines before it
+    index = old.count("\n", 0, start)
+    above = index if index < context else context
+    first = start
+    for _ in range(above):
         first = old.rfind("\n", 0, first - 1) + 1
-        above += 1
     last, below = old_end, 0  # where it ends, and its lines after the change
-    while below < context and last < len(old):
-        last = old.find("\n", last) + 1 or len(old)
+    while below < context and last < size:
+        last = old.find("\n", last) + 1 or size
         below += 1
-    # the changed line's index: the breaks before it (the text has no \r)
-    hunk = _range(old.count("\n", 0, start) - above, above + 1 + below)
-    if last < len(old) or old[-1:] == "\n":  # every line shown ends with its break
+    count = above + 1 + below
+    hunk = f"{index - above + 1},{count}" if count != 1 else f"{index - above + 1}"
+    if last < size or old[-1] == "\n":  # every line shown ends with its break
         body = "-" + removed + "+" + added
-        if first < start:
+        if above:
             body = " " + old[first:start].replace("\n", "\n ")[:-1] + body
-        if old_end < last:
+        if below:
             body += " " + old[old_end:last].replace("\n", "\n ")[:-1]
     else:  # the file's last line, without a break, is shown
         body = (f"{_context(old[first:start])}{_line('-', removed)}{_line('+', added)}"
                 f"{_context(old[old_end:last])}")
-    return Diff(f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body}", True)
+    return f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body}"
 
 
 def _context(text: str) -> str:
@@ -121,8 +162,9 @@ def _line(sign: str, line: str) -> str:
 
 
 def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int, int, int]],
-             work: Work, context: int) -> Diff:
-    """:func:`unified_diff` of any change."""
+             work: Work, context: int, first_line: int = 0) -> Diff:
+    """:func:`unified_diff` of any change (the texts' lines numbered from
+    ``first_line``, 0-based: a window of longer texts)."""
     blocks = _blocks(before, after, spans, work)
     size = sum(blk[1] - blk[0] + blk[3] - blk[2] for blk in blocks)
     budget = work.budget(proportional(size, per=8))
@@ -132,7 +174,8 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
         (i1, _, j1, _), (_, i2, _, j2) = hunk[0], hunk[-1]
         hs, he = max(0, i1 - context), min(before.count(), i2 + context)
         js, je = j1 - (i1 - hs), j2 + (he - i2)
-        out.append(f"@@ -{_range(hs, he - hs)} +{_range(js, je - js)} @@\n")
+        out.append(f"@@ -{_range(first_line + hs, he - hs)} "
+                   f"+{_range(first_line + js, je - js)} @@\n")
         olds, news = before.lines(hs, he), after.lines(js, je)
         lines: list[str] = []
         pos = hs

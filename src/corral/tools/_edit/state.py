@@ -57,22 +57,26 @@ class EditMemory:
             _, dropped = self._texts.popitem(last=False)
             self._size -= len(dropped)
 
-    def made(self, call: CallKey, edit: Applied, base: tuple[str, str],
-             result: tuple[str, str]) -> None:
+    def made(self, call: CallKey, edit: Applied, base_sha: str, base: str, result_sha: str,
+             result: str) -> None:
         """Remember an edit made: its base and its result (each a digest
         and its text) and that ``call`` (its path and edits) was made, under
         one taking of the lock."""
         with self._lock:
             texts = self._texts
-            for sha, text in (base, result):
-                if sha in texts:  # the same digest: the same text, now the latest
-                    texts.move_to_end(sha)
-                else:
-                    self._keep(sha, text)
-            self._applied.pop(call, None)
-            self._applied[call] = edit
-            while len(self._applied) > FAILURES_KEPT:
-                self._applied.popitem(last=False)
+            if base_sha in texts:  # the same digest: the same text, now the latest
+                texts.move_to_end(base_sha)
+            else:
+                self._keep(base_sha, base)
+            if result_sha in texts:
+                texts.move_to_end(result_sha)
+            else:
+                self._keep(result_sha, result)
+            applied = self._applied
+            applied.pop(call, None)
+            applied[call] = edit
+            if len(applied) > FAILURES_KEPT:
+                applied.popitem(last=False)
 
     def recall(self, sha: str) -> str | None:
         """The text whose sha256 is ``sha`` or starts with it (a short digest)."""

@@ -19,7 +19,7 @@ from itertools import accumulate
 from operator import add
 from typing import Any, Generic, NamedTuple, TypeVar, overload
 
-from .._read.textform import HEAD, decode_wide, encode_wide, looks_binary
+from .._read.textform import HEAD, decode_wide, encode_wide, many_controls
 
 __all__ = ["BOM", "Decoded", "Lines", "Undecodable", "decode", "encode"]
 
@@ -61,7 +61,7 @@ def decode(data: bytes) -> Decoded:
     nul = data.find(b"\x00")
     if nul >= 0:
         raise Undecodable("binary", {"offset": nul})
-    if looks_binary(data[:HEAD]):
+    if many_controls(data[:HEAD]):  # (no NUL: found above)
         raise Undecodable("binary", {"controls": True})
     bom = data.startswith(BOM)
     body = data[len(BOM):] if bom else data
@@ -171,6 +171,12 @@ class Lines:
     @property
     def contents(self) -> list[str]:
         return self._split[0]
+
+    def presplit(self) -> Lines:
+        """This text with its lines split now: for a few lines, cheaper
+        than finding each line when it is asked for."""
+        self._split  # noqa: B018 (computed and kept on first use)
+        return self
 
     @property
     def eols(self) -> list[str]:

@@ -73,6 +73,8 @@ def site_module(canonical: str) -> tuple[str, str] | None:
     """``(site-packages directory, top-level module name)`` for a canonical
     path inside a ``site-packages`` directory (``.../site-packages/pkg/x.py``
     and ``.../site-packages/pkg.py`` are both ``pkg``), else ``None``."""
+    if canonical.isascii() and SITE_PACKAGES not in canonical.lower():
+        return None  # an ASCII name folds to its lower case: no component can be one
     parts = canonical.split("/")
     for at in range(len(parts) - 2, -1, -1):
         if fold(parts[at]) == SITE_PACKAGES:
@@ -86,6 +88,10 @@ def venv_of_program(canonical: str) -> str | None:
     ``pyvenv.cfg``) were ``canonical`` its ``bin`` (``Scripts``) directory or
     an entry right in it: what an editor sources (``bin/activate``) or runs
     (``bin/python``) to use it.  ``None`` for any other path."""
+    if canonical.isascii():
+        folded = canonical.lower()
+        if "bin" not in folded and "scripts" not in folded:
+            return None  # an ASCII name folds to its lower case: neither is named
     parts = canonical.split("/")
     for at in (len(parts) - 1, len(parts) - 2):
         if at >= 1 and fold(parts[at]) in _PROGRAM_DIRS:

@@ -140,6 +140,8 @@ def remember_digest(info: os.stat_result, began_ns: int, sha256: str) -> None:
 
 def forget(dev: int, ino: int) -> None:
     """Drop what is known of a file corral is about to replace or remove."""
-    with _guard:
-        _entries.pop((dev, ino), None)
-        _digests.pop((dev, ino), None)
+    key = (dev, ino)
+    if key in _entries or key in _digests:  # the lock only when there is something to drop
+        with _guard:
+            _entries.pop(key, None)
+            _digests.pop(key, None)

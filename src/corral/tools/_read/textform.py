@@ -16,8 +16,8 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
-__all__ = ["HEAD", "Form", "form_of", "looks_binary", "wide_encoding", "decode_wide",
-           "encode_wide", "apply_form"]
+__all__ = ["HEAD", "Form", "form_of", "looks_binary", "many_controls", "wide_encoding",
+           "decode_wide", "encode_wide", "apply_form"]
 
 HEAD = 8000  # bytes looked at, as git does
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\b\x1b\x0b")
@@ -63,12 +63,13 @@ def looks_binary(head: bytes) -> bool:
     """Whether a file starting with ``head`` is binary: a NUL in it, or more
     than a tenth of it control characters that text does not hold."""
     head = head[:HEAD]
-    if b"\x00" in head:
-        return True
-    if not head:
-        return False
-    controls = len(head) - len(head.translate(None, _CONTROLS))
-    return controls * 10 > len(head)
+    return b"\x00" in head or many_controls(head)
+
+
+def many_controls(head: bytes) -> bool:
+    """Whether more than a tenth of ``head`` (a file's first ``HEAD``
+    bytes) is control characters that text does not hold."""
+    return (len(head) - len(head.translate(None, _CONTROLS))) * 10 > len(head)
 
 
 @dataclass(frozen=True)

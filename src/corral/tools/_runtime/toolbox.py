@@ -108,8 +108,14 @@ class Toolbox:
         kind ``time_limit``).  ``cancel`` stops it likewise (``DENIED``, kind
         ``cancelled``); ``progress`` receives :class:`Progress` reports.
         """
-        return self._call(name, args, timeout=timeout, cancel=(cancel,) if cancel else (),
-                          progress=progress)
+        # what _call does, written out: every call of every tool passes here
+        ctx = ToolContext(self._state, name if isinstance(name, str) else "the call",
+                          seconds=self.limits.call_seconds if timeout is None else timeout,
+                          cancel=(cancel,) if cancel else (), progress=progress, asks_host=True)
+        outcome = self._run(name, args, ctx)
+        if isinstance(outcome, dict):
+            return outcome
+        return self._verified(outcome, ctx).envelope()
 
     async def acall(self, name: Any, args: Any = None, *, timeout: float | None = None,
                     cancel: CancelToken | None = None,
@@ -148,13 +154,15 @@ class Toolbox:
         if found is None:
             return self._unknown(name)
         spec, quick = found
-        checked: dict[str, Any] = {}
+        checked: dict[str, Any] | None = None
         read_as: list[str] = []
         try:
             limit = self.limits.max_argument_chars
-            quickly = quick(args, limit) if type(args) is dict else None
-            checked = quickly if quickly is not None else check_arguments(
-                spec.name, spec.schema, args, max_chars=limit, notes=read_as)
+            if type(args) is dict:
+                checked = quick(args, limit)
+            if checked is None:
+                checked = check_arguments(spec.name, spec.schema, args, max_chars=limit,
+                                          notes=read_as)
             if spec.mutates:
                 # cancelled (or out of time) before it begins: nothing is done (a search
                 # goes on to its first checkpoint, which answers with its empty partial result)
@@ -165,7 +173,7 @@ class Toolbox:
             # only what the model sent (defaults left out), so a suggested
             # call repeats the model's own call with one thing changed
             sent = args if isinstance(args, dict) else {}
-            given = {k: v for k, v in checked.items() if sent.get(k) is not None}
+            given = {k: v for k, v in (checked or {}).items() if sent.get(k) is not None}
             try:
                 refusal = refusal_for(exc, Call(spec.name, given, spec.suggests), ctx)
             except Refusal as late:  # the deadline or a cancel met while looking for the cause

@@ -4,6 +4,7 @@ paths) and its reads, each decided on what its one resolution reached."""
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import stat as st
 from weakref import ref as weak_ref
@@ -22,8 +23,9 @@ from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd
 from .decide import _ADDING, View, _Step
 from .links import locate
-from .locks import _TABLE, _TREE, Identity, LockKey, _Flock, _flock, _flocked
-from .tree_lock import SharedHold, drop_shared
+from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, Checkpoint, Identity, LockKey, _Flock,
+                    _flock, _flocked)
+from .tree_lock import SharedHold, _changes_here, drop_shared, take_shared
 from .pinned import Pinned
 
 
@@ -124,15 +126,21 @@ class _SharedStep:
         to let go.  ``opening_final``: the final name is not looked at for
         a link when resolved; it is opened (``O_NOFOLLOW``) once decided,
         and :class:`_AgainFollowing` raised if a link is there or the
-        decision refuses."""
+        decision refuses.  Written out straight (every write and edit
+        passes here): the locks in their order, one resolution, the
+        directory's lock, the pin, the decision."""
         call = self._call
         checkpoint = call.checkpoint
         view = call._view
         root = view.root
+        backend = root.backend
         op = self._op
         _TREE.take_shared(checkpoint)
         self._shared = True
-        self._tree = view.take_tree_shared(checkpoint)
+        hold = self._tree = take_shared(view.identity, backend, checkpoint)
+        if (hold.moves is not None and hold.moves != view.moves_seen) or \
+                _changes_here[0] != view.changes_seen:
+            view.catch_up(hold, checkpoint)  # another Toolbox moved something: links again
         rel, follow = self._rel, self._follow
         try:
             target = self._target = root.target(
@@ -142,32 +150,38 @@ class _SharedStep:
             call._target_failed(exc, rel, op, self._label, self._field, follow=follow,
                                 look_at_final=not opening_final)
             raise
-        key: Identity | None = None
-        held = False
-        if call._held or call._by_path:
+        if not call._held and not call._by_path:  # the call's first step: nothing held
+            # the flock, taken on the step's own fd (released by its close),
+            # excludes any other step on that directory, in this process too
+            fd = target.lock_fd()
+            flocked: _Flock | None = None
+            if fd >= 0:
+                try:
+                    backend.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    pass  # held, or no locks there: taken (or not) the general way
+                else:
+                    _RELEASED_BY_CLOSE.add(fd)
+                    flocked = _Flock(fd, None, backend, target.close)
+            if flocked is None:
+                flocked = _flock(target, backend, checkpoint, release_by_closing=True)
+            self._flocked = flocked
+            call._by_path.append(flocked)
+            if flocked.fd < 0:
+                self._lock_by_thread(target.held_identity(), checkpoint)
+        else:
             # the call holds a directory already: this one's identity says
             # whether it is the same (an fstat then)
             key = target.held_identity()
-            held = call._holds(key)
-        if not held:
-            # the flock, taken on each step's own fd, excludes any other
-            # step on that directory, in this process too
-            flocked = self._flocked = _flock(target, root.backend, checkpoint,
-                                             release_by_closing=True)
-            call._by_path.append(flocked)
-            if flocked.fd < 0:
-                # a filesystem without locks: a thread lock of this process
-                # instead, keyed by the directory's identity as a step on
-                # several places keys it (one directory, whichever root or
-                # path reaches it, is one lock); held by the call from here
-                if key is None:
-                    key = target.held_identity()
-                _TABLE.take(key, checkpoint)
-                self._key = key
-                call._held.add(key)
+            if not call._holds(key):
+                flocked = self._flocked = _flock(target, backend, checkpoint,
+                                                 release_by_closing=True)
+                call._by_path.append(flocked)
+                if flocked.fd < 0:
+                    self._lock_by_thread(key, checkpoint)
         pinned = self._pinned = Pinned(call, target, self._label, self._field, rel,
                                        follows=follow)
-        _Step(exclusive=False).add(pinned, op)
+        pinned._step = _Step(exclusive=False, only=(pinned, op))
         if opening_final:
             try:
                 pinned.decide(op)
@@ -178,6 +192,15 @@ class _SharedStep:
         else:
             pinned.decide(op)
         return pinned
+
+    def _lock_by_thread(self, key: Identity, checkpoint: Checkpoint) -> None:
+        """A filesystem without locks: a thread lock of this process
+        instead, keyed by the directory's identity as a step on several
+        places keys it (one directory, whichever root or path reaches it,
+        is one lock); held by the call from here."""
+        _TABLE.take(key, checkpoint)
+        self._key = key
+        self._call._held.add(key)
 
     def _let_go(self) -> None:
         """Let go of what is held, in the reverse order it was taken
@@ -194,6 +217,8 @@ class _SharedStep:
                 if flocked is not None:
                     call._by_path.remove(flocked)
                     flocked.release()  # closes the target where that lets the lock go
+                    if flocked.close is not None:
+                        self._target = None  # closed by that release
             finally:
                 try:
                     if key is not None:

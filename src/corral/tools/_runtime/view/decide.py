@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from ....contained import Root, Tree, TreeVisitor, batches_natively
 from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_directory,
-                                is_repository, made_repository, shape_name)
+                                is_repository, made_repository, names_a_shape_entry,
+                                shape_name)
 from ..._policy.locate import Location
 from ..._policy.pythonstart import pth_imports, site_module, venv_of_program
 from ..._policy.rules import Op, Policy, Scope
@@ -55,15 +56,33 @@ _MUTATING = frozenset(op for op in Op if op.mutates)  # Op.mutates as a set test
 _REMOVING = frozenset({Op.DELETE, Op.MOVE_FROM})
 
 
+_START_QUIET_MAX = 4096  # paths remembered (then forgotten at once)
+_START_QUIET_CHARS = 512  # longer paths are looked at afresh each time
+# canonical path -> whether it is neither in a ``site-packages`` directory
+# nor a program directory's (``bin``): a fact of its names alone, so a path
+# a session keeps writing is looked at once
+_START_QUIET: dict[str, bool] = {}
+
+
+def _remember_start_quiet(path: str) -> bool:
+    quiet = venv_of_program(path) is None and site_module(path) is None
+    if len(path) <= _START_QUIET_CHARS:
+        if len(_START_QUIET) >= _START_QUIET_MAX:
+            _START_QUIET.clear()
+        _START_QUIET[path] = quiet
+    return quiet
+
+
 class _Step:
     """The pins of one step and what each does there, decided together on
     the tree the step leaves (a patch's files, a move's two ends)."""
 
     __slots__ = ("exclusive", "acts", "_git_names")
 
-    def __init__(self, *, exclusive: bool) -> None:
+    def __init__(self, *, exclusive: bool, only: tuple[Pinned, Op] | None = None) -> None:
         self.exclusive = exclusive  # the tree lock is held exclusively
-        self.acts: list[tuple[Pinned, Op]] = []
+        # ``only``: the step's one act, its pin made for it (the common step)
+        self.acts: list[tuple[Pinned, Op]] = [only] if only is not None else []
         self._git_names: dict[str, dict[str, Pinned]] | None = None
 
     def add(self, pin: Pinned, op: Op) -> None:
@@ -77,6 +96,14 @@ class _Step:
         it); found once per step, from the names alone."""
         if self._git_names is None:
             added: dict[str, dict[str, Pinned]] = {}
+            if len(self.acts) == 1:
+                pin, op = self.acts[0]
+                name = pin.path.rpartition("/")[2]
+                if op not in _ADDING or (not pin.creates and (
+                        name.lower() not in SHAPE_NAMES if name.isascii() else
+                        not names_a_shape_entry(name))):
+                    self._git_names = added  # the common step: one name, none of git's
+                    return added
             for pin, op in self.acts:
                 if op not in _ADDING:
                     continue
@@ -185,6 +212,11 @@ class View:
         self.beside: tuple[View, ...] = ()
         self._host_real: str | None = None
         self._lock_file_user: weakref.finalize[[tuple[int, int]], View] | None = None
+        # (path, op) -> what the policy (``_plain_policy``) says of a plain
+        # place by its names alone: its rule's refusal, else whether it lies
+        # where Python runs code at its start (False) or not (True)
+        self._plain_policy: Policy | None = None
+        self._plain: dict[tuple[str, Op], Kind | bool] = {}
 
     def keep_lock_file(self, identity: tuple[int, int]) -> None:
         """Keep the root's tree-lock file open while this view is open (let
@@ -250,6 +282,17 @@ class View:
         if hold.moves is not None:
             self.moves_seen = hold.moves
         return hold
+
+    def catch_up(self, hold: SharedHold, checkpoint: Checkpoint) -> None:
+        """:meth:`take_tree_shared`'s look at the tree's links again, for a
+        step that took ``hold`` itself and found the count of moves (or
+        this process's own) changed since this view last looked."""
+        here = changes_here()
+        self.relearn_links()
+        self.wait_for_links(checkpoint)
+        self.changes_seen = here
+        if hold.moves is not None:
+            self.moves_seen = hold.moves
 
     def drop_tree_shared(self, hold: SharedHold) -> None:
         drop_shared(hold, self._root.backend)
@@ -417,6 +460,8 @@ class View:
             self.links_known()
         passed_on_way = location.passed
         kind = policy.rule(location.path, op)
+        if not passed_on_way and not location.creates:
+            return self._rule_plain(location.path, op, in_repository, kind)
         if passed_on_way or location.creates:
             if passed_on_way:
                 self.learn_passed(passed_on_way)
@@ -438,6 +483,78 @@ class View:
             kind = Kind.PROTECTED
         return kind
 
+    def rule_at(self, path: str, op: Op, in_repository: Callable[[], bool]) -> Kind | None:
+        """:meth:`rule` of an existing place reached without a link
+        (``Location(path)``): the decision of every common write and edit,
+        its facts of names alone (the policy's rule, whether Python runs
+        code there at its start) looked up once per path and op."""
+        policy = self.policy
+        if policy.is_empty:
+            return None
+        if not self.links_settled:
+            self.links_known()
+        if self._plain_policy is not policy:
+            self._plain_policy = policy
+            self._plain = {}
+        plain = self._plain
+        try:
+            verdict = plain[path, op]
+        except KeyError:
+            kind = policy.rule(path, op)
+            if kind is not None:
+                verdict = kind
+            elif op in _MUTATING:
+                quiet = _START_QUIET.get(path)
+                verdict = _remember_start_quiet(path) if quiet is None else quiet
+            else:
+                verdict = True
+            if len(path) <= _START_QUIET_CHARS:
+                if len(plain) >= _START_QUIET_MAX:
+                    plain.clear()
+                plain[path, op] = verdict
+        if verdict is not True and verdict is not False:
+            return verdict  # a rule's refusal
+        # what is looked at each time (written out: every write passes here)
+        if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
+            kind = self._alias_rule(Location(path), op)
+            if kind is not None:
+                return kind
+        if op not in _MUTATING:
+            return None
+        if policy.guards_git and in_repository():
+            return Kind.PROTECTED  # a repository the scan at open did not find
+        if verdict is False and self._run_at_interpreter_start(Location(path)):
+            return Kind.PROTECTED
+        return None
+
+    def _rule_plain(self, path: str, op: Op, in_repository: Callable[[], bool] | None,
+                    kind: Kind | None) -> Kind | None:
+        """:meth:`rule` of ``Location(path)`` once the policy's rule ``kind`` is known."""
+        if kind is not None:
+            return kind
+        quiet = _START_QUIET.get(path)
+        if quiet is None:
+            quiet = _remember_start_quiet(path)
+        return self._rule_live(path, op, in_repository, start_quiet=quiet)
+
+    def _rule_live(self, path: str, op: Op, in_repository: Callable[[], bool] | None,
+                   *, start_quiet: bool) -> Kind | None:
+        """What a plain place's decision looks at each time (the policy's
+        own rule allowed it): the names known links lead from, a repository
+        made since the look at open, a module Python imports at its start."""
+        if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
+            kind = self._alias_rule(Location(path), op)
+            if kind is not None:
+                return kind
+        if op not in _MUTATING:
+            return None
+        if self.policy.guards_git and (in_repository() if in_repository is not None else
+                                       in_git_directory(self.look, path, ())):
+            return Kind.PROTECTED  # a repository the scan at open did not find
+        if not start_quiet and self._run_at_interpreter_start(Location(path)):
+            return Kind.PROTECTED
+        return None
+
     def _run_at_interpreter_start(self, location: Location) -> bool:
         """Whether ``location`` (or a directory the call makes on the way)
         is, or lies in, a module a ``.pth`` file beside it imports at every
@@ -445,7 +562,14 @@ class View:
         entry in it, where the policy protects that ``.pth`` (``pyvenv.cfg``)
         (:mod:`~corral.tools._policy.pythonstart`).  Nothing is read for a
         path outside a ``site-packages`` or ``bin`` directory."""
-        for path in (location.path, *location.creates):
+        creates = location.creates
+        if not creates:  # the common decision: one path, its names looked at once
+            quiet = _START_QUIET.get(location.path)
+            if quiet is None:
+                quiet = _remember_start_quiet(location.path)
+            if quiet:
+                return False
+        for path in (location.path, *creates):
             venv = venv_of_program(path)
             if venv is not None and "pyvenv.cfg" in self.look.present(venv, ("pyvenv.cfg",)) \
                     and self.policy.rule(f"{venv}/pyvenv.cfg", Op.EDIT) is Kind.PROTECTED:
@@ -730,7 +854,8 @@ class AliasedScope(Scope):
     shows is shown only if no name leading to it through a link is hidden
     (a denied or secret link name hides what it leads to)."""
 
-    __slots__ = ("_inner", "_view", "_dir", "_real", "_op", "_names", "_scopes", "_generation")
+    __slots__ = ("_inner", "_view", "_dir", "_real", "_op", "_names", "_scopes", "_generation",
+                 "_plain")
 
     def __init__(self, inner: Scope, view: View, canonical_dir: str, op: Op,
                  names: tuple[str, ...] | None = None, *, whole: bool = False) -> None:
@@ -755,6 +880,9 @@ class AliasedScope(Scope):
             policy = view.policy
             self._scopes = [policy.scope(name, op) for name in names] \
                 if all(policy.visible(name, op) for name in names) else None
+        # no link leads to this directory or above it: only links leading to
+        # an entry here or below it can name one (the common case, decided fast)
+        self._plain = not names and self._scopes is not None
 
     def _shown(self, name: str) -> bool:
         scopes = self._scopes
@@ -780,8 +908,8 @@ class AliasedScope(Scope):
         real = self._real + name
         view = self._view
         links = view.links
-        if not self._names and self._scopes is not None and links.generation == self._generation \
-                and not view.held:
+        if self._plain and links.generation == self._generation and not (
+                view.nested_in or view.opened_beneath or view.beside):  # not view.held
             # no link leads to this directory or above it (nor to the
             # root), and the map is as it was: the subdirectory's names
             # come only from links leading to it or below it
@@ -797,6 +925,8 @@ class AliasedScope(Scope):
 
     def visible_names(self, names: list[str]) -> list[str]:
         shown = self._inner.visible_names(names)
+        if self._plain and self._dir not in self._view.links.holding_targets:
+            return shown  # no link leads here, above, or to an entry here: nothing more hides
         scopes = self._scopes
         if scopes is None:  # a name leading here is hidden: each entry decided in full
             kept = [name for name in shown if self._shown(name)]

@@ -51,7 +51,19 @@ def _read_whole(handle: Handle, size: int, limit: int,
                 step: Callable[[int], None] | None) -> bytes:
     """At most ``limit + 1`` bytes of ``handle`` from its start, ``size``
     (its ``fstat``'s) first: a short read that reached it is the end."""
-    chunks, total = [], 0
+    if limit < 0:
+        return b""
+    want = max(65536, min(size + 1, limit + 1))
+    first = handle.pread(want, 0)
+    if len(first) < want and len(first) == size:  # the common file: read whole at once
+        if step is not None and first:
+            step(len(first))
+        return first
+    if not first:
+        return first
+    if step is not None:
+        step(len(first))
+    chunks, total = [first], len(first)
     while total <= limit:
         want = max(65536, min(size + 1, limit + 1 - total))
         chunk = handle.pread(want, total)
@@ -148,7 +160,11 @@ class Pinned:
     def decide(self, op: Op) -> None:
         """Refuse ``op`` here if the policy says no (see :meth:`View.rule`)."""
         view = self._call._view
-        kind = view.rule(self._location or self.location, op, self._in_repository)
+        target = self._target
+        if target.passed or target.creates:
+            kind = view.rule(self._location or self.location, op, self._in_repository)
+        else:  # the common place: decided by its path, no Location made
+            kind = view.rule_at(target.path, op, self._in_repository)
         if kind is not None:
             raise policy_refusal(kind, self.shown, op, self.field)
         if op in _UNCHAINING:
@@ -190,10 +206,11 @@ class Pinned:
             target = self._target
             held = (target.creates[0].rpartition("/")[0] or ".") if target.creates else \
                 target.parent
+            view = self._call._view
             git = self._git = self._held_is_repository(held) or (
                 held.rpartition("/")[2] in GIT_SUBDIRECTORIES and in_git_directory(
-                    self._call.shared.look, held, ())) or \
-                self._in_outer_repository(held)
+                    view.look, held, ())) or (bool(view.nested_in or view.opened_beneath)
+                                              and self._in_outer_repository(held))
         return git
 
     def _in_outer_repository(self, held: str) -> bool:
@@ -225,8 +242,9 @@ class Pinned:
         now (``is_repository``: one probe when it holds no ``HEAD``,
         answered without an exception: the common case, every mutating call
         pays it)."""
+        target = self._target
         try:
-            if not self._target.held_exists("HEAD"):
+            if not target.held_exists("HEAD"):
                 # a common git directory has no HEAD: looked at only when
                 # what is written there is what git reads of one
                 return self._names_git_config() and looks_like_common_directory(
@@ -307,8 +325,12 @@ class Pinned:
     def _kept_as(self, expect: os.stat_result | None) -> Opened | None:
         """The kept file, if it is ``expect`` (any kept file without it)."""
         kept = self._kept
-        if kept is None or (expect is not None and (kept.info.st_dev, kept.info.st_ino) !=
-                            (expect.st_dev, expect.st_ino)):
+        if kept is None:
+            return None
+        info = kept[1]
+        if expect is None or info is expect:  # the look's own fstat: the same file
+            return kept
+        if (info.st_dev, info.st_ino) != (expect.st_dev, expect.st_ino):
             return None
         return kept
 

@@ -369,22 +369,37 @@ def take_shared(key: tuple[int, int], backend: Backend,
         if found is None:
             return _NO_HOLD
     guard = found.guard
-    with guard:  # the common step: no other holder in this process, none taking it
-        first = not found.holders and not found.taking
-        if first:
-            found.taking = True
+    with guard:
+        if not found.holders and not found.taking:
+            # the common step: no other holder in this process, none taking
+            # it; a try that cannot wait is made under the guard
+            try:
+                backend.flock(found.fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError as exc:
+                # held by another process: waited for below, as always; a
+                # filesystem without locks: the process's lock alone
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
+                    found.holders += 1
+                    return SharedHold(found, False, None)
+                found.taking = True
+            else:
+                found.holders += 1
+                if not found.counts:
+                    return SharedHold(found, True, None)
+                try:
+                    data = backend.pread(found.fd, _MOVES.size, 0)
+                except OSError:
+                    return SharedHold(found, True, None)
+                return SharedHold(found, True, _MOVES.unpack(data)[0]
+                                  if len(data) == _MOVES.size else 0)
+            first = True
+        else:
+            first = False
     if not first:
         locked = _take_shared(found, backend, checkpoint)
     else:
         try:
-            try:
-                backend.flock(found.fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                locked = True
-            except OSError as exc:
-                # held by another process: waited for, as always; a
-                # filesystem without locks: the process's lock alone
-                locked = exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR) and \
-                    found.take(fcntl.LOCK_SH, backend, checkpoint)
+            locked = found.take(fcntl.LOCK_SH, backend, checkpoint)
         except BaseException:
             with guard:
                 found.taking = False

@@ -303,7 +303,10 @@ def link_ends(call: CallView, dir_fd: int, directory: str, names: list[str],
             ends[name] = LinkEnd.OTHER
             continue
         # the common case: no other link on the way, one openat2 says where it lands
+        # (EAGAIN: a rename somewhere raced its '..', asked once more)
         fd = probe(root_fd, spelled, _PROBE_ANY, 0, _CANONICAL_ONLY) if fast else -errno.ENOSYS
+        if fd == -errno.EAGAIN:
+            fd = probe(root_fd, spelled, _PROBE_ANY, 0, _CANONICAL_ONLY)
         if fd < 0:  # a link on the way, nothing there, no openat2: the core resolves it
             ends[name] = call.spelled_link_end(spelled, op)
             continue
