@@ -44,7 +44,8 @@ Names are compared folded, as a case-insensitive disk compares them.
 
 Bounded: directories are looked at breadth first, at most ``MAX_DIRS`` of
 them and ``MAX_DEPTH`` deep, files read up to ``MAX_FILE_BYTES``, at most
-``MAX_CONFIGS`` config files and ``MAX_PROGRAMS`` program paths, the last
+``MAX_CONFIGS`` config files, ``MAX_PROGRAMS`` program paths and
+``MAX_PYTHON_FILES`` Python files read for their imports, the last
 ``MAX_LINK_STEPS`` steps of a named path looked at for links.  Everything is read through a
 :class:`GitLook` (the policed view's reading of the root); every path is
 canonical (outside the root or unreadable: left out).
@@ -245,6 +246,7 @@ class _Found:
         self.hook_runs: list[tuple[str, str | None, str]] = []
         self.work_trees_found: list[tuple[str, str]] = []  # (work tree, its git directory)
         self.opened_configs: dict[str, bool] = {}  # makefiles and package.json read
+        self.python_read: set[str] = set()  # Python files read for their imports, in all
         # directories a Python program git runs has first on sys.path
         self.python_dirs: dict[str, None] = {}
 
@@ -478,15 +480,15 @@ class _Found:
         """The Python file ``program`` runs with its directory first on
         ``sys.path``: a module of the standard library's name there runs in
         place of it (``python_dirs``), and so does each module the program
-        imports, and those import in turn (read up to ``MAX_PYTHON_FILES``;
-        a package directory is protected whole)."""
+        imports, and those import in turn (``MAX_PYTHON_FILES`` read in
+        all; a package directory is protected whole)."""
         canonical = self.look.canonical(program)
         if canonical is None:
             return
         directory = canonical.rpartition("/")[0] or "."
         self.python_dirs.setdefault(directory)
         queue = deque([canonical])
-        read: set[str] = set()
+        read = self.python_read
         while queue and len(read) < MAX_PYTHON_FILES:
             path = queue.popleft()
             if path in read:
