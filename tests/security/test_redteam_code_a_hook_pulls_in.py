@@ -225,3 +225,24 @@ def test_what_a_makefile_or_package_json_runs_is_protected(tmp_path, make_root, 
     for path in written:
         assert not (tmp_path / path).exists(), path
     assert box.call("write_file", {"path": "src/main.c", "content": "x\n"})["ok"] is True
+
+
+def test_what_a_hooks_shell_script_runs_is_protected(tmp_path, make_root):
+    """``./scripts/lint.sh`` in a hook is protected; what that script
+    sources or runs in turn (``. ./scripts/common.sh``, ``python3
+    tools/fmt.py``) ran as surely, and was writable."""
+    _repository(tmp_path, "./scripts/lint.sh --staged")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "lint.sh").write_text(
+        "#!/bin/sh\nset -e\n. ./scripts/common.sh\nsource scripts/env.sh\npython3 tools/fmt.py\n")
+    box = Toolbox(make_root(str(tmp_path)))
+    written = ["scripts/common.sh", "scripts/env.sh", "tools/fmt.py", "tools/helpers.py"]
+
+    async def turn() -> list[dict]:
+        return list(await asyncio.gather(*(
+            box.acall("write_file", {"path": path, "content": PAYLOAD}, timeout=10)
+            for path in written)))
+
+    answers = asyncio.run(turn())
+    assert [_protected(answer) for answer in answers] == [True, True, True, False], answers
+    assert box.call("write_file", {"path": "scripts/notes.txt", "content": "x\n"})["ok"] is True
