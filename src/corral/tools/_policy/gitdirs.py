@@ -435,8 +435,8 @@ class _Found:
                 continue
             if named.python:
                 self.python_program(inside)
-            elif named.file_only and not self.opened_configs.get(inside):
-                self.build_config(inside, git_dir)
+            elif not self.opened_configs.get(inside):
+                self.build_config(inside, work_tree, git_dir)
             if file_only:
                 try:
                     self.look.entries(inside)
@@ -446,13 +446,15 @@ class _Found:
             self.add_named(inside)
 
 
-    def build_config(self, path: str, git_dir: str) -> None:
+    def build_config(self, path: str, work_tree: str | None, git_dir: str) -> None:
         """A makefile or ``package.json`` a protected command runs: the
         commands of its recipes (scripts), named from its directory, and
         the files a makefile includes (``-include local.mk`` is read when
-        someone makes it)."""
+        someone makes it); a shell script it runs: its lines, as a hook's."""
         name = path.rpartition("/")[2]
-        if name not in MAKEFILE_NAMES and not name.endswith(".mk") and name != "package.json":
+        shell = name.endswith(_SHELL_SUFFIXES)
+        if (not shell and name not in MAKEFILE_NAMES and not name.endswith(".mk")
+                and name != "package.json"):
             return
         self.opened_configs[path] = True
         text = self.look.text(path, MAX_FILE_BYTES)
@@ -460,6 +462,15 @@ class _Found:
             return
         here = path.rpartition("/")[0] or "."
         commands: list[str] = []
+        if shell:
+            # run from where its caller runs (the work tree's top): read as a hook is
+            lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+            entered = list(dict.fromkeys(directory for line in lines
+                                         for directory in entered_directories(line)))
+            for line in lines:
+                for named in from_directories(command_paths(line), entered):
+                    self.program(named, work_tree, git_dir)
+            return
         if name == "package.json":
             commands = _package_scripts(text)
         else:
@@ -504,6 +515,7 @@ class _Found:
 
 
 MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
+_SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh")
 _MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$")
 
 
