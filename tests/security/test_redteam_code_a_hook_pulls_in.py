@@ -168,3 +168,81 @@ def test_a_package_moved_in_under_a_standard_name_is_refused(tmp_path, make_root
     # (json itself is what check.py imports: protected whole)
     assert box.call("make_directory", {"path": "scripts/email"})["ok"] is True
     assert box.call("move_file", {"source": "pk", "destination": "lib"})["ok"] is True
+
+
+@pytest.mark.parametrize(("hook", "written"), [
+    ("cd tools && python3 -m lint", ["tools/lint.py", "tools/argparse.py"]),
+    ("cd tools\n./check.sh --all", ["tools/check.sh"]),
+    ("pushd web >/dev/null; npm run lint; popd", ["web/package.json", "web/node_modules/x.js"]),
+    ("(cd build && make)", ["build/Makefile"]),
+], ids=["cd-python", "cd-next-line", "pushd-npm", "subshell-make"])
+def test_what_a_hook_runs_after_changing_directory_is_protected(tmp_path, make_root, hook,
+                                                                 written):
+    """A hook that enters a directory first (``cd tools && python3 -m
+    lint``) runs what is named there, not at the top of the work tree."""
+    _repository(tmp_path, hook)
+    for directory in ("tools", "web", "build"):
+        (tmp_path / directory).mkdir()
+    box = Toolbox(make_root(str(tmp_path)))
+
+    async def turn() -> list[dict]:
+        return list(await asyncio.gather(*(
+            box.acall("write_file", {"path": path, "content": PAYLOAD}, timeout=10)
+            for path in written)))
+
+    answers = asyncio.run(turn())
+    assert all(_protected(answer) for answer in answers), list(zip(written, answers))
+    for path in written:
+        assert not (tmp_path / path).exists(), path
+    assert box.call("write_file", {"path": "tools/notes.md", "content": "x\n"})["ok"] is True
+
+
+MAKEFILE = ("-include local.mk\ninclude rules/common.mk\n\nlint:\n\t./scripts/lint.sh --all\n"
+            "\tpython3 -m tools.check\n")
+PACKAGE = '{"name": "x", "scripts": {"lint": "node tools/lint.js && sh ./scripts/fmt.sh"}}\n'
+
+
+@pytest.mark.parametrize(("hook", "written"), [
+    ("make lint", ["local.mk", "rules/common.mk", "scripts/lint.sh", "tools/check.py"]),
+    ("npm run lint", ["tools/lint.js", "scripts/fmt.sh"]),
+], ids=["makefile-recipes-and-includes", "package-json-scripts"])
+def test_what_a_makefile_or_package_json_runs_is_protected(tmp_path, make_root, hook, written):
+    """``make lint`` runs the recipe's commands and reads the files the
+    makefile includes (``-include local.mk``: made by anyone, read at the
+    next commit); ``npm run lint`` runs package.json's script."""
+    _repository(tmp_path, hook)
+    (tmp_path / "Makefile").write_text(MAKEFILE)
+    (tmp_path / "package.json").write_text(PACKAGE)
+    box = Toolbox(make_root(str(tmp_path)))
+
+    async def turn() -> list[dict]:
+        return list(await asyncio.gather(*(
+            box.acall("write_file", {"path": path, "content": PAYLOAD}, timeout=10)
+            for path in written)))
+
+    answers = asyncio.run(turn())
+    assert all(_protected(answer) for answer in answers), list(zip(written, answers))
+    for path in written:
+        assert not (tmp_path / path).exists(), path
+    assert box.call("write_file", {"path": "src/main.c", "content": "x\n"})["ok"] is True
+
+
+def test_what_a_hooks_shell_script_runs_is_protected(tmp_path, make_root):
+    """``./scripts/lint.sh`` in a hook is protected; what that script
+    sources or runs in turn (``. ./scripts/common.sh``, ``python3
+    tools/fmt.py``) ran as surely, and was writable."""
+    _repository(tmp_path, "./scripts/lint.sh --staged")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "lint.sh").write_text(
+        "#!/bin/sh\nset -e\n. ./scripts/common.sh\nsource scripts/env.sh\npython3 tools/fmt.py\n")
+    box = Toolbox(make_root(str(tmp_path)))
+    written = ["scripts/common.sh", "scripts/env.sh", "tools/fmt.py", "tools/helpers.py"]
+
+    async def turn() -> list[dict]:
+        return list(await asyncio.gather(*(
+            box.acall("write_file", {"path": path, "content": PAYLOAD}, timeout=10)
+            for path in written)))
+
+    answers = asyncio.run(turn())
+    assert [_protected(answer) for answer in answers] == [True, True, True, False], answers
+    assert box.call("write_file", {"path": "scripts/notes.txt", "content": "x\n"})["ok"] is True

@@ -26,7 +26,8 @@ from typing import NamedTuple
 
 from .pythonstart import imported_modules
 
-__all__ = ["Entry", "entries", "ProgramPath", "program_paths", "command_paths", "PROGRAM_KEYS"]
+__all__ = ["Entry", "entries", "ProgramPath", "program_paths", "command_paths", "PROGRAM_KEYS",
+           "entered_directories", "from_directories"]
 
 # (section, key) -> how git runs the value; a section listed with key "*"
 # takes every key.  Subsections are not looked at: ``gpg.program`` and
@@ -135,7 +136,38 @@ def program_paths(section: str, key: str, value: str | None) -> list[ProgramPath
     return list(dict.fromkeys(found))
 
 
+_DIRECTORY_CHANGES = {"cd", "pushd"}
+
+
+def entered_directories(command: str) -> list[str]:
+    """The directories ``command`` enters (``cd tools``, ``pushd web``),
+    relative ones only: what it runs afterwards is named from there."""
+    entered: list[str] = []
+    for word in _words(command):
+        if (not word.command and word.program in _DIRECTORY_CHANGES and word.text
+                and word.text[0] not in "-/~$" and word.text not in (".", "..")
+                and not word.text.startswith("../")):
+            entered.append(word.text.rstrip("/"))
+    return list(dict.fromkeys(entered))
+
+
+def from_directories(found: list[ProgramPath], entered: list[str]) -> list[ProgramPath]:
+    """``found`` as named from the top and as named from each directory in
+    ``entered`` (a relative path only)."""
+    if not entered:
+        return found
+    moved = [path._replace(path=f"{directory}/{path.path}") for path in found
+             if not path.path.startswith(("/", "~")) for directory in entered]
+    return list(dict.fromkeys([*found, *moved]))
+
+
 def command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
+    """:func:`program_paths`' reading of a shell command (see
+    :func:`_command_paths`), what runs after a ``cd`` named from there too."""
+    return from_directories(_command_paths(command, depth), entered_directories(command))
+
+
+def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
     """The paths the shell command ``command`` may run, as
     :func:`program_paths` gives them for a value git hands to the shell;
     and where the command runs Python, the module ``-m`` names (or a ``-c``

@@ -44,7 +44,8 @@ Names are compared folded, as a case-insensitive disk compares them.
 
 Bounded: directories are looked at breadth first, at most ``MAX_DIRS`` of
 them and ``MAX_DEPTH`` deep, files read up to ``MAX_FILE_BYTES``, at most
-``MAX_CONFIGS`` config files and ``MAX_PROGRAMS`` program paths, the last
+``MAX_CONFIGS`` config files, ``MAX_PROGRAMS`` program paths and
+``MAX_PYTHON_FILES`` Python files read for their imports, the last
 ``MAX_LINK_STEPS`` steps of a named path looked at for links.  Everything is read through a
 :class:`GitLook` (the policed view's reading of the root); every path is
 canonical (outside the root or unreadable: left out).
@@ -52,6 +53,7 @@ canonical (outside the root or unreadable: left out).
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from collections.abc import Iterable
@@ -60,7 +62,8 @@ from typing import Protocol
 
 from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
-from .gitconfig import ProgramPath, command_paths, entries, program_paths
+from .gitconfig import (ProgramPath, command_paths, entered_directories, entries,
+                        from_directories, program_paths)
 from .pythonstart import imported_modules
 from .rules import fold
 
@@ -242,6 +245,8 @@ class _Found:
         # (hook directory, its work tree, its git directory): the hooks' commands are read
         self.hook_runs: list[tuple[str, str | None, str]] = []
         self.work_trees_found: list[tuple[str, str]] = []  # (work tree, its git directory)
+        self.opened_configs: dict[str, bool] = {}  # makefiles and package.json read
+        self.python_read: set[str] = set()  # Python files read for their imports, in all
         # directories a Python program git runs has first on sys.path
         self.python_dirs: dict[str, None] = {}
 
@@ -404,10 +409,13 @@ class _Found:
                 continue
             for script in scripts:
                 text = self.look.text(script, MAX_FILE_BYTES)
-                for line in (text or "").splitlines():
-                    if line.lstrip().startswith("#"):
-                        continue
-                    for named in command_paths(line):
+                lines = [line for line in (text or "").splitlines()
+                         if not line.lstrip().startswith("#")]
+                # a cd on one line holds for the lines after it
+                entered = list(dict.fromkeys(directory for line in lines
+                                             for directory in entered_directories(line)))
+                for line in lines:
+                    for named in from_directories(command_paths(line), entered):
                         self.program(named, work_tree, git_dir)
 
     def program(self, named: ProgramPath, work_tree: str | None, git_dir: str) -> None:
@@ -427,6 +435,8 @@ class _Found:
                 continue
             if named.python:
                 self.python_program(inside)
+            elif not self.opened_configs.get(inside):
+                self.build_config(inside, work_tree, git_dir)
             if file_only:
                 try:
                     self.look.entries(inside)
@@ -436,19 +446,60 @@ class _Found:
             self.add_named(inside)
 
 
+    def build_config(self, path: str, work_tree: str | None, git_dir: str) -> None:
+        """A makefile or ``package.json`` a protected command runs: the
+        commands of its recipes (scripts), named from its directory, and
+        the files a makefile includes (``-include local.mk`` is read when
+        someone makes it); a shell script it runs: its lines, as a hook's."""
+        name = path.rpartition("/")[2]
+        shell = name.endswith(_SHELL_SUFFIXES)
+        if (not shell and name not in MAKEFILE_NAMES and not name.endswith(".mk")
+                and name != "package.json"):
+            return
+        self.opened_configs[path] = True
+        text = self.look.text(path, MAX_FILE_BYTES)
+        if not text:
+            return
+        here = path.rpartition("/")[0] or "."
+        commands: list[str] = []
+        if shell:
+            # run from where its caller runs (the work tree's top): read as a hook is
+            lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+            entered = list(dict.fromkeys(directory for line in lines
+                                         for directory in entered_directories(line)))
+            for line in lines:
+                for named in from_directories(command_paths(line), entered):
+                    self.program(named, work_tree, git_dir)
+            return
+        if name == "package.json":
+            commands = _package_scripts(text)
+        else:
+            for line in text.splitlines():
+                if line.startswith("\t"):
+                    commands.append(line.lstrip("\t@-+ "))
+                    continue
+                included = _MAKE_INCLUDE.match(line)
+                if included is not None:
+                    for word in included.group(1).split():
+                        if "$" not in word:
+                            self.program(ProgramPath(word, True), here, git_dir)
+        for command in commands:
+            for named in command_paths(command):
+                self.program(named, here, git_dir)
+
     def python_program(self, program: str) -> None:
         """The Python file ``program`` runs with its directory first on
         ``sys.path``: a module of the standard library's name there runs in
         place of it (``python_dirs``), and so does each module the program
-        imports, and those import in turn (read up to ``MAX_PYTHON_FILES``;
-        a package directory is protected whole)."""
+        imports, and those import in turn (``MAX_PYTHON_FILES`` read in
+        all; a package directory is protected whole)."""
         canonical = self.look.canonical(program)
         if canonical is None:
             return
         directory = canonical.rpartition("/")[0] or "."
         self.python_dirs.setdefault(directory)
         queue = deque([canonical])
-        read: set[str] = set()
+        read = self.python_read
         while queue and len(read) < MAX_PYTHON_FILES:
             path = queue.popleft()
             if path in read:
@@ -461,6 +512,23 @@ class _Found:
                     self.add_named(beside)
                     if name.endswith(".py"):
                         queue.append(self.look.canonical(beside) or beside)
+
+
+MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
+_SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh")
+_MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$")
+
+
+def _package_scripts(text: str) -> list[str]:
+    """The commands of a ``package.json``'s ``scripts`` (none if it is not
+    JSON of that shape)."""
+    try:
+        scripts = json.loads(text).get("scripts")
+    except (ValueError, AttributeError, RecursionError):
+        return []
+    if not isinstance(scripts, dict):
+        return []
+    return [value for value in scripts.values() if isinstance(value, str)]
 
 
 _ENTRY = re.compile(r"^\s*(?:-\s+)?entry\s*:\s*(\S.*)$")

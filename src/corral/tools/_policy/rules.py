@@ -668,6 +668,9 @@ class Policy:
         else:
             extra = f" (and {', '.join(self.protect_dirs)})" if self.protect_dirs else ""
             lines.append(f"git: .git/ is read-only{extra} (lift: --allow-git-writes)")
+            if self.python_dirs:
+                lines.append("git: standard-library module names read-only beside the Python "
+                             f"programs git runs ({', '.join(self.python_dirs)})")
         if self.base:
             lines.append(f"rules apply as beneath {self.base}/")
         for where, _ in self.nested:
