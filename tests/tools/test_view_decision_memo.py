@@ -90,8 +90,8 @@ def test_the_memory_is_bounded_and_skips_long_paths(tmp_path):
         view = box._view
         for n in range(_decide._START_QUIET_MAX * 2 + 7):
             assert view.rule_at(f"dir{n}/file.py", Op.CREATE, lambda: False) is None
-            assert len(view._plain) <= _decide._START_QUIET_MAX
+            assert len(view._plain_memo[1]) <= _decide._START_QUIET_MAX
             assert len(_decide._START_QUIET) <= _decide._START_QUIET_MAX
         long = "d/" * 300 + "file.py"
         assert view.rule_at(long, Op.CREATE, lambda: False) is None
-        assert (long, Op.CREATE) not in view._plain and long not in _decide._START_QUIET
+        assert (long, Op.CREATE) not in view._plain_memo[1] and long not in _decide._START_QUIET

@@ -213,11 +213,12 @@ class View:
         self.beside: tuple[View, ...] = ()
         self._host_real: str | None = None
         self._lock_file_user: weakref.finalize[[tuple[int, int]], View] | None = None
-        # (path, op) -> what the policy (``_plain_policy``) says of a plain
-        # place by its names alone: its rule's refusal, else whether it lies
-        # where Python runs code at its start (False) or not (True)
-        self._plain_policy: Policy | None = None
-        self._plain: dict[tuple[str, Op], Kind | bool] = {}
+        # a policy, and (path, op) -> what it says of a plain place by its
+        # names alone: its rule's refusal, else whether it lies where Python
+        # runs code at its start (False) or not (True).  One pair, replaced
+        # in one store: a decision under a policy read before a hold, started
+        # over by a thread switch, can only leave its verdicts under its own
+        self._plain_memo: tuple[Policy | None, dict[tuple[str, Op], Kind | bool]] = (None, {})
 
     def keep_lock_file(self, identity: tuple[int, int]) -> None:
         """Keep the root's tree-lock file open while this view is open (let
@@ -494,10 +495,10 @@ class View:
             return None
         if not self.links_settled:
             self.links_known()
-        if self._plain_policy is not policy:
-            self._plain_policy = policy
-            self._plain = {}
-        plain = self._plain
+        remembered_for, plain = self._plain_memo
+        if remembered_for is not policy:
+            plain = {}
+            self._plain_memo = (policy, plain)
         try:
             verdict = plain[path, op]
         except KeyError:
