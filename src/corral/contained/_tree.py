@@ -210,7 +210,11 @@ class Tree(Generic[S]):
 
     def _list(self, fd: int) -> Listing:
         if self._native is not None:
-            names, odd, subdirs, undecodable = self._native(fd)
+            try:
+                names, odd, subdirs, undecodable = self._native(fd)
+            except FileNotFoundError:
+                # removed while held: nothing in it, as the os backend lists it
+                names, odd, subdirs, undecodable = [], {}, [], 0
             names.sort()
             subdirs.sort()
             self.stats.undecodable += undecodable
