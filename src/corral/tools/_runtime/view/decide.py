@@ -516,18 +516,7 @@ class View:
                 plain[path, op] = verdict
         if verdict is not True and verdict is not False:
             return verdict  # a rule's refusal
-        # what is looked at each time (written out: every write passes here)
-        if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
-            kind = self._alias_rule(Location(path), op)
-            if kind is not None:
-                return kind
-        if op not in _MUTATING:
-            return None
-        if policy.guards_git and in_repository():
-            return Kind.PROTECTED  # a repository the scan at open did not find
-        if verdict is False and self._run_at_interpreter_start(Location(path)):
-            return Kind.PROTECTED
-        return None
+        return self._rule_live(path, op, in_repository, start_quiet=verdict)
 
     def _rule_plain(self, path: str, op: Op, in_repository: Callable[[], bool] | None,
                     kind: Kind | None) -> Kind | None:
