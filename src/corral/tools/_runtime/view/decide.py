@@ -26,9 +26,8 @@ from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected,
 from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook, git_scan,
                     learn_link, locate, spelled_target)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
-from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, drop_shared,
-                        let_go_lock_file, take_shared, tree_file_lock, use_lock_file,
-                        view_collected)
+from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, let_go_lock_file,
+                        tree_file_lock, use_lock_file, view_collected)
 
 if TYPE_CHECKING:
     from .pinned import Pinned
@@ -266,38 +265,16 @@ class View:
                 changes.count()
             yield changes
 
-    def take_tree_shared(self, checkpoint: Checkpoint) -> SharedHold:
-        """:meth:`tree_lock` shared, without a context manager (the hot
-        path of a step on one place); :meth:`drop_tree_shared` lets it go."""
-        backend = self._root.backend
-        hold = take_shared(self.identity, backend, checkpoint)
-        here = changes_here()
-        if (hold.moves is not None and hold.moves != self.moves_seen) or \
-                here != self.changes_seen:
-            try:
-                self.relearn_links()
-                self.wait_for_links(checkpoint)
-            except BaseException:
-                drop_shared(hold, backend)
-                raise
-        self.changes_seen = here
-        if hold.moves is not None:
-            self.moves_seen = hold.moves
-        return hold
-
     def catch_up(self, hold: SharedHold, checkpoint: Checkpoint) -> None:
-        """:meth:`take_tree_shared`'s look at the tree's links again, for a
-        step that took ``hold`` itself and found the count of moves (or
-        this process's own) changed since this view last looked."""
+        """Look at the tree's links again, for a step that took ``hold``
+        itself and found the count of moves (or this process's own) changed
+        since this view last looked."""
         here = changes_here()
         self.relearn_links()
         self.wait_for_links(checkpoint)
         self.changes_seen = here
         if hold.moves is not None:
             self.moves_seen = hold.moves
-
-    def drop_tree_shared(self, hold: SharedHold) -> None:
-        drop_shared(hold, self._root.backend)
 
     def relearn_links(self) -> None:
         """Look at the tree's links again, as when the view was opened."""
@@ -464,14 +441,13 @@ class View:
         kind = policy.rule(location.path, op)
         if not passed_on_way and not location.creates:
             return self._rule_plain(location.path, op, in_repository, kind)
-        if passed_on_way or location.creates:
-            if passed_on_way:
-                self.learn_passed(passed_on_way)
-            for made in location.creates:
-                kind = kind or policy.rule(made, Op.MKDIR)
-            for passed in passed_on_way:
-                if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
-                    kind = Kind.DENY_RULE
+        if passed_on_way:
+            self.learn_passed(passed_on_way)
+        for made in location.creates:
+            kind = kind or policy.rule(made, Op.MKDIR)
+        for passed in passed_on_way:
+            if kind is None and policy.rule(passed, Op.LIST) is Kind.DENY_RULE:
+                kind = Kind.DENY_RULE
         if kind is not None:
             return kind
         # the names leading here through links (none known, no other root: nothing to weigh)
