@@ -21,7 +21,6 @@ import errno
 import hashlib
 import os
 import stat as st
-from dataclasses import dataclass
 from typing import Any, Literal, NotRequired, TypedDict
 
 from ...contained import PathError
@@ -67,15 +66,6 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-@dataclass(slots=True)
-class _Plan:
-    """What the write will do, as decided under the lock before asking the host."""
-
-    rel: str
-    current: os.stat_result | None
-    existing: str | None  # sha256 of the file replaced (None: new, or no one is told it)
-
-
 class Warned(TypedDict):
     warnings: NotRequired[list[str]]
 
@@ -90,7 +80,9 @@ class WriteResult(CreatedDirectories, Warned):
 
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
-    rel = _file_path(ctx, args["path"])
+    rel = ctx.rel(args["path"])
+    if rel[-1] in "./":  # only such a path can name a directory ("x/", ".", "x/..")
+        _refuse_directory(ctx, rel)
     content: str = args["content"]
     limit = ctx.limits.max_write_bytes
     if len(content) > limit // 4:  # it may be over: measured without encoding it (a copy)
@@ -102,53 +94,51 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
                                              "limit": limit}, kind=Kind.CONTENT_SIZE)
     data = content.encode("utf-8")
     expected = expected_digest(args)
-    kept = _PLAIN
+    kept: Form | None = None  # the replaced file's form, where one was kept
     # one step: the policy, the host's question and the write all act on what was pinned
     with ctx.view.pin(rel, Op.CREATE, create_parents=True) as target:
-        plan = _plan(ctx, target, rel, expected, args["overwrite"])
-        if plan.current is None:
+        current, existing = _plan(ctx, target, rel, expected, args["overwrite"])
+        if current is None:
             _check_new_name(ctx, rel, target.creates, args)
         # a file there was decided for REPLACE by _plan (a secret is not replaced)
-        warnings = check_write(ctx, rel, content, plan.current, target)
-        if plan.current is not None and args["keepFormat"]:
-            form = _form(target, plan.current)
-            if not form.plain:  # a plain form keeps nothing: data is already its bytes
+        warnings = check_write(ctx, rel, content, current, target)
+        if current is not None and args["keepFormat"]:
+            form = _form(target, current)
+            if form is not None:  # a plain form keeps nothing: data is already its bytes
                 data, kept = apply_form(content, form)
         digest = hashlib.sha256(data).hexdigest()
         if args["dryRun"]:
-            return _dry(rel, data, digest, plan, target.creates, kept, warnings)
-        if ctx.asks_host or ctx.read_only:  # else no one hears the request: none is built
+            return _dry(rel, data, digest, current, target.creates, kept, warnings)
+        if ctx.hears_requests:  # else no one hears the request: none is built
             asked, omitted = listed_directories(target.creates)
             # the host judges where the write lands (canonical), never the spelling
             ctx.view.ask(WriteRequest(target.path, bytes=len(data), sha256=digest,
-                                      overwrite=plan.current is not None,
-                                      existing_sha256=plan.existing,
+                                      overwrite=current is not None,
+                                      existing_sha256=existing,
                                       creates_directories=asked, creates_omitted=omitted),
                          target)
             if ctx.asks_host:
-                _recheck(target, plan)  # nothing changed while the host decided
+                _recheck(target, rel, current, existing)  # nothing changed while the host decided
         ctx.checkpoint()  # the last one: stopped now, nothing is written
-        current = plan.current
         if current is not None:
             read_cache.forget(current.st_dev, current.st_ino)
         if target.creates:
             with target.parents_made() as created:
                 target.write(data, exclusive=current is None, expect=current)
         else:  # the common write: no directory to make (none to remove should it fail)
-            created = []
+            created = None
             target.write(data, exclusive=current is None, expect=current)
 
-    current = plan.current
-    if current is not None and current.st_nlink > 1:
-        warnings.append(f"{_said(rel)} had {current.st_nlink} hard links; it was replaced, and its "
-                        "other links still hold the old content")
     result: WriteResult = {"path": rel, "bytes": len(data), "sha256": digest,
                            "createdDirectories": [], "created": current is None}
     if created:
         _add_created(result, created)
+    if current is not None and current.st_nlink > 1:
+        warnings.append(f"{_said(rel)} had {current.st_nlink} hard links; it was replaced, and its "
+                        "other links still hold the old content")
     if warnings:
         result["warnings"] = warnings
-    if not kept.plain:
+    if kept is not None and not kept.plain:
         result["kept"] = _kept_note(rel, kept)
     return result
 
@@ -165,40 +155,40 @@ def _kept_note(rel: str, kept: Form) -> str:
             "content exactly as given")
 
 
-def _dry(rel: str, data: bytes, digest: str, plan: _Plan, creates: tuple[str, ...], kept: Form,
-         warnings: list[str]) -> WriteResult:
+def _dry(rel: str, data: bytes, digest: str, current: os.stat_result | None,
+         creates: tuple[str, ...], kept: Form | None, warnings: list[str]) -> WriteResult:
     """What the write would do, nothing done (the host is not asked)."""
     result: WriteResult = {"path": rel, "bytes": len(data), "sha256": digest,
-                           "createdDirectories": [], "created": plan.current is None,
+                           "createdDirectories": [], "created": current is None,
                            "dryRun": True}
     _add_created(result, list(creates))
     if warnings:
         result["warnings"] = warnings
-    if not kept.plain:
+    if kept is not None and not kept.plain:
         result["kept"] = _kept_note(rel, kept)
     return result
 
 
 _FORM_HEAD = 64 * 1024  # bytes of a replaced file looked at for its form
-_PLAIN = Form()
 # what a head starting with none of these and holding no "\r" cannot be: the
 # byte order marks of UTF-8 and the wide encodings (so it is plain)
 _MARKS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
 
 
-def _form(target: Pinned, info: os.stat_result) -> Form:
+def _form(target: Pinned, info: os.stat_result) -> Form | None:
     """The form (BOM, CRLF, wide encoding) of the file being replaced, from
-    its head; plain when it cannot be read."""
+    its head; ``None`` for a plain one, or when it cannot be read."""
     try:
         head, _ = target.read(_FORM_HEAD - 1, expect=info)
     except (OSError, Refusal):
-        return _PLAIN
+        return None
     if b"\r" not in head and not head.startswith(_MARKS):
-        return _PLAIN
+        return None
     if len(head) >= _FORM_HEAD:
         head = head[:_FORM_HEAD]
         head = head[:head.rfind(b"\n") + 1] or head[:_FORM_HEAD - _FORM_HEAD % 4]
-    return form_of(head)
+    form = form_of(head)
+    return None if form.plain else form
 
 
 _SIZE_CHUNK = 1 << 18  # characters encoded at a time to measure a non-ASCII text
@@ -224,9 +214,8 @@ def _check_new_name(ctx: ToolContext, rel: str, creates: tuple[str, ...],
         raise refusal
 
 
-def _file_path(ctx: ToolContext, value: str) -> str:
-    """The model's path, refused if it can only name a directory."""
-    rel = ctx.rel(value)
+def _refuse_directory(ctx: ToolContext, rel: str) -> None:
+    """Refuse the model's path if it can only name a directory."""
     name = rel.rstrip("/").rsplit("/", 1)[-1]
     if rel == "." or rel.endswith("/") or name == "..":
         ctx.refuse_escape(rel)  # "..", "link/": OUTSIDE_ROOT when they lead out
@@ -234,24 +223,24 @@ def _file_path(ctx: ToolContext, value: str) -> str:
         raise Refusal(Code.INVALID_ARGUMENT, f"{_said(shown)} names a directory, not a file",
                       "Pass the path of a file to write, such as \"src/main.py\".",
                       details={"path": shown, "field": "path"}, kind=Kind.DIRECTORY)
-    return rel
 
 
 def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
-          overwrite: bool) -> _Plan:
+          overwrite: bool) -> tuple[os.stat_result | None, str | None]:
     """Find what is there now and decide: refuse to replace without
-    ``overwrite`` or a matching ``expectedSha256``."""
+    ``overwrite`` or a matching ``expectedSha256``.  What is there (``None``:
+    nothing) and its sha256 (``None`` where no one compares or is told it)."""
     current = target.look()  # a regular file stays open: digest, head and write use it
-    plan = _Plan(rel, current, None)
     if current is None:
         if expected is not None:
             raise _missing(ctx, rel, expected)
-        return plan
-    _check_replaceable(ctx, rel, current)
+        return None, None
+    if not st.S_ISREG(current.st_mode):
+        _refuse_replacing(ctx, rel, current)
     target.decide(Op.REPLACE)  # before its digest is told: a secret's is never
     if expected is None and overwrite and not ctx.asks_host:
-        return plan  # the digest of what is replaced would be compared or told to no one
-    plan.existing = existing = target.sha256(current)
+        return current, None  # the digest of what is replaced would be compared or told to no one
+    existing = target.sha256(current)
     if expected is not None and not digest_matches(expected, existing):
         raise sha256_mismatch(rel, expected, existing)
     if expected is None and not overwrite:
@@ -260,22 +249,25 @@ def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
                       "overwrite: true to replace it, or use edit_file to change part of it.",
                       details={"path": rel, "currentSha256": existing,
                                "bytes": current.st_size}, kind=Kind.EXISTS)
-    return plan
+    return current, existing
 
 
-def _recheck(target: Pinned, plan: _Plan) -> None:
+def _recheck(target: Pinned, rel: str, current: os.stat_result | None,
+             existing: str | None) -> None:
     """Fail closed if the entry the plan was made on changed since (the
     directory is held; the directories to create are checked when made).
     Only if the host was asked: without a question the lock was held
     throughout, and the write itself checks, right before its rename, that
     the file replaced is the one planned on (an absent one is created
     without replacing anything)."""
-    target.same(plan.current)
-    if plan.current is not None and target.sha256(plan.current) != plan.existing:
-        raise swapped(plan.rel)  # rewritten in place while the host was deciding
+    target.same(current)
+    if current is not None and target.sha256(current) != existing:
+        raise swapped(rel)  # rewritten in place while the host was deciding
 
 
-def _check_replaceable(ctx: ToolContext, rel: str, info: os.stat_result) -> None:
+def _refuse_replacing(ctx: ToolContext, rel: str, info: os.stat_result) -> None:
+    """Refuse to replace what is not a regular file: a symlink, a directory,
+    a special file."""
     kind = st.S_IFMT(info.st_mode)
     if kind == st.S_IFLNK:
         try:  # never written through; but a link into a rule's reach says that rule
