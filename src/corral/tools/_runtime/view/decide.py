@@ -252,12 +252,7 @@ class View:
                 self.relearn_links()
                 self.wait_for_links(checkpoint)
             self.changes_seen = here
-            for outer in (*(view for view, _ in self.held_by), *self.beside):
-                # their links, as this process left them (a root closed since: none)
-                if outer.changes_seen != here and not outer.root.closed:
-                    outer.relearn_links()
-                    outer.wait_for_links(checkpoint)
-                    outer.changes_seen = here
+            self._catch_up_others(here, checkpoint)
             if hold.moves is not None:
                 self.moves_seen = hold.moves
             changes = TreeChanges(self, hold, exclusive)
@@ -273,8 +268,29 @@ class View:
         self.relearn_links()
         self.wait_for_links(checkpoint)
         self.changes_seen = here
+        # the other roots' links rule here too (a Workspace's nested roots,
+        # the roots beside): a move there is weighed by this step as well
+        self._catch_up_others(here, checkpoint)
         if hold.moves is not None:
             self.moves_seen = hold.moves
+
+    def others_behind(self) -> bool:
+        """Whether the links of a root holding this one or beside it were
+        last looked at before this process's latest move (a step here must
+        look at them again, as :meth:`tree_lock` does)."""
+        here = changes_here()
+        return any(outer.changes_seen != here and not outer.root.closed
+                   for outer in (*(view for view, _ in self.held_by), *self.beside))
+
+    def _catch_up_others(self, here: int, checkpoint: Checkpoint) -> None:
+        """Look again at the links of the roots holding this one and beside
+        it that were last looked at before the move count ``here``."""
+        for outer in (*(view for view, _ in self.held_by), *self.beside):
+            # their links, as this process left them (a root closed since: none)
+            if outer.changes_seen != here and not outer.root.closed:
+                outer.relearn_links()
+                outer.wait_for_links(checkpoint)
+                outer.changes_seen = here
 
     def relearn_links(self) -> None:
         """Look at the tree's links again, as when the view was opened."""
