@@ -15,7 +15,10 @@ calls sent at once.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -87,5 +90,35 @@ def test_the_writes_sent_at_once_after_the_move_are_refused(tmp_path, make_root,
                                            for tool, args in _writes(folder))))
 
     answers = asyncio.run(turn())
+    _untouched(holder)
+    assert all(a["ok"] is False and a["code"] == "DENIED" for a in answers), answers
+
+
+# One move made by another process on the root holding the link (a second
+# ``corral serve`` of that root alone, its own Toolbox and process-wide locks).
+_OTHER = """
+import json, sys
+from corral.contained import Root, backend_by_name
+from corral.tools import Toolbox
+path, backend, fast = sys.argv[1:4]
+root = Root(path, backend=backend_by_name(backend), fast_path=fast == "1")
+print(json.dumps(Toolbox(root).call("move_file", {"source": "lnk", "destination": ".vscode"})))
+"""
+
+
+@pytest.mark.parametrize("layout", sorted(_LAYOUTS))
+def test_a_link_another_process_moved_onto_vscode_holds_through_the_other_root(
+        tmp_path, make_root, layout):
+    ws, holder, folder, holder_path = _LAYOUTS[layout](tmp_path, make_root)
+    assert ws.call("write_file", {"path": f"{folder}/notes.txt", "content": "x\n"})["ok"]
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", _OTHER, holder_path, make_root.backend_name,
+                           "1" if make_root.fast_path else "0"], capture_output=True,
+                          text=True, timeout=60, env=env, check=True)
+    moved = json.loads(done.stdout)
+    assert moved["ok"], moved
+    (holder / ".vscode" / "settings.json").write_text('{"a": 1}\n')  # the user's, made since
+    answers = [ws.call(tool, args) for tool, args in _writes(folder)]
     _untouched(holder)
     assert all(a["ok"] is False and a["code"] == "DENIED" for a in answers), answers
