@@ -116,6 +116,8 @@ def _view(toolbox: Toolbox, path: str, view_range: Any) -> EditorResult:
     text = str(envelope.get("content", ""))
     end, total = envelope.get("endLine"), envelope.get("totalLines")
     asked_end = args["offset"] + args["limit"] - 1 if "limit" in args else total
+    if isinstance(asked_end, int) and isinstance(total, int):
+        asked_end = min(asked_end, total)  # a range past the end asks for no more than there is
     if isinstance(end, int) and isinstance(asked_end, int) and end < asked_end:
         text += (f"\n[shown up to line {end} of {total}; view_range [{end + 1}, -1] shows "
                  "more]")

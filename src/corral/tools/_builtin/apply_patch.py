@@ -224,7 +224,7 @@ def _plan(ctx: ToolContext, file: _File, dialect: Dialect) -> None:
         applied = apply_update(decoded.text, op.hunks, dialect)
     except HunkMismatch as miss:
         raise _missed(file.rel, miss) from None
-    file.new = encode(applied.text, decoded.bom)
+    file.new = encode(applied.text, decoded.bom, decoded.encoding)
     if len(file.new) > ctx.limits.max_write_bytes:
         raise file_too_large(file.rel, len(file.new), ctx.limits.max_write_bytes, "apply_patch")
     file.lines = applied.lines

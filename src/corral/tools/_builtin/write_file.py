@@ -238,6 +238,17 @@ def _plan(ctx: ToolContext, target: Pinned, rel: str, expected: str | None,
     if not st.S_ISREG(current.st_mode):
         _refuse_replacing(ctx, rel, current)
     target.decide(Op.REPLACE)  # before its digest is told: a secret's is never
+    if current.st_nlink > 1 and not ctx.allow_hardlinks and (expected is not None or
+                                                             not overwrite):
+        # its digest is its content: of a file no tool reads (its other name
+        # may be outside the root, a secret's, a denied one's), never told
+        # nor compared with a guess
+        if expected is not None:
+            ctx.check_hardlink(rel, current)
+        raise Refusal(Code.ALREADY_EXISTS, f"{_said(rel)} already exists; nothing was written",
+                      "Pass overwrite: true to replace it (it is hard-linked, so its content "
+                      "is not read).", details={"path": rel, "links": current.st_nlink},
+                      kind=Kind.EXISTS)
     if expected is None and overwrite and not ctx.asks_host:
         return current, None  # the digest of what is replaced would be compared or told to no one
     existing = target.sha256(current)

@@ -145,13 +145,15 @@ class _Seeker:
 
     def find(self, pattern: list[str], start: int, *,
              at_end: bool = False) -> tuple[list[int], Level]:
-        for level, norm in _LEVELS:
-            index = self._level(level, norm)
-            if at_end:
-                tail = len(self.bodies) - len(pattern)
-                if tail >= start and index.matches(pattern, tail) == [tail]:
+        # a hunk tied to the end is looked for there at every level before
+        # anywhere else: a looser match at the end is the place it names
+        tail = len(self.bodies) - len(pattern)
+        if at_end and tail >= start:
+            for level, norm in _LEVELS:
+                if self._level(level, norm).matches(pattern, tail) == [tail]:
                     return [tail], level
-            found = index.matches(pattern, start)
+        for level, norm in _LEVELS:
+            found = self._level(level, norm).matches(pattern, start)
             if found:
                 return found, level
         return [], "exact"
@@ -209,7 +211,7 @@ def _place(seeker: _Seeker, hunks: Sequence[Hunk], index: int, cursor: int,
                            "file" + (" after the previous hunk" if index else ""),
                            nearest=_nearest(bodies, old, cursor))
     later = sum(1 for other in hunks[index:] if _same_place(other, hunk))
-    if len(found) > later and not hunk.at_end:
+    if len(found) > later:
         raise HunkMismatch("ambiguous", index + 1, hunk.patch_line,
                            f"hunk {index + 1}: its context and removed lines occur "
                            f"{len(found)} times", candidates=[i + 1 for i in

@@ -261,6 +261,8 @@ class ToolContext:
         """Whether ``text`` (with its backslashes) names an existing entry."""
         if text.startswith("/"):
             return False  # an absolute path: the backslashes cannot be names in the root
+        if self.is_denied(text):
+            return False  # what a rule hides is never looked for: the reading would tell
         try:
             self.view.stat(text, follow=False)
         except OSError:

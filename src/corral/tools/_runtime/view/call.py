@@ -139,8 +139,10 @@ class _SharedStep:
         self._shared = True
         hold = self._tree = take_shared(view.identity, backend, checkpoint)
         if (hold.moves is not None and hold.moves != view.moves_seen) or \
-                _changes_here[0] != view.changes_seen:
-            view.catch_up(hold, checkpoint)  # another Toolbox moved something: links again
+                _changes_here[0] != view.changes_seen or (view.held and view.others_behind()):
+            # another Toolbox moved something (here, or in a root holding
+            # this one or beside it, whose links rule here too): links again
+            view.catch_up(hold, checkpoint)
         rel, follow = self._rel, self._follow
         try:
             target = self._target = root.target(

@@ -27,7 +27,7 @@ from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, Root
                     learn_link, locate, spelled_target)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, let_go_lock_file,
-                        tree_file_lock, use_lock_file, view_collected)
+                        moves_made, tree_file_lock, use_lock_file, view_collected)
 
 if TYPE_CHECKING:
     from .pinned import Pinned
@@ -252,12 +252,7 @@ class View:
                 self.relearn_links()
                 self.wait_for_links(checkpoint)
             self.changes_seen = here
-            for outer in (*(view for view, _ in self.held_by), *self.beside):
-                # their links, as this process left them (a root closed since: none)
-                if outer.changes_seen != here and not outer.root.closed:
-                    outer.relearn_links()
-                    outer.wait_for_links(checkpoint)
-                    outer.changes_seen = here
+            self._catch_up_others(here, checkpoint)
             if hold.moves is not None:
                 self.moves_seen = hold.moves
             changes = TreeChanges(self, hold, exclusive)
@@ -273,8 +268,45 @@ class View:
         self.relearn_links()
         self.wait_for_links(checkpoint)
         self.changes_seen = here
+        # the other roots' links rule here too (a Workspace's nested roots,
+        # the roots beside): a move there is weighed by this step as well
+        self._catch_up_others(here, checkpoint)
         if hold.moves is not None:
             self.moves_seen = hold.moves
+
+    def others_behind(self) -> bool:
+        """Whether the links of a root holding this one or beside it were
+        last looked at before this process's latest move, or before the
+        latest move another process counted in that root (a step here must
+        look at them again, as :meth:`tree_lock` does)."""
+        here = changes_here()
+        return any(outer._behind(here)
+                   for outer in (*(view for view, _ in self.held_by), *self.beside))
+
+    def _behind(self, here: int) -> bool:
+        """:meth:`others_behind` of this view as another root's (a root
+        closed since: its links are none)."""
+        if self._root.closed:
+            return False
+        if self.changes_seen != here:
+            return True
+        # another process's moves there: its count, read without its lock
+        # (this step holds its own root's; the count is of moves done)
+        moves = moves_made(self.identity, self._root.backend)
+        return moves is not None and moves != self.moves_seen
+
+    def _catch_up_others(self, here: int, checkpoint: Checkpoint) -> None:
+        """Look again at the links of the roots holding this one and beside
+        it that were last looked at before the move count ``here`` (or
+        before another process's latest move there)."""
+        for outer in (*(view for view, _ in self.held_by), *self.beside):
+            if outer._behind(here):
+                moves = moves_made(outer.identity, outer._root.backend)
+                outer.relearn_links()
+                outer.wait_for_links(checkpoint)
+                outer.changes_seen = here
+                if moves is not None:
+                    outer.moves_seen = moves
 
     def relearn_links(self) -> None:
         """Look at the tree's links again, as when the view was opened."""
