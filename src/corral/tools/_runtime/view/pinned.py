@@ -594,10 +594,18 @@ class Pinned:
             text = root.readlink(self.path)
             if text.startswith("/"):  # the same place from anywhere
                 return locate(root, self.path, follow=True).path
-            parent = dest.path.rpartition("/")[0]
-            return locate(root, f"{parent}/{text}" if parent else text, follow=True).path
         except (OSError, ValueError):
             return None
+        parent = dest.path.rpartition("/")[0]
+        spelled = f"{parent}/{text}" if parent else text
+        try:
+            return locate(root, spelled, follow=True).path
+        except (OSError, ValueError):
+            # a link further on dangles (its end's directories missing):
+            # where its text leads decides all the same, so whether a
+            # denied directory exists is not told
+            end = self._call.dangling_end(spelled)
+            return end.path if end is not None else None
 
     def _carried_through_links(self, dest: Pinned, kind: str) -> tuple[str, Kind, str] | None:
         """What lands at ``dest`` as the known links whose chain passes
