@@ -229,10 +229,12 @@ PY_OPS = {"noop": op_noop, "glob_tool": op_glob_tool, "glob_tool_default": op_gl
 
 def child(op: str, tree: str) -> None:
     call = PY_OPS[op](tree)
+    cpu = time.process_time()
     started = time.perf_counter()
     count = call()
     seconds = time.perf_counter() - started
-    print(json.dumps({"seconds": seconds, "count": count}))
+    cpu = time.process_time() - cpu
+    print(json.dumps({"seconds": seconds, "count": count, "cpu": cpu}))
 
 
 # -- the parent ---------------------------------------------------------------------------
@@ -247,15 +249,16 @@ def rg_version(rg: str) -> str:
                           check=False).stdout.split()[1]
 
 
-def run_python(op: str, tree: Path) -> tuple[float, int, int]:
+def run_python(op: str, tree: Path) -> tuple[float, int, int, float | None]:
+    """(seconds, peak RSS in KiB, results, the child's CPU seconds) of the operation."""
     _, rss, out = spawn([sys.executable, __file__, "--child", op, str(tree)])
     data = json.loads(out)
-    return data["seconds"], rss, data["count"]
+    return data["seconds"], rss, data["count"], data["cpu"]
 
 
-def run_rg(args: list[str]) -> tuple[float, int, int]:
+def run_rg(args: list[str]) -> tuple[float, int, int, float | None]:
     seconds, rss, out = spawn(args, ok_codes=(0, 1))  # 1: nothing matched
-    return seconds, rss, len(out.splitlines())
+    return seconds, rss, len(out.splitlines()), None  # its CPU time is not taken apart
 
 
 def warm(tree: Path) -> None:
@@ -274,11 +277,14 @@ BASELINES = {"glob_tool": "os_walk_fnmatch", "glob_tool_default": "os_walk_fnmat
              "rg_regex": "rg_j1_regex"}
 
 
-def measure(tree: Path, rounds: int, rg: str | None) -> dict[str, list[tuple[float, int, int]]]:
-    """(seconds, peak RSS in KiB, results) per case, one per round; the
-    ripgrep cases only when ``rg`` is given."""
+Sample = tuple[float, int, int, float | None]
+
+
+def measure(tree: Path, rounds: int, rg: str | None) -> dict[str, list[Sample]]:
+    """(seconds, peak RSS in KiB, results, CPU seconds of a Python case)
+    per case, one per round; the ripgrep cases only when ``rg`` is given."""
     warm(tree)
-    cases: dict[str, Callable[[], tuple[float, int, int]]] = {
+    cases: dict[str, Callable[[], Sample]] = {
         "noop": lambda: run_python("noop", tree),
         "glob_tool": lambda: run_python("glob_tool", tree),
         "glob_tool_default": lambda: run_python("glob_tool_default", tree),
@@ -295,7 +301,7 @@ def measure(tree: Path, rounds: int, rg: str | None) -> dict[str, list[tuple[flo
             "rg_regex": lambda: run_rg([rg, "-n", REGEX, str(tree)]),
         })
     # interleaved (rotating order), so drift hits every case alike
-    runs: dict[str, list[tuple[float, int, int]]] = {name: [] for name in cases}
+    runs: dict[str, list[Sample]] = {name: [] for name in cases}
 
     def runner(name: str) -> Callable[[], float]:
         def run() -> float:
@@ -345,6 +351,10 @@ def collect(quick: bool = False) -> list[Record]:
         if other in times:
             ratio = statistics.median(times[name]) / statistics.median(times[other])
             notes.append(f"{ratio:.2f}x {LABELS[other].split(': ')[1]}")
+        cpu = _cpu_ratio(runs, name, base)
+        if cpu is not None:
+            notes.append(f"{cpu:.2f}x by the children's CPU time (steadier when the machine "
+                         "is busy)")
         if name == "noop":
             notes.append("an empty call: this row is the RSS floor of a Python child")
         records.append(record(
@@ -357,6 +367,18 @@ def collect(quick: bool = False) -> list[Record]:
     if not quick:
         records += scaling()
     return records
+
+
+def _cpu_ratio(runs: dict[str, list[Sample]], name: str, base: str | None) -> float | None:
+    """The ratio of the medians of the CPU time of the case and its baseline
+    (``None`` unless both are Python cases, whose CPU time is taken)."""
+    if base is None or base not in runs:
+        return None
+    ours = [r[3] for r in runs[name] if r[3] is not None]
+    theirs = [r[3] for r in runs[base] if r[3] is not None]
+    if not ours or not theirs:
+        return None
+    return statistics.median(ours) / statistics.median(theirs)
 
 
 # -- scaling: growth with the size of the tree / of the data ---------------------------------
@@ -512,6 +534,9 @@ def main() -> None:
           f"{medians['grep_tool_literal'] / medians['rg_j1_literal']:.2f}x; "
           f"grep_tool_regex / rg_j1_regex = "
           f"{medians['grep_tool_regex'] / medians['rg_j1_regex']:.2f}x")
+    cpu = _cpu_ratio(samples, "glob_tool", "os_walk_fnmatch")
+    if cpu is not None:
+        print(f"glob_tool / os_walk_fnmatch by the children's CPU time = {cpu:.2f}x")
     if args.scaling:
         for rec in scaling(args.rounds):
             met = "" if rec.get("met") is None else f" (target {rec['target']}: " + \

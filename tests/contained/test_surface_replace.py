@@ -495,3 +495,42 @@ def test_an_unreadable_old_file_keeps_mode_and_owner_not_xattrs(scratch):
         assert (info.st_uid, info.st_gid) == (FOREIGN_UID, FOREIGN_GID)
     if _xattrs_supported(scratch):
         assert "user.tag" not in os.listxattr(target)
+
+
+class _ShortWrites:
+    """A backend whose ``write`` takes at most ``most`` bytes a call, as a
+    pipe or a full disk may."""
+
+    def __init__(self, name: str, most: int) -> None:
+        self._inner = backend_by_name(name)
+        self.most = most
+        self.calls = 0
+
+    def write(self, fd: int, data: bytes | memoryview) -> int:
+        self.calls += 1
+        return self._inner.write(fd, memoryview(data).cast("B")[:self.most])
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._inner, attr)
+
+
+@pytest.mark.parametrize("kind", ["bytes", "bytearray", "memoryview", "array"])
+def test_short_writes_and_other_buffers_land_whole(make_root, scratch, kind):
+    import array
+    content = bytes(range(256)) * 9  # 2,304 bytes: many short writes
+    data: Any = {"bytes": content, "bytearray": bytearray(content),
+                 "memoryview": memoryview(content),
+                 "array": array.array("H", content)}[kind]
+    (scratch / "d").mkdir()
+    (scratch / "d" / "f").write_bytes(OLD)
+    short = _ShortWrites(make_root.backend_name, 1000)
+    with Root(str(scratch), backend=short, fast_path=make_root.fast_path) as root:
+        root.write_bytes("d/f", data)  # replaces
+        assert (scratch / "d" / "f").read_bytes() == content
+        root.write_bytes("d/g", data)  # creates
+        assert (scratch / "d" / "g").read_bytes() == content
+        with root.target("d/f") as target:
+            target.write_bytes(data)
+        assert (scratch / "d" / "f").read_bytes() == content
+    assert short.calls == 9  # three writes of three calls each: nothing written twice
+    assert _temps(scratch / "d") == []

@@ -683,6 +683,30 @@ def test_chaining_sha256_across_many_edits_without_reading(tmp_path, box):
     assert sha(path.read_bytes()) == digest
 
 
+@pytest.mark.parametrize("changed_outside", ["same_size", "same_size_other_file", "no"])
+def test_base_digest_is_the_file_as_found_after_an_edit(tmp_path, make_root, changed_outside):
+    # the Toolbox remembers the bytes its last edit wrote: a file holding
+    # other bytes of the same size (changed in place, or another file) must
+    # be hashed as it is, never given the remembered digest
+    path = put(tmp_path, "a.py", "x = 1\ny = 1\n")
+    other = put(tmp_path, "b.py", "x = 2\ny = 1\n")
+    with Toolbox(make_root(tmp_path)) as toolbox:
+        first = ok(toolbox, path="a.py", oldText="x = 1", newText="x = 2")
+        assert first["sha256"] == sha(b"x = 2\ny = 1\n")
+        name = "a.py"
+        if changed_outside == "same_size":
+            path.write_bytes(b"x = 3\ny = 1\n")
+        elif changed_outside == "same_size_other_file":
+            other.write_bytes(b"x = 2\ny = 2\n")
+            name = "b.py"
+        found = (tmp_path / name).read_bytes()
+        second = ok(toolbox, path=name, oldText="y = 1", newText="y = 3") \
+            if changed_outside != "same_size_other_file" else \
+            ok(toolbox, path=name, oldText="y = 2", newText="y = 3")
+        assert second["baseSha256"] == sha(found)
+        assert second["sha256"] == sha((tmp_path / name).read_bytes())
+
+
 # -- the file itself: mode, links ----------------------------------------------------------
 
 

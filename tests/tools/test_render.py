@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corral.hosts import render, short_digest
-from corral.hosts.render import number_every
+from corral.hosts.render import NumberedText, number_every
 from corral.tools import Code, Toolbox
 
 REFUSED = tuple(f"{code.value}: " for code in Code)
@@ -316,3 +316,68 @@ def test_the_margin_follows_its_rule_on_any_text(content):
     shown, footer = render("read_file", envelope).rsplit("\n", 1)
     assert footer == "[0000000000000000]"
     assert shown == _margin_by_rows(content)
+
+
+# -- the margin from the rows the reader carries --------------------------------------------
+
+@st.composite
+def _rows(draw: st.DrawFn) -> tuple[int, list[str]]:
+    """A read's first number and its rows' text (some empty)."""
+    count = draw(st.sampled_from([1, 2, 9, 10, 11, 35, 999, 1000, 1001, 1200]))
+    start = draw(st.integers(1, 10 ** 7))
+    blank = draw(st.sampled_from([0.0, 0.3, 0.97, 1.0]))
+    seed = draw(st.integers(0, 2 ** 32))
+    texts = []
+    for i in range(count):
+        mix = (seed >> (i % 29)) ^ (i * 2654435761)
+        texts.append("" if (mix % 1000) / 1000 < blank else _TEXTS[mix % len(_TEXTS)])
+    return start, texts
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(rows=_rows())
+def test_the_margin_from_carried_rows_follows_the_same_rule(rows):
+    start, texts = rows
+    content = "\n".join(f"{start + i}\t{text}" for i, text in enumerate(texts))
+    carried = NumberedText.of(content, start, "\n".join(texts))
+    assert carried == content
+    envelope = {"ok": True, "path": "f.txt", "content": carried, "totalLines": 1,
+                "sha256": "0" * 64}
+    shown, footer = render("read_file", envelope).rsplit("\n", 1)
+    assert footer == "[0000000000000000]"
+    assert shown == _margin_by_rows(content)
+
+
+_READ_FILES = {
+    "plain.py": "".join(f"def f_{i}(x):\n    return x * {i}\n" for i in range(120)),
+    "blank_ends.txt": "\n\n" + "".join(f"row {i}\n" for i in range(30)) + "\n\n",
+    "blank_only.txt": "\n" * 25,
+    "unterminated.txt": "".join(f"row {i}\n" for i in range(14)) + "last",
+    "accents.txt": "".join(f"café {i}\n" for i in range(40)),
+    "crlf.txt": "".join(f"row {i}\r\n" for i in range(25)),
+    "bom.txt": "\ufeff" + "".join(f"row {i}\n" for i in range(25)),
+    "cut.txt": "".join(("x" * 3000 if i == 12 else f"row {i}") + "\n" for i in range(25)),
+    "long.txt": "".join(f"row {i}\n" for i in range(1500)),
+    "tabs.tsv": "".join(f"{i}\t{i * i}\n" for i in range(1, 30)),
+}
+
+
+@pytest.mark.parametrize("window", [{}, {"offset": 5}, {"limit": 12}, {"offset": 3, "limit": 11}])
+def test_a_read_shows_the_same_margin_with_or_without_its_carried_rows(make_toolbox, tmp_path,
+                                                                       window):
+    """read_file's content carries its rows for a whole file read (on every
+    backend): what a model is shown of it is the margin of the content
+    itself, byte for byte."""
+    for name, text in _READ_FILES.items():
+        (tmp_path / name).write_bytes(text.encode("utf-8"))
+    with make_toolbox(tmp_path) as toolbox:
+        for name in _READ_FILES:
+            envelope = toolbox.call("read_file", {"path": name, **window})
+            assert envelope["ok"] is True, envelope
+            content = envelope["content"]
+            if not window:
+                assert type(content) is NumberedText, name
+            plain = {**envelope, "content": str(content)}
+            assert type(plain["content"]) is str
+            assert render("read_file", envelope) == render("read_file", plain), name
+            assert json.dumps(envelope) == json.dumps(plain)

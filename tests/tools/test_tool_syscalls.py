@@ -15,8 +15,9 @@ at one probe a level outside a work tree and two inside one, and their
 counts at depth 1); ``write_file`` and ``edit_file`` at most 20 (held: 20
 and 20, :data:`WRITE_MOST`, every flock included).  Their calls, all needed:
 
-* the tree lock as other processes see it: ``flock`` shared, the ``pread``
-  of its count of moves (did another process move something?), the release;
+* the tree lock as other processes see it, kept between a process's steps:
+  the ``pread`` of its count of moves (did another process move something?)
+  and of the wants of it (does one wait to hold it exclusively?);
 * the one resolution: ``openat2`` of the directory (opened for reading, so
   the lock is taken on it; its identity is not looked at: the lock is keyed
   by where it is), ``flock``, the final ``close`` (which releases it); ``edit_file``
@@ -48,6 +49,7 @@ import pytest
 from corral.contained import Backend, Root, available_backends, backend_by_name
 from corral.testing.backends import CountingBackend
 from corral.tools import Toolbox
+from corral.tools._runtime.view import tree_lock
 
 WRITE_MOST = 20  # write_file and edit_file at depth 1 and 10, every flock included
 CONTENT = "".join(f"x{i} = 1\n" for i in range(150))
@@ -183,21 +185,27 @@ def test_ancestor_ignore_files_cost_one_probe_each_per_level(tmp_path, backend_n
 
 @pytest.mark.parametrize("backend_name", FAST, ids=[f"{name}-openat2" for name in FAST])
 def test_every_lock_is_a_counted_call(tmp_path, backend_name):
-    """The counts are strace's: the tree lock's flock (shared, released) and
-    the directory's (taken; closing the directory releases it) go through
-    the backend, so a lock taken once more fails the pinned counts."""
+    """The counts are strace's: the tree lock's flock (shared, taken by the
+    process's first step and kept for the next: a step that finds it kept
+    reads whether another process waits for it, one pread, before anything
+    else) and the directory's (taken; closing the directory releases it)
+    go through the backend, so a lock taken once more fails the pinned
+    counts."""
     rel = _deep(tmp_path, 3)
     backend = CountingBackend(_with_openat2(backend_name))
     root = Root(str(tmp_path), backend=backend, fast_path=True)
+    idle = tree_lock.keep_idle_for(3600.0)  # kept throughout: none let go mid-count
     try:
         with Toolbox(root) as box:
-            for name, args in (("write_file", {"path": f"{rel}/f.py", "content": CONTENT,
-                                               "overwrite": True}),
-                               ("edit_file", {"path": f"{rel}/f.py", "oldText": "x0 = 1",
-                                              "newText": "x0 = 2"})):
+            for name, args, flocks, first in (
+                    ("write_file", {"path": f"{rel}/f.py", "content": CONTENT,
+                                    "overwrite": True}, 2, "flock"),
+                    ("edit_file", {"path": f"{rel}/f.py", "oldText": "x0 = 1",
+                                   "newText": "x0 = 2"}, 1, "pread")):
                 with backend.counting() as tally:
                     assert box.call(name, args)["ok"]
-                assert tally["flock"] == 3, (name, str(tally))
-                assert tally.order[0] == "flock" and tally.order[-1] == "flock", tally.order
+                assert tally["flock"] == flocks, (name, str(tally))
+                assert tally.order[0] == first, tally.order
     finally:
+        tree_lock.keep_idle_for(idle)
         root.close()

@@ -205,3 +205,56 @@ def test_a_root_still_open_in_another_toolbox_keeps_its_lock_file(tmp_path):
     finally:
         second.close()
     assert (tmp_path / "b.txt").read_text() == "2\n"
+
+
+_MOVE_IN_ANOTHER_PROCESS = """
+import json, sys, time
+from corral.tools import Toolbox
+with Toolbox(sys.argv[1]) as box:
+    started = time.monotonic()
+    answer = box.call("move_file", {"source": "m.txt", "destination": "n.txt"}, timeout=20)
+    print(json.dumps([answer, time.monotonic() - started]))
+"""
+
+
+def test_a_kept_tree_lock_lets_another_processs_move_through(tmp_path):
+    """The shared tree lock a process keeps between its steps must not hold
+    up another process's move (which takes it exclusively): neither while
+    the keeper is idle (let go after a moment) nor while it writes without
+    pause (it reads the other's want at its next step and lets go)."""
+    import json
+    import subprocess
+    import sys
+    import threading
+
+    (tmp_path / "a.txt").write_text("a\n")
+    box = Toolbox(tmp_path)
+    try:
+        assert box.call("write_file", {"path": "a.txt", "content": "b\n",
+                                       "overwrite": True})["ok"]  # kept from here
+        for busy in (False, True):
+            (tmp_path / "m.txt").write_text("m\n")
+            stop = threading.Event()
+
+            def write_on() -> None:
+                while not stop.is_set():
+                    assert box.call("write_file", {"path": "a.txt", "content": "c\n",
+                                                   "overwrite": True})["ok"]
+
+            writer = threading.Thread(target=write_on)
+            if busy:
+                writer.start()
+            try:
+                done = subprocess.run([sys.executable, "-c", _MOVE_IN_ANOTHER_PROCESS,
+                                       str(tmp_path)], capture_output=True, text=True,
+                                      timeout=60, check=True)
+            finally:
+                stop.set()
+                if busy:
+                    writer.join()
+            answer, _ = json.loads(done.stdout)
+            assert answer["ok"], (busy, answer)
+            assert (tmp_path / "n.txt").read_text() == "m\n"
+            (tmp_path / "n.txt").unlink()
+    finally:
+        box.close()

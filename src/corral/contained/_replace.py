@@ -140,7 +140,7 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
             if callable(data):
                 data(fd)
             else:
-                _write_all(backend, fd, memoryview(data).cast("B"))
+                _write_all(backend, fd, data)
             if source is not None:
                 _carry_owner(backend, fd, source)
                 if source_fd is not None:
@@ -178,8 +178,14 @@ def _create_mode(source: os.stat_result | None, mode: int | None) -> int:
     return _NEW_FILE_MODE if mode is None else mode
 
 
-def _write_all(backend: Backend, fd: int, view: memoryview) -> None:
-    written = 0
+def _write_all(backend: Backend, fd: int, data: bytes | bytearray | memoryview) -> None:
+    if type(data) is bytes:  # written as it is: a regular file takes it whole, as a rule
+        written = backend.write(fd, data)
+        if written == len(data):
+            return
+        view = memoryview(data)
+    else:
+        written, view = 0, memoryview(data).cast("B")
     while written < len(view):
         written += backend.write(fd, view[written:])
 

@@ -769,7 +769,8 @@ class Root(RootSurface, Closing):
         parsed = _paths.parse(path)
         if mode is not None:
             _check_mode(mode, parsed.text)
-        view = memoryview(data).cast("B")
+        # bytes go as they are; another buffer is checked (and cast to bytes) here
+        view = data if type(data) is bytes else memoryview(data).cast("B")
         op = _acts.WRITE_EXCL if exclusive else _acts.WRITE
         follow = follow_symlinks and not exclusive
         backend = self._anchor.backend

@@ -266,7 +266,8 @@ class Target(Closing):
         name = self._name(_acts.WRITE_EXCL if exclusive else _acts.WRITE)
         fd = self._dir()
         backend = self._backend()
-        view = data if callable(data) else memoryview(data).cast("B")
+        # bytes go as they are; another buffer is checked (and cast to bytes) here
+        view = data if callable(data) or type(data) is bytes else memoryview(data).cast("B")
         text = self._parsed.text
         source_fd = None
         if replacing is not None:

@@ -34,7 +34,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["render", "render_refusal", "short_digest", "SHORT_DIGEST_CHARS", "number_every"]
+__all__ = ["render", "render_refusal", "short_digest", "SHORT_DIGEST_CHARS", "number_every",
+           "NumberedText"]
 
 #: Hex digits of a digest shown to a model (64 bits: a collision between two
 #: versions of one file is not a practical concern, and a digest sent back is
@@ -202,6 +203,51 @@ def number_every(shown: int) -> int:
     return 10 if shown <= 1000 else 100
 
 
+class NumberedText(str):
+    """read_file's ``content`` (rows ``N<TAB>text``, numbered on from
+    :attr:`first`) that also holds the rows' text without their numbers
+    (:attr:`texts`, joined by line feeds), as the reader had it: what a
+    model is shown of it is then made from those rows, not by taking the
+    content apart again.  A ``str``, so an envelope stays plain JSON."""
+
+    first: int
+    texts: str
+
+    @classmethod
+    def of(cls, content: str, first: int, texts: str) -> NumberedText:
+        numbered = cls(content)
+        numbered.first, numbered.texts = first, texts
+        return numbered
+
+
+def _margin_of_rows(content: NumberedText) -> str:
+    """:func:`_margin` of a content whose rows' text the reader gave: the
+    rows that keep their number get it back, the others are their text."""
+    texts = content.texts
+    rows = texts.split("\n")
+    count = len(rows)
+    every = number_every(count)
+    if count < every:
+        return texts
+    lead, tail = 0, count - 1  # the first and last row with text
+    if not rows[0]:
+        lead = next((i for i in range(count) if rows[i]), -1)
+        if lead < 0:  # every line empty: no number is shown
+            return texts
+    if not rows[tail]:
+        tail = next(i for i in range(count - 1, -1, -1) if rows[i])
+    first = content.first
+    for i in range(-first % every, count, every):
+        if rows[i]:
+            rows[i] = f"{first + i}\t{rows[i]}"
+    # the first and last row with text keep their number (once, if a multiple)
+    if (first + lead) % every:
+        rows[lead] = f"{first + lead}\t{rows[lead]}"
+    if tail != lead and (first + tail) % every:
+        rows[tail] = f"{first + tail}\t{rows[tail]}"
+    return "\n".join(rows)
+
+
 def _margin(content: str) -> str:
     """read_file's ``N<TAB>text`` lines as a model is shown them: the first
     and last line shown and every :func:`number_every`'th after its number
@@ -274,7 +320,9 @@ def _multiples(numbers: tuple[str, ...], every: int) -> list[int]:
 def _read_file(envelope: _Envelope) -> str:
     if "mimeType" in envelope and "content" not in envelope:
         return _image(envelope)
-    content = _margin(str(envelope.get("content", "")))
+    content = envelope.get("content", "")
+    content = (_margin_of_rows(content) if type(content) is NumberedText
+               else _margin(str(content)))
     footer = _lines(_read_footer(envelope), *_warnings(envelope))
     # a line shown is a row even when empty (a file of one empty line)
     return f"{content}\n{footer}" if envelope.get("totalLines") else footer

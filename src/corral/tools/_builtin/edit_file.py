@@ -333,7 +333,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     work = Work(ctx.checkpoint)
     file = _read(ctx, pinned, rel, work)
     memory = ctx.store(EditMemory)
-    base_sha = sha256(file.data).hexdigest()
+    base_sha = memory.digest(file.data)
     if len(edits) == 1 and not args["dryRun"]:
         made = _quick(ctx, pinned, rel, file, edits, multi, expected, base_sha, memory, args,
                       work)
@@ -388,6 +388,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         # from here on nothing may stop the call: the file is being written
         read_cache.forget(file.info.st_dev, file.info.st_ino)  # read_file's digest of it
         pinned.write(new_data, exclusive=False, expect=file.info)
+        memory.wrote(new_data, new_sha)
     result = _result(ctx, rel, file.path, base_sha, new_sha, outcome, diff, dry, decoded.bom,
                      multi)
     if decoded.encoding:
@@ -478,6 +479,7 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
     # from here on nothing may stop the call: the file is being written
     read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
     pinned.write(new_data, exclusive=False, expect=info)
+    memory.wrote(new_data, new_sha)
     first = line + 1
     last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
     result: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,

@@ -169,27 +169,48 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
     paths = found.paths
     name_only, accepts, match_name = matcher.name_only, matcher.accepts, matcher.match_name
     suffix = matcher.name_suffix
+    counts = visitor.counts
+    # the .gitignore scope last met and whether it keeps every matching file
+    # (a walk's directories mostly share one scope object: asked once)
+    last_ignore: object = False
+    ignore_keeps = False
     with tree:
         for dir_sub, fd, state, listed, kinds in tree:
-            names = listed
             if matcher.dirs_only:
                 globs = state.globs
-                paths.extend(base.shown_path(dir_sub + name) + "/" for name in names
+                paths.extend(base.shown_path(dir_sub + name) + "/" for name in listed
                              if kinds.get(name) == "dir" and accepts(globs, name))
+                if len(paths) >= stop:
+                    break
+                continue
+            # every name of the run is decided, not only those that match
+            # (visitor.shown_files written out: one call less per run)
+            names = listed
+            policy = state.policy
+            if policy is not None and listed:
+                names = policy.visible_names(listed)
+                if len(names) != len(listed):
+                    counts.hidden += len(listed) - len(names)
+            if suffix is not None:  # "*.py": the test of each name made in C
+                matched = list(compress(names, map(str.endswith, names, repeat(suffix)))) \
+                    if suffix else names
+            elif name_only:
+                matched = [n for n in names if match_name(n)]
             else:
-                names = visitor.shown_files(state, listed)
-                if suffix is not None:  # "*.py": the test of each name made in C
-                    matched = list(compress(names, map(str.endswith, names, repeat(suffix)))) \
-                        if suffix else names
-                elif name_only:
-                    matched = [n for n in names if match_name(n)]
+                matched = [n for n in names if accepts(state.globs, n)]
+            if matched:
+                ignore = state.ignore
+                if ignore is not last_ignore:
+                    last_ignore = ignore
+                    ignore_keeps = ignore is None or ignore.keeps_every_file(suffix or "")
+                if ignore_keeps and not kinds:
+                    # no link, no special file, nothing .gitignore can drop: all listed
+                    paths.extend(map(base.shown_path(dir_sub).__add__, matched))
                 else:
-                    matched = [n for n in names if accepts(state.globs, n)]
-                if matched:
                     _take(ctx, base, visitor, found, state, (dir_sub, fd), matched, kinds,
                           suffix)
-            if len(paths) >= stop:
-                break
+                if len(paths) >= stop:
+                    break
     found.incomplete = tree.stats.incomplete
     return tree
 

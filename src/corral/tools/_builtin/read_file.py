@@ -24,6 +24,7 @@ from typing import Any, NotRequired, TypedDict
 from collections.abc import Callable
 
 from ...contained import TextWindow
+from ...hosts.render import NumberedText
 from .._read import media as _media
 from .._read import cache as read_cache
 from .._runtime.answer import AnswerPath
@@ -334,25 +335,31 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
         if window is not None:
             if window.controls * 10 > min(len(data), HEAD):  # looks_binary's rule
                 raise _binary(rel, len(data))
-            facts.total = window.total
-            facts.endings = "lf" if window.has_newline else "none"
-            facts.rendered = (window.content, window.shown, [])
-            return facts
+            return _rendered(facts, window, offset, data, None)
     if looks_binary(data[:HEAD]):
         raise _binary(rel, len(data))
     text = None if ascii_only else _decoded(rel, data)
     if NATIVE_WINDOW and not ascii_only:
         window = file.text_window(data, offset, limit, cap, budget, 0)
         if window is not None:
-            return _rendered(facts, window)
+            return _rendered(facts, window, offset, data, text)
     _split(data, data.decode("ascii") if text is None else text, offset, limit, cap, facts)
     return facts
 
 
-def _rendered(facts: _Facts, window: TextWindow) -> _Facts:
+def _rendered(facts: _Facts, window: TextWindow, offset: int, data: bytes,
+              text: str | None) -> _Facts:
+    """The native window's facts.  Its content carries its rows' text when
+    it shows the whole file: ``data`` decoded (``text``, or ASCII) without
+    its last line feed, since the native window declines a file with a
+    ``\r``, a byte order mark or a line to cut."""
     facts.total = window.total
     facts.endings = "lf" if window.has_newline else "none"
-    facts.rendered = (window.content, window.shown, [])
+    content = window.content
+    if offset == 1 and window.shown == window.total and content:
+        whole = data.decode("ascii") if text is None else text
+        content = NumberedText.of(content, 1, whole[:-1] if whole.endswith("\n") else whole)
+    facts.rendered = (content, window.shown, [])
     return facts
 
 
@@ -670,7 +677,7 @@ def _render(offset: int, facts: _Facts, cap: int, budget: int) -> tuple[str, int
     parts[0] = prefixes[0][1:]  # the first line has no line break before it
     content = "".join(parts)
     if len(content) * 4 <= budget or len(content.encode("utf-8")) <= budget:
-        return content, len(lines), cut
+        return NumberedText.of(content, offset, "\n".join(lines)), len(lines), cut
     # Over the byte budget: keep the lines that fit (at least one, so a
     # caller always moves forward).
     used = 0
@@ -681,7 +688,8 @@ def _render(offset: int, facts: _Facts, cap: int, budget: int) -> tuple[str, int
             break
         count += 1
     cut = [n for n in cut if n < offset + count]
-    return "".join(parts[:2 * count]), count, cut
+    return (NumberedText.of("".join(parts[:2 * count]), offset, "\n".join(lines[:count])),
+            count, cut)
 
 
 OUTPUT_SCHEMA = success_schema({

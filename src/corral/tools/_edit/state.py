@@ -9,12 +9,16 @@
   against the same content gets a sharper hint (anchors catalogue row 21).
 * Edits made, by call (path and edits, whatever the digest or dryRun): the
   same call repeated is told it was already made, with where it landed.
+* The bytes the last edit wrote and their sha256: the next edit of a file
+  that still holds exactly those bytes (an agent's edits follow one
+  another) takes its base digest from there instead of hashing the file.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from hashlib import sha256
 from typing import NamedTuple
 
 __all__ = ["Applied", "CallKey", "EditMemory"]
@@ -44,6 +48,22 @@ class EditMemory:
         self._size = 0
         self._failures: OrderedDict[str, int] = OrderedDict()
         self._applied: OrderedDict[CallKey, Applied] = OrderedDict()
+        self._written: tuple[bytes, str] = (b"", sha256(b"").hexdigest())
+
+    def digest(self, data: bytes) -> str:
+        """The sha256 of ``data``: remembered when they are the bytes the
+        last edit wrote (compared whole: equal bytes, equal digest), else
+        computed."""
+        written, digest = self._written  # one tuple, replaced whole: no lock
+        if data == written:
+            return digest
+        return sha256(data).hexdigest()
+
+    def wrote(self, data: bytes, digest: str) -> None:
+        """Remember the bytes an edit wrote and their sha256 (``digest``),
+        if they are at most as large as a text this memory keeps."""
+        if len(data) <= self._budget // 4:
+            self._written = (data, digest)
 
     def _keep(self, sha: str, text: str | bytes) -> None:
         """Keep ``text`` by its digest (the lock held)."""

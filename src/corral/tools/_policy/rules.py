@@ -815,7 +815,8 @@ class Scope:
                 if run in clear:
                     return names
                 lowered = joined.lower()
-                if exact.isdisjoint(lowered.split("\0")):
+                # names already lower-case are their own folded forms: no split
+                if exact.isdisjoint(names if lowered == joined else lowered.split("\0")):
                     lowered = f"\0{lowered}\0"
                     for needle in needles:
                         if needle in lowered:

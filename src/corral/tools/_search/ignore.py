@@ -411,6 +411,14 @@ class IgnoreScope:
                 return verdict
         return False
 
+    def keeps_every_file(self, ends_with: str = "") -> bool:
+        """Whether :meth:`kept_files` keeps every name ending with
+        ``ends_with``, whatever the names (no line can match such a file)."""
+        if not self._layers:
+            return True
+        return not self._files_always and bool(ends_with) and all(
+            layer.file.no_file_ends_with(ends_with) for layer in self._layers)
+
     def kept_files(self, names: list[str], ends_with: str = "",
                    tick: Callable[[], None] | None = None) -> tuple[list[str], int]:
         """The file names of ``names`` that are not ignored, in order, and

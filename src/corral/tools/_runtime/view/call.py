@@ -81,10 +81,12 @@ class _SharedStep:
     fails part way.  With ``follow`` (the common edit: no link at the
     final name) the lstat that looks for a link is left out and the file
     is opened under the lock instead; a link found there (``ELOOP``), or
-    a refusal, makes the step again as it always was, following it."""
+    a refusal, makes the step again as it always was, following it.  The
+    directory's ``flock``, taken on the resolution's own fd, is recorded
+    by the step itself (its fd, in the call's list of held places)."""
 
     __slots__ = ("_call", "_rel", "_op", "_label", "_field", "_follow", "_create_parents",
-                 "_shared", "_tree", "_target", "_key", "_flocked", "_pinned")
+                 "_shared", "_tree", "_target", "_key", "_flocked", "_lock_fd", "_pinned")
 
     def __init__(self, call: CallView, rel: str, op: Op, label: str, field: str, *,
                  follow: bool, create_parents: bool) -> None:
@@ -100,8 +102,17 @@ class _SharedStep:
         self._tree: SharedHold | None = None  # other processes' tree lock
         self._target: Target | None = None
         self._key: LockKey | None = None  # the directory's thread lock
-        self._flocked: _Flock | None = None
+        self._flocked: _Flock | None = None  # the directory's lock taken the general way
+        self._lock_fd = -1  # or taken on the target's own fd (released by its close)
         self._pinned: Pinned | None = None
+
+    def identity(self) -> tuple[int, int] | None:
+        """The (device, inode) of the directory locked on the target's own
+        fd (``None``: not locked that way)."""
+        target = self._target
+        if self._lock_fd < 0 or target is None:
+            return None
+        return target.held_identity()
 
     def __enter__(self) -> Pinned:
         if self._follow:
@@ -132,12 +143,12 @@ class _SharedStep:
         call = self._call
         checkpoint = call.checkpoint
         view = call._view
-        root = view.root
+        root = view._root
         backend = root.backend
         op = self._op
         _TREE.take_shared(checkpoint)
         self._shared = True
-        hold = self._tree = take_shared(view.identity, backend, checkpoint)
+        hold = self._tree = take_shared(view._identity or view.identity, backend, checkpoint)
         if (hold.moves is not None and hold.moves != view.moves_seen) or \
                 _changes_here[0] != view.changes_seen or (view.held and view.others_behind()):
             # another Toolbox moved something (here, or in a root holding
@@ -152,25 +163,26 @@ class _SharedStep:
             call._target_failed(exc, rel, op, self._label, self._field, follow=follow,
                                 look_at_final=not opening_final)
             raise
-        if not call._held and not call._by_path:  # the call's first step: nothing held
+        by_path = call._by_path
+        if not call._held and not by_path:  # the call's first step: nothing held
             # the flock, taken on the step's own fd (released by its close),
             # excludes any other step on that directory, in this process too
             fd = target.lock_fd()
-            flocked: _Flock | None = None
             if fd >= 0:
                 try:
                     backend.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except OSError:
-                    pass  # held, or no locks there: taken (or not) the general way
+                    fd = -1  # held, or no locks there: taken (or not) the general way
                 else:
                     _RELEASED_BY_CLOSE.add(fd)
-                    flocked = _Flock(fd, None, backend, target.close)
-            if flocked is None:
-                flocked = _flock(target, backend, checkpoint, release_by_closing=True)
-            self._flocked = flocked
-            call._by_path.append(flocked)
-            if flocked.fd < 0:
-                self._lock_by_thread(target.held_identity(), checkpoint)
+                    self._lock_fd = fd
+                    by_path.append(self)
+            if fd < 0:
+                flocked = self._flocked = _flock(target, backend, checkpoint,
+                                                 release_by_closing=True)
+                by_path.append(flocked)
+                if flocked.fd < 0:
+                    self._lock_by_thread(target.held_identity(), checkpoint)
         else:
             # the call holds a directory already: this one's identity says
             # whether it is the same (an fstat then)
@@ -178,12 +190,12 @@ class _SharedStep:
             if not call._holds(key):
                 flocked = self._flocked = _flock(target, backend, checkpoint,
                                                  release_by_closing=True)
-                call._by_path.append(flocked)
+                by_path.append(flocked)
                 if flocked.fd < 0:
                     self._lock_by_thread(key, checkpoint)
         pinned = self._pinned = Pinned(call, target, self._label, self._field, rel,
                                        follows=follow)
-        pinned._step = _Step(exclusive=False, only=(pinned, op))
+        pinned._act = op  # its _Step made only if the names it acts on are git's
         if opening_final:
             try:
                 pinned.decide(op)
@@ -213,33 +225,44 @@ class _SharedStep:
             if pinned is not None:
                 pinned.end()
         finally:
-            flocked, self._flocked = self._flocked, None
-            key, self._key = self._key, None
             try:
-                if flocked is not None:
-                    call._by_path.remove(flocked)
-                    flocked.release()  # closes the target where that lets the lock go
-                    if flocked.close is not None:
-                        self._target = None  # closed by that release
-            finally:
-                try:
-                    if key is not None:
-                        call._held.discard(key)
-                        _TABLE.drop(key)
-                finally:
-                    target, self._target = self._target, None
+                fd = self._lock_fd
+                if fd >= 0:  # locked on the target's own fd: its close releases it
+                    self._lock_fd = -1
+                    call._by_path.remove(self)
+                    _RELEASED_BY_CLOSE.discard(fd)  # before the number can be reused
+                else:
+                    flocked, self._flocked = self._flocked, None
+                    key, self._key = self._key, None
                     try:
-                        if target is not None:
-                            target.close()  # idempotent
+                        if flocked is not None:
+                            call._by_path.remove(flocked)
+                            flocked.release()  # closes the target where that lets the lock go
                     finally:
-                        tree, self._tree = self._tree, None
-                        try:
-                            if tree is not None:
-                                drop_shared(tree, call._view.root.backend)
-                        finally:
-                            if self._shared:
-                                self._shared = False
-                                _TREE.drop_shared()
+                        if key is not None:
+                            call._held.discard(key)
+                            _TABLE.drop(key)
+            finally:
+                target, self._target = self._target, None
+                try:
+                    if target is not None:
+                        target.close()  # idempotent
+                finally:
+                    tree, self._tree = self._tree, None
+                    try:
+                        if tree is not None and tree.file is not None:
+                            drop_shared(tree, call._view._root.backend)
+                    finally:
+                        if self._shared:
+                            self._shared = False
+                            _TREE.drop_shared()
+
+
+class _HeldPlace(Protocol):
+    """A directory lock a call holds on one place: its identity, looked at
+    when the call takes a step on a second one."""
+
+    def identity(self) -> tuple[int, int] | None: ...
 
 
 class CallView:
@@ -255,7 +278,7 @@ class CallView:
         self._held: set[Identity] = set()
         # the directories this call's steps on one place locked (keyed by
         # where they are, their identity not looked at unless needed)
-        self._by_path: list[_Flock] = []
+        self._by_path: list[_HeldPlace] = []
 
     def ready(self) -> None:
         """Wait, within the call's bounds, until the view knows every link

@@ -14,7 +14,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from ....contained import Handle, Opened, Target
-from ..._policy.gitdirs import in_git_directory, is_repository, looks_like_common_directory
+from ..._policy.gitdirs import (SHAPE_NAMES, in_git_directory, is_repository,
+                                looks_like_common_directory, names_a_shape_entry)
 from ..._policy.locate import Location
 from ..._policy.rules import Op
 from ..._refusals.catalogue import Kind, swapped
@@ -107,7 +108,7 @@ class Pinned:
     looks at and acts on, never resolved again."""
 
     __slots__ = ("_call", "_target", "shown", "field", "_spelled", "_target_follows",
-                 "_decided", "_git", "_step", "_head", "_kept", "_location")
+                 "_decided", "_git", "_step", "_act", "_head", "_kept", "_location")
 
     def __init__(self, call: CallView, target: Target, shown: str, field: str,
                  spelled: str, *, follows: bool = False) -> None:
@@ -120,6 +121,9 @@ class Pinned:
         self._decided: list[Op] = []
         self._git: bool | None = None
         self._step: _Step | None = None  # set by the step that made this pin
+        # the op of a step made of this pin alone, its _Step made only when
+        # the names it acts on are git's (None: a _Step was made, or none is needed)
+        self._act: Op | None = None
         self._head: tuple[tuple[int, int, int, int], bytes, bool] | None = None
         # the regular file here, open since it was first looked at or read:
         # its digest, its content and the write's metadata come from this fd
@@ -169,12 +173,28 @@ class Pinned:
             raise policy_refusal(kind, self.shown, op, self.field)
         if op in _UNCHAINING:
             self._refuse_unhiding(op)
-        step = self._step
-        # (the common step adds no name of git's repository test: no call)
-        if step is not None and op in _ADDING and view.policy.guards_git and step.git_names():
-            view.refuse_new_repository(step)
+        if op in _ADDING and view.policy.guards_git:
+            step = self._step
+            if step is None and self._act is not None:
+                step = self._one_act_step(self._act)
+            # (the common step adds no name of git's repository test)
+            if step is not None and step.git_names():
+                view.refuse_new_repository(step)
         if op not in self._decided:
             self._decided.append(op)
+
+    def _one_act_step(self, act: Op) -> _Step | None:
+        """The step of a pin that is its one act (``act``), made now if the
+        names it acts on may be git's (else none: nothing to look at)."""
+        self._act = None  # looked at once: the pin's names never change
+        target = self._target
+        name = target.path.rpartition("/")[2]
+        if act not in _ADDING or (not target.creates and (
+                name.lower() not in SHAPE_NAMES if name.isascii() else
+                not names_a_shape_entry(name))):
+            return None
+        step = self._step = _Step(exclusive=False, only=(self, act))
+        return step
 
     def _refuse_unhiding(self, op: Op) -> None:
         """Refuse taking away an entry a known link's chain passes through
@@ -594,10 +614,18 @@ class Pinned:
             text = root.readlink(self.path)
             if text.startswith("/"):  # the same place from anywhere
                 return locate(root, self.path, follow=True).path
-            parent = dest.path.rpartition("/")[0]
-            return locate(root, f"{parent}/{text}" if parent else text, follow=True).path
         except (OSError, ValueError):
             return None
+        parent = dest.path.rpartition("/")[0]
+        spelled = f"{parent}/{text}" if parent else text
+        try:
+            return locate(root, spelled, follow=True).path
+        except (OSError, ValueError):
+            # a link further on dangles (its end's directories missing):
+            # where its text leads decides all the same, so whether a
+            # denied directory exists is not told
+            end = self._call.dangling_end(spelled)
+            return end.path if end is not None else None
 
     def _carried_through_links(self, dest: Pinned, kind: str) -> tuple[str, Kind, str] | None:
         """What lands at ``dest`` as the known links whose chain passes

@@ -23,6 +23,14 @@ opens the file once and keeps it: its first shared holder takes the
 where no such file can be had (an unusable temporary directory, a
 filesystem without locks) the step goes on with the process's lock alone.
 
+A process keeps its shared lock between steps (a busy process pays a
+``pread`` a step, not two ``flock`` calls as well): a process waiting to
+hold it exclusively says so in the file (a count of wants, which the
+holder reads at each step and then lets go, and waits until the waiter
+was served or a bounded time passed), and a process that took no step
+for a moment lets it go on a thread of its own, so an exclusive taker
+waits a bounded time whatever the other process does.
+
 The file also holds a count of the moves made in the root by every
 Toolbox of this user (a move bumps it while it holds the lock
 exclusively): a view that finds it changed since it last looked knows
@@ -49,10 +57,13 @@ from ....contained import Backend
 
 __all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here",
            "SharedHold", "take_shared", "drop_shared", "use_lock_file", "let_go_lock_file",
-           "view_collected"]
+           "view_collected", "keep_idle_for"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
+# a shared lock no step used for this long (to twice it) is let go
+_keep_idle = [0.02]
+_DEFER_MOST = 0.5  # a shared taker waits this long at most for a waiter to be served
 
 _place: list[str | None] = []  # the lock directory, found once (None: none usable)
 _place_guard = threading.Lock()
@@ -121,10 +132,14 @@ class _LockFile:
 
     def __init__(self, fd: int, counts: bool) -> None:
         self.fd = fd
+        self.kept = False  # flocked shared with no holder: kept since the last step
+        self.used = 0  # steps that let go of it so far (the idle thread compares)
+        self.seen = 0  # ``used`` as the idle thread last saw it
+        self.backend: Backend | None = None  # the backend it was kept through
         # the close of the module that opened it: a file opened under a fake
         # filesystem (pyfakefs) is closed there, never as a real fd of that number
         self.close = os.close
-        self.counts = counts  # the file holds a count of moves
+        self.counts_moves = counts  # the file holds a count of moves
         self.guard = threading.Lock()
         self.holders = 0  # this process's shared holders
         self.taking = False  # a holder is taking the flock for the others
@@ -133,7 +148,7 @@ class _LockFile:
         """The count of moves, read through ``backend`` (a file shortened
         by someone: 0, a change every view then looks at again); ``None``
         where it cannot be read."""
-        if not self.counts:
+        if not self.counts_moves:
             return None
         try:
             data = backend.pread(self.fd, _MOVES.size, 0)
@@ -146,19 +161,77 @@ class _LockFile:
         is the caller's: a move not counted must not be made)."""
         os.pwrite(self.fd, _MOVES.pack(moves), 0)
 
+    def counts(self, backend: Backend) -> tuple[int | None, bool]:
+        """The count of moves (``None``: not counted, or unreadable) and
+        whether a process waits to hold the lock exclusively (its wants
+        not all served), in one read."""
+        if not self.counts_moves:
+            return None, False
+        try:
+            data = backend.pread(self.fd, _COUNTS.size, 0)
+        except OSError:
+            return None, False
+        if len(data) < _COUNTS.size:  # shortened by someone: no want is told
+            return (_MOVES.unpack(data[:_MOVES.size])[0] if len(data) >= _MOVES.size else 0,
+                    False)
+        moves, wanted, served = _COUNTS.unpack(data)
+        return moves, wanted != served
+
+    def want(self) -> None:
+        """Say a process waits to hold the lock exclusively (a hint: a
+        holder that reads it lets go; any failure leaves it unsaid)."""
+        try:
+            data = os.pread(self.fd, _COUNTS.size, 0)
+            wanted, served = _COUNTS.unpack(data)[1:] if len(data) == _COUNTS.size else (0, 0)
+            if wanted == served:  # not said yet (or served since): said again
+                os.pwrite(self.fd, _WANTS.pack(wanted + 1), _MOVES.size)
+        except (OSError, struct.error):
+            pass
+
+    def served(self) -> None:
+        """Every want said so far is served (the lock held exclusively)."""
+        try:
+            data = os.pread(self.fd, _COUNTS.size, 0)
+            if len(data) == _COUNTS.size:
+                os.pwrite(self.fd, data[_MOVES.size:_MOVES.size + _WANTS.size],
+                          _MOVES.size + _WANTS.size)
+        except OSError:
+            pass
+
     def take(self, mode: int, backend: Backend, checkpoint: Callable[[], None]) -> bool:
         """``flock`` in ``mode`` (through ``backend``), waiting within
-        ``checkpoint``'s bounds; ``False`` where the filesystem has no locks."""
+        ``checkpoint``'s bounds; ``False`` where the filesystem has no locks.
+        Waiting to hold it exclusively, the want is said in the file (the
+        holders keeping it shared let go) and, once held, marked served; a
+        shared taker waits for a waiter to be served first (a bounded time:
+        one that died is not waited for again)."""
+        exclusive = mode == fcntl.LOCK_EX
+        wanted = False
         delay = _POLL_FIRST
+        deferred = 0.0
         while True:
-            try:
-                backend.flock(self.fd, mode | fcntl.LOCK_NB)
-                return True
-            except OSError as exc:
-                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
-                    return False  # a filesystem without locks: the process's lock alone
+            if not exclusive and self.counts(backend)[1] and deferred < _DEFER_MOST:
+                pass  # a process waits for it exclusively: its turn first
+            else:
+                if not exclusive and deferred >= _DEFER_MOST:
+                    # waited long enough: a want still unserved is a dead
+                    # process's (a live waiter says it again), forgotten
+                    self.served()
+                try:
+                    backend.flock(self.fd, mode | fcntl.LOCK_NB)
+                except OSError as exc:
+                    if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
+                        return False  # a filesystem without locks: the process's lock alone
+                else:
+                    if wanted:
+                        self.served()
+                    return True
+                if exclusive and self.counts_moves:
+                    self.want()
+                    wanted = True
             checkpoint()
             time.sleep(delay)
+            deferred += delay
             delay = min(delay * 2, _POLL_MOST)
 
     def release(self, backend: Backend) -> None:
@@ -169,16 +242,94 @@ class _LockFile:
 
 
 _MOVES = struct.Struct("<Q")
+_WANTS = struct.Struct("<Q")
+# the count of moves, the wants of the lock exclusively said, those served
+_COUNTS = struct.Struct("<QQQ")
 _files: dict[tuple[int, int], _LockFile | None] = {}
 
 
 def _forget_after_fork() -> None:
     # a child shares the parent's open file descriptions: their flocks would
-    # not exclude each other, so the child opens its own
+    # not exclude each other, so the child opens its own (and closes its
+    # copies: a lock the parent keeps must go when the parent lets it go)
+    global _idle_guard, _idle_thread
+    for found in _files.values():
+        if found is not None:
+            try:
+                found.close(found.fd)
+            except Exception:
+                pass
     _files.clear()
+    _kept.clear()
+    _idle_guard = threading.Condition()  # one held at the fork stays held
+    _idle_thread = None
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+# the lock files this process keeps flocked between steps, let go by the
+# idle thread once no step used one for a while
+_kept: set[_LockFile] = set()
+_idle_guard = threading.Condition()
+_idle_thread: threading.Thread | None = None
+
+
+def _keep(found: _LockFile, backend: Backend) -> None:
+    """Keep ``found`` flocked shared after its last holder let go (its
+    guard held): the idle thread lets it go unless a step uses it again."""
+    global _idle_thread
+    found.kept = True
+    found.backend = backend
+    with _idle_guard:
+        _kept.add(found)
+        if _idle_thread is None:
+            _idle_thread = threading.Thread(target=_let_go_idle, name="corral-tree-lock",
+                                            daemon=True)
+            _idle_thread.start()
+        _idle_guard.notify()
+
+
+def _let_go_idle() -> None:
+    """Let go of each kept lock no step used since the last look (so a
+    process waiting for it exclusively waits at most about twice
+    the period :func:`keep_idle_for` sets for an idle one)."""
+    while True:
+        with _idle_guard:
+            while not _kept:
+                _idle_guard.wait()
+            files = list(_kept)
+            _idle_guard.wait(_keep_idle[0])  # woken early only by keep_idle_for
+        for found in files:
+            with found.guard:
+                if found.kept and not found.holders and not found.taking and \
+                        found.used == found.seen:
+                    _unkeep(found)
+                else:
+                    found.seen = found.used
+                    if found.kept:
+                        continue
+            with _idle_guard:
+                if not found.kept:
+                    _kept.discard(found)
+
+
+def keep_idle_for(seconds: float) -> float:
+    """Let a kept lock go once no step used it for ``seconds`` (to twice
+    that) from now on; the period it was (a test that counts a step's
+    calls makes it long, so none is let go mid-count)."""
+    with _idle_guard:
+        before, _keep_idle[0] = _keep_idle[0], seconds
+        _idle_guard.notify_all()
+    return before
+
+
+def _unkeep(found: _LockFile) -> None:
+    """Let go of the lock ``found`` keeps (its guard held)."""
+    found.kept = False
+    backend, found.backend = found.backend, None
+    if backend is not None:
+        found.release(backend)
 
 
 def _lock_file(key: tuple[int, int]) -> _LockFile | None:
@@ -190,14 +341,14 @@ def _lock_file(key: tuple[int, int]) -> _LockFile | None:
     found: _LockFile | None = None
     if fd is not None:
         try:
-            if os.fstat(fd).st_size < _MOVES.size:
-                os.ftruncate(fd, _MOVES.size)
+            if os.fstat(fd).st_size < _COUNTS.size:
+                os.ftruncate(fd, _COUNTS.size)
             counts = True
         except OSError:
             counts = False
         if counts and hasattr(os, "posix_fallocate"):
             try:  # the count's block had now: a move on a disk filled later is still counted
-                os.posix_fallocate(fd, 0, _MOVES.size)
+                os.posix_fallocate(fd, 0, _COUNTS.size)
             except OSError:
                 pass
         found = _LockFile(fd, counts)
@@ -261,6 +412,9 @@ def _let_go(key: tuple[int, int]) -> list[_LockFile]:
     if found is None or found.holders or found.taking:
         return []
     del _files[key]
+    with found.guard:
+        if found.kept:  # by LOCK_UN: a forked child's copy of the fd would keep it
+            _unkeep(found)
     return [found]
 
 
@@ -330,6 +484,11 @@ def tree_file_lock(key: tuple[int, int], backend: Backend, *, exclusive: bool,
         yield TreeHold(None, None)
         return
     if exclusive:
+        with found.guard:
+            # the shared lock this process keeps (no holder: the process's
+            # own tree lock is held exclusively) becomes this one: flock
+            # converts it, or lets it go if that must wait
+            found.kept = False
         locked = found.take(fcntl.LOCK_EX, backend, checkpoint)
         try:
             # a count read or bumped without the lock could be torn: none then
@@ -371,27 +530,35 @@ def take_shared(key: tuple[int, int], backend: Backend,
     guard = found.guard
     with guard:
         if not found.holders and not found.taking:
-            # the common step: no other holder in this process, none taking
-            # it; a try that cannot wait is made under the guard
-            try:
-                backend.flock(found.fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except OSError as exc:
-                # held by another process: waited for below, as always; a
-                # filesystem without locks: the process's lock alone
-                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
-                    found.holders += 1
-                    return SharedHold(found, False, None)
+            if found.kept:
+                # the common step: kept since this process's last step, so
+                # no process held it exclusively since (no move made); one
+                # read says the count and whether a process waits for it
+                moves, wanted = found.counts(backend)
+                if not wanted:
+                    found.holders = 1
+                    return SharedHold(found, True, moves)
+                _unkeep(found)  # a process waits for it exclusively: its turn first
                 found.taking = True
             else:
-                found.holders += 1
-                if not found.counts:
-                    return SharedHold(found, True, None)
+                # no other holder in this process, none taking it; a try
+                # that cannot wait is made under the guard
                 try:
-                    data = backend.pread(found.fd, _MOVES.size, 0)
-                except OSError:
-                    return SharedHold(found, True, None)
-                return SharedHold(found, True, _MOVES.unpack(data)[0]
-                                  if len(data) == _MOVES.size else 0)
+                    backend.flock(found.fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except OSError as exc:
+                    # held by another process: waited for below, as always; a
+                    # filesystem without locks: the process's lock alone
+                    if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
+                        found.holders += 1
+                        return SharedHold(found, False, None)
+                    found.taking = True
+                else:
+                    moves, wanted = found.counts(backend)
+                    if not wanted:
+                        found.holders += 1
+                        return SharedHold(found, True, moves)
+                    found.release(backend)  # a process waits for it exclusively
+                    found.taking = True
             first = True
         else:
             first = False
@@ -412,14 +579,20 @@ def take_shared(key: tuple[int, int], backend: Backend,
 
 def drop_shared(shared: SharedHold, backend: Backend) -> None:
     """Let go of a hold :func:`take_shared` gave (the last holder of this
-    process releases the flock)."""
+    process keeps the flock for the next step, where the file can say a
+    process waits for it; else releases it)."""
     found = shared.file
     if found is None:
         return
     with found.guard:
         found.holders -= 1
         if not found.holders and shared.locked:
-            found.release(backend)
+            if not found.counts_moves:
+                found.release(backend)
+            else:
+                found.used += 1
+                if not found.kept:
+                    _keep(found, backend)
 
 
 def _take_shared(found: _LockFile, backend: Backend, checkpoint: Callable[[], None]) -> bool:
