@@ -294,6 +294,28 @@ def _shadows_standard_module(path: str, directory: str) -> bool:
         and parts[0] in _STANDARD_MODULES
 
 
+_MODULE_FILES = (".so", ".pyc", ".pyd")
+
+
+def _module_sources(path: str) -> tuple[str, ...]:
+    """The source file and package directory of the module whose other
+    file ``import`` finds at the folded ``path``: an extension module
+    (``x.so``, ``x.abi3.so``, ``x.cpython-312-x86_64-linux-gnu.so``: found
+    before ``x.py``), a module without source (``x.pyc``) or a bytecode
+    cache (``__pycache__/x.cpython-312.pyc``: run in place of ``x.py``);
+    ``()`` for any other path."""
+    if not path.endswith(_MODULE_FILES):
+        return ()
+    directory, _, name = path.rpartition("/")
+    module = name.partition(".")[0]
+    if not module:
+        return ()
+    if name.endswith(".pyc") and directory.rpartition("/")[2] == "__pycache__":
+        directory = directory.rpartition("/")[0]
+    prefix = f"{directory}/" if directory else ""
+    return f"{prefix}{module}.py", f"{prefix}{module}"
+
+
 def _last_name(line: str) -> tuple[str, int]:
     """A pattern's last name (``**`` aside) and how many wildcards it holds."""
     segments = [seg for seg in line.strip("/").split("/") if seg not in ("", "**")]
@@ -592,8 +614,11 @@ class Policy:
     def _protected(self, path: str) -> bool:
         if self._protect is not None and self._protect.match(path):
             return True
-        return any(path == d or path.startswith(d + "/") for d in self._dirs) \
-            or any(_shadows_standard_module(path, d) for d in self._python_dirs)
+        if any(path == d or path.startswith(d + "/") for d in self._dirs) \
+                or any(_shadows_standard_module(path, d) for d in self._python_dirs):
+            return True
+        # a file import finds a protected module in, beside or in place of its source
+        return any(self._protected(source) for source in _module_sources(path))
 
     def visible(self, canonical: str, op: Op = Op.SEARCH) -> bool:
         """Whether an entry may be shown (listed, searched) at all."""
