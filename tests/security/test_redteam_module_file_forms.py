@@ -79,3 +79,18 @@ def test_an_unimported_modules_files_stay_the_users(tmp_path, make_root, path):
     assert answer["ok"] is True, answer
     assert (base / path).read_text() == "payload\n"
     os.unlink(base / path)
+
+
+@pytest.mark.parametrize("cache", ["tools/__pycache__", f"{SITE}/__pycache__"])
+def test_a_folder_of_caches_moved_into_place_is_refused(tmp_path, make_root, cache):
+    """The bytecode caches arrive inside a folder moved to ``__pycache__``
+    (made where none was yet), not one file at a time."""
+    base = _tree(tmp_path / "ws")
+    (base / cache).rmdir()
+    box = Toolbox(make_root(str(base)))
+    made = [box.call("write_file", {"path": f"evil/{name}", "content": "payload\n"})
+            for name in ("helper.cpython-311.pyc", "_virtualenv.cpython-311.pyc")]
+    assert all(a["ok"] for a in made), made
+    moved = box.call("move_file", {"source": "evil", "destination": cache})
+    assert not (base / cache).exists(), moved
+    assert moved["ok"] is False and moved["code"] == "DENIED", moved
