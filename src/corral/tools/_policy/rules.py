@@ -790,8 +790,11 @@ class Scope:
                        and not any(a for _, a in checks) if quiet is None else quiet)
 
     def _covered(self, path: str) -> bool:
-        return any(path == d or path.startswith(d + "/") for d in self._dirs) \
-            or any(_shadows_standard_module(path, d) for d in self._shadowing)
+        if any(path == d or path.startswith(d + "/") for d in self._dirs) \
+                or any(_shadows_standard_module(path, d) for d in self._shadowing):
+            return True
+        # a file import finds a covered module in (Policy._protected's rule)
+        return any(self._covered(source) for source in _module_sources(path))
 
     def visible(self, name: str) -> bool:
         """Whether the entry ``name`` of this directory may be shown."""
