@@ -88,3 +88,28 @@ def test_a_link_in_an_outer_hiding_chain_is_not_deleted_through_a_narrowed_root(
     read = Toolbox(make_root(str(outer)), **policy).call("read_file",
                                                          {"path": f"sub/{hidden}"})
     assert SECRET not in repr(read), read
+
+
+def test_a_link_in_a_hiding_chain_of_a_root_beside_is_not_deleted(tmp_path, make_root):
+    """``corral serve app shared``: ``app/vault -> ../shared/l1`` and
+    ``shared/l1 -> data`` under the app's ``deny=["vault"]``; ``l1``
+    deleted through ``shared``."""
+    app, shared = tmp_path / "app", tmp_path / "shared"
+    app.mkdir()
+    (shared / "data").mkdir(parents=True)
+    (shared / "data" / "prod.txt").write_text(SECRET + "\n")
+    os.symlink("data", shared / "l1")
+    os.symlink("../shared/l1", app / "vault")
+
+    def workspace() -> Workspace:
+        return Workspace({"app": Toolbox(make_root(str(app)), deny=["vault"]),
+                          "shared": Toolbox(make_root(str(shared)))})
+
+    ws = workspace()
+    assert ws.call("read_file", {"path": "shared/data/prod.txt"})["ok"] is False
+    removed = ws.call("delete_file", {"path": "shared/l1"})
+    moved = ws.call("move_file", {"source": "shared/l1", "destination": "shared/l2"})
+    assert os.path.islink(shared / "l1"), (removed, moved)
+    assert removed["ok"] is False and removed["code"] == "DENIED", removed
+    read = workspace().call("read_file", {"path": "shared/data/prod.txt"})
+    assert SECRET not in repr(read), read
