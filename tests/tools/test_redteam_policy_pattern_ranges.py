@@ -24,11 +24,17 @@ from pathlib import Path
 
 import pytest
 
-from corral.tools import Toolbox
+from corral.tools import Policy, Toolbox
 
 REVERSED = ["[z-a]", "a[z-a]b", "[!--*]", "[b-a]/**", "**/[9-0]", "[--*]", "[Z-a]",
             "secrets/[z-a].txt"]
 KINDS = ["deny", "protect", "secrets"]
+
+
+def _open(root, kind: str, patterns: list[str]) -> Toolbox:
+    if kind == "deny":
+        return Toolbox(root, deny=patterns)
+    return Toolbox(root, policy=Policy.build(**{kind: patterns}))
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -38,14 +44,14 @@ def test_a_reversed_range_is_a_value_error_at_open(tmp_path: Path, make_root, ki
     (tmp_path / "a.txt").write_text("a\n")
     root = make_root(str(tmp_path))
     with pytest.raises(ValueError, match="policy pattern") as raised:
-        Toolbox(root, **{kind: [pattern]})
+        _open(root, kind, [pattern])
     assert pattern in str(raised.value)
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_range_in_order_still_holds(tmp_path: Path, make_root, kind: str) -> None:
     (tmp_path / "b.txt").write_text("b\n")
-    with Toolbox(make_root(str(tmp_path)), **{kind: ["[a-c].txt"]}) as tools:
+    with _open(make_root(str(tmp_path)), kind, ["[a-c].txt"]) as tools:
         answer = tools.call("write_file", {"path": "b.txt", "content": "x\n", "overwrite": True})
         assert answer["ok"] is False and answer["code"] == "DENIED", answer
         answer = tools.call("write_file", {"path": "z.txt", "content": "z\n"})
