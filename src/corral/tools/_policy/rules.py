@@ -28,6 +28,7 @@ import os
 import re
 import sys
 import unicodedata
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -206,8 +207,8 @@ class _Rules:
         lines = [fold(p) for p in patterns]
         # each line's own compiled pattern (pathspec >= 1.0's "gitignore"
         # dialect); a PathSpec's matcher is never used, only the patterns
-        to_pattern = pathspec.util.lookup_pattern("gitignore")
-        compiled = [p for p in map(to_pattern, lines) if isinstance(p, pathspec.RegexPattern)]
+        compiled = [p for p in map(_gitignore_pattern, lines)
+                    if isinstance(p, pathspec.RegexPattern)]
         # last first: the last pattern that matches decides
         self._patterns: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
             (p.regex, bool(p.include)) for p in reversed(compiled)
@@ -330,7 +331,29 @@ def host_pattern(pattern: str, roots: Sequence[str] = ()) -> str:
     clean = "/".join(parts)
     if body.startswith("/") or (anchored and len(parts) == 1):
         clean = "/" + clean  # an absolute path stays one until read against the root
-    return ("!" if negated else "") + clean + ("/" if dir_only else "")
+    read = ("!" if negated else "") + clean + ("/" if dir_only else "")
+    if "[" in read:
+        _compiles(read, pattern)
+    return read
+
+
+def _compiles(read: str, pattern: str) -> None:
+    """``ValueError`` for a pattern whose character class the rules cannot
+    compile, as folded (``[z-a]``: a range that ends before it starts,
+    which git reads as matching nothing; ``[Z-a]`` once case-folded), at
+    open rather than in a later decision."""
+    try:
+        _gitignore_pattern(fold(read))
+    except re.error as exc:
+        raise ValueError(f"policy pattern {pattern!r} has a character class the rules cannot "
+                         f"read ({exc.msg}): write each range from low to high, in lower "
+                         "case") from None
+
+
+def _gitignore_pattern(line: str) -> Any:
+    with warnings.catch_warnings():  # a literal '[' inside a class: not the host's concern
+        warnings.simplefilter("ignore", FutureWarning)
+        return pathspec.util.lookup_pattern("gitignore")(line)
 
 
 def _root_relative(body: str, pattern: str, roots: Sequence[str]) -> str:
