@@ -395,3 +395,29 @@ def test_overwrite_with_content_that_looks_like_an_elision_in_words(tmp_path, ma
         out = _timed(box, "write_file", {"path": "s.txt", "content": content, "overwrite": True})
     assert out["ok"] is True and out["bytes"] == len(content)
     assert (tmp_path / "s.txt").read_text() == content
+
+
+_PIECES = ["...", "…", ".", "..", "# ", "// ", "rest of the code", "existing", "x = 1",
+           "\n", "\r\n", " ", "\t", "```", "~~~", "```py\n", "é", "—", "日"]
+
+
+def test_placeholder_lines_and_fences_find_what_their_patterns_find():
+    # placeholder_lines looks for "..." alone (a literal) in a text that
+    # cannot hold "…", and fenced looks at the first character before its
+    # regex: each must answer what the plain scan of its pattern answers
+    import re
+
+    from corral.tools._edit import content
+    ellipsis = re.compile(r"\.\.\.|…")
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(0, 40)))
+        assert placeholder_lines(text) == content._scan(text, ellipsis, content.is_placeholder)
+        if content._FENCE.match(text) is None:
+            assert content.fenced(text, "a.py") is None, text
+        else:  # the first character looked at alone lets every fence through
+            assert text[:1] in content._FENCE_FIRST, text
+    fence = "```python\nx = 1\n```\n"
+    assert content.fenced(fence, "a.py") == "x = 1\n"
+    assert content.fenced("  " + fence, "a.py") == "x = 1\n"
+    assert content.fenced("\t~~~\ny\n~~~", "a.py") == "y\n"

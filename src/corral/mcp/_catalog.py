@@ -66,21 +66,29 @@ def _for_version(tool: dict[str, Any], version: str) -> dict[str, Any]:
 
 class Catalog:
     """The tool listing and instructions for one Workspace (built once per
-    protocol version; nothing changes after that)."""
+    protocol version, when first asked for: the ``initialize`` answer does
+    not wait for it; nothing changes after that)."""
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
-        rule = workspace.path_rule()
-        self._newest = [definition(spec, "mcp") for spec in workspace.specs()]
-        if rule:
-            for item in self._newest:
-                item["description"] = f"{item['description']}\n\n{rule}"
+        self._newest: list[dict[str, Any]] | None = None
         self._listings: dict[str, list[dict[str, Any]]] = {}
+
+    def _definitions(self) -> list[dict[str, Any]]:
+        newest = self._newest
+        if newest is None:
+            rule = self.workspace.path_rule()
+            newest = [definition(spec, "mcp") for spec in self.workspace.specs()]
+            if rule:
+                for item in newest:
+                    item["description"] = f"{item['description']}\n\n{rule}"
+            self._newest = newest
+        return newest
 
     def tools(self, version: str) -> list[dict[str, Any]]:
         listing = self._listings.get(version)
         if listing is None:
-            listing = [_for_version(item, version) for item in self._newest]
+            listing = [_for_version(item, version) for item in self._definitions()]
             self._listings[version] = listing
         return listing
 

@@ -221,7 +221,7 @@ def _plan(ctx: ToolContext, file: _File, dialect: Dialect) -> None:
                       "change it", "Patch text files only.", details={"path": file.rel},
                       kind=Kind.BINARY if exc.kind == "binary" else Kind.ENCODING) from None
     try:
-        applied = apply_update(decoded.text, op.hunks, dialect)
+        applied = apply_update(decoded.text, op.hunks, dialect, ctx.checkpoint)
     except HunkMismatch as miss:
         raise _missed(file.rel, miss) from None
     file.new = encode(applied.text, decoded.bom, decoded.encoding)
@@ -259,6 +259,10 @@ def _missed(rel: str, miss: HunkMismatch) -> Refusal:
         line, text = miss.nearest
         details["nearest"] = {"line": line, "text": "\n".join(text)[:2000]}
         suggested = {"path": rel, "offset": max(line - 3, 1), "limit": len(text) + 6}
+    if miss.kind == "too_costly":
+        return Refusal(Code.TOO_LARGE, f"{_said(rel)}: {miss.message}; nothing was changed",
+                       "Split the patch into smaller ones, and give each hunk context lines "
+                       "that occur in few places.", details=details, kind=Kind.TOO_MANY_PLACES)
     if miss.kind == "ambiguous":
         details["lines"] = miss.candidates
         return Refusal(Code.AMBIGUOUS, f"{_said(rel)}: {miss.message}; nothing was changed",

@@ -14,7 +14,7 @@ newline or its lack of one.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -54,9 +54,10 @@ class HunkMismatch(ValueError):
     not in the file after the previous hunk; ``nearest`` is the window most
     like them, 1-based), ``ambiguous`` (they are there more than once;
     ``candidates`` are the 1-based lines where), ``anchor`` (its ``@@`` line
-    is not in the file)."""
+    is not in the file), ``too_costly`` (placing the hunks would take more
+    looks than the patch and the file earn)."""
 
-    def __init__(self, kind: Literal["not_found", "ambiguous", "anchor"], hunk: int,
+    def __init__(self, kind: Literal["not_found", "ambiguous", "anchor", "too_costly"], hunk: int,
                  patch_line: int, message: str, *, nearest: tuple[int, list[str]] | None = None,
                  candidates: Sequence[int] = ()) -> None:
         super().__init__(message)
@@ -101,10 +102,44 @@ def _split(text: str) -> _File:
     return _File(raw, bodies, ends, newline, bool(ends) and ends[-1] != "")
 
 
+class _Budget:
+    """The looks placing hunks may take: a base plus a share per line of the
+    file and the patch, so the work stays linear in the input; every so
+    many, the call's ``checkpoint`` (its deadline and cancellation)."""
+
+    _EVERY = 1 << 16
+
+    def __init__(self, allowance: int, checkpoint: Callable[[], None]) -> None:
+        self.left = allowance
+        self.checkpoint = checkpoint
+        self.until_check = self._EVERY
+
+    def spend(self, looks: int) -> None:
+        self.left -= looks
+        if self.left < 0:
+            raise _OverBudget
+        self.until_check -= looks
+        if self.until_check <= 0:
+            self.until_check = self._EVERY
+            self.checkpoint()
+
+
+class _OverBudget(Exception):
+    pass
+
+
+def _no_checkpoint() -> None:
+    return None
+
+
+_BUDGET_BASE = 2_000_000
+_BUDGET_PER_LINE = 16
+
+
 class _Level:
     """A file's lines normalised at one level, and where each distinct
     normalised line occurs (ascending), so a search costs the occurrences of
-    a pattern's first line, not the length of the file."""
+    a pattern's rarest line, not the length of the file."""
 
     def __init__(self, bodies: list[str], norm: Callable[[str], str] | None) -> None:
         self.norm = norm or _same
@@ -113,19 +148,48 @@ class _Level:
         for i, line in enumerate(self.lines):
             self.where.setdefault(line, []).append(i)
 
-    def matches(self, pattern: list[str], start: int) -> list[int]:
+    def matches(self, pattern: list[str], start: int, budget: _Budget,
+                more_than: int | None = 0) -> list[int]:
+        """Where ``pattern`` occurs from ``start`` on, ascending: the first
+        place and enough places to tell whether there are more than
+        ``more_than``, or every place (``None``)."""
         if not pattern:
             return []
         want = [self.norm(line) for line in pattern]
         lines, width = self.lines, len(want)
         last = len(lines) - width
-        positions = self.where.get(want[0], [])
+        budget.spend(width)
+        if last < start:
+            return []
+        probe, positions = 0, None
+        for k, line in enumerate(want):  # the rarest line's places are the candidates
+            at = self.where.get(line)
+            if at is None:
+                return []
+            if positions is None or len(at) < len(positions):
+                probe, positions = k, at
+        assert positions is not None
+        first = bisect_left(positions, start + probe)
+        stop = bisect_right(positions, last + probe)
+        # no more candidates than more_than: the count cannot exceed it
+        enough = stop - first if more_than is None else \
+            1 if stop - first <= more_than else more_than + 1
+        head = want[0]
         found: list[int] = []
-        for i in positions[bisect_left(positions, start):]:
-            if i > last:
-                break
-            if lines[i:i + width] == want:
-                found.append(i)
+        looks = 0
+        for j in range(first, stop):
+            i = positions[j] - probe
+            looks += 1
+            if lines[i] == head:
+                looks += 1  # the slice compared below: C, a look's cost for the widths hunks have
+                if lines[i:i + width] == want:
+                    found.append(i)
+                    if len(found) >= enough:
+                        break
+            if looks >= 4096:
+                budget.spend(looks)
+                looks = 0
+        budget.spend(looks)
         return found
 
 
@@ -133,34 +197,43 @@ class _Seeker:
     """Finds line sequences in a file's lines, each level's normalised lines
     computed once, when a search first needs that level."""
 
-    def __init__(self, bodies: list[str]) -> None:
+    def __init__(self, bodies: list[str], budget: _Budget) -> None:
         self.bodies = bodies
+        self.budget = budget
         self.levels: dict[Level, _Level] = {}
 
     def _level(self, level: Level, norm: Callable[[str], str]) -> _Level:
         made = self.levels.get(level)
         if made is None:
+            self.budget.spend(len(self.bodies))
             made = self.levels[level] = _Level(self.bodies, None if level == "exact" else norm)
         return made
 
-    def find(self, pattern: list[str], start: int, *,
-             at_end: bool = False) -> tuple[list[int], Level]:
+    def find(self, pattern: list[str], start: int, *, at_end: bool = False,
+             more_than: int | None = 0) -> tuple[list[int], Level]:
         # a hunk tied to the end is looked for there at every level before
         # anywhere else: a looser match at the end is the place it names
         tail = len(self.bodies) - len(pattern)
         if at_end and tail >= start:
             for level, norm in _LEVELS:
-                if self._level(level, norm).matches(pattern, tail) == [tail]:
+                if self._level(level, norm).matches(pattern, tail, self.budget) == [tail]:
                     return [tail], level
         for level, norm in _LEVELS:
-            found = self._level(level, norm).matches(pattern, start)
+            found = self._level(level, norm).matches(pattern, start, self.budget, more_than)
             if found:
                 return found, level
         return [], "exact"
 
 
-def _same_place(a: Hunk, b: Hunk) -> bool:
-    return a.anchors == b.anchors and a.old == b.old
+def _same_place_after(hunks: Sequence[Hunk]) -> list[int]:
+    """For each hunk, how many hunks from it on carry its anchors and lines
+    (itself included): one pass from the end."""
+    seen: dict[tuple[tuple[str, ...], tuple[str, ...]], int] = {}
+    counts = [0] * len(hunks)
+    for index in range(len(hunks) - 1, -1, -1):
+        key = (hunks[index].anchors, tuple(hunks[index].old))
+        counts[index] = seen[key] = seen.get(key, 0) + 1
+    return counts
 
 
 def _nearest(bodies: list[str], pattern: list[str], start: int) -> tuple[int, list[str]] | None:
@@ -184,8 +257,9 @@ def _nearest(bodies: list[str], pattern: list[str], start: int) -> tuple[int, li
 
 
 def _place(seeker: _Seeker, hunks: Sequence[Hunk], index: int, cursor: int,
-           dialect: Dialect) -> tuple[int, int, Level]:
-    """Where hunk ``index`` applies: (first line, lines replaced, level)."""
+           dialect: Dialect, later: int) -> tuple[int, int, Level]:
+    """Where hunk ``index`` applies: (first line, lines replaced, level);
+    ``later`` hunks from this one on carry the same lines."""
     hunk = hunks[index]
     bodies = seeker.bodies
     for anchor in hunk.anchors:
@@ -201,17 +275,17 @@ def _place(seeker: _Seeker, hunks: Sequence[Hunk], index: int, cursor: int,
         if dialect.addition_only_at_end and not hunk.anchors:
             return len(bodies), 0, "exact"
         return cursor, 0, "exact"
-    found, level = seeker.find(old, cursor, at_end=hunk.at_end)
+    found, level = seeker.find(old, cursor, at_end=hunk.at_end, more_than=later)
     if not found and len(old) > 1 and old[-1] == "":
-        found, level = seeker.find(old[:-1], cursor, at_end=hunk.at_end)
+        found, level = seeker.find(old[:-1], cursor, at_end=hunk.at_end, more_than=later)
         old = old[:-1]
     if not found:
         raise HunkMismatch("not_found", index + 1, hunk.patch_line,
                            f"hunk {index + 1}: its context and removed lines are not in the "
                            "file" + (" after the previous hunk" if index else ""),
                            nearest=_nearest(bodies, old, cursor))
-    later = sum(1 for other in hunks[index:] if _same_place(other, hunk))
     if len(found) > later:
+        found, _ = seeker.find(old, cursor, more_than=None)  # every place, for the answer
         raise HunkMismatch("ambiguous", index + 1, hunk.patch_line,
                            f"hunk {index + 1}: its context and removed lines occur "
                            f"{len(found)} times", candidates=[i + 1 for i in
@@ -219,17 +293,29 @@ def _place(seeker: _Seeker, hunks: Sequence[Hunk], index: int, cursor: int,
     return found[0], len(old), level
 
 
-def apply_update(text: str, hunks: Sequence[Hunk], dialect: Dialect) -> Applied:
+def apply_update(text: str, hunks: Sequence[Hunk], dialect: Dialect,
+                 checkpoint: Callable[[], None] = _no_checkpoint) -> Applied:
     """``text`` with every hunk applied, or :class:`HunkMismatch` for the first
-    that does not apply (nothing is applied then)."""
+    that does not apply (nothing is applied then).  ``checkpoint`` is called
+    every so often while hunks are placed (a call's deadline)."""
     file = _split(text)
-    seeker = _Seeker(file.bodies)
+    patch_lines = sum(len(hunk.lines) + len(hunk.anchors) for hunk in hunks)
+    budget = _Budget(_BUDGET_BASE + _BUDGET_PER_LINE * (len(file.bodies) + patch_lines),
+                     checkpoint)
+    seeker = _Seeker(file.bodies, budget)
+    later = _same_place_after(hunks)
     cursor = 0
     edits: list[tuple[int, int, list[str]]] = []
     lines: list[int] = []
     levels: list[Level] = []
     for index, hunk in enumerate(hunks):
-        start, length, level = _place(seeker, hunks, index, cursor, dialect)
+        try:
+            start, length, level = _place(seeker, hunks, index, cursor, dialect, later[index])
+        except _OverBudget:
+            raise HunkMismatch("too_costly", index + 1, hunk.patch_line,
+                               f"hunk {index + 1}: placing the patch's hunks takes more looks "
+                               "than its size allows (their lines occur in too many places)"
+                               ) from None
         if start < cursor:
             raise HunkMismatch("not_found", index + 1, hunk.patch_line,
                                f"hunk {index + 1} overlaps the hunk before it")

@@ -78,8 +78,10 @@ def site_module(canonical: str) -> tuple[str, str] | None:
     parts = canonical.split("/")
     for at in range(len(parts) - 2, -1, -1):
         if fold(parts[at]) == SITE_PACKAGES:
-            name = parts[at + 1].split(".", 1)[0]
-            return "/".join(parts[:at + 1]), fold(name)
+            name = parts[at + 1]
+            if fold(name) == "__pycache__" and at + 2 < len(parts):
+                name = parts[at + 2]  # a module's bytecode cache, run in its place
+            return "/".join(parts[:at + 1]), fold(name.split(".", 1)[0])
     return None
 
 

@@ -28,6 +28,7 @@ import os
 import re
 import sys
 import unicodedata
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -206,8 +207,8 @@ class _Rules:
         lines = [fold(p) for p in patterns]
         # each line's own compiled pattern (pathspec >= 1.0's "gitignore"
         # dialect); a PathSpec's matcher is never used, only the patterns
-        to_pattern = pathspec.util.lookup_pattern("gitignore")
-        compiled = [p for p in map(to_pattern, lines) if isinstance(p, pathspec.RegexPattern)]
+        compiled = [p for p in map(_gitignore_pattern, lines)
+                    if isinstance(p, pathspec.RegexPattern)]
         # last first: the last pattern that matches decides
         self._patterns: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
             (p.regex, bool(p.include)) for p in reversed(compiled)
@@ -294,6 +295,28 @@ def _shadows_standard_module(path: str, directory: str) -> bool:
         and parts[0] in _STANDARD_MODULES
 
 
+_MODULE_FILES = (".so", ".pyc", ".pyd")
+
+
+def _module_sources(path: str) -> tuple[str, ...]:
+    """The source file and package directory of the module whose other
+    file ``import`` finds at the folded ``path``: an extension module
+    (``x.so``, ``x.abi3.so``, ``x.cpython-312-x86_64-linux-gnu.so``: found
+    before ``x.py``), a module without source (``x.pyc``) or a bytecode
+    cache (``__pycache__/x.cpython-312.pyc``: run in place of ``x.py``);
+    ``()`` for any other path."""
+    if not path.endswith(_MODULE_FILES):
+        return ()
+    directory, _, name = path.rpartition("/")
+    module = name.partition(".")[0]
+    if not module:
+        return ()
+    if name.endswith(".pyc") and directory.rpartition("/")[2] == "__pycache__":
+        directory = directory.rpartition("/")[0]
+    prefix = f"{directory}/" if directory else ""
+    return f"{prefix}{module}.py", f"{prefix}{module}"
+
+
 def _last_name(line: str) -> tuple[str, int]:
     """A pattern's last name (``**`` aside) and how many wildcards it holds."""
     segments = [seg for seg in line.strip("/").split("/") if seg not in ("", "**")]
@@ -330,7 +353,29 @@ def host_pattern(pattern: str, roots: Sequence[str] = ()) -> str:
     clean = "/".join(parts)
     if body.startswith("/") or (anchored and len(parts) == 1):
         clean = "/" + clean  # an absolute path stays one until read against the root
-    return ("!" if negated else "") + clean + ("/" if dir_only else "")
+    read = ("!" if negated else "") + clean + ("/" if dir_only else "")
+    if "[" in read:
+        _compiles(read, pattern)
+    return read
+
+
+def _compiles(read: str, pattern: str) -> None:
+    """``ValueError`` for a pattern whose character class the rules cannot
+    compile, as folded (``[z-a]``: a range that ends before it starts,
+    which git reads as matching nothing; ``[Z-a]`` once case-folded), at
+    open rather than in a later decision."""
+    try:
+        _gitignore_pattern(fold(read))
+    except re.error as exc:
+        raise ValueError(f"policy pattern {pattern!r} has a character class the rules cannot "
+                         f"read ({exc.msg}): write each range from low to high, in lower "
+                         "case") from None
+
+
+def _gitignore_pattern(line: str) -> Any:
+    with warnings.catch_warnings():  # a literal '[' inside a class: not the host's concern
+        warnings.simplefilter("ignore", FutureWarning)
+        return pathspec.util.lookup_pattern("gitignore")(line)
 
 
 def _root_relative(body: str, pattern: str, roots: Sequence[str]) -> str:
@@ -592,8 +637,11 @@ class Policy:
     def _protected(self, path: str) -> bool:
         if self._protect is not None and self._protect.match(path):
             return True
-        return any(path == d or path.startswith(d + "/") for d in self._dirs) \
-            or any(_shadows_standard_module(path, d) for d in self._python_dirs)
+        if any(path == d or path.startswith(d + "/") for d in self._dirs) \
+                or any(_shadows_standard_module(path, d) for d in self._python_dirs):
+            return True
+        # a file import finds a protected module in, beside or in place of its source
+        return any(self._protected(source) for source in _module_sources(path))
 
     def visible(self, canonical: str, op: Op = Op.SEARCH) -> bool:
         """Whether an entry may be shown (listed, searched) at all."""
@@ -765,8 +813,11 @@ class Scope:
                        and not any(a for _, a in checks) if quiet is None else quiet)
 
     def _covered(self, path: str) -> bool:
-        return any(path == d or path.startswith(d + "/") for d in self._dirs) \
-            or any(_shadows_standard_module(path, d) for d in self._shadowing)
+        if any(path == d or path.startswith(d + "/") for d in self._dirs) \
+                or any(_shadows_standard_module(path, d) for d in self._shadowing):
+            return True
+        # a file import finds a covered module in (Policy._protected's rule)
+        return any(self._covered(source) for source in _module_sources(path))
 
     def visible(self, name: str) -> bool:
         """Whether the entry ``name`` of this directory may be shown."""

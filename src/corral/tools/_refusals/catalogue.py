@@ -117,6 +117,7 @@ class Kind(str, enum.Enum):
     FILE_TOO_LARGE = "file_too_large"
     RESULT_TOO_LARGE = "result_too_large"
     TOO_MANY_REPLACEMENTS = "too_many_replacements"
+    TOO_MANY_PLACES = "too_many_places"  # a patch's hunks occur in too many places to place
     MULTIPLE_MATCHES = "multiple_matches"
     MULTIPLE_TOLERANT_MATCHES = "multiple_tolerant_matches"
     NO_SPACE = "no_space"

@@ -580,7 +580,8 @@ class View:
             if self.policy.rule(f"{site}/_.pth", Op.CREATE) is not Kind.PROTECTED:
                 continue
             imported = pth_imports(self.look, site)
-            if imported is None or name in imported:
+            # (site-packages/__pycache__ itself: the caches of what they import)
+            if imported is None or name in imported or (name == "__pycache__" and imported):
                 return True
         return False
 

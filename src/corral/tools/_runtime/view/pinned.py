@@ -206,6 +206,15 @@ class Pinned:
             kind = view.rule(Location(name), Op.READ)
             if kind is Kind.DENY_RULE or kind is Kind.SECRET:
                 raise policy_refusal(kind, self.shown, op, self.field)
+        # a root this one lies in: its links' chains pass through here too
+        for outer, place in view.held_by:
+            there = self.path if place in (".", "") else \
+                (place if self.path in (".", "") else f"{place}/{self.path}")
+            outer.links_known()
+            for name in outer.links.through(there):
+                kind = outer.rule(Location(name), Op.READ)
+                if kind is Kind.DENY_RULE or kind is Kind.SECRET:
+                    raise policy_refusal(kind, self.shown, op, self.field)
 
     def decide_again(self) -> None:
         """Decide again after the host answered (links met, a repository

@@ -489,7 +489,11 @@ def tree_file_lock(key: tuple[int, int], backend: Backend, *, exclusive: bool,
             # own tree lock is held exclusively) becomes this one: flock
             # converts it, or lets it go if that must wait
             found.kept = False
-        locked = found.take(fcntl.LOCK_EX, backend, checkpoint)
+        try:
+            locked = found.take(fcntl.LOCK_EX, backend, checkpoint)
+        except BaseException:
+            found.release(backend)  # a kept lock a conversion left in place: let go
+            raise
         try:
             # a count read or bumped without the lock could be torn: none then
             yield TreeHold(found if locked else None, found.moves(backend) if locked else None)
