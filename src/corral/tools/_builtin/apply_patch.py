@@ -66,6 +66,8 @@ SCHEMA: dict[str, Any] = {
 }
 
 _DIALECTS = {"codex": CODEX, "v4a": V4A}
+# paths one patch names (a move: both): each is pinned, a descriptor held, at once
+MAX_PATHS = 100
 _GRAMMAR_HINT = ("Send the patch as '*** Begin Patch', file sections ('*** Add File: PATH', "
                  "'*** Update File: PATH' with '@@' hunks of ' ', '-' and '+' lines, "
                  "'*** Delete File: PATH'), then '*** End Patch'.")
@@ -94,6 +96,14 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         patch = parse_patch(args["input"])
     except PatchSyntaxError as exc:
         raise _syntax(exc) from None
+    named = sum(2 if isinstance(op, UpdateFile) and op.move_to else 1 for op in patch.ops)
+    if named > MAX_PATHS:
+        raise Refusal(Code.INVALID_ARGUMENT,
+                      f"the patch names {named} paths, over the limit of {MAX_PATHS} in one call "
+                      "(a move names two); nothing was changed",
+                      f"Split it into patches of at most {MAX_PATHS} paths each.",
+                      details={"field": "input", "paths": named, "limit": MAX_PATHS},
+                      kind=Kind.ARGUMENT)
     files = [_File(op, ctx.rel(op.path, "input"),
                    ctx.rel(op.move_to, "input") if isinstance(op, UpdateFile) and op.move_to
                    else None) for op in patch.ops]

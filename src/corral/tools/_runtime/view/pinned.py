@@ -79,6 +79,23 @@ def _read_whole(handle: Handle, size: int, limit: int,
     return b"".join(chunks)
 
 
+def _host_chain_passes(start: str, through: str) -> bool:
+    """Whether the host's reading of the link at the host path ``start``
+    passes the entry at the real host path ``through``: each link of its
+    chain followed by its text (at most 40, as the resolver does)."""
+    here = start
+    for _ in range(40):
+        try:
+            text = os.readlink(here)
+            parent = os.path.realpath(os.path.dirname(here))
+        except (OSError, ValueError):
+            return False
+        here = os.path.normpath(os.path.join(parent, text))
+        if here == through or here.startswith(through + "/"):
+            return True
+    return False
+
+
 class _ParentsMade:
     """:meth:`Pinned.parents_made`, written out as a context manager (every
     write passes here, most with nothing to make: no generator for them)."""
@@ -206,6 +223,16 @@ class Pinned:
             kind = view.rule(Location(name), Op.READ)
             if kind is Kind.DENY_RULE or kind is Kind.SECRET:
                 raise policy_refusal(kind, self.shown, op, self.field)
+        # a root beside this one: its links leading out may pass through here
+        if view.beside:
+            here = view.host_real if self.path in (".", "") else \
+                f"{view.host_real}/{self.path}"
+            for other in view.beside:
+                for location, _ in other.links.outside():
+                    kind = other.rule(Location(location), Op.READ)
+                    if (kind is Kind.DENY_RULE or kind is Kind.SECRET) and \
+                            _host_chain_passes(f"{other.host_real}/{location}", here):
+                        raise policy_refusal(kind, self.shown, op, self.field)
         # a root this one lies in: its links' chains pass through here too
         for outer, place in view.held_by:
             there = self.path if place in (".", "") else \
