@@ -69,7 +69,8 @@ from .rules import fold
 
 __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "shape_name",
            "is_repository", "looks_like_common_directory", "names_a_shape_entry",
-           "in_git_directory", "looks_like_repository", "made_repository", "carried_repository"]
+           "in_git_directory", "in_git_subdirectory", "GIT_SUBDIRECTORIES",
+           "looks_like_repository", "made_repository", "carried_repository"]
 
 MAX_DIRS = 2000
 MAX_DEPTH = 6
@@ -114,6 +115,13 @@ class GitLook(Protocol):
 
     def present(self, rel: str, names: Iterable[str]) -> frozenset[str]:
         """Which of ``names`` are entries of the directory ``rel`` (``lstat``)."""
+
+
+# the directories git makes inside a git directory: a file written in one
+# of them, however deep, is looked at as lying in a repository one level up
+GIT_SUBDIRECTORIES = frozenset({"hooks", "info", "refs", "objects", "logs", "modules",
+                                "worktrees", "branches", "remotes", "lfs", "rr-cache"})
+MOST_GIT_SUBDIRECTORIES = 8
 
 
 def shape_name(name: str) -> str | None:
@@ -589,7 +597,26 @@ def in_git_directory(look: GitLook, canonical: str, creates: tuple[str, ...] = (
         if not above:
             return False
         above = above.rpartition("/")[0]
-    return False
+    return in_git_subdirectory(look, canonical.rpartition("/")[0])
+
+
+def in_git_subdirectory(look: GitLook, directory: str) -> bool:
+    """Whether a directory on the way to ``directory`` (itself included)
+    is named as git names what it makes in a repository (``refs``,
+    ``objects``, ``hooks``...) and the directory holding it is a repository
+    now: ``r.git/refs/heads/main``, ``r.git/objects/ab/cdef`` of a repository
+    made after the toolbox opened, however deep.  A path naming more such
+    directories than :data:`MOST_GIT_SUBDIRECTORIES` counts as in one (what
+    cannot be weighed is protected).  Nothing looked at on a path naming
+    none (the common case)."""
+    parts = directory.lower().split("/")
+    if GIT_SUBDIRECTORIES.isdisjoint(parts):
+        return False
+    holders = [i for i, part in enumerate(parts) if part in GIT_SUBDIRECTORIES]
+    if len(holders) > MOST_GIT_SUBDIRECTORIES:
+        return True
+    spelled = directory.split("/")
+    return any(looks_like_repository(look, "/".join(spelled[:i]) or ".") for i in holders)
 
 
 def looks_like_repository(look: GitLook, rel: str) -> bool:

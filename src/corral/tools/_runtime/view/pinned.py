@@ -14,7 +14,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from ....contained import Handle, Opened, Target
-from ..._policy.gitdirs import (SHAPE_NAMES, in_git_directory, is_repository,
+from ..._policy.gitdirs import (GIT_SUBDIRECTORIES, SHAPE_NAMES, in_git_directory,
+                                in_git_subdirectory, is_repository,
                                 looks_like_common_directory, names_a_shape_entry)
 from ..._policy.locate import Location
 from ..._policy.rules import Op
@@ -31,10 +32,6 @@ if TYPE_CHECKING:
 
 _DIGEST_CHUNK = 1024 * 1024
 _HEAD_KEPT = 64 * 1024  # the start of a file digested, kept for a look at its form
-# the directories git makes inside a git directory: a file written in one
-# of them is looked at as lying in a repository one level up
-GIT_SUBDIRECTORIES = frozenset({"hooks", "info", "refs", "objects", "logs", "modules",
-                                "worktrees", "branches", "remotes", "lfs", "rr-cache"})
 
 
 @dataclass(frozen=True)
@@ -256,7 +253,9 @@ class Pinned:
         directory it acts in (the deepest that exists, however many the
         call creates) looked at through the held fd, and the one above it
         only when the held one is named as git names its own directories
-        (``hooks``, ``info``...): where git runs or reads what is written."""
+        (``hooks``, ``info``...), or the one holding any directory so named
+        on the way (``r.git`` for ``r.git/refs/heads``): where git runs or
+        reads what is written."""
         git = self._git
         if git is None:
             target = self._target
@@ -265,8 +264,8 @@ class Pinned:
             view = self._call._view
             git = self._git = self._held_is_repository(held) or (
                 held.rpartition("/")[2] in GIT_SUBDIRECTORIES and in_git_directory(
-                    view.look, held, ())) or (bool(view.nested_in or view.opened_beneath)
-                                              and self._in_outer_repository(held))
+                    view.look, held, ())) or in_git_subdirectory(view.look, held) or (
+                bool(view.nested_in or view.opened_beneath) and self._in_outer_repository(held))
         return git
 
     def _in_outer_repository(self, held: str) -> bool:
@@ -276,8 +275,9 @@ class Pinned:
         root opened at ``remote.git/hooks``) are seen only from there."""
         for outer, place in self._call.shared.held_by:
             where = place if held in ("", ".") else f"{place}/{held}"
-            if where.rpartition("/")[2] in GIT_SUBDIRECTORIES and \
-                    in_git_directory(outer.look, where, ()):
+            if (where.rpartition("/")[2] in GIT_SUBDIRECTORIES and
+                    in_git_directory(outer.look, where, ())) or \
+                    in_git_subdirectory(outer.look, where):
                 return True
         return False
 
