@@ -184,7 +184,9 @@ class _LockFile:
             data = os.pread(self.fd, _COUNTS.size, 0)
             wanted, served = _COUNTS.unpack(data)[1:] if len(data) == _COUNTS.size else (0, 0)
             if wanted == served:  # not said yet (or served since): said again
-                os.pwrite(self.fd, _WANTS.pack(wanted + 1), _MOVES.size)
+                # wrapping (only a change is read): another program's bytes
+                # at the largest count must not leave it unsaid
+                os.pwrite(self.fd, _WANTS.pack((wanted + 1) & _WANTS_MOST), _MOVES.size)
         except (OSError, struct.error):
             pass
 
@@ -243,6 +245,7 @@ class _LockFile:
 
 _MOVES = struct.Struct("<Q")
 _WANTS = struct.Struct("<Q")
+_WANTS_MOST = (1 << 64) - 1
 # the count of moves, the wants of the lock exclusively said, those served
 _COUNTS = struct.Struct("<QQQ")
 _files: dict[tuple[int, int], _LockFile | None] = {}
