@@ -47,7 +47,8 @@ def _lock_file_of(path: Path) -> str:
     return os.path.join(directory, f"{info.st_dev:x}-{info.st_ino:x}.lock")
 
 
-@pytest.mark.parametrize("damage", ["shortened", "emptied", "counts-at-their-end"])
+@pytest.mark.parametrize("damage", ["shortened", "emptied", "counts-at-their-end",
+                                    "emptied-while-waited-for"])
 def test_a_waiter_is_heard_whatever_another_program_left_in_the_lock_file(
         tmp_path, make_root, damage):
     (tmp_path / "a.txt").write_text("moved\n")
@@ -59,7 +60,9 @@ def test_a_waiter_is_heard_whatever_another_program_left_in_the_lock_file(
         assert first["ok"], first
         lock_file = _lock_file_of(tmp_path)
         with open(lock_file, "r+b") as file:  # another program of the user
-            if damage == "shortened":
+            if damage == "emptied-while-waited-for":
+                pass  # below, once the mover said it waits
+            elif damage == "shortened":
                 file.truncate(8)
             elif damage == "emptied":
                 file.truncate(0)
@@ -70,6 +73,17 @@ def test_a_waiter_is_heard_whatever_another_program_left_in_the_lock_file(
         mover = subprocess.Popen([sys.executable, "-c", _MOVER, str(tmp_path),
                                   make_root.backend_name, "1" if make_root.fast_path else "0"],
                                  stdout=subprocess.PIPE, text=True, env=env)
+        if damage == "emptied-while-waited-for":
+            said = time.monotonic() + 60
+            while time.monotonic() < said and mover.poll() is None:
+                with open(lock_file, "rb") as file:
+                    counts = file.read()
+                if len(counts) == 24 and counts[8:16] != counts[16:24]:
+                    break  # the mover waits, its want said
+                time.sleep(0.01)
+            else:
+                raise AssertionError("the mover never said it waits")
+            os.truncate(lock_file, 0)  # another program empties the file meanwhile
         steps = 0
         give_up = time.monotonic() + 60
         while mover.poll() is None and time.monotonic() < give_up:
