@@ -182,7 +182,13 @@ class _LockFile:
         holder that reads it lets go; any failure leaves it unsaid)."""
         try:
             data = os.pread(self.fd, _COUNTS.size, 0)
-            wanted, served = _COUNTS.unpack(data)[1:] if len(data) == _COUNTS.size else (0, 0)
+            if len(data) != _COUNTS.size:
+                # shortened by another program: both counts written, so the
+                # file is long enough to be read (the count of moves, the
+                # lock's, is not touched: a gap there reads as 0)
+                os.pwrite(self.fd, _WANTS.pack(1) + _WANTS.pack(0), _MOVES.size)
+                return
+            wanted, served = _COUNTS.unpack(data)[1:]
             if wanted == served:  # not said yet (or served since): said again
                 # wrapping (only a change is read): another program's bytes
                 # at the largest count must not leave it unsaid
