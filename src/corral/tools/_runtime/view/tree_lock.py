@@ -182,9 +182,17 @@ class _LockFile:
         holder that reads it lets go; any failure leaves it unsaid)."""
         try:
             data = os.pread(self.fd, _COUNTS.size, 0)
-            wanted, served = _COUNTS.unpack(data)[1:] if len(data) == _COUNTS.size else (0, 0)
+            if len(data) != _COUNTS.size:
+                # shortened by another program: both counts written, so the
+                # file is long enough to be read (the count of moves, the
+                # lock's, is not touched: a gap there reads as 0)
+                os.pwrite(self.fd, _WANTS.pack(1) + _WANTS.pack(0), _MOVES.size)
+                return
+            wanted, served = _COUNTS.unpack(data)[1:]
             if wanted == served:  # not said yet (or served since): said again
-                os.pwrite(self.fd, _WANTS.pack(wanted + 1), _MOVES.size)
+                # wrapping (only a change is read): another program's bytes
+                # at the largest count must not leave it unsaid
+                os.pwrite(self.fd, _WANTS.pack((wanted + 1) & _WANTS_MOST), _MOVES.size)
         except (OSError, struct.error):
             pass
 
@@ -243,6 +251,7 @@ class _LockFile:
 
 _MOVES = struct.Struct("<Q")
 _WANTS = struct.Struct("<Q")
+_WANTS_MOST = (1 << 64) - 1
 # the count of moves, the wants of the lock exclusively said, those served
 _COUNTS = struct.Struct("<QQQ")
 _files: dict[tuple[int, int], _LockFile | None] = {}
