@@ -495,9 +495,12 @@ def tree_file_lock(key: tuple[int, int], backend: Backend, *, exclusive: bool,
     if exclusive:
         with found.guard:
             # the shared lock this process keeps (no holder: the process's
-            # own tree lock is held exclusively) becomes this one: flock
-            # converts it, or lets it go if that must wait
-            found.kept = False
+            # own tree lock is held exclusively) is let go first, not
+            # converted: where flock is emulated by record locks (NFS) a
+            # conversion that must wait keeps it, and two processes
+            # converting theirs would wait on each other to their deadlines
+            if found.kept:
+                _unkeep(found)
         try:
             locked = found.take(fcntl.LOCK_EX, backend, checkpoint)
         except BaseException:
