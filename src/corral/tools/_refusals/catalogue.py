@@ -118,6 +118,7 @@ class Kind(str, enum.Enum):
     RESULT_TOO_LARGE = "result_too_large"
     TOO_MANY_REPLACEMENTS = "too_many_replacements"
     TOO_MANY_PLACES = "too_many_places"  # a patch's hunks occur in too many places to place
+    TOO_DEEP = "too_deep"  # folders nested deeper than a walk can hold open
     MULTIPLE_MATCHES = "multiple_matches"
     MULTIPLE_TOLERANT_MATCHES = "multiple_tolerant_matches"
     NO_SPACE = "no_space"

@@ -4,6 +4,7 @@ it, and on the tree a step leaves (no new repository)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 import weakref
@@ -799,6 +800,22 @@ class View:
             self._outer_leads_into(carried) or self._outer_leads_into(landing)
         scopes = {carried: (policy.scope(carried, Op.MOVE_FROM if leaving else Op.LIST),
                             policy.scope(landing, Op.MOVE_TO))}
+        try:
+            return self._subtree_walk(carried, landing, checkpoint, scopes, guards_git,
+                                      aliased, leaving=leaving, shown=shown)
+        except OSError as exc:
+            if exc.errno not in (errno.EMFILE, errno.ENFILE):
+                raise
+            # a level's directory held open each: what cannot be walked is not moved
+            raise Refusal(Code.TOO_LARGE, f"{shown or carried} holds folders nested too deeply "
+                          "to check what moving it would carry; nothing was moved",
+                          "Move the folders inside it one level at a time, or ask the user to.",
+                          details={"path": shown or carried},
+                          kind=Kind.TOO_DEEP) from None
+
+    def _subtree_walk(self, carried: str, landing: str, checkpoint: Checkpoint,
+                      scopes: dict[str, tuple[Scope, Scope]], guards_git: bool, aliased: bool,
+                      *, leaving: bool, shown: str) -> tuple[str, Kind, str] | None:
         for dirpath, dirnames, filenames in self._root.walk(carried):
             checkpoint()
             out_scope, in_scope = scopes.pop(dirpath)
