@@ -148,6 +148,26 @@ def test_uris_are_decoded_and_others_ignored(command, dirs, make_raw):
     assert answer["result"]["structuredContent"]["ok"] is True
 
 
+@pytest.mark.parametrize("result", [
+    {"roots": [{"uri": 5}]},
+    {"roots": [{"name": "no uri"}, "not an object", {"uri": ["file:///"]}]},
+    {"roots": "file:///"},
+    {"roots": {"uri": "file:///"}},
+    {},
+], ids=["uri-not-text", "no-entry-readable", "roots-text", "roots-object", "no-roots"])
+def test_a_roots_answer_naming_no_directory_it_can_read_leaves_no_root(command, make_raw,
+                                                                      result):
+    # an answer the client meant as its roots, none of which corral can read,
+    # narrows to nothing (as a list of https:// URIs does), never to every root
+    raw = make_raw(command)
+    ask = _start(raw)
+    raw.send({"jsonrpc": "2.0", "id": ask["id"], "result": result})
+    answer = raw.request("tools/call", {"name": "read_file",
+                                        "arguments": {"path": "web/index.html"}})
+    refused = answer["result"]["structuredContent"]
+    assert refused["ok"] is False and refused["details"]["kind"] == "no_roots", refused
+
+
 def test_changed_roots_change_the_descriptions_and_say_so(command, dirs, make_raw):
     raw = make_raw(command)
     ask = _start(raw)
