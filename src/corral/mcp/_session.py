@@ -473,12 +473,24 @@ def internal_error(request_id: RequestId) -> dict[str, Any]:
                        "Internal error: the server could not handle this request")
 
 
-def _root_uris(result: Any) -> tuple[str, ...] | None:
+# a root of a client's answer that names no directory corral can read (an
+# entry without a text ``uri``, an answer without a list): a URI no path
+# comes from, as an https:// one is, so it narrows rather than leaves the
+# command line's roots open
+_UNREADABLE_ROOT = ""
+
+
+def _root_uris(result: Any) -> tuple[str, ...]:
+    """The text URIs of a ``roots/list`` result (other entries left out);
+    a result with roots none of which is readable, or with no list, is
+    :data:`_UNREADABLE_ROOT` alone.  An empty list is the client's word
+    that it names none."""
     roots = result.get("roots") if isinstance(result, dict) else None
     if not isinstance(roots, list):
-        return None
-    return tuple(item["uri"] for item in roots
+        return (_UNREADABLE_ROOT,)
+    uris = tuple(item["uri"] for item in roots
                  if isinstance(item, dict) and isinstance(item.get("uri"), str))
+    return uris if uris or not roots else (_UNREADABLE_ROOT,)
 
 
 def _is_answer(message: dict[str, Any]) -> bool:
