@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,21 @@ def sec_tmp():
     path = tempfile.mkdtemp(prefix="corral-sec-", dir=TMP_BASE)
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def usual_open_file_limit() -> Iterator[None]:
+    """The open-file limit a process usually has (1,024) above what this
+    one holds now (a suite's worker holds many): where a call that would
+    hold a descriptor per file or per level runs out."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    # 1,024 more than this process holds now (a suite's worker holds many)
+    held = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(held + 1024, hard), hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def _race_stats_path() -> Path:

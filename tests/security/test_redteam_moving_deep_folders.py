@@ -11,8 +11,6 @@ checked is refused, typed, and nothing moves; on every backend config.
 from __future__ import annotations
 
 import os
-import resource
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,18 +18,6 @@ import pytest
 from corral.tools import Toolbox
 
 DEPTH = 1_100
-
-
-@pytest.fixture
-def usual_open_file_limit() -> Iterator[None]:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    # 1,024 more than this process holds now (a suite's worker holds many)
-    held = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
-    resource.setrlimit(resource.RLIMIT_NOFILE, (min(held + 1024, hard), hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def _deep(base: Path) -> None:
