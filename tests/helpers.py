@@ -39,6 +39,21 @@ def make_repository(top: Path) -> Path:
     return top
 
 
+def deep_tree(base: Path, depth: int) -> None:
+    """``base/a/a/.../a/f.txt``, ``depth`` directories, each made by fd
+    (the way a tree deeper than the host's path limit is made)."""
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for _ in range(depth):
+            os.mkdir("a", dir_fd=fd)
+            inner = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        os.close(os.open("f.txt", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=fd))
+    finally:
+        os.close(fd)
+
+
 def backend_configs() -> list[tuple[str, bool]]:
     """The (backend, fast path) pairs present here: every backend, or the
     one ``CORRAL_BACKEND`` names, with and without openat2 where it has it."""

@@ -10,27 +10,15 @@ checked is refused, typed, and nothing moves; on every backend config.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from corral.tools import Toolbox
 
+from ..helpers import deep_tree
+
 DEPTH = 1_100
-
-
-def _deep(base: Path) -> None:
-    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for _ in range(DEPTH):
-            os.mkdir("a", dir_fd=fd)
-            inner = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-        os.close(os.open("f.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
-    finally:
-        os.close(fd)
 
 
 def _remove(base: Path) -> None:
@@ -68,7 +56,7 @@ def test_moving_a_folder_too_deep_to_walk_is_refused_typed(
         tmp_path: Path, make_root, usual_open_file_limit, destination: str) -> None:
     root = tmp_path / "root"
     root.mkdir()
-    _deep(root)
+    deep_tree(root, DEPTH)
     try:
         tools = Toolbox(make_root(str(root)))
         answer = tools.call("move_file", {"source": "a", "destination": destination})

@@ -10,29 +10,14 @@ tree, or raise an ``OSError``: never ``RecursionError`` (a
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from corral.contained import RootPath
 
-
-def _deep(base: Path, depth: int) -> None:
-    """``base/a/a/.../a/f.txt``, ``depth`` directories, each made by fd
-    (the way a tree deeper than the host's path limit is made)."""
-    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for _ in range(depth):
-            os.mkdir("a", dir_fd=fd)
-            inner = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-        os.close(os.open("f.txt", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=fd))
-    finally:
-        os.close(fd)
+from ..helpers import deep_tree
 
 
 _HEADROOM = 150  # frames a call may use whatever the depth (root calls, pathlib, the backend)
@@ -62,7 +47,7 @@ def _depth() -> int:
 
 def test_copy_of_a_tree_deeper_than_the_recursion_limit(tmp_path, make_root):
     depth = _depth()
-    _deep(tmp_path, depth)
+    deep_tree(tmp_path, depth)
     root = make_root(str(tmp_path))
     copied = RootPath(root, "a").copy("c")
     assert copied == RootPath(root, "c")
