@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from corral.tools import Policy, Toolbox
-from corral.tools._policy.rules import host_pattern
+from corral.tools._policy.rules import Op, host_pattern
 
 
 def _tree(tmp_path):
@@ -82,11 +82,12 @@ def test_a_root_spelling_of_a_name_the_host_has_at_its_own_root(tmp_path, make_r
 
 def test_an_absolute_pattern_under_a_root_opened_at_the_hosts_own_root():
     """With the root at ``/``, every absolute path is inside it."""
-    with Toolbox("/", deny=["/etc", "./usr"]) as toolbox:
-        hosts = toolbox.call("read_file", {"path": "etc/hostname"})
-        listed = toolbox.call("list_directory", {"path": "usr"})
-    assert hosts["ok"] is False and hosts["details"]["kind"] == "deny_rule", hosts
-    assert listed["ok"] is False and listed["details"]["kind"] == "deny_rule", listed
+    policy = Policy.build(deny=["/etc", "./usr"], protect=["/var/log/"]).rooted(["/"])
+    assert policy.deny == ("/etc", "/usr") and policy.protect[-1] == "/var/log/"
+    assert policy.rule("etc/hostname", Op.READ) is not None
+    assert policy.rule("usr/bin", Op.LIST) is not None
+    assert policy.rule("var/log/syslog", Op.REPLACE) is not None
+    assert policy.rule("other/etc/hostname", Op.READ) is None
 
 
 def test_protect_and_secret_patterns_cover_what_is_below(tmp_path, make_root):

@@ -381,7 +381,9 @@ def _gitignore_pattern(line: str) -> Any:
 def _root_relative(body: str, pattern: str, roots: Sequence[str]) -> str:
     for known in roots:
         root = known.rstrip("/")
-        if root and (body == root or body.startswith(root + "/")):
+        if not root:  # the root is the host's own /: every absolute path lies inside it
+            return body
+        if body == root or body.startswith(root + "/"):
             return "/" + body[len(root):].lstrip("/") if body != root else "/"
     first = body.lstrip("/").split("/", 1)[0]
     if first and os.path.lexists("/" + first):
@@ -394,9 +396,19 @@ def _root_relative(body: str, pattern: str, roots: Sequence[str]) -> str:
 def host_patterns(patterns: Iterable[str], roots: Sequence[str] = ()) -> tuple[str, ...]:
     """:func:`host_pattern` of each (a single string is refused: it would
     be read as one pattern per character)."""
+    return tuple(host_pattern(p, roots) for p in _patterns(patterns))
+
+
+def _patterns(patterns: Iterable[str]) -> tuple[str, ...]:
     if isinstance(patterns, str):
         raise TypeError("policy patterns are a list of strings, not one string")
-    return tuple(host_pattern(p, roots) for p in patterns)
+    return tuple(patterns)
+
+
+def _spelled_absolute(*lists: tuple[str, ...]) -> frozenset[str]:
+    """The read forms of the patterns spelled as absolute host paths."""
+    return frozenset(host_pattern(p) for patterns in lists for p in patterns
+                     if p.removeprefix("!").startswith("/"))
 
 
 def _compiled(patterns: Sequence[str]) -> _Rules | None:
@@ -471,6 +483,10 @@ class Policy:
     nested: tuple[tuple[str, Policy], ...] = ()
     # whether absolute patterns were read against the root (Policy.rooted)
     is_rooted: bool = field(default=False, compare=False)
+    #: the patterns (as read) a host spelled as absolute paths, read against
+    #: the root when it is known; ``./etc`` reads as ``/etc`` too, but is the
+    #: root's ``etc`` whatever the host has at its own ``/etc``
+    absolute: frozenset[str] = field(default=frozenset(), compare=False)
 
     @classmethod
     def default(cls) -> Policy:
@@ -492,10 +508,12 @@ class Policy:
         absolute path is made relative when a toolbox opens its root); one
         that could never apply is a ``ValueError``."""
         base = cls.default() if defaults else cls.none()
+        protect, secrets, deny = _patterns(protect), _patterns(secrets), _patterns(deny)
         return replace(base, protect=base.protect + host_patterns(protect),
                        secrets=base.secrets + host_patterns(secrets),
                        deny=base.deny + host_patterns(deny),
-                       allow_git_writes=allow_git_writes or not defaults)
+                       allow_git_writes=allow_git_writes or not defaults,
+                       absolute=base.absolute | _spelled_absolute(protect, secrets, deny))
 
     def extended(self, *, deny: Iterable[str] = (), protect: Iterable[str] = (),
                  protect_dirs: Iterable[str] = (), python_dirs: Iterable[str] = ()) -> Policy:
@@ -503,8 +521,10 @@ class Policy:
         :func:`host_pattern`), protected directories and directories a
         host-run Python program imports from (canonical paths in this
         policy's own root)."""
+        deny, protect = _patterns(deny), _patterns(protect)
         return replace(self, deny=self.deny + host_patterns(deny),
                        protect=self.protect + host_patterns(protect),
+                       absolute=self.absolute | _spelled_absolute(deny, protect),
                        protect_dirs=self.protect_dirs + tuple(self._outer(d)
                                                                for d in protect_dirs),
                        python_dirs=self.python_dirs + tuple(self._outer(d)
@@ -516,9 +536,11 @@ class Policy:
         ``ValueError``): what a toolbox does once, when it opens its root."""
         if self.is_rooted:
             return self
-        return replace(self, protect=host_patterns(self.protect, roots),
-                       secrets=host_patterns(self.secrets, roots),
-                       deny=host_patterns(self.deny, roots), is_rooted=True)
+
+        def read(patterns: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(host_pattern(p, roots) if p in self.absolute else p for p in patterns)
+        return replace(self, protect=read(self.protect), secrets=read(self.secrets),
+                       deny=read(self.deny), is_rooted=True)
 
     def beneath(self, base: str) -> Policy:
         """The same rules for a root opened at the canonical path ``base``

@@ -57,7 +57,7 @@ from ....contained import Backend
 
 __all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here",
            "SharedHold", "take_shared", "drop_shared", "use_lock_file", "let_go_lock_file",
-           "view_collected", "keep_idle_for"]
+           "view_collected", "keep_idle_for", "lock_directory_under"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -90,6 +90,23 @@ def _lock_directory() -> str | None:
                 return path
         _place.append(None)
         return None
+
+
+def lock_directory_under(root_path: str) -> str | None:
+    """Where this user's lock directory lies inside the root opened at
+    ``root_path`` (a path relative to it), or ``None`` if it lies elsewhere.
+    A root that holds it (a server opened at ``/`` or at the temporary
+    directory) must keep the model off it: a lock file it replaced or
+    removed is a new inode, which processes opening it later would lock
+    apart from those holding the old one."""
+    directory = _lock_directory()
+    if directory is None:
+        return None
+    inside = os.path.realpath(directory)
+    root = os.path.realpath(root_path)
+    if os.path.commonpath((inside, root)) != root or inside == root:
+        return None
+    return os.path.relpath(inside, root)
 
 
 def _usable_directory(path: str, uid: int) -> bool:
