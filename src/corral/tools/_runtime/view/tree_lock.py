@@ -45,7 +45,6 @@ import fcntl
 import os
 import stat as st
 import struct
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -76,6 +75,8 @@ def _lock_directory() -> str | None:
     ``None`` unless one is a real directory owned by this user that nobody
     else may write.  Every process of the user tries them in one order, so
     they agree on one."""
+    import tempfile  # here: asked once per process
+
     with _place_guard:
         if _place:
             return _place[0]
