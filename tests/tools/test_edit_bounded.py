@@ -455,3 +455,23 @@ def test_placeholder_lines_judge_the_lines_the_plain_scan_judges():
             found = [(before, last.strip())] if before < content.MAX_CANDIDATES else []
             assert placeholder_lines(text) == found
             assert content._scan(text, ellipsis, content.is_placeholder) == found
+
+
+_KEY_PIECES = [" ", "  ", "\t", "\n", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u3000", "\u00a0",
+               "(", ")", "[", "]", "{", "}", "<", ">", ",", ";", ":", "=", "a", "bc", "x = 1"]
+
+
+def test_the_tolerant_rungs_key_a_text_as_they_key_its_lines():
+    # the indentation and whitespace rungs and the diagnosis key the whole
+    # file in a few passes in C: each line's key must be the one its line
+    # alone gets
+    from corral.tools._edit.match import spacing_key, spacing_keys, strip_keys
+
+    rng = random.Random(5)
+    for _ in range(4000):
+        text = "".join(rng.choice(_KEY_PIECES) for _ in range(rng.randrange(0, 40)))
+        assert spacing_keys(text) == [spacing_key(line) for line in text.split("\n")], repr(text)
+        assert strip_keys(text) == [line.strip() for line in text.split("\n")], repr(text)
+        folded = text.translate(str.maketrans({"\u00a0": " ", "\u3000": " "}))
+        assert keys_of(text) == [" ".join(line.split()) for line in folded.split("\n")], \
+            repr(text)
