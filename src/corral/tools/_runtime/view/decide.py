@@ -74,6 +74,15 @@ def _remember_start_quiet(path: str) -> bool:
     return quiet
 
 
+def _held_most_files(levels: int) -> bool:
+    """Whether a walk ``levels`` deep (a directory held open a level) held
+    at least half of what the process may open: its own depth ran it out."""
+    import resource  # only here: a rare path, kept off the start-up
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return soft != resource.RLIM_INFINITY and levels * 2 >= soft
+
+
 class _Step:
     """The pins of one step and what each does there, decided together on
     the tree the step leaves (a patch's files, a move's two ends)."""
@@ -800,12 +809,13 @@ class View:
             self._outer_leads_into(carried) or self._outer_leads_into(landing)
         scopes = {carried: (policy.scope(carried, Op.MOVE_FROM if leaving else Op.LIST),
                             policy.scope(landing, Op.MOVE_TO))}
+        reached = [0]  # the deepest level the walk listed
         try:
             return self._subtree_walk(carried, landing, checkpoint, scopes, guards_git,
-                                      aliased, leaving=leaving, shown=shown)
+                                      aliased, leaving=leaving, shown=shown, reached=reached)
         except OSError as exc:
-            if exc.errno not in (errno.EMFILE, errno.ENFILE):
-                raise
+            if exc.errno != errno.EMFILE or not _held_most_files(reached[0]):
+                raise  # the host's limit met by a shallow walk: the call's, not the tree's
             # a level's directory held open each: what cannot be walked is not moved
             raise Refusal(Code.TOO_LARGE, f"{shown or carried} holds folders nested too deeply "
                           "to check what moving it would carry; nothing was moved",
@@ -815,9 +825,11 @@ class View:
 
     def _subtree_walk(self, carried: str, landing: str, checkpoint: Checkpoint,
                       scopes: dict[str, tuple[Scope, Scope]], guards_git: bool, aliased: bool,
-                      *, leaving: bool, shown: str) -> tuple[str, Kind, str] | None:
+                      *, leaving: bool, shown: str, reached: list[int]
+                      ) -> tuple[str, Kind, str] | None:
         for dirpath, dirnames, filenames in self._root.walk(carried):
             checkpoint()
+            reached[0] = max(reached[0], dirpath.count("/"))
             out_scope, in_scope = scopes.pop(dirpath)
             below = dirpath[len(carried):].lstrip("/")
             if guards_git and is_repository((*dirnames, *filenames)):
