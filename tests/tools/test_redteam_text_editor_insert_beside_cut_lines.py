@@ -9,8 +9,8 @@ refused NOT_FOUND with no way to succeed.
 ``insert`` is by line number: it must land there whatever the lines beside
 it hold, exactly once, the rest of the file unchanged; where the text that
 can be known around the point (a cut line's tail is never seen) occurs
-more than once, it answers a refusal saying so and what to do, the file
-unchanged.  On every backend config.
+more than once, or there is none (the end of the file after a cut last
+line), it answers a refusal saying so and what to do, the file unchanged.  On every backend config.
 """
 
 from __future__ import annotations
@@ -30,17 +30,22 @@ LONG, OTHER = _long("a"), _long("b")
 CASES = {  # each must take an insert at every line
     "long_first": f"{LONG}\nb\nc\n",
     "long_in_the_middle": f"a\n{LONG}\nc\n",
-    "long_last": f"a\nb\n{LONG}\n",
+    "long_next_to_last": f"a\nb\n{LONG}\nz\n",
     "only_a_long_line": f"{LONG}\n",
-    "two_long_lines": f"{LONG}\n{OTHER}\n",
-    "long_lines_around_a_short_one": f"{LONG}\nx\n{OTHER}\n",
-    "long_then_empty": f"{LONG}\n\n",
+    "two_long_lines": f"{LONG}\n{OTHER}\nend\n",
+    "long_lines_around_a_short_one": f"{LONG}\nx\n{OTHER}\nend\n",
+    "long_then_empty": f"{LONG}\n\nend\n",
     "crlf": f"a\r\n{LONG}\r\nc\r\n",
-    "short_lines_repeated_between_long_ones": f"{LONG}\nx\n{OTHER}\nx\n{_long('c')}\n",
+    "short_lines_repeated_between_long_ones": f"{LONG}\nx\n{OTHER}\nx\n{_long('c')}\nend\n",
 }
 # the known text around some points occurs more than once (the cut lines
-# start alike): those may be refused, never inserted elsewhere
+# start alike), or there is none (the end, after a cut last line): those
+# may be refused, never inserted elsewhere
 ALIKE = {
+    "long_last": f"a\nb\n{LONG}\n",
+    "two_long_lines_last": f"{LONG}\n{OTHER}\n",
+    "long_then_empty_last": f"{LONG}\n\n",
+    "a_short_line_repeated_after_long_ones": f"{LONG}\nx\n{OTHER}\nx\n",
     "long_lines_starting_alike": f"{LONG}1\n{LONG}2\n",
     "long_last_without_line_break": f"a\n{LONG}",
 }
