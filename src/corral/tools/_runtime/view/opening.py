@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from ....contained import Root
+from ..._policy.pythonstart import root_place
 from ..._policy.rules import Policy
 from .decide import View
 from .links import MAX_SCANNED_LINKS, LinkMap, git_scan, learn_link
@@ -54,6 +55,7 @@ def open_view(root: RootLike, policy: Policy, *,
     view.moves_seen = moves_before
     view.changes_seen = changes_before
     view.scan_complete, view.scan_unlooked = found.complete, found.unlooked
+    view.python_place = root_place(known_as[1])
     if not found.complete and not rooted.is_empty:
         view.learn_every_link_later(found.unlooked)
     return view

@@ -134,7 +134,11 @@ def _open_lock_file(key: tuple[int, int]) -> int | None:
     name = os.path.join(directory, f"{key[0]:x}-{key[1]:x}.lock")
     try:
         return os.open(name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
-    except OSError:
+    except OSError as exc:
+        if exc.errno in (errno.EMFILE, errno.ENFILE):
+            # for now, not for good: remembered as "no lock file here", every
+            # later step of the root would go on without other processes' lock
+            raise
         return None
 
 
