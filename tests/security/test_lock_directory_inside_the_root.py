@@ -60,7 +60,8 @@ def test_the_lock_directory_inside_the_root_is_out_of_the_models_reach(tmp_path,
     tmp.mkdir(parents=True)
     locks = f"scratch/tmp/corral-locks-{os.getuid()}"
     _calls(make_root, root, tmp, [])  # the lock directory and the root's lock file made
-    (lock_file,) = (tmp / f"corral-locks-{os.getuid()}").iterdir()
+    made = sorted(p.name for p in (tmp / f"corral-locks-{os.getuid()}").iterdir())
+    (lock_file,) = (tmp / f"corral-locks-{os.getuid()}").glob("*.lock")
     name = f"{locks}/{lock_file.name}"
     before = lock_file.stat()
     answers = _calls(make_root, root, tmp, [
@@ -80,7 +81,7 @@ def test_the_lock_directory_inside_the_root_is_out_of_the_models_reach(tmp_path,
         assert not answer["ok"], answer
     after = lock_file.stat()
     assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
-    assert sorted(p.name for p in lock_file.parent.iterdir()) == [lock_file.name]
+    assert sorted(p.name for p in lock_file.parent.iterdir()) == made
     assert not (root / "stolen.lock").exists() and not (root / "stolen").exists()
     assert not (root / "elsewhere").exists()
     # what lies beside the lock directory stays the model's
