@@ -391,9 +391,14 @@ class Pinned:
             return self._target.lstat()  # a symlink, a special file, unreadable: as it is
         if opened is None:
             return None
-        if not self._keep(opened):
+        info = opened.info
+        if st.S_ISREG(info.st_mode):  # kept (_keep, written out: the look of every write)
+            if self._kept is not None:
+                self.release()
+            self._kept = opened
+        else:
             opened.handle.close()
-        return opened.info
+        return info
 
     def opened_final(self) -> bool:
         """Open the entry for reading (``O_NOFOLLOW``) and keep it, as
@@ -456,7 +461,9 @@ class Pinned:
         (it holds this pin: dropped now, neither is left to the garbage
         collector)."""
         self._step = None
-        self.release()
+        kept, self._kept = self._kept, None  # (release, written out: every step ends here)
+        if kept is not None:
+            kept.handle.close()
 
     def release(self) -> None:
         """Close the kept file (idempotent; the pin's block does it)."""
