@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.hosts import render, short_digest
+from corral.hosts import json_string, render, short_digest
 from corral.hosts.render import NumberedText, number_every
 from corral.tools import Code, Toolbox
 
@@ -402,3 +402,25 @@ def test_a_read_shows_the_same_margin_with_or_without_its_carried_rows(make_tool
             assert type(plain["content"]) is str
             assert render("read_file", envelope) == render("read_file", plain), name
             assert json.dumps(envelope) == json.dumps(plain)
+
+
+# -- a string as JSON ------------------------------------------------------------------
+
+# what most files hold (the fast path), what else JSON escapes, and what is not ASCII
+_USUAL_PIECES = ["def f(x):", "\n", "\t", '"', "\\", "\\n", " ", "x" * 700, "{}", "\x7f"]
+_ESCAPED_PIECES = ["\r", "\x00", "\x1f", "\b", "\f"]
+_OTHER_PIECES = ["é", "\u2028", "\udcff", "\U0001f600"]
+
+
+@settings(max_examples=EXAMPLES * 2, deadline=None)
+@given(pieces=st.one_of(
+    st.lists(st.sampled_from(_USUAL_PIECES), max_size=60),
+    st.lists(st.sampled_from(_USUAL_PIECES + _ESCAPED_PIECES), max_size=60),
+    st.lists(st.sampled_from(_USUAL_PIECES + _ESCAPED_PIECES + _OTHER_PIECES), max_size=60)))
+def test_json_string_is_what_json_writes(pieces):
+    """Exactly ``json.dumps(text, ensure_ascii=False)``, for short and long
+    text, ASCII or not, with every character JSON escapes."""
+    text = "".join(pieces)
+    assert json_string(text) == json.dumps(text, ensure_ascii=False)
+    numbered = NumberedText.of(text, 1, text)  # a read's content is a str too
+    assert json_string(numbered) == json.dumps(text, ensure_ascii=False)
