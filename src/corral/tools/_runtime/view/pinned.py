@@ -24,7 +24,7 @@ from ..._refusals.catalogue import Kind, swapped
 from .decide import _ADDING, _Step, policy_refusal
 from .links import learn_link, locate
 from .locks import Checkpoint
-from .tree_lock import served_root
+from .tree_lock import served_roots
 
 # what takes an entry away from where a link's chain passes
 _UNCHAINING = frozenset({Op.DELETE, Op.MOVE_FROM})
@@ -656,18 +656,21 @@ class Pinned:
     def _carried_root(self) -> tuple[str, Kind, str] | None:
         """For a move of this directory: the first directory in it (itself
         included) that is the root of a view open now, in this process or
-        another (``served_root``), which the move would carry away: that
-        root's Toolbox goes on deciding by the names it was opened with.
-        One ``fstat`` and one failed ``open`` a directory."""
+        another (:func:`served_roots`), which the move would carry away:
+        that root's Toolbox goes on deciding by the names it was opened
+        with.  Its folders are looked at only when another root is served."""
         view = self._call.shared
         root = view.root
+        others = served_roots() - {view.identity}
+        if not others:
+            return None
         backend = root.backend
         checkpoint = self._checkpoint_fn()
         try:
             for dirpath, _dirs, _files, fd in root.fwalk(self.path):
                 checkpoint()
                 info = backend.fstat(fd)
-                if served_root((info.st_dev, info.st_ino)):
+                if (info.st_dev, info.st_ino) in others:
                     inner = dirpath[len(self.path):].lstrip("/") \
                         if self.path not in (".", "") else dirpath
                     return inner, Kind.PROTECTED, "source"
