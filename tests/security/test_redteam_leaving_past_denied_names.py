@@ -159,3 +159,35 @@ def test_climbing_out_through_a_denied_folder_answers_the_same_whether_it_exists
         assert sorted(os.listdir(tmp_path / shape / "far")) == ["f.txt"]
         answers[shape] = json.dumps(answer, sort_keys=True).replace(str(tmp_path / shape), "BASE")
     assert answers["present"] == answers["missing"], json.dumps(answers, indent=1)
+
+
+UNROOTED = [
+    ("write_file", {"path": "pub/l", "content": "x"}),
+    ("read_file", {"path": "pub/l"}),
+    ("edit_file", {"path": "pub/l", "oldText": SECRET, "newText": "x"}),
+    ("delete_file", {"path": "pub/l"}),
+    ("move_file", {"source": "pub/l", "destination": "web/q"}),
+    ("read_file", {"path": "hold/l2"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "args"), UNROOTED,
+                         ids=[f"{n}-{tool}" for n, (tool, _) in enumerate(UNROOTED)])
+def test_a_workspace_offers_a_root_alike_whatever_the_denied_entry_is(tmp_path, make_root,
+                                                                      tool, args):
+    """A path named without its root (``pub/l``): the root offered
+    (``didYouMean``) is the same whatever the denied entry the link leads
+    to is (it was offered only where that entry led out or looped)."""
+    from corral.tools import Workspace
+
+    answers = {}
+    for shape in SHAPES:
+        web = _tree(tmp_path / shape, shape)
+        (tmp_path / shape / "api").mkdir()
+        workspace = Workspace({"web": Toolbox(make_root(str(web)), deny=["secrets"]),
+                               "api": Toolbox(make_root(str(tmp_path / shape / "api")))})
+        answer = workspace.call(tool, args)
+        assert answer["ok"] is False, answer
+        assert os.path.islink(web / "pub" / "l")
+        answers[shape] = json.dumps(answer, sort_keys=True).replace(str(tmp_path / shape), "BASE")
+    assert len(set(answers.values())) == 1, json.dumps(answers, indent=1)
