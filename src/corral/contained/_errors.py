@@ -68,15 +68,19 @@ class EscapeError(ContainedError):
     resolution itself: ``"dotdot"`` (a ``..`` of the path as written),
     ``"absolute"`` (the path) or ``"symlink"`` (a link's absolute text, or a
     ``..`` that came from a link's text).  ``errno`` is ``EXDEV``, what ``openat2(RESOLVE_BENEATH)``
-    answers.  The symlink's target is never part of the error.
+    answers.  The symlink's target is never part of the error.  ``passed``
+    holds the canonical places inside the root resolution went through
+    before it left (links followed, directories entered and left again):
+    a ``..`` that leaves names only ``..`` as its ``component``.
     """
 
     default_errno = _errno.EXDEV
 
     def __init__(self, message: str, path: str | None = None, *, component: str | None = None,
-                 reason: str = "dotdot") -> None:
+                 reason: str = "dotdot", passed: tuple[str, ...] = ()) -> None:
         super().__init__(message, path, component=component)
         self.reason = reason
+        self.passed = passed
 
 
 class SymlinkError(ContainedError):

@@ -429,9 +429,10 @@ class Walk:
         if len(self.fds) == 1:
             if from_link:
                 raise EscapeError("a symlink leads outside the root", self.text,
-                                  component=self.where(".."), reason="symlink")
+                                  component=self.where(".."), reason="symlink",
+                                  passed=self.passed)
             raise EscapeError("'..' leads outside the root", self.text,
-                              component=self.where(".."), reason="dotdot")
+                              component=self.where(".."), reason="dotdot", passed=self.passed)
         self._pass(self.where())
         self._lacks_next = False
         fd = self.fds.pop()
@@ -557,7 +558,7 @@ class Walk:
         absolute, names, must_be_dir = _paths.split_link(target)
         if absolute:
             raise EscapeError("a symlink leads outside the root", self.text, component=where,
-                              reason="symlink")
+                              reason="symlink", passed=self.passed)
         if not names and not target:
             raise contained_error(errno.ENOENT, self.text, where)
         self._pass(where)

@@ -107,7 +107,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> MoveResult:
         seen.info = info = lstat_of(ctx, source, src)
         seen.kind = kind = kind_of(info.st_mode)
         if src_dir and kind != "directory":
-            ctx.refuse_escape(src + "/")  # "link/" to a directory outside
+            ctx.refuse_escape(src + "/", "source")  # "link/" to a directory outside
             raise not_directory(src, f"{_said(src)}/ ends with '/', but {_said(src)} is a {kind}",
                                 f"Pass \"{_said(src)}\" without the trailing '/'.", field="source")
         return _destination(ctx, args["destination"], src)

@@ -218,7 +218,7 @@ def _refuse_directory(ctx: ToolContext, rel: str) -> None:
     """Refuse the model's path if it can only name a directory."""
     name = rel.rstrip("/").rsplit("/", 1)[-1]
     if rel == "." or rel.endswith("/") or name == "..":
-        ctx.refuse_escape(rel)  # "..", "link/": OUTSIDE_ROOT when they lead out
+        ctx.refuse_escape(rel)  # "..", "link/": OUTSIDE_ROOT if they lead out, DENIED if hidden
         shown = rel.rstrip("/") or "."
         raise Refusal(Code.INVALID_ARGUMENT, f"{_said(shown)} names a directory, not a file",
                       "Pass the path of a file to write, such as \"src/main.py\".",

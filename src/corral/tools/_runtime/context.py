@@ -19,7 +19,7 @@ from typing import Any, TypeVar, cast
 from collections.abc import Callable, Sequence
 
 from ...hosts import file_uri_path
-from ...contained import EscapeError
+from ...contained import EscapeError, PathError
 from .host_paths import root_prefixes, under
 from .limits import Limits
 from .control import CancelToken, Progress, ProgressCallback
@@ -280,17 +280,28 @@ class ToolContext:
                 return value[len(prefix):].lstrip("/")
         raise outside_root(value, field, Kind.ABSOLUTE)
 
-    def refuse_escape(self, rel: str) -> None:
+    def refuse_escape(self, rel: str, field: str = "path") -> None:
         """Raise the core's escape error if ``rel``, resolved (links followed),
-        leads outside the root.  For tools that refuse a path by its shape
-        ('..' at the end, a trailing '/'): an escape must not hide behind a
-        weaker answer.  Any other error is left to the caller's own check."""
+        leads outside the root, and the policy's refusal if a deny or secret
+        rule hides where it leads, where resolution stopped or a place it
+        passed.  For tools that refuse a path by its shape ('..' at the end,
+        a trailing '/'): an escape must not hide behind a weaker answer, and
+        a hidden name is answered as it is whatever is there (the shape's
+        answer would come only where no link there led out).  Any other
+        error is left to the caller's own check."""
         try:
             self.view.stat(rel)
         except EscapeError:
             raise
-        except OSError:
-            pass
+        except OSError as exc:
+            stopped = exc.component if isinstance(exc, PathError) else None
+            hidden = self.hidden(stopped, rel, field) if isinstance(stopped, str) and stopped \
+                else None
+            if hidden is not None:
+                raise hidden from None
+            return
+        if self.policy.hides:
+            self.check_path(rel, Op.SEARCH, field)
 
     def outside(self, shown: str, field: str = "path", reason: str = "dotdot") -> Refusal:
         """The ``OUTSIDE_ROOT`` refusal for a path as the model wrote it."""
@@ -356,6 +367,20 @@ class ToolContext:
         kind = self.state.view.rule(Location(canonical), Op.SEARCH)
         return None if kind is None else _policy_refusal(kind, shown.rstrip("/") or ".", Op.READ,
                                                          field or "path")
+
+    def hidden_on_the_way(self, exc: EscapeError, shown: str,
+                          field: str | None) -> Refusal | None:
+        """The refusal for an escape that went through a place a rule hides
+        before it left (a denied link whose text climbs out, ``secrets/../..``:
+        the core names only the ``..`` that left), or ``None``: the ``DENIED``
+        a path there gets, as when nothing there leads out."""
+        if not self.state.policy.hides:
+            return None
+        for place in exc.passed:
+            if not self.state.view.visible(place, Op.LIST):
+                return _policy_refusal(Kind.DENY_RULE, shown.rstrip("/") or ".", Op.READ,
+                                       field or "path")
+        return None
 
     def check_deny(self, rel: str, field: str = "path") -> None:
         """Refuse a read or search of ``rel`` the policy does not allow."""

@@ -22,7 +22,7 @@ from ..request_types import Request
 from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd
 from .decide import _ADDING, View, _Step
-from .links import locate
+from .links import chain_end, locate
 from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, Checkpoint, Identity, LockKey, _Flock,
                     _flock, _flocked)
 from .tree_lock import SharedHold, _changes_here, drop_shared, take_shared
@@ -42,7 +42,6 @@ class Host(Protocol):
 
 #: opens a link's end to name it: no read access needed, no FIFO waited on
 _LOOK_FLAGS = getattr(os, "O_PATH", 0) or os.O_RDONLY
-_LINK_HOPS = 40  # as the core resolver follows at most
 
 
 @dataclass(frozen=True)
@@ -535,25 +534,11 @@ class CallView:
         names there: its text joined to its directory and resolved once,
         planning the missing ones (through each link such a text names in
         turn), so a rule is decided on a dangling link as on a whole one and
-        whether a hidden directory exists is not told.  ``None``: not a
-        link, an absolute text (an escape to the core), or no end within
-        the resolver's hops."""
-        root = self._view.root
-        for _ in range(_LINK_HOPS):
-            try:
-                link = locate(root, rel, follow=False).path
-                text = root.readlink(link)
-            except (OSError, ValueError):
-                return None
-            if not text or text.startswith("/"):
-                return None
-            parent = link.rpartition("/")[0]
-            rel = f"{parent}/{text}" if parent else text
-            try:
-                return locate(root, rel)
-            except (OSError, ValueError):
-                continue  # its end is another dangling link: read that one's text
-        return None
+        whether a hidden directory exists is not told.  Where the chain
+        leaves the root or loops, the last link it reached (a denied link
+        leading out rules as a denied file there would: whether it leads
+        out is not told); ``None`` where no link was reached."""
+        return chain_end(self._view.root, rel)
 
     def link_spelling(self, dir_fd: int, directory: str, name: str) -> str | None:
         """The text of the symlink ``name`` in the canonical ``directory``
@@ -737,7 +722,13 @@ class CallView:
                 if not view.visible(canonical, op):
                     return Lead(None, None)
                 info = followed.lstat()
-        except EscapeError:
+        except EscapeError as exc:
+            # through a hidden name (a denied link leading out): said as any other end there
+            stopped = exc.component
+            if (isinstance(stopped, str) and stopped not in ("", "..", "/")
+                    and not view.visible(stopped, op)) or \
+                    not all(view.visible(place, op) for place in exc.passed):
+                return Lead(None, None)
             return Lead(None, "outside")
         except OSError as exc:
             stopped = exc.component if isinstance(exc, PathError) else None

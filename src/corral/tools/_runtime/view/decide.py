@@ -24,8 +24,8 @@ from ..._policy.pythonstart import RootPlace, pth_imports, site_module, venv_of_
 from ..._policy.rules import Op, Policy, Scope, fold
 from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
                                      swapped)
-from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook, git_scan,
-                    learn_link, locate, spelled_target)
+from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook,
+                    chain_end, git_scan, learn_link, locate, spelled_target)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, let_go_lock_file,
                         moves_made, tree_file_lock, use_lock_file, view_collected)
@@ -753,6 +753,8 @@ class View:
             # decides (as a call's own check): else whether that folder
             # exists would show
             spelled = spelled_target(self._root, seen[0].path)
+            if spelled is None:  # leaves the root or loops: the last link it reached decides
+                spelled = chain_end(self._root, seen[0].path)
             if spelled is not None:
                 seen.append(spelled)
         return all(self.rule(where, Op.SEARCH) is None for where in seen)

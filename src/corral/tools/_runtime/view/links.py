@@ -19,6 +19,7 @@ MAX_ALIASES = 1024  # names leading to one path that are decided (bounded work;
 #                      more refuse: the ones left out may be protected)
 MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
 MAX_WALK_DEPTH = 64  # levels the walk beyond the look at open goes down (bounded)
+_LINK_HOPS = 40  # as the core resolver follows at most
 MAX_REMEMBERED_ALIASES = 16_384  # paths whose names are remembered for the map as it is
 WHOLE_TREE = (".", 0)  # where a walk of every directory starts, and its depth
 
@@ -115,6 +116,15 @@ class LinkMap:
         prefix = top + "/" if top not in (".", "") else ""
         with self._guard:
             return [location for location in self._leads if location.startswith(prefix)]
+
+    def below_leading_out(self, top: str) -> list[str]:
+        """The known links lying below the directory ``top`` that lead out
+        of the root (through other links, maybe: one of them denied)."""
+        if not self._outside:
+            return []
+        prefix = top + "/" if top not in (".", "") else ""
+        with self._guard:
+            return [location for location in self._outside if location.startswith(prefix)]
 
     def reached_through(self, place: str) -> list[tuple[str, str]]:
         """The known links whose target was reached through ``place`` itself
@@ -324,11 +334,36 @@ def learn_link(root: Root, links: LinkMap, location: str) -> None:
         if landing is not None and _within(landing, os.path.realpath(root.path)) is None:
             links.add_outside(location, landing)  # out of the root: another root's, maybe
             return
+        # a loop: it leads as far as the last link it reaches (a denied one rules)
+        found = chain_end(root, location)
     links.forget_outside(location)
     if found is None or found.path == location:
         links.not_a_link(location)
     else:
         links.add(location, found.path, found.passed)
+
+
+def chain_end(root: Root, rel: str) -> Location | None:
+    """Where the symlink ``rel`` would lead were the directories its text
+    names there (see :meth:`CallView.dangling_end`); where the chain leaves
+    the root or loops, the last link it reached; ``None``: no link reached."""
+    reached: Location | None = None
+    for _ in range(_LINK_HOPS):
+        try:
+            link = locate(root, rel, follow=False).path
+            text = root.readlink(link)
+        except (OSError, ValueError):
+            return reached
+        reached = Location(link)
+        if not text or text.startswith("/"):
+            return reached
+        parent = link.rpartition("/")[0]
+        rel = f"{parent}/{text}" if parent else text
+        try:
+            return locate(root, rel)
+        except (OSError, ValueError):
+            continue  # its end is another dangling link: read that one's text
+    return reached
 
 
 def spelled_target(root: Root, location: str) -> Location | None:

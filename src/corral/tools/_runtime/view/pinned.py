@@ -688,7 +688,7 @@ class Pinned:
         moved to ``x/p`` leads to ``x/cfg``)."""
         view = self._call.shared
         root = view.root
-        for link in view.links.below(self.path):
+        for link in [*view.links.below(self.path), *view.links.below_leading_out(self.path)]:
             inner = link[len(self.path) + 1:] if self.path not in (".", "") else link
             try:
                 text = root.readlink(link)
@@ -703,11 +703,16 @@ class Pinned:
             else:  # what it leads to moves with it: looked at where it is now
                 spelled = posixpath.join(self.path, joined) if self.path not in (".", "") \
                     else joined
+            if spelled == ".." or spelled.startswith("../"):
+                continue  # out of the root from there
             try:
-                if spelled == ".." or spelled.startswith("../"):
-                    continue  # out of the root from there
                 lands = locate(root, spelled, follow=True).path
             except (OSError, ValueError):
+                # a link further on leads out or loops: decided on the last
+                # one reached, so a denied one is not told apart by that
+                end = self._call.dangling_end(spelled)
+                if end is not None and view.rule(end, Op.LIST) is Kind.DENY_RULE:
+                    return inner, Kind.DENY_RULE, "source"
                 continue
             if view.rule(Location(lands), Op.LIST) is Kind.DENY_RULE:
                 # decided on the name it leads to, never on what is there:
