@@ -17,6 +17,7 @@ soak profile; the default keeps the test to a few seconds)."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import tempfile
@@ -519,7 +520,7 @@ def test_an_edit_of_the_bytes_the_last_one_wrote_takes_what_it_knew(tmp_path, mo
     made_whole = edit_module._quick
 
     def recording(*args):
-        given_facts.append(args[8])
+        given_facts.append(inspect.signature(made_whole).bind(*args).arguments["facts"])
         return made_whole(*args)
 
     monkeypatch.setattr(edit_module, "_quick", recording)

@@ -53,7 +53,7 @@ from hashlib import sha256
 import posixpath
 import stat as st
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from ...contained import PathError
 from .._read import cache as read_cache
@@ -252,14 +252,8 @@ def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
 # -- reading ------------------------------------------------------------------------
 
 
-class _File(NamedTuple):
-    data: bytes
-    info: os.stat_result
-    path: str  # where it really is, as resolution reached it (a final in-root link followed)
-
-
 def _read(ctx: ToolContext, pinned: Pinned, rel: str, work: Work | None,
-          expect: os.stat_result | None = None) -> _File:
+          expect: os.stat_result | None = None) -> tuple[bytes, os.stat_result]:
     """The whole file and its identity, refusing what edit_file does not
     edit.  Without ``work`` no checkpoint is run (the re-read after
     authorization must not stop halfway to the write)."""
@@ -272,11 +266,11 @@ def _read(ctx: ToolContext, pinned: Pinned, rel: str, work: Work | None,
         if info.st_size > limit:
             raise file_too_large(rel, info.st_size, limit, "edit_file")
 
-    step = None if work is None else (lambda size: work.step(size // 4096 + 1))
-    data, info = pinned.read(limit, expect=expect, check=usable, step=step)
+    data, info = pinned.read(limit, expect=expect, check=usable,
+                             step=None if work is None else work.read)
     if len(data) > limit:
         raise file_too_large(rel, len(data), limit, "edit_file")
-    return _File(data, info, pinned.path)
+    return data, info
 
 
 # -- the edit -----------------------------------------------------------------------
@@ -332,33 +326,34 @@ def _call_key(rel: str, edits: list[Edit]) -> CallKey:
 def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: bool,
           expected: str | None, args: dict[str, Any]) -> EditResult:
     work = Work(ctx.checkpoint)
-    file = _read(ctx, pinned, rel, work)
+    data, info = _read(ctx, pinned, rel, work)
+    real = pinned.path  # where the file really is (a final in-root link followed)
     memory = ctx.store(EditMemory)
-    base_sha, facts = memory.digest(file.data)
+    base_sha, facts = memory.digest(data)
     if len(edits) == 1 and not args["dryRun"]:
-        made = _quick(ctx, pinned, rel, file, edits, multi, expected, base_sha, facts, memory,
-                      args, work)
+        made = _quick(ctx, pinned, rel, real, data, info, edits, multi, expected, base_sha,
+                      facts, memory, args, work)
         if made is not None:
             return made
-    call_key = _call_key(file.path, edits)
-    call = _Call(rel, file.path, edits, multi, work, 0, base_sha, memory, call_key)
+    call_key = _call_key(real, edits)
+    call = _Call(rel, real, edits, multi, work, 0, base_sha, memory, call_key)
     # the failure key is made only when a failure is remembered, or one happens
     failure_key = _failure_key(args, multi, edits, base_sha) if memory.has_failures() else None
     if failure_key is not None:
         call.repeated = memory.failures(failure_key)
     try:
         if expected is not None and not digest_matches(expected, base_sha):
-            raise _stale(ctx, rel, expected, base_sha, file.data, work)
+            raise _stale(ctx, rel, expected, base_sha, data, work)
         try:
-            decoded = decode(file.data)
+            decoded = decode(data)
         except Undecodable as exc:
-            raise _undecodable(rel, exc, len(file.data)) from None
+            raise _undecodable(rel, exc, len(data)) from None
         outcome = _apply(ctx, call, decoded.text)
         _check_notebook(call, decoded.text, outcome)
         new_data = encode(outcome.text, decoded.bom, decoded.encoding)
         if len(new_data) > ctx.limits.max_write_bytes:
             raise _result_too_large(call, len(new_data), ctx.limits.max_write_bytes, "")
-        if new_data == file.data:
+        if new_data == data:
             raise refusal(call.repeated, Code.INVALID_ARGUMENT, f"the edits leave {_said(rel)} "
                                                                 f"unchanged",
                           "Check newText: it must differ from the file's text; if the file is "
@@ -374,7 +369,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     new_sha = sha256(new_data).hexdigest()
     dry = bool(args["dryRun"])
     if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
-        ctx.view.ask(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,
+        ctx.view.ask(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
                                  result_bytes=len(new_data), replacements=outcome.replacements,
                                  diff=diff.text, dry_run=dry), pinned)
     if not dry:
@@ -382,21 +377,21 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         # throughout, and the write checks right before its rename that the file
         # replaced is the one read
         if ctx.asks_host:
-            pinned.same(file.info)
-            if sha256_hex(_read(ctx, pinned, rel, None, file.info).data) != base_sha:
+            pinned.same(info)
+            if sha256_hex(_read(ctx, pinned, rel, None, info)[0]) != base_sha:
                 raise swapped(rel)
         ctx.checkpoint()  # the last one: stopped now, nothing is written
         # from here on nothing may stop the call: the file is being written
-        read_cache.forget(file.info.st_dev, file.info.st_ino)  # read_file's digest of it
-        pinned.write(new_data, exclusive=False, expect=file.info)
+        read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
+        pinned.write(new_data, exclusive=False, expect=info)
         memory.wrote(new_data, new_sha)
-    result = _result(ctx, rel, file.path, base_sha, new_sha, outcome, diff, dry, decoded.bom,
+    result = _result(ctx, rel, real, base_sha, new_sha, outcome, diff, dry, decoded.bom,
                      multi)
     if decoded.encoding:
         result["encoding"] = decoded.encoding
     if not dry:
-        memory.made(call_key, Applied(new_sha, _first_change(result)), base_sha, decoded.text,
-                    new_sha, outcome.text)
+        memory.made(call_key, _first_change(result), base_sha, decoded.text, new_sha,
+                    outcome.text)
     return result
 
 
@@ -405,9 +400,10 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
 _ODD_FIRST = frozenset((b"\xef", b"\xff", b"\xfe", b"\x00"))
 
 
-def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[Edit],
-           multi: bool, expected: str | None, base_sha: str, facts: TextFacts | None,
-           memory: EditMemory, args: dict[str, Any], work: Work) -> EditResult | None:
+def _quick(ctx: ToolContext, pinned: Pinned, rel: str, real: str, data: bytes,
+           info: os.stat_result, edits: list[Edit], multi: bool, expected: str | None,
+           base_sha: str, facts: TextFacts | None, memory: EditMemory, args: dict[str, Any],
+           work: Work) -> EditResult | None:
     """The commonest call made whole: one exact edit (no replaceAll, not a
     dry run; alone or the one item of ``edits``) whose oldText occurs once
     in a UTF-8 text without ``\\r`` or a BOM and does not lie inside its
@@ -417,10 +413,9 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
     runs on what was read.  ``facts``: what this step knew of the bytes
     when it wrote them (the last edit's), so they are not scanned again."""
     old, new, replace_all = edits[0]
-    data = file.data
     if replace_all or not old or "\r" in old or "\r" in new or old in new \
             or (expected is not None and not digest_matches(expected, base_sha)) \
-            or file.path[-6:].lower() == ".ipynb":
+            or real[-6:].lower() == ".ipynb":
         return None
     size = len(data)
     text: str | None = None  # decoded only to know it is UTF-8, or when needed
@@ -481,21 +476,18 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
     if memory.has_failures():  # a failure of this call is forgotten once it succeeds
         memory.succeeded(_failure_key(args, multi, edits, base_sha))
     new_sha = sha256(new_data).hexdigest()
-    real, info = file.path, file.info
     if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
         ctx.view.ask(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
                                  result_bytes=len(new_data), replacements=1, diff=shown,
                                  dry_run=False), pinned)
     if ctx.asks_host:  # the lock was held throughout otherwise
         pinned.same(info)
-        if sha256(_read(ctx, pinned, rel, None, info).data).hexdigest() != base_sha:
+        if sha256(_read(ctx, pinned, rel, None, info)[0]).hexdigest() != base_sha:
             raise swapped(rel)
     ctx.checkpoint()  # the last one: stopped now, nothing is written
     # from here on nothing may stop the call: the file is being written
     read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
     pinned.write(new_data, exclusive=False, expect=info)
-    memory.wrote(new_data, new_sha, _facts_after(data, new_data, at, old_b, new, new_b,
-                                                 ascii_text, head_controls))
     first = line + 1
     last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
     result: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,
@@ -513,9 +505,11 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
         found = _warnings(Attempt(rel, 0, multi, old, new, False, 0), base, "exact")
         if found:
             result["warnings"] = found
-    # the texts kept as the bytes they are (decoded if ever recalled)
-    memory.made(_call_key(real, edits), Applied(new_sha, (first, last)), base_sha, data,
-                new_sha, new_data)
+    # the texts kept as the bytes they are (decoded if ever recalled), and
+    # what this step knows of the bytes written, for the next edit of them
+    memory.made((real, (edits[0],)) if len(old) + len(new) <= _KEY_TEXT else
+                _call_key(real, edits), (first, last), base_sha, data, new_sha, new_data, True,
+                _facts_after(data, new_data, at, old_b, new, new_b, ascii_text, head_controls))
     return result
 
 
@@ -529,7 +523,8 @@ def _facts_after(data: bytes, new_data: bytes, at: int, old_b: bytes, new: str, 
     if at >= HEAD:  # the head is unchanged
         now = head_controls
     elif len(data) <= HEAD and len(new_data) <= HEAD:  # the head is the whole text
-        now = head_controls - controls(old_b) + controls(new_b)
+        # (oldText is in it: none of its bytes are control characters if none are)
+        now = (head_controls and head_controls - controls(old_b)) + controls(new_b)
     else:
         return None
     if now * 10 > min(len(new_data), HEAD) or "\x00" in new or new_data[:1] in _ODD_FIRST:

@@ -55,7 +55,7 @@ class EditMemory:
         self._texts: OrderedDict[str, str | bytes] = OrderedDict()
         self._size = 0
         self._failures: OrderedDict[str, int] = OrderedDict()
-        self._applied: OrderedDict[CallKey, Applied] = OrderedDict()
+        self._applied: OrderedDict[CallKey, tuple[str, tuple[int, int]]] = OrderedDict()
         self._written: tuple[bytes, str, TextFacts | None] = (b"", sha256(b"").hexdigest(),
                                                                   None)
 
@@ -89,11 +89,15 @@ class EditMemory:
             _, dropped = self._texts.popitem(last=False)
             self._size -= len(dropped)
 
-    def made(self, call: CallKey, edit: Applied, base_sha: str, base: str | bytes,
-             result_sha: str, result: str | bytes) -> None:
+    def made(self, call: CallKey, lines: tuple[int, int], base_sha: str, base: str | bytes,
+             result_sha: str, result: str | bytes, wrote: bool = False,
+             facts: TextFacts | None = None) -> None:
         """Remember an edit made: its base and its result (each a digest
-        and its text) and that ``call`` (its path and edits) was made, under
-        one taking of the lock."""
+        and its text), that ``call`` (its path and edits) was made, with
+        the ``lines`` of its first change, under one taking of the lock;
+        and, if it ``wrote`` the bytes ``result``, those (:meth:`wrote`)."""
+        if wrote and isinstance(result, bytes) and len(result) <= self._budget // 4:
+            self._written = (result, result_sha, facts)
         with self._lock:
             texts = self._texts
             if base_sha in texts:  # the same digest: the same text, now the latest
@@ -106,7 +110,7 @@ class EditMemory:
                 self._keep(result_sha, result)
             applied = self._applied
             applied.pop(call, None)
-            applied[call] = edit
+            applied[call] = result_sha, lines  # an Applied when looked up
             if len(applied) > FAILURES_KEPT:
                 applied.popitem(last=False)
 
@@ -145,4 +149,5 @@ class EditMemory:
 
     def earlier(self, call: CallKey) -> Applied | None:
         with self._lock:
-            return self._applied.get(call)
+            found = self._applied.get(call)
+        return None if found is None else Applied(*found)
