@@ -178,3 +178,91 @@ def test_changed_roots_change_the_descriptions_and_say_so(command, dirs, make_ra
     assert changed, raw.notifications
     tools = raw.request("tools/list")["result"]["tools"]
     assert not any("several roots" in tool["description"] for tool in tools)
+
+
+def _asked_again(raw) -> dict:
+    """The server's next ``roots/list``, after the client says its roots changed."""
+    raw.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+    deadline = time.monotonic() + BOUND
+    while True:
+        message = raw.receive(max(0.01, deadline - time.monotonic()))
+        if message.get("method") == "roots/list" and "id" in message:
+            return message
+        raw.notifications.append(message)
+
+
+def _malformed(web: Path) -> dict[str, list]:
+    """Roots answers none of whose entries names a directory corral can
+    read, by what is wrong with them."""
+    path = str(web.resolve())
+    return {
+        "entries_not_objects": [[_uri(web)], [5], [None], [True], [[{"uri": _uri(web)}]],
+                                [path]],
+        "uri_not_text": [[{"uri": 5}], [{"uri": None}], [{"uri": True}], [{"uri": [_uri(web)]}],
+                         [{"uri": {"path": path}}], [{"url": _uri(web)}], [{"path": path}]],
+        "other_schemes": [[{"uri": f"https://example.invalid{path}"}],
+                          [{"uri": f"http://localhost{path}"}], [{"uri": f"ftp://x{path}"}],
+                          [{"uri": f"vscode-remote://ssh-remote+h{path}"}],
+                          [{"uri": "data:,x"}], [{"uri": f"urn:x:{path}"}],
+                          [{"uri": path}], [{"uri": f"file{path}"}]],
+        "file_with_a_host": [[{"uri": f"file://otherhost{path}"}],
+                             [{"uri": f"file://user@localhost{path}"}],
+                             [{"uri": f"file://localhost:8080{path}"}],
+                             [{"uri": f"file://[::1]{path}"}], [{"uri": f"file://LOCALHOST2{path}"}],
+                             [{"uri": f"file://127.0.0.1{path}"}]],
+        "empty_or_partial": [[{"uri": ""}], [{"uri": "file:"}], [{"uri": "file://"}],
+                             [{"uri": "file:relative"}], [{"uri": "file:./web"}],
+                             [{"uri": f"file://{path}%00x"}], [{"uri": "file://%zz"}],
+                             [{"uri": "file://[::1"}]],
+    }
+
+
+@pytest.mark.parametrize("what", ["entries_not_objects", "uri_not_text", "other_schemes",
+                                  "file_with_a_host", "empty_or_partial"])
+def test_every_malformed_roots_answer_leaves_no_root(command, dirs, make_raw, what):
+    """Each malformed answer in turn (the client saying its roots changed
+    between them), after one naming ``web``: none of them may leave a root
+    open, neither every command-line root nor the one before."""
+    raw = make_raw(command)
+    ask = _start(raw)
+    for roots in _malformed(dirs["web"])[what]:
+        raw.send({"jsonrpc": "2.0", "id": ask["id"],
+                  "result": {"roots": [{"uri": _uri(dirs["web"])}]}})
+        assert raw.request("tools/call", {"name": "read_file", "arguments": {
+            "path": "index.html"}})["result"]["structuredContent"]["ok"] is True
+        ask = _asked_again(raw)
+        raw.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": roots}})
+        for path in ("index.html", "web/index.html", "api/only_api.txt"):
+            refused = raw.request("tools/call", {"name": "read_file",
+                                                 "arguments": {"path": path}})
+            envelope = refused["result"]["structuredContent"]
+            assert envelope["ok"] is False and envelope["details"]["kind"] == "no_roots", \
+                (roots, path, envelope)
+        ask = _asked_again(raw)
+
+
+@pytest.mark.parametrize("result", [[], "roots", None, 5, {"roots": None}])
+def test_a_roots_result_that_is_no_object_leaves_no_root(command, make_raw, result):
+    raw = make_raw(command)
+    ask = _start(raw)
+    raw.send({"jsonrpc": "2.0", "id": ask["id"], "result": result})
+    answer = raw.request("tools/call", {"name": "read_file",
+                                        "arguments": {"path": "web/index.html"}})
+    refused = answer["result"]["structuredContent"]
+    assert refused["ok"] is False and refused["details"]["kind"] == "no_roots", refused
+
+
+def test_one_good_root_among_many_bad_is_the_only_root(command, dirs, make_raw):
+    raw = make_raw(command)
+    ask = _start(raw)
+    bad = [entry for forms in _malformed(dirs["web"]).values() for roots in forms
+           for entry in roots]
+    raw.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [
+        *bad[:len(bad) // 2], {"uri": _uri(dirs["web"])}, *bad[len(bad) // 2:]]}})
+    # one root left (web): paths are plain, and api cannot be reached
+    assert raw.request("tools/call", {"name": "read_file", "arguments": {
+        "path": "index.html"}})["result"]["structuredContent"]["ok"] is True
+    for path in ("api/only_api.txt", "only_api.txt", str(dirs["api"] / "only_api.txt")):
+        envelope = raw.request("tools/call", {"name": "read_file", "arguments": {
+            "path": path}})["result"]["structuredContent"]
+        assert envelope["ok"] is False, (path, envelope)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from corral.tools import Policy, Toolbox
-from corral.tools._policy.rules import host_pattern
+from corral.tools._policy.rules import Op, host_pattern
 
 
 def _tree(tmp_path):
@@ -42,6 +42,52 @@ def test_a_root_spelling_is_anchored_at_the_root(tmp_path, make_root, pattern):
     with Toolbox(make_root(root), deny=[pattern.replace("{abs}", str(root))]) as toolbox:
         read = toolbox.call("read_file", {"path": "other/private/o.txt"})
     assert read["ok"] is True and "open" in read["content"], read
+
+
+# names every host has at its own ``/``: a root spelling must still be the
+# root's name, never read again as the host's absolute path
+_HOST_NAMES = ("etc", "usr", "tmp")
+
+
+@pytest.mark.parametrize("name", _HOST_NAMES)
+@pytest.mark.parametrize("given", ["toolbox", "policy", "protect"])
+def test_a_root_spelling_of_a_name_the_host_has_at_its_own_root(tmp_path, make_root, name,
+                                                                 given):
+    """``./etc`` is the root's ``etc`` though the host has an ``/etc``:
+    reading it as that absolute path refused the pattern (and with it the
+    Toolbox), whichever way the host gave it."""
+    (tmp_path / name / "in").mkdir(parents=True)
+    (tmp_path / name / "in" / "s.txt").write_text("SECRET-Q7\n")
+    (tmp_path / "other" / name).mkdir(parents=True)
+    (tmp_path / "other" / name / "o.txt").write_text("open\n")
+    pattern = f"./{name}"
+    if given == "toolbox":
+        toolbox = Toolbox(make_root(tmp_path), deny=[pattern])
+    elif given == "policy":
+        toolbox = Toolbox(make_root(tmp_path), policy=Policy.build(deny=[pattern]))
+    else:
+        toolbox = Toolbox(make_root(tmp_path), policy=Policy.build(protect=[pattern]))
+    with toolbox:
+        read = toolbox.call("read_file", {"path": f"{name}/in/s.txt"})
+        write = toolbox.call("write_file", {"path": f"{name}/in/new.txt", "content": "x"})
+        other = toolbox.call("read_file", {"path": f"other/{name}/o.txt"})
+    assert write["ok"] is False, write
+    assert not (tmp_path / name / "in" / "new.txt").exists()
+    if given == "protect":
+        assert read["ok"] is True, read
+    else:
+        assert read["ok"] is False and read["details"]["kind"] == "deny_rule", read
+    assert other["ok"] is True and "open" in other["content"], other
+
+
+def test_an_absolute_pattern_under_a_root_opened_at_the_hosts_own_root():
+    """With the root at ``/``, every absolute path is inside it."""
+    policy = Policy.build(deny=["/etc", "./usr"], protect=["/var/log/"]).rooted(["/"])
+    assert policy.deny == ("/etc", "/usr") and policy.protect[-1] == "/var/log/"
+    assert policy.rule("etc/hostname", Op.READ) is not None
+    assert policy.rule("usr/bin", Op.LIST) is not None
+    assert policy.rule("var/log/syslog", Op.REPLACE) is not None
+    assert policy.rule("other/etc/hostname", Op.READ) is None
 
 
 def test_protect_and_secret_patterns_cover_what_is_below(tmp_path, make_root):

@@ -421,3 +421,57 @@ def test_placeholder_lines_and_fences_find_what_their_patterns_find():
     assert content.fenced(fence, "a.py") == "x = 1\n"
     assert content.fenced("  " + fence, "a.py") == "x = 1\n"
     assert content.fenced("\t~~~\ny\n~~~", "a.py") == "y\n"
+
+
+# What a line needs to be a placeholder, in pieces: comment marks, closers,
+# every blank \s takes on ASCII, phrases in any case and glued to words
+_PLACEHOLDER_PIECES = ["...", "..", ".", "# ", "#", "//", "/*", "*/", "<!--", "-->", "--", ";",
+                       "*", "{/*", "(", ")", "[", "]", "{", "}", " ", "\t", "\x0b", "\x0c",
+                       "\r", "\x1c", "\x1f", "\n", "\r\n", "rest of", "REST OF", "Existing",
+                       "unchanged", "same as before", "other code", "previous content",
+                       "code goes here", "As Before", "x", "_", "9", "omittedx", "xremaining",
+                       "code", " here", "x" * 90]
+
+
+def test_placeholder_lines_judge_the_lines_the_plain_scan_judges():
+    # placeholder_lines judges only the lines of an ASCII text that a RE2
+    # pattern picks out: it must answer what judging every line with "..."
+    # answers, up to the first MAX_CANDIDATES of them
+    import re
+
+    from corral.tools._edit import content
+    ellipsis = re.compile(r"\.\.\.|…")
+    rng = random.Random(11)
+    judged_alone = "x ...\n" * content.JUDGED_ALONE  # the lines before RE2 picks
+    for _ in range(4000):
+        tail = "".join(rng.choice(_PLACEHOLDER_PIECES) for _ in range(rng.randrange(0, 30)))
+        for text in (tail, judged_alone + tail, judged_alone[:-4] + tail):
+            assert placeholder_lines(text) == content._scan(text, ellipsis,
+                                                            content.is_placeholder), repr(text)
+    last = "# ... rest of the code ...\n"
+    for before in (content.MAX_CANDIDATES - 1, content.MAX_CANDIDATES):
+        for filler in ("x = '...'\n", "... two ... on a line\r\n"):
+            text = filler * before + last
+            found = [(before, last.strip())] if before < content.MAX_CANDIDATES else []
+            assert placeholder_lines(text) == found
+            assert content._scan(text, ellipsis, content.is_placeholder) == found
+
+
+_KEY_PIECES = [" ", "  ", "\t", "\n", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\u3000", "\u00a0",
+               "(", ")", "[", "]", "{", "}", "<", ">", ",", ";", ":", "=", "a", "bc", "x = 1"]
+
+
+def test_the_tolerant_rungs_key_a_text_as_they_key_its_lines():
+    # the indentation and whitespace rungs and the diagnosis key the whole
+    # file in a few passes in C: each line's key must be the one its line
+    # alone gets
+    from corral.tools._edit.match import spacing_key, spacing_keys, strip_keys
+
+    rng = random.Random(5)
+    for _ in range(4000):
+        text = "".join(rng.choice(_KEY_PIECES) for _ in range(rng.randrange(0, 40)))
+        assert spacing_keys(text) == [spacing_key(line) for line in text.split("\n")], repr(text)
+        assert strip_keys(text) == [line.strip() for line in text.split("\n")], repr(text)
+        folded = text.translate(str.maketrans({"\u00a0": " ", "\u3000": " "}))
+        assert keys_of(text) == [" ".join(line.split()) for line in folded.split("\n")], \
+            repr(text)

@@ -16,8 +16,6 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import shutil
-import tempfile
 from collections.abc import Callable
 
 from ._paths import refuse_nul
@@ -60,6 +58,9 @@ def probe_beneath(opener: Opener, beneath: int, no_symlinks: int) -> tuple[bool,
     tried with ``opener`` (resolve bits ``beneath`` / ``no_symlinks``) in a
     scratch directory: every way out must be refused and what is inside
     still opened."""
+    import shutil  # here: only Darwin probes, once
+    import tempfile
+
     base = tempfile.mkdtemp(prefix="corral-probe-")
     try:
         ok, nofollow_any = _probe_in(base, opener, beneath, no_symlinks)

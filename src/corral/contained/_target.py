@@ -188,8 +188,21 @@ class Target(Closing):
         listed).  :class:`StaleError` if something other than a directory is
         at one of the names now.  ``[]`` when the parent exists."""
         self._dir(planned_ok=True)
-        backend = self._backend()
         made: list[str] = []
+        try:
+            self._make_each(made, mode)
+        except BaseException:
+            # a creation that cannot go on (out of descriptors, the disk
+            # full) leaves none of the directories it made
+            try:
+                self.unmake_parents(made, passed=len(self.creates) - len(self._tail))
+            except OSError:
+                pass
+            raise
+        return made
+
+    def _make_each(self, made: list[str], mode: int) -> None:
+        backend = self._backend()
         while self._tail:
             name, where = self._tail[0], self.creates[len(self.creates) - len(self._tail)]
             try:
@@ -213,9 +226,8 @@ class Target(Closing):
                 # what each directory made is (device, inode): only that is removed again
                 info = backend.fstat(new)
                 self._made_ids = {**self._made_ids, where: (info.st_dev, info.st_ino)}
-        return made
 
-    def unmake_parents(self, made: Sequence[str]) -> None:
+    def unmake_parents(self, made: Sequence[str], *, passed: int | None = None) -> None:
         """Remove the directories :meth:`make_parents` made (``made``, as it
         returned them), deepest first, each only while it is still an empty
         directory (reached ``O_NOFOLLOW`` from the directory resolution
@@ -227,12 +239,14 @@ class Target(Closing):
             return
         made_ids = self._made_ids
         backend = self._backend()
-        names = [where.rsplit("/", 1)[-1] for where in self.creates]
+        # ``passed``: the directories of :attr:`creates` reached before a creation stopped
+        creates = self.creates if passed is None else self.creates[:passed]
+        names = [where.rsplit("/", 1)[-1] for where in creates]
         fds = [self._first_fd]
         try:
             for name in names[:-1]:
                 fds.append(backend.open_at(fds[-1], name, backend.dir_flags))
-            for parent_fd, name, where in reversed(list(zip(fds, names, self.creates))):
+            for parent_fd, name, where in reversed(list(zip(fds, names, creates))):
                 if where in made:
                     info = backend.lstat_at(parent_fd, name)
                     if made_ids.get(where) != (info.st_dev, info.st_ino):

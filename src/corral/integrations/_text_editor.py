@@ -16,6 +16,7 @@ place.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -174,11 +175,14 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
                                                  "expectedSha256": read["sha256"]}),
                      lambda e: f"Inserted after line {line} of {e['path']}.")
     cut = read.get("cutLines")
-    shown = set(cut) if isinstance(cut, list) else set()  # lines read_file shortened
-    old, new_text = _insertion(lines, line, new, shown)
-    envelope = toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new_text,
-                                          "expectedSha256": read["sha256"]})
-    return _done(envelope, lambda e: f"Inserted after line {line} of {e['path']}.")
+    cut_lines = {n - 1 for n in cut} if isinstance(cut, list) else set()  # 0-based
+    if not cut_lines:
+        old, new_text = _insertion(lines, line, new)
+        envelope = toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new_text,
+                                              "expectedSha256": read["sha256"]})
+        return _done(envelope, lambda e: f"Inserted after line {line} of {e['path']}.")
+    return _insert_beside_cut(toolbox, path, read, _known(lines, cut_lines), cut_lines, line,
+                              new)
 
 
 def _whole(read: Mapping[str, Any], lines: list[str], after: int, text: str) -> str:
@@ -199,26 +203,98 @@ def _plain_lines(numbered: str) -> list[str]:
     return [row.split("\t", 1)[1] if "\t" in row else "" for row in numbered.split("\n")]
 
 
-def _insertion(lines: list[str], after: int, text: str,
-               cut: set[int]) -> tuple[str, str]:
+def _insertion(lines: list[str], after: int, text: str) -> tuple[str, str]:
     """(old, new) for edit_file: lines around the insertion point whose text
     occurs once in the file's (as edit_file counts it: anywhere, not only
     at line starts), grown a half more each time (few looks, each linear),
-    and the same with ``text`` inserted.  The lines read_file shortened
-    (``cut``, 1-based) are counted without their shown part and marker."""
-    added = text[:-1] if text.endswith("\n") else text
-    # as edit_file counts: with the final newline the lines shown leave out
-    whole = "\n".join("" if number in cut else row
-                      for number, row in enumerate(lines, 1)) + "\n"
+    and the same with ``text`` inserted."""
+    whole = "\n".join(lines) + "\n"  # as edit_file counts: with the final newline
     start, stop = max(after - 1, 0), min(after + 1, len(lines))
     while True:
-        old = "\n".join(lines[start:stop])
+        old, new = _around(lines, after, text, start, stop)
         if (old and _once(whole, old)) or (start == 0 and stop == len(lines)):
-            break
-        grow = max(1, (stop - start) // 2)
-        start, stop = max(start - grow, 0), min(stop + grow, len(lines))
-    new = "\n".join([*lines[start:after], added, *lines[after:stop]])
-    return old, new
+            return old, new
+        start, stop = _grown(start, stop, 0, len(lines))
+
+
+def _around(lines: list[str], after: int, text: str, start: int, stop: int
+            ) -> tuple[str, str]:
+    """(old, new): ``lines[start:stop]`` as one text, and with ``text`` (its
+    final newline left out) inserted after line ``after``.  ``start ==
+    after > 0`` begins at the line break ending line ``after``."""
+    added = text[:-1] if text.endswith("\n") else text
+    left = lines[start:after] if start < after or after == 0 else [""]
+    right = lines[after:stop]
+    return "\n".join([*left, *right]), "\n".join([*left, added, *right])
+
+
+def _grown(start: int, stop: int, low: int, high: int) -> tuple[int, int]:
+    grow = max(1, (stop - start) // 2)
+    return max(start - grow, low), min(stop + grow, high)
+
+
+_CUT_MARKER = re.compile(r" \[\.\.\. line cut: (\d+) of \d+ characters shown\]\Z")
+
+
+def _known(lines: list[str], cut: set[int]) -> list[str]:
+    """The lines as far as they are known: a cut line's shown start, its
+    marker left out (what follows it is never seen)."""
+    known = list(lines)
+    for at in cut:
+        if at < len(known):
+            found = _CUT_MARKER.search(known[at])
+            known[at] = known[at][:int(found.group(1))] if found else ""
+    return known
+
+
+def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], known: list[str],
+                       cut: set[int], after: int, text: str) -> EditorResult:
+    """Insert after line ``after`` of a file some of whose lines read_file
+    cut short: the old text is only what is known next to the point (whole
+    lines, back to the line before a cut one; forward, up to a cut line's
+    shown start), grown until edit_file finds it once.  The text is the
+    file's own at that place, so found once it is found there."""
+    count = len(known)
+    low = max((at + 1 for at in cut if at < after), default=0)
+    high = min((at + 1 for at in cut if at >= after), default=count)
+    if after == count and low == count:  # the last line is cut: nothing known after it
+        if count == 1:  # one line: its line break, if it has one, is the file's only one
+            added = text[:-1] if text.endswith("\n") else text
+            return _done(toolbox.call("edit_file", {"path": path, "oldText": "\n",
+                                                    "newText": f"\n{added}\n",
+                                                    "expectedSha256": read["sha256"]}),
+                         lambda e: f"Inserted after line {after} of {e['path']}.")
+        return _cut_refusal(path, after, "the end of the file cannot be found by its text")
+    whole = "\n".join(known) + "\n"
+    start, stop = max(after - 1, low), min(after + 1, high)
+    tried = 0
+    while True:
+        old, new = _around(known, after, text, start, stop)
+        widest = start == low and stop == high
+        if old and (_once(whole, old) or widest):
+            envelope = toolbox.call("edit_file", {"path": path, "oldText": old,
+                                                  "newText": new,
+                                                  "expectedSha256": read["sha256"]})
+            tried += 1
+            details = envelope.get("details")
+            again = envelope.get("ok") is not True and isinstance(details, Mapping) and \
+                details.get("kind") == "multiple_matches"
+            if not again:
+                return _done(envelope, lambda e: f"Inserted after line {after} of {e['path']}.")
+        if widest or tried >= _MOST_TRIES:
+            return _cut_refusal(path, after, "the text around it that can be known occurs "
+                                             "more than once")
+        start, stop = _grown(start, stop, low, high)
+
+
+_MOST_TRIES = 8  # edit_file calls one insert beside cut lines makes at most
+
+
+def _cut_refusal(path: str, after: int, why: str) -> EditorResult:
+    return EditorResult(f"AMBIGUOUS: a line next to line {after} of {path} is longer than "
+                        f"read_file shows (it cuts long lines), and {why}; nothing was "
+                        "changed.\nInsert after another line, or use str_replace with text "
+                        "you know occurs once next to the insertion point.", True)
 
 
 def _once(whole: str, part: str) -> bool:

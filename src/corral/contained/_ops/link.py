@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat as st
 
 from .. import _paths
@@ -132,6 +131,8 @@ def _write_copy(root: RootAPI, sfd: int, source: os.stat_result, src_text: str, 
         current = target.lstat()
         if current is not None and (current.st_dev, current.st_ino) == (source.st_dev,
                                                                         source.st_ino):
+            import shutil  # here: its error only, for the rare copy onto itself
+
             raise shutil.SameFileError(f"{src_text!r} and {dst_text!r} are the same file")
 
         def fill(fd: int) -> None:

@@ -10,20 +10,21 @@ follows a symlink out.
 from __future__ import annotations
 
 import os
-from typing import IO, Any, Literal, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Literal, TypeVar
 
 from .. import _fileobj
-from . import extract as _extract
 from . import link as _ops_link
 from . import meta as _ops_meta
 from . import rmtree as _ops_rmtree
-from .extract import (Cancellable, Extraction, ExtractLimits, FilterFunction, ProgressCallback,
-                      Selection)
-from .extract_read import Archive
 from .meta import Ns, Times
 from .resolve import RootAPI
 from .rmtree import OnExc
 from .._rootpath.view import RootPath, ViewRoot
+
+if TYPE_CHECKING:  # extraction (tarfile, zipfile) is imported when first asked for
+    from .extract import (Cancellable, Extraction, ExtractLimits, FilterFunction,
+                          ProgressCallback, Selection)
+    from .extract_read import Archive
 
 __all__ = ["RootSurface"]
 
@@ -130,6 +131,8 @@ class RootSurface:
         options: dict[str, Any] = {"filter": filter, "members": members, "limits": limits,
                                    "progress": progress, "cancel": cancel,
                                    "stop_on_refusal": stop_on_refusal}
+        from . import extract as _extract
+
         if path == ".":
             return _extract.extract(self, archive, **options)
         dest = RootSurface.open_root(self, path)

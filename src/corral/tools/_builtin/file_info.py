@@ -12,7 +12,6 @@ many names it has) although read_file refuses to read it.
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import stat as st
 from typing import Any, NotRequired, TypedDict
@@ -46,6 +45,8 @@ _NS = 1_000_000_000
 
 def iso_utc(ns: int) -> str:
     """``ns`` since the epoch as ISO 8601 UTC with nanoseconds (``...T12:00:00.000000001Z``)."""
+    import datetime as _dt  # here: file_info only, not every program that lists the tools
+
     seconds, fraction = divmod(ns, _NS)
     moment = _dt.datetime.fromtimestamp(seconds, _dt.UTC)
     return f"{moment.strftime('%Y-%m-%dT%H:%M:%S')}.{fraction:09d}Z"

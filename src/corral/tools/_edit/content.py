@@ -4,7 +4,9 @@ and oldText): signs that it is not what the file should hold.
 Every check is linear in the text and scans it in C (``str.find``, one
 compiled pattern over the whole text); the per-line work in Python is
 bounded by a count of candidate lines, so a megabyte of spaces or a
-million placeholder-looking lines costs a scan, not minutes.
+million placeholder-looking lines costs a scan, not minutes.  In an ASCII
+text, one RE2 pass picks the lines that can be placeholders, so lines with
+"..." that cannot be cost no Python step each.
 
 * A **placeholder** line stands for code the model did not repeat
   (``# ... rest of the code unchanged ...``, ``// ... existing code ...``).
@@ -47,6 +49,7 @@ write_file refuses, before writing (see :func:`check_write`):
 
 from __future__ import annotations
 
+import itertools
 import os
 import posixpath
 import re
@@ -54,6 +57,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+try:
+    import re2  # type: ignore[import-untyped]
+except ImportError:  # pragma: no cover - google-re2 is a dependency; the scan below does without
+    re2 = None
 
 from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
@@ -79,6 +87,7 @@ __all__ = [
 
 MAX_PLACEHOLDER_LINE = 200
 MAX_CANDIDATES = 2_000  # lines with an ellipsis looked at more closely
+JUDGED_ALONE = 16  # of them, judged one by one before RE2 picks among the rest
 LOST_LINES = 5
 TABULAR = (".tsv", ".tab")
 
@@ -92,6 +101,28 @@ _PHRASE = re.compile(r"\b(?:rest of|existing|unchanged|remaining|omitted|same as
                      r"other (?:code|methods|functions)|previous (?:code|content)|"
                      r"code (?:here|goes here)|as before)\b", re.IGNORECASE)
 _BARE = re.compile(r"^\s*(?:#|//|/\*|<!--|--|;)\s*(?:\.\.\.|…)\s*(?:\*/|-->)?\s*$")
+# The lines of an ASCII text that can be placeholders, found by RE2 in one
+# linear pass: a bare comment ellipsis, or a line with "..." and a phrase.
+# On ASCII, RE2's case folding and \b agree with re's, and _ASCII_BLANK is
+# what \s matches there but the line break, so every placeholder line is
+# one of these (each is still judged by is_placeholder).
+_ASCII_BLANK = r"[\t\x0b\x0c\r\x1c-\x1f ]"
+_SUSPECT_PATTERN = (
+    rf"(?im)^(?:{_ASCII_BLANK}*(?:#|//|/\*|<!--|--|;){_ASCII_BLANK}*\.\.\.{_ASCII_BLANK}*"
+    rf"(?:\*/|-->)?{_ASCII_BLANK}*$"
+    rf"|[^\n]*\.\.\.[^\n]*{_PHRASE.pattern}|[^\n]*{_PHRASE.pattern}[^\n]*\.\.\.)")
+_DOTS_TO_LINE_END = re.compile(r"\.\.\.[^\n]*")  # one match per line holding "..."
+
+
+def _suspects() -> Any:
+    if re2 is None:  # pragma: no cover - google-re2 is a dependency
+        return None
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(_SUSPECT_PATTERN.encode("ascii"), options)
+
+
+_SUSPECT = _suspects()
 
 
 def _words(text: str) -> frozenset[str]:
@@ -138,8 +169,9 @@ def is_placeholder(line: str) -> bool:
         return False
     if _BARE.match(line):
         return True
-    return bool(_PHRASE.search(line)) \
-        and bool(_COMMENTED.match(line) or _LEADING_ELLIPSIS.match(line))
+    # the anchored tests first: the phrase is looked for at every character
+    return bool(_COMMENTED.match(line) or _LEADING_ELLIPSIS.match(line)) \
+        and bool(_PHRASE.search(line))
 
 
 def says_elided(line: str) -> bool:
@@ -162,14 +194,21 @@ def _scan(text: str, pattern: re.Pattern[str],
     """Lines of ``text`` (0-based index, line without its break) holding a
     match of ``pattern`` that ``accept`` takes; only the first
     MAX_CANDIDATES such lines are looked at."""
-    out = []
+    return _scan_lines(text, pattern, accept, MAX_CANDIDATES)[0]
+
+
+def _scan_lines(text: str, pattern: re.Pattern[str], accept: Callable[[str], bool],
+                most: int) -> tuple[list[tuple[int, str]], int | None]:
+    """:func:`_scan` of the first ``most`` lines holding a match, with where
+    the line after them starts (``None``: there is none)."""
+    out: list[tuple[int, str]] = []
     line_no = 0
     counted = 0  # line_no is the line of text[counted]
     pos = 0
-    for _ in range(MAX_CANDIDATES):
+    for _ in range(most):
         found = pattern.search(text, pos)
         if found is None:
-            break
+            return out, None
         start = text.rfind("\n", 0, found.start()) + 1
         end = text.find("\n", found.end())
         end = len(text) if end < 0 else end
@@ -179,7 +218,7 @@ def _scan(text: str, pattern: re.Pattern[str],
         if accept(line):
             out.append((line_no, line))
         pos = end + 1
-    return out
+    return out, pos
 
 
 def placeholder_lines(text: str) -> list[tuple[int, str]]:
@@ -190,7 +229,39 @@ def placeholder_lines(text: str) -> list[tuple[int, str]]:
         return _scan(text, _ELLIPSIS, is_placeholder)
     if _DOTS.search(text) is None:
         return []
-    return _scan(text, _DOTS, is_placeholder)
+    if _SUSPECT is None or not text.isascii():
+        return _scan(text, _DOTS, is_placeholder)
+    # a few lines are judged one by one (a pass of RE2 costs more than they
+    # do), the rest only where _SUSPECT finds them
+    out, rest = _scan_lines(text, _DOTS, is_placeholder, JUDGED_ALONE)
+    if rest is not None and rest < len(text):
+        out += _suspect_lines(text, rest, MAX_CANDIDATES - JUDGED_ALONE)
+    return out
+
+
+def _suspect_lines(text: str, pos: int, most: int) -> list[tuple[int, str]]:
+    """:func:`placeholder_lines` of the ASCII ``text`` from the line start
+    ``pos`` on, of its first ``most`` lines with "...": only the lines
+    _SUSPECT finds (each holds "...") are judged."""
+    out = []
+    line_no = 0
+    counted = 0  # line_no is the line of text[counted]
+    within: int | None = None if text.count("...", pos) > most else len(text) + 1
+    for found in _SUSPECT.finditer(text.encode("ascii"), pos):
+        start = found.start()  # a line's start: the pattern begins with ^
+        if within is None:  # where the line after the first ``most`` with "..." starts
+            beyond = next(itertools.islice(_DOTS_TO_LINE_END.finditer(text, pos), most, None),
+                          None)
+            within = len(text) + 1 if beyond is None else text.rfind("\n", 0, beyond.start()) + 1
+        if start >= within:
+            break
+        end = text.find("\n", start)
+        line = text[start:len(text) if end < 0 else end].rstrip("\r")
+        if is_placeholder(line):
+            line_no += text.count("\n", counted, start)
+            counted = start
+            out.append((line_no, line))
+    return out
 
 
 def elided_in_words(text: str) -> list[tuple[int, str]]:

@@ -28,7 +28,7 @@ from itertools import accumulate
 from .content import is_placeholder
 from .align import Opcode, align, first_difference
 from .budget import Budget, Work, proportional
-from .match import split_block
+from .match import collapsed_lines, split_block
 from .text import Lines
 
 __all__ = ["DIAGNOSED_LINES", "Diagnosis", "Difference", "diagnose", "keys_of"]
@@ -53,8 +53,6 @@ LOOKALIKE = {
 }
 QUOTES = set("\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb'\"")
 _LOOKALIKE_TABLE = str.maketrans(LOOKALIKE)
-_RUNS = re.compile(r"[^\S\n]+")
-_EDGES = re.compile(r"^ | $", re.MULTILINE)
 _LEAD = re.compile(r"[ \t]*")
 
 
@@ -64,7 +62,7 @@ def keys_of(text: str) -> list[str]:
     ``" ".join(line.split())`` line by line, in C."""
     if not text.isascii():
         text = text.translate(_LOOKALIKE_TABLE)
-    return _EDGES.sub("", _RUNS.sub(" ", text)).split("\n")
+    return collapsed_lines(text).split("\n")
 
 
 @dataclass

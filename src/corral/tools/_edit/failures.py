@@ -23,7 +23,7 @@ from .content import (TABULAR, Numbered, numbering_said, placeholder_lines, read
                       strip_line_numbers, strip_margin)
 from .budget import Work
 from .diagnosis import Diagnosis, Difference, diagnose
-from .match import (MAX_LISTED, Search, applied_copies, distinctive, indent_style,
+from .match import (MAX_LISTED, Search, applied_copies, distinctive, tab_indented,
                     normalize_breaks, occurrences, search)
 from .state import Applied
 from .text import Lines
@@ -539,7 +539,7 @@ def _near(attempt: Attempt, lines: Lines, diagnosis: Diagnosis, diffs: list[Diff
     where = f"line {a}" if a == b else f"lines {a}-{b}"
     said = _sentence(diffs, where)
     if hint is None:  # the suggested read shows those lines: the hint names them
-        unit = "with tabs" if indent_style(lines) == "\t" else "with spaces"
+        unit = "with tabs" if tab_indented(lines) else "with spaces"
         hint = _HINTS.get(diffs[0].kind if diffs else "content",
                           _HINTS["content"]).format(where=where, unit=unit)
     return said, hint, _read_suggestion(attempt.rel, a, b, attempt.can_suggest)

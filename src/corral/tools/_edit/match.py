@@ -50,6 +50,7 @@ __all__ = [
     "MAX_LISTED",
     "Search",
     "applied_copies",
+    "collapsed_lines",
     "distinctive",
     "indent_style",
     "tab_indented",
@@ -122,11 +123,11 @@ def search(lines: Lines, old_raw: str, new_raw: str, limit: int, work: Work, *,
     if found is not None:
         return found
     work.check()
-    found = _indentation(lines, old, new, limit, work, every, strip_key, "indentation")
+    found = _indentation(lines, old, new, limit, work, every, strip_keys, "indentation")
     if found is not None:
         return found
     work.check()
-    return _indentation(lines, old, new, limit, work, every, spacing_key, "whitespace")
+    return _indentation(lines, old, new, limit, work, every, spacing_keys, "whitespace")
 
 
 _SPACES = re.compile(r"\s+")
@@ -137,14 +138,41 @@ _BEFORE_MARK = re.compile(r" (?=[()\[\]{}<>,;:=])")
 _AFTER_MARK = re.compile(r"(?<=[()\[\]{}<>,;:=]) ")
 
 
-def strip_key(line: str) -> str:
-    return line.strip()
+_BLANKS = re.compile(r"[^\S\n]+")
+# a blank \s takes on ASCII but the space and the line break
+_ASCII_BLANK_NOT_SPACE = re.compile(r"[\t\x0b\x0c\r\x1c-\x1f]")
+# A space beside a bracket or separator, either side, in one pass: the
+# literal space first lets the engine skip to the spaces.
+_BESIDE_MARK = re.compile(r" (?:(?=[()\[\]{}<>,;:=])|(?<=[()\[\]{}<>,;:=] ))")
+
+
+def strip_keys(text: str) -> list[str]:
+    """The indentation rung's key of every line of ``text`` (``\\n`` breaks)."""
+    return [line.strip() for line in text.split("\n")]
 
 
 def spacing_key(line: str) -> str:
     """A line as the whitespace rung compares it: runs of spaces as one, and
     none next to a bracket or separator."""
     return _AFTER_MARK.sub("", _BEFORE_MARK.sub("", _SPACES.sub(" ", line.strip())))
+
+
+def collapsed_lines(text: str) -> str:
+    """``text`` with each line stripped and its runs of blanks one space
+    (``" ".join(line.split())`` line by line), in C: the runs are replaced
+    only where one is not already a single space (code is mostly such)."""
+    stripped = "\n".join(strip_keys(text))
+    if "  " in stripped or not stripped.isascii() or _ASCII_BLANK_NOT_SPACE.search(stripped):
+        return _BLANKS.sub(" ", stripped)
+    return stripped
+
+
+def spacing_keys(text: str) -> list[str]:
+    """:func:`spacing_key` of every line of ``text`` (``\\n`` breaks), by
+    passes in C over the whole text, not three per line.  Once runs are one
+    space, a space is never beside another, so removing those before a mark
+    leaves the same spaces after one: both go in one pass."""
+    return _BESIDE_MARK.sub("", collapsed_lines(text)).split("\n")
 
 
 def _exact_or_endings(lines: Lines, old_raw: str, regions: list[Region]) -> str:
@@ -157,11 +185,15 @@ def _exact_or_endings(lines: Lines, old_raw: str, regions: list[Region]) -> str:
     return "exact"
 
 
+def _ends_a_line_with_blanks(text: str) -> bool:
+    return " \n" in text or "\t\n" in text or text.endswith((" ", "\t"))
+
+
 def _trailing(lines: Lines, old: str, new: str, limit: int) -> Search | None:
+    if not _ends_a_line_with_blanks(old) and not _ends_a_line_with_blanks(lines.normalized):
+        return None  # nothing to ignore: this rung would find what exact did not
     stripped = [c.rstrip(" \t") for c in lines.contents]
     old_t = "\n".join(line.rstrip(" \t") for line in old.split("\n"))
-    if old_t == old and all(len(s) == len(c) for s, c in zip(stripped, lines.contents)):
-        return None  # nothing to ignore: this rung would find what exact did not
     text = "\n".join(stripped)
     count, starts = occurrences(text, old_t, limit)
     if not count:
@@ -220,9 +252,9 @@ def _runs(file_keys: list[str], old_keys: list[str]) -> tuple[str, str, int] | N
 
 
 def _indentation(lines: Lines, old: str, new: str, limit: int, work: Work, every: bool,
-                 key: Callable[[str], str], strategy: str) -> Search | None:
+                 keys_of: Callable[[str], list[str]], strategy: str) -> Search | None:
     old_lines, ends_nl = split_block(old)
-    keys = [key(line) for line in old_lines]
+    keys = keys_of("\n".join(old_lines))
     if not any(keys):
         return None
     contents = lines.contents
@@ -231,7 +263,7 @@ def _indentation(lines: Lines, old: str, new: str, limit: int, work: Work, every
     if last_start < 0:
         return None
     work.step(n + k)
-    encoded = _runs([key(line) for line in contents], keys)
+    encoded = _runs(keys_of(lines.normalized), keys)
     if encoded is None:
         return None
     text, pattern, width = encoded

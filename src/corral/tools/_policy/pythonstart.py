@@ -20,6 +20,11 @@ default policy protects.
   what runs.  :func:`imported_modules` reads the names an import statement
   names.
 
+The root itself may be opened at one of these places or inside one (a
+venv, its ``bin/``, a ``site-packages`` directory or a package there):
+:func:`root_place` says where, from the root's real host path, once when it
+is opened, so what lies in the root is weighed as where it really is.
+
 Bounded: at most ``MAX_PTH_FILES`` ``.pth`` files of ``MAX_PTH_BYTES``
 each are read; a directory with more (or a longer one) counts as importing
 every module there.  Names are compared folded (a case-insensitive disk finds
@@ -28,14 +33,17 @@ every module there.  Names are compared folded (a case-insensitive disk finds
 
 from __future__ import annotations
 
+import os
 import re
+import stat as st
+from dataclasses import dataclass
 from typing import Protocol
 
 from ...contained import DirEntry
 from .rules import fold
 
 __all__ = ["SITE_PACKAGES", "MAX_PTH_FILES", "MAX_PTH_BYTES", "PthLook", "imported_modules",
-           "site_module", "pth_imports", "venv_of_program"]
+           "site_module", "pth_imports", "venv_of_program", "RootPlace", "root_place"]
 
 SITE_PACKAGES = "site-packages"
 MAX_PTH_FILES = 64
@@ -96,8 +104,8 @@ def venv_of_program(canonical: str) -> str | None:
             return None  # an ASCII name folds to its lower case: neither is named
     parts = canonical.split("/")
     for at in (len(parts) - 1, len(parts) - 2):
-        if at >= 1 and fold(parts[at]) in _PROGRAM_DIRS:
-            return "/".join(parts[:at])
+        if at >= 0 and fold(parts[at]) in _PROGRAM_DIRS:
+            return "/".join(parts[:at]) or "."  # "." : the root itself would be the venv
     return None
 
 
@@ -122,6 +130,93 @@ def pth_imports(look: PthLook, site: str) -> frozenset[str] | None:
         if text is not None and len(text.encode("utf-8", "replace")) >= MAX_PTH_BYTES:
             return None
         for line in (text or "").splitlines():
+            if line.startswith(("import ", "import\t")):
+                found.update(fold(module) for module in imported_modules(line))
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class RootPlace:
+    """Where the root directory itself lies among the places Python runs
+    code from on its own (see :func:`root_place`): ``venv_bin``, it is a
+    virtual environment's ``bin/`` (``Scripts/``); ``site``, it is a
+    ``site-packages`` directory (``"site-packages"``) or lies inside one
+    (``"site-packages/pkg/sub"``); ``site_imports``, for a root inside one,
+    the modules that directory's ``.pth`` files import (``None``: any)."""
+
+    venv_bin: bool = False
+    site: str | None = None
+    site_imports: frozenset[str] | None = frozenset()
+
+    def site_path(self, canonical: str) -> str | None:
+        """``canonical`` (a path in the root) as a path from the
+        ``site-packages`` directory's parent, when the root lies there."""
+        if self.site is None:
+            return None
+        return self.site if canonical in (".", "") else f"{self.site}/{canonical}"
+
+    def in_program_dir(self, canonical: str) -> bool:
+        """Whether ``canonical`` is the root or an entry right in it, the
+        root being a virtual environment's ``bin/``."""
+        return self.venv_bin and "/" not in canonical.strip("/")
+
+
+def root_place(real: str) -> RootPlace | None:
+    """Where the directory at the real host path ``real`` (a root, when it
+    is opened) lies among the places Python runs code from: ``None`` for
+    anywhere else (the common case: one look at the path's names, and one
+    ``lstat`` for a directory named ``bin`` or ``Scripts``)."""
+    parts = real.rstrip("/").split("/")
+    venv_bin = bool(parts) and fold(parts[-1]) in _PROGRAM_DIRS and \
+        _is_file(os.path.join(os.path.dirname(real.rstrip("/")) or "/", "pyvenv.cfg"))
+    site: str | None = None
+    imports: frozenset[str] | None = frozenset()
+    for at in range(len(parts) - 1, -1, -1):
+        if fold(parts[at]) == SITE_PACKAGES:
+            below = parts[at + 1:]
+            site = "/".join([SITE_PACKAGES, *below])
+            if below:  # the .pth files lie above the root: read through the host's path
+                imports = _host_pth_imports("/".join(parts[:at + 1]) or "/")
+            break
+    if not venv_bin and site is None:
+        return None
+    return RootPlace(venv_bin, site, imports)
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return st.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _host_pth_imports(site: str) -> frozenset[str] | None:
+    """:func:`pth_imports` of a ``site-packages`` directory above a root
+    (the host's own path, read once when the root is opened); ``None``
+    (any module) where it cannot be read whole."""
+    try:
+        names = sorted(name for name in os.listdir(site) if fold(name).endswith(".pth"))
+    except OSError:
+        return None
+    if len(names) > MAX_PTH_FILES:
+        return None
+    found: set[str] = set()
+    for name in names:
+        try:
+            fd = os.open(os.path.join(site, name), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            continue  # gone, or unreadable: site.py cannot read it either
+        try:
+            if not st.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            data = os.read(fd, MAX_PTH_BYTES)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        if len(data) >= MAX_PTH_BYTES:
+            return None
+        for line in data.decode("utf-8", "replace").splitlines():
             if line.startswith(("import ", "import\t")):
                 found.update(fold(module) for module in imported_modules(line))
     return frozenset(found)

@@ -34,9 +34,6 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
-import pathspec
-import pathspec.util
-
 from .._refusals.catalogue import Kind
 
 __all__ = ["Policy", "Scope", "Op", "GIT_PROTECT", "HOST_CONFIG_PROTECT", "DEFAULT_PROTECT",
@@ -207,8 +204,9 @@ class _Rules:
         lines = [fold(p) for p in patterns]
         # each line's own compiled pattern (pathspec >= 1.0's "gitignore"
         # dialect); a PathSpec's matcher is never used, only the patterns
-        compiled = [p for p in map(_gitignore_pattern, lines)
-                    if isinstance(p, pathspec.RegexPattern)]
+        from pathspec import RegexPattern  # on first use: a policy may never decide
+
+        compiled = [p for p in map(_gitignore_pattern, lines) if isinstance(p, RegexPattern)]
         # last first: the last pattern that matches decides
         self._patterns: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
             (p.regex, bool(p.include)) for p in reversed(compiled)
@@ -373,6 +371,8 @@ def _compiles(read: str, pattern: str) -> None:
 
 
 def _gitignore_pattern(line: str) -> Any:
+    import pathspec.util
+
     with warnings.catch_warnings():  # a literal '[' inside a class: not the host's concern
         warnings.simplefilter("ignore", FutureWarning)
         return pathspec.util.lookup_pattern("gitignore")(line)
@@ -381,7 +381,9 @@ def _gitignore_pattern(line: str) -> Any:
 def _root_relative(body: str, pattern: str, roots: Sequence[str]) -> str:
     for known in roots:
         root = known.rstrip("/")
-        if root and (body == root or body.startswith(root + "/")):
+        if not root:  # the root is the host's own /: every absolute path lies inside it
+            return body
+        if body == root or body.startswith(root + "/"):
             return "/" + body[len(root):].lstrip("/") if body != root else "/"
     first = body.lstrip("/").split("/", 1)[0]
     if first and os.path.lexists("/" + first):
@@ -394,9 +396,19 @@ def _root_relative(body: str, pattern: str, roots: Sequence[str]) -> str:
 def host_patterns(patterns: Iterable[str], roots: Sequence[str] = ()) -> tuple[str, ...]:
     """:func:`host_pattern` of each (a single string is refused: it would
     be read as one pattern per character)."""
+    return tuple(host_pattern(p, roots) for p in _patterns(patterns))
+
+
+def _patterns(patterns: Iterable[str]) -> tuple[str, ...]:
     if isinstance(patterns, str):
         raise TypeError("policy patterns are a list of strings, not one string")
-    return tuple(host_pattern(p, roots) for p in patterns)
+    return tuple(patterns)
+
+
+def _spelled_absolute(*lists: tuple[str, ...]) -> frozenset[str]:
+    """The read forms of the patterns spelled as absolute host paths."""
+    return frozenset(host_pattern(p) for patterns in lists for p in patterns
+                     if p.removeprefix("!").startswith("/"))
 
 
 def _compiled(patterns: Sequence[str]) -> _Rules | None:
@@ -471,6 +483,10 @@ class Policy:
     nested: tuple[tuple[str, Policy], ...] = ()
     # whether absolute patterns were read against the root (Policy.rooted)
     is_rooted: bool = field(default=False, compare=False)
+    #: the patterns (as read) a host spelled as absolute paths, read against
+    #: the root when it is known; ``./etc`` reads as ``/etc`` too, but is the
+    #: root's ``etc`` whatever the host has at its own ``/etc``
+    absolute: frozenset[str] = field(default=frozenset(), compare=False)
 
     @classmethod
     def default(cls) -> Policy:
@@ -492,10 +508,12 @@ class Policy:
         absolute path is made relative when a toolbox opens its root); one
         that could never apply is a ``ValueError``."""
         base = cls.default() if defaults else cls.none()
+        protect, secrets, deny = _patterns(protect), _patterns(secrets), _patterns(deny)
         return replace(base, protect=base.protect + host_patterns(protect),
                        secrets=base.secrets + host_patterns(secrets),
                        deny=base.deny + host_patterns(deny),
-                       allow_git_writes=allow_git_writes or not defaults)
+                       allow_git_writes=allow_git_writes or not defaults,
+                       absolute=base.absolute | _spelled_absolute(protect, secrets, deny))
 
     def extended(self, *, deny: Iterable[str] = (), protect: Iterable[str] = (),
                  protect_dirs: Iterable[str] = (), python_dirs: Iterable[str] = ()) -> Policy:
@@ -503,8 +521,10 @@ class Policy:
         :func:`host_pattern`), protected directories and directories a
         host-run Python program imports from (canonical paths in this
         policy's own root)."""
+        deny, protect = _patterns(deny), _patterns(protect)
         return replace(self, deny=self.deny + host_patterns(deny),
                        protect=self.protect + host_patterns(protect),
+                       absolute=self.absolute | _spelled_absolute(deny, protect),
                        protect_dirs=self.protect_dirs + tuple(self._outer(d)
                                                                for d in protect_dirs),
                        python_dirs=self.python_dirs + tuple(self._outer(d)
@@ -516,9 +536,11 @@ class Policy:
         ``ValueError``): what a toolbox does once, when it opens its root."""
         if self.is_rooted:
             return self
-        return replace(self, protect=host_patterns(self.protect, roots),
-                       secrets=host_patterns(self.secrets, roots),
-                       deny=host_patterns(self.deny, roots), is_rooted=True)
+
+        def read(patterns: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(host_pattern(p, roots) if p in self.absolute else p for p in patterns)
+        return replace(self, protect=read(self.protect), secrets=read(self.secrets),
+                       deny=read(self.deny), is_rooted=True)
 
     def beneath(self, base: str) -> Policy:
         """The same rules for a root opened at the canonical path ``base``
@@ -559,8 +581,11 @@ class Policy:
 
     @cached_property
     def _protect(self) -> _Rules | None:
-        patterns = [p for p in self.protect if not (self.allow_git_writes and p in GIT_PROTECT)]
-        return _compiled(patterns)
+        return _compiled(self._protect_patterns)
+
+    @cached_property
+    def _protect_patterns(self) -> list[str]:
+        return [p for p in self.protect if not (self.allow_git_writes and p in GIT_PROTECT)]
 
     @cached_property
     def _secrets(self) -> _Rules | None:
@@ -576,9 +601,9 @@ class Policy:
 
     @cached_property  # the policy is frozen: asked on every decision
     def hides(self) -> bool:
-        """Whether a listing or search may have to leave something out."""
-        return (self._deny is not None or self._secrets is not None
-                or any(other.hides for _, other in self.nested))
+        """Whether a listing or search may have to leave something out
+        (said from the patterns, which are compiled when first matched)."""
+        return bool(self.deny or self.secrets or any(other.hides for _, other in self.nested))
 
     @cached_property
     def guards_git(self) -> bool:
@@ -587,7 +612,7 @@ class Policy:
 
     @cached_property
     def is_empty(self) -> bool:
-        return not (self.hides or self._protect is not None or self._dirs or self._python_dirs
+        return not (self.hides or self._protect_patterns or self._dirs or self._python_dirs
                     or self.nested)
 
     @cached_property

@@ -27,8 +27,8 @@ __all__ = ["Code", "Kind", "Refusal", "INTERNAL_MESSAGE", "ENTRY_KINDS", "entry_
            "internal", "invalid_argument", "not_found", "outside_root", "swapped",
            "sha256_mismatch", "directory_given", "special_file", "hardlink", "read_only",
            "denied_rule", "protected", "secret", "host_denied", "host_unexpected",
-           "time_limit", "cancelled", "file_too_large", "binary_file", "exists", "not_empty",
-           "not_directory"]
+           "time_limit", "cancelled", "out_of_open_files", "file_too_large", "binary_file",
+           "exists", "not_empty", "not_directory"]
 
 
 class Code(str, enum.Enum):
@@ -122,6 +122,7 @@ class Kind(str, enum.Enum):
     MULTIPLE_MATCHES = "multiple_matches"
     MULTIPLE_TOLERANT_MATCHES = "multiple_tolerant_matches"
     NO_SPACE = "no_space"
+    OPEN_FILES = "open_files"  # the process may open no more files (EMFILE, ENFILE)
     TIME_LIMIT = "time_limit"
     # several roots (Workspace)
     ROOT_REQUIRED = "root_required"  # a path that names no root, where there are several
@@ -443,6 +444,18 @@ def time_limit(tool: str, seconds: float, *, partial: Mapping[str, Any] | None =
                                 else "; nothing was changed"),
                    hint or "Narrow the call (a smaller path, a more specific pattern, a smaller "
                    "window) and try again.", details=details, kind=Kind.TIME_LIMIT)
+
+
+def out_of_open_files(path: str | None, *, field: str | None = None) -> Refusal:
+    """The process (or the whole system) may open no more files: a resource
+    limit of the host's, over by this call or by others running at once."""
+    where = f" opening {_said(path)}" if path else ""
+    details = _with_field({"path": path} if path else {}, field)
+    return Refusal(Code.TOO_LARGE, f"the host ran out of open files{where} (its limit on "
+                   "open file descriptors was reached); the call stopped there",
+                   "Retry in a moment with fewer calls at once; if it fails again, tell the user "
+                   "the host's open-file limit is reached.", details=details,
+                   kind=Kind.OPEN_FILES)
 
 
 def cancelled(tool: str) -> Refusal:

@@ -31,7 +31,8 @@ from .answer_path import AnswerPath
 from .answer_path import sentence_path as _said
 from .locator import Found
 from .catalogue import (Code, Kind, Refusal, exists, hardlink, internal, not_directory,
-                        not_empty, not_found, outside_root, shown_path, special_file, swapped)
+                        not_empty, not_found, out_of_open_files, outside_root, shown_path,
+                        special_file, swapped)
 
 __all__ = ["classify", "Call", "Facts", "Seen", "Suggests", "GONE_KINDS", "names_path",
            "component_of", "asks_for_close_names", "plausible_typo"]
@@ -123,6 +124,7 @@ class Error:
 Factory = Callable[[Error], Refusal]
 
 GONE_KINDS = frozenset({Kind.SWAPPED, Kind.NOT_FOUND, Kind.MISSING})
+_OUT_OF_FILES = frozenset({errno.EMFILE, errno.ENFILE})
 
 
 def classify(exc: BaseException, call: Call, facts: Facts) -> Refusal:
@@ -133,6 +135,11 @@ def classify(exc: BaseException, call: Call, facts: Facts) -> Refusal:
         return internal() if exc.kind in GONE_KINDS and facts.root_gone else exc
     if not isinstance(exc, OSError) or isinstance(exc, RootVanishedError) or facts.root_gone:
         return _internal(exc)
+    if exc.errno in _OUT_OF_FILES:
+        # a limit of the host's, met anywhere a call opens something (a host
+        # path it names, such as the tree lock's file, is never said)
+        return facts.hidden or out_of_open_files(facts.path if facts.field else None,
+                                                 field=facts.field)
     named = names_path(exc)
     if named is None or facts.path is None:
         return _internal(exc)

@@ -20,8 +20,8 @@ from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_director
                                 is_repository, made_repository, names_a_shape_entry,
                                 shape_name)
 from ..._policy.locate import Location
-from ..._policy.pythonstart import pth_imports, site_module, venv_of_program
-from ..._policy.rules import Op, Policy, Scope
+from ..._policy.pythonstart import RootPlace, pth_imports, site_module, venv_of_program
+from ..._policy.rules import Op, Policy, Scope, fold
 from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
                                      swapped)
 from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook, git_scan,
@@ -72,6 +72,15 @@ def _remember_start_quiet(path: str) -> bool:
             _START_QUIET.clear()
         _START_QUIET[path] = quiet
     return quiet
+
+
+def _held_most_files(levels: int) -> bool:
+    """Whether a walk ``levels`` deep (a directory held open a level) held
+    at least half of what the process may open: its own depth ran it out."""
+    import resource  # only here: a rare path, kept off the start-up
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return soft != resource.RLIM_INFINITY and levels * 2 >= soft
 
 
 class _Step:
@@ -212,6 +221,9 @@ class View:
         # out of their root into this one rule here too
         self.beside: tuple[View, ...] = ()
         self._host_real: str | None = None
+        # where the root itself lies among the places Python runs code from
+        # on its own (a venv, its bin/, a site-packages directory), if it does
+        self.python_place: RootPlace | None = None
         self._lock_file_user: weakref.finalize[[tuple[int, int]], View] | None = None
         # a policy, and (path, op) -> what it says of a plain place by its
         # names alone: its rule's refusal, else whether it lies where Python
@@ -551,7 +563,8 @@ class View:
         if self.policy.guards_git and (in_repository() if in_repository is not None else
                                        in_git_directory(self.look, path, ())):
             return Kind.PROTECTED  # a repository the scan at open did not find
-        if not start_quiet and self._run_at_interpreter_start(Location(path)):
+        if (not start_quiet or self.python_place is not None) and \
+                self._run_at_interpreter_start(Location(path)):
             return Kind.PROTECTED
         return None
 
@@ -563,7 +576,8 @@ class View:
         (:mod:`~corral.tools._policy.pythonstart`).  Nothing is read for a
         path outside a ``site-packages`` or ``bin`` directory."""
         creates = location.creates
-        if not creates:  # the common decision: one path, its names looked at once
+        place = self.python_place
+        if not creates and place is None:  # the common decision: its names looked at once
             quiet = _START_QUIET.get(location.path)
             if quiet is None:
                 quiet = _remember_start_quiet(location.path)
@@ -571,9 +585,17 @@ class View:
                 return False
         for path in (location.path, *creates):
             venv = venv_of_program(path)
+            config = "pyvenv.cfg" if venv == "." else f"{venv}/pyvenv.cfg"
             if venv is not None and "pyvenv.cfg" in self.look.present(venv, ("pyvenv.cfg",)) \
-                    and self.policy.rule(f"{venv}/pyvenv.cfg", Op.EDIT) is Kind.PROTECTED:
+                    and self.policy.rule(config, Op.EDIT) is Kind.PROTECTED:
                 return True  # a venv's bin/: activate is sourced, python run, by an editor
+            if place is not None and place.in_program_dir(path) and \
+                    self.policy.rule("pyvenv.cfg", Op.EDIT) is Kind.PROTECTED:
+                return True  # the root is a venv's bin/
+            if place is not None and place.site is not None:
+                if self._run_in_site_above(place, path):
+                    return True
+                continue
             found = site_module(path)
             if found is None:
                 continue
@@ -585,6 +607,25 @@ class View:
             if imported is None or name in imported or (name == "__pycache__" and imported):
                 return True
         return False
+
+    def _run_in_site_above(self, place: RootPlace, path: str) -> bool:
+        """:meth:`_run_at_interpreter_start` of ``path`` where the root is a
+        ``site-packages`` directory or lies in one: weighed at its place
+        from that directory (its ``.pth`` files the root's own, or read
+        when the root was opened)."""
+        placed = place.site_path(path)
+        found = site_module(placed) if placed is not None else None
+        if found is None or self.policy.rule(f"{found[0]}/_.pth",
+                                             Op.CREATE) is not Kind.PROTECTED:
+            return False
+        name = found[1]
+        if place.site == found[0]:  # the root is the site-packages directory
+            if "/" not in path.strip("/") and fold(path).endswith(".pth"):
+                return True  # a .pth file of its own: its import lines run
+            imported = pth_imports(self.look, ".")
+        else:
+            imported = place.site_imports
+        return imported is None or name in imported or (name == "__pycache__" and bool(imported))
 
     def _alias_rule(self, location: Location, op: Op) -> Kind | None:
         links, policy = self.links, self.policy
@@ -800,12 +841,13 @@ class View:
             self._outer_leads_into(carried) or self._outer_leads_into(landing)
         scopes = {carried: (policy.scope(carried, Op.MOVE_FROM if leaving else Op.LIST),
                             policy.scope(landing, Op.MOVE_TO))}
+        reached = [0]  # the deepest level the walk listed
         try:
             return self._subtree_walk(carried, landing, checkpoint, scopes, guards_git,
-                                      aliased, leaving=leaving, shown=shown)
+                                      aliased, leaving=leaving, shown=shown, reached=reached)
         except OSError as exc:
-            if exc.errno not in (errno.EMFILE, errno.ENFILE):
-                raise
+            if exc.errno != errno.EMFILE or not _held_most_files(reached[0]):
+                raise  # the host's limit met by a shallow walk: the call's, not the tree's
             # a level's directory held open each: what cannot be walked is not moved
             raise Refusal(Code.TOO_LARGE, f"{shown or carried} holds folders nested too deeply "
                           "to check what moving it would carry; nothing was moved",
@@ -815,9 +857,11 @@ class View:
 
     def _subtree_walk(self, carried: str, landing: str, checkpoint: Checkpoint,
                       scopes: dict[str, tuple[Scope, Scope]], guards_git: bool, aliased: bool,
-                      *, leaving: bool, shown: str) -> tuple[str, Kind, str] | None:
+                      *, leaving: bool, shown: str, reached: list[int]
+                      ) -> tuple[str, Kind, str] | None:
         for dirpath, dirnames, filenames in self._root.walk(carried):
             checkpoint()
+            reached[0] = max(reached[0], dirpath.count("/"))
             out_scope, in_scope = scopes.pop(dirpath)
             below = dirpath[len(carried):].lstrip("/")
             if guards_git and is_repository((*dirnames, *filenames)):

@@ -9,11 +9,12 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from ....contained import Root
+from ..._policy.pythonstart import root_place
 from ..._policy.rules import Policy
 from .decide import View
 from .links import MAX_SCANNED_LINKS, LinkMap, git_scan, learn_link
 from .locks import root_identity
-from .tree_lock import changes_here, moves_made
+from .tree_lock import changes_here, lock_directory_under, moves_made
 
 
 RootLike: TypeAlias = "Root | str | os.PathLike[str]"  # what a host opens a toolbox on
@@ -34,6 +35,9 @@ def open_view(root: RootLike, policy: Policy, *,
         changes_before = changes_here()
         found = git_scan(opened)
         known_as = (opened.path, os.path.realpath(opened.path))
+        locks = lock_directory_under(opened.path)
+        if locks is not None:
+            deny = (*deny, "/" + _literal(locks) + "/")
         rooted = policy.extended(deny=deny, protect_dirs=found.dirs,
                                   python_dirs=found.python_dirs).rooted(known_as)
         links = LinkMap()
@@ -51,9 +55,15 @@ def open_view(root: RootLike, policy: Policy, *,
     view.moves_seen = moves_before
     view.changes_seen = changes_before
     view.scan_complete, view.scan_unlooked = found.complete, found.unlooked
+    view.python_place = root_place(known_as[1])
     if not found.complete and not rooted.is_empty:
         view.learn_every_link_later(found.unlooked)
     return view
+
+
+def _literal(path: str) -> str:
+    """``path`` as a gitignore pattern matching just that path."""
+    return "".join("\\" + c if c in "*?[]\\!#" else c for c in path)
 
 
 # -- roots beside roots: what a workspace of several roots asks -----------------

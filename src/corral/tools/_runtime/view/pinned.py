@@ -3,6 +3,7 @@ tool looks at and acts on, never resolved again."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import posixpath
@@ -23,6 +24,7 @@ from ..._refusals.catalogue import Kind, swapped
 from .decide import _ADDING, _Step, policy_refusal
 from .links import learn_link, locate
 from .locks import Checkpoint
+from .tree_lock import served_root
 
 # what takes an entry away from where a link's chain passes
 _UNCHAINING = frozenset({Op.DELETE, Op.MOVE_FROM})
@@ -576,7 +578,8 @@ class Pinned:
             return found
         if kind == "directory":
             return view.subtree_rule(self.path, dest.path, self._checkpoint_fn(), leaving=True,
-                                     shown=self.shown) or self._carried_links_rule(dest)
+                                     shown=self.shown) or self._carried_links_rule(dest) \
+                or self._carried_root()
         if kind != "symlink":
             return None
         leads = self._leads_from(dest)
@@ -592,6 +595,30 @@ class Pinned:
             return None  # dangling, outside or a file: it carries nothing in the root
         return view.subtree_rule(leads, dest.path, self._checkpoint_fn(), leaving=False,
                                  shown=self.shown)
+
+    def _carried_root(self) -> tuple[str, Kind, str] | None:
+        """For a move of this directory: the first directory in it (itself
+        included) that is the root of a view open now, in this process or
+        another (``served_root``), which the move would carry away: that
+        root's Toolbox goes on deciding by the names it was opened with.
+        One ``fstat`` and one failed ``open`` a directory."""
+        view = self._call.shared
+        root = view.root
+        backend = root.backend
+        checkpoint = self._checkpoint_fn()
+        try:
+            for dirpath, _dirs, _files, fd in root.fwalk(self.path):
+                checkpoint()
+                info = backend.fstat(fd)
+                if served_root((info.st_dev, info.st_ino)):
+                    inner = dirpath[len(self.path):].lstrip("/") \
+                        if self.path not in (".", "") else dirpath
+                    return inner, Kind.PROTECTED, "source"
+        except OSError as exc:
+            if exc.errno not in (errno.EMFILE, errno.ENFILE):
+                raise
+            return "", Kind.PROTECTED, "source"  # what cannot be walked is not moved
+        return None
 
     def _carried_links_rule(self, dest: Pinned) -> tuple[str, Kind, str] | None:
         """For a move of this directory onto ``dest``: each link it holds is

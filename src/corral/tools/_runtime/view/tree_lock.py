@@ -45,7 +45,6 @@ import fcntl
 import os
 import stat as st
 import struct
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -57,7 +56,7 @@ from ....contained import Backend
 
 __all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here",
            "SharedHold", "take_shared", "drop_shared", "use_lock_file", "let_go_lock_file",
-           "view_collected", "keep_idle_for"]
+           "view_collected", "keep_idle_for", "lock_directory_under", "served_root"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -76,6 +75,8 @@ def _lock_directory() -> str | None:
     ``None`` unless one is a real directory owned by this user that nobody
     else may write.  Every process of the user tries them in one order, so
     they agree on one."""
+    import tempfile  # here: asked once per process
+
     with _place_guard:
         if _place:
             return _place[0]
@@ -90,6 +91,23 @@ def _lock_directory() -> str | None:
                 return path
         _place.append(None)
         return None
+
+
+def lock_directory_under(root_path: str) -> str | None:
+    """Where this user's lock directory lies inside the root opened at
+    ``root_path`` (a path relative to it), or ``None`` if it lies elsewhere.
+    A root that holds it (a server opened at ``/`` or at the temporary
+    directory) must keep the model off it: a lock file it replaced or
+    removed is a new inode, which processes opening it later would lock
+    apart from those holding the old one."""
+    directory = _lock_directory()
+    if directory is None:
+        return None
+    inside = os.path.realpath(directory)
+    root = os.path.realpath(root_path)
+    if os.path.commonpath((inside, root)) != root or inside == root:
+        return None
+    return os.path.relpath(inside, root)
 
 
 def _usable_directory(path: str, uid: int) -> bool:
@@ -116,7 +134,11 @@ def _open_lock_file(key: tuple[int, int]) -> int | None:
     name = os.path.join(directory, f"{key[0]:x}-{key[1]:x}.lock")
     try:
         return os.open(name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
-    except OSError:
+    except OSError as exc:
+        if exc.errno in (errno.EMFILE, errno.ENFILE):
+            # for now, not for good: remembered as "no lock file here", every
+            # later step of the root would go on without other processes' lock
+            raise
         return None
 
 
@@ -379,11 +401,82 @@ _collected: list[tuple[int, int]] = []
 
 def use_lock_file(key: tuple[int, int]) -> None:
     """One more view of the root ``key`` (device, inode) keeps its lock file
-    open (opened at its first use)."""
+    open (opened at its first use); the first says the root is served."""
     with _place_guard:
         closing = _let_go_collected()
         _users[key] = _users.get(key, 0) + 1
+        first = _users[key] == 1 and key not in _serving
+    if first:
+        _serve(key)
     _close_all(closing)
+
+
+# The roots this process serves, each held by a shared flock on a file of
+# its own beside its lock file (``<device>-<inode>.served``), kept while a
+# view of the root is open: a move in another process (or another Toolbox
+# here) must not carry a live root away, where that root's Toolbox would
+# go on deciding by names it no longer has (``y`` moved to be ``.vscode``).
+# A file of its own, as the lock file's flock is the tree lock's; flock, as
+# it is the open file description's, so a root closed since (or whose
+# process died) is free again.
+_serving: dict[tuple[int, int], tuple[int, Callable[[int], None]]] = {}
+
+
+def _served_name(directory: str, key: tuple[int, int]) -> str:
+    return os.path.join(directory, f"{key[0]:x}-{key[1]:x}.served")
+
+
+def _serve(key: tuple[int, int]) -> None:
+    directory = _lock_directory()
+    if directory is None:
+        return  # no place to say it: this process's own moves still know (_users)
+    close = os.close  # as the lock file's: closed by the module that opened it (pyfakefs)
+    try:
+        fd = os.open(_served_name(directory, key),
+                     os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return
+    try:
+        # waits only while a mover looks (its exclusive try is let go at once)
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    except OSError:
+        close(fd)
+        return
+    with _place_guard:
+        kept = key not in _serving and key in _users  # not served by another thread, not closed
+        if kept:
+            _serving[key] = (fd, close)
+    if not kept:
+        close(fd)
+
+
+def _close_served(served: tuple[int, Callable[[int], None]]) -> None:
+    fd, close = served
+    try:
+        close(fd)
+    except Exception:  # a fake filesystem's close, after that filesystem was torn down
+        pass
+
+
+def served_root(key: tuple[int, int]) -> bool:
+    """Whether the directory ``key`` (device, inode) is the root of a view
+    open now: in this process, or in another process of this user."""
+    if key in _users:
+        return True
+    directory = _lock_directory()
+    if directory is None:
+        return False
+    try:
+        fd = os.open(_served_name(directory, key), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return False  # never a root (the common case: no such file)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        return exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
+    finally:
+        os.close(fd)  # an exclusive lock taken is let go with it
+    return False
 
 
 def let_go_lock_file(key: tuple[int, int]) -> None:
@@ -417,6 +510,9 @@ def _let_go(key: tuple[int, int]) -> list[_LockFile]:
         _users[key] = left
         return []
     _users.pop(key, None)
+    served = _serving.pop(key, None)
+    if served is not None:
+        _close_served(served)  # no longer served here
     found = _files.get(key)
     if found is None or found.holders or found.taking:
         return []
