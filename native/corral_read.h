@@ -67,14 +67,16 @@ static int64_t corral_count_controls(const unsigned char *p, int64_t n)
     return count;
 }
 
-int64_t corral_text_window_head(const char *buf, int64_t len, int64_t offset, int64_t limit,
-                                int64_t cap, int64_t budget, int64_t head, char *out,
-                                int64_t out_size, int64_t *facts)
+int64_t corral_text_window_starts(const char *buf, int64_t len, int64_t offset, int64_t limit,
+                                  int64_t cap, int64_t budget, int64_t head, char *out,
+                                  int64_t out_size, int64_t *facts, int64_t *starts,
+                                  int64_t starts_size)
 {
     /* the arguments first, before any arithmetic on them */
     if (len < 0 || offset < 1 || limit < 0 || cap < 0 || budget < 0 || head < 0 ||
         out_size < 0 || facts == NULL || (buf == NULL && len > 0) ||
-        (out == NULL && out_size > 0)) {
+        (out == NULL && out_size > 0) || starts_size < 0 ||
+        (starts == NULL && starts_size > 0)) {
         errno = EINVAL;
         return CORRAL_WINDOW_INVALID;
     }
@@ -102,8 +104,10 @@ int64_t corral_text_window_head(const char *buf, int64_t len, int64_t offset, in
                 stop = line; /* over the budget: the lines before it are shown */
                 break;
             }
-            if (need > out_size)
+            if (need > out_size || (starts != NULL && shown >= starts_size))
                 return -1;
+            if (starts != NULL)
+                starts[shown] = p - buf;
             if (shown)
                 out[used++] = '\n';
             memcpy(out + used, number, (size_t)digits);
@@ -123,6 +127,14 @@ int64_t corral_text_window_head(const char *buf, int64_t len, int64_t offset, in
     facts[0] = line - 1;
     facts[1] = shown;
     return used;
+}
+
+int64_t corral_text_window_head(const char *buf, int64_t len, int64_t offset, int64_t limit,
+                                int64_t cap, int64_t budget, int64_t head, char *out,
+                                int64_t out_size, int64_t *facts)
+{
+    return corral_text_window_starts(buf, len, offset, limit, cap, budget, head, out, out_size,
+                                     facts, NULL, 0);
 }
 
 int64_t corral_text_window(const char *buf, int64_t len, int64_t offset, int64_t limit,

@@ -116,6 +116,7 @@ PUBLIC: dict[str, set[str]] = {
         "HostFormat",
         "envelope_text",
         "envelope_json",
+        "json_string",
         "published_schema",
         "strict_schema",
         "file_uri_path",

@@ -229,6 +229,51 @@ def test_text_window_head_counts_the_controls_text_does_not_hold(native):
     assert _errno_is_einval()
 
 
+def test_text_window_starts_notes_where_each_line_shown_begins(native):
+    """corral_text_window_starts: the window of corral_text_window_head, and
+    starts[i] the offset in buf of the i-th line written; -1 (the caller
+    renders) when they would be more than starts_size; starts_size negative,
+    or a NULL starts with room said, is EINVAL."""
+    rng = random.Random(3)
+    for _ in range(ITERATIONS * 4):
+        data = _blob(rng, b"ab\n\n", 80)
+        lines = data.count(b"\n") + 1
+        offset = rng.randint(1, lines + 1)
+        limit = _edge(rng, 0, lines) if rng.random() < 0.3 else rng.randint(0, lines + 1)
+        budget = rng.choice((4096, rng.randint(0, 60)))
+        room = rng.choice((0, 1, lines, lines + 1, rng.randint(0, lines)))
+        starts = ffi.new("int64_t[]", max(room, 1))
+        out = ffi.new("char[]", 4096)
+        facts = ffi.new("int64_t[4]")
+        written = lib.corral_text_window_starts(data, len(data), offset, limit, 100, budget, 0,
+                                                out, 4096, facts, starts, room)
+        if limit < 0:
+            assert written == -2 and _errno_is_einval()
+            continue
+        expected = _window_model(data, offset, limit, 100, budget, 4096)
+        if expected is None:
+            assert written == -1
+            continue
+        if expected[2][1] > room:  # more lines shown than starts can hold
+            assert written == -1, (data, offset, limit, budget, room)
+            continue
+        assert written == expected[0], (data, offset, limit, budget, room)
+        assert ffi.buffer(out, written)[:] == expected[1]
+        assert list(facts)[:3] == expected[2]
+        begins = [0] + [i + 1 for i, byte in enumerate(data) if byte == ord("\n")]
+        shown = expected[2][1]
+        assert list(starts)[:shown] == begins[offset - 1:offset - 1 + shown]
+        # a NULL starts notes nothing and renders the same window
+        assert lib.corral_text_window_starts(data, len(data), offset, limit, 100, budget, 0,
+                                             out, 4096, facts, ffi.NULL, 0) == written
+    facts = ffi.new("int64_t[4]")
+    out = ffi.new("char[]", 9)
+    for starts, size in ((ffi.new("int64_t[]", 1), -1), (ffi.NULL, 1), (ffi.NULL, INT64_MIN)):
+        assert lib.corral_text_window_starts(b"a\n", 2, 1, 1, 9, 9, 0, out, 9, facts, starts,
+                                             size) == -2
+        assert _errno_is_einval()
+
+
 def test_text_window_far_offsets_do_not_overflow(native):
     """offset + limit past INT64_MAX: the window is clamped, not wrapped."""
     facts = ffi.new("int64_t[3]")

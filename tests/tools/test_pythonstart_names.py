@@ -31,7 +31,8 @@ def test_site_module_folds_every_component(path, expected):
     ("env/scripts/pip.exe", "env"),
     ("env/b\u200cin/python", "env"),
     ("env/ｂｉｎ/python", None),  # full-width letters are other names
-    ("bin", None),  # no directory above to be the environment
+    ("bin", "."),  # the root itself would be the environment
+    ("bin/activate", "."),
     ("cabin/robin.txt", None),
     ("tools/bin/x/run.sh", None),  # deeper than an entry of bin/
     ("d0/d1/d2/d3/d4/d5/d6/d7/d8/d9/file.py", None),

@@ -7,6 +7,7 @@ a write did, a refusal's code, sentence, hint and call) and nothing twice.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -15,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.hosts import render, short_digest
+from corral.hosts import json_string, render, short_digest
 from corral.hosts.render import NumberedText, number_every
 from corral.tools import Code, Toolbox
 
@@ -348,6 +349,20 @@ def test_the_margin_from_carried_rows_follows_the_same_rule(rows):
     assert shown == _margin_by_rows(content)
 
 
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(rows=_rows())
+def test_the_margin_from_where_carried_rows_begin_follows_the_same_rule(rows):
+    start, texts = rows
+    content = "\n".join(f"{start + i}\t{text}" for i, text in enumerate(texts))
+    begins = list(itertools.accumulate((len(text) + 1 for text in texts[:-1]), initial=0))
+    carried = NumberedText.of(content, start, "\n".join(texts), begins)
+    envelope = {"ok": True, "path": "f.txt", "content": carried, "totalLines": 1,
+                "sha256": "0" * 64}
+    shown, footer = render("read_file", envelope).rsplit("\n", 1)
+    assert footer == "[0000000000000000]"
+    assert shown == _margin_by_rows(content)
+
+
 _READ_FILES = {
     "plain.py": "".join(f"def f_{i}(x):\n    return x * {i}\n" for i in range(120)),
     "blank_ends.txt": "\n\n" + "".join(f"row {i}\n" for i in range(30)) + "\n\n",
@@ -377,7 +392,35 @@ def test_a_read_shows_the_same_margin_with_or_without_its_carried_rows(make_tool
             content = envelope["content"]
             if not window:
                 assert type(content) is NumberedText, name
+                if content.starts:  # where the rows begin, when the reader knew
+                    rows = content.texts.split("\n")
+                    assert list(content.starts) == list(itertools.accumulate(
+                        (len(row) + 1 for row in rows[:-1]), initial=0)), name
+                if name == "plain.py" and toolbox.root.info()["backend"] == "native":
+                    assert len(content.starts) == envelope["totalLines"]
             plain = {**envelope, "content": str(content)}
             assert type(plain["content"]) is str
             assert render("read_file", envelope) == render("read_file", plain), name
             assert json.dumps(envelope) == json.dumps(plain)
+
+
+# -- a string as JSON ------------------------------------------------------------------
+
+# what most files hold (the fast path), what else JSON escapes, and what is not ASCII
+_USUAL_PIECES = ["def f(x):", "\n", "\t", '"', "\\", "\\n", " ", "x" * 700, "{}", "\x7f"]
+_ESCAPED_PIECES = ["\r", "\x00", "\x1f", "\b", "\f"]
+_OTHER_PIECES = ["é", "\u2028", "\udcff", "\U0001f600"]
+
+
+@settings(max_examples=EXAMPLES * 2, deadline=None)
+@given(pieces=st.one_of(
+    st.lists(st.sampled_from(_USUAL_PIECES), max_size=60),
+    st.lists(st.sampled_from(_USUAL_PIECES + _ESCAPED_PIECES), max_size=60),
+    st.lists(st.sampled_from(_USUAL_PIECES + _ESCAPED_PIECES + _OTHER_PIECES), max_size=60)))
+def test_json_string_is_what_json_writes(pieces):
+    """Exactly ``json.dumps(text, ensure_ascii=False)``, for short and long
+    text, ASCII or not, with every character JSON escapes."""
+    text = "".join(pieces)
+    assert json_string(text) == json.dumps(text, ensure_ascii=False)
+    numbered = NumberedText.of(text, 1, text)  # a read's content is a str too
+    assert json_string(numbered) == json.dumps(text, ensure_ascii=False)

@@ -48,7 +48,7 @@ import errno
 import fcntl
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from . import _darwin, _linux
@@ -92,6 +92,10 @@ class TextWindow(NamedTuple):
     shown: int  # the lines in content
     has_newline: bool  # whether the buffer holds a "\n"
     controls: int = 0  # control bytes text does not hold among the first ``head``
+    #: where each line shown begins in the buffer (its offset), when the
+    #: backend noted it (a renderer then cuts the buffer at a few lines
+    #: instead of splitting it at every one); empty when not
+    starts: Sequence[int] = ()
 
 
 class DirLister(Protocol):

@@ -244,7 +244,8 @@ class NativeBackend(Backend):
         if out is None:
             out = scratch.out = _ffi.new("char[]", WINDOW_SCRATCH_BYTES)
             scratch.facts = _ffi.new("int64_t[4]")
-        facts = scratch.facts
+            scratch.starts = _ffi.new("int64_t[]", WINDOW_SCRATCH_LINES)
+        facts, starts = scratch.facts, scratch.starts
         if not (type(offset) is int and type(limit) is int and type(cap) is int
                 and type(budget) is int and type(head) is int):  # a bool, a float: said
             return self._text_window_checked(data, offset, limit, cap, budget, head)
@@ -252,19 +253,26 @@ class NativeBackend(Backend):
             # The most it writes: the budget or one line of at most cap bytes,
             # and never more than the buffer's bytes plus a number, a tab and a
             # line break (at most 22 bytes) per line shown.
-            size = min(budget + cap + 32, len(data) + 22 * min(limit, len(data) + 1))
+            lines = min(limit, len(data) + 1)
+            size = min(budget + cap + 32, len(data) + 22 * lines)
             if size > WINDOW_SCRATCH_BYTES:
                 out = _ffi.new("char[]", size)
-            written: int = _lib.corral_text_window_head(data, len(data), offset, limit, cap,
-                                                        budget, head, out, size, facts)
+            if lines > WINDOW_SCRATCH_LINES:
+                starts = _ffi.new("int64_t[]", lines)
+            written: int = _lib.corral_text_window_starts(data, len(data), offset, limit, cap,
+                                                          budget, head, out, size, facts, starts,
+                                                          lines)
         except OverflowError:
             written = -2
         if written == -2:  # a number out of range: each said, or clamped
             return self._text_window_checked(data, offset, limit, cap, budget, head)
         if written < 0:
             return None
-        return TextWindow(str(_ffi.buffer(out, written), "utf-8"), facts[0], facts[1],
-                          bool(facts[2]), facts[3])
+        shown = facts[1]
+        # copied: the scratch is the next call's (8 bytes a line shown)
+        return TextWindow(str(_ffi.buffer(out, written), "utf-8"), facts[0], shown,
+                          bool(facts[2]), facts[3],
+                          memoryview(_ffi.buffer(starts, 8 * shown)[:]).cast("q"))
 
     def _text_window_checked(self, data: bytes, offset: int, limit: int, cap: int, budget: int,
                              head: int) -> TextWindow | None:
@@ -324,12 +332,15 @@ class NativeBackend(Backend):
 class _WindowScratch(threading.local):
     """Each thread's output buffer for text_window (made on first use)."""
 
-    out: Any = None  # cffi arrays (char[], int64_t[4]); cffi objects carry no static types
+    # cffi arrays (char[], int64_t[4], int64_t[]); cffi objects carry no static types
+    out: Any = None
     facts: Any = None
+    starts: Any = None
 
 
 _window_scratch = _WindowScratch()
 WINDOW_SCRATCH_BYTES = 512 * 1024  # kept per thread; a window needing more gets its own
+WINDOW_SCRATCH_LINES = 4096  # line starts kept per thread; likewise
 
 
 def _scan_lines(needle: bytes, buf: bytes, pos: int, line: int, size: int) -> Iterator[Hit]:

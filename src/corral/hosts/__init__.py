@@ -4,7 +4,8 @@ The tool formats (:data:`FORMATS`: ``mcp``, ``openai``, ``openai-responses``,
 ``anthropic``) and
 their schemas (:func:`strict_schema` for OpenAI's strict mode,
 :func:`published_schema` without corral's own keywords), envelopes as the
-text a host carries (:func:`envelope_text`, :func:`envelope_json`), what a
+text a host carries (:func:`envelope_text`, :func:`envelope_json`, and a
+string as JSON, :func:`json_string`), what a
 model is shown of a tool's answer (:func:`render`, a compact text; the
 envelope stays the contract for programs) with its short digests
 (:func:`short_digest`, which ``expectedSha256`` accepts back), the one
@@ -13,8 +14,8 @@ directories (:func:`root_names`).  Nothing here opens a file or needs a
 root; :func:`corral.tools.tool_definitions` lists the tools in these formats.
 """
 
-from ._formats import (FORMATS, HostFormat, envelope_json, envelope_text, output_schema,
-                       published_schema, strict_schema)
+from ._formats import (FORMATS, HostFormat, envelope_json, envelope_text, json_string,
+                       output_schema, published_schema, strict_schema)
 from ._roots import root_names
 from ._uri import file_uri_path
 from .render import SHORT_DIGEST_CHARS, render, render_refusal, short_digest
@@ -24,6 +25,7 @@ __all__ = [
     "HostFormat",
     "envelope_text",
     "envelope_json",
+    "json_string",
     "published_schema",
     "output_schema",
     "strict_schema",

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from typing import Any, Literal
 
 __all__ = ["FORMATS", "HostFormat", "strict_schema", "published_schema", "output_schema",
-           "envelope_text", "envelope_json"]
+           "envelope_text", "envelope_json", "json_string"]
 
 HostFormat = Literal["mcp", "openai", "openai-responses", "anthropic"]
 FORMATS: tuple[HostFormat, ...] = ("mcp", "openai", "openai-responses", "anthropic")
@@ -82,6 +83,36 @@ def envelope_text(envelope: Any) -> tuple[str, bool]:
 # an exception like any other to the caller
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"),
                             check_circular=False).encode
+
+# a string at least this long is worth :func:`json_string`'s fast path
+_LONG_STRING = 1024
+
+
+# the bytes JSON writes as they are (printable ASCII but quote and
+# backslash), and those it escapes that most text holds
+_PLAIN_OR_USUAL = bytes(c for c in range(0x20, 0x80) if c not in b'"\\') + b'\n\t"\\'
+_escape: Callable[[str], str] = getattr(json.encoder, "c_encode_basestring", None) \
+    or json.encoder.py_encode_basestring
+
+
+def json_string(text: str) -> str:
+    """``text`` as a JSON string, exactly as ``json.dumps(text,
+    ensure_ascii=False)`` writes it.  Long ASCII text whose only characters
+    to escape are line feeds, tabs, quotes and backslashes (most source code
+    and files) is escaped by replacing bytes, in a half to three quarters of
+    the time the json module's escaper takes, which writes every other text."""
+    if len(text) >= _LONG_STRING and text.isascii():
+        raw = text.encode("ascii")
+        if not raw.translate(None, _PLAIN_OR_USUAL):
+            if b"\\" in raw:  # first: the escapes below add backslashes
+                raw = raw.replace(b"\\", b"\\\\")
+            if b'"' in raw:
+                raw = raw.replace(b'"', b'\\"')
+            raw = raw.replace(b"\n", b"\\n")
+            if b"\t" in raw:
+                raw = raw.replace(b"\t", b"\\t")
+            return f'"{raw.decode("ascii")}"'
+    return _escape(text)
 
 
 def envelope_json(envelope: Any) -> str:

@@ -206,23 +206,29 @@ def number_every(shown: int) -> int:
 class NumberedText(str):
     """read_file's ``content`` (rows ``N<TAB>text``, numbered on from
     :attr:`first`) that also holds the rows' text without their numbers
-    (:attr:`texts`, joined by line feeds), as the reader had it: what a
-    model is shown of it is then made from those rows, not by taking the
-    content apart again.  A ``str``, so an envelope stays plain JSON."""
+    (:attr:`texts`, joined by line feeds), as the reader had it, and where
+    each row begins in it (:attr:`starts`, when the reader knew: then
+    ``texts`` is cut at a few rows, not split at every one): what a model
+    is shown of it is then made from those rows, not by taking the content
+    apart again.  A ``str``, so an envelope stays plain JSON."""
 
     first: int
     texts: str
+    starts: Sequence[int]
 
     @classmethod
-    def of(cls, content: str, first: int, texts: str) -> NumberedText:
+    def of(cls, content: str, first: int, texts: str,
+           starts: Sequence[int] = ()) -> NumberedText:
         numbered = cls(content)
-        numbered.first, numbered.texts = first, texts
+        numbered.first, numbered.texts, numbered.starts = first, texts, starts
         return numbered
 
 
 def _margin_of_rows(content: NumberedText) -> str:
     """:func:`_margin` of a content whose rows' text the reader gave: the
     rows that keep their number get it back, the others are their text."""
+    if content.starts:
+        return _margin_at_starts(content)
     texts = content.texts
     rows = texts.split("\n")
     count = len(rows)
@@ -246,6 +252,51 @@ def _margin_of_rows(content: NumberedText) -> str:
     if tail != lead and (first + tail) % every:
         rows[tail] = f"{first + tail}\t{rows[tail]}"
     return "\n".join(rows)
+
+
+def _margin_at_starts(content: NumberedText) -> str:
+    """:func:`_margin_of_rows` from where each row begins: the text is cut
+    before each row that keeps its number, and the number put there."""
+    texts, starts, first = content.texts, content.starts, content.first
+    count = len(starts)
+    every = number_every(count)
+    if count < every:
+        return texts
+    size = len(texts)
+    # a row has text unless it begins with a line feed, or at the end
+    lead = 0  # the first row with text
+    while starts[lead] == size or texts[starts[lead]] == "\n":
+        lead += 1
+        if lead == count:  # every line empty: no number is shown
+            return texts
+    tail = count - 1  # the last
+    while starts[tail] == size or texts[starts[tail]] == "\n":
+        tail -= 1
+    pieces: list[str] = []
+    cut = 0
+    # the first and last row with text keep their number (once, if a multiple)
+    if (first + lead) % every:
+        cut = starts[lead]
+        pieces += (texts[:cut], f"{first + lead}\t")
+    for i in range(-first % every, count, every):
+        at = starts[i]
+        if at < size and texts[at] != "\n":
+            number = first + i
+            pieces += (texts[cut:at], _TENTHS[number // 10] if number < _TENTHS_UP_TO
+                       else f"{number}\t")
+            cut = at
+    if tail != lead and (first + tail) % every:
+        at = starts[tail]
+        pieces += (texts[cut:at], f"{first + tail}\t")
+        cut = at
+    pieces.append(texts[cut:])
+    return "".join(pieces)
+
+
+# the numbers (with their tab) of the rows a margin numbers, made once: the
+# multiples of ten (and so of a hundred) of a read of up to 2,000 lines
+_TENTHS_UP_TO = 2001
+_TENTHS = [f"{n}\t" for n in range(0, _TENTHS_UP_TO, 10)]
 
 
 def _margin(content: str) -> str:

@@ -11,11 +11,9 @@ does not know are left out for it: ``annotations`` from 2025-03-26,
 from __future__ import annotations
 
 import json
-import json.encoder
-from collections.abc import Callable
 from typing import Any
 
-from ..hosts import envelope_text, render
+from ..hosts import envelope_text, json_string, render
 from ..tools import definition
 from ..tools import Workspace
 from ._wire import RequestId, scrub
@@ -138,8 +136,7 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str,
 
 
 # json.dumps(text, ensure_ascii=False) without building an encoder each call
-_quoted: Callable[[str], str] = getattr(json.encoder, "c_encode_basestring", None) \
-    or json.encoder.py_encode_basestring
+_quoted = json_string
 
 
 def _is_image(item: Any) -> bool:

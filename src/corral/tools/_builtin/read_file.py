@@ -358,7 +358,9 @@ def _rendered(facts: _Facts, window: TextWindow, offset: int, data: bytes,
     content = window.content
     if offset == 1 and window.shown == window.total and content:
         whole = data.decode("ascii") if text is None else text
-        content = NumberedText.of(content, 1, whole[:-1] if whole.endswith("\n") else whole)
+        # the rows' starts are offsets in the bytes: in the text too when it is ASCII
+        content = NumberedText.of(content, 1, whole[:-1] if whole.endswith("\n") else whole,
+                                  window.starts if text is None else ())
     facts.rendered = (content, window.shown, [])
     return facts
 

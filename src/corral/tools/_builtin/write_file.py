@@ -179,7 +179,7 @@ def _form(target: Pinned, info: os.stat_result) -> Form | None:
     """The form (BOM, CRLF, wide encoding) of the file being replaced, from
     its head; ``None`` for a plain one, or when it cannot be read."""
     try:
-        head, _ = target.read(_FORM_HEAD - 1, expect=info)
+        head = target.head(_FORM_HEAD, info)
     except (OSError, Refusal):
         return None
     if b"\r" not in head and not head.startswith(_MARKS):

@@ -54,6 +54,7 @@ canonical (outside the root or unreadable: left out).
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import deque
 from collections.abc import Iterable
@@ -70,7 +71,8 @@ from .rules import fold
 __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "shape_name",
            "is_repository", "looks_like_common_directory", "names_a_shape_entry",
            "in_git_directory", "in_git_subdirectory", "GIT_SUBDIRECTORIES",
-           "looks_like_repository", "made_repository", "carried_repository"]
+           "looks_like_repository", "made_repository", "carried_repository",
+           "lies_in_git_directory"]
 
 MAX_DIRS = 2000
 MAX_DEPTH = 6
@@ -642,3 +644,28 @@ def looks_like_common_directory(look: GitLook, rel: str) -> bool:
     return "refs" in look.present(rel, ("refs",)) and \
         look.present(inner, ("info", "pack")) == {"info", "pack"}
 
+
+
+def lies_in_git_directory(real: str) -> bool:
+    """Whether the directory at the real host path ``real`` (a root, when it
+    is opened) lies inside a git directory: one of the directories above it
+    is named ``.git`` or passes git's test (:func:`is_repository`).  The
+    scan at open sees the root and below; what git runs from a hooks
+    directory the root was opened at lies above.  One ``lstat`` a level."""
+    parts = real.rstrip("/").split("/")
+    for end in range(len(parts) - 1, 0, -1):
+        if fold(parts[end - 1]) == ".git" and end > 1:
+            return True
+        above = "/".join(parts[:end]) or "/"
+        if _present(above, "HEAD") and is_repository(
+                name for name in SHAPE_NAMES.values() if _present(above, name)):
+            return True
+    return False
+
+
+def _present(directory: str, name: str) -> bool:
+    try:
+        os.lstat(os.path.join(directory, name))
+    except OSError:
+        return False
+    return True

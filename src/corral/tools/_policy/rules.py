@@ -209,7 +209,7 @@ class _Rules:
         compiled = [p for p in map(_gitignore_pattern, lines) if isinstance(p, RegexPattern)]
         # last first: the last pattern that matches decides
         self._patterns: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
-            (p.regex, bool(p.include)) for p in reversed(compiled)
+            (_whole_path(p.regex), bool(p.include)) for p in reversed(compiled)
             if p.include is not None and p.regex is not None)
         self._names: set[str] = set()
         suffixes: list[str] = []
@@ -368,6 +368,17 @@ def _compiles(read: str, pattern: str) -> None:
         raise ValueError(f"policy pattern {pattern!r} has a character class the rules cannot "
                          f"read ({exc.msg}): write each range from low to high, in lower "
                          "case") from None
+
+
+def _whole_path(regex: re.Pattern[str]) -> re.Pattern[str]:
+    """``regex`` as the rules run it (``fullmatch`` of a path): pathspec
+    makes the patterns naming everything (``*``, ``**``, ``*/``) unanchored
+    regexes meant for a search (``.``, ``/``), which matched whole paths
+    of one character only; such a one is made to match what its search
+    finds anywhere in the path."""
+    if regex.pattern.startswith("^"):
+        return regex
+    return re.compile(f"(?s).*(?:{regex.pattern}).*", regex.flags)
 
 
 def _gitignore_pattern(line: str) -> Any:

@@ -324,7 +324,8 @@ class CallView:
         lock of the directory it acts in, ``op`` decided on what was
         reached (the caller decides more ops on the same pin)."""
         label = shown if shown is not None else (rel.rstrip("/") or ".")
-        if op is Op.DELETE or _names_git_entry(rel, op):  # rare: the tree held exclusively
+        if op is Op.DELETE or (op in _ADDING and names_a_shape_entry(rel)):
+            # rare: the tree held exclusively (_names_git_entry, written out)
             return self._pin_exclusive(rel, op, label, field, follow=follow,
                                        create_parents=create_parents)
         return _SharedStep(self, rel, op, label, field, follow=follow,

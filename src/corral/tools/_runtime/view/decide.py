@@ -485,7 +485,8 @@ class View:
         passed_on_way = location.passed
         kind = policy.rule(location.path, op)
         if not passed_on_way and not location.creates:
-            return self._rule_plain(location.path, op, in_repository, kind)
+            # (the policy's rule, looked up again by rule_at, is remembered)
+            return kind if kind is not None else self.rule_at(location.path, op, in_repository)
         if passed_on_way:
             self.learn_passed(passed_on_way)
         for made in location.creates:
@@ -506,11 +507,15 @@ class View:
             kind = Kind.PROTECTED
         return kind
 
-    def rule_at(self, path: str, op: Op, in_repository: Callable[[], bool]) -> Kind | None:
+    def rule_at(self, path: str, op: Op,
+                in_repository: Callable[[], bool] | None) -> Kind | None:
         """:meth:`rule` of an existing place reached without a link
         (``Location(path)``): the decision of every common write and edit,
         its facts of names alone (the policy's rule, whether Python runs
-        code there at its start) looked up once per path and op."""
+        code there at its start) looked up once per path and op, then what
+        it looks at each time: the names known links lead from, a
+        repository made since the look at open (``in_repository``; default:
+        looked up), a module Python imports at its start."""
         policy = self.policy
         if policy.is_empty:
             return None
@@ -537,23 +542,7 @@ class View:
                 plain[path, op] = verdict
         if verdict is not True and verdict is not False:
             return verdict  # a rule's refusal
-        return self._rule_live(path, op, in_repository, start_quiet=verdict)
-
-    def _rule_plain(self, path: str, op: Op, in_repository: Callable[[], bool] | None,
-                    kind: Kind | None) -> Kind | None:
-        """:meth:`rule` of ``Location(path)`` once the policy's rule ``kind`` is known."""
-        if kind is not None:
-            return kind
-        quiet = _START_QUIET.get(path)
-        if quiet is None:
-            quiet = _remember_start_quiet(path)
-        return self._rule_live(path, op, in_repository, start_quiet=quiet)
-
-    def _rule_live(self, path: str, op: Op, in_repository: Callable[[], bool] | None,
-                   *, start_quiet: bool) -> Kind | None:
-        """What a plain place's decision looks at each time (the policy's
-        own rule allowed it): the names known links lead from, a repository
-        made since the look at open, a module Python imports at its start."""
+        # the policy's own rule allows it: what is looked at each time
         if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
             kind = self._alias_rule(Location(path), op)
             if kind is not None:
@@ -563,7 +552,7 @@ class View:
         if self.policy.guards_git and (in_repository() if in_repository is not None else
                                        in_git_directory(self.look, path, ())):
             return Kind.PROTECTED  # a repository the scan at open did not find
-        if (not start_quiet or self.python_place is not None) and \
+        if (not verdict or self.python_place is not None) and \
                 self._run_at_interpreter_start(Location(path)):
             return Kind.PROTECTED
         return None

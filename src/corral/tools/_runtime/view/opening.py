@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from ....contained import Root
+from ..._policy.gitdirs import lies_in_git_directory
 from ..._policy.pythonstart import root_place
 from ..._policy.rules import Policy
 from .decide import View
@@ -40,6 +41,8 @@ def open_view(root: RootLike, policy: Policy, *,
             deny = (*deny, "/" + _literal(locks) + "/")
         rooted = policy.extended(deny=deny, protect_dirs=found.dirs,
                                   python_dirs=found.python_dirs).rooted(known_as)
+        if rooted.guards_git and lies_in_git_directory(known_as[1]):
+            rooted = rooted.extended(protect=["/*"])  # all of it is git's, as under .git/
         links = LinkMap()
         scanned = tuple(found.links[:MAX_SCANNED_LINKS])
         if not rooted.is_empty:

@@ -24,7 +24,7 @@ from ..._refusals.catalogue import Kind, swapped
 from .decide import _ADDING, _Step, policy_refusal
 from .links import learn_link, locate
 from .locks import Checkpoint
-from .tree_lock import served_root
+from .tree_lock import served_roots
 
 # what takes an entry away from where a link's chain passes
 _UNCHAINING = frozenset({Op.DELETE, Op.MOVE_FROM})
@@ -93,6 +93,31 @@ def _host_chain_passes(start: str, through: str) -> bool:
         if here == through or here.startswith(through + "/"):
             return True
     return False
+
+
+_PLAIN_KEPT = 4096  # paths remembered (then forgotten at once)
+_PLAIN_CHARS = 512  # longer paths are looked at afresh each time
+# canonical path of an existing entry -> whether its names alone leave the
+# ``HEAD`` beside it the only look for a repository: the entry not named as
+# git's ``config``, ``hooks`` or ``info``, no directory on the way named as
+# git names its own (``refs``, ``objects``...): a fact of the names, so a
+# path a session keeps writing is looked at once
+_PLAIN_NAMES: dict[str, bool] = {}
+
+
+def _remember_plain_names(path: str) -> bool:
+    held, _, name = path.rpartition("/")
+    plain = name.lower() not in _GIT_READ_ENTRIES and \
+        GIT_SUBDIRECTORIES.isdisjoint(held.lower().split("/"))
+    if len(path) <= _PLAIN_CHARS:
+        if len(_PLAIN_NAMES) >= _PLAIN_KEPT:
+            _PLAIN_NAMES.clear()
+        _PLAIN_NAMES[path] = plain
+    return plain
+
+
+# what git reads of a common directory (one with no HEAD) by these names
+_GIT_READ_ENTRIES = ("config", "hooks", "info")
 
 
 class _ParentsMade:
@@ -261,9 +286,24 @@ class Pinned:
         git = self._git
         if git is None:
             target = self._target
+            view = self._call._view
+            if not target.creates:
+                path = target.path
+                plain = _PLAIN_NAMES.get(path)
+                if plain is None:
+                    plain = _remember_plain_names(path)
+                if plain:  # the common write: names git's make no other look than HEAD
+                    try:
+                        head = target.held_exists("HEAD")
+                    except OSError:
+                        head = False
+                    git = self._git = (head and self._held_is_repository(
+                        target.parent, head_seen=True)) or (
+                        bool(view.nested_in or view.opened_beneath) and
+                        self._in_outer_repository(target.parent))
+                    return git
             held = (target.creates[0].rpartition("/")[0] or ".") if target.creates else \
                 target.parent
-            view = self._call._view
             git = self._git = self._held_is_repository(held) or (
                 held.rpartition("/")[2] in GIT_SUBDIRECTORIES and in_git_directory(
                     view.look, held, ())) or in_git_subdirectory(view.look, held) or (
@@ -295,14 +335,14 @@ class Pinned:
         target = self._target
         return frozenset(name for name in names if target.held_lstat(name) is not None)
 
-    def _held_is_repository(self, held: str) -> bool:
+    def _held_is_repository(self, held: str, *, head_seen: bool = False) -> bool:
         """Whether the held directory (canonical ``held``) is a repository
         now (``is_repository``: one probe when it holds no ``HEAD``,
         answered without an exception: the common case, every mutating call
-        pays it)."""
+        pays it; ``head_seen``: the probe found it already)."""
         target = self._target
         try:
-            if not target.held_exists("HEAD"):
+            if not head_seen and not target.held_exists("HEAD"):
                 # a common git directory has no HEAD: looked at only when
                 # what is written there is what git reads of one
                 return self._names_git_config() and looks_like_common_directory(
@@ -317,7 +357,7 @@ class Pinned:
         directory is named as git's ``config``, ``hooks`` or ``info``."""
         target = self._target
         first = (target.creates[0] if target.creates else target.path).rpartition("/")[2]
-        return first.lower() in ("config", "hooks", "info")
+        return first.lower() in _GIT_READ_ENTRIES
 
     def place(self) -> Place:
         return Place(self.path, self.creates, self._target.held_identity())
@@ -353,9 +393,14 @@ class Pinned:
             return self._target.lstat()  # a symlink, a special file, unreadable: as it is
         if opened is None:
             return None
-        if not self._keep(opened):
+        info = opened.info
+        if st.S_ISREG(info.st_mode):  # kept (_keep, written out: the look of every write)
+            if self._kept is not None:
+                self.release()
+            self._kept = opened
+        else:
             opened.handle.close()
-        return opened.info
+        return info
 
     def opened_final(self) -> bool:
         """Open the entry for reading (``O_NOFOLLOW``) and keep it, as
@@ -418,7 +463,9 @@ class Pinned:
         (it holds this pin: dropped now, neither is left to the garbage
         collector)."""
         self._step = None
-        self.release()
+        kept, self._kept = self._kept, None  # (release, written out: every step ends here)
+        if kept is not None:
+            kept.handle.close()
 
     def release(self) -> None:
         """Close the kept file (idempotent; the pin's block does it)."""
@@ -461,6 +508,16 @@ class Pinned:
         finally:
             if self._kept is not opened:
                 handle.close()
+
+    def head(self, size: int, expect: os.stat_result) -> bytes:
+        """At most the first ``size`` bytes of the pinned file, which must
+        be ``expect`` (``STALE`` otherwise): what :meth:`read` gives of a
+        head, in one ``pread`` of the kept file as long as ``fstat`` said
+        it is (a file grown since gives a head all the same)."""
+        kept = self._kept
+        if kept is None or kept.info is not expect or self._head is not None:
+            return self.read(size - 1, expect=expect)[0][:size]
+        return kept.handle.pread(min(size, expect.st_size + 1), 0)
 
     def sha256(self, expect: os.stat_result | None) -> str:
         """The sha256 of the pinned entry's whole content, streamed with a
@@ -599,18 +656,21 @@ class Pinned:
     def _carried_root(self) -> tuple[str, Kind, str] | None:
         """For a move of this directory: the first directory in it (itself
         included) that is the root of a view open now, in this process or
-        another (``served_root``), which the move would carry away: that
-        root's Toolbox goes on deciding by the names it was opened with.
-        One ``fstat`` and one failed ``open`` a directory."""
+        another (:func:`served_roots`), which the move would carry away:
+        that root's Toolbox goes on deciding by the names it was opened
+        with.  Its folders are looked at only when another root is served."""
         view = self._call.shared
         root = view.root
+        others = served_roots() - {view.identity}
+        if not others:
+            return None
         backend = root.backend
         checkpoint = self._checkpoint_fn()
         try:
             for dirpath, _dirs, _files, fd in root.fwalk(self.path):
                 checkpoint()
                 info = backend.fstat(fd)
-                if served_root((info.st_dev, info.st_ino)):
+                if (info.st_dev, info.st_ino) in others:
                     inner = dirpath[len(self.path):].lstrip("/") \
                         if self.path not in (".", "") else dirpath
                     return inner, Kind.PROTECTED, "source"

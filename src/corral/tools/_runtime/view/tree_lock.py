@@ -56,7 +56,7 @@ from ....contained import Backend
 
 __all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here",
            "SharedHold", "take_shared", "drop_shared", "use_lock_file", "let_go_lock_file",
-           "view_collected", "keep_idle_for", "lock_directory_under", "served_root"]
+           "view_collected", "keep_idle_for", "lock_directory_under", "served_roots"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -291,6 +291,14 @@ def _forget_after_fork() -> None:
             except Exception:
                 pass
     _files.clear()
+    # the roots the parent serves: its copies closed (the parent's flock stays;
+    # a child's exclusive try on the shared description would remove the file)
+    for _name, fd, close in _serving.values():
+        try:
+            close(fd)
+        except Exception:
+            pass
+    _serving.clear()
     _kept.clear()
     _idle_guard = threading.Condition()  # one held at the fork stays held
     _idle_thread = None
@@ -412,71 +420,114 @@ def use_lock_file(key: tuple[int, int]) -> None:
 
 
 # The roots this process serves, each held by a shared flock on a file of
-# its own beside its lock file (``<device>-<inode>.served``), kept while a
+# its own (``served/<device>-<inode>``, in the lock directory), kept while a
 # view of the root is open: a move in another process (or another Toolbox
 # here) must not carry a live root away, where that root's Toolbox would
 # go on deciding by names it no longer has (``y`` moved to be ``.vscode``).
 # A file of its own, as the lock file's flock is the tree lock's; flock, as
 # it is the open file description's, so a root closed since (or whose
-# process died) is free again.
-_serving: dict[tuple[int, int], tuple[int, Callable[[int], None]]] = {}
+# process died) is free again.  The last server of a root removes its file
+# (holding it exclusively), so the directory lists the roots served now
+# (and a crashed process's, removed by the next look), and a move looks
+# at its folders one by one only when another root is served on its device.
+_serving: dict[tuple[int, int], tuple[str, int, Callable[[int], None]]] = {}
+_served_place: list[str | None] = []  # the directory, found once (None: none usable)
 
 
-def _served_name(directory: str, key: tuple[int, int]) -> str:
-    return os.path.join(directory, f"{key[0]:x}-{key[1]:x}.served")
+def _served_directory() -> str | None:
+    if _served_place:
+        return _served_place[0]
+    directory = _lock_directory()
+    path = os.path.join(directory, "served") if directory is not None else None
+    if path is not None and not _usable_directory(path, os.getuid()):
+        path = None
+    _served_place[:] = [path]
+    return path
 
 
 def _serve(key: tuple[int, int]) -> None:
-    directory = _lock_directory()
+    directory = _served_directory()
     if directory is None:
         return  # no place to say it: this process's own moves still know (_users)
+    name = os.path.join(directory, f"{key[0]:x}-{key[1]:x}")
     close = os.close  # as the lock file's: closed by the module that opened it (pyfakefs)
-    try:
-        fd = os.open(_served_name(directory, key),
-                     os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
-    except OSError:
-        return
-    try:
-        # waits only while a mover looks (its exclusive try is let go at once)
-        fcntl.flock(fd, fcntl.LOCK_SH)
-    except OSError:
+    for _ in range(3):  # the file removed by its last server meanwhile: made again
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        except OSError:
+            return
+        try:
+            # waits only while a mover looks (its exclusive try is let go at once)
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            held, named = os.fstat(fd), os.lstat(name)
+        except OSError:
+            close(fd)
+            continue
+        if (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino):
+            break
         close(fd)
+    else:
         return
     with _place_guard:
         kept = key not in _serving and key in _users  # not served by another thread, not closed
         if kept:
-            _serving[key] = (fd, close)
+            _serving[key] = (name, fd, close)
     if not kept:
-        close(fd)
+        _unserve(name, fd, close)
 
 
-def _close_served(served: tuple[int, Callable[[int], None]]) -> None:
-    fd, close = served
+def _unserve(name: str, fd: int, close: Callable[[int], None]) -> None:
+    """Stop serving a root: its file removed if no other process serves it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.unlink(name)
+    except OSError:
+        pass  # served elsewhere (or gone): left to its last server
     try:
         close(fd)
     except Exception:  # a fake filesystem's close, after that filesystem was torn down
         pass
 
 
-def served_root(key: tuple[int, int]) -> bool:
-    """Whether the directory ``key`` (device, inode) is the root of a view
-    open now: in this process, or in another process of this user."""
-    if key in _users:
-        return True
-    directory = _lock_directory()
+def served_roots() -> set[tuple[int, int]]:
+    """The (device, inode) of every root directory a view holds open now:
+    in this process, or in another process of this user (a file left by
+    one that died is removed here)."""
+    with _place_guard:
+        found = set(_users)
+    directory = _served_directory()
     if directory is None:
-        return False
+        return found
     try:
-        fd = os.open(_served_name(directory, key), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        names = os.listdir(directory)
     except OSError:
-        return False  # never a root (the common case: no such file)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        return exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
-    finally:
-        os.close(fd)  # an exclusive lock taken is let go with it
-    return False
+        return found
+    for name in names:
+        device, _, inode = name.partition("-")
+        try:
+            key = (int(device, 16), int(inode, 16))
+        except ValueError:
+            continue
+        if key in found:
+            continue
+        path = os.path.join(directory, name)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                found.add(key)
+        else:
+            try:
+                os.unlink(path)  # nobody serves it: a dead process's
+            except OSError:
+                pass
+        finally:
+            os.close(fd)  # an exclusive lock taken is let go with it
+    return found
 
 
 def let_go_lock_file(key: tuple[int, int]) -> None:
@@ -512,7 +563,7 @@ def _let_go(key: tuple[int, int]) -> list[_LockFile]:
     _users.pop(key, None)
     served = _serving.pop(key, None)
     if served is not None:
-        _close_served(served)  # no longer served here
+        _unserve(*served)  # no longer served here
     found = _files.get(key)
     if found is None or found.holders or found.taking:
         return []
