@@ -17,6 +17,7 @@ soak profile; the default keeps the test to a few seconds)."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import tempfile
@@ -34,7 +35,9 @@ from corral.tools._edit.diff import unified_diff
 from corral.tools._edit.match import (has_space_indented_line, indent_style, occurrences,
                                        spacing_key, tab_indented)
 from corral.tools._edit.spans import Region, apply_regions
+from corral.tools._edit.state import EditMemory
 from corral.tools._edit.text import Lines
+from corral.tools._read.textform import HEAD, controls, many_controls
 from corral.tools._refusals.catalogue import Refusal
 
 EXAMPLES = int(os.environ.get("CORRAL_SOAK_EXAMPLES", "150"))
@@ -81,6 +84,45 @@ def test_the_quick_diff_is_the_general_diff(case):
                                    Work(), 3)
     quick = unified_diff("f.txt", before, after, spans, Work())
     assert quick == general
+
+
+@st.composite
+def one_line_change(draw: st.DrawFn) -> tuple[str, int, int, str]:
+    """An LF text (characters of one to four bytes, a final break or not)
+    and a change inside one of its lines: a range of that line and what
+    replaces it, without a break, unlike it."""
+    rows = draw(st.lists(st.text(alphabet="ab \t\x0cé€😀", max_size=5), min_size=1,
+                         max_size=12))
+    text = "\n".join(rows) + draw(st.sampled_from(["\n", ""]))
+    row = draw(st.integers(0, len(rows) - 1))
+    line_start = sum(len(r) + 1 for r in rows[:row])
+    start = line_start + draw(st.integers(0, len(rows[row])))
+    end = draw(st.integers(start, line_start + len(rows[row])))
+    new = draw(st.text(alphabet="xy é😀", max_size=4).filter(lambda n: n != text[start:end]))
+    return text, start, end, new
+
+
+@settings(max_examples=EXAMPLES * 2, deadline=None)
+@given(one_line_change())
+def test_the_one_line_diff_of_bytes_is_the_one_line_diff_of_the_texts(case):
+    """The quick step diffs a change inside one line on the file's bytes
+    (the lines around it decoded alone): the diff of the texts, wherever
+    it answers, and it answers unless the hunk ends in a last line without
+    its break."""
+    text, start, end, new = case
+    after = text[:start] + new + text[end:]
+    expected = diff_module.one_line_diff("f.txt", text, after, start, end, start + len(new))
+    data = text.encode()
+    at = len(text[:start].encode())
+    line_start = data.rfind(b"\n", 0, at) + 1
+    found = diff_module.one_line_diff_of_bytes("f.txt", data, after.encode(), line_start,
+                                               data.count(b"\n", 0, line_start),
+                                               at + len(text[start:end].encode()))
+    assert found == expected or found is None
+    last_line = text.count("\n") - text.endswith("\n")  # (0-based)
+    if expected is not None and (text.endswith("\n") or
+                                 text.count("\n", 0, start) + 3 < last_line):
+        assert found == expected
 
 
 @st.composite
@@ -214,6 +256,7 @@ def test_edit_file_answers_the_same_without_the_quick_diff(monkeypatch, case):
         with monkeypatch.context() as patched:
             patched.setattr(diff_module, "_one_line", lambda *args: None)
             patched.setattr(diff_module, "one_line_diff", lambda *args: None)
+            patched.setattr(edit_module, "one_line_diff_of_bytes", lambda *args: None)
             general = _answer(Path(slow_dir), data, edits, dry)
     assert quick == general
     if len(edits) == 1:
@@ -267,10 +310,11 @@ def test_edit_file_answers_the_same_without_the_quick_application(monkeypatch, c
 
 def _general_only(patched: pytest.MonkeyPatch) -> None:
     """Turn off every quick path of edit_file: the whole call made at once,
-    the application cut around one edit, the one-line diff."""
+    the application cut around one edit, the one-line diffs."""
     patched.setattr(edit_module, "_quick", lambda *args: None)
     patched.setattr(edit_module, "_apply_one", lambda *args: None)
     patched.setattr(diff_module, "_one_line", lambda *args: None)
+    patched.setattr(edit_module, "one_line_diff_of_bytes", lambda *args: None)
 
 
 def test_the_quick_answer_is_the_general_one_for_the_commonest_edit(tmp_path, monkeypatch):
@@ -384,18 +428,129 @@ def test_what_the_quick_path_leaves_for_later_calls_is_the_general_paths(tmp_pat
                                                           "EditRequest"]
 
 
+@st.composite
+def edit_runs(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str]]]:
+    """A file and a run of edits, each of another marked line, so each is
+    made on what the one before it wrote: newText now and then with control
+    characters (enough to make the file binary), a NUL, a byte order mark
+    at the file's start, characters outside ASCII; the file sometimes about
+    as long as the head binary files are told by (a long line first, so
+    the edits land past it, or last, so they land in it)."""
+    rows = draw(st.lists(st.text(alphabet="ab \t\x01é", max_size=6), min_size=2, max_size=8))
+    lines = [f"L{i}:{row}" for i, row in enumerate(rows)]
+    filler = draw(st.sampled_from(["", "", "first", "last"]))
+    if filler:
+        # (the edits then start near the head's end now and then)
+        long_line = "#" * draw(st.one_of(st.integers(HEAD - 8, HEAD), st.integers(HEAD - 80,
+                                                                                HEAD + 20)))
+        lines = [long_line, *lines] if filler == "first" else [*lines, long_line]
+    text = "\n".join(lines) + draw(st.sampled_from(["\n", ""]))
+    edits = []
+    for row in draw(st.lists(st.integers(0, len(rows) - 1), min_size=2, max_size=4,
+                             unique=True)):
+        new = draw(st.one_of(st.text(alphabet="xy é", max_size=4),
+                             st.sampled_from(["\x01" * 40, "x\x00y", "\x02\x03", "\x01" * 2000])))
+        # each line edited is marked anew (its oldText not inside its newText)
+        bom = "\ufeff" if row == 0 and draw(st.integers(0, 4)) == 0 else ""
+        edits.append((f"L{row}:", f"{bom}K{row}:{new}"))
+    return text.encode(), edits
+
+
+def _run_of_edits(base: Path, data: bytes, edits: list[tuple[str, str]]) -> tuple:
+    """Each edit's answer and the file after each; on the way, what the
+    Toolbox keeps of the bytes it wrote is held to what they are."""
+    path = base / "f.py"
+    path.write_bytes(data)
+    answers, files = [], []
+    with Toolbox(base) as box:
+        memory = box._state.store(EditMemory)
+        for old, new in edits:
+            answers.append(box.call("edit_file", {"path": "f.py", "oldText": old,
+                                                  "newText": new}))
+            now = path.read_bytes()
+            files.append(now)
+            written, _, facts = memory._written
+            if facts is not None:  # what the quick step will take without a look
+                assert written == now
+                assert now[:1] not in (b"\xef", b"\xff", b"\xfe", b"\x00")
+                assert b"\x00" not in now and b"\r" not in now
+                assert not many_controls(now[:HEAD])
+                now.decode("utf-8")
+                assert facts == (now.isascii(), controls(now[:HEAD]))
+    return answers, files
+
+
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edit_runs())
+def test_a_run_of_edits_answers_as_the_general_path_answers_it(monkeypatch, case):
+    """The quick step takes what it knew of the bytes it wrote for the next
+    edit of them, rather than looking again: a run of edits answers, and
+    leaves the file, as the general path does, whatever the edits made of
+    the file (binary, a NUL, a byte order mark first)."""
+    data, edits = case
+    with tempfile.TemporaryDirectory() as quick_dir, tempfile.TemporaryDirectory() as slow_dir:
+        quick = _run_of_edits(Path(quick_dir), data, edits)
+        with monkeypatch.context() as patched:
+            _general_only(patched)
+            general = _run_of_edits(Path(slow_dir), data, edits)
+    assert quick == general
+
+
+@pytest.mark.parametrize("before", range(HEAD - 7, HEAD + 2))
+def test_a_run_of_edits_at_the_end_of_the_head_answers_as_the_general_path(tmp_path,
+                                                                         monkeypatch, before):
+    """Control characters an edit writes just before the end of the head,
+    or just past it, count as much as they do for the general path."""
+    data = b"#" * before + b"\nL0:a\nL1:b\n"
+    edits = [("L0:", "\x01K0:\x01\x01"), ("L1:", "K1:\x01"), ("K0:", "\x01J0:")]
+    (tmp_path / "quick").mkdir()
+    (tmp_path / "general").mkdir()
+    quick = _run_of_edits(tmp_path / "quick", data, edits)
+    with monkeypatch.context() as patched:
+        _general_only(patched)
+        assert _run_of_edits(tmp_path / "general", data, edits) == quick
+
+
+def test_an_edit_of_the_bytes_the_last_one_wrote_takes_what_it_knew(tmp_path, monkeypatch):
+    """The property above compares something: the second of two edits takes
+    the facts the first left, and an edit that made the file binary leaves
+    none, so the next is refused as binary, as the general path refuses it."""
+    given_facts = []
+    made_whole = edit_module._quick
+
+    def recording(*args):
+        given_facts.append(inspect.signature(made_whole).bind(*args).arguments["facts"])
+        return made_whole(*args)
+
+    monkeypatch.setattr(edit_module, "_quick", recording)
+    path = tmp_path / "f.py"
+    path.write_bytes(b"a = 1\nb = 2\n")
+    with Toolbox(tmp_path) as box:
+        assert box.call("edit_file", {"path": "f.py", "oldText": "a = 1",
+                                      "newText": "a = 3"})["ok"]
+        assert box.call("edit_file", {"path": "f.py", "oldText": "b = 2",
+                                      "newText": "b = " + "\x01" * 8})["ok"]
+        refused = box.call("edit_file", {"path": "f.py", "oldText": "a = 3",
+                                         "newText": "a = 4"})
+    assert given_facts == [None, (True, 0), None]
+    assert refused["ok"] is False and refused["code"] == "UNSUPPORTED", refused
+    assert path.read_bytes() == b"a = 3\nb = " + b"\x01" * 8 + b"\n"
+
+
 def test_the_quick_diff_is_taken_for_a_change_inside_one_line(tmp_path, monkeypatch):
     """The property above compares something: the commonest edit does take
-    the quick path, and its answer is the general one's."""
+    the quick path (the one-line diff of the file's bytes), and its answer
+    is the general one's."""
     taken = []
-    one_line = diff_module.one_line_diff
+    one_line = edit_module.one_line_diff_of_bytes
 
     def counting(*args):
         found = one_line(*args)
         taken.append(found is not None)
         return found
 
-    monkeypatch.setattr(diff_module, "one_line_diff", counting)
+    monkeypatch.setattr(edit_module, "one_line_diff_of_bytes", counting)
     content = b"".join(b"x%d = 1\n" % i for i in range(150))
     answer, after = _answer(tmp_path, content, [("x75 = 1", "x75 = 2")], False)
     assert taken == [True]

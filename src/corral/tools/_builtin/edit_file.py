@@ -53,7 +53,7 @@ from hashlib import sha256
 import posixpath
 import stat as st
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from ...contained import PathError
 from .._read import cache as read_cache
@@ -61,16 +61,17 @@ from .._refusals.locator import close_paths
 from .._runtime.context import ToolContext, sha256_hex
 from .._edit.budget import Work
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
-from .._edit.diff import Diff, changed_lines, unified_diff, window_diff
+from .._edit.diff import (Diff, changed_lines, one_line_diff_of_bytes, unified_diff,
+                          window_diff)
 from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_old_text,
                               missing_old_text, numbered_new_text, placeholder_in_new_text,
                               refusal, too_many, unclear_indentation)
 from .._edit.match import (MAX_LISTED, has_space_indented_line, normalize_breaks, search,
                            tab_indented)
 from .._edit.spans import Region, Span, apply_regions, compose, remap
-from .._edit.state import Applied, CallKey, EditMemory
+from .._edit.state import Applied, CallKey, EditMemory, TextFacts
 from .._edit.text import Lines, Undecodable, decode, encode
-from .._read.textform import HEAD, many_controls
+from .._read.textform import HEAD, controls
 from .._policy.rules import Op
 from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_given,
                                    file_too_large, invalid_argument, not_found, sha256_mismatch,
@@ -251,14 +252,8 @@ def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
 # -- reading ------------------------------------------------------------------------
 
 
-class _File(NamedTuple):
-    data: bytes
-    info: os.stat_result
-    path: str  # where it really is, as resolution reached it (a final in-root link followed)
-
-
 def _read(ctx: ToolContext, pinned: Pinned, rel: str, work: Work | None,
-          expect: os.stat_result | None = None) -> _File:
+          expect: os.stat_result | None = None) -> tuple[bytes, os.stat_result]:
     """The whole file and its identity, refusing what edit_file does not
     edit.  Without ``work`` no checkpoint is run (the re-read after
     authorization must not stop halfway to the write)."""
@@ -271,11 +266,11 @@ def _read(ctx: ToolContext, pinned: Pinned, rel: str, work: Work | None,
         if info.st_size > limit:
             raise file_too_large(rel, info.st_size, limit, "edit_file")
 
-    step = None if work is None else (lambda size: work.step(size // 4096 + 1))
-    data, info = pinned.read(limit, expect=expect, check=usable, step=step)
+    data, info = pinned.read(limit, expect=expect, check=usable,
+                             step=None if work is None else work.read)
     if len(data) > limit:
         raise file_too_large(rel, len(data), limit, "edit_file")
-    return _File(data, info, pinned.path)
+    return data, info
 
 
 # -- the edit -----------------------------------------------------------------------
@@ -331,33 +326,34 @@ def _call_key(rel: str, edits: list[Edit]) -> CallKey:
 def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: bool,
           expected: str | None, args: dict[str, Any]) -> EditResult:
     work = Work(ctx.checkpoint)
-    file = _read(ctx, pinned, rel, work)
+    data, info = _read(ctx, pinned, rel, work)
+    real = pinned.path  # where the file really is (a final in-root link followed)
     memory = ctx.store(EditMemory)
-    base_sha = memory.digest(file.data)
+    base_sha, facts = memory.digest(data)
     if len(edits) == 1 and not args["dryRun"]:
-        made = _quick(ctx, pinned, rel, file, edits, multi, expected, base_sha, memory, args,
-                      work)
+        made = _quick(ctx, pinned, rel, real, data, info, edits, multi, expected, base_sha,
+                      facts, memory, args, work)
         if made is not None:
             return made
-    call_key = _call_key(file.path, edits)
-    call = _Call(rel, file.path, edits, multi, work, 0, base_sha, memory, call_key)
+    call_key = _call_key(real, edits)
+    call = _Call(rel, real, edits, multi, work, 0, base_sha, memory, call_key)
     # the failure key is made only when a failure is remembered, or one happens
     failure_key = _failure_key(args, multi, edits, base_sha) if memory.has_failures() else None
     if failure_key is not None:
         call.repeated = memory.failures(failure_key)
     try:
         if expected is not None and not digest_matches(expected, base_sha):
-            raise _stale(ctx, rel, expected, base_sha, file.data, work)
+            raise _stale(ctx, rel, expected, base_sha, data, work)
         try:
-            decoded = decode(file.data)
+            decoded = decode(data)
         except Undecodable as exc:
-            raise _undecodable(rel, exc, len(file.data)) from None
+            raise _undecodable(rel, exc, len(data)) from None
         outcome = _apply(ctx, call, decoded.text)
         _check_notebook(call, decoded.text, outcome)
         new_data = encode(outcome.text, decoded.bom, decoded.encoding)
         if len(new_data) > ctx.limits.max_write_bytes:
             raise _result_too_large(call, len(new_data), ctx.limits.max_write_bytes, "")
-        if new_data == file.data:
+        if new_data == data:
             raise refusal(call.repeated, Code.INVALID_ARGUMENT, f"the edits leave {_said(rel)} "
                                                                 f"unchanged",
                           "Check newText: it must differ from the file's text; if the file is "
@@ -373,7 +369,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     new_sha = sha256(new_data).hexdigest()
     dry = bool(args["dryRun"])
     if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
-        ctx.view.ask(EditRequest(file.path, base_sha256=base_sha, result_sha256=new_sha,
+        ctx.view.ask(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
                                  result_bytes=len(new_data), replacements=outcome.replacements,
                                  diff=diff.text, dry_run=dry), pinned)
     if not dry:
@@ -381,21 +377,21 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         # throughout, and the write checks right before its rename that the file
         # replaced is the one read
         if ctx.asks_host:
-            pinned.same(file.info)
-            if sha256_hex(_read(ctx, pinned, rel, None, file.info).data) != base_sha:
+            pinned.same(info)
+            if sha256_hex(_read(ctx, pinned, rel, None, info)[0]) != base_sha:
                 raise swapped(rel)
         ctx.checkpoint()  # the last one: stopped now, nothing is written
         # from here on nothing may stop the call: the file is being written
-        read_cache.forget(file.info.st_dev, file.info.st_ino)  # read_file's digest of it
-        pinned.write(new_data, exclusive=False, expect=file.info)
+        read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
+        pinned.write(new_data, exclusive=False, expect=info)
         memory.wrote(new_data, new_sha)
-    result = _result(ctx, rel, file.path, base_sha, new_sha, outcome, diff, dry, decoded.bom,
+    result = _result(ctx, rel, real, base_sha, new_sha, outcome, diff, dry, decoded.bom,
                      multi)
     if decoded.encoding:
         result["encoding"] = decoded.encoding
     if not dry:
-        memory.made(call_key, Applied(new_sha, _first_change(result)), base_sha, decoded.text,
-                    new_sha, outcome.text)
+        memory.made(call_key, _first_change(result), base_sha, decoded.text, new_sha,
+                    outcome.text)
     return result
 
 
@@ -404,32 +400,45 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
 _ODD_FIRST = frozenset((b"\xef", b"\xff", b"\xfe", b"\x00"))
 
 
-def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[Edit],
-           multi: bool, expected: str | None, base_sha: str, memory: EditMemory,
-           args: dict[str, Any], work: Work) -> EditResult | None:
+def _quick(ctx: ToolContext, pinned: Pinned, rel: str, real: str, data: bytes,
+           info: os.stat_result, edits: list[Edit], multi: bool, expected: str | None,
+           base_sha: str, facts: TextFacts | None, memory: EditMemory, args: dict[str, Any],
+           work: Work) -> EditResult | None:
     """The commonest call made whole: one exact edit (no replaceAll, not a
     dry run; alone or the one item of ``edits``) whose oldText occurs once
     in a UTF-8 text without ``\\r`` or a BOM and does not lie inside its
     newText, answered as the general path answers it (which a property test
     holds it to).  ``None``, with nothing done, for any other call or
     anything the general path would refuse or say more of: that path then
-    runs on what was read."""
+    runs on what was read.  ``facts``: what this step knew of the bytes
+    when it wrote them (the last edit's), so they are not scanned again."""
     old, new, replace_all = edits[0]
-    data = file.data
     if replace_all or not old or "\r" in old or "\r" in new or old in new \
             or (expected is not None and not digest_matches(expected, base_sha)) \
-            or data[:1] in _ODD_FIRST or b"\x00" in data or b"\r" in data \
-            or many_controls(data[:HEAD]) or file.path[-6:].lower() == ".ipynb":
+            or real[-6:].lower() == ".ipynb":
         return None
+    size = len(data)
+    text: str | None = None  # decoded only to know it is UTF-8, or when needed
+    if facts is None:
+        if data[:1] in _ODD_FIRST or b"\x00" in data or b"\r" in data:
+            return None
+        head_controls = controls(data[:HEAD])
+        if head_controls * 10 > min(size, HEAD):
+            return None
+        ascii_text = data.isascii()
+        if not ascii_text:
+            try:
+                text = data.decode("utf-8")  # it is UTF-8, as the general path requires
+            except UnicodeError:
+                return None
+    else:
+        ascii_text, head_controls = facts
     # found, cut and counted in the bytes: UTF-8 text and oldText match in
     # its bytes where they match in its characters (a character's bytes never
     # start inside another's), and a text that is not all ASCII is slow to
     # search, cut and encode as characters
-    text: str | None = None
     try:
         old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
-        if not data.isascii():
-            text = data.decode("utf-8")  # it is UTF-8, as the general path requires
     except UnicodeError:
         return None
     at = data.find(old_b)
@@ -439,7 +448,6 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
     if data.find(old_b, end) >= 0:
         return None
     new_data = data[:at] + new_b + data[end:]
-    size = len(data)
     if len(new_data) > ctx.limits.max_write_bytes:  # (its characters are fewer)
         return None
     start = data.rfind(b"\n", 0, at) + 1
@@ -453,33 +461,33 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
         attempt = Attempt(rel, 0, multi, old, new, False, 0)
         if placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, line + 1):
             return None
-    if text is None and size <= _WHOLE:  # ASCII: its bytes are its characters (newText's
-        # need not be)
-        shown = window_diff(rel, data.decode("ascii"), new_data.decode("utf-8"), at, end,
-                            at + len(new), work, 0)
-    else:
-        shown = _window_diff(rel, data, new_data, at, end, line, start, len(old), len(new),
-                             work)
+    shown = one_line_diff_of_bytes(rel, data, new_data, start, line, end) \
+        if "\n" not in old and "\n" not in new else None
+    if shown is None:
+        if ascii_text and size <= _WHOLE:  # its bytes are its characters (newText's need not be)
+            shown = window_diff(rel, data.decode("ascii"), new_data.decode("utf-8"), at, end,
+                                at + len(new), work, 0)
+        else:
+            shown = _window_diff(rel, data, new_data, at, end, line, start, len(old), len(new),
+                                 work)
     if shown is None or len(shown) > ctx.limits.read_bytes:
         return None
     # made: what the general path does on success, in its order
     if memory.has_failures():  # a failure of this call is forgotten once it succeeds
         memory.succeeded(_failure_key(args, multi, edits, base_sha))
     new_sha = sha256(new_data).hexdigest()
-    real, info = file.path, file.info
     if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
         ctx.view.ask(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
                                  result_bytes=len(new_data), replacements=1, diff=shown,
                                  dry_run=False), pinned)
     if ctx.asks_host:  # the lock was held throughout otherwise
         pinned.same(info)
-        if sha256(_read(ctx, pinned, rel, None, info).data).hexdigest() != base_sha:
+        if sha256(_read(ctx, pinned, rel, None, info)[0]).hexdigest() != base_sha:
             raise swapped(rel)
     ctx.checkpoint()  # the last one: stopped now, nothing is written
     # from here on nothing may stop the call: the file is being written
     read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
     pinned.write(new_data, exclusive=False, expect=info)
-    memory.wrote(new_data, new_sha)
     first = line + 1
     last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
     result: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,
@@ -493,15 +501,35 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, file: _File, edits: list[
         style: FileStyle = {}
         result = {"path": rel, **resolved, "baseSha256": base_sha, **digests, "replacements": 1,
                   **changes, **diffed, **style}
-    if warned:
-        found = _warnings(Attempt(rel, 0, multi, old, new, False, 0),
-                          Lines(data.decode("utf-8")) if base is None else base, "exact")
+    if warned and base is not None:  # (a warned newText made base above)
+        found = _warnings(Attempt(rel, 0, multi, old, new, False, 0), base, "exact")
         if found:
             result["warnings"] = found
-    # the texts kept as the bytes they are (decoded if ever recalled)
-    memory.made(_call_key(real, edits), Applied(new_sha, (first, last)), base_sha, data,
-                new_sha, new_data)
+    # the texts kept as the bytes they are (decoded if ever recalled), and
+    # what this step knows of the bytes written, for the next edit of them
+    memory.made((real, (edits[0],)) if len(old) + len(new) <= _KEY_TEXT else
+                _call_key(real, edits), (first, last), base_sha, data, new_sha, new_data, True,
+                _facts_after(data, new_data, at, old_b, new, new_b, ascii_text, head_controls))
     return result
+
+
+def _facts_after(data: bytes, new_data: bytes, at: int, old_b: bytes, new: str, new_b: bytes,
+                 ascii_text: bool, head_controls: int) -> TextFacts | None:
+    """What the quick step knows of ``new_data`` (``data`` with ``old_b`` at
+    ``at`` become ``new_b``, from ``new``) from what it knew of ``data``,
+    without scanning it: ``None`` when a fact would take a scan, or the
+    quick step would not take the bytes (a NUL, a byte order mark, many
+    control characters: the next edit then looks at them itself)."""
+    if at >= HEAD:  # the head is unchanged
+        now = head_controls
+    elif len(data) <= HEAD and len(new_data) <= HEAD:  # the head is the whole text
+        # (oldText is in it: none of its bytes are control characters if none are)
+        now = (head_controls and head_controls - controls(old_b)) + controls(new_b)
+    else:
+        return None
+    if now * 10 > min(len(new_data), HEAD) or "\x00" in new or new_data[:1] in _ODD_FIRST:
+        return None
+    return ascii_text and new.isascii(), now
 
 
 _WHOLE = 64 * 1024  # bytes of an ASCII file diffed as a whole (a larger one: a window)

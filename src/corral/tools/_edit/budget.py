@@ -42,6 +42,14 @@ class Work:
             self._until = STRIDE
             self._checkpoint()
 
+    def read(self, size: int) -> None:
+        """Count the steps of reading ``size`` bytes, one a 4 KiB page begun
+        (:meth:`step` written out: a file read is counted on every call)."""
+        self._until -= size // 4096 + 1
+        if self._until <= 0:
+            self._until = STRIDE
+            self._checkpoint()
+
     def check(self) -> None:
         """Run the checkpoint now (before a costly step of unknown size)."""
         self._until = STRIDE

@@ -18,7 +18,8 @@ from .align import align, common_prefix, common_suffix
 from .budget import Budget, Work, proportional
 from .text import Lines
 
-__all__ = ["Diff", "changed_lines", "one_line_diff", "unified_diff", "window_diff"]
+__all__ = ["Diff", "changed_lines", "one_line_diff", "one_line_diff_of_bytes", "unified_diff",
+           "window_diff"]
 
 _NO_NEWLINE = "\n\\ No newline at end of file\n"
 
@@ -162,6 +163,41 @@ def one_line_diff(path: str, old: str, new: str, start: int, old_end: int, new_e
         body = (f"{_context(old[first:start])}{_line('-', removed)}{_line('+', added)}"
                 f"{_context(old[old_end:last])}")
     return f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body}"
+
+
+def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int,
+                           old_end: int, context: int = 3) -> str | None:
+    """:func:`one_line_diff` of two UTF-8 texts without ``\\r`` given as
+    their bytes, for a change inside line ``line`` (0-based), which starts
+    at ``start`` in both and ends, its break included, ``len(new) -
+    len(old)`` later in ``new`` than in ``old`` (``old[old_end:]`` is
+    ``new``'s tail): the lines around it sliced and decoded alone.  The
+    caller knows the changed line holds no break on either side.  ``None``
+    where the hunk would show a last line without its break (or a line
+    added after a final one), which :func:`one_line_diff` says otherwise."""
+    size = len(old)
+    if start >= size or start >= len(new):
+        return None
+    old_end = last = old.find(b"\n", old_end) + 1 or size
+    above = line if line < context else context
+    first = start
+    for _ in range(above):
+        first = old.rfind(b"\n", 0, first - 1) + 1
+    below = 0
+    while below < context and last < size:
+        last = old.find(b"\n", last) + 1 or size
+        below += 1
+    if last == size and old[-1:] != b"\n":
+        return None
+    body = b"-" + old[start:old_end] + b"+" + new[start:old_end + len(new) - size]
+    if above:
+        body = b" " + old[first:start].replace(b"\n", b"\n ")[:-1] + body
+    if below:
+        body += b" " + old[old_end:last].replace(b"\n", b"\n ")[:-1]
+    count = above + 1 + below
+    shown = line - above + 1
+    hunk = f"{shown},{count}" if count != 1 else f"{shown}"
+    return f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body.decode('utf-8')}"
 
 
 def _context(text: str) -> str:

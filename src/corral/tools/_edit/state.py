@@ -9,9 +9,11 @@
   against the same content gets a sharper hint (anchors catalogue row 21).
 * Edits made, by call (path and edits, whatever the digest or dryRun): the
   same call repeated is told it was already made, with where it landed.
-* The bytes the last edit wrote and their sha256: the next edit of a file
-  that still holds exactly those bytes (an agent's edits follow one
-  another) takes its base digest from there instead of hashing the file.
+* The bytes the last edit wrote, their sha256 and, when the quick step
+  wrote them, what it knew of them as text: the next edit of a file that
+  still holds exactly those bytes (an agent's edits follow one another)
+  takes its base digest and those facts from there instead of hashing and
+  scanning the file again.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections import OrderedDict
 from hashlib import sha256
 from typing import NamedTuple
 
-__all__ = ["Applied", "CallKey", "EditMemory"]
+__all__ = ["Applied", "CallKey", "EditMemory", "TextFacts"]
 
 TEXT_BUDGET = 8 * 1024 * 1024  # characters kept per Toolbox
 FAILURES_KEPT = 256
@@ -38,6 +40,12 @@ class Applied(NamedTuple):
 #: a call as an edit: its path and edits (old, new, replaceAll), or their digest
 CallKey = tuple[str, tuple[tuple[str, str, bool], ...]] | str
 
+#: bytes edit_file's quick step takes as they are (UTF-8 text without a NUL,
+#: a ``\r``, a byte order mark or many control characters) and the two
+#: facts it works from: whether they are all ASCII, and how many control
+#: characters their first ``HEAD`` bytes hold
+TextFacts = tuple[bool, int]
+
 
 class EditMemory:
     def __init__(self, budget: int = TEXT_BUDGET) -> None:  # one per Toolbox (ctx.store)
@@ -47,23 +55,26 @@ class EditMemory:
         self._texts: OrderedDict[str, str | bytes] = OrderedDict()
         self._size = 0
         self._failures: OrderedDict[str, int] = OrderedDict()
-        self._applied: OrderedDict[CallKey, Applied] = OrderedDict()
-        self._written: tuple[bytes, str] = (b"", sha256(b"").hexdigest())
+        self._applied: OrderedDict[CallKey, tuple[str, tuple[int, int]]] = OrderedDict()
+        self._written: tuple[bytes, str, TextFacts | None] = (b"", sha256(b"").hexdigest(),
+                                                                  None)
 
-    def digest(self, data: bytes) -> str:
-        """The sha256 of ``data``: remembered when they are the bytes the
-        last edit wrote (compared whole: equal bytes, equal digest), else
-        computed."""
-        written, digest = self._written  # one tuple, replaced whole: no lock
+    def digest(self, data: bytes) -> tuple[str, TextFacts | None]:
+        """The sha256 of ``data`` and what the quick step knew of them:
+        remembered when they are the bytes the last edit wrote (compared
+        whole: equal bytes, equal digest and facts), else the digest
+        computed and no facts."""
+        written, digest, facts = self._written  # one tuple, replaced whole: no lock
         if data == written:
-            return digest
-        return sha256(data).hexdigest()
+            return digest, facts
+        return sha256(data).hexdigest(), None
 
-    def wrote(self, data: bytes, digest: str) -> None:
-        """Remember the bytes an edit wrote and their sha256 (``digest``),
-        if they are at most as large as a text this memory keeps."""
+    def wrote(self, data: bytes, digest: str, facts: TextFacts | None = None) -> None:
+        """Remember the bytes an edit wrote, their sha256 (``digest``) and
+        what the quick step knew of them (``facts``), if they are at most
+        as large as a text this memory keeps."""
         if len(data) <= self._budget // 4:
-            self._written = (data, digest)
+            self._written = (data, digest, facts)
 
     def _keep(self, sha: str, text: str | bytes) -> None:
         """Keep ``text`` by its digest (the lock held)."""
@@ -78,11 +89,15 @@ class EditMemory:
             _, dropped = self._texts.popitem(last=False)
             self._size -= len(dropped)
 
-    def made(self, call: CallKey, edit: Applied, base_sha: str, base: str | bytes,
-             result_sha: str, result: str | bytes) -> None:
+    def made(self, call: CallKey, lines: tuple[int, int], base_sha: str, base: str | bytes,
+             result_sha: str, result: str | bytes, wrote: bool = False,
+             facts: TextFacts | None = None) -> None:
         """Remember an edit made: its base and its result (each a digest
-        and its text) and that ``call`` (its path and edits) was made, under
-        one taking of the lock."""
+        and its text), that ``call`` (its path and edits) was made, with
+        the ``lines`` of its first change, under one taking of the lock;
+        and, if it ``wrote`` the bytes ``result``, those (:meth:`wrote`)."""
+        if wrote and isinstance(result, bytes) and len(result) <= self._budget // 4:
+            self._written = (result, result_sha, facts)
         with self._lock:
             texts = self._texts
             if base_sha in texts:  # the same digest: the same text, now the latest
@@ -95,7 +110,7 @@ class EditMemory:
                 self._keep(result_sha, result)
             applied = self._applied
             applied.pop(call, None)
-            applied[call] = edit
+            applied[call] = result_sha, lines  # an Applied when looked up
             if len(applied) > FAILURES_KEPT:
                 applied.popitem(last=False)
 
@@ -134,4 +149,5 @@ class EditMemory:
 
     def earlier(self, call: CallKey) -> Applied | None:
         with self._lock:
-            return self._applied.get(call)
+            found = self._applied.get(call)
+        return None if found is None else Applied(*found)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
-__all__ = ["HEAD", "Form", "form_of", "looks_binary", "many_controls", "wide_encoding",
-           "decode_wide", "encode_wide", "apply_form"]
+__all__ = ["HEAD", "Form", "form_of", "looks_binary", "many_controls", "controls",
+           "wide_encoding", "decode_wide", "encode_wide", "apply_form"]
 
 HEAD = 8000  # bytes looked at, as git does
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\b\x1b\x0b")
@@ -69,7 +69,13 @@ def looks_binary(head: bytes) -> bool:
 def many_controls(head: bytes) -> bool:
     """Whether more than a tenth of ``head`` (a file's first ``HEAD``
     bytes) is control characters that text does not hold."""
-    return (len(head) - len(head.translate(None, _CONTROLS))) * 10 > len(head)
+    return controls(head) * 10 > len(head)
+
+
+def controls(data: bytes) -> int:
+    """How many of ``data``'s bytes are control characters that text does
+    not hold (what :func:`many_controls` counts)."""
+    return len(data) - len(data.translate(None, _CONTROLS))
 
 
 @dataclass(frozen=True)
