@@ -34,6 +34,9 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Generic, TypeVar
 
+import pathspec
+import pathspec.util
+
 from .._refusals.catalogue import Kind
 
 __all__ = ["Policy", "Scope", "Op", "GIT_PROTECT", "HOST_CONFIG_PROTECT", "DEFAULT_PROTECT",
@@ -204,9 +207,8 @@ class _Rules:
         lines = [fold(p) for p in patterns]
         # each line's own compiled pattern (pathspec >= 1.0's "gitignore"
         # dialect); a PathSpec's matcher is never used, only the patterns
-        from pathspec import RegexPattern  # on first use: a policy may never decide
-
-        compiled = [p for p in map(_gitignore_pattern, lines) if isinstance(p, RegexPattern)]
+        compiled = [p for p in map(_gitignore_pattern, lines)
+                    if isinstance(p, pathspec.RegexPattern)]
         # last first: the last pattern that matches decides
         self._patterns: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
             (_whole_path(p.regex), bool(p.include)) for p in reversed(compiled)
@@ -382,8 +384,6 @@ def _whole_path(regex: re.Pattern[str]) -> re.Pattern[str]:
 
 
 def _gitignore_pattern(line: str) -> Any:
-    import pathspec.util
-
     with warnings.catch_warnings():  # a literal '[' inside a class: not the host's concern
         warnings.simplefilter("ignore", FutureWarning)
         return pathspec.util.lookup_pattern("gitignore")(line)
@@ -592,11 +592,8 @@ class Policy:
 
     @cached_property
     def _protect(self) -> _Rules | None:
-        return _compiled(self._protect_patterns)
-
-    @cached_property
-    def _protect_patterns(self) -> list[str]:
-        return [p for p in self.protect if not (self.allow_git_writes and p in GIT_PROTECT)]
+        patterns = [p for p in self.protect if not (self.allow_git_writes and p in GIT_PROTECT)]
+        return _compiled(patterns)
 
     @cached_property
     def _secrets(self) -> _Rules | None:
@@ -612,9 +609,9 @@ class Policy:
 
     @cached_property  # the policy is frozen: asked on every decision
     def hides(self) -> bool:
-        """Whether a listing or search may have to leave something out
-        (said from the patterns, which are compiled when first matched)."""
-        return bool(self.deny or self.secrets or any(other.hides for _, other in self.nested))
+        """Whether a listing or search may have to leave something out."""
+        return (self._deny is not None or self._secrets is not None
+                or any(other.hides for _, other in self.nested))
 
     @cached_property
     def guards_git(self) -> bool:
@@ -623,7 +620,7 @@ class Policy:
 
     @cached_property
     def is_empty(self) -> bool:
-        return not (self.hides or self._protect_patterns or self._dirs or self._python_dirs
+        return not (self.hides or self._protect is not None or self._dirs or self._python_dirs
                     or self.nested)
 
     @cached_property
