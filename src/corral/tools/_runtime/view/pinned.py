@@ -3,7 +3,6 @@ tool looks at and acts on, never resolved again."""
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import posixpath
@@ -666,18 +665,15 @@ class Pinned:
             return None
         backend = root.backend
         checkpoint = self._checkpoint_fn()
-        try:
-            for dirpath, _dirs, _files, fd in root.fwalk(self.path):
-                checkpoint()
-                info = backend.fstat(fd)
-                if (info.st_dev, info.st_ino) in others:
-                    inner = dirpath[len(self.path):].lstrip("/") \
-                        if self.path not in (".", "") else dirpath
-                    return inner, Kind.PROTECTED, "source"
-        except OSError as exc:
-            if exc.errno not in (errno.EMFILE, errno.ENFILE):
-                raise
-            return "", Kind.PROTECTED, "source"  # what cannot be walked is not moved
+        # what cannot be walked is not moved: an error (out of open files
+        # too) refuses the move as that error
+        for dirpath, _dirs, _files, fd in root.fwalk(self.path):
+            checkpoint()
+            info = backend.fstat(fd)
+            if (info.st_dev, info.st_ino) in others:
+                inner = dirpath[len(self.path):].lstrip("/") \
+                    if self.path not in (".", "") else dirpath
+                return inner, Kind.PROTECTED, "source"
         return None
 
     def _carried_links_rule(self, dest: Pinned) -> tuple[str, Kind, str] | None:
