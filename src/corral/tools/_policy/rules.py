@@ -416,10 +416,12 @@ def _patterns(patterns: Iterable[str]) -> tuple[str, ...]:
     return tuple(patterns)
 
 
-def _spelled_absolute(*lists: tuple[str, ...]) -> frozenset[str]:
-    """The read forms of the patterns spelled as absolute host paths."""
-    return frozenset(host_pattern(p) for patterns in lists for p in patterns
-                     if p.removeprefix("!").startswith("/"))
+def _read(patterns: Iterable[str]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """Each of ``patterns`` read by :func:`host_pattern`, and the read forms
+    of those a host spelled as absolute paths (read against the root later)."""
+    given = _patterns(patterns)
+    read = tuple(host_pattern(p) for p in given)
+    return read, frozenset(r for p, r in zip(given, read) if p.removeprefix("!").startswith("/"))
 
 
 def _compiled(patterns: Sequence[str]) -> _Rules | None:
@@ -519,12 +521,12 @@ class Policy:
         absolute path is made relative when a toolbox opens its root); one
         that could never apply is a ``ValueError``."""
         base = cls.default() if defaults else cls.none()
-        protect, secrets, deny = _patterns(protect), _patterns(secrets), _patterns(deny)
-        return replace(base, protect=base.protect + host_patterns(protect),
-                       secrets=base.secrets + host_patterns(secrets),
-                       deny=base.deny + host_patterns(deny),
+        (protect_r, protect_a), (secrets_r, secrets_a), (deny_r, deny_a) = \
+            _read(protect), _read(secrets), _read(deny)
+        return replace(base, protect=base.protect + protect_r,
+                       secrets=base.secrets + secrets_r, deny=base.deny + deny_r,
                        allow_git_writes=allow_git_writes or not defaults,
-                       absolute=base.absolute | _spelled_absolute(protect, secrets, deny))
+                       absolute=base.absolute | protect_a | secrets_a | deny_a)
 
     def extended(self, *, deny: Iterable[str] = (), protect: Iterable[str] = (),
                  protect_dirs: Iterable[str] = (), python_dirs: Iterable[str] = ()) -> Policy:
@@ -532,10 +534,9 @@ class Policy:
         :func:`host_pattern`), protected directories and directories a
         host-run Python program imports from (canonical paths in this
         policy's own root)."""
-        deny, protect = _patterns(deny), _patterns(protect)
-        return replace(self, deny=self.deny + host_patterns(deny),
-                       protect=self.protect + host_patterns(protect),
-                       absolute=self.absolute | _spelled_absolute(deny, protect),
+        (deny_r, deny_a), (protect_r, protect_a) = _read(deny), _read(protect)
+        return replace(self, deny=self.deny + deny_r, protect=self.protect + protect_r,
+                       absolute=self.absolute | deny_a | protect_a,
                        protect_dirs=self.protect_dirs + tuple(self._outer(d)
                                                                for d in protect_dirs),
                        python_dirs=self.python_dirs + tuple(self._outer(d)
