@@ -334,6 +334,47 @@ def test_the_same_directory_twice_is_one_root(ws, dirs):
     assert narrowed.roots == ["web"]
 
 
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"))
+
+
+def test_a_directory_named_many_ways_is_opened_once(boxes, dirs):
+    opened: list[str] = []
+
+    def counting(root: Root, parent: Toolbox, base: str) -> Toolbox:
+        opened.append(base)
+        return _opener(root, parent, base)
+
+    os.symlink(dirs["api"] / "pkg", dirs["web"].parent / "pkg-link")
+    pkg = str(dirs["api"] / "pkg")
+    spellings = [pkg, pkg + "/", pkg + "/.", pkg + "//", str(dirs["api"]) + "/../api/pkg",
+                 str(dirs["web"].parent / "pkg-link")]
+    narrowed = Workspace(boxes, opener=counting).narrowed(spellings * 500)
+    try:
+        assert narrowed.roots == ["pkg"] and opened == ["pkg"]
+        assert narrowed.call("read_file", {"path": "main.py"})["ok"] is True
+    finally:
+        narrowed.close()
+
+
+def test_a_client_naming_more_roots_than_the_limit_gets_the_first_ones(boxes, dirs, caplog):
+    from corral.tools._runtime.workspace import MAX_CLIENT_ROOTS
+    many = [dirs["api"] / f"sub{i:03}" for i in range(MAX_CLIENT_ROOTS + 40)]
+    for sub in many:
+        sub.mkdir()
+        (sub / "note.txt").write_text(sub.name)
+    before = _open_fds()
+    narrowed = Workspace(boxes, opener=_opener).narrowed([str(p) for p in many])
+    try:
+        assert narrowed.roots == [p.name for p in many[:MAX_CLIENT_ROOTS]]
+        last = many[MAX_CLIENT_ROOTS - 1].name
+        assert narrowed.call("read_file", {"path": f"{last}/note.txt"})["ok"] is True
+        assert "40 roots more" in caplog.text
+    finally:
+        narrowed.close()
+    assert _open_fds() == before  # the roots left out were closed, the kept ones too
+
+
 def _cli_like_opener(root: Root, parent: Toolbox, base: str) -> Toolbox:
     return Toolbox(root, policy=policy_beneath(parent.policy, base))
 

@@ -38,6 +38,7 @@ alone), as a root of its own.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -56,6 +57,12 @@ from .registry import ToolSpec
 from .answer import AnswerPath, naming_root
 from .toolbox import Toolbox
 from .view import nested_place, open_beneath, root_identity
+
+log = logging.getLogger("corral.tools")
+
+# Roots a client's list may open (each a Toolbox with its own look at the
+# tree, and the workspace's nesting checks grow with their square).
+MAX_CLIENT_ROOTS = 64
 
 __all__ = ["Workspace", "Opener", "PATH_FIELDS", "PATH_KEYS", "PATH_LIST_KEYS",
            "policy_beneath"]
@@ -417,16 +424,26 @@ class Workspace:
         """The Workspace of what both the command line and a client allow:
         for each client directory, the roots it contains and, if it lies
         inside a root, that directory opened beneath the root.  Never wider
-        than this Workspace; it may have no root at all."""
+        than this Workspace; it may have no root at all.  Bounded: a
+        directory named twice (by any spelling) gets one Toolbox, and at
+        most :data:`MAX_CLIENT_ROOTS` roots are kept (the first ones named;
+        the rest are logged and left out)."""
         chosen: dict[tuple[int, int], tuple[str, Toolbox, bool]] = {}
-        for directory in directories:
-            for path, box, owned in self._intersect(directory):
-                key = root_identity(box.root)
-                if key in chosen:
-                    if owned:
-                        box.close()
+        dropped = 0
+        for real in dict.fromkeys(os.path.realpath(d) for d in directories):
+            for place in self._places(real):
+                key = root_identity(place.root)
+                if key in chosen or len(chosen) >= MAX_CLIENT_ROOTS:
+                    dropped += key not in chosen
+                    if place.box is None:
+                        place.root.close()
                     continue
-                chosen[key] = (path, box, owned)
+                box = place.box or self._open_beneath(place)
+                if box is not None:
+                    chosen[key] = (place.path, box, place.box is None)
+        if dropped:
+            log.warning("the client named %d roots more than the %d kept; they are left out",
+                        dropped, MAX_CLIENT_ROOTS)
         names = root_names(path for path, _, _ in chosen.values())
         narrowed = Workspace({name: box for name, (_, box, _) in zip(names, chosen.values())},
                              opener=self._opener, listing=self._listing,
@@ -434,26 +451,32 @@ class Workspace:
         narrowed._owned = [box for _, box, owned in chosen.values() if owned]
         return narrowed
 
-    def _intersect(self, directory: str) -> list[tuple[str, Toolbox, bool]]:
-        """(display path, Toolbox, opened here) for one client directory."""
-        real = os.path.realpath(directory)
-        out: list[tuple[str, Toolbox, bool]] = []
+    def _places(self, real: str) -> list[_ClientPlace]:
+        """The places one client directory (its host real path) gives: each
+        root it holds, and the directory itself opened beneath the root it
+        lies in (a Root only: its Toolbox is made once it is kept)."""
+        out: list[_ClientPlace] = []
         for box in self._roots.values():
             root_real = os.path.realpath(box.root.path)
             if _inside(real, root_real):  # the client's directory holds the whole root
-                out.append((box.root.path, box, False))
+                out.append(_ClientPlace(box.root.path, box.root, box, box, "."))
             elif _inside(root_real, real) and self._opener is not None:
                 opened = open_beneath(box.root, os.path.relpath(real, root_real))
-                if opened is None:
-                    continue
-                sub, base = opened  # the policy base is where the open landed, not the spelling
-                made = self._opener(sub, box, base)
-                if made is None:
-                    sub.close()
-                    continue
-                made.opened_beneath(box, base)  # the server root's links lead here too
-                out.append((os.path.join(box.root.path, base), made, True))
+                if opened is not None:
+                    sub, base = opened  # the policy base is where the open landed, not the spelling
+                    out.append(_ClientPlace(os.path.join(box.root.path, base), sub, None, box,
+                                            base))
         return out
+
+    def _open_beneath(self, place: _ClientPlace) -> Toolbox | None:
+        """The Toolbox of a client directory opened beneath ``place.parent``."""
+        assert self._opener is not None  # a place beneath a root is found only with one
+        made = self._opener(place.root, place.parent, place.base)
+        if made is None:
+            place.root.close()
+            return None
+        made.opened_beneath(place.parent, place.base)  # the server root's links lead here too
+        return made
 
     def close(self) -> None:
         """Close the Toolboxes this Workspace opened (not the borrowed ones)."""
@@ -478,6 +501,19 @@ _SUGGESTIBLE = frozenset({"read_file", "list_directory", "file_info"})
 def _call(box: Toolbox, name: Any, args: Any, timeout: float | None,
           cancel: CancelToken | None, progress: ProgressFn | None) -> dict[str, Any]:
     return box.call(name, args, timeout=timeout, cancel=cancel, progress=progress)
+
+
+@dataclass(frozen=True)
+class _ClientPlace:
+    """A root a client directory gives: ``box`` the server's Toolbox of it,
+    or None for a directory opened beneath the root of ``parent`` at
+    ``base`` (``root``, closed by whoever drops it)."""
+
+    path: str
+    root: Root
+    box: Toolbox | None
+    parent: Toolbox
+    base: str
 
 
 @dataclass(frozen=True)
