@@ -137,3 +137,25 @@ def test_a_root_closed_since_may_be_moved(sec_tmp, make_root):
     moved = _toolbox(make_root, base).call("move_file", {"source": "y", "destination": "z"})
     assert moved["ok"], moved
     assert (base / "z" / "a.txt").read_text() == "a\n"
+
+
+def test_a_folder_made_where_a_served_root_was_removed_is_no_served_root(tmp_path, make_root):
+    """A root is served by its (device, inode): the host closed its root and
+    removed the folder while the Toolbox was left open (or not yet
+    collected).  A folder made since may be given the freed inode number
+    (ext4 gives it to the next ``mkdir``): it is no live root, and its move
+    must not be refused as carrying one (nor may one process's leftovers
+    refuse another's moves that way)."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    root = make_root(str(gone))
+    served = Toolbox(root)
+    root.close()
+    gone.rmdir()
+    outer = _toolbox(make_root, tmp_path)
+    for i in range(8):
+        (tmp_path / f"d{i}").mkdir()
+        moved = outer.call("move_file", {"source": f"d{i}", "destination": f"e{i}"})
+        assert moved["ok"], (i, moved)
+        assert (tmp_path / f"e{i}").is_dir()
+    served.close()
