@@ -78,7 +78,17 @@ LOOPBACK = {"0100007F", "00000000000000000000000001000000",
 
 def _start(work: Path, project: Path) -> tuple[subprocess.Popen[bytes], int]:
     """The page's two blocks, placeholders replaced, started in their own
-    process group; the process and its port once it accepts connections."""
+    process group; the process and its port once it accepts connections.
+    The free port is found before supergateway binds it: another process
+    of the machine may take it meanwhile, and then another port is tried."""
+    for _ in range(3):
+        started = _start_once(work, project)
+        if started is not None:
+            return started
+    pytest.fail("supergateway found each free port taken by another process")
+
+
+def _start_once(work: Path, project: Path) -> tuple[subprocess.Popen[bytes], int] | None:
     (script,) = _blocks("js")
     (work / "loopback.cjs").write_text(script)
     (command,) = _blocks("sh")
@@ -100,6 +110,8 @@ def _start(work: Path, project: Path) -> tuple[subprocess.Popen[bytes], int]:
             if proc.poll() is not None or time.monotonic() > deadline:
                 _kill(proc)
                 output = proc.stdout.read().decode() if proc.stdout else ""
+                if "EADDRINUSE" in output:
+                    return None
                 pytest.fail(f"supergateway did not start: {output[-2000:]}")
             time.sleep(0.25)
 

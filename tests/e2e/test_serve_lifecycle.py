@@ -159,6 +159,28 @@ def test_nothing_is_written_after_stdin_closes(notes_root):
     _traceback_free(raw)
 
 
+def test_quick_calls_asked_before_stdin_closes_are_answered(notes_root):
+    """A client that writes its calls and closes stdin at once (a shell
+    pipe) reads their answers: each call here runs 20 ms, a twenty-fifth of
+    the grace the server gives them, however late it sees the end of its
+    input (the reader running the first call itself sees it 20 ms on)."""
+    raw = _started(wait_command(notes_root))
+    for i in range(3):
+        _call(raw, 20 + i, "wait", {"seconds": 0.02})
+    assert raw.proc.stdin is not None
+    raw.proc.stdin.close()
+    answered = []
+    while True:
+        try:
+            answered.append(raw.receive(10))
+        except EOFError:
+            break
+    assert sorted(m["id"] for m in answered if "id" in m) == [20, 21, 22], answered
+    assert all(m["result"]["structuredContent"] == {"ok": True, "steps": 1}
+               for m in answered if "id" in m), answered
+    assert raw.proc.wait(30) == 0
+
+
 def test_answers_given_before_stdin_closes_are_all_delivered(notes_root):
     """What the server answered before it saw the end of its input is
     flushed, in full, before it exits."""

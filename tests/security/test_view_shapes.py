@@ -25,7 +25,9 @@ from corral.contained import Root, backend_by_name
 from corral.testing.backends import Fault, FaultBackend
 from corral.tools import Toolbox, Workspace
 
-LIMIT = 3.0  # seconds: a call that waits on itself reaches this deadline
+# seconds: a call that waits on itself reaches this deadline; a move here
+# takes up to half a second on a loaded 2-core machine, a tenth of LIMIT / 2
+LIMIT = 10.0
 
 
 def _write(path: Path, text: str) -> None:

@@ -207,13 +207,22 @@ def test_walks_list_what_policy_visible_lists(tmp_path, make_root, seed):
 
 # -- bounded .gitignore work ------------------------------------------------------------------
 # Order-of-magnitude hang detectors, not speed tests: each input costs well
-# under a second here once indexed; an unindexed match takes 10-20 s.
+# under a second here once indexed; an unindexed match takes 10-20 s.  The
+# work is bounded in CPU time: on a loaded machine the wall clock runs ten
+# times the work and more (a deadline, itself wall-clock, is bounded so).
 
 def _timed(box: Toolbox, tool: str, args: dict, timeout: float) -> tuple[dict, float]:
     import time
     started = time.perf_counter()
     out = box.call(tool, args, timeout=timeout)
     return out, time.perf_counter() - started
+
+
+def _cpu_timed(box: Toolbox, tool: str, args: dict, timeout: float) -> tuple[dict, float]:
+    import time
+    started = time.process_time()
+    out = box.call(tool, args, timeout=timeout)
+    return out, time.process_time() - started
 
 
 def test_many_anchored_gitignore_lines_cost_lookups_not_steps(tmp_path):
@@ -228,12 +237,12 @@ def test_many_anchored_gitignore_lines_cost_lookups_not_steps(tmp_path):
         (tmp_path / f"d{i}").mkdir()
         (tmp_path / f"d{i}" / "x.txt").write_text("x\n")
     box = Toolbox(tmp_path, limits=Limits(search_results=10_000))
-    out, seconds = _timed(box, "glob", {"pattern": "**/*.txt"}, 8)
-    assert out["ok"] is True and seconds < 8, out.get("details")
+    out, seconds = _cpu_timed(box, "glob", {"pattern": "**/*.txt"}, 60)
+    assert out["ok"] is True and seconds < 8, (seconds, out.get("details"))
     want = [f"d{i}/x.txt" for i in range(200) if i != 7 and not str(i).startswith("1")]
     assert out["paths"] == sorted(want)
-    found, _ = _timed(box, "grep", {"pattern": "^x$", "outputMode": "files"}, 8)
-    assert found["files"] == sorted(want)
+    found, seconds = _cpu_timed(box, "grep", {"pattern": "^x$", "outputMode": "files"}, 60)
+    assert found["files"] == sorted(want) and seconds < 8, seconds
 
 
 def test_gitignore_lines_sharing_a_literal_stop_at_the_deadline(tmp_path):
@@ -263,9 +272,9 @@ HOSTILE_IGNORES = {
 def test_a_cancelled_search_over_a_hostile_gitignore_stops_soon(tmp_path, shape, tool, args):
     """A search of many seconds' work over a hostile .gitignore (a search
     that ran on after its cancel would hold a worker of corral serve) stops at
-    its next checkpoint: it answers ``cancelled`` well within a few seconds
-    of the cancel (an order-of-magnitude bound: the whole search takes tens
-    of seconds here)."""
+    its next checkpoint: it answers ``cancelled`` within a few CPU seconds'
+    work after the cancel (an order-of-magnitude bound: the whole search
+    takes tens of seconds here)."""
     import threading
     import time
 
@@ -281,14 +290,22 @@ def test_a_cancelled_search_over_a_hostile_gitignore_stops_soon(tmp_path, shape,
         deep.mkdir()
         (deep / f"{'a' * 60}x.txt").write_text("hay\n")
     token = CancelToken()
-    timer = threading.Timer(0.3, token.cancel)
+    cancelled_at: list[float] = []
+
+    def cancel() -> None:
+        cancelled_at.append(time.process_time())
+        token.cancel()
+
+    # the work after the cancel is measured in CPU time (this process's): on
+    # a loaded machine the wall clock runs ten times the work and more
+    timer = threading.Timer(0.3, cancel)
     with Toolbox(tmp_path) as box:
-        started = time.perf_counter()
         timer.start()
         try:
             out = box.call(tool, args, cancel=token, timeout=120)
         finally:
             timer.cancel()
-        seconds = time.perf_counter() - started
+        stopped_at = time.process_time()
     assert out["ok"] is False and out["details"]["kind"] == "cancelled", out
-    assert seconds < 0.3 + 2.5, f"{tool} stopped {seconds - 0.3:.1f} s after its cancel"
+    seconds = stopped_at - cancelled_at[0]
+    assert seconds < 2.5, f"{tool} spent {seconds:.1f} CPU s after its cancel"

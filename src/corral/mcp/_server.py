@@ -61,6 +61,10 @@ _LARGE_CHUNK = 1 << 20  # what a large line is read by
 _KEEP = 4096  # bytes of an oversized line kept at each end, to find its id
 HANDOVER_AFTER = 0.02  # seconds a reader's call runs before another thread reads
 HALT_GRACE = 0.5  # seconds calls get to reach a checkpoint once the server must stop now
+# seconds the calls asked before the input ended get to finish and be answered
+# (a client that writes its calls and closes stdin reads their answers: a
+# call takes milliseconds, a hundred times less); then the rest are cancelled
+EOF_GRACE = 0.5
 STANDBY_FOR = 1.0  # seconds without calls after which the standby thread sleeps
 _LOG_RATE = 20  # log notifications per second at most
 
@@ -121,9 +125,10 @@ class StdioServer:
     def serve(self, infile: BinaryIO, out_fd: int, *,
               interrupt: Callable[[], None] | None = None) -> None:
         """Serve until ``infile`` ends and return.  What was answered before
-        it ended is written; calls still running then are cancelled and
-        never answered (the client hung up: an answer after that could only
-        meet a closed reader).  The calling thread only waits, so a signal
+        it ended is written, and so are the answers of calls asked before
+        it that end within :data:`EOF_GRACE`; calls still running then are
+        cancelled and never answered (the client hung up: an answer after
+        that could only meet a closed reader).  The calling thread only waits, so a signal
         handler that raises reaches it there: every call is then cancelled,
         nothing more is written, and the exception goes on within about
         :data:`HALT_GRACE`.  ``interrupt`` (when given) makes a read of
@@ -394,7 +399,9 @@ class StdioServer:
                 self._apply(actions)
                 with self._cond:
                     self._eof, self._reading = True, False
-                    self._end_calls()
+                    if not self._scheduler.idle:
+                        self._start_eof_timer()
+                        self._wake_for_ready()
                     self._cond.notify_all()
                 return None
             if isinstance(line, bytearray):
@@ -573,6 +580,19 @@ class StdioServer:
         deadline = time.monotonic() + timeout
         for thread in self._threads:
             thread.join(timeout=max(0.0, deadline - time.monotonic()))
+
+    def _start_eof_timer(self) -> None:
+        """The input ended with calls not yet answered: those still running
+        after :data:`EOF_GRACE` are ended (lock held)."""
+        timer = threading.Timer(EOF_GRACE, self._eof_grace_over)
+        timer.daemon = True
+        self._timers.append(timer)
+        timer.start()
+
+    def _eof_grace_over(self) -> None:
+        with self._cond:
+            self._end_calls()
+            self._cond.notify_all()
 
     # -- roots -------------------------------------------------------------------
     def _start_roots_timer(self) -> None:

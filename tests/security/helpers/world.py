@@ -47,7 +47,10 @@ __all__ = ["MARKER", "FAR", "EVIL", "CALL_TIMEOUT", "CONFIGS", "CONFIG_IDS", "Wo
 MARKER = "CORRAL-OUTSIDE-MARK-5b0e"
 FAR = "far-q7"  # where hostile links point; its name must never be echoed
 EVIL = "ws-evil"
-CALL_TIMEOUT = 5.0  # seconds: THREATS.md's "a call that blocks for more than a few seconds"
+# seconds: THREATS.md's "a call that blocks for more than a few seconds" (a
+# FIFO opened blocking blocks for ever); an order of magnitude over what the
+# slowest call here takes on a loaded 2-core machine (1.2 s at a load of 17)
+CALL_TIMEOUT = 15.0
 ERRNO_TEXTS = ("[Errno", "No such file", "Permission denied", "Input/output error",
                "No space left", "Invalid cross-device", "Operation not permitted",
                "Directory not empty", "Not a directory")

@@ -234,9 +234,10 @@ class View:
 
     def keep_lock_file(self, identity: tuple[int, int]) -> None:
         """Keep the root's tree-lock file open while this view is open (let
-        go by :meth:`close`, or when the view is collected)."""
+        go by :meth:`close`, or when the view is collected), and the root
+        directory with it (its inode number then names no other folder)."""
         self._identity = identity
-        use_lock_file(identity)
+        use_lock_file(identity, self._root.fileno())
         self._lock_file_user = weakref.finalize(self, view_collected, identity)
 
     @property

@@ -53,7 +53,12 @@ def open_view(root: RootLike, policy: Policy, *,
             opened.close()
         raise
     view = View(opened, rooted, links, owns_root=owns)
-    view.keep_lock_file(identity)
+    try:
+        view.keep_lock_file(identity)
+    except BaseException:
+        if owns:
+            opened.close()
+        raise
     view.scanned_links = scanned
     view.moves_seen = moves_before
     view.changes_seen = changes_before

@@ -299,6 +299,12 @@ def _forget_after_fork() -> None:
         except Exception:
             pass
     _serving.clear()
+    for fd, close in _pinned.values():
+        try:
+            close(fd)
+        except Exception:
+            pass
+    _pinned.clear()
     _kept.clear()
     _idle_guard = threading.Condition()  # one held at the fork stays held
     _idle_thread = None
@@ -407,13 +413,32 @@ _users: dict[tuple[int, int], int] = {}
 _collected: list[tuple[int, int]] = []
 
 
-def use_lock_file(key: tuple[int, int]) -> None:
-    """One more view of the root ``key`` (device, inode) keeps its lock file
-    open (opened at its first use); the first says the root is served."""
+# The root directories of the views open here, one descriptor each, held
+# as long as anything of this process says (device, inode): the view's
+# served file and its lock file's flock outlive its Root (closed by the host
+# first, or collected first, let go at the next open or close).  The pair
+# names the directory only while its inode lives: freed, the filesystem
+# gives the number to the next folder made (ext4 at once), which another
+# move would then refuse as a served root, or whose lock would be shared
+# with a root long gone.  Held, the inode outlives every name of it.
+_pinned: dict[tuple[int, int], tuple[int, Callable[[int], None]]] = {}
+
+
+def use_lock_file(key: tuple[int, int], root_fd: int) -> None:
+    """One more view of the root ``key`` (device, inode), the directory
+    ``root_fd`` holds, keeps its lock file open (opened at its first use)
+    and the directory itself (see ``_pinned``); the first says the root is
+    served.  An ``OSError`` (out of open files) if the directory cannot be
+    held: the view is not opened."""
+    pin, close = os.dup(root_fd), os.close  # closed by the module that made it (pyfakefs)
     with _place_guard:
         closing = _let_go_collected()
         _users[key] = _users.get(key, 0) + 1
         first = _users[key] == 1 and key not in _serving
+        if key not in _pinned:
+            _pinned[key], pin = (pin, close), -1
+    if pin != -1:  # held already by another view of it
+        close(pin)
     if first:
         _serve(key)
     _close_all(closing)
@@ -564,14 +589,27 @@ def _let_go(key: tuple[int, int]) -> list[_LockFile]:
     served = _serving.pop(key, None)
     if served is not None:
         _unserve(*served)  # no longer served here
+    pinned = _pinned.pop(key, None)
     found = _files.get(key)
     if found is None or found.holders or found.taking:
+        _unpin(pinned)
         return []
     del _files[key]
     with found.guard:
         if found.kept:  # by LOCK_UN: a forked child's copy of the fd would keep it
             _unkeep(found)
+    _unpin(pinned)  # after the flock is let go: nothing here names the inode now
     return [found]
+
+
+def _unpin(pinned: tuple[int, Callable[[int], None]] | None) -> None:
+    if pinned is None:
+        return
+    fd, close = pinned
+    try:
+        close(fd)
+    except Exception:  # a fake filesystem's close, after that filesystem was torn down
+        pass
 
 
 def _close_all(files: list[_LockFile]) -> None:
