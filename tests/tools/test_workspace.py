@@ -376,7 +376,7 @@ def test_a_client_naming_more_roots_than_the_limit_gets_the_first_ones(boxes, di
     narrowed = Workspace(boxes, opener=_opener).narrowed([str(p) for p in many])
     try:
         assert narrowed.roots == [p.name for p in many[:MAX_CLIENT_ROOTS]]
-        assert sorted(_directories_held(many)) == narrowed.roots  # the ones left out: closed
+        assert sorted(set(_directories_held(many))) == narrowed.roots  # those left out: closed
         last = many[MAX_CLIENT_ROOTS - 1].name
         assert narrowed.call("read_file", {"path": f"{last}/note.txt"})["ok"] is True
         assert "40 roots more" in caplog.text
