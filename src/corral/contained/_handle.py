@@ -135,6 +135,15 @@ class Handle(Closing):
         if fd >= 0:
             self._backend.close(fd)
 
+    def __del__(self) -> None:
+        # Closing's finalizer, without its call of close() for a handle
+        # closed already (every handle a step ends with)
+        try:
+            if self.fd >= 0:
+                self.close()
+        except Exception:  # a finalizer must not raise (nor a half-made handle's)
+            pass
+
     def __repr__(self) -> str:
         return f"<corral Handle {self.path!r} fd={self.fd}>"
 
