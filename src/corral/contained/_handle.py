@@ -88,8 +88,9 @@ class Handle(Closing):
     def pread(self, size: int, offset: int) -> bytes:
         """Up to ``size`` bytes at ``offset`` (one ``pread(2)``; the offset of
         the fd does not move)."""
+        fd = self.fd
         try:
-            return self._backend.pread(self._fd(), size, offset)
+            return self._backend.pread(fd if fd >= 0 else self._fd(), size, offset)
         except OSError as exc:
             raise self._error(exc) from None
 

@@ -272,6 +272,7 @@ class CallView:
 
     def __init__(self, view: View, host: Host) -> None:
         self._view = view
+        self.shared = view  # the view every call of the Toolbox shares
         # the call holds this view: a weak reference back keeps the two out
         # of a reference cycle, so both are freed when the call ends rather
         # than left to the garbage collector after every call
@@ -313,10 +314,6 @@ class CallView:
             for pin in pins:
                 pin.release()  # what is there now is opened afresh
                 pin.decide_again()
-
-    @property
-    def shared(self) -> View:
-        return self._view
 
     def pin(self, rel: str, op: Op, *, field: str = "path", shown: str | None = None,
             follow: bool = False, create_parents: bool = False

@@ -583,7 +583,11 @@ class Pinned:
         expected to be ``expect`` (``None``: absent); ``mode``: the
         permission bits a created file gets from its first byte (a file put
         back keeps the privacy it had)."""
-        kept = None if expect is None or exclusive else self._kept_as(expect)
+        kept = self._kept
+        if expect is None or exclusive or kept is None:
+            kept = None
+        elif kept.info is not expect:  # (else the look's own fstat: the same file)
+            kept = self._kept_as(expect)
         if kept is not None:  # its fstat for the lstat, its fd for the metadata
             self._target.write_bytes(data, exclusive=False, replacing=kept)
             return
