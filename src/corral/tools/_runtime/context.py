@@ -67,9 +67,9 @@ class ToolboxState:
 
     def store(self, factory: Callable[[], T]) -> T:
         """The one ``factory()`` object of this toolbox (made on first use)."""
-        found = self._stores.get(factory)  # once made, never replaced: no lock to read it
+        found: T | None = self._stores.get(factory)  # once made, never replaced: no lock to read it
         if found is not None:
-            return cast(T, found)
+            return found
         with self._stores_guard:
             found = self._stores.get(factory)
             if found is None:
@@ -163,7 +163,9 @@ class ToolContext:
 
     def store(self, factory: Callable[[], T]) -> T:
         """Per-toolbox state of a tool (e.g. what edit_file remembers)."""
-        return self.state.store(factory)
+        state = self.state
+        found: T | None = state._stores.get(factory)  # (made already: no call of state.store)
+        return found if found is not None else state.store(factory)
 
     # -- bounds --------------------------------------------------------
     def checkpoint(self) -> None:

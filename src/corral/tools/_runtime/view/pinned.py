@@ -441,6 +441,9 @@ class Pinned:
         now (and kept, if regular); ``STALE`` if it is not ``expect``.  Gone
         now: ``STALE`` where the caller ``looked_at`` it (it was there),
         else the core's "not found" (``STALE`` if it is there again)."""
+        opened = self._kept
+        if opened is not None and (expect is None or opened.info is expect):
+            return opened  # the kept file, as it was looked at (_kept_as's first answer)
         opened = self._kept_as(expect)
         if opened is not None:
             return opened  # the kept file, and it is ``expect`` (or nothing was expected)
