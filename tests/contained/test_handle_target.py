@@ -219,6 +219,57 @@ def test_closed_target_and_handle_name_the_path(make_root, scratch):
     assert info.value.errno == errno.EBADF and info.value.filename == "d/f"
 
 
+def test_closed_target_neither_opens_nor_writes(make_root, scratch):
+    tree = build(scratch / "t", ["d/", "d/f"])
+    root = make_root(tree.ws)
+    with root.target("d/f") as target:
+        opened = target.open_existing()
+        assert opened is not None
+        opened.handle.close()
+        with pytest.raises(OSError) as info:  # the file it would carry metadata from is closed
+            target.write_bytes(b"new", replacing=opened)
+        assert info.value.errno == errno.EBADF
+        target.close()
+        for act in (target.open_existing, lambda: target.write_bytes(b"new")):
+            with pytest.raises(OSError) as info:
+                act()
+            assert info.value.errno == errno.EBADF and info.value.filename == "d/f"
+    assert (tree.ws / "d/f").read_bytes() == b"content of d/f"
+
+
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError as exc:
+        assert exc.errno == errno.EBADF
+        return False
+    return True
+
+
+def test_dropped_target_and_handle_close_their_fds_once(make_root, scratch):
+    """A Target or Handle dropped open closes its fd when collected; one
+    closed already closes nothing then (its old number may be another
+    file's by now)."""
+    tree = build(scratch / "t", ["d/", "d/f"])
+    root = make_root(tree.ws)
+    target = root.target("d/f")
+    opened = target.open_existing()
+    assert opened is not None
+    fds = [target.held_fd, opened.handle.fd]
+    assert all(_is_open(fd) for fd in fds)
+    del target, opened
+    assert not any(_is_open(fd) for fd in fds)
+    for make in (lambda: root.target("d/f"), lambda: root.open_handle("d/f")):
+        made = make()
+        made.close()
+        reused = os.open(tree.ws / "d/f", os.O_RDONLY)
+        try:
+            del made
+            assert _is_open(reused)
+        finally:
+            os.close(reused)
+
+
 # -- Handle -------------------------------------------------------------------------
 
 def test_handle_reads_and_lists(make_root, scratch):

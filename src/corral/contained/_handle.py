@@ -88,8 +88,9 @@ class Handle(Closing):
     def pread(self, size: int, offset: int) -> bytes:
         """Up to ``size`` bytes at ``offset`` (one ``pread(2)``; the offset of
         the fd does not move)."""
+        fd = self.fd
         try:
-            return self._backend.pread(self._fd(), size, offset)
+            return self._backend.pread(fd if fd >= 0 else self._fd(), size, offset)
         except OSError as exc:
             raise self._error(exc) from None
 
@@ -134,6 +135,15 @@ class Handle(Closing):
         fd, self.fd = self.fd, -1
         if fd >= 0:
             self._backend.close(fd)
+
+    def __del__(self) -> None:
+        # Closing's finalizer, without its call of close() for a handle
+        # closed already (every handle a step ends with)
+        try:
+            if self.fd >= 0:
+                self.close()
+        except Exception:  # a finalizer must not raise (nor a half-made handle's)
+            pass
 
     def __repr__(self) -> str:
         return f"<corral Handle {self.path!r} fd={self.fd}>"

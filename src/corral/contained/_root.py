@@ -40,6 +40,7 @@ _O_TMPFILE = getattr(os, "O_TMPFILE", 0)  # it includes the O_DIRECTORY bit
 _LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 # the directory a Target holds, opened so that flock may be taken on it
 _HELD_LOCKABLE = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_new_resolved = tuple.__new__
 _CHANGES = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC  # what can change a file in place
 
 
@@ -367,7 +368,9 @@ class Root(RootSurface, Closing):
             fd = self._open_parent(parsed, held_flags)
             if fd >= 0:
                 if not identify:  # the common step's: its Target made here at once
-                    at = Resolved(fd, names[-1], parsed.must_be_dir, tuple(names[:-1]))
+                    # (tuple.__new__: the NamedTuple's own __new__ is a Python frame)
+                    at = _new_resolved(Resolved, (fd, names[-1], parsed.must_be_dir,
+                                                  tuple(names[:-1])))
                     return Target(self, anchor, parsed, at, fd, (), passed=(),
                                   follow_final=follow_final, ends_dotdot=False,
                                   readable=lockable)

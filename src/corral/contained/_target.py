@@ -34,6 +34,8 @@ class Opened(NamedTuple):
     info: os.stat_result
 
 
+_new_opened = tuple.__new__
+
 # a Target that made no directory has none to remove
 _NOTHING_MADE: Mapping[str, tuple[int, int]] = {}
 
@@ -154,9 +156,9 @@ class Target(Closing):
         for a symlink)."""
         if self._tail and not self._closed:
             return None
-        if self.name is None:
-            return self._opened(flags)
-        fd = self._dir()
+        if self.name is None or self._closed:
+            return self._opened(flags)  # (closed: its EBADF)
+        fd = self._fd
         backend = self._anchor.backend
         try:
             opened = backend.open_at(fd, self.name, flags | os.O_CLOEXEC | SAFE)
@@ -169,7 +171,8 @@ class Target(Closing):
                                       must_be_dir=self._must_be_dir)
         except OSError as exc:
             raise self._error(exc, self.path) from None
-        return Opened(Handle(self._root, backend, opened, self.path), info)
+        # (tuple.__new__: the NamedTuple's own __new__ is a Python frame)
+        return _new_opened(Opened, (Handle(self._root, backend, opened, self.path), info))
 
     def _opened(self, flags: int) -> Opened:
         handle = self.open(flags)
@@ -277,9 +280,14 @@ class Target(Closing):
         if mode is not None and (not isinstance(mode, int) or mode < 0 or mode & ~0o777):
             raise OSError(errno.EINVAL, "mode may carry permission bits (0o777) only",
                           self._parsed.text)
-        name = self._name(_acts.WRITE_EXCL if exclusive else _acts.WRITE)
-        fd = self._dir()
-        backend = self._backend()
+        name = self.name
+        if name is None or self._must_be_dir or self._closed or self._tail:
+            # (the common write, a plain name in a held parent, needs none of these looks)
+            name = self._name(_acts.WRITE_EXCL if exclusive else _acts.WRITE)
+            fd = self._dir()
+        else:
+            fd = self._fd
+        backend = self._anchor.backend
         # bytes go as they are; another buffer is checked (and cast to bytes) here
         view = data if callable(data) or type(data) is bytes else memoryview(data).cast("B")
         text = self._parsed.text
@@ -288,7 +296,9 @@ class Target(Closing):
             current: os.stat_result | None = replacing.info
             if exclusive or not st.S_ISREG(replacing.info.st_mode):
                 raise ValueError("replacing is the regular file a write replaces")
-            source_fd = replacing.handle.fileno()
+            source_fd = replacing.handle.fd
+            if source_fd < 0:
+                source_fd = replacing.handle.fileno()  # raises: the handle is closed
             expect = (replacing.info.st_dev, replacing.info.st_ino)
             # a regular file, not written exclusively: nothing below refuses it
         else:
@@ -437,6 +447,15 @@ class Target(Closing):
         finally:
             if first >= 0:
                 backend.close(first)
+
+    def __del__(self) -> None:
+        # Closing's finalizer, without its call of close() for a Target
+        # closed already (every Target a step ends with)
+        try:
+            if self._fd >= 0 or self._first_fd >= 0:
+                self.close()
+        except Exception:  # a finalizer must not raise (nor a half-made Target's)
+            pass
 
     # -- helpers ---------------------------------------------------------------------
     def _backend(self) -> Backend:

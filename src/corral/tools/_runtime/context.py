@@ -67,9 +67,9 @@ class ToolboxState:
 
     def store(self, factory: Callable[[], T]) -> T:
         """The one ``factory()`` object of this toolbox (made on first use)."""
-        found = self._stores.get(factory)  # once made, never replaced: no lock to read it
+        found: T | None = self._stores.get(factory)  # once made, never replaced: no lock to read it
         if found is not None:
-            return cast(T, found)
+            return found
         with self._stores_guard:
             found = self._stores.get(factory)
             if found is None:
@@ -110,7 +110,8 @@ class ToolContext:
     deadline, cancel tokens and progress."""
 
     __slots__ = ("__weakref__", "state", "view", "limits", "tool", "allow_hardlinks", "read_only",
-                 "seconds", "notes", "_deadline", "_cancel", "_progress", "_asks_host")
+                 "seconds", "notes", "_deadline", "_cancel", "_progress", "asks_host",
+                 "hears_requests")
 
     def __init__(self, state: ToolboxState, tool: str, *, seconds: float,
                  cancel: tuple[CancelToken, ...], progress: ProgressCallback | None,
@@ -125,7 +126,13 @@ class ToolContext:
         self._deadline = _now() + seconds
         self._cancel = cancel
         self._progress = progress
-        self._asks_host = asks_host and state.authorizer is not None
+        # whether :meth:`authorize` can refuse a read-only request (a host
+        # callback is set); without one, building the request is wasted work
+        self.asks_host = asks_host and state.authorizer is not None
+        # whether :meth:`authorize` looks at a request at all: a host callback
+        # is asked, or the toolbox is read-only (a mutating request is
+        # refused).  When not, a tool may leave its request unmade.
+        self.hears_requests = self.asks_host or self.read_only
         self.view = CallView(state.view, self)
 
     def probe(self, tool: str) -> ToolContext:
@@ -143,7 +150,7 @@ class ToolContext:
         model's own calls; a suggested call is verified): for a tool that
         runs others (read_files)."""
         nested = ToolContext(self.state, name, seconds=self.seconds, cancel=self._cancel,
-                             progress=None, asks_host=self._asks_host)
+                             progress=None, asks_host=self.asks_host)
         nested._deadline = self._deadline
         return self.state.caller(name, args, nested)
 
@@ -156,7 +163,9 @@ class ToolContext:
 
     def store(self, factory: Callable[[], T]) -> T:
         """Per-toolbox state of a tool (e.g. what edit_file remembers)."""
-        return self.state.store(factory)
+        state = self.state
+        found: T | None = state._stores.get(factory)  # (made already: no call of state.store)
+        return found if found is not None else state.store(factory)
 
     # -- bounds --------------------------------------------------------
     def checkpoint(self) -> None:
@@ -387,19 +396,6 @@ class ToolContext:
         self.check_path(rel, Op.SEARCH, field)
 
     # -- host policy ---------------------------------------------------
-    @property
-    def asks_host(self) -> bool:
-        """Whether :meth:`authorize` can refuse a read-only request (a host
-        callback is set); without one, building the request is wasted work."""
-        return self._asks_host
-
-    @property
-    def hears_requests(self) -> bool:
-        """Whether :meth:`authorize` looks at a request at all: a host
-        callback is asked, or the toolbox is read-only (a mutating request
-        is refused).  When not, a tool may leave its request unmade."""
-        return self._asks_host or self.read_only
-
     def authorize(self, request: Request) -> None:
         """Ask the host; raise ``DENIED`` unless it answers ``None`` or ``True``.
 
@@ -410,7 +406,7 @@ class ToolContext:
         if self.read_only and request.mutates:
             raise read_only(request.operation, path=request.path, operation=request.operation)
         authorizer = self.state.authorizer
-        if authorizer is None or not self._asks_host:
+        if authorizer is None or not self.asks_host:
             return
         try:
             answer: object = authorizer(request)

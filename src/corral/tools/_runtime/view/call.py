@@ -143,13 +143,15 @@ class _SharedStep:
         checkpoint = call.checkpoint
         view = call._view
         root = view._root
-        backend = root.backend
+        backend = view.backend
         op = self._op
         _TREE.take_shared(checkpoint)
         self._shared = True
         hold = self._tree = take_shared(view._identity or view.identity, backend, checkpoint)
         if (hold.moves is not None and hold.moves != view.moves_seen) or \
-                _changes_here[0] != view.changes_seen or (view.held and view.others_behind()):
+                _changes_here[0] != view.changes_seen or (
+                    (view.nested_in or view.opened_beneath or view.beside)  # view.held
+                    and view.others_behind()):
             # another Toolbox moved something (here, or in a root holding
             # this one or beside it, whose links rule here too): links again
             view.catch_up(hold, checkpoint)
@@ -250,7 +252,7 @@ class _SharedStep:
                     tree, self._tree = self._tree, None
                     try:
                         if tree is not None and tree.file is not None:
-                            drop_shared(tree, call._view._root.backend)
+                            drop_shared(tree, call._view.backend)
                     finally:
                         if self._shared:
                             self._shared = False
@@ -270,6 +272,7 @@ class CallView:
 
     def __init__(self, view: View, host: Host) -> None:
         self._view = view
+        self.shared = view  # the view every call of the Toolbox shares
         # the call holds this view: a weak reference back keeps the two out
         # of a reference cycle, so both are freed when the call ends rather
         # than left to the garbage collector after every call
@@ -311,10 +314,6 @@ class CallView:
             for pin in pins:
                 pin.release()  # what is there now is opened afresh
                 pin.decide_again()
-
-    @property
-    def shared(self) -> View:
-        return self._view
 
     def pin(self, rel: str, op: Op, *, field: str = "path", shown: str | None = None,
             follow: bool = False, create_parents: bool = False

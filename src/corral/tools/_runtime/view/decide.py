@@ -187,6 +187,7 @@ class View:
     def __init__(self, root: Root, policy: Policy, links: LinkMap | None = None, *,
                  owns_root: bool = False) -> None:
         self._root = root
+        self.backend = root.backend  # (a Root's backend is fixed: read once, not each step)
         self.policy = policy
         self.links = links if links is not None else LinkMap()
         self._owns_root = owns_root

@@ -441,6 +441,9 @@ class Pinned:
         now (and kept, if regular); ``STALE`` if it is not ``expect``.  Gone
         now: ``STALE`` where the caller ``looked_at`` it (it was there),
         else the core's "not found" (``STALE`` if it is there again)."""
+        opened = self._kept
+        if opened is not None and (expect is None or opened.info is expect):
+            return opened  # the kept file, as it was looked at (_kept_as's first answer)
         opened = self._kept_as(expect)
         if opened is not None:
             return opened  # the kept file, and it is ``expect`` (or nothing was expected)
@@ -583,7 +586,11 @@ class Pinned:
         expected to be ``expect`` (``None``: absent); ``mode``: the
         permission bits a created file gets from its first byte (a file put
         back keeps the privacy it had)."""
-        kept = None if expect is None or exclusive else self._kept_as(expect)
+        kept = self._kept
+        if expect is None or exclusive or kept is None:
+            kept = None
+        elif kept.info is not expect:  # (else the look's own fstat: the same file)
+            kept = self._kept_as(expect)
         if kept is not None:  # its fstat for the lstat, its fd for the metadata
             self._target.write_bytes(data, exclusive=False, replacing=kept)
             return

@@ -715,7 +715,8 @@ class SharedHold(NamedTuple):
     moves: int | None
 
 
-_NO_HOLD = SharedHold(None, False, None)  # no lock file: the process's lock alone
+_NO_HOLD = SharedHold(None, False, None)
+_new_hold = tuple.__new__  # no lock file: the process's lock alone
 
 
 def take_shared(key: tuple[int, int], backend: Backend,
@@ -738,7 +739,8 @@ def take_shared(key: tuple[int, int], backend: Backend,
                 moves, wanted = found.counts(backend)
                 if not wanted:
                     found.holders = 1
-                    return SharedHold(found, True, moves)
+                    # (tuple.__new__: the NamedTuple's own __new__ is a Python frame)
+                    return _new_hold(SharedHold, (found, True, moves))
                 _unkeep(found)  # a process waits for it exclusively: its turn first
                 found.taking = True
             else:
