@@ -1,4 +1,4 @@
-"""A multi-root Workspace routes a call by the paths the root's Toolbox will
+"""An independent red-team pass: a multi-root Workspace routes a call by the paths the root's Toolbox will
 read, in every form a Toolbox reads arguments: a JSON text (what some
 clients pass on, an MCP ``arguments`` string, a model's double-encoded
 call) and another tool's name for ``path`` (``file_path``, ``filePath``,
