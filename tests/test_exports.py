@@ -124,6 +124,8 @@ PUBLIC: dict[str, set[str]] = {
         "output_schema",
         "render",
         "render_refusal",
+        "one_line",
+        "shown_name",
         "short_digest",
         "SHORT_DIGEST_CHARS",
     },

@@ -351,6 +351,10 @@ class Tree(Generic[S]):
             while stack:
                 frame = stack[-1]
                 runs, child = self._step(frame, len(stack))
+                if child is not None:
+                    # on the stack before the runs ahead of it are yielded: a
+                    # caller that stops at one of them closes it with the rest
+                    stack.append(child)
                 for run in runs:
                     if self._left is not None:  # at most max_entries entries in all
                         left = self._left
@@ -364,7 +368,6 @@ class Tree(Generic[S]):
                     if len(run[3]) >= TICK_EVERY:
                         tick()
                 if child is not None:
-                    stack.append(child)
                     continue
                 stack.pop()
                 if frame.fd != base:

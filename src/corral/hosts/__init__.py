@@ -7,7 +7,8 @@ their schemas (:func:`strict_schema` for OpenAI's strict mode,
 text a host carries (:func:`envelope_text`, :func:`envelope_json`, and a
 string as JSON, :func:`json_string`), what a
 model is shown of a tool's answer (:func:`render`, a compact text; the
-envelope stays the contract for programs) with its short digests
+envelope stays the contract for programs; :func:`shown_name` and
+:func:`one_line` for a name or a sentence shown on its own) with its short digests
 (:func:`short_digest`, which ``expectedSha256`` accepts back), the one
 reading of a ``file://`` URI (:func:`file_uri_path`) and names for root
 directories (:func:`root_names`).  Nothing here opens a file or needs a
@@ -18,7 +19,7 @@ from ._formats import (FORMATS, HostFormat, envelope_json, envelope_text, json_s
                        output_schema, published_schema, strict_schema)
 from ._roots import root_names
 from ._uri import file_uri_path
-from .render import SHORT_DIGEST_CHARS, render, render_refusal, short_digest
+from .render import SHORT_DIGEST_CHARS, one_line, render, render_refusal, short_digest, shown_name
 
 __all__ = [
     "FORMATS",
@@ -33,6 +34,8 @@ __all__ = [
     "root_names",
     "render",
     "render_refusal",
+    "one_line",
+    "shown_name",
     "short_digest",
     "SHORT_DIGEST_CHARS",
 ]

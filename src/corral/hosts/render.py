@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["render", "render_refusal", "short_digest", "SHORT_DIGEST_CHARS", "number_every",
-           "NumberedText"]
+           "NumberedText", "one_line", "shown_name"]
 
 #: Hex digits of a digest shown to a model (64 bits: a collision between two
 #: versions of one file is not a practical concern, and a digest sent back is
@@ -62,7 +62,7 @@ def render(tool: str, envelope: _Envelope) -> str:
         known = _RENDERERS.get(tool)
         if known is None or envelope.keys().isdisjoint(known[0]):
             # a tool of the host's own, or one whose answer has another shape
-            text = _json(envelope)
+            text = one_line(_json(envelope))
         else:
             text = known[1](envelope)
     if not text.isascii():
@@ -78,7 +78,7 @@ def render(tool: str, envelope: _Envelope) -> str:
 _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def _shown(value: Any) -> str:
+def shown_name(value: Any) -> str:
     """A name or path as one line a model cannot misread: as it is, or,
     when it holds a control character or a line separator (a name
     ``a\\nb`` would read as two entries), in double quotes with those
@@ -89,6 +89,21 @@ def _shown(value: Any) -> str:
         return text
     quoted = text.replace("\\", "\\\\").replace('"', '\\"')
     return '"' + _BREAKS.sub(_escaped, quoted) + '"'
+
+
+_shown = shown_name
+
+
+def one_line(value: Any) -> str:
+    """A sentence as one line: every control character and line separator
+    in it escaped (``\\n``, ``\\u2028``).  A tool's sentence may name what
+    it found on the disk (a link's text, a near name, where a link leads),
+    and a name holding a line break would otherwise start a line the model
+    reads as the tool's own."""
+    text = str(value)
+    if text.isprintable() or not _BREAKS.search(text):
+        return text
+    return _BREAKS.sub(_escaped, text)
 
 
 def _escaped(found: re.Match[str]) -> str:
@@ -113,7 +128,8 @@ def _spans(lines: Any, more: bool = False) -> str:
 
 
 def _value(value: Any) -> str:
-    return value if isinstance(value, str) else _json(value)
+    # JSON leaves U+2028, U+2029 and C1 controls as they are: escaped here too
+    return one_line(value if isinstance(value, str) else _json(value))
 
 
 def _rest(envelope: _Envelope, said: frozenset[str]) -> list[str]:
@@ -141,7 +157,7 @@ def _created(envelope: _Envelope, label: str = "made directories") -> str:
     if not made and not omitted:
         return ""
     more = f" and {omitted} more" if omitted else ""
-    return f"; {label} {', '.join(made)}{more}"
+    return f"; {label} {', '.join(map(_shown, made))}{more}"
 
 
 def _warnings(envelope: _Envelope) -> list[str]:
@@ -152,7 +168,7 @@ def _suggestion(envelope: _Envelope) -> str:
     tool = envelope.get("suggestedTool")
     if not tool:
         return ""
-    return f"Try: {tool} {_json(envelope.get('suggestedArgs') or {})}"
+    return f"Try: {tool} {one_line(_json(envelope.get('suggestedArgs') or {}))}"
 
 
 # -- read_file and read_files --------------------------------------------------------
@@ -398,7 +414,7 @@ def _read_files(envelope: _Envelope) -> str:
                                         else "")
         body = (_read_file(item) if isinstance(item, Mapping) and item.get("ok") is True
                 else render_refusal(item if isinstance(item, Mapping) else {}))
-        parts.append(f"== {path} ==\n{body}" if path else body)
+        parts.append(f"== {_shown(path)} ==\n{body}" if path else body)
     if envelope.get("refused"):
         parts.append(f"[{envelope.get('read', 0)} read, {envelope['refused']} refused]")
     parts += _rest(envelope, frozenset({"files", "read", "refused", "bytes", "budget"}))
@@ -410,7 +426,7 @@ def _read_files(envelope: _Envelope) -> str:
 def _write_file(envelope: _Envelope) -> str:
     verb = "Created" if envelope.get("created") else "Replaced"
     # the size is the content's the model sent: the digest says what was written
-    head = (f"{verb} {envelope.get('path')}{_created(envelope)} "
+    head = (f"{verb} {_shown(envelope.get('path'))}{_created(envelope)} "
             f"[{short_digest(envelope.get('sha256', ''))}]")
     said = frozenset({"path", "bytes", "sha256", "created", "createdDirectories",
                       "createdDirectoriesOmitted", "warnings"})
@@ -441,9 +457,9 @@ def _edit_file(envelope: _Envelope) -> str:
     strategies.discard(None)
     strategies.discard("exact")
     matched = f", matched {', '.join(sorted(map(str, strategies)))}" if strategies else ""
-    path = envelope.get("path")
+    path = _shown(envelope.get("path"))
     if envelope.get("resolvedPath"):
-        path = f"{path} (-> {envelope['resolvedPath']})"
+        path = f"{path} (-> {_shown(envelope['resolvedPath'])})"
     if envelope.get("dryRun"):
         head = (f"Dry run, nothing changed: {path} would get {_plural(count, 'replacement')}"
                 f"{at}{matched}; sha256 now {short_digest(envelope.get('sha256', ''))}, after "
@@ -468,7 +484,7 @@ def _move_file(envelope: _Envelope) -> str:
     kind = envelope.get("kind")
     what = "" if kind in (None, "file") else f" ({kind})"
     replaced = ", replacing what was there" if envelope.get("overwritten") else ""
-    head = (f"Moved {envelope.get('source')}{what} to {envelope.get('destination')}"
+    head = (f"Moved {_shown(envelope.get('source'))}{what} to {_shown(envelope.get('destination'))}"
             f"{replaced}{_created(envelope)}")
     said = frozenset({"source", "destination", "kind", "overwritten", "createdDirectories",
                       "createdDirectoriesOmitted"})
@@ -478,8 +494,9 @@ def _move_file(envelope: _Envelope) -> str:
 def _delete_file(envelope: _Envelope) -> str:
     kind = envelope.get("kind")
     what = "" if kind in (None, "file") else f" ({kind})"
-    head = (f"Deleted {envelope.get('path')}{what}" if envelope.get("deleted", True)
-            else f"Nothing deleted at {envelope.get('path')}")
+    path = _shown(envelope.get("path"))
+    head = (f"Deleted {path}{what}" if envelope.get("deleted", True)
+            else f"Nothing deleted at {path}")
     return _lines(head, *_rest(envelope, frozenset({"path", "kind", "deleted"})))
 
 
@@ -487,13 +504,13 @@ def _make_directory(envelope: _Envelope) -> str:
     path = envelope.get("path")
     made = envelope.get("createdDirectories") or []
     if envelope.get("created") or made:
-        parents = [p for p in made if p != path]
+        parents = [_shown(p) for p in made if p != path]
         more = envelope.get("createdDirectoriesOmitted") or 0
         also = f" (and {', '.join(parents)}{f' and {more} more' if more else ''})" \
             if parents or more else ""
-        head = f"Created directory {path}{also}"
+        head = f"Created directory {_shown(path)}{also}"
     else:
-        head = f"{path} already exists"
+        head = f"{_shown(path)} already exists"
     said = frozenset({"path", "created", "createdDirectories", "createdDirectoriesOmitted"})
     return _lines(head, *_rest(envelope, said))
 
@@ -501,7 +518,8 @@ def _make_directory(envelope: _Envelope) -> str:
 def _file_info(envelope: _Envelope) -> str:
     facts = [str(envelope.get("kind"))]
     if "target" in envelope or "targetKind" in envelope:
-        facts.append(f"-> {envelope.get('target', '?')} ({envelope.get('targetKind', '?')})")
+        facts.append(f"-> {_shown(envelope.get('target', '?'))} "
+                     f"({envelope.get('targetKind', '?')})")
     if "size" in envelope:
         facts.append(_plural(envelope["size"], "byte"))
     if "mode" in envelope:
@@ -514,7 +532,7 @@ def _file_info(envelope: _Envelope) -> str:
     said = frozenset({"path", "kind", "target", "targetKind", "size", "mode", "links", "mtime",
                       "ctime", "atime", "birthtime", "mtimeNs", "ctimeNs", "atimeNs",
                       "birthtimeNs"})
-    return _lines(f"{envelope.get('path')}: {', '.join(facts)}", *_rest(envelope, said))
+    return _lines(f"{_shown(envelope.get('path'))}: {', '.join(facts)}", *_rest(envelope, said))
 
 
 def _seconds(iso: str) -> str:
@@ -597,7 +615,7 @@ def _list_directory(envelope: _Envelope) -> str:
         out = []
         _entry_lines(entries, "", out)
     if not entries and not envelope.get("total"):
-        out.append(f"{envelope.get('path')} is empty")
+        out.append(f"{_shown(envelope.get('path'))} is empty")
     facts = []
     if envelope.get("truncated"):
         facts.append(f"{envelope.get('shown', len(entries))} of {envelope.get('total')} "
@@ -631,13 +649,13 @@ def _search_tail(envelope: _Envelope, found: int) -> list[str]:
         out.append(f"[more results not shown{f': limit {limit}' if limit else ''}]")
     note = envelope.get("note")
     if note:
-        out.append(str(note))
+        out.append(one_line(note))
     elif not found:
         out.append("No match.")
     if envelope.get("denied"):
         out.append(f"[{envelope['denied']} denied]")
     if envelope.get("diagnosis"):
-        out.append(str(envelope["diagnosis"]))
+        out.append(one_line(envelope["diagnosis"]))
     out.append(_suggestion(envelope))
     out += _rest(envelope, _SEARCH_SAID)
     return out
@@ -701,8 +719,9 @@ _DETAIL_LABELS = (("currentSha256", "current sha256"), ("expectedSha256", "expec
 def render_refusal(envelope: _Envelope) -> str:
     """A refusal: ``CODE: sentence``, the hint, and the suggested call."""
     code = envelope.get("code", "INTERNAL")
-    message = str(envelope.get("message", ""))
-    hint = str(envelope.get("hint", ""))
+    # one line each: a sentence may name what the tool found on the disk
+    message = one_line(envelope.get("message", ""))
+    hint = one_line(envelope.get("hint", ""))
     details = envelope.get("details")
     facts = []
     if isinstance(details, Mapping):
@@ -718,8 +737,8 @@ def render_refusal(envelope: _Envelope) -> str:
                     facts.append(f"{label} {short}")
         close = details.get("didYouMean")
         if isinstance(close, list) and close and not any(
-                str(name) in message or str(name) in hint for name in close):
-            facts.append(f"did you mean: {', '.join(map(str, close[:5]))}")
+                one_line(name) in message or one_line(name) in hint for name in close):
+            facts.append(f"did you mean: {', '.join(map(_shown, close[:5]))}")
     head = f"{code}: {message}"
     if facts:
         head += f" ({'; '.join(facts)})"
@@ -744,15 +763,15 @@ def _apply_patch(envelope: _Envelope) -> str:
     for file in envelope.get("files") or ():
         if not isinstance(file, Mapping):
             continue
-        line = f"{_PATCH_VERBS.get(str(file.get('action')), 'Changed')} {file.get('path')}"
+        line = f"{_PATCH_VERBS.get(str(file.get('action')), 'Changed')} {_shown(file.get('path'))}"
         if file.get("movedTo"):
-            line += f" to {file['movedTo']}"
+            line += f" to {_shown(file['movedTo'])}"
         at = file.get("hunkLines") or []
         if at:
             line += f" at line{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}"
         line += _created(file)
         if file.get("note"):
-            line += f" ({file['note']})"
+            line += f" ({one_line(file['note'])})"
         if file.get("sha256"):
             line += f" [{short_digest(file['sha256'])}]"
         out.append(line)

@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..hosts import one_line, shown_name
+
 if TYPE_CHECKING:
     from ..tools import Toolbox
 
@@ -41,9 +43,10 @@ class EditorResult:
 
 
 def _refusal(envelope: Mapping[str, Any]) -> EditorResult:
-    parts = [f"{envelope.get('code', 'INTERNAL')}: {envelope.get('message', '')}"]
+    # one line each: a sentence may name what the tool found on the disk
+    parts = [f"{envelope.get('code', 'INTERNAL')}: {one_line(envelope.get('message', ''))}"]
     if envelope.get("hint"):
-        parts.append(str(envelope["hint"]))
+        parts.append(one_line(envelope["hint"]))
     return EditorResult("\n".join(parts), True)
 
 
@@ -73,13 +76,13 @@ def run_text_editor(toolbox: Toolbox, args: Any) -> EditorResult:
             return _invalid("'create' needs 'file_text', the whole content of the file")
         return _done(toolbox.call("write_file", {"path": path, "content": file_text,
                                                  "overwrite": True}),
-                     lambda e: f"Wrote {e['path']} ({e['bytes']} bytes).")
+                     lambda e: f"Wrote {shown_name(e['path'])} ({e['bytes']} bytes).")
     if command == "str_replace":
         old, new = _text(args, "old_str"), args.get("new_str", "")
         if old is None or not isinstance(new, str):
             return _invalid("'str_replace' needs 'old_str' (and 'new_str', a string)")
         return _done(toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new}),
-                     lambda e: f"Edited {e['path']}.")
+                     lambda e: f"Edited {shown_name(e['path'])}.")
     return _insert(toolbox, path, args)
 
 
@@ -140,7 +143,7 @@ def _tree_text(listing: Mapping[str, Any]) -> str:
         for entry in entries or ():
             name = f"{prefix}{entry.get('name')}"
             is_dir = entry.get("kind") in ("dir", "directory")
-            lines.append(name + ("/" if is_dir else ""))
+            lines.append(shown_name(name + ("/" if is_dir else "")))
             walk(entry.get("entries"), name + "/")
 
     walk(listing.get("entries"), "")
@@ -173,14 +176,15 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
         return _done(toolbox.call("write_file", {"path": path, "content": _whole(read, lines,
                                                                                  line, new),
                                                  "expectedSha256": read["sha256"]}),
-                     lambda e: f"Inserted after line {line} of {e['path']}.")
+                     lambda e: f"Inserted after line {line} of {shown_name(e['path'])}.")
     cut = read.get("cutLines")
     cut_lines = {n - 1 for n in cut} if isinstance(cut, list) else set()  # 0-based
     if not cut_lines:
         old, new_text = _insertion(lines, line, new)
         envelope = toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new_text,
                                               "expectedSha256": read["sha256"]})
-        return _done(envelope, lambda e: f"Inserted after line {line} of {e['path']}.")
+        return _done(envelope,
+                     lambda e: f"Inserted after line {line} of {shown_name(e['path'])}.")
     return _insert_beside_cut(toolbox, path, read, _known(lines, cut_lines), cut_lines, line,
                               new)
 
@@ -263,7 +267,7 @@ def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], kno
             return _done(toolbox.call("edit_file", {"path": path, "oldText": "\n",
                                                     "newText": f"\n{added}\n",
                                                     "expectedSha256": read["sha256"]}),
-                         lambda e: f"Inserted after line {after} of {e['path']}.")
+                         lambda e: f"Inserted after line {after} of {shown_name(e['path'])}.")
         return _cut_refusal(path, after, "the end of the file cannot be found by its text")
     whole = "\n".join(known) + "\n"
     start, stop = max(after - 1, low), min(after + 1, high)
@@ -280,7 +284,8 @@ def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], kno
             again = envelope.get("ok") is not True and isinstance(details, Mapping) and \
                 details.get("kind") == "multiple_matches"
             if not again:
-                return _done(envelope, lambda e: f"Inserted after line {after} of {e['path']}.")
+                return _done(envelope, lambda e: f"Inserted after line {after} of "
+                                                 f"{shown_name(e['path'])}.")
         if widest or tried >= _MOST_TRIES:
             return _cut_refusal(path, after, "the text around it that can be known occurs "
                                              "more than once")

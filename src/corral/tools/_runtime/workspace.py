@@ -38,6 +38,7 @@ alone), as a root of its own.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -54,6 +55,7 @@ from .._patch import file_header
 from .._policy.rules import Policy
 from .._refusals.catalogue import Code, Kind, Refusal, outside_root
 from .registry import ToolSpec
+from .schema import ALIASES
 from .answer import AnswerPath, naming_root
 from .toolbox import Toolbox
 from .view import nested_place, open_beneath, root_identity
@@ -281,6 +283,24 @@ class Workspace:
 
     # -- routing ---------------------------------------------------------------
     def _route(self, tool: Any, args: Any) -> _Routed | Refusal:
+        """Where the call goes, read in every form its Toolbox reads
+        arguments in: an object, or a JSON text of one (routed by the
+        object, and passed on as a text again, so the Toolbox still says
+        it read one)."""
+        if not isinstance(args, str):
+            return self._route_object(tool, args)
+        try:
+            sent = json.loads(args)
+        except (ValueError, RecursionError):  # the Toolbox says what is wrong with it
+            return _Routed(next(iter(self._roots)), args)
+        if not isinstance(sent, dict):
+            return _Routed(next(iter(self._roots)), args)
+        routed = self._route_object(tool, sent)
+        if isinstance(routed, Refusal) or not isinstance(routed.args, dict):
+            return routed
+        return _Routed(routed.root, json.dumps(routed.args))
+
+    def _route_object(self, tool: Any, args: Any) -> _Routed | Refusal:
         if args is None:
             args = {}
         if tool == PATCH_TOOL and isinstance(args, dict) and isinstance(args.get(PATCH_FIELD), str):
@@ -288,22 +308,23 @@ class Workspace:
         if not isinstance(args, dict) or not isinstance(tool, str) or tool not in self.names:
             return _Routed(next(iter(self._roots)), args)  # the Toolbox refuses it
         fields = _path_fields(self.spec(tool).schema)
-        chosen: dict[str, tuple[str, Any]] = {}  # field -> (root, value for that root)
+        chosen: dict[str, tuple[str, Any]] = {}  # key sent -> (root, value for that root)
         for field in fields:
-            if field not in args:
+            key = _sent_as(args, field)
+            if key is None:
                 if field in _defaults_to_root(self.spec(tool).schema):
                     return self._root_required(tool, args, field)
                 continue
-            placed = self._place(tool, args, field)
+            placed = self._place(tool, args, key)
             if isinstance(placed, Refusal):
                 return placed
-            chosen[field] = placed
+            chosen[key] = placed
         roots = {root for root, _ in chosen.values()}
         if len(roots) > 1:
-            return _cross_root(tool, {f: args[f] for f in chosen})
+            return _cross_root(tool, {k: args[k] for k in chosen})
         if not roots:
             return _Routed(next(iter(self._roots)), args)
-        return _Routed(roots.pop(), {**args, **{f: v for f, (_, v) in chosen.items()}})
+        return _Routed(roots.pop(), {**args, **{k: v for k, (_, v) in chosen.items()}})
 
     def _route_patch(self, tool: str, args: dict[str, Any]) -> _Routed | Refusal:
         """A patch goes to the root its files' headers name, each header's
@@ -538,6 +559,19 @@ def _nestings(boxes: list[Toolbox]) -> list[_Nesting]:
                 if place is not None:
                     found.append(_Nesting(o, i, place))
     return found
+
+
+def _sent_as(args: dict[str, Any], field: str) -> str | None:
+    """The key of ``args`` the Toolbox reads as path argument ``field``:
+    the field itself, or, when it is missing or ``null``, the first of
+    other tools' names for it that holds a value (as ``check_arguments``
+    reads them); ``None`` when the call does not name it."""
+    if args.get(field) is None:
+        others = ALIASES.get(field, ())
+        found = next((k for k, v in args.items() if k in others and v is not None), None)
+        if found is not None:
+            return found
+    return field if field in args else None
 
 
 def _path_fields(schema: Mapping[str, Any]) -> list[str]:
