@@ -123,6 +123,7 @@ PUBLIC: dict[str, set[str]] = {
         "root_names",
         "output_schema",
         "render",
+        "render_with_json",
         "render_refusal",
         "short_digest",
         "SHORT_DIGEST_CHARS",

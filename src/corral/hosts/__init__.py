@@ -7,7 +7,8 @@ their schemas (:func:`strict_schema` for OpenAI's strict mode,
 text a host carries (:func:`envelope_text`, :func:`envelope_json`, and a
 string as JSON, :func:`json_string`), what a
 model is shown of a tool's answer (:func:`render`, a compact text; the
-envelope stays the contract for programs) with its short digests
+envelope stays the contract for programs; :func:`render_with_json` gives
+the envelope's JSON with it where one pass makes both) with its short digests
 (:func:`short_digest`, which ``expectedSha256`` accepts back), the one
 reading of a ``file://`` URI (:func:`file_uri_path`) and names for root
 directories (:func:`root_names`).  Nothing here opens a file or needs a
@@ -18,7 +19,7 @@ from ._formats import (FORMATS, HostFormat, envelope_json, envelope_text, json_s
                        output_schema, published_schema, strict_schema)
 from ._roots import root_names
 from ._uri import file_uri_path
-from .render import SHORT_DIGEST_CHARS, render, render_refusal, short_digest
+from .render import SHORT_DIGEST_CHARS, render, render_refusal, render_with_json, short_digest
 
 __all__ = [
     "FORMATS",
@@ -32,6 +33,7 @@ __all__ = [
     "file_uri_path",
     "root_names",
     "render",
+    "render_with_json",
     "render_refusal",
     "short_digest",
     "SHORT_DIGEST_CHARS",
