@@ -117,6 +117,7 @@ PUBLIC: dict[str, set[str]] = {
         "envelope_text",
         "envelope_json",
         "json_string",
+        "json_utf8",
         "published_schema",
         "strict_schema",
         "file_uri_path",

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.hosts import envelope_text, json_string, render, render_with_json, short_digest
+from corral.hosts import (envelope_text, json_string, json_utf8, render, render_with_json,
+                          short_digest)
 from corral.hosts.render import NumberedText, number_every
 from corral.tools import Code, Toolbox
 
@@ -503,5 +504,7 @@ def test_json_string_is_what_json_writes(pieces):
     text, ASCII or not, with every character JSON escapes."""
     text = "".join(pieces)
     assert json_string(text) == json.dumps(text, ensure_ascii=False)
+    if "\udcff" not in text:  # UTF-8 holds no lone surrogate
+        assert json_utf8(text) == json.dumps(text, ensure_ascii=False).encode("utf-8")
     numbered = NumberedText.of(text, 1, text)  # a read's content is a str too
     assert json_string(numbered) == json.dumps(text, ensure_ascii=False)
