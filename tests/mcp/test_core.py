@@ -91,6 +91,31 @@ def test_the_id_of_an_oversized_line(head, tail, found):
 
 # -- _catalog ------------------------------------------------------------------------------
 
+@pytest.mark.parametrize("request_id", [7, "abc", "\u00e9-id"])
+def test_a_call_result_is_the_compact_json_of_its_message(tmp_path, request_id):
+    """Each answer line, built as UTF-8 piece by piece, is byte for byte the
+    compact JSON the json module writes of the message it holds (long text
+    escaped by the fast path or not, listings, images, refusals)."""
+    (tmp_path / "code.py").write_text("".join(
+        f'def f{i}(x):\n\treturn "q\\\\" + x  # \u00e9 {i}\n' for i in range(300)))
+    (tmp_path / "plain.txt").write_text("line\n" * 400)
+    (tmp_path / "d").mkdir()
+    (tmp_path / "i.png").write_bytes(bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c63606060f80f0001040100b5a5a0a80000000049454e44ae426082"))
+    calls = [("read_file", {"path": "code.py"}), ("read_file", {"path": "plain.txt"}),
+             ("read_file", {"path": "i.png"}), ("read_file", {"path": "missing.txt"}),
+             ("list_directory", {"path": "."}), ("glob", {"pattern": "**/*"}),
+             ("read_files", {"paths": ["plain.txt", "i.png"]})]
+    with Toolbox(tmp_path) as box:
+        for tool, args in calls:
+            envelope = box.call(tool, args)
+            for version in ("2024-11-05", "2025-11-25"):
+                line = call_result(request_id, envelope, version, tool)
+                compact = json.dumps(json.loads(line), ensure_ascii=False, separators=(",", ":"))
+                assert line == compact.encode("utf-8") + b"\n", (tool, version)
+
+
 def test_call_result_per_version():
     def answer(request_id: Any, envelope: dict[str, Any], version: str) -> dict[str, Any]:
         line = call_result(request_id, envelope, version)

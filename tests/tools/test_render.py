@@ -16,11 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.hosts import json_string, render, short_digest
+from corral.hosts import (envelope_text, json_string, json_utf8, render, render_with_json,
+                          short_digest)
 from corral.hosts.render import NumberedText, number_every
 from corral.tools import Code, Toolbox
 
 REFUSED = tuple(f"{code.value}: " for code in Code)
+EXAMPLES = int(os.environ.get("CORRAL_SOAK_EXAMPLES", "150"))  # per property test
 
 
 @pytest.fixture
@@ -179,6 +181,89 @@ def test_a_listing_line_says_each_entry_whatever_its_shape(entries, lines):
     assert render("list_directory", envelope).split("\n") == lines
 
 
+# -- a listing's text and JSON in one pass -------------------------------------------
+
+# names a listing shows as they are (JSON escapes some), and names it does not
+_PLAIN_NAMES = ["a.txt", "d", "x" * 300, 'say "hi"', "back\\slash", "é", ""]
+_ODD_NAMES = ["a\nb", "tab\there", "\u2028", "\udcff", "\x7f", "zero\u200bwidth", 7]
+_KINDS = ["file", "dir", "symlink", "other"]
+_ODD_KINDS = ["sock\n", "é", None]
+_ODD_SIZES = [True, None, 1.5, "3"]
+
+
+@st.composite
+def _entries(draw):
+    """Listing entries, mostly plain (a name, a kind, a file's size), some
+    of every other shape: keys out of order, left out or added, values of
+    other types, names that need quoting or are not UTF-8, entries that are
+    no dict; and whether all are plain."""
+    entries = []
+    plain = True
+    for _ in range(draw(st.integers(0, 8))):
+        kind = draw(st.sampled_from(_KINDS))
+        entry = {"name": draw(st.sampled_from(_PLAIN_NAMES)), "kind": kind}
+        if kind == "file":
+            entry["size"] = draw(st.integers(0, 10 ** 20))
+        shape = draw(st.integers(0, 29))
+        plain = plain and shape > 7
+        if shape == 0:
+            entry = dict(reversed(list(entry.items())))
+        elif shape == 1:
+            entry["ignored"] = True
+        elif shape == 2:
+            del entry["name"]
+        elif shape == 3:
+            entry["name"] = draw(st.sampled_from(_ODD_NAMES))
+        elif shape == 4:
+            entry["kind"] = draw(st.sampled_from(_ODD_KINDS))
+        elif shape == 5:
+            entry["size"] = draw(st.sampled_from(_ODD_SIZES))
+        elif shape == 6:
+            entry.pop("size", None)
+        elif shape == 7:
+            entries.append(draw(st.sampled_from(["not an entry", ["a", "file"], None])))
+            continue
+        entries.append(entry)
+    return entries, plain
+
+
+@settings(max_examples=EXAMPLES * 4, deadline=None)
+@given(drawn=_entries(), before=st.booleans(), extra=st.sampled_from([None, {}, {"denied": 2},
+       {"truncated": True, "total": 99, "shown": 3}, {"note": "\udcff"}, {"path": "d\u00e9"}]))
+def test_a_listing_text_and_json_made_in_one_pass_are_render_and_envelope_text(drawn, before,
+                                                                               extra):
+    """render_with_json gives render's text exactly, and when it gives the
+    JSON too, it is envelope_text's plain form exactly, whatever the entries
+    and wherever they are in the envelope; it gives the JSON for plain
+    entries in an envelope without a lone surrogate."""
+    entries, plain = drawn
+    envelope = {"ok": True, "path": ".", "entries": entries, "truncated": False,
+                "total": len(entries)}
+    if before:
+        envelope = {"entries": entries, **envelope}
+    if extra is not None:
+        envelope.update(extra)
+    text, made = render_with_json("list_directory", envelope)
+    assert text == render("list_directory", envelope)
+    if made is not None:
+        assert (made, True) == envelope_text(envelope)
+    if plain and extra != {"note": "\udcff"}:
+        assert made is not None
+
+
+def test_a_plain_listing_is_made_in_one_pass(box):
+    """The listing of plain entries (the common case) takes the one pass."""
+    envelope = box.call("list_directory", {"path": "."})
+    text, made = render_with_json("list_directory", envelope)
+    assert (text, made) == (render("list_directory", envelope), envelope_text(envelope)[0])
+    assert made is not None
+    odd = {**envelope, "entries": [{"kind": "dir", "name": "src"}]}
+    assert render_with_json("list_directory", odd) == (render("list_directory", odd), None)
+    for tool, args in [("read_file", {"path": "notes.md"}), ("glob", {"pattern": "*"})]:
+        answer = box.call(tool, args)
+        assert render_with_json(tool, answer) == (render(tool, answer), None)
+
+
 def test_file_info_is_one_line(box):
     text = render("file_info", box.call("file_info", {"path": "src/app.py"}))
     assert text.startswith("src/app.py: file, 34 bytes, mode 0") and "modified 20" in text
@@ -261,9 +346,6 @@ def test_apply_patch_is_one_line_a_file(tmp_path):
 
 
 # -- the margin, on any text: the rule row by row ----------------------------------------
-
-EXAMPLES = int(os.environ.get("CORRAL_SOAK_EXAMPLES", "150"))
-
 
 def _margin_by_rows(content: str) -> str:
     """The margin's rule applied one row at a time, as the module's account
@@ -422,5 +504,7 @@ def test_json_string_is_what_json_writes(pieces):
     text, ASCII or not, with every character JSON escapes."""
     text = "".join(pieces)
     assert json_string(text) == json.dumps(text, ensure_ascii=False)
+    if "\udcff" not in text:  # UTF-8 holds no lone surrogate
+        assert json_utf8(text) == json.dumps(text, ensure_ascii=False).encode("utf-8")
     numbered = NumberedText.of(text, 1, text)  # a read's content is a str too
     assert json_string(numbered) == json.dumps(text, ensure_ascii=False)

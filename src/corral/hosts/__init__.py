@@ -5,10 +5,12 @@ The tool formats (:data:`FORMATS`: ``mcp``, ``openai``, ``openai-responses``,
 their schemas (:func:`strict_schema` for OpenAI's strict mode,
 :func:`published_schema` without corral's own keywords), envelopes as the
 text a host carries (:func:`envelope_text`, :func:`envelope_json`, and a
-string as JSON, :func:`json_string`), what a
+string as JSON, :func:`json_string`, and as UTF-8, :func:`json_utf8`), what a
 model is shown of a tool's answer (:func:`render`, a compact text; the
-envelope stays the contract for programs; :func:`shown_name` and
-:func:`one_line` for a name or a sentence shown on its own) with its short digests
+envelope stays the contract for programs; :func:`render_with_json` gives
+the envelope's JSON with it where one pass makes both; :func:`shown_name`
+and :func:`one_line` for a name or a sentence shown on its own) with its
+short digests
 (:func:`short_digest`, which ``expectedSha256`` accepts back), the one
 reading of a ``file://`` URI (:func:`file_uri_path`) and names for root
 directories (:func:`root_names`).  Nothing here opens a file or needs a
@@ -16,10 +18,11 @@ root; :func:`corral.tools.tool_definitions` lists the tools in these formats.
 """
 
 from ._formats import (FORMATS, HostFormat, envelope_json, envelope_text, json_string,
-                       output_schema, published_schema, strict_schema)
+                       json_utf8, output_schema, published_schema, strict_schema)
 from ._roots import root_names
 from ._uri import file_uri_path
-from .render import SHORT_DIGEST_CHARS, one_line, render, render_refusal, short_digest, shown_name
+from .render import (SHORT_DIGEST_CHARS, one_line, render, render_refusal, render_with_json,
+                     short_digest, shown_name)
 
 __all__ = [
     "FORMATS",
@@ -27,12 +30,14 @@ __all__ = [
     "envelope_text",
     "envelope_json",
     "json_string",
+    "json_utf8",
     "published_schema",
     "output_schema",
     "strict_schema",
     "file_uri_path",
     "root_names",
     "render",
+    "render_with_json",
     "render_refusal",
     "one_line",
     "shown_name",

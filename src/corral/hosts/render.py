@@ -34,8 +34,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["render", "render_refusal", "short_digest", "SHORT_DIGEST_CHARS", "number_every",
-           "NumberedText", "one_line", "shown_name"]
+__all__ = ["render", "render_with_json", "render_refusal", "short_digest", "SHORT_DIGEST_CHARS",
+           "number_every", "NumberedText", "one_line", "shown_name"]
 
 #: Hex digits of a digest shown to a model (64 bits: a collision between two
 #: versions of one file is not a practical concern, and a digest sent back is
@@ -44,6 +44,9 @@ SHORT_DIGEST_CHARS = 16
 
 _Envelope = Mapping[str, Any]
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+# a string as JSON, as the encoder above writes one
+_escape: Callable[[str], str] = getattr(json.encoder, "c_encode_basestring", None) \
+    or json.encoder.py_encode_basestring
 
 
 def short_digest(digest: Any) -> str:
@@ -593,6 +596,41 @@ def _level_note(level: _Envelope, shown: int, indent: str, out: list[str]) -> No
         out.append(f"{indent}[{', '.join(facts)}]")
 
 
+def _plain_entries(entries: list[Any]) -> tuple[list[str], list[str]] | None:
+    """What :func:`_entry_lines` makes of ``entries`` when each is a plain
+    one (a dict of a name and a kind, and a file's size, in that order, as
+    a listing writes them) and every line is printable (so no name needs
+    quoting), and each entry's compact JSON (as the json module writes it),
+    in one pass; else ``None``."""
+    lines: list[str] = []
+    objects: list[str] = []
+    line, obj = lines.append, objects.append
+    for entry in entries:
+        if type(entry) is not dict:
+            return None
+        if len(entry) == 3:
+            (key1, name), (key2, kind), (key3, size) = entry.items()
+            if key1 != "name" or key2 != "kind" or key3 != "size" or kind != "file" \
+                    or type(name) is not str or type(size) is not int:
+                return None
+            line(f"{name} {size}")
+            obj(f'{{"name":{_escape(name)},"kind":"file","size":{size}}}')
+        elif len(entry) == 2:
+            (key1, name), (key2, kind) = entry.items()
+            if key1 != "name" or key2 != "kind" or type(name) is not str \
+                    or type(kind) is not str or kind == "file":
+                return None
+            if kind == "dir":
+                line(f"{name}/")
+                obj(f'{{"name":{_escape(name)},"kind":"dir"}}')
+            else:
+                line(f"{name} ({kind})")
+                obj(f'{{"name":{_escape(name)},"kind":{_escape(kind)}}}')
+        else:
+            return None
+    return (lines, objects) if "".join(lines).isprintable() else None
+
+
 def _plain_lines(entries: list[Any]) -> list[str] | None:
     """What :func:`_entry_lines` makes of ``entries`` when each is a plain
     one (a name and a kind, and a file's size) and every line is printable
@@ -609,8 +647,14 @@ def _plain_lines(entries: list[Any]) -> list[str] | None:
 
 
 def _list_directory(envelope: _Envelope) -> str:
+    entries = envelope.get("entries")
+    return _listing(envelope, _plain_lines(entries) if type(entries) is list else None)
+
+
+def _listing(envelope: _Envelope, lines: list[str] | None) -> str:
+    """list_directory's text; ``lines``: its entries', when made already."""
     entries = envelope.get("entries") or []
-    out = _plain_lines(entries) if type(entries) is list else None
+    out = lines
     if out is None:
         out = []
         _entry_lines(entries, "", out)
@@ -630,6 +674,42 @@ def _list_directory(envelope: _Envelope) -> str:
     if facts:
         out.append(f"[{', '.join(facts)}]")
     return "\n".join(out)
+
+
+def render_with_json(tool: str, envelope: _Envelope) -> tuple[str, str | None]:
+    """:func:`render`'s text, and the envelope's compact JSON (what
+    :func:`corral.hosts.envelope_text` writes, valid UTF-8) when both come
+    from one pass over it, else ``None``: a listing whose entries are all
+    plain, where the json module would spend most of an answer's time on
+    its many small objects."""
+    entries = envelope.get("entries")
+    if tool != "list_directory" or type(envelope) is not dict or type(entries) is not list \
+            or envelope.get("ok") is not True:
+        return render(tool, envelope), None
+    made = _plain_entries(entries)
+    if made is None:
+        return render(tool, envelope), None
+    lines, objects = made
+    text = _listing(envelope, lines)
+    # the envelope's other fields as the json module writes them, the entries between
+    before: dict[Any, Any] = {}
+    after: dict[Any, Any] = {}
+    side = before
+    for key, value in envelope.items():
+        if key == "entries":
+            side = after
+        else:
+            side[key] = value
+    head, tail = _json(before)[1:-1], _json(after)[1:-1]
+    listed = f'"entries":[{",".join(objects)}]'
+    json_text = "{" + ",".join(part for part in (head, listed, tail) if part) + "}"
+    for made_text in (text, json_text):
+        if not made_text.isascii():
+            try:
+                made_text.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate: the usual way, which escapes it
+                return render(tool, envelope), None
+    return text, json_text
 
 
 _LIST_SAID = frozenset({"path", "entries", "truncated", "total", "shown", "unlisted",

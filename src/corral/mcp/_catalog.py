@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..hosts import envelope_text, json_string, render
+from ..hosts import envelope_text, json_string, json_utf8, render_with_json
 from ..tools import definition
 from ..tools import Workspace
 from ._wire import RequestId, scrub
@@ -114,25 +114,29 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str,
     """
     ok = envelope.get("ok") is True
     images = _images(envelope) if ok else []
-    # always valid UTF-8 (a lone surrogate is written as its escape)
-    text = render(tool if isinstance(tool, str) else "",
-                  _elided(envelope, images) if images else envelope)
-    # an id is an int or a str (checked when the request was read)
-    parts = ['{"jsonrpc":"2.0","id":', str(request_id) if type(request_id) is int
+    # always valid UTF-8 (a lone surrogate is written as its escape); the
+    # envelope's JSON too when the same pass made it (never with images)
+    text, made = render_with_json(tool if isinstance(tool, str) else "",
+                                  _elided(envelope, images) if images else envelope)
+    # an id is an int or a str (checked when the request was read); the line
+    # is put together as UTF-8, the text's (the longest part) escaped straight to it
+    parts = [b'{"jsonrpc":"2.0","id":', (str(request_id) if type(request_id) is int
              else _quoted(request_id) if type(request_id) is str
-             else json.dumps(request_id, ensure_ascii=False),
-             ',"result":{"content":[{"type":"text","text":', _quoted(text), "}"]
+             else json.dumps(request_id, ensure_ascii=False)).encode("utf-8"),
+             b',"result":{"content":[{"type":"text","text":', json_utf8(text), b"}"]
     for image in images:
-        parts += [',{"type":"image","data":', json.dumps(image["data"]), ',"mimeType":',
-                  json.dumps(image["mimeType"]), "}"]
-    parts += ['],"isError":', "false" if ok else "true"]
+        parts += [b',{"type":"image","data":', json.dumps(image["data"]).encode("utf-8"),
+                  b',"mimeType":', json.dumps(image["mimeType"]).encode("utf-8"), b"}"]
+    parts += [b'],"isError":', b"false" if ok else b"true"]
     if version in _STRUCTURED_VERSIONS:
-        structured, plain = envelope_text(envelope)
+        # (with images, what the text was made from is not the envelope)
+        structured, plain = (made, True) if made is not None and not images \
+            else envelope_text(envelope)
         if not plain:
             structured = json.dumps(scrub(envelope), ensure_ascii=False, separators=(",", ":"))
-        parts += [',"structuredContent":', structured]
-    parts.append("}}\n")
-    return "".join(parts).encode("utf-8")
+        parts += [b',"structuredContent":', structured.encode("utf-8")]
+    parts.append(b"}}\n")
+    return b"".join(parts)
 
 
 # json.dumps(text, ensure_ascii=False) without building an encoder each call

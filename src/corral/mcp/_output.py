@@ -28,7 +28,8 @@ class Output:
         self._slack = slack
         self._lines: deque[bytes] = deque()
         self._bytes = 0  # put and not yet written
-        self._cond = threading.Condition()
+        self._lock = threading.RLock()  # entered directly: a C context manager
+        self._cond = threading.Condition(self._lock)
         self._closing = False
         self._writing = False  # one line is being written (by this thread or a caller)
         self.broken = False
@@ -42,7 +43,7 @@ class Output:
         backlog is over the limit; ``urgent`` lines (the reader's) are
         always queued, and wait only past the limit and the slack."""
         bound = self._limit + (self._slack if urgent else 0)
-        with self._cond:
+        with self._lock:
             while self._bytes > bound and not self.broken:
                 self._cond.wait()
             if self.broken:
@@ -57,7 +58,7 @@ class Output:
         try:
             self._write(line)
         finally:
-            with self._cond:
+            with self._lock:
                 self._writing = False
                 if self._lines or self._closing:
                     # lines queued meanwhile (or a close) are the writer
@@ -67,7 +68,7 @@ class Output:
 
     def close(self, *, flush: bool = True) -> None:
         """Stop once everything put is written (``flush``), or now."""
-        with self._cond:
+        with self._lock:
             self._closing = True
             if not flush:
                 self._lines.clear()
@@ -76,7 +77,7 @@ class Output:
 
     def _run(self) -> None:
         while True:
-            with self._cond:
+            with self._lock:
                 while (not self._lines or self._writing) and not self._closing:
                     self._cond.wait()
                 while self._writing:  # closing: a direct write finishes first
@@ -86,7 +87,7 @@ class Output:
                 line = self._lines.popleft()
                 self._writing = True
             written = self._write(line)
-            with self._cond:
+            with self._lock:
                 self._writing = False
                 if written:
                     self._bytes -= len(line)
@@ -100,7 +101,7 @@ class Output:
             while data:
                 data = data[os.write(self._fd, data):]
         except OSError:  # the client went away
-            with self._cond:
+            with self._lock:
                 self.broken = True
                 self._lines.clear()
                 self._bytes = 0

@@ -97,7 +97,10 @@ class StdioServer:
         self.max_line_bytes = max_line_bytes
         self._max_workers = max(1, workers)
         self._roots_timeout = roots_timeout
-        self._cond = threading.Condition()  # guards the session and the scheduler
+        # guards the session and the scheduler; taken as `with self._lock` (the
+        # lock's own C context manager: Condition.__enter__ is a Python call)
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
         self._write_lock = threading.Lock()
         self._session = Session(Catalog(workspace), version=version)
         self._scheduler = Scheduler(queue_limit)
@@ -143,7 +146,7 @@ class StdioServer:
         saved_level = corral_log.level
         self._sync_log_level()
         try:
-            with self._cond:
+            with self._lock:
                 self._spawn()
             self._done.wait()
         except BaseException:
@@ -241,7 +244,7 @@ class StdioServer:
         if isinstance(message, _wire.Invalid):
             log.info("invalid message: %s", message.reason)
         try:
-            with self._cond:
+            with self._lock:
                 actions = self._session.receive(message)
         except Exception:  # no message may stop the reader: answer it, go on
             log.exception("a message could not be handled")
@@ -256,7 +259,7 @@ class StdioServer:
     def _failed(self, request_id: _wire.RequestId) -> None:
         """Answer a request whose handling raised ``-32603`` (once: the
         session forgets it, so no later answer follows)."""
-        with self._cond:
+        with self._lock:
             line = self._session.abandon(request_id)
         self._put(line)
 
@@ -306,7 +309,7 @@ class StdioServer:
         lead = False
         while True:
             if not lead:
-                with self._cond:
+                with self._lock:
                     job, lead = self._next_task()
                 if job is not None:
                     lead = self._execute(job)
@@ -319,7 +322,7 @@ class StdioServer:
                 lead = self._execute(job)
 
     def _still_reading(self) -> bool:
-        with self._cond:
+        with self._lock:
             return self._reading
 
     def _next_task(self) -> tuple[Job | None, bool]:
@@ -394,10 +397,10 @@ class StdioServer:
         while True:
             line = self._read_line(self._infile)
             if line is None:
-                with self._cond:
+                with self._lock:
                     actions = self._session.roots_unanswered()  # no answer can come now
                 self._apply(actions)
-                with self._cond:
+                with self._lock:
                     self._eof, self._reading = True, False
                     if not self._scheduler.idle:
                         self._start_eof_timer()
@@ -410,7 +413,7 @@ class StdioServer:
             if isinstance(line, bytearray):
                 del line  # what it parsed into is queued now, or already gone
                 _memory.release()
-            with self._cond:
+            with self._lock:
                 job = self._take_as_reader()
             if job is not None:
                 return job
@@ -419,7 +422,7 @@ class StdioServer:
         """Before parsing a large line: wait while the large calls already
         hold so much that this one would bring them over ``held_limit``
         (one call alone always passes)."""
-        with self._cond:
+        with self._lock:
             while self.held_bytes and self.held_bytes + size > self.held_limit \
                     and not self._stopping:
                 self._cond.wait()
@@ -457,14 +460,14 @@ class StdioServer:
                 # drop the arguments before answering: a client that does not
                 # read blocks the answer, and must not keep them alive meanwhile
                 job.call = call = replace(call, arguments=None)  # the last reference
-                with self._cond:
+                with self._lock:
                     self._unhold(job)
                 _memory.release()
             self._answer(call, envelope)
         except Exception:  # never expected: answered all the same, and the job ends
             log.exception("a tool call could not be answered")
             self._failed(call.id)
-        with self._cond:
+        with self._lock:
             if job.held:  # it failed before its arguments were dropped
                 self._unhold(job)
             self._scheduler.finish(job)
@@ -479,7 +482,7 @@ class StdioServer:
 
     def _answer(self, call: ToolCall, envelope: dict[str, Any]) -> None:
         with self._write_lock:
-            with self._cond:
+            with self._lock:
                 answer = self._session.call_result(call, envelope)
             if answer is not None:
                 self._write_locked(answer)
@@ -492,7 +495,7 @@ class StdioServer:
         job.size = _memory.weight(call.size, call.arguments)  # the queue's bytes
         if call.size >= _memory.LARGE:
             job.held = job.size
-        with self._cond:
+        with self._lock:
             queued = self._scheduler.add(job)
             if queued:
                 self.held_bytes += job.held
@@ -519,7 +522,7 @@ class StdioServer:
 
     def _progress(self, call: ToolCall, report: Progress) -> None:
         with self._write_lock:
-            with self._cond:
+            with self._lock:
                 message = self._session.progress(call, report.done, report.total, report.message,
                                                  time.monotonic())
             if message is not None:
@@ -527,7 +530,7 @@ class StdioServer:
 
     def _cancel(self, request_id: Any) -> None:
         line = running = None
-        with self._cond:
+        with self._lock:
             job = self._scheduler.remove(request_id)
             if job is not None:
                 if job.held:
@@ -557,7 +560,7 @@ class StdioServer:
         """Stopping now (a signal): end every call, drop what waits to be
         written, end a read that blocks, and give running calls
         :data:`HALT_GRACE` to stop at a checkpoint."""
-        with self._cond:
+        with self._lock:
             self._stopping = True
             self._end_calls()
             self._cond.notify_all()
@@ -567,13 +570,13 @@ class StdioServer:
             except OSError:
                 pass
         deadline = time.monotonic() + HALT_GRACE
-        with self._cond:
+        with self._lock:
             while not self._scheduler.idle and time.monotonic() < deadline:
                 self._cond.wait(0.02)
 
     def _stop_workers(self, timeout: float) -> None:
         """Let every thread end; wait ``timeout`` seconds for them at most."""
-        with self._cond:
+        with self._lock:
             self._stopping = True
             self._done.set()
             self._cond.notify_all()
@@ -602,12 +605,12 @@ class StdioServer:
         timer.start()
 
     def _roots_timed_out(self) -> None:
-        with self._cond:
+        with self._lock:
             actions = self._session.roots_unanswered()
         if actions:
             log.warning("the client did not answer roots/list; the command line's roots apply")
         self._apply(actions)
-        with self._cond:  # the released calls: this thread is no worker, the reader may block
+        with self._lock:  # the released calls: this thread is no worker, the reader may block
             self._wake_for_ready()
 
     def _use_roots(self, uris: tuple[str, ...] | None) -> None:
@@ -618,7 +621,7 @@ class StdioServer:
         except Exception:  # never expected; fail closed: no root rather than all of them
             log.exception("the client's roots could not be applied; no root is open")
             chosen = self._base.narrowed([])
-        with self._cond:
+        with self._lock:
             old, self._workspace = self._workspace, chosen
             if old is not self._base and old is not chosen:
                 self._retired.append(old)
@@ -651,7 +654,7 @@ class StdioServer:
 
     def close(self) -> None:
         """Close every workspace this server narrowed to."""
-        with self._cond:
+        with self._lock:
             if self._workspace is not self._base:
                 self._retired.append(self._workspace)
                 self._workspace = self._base
@@ -674,7 +677,7 @@ class StdioServer:
 
     def _went_away(self) -> None:
         """The client closed its end: nothing left to answer; calls stop."""
-        with self._cond:
+        with self._lock:
             for job in self._scheduler.jobs():
                 job.context.token.cancel()
 
@@ -687,7 +690,7 @@ class StdioServer:
         if count >= _LOG_RATE:
             return
         self._log_window = (start, count + 1)
-        with self._cond:
+        with self._lock:
             message = self._session.log(level, logger, data)
         if message is not None:
             self._write(message)
