@@ -24,12 +24,14 @@ when the Toolbox opened, and nothing is written.  On every backend config.
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
 import pytest
 
 from corral.tools import Toolbox
+from corral.tools._runtime.view import freshness
 
 SETTINGS = '{"terminal.integrated.env.linux": {"X": "1"}}\n'
 OURS = "OWNED\n"
@@ -214,3 +216,133 @@ def test_an_include_path_set_after_open_protects_the_included_file(tmp_path, mak
                                     "newText": "x\n[core]\n\tfsmonitor = ./run.sh"})
     assert _denied(answer), answer
     assert (tmp_path / "shared.inc").read_text() == "[user]\n\tname = someone\n"
+
+
+# -- how the view learns them: the kernel's watch, or stat where there is none ------------
+
+
+@pytest.fixture(params=["watch", "stat"])
+def watching(request, monkeypatch) -> str:
+    """Toolboxes opened under the process's kernel watch (where the kernel
+    has one) or with none to be had (each followed place ``stat``-ed per call)."""
+    if request.param == "stat":
+        none = freshness._KernelWatch()
+        none.tried = True  # as where no watch can be had
+        monkeypatch.setattr(freshness, "_KERNEL", none)
+    return request.param
+
+
+@pytest.mark.parametrize(("link", "text", "directory", "name"), LINKS,
+                         ids=[case[0] for case in LINKS])
+def test_a_link_made_after_open_is_learnt_with_or_without_a_watch(
+        tmp_path, make_root, watching, link, text, directory, name):
+    _tree(tmp_path, directory, name, existing=True)
+    box = Toolbox(make_root(str(tmp_path)))
+    assert box.call("edit_file", {"path": f"{directory}/{name}", "oldText": '"1"',
+                                  "newText": '"1"'})["ok"] is False  # no change: refused
+    os.symlink(text, tmp_path / link)
+    answer = _call(box, "overwrite", f"{directory}/{name}")
+    assert _denied(answer), answer
+    _unchanged(tmp_path, f"{directory}/{name}", "overwrite")
+    os.unlink(tmp_path / link)  # gone again: written as before
+    allowed = _call(box, "overwrite", f"{directory}/{name}")
+    assert allowed["ok"] is True, allowed
+
+
+def test_a_hooks_path_set_after_open_without_a_watch(tmp_path, make_root, watching):
+    _tree(tmp_path, "tools/hooks", "pre-commit", existing=False)
+    box = Toolbox(make_root(str(tmp_path)))
+    assert box.call("list_directory", {"path": "."})["ok"] is True
+    _set_config(tmp_path, "[core]\n\thooksPath = tools/hooks\n", as_git_does=False)
+    answer = _call(box, "write", "tools/hooks/pre-commit")
+    assert _denied(answer), answer
+    assert not os.path.lexists(tmp_path / "tools" / "hooks" / "pre-commit")
+
+
+def test_a_link_whose_event_the_full_queue_dropped_is_learnt(tmp_path, make_root):
+    """More changes than the kernel queues (its events dropped, the queue
+    said full): every followed place is looked at again."""
+    _tree(tmp_path, "editor", "settings.json", existing=False)
+    box = Toolbox(make_root(str(tmp_path)))
+    assert box.call("list_directory", {"path": "."})["ok"] is True
+    churn = tmp_path / "churn"
+    for _ in range(_queued_most() // 2 + 16):  # each a create and a delete
+        churn.touch()
+        churn.unlink()
+    os.symlink("editor", tmp_path / ".vscode")
+    answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
+    assert _denied(answer), answer
+    assert not os.path.lexists(tmp_path / "editor" / "settings.json")
+
+
+def _queued_most() -> int:
+    try:
+        with open("/proc/sys/fs/inotify/max_queued_events") as limit:
+            return int(limit.read())
+    except (OSError, ValueError):
+        return 16384
+
+
+def test_a_forked_child_learns_a_link_made_after_the_fork(tmp_path, make_root):
+    """The child lets the parent's watch go (its reads would take the
+    parent's events) and looks for itself."""
+    _tree(tmp_path, "editor", "settings.json", existing=False)
+    box = Toolbox(make_root(str(tmp_path)))
+    assert box.call("list_directory", {"path": "."})["ok"] is True
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: exits without returning into pytest
+        code = 1
+        try:
+            os.close(read_end)
+            os.symlink("editor", tmp_path / ".vscode")
+            answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
+            os.write(write_end, b"denied" if _denied(answer) else repr(answer).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as said:
+        told = said.read()
+    _, status = os.waitpid(pid, 0)
+    assert status == 0 and told == b"denied", told
+    assert not os.path.lexists(tmp_path / "editor" / "settings.json")
+    # the parent's own watch goes on: a link made now is learnt here too
+    os.unlink(tmp_path / ".vscode")
+    os.symlink("editor", tmp_path / ".claude")
+    answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
+    assert _denied(answer), answer
+
+
+def _watches() -> int | None:
+    """The kernel watches the process's instance holds (``None``: none)."""
+    fd = freshness._KERNEL.fd
+    if fd < 0:
+        return None
+    with open(f"/proc/self/fdinfo/{fd}") as info:
+        return sum(line.startswith("inotify wd:") for line in info)
+
+
+def test_toolboxes_closed_or_let_go_leave_no_watch_behind(tmp_path, make_root):
+    """Each Toolbox on a tree of its own (a watch of its own): closed, or
+    dropped without a close, the process's watches are as before."""
+    def opened(i: int) -> Toolbox:
+        base = tmp_path / f"r{i}"
+        base.mkdir()
+        _tree(base, "editor", "settings.json", existing=False)
+        box = Toolbox(make_root(str(base)))
+        box.call("list_directory", {"path": "."})
+        return box
+
+    gc.collect()  # earlier tests' Toolboxes let go: removed by the next open
+    opened(0).close()
+    before = _watches()
+    for i in range(1, 101):
+        box = opened(i)
+        if i % 2:
+            box.close()
+        del box
+    gc.collect()
+    opened(101).close()  # the watch's next user removes what the dropped ones held
+    assert _watches() == before
+    assert before is None or before >= 0
