@@ -33,6 +33,10 @@ and 20, :data:`WRITE_MOST`, every flock included).  Their calls, all needed:
   fd, ``fchmod``, ``fsync``, ``close``, the identity check (``lstat``) and
   the ``rename``.
 
+Not counted (not a call on the root's files, not through its backend):
+the ``poll`` of the process's kernel watch each call makes first (did
+another program change a place the view's links and git config rest on?
+:mod:`corral.tools._runtime.view.freshness`), and its read where events wait.
 A change that adds a resolution fails here.  On every backend with the
 openat2 fast path (the walk resolves one
 component at a time by design).

@@ -191,6 +191,11 @@ class Scan:
     # directories first on the sys.path of a Python program git runs: a
     # module named as one of the standard library's there runs in its place
     python_dirs: tuple[str, ...] = ()
+    # the config files read (or looked for: an include not there yet) and
+    # the hook directories: what another program changes there later
+    # changes what this look would find
+    configs: tuple[str, ...] = ()
+    hooks: tuple[str, ...] = ()
 
 
 def scan(look: GitLook) -> Scan:
@@ -238,7 +243,8 @@ def scan(look: GitLook) -> Scan:
             except OSError:
                 continue
     return Scan(tuple(found.paths), tuple(dict.fromkeys(links)), complete, tuple(unlooked),
-                tuple(found.python_dirs))
+                tuple(found.python_dirs), tuple(sorted(found.read)),
+                tuple(dict.fromkeys(found.hooks)))
 
 
 class _Found:

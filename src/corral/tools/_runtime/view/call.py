@@ -283,10 +283,18 @@ class CallView:
         self._by_path: list[_HeldPlace] = []
 
     def ready(self) -> None:
-        """Wait, within the call's bounds, until the view knows every link
-        of the tree (a walk beyond the look at open may be under way)."""
-        if not self._view.links_settled:
-            self._view.wait_for_links(self.checkpoint)
+        """Take in what other programs changed where the view's picture
+        rests, then wait, within the call's bounds, until the view knows
+        every link of the tree (a walk beyond the look at open may be
+        under way)."""
+        view = self._view
+        fresh = view.freshness
+        if fresh is not None:
+            fresh.catch_up()
+        if view.nested_in or view.opened_beneath or view.beside:
+            view.notice_others()
+        if not view.links_settled:
+            view.wait_for_links(self.checkpoint)
 
     @property
     def _host(self) -> Host:

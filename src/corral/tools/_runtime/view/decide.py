@@ -7,6 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import threading
+import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -16,7 +17,7 @@ from itertools import compress
 from typing import TYPE_CHECKING
 
 from ....contained import Root, Tree, TreeVisitor, batches_natively
-from ..._policy.gitdirs import (SHAPE_NAMES, carried_repository, in_git_directory,
+from ..._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_directory,
                                 is_repository, made_repository, names_a_shape_entry,
                                 shape_name)
 from ..._policy.locate import Location
@@ -24,6 +25,7 @@ from ..._policy.pythonstart import RootPlace, pth_imports, site_module, venv_of_
 from ..._policy.rules import Op, Policy, Scope, fold
 from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
                                      swapped)
+from .freshness import Freshness
 from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook,
                     chain_end, git_scan, learn_link, locate, spelled_target)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
@@ -232,6 +234,9 @@ class View:
         # in one store: a decision under a policy read before a hold, started
         # over by a thread switch, can only leave its verdicts under its own
         self._plain_memo: tuple[Policy | None, dict[tuple[str, Op], Kind | bool]] = (None, {})
+        # what other programs change where this view's picture rests,
+        # taken in before each call decides (None: no rule to keep fresh)
+        self.freshness: Freshness | None = None
 
     def keep_lock_file(self, identity: tuple[int, int]) -> None:
         """Keep the root's tree-lock file open while this view is open (let
@@ -333,16 +338,36 @@ class View:
         if not found.complete:
             self.learn_every_link_later(found.unlooked)
 
+    def notice_others(self) -> None:
+        """Take in what other programs changed where the picture of the
+        roots whose links rule here rests (:mod:`.freshness`): a
+        workspace's roots holding this one or beside it."""
+        for other in (*(view for view, _ in self.held_by), *self.beside):
+            fresh = other.freshness
+            if fresh is not None and not other._root.closed:
+                fresh.catch_up()
+
+    def look_again_at_git(self) -> Scan:
+        """The look at open made again (another program changed a git
+        config or directory): the links it meets learnt; what it found."""
+        found = git_scan(self._root)
+        for link in found.links[:MAX_SCANNED_LINKS]:
+            learn_link(self._root, self.links, link)
+        return found
+
     def learn_every_link_later(self, unlooked: tuple[tuple[str, int], ...]) -> None:
         """Find the links the bounded look did not reach (a deep or wide
         tree: below the directories it left ``unlooked``, each with its
         depth) on a thread of their own; until it is done every decision
         waits for it (:meth:`wait_for_links`, within the call's bounds)."""
         with self._walk_guard:
-            self._walk_from = unlooked
             if not self._links_known.is_set():
-                self._walk_again = True  # the walk under way may have passed the change
+                # the walk under way may have passed the change, or not
+                # begun these: walked again, with the starts asked before
+                self._walk_from = tuple(dict.fromkeys((*self._walk_from, *unlooked)))
+                self._walk_again = True
                 return
+            self._walk_from = unlooked
             self.links_settled = False
             self._links_known.clear()
         threading.Thread(target=self._learn_every_link, name="corral-links",
@@ -457,9 +482,17 @@ class View:
             if not self.scan_complete and not policy.is_empty:
                 self.learn_every_link_later(self.scan_unlooked)
         self.policy = policy
+        if self.freshness is None and not policy.is_empty and not self._root.closed:
+            since = time.time_ns()
+            fresh = Freshness(self)
+            fresh.start(git_scan(self._root), since)
+            self.freshness = fresh
 
     def close(self) -> None:
         """Close the root if this view opened it (:func:`open_view` of a path)."""
+        fresh, self.freshness = self.freshness, None
+        if fresh is not None:
+            fresh.close()
         user = self._lock_file_user
         if user is not None and user.detach() is not None:  # closed once
             let_go_lock_file(self.identity)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from collections.abc import Sequence
 from typing import TypeAlias
 
@@ -13,6 +14,7 @@ from ..._policy.gitdirs import lies_in_git_directory
 from ..._policy.pythonstart import root_place
 from ..._policy.rules import Policy
 from .decide import View
+from .freshness import Freshness
 from .links import MAX_SCANNED_LINKS, LinkMap, git_scan, learn_link
 from .locks import root_identity
 from .tree_lock import changes_here, lock_directory_under, moves_made
@@ -34,6 +36,7 @@ def open_view(root: RootLike, policy: Policy, *,
         identity = root_identity(opened)
         moves_before = moves_made(identity, opened.backend)  # read first: a move meanwhile counts
         changes_before = changes_here()
+        looked_since = time.time_ns()
         found = git_scan(opened)
         known_as = (opened.path, os.path.realpath(opened.path))
         locks = lock_directory_under(opened.path)
@@ -64,6 +67,13 @@ def open_view(root: RootLike, policy: Policy, *,
     view.changes_seen = changes_before
     view.scan_complete, view.scan_unlooked = found.complete, found.unlooked
     view.python_place = root_place(known_as[1])
+    if not rooted.is_empty:
+        fresh = view.freshness = Freshness(view)
+        try:
+            fresh.start(found, looked_since)
+        except BaseException:
+            view.close()
+            raise
     if not found.complete and not rooted.is_empty:
         view.learn_every_link_later(found.unlooked)
     return view
