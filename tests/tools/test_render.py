@@ -164,6 +164,24 @@ def test_listings_and_searches_one_entry_a_line(box):
     assert "No files match '*.rs'" in nothing
 
 
+def test_a_cut_listing_says_how_much_was_shown_of_what(tmp_path):
+    from corral.tools import Limits
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        for i in range(6):
+            (tmp_path / d / f"f{i}").write_text("x")
+    (tmp_path / "top.txt").write_text("x")
+    with Toolbox(tmp_path, limits=Limits(list_entries=5)) as small:
+        flat = render("list_directory", small.call("list_directory", {"path": "a"}))
+        assert flat.endswith("\n[5 of 6 entries shown]")
+        tree = small.call("list_directory", {"path": ".", "depth": 2})
+        assert tree["total"] == 3 and tree["shown"] == 5  # the envelope's counts, as they were
+        # a tree's total is its top level's: never "5 of 3 shown"
+        assert render("list_directory", tree).endswith(
+            "[5 entries shown in all, the most one listing holds; 3 at the top level, "
+            "1 directories not listed]")
+
+
 @pytest.mark.parametrize("entries, lines", [
     ([{"name": "a.txt", "kind": "file", "size": 3}, {"name": "d", "kind": "dir"}],
      ["a.txt 3", "d/"]),

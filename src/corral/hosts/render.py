@@ -662,8 +662,11 @@ def _listing(envelope: _Envelope, lines: list[str] | None) -> str:
         out.append(f"{_shown(envelope.get('path'))} is empty")
     facts = []
     if envelope.get("truncated"):
-        facts.append(f"{envelope.get('shown', len(entries))} of {envelope.get('total')} "
-                     f"entries shown")
+        if "shown" in envelope:  # a tree: total counts its top level only
+            facts.append(f"{envelope['shown']} entries shown in all, the most one listing "
+                         f"holds; {envelope.get('total')} at the top level")
+        else:
+            facts.append(f"{len(entries)} of {envelope.get('total')} entries shown")
     if envelope.get("unlisted"):
         facts.append(f"{envelope['unlisted']} directories not listed")
     if envelope.get("ignoredEntries"):
