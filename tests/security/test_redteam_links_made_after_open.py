@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import gc
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -273,6 +275,57 @@ def test_a_link_whose_event_the_full_queue_dropped_is_learnt(tmp_path, make_root
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
     assert _denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
+
+
+def test_a_program_renaming_in_a_loop_leaves_each_call_bounded(tmp_path, make_root,
+                                                                monkeypatch):
+    """Another program renaming names in the root in a loop queues events
+    faster than a call reads them: a call reads a bounded part of them
+    (it read on while events kept coming: a call did not end), looks at
+    every followed place instead, and still learns a link made meanwhile."""
+    _tree(tmp_path, "editor", "settings.json", existing=False)
+    box = Toolbox(make_root(str(tmp_path)))
+    assert box.call("list_directory", {"path": "."})["ok"] is True
+    reads: list[int] = []
+    real_read = os.read
+
+    def counted(fd: int, size: int) -> bytes:
+        if fd == freshness._KERNEL.fd:
+            reads.append(size)
+        return real_read(fd, size)
+
+    monkeypatch.setattr(freshness.os, "read", counted)
+    (tmp_path / "a").mkdir()
+    # a process of its own, so it renames while the call runs (not between)
+    renamer = subprocess.Popen(
+        [sys.executable, "-c", _RENAMER, str(tmp_path / "a"), str(tmp_path / "b")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert renamer.stdout is not None and renamer.stdout.readline() == b"ready\n"
+        most = 0
+        for _ in range(50):
+            reads.clear()
+            assert box.call("list_directory", {"path": "."})["ok"] is True
+            most = max(most, len(reads))
+        os.symlink("editor", tmp_path / ".vscode")
+        answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
+    finally:
+        renamer.communicate(b"stop\n", timeout=60)
+    watched = freshness._KERNEL.fd >= 0  # (where the kernel has no watch: nothing to read)
+    assert most == (1 if watched else 0)  # read once a call, however fast the events came
+    assert _denied(answer), answer
+    assert not os.path.lexists(tmp_path / "editor" / "settings.json")
+
+
+_RENAMER = """
+import os, select, sys
+a, b = sys.argv[1], sys.argv[2]
+print("ready", flush=True)
+while not select.select([sys.stdin], [], [], 0)[0]:
+    for _ in range(256):
+        os.rename(a, b)
+        os.rename(b, a)
+"""
 
 
 def _queued_most() -> int:

@@ -78,7 +78,11 @@ _ENTRIES = _IN_CREATE | _IN_DELETE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_DELETE_
     _IN_MOVE_SELF | _IN_ONLYDIR | _IN_MASK_ADD
 _CONTENT = _ENTRIES | _IN_CLOSE_WRITE | _IN_MODIFY  # a directory holding a git config
 _EVENT = struct.Struct("iIII")
-_READ_SIZE = 64 * 1024
+_READ_SIZE = 4096
+# reads of the watch one call makes: a program changing names in a loop
+# queues events faster than a call reads them, so past these the views
+# look at every directory they follow instead (bounded work a call)
+_READS_A_CALL = 1
 
 
 class _KernelWatch:
@@ -173,7 +177,7 @@ class _KernelWatch:
             self._remove_let_go()
             if self.fd < 0:
                 return False
-            while True:
+            for _ in range(_READS_A_CALL):
                 try:
                     data = os.read(self.fd, _READ_SIZE)
                 except OSError as exc:
@@ -186,6 +190,8 @@ class _KernelWatch:
                 self._dispatch(data)
                 if len(data) <= _READ_SIZE - _EVENT.size - 256:
                     return True  # the queue was read to its end (what comes later: next call's)
+            self._everything_changed()  # the rest is left queued; what it says is looked at
+            return True
 
     def _dispatch(self, data: bytes) -> None:
         at, size = 0, len(data)
@@ -194,9 +200,7 @@ class _KernelWatch:
             raw = data[at + _EVENT.size:at + _EVENT.size + length].rstrip(b"\0")
             at += _EVENT.size + length
             if mask & _IN_Q_OVERFLOW:
-                for every in self.watchers.values():
-                    for watcher in list(every):
-                        watcher.dirty = watcher.everything = True
+                self._everything_changed()
                 continue
             watchers = self.watchers.get(wd)
             if watchers is None:
@@ -207,6 +211,13 @@ class _KernelWatch:
                                 lost=bool(mask & (_IN_DELETE_SELF | _IN_MOVE_SELF | _IN_IGNORED)))
             if mask & _IN_IGNORED:
                 del self.watchers[wd]
+
+    def _everything_changed(self) -> None:
+        """Events were lost or left unread (the lock held): every view
+        looks at each directory it follows."""
+        for every in self.watchers.values():
+            for watcher in list(every):
+                watcher.dirty = watcher.everything = True
 
     def _lose(self) -> None:
         """No watch from here on (the lock held): every view looks for itself."""
