@@ -112,8 +112,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         for file in files:
             ctx.checkpoint()
             _plan(ctx, file, dialect)
-        for file in files:
-            _ask(ctx, file)
+        _ask_each(ctx, files)
         for file in files:
             _recheck(ctx, file)
         ctx.checkpoint()  # the last one: from here on the files are being written
@@ -308,6 +307,22 @@ def _ask(ctx: ToolContext, file: _File) -> None:
             ctx.view.ask(MoveRequest(pin.path, destination=file.dest_pin.path,
                                      creates_directories=asked, creates_omitted=omitted),
                          pin, file.dest_pin)
+
+
+def _ask_each(ctx: ToolContext, files: list[_File]) -> None:
+    """Ask the host about every section; each later question is a window
+    for the places asked about before it (a folder moved onto a protected
+    name, a repository made meanwhile), so after the last answer every
+    place is checked and decided again as the one asked about was."""
+    pins = [pin for file in files for pin in (file.pin, file.dest_pin) if pin is not None]
+    places = [pin.place() for pin in pins] if ctx.asks_host and len(pins) > 1 else None
+    for file in files:
+        _ask(ctx, file)
+    if places is not None:
+        for pin, place in zip(pins, places):
+            pin.ensure_place(place)
+            pin.release()  # what is there now is opened afresh
+            pin.decide_again()
 
 
 def _recheck(ctx: ToolContext, file: _File) -> None:
