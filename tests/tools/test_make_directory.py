@@ -88,8 +88,10 @@ def test_the_parent_swapped_for_a_link_out_meanwhile_creates_nothing_outside(tmp
 
     result = Toolbox(make_root(root), authorize=swap).call("make_directory", {"path": "a/b"})
     assert list(outside.iterdir()) == []
-    # the held parent is the directory decided on: b is made there, renamed or not
-    assert result["ok"] is True and (root / "a-old" / "b").is_dir(), result
+    # the held parent no longer lies at a: nothing is made (not in it either, where the
+    # answer's a/b would not be), the call fails closed
+    assert (result["code"], result["details"]["kind"]) == ("STALE", "swapped"), result
+    assert list((root / "a-old").iterdir()) == []
 
 
 def test_a_link_planted_while_the_host_decides_is_not_followed_out(tmp_path, make_root):

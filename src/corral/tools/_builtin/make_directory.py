@@ -7,8 +7,9 @@ root-relative paths, a symlinked parent where it leads, ``nx`` of
 those and on what the path passes, describe them to the host
 (:class:`MakeDirectoryRequest`), then create them from the held parent
 (``mkdirat`` and an ``O_NOFOLLOW`` reopen of each: nothing is resolved
-again, so a swap while the host decided cannot redirect it) and name what
-was created.  A directory that exists already (or an inside symlink to one)
+again, so a swap while the host decided cannot redirect it; the parent
+itself moved elsewhere meanwhile, into ``.git`` say, is ``STALE``) and name
+what was created.  A directory that exists already (or an inside symlink to one)
 is success with nothing created; anything else in the way is refused.
 """
 
@@ -67,6 +68,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> MakeDirectoryResult:
         ctx.view.ask(MakeDirectoryRequest(target.path, creates_directories=asked,
                                           creates_omitted=omitted), target,
                      same_place=False)
+        if plan and ctx.asks_host:  # the directory it acts from may have moved meanwhile
+            target.ensure_held_place()
         made = _make(target, shown) if plan else []
         # what this call made: another may have made it while the host decided
         return {"path": shown, **created_directories(made),

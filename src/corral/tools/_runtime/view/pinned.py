@@ -375,6 +375,24 @@ class Pinned:
         if now != before:
             raise swapped(self.shown)
 
+    def ensure_held_place(self) -> None:
+        """``STALE`` unless the directory the pin acts from still lies at
+        its canonical path: what the call creates below it may have been
+        made meanwhile (used, as ``mkdir -p`` does), but the directory
+        moved elsewhere (into ``.git``, onto a protected name) is not acted
+        in.  One ``lstat``, made only when the host was asked."""
+        target = self._target
+        held = (target.creates[0].rpartition("/")[0] or ".") if target.creates else target.parent
+        if held == ".":
+            return  # the root itself: it lies where it lies
+        try:
+            info = self._call.shared.root.stat(held, follow_symlinks=False)
+        except OSError:
+            raise swapped(self.shown) from None
+        if not st.S_ISDIR(info.st_mode) or \
+                (info.st_dev, info.st_ino) != target.held_identity():
+            raise swapped(self.shown)
+
     def rule(self, op: Op) -> Kind | None:
         return self._call.shared.rule(self.location, op)
 
