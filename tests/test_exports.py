@@ -34,6 +34,7 @@ PUBLIC: dict[str, set[str]] = {
         "Handle",
         "Target",
         "Opened",
+        "HeldParent",
         "StaleError",
         "DirEntry",
         "SizedListing",

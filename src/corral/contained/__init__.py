@@ -16,7 +16,7 @@ from ._errors import (ContainedError, EscapeError, HardLinkError, InvalidPathErr
 from ._handle import DirEntry, Handle
 from ._listing import SizedListing
 from ._rootpath.view import RootPath
-from ._replace import TargetChangedError
+from ._replace import HeldParent, TargetChangedError
 from ._resolve import MAX_SYMLINKS, ST_NOSYMFOLLOW
 from ._root import Root
 from ._target import Opened, Target
@@ -31,6 +31,7 @@ __all__ = [
     "Handle",
     "Target",
     "Opened",
+    "HeldParent",
     "DirEntry",
     "SizedListing",
     "PathError",

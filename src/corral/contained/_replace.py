@@ -44,17 +44,24 @@ fails the replace, leaving the old file untouched.
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import itertools
 import os
 import secrets
 import stat as st
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ._backend import Backend
 from ._errors import StaleError
+from ._resolve import mapped
 
-__all__ = ["TEMP_SUFFIX", "Content", "TargetChangedError", "replace_in", "temp_name"]
+if TYPE_CHECKING:
+    from ._resolve import Anchor
+
+__all__ = ["TEMP_SUFFIX", "Content", "HeldParent", "TargetChangedError", "replace_in",
+           "temp_name"]
 
 #: Every temporary file's name ends so: ``.<name[:32]>.<12 hex>.corral-tmp``.
 TEMP_SUFFIX = ".corral-tmp"
@@ -168,6 +175,134 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
         except OSError:
             pass
         raise
+
+
+class HeldParent:
+    """The directory holding one file, opened by :meth:`Root.hold_parent`
+    with one ``openat2`` that followed no link, held open (readable, so a
+    ``flock`` can be taken on it) for one replace of that file: look at
+    its neighbours, open the file once, read its head, replace it on the
+    identity opened.  Nothing is resolved again: every call acts on the
+    held fd.
+
+    :attr:`path` is the file's canonical root-relative path (the spelling's
+    names: no link was followed, no ``..`` is in it).  Use it in a
+    ``with`` block, or :meth:`close` it; closing lets a ``flock`` taken by
+    :meth:`lock` go."""
+
+    __slots__ = ("path", "name", "_text", "_anchor", "_backend", "_fd", "_file", "_info")
+
+    def __init__(self, anchor: Anchor, fd: int, text: str, path: str, name: str) -> None:
+        self.path = path
+        self.name = name
+        self._text = text  # as the caller spelled it, for errors
+        self._anchor = anchor
+        self._backend = anchor.backend
+        self._fd = fd
+        self._file = -1
+        self._info: os.stat_result | None = None
+
+    def fileno(self) -> int:
+        """The held directory's fd (``-1`` once closed)."""
+        return self._fd
+
+    def lock(self) -> bool:
+        """Take an exclusive ``flock`` on the held directory without
+        waiting: ``False`` if another open file holds it (in this process
+        too) or the filesystem has no such locks.  Let go by :meth:`close`."""
+        try:
+            self._backend.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return False
+        return True
+
+    def holds(self, name: str) -> bool:
+        """Whether the held directory has an entry ``name`` (a final link
+        not followed; any error is ``False``)."""
+        return self._backend.exists_at(self._fd, name)
+
+    def open_file(self) -> os.stat_result | None:
+        """Open the file (``O_RDONLY|O_NOFOLLOW|O_NONBLOCK``) and give its
+        ``fstat``, kept for :meth:`head` and :meth:`replace`; ``None`` when it
+        cannot be opened (missing, a link, unreadable: nothing is raised)."""
+        backend = self._backend
+        if self._file >= 0:
+            raise ValueError("the file is open already")
+        try:
+            fd = backend.open_at(self._fd, self.name, os.O_RDONLY | _SAFE)
+        except OSError:
+            return None
+        try:
+            info = backend.fstat(fd)
+        except OSError:
+            backend.close(fd)
+            return None
+        self._file = fd
+        self._info = info
+        return info
+
+    def head(self, size: int) -> bytes:
+        """At most the first ``size`` bytes of the file :meth:`open_file`
+        opened, in one ``pread`` (as long as its ``fstat`` said it is, and
+        one byte more)."""
+        info = self._info
+        if info is None:
+            raise ValueError("no file is open")
+        return self._backend.pread(self._file, min(size, info.st_size + 1), 0)
+
+    def replace(self, data: bytes) -> None:
+        """Atomically replace the file :meth:`open_file` opened with
+        ``data``, as :meth:`Root.write_bytes` does (fsync, then rename; its
+        mode, owner, group and extended attributes carried over, read
+        through the open fd), on the condition that the name still holds
+        the file opened, checked right before the rename.
+
+        Raises :class:`StaleError` (naming :attr:`path`) when another file
+        is there by then, and ``OSError`` as the core raises it (the
+        root-relative path as ``filename``, :class:`RootVanishedError` for
+        a root removed) for any other failure; either way the file is
+        untouched."""
+        info = self._info
+        if info is None or not st.S_ISREG(info.st_mode):
+            raise ValueError("replace is for the regular file open_file opened")
+        try:
+            replace_in(self._backend, self._fd, self.name, data, current=info, mode=None,
+                       fsync=True, exclusive=False, expect=(info.st_dev, info.st_ino),
+                       source_fd=self._file)
+        except StaleError:
+            raise StaleError("the file changed since it was looked at", self._text,
+                             component=self.path) from None
+        except OSError as exc:
+            raise self._mapped(exc) from None
+
+    def _mapped(self, exc: OSError) -> OSError:
+        anchor = self._anchor
+        try:
+            root_fd = anchor.acquire(None)
+        except OSError as closed:
+            return closed
+        try:
+            return mapped(anchor, root_fd, exc, self._text, self.path)
+        finally:
+            anchor.release()
+
+    def close(self) -> None:
+        """Close the file and the directory (idempotent)."""
+        backend = self._backend
+        file, self._file = self._file, -1
+        fd, self._fd = self._fd, -1
+        try:
+            if file >= 0:
+                backend.close(file)
+        finally:
+            if fd >= 0:
+                backend.close(fd)
+
+    def __enter__(self) -> HeldParent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _create_mode(source: os.stat_result | None, mode: int | None) -> int:

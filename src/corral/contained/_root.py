@@ -27,7 +27,7 @@ from ._handle import DirEntry, Handle, entries
 from ._linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS
 from ._ops.methods import RootSurface
 from ._paths import ParsedPath
-from ._replace import replace_in
+from ._replace import HeldParent, replace_in
 from ._select import default_backend
 from ._resolve import (MAX_STEPS, MAX_SYMLINKS, Anchor, Create, Resolved, Walk, mapped,
                        openat2_retry, spelled_path)
@@ -395,6 +395,33 @@ class Root(RootSurface, Closing):
                           follow_final=follow_final, ends_dotdot=walk.ends_dotdot,
                           identity=identity if not tail else None,
                           readable=lockable and fd == walk.held_fd)
+
+    def hold_parent(self, path: object) -> HeldParent | None:
+        """The directory holding the file ``path``, opened by one
+        ``openat2`` that follows no link (its canonical path is then the
+        spelling), held for one replace of that file: see
+        :class:`HeldParent`.  ``None`` where that one call cannot answer
+        (the openat2 fast path not in use, a path that is not two or more
+        plain names, a link or a missing directory on the way, any
+        failure): nothing is raised, and the caller takes :meth:`target`,
+        which says what is wrong."""
+        anchor = self._anchor
+        if not anchor.fast:
+            return None
+        try:
+            parsed = _paths.parse(path)
+        except OSError:
+            return None
+        names = parsed.names
+        if len(names) < 2 or parsed.absolute or parsed.must_be_dir or ".." in names:
+            return None
+        try:
+            fd = self._open_parent(parsed, _HELD_LOCKABLE)
+        except OSError:  # the Root closed, or its directory gone: as target() says it
+            return None
+        if fd < 0:
+            return None
+        return HeldParent(anchor, fd, parsed.text, "/".join(names), names[-1])
 
     def _open_parent(self, parsed: ParsedPath, held_flags: int | None) -> int:
         """The parent directory of ``parsed`` (plain names, two or more)

@@ -26,7 +26,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 from ...contained import PathError
 from .._refusals.locator import close_paths
 from .._read import cache as read_cache
-from .._edit.content import check_write
+from .._edit.content import check_write, warnings_alone
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
 from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
@@ -92,8 +92,13 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
                           f"{limit} bytes", "Write a smaller file, or split it into several "
                           "files.", details={"path": rel, "field": "content", "bytes": size,
                                              "limit": limit}, kind=Kind.CONTENT_SIZE)
-    data = content.encode("utf-8")
     expected = expected_digest(args)
+    if expected is None and args["overwrite"] and not args["dryRun"] and \
+            not ctx.hears_requests:
+        done = _replace_plain(ctx, rel, content, args["keepFormat"])
+        if done is not None:
+            return done
+    data = content.encode("utf-8")
     kept: Form | None = None  # the replaced file's form, where one was kept
     # one step: the policy, the host's question and the write all act on what was pinned
     with ctx.view.pin(rel, Op.CREATE, create_parents=True) as target:
@@ -140,6 +145,44 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
         result["warnings"] = warnings
     if kept is not None and not kept.plain:
         result["kept"] = _kept_note(rel, kept)
+    return result
+
+
+def _replace_plain(ctx: ToolContext, rel: str, content: str,
+                   keep_format: bool) -> WriteResult | None:
+    """The common write, a plain file replaced with ``overwrite`` and no
+    one asked, in the view's plain step (:meth:`CallView.plain_replace`):
+    the same locks, decisions and atomic replace as :func:`run`'s step,
+    made where every fact that step would weigh is known to allow it.
+    ``None``, nothing written, where it is not such a write (a file with
+    other links, one whose form is kept, content compared with the file):
+    the caller takes the general step."""
+    step = ctx.view.plain_replace(rel)
+    if step is None:
+        return None
+    with step:
+        info = step.info
+        if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1:
+            return None
+        warnings = warnings_alone(content, info.st_size)
+        if warnings is None:
+            return None  # content compared with the file's: looked at in full
+        if keep_format:
+            try:
+                head = step.head(_FORM_HEAD)
+            except OSError:
+                return None  # said (or not) as the general step says it
+            if b"\r" in head or head.startswith(_MARKS):
+                return None  # a form to keep: looked at in full
+        data = content.encode("utf-8")
+        digest = hashlib.sha256(data).hexdigest()
+        ctx.checkpoint()  # the last one: stopped now, nothing is written
+        read_cache.forget(info.st_dev, info.st_ino)
+        step.write(data)
+    result: WriteResult = {"path": rel, "bytes": len(data), "sha256": digest,
+                           "createdDirectories": [], "created": False}
+    if warnings:
+        result["warnings"] = warnings
     return result
 
 

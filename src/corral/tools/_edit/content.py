@@ -455,6 +455,20 @@ def check_write(ctx: ToolContext, rel: str, content: str,
     return _warnings(content, min(placeholders + worded, default=None))
 
 
+def warnings_alone(content: str, replacing_size: int) -> list[str] | None:
+    """What :func:`check_write` says of ``content`` replacing a file of
+    ``replacing_size`` bytes where it would read nothing of that file (no
+    numbered, fenced or elided text to compare with it, no elision in words
+    looked for): its warnings; ``None`` where it may read the file (ask
+    :func:`check_write` with the write's pinned entry)."""
+    if "\t" in content or content[:1] in _FENCE_FIRST or "..." in content or \
+            "\u2026" in content or len(content) * 2 <= replacing_size:
+        return None
+    if "\\n" not in content:
+        return []
+    return _warnings(content, None)
+
+
 def _existing_text(ctx: ToolContext, pinned: Pinned | None,
                    info: os.stat_result | None) -> str | None:
     """The text of the file being replaced, if it is small enough to compare

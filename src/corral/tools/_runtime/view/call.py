@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from ....contained import Backend, DirEntry, EscapeError, Handle, PathError, Target
+from ....contained import Backend, DirEntry, EscapeError, HeldParent, Handle, PathError, Target
 from ..._policy.gitdirs import names_a_shape_entry
 from ..._policy.locate import Location
 from ..._policy.rules import Op
@@ -26,7 +26,7 @@ from .links import chain_end, locate
 from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, Checkpoint, Identity, LockKey, _Flock,
                     _flock, _flocked)
 from .tree_lock import SharedHold, _changes_here, drop_shared, take_shared
-from .pinned import Pinned
+from .pinned import _PLAIN_NAMES, Pinned
 
 
 class Host(Protocol):
@@ -259,6 +259,63 @@ class _SharedStep:
                             _TREE.drop_shared()
 
 
+class PlainReplace:
+    """:meth:`CallView.plain_replace`'s step, taken: the locks a write's
+    step takes, in their order, the directory held by one resolution, its
+    lock, and the file there open (:attr:`info`, its ``fstat``).  What the
+    tool reads and writes comes from these fds; :meth:`close` lets it all
+    go in the reverse order."""
+
+    __slots__ = ("info", "_held", "_tree", "_backend", "_locked", "_shared")
+
+    def __init__(self, tree: SharedHold, backend: Backend) -> None:
+        self.info: os.stat_result | None = None
+        self._held: HeldParent | None = None
+        self._tree: SharedHold | None = tree
+        self._backend = backend
+        self._locked = -1  # the directory's fd, whose close lets its flock go
+        self._shared = True  # this process's tree lock, taken before ``tree``
+
+    def head(self, size: int) -> bytes:
+        """At most the first ``size`` bytes of the file (one ``pread``)."""
+        held = self._held
+        if held is None:
+            raise ValueError("the step is over")
+        return held.head(size)
+
+    def write(self, data: bytes) -> None:
+        """Atomically replace the file with ``data``, on the condition that
+        its name still holds the file opened (``STALE`` otherwise)."""
+        held = self._held
+        if held is None:
+            raise ValueError("the step is over")
+        held.replace(data)
+
+    def close(self) -> None:
+        held, self._held = self._held, None
+        try:
+            if held is not None:
+                if self._locked >= 0:
+                    _RELEASED_BY_CLOSE.discard(self._locked)  # before the number is reused
+                    self._locked = -1
+                held.close()
+        finally:
+            tree, self._tree = self._tree, None
+            try:
+                if tree is not None and tree.file is not None:
+                    drop_shared(tree, self._backend)
+            finally:
+                if self._shared:
+                    self._shared = False
+                    _TREE.drop_shared()
+
+    def __enter__(self) -> PlainReplace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 class _HeldPlace(Protocol):
     """A directory lock a call holds on one place: its identity, looked at
     when the call takes a step on a second one."""
@@ -322,6 +379,70 @@ class CallView:
             for pin in pins:
                 pin.release()  # what is there now is opened afresh
                 pin.decide_again()
+
+    def plain_replace(self, rel: str) -> PlainReplace | None:
+        """The step of a replace of the regular file at ``rel`` (a create
+        or replace by :meth:`pin` made of it otherwise), where every fact
+        the general step would weigh is known to allow it: the call holds
+        nothing yet, every link of the tree is known and none is, no root
+        holds or neighbours this one, the policy's verdicts on ``rel`` for
+        ``CREATE`` and ``REPLACE`` are remembered as plain, its names are
+        none of git's, and (where the policy guards repositories) no
+        ``HEAD`` is beside it.  Taken as the general step takes it: this
+        process's tree lock shared, then other processes', no move made
+        meanwhile, one resolution of its directory (no link followed), that
+        directory's ``flock``, the file opened.  ``None``, everything let
+        go, where any of that does not hold: the caller takes :meth:`pin`,
+        which decides (and waits) the general way."""
+        if self._held or self._by_path:
+            return None
+        view = self._view
+        if not view.links_settled or view.links.locations or view.nested_in or \
+                view.opened_beneath or view.beside or view.held_by or \
+                names_a_shape_entry(rel):
+            return None
+        policy = view.policy
+        guards_git = False
+        if not policy.is_empty:
+            remembered_for, plain = view._plain_memo
+            if remembered_for is not policy or view.python_place is not None or \
+                    plain.get((rel, Op.CREATE)) is not True or \
+                    plain.get((rel, Op.REPLACE)) is not True:
+                return None
+            guards_git = policy.guards_git
+            if guards_git and not _PLAIN_NAMES.get(rel):
+                return None  # names git reads of a common directory: looked at in full
+        checkpoint = self.checkpoint
+        backend = view.backend
+        _TREE.take_shared(checkpoint)
+        try:
+            tree = take_shared(view._identity or view.identity, backend, checkpoint)
+        except BaseException:
+            _TREE.drop_shared()
+            raise
+        step = PlainReplace(tree, backend)  # lets go of what it holds from here
+        try:
+            if (tree.moves is not None and tree.moves != view.moves_seen) or \
+                    _changes_here[0] != view.changes_seen:
+                step.close()  # the links are learnt again, by the general step
+                return None
+            held = step._held = view.root.hold_parent(rel)
+            if held is None or held.path != rel or not held.lock():
+                step.close()
+                return None
+            step._locked = held.fileno()
+            _RELEASED_BY_CLOSE.add(step._locked)
+            if guards_git and held.holds("HEAD"):
+                step.close()  # maybe a repository: looked at in full
+                return None
+            info = step.info = held.open_file()
+            if info is None:
+                step.close()
+                return None
+        except BaseException:
+            step.close()
+            raise
+        return step
 
     def pin(self, rel: str, op: Op, *, field: str = "path", shown: str | None = None,
             follow: bool = False, create_parents: bool = False
