@@ -343,3 +343,39 @@ def test_a_new_repository_beside_the_file_takes_the_general_step(tmp_path, make_
     assert not answer["ok"] and answer["code"] == "DENIED", answer
     assert f.read_text() == PLAIN.replace("1", "2")
     assert plain_taken == [False, False]
+
+
+def test_links_not_settled_take_the_general_step(tmp_path, make_toolbox, monkeypatch,
+                                                 plain_taken):
+    """A walk for links under way once the call is ready (another program
+    changed the tree meanwhile): the plain step is not taken; the general
+    step waits for the walk, which finds a protected link made meanwhile
+    leading to the file, and refuses."""
+    from corral.tools._runtime.view import CallView, View
+
+    f = _tree(tmp_path)
+    box = make_toolbox(tmp_path, policy=Policy.build(protect=["alias.py"]))
+    assert _write(box)["ok"]
+    # made unseen by the kernel watch: only the walk learns it
+    monkeypatch.setattr(box._view, "freshness", None)
+    os.symlink("src/main.py", tmp_path / "alias.py")
+    gate = threading.Event()
+    real_walk = View._walk_tree_links
+
+    def gated_walk(self: View) -> None:
+        gate.wait(10)
+        real_walk(self)
+
+    real_ready = CallView.ready
+
+    def ready_then_walk(self: CallView) -> None:
+        real_ready(self)
+        self.shared.learn_every_link_later(((".", 0),))
+        threading.Timer(0.2, gate.set).start()
+
+    monkeypatch.setattr(View, "_walk_tree_links", gated_walk)
+    monkeypatch.setattr(CallView, "ready", ready_then_walk)
+    answer = _write(box, content=PLAIN)
+    assert not answer["ok"] and answer["code"] == "DENIED", answer
+    assert f.read_text() == PLAIN.replace("1", "2")
+    assert plain_taken == [False, False]

@@ -426,6 +426,9 @@ class CallView:
                     _changes_here[0] != view.changes_seen:
                 step.close()  # the links are learnt again, by the general step
                 return None
+            if view.policy is not policy or view.links.locations or not view.links_settled:
+                step.close()  # changed since it was looked at: weighed by the general step
+                return None
             held = step._held = view.root.hold_parent(rel)
             if held is None or held.path != rel or not held.lock():
                 step.close()
