@@ -183,6 +183,20 @@ _READ_SAID = frozenset({"path", "content", "startLine", "endLine", "totalLines",
                         "mimeType", "data", "width", "height", "warnings"})
 
 
+# the fields of a read of a whole file (the common answer): its footer is its digest alone
+_WHOLE_READ = frozenset({"ok", "path", "content", "startLine", "endLine", "totalLines",
+                         "truncated", "sha256", "size", "lineEndings", "bom"})
+
+
+def _read_footer_lines(envelope: _Envelope) -> str:
+    """The footer, and a line for each warning."""
+    if envelope.keys() == _WHOLE_READ and envelope["startLine"] == 1 \
+            and envelope["totalLines"] and not envelope["truncated"] and not envelope["bom"] \
+            and envelope["lineEndings"] in ("lf", "none"):
+        return f"[{short_digest(envelope['sha256'])}]"  # what _read_footer says of it
+    return _lines(_read_footer(envelope), *_warnings(envelope))
+
+
 def _read_footer(envelope: _Envelope) -> str:
     """What the lines do not say: the window (only when part of the file
     was shown: the last line's number says how long a whole file is), what
@@ -395,7 +409,7 @@ def _read_file(envelope: _Envelope) -> str:
     content = envelope.get("content", "")
     content = (_margin_of_rows(content) if type(content) is NumberedText
                else _margin(str(content)))
-    footer = _lines(_read_footer(envelope), *_warnings(envelope))
+    footer = _read_footer_lines(envelope)
     # a line shown is a row even when empty (a file of one empty line)
     return f"{content}\n{footer}" if envelope.get("totalLines") else footer
 
@@ -741,14 +755,15 @@ def _read_escaped(envelope: dict[Any, Any]) -> tuple[bytes, bytes | None] | None
             or "mimeType" in envelope or not content.isascii():
         return None
     raw = content.encode("ascii")
-    footer = _lines(_read_footer(envelope), *_warnings(envelope))
+    footer = _read_footer_lines(envelope)
     if not usual_only(raw) or not footer.isascii() or not usual_only(footer.encode("ascii")):
         return None
     shown = (_margin_of_rows(content) if type(content) is NumberedText else _margin(content))
-    text = f"{shown}\n{footer}" if envelope.get("totalLines") else footer
-    if not text.isascii():  # (a carried row that is not the content's)
+    if not shown.isascii():  # (a carried row that is not the content's)
         return None
-    quoted = b'"%b"' % escaped_usual(text.encode("ascii"))
+    escaped_footer = escaped_usual(footer.encode("ascii"))
+    quoted = (b"".join((b'"', escaped_usual(shown.encode("ascii")), b"\\n", escaped_footer, b'"'))
+              if envelope.get("totalLines") else b'"%b"' % escaped_footer)
     # the envelope's other fields as the json module writes them, the content between
     before: dict[Any, Any] = {}
     after: dict[Any, Any] = {}
@@ -760,11 +775,11 @@ def _read_escaped(envelope: dict[Any, Any]) -> tuple[bytes, bytes | None] | None
             side[key] = value
     head, tail = _json(before)[1:-1], _json(after)[1:-1]
     try:  # (a lone surrogate: the envelope's JSON is made the usual way, which escapes it)
-        pieces = [head.encode("utf-8"), b'"content":"%b"' % escaped_usual(raw),
-                  tail.encode("utf-8")]
+        made = (b"{", head.encode("utf-8"), b"," if head else b"", b'"content":"',
+                escaped_usual(raw), b'",' if tail else b'"', tail.encode("utf-8"), b"}")
     except UnicodeEncodeError:
         return quoted, None
-    return quoted, b"{%b}" % b",".join(piece for piece in pieces if piece)
+    return quoted, b"".join(made)
 
 
 _LIST_SAID = frozenset({"path", "entries", "truncated", "total", "shown", "unlisted",
