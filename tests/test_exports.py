@@ -126,6 +126,7 @@ PUBLIC: dict[str, set[str]] = {
         "output_schema",
         "render",
         "render_with_json",
+        "render_escaped",
         "render_refusal",
         "one_line",
         "shown_name",

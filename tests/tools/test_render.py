@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corral.hosts import (envelope_text, json_string, json_utf8, render, render_with_json,
-                          short_digest)
+from corral.hosts import (envelope_text, json_string, json_utf8, render, render_escaped,
+                          render_with_json, short_digest)
 from corral.hosts.render import NumberedText, number_every
 from corral.tools import Code, Toolbox
 
@@ -502,6 +502,60 @@ def test_a_read_shows_the_same_margin_with_or_without_its_carried_rows(make_tool
             assert type(plain["content"]) is str
             assert render("read_file", envelope) == render("read_file", plain), name
             assert json.dumps(envelope) == json.dumps(plain)
+
+
+_ESCAPED_READS = {**_READ_FILES,
+                  "quoted.c": "".join(f'puts("a\\t{i}\\\\");\t// \x7f "x"\n' for i in range(40)),
+                  "controls.txt": "".join(f"row {i} \b \f \x1b end\n" for i in range(15)),
+                  "separator.txt": "".join(f"row {i} \u2028 \x85\n" for i in range(15))}
+
+
+@pytest.mark.parametrize("window", [{}, {"offset": 5}, {"offset": 3, "limit": 11}])
+def test_a_read_escaped_in_one_pass_is_its_text_and_envelope_as_json(make_toolbox, tmp_path,
+                                                                      window):
+    """render_escaped gives render's text as a JSON string and, when it
+    gives the envelope's JSON too, envelope_text's exactly (on every
+    backend, with and without carried rows); it gives both for a read of
+    ASCII text whose only characters to escape are the usual ones."""
+    for name, text in _ESCAPED_READS.items():
+        (tmp_path / name).write_bytes(text.encode("utf-8"))
+    with make_toolbox(tmp_path) as toolbox:
+        for name in _ESCAPED_READS:
+            envelope = toolbox.call("read_file", {"path": name, **window})
+            assert envelope["ok"] is True, envelope
+            quoted, made = render_escaped("read_file", envelope)
+            assert quoted == json_utf8(render("read_file", envelope)), name
+            if made is not None:
+                assert made == envelope_text(envelope)[0].encode("utf-8"), name
+            usual = name not in ("accents.txt", "controls.txt", "separator.txt")
+            assert (made is not None) is usual, name
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(pieces=st.lists(st.sampled_from(_USUAL_PIECES_READ := [
+    "def f(x):", "\t", '"', "\\", "\\n", " ", "x" * 300, "\x7f", "\r", "\x00", "\b",
+    "é", "\u2028", "\udcff"]), max_size=40), rows=st.integers(1, 30),
+    extra=st.sampled_from([None, {"warnings": ['say "x"\n']}, {"cutLines": [2, 3]},
+                           {"path": "d\udcff"}, {"note": "\u00e9"}, {"truncated": True}]),
+    carried=st.booleans())
+def test_any_read_escaped_in_one_pass_is_its_text_and_envelope_as_json(pieces, rows, extra,
+                                                                       carried):
+    """render_escaped of any read's envelope (rows of any characters, any
+    other fields) is render's text and envelope_text's JSON, when it gives
+    the JSON."""
+    line = "".join(pieces)
+    texts = [line if i % 3 else line[:i] for i in range(rows)]
+    content = "\n".join(f"{1 + i}\t{text}" for i, text in enumerate(texts))
+    if carried:
+        content = NumberedText.of(content, 1, "\n".join(texts))
+    envelope = {"ok": True, "path": "f.txt", "content": content, "startLine": 1,
+                "endLine": rows, "totalLines": rows, "truncated": False, "sha256": "0" * 64,
+                **(extra or {})}
+    quoted, made = render_escaped("read_file", envelope)
+    text = render("read_file", envelope)
+    assert quoted == json_utf8(text)
+    if made is not None:
+        assert (made.decode("utf-8"), True) == envelope_text(envelope)
 
 
 # -- a string as JSON ------------------------------------------------------------------

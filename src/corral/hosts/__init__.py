@@ -8,7 +8,8 @@ text a host carries (:func:`envelope_text`, :func:`envelope_json`, and a
 string as JSON, :func:`json_string`, and as UTF-8, :func:`json_utf8`), what a
 model is shown of a tool's answer (:func:`render`, a compact text; the
 envelope stays the contract for programs; :func:`render_with_json` gives
-the envelope's JSON with it where one pass makes both; :func:`shown_name`
+the envelope's JSON with it where one pass makes both, :func:`render_escaped`
+both as UTF-8, the text as a JSON string; :func:`shown_name`
 and :func:`one_line` for a name or a sentence shown on its own) with its
 short digests
 (:func:`short_digest`, which ``expectedSha256`` accepts back), the one
@@ -21,8 +22,8 @@ from ._formats import (FORMATS, HostFormat, envelope_json, envelope_text, json_s
                        json_utf8, output_schema, published_schema, strict_schema)
 from ._roots import root_names
 from ._uri import file_uri_path
-from .render import (SHORT_DIGEST_CHARS, one_line, render, render_refusal, render_with_json,
-                     short_digest, shown_name)
+from .render import (SHORT_DIGEST_CHARS, one_line, render, render_escaped, render_refusal,
+                     render_with_json, short_digest, shown_name)
 
 __all__ = [
     "FORMATS",
@@ -38,6 +39,7 @@ __all__ = [
     "root_names",
     "render",
     "render_with_json",
+    "render_escaped",
     "render_refusal",
     "one_line",
     "shown_name",

@@ -119,16 +119,27 @@ def _usual_escaped(text: str) -> bytes | None:
     escaped (without its quotes); ``None`` for other text."""
     if len(text) >= _LONG_STRING and text.isascii():
         raw = text.encode("ascii")
-        if not raw.translate(None, _PLAIN_OR_USUAL):
-            if b"\\" in raw:  # first: the escapes below add backslashes
-                raw = raw.replace(b"\\", b"\\\\")
-            if b'"' in raw:
-                raw = raw.replace(b'"', b'\\"')
-            raw = raw.replace(b"\n", b"\\n")
-            if b"\t" in raw:
-                raw = raw.replace(b"\t", b"\\t")
-            return raw
+        if usual_only(raw):
+            return escaped_usual(raw)
     return None
+
+
+def usual_only(raw: bytes) -> bool:
+    """Whether ASCII ``raw`` holds no character JSON escapes but line
+    feeds, tabs, quotes and backslashes (one pass, in C)."""
+    return not raw.translate(None, _PLAIN_OR_USUAL)
+
+
+def escaped_usual(raw: bytes) -> bytes:
+    """``raw`` (:func:`usual_only`) escaped as a JSON string's inside."""
+    if b"\\" in raw:  # first: the escapes below add backslashes
+        raw = raw.replace(b"\\", b"\\\\")
+    if b'"' in raw:
+        raw = raw.replace(b'"', b'\\"')
+    raw = raw.replace(b"\n", b"\\n")
+    if b"\t" in raw:
+        raw = raw.replace(b"\t", b"\\t")
+    return raw
 
 
 def envelope_json(envelope: Any) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..hosts import envelope_text, json_string, json_utf8, render_with_json
+from ..hosts import envelope_text, json_string, render_escaped
 from ..tools import definition
 from ..tools import Workspace
 from ._wire import RequestId, scrub
@@ -116,25 +116,27 @@ def call_result(request_id: RequestId, envelope: dict[str, Any], version: str,
     images = _images(envelope) if ok else []
     # always valid UTF-8 (a lone surrogate is written as its escape); the
     # envelope's JSON too when the same pass made it (never with images)
-    text, made = render_with_json(tool if isinstance(tool, str) else "",
+    quoted, made = render_escaped(tool if isinstance(tool, str) else "",
                                   _elided(envelope, images) if images else envelope)
     # an id is an int or a str (checked when the request was read); the line
     # is put together as UTF-8, the text's (the longest part) escaped straight to it
     parts = [b'{"jsonrpc":"2.0","id":', (str(request_id) if type(request_id) is int
              else _quoted(request_id) if type(request_id) is str
              else json.dumps(request_id, ensure_ascii=False)).encode("utf-8"),
-             b',"result":{"content":[{"type":"text","text":', json_utf8(text), b"}"]
+             b',"result":{"content":[{"type":"text","text":', quoted, b"}"]
     for image in images:
         parts += [b',{"type":"image","data":', json.dumps(image["data"]).encode("utf-8"),
                   b',"mimeType":', json.dumps(image["mimeType"]).encode("utf-8"), b"}"]
     parts += [b'],"isError":', b"false" if ok else b"true"]
     if version in _STRUCTURED_VERSIONS:
         # (with images, what the text was made from is not the envelope)
-        structured, plain = (made, True) if made is not None and not images \
-            else envelope_text(envelope)
-        if not plain:
-            structured = json.dumps(scrub(envelope), ensure_ascii=False, separators=(",", ":"))
-        parts += [b',"structuredContent":', structured.encode("utf-8")]
+        if made is None or images:
+            structured, plain = envelope_text(envelope)
+            if not plain:
+                structured = json.dumps(scrub(envelope), ensure_ascii=False,
+                                        separators=(",", ":"))
+            made = structured.encode("utf-8")
+        parts += [b',"structuredContent":', made]
     parts.append(b"}}\n")
     return b"".join(parts)
 
