@@ -221,3 +221,64 @@ def test_a_directory_renamed_into_a_nested_place_holding_a_link_is_learnt(
     answer = box.call("write_file", {"path": "x/settings.json", "content": OURS})
     assert _denied(answer), answer
     assert not os.path.lexists(tmp_path / "x" / "settings.json")
+
+
+def test_a_directory_moved_within_the_tree_is_followed_where_it_lands(
+        tmp_path, make_root, watching):
+    """Moved by another program (its watch now names another place), and
+    another made where it was: links made later in either are learnt."""
+    _tree(tmp_path, "editor", "settings.json", existing=False)
+    (tmp_path / "x").mkdir()
+    box = _opened(tmp_path, make_root)
+    os.rename(tmp_path / "sub" / "deeper", tmp_path / "pkg" / "moved")
+    assert box.call("list_directory", {"path": "pkg"})["ok"] is True
+    os.symlink("../../editor", tmp_path / "pkg" / "moved" / ".vscode")
+    answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
+    assert _denied(answer), answer
+    (tmp_path / "sub" / "deeper").mkdir()
+    assert box.call("list_directory", {"path": "sub"})["ok"] is True
+    os.symlink("../../x", tmp_path / "sub" / "deeper" / ".claude")
+    answer = box.call("write_file", {"path": "x/settings.json", "content": OURS})
+    assert _denied(answer), answer
+    assert not os.path.lexists(tmp_path / "editor" / "settings.json")
+    assert not os.path.lexists(tmp_path / "x" / "settings.json")
+
+
+def test_a_link_put_where_the_model_just_wrote_is_learnt(tmp_path, make_root, watching):
+    """The view's own write there is not looked at again; another
+    program's link put in its place right after is."""
+    _tree(tmp_path, "editor", "settings.json", existing=False)
+    box = _opened(tmp_path, make_root)
+    answer = box.call("write_file", {"path": "sub/.vscode", "content": "a file\n"})
+    assert answer["ok"] is True, answer
+    os.symlink("../editor", tmp_path / "sub" / "link-being-moved")
+    os.rename(tmp_path / "sub" / "link-being-moved", tmp_path / "sub" / ".vscode")
+    answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
+    assert _denied(answer), answer
+    assert not os.path.lexists(tmp_path / "editor" / "settings.json")
+
+
+def test_a_link_made_while_the_models_write_there_fails_is_learnt(
+        tmp_path, make_root, watching, monkeypatch):
+    """Another program makes the link at the very name the model's write
+    creates, while it writes (its event read meanwhile by another call):
+    the write fails, and the event it was counted for is looked at."""
+    from corral.contained import _target
+
+    _tree(tmp_path, "editor", "settings.json", existing=False)
+    box = _opened(tmp_path, make_root)
+    real = _target.Target.write_bytes
+
+    def raced(self, *args, **kwargs):
+        if self.path == "sub/.vscode":
+            os.symlink("../editor", tmp_path / "sub" / ".vscode")
+            freshness._KERNEL.drain()  # another call's read, between
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(_target.Target, "write_bytes", raced)
+    answer = box.call("write_file", {"path": "sub/.vscode", "content": "a file\n"})
+    assert answer["ok"] is False, answer
+    monkeypatch.setattr(_target.Target, "write_bytes", real)
+    answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
+    assert _denied(answer), answer
+    assert not os.path.lexists(tmp_path / "editor" / "settings.json")
