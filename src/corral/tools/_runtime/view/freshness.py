@@ -45,15 +45,20 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..._policy.gitdirs import Scan
 from .links import learn_link
 
 if TYPE_CHECKING:
+    from ....contained import DirEntry
     from .decide import View
 
-MAX_WATCHED = 256  # directories one view watches (new ones beyond: walked, not watched)
+# directories one view follows: every directory of the tree, up to these
+# (beyond: walked for links when they appear, not followed); without a
+# watch each is stat-ed per call, so fewer
+MAX_WATCHED = 4096
+MAX_STAMPED = 256
 # directories of a new one walked by the call that meets it (more: in the background)
 WALK_NOW = 256
 # a time a directory's entries last changed this close to when it was
@@ -77,6 +82,8 @@ _IN_MASK_ADD = 0x20000000
 _ENTRIES = _IN_CREATE | _IN_DELETE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_DELETE_SELF | \
     _IN_MOVE_SELF | _IN_ONLYDIR | _IN_MASK_ADD
 _CONTENT = _ENTRIES | _IN_CLOSE_WRITE | _IN_MODIFY  # a directory holding a git config
+_SELF = _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_IGNORED
+_ARRIVALS = _IN_CREATE | _IN_MOVED_TO | _IN_CLOSE_WRITE | _IN_MODIFY  # a name to look at
 _EVENT = struct.Struct("iIII")
 _READ_SIZE = 4096
 # reads of the watch one call makes: a program changing names in a loop
@@ -100,6 +107,8 @@ class _KernelWatch:
         # watch numbers of views let go without a close (a finalizer takes
         # no lock: one may run on a thread holding it), removed by the next user
         self.let_go: list[int] = []
+        self.drains = 0  # reads of the queue begun (an act's event is read by a later one)
+        self.expecting: weakref.WeakSet[Freshness] = weakref.WeakSet()  # views awaiting their own
 
     def usable(self) -> bool:
         with self.lock:
@@ -177,24 +186,41 @@ class _KernelWatch:
             self._remove_let_go()
             if self.fd < 0:
                 return False
+            self.drains += 1
+            started = self.drains
             for _ in range(_READS_A_CALL):
                 try:
                     data = os.read(self.fd, _READ_SIZE)
                 except OSError as exc:
                     if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
+                        self._read_to_end(started)
                         return True
                     self._lose()
                     return False
                 if not data:
+                    self._read_to_end(started)
                     return True
                 self._dispatch(data)
                 if len(data) <= _READ_SIZE - _EVENT.size - 256:
-                    return True  # the queue was read to its end (what comes later: next call's)
+                    # the queue was read to its end (what comes later: next call's)
+                    self._read_to_end(started)
+                    return True
             self._everything_changed()  # the rest is left queued; what it says is looked at
             return True
 
+    def _read_to_end(self, started: int) -> None:
+        """The queue was read to its end by the drain numbered ``started``
+        (the lock held): an act done before it began has had its event
+        read, so what the views still expect of such acts never comes."""
+        for watcher in list(self.expecting):
+            watcher.expire(started)
+
     def _dispatch(self, data: bytes) -> None:
+        """Hand the events ``data`` holds to the views watching their
+        directories, each view a watch's events at once, in their order."""
         at, size = 0, len(data)
+        by_wd: dict[int, list[tuple[str | None, int]]] = {}
+        ignored: list[int] = []
         while at + _EVENT.size <= size:
             wd, mask, _, length = _EVENT.unpack_from(data, at)
             raw = data[at + _EVENT.size:at + _EVENT.size + length].rstrip(b"\0")
@@ -202,22 +228,25 @@ class _KernelWatch:
             if mask & _IN_Q_OVERFLOW:
                 self._everything_changed()
                 continue
-            watchers = self.watchers.get(wd)
-            if watchers is None:
-                continue
-            name = os.fsdecode(raw) if raw else None
-            for watcher, directory in list(watchers.items()):
-                watcher.changed(directory, name,
-                                lost=bool(mask & (_IN_DELETE_SELF | _IN_MOVE_SELF | _IN_IGNORED)))
+            by_wd.setdefault(wd, []).append((os.fsdecode(raw) if raw else None, mask))
             if mask & _IN_IGNORED:
-                del self.watchers[wd]
+                ignored.append(wd)
+        for wd, events in by_wd.items():
+            watchers = self.watchers.get(wd)
+            if watchers is not None:
+                for watcher, directory in list(watchers.items()):
+                    watcher.changed_many(directory, wd, events)
+        for wd in ignored:
+            self.watchers.pop(wd, None)
 
     def _everything_changed(self) -> None:
         """Events were lost or left unread (the lock held): every view
-        looks at each directory it follows."""
+        looks at each directory it follows (and no longer expects the
+        events of its own acts: they may be among those lost)."""
         for every in self.watchers.values():
             for watcher in list(every):
                 watcher.dirty = watcher.everything = True
+                watcher.expected.clear()
 
     def _lose(self) -> None:
         """No watch from here on (the lock held): every view looks for itself."""
@@ -271,8 +300,10 @@ class Freshness:
         self._root = view.root
         self._guard = threading.Lock()
         self._busy = False  # a thread is taking in what changed: others wait for it
-        # directory -> names changed there (None: look at all of it), filled by the watch
-        self.pending: dict[str, set[str] | None] = {}
+        # directory -> each name changed there, and whether its last change
+        # brought an entry (looked at) or took it away (forgotten); None:
+        # look at all of it.  Filled by the watch
+        self.pending: dict[str, dict[str, bool] | None] = {}
         self.everything = False  # the watch lost events: look at everything again
         self.lost: set[str] = set()  # followed directories moved or removed (the watch's)
         # something waits to be taken in (or a thread is taking it in): set
@@ -281,9 +312,11 @@ class Freshness:
         self.watching = False
         self._poll: Callable[[int], list[tuple[int, int]]] = _no_events
         self._watched: dict[str, int] = {}  # canonical directory -> watch number (or -1)
+        self._by_wd: dict[int, str] = {}  # watch number -> the directory it follows now
         weakref.finalize(self, _let_go, self._watched)
-        # directory -> its entries that are links or directories, by inode
-        self._entries: dict[str, dict[str, int]] = {}
+        # directory -> its entries that are links or directories
+        self._entries: dict[str, set[str]] = {}
+        self._inodes: dict[str, int] = {}  # followed directory -> its inode when followed
         # (no watch) directory or config file -> its times, and when they were taken
         self._stamps: dict[str, tuple[tuple[int, int, int, int] | None, int]] = {}
         self._git_dirs: set[str] = set()
@@ -294,11 +327,16 @@ class Freshness:
         self._stamped = False  # (no watch) every place followed has a stamp
         self._protected: set[str] = set()
         self._python_dirs: set[str] = set()
+        # (watch number, name) -> [acts of this view under way or done whose
+        # one arrival event there needs no look, the directory, the drain
+        # after which it has been read (-1: an act under way)]
+        self.expected: dict[tuple[int, str], list[Any]] = {}
 
     # -- at open ------------------------------------------------------------------------
 
     def start(self, found: Scan, looked_since_ns: int) -> None:
-        """Watch (or stamp) what the look at open (``found``, begun at
+        """Follow every directory of the tree (watched, or stamped where
+        nothing watches) and what the look at open (``found``, begun at
         ``looked_since_ns``) rests on; what changed between that look and
         now is taken in at once."""
         self.watching = _KERNEL.usable()
@@ -308,9 +346,11 @@ class Freshness:
         self._python_dirs.update(found.python_dirs)
         self._follow(".", content=False)
         self._take_scan(found)
-        # a link made in a watched directory after the look listed it, before the watch
+        # a link made in a git place after the look listed it, before the watch
         for directory in list(self._watched):
-            self._look_at(directory, None, fresh=True)
+            if directory != ".":
+                self._look_at(directory, None, fresh=True)
+        self._follow_tree(".", new=False)
         changed = False
         for config in sorted(self._configs):
             taken = time.time_ns()
@@ -336,26 +376,116 @@ class Freshness:
                           *found.hooks):
             self._follow(directory, content=directory in self._config_dirs)
 
-    def _follow(self, directory: str, *, content: bool) -> None:
+    def _bound(self) -> int:
+        return MAX_WATCHED if self.watching else MAX_STAMPED
+
+    def _follow(self, directory: str, *, content: bool,
+                again: bool = False) -> list[DirEntry] | None:
         """Watch ``directory`` (or stamp it where nothing watches), and
-        record its links and directories."""
+        record its links and directories: its entries, listed once it is
+        watched (``None``: followed already, beyond the bound, or not a
+        directory there).  ``again``: what is there now is new (a record
+        under its path is of another directory's)."""
         if directory in self._watched:
-            if content and directory not in self._content and self._watched[directory] >= 0:
-                self._watch(directory, _CONTENT)  # a config found there since: its changes too
-            return
-        if len(self._watched) >= MAX_WATCHED:
-            return
-        wd: int | None = -1
-        if self.watching:
-            wd = self._watch(directory, _CONTENT if content else _ENTRIES)
-            if wd is None:
-                return  # not there (yet), or a link: its parent's change says when it comes
-            if wd < 0:
-                self._stop_watching()
-        self._watched[directory] = wd if wd is not None else -1
-        if not self.watching:
-            self._stamps[directory] = (self._stamp(directory), time.time_ns())
-        self._entries[directory] = self._listing(directory)
+            if not again:
+                if content and directory not in self._content and \
+                        self._watched[directory] >= 0:
+                    self._watch(directory, _CONTENT)  # a config found there since: its changes too
+                return None
+            self._unfollow(directory)
+        if len(self._watched) >= self._bound():
+            return None
+        try:
+            handle = self._root.open_handle(directory, os.O_RDONLY | os.O_DIRECTORY)
+        except (OSError, ValueError):
+            return None  # not there (yet), or a link: its parent's change says when it comes
+        wd = -1
+        with handle:
+            if handle.path != directory:
+                return None  # reached through a link: its own place is followed, if at all
+            if self.watching:
+                mask = _CONTENT if content else _ENTRIES
+                wd = _KERNEL.add(self, handle.fileno(), directory, mask)
+                if wd >= 0 and mask == _CONTENT:
+                    self._content.add(directory)
+            taken = time.time_ns()
+            try:
+                info = handle.stat()
+                entries = handle.scandir()
+            except OSError:
+                return None
+        if wd >= 0:
+            stale = self._by_wd.get(wd)
+            if stale is not None and stale != directory:
+                # the same directory followed under a name it had before (moved)
+                self._forget_place(stale)
+            self._by_wd[wd] = directory
+        self._watched[directory] = wd
+        self._inodes[directory] = info.st_ino
+        self._entries[directory] = {entry.name for entry in entries
+                                    if entry.is_symlink() or entry.is_dir(follow_symlinks=False)}
+        if self.watching and wd < 0:
+            self._stop_watching()
+        elif not self.watching:
+            self._stamps[directory] = (_times(info), taken)
+        return entries
+
+    def _forget_place(self, directory: str) -> None:
+        """Forget what is recorded of the followed ``directory`` (its watch,
+        if any, left as it is)."""
+        wd = self._watched.pop(directory, -1)
+        if wd >= 0 and self._by_wd.get(wd) == directory:
+            del self._by_wd[wd]
+        self._entries.pop(directory, None)
+        self._inodes.pop(directory, None)
+        self._stamps.pop(directory, None)
+        self._content.discard(directory)
+
+    def _unfollow(self, directory: str) -> None:
+        """Stop following ``directory`` and every directory below it."""
+        prefix = directory + "/" if directory != "." else ""
+        for place in [d for d in self._watched if d == directory or d.startswith(prefix)]:
+            wd = self._watched[place]
+            owner = self._by_wd.get(wd) if wd >= 0 else None
+            self._forget_place(place)
+            if wd >= 0 and owner == place:
+                _KERNEL.remove(self, wd)
+
+    def _follow_tree(self, top: str, *, new: bool) -> bool:
+        """Follow ``top`` and the directories below it (a work tree's
+        ``.git`` left out: git's places are followed as such), learning
+        their links; whether a git directory is among them.  ``new``: they
+        appeared since (each link learnt again; more than :data:`WALK_NOW`
+        directories: the rest learnt in the background, not followed)."""
+        view = self._view
+        links = view.links
+        queue: deque[str] = deque([top])
+        walked = 0
+        git = False
+        while queue:
+            if new and walked >= WALK_NOW:
+                view.learn_every_link_later(tuple((rest, rest.count("/") + 1)
+                                                  for rest in queue))
+                return True  # what it holds is not known yet: git's places looked at too
+            directory = queue.popleft()
+            walked += 1
+            entries = self._follow(directory, content=False, again=new)
+            if entries is None:
+                if not new and directory != "." and len(self._watched) >= self._bound():
+                    return git  # the rest: learnt by the look at open and its walk, not followed
+                try:
+                    entries = view.look.entries(directory)
+                except OSError:
+                    continue
+            for entry in entries:
+                if entry.is_symlink():
+                    if new or not links.knows(entry.path):
+                        learn_link(self._root, links, entry.path)
+                elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
+                    queue.append(entry.path)
+                if entry.name == ".git":
+                    git = True
+        return git
 
     def _watch(self, directory: str, mask: int) -> int | None:
         """The kernel's watch of ``directory`` (opened by the root's own
@@ -375,13 +505,19 @@ class Freshness:
 
     def _stop_watching(self) -> None:
         """No watch for this view (the instance's limits reached, a forked
-        child's, a read that failed): every directory and config followed
-        is stamped from here on, and looked at on the next call."""
+        child's, a read that failed): the directories and configs followed
+        (as many as are stamped) are stamped from here on, and looked at
+        on the next call."""
         self.watching = False
+        with _KERNEL.lock:
+            self.expected.clear()
         for directory, wd in list(self._watched.items()):
             if wd >= 0:
                 _KERNEL.remove(self, wd)
             self._watched[directory] = -1
+        self._by_wd.clear()
+        for directory in list(self._watched)[MAX_STAMPED:]:
+            self._forget_place(directory)  # beyond what is stat-ed a call: not followed
         for place in (*self._watched, *self._configs):
             self._stamps[place] = (None, 0)  # never equal to a stamp taken: looked at
         self._stamped = True
@@ -391,6 +527,62 @@ class Freshness:
             if wd >= 0:
                 _KERNEL.remove(self, wd)
         self._watched.clear()
+        self._by_wd.clear()
+
+    # -- this view's own acts ---------------------------------------------------------
+
+    def expect(self, directory: str, name: str) -> tuple[int, str, str] | None:
+        """This view is about to make ``name`` arrive in the followed
+        ``directory`` (canonical) by an act that, done, makes exactly one
+        arrival event there: that event needs no look (the key to give
+        :meth:`acted`; ``None``: none expected, the event looked at)."""
+        if not self.watching:
+            return None
+        wd = self._watched.get(directory, -1)
+        if wd < 0 or self._by_wd.get(wd) != directory:
+            return None
+        with _KERNEL.lock:
+            if self.lost and any(directory == gone or directory.startswith(gone + "/")
+                                 or gone == "." for gone in self.lost):
+                return None  # its watch may be of another directory now
+            key = (wd, name)
+            entry = self.expected.get(key)
+            if entry is None:
+                self.expected[key] = [1, directory, -1]
+                _KERNEL.expecting.add(self)
+            else:
+                entry[0] += 1
+                entry[2] = -1
+        return (wd, name, directory)
+
+    def acted(self, key: tuple[int, str, str] | None, *, made: bool) -> None:
+        """The act :meth:`expect` was told of is done (``made``: it
+        returned, its event queued) or failed (made nothing there: an
+        event it let pass unlooked at was another program's, looked at)."""
+        if key is None:
+            return
+        wd, name, directory = key
+        with _KERNEL.lock:
+            entry = self.expected.get((wd, name))
+            if made:
+                if entry is not None and entry[2] < 0:
+                    entry[2] = _KERNEL.drains  # read by a drain begun after this one
+                return
+            if entry is not None:
+                entry[0] -= 1
+                if entry[0] <= 0:
+                    del self.expected[(wd, name)]
+                return
+            self.changed(directory, name, lost=False, arrived=True)
+
+    def expire(self, started: int) -> None:
+        """The drain numbered ``started`` read the queue to its end (the
+        watch's lock held): an act done before it began that is still
+        expected made no event here (its directory's watch went): not
+        expected any longer."""
+        for key, entry in list(self.expected.items()):
+            if 0 <= entry[2] < started:
+                del self.expected[key]
 
     # -- per call ---------------------------------------------------------------------
 
@@ -401,17 +593,56 @@ class Freshness:
             raise RuntimeError("the view was let go")
         return view
 
-    def changed(self, directory: str, name: str | None, *, lost: bool) -> None:
-        """The watch saw ``name`` change in ``directory`` (``None`` or
-        ``lost``: the directory itself; called under the watch's lock)."""
+    def changed_many(self, directory: str, wd: int, events: list[tuple[str | None, int]]
+                     ) -> None:
+        """The watch ``wd`` saw ``events`` (name, mask) in ``directory``, in
+        their order: each name's last change kept (an entry that came by
+        it looked at, one that went forgotten), this view's own acts'
+        arrivals left out, and a name gone that was neither a known link
+        nor a directory left out too (nothing to forget).  Called under
+        the watch's lock."""
+        names: dict[str, bool] = {}
+        for name, mask in events:
+            if name is None or mask & _SELF:
+                self.changed(directory, name, lost=bool(mask & _SELF))
+                continue
+            arrived = bool(mask & _ARRIVALS)
+            if arrived and self.expected:
+                entry = self.expected.get((wd, name))
+                if entry is not None:  # this view's own act's: nothing to look at
+                    entry[0] -= 1
+                    if entry[0] <= 0:
+                        del self.expected[(wd, name)]
+                    continue
+            names[name] = arrived
+        if not names:
+            return
+        known = self._entries.get(directory, ())
+        view = self._view_ref()
+        located = view.links.locations if view is not None else ()
+        prefix = "" if directory == "." else directory + "/"
+        for name, arrived in names.items():
+            if arrived or name in known or (located and prefix + name in located):
+                self.changed(directory, name, lost=False, arrived=arrived)
+
+    def changed(self, directory: str, name: str | None, *, lost: bool,
+                arrived: bool = True) -> None:
+        """``name`` changed in ``directory`` (``None`` or ``lost``: the
+        directory itself; ``arrived``: an entry came by that name, else one
+        went).  Called under the watch's lock."""
         self.dirty = True
         if lost:
             self.lost.add(directory)
             self.pending[directory] = None
+            if self.expected:  # its watch no longer follows that path: nothing expected there
+                below = directory + "/"
+                for key, awaited in list(self.expected.items()):
+                    if directory in (".", awaited[1]) or awaited[1].startswith(below):
+                        del self.expected[key]
             return
-        names = self.pending.get(directory, set())
+        names = self.pending.get(directory, {})
         if names is not None and name is not None:
-            names.add(name)
+            names[name] = arrived
             self.pending[directory] = names
         else:
             self.pending[directory] = None
@@ -494,81 +725,71 @@ class Freshness:
             self.look_again()
 
     def _follow_again(self, directory: str) -> None:
-        """A followed directory that went (moved, removed): followed again
-        where its path leads now."""
-        wd = self._watched.pop(directory, -1)
-        if wd >= 0:
-            _KERNEL.remove(self, wd)
-        self._follow(directory, content=directory in self._config_dirs)
+        """A followed directory that went (moved, removed): it and what
+        was followed below it no longer; what is at its path now followed
+        as new (a directory moved elsewhere in the tree is followed there
+        as its new parent's change says)."""
+        self._unfollow(directory)
+        if directory in self._config_dirs or directory in self._hook_dirs or \
+                directory in self._git_dirs:
+            self._follow(directory, content=directory in self._config_dirs)
+            return
+        try:
+            found = self._root.lstat(directory)
+        except (OSError, ValueError):
+            return
+        if st.S_ISDIR(found.st_mode):
+            self._follow_tree(directory, new=True)
 
-    def _look_at(self, directory: str, names: Iterable[str] | None, *,
+    def _look_at(self, directory: str, names: dict[str, bool] | Iterable[str] | None, *,
                  fresh: bool = False) -> bool:
-        """Look at ``names`` in ``directory`` (``None``: every entry, and
-        every one it held): a link learnt, one gone forgotten, a directory
-        that is new walked for links; whether a git directory appeared."""
+        """Look at ``names`` in ``directory`` (each with whether an entry
+        came by it last, else it went; ``None``: every entry, and every one
+        it held): a link learnt, one gone forgotten, a directory that is
+        new followed and walked for links; whether a git directory appeared."""
         git = False
         view = self._view
         links = view.links
-        known = self._entries.setdefault(directory, {})
+        known = self._entries.setdefault(directory, set())
         prefix = "" if directory in (".", "") else directory + "/"
         if names is None:
-            names = set(known) | set(self._listing(directory))
-        for name in names:
+            names = known | self._listing(directory)
+        looked = names if isinstance(names, dict) else dict.fromkeys(names, True)
+        for name, arrived in looked.items():
             path = prefix + name
-            try:
-                found = self._root.lstat(path)
-            except (OSError, ValueError):
-                known.pop(name, None)
+            found = None
+            if arrived:  # (one that went last is gone: nothing to look at)
+                try:
+                    found = self._root.lstat(path)
+                except (OSError, ValueError):
+                    pass
+            if found is None:
+                known.discard(name)
                 links.forget(path)
                 continue
             if st.S_ISLNK(found.st_mode):
                 if fresh and links.knows(path):
                     continue
-                known[name] = found.st_ino
+                known.add(name)
                 learn_link(self._root, links, path)
             elif st.S_ISDIR(found.st_mode):
                 if path in links.locations:
                     links.forget(path)
-                if known.get(name) != found.st_ino:
-                    known[name] = found.st_ino
-                    if not fresh:
-                        git = self._walk_new(path) or name == ".git" or git
+                known.add(name)
+                if self._inodes.get(path) != found.st_ino and not fresh:
+                    git = self._walk_new(path) or name == ".git" or git
             else:
-                known.pop(name, None)
+                known.discard(name)
                 if path in links.locations:
                     links.forget(path)
                 git = git or name == ".git"  # a .git file: a git directory elsewhere
         return git
 
     def _walk_new(self, top: str) -> bool:
-        """Learn the links below a directory that appeared, watching each
-        directory walked (up to the bounds; the rest in the background);
-        whether a git directory is among them."""
-        view = self._view
-        queue: deque[str] = deque([top])
-        walked = 0
-        git = False
-        while queue:
-            if walked >= WALK_NOW:
-                view.learn_every_link_later(tuple((rest, rest.count("/") + 1)
-                                                  for rest in queue))
-                return True  # what it holds is not known yet: git's places looked at too
-            directory = queue.popleft()
-            walked += 1
-            if self.watching and directory not in self._watched:
-                self._follow(directory, content=False)
-            try:
-                entries = view.look.entries(directory)
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.is_symlink():
-                    learn_link(self._root, view.links, entry.path)
-                elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
-                    queue.append(entry.path)
-                if entry.name == ".git":
-                    git = True
-        return git
+        """Follow a directory that appeared and every directory below it,
+        learning their links (up to the bounds; the rest in the
+        background); whether a git directory is among them."""
+        return self._follow_tree(top, new=True)
 
     def look_again(self) -> None:
         """Look at the tree as at open: git's places found now are protected
@@ -593,20 +814,14 @@ class Freshness:
 
     # -- reading --------------------------------------------------------------------------
 
-    def _listing(self, directory: str) -> dict[str, int]:
-        """The links and directories ``directory`` holds, by inode."""
+    def _listing(self, directory: str) -> set[str]:
+        """The links and directories ``directory`` holds, by name."""
         try:
             entries = self._view.look.entries(directory)
         except OSError:
-            return {}
-        found = {}
-        for entry in entries:
-            if entry.is_symlink() or entry.is_dir(follow_symlinks=False):
-                try:
-                    found[entry.name] = entry.stat(follow_symlinks=False).st_ino
-                except OSError:
-                    continue
-        return found
+            return set()
+        return {entry.name for entry in entries
+                if entry.is_symlink() or entry.is_dir(follow_symlinks=False)}
 
     def _stamp(self, place: str) -> tuple[int, int, int, int] | None:
         try:

@@ -609,12 +609,23 @@ class Pinned:
             kept = None
         elif kept.info is not expect:  # (else the look's own fstat: the same file)
             kept = self._kept_as(expect)
-        if kept is not None:  # its fstat for the lstat, its fd for the metadata
-            self._target.write_bytes(data, exclusive=False, replacing=kept)
-            return
-        self._target.write_bytes(data, exclusive=exclusive, mode=mode,
-                                 expect=None if expect is None else (expect.st_dev,
-                                                                     expect.st_ino))
+        # the one arrival the write makes in its directory (a rename onto
+        # the name, or a link to it) is this view's own: not looked at again
+        fresh = self._call.shared.freshness
+        own = fresh.expect(self._target.parent, self._target.name) \
+            if fresh is not None and fresh.watching and self._target.name else None
+        made = False
+        try:
+            if kept is not None:  # its fstat for the lstat, its fd for the metadata
+                self._target.write_bytes(data, exclusive=False, replacing=kept)
+            else:
+                self._target.write_bytes(data, exclusive=exclusive, mode=mode,
+                                         expect=None if expect is None else (expect.st_dev,
+                                                                             expect.st_ino))
+            made = True
+        finally:
+            if own is not None:
+                fresh.acted(own, made=made)  # type: ignore[union-attr]
 
     def mkdir(self) -> None:
         self._target.mkdir()
