@@ -30,7 +30,7 @@ from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, Root
                     chain_end, git_scan, learn_link, locate, spelled_target)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, let_go_lock_file,
-                        moves_made, tree_file_lock, use_lock_file, view_collected)
+                        moves_made, tree_file_lock, view_collected)
 
 if TYPE_CHECKING:
     from .pinned import Pinned
@@ -239,11 +239,12 @@ class View:
         self.freshness: Freshness | None = None
 
     def keep_lock_file(self, identity: tuple[int, int]) -> None:
-        """Keep the root's tree-lock file open while this view is open (let
-        go by :meth:`close`, or when the view is collected), and the root
-        directory with it (its inode number then names no other folder)."""
+        """Keep the root's tree-lock file, which the opener took for this
+        view (:func:`~.tree_lock.use_lock_file`), open while this view is
+        open (let go by :meth:`close`, or when the view is collected), and
+        the root directory with it (its inode number then names no other
+        folder)."""
         self._identity = identity
-        use_lock_file(identity, self._root.fileno())
         self._lock_file_user = weakref.finalize(self, view_collected, identity)
 
     @property
