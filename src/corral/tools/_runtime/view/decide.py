@@ -23,8 +23,8 @@ from ..._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_di
 from ..._policy.locate import Location
 from ..._policy.pythonstart import RootPlace, pth_imports, site_module, venv_of_program
 from ..._policy.rules import Op, Policy, Scope, fold
-from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
-                                     swapped)
+from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, not_ready, protected,
+                                     secret, swapped)
 from .freshness import Freshness
 from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook,
                     chain_end, git_scan, learn_link, locate, spelled_target)
@@ -58,6 +58,11 @@ _ADDING = frozenset({Op.CREATE, Op.REPLACE, Op.MOVE_TO, Op.MKDIR})
 _MUTATING = frozenset(op for op in Op if op.mutates)  # Op.mutates as a set test (no call)
 _REMOVING = frozenset({Op.DELETE, Op.MOVE_FROM})
 
+
+# seconds a decision the links not known yet could change waits for the
+# walk finding them before it refuses (``not_ready``: retry shortly); a
+# call those links cannot concern never waits
+LINKS_GRACE = 2.0
 
 _START_QUIET_MAX = 4096  # paths remembered (then forgotten at once)
 _START_QUIET_CHARS = 512  # longer paths are looked at afresh each time
@@ -359,8 +364,9 @@ class View:
     def learn_every_link_later(self, unlooked: tuple[tuple[str, int], ...]) -> None:
         """Find the links the bounded look did not reach (a deep or wide
         tree: below the directories it left ``unlooked``, each with its
-        depth) on a thread of their own; until it is done every decision
-        waits for it (:meth:`wait_for_links`, within the call's bounds)."""
+        depth) on a thread of their own; until it is done a decision those
+        links could change waits for it briefly, then refuses
+        (:meth:`need_links`)."""
         with self._walk_guard:
             if not self._links_known.is_set():
                 # the walk under way may have passed the change, or not
@@ -442,25 +448,41 @@ class View:
                         entry.is_dir(follow_symlinks=False):
                     queue.append((entry.path, depth + 1))
 
-    def wait_for_links(self, checkpoint: Checkpoint) -> None:
-        """Return once every link of the tree is known (at once, unless the
-        tree was too deep or wide for the look at open); waiting polls
-        ``checkpoint``, so a call past its deadline stops waiting
-        (``time_limit``) rather than hang on a huge tree."""
+    def wait_for_links(self, checkpoint: Checkpoint | None = None) -> bool:
+        """Whether every link of the tree is known, waiting for the walk
+        for :data:`LINKS_GRACE` seconds at most (polling ``checkpoint``): a
+        huge tree's walk is not waited for, the decisions it could change
+        refuse meanwhile (:meth:`need_links`)."""
         if self.links_settled:  # the common case: no wait, no lock taken
-            return
+            return True
         known = self._links_known
         delay = _POLL_FIRST
+        until = time.monotonic() + LINKS_GRACE
         while not known.wait(delay):
-            checkpoint()
-            delay = min(delay * 2, _POLL_MOST)
+            if checkpoint is not None:
+                checkpoint()
+            left = until - time.monotonic()
+            if left <= 0:
+                return False
+            delay = min(delay * 2, _POLL_MOST, left)
+        return True
 
-    def links_known(self) -> None:
-        """Return once every link of the tree is known.  Every call waits
-        for it first, within its bounds (:meth:`CallView.ready`), so the
-        decisions made within a call find it known."""
-        if not self.links_settled:
-            self._links_known.wait()
+    def need_links(self, *ops: Op) -> None:
+        """Return once the links that could change a decision about
+        ``ops`` are known: at once when every link of this root (and of
+        the roots whose links rule here) is, or when no rule refuses any of
+        ``ops`` anywhere (a link's name may be any name, and any link may
+        lead to any place: only a rule that refuses nothing leaves the
+        links unknown yet harmless).  Else the walk is waited for
+        (:meth:`wait_for_links`) and ``not_ready`` raised if it is not
+        through: a decision is never made on part of the links."""
+        pending = [view for view in (self, *(outer for outer, _ in self.held_by), *self.beside)
+                   if not view.links_settled]
+        if not pending:
+            return
+        for view in pending:
+            if any(view.policy.may_refuse(op) for op in ops) and not view.wait_for_links():
+                raise not_ready()
 
     @property
     def root(self) -> Root:
@@ -516,8 +538,6 @@ class View:
         policy = self.policy
         if policy.is_empty:
             return None
-        if not self.links_settled:
-            self.links_known()
         passed_on_way = location.passed
         kind = policy.rule(location.path, op)
         if not passed_on_way and not location.creates:
@@ -532,6 +552,11 @@ class View:
                 kind = Kind.DENY_RULE
         if kind is not None:
             return kind
+        if not self.links_settled or self.held:
+            if location.creates:
+                self.need_links(op, Op.MKDIR)
+            else:
+                self.need_links(op)
         # the names leading here through links (none known, no other root: nothing to weigh)
         if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
             kind = self._alias_rule(location, op)
@@ -555,8 +580,6 @@ class View:
         policy = self.policy
         if policy.is_empty:
             return None
-        if not self.links_settled:
-            self.links_known()
         remembered_for, plain = self._plain_memo
         if remembered_for is not policy:
             plain = {}
@@ -579,6 +602,8 @@ class View:
         if verdict is not True and verdict is not False:
             return verdict  # a rule's refusal
         # the policy's own rule allows it: what is looked at each time
+        if not self.links_settled or self.held:
+            self.need_links(op)
         if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
             kind = self._alias_rule(Location(path), op)
             if kind is not None:
@@ -730,7 +755,8 @@ class View:
             if kind is not None:
                 return kind
         for outer, place in self.held_by:
-            outer.links_known()
+            if not outer.links_settled:
+                outer.need_links(*(op for _, op in named))
             if not len(outer.links):
                 continue
             for name, op in named:
@@ -765,7 +791,8 @@ class View:
         policy = self.policy
         if not policy.visible(canonical, op):
             return False
-        self.links_known()
+        if not self.links_settled or self.held:
+            self.need_links(op)
         if self.held and self._outer_rule(((canonical, op),)) is not None:
             return False
         if not len(self.links):
@@ -806,7 +833,8 @@ class View:
     def linked_scope(self, inner: Scope, canonical_dir: str, op: Op) -> Scope:
         """``inner`` (the policy's scope of ``canonical_dir``), deciding the
         names known links lead from when any leads there."""
-        self.links_known()
+        if not self.links_settled or self.held:
+            self.need_links(op)
         here = canonical_dir.rstrip("/") or "."
         if self.held and self._outer_leads_into(here):  # each entry decided in full
             return AliasedScope(inner, self, here, op, whole=True)
@@ -828,9 +856,8 @@ class View:
         if policy.is_empty:
             return
         kind = policy.rule(canonical, op)
-        if not self.links_settled:
-            self.links_known()
-        if kind is None and (self.links.targets or op.mutates or self.held):
+        if kind is None and (self.links.targets or op.mutates or self.held
+                             or not self.links_settled):
             kind = self.rule(Location(canonical), op)
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
@@ -864,6 +891,8 @@ class View:
         if policy.is_empty:
             return None
         guards_git = policy.guards_git
+        if not self.links_settled or self.held:
+            self.need_links(Op.MOVE_FROM if leaving else Op.LIST, Op.MOVE_TO)
         aliased = self.links.leads_into(carried) or self.links.leads_into(landing) or \
             self._outer_leads_into(carried) or self._outer_leads_into(landing)
         scopes = {carried: (policy.scope(carried, Op.MOVE_FROM if leaving else Op.LIST),
