@@ -21,6 +21,7 @@ hooking ``View.wait_for_links``.  On every backend config.
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
@@ -165,4 +166,48 @@ def test_a_walk_ending_within_the_wait_decides_the_call(tmp_path, make_root, hel
     out = box.call("write_file", {"path": "editor/settings.json", "content": "OWNED\n",
                                   "overwrite": True})
     assert not out["ok"] and out["details"]["kind"] == "protected", out
+    assert (tmp_path / "editor" / "settings.json").read_text() == ORIGINAL
+
+
+# -- the walk itself: from each parent's fd, every name, within its bounds -------------
+
+
+def _walk_through() -> None:
+    for thread in threading.enumerate():
+        if thread.name == "corral-links":
+            thread.join()
+
+
+def test_a_link_below_a_name_that_is_not_utf8_is_learnt(tmp_path, make_root):
+    """A Tree leaves out a name that is not UTF-8: the walk goes through it
+    entry by entry (a host program opens it all the same)."""
+    odd = os.path.join(os.fsencode(tmp_path), DEEP.encode(), b"\xff")
+    os.makedirs(odd)
+    os.symlink(b"../" * (MAX_DEPTH + 2) + b"editor", os.path.join(odd, b".vscode"))
+    (tmp_path / "editor").mkdir()
+    box = Toolbox(make_root(str(tmp_path)))
+    _walk_through()
+    out = box.call("write_file", {"path": "editor/settings.json", "content": "OWNED\n"})
+    assert not out["ok"] and out["details"]["kind"] == "protected", out
+    assert not (tmp_path / "editor" / "settings.json").exists()
+
+
+def test_a_large_directory_made_after_open_is_walked_to_its_end(tmp_path, make_root):
+    """A directory that appears in the root after open holding more folders
+    than a call walks at once: the rest are walked on the thread, and a
+    link in the last of them protects where it leads."""
+    (tmp_path / "editor").mkdir()
+    (tmp_path / "editor" / "settings.json").write_text(ORIGINAL)
+    box = Toolbox(make_root(str(tmp_path)))
+    made = tmp_path / "new.tmp"
+    for index in range(300):
+        (made / f"p{index:03}").mkdir(parents=True)
+    (made / "p299" / ".vscode").symlink_to("../../editor")
+    made.rename(tmp_path / "new")
+    args = {"path": "editor/settings.json", "content": "OWNED\n", "overwrite": True}
+    first = box.call("write_file", args)
+    assert not first["ok"] and first["details"]["kind"] in ("protected", "not_ready"), first
+    _walk_through()
+    late = box.call("write_file", args)
+    assert not late["ok"] and late["details"]["kind"] == "protected", late
     assert (tmp_path / "editor" / "settings.json").read_text() == ORIGINAL

@@ -9,14 +9,13 @@ import os
 import threading
 import time
 import weakref
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import compress
 from typing import TYPE_CHECKING
 
-from ....contained import Root, Tree, TreeVisitor, batches_natively
+from ....contained import Root
 from ..._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_directory,
                                 is_repository, made_repository, names_a_shape_entry,
                                 shape_name)
@@ -26,7 +25,8 @@ from ..._policy.rules import Op, Policy, Scope, fold
 from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, not_ready, protected,
                                      secret, swapped)
 from .freshness import Freshness
-from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook,
+from .linkwalk import walk_links
+from .links import (MAX_SCANNED_LINKS, WHOLE_TREE, LinkMap, RootLook,
                     chain_end, git_scan, learn_link, locate, spelled_target)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, let_go_lock_file,
@@ -401,52 +401,12 @@ class View:
 
     def _walk_tree_links(self) -> None:
         """Learn every link down to :data:`MAX_WALK_DEPTH` levels (a deeper
-        tree is hostile: each level costs its whole path again where the
-        kernel resolves no path in one call); links below are learnt as
-        calls meet them.  Each directory the look left is walked by the
-        core's :class:`~corral.contained.Tree` (one native call per
-        directory where the backend batches), or entry by entry where it
-        cannot be (a name that is not UTF-8 is left out of a Tree)."""
+        tree is hostile: each level holds a directory open); links below
+        are learnt as calls meet them.  Each directory the look left is
+        walked from its parent's fd (:func:`~.linkwalk.walk_links`)."""
         with self._walk_guard:
             starts = self._walk_from
-        for where, depth in starts:
-            if not self._walk_links_below(where, depth):
-                self._walk_links_by_entries(where, depth)
-
-    def _walk_links_below(self, where: str, depth: int) -> bool:
-        """Learn the links below the directory ``where`` by a Tree; whether
-        that met every entry (else it is walked entry by entry)."""
-        if not batches_natively(self._root):
-            return False
-        try:
-            handle = self._root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            return True  # gone, or not a directory: nothing below it to learn
-        # the canonical place the open landed (a link swapped in leads elsewhere)
-        prefix = "" if handle.path in (".", "") else handle.path + "/"
-        with handle, Tree(self._root, handle.fd, 0, _LINK_WALK,
-                          max_depth=MAX_WALK_DEPTH - depth) as tree:
-            for sub, _, _, names, kinds in tree:
-                if kinds:
-                    for name in names:
-                        if kinds.get(name) == "symlink":
-                            learn_link(self._root, self.links, prefix + sub + name)
-        return not tree.stats.undecodable
-
-    def _walk_links_by_entries(self, where: str, depth: int) -> None:
-        queue: deque[tuple[str, int]] = deque([(where, depth)])
-        while queue:
-            where, depth = queue.popleft()
-            try:
-                entries = self.look.entries(where)
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.is_symlink():
-                    learn_link(self._root, self.links, entry.path)
-                elif entry.name != ".git" and depth < MAX_WALK_DEPTH and \
-                        entry.is_dir(follow_symlinks=False):
-                    queue.append((entry.path, depth + 1))
+        walk_links(self._root, self.links, starts)
 
     def wait_for_links(self, checkpoint: Checkpoint | None = None) -> bool:
         """Whether every link of the tree is known, waiting for the walk
@@ -1071,13 +1031,3 @@ class AliasedScope(Scope):
             if hidden:
                 kept = [name for name in kept if name not in hidden]
         return shown if len(kept) == len(shown) else kept
-
-
-class _LinkWalk(TreeVisitor[int]):
-    """The walk for links: every directory but a work tree's ``.git``."""
-
-    def child(self, state: int, dir_sub: str, name: str) -> int | None:
-        return None if name == ".git" else state
-
-
-_LINK_WALK = _LinkWalk()

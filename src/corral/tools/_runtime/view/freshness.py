@@ -43,11 +43,11 @@ import sys
 import threading
 import time
 import weakref
-from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from ..._policy.gitdirs import Scan
+from .linkwalk import walk_links
 from .links import learn_link
 
 if TYPE_CHECKING:
@@ -544,30 +544,16 @@ class Freshness:
         """Learn the links below a directory that appeared, watching each
         directory walked (up to the bounds; the rest in the background);
         whether a git directory is among them."""
-        view = self._view
-        queue: deque[str] = deque([top])
-        walked = 0
-        git = False
-        while queue:
-            if walked >= WALK_NOW:
-                view.learn_every_link_later(tuple((rest, rest.count("/") + 1)
-                                                  for rest in queue))
-                return True  # what it holds is not known yet: git's places looked at too
-            directory = queue.popleft()
-            walked += 1
+        def entering(directory: str) -> None:
             if self.watching and directory not in self._watched:
                 self._follow(directory, content=False)
-            try:
-                entries = view.look.entries(directory)
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.is_symlink():
-                    learn_link(self._root, view.links, entry.path)
-                elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
-                    queue.append(entry.path)
-                if entry.name == ".git":
-                    git = True
+
+        view = self._view
+        left, git = walk_links(self._root, view.links, ((top, top.count("/") + 1),),
+                               entering=entering, most=WALK_NOW)
+        if left:
+            view.learn_every_link_later(tuple(left))
+            return True  # what it holds is not known yet: git's places looked at too
         return git
 
     def look_again(self) -> None:
