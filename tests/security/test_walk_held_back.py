@@ -83,6 +83,9 @@ def test_calls_no_unknown_link_can_change_answer_at_once(tmp_path, make_root, he
                                                          monkeypatch):
     release, started = held_walk
     _tree(tmp_path)
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / ".claude").symlink_to("cfg")  # the look at open meets it
+    (tmp_path / "known").symlink_to("cfg")
     box = _open(make_root, tmp_path, started)
     _no_wait(monkeypatch)
     listed = box.call("list_directory", {"path": "."})
@@ -92,6 +95,11 @@ def test_calls_no_unknown_link_can_change_answer_at_once(tmp_path, make_root, he
     secret = box.call("read_file", {"path": ".env"})
     assert not secret["ok"] and secret["details"]["kind"] == "secret", secret
     assert not (tmp_path / ".vscode").exists()
+    # a protected link the look at open found refuses whatever the walk finds
+    for written in ("cfg/settings.json", "known/settings.json"):
+        through = box.call("write_file", {"path": written, "content": "{}"})
+        assert not through["ok"] and through["details"]["kind"] == "protected", through
+    assert not (tmp_path / "cfg" / "settings.json").exists()
     # a policy refusing only writes: no link can change a read
     only_writes = _open(make_root, tmp_path, started,
                         policy=Policy.build(defaults=False, protect=["**/.vscode"]))

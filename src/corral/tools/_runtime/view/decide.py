@@ -513,6 +513,9 @@ class View:
         if kind is not None:
             return kind
         if not self.links_settled or self.held:
+            kind = self._known_alias_rule(location, op)
+            if kind is not None:
+                return kind
             if location.creates:
                 self.need_links(op, Op.MKDIR)
             else:
@@ -563,6 +566,9 @@ class View:
             return verdict  # a rule's refusal
         # the policy's own rule allows it: what is looked at each time
         if not self.links_settled or self.held:
+            kind = self._known_alias_rule(Location(path), op)
+            if kind is not None:
+                return kind
             self.need_links(op)
         if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
             kind = self._alias_rule(Location(path), op)
@@ -636,6 +642,15 @@ class View:
         else:
             imported = place.site_imports
         return imported is None or name in imported or (name == "__pycache__" and bool(imported))
+
+    def _known_alias_rule(self, location: Location, op: Op) -> Kind | None:
+        """:meth:`_alias_rule` on the links of this root known so far, while
+        its walk is under way (a root alone: another root's links are
+        weighed once known): a name leading here that refuses now refuses
+        whatever the walk finds, without waiting for it."""
+        if self.held or self.links_settled or not self.links.locations:
+            return None
+        return self._alias_rule(location, op)
 
     def _alias_rule(self, location: Location, op: Op) -> Kind | None:
         links, policy = self.links, self.policy
