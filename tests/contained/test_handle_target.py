@@ -375,3 +375,31 @@ def test_handle_open_root_is_a_root_of_where_the_open_landed(make_root, scratch)
             sub.open("../../out")
     with root.open_handle("d/sub/f.txt") as handle, pytest.raises(NotADirectoryError):
         handle.open_root()
+
+
+# -- Handle.open_directory: a walk's step from a directory to one it listed ----------
+
+
+def test_open_directory_opens_one_name_beneath_its_handle(tmp_path, make_root):
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "f").write_text("x")
+    (tmp_path / "a" / "up").symlink_to("..")
+    (tmp_path / "a" / "to_b").symlink_to("b")
+    root = make_root(str(tmp_path))
+    with root.open_handle("a", os.O_RDONLY | os.O_DIRECTORY) as top:
+        with top.open_directory("b") as child:
+            assert child.path == "a/b"
+            info = child.stat()
+            assert (info.st_dev, info.st_ino) == (os.stat(tmp_path / "a" / "b").st_dev,
+                                                  os.stat(tmp_path / "a" / "b").st_ino)
+        for name, code in (("to_b", (errno.ELOOP, errno.ENOTDIR)),  # a link is not followed
+                           ("up", (errno.ELOOP, errno.ENOTDIR)),
+                           ("f", (errno.ENOTDIR,)), ("gone", (errno.ENOENT,)),
+                           ("..", (errno.EINVAL,)), ("b/../..", (errno.EINVAL,)),
+                           ("", (errno.EINVAL,))):
+            with pytest.raises(OSError) as raised:
+                top.open_directory(name)
+            assert raised.value.errno in code, (name, raised.value)
+    with root.open_handle(".", os.O_RDONLY | os.O_DIRECTORY) as at_root:
+        with at_root.open_directory("a") as child:
+            assert child.path == "a"

@@ -9,6 +9,7 @@ import stat as st
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from ._acts import SAFE
 from ._closing import Closing
 from ._errors import PathError, contained_error
 from ._listing import SizedListing, list_sized
@@ -130,6 +131,21 @@ class Handle(Closing):
             return list_sized(self._backend, self._fd())
         except OSError as exc:
             raise self._error(exc) from None
+
+    def open_directory(self, name: str) -> Handle:
+        """The subdirectory ``name`` of this directory handle: that one name
+        opened relative to this fd, ``O_DIRECTORY|O_NOFOLLOW`` (a symlink
+        is never followed, nothing is resolved from the root again), as a
+        walk enters a directory it listed; its ``path`` is this handle's
+        joined with ``name``."""
+        path = name if self.path in (".", "") else f"{self.path}/{name}"
+        if not name or "/" in name or name in (".", ".."):
+            raise contained_error(errno.EINVAL, path, path)
+        try:
+            fd = self._backend.open_at(self._fd(), name, os.O_RDONLY | os.O_DIRECTORY | SAFE)
+        except OSError as exc:
+            raise contained_error(exc.errno, path, path) from None
+        return Handle(self._root, self._backend, fd, path)
 
     def close(self) -> None:
         fd, self.fd = self.fd, -1

@@ -624,6 +624,19 @@ class Policy:
         return not (self.hides or self._protect is not None or self._dirs or self._python_dirs
                     or self.nested)
 
+    def may_refuse(self, op: Op) -> bool:
+        """Whether some rule refuses ``op`` somewhere: a name leading to a
+        place through a link may be any name, so only then can a link not
+        known yet change a decision about ``op``."""
+        if self._deny is not None:
+            return True
+        if op.mutates and (self._protect is not None or self._dirs or self._python_dirs
+                           or self.nested):
+            return True
+        if op in _SECRET_OPS and self._secrets is not None:
+            return True
+        return any(other.may_refuse(op) for _, other in self.nested)
+
     @cached_property
     def _decided(self) -> _Memo[tuple[str, Op], Kind | None]:
         return _Memo(_DECIDED_MAX)

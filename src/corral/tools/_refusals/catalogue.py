@@ -27,8 +27,8 @@ __all__ = ["Code", "Kind", "Refusal", "INTERNAL_MESSAGE", "ENTRY_KINDS", "entry_
            "internal", "invalid_argument", "not_found", "outside_root", "swapped",
            "sha256_mismatch", "directory_given", "special_file", "hardlink", "read_only",
            "denied_rule", "protected", "secret", "host_denied", "host_unexpected",
-           "time_limit", "cancelled", "out_of_open_files", "file_too_large", "binary_file",
-           "exists", "not_empty", "not_directory"]
+           "time_limit", "not_ready", "cancelled", "out_of_open_files", "file_too_large",
+           "binary_file", "exists", "not_empty", "not_directory"]
 
 
 class Code(str, enum.Enum):
@@ -124,6 +124,7 @@ class Kind(str, enum.Enum):
     NO_SPACE = "no_space"
     OPEN_FILES = "open_files"  # the process may open no more files (EMFILE, ENFILE)
     TIME_LIMIT = "time_limit"
+    NOT_READY = "not_ready"  # the tree is still being looked through: retry shortly
     # several roots (Workspace)
     ROOT_REQUIRED = "root_required"  # a path that names no root, where there are several
     UNKNOWN_ROOT = "unknown_root"  # a path whose first component is no root's name
@@ -444,6 +445,16 @@ def time_limit(tool: str, seconds: float, *, partial: Mapping[str, Any] | None =
                                 else "; nothing was changed"),
                    hint or "Narrow the call (a smaller path, a more specific pattern, a smaller "
                    "window) and try again.", details=details, kind=Kind.TIME_LIMIT)
+
+
+def not_ready() -> Refusal:
+    """The view is still looking through a large tree for the symlinks that
+    could decide this call (a name leading to it may be protected, denied
+    or secret): nothing was done, and the same call succeeds once it is
+    through."""
+    return Refusal(Code.TOO_LARGE, "the folder tree is large and is still being looked "
+                   "through for symlinks, which decide what the tools may touch; nothing was "
+                   "done", "Retry the same call in a few seconds.", kind=Kind.NOT_READY)
 
 
 def out_of_open_files(path: str | None, *, field: str | None = None) -> Refusal:

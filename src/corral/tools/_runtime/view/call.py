@@ -341,17 +341,15 @@ class CallView:
 
     def ready(self) -> None:
         """Take in what other programs changed where the view's picture
-        rests, then wait, within the call's bounds, until the view knows
-        every link of the tree (a walk beyond the look at open may be
-        under way)."""
+        rests.  A walk for the links beyond the look at open may be under
+        way: it is not waited for here, only by a decision those links
+        could change (:meth:`View.need_links`)."""
         view = self._view
         fresh = view.freshness
         if fresh is not None:
             fresh.catch_up()
         if view.nested_in or view.opened_beneath or view.beside:
             view.notice_others()
-        if not view.links_settled:
-            view.wait_for_links(self.checkpoint)
 
     @property
     def _host(self) -> Host:

@@ -9,28 +9,28 @@ import os
 import threading
 import time
 import weakref
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import compress
 from typing import TYPE_CHECKING
 
-from ....contained import Root, Tree, TreeVisitor, batches_natively
+from ....contained import Root
 from ..._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_directory,
                                 is_repository, made_repository, names_a_shape_entry,
                                 shape_name)
 from ..._policy.locate import Location
 from ..._policy.pythonstart import RootPlace, pth_imports, site_module, venv_of_program
 from ..._policy.rules import Op, Policy, Scope, fold
-from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, protected, secret,
-                                     swapped)
+from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, not_ready, protected,
+                                     secret, swapped)
 from .freshness import Freshness
-from .links import (MAX_SCANNED_LINKS, MAX_WALK_DEPTH, WHOLE_TREE, LinkMap, RootLook,
+from .linkwalk import walk_links
+from .links import (MAX_SCANNED_LINKS, WHOLE_TREE, LinkMap, RootLook,
                     chain_end, git_scan, learn_link, locate, spelled_target)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, let_go_lock_file,
-                        moves_made, tree_file_lock, use_lock_file, view_collected)
+                        moves_made, tree_file_lock, view_collected)
 
 if TYPE_CHECKING:
     from .pinned import Pinned
@@ -58,6 +58,11 @@ _ADDING = frozenset({Op.CREATE, Op.REPLACE, Op.MOVE_TO, Op.MKDIR})
 _MUTATING = frozenset(op for op in Op if op.mutates)  # Op.mutates as a set test (no call)
 _REMOVING = frozenset({Op.DELETE, Op.MOVE_FROM})
 
+
+# seconds a decision the links not known yet could change waits for the
+# walk finding them before it refuses (``not_ready``: retry shortly); a
+# call those links cannot concern never waits
+LINKS_GRACE = 2.0
 
 _START_QUIET_MAX = 4096  # paths remembered (then forgotten at once)
 _START_QUIET_CHARS = 512  # longer paths are looked at afresh each time
@@ -239,11 +244,12 @@ class View:
         self.freshness: Freshness | None = None
 
     def keep_lock_file(self, identity: tuple[int, int]) -> None:
-        """Keep the root's tree-lock file open while this view is open (let
-        go by :meth:`close`, or when the view is collected), and the root
-        directory with it (its inode number then names no other folder)."""
+        """Keep the root's tree-lock file, which the opener took for this
+        view (:func:`~.tree_lock.use_lock_file`), open while this view is
+        open (let go by :meth:`close`, or when the view is collected), and
+        the root directory with it (its inode number then names no other
+        folder)."""
         self._identity = identity
-        use_lock_file(identity, self._root.fileno())
         self._lock_file_user = weakref.finalize(self, view_collected, identity)
 
     @property
@@ -358,8 +364,9 @@ class View:
     def learn_every_link_later(self, unlooked: tuple[tuple[str, int], ...]) -> None:
         """Find the links the bounded look did not reach (a deep or wide
         tree: below the directories it left ``unlooked``, each with its
-        depth) on a thread of their own; until it is done every decision
-        waits for it (:meth:`wait_for_links`, within the call's bounds)."""
+        depth) on a thread of their own; until it is done a decision those
+        links could change waits for it briefly, then refuses
+        (:meth:`need_links`)."""
         with self._walk_guard:
             if not self._links_known.is_set():
                 # the walk under way may have passed the change, or not
@@ -394,72 +401,48 @@ class View:
 
     def _walk_tree_links(self) -> None:
         """Learn every link down to :data:`MAX_WALK_DEPTH` levels (a deeper
-        tree is hostile: each level costs its whole path again where the
-        kernel resolves no path in one call); links below are learnt as
-        calls meet them.  Each directory the look left is walked by the
-        core's :class:`~corral.contained.Tree` (one native call per
-        directory where the backend batches), or entry by entry where it
-        cannot be (a name that is not UTF-8 is left out of a Tree)."""
+        tree is hostile: each level holds a directory open); links below
+        are learnt as calls meet them.  Each directory the look left is
+        walked from its parent's fd (:func:`~.linkwalk.walk_links`)."""
         with self._walk_guard:
             starts = self._walk_from
-        for where, depth in starts:
-            if not self._walk_links_below(where, depth):
-                self._walk_links_by_entries(where, depth)
+        walk_links(self._root, self.links, starts)
 
-    def _walk_links_below(self, where: str, depth: int) -> bool:
-        """Learn the links below the directory ``where`` by a Tree; whether
-        that met every entry (else it is walked entry by entry)."""
-        if not batches_natively(self._root):
-            return False
-        try:
-            handle = self._root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            return True  # gone, or not a directory: nothing below it to learn
-        # the canonical place the open landed (a link swapped in leads elsewhere)
-        prefix = "" if handle.path in (".", "") else handle.path + "/"
-        with handle, Tree(self._root, handle.fd, 0, _LINK_WALK,
-                          max_depth=MAX_WALK_DEPTH - depth) as tree:
-            for sub, _, _, names, kinds in tree:
-                if kinds:
-                    for name in names:
-                        if kinds.get(name) == "symlink":
-                            learn_link(self._root, self.links, prefix + sub + name)
-        return not tree.stats.undecodable
-
-    def _walk_links_by_entries(self, where: str, depth: int) -> None:
-        queue: deque[tuple[str, int]] = deque([(where, depth)])
-        while queue:
-            where, depth = queue.popleft()
-            try:
-                entries = self.look.entries(where)
-            except OSError:
-                continue
-            for entry in entries:
-                if entry.is_symlink():
-                    learn_link(self._root, self.links, entry.path)
-                elif entry.name != ".git" and depth < MAX_WALK_DEPTH and \
-                        entry.is_dir(follow_symlinks=False):
-                    queue.append((entry.path, depth + 1))
-
-    def wait_for_links(self, checkpoint: Checkpoint) -> None:
-        """Return once every link of the tree is known (at once, unless the
-        tree was too deep or wide for the look at open); waiting polls
-        ``checkpoint``, so a call past its deadline stops waiting
-        (``time_limit``) rather than hang on a huge tree."""
+    def wait_for_links(self, checkpoint: Checkpoint | None = None) -> bool:
+        """Whether every link of the tree is known, waiting for the walk
+        for :data:`LINKS_GRACE` seconds at most (polling ``checkpoint``): a
+        huge tree's walk is not waited for, the decisions it could change
+        refuse meanwhile (:meth:`need_links`)."""
         if self.links_settled:  # the common case: no wait, no lock taken
-            return
+            return True
         known = self._links_known
         delay = _POLL_FIRST
+        until = time.monotonic() + LINKS_GRACE
         while not known.wait(delay):
-            checkpoint()
-            delay = min(delay * 2, _POLL_MOST)
+            if checkpoint is not None:
+                checkpoint()
+            left = until - time.monotonic()
+            if left <= 0:
+                return False
+            delay = min(delay * 2, _POLL_MOST, left)
+        return True
 
-    def links_known(self) -> None:
-        """Return once every link of the tree is known.  Every call waits
-        for it first, within its bounds (:meth:`CallView.ready`), so the
-        decisions made within a call find it known."""
-        if not self.links_settled:
-            self._links_known.wait()
+    def need_links(self, *ops: Op) -> None:
+        """Return once the links that could change a decision about
+        ``ops`` are known: at once when every link of this root (and of
+        the roots whose links rule here) is, or when no rule refuses any of
+        ``ops`` anywhere (a link's name may be any name, and any link may
+        lead to any place: only a rule that refuses nothing leaves the
+        links unknown yet harmless).  Else the walk is waited for
+        (:meth:`wait_for_links`) and ``not_ready`` raised if it is not
+        through: a decision is never made on part of the links."""
+        pending = [view for view in (self, *(outer for outer, _ in self.held_by), *self.beside)
+                   if not view.links_settled]
+        if not pending:
+            return
+        for view in pending:
+            if any(view.policy.may_refuse(op) for op in ops) and not view.wait_for_links():
+                raise not_ready()
 
     @property
     def root(self) -> Root:
@@ -515,8 +498,6 @@ class View:
         policy = self.policy
         if policy.is_empty:
             return None
-        if not self.links_settled:
-            self.links_known()
         passed_on_way = location.passed
         kind = policy.rule(location.path, op)
         if not passed_on_way and not location.creates:
@@ -531,6 +512,14 @@ class View:
                 kind = Kind.DENY_RULE
         if kind is not None:
             return kind
+        if not self.links_settled or self.held:
+            kind = self._known_alias_rule(location, op)
+            if kind is not None:
+                return kind
+            if location.creates:
+                self.need_links(op, Op.MKDIR)
+            else:
+                self.need_links(op)
         # the names leading here through links (none known, no other root: nothing to weigh)
         if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
             kind = self._alias_rule(location, op)
@@ -554,8 +543,6 @@ class View:
         policy = self.policy
         if policy.is_empty:
             return None
-        if not self.links_settled:
-            self.links_known()
         remembered_for, plain = self._plain_memo
         if remembered_for is not policy:
             plain = {}
@@ -578,6 +565,11 @@ class View:
         if verdict is not True and verdict is not False:
             return verdict  # a rule's refusal
         # the policy's own rule allows it: what is looked at each time
+        if not self.links_settled or self.held:
+            kind = self._known_alias_rule(Location(path), op)
+            if kind is not None:
+                return kind
+            self.need_links(op)
         if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
             kind = self._alias_rule(Location(path), op)
             if kind is not None:
@@ -650,6 +642,15 @@ class View:
         else:
             imported = place.site_imports
         return imported is None or name in imported or (name == "__pycache__" and bool(imported))
+
+    def _known_alias_rule(self, location: Location, op: Op) -> Kind | None:
+        """:meth:`_alias_rule` on the links of this root known so far, while
+        its walk is under way (a root alone: another root's links are
+        weighed once known): a name leading here that refuses now refuses
+        whatever the walk finds, without waiting for it."""
+        if self.held or self.links_settled or not self.links.locations:
+            return None
+        return self._alias_rule(location, op)
 
     def _alias_rule(self, location: Location, op: Op) -> Kind | None:
         links, policy = self.links, self.policy
@@ -729,7 +730,8 @@ class View:
             if kind is not None:
                 return kind
         for outer, place in self.held_by:
-            outer.links_known()
+            if not outer.links_settled:
+                outer.need_links(*(op for _, op in named))
             if not len(outer.links):
                 continue
             for name, op in named:
@@ -764,7 +766,8 @@ class View:
         policy = self.policy
         if not policy.visible(canonical, op):
             return False
-        self.links_known()
+        if not self.links_settled or self.held:
+            self.need_links(op)
         if self.held and self._outer_rule(((canonical, op),)) is not None:
             return False
         if not len(self.links):
@@ -805,7 +808,8 @@ class View:
     def linked_scope(self, inner: Scope, canonical_dir: str, op: Op) -> Scope:
         """``inner`` (the policy's scope of ``canonical_dir``), deciding the
         names known links lead from when any leads there."""
-        self.links_known()
+        if not self.links_settled or self.held:
+            self.need_links(op)
         here = canonical_dir.rstrip("/") or "."
         if self.held and self._outer_leads_into(here):  # each entry decided in full
             return AliasedScope(inner, self, here, op, whole=True)
@@ -827,9 +831,8 @@ class View:
         if policy.is_empty:
             return
         kind = policy.rule(canonical, op)
-        if not self.links_settled:
-            self.links_known()
-        if kind is None and (self.links.targets or op.mutates or self.held):
+        if kind is None and (self.links.targets or op.mutates or self.held
+                             or not self.links_settled):
             kind = self.rule(Location(canonical), op)
         if kind is not None:
             raise policy_refusal(kind, shown, op, field)
@@ -863,6 +866,8 @@ class View:
         if policy.is_empty:
             return None
         guards_git = policy.guards_git
+        if not self.links_settled or self.held:
+            self.need_links(Op.MOVE_FROM if leaving else Op.LIST, Op.MOVE_TO)
         aliased = self.links.leads_into(carried) or self.links.leads_into(landing) or \
             self._outer_leads_into(carried) or self._outer_leads_into(landing)
         scopes = {carried: (policy.scope(carried, Op.MOVE_FROM if leaving else Op.LIST),
@@ -1041,13 +1046,3 @@ class AliasedScope(Scope):
             if hidden:
                 kept = [name for name in kept if name not in hidden]
         return shown if len(kept) == len(shown) else kept
-
-
-class _LinkWalk(TreeVisitor[int]):
-    """The walk for links: every directory but a work tree's ``.git``."""
-
-    def child(self, state: int, dir_sub: str, name: str) -> int | None:
-        return None if name == ".git" else state
-
-
-_LINK_WALK = _LinkWalk()

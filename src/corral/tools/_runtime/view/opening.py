@@ -3,6 +3,7 @@ and where one root lies inside another (a workspace of several)."""
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import time
@@ -17,7 +18,8 @@ from .decide import View
 from .freshness import Freshness
 from .links import MAX_SCANNED_LINKS, LinkMap, git_scan, learn_link
 from .locks import root_identity
-from .tree_lock import changes_here, lock_directory_under, moves_made
+from .tree_lock import (changes_here, let_go_lock_file, lock_directory_under, moves_made,
+                        use_lock_file)
 
 
 RootLike: TypeAlias = "Root | str | os.PathLike[str]"  # what a host opens a toolbox on
@@ -34,6 +36,15 @@ def open_view(root: RootLike, policy: Policy, *,
     opened = root if isinstance(root, Root) else Root(root)
     try:
         identity = root_identity(opened)
+        # served before the look at the tree: a move by another Toolbox
+        # from here on is refused; one made before is seen by the path
+        use_lock_file(identity, opened.fileno())
+    except BaseException:
+        if owns:
+            opened.close()
+        raise
+    try:
+        _still_named(opened, identity)
         moves_before = moves_made(identity, opened.backend)  # read first: a move meanwhile counts
         changes_before = changes_here()
         looked_since = time.time_ns()
@@ -52,16 +63,12 @@ def open_view(root: RootLike, policy: Policy, *,
             for link in scanned:
                 learn_link(opened, links, link)
     except BaseException:
+        let_go_lock_file(identity)
         if owns:
             opened.close()
         raise
     view = View(opened, rooted, links, owns_root=owns)
-    try:
-        view.keep_lock_file(identity)
-    except BaseException:
-        if owns:
-            opened.close()
-        raise
+    view.keep_lock_file(identity)
     view.scanned_links = scanned
     view.moves_seen = moves_before
     view.changes_seen = changes_before
@@ -77,6 +84,22 @@ def open_view(root: RootLike, policy: Policy, *,
     if not found.complete and not rooted.is_empty:
         view.learn_every_link_later(found.unlooked)
     return view
+
+
+def _still_named(opened: Root, identity: tuple[int, int]) -> None:
+    """Raise ``FileNotFoundError`` unless the root's host path names the
+    directory opened (moved away before it was marked served: its
+    Toolbox would decide by names it no longer has).  A root made from a
+    descriptor whose place the kernel could not name has no path to check."""
+    if opened.path.startswith("<fd "):
+        return
+    try:
+        named = os.stat(opened.path)
+    except OSError:
+        named = None
+    if named is None or (named.st_dev, named.st_ino) != identity:
+        raise FileNotFoundError(errno.ENOENT, "the root directory was moved while it was "
+                                "being opened", opened.path)
 
 
 def _literal(path: str) -> str:

@@ -242,6 +242,8 @@ class Pinned:
         data`` under ``deny=vault``: with ``l1`` gone, ``data`` would be
         shown as any folder)."""
         view = self._call.shared
+        if not view.links_settled:  # a chain not known yet may pass through here
+            view.need_links(Op.READ)
         for name in view.links.through(self.path):
             kind = view.rule(Location(name), Op.READ)
             if kind is Kind.DENY_RULE or kind is Kind.SECRET:
@@ -260,7 +262,8 @@ class Pinned:
         for outer, place in view.held_by:
             there = self.path if place in (".", "") else \
                 (place if self.path in (".", "") else f"{place}/{self.path}")
-            outer.links_known()
+            if not outer.links_settled:
+                outer.need_links(Op.READ)
             for name in outer.links.through(there):
                 kind = outer.rule(Location(name), Op.READ)
                 if kind is Kind.DENY_RULE or kind is Kind.SECRET:

@@ -1,0 +1,160 @@
+"""The walk that learns the symlinks below a directory: the view's walk
+past the look at open, and freshness's of a directory that appeared."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+
+from ....contained import Handle, Root, Tree, TreeVisitor
+from .links import MAX_WALK_DEPTH, LinkMap, learn_link
+
+
+def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
+               entering: Callable[[str], None] | None = None,
+               most: int | None = None) -> tuple[list[tuple[str, int]], bool]:
+    """Learn every symlink below each directory of ``starts`` (its canonical
+    path and its depth below the root), down to :data:`MAX_WALK_DEPTH`
+    levels, leaving out git's ``.git`` directories.  Each start is opened
+    by the resolver, every directory below it by its one name relative to
+    its parent's fd (never through a link, nothing resolved from the root
+    again: a directory costs one open and one listing), by the core's
+    :class:`~corral.contained.Tree` (names alone, one native call per
+    directory where the backend batches), or entry by entry where a name
+    is not UTF-8 (a Tree leaves it out).  ``entering`` is told of each
+    directory before it is listed; with ``most``, at most that many are
+    listed.  Returns the directories left unlisted (each with its depth)
+    and whether an entry named ``.git`` was met."""
+    left: list[tuple[str, int]] = []
+    git = [False]
+    budget = [most if most is not None else -1]
+    for where, depth in starts:
+        if budget[0] == 0:
+            left.append((where, depth))
+            continue
+        if entering is not None:
+            entering(where)
+        try:
+            top = root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY)
+        except (OSError, ValueError):
+            continue  # gone, or not a directory: nothing below it to learn
+        spent = budget[0]
+        with top:
+            whole = _walk_tree(root, links, top, depth, entering, budget, left, git)
+        if not whole:
+            budget[0] = spent  # walked again, entry by entry
+            try:
+                top = root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY)
+            except (OSError, ValueError):
+                continue
+            _walk_below(root, links, top, depth, entering, budget, left, git)
+    return left, git[0]
+
+
+class _LinkVisitor(TreeVisitor[int]):
+    """A Tree's walk for links: every directory but a work tree's ``.git``,
+    each told of before it is listed, as many as the budget allows."""
+
+    watch = frozenset({".git"})
+
+    def __init__(self, prefix: str, depth: int, entering: Callable[[str], None] | None,
+                 budget: list[int], left: list[tuple[str, int]], git: list[bool]) -> None:
+        self._prefix, self._depth, self._entering = prefix, depth, entering
+        self._budget, self._left, self._git = budget, left, git
+
+    def child(self, state: int, dir_sub: str, name: str) -> int | None:
+        if name == ".git":
+            return None
+        path = self._prefix + dir_sub + name
+        level = self._depth + dir_sub.count("/") + 1
+        if self._budget[0] == 0:
+            self._left.append((path, level))
+            return None
+        if self._budget[0] > 0:
+            self._budget[0] -= 1
+        if self._entering is not None:
+            self._entering(path)
+        return state
+
+    def listed(self, fd: int, state: int, dir_sub: str, present: frozenset[str]) -> int:
+        if present:
+            self._git[0] = True
+        return state
+
+
+def _walk_tree(root: Root, links: LinkMap, top: Handle, depth: int,
+               entering: Callable[[str], None] | None, budget: list[int],
+               left: list[tuple[str, int]], git: list[bool]) -> bool:
+    """:func:`walk_links` below ``top`` by a Tree; whether it met every name."""
+    if budget[0] > 0:
+        budget[0] -= 1
+    prefix = "" if top.path in (".", "") else top.path + "/"
+    visitor = _LinkVisitor(prefix, depth, entering, budget, left, git)
+    with Tree(root, top.fd, 0, visitor, max_depth=MAX_WALK_DEPTH - depth) as tree:
+        for sub, _, _, names, kinds in tree:
+            if kinds:
+                for name in names:
+                    if kinds.get(name) == "symlink":
+                        learn_link(root, links, prefix + sub + name)
+    return not tree.stats.undecodable
+
+
+def _walk_below(root: Root, links: LinkMap, top: Handle, depth: int,
+                entering: Callable[[str], None] | None, budget: list[int],
+                left: list[tuple[str, int]], git: list[bool]) -> None:
+    # frames: (the open directory, its depth, the names of its directories
+    # not entered yet); every handle is closed in the finally
+    stack: list[tuple[Handle, int, Iterator[str]]] = []
+    try:
+        handle: Handle | None = top
+        while handle is not None or stack:
+            if handle is not None:
+                stack.append((handle, depth, iter(_listed(root, links, handle, depth, entering,
+                                                          budget, git))))
+                handle = None
+            parent, level, names = stack[-1]
+            name = next(names, None)
+            if name is None:
+                stack.pop()
+                parent.close()
+                continue
+            if budget[0] == 0:
+                prefix = "" if parent.path in (".", "") else parent.path + "/"
+                left.append((prefix + name, level + 1))
+                left.extend((prefix + rest, level + 1) for rest in names)
+                continue
+            try:
+                handle = parent.open_directory(name)
+            except OSError:
+                continue  # removed, or a link now, since it was listed: not followed
+            depth = level + 1
+    finally:
+        for frame, _, _ in stack:
+            frame.close()
+        if handle is not None:
+            handle.close()
+
+
+def _listed(root: Root, links: LinkMap, handle: Handle, depth: int,
+            entering: Callable[[str], None] | None, budget: list[int],
+            git: list[bool]) -> list[str]:
+    """List one directory: its links learnt; the names of the directories
+    below it the walk enters."""
+    if entering is not None:
+        entering(handle.path)
+    if budget[0] > 0:
+        budget[0] -= 1
+    try:
+        entries = handle.scandir()
+    except OSError:
+        return []
+    below = []
+    for entry in entries:
+        name = entry.name
+        if name == ".git":
+            git[0] = True  # (a .git file too: a git directory elsewhere)
+        if entry.is_symlink():
+            learn_link(root, links, entry.path)
+        elif name != ".git" and depth < MAX_WALK_DEPTH and entry.is_dir(follow_symlinks=False):
+            below.append(name)
+    return below
