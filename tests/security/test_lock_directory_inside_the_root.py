@@ -41,9 +41,13 @@ for line in sys.stdin:
 """
 
 
+def _env(tmp: Path) -> dict[str, str]:
+    return {**os.environ, "TMPDIR": str(tmp),
+            "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
 def _calls(make_root, root: Path, tmp: Path, calls: list[tuple[str, dict]]) -> list[dict]:
-    env = {**os.environ, "TMPDIR": str(tmp),
-           "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = _env(tmp)
     lines = "".join(json.dumps([tool, args]) + "\n" for tool, args in calls)
     done = subprocess.run([sys.executable, "-c", _SERVER, str(root), make_root.backend_name,
                            "1" if make_root.fast_path else "0"],
@@ -59,7 +63,23 @@ def test_the_lock_directory_inside_the_root_is_out_of_the_models_reach(tmp_path,
     tmp = root / "scratch" / "tmp"
     tmp.mkdir(parents=True)
     locks = f"scratch/tmp/corral-locks-{os.getuid()}"
-    _calls(make_root, root, tmp, [])  # the lock directory and the root's lock file made
+    # a server of the root, open throughout: the lock directory and the
+    # root's lock file made (and kept: its last server removes it)
+    holder = subprocess.Popen([sys.executable, "-c", _SERVER, str(root), make_root.backend_name,
+                               "1" if make_root.fast_path else "0"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env=_env(tmp))
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "open"
+        _attack(make_root, root, tmp, locks)
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=120)
+
+
+def _attack(make_root, root: Path, tmp: Path, locks: str) -> None:
     made = sorted(p.name for p in (tmp / f"corral-locks-{os.getuid()}").iterdir())
     (lock_file,) = (tmp / f"corral-locks-{os.getuid()}").glob("*.lock")
     name = f"{locks}/{lock_file.name}"

@@ -36,12 +36,26 @@ Toolbox of this user (a move bumps it while it holds the lock
 exclusively): a view that finds it changed since it last looked knows
 another Toolbox moved something (a link onto a protected name, a folder
 holding links) and looks at the tree's links again before it decides.
+
+A root's lock file lives as long as some process serves the root (see
+``_serving``): the last server removes it, so the directory holds the files
+of the roots open now, not of every root ever opened.  It is removed only
+by a process holding it exclusively, which first marks it gone in the file
+(its count of moves set to a value never counted to, then unlinks it);
+every process that takes the flock reads that mark in the read it makes
+anyway, and one holding a file marked gone and no longer
+linked opens the path again (on the same descriptor number), so two
+processes never each hold a lock on a file of their own.  Removed, the
+count of moves starts again at a random value (a view that last read the
+removed file's count cannot find it unchanged).
 """
 
 from __future__ import annotations
 
+import atexit
 import errno
 import fcntl
+import itertools
 import os
 import stat as st
 import struct
@@ -127,11 +141,18 @@ def _usable_directory(path: str, uid: int) -> bool:
     return st.S_ISDIR(info.st_mode) and info.st_uid == uid and not info.st_mode & 0o077
 
 
-def _open_lock_file(key: tuple[int, int]) -> int | None:
-    directory = _lock_directory()
+def _lock_file_name(key: tuple[int, int]) -> str | None:
+    # found once, read without the guard (a removal runs with it held)
+    directory = _place[0] if _place else _lock_directory()
     if directory is None:
         return None
-    name = os.path.join(directory, f"{key[0]:x}-{key[1]:x}.lock")
+    return os.path.join(directory, f"{key[0]:x}-{key[1]:x}.lock")
+
+
+def _open_lock_file(key: tuple[int, int]) -> int | None:
+    name = _lock_file_name(key)
+    if name is None:
+        return None
     try:
         return os.open(name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
@@ -152,8 +173,9 @@ class _LockFile:
     filesystem cannot give, on a disk the model filled, would be SIGBUS
     there, where a call's error is a refusal)."""
 
-    def __init__(self, fd: int, counts: bool) -> None:
+    def __init__(self, fd: int, counts: bool, key: tuple[int, int]) -> None:
         self.fd = fd
+        self.key = key  # the root's (device, inode): the name it is opened by again
         self.kept = False  # flocked shared with no holder: kept since the last step
         self.used = 0  # steps that let go of it so far (the idle thread compares)
         self.seen = 0  # ``used`` as the idle thread last saw it
@@ -174,6 +196,12 @@ class _LockFile:
             return None
         try:
             data = backend.pread(self.fd, _MOVES.size, 0)
+            if data == _GONE and not self._still_named():
+                # removed by its last server while this process served no
+                # view of the root: the path's file is the count now
+                if not self._open_again_unheld():
+                    return next(_unknown_counts)
+                data = backend.pread(self.fd, _MOVES.size, 0)
         except OSError:
             return None
         return _MOVES.unpack(data)[0] if len(data) == _MOVES.size else 0
@@ -187,17 +215,69 @@ class _LockFile:
         """The count of moves (``None``: not counted, or unreadable) and
         whether a process waits to hold the lock exclusively (its wants
         not all served), in one read."""
+        moves, wanted, _gone_mark = self.counts_and_mark(backend)
+        return moves, wanted
+
+    def counts_and_mark(self, backend: Backend) -> tuple[int | None, bool, bool]:
+        """:meth:`counts`, and whether the file is marked gone (see the
+        module's doc), in one read."""
         if not self.counts_moves:
-            return None, False
+            return None, False, False
         try:
             data = backend.pread(self.fd, _COUNTS.size, 0)
         except OSError:
-            return None, False
+            return None, False, False
+        gone = data[:_MOVES.size] == _GONE
         if len(data) < _COUNTS.size:  # shortened by someone: no want is told
             return (_MOVES.unpack(data[:_MOVES.size])[0] if len(data) >= _MOVES.size else 0,
-                    False)
+                    False, gone)
         moves, wanted, served = _COUNTS.unpack(data)
-        return moves, wanted != served
+        return moves, wanted != served, gone
+
+    def _still_named(self) -> bool:
+        """Whether this file still has its name (one marked gone whose
+        remover died before the unlink has: it is the lock still)."""
+        try:
+            return os.fstat(self.fd).st_nlink > 0
+        except OSError:
+            return True  # not known: taken as it is (the next look tells)
+
+    def open_again(self) -> bool:
+        """Open the path again in place of this removed file, on the same
+        descriptor number (a reader without the guard never reads a number
+        given to another file); ``False`` where it cannot be opened (the
+        process's lock alone), an ``OSError`` out of open files.  Called by
+        the one thread taking the flock (``taking`` set, or the guard held
+        with no holder), the flock let go."""
+        fd = _open_lock_file(self.key)
+        if fd is None:
+            return False
+        try:
+            counts = _prepare(fd)
+            os.dup2(fd, self.fd, inheritable=False)
+        finally:
+            os.close(fd)
+        self.counts_moves = counts
+        return True
+
+    def _open_again_unheld(self) -> bool:
+        """:meth:`open_again` for a reader holding nothing: only where no
+        thread here holds, keeps or takes the flock (else ``False``)."""
+        with self.guard:
+            if self.holders or self.taking or self.kept:
+                return False
+            try:
+                return self.open_again()
+            except OSError:
+                return False
+
+    def unmark(self) -> None:
+        """Clear a gone mark a remover that died left on a file it never
+        unlinked (held exclusively): the count starts again, changed."""
+        try:
+            os.pwrite(self.fd, _MOVES.pack(_fresh_count()), 0)
+        except OSError:
+            pass
 
     def want(self) -> None:
         """Say a process waits to hold the lock exclusively (a hint: a
@@ -253,6 +333,17 @@ class _LockFile:
                     if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
                         return False  # a filesystem without locks: the process's lock alone
                 else:
+                    if self.counts_and_mark(backend)[2]:
+                        if not self._still_named():
+                            # removed by its last holder before this flock: the
+                            # lock is the path's file now
+                            self.release(backend)
+                            if not self.open_again():
+                                return False
+                            checkpoint()
+                            continue
+                        if exclusive:
+                            self.unmark()
                     if wanted:
                         self.served()
                     return True
@@ -276,6 +367,36 @@ _WANTS = struct.Struct("<Q")
 _WANTS_MOST = (1 << 64) - 1
 # the count of moves, the wants of the lock exclusively said, those served
 _COUNTS = struct.Struct("<QQQ")
+# the count of moves of a file its remover unlinks (never counted to: a
+# count starts below 2**62)
+_GONE = _MOVES.pack(_WANTS_MOST)
+# a count no view has seen, for a reader that cannot look at the path's file
+_unknown_counts = itertools.count(-1, -1)
+
+
+def _fresh_count() -> int:
+    return int.from_bytes(os.urandom(_MOVES.size), "little") >> 2  # room to count
+
+
+def _prepare(fd: int) -> bool:
+    """Give a lock file just opened its counts; whether it holds them.  A
+    file made now (empty) starts its count of moves at a random value: a
+    view that read the count of a file removed since cannot find the same
+    number here and miss the moves made meanwhile."""
+    try:
+        size = os.fstat(fd).st_size
+        if size == 0:
+            os.pwrite(fd, _COUNTS.pack(_fresh_count(), 0, 0), 0)
+        elif size < _COUNTS.size:
+            os.ftruncate(fd, _COUNTS.size)
+    except OSError:
+        return False
+    if hasattr(os, "posix_fallocate"):
+        try:  # the count's block had now: a move on a disk filled later is still counted
+            os.posix_fallocate(fd, 0, _COUNTS.size)
+        except OSError:
+            pass
+    return True
 _files: dict[tuple[int, int], _LockFile | None] = {}
 
 
@@ -385,18 +506,7 @@ def _lock_file(key: tuple[int, int]) -> _LockFile | None:
     fd = _open_lock_file(key)
     found: _LockFile | None = None
     if fd is not None:
-        try:
-            if os.fstat(fd).st_size < _COUNTS.size:
-                os.ftruncate(fd, _COUNTS.size)
-            counts = True
-        except OSError:
-            counts = False
-        if counts and hasattr(os, "posix_fallocate"):
-            try:  # the count's block had now: a move on a disk filled later is still counted
-                os.posix_fallocate(fd, 0, _COUNTS.size)
-            except OSError:
-                pass
-        found = _LockFile(fd, counts)
+        found = _LockFile(fd, _prepare(fd), key)
     with _place_guard:
         if key in _files:  # another thread opened it meanwhile
             if fd is not None:
@@ -498,20 +608,61 @@ def _serve(key: tuple[int, int]) -> None:
         if kept:
             _serving[key] = (name, fd, close)
     if not kept:
-        _unserve(name, fd, close)
+        _unserve(name, fd, close, key, True)
 
 
-def _unserve(name: str, fd: int, close: Callable[[int], None]) -> None:
-    """Stop serving a root: its file removed if no other process serves it."""
+def _unserve(name: str, fd: int, close: Callable[[int], None], key: tuple[int, int],
+             lock_file_too: bool) -> None:
+    """Stop serving the root ``key``: if no other process serves it, its
+    file is removed, and the root's lock file with it unless
+    ``lock_file_too`` is false (a step here still holds it)."""
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        os.unlink(name)
+        if _held_alone(fd, name):
+            if lock_file_too:
+                _remove_lock_file(key)
+            os.unlink(name)
     except OSError:
         pass  # served elsewhere (or gone): left to its last server
     try:
         close(fd)
     except Exception:  # a fake filesystem's close, after that filesystem was torn down
         pass
+
+
+def _held_alone(fd: int, name: str) -> bool:
+    """Whether this process holds ``fd`` exclusively and ``name`` still
+    names that file: then nobody else may unlink the name (only a holder of
+    its file does) nor make it (it exists), so it is this one's to remove."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held, named = os.fstat(fd), os.lstat(name)
+    except OSError:
+        return False
+    return (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino)
+
+
+def _remove_lock_file(key: tuple[int, int]) -> None:
+    """Remove the root ``key``'s lock file (the caller holds its served
+    file alone: no process serves the root), opened here for it (the file
+    this process kept may be one removed before): only if nobody holds its
+    flock, marked gone before the unlink (a process that opened it
+    meanwhile reads the mark once it holds the flock, and opens the path
+    again)."""
+    name = _lock_file_name(key)
+    if name is None:
+        return
+    try:
+        fd = os.open(name, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return
+    try:
+        if _held_alone(fd, name):  # else a process holds it (removed after its last server)
+            os.pwrite(fd, _GONE, 0)  # not marked (a failing disk): not removed
+            os.unlink(name)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)  # the exclusive lock let go with it
 
 
 def served_roots() -> set[tuple[int, int]]:
@@ -545,14 +696,35 @@ def served_roots() -> set[tuple[int, int]]:
         except OSError as exc:
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
                 found.add(key)
-        else:
-            try:
-                os.unlink(path)  # nobody serves it: a dead process's
-            except OSError:
-                pass
+            os.close(fd)
+            continue
+        try:
+            if _held_alone(fd, path):
+                # nobody serves it: a dead process's, and the root's lock file too
+                _remove_lock_file(key)
+                os.unlink(path)
+            else:  # the name made again since it was opened: by a server, served
+                found.add(key)
+        except OSError:
+            pass
         finally:
             os.close(fd)  # an exclusive lock taken is let go with it
     return found
+
+
+def _let_go_at_exit() -> None:
+    """The views still open when the interpreter ends are let go as if
+    closed: the roots this process alone served leave no files behind (a
+    step another thread still holds keeps its file)."""
+    with _place_guard:
+        closing = _let_go_collected()
+        for key in list(_users):
+            _users[key] = 1
+            closing.extend(_let_go(key))
+    _close_all(closing)
+
+
+atexit.register(_let_go_at_exit)
 
 
 def let_go_lock_file(key: tuple[int, int]) -> None:
@@ -587,17 +759,21 @@ def _let_go(key: tuple[int, int]) -> list[_LockFile]:
         return []
     _users.pop(key, None)
     served = _serving.pop(key, None)
-    if served is not None:
-        _unserve(*served)  # no longer served here
     pinned = _pinned.pop(key, None)
     found = _files.get(key)
     if found is None or found.holders or found.taking:
+        if served is not None:
+            # no longer served here; a lock file a step still holds is left
+            # (removed after the root's next last server)
+            _unserve(*served, key, found is None)
         _unpin(pinned)
         return []
     del _files[key]
     with found.guard:
         if found.kept:  # by LOCK_UN: a forked child's copy of the fd would keep it
             _unkeep(found)
+    if served is not None:
+        _unserve(*served, key, True)  # no longer served here: removed if served nowhere
     _unpin(pinned)  # after the flock is let go: nothing here names the inode now
     return [found]
 
@@ -686,17 +862,25 @@ def tree_file_lock(key: tuple[int, int], backend: Backend, *, exclusive: bool,
             # converting theirs would wait on each other to their deadlines
             if found.kept:
                 _unkeep(found)
+            # held (a view closed meanwhile keeps the file open; a reader
+            # does not open it again under this hold)
+            found.taking = True
         try:
-            locked = found.take(fcntl.LOCK_EX, backend, checkpoint)
-        except BaseException:
-            found.release(backend)  # a kept lock a conversion left in place: let go
-            raise
-        try:
-            # a count read or bumped without the lock could be torn: none then
-            yield TreeHold(found if locked else None, found.moves(backend) if locked else None)
+            try:
+                locked = found.take(fcntl.LOCK_EX, backend, checkpoint)
+            except BaseException:
+                found.release(backend)  # a kept lock a conversion left in place: let go
+                raise
+            try:
+                # a count read or bumped without the lock could be torn: none then
+                yield TreeHold(found if locked else None,
+                               found.moves(backend) if locked else None)
+            finally:
+                if locked:
+                    found.release(backend)
         finally:
-            if locked:
-                found.release(backend)
+            with found.guard:
+                found.taking = False
         return
     shared = take_shared(key, backend, checkpoint)
     try:
@@ -736,12 +920,14 @@ def take_shared(key: tuple[int, int], backend: Backend,
                 # the common step: kept since this process's last step, so
                 # no process held it exclusively since (no move made); one
                 # read says the count and whether a process waits for it
-                moves, wanted = found.counts(backend)
-                if not wanted:
+                moves, wanted, gone = found.counts_and_mark(backend)
+                if not wanted and not gone:
                     found.holders = 1
                     # (tuple.__new__: the NamedTuple's own __new__ is a Python frame)
                     return _new_hold(SharedHold, (found, True, moves))
-                _unkeep(found)  # a process waits for it exclusively: its turn first
+                # a process waits for it exclusively: its turn first (marked
+                # gone, by another program: looked at as a taker does)
+                _unkeep(found)
                 found.taking = True
             else:
                 # no other holder in this process, none taking it; a try
@@ -756,11 +942,13 @@ def take_shared(key: tuple[int, int], backend: Backend,
                         return SharedHold(found, False, None)
                     found.taking = True
                 else:
-                    moves, wanted = found.counts(backend)
-                    if not wanted:
+                    moves, wanted, gone = found.counts_and_mark(backend)
+                    if not wanted and not gone:
                         found.holders += 1
                         return SharedHold(found, True, moves)
-                    found.release(backend)  # a process waits for it exclusively
+                    # a process waits for it exclusively, or it was removed
+                    # (taken again below, which opens the path again)
+                    found.release(backend)
                     found.taking = True
             first = True
         else:

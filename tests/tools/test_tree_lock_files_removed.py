@@ -1,0 +1,259 @@
+"""The tree lock's files do not pile up in this user's lock directory.
+
+Each root a view holds open has a lock file (``<device>-<inode>.lock``)
+and a served mark (``served/<device>-<inode>``) in the lock directory; the
+last process serving a root removes both, so after any number of Toolboxes
+the directory holds the files of the roots open now.  A removal never lets
+two processes each hold a lock on a file of their own: the remover holds
+the file exclusively and marks it gone before the unlink, and a process
+that took the flock on a file marked gone and unlinked opens the path
+again.
+
+Every case runs in processes of their own whose temporary directory (so
+their lock directory) is the test's, on every backend config.  Hang
+detectors bound the children's CPU time (``RLIMIT_CPU``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+CPU_SECONDS = 120  # a hang detector: the slowest case takes a few seconds of CPU
+
+
+def _cpu_bound() -> None:
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
+
+
+def _run(script: str, tmp: Path, *args: str, check: bool = True) -> str:
+    env = {**os.environ, "TMPDIR": str(tmp),
+           "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
+                          text=True, env=env, preexec_fn=_cpu_bound, timeout=1800)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _start(script: str, tmp: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "TMPDIR": str(tmp),
+           "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.Popen([sys.executable, "-c", script, *args], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_cpu_bound)
+
+
+def _lock_directory(tmp: Path) -> Path:
+    return tmp / f"corral-locks-{os.getuid()}"
+
+
+def _files(tmp: Path) -> tuple[list[str], list[str]]:
+    """The lock files and the served marks in the lock directory."""
+    directory = _lock_directory(tmp)
+    locks = sorted(p.name for p in directory.glob("*.lock")) if directory.exists() else []
+    served = sorted(p.name for p in (directory / "served").iterdir()) \
+        if (directory / "served").exists() else []
+    return locks, served
+
+
+def _name(path: Path) -> str:
+    info = os.stat(path)
+    return f"{info.st_dev:x}-{info.st_ino:x}"
+
+
+_HEAD = """
+import json, os, sys, tempfile
+from corral.contained import Root, backend_by_name
+from corral.tools import Toolbox
+backend, fast = sys.argv[1], sys.argv[2] == "1"
+locks = os.path.join(tempfile.gettempdir(), f"corral-locks-{os.getuid()}")
+def root(path):
+    return Root(path, backend=backend_by_name(backend), fast_path=fast)
+def files():
+    return (sum(name.endswith(".lock") for name in os.listdir(locks)),
+            len(os.listdir(os.path.join(locks, "served"))))
+"""
+
+# N Toolboxes on N roots, one after another, each writing and moving (an
+# exclusive take), while one Toolbox stays open; what the directory holds
+# after each is closed; the kept one is never closed (the process's exit
+# lets it go)
+_MANY = _HEAD + """
+base, n = sys.argv[3], int(sys.argv[4])
+os.makedirs(os.path.join(base, "kept"))
+kept = Toolbox(root(os.path.join(base, "kept")))
+assert kept.call("write_file", {"path": "k.txt", "content": "k\\n"})["ok"]
+seen = []
+for i in range(n):
+    path = os.path.join(base, f"r{i}")
+    os.makedirs(os.path.join(path, "d"))
+    with Toolbox(root(path)) as box:
+        assert box.call("write_file", {"path": "d/a.txt", "content": f"{i}\\n"})["ok"]
+        assert box.call("move_file", {"source": "d", "destination": "e"})["ok"]
+        seen.append(files())
+    seen.append(files())
+print(json.dumps(seen))
+"""
+
+
+def test_many_toolboxes_leave_the_files_of_the_roots_open_only(tmp_path, make_root):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    n = 12
+    seen = json.loads(_run(_MANY, tmp, make_root.backend_name,
+                           "1" if make_root.fast_path else "0", str(tmp_path / "trees"),
+                           str(n)))
+    # two roots open while a Toolbox works, the kept one once it is closed
+    assert seen == [[2, 2], [1, 1]] * n
+    assert _files(tmp) == ([], [])  # the kept root let go at the process's exit
+
+
+_CRASH = _HEAD + """
+box = Toolbox(root(sys.argv[3]))
+assert box.call("write_file", {"path": "a.txt", "content": "a\\n", "overwrite": True})["ok"]
+print("held", flush=True)
+sys.stdin.readline()
+os._exit(0)  # as a crash: nothing let go
+"""
+
+_OPEN_CLOSE = _HEAD + """
+with Toolbox(root(sys.argv[3])) as box:
+    assert box.call("write_file", {"path": "b.txt", "content": "b\\n"})["ok"]
+    print(json.dumps(files()))
+"""
+
+# another root's move of a folder looks at the served roots (one may lie in
+# the folder): a dead process's served mark is removed, and its lock file
+_MOVE_ELSEWHERE = _HEAD + """
+with Toolbox(root(sys.argv[3])) as box:
+    assert box.call("move_file", {"source": "d", "destination": "e"})["ok"]
+"""
+
+
+def test_a_crashed_process_s_files_are_removed_by_the_next_one(tmp_path, make_root):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
+    for _ in range(2):
+        crashed = _start(_CRASH, tmp, *configs, str(tree))
+        assert crashed.stdout.readline().strip() == "held", crashed.stderr.read()
+        crashed.communicate("\n", timeout=600)
+    assert _files(tmp) == ([f"{_name(tree)}.lock"], [_name(tree)])
+    # the next process on the root: its lock file is the one left (taken,
+    # let go), removed with the served mark once it is done
+    assert json.loads(_run(_OPEN_CLOSE, tmp, *configs, str(tree))) == [1, 1]
+    assert _files(tmp) == ([], [])
+    # a root nobody opens again: a move elsewhere finds its files unheld
+    crashed = _start(_CRASH, tmp, *configs, str(tree))
+    assert crashed.stdout.readline().strip() == "held", crashed.stderr.read()
+    crashed.send_signal(signal.SIGKILL)
+    crashed.wait(timeout=600)
+    other = tmp_path / "other"
+    (other / "d").mkdir(parents=True)
+    _run(_MOVE_ELSEWHERE, tmp, *configs, str(other))
+    assert _files(tmp) == ([], [])
+
+
+_SERVE = _HEAD + """
+box = Toolbox(root(sys.argv[3]))
+assert box.call("write_file", {"path": sys.argv[4], "content": "x\\n"})["ok"]
+print("open", flush=True)
+sys.stdin.readline()
+box.close()
+print(json.dumps(files()), flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_the_last_server_of_a_root_removes_its_files(tmp_path, make_root):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
+    first = _start(_SERVE, tmp, *configs, str(tree), "first.txt")
+    second = _start(_SERVE, tmp, *configs, str(tree), "second.txt")
+    try:
+        for server in (first, second):
+            assert server.stdout.readline().strip() == "open", server.stderr.read()
+        assert _files(tmp) == ([f"{_name(tree)}.lock"], [_name(tree)])
+        first.stdin.write("\n")
+        first.stdin.flush()
+        # the other still serves the root: both files stay
+        assert json.loads(first.stdout.readline()) == [1, 1]
+        second.stdin.write("\n")
+        second.stdin.flush()
+        assert json.loads(second.stdout.readline()) == [0, 0]  # the last: both removed
+        assert _files(tmp) == ([], [])
+    finally:
+        for server in (first, second):
+            server.communicate("\n", timeout=600)
+
+
+# Hammers one root's lock from a process of its own: each round opens the
+# lock file as a view's opening does (its count read first), serves the
+# root, holds the lock exclusively while it writes its pid into a shared
+# file and reads it back (every third round, shared: it reads the file
+# twice), and lets go of the root (the last server removes
+# the lock file, while the other process opens it).  A round that saw the file
+# change under it held the lock together with a writer of the other process.
+_HAMMER = """
+import os, sys
+from corral.contained import Root, backend_by_name
+from corral.tools._runtime.view import tree_lock
+backend, fast, path, shared, rounds = sys.argv[1], sys.argv[2] == "1", sys.argv[3], \\
+    sys.argv[4], int(sys.argv[5])
+root = Root(path, backend=backend_by_name(backend), fast_path=fast)
+info = os.fstat(root.fileno())
+key = (info.st_dev, info.st_ino)
+mine = str(os.getpid()).encode()
+fd = os.open(shared, os.O_RDWR)
+both = 0
+def go_on():
+    pass
+for i in range(rounds):
+    tree_lock.moves_made(key, root.backend)
+    tree_lock.use_lock_file(key, root.fileno())
+    with tree_lock.tree_file_lock(key, root.backend, exclusive=i % 3 != 2,
+                                  checkpoint=go_on) as hold:
+        if i % 3 != 2:
+            os.pwrite(fd, mine.ljust(16), 0)
+            for _ in range(10):
+                os.sched_yield()
+                if os.pread(fd, 16, 0).strip() != mine:
+                    both += 1
+        else:  # held shared: no exclusive holder writes meanwhile
+            before = os.pread(fd, 16, 0)
+            for _ in range(10):
+                os.sched_yield()
+                if os.pread(fd, 16, 0) != before:
+                    both += 1
+    tree_lock.let_go_lock_file(key)
+print(both)
+"""
+
+
+def test_two_processes_never_hold_a_removed_lock_apart(tmp_path, make_root):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    shared = tmp_path / "shared"
+    shared.write_bytes(bytes(16))
+    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
+    hammers = [_start(_HAMMER, tmp, *configs, str(tree), str(shared), "600")
+               for _ in range(2)]
+    outs = [hammer.communicate(timeout=1800) for hammer in hammers]
+    for hammer, (out, err) in zip(hammers, outs, strict=True):
+        assert hammer.returncode == 0, err
+        assert out.strip() == "0", (out, err)
+    assert _files(tmp) == ([], [])
