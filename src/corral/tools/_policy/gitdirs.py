@@ -226,8 +226,9 @@ def scan(look: GitLook) -> Scan:
             unlooked.extend((path, depth + 1) for path in below)
             continue  # its own directories are git's (objects/ alone has 256)
         found.work_tree(rel, names.get(".git"))
-        if not HOST_CONFIG_TOPS.isdisjoint(names):
-            found.projects.append(rel)
+        tops = HOST_CONFIG_TOPS.intersection(names)
+        if tops:
+            found.projects.append((rel, tops))
         if depth < MAX_DEPTH:
             queue.extend((path, depth + 1) for path in below)
         elif below:
@@ -270,7 +271,8 @@ class _Found:
         self.python_read: set[str] = set()  # Python files read for their imports, in all
         # directories a Python program git runs has first on sys.path
         self.python_dirs: dict[str, None] = {}
-        self.projects: list[str] = []  # directories holding a host's own config
+        # directories holding a host's own config, and the names there it may lie under
+        self.projects: list[tuple[str, frozenset[str]]] = []
 
     def add(self, rel: str) -> str | None:
         """Protect where ``rel`` leads (canonical), if inside the root."""
@@ -447,8 +449,10 @@ class _Found:
         project directory holding it; a directory ``.envrc`` puts on
         ``PATH`` is protected whole (its programs run in place of the
         user's).  The configs are protected by name: read once, here."""
-        for project in self.projects[:MAX_CONFIGS]:
+        for project, tops in self.projects[:MAX_CONFIGS]:
             for name in HOST_CONFIGS:
+                if name.partition("/")[0] not in tops:
+                    continue
                 text = self.look.text(_joined(project, name), MAX_FILE_BYTES)
                 if not text:
                     continue
