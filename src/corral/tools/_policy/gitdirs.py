@@ -226,9 +226,8 @@ def scan(look: GitLook) -> Scan:
             unlooked.extend((path, depth + 1) for path in below)
             continue  # its own directories are git's (objects/ alone has 256)
         found.work_tree(rel, names.get(".git"))
-        tops = HOST_CONFIG_TOPS.intersection(names)
-        if tops:
-            found.projects.append((rel, tops))
+        if not HOST_CONFIG_TOPS.isdisjoint(names):
+            found.projects.append((rel, HOST_CONFIG_TOPS.intersection(names)))
         if depth < MAX_DEPTH:
             queue.extend((path, depth + 1) for path in below)
         elif below:
