@@ -63,6 +63,8 @@ from typing import Protocol
 
 from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
+from .hostconfig import HOST_CONFIG_TOPS, HOST_CONFIGS
+from .hostconfig import commands as host_commands
 from .gitconfig import (ProgramPath, command_paths, entered_directories, entries,
                         from_directories, program_paths)
 from .pythonstart import imported_modules
@@ -224,6 +226,8 @@ def scan(look: GitLook) -> Scan:
             unlooked.extend((path, depth + 1) for path in below)
             continue  # its own directories are git's (objects/ alone has 256)
         found.work_tree(rel, names.get(".git"))
+        if not HOST_CONFIG_TOPS.isdisjoint(names):
+            found.projects.append((rel, HOST_CONFIG_TOPS.intersection(names)))
         if depth < MAX_DEPTH:
             queue.extend((path, depth + 1) for path in below)
         elif below:
@@ -235,6 +239,7 @@ def scan(look: GitLook) -> Scan:
     found.follow_configs()
     found.hook_manager_programs()
     found.hook_programs()
+    found.host_config_programs()
     for hooks in found.hooks[:MAX_CONFIGS]:
         # the git directory's own entries too: hooks/ or config may be links
         for where in (hooks.rpartition("/")[0] or ".", hooks):
@@ -265,6 +270,8 @@ class _Found:
         self.python_read: set[str] = set()  # Python files read for their imports, in all
         # directories a Python program git runs has first on sys.path
         self.python_dirs: dict[str, None] = {}
+        # directories holding a host's own config, and the names there it may lie under
+        self.projects: list[tuple[str, frozenset[str]]] = []
 
     def add(self, rel: str) -> str | None:
         """Protect where ``rel`` leads (canonical), if inside the root."""
@@ -433,6 +440,31 @@ class _Found:
                 for line in lines:
                     for named in from_directories(command_paths(line), entered):
                         self.program(named, work_tree, git_dir)
+
+    def host_config_programs(self) -> None:
+        """What a host program's own configuration runs without being
+        asked (:mod:`.hostconfig`: Claude Code's hooks, MCP servers, a
+        folderOpen task, a dev container's commands, ``.envrc``), from the
+        project directory holding it; a directory ``.envrc`` puts on
+        ``PATH`` is protected whole (its programs run in place of the
+        user's).  The configs are protected by name: read once, here."""
+        for project, tops in self.projects[:MAX_CONFIGS]:
+            for name in HOST_CONFIGS:
+                if name.partition("/")[0] not in tops:
+                    continue
+                text = self.look.text(_joined(project, name), MAX_FILE_BYTES)
+                if not text:
+                    continue
+                lines, on_path = host_commands(name, text)
+                for directory in on_path:
+                    inside = _inside(self.look, directory, project)
+                    if inside is not None:
+                        self.add_named(inside)
+                entered = list(dict.fromkeys(directory for line in lines
+                                             for directory in entered_directories(line)))
+                for line in lines:
+                    for named in from_directories(command_paths(line), entered):
+                        self.program(named, None, project)
 
     def program(self, named: ProgramPath, work_tree: str | None, git_dir: str) -> None:
         """A program a config names (or a word of its command): git runs it
