@@ -621,6 +621,8 @@ def _plain_entries(entries: list[Any]) -> tuple[list[str], list[str]] | None:
     lines: list[str] = []
     objects: list[str] = []
     line, obj = lines.append, objects.append
+    # names and kinds go into the JSON as they are: checked below, once for
+    # all, for a character JSON escapes (a printable text holds no control)
     for entry in entries:
         if type(entry) is not dict:
             return None
@@ -630,7 +632,7 @@ def _plain_entries(entries: list[Any]) -> tuple[list[str], list[str]] | None:
                     or type(name) is not str or type(size) is not int:
                 return None
             line(f"{name} {size}")
-            obj(f'{{"name":{_escape(name)},"kind":"file","size":{size}}}')
+            obj(f'{{"name":"{name}","kind":"file","size":{size}}}')
         elif len(entry) == 2:
             (key1, name), (key2, kind) = entry.items()
             if key1 != "name" or key2 != "kind" or type(name) is not str \
@@ -638,13 +640,18 @@ def _plain_entries(entries: list[Any]) -> tuple[list[str], list[str]] | None:
                 return None
             if kind == "dir":
                 line(f"{name}/")
-                obj(f'{{"name":{_escape(name)},"kind":"dir"}}')
+                obj(f'{{"name":"{name}","kind":"dir"}}')
             else:
                 line(f"{name} ({kind})")
-                obj(f'{{"name":{_escape(name)},"kind":{_escape(kind)}}}')
+                obj(f'{{"name":"{name}","kind":"{kind}"}}')
         else:
             return None
-    return (lines, objects) if "".join(lines).isprintable() else None
+    said = "".join(lines)  # every name and kind
+    if not said.isprintable():
+        return None
+    if '"' in said or "\\" in said:  # (rare) a quote or backslash: the json module's
+        objects = [_json(entry) for entry in entries]
+    return lines, objects
 
 
 def _plain_lines(entries: list[Any]) -> list[str] | None:
