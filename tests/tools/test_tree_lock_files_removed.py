@@ -207,7 +207,7 @@ def test_the_last_server_of_a_root_removes_its_files(tmp_path, make_root):
 # the lock file, while the other process opens it).  A round that saw the file
 # change under it held the lock together with a writer of the other process.
 _HAMMER = """
-import os, sys
+import os, sys, time
 from corral.contained import Root, backend_by_name
 from corral.tools._runtime.view import tree_lock
 backend, fast, path, shared, rounds = sys.argv[1], sys.argv[2] == "1", sys.argv[3], \\
@@ -221,7 +221,8 @@ both = 0
 def go_on():
     pass
 for i in range(rounds):
-    tree_lock.moves_made(key, root.backend)
+    tree_lock.moves_made(key, root.backend)  # opened here (a view's open then looks at the tree)
+    time.sleep(0.0002)
     tree_lock.use_lock_file(key, root.fileno())
     with tree_lock.tree_file_lock(key, root.backend, exclusive=i % 3 != 2,
                                   checkpoint=go_on) as hold:
@@ -250,7 +251,7 @@ def test_two_processes_never_hold_a_removed_lock_apart(tmp_path, make_root):
     shared = tmp_path / "shared"
     shared.write_bytes(bytes(16))
     configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
-    hammers = [_start(_HAMMER, tmp, *configs, str(tree), str(shared), "600")
+    hammers = [_start(_HAMMER, tmp, *configs, str(tree), str(shared), "1000")
                for _ in range(2)]
     outs = [hammer.communicate(timeout=1800) for hammer in hammers]
     for hammer, (out, err) in zip(hammers, outs, strict=True):
