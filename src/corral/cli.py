@@ -114,13 +114,17 @@ def _editing(args: argparse.Namespace) -> Editing:
     return "apply_patch" if getattr(args, "apply_patch", False) else "corral"
 
 
-def _toolbox(args: argparse.Namespace) -> Toolbox:
-    from .tools import Toolbox
+def _toolbox(args: argparse.Namespace, *, one_shot: bool = False) -> Toolbox:
+    """The Toolbox of ``args.root``; ``one_shot``: the process makes one
+    call, which waits its whole deadline for a large tree's links rather
+    than answering ``not_ready`` (a process after it would walk again)."""
+    from .tools import Limits, Toolbox
 
     _check_backend()
     options = toolbox_options(args)
+    limits = Limits(links_wait_seconds=Limits().call_seconds) if one_shot else None
     try:
-        return Toolbox(args.root, **options)
+        return Toolbox(args.root, limits=limits, **options)
     except OSError as exc:
         raise UsageError(_open_error(args.root, exc)) from None
     except ValueError as exc:  # a policy pattern read against the root, a backend unusable here
@@ -155,7 +159,7 @@ def _cmd_call(args: argparse.Namespace) -> int:
     if args.tool not in names:
         raise UsageError(_unknown_tool(args.tool))
     arguments = _json_arguments(args.json)
-    with _toolbox(args) as toolbox:
+    with _toolbox(args, one_shot=True) as toolbox:
         envelope = toolbox.call(args.tool, arguments)
     _write(envelope_json(envelope))
     return EXIT_OK if envelope.get("ok") is True else EXIT_REFUSED

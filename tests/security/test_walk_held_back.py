@@ -21,14 +21,16 @@ hooking ``View.wait_for_links``.  On every backend config.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 
 import pytest
 
-from corral.tools import Policy, Toolbox
+from corral.cli import main
+from corral.tools import Limits, Policy, Toolbox
 from corral.tools._policy.gitdirs import MAX_DEPTH
-from corral.tools._runtime.view import decide
+from corral.tools._runtime.view import freshness
 from corral.tools._runtime.view.decide import View
 
 DEEP = "/".join(["d"] * (MAX_DEPTH + 1))  # below what the look at open lists
@@ -39,7 +41,12 @@ ORIGINAL = "original\n"
 @pytest.fixture
 def held_walk(monkeypatch):
     """The background walk held until ``release`` is set; ``started`` is
-    set once it is under way (and held)."""
+    set once it is under way (and held).  The tree is made huge as the
+    view sees it: the directories freshness follows at open (and learns
+    the links of) are bounded at the root alone, so what lies deeper is
+    the walk's to learn."""
+    monkeypatch.setattr(freshness, "MAX_WATCHED", 1)
+    monkeypatch.setattr(freshness, "MAX_STAMPED", 1)
     release, started = threading.Event(), threading.Event()
     walk = View._walk_tree_links
 
@@ -69,6 +76,11 @@ def _open(make_root, tmp_path, started, **kwargs):
     box = Toolbox(make_root(str(tmp_path)), **kwargs)
     assert started.wait(60), "the walk beyond the look at open did not start"
     return box
+
+
+def _grace(box, seconds):
+    """How long ``box``'s calls wait for the walk (its limit, set after open)."""
+    box._view.links_grace = seconds
 
 
 def _no_wait(monkeypatch):
@@ -124,7 +136,7 @@ def test_calls_an_unknown_link_could_change_refuse_then_the_late_link_rules(
     release, started = held_walk
     _tree(tmp_path)
     box = _open(make_root, tmp_path, started)
-    monkeypatch.setattr(decide, "LINKS_GRACE", 0.0)  # the wait ends at once
+    _grace(box, 0.0)  # the wait ends at once
     early = box.call(tool, args)
     assert not early["ok"] and early["details"]["kind"] == "not_ready", early
     assert early["code"] == "TOO_LARGE" and "Retry" in early["hint"], early
@@ -132,7 +144,7 @@ def test_calls_an_unknown_link_could_change_refuse_then_the_late_link_rules(
     assert not (tmp_path / "editor" / "tasks.json").exists()
     assert (tmp_path / "notes.txt").exists()
     release.set()
-    monkeypatch.setattr(decide, "LINKS_GRACE", 3600.0)  # the walk is waited for now
+    _grace(box, 3600.0)  # the walk is waited for now
     late = box.call(tool, args)
     assert not late["ok"] and late["details"]["kind"] == kind, late
     assert (tmp_path / "editor" / "settings.json").read_text() == ORIGINAL
@@ -144,13 +156,13 @@ def test_searches_an_unknown_secret_link_could_change_refuse(tmp_path, make_root
     release, started = held_walk
     _tree(tmp_path)
     box = _open(make_root, tmp_path, started)
-    monkeypatch.setattr(decide, "LINKS_GRACE", 0.0)
+    _grace(box, 0.0)
     for tool, args in (("grep", {"pattern": "API_KEY", "path": "config"}),
                        ("glob", {"pattern": "**/env", "path": "config"})):
         early = box.call(tool, args)
         assert not early["ok"] and early["details"]["kind"] == "not_ready", (tool, early)
     release.set()
-    monkeypatch.setattr(decide, "LINKS_GRACE", 3600.0)
+    _grace(box, 3600.0)
     found = box.call("grep", {"pattern": "API_KEY", "path": "config"})
     assert found["ok"] and not found["matches"] and found["denied"] == 1, found
     listed = box.call("glob", {"pattern": "**/env", "path": "config"})
@@ -163,7 +175,7 @@ def test_a_walk_ending_within_the_wait_decides_the_call(tmp_path, make_root, hel
     release, started = held_walk
     _tree(tmp_path)
     box = _open(make_root, tmp_path, started)
-    monkeypatch.setattr(decide, "LINKS_GRACE", 3600.0)
+    _grace(box, 3600.0)
     wait = View.wait_for_links
 
     def waiting(self, checkpoint=None):
@@ -174,6 +186,46 @@ def test_a_walk_ending_within_the_wait_decides_the_call(tmp_path, make_root, hel
     out = box.call("write_file", {"path": "editor/settings.json", "content": "OWNED\n",
                                   "overwrite": True})
     assert not out["ok"] and out["details"]["kind"] == "protected", out
+    assert (tmp_path / "editor" / "settings.json").read_text() == ORIGINAL
+
+
+def _wait_seen(monkeypatch, release):
+    """The wait each call asks for, recorded; the walk let go as it starts."""
+    seen = []
+    wait = View.wait_for_links
+
+    def waiting(self, checkpoint=None):
+        seen.append(self.links_grace)
+        release.set()
+        return wait(self, checkpoint)
+
+    monkeypatch.setattr(View, "wait_for_links", waiting)
+    return seen
+
+
+def test_a_toolbox_waits_as_long_as_its_limit_says(tmp_path, make_root, held_walk,
+                                                   monkeypatch):
+    release, started = held_walk
+    _tree(tmp_path)
+    box = _open(make_root, tmp_path, started, limits=Limits(links_wait_seconds=7.5))
+    seen = _wait_seen(monkeypatch, release)
+    out = box.call("delete_file", {"path": "editor/settings.json"})
+    assert not out["ok"] and out["details"]["kind"] == "protected", out
+    assert seen == [7.5]
+    assert Limits().links_wait_seconds == 2.0  # a server's calls: refused soon, retried
+
+
+def test_a_one_shot_cli_call_waits_its_whole_deadline(tmp_path, held_walk, monkeypatch,
+                                                      capsys):
+    """``corral call`` makes one call and exits: a large tree's walk is
+    waited for (a later process would walk again), not answered not_ready."""
+    release, _ = held_walk
+    _tree(tmp_path)
+    seen = _wait_seen(monkeypatch, release)
+    code = main(["call", str(tmp_path), "delete_file", '{"path": "editor/settings.json"}'])
+    out = json.loads(capsys.readouterr().out)
+    assert code != 0 and out["details"]["kind"] == "protected", out
+    assert seen and set(seen) == {Limits().call_seconds}, seen
     assert (tmp_path / "editor" / "settings.json").read_text() == ORIGINAL
 
 

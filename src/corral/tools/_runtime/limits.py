@@ -50,6 +50,11 @@ class Limits:
     read_files_bytes: int = 1024 * 1024  # content (and image data) one read_files call returns
     read_image_bytes: int = 4 * 1024 * 1024  # an image read_file returns (base64 adds a third)
     list_depth: int = 10  # the deepest list_directory depth
+    # how long a call waits for the walk that learns a large tree's links
+    # when they could change its decision, before answering not_ready (a
+    # server's model does other work meanwhile; a one-shot CLI call waits
+    # its whole deadline)
+    links_wait_seconds: float = 2.0
 
 
 class CreatedDirectories(TypedDict):

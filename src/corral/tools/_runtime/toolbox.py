@@ -58,6 +58,7 @@ class Toolbox:
         self._view = open_view(root, Policy.default() if policy is None else policy, deny=deny)
         self.root = self._view.root  # the core's root, for the host (cli, the workspace)
         self.limits = limits or Limits()
+        self._view.links_grace = self.limits.links_wait_seconds
         self.policy = self._view.policy
         self._state = ToolboxState(self._view, limits=self.limits, authorize=authorize,
                                    allow_hardlinks=allow_hardlinks, read_only=read_only)

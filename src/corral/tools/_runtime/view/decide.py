@@ -62,7 +62,6 @@ _REMOVING = frozenset({Op.DELETE, Op.MOVE_FROM})
 # seconds a decision the links not known yet could change waits for the
 # walk finding them before it refuses (``not_ready``: retry shortly); a
 # call those links cannot concern never waits
-LINKS_GRACE = 2.0
 
 _START_QUIET_MAX = 4096  # paths remembered (then forgotten at once)
 _START_QUIET_CHARS = 512  # longer paths are looked at afresh each time
@@ -214,6 +213,8 @@ class View:
         # the event's state as a plain flag, read by every decision without
         # a call: False from before the event is cleared until after it is set
         self.links_settled = True
+        # how long a decision waits for the walk (the Toolbox's limit)
+        self.links_grace = 2.0
         self._walk_guard = threading.Lock()  # who starts a walk, who asks for another
         self._walk_again = False
         # where the walk starts: the directories the last look left unlooked at
@@ -410,14 +411,14 @@ class View:
 
     def wait_for_links(self, checkpoint: Checkpoint | None = None) -> bool:
         """Whether every link of the tree is known, waiting for the walk
-        for :data:`LINKS_GRACE` seconds at most (polling ``checkpoint``): a
+        for :attr:`links_grace` seconds at most (polling ``checkpoint``): a
         huge tree's walk is not waited for, the decisions it could change
         refuse meanwhile (:meth:`need_links`)."""
         if self.links_settled:  # the common case: no wait, no lock taken
             return True
         known = self._links_known
         delay = _POLL_FIRST
-        until = time.monotonic() + LINKS_GRACE
+        until = time.monotonic() + self.links_grace
         while not known.wait(delay):
             if checkpoint is not None:
                 checkpoint()
