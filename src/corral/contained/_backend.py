@@ -373,6 +373,28 @@ class Backend:
         """Whether the kernel's ``fs.protected_symlinks`` rule is in force."""
         return False
 
+    # -- the kernel's watch of directories (inotify): none here ------------------
+    #: Whether :meth:`watch_open` can give a watch on this platform.
+    watches = False
+
+    def watch_open(self) -> int:
+        """A new watch of directories: an fd (non-blocking, closed on exec)
+        whose :meth:`read` gives the kernel's events (``struct
+        inotify_event``; ``BlockingIOError`` when none waits), closed by
+        :meth:`close`.  ``OSError`` where none can be had (``ENOSYS``: none
+        on this platform, this default)."""
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+
+    def watch_add(self, watch_fd: int, dir_fd: int, mask: int) -> int:
+        """Watch the directory open at ``dir_fd`` (by the fd: whatever its
+        path is now) for inotify's events ``mask``: the watch number (the
+        same for a directory watched already)."""
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+
+    def watch_remove(self, watch_fd: int, wd: int) -> None:
+        """Remove the watch numbered ``wd``."""
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+
     def info(self) -> dict[str, Any]:
         return {"backend": self.name, "openat2": self.has_openat2,
                 "openat2_reason": self.openat2_reason}
@@ -502,6 +524,24 @@ class OsBackend(Backend):
 
     def protected_symlinks(self) -> bool:
         return IS_LINUX and _linux.protected_symlinks()
+
+    # inotify where the kernel has it (and /proc names a directory by its fd)
+    watches = IS_LINUX and _linux.can_watch()
+
+    def watch_open(self) -> int:
+        if not self.watches or _under_pyfakefs():
+            raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+        return _linux.watch_open()
+
+    def watch_add(self, watch_fd: int, dir_fd: int, mask: int) -> int:
+        if not self.watches:
+            raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+        return _linux.watch_add(watch_fd, dir_fd, mask)
+
+    def watch_remove(self, watch_fd: int, wd: int) -> None:
+        if not self.watches:
+            raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+        _linux.watch_remove(watch_fd, wd)
 
 
 def _python_literal_lines(needle: bytes, buf: bytes, pos: int, line: int, size: int

@@ -6,6 +6,8 @@
 * :func:`mount_flags` (``ST_NOSYMFOLLOW``) and :func:`protected_symlinks`
   (``fs.protected_symlinks``): the kernel's rules for following a symlink,
   which the walk must keep too.
+* :func:`watch_open`, :func:`watch_add`, :func:`watch_remove`: inotify, the
+  kernel's watch of directories (for both backends: none is hot).
 
 Paths are checked for NUL by the caller (the backend, :func:`._paths.refuse_nul`)
 before they get here: ctypes would cut the string at the NUL.
@@ -23,7 +25,8 @@ from typing import Any
 
 __all__ = ["RESOLVE_NO_XDEV", "RESOLVE_NO_MAGICLINKS", "RESOLVE_NO_SYMLINKS", "RESOLVE_BENEATH",
            "RENAME_NOREPLACE", "RENAME_EXCHANGE", "openat2", "renameat2", "probe_openat2",
-           "mount_flags", "protected_symlinks"]
+           "mount_flags", "protected_symlinks", "watch_open", "watch_add", "watch_remove",
+           "can_watch"]
 
 RESOLVE_NO_XDEV = 0x01
 RESOLVE_NO_MAGICLINKS = 0x02
@@ -113,3 +116,52 @@ def protected_symlinks() -> bool:
             value = 0.0
         _sysctl_cache[:] = [now, value]
     return _sysctl_cache[1] != 0.0
+
+
+# -- inotify: what other programs change in directories ---------------------------------
+
+_inotify_init1 = getattr(_libc, "inotify_init1", None)
+_inotify_add_watch = getattr(_libc, "inotify_add_watch", None)
+_inotify_rm_watch = getattr(_libc, "inotify_rm_watch", None)
+if _inotify_add_watch is not None:
+    _inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+    _inotify_add_watch.restype = ctypes.c_int
+
+
+def can_watch() -> bool:
+    """Whether inotify is here, and ``/proc`` to name a directory by its fd."""
+    return _inotify_init1 is not None and _inotify_add_watch is not None and \
+        _inotify_rm_watch is not None and os.path.isdir("/proc/self/fd")
+
+
+def _raise_errno() -> None:
+    err = ctypes.get_errno()
+    raise OSError(err, os.strerror(err))
+
+
+def watch_open() -> int:
+    """A new inotify instance: non-blocking, closed on exec."""
+    if _inotify_init1 is None:
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+    fd: int = _inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+    if fd < 0:
+        _raise_errno()
+    return fd
+
+
+def watch_add(watch_fd: int, dir_fd: int, mask: int) -> int:
+    """Watch the directory open at ``dir_fd`` (by the fd: whatever its path
+    now): the watch number (the same for a directory watched already)."""
+    if _inotify_add_watch is None:
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+    wd: int = _inotify_add_watch(watch_fd, f"/proc/self/fd/{dir_fd}".encode(), mask)
+    if wd < 0:
+        _raise_errno()
+    return wd
+
+
+def watch_remove(watch_fd: int, wd: int) -> None:
+    if _inotify_rm_watch is None:
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+    if _inotify_rm_watch(watch_fd, wd) < 0:
+        _raise_errno()

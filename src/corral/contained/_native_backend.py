@@ -132,6 +132,10 @@ class NativeBackend(Backend):
     fchmod = OsBackend.fchmod
     mount_flags = OsBackend.mount_flags
     protected_symlinks = OsBackend.protected_symlinks
+    watches = OsBackend.watches
+    watch_open = OsBackend.watch_open
+    watch_add = OsBackend.watch_add
+    watch_remove = OsBackend.watch_remove
     fchown = OsBackend.fchown
     flistxattr = OsBackend.flistxattr
     fgetxattr = OsBackend.fgetxattr

@@ -93,6 +93,7 @@ class FaultBackend(Backend):
         self.openat2_checks_dotdot = inner.openat2_checks_dotdot
         self.avoids_symlink_attacks = inner.avoids_symlink_attacks
         self.fake_fs_safe = inner.fake_fs_safe
+        self.watches = inner.watches
 
     def add(self, fault: Fault) -> Fault:
         self.faults.append(fault)
@@ -238,6 +239,19 @@ class FaultBackend(Backend):
             return flags
         return flags | ST_NOSYMFOLLOW if self._nosymfollow else flags & ~ST_NOSYMFOLLOW
 
+    # -- the kernel's watch of directories ------------------------------------------
+    def watch_open(self) -> int:
+        self._check("watch_open")
+        return self.inner.watch_open()
+
+    def watch_add(self, watch_fd: int, dir_fd: int, mask: int) -> int:
+        self._check("watch_add", self._names.get(dir_fd))
+        return self.inner.watch_add(watch_fd, dir_fd, mask)
+
+    def watch_remove(self, watch_fd: int, wd: int) -> None:
+        self._check("watch_remove")
+        self.inner.watch_remove(watch_fd, wd)
+
     def protected_symlinks(self) -> bool:
         if self._protected is None:
             return self.inner.protected_symlinks()
@@ -324,6 +338,7 @@ class CountingBackend(Backend):
         self.openat2_checks_dotdot = inner.openat2_checks_dotdot
         self.avoids_symlink_attacks = inner.avoids_symlink_attacks
         self.fake_fs_safe = inner.fake_fs_safe
+        self.watches = inner.watches
         self.total = Tally()
         self._open: list[Tally] = []
         self._lock = threading.Lock()
@@ -467,6 +482,19 @@ class CountingBackend(Backend):
         self._count("mount_flags")
         return self.inner.mount_flags(fd)
 
+    # -- the kernel's watch of directories ------------------------------------------
+    def watch_open(self) -> int:
+        self._count("watch_open")
+        return self.inner.watch_open()
+
+    def watch_add(self, watch_fd: int, dir_fd: int, mask: int) -> int:
+        self._count("watch_add")
+        return self.inner.watch_add(watch_fd, dir_fd, mask)
+
+    def watch_remove(self, watch_fd: int, wd: int) -> None:
+        self._count("watch_remove")
+        self.inner.watch_remove(watch_fd, wd)
+
     def protected_symlinks(self) -> bool:
         self._count("protected_symlinks")
         return self.inner.protected_symlinks()
@@ -483,6 +511,8 @@ class FakeFsBackend(OsBackend):
 
     name = "os"
     fake_fs_safe = True
+
+    watches = False  # (pyfakefs fakes no inotify)
 
     def __init__(self) -> None:
         super().__init__(openat2=False)

@@ -5,38 +5,41 @@ A protected or denied name that is a link protects what it leads to, and
 git runs what its configs name; the view learns both when it opens, and
 the links its calls meet.  While a long session keeps a Toolbox open
 (``corral serve``), another program (the user's checkout, an editor, a
-script) may make ``.vscode -> editor``, ``.git/hooks -> ../scripts`` or
-set ``core.hooksPath``.  Before each call the view looks at what changed
-in the directories that picture rests on:
+script) may make ``.vscode -> editor``, ``sub/.vscode -> ../editor``,
+``.git/hooks -> ../scripts`` or set ``core.hooksPath``.  A call aimed
+where such a link leads never passes it, so before each call the view
+looks at what changed in the directories it follows:
 
-* the root directory;
+* every directory of the tree (a work tree's ``.git`` aside), up to
+  :data:`MAX_WATCHED` where the kernel watches, :data:`MAX_STAMPED` where
+  not, and each that appears since (walked for links when it appears);
 * each git directory and hooks directory the look at open found, and each
   directory holding a git config it read (or looked for: an include not
-  there yet);
-* each directory that appeared in one of those since (where the kernel
-  watches: up to :data:`MAX_WATCHED`), walked for links when it appears.
+  there yet).
 
-Where the kernel can watch (inotify on Linux: one instance for the
-process), a call pays one ``read`` of its events, which name what
-changed (each name then looked at with one ``lstat``).  Elsewhere, or
-where no watch can be had, each such directory and config file is
-``stat``-ed per call, and a directory whose times moved (or moved too
-recently to be trusted: a timestamp's granularity) is listed again.  A
-link there is learnt, one gone forgotten; a config or a git directory's
-entries changed make the view look at the tree as at open, and what git
-runs from is protected from then on (never less than before).
+Where the kernel can watch (inotify on Linux, a capability of the root's
+backend: one instance for the process, closed with its last watch), a
+call pays one ``read`` of its events through the backend, which name
+what changed: a name an entry came by is looked at with one ``lstat``,
+one an entry left is forgotten, and the one arrival a write of this view
+makes in its directory is not looked at (counted per write; one whose
+write failed is looked at).  Elsewhere, or where no watch can be had,
+each directory and config file followed is ``stat``-ed per call, and a
+directory whose times moved (or moved too recently to be trusted: a
+timestamp's granularity) is listed again.  A link there is learnt, one
+gone forgotten; a config or a git directory's entries changed make the
+view look at the tree as at open, and what git runs from is protected
+from then on (never less than before).
 
-What stays: a link made after open in any other directory (``sub/.vscode
--> ../editor``) is learnt only once a call passes it, or a move makes the
-view look at the tree again.
+What stays: in a tree of more directories than are followed, a link made
+after open in one beyond them is learnt only once a call passes it, or a
+move makes the view look at the tree again.
 """
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
-import select
 import stat as st
 import struct
 import sys
@@ -44,14 +47,14 @@ import threading
 import time
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..._policy.gitdirs import Scan
 from .links import learn_link
 
 if TYPE_CHECKING:
-    from ....contained import DirEntry
+    from ....contained import Backend, DirEntry
     from .decide import View
 
 # directories one view follows: every directory of the tree, up to these
@@ -85,6 +88,7 @@ _CONTENT = _ENTRIES | _IN_CLOSE_WRITE | _IN_MODIFY  # a directory holding a git 
 _SELF = _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_IGNORED
 _ARRIVALS = _IN_CREATE | _IN_MOVED_TO | _IN_CLOSE_WRITE | _IN_MODIFY  # a name to look at
 _EVENT = struct.Struct("iIII")
+_FS_ENCODING = sys.getfilesystemencoding()  # (as os.fsdecode, without its calls)
 _READ_SIZE = 4096
 # reads of the watch one call makes: a program changing names in a loop
 # queues events faster than a call reads them, so past these the views
@@ -93,104 +97,126 @@ _READS_A_CALL = 1
 
 
 class _KernelWatch:
-    """The process's one inotify instance (a user has few), its events
-    handed to every view watching the directory they name."""
+    """The process's one watch of directories (an inotify instance: a user
+    has few), its events handed to every view watching the directory they
+    name.  Opened through a root's backend (where it can watch) when a view
+    first watches, and closed when the last watch goes: events left by
+    views closed since are never handed to later ones."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.fd = -1
-        self.tried = False
-        self._libc: ctypes.CDLL | None = None
-        self.poller: select.poll | None = None  # whether events wait, without a read
-        # watch number -> the views watching that directory, each with its canonical path there
-        self.watchers: dict[int, weakref.WeakKeyDictionary[Freshness, str]] = {}
-        # watch numbers of views let go without a close (a finalizer takes
-        # no lock: one may run on a thread holding it), removed by the next user
-        self.let_go: list[int] = []
+        self.tried = False  # no watch to be had here: none opened again
+        self.backend: Backend | None = None  # the backend that opened it
+        self.generation = 0  # counts the instances opened (a watch number is of one)
+        # watch number -> (a weak reference to) each view watching that
+        # directory, with its canonical path there
+        self.watchers: dict[int, dict[weakref.ref[Freshness], str]] = {}
+        # (instance, watch number) of views let go without a close (a
+        # finalizer takes no lock: one may run on a thread holding it),
+        # removed when a view next starts watching
+        self.let_go: list[tuple[int, int]] = []
         self.drains = 0  # reads of the queue begun (an act's event is read by a later one)
-        self.expecting: weakref.WeakSet[Freshness] = weakref.WeakSet()  # views awaiting their own
+        # the views awaiting the events of their own acts done (the drain after: expired)
+        self.expecting: dict[int, weakref.ref[Freshness]] = {}
 
-    def usable(self) -> bool:
+    def usable(self, backend: Backend) -> bool:
+        """Whether views of a root on ``backend`` can watch (the instance
+        opened if none is)."""
+        if not backend.watches:
+            return False
         with self.lock:
-            if not self.tried:
-                self.tried = True
-                self._open()
-            return self.fd >= 0
+            self._remove_let_go()
+            return self._opened(backend)
 
-    def _open(self) -> None:
-        if not sys.platform.startswith("linux") or not os.path.isdir("/proc/self/fd"):
-            return
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
-        except (OSError, AttributeError):
-            return
-        if fd >= 0:
-            self._libc, self.fd = libc, fd
-            self.poller = select.poll()
-            self.poller.register(fd, select.POLLIN)
+    def _opened(self, backend: Backend) -> bool:
+        if self.fd < 0 and not self.tried:
+            try:
+                self.fd = backend.watch_open()
+            except OSError:
+                self.tried = True  # (the platform's, or the user's instances used up)
+                return False
+            self.backend = backend
+            self.generation += 1
+        return self.fd >= 0
 
-    def add(self, watcher: Freshness, dir_fd: int, canonical: str, mask: int) -> int:
+    def add(self, watcher: Freshness, backend: Backend, dir_fd: int, canonical: str,
+            mask: int) -> int:
         """Watch the directory open at ``dir_fd`` for ``watcher`` (by the fd:
         whatever its path is now); the watch number, or -1."""
         with self.lock:
             self._remove_let_go()
-            if self.fd < 0 or self._libc is None:
+            if not self._opened(backend):
                 return -1
-            wd = int(self._libc.inotify_add_watch(self.fd, f"/proc/self/fd/{dir_fd}".encode(),
-                                                  mask))
-            if wd < 0:
+            try:
+                wd = backend.watch_add(self.fd, dir_fd, mask)
+            except OSError:
                 return -1
-            self.watchers.setdefault(wd, weakref.WeakKeyDictionary())[watcher] = canonical
+            self.watchers.setdefault(wd, {})[watcher.ref] = canonical
+            watcher.instance[0] = self.generation
             return wd
 
     def remove(self, watcher: Freshness | None, wd: int) -> None:
         """``watcher`` no longer watches ``wd`` (``None``: one let go); the
-        kernel's watch removed with its last watcher."""
+        kernel's watch removed with its last watcher, and the instance
+        with the last watch."""
         with self.lock:
             self._remove(watcher, wd)
+            self._close_unused()
 
     def _remove(self, watcher: Freshness | None, wd: int) -> None:
         found = self.watchers.get(wd)
         if found is None:
             return
         if watcher is not None:
-            found.pop(watcher, None)
+            found.pop(watcher.ref, None)
+        for gone in [ref for ref in found if ref() is None]:
+            del found[gone]
         if not found:
             del self.watchers[wd]
-            if self.fd >= 0 and self._libc is not None:
-                self._libc.inotify_rm_watch(self.fd, wd)
+            if self.fd >= 0 and self.backend is not None:
+                try:
+                    self.backend.watch_remove(self.fd, wd)
+                except OSError:
+                    pass  # gone with its directory already
+
+    def _close_unused(self) -> None:
+        """Close the instance when no view watches through it (the lock
+        held): what it still queues is of views gone."""
+        if self.watchers or self.fd < 0:
+            return
+        fd, self.fd = self.fd, -1
+        self.let_go.clear()  # their watches went with it
+        if self.backend is not None:
+            try:
+                self.backend.close(fd)
+            except OSError:
+                pass
 
     def _remove_let_go(self) -> None:
         """Remove the watches only views let go of held (the lock held)."""
+        if not self.let_go:
+            return
         while self.let_go:
-            self._remove(None, self.let_go.pop())
+            generation, wd = self.let_go.pop()
+            if generation == self.generation:
+                self._remove(None, wd)
+        self._close_unused()
 
-    def quiet(self) -> bool:
-        """Whether no event waits (one ``poll``, no lock: the kernel queues
-        an event before the call that made the change returns)."""
-        poller = self.poller
-        if poller is None:
-            return False
-        try:
-            return not poller.poll(0)
-        except RuntimeError:  # another thread's poll under way: read under the lock instead
-            return False
-
-    def drain(self) -> bool:
-        """Read every event queued and hand each to the views watching its
-        directory (the process's watch, not a root's file: read directly,
-        as its ``poll``); ``False`` when the watch is gone (a forked
-        child's, a read that failed): the views then look for themselves."""
+    def drain(self, backend: Backend) -> bool:
+        """Read the events queued (one read through ``backend``: the call's
+        root's, so the call's count of system calls has it) and hand each
+        to the views watching its directory; ``False`` when the watch is
+        gone (a forked child's, a read that failed): the views then look
+        for themselves."""
         with self.lock:
-            self._remove_let_go()
             if self.fd < 0:
                 return False
             self.drains += 1
             started = self.drains
             for _ in range(_READS_A_CALL):
                 try:
-                    data = os.read(self.fd, _READ_SIZE)
+                    data = backend.read(self.fd, _READ_SIZE)
                 except OSError as exc:
                     if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
                         self._read_to_end(started)
@@ -212,8 +238,11 @@ class _KernelWatch:
         """The queue was read to its end by the drain numbered ``started``
         (the lock held): an act done before it began has had its event
         read, so what the views still expect of such acts never comes."""
-        for watcher in list(self.expecting):
-            watcher.expire(started)
+        if self.expecting:
+            for key, ref in list(self.expecting.items()):
+                watcher = ref()
+                if watcher is None or watcher.expire(started):
+                    del self.expecting[key]
 
     def _dispatch(self, data: bytes) -> None:
         """Hand the events ``data`` holds to the views watching their
@@ -228,14 +257,17 @@ class _KernelWatch:
             if mask & _IN_Q_OVERFLOW:
                 self._everything_changed()
                 continue
-            by_wd.setdefault(wd, []).append((os.fsdecode(raw) if raw else None, mask))
+            by_wd.setdefault(wd, []).append(
+                (raw.decode(_FS_ENCODING, "surrogateescape") if raw else None, mask))
             if mask & _IN_IGNORED:
                 ignored.append(wd)
         for wd, events in by_wd.items():
             watchers = self.watchers.get(wd)
             if watchers is not None:
-                for watcher, directory in list(watchers.items()):
-                    watcher.changed_many(directory, wd, events)
+                for ref, directory in list(watchers.items()):
+                    watcher = ref()
+                    if watcher is not None:
+                        watcher.changed_many(directory, wd, events)
         for wd in ignored:
             self.watchers.pop(wd, None)
 
@@ -244,21 +276,25 @@ class _KernelWatch:
         looks at each directory it follows (and no longer expects the
         events of its own acts: they may be among those lost)."""
         for every in self.watchers.values():
-            for watcher in list(every):
-                watcher.dirty = watcher.everything = True
-                watcher.expected.clear()
+            for ref in list(every):
+                watcher = ref()
+                if watcher is not None:
+                    watcher.dirty = watcher.everything = True
+                    watcher.expected.clear()
 
     def _lose(self) -> None:
         """No watch from here on (the lock held): every view looks for itself."""
         for watchers in self.watchers.values():
-            for watcher in list(watchers):
-                watcher.dirty = watcher.everything = True
-                watcher.watching = False
+            for ref in list(watchers):
+                watcher = ref()
+                if watcher is not None:
+                    watcher.dirty = watcher.everything = True
+                    watcher.watching = False
         self.watchers.clear()
-        self.poller = None
-        if self.fd >= 0:
+        self.let_go.clear()
+        if self.fd >= 0 and self.backend is not None:
             try:
-                os.close(self.fd)
+                self.backend.close(self.fd)
             except OSError:
                 pass
         self.fd = -1
@@ -279,13 +315,10 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_KERNEL.after_fork)
 
 
-def _no_events(timeout: int) -> list[tuple[int, int]]:
-    return []
-
-
-def _let_go(watched: dict[str, int]) -> None:
-    """A view let go without a close: its watches removed by the watch's next user."""
-    _KERNEL.let_go.extend(wd for wd in watched.values() if wd >= 0)
+def _let_go(watched: dict[str, int], instance: list[int]) -> None:
+    """A view let go without a close: its watches removed when a view next
+    starts watching (numbers of the instance it watched through)."""
+    _KERNEL.let_go.extend((instance[0], wd) for wd in watched.values() if wd >= 0)
 
 
 def _times(found: os.stat_result) -> tuple[int, int, int, int]:
@@ -297,6 +330,7 @@ class Freshness:
 
     def __init__(self, view: View) -> None:
         self._view_ref = weakref.ref(view)  # the view owns this: no cycle to wait for
+        self.ref = weakref.ref(self)  # how the watch knows it (it keeps no view alive)
         self._root = view.root
         self._guard = threading.Lock()
         self._busy = False  # a thread is taking in what changed: others wait for it
@@ -310,10 +344,10 @@ class Freshness:
         # before what it stands for, cleared by the thread that took it in
         self.dirty = False
         self.watching = False
-        self._poll: Callable[[int], list[tuple[int, int]]] = _no_events
         self._watched: dict[str, int] = {}  # canonical directory -> watch number (or -1)
         self._by_wd: dict[int, str] = {}  # watch number -> the directory it follows now
-        weakref.finalize(self, _let_go, self._watched)
+        self.instance = [0]  # the instance its watches are of (the let-go finalizer's)
+        weakref.finalize(self, _let_go, self._watched, self.instance)
         # directory -> its entries that are links or directories
         self._entries: dict[str, set[str]] = {}
         self._inodes: dict[str, int] = {}  # followed directory -> its inode when followed
@@ -339,9 +373,7 @@ class Freshness:
         nothing watches) and what the look at open (``found``, begun at
         ``looked_since_ns``) rests on; what changed between that look and
         now is taken in at once."""
-        self.watching = _KERNEL.usable()
-        if self.watching and _KERNEL.poller is not None:
-            self._poll = _KERNEL.poller.poll
+        self.watching = _KERNEL.usable(self._root.backend)
         self._protected.update(found.dirs)
         self._python_dirs.update(found.python_dirs)
         self._follow(".", content=False)
@@ -405,7 +437,7 @@ class Freshness:
                 return None  # reached through a link: its own place is followed, if at all
             if self.watching:
                 mask = _CONTENT if content else _ENTRIES
-                wd = _KERNEL.add(self, handle.fileno(), directory, mask)
+                wd = _KERNEL.add(self, self._root.backend, handle.fileno(), directory, mask)
                 if wd >= 0 and mask == _CONTENT:
                     self._content.add(directory)
             taken = time.time_ns()
@@ -498,7 +530,7 @@ class Freshness:
         with handle:
             if handle.path != directory:
                 return None  # reached through a link: its own place is followed, if at all
-            wd = _KERNEL.add(self, handle.fileno(), directory, mask)
+            wd = _KERNEL.add(self, self._root.backend, handle.fileno(), directory, mask)
         if wd >= 0 and mask == _CONTENT:
             self._content.add(directory)
         return wd
@@ -549,7 +581,6 @@ class Freshness:
             entry = self.expected.get(key)
             if entry is None:
                 self.expected[key] = [1, directory, -1]
-                _KERNEL.expecting.add(self)
             else:
                 entry[0] += 1
                 entry[2] = -1
@@ -562,12 +593,14 @@ class Freshness:
         if key is None:
             return
         wd, name, directory = key
+        if made:  # (no lock: the watch's reader may have taken it already, which is as well)
+            entry = self.expected.get((wd, name))
+            if entry is not None and entry[2] < 0:
+                entry[2] = _KERNEL.drains  # read by a drain begun after this one
+                _KERNEL.expecting[id(self)] = self.ref
+            return
         with _KERNEL.lock:
             entry = self.expected.get((wd, name))
-            if made:
-                if entry is not None and entry[2] < 0:
-                    entry[2] = _KERNEL.drains  # read by a drain begun after this one
-                return
             if entry is not None:
                 entry[0] -= 1
                 if entry[0] <= 0:
@@ -575,14 +608,18 @@ class Freshness:
                 return
             self.changed(directory, name, lost=False, arrived=True)
 
-    def expire(self, started: int) -> None:
+    def expire(self, started: int) -> bool:
         """The drain numbered ``started`` read the queue to its end (the
         watch's lock held): an act done before it began that is still
         expected made no event here (its directory's watch went): not
-        expected any longer."""
+        expected any longer.  Whether nothing done is expected now."""
+        done = True
         for key, entry in list(self.expected.items()):
             if 0 <= entry[2] < started:
                 del self.expected[key]
+            elif entry[2] >= 0:
+                done = False
+        return done
 
     # -- per call ---------------------------------------------------------------------
 
@@ -649,23 +686,14 @@ class Freshness:
 
     def catch_up(self) -> None:
         """Take in what other programs changed since the last call (one
-        ``poll`` of the watch, a read where it says events wait; without
-        a watch, a ``stat`` of each directory and config followed)."""
-        if self.watching and not self.dirty:
-            try:
-                if not self._poll(0):
-                    return  # the common call: nothing changed where the view looks
-            except RuntimeError:
-                pass  # another thread's poll under way: read under the lock instead
-        self._catch_up()
-
-    def _catch_up(self) -> None:
+        read of the watch, through the root's backend; without a watch, a
+        ``stat`` of each directory and config followed)."""
         if self.watching:
-            if not _KERNEL.drain():
+            if not _KERNEL.drain(self._root.backend):
                 self.watching = False
                 self.everything = self.dirty = True
             if not self.dirty:
-                return
+                return  # the common call: nothing changed where the view looks
         else:
             if not self._stamped:
                 with self._guard:

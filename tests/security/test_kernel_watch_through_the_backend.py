@@ -1,0 +1,116 @@
+"""The kernel's watch of directories (inotify) as a capability of the
+root's backend: every call on it goes through the backend (a counting
+backend sees it, a fault backend can break it), a watch that cannot be
+had or breaks leaves the view looking for itself (each followed
+directory ``stat``-ed), and the process's instance is closed with its
+last watch, so what closed views left queued never reaches later ones.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+
+from corral.contained import Root, backend_by_name
+from corral.testing.backends import CountingBackend, Fault, FaultBackend
+from corral.tools import Toolbox
+from corral.tools._runtime.view import freshness
+
+OURS = "OWNED\n"
+
+
+@pytest.fixture
+def own_watch(monkeypatch) -> freshness._KernelWatch:
+    """A process watch of this test's own (none open yet)."""
+    watch = freshness._KernelWatch()
+    monkeypatch.setattr(freshness, "_KERNEL", watch)
+    return watch
+
+
+def _tree(base: Path) -> None:
+    for folder in ("sub/deeper", "editor"):
+        (base / folder).mkdir(parents=True)
+        (base / folder / "code.py").write_text("x = 1\n")
+
+
+def _denied(answer: dict) -> bool:
+    return answer["ok"] is False and answer["code"] == "DENIED"
+
+
+def _backends() -> list[str]:
+    return [name for name in ("os", "native") if _has(name)]
+
+
+def _has(name: str) -> bool:
+    try:
+        backend_by_name(name)
+    except (ValueError, ImportError, OSError):
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name", _backends())
+@pytest.mark.parametrize("fault", ["watch_open", "watch_add", "read"])
+def test_a_watch_that_cannot_be_had_or_breaks_leaves_the_view_looking_for_itself(
+        tmp_path, own_watch, name, fault):
+    """No instance to be had, no directory watched, or the watch's read
+    failing once calls run (a listing and a write read no file with
+    ``read``): a link made later below the root is learnt all the same."""
+    _tree(tmp_path)
+    backend = FaultBackend(backend_by_name(name))
+    if fault != "read":
+        backend.add(Fault(fault, errno.ENOSPC, times=-1))
+    box = Toolbox(Root(str(tmp_path), backend=backend))
+    if fault == "read":
+        backend.add(Fault("read", errno.EIO, times=-1))
+    assert box.call("list_directory", {"path": "."})["ok"] is True
+    os.symlink("../editor", tmp_path / "sub" / ".vscode")
+    answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
+    assert _denied(answer), answer
+    assert not os.path.lexists(tmp_path / "editor" / "settings.json")
+    box.close()
+
+
+@pytest.mark.parametrize("name", _backends())
+def test_every_call_on_the_watch_goes_through_the_backend(tmp_path, own_watch, name):
+    _tree(tmp_path)
+    backend = CountingBackend(backend_by_name(name))
+    with backend.counting() as opening:
+        box = Toolbox(Root(str(tmp_path), backend=backend))
+    with backend.counting() as call:
+        assert box.call("read_file", {"path": "sub/deeper/code.py"})["ok"] is True
+    with backend.counting() as closing:
+        box.close()
+    if not backend.watches:  # (a platform with no inotify: nothing to count)
+        assert opening["watch_open"] == call["read"] == closing["watch_remove"] == 0
+        return
+    # the root, sub, sub/deeper and editor each watched
+    assert opening["watch_open"] == 1 and opening["watch_add"] == 4, str(opening)
+    assert call["read"] == 1, str(call)  # the watch's read: nothing waits
+    assert closing["watch_remove"] == 4, str(closing)
+    assert own_watch.fd == -1  # the instance closed with its last watch
+
+
+def test_what_closed_views_left_queued_never_reaches_a_later_one(tmp_path, own_watch):
+    """Another program's churn in a closed Toolbox's tree fills the queue;
+    a Toolbox opened later reads a queue of its own: one read a call, and
+    no look at everything it follows (the full queue's answer)."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for base in (first, second):
+        base.mkdir()
+        _tree(base)
+    backend = CountingBackend(backend_by_name(_backends()[0]))
+    box = Toolbox(Root(str(first), backend=backend))
+    assert box.call("list_directory", {"path": "."})["ok"] is True
+    for i in range(2000):  # far more than one read of the queue holds
+        (first / "sub" / f"n{i}").touch()
+    box.close()
+    later = Toolbox(Root(str(second), backend=backend))
+    with backend.counting() as call:
+        assert later.call("read_file", {"path": "sub/deeper/code.py"})["ok"] is True
+    if backend.watches:
+        assert call["read"] == 1 and call["scandir"] == 0, str(call)
+    later.close()
