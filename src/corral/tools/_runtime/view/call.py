@@ -374,6 +374,9 @@ class CallView:
             for pin, place in zip(pins, places):
                 pin.ensure_place(place)
         if asks:  # otherwise the locks were held throughout: no window
+            fresh = self._view.freshness
+            if fresh is not None:
+                fresh.catch_up()  # what other programs changed while the host decided
             for pin in pins:
                 pin.release()  # what is there now is opened afresh
                 pin.decide_again()
