@@ -717,16 +717,7 @@ def render_with_json(tool: str, envelope: _Envelope) -> tuple[str, str | None]:
         return render(tool, envelope), None
     lines, objects = made
     text = _listing(envelope, lines)
-    # the envelope's other fields as the json module writes them, the entries between
-    before: dict[Any, Any] = {}
-    after: dict[Any, Any] = {}
-    side = before
-    for key, value in envelope.items():
-        if key == "entries":
-            side = after
-        else:
-            side[key] = value
-    head, tail = _json(before)[1:-1], _json(after)[1:-1]
+    head, tail = _json_around(envelope, "entries")
     listed = f'"entries":[{",".join(objects)}]'
     json_text = "{" + ",".join(part for part in (head, listed, tail) if part) + "}"
     for made_text in (text, json_text):
@@ -736,6 +727,22 @@ def render_with_json(tool: str, envelope: _Envelope) -> tuple[str, str | None]:
             except UnicodeEncodeError:  # a lone surrogate: the usual way, which escapes it
                 return render(tool, envelope), None
     return text, json_text
+
+
+
+def _json_around(envelope: Mapping[Any, Any], middle: str) -> tuple[str, str]:
+    """The envelope's fields before and after ``middle`` as the json module
+    writes them (each without its braces): the answer's JSON is made of
+    them with ``middle`` written between by hand."""
+    before: dict[Any, Any] = {}
+    after: dict[Any, Any] = {}
+    side = before
+    for key, value in envelope.items():
+        if key == middle:
+            side = after
+        else:
+            side[key] = value
+    return _json(before)[1:-1], _json(after)[1:-1]
 
 
 def render_escaped(tool: str, envelope: _Envelope) -> tuple[bytes, bytes | None]:
@@ -771,16 +778,7 @@ def _read_escaped(envelope: dict[Any, Any]) -> tuple[bytes, bytes | None] | None
     escaped_footer = escaped_usual(footer.encode("ascii"))
     quoted = (b"".join((b'"', escaped_usual(shown.encode("ascii")), b"\\n", escaped_footer, b'"'))
               if envelope.get("totalLines") else b'"%b"' % escaped_footer)
-    # the envelope's other fields as the json module writes them, the content between
-    before: dict[Any, Any] = {}
-    after: dict[Any, Any] = {}
-    side = before
-    for key, value in envelope.items():
-        if key == "content":
-            side = after
-        else:
-            side[key] = value
-    head, tail = _json(before)[1:-1], _json(after)[1:-1]
+    head, tail = _json_around(envelope, "content")
     try:  # (a lone surrogate: the envelope's JSON is made the usual way, which escapes it)
         made = (b"{", head.encode("utf-8"), b"," if head else b"", b'"content":"',
                 escaped_usual(raw), b'",' if tail else b'"', tail.encode("utf-8"), b"}")
