@@ -121,3 +121,27 @@ def test_an_ordinary_file_below_a_work_tree_stays_writable(tmp_path, make_root):
                                          "overwrite": True})
         assert answer["ok"] is True, (name, answer)
         assert (sub / name).read_text() == "print(2)\n"
+
+
+def test_a_hooks_path_at_the_root_itself_protects_all_of_it(tmp_path, make_root):
+    """``core.hooksPath = sub`` with the root at ``sub``: git runs any hook
+    there (the directory is protected whole when the root is ``proj``)."""
+    top, sub = _work_tree(tmp_path, "[core]\n\thooksPath = sub\n")
+    box = Toolbox(make_root(str(sub)))
+    for name in ("pre-commit", "post-checkout", "app.py"):
+        answer = box.call("write_file", {"path": name, "content": PAYLOAD, "overwrite": True})
+        assert _protected(answer), (name, answer)
+    assert not (sub / "pre-commit").exists()
+    assert (sub / "app.py").read_text() == "print(1)\n"
+
+
+def test_a_root_with_a_work_tree_of_its_own_still_guards_the_enclosing_ones(tmp_path,
+                                                                          make_root):
+    """A root that is a nested work tree's top (``sub/.git``): git run in
+    ``proj`` still runs ``proj``'s fsmonitor, inside the root."""
+    top, sub = _work_tree(tmp_path, "[core]\n\tfsmonitor = sub/fsmon.sh\n")
+    (sub / ".git").mkdir()
+    box = Toolbox(make_root(str(sub)))
+    answer = box.call("write_file", {"path": "fsmon.sh", "content": PAYLOAD})
+    assert _protected(answer), answer
+    assert not (sub / "fsmon.sh").exists()
