@@ -74,7 +74,8 @@ __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "s
            "is_repository", "looks_like_common_directory", "names_a_shape_entry",
            "in_git_directory", "in_git_subdirectory", "GIT_SUBDIRECTORIES",
            "looks_like_repository", "made_repository", "carried_repository",
-           "lies_in_git_directory"]
+           "lies_in_git_directory", "enclosing_work_tree", "scan_enclosing",
+           "Enclosing"]
 
 MAX_DIRS = 2000
 MAX_DEPTH = 6
@@ -707,3 +708,66 @@ def _present(directory: str, name: str) -> bool:
     except OSError:
         return False
     return True
+
+
+def enclosing_work_tree(real: str) -> str | None:
+    """The top of the nearest work tree above the directory at the real
+    host path ``real`` (a root, when it is opened): the closest directory
+    above it holding a ``.git`` entry; ``None`` when there is none.  One
+    ``lstat`` a level."""
+    path = real.rstrip("/") or "/"
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+        if _present(path, ".git"):
+            return path
+
+
+@dataclass(frozen=True)
+class Enclosing:
+    """What an enclosing work tree runs inside a root below its top, as
+    paths relative to the root: ``dirs`` protected as a whole,
+    ``python_dirs`` as :class:`Scan`'s; ``whole``: the root itself is
+    named (a ``core.hooksPath`` there), all of it protected."""
+
+    dirs: tuple[str, ...] = ()
+    python_dirs: tuple[str, ...] = ()
+    whole: bool = False
+
+
+def scan_enclosing(look: GitLook, below: str) -> Enclosing:
+    """What the work tree ``look`` reads (at its top) runs inside the root
+    opened at ``below`` (its path relative to that top), as paths relative
+    to the root: the programs its git config names, the scripts its hooks
+    run, what the host configs in the directories from its top down to the
+    root run (each as :func:`scan` finds them inside a root).  The first
+    of the pair are protected as a whole, the second are ``python_dirs``.
+    Bounded as :func:`scan` is; only the work tree's top, its git
+    directory and the directories on the way to the root are read, never
+    the rest of its tree.  A path that is the root itself protects all of
+    it (as the whole directory is protected when the root is the top)."""
+    found = _Found(look)
+    try:
+        top = {entry.name: entry for entry in look.entries(".")}
+    except OSError:
+        return Enclosing()
+    found.work_tree(".", top.get(".git"))
+    parts = below.split("/")
+    for depth in range(len(parts)):
+        rel = "/".join(parts[:depth]) or "."
+        tops = look.present(rel, HOST_CONFIG_TOPS)
+        if tops:
+            found.projects.append((rel, tops))
+    found.follow_configs()
+    found.hook_manager_programs()
+    found.hook_programs()
+    found.host_config_programs()
+    return Enclosing(_within_root(found.paths, below), _within_root(found.python_dirs, below),
+                     below in found.paths or below in found.python_dirs)
+
+
+def _within_root(paths: Iterable[str], below: str) -> tuple[str, ...]:
+    top = below + "/"
+    return tuple(path[len(top):] for path in paths if path.startswith(top))

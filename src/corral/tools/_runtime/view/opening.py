@@ -11,12 +11,13 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from ....contained import Root
-from ..._policy.gitdirs import lies_in_git_directory
+from ..._policy.gitdirs import (Enclosing, enclosing_work_tree, lies_in_git_directory,
+                                scan_enclosing)
 from ..._policy.pythonstart import root_place
 from ..._policy.rules import Policy
 from .decide import View
 from .freshness import Freshness
-from .links import MAX_SCANNED_LINKS, LinkMap, git_scan, learn_link
+from .links import MAX_SCANNED_LINKS, LinkMap, RootLook, git_scan, learn_link
 from .locks import root_identity
 from .tree_lock import (changes_here, let_go_lock_file, lock_directory_under, moves_made,
                         use_lock_file)
@@ -53,9 +54,11 @@ def open_view(root: RootLike, policy: Policy, *,
         locks = lock_directory_under(opened.path)
         if locks is not None:
             deny = (*deny, "/" + _literal(locks) + "/")
-        rooted = policy.extended(deny=deny, protect_dirs=found.dirs,
-                                  python_dirs=found.python_dirs).rooted(known_as)
-        if rooted.guards_git and lies_in_git_directory(known_as[1]):
+        above = _enclosing(opened, known_as[1]) if policy.guards_git else Enclosing()
+        rooted = policy.extended(deny=deny, protect_dirs=(*found.dirs, *above.dirs),
+                                  python_dirs=(*found.python_dirs, *above.python_dirs)
+                                  ).rooted(known_as)
+        if rooted.guards_git and (above.whole or lies_in_git_directory(known_as[1])):
             rooted = rooted.extended(protect=["/*"])  # all of it is git's, as under .git/
         links = LinkMap()
         scanned = tuple(found.links[:MAX_SCANNED_LINKS])
@@ -84,6 +87,27 @@ def open_view(root: RootLike, policy: Policy, *,
     if not found.complete and not rooted.is_empty:
         view.learn_every_link_later(found.unlooked)
     return view
+
+
+def _enclosing(opened: Root, real: str) -> Enclosing:
+    """What the nearest work tree whose top lies above the root runs inside
+    the root (git run there runs it, whether or not the root is a work tree
+    of its own): its git config's programs, its hooks' scripts, the host
+    configs from its top down to the root (:func:`scan_enclosing`).  Read
+    here, once, by the host's own path to the root, read-only and bounded
+    as the scan of the root is; nothing read above the root is shown to
+    the model, it only adds protections."""
+    if opened.path.startswith("<fd "):
+        return Enclosing()
+    top = enclosing_work_tree(real)
+    if top is None:
+        return Enclosing()
+    try:
+        above = Root(top, backend=opened.backend)
+    except OSError:
+        return Enclosing()
+    with above:
+        return scan_enclosing(RootLook(above), os.path.relpath(real, top))
 
 
 def _still_named(opened: Root, identity: tuple[int, int]) -> None:
