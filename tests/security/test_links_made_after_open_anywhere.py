@@ -291,6 +291,24 @@ def test_a_link_named_as_the_views_temporary_file_is_learnt(tmp_path, make_root,
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
 
+def test_a_link_made_removed_and_made_again_between_calls_is_learnt(
+        tmp_path, make_root, watching):
+    """Events of a name made and gone again at once are passed over
+    together: a link made, removed and made again (or moved away and
+    made again) before the next call is learnt all the same."""
+    _tree(tmp_path, "editor", "settings.json", existing=False)
+    box = _opened(tmp_path, make_root)
+    link = tmp_path / "sub" / ".vscode"
+    os.symlink("../editor", link)
+    os.unlink(link)
+    os.symlink("../editor", tmp_path / "sub" / ".claude")
+    os.rename(tmp_path / "sub" / ".claude", tmp_path / "sub" / "elsewhere")
+    os.symlink("../editor", link)
+    answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
+    assert _denied(answer), answer
+    assert not os.path.lexists(tmp_path / "editor" / "settings.json")
+
+
 def test_a_link_made_while_the_models_write_there_fails_is_learnt(
         tmp_path, make_root, watching, monkeypatch):
     """Another program makes the link at the very name the model's write

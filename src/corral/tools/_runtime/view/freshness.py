@@ -23,7 +23,8 @@ call pays one ``read`` of its events through the backend, which name
 what changed: a name an entry came by is looked at with one ``lstat``,
 one an entry left is forgotten, and the one arrival a write of this view
 makes in its directory is not looked at (counted per write; one whose
-write failed is looked at).  Elsewhere, or where no watch can be had,
+write failed is looked at), nor a name made and gone again at once (its
+temporary file: nothing was there before it was made).  Elsewhere, or where no watch can be had,
 each directory and config file followed is ``stat``-ed per call, and a
 directory whose times moved (or moved too recently to be trusted: a
 timestamp's granularity) is listed again.  A link there is learnt, one
@@ -90,6 +91,7 @@ _ARRIVALS = _IN_CREATE | _IN_MOVED_TO | _IN_CLOSE_WRITE | _IN_MODIFY  # a name t
 _EVENT = struct.Struct("iIII")
 _EVENT_SIZE = _EVENT.size
 _UNUSUAL = _IN_Q_OVERFLOW | _IN_IGNORED
+_GONE = _IN_DELETE | _IN_MOVED_FROM
 _FS_ENCODING = sys.getfilesystemencoding()  # (as os.fsdecode, without its calls)
 _READ_SIZE = 4096
 # reads of the watch one call makes: a program changing names in a loop
@@ -254,11 +256,14 @@ class _KernelWatch:
         by_wd: dict[int, list[tuple[str | None, int]]] = {}
         ignored: list[int] = []
         last, events = -1, []  # (a read's events are mostly of one directory)
+        # the name the event last kept made (a temporary file, mostly)
+        created = b""
         while at + _EVENT_SIZE <= size:
             wd, mask, _, length = unpack(data, at)
             start = at + _EVENT_SIZE
             at = start + length
             if mask & _UNUSUAL:
+                created = b""
                 if mask & _IN_Q_OVERFLOW:
                     self._everything_changed()
                     continue
@@ -266,12 +271,21 @@ class _KernelWatch:
             if wd != last:
                 events = by_wd.setdefault(wd, [])
                 last = wd
-            if length:  # the name, padded with NULs to its length
-                end = data.find(b"\0", start, at)
-                events.append((data[start:at if end < 0 else end].decode(
-                    _FS_ENCODING, "surrogateescape") or None, mask))
-            else:
+                created = b""
+            if not length:
                 events.append((None, mask))
+                created = b""
+                continue
+            end = data.find(b"\0", start, at)  # (the name, padded with NULs to its length)
+            raw = data[start:at if end < 0 else end]
+            if created and mask & _GONE and raw == created:
+                # made and gone again at once: nothing was there before it
+                # was made (a create needs that), so nothing of it is known
+                events.pop()
+                created = b""
+                continue
+            events.append((raw.decode(_FS_ENCODING, "surrogateescape") or None, mask))
+            created = raw if mask & _IN_CREATE else b""
         for wd, events in by_wd.items():
             watchers = self.watchers.get(wd)
             if watchers is not None:
