@@ -258,6 +258,57 @@ def test_a_link_put_where_the_model_just_wrote_is_learnt(tmp_path, make_root, wa
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
 
+@pytest.mark.parametrize("moved", [False, True], ids=["in-a-directory-so-named",
+                                                      "moved-onto-the-name"])
+def test_a_link_named_as_the_views_temporary_file_is_learnt(tmp_path, make_root, watching,
+                                                            moved):
+    """Another program's link made under a name like the one the view's
+    own replace gives its temporary file (beside the file the model keeps
+    replacing, its events read with the replace's): a ``.vscode`` link
+    moved onto its name from there, or made in a directory so named, is
+    learnt all the same (a name is never skipped for its looks)."""
+    _tree(tmp_path, "editor", "settings.json", existing=False)
+    box = _opened(tmp_path, make_root)
+    for _ in range(3):  # the later ones by the plain replace
+        answer = box.call("write_file", {"path": "sub/notes.txt", "content": "notes\n",
+                                         "overwrite": True})
+        assert answer["ok"] is True, answer
+    disguised = tmp_path / "sub" / ".notes.txt.0123456789ab.corral-tmp"
+    if moved:
+        os.symlink("../editor", disguised)
+        answer = box.call("write_file", {"path": "sub/notes.txt", "content": "notes\n",
+                                         "overwrite": True})
+        assert answer["ok"] is True, answer
+        os.rename(disguised, tmp_path / "sub" / ".vscode")
+    else:
+        disguised.mkdir()
+        os.symlink("../../editor", disguised / ".vscode")
+    answer = box.call("write_file", {"path": "sub/notes.txt", "content": "notes\n",
+                                     "overwrite": True})
+    assert answer["ok"] is True, answer
+    answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
+    assert _denied(answer), answer
+    assert not os.path.lexists(tmp_path / "editor" / "settings.json")
+
+
+def test_a_link_made_removed_and_made_again_between_calls_is_learnt(
+        tmp_path, make_root, watching):
+    """Events of a name made and gone again at once are passed over
+    together: a link made, removed and made again (or moved away and
+    made again) before the next call is learnt all the same."""
+    _tree(tmp_path, "editor", "settings.json", existing=False)
+    box = _opened(tmp_path, make_root)
+    link = tmp_path / "sub" / ".vscode"
+    os.symlink("../editor", link)
+    os.unlink(link)
+    os.symlink("../editor", tmp_path / "sub" / ".claude")
+    os.rename(tmp_path / "sub" / ".claude", tmp_path / "sub" / "elsewhere")
+    os.symlink("../editor", link)
+    answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
+    assert _denied(answer), answer
+    assert not os.path.lexists(tmp_path / "editor" / "settings.json")
+
+
 def test_a_link_made_while_the_models_write_there_fails_is_learnt(
         tmp_path, make_root, watching, monkeypatch):
     """Another program makes the link at the very name the model's write

@@ -90,6 +90,10 @@ def _counts(base: Path, backend_name: str, depth: int) -> dict[str, int]:
         "read_file": ("read_file", {"path": f"{rel}/f.py"}),
         "write_file": ("write_file", {"path": f"{rel}/f.py", "content": CONTENT,
                                       "overwrite": True}),
+        "write_file again": ("write_file", {"path": f"{rel}/f.py", "content": CONTENT,
+                                            "overwrite": True}),
+        "write_file once more": ("write_file", {"path": f"{rel}/f.py", "content": CONTENT,
+                                                "overwrite": True}),
         "write_file new": ("write_file", {"path": f"{rel}/new.py", "content": CONTENT}),
         "edit_file": ("edit_file", {"path": f"{rel}/f.py", "oldText": "x0 = 1",
                                     "newText": "x0 = 2"}),
@@ -122,6 +126,16 @@ def test_write_and_edit_cost_their_syscalls_not_their_depth(counted):
     for tool in ("write_file", "edit_file"):
         assert counted[10][tool] <= WRITE_MOST, (tool, counted)
         assert counted[10][tool] <= counted[1][tool] + 2, (tool, counted)
+
+
+def test_the_events_of_the_views_own_replace_need_no_look(counted):
+    """A write reads the events of the write before (its temporary file
+    made and renamed onto the name, by the plain step as by the general
+    one): the view's own, so nothing is looked at and it costs what the
+    one before did."""
+    for depth in (1, 10):
+        assert counted[depth]["write_file once more"] == counted[depth]["write_file again"], \
+            counted
 
 
 def test_read_file_stays_within_six_syscalls(counted):

@@ -22,6 +22,7 @@ from ..request_types import Request
 from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd
 from .decide import _ADDING, View, _Step
+from .freshness import Freshness
 from .links import chain_end, locate
 from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, Checkpoint, Identity, LockKey, _Flock,
                     _flock, _flocked)
@@ -266,13 +267,15 @@ class PlainReplace:
     tool reads and writes comes from these fds; :meth:`close` lets it all
     go in the reverse order."""
 
-    __slots__ = ("info", "_held", "_tree", "_backend", "_locked", "_shared")
+    __slots__ = ("info", "_held", "_tree", "_backend", "_locked", "_shared", "_freshness")
 
-    def __init__(self, tree: SharedHold, backend: Backend) -> None:
+    def __init__(self, tree: SharedHold, backend: Backend,
+                 freshness: Freshness | None) -> None:
         self.info: os.stat_result | None = None
         self._held: HeldParent | None = None
         self._tree: SharedHold | None = tree
         self._backend = backend
+        self._freshness = freshness
         self._locked = -1  # the directory's fd, whose close lets its flock go
         self._shared = True  # this process's tree lock, taken before ``tree``
 
@@ -289,7 +292,20 @@ class PlainReplace:
         held = self._held
         if held is None:
             raise ValueError("the step is over")
-        held.replace(data)
+        # the one arrival the rename makes in the directory is this view's
+        # own: not looked at again (one failed: looked at)
+        fresh = self._freshness
+        if fresh is None or not fresh.watching:
+            held.replace(data)
+            return
+        path = held.path
+        own = fresh.expect(path[:len(path) - len(held.name) - 1], held.name)
+        made = False
+        try:
+            held.replace(data)
+            made = True
+        finally:
+            fresh.acted(own, made=made)
 
     def close(self) -> None:
         held, self._held = self._held, None
@@ -421,7 +437,7 @@ class CallView:
         except BaseException:
             _TREE.drop_shared()
             raise
-        step = PlainReplace(tree, backend)  # lets go of what it holds from here
+        step = PlainReplace(tree, backend, view.freshness)  # lets go of what it holds from here
         try:
             if (tree.moves is not None and tree.moves != view.moves_seen) or \
                     _changes_here[0] != view.changes_seen:

@@ -23,7 +23,8 @@ call pays one ``read`` of its events through the backend, which name
 what changed: a name an entry came by is looked at with one ``lstat``,
 one an entry left is forgotten, and the one arrival a write of this view
 makes in its directory is not looked at (counted per write; one whose
-write failed is looked at).  Elsewhere, or where no watch can be had,
+write failed is looked at), nor a name made and gone again at once (its
+temporary file: nothing was there before it was made).  Elsewhere, or where no watch can be had,
 each directory and config file followed is ``stat``-ed per call, and a
 directory whose times moved (or moved too recently to be trusted: a
 timestamp's granularity) is listed again.  A link there is learnt, one
@@ -88,6 +89,9 @@ _CONTENT = _ENTRIES | _IN_CLOSE_WRITE | _IN_MODIFY  # a directory holding a git 
 _SELF = _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_IGNORED
 _ARRIVALS = _IN_CREATE | _IN_MOVED_TO | _IN_CLOSE_WRITE | _IN_MODIFY  # a name to look at
 _EVENT = struct.Struct("iIII")
+_EVENT_SIZE = _EVENT.size
+_UNUSUAL = _IN_Q_OVERFLOW | _IN_IGNORED
+_GONE = _IN_DELETE | _IN_MOVED_FROM
 _FS_ENCODING = sys.getfilesystemencoding()  # (as os.fsdecode, without its calls)
 _READ_SIZE = 4096
 # reads of the watch one call makes: a program changing names in a loop
@@ -248,19 +252,40 @@ class _KernelWatch:
         """Hand the events ``data`` holds to the views watching their
         directories, each view a watch's events at once, in their order."""
         at, size = 0, len(data)
+        unpack = _EVENT.unpack_from
         by_wd: dict[int, list[tuple[str | None, int]]] = {}
         ignored: list[int] = []
-        while at + _EVENT.size <= size:
-            wd, mask, _, length = _EVENT.unpack_from(data, at)
-            raw = data[at + _EVENT.size:at + _EVENT.size + length].rstrip(b"\0")
-            at += _EVENT.size + length
-            if mask & _IN_Q_OVERFLOW:
-                self._everything_changed()
-                continue
-            by_wd.setdefault(wd, []).append(
-                (raw.decode(_FS_ENCODING, "surrogateescape") if raw else None, mask))
-            if mask & _IN_IGNORED:
+        last, events = -1, []  # (a read's events are mostly of one directory)
+        # the name the event last kept made (a temporary file, mostly)
+        created = b""
+        while at + _EVENT_SIZE <= size:
+            wd, mask, _, length = unpack(data, at)
+            start = at + _EVENT_SIZE
+            at = start + length
+            if mask & _UNUSUAL:
+                created = b""
+                if mask & _IN_Q_OVERFLOW:
+                    self._everything_changed()
+                    continue
                 ignored.append(wd)
+            if wd != last:
+                events = by_wd.setdefault(wd, [])
+                last = wd
+                created = b""
+            if not length:
+                events.append((None, mask))
+                created = b""
+                continue
+            end = data.find(b"\0", start, at)  # (the name, padded with NULs to its length)
+            raw = data[start:at if end < 0 else end]
+            if created and mask & _GONE and raw == created:
+                # made and gone again at once: nothing was there before it
+                # was made (a create needs that), so nothing of it is known
+                events.pop()
+                created = b""
+                continue
+            events.append((raw.decode(_FS_ENCODING, "surrogateescape") or None, mask))
+            created = raw if mask & _IN_CREATE else b""
         for wd, events in by_wd.items():
             watchers = self.watchers.get(wd)
             if watchers is not None:
@@ -639,19 +664,20 @@ class Freshness:
         nor a directory left out too (nothing to forget).  Called under
         the watch's lock."""
         names: dict[str, bool] = {}
+        expected = self.expected
         for name, mask in events:
             if name is None or mask & _SELF:
                 self.changed(directory, name, lost=bool(mask & _SELF))
-                continue
-            arrived = bool(mask & _ARRIVALS)
-            if arrived and self.expected:
-                entry = self.expected.get((wd, name))
-                if entry is not None:  # this view's own act's: nothing to look at
+            elif not mask & _ARRIVALS:
+                names[name] = False
+            else:
+                entry = expected.get((wd, name)) if expected else None
+                if entry is None:
+                    names[name] = True
+                else:  # this view's own act's: nothing to look at
                     entry[0] -= 1
                     if entry[0] <= 0:
-                        del self.expected[(wd, name)]
-                    continue
-            names[name] = arrived
+                        del expected[(wd, name)]
         if not names:
             return
         known = self._entries.get(directory, ())
