@@ -114,3 +114,25 @@ def test_what_closed_views_left_queued_never_reaches_a_later_one(tmp_path, own_w
     if backend.watches:
         assert call["read"] == 1 and call["scandir"] == 0, str(call)
     later.close()
+
+
+@pytest.mark.parametrize("name", [name for name in _backends() if backend_by_name(name).watches])
+@pytest.mark.parametrize("error", [errno.EMFILE, errno.ENFILE, errno.ENOMEM])
+def test_a_watch_out_of_files_once_is_had_by_the_next_view(tmp_path, own_watch, name, error):
+    """The process (or the user) out of files or memory when a view opens
+    the watch is a moment, not the platform: the next view watches (a
+    view left stat-ing follows 256 directories, not 4,096)."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for base in (first, second):
+        base.mkdir()
+        _tree(base)
+    failing = FaultBackend(backend_by_name(name))
+    failing.add(Fault("watch_open", error, times=1))
+    with Toolbox(Root(str(first), backend=failing)) as box:
+        assert box.call("list_directory", {"path": "."})["ok"] is True
+        assert not box._view.freshness.watching
+    with Toolbox(Root(str(second), backend=backend_by_name(name))) as box:
+        assert box._view.freshness.watching
+        os.symlink("../editor", second / "sub" / ".vscode")
+        answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
+        assert _denied(answer), answer
