@@ -100,6 +100,11 @@ _READ_SIZE = 4096
 _READS_A_CALL = 1
 
 
+# a watch not to be had now, maybe later: this process's or the system's
+# files, the user's instances or watches, memory
+_MOMENTARY = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOSPC})
+
+
 class _KernelWatch:
     """The process's one watch of directories (an inotify instance: a user
     has few), its events handed to every view watching the directory they
@@ -137,8 +142,10 @@ class _KernelWatch:
         if self.fd < 0 and not self.tried:
             try:
                 self.fd = backend.watch_open()
-            except OSError:
-                self.tried = True  # (the platform's, or the user's instances used up)
+            except OSError as exc:
+                # out of files or memory is a moment (the next view tries
+                # again); anything else is the platform's, not tried again
+                self.tried = exc.errno not in _MOMENTARY
                 return False
             self.backend = backend
             self.generation += 1
