@@ -136,3 +136,29 @@ def test_a_watch_out_of_files_once_is_had_by_the_next_view(tmp_path, own_watch, 
         os.symlink("../editor", second / "sub" / ".vscode")
         answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
         assert _denied(answer), answer
+
+
+@pytest.mark.parametrize("name", [name for name in _backends() if backend_by_name(name).watches])
+def test_a_burst_of_another_programs_changes_costs_one_call(tmp_path, own_watch, name):
+    """A build or a checkout queues thousands of events: the first call
+    after it drops them in one bounded read and looks at everything once;
+    the next call costs what a quiet one does (they were read 4 KB a call,
+    each call looking at every directory followed)."""
+    _tree(tmp_path)
+    backend = CountingBackend(backend_by_name(name))
+    box = Toolbox(Root(str(tmp_path), backend=backend))
+    read = {"path": "sub/deeper/code.py"}
+    assert box.call("read_file", read)["ok"] is True
+    with backend.counting() as quiet:
+        assert box.call("read_file", read)["ok"] is True
+    for i in range(3000):
+        made = tmp_path / "sub" / f".made{i}"
+        made.write_text("x")
+        os.rename(made, tmp_path / "sub" / "out.txt")
+    with backend.counting() as first:
+        assert box.call("read_file", read)["ok"] is True
+    with backend.counting() as second:
+        assert box.call("read_file", read)["ok"] is True
+    assert first["read"] == 2, str(first)  # the call's read, then the bounded drop
+    assert str(second) == str(quiet)  # each call by name and count
+    box.close()
