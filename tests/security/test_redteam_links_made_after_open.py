@@ -312,7 +312,9 @@ def test_a_program_renaming_in_a_loop_leaves_each_call_bounded(tmp_path, make_ro
     finally:
         renamer.communicate(b"stop\n", timeout=60)
     watched = freshness._KERNEL.fd >= 0  # (where the kernel has no watch: nothing to read)
-    assert most == (1 if watched else 0)  # read once a call, however fast the events came
+    # a call reads once, and a second time, a bounded read dropping the
+    # burst queued, when the first read found more: however fast the events came
+    assert most <= (2 if watched else 0) and (most >= 1) == watched, most
     assert _denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
