@@ -21,8 +21,9 @@ import pytest
 from corral.tools import Toolbox
 from corral.tools._runtime.view import freshness
 
+from .helpers.link_calls import OURS, call_op, denied
+
 SETTINGS = '{"terminal.integrated.env.linux": {"X": "1"}}\n'
-OURS = "OWNED\n"
 SECRET = "API_KEY=TOPSECRET\n"
 
 # (the link, its text, the directory it leads to, the protected file written there)
@@ -57,29 +58,8 @@ def _tree(base: Path, directory: str, name: str, *, existing: bool) -> None:
         (base / directory / name).write_text(SETTINGS)
 
 
-def _denied(answer: dict) -> bool:
-    return answer["ok"] is False and answer["code"] == "DENIED"
-
-
 def _existing(op: str) -> bool:
     return op in ("overwrite", "edit", "move_away", "delete")
-
-
-def _call(box: Toolbox, op: str, target: str) -> dict:
-    if op == "write":
-        return box.call("write_file", {"path": target, "content": OURS})
-    if op == "overwrite":
-        return box.call("write_file", {"path": target, "content": OURS, "overwrite": True})
-    if op == "edit":
-        return box.call("edit_file", {"path": target, "oldText": '"1"', "newText": '"2"'})
-    if op == "move_onto":
-        return box.call("move_file", {"source": "staged.txt", "destination": target})
-    if op == "move_away":
-        return box.call("move_file", {"source": target, "destination": "elsewhere.json"})
-    if op == "delete":
-        return box.call("delete_file", {"path": target})
-    assert op == "make_directory"
-    return box.call("make_directory", {"path": target})
 
 
 def _unchanged(base: Path, real: str, op: str) -> None:
@@ -112,8 +92,8 @@ def test_a_nested_protected_link_made_after_open_protects_what_it_leads_to(
         target = f"{directory}/{name}" if spelled == "where-it-leads" else link
     else:
         target = f"{directory}/{name}" if spelled == "where-it-leads" else f"{link}/{name}"
-    answer = _call(box, op, target)
-    assert _denied(answer), answer
+    answer = call_op(box, op, target)
+    assert denied(answer), answer
     _unchanged(tmp_path, f"{directory}/{name}", op)
 
 
@@ -165,7 +145,7 @@ def test_a_nested_link_made_after_a_call_wrote_where_it_leads_is_learnt(
         assert answer["ok"] is True, answer
     os.symlink("../editor", tmp_path / "sub" / ".vscode")
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
 
@@ -175,14 +155,14 @@ def test_a_nested_link_replaced_by_a_directory_is_forgotten(tmp_path, make_root,
     box = _opened(tmp_path, make_root)
     os.symlink("../editor", tmp_path / "sub" / ".vscode")
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     os.unlink(tmp_path / "sub" / ".vscode")
     os.mkdir(tmp_path / "sub" / ".vscode")
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
     assert answer["ok"] is True, answer
     # and the directory in its place is protected as itself
     answer = box.call("write_file", {"path": "sub/.vscode/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
 
 
 def test_a_nested_directory_replaced_by_a_link_is_learnt(tmp_path, make_root, watching):
@@ -197,7 +177,7 @@ def test_a_nested_directory_replaced_by_a_link_is_learnt(tmp_path, make_root, wa
     os.symlink("../editor", tmp_path / "sub" / "deeper")
     os.rename(tmp_path / "sub" / "deeper", tmp_path / "sub" / ".vscode")
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
 
@@ -210,7 +190,7 @@ def test_a_directory_renamed_into_a_nested_place_holding_a_link_is_learnt(
     os.symlink("../../editor/settings.json", prepared / "settings.json")
     os.rename(prepared, tmp_path / "sub" / ".vscode")
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
     # a harmless directory holding a protected link, renamed in by another program
     prepared.mkdir()
@@ -219,7 +199,7 @@ def test_a_directory_renamed_into_a_nested_place_holding_a_link_is_learnt(
     os.rename(prepared, tmp_path / "pkg" / "vendor")
     (tmp_path / "x").mkdir()
     answer = box.call("write_file", {"path": "x/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "x" / "settings.json")
 
 
@@ -234,12 +214,12 @@ def test_a_directory_moved_within_the_tree_is_followed_where_it_lands(
     assert box.call("list_directory", {"path": "pkg"})["ok"] is True
     os.symlink("../../editor", tmp_path / "pkg" / "moved" / ".vscode")
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     (tmp_path / "sub" / "deeper").mkdir()
     assert box.call("list_directory", {"path": "sub"})["ok"] is True
     os.symlink("../../x", tmp_path / "sub" / "deeper" / ".claude")
     answer = box.call("write_file", {"path": "x/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
     assert not os.path.lexists(tmp_path / "x" / "settings.json")
 
@@ -254,7 +234,7 @@ def test_a_link_put_where_the_model_just_wrote_is_learnt(tmp_path, make_root, wa
     os.symlink("../editor", tmp_path / "sub" / "link-being-moved")
     os.rename(tmp_path / "sub" / "link-being-moved", tmp_path / "sub" / ".vscode")
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
 
@@ -287,7 +267,7 @@ def test_a_link_named_as_the_views_temporary_file_is_learnt(tmp_path, make_root,
                                      "overwrite": True})
     assert answer["ok"] is True, answer
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
 
@@ -305,7 +285,7 @@ def test_a_link_made_removed_and_made_again_between_calls_is_learnt(
     os.rename(tmp_path / "sub" / ".claude", tmp_path / "sub" / "elsewhere")
     os.symlink("../editor", link)
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
 
@@ -331,5 +311,5 @@ def test_a_link_made_while_the_models_write_there_fails_is_learnt(
     assert answer["ok"] is False and answer["code"] != "INTERNAL", answer
     monkeypatch.setattr(_target.Target, "write_bytes", real)
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")

@@ -35,8 +35,9 @@ import pytest
 from corral.tools import Toolbox
 from corral.tools._runtime.view import freshness
 
+from .helpers.link_calls import OURS, call_op, denied
+
 SETTINGS = '{"terminal.integrated.env.linux": {"X": "1"}}\n'
-OURS = "OWNED\n"
 
 # (link, its text, the directory or file it leads to, the protected file written there)
 LINKS = [
@@ -60,27 +61,6 @@ def _tree(base: Path, directory: str, name: str, *, existing: bool) -> None:
     (base / "staged.txt").write_text(OURS)
     if existing:
         (base / directory / name).write_text(SETTINGS)
-
-
-def _denied(answer: dict) -> bool:
-    return answer["ok"] is False and answer["code"] == "DENIED"
-
-
-def _call(box: Toolbox, op: str, target: str) -> dict:
-    if op == "write":
-        return box.call("write_file", {"path": target, "content": OURS})
-    if op == "overwrite":
-        return box.call("write_file", {"path": target, "content": OURS, "overwrite": True})
-    if op == "edit":
-        return box.call("edit_file", {"path": target, "oldText": '"1"', "newText": '"2"'})
-    if op == "move_onto":
-        return box.call("move_file", {"source": "staged.txt", "destination": target})
-    if op == "move_away":
-        return box.call("move_file", {"source": target, "destination": "elsewhere.json"})
-    if op == "delete":
-        return box.call("delete_file", {"path": target})
-    assert op == "make_directory"
-    return box.call("make_directory", {"path": target})
 
 
 def _existing(op: str) -> bool:
@@ -108,8 +88,8 @@ def test_a_protected_link_made_after_open_protects_what_it_leads_to(
     assert box.call("list_directory", {"path": "."})["ok"] is True
     # another program (the user's checkout) makes the link now
     os.symlink(text, tmp_path / link)
-    answer = _call(box, op, target)
-    assert _denied(answer), answer
+    answer = call_op(box, op, target)
+    assert denied(answer), answer
     _unchanged(tmp_path, target, op)
 
 
@@ -118,8 +98,8 @@ def test_the_same_link_there_at_open_is_refused_alike(tmp_path, make_root):
     _tree(tmp_path, "editor", "settings.json", existing=False)
     os.symlink("editor", tmp_path / ".vscode")
     box = Toolbox(make_root(str(tmp_path)))
-    answer = _call(box, "write", "editor/settings.json")
-    assert _denied(answer), answer
+    answer = call_op(box, "write", "editor/settings.json")
+    assert denied(answer), answer
     assert answer["details"]["kind"] == "protected"
 
 
@@ -134,7 +114,7 @@ def test_a_link_made_after_a_call_already_wrote_there_is_learnt(tmp_path, make_r
     assert root_level["ok"] is True, root_level
     os.symlink("editor", tmp_path / ".vscode")
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
 
@@ -147,7 +127,7 @@ def test_a_directory_moved_into_place_holding_a_link_is_learnt(tmp_path, make_ro
     os.symlink("../editor/settings.json", prepared / "settings.json")
     os.rename(prepared, tmp_path / ".vscode")
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
 
@@ -158,7 +138,7 @@ def test_a_nested_new_directory_holding_a_link_is_learnt(tmp_path, make_root):
     (tmp_path / "pkg" / "deep").mkdir(parents=True)
     os.symlink("../../editor", tmp_path / "pkg" / "deep" / ".vscode")
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
 
@@ -201,8 +181,8 @@ def test_a_hooks_path_set_after_open_protects_that_directory(tmp_path, make_root
     box = Toolbox(make_root(str(tmp_path)))
     assert box.call("list_directory", {"path": "."})["ok"] is True
     _set_config(tmp_path, "[core]\n\thooksPath = tools/hooks\n", as_git_does=as_git_does)
-    answer = _call(box, op, "tools/hooks/pre-commit")
-    assert _denied(answer), answer
+    answer = call_op(box, op, "tools/hooks/pre-commit")
+    assert denied(answer), answer
     _unchanged(tmp_path, "tools/hooks/pre-commit", op)
 
 
@@ -216,7 +196,7 @@ def test_an_include_path_set_after_open_protects_the_included_file(tmp_path, mak
     _set_config(tmp_path, "[include]\n\tpath = ../shared.inc\n", as_git_does=as_git_does)
     answer = box.call("edit_file", {"path": "shared.inc", "oldText": "someone",
                                     "newText": "x\n[core]\n\tfsmonitor = ./run.sh"})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert (tmp_path / "shared.inc").read_text() == "[user]\n\tname = someone\n"
 
 
@@ -243,11 +223,11 @@ def test_a_link_made_after_open_is_learnt_with_or_without_a_watch(
     assert box.call("edit_file", {"path": f"{directory}/{name}", "oldText": '"1"',
                                   "newText": '"1"'})["ok"] is False  # no change: refused
     os.symlink(text, tmp_path / link)
-    answer = _call(box, "overwrite", f"{directory}/{name}")
-    assert _denied(answer), answer
+    answer = call_op(box, "overwrite", f"{directory}/{name}")
+    assert denied(answer), answer
     _unchanged(tmp_path, f"{directory}/{name}", "overwrite")
     os.unlink(tmp_path / link)  # gone again: written as before
-    allowed = _call(box, "overwrite", f"{directory}/{name}")
+    allowed = call_op(box, "overwrite", f"{directory}/{name}")
     assert allowed["ok"] is True, allowed
 
 
@@ -256,8 +236,8 @@ def test_a_hooks_path_set_after_open_without_a_watch(tmp_path, make_root, watchi
     box = Toolbox(make_root(str(tmp_path)))
     assert box.call("list_directory", {"path": "."})["ok"] is True
     _set_config(tmp_path, "[core]\n\thooksPath = tools/hooks\n", as_git_does=False)
-    answer = _call(box, "write", "tools/hooks/pre-commit")
-    assert _denied(answer), answer
+    answer = call_op(box, "write", "tools/hooks/pre-commit")
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "tools" / "hooks" / "pre-commit")
 
 
@@ -273,7 +253,7 @@ def test_a_link_whose_event_the_full_queue_dropped_is_learnt(tmp_path, make_root
         churn.unlink()
     os.symlink("editor", tmp_path / ".vscode")
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
 
@@ -315,7 +295,7 @@ def test_a_program_renaming_in_a_loop_leaves_each_call_bounded(tmp_path, make_ro
     # a call reads once, and a second time, a bounded read dropping the
     # burst queued, when the first read found more: however fast the events came
     assert most <= (2 if watched else 0) and (most >= 1) == watched, most
-    assert _denied(answer), answer
+    assert denied(answer), answer
     assert not os.path.lexists(tmp_path / "editor" / "settings.json")
 
 
@@ -352,7 +332,7 @@ def test_a_forked_child_learns_a_link_made_after_the_fork(tmp_path, make_root):
             os.close(read_end)
             os.symlink("editor", tmp_path / ".vscode")
             answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-            os.write(write_end, b"denied" if _denied(answer) else repr(answer).encode())
+            os.write(write_end, b"denied" if denied(answer) else repr(answer).encode())
             code = 0
         finally:
             os._exit(code)
@@ -366,7 +346,7 @@ def test_a_forked_child_learns_a_link_made_after_the_fork(tmp_path, make_root):
     os.unlink(tmp_path / ".vscode")
     os.symlink("editor", tmp_path / ".claude")
     answer = box.call("write_file", {"path": "editor/settings.json", "content": OURS})
-    assert _denied(answer), answer
+    assert denied(answer), answer
 
 
 def _watches() -> int | None:
