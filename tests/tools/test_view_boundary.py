@@ -20,8 +20,8 @@ FORBIDDEN = {"Root", "Handle", "Target"}
 # through) and the modules it rests on
 VIEW = "_runtime/view/call.py"
 VIEW_PACKAGE = {f"_runtime/view/{name}.py" for name in (
-    "__init__", "call", "decide", "links", "linkwalk", "locks", "opening", "pinned", "tree_lock",
-    "walks")}
+    "__init__", "call", "decide", "freshness", "links", "linkwalk", "locks", "opening", "pinned",
+    "tree_lock", "walks")}
 # the view's own types for reading and listing tools (an open file, an entry
 # looked at, an open directory): made by the view around what it decided
 # on, part of it

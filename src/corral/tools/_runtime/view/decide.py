@@ -468,7 +468,8 @@ class View:
         self.policy = policy
         if self.freshness is None and not policy.is_empty and not self._root.closed:
             since = time.time_ns()
-            fresh = Freshness(self)
+            fresh = Freshness(self._root)
+            fresh.bind(self)
             fresh.start(git_scan(self._root), since)
             self.freshness = fresh
 

@@ -48,14 +48,14 @@ import threading
 import time
 import weakref
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..._policy.gitdirs import Scan
-from .links import learn_link
+from .links import WHOLE_TREE, learn_link
 
 if TYPE_CHECKING:
-    from ....contained import Backend, DirEntry
+    from ....contained import Backend, DirEntry, Handle, Root
     from .decide import View
 
 # directories one view follows: every directory of the tree, up to these
@@ -368,6 +368,10 @@ def _let_go(watched: dict[str, int], instance: list[int]) -> None:
     _KERNEL.let_go.extend((instance[0], wd) for wd in watched.values() if wd >= 0)
 
 
+def _no_view() -> View | None:
+    return None  # (a Freshness not bound to its view yet)
+
+
 def _times(found: os.stat_result) -> tuple[int, int, int, int]:
     return found.st_ino, found.st_mtime_ns, found.st_ctime_ns, found.st_size
 
@@ -375,10 +379,15 @@ def _times(found: os.stat_result) -> tuple[int, int, int, int]:
 class Freshness:
     """One view's look at what other programs changed (see the module doc)."""
 
-    def __init__(self, view: View) -> None:
-        self._view_ref = weakref.ref(view)  # the view owns this: no cycle to wait for
+    def __init__(self, root: Root) -> None:
+        # the view it is bound to (:meth:`bind`; the view owns this: no cycle to wait for)
+        self._view_ref: Callable[[], View | None] = _no_view
         self.ref = weakref.ref(self)  # how the watch knows it (it keeps no view alive)
-        self._root = view.root
+        self._root = root
+        self._begun = False  # whether watching was decided (:meth:`begin`)
+        # directory followed by the look at open's own listing -> the
+        # directories it holds (what follows on below it needs no listing again)
+        self._listed_at_open: dict[str, list[str]] = {}
         self._guard = threading.Lock()
         self._busy = False  # a thread is taking in what changed: others wait for it
         # directory -> each name changed there, and whether its last change
@@ -415,21 +424,60 @@ class Freshness:
 
     # -- at open ------------------------------------------------------------------------
 
-    def start(self, found: Scan, looked_since_ns: int) -> None:
+    def bind(self, view: View) -> None:
+        """Serve ``view`` (the one whose root this follows)."""
+        self._view_ref = weakref.ref(view)
+
+    def begin(self) -> None:
+        """Decide whether the kernel watches here, before the look at open
+        lists the tree through :meth:`listed`."""
+        if not self._begun:
+            self._begun = True
+            self.watching = _KERNEL.usable(self._root.backend)
+
+    def listed(self, rel: str, handle: Handle) -> list[DirEntry]:
+        """The look at open's listing of ``rel``, open at ``handle``: the
+        directory followed too (watched before it is listed: a change
+        after the listing is an event), up to the bound, from that one
+        listing; its entries."""
+        directory = handle.path
+        if directory != rel or directory in self._watched or \
+                len(self._watched) >= self._bound():
+            return handle.scandir()  # through a link, followed already, or beyond the bound
+        entries = self._record(directory, handle, content=False)
+        if entries is None:
+            return handle.scandir()
+        self._listed_at_open[directory] = [entry.path for entry in entries
+                                           if entry.name != ".git"
+                                           and entry.is_dir(follow_symlinks=False)]
+        return entries
+
+    def start(self, found: Scan, looked_since_ns: int) -> tuple[tuple[str, int], ...]:
         """Follow every directory of the tree (watched, or stamped where
         nothing watches) and what the look at open (``found``, begun at
         ``looked_since_ns``) rests on; what changed between that look and
-        now is taken in at once."""
-        self.watching = _KERNEL.usable(self._root.backend)
+        now is taken in at once.  The directories that look followed
+        through :meth:`listed` are not listed again: the following goes
+        on where it stopped, learning the links it meets.  Returns where
+        the walk for the links met by neither starts (each directory with
+        its depth)."""
+        self.begin()
         self._protected.update(found.dirs)
         self._python_dirs.update(found.python_dirs)
         self._follow(".", content=False)
+        listed, self._listed_at_open = self._listed_at_open, {}
         self._take_scan(found)
         # a link made in a git place after the look listed it, before the watch
         for directory in list(self._watched):
-            if directory != ".":
+            if directory != "." and directory not in listed:
                 self._look_at(directory, None, fresh=True)
-        self._follow_tree(".", new=False)
+        if listed:
+            left = self._follow_on(found.unlooked, listed)
+            if found.unlooked == (WHOLE_TREE,):
+                left = found.unlooked  # links past those the look learnt: every one walked for
+        else:
+            self._follow_tree(".", new=False)
+            left = found.unlooked
         changed = False
         for config in sorted(self._configs):
             taken = time.time_ns()
@@ -440,6 +488,7 @@ class Freshness:
         self._stamped = not self.watching
         if changed:
             self.look_again()  # changed while the look read it, maybe (or not there yet)
+        return left
 
     def _take_scan(self, found: Scan) -> None:
         """Follow the git directories, hooks directories and config files ``found`` names."""
@@ -478,21 +527,28 @@ class Freshness:
             handle = self._root.open_handle(directory, os.O_RDONLY | os.O_DIRECTORY)
         except (OSError, ValueError):
             return None  # not there (yet), or a link: its parent's change says when it comes
-        wd = -1
         with handle:
             if handle.path != directory:
                 return None  # reached through a link: its own place is followed, if at all
-            if self.watching:
-                mask = _CONTENT if content else _ENTRIES
-                wd = _KERNEL.add(self, self._root.backend, handle.fileno(), directory, mask)
-                if wd >= 0 and mask == _CONTENT:
-                    self._content.add(directory)
-            taken = time.time_ns()
-            try:
-                info = handle.stat()
-                entries = handle.scandir()
-            except OSError:
-                return None
+            return self._record(directory, handle, content=content)
+
+    def _record(self, directory: str, handle: Handle, *, content: bool
+                ) -> list[DirEntry] | None:
+        """Watch (or stamp) ``directory``, open at ``handle``, and record its
+        links and directories from one listing after the watch; its
+        entries (``None``: it cannot be listed)."""
+        wd = -1
+        if self.watching:
+            mask = _CONTENT if content else _ENTRIES
+            wd = _KERNEL.add(self, self._root.backend, handle.fileno(), directory, mask)
+            if wd >= 0 and mask == _CONTENT:
+                self._content.add(directory)
+        taken = time.time_ns()
+        try:
+            info = handle.stat()
+            entries = handle.scandir()
+        except OSError:
+            return None
         if wd >= 0:
             stale = self._by_wd.get(wd)
             if stale is not None and stale != directory:
@@ -565,6 +621,43 @@ class Freshness:
                 if entry.name == ".git":
                     git = True
         return git
+
+    def _follow_on(self, starts: Iterable[tuple[str, int]], listed: dict[str, list[str]]
+                   ) -> tuple[tuple[str, int], ...]:
+        """Follow the directories below ``starts`` (each with its depth) the
+        look at open left, breadth first, learning their links, up to the
+        bound; a start the look followed itself (in ``listed``, with the
+        directories it holds) is gone through without a listing.  Returns
+        the directories left unlisted, each with its depth."""
+        links = self._view.links
+        queue: deque[tuple[str, int]] = deque(starts)
+        while queue:
+            directory, depth = queue.popleft()
+            below = listed.get(directory)
+            if below is not None:
+                queue.extend((path, depth + 1) for path in below)
+                continue
+            if len(self._watched) >= self._bound():
+                queue.appendleft((directory, depth))
+                return tuple(queue)
+            entries = self._follow(directory, content=False)
+            if entries is None:
+                if len(self._watched) >= self._bound():  # (no watch to be had: fewer followed)
+                    queue.appendleft((directory, depth))
+                    return tuple(queue)
+                if directory not in self._watched:
+                    continue  # gone, or a link now: its parent's change says what came
+                try:  # a git place followed as such: what lies below it is followed too
+                    entries = self._view.look.entries(directory)
+                except OSError:
+                    continue
+            for entry in entries:
+                if entry.is_symlink():
+                    if not links.knows(entry.path):
+                        learn_link(self._root, links, entry.path)
+                elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
+                    queue.append((entry.path, depth + 1))
+        return ()
 
     def _watch(self, directory: str, mask: int) -> int | None:
         """The kernel's watch of ``directory`` (opened by the root's own

@@ -7,10 +7,10 @@ import os
 import stat as st
 import threading
 from collections import deque
-from collections.abc import Collection, Container, Iterable
+from collections.abc import Callable, Collection, Container, Iterable
 from dataclasses import replace
 
-from ....contained import DirEntry, Root
+from ....contained import DirEntry, Handle, Root
 from ..._policy.gitdirs import Scan, scan
 from ..._policy.locate import Location
 
@@ -431,13 +431,21 @@ def _host_reading(root: Root, spelled: str) -> str | None:
 # -- git's reading of the tree -----------------------------------------------------------
 
 
+# lists a directory (the path asked, open at a handle) for a look that wants more of it
+# than its entries (freshness at open: its watch, its stamp)
+Lister = Callable[[str, Handle], list[DirEntry]]
+
+
 class RootLook:
     """What :mod:`~corral.tools._policy.gitdirs` reads of a root
     (its ``GitLook``): entries, the start of small files, where a path
-    leads, which names a directory holds."""
+    leads, which names a directory holds.  ``lister`` lists each directory
+    the look lists, so what else a directory is wanted for is had from the
+    one listing the look makes."""
 
-    def __init__(self, root: Root) -> None:
+    def __init__(self, root: Root, lister: Lister | None = None) -> None:
         self._root = root
+        self._lister = lister
 
     @property
     def known_as(self) -> tuple[str, ...]:
@@ -445,6 +453,8 @@ class RootLook:
 
     def entries(self, rel: str) -> list[DirEntry]:
         with self._root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY) as handle:
+            if self._lister is not None:
+                return self._lister(rel, handle)
             return handle.scandir()
 
     def text(self, rel: str, limit: int) -> str | None:
@@ -480,14 +490,15 @@ class RootLook:
         return frozenset(found)
 
 
-def git_scan(root: Root) -> Scan:
+def git_scan(root: Root, lister: Lister | None = None) -> Scan:
     """The git directories to protect as a whole and the links met, found
-    by one bounded look at ``root`` (when a toolbox opens it).  More links
-    than :data:`MAX_SCANNED_LINKS` leave it incomplete, though every
-    directory was looked at: those past the bound are learnt by a walk of
-    the whole tree (any other incomplete look's walk lists only the
-    directories it left unlooked at)."""
-    found = scan(RootLook(root))
+    by one bounded look at ``root`` (when a toolbox opens it; ``lister``
+    lists each directory it lists).  More links than
+    :data:`MAX_SCANNED_LINKS` leave it incomplete, though every directory
+    was looked at: those past the bound are learnt by a walk of the whole
+    tree (any other incomplete look's walk lists only the directories it
+    left unlooked at)."""
+    found = scan(RootLook(root, lister))
     if len(found.links) > MAX_SCANNED_LINKS:  # those past the bound: the walk meets them all
         return replace(found, complete=False, unlooked=(WHOLE_TREE,))
     return found

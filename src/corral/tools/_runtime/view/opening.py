@@ -44,12 +44,17 @@ def open_view(root: RootLike, policy: Policy, *,
         if owns:
             opened.close()
         raise
+    # followed from the look's own listing of each directory (an empty
+    # policy's view follows nothing, unless the look finds git's places)
+    fresh = None if policy.is_empty and not deny else Freshness(opened)
     try:
         _still_named(opened, identity)
         moves_before = moves_made(identity, opened.backend)  # read first: a move meanwhile counts
         changes_before = changes_here()
         looked_since = time.time_ns()
-        found = git_scan(opened)
+        if fresh is not None:
+            fresh.begin()
+        found = git_scan(opened, fresh.listed if fresh is not None else None)
         known_as = (opened.path, os.path.realpath(opened.path))
         locks = lock_directory_under(opened.path)
         if locks is not None:
@@ -66,6 +71,8 @@ def open_view(root: RootLike, policy: Policy, *,
             for link in scanned:
                 learn_link(opened, links, link)
     except BaseException:
+        if fresh is not None:
+            fresh.close()
         let_go_lock_file(identity)
         if owns:
             opened.close()
@@ -77,15 +84,21 @@ def open_view(root: RootLike, policy: Policy, *,
     view.changes_seen = changes_before
     view.scan_complete, view.scan_unlooked = found.complete, found.unlooked
     view.python_place = root_place(known_as[1])
-    if not rooted.is_empty:
-        fresh = view.freshness = Freshness(view)
-        try:
-            fresh.start(found, looked_since)
-        except BaseException:
-            view.close()
-            raise
-    if not found.complete and not rooted.is_empty:
-        view.learn_every_link_later(found.unlooked)
+    if rooted.is_empty:
+        if fresh is not None:
+            fresh.close()
+        return view
+    if fresh is None:
+        fresh = Freshness(opened)
+    fresh.bind(view)
+    view.freshness = fresh
+    try:
+        left = fresh.start(found, looked_since)
+    except BaseException:
+        view.close()
+        raise
+    if not found.complete and left:
+        view.learn_every_link_later(left)
     return view
 
 
