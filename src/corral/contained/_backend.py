@@ -298,6 +298,12 @@ class Backend:
         (``ST_NOSYMFOLLOW`` is the one the resolver reads); 0 where unknown."""
         return 0
 
+    def filesystem_type(self, fd: int) -> int:
+        """The kind of filesystem holding the open ``fd``: Linux's
+        ``statfs.f_type`` magic number (``PROC_SUPER_MAGIC``...); 0 where
+        unknown."""
+        return 0
+
     # -- fd calls for metadata (a replace carries owner and xattrs over) ---------
     def fchown(self, fd: int, uid: int, gid: int) -> None:
         raise _unimplemented("fchown")
@@ -521,6 +527,9 @@ class OsBackend(Backend):
 
     def mount_flags(self, fd: int) -> int:
         return _linux.mount_flags(fd) if IS_LINUX else 0
+
+    def filesystem_type(self, fd: int) -> int:
+        return _linux.filesystem_type(fd) if IS_LINUX else 0
 
     def protected_symlinks(self) -> bool:
         return IS_LINUX and _linux.protected_symlinks()

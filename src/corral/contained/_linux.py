@@ -25,8 +25,8 @@ from typing import Any
 
 __all__ = ["RESOLVE_NO_XDEV", "RESOLVE_NO_MAGICLINKS", "RESOLVE_NO_SYMLINKS", "RESOLVE_BENEATH",
            "RENAME_NOREPLACE", "RENAME_EXCHANGE", "openat2", "renameat2", "probe_openat2",
-           "mount_flags", "protected_symlinks", "watch_open", "watch_add", "watch_remove",
-           "can_watch"]
+           "mount_flags", "filesystem_type", "protected_symlinks", "watch_open", "watch_add",
+           "watch_remove", "can_watch"]
 
 RESOLVE_NO_XDEV = 0x01
 RESOLVE_NO_MAGICLINKS = 0x02
@@ -98,6 +98,30 @@ def probe_openat2(opener: Callable[[int, str, int, int, int], int]) -> tuple[boo
 def mount_flags(fd: int) -> int:
     """``statvfs.f_flag`` of the filesystem holding ``fd`` (O_PATH fds too)."""
     return os.fstatvfs(fd).f_flag
+
+
+class _StatFs(ctypes.Structure):
+    # f_type leads struct statfs (a word); the rest is room enough for any
+    # architecture's layout (120 bytes on 64-bit ones)
+    _fields_ = [("f_type", ctypes.c_long), ("rest", ctypes.c_byte * 256)]
+
+
+_fstatfs = getattr(_libc, "fstatfs", None)
+if _fstatfs is not None:
+    _fstatfs.argtypes = [ctypes.c_int, ctypes.POINTER(_StatFs)]
+    _fstatfs.restype = ctypes.c_int
+
+
+def filesystem_type(fd: int) -> int:
+    """``statfs.f_type`` of the filesystem holding ``fd`` (its magic
+    number: ``PROC_SUPER_MAGIC``...); 0 where it cannot be had."""
+    if _fstatfs is None:
+        return 0
+    found = _StatFs()
+    if _fstatfs(fd, ctypes.byref(found)) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    return int(found.f_type) & 0xFFFFFFFF
 
 
 _PROTECTED_SYMLINKS = "/proc/sys/fs/protected_symlinks"

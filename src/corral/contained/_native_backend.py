@@ -131,6 +131,7 @@ class NativeBackend(Backend):
     fsync = OsBackend.fsync
     fchmod = OsBackend.fchmod
     mount_flags = OsBackend.mount_flags
+    filesystem_type = OsBackend.filesystem_type
     protected_symlinks = OsBackend.protected_symlinks
     watches = OsBackend.watches
     watch_open = OsBackend.watch_open

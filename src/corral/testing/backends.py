@@ -239,6 +239,10 @@ class FaultBackend(Backend):
             return flags
         return flags | ST_NOSYMFOLLOW if self._nosymfollow else flags & ~ST_NOSYMFOLLOW
 
+    def filesystem_type(self, fd: int) -> int:
+        self._check("filesystem_type", self._names.get(fd))
+        return self.inner.filesystem_type(fd)
+
     # -- the kernel's watch of directories ------------------------------------------
     def watch_open(self) -> int:
         self._check("watch_open")
@@ -482,6 +486,10 @@ class CountingBackend(Backend):
         self._count("mount_flags")
         return self.inner.mount_flags(fd)
 
+    def filesystem_type(self, fd: int) -> int:
+        self._count("filesystem_type")
+        return self.inner.filesystem_type(fd)
+
     # -- the kernel's watch of directories ------------------------------------------
     def watch_open(self) -> int:
         self._count("watch_open")
@@ -535,6 +543,9 @@ class FakeFsBackend(OsBackend):
 
     def mount_flags(self, fd: int) -> int:
         return 0  # pyfakefs fakes no statvfs
+
+    def filesystem_type(self, fd: int) -> int:
+        return 0  # nor statfs
 
     def info(self) -> dict[str, object]:
         data = super().info()

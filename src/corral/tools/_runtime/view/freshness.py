@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..._policy.gitdirs import Scan
-from .links import WHOLE_TREE, learn_link
+from .links import WHOLE_TREE, Mounts, learn_link
 
 if TYPE_CHECKING:
     from ....contained import Backend, DirEntry, Handle, Root
@@ -388,6 +388,7 @@ class Freshness:
         # directory followed by the look at open's own listing -> the
         # directories it holds (what follows on below it needs no listing again)
         self._listed_at_open: dict[str, list[str]] = {}
+        self._mounts = Mounts(root.backend)  # (made anew for each walk below)
         self._guard = threading.Lock()
         self._busy = False  # a thread is taking in what changed: others wait for it
         # directory -> each name changed there, and whether its last change
@@ -441,10 +442,13 @@ class Freshness:
         after the listing is an event), up to the bound, from that one
         listing; its entries."""
         directory = handle.path
+        info = handle.stat()
+        if self._mounts.kernels(handle.fileno(), info.st_dev):
+            return []  # /proc, /sys: nothing there for the look, nor to follow
         if directory != rel or directory in self._watched or \
                 len(self._watched) >= self._bound():
             return handle.scandir()  # through a link, followed already, or beyond the bound
-        entries = self._record(directory, handle, content=False)
+        entries = self._record(directory, handle, content=False, info=info)
         if entries is None:
             return handle.scandir()
         self._listed_at_open[directory] = [entry.path for entry in entries
@@ -486,6 +490,7 @@ class Freshness:
                 self._stamps[config] = (stamp, taken)
             changed = changed or stamp is None or stamp[2] >= looked_since_ns - RACY_NS
         self._stamped = not self.watching
+        self._mounts = Mounts(self._root.backend)  # (what it knows is of this walk)
         if changed:
             self.look_again()  # changed while the look read it, maybe (or not there yet)
         return left
@@ -532,20 +537,28 @@ class Freshness:
                 return None  # reached through a link: its own place is followed, if at all
             return self._record(directory, handle, content=content)
 
-    def _record(self, directory: str, handle: Handle, *, content: bool
-                ) -> list[DirEntry] | None:
-        """Watch (or stamp) ``directory``, open at ``handle``, and record its
-        links and directories from one listing after the watch; its
-        entries (``None``: it cannot be listed)."""
+    def _record(self, directory: str, handle: Handle, *, content: bool,
+                info: os.stat_result | None = None) -> list[DirEntry] | None:
+        """Watch (or stamp) ``directory``, open at ``handle`` (its ``info``
+        if taken), and record its links and directories from one listing
+        after the watch; its entries (``None``: it cannot be listed; none,
+        not followed: it lies in /proc, /sys, where every name is the
+        kernel's, see :class:`~.linkwalk.Mounts`)."""
+        taken = time.time_ns()
+        try:
+            if info is None:
+                info = handle.stat()
+        except OSError:
+            return None
+        if self._mounts.kernels(handle.fileno(), info.st_dev):
+            return []
         wd = -1
         if self.watching:
             mask = _CONTENT if content else _ENTRIES
             wd = _KERNEL.add(self, self._root.backend, handle.fileno(), directory, mask)
             if wd >= 0 and mask == _CONTENT:
                 self._content.add(directory)
-        taken = time.time_ns()
         try:
-            info = handle.stat()
             entries = handle.scandir()
         except OSError:
             return None
@@ -597,6 +610,7 @@ class Freshness:
         queue: deque[str] = deque([top])
         walked = 0
         git = False
+        self._mounts = Mounts(self._root.backend)
         while queue:
             if new and walked >= WALK_NOW:
                 view.learn_every_link_later(tuple((rest, rest.count("/") + 1)

@@ -10,7 +10,7 @@ from collections import deque
 from collections.abc import Callable, Collection, Container, Iterable
 from dataclasses import replace
 
-from ....contained import DirEntry, Handle, Root
+from ....contained import Backend, DirEntry, Handle, Root
 from ..._policy.gitdirs import Scan, scan
 from ..._policy.locate import Location
 
@@ -22,6 +22,37 @@ MAX_WALK_DEPTH = 64  # levels the walk beyond the look at open goes down (bounde
 _LINK_HOPS = 40  # as the core resolver follows at most
 MAX_REMEMBERED_ALIASES = 16_384  # paths whose names are remembered for the map as it is
 WHOLE_TREE = (".", 0)  # where a walk of every directory starts, and its depth
+
+
+# filesystems whose every name is the kernel's (statfs f_type): procfs,
+# sysfs, cgroup v1 and v2.  No program makes a link there, nor a name of
+# its choosing that could be protected (a cgroup's directory holds no
+# link), so the walks for links go around them: ``corral serve /`` would
+# otherwise list /proc's every process and /sys's every device
+KERNEL_FILESYSTEMS = frozenset({0x9FA0, 0x62656572, 0x27E0EB, 0x63677270})
+
+
+class Mounts:
+    """Which devices a walk met hold a filesystem of
+    :data:`KERNEL_FILESYSTEMS` (one ``fstatfs`` through the backend for
+    the first directory met on each device).  Kept for one walk: a device
+    number is given to another filesystem once one is unmounted."""
+
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
+        self._known: dict[int, bool] = {}
+
+    def kernels(self, fd: int, device: int) -> bool:
+        """Whether the directory open at ``fd``, on ``device``, lies in a
+        filesystem of :data:`KERNEL_FILESYSTEMS`."""
+        known = self._known.get(device)
+        if known is None:
+            try:
+                kind = self._backend.filesystem_type(fd)
+            except OSError:
+                kind = 0  # not known: walked
+            known = self._known[device] = kind in KERNEL_FILESYSTEMS
+        return known
 
 
 def locate(root: Root, rel: str, *, follow: bool = True) -> Location:
@@ -498,6 +529,13 @@ def git_scan(root: Root, lister: Lister | None = None) -> Scan:
     was looked at: those past the bound are learnt by a walk of the whole
     tree (any other incomplete look's walk lists only the directories it
     left unlooked at)."""
+    if lister is None:
+        mounts = Mounts(root.backend)
+
+        def lister(rel: str, handle: Handle) -> list[DirEntry]:
+            if mounts.kernels(handle.fd, handle.stat().st_dev):
+                return []  # /proc, /sys: no git place, host config or link of a program's there
+            return handle.scandir()
     found = scan(RootLook(root, lister))
     if len(found.links) > MAX_SCANNED_LINKS:  # those past the bound: the walk meets them all
         return replace(found, complete=False, unlooked=(WHOLE_TREE,))

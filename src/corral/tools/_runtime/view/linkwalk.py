@@ -7,7 +7,9 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 
 from ....contained import Handle, Root, Tree, TreeVisitor
-from .links import MAX_WALK_DEPTH, LinkMap, learn_link
+from .links import MAX_WALK_DEPTH, LinkMap, Mounts, learn_link
+
+_AROUND = -1  # a Tree state: the directory lies in a kernel's filesystem, nothing learnt
 
 
 def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
@@ -28,6 +30,7 @@ def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
     left: list[tuple[str, int]] = []
     git = [False]
     budget = [most if most is not None else -1]
+    mounts = Mounts(root.backend)
     for where, depth in starts:
         if budget[0] == 0:
             left.append((where, depth))
@@ -40,30 +43,35 @@ def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
             continue  # gone, or not a directory: nothing below it to learn
         spent = budget[0]
         with top:
-            whole = _walk_tree(root, links, top, depth, entering, budget, left, git)
+            whole = _walk_tree(root, links, top, depth, entering, budget, left, git, mounts)
         if not whole:
             budget[0] = spent  # walked again, entry by entry
             try:
                 top = root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY)
             except (OSError, ValueError):
                 continue
-            _walk_below(root, links, top, depth, entering, budget, left, git)
+            _walk_below(root, links, top, depth, entering, budget, left, git, mounts)
     return left, git[0]
 
 
 class _LinkVisitor(TreeVisitor[int]):
-    """A Tree's walk for links: every directory but a work tree's ``.git``,
-    each told of before it is listed, as many as the budget allows."""
+    """A Tree's walk for links: every directory but a work tree's ``.git``
+    and those of the kernel's filesystems, each told of before it is
+    listed, as many as the budget allows.  A directory's state is the
+    device it lies on (:data:`_AROUND`: a kernel's filesystem)."""
 
     watch = frozenset({".git"})
 
-    def __init__(self, prefix: str, depth: int, entering: Callable[[str], None] | None,
-                 budget: list[int], left: list[tuple[str, int]], git: list[bool]) -> None:
+    def __init__(self, root: Root, prefix: str, depth: int,
+                 entering: Callable[[str], None] | None, budget: list[int],
+                 left: list[tuple[str, int]], git: list[bool], mounts: Mounts) -> None:
+        self._fstat = root.backend.fstat
         self._prefix, self._depth, self._entering = prefix, depth, entering
         self._budget, self._left, self._git = budget, left, git
+        self._mounts = mounts
 
     def child(self, state: int, dir_sub: str, name: str) -> int | None:
-        if name == ".git":
+        if name == ".git" or state == _AROUND:
             return None
         path = self._prefix + dir_sub + name
         level = self._depth + dir_sub.count("/") + 1
@@ -77,22 +85,25 @@ class _LinkVisitor(TreeVisitor[int]):
         return state
 
     def listed(self, fd: int, state: int, dir_sub: str, present: frozenset[str]) -> int:
+        device = self._fstat(fd).st_dev
+        if device != state and self._mounts.kernels(fd, device):
+            return _AROUND
         if present:
             self._git[0] = True
-        return state
+        return device
 
 
 def _walk_tree(root: Root, links: LinkMap, top: Handle, depth: int,
                entering: Callable[[str], None] | None, budget: list[int],
-               left: list[tuple[str, int]], git: list[bool]) -> bool:
+               left: list[tuple[str, int]], git: list[bool], mounts: Mounts) -> bool:
     """:func:`walk_links` below ``top`` by a Tree; whether it met every name."""
     if budget[0] > 0:
         budget[0] -= 1
     prefix = "" if top.path in (".", "") else top.path + "/"
-    visitor = _LinkVisitor(prefix, depth, entering, budget, left, git)
-    with Tree(root, top.fd, 0, visitor, max_depth=MAX_WALK_DEPTH - depth) as tree:
-        for sub, _, _, names, kinds in tree:
-            if kinds:
+    visitor = _LinkVisitor(root, prefix, depth, entering, budget, left, git, mounts)
+    with Tree(root, top.fd, -2, visitor, max_depth=MAX_WALK_DEPTH - depth) as tree:
+        for sub, _, state, names, kinds in tree:
+            if kinds and state != _AROUND:
                 for name in names:
                     if kinds.get(name) == "symlink":
                         learn_link(root, links, prefix + sub + name)
@@ -101,7 +112,7 @@ def _walk_tree(root: Root, links: LinkMap, top: Handle, depth: int,
 
 def _walk_below(root: Root, links: LinkMap, top: Handle, depth: int,
                 entering: Callable[[str], None] | None, budget: list[int],
-                left: list[tuple[str, int]], git: list[bool]) -> None:
+                left: list[tuple[str, int]], git: list[bool], mounts: Mounts) -> None:
     # frames: (the open directory, its depth, the names of its directories
     # not entered yet); every handle is closed in the finally
     stack: list[tuple[Handle, int, Iterator[str]]] = []
@@ -110,7 +121,7 @@ def _walk_below(root: Root, links: LinkMap, top: Handle, depth: int,
         while handle is not None or stack:
             if handle is not None:
                 stack.append((handle, depth, iter(_listed(root, links, handle, depth, entering,
-                                                          budget, git))))
+                                                          budget, git, mounts))))
                 handle = None
             parent, level, names = stack[-1]
             name = next(names, None)
@@ -137,7 +148,7 @@ def _walk_below(root: Root, links: LinkMap, top: Handle, depth: int,
 
 def _listed(root: Root, links: LinkMap, handle: Handle, depth: int,
             entering: Callable[[str], None] | None, budget: list[int],
-            git: list[bool]) -> list[str]:
+            git: list[bool], mounts: Mounts) -> list[str]:
     """List one directory: its links learnt; the names of the directories
     below it the walk enters."""
     if entering is not None:
@@ -145,6 +156,8 @@ def _listed(root: Root, links: LinkMap, handle: Handle, depth: int,
     if budget[0] > 0:
         budget[0] -= 1
     try:
+        if mounts.kernels(handle.fd, handle.stat().st_dev):
+            return []
         entries = handle.scandir()
     except OSError:
         return []
