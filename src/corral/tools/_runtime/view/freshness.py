@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..._policy.gitdirs import Scan
-from .links import WHOLE_TREE, Mounts, learn_link
+from .links import WHOLE_TREE, LinkReader, Mounts, learn_link
 
 if TYPE_CHECKING:
     from ....contained import Backend, DirEntry, Handle, Root
@@ -610,7 +610,7 @@ class Freshness:
         queue: deque[str] = deque([top])
         walked = 0
         git = False
-        self._mounts = Mounts(self._root.backend)
+        self._mounts, reader = Mounts(self._root.backend), LinkReader(self._root)
         while queue:
             if new and walked >= WALK_NOW:
                 view.learn_every_link_later(tuple((rest, rest.count("/") + 1)
@@ -629,7 +629,7 @@ class Freshness:
             for entry in entries:
                 if entry.is_symlink():
                     if new or not links.knows(entry.path):
-                        learn_link(self._root, links, entry.path)
+                        reader.learn(links, entry.path)
                 elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
                     queue.append(entry.path)
                 if entry.name == ".git":
@@ -643,7 +643,7 @@ class Freshness:
         bound; a start the look followed itself (in ``listed``, with the
         directories it holds) is gone through without a listing.  Returns
         the directories left unlisted, each with its depth."""
-        links = self._view.links
+        links, reader = self._view.links, LinkReader(self._root)
         queue: deque[tuple[str, int]] = deque(starts)
         while queue:
             directory, depth = queue.popleft()
@@ -668,7 +668,7 @@ class Freshness:
             for entry in entries:
                 if entry.is_symlink():
                     if not links.knows(entry.path):
-                        learn_link(self._root, links, entry.path)
+                        reader.learn(links, entry.path)
                 elif entry.name != ".git" and entry.is_dir(follow_symlinks=False):
                     queue.append((entry.path, depth + 1))
         return ()

@@ -374,6 +374,78 @@ def learn_link(root: Root, links: LinkMap, location: str) -> None:
         links.add(location, found.path, found.passed)
 
 
+# openat2's resolve flags (the kernel's ABI): beneath the fd, through no link at all
+_RESOLVE_BENEATH_NO_LINKS = 0x08 | 0x04 | 0x02
+# (a final link too is refused: O_NOFOLLOW would open it)
+_LOOK_FLAGS = os.O_PATH | os.O_CLOEXEC if hasattr(os, "O_PATH") else 0
+
+
+class LinkReader:
+    """:func:`learn_link` for a walk, the short way where it is sure: a
+    link's text read from its directory's fd, taken from its canonical
+    directory (``..`` first only: each step up from a real directory is
+    its real parent, left on the way), and the place it names opened by
+    one ``openat2`` beneath the root through no link at all.  Opened,
+    that place is where the link leads, through the directories left
+    (the long way's answer); any
+    other case (a link on the way, nothing there, an absolute text,
+    a climb out of the root, no ``openat2`` in this root) is learnt the
+    long way, by the resolver."""
+
+    def __init__(self, root: Root) -> None:
+        self._root = root
+        backend = root.backend
+        self._short = bool(_LOOK_FLAGS) and backend.has_openat2 and \
+            bool(root.info()["fast_path"])
+        self._readlink_at, self._openat2, self._close = \
+            backend.readlink_at, backend.openat2_or_errno, backend.close
+
+    def learn(self, links: LinkMap, location: str, dir_fd: int = -1, name: str = "") -> None:
+        """Learn the link at ``location`` (canonical), which is ``name`` in
+        the directory open at ``dir_fd`` where the caller has it open."""
+        if self._short:
+            found = self._short_target(location, dir_fd, name)
+            if found is not None:
+                links.forget_outside(location)
+                links.add(location, *found)
+                return
+        learn_link(self._root, links, location)
+
+    def _short_target(self, location: str, dir_fd: int, name: str
+                      ) -> tuple[str, tuple[str, ...]] | None:
+        try:
+            text = self._readlink_at(dir_fd, name) if dir_fd >= 0 else \
+                self._root.readlink(location)
+        except (OSError, ValueError):
+            return None
+        if not text or text.startswith("/"):
+            return None
+        parent = location.rpartition("/")[0]
+        parts = parent.split("/") if parent else []
+        down = False
+        left = []
+        for step in text.split("/"):
+            if step in ("", "."):
+                continue
+            if step == "..":
+                if down or not parts:
+                    return None  # up after down (through what?), or out of the root
+                left.append("/".join(parts))
+                parts.pop()
+            else:
+                down = True
+                parts.append(step)
+        target = "/".join(parts) or "."
+        if target in (location, "."):
+            return None
+        fd = self._openat2(self._root.fileno(), target, _LOOK_FLAGS, 0,
+                           _RESOLVE_BENEATH_NO_LINKS)
+        if fd < 0:
+            return None
+        self._close(fd)
+        return target, tuple(left)
+
+
 def chain_end(root: Root, rel: str) -> Location | None:
     """Where the symlink ``rel`` would lead were the directories its text
     names there (see :meth:`CallView.dangling_end`); where the chain leaves

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 
 from ....contained import Handle, Root, Tree, TreeVisitor
-from .links import MAX_WALK_DEPTH, LinkMap, Mounts, learn_link
+from .links import MAX_WALK_DEPTH, LinkMap, LinkReader, Mounts
 
 _AROUND = -1  # a Tree state: the directory lies in a kernel's filesystem, nothing learnt
 
@@ -30,7 +30,7 @@ def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
     left: list[tuple[str, int]] = []
     git = [False]
     budget = [most if most is not None else -1]
-    mounts = Mounts(root.backend)
+    mounts, reader = Mounts(root.backend), LinkReader(root)
     for where, depth in starts:
         if budget[0] == 0:
             left.append((where, depth))
@@ -43,14 +43,14 @@ def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
             continue  # gone, or not a directory: nothing below it to learn
         spent = budget[0]
         with top:
-            whole = _walk_tree(root, links, top, depth, entering, budget, left, git, mounts)
+            whole = _walk_tree(root, reader, links, top, depth, entering, budget, left, git, mounts)
         if not whole:
             budget[0] = spent  # walked again, entry by entry
             try:
                 top = root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY)
             except (OSError, ValueError):
                 continue
-            _walk_below(root, links, top, depth, entering, budget, left, git, mounts)
+            _walk_below(root, reader, links, top, depth, entering, budget, left, git, mounts)
     return left, git[0]
 
 
@@ -93,7 +93,7 @@ class _LinkVisitor(TreeVisitor[int]):
         return device
 
 
-def _walk_tree(root: Root, links: LinkMap, top: Handle, depth: int,
+def _walk_tree(root: Root, reader: LinkReader, links: LinkMap, top: Handle, depth: int,
                entering: Callable[[str], None] | None, budget: list[int],
                left: list[tuple[str, int]], git: list[bool], mounts: Mounts) -> bool:
     """:func:`walk_links` below ``top`` by a Tree; whether it met every name."""
@@ -102,15 +102,15 @@ def _walk_tree(root: Root, links: LinkMap, top: Handle, depth: int,
     prefix = "" if top.path in (".", "") else top.path + "/"
     visitor = _LinkVisitor(root, prefix, depth, entering, budget, left, git, mounts)
     with Tree(root, top.fd, -2, visitor, max_depth=MAX_WALK_DEPTH - depth) as tree:
-        for sub, _, state, names, kinds in tree:
+        for sub, fd, state, names, kinds in tree:
             if kinds and state != _AROUND:
                 for name in names:
                     if kinds.get(name) == "symlink":
-                        learn_link(root, links, prefix + sub + name)
+                        reader.learn(links, prefix + sub + name, fd, name)
     return not tree.stats.undecodable
 
 
-def _walk_below(root: Root, links: LinkMap, top: Handle, depth: int,
+def _walk_below(root: Root, reader: LinkReader, links: LinkMap, top: Handle, depth: int,
                 entering: Callable[[str], None] | None, budget: list[int],
                 left: list[tuple[str, int]], git: list[bool], mounts: Mounts) -> None:
     # frames: (the open directory, its depth, the names of its directories
@@ -120,8 +120,8 @@ def _walk_below(root: Root, links: LinkMap, top: Handle, depth: int,
         handle: Handle | None = top
         while handle is not None or stack:
             if handle is not None:
-                stack.append((handle, depth, iter(_listed(root, links, handle, depth, entering,
-                                                          budget, git, mounts))))
+                stack.append((handle, depth, iter(_listed(reader, links, handle, depth,
+                                                          entering, budget, git, mounts))))
                 handle = None
             parent, level, names = stack[-1]
             name = next(names, None)
@@ -146,7 +146,7 @@ def _walk_below(root: Root, links: LinkMap, top: Handle, depth: int,
             handle.close()
 
 
-def _listed(root: Root, links: LinkMap, handle: Handle, depth: int,
+def _listed(reader: LinkReader, links: LinkMap, handle: Handle, depth: int,
             entering: Callable[[str], None] | None, budget: list[int],
             git: list[bool], mounts: Mounts) -> list[str]:
     """List one directory: its links learnt; the names of the directories
@@ -167,7 +167,7 @@ def _listed(root: Root, links: LinkMap, handle: Handle, depth: int,
         if name == ".git":
             git[0] = True  # (a .git file too: a git directory elsewhere)
         if entry.is_symlink():
-            learn_link(root, links, entry.path)
+            reader.learn(links, entry.path, handle.fd, name)
         elif name != ".git" and depth < MAX_WALK_DEPTH and entry.is_dir(follow_symlinks=False):
             below.append(name)
     return below

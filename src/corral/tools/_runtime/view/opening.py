@@ -17,7 +17,7 @@ from ..._policy.pythonstart import root_place
 from ..._policy.rules import Policy
 from .decide import View
 from .freshness import Freshness
-from .links import MAX_SCANNED_LINKS, LinkMap, RootLook, git_scan, learn_link
+from .links import MAX_SCANNED_LINKS, LinkMap, LinkReader, RootLook, git_scan
 from .locks import root_identity
 from .tree_lock import (changes_here, let_go_lock_file, lock_directory_under, moves_made,
                         use_lock_file)
@@ -68,8 +68,9 @@ def open_view(root: RootLike, policy: Policy, *,
         links = LinkMap()
         scanned = tuple(found.links[:MAX_SCANNED_LINKS])
         if not rooted.is_empty:
+            reader = LinkReader(opened)
             for link in scanned:
-                learn_link(opened, links, link)
+                reader.learn(links, link)
     except BaseException:
         if fresh is not None:
             fresh.close()
