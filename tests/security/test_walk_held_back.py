@@ -24,11 +24,12 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 
 import pytest
 
 from corral.cli import main
-from corral.tools import Limits, Policy, Toolbox
+from corral.tools import CancelToken, Limits, Policy, Toolbox
 from corral.tools._policy.gitdirs import MAX_DEPTH
 from corral.tools._runtime.view import freshness
 from corral.tools._runtime.view.decide import View
@@ -201,6 +202,57 @@ def _wait_seen(monkeypatch, release):
 
     monkeypatch.setattr(View, "wait_for_links", waiting)
     return seen
+
+
+# how soon a call waiting for the walk stops once cancelled: ten times what
+# the wait sleeps between two looks at the call's checkpoint (at most 20 ms)
+# and the refusal's making, against a wait of an hour otherwise
+CANCEL_WITHIN = 0.5
+
+
+@pytest.mark.parametrize("stop", ["cancel", "deadline"])
+def test_a_call_waiting_for_the_walk_stops_soon_once_cancelled(tmp_path, make_root, held_walk,
+                                                               monkeypatch, stop):
+    """A call waiting for the walk polls its checkpoint: a cancel (or its
+    deadline) stops it within a poll, nothing done, not after the wait."""
+    release, started = held_walk
+    _tree(tmp_path)
+    box = _open(make_root, tmp_path, started)
+    _grace(box, 3600.0)
+    waiting = threading.Event()
+    wait = View.wait_for_links
+
+    def seen(self, checkpoint=None):
+        waiting.set()
+        return wait(self, checkpoint)
+
+    monkeypatch.setattr(View, "wait_for_links", seen)
+    token, answers = CancelToken(), []
+    args = {"path": "editor/settings.json", "content": "OWNED\n", "overwrite": True}
+    timeout = 3600.0 if stop == "cancel" else 1.0
+    caller = threading.Thread(target=lambda: answers.append(
+        box.call("write_file", args, cancel=token, timeout=timeout)))
+    began = time.monotonic()
+    caller.start()
+    try:
+        assert waiting.wait(60), "the call did not wait for the walk"
+        if stop == "cancel":
+            time.sleep(0.1)  # well into the wait
+            stopped_at = time.monotonic()
+            token.cancel()
+        else:
+            stopped_at = began + timeout  # (the call's deadline, a little later)
+        caller.join(max(0.0, stopped_at - time.monotonic()) + CANCEL_WITHIN)
+        stopped = not caller.is_alive()
+        took = time.monotonic() - stopped_at
+    finally:
+        release.set()
+        caller.join(60)
+    assert stopped, f"still waiting {took:.2f} s after the {stop}"
+    out = answers[0]
+    kind = "cancelled" if stop == "cancel" else "time_limit"
+    assert not out["ok"] and out["details"]["kind"] == kind, out
+    assert (tmp_path / "editor" / "settings.json").read_text() == ORIGINAL
 
 
 def test_a_toolbox_waits_as_long_as_its_limit_says(tmp_path, make_root, held_walk,

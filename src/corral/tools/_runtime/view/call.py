@@ -21,7 +21,7 @@ from ..._refusals.catalogue import Refusal, entry_kind, swapped
 from ..request_types import Request
 from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd
-from .decide import _ADDING, View, _Step
+from .decide import _ADDING, View, _Step, running_call
 from .freshness import Freshness
 from .links import chain_end, locate
 from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, Checkpoint, Identity, LockKey, _Flock,
@@ -361,6 +361,7 @@ class CallView:
         way: it is not waited for here, only by a decision those links
         could change (:meth:`View.need_links`)."""
         view = self._view
+        running_call(self._host_ref)  # a wait for that walk polls this call's checkpoint
         fresh = view.freshness
         if fresh is not None:
             fresh.catch_up()

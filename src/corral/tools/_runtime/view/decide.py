@@ -11,9 +11,10 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import compress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ....contained import Root
 from ..._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_directory,
@@ -185,6 +186,28 @@ class TreeChanges:
         if hold.moves is not None:
             view.moves_seen = hold.moves
         view.changes_seen = count_change_here()
+
+
+class _Call(Protocol):
+    def checkpoint(self) -> None: ...
+
+
+# the call running in this context (a weak reference: none once it ended),
+# whose checkpoint a decision's wait for the walk polls: a cancel, or the
+# call's deadline, stops that wait within a poll
+_RUNNING: ContextVar[Callable[[], _Call | None] | None] = ContextVar("corral_running_call",
+                                                                   default=None)
+
+
+def running_call(call: Callable[[], _Call | None]) -> None:
+    """``call`` (a weak reference to it) runs in this context from now on."""
+    _RUNNING.set(call)
+
+
+def _running_checkpoint() -> Checkpoint | None:
+    ref = _RUNNING.get()
+    call = ref() if ref is not None else None
+    return call.checkpoint if call is not None else None
 
 
 class View:
@@ -435,14 +458,17 @@ class View:
         ``ops`` anywhere (a link's name may be any name, and any link may
         lead to any place: only a rule that refuses nothing leaves the
         links unknown yet harmless).  Else the walk is waited for
-        (:meth:`wait_for_links`) and ``not_ready`` raised if it is not
-        through: a decision is never made on part of the links."""
+        (:meth:`wait_for_links`, polling the running call's checkpoint:
+        a cancel stops it) and ``not_ready`` raised if it is not through:
+        a decision is never made on part of the links."""
         pending = [view for view in (self, *(outer for outer, _ in self.held_by), *self.beside)
                    if not view.links_settled]
         if not pending:
             return
+        checkpoint = _running_checkpoint()
         for view in pending:
-            if any(view.policy.may_refuse(op) for op in ops) and not view.wait_for_links():
+            if any(view.policy.may_refuse(op) for op in ops) and \
+                    not view.wait_for_links(checkpoint):
                 raise not_ready()
 
     @property
