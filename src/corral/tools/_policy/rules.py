@@ -136,6 +136,25 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.nvim.lua",
     "**/.dir-locals.el",              # Emacs: directory variables (eval: forms) on file open
     "**/.dir-locals-2.el",
+    "**/.github/hooks",               # GitHub Copilot CLI: hooks' bash lines, loaded from the cwd
+    "**/.clinerules/hooks",           # Cline: hook scripts run on task and tool events
+    "**/.windsurf/hooks.json",        # Windsurf: Cascade hooks (commands)
+    "**/.qwen/settings.json",         # Qwen Code: MCP servers (commands), as Gemini CLI's
+    # mise: [hooks] and [env] _.source run in the shell at cd; a config is
+    # trusted by its path, so a trusted file changed runs without asking
+    "**/mise.toml",
+    "**/mise.*.toml",
+    "**/.mise.toml",
+    "**/.mise.*.toml",
+    "**/.mise/config.toml",
+    "**/.mise/config.*.toml",
+    "**/mise/config.toml",
+    "**/mise/config.*.toml",
+    "**/.config/mise.toml",
+    "**/.config/mise.*.toml",
+    "**/.config/mise/config.toml",
+    "**/.config/mise/config.*.toml",
+    "**/.config/mise/conf.d",
     "**/.hg/hgrc",                    # Mercurial: hooks (pre-<command>), extensions
     "**/.jj/repo/config.toml",        # Jujutsu: pager, diff and merge tools it runs
 )

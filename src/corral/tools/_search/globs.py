@@ -133,10 +133,17 @@ def _brace_span(text: str) -> tuple[int, int] | None:
 
 def expand_braces(text: str, limit: int = MAX_ALTERNATIVES) -> list[str] | None:
     """Every alternative of ``{a,b}`` groups (nested allowed), in order;
-    ``None`` if there would be more than ``limit``."""
+    ``None`` if there would be more than ``limit``, or if the expansion
+    would take more than ``16 * limit`` steps: groups whose choices repeat
+    (``{x,x}`` forty times) have few distinct alternatives but 2**40
+    strings to go through before they are told apart."""
     out: list[str] = []
     pending = [text]
+    steps = 16 * limit
     while pending:
+        steps -= 1
+        if steps < 0:
+            return None
         item = pending.pop(0)
         span = _brace_span(item)
         if span is None:
