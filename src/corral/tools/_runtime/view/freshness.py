@@ -540,18 +540,18 @@ class Freshness:
     def _record(self, directory: str, handle: Handle, *, content: bool,
                 info: os.stat_result | None = None) -> list[DirEntry] | None:
         """Watch (or stamp) ``directory``, open at ``handle`` (its ``info``
-        if taken), and record its links and directories from one listing
+        if taken, its filesystem looked at), and record its links and directories from one listing
         after the watch; its entries (``None``: it cannot be listed; none,
         not followed: it lies in /proc, /sys, where every name is the
         kernel's, see :class:`~.linkwalk.Mounts`)."""
         taken = time.time_ns()
-        try:
-            if info is None:
+        if info is None:  # (else the caller looked at its filesystem)
+            try:
                 info = handle.stat()
-        except OSError:
-            return None
-        if self._mounts.kernels(handle.fileno(), info.st_dev):
-            return []
+            except OSError:
+                return None
+            if self._mounts.kernels(handle.fileno(), info.st_dev):
+                return []
         wd = -1
         if self.watching:
             mask = _CONTENT if content else _ENTRIES
