@@ -388,7 +388,10 @@ class Freshness:
         # directory followed by the look at open's own listing -> the
         # directories it holds (what follows on below it needs no listing again)
         self._listed_at_open: dict[str, list[str]] = {}
-        self._mounts = Mounts(root.backend)  # (made anew for each walk below)
+        # what is known of the root's filesystem (mounted while the root is
+        # open), and of those one walk meets (made anew for each walk below)
+        self._root_mount: dict[int, bool] = {}
+        self._mounts = Mounts(root.backend)
         self._guard = threading.Lock()
         self._busy = False  # a thread is taking in what changed: others wait for it
         # directory -> each name changed there, and whether its last change
@@ -435,6 +438,13 @@ class Freshness:
         if not self._begun:
             self._begun = True
             self.watching = _KERNEL.usable(self._root.backend)
+            root, backend = self._root, self._root.backend
+            try:
+                device = backend.fstat(root.fileno()).st_dev
+                self._root_mount = {device: Mounts(backend).kernels(root.fileno(), device)}
+            except OSError:
+                pass
+            self._mounts = Mounts(backend, self._root_mount)
 
     def listed(self, rel: str, handle: Handle) -> list[DirEntry]:
         """The look at open's listing of ``rel``, open at ``handle``: the
@@ -490,7 +500,7 @@ class Freshness:
                 self._stamps[config] = (stamp, taken)
             changed = changed or stamp is None or stamp[2] >= looked_since_ns - RACY_NS
         self._stamped = not self.watching
-        self._mounts = Mounts(self._root.backend)  # (what it knows is of this walk)
+        self._mounts = Mounts(self._root.backend, self._root_mount)  # (of this walk)
         if changed:
             self.look_again()  # changed while the look read it, maybe (or not there yet)
         return left
@@ -610,7 +620,8 @@ class Freshness:
         queue: deque[str] = deque([top])
         walked = 0
         git = False
-        self._mounts, reader = Mounts(self._root.backend), LinkReader(self._root)
+        self._mounts = Mounts(self._root.backend, self._root_mount)
+        reader = LinkReader(self._root)
         while queue:
             if new and walked >= WALK_NOW:
                 view.learn_every_link_later(tuple((rest, rest.count("/") + 1)

@@ -36,11 +36,13 @@ class Mounts:
     """Which devices a walk met hold a filesystem of
     :data:`KERNEL_FILESYSTEMS` (one ``fstatfs`` through the backend for
     the first directory met on each device).  Kept for one walk: a device
-    number is given to another filesystem once one is unmounted."""
+    number is given to another filesystem once one is unmounted (not
+    while a directory of it is held open: ``known``, what is known of
+    those)."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, known: dict[int, bool] | None = None) -> None:
         self._backend = backend
-        self._known: dict[int, bool] = {}
+        self._known: dict[int, bool] = dict(known) if known else {}
 
     def kernels(self, fd: int, device: int) -> bool:
         """Whether the directory open at ``fd``, on ``device``, lies in a
