@@ -98,8 +98,13 @@ def _counts(base: Path, backend_name: str, depth: int) -> dict[str, int]:
         "edit_file": ("edit_file", {"path": f"{rel}/f.py", "oldText": "x0 = 1",
                                     "newText": "x0 = 2"}),
         "move_file": ("move_file", {"source": f"{rel}/g.py", "destination": f"{rel}/h.py"}),
+        "write_file after move_file": ("write_file", {"path": f"{rel}/f.py", "content": CONTENT,
+                                                      "overwrite": True}),
         "delete_file": ("delete_file", {"path": f"{rel}/h.py"}),
         "make_directory": ("make_directory", {"path": f"{rel}/sub"}),
+        "write_file after make_directory": ("write_file", {"path": f"{rel}/f.py",
+                                                           "content": CONTENT,
+                                                           "overwrite": True}),
         "list_directory": ("list_directory", {"path": rel}),
     }
     counts: dict[str, int] = {}
@@ -136,6 +141,32 @@ def test_the_events_of_the_views_own_replace_need_no_look(counted):
     for depth in (1, 10):
         assert counted[depth]["write_file once more"] == counted[depth]["write_file again"], \
             counted
+
+
+# The call after a change of the tree's shape pays for the view's look at
+# where things landed, once, whatever the depth (the write's own calls as
+# ``write_file again``, plus):
+# * after ``move_file``, 4: the moved entry looked at where it landed
+#   (``openat2``, ``fstat``, ``close``: is it a link, or a directory whose
+#   links now lead elsewhere?), and the tree lock taken shared again
+#   (``flock``): the move held it exclusively and let it go, so the kept
+#   shared lock a plain call reuses is gone;
+# * after ``make_directory``, 9: the made directory looked at where it
+#   landed (``openat2``, ``fstat``, ``close``), then opened again, watched
+#   and listed for links (``openat2``, ``fstat``, ``watch_add``, ``fstat``,
+#   ``scandir``, ``close``): a program may put a link in it from now on.
+AFTER_MOVE_MOST = 4
+AFTER_MAKE_DIRECTORY_MOST = 9
+
+
+def test_the_call_after_a_move_or_a_new_directory_pays_its_look_once(counted):
+    for depth in (1, 10):
+        plain = counted[depth]["write_file again"]
+        assert counted[depth]["write_file after move_file"] <= plain + AFTER_MOVE_MOST, counted
+        assert counted[depth]["write_file after make_directory"] <= \
+            plain + AFTER_MAKE_DIRECTORY_MOST, counted
+    for label in ("write_file after move_file", "write_file after make_directory"):
+        assert counted[10][label] == counted[1][label], (label, counted)
 
 
 def test_read_file_stays_within_six_syscalls(counted):

@@ -258,3 +258,176 @@ def test_two_processes_never_hold_a_removed_lock_apart(tmp_path, make_root):
         assert hammer.returncode == 0, err
         assert out.strip() == "0", (out, err)
     assert _files(tmp) == ([], [])
+
+
+# -- the sweep of lock files left behind -------------------------------------------
+# A process's first view sweeps a bounded part of the lock directory: lock
+# files no process holds, of roots no process serves, are removed (marked
+# gone first, as a last server removes one).
+
+_SWEEP_TRIES = 64  # lock files one sweep tries at most (tree_lock._SWEEP_TRIES)
+
+
+def _leave(tmp: Path, count: int, device: int = 0x7E57) -> list[str]:
+    """``count`` lock files no process uses, as a process that died (or a
+    version that never removed them) left them; their names."""
+    directory = _lock_directory(tmp)
+    directory.mkdir(mode=0o700, exist_ok=True)
+    names = []
+    for inode in range(1, count + 1):
+        name = f"{device:x}-{inode:x}.lock"
+        (directory / name).write_bytes(bytes(24))
+        names.append(name)
+    return names
+
+
+def test_lock_files_left_behind_are_swept_by_the_next_process(tmp_path, make_root):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
+    _leave(tmp, 20)
+    directory = _lock_directory(tmp)
+    # what the sweep leaves alone: a served root's file (its last server
+    # removes it) and names that are no lock files
+    (directory / "served").mkdir(mode=0o700)
+    (directory / "served" / "5e-1").write_bytes(b"")
+    (directory / "5e-1.lock").write_bytes(bytes(24))
+    (directory / "notes.txt").write_bytes(b"x")
+    (directory / "zz-1.lock").write_bytes(b"x")
+    _run(_OPEN_CLOSE, tmp, *configs, str(tree))
+    assert _files(tmp) == (["5e-1.lock", "zz-1.lock"], ["5e-1"])
+    assert (directory / "notes.txt").exists()
+
+
+def test_a_sweep_tries_a_bounded_number_of_files(tmp_path, make_root):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
+    left = 2 * _SWEEP_TRIES + 10
+    _leave(tmp, left)
+    for turn, after in enumerate((left - _SWEEP_TRIES, left - 2 * _SWEEP_TRIES, 0)):
+        (tree / str(turn)).mkdir()
+        _run(_OPEN_CLOSE, tmp, *configs, str(tree / str(turn)))
+        assert len(_files(tmp)[0]) == after
+
+
+# A process using a root's tree lock without serving it (no served mark):
+# it opens the lock file (as a view's open reads the count first), says
+# "opened"; then holds it shared until told, says "held" with the inode it
+# holds; lets go when told, and ends.
+_HOLDER = """
+import os, sys
+from corral.contained import Root, backend_by_name
+from corral.tools._runtime.view import tree_lock
+root = Root(sys.argv[3], backend=backend_by_name(sys.argv[1]), fast_path=sys.argv[2] == "1")
+info = os.fstat(root.fileno())
+key = (info.st_dev, info.st_ino)
+tree_lock.keep_idle_for(0.001)  # let go at once when no step holds it
+tree_lock.moves_made(key, root.backend)
+print("opened", flush=True)
+sys.stdin.readline()
+hold = tree_lock.take_shared(key, root.backend, lambda: None)
+print("held", os.fstat(hold.file.fd).st_ino, flush=True)
+sys.stdin.readline()
+tree_lock.drop_shared(hold, root.backend)
+print("dropped", flush=True)
+sys.stdin.readline()
+"""
+
+# Another process wanting the same root's tree lock exclusively: "waited"
+# if it gave up after many tries (the lock held elsewhere), else "taken"
+# and the inode of the file it locked.
+_TAKER = """
+import os, sys
+from corral.contained import Root, backend_by_name
+from corral.tools._runtime.view import tree_lock
+root = Root(sys.argv[3], backend=backend_by_name(sys.argv[1]), fast_path=sys.argv[2] == "1")
+info = os.fstat(root.fileno())
+key = (info.st_dev, info.st_ino)
+tries = [int(sys.argv[4])]
+class GaveUp(Exception):
+    pass
+def checkpoint():
+    tries[0] -= 1
+    if tries[0] == 0:
+        raise GaveUp()
+try:
+    with tree_lock.tree_file_lock(key, root.backend, exclusive=True,
+                                  checkpoint=checkpoint) as hold:
+        print("taken", os.fstat(hold.file.fd).st_ino)
+except GaveUp:
+    print("waited")
+"""
+
+
+def _say(process: subprocess.Popen[str], expect: str) -> str:
+    line = process.stdout.readline().strip()
+    assert line.split(" ")[0] == expect, (line, process.stderr.read())
+    return line
+
+
+def test_a_sweep_keeps_a_file_another_process_holds_and_it_still_excludes(tmp_path,
+                                                                          make_root):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    other = tmp_path / "other"
+    other.mkdir()
+    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
+    lock = _lock_directory(tmp) / f"{_name(tree)}.lock"
+    holder = _start(_HOLDER, tmp, *configs, str(tree))
+    try:
+        _say(holder, "opened")
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        held = int(_say(holder, "held").split()[1])
+        _leave(tmp, 5)
+        # a process's first view sweeps: the held file stays, the others go
+        _run(_OPEN_CLOSE, tmp, *configs, str(other))
+        assert _files(tmp) == ([lock.name], [])
+        assert os.stat(lock).st_ino == held
+        # and it still excludes: an exclusive taker waits while it is held...
+        assert _run(_TAKER, tmp, *configs, str(tree), "200").strip() == "waited"
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        _say(holder, "dropped")
+        # ...and takes that very file once it is let go
+        assert _run(_TAKER, tmp, *configs, str(tree), "0").split() == ["taken", str(held)]
+    finally:
+        holder.communicate("\n", timeout=600)
+
+
+def test_a_file_swept_while_a_process_had_it_open_is_opened_again_by_it(tmp_path, make_root):
+    """Opened but not held when the sweep removed it: the process takes the
+    path's file when it next takes the lock, the one every other process
+    takes, never the removed one."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    other = tmp_path / "other"
+    other.mkdir()
+    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
+    lock = _lock_directory(tmp) / f"{_name(tree)}.lock"
+    holder = _start(_HOLDER, tmp, *configs, str(tree))
+    try:
+        _say(holder, "opened")
+        removed = os.stat(lock).st_ino
+        _run(_OPEN_CLOSE, tmp, *configs, str(other))
+        assert not lock.exists()  # swept: opened by the holder, held by none
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        held = int(_say(holder, "held").split()[1])
+        assert os.stat(lock).st_ino == held != removed
+        assert _run(_TAKER, tmp, *configs, str(tree), "200").strip() == "waited"
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        _say(holder, "dropped")
+        assert _run(_TAKER, tmp, *configs, str(tree), "0").split() == ["taken", str(held)]
+    finally:
+        holder.communicate("\n", timeout=600)

@@ -134,6 +134,7 @@ class Kind(str, enum.Enum):
     # who said no
     HOST = "host"  # the host's authorize refused
     HOST_UNEXPECTED = "host_unexpected"  # authorize answered neither None/True nor False
+    REENTERED = "reentered"  # made from authorize, needing what the asking call holds
     CANCELLED = "cancelled"
     READ_ONLY = "read_only"
     DENY_RULE = "deny_rule"
@@ -431,6 +432,19 @@ def host_unexpected(operation: str, path: str, answer: str) -> Refusal:
                    "host's authorize callback.",
                    details={"path": path, "operation": operation, "returned": answer},
                    kind=Kind.HOST_UNEXPECTED)
+
+
+def reentered(asking_tool: str, asking_path: str, needs: str) -> Refusal:
+    """A call made from the host's ``authorize`` needs a lock the call that
+    asked holds until ``authorize`` returns: it would wait on that call."""
+    return Refusal(Code.DENIED, f"this call was made from the host's authorize while "
+                   f"{asking_tool} ({_said(asking_path)}) waits on its answer, and it needs "
+                   f"{needs}, which {asking_tool} holds until authorize returns; nothing was done",
+                   "Make this call after authorize returns (keep it and run it once the answer "
+                   "is given); calls that need nothing the asking call holds, such as reads, "
+                   "may be made from authorize.",
+                   details={"askingTool": asking_tool, "askingPath": asking_path,
+                            "needs": needs}, kind=Kind.REENTERED)
 
 
 def time_limit(tool: str, seconds: float, *, partial: Mapping[str, Any] | None = None,

@@ -127,11 +127,15 @@ class Toolbox:
         re-raising ``CancelledError``.  ``progress`` is called from the
         worker thread."""
         import asyncio  # here: only embedders that await need it (a server starts sooner)
+        import contextvars
         own = CancelToken()
         tokens = (own, cancel) if cancel else (own,)
         work = functools.partial(self._call, name, args, timeout=timeout, cancel=tokens,
                                  progress=progress)
-        future = asyncio.get_running_loop().run_in_executor(None, work)
+        # in the awaiting task's context: a call made from a host's authorize
+        # is known there as such (it must not wait on the call that asked)
+        future = asyncio.get_running_loop().run_in_executor(
+            None, contextvars.copy_context().run, work)
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:

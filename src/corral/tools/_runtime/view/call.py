@@ -11,21 +11,21 @@ from weakref import ref as weak_ref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from ....contained import Backend, DirEntry, EscapeError, HeldParent, Handle, PathError, Target
 from ..._policy.gitdirs import names_a_shape_entry
 from ..._policy.locate import Location
 from ..._policy.rules import Op
-from ..._refusals.catalogue import Refusal, entry_kind, swapped
+from ..._refusals.catalogue import Refusal, entry_kind, reentered, swapped
 from ..request_types import Request
 from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd
 from .decide import _ADDING, View, _Step
 from .freshness import Freshness
 from .links import chain_end, locate
-from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, Checkpoint, Identity, LockKey, _Flock,
-                    _flock, _flocked)
+from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, ASKING, TREE_EXCLUSIVE, TREE_SHARED,
+                    Checkpoint, Identity, LockKey, _Flock, _flock, _flocked)
 from .tree_lock import SharedHold, _changes_here, drop_shared, take_shared
 from .pinned import _PLAIN_NAMES, Pinned
 
@@ -34,6 +34,9 @@ class Host(Protocol):
     """What a call's view needs of the call: its bounds and its host."""
 
     def checkpoint(self) -> None: ...
+
+    @property
+    def tool(self) -> str: ...
 
     @property
     def asks_host(self) -> bool: ...
@@ -180,6 +183,7 @@ class _SharedStep:
                     self._lock_fd = fd
                     by_path.append(self)
             if fd < 0:
+                _not_the_askers(target.held_identity())
                 flocked = self._flocked = _flock(target, backend, checkpoint,
                                                  release_by_closing=True)
                 by_path.append(flocked)
@@ -190,6 +194,7 @@ class _SharedStep:
             # whether it is the same (an fstat then)
             key = target.held_identity()
             if not call._holds(key):
+                _not_the_askers(key)
                 flocked = self._flocked = _flock(target, backend, checkpoint,
                                                  release_by_closing=True)
                 by_path.append(flocked)
@@ -332,6 +337,40 @@ class PlainReplace:
         self.close()
 
 
+def _not_the_askers(key: Identity) -> None:
+    """Before a wait for the directory ``key``'s lock: refuse a call made
+    from a host's ``authorize`` at once where the asking call holds it (the
+    wait would last until this call's deadline)."""
+    asker = ASKING.get()
+    if asker is not None and asker.holds(key):
+        asker.refuse("a lock on a folder it holds (where it acts)")
+
+
+class _Asking:
+    """A call waiting on its host's answer with its step's locks held, as a
+    call made from the host's ``authorize`` sees it (:data:`ASKING`)."""
+
+    __slots__ = ("_call", "_tool", "_path")
+
+    def __init__(self, call: CallView, tool: str, path: str) -> None:
+        self._call = call
+        self._tool = tool
+        self._path = path
+
+    def tree_held(self) -> int:
+        call = self._call
+        if call._exclusive:
+            return TREE_EXCLUSIVE
+        # every step holding the tree shared holds the directory it acts in
+        return TREE_SHARED if call._held or call._by_path else 0
+
+    def holds(self, key: Identity) -> bool:
+        return self._call._holds(key)
+
+    def refuse(self, needs: str) -> NoReturn:
+        raise reentered(self._tool, self._path, needs)
+
+
 class _HeldPlace(Protocol):
     """A directory lock a call holds on one place: its identity, looked at
     when the call takes a step on a second one."""
@@ -342,6 +381,10 @@ class _HeldPlace(Protocol):
 class CallView:
     """The view as one call sees it: its deadline, its locks (re-entrant
     within the call), its host."""
+
+    #: the steps of this call holding the tree exclusively (rare: an
+    #: instance's own count made only by them)
+    _exclusive = 0
 
     def __init__(self, view: View, host: Host) -> None:
         self._view = view
@@ -385,7 +428,15 @@ class CallView:
         host = self._host
         asks = host.asks_host
         places = [pin.place() for pin in pins] if asks and same_place else None
-        host.authorize(request)
+        if asks:
+            # a call the host makes from authorize must not wait on this one
+            asking = ASKING.set(_Asking(self, host.tool, request.path))
+            try:
+                host.authorize(request)
+            finally:
+                ASKING.reset(asking)
+        else:
+            host.authorize(request)
         if places is not None:
             for pin, place in zip(pins, places):
                 pin.ensure_place(place)
@@ -487,6 +538,7 @@ class CallView:
         links lead: counted, as a move is, for other Toolboxes to see)."""
         with ExitStack() as stack:
             stack.enter_context(_TREE.exclusive(self.checkpoint))
+            self._hold_exclusive(stack)
             changes = stack.enter_context(self._view.tree_lock(exclusive=True,
                                                                checkpoint=self.checkpoint))
             target = stack.enter_context(self._resolve(rel, op, label, field, follow=follow,
@@ -512,6 +564,7 @@ class CallView:
         label = src_shown if src_shown is not None else (src.rstrip("/") or ".")
         with ExitStack() as stack:
             stack.enter_context(_TREE.exclusive(self.checkpoint))
+            self._hold_exclusive(stack)
             stack.enter_context(self._view.tree_lock(exclusive=True, moves=True,
                                                      checkpoint=self.checkpoint))
             src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
@@ -545,6 +598,8 @@ class CallView:
         tree = _TREE.exclusive if exclusive else _TREE.shared
         with ExitStack() as stack:
             stack.enter_context(tree(self.checkpoint))
+            if exclusive:
+                self._hold_exclusive(stack)
             stack.enter_context(self._view.tree_lock(exclusive=exclusive, moves=moves,
                                                      checkpoint=self.checkpoint))
             targets = [stack.enter_context(self._resolve(
@@ -562,6 +617,14 @@ class CallView:
             for want, pinned in zip(wants, pins):
                 pinned.decide(want.op)
             yield pins
+
+    def _hold_exclusive(self, stack: ExitStack) -> None:
+        """Count a step holding the tree exclusively until ``stack`` closes."""
+        self._exclusive += 1
+        stack.callback(self._let_go_exclusive)
+
+    def _let_go_exclusive(self) -> None:
+        self._exclusive -= 1
 
     @contextmanager
     def _resolve(self, rel: str, op: Op, shown: str, field: str, *, follow: bool = False,
@@ -608,6 +671,8 @@ class CallView:
             key = target.held_identity()
             if not self._holds(key):
                 wanted.setdefault(key, target)
+        for key in wanted:
+            _not_the_askers(key)
         for key in sorted(wanted):
             stack.enter_context(_TABLE.hold(key, self.checkpoint))
             stack.enter_context(_flocked(wanted[key], self._view.root.backend,

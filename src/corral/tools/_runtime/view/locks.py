@@ -12,7 +12,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import NoReturn, Protocol
 
 from ....contained import Backend, Handle, Root, Target
 
@@ -20,6 +22,35 @@ _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
 
 Checkpoint = Callable[[], None]
+Identity = tuple[int, int]
+
+#: how a call holds this process's tree lock (:meth:`Asker.tree_held`)
+TREE_SHARED, TREE_EXCLUSIVE = 1, 2
+
+
+class Asker(Protocol):
+    """A call of this process waiting on its host's answer with its step's
+    locks held: a call made from the host's ``authorize`` (in the context
+    it runs in) must not wait for one of them, since the asking call lets
+    none go before ``authorize`` returns."""
+
+    def tree_held(self) -> int:
+        """0, :data:`TREE_SHARED` or :data:`TREE_EXCLUSIVE`."""
+        ...
+
+    def holds(self, key: Identity) -> bool:
+        """Whether it holds the directory ``key`` (device, inode) locked."""
+        ...
+
+    def refuse(self, needs: str) -> NoReturn:
+        """Refuse the call made from ``authorize`` that ``needs`` a lock it holds."""
+        ...
+
+
+#: the call whose host is deciding, in the context its ``authorize`` runs
+#: in: a call made from there runs in that context too (``call`` on the
+#: same thread; ``acall`` carries the context to its worker thread)
+ASKING: ContextVar[Asker | None] = ContextVar("corral_asking", default=None)
 
 
 # -- locks ------------------------------------------------------------------------------
@@ -48,6 +79,11 @@ class _TreeLock:
         with self._lock:
             delay = _POLL_FIRST
             while self._writer or self._waiting_writers:
+                asker = ASKING.get()
+                if asker is not None and (held := asker.tree_held()):
+                    if held == TREE_SHARED and not self._writer:
+                        break  # joins the asking call's hold, which a waiting writer waits for
+                    asker.refuse("the folder tree")
                 self._cond.wait(delay)
                 checkpoint()
                 delay = min(delay * 2, _POLL_MOST)
@@ -62,6 +98,9 @@ class _TreeLock:
 
     @contextmanager
     def exclusive(self, checkpoint: Checkpoint) -> Iterator[None]:
+        asker = ASKING.get()
+        if asker is not None and asker.tree_held():
+            asker.refuse("the folder tree to itself")
         with self._cond:
             self._waiting_writers += 1
             try:
@@ -82,7 +121,6 @@ class _TreeLock:
 
 
 _TREE = _TreeLock()
-Identity = tuple[int, int]
 LockKey = Identity | tuple[Identity, str]  # an identity, or (root identity, canonical path)
 
 

@@ -47,7 +47,9 @@ anyway, and one holding a file marked gone and no longer
 linked opens the path again (on the same descriptor number), so two
 processes never each hold a lock on a file of their own.  Removed, the
 count of moves starts again at a random value (a view that last read the
-removed file's count cannot find it unchanged).
+removed file's count cannot find it unchanged).  Files their last server
+could not remove (a step still held one, the process died) are removed
+the same way by a bounded sweep each process makes at its first view.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ from ....contained import Backend
 
 __all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here",
            "SharedHold", "take_shared", "drop_shared", "use_lock_file", "let_go_lock_file",
-           "view_collected", "keep_idle_for", "lock_directory_under", "served_roots"]
+           "view_collected", "keep_idle_for", "lock_directory_under", "served_roots",
+           "sweep_lock_files"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -427,6 +430,7 @@ def _forget_after_fork() -> None:
             pass
     _pinned.clear()
     _kept.clear()
+    _sweeper.clear()  # the parent's (its sweep is not the child's to wait for)
     _idle_guard = threading.Condition()  # one held at the fork stays held
     _idle_thread = None
 
@@ -552,6 +556,8 @@ def use_lock_file(key: tuple[int, int], root_fd: int) -> None:
     if first:
         _serve(key)
     _close_all(closing)
+    if not _swept[0]:
+        _sweep_once()
 
 
 # The roots this process serves, each held by a shared flock on a file of
@@ -641,28 +647,91 @@ def _held_alone(fd: int, name: str) -> bool:
     return (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino)
 
 
-def _remove_lock_file(key: tuple[int, int]) -> None:
+def _remove_lock_file(key: tuple[int, int]) -> bool:
     """Remove the root ``key``'s lock file (the caller holds its served
     file alone: no process serves the root), opened here for it (the file
     this process kept may be one removed before): only if nobody holds its
     flock, marked gone before the unlink (a process that opened it
     meanwhile reads the mark once it holds the flock, and opens the path
-    again)."""
+    again); whether it was removed."""
     name = _lock_file_name(key)
     if name is None:
-        return
+        return False
     try:
         fd = os.open(name, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError:
-        return
+        return False
     try:
         if _held_alone(fd, name):  # else a process holds it (removed after its last server)
             os.pwrite(fd, _GONE, 0)  # not marked (a failing disk): not removed
             os.unlink(name)
+            return True
     except OSError:
         pass
     finally:
         os.close(fd)  # the exclusive lock let go with it
+    return False
+
+
+# A lock file outlives its root's last server where that server could not
+# remove it (a step still held it, the process died, a version that never
+# removed them): each process sweeps a bounded part of the directory once,
+# from its first view on, so leftovers go without any process paying for
+# all.  On a thread of its own (a directory of many thousands makes each
+# unlink slow: the view's open does not wait), waited for at exit.
+_SWEEP_NAMES = 2048  # names of the lock directory one sweep reads at most
+_SWEEP_TRIES = 64  # lock files one sweep tries to remove at most
+_SWEEP_EXIT_WAIT = 5.0  # seconds the interpreter's exit waits for a sweep under way
+_swept = [False]
+_sweeper: list[threading.Thread] = []
+
+
+def _sweep_once() -> None:
+    with _place_guard:
+        if _swept[0]:
+            return
+        _swept[0] = True
+    sweeper = threading.Thread(target=sweep_lock_files, name="corral-lock-sweep", daemon=True)
+    _sweeper.append(sweeper)
+    sweeper.start()
+
+
+def sweep_lock_files(names: int = _SWEEP_NAMES, tries: int = _SWEEP_TRIES) -> int:
+    """Remove lock files no process uses, reading at most ``names`` names of
+    the lock directory and trying at most ``tries`` files; how many were
+    removed.  Left alone: the files of roots this process uses or that
+    have a served mark (their last server removes them), and any file a
+    process holds (:func:`_remove_lock_file` takes its flock without
+    waiting, and marks it gone before the unlink, so a process that opened
+    it but holds nothing opens the path again when it next takes it)."""
+    directory = _lock_directory()
+    if directory is None:
+        return 0
+    served = _served_directory()
+    removed = 0
+    try:
+        with os.scandir(directory) as entries:
+            for read, entry in enumerate(entries):
+                if read >= names or tries <= 0:
+                    break
+                stem = entry.name.removesuffix(".lock")
+                if stem == entry.name:
+                    continue
+                device, _, inode = stem.partition("-")
+                try:
+                    key = (int(device, 16), int(inode, 16))
+                except ValueError:
+                    continue
+                with _place_guard:
+                    used_here = key in _files or key in _users or key in _serving
+                if used_here or (served is not None
+                                 and os.path.lexists(os.path.join(served, stem))):
+                    continue
+                tries -= 1
+                removed += _remove_lock_file(key)
+    except OSError:
+        pass  # the directory unreadable: nothing more swept
+    return removed
 
 
 def served_roots() -> set[tuple[int, int]]:
@@ -715,7 +784,10 @@ def served_roots() -> set[tuple[int, int]]:
 def _let_go_at_exit() -> None:
     """The views still open when the interpreter ends are let go as if
     closed: the roots this process alone served leave no files behind (a
-    step another thread still holds keeps its file)."""
+    step another thread still holds keeps its file).  A sweep under way
+    ends first (a bounded wait)."""
+    for sweeper in _sweeper:
+        sweeper.join(_SWEEP_EXIT_WAIT)
     with _place_guard:
         closing = _let_go_collected()
         for key in list(_users):
