@@ -428,15 +428,7 @@ class CallView:
         host = self._host
         asks = host.asks_host
         places = [pin.place() for pin in pins] if asks and same_place else None
-        if asks:
-            # a call the host makes from authorize must not wait on this one
-            asking = ASKING.set(_Asking(self, host.tool, request.path))
-            try:
-                host.authorize(request)
-            finally:
-                ASKING.reset(asking)
-        else:
-            host.authorize(request)
+        host.authorize(request)
         if places is not None:
             for pin, place in zip(pins, places):
                 pin.ensure_place(place)
@@ -447,6 +439,16 @@ class CallView:
             for pin in pins:
                 pin.release()  # what is there now is opened afresh
                 pin.decide_again()
+
+    def hear(self, authorizer: Callable[[Request], object], request: Request) -> object:
+        """The host's ``authorizer`` asked about ``request`` (whatever this
+        call holds meanwhile): a call the host makes from it is known as
+        one, so it never waits for a lock this call holds."""
+        asking = ASKING.set(_Asking(self, self._host.tool, request.path))
+        try:
+            return authorizer(request)
+        finally:
+            ASKING.reset(asking)
 
     def plain_replace(self, rel: str) -> PlainReplace | None:
         """The step of a replace of the regular file at ``rel`` (a create
