@@ -448,3 +448,38 @@ def test_a_new_repository_beside_the_file_takes_the_general_step(tmp_path, make_
     assert not answer["ok"] and answer["code"] == "DENIED", answer
     assert f.read_text() == PLAIN.replace("x0 = 1", "x0 = 2")
     assert plain_taken == [False, False]
+
+
+def test_a_file_found_not_plain_is_read_once_a_call_until_it_is_plain_again(
+        tmp_path, make_toolbox, monkeypatch, plain_taken):
+    """A CRLF file: the plain step reads it once and leaves it to the
+    general step; its next edits go there at once (the file read once a
+    call, not twice), until an edit of it is made the quick way again."""
+    f = _tree(tmp_path)
+    box = make_toolbox(tmp_path)
+    flip = _Flip()
+    assert flip(box)["ok"]
+    f.write_bytes(f.read_bytes().replace(b"\n", b"\r\n"))
+    reads: list[int] = []
+    real_read = HeldParent.read
+
+    def counted_read(self: HeldParent, limit: int) -> bytes:
+        reads.append(limit)
+        return real_read(self, limit)
+
+    monkeypatch.setattr(HeldParent, "read", counted_read)
+    for _ in range(3):
+        answer = flip(box)
+        assert answer["ok"] and answer["lineEndings"] == "crlf", answer
+    fast = _fast(box)
+    if not fast:  # the plain step is never taken: nothing read, nothing remembered
+        assert plain_taken == [False] * 4 and reads == []
+        return
+    assert plain_taken == [False, False] and len(reads) == 1  # (then not looked for)
+    f.write_bytes(f.read_bytes().replace(b"\r\n", b"\n"))  # another program makes it LF
+    for _ in range(2):
+        answer = flip(box)
+        assert answer["ok"] and "lineEndings" not in answer, answer
+    assert f.read_text() == PLAIN  # (six edits, each flipping one line)
+    # the first LF edit made the quick way by the general step, the next in the plain step
+    assert plain_taken == [False, False, True]

@@ -226,9 +226,11 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> EditResult:
     rel = ctx.rel(args["path"])
     if len(edits) == 1 and not args["dryRun"] and not ctx.hears_requests and \
             _may_be_quick(edits[0]):
-        done = _edit_plain(ctx, rel, edits, multi, expected, args)
-        if done is not None:
-            return done
+        memory = ctx.store(EditMemory)
+        if memory.plain_form(rel):
+            done = _edit_plain(ctx, rel, edits, multi, expected, args, memory)
+            if done is not None:
+                return done
     try:
         # one step: resolved once (a final in-root link followed), decided,
         # read, asked about, re-checked and written on what was pinned
@@ -255,14 +257,17 @@ def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
 
 
 def _edit_plain(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool,
-                expected: str | None, args: dict[str, Any]) -> EditResult | None:
+                expected: str | None, args: dict[str, Any],
+                memory: EditMemory) -> EditResult | None:
     """The commonest edit, made in the view's plain step
     (:meth:`CallView.plain_edit`): one exact edit of a plain UTF-8 file no
     one is asked about, read, matched, answered and written as
     :func:`_quick` does it in the general step, with the same locks,
     decisions and atomic replace.  ``None``, nothing written, where it is
     not such an edit (a file with other links, one over the limit, one the
-    quick step does not take): the caller takes the general step."""
+    quick step does not take): the caller takes the general step (at once
+    for the next edit of a file found in a form the quick step does not
+    take, until an edit of it is made the quick way)."""
     step = ctx.view.plain_edit(rel)
     if step is None:
         return None
@@ -280,10 +285,12 @@ def _edit_plain(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool,
             return None
         work = Work(ctx.checkpoint)
         work.read(len(data))
-        memory = ctx.store(EditMemory)
         base_sha, facts = memory.digest(data)
-        return _quick(ctx, step, rel, rel, data, info, edits, multi, expected, base_sha, facts,
+        made = _quick(ctx, step, rel, rel, data, info, edits, multi, expected, base_sha, facts,
                       memory, args, work)
+        if made is None and (data[:1] in _ODD_FIRST or b"\r" in data or b"\x00" in data):
+            memory.not_plain(rel)
+        return made
 
 
 # -- reading ------------------------------------------------------------------------
@@ -371,6 +378,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         made = _quick(ctx, pinned, rel, real, data, info, edits, multi, expected, base_sha,
                       facts, memory, args, work)
         if made is not None:
+            memory.plain_again(rel)
             return made
     call_key = _call_key(real, edits)
     call = _Call(rel, real, edits, multi, work, 0, base_sha, memory, call_key)
