@@ -460,9 +460,11 @@ class CallView:
         guards_git = False
         if not policy.is_empty:
             remembered_for, plain = view._plain_memo
-            if remembered_for is not policy or view.python_place is not None or \
-                    any(plain.get((rel, op)) is not True for op in ops):
+            if remembered_for is not policy or view.python_place is not None:
                 return None
+            for op in ops:
+                if plain.get((rel, op)) is not True:
+                    return None
             guards_git = policy.guards_git
             if guards_git and not _PLAIN_NAMES.get(rel):
                 return None  # names git reads of a common directory: looked at in full
