@@ -377,22 +377,19 @@ def _renamed_onto(data: bytes) -> tuple[int, bytes] | None:
     watch: a name made, moved away, and that move's arrival at ``name``
     (a temporary file renamed onto ``name``); else ``None``."""
     size = len(data)
-    unpack = _EVENT.unpack_from
     if size < 3 * _EVENT_SIZE:
         return None
+    unpack = _EVENT.unpack_from
     wd, mask, _, length = unpack(data, 0)
-    second = _EVENT_SIZE + length
-    if mask != _IN_CREATE or not length or size < second + 2 * _EVENT_SIZE:
-        return None
-    wd_from, mask_from, cookie, length_from = unpack(data, second)
-    third = second + _EVENT_SIZE + length_from
-    if wd_from != wd or mask_from != _IN_MOVED_FROM or length_from != length or \
-            size < third + _EVENT_SIZE:
-        return None
-    wd_to, mask_to, cookie_to, length_to = unpack(data, third)
+    second = _EVENT_SIZE + length  # the move away, of a name as long
+    third = second + second  # the arrival
     start = third + _EVENT_SIZE
-    if wd_to != wd or mask_to != _IN_MOVED_TO or cookie_to != cookie or \
-            start + length_to != size or \
+    if mask != _IN_CREATE or not length or size <= start:
+        return None
+    moved = unpack(data, second)
+    cookie = moved[2]
+    if moved != (wd, _IN_MOVED_FROM, cookie, length) or \
+            unpack(data, third) != (wd, _IN_MOVED_TO, cookie, size - start) or \
             data[_EVENT_SIZE:second] != data[second + _EVENT_SIZE:third]:
         return None
     end = data.find(b"\0", start)
@@ -743,6 +740,8 @@ class Freshness:
                     entry[0] -= 1
                     if entry[0] <= 0:
                         del expected[(wd, name)]
+                        if not expected:  # every act's event came: none for a drain to expire
+                            _KERNEL.expecting.pop(id(self), None)
         if not names:
             return
         known = self._entries.get(directory, ())
