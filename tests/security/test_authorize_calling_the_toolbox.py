@@ -199,3 +199,30 @@ def test_a_call_after_authorize_returned_runs(tmp_path, make_root):
         assert toolbox.call(*inner_call)["ok"] is True
     assert (tmp_path / "z" / "c.txt").read_text() == "plain\n"
     assert (tmp_path / "y" / "a.txt").read_text() == "outer\n"
+
+
+@pytest.mark.parametrize("inner", ["read_file", "write_file-other-folder", "move_file"])
+def test_a_call_from_a_question_asked_within_a_step_never_waits(tmp_path, make_root, inner):
+    """Any question a step asks while it holds its locks counts, not only
+    the one before its act: ``edit_file`` asks whether the model may be
+    told that a file beside the one it edits holds the missing oldText."""
+    _tree(tmp_path)
+    (tmp_path / "y" / "b.txt").write_text("the text the model meant\n")
+    results: list = []
+    toolbox_of: list = []
+    inner_call = INNERS[inner][0]
+    with Toolbox(make_root(tmp_path), authorize=_host(toolbox_of, inner_call, results,
+                                                       _sync)) as toolbox:
+        toolbox_of.append(toolbox)
+        answer = toolbox.call("edit_file", {"path": "y/a.txt",
+                                            "oldText": "the text the model meant",
+                                            "newText": "x"})
+    assert len(results) == 1, "the host was not asked"
+    got = results[0]
+    if inner == "move_file":
+        assert (got["code"], got["details"]["kind"]) == ("DENIED", "reentered"), got
+        assert (tmp_path / "z" / "b.txt").read_text() == "plain\n"
+    else:
+        assert got["ok"] is True, got
+    assert answer["code"] == "NOT_FOUND" and "y/b.txt" in answer["message"], answer
+    assert (tmp_path / "y" / "a.txt").read_text() == "plain\n"

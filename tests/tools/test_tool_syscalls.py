@@ -13,7 +13,8 @@ most 6 (held: 6); no other tool's count grows with depth (held, but for
 directories above the one they act on, as git does: their growth is pinned
 at one probe a level outside a work tree and two inside one, and their
 counts at depth 1); ``write_file`` and ``edit_file`` at most 20 (held: 20
-and 19, :data:`WRITE_MOST`, every flock and the watch's read included).
+and 19, :data:`WRITE_MOST`, every flock and the watch's read included; the
+next write or edit of the file, in the plain step, no more).
 Their calls, all needed:
 
 * the ``read`` of the process's kernel watch each call makes first,
@@ -97,6 +98,8 @@ def _counts(base: Path, backend_name: str, depth: int) -> dict[str, int]:
         "write_file new": ("write_file", {"path": f"{rel}/new.py", "content": CONTENT}),
         "edit_file": ("edit_file", {"path": f"{rel}/f.py", "oldText": "x0 = 1",
                                     "newText": "x0 = 2"}),
+        "edit_file again": ("edit_file", {"path": f"{rel}/f.py", "oldText": "x0 = 2",
+                                          "newText": "x0 = 1"}),
         "move_file": ("move_file", {"source": f"{rel}/g.py", "destination": f"{rel}/h.py"}),
         "write_file after move_file": ("write_file", {"path": f"{rel}/f.py", "content": CONTENT,
                                                       "overwrite": True}),
@@ -128,9 +131,11 @@ def counted(tmp_path, request) -> dict[int, dict[str, int]]:
 
 
 def test_write_and_edit_cost_their_syscalls_not_their_depth(counted):
-    for tool in ("write_file", "edit_file"):
+    for tool in ("write_file", "write_file again", "edit_file", "edit_file again"):
         assert counted[10][tool] <= WRITE_MOST, (tool, counted)
         assert counted[10][tool] <= counted[1][tool] + 2, (tool, counted)
+    for depth in (1, 10):  # the next edit, in the plain step: no call more than the first
+        assert counted[depth]["edit_file again"] <= counted[depth]["edit_file"], counted
 
 
 def test_the_events_of_the_views_own_replace_need_no_look(counted):

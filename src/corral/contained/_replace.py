@@ -70,6 +70,7 @@ _SAFE = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _PERMISSIONS = 0o777
 _REPLACING_MODE = 0o600
 _NEW_FILE_MODE = 0o666
+_READ_CHUNK = 1 << 20  # bytes read at a time of a file grown past its fstat
 # security.* names that grant privileges or vouch for the old content
 _NOT_CARRIED = frozenset({"security.capability", "security.ima", "security.evm"})
 
@@ -249,6 +250,29 @@ class HeldParent:
         if info is None:
             raise ValueError("no file is open")
         return self._backend.pread(self._file, min(size, info.st_size + 1), 0)
+
+    def read(self, limit: int) -> bytes:
+        """The whole file :meth:`open_file` opened, but at most ``limit + 1``
+        bytes (the caller refuses more): one ``pread`` as long as its
+        ``fstat`` said it is and one byte more, which a file that did not
+        grow answers short; a file grown since is read on to the bound."""
+        info = self._info
+        if info is None:
+            raise ValueError("no file is open")
+        backend, fd = self._backend, self._file
+        size = info.st_size
+        want = min(size, limit) + 1
+        first = backend.pread(fd, want, 0)
+        if not first or (len(first) < want and len(first) == size):
+            return first  # the common file: read whole at once
+        chunks, total = [first], len(first)
+        while total <= limit:
+            chunk = backend.pread(fd, min(_READ_CHUNK, limit + 1 - total), total)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
 
     def replace(self, data: bytes) -> None:
         """Atomically replace the file :meth:`open_file` opened with

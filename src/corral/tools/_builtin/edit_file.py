@@ -81,7 +81,7 @@ from .._runtime.request_types import EditRequest, ReadRequest
 from .._runtime.schema import cut_off
 from .._runtime.answer import AnswerPath
 from .._runtime.answer import sentence_path as _said
-from .._runtime.view import Pinned
+from .._runtime.view import PlainEdit, Pinned
 
 DESCRIPTION = (
     "Replace text in a file. oldText is copied exactly from the file (indentation included,"
@@ -224,6 +224,13 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> EditResult:
     edits, multi = _edits(args)
     expected = expected_digest(args)
     rel = ctx.rel(args["path"])
+    if len(edits) == 1 and not args["dryRun"] and not ctx.hears_requests and \
+            _may_be_quick(edits[0]):
+        memory = ctx.store(EditMemory)
+        if memory.plain_form(rel):
+            done = _edit_plain(ctx, rel, edits, multi, expected, args, memory)
+            if done is not None:
+                return done
     try:
         # one step: resolved once (a final in-root link followed), decided,
         # read, asked about, re-checked and written on what was pinned
@@ -247,6 +254,43 @@ def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
                      hint=f"Create {_said(rel)} with write_file; edit_file changes existing files.",
                      suggest=None if ctx.is_denied(parent) else ("list_directory",
                                                                  {"path": parent}))
+
+
+def _edit_plain(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool,
+                expected: str | None, args: dict[str, Any],
+                memory: EditMemory) -> EditResult | None:
+    """The commonest edit, made in the view's plain step
+    (:meth:`CallView.plain_edit`): one exact edit of a plain UTF-8 file no
+    one is asked about, read, matched, answered and written as
+    :func:`_quick` does it in the general step, with the same locks,
+    decisions and atomic replace.  ``None``, nothing written, where it is
+    not such an edit (a file with other links, one over the limit, one the
+    quick step does not take): the caller takes the general step (at once
+    for the next edit of a file found in a form the quick step does not
+    take, until an edit of it is made the quick way)."""
+    step = ctx.view.plain_edit(rel)
+    if step is None:
+        return None
+    with step:
+        info = step.info
+        limit = ctx.limits.max_edit_file_bytes
+        if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1 or \
+                info.st_size > limit:
+            return None  # refused, or made with a warning, as the general step says
+        try:
+            data = step.read(limit)
+        except OSError:
+            return None  # said (or not) as the general step says it
+        if len(data) > limit:
+            return None
+        work = Work(ctx.checkpoint)
+        work.read(len(data))
+        base_sha, facts = memory.digest(data)
+        made = _quick(ctx, step, rel, rel, data, info, edits, multi, expected, base_sha, facts,
+                      memory, args, work)
+        if made is None and (data[:1] in _ODD_FIRST or b"\r" in data or b"\x00" in data):
+            memory.not_plain(rel)
+        return made
 
 
 # -- reading ------------------------------------------------------------------------
@@ -334,6 +378,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         made = _quick(ctx, pinned, rel, real, data, info, edits, multi, expected, base_sha,
                       facts, memory, args, work)
         if made is not None:
+            memory.plain_again(rel)
             return made
     call_key = _call_key(real, edits)
     call = _Call(rel, real, edits, multi, work, 0, base_sha, memory, call_key)
@@ -400,7 +445,15 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
 _ODD_FIRST = frozenset((b"\xef", b"\xff", b"\xfe", b"\x00"))
 
 
-def _quick(ctx: ToolContext, pinned: Pinned, rel: str, real: str, data: bytes,
+def _may_be_quick(edit: Edit) -> bool:
+    """Whether :func:`_quick` may make the call of ``edit`` (its file not
+    looked at yet)."""
+    old, new, replace_all = edit
+    return not replace_all and bool(old) and "\r" not in old and "\r" not in new and \
+        old not in new
+
+
+def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, data: bytes,
            info: os.stat_result, edits: list[Edit], multi: bool, expected: str | None,
            base_sha: str, facts: TextFacts | None, memory: EditMemory, args: dict[str, Any],
            work: Work) -> EditResult | None:
@@ -411,7 +464,9 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, real: str, data: bytes,
     holds it to).  ``None``, with nothing done, for any other call or
     anything the general path would refuse or say more of: that path then
     runs on what was read.  ``facts``: what this step knew of the bytes
-    when it wrote them (the last edit's), so they are not scanned again."""
+    when it wrote them (the last edit's), so they are not scanned again.
+    ``pinned``: the general step's pin, or the plain step (no one hears
+    its request: it is written at once, on the identity read)."""
     old, new, replace_all = edits[0]
     if replace_all or not old or "\r" in old or "\r" in new or old in new \
             or (expected is not None and not digest_matches(expected, base_sha)) \
@@ -476,18 +531,23 @@ def _quick(ctx: ToolContext, pinned: Pinned, rel: str, real: str, data: bytes,
     if memory.has_failures():  # a failure of this call is forgotten once it succeeds
         memory.succeeded(_failure_key(args, multi, edits, base_sha))
     new_sha = sha256(new_data).hexdigest()
-    if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
-        ctx.view.ask(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
-                                 result_bytes=len(new_data), replacements=1, diff=shown,
-                                 dry_run=False), pinned)
-    if ctx.asks_host:  # the lock was held throughout otherwise
-        pinned.same(info)
-        if sha256(_read(ctx, pinned, rel, None, info)[0]).hexdigest() != base_sha:
-            raise swapped(rel)
-    ctx.checkpoint()  # the last one: stopped now, nothing is written
-    # from here on nothing may stop the call: the file is being written
-    read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
-    pinned.write(new_data, exclusive=False, expect=info)
+    if isinstance(pinned, PlainEdit):  # no one hears of it: the lock was held throughout
+        ctx.checkpoint()  # the last one: stopped now, nothing is written
+        read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
+        pinned.write(new_data)  # on the condition that the name holds the file read
+    else:
+        if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
+            ctx.view.ask(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
+                                     result_bytes=len(new_data), replacements=1, diff=shown,
+                                     dry_run=False), pinned)
+        if ctx.asks_host:  # the lock was held throughout otherwise
+            pinned.same(info)
+            if sha256(_read(ctx, pinned, rel, None, info)[0]).hexdigest() != base_sha:
+                raise swapped(rel)
+        ctx.checkpoint()  # the last one: stopped now, nothing is written
+        # from here on nothing may stop the call: the file is being written
+        read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
+        pinned.write(new_data, exclusive=False, expect=info)
     first = line + 1
     last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
     result: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,

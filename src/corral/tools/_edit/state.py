@@ -14,6 +14,10 @@
   still holds exactly those bytes (an agent's edits follow one another)
   takes its base digest and those facts from there instead of hashing and
   scanning the file again.
+* Paths whose file edit_file's plain step read and found in a form it
+  does not edit (CRLF, a byte order mark, a NUL): their next edit goes to
+  the general step at once rather than reading the file twice, until an
+  edit of them is made the quick way again.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ __all__ = ["Applied", "CallKey", "EditMemory", "TextFacts"]
 
 TEXT_BUDGET = 8 * 1024 * 1024  # characters kept per Toolbox
 FAILURES_KEPT = 256
+NOT_PLAIN_KEPT = 256  # paths remembered as not plain (then forgotten at once)
 
 
 class Applied(NamedTuple):
@@ -58,6 +63,26 @@ class EditMemory:
         self._applied: OrderedDict[CallKey, tuple[str, tuple[int, int]]] = OrderedDict()
         self._written: tuple[bytes, str, TextFacts | None] = (b"", sha256(b"").hexdigest(),
                                                                   None)
+        self._not_plain: dict[str, None] = {}  # (one dict operation each: no lock)
+
+    def plain_form(self, path: str) -> bool:
+        """Whether the file at ``path`` may be in a form the plain step
+        edits (it was not found otherwise since an edit of it was last made
+        the quick way)."""
+        return path not in self._not_plain
+
+    def not_plain(self, path: str) -> None:
+        """The plain step read the file at ``path`` and found it in a form
+        it does not edit."""
+        not_plain = self._not_plain
+        if len(not_plain) >= NOT_PLAIN_KEPT:
+            not_plain.clear()
+        not_plain[path] = None
+
+    def plain_again(self, path: str) -> None:
+        """An edit of the file at ``path`` was made the quick way."""
+        if self._not_plain:
+            self._not_plain.pop(path, None)
 
     def digest(self, data: bytes) -> tuple[str, TextFacts | None]:
         """The sha256 of ``data`` and what the quick step knew of them:

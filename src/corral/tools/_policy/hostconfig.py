@@ -1,7 +1,9 @@
 """The commands a host program's own configuration runs without being
 asked: Claude Code's hooks, the MCP servers a client starts, a VS Code
 task run when the folder opens, Cursor's hooks, a dev container's
-lifecycle commands, what ``.envrc`` sources and puts on ``PATH``.
+lifecycle commands, what ``.envrc`` sources and puts on ``PATH``, mise's
+hooks and what its ``[env]`` sources and puts on ``PATH``, Windsurf's hooks,
+Qwen Code's MCP servers.
 
 The configurations themselves are protected by name (rules.py); the
 scripts their commands name are protected as git's config programs are
@@ -17,18 +19,24 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import tomllib
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["HOST_CONFIGS", "HOST_CONFIG_TOPS", "commands"]
+__all__ = ["HOST_CONFIGS", "HOST_CONFIG_TOPS", "MISE_CONFIGS", "commands"]
 
+#: mise's configurations (TOML), read by ``mise activate`` at each prompt.
+MISE_CONFIGS: tuple[str, ...] = (
+    "mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise/config.toml",
+    "mise/config.toml", ".config/mise.toml", ".config/mise/config.toml",
+)
 #: The configurations read, relative to the project directory holding them.
 HOST_CONFIGS: tuple[str, ...] = (
     ".claude/settings.json", ".claude/settings.local.json", ".mcp.json",
     ".vscode/mcp.json", ".vscode/tasks.json", ".cursor/mcp.json", ".cursor/hooks.json",
     ".gemini/settings.json", ".devcontainer/devcontainer.json", ".devcontainer.json",
-    "opencode.json", ".envrc",
-)
+    "opencode.json", ".envrc", ".windsurf/hooks.json", ".qwen/settings.json",
+) + MISE_CONFIGS
 #: The names a directory holds when it may hold one of them.
 HOST_CONFIG_TOPS = frozenset(name.partition("/")[0] for name in HOST_CONFIGS)
 
@@ -43,6 +51,7 @@ _HELPERS = {
     ".gemini/settings.json": ("toolDiscoveryCommand", "toolCallCommand"),
 }
 _HELPERS[".claude/settings.local.json"] = _HELPERS[".claude/settings.json"]
+_HELPERS[".qwen/settings.json"] = _HELPERS[".gemini/settings.json"]  # Qwen Code: Gemini CLI's
 _LIFECYCLE = ("initializeCommand", "onCreateCommand", "updateContentCommand",
               "postCreateCommand", "postStartCommand", "postAttachCommand")
 _MOST_TASKS = 1000
@@ -55,6 +64,8 @@ def commands(name: str, text: str) -> tuple[list[str], list[str]]:
     to it) the host loads or puts on ``PATH``, protected whole."""
     if name == ".envrc":
         return _envrc(text)
+    if name in MISE_CONFIGS:
+        return _mise(text)
     data = _jsonc(text)
     if data is None:
         return [], []
@@ -176,6 +187,41 @@ def _envrc(text: str) -> tuple[list[str], list[str]]:
         elif verb == "use" and rest:
             places += _USES.get(rest[0], []) if len(rest) == 1 or rest[1] == "." else rest[1:2]
     return lines, places
+
+
+def _mise(text: str) -> tuple[list[str], list[str]]:
+    """mise's config, read by ``mise activate`` at each prompt: its
+    ``[hooks]`` (``enter``, ``cd``, ``leave``...: a shell line, a list of
+    them, or a table's ``script``) are commands; ``[env]``'s ``_.source``
+    scripts are sourced (as ``. x`` lines), and ``_.path`` (put first on
+    ``PATH``) and ``_.file`` (dotenv files exported) are places."""
+    try:
+        data = tomllib.loads(text)
+    except (ValueError, RecursionError):  # not TOML, or nested past the parser's depth
+        return [], []
+    lines = list(_mise_lines(_get(data, "hooks")))
+    special = _get(_get(data, "env"), "_")
+    lines += [f". {shlex.quote(path)}" for path in _mise_paths(_get(special, "source"))]
+    places = [*_mise_paths(_get(special, "path")), *_mise_paths(_get(special, "file"))]
+    return lines, places
+
+
+def _mise_lines(value: Any, depth: int = 0) -> Iterator[str]:
+    """The shell lines of mise's hooks: strings, in lists or tables."""
+    if isinstance(value, str):
+        yield value
+    elif depth < 4 and isinstance(value, (list, dict)):
+        for item in value.values() if isinstance(value, dict) else value:
+            yield from _mise_lines(item, depth + 1)
+
+
+def _mise_paths(value: Any) -> Iterator[str]:
+    """An ``_.source``/``_.path``/``_.file`` value's paths: a string, a
+    table's ``path``, or a list of those."""
+    for item in value if isinstance(value, list) else [value]:
+        path = _get(item, "path") if isinstance(item, dict) else item
+        if isinstance(path, str) and path and "{{" not in path:
+            yield path
 
 
 # direnv functions loading a file of the project (its default when none is given)

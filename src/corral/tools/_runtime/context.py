@@ -409,7 +409,7 @@ class ToolContext:
         if authorizer is None or not self.asks_host:
             return
         try:
-            answer: object = authorizer(request)
+            answer: object = self.view.hear(authorizer, request)
         except Denied as denied:
             raise host_denied(request.operation, request.path, str(denied.reason)[:1000]) from None
         except Exception:

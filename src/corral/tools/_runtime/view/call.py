@@ -11,7 +11,7 @@ from weakref import ref as weak_ref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import NoReturn, Protocol
+from typing import NoReturn, Protocol, TypeVar
 
 from ....contained import Backend, DirEntry, EscapeError, HeldParent, Handle, PathError, Target
 from ..._policy.gitdirs import names_a_shape_entry
@@ -337,6 +337,27 @@ class PlainReplace:
         self.close()
 
 
+class PlainEdit(PlainReplace):
+    """:meth:`CallView.plain_edit`'s step, taken: :class:`PlainReplace`'s,
+    the file opened there read whole (:meth:`read`) before it is replaced."""
+
+    __slots__ = ()
+
+    def read(self, limit: int) -> bytes:
+        """The file's content, at most ``limit + 1`` bytes (the caller
+        refuses more), read from the fd opened."""
+        held = self._held
+        if held is None:
+            raise ValueError("the step is over")
+        return held.read(limit)
+
+
+_PlainT = TypeVar("_PlainT", bound=PlainReplace)
+# the decisions each plain step stands for, remembered as plain
+_PLAIN_REPLACE = (Op.CREATE, Op.REPLACE)
+_PLAIN_EDIT = (Op.EDIT,)
+
+
 def _not_the_askers(key: Identity) -> None:
     """Before a wait for the directory ``key``'s lock: refuse a call made
     from a host's ``authorize`` at once where the asking call holds it (the
@@ -429,15 +450,7 @@ class CallView:
         host = self._host
         asks = host.asks_host
         places = [pin.place() for pin in pins] if asks and same_place else None
-        if asks:
-            # a call the host makes from authorize must not wait on this one
-            asking = ASKING.set(_Asking(self, host.tool, request.path))
-            try:
-                host.authorize(request)
-            finally:
-                ASKING.reset(asking)
-        else:
-            host.authorize(request)
+        host.authorize(request)
         if places is not None:
             for pin, place in zip(pins, places):
                 pin.ensure_place(place)
@@ -448,6 +461,16 @@ class CallView:
             for pin in pins:
                 pin.release()  # what is there now is opened afresh
                 pin.decide_again()
+
+    def hear(self, authorizer: Callable[[Request], object], request: Request) -> object:
+        """The host's ``authorizer`` asked about ``request`` (whatever this
+        call holds meanwhile): a call the host makes from it is known as
+        one, so it never waits for a lock this call holds."""
+        asking = ASKING.set(_Asking(self, self._host.tool, request.path))
+        try:
+            return authorizer(request)
+        finally:
+            ASKING.reset(asking)
 
     def plain_replace(self, rel: str) -> PlainReplace | None:
         """The step of a replace of the regular file at ``rel`` (a create
@@ -463,6 +486,23 @@ class CallView:
         directory's ``flock``, the file opened.  ``None``, everything let
         go, where any of that does not hold: the caller takes :meth:`pin`,
         which decides (and waits) the general way."""
+        return self._plain_step(rel, PlainReplace, _PLAIN_REPLACE)
+
+    def plain_edit(self, rel: str) -> PlainEdit | None:
+        """The step of an edit of the regular file at ``rel`` (a :meth:`pin`
+        for ``EDIT`` following a final link made of it otherwise), where
+        every fact the general step would weigh is known to allow it: as
+        :meth:`plain_replace`, the policy's verdict on ``rel`` for ``EDIT``
+        remembered as plain.  The file opened there is read whole by
+        :meth:`PlainEdit.read` and replaced on its identity; a link at the
+        final name, which the general step would follow, is not opened
+        (``None``)."""
+        return self._plain_step(rel, PlainEdit, _PLAIN_EDIT)
+
+    def _plain_step(self, rel: str, kind: type[_PlainT], ops: tuple[Op, ...]) -> _PlainT | None:
+        """:meth:`plain_replace` and :meth:`plain_edit`: the step ``kind``
+        taken on ``rel`` where the policy's verdicts on it for ``ops`` are
+        remembered as plain."""
         if self._held or self._by_path:
             return None
         view = self._view
@@ -474,10 +514,11 @@ class CallView:
         guards_git = False
         if not policy.is_empty:
             remembered_for, plain = view._plain_memo
-            if remembered_for is not policy or view.python_place is not None or \
-                    plain.get((rel, Op.CREATE)) is not True or \
-                    plain.get((rel, Op.REPLACE)) is not True:
+            if remembered_for is not policy or view.python_place is not None:
                 return None
+            for op in ops:
+                if plain.get((rel, op)) is not True:
+                    return None
             guards_git = policy.guards_git
             if guards_git and not _PLAIN_NAMES.get(rel):
                 return None  # names git reads of a common directory: looked at in full
@@ -489,7 +530,7 @@ class CallView:
         except BaseException:
             _TREE.drop_shared()
             raise
-        step = PlainReplace(tree, backend, view.freshness)  # lets go of what it holds from here
+        step = kind(tree, backend, view.freshness)  # lets go of what it holds from here
         try:
             if (tree.moves is not None and tree.moves != view.moves_seen) or \
                     _changes_here[0] != view.changes_seen:

@@ -273,6 +273,21 @@ class _KernelWatch:
     def _dispatch(self, data: bytes) -> None:
         """Hand the events ``data`` holds to the views watching their
         directories, each view a watch's events at once, in their order."""
+        replaced = _renamed_onto(data)
+        if replaced is not None:
+            # the common read, a write's replace: what the loop below makes
+            # of it (the temporary file made and gone again: nothing), in
+            # one step
+            wd, raw = replaced
+            watchers = self.watchers.get(wd)
+            if watchers is not None:
+                arrival: list[tuple[str | None, int]] = [
+                    (raw.decode(_FS_ENCODING, "surrogateescape"), _IN_MOVED_TO)]
+                for ref, directory in list(watchers.items()):
+                    watcher = ref()
+                    if watcher is not None:
+                        watcher.changed_many(directory, wd, arrival)
+            return
         at, size = 0, len(data)
         unpack = _EVENT.unpack_from
         by_wd: dict[int, list[tuple[str | None, int]]] = {}
@@ -355,6 +370,31 @@ class _KernelWatch:
         self.tried = True
         with self.lock:
             self._lose()
+
+
+def _renamed_onto(data: bytes) -> tuple[int, bytes] | None:
+    """``(watch, name)`` where ``data`` is exactly three events of one
+    watch: a name made, moved away, and that move's arrival at ``name``
+    (a temporary file renamed onto ``name``); else ``None``."""
+    size = len(data)
+    if size < 3 * _EVENT_SIZE:
+        return None
+    unpack = _EVENT.unpack_from
+    wd, mask, _, length = unpack(data, 0)
+    second = _EVENT_SIZE + length  # the move away, of a name as long
+    third = second + second  # the arrival
+    start = third + _EVENT_SIZE
+    if mask != _IN_CREATE or not length or size <= start:
+        return None
+    moved = unpack(data, second)
+    cookie = moved[2]
+    if moved != (wd, _IN_MOVED_FROM, cookie, length) or \
+            unpack(data, third) != (wd, _IN_MOVED_TO, cookie, size - start) or \
+            data[_EVENT_SIZE:second] != data[second + _EVENT_SIZE:third]:
+        return None
+    end = data.find(b"\0", start)
+    raw = data[start:size if end < 0 else end]
+    return (wd, raw) if raw else None
 
 
 _KERNEL = _KernelWatch()
@@ -818,6 +858,8 @@ class Freshness:
                     entry[0] -= 1
                     if entry[0] <= 0:
                         del expected[(wd, name)]
+                        if not expected:  # every act's event came: none for a drain to expire
+                            _KERNEL.expecting.pop(id(self), None)
         if not names:
             return
         known = self._entries.get(directory, ())

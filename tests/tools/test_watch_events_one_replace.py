@@ -1,0 +1,125 @@
+"""The kernel watch's reading of a read holding one replace (a temporary
+name made, moved away and arriving at the final name) in one step is
+what its loop over the events makes of it, for every read: the same
+events handed to the same views, in the same order."""
+
+from __future__ import annotations
+
+import random
+import struct
+import weakref
+
+import pytest
+
+from corral.tools._runtime.view import freshness
+
+CREATE, DELETE, MOVED_FROM, MOVED_TO = 0x100, 0x200, 0x40, 0x80
+ISDIR = 0x40000000
+
+
+class _Views:
+    """Views of watches 1 and 2 recording what each is handed."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str, int, list[tuple[str | None, int]]]] = []
+
+    def view(self, label: str) -> _Recorder:
+        return _Recorder(self, label)
+
+
+class _Recorder:
+    def __init__(self, views: _Views, label: str) -> None:
+        self._views = views
+        self.label = label
+
+    def changed_many(self, directory: str, wd: int,
+                     events: list[tuple[str | None, int]]) -> None:
+        self._views.seen.append((self.label, directory, wd, list(events)))
+
+    def changed(self, directory: str, name: str | None, *, lost: bool,
+                arrived: bool = True) -> None:
+        self._views.seen.append((self.label, directory, -1, [(name, int(lost))]))
+
+
+def _event(wd: int, mask: int, cookie: int, name: bytes, pad: int = 16) -> bytes:
+    length = 0 if not name else (len(name) // pad + 1) * pad
+    return struct.pack("iIII", wd, mask, cookie, length) + name.ljust(length, b"\0")
+
+
+def _handed(data: bytes, *, one_step: bool, monkeypatch: pytest.MonkeyPatch) -> list:
+    views = _Views()
+    first, second, beside = views.view("a"), views.view("b"), views.view("c")
+    watch = freshness._KernelWatch()
+    watch.watchers = {1: {weakref.ref(first): "sub", weakref.ref(beside): "sub"},  # type: ignore[dict-item]
+                      2: {weakref.ref(second): "other"}}  # type: ignore[dict-item]
+    with monkeypatch.context() as patch:
+        if not one_step:
+            patch.setattr(freshness, "_renamed_onto", lambda data: None)
+        watch._dispatch(data)
+    return views.seen
+
+
+def _replace(wd: int, temporary: bytes, name: bytes, cookie: int) -> list[bytes]:
+    return [_event(wd, CREATE, 0, temporary), _event(wd, MOVED_FROM, cookie, temporary),
+            _event(wd, MOVED_TO, cookie, name)]
+
+
+def _reads() -> list[bytes]:
+    reads = [b"".join(_replace(1, b".file.py.0ab0fc948cfa.corral-tmp", b"file.py", 7)),
+             b"".join(_replace(2, b"t", b"a-long-name-of-forty-characters-or-so.md", 9)),
+             b"".join(_replace(3, b".x.tmp", b".vscode", 1))]  # no view watches 3
+    shapes = [
+        # another name moved away than the one made
+        [_event(1, CREATE, 0, b"a"), _event(1, MOVED_FROM, 5, b"b"),
+         _event(1, MOVED_TO, 5, b"c")],
+        # the arrival of another move (cookie), or in another watch
+        [_event(1, CREATE, 0, b"a"), _event(1, MOVED_FROM, 5, b"a"),
+         _event(1, MOVED_TO, 6, b"c")],
+        [_event(1, CREATE, 0, b"a"), _event(1, MOVED_FROM, 5, b"a"),
+         _event(2, MOVED_TO, 5, b"c")],
+        # a name that came (not made) or was made a directory, then moved on
+        [_event(1, MOVED_TO, 4, b"a"), _event(1, MOVED_FROM, 5, b"a"),
+         _event(1, MOVED_TO, 5, b"c")],
+        [_event(1, CREATE | ISDIR, 0, b"a"), _event(1, MOVED_FROM, 5, b"a"),
+         _event(1, MOVED_TO, 5, b"c")],
+        # a directory made and renamed; a delete in place of the move
+        [_event(1, CREATE | ISDIR, 0, b"a"), _event(1, MOVED_FROM | ISDIR, 5, b"a"),
+         _event(1, MOVED_TO | ISDIR, 5, b"c")],
+        [_event(1, CREATE, 0, b"a"), _event(1, DELETE, 0, b"a"), _event(1, MOVED_TO, 5, b"c")],
+        # a name made and moved onto one longer than its own
+        [_event(1, CREATE, 0, b"a" * 15), _event(1, MOVED_FROM, 5, b"a" * 15),
+         _event(1, MOVED_TO, 5, b"c" * 40)],
+        # one replace and more (the view's own, another program's)
+        [*_replace(1, b".t1", b"f", 5), *_replace(1, b".t2", b"f", 6)],
+        [*_replace(1, b".t1", b"f", 5), _event(1, CREATE, 0, b"g")],
+        # names as long as a padding unit, and padding longer than needed
+        [_event(1, CREATE, 0, b"x" * 16), _event(1, MOVED_FROM, 3, b"x" * 16),
+         _event(1, MOVED_TO, 3, b"y" * 16)],
+        [_event(1, CREATE, 0, b"x", pad=32), _event(1, MOVED_FROM, 3, b"x", pad=32),
+         _event(1, MOVED_TO, 3, b"y", pad=32)],
+    ]
+    reads += [b"".join(shape) for shape in shapes]
+    chooser = random.Random(34)
+    masks = [CREATE, DELETE, MOVED_FROM, MOVED_TO, CREATE | ISDIR, 0x8000, 0x400]
+    for _ in range(300):
+        events = [_event(chooser.choice((1, 2)), chooser.choice(masks), chooser.choice((0, 4)),
+                         chooser.choice((b"a", b"b", b".tmp", b"x" * 20)))
+                  for _ in range(chooser.choice((1, 2, 3, 3, 3, 4)))]
+        reads.append(b"".join(events))
+    # cut reads (a length past the end) and empty names
+    reads += [reads[0][:-8], reads[0][:40], _event(1, CREATE, 0, b"") * 3]
+    return reads
+
+
+@pytest.mark.parametrize("index", range(len(_reads())))
+def test_a_read_is_handed_on_as_the_loop_over_its_events_would(index, monkeypatch):
+    data = _reads()[index]
+    assert _handed(data, one_step=True, monkeypatch=monkeypatch) == \
+        _handed(data, one_step=False, monkeypatch=monkeypatch)
+
+
+def test_a_replace_is_read_in_one_step():
+    """(and the cases above then compare the two ways)"""
+    data = b"".join(_replace(1, b".file.py.0ab0fc948cfa.corral-tmp", b"file.py", 7))
+    assert freshness._renamed_onto(data) == (1, b"file.py")
+    assert freshness._renamed_onto(data[:-1]) is None
