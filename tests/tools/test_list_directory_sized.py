@@ -53,3 +53,38 @@ def test_deny_and_limit_across_chunks(tmp_path, make_root):
                          "size": int(e["name"][1:5]) % 11} for e in result["entries"])
         assert result["denied"] == len(hidden) and result["total"] == len(shown)
         assert result["truncated"] is (len(shown) > limit)
+
+
+def _ignored(box: Toolbox, path: str) -> list[str]:
+    result = box.call("list_directory", {"path": path})
+    assert result["ok"] is True, result
+    return [entry["name"] for entry in result["entries"] if entry.get("ignored")]
+
+
+def test_list_directory_sees_a_git_made_later(tmp_path, make_root):
+    """A listing remembers that the directories above it hold no ``.git``
+    (nothing probed again while the view's watch reads no change), and
+    still sees one another program makes later, of any kind and by any
+    means (made, moved in, a ``.git`` file of a linked work tree), and one
+    it removes: a remembered probe kept past a change would mark the .log
+    files wrongly."""
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "x.log").write_text("x")
+    (tmp_path / "a" / ".gitignore").write_text("*.log\n")
+    (tmp_path / "elsewhere").mkdir()
+    with Toolbox(make_root(tmp_path)) as box:
+        for _ in range(2):
+            assert _ignored(box, "a/b") == []
+        os.mkdir(tmp_path / "a" / ".git")  # a work tree whose top is a
+        assert _ignored(box, "a/b") == ["x.log"]
+        os.rmdir(tmp_path / "a" / ".git")
+        assert _ignored(box, "a/b") == []
+        os.rename(tmp_path / "elsewhere", tmp_path / "a" / ".git")
+        assert _ignored(box, "a/b") == ["x.log"]
+        os.rename(tmp_path / "a" / ".git", tmp_path / "elsewhere")
+        assert _ignored(box, "a/b") == []
+        (tmp_path / "a" / ".git").write_text("gitdir: ../elsewhere\n")
+        assert _ignored(box, "a/b") == ["x.log"]
+        os.remove(tmp_path / "a" / ".git")
+        for _ in range(2):
+            assert _ignored(box, "a/b") == []

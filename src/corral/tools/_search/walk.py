@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ...contained import TreeVisitor
@@ -135,7 +136,8 @@ def ancestor_rules(ctx: ToolContext, real: str,
 def _work_tree_top(ctx: ToolContext, real: str, names: Collection[str] | None) -> str | None:
     """The nearest directory from ``real`` up to the root that holds a
     ``.git`` (``names``: what a listing of ``real`` found, so it is not
-    probed), or ``None``: one probe a directory, from the deepest up."""
+    probed), or ``None``: one probe a directory, from the deepest up (what
+    a probe found is remembered while the view's watch reads no change)."""
     here = real if real not in ("", ".") else "."
     if names is not None:
         if GIT_DIR in names:
@@ -144,8 +146,11 @@ def _work_tree_top(ctx: ToolContext, real: str, names: Collection[str] | None) -
             return None
         here = here.rpartition("/")[0] or "."
     call = ctx.view
+    fresh = call.shared.freshness
     while True:
-        if entry_exists(call, GIT_DIR if here == "." else f"{here}/{GIT_DIR}"):
+        name = GIT_DIR if here == "." else f"{here}/{GIT_DIR}"
+        if (entry_exists(call, name) if fresh is None
+                else fresh.entries_fact(here, GIT_DIR, partial(entry_exists, call, name))):
             return here
         if here == ".":
             return None

@@ -465,6 +465,11 @@ class Freshness:
         # one arrival event there needs no look, the directory, the drain
         # after which it has been read (-1: an act under way)]
         self.expected: dict[tuple[int, str], list[Any]] = {}
+        # counts the watch's events read and the changes taken in: a fact of
+        # a directory's entries remembered under one count holds while it
+        # stays (:meth:`entries_fact`)
+        self._changes = 0
+        self._facts: dict[tuple[str, str], tuple[int, int, bool]] = {}
 
     # -- at open ------------------------------------------------------------------------
 
@@ -843,6 +848,7 @@ class Freshness:
         arrivals left out, and a name gone that was neither a known link
         nor a directory left out too (nothing to forget).  Called under
         the watch's lock."""
+        self._changes += 1  # any event, this view's own acts' too
         names: dict[str, bool] = {}
         expected = self.expected
         for name, mask in events:
@@ -930,6 +936,7 @@ class Freshness:
 
     def _take_in(self) -> None:
         with _KERNEL.lock:
+            self._changes += 1
             pending, self.pending = self.pending, {}
             everything, self.everything = self.everything, False
             lost, self.lost = self.lost, set()
@@ -1047,6 +1054,24 @@ class Freshness:
         for config in self._configs:
             if config not in self._stamps and not self.watching:
                 self._stamps[config] = (self._stamp(config), time.time_ns())
+
+    def entries_fact(self, directory: str, name: str, look: Callable[[], bool]) -> bool:
+        """``look()``, a fact of the entries of the followed ``directory``
+        (whether one is called ``name``), remembered while the watch reads
+        no event anywhere (each call reads them first): looked at again
+        after any, and every time where nothing watches ``directory``."""
+        wd = self._watched.get(directory, -1)
+        if not self.watching or self.dirty or wd < 0 or self._by_wd.get(wd) != directory:
+            return look()
+        changes = self._changes  # (before the look: an event read during it counts)
+        known = self._facts.get((directory, name))
+        if known is not None and known[0] == changes and known[1] == wd:
+            return known[2]
+        found = look()
+        if len(self._facts) >= MAX_WATCHED:
+            self._facts.clear()
+        self._facts[(directory, name)] = (changes, wd, found)
+        return found
 
     # -- reading --------------------------------------------------------------------------
 
