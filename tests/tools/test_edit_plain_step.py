@@ -33,6 +33,8 @@ from corral.contained import HeldParent
 from corral.tools import Limits, Policy, Toolbox
 from corral.tools._builtin import edit_file as E
 
+from .helpers import twins
+
 PLAIN = "".join(f"x{i} = 1\n" for i in range(150))
 FILES = {
     "plain": (PLAIN.encode(), 0o644), "private": (PLAIN.encode(), 0o600),
@@ -77,37 +79,6 @@ COMMON = [(file, edit, place, False, "default")
           for place in ("d0/d1/d2/f.txt",)]
 
 
-def _snapshot(top: Path) -> dict[str, tuple[Any, ...]]:
-    out = {}
-    for dirpath, dirs, files in os.walk(top):
-        for name in dirs + files:
-            path = Path(dirpath) / name
-            info = path.lstat()
-            regular = stat.S_ISREG(info.st_mode)
-            out[str(path.relative_to(top))] = (
-                stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode),
-                path.read_bytes() if regular else None,
-                sorted(os.listxattr(path, follow_symlinks=False)) if regular else None)
-    return out
-
-
-def _build(top: Path, place: str, data: bytes, mode: int, xattr: bool) -> None:
-    f = top / place
-    f.parent.mkdir(parents=True, exist_ok=True)
-    f.write_bytes(data)
-    os.chmod(f, mode)
-    (top / "other.txt").write_text("other\n")
-    if xattr:
-        try:
-            os.setxattr(f, "user.corral-test", b"v")
-        except OSError:
-            pass  # no user xattrs here: both twins alike
-
-
-def _fast(box: Toolbox) -> bool:
-    return bool(box.root.info()["fast_path"])
-
-
 def _twins(tmp_path: Path, make_toolbox: Any, monkeypatch: pytest.MonkeyPatch, file: str,
            edit: str, place: str, xattr: bool, policy: str) -> tuple[list[bool], bool]:
     """The call on both twins, compared; whether the plain twin took the
@@ -120,7 +91,7 @@ def _twins(tmp_path: Path, make_toolbox: Any, monkeypatch: pytest.MonkeyPatch, f
     for side in ("plain", "general"):
         top = tmp_path / side
         top.mkdir()
-        _build(top, place, data, mode, xattr)
+        twins.build(top, place, data, mode, xattr)
 
         def plain_spy(*args: Any) -> Any:
             done = real_plain(*args)
@@ -143,12 +114,12 @@ def _twins(tmp_path: Path, make_toolbox: Any, monkeypatch: pytest.MonkeyPatch, f
         held = os.open(top / place, os.O_RDONLY)  # kept open: its inode number is not reused
         before = os.fstat(held).st_ino
         answers.append(box.call("edit_file", args))
-        trees.append(_snapshot(top))
+        trees.append(twins.snapshot(top))
         renewed.append((top / place).stat().st_ino != before)
         os.close(held)
         if side == "plain":
             took = list(taken)
-            fast = _fast(box)
+            fast = twins.fast(box)
         box.close()
     assert answers[0] == answers[1]
     assert trees[0] == trees[1]
@@ -230,7 +201,7 @@ def test_the_common_edit_takes_the_plain_step(tmp_path, make_toolbox, plain_take
     assert f.read_text() == PLAIN.replace("x0 = 1", "x0 = 2")
     assert answer["lines"] == [[1, 1]] and answer["replacements"] == 1
     # the first call decides the general way and remembers; later ones go straight
-    fast = _fast(box)
+    fast = twins.fast(box)
     assert plain_taken == [False, fast, fast]
 
 
@@ -313,7 +284,7 @@ def test_a_move_by_another_toolbox_takes_the_general_step(tmp_path, make_toolbox
     mover.start()
     mover.join()
     assert flip(box)["ok"] and flip(box)["ok"]
-    fast = _fast(box)
+    fast = twins.fast(box)
     assert plain_taken == [False, fast, False, fast]
     assert f.read_text() == PLAIN and (tmp_path / "e").is_dir()
 
@@ -338,7 +309,7 @@ def test_a_file_swapped_between_read_and_write_is_stale_and_untouched(
 
     monkeypatch.setattr(HeldParent, "read", read_then_swap)
     answer = flip(box)
-    if not _fast(box):
+    if not twins.fast(box):
         assert answer["ok"] and plain_taken == [False, False]
         return
     assert not answer["ok"] and answer["code"] == "STALE", answer
@@ -365,7 +336,7 @@ def test_a_file_changed_between_calls_is_edited_as_it_is_now(tmp_path, make_tool
     assert answer["ok"], answer
     assert f.read_text() == PLAIN.replace("x5 = 1", "x5 = 5")
     assert stat.S_IMODE(f.stat().st_mode) == 0o600
-    assert plain_taken == [False, _fast(box)]
+    assert plain_taken == [False, twins.fast(box)]
 
 
 @pytest.mark.parametrize("allowed", [False, True])
@@ -431,7 +402,7 @@ def test_an_expected_digest_that_does_not_match_takes_the_general_step(
     assert f.read_text() == PLAIN.replace("x0 = 1", "x0 = 2")
     answer = flip(box, expectedSha256=first["sha256"])
     assert answer["ok"], answer
-    fast = _fast(box)
+    fast = twins.fast(box)
     assert plain_taken == [False, False, fast]
 
 
@@ -471,7 +442,7 @@ def test_a_file_found_not_plain_is_read_once_a_call_until_it_is_plain_again(
     for _ in range(3):
         answer = flip(box)
         assert answer["ok"] and answer["lineEndings"] == "crlf", answer
-    fast = _fast(box)
+    fast = twins.fast(box)
     if not fast:  # the plain step is never taken: nothing read, nothing remembered
         assert plain_taken == [False] * 4 and reads == []
         return

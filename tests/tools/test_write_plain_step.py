@@ -29,6 +29,8 @@ from corral.contained import HeldParent
 from corral.tools import Policy, Toolbox
 from corral.tools._builtin import write_file as W
 
+from .helpers import twins
+
 PLAIN = "".join(f"x{i} = 1\n" for i in range(150))
 CONTENTS = {
     "plain": PLAIN, "escaped-newline": PLAIN + 's = "a\\nb"\n', "one-line-escaped":
@@ -50,33 +52,6 @@ CASES = list(itertools.product(sorted(CONTENTS), sorted(FILES), PLACES, (True, F
 SAMPLE = random.Random(34).sample(CASES, 48)
 
 
-def _snapshot(top: Path) -> dict[str, tuple[Any, ...]]:
-    out = {}
-    for dirpath, dirs, files in os.walk(top):
-        for name in dirs + files:
-            path = Path(dirpath) / name
-            info = path.lstat()
-            regular = stat.S_ISREG(info.st_mode)
-            out[str(path.relative_to(top))] = (
-                stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode),
-                path.read_bytes() if regular else None,
-                sorted(os.listxattr(path, follow_symlinks=False)) if regular else None)
-    return out
-
-
-def _build(top: Path, place: str, data: bytes, mode: int, xattr: bool) -> None:
-    f = top / place
-    f.parent.mkdir(parents=True, exist_ok=True)
-    f.write_bytes(data)
-    os.chmod(f, mode)
-    (top / "other.txt").write_text("other\n")
-    if xattr:
-        try:
-            os.setxattr(f, "user.corral-test", b"v")
-        except OSError:
-            pass  # no user xattrs here: both twins alike
-
-
 @pytest.fixture
 def plain_taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each write_file call took the plain step."""
@@ -92,10 +67,6 @@ def plain_taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return taken
 
 
-def _fast(box: Toolbox) -> bool:
-    return bool(box.root.info()["fast_path"])
-
-
 @pytest.mark.parametrize("content,file,place,keep,xattr,policy", SAMPLE)
 def test_twins_answer_and_leave_the_same(tmp_path, make_toolbox, monkeypatch, content, file,
                                          place, keep, xattr, policy):
@@ -106,7 +77,7 @@ def test_twins_answer_and_leave_the_same(tmp_path, make_toolbox, monkeypatch, co
     for side in ("plain", "general"):
         top = tmp_path / side
         top.mkdir()
-        _build(top, place, data, mode, xattr)
+        twins.build(top, place, data, mode, xattr)
 
         def spy(*args: Any) -> Any:
             done = real(*args)
@@ -124,12 +95,12 @@ def test_twins_answer_and_leave_the_same(tmp_path, make_toolbox, monkeypatch, co
         before = os.fstat(held).st_ino
         current = (top / place).read_bytes()
         answers.append(box.call("write_file", args))
-        trees.append(_snapshot(top))
+        trees.append(twins.snapshot(top))
         renewed.append((top / place).stat().st_ino != before)
         os.close(held)
         if side == "plain":
             took = list(taken)
-            fast = _fast(box)
+            fast = twins.fast(box)
         box.close()
     assert answers[0] == answers[1]
     assert trees[0] == trees[1]
@@ -162,7 +133,7 @@ def test_the_common_write_takes_the_plain_step(tmp_path, make_toolbox, plain_tak
         assert _write(box)["ok"]
     assert f.read_text() == PLAIN.replace("1", "2")
     # the first call decides the general way and remembers; later ones go straight
-    assert plain_taken == [False, _fast(box), _fast(box)]
+    assert plain_taken == [False, twins.fast(box), twins.fast(box)]
 
 
 def test_a_known_link_takes_the_general_step(tmp_path, make_toolbox, plain_taken):
@@ -237,7 +208,7 @@ def test_a_move_by_another_toolbox_takes_the_general_step(tmp_path, make_toolbox
     mover.start()
     mover.join()
     assert _write(box)["ok"] and _write(box)["ok"]
-    fast = _fast(box)
+    fast = twins.fast(box)
     assert plain_taken == [False, fast, False, fast]
     assert f.read_text() == PLAIN.replace("1", "2") and (tmp_path / "e").is_dir()
 
@@ -261,7 +232,7 @@ def test_a_file_swapped_while_held_is_stale_and_untouched(tmp_path, make_toolbox
 
     monkeypatch.setattr(HeldParent, "head", head_then_swap)
     answer = _write(box)
-    if not _fast(box):
+    if not twins.fast(box):
         assert answer["ok"] and plain_taken == [False, False]
         return
     assert not answer["ok"] and answer["code"] == "STALE", answer
@@ -284,7 +255,7 @@ def test_a_file_replaced_between_calls_is_written_anew(tmp_path, make_toolbox, p
     assert _write(box, content=PLAIN.replace("1", "3"))["ok"]
     assert f.read_text() == PLAIN.replace("1", "3")
     assert stat.S_IMODE(f.stat().st_mode) == 0o600
-    assert plain_taken == [False, _fast(box)]
+    assert plain_taken == [False, twins.fast(box)]
 
 
 def test_a_hard_linked_file_takes_the_general_step(tmp_path, make_toolbox, plain_taken):
