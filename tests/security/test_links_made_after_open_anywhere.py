@@ -21,9 +21,8 @@ import pytest
 from corral.tools import Toolbox
 from corral.tools._runtime.view import freshness
 
-from .helpers.link_calls import OURS, call_op, denied
+from .helpers.link_calls import OURS, SETTINGS, call_op, acts_on_existing, denied, unchanged
 
-SETTINGS = '{"terminal.integrated.env.linux": {"X": "1"}}\n'
 SECRET = "API_KEY=TOPSECRET\n"
 
 # (the link, its text, the directory it leads to, the protected file written there)
@@ -58,20 +57,6 @@ def _tree(base: Path, directory: str, name: str, *, existing: bool) -> None:
         (base / directory / name).write_text(SETTINGS)
 
 
-def _existing(op: str) -> bool:
-    return op in ("overwrite", "edit", "move_away", "delete")
-
-
-def _unchanged(base: Path, real: str, op: str) -> None:
-    path = base / real
-    if _existing(op):
-        assert path.read_text() == SETTINGS
-    else:
-        assert not os.path.lexists(path)
-    assert (base / "staged.txt").read_text() == OURS
-    assert not os.path.lexists(base / "elsewhere.json")
-
-
 def _opened(base: Path, make_root) -> Toolbox:
     box = Toolbox(make_root(str(base)))
     # a call before the link: the view's picture is the tree at open
@@ -85,7 +70,7 @@ def _opened(base: Path, make_root) -> Toolbox:
                          ids=[case[0] for case in LINKS])
 def test_a_nested_protected_link_made_after_open_protects_what_it_leads_to(
         tmp_path, make_root, watching, link, text, directory, name, op, spelled):
-    _tree(tmp_path, directory, name, existing=_existing(op))
+    _tree(tmp_path, directory, name, existing=acts_on_existing(op))
     box = _opened(tmp_path, make_root)
     os.symlink(text, tmp_path / link)  # another program makes it now
     if link.endswith(".envrc"):  # a link to the protected file itself
@@ -94,7 +79,7 @@ def test_a_nested_protected_link_made_after_open_protects_what_it_leads_to(
         target = f"{directory}/{name}" if spelled == "where-it-leads" else f"{link}/{name}"
     answer = call_op(box, op, target)
     assert denied(answer), answer
-    _unchanged(tmp_path, f"{directory}/{name}", op)
+    unchanged(tmp_path, f"{directory}/{name}", op)
 
 
 def _secret_tree(base: Path) -> None:

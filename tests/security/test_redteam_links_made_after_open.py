@@ -35,9 +35,8 @@ import pytest
 from corral.tools import Toolbox
 from corral.tools._runtime.view import freshness
 
-from .helpers.link_calls import OURS, call_op, denied
+from .helpers.link_calls import OURS, SETTINGS, call_op, acts_on_existing, denied, unchanged
 
-SETTINGS = '{"terminal.integrated.env.linux": {"X": "1"}}\n'
 
 # (link, its text, the directory or file it leads to, the protected file written there)
 LINKS = [
@@ -63,26 +62,12 @@ def _tree(base: Path, directory: str, name: str, *, existing: bool) -> None:
         (base / directory / name).write_text(SETTINGS)
 
 
-def _existing(op: str) -> bool:
-    return op in ("overwrite", "edit", "move_away", "delete")
-
-
-def _unchanged(base: Path, target: str, op: str) -> None:
-    path = base / target
-    if _existing(op):
-        assert path.read_text() == SETTINGS
-    else:
-        assert not os.path.lexists(path)
-    assert (base / "staged.txt").read_text() == OURS
-    assert not os.path.lexists(base / "elsewhere.json")
-
-
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize(("link", "text", "directory", "name"), LINKS,
                          ids=[case[0] for case in LINKS])
 def test_a_protected_link_made_after_open_protects_what_it_leads_to(
         tmp_path, make_root, link, text, directory, name, op):
-    _tree(tmp_path, directory, name, existing=_existing(op))
+    _tree(tmp_path, directory, name, existing=acts_on_existing(op))
     target = f"{directory}/{name}"
     box = Toolbox(make_root(str(tmp_path)))
     assert box.call("list_directory", {"path": "."})["ok"] is True
@@ -90,7 +75,7 @@ def test_a_protected_link_made_after_open_protects_what_it_leads_to(
     os.symlink(text, tmp_path / link)
     answer = call_op(box, op, target)
     assert denied(answer), answer
-    _unchanged(tmp_path, target, op)
+    unchanged(tmp_path, target, op)
 
 
 def test_the_same_link_there_at_open_is_refused_alike(tmp_path, make_root):
@@ -183,7 +168,7 @@ def test_a_hooks_path_set_after_open_protects_that_directory(tmp_path, make_root
     _set_config(tmp_path, "[core]\n\thooksPath = tools/hooks\n", as_git_does=as_git_does)
     answer = call_op(box, op, "tools/hooks/pre-commit")
     assert denied(answer), answer
-    _unchanged(tmp_path, "tools/hooks/pre-commit", op)
+    unchanged(tmp_path, "tools/hooks/pre-commit", op)
 
 
 @pytest.mark.parametrize("as_git_does", [True, False], ids=["renamed", "in-place"])
@@ -225,7 +210,7 @@ def test_a_link_made_after_open_is_learnt_with_or_without_a_watch(
     os.symlink(text, tmp_path / link)
     answer = call_op(box, "overwrite", f"{directory}/{name}")
     assert denied(answer), answer
-    _unchanged(tmp_path, f"{directory}/{name}", "overwrite")
+    unchanged(tmp_path, f"{directory}/{name}", "overwrite")
     os.unlink(tmp_path / link)  # gone again: written as before
     allowed = call_op(box, "overwrite", f"{directory}/{name}")
     assert allowed["ok"] is True, allowed

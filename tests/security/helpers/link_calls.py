@@ -1,11 +1,32 @@
 """The calls the tests of links made after open aim where a link leads,
-one per operation, and what a refusal of them looks like."""
+one per operation, what a refusal of them looks like, and the check that
+nothing changed where it leads."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from corral.tools import Toolbox
 
 OURS = "OWNED\n"  # what a model would write
+SETTINGS = '{"terminal.integrated.env.linux": {"X": "1"}}\n'  # what is there already
+
+
+def acts_on_existing(op: str) -> bool:
+    """Whether ``op`` acts on a file already there (the fixture makes one)."""
+    return op in ("overwrite", "edit", "move_away", "delete")
+
+
+def unchanged(base: Path, target: str, op: str) -> None:
+    """Nothing changed at ``target`` (under ``base``), nor the file a move takes."""
+    path = base / target
+    if acts_on_existing(op):
+        assert path.read_text() == SETTINGS
+    else:
+        assert not os.path.lexists(path)
+    assert (base / "staged.txt").read_text() == OURS
+    assert not os.path.lexists(base / "elsewhere.json")
 
 
 def denied(answer: dict) -> bool:
