@@ -92,20 +92,10 @@ def _twins(tmp_path: Path, make_toolbox: Any, monkeypatch: pytest.MonkeyPatch, f
         top = tmp_path / side
         top.mkdir()
         twins.build(top, place, data, mode, xattr)
-
-        def plain_spy(*args: Any) -> Any:
-            done = real_plain(*args)
-            taken.append(done is not None)
-            return done
-
-        def quick_spy(*args: Any) -> Any:
-            done = real_quick(*args)
-            quick_made.append(done is not None)
-            return done
-
-        monkeypatch.setattr(E, "_edit_plain", plain_spy if side == "plain" else
-                            (lambda *args: None))
-        monkeypatch.setattr(E, "_quick", real_quick if side == "plain" else quick_spy)
+        monkeypatch.setattr(E, "_edit_plain", twins.recording(real_plain, taken)
+                            if side == "plain" else (lambda *args: None))
+        monkeypatch.setattr(E, "_quick", real_quick if side == "plain" else
+                            twins.recording(real_quick, quick_made))
         box = make_toolbox(top, policy=POLICIES[policy]())
         args = {"path": place, **EDITS[edit]}
         box.call("edit_file", {**args, "dryRun": True})  # the policy's verdict remembered
@@ -158,14 +148,7 @@ def test_common_twins_take_the_plain_step(tmp_path, make_toolbox, monkeypatch, f
 def plain_taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each edit_file call took the plain step (looked for or not)."""
     taken: list[bool] = []
-    real = E._edit_plain
-
-    def spy(*args: Any) -> Any:
-        done = real(*args)
-        taken.append(done is not None)
-        return done
-
-    monkeypatch.setattr(E, "_edit_plain", spy)
+    monkeypatch.setattr(E, "_edit_plain", twins.recording(E._edit_plain, taken))
     return taken
 
 

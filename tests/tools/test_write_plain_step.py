@@ -56,14 +56,7 @@ SAMPLE = random.Random(34).sample(CASES, 48)
 def plain_taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each write_file call took the plain step."""
     taken: list[bool] = []
-    real = W._replace_plain
-
-    def spy(*args: Any) -> Any:
-        done = real(*args)
-        taken.append(done is not None)
-        return done
-
-    monkeypatch.setattr(W, "_replace_plain", spy)
+    monkeypatch.setattr(W, "_replace_plain", twins.recording(W._replace_plain, taken))
     return taken
 
 
@@ -78,14 +71,8 @@ def test_twins_answer_and_leave_the_same(tmp_path, make_toolbox, monkeypatch, co
         top = tmp_path / side
         top.mkdir()
         twins.build(top, place, data, mode, xattr)
-
-        def spy(*args: Any) -> Any:
-            done = real(*args)
-            taken.append(done is not None)
-            return done
-
-        monkeypatch.setattr(W, "_replace_plain", spy if side == "plain" else
-                            (lambda *args: None))
+        monkeypatch.setattr(W, "_replace_plain", twins.recording(real, taken)
+                            if side == "plain" else (lambda *args: None))
         box = make_toolbox(top, policy=POLICIES[policy]())
         args = {"path": place, "content": CONTENTS[content], "overwrite": True,
                 "keepFormat": keep}

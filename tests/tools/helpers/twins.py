@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,3 +45,13 @@ def build(top: Path, place: str, data: bytes, mode: int, xattr: bool) -> None:
 def fast(box: Toolbox) -> bool:
     """Whether the box's root resolves with openat2 (the plain steps' condition)."""
     return bool(box.root.info()["fast_path"])
+
+
+def recording(step: Callable[..., Any], made: list[bool]) -> Callable[..., Any]:
+    """``step`` (a step that answers ``None`` where it does not make the
+    call), each call's whether it made it appended to ``made``."""
+    def spy(*args: Any) -> Any:
+        done = step(*args)
+        made.append(done is not None)
+        return done
+    return spy
