@@ -23,6 +23,9 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 CPU_SECONDS = 120  # a hang detector: the slowest case takes a few seconds of CPU
@@ -32,22 +35,46 @@ def _cpu_bound() -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
 
 
+def _env(tmp: Path) -> dict[str, str]:
+    """A child's environment: its temporary directory (and so its lock
+    directory) ``tmp``, this tree's corral first on its path."""
+    return {**os.environ, "TMPDIR": str(tmp),
+            "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
 def _run(script: str, tmp: Path, *args: str, check: bool = True) -> str:
-    env = {**os.environ, "TMPDIR": str(tmp),
-           "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
     done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
-                          text=True, env=env, preexec_fn=_cpu_bound, timeout=1800)
+                          text=True, env=_env(tmp), preexec_fn=_cpu_bound, timeout=1800)
     if check:
         assert done.returncode == 0, done.stderr
     return done.stdout
 
 
 def _start(script: str, tmp: Path, *args: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "TMPDIR": str(tmp),
-           "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
     return subprocess.Popen([sys.executable, "-c", script, *args], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, preexec_fn=_cpu_bound)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=_env(tmp), preexec_fn=_cpu_bound)
+
+
+def _go_on(process: subprocess.Popen[str]) -> None:
+    """Let a child waiting on its stdin take its next step."""
+    assert process.stdin is not None
+    process.stdin.write("\n")
+    process.stdin.flush()
+
+
+class Places(NamedTuple):
+    tmp: Path  # the children's temporary directory, holding their lock directory
+    tree: Path  # the root they open
+    configs: tuple[str, str]  # the backend's name, and "1" where it takes the fast path
+
+
+@pytest.fixture
+def places(tmp_path: Path, make_root: Any) -> Places:
+    tmp, tree = tmp_path / "tmp", tmp_path / "tree"
+    tmp.mkdir()
+    tree.mkdir()
+    return Places(tmp, tree, (make_root.backend_name, "1" if make_root.fast_path else "0"))
 
 
 def _lock_directory(tmp: Path) -> Path:
@@ -103,13 +130,10 @@ print(json.dumps(seen))
 """
 
 
-def test_many_toolboxes_leave_the_files_of_the_roots_open_only(tmp_path, make_root):
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
+def test_many_toolboxes_leave_the_files_of_the_roots_open_only(tmp_path, places):
+    tmp, _, configs = places
     n = 12
-    seen = json.loads(_run(_MANY, tmp, make_root.backend_name,
-                           "1" if make_root.fast_path else "0", str(tmp_path / "trees"),
-                           str(n)))
+    seen = json.loads(_run(_MANY, tmp, *configs, str(tmp_path / "trees"), str(n)))
     # two roots open while a Toolbox works, the kept one once it is closed
     assert seen == [[2, 2], [1, 1]] * n
     assert _files(tmp) == ([], [])  # the kept root let go at the process's exit
@@ -137,12 +161,8 @@ with Toolbox(root(sys.argv[3])) as box:
 """
 
 
-def test_a_crashed_process_s_files_are_removed_by_the_next_one(tmp_path, make_root):
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
+def test_a_crashed_process_s_files_are_removed_by_the_next_one(tmp_path, places):
+    tmp, tree, configs = places
     for _ in range(2):
         crashed = _start(_CRASH, tmp, *configs, str(tree))
         assert crashed.stdout.readline().strip() == "held", crashed.stderr.read()
@@ -174,24 +194,18 @@ sys.stdin.readline()
 """
 
 
-def test_the_last_server_of_a_root_removes_its_files(tmp_path, make_root):
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
+def test_the_last_server_of_a_root_removes_its_files(places):
+    tmp, tree, configs = places
     first = _start(_SERVE, tmp, *configs, str(tree), "first.txt")
     second = _start(_SERVE, tmp, *configs, str(tree), "second.txt")
     try:
         for server in (first, second):
             assert server.stdout.readline().strip() == "open", server.stderr.read()
         assert _files(tmp) == ([f"{_name(tree)}.lock"], [_name(tree)])
-        first.stdin.write("\n")
-        first.stdin.flush()
+        _go_on(first)
         # the other still serves the root: both files stay
         assert json.loads(first.stdout.readline()) == [1, 1]
-        second.stdin.write("\n")
-        second.stdin.flush()
+        _go_on(second)
         assert json.loads(second.stdout.readline()) == [0, 0]  # the last: both removed
         assert _files(tmp) == ([], [])
     finally:
@@ -243,14 +257,10 @@ print(both)
 """
 
 
-def test_two_processes_never_hold_a_removed_lock_apart(tmp_path, make_root):
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    tree = tmp_path / "tree"
-    tree.mkdir()
+def test_two_processes_never_hold_a_removed_lock_apart(tmp_path, places):
+    tmp, tree, configs = places
     shared = tmp_path / "shared"
     shared.write_bytes(bytes(16))
-    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
     hammers = [_start(_HAMMER, tmp, *configs, str(tree), str(shared), "1000")
                for _ in range(2)]
     outs = [hammer.communicate(timeout=1800) for hammer in hammers]
@@ -281,12 +291,8 @@ def _leave(tmp: Path, count: int, device: int = 0x7E57) -> list[str]:
     return names
 
 
-def test_lock_files_left_behind_are_swept_by_the_next_process(tmp_path, make_root):
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
+def test_lock_files_left_behind_are_swept_by_the_next_process(places):
+    tmp, tree, configs = places
     _leave(tmp, 20)
     directory = _lock_directory(tmp)
     # what the sweep leaves alone: a served root's file (its last server
@@ -301,12 +307,8 @@ def test_lock_files_left_behind_are_swept_by_the_next_process(tmp_path, make_roo
     assert (directory / "notes.txt").exists()
 
 
-def test_a_sweep_tries_a_bounded_number_of_files(tmp_path, make_root):
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    tree = tmp_path / "tree"
-    tree.mkdir()
-    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
+def test_a_sweep_tries_a_bounded_number_of_files(places):
+    tmp, tree, configs = places
     left = 2 * _SWEEP_TRIES + 10
     _leave(tmp, left)
     for turn, after in enumerate((left - _SWEEP_TRIES, left - 2 * _SWEEP_TRIES, 0)):
@@ -370,21 +372,15 @@ def _say(process: subprocess.Popen[str], expect: str) -> str:
     return line
 
 
-def test_a_sweep_keeps_a_file_another_process_holds_and_it_still_excludes(tmp_path,
-                                                                          make_root):
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    tree = tmp_path / "tree"
-    tree.mkdir()
+def test_a_sweep_keeps_a_file_another_process_holds_and_it_still_excludes(tmp_path, places):
+    tmp, tree, configs = places
     other = tmp_path / "other"
     other.mkdir()
-    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
     lock = _lock_directory(tmp) / f"{_name(tree)}.lock"
     holder = _start(_HOLDER, tmp, *configs, str(tree))
     try:
         _say(holder, "opened")
-        holder.stdin.write("\n")
-        holder.stdin.flush()
+        _go_on(holder)
         held = int(_say(holder, "held").split()[1])
         _leave(tmp, 5)
         # a process's first view sweeps: the held file stays, the others go
@@ -393,8 +389,7 @@ def test_a_sweep_keeps_a_file_another_process_holds_and_it_still_excludes(tmp_pa
         assert os.stat(lock).st_ino == held
         # and it still excludes: an exclusive taker waits while it is held...
         assert _run(_TAKER, tmp, *configs, str(tree), "200").strip() == "waited"
-        holder.stdin.write("\n")
-        holder.stdin.flush()
+        _go_on(holder)
         _say(holder, "dropped")
         # ...and takes that very file once it is let go
         assert _run(_TAKER, tmp, *configs, str(tree), "0").split() == ["taken", str(held)]
@@ -402,17 +397,13 @@ def test_a_sweep_keeps_a_file_another_process_holds_and_it_still_excludes(tmp_pa
         holder.communicate("\n", timeout=600)
 
 
-def test_a_file_swept_while_a_process_had_it_open_is_opened_again_by_it(tmp_path, make_root):
+def test_a_file_swept_while_a_process_had_it_open_is_opened_again_by_it(tmp_path, places):
     """Opened but not held when the sweep removed it: the process takes the
     path's file when it next takes the lock, the one every other process
     takes, never the removed one."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    tree = tmp_path / "tree"
-    tree.mkdir()
+    tmp, tree, configs = places
     other = tmp_path / "other"
     other.mkdir()
-    configs = (make_root.backend_name, "1" if make_root.fast_path else "0")
     lock = _lock_directory(tmp) / f"{_name(tree)}.lock"
     holder = _start(_HOLDER, tmp, *configs, str(tree))
     try:
@@ -420,13 +411,11 @@ def test_a_file_swept_while_a_process_had_it_open_is_opened_again_by_it(tmp_path
         removed = os.stat(lock).st_ino
         _run(_OPEN_CLOSE, tmp, *configs, str(other))
         assert not lock.exists()  # swept: opened by the holder, held by none
-        holder.stdin.write("\n")
-        holder.stdin.flush()
+        _go_on(holder)
         held = int(_say(holder, "held").split()[1])
         assert os.stat(lock).st_ino == held != removed
         assert _run(_TAKER, tmp, *configs, str(tree), "200").strip() == "waited"
-        holder.stdin.write("\n")
-        holder.stdin.flush()
+        _go_on(holder)
         _say(holder, "dropped")
         assert _run(_TAKER, tmp, *configs, str(tree), "0").split() == ["taken", str(held)]
     finally:
