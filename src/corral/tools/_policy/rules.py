@@ -96,6 +96,7 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.zed/tasks.json",
     "**/.idea/workspace.xml",         # JetBrains: run configurations, startup tasks
     "**/.idea/runConfigurations",
+    "**/.idea/watcherTasks.xml",      # JetBrains: file watchers, a program run on each change
     "**/.run",                        # JetBrains: shared run configurations
     "**/.devcontainer",               # Dev Containers: initializeCommand runs on the host
     "**/.devcontainer.json",
@@ -155,6 +156,13 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.config/mise/config.toml",
     "**/.config/mise/config.*.toml",
     "**/.config/mise/conf.d",
+    "**/.mise/conf.d",
+    "**/.rtx.toml",                   # mise's former name, still loaded
+    "**/.rtx.*.toml",
+    "**/.helix/languages.toml",       # Helix: language servers started as a file opens
+    "**/.helix/config.toml",          # Helix: keys bound to shell commands
+    "**/.crush.json",                 # Crush: MCP and language servers (commands) it starts
+    "**/crush.json",
     "**/.hg/hgrc",                    # Mercurial: hooks (pre-<command>), extensions
     "**/.jj/repo/config.toml",        # Jujutsu: pager, diff and merge tools it runs
 )
