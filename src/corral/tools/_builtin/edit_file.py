@@ -61,8 +61,8 @@ from .._refusals.locator import close_paths
 from .._runtime.context import ToolContext, sha256_hex
 from .._edit.budget import Work
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
-from .._edit.diff import (Diff, changed_lines, one_line_diff_of_bytes, unified_diff,
-                          window_diff)
+from .._edit.diff import (Diff, block_diff_of_bytes, changed_lines, one_line_diff_of_bytes,
+                          unified_diff, window_diff)
 from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_old_text,
                               missing_old_text, numbered_new_text, placeholder_in_new_text,
                               refusal, too_many, unclear_indentation)
@@ -516,8 +516,10 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
         attempt = Attempt(rel, 0, multi, old, new, False, 0)
         if placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, line + 1):
             return None
-    shown = one_line_diff_of_bytes(rel, data, new_data, start, line, end) \
-        if "\n" not in old and "\n" not in new else None
+    if "\n" not in old and "\n" not in new:
+        shown = one_line_diff_of_bytes(rel, data, new_data, start, line, end)
+    else:  # lines changed whole, or a change across lines
+        shown = block_diff_of_bytes(rel, data, new_data, start, line, end, at + len(new_b))
     if shown is None:
         if work is None:
             work = Work(ctx.checkpoint)
