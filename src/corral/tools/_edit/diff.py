@@ -12,14 +12,15 @@ it (the same diff, by a test that compares the two on generated edits).
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from .align import align, common_prefix, common_suffix
 from .budget import Budget, Work, proportional
 from .text import Lines
 
-__all__ = ["Diff", "changed_lines", "one_line_diff", "one_line_diff_of_bytes", "unified_diff",
-           "window_diff"]
+__all__ = ["Diff", "block_diff_of_bytes", "changed_lines", "one_line_diff",
+           "one_line_diff_of_bytes", "unified_diff", "window_diff"]
 
 _NO_NEWLINE = "\n\\ No newline at end of file\n"
 
@@ -178,17 +179,22 @@ def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: 
     size = len(old)
     if start >= size or start >= len(new):
         return None
-    old_end = last = old.find(b"\n", old_end) + 1 or size
+    old_end = old.find(b"\n", old_end) + 1 or size
     above = line if line < context else context
     first = start
     for _ in range(above):
         first = old.rfind(b"\n", 0, first - 1) + 1
-    below = 0
-    while below < context and last < size:
-        last = old.find(b"\n", last) + 1 or size
-        below += 1
+    if context == 3:  # the lines after the change, found by one match in C
+        found = _THREE_LINES.match(old, old_end)  # (it matches, if only nothing)
+        last = found.end() if found is not None else old_end
+    else:
+        last, taken = old_end, 0
+        while taken < context and last < size:
+            last = old.find(b"\n", last) + 1 or size
+            taken += 1
     if last == size and old[-1:] != b"\n":
         return None
+    below = old.count(b"\n", old_end, last)  # each line shown ends with its break
     body = b"-" + old[start:old_end] + b"+" + new[start:old_end + len(new) - size]
     if above:
         body = b" " + old[first:start].replace(b"\n", b"\n ")[:-1] + body
@@ -198,6 +204,81 @@ def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: 
     shown = line - above + 1
     hunk = f"{shown},{count}" if count != 1 else f"{shown}"
     return f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body.decode('utf-8')}"
+
+
+# up to three lines, each to its break or (a last line) the end: a line
+# taken by one_line_diff_of_bytes's loop, written as one match
+_THREE_LINES = re.compile(rb"(?:[^\n]*\n|[^\n]+\Z){0,3}")
+
+
+def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int,
+                        old_end: int, new_end: int, context: int = 3) -> str | None:
+    """:func:`unified_diff` of two UTF-8 texts without ``\\r`` given as
+    their bytes, for one change of whole lines or across lines: the text
+    from ``start`` (where line ``line``, 0-based, starts in both) to
+    ``old_end`` became the text to ``new_end``, all else the same.  The
+    changed lines are trimmed of the ones they share at either end, as
+    the alignment trims them; what is left must share no line, so the
+    alignment has nothing more to find (one run of lines removed and
+    added), and the hunk is cut from the texts around it.  ``None`` for
+    any other change (lines left that align otherwise, a line shown
+    without its break): the general diff answers it."""
+    size, new_size = len(old), len(new)
+    # the changed block, as _blocks takes it: whole lines, to the change's
+    # end where that starts a line on both sides, else through its line
+    if (old_end == 0 or old[old_end - 1] == 10) and (new_end == 0 or new[new_end - 1] == 10):
+        old_stop, new_stop = old_end, new_end
+    else:
+        old_stop = old.find(b"\n", old_end) + 1 or size
+        new_stop = new.find(b"\n", new_end) + 1 or new_size
+    if (old_stop > start and old[old_stop - 1] != 10) or \
+            (new_stop > start and new[new_stop - 1] != 10):
+        return None  # a last line without its break is shown: said otherwise
+    # the block's lines (each ends with its break)
+    a = old[start:old_stop - 1].split(b"\n") if old_stop > start else []
+    b = new[start:new_stop - 1].split(b"\n") if new_stop > start else []
+    if a == b:
+        return None
+    n, m = len(a), len(b)
+    head = common_prefix(a, b, 0, 0, min(n, m))
+    tail = common_suffix(a, b, n, m, min(n, m) - head)
+    middle = a[head:n - tail]
+    if middle and m - tail > head and (n > 1 or m > 1) and \
+            not set(middle).isdisjoint(b[head:m - tail]):
+        return None  # lines in common left in the middle: aligned in full
+    # the run's ends: after the shared head, before the shared tail
+    first = start + sum(map(len, a[:head])) + head
+    tail_size = sum(map(len, a[n - tail:])) + tail
+    old_last, new_last = old_stop - tail_size, new_stop - tail_size
+    x1 = line + head
+    above = x1 if x1 < context else context
+    top = first
+    for _ in range(above):
+        top = old.rfind(b"\n", 0, top - 1) + 1
+    if context == 3:  # the lines after the run, found by one match in C
+        found = _THREE_LINES.match(old, old_last)  # (it matches, if only nothing)
+        bottom = found.end() if found is not None else old_last
+    else:
+        bottom, taken = old_last, 0
+        while taken < context and bottom < size:
+            bottom = old.find(b"\n", bottom) + 1 or size
+            taken += 1
+    if bottom == size and old[-1:] != b"\n":
+        return None
+    removed, added = n - tail - head, m - tail - head
+    below = old.count(b"\n", old_last, bottom)
+    body = b""
+    if above:
+        body = b" " + old[top:first].replace(b"\n", b"\n ")[:-1]
+    if removed:
+        body += b"-" + old[first:old_last].replace(b"\n", b"\n-")[:-1]
+    if added:
+        body += b"+" + new[first:new_last].replace(b"\n", b"\n+")[:-1]
+    if below:
+        body += b" " + old[old_last:bottom].replace(b"\n", b"\n ")[:-1]
+    shown = x1 - above
+    return (f"--- a/{path}\n+++ b/{path}\n@@ -{_range(shown, above + removed + below)} "
+            f"+{_range(shown, above + added + below)} @@\n{body.decode('utf-8')}")
 
 
 def _context(text: str) -> str:
