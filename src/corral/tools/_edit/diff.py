@@ -12,7 +12,6 @@ it (the same diff, by a test that compares the two on generated edits).
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from .align import align, common_prefix, common_suffix
@@ -179,22 +178,17 @@ def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: 
     size = len(old)
     if start >= size or start >= len(new):
         return None
-    old_end = old.find(b"\n", old_end) + 1 or size
+    old_end = last = old.find(b"\n", old_end) + 1 or size
     above = line if line < context else context
     first = start
     for _ in range(above):
         first = old.rfind(b"\n", 0, first - 1) + 1
-    if context == 3:  # the lines after the change, found by one match in C
-        found = _THREE_LINES.match(old, old_end)  # (it matches, if only nothing)
-        last = found.end() if found is not None else old_end
-    else:
-        last, taken = old_end, 0
-        while taken < context and last < size:
-            last = old.find(b"\n", last) + 1 or size
-            taken += 1
+    below = 0
+    while below < context and last < size:
+        last = old.find(b"\n", last) + 1 or size
+        below += 1
     if last == size and old[-1:] != b"\n":
         return None
-    below = old.count(b"\n", old_end, last)  # each line shown ends with its break
     body = b"-" + old[start:old_end] + b"+" + new[start:old_end + len(new) - size]
     if above:
         body = b" " + old[first:start].replace(b"\n", b"\n ")[:-1] + body
@@ -204,11 +198,6 @@ def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: 
     shown = line - above + 1
     hunk = f"{shown},{count}" if count != 1 else f"{shown}"
     return f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body.decode('utf-8')}"
-
-
-# up to three lines, each to its break or (a last line) the end: a line
-# taken by one_line_diff_of_bytes's loop, written as one match
-_THREE_LINES = re.compile(rb"(?:[^\n]*\n|[^\n]+\Z){0,3}")
 
 
 def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int,
@@ -255,18 +244,13 @@ def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int
     top = first
     for _ in range(above):
         top = old.rfind(b"\n", 0, top - 1) + 1
-    if context == 3:  # the lines after the run, found by one match in C
-        found = _THREE_LINES.match(old, old_last)  # (it matches, if only nothing)
-        bottom = found.end() if found is not None else old_last
-    else:
-        bottom, taken = old_last, 0
-        while taken < context and bottom < size:
-            bottom = old.find(b"\n", bottom) + 1 or size
-            taken += 1
+    bottom, below = old_last, 0
+    while below < context and bottom < size:
+        bottom = old.find(b"\n", bottom) + 1 or size
+        below += 1
     if bottom == size and old[-1:] != b"\n":
         return None
     removed, added = n - tail - head, m - tail - head
-    below = old.count(b"\n", old_last, bottom)
     body = b""
     if above:
         body = b" " + old[top:first].replace(b"\n", b"\n ")[:-1]
