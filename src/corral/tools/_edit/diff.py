@@ -78,7 +78,7 @@ def _windowed(path: str, old: str, new: str, span: tuple[int, int, int, int], wo
     ba, bb, ca, cb = span
     if ba != ca:  # (texts that agree before one change start it at one offset)
         return _general(path, Lines(old), Lines(new), [span], work, context, first_line)
-    start = old.rfind("\n", 0, ba) + 1
+    start = line_start = old.rfind("\n", 0, ba) + 1
     line = old.count("\n", 0, start)
     above = line if line < context else context
     for _ in range(above):
@@ -88,10 +88,32 @@ def _windowed(path: str, old: str, new: str, span: tuple[int, int, int, int], wo
         if end >= size:
             break
         end = old.find("\n", end) + 1 or size
-    before = Lines(old[start:end]).presplit()
-    after = Lines(new[start:end + len(new) - size]).presplit()
-    return _general(path, before, after, [(ba - start, bb - start, ca - start, cb - start)],
-                    work, context, first_line + line - above)
+    old_w, new_w = old[start:end], new[start:end + len(new) - size]
+    shown = _block_of_window(path, old_w, new_w, line_start - start, bb - start, cb - start,
+                             above, context, first_line + line - above)
+    if shown is not None:
+        return Diff(shown, True)
+    return _general(path, Lines(old_w).presplit(), Lines(new_w).presplit(),
+                    [(ba - start, bb - start, ca - start, cb - start)], work, context,
+                    first_line + line - above)
+
+
+def _block_of_window(path: str, old: str, new: str, start: int, old_end: int, new_end: int,
+                     line: int, context: int, first_line: int) -> str | None:
+    """:func:`block_diff_of_bytes` of a window of lines (``old[start:old_end]``
+    became ``new[start:new_end]``, ``start`` beginning its line ``line``,
+    the window's first line being ``first_line`` of the texts), on its
+    UTF-8 bytes."""
+    try:
+        old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
+    except UnicodeError:  # (a lone surrogate): aligned as text
+        return None
+    if len(old_b) != len(old):  # offsets in bytes (the texts agree before ``start``)
+        start, old_end = len(old[:start].encode("utf-8")), len(old[:old_end].encode("utf-8"))
+    if len(new_b) != len(new):
+        new_end = len(new[:new_end].encode("utf-8"))
+    return block_diff_of_bytes(path, old_b, new_b, start, line, old_end, new_end, context,
+                               first_line)
 
 
 def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int, int],
@@ -201,7 +223,8 @@ def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: 
 
 
 def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int,
-                        old_end: int, new_end: int, context: int = 3) -> str | None:
+                        old_end: int, new_end: int, context: int = 3,
+                        first_line: int = 0) -> str | None:
     """:func:`unified_diff` of two UTF-8 texts without ``\\r`` given as
     their bytes, for one change of whole lines or across lines: the text
     from ``start`` (where line ``line``, 0-based, starts in both) to
@@ -211,7 +234,10 @@ def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int
     alignment has nothing more to find (one run of lines removed and
     added), and the hunk is cut from the texts around it.  ``None`` for
     any other change (lines left that align otherwise, a line shown
-    without its break): the general diff answers it."""
+    without its break): the general diff answers it.  ``first_line``: the
+    line (0-based) of the texts the first of ``old`` is (a window of
+    longer texts, cut from ``context`` lines before the change's first
+    line to ``context`` lines after its last, or the ends)."""
     size, new_size = len(old), len(new)
     # the changed block, as _blocks takes it: whole lines, to the change's
     # end where that starts a line on both sides, else through its line
@@ -260,7 +286,7 @@ def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int
         body += b"+" + new[first:new_last].replace(b"\n", b"\n+")[:-1]
     if below:
         body += b" " + old[old_last:bottom].replace(b"\n", b"\n ")[:-1]
-    shown = x1 - above
+    shown = first_line + x1 - above
     return (f"--- a/{path}\n+++ b/{path}\n@@ -{_range(shown, above + removed + below)} "
             f"+{_range(shown, above + added + below)} @@\n{body.decode('utf-8')}")
 
