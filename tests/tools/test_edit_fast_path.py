@@ -139,18 +139,6 @@ def block_edit(draw: st.DrawFn) -> tuple[str, int, int, str]:
     return text, start, end, new + draw(st.sampled_from(["\n", ""]))
 
 
-@settings(max_examples=EXAMPLES * 2, deadline=None)
-@given(block_edit())
-def test_the_diff_of_a_block_cut_from_around_it_is_the_general_diff(case):
-    """A change of several lines is diffed on a window of its lines (the
-    hunks' numbers shifted to it): the general diff of the whole texts."""
-    text, start, end, new = case
-    before, after, placements = _changed(text, start, end, new)
-    general = diff_module._general("f.txt", Lines(before.text), Lines(after.text),
-                                   [placements[0]], Work(), 3)
-    assert unified_diff("f.txt", before, after, [placements[0]], Work()) == general
-
-
 @st.composite
 def lines_edit(draw: st.DrawFn) -> tuple[str, int, int, str]:
     """:func:`block_edit`'s texts and changes, some lines outside ASCII,
@@ -168,6 +156,18 @@ def lines_edit(draw: st.DrawFn) -> tuple[str, int, int, str]:
     new = "".join(r + "\n" for r in draw(st.lists(st.sampled_from(["a", "b", "x", "", " c", "é"]),
                                                    max_size=8)))
     return text, start, end, new if whole else new + draw(st.sampled_from(["", "y"]))
+
+
+@settings(max_examples=EXAMPLES * 2, deadline=None)
+@given(st.one_of(block_edit(), lines_edit()))
+def test_the_diff_of_a_block_cut_from_around_it_is_the_general_diff(case):
+    """A change of several lines is diffed on a window of its lines (the
+    hunks' numbers shifted to it): the general diff of the whole texts."""
+    text, start, end, new = case
+    before, after, placements = _changed(text, start, end, new)
+    general = diff_module._general("f.txt", Lines(before.text), Lines(after.text),
+                                   [placements[0]], Work(), 3)
+    assert unified_diff("f.txt", before, after, [placements[0]], Work()) == general
 
 
 def _block_diff_of_bytes(text: str, start: int, end: int, new: str) -> str | None:

@@ -12,7 +12,6 @@ it (the same diff, by a test that compares the two on generated edits).
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from .align import align, common_prefix, common_suffix
@@ -79,7 +78,7 @@ def _windowed(path: str, old: str, new: str, span: tuple[int, int, int, int], wo
     ba, bb, ca, cb = span
     if ba != ca:  # (texts that agree before one change start it at one offset)
         return _general(path, Lines(old), Lines(new), [span], work, context, first_line)
-    start = old.rfind("\n", 0, ba) + 1
+    start = line_start = old.rfind("\n", 0, ba) + 1
     line = old.count("\n", 0, start)
     above = line if line < context else context
     for _ in range(above):
@@ -89,10 +88,32 @@ def _windowed(path: str, old: str, new: str, span: tuple[int, int, int, int], wo
         if end >= size:
             break
         end = old.find("\n", end) + 1 or size
-    before = Lines(old[start:end]).presplit()
-    after = Lines(new[start:end + len(new) - size]).presplit()
-    return _general(path, before, after, [(ba - start, bb - start, ca - start, cb - start)],
-                    work, context, first_line + line - above)
+    old_w, new_w = old[start:end], new[start:end + len(new) - size]
+    shown = _block_of_window(path, old_w, new_w, line_start - start, bb - start, cb - start,
+                             above, context, first_line + line - above)
+    if shown is not None:
+        return Diff(shown, True)
+    return _general(path, Lines(old_w).presplit(), Lines(new_w).presplit(),
+                    [(ba - start, bb - start, ca - start, cb - start)], work, context,
+                    first_line + line - above)
+
+
+def _block_of_window(path: str, old: str, new: str, start: int, old_end: int, new_end: int,
+                     line: int, context: int, first_line: int) -> str | None:
+    """:func:`block_diff_of_bytes` of a window of lines (``old[start:old_end]``
+    became ``new[start:new_end]``, ``start`` beginning its line ``line``,
+    the window's first line being ``first_line`` of the texts), on its
+    UTF-8 bytes."""
+    try:
+        old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
+    except UnicodeError:  # (a lone surrogate): aligned as text
+        return None
+    if len(old_b) != len(old):  # offsets in bytes (the texts agree before ``start``)
+        start, old_end = len(old[:start].encode("utf-8")), len(old[:old_end].encode("utf-8"))
+    if len(new_b) != len(new):
+        new_end = len(new[:new_end].encode("utf-8"))
+    return block_diff_of_bytes(path, old_b, new_b, start, line, old_end, new_end, context,
+                               first_line)
 
 
 def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int, int],
@@ -179,22 +200,17 @@ def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: 
     size = len(old)
     if start >= size or start >= len(new):
         return None
-    old_end = old.find(b"\n", old_end) + 1 or size
+    old_end = last = old.find(b"\n", old_end) + 1 or size
     above = line if line < context else context
     first = start
     for _ in range(above):
         first = old.rfind(b"\n", 0, first - 1) + 1
-    if context == 3:  # the lines after the change, found by one match in C
-        found = _THREE_LINES.match(old, old_end)  # (it matches, if only nothing)
-        last = found.end() if found is not None else old_end
-    else:
-        last, taken = old_end, 0
-        while taken < context and last < size:
-            last = old.find(b"\n", last) + 1 or size
-            taken += 1
+    below = 0
+    while below < context and last < size:
+        last = old.find(b"\n", last) + 1 or size
+        below += 1
     if last == size and old[-1:] != b"\n":
         return None
-    below = old.count(b"\n", old_end, last)  # each line shown ends with its break
     body = b"-" + old[start:old_end] + b"+" + new[start:old_end + len(new) - size]
     if above:
         body = b" " + old[first:start].replace(b"\n", b"\n ")[:-1] + body
@@ -206,13 +222,9 @@ def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: 
     return f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body.decode('utf-8')}"
 
 
-# up to three lines, each to its break or (a last line) the end: a line
-# taken by one_line_diff_of_bytes's loop, written as one match
-_THREE_LINES = re.compile(rb"(?:[^\n]*\n|[^\n]+\Z){0,3}")
-
-
 def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int,
-                        old_end: int, new_end: int, context: int = 3) -> str | None:
+                        old_end: int, new_end: int, context: int = 3,
+                        first_line: int = 0) -> str | None:
     """:func:`unified_diff` of two UTF-8 texts without ``\\r`` given as
     their bytes, for one change of whole lines or across lines: the text
     from ``start`` (where line ``line``, 0-based, starts in both) to
@@ -222,7 +234,10 @@ def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int
     alignment has nothing more to find (one run of lines removed and
     added), and the hunk is cut from the texts around it.  ``None`` for
     any other change (lines left that align otherwise, a line shown
-    without its break): the general diff answers it."""
+    without its break): the general diff answers it.  ``first_line``: the
+    line (0-based) of the texts the first of ``old`` is (a window of
+    longer texts, cut from ``context`` lines before the change's first
+    line to ``context`` lines after its last, or the ends)."""
     size, new_size = len(old), len(new)
     # the changed block, as _blocks takes it: whole lines, to the change's
     # end where that starts a line on both sides, else through its line
@@ -255,18 +270,13 @@ def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int
     top = first
     for _ in range(above):
         top = old.rfind(b"\n", 0, top - 1) + 1
-    if context == 3:  # the lines after the run, found by one match in C
-        found = _THREE_LINES.match(old, old_last)  # (it matches, if only nothing)
-        bottom = found.end() if found is not None else old_last
-    else:
-        bottom, taken = old_last, 0
-        while taken < context and bottom < size:
-            bottom = old.find(b"\n", bottom) + 1 or size
-            taken += 1
+    bottom, below = old_last, 0
+    while below < context and bottom < size:
+        bottom = old.find(b"\n", bottom) + 1 or size
+        below += 1
     if bottom == size and old[-1:] != b"\n":
         return None
     removed, added = n - tail - head, m - tail - head
-    below = old.count(b"\n", old_last, bottom)
     body = b""
     if above:
         body = b" " + old[top:first].replace(b"\n", b"\n ")[:-1]
@@ -276,7 +286,7 @@ def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int
         body += b"+" + new[first:new_last].replace(b"\n", b"\n+")[:-1]
     if below:
         body += b" " + old[old_last:bottom].replace(b"\n", b"\n ")[:-1]
-    shown = x1 - above
+    shown = first_line + x1 - above
     return (f"--- a/{path}\n+++ b/{path}\n@@ -{_range(shown, above + removed + below)} "
             f"+{_range(shown, above + added + below)} @@\n{body.decode('utf-8')}")
 
