@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from corral.contained import Root
+from corral.testing.backends import FaultBackend
 from corral.tools import Toolbox
 from corral.tools._policy.gitdirs import MAX_DEPTH
 from corral.tools._runtime.view import freshness
@@ -169,3 +171,86 @@ def test_a_link_made_in_a_large_directory_moved_in_after_open_protects_where_it_
     answer = box.call("write_file", {"path": "editor/tasks.json", "content": OURS})
     assert denied(answer), answer
     assert not (base / "editor" / "tasks.json").exists()
+
+
+# -- when the directories beyond cannot be looked at ----------------------------------
+
+
+def test_a_call_that_cannot_look_beyond_in_time_is_refused_not_ready(
+        tmp_path, make_root, watching, root_alone_followed):
+    """The look at the directories beyond takes longer than the call may
+    wait (a tree too large for the kernel's watch): refused ``not_ready``,
+    nothing written; in time, the link made there rules."""
+    base, outside = tmp_path / "root", tmp_path / "outside"
+    base.mkdir()
+    outside.mkdir()
+    _tree(base)
+    box = _opened(base, make_root)
+    _make_link(base, outside, "listed", box, ".vscode", "editor")
+    box._view.links_grace = -1.0  # no time at all to look
+    args = {"path": "editor/tasks.json", "content": OURS}
+    early = box.call("write_file", args)
+    assert early["ok"] is False and early["details"]["kind"] == "not_ready", early
+    assert "max_user_watches" in early["hint"], early
+    assert not (base / "editor" / "tasks.json").exists()
+    # a listing (no deny rule) needs no look: no link can change it
+    assert box.call("list_directory", {"path": "editor"})["ok"] is True
+    box._view.links_grace = 3600.0
+    late = box.call("write_file", args)
+    assert denied(late), late
+    assert not (base / "editor" / "tasks.json").exists()
+
+
+def test_more_directories_beyond_than_are_kept_refuse_what_links_could_decide(
+        tmp_path, make_root, watching, root_alone_followed, monkeypatch):
+    """Past the directories whose times are kept, a link made in the rest
+    could never be told: a write is refused, a listing no rule refuses is not."""
+    monkeypatch.setattr(freshness, "MAX_BEYOND", 2)
+    base = tmp_path / "root"
+    base.mkdir()
+    _tree(base)
+    box = _opened(base, make_root)
+    out = box.call("write_file", {"path": "editor/tasks.json", "content": OURS})
+    assert out["ok"] is False and out["details"]["kind"] == "not_ready", out
+    assert not (base / "editor" / "tasks.json").exists()
+    assert box.call("list_directory", {"path": "editor"})["ok"] is True
+
+
+class _Limited:
+    """A backend whose kernel lets the user watch ``limit`` directories."""
+
+    def __init__(self, inner, limit: int) -> None:
+        self._inner, self._limit = inner, limit
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def watch_limit(self) -> int:
+        return self._limit
+
+
+def test_the_view_watches_its_share_of_the_kernels_limit(tmp_path, make_root, monkeypatch):
+    """The directories watched are half of what the kernel lets the user
+    watch (the rest is the user's other programs'); a link made later in
+    one beyond them still protects where it leads."""
+    own = freshness._KernelWatch()
+    monkeypatch.setattr(freshness, "_KERNEL", own)
+    base = tmp_path / "root"
+    base.mkdir()
+    _tree(base)
+    backend = FaultBackend(make_root(str(base)).backend)
+    monkeypatch.setattr(backend, "watch_limit", lambda: 6)
+    with Root(str(base), backend=backend, fast_path=make_root.fast_path) as root:
+        box = Toolbox(root)
+        _walk_through()
+        fresh = box._view.freshness
+        if backend.watches:  # (a platform without inotify stat-s its few instead)
+            assert own.budget == 3
+            assert len([wd for wd in fresh._watched.values() if wd >= 0]) == 3
+        assert fresh.beyond  # the rest: their times kept
+        os.symlink("../editor", base / "far" / ".vscode")
+        os.symlink("../../editor", base / "far" / "inner" / ".vscode")
+        answer = box.call("write_file", {"path": "editor/tasks.json", "content": OURS})
+        assert denied(answer), answer
+        assert not (base / "editor" / "tasks.json").exists()
+        box.close()
