@@ -407,6 +407,12 @@ class Backend:
         default says ``True``: the read tells."""
         return True
 
+    def watch_limit(self) -> int:
+        """How many directories all of the user's processes may watch at
+        once (the kernel's limit, shared with every other program the
+        user runs); 0 where it is not known."""
+        return 0
+
     def info(self) -> dict[str, Any]:
         return {"backend": self.name, "openat2": self.has_openat2,
                 "openat2_reason": self.openat2_reason}
@@ -562,6 +568,9 @@ class OsBackend(Backend):
         if not self.watches:
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
         return _linux.watch_waiting(watch_fd)
+
+    def watch_limit(self) -> int:
+        return _linux.watch_limit() if self.watches else 0
 
 
 def _python_literal_lines(needle: bytes, buf: bytes, pos: int, line: int, size: int

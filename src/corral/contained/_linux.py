@@ -28,7 +28,7 @@ from typing import Any
 __all__ = ["RESOLVE_NO_XDEV", "RESOLVE_NO_MAGICLINKS", "RESOLVE_NO_SYMLINKS", "RESOLVE_BENEATH",
            "RENAME_NOREPLACE", "RENAME_EXCHANGE", "openat2", "renameat2", "probe_openat2",
            "mount_flags", "filesystem_type", "protected_symlinks", "watch_open", "watch_add",
-           "watch_remove", "can_watch"]
+           "watch_remove", "can_watch", "watch_limit"]
 
 RESOLVE_NO_XDEV = 0x01
 RESOLVE_NO_MAGICLINKS = 0x02
@@ -158,6 +158,19 @@ def can_watch() -> bool:
     """Whether inotify is here, and ``/proc`` to name a directory by its fd."""
     return _inotify_init1 is not None and _inotify_add_watch is not None and \
         _inotify_rm_watch is not None and os.path.isdir("/proc/self/fd")
+
+
+_MAX_USER_WATCHES = "/proc/sys/fs/inotify/max_user_watches"
+
+
+def watch_limit() -> int:
+    """``fs.inotify.max_user_watches``: the directories all of the user's
+    processes may watch at once (0 where it cannot be read)."""
+    try:
+        with open(_MAX_USER_WATCHES, "rb") as f:
+            return max(0, int(f.read().strip() or b"0"))
+    except (OSError, ValueError):
+        return 0
 
 
 def _raise_errno() -> None:

@@ -138,6 +138,7 @@ class NativeBackend(Backend):
     watch_add = OsBackend.watch_add
     watch_remove = OsBackend.watch_remove
     watch_waiting = OsBackend.watch_waiting
+    watch_limit = OsBackend.watch_limit
     fchown = OsBackend.fchown
     flistxattr = OsBackend.flistxattr
     fgetxattr = OsBackend.fgetxattr

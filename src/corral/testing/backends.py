@@ -260,6 +260,10 @@ class FaultBackend(Backend):
         self._check("watch_waiting")
         return self.inner.watch_waiting(watch_fd)
 
+    def watch_limit(self) -> int:
+        self._check("watch_limit")
+        return self.inner.watch_limit()
+
     def protected_symlinks(self) -> bool:
         if self._protected is None:
             return self.inner.protected_symlinks()
@@ -510,6 +514,10 @@ class CountingBackend(Backend):
     def watch_waiting(self, watch_fd: int) -> bool:
         self._count("watch_waiting")
         return self.inner.watch_waiting(watch_fd)
+
+    def watch_limit(self) -> int:
+        self._count("watch_limit")
+        return self.inner.watch_limit()
 
     def protected_symlinks(self) -> bool:
         self._count("protected_symlinks")

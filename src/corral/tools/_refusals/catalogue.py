@@ -471,6 +471,17 @@ def not_ready() -> Refusal:
                    "done", "Retry the same call in a few seconds.", kind=Kind.NOT_READY)
 
 
+def beyond_watched() -> Refusal:
+    """The tree holds more folders than the system lets the view watch,
+    and looking at the rest for symlinks made since (which could decide
+    this call) took longer than a call may wait: nothing was done."""
+    return Refusal(Code.TOO_LARGE, "the folder tree holds more folders than this system lets "
+                   "a program watch, and checking the rest for symlinks made since (which "
+                   "decide what the tools may touch) took too long; nothing was done",
+                   "Retry the same call; if it keeps failing, ask the user to open a smaller "
+                   "folder or to raise fs.inotify.max_user_watches.", kind=Kind.NOT_READY)
+
+
 def out_of_open_files(path: str | None, *, field: str | None = None) -> Refusal:
     """The process (or the whole system) may open no more files: a resource
     limit of the host's, over by this call or by others running at once."""

@@ -23,8 +23,8 @@ from ..._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_di
 from ..._policy.locate import Location
 from ..._policy.pythonstart import RootPlace, pth_imports, site_module, venv_of_program
 from ..._policy.rules import Op, Policy, Scope, fold
-from ..._refusals.catalogue import (Code, Kind, Refusal, denied_rule, not_ready, protected,
-                                     secret, swapped)
+from ..._refusals.catalogue import (Code, Kind, Refusal, beyond_watched, denied_rule,
+                                     not_ready, protected, secret, swapped)
 from .freshness import Freshness
 from .linkwalk import walk_links
 from .links import (MAX_SCANNED_LINKS, WHOLE_TREE, LinkMap, RootLook,
@@ -414,14 +414,14 @@ class View:
                 with self._walk_guard:
                     if not self._walk_again:
                         self._links_known.set()
-                        self.links_settled = True
+                        self.links_settled = self._nothing_beyond()
                         return
                     self._walk_again = False
         except Exception:  # the decisions go on with the links known (a root closed meanwhile)
             with self._walk_guard:
                 self._walk_again = False
                 self._links_known.set()
-                self.links_settled = True
+                self.links_settled = self._nothing_beyond()
 
     def _walk_tree_links(self) -> None:
         """Learn every link down to :data:`MAX_WALK_DEPTH` levels (a deeper
@@ -430,7 +430,21 @@ class View:
         walked from its parent's fd (:func:`~.linkwalk.walk_links`)."""
         with self._walk_guard:
             starts = self._walk_from
-        walk_links(self._root, self.links, starts)
+        fresh = self.freshness  # (the directories it lists that are not followed: their times kept)
+        walk_links(self._root, self.links, starts,
+                   stamp=fresh.stamp_beyond if fresh is not None else None)
+
+    def _nothing_beyond(self) -> bool:
+        """Whether every directory of the tree is followed by :mod:`.freshness`
+        (none lies beyond, whose changes a decision looks at itself)."""
+        fresh = self.freshness
+        return fresh is None or not (fresh.beyond or fresh.beyond_full)
+
+    def unsettle(self) -> None:
+        """Directories lie beyond those followed: a decision links could
+        change looks at them first (:meth:`need_links`)."""
+        with self._walk_guard:
+            self.links_settled = False
 
     def wait_for_links(self, checkpoint: Checkpoint | None = None) -> bool:
         """Whether every link of the tree is known, waiting for the walk
@@ -467,9 +481,17 @@ class View:
             return
         checkpoint = _running_checkpoint()
         for view in pending:
-            if any(view.policy.may_refuse(op) for op in ops) and \
-                    not view.wait_for_links(checkpoint):
+            if not any(view.policy.may_refuse(op) for op in ops):
+                continue
+            if not view.wait_for_links(checkpoint):
                 raise not_ready()
+            fresh = view.freshness
+            if fresh is not None and (fresh.beyond or fresh.beyond_full):
+                # a link another program made where no watch follows: looked for now
+                if not fresh.look_beyond(_RUNNING.get(), checkpoint, view.links_grace):
+                    raise beyond_watched()
+                if not view._links_known.is_set() and not view.wait_for_links(checkpoint):
+                    raise not_ready()  # a large directory appeared there: walked meanwhile
 
     @property
     def root(self) -> Root:

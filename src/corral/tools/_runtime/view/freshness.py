@@ -10,9 +10,10 @@ script) may make ``.vscode -> editor``, ``sub/.vscode -> ../editor``,
 where such a link leads never passes it, so before each call the view
 looks at what changed in the directories it follows:
 
-* every directory of the tree (a work tree's ``.git`` aside), up to
-  :data:`MAX_WATCHED` where the kernel watches, :data:`MAX_STAMPED` where
-  not, and each that appears since (walked for links when it appears);
+* every directory of the tree (a work tree's ``.git`` aside), up to the
+  kernel's share (:data:`WATCH_SHARE`, at most :data:`MAX_WATCHED`) where
+  it watches, :data:`MAX_STAMPED` where not, and each that appears since
+  (walked for links when it appears);
 * each git directory and hooks directory the look at open found, and each
   directory holding a git config it read (or looked for: an include not
   there yet).
@@ -34,9 +35,12 @@ gone forgotten; a config or a git directory's entries changed make the
 view look at the tree as at open, and what git runs from is protected
 from then on (never less than before).
 
-What stays: in a tree of more directories than are followed, a link made
-after open in one beyond them is learnt only once a call passes it, or a
-move makes the view look at the tree again.
+Beyond the directories followed (a tree larger than the kernel lets the
+view watch), each directory's times are kept as the look at open or a
+walk lists it, and a decision links could change looks at them first
+(:meth:`Freshness.look_beyond`, once a call): one whose times moved is
+listed again as above; where that cannot be done within the call's wait,
+the decision is refused (``not_ready``), never made on part of the tree.
 """
 
 from __future__ import annotations
@@ -55,16 +59,27 @@ from typing import TYPE_CHECKING, Any
 
 from ..._policy.gitdirs import Scan
 from .links import WHOLE_TREE, LinkReader, Mounts, learn_link
+from .linkwalk import walk_links
 
 if TYPE_CHECKING:
     from ....contained import Backend, DirEntry, Handle, Root
     from .decide import View
 
-# directories one view follows: every directory of the tree, up to these
-# (beyond: walked for links when they appear, not followed); without a
-# watch each is stat-ed per call, so fewer
-MAX_WATCHED = 4096
+# directories one view follows: every directory of the tree, up to the
+# kernel's share below (a record of each is kept: at most this many);
+# without a watch each is stat-ed per call, so fewer.  Beyond them each
+# directory's times are kept, looked at by a call links could change
+MAX_WATCHED = 1 << 17
 MAX_STAMPED = 256
+# the part of the user's watches (fs.inotify.max_user_watches) a view
+# takes: the rest stays for the user's editors and other programs, which
+# watch such a tree too
+WATCH_SHARE = 2
+# the kernel's limit where it cannot be read (its default before Linux 5.11)
+DEFAULT_WATCH_LIMIT = 8192
+# directories beyond those followed whose times are kept (memory); past
+# them a decision links could change is refused
+MAX_BEYOND = 1 << 20
 # directories of a new one walked by the call that meets it (more: in the background)
 WALK_NOW = 256
 # a time a directory's entries last changed this close to when it was
@@ -135,6 +150,8 @@ class _KernelWatch:
         # since: the next drain asks whether events wait before it reads
         # (a read of an empty queue raises, at several times a call's cost)
         self.quiet = False
+        # the directories a view watches at most: the kernel's share
+        self.budget = DEFAULT_WATCH_LIMIT // WATCH_SHARE
         # the views awaiting the events of their own acts done (the drain after: expired)
         self.expecting: dict[int, weakref.ref[Freshness]] = {}
 
@@ -158,6 +175,7 @@ class _KernelWatch:
                 return False
             self.backend = backend
             self.generation += 1
+            self.budget = (backend.watch_limit() or DEFAULT_WATCH_LIMIT) // WATCH_SHARE
         return self.fd >= 0
 
     def add(self, watcher: Freshness, backend: Backend, dir_fd: int, canonical: str,
@@ -495,12 +513,24 @@ class Freshness:
         # stays (:meth:`entries_fact`)
         self._changes = 0
         self._facts: dict[tuple[str, str], tuple[int, int, bool]] = {}
+        # directory of the tree beyond those followed -> its times, and a
+        # time before its last listing began (a change since shows in them,
+        # or came too soon after to be told: listed again).  Filled by the
+        # look at open and the walks; looked at by :meth:`look_beyond`
+        self.beyond: dict[str, tuple[tuple[int, int, int, int] | None, int]] = {}
+        self.beyond_full = False  # more than MAX_BEYOND: the rest's changes are not known
+        self._beyond_guard = threading.Lock()
+        # the running call the directories beyond were looked at for (each
+        # call's catch_up asks for a look again)
+        self.beyond_looked_for: object | None = None
 
     # -- at open ------------------------------------------------------------------------
 
     def bind(self, view: View) -> None:
         """Serve ``view`` (the one whose root this follows)."""
         self._view_ref = weakref.ref(view)
+        if self.beyond or self.beyond_full:
+            view.unsettle()
 
     def begin(self) -> None:
         """Decide whether the kernel watches here, before the look at open
@@ -525,9 +555,11 @@ class Freshness:
         info = handle.stat()
         if self._mounts.kernels(handle.fileno(), info.st_dev):
             return []  # /proc, /sys: nothing there for the look, nor to follow
-        if directory != rel or directory in self._watched or \
-                len(self._watched) >= self._bound():
-            return handle.scandir()  # through a link, followed already, or beyond the bound
+        if directory != rel or directory in self._watched:
+            return handle.scandir()  # through a link, or followed already
+        if len(self._watched) >= self._bound():
+            self.stamp_beyond(directory, info, time.time_ns())
+            return handle.scandir()
         entries = self._record(directory, handle, content=False, info=info)
         if entries is None:
             return handle.scandir()
@@ -590,7 +622,7 @@ class Freshness:
             self._follow(directory, content=directory in self._config_dirs)
 
     def _bound(self) -> int:
-        return MAX_WATCHED if self.watching else MAX_STAMPED
+        return min(MAX_WATCHED, _KERNEL.budget) if self.watching else MAX_STAMPED
 
     def _follow(self, directory: str, *, content: bool,
                 again: bool = False) -> list[DirEntry] | None:
@@ -701,8 +733,13 @@ class Freshness:
             walked += 1
             entries = self._follow(directory, content=False, again=new)
             if entries is None:
-                if not new and directory != "." and len(self._watched) >= self._bound():
-                    return git  # the rest: learnt by the look at open and its walk, not followed
+                if directory != "." and directory not in self._watched and \
+                        len(self._watched) >= self._bound():
+                    # the rest: walked on the view's thread, their times kept (beyond)
+                    queue.appendleft(directory)
+                    view.learn_every_link_later(tuple((rest, rest.count("/") + 1)
+                                                      for rest in queue))
+                    return True
                 try:
                     entries = view.look.entries(directory)
                 except OSError:
@@ -784,12 +821,126 @@ class Freshness:
             self._watched[directory] = -1
         self._by_wd.clear()
         for directory in list(self._watched)[MAX_STAMPED:]:
-            self._forget_place(directory)  # beyond what is stat-ed a call: not followed
+            self._forget_place(directory)  # beyond what is stat-ed a call
+            self.beyond[directory] = (None, 0)  # (never equal to a stamp taken: listed)
+        if self.beyond:
+            view = self._view_ref()
+            if view is not None:
+                view.unsettle()
         for place in (*self._watched, *self._configs):
             self._stamps[place] = (None, 0)  # never equal to a stamp taken: looked at
         self._stamped = True
 
+    # -- the directories beyond those followed ------------------------------------------
+
+    def stamp_beyond(self, directory: str, info: os.stat_result, taken: int) -> None:
+        """Keep the times ``info`` of ``directory``, a directory of the tree
+        not followed, listed after ``taken`` (ns)."""
+        if directory in self._watched:
+            return
+        beyond = self.beyond
+        if not beyond:
+            view = self._view_ref()
+            if view is not None:
+                view.unsettle()  # (unbound: :meth:`bind` does it)
+        if directory not in beyond and len(beyond) >= MAX_BEYOND:
+            self.beyond_full = True
+            return
+        beyond[directory] = (_times(info), taken)
+
+    def _beyond_same(self, directory: str, inode: int) -> bool:
+        """Whether ``directory`` is the directory beyond those followed
+        whose times are kept (its own look at them tells its changes)."""
+        kept = self.beyond.get(directory)
+        return kept is not None and kept[0] is not None and kept[0][0] == inode
+
+    def look_beyond(self, call: object, checkpoint: Callable[[], None] | None,
+                    grace: float) -> bool:
+        """Before a decision links could change, where directories lie
+        beyond those followed: each whose times moved since it was listed
+        (or too soon before to be sure) is listed again, a link made there
+        learnt, one gone forgotten, a directory that appeared walked for
+        links (its directories' times kept).  Once per running ``call`` (its
+        :meth:`catch_up` asks again); whether it was done within ``grace``
+        seconds (``checkpoint`` polled: a cancel or the call's deadline
+        stops it)."""
+        if self.beyond_full:
+            return False
+        if call is not None and self.beyond_looked_for is call:
+            return True
+        until = time.monotonic() + grace
+        new: list[tuple[str, int]] = []
+        git = False
+        with self._beyond_guard:
+            reader = LinkReader(self._root)
+            for index, (directory, (stamp, taken)) in enumerate(list(self.beyond.items())):
+                if not index & 255:
+                    if checkpoint is not None:
+                        checkpoint()
+                    if time.monotonic() > until:
+                        return False
+                now_taken = time.time_ns()
+                try:
+                    found = self._root.lstat(directory)
+                except (OSError, ValueError):
+                    found = None
+                now = _times(found) if found is not None else None
+                if now == stamp and stamp is not None and taken - stamp[2] >= RACY_NS:
+                    continue
+                git = self._relist_beyond(directory, found, now_taken, reader, new) or git
+            if new:
+                left, met_git = walk_links(self._root, self._view.links, new,
+                                           stamp=self.stamp_beyond, most=WALK_NOW)
+                git = git or met_git
+                if left:
+                    self._view.learn_every_link_later(tuple(left))
+        if git:
+            with self._guard:
+                self.look_again()
+        self.beyond_looked_for = call
+        return True
+
+    def _relist_beyond(self, directory: str, found: os.stat_result | None, taken: int,
+                       reader: LinkReader, new: list[tuple[str, int]]) -> bool:
+        """List the directory beyond ``directory`` again (``found``: what is
+        there now, looked at after ``taken``): its links learnt, those gone
+        forgotten, the directories that appeared in ``new`` (to walk);
+        whether a git directory is there."""
+        links = self._view.links
+        prefix = directory + "/"
+        if found is None or not st.S_ISDIR(found.st_mode):
+            del self.beyond[directory]  # gone: so are its links (its parent tells what came)
+            for location in links.below(directory):
+                links.forget(location)
+            return False
+        self.beyond[directory] = (_times(found), taken)
+        try:
+            entries = self._view.look.entries(directory)
+        except OSError:
+            return False
+        names = set()
+        git = False
+        depth = directory.count("/") + 2
+        for entry in entries:
+            name, path = entry.name, entry.path
+            names.add(name)
+            git = git or name == ".git"
+            if entry.is_symlink():
+                reader.learn(links, path)
+                continue
+            if path in links.locations:
+                links.forget(path)
+            if name != ".git" and entry.is_dir(follow_symlinks=False) and \
+                    path not in self.beyond and path not in self._watched:
+                new.append((path, depth))
+        for location in links.below(directory):
+            rest = location[len(prefix):]
+            if "/" not in rest and rest not in names:
+                links.forget(location)
+        return git
+
     def close(self) -> None:
+        self.beyond.clear()
         for wd in self._watched.values():
             if wd >= 0:
                 _KERNEL.remove(self, wd)
@@ -928,6 +1079,7 @@ class Freshness:
         read of the watch, through the root's backend; without a watch, a
         ``stat`` of each directory and config followed).  ``acts``: the
         call may act after this (:meth:`_KernelWatch.drain`)."""
+        self.beyond_looked_for = None
         if self.watching:
             if not _KERNEL.drain(self._root.backend, acts):
                 self.watching = False
@@ -1045,7 +1197,8 @@ class Freshness:
                 if path in links.locations:
                     links.forget(path)
                 known.add(name)
-                if self._inodes.get(path) != found.st_ino and not fresh:
+                if self._inodes.get(path) != found.st_ino and not fresh and \
+                        not self._beyond_same(path, found.st_ino):
                     git = self._walk_new(path) or name == ".git" or git
             else:
                 known.discard(name)

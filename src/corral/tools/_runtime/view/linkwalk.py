@@ -4,6 +4,7 @@ past the look at open, and freshness's of a directory that appeared."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 
 from ....contained import Handle, Root, Tree, TreeVisitor
@@ -11,10 +12,14 @@ from .links import MAX_WALK_DEPTH, LinkMap, LinkReader, Mounts
 
 _AROUND = -1  # a Tree state: the directory lies in a kernel's filesystem, nothing learnt
 
+# told of each directory a walk listed: its path, its times, a time before its listing began
+Stamp = Callable[[str, os.stat_result, int], None]
+
 
 def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
                entering: Callable[[str], None] | None = None,
-               most: int | None = None) -> tuple[list[tuple[str, int]], bool]:
+               most: int | None = None,
+               stamp: Stamp | None = None) -> tuple[list[tuple[str, int]], bool]:
     """Learn every symlink below each directory of ``starts`` (its canonical
     path and its depth below the root), down to :data:`MAX_WALK_DEPTH`
     levels, leaving out git's ``.git`` directories.  Each start is opened
@@ -25,12 +30,14 @@ def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
     directory where the backend batches), or entry by entry where a name
     is not UTF-8 (a Tree leaves it out).  ``entering`` is told of each
     directory before it is listed; with ``most``, at most that many are
-    listed.  Returns the directories left unlisted (each with its depth)
-    and whether an entry named ``.git`` was met."""
+    listed; ``stamp`` is told of each directory listed (by the ``fstat``
+    the walk makes of it anyway).  Returns the directories left unlisted
+    (each with its depth) and whether an entry named ``.git`` was met."""
     left: list[tuple[str, int]] = []
     git = [False]
     budget = [most if most is not None else -1]
     mounts, reader = Mounts(root.backend), LinkReader(root)
+    kept = _Kept(stamp, time.time_ns())
     for where, depth in starts:
         if budget[0] == 0:
             left.append((where, depth))
@@ -43,15 +50,27 @@ def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
             continue  # gone, or not a directory: nothing below it to learn
         spent = budget[0]
         with top:
-            whole = _walk_tree(root, reader, links, top, depth, entering, budget, left, git, mounts)
+            whole = _walk_tree(root, reader, links, top, depth, entering, budget, left, git, mounts,
+                               kept)
         if not whole:
             budget[0] = spent  # walked again, entry by entry
             try:
                 top = root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY)
             except (OSError, ValueError):
                 continue
-            _walk_below(root, reader, links, top, depth, entering, budget, left, git, mounts)
+            _walk_below(root, reader, links, top, depth, entering, budget, left, git, mounts,
+                        kept)
     return left, git[0]
+
+
+class _Kept:
+    """Where a walk tells the times of each directory it lists, and a time
+    before it began (before any of its listings)."""
+
+    __slots__ = ("stamp", "since")
+
+    def __init__(self, stamp: Stamp | None, since: int) -> None:
+        self.stamp, self.since = stamp, since
 
 
 class _LinkVisitor(TreeVisitor[int]):
@@ -64,11 +83,13 @@ class _LinkVisitor(TreeVisitor[int]):
 
     def __init__(self, root: Root, prefix: str, depth: int,
                  entering: Callable[[str], None] | None, budget: list[int],
-                 left: list[tuple[str, int]], git: list[bool], mounts: Mounts) -> None:
+                 left: list[tuple[str, int]], git: list[bool], mounts: Mounts,
+                 kept: _Kept, top: str) -> None:
         self._fstat = root.backend.fstat
         self._prefix, self._depth, self._entering = prefix, depth, entering
         self._budget, self._left, self._git = budget, left, git
         self._mounts = mounts
+        self._stamp, self._since, self._top = kept.stamp, kept.since, top
 
     def child(self, state: int, dir_sub: str, name: str) -> int | None:
         if name == ".git" or state == _AROUND:
@@ -85,9 +106,12 @@ class _LinkVisitor(TreeVisitor[int]):
         return state
 
     def listed(self, fd: int, state: int, dir_sub: str, present: frozenset[str]) -> int:
-        device = self._fstat(fd).st_dev
+        info = self._fstat(fd)
+        device = info.st_dev
         if device != state and self._mounts.kernels(fd, device):
             return _AROUND
+        if self._stamp is not None:
+            self._stamp(self._prefix + dir_sub[:-1] if dir_sub else self._top, info, self._since)
         if present:
             self._git[0] = True
         return device
@@ -95,12 +119,14 @@ class _LinkVisitor(TreeVisitor[int]):
 
 def _walk_tree(root: Root, reader: LinkReader, links: LinkMap, top: Handle, depth: int,
                entering: Callable[[str], None] | None, budget: list[int],
-               left: list[tuple[str, int]], git: list[bool], mounts: Mounts) -> bool:
+               left: list[tuple[str, int]], git: list[bool], mounts: Mounts,
+               kept: _Kept) -> bool:
     """:func:`walk_links` below ``top`` by a Tree; whether it met every name."""
     if budget[0] > 0:
         budget[0] -= 1
     prefix = "" if top.path in (".", "") else top.path + "/"
-    visitor = _LinkVisitor(root, prefix, depth, entering, budget, left, git, mounts)
+    visitor = _LinkVisitor(root, prefix, depth, entering, budget, left, git, mounts, kept,
+                           top.path)
     with Tree(root, top.fd, -2, visitor, max_depth=MAX_WALK_DEPTH - depth) as tree:
         for sub, fd, state, names, kinds in tree:
             if kinds and state != _AROUND:
@@ -112,7 +138,8 @@ def _walk_tree(root: Root, reader: LinkReader, links: LinkMap, top: Handle, dept
 
 def _walk_below(root: Root, reader: LinkReader, links: LinkMap, top: Handle, depth: int,
                 entering: Callable[[str], None] | None, budget: list[int],
-                left: list[tuple[str, int]], git: list[bool], mounts: Mounts) -> None:
+                left: list[tuple[str, int]], git: list[bool], mounts: Mounts,
+                kept: _Kept) -> None:
     # frames: (the open directory, its depth, the names of its directories
     # not entered yet); every handle is closed in the finally
     stack: list[tuple[Handle, int, Iterator[str]]] = []
@@ -121,7 +148,8 @@ def _walk_below(root: Root, reader: LinkReader, links: LinkMap, top: Handle, dep
         while handle is not None or stack:
             if handle is not None:
                 stack.append((handle, depth, iter(_listed(reader, links, handle, depth,
-                                                          entering, budget, git, mounts))))
+                                                          entering, budget, git, mounts,
+                                                          kept))))
                 handle = None
             parent, level, names = stack[-1]
             name = next(names, None)
@@ -148,7 +176,7 @@ def _walk_below(root: Root, reader: LinkReader, links: LinkMap, top: Handle, dep
 
 def _listed(reader: LinkReader, links: LinkMap, handle: Handle, depth: int,
             entering: Callable[[str], None] | None, budget: list[int],
-            git: list[bool], mounts: Mounts) -> list[str]:
+            git: list[bool], mounts: Mounts, kept: _Kept) -> list[str]:
     """List one directory: its links learnt; the names of the directories
     below it the walk enters."""
     if entering is not None:
@@ -156,8 +184,11 @@ def _listed(reader: LinkReader, links: LinkMap, handle: Handle, depth: int,
     if budget[0] > 0:
         budget[0] -= 1
     try:
-        if mounts.kernels(handle.fd, handle.stat().st_dev):
+        info = handle.stat()
+        if mounts.kernels(handle.fd, info.st_dev):
             return []
+        if kept.stamp is not None:
+            kept.stamp(handle.path, info, kept.since)
         entries = handle.scandir()
     except OSError:
         return []
