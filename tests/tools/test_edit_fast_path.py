@@ -271,8 +271,8 @@ def test_occurrences_are_every_non_overlapping_match(text, needle, limit):
 
 @st.composite
 def file_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str]], bool]:
-    """A file's bytes and edits of it: a line's piece, copied from the file
-    (so it matches), replaced by other text; once or several in one call
+    """A file's bytes and edits of it: a line's piece or whole lines, copied
+    from the file (so it matches), replaced by other text; once or several in one call
     (one edit sent alone, or as the one item of ``edits``: its newText then
     marked as :func:`_answer` reads it)."""
     # (characters of two and three bytes: found and cut in the bytes, the
@@ -285,10 +285,15 @@ def file_edits(draw: st.DrawFn) -> tuple[bytes, list[tuple[str, str]], bool]:
     text = eol.join(lines) + (eol if final else "")
     edits = []
     for _ in range(draw(st.integers(1, 3))):
-        row = draw(st.sampled_from(lines))
+        at = draw(st.integers(0, len(lines) - 1))
+        row = lines[at]
         old = row[:draw(st.integers(row.index(":") + 1, len(row)))]  # its mark: found once
         new = draw(st.one_of(st.text(alphabet="xyzü ", min_size=1, max_size=6),
                              st.text(alphabet="xy\n", min_size=1, max_size=6)))
+        if at + 1 < len(lines) and draw(st.booleans()):  # whole lines, as models mostly send
+            taken = draw(st.integers(1, min(2, len(lines) - 1 - at)))  # (a break after each)
+            old = "\n".join(lines[at:at + taken]) + "\n"
+            new = draw(st.sampled_from(["", "x\n", lines[at] + "\ny\n", "é\n" + lines[at] + "\n"]))
         edits.append((old, new))
     if len(edits) == 1 and draw(st.booleans()):
         edits[0] = (edits[0][0], ITEM + edits[0][1])
@@ -327,6 +332,7 @@ def test_edit_file_answers_the_same_without_the_quick_diff(monkeypatch, case):
             patched.setattr(diff_module, "one_line_diff", lambda *args: None)
             patched.setattr(edit_module, "one_line_diff_of_bytes", lambda *args: None)
             patched.setattr(edit_module, "block_diff_of_bytes", lambda *args: None)
+            patched.setattr(diff_module, "_block_of_window", lambda *args: None)
             general = _answer(Path(slow_dir), data, edits, dry)
     assert quick == general
     if len(edits) == 1:
@@ -386,6 +392,7 @@ def _general_only(patched: pytest.MonkeyPatch) -> None:
     patched.setattr(diff_module, "_one_line", lambda *args: None)
     patched.setattr(edit_module, "one_line_diff_of_bytes", lambda *args: None)
     patched.setattr(edit_module, "block_diff_of_bytes", lambda *args: None)
+    patched.setattr(diff_module, "_block_of_window", lambda *args: None)
 
 
 def test_the_quick_answer_is_the_general_one_for_the_commonest_edit(tmp_path, monkeypatch):
