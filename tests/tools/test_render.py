@@ -605,3 +605,25 @@ def test_json_string_is_what_json_writes(pieces):
         assert json_utf8(text) == json.dumps(text, ensure_ascii=False).encode("utf-8")
     numbered = NumberedText.of(text, 1, text)  # a read's content is a str too
     assert json_string(numbered) == json.dumps(text, ensure_ascii=False)
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats()
+    | st.text(st.characters(exclude_categories=("Cs",))),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner,
+                                                                max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(value=_JSON_VALUES)
+def test_an_envelope_is_written_as_the_json_module_writes_it(value):
+    """envelope_text's plain form is ``json.dumps`` with compact separators,
+    byte for byte (floats, NaN, nesting, any text), made by an encoder kept
+    from call to call."""
+    expected = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert envelope_text(value) == (expected, True)
+    assert envelope_text({"ok": True, "value": value}) == (f'{{"ok":true,"value":{expected}}}',
+                                                           True)
+    with pytest.raises(TypeError):
+        envelope_text({"ok": True, "value": [value, object()]})

@@ -68,7 +68,7 @@ def envelope_text(envelope: Any) -> tuple[str, bool]:
     written as UTF-8, so such an envelope is escaped to ASCII instead
     (``\\udcff``): still exact JSON, never a crash; the flag is then false.
     """
-    text = _compact(envelope)
+    text = compact_json(envelope)
     if not text.isascii():
         try:
             text.encode("utf-8")
@@ -77,12 +77,6 @@ def envelope_text(envelope: Any) -> tuple[str, bool]:
     return text, True
 
 
-# made once: json.dumps with options builds an encoder per call.  No check
-# for cycles (a quarter of the time of a listing's envelope): an envelope is
-# a tree the tools build, and one that were not would end in RecursionError,
-# an exception like any other to the caller
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"),
-                            check_circular=False).encode
 
 # a string at least this long is worth :func:`json_string`'s fast path
 _LONG_STRING = 1024
@@ -140,6 +134,29 @@ def escaped_usual(raw: bytes) -> bytes:
     if b"\t" in raw:
         raw = raw.replace(b"\t", b"\\t")
     return raw
+
+
+def _compact_encoder() -> Callable[[Any], str]:
+    """``json.JSONEncoder(ensure_ascii=False, separators=(",", ":"),
+    check_circular=False).encode``, what every envelope is written with.
+    Its C encoder is made once here (``encode`` makes one on each call:
+    half the time it takes to write a small object).  No check for cycles (a quarter
+    of the time of a listing's envelope): an envelope is a tree the tools
+    build, and one that were not would end in RecursionError, an exception
+    like any other to the caller."""
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # an interpreter without the json module's C part
+        return encoder.encode
+    chunks = make(None, encoder.default, _escape, None, ":", ",", False, False, True)
+
+    def compact(value: Any) -> str:
+        return "".join(chunks(value, 0))
+    return compact
+
+
+#: a value as compact JSON, as the json module writes it (see _compact_encoder)
+compact_json = _compact_encoder()
 
 
 def envelope_json(envelope: Any) -> str:
