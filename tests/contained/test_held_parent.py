@@ -198,3 +198,93 @@ def test_holds_looks_beside_the_file(tmp_path, make_root):
         assert held.holds("HEAD")
         assert held.holds("dangling")  # the link itself, not followed
         assert not held.holds("objects")
+
+
+class _Recording:
+    """A backend recording the mode each temporary file is made with, and
+    the calls made on it, by name."""
+
+    def __new__(cls, inner):
+        class Recording(type(inner)):  # type: ignore[misc]
+            made: list[int] = []
+            calls: list[str] = []
+
+            def open_at(self, dir_fd, path, flags, mode=0o777):
+                if path.endswith(".corral-tmp"):
+                    Recording.made.append(mode)
+                return super().open_at(dir_fd, path, flags, mode)
+
+            def fchmod(self, fd, mode):
+                Recording.calls.append("fchmod")
+                return super().fchmod(fd, mode)
+
+        return Recording(openat2=True)
+
+
+def _replace_recorded(tmp_path, make_root, mode: int, xattr: bool = False):
+    """Replace a file of ``mode`` through a held parent: the temporary
+    file's mode at creation, the fchmod calls and the mode after (``None``
+    where the config has no fast path or the filesystem no xattrs)."""
+    f = _tree(tmp_path)
+    os.chmod(f, mode)
+    if xattr:
+        try:
+            os.setxattr(f, "user.corral-test", b"kept")
+        except OSError:
+            return None
+    from corral.contained import Root, backend_by_name
+    backend = _Recording(backend_by_name(make_root.backend_name))
+    if not make_root.fast_path or not backend.has_openat2:
+        return None
+    type(backend).made.clear()
+    type(backend).calls.clear()
+    with Root(str(tmp_path), backend=backend, fast_path=True) as root:
+        held = root.hold_parent("a/b/f.txt")
+        assert held is not None
+        with held:
+            assert held.open_file() is not None
+            held.replace(b"new\n")
+    assert f.read_bytes() == b"new\n"
+    if xattr:
+        assert os.getxattr(f, "user.corral-test") == b"kept"
+    return type(backend).made, type(backend).calls, stat.S_IMODE(os.stat(f).st_mode)
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o604, 0o660, 0o044, 0o664])
+def test_a_file_some_see_more_of_than_others_is_replaced_by_a_temporary_0600(
+        tmp_path, make_root, mode):
+    """Permission bits that give a group other than everyone's (or the owner
+    less than everyone) would show someone the temporary file (owned by the
+    writer, its group maybe not the file's) who cannot read the file: it is
+    made 0600, its bits set after the content."""
+    recorded = _replace_recorded(tmp_path, make_root, mode)
+    if recorded is None:
+        return
+    made, calls, after = recorded
+    assert made == [0o600] and calls == ["fchmod"] and after == mode
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o755, 0o600, 0o700, 0o444, 0o400])
+def test_a_file_every_other_user_sees_alike_is_replaced_without_a_chmod(
+        tmp_path, make_root, mode):
+    """Bits that give the group what they give everyone else, and the owner
+    no less: the temporary file made with them shows no one what the file
+    did not, so no chmod follows (where the umask left them whole)."""
+    recorded = _replace_recorded(tmp_path, make_root, mode)
+    if recorded is None:
+        return
+    made, calls, after = recorded
+    umask = os.umask(0)
+    os.umask(umask)
+    assert made == [mode] and after == mode
+    assert calls == ([] if mode & umask == 0 else ["fchmod"])
+
+
+def test_a_file_with_extended_attributes_is_replaced_by_a_temporary_0600(tmp_path, make_root):
+    """An ACL or a label may deny someone the bits allow: until they are
+    carried over the temporary file is 0600."""
+    recorded = _replace_recorded(tmp_path, make_root, 0o644, xattr=True)
+    if recorded is None:
+        return
+    made, calls, after = recorded
+    assert made == [0o600] and calls == ["fchmod"] and after == 0o644

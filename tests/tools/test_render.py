@@ -7,6 +7,7 @@ a write did, a refusal's code, sentence, hint and call) and nothing twice.
 
 from __future__ import annotations
 
+import array
 import itertools
 import json
 import os
@@ -461,6 +462,30 @@ def test_the_margin_from_where_carried_rows_begin_follows_the_same_rule(rows):
     shown, footer = render("read_file", envelope).rsplit("\n", 1)
     assert footer == "[0000000000000000]"
     assert shown == _margin_by_rows(content)
+
+
+@pytest.mark.parametrize(("start", "count"), [(1, 10), (1, 200), (7, 35), (1995, 12),
+                                              (2001, 10), (1, 1001), (950, 1200), (10, 1000)])
+def test_the_margin_of_rows_none_empty_follows_the_same_rule(start, count):
+    """A read whose rows all hold text (most files) is numbered from its
+    rows' starts as the backend gives them (a memoryview of int64): the
+    first and last row and every tenth or hundredth, on both sides of the
+    numbers made once (up to 2,000)."""
+    texts = [f"row {start + i}" for i in range(count)]
+    content = "\n".join(f"{start + i}\t{text}" for i, text in enumerate(texts))
+    begins = itertools.accumulate((len(text) + 1 for text in texts[:-1]), initial=0)
+    carried = NumberedText.of(content, start, "\n".join(texts),
+                              memoryview(array.array("q", begins).tobytes()).cast("q"))
+    envelope = {"ok": True, "path": "f.txt", "content": carried, "totalLines": 1,
+                "sha256": "0" * 64}
+    shown, footer = render("read_file", envelope).rsplit("\n", 1)
+    assert shown == _margin_by_rows(content)
+    numbered = [row for row in shown.split("\n") if "\t" in row]
+    every = number_every(count)
+    assert numbered[0] == f"{start}\trow {start}"
+    assert numbered[-1] == f"{start + count - 1}\trow {start + count - 1}"
+    assert len(numbered) == len({start, start + count - 1} | {
+        n for n in range(start, start + count) if n % every == 0})
 
 
 _READ_FILES = {

@@ -420,3 +420,29 @@ def test_a_file_swept_while_a_process_had_it_open_is_opened_again_by_it(tmp_path
         assert _run(_TAKER, tmp, *configs, str(tree), "0").split() == ["taken", str(held)]
     finally:
         holder.communicate("\n", timeout=600)
+
+
+# A directory holding many thousands of files left behind (a machine's
+# temporary directory after months of processes that died): 64 a process
+# cannot keep up.  A sweep removes a share of what it read (at least 64, at
+# most a bound a run), so the leftovers shrink by a share each process.
+_SWEEP_SHARE = 8  # one in this many of the lock files a sweep read (tree_lock._SWEEP_SHARE)
+_SWEEP_MOST = 4096  # lock files one sweep tries at most (tree_lock._SWEEP_TRIES_MOST)
+
+
+def test_a_sweep_removes_a_share_of_many_files_left_behind(places):
+    tmp, tree, configs = places
+    left = 3 * _SWEEP_MOST
+    _leave(tmp, left)
+    (tree / "0").mkdir()
+    _run(_OPEN_CLOSE, tmp, *configs, str(tree / "0"))
+    assert len(_files(tmp)[0]) == left - left // _SWEEP_SHARE
+
+
+def test_a_sweep_is_bounded_however_many_were_left(places):
+    tmp, tree, configs = places
+    left = _SWEEP_SHARE * _SWEEP_MOST + 100
+    _leave(tmp, left)
+    (tree / "0").mkdir()
+    _run(_OPEN_CLOSE, tmp, *configs, str(tree / "0"))
+    assert len(_files(tmp)[0]) == left - _SWEEP_MOST

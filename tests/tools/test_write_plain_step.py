@@ -326,8 +326,8 @@ def test_links_not_settled_take_the_general_step(tmp_path, make_toolbox, monkeyp
 
     real_ready = CallView.ready
 
-    def ready_then_walk(self: CallView) -> None:
-        real_ready(self)
+    def ready_then_walk(self: CallView, acts: bool = True) -> None:
+        real_ready(self, acts)
         self.shared.learn_every_link_later(((".", 0),))
         threading.Timer(0.2, gate.set).start()
 

@@ -401,6 +401,12 @@ class Backend:
         """Remove the watch numbered ``wd``."""
         raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
 
+    def watch_waiting(self, watch_fd: int) -> bool:
+        """Whether events wait to be read on the watch ``watch_fd``, asked
+        without reading (``False``: a :meth:`read` now finds none).  This
+        default says ``True``: the read tells."""
+        return True
+
     def watch_limit(self) -> int:
         """How many directories all of the user's processes may watch at
         once (the kernel's limit, shared with every other program the
@@ -557,6 +563,11 @@ class OsBackend(Backend):
         if not self.watches:
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
         _linux.watch_remove(watch_fd, wd)
+
+    def watch_waiting(self, watch_fd: int) -> bool:
+        if not self.watches:
+            raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+        return _linux.watch_waiting(watch_fd)
 
     def watch_limit(self) -> int:
         return _linux.watch_limit() if self.watches else 0

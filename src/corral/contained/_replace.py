@@ -12,6 +12,11 @@ What another local user can see, step by step (THREATS.md row 27):
    0600 when it replaces a file, or with its final mode when it creates a new
    one (the caller's ``mode``, else 0o666; the umask only removes bits), so
    it is never more visible than the file it replaces, before a byte is in it.
+   A file replaced through an fd of it (:class:`HeldParent`) whose bits show
+   every user but the owner the same and the owner no less (0644, 0755) and
+   which has no extended attribute to carry (no ACL, no label: listed first)
+   is replaced by a temporary file made with those bits: it shows no one
+   more than the file did, and needs no ``fchmod`` after.
 2. The content is written.
 3. The replaced file's owner and group are carried over (where permitted:
    root may give the file to anyone; another user only to a group it is in),
@@ -73,6 +78,8 @@ _NEW_FILE_MODE = 0o666
 _READ_CHUNK = 1 << 20  # bytes read at a time of a file grown past its fstat
 # security.* names that grant privileges or vouch for the old content
 _NOT_CARRIED = frozenset({"security.capability", "security.ima", "security.evm"})
+# where a file's ACL or label can be listed (else one may be there unseen)
+_XATTRS_LISTED = hasattr(os, "listxattr")
 
 
 class TargetChangedError(StaleError):
@@ -141,23 +148,35 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
     # the regular file being replaced, whose metadata is carried over
     source = current if current is not None and st.S_ISREG(current.st_mode) else None
     tmp = temp_name(name)
+    create_mode = _create_mode(source, mode)
+    attrs: list[str] | None = None
+    if source is not None and source_fd is not None and mode is None and _XATTRS_LISTED:
+        # its extended attributes read first: with none to carry (no ACL,
+        # no label), the temporary file may be made with the file's own bits
+        attrs = _listed_xattrs(backend, source_fd)
+        if attrs is None:
+            attrs = []  # not to be listed by this caller: none carried, maybe some there
+        elif not any(_carried(attr) for attr in attrs):
+            create_mode = _bits_shown_to_no_one_more(source)
     fd = backend.open_at(dir_fd, tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _SAFE,
-                         _create_mode(source, mode))
+                         create_mode)
     try:
         try:
             if callable(data):
                 data(fd)
             else:
                 _write_all(backend, fd, data)
+            kept: os.stat_result | None = None  # the temporary file's, its owner the file's
             if source is not None:
-                _carry_owner(backend, fd, source)
+                kept = _carry_owner(backend, fd, source)
                 if source_fd is not None:
-                    _copy_xattrs(backend, source_fd, fd)
+                    _copy_xattrs(backend, source_fd, fd, attrs)
                 else:
                     _carry_xattrs(backend, dir_fd, name, fd, source)
             final_mode = mode if mode is not None or source is None else \
                 st.S_IMODE(source.st_mode) & _PERMISSIONS
-            if final_mode is not None:
+            if final_mode is not None and (
+                    kept is None or st.S_IMODE(kept.st_mode) != final_mode):
                 backend.fchmod(fd, final_mode)
             if fsync:
                 backend.fsync(fd)
@@ -329,6 +348,20 @@ class HeldParent:
         self.close()
 
 
+def _bits_shown_to_no_one_more(source: os.stat_result) -> int:
+    """The temporary file's mode at creation replacing ``source`` (a file
+    with no extended attribute to carry: no ACL, no label): its own bits
+    where they show every user but the owner the same and the owner no
+    less (0644, 0755, 0600), so no one sees the temporary file (owned by
+    the writer, its group maybe not the file's) who cannot read the file;
+    else 0600, the bits set after the content."""
+    bits = st.S_IMODE(source.st_mode) & _PERMISSIONS
+    other = bits & 0o7
+    if (bits >> 3) & 0o7 != other or (bits >> 6) & other != other:
+        return _REPLACING_MODE
+    return bits
+
+
 def _create_mode(source: os.stat_result | None, mode: int | None) -> int:
     """The temporary file's mode at creation: never more open than the file
     it replaces (0600), or the final mode of a new file."""
@@ -359,16 +392,17 @@ def _tolerated(exc: OSError) -> bool:
     return exc.errno in NOT_PERMITTED
 
 
-def _carry_owner(backend: Backend, fd: int, current: os.stat_result) -> None:
+def _carry_owner(backend: Backend, fd: int, current: os.stat_result) -> os.stat_result | None:
     """Give the temporary file ``current``'s owner and group, as far as the
     caller may: all of it (root), else the group alone (a member), else
-    nothing."""
+    nothing.  The temporary file's ``fstat`` where its owner and group
+    were the file's already (nothing changed: its mode is as it says)."""
     mine = backend.fstat(fd)
     if (mine.st_uid, mine.st_gid) == (current.st_uid, current.st_gid):
-        return
+        return mine
     try:
         backend.fchown(fd, current.st_uid, current.st_gid)
-        return
+        return None
     except OSError as exc:
         if not _tolerated(exc):
             raise
@@ -378,6 +412,7 @@ def _carry_owner(backend: Backend, fd: int, current: os.stat_result) -> None:
         except OSError as exc:
             if not _tolerated(exc):
                 raise
+    return None
 
 
 def _carried(attr: str) -> bool:
@@ -403,15 +438,24 @@ def _carry_xattrs(backend: Backend, dir_fd: int, name: str, fd: int,
         backend.close(src)
 
 
-def _copy_xattrs(backend: Backend, src: int, fd: int) -> None:
-    """Copy the carried extended attributes of the file open as ``src``
-    onto ``fd``."""
+def _listed_xattrs(backend: Backend, src: int) -> list[str] | None:
+    """The extended attributes of the file open as ``src`` (``None`` where
+    the caller may not list them)."""
     try:
-        attrs = backend.flistxattr(src)
+        return backend.flistxattr(src)
     except OSError as exc:
         if _tolerated(exc):
-            return
+            return None
         raise
+
+
+def _copy_xattrs(backend: Backend, src: int, fd: int, attrs: list[str] | None = None) -> None:
+    """Copy the carried extended attributes of the file open as ``src``
+    onto ``fd`` (``attrs``: as listed already)."""
+    if attrs is None:
+        attrs = _listed_xattrs(backend, src)
+        if attrs is None:
+            return
     for attr in attrs:
         if _carried(attr):
             _copy_xattr(backend, src, fd, attr)

@@ -256,6 +256,10 @@ class FaultBackend(Backend):
         self._check("watch_remove")
         self.inner.watch_remove(watch_fd, wd)
 
+    def watch_waiting(self, watch_fd: int) -> bool:
+        self._check("watch_waiting")
+        return self.inner.watch_waiting(watch_fd)
+
     def watch_limit(self) -> int:
         self._check("watch_limit")
         return self.inner.watch_limit()
@@ -506,6 +510,10 @@ class CountingBackend(Backend):
     def watch_remove(self, watch_fd: int, wd: int) -> None:
         self._count("watch_remove")
         self.inner.watch_remove(watch_fd, wd)
+
+    def watch_waiting(self, watch_fd: int) -> bool:
+        self._count("watch_waiting")
+        return self.inner.watch_waiting(watch_fd)
 
     def watch_limit(self) -> int:
         self._count("watch_limit")

@@ -7,7 +7,11 @@ that is inside the root and not hidden by the host's rules; of a link that
 leads out nothing but ``targetKind: "outside"`` is said (never its text,
 never a host path).  Nothing is opened, so a FIFO or device is described
 without blocking, and a hard-linked file is described (``links`` says how
-many names it has) although read_file refuses to read it.
+many names it has) although read_file refuses to read it.  A directory
+the host's rules may hide entries of is described as if those were not
+there: its links counted again over the subdirectories it shows (``1``,
+the count not kept, past :data:`MOST_COUNTED` entries) and no size (a
+directory's size grows with what it holds).
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ import os
 import stat as st
 from typing import Any, NotRequired, TypedDict
 
+from ...contained import SizedListing
 from .._runtime.context import ToolContext
-from .._policy.rules import Op
+from .._runtime.view import open_below
+from .._policy.rules import Op, Scope
 from .._refusals.catalogue import ENTRY_KINDS, entry_kind, swapped
 from .._runtime.registry import Suggests, ToolSpec, success_schema
 from .._runtime.request_types import InfoRequest
@@ -41,6 +47,10 @@ SCHEMA: dict[str, Any] = {
 KINDS = ENTRY_KINDS
 TARGET_KINDS = (*KINDS.values(), "other", "missing", "outside", "loop")
 _NS = 1_000_000_000
+# a directory's link count not kept (as btrfs says it, and find(1) reads it)
+_NOT_COUNTED = 1
+#: the entries of a directory listed to count its links again, at most
+MOST_COUNTED = 100_000
 
 
 def iso_utc(ns: int) -> str:
@@ -99,6 +109,24 @@ def _where(lead: Lead) -> Where:
     return where
 
 
+def _visible_links(ctx: ToolContext, canonical: str, info: os.stat_result,
+                   scope: Scope) -> int:
+    """Two and the subdirectories the directory ``canonical`` shows (its
+    link count were its hidden entries not there); :data:`_NOT_COUNTED`
+    past :data:`MOST_COUNTED` entries, or when it is no longer the one
+    looked at."""
+    opened = open_below(ctx.view, canonical, (info.st_dev, info.st_ino))
+    if opened is None:
+        raise swapped(canonical)
+    with opened:
+        listing = opened.sized_listing()
+    if len(listing.names) > MOST_COUNTED:
+        return _NOT_COUNTED
+    directories = [name for name, code in zip(listing.names, listing.codes)
+                   if code == SizedListing.DIR]
+    return 2 + len(scope.visible_names(directories))
+
+
 def run(ctx: ToolContext, args: dict[str, Any]) -> InfoResult:
     rel = ctx.rel(args["path"])
     shown = rel.rstrip("/") or "."
@@ -114,10 +142,19 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> InfoResult:
                 info.st_dev, info.st_ino, st.S_IFMT(info.st_mode)):
             raise swapped(shown)
         info = now
+        links = info.st_nlink
         where: Where = (_where(ctx.view.lead(entry)) if st.S_ISLNK(info.st_mode)
                         else {"size": info.st_size})
+        if st.S_ISDIR(info.st_mode):
+            scope = ctx.scope(entry.path, Op.LIST)
+            if scope.may_hide():
+                # a directory's links and size count what it holds: hidden
+                # entries must not count, so its links are counted again
+                # over what it shows, and its size is not said
+                links = _visible_links(ctx, entry.path, info, scope)
+                where = {}
     return {"path": shown, "kind": entry_kind(info.st_mode), **where,
-            "mode": f"{st.S_IMODE(info.st_mode):04o}", "links": info.st_nlink, **_times(info)}
+            "mode": f"{st.S_IMODE(info.st_mode):04o}", "links": links, **_times(info)}
 
 
 _TIME = {"type": "string", "format": "date-time"}

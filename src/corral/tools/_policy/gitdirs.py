@@ -63,8 +63,9 @@ from typing import Protocol
 
 from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
-from .hostconfig import HOST_CONFIG_TOPS, HOST_CONFIGS
+from .hostconfig import HOST_CONFIG_TOPS, HOST_CONFIGS, MOST_MATCHED, config_tops
 from .hostconfig import commands as host_commands
+from .hostconfig import matches as host_config_matches
 from .gitconfig import (ProgramPath, command_paths, entered_directories, entries,
                         from_directories, program_paths)
 from .pythonstart import imported_modules
@@ -227,8 +228,9 @@ def scan(look: GitLook) -> Scan:
             unlooked.extend((path, depth + 1) for path in below)
             continue  # its own directories are git's (objects/ alone has 256)
         found.work_tree(rel, names.get(".git"))
-        if not HOST_CONFIG_TOPS.isdisjoint(names):
-            found.projects.append((rel, HOST_CONFIG_TOPS.intersection(names)))
+        tops = config_tops(names)
+        if tops:
+            found.projects.append((rel, tops))
         if depth < MAX_DEPTH:
             queue.extend((path, depth + 1) for path in below)
         elif below:
@@ -273,6 +275,7 @@ class _Found:
         self.python_dirs: dict[str, None] = {}
         # directories holding a host's own config, and the names there it may lie under
         self.projects: list[tuple[str, frozenset[str]]] = []
+        self.host_configs_read: set[str] = set()
 
     def add(self, rel: str) -> str | None:
         """Protect where ``rel`` leads (canonical), if inside the root."""
@@ -451,21 +454,47 @@ class _Found:
         user's).  The configs are protected by name: read once, here."""
         for project, tops in self.projects[:MAX_CONFIGS]:
             for name in HOST_CONFIGS:
-                if name.partition("/")[0] not in tops:
+                top = name.partition("/")[0]
+                if not any(host_config_matches(top, held) for held in tops):
                     continue
-                text = self.look.text(_joined(project, name), MAX_FILE_BYTES)
-                if not text:
-                    continue
-                lines, on_path = host_commands(name, text)
-                for directory in on_path:
-                    inside = _inside(self.look, directory, project)
-                    if inside is not None:
-                        self.add_named(inside)
-                entered = list(dict.fromkeys(directory for line in lines
-                                             for directory in entered_directories(line)))
-                for line in lines:
-                    for named in from_directories(command_paths(line), entered):
-                        self.program(named, None, project)
+                for path in self.config_files(project, name, tops):
+                    self.host_config(project, name, path)
+
+    def config_files(self, project: str, name: str, tops: frozenset[str]) -> list[str]:
+        """The files of ``project`` the config ``name`` (its last component
+        may be a pattern) stands for: listed when it is one."""
+        folder, _, last = name.rpartition("/")
+        if "*" not in last:
+            return [_joined(project, name)]
+        if not folder:
+            return [_joined(project, held) for held in sorted(tops)
+                    if host_config_matches(last, held)]
+        try:
+            entries = self.look.entries(_joined(project, folder))
+        except OSError:
+            return []
+        return sorted(entry.path for entry in entries
+                      if host_config_matches(last, entry.name))[:MOST_MATCHED]
+
+    def host_config(self, project: str, name: str, path: str) -> None:
+        """What the config ``name`` at ``path`` runs, from ``project`` (a
+        file two names stand for, ``mise.local.toml``, is read once)."""
+        if path in self.host_configs_read:
+            return
+        self.host_configs_read.add(path)
+        text = self.look.text(path, MAX_FILE_BYTES)
+        if not text:
+            return
+        lines, on_path = host_commands(name, text)
+        for directory in on_path:
+            inside = _inside(self.look, directory, project)
+            if inside is not None:
+                self.add_named(inside)
+        entered = list(dict.fromkeys(directory for line in lines
+                                     for directory in entered_directories(line)))
+        for line in lines:
+            for named in from_directories(command_paths(line), entered):
+                self.program(named, None, project)
 
     def program(self, named: ProgramPath, work_tree: str | None, git_dir: str) -> None:
         """A program a config names (or a word of its command): git runs it

@@ -1,9 +1,17 @@
 """The commands a host program's own configuration runs without being
 asked: Claude Code's hooks, the MCP servers a client starts, a VS Code
-task run when the folder opens, Cursor's hooks, a dev container's
+task run when the folder opens and the programs VS Code's settings name
+(the interpreter, git, a terminal's shell, a linter's executable),
+Cursor's hooks, a dev container's
 lifecycle commands, what ``.envrc`` sources and puts on ``PATH``, mise's
-hooks and what its ``[env]`` sources and puts on ``PATH``, Windsurf's hooks,
-Qwen Code's MCP servers.
+hooks and what its ``[env]`` sources and puts on ``PATH`` (each of its
+places, ``conf.d`` fragments and ``MISE_ENV`` files), Windsurf's hooks,
+Qwen Code's MCP servers, GitHub Copilot CLI's hooks, a JetBrains IDE's
+file watchers, Helix's language servers and formatters, Crush's MCP and
+language servers.
+
+A name may end in a ``*`` pattern (``.github/hooks/*.json``): every entry
+of that directory matching it is read.
 
 The configurations themselves are protected by name (rules.py); the
 scripts their commands name are protected as git's config programs are
@@ -16,29 +24,65 @@ nothing (it is the user's file, and the model cannot change it).
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shlex
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-__all__ = ["HOST_CONFIGS", "HOST_CONFIG_TOPS", "MISE_CONFIGS", "commands"]
+__all__ = ["HOST_CONFIGS", "HOST_CONFIG_TOPS", "MISE_CONFIGS", "MOST_MATCHED", "commands",
+           "config_tops", "matches"]
 
-#: mise's configurations (TOML), read by ``mise activate`` at each prompt.
+#: mise's configurations (TOML), read by ``mise activate`` at each prompt:
+#: each place with its ``.local`` and ``MISE_ENV`` variants
+#: (``mise.<env>.toml``, ``mise.<env>.local.toml``) and the ``conf.d``
+#: fragments (mise's ``LOCAL_CONFIG_FILENAMES`` and ``env_config_patterns``).
 MISE_CONFIGS: tuple[str, ...] = (
-    "mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise/config.toml",
-    "mise/config.toml", ".config/mise.toml", ".config/mise/config.toml",
+    "mise.toml", ".mise.toml", "mise.*.toml", ".mise.*.toml", ".mise/config.toml",
+    ".mise/config.*.toml", ".mise/conf.d/*.toml", "mise/config.toml", "mise/config.*.toml",
+    ".config/mise.toml", ".config/mise.*.toml", ".config/mise/config.toml",
+    ".config/mise/config.*.toml", ".config/mise/mise.toml", ".config/mise/mise.*.toml",
+    ".config/mise/conf.d/*.toml", ".rtx.toml", ".rtx.*.toml",
 )
 #: The configurations read, relative to the project directory holding them.
 HOST_CONFIGS: tuple[str, ...] = (
     ".claude/settings.json", ".claude/settings.local.json", ".mcp.json",
-    ".vscode/mcp.json", ".vscode/tasks.json", ".cursor/mcp.json", ".cursor/hooks.json",
+    ".vscode/mcp.json", ".vscode/tasks.json", ".vscode/settings.json", "*.code-workspace",
+    ".cursor/mcp.json", ".cursor/hooks.json",
     ".gemini/settings.json", ".devcontainer/devcontainer.json", ".devcontainer.json",
     "opencode.json", ".envrc", ".windsurf/hooks.json", ".qwen/settings.json",
+    ".github/hooks/*.json", ".idea/watcherTasks.xml", ".helix/languages.toml",
+    ".crush.json", "crush.json",
 ) + MISE_CONFIGS
-#: The names a directory holds when it may hold one of them.
-HOST_CONFIG_TOPS = frozenset(name.partition("/")[0] for name in HOST_CONFIGS)
+#: The names a directory holds when it may hold one of them (a pattern's
+#: top, ``mise.*.toml``, is matched by :func:`config_tops`).
+HOST_CONFIG_TOPS = frozenset(name.partition("/")[0] for name in HOST_CONFIGS
+                             if "*" not in name.partition("/")[0])
+_TOP_PATTERNS = tuple(dict.fromkeys(name for name in HOST_CONFIGS
+                                    if "/" not in name and "*" in name))
+#: The entries of one directory read for one pattern, at most.
+MOST_MATCHED = 32
+
+
+def matches(pattern: str, name: str) -> bool:
+    """Whether the entry ``name`` matches the last component ``pattern`` of
+    a config's name (one ``*``: any run of characters, a dot too, as
+    mise's and Copilot CLI's globs take it; a hidden entry matches only a
+    pattern starting with a dot)."""
+    head, star, tail = pattern.partition("*")
+    if not star:
+        return name == pattern
+    return (len(name) >= len(head) + len(tail) and name.startswith(head)
+            and name.endswith(tail) and (head.startswith(".") or not name.startswith(".")))
+
+
+def config_tops(names: Iterable[str]) -> frozenset[str]:
+    """The entries among ``names`` (one directory's) under which, or as
+    which, a config of :data:`HOST_CONFIGS` may lie."""
+    return frozenset(name for name in names if name in HOST_CONFIG_TOPS
+                     or any(matches(pattern, name) for pattern in _TOP_PATTERNS))
 
 # the project directory, as the hosts' variables spell it (commands run from there)
 _PROJECT_VARIABLES = re.compile(
@@ -66,18 +110,34 @@ def commands(name: str, text: str) -> tuple[list[str], list[str]]:
         return _envrc(text)
     if name in MISE_CONFIGS:
         return _mise(text)
+    if name == ".idea/watcherTasks.xml":
+        return _spelled(_file_watchers(text)), []
+    if name == ".helix/languages.toml":
+        return _spelled(_helix(text)), []
     data = _jsonc(text)
     if data is None:
         return [], []
+    places: list[str] = []
     if name == ".vscode/tasks.json":
         found = list(_folder_open_tasks(data))
+    elif name == ".vscode/settings.json":
+        found, places = _vscode_settings(data)
+    elif name == "*.code-workspace":
+        found, places = _vscode_settings(_get(data, "settings"))
+        found += _folder_open_tasks(_get(data, "tasks"))
     elif name in (".devcontainer/devcontainer.json", ".devcontainer.json"):
         found = [line for key in _LIFECYCLE for line in _lifecycle(_get(data, key))]
+    elif name == ".github/hooks/*.json":
+        found = list(_copilot_hooks(data))
     else:
         found = list(_commands_in(data))
         found += [value for key in _HELPERS.get(name, ())
                   if isinstance(value := _get(data, key), str)]
-    return [_project_spelled(line) for line in found if line.strip()], []
+    return _spelled(found), [_project_spelled(place) for place in places]
+
+
+def _spelled(lines: Iterable[str]) -> list[str]:
+    return [_project_spelled(line) for line in lines if line.strip()]
 
 
 def _get(data: Any, key: str) -> Any:
@@ -222,6 +282,145 @@ def _mise_paths(value: Any) -> Iterator[str]:
         path = _get(item, "path") if isinstance(item, dict) else item
         if isinstance(path, str) and path and "{{" not in path:
             yield path
+
+
+def _copilot_hooks(data: Any) -> Iterator[str]:
+    """GitHub Copilot CLI's hooks (``.github/hooks/*.json``, loaded from the
+    working directory): each command hook's ``bash`` line, run from its
+    ``cwd`` (relative to the repository's top) when it gives one."""
+    events = _get(data, "hooks")
+    for entries in events.values() if isinstance(events, dict) else ():
+        for hook in entries if isinstance(entries, list) else ():
+            line = _get(hook, "bash")
+            if not isinstance(line, str):
+                line = _line(_get(hook, "command"), None)
+            if line is None:
+                continue
+            cwd = _get(hook, "cwd")
+            if isinstance(cwd, str) and cwd.strip() not in ("", "."):
+                yield f"cd {shlex.quote(cwd)} && {line}"
+            else:
+                yield line
+
+
+# a JetBrains file watcher: <TaskOptions> blocks of <option name=".." value=".."/>
+_OPTION = re.compile(r'<option\s+name="(program|arguments|workingDir)"\s+value="([^"]*)"')
+_IDE_PROJECT = re.compile(r"\$(?:ProjectFileDir|PROJECT_DIR|ContentRoot)\$")
+
+
+def _file_watchers(text: str) -> Iterator[str]:
+    """A JetBrains IDE's file watchers (``.idea/watcherTasks.xml``): each
+    watcher's ``program`` (with its ``arguments``) runs when a file it
+    watches changes, from its working directory (the project's by default).
+    A watcher turned off is read too: one click turns it on."""
+    for piece in text.split("<TaskOptions")[1:_MOST_TASKS + 1]:
+        block = piece.partition("</TaskOptions>")[0]
+        options = {key: html.unescape(value) for key, value in _OPTION.findall(block)}
+        program = _IDE_PROJECT.sub(".", options.get("program", "")).strip()
+        if not program:
+            continue
+        line = shlex.quote(program)
+        arguments = _IDE_PROJECT.sub(".", options.get("arguments", ""))
+        if arguments.strip():
+            line += f" {arguments}"
+        directory = _IDE_PROJECT.sub(".", options.get("workingDir", "")).strip()
+        if directory and directory != "." and "$" not in directory:
+            line = f"cd {shlex.quote(directory)} && {line}"
+        yield line
+
+
+def _helix(text: str) -> Iterator[str]:
+    """Helix's ``.helix/languages.toml``, merged over the user's when a file
+    of the project opens: each ``[language-server.x]`` it starts (its
+    ``command`` and ``args``), and each language's ``formatter`` (run on
+    save with ``auto-format``) and older inline ``language-server``.  A
+    ``debugger`` runs only when the user asks."""
+    try:
+        data = tomllib.loads(text)
+    except (ValueError, RecursionError):
+        return
+    servers = _get(data, "language-server")
+    for server in servers.values() if isinstance(servers, dict) else ():
+        line = _line(_get(server, "command"), _get(server, "args"))
+        if line is not None:
+            yield line
+    languages = _get(data, "language")
+    for language in languages if isinstance(languages, list) else ():
+        for key in ("formatter", "language-server"):
+            part = _get(language, key)
+            line = _line(_get(part, "command"), _get(part, "args"))
+            if line is not None:
+                yield line
+
+
+# VS Code settings naming a program by their last word (folded): an
+# interpreter, git, a linter's or language server's executable, a module
+# loaded into the editor (``prettier.prettierPath``, ``typescript.tsdk``)
+_PROGRAM_KEYS = re.compile(r"^(?:path|runtime|tsdk)$|(?:executable|interpreter|executablepath|"
+                           r"interpreterpath|serverpath|binpath|binarypath|exepath|toolpath|"
+                           r"commandpath|pytestpath|prettierpath|nodepath)$")
+# settings holding a shell line run for the user (a test runner's command)
+_COMMAND_KEYS = re.compile(r"(command|commandline)$")
+_VARIABLE = re.compile(r"\$\{[^}]*\}")
+
+
+def _vscode_settings(data: Any) -> tuple[list[str], list[str]]:
+    """The programs VS Code's settings name (``python.defaultInterpreterPath``,
+    ``git.path``, ``*.executablePath``, ``rust-analyzer.server.path``,
+    ``ruff.interpreter``, ``typescript.tsdk``...; a directory of stubs or a
+    dialog's default folder is not one), each run by the editor or an extension as the
+    workspace opens or a file is saved, and the terminal's: each profile's
+    ``path``, the legacy ``terminal.integrated.shell.*``; and the directories
+    ``terminal.integrated.env.*`` puts on ``PATH`` (places).  A language's
+    block (``"[python]": {...}``) is read as the top's."""
+    lines: list[str] = []
+    places: list[str] = []
+    if not isinstance(data, dict):
+        return lines, places
+    blocks = [data] + [value for key, value in data.items()
+                       if key.startswith("[") and isinstance(value, dict)]
+    for block in blocks:
+        for key, value in block.items():
+            if not isinstance(key, str) or key.startswith("["):
+                continue
+            folded = key.lower()
+            if folded.startswith("terminal.integrated."):
+                _terminal(folded, value, lines, places)
+                continue
+            last = folded.rpartition(".")[2]
+            if _COMMAND_KEYS.search(last):
+                lines += _strings(value)
+            elif _PROGRAM_KEYS.search(last):
+                lines += [shlex.quote(item) for item in _strings(value)]
+    return lines, places
+
+
+def _terminal(key: str, value: Any, lines: list[str], places: list[str]) -> None:
+    """A ``terminal.integrated.*`` setting: a profile's ``path`` (a string or
+    the first of a list that exists) runs as the shell of every new
+    terminal; ``env.*``'s ``PATH`` entries come first on its ``PATH``."""
+    if key.startswith(("terminal.integrated.shell.", "terminal.integrated.automationshell.")):
+        lines += [shlex.quote(item) for item in _strings(value)]
+    elif key.startswith(("terminal.integrated.profiles.",
+                         "terminal.integrated.automationprofile.")):
+        profiles = value.values() if key.startswith("terminal.integrated.profiles.") \
+            and isinstance(value, dict) else [value]
+        for profile in profiles:
+            lines += [shlex.quote(item) for item in _strings(_get(profile, "path"))]
+    elif key.startswith("terminal.integrated.env.") and isinstance(value, dict):
+        for name, entries in value.items():
+            if name.upper() == "PATH" and isinstance(entries, str):
+                spelled = _VARIABLE.sub("$", _project_spelled(entries))  # ${env:PATH}
+                places += [entry for entry in spelled.split(":") if entry and "$" not in entry]
+
+
+def _strings(value: Any) -> list[str]:
+    """A setting's string, or the strings of its list (``git.path`` takes both)."""
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, list):
+        return [item for item in value[:_MOST_TASKS] if isinstance(item, str) and item.strip()]
+    return []
 
 
 # direnv functions loading a file of the project (its default when none is given)

@@ -96,6 +96,7 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.zed/tasks.json",
     "**/.idea/workspace.xml",         # JetBrains: run configurations, startup tasks
     "**/.idea/runConfigurations",
+    "**/.idea/watcherTasks.xml",      # JetBrains: file watchers, a program run on each change
     "**/.run",                        # JetBrains: shared run configurations
     "**/.devcontainer",               # Dev Containers: initializeCommand runs on the host
     "**/.devcontainer.json",
@@ -155,6 +156,13 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.config/mise/config.toml",
     "**/.config/mise/config.*.toml",
     "**/.config/mise/conf.d",
+    "**/.mise/conf.d",
+    "**/.rtx.toml",                   # mise's former name, still loaded
+    "**/.rtx.*.toml",
+    "**/.helix/languages.toml",       # Helix: language servers started as a file opens
+    "**/.helix/config.toml",          # Helix: keys bound to shell commands
+    "**/.crush.json",                 # Crush: MCP and language servers (commands) it starts
+    "**/crush.json",
     "**/.hg/hgrc",                    # Mercurial: hooks (pre-<command>), extensions
     "**/.jj/repo/config.toml",        # Jujutsu: pager, diff and merge tools it runs
 )
@@ -878,6 +886,14 @@ class Scope:
         self._quiet = (not dirs and not shadowing and not self._quick.always
                        and not any(a for _, a in checks) if quiet is None else quiet)
 
+    def may_hide(self) -> bool:
+        """Whether the rules may hide an entry of this directory, decided on
+        the rules alone (never on what the directory holds)."""
+        if not self._checks and not self._dirs and not self._shadowing:
+            return False
+        quick = self._quick
+        return not self._quiet or quick.always or quick.tests is not None
+
     def _covered(self, path: str) -> bool:
         if any(path == d or path.startswith(d + "/") for d in self._dirs) \
                 or any(_shadows_standard_module(path, d) for d in self._shadowing):
@@ -974,6 +990,9 @@ class _NestedScope(Scope):
         self._policy = policy
         self._real = "" if canonical_dir in (".", "") else canonical_dir + "/"
         self._op = op
+
+    def may_hide(self) -> bool:
+        return True  # another root's rules, or a root below carried away
 
     def visible(self, name: str) -> bool:
         return (self._own.visible(name) and all(s.visible(name) for s in self._others)

@@ -1040,6 +1040,9 @@ class AliasedScope(Scope):
         return self._real + name in targets or any(
             f"{other}/{name}" in targets for other in self._names)
 
+    def may_hide(self) -> bool:
+        return True  # a name leading here through a link may be hidden
+
     def visible(self, name: str) -> bool:
         return self._inner.visible(name) and self._shown(name)
 

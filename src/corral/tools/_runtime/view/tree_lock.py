@@ -230,12 +230,7 @@ class _LockFile:
             data = backend.pread(self.fd, _COUNTS.size, 0)
         except OSError:
             return None, False, False
-        gone = data[:_MOVES.size] == _GONE
-        if len(data) < _COUNTS.size:  # shortened by someone: no want is told
-            return (_MOVES.unpack(data[:_MOVES.size])[0] if len(data) >= _MOVES.size else 0,
-                    False, gone)
-        moves, wanted, served = _COUNTS.unpack(data)
-        return moves, wanted != served, gone
+        return _counts_read(data)
 
     def _still_named(self) -> bool:
         """Whether this file still has its name (one marked gone whose
@@ -677,13 +672,20 @@ def _remove_lock_file(key: tuple[int, int]) -> bool:
 # remove it (a step still held it, the process died, a version that never
 # removed them): each process sweeps a bounded part of the directory once,
 # from its first view on, so leftovers go without any process paying for
-# all.  On a thread of its own (a directory of many thousands makes each
-# unlink slow: the view's open does not wait), waited for at exit.
-_SWEEP_NAMES = 2048  # names of the lock directory one sweep reads at most
-_SWEEP_TRIES = 64  # lock files one sweep tries to remove at most
+# all.  A sweep tries a share of the lock files it read (at least a few, at
+# most a bound), from a place of its own in them: however many were left,
+# each process takes away a share of them, and processes sweeping at once
+# mostly try different files.  On a thread of its own (a directory of many
+# thousands makes each unlink slow: the view's open does not wait), waited
+# for at exit a bounded time, then told to stop after the file it is at.
+_SWEEP_NAMES = 1 << 18  # names of the lock directory one sweep reads at most
+_SWEEP_TRIES = 64  # lock files one sweep tries at least (when it read that many)
+_SWEEP_SHARE = 8  # ... and one in this many of those it read
+_SWEEP_TRIES_MOST = 4096  # ... and at most this many
 _SWEEP_EXIT_WAIT = 5.0  # seconds the interpreter's exit waits for a sweep under way
 _swept = [False]
 _sweeper: list[threading.Thread] = []
+_sweep_stop = threading.Event()
 
 
 def _sweep_once() -> None:
@@ -696,9 +698,11 @@ def _sweep_once() -> None:
     sweeper.start()
 
 
-def sweep_lock_files(names: int = _SWEEP_NAMES, tries: int = _SWEEP_TRIES) -> int:
+def sweep_lock_files(names: int = _SWEEP_NAMES, tries: int | None = None) -> int:
     """Remove lock files no process uses, reading at most ``names`` names of
-    the lock directory and trying at most ``tries`` files; how many were
+    the lock directory and trying at most ``tries`` files (by default a
+    share of the lock files read: :data:`_SWEEP_SHARE`, between
+    :data:`_SWEEP_TRIES` and :data:`_SWEEP_TRIES_MOST`); how many were
     removed.  Left alone: the files of roots this process uses or that
     have a served mark (their last server removes them), and any file a
     process holds (:func:`_remove_lock_file` takes its flock without
@@ -707,31 +711,46 @@ def sweep_lock_files(names: int = _SWEEP_NAMES, tries: int = _SWEEP_TRIES) -> in
     directory = _lock_directory()
     if directory is None:
         return 0
-    served = _served_directory()
-    removed = 0
+    keys: list[tuple[int, int]] = []
     try:
         with os.scandir(directory) as entries:
-            for read, entry in enumerate(entries):
-                if read >= names or tries <= 0:
-                    break
-                stem = entry.name.removesuffix(".lock")
-                if stem == entry.name:
-                    continue
-                device, _, inode = stem.partition("-")
-                try:
-                    key = (int(device, 16), int(inode, 16))
-                except ValueError:
-                    continue
-                with _place_guard:
-                    used_here = key in _files or key in _users or key in _serving
-                if used_here or (served is not None
-                                 and os.path.lexists(os.path.join(served, stem))):
-                    continue
-                tries -= 1
-                removed += _remove_lock_file(key)
+            for entry in itertools.islice(entries, names):
+                key = _lock_file_key(entry.name)
+                if key is not None:
+                    keys.append(key)
     except OSError:
-        pass  # the directory unreadable: nothing more swept
+        pass  # the directory unreadable: what was read is swept
+    if tries is None:
+        tries = min(max(len(keys) // _SWEEP_SHARE, _SWEEP_TRIES), _SWEEP_TRIES_MOST)
+    if not keys or tries <= 0:
+        return 0
+    served = _served_directory()
+    start = int.from_bytes(os.urandom(4)) % len(keys)
+    removed = 0
+    for key in itertools.chain(keys[start:], keys[:start]):
+        if tries <= 0 or _sweep_stop.is_set():
+            break
+        with _place_guard:
+            used_here = key in _files or key in _users or key in _serving
+        if used_here or (served is not None and os.path.lexists(
+                os.path.join(served, f"{key[0]:x}-{key[1]:x}"))):
+            continue
+        tries -= 1
+        removed += _remove_lock_file(key)
     return removed
+
+
+def _lock_file_key(name: str) -> tuple[int, int] | None:
+    """The root (device, inode) of the lock file ``name`` (``<dev>-<ino>.lock``
+    in hexadecimal), or ``None`` for any other name."""
+    stem = name.removesuffix(".lock")
+    if stem == name:
+        return None
+    device, _, inode = stem.partition("-")
+    try:
+        return int(device, 16), int(inode, 16)
+    except ValueError:
+        return None
 
 
 def served_roots() -> set[tuple[int, int]]:
@@ -786,6 +805,9 @@ def _let_go_at_exit() -> None:
     closed: the roots this process alone served leave no files behind (a
     step another thread still holds keeps its file).  A sweep under way
     ends first (a bounded wait)."""
+    for sweeper in _sweeper:
+        sweeper.join(_SWEEP_EXIT_WAIT)
+    _sweep_stop.set()  # past the wait: the file it is removing is its last
     for sweeper in _sweeper:
         sweeper.join(_SWEEP_EXIT_WAIT)
     with _place_guard:
@@ -961,6 +983,17 @@ def tree_file_lock(key: tuple[int, int], backend: Backend, *, exclusive: bool,
         drop_shared(shared, backend)
 
 
+def _counts_read(data: bytes) -> tuple[int | None, bool, bool]:
+    """:meth:`_LockFile.counts_and_mark` of the bytes read."""
+    if len(data) == _COUNTS.size:  # the common file
+        moves, wanted, served = _COUNTS.unpack(data)
+        return moves, wanted != served, data[:_MOVES.size] == _GONE
+    gone = data[:_MOVES.size] == _GONE
+    # shortened by someone: no want is told
+    return (_MOVES.unpack(data[:_MOVES.size])[0] if len(data) >= _MOVES.size else 0,
+            False, gone)
+
+
 class SharedHold(NamedTuple):
     """The tree lock held shared by one step (:func:`take_shared`): the
     lock file (``None``: none), whether it is flocked, and the count of
@@ -992,7 +1025,19 @@ def take_shared(key: tuple[int, int], backend: Backend,
                 # the common step: kept since this process's last step, so
                 # no process held it exclusively since (no move made); one
                 # read says the count and whether a process waits for it
-                moves, wanted, gone = found.counts_and_mark(backend)
+                # (counts_and_mark written out: every step passes here)
+                moves, wanted, gone = None, False, False
+                if found.counts_moves:
+                    try:
+                        data = backend.pread(found.fd, _COUNTS.size, 0)
+                    except OSError:
+                        pass  # unreadable: not counted
+                    else:
+                        if len(data) == _COUNTS.size:  # the common file
+                            moves, want, served = _COUNTS.unpack(data)
+                            wanted, gone = want != served, data[:_MOVES.size] == _GONE
+                        else:
+                            moves, wanted, gone = _counts_read(data)
                 if not wanted and not gone:
                     found.holders = 1
                     # (tuple.__new__: the NamedTuple's own __new__ is a Python frame)
