@@ -91,8 +91,34 @@ def test_every_call_on_the_watch_goes_through_the_backend(tmp_path, own_watch, n
     # the root, sub, sub/deeper and editor each watched
     assert opening["watch_open"] == 1 and opening["watch_add"] == 4, str(opening)
     assert call["read"] == 1, str(call)  # the watch's read: nothing waits
-    assert closing["watch_remove"] == 4, str(closing)
+    # the last view closing closes the instance: the kernel drops every watch at once
+    assert closing["watch_remove"] == 0 and closing["close"] == 1, str(closing)
     assert own_watch.fd == -1  # the instance closed with its last watch
+
+
+@pytest.mark.parametrize("name", _backends())
+def test_a_view_closing_beside_another_removes_its_own_watches(tmp_path, own_watch, name):
+    """Another view still watches through the instance: the closing one's
+    watches are removed one by one (the other's stay, its links learnt)."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for base in (first, second):
+        base.mkdir()
+        _tree(base)
+    backend = CountingBackend(backend_by_name(name))
+    staying = Toolbox(Root(str(second), backend=backend))
+    closing_box = Toolbox(Root(str(first), backend=backend))
+    with backend.counting() as closing:
+        closing_box.close()
+    if not backend.watches:
+        assert closing["watch_remove"] == 0
+        return
+    assert closing["watch_remove"] == 4 and closing["close"] == 0, str(closing)
+    assert own_watch.fd >= 0
+    os.symlink("../editor", second / "sub" / ".vscode")
+    answer = staying.call("write_file", {"path": "editor/settings.json", "content": OURS})
+    assert _denied(answer), answer
+    staying.close()
+    assert own_watch.fd == -1
 
 
 def test_what_closed_views_left_queued_never_reaches_a_later_one(tmp_path, own_watch):

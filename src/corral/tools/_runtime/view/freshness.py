@@ -203,6 +203,32 @@ class _KernelWatch:
             self._remove(watcher, wd)
             self._close_unused()
 
+    def remove_all(self, watcher: Freshness, wds: Iterable[int]) -> None:
+        """``watcher`` no longer watches any of ``wds`` (a view closing):
+        where no view watches through the instance then, it is closed (the
+        kernel drops its every watch at once), else each watch no other
+        view has is removed."""
+        with self.lock:
+            self._remove_let_go()
+            unwatched = []
+            for wd in wds:
+                found = self.watchers.get(wd)
+                if found is None:
+                    continue
+                found.pop(watcher.ref, None)
+                for gone in [ref for ref in found if ref() is None]:
+                    del found[gone]
+                if not found:
+                    del self.watchers[wd]
+                    unwatched.append(wd)
+            if self.watchers and self.fd >= 0 and self.backend is not None:
+                for wd in unwatched:
+                    try:
+                        self.backend.watch_remove(self.fd, wd)
+                    except OSError:
+                        pass  # gone with its directory already
+            self._close_unused()
+
     def _remove(self, watcher: Freshness | None, wd: int) -> None:
         found = self.watchers.get(wd)
         if found is None:
@@ -941,9 +967,7 @@ class Freshness:
 
     def close(self) -> None:
         self.beyond.clear()
-        for wd in self._watched.values():
-            if wd >= 0:
-                _KERNEL.remove(self, wd)
+        _KERNEL.remove_all(self, [wd for wd in self._watched.values() if wd >= 0])
         self._watched.clear()
         self._by_wd.clear()
 
