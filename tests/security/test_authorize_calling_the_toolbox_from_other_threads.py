@@ -22,6 +22,7 @@ On every backend config.
 
 from __future__ import annotations
 
+import contextvars
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -122,3 +123,33 @@ def test_a_call_the_host_hands_to_a_bare_thread_ends_by_its_deadline(tmp_path, m
     assert not (second / "inner.txt").exists()
     assert answer["ok"] is True, answer
     assert (second / "b.txt").read_text() == "outer\n"
+
+
+def test_a_call_handed_to_a_thread_with_the_context_is_refused_at_once(tmp_path, make_root):
+    """The way out docs/policy.md gives: the context carried to the thread
+    (``contextvars.copy_context().run``) makes the call known as the host's."""
+    first, second = _folders(tmp_path)
+    rel = lambda path: path.relative_to(tmp_path).as_posix()  # noqa: E731
+    inner: list = []
+    toolbox_of: list = []
+    pool = ThreadPoolExecutor(1)
+
+    def authorize(request):
+        if not inner:
+            inner.append(None)
+            began = time.monotonic()
+            pending = pool.submit(contextvars.copy_context().run, toolbox_of[0].call,
+                                  "write_file", {"path": f"{rel(second)}/inner.txt",
+                                                 "content": "inner\n"}, timeout=INNER_SECONDS)
+            inner[0] = (pending.result(timeout=INNER_SECONDS * 10), time.monotonic() - began)
+        return True
+
+    with Toolbox(make_root(tmp_path), authorize=authorize) as toolbox:
+        toolbox_of.append(toolbox)
+        answer = toolbox.call("write_file", {"path": f"{rel(second)}/b.txt",
+                                             "content": "outer\n"})
+    pool.shutdown()
+    got, seconds = inner[0]
+    assert (got["code"], got["details"]["kind"]) == ("DENIED", "reentered"), got
+    assert seconds < INNER_SECONDS / 2, seconds
+    assert answer["ok"] is True and not (second / "inner.txt").exists(), answer
