@@ -139,8 +139,27 @@ def block_edit(draw: st.DrawFn) -> tuple[str, int, int, str]:
     return text, start, end, new + draw(st.sampled_from(["\n", ""]))
 
 
+@st.composite
+def lines_edit(draw: st.DrawFn) -> tuple[str, int, int, str]:
+    """:func:`block_edit`'s texts and changes, some lines outside ASCII,
+    the change starting and ending at line starts as often as not (lines
+    replaced, inserted or deleted whole, as a model's edits mostly are)."""
+    rows = draw(st.lists(st.sampled_from(["a", "b", "é", "", "  a", "d😀"]), min_size=1,
+                         max_size=40))
+    text = "\n".join(rows) + draw(st.sampled_from(["\n", ""]))
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    whole = draw(st.booleans())
+    start = draw(st.sampled_from(starts)) if whole else draw(st.integers(0, len(text)))
+    ends = [e for e in starts + [len(text)] if start <= e <= start + 16]
+    end = draw(st.sampled_from(ends)) if whole and ends else \
+        draw(st.integers(start, min(len(text), start + 16)))
+    new = "".join(r + "\n" for r in draw(st.lists(st.sampled_from(["a", "b", "x", "", " c", "é"]),
+                                                   max_size=8)))
+    return text, start, end, new if whole else new + draw(st.sampled_from(["", "y"]))
+
+
 @settings(max_examples=EXAMPLES * 2, deadline=None)
-@given(block_edit())
+@given(st.one_of(block_edit(), lines_edit()))
 def test_the_diff_of_a_block_cut_from_around_it_is_the_general_diff(case):
     """A change of several lines is diffed on a window of its lines (the
     hunks' numbers shifted to it): the general diff of the whole texts."""
@@ -149,6 +168,56 @@ def test_the_diff_of_a_block_cut_from_around_it_is_the_general_diff(case):
     general = diff_module._general("f.txt", Lines(before.text), Lines(after.text),
                                    [placements[0]], Work(), 3)
     assert unified_diff("f.txt", before, after, [placements[0]], Work()) == general
+
+
+def _block_diff_of_bytes(text: str, start: int, end: int, new: str) -> str | None:
+    """block_diff_of_bytes of ``text`` with ``[start, end)`` become ``new``,
+    given its bytes as the quick step gives them."""
+    after = text[:start] + new + text[end:]
+    data = text.encode()
+    at = len(text[:start].encode())
+    line_start = data.rfind(b"\n", 0, at) + 1
+    return diff_module.block_diff_of_bytes("f.txt", data, after.encode(), line_start,
+                                           data.count(b"\n", 0, line_start),
+                                           at + len(text[start:end].encode()),
+                                           at + len(new.encode()))
+
+
+@settings(max_examples=EXAMPLES * 4, deadline=None)
+@given(st.one_of(block_edit(), lines_edit()))
+def test_the_block_diff_of_bytes_is_the_general_diff(case):
+    """The quick step diffs a change across lines on the file's bytes (the
+    lines around it cut out, the alignment left out where the lines left
+    between the shared ones share none): the general diff of the whole
+    texts, wherever it answers."""
+    text, start, end, new = case
+    before, after, placements = _changed(text, start, end, new)
+    general = diff_module._general("f.txt", Lines(before.text), Lines(after.text),
+                                   [placements[0]], Work(), 3)
+    found = _block_diff_of_bytes(text, start, end, new)
+    assert found is None or (found == general.text and general.complete)
+
+
+@pytest.mark.parametrize(("text", "start", "end", "new"), [
+    ("a\nb\nc\nd\ne\nf\ng\nh\n", 6, 10, "x\ny\nz\n"),  # lines replaced
+    ("a\nb\nc\nd\ne\nf\ng\nh\n", 6, 6, "x\n"),  # a line inserted
+    ("a\nb\nc\nd\ne\nf\ng\nh\n", 6, 10, ""),  # lines deleted
+    ("a\nb\nc\nd\ne\nf\ng\nh\n", 0, 4, "x\ny\n"),  # at the start
+    ("a\nb\nc\nd\ne\nf\ng\nh\n", 12, 16, "x\n"),  # at the end
+    ("a\nb\nc\nd\ne\nf\ng\nh\n", 6, 9, "x\ny"),  # across a break, inside lines
+    ("a\nb\nc\nd\ne\nf\ng\nh\n", 4, 10, "c\nx\ne\n"),  # shared first and last lines
+    ("a\nb\n    c\n    d\ne\n", 4, 18, "    c2\n    d2\n"),  # indented lines
+    ("é\nb\nc😀\nd\ne\n", 3, 12, "x\né2\n"),  # outside ASCII
+])
+def test_the_block_diff_of_bytes_answers_a_change_of_lines(text, start, end, new):
+    """A change of whole lines, or across lines, in a text whose lines end
+    with their breaks and whose changed lines share none but at their
+    ends: answered, as the general diff."""
+    before, after, placements = _changed(text, start, end, new)
+    general = diff_module._general("f.txt", Lines(before.text), Lines(after.text),
+                                   [placements[0]], Work(), 3)
+    assert general.text
+    assert _block_diff_of_bytes(text, start, end, new) == general.text
 
 
 @settings(max_examples=EXAMPLES * 2, deadline=None)
@@ -257,6 +326,7 @@ def test_edit_file_answers_the_same_without_the_quick_diff(monkeypatch, case):
             patched.setattr(diff_module, "_one_line", lambda *args: None)
             patched.setattr(diff_module, "one_line_diff", lambda *args: None)
             patched.setattr(edit_module, "one_line_diff_of_bytes", lambda *args: None)
+            patched.setattr(edit_module, "block_diff_of_bytes", lambda *args: None)
             general = _answer(Path(slow_dir), data, edits, dry)
     assert quick == general
     if len(edits) == 1:
@@ -315,6 +385,7 @@ def _general_only(patched: pytest.MonkeyPatch) -> None:
     patched.setattr(edit_module, "_apply_one", lambda *args: None)
     patched.setattr(diff_module, "_one_line", lambda *args: None)
     patched.setattr(edit_module, "one_line_diff_of_bytes", lambda *args: None)
+    patched.setattr(edit_module, "block_diff_of_bytes", lambda *args: None)
 
 
 def test_the_quick_answer_is_the_general_one_for_the_commonest_edit(tmp_path, monkeypatch):
@@ -558,6 +629,37 @@ def test_the_quick_diff_is_taken_for_a_change_inside_one_line(tmp_path, monkeypa
     assert answer["diff"] == ("--- a/f.py\n+++ b/f.py\n@@ -73,7 +73,7 @@\n x72 = 1\n x73 = 1\n"
                               " x74 = 1\n-x75 = 1\n+x75 = 2\n x76 = 1\n x77 = 1\n x78 = 1\n")
     assert after == content.replace(b"x75 = 1\n", b"x75 = 2\n")
+
+
+def test_the_quick_diff_of_lines_is_taken_for_a_change_of_lines(tmp_path, monkeypatch):
+    """The properties above compare something: an edit of whole indented
+    lines takes the quick diff of the file's bytes (no alignment), and its
+    answer and file are what the general path makes of it."""
+    taken = []
+    of_lines = edit_module.block_diff_of_bytes
+
+    def counting(*args):
+        found = of_lines(*args)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(edit_module, "block_diff_of_bytes", counting)
+    content = b"".join(b"def f%d(a):\n    x = a + %d\n    return x\n\n" % (i, i)
+                       for i in range(40))
+    edit = ("    x = a + 20\n    return x\n", "    x = a + 20\n    y = x * 2\n    return y\n")
+    quick = tmp_path / "quick"
+    general = tmp_path / "general"
+    quick.mkdir()
+    general.mkdir()
+    answer, after = _answer(quick, content, [edit], False)
+    assert taken == [True]
+    assert answer["ok"] is True and answer["lines"] == [[82, 84]]
+    assert answer["diff"] == ("--- a/f.py\n+++ b/f.py\n@@ -80,7 +80,8 @@\n \n def f20(a):\n"
+                              "     x = a + 20\n-    return x\n+    y = x * 2\n+    return y\n"
+                              " \n def f21(a):\n     x = a + 21\n")
+    with monkeypatch.context() as patched:
+        _general_only(patched)
+        assert _answer(general, content, [edit], False) == (answer, after)
 
 
 def test_a_new_text_outside_ascii_in_an_ascii_file_is_made_as_the_general_path_makes_it(

@@ -20,7 +20,9 @@ Their calls, all needed:
 * the ``read`` of the process's kernel watch each call makes first,
   through the root's backend (did another program change a directory of
   the tree? :mod:`corral.tools._runtime.view.freshness`); it comes back
-  empty, and the events of the call before (its own write) need no look;
+  empty, and the events of the call before (its own write) need no look
+  (after a call that changed nothing, ``watch_waiting`` asks instead,
+  without a read: tests/tools/test_watch_quiet_calls.py);
 
 * the tree lock as other processes see it, kept between a process's steps:
   the ``pread`` of its count of moves (did another process move something?)

@@ -401,6 +401,12 @@ class Backend:
         """Remove the watch numbered ``wd``."""
         raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
 
+    def watch_waiting(self, watch_fd: int) -> bool:
+        """Whether events wait to be read on the watch ``watch_fd``, asked
+        without reading (``False``: a :meth:`read` now finds none).  This
+        default says ``True``: the read tells."""
+        return True
+
     def info(self) -> dict[str, Any]:
         return {"backend": self.name, "openat2": self.has_openat2,
                 "openat2_reason": self.openat2_reason}
@@ -551,6 +557,11 @@ class OsBackend(Backend):
         if not self.watches:
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
         _linux.watch_remove(watch_fd, wd)
+
+    def watch_waiting(self, watch_fd: int) -> bool:
+        if not self.watches:
+            raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
+        return _linux.watch_waiting(watch_fd)
 
 
 def _python_literal_lines(needle: bytes, buf: bytes, pos: int, line: int, size: int

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
 import os
 import sys
+import termios
 import time
 from collections.abc import Callable
 from typing import Any
@@ -182,6 +184,16 @@ def watch_add(watch_fd: int, dir_fd: int, mask: int) -> int:
     if wd < 0:
         _raise_errno()
     return wd
+
+
+_NOTHING_QUEUED = bytes(4)  # FIONREAD's count, an int
+
+
+def watch_waiting(watch_fd: int) -> bool:
+    """Whether events wait on the inotify instance ``watch_fd`` (its bytes
+    queued, by ``FIONREAD``): a quiet one answered without a read that
+    fails (a raised ``BlockingIOError`` costs several times the call)."""
+    return fcntl.ioctl(watch_fd, termios.FIONREAD, _NOTHING_QUEUED) != _NOTHING_QUEUED
 
 
 def watch_remove(watch_fd: int, wd: int) -> None:

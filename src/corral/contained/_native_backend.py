@@ -137,6 +137,7 @@ class NativeBackend(Backend):
     watch_open = OsBackend.watch_open
     watch_add = OsBackend.watch_add
     watch_remove = OsBackend.watch_remove
+    watch_waiting = OsBackend.watch_waiting
     fchown = OsBackend.fchown
     flistxattr = OsBackend.flistxattr
     fgetxattr = OsBackend.fgetxattr

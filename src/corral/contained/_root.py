@@ -408,6 +408,28 @@ class Root(RootSurface, Closing):
         anchor = self._anchor
         if not anchor.fast:
             return None
+        if type(path) is str and len(path) <= _paths.NAME_MAX and path.isascii() and \
+                "\x00" not in path:
+            # the common spelling, a tool's clean path: short ASCII plain
+            # names, which parse would take as they are (no length to check)
+            names = path.split("/")
+            if len(names) >= 2 and "" not in names and "." not in names:
+                if ".." in names:
+                    return None
+                name = names[-1]
+                try:
+                    root_fd = anchor.acquire(path)
+                except OSError:  # the Root closed, or its directory gone: as target() says it
+                    return None
+                try:
+                    fd = anchor.backend.openat2_or_errno(
+                        root_fd, path[:len(path) - len(name) - 1], _HELD_LOCKABLE, 0,
+                        anchor.resolve | RESOLVE_NO_SYMLINKS)
+                except OSError:  # a wrapper's fault: target() says what is wrong
+                    return None
+                finally:
+                    anchor.release()
+                return HeldParent(anchor, fd, path, path, name) if fd >= 0 else None
         try:
             parsed = _paths.parse(path)
         except OSError:

@@ -256,6 +256,10 @@ class FaultBackend(Backend):
         self._check("watch_remove")
         self.inner.watch_remove(watch_fd, wd)
 
+    def watch_waiting(self, watch_fd: int) -> bool:
+        self._check("watch_waiting")
+        return self.inner.watch_waiting(watch_fd)
+
     def protected_symlinks(self) -> bool:
         if self._protected is None:
             return self.inner.protected_symlinks()
@@ -502,6 +506,10 @@ class CountingBackend(Backend):
     def watch_remove(self, watch_fd: int, wd: int) -> None:
         self._count("watch_remove")
         self.inner.watch_remove(watch_fd, wd)
+
+    def watch_waiting(self, watch_fd: int) -> bool:
+        self._count("watch_waiting")
+        return self.inner.watch_waiting(watch_fd)
 
     def protected_symlinks(self) -> bool:
         self._count("protected_symlinks")

@@ -61,8 +61,8 @@ from .._refusals.locator import close_paths
 from .._runtime.context import ToolContext, sha256_hex
 from .._edit.budget import Work
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
-from .._edit.diff import (Diff, changed_lines, one_line_diff_of_bytes, unified_diff,
-                          window_diff)
+from .._edit.diff import (Diff, block_diff_of_bytes, changed_lines, one_line_diff_of_bytes,
+                          unified_diff, window_diff)
 from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_old_text,
                               missing_old_text, numbered_new_text, placeholder_in_new_text,
                               refusal, too_many, unclear_indentation)
@@ -283,11 +283,10 @@ def _edit_plain(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool,
             return None  # said (or not) as the general step says it
         if len(data) > limit:
             return None
-        work = Work(ctx.checkpoint)
-        work.read(len(data))
         base_sha, facts = memory.digest(data)
+        # no Work yet: the read's steps are counted if a diff of lines needs one
         made = _quick(ctx, step, rel, rel, data, info, edits, multi, expected, base_sha, facts,
-                      memory, args, work)
+                      memory, args, None)
         if made is None and (data[:1] in _ODD_FIRST or b"\r" in data or b"\x00" in data):
             memory.not_plain(rel)
         return made
@@ -374,7 +373,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     real = pinned.path  # where the file really is (a final in-root link followed)
     memory = ctx.store(EditMemory)
     base_sha, facts = memory.digest(data)
-    if len(edits) == 1 and not args["dryRun"]:
+    if len(edits) == 1 and not args["dryRun"] and _may_be_quick(edits[0]):
         made = _quick(ctx, pinned, rel, real, data, info, edits, multi, expected, base_sha,
                       facts, memory, args, work)
         if made is not None:
@@ -456,20 +455,21 @@ def _may_be_quick(edit: Edit) -> bool:
 def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, data: bytes,
            info: os.stat_result, edits: list[Edit], multi: bool, expected: str | None,
            base_sha: str, facts: TextFacts | None, memory: EditMemory, args: dict[str, Any],
-           work: Work) -> EditResult | None:
-    """The commonest call made whole: one exact edit (no replaceAll, not a
-    dry run; alone or the one item of ``edits``) whose oldText occurs once
-    in a UTF-8 text without ``\\r`` or a BOM and does not lie inside its
-    newText, answered as the general path answers it (which a property test
-    holds it to).  ``None``, with nothing done, for any other call or
-    anything the general path would refuse or say more of: that path then
-    runs on what was read.  ``facts``: what this step knew of the bytes
-    when it wrote them (the last edit's), so they are not scanned again.
+           work: Work | None) -> EditResult | None:
+    """The commonest call made whole: one exact edit (not a dry run; alone
+    or the one item of ``edits``) that :func:`_may_be_quick` takes, whose
+    oldText occurs once in a UTF-8 text without ``\\r`` or a BOM,
+    answered as the general path answers it (which a property test holds
+    it to).  ``None``, with nothing done, for any other call or anything
+    the general path would refuse or say more of: that path then runs on
+    what was read.  ``facts``: what this step knew of the bytes when it
+    wrote them (the last edit's), so they are not scanned again.
     ``pinned``: the general step's pin, or the plain step (no one hears
-    its request: it is written at once, on the identity read)."""
-    old, new, replace_all = edits[0]
-    if replace_all or not old or "\r" in old or "\r" in new or old in new \
-            or (expected is not None and not digest_matches(expected, base_sha)) \
+    its request: it is written at once, on the identity read).  ``work``:
+    the general step's, or ``None`` (the plain step's read is counted on
+    one made here when a diff of lines needs it)."""
+    old, new, _ = edits[0]
+    if (expected is not None and not digest_matches(expected, base_sha)) \
             or real[-6:].lower() == ".ipynb":
         return None
     size = len(data)
@@ -516,9 +516,14 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
         attempt = Attempt(rel, 0, multi, old, new, False, 0)
         if placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, line + 1):
             return None
-    shown = one_line_diff_of_bytes(rel, data, new_data, start, line, end) \
-        if "\n" not in old and "\n" not in new else None
+    if "\n" not in old and "\n" not in new:
+        shown = one_line_diff_of_bytes(rel, data, new_data, start, line, end)
+    else:  # lines changed whole, or a change across lines
+        shown = block_diff_of_bytes(rel, data, new_data, start, line, end, at + len(new_b))
     if shown is None:
+        if work is None:
+            work = Work(ctx.checkpoint)
+            work.read(size)
         if ascii_text and size <= _WHOLE:  # its bytes are its characters (newText's need not be)
             shown = window_diff(rel, data.decode("ascii"), new_data.decode("utf-8"), at, end,
                                 at + len(new), work, 0)

@@ -18,8 +18,8 @@ from .align import align, common_prefix, common_suffix
 from .budget import Budget, Work, proportional
 from .text import Lines
 
-__all__ = ["Diff", "changed_lines", "one_line_diff", "one_line_diff_of_bytes", "unified_diff",
-           "window_diff"]
+__all__ = ["Diff", "block_diff_of_bytes", "changed_lines", "one_line_diff",
+           "one_line_diff_of_bytes", "unified_diff", "window_diff"]
 
 _NO_NEWLINE = "\n\\ No newline at end of file\n"
 
@@ -78,7 +78,7 @@ def _windowed(path: str, old: str, new: str, span: tuple[int, int, int, int], wo
     ba, bb, ca, cb = span
     if ba != ca:  # (texts that agree before one change start it at one offset)
         return _general(path, Lines(old), Lines(new), [span], work, context, first_line)
-    start = old.rfind("\n", 0, ba) + 1
+    start = line_start = old.rfind("\n", 0, ba) + 1
     line = old.count("\n", 0, start)
     above = line if line < context else context
     for _ in range(above):
@@ -88,10 +88,32 @@ def _windowed(path: str, old: str, new: str, span: tuple[int, int, int, int], wo
         if end >= size:
             break
         end = old.find("\n", end) + 1 or size
-    before = Lines(old[start:end]).presplit()
-    after = Lines(new[start:end + len(new) - size]).presplit()
-    return _general(path, before, after, [(ba - start, bb - start, ca - start, cb - start)],
-                    work, context, first_line + line - above)
+    old_w, new_w = old[start:end], new[start:end + len(new) - size]
+    shown = _block_of_window(path, old_w, new_w, line_start - start, bb - start, cb - start,
+                             above, context, first_line + line - above)
+    if shown is not None:
+        return Diff(shown, True)
+    return _general(path, Lines(old_w).presplit(), Lines(new_w).presplit(),
+                    [(ba - start, bb - start, ca - start, cb - start)], work, context,
+                    first_line + line - above)
+
+
+def _block_of_window(path: str, old: str, new: str, start: int, old_end: int, new_end: int,
+                     line: int, context: int, first_line: int) -> str | None:
+    """:func:`block_diff_of_bytes` of a window of lines (``old[start:old_end]``
+    became ``new[start:new_end]``, ``start`` beginning its line ``line``,
+    the window's first line being ``first_line`` of the texts), on its
+    UTF-8 bytes."""
+    try:
+        old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
+    except UnicodeError:  # (a lone surrogate): aligned as text
+        return None
+    if len(old_b) != len(old):  # offsets in bytes (the texts agree before ``start``)
+        start, old_end = len(old[:start].encode("utf-8")), len(old[:old_end].encode("utf-8"))
+    if len(new_b) != len(new):
+        new_end = len(new[:new_end].encode("utf-8"))
+    return block_diff_of_bytes(path, old_b, new_b, start, line, old_end, new_end, context,
+                               first_line)
 
 
 def _one_line(path: str, before: Lines, after: Lines, span: tuple[int, int, int, int],
@@ -198,6 +220,75 @@ def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: 
     shown = line - above + 1
     hunk = f"{shown},{count}" if count != 1 else f"{shown}"
     return f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body.decode('utf-8')}"
+
+
+def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int,
+                        old_end: int, new_end: int, context: int = 3,
+                        first_line: int = 0) -> str | None:
+    """:func:`unified_diff` of two UTF-8 texts without ``\\r`` given as
+    their bytes, for one change of whole lines or across lines: the text
+    from ``start`` (where line ``line``, 0-based, starts in both) to
+    ``old_end`` became the text to ``new_end``, all else the same.  The
+    changed lines are trimmed of the ones they share at either end, as
+    the alignment trims them; what is left must share no line, so the
+    alignment has nothing more to find (one run of lines removed and
+    added), and the hunk is cut from the texts around it.  ``None`` for
+    any other change (lines left that align otherwise, a line shown
+    without its break): the general diff answers it.  ``first_line``: the
+    line (0-based) of the texts the first of ``old`` is (a window of
+    longer texts, cut from ``context`` lines before the change's first
+    line to ``context`` lines after its last, or the ends)."""
+    size, new_size = len(old), len(new)
+    # the changed block, as _blocks takes it: whole lines, to the change's
+    # end where that starts a line on both sides, else through its line
+    if (old_end == 0 or old[old_end - 1] == 10) and (new_end == 0 or new[new_end - 1] == 10):
+        old_stop, new_stop = old_end, new_end
+    else:
+        old_stop = old.find(b"\n", old_end) + 1 or size
+        new_stop = new.find(b"\n", new_end) + 1 or new_size
+    if (old_stop > start and old[old_stop - 1] != 10) or \
+            (new_stop > start and new[new_stop - 1] != 10):
+        return None  # a last line without its break is shown: said otherwise
+    # the block's lines (each ends with its break)
+    a = old[start:old_stop - 1].split(b"\n") if old_stop > start else []
+    b = new[start:new_stop - 1].split(b"\n") if new_stop > start else []
+    if a == b:
+        return None
+    n, m = len(a), len(b)
+    head = common_prefix(a, b, 0, 0, min(n, m))
+    tail = common_suffix(a, b, n, m, min(n, m) - head)
+    middle = a[head:n - tail]
+    if middle and m - tail > head and (n > 1 or m > 1) and \
+            not set(middle).isdisjoint(b[head:m - tail]):
+        return None  # lines in common left in the middle: aligned in full
+    # the run's ends: after the shared head, before the shared tail
+    first = start + sum(map(len, a[:head])) + head
+    tail_size = sum(map(len, a[n - tail:])) + tail
+    old_last, new_last = old_stop - tail_size, new_stop - tail_size
+    x1 = line + head
+    above = x1 if x1 < context else context
+    top = first
+    for _ in range(above):
+        top = old.rfind(b"\n", 0, top - 1) + 1
+    bottom, below = old_last, 0
+    while below < context and bottom < size:
+        bottom = old.find(b"\n", bottom) + 1 or size
+        below += 1
+    if bottom == size and old[-1:] != b"\n":
+        return None
+    removed, added = n - tail - head, m - tail - head
+    body = b""
+    if above:
+        body = b" " + old[top:first].replace(b"\n", b"\n ")[:-1]
+    if removed:
+        body += b"-" + old[first:old_last].replace(b"\n", b"\n-")[:-1]
+    if added:
+        body += b"+" + new[first:new_last].replace(b"\n", b"\n+")[:-1]
+    if below:
+        body += b" " + old[old_last:bottom].replace(b"\n", b"\n ")[:-1]
+    shown = first_line + x1 - above
+    return (f"--- a/{path}\n+++ b/{path}\n@@ -{_range(shown, above + removed + below)} "
+            f"+{_range(shown, above + added + below)} @@\n{body.decode('utf-8')}")
 
 
 def _context(text: str) -> str:

@@ -172,7 +172,7 @@ class Toolbox:
                 # cancelled (or out of time) before it begins: nothing is done (a search
                 # goes on to its first checkpoint, which answers with its empty partial result)
                 ctx.checkpoint()
-            ctx.view.ready()  # what other programs changed taken in
+            ctx.view.ready(spec.mutates)  # what other programs changed taken in
             result = spec.run(ctx, checked)
         except Exception as exc:  # the boundary: everything becomes a refusal
             # only what the model sent (defaults left out), so a suggested

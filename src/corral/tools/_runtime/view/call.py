@@ -419,16 +419,18 @@ class CallView:
         # where they are, their identity not looked at unless needed)
         self._by_path: list[_HeldPlace] = []
 
-    def ready(self) -> None:
+    def ready(self, acts: bool = True) -> None:
         """Take in what other programs changed where the view's picture
-        rests.  A walk for the links beyond the look at open may be under
-        way: it is not waited for here, only by a decision those links
-        could change (:meth:`View.need_links`)."""
+        rests (``acts``: the call may change files after this; one that
+        does not lets the next call ask whether anything changed before it
+        reads what).  A walk for the links beyond the look at open may be
+        under way: it is not waited for here, only by a decision those
+        links could change (:meth:`View.need_links`)."""
         view = self._view
         running_call(self._host_ref)  # a wait for that walk polls this call's checkpoint
         fresh = view.freshness
         if fresh is not None:
-            fresh.catch_up()
+            fresh.catch_up(acts)
         if view.nested_in or view.opened_beneath or view.beside:
             view.notice_others()
 
@@ -507,8 +509,7 @@ class CallView:
             return None
         view = self._view
         if not view.links_settled or view.links.locations or view.nested_in or \
-                view.opened_beneath or view.beside or view.held_by or \
-                names_a_shape_entry(rel):
+                view.opened_beneath or view.beside or names_a_shape_entry(rel):
             return None
         policy = view.policy
         guards_git = False

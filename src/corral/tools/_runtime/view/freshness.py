@@ -19,8 +19,10 @@ looks at what changed in the directories it follows:
 
 Where the kernel can watch (inotify on Linux, a capability of the root's
 backend: one instance for the process, closed with its last watch), a
-call pays one ``read`` of its events through the backend, which name
-what changed: a name an entry came by is looked at with one ``lstat``,
+call pays one ``read`` of its events through the backend (after a call
+that changed nothing, one question whether any wait instead, and the read
+only if they do: a read of an empty queue raises), which name what
+changed: a name an entry came by is looked at with one ``lstat``,
 one an entry left is forgotten, and the one arrival a write of this view
 makes in its directory is not looked at (counted per write; one whose
 write failed is looked at), nor a name made and gone again at once (its
@@ -128,6 +130,11 @@ class _KernelWatch:
         # removed when a view next starts watching
         self.let_go: list[tuple[int, int]] = []
         self.drains = 0  # reads of the queue begun (an act's event is read by a later one)
+        # the last drain read the queue to its end, and no call that acts
+        # (whose own events are certain) nor view that began watching came
+        # since: the next drain asks whether events wait before it reads
+        # (a read of an empty queue raises, at several times a call's cost)
+        self.quiet = False
         # the views awaiting the events of their own acts done (the drain after: expired)
         self.expecting: dict[int, weakref.ref[Freshness]] = {}
 
@@ -165,6 +172,7 @@ class _KernelWatch:
                 wd = backend.watch_add(self.fd, dir_fd, mask)
             except OSError:
                 return -1
+            self.quiet = False  # (each view's first call reads, as its count says)
             self.watchers.setdefault(wd, {})[watcher.ref] = canonical
             watcher.instance[0] = self.generation
             return wd
@@ -216,23 +224,37 @@ class _KernelWatch:
                 self._remove(None, wd)
         self._close_unused()
 
-    def drain(self, backend: Backend) -> bool:
+    def drain(self, backend: Backend, acts: bool = True) -> bool:
         """Read the events queued (one read through ``backend``: the call's
-        root's, so the call's count of system calls has it) and hand each
-        to the views watching its directory; ``False`` when the watch is
-        gone (a forked child's, a read that failed): the views then look
-        for themselves."""
+        root's, so the call's count of system calls has it; after a quiet
+        drain, where the call before acted on nothing, one question whether
+        any wait instead, and the read only if they do) and hand each to
+        the views watching its directory; ``False`` when the watch is gone
+        (a forked child's, a read that failed): the views then look for
+        themselves.  ``acts``: the call draining may act (make events of
+        its own), so the next drain reads at once."""
         with self.lock:
             if self.fd < 0:
                 return False
+            quiet, self.quiet = self.quiet, False
             self.drains += 1
             started = self.drains
+            if quiet:
+                try:
+                    waiting = backend.watch_waiting(self.fd)
+                except OSError:
+                    waiting = True  # the read says what is wrong
+                if not waiting:
+                    self._read_to_end(started)
+                    self.quiet = not acts
+                    return True
             for _ in range(_READS_A_CALL):
                 try:
                     data = backend.read(self.fd, _READ_SIZE)
                 except OSError as exc:
                     if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
                         self._read_to_end(started)
+                        self.quiet = not acts
                         return True
                     self._lose()
                     return False
@@ -242,7 +264,9 @@ class _KernelWatch:
                 self._dispatch(data)
                 if len(data) <= _READ_SIZE - _EVENT.size - 256:
                     # the queue was read to its end (what comes later: next call's)
-                    self._read_to_end(started)
+                    if self.expecting:
+                        self._read_to_end(started)
+                    self.quiet = not acts
                     return True
             # a burst by another program (a build, a checkout): what is queued
             # now is dropped in one bounded read and every place looked at
@@ -257,6 +281,7 @@ class _KernelWatch:
                 rest = b""
             if len(rest) <= _DROP_SIZE - _EVENT.size - 256:
                 self._read_to_end(started)
+                self.quiet = not acts
             self._everything_changed()
             return True
 
@@ -898,12 +923,13 @@ class Freshness:
         else:
             self.pending[directory] = None
 
-    def catch_up(self) -> None:
+    def catch_up(self, acts: bool = True) -> None:
         """Take in what other programs changed since the last call (one
         read of the watch, through the root's backend; without a watch, a
-        ``stat`` of each directory and config followed)."""
+        ``stat`` of each directory and config followed).  ``acts``: the
+        call may act after this (:meth:`_KernelWatch.drain`)."""
         if self.watching:
-            if not _KERNEL.drain(self._root.backend):
+            if not _KERNEL.drain(self._root.backend, acts):
                 self.watching = False
                 self.everything = self.dirty = True
             if not self.dirty:

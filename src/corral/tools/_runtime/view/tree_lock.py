@@ -230,12 +230,7 @@ class _LockFile:
             data = backend.pread(self.fd, _COUNTS.size, 0)
         except OSError:
             return None, False, False
-        gone = data[:_MOVES.size] == _GONE
-        if len(data) < _COUNTS.size:  # shortened by someone: no want is told
-            return (_MOVES.unpack(data[:_MOVES.size])[0] if len(data) >= _MOVES.size else 0,
-                    False, gone)
-        moves, wanted, served = _COUNTS.unpack(data)
-        return moves, wanted != served, gone
+        return _counts_read(data)
 
     def _still_named(self) -> bool:
         """Whether this file still has its name (one marked gone whose
@@ -988,6 +983,17 @@ def tree_file_lock(key: tuple[int, int], backend: Backend, *, exclusive: bool,
         drop_shared(shared, backend)
 
 
+def _counts_read(data: bytes) -> tuple[int | None, bool, bool]:
+    """:meth:`_LockFile.counts_and_mark` of the bytes read."""
+    if len(data) == _COUNTS.size:  # the common file
+        moves, wanted, served = _COUNTS.unpack(data)
+        return moves, wanted != served, data[:_MOVES.size] == _GONE
+    gone = data[:_MOVES.size] == _GONE
+    # shortened by someone: no want is told
+    return (_MOVES.unpack(data[:_MOVES.size])[0] if len(data) >= _MOVES.size else 0,
+            False, gone)
+
+
 class SharedHold(NamedTuple):
     """The tree lock held shared by one step (:func:`take_shared`): the
     lock file (``None``: none), whether it is flocked, and the count of
@@ -1019,7 +1025,19 @@ def take_shared(key: tuple[int, int], backend: Backend,
                 # the common step: kept since this process's last step, so
                 # no process held it exclusively since (no move made); one
                 # read says the count and whether a process waits for it
-                moves, wanted, gone = found.counts_and_mark(backend)
+                # (counts_and_mark written out: every step passes here)
+                moves, wanted, gone = None, False, False
+                if found.counts_moves:
+                    try:
+                        data = backend.pread(found.fd, _COUNTS.size, 0)
+                    except OSError:
+                        pass  # unreadable: not counted
+                    else:
+                        if len(data) == _COUNTS.size:  # the common file
+                            moves, want, served = _COUNTS.unpack(data)
+                            wanted, gone = want != served, data[:_MOVES.size] == _GONE
+                        else:
+                            moves, wanted, gone = _counts_read(data)
                 if not wanted and not gone:
                     found.holders = 1
                     # (tuple.__new__: the NamedTuple's own __new__ is a Python frame)
