@@ -62,6 +62,7 @@ HOST_CONFIG_TOPS = frozenset(name.partition("/")[0] for name in HOST_CONFIGS
                              if "*" not in name.partition("/")[0])
 _TOP_PATTERNS = tuple(dict.fromkeys(name for name in HOST_CONFIGS
                                     if "/" not in name and "*" in name))
+_TOP_SUFFIXES = tuple(dict.fromkeys(pattern.partition("*")[2] for pattern in _TOP_PATTERNS))
 #: The entries of one directory read for one pattern, at most.
 MOST_MATCHED = 32
 
@@ -80,9 +81,13 @@ def matches(pattern: str, name: str) -> bool:
 
 def config_tops(names: Iterable[str]) -> frozenset[str]:
     """The entries among ``names`` (one directory's) under which, or as
-    which, a config of :data:`HOST_CONFIGS` may lie."""
-    return frozenset(name for name in names if name in HOST_CONFIG_TOPS
-                     or any(matches(pattern, name) for pattern in _TOP_PATTERNS))
+    which, a config of :data:`HOST_CONFIGS` may lie (a look at every
+    directory of a tree asks: a name pays one ``endswith`` unless it ends
+    as a pattern does)."""
+    found = HOST_CONFIG_TOPS.intersection(names)
+    patterned = [name for name in names if name.endswith(_TOP_SUFFIXES)
+                 and any(matches(pattern, name) for pattern in _TOP_PATTERNS)]
+    return frozenset(found.union(patterned)) if patterned else found
 
 # the project directory, as the hosts' variables spell it (commands run from there)
 _PROJECT_VARIABLES = re.compile(

@@ -185,7 +185,7 @@ class _SharedStep:
             if fd < 0:
                 _not_the_askers(target.held_identity())
                 flocked = self._flocked = _flock(target, backend, checkpoint,
-                                                 release_by_closing=True)
+                                                 release_by_closing=True, holds=call._holds)
                 by_path.append(flocked)
                 if flocked.fd < 0:
                     self._lock_by_thread(target.held_identity(), checkpoint)
@@ -196,7 +196,7 @@ class _SharedStep:
             if not call._holds(key):
                 _not_the_askers(key)
                 flocked = self._flocked = _flock(target, backend, checkpoint,
-                                                 release_by_closing=True)
+                                                 release_by_closing=True, holds=call._holds)
                 by_path.append(flocked)
                 if flocked.fd < 0:
                     self._lock_by_thread(key, checkpoint)
@@ -219,7 +219,7 @@ class _SharedStep:
         instead, keyed by the directory's identity as a step on several
         places keys it (one directory, whichever root or path reaches it,
         is one lock); held by the call from here."""
-        _TABLE.take(key, checkpoint)
+        _TABLE.take(key, checkpoint, self._call._holds)
         self._key = key
         self._call._held.add(key)
 
@@ -717,9 +717,9 @@ class CallView:
         for key in wanted:
             _not_the_askers(key)
         for key in sorted(wanted):
-            stack.enter_context(_TABLE.hold(key, self.checkpoint))
+            stack.enter_context(_TABLE.hold(key, self.checkpoint, self._holds))
             stack.enter_context(_flocked(wanted[key], self._view.root.backend,
-                                                 self.checkpoint))
+                                                 self.checkpoint, self._holds))
             self._held.add(key)
             stack.callback(self._held.discard, key)
 

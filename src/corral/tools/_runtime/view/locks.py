@@ -52,6 +52,56 @@ class Asker(Protocol):
 #: same thread; ``acall`` carries the context to its worker thread)
 ASKING: ContextVar[Asker | None] = ContextVar("corral_asking", default=None)
 
+#: whether a call holds the directory (device, inode) locked
+Holds = Callable[[Identity], bool]
+
+# The calls of this process waiting for a directory's lock, by thread: the
+# directory waited for, and what that call holds.  A call made from a
+# host's ``authorize`` looks here before each wait: where a call waiting on
+# a directory the asking call holds holds the one it wants, the three wait
+# on each other (the asking call on ``authorize``) until a deadline.
+_WAITING: dict[int, tuple[Identity, Holds]] = {}
+_waiting_guard = threading.Lock()
+
+
+def _waiting_on(wanted: Identity, holds: Holds | None) -> int | None:
+    """Say that this thread's call (``holds``) waits for ``wanted``, and
+    refuse a call made from ``authorize`` that would close a cycle through
+    another call's wait (:func:`_not_in_a_cycle`); the entry to remove
+    after the wait, or ``None``."""
+    _not_in_a_cycle(wanted)
+    if holds is None:
+        return None
+    me = threading.get_ident()
+    with _waiting_guard:
+        _WAITING[me] = (wanted, holds)
+    return me
+
+
+def _not_in_a_cycle(wanted: Identity) -> None:
+    """Refuse a call made from a host's ``authorize`` that wants a directory
+    held by a call waiting on a directory the asking call holds: that call
+    goes on only after the asking call, which goes on only after this one.
+    (A wait through a thread that carries no context, a bare executor's,
+    is not seen: it lasts to the inner call's deadline.)"""
+    asker = ASKING.get()
+    if asker is None or not _WAITING:
+        return
+    with _waiting_guard:
+        waits = list(_WAITING.values())
+    for waited, holds in waits:
+        try:
+            if asker.holds(waited) and holds(wanted):
+                asker.refuse("a lock on a folder held by a call that waits on it")
+        except OSError:
+            continue  # a call that let go meanwhile: no longer waiting
+
+
+def _waited(me: int | None) -> None:
+    if me is not None:
+        with _waiting_guard:
+            _WAITING.pop(me, None)
+
 
 # -- locks ------------------------------------------------------------------------------
 
@@ -132,24 +182,32 @@ class _Table:
         self._locks: dict[LockKey, tuple[threading.Lock, int]] = {}
 
     @contextmanager
-    def hold(self, key: LockKey, checkpoint: Checkpoint) -> Iterator[None]:
-        self.take(key, checkpoint)
+    def hold(self, key: LockKey, checkpoint: Checkpoint,
+             holds: Holds | None = None) -> Iterator[None]:
+        self.take(key, checkpoint, holds)
         try:
             yield
         finally:
             self.drop(key)
 
-    def take(self, key: LockKey, checkpoint: Checkpoint) -> None:
+    def take(self, key: LockKey, checkpoint: Checkpoint, holds: Holds | None = None) -> None:
         with self._guard:
             held = self._locks.get(key)
             lock, users = held if held is not None else (threading.Lock(), 0)
             self._locks[key] = (lock, users + 1)
         try:
             if not lock.acquire(blocking=False):  # the common case: nobody holds it
-                delay = _POLL_FIRST
-                while not lock.acquire(timeout=delay):
-                    checkpoint()
-                    delay = min(delay * 2, _POLL_MOST)
+                identity = _identity_of(key)
+                waiting = _waiting_on(identity, holds) if identity is not None else None
+                try:
+                    delay = _POLL_FIRST
+                    while not lock.acquire(timeout=delay):
+                        checkpoint()
+                        if identity is not None:
+                            _not_in_a_cycle(identity)
+                        delay = min(delay * 2, _POLL_MOST)
+                finally:
+                    _waited(waiting)
         except BaseException:
             self._unuse(key)
             raise
@@ -174,6 +232,12 @@ class _Table:
 
 
 _TABLE = _Table()
+
+
+def _identity_of(key: LockKey) -> Identity | None:
+    """``key`` if it is a directory's identity (not a root's path)."""
+    first, second = key
+    return (first, second) if isinstance(first, int) and isinstance(second, int) else None
 
 
 #: the fds whose ``close`` releases a ``flock`` this process holds (no
@@ -233,15 +297,18 @@ class _Flock:
 
 
 def _flock(target: Target, backend: Backend, checkpoint: Checkpoint, *,
-           release_by_closing: bool = False) -> _Flock:
+           release_by_closing: bool = False, holds: Holds | None = None) -> _Flock:
     """``flock`` the directory ``target`` holds (through ``backend``, its
     root's): on its own fd when that was opened for reading, else
     (``O_PATH``, or ``EBADF`` says so) on the directory opened again.
     ``release_by_closing``: the release closes ``target`` (the caller's
-    last use of it), which lets the lock go."""
+    last use of it), which lets the lock go.  ``holds``: what the call
+    taking it holds, said while it waits (:data:`_WAITING`)."""
     reopened: Handle | None = None
     fd = target.held_fd if target.held_lockable else -1
     delay = _POLL_FIRST
+    waiting: int | None = None
+    wanted: Identity | None = None
     try:
         while True:
             if fd < 0:
@@ -261,17 +328,25 @@ def _flock(target: Target, backend: Backend, checkpoint: Checkpoint, *,
                     _RELEASED_BY_CLOSE.add(fd)
                 return _Flock(fd, reopened, backend, close)
             checkpoint()
+            if wanted is None:  # held by another step: said once, looked at each time
+                wanted = target.held_identity()
+                waiting = _waiting_on(wanted, holds)
+            else:
+                _not_in_a_cycle(wanted)
             time.sleep(delay)
             delay = min(delay * 2, _POLL_MOST)
     except BaseException:
         if reopened is not None:
             reopened.close()
         raise
+    finally:
+        _waited(waiting)
 
 
 @contextmanager
-def _flocked(target: Target, backend: Backend, checkpoint: Checkpoint) -> Iterator[None]:
-    held = _flock(target, backend, checkpoint)
+def _flocked(target: Target, backend: Backend, checkpoint: Checkpoint,
+             holds: Holds | None = None) -> Iterator[None]:
+    held = _flock(target, backend, checkpoint, holds=holds)
     try:
         yield
     finally:
