@@ -39,9 +39,12 @@ class PathError(OSError):
     """An ``OSError`` the core raised for a path beneath a root: ``component``
     is where resolution stopped (see the module docstring), ``None`` when
     that is not known.  ``FileNotFoundError`` and its kin from the core are
-    instances too (:func:`contained_error`)."""
+    instances too (:func:`contained_error`).  ``passed``: the canonical
+    places resolution went through before it stopped (as
+    :class:`EscapeError`'s), where a walk knows them."""
 
     component: str | None = None
+    passed: tuple[str, ...] = ()
 
 
 class ContainedError(PathError):

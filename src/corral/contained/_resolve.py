@@ -594,7 +594,11 @@ class Walk:
     def __enter__(self) -> Walk:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, exc: object, trace: object) -> None:
+        if isinstance(exc, PathError) and not exc.passed and self._passed:
+            # what it went through before it failed: a caller's rule about
+            # those places decides as it would had the path resolved
+            exc.passed = self.passed
         self.close()
 
 

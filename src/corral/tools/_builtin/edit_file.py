@@ -245,6 +245,9 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> EditResult:
 def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
     """An empty oldText on a missing file: the model wants to create it."""
     missing = str((exc.component if isinstance(exc, PathError) else None) or rel)
+    hidden = ctx.hidden(missing, rel, "path")
+    if hidden is not None:
+        return hidden  # a denied name is never said to be missing
     candidates = close_paths(rel, missing, ctx.view)
     parent = posixpath.dirname(missing.rstrip("/")) or "."
     if candidates:

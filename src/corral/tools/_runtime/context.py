@@ -377,12 +377,13 @@ class ToolContext:
         return None if kind is None else _policy_refusal(kind, shown.rstrip("/") or ".", Op.READ,
                                                          field or "path")
 
-    def hidden_on_the_way(self, exc: EscapeError, shown: str,
+    def hidden_on_the_way(self, exc: PathError, shown: str,
                           field: str | None) -> Refusal | None:
-        """The refusal for an escape that went through a place a rule hides
-        before it left (a denied link whose text climbs out, ``secrets/../..``:
-        the core names only the ``..`` that left), or ``None``: the ``DENIED``
-        a path there gets, as when nothing there leads out."""
+        """The refusal for an error that went through a place a rule hides
+        before it stopped (a denied link whose text climbs out,
+        ``secrets/../..``: the core names only the ``..`` that left;
+        ``secrets/key.txt/../../top.txt/new``: the file after), or ``None``:
+        the ``DENIED`` a path there gets, whatever is there."""
         if not self.state.policy.hides:
             return None
         for place in exc.passed:

@@ -14,7 +14,7 @@ import stat as st
 from collections.abc import Mapping
 from typing import Any
 
-from ...contained import EscapeError
+from ...contained import PathError
 from .._refusals.catalogue import Refusal
 from .._refusals.classify import (GONE_KINDS, Call, Facts, Seen, asks_for_close_names, classify,
                                   component_of, names_path)
@@ -48,7 +48,7 @@ def gather(exc: BaseException, call: Call, ctx: ToolContext) -> Facts:
     # decided on where resolution stopped
     hidden = ctx.hidden(component, path, field or _PATCH_FIELD.get(call.tool)) \
         if component is not None else None
-    if hidden is None and isinstance(exc, EscapeError):
+    if hidden is None and isinstance(exc, PathError) and exc.passed:
         hidden = ctx.hidden_on_the_way(exc, path, field or _PATCH_FIELD.get(call.tool))
     if hidden is not None or not asks_for_close_names(exc):
         return Facts(path=path, field=field, hidden=hidden)

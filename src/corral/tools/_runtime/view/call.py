@@ -13,7 +13,8 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import NoReturn, Protocol, TypeVar
 
-from ....contained import Backend, DirEntry, EscapeError, HeldParent, Handle, PathError, Target
+from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, PathError, Root,
+                           Target)
 from ..._policy.gitdirs import names_a_shape_entry
 from ..._policy.locate import Location
 from ..._policy.rules import Op
@@ -700,9 +701,8 @@ class CallView:
             return
         if not look_at_final:
             raise _AgainFollowing() from None  # the error as the full step says it
-        try:
-            where = locate(self._view.root, rel, follow=follow)
-        except OSError:
+        where = _failed_at(self._view.root, rel, follow)
+        if where is None:
             raise exc from None
         self._view.check(where, op, shown=shown, field=field)
 
@@ -859,7 +859,9 @@ class CallView:
         try:
             handle = self._view.root.open_handle(rel, flags)
         except OSError:
-            self.check(self.locate(rel), op, shown=shown)
+            where = _failed_at(self._view.root, rel, True)
+            if where is not None:
+                self.check(where, op, shown=shown)
             raise
         try:
             if ".." in rel and ".." in rel.split("/"):  # through a place: the policy sees it
@@ -919,11 +921,9 @@ class CallView:
         caller raises ``exc``."""
         if isinstance(exc, EscapeError):
             return
-        try:
-            where = locate(self._view.root, rel, follow=follow)
-        except OSError:
-            return
-        self._view.check(where, op, shown=shown, field=field)
+        where = _failed_at(self._view.root, rel, follow)
+        if where is not None:
+            self._view.check(where, op, shown=shown, field=field)
 
     def ask_read(self, request: Request, opened: OpenFile, spelled: str,
                  info: os.stat_result) -> None:
@@ -992,3 +992,19 @@ class CallView:
                 return Lead(None, None)
             return Lead(None, "loop" if exc.errno == errno.ELOOP else "missing")
         return Lead(canonical, "missing" if info is None else entry_kind(info.st_mode))
+
+
+def _failed_at(root: Root, rel: str, follow: bool) -> Location | None:
+    """Where a path whose one resolution failed leads, for the policy to
+    decide on, or ``None`` where that cannot be established.  A final link
+    that cannot be followed (it leads out, or loops) is the link itself:
+    its own name is decided, so a denied one answers as a denied file does."""
+    try:
+        return locate(root, rel, follow=follow)
+    except OSError:
+        if not follow:
+            return None
+    try:
+        return locate(root, rel, follow=False)
+    except OSError:
+        return None
