@@ -474,7 +474,10 @@ class View:
         links unknown yet harmless).  Else the walk is waited for
         (:meth:`wait_for_links`, polling the running call's checkpoint:
         a cancel stops it) and ``not_ready`` raised if it is not through:
-        a decision is never made on part of the links."""
+        a decision is never made on part of the links.  Where directories
+        lie beyond those :mod:`.freshness` follows, they are looked at
+        first, once a call (:meth:`Freshness.look_beyond`; ``not_ready``
+        where that takes longer than the wait)."""
         pending = [view for view in (self, *(outer for outer, _ in self.held_by), *self.beside)
                    if not view.links_settled]
         if not pending:
@@ -488,7 +491,9 @@ class View:
             fresh = view.freshness
             if fresh is not None and (fresh.beyond or fresh.beyond_full):
                 # a link another program made where no watch follows: looked for now
-                if not fresh.look_beyond(_RUNNING.get(), checkpoint, view.links_grace):
+                running = _RUNNING.get()  # (a call ended since: none, looked at each time)
+                call = running if running is not None and running() is not None else None
+                if not fresh.look_beyond(call, checkpoint, view.links_grace):
                     raise beyond_watched()
                 if not view._links_known.is_set() and not view.wait_for_links(checkpoint):
                     raise not_ready()  # a large directory appeared there: walked meanwhile

@@ -79,7 +79,7 @@ WATCH_SHARE = 2
 DEFAULT_WATCH_LIMIT = 8192
 # directories beyond those followed whose times are kept (memory); past
 # them a decision links could change is refused
-MAX_BEYOND = 1 << 20
+MAX_BEYOND = 1 << 18
 # directories of a new one walked by the call that meets it (more: in the background)
 WALK_NOW = 256
 # a time a directory's entries last changed this close to when it was
@@ -935,7 +935,7 @@ class Freshness:
         links = self._view.links
         prefix = directory + "/"
         if found is None or not st.S_ISDIR(found.st_mode):
-            del self.beyond[directory]  # gone: so are its links (its parent tells what came)
+            self.beyond.pop(directory, None)  # gone: so are its links (its parent tells what came)
             for location in links.below(directory):
                 links.forget(location)
             return False
