@@ -19,6 +19,8 @@ the error further on:
 * ``pub/nx/../dl/key.txt/..`` (``pub/dl -> ../secrets``) answered
   ``NOT_FOUND`` ("there is no pub/nx") when the denied entry was a file,
   ``DENIED`` when it was a directory or missing;
+* ``nx/../pub/lk`` (an allowed link to the denied entry) answered
+  ``NOT_FOUND`` when the denied entry led out or looped;
 * ``write_file`` and ``make_directory`` of
   ``secrets/key.txt/../../top.txt/new`` answered ``DENIED`` when the
   denied entry was a file, a FIFO, a link leading out or a loop, and
@@ -39,7 +41,7 @@ from corral.integrations._text_editor import run_text_editor
 from corral.tools import Toolbox
 
 SECRET = "TOPSECRET-51c2"
-SHAPES = ("missing", "file", "directory", "fifo", "out_absolute", "loop")
+SHAPES = ("missing", "file", "directory", "fifo", "out_absolute", "out_climbing", "loop")
 
 
 def _tree(base: Path, shape: str) -> Path:
@@ -61,6 +63,8 @@ def _tree(base: Path, shape: str) -> Path:
         os.mkfifo(key)
     elif shape == "out_absolute":
         os.symlink(str(base / "far" / "f.txt"), key)
+    elif shape == "out_climbing":
+        os.symlink("../../far/f.txt", key)
     elif shape == "loop":
         os.symlink("key.txt", key)
     return root
@@ -101,6 +105,10 @@ CALLS = [
     ("delete_file", {"path": BACK}),
     ("move_file", {"source": BACK, "destination": "pub/m"}),
     ("editor", {"command": "view", "path": BACK}),
+    ("read_file", {"path": "nx/../pub/lk"}),
+    ("grep", {"pattern": "TOP", "path": "nx/../pub/lk"}),
+    ("edit_file", {"path": "nx/../pub/lk", "oldText": SECRET, "newText": "x"}),
+    ("editor", {"command": "view", "path": "nx/../pub/lk"}),
 ]
 
 
