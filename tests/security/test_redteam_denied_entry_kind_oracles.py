@@ -16,6 +16,11 @@ the error further on:
   ``secrets/key.txt/../../../x`` answered ``NOT_FOUND`` naming the
   denied name as missing ("there is no secrets/key.txt") when nothing
   was there, ``DENIED`` when anything was;
+* ``pub/nx/../dl/key.txt/..`` (``pub/dl -> ../secrets``) answered
+  ``NOT_FOUND`` ("there is no pub/nx") when the denied entry was a file,
+  ``DENIED`` when it was a directory or missing;
+* ``nx/../pub/lk`` (an allowed link to the denied entry) answered
+  ``NOT_FOUND`` when the denied entry led out or looped;
 * ``write_file`` and ``make_directory`` of
   ``secrets/key.txt/../../top.txt/new`` answered ``DENIED`` when the
   denied entry was a file, a FIFO, a link leading out or a loop, and
@@ -36,7 +41,7 @@ from corral.integrations._text_editor import run_text_editor
 from corral.tools import Toolbox
 
 SECRET = "TOPSECRET-51c2"
-SHAPES = ("missing", "file", "directory", "fifo", "out_absolute", "loop")
+SHAPES = ("missing", "file", "directory", "fifo", "out_absolute", "out_climbing", "loop")
 
 
 def _tree(base: Path, shape: str) -> Path:
@@ -58,6 +63,8 @@ def _tree(base: Path, shape: str) -> Path:
         os.mkfifo(key)
     elif shape == "out_absolute":
         os.symlink(str(base / "far" / "f.txt"), key)
+    elif shape == "out_climbing":
+        os.symlink("../../far/f.txt", key)
     elif shape == "loop":
         os.symlink("key.txt", key)
     return root
@@ -69,6 +76,7 @@ def _patch(body: str) -> str:
 
 PASSING = "nx/../secrets/key.txt"
 CLIMBING = "secrets/key.txt/../../top.txt/new"
+BACK = "pub/nx/../dl/key.txt/.."  # a missing folder, a link into the denied one, back out
 CALLS = [
     ("read_file", {"path": PASSING}),
     ("read_file", {"path": "nx/../pub/dl/key.txt"}),
@@ -89,6 +97,18 @@ CALLS = [
     ("make_directory", {"path": "pub/dl/key.txt/../../top.txt/n"}),
     ("move_file", {"source": "top.txt", "destination": CLIMBING}),
     ("apply_patch", {"input": _patch(f"*** Add File: {CLIMBING}\n+x")}),
+    ("read_file", {"path": BACK}),
+    ("list_directory", {"path": BACK}),
+    ("file_info", {"path": BACK}),
+    ("grep", {"pattern": "TOP", "path": BACK}),
+    ("edit_file", {"path": BACK, "oldText": "", "newText": "x"}),
+    ("delete_file", {"path": BACK}),
+    ("move_file", {"source": BACK, "destination": "pub/m"}),
+    ("editor", {"command": "view", "path": BACK}),
+    ("read_file", {"path": "nx/../pub/lk"}),
+    ("grep", {"pattern": "TOP", "path": "nx/../pub/lk"}),
+    ("edit_file", {"path": "nx/../pub/lk", "oldText": SECRET, "newText": "x"}),
+    ("editor", {"command": "view", "path": "nx/../pub/lk"}),
 ]
 
 

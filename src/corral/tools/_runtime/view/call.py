@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import NoReturn, Protocol, TypeVar
 
-from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, PathError, Root,
+from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, PathError,
                            Target)
 from ..._policy.gitdirs import names_a_shape_entry
 from ..._policy.locate import Location
@@ -701,7 +701,7 @@ class CallView:
             return
         if not look_at_final:
             raise _AgainFollowing() from None  # the error as the full step says it
-        where = _failed_at(self._view.root, rel, follow)
+        where = self._failed_at(rel, follow)
         if where is None:
             raise exc from None
         self._view.check(where, op, shown=shown, field=field)
@@ -859,7 +859,7 @@ class CallView:
         try:
             handle = self._view.root.open_handle(rel, flags)
         except OSError:
-            where = _failed_at(self._view.root, rel, True)
+            where = self._failed_at(rel, True)
             if where is not None:
                 self.check(where, op, shown=shown)
             raise
@@ -913,6 +913,36 @@ class CallView:
             raise
         return OpenFile(handle, root.backend, label)
 
+    def _failed_at(self, rel: str, follow: bool) -> Location | None:
+        """Where a path whose one resolution failed leads, for the policy to
+        decide on, or ``None`` where that cannot be established.  Where the
+        planning resolution stops (a link leading out or looping, a file met
+        as a directory) is that place when a rule hides it; a final link
+        that cannot be followed is else the link itself: a denied name
+        answers as a denied file does, whatever it is."""
+        root = self._view.root
+        try:
+            return locate(root, rel, follow=follow)
+        except OSError as exc:
+            there = self._hidden_stop(exc)
+        if there is not None or not follow:
+            return there
+        try:
+            return locate(root, rel, follow=False)
+        except OSError as exc:
+            return self._hidden_stop(exc)
+
+    def _hidden_stop(self, stopped: OSError) -> Location | None:
+        """The place a resolution stopped at (with what it passed), when a
+        rule hides it; else ``None``."""
+        if not isinstance(stopped, PathError) or not stopped.component:
+            return None
+        # an escape by '..' names only the '..' that left: what it passed decides
+        place = "." if stopped.component == ".." or stopped.component.endswith("/..") \
+            else stopped.component
+        there = Location(place, (), stopped.passed)
+        return there if self._view.rule(there, Op.SEARCH) is not None else None
+
     def _refuse_by_policy(self, exc: OSError, rel: str, op: Op, shown: str, field: str,
                           follow: bool) -> None:
         """When a read's one resolution failed with ``exc``: a refusal by
@@ -921,7 +951,7 @@ class CallView:
         caller raises ``exc``."""
         if isinstance(exc, EscapeError):
             return
-        where = _failed_at(self._view.root, rel, follow)
+        where = self._failed_at(rel, follow)
         if where is not None:
             self._view.check(where, op, shown=shown, field=field)
 
@@ -992,19 +1022,3 @@ class CallView:
                 return Lead(None, None)
             return Lead(None, "loop" if exc.errno == errno.ELOOP else "missing")
         return Lead(canonical, "missing" if info is None else entry_kind(info.st_mode))
-
-
-def _failed_at(root: Root, rel: str, follow: bool) -> Location | None:
-    """Where a path whose one resolution failed leads, for the policy to
-    decide on, or ``None`` where that cannot be established.  A final link
-    that cannot be followed (it leads out, or loops) is the link itself:
-    its own name is decided, so a denied one answers as a denied file does."""
-    try:
-        return locate(root, rel, follow=follow)
-    except OSError:
-        if not follow:
-            return None
-    try:
-        return locate(root, rel, follow=False)
-    except OSError:
-        return None
