@@ -466,12 +466,16 @@ def test_the_margin_from_where_carried_rows_begin_follows_the_same_rule(rows):
 
 @pytest.mark.parametrize(("start", "count"), [(1, 10), (1, 200), (7, 35), (1995, 12),
                                               (2001, 10), (1, 1001), (950, 1200), (10, 1000)])
-def test_the_margin_of_rows_none_empty_follows_the_same_rule(start, count):
-    """A read whose rows all hold text (most files) is numbered from its
-    rows' starts as the backend gives them (a memoryview of int64): the
-    first and last row and every tenth or hundredth, on both sides of the
-    numbers made once (up to 2,000)."""
+@pytest.mark.parametrize("empty", [(), (1, 2), (-2,), (0,), (-1,), (9,), (3, 13, 23, 33)])
+def test_the_margin_from_rows_starts_follows_the_same_rule(start, count, empty):
+    """A read is numbered from its rows' starts as the backend gives them (a
+    memoryview of int64): the first and last row with text and every tenth
+    or hundredth with text, on both sides of the numbers made once (up to
+    2,000), whichever rows are empty."""
     texts = [f"row {start + i}" for i in range(count)]
+    empty = [index for index in empty if -count <= index < count]
+    for index in empty:
+        texts[index] = ""
     content = "\n".join(f"{start + i}\t{text}" for i, text in enumerate(texts))
     begins = itertools.accumulate((len(text) + 1 for text in texts[:-1]), initial=0)
     carried = NumberedText.of(content, start, "\n".join(texts),
@@ -480,12 +484,13 @@ def test_the_margin_of_rows_none_empty_follows_the_same_rule(start, count):
                 "sha256": "0" * 64}
     shown, footer = render("read_file", envelope).rsplit("\n", 1)
     assert shown == _margin_by_rows(content)
-    numbered = [row for row in shown.split("\n") if "\t" in row]
-    every = number_every(count)
-    assert numbered[0] == f"{start}\trow {start}"
-    assert numbered[-1] == f"{start + count - 1}\trow {start + count - 1}"
-    assert len(numbered) == len({start, start + count - 1} | {
-        n for n in range(start, start + count) if n % every == 0})
+    if not empty:
+        numbered = [row for row in shown.split("\n") if "\t" in row]
+        every = number_every(count)
+        assert numbered[0] == f"{start}\trow {start}"
+        assert numbered[-1] == f"{start + count - 1}\trow {start + count - 1}"
+        assert len(numbered) == len({start, start + count - 1} | {
+            n for n in range(start, start + count) if n % every == 0})
 
 
 _READ_FILES = {

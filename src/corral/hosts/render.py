@@ -298,8 +298,6 @@ def _margin_at_starts(content: NumberedText) -> str:
     if count < every:
         return texts
     size = len(texts)
-    if not (texts.startswith("\n") or texts.endswith("\n") or "\n\n" in texts):
-        return _margin_of_full_rows(content, count, every)
     # a row has text unless it begins with a line feed, or at the end
     lead = 0  # the first row with text
     while starts[lead] == size or texts[starts[lead]] == "\n":
@@ -328,31 +326,6 @@ def _margin_at_starts(content: NumberedText) -> str:
         cut = at
     pieces.append(texts[cut:])
     return "".join(pieces)
-
-
-def _margin_of_full_rows(content: NumberedText, count: int, every: int) -> str:
-    """:func:`_margin_at_starts` when no row is empty (most reads): the
-    first and last row and every ``every``'th keep their number, found by
-    slicing the rows' starts rather than by looking at each row."""
-    texts, starts, first = content.texts, content.starts, content.first
-    skip = -first % every  # the first row whose number is a multiple
-    cuts = list(starts[skip::every])
-    low = first + skip
-    if first + count <= _TENTHS_UP_TO:
-        labels = _TENTHS[low // 10:low // 10 + len(cuts) * (every // 10):every // 10]
-    else:
-        labels = [f"{number}\t" for number in range(low, first + count, every)]
-    if skip:  # the first row keeps its number
-        cuts.insert(0, 0)
-        labels.insert(0, f"{first}\t")
-    last = first + count - 1
-    if last % every:  # and so does the last
-        cuts.append(starts[count - 1])
-        labels.append(f"{last}\t")
-    parts: list[str] = [""] * (2 * len(cuts) + 1)
-    parts[0::2] = map(texts.__getitem__, map(slice, [0, *cuts], [*cuts, len(texts)]))
-    parts[1::2] = labels
-    return "".join(parts)
 
 
 # the numbers (with their tab) of the rows a margin numbers, made once: the
@@ -761,9 +734,15 @@ def _json_around(envelope: Mapping[Any, Any], middle: str) -> tuple[str, str]:
     """The envelope's fields before and after ``middle`` as the json module
     writes them (each without its braces): the answer's JSON is made of
     them with ``middle`` written between by hand."""
-    items = list(envelope.items())  # (cut in C: no loop over the fields here)
-    at = list(envelope).index(middle)
-    return _json(dict(items[:at]))[1:-1], _json(dict(items[at + 1:]))[1:-1]
+    before: dict[Any, Any] = {}
+    after: dict[Any, Any] = {}
+    side = before
+    for key, value in envelope.items():
+        if key == middle:
+            side = after
+        else:
+            side[key] = value
+    return _json(before)[1:-1], _json(after)[1:-1]
 
 
 def render_escaped(tool: str, envelope: _Envelope) -> tuple[bytes, bytes | None]:
