@@ -15,7 +15,20 @@ from pathlib import Path
 
 import pytest
 
+from corral.tools._runtime.view import freshness
+
 from .helpers.settings import RACE_REPORT, TMP_BASE
+
+
+@pytest.fixture(params=["watch", "stat"])
+def watching(request, monkeypatch) -> str:
+    """Toolboxes opened under the process's kernel watch (where the kernel
+    has one) or with none to be had (each followed place ``stat``-ed per call)."""
+    if request.param == "stat":
+        none = freshness._KernelWatch()
+        none.tried = True  # as where no watch can be had
+        monkeypatch.setattr(freshness, "_KERNEL", none)
+    return request.param
 
 
 @pytest.fixture

@@ -37,17 +37,6 @@ UP = "/".join([".."] * (MAX_DEPTH + 1))
 SECRET = "API_KEY=TOPSECRET\n"
 
 
-@pytest.fixture(params=["watch", "stat"])
-def watching(request, monkeypatch) -> str:
-    """Toolboxes opened under the process's kernel watch (where the kernel
-    has one) or with none to be had."""
-    if request.param == "stat":
-        none = freshness._KernelWatch()
-        none.tried = True  # as where no watch can be had
-        monkeypatch.setattr(freshness, "_KERNEL", none)
-    return request.param
-
-
 @pytest.fixture
 def root_alone_followed(monkeypatch) -> None:
     """The view follows one directory (the root): the rest lie beyond."""

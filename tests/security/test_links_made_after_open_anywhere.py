@@ -35,17 +35,6 @@ LINKS = [
 OPS = ["write", "overwrite", "edit", "move_onto", "move_away", "delete", "make_directory"]
 
 
-@pytest.fixture(params=["watch", "stat"])
-def watching(request, monkeypatch) -> str:
-    """Toolboxes opened under the process's kernel watch (where the kernel
-    has one) or with none to be had."""
-    if request.param == "stat":
-        none = freshness._KernelWatch()
-        none.tried = True  # as where no watch can be had
-        monkeypatch.setattr(freshness, "_KERNEL", none)
-    return request.param
-
-
 def _tree(base: Path, directory: str, name: str, *, existing: bool) -> None:
     """The directories the link will lie in (there at open, holding a file
     each so they are not new), where it leads, and a file to move."""

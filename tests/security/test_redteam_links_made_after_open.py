@@ -188,17 +188,6 @@ def test_an_include_path_set_after_open_protects_the_included_file(tmp_path, mak
 # -- how the view learns them: the kernel's watch, or stat where there is none ------------
 
 
-@pytest.fixture(params=["watch", "stat"])
-def watching(request, monkeypatch) -> str:
-    """Toolboxes opened under the process's kernel watch (where the kernel
-    has one) or with none to be had (each followed place ``stat``-ed per call)."""
-    if request.param == "stat":
-        none = freshness._KernelWatch()
-        none.tried = True  # as where no watch can be had
-        monkeypatch.setattr(freshness, "_KERNEL", none)
-    return request.param
-
-
 @pytest.mark.parametrize(("link", "text", "directory", "name"), LINKS,
                          ids=[case[0] for case in LINKS])
 def test_a_link_made_after_open_is_learnt_with_or_without_a_watch(
