@@ -27,7 +27,6 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 
 from corral.tools import Toolbox
 
@@ -93,9 +92,14 @@ def test_a_call_waiting_on_a_patch_that_waits_on_the_asking_call_is_refused_at_o
     assert (first / "a.txt").read_text() == (second / "a.txt").read_text() == "patched\n"
 
 
-def test_a_call_the_host_hands_to_a_bare_thread_ends_by_its_deadline(tmp_path, make_root):
-    first, second = _folders(tmp_path)
-    rel = lambda path: path.relative_to(tmp_path).as_posix()  # noqa: E731
+def _handed_to_a_thread(tmp_path, make_root, carry_context: bool):
+    """A write in folder ``second`` whose host's ``authorize`` hands a write
+    in that same folder to a thread of its own (with the asking call's
+    context or a bare one): the asking call's answer and seconds, the inner
+    call's answer and seconds, and ``second``."""
+    _, second = _folders(tmp_path)
+    folder = second.relative_to(tmp_path).as_posix()
+    inner_args = {"path": f"{folder}/inner.txt", "content": "inner\n"}
     inner: list = []
     toolbox_of: list = []
     pool = ThreadPoolExecutor(1)
@@ -103,22 +107,27 @@ def test_a_call_the_host_hands_to_a_bare_thread_ends_by_its_deadline(tmp_path, m
     def authorize(request):
         if not inner:
             inner.append(None)
-            pending = pool.submit(toolbox_of[0].call, "write_file",
-                                  {"path": f"{rel(second)}/inner.txt", "content": "inner\n"},
-                                  timeout=INNER_SECONDS)
-            inner[0] = pending.result(timeout=INNER_SECONDS * 10)
+            began = time.monotonic()
+            call = toolbox_of[0].call
+            task = (contextvars.copy_context().run, call) if carry_context else (call,)
+            pending = pool.submit(*task, "write_file", inner_args, timeout=INNER_SECONDS)
+            inner[0] = (pending.result(timeout=INNER_SECONDS * 10), time.monotonic() - began)
         return True
 
     with Toolbox(make_root(tmp_path), authorize=authorize) as toolbox:
         toolbox_of.append(toolbox)
         began = time.monotonic()
-        answer = toolbox.call("write_file", {"path": f"{rel(second)}/b.txt",
-                                             "content": "outer\n"})
+        answer = toolbox.call("write_file", {"path": f"{folder}/b.txt", "content": "outer\n"})
         seconds = time.monotonic() - began
     pool.shutdown()
+    got, inner_seconds = inner[0]
+    return answer, seconds, got, inner_seconds, second
+
+
+def test_a_call_the_host_hands_to_a_bare_thread_ends_by_its_deadline(tmp_path, make_root):
+    answer, seconds, got, _, second = _handed_to_a_thread(tmp_path, make_root, False)
     # a hang detector: the deadline bounds it, within an order of magnitude
     assert seconds < INNER_SECONDS * 10, seconds
-    got = inner[0]
     assert got["ok"] is False and got["details"]["kind"] == "time_limit", got
     assert not (second / "inner.txt").exists()
     assert answer["ok"] is True, answer
@@ -128,28 +137,7 @@ def test_a_call_the_host_hands_to_a_bare_thread_ends_by_its_deadline(tmp_path, m
 def test_a_call_handed_to_a_thread_with_the_context_is_refused_at_once(tmp_path, make_root):
     """The way out docs/policy.md gives: the context carried to the thread
     (``contextvars.copy_context().run``) makes the call known as the host's."""
-    first, second = _folders(tmp_path)
-    rel = lambda path: path.relative_to(tmp_path).as_posix()  # noqa: E731
-    inner: list = []
-    toolbox_of: list = []
-    pool = ThreadPoolExecutor(1)
-
-    def authorize(request):
-        if not inner:
-            inner.append(None)
-            began = time.monotonic()
-            pending = pool.submit(contextvars.copy_context().run, toolbox_of[0].call,
-                                  "write_file", {"path": f"{rel(second)}/inner.txt",
-                                                 "content": "inner\n"}, timeout=INNER_SECONDS)
-            inner[0] = (pending.result(timeout=INNER_SECONDS * 10), time.monotonic() - began)
-        return True
-
-    with Toolbox(make_root(tmp_path), authorize=authorize) as toolbox:
-        toolbox_of.append(toolbox)
-        answer = toolbox.call("write_file", {"path": f"{rel(second)}/b.txt",
-                                             "content": "outer\n"})
-    pool.shutdown()
-    got, seconds = inner[0]
+    answer, _, got, inner_seconds, second = _handed_to_a_thread(tmp_path, make_root, True)
     assert (got["code"], got["details"]["kind"]) == ("DENIED", "reentered"), got
-    assert seconds < INNER_SECONDS / 2, seconds
+    assert inner_seconds < INNER_SECONDS / 2, inner_seconds
     assert answer["ok"] is True and not (second / "inner.txt").exists(), answer

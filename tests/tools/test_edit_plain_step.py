@@ -101,12 +101,10 @@ def _twins(tmp_path: Path, make_toolbox: Any, monkeypatch: pytest.MonkeyPatch, f
         box.call("edit_file", {**args, "dryRun": True})  # the policy's verdict remembered
         taken.clear()
         quick_made.clear()
-        held = os.open(top / place, os.O_RDONLY)  # kept open: its inode number is not reused
-        before = os.fstat(held).st_ino
-        answers.append(box.call("edit_file", args))
-        trees.append(twins.snapshot(top))
-        renewed.append((top / place).stat().st_ino != before)
-        os.close(held)
+        answer, tree, replaced = twins.acted(box, top, place, "edit_file", args)
+        answers.append(answer)
+        trees.append(tree)
+        renewed.append(replaced)
         if side == "plain":
             took = list(taken)
             fast = twins.fast(box)

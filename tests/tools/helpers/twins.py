@@ -55,3 +55,17 @@ def recording(step: Callable[..., Any], made: list[bool]) -> Callable[..., Any]:
         made.append(done is not None)
         return done
     return spy
+
+
+def acted(box: Toolbox, top: Path, place: str, tool: str,
+          args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, tuple[Any, ...]], bool]:
+    """``tool``'s answer to ``args`` acting on the file at ``place``, the
+    tree after, and whether the file was replaced (its inode number new:
+    the old file is kept open meanwhile, so its number is not reused)."""
+    held = os.open(top / place, os.O_RDONLY)
+    try:
+        before = os.fstat(held).st_ino
+        answer = box.call(tool, args)
+        return answer, snapshot(top), (top / place).stat().st_ino != before
+    finally:
+        os.close(held)
