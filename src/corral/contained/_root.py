@@ -365,7 +365,7 @@ class Root(RootSurface, Closing):
             # the common mutation: the parent opened with the walk's own one
             # openat2 (no link followed, so its canonical path is the
             # spelling), without a walk around it
-            fd = self._open_parent(parsed, held_flags)
+            fd = self._open_parent(parsed.text, "/".join(names[:-1]), held_flags)
             if fd >= 0:
                 if not identify:  # the common step's: its Target made here at once
                     # (tuple.__new__: the NamedTuple's own __new__ is a Python frame)
@@ -413,22 +413,13 @@ class Root(RootSurface, Closing):
             # the common spelling, a tool's clean path: short ASCII plain
             # names, which parse would take as they are (no length to check)
             names = path.split("/")
-            if len(names) >= 2 and "" not in names and "." not in names:
-                if ".." in names:
-                    return None
+            if len(names) >= 2 and "" not in names and "." not in names and ".." not in names:
                 name = names[-1]
                 try:
-                    root_fd = anchor.acquire(path)
+                    fd = self._open_parent(path, path[:len(path) - len(name) - 1],
+                                           _HELD_LOCKABLE)
                 except OSError:  # the Root closed, or its directory gone: as target() says it
                     return None
-                try:
-                    fd = anchor.backend.openat2_or_errno(
-                        root_fd, path[:len(path) - len(name) - 1], _HELD_LOCKABLE, 0,
-                        anchor.resolve | RESOLVE_NO_SYMLINKS)
-                except OSError:  # a wrapper's fault: target() says what is wrong
-                    return None
-                finally:
-                    anchor.release()
                 return HeldParent(anchor, fd, path, path, name) if fd >= 0 else None
         try:
             parsed = _paths.parse(path)
@@ -438,23 +429,23 @@ class Root(RootSurface, Closing):
         if len(names) < 2 or parsed.absolute or parsed.must_be_dir or ".." in names:
             return None
         try:
-            fd = self._open_parent(parsed, _HELD_LOCKABLE)
+            fd = self._open_parent(parsed.text, "/".join(names[:-1]), _HELD_LOCKABLE)
         except OSError:  # the Root closed, or its directory gone: as target() says it
             return None
         if fd < 0:
             return None
         return HeldParent(anchor, fd, parsed.text, "/".join(names), names[-1])
 
-    def _open_parent(self, parsed: ParsedPath, held_flags: int | None) -> int:
-        """The parent directory of ``parsed`` (plain names, two or more)
-        opened by one ``openat2`` with no link followed (as
+    def _open_parent(self, spelled: str, parent: str, held_flags: int | None) -> int:
+        """The directory ``parent`` (plain names) holding the file ``spelled``
+        names, opened by one ``openat2`` with no link followed (as
         :meth:`Walk._fast_parent` opens it): an fd, or minus the errno."""
         anchor = self._anchor
         backend = anchor.backend
-        root_fd = anchor.acquire(parsed.text)
+        root_fd = anchor.acquire(spelled)
         try:
             return backend.openat2_or_errno(
-                root_fd, "/".join(parsed.names[:-1]),
+                root_fd, parent,
                 backend.dir_flags if held_flags is None else held_flags, 0,
                 anchor.resolve | RESOLVE_NO_SYMLINKS)
         except OSError:  # a wrapper's fault: the walk says what is wrong
