@@ -63,7 +63,7 @@ from typing import Protocol
 
 from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
-from .hostconfig import HOST_CONFIG_TOPS, HOST_CONFIGS, MOST_MATCHED, config_tops
+from .hostconfig import HOST_CONFIGS, MOST_MATCHED, config_tops
 from .hostconfig import commands as host_commands
 from .hostconfig import matches as host_config_matches
 from .gitconfig import (ProgramPath, command_paths, entered_directories, entries,
@@ -786,7 +786,11 @@ def scan_enclosing(look: GitLook, below: str) -> Enclosing:
     parts = below.split("/")
     for depth in range(len(parts)):
         rel = "/".join(parts[:depth]) or "."
-        tops = look.present(rel, HOST_CONFIG_TOPS)
+        try:  # listed: a config named by a pattern (``*.code-workspace``) is found too
+            names = top if rel == "." else {entry.name: entry for entry in look.entries(rel)}
+        except OSError:
+            continue
+        tops = config_tops(names)
         if tops:
             found.projects.append((rel, tops))
     found.follow_configs()
