@@ -51,8 +51,18 @@ def _chain(levels: int) -> str:
     return "/".join(["d"] * levels)
 
 
+def _made(base: Path, levels: int) -> None:
+    """``base`` and a chain of ``levels`` directories in it, one at a time
+    (``mkdir(parents=True)`` recurses a frame a level)."""
+    base.mkdir(exist_ok=True)
+    path = str(base)
+    for _ in range(levels):
+        path += "/d"
+        os.mkdir(path)
+
+
 def _tree(base: Path, levels: int) -> None:
-    (base / _chain(levels)).mkdir(parents=True)
+    _made(base, levels)
     (base / "editor").mkdir()
     (base / "editor" / "settings.json").write_text(SETTINGS)
     (base / "config").mkdir()
@@ -127,7 +137,8 @@ def test_a_link_as_deep_as_a_path_can_name_protects_where_it_leads(
     ``PATH_MAX``): the link beside its target folder, there at open."""
     base = tmp_path / "root"
     chain = _chain(1990)
-    (base / chain / "editor").mkdir(parents=True)
+    _made(base, 1990)
+    (base / chain / "editor").mkdir()
     (base / chain / "editor" / "settings.json").write_text(SETTINGS)
     os.symlink("editor", base / chain / ".vscode")
     with _opened(base, make_root) as box:
