@@ -424,10 +424,9 @@ class View:
                 self.links_settled = self._nothing_beyond()
 
     def _walk_tree_links(self) -> None:
-        """Learn every link down to :data:`MAX_WALK_DEPTH` levels (a deeper
-        tree is hostile: each level holds a directory open); links below
-        are learnt as calls meet them.  Each directory the look left is
-        walked from its parent's fd (:func:`~.linkwalk.walk_links`)."""
+        """Learn every link below the directories the look left, at any
+        depth (:func:`~.linkwalk.walk_links`: each directory from its
+        parent's fd, a new start every 64 levels)."""
         with self._walk_guard:
             starts = self._walk_from
         fresh = self.freshness  # (the directories it lists that are not followed: their times kept)

@@ -18,7 +18,7 @@ MAX_LINKS = 100_000  # links remembered per root (bounded memory)
 MAX_ALIASES = 1024  # names leading to one path that are decided (bounded work;
 #                      more refuse: the ones left out may be protected)
 MAX_SCANNED_LINKS = 10_000  # links found at open whose target is looked up (bounded)
-MAX_WALK_DEPTH = 64  # levels the walk beyond the look at open goes down (bounded)
+MAX_WALK_DEPTH = 64  # levels one walk holds open below a start (deeper: a start of its own)
 _LINK_HOPS = 40  # as the core resolver follows at most
 MAX_REMEMBERED_ALIASES = 16_384  # paths whose names are remembered for the map as it is
 WHOLE_TREE = (".", 0)  # where a walk of every directory starts, and its depth

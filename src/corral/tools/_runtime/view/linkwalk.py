@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 from ....contained import Handle, Root, Tree, TreeVisitor
 from .links import MAX_WALK_DEPTH, LinkMap, LinkReader, Mounts
@@ -21,11 +23,14 @@ def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
                most: int | None = None,
                stamp: Stamp | None = None) -> tuple[list[tuple[str, int]], bool]:
     """Learn every symlink below each directory of ``starts`` (its canonical
-    path and its depth below the root), down to :data:`MAX_WALK_DEPTH`
-    levels, leaving out git's ``.git`` directories.  Each start is opened
-    by the resolver, every directory below it by its one name relative to
-    its parent's fd (never through a link, nothing resolved from the root
-    again: a directory costs one open and one listing), by the core's
+    path and its depth below the root), at any depth, leaving out git's
+    ``.git`` directories.  Each start is opened by the resolver, every
+    directory below it by its one name relative to its parent's fd (never
+    through a link, nothing resolved from the root again: a directory
+    costs one open and one listing), down to :data:`MAX_WALK_DEPTH` levels
+    below the start (each level holds a descriptor); a directory deeper
+    is a start of its own (so the walk reaches every directory whose path
+    the resolver opens: shorter than ``PATH_MAX``), by the core's
     :class:`~corral.contained.Tree` (names alone, one native call per
     directory where the backend batches), or entry by entry where a name
     is not UTF-8 (a Tree leaves it out).  ``entering`` is told of each
@@ -37,8 +42,10 @@ def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
     git = [False]
     budget = [most if most is not None else -1]
     mounts, reader = Mounts(root.backend), LinkReader(root)
-    kept = _Kept(stamp, time.time_ns())
-    for where, depth in starts:
+    kept = _Kept(stamp, time.time_ns(), [])
+    queue = deque(starts)
+    while queue:
+        where, depth = queue.popleft()
         if budget[0] == 0:
             left.append((where, depth))
             continue
@@ -49,28 +56,31 @@ def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
         except (OSError, ValueError):
             continue  # gone, or not a directory: nothing below it to learn
         spent = budget[0]
+        deeper: list[tuple[str, int]] = []
         with top:
             whole = _walk_tree(root, reader, links, top, depth, entering, budget, left, git, mounts,
-                               kept)
+                               kept._replace(deeper=deeper))
         if not whole:
             budget[0] = spent  # walked again, entry by entry
+            deeper.clear()
             try:
                 top = root.open_handle(where, os.O_RDONLY | os.O_DIRECTORY)
             except (OSError, ValueError):
                 continue
             _walk_below(root, reader, links, top, depth, entering, budget, left, git, mounts,
-                        kept)
+                        kept._replace(deeper=deeper))
+        queue.extend(deeper)
     return left, git[0]
 
 
-class _Kept:
-    """Where a walk tells the times of each directory it lists, and a time
-    before it began (before any of its listings)."""
+class _Kept(NamedTuple):
+    """Where a walk tells the times of each directory it lists, a time
+    before it began (before any of its listings), and where it puts the
+    directories below what one start holds open (walked as starts)."""
 
-    __slots__ = ("stamp", "since")
-
-    def __init__(self, stamp: Stamp | None, since: int) -> None:
-        self.stamp, self.since = stamp, since
+    stamp: Stamp | None
+    since: int
+    deeper: list[tuple[str, int]]
 
 
 class _LinkVisitor(TreeVisitor[int]):
@@ -90,12 +100,17 @@ class _LinkVisitor(TreeVisitor[int]):
         self._budget, self._left, self._git = budget, left, git
         self._mounts = mounts
         self._stamp, self._since, self._top = kept.stamp, kept.since, top
+        self._deeper = kept.deeper
 
     def child(self, state: int, dir_sub: str, name: str) -> int | None:
         if name == ".git" or state == _AROUND:
             return None
         path = self._prefix + dir_sub + name
-        level = self._depth + dir_sub.count("/") + 1
+        below = dir_sub.count("/") + 1
+        level = self._depth + below
+        if below > MAX_WALK_DEPTH:
+            self._deeper.append((path, level))  # (its parent's times kept: it is met again)
+            return None
         if self._budget[0] == 0:
             self._left.append((path, level))
             return None
@@ -127,7 +142,7 @@ def _walk_tree(root: Root, reader: LinkReader, links: LinkMap, top: Handle, dept
     prefix = "" if top.path in (".", "") else top.path + "/"
     visitor = _LinkVisitor(root, prefix, depth, entering, budget, left, git, mounts, kept,
                            top.path)
-    with Tree(root, top.fd, -2, visitor, max_depth=MAX_WALK_DEPTH - depth) as tree:
+    with Tree(root, top.fd, -2, visitor, max_depth=MAX_WALK_DEPTH) as tree:
         for sub, fd, state, names, kinds in tree:
             if kinds and state != _AROUND:
                 for name in names:
@@ -143,11 +158,12 @@ def _walk_below(root: Root, reader: LinkReader, links: LinkMap, top: Handle, dep
     # frames: (the open directory, its depth, the names of its directories
     # not entered yet); every handle is closed in the finally
     stack: list[tuple[Handle, int, Iterator[str]]] = []
+    start = depth
     try:
         handle: Handle | None = top
         while handle is not None or stack:
             if handle is not None:
-                stack.append((handle, depth, iter(_listed(reader, links, handle, depth,
+                stack.append((handle, depth, iter(_listed(reader, links, handle, depth - start,
                                                           entering, budget, git, mounts,
                                                           kept))))
                 handle = None
@@ -174,11 +190,12 @@ def _walk_below(root: Root, reader: LinkReader, links: LinkMap, top: Handle, dep
             handle.close()
 
 
-def _listed(reader: LinkReader, links: LinkMap, handle: Handle, depth: int,
+def _listed(reader: LinkReader, links: LinkMap, handle: Handle, below: int,
             entering: Callable[[str], None] | None, budget: list[int],
             git: list[bool], mounts: Mounts, kept: _Kept) -> list[str]:
-    """List one directory: its links learnt; the names of the directories
-    below it the walk enters."""
+    """List one directory (``below`` levels under its walk's start): its
+    links learnt; the names of the directories below it the walk enters
+    (those deeper than it holds open: in ``kept.deeper``, walked as starts)."""
     if entering is not None:
         entering(handle.path)
     if budget[0] > 0:
@@ -192,13 +209,16 @@ def _listed(reader: LinkReader, links: LinkMap, handle: Handle, depth: int,
         entries = handle.scandir()
     except OSError:
         return []
-    below = []
+    entered = []
     for entry in entries:
         name = entry.name
         if name == ".git":
             git[0] = True  # (a .git file too: a git directory elsewhere)
         if entry.is_symlink():
             reader.learn(links, entry.path, handle.fd, name)
-        elif name != ".git" and depth < MAX_WALK_DEPTH and entry.is_dir(follow_symlinks=False):
-            below.append(name)
-    return below
+        elif name != ".git" and entry.is_dir(follow_symlinks=False):
+            if below < MAX_WALK_DEPTH:
+                entered.append(name)
+            else:
+                kept.deeper.append((entry.path, entry.path.count("/") + 1))
+    return entered
