@@ -120,6 +120,7 @@ def test_what_the_configs_name_but_do_not_run_stays_the_users(tmp_path, make_roo
     binding opens and a file JetBrains remembers as recent run nothing."""
     (tmp_path / ".vscode").mkdir()
     (tmp_path / "lib").mkdir()
+    (tmp_path / "typings").mkdir()
     (tmp_path / ".vscode" / "settings.json").write_text(json.dumps({
         "python.analysis.extraPaths": ["./lib"], "python.analysis.stubPath": "./typings",
         "files.exclude": {"**/build": True}, "search.exclude": {"**/dist/**": True}}))

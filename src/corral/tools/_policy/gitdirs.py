@@ -485,11 +485,13 @@ class _Found:
         text = self.look.text(path, MAX_FILE_BYTES)
         if not text:
             return
-        lines, on_path = host_commands(name, text)
+        lines, on_path, files = host_commands(name, text)
         for directory in on_path:
             inside = _inside(self.look, directory, project)
             if inside is not None:
                 self.add_named(inside)
+        for file in dict.fromkeys(files):
+            self.program(ProgramPath(file, True), None, project)
         entered = list(dict.fromkeys(directory for line in lines
                                      for directory in entered_directories(line)))
         for line in lines:

@@ -7,8 +7,8 @@ lifecycle commands, what ``.envrc`` sources and puts on ``PATH``, mise's
 hooks and what its ``[env]`` sources and puts on ``PATH`` (each of its
 places, ``conf.d`` fragments and ``MISE_ENV`` files), Windsurf's hooks,
 Qwen Code's MCP servers, GitHub Copilot CLI's hooks, a JetBrains IDE's
-file watchers, Helix's language servers and formatters, Crush's MCP and
-language servers.
+file watchers and run configurations, Helix's language servers,
+formatters, key bindings and shell, Crush's MCP and language servers.
 
 A name may end in a ``*`` pattern (``.github/hooks/*.json``): every entry
 of that directory matching it is read.
@@ -53,9 +53,11 @@ HOST_CONFIGS: tuple[str, ...] = (
     ".cursor/mcp.json", ".cursor/hooks.json",
     ".gemini/settings.json", ".devcontainer/devcontainer.json", ".devcontainer.json",
     "opencode.json", ".envrc", ".windsurf/hooks.json", ".qwen/settings.json",
-    ".github/hooks/*.json", ".idea/watcherTasks.xml", ".helix/languages.toml",
+    ".github/hooks/*.json", ".idea/watcherTasks.xml", ".idea/runConfigurations/*.xml",
+    ".run/*.run.xml", ".idea/workspace.xml", ".helix/languages.toml", ".helix/config.toml",
     ".crush.json", "crush.json",
 ) + MISE_CONFIGS
+_RUN_CONFIGURATIONS = (".idea/runConfigurations/*.xml", ".run/*.run.xml", ".idea/workspace.xml")
 #: The names a directory holds when it may hold one of them (a pattern's
 #: top, ``mise.*.toml``, is matched by :func:`config_tops`).
 HOST_CONFIG_TOPS = frozenset(name.partition("/")[0] for name in HOST_CONFIGS
@@ -106,29 +108,37 @@ _LIFECYCLE = ("initializeCommand", "onCreateCommand", "updateContentCommand",
 _MOST_TASKS = 1000
 
 
-def commands(name: str, text: str) -> tuple[list[str], list[str]]:
-    """``(commands, places)`` of the config ``name`` (one of
+def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
+    """``(commands, places, files)`` of the config ``name`` (one of
     :data:`HOST_CONFIGS`) holding ``text``: each command a shell line run
     from the project directory; each place a file or directory (relative
-    to it) the host loads or puts on ``PATH``, protected whole."""
+    to it) the host loads or puts on ``PATH``, protected whole; each file
+    a path (relative to it) the host may run or load: protected where it
+    is a file or nothing is there (a directory named so is not a program)."""
     if name == ".envrc":
-        return _envrc(text)
+        return (*_envrc(text), [])
     if name in MISE_CONFIGS:
-        return _mise(text)
+        return (*_mise(text), [])
     if name == ".idea/watcherTasks.xml":
-        return _spelled(_file_watchers(text)), []
+        return _spelled(_file_watchers(text)), [], []
+    if name in _RUN_CONFIGURATIONS:
+        script, named = _run_configurations(text, whole=name != ".idea/workspace.xml")
+        return _spelled(script), [], named
     if name == ".helix/languages.toml":
-        return _spelled(_helix(text)), []
+        return _spelled(_helix(text)), [], []
+    if name == ".helix/config.toml":
+        return _spelled(_helix_config(text)), [], []
     data = _jsonc(text)
     if data is None:
-        return [], []
+        return [], [], []
     places: list[str] = []
+    files: list[str] = []
     if name == ".vscode/tasks.json":
         found = list(_folder_open_tasks(data))
     elif name == ".vscode/settings.json":
-        found, places = _vscode_settings(data)
+        found, places, files = _vscode_settings(data)
     elif name == "*.code-workspace":
-        found, places = _vscode_settings(_get(data, "settings"))
+        found, places, files = _vscode_settings(_get(data, "settings"))
         found += _folder_open_tasks(_get(data, "tasks"))
     elif name in (".devcontainer/devcontainer.json", ".devcontainer.json"):
         found = [line for key in _LIFECYCLE for line in _lifecycle(_get(data, key))]
@@ -138,7 +148,7 @@ def commands(name: str, text: str) -> tuple[list[str], list[str]]:
         found = list(_commands_in(data))
         found += [value for key in _HELPERS.get(name, ())
                   if isinstance(value := _get(data, key), str)]
-    return _spelled(found), [_project_spelled(place) for place in places]
+    return _spelled(found), [_project_spelled(place) for place in places], files
 
 
 def _spelled(lines: Iterable[str]) -> list[str]:
@@ -364,24 +374,34 @@ def _helix(text: str) -> Iterator[str]:
 _PROGRAM_KEYS = re.compile(r"^(?:path|runtime|tsdk)$|(?:executable|interpreter|executablepath|"
                            r"interpreterpath|serverpath|binpath|binarypath|exepath|toolpath|"
                            r"commandpath|pytestpath|prettierpath|nodepath)$")
+# settings run only when the user asks (a debugged program, as launch.json's)
+_ASKED_KEYS = frozenset({"launch"})
 # settings holding a shell line run for the user (a test runner's command)
 _COMMAND_KEYS = re.compile(r"(command|commandline)$")
 _VARIABLE = re.compile(r"\$\{[^}]*\}")
 
 
-def _vscode_settings(data: Any) -> tuple[list[str], list[str]]:
+def _vscode_settings(data: Any) -> tuple[list[str], list[str], list[str]]:
     """The programs VS Code's settings name (``python.defaultInterpreterPath``,
     ``git.path``, ``*.executablePath``, ``rust-analyzer.server.path``,
-    ``ruff.interpreter``, ``typescript.tsdk``...; a directory of stubs or a
-    dialog's default folder is not one), each run by the editor or an extension as the
-    workspace opens or a file is saved, and the terminal's: each profile's
-    ``path``, the legacy ``terminal.integrated.shell.*``; and the directories
-    ``terminal.integrated.env.*`` puts on ``PATH`` (places).  A language's
-    block (``"[python]": {...}``) is read as the top's."""
+    ``ruff.interpreter``, ``typescript.tsdk``...: a folder named so too),
+    each run by the editor or an extension as the workspace opens or a
+    file is saved, and the terminal's: each profile's ``path``, the legacy
+    ``terminal.integrated.shell.*``; the directories
+    ``terminal.integrated.env.*`` puts on ``PATH`` (places); and the files
+    every other setting names, at any depth of its value (files): an
+    extension runs or loads them under keys of its own choosing
+    (``C_Cpp.clang_format_path``, ``go.alternateTools``, an ESLint
+    ``overrideConfigFile``), which no list of names can hold, while a
+    folder named so (stubs, an import path) runs nothing; a name nothing
+    holds yet cannot be told a folder from a program, and is protected.
+    A language's block (``"[python]": {...}``) is read as the top's;
+    ``launch`` (a debugged program) runs only when the user asks."""
     lines: list[str] = []
     places: list[str] = []
+    files: list[str] = []
     if not isinstance(data, dict):
-        return lines, places
+        return lines, places, files
     blocks = [data] + [value for key, value in data.items()
                        if key.startswith("[") and isinstance(value, dict)]
     for block in blocks:
@@ -397,7 +417,119 @@ def _vscode_settings(data: Any) -> tuple[list[str], list[str]]:
                 lines += _strings(value)
             elif _PROGRAM_KEYS.search(last):
                 lines += [shlex.quote(item) for item in _strings(value)]
-    return lines, places
+            elif folded not in _ASKED_KEYS:
+                files += [path for text in _texts(value) for path in _path_words(text)]
+    return lines, places, files[:_MOST_TASKS]
+
+
+def _texts(value: Any, depth: int = 0) -> Iterator[str]:
+    """The strings of a setting's value, in its lists and objects too (bounded)."""
+    if isinstance(value, str):
+        yield value
+    elif depth < 8 and isinstance(value, (list, dict)):
+        items = value.values() if isinstance(value, dict) else value
+        for item in list(items)[:_MOST_TASKS]:
+            yield from _texts(item, depth + 1)
+
+
+_PATTERN_CHARACTERS = frozenset("*?[]{}")
+
+
+def _path_words(text: str, bare: bool = False) -> list[str]:
+    """The words of a config's value that name a path (relative to the
+    project or absolute), the project's variables spelled ``.``: a word
+    holding a ``/`` (``bare``: any word, where the key says it names a
+    file), neither an option, a URL, a pattern nor a path through another
+    variable."""
+    spelled = _IDE_PROJECT.sub(".", _project_spelled(text)).strip()
+    if not spelled or "\n" in spelled:
+        return []
+    words = [spelled]
+    if any(character.isspace() for character in spelled):
+        try:
+            words = shlex.split(spelled)
+        except ValueError:
+            words = spelled.split()
+    return [word for word in words
+            if (bare or "/" in word) and not word.startswith(("-", "~")) and "$" not in word
+            and "://" not in word and _PATTERN_CHARACTERS.isdisjoint(word)]
+
+
+# a JetBrains run configuration's element: its attributes (an option is a
+# name and a value); a key naming a file, its working directory
+_TAG = re.compile(r"<[\w.:-]+((?:\s+[\w.:-]+\s*=\s*\"[^\"]*\")*)\s*/?>")
+_ATTRIBUTE = re.compile(r'([\w.:-]+)\s*=\s*"([^"]*)"')
+_FILE_KEY = re.compile(r"path|file|script|program|interpreter|executable|home", re.I)
+_WORKING_KEY = re.compile(r"working.?dir", re.I)
+_SCRIPT_TEXT_KEYS = frozenset({"SCRIPT_TEXT"})
+
+
+def _run_configurations(text: str, *, whole: bool) -> tuple[list[str], list[str]]:
+    """A JetBrains IDE's run configurations (a file of
+    ``.idea/runConfigurations`` or ``.run``; ``whole=False``: those of
+    ``.idea/workspace.xml``'s ``RunManager``, the rest of it is the IDE's
+    memory of the user's work): ``(lines, files)``.  A configuration runs
+    when the user asks, and each time the project opens once it is a
+    startup task (``.idea/startup.xml`` names it: one click): its inline
+    script's lines, and every file its options and attributes name (a
+    script, an interpreter, a Python or Node file, a makefile, an SDK's
+    program), taken from the project and from its working directory."""
+    if not whole:
+        text = text.partition('<component name="RunManager"')[2].partition("</component>")[0]
+    lines: list[str] = []
+    files: list[str] = []
+    for piece in text.split("<configuration")[1:_MOST_TASKS + 1]:
+        block = "<configuration" + piece.partition("</configuration>")[0]
+        named: list[tuple[str, str]] = []
+        working = ""
+        for tag in _TAG.finditer(block):
+            attributes = {key: html.unescape(value)
+                          for key, value in _ATTRIBUTE.findall(tag.group(1))}
+            if "name" in attributes and "value" in attributes:  # an <option name= value=>
+                pairs = [(attributes["name"], attributes["value"])]
+            else:
+                pairs = [(key, value) for key, value in attributes.items() if key != "name"]
+            for key, value in pairs:
+                if key in _SCRIPT_TEXT_KEYS:
+                    lines += value.splitlines()
+                elif _WORKING_KEY.search(key):
+                    working = _IDE_PROJECT.sub(".", value).strip()
+                else:
+                    named.append((key, value))
+        for key, value in named:
+            for word in _path_words(value, bare=bool(_FILE_KEY.search(key))):
+                files.append(word)
+                if working not in ("", ".", "./") and "$" not in working \
+                        and not word.startswith(("/", "./")):
+                    files.append(f"{working.rstrip('/')}/{word}")
+    return lines, files[:_MOST_TASKS]
+
+
+# Helix's typable commands that run their arguments as a shell command,
+# and the expansion that runs one inside any command's arguments
+_HELIX_SHELL_COMMANDS = frozenset({"run-shell-command", "sh", "!", "insert-output",
+                                   "append-output", "pipe", "pipe-to"})
+_HELIX_EXPANSION = re.compile(r"%sh\{([^}]*)\}")
+
+
+def _helix_config(text: str) -> Iterator[str]:
+    """Helix's ``.helix/config.toml``: the shell every shell command runs
+    in (``[editor] shell``), and the shell commands its keys are bound to
+    (``:sh``, ``:insert-output``, ``:pipe``..., ``%sh{...}`` in any
+    command), each run at a key the user presses for what it did before."""
+    try:
+        data = tomllib.loads(text)
+    except (ValueError, RecursionError):
+        return
+    shell = _get(_get(data, "editor"), "shell")
+    if isinstance(shell, list) and shell and isinstance(shell[0], str) and shell[0].strip():
+        yield shlex.quote(shell[0])
+    for binding in _texts(_get(data, "keys")):
+        yield from _HELIX_EXPANSION.findall(binding)
+        if binding.startswith(":"):
+            command, _, rest = binding[1:].strip().partition(" ")
+            if command in _HELIX_SHELL_COMMANDS and rest.strip():
+                yield rest
 
 
 def _terminal(key: str, value: Any, lines: list[str], places: list[str]) -> None:

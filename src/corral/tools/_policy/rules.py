@@ -97,6 +97,7 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.idea/workspace.xml",         # JetBrains: run configurations, startup tasks
     "**/.idea/runConfigurations",
     "**/.idea/watcherTasks.xml",      # JetBrains: file watchers, a program run on each change
+    "**/.idea/startup.xml",           # JetBrains: run configurations run as the project opens
     "**/.run",                        # JetBrains: shared run configurations
     "**/.devcontainer",               # Dev Containers: initializeCommand runs on the host
     "**/.devcontainer.json",
