@@ -460,6 +460,7 @@ def _path_words(text: str, bare: bool = False) -> list[str]:
 _TAG = re.compile(r"<[\w.:-]+((?:\s+[\w.:-]+\s*=\s*\"[^\"]*\")*)\s*/?>")
 _ATTRIBUTE = re.compile(r'([\w.:-]+)\s*=\s*"([^"]*)"')
 _FILE_KEY = re.compile(r"path|file|script|program|interpreter|executable|home", re.I)
+_ARGUMENTS_KEY = re.compile(r"option|param|arg", re.I)  # words, a path among them has a /
 _WORKING_KEY = re.compile(r"working.?dir", re.I)
 _SCRIPT_TEXT_KEYS = frozenset({"SCRIPT_TEXT"})
 
@@ -497,7 +498,8 @@ def _run_configurations(text: str, *, whole: bool) -> tuple[list[str], list[str]
                 else:
                     named.append((key, value))
         for key, value in named:
-            for word in _path_words(value, bare=bool(_FILE_KEY.search(key))):
+            bare = bool(_FILE_KEY.search(key)) and not _ARGUMENTS_KEY.search(key)
+            for word in _path_words(value, bare=bare):
                 files.append(word)
                 if working not in ("", ".", "./") and "$" not in working \
                         and not word.startswith(("/", "./")):

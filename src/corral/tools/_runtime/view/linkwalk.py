@@ -109,7 +109,7 @@ class _LinkVisitor(TreeVisitor[int]):
         below = dir_sub.count("/") + 1
         level = self._depth + below
         if below > MAX_WALK_DEPTH:
-            self._deeper.append((path, level))  # (its parent's times kept: it is met again)
+            self._deeper.append((path, level))  # a start of its own: a walk holds so many open
             return None
         if self._budget[0] == 0:
             self._left.append((path, level))
