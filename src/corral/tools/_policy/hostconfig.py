@@ -8,7 +8,9 @@ hooks and what its ``[env]`` sources and puts on ``PATH`` (each of its
 places, ``conf.d`` fragments and ``MISE_ENV`` files), Windsurf's hooks,
 Qwen Code's MCP servers, GitHub Copilot CLI's hooks, a JetBrains IDE's
 file watchers and run configurations, Helix's language servers,
-formatters, key bindings and shell, Crush's MCP and language servers.
+formatters, key bindings and shell, Crush's MCP and language servers, the
+MCP servers of Kiro, Roo Code, Amazon Q, Codex and opencode, Zed's
+context and language servers, aider's lint and test commands.
 
 A name may end in a ``*`` pattern (``.github/hooks/*.json``): every entry
 of that directory matching it is read.
@@ -55,7 +57,9 @@ HOST_CONFIGS: tuple[str, ...] = (
     "opencode.json", ".envrc", ".windsurf/hooks.json", ".qwen/settings.json",
     ".github/hooks/*.json", ".idea/watcherTasks.xml", ".idea/runConfigurations/*.xml",
     ".run/*.run.xml", ".idea/workspace.xml", ".helix/languages.toml", ".helix/config.toml",
-    ".crush.json", "crush.json",
+    ".crush.json", "crush.json", ".kiro/settings/mcp.json", ".roo/mcp.json",
+    ".amazonq/mcp.json", ".codex/config.toml", "opencode.jsonc", ".opencode/opencode.json",
+    ".opencode/opencode.jsonc", ".zed/settings.json", ".aider.conf.yml",
 ) + MISE_CONFIGS
 _RUN_CONFIGURATIONS = (".idea/runConfigurations/*.xml", ".run/*.run.xml", ".idea/workspace.xml")
 #: The names a directory holds when it may hold one of them (a pattern's
@@ -128,6 +132,10 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
         return _spelled(_helix(text)), [], []
     if name == ".helix/config.toml":
         return _spelled(_helix_config(text)), [], []
+    if name == ".codex/config.toml":
+        return _spelled(_codex(text)), [], []
+    if name == ".aider.conf.yml":
+        return _spelled(_aider(text)), [], []
     data = _jsonc(text)
     if data is None:
         return [], [], []
@@ -144,6 +152,8 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
         found = [line for key in _LIFECYCLE for line in _lifecycle(_get(data, key))]
     elif name == ".github/hooks/*.json":
         found = list(_copilot_hooks(data))
+    elif name == ".zed/settings.json":
+        found = list(_zed(data))
     else:
         found = list(_commands_in(data))
         found += [value for key in _HELPERS.get(name, ())
@@ -629,3 +639,73 @@ def _pieces(text: str) -> Iterator[tuple[bool, str]]:
             at = run.end()
     if plain:
         yield False, "".join(plain)
+
+
+def _codex(text: str) -> Iterator[str]:
+    """Codex's ``.codex/config.toml``: each MCP server it starts
+    (``[mcp_servers.x]``'s ``command`` and ``args``), and ``notify``, run
+    as each turn ends."""
+    try:
+        data = tomllib.loads(text)
+    except (ValueError, RecursionError):
+        return
+    yield from _commands_in(_get(data, "mcp_servers"))
+    line = _line(_get(data, "notify"), None)
+    if line is not None:
+        yield line
+
+
+def _zed(data: Any) -> Iterator[str]:
+    """Zed's ``.zed/settings.json``: each context (MCP) server it starts
+    (``command`` a string with ``args``, or ``{path, args}``), each
+    language server's ``binary`` (``path`` and ``arguments``), and the
+    terminal's shell ``program``."""
+    servers = _get(data, "context_servers")
+    for server in servers.values() if isinstance(servers, dict) else ():
+        command = _get(server, "command")
+        line = _line(_get(command, "path"), _get(command, "args")) \
+            if isinstance(command, dict) else _line(command, _get(server, "args"))
+        if line is not None:
+            yield line
+    languages = _get(data, "lsp")
+    for language in languages.values() if isinstance(languages, dict) else ():
+        binary = _get(language, "binary")
+        line = _line(_get(binary, "path"), _get(binary, "arguments"))
+        if line is not None:
+            yield line
+    shell = _get(_get(data, "terminal"), "shell")
+    for program in (_get(shell, "program"), _get(_get(shell, "with_arguments"), "program")):
+        line = _line(program, None)
+        if line is not None:
+            yield line
+
+
+# aider's YAML keys whose value (or list of values) is a command run after every edit
+_AIDER_KEY = re.compile(r"^(lint-cmd|test-cmd)\s*:\s*(.*)$")
+_YAML_ITEM = re.compile(r"^\s+-\s*(.*)$")
+_LANGUAGE_PREFIX = re.compile(r"^[\w+#.-]+:\s+")
+
+
+def _aider(text: str) -> Iterator[str]:
+    """aider's ``.aider.conf.yml``: its ``lint-cmd`` (``"python: cmd"``,
+    one language's linter) and ``test-cmd``, run after each edit it
+    makes, given as one value or a list."""
+    key: str | None = None
+    for raw in text.splitlines()[:_MOST_TASKS]:
+        found = _AIDER_KEY.match(raw)
+        item = _YAML_ITEM.match(raw) if key else None
+        if found is not None:
+            key, value = found.group(1), found.group(2)
+        elif item is not None:
+            value = item.group(1)
+        else:
+            if raw.strip() and not raw[0].isspace():
+                key = None
+            continue
+        value = value.strip()
+        if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        if key == "lint-cmd":
+            value = _LANGUAGE_PREFIX.sub("", value, count=1)
+        if value:
+            yield value
