@@ -5,8 +5,12 @@ not read for what they run on their own: the MCP servers of Kiro
 places (``opencode.jsonc``, ``.opencode/opencode.json``), Zed's context
 servers and language server binaries (``.zed/settings.json``), and
 aider's ``lint-cmd`` / ``test-cmd`` (``.aider.conf.yml``: run after every
-edit).  Each starts its servers as the agent or editor opens the
-project: the configs were refused, the scripts they run were written.
+edit), lint-staged's commands (``.lintstagedrc``, run at each commit by
+the usual husky hook), Kiro's hooks (``.kiro/hooks/*.kiro.hook``) and
+Continue's MCP servers (``.continue/mcpServers/*.json``).  Each runs its
+commands on its own (as the agent or editor opens the project, after an
+edit, at a commit): the configs were refused, the scripts they run were
+written.
 
 What each runs inside the root is protected now (written, edited, made:
 refused), on every backend config; a script none names stays the user's.
@@ -40,6 +44,17 @@ RUNS = {
         ["tools/zed-mcp", "tools/zed_ctx.py", "tools/ra"]),
     ".aider.conf.yml": ('lint-cmd: "python: ./tools/lint.sh"\ntest-cmd: ./tools/test.sh\n',
                         ["tools/lint.sh", "tools/test.sh"]),
+    ".lintstagedrc": (json.dumps({"*.{js,ts}": ["eslint --fix", "./tools/staged.sh"],
+                                  "*.py": "python3 tools/staged_check.py"}),
+                      ["tools/staged.sh", "tools/staged_check.py"]),
+    ".lintstagedrc.json": (json.dumps({"*": "./tools/any-staged.sh"}),
+                           ["tools/any-staged.sh"]),
+    ".kiro/hooks/lint.kiro.hook": (json.dumps({
+        "enabled": True, "name": "lint", "when": {"type": "fileEdited", "patterns": ["*.ts"]},
+        "then": {"type": "runCommand", "command": "./tools/kiro-lint.sh"}}),
+        ["tools/kiro-lint.sh"]),
+    ".continue/mcpServers/local.json": (json.dumps({"mcpServers": {"x": {
+        "command": "node", "args": ["tools/continue-mcp.js"]}}}), ["tools/continue-mcp.js"]),
 }
 
 
