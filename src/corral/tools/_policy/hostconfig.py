@@ -9,8 +9,9 @@ places, ``conf.d`` fragments and ``MISE_ENV`` files), Windsurf's hooks,
 Qwen Code's MCP servers, GitHub Copilot CLI's hooks, a JetBrains IDE's
 file watchers and run configurations, Helix's language servers,
 formatters, key bindings and shell, Crush's MCP and language servers, the
-MCP servers of Kiro, Roo Code, Amazon Q, Codex and opencode, Zed's
-context and language servers, aider's lint and test commands.
+MCP servers of Kiro, Roo Code, Amazon Q, Codex, opencode and Continue,
+Kiro's hooks, Zed's context and language servers, aider's lint and test
+commands, lint-staged's commands (a JSON ``.lintstagedrc``).
 
 A name may end in a ``*`` pattern (``.github/hooks/*.json``): every entry
 of that directory matching it is read.
@@ -59,7 +60,8 @@ HOST_CONFIGS: tuple[str, ...] = (
     ".run/*.run.xml", ".idea/workspace.xml", ".helix/languages.toml", ".helix/config.toml",
     ".crush.json", "crush.json", ".kiro/settings/mcp.json", ".roo/mcp.json",
     ".amazonq/mcp.json", ".codex/config.toml", "opencode.jsonc", ".opencode/opencode.json",
-    ".opencode/opencode.jsonc", ".zed/settings.json", ".aider.conf.yml",
+    ".opencode/opencode.jsonc", ".zed/settings.json", ".aider.conf.yml", ".lintstagedrc",
+    ".lintstagedrc.json", ".kiro/hooks/*.kiro.hook", ".continue/mcpServers/*.json",
 ) + MISE_CONFIGS
 _RUN_CONFIGURATIONS = (".idea/runConfigurations/*.xml", ".run/*.run.xml", ".idea/workspace.xml")
 #: The names a directory holds when it may hold one of them (a pattern's
@@ -154,6 +156,8 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
         found = list(_copilot_hooks(data))
     elif name == ".zed/settings.json":
         found = list(_zed(data))
+    elif name in (".lintstagedrc", ".lintstagedrc.json"):
+        found = list(_lint_staged(data))
     else:
         found = list(_commands_in(data))
         found += [value for key in _HELPERS.get(name, ())
@@ -709,3 +713,10 @@ def _aider(text: str) -> Iterator[str]:
             value = _LANGUAGE_PREFIX.sub("", value, count=1)
         if value:
             yield value
+
+
+def _lint_staged(data: Any) -> Iterator[str]:
+    """lint-staged's config (JSON): each glob's command or list of
+    commands, run on the staged files at each commit (husky's usual hook)."""
+    for value in data.values() if isinstance(data, dict) else ():
+        yield from _strings(value)
