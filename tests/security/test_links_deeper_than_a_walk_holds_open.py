@@ -159,3 +159,22 @@ def test_a_link_made_below_the_stat_ed_directories_at_the_real_budgets(
         answer = box.call("write_file", {"path": "editor/tasks.json", "content": OURS})
     assert denied(answer), answer
     assert not (base / "editor" / "tasks.json").exists()
+
+
+def test_a_deep_link_below_a_name_that_is_not_utf8_protects_where_it_leads(
+        tmp_path, make_root, watching, root_alone_followed):
+    """A directory name that is not UTF-8 on the way (the walk then goes
+    entry by entry, not by the core's Tree): 100 levels below it."""
+    base = tmp_path / "root"
+    _tree(base, 1)
+    odd = os.fsencode(base / "d") + b"/\xff"
+    os.mkdir(odd)
+    path = odd
+    for _ in range(100):
+        path += b"/d"
+        os.mkdir(path)
+    os.symlink(b"../" * 102 + b"editor", path + b"/.vscode")
+    with _opened(base, make_root) as box:
+        answer = box.call("write_file", {"path": "editor/tasks.json", "content": OURS})
+    assert denied(answer), answer
+    assert not (base / "editor" / "tasks.json").exists()
