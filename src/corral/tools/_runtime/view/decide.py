@@ -24,7 +24,7 @@ from ..._policy.locate import Location
 from ..._policy.pythonstart import RootPlace, pth_imports, site_module, venv_of_program
 from ..._policy.rules import Op, Policy, Scope, fold
 from ..._refusals.catalogue import (Code, Kind, Refusal, beyond_watched, denied_rule,
-                                     not_ready, protected, secret, swapped)
+                                     not_ready, protected, secret, swapped, too_many_links)
 from .freshness import Freshness
 from .linkwalk import walk_links
 from .links import (MAX_SCANNED_LINKS, WHOLE_TREE, LinkMap, RootLook,
@@ -243,6 +243,10 @@ class View:
         # where the walk starts: the directories the last look left unlooked at
         self._walk_from: tuple[tuple[str, int], ...] = (WHOLE_TREE,)
         self.scan_complete = True
+        # a map that left links out never settles: the decisions they could change refuse
+        self.links.on_full = self.unsettle
+        if self.links.full:
+            self.links_settled = False
         self.scan_unlooked: tuple[tuple[str, int], ...] = (WHOLE_TREE,)  # the look at open's
         # the views of roots this one lies inside (a workspace's nesting, a
         # client root opened beneath a server's), each with this root's
@@ -437,6 +441,8 @@ class View:
     def _nothing_beyond(self) -> bool:
         """Whether every directory of the tree is followed by :mod:`.freshness`
         (none lies beyond, whose changes a decision looks at itself)."""
+        if self.links.full:
+            return False
         fresh = self.freshness
         return fresh is None or not (fresh.beyond or fresh.beyond_full)
 
@@ -488,6 +494,8 @@ class View:
                 continue
             if not view.wait_for_links(checkpoint):
                 raise not_ready()
+            if view.links.full:
+                raise too_many_links()
             fresh = view.freshness
             if fresh is not None and (fresh.beyond or fresh.beyond_full):
                 # a link another program made where no watch follows: looked for now
