@@ -91,3 +91,21 @@ def test_a_program_named_late_in_a_long_config_is_protected(tmp_path, make_root,
     if bound == "real":  # read whole: the rest of the tree is the model's as before
         wrote = box.call("write_file", {"path": "notes.txt", "content": "plain\n"})
         assert wrote["ok"] is True, wrote
+
+
+def test_a_hook_naming_more_programs_than_are_looked_up_protects_everything(tmp_path, make_root):
+    """A hook naming 600 programs (more than the look looks up) and then
+    ``./scripts/check.sh``: what it names past the bound is not known, so
+    every path is protected."""
+    _repository(tmp_path)
+    hook = tmp_path / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\n" + "".join(f"./tools/step{i}.sh\n" for i in range(600))
+                    + "./scripts/check.sh\n")
+    hook.chmod(0o755)
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "check.sh").write_text(SCRIPT)
+    (tmp_path / "model.sh").write_text("#!/bin/sh\necho MODEL\n")
+    box = Toolbox(make_root(str(tmp_path)))
+    for answer in _attempts(box, "scripts/check.sh"):
+        assert answer["ok"] is False and answer["code"] == "DENIED", answer
+    assert (tmp_path / "scripts" / "check.sh").read_text() == SCRIPT
