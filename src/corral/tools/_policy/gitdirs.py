@@ -46,7 +46,10 @@ Bounded: directories are looked at breadth first, at most ``MAX_DIRS`` of
 them and ``MAX_DEPTH`` deep, files read up to ``MAX_FILE_BYTES``, at most
 ``MAX_CONFIGS`` config files, ``MAX_PROGRAMS`` program paths and
 ``MAX_PYTHON_FILES`` Python files read for their imports, the last
-``MAX_LINK_STEPS`` steps of a named path looked at for links.  Everything is read through a
+``MAX_LINK_STEPS`` steps of a named path looked at for links.  A file that
+names programs and is longer than ``MAX_FILE_BYTES``, or more programs than
+``MAX_PROGRAMS``, leave what the rest names unknown: the look then says
+every path must be protected (``Scan.whole``).  Everything is read through a
 :class:`GitLook` (the policed view's reading of the root); every path is
 canonical (outside the root or unreadable: left out).
 """
@@ -80,11 +83,11 @@ __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "s
 
 MAX_DIRS = 2000
 MAX_DEPTH = 6
-MAX_FILE_BYTES = 64 * 1024
+MAX_FILE_BYTES = 256 * 1024  # git and the hosts read a config whole (1,000 branches: 88 KB)
 MAX_CONFIGS = 64
 MAX_LINK_STEPS = 8  # the last steps of a named path looked at for links
 MAX_PYTHON_FILES = 64  # a hook's Python modules read for the modules they import
-MAX_PROGRAMS = 512  # program paths (and their bases) looked up across the configs
+MAX_PROGRAMS = 512  # distinct program paths (and their bases) looked up across the configs
 _CONFIG_KEYS = {("core", "hookspath"), ("include", "path"), ("includeif", "path")}
 # the names git runs from a hooks directory (githooks(5)): protected one by
 # one where that directory is the root itself (never protected as a whole)
@@ -200,6 +203,9 @@ class Scan:
     # changes what this look would find
     configs: tuple[str, ...] = ()
     hooks: tuple[str, ...] = ()
+    # a file naming programs was longer than the look reads, or named more
+    # than it looks up: what the rest names is not known, all is protected
+    whole: bool = False
 
 
 def scan(look: GitLook) -> Scan:
@@ -252,7 +258,7 @@ def scan(look: GitLook) -> Scan:
                 continue
     return Scan(tuple(found.paths), tuple(dict.fromkeys(links)), complete, tuple(unlooked),
                 tuple(found.python_dirs), tuple(sorted(found.read)),
-                tuple(dict.fromkeys(found.hooks)))
+                tuple(dict.fromkeys(found.hooks)), found.whole)
 
 
 class _Found:
@@ -263,7 +269,8 @@ class _Found:
         self.paths: dict[str, None] = {}  # an ordered set
         # (config, its work tree, its git directory)
         self.configs: deque[tuple[str, str | None, str]] = deque()
-        self.programs = 0  # program paths looked up (bounded by MAX_PROGRAMS)
+        self.programs: set[tuple[ProgramPath, str | None, str, str]] = set()  # looked up
+        self.whole = False  # a file or program left unread: every path protected
         self.read: set[str] = set()
         self.hooks: list[str] = []  # hook directories, looked at for links
         # (hook directory, its work tree, its git directory): the hooks' commands are read
@@ -276,6 +283,14 @@ class _Found:
         # directories holding a host's own config, and the names there it may lie under
         self.projects: list[tuple[str, frozenset[str]]] = []
         self.host_configs_read: set[str] = set()
+
+    def text(self, rel: str) -> str | None:
+        """The text of a file that names programs (as :meth:`GitLook.text`);
+        one longer than ``MAX_FILE_BYTES`` makes the look protect all."""
+        text = self.look.text(rel, MAX_FILE_BYTES + 1)
+        if text is not None and len(text.encode("utf-8", "replace")) > MAX_FILE_BYTES:
+            self.whole = True
+        return text
 
     def add(self, rel: str) -> str | None:
         """Protect where ``rel`` leads (canonical), if inside the root."""
@@ -356,7 +371,7 @@ class _Found:
             if config in self.read:
                 continue
             self.read.add(config)
-            text = self.look.text(config, MAX_FILE_BYTES)
+            text = self.text(config)
             if text is None:
                 continue
             here = config.rpartition("/")[0] or "."
@@ -411,7 +426,7 @@ class _Found:
         for work_tree, git_dir in self.work_trees_found[:MAX_CONFIGS]:
             self.hook_runs.append((_joined(work_tree, ".husky"), work_tree, git_dir))
             for name, key in _MANAGER_CONFIGS:
-                text = self.look.text(_joined(work_tree, name), MAX_FILE_BYTES)
+                text = self.text(_joined(work_tree, name))
                 for line in (text or "").splitlines():
                     found = key.match(line)
                     if found is None:
@@ -435,7 +450,7 @@ class _Found:
             except OSError:
                 continue
             for script in scripts:
-                text = self.look.text(script, MAX_FILE_BYTES)
+                text = self.text(script)
                 lines = [line for line in (text or "").splitlines()
                          if not line.lstrip().startswith("#")]
                 # a cd on one line holds for the lines after it
@@ -482,7 +497,7 @@ class _Found:
         if path in self.host_configs_read:
             return
         self.host_configs_read.add(path)
-        text = self.look.text(path, MAX_FILE_BYTES)
+        text = self.text(path)
         if not text:
             return
         lines, on_path = host_commands(name, text)
@@ -505,9 +520,13 @@ class _Found:
         :meth:`python_program`."""
         value, file_only = named.path, named.file_only
         for base in _bases(work_tree, git_dir):
-            if self.programs >= MAX_PROGRAMS:
+            key = (named, work_tree, git_dir, base)
+            if key in self.programs:  # (a hook's every line runs echo: looked up once)
+                continue
+            if len(self.programs) >= MAX_PROGRAMS:
+                self.whole = True
                 return
-            self.programs += 1
+            self.programs.add(key)
             inside = _inside(self.look, value, base)
             if inside is None:
                 continue
@@ -535,7 +554,7 @@ class _Found:
                 and name != "package.json"):
             return
         self.opened_configs[path] = True
-        text = self.look.text(path, MAX_FILE_BYTES)
+        text = self.text(path)
         if not text:
             return
         here = path.rpartition("/")[0] or "."
@@ -583,7 +602,7 @@ class _Found:
             if path in read:
                 continue
             read.add(path)
-            text = self.look.text(path, MAX_FILE_BYTES)
+            text = self.text(path)
             for module in imported_modules(text or ""):
                 for name in (f"{module}.py", module):
                     beside = _joined(directory, name)

@@ -1249,6 +1249,8 @@ class Freshness:
             self._protected.update(new_dirs)
             self._python_dirs.update(new_python)
             view.policy = view.policy.extended(protect_dirs=new_dirs, python_dirs=new_python)
+        if found.whole and view.policy.guards_git and "/*" not in view.policy.protect:
+            view.policy = view.policy.extended(protect=["/*"])  # as at open (opening.py)
         before = set(self._configs)
         self._take_scan(found)
         if not self.watching:
