@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.tools import Toolbox
+from corral.tools import Toolbox, Workspace
 from corral.tools._runtime.view import links
 
 PAIRS = 30  # of each kind: 60 links, the bound made 20
@@ -58,3 +58,22 @@ def test_links_past_the_bound_still_protect_and_deny(sec_tmp, make_root, monkeyp
     assert made == [], made
     kept = [f"v{i}" for i in range(PAIRS) if (base / f"v{i}" / "key.txt").read_text() != f"{SECRET}\n"]
     assert kept == [], kept
+
+
+def test_links_out_to_another_root_past_the_bound_still_protect(tmp_path, make_root, monkeypatch):
+    """A Workspace of ``app`` and ``shared`` beside it: ``app/g<i>/.vscode
+    -> ../../shared/f<i>`` (links leading out of app, into shared), more of
+    them than app's view remembers: none of shared's ``f<i>`` is written."""
+    monkeypatch.setattr(links, "MAX_LINKS", 20)
+    app, shared = tmp_path / "app", tmp_path / "shared"
+    for i in range(PAIRS):
+        (shared / f"f{i}").mkdir(parents=True)
+        (app / f"g{i}").mkdir(parents=True)
+        os.symlink(f"../../shared/f{i}", app / f"g{i}" / ".vscode")
+    ws = Workspace({"app": Toolbox(make_root(str(app))),
+                    "shared": Toolbox(make_root(str(shared)))})
+    for i in range(PAIRS):
+        answer = ws.call("write_file", {"path": f"shared/f{i}/tasks.json", "content": "{}"})
+        assert answer["ok"] is False, answer
+    made = [f"f{i}" for i in range(PAIRS) if os.listdir(shared / f"f{i}")]
+    assert made == [], made
