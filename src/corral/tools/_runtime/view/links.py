@@ -201,8 +201,14 @@ class LinkMap:
         """The link at ``location`` leads out of the root, to the host's real
         path ``landing``."""
         with self._guard:
-            if location in self._outside or len(self._outside) < MAX_LINKS:
+            kept = location in self._outside or len(self._outside) < MAX_LINKS
+            if kept:
                 self._outside[location] = landing
+            first = not kept and not self.full
+            self.full = self.full or not kept
+        told = self.on_full
+        if first and told is not None:
+            told()
 
     def forget_outside(self, location: str) -> None:
         if self._outside:
