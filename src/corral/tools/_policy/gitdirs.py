@@ -467,7 +467,7 @@ class _Found:
         project directory holding it; a directory ``.envrc`` puts on
         ``PATH`` is protected whole (its programs run in place of the
         user's).  The configs are protected by name: read once, here."""
-        for project, tops in self.projects[:MAX_CONFIGS]:
+        for project, tops in self.projects:  # (one a directory looked at: MAX_DIRS at most)
             for name in HOST_CONFIGS:
                 top = name.partition("/")[0]
                 if not any(host_config_matches(top, held) for held in tops):
@@ -814,6 +814,16 @@ def scan_enclosing(look: GitLook, below: str) -> Enclosing:
     found.host_config_programs()
     return Enclosing(_within_root(found.paths, below), _within_root(found.python_dirs, below),
                      below in found.paths or below in found.python_dirs)
+
+
+def host_config_places(look: GitLook, places: Iterable[tuple[str, frozenset[str]]]) -> Scan:
+    """What the host configs in ``places`` run (directories the look at
+    open did not reach, each with the names a config may lie under), as
+    :func:`scan` finds it: ``dirs``, ``python_dirs`` and ``whole``."""
+    found = _Found(look)
+    found.projects.extend(places)
+    found.host_config_programs()
+    return Scan(tuple(found.paths), (), python_dirs=tuple(found.python_dirs), whole=found.whole)
 
 
 def _within_root(paths: Iterable[str], below: str) -> tuple[str, ...]:

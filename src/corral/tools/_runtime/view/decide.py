@@ -17,9 +17,9 @@ from itertools import compress
 from typing import TYPE_CHECKING, Protocol
 
 from ....contained import Root
-from ..._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_directory,
-                                is_repository, made_repository, names_a_shape_entry,
-                                shape_name)
+from ..._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, host_config_places,
+                                in_git_directory, is_repository, made_repository,
+                                names_a_shape_entry, shape_name)
 from ..._policy.locate import Location
 from ..._policy.pythonstart import RootPlace, pth_imports, site_module, venv_of_program
 from ..._policy.rules import Op, Policy, Scope, fold
@@ -435,8 +435,23 @@ class View:
         with self._walk_guard:
             starts = self._walk_from
         fresh = self.freshness  # (the directories it lists that are not followed: their times kept)
+        places: dict[str, frozenset[str]] = {}
         walk_links(self._root, self.links, starts,
-                   stamp=fresh.stamp_beyond if fresh is not None else None)
+                   stamp=fresh.stamp_beyond if fresh is not None else None, places=places)
+        self.take_config_places(places)
+
+    def take_config_places(self, places: dict[str, frozenset[str]]) -> None:
+        """Protect what the host configs in ``places`` run (directories the
+        look at open did not reach, each with the names a config may lie
+        under), as the look protects what those it read run."""
+        if not places:
+            return
+        found = host_config_places(self.look, sorted(places.items()))
+        if found.dirs or found.python_dirs:
+            self.policy = self.policy.extended(protect_dirs=found.dirs,
+                                               python_dirs=found.python_dirs)
+        if found.whole and self.policy.guards_git and "/*" not in self.policy.protect:
+            self.policy = self.policy.extended(protect=["/*"])
 
     def _nothing_beyond(self) -> bool:
         """Whether every directory of the tree is followed by :mod:`.freshness`

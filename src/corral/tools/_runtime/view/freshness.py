@@ -58,6 +58,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..._policy.gitdirs import Scan
+from ..._policy.hostconfig import config_tops
 from .links import WHOLE_TREE, LinkReader, Mounts, learn_link
 from .linkwalk import walk_links
 
@@ -525,6 +526,9 @@ class Freshness:
         self._git_dirs: set[str] = set()
         self._hook_dirs: set[str] = set()
         self._configs: set[str] = set()
+        # directories listed that hold a host's config (with the names it
+        # may lie under): read where the look at open did not reach
+        self.config_places: dict[str, frozenset[str]] = {}
         self._config_dirs: set[str] = set()
         self._content: set[str] = set()  # directories watched for their files' writes too
         self._stamped = False  # (no watch) every place followed has a stamp
@@ -631,6 +635,8 @@ class Freshness:
         self._mounts = Mounts(self._root.backend, self._root_mount)  # (of this walk)
         if changed:
             self.look_again()  # changed while the look read it, maybe (or not there yet)
+        if not found.complete:  # host configs below where the look went: read now
+            self._view.take_config_places(self.config_places)
         return left
 
     def _take_scan(self, found: Scan) -> None:
@@ -710,6 +716,9 @@ class Freshness:
         self._inodes[directory] = info.st_ino
         self._entries[directory] = {entry.name for entry in entries
                                     if entry.is_symlink() or entry.is_dir(follow_symlinks=False)}
+        tops = config_tops([entry.name for entry in entries])
+        if tops:
+            self.config_places[directory] = tops
         if self.watching and wd < 0:
             self._stop_watching()
         elif not self.watching:
