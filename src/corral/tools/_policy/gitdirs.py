@@ -497,6 +497,7 @@ class _Found:
         if path in self.host_configs_read:
             return
         self.host_configs_read.add(path)
+        self.read.add(path)  # (among the configs the view follows: a change is read again)
         text = self.text(path)
         if not text:
             return

@@ -439,19 +439,23 @@ class View:
         walk_links(self._root, self.links, starts,
                    stamp=fresh.stamp_beyond if fresh is not None else None, places=places)
         self.take_config_places(places)
+        if fresh is not None and places:
+            fresh.config_places.update(places)  # read again when the tree changes
 
-    def take_config_places(self, places: dict[str, frozenset[str]]) -> None:
+    def take_config_places(self, places: dict[str, frozenset[str]]) -> Scan | None:
         """Protect what the host configs in ``places`` run (directories the
         look at open did not reach, each with the names a config may lie
-        under), as the look protects what those it read run."""
+        under), as the look protects what those it read run; what was
+        found (``None``: no place)."""
         if not places:
-            return
+            return None
         found = host_config_places(self.look, sorted(places.items()))
         if found.dirs or found.python_dirs:
             self.policy = self.policy.extended(protect_dirs=found.dirs,
                                                python_dirs=found.python_dirs)
         if found.whole and self.policy.guards_git and "/*" not in self.policy.protect:
             self.policy = self.policy.extended(protect=["/*"])
+        return found
 
     def _nothing_beyond(self) -> bool:
         """Whether every directory of the tree is followed by :mod:`.freshness`

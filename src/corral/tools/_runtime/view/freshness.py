@@ -58,7 +58,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..._policy.gitdirs import Scan
-from ..._policy.hostconfig import config_tops
+from ..._policy.hostconfig import HOST_CONFIG_TOPS, config_tops
 from .links import WHOLE_TREE, LinkReader, Mounts, learn_link
 from .linkwalk import walk_links
 
@@ -529,6 +529,7 @@ class Freshness:
         # directories listed that hold a host's config (with the names it
         # may lie under): read where the look at open did not reach
         self.config_places: dict[str, frozenset[str]] = {}
+        self._places_grew = False  # one noted since they were last read
         self._config_dirs: set[str] = set()
         self._content: set[str] = set()  # directories watched for their files' writes too
         self._stamped = False  # (no watch) every place followed has a stamp
@@ -636,7 +637,10 @@ class Freshness:
         if changed:
             self.look_again()  # changed while the look read it, maybe (or not there yet)
         if not found.complete:  # host configs below where the look went: read now
-            self._view.take_config_places(self.config_places)
+            more = self._view.take_config_places(self.config_places)
+            if more is not None:
+                self._take_scan(more)
+        self._places_grew = False
         return left
 
     def _take_scan(self, found: Scan) -> None:
@@ -716,9 +720,7 @@ class Freshness:
         self._inodes[directory] = info.st_ino
         self._entries[directory] = {entry.name for entry in entries
                                     if entry.is_symlink() or entry.is_dir(follow_symlinks=False)}
-        tops = config_tops([entry.name for entry in entries])
-        if tops:
-            self.config_places[directory] = tops
+        self._note_places(directory, entries)
         if self.watching and wd < 0:
             self._stop_watching()
         elif not self.watching:
@@ -1174,8 +1176,8 @@ class Freshness:
                         names is None or not GIT_DIRECTORY_NAMES.isdisjoint(names))):
                 again = True
             if self._look_at(directory, names):
-                again = True  # a git directory appeared
-        if again:
+                again = True  # a git directory appeared, or a host's config
+        if again or self._places_grew:
             self.look_again()
 
     def _follow_again(self, directory: str) -> None:
@@ -1238,7 +1240,18 @@ class Freshness:
                 if path in links.locations:
                     links.forget(path)
                 git = git or name == ".git"  # a .git file: a git directory elsewhere
+            if not fresh:
+                git = self._host_config_came(directory, name) or git
         return git
+
+    def _host_config_came(self, directory: str, name: str) -> bool:
+        """Whether ``name``, come into ``directory``, may be (or lie in) a
+        host's config: its place noted, to be read (:meth:`look_again`)."""
+        tops = config_tops((name,))
+        if tops:
+            self.config_places[directory] = self.config_places.get(directory, frozenset()) | tops
+            return True
+        return not HOST_CONFIG_TOPS.isdisjoint(directory.split("/"))
 
     def _walk_new(self, top: str) -> bool:
         """Follow a directory that appeared and every directory below it,
@@ -1260,6 +1273,10 @@ class Freshness:
             view.policy = view.policy.extended(protect_dirs=new_dirs, python_dirs=new_python)
         if found.whole and view.policy.guards_git and "/*" not in view.policy.protect:
             view.policy = view.policy.extended(protect=["/*"])  # as at open (opening.py)
+        self._places_grew = False
+        more = view.take_config_places(self.config_places)  # those past the look too
+        if more is not None:
+            self._take_scan(more)
         before = set(self._configs)
         self._take_scan(found)
         if not self.watching:
@@ -1295,8 +1312,16 @@ class Freshness:
             entries = self._view.look.entries(directory)
         except OSError:
             return set()
+        self._note_places(directory, entries)
         return {entry.name for entry in entries
                 if entry.is_symlink() or entry.is_dir(follow_symlinks=False)}
+
+    def _note_places(self, directory: str, entries: list[DirEntry]) -> None:
+        """Note ``directory`` (listed: ``entries``) if it holds a host's config."""
+        tops = config_tops([entry.name for entry in entries])
+        if tops and self.config_places.get(directory) != tops:
+            self.config_places[directory] = tops
+            self._places_grew = True
 
     def _stamp(self, place: str) -> tuple[int, int, int, int] | None:
         try:
