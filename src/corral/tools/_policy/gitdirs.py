@@ -47,9 +47,11 @@ them and ``MAX_DEPTH`` deep, files read up to ``MAX_FILE_BYTES``, at most
 ``MAX_CONFIGS`` config files, ``MAX_PROGRAMS`` program paths and
 ``MAX_PYTHON_FILES`` Python files read for their imports, the last
 ``MAX_LINK_STEPS`` steps of a named path looked at for links.  A file that
-names programs and is longer than ``MAX_FILE_BYTES``, or more programs than
-``MAX_PROGRAMS``, leave what the rest names unknown: the look then says
-every path must be protected (``Scan.whole``).  Everything is read through a
+names programs and is longer than ``MAX_FILE_BYTES``, more programs than
+``MAX_PROGRAMS``, more configs, hook directories or work trees than
+``MAX_CONFIGS``, more files a pattern matches than ``MOST_MATCHED`` or
+Python files than ``MAX_PYTHON_FILES`` leave what the rest names unknown:
+the look then says every path must be protected (``Scan.whole``).  Everything is read through a
 :class:`GitLook` (the policed view's reading of the root); every path is
 canonical (outside the root or unreadable: left out).
 """
@@ -84,7 +86,7 @@ __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "s
 MAX_DIRS = 2000
 MAX_DEPTH = 6
 MAX_FILE_BYTES = 256 * 1024  # git and the hosts read a config whole (1,000 branches: 88 KB)
-MAX_CONFIGS = 64
+MAX_CONFIGS = 1024  # configs, hook directories, work trees read (a root of checkouts: one each)
 MAX_LINK_STEPS = 8  # the last steps of a named path looked at for links
 MAX_PYTHON_FILES = 64  # a hook's Python modules read for the modules they import
 MAX_PROGRAMS = 512  # distinct program paths (and their bases) looked up across the configs
@@ -249,6 +251,8 @@ def scan(look: GitLook) -> Scan:
     found.hook_manager_programs()
     found.hook_programs()
     found.host_config_programs()
+    if len(set(found.hooks)) > MAX_CONFIGS:
+        found.whole = True  # links in the hook directories past the bound: not met
     for hooks in found.hooks[:MAX_CONFIGS]:
         # the git directory's own entries too: hooks/ or config may be links
         for where in (hooks.rpartition("/")[0] or ".", hooks):
@@ -385,6 +389,8 @@ class _Found:
                     else:
                         for named in program_paths(section, key, value):
                             self.program(named, tree, git_dir)
+        if any(config not in self.read for config, _, _ in self.configs):
+            self.whole = True  # configs past the bound: what they name is not known
 
     def work_trees(self, found: list[tuple[str, str, str, str | None]],
                    git_dir: str) -> tuple[str, ...]:
@@ -423,6 +429,8 @@ class _Found:
         ``repo: local``), lefthook's ``run``, the scripts in ``.husky/``
         (their configs are protected by name; the scripts they name were
         not).  Read line by line, as :func:`command_paths` reads a command."""
+        if len(self.work_trees_found) > MAX_CONFIGS:
+            self.whole = True
         for work_tree, git_dir in self.work_trees_found[:MAX_CONFIGS]:
             self.hook_runs.append((_joined(work_tree, ".husky"), work_tree, git_dir))
             for name, key in _MANAGER_CONFIGS:
@@ -443,7 +451,10 @@ class _Found:
         repository's: its git directory), so ``python -m pre_commit`` in
         the hook ``pre-commit install`` writes runs a ``pre_commit.py``
         there, and ``./scripts/lint.sh`` that script."""
-        for hooks, work_tree, git_dir in dict.fromkeys(self.hook_runs[:MAX_CONFIGS]):
+        runs = list(dict.fromkeys(self.hook_runs))
+        if len(runs) > MAX_CONFIGS:
+            self.whole = True
+        for hooks, work_tree, git_dir in runs[:MAX_CONFIGS]:
             try:
                 scripts = sorted(entry.path for entry in self.look.entries(hooks)
                                  if entry.name in HOOK_NAMES)
@@ -488,8 +499,10 @@ class _Found:
             entries = self.look.entries(_joined(project, folder))
         except OSError:
             return []
-        return sorted(entry.path for entry in entries
-                      if host_config_matches(last, entry.name))[:MOST_MATCHED]
+        matched = sorted(entry.path for entry in entries if host_config_matches(last, entry.name))
+        if len(matched) > MOST_MATCHED:
+            self.whole = True
+        return matched[:MOST_MATCHED]
 
     def host_config(self, project: str, name: str, path: str) -> None:
         """What the config ``name`` at ``path`` runs, from ``project`` (a
@@ -610,6 +623,8 @@ class _Found:
                     self.add_named(beside)
                     if name.endswith(".py"):
                         queue.append(self.look.canonical(beside) or beside)
+        if any(path not in read for path in queue):
+            self.whole = True  # modules past the bound: what they import is not known
 
 
 MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
