@@ -506,7 +506,8 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
     if data.find(old_b, end) >= 0:
         return None
     new_data = data[:at] + new_b + data[end:]
-    if len(new_data) > ctx.limits.max_write_bytes:  # (its characters are fewer)
+    limits = ctx.limits
+    if len(new_data) > limits.max_write_bytes:  # (its characters are fewer)
         return None
     start = data.rfind(b"\n", 0, at) + 1
     line = data.count(b"\n", 0, start)  # the change's first line (0-based), before and after
@@ -519,9 +520,11 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
         attempt = Attempt(rel, 0, multi, old, new, False, 0)
         if placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, line + 1):
             return None
+    first = last = line + 1  # the change's lines in the new text (1-based)
     if "\n" not in old and "\n" not in new:
         shown = one_line_diff_of_bytes(rel, data, new_data, start, line, end)
     else:  # lines changed whole, or a change across lines
+        last += new.count("\n", 0, len(new) - 1)  # the line of newText's last character
         shown = block_diff_of_bytes(rel, data, new_data, start, line, end, at + len(new_b))
     if shown is None:
         if work is None:
@@ -533,7 +536,7 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
         else:
             shown = _window_diff(rel, data, new_data, at, end, line, start, len(old), len(new),
                                  work)
-    if shown is None or len(shown) > ctx.limits.read_bytes:
+    if shown is None or len(shown) > limits.read_bytes:
         return None
     # made: what the general path does on success, in its order
     if memory.has_failures():  # a failure of this call is forgotten once it succeeds
@@ -556,8 +559,6 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
         # from here on nothing may stop the call: the file is being written
         read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
         pinned.write(new_data, exclusive=False, expect=info)
-    first = line + 1
-    last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
     result: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,
                           "replacements": 1, "lines": [[first, last]], "diff": shown}
     if real != rel or multi:  # the general answer's fields, in its order
