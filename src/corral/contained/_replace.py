@@ -287,12 +287,13 @@ class HeldParent:
         info = self._info
         if info is None:
             raise ValueError("no file is open")
-        backend, fd = self._backend, self._file
         size = info.st_size
-        want = min(size, limit) + 1
-        first = backend.pread(fd, want, 0)
-        if not first or (len(first) < want and len(first) == size):
+        want = (size if size < limit else limit) + 1
+        first = self._backend.pread(self._file, want, 0)
+        got = len(first)
+        if got == size < want or not got:
             return first  # the common file: read whole at once
+        backend, fd = self._backend, self._file
         chunks, total = [first], len(first)
         while total <= limit:
             chunk = backend.pread(fd, min(_READ_CHUNK, limit + 1 - total), total)
