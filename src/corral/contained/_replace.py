@@ -161,7 +161,7 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
         if attrs is None:
             attrs = []  # not to be listed by this caller: none carried, maybe some there
         elif not attrs or not any(_carried(attr) for attr in attrs):
-            create_mode = _bits_shown_to_no_one_more(source)
+            create_mode = _SHOWN_BITS[source.st_mode & _PERMISSIONS]
     fd = backend.open_at(dir_fd, tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _SAFE,
                          create_mode)
     try:
@@ -358,18 +358,21 @@ class HeldParent:
         self.close()
 
 
-def _bits_shown_to_no_one_more(source: os.stat_result) -> int:
-    """The temporary file's mode at creation replacing ``source`` (a file
-    with no extended attribute to carry: no ACL, no label): its own bits
-    where they show every user but the owner the same and the owner no
-    less (0644, 0755, 0600), so no one sees the temporary file (owned by
-    the writer, its group maybe not the file's) who cannot read the file;
-    else 0600, the bits set after the content."""
-    bits = st.S_IMODE(source.st_mode) & _PERMISSIONS
+def _bits_shown_to_no_one_more(bits: int) -> int:
+    """The temporary file's mode at creation replacing a file of permission
+    ``bits`` with no extended attribute to carry (no ACL, no label): its
+    own bits where they show every user but the owner the same and the
+    owner no less (0644, 0755, 0600), so no one sees the temporary file
+    (owned by the writer, its group maybe not the file's) who cannot read
+    the file; else 0600, the bits set after the content."""
     other = bits & 0o7
     if (bits >> 3) & 0o7 != other or (bits >> 6) & other != other:
         return _REPLACING_MODE
     return bits
+
+
+#: :func:`_bits_shown_to_no_one_more` of each permission bits, by them
+_SHOWN_BITS = tuple(_bits_shown_to_no_one_more(bits) for bits in range(_PERMISSIONS + 1))
 
 
 def _create_mode(source: os.stat_result | None, mode: int | None) -> int:
