@@ -589,14 +589,18 @@ def _facts_after(data: bytes, new_data: bytes, at: int, old_b: bytes, new: str, 
     without scanning it: ``None`` when a fact would take a scan, or the
     quick step would not take the bytes (a NUL, a byte order mark, many
     control characters: the next edit then looks at them itself)."""
-    if at >= HEAD:  # the head is unchanged
-        now = head_controls
-    elif len(data) <= HEAD and len(new_data) <= HEAD:  # the head is the whole text
-        # (oldText is in it: none of its bytes are control characters if none are)
-        now = (head_controls and head_controls - controls(old_b)) + controls(new_b)
-    else:
+    if at >= HEAD:  # the head is unchanged (and was taken: its first byte, its controls)
+        if "\x00" in new:
+            return None
+        return ascii_text and new.isascii(), head_controls
+    size = len(new_data)
+    if len(data) > HEAD or size > HEAD:
         return None
-    if now * 10 > min(len(new_data), HEAD) or "\x00" in new or new_data[:1] in _ODD_FIRST:
+    # the head is the whole text (oldText is in it: none of its bytes are
+    # control characters if none are); a NUL is one
+    added = controls(new_b)
+    now = (head_controls and head_controls - controls(old_b)) + added
+    if now * 10 > size or (added and "\x00" in new) or (not at and new_data[:1] in _ODD_FIRST):
         return None
     return ascii_text and new.isascii(), now
 
