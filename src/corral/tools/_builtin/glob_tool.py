@@ -165,8 +165,8 @@ class _Found:
         self.variants = variants
         self.other_case = False
 
-    def look_for_variants(self, listed: list[str]) -> None:
-        """Note whether a name of ``listed`` holds one of :attr:`variants`
+    def look_for_variants(self, names: list[str]) -> None:
+        """Note whether one of ``names`` holds one of :attr:`variants`
         (each a scan in C of the names joined); once one does, or once a
         path is found (no retry then), they are no longer looked for."""
         variants = self.variants
@@ -175,7 +175,7 @@ class _Found:
         if self.paths:
             self.variants = None
             return
-        joined = "\0".join(listed)
+        joined = "\0".join(names)
         if any(v in joined for v in variants):
             self.other_case = True
             self.variants = None
@@ -204,8 +204,6 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
                 if len(paths) >= stop:
                     break
                 continue
-            if found.variants is not None and listed:
-                found.look_for_variants(listed)
             # every name of the run is decided, not only those that match
             # (visitor.shown_files written out: one call less per run)
             names = listed
@@ -214,6 +212,8 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
                 names = policy.visible_names(listed)
                 if len(names) != len(listed):
                     counts.hidden += len(listed) - len(names)
+            if found.variants is not None and names:
+                found.look_for_variants(names)  # what is shown only: hidden names change nothing
             if suffix is not None:  # "*.py": the test of each name made in C
                 matched = list(compress(names, map(str.endswith, names, repeat(suffix)))) \
                     if suffix else names
