@@ -37,7 +37,7 @@ from .._refusals.catalogue import (Code, Kind, Refusal, sha256_mismatch, special
                                    special_kind, swapped)
 from .._runtime.registry import ToolSpec, success_schema
 from .._runtime.request_types import WriteRequest
-from .._runtime.view import Pinned
+from .._runtime.view import Pinned, replace_plain
 from .._refusals.names import check_new_name
 from .._read.textform import Form, apply_form, form_of
 
@@ -151,39 +151,39 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
 def _replace_plain(ctx: ToolContext, rel: str, content: str,
                    keep_format: bool) -> WriteResult | None:
     """The common write, a plain file replaced with ``overwrite`` and no
-    one asked, in the view's plain step (:meth:`CallView.plain_replace`):
-    the same locks, decisions and atomic replace as :func:`run`'s step,
-    made where every fact that step would weigh is known to allow it.
-    ``None``, nothing written, where it is not such a write (a file with
-    other links, one whose form is kept, content compared with the file):
-    the caller takes the general step."""
-    step = ctx.view.plain_replace(rel)
-    if step is None:
-        return None
-    with step:
-        info = step.info
-        if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1:
-            return None
+    one asked, in the view's plain step (:func:`replace_plain`): the same
+    locks, decisions and atomic replace as :func:`run`'s step, made where
+    every fact that step would weigh is known to allow it.  ``None``,
+    nothing written, where it is not such a write (a file with other
+    links, one whose form is kept, content compared with the file): the
+    caller takes the general step."""
+    made: list[Any] = []
+    checkpoint = ctx.checkpoint
+
+    def fits(info: os.stat_result) -> bool:
         warnings = warnings_alone(content, info.st_size)
-        if warnings is None:
-            return None  # content compared with the file's: looked at in full
-        if keep_format:
-            try:
-                head = step.head(_FORM_HEAD)
-            except OSError:
-                return None  # said (or not) as the general step says it
-            if b"\r" in head or head.startswith(_MARKS):
-                return None  # a form to keep: looked at in full
+        made.append(warnings)
+        return warnings is not None  # else content compared with the file's: in full
+
+    def prepare(info: os.stat_result, head: bytes) -> bytes | None:
+        if b"\r" in head or head.startswith(_MARKS):
+            return None  # a form to keep: looked at in full
         data = content.encode("utf-8")
-        digest = hashlib.sha256(data).hexdigest()
-        ctx.checkpoint()  # the last one: stopped now, nothing is written
+        made.append(hashlib.sha256(data).hexdigest())
+        checkpoint()  # the last one: stopped now, nothing is written
         read_cache.forget(info.st_dev, info.st_ino)
-        step.write(data)
-    result: WriteResult = {"path": rel, "bytes": len(data), "sha256": digest,
-                           "createdDirectories": [], "created": False}
+        made.append(len(data))
+        return data
+
+    if not replace_plain(ctx.view.shared, checkpoint, rel, _FORM_HEAD if keep_format else 0,
+                         fits, prepare):
+        return None
+    warnings, digest, size = made
     if warnings:
-        result["warnings"] = warnings
-    return result
+        return {"path": rel, "bytes": size, "sha256": digest, "createdDirectories": [],
+                "created": False, "warnings": warnings}
+    return {"path": rel, "bytes": size, "sha256": digest, "createdDirectories": [],
+            "created": False}
 
 
 def _add_created(result: WriteResult, created: list[str]) -> None:
