@@ -22,7 +22,7 @@ from ..._refusals.catalogue import Refusal, entry_kind, reentered, swapped
 from ..request_types import Request
 from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd
-from .decide import _ADDING, View, _Step, running_call
+from .decide import _ADDING, View, _Call, _Step, running_call
 from .freshness import Freshness
 from .links import chain_end, locate
 from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, ASKING, TREE_EXCLUSIVE, TREE_SHARED,
@@ -400,6 +400,18 @@ class _HeldPlace(Protocol):
     def identity(self) -> tuple[int, int] | None: ...
 
 
+def ready(view: View, call: Callable[[], _Call | None], acts: bool = True) -> None:
+    """:meth:`CallView.ready` of the call ``call`` (a weak reference to an
+    object with a ``checkpoint``) on ``view``: what other programs changed
+    taken in."""
+    running_call(call)  # a wait for that walk polls this call's checkpoint
+    fresh = view.freshness
+    if fresh is not None:
+        fresh.catch_up(acts)
+    if view.nested_in or view.opened_beneath or view.beside:
+        view.notice_others()
+
+
 def _plain_facts(view: View, rel: str, ops: tuple[Op, ...]) -> tuple[Policy, bool] | None:
     """What a plain step on ``rel`` for ``ops`` needs known before it takes
     a lock: every link of the tree known and none is, no root holds or
@@ -535,13 +547,12 @@ class CallView:
         reads what).  A walk for the links beyond the look at open may be
         under way: it is not waited for here, only by a decision those
         links could change (:meth:`View.need_links`)."""
-        view = self._view
-        running_call(self._host_ref)  # a wait for that walk polls this call's checkpoint
-        fresh = view.freshness
-        if fresh is not None:
-            fresh.catch_up(acts)
-        if view.nested_in or view.opened_beneath or view.beside:
-            view.notice_others()
+        ready(self._view, self._host_ref, acts)
+
+    def runs(self) -> None:
+        """This call runs in this context from now on (:meth:`ready` made
+        for it already, by a plain run of the same call)."""
+        running_call(self._host_ref)
 
     @property
     def _host(self) -> Host:
