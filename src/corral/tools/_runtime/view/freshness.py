@@ -306,7 +306,8 @@ class _KernelWatch:
                 if not data:
                     self._read_to_end(started)
                     return True
-                self._dispatch(data)
+                if not (self.expecting and self._own_replace(data)):
+                    self._dispatch(data)
                 if len(data) <= _READ_SIZE - _EVENT.size - 256:
                     # the queue was read to its end (what comes later: next call's)
                     if self.expecting:
@@ -402,6 +403,50 @@ class _KernelWatch:
                         watcher.changed_many(directory, wd, events)
         for wd in ignored:
             self.watchers.pop(wd, None)
+
+    def _own_replace(self, data: bytes) -> bool:
+        """Take ``data`` in where it is exactly one replace (a name made,
+        moved away, and arriving at another: :func:`_renamed_onto`) in a
+        directory one view alone watches, that view's own act, awaited
+        (:meth:`Freshness.expect`): what :meth:`_dispatch` makes of it, in
+        one step (the common read, the write of the call before).  Whether
+        it was; ``False``, nothing taken in, for any other read."""
+        size = len(data)
+        if size < 3 * _EVENT_SIZE:
+            return False
+        unpack = _EVENT.unpack_from
+        wd, mask, _, length = unpack(data, 0)
+        second = _EVENT_SIZE + length  # the move away, of a name as long
+        third = second + second  # the arrival
+        start = third + _EVENT_SIZE
+        if mask != _IN_CREATE or not length or size <= start:
+            return False
+        moved = unpack(data, second)
+        cookie = moved[2]
+        if moved != (wd, _IN_MOVED_FROM, cookie, length) or \
+                unpack(data, third) != (wd, _IN_MOVED_TO, cookie, size - start) or \
+                data[_EVENT_SIZE:second] != data[second + _EVENT_SIZE:third]:
+            return False
+        watchers = self.watchers.get(wd)
+        if watchers is None or len(watchers) != 1:
+            return False
+        ((ref, _),) = watchers.items()
+        watcher = ref()
+        if watcher is None:
+            return False
+        expected = watcher.expected
+        end = data.find(b"\0", start)
+        key = (wd, data[start:size if end < 0 else end].decode(_FS_ENCODING, "surrogateescape"))
+        entry = expected.get(key) if key[1] else None
+        if entry is None:
+            return False  # another program's arrival: looked at
+        watcher._changes += 1  # (as every event counts)
+        entry[0] -= 1
+        if entry[0] <= 0:
+            del expected[key]
+            if not expected:  # every act's event came: none for a drain to expire
+                self.expecting.pop(id(watcher), None)
+        return True
 
     def _everything_changed(self) -> None:
         """Events were lost or left unread (the lock held): every view
