@@ -14,6 +14,9 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* The decimal digits of n (> 0) written at out; their number. */
 static int64_t corral_put_decimal(char *out, int64_t n)
@@ -27,6 +30,23 @@ static int64_t corral_put_decimal(char *out, int64_t n)
     for (int64_t i = 0; i < count; i++)
         out[i] = digits[count - 1 - i];
     return count;
+}
+
+/* The decimal number of digits digits at out plus one, written there; its
+ * digits. */
+static int64_t corral_next_decimal(char *out, int64_t digits)
+{
+    for (int64_t i = digits - 1; i >= 0; i--) {
+        if (out[i] != '9') {
+            out[i]++;
+            return digits;
+        }
+        out[i] = '0';
+    }
+    /* all nines: one digit more, 1 followed by zeros */
+    out[0] = '1';
+    out[digits] = '0';
+    return digits + 1;
 }
 
 /* The number of '\n' in [p, end). */
@@ -45,32 +65,95 @@ static int64_t corral_count_lf(const char *p, const char *end)
 
 #define CORRAL_WINDOW_INVALID (-2)
 
-/* The bytes of [p, p+n) that are control characters text does not hold:
- * C0 other than \b \t \n \v \f \r (8 to 13) and ESC, and DEL.  Written
- * as byte compares summed in blocks small enough for 16-bit sums, so the
- * compiler vectorises it. */
+/* The counts below look at 16 bytes at once where SSE2 is (every x86-64):
+ * byte compares give 0 or -1 per byte, subtracted into byte sums at most
+ * 255 times, then added up (psadbw); elsewhere, and for the last bytes, a
+ * byte at a time. */
+
+/* Whether c is a control character text does not hold: C0 other than
+ * \b \t \n \v \f \r (8 to 13) and ESC, and DEL. */
+static int corral_is_control(unsigned char c)
+{
+    return ((c < 32) & ((unsigned char)(c - 8) > 5) & (c != 27)) | (c == 127);
+}
+
+/* Whether a JSON string holds c neither as it is nor as \n, \t, \" or \\:
+ * anything but printable ASCII, tab and line feed. */
+static int corral_is_unusual(unsigned char c)
+{
+    return ((c < 32) & (c != 9) & (c != 10)) | (c > 126);
+}
+
+#if defined(__SSE2__)
+/* The 0/-1 byte sums of sum, added up. */
+static int64_t corral_byte_sums(__m128i sum)
+{
+    __m128i sums = _mm_sad_epu8(_mm_sub_epi8(_mm_setzero_si128(), sum), _mm_setzero_si128());
+    return (int64_t)_mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4);
+}
+#endif
+
+/* The bytes of [p, p+n) that are corral_is_control. */
 static int64_t corral_count_controls(const unsigned char *p, int64_t n)
 {
     int64_t count = 0;
-    while (n > 0) {
-        int64_t block = n < 4096 ? n : 4096;
-        uint16_t part = 0;
-        for (int64_t i = 0; i < block; i++) {
-            unsigned char c = p[i];
-            part += (uint16_t)(((c < 32) & ((unsigned char)(c - 8) > 5) & (c != 27)) |
-                               (c == 127));
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(32), seven = _mm_set1_epi8(7),
+                  fourteen = _mm_set1_epi8(14), esc = _mm_set1_epi8(27),
+                  del = _mm_set1_epi8(127), none = _mm_set1_epi8(-1);
+    while (n >= 16) {
+        int64_t blocks = n / 16 < 255 ? n / 16 : 255;
+        __m128i sum = _mm_setzero_si128();
+        for (int64_t i = 0; i < blocks; i++, p += 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)p);
+            /* signed compares: 0 to 31 is below 32 and above -1 */
+            __m128i c0 = _mm_and_si128(_mm_cmplt_epi8(x, space), _mm_cmpgt_epi8(x, none));
+            __m128i kept = _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi8(x, seven),
+                                                      _mm_cmplt_epi8(x, fourteen)),
+                                        _mm_cmpeq_epi8(x, esc));
+            sum = _mm_add_epi8(sum, _mm_or_si128(_mm_andnot_si128(kept, c0),
+                                                 _mm_cmpeq_epi8(x, del)));
         }
-        count += part;
-        p += block;
-        n -= block;
+        count += corral_byte_sums(sum);
+        n -= blocks * 16;
     }
+#endif
+    for (; n > 0; n--, p++)
+        count += corral_is_control(*p);
     return count;
 }
 
-int64_t corral_text_window_starts(const char *buf, int64_t len, int64_t offset, int64_t limit,
-                                  int64_t cap, int64_t budget, int64_t head, char *out,
-                                  int64_t out_size, int64_t *facts, int64_t *starts,
-                                  int64_t starts_size)
+/* The bytes of [p, p+n) that are corral_is_unusual. */
+static int64_t corral_count_unusual(const unsigned char *p, int64_t n)
+{
+    int64_t count = 0;
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(32), tab = _mm_set1_epi8(9), lf = _mm_set1_epi8(10),
+                  del = _mm_set1_epi8(127);
+    while (n >= 16) {
+        int64_t blocks = n / 16 < 255 ? n / 16 : 255;
+        __m128i sum = _mm_setzero_si128();
+        for (int64_t i = 0; i < blocks; i++, p += 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)p);
+            /* signed: a byte of 128 or more is negative, so below 32 too */
+            __m128i low = _mm_cmplt_epi8(x, space);
+            __m128i kept = _mm_or_si128(_mm_cmpeq_epi8(x, tab), _mm_cmpeq_epi8(x, lf));
+            sum = _mm_add_epi8(sum, _mm_or_si128(_mm_andnot_si128(kept, low),
+                                                 _mm_cmpeq_epi8(x, del)));
+        }
+        count += corral_byte_sums(sum);
+        n -= blocks * 16;
+    }
+#endif
+    for (; n > 0; n--, p++)
+        count += corral_is_unusual(*p);
+    return count;
+}
+
+int64_t corral_text_window_rows(const char *buf, int64_t len, int64_t offset, int64_t limit,
+                                int64_t cap, int64_t budget, int64_t head, char *out,
+                                int64_t out_size, int64_t *facts, int64_t *starts,
+                                int64_t starts_size)
 {
     /* the arguments first, before any arithmetic on them */
     if (len < 0 || offset < 1 || limit < 0 || cap < 0 || budget < 0 || head < 0 ||
@@ -83,20 +166,26 @@ int64_t corral_text_window_starts(const char *buf, int64_t len, int64_t offset, 
     const char *p = buf, *end = len > 0 ? buf + len : buf;
     /* the window's end, clamped: a window past every line shows none */
     int64_t line = 1, used = 0, shown = 0;
+    const char *first = NULL, *last_end = NULL; /* the bytes of the lines written */
     int64_t stop = limit > INT64_MAX - offset ? INT64_MAX : offset + limit;
     if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
         return -1;
     if (len > 0 && memchr(buf, '\r', (size_t)len) != NULL)
         return -1;
     facts[2] = len > 0 && memchr(buf, '\n', (size_t)len) != NULL;
-    facts[3] = corral_count_controls((const unsigned char *)buf, head < len ? head : len);
+    /* the number of the line being written, in decimal: the window's lines
+     * are numbered on, so each number is the last one plus one */
+    char number[24];
+    int64_t digits = 0;
     while (p < end && line < stop) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *line_end = nl != NULL ? nl : end;
         if (line >= offset) {
             int64_t text = line_end - p;
-            char number[24];
-            int64_t digits = corral_put_decimal(number, line);
+            if (digits == 0)
+                digits = corral_put_decimal(number, line);
+            else
+                digits = corral_next_decimal(number, digits);
             int64_t need = used + (shown ? 1 : 0) + digits + 1 + text;
             if (text > cap)
                 return -1; /* Python cuts it (or finds it short in characters) */
@@ -108,6 +197,9 @@ int64_t corral_text_window_starts(const char *buf, int64_t len, int64_t offset, 
                 return -1;
             if (starts != NULL)
                 starts[shown] = p - buf;
+            if (first == NULL)
+                first = p;
+            last_end = line_end;
             if (shown)
                 out[used++] = '\n';
             memcpy(out + used, number, (size_t)digits);
@@ -126,7 +218,33 @@ int64_t corral_text_window_starts(const char *buf, int64_t len, int64_t offset, 
         line++; /* an unterminated last line */
     facts[0] = line - 1;
     facts[1] = shown;
+    int64_t unusual = first != NULL ? corral_count_unusual((const unsigned char *)first,
+                                                           last_end - first) : 0;
+    facts[4] = unusual;
+    /* Every control byte is unusual: when the lines written begin the
+     * buffer and hold none, only the head's bytes after them are looked at. */
+    const char *head_end = head < len ? buf + head : end;
+    const char *from = first == buf && unusual == 0 ? last_end : buf;
+    facts[3] = from < head_end ? corral_count_controls((const unsigned char *)from,
+                                                       head_end - from) : 0;
     return used;
+}
+
+int64_t corral_text_window_starts(const char *buf, int64_t len, int64_t offset, int64_t limit,
+                                  int64_t cap, int64_t budget, int64_t head, char *out,
+                                  int64_t out_size, int64_t *facts, int64_t *starts,
+                                  int64_t starts_size)
+{
+    int64_t five[5];
+    if (facts == NULL) {
+        errno = EINVAL;
+        return CORRAL_WINDOW_INVALID;
+    }
+    int64_t written = corral_text_window_rows(buf, len, offset, limit, cap, budget, head, out,
+                                              out_size, five, starts, starts_size);
+    if (written >= 0)
+        memcpy(facts, five, 4 * sizeof(int64_t));
+    return written;
 }
 
 int64_t corral_text_window_head(const char *buf, int64_t len, int64_t offset, int64_t limit,

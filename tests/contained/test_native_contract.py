@@ -274,6 +274,67 @@ def test_text_window_starts_notes_where_each_line_shown_begins(native):
         assert _errno_is_einval()
 
 
+def test_text_window_rows_counts_the_bytes_json_escapes_unusually(native):
+    """corral_text_window_rows: the window, controls and starts of
+    corral_text_window_starts, and facts[4] the bytes of the lines written
+    (the line feeds between them included) that are neither printable ASCII
+    nor a tab or line feed; the controls counted as before whatever part of
+    the head the window covers (long texts: the 16-byte blocks and the
+    bytes after them)."""
+    rng = random.Random(4)
+    odd = bytes(b for b in range(32) if b not in range(8, 14) and b != 27) + b"\x7f"
+    unusual = bytes(b for b in range(256) if not (32 <= b <= 126 or b in (9, 10)))
+    alphabet = b"ab\"\\ \t\n\n\x1b\x0b\x08\x0c\x7f\x00\x01\x80\xc3\xff~"
+    for _ in range(ITERATIONS * 4):
+        if rng.random() < 0.5:  # mostly plain text, a rare odd byte somewhere
+            data = bytearray(rng.choice(b"abc  \t\n\n") for _ in range(rng.randint(0, 700)))
+            for _ in range(rng.choice((0, 0, 1, 2))):
+                if data:
+                    data[rng.randrange(len(data))] = rng.choice(alphabet)
+            data = bytes(data)
+        else:
+            data = _blob(rng, alphabet, 300)
+        data = data.replace(b"\r", b"")
+        while data.startswith(BOM):
+            data = data[len(BOM):]
+        lines = data.count(b"\n") + 1
+        offset = rng.choice((1, 1, rng.randint(1, lines + 1)))
+        limit = rng.choice((2000, rng.randint(0, lines + 1)))
+        budget = rng.choice((8192, rng.randint(0, 400)))
+        head = rng.choice((0, 1, 16, 17, len(data), len(data) + 5, rng.randint(0, len(data) + 1),
+                           INT64_MAX))
+        out = ffi.new("char[]", 8192)
+        facts = ffi.new("int64_t[5]")
+        starts = ffi.new("int64_t[]", lines + 1)
+        written = lib.corral_text_window_rows(data, len(data), offset, limit, 1000, budget, head,
+                                              out, 8192, facts, starts, lines + 1)
+        four = ffi.new("int64_t[4]")
+        before = ffi.new("int64_t[]", lines + 1)
+        assert lib.corral_text_window_starts(data, len(data), offset, limit, 1000, budget, head,
+                                             out, 8192, four, before, lines + 1) == written
+        if written < 0:
+            continue
+        assert list(facts)[:4] == list(four)
+        assert facts[3] == sum(1 for b in data[:head] if b in odd), (data, offset, head)
+        shown = facts[1]
+        assert list(starts)[:shown] == list(before)[:shown]
+        if not shown:
+            assert facts[4] == 0
+            continue
+        begin = starts[0]
+        last = data.find(b"\n", starts[shown - 1])
+        rows = data[begin:len(data) if last < 0 else last]
+        assert facts[4] == sum(1 for b in rows if b in unusual), (data, offset, limit, budget)
+    facts = ffi.new("int64_t[5]")
+    out = ffi.new("char[]", 9)
+    assert lib.corral_text_window_rows(b"a\n", 2, 1, 1, 9, 9, 0, out, 9, ffi.NULL,
+                                       ffi.NULL, 0) == -2
+    assert _errno_is_einval()
+    assert lib.corral_text_window_rows(b"a\n", 2, 1, 1, 9, 9, -1, out, 9, facts,
+                                       ffi.NULL, 0) == -2
+    assert _errno_is_einval()
+
+
 def test_text_window_far_offsets_do_not_overflow(native):
     """offset + limit past INT64_MAX: the window is clamped, not wrapped."""
     facts = ffi.new("int64_t[3]")

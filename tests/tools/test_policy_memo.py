@@ -96,13 +96,27 @@ def test_a_remembered_clear_run_of_names_answers_as_a_fresh_test():
                         [n for n in ending if scope.visible(n)]
 
 
+def _remembered() -> set[tuple[object, str]]:
+    return {(tests, run) for tests, runs in _policy._CLEAR_RUNS.items() for run in runs}
+
+
 def test_remembered_clear_runs_are_bounded_and_skip_long_runs():
     _policy._CLEAR_RUNS.clear()
     scope = Policy.default().scope(".", Op.SEARCH)
     for i in range(_policy._CLEAR_RUNS_MAX + 10):
         assert scope.visible_names([f"f{i}.py"]) == [f"f{i}.py"]
-    assert len(_policy._CLEAR_RUNS) <= _policy._CLEAR_RUNS_MAX
+    assert len(_remembered()) <= _policy._CLEAR_RUNS_MAX
     long_run = ["x" * 200 + str(i) for i in range(_policy._CLEAR_RUN_CHARS // 100)]
-    before = set(_policy._CLEAR_RUNS)
+    before = _remembered()
     assert scope.visible_names(long_run) == long_run
-    assert _policy._CLEAR_RUNS == before
+    assert _remembered() == before
+
+
+def test_runs_remembered_for_many_policies_are_bounded_as_a_whole():
+    _policy._CLEAR_RUNS.clear()
+    for n in range(_policy._CLEAR_RUN_TESTS * 3):
+        scope = Policy.build(deny=[f"*.secret{n}"]).scope(".", Op.SEARCH)
+        for i in range(_policy._CLEAR_RUNS_MAX + 10):
+            assert scope.visible_names([f"f{i}.py"]) == [f"f{i}.py"]
+        assert scope.visible_names([f"x.secret{n}", "a.py"]) == ["a.py"]
+        assert len(_remembered()) <= _policy._CLEAR_RUNS_MAX

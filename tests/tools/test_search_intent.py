@@ -69,6 +69,48 @@ def test_a_name_in_another_case_is_pointed_out(app):
         assert box.call("glob", result["suggestedArgs"])["paths"] == ["README.md"]
 
 
+@pytest.mark.parametrize(("files", "pattern", "suggested"), [
+    # the name in another case lies below directories whose names hold no other case
+    (["a/b/c/x.txt", "a/b/c/d/e/Notes.TXT"], "**/notes.txt", "**/[nN][oO][tT][eE][sS].[tT][xX][tT]"),
+    (["lib/one.py", "lib/deep/er/Setup.py"], "lib/**/setup.py", "lib/**/[sS][eE][tT][uU][pP].py"),
+    # one letter of the pattern in each case: a name needs only the other case of one
+    (["x/ab.md", "x/y/AA.md"], "**/aA.md", "**/[aA][aA].[mM][dD]"),
+    (["docs/other.md", "docs/in/CAFÉ.md"], "**/café.md", "**/[cC][aA][fF][éÉ].[mM][dD]"),
+    # capitals where the star stands, the other case in the literal part
+    (["q/xYz-report.log"], "**/*-REPORT.log", "**/*-[rR][eE][pP][oO][rR][tT].[lL][oO][gG]"),
+])
+def test_a_name_in_another_case_is_found_wherever_it_lies(tmp_path, files, pattern, suggested):
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    target = files[-1]
+    with Toolbox(tmp_path) as box:
+        result = assert_valid_envelope(box.call("glob", {"pattern": pattern}))
+        assert result["paths"] == [] and result["diagnosis"] == "case", result
+        head = suggested.rpartition("/")[0]
+        assert result["suggestedArgs"] == {"pattern": f"{head}/{target.rpartition('/')[2]}"}
+        assert box.call("glob", {"pattern": suggested})["paths"] == [target]
+        assert box.call("glob", result["suggestedArgs"])["paths"] == [target]
+
+
+def test_no_case_retry_where_no_name_differs_in_case(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "notes.md").write_text("x\n")
+    with Toolbox(tmp_path) as box:
+        result = assert_valid_envelope(box.call("glob", {"pattern": "**/notes.txt"}))
+    assert result["paths"] == [] and "diagnosis" not in result
+
+
+def test_a_denied_name_in_another_case_is_not_pointed_out(tmp_path):
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "Prod.PEM").write_text("secret\n")
+    (tmp_path / "keys" / "Prod.txt").write_text("x\n")
+    with Toolbox(tmp_path, deny=["**/*.pem"]) as box:
+        result = assert_valid_envelope(box.call("glob", {"pattern": "**/prod.pem"}))
+    assert result["paths"] == [] and "diagnosis" not in result, result
+    assert "PEM" not in str(result)
+
+
 def test_include_as_a_list_is_read_as_one_brace_glob(app):
     with Toolbox(app) as box:
         result = box.call("grep", {"pattern": "x", "include": ["*.ts", "*.md"]})

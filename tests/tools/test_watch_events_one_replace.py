@@ -123,3 +123,65 @@ def test_a_replace_is_read_in_one_step():
     data = b"".join(_replace(1, b".file.py.0ab0fc948cfa.corral-tmp", b"file.py", 7))
     assert freshness._renamed_onto(data) == (1, b"file.py")
     assert freshness._renamed_onto(data[:-1]) is None
+
+
+def _twin(root, wd: int, name: str | None) -> freshness.Freshness:
+    """A view's watch awaiting its own replace onto ``name`` in ``sub``."""
+    fresh = freshness.Freshness(root)
+    if name is not None:
+        fresh.expected[(wd, name)] = [1, "sub", 0]
+    return fresh
+
+
+def _state(fresh: freshness.Freshness, watch: freshness._KernelWatch) -> tuple:
+    return (dict(fresh.expected), fresh.pending, fresh.dirty, fresh._changes,
+            id(fresh) in watch.expecting)
+
+
+@pytest.mark.parametrize("index", range(len(_reads())))
+@pytest.mark.parametrize("awaited", [True, False])
+def test_a_read_of_the_views_own_replace_is_taken_in_as_the_loop_would(tmp_path, monkeypatch,
+                                                                      index, awaited):
+    """The drain's one step for a view's own replace (a read holding
+    exactly that replace, in a directory that view alone watches, the
+    arrival awaited) leaves the view as :meth:`_dispatch` leaves it; any
+    other read is left to :meth:`_dispatch`, nothing taken in."""
+    from corral.contained import Root
+
+    data = _reads()[index]
+    found = freshness._renamed_onto(data)
+    name = found[1].decode() if found is not None and awaited else None
+    with Root(tmp_path) as root:
+        sides = []
+        for one_step in (True, False):
+            fresh = _twin(root, 1, name)
+            watch = freshness._KernelWatch()
+            monkeypatch.setattr(freshness, "_KERNEL", watch)  # (the process's one watch)
+            watch.watchers = {1: {fresh.ref: "sub"}}
+            if name is not None:
+                watch.expecting[id(fresh)] = fresh.ref
+            before = _state(fresh, watch)
+            if not (one_step and watch._own_replace(data)):
+                if one_step:
+                    assert _state(fresh, watch) == before  # nothing taken in
+                watch._dispatch(data)
+            sides.append(_state(fresh, watch))
+        assert sides[0] == sides[1]
+
+
+def test_the_views_own_replace_is_taken_in_one_step(tmp_path, monkeypatch):
+    """(and the cases above then compare the two ways)"""
+    from corral.contained import Root
+
+    data = b"".join(_replace(1, b".file.py.0ab0fc948cfa.corral-tmp", b"file.py", 7))
+    with Root(tmp_path) as root:
+        fresh = _twin(root, 1, "file.py")
+        watch = freshness._KernelWatch()
+        monkeypatch.setattr(freshness, "_KERNEL", watch)
+        watch.watchers = {1: {fresh.ref: "sub"}}
+        watch.expecting[id(fresh)] = fresh.ref
+        assert watch._own_replace(data)
+        assert fresh.expected == {} and not watch.expecting and not fresh.dirty
+        other = _twin(root, 1, "file.py")  # beside another view of that directory: the loop's
+        watch.watchers = {1: {fresh.ref: "sub", other.ref: "sub"}}
+        assert not watch._own_replace(data)

@@ -1,4 +1,4 @@
-"""write_file's plain step (``CallView.plain_replace``): the common replace
+"""write_file's plain step (``view.replace_plain``): the common replace
 made in one straight step where every fact the general step would weigh is
 known to allow it.  Checked two ways, on every backend config:
 
@@ -307,7 +307,7 @@ def test_links_not_settled_take_the_general_step(tmp_path, make_toolbox, monkeyp
     changed the tree meanwhile): the plain step is not taken; the general
     step waits for the walk, which finds a protected link made meanwhile
     leading to the file, and refuses."""
-    from corral.tools._runtime.view import CallView, View
+    from corral.tools._runtime.view import View, call as view_call
 
     f = _tree(tmp_path)
     box = make_toolbox(tmp_path, policy=Policy.build(protect=["alias.py"]))
@@ -322,15 +322,15 @@ def test_links_not_settled_take_the_general_step(tmp_path, make_toolbox, monkeyp
         gate.wait(10)
         real_walk(self)
 
-    real_ready = CallView.ready
+    real_ready = view_call.ready
 
-    def ready_then_walk(self: CallView, acts: bool = True) -> None:
-        real_ready(self, acts)
-        self.shared.learn_every_link_later(((".", 0),))
+    def ready_then_walk(view: View, call: Any, acts: bool = True) -> None:
+        real_ready(view, call, acts)
+        view.learn_every_link_later(((".", 0),))
         threading.Timer(0.2, gate.set).start()
 
     monkeypatch.setattr(View, "_walk_tree_links", gated_walk)
-    monkeypatch.setattr(CallView, "ready", ready_then_walk)
+    monkeypatch.setattr(view_call, "ready", ready_then_walk)  # every call's, plain or not
     answer = _write(box, content=PLAIN)
     assert not answer["ok"] and answer["code"] == "DENIED", answer
     assert f.read_text() == PLAIN.replace("1", "2")

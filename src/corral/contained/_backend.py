@@ -96,6 +96,9 @@ class TextWindow(NamedTuple):
     #: backend noted it (a renderer then cuts the buffer at a few lines
     #: instead of splitting it at every one); empty when not
     starts: Sequence[int] = ()
+    #: the lines shown are ASCII whose only characters a JSON string escapes
+    #: are tabs, line feeds, quotes and backslashes (when the backend looked)
+    plain: bool = False
 
 
 class DirLister(Protocol):

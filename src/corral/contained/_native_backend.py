@@ -250,7 +250,7 @@ class NativeBackend(Backend):
         out = scratch.out
         if out is None:
             out = scratch.out = _ffi.new("char[]", WINDOW_SCRATCH_BYTES)
-            scratch.facts = _ffi.new("int64_t[4]")
+            scratch.facts = _ffi.new("int64_t[5]")
             scratch.starts = _ffi.new("int64_t[]", WINDOW_SCRATCH_LINES)
         facts, starts = scratch.facts, scratch.starts
         if not (type(offset) is int and type(limit) is int and type(cap) is int
@@ -266,9 +266,9 @@ class NativeBackend(Backend):
                 out = _ffi.new("char[]", size)
             if lines > WINDOW_SCRATCH_LINES:
                 starts = _ffi.new("int64_t[]", lines)
-            written: int = _lib.corral_text_window_starts(data, len(data), offset, limit, cap,
-                                                          budget, head, out, size, facts, starts,
-                                                          lines)
+            written: int = _lib.corral_text_window_rows(data, len(data), offset, limit, cap,
+                                                        budget, head, out, size, facts, starts,
+                                                        lines)
         except OverflowError:
             written = -2
         if written == -2:  # a number out of range: each said, or clamped
@@ -279,7 +279,7 @@ class NativeBackend(Backend):
         # copied: the scratch is the next call's (8 bytes a line shown)
         return TextWindow(str(_ffi.buffer(out, written), "utf-8"), facts[0], shown,
                           bool(facts[2]), facts[3],
-                          memoryview(_ffi.buffer(starts, 8 * shown)[:]).cast("q"))
+                          memoryview(_ffi.buffer(starts, 8 * shown)[:]).cast("q"), not facts[4])
 
     def _text_window_checked(self, data: bytes, offset: int, limit: int, cap: int, budget: int,
                              head: int) -> TextWindow | None:
@@ -339,7 +339,7 @@ class NativeBackend(Backend):
 class _WindowScratch(threading.local):
     """Each thread's output buffer for text_window (made on first use)."""
 
-    # cffi arrays (char[], int64_t[4], int64_t[]); cffi objects carry no static types
+    # cffi arrays (char[], int64_t[5], int64_t[]); cffi objects carry no static types
     out: Any = None
     facts: Any = None
     starts: Any = None

@@ -50,8 +50,6 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import hashlib
-import itertools
 import os
 import secrets
 import stat as st
@@ -91,20 +89,26 @@ class TargetChangedError(StaleError):
 
 
 class _Names:
-    """Unpredictable temporary names without a syscall each: a keyed hash of
-    a counter (the key drawn once per process, and again in a forked child,
-    which would otherwise draw its parent's names)."""
+    """Unpredictable temporary names without a syscall each: drawn from the
+    kernel's random source :data:`_NAMES_DRAWN` at a time (and again in a
+    forked child, which would otherwise use its parent's)."""
 
     def __init__(self) -> None:
-        self.rekey()
+        self._ready: list[str] = []
 
     def rekey(self) -> None:
-        self._key = secrets.token_bytes(16)
-        self._counter = itertools.count()
+        self._ready = []
 
     def next_hex(self) -> str:
-        number = next(self._counter).to_bytes(8, "little")
-        return hashlib.blake2b(number, key=self._key, digest_size=6).hexdigest()
+        try:
+            return self._ready.pop()  # (one step under the GIL: no two callers get one name)
+        except IndexError:
+            drawn = secrets.token_hex(6 * _NAMES_DRAWN)
+            self._ready = [drawn[at:at + 12] for at in range(12, len(drawn), 12)]
+            return drawn[:12]
+
+
+_NAMES_DRAWN = 128  # 48 random bits each
 
 
 _NAMES = _Names()
@@ -156,13 +160,17 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
         attrs = _listed_xattrs(backend, source_fd)
         if attrs is None:
             attrs = []  # not to be listed by this caller: none carried, maybe some there
-        elif not any(_carried(attr) for attr in attrs):
-            create_mode = _bits_shown_to_no_one_more(source)
+        elif not attrs or not any(_carried(attr) for attr in attrs):
+            create_mode = _SHOWN_BITS[source.st_mode & _PERMISSIONS]
     fd = backend.open_at(dir_fd, tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _SAFE,
                          create_mode)
     try:
         try:
-            if callable(data):
+            if type(data) is bytes:  # written as it is: a regular file takes it whole, as a rule
+                written = backend.write(fd, data)
+                if written < len(data):
+                    _write_all(backend, fd, memoryview(data)[written:])
+            elif callable(data):
                 data(fd)
             else:
                 _write_all(backend, fd, data)
@@ -170,7 +178,8 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
             if source is not None:
                 kept = _carry_owner(backend, fd, source)
                 if source_fd is not None:
-                    _copy_xattrs(backend, source_fd, fd, attrs)
+                    if attrs is None or attrs:  # (listed already, and none: none to copy)
+                        _copy_xattrs(backend, source_fd, fd, attrs)
                 else:
                     _carry_xattrs(backend, dir_fd, name, fd, source)
             final_mode = mode if mode is not None or source is None else \
@@ -278,12 +287,13 @@ class HeldParent:
         info = self._info
         if info is None:
             raise ValueError("no file is open")
-        backend, fd = self._backend, self._file
         size = info.st_size
-        want = min(size, limit) + 1
-        first = backend.pread(fd, want, 0)
-        if not first or (len(first) < want and len(first) == size):
+        want = (size if size < limit else limit) + 1
+        first = self._backend.pread(self._file, want, 0)
+        got = len(first)
+        if got == size < want or not got:
             return first  # the common file: read whole at once
+        backend, fd = self._backend, self._file
         chunks, total = [first], len(first)
         while total <= limit:
             chunk = backend.pread(fd, min(_READ_CHUNK, limit + 1 - total), total)
@@ -348,18 +358,21 @@ class HeldParent:
         self.close()
 
 
-def _bits_shown_to_no_one_more(source: os.stat_result) -> int:
-    """The temporary file's mode at creation replacing ``source`` (a file
-    with no extended attribute to carry: no ACL, no label): its own bits
-    where they show every user but the owner the same and the owner no
-    less (0644, 0755, 0600), so no one sees the temporary file (owned by
-    the writer, its group maybe not the file's) who cannot read the file;
-    else 0600, the bits set after the content."""
-    bits = st.S_IMODE(source.st_mode) & _PERMISSIONS
+def _bits_shown_to_no_one_more(bits: int) -> int:
+    """The temporary file's mode at creation replacing a file of permission
+    ``bits`` with no extended attribute to carry (no ACL, no label): its
+    own bits where they show every user but the owner the same and the
+    owner no less (0644, 0755, 0600), so no one sees the temporary file
+    (owned by the writer, its group maybe not the file's) who cannot read
+    the file; else 0600, the bits set after the content."""
     other = bits & 0o7
     if (bits >> 3) & 0o7 != other or (bits >> 6) & other != other:
         return _REPLACING_MODE
     return bits
+
+
+#: :func:`_bits_shown_to_no_one_more` of each permission bits, by them
+_SHOWN_BITS = tuple(_bits_shown_to_no_one_more(bits) for bits in range(_PERMISSIONS + 1))
 
 
 def _create_mode(source: os.stat_result | None, mode: int | None) -> int:
@@ -371,13 +384,7 @@ def _create_mode(source: os.stat_result | None, mode: int | None) -> int:
 
 
 def _write_all(backend: Backend, fd: int, data: bytes | bytearray | memoryview) -> None:
-    if type(data) is bytes:  # written as it is: a regular file takes it whole, as a rule
-        written = backend.write(fd, data)
-        if written == len(data):
-            return
-        view = memoryview(data)
-    else:
-        written, view = 0, memoryview(data).cast("B")
+    written, view = 0, memoryview(data).cast("B")
     while written < len(view):
         written += backend.write(fd, view[written:])
 

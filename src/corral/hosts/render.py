@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, AnyStr, cast
 
 from ._formats import compact_json, escaped_usual, json_utf8, usual_only
 
@@ -245,25 +245,56 @@ class NumberedText(str):
     each row begins in it (:attr:`starts`, when the reader knew: then
     ``texts`` is cut at a few rows, not split at every one): what a model
     is shown of it is then made from those rows, not by taking the content
-    apart again.  A ``str``, so an envelope stays plain JSON."""
+    apart again.  A ``str``, so an envelope stays plain JSON.
+
+    A reader that holds the file's bytes (:meth:`of_file`) gives them as
+    they are: ``texts`` is made from them only if asked for, and a
+    :attr:`plain` file's rows are cut as bytes (:func:`render_escaped`)."""
 
     first: int
-    texts: str
     starts: Sequence[int]
+    #: the rows are ASCII whose only characters a JSON string escapes are
+    #: tabs, line feeds, quotes and backslashes (as the content then is)
+    plain: bool
+    _texts: str | None
+    _whole: str | bytes  # the rows' text with a line feed after the last, or not
 
     @classmethod
     def of(cls, content: str, first: int, texts: str,
            starts: Sequence[int] = ()) -> NumberedText:
         numbered = cls(content)
-        numbered.first, numbered.texts, numbered.starts = first, texts, starts
+        numbered.first, numbered._texts, numbered._whole = first, texts, texts
+        numbered.starts, numbered.plain = starts, False
         return numbered
+
+    @classmethod
+    def of_file(cls, content: str, first: int, whole: str | bytes, starts: Sequence[int] = (),
+                plain: bool = False) -> NumberedText:
+        """``content`` whose rows are all of ``whole`` (a file's text, or its
+        ASCII bytes when ``starts`` are given or ``plain``), which may end
+        with a line feed."""
+        numbered = cls(content)
+        numbered.first, numbered._texts, numbered._whole = first, None, whole
+        numbered.starts, numbered.plain = starts, plain
+        return numbered
+
+    @property
+    def texts(self) -> str:
+        texts = self._texts
+        if texts is None:
+            whole = self._whole
+            text = whole.decode("ascii") if isinstance(whole, bytes) else whole
+            texts = self._texts = text[:-1] if text.endswith("\n") else text
+        return texts
 
 
 def _margin_of_rows(content: NumberedText) -> str:
     """:func:`_margin` of a content whose rows' text the reader gave: the
     rows that keep their number get it back, the others are their text."""
     if content.starts:
-        return _margin_at_starts(content)
+        texts = content.texts
+        return _margin_at_starts(texts, len(texts), content.starts, content.first, _TENTHS,
+                                 _number_tab)
     texts = content.texts
     rows = texts.split("\n")
     count = len(rows)
@@ -289,49 +320,71 @@ def _margin_of_rows(content: NumberedText) -> str:
     return "\n".join(rows)
 
 
-def _margin_at_starts(content: NumberedText) -> str:
-    """:func:`_margin_of_rows` from where each row begins: the text is cut
-    before each row that keeps its number, and the number put there."""
-    texts, starts, first = content.texts, content.starts, content.first
+def _margin_bytes(content: NumberedText) -> bytes:
+    """:func:`_margin_of_rows` of a :attr:`~NumberedText.plain` content as
+    ASCII, cut from the file's bytes when the reader gave them."""
+    whole = content._whole
+    if not content.starts or not isinstance(whole, bytes):
+        return _margin_of_rows(content).encode("ascii")
+    size = len(whole) - 1 if whole.endswith(b"\n") else len(whole)
+    return _margin_at_starts(whole, size, content.starts, content.first, _TENTHS_BYTES,
+                             _number_tab_bytes)
+
+
+def _number_tab(number: int) -> str:
+    return f"{number}\t"
+
+
+def _number_tab_bytes(number: int) -> bytes:
+    return b"%d\t" % number
+
+
+def _margin_at_starts(texts: AnyStr, size: int, starts: Sequence[int], first: int,
+                      tenths: Sequence[AnyStr], number_tab: Callable[[int], AnyStr]) -> AnyStr:
+    """:func:`_margin_of_rows` from where each row begins in ``texts``
+    (the rows' text ends at ``size``): the text is cut before each row
+    that keeps its number, and the number put there (``tenths`` and
+    ``number_tab`` spell a number and its tab as ``texts`` is spelled)."""
     count = len(starts)
     every = number_every(count)
     if count < every:
-        return texts
-    size = len(texts)
+        return texts[:size]
+    newline_at = 10 if isinstance(texts, bytes) else "\n"  # what indexing gives
     # a row has text unless it begins with a line feed, or at the end
     lead = 0  # the first row with text
-    while starts[lead] == size or texts[starts[lead]] == "\n":
+    while starts[lead] == size or texts[starts[lead]] == newline_at:
         lead += 1
         if lead == count:  # every line empty: no number is shown
-            return texts
+            return texts[:size]
     tail = count - 1  # the last
-    while starts[tail] == size or texts[starts[tail]] == "\n":
+    while starts[tail] == size or texts[starts[tail]] == newline_at:
         tail -= 1
-    pieces: list[str] = []
+    pieces: list[AnyStr] = []
     cut = 0
     # the first and last row with text keep their number (once, if a multiple)
     if (first + lead) % every:
         cut = starts[lead]
-        pieces += (texts[:cut], f"{first + lead}\t")
+        pieces += (texts[:cut], number_tab(first + lead))
     for i in range(-first % every, count, every):
         at = starts[i]
-        if at < size and texts[at] != "\n":
+        if at < size and texts[at] != newline_at:
             number = first + i
-            pieces += (texts[cut:at], _TENTHS[number // 10] if number < _TENTHS_UP_TO
-                       else f"{number}\t")
+            pieces += (texts[cut:at], tenths[number // 10] if number < _TENTHS_UP_TO
+                       else number_tab(number))
             cut = at
     if tail != lead and (first + tail) % every:
         at = starts[tail]
-        pieces += (texts[cut:at], f"{first + tail}\t")
+        pieces += (texts[cut:at], number_tab(first + tail))
         cut = at
-    pieces.append(texts[cut:])
-    return "".join(pieces)
+    pieces.append(texts[cut:size])
+    return texts[:0].join(pieces)
 
 
 # the numbers (with their tab) of the rows a margin numbers, made once: the
 # multiples of ten (and so of a hundred) of a read of up to 2,000 lines
 _TENTHS_UP_TO = 2001
 _TENTHS = [f"{n}\t" for n in range(0, _TENTHS_UP_TO, 10)]
+_TENTHS_BYTES = [text.encode("ascii") for text in _TENTHS]
 
 
 def _margin(content: str) -> str:
@@ -765,18 +818,29 @@ def _read_escaped(envelope: dict[Any, Any]) -> tuple[bytes, bytes | None] | None
     only printable ASCII, line feeds, tabs, quotes and backslashes; else
     ``None``."""
     content = envelope.get("content")
-    if (type(content) is not NumberedText and type(content) is not str) \
-            or "mimeType" in envelope or not content.isascii():
+    if "mimeType" in envelope:
         return None
-    raw = content.encode("ascii")
+    numbered = content if type(content) is NumberedText else None
+    if numbered is None and type(content) is not str:
+        return None
+    text = cast(str, content)
+    plain = numbered is not None and numbered.plain  # the reader looked at every byte
+    if not plain and not text.isascii():
+        return None
+    raw = text.encode("ascii")
     footer = _read_footer_lines(envelope)
-    if not usual_only(raw) or not footer.isascii() or not usual_only(footer.encode("ascii")):
+    if not (plain or usual_only(raw)) or not footer.isascii() \
+            or not usual_only(footer.encode("ascii")):
         return None
-    shown = (_margin_of_rows(content) if type(content) is NumberedText else _margin(content))
-    if not shown.isascii():  # (a carried row that is not the content's)
-        return None
+    if numbered is not None and plain:
+        shown = _margin_bytes(numbered)
+    else:
+        margin = _margin(text) if numbered is None else _margin_of_rows(numbered)
+        if not margin.isascii():  # (a carried row that is not the content's)
+            return None
+        shown = margin.encode("ascii")
     escaped_footer = escaped_usual(footer.encode("ascii"))
-    quoted = (b"".join((b'"', escaped_usual(shown.encode("ascii")), b"\\n", escaped_footer, b'"'))
+    quoted = (b"".join((b'"', escaped_usual(shown), b"\\n", escaped_footer, b'"'))
               if envelope.get("totalLines") else b'"%b"' % escaped_footer)
     head, tail = _json_around(envelope, "content")
     try:  # (a lone surrogate: the envelope's JSON is made the usual way, which escapes it)

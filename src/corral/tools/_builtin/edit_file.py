@@ -506,7 +506,8 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
     if data.find(old_b, end) >= 0:
         return None
     new_data = data[:at] + new_b + data[end:]
-    if len(new_data) > ctx.limits.max_write_bytes:  # (its characters are fewer)
+    limits = ctx.limits
+    if len(new_data) > limits.max_write_bytes:  # (its characters are fewer)
         return None
     start = data.rfind(b"\n", 0, at) + 1
     line = data.count(b"\n", 0, start)  # the change's first line (0-based), before and after
@@ -519,9 +520,11 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
         attempt = Attempt(rel, 0, multi, old, new, False, 0)
         if placeholder_in_new_text(attempt, base) or numbered_new_text(attempt, base, line + 1):
             return None
+    first = last = line + 1  # the change's lines in the new text (1-based)
     if "\n" not in old and "\n" not in new:
         shown = one_line_diff_of_bytes(rel, data, new_data, start, line, end)
     else:  # lines changed whole, or a change across lines
+        last += new.count("\n", 0, len(new) - 1)  # the line of newText's last character
         shown = block_diff_of_bytes(rel, data, new_data, start, line, end, at + len(new_b))
     if shown is None:
         if work is None:
@@ -533,7 +536,7 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
         else:
             shown = _window_diff(rel, data, new_data, at, end, line, start, len(old), len(new),
                                  work)
-    if shown is None or len(shown) > ctx.limits.read_bytes:
+    if shown is None or len(shown) > limits.read_bytes:
         return None
     # made: what the general path does on success, in its order
     if memory.has_failures():  # a failure of this call is forgotten once it succeeds
@@ -556,8 +559,6 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
         # from here on nothing may stop the call: the file is being written
         read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
         pinned.write(new_data, exclusive=False, expect=info)
-    first = line + 1
-    last = first + new.count("\n", 0, len(new) - 1)  # the line of newText's last character
     result: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,
                           "replacements": 1, "lines": [[first, last]], "diff": shown}
     if real != rel or multi:  # the general answer's fields, in its order
@@ -588,14 +589,18 @@ def _facts_after(data: bytes, new_data: bytes, at: int, old_b: bytes, new: str, 
     without scanning it: ``None`` when a fact would take a scan, or the
     quick step would not take the bytes (a NUL, a byte order mark, many
     control characters: the next edit then looks at them itself)."""
-    if at >= HEAD:  # the head is unchanged
-        now = head_controls
-    elif len(data) <= HEAD and len(new_data) <= HEAD:  # the head is the whole text
-        # (oldText is in it: none of its bytes are control characters if none are)
-        now = (head_controls and head_controls - controls(old_b)) + controls(new_b)
-    else:
+    if at >= HEAD:  # the head is unchanged (and was taken: its first byte, its controls)
+        if "\x00" in new:
+            return None
+        return ascii_text and new.isascii(), head_controls
+    size = len(new_data)
+    if len(data) > HEAD or size > HEAD:
         return None
-    if now * 10 > min(len(new_data), HEAD) or "\x00" in new or new_data[:1] in _ODD_FIRST:
+    # the head is the whole text (oldText is in it: none of its bytes are
+    # control characters if none are); a NUL is one
+    added = controls(new_b)
+    now = (head_controls and head_controls - controls(old_b)) + added
+    if now * 10 > size or (added and "\x00" in new) or (not at and new_data[:1] in _ODD_FIRST):
         return None
     return ascii_text and new.isascii(), now
 

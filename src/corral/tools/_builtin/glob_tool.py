@@ -40,7 +40,7 @@ from .._search.walk import (Base, Budget, DirState, SearchCounts, SearchVisitor,
                             ignored_note, open_base, stopped_note)
 from .._search.globs import GlobMatcher, compile_glob
 from .._search.results import IGNORED_SCHEMA, GlobResult
-from .._search.hints import glob_escaped, glob_retry, glob_tidy, spaced_braces
+from .._search.hints import case_variants, glob_escaped, glob_retry, glob_tidy, spaced_braces
 
 DESCRIPTION = (
     "Find files by name: '*' and '?' match within a name, '**' any directories, '{a,b}' "
@@ -108,7 +108,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
     ctx.authorize(GlobRequest(shown, given))
     base = open_base(ctx, rel, info)
     try:
-        result = _glob(ctx, base, matcher, given, args["includeIgnored"])
+        found = _Found(case_variants(given))
+        result = _glob(ctx, base, matcher, given, args["includeIgnored"], found=found)
 
         def probe(m: GlobMatcher, include: bool) -> GlobResult:
             return _glob(ctx, base, m, given, include, probe=True)
@@ -117,7 +118,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
             return _glob(ctx, base, m, given, include, probe=True, first=True)
         if not result["paths"] and not result["truncated"]:
             if not _literal(ctx, rel, given, result):
-                glob_retry(args, result, first)  # what would find something: one path says it
+                # what would find something: one path says it
+                glob_retry(args, result, first, other_case=found.other_case)
         else:
             glob_tidy(args, result, probe)
         return result
@@ -152,12 +154,31 @@ def _literal(ctx: ToolContext, rel: str, given: str, result: GlobResult) -> bool
 
 
 class _Found:
-    """What one glob walk collected."""
+    """What one glob walk collected.  ``variants``: the characters looked
+    for in the names listed while nothing is found (``None``: not looked
+    for); ``other_case``: whether a name held one of them."""
 
-    def __init__(self) -> None:
+    def __init__(self, variants: frozenset[str] | None = None) -> None:
         self.paths: list[str] = []
         self.ignored = self.symlinks = self.special = 0
         self.incomplete = False
+        self.variants = variants
+        self.other_case = False
+
+    def look_for_variants(self, names: list[str]) -> None:
+        """Note whether one of ``names`` holds one of :attr:`variants`
+        (each a scan in C of the names joined); once one does, or once a
+        path is found (no retry then), they are no longer looked for."""
+        variants = self.variants
+        if variants is None:
+            return
+        if self.paths:
+            self.variants = None
+            return
+        joined = "\0".join(names)
+        if any(v in joined for v in variants):
+            self.other_case = True
+            self.variants = None
 
 
 def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVisitor,
@@ -191,6 +212,8 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
                 names = policy.visible_names(listed)
                 if len(names) != len(listed):
                     counts.hidden += len(listed) - len(names)
+            if found.variants is not None and names:
+                found.look_for_variants(names)  # what is shown only: hidden names change nothing
             if suffix is not None:  # "*.py": the test of each name made in C
                 matched = list(compress(names, map(str.endswith, names, repeat(suffix)))) \
                     if suffix else names
@@ -249,17 +272,20 @@ def _take(ctx: ToolContext, base: Base, visitor: SearchVisitor, found: _Found, s
 
 
 def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
-          include_ignored: bool, *, probe: bool = False, first: bool = False) -> GlobResult:
+          include_ignored: bool, *, probe: bool = False, first: bool = False,
+          found: _Found | None = None) -> GlobResult:
     """One walk's answer; a ``probe`` lists at most one path, and with
     ``first`` stops at the first it finds (whether more match is then not
-    known: ``truncated`` is false)."""
+    known: ``truncated`` is false); ``found``: where the walk collects
+    (a fresh one when not given)."""
     cap = 1 if probe else ctx.limits.search_results
     notes: list[str] = []
     rules = base_rules(ctx, base, include_ignored, notes)
     budget = Budget(ctx, "glob")
     visitor = SearchVisitor(ctx, base, rules=rules, skip_git=not include_ignored,
                             prune=matcher, budget=budget)
-    found = _Found()
+    if found is None:
+        found = _Found()
     try:
         # one more than the cap: "truncated" is then a fact
         tree = _walk(ctx, base, matcher, visitor, found, 1 if first else cap + 1)

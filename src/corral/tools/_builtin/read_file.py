@@ -350,17 +350,16 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
 def _rendered(facts: _Facts, window: TextWindow, offset: int, data: bytes,
               text: str | None) -> _Facts:
     """The native window's facts.  Its content carries its rows' text when
-    it shows the whole file: ``data`` decoded (``text``, or ASCII) without
-    its last line feed, since the native window declines a file with a
-    ``\r``, a byte order mark or a line to cut."""
+    it shows the whole file: ``data`` (when ASCII; else its text), which the
+    renderer decodes or cuts only if it needs to, since the native window
+    declines a file with a ``\r``, a byte order mark or a line to cut."""
     facts.total = window.total
     facts.endings = "lf" if window.has_newline else "none"
     content = window.content
     if offset == 1 and window.shown == window.total and content:
-        whole = data.decode("ascii") if text is None else text
         # the rows' starts are offsets in the bytes: in the text too when it is ASCII
-        content = NumberedText.of(content, 1, whole[:-1] if whole.endswith("\n") else whole,
-                                  window.starts if text is None else ())
+        content = (NumberedText.of_file(content, 1, data, window.starts, window.plain)
+                   if text is None else NumberedText.of_file(content, 1, text))
     facts.rendered = (content, window.shown, [])
     return facts
 

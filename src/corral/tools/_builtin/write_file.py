@@ -22,6 +22,7 @@ import hashlib
 import os
 import stat as st
 from typing import Any, Literal, NotRequired, TypedDict
+from collections.abc import Callable
 
 from ...contained import PathError
 from .._refusals.locator import close_paths
@@ -29,7 +30,7 @@ from .._read import cache as read_cache
 from .._edit.content import check_write, warnings_alone
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
 from .._runtime.answer import sentence_path as _said
-from .._runtime.context import ToolContext
+from .._runtime.context import PlainCall, ToolContext, clean_path
 from .._runtime.limits import (CREATED_SCHEMA, CreatedDirectories, created_directories,
                                listed_directories)
 from .._policy.rules import Op
@@ -37,7 +38,7 @@ from .._refusals.catalogue import (Code, Kind, Refusal, sha256_mismatch, special
                                    special_kind, swapped)
 from .._runtime.registry import ToolSpec, success_schema
 from .._runtime.request_types import WriteRequest
-from .._runtime.view import Pinned
+from .._runtime.view import Pinned, View, replace_plain
 from .._refusals.names import check_new_name
 from .._read.textform import Form, apply_form, form_of
 
@@ -94,8 +95,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
                                              "limit": limit}, kind=Kind.CONTENT_SIZE)
     expected = expected_digest(args)
     if expected is None and args["overwrite"] and not args["dryRun"] and \
-            not ctx.hears_requests:
-        done = _replace_plain(ctx, rel, content, args["keepFormat"])
+            not ctx.hears_requests and not ctx.tried_plain:
+        done = _replace_plain(ctx.view.shared, ctx.checkpoint, rel, content, args["keepFormat"])
         if done is not None:
             return done
     data = content.encode("utf-8")
@@ -148,42 +149,59 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> WriteResult:
     return result
 
 
-def _replace_plain(ctx: ToolContext, rel: str, content: str,
+def run_plain(call: PlainCall, args: dict[str, Any]) -> WriteResult | None:
+    """:func:`run` of the commonest call, for a call nothing else hears
+    (``ToolSpec.plain``): a clean path, ``overwrite``, no digest expected,
+    not a dry run, content not near the limit; ``None`` for any other call
+    (nothing done), or where :func:`_replace_plain` does not take it (what
+    changed taken in: ``call.readied``)."""
+    if not args["overwrite"] or args["dryRun"] or args.get("expectedSha256") is not None:
+        return None
+    rel: str = args["path"]
+    limits = call.limits
+    content: str = args["content"]
+    if rel[-1] in "./" or len(content) > limits.max_write_bytes // 4 or \
+            not clean_path(rel, limits):
+        return None  # as run() says it
+    call.ready()
+    return _replace_plain(call.view, call.checkpoint, rel, content, args["keepFormat"])
+
+
+def _replace_plain(view: View, checkpoint: Callable[[], None], rel: str, content: str,
                    keep_format: bool) -> WriteResult | None:
     """The common write, a plain file replaced with ``overwrite`` and no
-    one asked, in the view's plain step (:meth:`CallView.plain_replace`):
-    the same locks, decisions and atomic replace as :func:`run`'s step,
-    made where every fact that step would weigh is known to allow it.
-    ``None``, nothing written, where it is not such a write (a file with
-    other links, one whose form is kept, content compared with the file):
-    the caller takes the general step."""
-    step = ctx.view.plain_replace(rel)
-    if step is None:
-        return None
-    with step:
-        info = step.info
-        if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1:
-            return None
+    one asked, in the view's plain step (:func:`replace_plain`): the same
+    locks, decisions and atomic replace as :func:`run`'s step, made where
+    every fact that step would weigh is known to allow it.  ``None``,
+    nothing written, where it is not such a write (a file with other
+    links, one whose form is kept, content compared with the file): the
+    caller takes the general step."""
+    made: list[Any] = []
+
+    def fits(info: os.stat_result) -> bool:
         warnings = warnings_alone(content, info.st_size)
-        if warnings is None:
-            return None  # content compared with the file's: looked at in full
-        if keep_format:
-            try:
-                head = step.head(_FORM_HEAD)
-            except OSError:
-                return None  # said (or not) as the general step says it
-            if b"\r" in head or head.startswith(_MARKS):
-                return None  # a form to keep: looked at in full
+        made.append(warnings)
+        return warnings is not None  # else content compared with the file's: in full
+
+    def prepare(info: os.stat_result, head: bytes) -> bytes | None:
+        if b"\r" in head or head.startswith(_MARKS):
+            return None  # a form to keep: looked at in full
         data = content.encode("utf-8")
-        digest = hashlib.sha256(data).hexdigest()
-        ctx.checkpoint()  # the last one: stopped now, nothing is written
+        made.append(hashlib.sha256(data).hexdigest())
+        checkpoint()  # the last one: stopped now, nothing is written
         read_cache.forget(info.st_dev, info.st_ino)
-        step.write(data)
-    result: WriteResult = {"path": rel, "bytes": len(data), "sha256": digest,
-                           "createdDirectories": [], "created": False}
+        made.append(len(data))
+        return data
+
+    if not replace_plain(view, checkpoint, rel, _FORM_HEAD if keep_format else 0, fits,
+                         prepare):
+        return None
+    warnings, digest, size = made
     if warnings:
-        result["warnings"] = warnings
-    return result
+        return {"path": rel, "bytes": size, "sha256": digest, "createdDirectories": [],
+                "created": False, "warnings": warnings}
+    return {"path": rel, "bytes": size, "sha256": digest, "createdDirectories": [],
+            "created": False}
 
 
 def _add_created(result: WriteResult, created: list[str]) -> None:
@@ -390,4 +408,4 @@ OUTPUT_SCHEMA = success_schema({
 
 TOOL = ToolSpec(name="write_file", title="Write file", description=DESCRIPTION, schema=SCHEMA,
                 output_schema=OUTPUT_SCHEMA, run=run, request=WriteRequest, mutates=True,
-                idempotent=True, destructive=True)
+                idempotent=True, destructive=True, plain=run_plain)

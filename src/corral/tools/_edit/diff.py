@@ -201,6 +201,24 @@ def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: 
     if start >= size or start >= len(new):
         return None
     old_end = last = old.find(b"\n", old_end) + 1 or size
+    if context == 3:  # the commonest hunk: three lines after the change, up to three before
+        # each find starts past the break the one before found (a -1 wraps
+        # to the text's start, before old_end: the file ends sooner)
+        last = old.find(b"\n", old.find(b"\n", old.find(b"\n", old_end) + 1) + 1) + 1
+        if last > old_end:
+            above = line if line < 3 else 3
+            first = old.rfind(b"\n", 0, old.rfind(b"\n", 0, old.rfind(b"\n", 0, start - 1))) \
+                + 1 if above == 3 else 0
+            # every line of the hunk after " " (each break before the changed
+            # line moved it one byte on), the changed line then cut out
+            lines = b" " + old[first:last].replace(b"\n", b"\n ")
+            at = start - first + above
+            body = (lines[:at] + b"-" + old[start:old_end] + b"+"
+                    + new[start:old_end + len(new) - size] + lines[at + old_end - start + 1:-1])
+            shown = line - above + 1
+            return (f"--- a/{path}\n+++ b/{path}\n@@ -{shown},{above + 4} +{shown},{above + 4} @@\n"
+                    f"{body.decode('utf-8')}")
+        last = old_end
     above = line if line < context else context
     first = start
     for _ in range(above):

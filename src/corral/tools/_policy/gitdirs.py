@@ -46,7 +46,12 @@ Bounded: directories are looked at breadth first, at most ``MAX_DIRS`` of
 them and ``MAX_DEPTH`` deep, files read up to ``MAX_FILE_BYTES``, at most
 ``MAX_CONFIGS`` config files, ``MAX_PROGRAMS`` program paths and
 ``MAX_PYTHON_FILES`` Python files read for their imports, the last
-``MAX_LINK_STEPS`` steps of a named path looked at for links.  Everything is read through a
+``MAX_LINK_STEPS`` steps of a named path looked at for links.  A file that
+names programs and is longer than ``MAX_FILE_BYTES``, more programs than
+``MAX_PROGRAMS``, more configs, hook directories or work trees than
+``MAX_CONFIGS``, more files a pattern matches than ``MOST_MATCHED`` or
+Python files than ``MAX_PYTHON_FILES`` leave what the rest names unknown:
+the look then says every path must be protected (``Scan.whole``).  Everything is read through a
 :class:`GitLook` (the policed view's reading of the root); every path is
 canonical (outside the root or unreadable: left out).
 """
@@ -80,11 +85,11 @@ __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "s
 
 MAX_DIRS = 2000
 MAX_DEPTH = 6
-MAX_FILE_BYTES = 64 * 1024
-MAX_CONFIGS = 64
+MAX_FILE_BYTES = 256 * 1024  # git and the hosts read a config whole (1,000 branches: 88 KB)
+MAX_CONFIGS = 1024  # configs, hook directories, work trees read (a root of checkouts: one each)
 MAX_LINK_STEPS = 8  # the last steps of a named path looked at for links
 MAX_PYTHON_FILES = 64  # a hook's Python modules read for the modules they import
-MAX_PROGRAMS = 512  # program paths (and their bases) looked up across the configs
+MAX_PROGRAMS = 512  # distinct program paths (and their bases) looked up across the configs
 _CONFIG_KEYS = {("core", "hookspath"), ("include", "path"), ("includeif", "path")}
 # the names git runs from a hooks directory (githooks(5)): protected one by
 # one where that directory is the root itself (never protected as a whole)
@@ -200,6 +205,9 @@ class Scan:
     # changes what this look would find
     configs: tuple[str, ...] = ()
     hooks: tuple[str, ...] = ()
+    # a file naming programs was longer than the look reads, or named more
+    # than it looks up: what the rest names is not known, all is protected
+    whole: bool = False
 
 
 def scan(look: GitLook) -> Scan:
@@ -243,6 +251,8 @@ def scan(look: GitLook) -> Scan:
     found.hook_manager_programs()
     found.hook_programs()
     found.host_config_programs()
+    if len(set(found.hooks)) > MAX_CONFIGS:
+        found.whole = True  # links in the hook directories past the bound: not met
     for hooks in found.hooks[:MAX_CONFIGS]:
         # the git directory's own entries too: hooks/ or config may be links
         for where in (hooks.rpartition("/")[0] or ".", hooks):
@@ -252,7 +262,7 @@ def scan(look: GitLook) -> Scan:
                 continue
     return Scan(tuple(found.paths), tuple(dict.fromkeys(links)), complete, tuple(unlooked),
                 tuple(found.python_dirs), tuple(sorted(found.read)),
-                tuple(dict.fromkeys(found.hooks)))
+                tuple(dict.fromkeys(found.hooks)), found.whole)
 
 
 class _Found:
@@ -263,7 +273,8 @@ class _Found:
         self.paths: dict[str, None] = {}  # an ordered set
         # (config, its work tree, its git directory)
         self.configs: deque[tuple[str, str | None, str]] = deque()
-        self.programs = 0  # program paths looked up (bounded by MAX_PROGRAMS)
+        self.programs: set[tuple[ProgramPath, str | None, str, str]] = set()  # looked up
+        self.whole = False  # a file or program left unread: every path protected
         self.read: set[str] = set()
         self.hooks: list[str] = []  # hook directories, looked at for links
         # (hook directory, its work tree, its git directory): the hooks' commands are read
@@ -276,6 +287,14 @@ class _Found:
         # directories holding a host's own config, and the names there it may lie under
         self.projects: list[tuple[str, frozenset[str]]] = []
         self.host_configs_read: set[str] = set()
+
+    def text(self, rel: str) -> str | None:
+        """The text of a file that names programs (as :meth:`GitLook.text`);
+        one longer than ``MAX_FILE_BYTES`` makes the look protect all."""
+        text = self.look.text(rel, MAX_FILE_BYTES + 1)
+        if text is not None and len(text.encode("utf-8", "replace")) > MAX_FILE_BYTES:
+            self.whole = True
+        return text
 
     def add(self, rel: str) -> str | None:
         """Protect where ``rel`` leads (canonical), if inside the root."""
@@ -356,7 +375,7 @@ class _Found:
             if config in self.read:
                 continue
             self.read.add(config)
-            text = self.look.text(config, MAX_FILE_BYTES)
+            text = self.text(config)
             if text is None:
                 continue
             here = config.rpartition("/")[0] or "."
@@ -370,6 +389,8 @@ class _Found:
                     else:
                         for named in program_paths(section, key, value):
                             self.program(named, tree, git_dir)
+        if any(config not in self.read for config, _, _ in self.configs):
+            self.whole = True  # configs past the bound: what they name is not known
 
     def work_trees(self, found: list[tuple[str, str, str, str | None]],
                    git_dir: str) -> tuple[str, ...]:
@@ -408,10 +429,12 @@ class _Found:
         ``repo: local``), lefthook's ``run``, the scripts in ``.husky/``
         (their configs are protected by name; the scripts they name were
         not).  Read line by line, as :func:`command_paths` reads a command."""
+        if len(self.work_trees_found) > MAX_CONFIGS:
+            self.whole = True
         for work_tree, git_dir in self.work_trees_found[:MAX_CONFIGS]:
             self.hook_runs.append((_joined(work_tree, ".husky"), work_tree, git_dir))
             for name, key in _MANAGER_CONFIGS:
-                text = self.look.text(_joined(work_tree, name), MAX_FILE_BYTES)
+                text = self.text(_joined(work_tree, name))
                 for line in (text or "").splitlines():
                     found = key.match(line)
                     if found is None:
@@ -428,14 +451,17 @@ class _Found:
         repository's: its git directory), so ``python -m pre_commit`` in
         the hook ``pre-commit install`` writes runs a ``pre_commit.py``
         there, and ``./scripts/lint.sh`` that script."""
-        for hooks, work_tree, git_dir in dict.fromkeys(self.hook_runs[:MAX_CONFIGS]):
+        runs = list(dict.fromkeys(self.hook_runs))
+        if len(runs) > MAX_CONFIGS:
+            self.whole = True
+        for hooks, work_tree, git_dir in runs[:MAX_CONFIGS]:
             try:
                 scripts = sorted(entry.path for entry in self.look.entries(hooks)
                                  if entry.name in HOOK_NAMES)
             except OSError:
                 continue
             for script in scripts:
-                text = self.look.text(script, MAX_FILE_BYTES)
+                text = self.text(script)
                 lines = [line for line in (text or "").splitlines()
                          if not line.lstrip().startswith("#")]
                 # a cd on one line holds for the lines after it
@@ -452,7 +478,7 @@ class _Found:
         project directory holding it; a directory ``.envrc`` puts on
         ``PATH`` is protected whole (its programs run in place of the
         user's).  The configs are protected by name: read once, here."""
-        for project, tops in self.projects[:MAX_CONFIGS]:
+        for project, tops in self.projects:  # (one a directory looked at: MAX_DIRS at most)
             for name in HOST_CONFIGS:
                 top = name.partition("/")[0]
                 if not any(host_config_matches(top, held) for held in tops):
@@ -473,8 +499,10 @@ class _Found:
             entries = self.look.entries(_joined(project, folder))
         except OSError:
             return []
-        return sorted(entry.path for entry in entries
-                      if host_config_matches(last, entry.name))[:MOST_MATCHED]
+        matched = sorted(entry.path for entry in entries if host_config_matches(last, entry.name))
+        if len(matched) > MOST_MATCHED:
+            self.whole = True
+        return matched[:MOST_MATCHED]
 
     def host_config(self, project: str, name: str, path: str) -> None:
         """What the config ``name`` at ``path`` runs, from ``project`` (a
@@ -482,7 +510,8 @@ class _Found:
         if path in self.host_configs_read:
             return
         self.host_configs_read.add(path)
-        text = self.look.text(path, MAX_FILE_BYTES)
+        self.read.add(path)  # (among the configs the view follows: a change is read again)
+        text = self.text(path)
         if not text:
             return
         lines, on_path, files = host_commands(name, text)
@@ -507,9 +536,13 @@ class _Found:
         :meth:`python_program`."""
         value, file_only = named.path, named.file_only
         for base in _bases(work_tree, git_dir):
-            if self.programs >= MAX_PROGRAMS:
+            key = (named, work_tree, git_dir, base)
+            if key in self.programs:  # (a hook's every line runs echo: looked up once)
+                continue
+            if len(self.programs) >= MAX_PROGRAMS:
+                self.whole = True
                 return
-            self.programs += 1
+            self.programs.add(key)
             inside = _inside(self.look, value, base)
             if inside is None:
                 continue
@@ -537,7 +570,7 @@ class _Found:
                 and name != "package.json"):
             return
         self.opened_configs[path] = True
-        text = self.look.text(path, MAX_FILE_BYTES)
+        text = self.text(path)
         if not text:
             return
         here = path.rpartition("/")[0] or "."
@@ -585,13 +618,15 @@ class _Found:
             if path in read:
                 continue
             read.add(path)
-            text = self.look.text(path, MAX_FILE_BYTES)
+            text = self.text(path)
             for module in imported_modules(text or ""):
                 for name in (f"{module}.py", module):
                     beside = _joined(directory, name)
                     self.add_named(beside)
                     if name.endswith(".py"):
                         queue.append(self.look.canonical(beside) or beside)
+        if any(path not in read for path in queue):
+            self.whole = True  # modules past the bound: what they import is not known
 
 
 MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
@@ -801,6 +836,16 @@ def scan_enclosing(look: GitLook, below: str) -> Enclosing:
     found.host_config_programs()
     return Enclosing(_within_root(found.paths, below), _within_root(found.python_dirs, below),
                      below in found.paths or below in found.python_dirs)
+
+
+def host_config_places(look: GitLook, places: Iterable[tuple[str, frozenset[str]]]) -> Scan:
+    """What the host configs in ``places`` run (directories the look at
+    open did not reach, each with the names a config may lie under), as
+    :func:`scan` finds it: ``dirs``, ``python_dirs`` and ``whole``."""
+    found = _Found(look)
+    found.projects.extend(places)
+    found.host_config_programs()
+    return Scan(tuple(found.paths), (), python_dirs=tuple(found.python_dirs), whole=found.whole)
 
 
 def _within_root(paths: Iterable[str], below: str) -> tuple[str, ...]:

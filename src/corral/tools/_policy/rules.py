@@ -458,13 +458,15 @@ def _compiled(patterns: Sequence[str]) -> _Rules | None:
 
 _DECIDED_MAX = 4096  # decisions remembered per policy (then forgotten at once)
 _DECIDED_PATH_CHARS = 512  # longer paths are decided afresh each time
-_CLEAR_RUNS_MAX = 1024  # runs of names remembered as matching no quick test (then forgotten)
+_CLEAR_RUNS_MAX = 1024  # runs of names remembered in all as matching no quick test (then forgotten)
 _CLEAR_RUN_CHARS = 4096  # longer runs are tested afresh each time
-# (the exact names, the needles, a run of names joined by NUL) found to
-# match no quick test: a pure function of the names and the tests, so a
-# directory a search lists call after call is tested once (one set, shared
-# by every policy, so bounded as a whole)
-_CLEAR_RUNS: set[tuple[frozenset[str], tuple[str, ...], str]] = set()
+_CLEAR_RUN_TESTS = 8  # sets of quick tests runs are remembered for (then forgotten)
+# per set of quick tests, the runs of names joined by NUL found to match
+# none: a pure function of the names and the tests, so a directory a search
+# lists call after call is tested once; shared by every policy, so bounded
+# as a whole.  A run is looked up as the joined string alone (no key tuple
+# made and hashed per run: a first walk of a tree misses every time)
+_CLEAR_RUNS: dict[_Tests, set[str]] = {}
 _SCOPES_MAX = 1024  # directory scopes remembered per policy
 
 K = TypeVar("K")
@@ -868,6 +870,19 @@ class _Quick:
 _Tests = tuple[frozenset[str], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 
 
+def _remember_clear(tests: _Tests, clear: set[str] | None, joined: str) -> None:
+    """Remember that the run ``joined`` matches none of ``tests`` (``clear``:
+    the runs remembered for them, if any)."""
+    if clear is None:
+        if len(_CLEAR_RUNS) >= _CLEAR_RUN_TESTS:
+            _CLEAR_RUNS.clear()
+        clear = _CLEAR_RUNS.setdefault(tests, set())
+    if sum(map(len, _CLEAR_RUNS.values())) >= _CLEAR_RUNS_MAX:
+        for runs in list(_CLEAR_RUNS.values()):
+            runs.clear()
+    clear.add(joined)
+
+
 class Scope:
     """The policy's answers for the entries of one directory (see
     :meth:`Policy.scope`).  ``checks`` pairs each rule set with whether it
@@ -944,9 +959,8 @@ class Scope:
             exact, suffixes, prefixes, needles = tests
             joined = "\0".join(names)
             if joined.isascii():  # folded = lower-cased: every test at once, in C
-                clear = _CLEAR_RUNS
-                run = (exact, needles, joined)
-                if run in clear:
+                clear = _CLEAR_RUNS.get(tests)
+                if clear is not None and joined in clear:
                     return names
                 lowered = joined.lower()
                 # names already lower-case are their own folded forms: no split
@@ -957,9 +971,7 @@ class Scope:
                             break
                     else:
                         if len(joined) <= _CLEAR_RUN_CHARS:
-                            if len(clear) >= _CLEAR_RUNS_MAX:
-                                clear.clear()
-                            clear.add(run)
+                            _remember_clear(tests, clear, joined)
                         return names
             maybe = [n for n in names
                      if (f := n.lower() if n.isascii() else fold(n)) in exact

@@ -27,7 +27,8 @@ __all__ = ["Code", "Kind", "Refusal", "INTERNAL_MESSAGE", "ENTRY_KINDS", "entry_
            "internal", "invalid_argument", "not_found", "outside_root", "swapped",
            "sha256_mismatch", "directory_given", "special_file", "hardlink", "read_only",
            "denied_rule", "protected", "secret", "host_denied", "host_unexpected",
-           "time_limit", "not_ready", "cancelled", "out_of_open_files", "file_too_large",
+           "time_limit", "not_ready", "too_many_links", "cancelled", "out_of_open_files",
+           "file_too_large",
            "binary_file", "exists", "not_empty", "not_directory"]
 
 
@@ -125,6 +126,7 @@ class Kind(str, enum.Enum):
     OPEN_FILES = "open_files"  # the process may open no more files (EMFILE, ENFILE)
     TIME_LIMIT = "time_limit"
     NOT_READY = "not_ready"  # the tree is still being looked through: retry shortly
+    TOO_MANY_LINKS = "too_many_links"  # more symlinks than the view keeps: it cannot decide
     # several roots (Workspace)
     ROOT_REQUIRED = "root_required"  # a path that names no root, where there are several
     UNKNOWN_ROOT = "unknown_root"  # a path whose first component is no root's name
@@ -469,6 +471,15 @@ def not_ready() -> Refusal:
     return Refusal(Code.TOO_LARGE, "the folder tree is large and is still being looked "
                    "through for symlinks, which decide what the tools may touch; nothing was "
                    "done", "Retry the same call in a few seconds.", kind=Kind.NOT_READY)
+
+
+def too_many_links() -> Refusal:
+    """The tree holds more symlinks than the view keeps track of, and one
+    it does not know of could decide this call (a name leading to it may
+    be protected, denied or secret): nothing was done."""
+    return Refusal(Code.TOO_LARGE, "the folder tree holds more symlinks than the tools keep "
+                   "track of, and symlinks decide what the tools may touch; nothing was done",
+                   "Ask the user to open a smaller folder.", kind=Kind.TOO_MANY_LINKS)
 
 
 def beyond_watched() -> Refusal:

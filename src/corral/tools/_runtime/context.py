@@ -15,6 +15,7 @@ import re
 import stat as st
 import threading
 import time
+import weakref
 from typing import Any, TypeVar, cast
 from collections.abc import Callable, Sequence
 
@@ -24,14 +25,14 @@ from .host_paths import root_prefixes, under
 from .limits import Limits
 from .control import CancelToken, Progress, ProgressCallback
 from .._policy.locate import Location
-from .view import CallView, View, policy_refusal as _policy_refusal
+from .view import CallView, View, call as view_call, policy_refusal as _policy_refusal
 from .._policy.rules import Op, Policy, Scope
 from .._refusals.catalogue import (Code, Kind, Refusal, cancelled, hardlink, host_denied,
                                    host_unexpected, internal, outside_root, read_only, swapped,
                                    time_limit)
 from .request_types import Authorizer, Denied, Request
 
-__all__ = ["ToolContext", "ToolboxState", "sha256_hex", "Identity"]
+__all__ = ["ToolContext", "ToolboxState", "PlainCall", "sha256_hex", "Identity", "clean_path"]
 
 log = logging.getLogger("corral.tools")
 T = TypeVar("T")
@@ -104,6 +105,40 @@ def _is_clean(value: str) -> bool:
     return True
 
 
+def clean_path(value: str, limits: Limits) -> bool:
+    """Whether ``value`` is a path :meth:`ToolContext.rel` gives back as
+    it is (nothing forgiven, no note)."""
+    return (value in _clean or _is_clean(value)) and len(value) <= limits.max_path_bytes
+
+
+class PlainCall:
+    """What a tool's plain run (``ToolSpec.plain``) works with: the view
+    every call of the Toolbox shares, the limits, and the call's deadline.
+    Only a call with no cancel token, no progress and no one to hear its
+    requests (no ``authorize``, not read-only) is run plainly: such a call
+    has nothing else a :class:`ToolContext` would hold."""
+
+    __slots__ = ("__weakref__", "view", "limits", "tool", "seconds", "_deadline", "readied")
+
+    def __init__(self, state: ToolboxState, tool: str, seconds: float) -> None:
+        self.view = state.view
+        self.limits = state.limits
+        self.tool = tool
+        self.seconds = seconds
+        self._deadline = _now() + seconds
+        self.readied = False  # what other programs changed taken in (by :meth:`ready`)
+
+    def checkpoint(self) -> None:
+        """:meth:`ToolContext.checkpoint` (no cancel token to look at)."""
+        if _now() >= self._deadline:
+            raise time_limit(self.tool, self.seconds)
+
+    def ready(self) -> None:
+        """:meth:`CallView.ready` for a call that may act."""
+        self.readied = True
+        view_call.ready(self.view, weakref.ref(self))
+
+
 class ToolContext:
     """What one call of a tool works with: the policed view of the root
     (:attr:`view`), the limits, the host's policy, and the call's own
@@ -111,7 +146,7 @@ class ToolContext:
 
     __slots__ = ("__weakref__", "state", "view", "limits", "tool", "allow_hardlinks", "read_only",
                  "seconds", "notes", "_deadline", "_cancel", "_progress", "asks_host",
-                 "hears_requests")
+                 "hears_requests", "tried_plain")
 
     def __init__(self, state: ToolboxState, tool: str, *, seconds: float,
                  cancel: tuple[CancelToken, ...], progress: ProgressCallback | None,
@@ -134,6 +169,13 @@ class ToolContext:
         # refused).  When not, a tool may leave its request unmade.
         self.hears_requests = self.asks_host or self.read_only
         self.view = CallView(state.view, self)
+        # the tool's plain step was tried in this call already (by its plain run)
+        self.tried_plain = False
+
+    def deadline_of(self, call: PlainCall) -> None:
+        """Keep the deadline of the plain run ``call`` (this context
+        answers for it)."""
+        self._deadline = call._deadline
 
     def probe(self, tool: str) -> ToolContext:
         """A context for trying a suggested call of ``tool`` within this call:

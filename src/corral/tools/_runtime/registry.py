@@ -17,7 +17,7 @@ from typing import Any, Literal
 from collections.abc import Callable, Iterable, Mapping
 
 from .._refusals.classify import Suggests
-from .context import ToolContext
+from .context import PlainCall, ToolContext
 from .request_types import Request, declare
 
 __all__ = ["ToolSpec", "Suggests", "TOOL_MODULES", "OPTIONAL_TOOL_MODULES", "load_tools",
@@ -48,6 +48,11 @@ class ToolSpec:
     idempotent: bool = True  # the same call again changes nothing more
     destructive: bool = False  # may delete or replace what was there
     suggests: Suggests = field(default_factory=Suggests)
+    # the tool's commonest call run straight, for a call nothing else
+    # hears (:class:`PlainCall`): its success fields, or ``None`` where
+    # ``args`` (checked) are not such a call (the toolbox then runs ``run``,
+    # told what the plain run did: ``PlainCall.readied``, ``tried_plain``)
+    plain: Callable[[PlainCall, dict[str, Any]], Mapping[str, Any] | None] | None = None
 
     def __post_init__(self) -> None:
         declare(self.request, self.mutates)

@@ -8,7 +8,7 @@ from typing import Any
 from collections.abc import Iterable, Sequence
 
 from .._refusals.classify import Call
-from .context import ToolboxState, ToolContext
+from .context import PlainCall, ToolboxState, ToolContext
 from .refusing import refusal_for
 from .control import CancelToken, ProgressCallback
 from .definitions import PATH_CONTRACT, tool_definitions
@@ -77,6 +77,9 @@ class Toolbox:
         # each answered tool's spec and the quick check of its arguments (made once)
         self._answered = {name: (spec, fast_checker(spec.schema))
                           for name, spec in answered.items()}
+        # the tools with a plain run: tried first for a call nothing else hears
+        self._plain = {name: (spec, quick) for name, (spec, quick) in self._answered.items()
+                       if spec.plain is not None}
         self._state.runner = self._try
         self._state.caller = self._nested
 
@@ -109,10 +112,22 @@ class Toolbox:
         kind ``time_limit``).  ``cancel`` stops it likewise (``DENIED``, kind
         ``cancelled``); ``progress`` receives :class:`Progress` reports.
         """
+        seconds = self.limits.call_seconds if timeout is None else timeout
+        tried = False
+        if cancel is None and progress is None and type(name) is str and type(args) is dict:
+            found = self._plain.get(name)
+            if found is not None:
+                state = self._state
+                if state.authorizer is None and not state.read_only:
+                    answer = self._plainly(name, found[0], found[1], args, seconds)
+                    if type(answer) is dict:
+                        return answer
+                    tried = answer is True
         # what _call does, written out: every call of every tool passes here
         ctx = ToolContext(self._state, name if isinstance(name, str) else "the call",
-                          seconds=self.limits.call_seconds if timeout is None else timeout,
-                          cancel=(cancel,) if cancel else (), progress=progress, asks_host=True)
+                          seconds=seconds, cancel=(cancel,) if cancel else (), progress=progress,
+                          asks_host=True)
+        ctx.tried_plain = tried
         outcome = self._run(name, args, ctx)
         if isinstance(outcome, dict):
             return outcome
@@ -172,29 +187,61 @@ class Toolbox:
                 # cancelled (or out of time) before it begins: nothing is done (a search
                 # goes on to its first checkpoint, which answers with its empty partial result)
                 ctx.checkpoint()
-            ctx.view.ready(spec.mutates)  # what other programs changed taken in
+            if ctx.tried_plain:  # taken in by the plain run of this call
+                ctx.view.runs()
+            else:
+                ctx.view.ready(spec.mutates)  # what other programs changed taken in
             result = spec.run(ctx, checked)
         except Exception as exc:  # the boundary: everything becomes a refusal
-            # only what the model sent (defaults left out), so a suggested
-            # call repeats the model's own call with one thing changed
-            sent = args if isinstance(args, dict) else {}
-            given = {k: v for k, v in (checked or {}).items() if sent.get(k) is not None}
-            try:
-                refusal = refusal_for(exc, Call(spec.name, given, spec.suggests), ctx)
-            except Refusal as late:  # the deadline or a cancel met while looking for the cause
-                refusal = late
-            except Exception as failed:  # default-deny, as for a cause with no case
-                log.error("a refusal could not be worked out", exc_info=failed)
-                refusal = Refusal.internal()
-            # a value from here on: its traceback's frames (the tool's locals,
-            # the arguments) would hold a cycle through the caller's frame,
-            # kept (up to 16 MiB a call) until the garbage collector runs
-            refusal.__traceback__ = refusal.__context__ = refusal.__cause__ = None
-            return refusal
+            return self._refused(exc, spec, args, checked, ctx)
         if read_as:
             result = {**result, "argumentNotes": read_as}
         if ctx.notes:
             return {"ok": True, **result, "pathNotes": list(ctx.notes)}
+        return {"ok": True, **result}
+
+    def _refused(self, exc: Exception, spec: ToolSpec, args: Any,
+                 checked: dict[str, Any] | None, ctx: ToolContext) -> Refusal:
+        """The refusal for ``exc``, raised by ``spec``'s run in ``ctx``."""
+        # only what the model sent (defaults left out), so a suggested
+        # call repeats the model's own call with one thing changed
+        sent = args if isinstance(args, dict) else {}
+        given = {k: v for k, v in (checked or {}).items() if sent.get(k) is not None}
+        try:
+            refusal = refusal_for(exc, Call(spec.name, given, spec.suggests), ctx)
+        except Refusal as late:  # the deadline or a cancel met while looking for the cause
+            refusal = late
+        except Exception as failed:  # default-deny, as for a cause with no case
+            log.error("a refusal could not be worked out", exc_info=failed)
+            refusal = Refusal.internal()
+        # a value from here on: its traceback's frames (the tool's locals,
+        # the arguments) would hold a cycle through the caller's frame,
+        # kept (up to 16 MiB a call) until the garbage collector runs
+        refusal.__traceback__ = refusal.__context__ = refusal.__cause__ = None
+        return refusal
+
+    def _plainly(self, name: str, spec: ToolSpec, quick: Any, args: dict[str, Any],
+                 seconds: float) -> dict[str, Any] | bool:
+        """``spec``'s plain run of a call nothing else hears (no cancel
+        token, no progress, no ``authorize``, not read-only): its envelope,
+        as :meth:`_run` would make it; else whether the plain run took in
+        what changed and tried its plain step (the general run then does
+        neither again)."""
+        plain = spec.plain
+        checked = quick(args, self.limits.max_argument_chars)
+        if checked is None or plain is None or seconds <= 0:
+            return False  # the general run's check (or checkpoint) says why
+        call = PlainCall(self._state, name, seconds)
+        try:
+            result = plain(call, checked)
+        except Exception as exc:  # the boundary, as in _run
+            ctx = ToolContext(self._state, name, seconds=seconds, cancel=(), progress=None,
+                              asks_host=True)
+            ctx.deadline_of(call)
+            ctx.view.runs()
+            return self._verified(self._refused(exc, spec, args, checked, ctx), ctx).envelope()
+        if result is None:
+            return call.readied
         return {"ok": True, **result}
 
     def _nested(self, name: str, args: Any, ctx: ToolContext) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from .syntax import (bre_to_ere, looks_bre, looks_double_escaped, undouble_escap
 __all__ = [
     "MAX_PROBES",
     "Finds",
+    "case_variants",
     "glob_retry",
     "glob_tidy",
     "grep_retry",
@@ -260,6 +261,17 @@ def _case_classes(pattern: str) -> str | None:
     return f"{head}/{classes}" if head else classes
 
 
+def case_variants(pattern: str) -> frozenset[str] | None:
+    """The characters one of which a name must hold for the retry in either
+    case (:func:`_case_classes`) to find what ``pattern`` did not: the other
+    cases of the letters of its last segment (a name without any matches
+    that segment as written).  ``None``: there is no such retry."""
+    if _case_classes(pattern) is None:
+        return None
+    last = pattern.rpartition("/")[2]
+    return frozenset(other for c in last for other in c.lower() + c.upper() if other != c)
+
+
 def _glob_candidates(pattern: str, path: str, result: GlobResult) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     braced = _braced(pattern)
@@ -346,8 +358,12 @@ def glob_tidy(args: dict[str, Any], result: GlobResult, probe: GlobProbe) -> Non
                "comma_list")
 
 
-def glob_retry(args: dict[str, Any], result: GlobResult, probe: GlobProbe) -> None:
-    """After a glob that found nothing: say what would find something."""
+def glob_retry(args: dict[str, Any], result: GlobResult, probe: GlobProbe, *,
+               other_case: bool = True) -> None:
+    """After a glob that found nothing: say what would find something.
+    ``other_case``: whether the walk that found nothing listed a name
+    holding one of :func:`case_variants`; without one the retry in either
+    case cannot find anything and is not run."""
     pattern, path = args["pattern"], args["path"]
     include = bool(args["includeIgnored"])
 
@@ -365,7 +381,7 @@ def glob_retry(args: dict[str, Any], result: GlobResult, probe: GlobProbe) -> No
         if _finds(probe, trial, include):
             offer(label, trial)
             return
-    either = _case_classes(pattern)
+    either = _case_classes(pattern) if other_case else None
     if either is not None:
         found = _found_by(probe, either, include)
         if found:

@@ -17,12 +17,12 @@ from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, P
                            Target)
 from ..._policy.gitdirs import names_a_shape_entry
 from ..._policy.locate import Location
-from ..._policy.rules import Op
+from ..._policy.rules import Op, Policy
 from ..._refusals.catalogue import Refusal, entry_kind, reentered, swapped
 from ..request_types import Request
 from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd
-from .decide import _ADDING, View, _Step, running_call
+from .decide import _ADDING, View, _Call, _Step, running_call
 from .freshness import Freshness
 from .links import chain_end, locate
 from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, ASKING, TREE_EXCLUSIVE, TREE_SHARED,
@@ -400,6 +400,126 @@ class _HeldPlace(Protocol):
     def identity(self) -> tuple[int, int] | None: ...
 
 
+def ready(view: View, call: Callable[[], _Call | None], acts: bool = True) -> None:
+    """:meth:`CallView.ready` of the call ``call`` (a weak reference to an
+    object with a ``checkpoint``) on ``view``: what other programs changed
+    taken in."""
+    running_call(call)  # a wait for that walk polls this call's checkpoint
+    fresh = view.freshness
+    if fresh is not None:
+        fresh.catch_up(acts)
+    if view.nested_in or view.opened_beneath or view.beside:
+        view.notice_others()
+
+
+def _plain_facts(view: View, rel: str, ops: tuple[Op, ...]) -> tuple[Policy, bool] | None:
+    """What a plain step on ``rel`` for ``ops`` needs known before it takes
+    a lock: every link of the tree known and none is, no root holds or
+    neighbours this one, the policy's verdicts on ``rel`` for ``ops``
+    remembered as plain, its names none of git's, and (where the policy
+    guards repositories) names git reads of a common directory none of
+    them.  The policy then, and whether it guards repositories (a
+    ``HEAD`` beside the file is looked for); ``None`` where any of that
+    does not hold."""
+    if not view.links_settled or view.links.locations or view.nested_in or \
+            view.opened_beneath or view.beside or names_a_shape_entry(rel):
+        return None
+    policy = view.policy
+    if policy.is_empty:
+        return policy, False
+    remembered_for, plain = view._plain_memo
+    if remembered_for is not policy or view.python_place is not None:
+        return None
+    for op in ops:
+        if plain.get((rel, op)) is not True:
+            return None
+    if policy.guards_git and not _PLAIN_NAMES.get(rel):
+        return None  # names git reads of a common directory: looked at in full
+    return policy, policy.guards_git
+
+
+def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
+                  fits: Callable[[os.stat_result], bool],
+                  prepare: Callable[[os.stat_result, bytes], bytes | None]) -> bool:
+    """A replace of the regular file at ``rel`` (a create or replace by
+    :meth:`CallView.pin` made of it otherwise), for a call that holds
+    nothing, made in one straight step where every fact the general step
+    would weigh is known to allow it (:func:`_plain_facts`).  Taken as the
+    general step takes it: this process's tree lock shared, then other
+    processes', no move made meanwhile, one resolution of its directory (no
+    link followed), that directory's ``flock``, the file opened (a regular
+    file of one link) and ``fits(info)`` (its ``fstat``) asked whether the
+    call is such a replace.  ``prepare(info, head)`` (at most its first
+    ``head_size`` bytes, none asked: ``b""``) gives the bytes to write,
+    replacing that file on its identity (``STALE`` where another is there
+    by then), or ``None``: nothing written.  Whether it was written;
+    ``False``, everything let go, where any of that does not hold: the
+    caller takes :meth:`CallView.pin`, which decides (and waits) the
+    general way."""
+    facts = _plain_facts(view, rel, _PLAIN_REPLACE)
+    if facts is None:
+        return False
+    policy, guards_git = facts
+    backend = view.backend
+    _TREE.take_shared(checkpoint)
+    tree: SharedHold | None = None
+    held: HeldParent | None = None
+    locked = -1
+    try:
+        tree = take_shared(view._identity or view.identity, backend, checkpoint)
+        if (tree.moves is not None and tree.moves != view.moves_seen) or \
+                _changes_here[0] != view.changes_seen or view.policy is not policy or \
+                view.links.locations or not view.links_settled:
+            return False  # learnt again (a move), or changed since: the general step's
+        held = view.root.hold_parent(rel)
+        if held is None or held.path != rel or not held.lock():
+            return False
+        locked = held.fileno()
+        _RELEASED_BY_CLOSE.add(locked)
+        if guards_git and held.holds("HEAD"):
+            return False  # maybe a repository: looked at in full
+        info = held.open_file()
+        if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1 or \
+                not fits(info):
+            return False
+        if head_size:
+            try:
+                head = held.head(head_size)
+            except OSError:
+                return False  # said (or not) as the general step says it
+        else:
+            head = b""
+        data = prepare(info, head)
+        if data is None:
+            return False
+        # the one arrival the rename makes in the directory is this view's
+        # own: not looked at again (one failed: looked at)
+        fresh = view.freshness
+        if fresh is None or not fresh.watching:
+            held.replace(data)
+            return True
+        own = fresh.expect(rel[:len(rel) - len(held.name) - 1], held.name)
+        made = False
+        try:
+            held.replace(data)
+            made = True
+        finally:
+            fresh.acted(own, made=made)
+        return True
+    finally:
+        try:
+            if held is not None:
+                if locked >= 0:
+                    _RELEASED_BY_CLOSE.discard(locked)  # before the number is reused
+                held.close()
+        finally:
+            try:
+                if tree is not None and tree.file is not None:
+                    drop_shared(tree, backend)
+            finally:
+                _TREE.drop_shared()
+
+
 class CallView:
     """The view as one call sees it: its deadline, its locks (re-entrant
     within the call), its host."""
@@ -427,13 +547,12 @@ class CallView:
         reads what).  A walk for the links beyond the look at open may be
         under way: it is not waited for here, only by a decision those
         links could change (:meth:`View.need_links`)."""
-        view = self._view
-        running_call(self._host_ref)  # a wait for that walk polls this call's checkpoint
-        fresh = view.freshness
-        if fresh is not None:
-            fresh.catch_up(acts)
-        if view.nested_in or view.opened_beneath or view.beside:
-            view.notice_others()
+        ready(self._view, self._host_ref, acts)
+
+    def runs(self) -> None:
+        """This call runs in this context from now on (:meth:`ready` made
+        for it already, by a plain run of the same call)."""
+        running_call(self._host_ref)
 
     @property
     def _host(self) -> Host:
@@ -509,21 +628,10 @@ class CallView:
         if self._held or self._by_path:
             return None
         view = self._view
-        if not view.links_settled or view.links.locations or view.nested_in or \
-                view.opened_beneath or view.beside or names_a_shape_entry(rel):
+        facts = _plain_facts(view, rel, ops)
+        if facts is None:
             return None
-        policy = view.policy
-        guards_git = False
-        if not policy.is_empty:
-            remembered_for, plain = view._plain_memo
-            if remembered_for is not policy or view.python_place is not None:
-                return None
-            for op in ops:
-                if plain.get((rel, op)) is not True:
-                    return None
-            guards_git = policy.guards_git
-            if guards_git and not _PLAIN_NAMES.get(rel):
-                return None  # names git reads of a common directory: looked at in full
+        policy, guards_git = facts
         checkpoint = self.checkpoint
         backend = view.backend
         _TREE.take_shared(checkpoint)

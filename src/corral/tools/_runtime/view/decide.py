@@ -17,14 +17,14 @@ from itertools import compress
 from typing import TYPE_CHECKING, Protocol
 
 from ....contained import Root
-from ..._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, in_git_directory,
-                                is_repository, made_repository, names_a_shape_entry,
-                                shape_name)
+from ..._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, host_config_places,
+                                in_git_directory, is_repository, made_repository,
+                                names_a_shape_entry, shape_name)
 from ..._policy.locate import Location
 from ..._policy.pythonstart import RootPlace, pth_imports, site_module, venv_of_program
 from ..._policy.rules import Op, Policy, Scope, fold
 from ..._refusals.catalogue import (Code, Kind, Refusal, beyond_watched, denied_rule,
-                                     not_ready, protected, secret, swapped)
+                                     not_ready, protected, secret, swapped, too_many_links)
 from .freshness import Freshness
 from .linkwalk import walk_links
 from .links import (MAX_SCANNED_LINKS, WHOLE_TREE, LinkMap, RootLook,
@@ -243,6 +243,10 @@ class View:
         # where the walk starts: the directories the last look left unlooked at
         self._walk_from: tuple[tuple[str, int], ...] = (WHOLE_TREE,)
         self.scan_complete = True
+        # a map that left links out never settles: the decisions they could change refuse
+        self.links.on_full = self.unsettle
+        if self.links.full:
+            self.links_settled = False
         self.scan_unlooked: tuple[tuple[str, int], ...] = (WHOLE_TREE,)  # the look at open's
         # the views of roots this one lies inside (a workspace's nesting, a
         # client root opened beneath a server's), each with this root's
@@ -430,12 +434,33 @@ class View:
         with self._walk_guard:
             starts = self._walk_from
         fresh = self.freshness  # (the directories it lists that are not followed: their times kept)
+        places: dict[str, frozenset[str]] = {}
         walk_links(self._root, self.links, starts,
-                   stamp=fresh.stamp_beyond if fresh is not None else None)
+                   stamp=fresh.stamp_beyond if fresh is not None else None, places=places)
+        self.take_config_places(places)
+        if fresh is not None and places:
+            fresh.config_places.update(places)  # read again when the tree changes
+
+    def take_config_places(self, places: dict[str, frozenset[str]]) -> Scan | None:
+        """Protect what the host configs in ``places`` run (directories the
+        look at open did not reach, each with the names a config may lie
+        under), as the look protects what those it read run; what was
+        found (``None``: no place)."""
+        if not places:
+            return None
+        found = host_config_places(self.look, sorted(places.items()))
+        if found.dirs or found.python_dirs:
+            self.policy = self.policy.extended(protect_dirs=found.dirs,
+                                               python_dirs=found.python_dirs)
+        if found.whole and self.policy.guards_git and "/*" not in self.policy.protect:
+            self.policy = self.policy.extended(protect=["/*"])
+        return found
 
     def _nothing_beyond(self) -> bool:
         """Whether every directory of the tree is followed by :mod:`.freshness`
         (none lies beyond, whose changes a decision looks at itself)."""
+        if self.links.full:
+            return False
         fresh = self.freshness
         return fresh is None or not (fresh.beyond or fresh.beyond_full)
 
@@ -487,6 +512,8 @@ class View:
                 continue
             if not view.wait_for_links(checkpoint):
                 raise not_ready()
+            if view.links.full:
+                raise too_many_links()
             fresh = view.freshness
             if fresh is not None and (fresh.beyond or fresh.beyond_full):
                 # a link another program made where no watch follows: looked for now

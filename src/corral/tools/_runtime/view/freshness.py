@@ -58,6 +58,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..._policy.gitdirs import Scan
+from ..._policy.hostconfig import HOST_CONFIG_TOPS, config_tops
 from .links import WHOLE_TREE, LinkReader, Mounts, learn_link
 from .linkwalk import walk_links
 
@@ -305,7 +306,8 @@ class _KernelWatch:
                 if not data:
                     self._read_to_end(started)
                     return True
-                self._dispatch(data)
+                if not (self.expecting and self._own_replace(data)):
+                    self._dispatch(data)
                 if len(data) <= _READ_SIZE - _EVENT.size - 256:
                     # the queue was read to its end (what comes later: next call's)
                     if self.expecting:
@@ -401,6 +403,50 @@ class _KernelWatch:
                         watcher.changed_many(directory, wd, events)
         for wd in ignored:
             self.watchers.pop(wd, None)
+
+    def _own_replace(self, data: bytes) -> bool:
+        """Take ``data`` in where it is exactly one replace (a name made,
+        moved away, and arriving at another: :func:`_renamed_onto`) in a
+        directory one view alone watches, that view's own act, awaited
+        (:meth:`Freshness.expect`): what :meth:`_dispatch` makes of it, in
+        one step (the common read, the write of the call before).  Whether
+        it was; ``False``, nothing taken in, for any other read."""
+        size = len(data)
+        if size < 3 * _EVENT_SIZE:
+            return False
+        unpack = _EVENT.unpack_from
+        wd, mask, _, length = unpack(data, 0)
+        second = _EVENT_SIZE + length  # the move away, of a name as long
+        third = second + second  # the arrival
+        start = third + _EVENT_SIZE
+        if mask != _IN_CREATE or not length or size <= start:
+            return False
+        moved = unpack(data, second)
+        cookie = moved[2]
+        if moved != (wd, _IN_MOVED_FROM, cookie, length) or \
+                unpack(data, third) != (wd, _IN_MOVED_TO, cookie, size - start) or \
+                data[_EVENT_SIZE:second] != data[second + _EVENT_SIZE:third]:
+            return False
+        watchers = self.watchers.get(wd)
+        if watchers is None or len(watchers) != 1:
+            return False
+        ((ref, _),) = watchers.items()
+        watcher = ref()
+        if watcher is None:
+            return False
+        expected = watcher.expected
+        end = data.find(b"\0", start)
+        key = (wd, data[start:size if end < 0 else end].decode(_FS_ENCODING, "surrogateescape"))
+        entry = expected.get(key) if key[1] else None
+        if entry is None:
+            return False  # another program's arrival: looked at
+        watcher._changes += 1  # (as every event counts)
+        entry[0] -= 1
+        if entry[0] <= 0:
+            del expected[key]
+            if not expected:  # every act's event came: none for a drain to expire
+                self.expecting.pop(id(watcher), None)
+        return True
 
     def _everything_changed(self) -> None:
         """Events were lost or left unread (the lock held): every view
@@ -525,6 +571,10 @@ class Freshness:
         self._git_dirs: set[str] = set()
         self._hook_dirs: set[str] = set()
         self._configs: set[str] = set()
+        # directories listed that hold a host's config (with the names it
+        # may lie under): read where the look at open did not reach
+        self.config_places: dict[str, frozenset[str]] = {}
+        self._places_grew = False  # one noted since they were last read
         self._config_dirs: set[str] = set()
         self._content: set[str] = set()  # directories watched for their files' writes too
         self._stamped = False  # (no watch) every place followed has a stamp
@@ -631,6 +681,11 @@ class Freshness:
         self._mounts = Mounts(self._root.backend, self._root_mount)  # (of this walk)
         if changed:
             self.look_again()  # changed while the look read it, maybe (or not there yet)
+        if not found.complete:  # host configs below where the look went: read now
+            more = self._view.take_config_places(self.config_places)
+            if more is not None:
+                self._take_scan(more)
+        self._places_grew = False
         return left
 
     def _take_scan(self, found: Scan) -> None:
@@ -710,6 +765,7 @@ class Freshness:
         self._inodes[directory] = info.st_ino
         self._entries[directory] = {entry.name for entry in entries
                                     if entry.is_symlink() or entry.is_dir(follow_symlinks=False)}
+        self._note_places(directory, entries)
         if self.watching and wd < 0:
             self._stop_watching()
         elif not self.watching:
@@ -1165,8 +1221,8 @@ class Freshness:
                         names is None or not GIT_DIRECTORY_NAMES.isdisjoint(names))):
                 again = True
             if self._look_at(directory, names):
-                again = True  # a git directory appeared
-        if again:
+                again = True  # a git directory appeared, or a host's config
+        if again or self._places_grew:
             self.look_again()
 
     def _follow_again(self, directory: str) -> None:
@@ -1229,7 +1285,18 @@ class Freshness:
                 if path in links.locations:
                     links.forget(path)
                 git = git or name == ".git"  # a .git file: a git directory elsewhere
+            if not fresh:
+                git = self._host_config_came(directory, name) or git
         return git
+
+    def _host_config_came(self, directory: str, name: str) -> bool:
+        """Whether ``name``, come into ``directory``, may be (or lie in) a
+        host's config: its place noted, to be read (:meth:`look_again`)."""
+        tops = config_tops((name,))
+        if tops:
+            self.config_places[directory] = self.config_places.get(directory, frozenset()) | tops
+            return True
+        return not HOST_CONFIG_TOPS.isdisjoint(directory.split("/"))
 
     def _walk_new(self, top: str) -> bool:
         """Follow a directory that appeared and every directory below it,
@@ -1249,6 +1316,12 @@ class Freshness:
             self._protected.update(new_dirs)
             self._python_dirs.update(new_python)
             view.policy = view.policy.extended(protect_dirs=new_dirs, python_dirs=new_python)
+        if found.whole and view.policy.guards_git and "/*" not in view.policy.protect:
+            view.policy = view.policy.extended(protect=["/*"])  # as at open (opening.py)
+        self._places_grew = False
+        more = view.take_config_places(self.config_places)  # those past the look too
+        if more is not None:
+            self._take_scan(more)
         before = set(self._configs)
         self._take_scan(found)
         if not self.watching:
@@ -1284,8 +1357,16 @@ class Freshness:
             entries = self._view.look.entries(directory)
         except OSError:
             return set()
+        self._note_places(directory, entries)
         return {entry.name for entry in entries
                 if entry.is_symlink() or entry.is_dir(follow_symlinks=False)}
+
+    def _note_places(self, directory: str, entries: list[DirEntry]) -> None:
+        """Note ``directory`` (listed: ``entries``) if it holds a host's config."""
+        tops = config_tops([entry.name for entry in entries])
+        if tops and self.config_places.get(directory) != tops:
+            self.config_places[directory] = tops
+            self._places_grew = True
 
     def _stamp(self, place: str) -> tuple[int, int, int, int] | None:
         try:

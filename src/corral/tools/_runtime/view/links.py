@@ -93,6 +93,10 @@ class LinkMap:
         # paths call after call follows no chain twice
         self._names_of: dict[str, tuple[str, ...] | None] = {}
         self.generation = 0  # counts the changes to where links lead
+        # a link was left out for the bound: the map no longer names every
+        # link, so a decision links could change refuses (View.need_links)
+        self.full = False
+        self.on_full: Callable[[], None] | None = None  # told once, when it fills
         # links leading out of the root, by where a host program lands
         # (an absolute real path): another root of a workspace may lie there
         self._outside: dict[str, str] = {}
@@ -103,17 +107,24 @@ class LinkMap:
     def add(self, location: str, leads_to: str, via: tuple[str, ...] = ()) -> None:
         if location == leads_to or location in (".", ""):
             return
-        passed = tuple(p for p in via if p != location)
+        if self._add(location, leads_to, tuple(p for p in via if p != location)):
+            told = self.on_full
+            if told is not None:
+                told()
+
+    def _add(self, location: str, leads_to: str, passed: tuple[str, ...]) -> bool:
+        """Remember the link; whether this is the first one left out."""
         with self._guard:
             old = self._leads.get(location)
             if old is None and len(self._leads) >= MAX_LINKS:
-                return
+                first, self.full = not self.full, True
+                return first
             if passed:
                 self._via[location] = passed
             else:
                 self._via.pop(location, None)
             if old == leads_to:
-                return
+                return False
             if old is not None:
                 self._untarget(old, location)
                 self._count(old, -1)
@@ -126,6 +137,7 @@ class LinkMap:
             leading.add(location)
             self._count(leads_to, 1)
             self._not_links.discard(location)
+            return False
 
     def moved(self, old: str, new: str) -> None:
         """Links at or under ``old`` are now at or under ``new``: known by
@@ -189,8 +201,14 @@ class LinkMap:
         """The link at ``location`` leads out of the root, to the host's real
         path ``landing``."""
         with self._guard:
-            if location in self._outside or len(self._outside) < MAX_LINKS:
+            kept = location in self._outside or len(self._outside) < MAX_LINKS
+            if kept:
                 self._outside[location] = landing
+            first = not kept and not self.full
+            self.full = self.full or not kept
+        told = self.on_full
+        if first and told is not None:
+            told()
 
     def forget_outside(self, location: str) -> None:
         if self._outside:

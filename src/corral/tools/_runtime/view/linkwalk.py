@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from ....contained import Handle, Root, Tree, TreeVisitor
+from ..._policy.hostconfig import config_tops
 from .links import MAX_WALK_DEPTH, LinkMap, LinkReader, Mounts
 
 _AROUND = -1  # a Tree state: the directory lies in a kernel's filesystem, nothing learnt
@@ -21,7 +22,9 @@ Stamp = Callable[[str, os.stat_result, int], None]
 def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
                entering: Callable[[str], None] | None = None,
                most: int | None = None,
-               stamp: Stamp | None = None) -> tuple[list[tuple[str, int]], bool]:
+               stamp: Stamp | None = None,
+               places: dict[str, frozenset[str]] | None = None
+               ) -> tuple[list[tuple[str, int]], bool]:
     """Learn every symlink below each directory of ``starts`` (its canonical
     path and its depth below the root), at any depth, leaving out git's
     ``.git`` directories.  Each start is opened by the resolver, every
@@ -36,13 +39,15 @@ def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
     is not UTF-8 (a Tree leaves it out).  ``entering`` is told of each
     directory before it is listed; with ``most``, at most that many are
     listed; ``stamp`` is told of each directory listed (by the ``fstat``
-    the walk makes of it anyway).  Returns the directories left unlisted
-    (each with its depth) and whether an entry named ``.git`` was met."""
+    the walk makes of it anyway); ``places`` gets each directory listed
+    that holds a host's config, with the names it may lie under.  Returns
+    the directories left unlisted (each with its depth) and whether an
+    entry named ``.git`` was met."""
     left: list[tuple[str, int]] = []
     git = [False]
     budget = [most if most is not None else -1]
     mounts, reader = Mounts(root.backend), LinkReader(root)
-    kept = _Kept(stamp, time.time_ns(), [])
+    kept = _Kept(stamp, time.time_ns(), [], places)
     queue = deque(starts)
     while queue:
         where, depth = queue.popleft()
@@ -75,12 +80,14 @@ def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
 
 class _Kept(NamedTuple):
     """Where a walk tells the times of each directory it lists, a time
-    before it began (before any of its listings), and where it puts the
-    directories below what one start holds open (walked as starts)."""
+    before it began (before any of its listings), where it puts the
+    directories below what one start holds open (walked as starts), and
+    where it notes the host configs each directory listed holds."""
 
     stamp: Stamp | None
     since: int
     deeper: list[tuple[str, int]]
+    places: dict[str, frozenset[str]] | None = None
 
 
 class _LinkVisitor(TreeVisitor[int]):
@@ -144,6 +151,10 @@ def _walk_tree(root: Root, reader: LinkReader, links: LinkMap, top: Handle, dept
                            top.path)
     with Tree(root, top.fd, -2, visitor, max_depth=MAX_WALK_DEPTH) as tree:
         for sub, fd, state, names, kinds in tree:
+            if kept.places is not None and state != _AROUND:
+                tops = config_tops(names)
+                if tops:
+                    kept.places[prefix + sub[:-1] if sub else top.path] = tops
             if kinds and state != _AROUND:
                 for name in names:
                     if kinds.get(name) == "symlink":
@@ -209,6 +220,10 @@ def _listed(reader: LinkReader, links: LinkMap, handle: Handle, below: int,
         entries = handle.scandir()
     except OSError:
         return []
+    if kept.places is not None:
+        tops = config_tops([entry.name for entry in entries])
+        if tops:
+            kept.places[handle.path] = tops
     entered = []
     for entry in entries:
         name = entry.name

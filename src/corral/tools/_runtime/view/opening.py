@@ -63,7 +63,8 @@ def open_view(root: RootLike, policy: Policy, *,
         rooted = policy.extended(deny=deny, protect_dirs=(*found.dirs, *above.dirs),
                                   python_dirs=(*found.python_dirs, *above.python_dirs)
                                   ).rooted(known_as)
-        if rooted.guards_git and (above.whole or lies_in_git_directory(known_as[1])):
+        if rooted.guards_git and (above.whole or found.whole
+                                  or lies_in_git_directory(known_as[1])):
             rooted = rooted.extended(protect=["/*"])  # all of it is git's, as under .git/
         links = LinkMap()
         scanned = tuple(found.links[:MAX_SCANNED_LINKS])
