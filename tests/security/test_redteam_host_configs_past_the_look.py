@@ -64,3 +64,25 @@ def test_what_an_envrc_past_the_look_runs_is_protected(sec_tmp, make_root, shape
             assert answer["ok"] is False and answer["code"] == "DENIED", (path, answer)
         assert not (base / rel / "bin" / "git").exists()
         assert (base / rel / "scripts" / "env.sh").read_text() == "export A=1\n"
+
+
+def test_what_a_repository_past_the_look_runs_is_protected(sec_tmp, make_root):
+    """A repository eight levels down (a vendored checkout): its config's
+    ``core.fsmonitor`` script and what its ``pre-commit`` hook runs."""
+    base = Path(sec_tmp)
+    repo = base / "a/b/c/d/e/f/g/repo"
+    for sub in ("hooks", "objects", "refs/heads"):
+        (repo / ".git" / sub).mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (repo / ".git" / "config").write_text("[core]\n\tfsmonitor = ./fs.sh\n")
+    (repo / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\n./check.sh\n")
+    box = Toolbox(make_root(sec_tmp))
+    for name in ("fs.sh", "check.sh"):
+        path = f"a/b/c/d/e/f/g/repo/{name}"
+        answer = box.call("write_file", {"path": path, "content": "#!/bin/sh\necho MODEL\n"})
+        deadline = time.monotonic() + 30
+        while (not answer["ok"] and answer["details"].get("kind") == "not_ready"
+               and time.monotonic() < deadline):
+            answer = box.call("write_file", {"path": path, "content": "#!/bin/sh\necho MODEL\n"})
+        assert answer["ok"] is False and answer["code"] == "DENIED", (path, answer)
+        assert not (repo / name).exists()

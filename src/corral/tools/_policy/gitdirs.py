@@ -839,13 +839,27 @@ def scan_enclosing(look: GitLook, below: str) -> Enclosing:
 
 
 def host_config_places(look: GitLook, places: Iterable[tuple[str, frozenset[str]]]) -> Scan:
-    """What the host configs in ``places`` run (directories the look at
-    open did not reach, each with the names a config may lie under), as
-    :func:`scan` finds it: ``dirs``, ``python_dirs`` and ``whole``."""
+    """What the host configs and work trees in ``places`` run (directories
+    the look at open did not reach, each with the names a config may lie
+    under, ``.git`` among them for a work tree), as :func:`scan` finds it:
+    ``dirs``, ``python_dirs``, ``whole`` and the configs and hooks read."""
     found = _Found(look)
-    found.projects.extend(places)
+    for place, tops in places:
+        if ".git" in tops:
+            try:
+                git = next((entry for entry in look.entries(place) if entry.name == ".git"), None)
+            except OSError:
+                git = None
+            found.work_tree(place, git)
+        if tops - {".git"}:
+            found.projects.append((place, tops - {".git"}))
+    found.follow_configs()
+    found.hook_manager_programs()
+    found.hook_programs()
     found.host_config_programs()
-    return Scan(tuple(found.paths), (), python_dirs=tuple(found.python_dirs), whole=found.whole)
+    return Scan(tuple(found.paths), (), python_dirs=tuple(found.python_dirs),
+                configs=tuple(sorted(found.read)), hooks=tuple(dict.fromkeys(found.hooks)),
+                whole=found.whole)
 
 
 def _within_root(paths: Iterable[str], below: str) -> tuple[str, ...]:

@@ -62,6 +62,8 @@ from ..._policy.hostconfig import HOST_CONFIG_TOPS, config_tops
 from .links import WHOLE_TREE, LinkReader, Mounts, learn_link
 from .linkwalk import walk_links
 
+_WORK_TREE = frozenset({".git"})  # a config place that is a work tree (config_places)
+
 if TYPE_CHECKING:
     from ....contained import Backend, DirEntry, Handle, Root
     from .decide import View
@@ -1292,7 +1294,7 @@ class Freshness:
     def _host_config_came(self, directory: str, name: str) -> bool:
         """Whether ``name``, come into ``directory``, may be (or lie in) a
         host's config: its place noted, to be read (:meth:`look_again`)."""
-        tops = config_tops((name,))
+        tops = _WORK_TREE if name == ".git" else config_tops((name,))
         if tops:
             self.config_places[directory] = self.config_places.get(directory, frozenset()) | tops
             return True
@@ -1363,7 +1365,10 @@ class Freshness:
 
     def _note_places(self, directory: str, entries: list[DirEntry]) -> None:
         """Note ``directory`` (listed: ``entries``) if it holds a host's config."""
-        tops = config_tops([entry.name for entry in entries])
+        names = [entry.name for entry in entries]
+        tops = config_tops(names)
+        if ".git" in names:  # a work tree: its config and hooks are read too
+            tops = tops | _WORK_TREE
         if tops and self.config_places.get(directory) != tops:
             self.config_places[directory] = tops
             self._places_grew = True

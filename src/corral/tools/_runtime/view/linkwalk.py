@@ -108,6 +108,7 @@ class _LinkVisitor(TreeVisitor[int]):
         self._mounts = mounts
         self._stamp, self._since, self._top = kept.stamp, kept.since, top
         self._deeper = kept.deeper
+        self._places = kept.places
 
     def child(self, state: int, dir_sub: str, name: str) -> int | None:
         if name == ".git" or state == _AROUND:
@@ -136,6 +137,9 @@ class _LinkVisitor(TreeVisitor[int]):
             self._stamp(self._prefix + dir_sub[:-1] if dir_sub else self._top, info, self._since)
         if present:
             self._git[0] = True
+            if self._places is not None:  # a work tree: its config and hooks are read too
+                where = self._prefix + dir_sub[:-1] if dir_sub else self._top
+                self._places[where] = self._places.get(where, frozenset()) | {".git"}
         return device
 
 
@@ -154,7 +158,8 @@ def _walk_tree(root: Root, reader: LinkReader, links: LinkMap, top: Handle, dept
             if kept.places is not None and state != _AROUND:
                 tops = config_tops(names)
                 if tops:
-                    kept.places[prefix + sub[:-1] if sub else top.path] = tops
+                    where = prefix + sub[:-1] if sub else top.path
+                    kept.places[where] = kept.places.get(where, frozenset()) | tops
             if kinds and state != _AROUND:
                 for name in names:
                     if kinds.get(name) == "symlink":
@@ -222,6 +227,8 @@ def _listed(reader: LinkReader, links: LinkMap, handle: Handle, below: int,
         return []
     if kept.places is not None:
         tops = config_tops([entry.name for entry in entries])
+        if any(entry.name == ".git" for entry in entries):
+            tops = tops | {".git"}
         if tops:
             kept.places[handle.path] = tops
     entered = []
