@@ -139,7 +139,7 @@ def _state(fresh: freshness.Freshness, watch: freshness._KernelWatch) -> tuple:
 
 
 @pytest.mark.parametrize("index", range(len(_reads())))
-@pytest.mark.parametrize("awaited", [True, False])
+@pytest.mark.parametrize("awaited", ["its arrival", "another name", None])
 def test_a_read_of_the_views_own_replace_is_taken_in_as_the_loop_would(tmp_path, monkeypatch,
                                                                       index, awaited):
     """The drain's one step for a view's own replace (a read holding
@@ -150,7 +150,8 @@ def test_a_read_of_the_views_own_replace_is_taken_in_as_the_loop_would(tmp_path,
 
     data = _reads()[index]
     found = freshness._renamed_onto(data)
-    name = found[1].decode() if found is not None and awaited else None
+    name = None if found is None or awaited is None else \
+        found[1].decode() if awaited == "its arrival" else found[1].decode() + "x"
     with Root(tmp_path) as root:
         sides = []
         for one_step in (True, False):

@@ -407,47 +407,45 @@ class _KernelWatch:
             self.watchers.pop(wd, None)
 
     def _own_replace(self, data: bytes) -> bool:
-        """Take ``data`` in where it is exactly one replace (a name made,
-        moved away, and arriving at another: :func:`_renamed_onto`) in a
-        directory one view alone watches, that view's own act, awaited
-        (:meth:`Freshness.expect`): what :meth:`_dispatch` makes of it, in
-        one step (the common read, the write of the call before).  Whether
-        it was; ``False``, nothing taken in, for any other read."""
-        size = len(data)
-        if size < 3 * _EVENT_SIZE:
+        """Take ``data`` in where it is exactly one replace onto the one
+        name the one view awaiting its own acts awaits (:meth:`Freshness
+        .expect`), in a directory that view alone watches: a name made,
+        moved away, and arriving at the awaited one (:func:`_renamed_onto`,
+        but for the cookies: the loop of :meth:`_dispatch` makes the same of
+        a read without them).  What :meth:`_dispatch` makes of it, in one
+        step of byte comparisons (the common read: the write of the call
+        before).  Whether it was; ``False``, nothing taken in, for any
+        other read."""
+        expecting = self.expecting
+        if len(expecting) != 1:
             return False
-        unpack = _EVENT.unpack_from
-        wd, mask, _, length = unpack(data, 0)
-        second = _EVENT_SIZE + length  # the move away, of a name as long
-        third = second + second  # the arrival
-        start = third + _EVENT_SIZE
-        if mask != _IN_CREATE or not length or size <= start:
-            return False
-        moved = unpack(data, second)
-        cookie = moved[2]
-        if moved != (wd, _IN_MOVED_FROM, cookie, length) or \
-                unpack(data, third) != (wd, _IN_MOVED_TO, cookie, size - start) or \
-                data[_EVENT_SIZE:second] != data[second + _EVENT_SIZE:third]:
-            return False
-        watchers = self.watchers.get(wd)
-        if watchers is None or len(watchers) != 1:
-            return False
-        ((ref, _),) = watchers.items()
+        (ref,) = expecting.values()
         watcher = ref()
         if watcher is None:
             return False
         expected = watcher.expected
-        end = data.find(b"\0", start)
-        key = (wd, data[start:size if end < 0 else end].decode(_FS_ENCODING, "surrogateescape"))
-        entry = expected.get(key) if key[1] else None
-        if entry is None:
-            return False  # another program's arrival: looked at
+        if len(expected) != 1:
+            return False
+        ((key, entry),) = expected.items()
+        watchers = self.watchers.get(key[0])
+        if watchers is None or len(watchers) != 1 or watcher.ref not in watchers:
+            return False
+        shape = _REPLACE_SHAPES.get(key) or _replace_shape(key)
+        made, gone, arrived, tail = shape
+        if not data.startswith(made):  # its watch, a name made (the cookie none)
+            return False
+        length = _LENGTH.unpack_from(data, 12)[0]
+        second = _EVENT_SIZE + length  # the move away, of a name as long
+        third = second + second  # the arrival
+        if len(data) != third + 12 + len(tail) or not length or not data[_EVENT_SIZE] or \
+                not data.startswith(gone, second) or not data.startswith(arrived, third) or \
+                not data.endswith(tail) or data[12:second] != data[second + 12:third]:
+            return False
         watcher._changes += 1  # (as every event counts)
         entry[0] -= 1
         if entry[0] <= 0:
             del expected[key]
-            if not expected:  # every act's event came: none for a drain to expire
-                self.expecting.pop(id(watcher), None)
+            del expecting[id(watcher)]  # every act's event came: none for a drain to expire
         return True
 
     def _everything_changed(self) -> None:
@@ -512,6 +510,30 @@ def _renamed_onto(data: bytes) -> tuple[int, bytes] | None:
     end = data.find(b"\0", start)
     raw = data[start:size if end < 0 else end]
     return (wd, raw) if raw else None
+
+
+# (watch, name) awaited -> the bytes of a replace onto it a read holds: the
+# name made's event up to its length (its watch, IN_CREATE, no cookie), the
+# move away's and the arrival's up to their cookies (watch, mask), and the
+# arrival's from its length on (the name, padded with NULs as the kernel
+# pads it: to a multiple of the event's size, one NUL at least)
+_REPLACE_SHAPES: dict[tuple[int, str], tuple[bytes, bytes, bytes, bytes]] = {}
+_SHAPES_KEPT = 4096
+_LENGTH = struct.Struct("I")
+_HEAD = struct.Struct("iII")
+_TO = struct.Struct("iI")
+
+
+def _replace_shape(key: tuple[int, str]) -> tuple[bytes, bytes, bytes, bytes]:
+    wd, name = key
+    raw = name.encode(_FS_ENCODING, "surrogateescape")
+    padded = (len(raw) // _EVENT_SIZE + 1) * _EVENT_SIZE
+    shape = (_HEAD.pack(wd, _IN_CREATE, 0), _TO.pack(wd, _IN_MOVED_FROM),
+             _TO.pack(wd, _IN_MOVED_TO), _LENGTH.pack(padded) + raw.ljust(padded, b"\0"))
+    if len(_REPLACE_SHAPES) >= _SHAPES_KEPT:
+        _REPLACE_SHAPES.clear()
+    _REPLACE_SHAPES[key] = shape
+    return shape
 
 
 _KERNEL = _KernelWatch()
