@@ -32,6 +32,13 @@ def watching(request, monkeypatch) -> str:
 
 
 @pytest.fixture
+def root_alone_followed(monkeypatch) -> None:
+    """The view follows one directory (the root): the rest lie beyond."""
+    monkeypatch.setattr(freshness, "MAX_WATCHED", 1)
+    monkeypatch.setattr(freshness, "MAX_STAMPED", 1)
+
+
+@pytest.fixture
 def sec_tmp():
     """A fresh directory under the suite's tree base (``helpers.settings.TMP_BASE``:
     tmpfs where present), removed afterwards."""

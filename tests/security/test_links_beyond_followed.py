@@ -19,7 +19,6 @@ every backend config.
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import pytest
@@ -30,24 +29,11 @@ from corral.tools import Toolbox
 from corral.tools._policy.gitdirs import MAX_DEPTH
 from corral.tools._runtime.view import freshness
 
-from .helpers.link_calls import OURS, SETTINGS, acts_on_existing, call_op, denied
+from .helpers.link_calls import OURS, SETTINGS, acts_on_existing, call_op, denied, walk_through
 
 DEEP = "/".join(["d"] * (MAX_DEPTH + 1))  # below what the look at open lists
 UP = "/".join([".."] * (MAX_DEPTH + 1))
 SECRET = "API_KEY=TOPSECRET\n"
-
-
-@pytest.fixture
-def root_alone_followed(monkeypatch) -> None:
-    """The view follows one directory (the root): the rest lie beyond."""
-    monkeypatch.setattr(freshness, "MAX_WATCHED", 1)
-    monkeypatch.setattr(freshness, "MAX_STAMPED", 1)
-
-
-def _walk_through() -> None:
-    for thread in threading.enumerate():
-        if thread.name == "corral-links":
-            thread.join()
 
 
 def _tree(base: Path) -> None:
@@ -61,7 +47,7 @@ def _tree(base: Path) -> None:
 
 def _opened(base: Path, make_root) -> Toolbox:
     box = Toolbox(make_root(str(base)))
-    _walk_through()
+    walk_through()
     # a call before the link: the view's picture is the tree at open
     assert box.call("list_directory", {"path": "."})["ok"] is True
     return box
@@ -154,7 +140,7 @@ def test_a_link_made_in_a_large_directory_moved_in_after_open_protects_where_it_
     box = _opened(base, make_root)
     os.rename(outside / "new", base / "new")
     box.call("list_directory", {"path": "."})  # the view meets it
-    _walk_through()
+    walk_through()
     assert box.call("list_directory", {"path": "."})["ok"] is True
     os.symlink("../../../editor", base / "new" / "p150" / "q" / ".vscode")
     answer = box.call("write_file", {"path": "editor/tasks.json", "content": OURS})
@@ -231,7 +217,7 @@ def test_the_view_watches_its_share_of_the_kernels_limit(tmp_path, make_root, mo
     monkeypatch.setattr(backend, "watch_limit", lambda: 6)
     with Root(str(base), backend=backend, fast_path=make_root.fast_path) as root:
         box = Toolbox(root)
-        _walk_through()
+        walk_through()
         fresh = box._view.freshness
         if backend.watches:  # (a platform without inotify stat-s its few instead)
             assert own.budget == 3

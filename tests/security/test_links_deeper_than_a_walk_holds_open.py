@@ -21,16 +21,14 @@ ones.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from corral.tools import Toolbox
-from corral.tools._runtime.view import freshness
 
-from .helpers.link_calls import OURS, SETTINGS, denied
+from .helpers.link_calls import OURS, SETTINGS, denied, walk_through
 
 SECRET = "API_KEY=TOPSECRET\n"
 
@@ -58,19 +56,6 @@ def removed_afterwards(tmp_path) -> Iterator[None]:
             os.rmdir(stack.pop())
 
 
-@pytest.fixture
-def root_alone_followed(monkeypatch) -> None:
-    """The view follows one directory (the root): the rest lie beyond."""
-    monkeypatch.setattr(freshness, "MAX_WATCHED", 1)
-    monkeypatch.setattr(freshness, "MAX_STAMPED", 1)
-
-
-def _walk_through() -> None:
-    for thread in threading.enumerate():
-        if thread.name == "corral-links":
-            thread.join()
-
-
 def _chain(levels: int) -> str:
     return "/".join(["d"] * levels)
 
@@ -95,7 +80,7 @@ def _tree(base: Path, levels: int) -> None:
 
 def _opened(base: Path, make_root) -> Toolbox:
     box = Toolbox(make_root(str(base)))
-    _walk_through()
+    walk_through()
     assert box.call("list_directory", {"path": "."})["ok"] is True
     return box
 

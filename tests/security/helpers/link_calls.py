@@ -5,6 +5,7 @@ nothing changed where it leads."""
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 from corral.tools import Toolbox
@@ -48,3 +49,10 @@ def call_op(box: Toolbox, op: str, target: str) -> dict:
         return box.call("delete_file", {"path": target})
     assert op == "make_directory"
     return box.call("make_directory", {"path": target})
+
+
+def walk_through() -> None:
+    """Wait until the view's background walk for links has finished."""
+    for thread in threading.enumerate():
+        if thread.name == "corral-links":
+            thread.join()

@@ -266,6 +266,22 @@ class _SharedStep:
                             _TREE.drop_shared()
 
 
+def _replace_own(fresh: Freshness | None, held: HeldParent, path: str, data: bytes) -> None:
+    """Replace ``held``'s file (at ``path``) with ``data``: the one arrival
+    the rename makes in its directory is this view's own, not looked at
+    again (one that failed is looked at)."""
+    if fresh is None or not fresh.watching:
+        held.replace(data)
+        return
+    own = fresh.expect(path[:len(path) - len(held.name) - 1], held.name)
+    made = False
+    try:
+        held.replace(data)
+        made = True
+    finally:
+        fresh.acted(own, made=made)
+
+
 class PlainReplace:
     """:meth:`CallView.plain_replace`'s step, taken: the locks a write's
     step takes, in their order, the directory held by one resolution, its
@@ -298,20 +314,7 @@ class PlainReplace:
         held = self._held
         if held is None:
             raise ValueError("the step is over")
-        # the one arrival the rename makes in the directory is this view's
-        # own: not looked at again (one failed: looked at)
-        fresh = self._freshness
-        if fresh is None or not fresh.watching:
-            held.replace(data)
-            return
-        path = held.path
-        own = fresh.expect(path[:len(path) - len(held.name) - 1], held.name)
-        made = False
-        try:
-            held.replace(data)
-            made = True
-        finally:
-            fresh.acted(own, made=made)
+        _replace_own(self._freshness, held, held.path, data)
 
     def close(self) -> None:
         held, self._held = self._held, None
@@ -492,19 +495,7 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
         data = prepare(info, head)
         if data is None:
             return False
-        # the one arrival the rename makes in the directory is this view's
-        # own: not looked at again (one failed: looked at)
-        fresh = view.freshness
-        if fresh is None or not fresh.watching:
-            held.replace(data)
-            return True
-        own = fresh.expect(rel[:len(rel) - len(held.name) - 1], held.name)
-        made = False
-        try:
-            held.replace(data)
-            made = True
-        finally:
-            fresh.acted(own, made=made)
+        _replace_own(view.freshness, held, rel, data)
         return True
     finally:
         try:
