@@ -205,8 +205,13 @@ _NOTHING_QUEUED = bytes(4)  # FIONREAD's count, an int
 def watch_waiting(watch_fd: int) -> bool:
     """Whether events wait on the inotify instance ``watch_fd`` (its bytes
     queued, by ``FIONREAD``): a quiet one answered without a read that
-    fails (a raised ``BlockingIOError`` costs several times the call)."""
-    return fcntl.ioctl(watch_fd, termios.FIONREAD, _NOTHING_QUEUED) != _NOTHING_QUEUED
+    fails (a raised ``BlockingIOError`` costs several times the call).  The
+    count is written into a buffer of the call's own: ``ioctl`` takes a
+    writable one at its first try (given bytes, it makes and drops a
+    TypeError before it takes them)."""
+    queued = bytearray(4)
+    fcntl.ioctl(watch_fd, termios.FIONREAD, queued)
+    return queued != _NOTHING_QUEUED
 
 
 def watch_remove(watch_fd: int, wd: int) -> None:
