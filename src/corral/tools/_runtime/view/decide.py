@@ -9,7 +9,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -449,12 +449,18 @@ class View:
         if not places:
             return None
         found = host_config_places(self.look, sorted(places.items()))
-        if found.dirs or found.python_dirs:
-            self.policy = self.policy.extended(protect_dirs=found.dirs,
-                                               python_dirs=found.python_dirs)
-        if found.whole and self.policy.guards_git and "/*" not in self.policy.protect:
-            self.policy = self.policy.extended(protect=["/*"])
+        self.protect_found(found.dirs, found.python_dirs, found.whole)
         return found
+
+    def protect_found(self, dirs: Sequence[str], python_dirs: Sequence[str],
+                      whole: bool) -> None:
+        """Protect what a look at git's places and host configs found
+        (``dirs``, ``python_dirs``), and, where it could not read all it
+        met (``whole``), every path, as at open."""
+        if dirs or python_dirs:
+            self.policy = self.policy.extended(protect_dirs=dirs, python_dirs=python_dirs)
+        if whole and self.policy.guards_git and "/*" not in self.policy.protect:
+            self.policy = self.policy.extended(protect=["/*"])
 
     def _nothing_beyond(self) -> bool:
         """Whether every directory of the tree is followed by :mod:`.freshness`

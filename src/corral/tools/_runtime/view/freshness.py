@@ -1336,12 +1336,9 @@ class Freshness:
         found = view.look_again_at_git()
         new_dirs = [d for d in found.dirs if d not in self._protected]
         new_python = [d for d in found.python_dirs if d not in self._python_dirs]
-        if new_dirs or new_python:
-            self._protected.update(new_dirs)
-            self._python_dirs.update(new_python)
-            view.policy = view.policy.extended(protect_dirs=new_dirs, python_dirs=new_python)
-        if found.whole and view.policy.guards_git and "/*" not in view.policy.protect:
-            view.policy = view.policy.extended(protect=["/*"])  # as at open (opening.py)
+        self._protected.update(new_dirs)
+        self._python_dirs.update(new_python)
+        view.protect_found(new_dirs, new_python, found.whole)
         self._places_grew = False
         more = view.take_config_places(self.config_places)  # those past the look too
         if more is not None:
