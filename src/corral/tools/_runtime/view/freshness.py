@@ -113,11 +113,13 @@ _EVENT_SIZE = _EVENT.size
 _UNUSUAL = _IN_Q_OVERFLOW | _IN_IGNORED
 _GONE = _IN_DELETE | _IN_MOVED_FROM
 _FS_ENCODING = sys.getfilesystemencoding()  # (as os.fsdecode, without its calls)
+# a call reads the watch once: a program changing names in a loop queues
+# events faster than a call reads them, so past one read the views look
+# at every directory they follow instead (bounded work a call)
 _READ_SIZE = 4096
-# reads of the watch one call makes: a program changing names in a loop
-# queues events faster than a call reads them, so past these the views
-# look at every directory they follow instead (bounded work a call)
-_READS_A_CALL = 1
+# a read this short or shorter read the queue to its end (the longest
+# event, a name of 255 bytes, would have fit)
+_READ_TO_END = _READ_SIZE - _EVENT_SIZE - 256
 # the most a call drops of a burst at once (the kernel queues 16,384 events)
 _DROP_SIZE = 1 << 20
 
@@ -295,27 +297,26 @@ class _KernelWatch:
                     self._read_to_end(started)
                     self.quiet = not acts
                     return True
-            for _ in range(_READS_A_CALL):
-                try:
-                    data = backend.read(self.fd, _READ_SIZE)
-                except OSError as exc:
-                    if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
-                        self._read_to_end(started)
-                        self.quiet = not acts
-                        return True
-                    self._lose()
-                    return False
-                if not data:
+            try:
+                data = backend.read(self.fd, _READ_SIZE)
+            except OSError as exc:
+                if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
                     self._read_to_end(started)
-                    return True
-                if not (self.expecting and self._own_replace(data, backend)):
-                    self._dispatch(data)
-                if len(data) <= _READ_SIZE - _EVENT.size - 256:
-                    # the queue was read to its end (what comes later: next call's)
-                    if self.expecting:
-                        self._read_to_end(started)
                     self.quiet = not acts
                     return True
+                self._lose()
+                return False
+            if not data:
+                self._read_to_end(started)
+                return True
+            if not (self.expecting and self._own_replace(data, backend)):
+                self._dispatch(data)
+            if len(data) <= _READ_TO_END:
+                # the queue was read to its end (what comes later: next call's)
+                if self.expecting:
+                    self._read_to_end(started)
+                self.quiet = not acts
+                return True
             # a burst by another program (a build, a checkout): what is queued
             # now is dropped in one bounded read and every place looked at
             # once instead, not 4 KB a call each with a look at everything;
@@ -428,10 +429,10 @@ class _KernelWatch:
         if len(expected) != 1:
             return False
         ((key, entry),) = expected.items()
-        watchers = self.watchers.get(key[0])
+        wd, name = key
+        watchers = self.watchers.get(wd)
         if watchers is None or len(watchers) != 1 or watcher.ref not in watchers:
             return False
-        wd, name = key
         if not backend.watch_one_replace(data, wd, _ARRIVAL_BYTES.get(name) or _arrival(name)):
             return False
         watcher._changes += 1  # (as every event counts)
