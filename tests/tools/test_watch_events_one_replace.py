@@ -162,7 +162,7 @@ def test_a_read_of_the_views_own_replace_is_taken_in_as_the_loop_would(tmp_path,
             if name is not None:
                 watch.expecting[id(fresh)] = fresh.ref
             before = _state(fresh, watch)
-            if not (one_step and watch._own_replace(data)):
+            if not (one_step and watch._own_replace(data, root.backend)):
                 if one_step:
                     assert _state(fresh, watch) == before  # nothing taken in
                 watch._dispatch(data)
@@ -181,8 +181,91 @@ def test_the_views_own_replace_is_taken_in_one_step(tmp_path, monkeypatch):
         monkeypatch.setattr(freshness, "_KERNEL", watch)
         watch.watchers = {1: {fresh.ref: "sub"}}
         watch.expecting[id(fresh)] = fresh.ref
-        assert watch._own_replace(data)
+        assert watch._own_replace(data, root.backend)
         assert fresh.expected == {} and not watch.expecting and not fresh.dirty
         other = _twin(root, 1, "file.py")  # beside another view of that directory: the loop's
         watch.watchers = {1: {fresh.ref: "sub", other.ref: "sub"}}
-        assert not watch._own_replace(data)
+        assert not watch._own_replace(data, root.backend)
+
+
+def _long_watch_reads() -> list[bytes]:
+    """Reads of a watch numbered past 255 (a NUL in its number's bytes),
+    a replace and reads near one."""
+    wd = 0x100
+    replace = _replace(wd, b".c.0ab0fc948cfa.corral-tmp", b"c", 3)
+    return [b"".join(replace),
+            b"".join([replace[0], _event(wd, MOVED_FROM, 3, b".c.0ab0fc948cfb.corral-tmp"),
+                      replace[2]]),
+            b"".join(replace[:2]) + _event(wd, MOVED_TO, 3, b"c", pad=32)]
+
+
+@pytest.mark.parametrize("index", range(len(_reads()) + len(_long_watch_reads())))
+@pytest.mark.parametrize("name", ["c", "f", "a", "file.py", "y" * 16])
+def test_a_read_while_a_name_is_awaited_is_taken_in_as_the_loop_would(tmp_path, monkeypatch,
+                                                                     index, name):
+    """Whatever a read holds while a view awaits its own arrival at a name
+    (a replace onto another name, its cookies unlike, names of a padding
+    unit's length, a watch numbered past 255), the view is left as the
+    loop over the read's events leaves it."""
+    from corral.contained import Root
+
+    data = (_reads() + _long_watch_reads())[index]
+    with Root(tmp_path) as root:
+        sides = []
+        for one_step in (True, False):
+            watch = freshness._KernelWatch()
+            monkeypatch.setattr(freshness, "_KERNEL", watch)
+            fresh = freshness.Freshness(root)
+            wd = 0x100 if index >= len(_reads()) else 1
+            fresh.expected[(wd, name)] = [1, "sub", 0]
+            watch.watchers = {wd: {fresh.ref: "sub"}}
+            watch.expecting[id(fresh)] = fresh.ref
+            before = _state(fresh, watch)
+            if not (one_step and watch._own_replace(data, root.backend)):
+                if one_step:
+                    assert _state(fresh, watch) == before  # nothing taken in
+                monkeypatch.setattr(freshness, "_renamed_onto", lambda data: None)
+                watch._dispatch(data)
+                monkeypatch.undo()
+            sides.append(_state(fresh, watch))
+        assert sides[0] == sides[1]
+
+
+def test_a_replace_onto_a_watch_past_255_is_taken_in_one_step(tmp_path, monkeypatch):
+    from corral.contained import Root
+
+    with Root(tmp_path) as root:
+        fresh = _twin(root, 0x100, "c")
+        watch = freshness._KernelWatch()
+        monkeypatch.setattr(freshness, "_KERNEL", watch)
+        watch.watchers = {0x100: {fresh.ref: "sub"}}
+        watch.expecting[id(fresh)] = fresh.ref
+        assert watch._own_replace(_long_watch_reads()[0], root.backend)
+        assert fresh.expected == {} and not watch.expecting
+
+
+def _odd_reads() -> list[bytes]:
+    """Reads no kernel makes, the C must not read past: a name's length
+    past the read's end or near 2**32, a read cut anywhere."""
+    replace = b"".join(_replace(1, b".c.tmp", b"c", 3))
+    odd = [struct.pack("iIII", 1, CREATE, 0, 0xFFFFFFFF) + b"x" * 40,
+           struct.pack("iIII", 1, CREATE, 0, 0x7FFFFFF0) + replace[16:],
+           struct.pack("iIII", 1, CREATE, 0, 16) + b"\0" * 16 + replace[32:], b""]
+    return odd + [replace[:cut] for cut in range(len(replace))]
+
+
+@pytest.mark.parametrize("name", ["c", "f", "a", "file.py", "y" * 16])
+def test_the_native_reading_of_one_replace_is_pythons(name):
+    """The native backend's one step (C) answers every read, odd ones too,
+    as the ``os`` backend's Python does, and takes the replaces."""
+    from corral.contained import OsBackend, backend_by_name
+
+    native = backend_by_name("native")
+    arrival = freshness._arrival(name)
+    reads = _reads() + _long_watch_reads() + _odd_reads()
+    for wd in (1, 2, 0x100):
+        taken = [OsBackend().watch_one_replace(data, wd, arrival) for data in reads]
+        assert [native.watch_one_replace(data, wd, arrival) for data in reads] == taken
+        # the reads holding a replace onto "c" (cookies alike or not), "file.py", "yy..."
+        assert any(taken) == ((wd, name) in {(1, "file.py"), (1, "c"), (1, "y" * 16),
+                                          (0x100, "c")})

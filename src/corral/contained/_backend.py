@@ -47,6 +47,7 @@ import enum
 import errno
 import fcntl
 import os
+import struct
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple, Protocol
@@ -66,6 +67,12 @@ IS_DARWIN = sys.platform == "darwin"
 
 # Intermediate directories only need to be searched: O_PATH on Linux (cheaper,
 # and works on search-only directories); O_SEARCH where the os module has it.
+# inotify's event header (struct inotify_event: watch, mask, cookie, name
+# length) and the masks of one replace's events
+_EVENT = struct.Struct("iIII")
+_EVENT_SIZE = _EVENT.size
+_MOVE = struct.Struct("iI")
+_IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE = 0x40, 0x80, 0x100
 _SEARCH = getattr(os, "O_PATH", 0) or getattr(os, "O_SEARCH", 0) or os.O_RDONLY
 DIR_FLAGS = _SEARCH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -415,6 +422,28 @@ class Backend:
         once (the kernel's limit, shared with every other program the
         user runs); 0 where it is not known."""
         return 0
+
+    def watch_one_replace(self, data: bytes, wd: int, arrival: bytes) -> bool:
+        """Whether ``data`` (one read of a watch) holds exactly three events
+        of the watch ``wd``: ``IN_CREATE`` of a name of one byte at least
+        (no cookie), ``IN_MOVED_FROM`` of that name (its length and padded
+        bytes the same) and ``IN_MOVED_TO`` whose length field and padded
+        name are ``arrival`` (the cookies not compared): a temporary file
+        renamed onto the name ``arrival`` holds.  Work on a buffer: Python
+        here, C in the native backend."""
+        size = len(data)
+        if size < 3 * _EVENT_SIZE or len(arrival) < 4:
+            return False
+        made_wd, made, cookie, length = _EVENT.unpack_from(data, 0)
+        second = _EVENT_SIZE + length  # the move away, of a name as long
+        third = second + second  # the arrival
+        if (made_wd, made, cookie) != (wd, _IN_CREATE, 0) or not length or \
+                size != third + 12 + len(arrival) or not data[_EVENT_SIZE]:
+            return False
+        gone_wd, gone = _MOVE.unpack_from(data, second)
+        came_wd, came = _MOVE.unpack_from(data, third)
+        return (gone_wd, gone, came_wd, came) == (wd, _IN_MOVED_FROM, wd, _IN_MOVED_TO) and \
+            data[12:second] == data[second + 12:third] and data.endswith(arrival)
 
     def info(self) -> dict[str, Any]:
         return {"backend": self.name, "openat2": self.has_openat2,

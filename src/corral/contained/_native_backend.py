@@ -84,6 +84,7 @@ if tuple(ScanStatus) != _C_SCAN_STATUSES or _C_LIST_CODES != (-1, -2, -3, -4):
 
 _openat2 = _lib.corral_openat2
 _open_beneath = _lib.corral_open_beneath
+_one_replace = _lib.corral_watch_one_replace
 _LINE_BATCH = 256  # hits fetched per corral_scan_lines call
 
 
@@ -139,6 +140,11 @@ class NativeBackend(Backend):
     watch_remove = OsBackend.watch_remove
     watch_waiting = OsBackend.watch_waiting
     watch_limit = OsBackend.watch_limit
+
+    def watch_one_replace(self, data: bytes, wd: int, arrival: bytes) -> bool:
+        # (a watch number is the kernel's: an int32, as C takes it)
+        taken: int = _one_replace(data, len(data), wd, arrival, len(arrival))
+        return taken == 1
     fchown = OsBackend.fchown
     flistxattr = OsBackend.flistxattr
     fgetxattr = OsBackend.fgetxattr

@@ -273,13 +273,14 @@ def _replace_own(fresh: Freshness | None, held: HeldParent, path: str, data: byt
     if fresh is None or not fresh.watching:
         held.replace(data)
         return
-    own = fresh.expect(path[:len(path) - len(held.name) - 1], held.name)
-    made = False
+    name = held.name  # (in a directory below the root: a held parent's file is)
+    own = fresh.expect(path[:len(path) - len(name) - 1], name)
     try:
         held.replace(data)
-        made = True
-    finally:
-        fresh.acted(own, made=made)
+    except BaseException:
+        fresh.acted(own, made=False)
+        raise
+    fresh.acted(own, made=True)
 
 
 class PlainReplace:

@@ -113,11 +113,13 @@ _EVENT_SIZE = _EVENT.size
 _UNUSUAL = _IN_Q_OVERFLOW | _IN_IGNORED
 _GONE = _IN_DELETE | _IN_MOVED_FROM
 _FS_ENCODING = sys.getfilesystemencoding()  # (as os.fsdecode, without its calls)
+# a call reads the watch once: a program changing names in a loop queues
+# events faster than a call reads them, so past one read the views look
+# at every directory they follow instead (bounded work a call)
 _READ_SIZE = 4096
-# reads of the watch one call makes: a program changing names in a loop
-# queues events faster than a call reads them, so past these the views
-# look at every directory they follow instead (bounded work a call)
-_READS_A_CALL = 1
+# a read this short or shorter read the queue to its end (the longest
+# event, a name of 255 bytes, would have fit)
+_READ_TO_END = _READ_SIZE - _EVENT_SIZE - 256
 # the most a call drops of a burst at once (the kernel queues 16,384 events)
 _DROP_SIZE = 1 << 20
 
@@ -295,27 +297,26 @@ class _KernelWatch:
                     self._read_to_end(started)
                     self.quiet = not acts
                     return True
-            for _ in range(_READS_A_CALL):
-                try:
-                    data = backend.read(self.fd, _READ_SIZE)
-                except OSError as exc:
-                    if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
-                        self._read_to_end(started)
-                        self.quiet = not acts
-                        return True
-                    self._lose()
-                    return False
-                if not data:
+            try:
+                data = backend.read(self.fd, _READ_SIZE)
+            except OSError as exc:
+                if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
                     self._read_to_end(started)
-                    return True
-                if not (self.expecting and self._own_replace(data)):
-                    self._dispatch(data)
-                if len(data) <= _READ_SIZE - _EVENT.size - 256:
-                    # the queue was read to its end (what comes later: next call's)
-                    if self.expecting:
-                        self._read_to_end(started)
                     self.quiet = not acts
                     return True
+                self._lose()
+                return False
+            if not data:
+                self._read_to_end(started)
+                return True
+            if not (self.expecting and self._own_replace(data, backend)):
+                self._dispatch(data)
+            if len(data) <= _READ_TO_END:
+                # the queue was read to its end (what comes later: next call's)
+                if self.expecting:
+                    self._read_to_end(started)
+                self.quiet = not acts
+                return True
             # a burst by another program (a build, a checkout): what is queued
             # now is dropped in one bounded read and every place looked at
             # once instead, not 4 KB a call each with a look at everything;
@@ -406,14 +407,15 @@ class _KernelWatch:
         for wd in ignored:
             self.watchers.pop(wd, None)
 
-    def _own_replace(self, data: bytes) -> bool:
+    def _own_replace(self, data: bytes, backend: Backend) -> bool:
         """Take ``data`` in where it is exactly one replace onto the one
         name the one view awaiting its own acts awaits (:meth:`Freshness
         .expect`), in a directory that view alone watches: a name made,
         moved away, and arriving at the awaited one (:func:`_renamed_onto`,
         but for the cookies: the loop of :meth:`_dispatch` makes the same of
         a read without them).  What :meth:`_dispatch` makes of it, in one
-        step of byte comparisons (the common read: the write of the call
+        step (``backend``'s :meth:`~Backend.watch_one_replace`: one C call
+        in the native backend; the common read: the write of the call
         before).  Whether it was; ``False``, nothing taken in, for any
         other read."""
         expecting = self.expecting
@@ -427,19 +429,11 @@ class _KernelWatch:
         if len(expected) != 1:
             return False
         ((key, entry),) = expected.items()
-        watchers = self.watchers.get(key[0])
+        wd, name = key
+        watchers = self.watchers.get(wd)
         if watchers is None or len(watchers) != 1 or watcher.ref not in watchers:
             return False
-        shape = _REPLACE_SHAPES.get(key) or _replace_shape(key)
-        made, gone, arrived, tail = shape
-        if not data.startswith(made):  # its watch, a name made (the cookie none)
-            return False
-        length = _LENGTH.unpack_from(data, 12)[0]
-        second = _EVENT_SIZE + length  # the move away, of a name as long
-        third = second + second  # the arrival
-        if len(data) != third + 12 + len(tail) or not length or not data[_EVENT_SIZE] or \
-                not data.startswith(gone, second) or not data.startswith(arrived, third) or \
-                not data.endswith(tail) or data[12:second] != data[second + 12:third]:
+        if not backend.watch_one_replace(data, wd, _ARRIVAL_BYTES.get(name) or _arrival(name)):
             return False
         watcher._changes += 1  # (as every event counts)
         entry[0] -= 1
@@ -512,28 +506,22 @@ def _renamed_onto(data: bytes) -> tuple[int, bytes] | None:
     return (wd, raw) if raw else None
 
 
-# (watch, name) awaited -> the bytes of a replace onto it a read holds: the
-# name made's event up to its length (its watch, IN_CREATE, no cookie), the
-# move away's and the arrival's up to their cookies (watch, mask), and the
-# arrival's from its length on (the name, padded with NULs as the kernel
-# pads it: to a multiple of the event's size, one NUL at least)
-_REPLACE_SHAPES: dict[tuple[int, str], tuple[bytes, bytes, bytes, bytes]] = {}
-_SHAPES_KEPT = 4096
+# name awaited -> its arrival event's bytes from its length on (the name,
+# padded with NULs as the kernel pads it: to a multiple of the event's
+# size, one NUL at least)
+_ARRIVAL_BYTES: dict[str, bytes] = {}
+_ARRIVALS_KEPT = 4096
 _LENGTH = struct.Struct("I")
-_HEAD = struct.Struct("iII")
-_TO = struct.Struct("iI")
 
 
-def _replace_shape(key: tuple[int, str]) -> tuple[bytes, bytes, bytes, bytes]:
-    wd, name = key
+def _arrival(name: str) -> bytes:
     raw = name.encode(_FS_ENCODING, "surrogateescape")
     padded = (len(raw) // _EVENT_SIZE + 1) * _EVENT_SIZE
-    shape = (_HEAD.pack(wd, _IN_CREATE, 0), _TO.pack(wd, _IN_MOVED_FROM),
-             _TO.pack(wd, _IN_MOVED_TO), _LENGTH.pack(padded) + raw.ljust(padded, b"\0"))
-    if len(_REPLACE_SHAPES) >= _SHAPES_KEPT:
-        _REPLACE_SHAPES.clear()
-    _REPLACE_SHAPES[key] = shape
-    return shape
+    arrival = _LENGTH.pack(padded) + raw.ljust(padded, b"\0")
+    if len(_ARRIVAL_BYTES) >= _ARRIVALS_KEPT:
+        _ARRIVAL_BYTES.clear()
+    _ARRIVAL_BYTES[name] = arrival
+    return arrival
 
 
 _KERNEL = _KernelWatch()
