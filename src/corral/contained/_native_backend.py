@@ -233,6 +233,19 @@ class NativeBackend(Backend):
         if _lib.corral_renameat(src_dir_fd, c_path(src), dst_dir_fd, c_path(dst), flags) != 0:
             _fail()
 
+    def replace_file(self, dir_fd: int, tmp: str, name: str, data: bytes, flags: int,
+                     mode: int, owner: tuple[int, int], expect: tuple[int, int]) -> int:
+        # c_path inlined (a name with a NUL in it is refused: C would stop there)
+        c_tmp = tmp.encode(_ENCODING, _ENCODE_ERRORS)
+        c_name = name.encode(_ENCODING, _ENCODE_ERRORS)
+        if b"\0" in c_tmp or b"\0" in c_name:
+            raise InvalidPathError("path contains a NUL byte")
+        answer: int = _lib.corral_replace_file(dir_fd, c_tmp, c_name, data, len(data), flags,
+                                               mode, owner[0], owner[1], expect[0], expect[1])
+        if answer < 0:
+            _fail()
+        return answer
+
     def create_directory_at(self, dir_fd: int, name: str, mode: int) -> int:
         step = _ffi.new("int *")
         fd: int = _lib.corral_create_directory_at(dir_fd, c_path(name), mode, self.dir_flags,
