@@ -11,6 +11,10 @@ What it adds to the ``os`` module, the same on every platform it builds on:
   (``RENAME_EXCL`` / ``RENAME_SWAP``) on Darwin.
 * ``create_directory_at``: ``mkdirat`` then an ``O_DIRECTORY|O_NOFOLLOW``
   open of what was made, in one C call.
+* ``replace_file``: a file's whole atomic replace (the temporary file's
+  open, write, owner and bits checked, ``fsync``, close, the replaced
+  name's identity checked, ``rename``) in one C call, for a replace with
+  nothing to carry over but what the temporary file is made with.
 * The work of the layers above that a loop in Python would make slow, each
   one C call: read_file's numbered window (:meth:`NativeBackend.text_window`),
   grep's line scan and newline count, a directory's listing by kind

@@ -26,6 +26,11 @@ What another local user can see, step by step (THREATS.md row 27):
 4. ``fsync`` (optional), close, and ``rename`` over the target (or
    ``link`` + ``unlink`` for ``exclusive``: never replaces).
 
+A replace through a held fd with nothing to carry over (no extended
+attribute, the file's bits those the temporary file is made with, its owner
+the writer) makes these calls, in this order, in one backend call where the
+backend has one (:meth:`Backend.replace_file`).
+
 Carried over from the replaced file: permission bits (0o777), owner and
 group (where permitted), extended attributes ``user.*``, ``security.*``
 (SELinux, Smack, AppArmor labels) and ``system.posix_acl_access`` where the
