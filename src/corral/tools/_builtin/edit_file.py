@@ -567,6 +567,27 @@ def _quick(ctx: ToolContext | PlainCall, pinned: Pinned | PlainEdit, rel: str, r
     if memory.has_failures():  # a failure of this call is forgotten once it succeeds
         memory.succeeded(_failure_key(args, multi, edits, base_sha))
     new_sha = sha256(new_data).hexdigest()
+    # the answer, and what is remembered of the edit, made before the write,
+    # so that after its fsync only the rename and the bookkeeping run
+    result: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,
+                          "replacements": 1, "lines": [[first, last]], "diff": shown}
+    if real != rel or multi:  # the general answer's fields, in its order
+        resolved: Resolved = {"resolvedPath": AnswerPath(real)} if real != rel else {}
+        changes: Changes = ({"edits": [{"replacements": 1, "lines": [[first, last]]}]}
+                            if multi else {"lines": [[first, last]]})
+        digests: Digests = {"sha256": new_sha}
+        diffed: Diffed = {"diff": shown}
+        style: FileStyle = {}
+        result = {"path": rel, **resolved, "baseSha256": base_sha, **digests, "replacements": 1,
+                  **changes, **diffed, **style}
+    if warned and base is not None:  # (a warned newText made base above)
+        found = _warnings(Attempt(rel, 0, multi, old, new, False, 0), base, "exact")
+        if found:
+            result["warnings"] = found
+    # the texts kept as the bytes they are (decoded if ever recalled), and
+    # what this step knows of the bytes written, for the next edit of them
+    key = (real, (edits[0],)) if len(old) + len(new) <= _KEY_TEXT else _call_key(real, edits)
+    facts = _facts_after(data, new_data, at, old_b, new, new_b, ascii_text, head_controls)
     if isinstance(pinned, PlainEdit):  # no one hears of it: the lock was held throughout
         ctx.checkpoint()  # the last one: stopped now, nothing is written
         read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
@@ -585,26 +606,7 @@ def _quick(ctx: ToolContext | PlainCall, pinned: Pinned | PlainEdit, rel: str, r
         # from here on nothing may stop the call: the file is being written
         read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
         pinned.write(new_data, exclusive=False, expect=info)
-    result: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,
-                          "replacements": 1, "lines": [[first, last]], "diff": shown}
-    if real != rel or multi:  # the general answer's fields, in its order
-        resolved: Resolved = {"resolvedPath": AnswerPath(real)} if real != rel else {}
-        changes: Changes = ({"edits": [{"replacements": 1, "lines": [[first, last]]}]}
-                            if multi else {"lines": [[first, last]]})
-        digests: Digests = {"sha256": new_sha}
-        diffed: Diffed = {"diff": shown}
-        style: FileStyle = {}
-        result = {"path": rel, **resolved, "baseSha256": base_sha, **digests, "replacements": 1,
-                  **changes, **diffed, **style}
-    if warned and base is not None:  # (a warned newText made base above)
-        found = _warnings(Attempt(rel, 0, multi, old, new, False, 0), base, "exact")
-        if found:
-            result["warnings"] = found
-    # the texts kept as the bytes they are (decoded if ever recalled), and
-    # what this step knows of the bytes written, for the next edit of them
-    memory.made((real, (edits[0],)) if len(old) + len(new) <= _KEY_TEXT else
-                _call_key(real, edits), (first, last), base_sha, data, new_sha, new_data, True,
-                _facts_after(data, new_data, at, old_b, new, new_b, ascii_text, head_controls))
+    memory.made(key, (first, last), base_sha, data, new_sha, new_data, True, facts)
     return result
 
 
