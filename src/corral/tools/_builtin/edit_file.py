@@ -479,10 +479,9 @@ def _may_be_quick(edit: Edit) -> bool:
 
 
 def _quick(ctx: ToolContext | PlainCall, pinned: Pinned | PlainEdit, rel: str, real: str,
-           data: bytes,
-           info: os.stat_result, edits: list[Edit], multi: bool, expected: str | None,
-           base_sha: str, facts: TextFacts | None, memory: EditMemory, args: dict[str, Any],
-           work: Work | None) -> EditResult | None:
+           data: bytes, info: os.stat_result, edits: list[Edit], multi: bool,
+           expected: str | None, base_sha: str, facts: TextFacts | None, memory: EditMemory,
+           args: dict[str, Any], work: Work | None) -> EditResult | None:
     """The commonest call made whole: one exact edit (not a dry run; alone
     or the one item of ``edits``) that :func:`_may_be_quick` takes, whose
     oldText occurs once in a UTF-8 text without ``\\r`` or a BOM,
@@ -493,9 +492,9 @@ def _quick(ctx: ToolContext | PlainCall, pinned: Pinned | PlainEdit, rel: str, r
     wrote them (the last edit's), so they are not scanned again.
     ``pinned``: the general step's pin (``ctx`` its call's context), or
     the plain step (no one hears its request: it is written at once, on
-    the identity read).  ``work``:
-    the general step's, or ``None`` (the plain step's read is counted on
-    one made here when a diff of lines needs it)."""
+    the identity read).  ``work``: the general step's, or ``None`` (the
+    plain step's read is counted on one made here when a diff of lines
+    needs it)."""
     old, new, _ = edits[0]
     if (expected is not None and not digest_matches(expected, base_sha)) \
             or real[-6:].lower() == ".ipynb":
