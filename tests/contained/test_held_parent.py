@@ -15,6 +15,7 @@ import stat
 import pytest
 
 from corral.contained import HeldParent, StaleError
+from corral.contained._backend import REPLACED
 
 from ..helpers import fds_opened_since, open_fds
 
@@ -205,8 +206,9 @@ def test_holds_looks_beside_the_file(tmp_path, make_root):
 
 
 class _Recording:
-    """A backend recording the mode each temporary file is made with, and
-    the calls made on it, by name."""
+    """A backend recording the mode each temporary file is made with (by
+    its open, or by the one call of a whole replace that made it), and the
+    calls made on it, by name."""
 
     def __new__(cls, inner):
         class Recording(type(inner)):  # type: ignore[misc]
@@ -221,6 +223,12 @@ class _Recording:
             def fchmod(self, fd, mode):
                 Recording.calls.append("fchmod")
                 return super().fchmod(fd, mode)
+
+            def replace_file(self, dir_fd, tmp, name, data, flags, mode, owner, expect):
+                made = super().replace_file(dir_fd, tmp, name, data, flags, mode, owner, expect)
+                if made == REPLACED:  # (else nothing is left of it: the open follows)
+                    Recording.made.append(mode)
+                return made
 
         return Recording(openat2=True)
 

@@ -615,3 +615,70 @@ def test_create_directory_hook_of_a_test_build(native, tree, native_test_module)
     finally:
         variant.lib.corral_set_create_directory_hook(variant.ffi.NULL)
     os.rmdir(path / "hooked")
+
+
+def test_replace_file_contract(native, tmp_path):
+    """corral_replace_file at and past its edges: names that are not one
+    component, flags that are not a create of its own or not in the
+    allow-list, modes past 07777, a NULL buffer with a length: EINVAL with
+    nothing made; the rest as its declaration says (0, 1, 2 or -1)."""
+    rng = random.Random(0x5EED34)
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    create = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    owner = (os.geteuid(), os.getegid())
+    try:
+        for i in range(ITERATIONS):
+            (tmp_path / "f").write_bytes(b"old")
+            info = os.lstat(tmp_path / "f")
+            tmp = rng.choice((b"t", b"a/b", b"..", b".", b"", b"t" * 300))
+            flags = create if rng.random() < 0.5 else _flags(rng)
+            mode = rng.choice((0o600, 0o644, 0o7777, 0o10000, -1, 2**31 - 1))
+            data = _blob(rng, b"ab\n", 64)
+            size = len(data) if rng.random() < 0.8 else rng.choice((0, len(data) // 2))
+            answer = lib.corral_replace_file(fd, tmp, b"f", data, size, flags, mode,
+                                             owner[0], owner[1], info.st_dev, info.st_ino)
+            one_name = tmp not in (b"a/b", b"..", b".", b"")
+            fits = (flags & (os.O_ACCMODE | os.O_CREAT | os.O_EXCL)) == \
+                (os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+            if not one_name or not fits or not 0 <= mode <= 0o7777:
+                assert answer == -1 and _errno_is_einval(), (tmp, flags, mode)
+            assert answer in (-1, 0, 1, 2)
+            if answer == 0:
+                assert (tmp_path / "f").read_bytes() == data[:size]
+            else:
+                assert (tmp_path / "f").read_bytes() == b"old"
+            assert sorted(os.listdir(tmp_path)) == ["f"], (i, tmp, flags, mode, answer)
+        assert lib.corral_replace_file(fd, b"t", b"f", ffi.NULL, 1, create, 0o600, owner[0],
+                                       owner[1], 0, 0) == -1 and _errno_is_einval()
+    finally:
+        os.close(fd)
+
+
+def test_replace_hook_of_a_test_build(native, tmp_path, native_test_module):
+    """A file swapped between the temporary file's close and the look at the
+    name (the test build's hook, in that window): 2, the swapped-in file
+    kept, no temporary file left."""
+    variant = native_test_module
+    f = tmp_path / "f"
+    f.write_bytes(b"old")
+    os.chmod(f, 0o600)
+    info = os.lstat(f)
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+
+    def swap(dirfd, name):
+        other = tmp_path / "other"
+        other.write_bytes(b"someone else's")
+        os.rename(other, tmp_path / variant.ffi.string(name).decode())
+
+    callback = variant.ffi.callback("void(int, const char *)", swap)
+    variant.lib.corral_set_replace_hook(callback)
+    try:
+        answer = variant.lib.corral_replace_file(
+            fd, b".f.x.corral-tmp", b"f", b"mine", 4,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+            os.geteuid(), os.getegid(), info.st_dev, info.st_ino)
+    finally:
+        variant.lib.corral_set_replace_hook(variant.ffi.NULL)
+        os.close(fd)
+    assert answer == 2
+    assert f.read_bytes() == b"someone else's" and sorted(os.listdir(tmp_path)) == ["f"]

@@ -57,10 +57,14 @@ from ._paths import refuse_nul
 
 __all__ = ["Backend", "DirEntries", "DirLister", "FileScan", "Hit", "KindListing", "OpenBeneath",
            "OsBackend", "ScanStatus", "TextWindow", "clamp_int64", "fd_capabilities",
-           "makes_batches", "RENAME_NOREPLACE", "RENAME_EXCHANGE", "FAKE_FS_REFUSAL"]
+           "makes_batches", "RENAME_NOREPLACE", "RENAME_EXCHANGE", "FAKE_FS_REFUSAL",
+           "REPLACED", "NOT_REPLACED", "TARGET_CHANGED"]
 
 RENAME_NOREPLACE = _linux.RENAME_NOREPLACE
 RENAME_EXCHANGE = _linux.RENAME_EXCHANGE
+
+#: :meth:`Backend.replace_file`'s answers
+REPLACED, NOT_REPLACED, TARGET_CHANGED = 0, 1, 2
 
 IS_LINUX = sys.platform.startswith("linux")
 IS_DARWIN = sys.platform == "darwin"
@@ -367,6 +371,21 @@ class Backend:
     #: step.  Read from the class (:func:`makes_batches`): a wrapper that
     #: forwards attributes to a native backend is asked for every call.
     batches = False
+
+    def replace_file(self, dir_fd: int, tmp: str, name: str, data: bytes, flags: int,
+                     mode: int, owner: tuple[int, int], expect: tuple[int, int]) -> int:
+        """A file's whole atomic replace in one call, where the backend has
+        one: ``tmp`` made in ``dir_fd`` (``flags``, ``mode``), ``data``
+        written, its owner ``owner`` and permission bits ``mode`` checked,
+        ``fsync``, ``close``, ``name`` checked to be the file ``expect``
+        (``st_dev``, ``st_ino``), ``tmp`` renamed over ``name``.
+        :data:`REPLACED`; :data:`NOT_REPLACED` where its owner or bits are
+        not those, or the backend has no such call (this default: the
+        caller then makes each call through the backend, so a test's
+        wrapper sees them all); :data:`TARGET_CHANGED` where ``name`` is
+        no longer that file.  ``OSError`` for a failure; whenever it is not
+        :data:`REPLACED`, ``tmp`` is left not made or removed."""
+        return NOT_REPLACED
 
     def dir_lister(self) -> DirLister | None:
         """A lister of whole directories in one call each, or ``None``: list

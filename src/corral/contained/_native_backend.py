@@ -11,6 +11,10 @@ What it adds to the ``os`` module, the same on every platform it builds on:
   (``RENAME_EXCL`` / ``RENAME_SWAP``) on Darwin.
 * ``create_directory_at``: ``mkdirat`` then an ``O_DIRECTORY|O_NOFOLLOW``
   open of what was made, in one C call.
+* ``replace_file``: a file's whole atomic replace (the temporary file's
+  open, write, owner and bits checked, ``fsync``, close, the replaced
+  name's identity checked, ``rename``) in one C call, for a replace with
+  nothing to carry over but what the temporary file is made with.
 * The work of the layers above that a loop in Python would make slow, each
   one C call: read_file's numbered window (:meth:`NativeBackend.text_window`),
   grep's line scan and newline count, a directory's listing by kind
@@ -238,6 +242,19 @@ class NativeBackend(Backend):
             return
         if _lib.corral_renameat(src_dir_fd, c_path(src), dst_dir_fd, c_path(dst), flags) != 0:
             _fail()
+
+    def replace_file(self, dir_fd: int, tmp: str, name: str, data: bytes, flags: int,
+                     mode: int, owner: tuple[int, int], expect: tuple[int, int]) -> int:
+        # c_path inlined (a name with a NUL in it is refused: C would stop there)
+        c_tmp = tmp.encode(_ENCODING, _ENCODE_ERRORS)
+        c_name = name.encode(_ENCODING, _ENCODE_ERRORS)
+        if b"\0" in c_tmp or b"\0" in c_name:
+            raise InvalidPathError("path contains a NUL byte")
+        answer: int = _lib.corral_replace_file(dir_fd, c_tmp, c_name, data, len(data), flags,
+                                               mode, owner[0], owner[1], expect[0], expect[1])
+        if answer < 0:
+            _fail()
+        return answer
 
     def create_directory_at(self, dir_fd: int, name: str, mode: int) -> int:
         step = _ffi.new("int *")

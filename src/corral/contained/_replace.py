@@ -26,6 +26,11 @@ What another local user can see, step by step (THREATS.md row 27):
 4. ``fsync`` (optional), close, and ``rename`` over the target (or
    ``link`` + ``unlink`` for ``exclusive``: never replaces).
 
+A replace through a held fd with nothing to carry over (no extended
+attribute, the file's bits those the temporary file is made with, its owner
+the writer) makes these calls, in this order, in one backend call where the
+backend has one (:meth:`Backend.replace_file`).
+
 Carried over from the replaced file: permission bits (0o777), owner and
 group (where permitted), extended attributes ``user.*``, ``security.*``
 (SELinux, Smack, AppArmor labels) and ``system.posix_acl_access`` where the
@@ -56,7 +61,7 @@ import stat as st
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ._backend import Backend
+from ._backend import REPLACED, TARGET_CHANGED, Backend
 from ._errors import StaleError
 from ._resolve import mapped
 
@@ -70,6 +75,8 @@ __all__ = ["TEMP_SUFFIX", "Content", "HeldParent", "TargetChangedError", "replac
 TEMP_SUFFIX = ".corral-tmp"
 
 _SAFE = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _SAFE  # the temporary file's open
+_CHANGED = "the file changed since it was looked at; nothing was written"
 _PERMISSIONS = 0o777
 _REPLACING_MODE = 0o600
 _NEW_FILE_MODE = 0o666
@@ -162,8 +169,20 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
             attrs = []  # not to be listed by this caller: none carried, maybe some there
         elif not attrs or not any(_carried(attr) for attr in attrs):
             create_mode = _SHOWN_BITS[source.st_mode & _PERMISSIONS]
-    fd = backend.open_at(dir_fd, tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _SAFE,
-                         create_mode)
+            if not attrs and expect is not None and fsync and type(data) is bytes and \
+                    create_mode == source.st_mode & _PERMISSIONS:
+                # nothing to carry but what the temporary file is made with (its
+                # owner checked there): the whole replace in one call, where the
+                # backend has one; otherwise (a wrapper's default, another owner,
+                # bits the umask took) each call below, a fresh name
+                made = backend.replace_file(dir_fd, tmp, name, data, _CREATE, create_mode,
+                                            (source.st_uid, source.st_gid), expect)
+                if made == REPLACED:
+                    return
+                if made == TARGET_CHANGED:
+                    raise TargetChangedError(_CHANGED)
+                tmp = temp_name(name)
+    fd = backend.open_at(dir_fd, tmp, _CREATE, create_mode)
     try:
         try:
             if type(data) is bytes:  # written as it is: a regular file takes it whole, as a rule
@@ -482,4 +501,4 @@ def _check_expected(backend: Backend, dir_fd: int, name: str, expect: tuple[int,
     except FileNotFoundError:
         info = None
     if info is None or (info.st_dev, info.st_ino) != expect:
-        raise TargetChangedError("the file changed since it was looked at; nothing was written")
+        raise TargetChangedError(_CHANGED)

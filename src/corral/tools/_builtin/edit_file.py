@@ -53,12 +53,12 @@ from hashlib import sha256
 import posixpath
 import stat as st
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from ...contained import PathError
 from .._read import cache as read_cache
 from .._refusals.locator import close_paths
-from .._runtime.context import ToolContext, sha256_hex
+from .._runtime.context import PlainCall, ToolContext, clean_path, sha256_hex
 from .._edit.budget import Work
 from .._edit.digest import EXPECTED_DIGEST, digest_matches, expected_digest
 from .._edit.diff import (Diff, block_diff_of_bytes, changed_lines, one_line_diff_of_bytes,
@@ -81,7 +81,7 @@ from .._runtime.request_types import EditRequest, ReadRequest
 from .._runtime.schema import cut_off
 from .._runtime.answer import AnswerPath
 from .._runtime.answer import sentence_path as _said
-from .._runtime.view import PlainEdit, Pinned
+from .._runtime.view import PlainEdit, Pinned, plain_edit
 
 DESCRIPTION = (
     "Replace text in a file. oldText is copied exactly from the file (indentation included,"
@@ -225,7 +225,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> EditResult:
     expected = expected_digest(args)
     rel = ctx.rel(args["path"])
     if len(edits) == 1 and not args["dryRun"] and not ctx.hears_requests and \
-            _may_be_quick(edits[0]):
+            not ctx.tried_plain and _may_be_quick(edits[0]):
         memory = ctx.store(EditMemory)
         if memory.plain_form(rel):
             done = _edit_plain(ctx, rel, edits, multi, expected, args, memory)
@@ -259,19 +259,42 @@ def _to_create(ctx: ToolContext, rel: str, exc: FileNotFoundError) -> Refusal:
                                                                  {"path": parent}))
 
 
-def _edit_plain(ctx: ToolContext, rel: str, edits: list[Edit], multi: bool,
+def run_plain(call: PlainCall, args: dict[str, Any]) -> EditResult | None:
+    """:func:`run` of the commonest call, for a call nothing else hears
+    (``ToolSpec.plain``): one edit (no ``edits`` list, no ``replaceAll``,
+    not a dry run) that :func:`_may_be_quick` takes, of a clean path; made
+    by :func:`_edit_plain` in the view's plain step.  ``None`` for any
+    other call (nothing done), or where that step does not make it (what
+    changed taken in: ``call.readied``)."""
+    old, new = args.get("oldText"), args.get("newText")
+    if old is None or new is None or args["dryRun"] or args["replaceAll"] or "edits" in args:
+        return None  # as run() says it, or makes it
+    rel: str = args["path"]
+    # _may_be_quick's look (replaceAll is not set), written out
+    if not old or "\r" in old or "\r" in new or old in new or not clean_path(rel, call.limits):
+        return None
+    memory = call.store(EditMemory)
+    if not memory.plain_form(rel):
+        return None
+    call.ready()
+    return _edit_plain(call, rel, [(old, new, False)], False, expected_digest(args), args,
+                       memory)
+
+
+def _edit_plain(ctx: ToolContext | PlainCall, rel: str, edits: list[Edit], multi: bool,
                 expected: str | None, args: dict[str, Any],
                 memory: EditMemory) -> EditResult | None:
     """The commonest edit, made in the view's plain step
-    (:meth:`CallView.plain_edit`): one exact edit of a plain UTF-8 file no
-    one is asked about, read, matched, answered and written as
-    :func:`_quick` does it in the general step, with the same locks,
-    decisions and atomic replace.  ``None``, nothing written, where it is
-    not such an edit (a file with other links, one over the limit, one the
-    quick step does not take): the caller takes the general step (at once
-    for the next edit of a file found in a form the quick step does not
-    take, until an edit of it is made the quick way)."""
-    step = ctx.view.plain_edit(rel)
+    (:meth:`CallView.plain_edit`; for a plain run, :func:`plain_edit`): one
+    exact edit of a plain UTF-8 file no one is asked about, read, matched,
+    answered and written as :func:`_quick` does it in the general step,
+    with the same locks, decisions and atomic replace.  ``None``, nothing
+    written, where it is not such an edit (a file with other links, one
+    over the limit, one the quick step does not take): the caller takes the
+    general step (at once for the next edit of a file found in a form the
+    quick step does not take, until an edit of it is made the quick way)."""
+    step = plain_edit(ctx.view, ctx.checkpoint, rel) if isinstance(ctx, PlainCall) else \
+        ctx.view.plain_edit(rel)
     if step is None:
         return None
     with step:
@@ -455,10 +478,10 @@ def _may_be_quick(edit: Edit) -> bool:
         old not in new
 
 
-def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, data: bytes,
-           info: os.stat_result, edits: list[Edit], multi: bool, expected: str | None,
-           base_sha: str, facts: TextFacts | None, memory: EditMemory, args: dict[str, Any],
-           work: Work | None) -> EditResult | None:
+def _quick(ctx: ToolContext | PlainCall, pinned: Pinned | PlainEdit, rel: str, real: str,
+           data: bytes, info: os.stat_result, edits: list[Edit], multi: bool,
+           expected: str | None, base_sha: str, facts: TextFacts | None, memory: EditMemory,
+           args: dict[str, Any], work: Work | None) -> EditResult | None:
     """The commonest call made whole: one exact edit (not a dry run; alone
     or the one item of ``edits``) that :func:`_may_be_quick` takes, whose
     oldText occurs once in a UTF-8 text without ``\\r`` or a BOM,
@@ -467,10 +490,11 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
     the general path would refuse or say more of: that path then runs on
     what was read.  ``facts``: what this step knew of the bytes when it
     wrote them (the last edit's), so they are not scanned again.
-    ``pinned``: the general step's pin, or the plain step (no one hears
-    its request: it is written at once, on the identity read).  ``work``:
-    the general step's, or ``None`` (the plain step's read is counted on
-    one made here when a diff of lines needs it)."""
+    ``pinned``: the general step's pin (``ctx`` its call's context), or
+    the plain step (no one hears its request: it is written at once, on
+    the identity read).  ``work``: the general step's, or ``None`` (the
+    plain step's read is counted on one made here when a diff of lines
+    needs it)."""
     old, new, _ = edits[0]
     if (expected is not None and not digest_matches(expected, base_sha)) \
             or real[-6:].lower() == ".ipynb":
@@ -542,23 +566,8 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
     if memory.has_failures():  # a failure of this call is forgotten once it succeeds
         memory.succeeded(_failure_key(args, multi, edits, base_sha))
     new_sha = sha256(new_data).hexdigest()
-    if isinstance(pinned, PlainEdit):  # no one hears of it: the lock was held throughout
-        ctx.checkpoint()  # the last one: stopped now, nothing is written
-        read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
-        pinned.write(new_data)  # on the condition that the name holds the file read
-    else:
-        if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
-            ctx.view.ask(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
-                                     result_bytes=len(new_data), replacements=1, diff=shown,
-                                     dry_run=False), pinned)
-        if ctx.asks_host:  # the lock was held throughout otherwise
-            pinned.same(info)
-            if sha256(_read(ctx, pinned, rel, None, info)[0]).hexdigest() != base_sha:
-                raise swapped(rel)
-        ctx.checkpoint()  # the last one: stopped now, nothing is written
-        # from here on nothing may stop the call: the file is being written
-        read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
-        pinned.write(new_data, exclusive=False, expect=info)
+    # the answer, and what is remembered of the edit, made before the write,
+    # so that after its fsync only the rename and the bookkeeping run
     result: EditResult = {"path": rel, "baseSha256": base_sha, "sha256": new_sha,
                           "replacements": 1, "lines": [[first, last]], "diff": shown}
     if real != rel or multi:  # the general answer's fields, in its order
@@ -576,9 +585,27 @@ def _quick(ctx: ToolContext, pinned: Pinned | PlainEdit, rel: str, real: str, da
             result["warnings"] = found
     # the texts kept as the bytes they are (decoded if ever recalled), and
     # what this step knows of the bytes written, for the next edit of them
-    memory.made((real, (edits[0],)) if len(old) + len(new) <= _KEY_TEXT else
-                _call_key(real, edits), (first, last), base_sha, data, new_sha, new_data, True,
-                _facts_after(data, new_data, at, old_b, new, new_b, ascii_text, head_controls))
+    key = (real, (edits[0],)) if len(old) + len(new) <= _KEY_TEXT else _call_key(real, edits)
+    facts = _facts_after(data, new_data, at, old_b, new, new_b, ascii_text, head_controls)
+    if isinstance(pinned, PlainEdit):  # no one hears of it: the lock was held throughout
+        ctx.checkpoint()  # the last one: stopped now, nothing is written
+        read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
+        pinned.write(new_data)  # on the condition that the name holds the file read
+    else:
+        ctx = cast(ToolContext, ctx)  # (the general step's)
+        if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
+            ctx.view.ask(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
+                                     result_bytes=len(new_data), replacements=1, diff=shown,
+                                     dry_run=False), pinned)
+        if ctx.asks_host:  # the lock was held throughout otherwise
+            pinned.same(info)
+            if sha256(_read(ctx, pinned, rel, None, info)[0]).hexdigest() != base_sha:
+                raise swapped(rel)
+        ctx.checkpoint()  # the last one: stopped now, nothing is written
+        # from here on nothing may stop the call: the file is being written
+        read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
+        pinned.write(new_data, exclusive=False, expect=info)
+    memory.made(key, (first, last), base_sha, data, new_sha, new_data, True, facts)
     return result
 
 
@@ -1062,4 +1089,5 @@ OUTPUT_SCHEMA = success_schema({
 
 TOOL = ToolSpec(name="edit_file", title="Edit file", description=DESCRIPTION, schema=SCHEMA,
                 output_schema=OUTPUT_SCHEMA, run=run, request=EditRequest, mutates=True,
-                idempotent=False, destructive=True, suggests=Suggests(read_instead=True))
+                idempotent=False, destructive=True, suggests=Suggests(read_instead=True),
+                plain=run_plain)

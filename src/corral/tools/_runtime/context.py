@@ -113,16 +113,19 @@ def clean_path(value: str, limits: Limits) -> bool:
 
 class PlainCall:
     """What a tool's plain run (``ToolSpec.plain``) works with: the view
-    every call of the Toolbox shares, the limits, and the call's deadline.
+    every call of the Toolbox shares, the limits, its tools' stores and the
+    call's deadline.
     Only a call with no cancel token, no progress and no one to hear its
     requests (no ``authorize``, not read-only) is run plainly: such a call
     has nothing else a :class:`ToolContext` would hold."""
 
-    __slots__ = ("__weakref__", "view", "limits", "tool", "seconds", "_deadline", "readied")
+    __slots__ = ("__weakref__", "view", "limits", "tool", "seconds", "_deadline", "readied",
+                 "_state")
 
     def __init__(self, state: ToolboxState, tool: str, seconds: float) -> None:
         self.view = state.view
         self.limits = state.limits
+        self._state = state
         self.tool = tool
         self.seconds = seconds
         self._deadline = _now() + seconds
@@ -137,6 +140,12 @@ class PlainCall:
         """:meth:`CallView.ready` for a call that may act."""
         self.readied = True
         view_call.ready(self.view, weakref.ref(self))
+
+    def store(self, factory: Callable[[], T]) -> T:
+        """:meth:`ToolContext.store`."""
+        state = self._state
+        found: T | None = state._stores.get(factory)  # (made already: no call of state.store)
+        return found if found is not None else state.store(factory)
 
 
 class ToolContext:

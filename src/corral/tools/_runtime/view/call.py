@@ -442,6 +442,56 @@ def _plain_facts(view: View, rel: str, ops: tuple[Op, ...]) -> tuple[Policy, boo
     return policy, policy.guards_git
 
 
+def plain_edit(view: View, checkpoint: Checkpoint, rel: str) -> PlainEdit | None:
+    """:meth:`CallView.plain_edit` for a call that holds nothing (a plain
+    run: no :class:`CallView` made), its deadline ``checkpoint``."""
+    return _plain_step(view, checkpoint, rel, PlainEdit, _PLAIN_EDIT)
+
+
+def _plain_step(view: View, checkpoint: Checkpoint, rel: str, kind: type[_PlainT],
+                ops: tuple[Op, ...]) -> _PlainT | None:
+    """The step ``kind`` taken on ``rel`` where the policy's verdicts on it
+    for ``ops`` are remembered as plain (:meth:`CallView.plain_replace`),
+    for a call that holds nothing yet."""
+    facts = _plain_facts(view, rel, ops)
+    if facts is None:
+        return None
+    policy, guards_git = facts
+    backend = view.backend
+    _TREE.take_shared(checkpoint)
+    try:
+        tree = take_shared(view._identity or view.identity, backend, checkpoint)
+    except BaseException:
+        _TREE.drop_shared()
+        raise
+    step = kind(tree, backend, view.freshness)  # lets go of what it holds from here
+    try:
+        if (tree.moves is not None and tree.moves != view.moves_seen) or \
+                _changes_here[0] != view.changes_seen:
+            step.close()  # the links are learnt again, by the general step
+            return None
+        if view.policy is not policy or view.links.locations or not view.links_settled:
+            step.close()  # changed since it was looked at: weighed by the general step
+            return None
+        held = step._held = view.root.hold_parent(rel)
+        if held is None or held.path != rel or not held.lock():
+            step.close()
+            return None
+        step._locked = held.fileno()
+        _RELEASED_BY_CLOSE.add(step._locked)
+        if guards_git and held.holds("HEAD"):
+            step.close()  # maybe a repository: looked at in full
+            return None
+        info = step.info = held.open_file()
+        if info is None:
+            step.close()
+            return None
+    except BaseException:
+        step.close()
+        raise
+    return step
+
+
 def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
                   fits: Callable[[os.stat_result], bool],
                   prepare: Callable[[os.stat_result, bytes], bytes | None]) -> bool:
@@ -616,48 +666,10 @@ class CallView:
     def _plain_step(self, rel: str, kind: type[_PlainT], ops: tuple[Op, ...]) -> _PlainT | None:
         """:meth:`plain_replace` and :meth:`plain_edit`: the step ``kind``
         taken on ``rel`` where the policy's verdicts on it for ``ops`` are
-        remembered as plain."""
+        remembered as plain, for a call that holds nothing yet."""
         if self._held or self._by_path:
             return None
-        view = self._view
-        facts = _plain_facts(view, rel, ops)
-        if facts is None:
-            return None
-        policy, guards_git = facts
-        checkpoint = self.checkpoint
-        backend = view.backend
-        _TREE.take_shared(checkpoint)
-        try:
-            tree = take_shared(view._identity or view.identity, backend, checkpoint)
-        except BaseException:
-            _TREE.drop_shared()
-            raise
-        step = kind(tree, backend, view.freshness)  # lets go of what it holds from here
-        try:
-            if (tree.moves is not None and tree.moves != view.moves_seen) or \
-                    _changes_here[0] != view.changes_seen:
-                step.close()  # the links are learnt again, by the general step
-                return None
-            if view.policy is not policy or view.links.locations or not view.links_settled:
-                step.close()  # changed since it was looked at: weighed by the general step
-                return None
-            held = step._held = view.root.hold_parent(rel)
-            if held is None or held.path != rel or not held.lock():
-                step.close()
-                return None
-            step._locked = held.fileno()
-            _RELEASED_BY_CLOSE.add(step._locked)
-            if guards_git and held.holds("HEAD"):
-                step.close()  # maybe a repository: looked at in full
-                return None
-            info = step.info = held.open_file()
-            if info is None:
-                step.close()
-                return None
-        except BaseException:
-            step.close()
-            raise
-        return step
+        return _plain_step(self._view, self.checkpoint, rel, kind, ops)
 
     def pin(self, rel: str, op: Op, *, field: str = "path", shown: str | None = None,
             follow: bool = False, create_parents: bool = False
