@@ -93,6 +93,35 @@ def test_binary_by_control_characters_is_said_alike(text, pad, at_head):
     assert (odd * 10 > len(head)) == (outcomes[0][0] == "Refusal"), outcomes[0]
 
 
+# rows of printable ASCII, and a few bytes no plain window holds: NUL, a
+# control character, a byte that is no UTF-8, a UTF-8 character
+odd_rows = hs.lists(hs.lists(hs.sampled_from([b"a", b"b", b" "]) | hs.sampled_from(
+    [b"\x00", b"\x01", b"\xff", "\u00e9".encode()]), max_size=6).map(b"".join), max_size=12)
+
+
+@needs_native
+@settings(max_examples=400, deadline=None)
+@given(rows=odd_rows, end=hs.sampled_from([b"", b"\n"]), offset=hs.integers(1, 13),
+       limit=hs.integers(1, 13), budget=hs.integers(1, 120) | hs.just(1 << 20))
+def test_a_window_is_said_alike_whatever_the_bytes_outside_it(rows, end, offset, limit, budget):
+    """A NUL, a control character or a byte that is no UTF-8 anywhere in
+    the file (inside the window shown or not) is refused, or answered, by
+    the native path exactly as by the Python path."""
+    data = b"\n".join(rows) + end
+    outcomes = []
+    for native in (True, False):
+        mp = pytest.MonkeyPatch()
+        try:
+            outcomes.append(answer(data, offset, limit, 2000, budget, native, mp)[:-1])
+        except Exception as exc:  # the refusal, compared by what it says
+            outcomes.append((type(exc).__name__, str(exc)))
+        finally:
+            mp.undo()
+    assert outcomes[0] == outcomes[1]
+    if b"\x00" in data:
+        assert outcomes[0][0] == "Refusal"
+
+
 @needs_native
 @pytest.mark.parametrize("data, args", [
     (b"", {}), (b"\n", {}), (b"\n\n\n", {"offset": 2}), (b"one", {}), (b"one\ntwo", {"offset": 2}),

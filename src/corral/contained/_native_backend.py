@@ -269,40 +269,38 @@ class NativeBackend(Backend):
     # -- work on buffers and batches, in C ------------------------------------------
     def text_window(self, data: bytes, offset: int, limit: int, cap: int, budget: int,
                     head: int = 0) -> TextWindow | None:
-        scratch = _window_scratch
-        out = scratch.out
-        if out is None:
-            out = scratch.out = _ffi.new("char[]", WINDOW_SCRATCH_BYTES)
-            scratch.facts = _ffi.new("int64_t[5]")
-            scratch.starts = _ffi.new("int64_t[]", WINDOW_SCRATCH_LINES)
-        facts, starts = scratch.facts, scratch.starts
+        # one look at the thread's own buffers: (out, facts, starts)
+        out, facts, starts = _window_scratch.buffers or _window_buffers()
         if not (type(offset) is int and type(limit) is int and type(cap) is int
                 and type(budget) is int and type(head) is int):  # a bool, a float: said
             return self._text_window_checked(data, offset, limit, cap, budget, head)
+        length = len(data)
+        # The most it writes: the budget or one line of at most cap bytes,
+        # and never more than the buffer's bytes plus a number, a tab and a
+        # line break (at most 22 bytes) per line shown.
+        lines = limit if limit <= length else length + 1
+        size = min(budget + cap + 32, length + 22 * lines)
         try:  # the common case: every number fits (C refuses a negative one: -2)
-            # The most it writes: the budget or one line of at most cap bytes,
-            # and never more than the buffer's bytes plus a number, a tab and a
-            # line break (at most 22 bytes) per line shown.
-            lines = min(limit, len(data) + 1)
-            size = min(budget + cap + 32, len(data) + 22 * lines)
             if size > WINDOW_SCRATCH_BYTES:
                 out = _ffi.new("char[]", size)
             if lines > WINDOW_SCRATCH_LINES:
                 starts = _ffi.new("int64_t[]", lines)
-            written: int = _lib.corral_text_window_rows(data, len(data), offset, limit, cap,
+            written: int = _lib.corral_text_window_rows(data, length, offset, limit, cap,
                                                         budget, head, out, size, facts, starts,
                                                         lines)
         except OverflowError:
             written = -2
-        if written == -2:  # a number out of range: each said, or clamped
-            return self._text_window_checked(data, offset, limit, cap, budget, head)
         if written < 0:
+            if written == -2:  # a number out of range: each said, or clamped
+                return self._text_window_checked(data, offset, limit, cap, budget, head)
             return None
-        shown = facts[1]
-        # copied: the scratch is the next call's (8 bytes a line shown)
-        return TextWindow(str(_ffi.buffer(out, written), "utf-8"), facts[0], shown,
-                          bool(facts[2]), facts[3],
-                          memoryview(_ffi.buffer(starts, 8 * shown)[:]).cast("q"), not facts[4])
+        total, shown, newline, controls, unusual = _ffi.unpack(facts, 5)
+        # made as the tuple it is (its fields in order), without the
+        # generated __new__'s frame; the starts copied: the scratch is the
+        # next call's (8 bytes a line shown)
+        return tuple.__new__(TextWindow, (
+            str(_ffi.buffer(out, written), "utf-8"), total, shown, newline != 0, controls,
+            memoryview(_ffi.buffer(starts, 8 * shown)[:]).cast("q"), not unusual))
 
     def _text_window_checked(self, data: bytes, offset: int, limit: int, cap: int, budget: int,
                              head: int) -> TextWindow | None:
@@ -310,8 +308,8 @@ class NativeBackend(Backend):
         limit, cap = clamp_int64(limit, "limit"), clamp_int64(cap, "cap")
         budget, head = clamp_int64(budget, "budget"), clamp_int64(head, "head")
         size = min(budget + cap + 32, len(data) + 22 * min(limit, len(data) + 1))
-        out = _window_scratch.out if size <= WINDOW_SCRATCH_BYTES else _ffi.new("char[]", size)
-        facts = _window_scratch.facts
+        scratch, facts, _ = _window_scratch.buffers or _window_buffers()
+        out = scratch if size <= WINDOW_SCRATCH_BYTES else _ffi.new("char[]", size)
         written: int = _lib.corral_text_window_head(data, len(data), offset, limit, cap, budget,
                                                     head, out, size, facts)
         if written == -2:  # cannot be: every number was checked above
@@ -363,14 +361,20 @@ class _WindowScratch(threading.local):
     """Each thread's output buffer for text_window (made on first use)."""
 
     # cffi arrays (char[], int64_t[5], int64_t[]); cffi objects carry no static types
-    out: Any = None
-    facts: Any = None
-    starts: Any = None
+    buffers: tuple[Any, Any, Any] | None = None
 
 
 _window_scratch = _WindowScratch()
 WINDOW_SCRATCH_BYTES = 512 * 1024  # kept per thread; a window needing more gets its own
 WINDOW_SCRATCH_LINES = 4096  # line starts kept per thread; likewise
+
+
+def _window_buffers() -> tuple[Any, Any, Any]:
+    """This thread's text_window buffers, made on its first window."""
+    buffers = _window_scratch.buffers = (
+        _ffi.new("char[]", WINDOW_SCRATCH_BYTES), _ffi.new("int64_t[5]"),
+        _ffi.new("int64_t[]", WINDOW_SCRATCH_LINES))
+    return buffers
 
 
 def _scan_lines(needle: bytes, buf: bytes, pos: int, line: int, size: int) -> Iterator[Hit]:

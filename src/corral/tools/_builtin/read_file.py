@@ -326,25 +326,40 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
             facts.bom = True
             return facts
         _check_text_start(rel, data)
+    window = _native_window(data, offset, limit, cap, budget, file)
+    if window is not None and window.plain and offset == 1 and window.shown == window.total:
+        # every byte of the file was shown and is printable ASCII, a tab or a
+        # line feed: ASCII with no NUL and no control character, as the
+        # looks below would find
+        return _rendered(facts, window, offset, data, None)
     if b"\x00" in data:
         raise _binary(rel, len(data))
     ascii_only = data.isascii()  # then it is UTF-8; otherwise decoding says whether it is
-    if ascii_only and NATIVE_WINDOW:
+    if ascii_only and window is not None:
         # the control characters of the head are counted in the window's pass
-        window = file.text_window(data, offset, limit, cap, budget, HEAD)
-        if window is not None:
-            if window.controls * 10 > min(len(data), HEAD):  # looks_binary's rule
-                raise _binary(rel, len(data))
-            return _rendered(facts, window, offset, data, None)
+        if window.controls * 10 > min(len(data), HEAD):  # looks_binary's rule
+            raise _binary(rel, len(data))
+        return _rendered(facts, window, offset, data, None)
     if looks_binary(data[:HEAD]):
         raise _binary(rel, len(data))
     text = None if ascii_only else _decoded(rel, data)
-    if NATIVE_WINDOW and not ascii_only:
-        window = file.text_window(data, offset, limit, cap, budget, 0)
-        if window is not None:
-            return _rendered(facts, window, offset, data, text)
+    if window is not None and not ascii_only:
+        return _rendered(facts, window, offset, data, text)
     _split(data, data.decode("ascii") if text is None else text, offset, limit, cap, facts)
     return facts
+
+
+def _native_window(data: bytes, offset: int, limit: int, cap: int, budget: int,
+                   file: OpenFile) -> TextWindow | None:
+    """The backend's window of ``data`` (the control characters of its head
+    counted in the same pass), or ``None`` where it declines, or where
+    ``data`` is not UTF-8 (decoding says why)."""
+    if not NATIVE_WINDOW:
+        return None
+    try:
+        return file.text_window(data, offset, limit, cap, budget, HEAD)
+    except UnicodeDecodeError:
+        return None
 
 
 def _rendered(facts: _Facts, window: TextWindow, offset: int, data: bytes,
