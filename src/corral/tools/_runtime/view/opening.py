@@ -13,8 +13,9 @@ from typing import TypeAlias
 from ....contained import Root
 from ..._policy.gitdirs import (Enclosing, enclosing_work_tree, lies_in_git_directory,
                                 scan_enclosing)
+from ..._policy.homes import home_path_dirs, lies_in_protected_place, protects_host_configs
 from ..._policy.pythonstart import root_place
-from ..._policy.rules import Policy
+from ..._policy.rules import HOST_CONFIG_PROTECT, Policy
 from .decide import View
 from .freshness import Freshness
 from .links import MAX_SCANNED_LINKS, LinkMap, LinkReader, RootLook, git_scan
@@ -66,6 +67,7 @@ def open_view(root: RootLike, policy: Policy, *,
         if rooted.guards_git and (above.whole or found.whole
                                   or lies_in_git_directory(known_as[1])):
             rooted = rooted.extended(protect=["/*"])  # all of it is git's, as under .git/
+        rooted = _homes_rules(rooted, known_as[1])
         links = LinkMap()
         scanned = tuple(found.links[:MAX_SCANNED_LINKS])
         if not rooted.is_empty:
@@ -102,6 +104,22 @@ def open_view(root: RootLike, policy: Policy, *,
     if not found.complete and left:
         view.learn_every_link_later(left)
     return view
+
+
+def _homes_rules(rooted: Policy, real: str) -> Policy:
+    """``rooted`` with what the users' homes add where the default host
+    rules hold: a home's ``bin/`` and ``.local/bin/`` (on ``PATH``), where
+    the home is the root or lies in it; all of a root opened inside a
+    place those rules protect as a whole (``~/.ssh``, a home's ``bin/``)."""
+    host = protects_host_configs(rooted.protect, HOST_CONFIG_PROTECT)
+    if not host:
+        return rooted
+    if lies_in_protected_place(real, host):
+        return rooted.extended(protect=["/*"])
+    dirs = home_path_dirs(real)
+    if not dirs:
+        return rooted
+    return rooted.extended(protect=["/" + _literal(place) for place in dirs])
 
 
 def _enclosing(opened: Root, real: str) -> Enclosing:
