@@ -80,7 +80,8 @@ __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "s
            "is_repository", "looks_like_common_directory", "names_a_shape_entry",
            "in_git_directory", "in_git_subdirectory", "GIT_SUBDIRECTORIES",
            "looks_like_repository", "made_repository", "carried_repository",
-           "lies_in_git_directory", "enclosing_work_tree", "scan_enclosing",
+           "lies_in_git_directory", "enclosing_work_trees",
+           "scan_enclosing",
            "Enclosing"]
 
 MAX_DIRS = 2000
@@ -776,19 +777,22 @@ def _present(directory: str, name: str) -> bool:
     return True
 
 
-def enclosing_work_tree(real: str) -> str | None:
-    """The top of the nearest work tree above the directory at the real
-    host path ``real`` (a root, when it is opened): the closest directory
-    above it holding a ``.git`` entry; ``None`` when there is none.  One
-    ``lstat`` a level."""
+def enclosing_work_trees(real: str, most: int) -> list[str]:
+    """The tops of the work trees above the directory at the real host path
+    ``real``, nearest first, at most ``most`` of them (``most + 1`` found
+    tells the caller there are more): git run in any of them (a repository
+    holding a submodule, a checkout kept inside another) runs what its
+    config and hooks name inside the root.  One ``lstat`` a level."""
+    tops: list[str] = []
     path = real.rstrip("/") or "/"
-    while True:
+    while len(tops) <= most:
         parent = os.path.dirname(path)
         if parent == path:
-            return None
+            break
         path = parent
         if _present(path, ".git"):
-            return path
+            tops.append(path)
+    return tops
 
 
 @dataclass(frozen=True)

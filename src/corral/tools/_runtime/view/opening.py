@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from ....contained import Root
-from ..._policy.gitdirs import (Enclosing, enclosing_work_tree, lies_in_git_directory,
+from ..._policy.gitdirs import (Enclosing, enclosing_work_trees, lies_in_git_directory,
                                 scan_enclosing)
 from ..._policy.homes import home_path_dirs, lies_in_protected_place, protects_host_configs
 from ..._policy.pythonstart import root_place
@@ -122,25 +122,39 @@ def _homes_rules(rooted: Policy, real: str) -> Policy:
     return rooted.extended(protect=["/" + _literal(place) for place in dirs])
 
 
+# work trees above a root read at open (each bounded as the scan of a root
+# is); one more protects all of the root, what it runs being unknown
+_MOST_ENCLOSING = 16
+
+
 def _enclosing(opened: Root, real: str) -> Enclosing:
-    """What the nearest work tree whose top lies above the root runs inside
-    the root (git run there runs it, whether or not the root is a work tree
-    of its own): its git config's programs, its hooks' scripts, the host
-    configs from its top down to the root (:func:`scan_enclosing`).  Read
-    here, once, by the host's own path to the root, read-only and bounded
-    as the scan of the root is; nothing read above the root is shown to
-    the model, it only adds protections."""
+    """What each work tree whose top lies above the root runs inside the
+    root (git run there runs it, whether or not the root is a work tree of
+    its own, and an outer repository's git runs what its own config names,
+    whatever lies between): its git config's programs, its hooks' scripts,
+    the host configs from its top down to the root
+    (:func:`scan_enclosing`).  Read here, once, by the host's own path to
+    the root, read-only and bounded as the scan of the root is; nothing
+    read above the root is shown to the model, it only adds protections."""
     if opened.path.startswith("<fd "):
         return Enclosing()
-    top = enclosing_work_tree(real)
-    if top is None:
-        return Enclosing()
-    try:
-        above = Root(top, backend=opened.backend)
-    except OSError:
-        return Enclosing()
-    with above:
-        return scan_enclosing(RootLook(above), os.path.relpath(real, top))
+    tops = enclosing_work_trees(real, _MOST_ENCLOSING)
+    if len(tops) > _MOST_ENCLOSING:
+        return Enclosing(whole=True)
+    dirs: list[str] = []
+    python_dirs: list[str] = []
+    whole = False
+    for top in tops:
+        try:
+            above = Root(top, backend=opened.backend)
+        except OSError:
+            continue
+        with above:
+            found = scan_enclosing(RootLook(above), os.path.relpath(real, top))
+        dirs.extend(found.dirs)
+        python_dirs.extend(found.python_dirs)
+        whole = whole or found.whole
+    return Enclosing(tuple(dict.fromkeys(dirs)), tuple(dict.fromkeys(python_dirs)), whole)
 
 
 def _still_named(opened: Root, identity: tuple[int, int]) -> None:
