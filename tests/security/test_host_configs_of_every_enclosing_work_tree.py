@@ -109,3 +109,20 @@ def test_an_outer_work_tree_naming_the_root_protects_all_of_it(tmp_path, make_ro
         write = toolbox.call("write_file", {"path": "pre-commit", "content": PAYLOAD})
     assert _refused(write), write
     assert not (root / "pre-commit").exists()
+
+
+def test_an_outer_config_longer_than_is_read_protects_all_of_the_root(tmp_path, make_root):
+    """An outer config past the 256 KB the look reads: what its end names
+    is unknown, so every path in the root is protected (as for a config in
+    the root)."""
+    top = tmp_path / "proj"
+    filler = "".join(f'[branch "b{i}"]\n\tremote = origin\n' for i in range(9000))
+    _repository(top, filler + "[core]\n\tfsmonitor = lib/sub/tools/fsmon.sh\n")
+    _repository(top / "lib")
+    root = top / "lib" / "sub"
+    root.mkdir()
+    with Toolbox(make_root(root)) as toolbox:
+        writes = [toolbox.call("write_file", {"path": path, "content": PAYLOAD})
+                  for path in ("tools/fsmon.sh", "notes.txt")]
+    assert all(_refused(answer) for answer in writes), writes
+    assert not (root / "tools").exists() and not (root / "notes.txt").exists()
