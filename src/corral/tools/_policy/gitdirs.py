@@ -800,7 +800,8 @@ class Enclosing:
     """What an enclosing work tree runs inside a root below its top, as
     paths relative to the root: ``dirs`` protected as a whole,
     ``python_dirs`` as :class:`Scan`'s; ``whole``: the root itself is
-    named (a ``core.hooksPath`` there), all of it protected."""
+    named (a ``core.hooksPath`` there), or a file read was past the look's
+    bounds (what the rest names is unknown): all of it protected."""
 
     dirs: tuple[str, ...] = ()
     python_dirs: tuple[str, ...] = ()
@@ -839,7 +840,7 @@ def scan_enclosing(look: GitLook, below: str) -> Enclosing:
     found.hook_programs()
     found.host_config_programs()
     return Enclosing(_within_root(found.paths, below), _within_root(found.python_dirs, below),
-                     below in found.paths or below in found.python_dirs)
+                     found.whole or below in found.paths or below in found.python_dirs)
 
 
 def host_config_places(look: GitLook, places: Iterable[tuple[str, frozenset[str]]]) -> Scan:
