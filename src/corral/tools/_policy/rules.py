@@ -109,6 +109,23 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.lefthook.yml",
     "**/.lefthook.yaml",
     "**/lefthook-local.yml",
+    "**/lefthook-local.yaml",         # lefthook reads each name in YAML, TOML and JSON
+    "**/.lefthook-local.yml",
+    "**/.lefthook-local.yaml",
+    "**/lefthook.toml",
+    "**/.lefthook.toml",
+    "**/lefthook-local.toml",
+    "**/.lefthook-local.toml",
+    "**/lefthook.json",
+    "**/.lefthook.json",
+    "**/lefthook-local.json",
+    "**/.lefthook-local.json",
+    "**/lefthook.jsonc",
+    "**/.lefthook.jsonc",
+    "**/lefthook-local.jsonc",
+    "**/.lefthook-local.jsonc",
+    "**/.lefthook",                   # lefthook: the scripts a hook runs (.lefthook/<hook>/)
+    "**/.lefthook-local",
     "**/.cursor/hooks.json",          # Cursor: shell commands run around the agent loop
     "**/opencode.json",               # opencode: local MCP servers (commands), started at launch
     "**/opencode.jsonc",
