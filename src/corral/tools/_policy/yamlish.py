@@ -27,8 +27,8 @@ class Unread(ValueError):
     """The text is outside what this reader reads, or past its bounds."""
 
 
-_KEY = re.compile(r"""^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'"""
-                  r"""|([^\s#'"\[\]{},&*!|>%@`-][^#]*?|-[^\s#][^#]*?))\s*:(?:\s+|$)""")
+# what a plain key may not start with (an indicator of another kind of node)
+_NOT_PLAIN_KEY = frozenset("#'\"[]{},&*!|>%@`")
 _BLOCK_HEADER = re.compile(r"^([|>])([+-]?)([1-9]?)([+-]?)\s*(?:#.*)?$")
 _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v",
             "f": "\f", "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\",
@@ -85,6 +85,11 @@ class _Reader:
                            for line in text.splitlines()):
             raise Unread("a tab in indentation")
         self.raw = text.lstrip("\ufeff").splitlines()
+        if "..." in self.raw:  # the document's end: only comments may follow
+            end = self.raw.index("...")
+            if any(_strip_comment(line).strip() for line in self.raw[end + 1:]):
+                raise Unread("more than one document")
+            del self.raw[end:]
         self.at = 0
         self.nodes = 0
         self.anchors: dict[str, Any] = {}
@@ -112,10 +117,7 @@ class _Reader:
             else:
                 self.at += 1
         value = self.block(0, 0) if self._next() is not None else None
-        after = self._next()
-        if after is not None:
-            if after[1] in ("...",):
-                return value
+        if self._next() is not None:
             raise Unread("more than one document, or a line out of place")
         return value
 
@@ -147,7 +149,7 @@ class _Reader:
             self.raw[self.at] = " " * column + content
         if content == "-" or content.startswith("- "):
             value: Any = self.sequence(column, depth)
-        elif _KEY.match(content) or content.startswith(("<<:", "? ")):
+        elif _key(content) is not None or content.startswith(("<<:", "? ")):
             value = self.mapping(column, depth)
         else:
             value = self.scalar_lines(column, content, indent, depth)
@@ -189,15 +191,12 @@ class _Reader:
             if content.startswith("<<:"):
                 key, rest = "<<", content[3:].strip()
             else:
-                match = _KEY.match(content)
-                if match is None:
+                split = _key(content)
+                if split is None:
                     if content == "-" or content.startswith("- "):
                         return found  # a sequence at a parent key's own column
                     raise Unread("a line that is not a key in a mapping")
-                double, single, plain = match.groups()
-                key = (_unescape(double) if double is not None else
-                       single.replace("''", "'") if single is not None else plain.strip())
-                rest = content[match.end():].strip()
+                key, rest = split
             self.at += 1
             value = self.value_after_key(rest, column, depth)
             if key == "<<":
@@ -272,7 +271,7 @@ class _Reader:
         self.at += 1
         while True:
             nxt = self._next()
-            if nxt is None or nxt[0] < indent or _KEY.match(nxt[1]) or nxt[1] == "-" \
+            if nxt is None or nxt[0] < indent or _key(nxt[1]) is not None or nxt[1] == "-" \
                     or nxt[1].startswith("- "):
                 break
             words.append(nxt[1])
@@ -302,36 +301,118 @@ class _Reader:
         return text if chomp == "-" else text + "\n"
 
     def quoted_lines(self, content: str, indent: int) -> str:
-        """A quoted scalar, over as many lines as it takes."""
+        """A quoted scalar, over as many lines as it takes (each line
+        scanned once)."""
         quote = content[0]
-        text = content
+        balance = _Balance(quote)
+        balance.feed(content[1:])
+        pieces = [content]
         self.at += 1
-        while not _closed(text, quote):
-            if self.at >= len(self.raw) or len(text) > 1 << 20:
+        while not balance.done:
+            if self.at >= len(self.raw):
                 raise Unread("a quoted scalar never closed")
-            text += "\n" + self.raw[self.at].strip()
+            line = self.raw[self.at].strip()
+            balance.feed("\n" + line)
+            pieces.append(line)
             self.at += 1
-        body, end = _quoted(text, quote)
+        text = "\n".join(pieces)
+        try:
+            body, end = _quoted(text, quote)
+        except _Incomplete:
+            raise Unread("a quoted scalar out of shape") from None
         if text[end:].strip() and not text[end:].strip().startswith("#"):
             raise Unread("text after a quoted scalar")
         return body
 
     def flow_lines(self, content: str, depth: int) -> Any:
-        """A flow collection, over as many lines as it takes."""
-        text = content
+        """A flow collection, over as many lines as it takes (each line
+        scanned once, the whole read when its brackets close)."""
+        balance = _Balance("")
+        balance.feed(content)
+        pieces = [content]
         self.at += 1
-        while True:
-            try:
-                value, end = _Flow(text, depth).value(0)
-            except _Incomplete:
-                if self.at >= len(self.raw) or len(text) > 1 << 20:
-                    raise Unread("a flow collection never closed") from None
-                text += " " + _strip_comment(self.raw[self.at]).strip()
-                self.at += 1
-                continue
-            if text[end:].strip():
-                raise Unread("text after a flow collection")
-            return value
+        while not balance.done:
+            if self.at >= len(self.raw):
+                raise Unread("a flow collection never closed")
+            line = _strip_comment(self.raw[self.at]).strip()
+            balance.feed(" " + line)
+            pieces.append(line)
+            self.at += 1
+        text = " ".join(pieces)
+        try:
+            value, end = _Flow(text, depth).value(0)
+        except _Incomplete:
+            raise Unread("a flow collection out of shape") from None
+        if text[end:].strip():
+            raise Unread("text after a flow collection")
+        return value
+
+
+class _Balance:
+    """Where a quoted scalar or a flow collection ends, fed its text a
+    line at a time: ``done`` once its quote or outer bracket closes."""
+
+    def __init__(self, quote: str) -> None:
+        self.quote = quote
+        self.scalar = bool(quote)  # a quoted scalar, not a flow collection
+        self.depth = 0
+        self.escaped = False
+        self.done = False
+        self.before = "["  # the last character outside quotes that was not a space
+
+    def feed(self, chunk: str) -> None:
+        i = 0
+        while i < len(chunk) and not self.done:
+            char = chunk[i]
+            if self.escaped:
+                self.escaped = False
+            elif self.quote:
+                if self.quote == '"' and char == "\\":
+                    self.escaped = True
+                elif char == self.quote:
+                    if self.quote == "'" and chunk[i + 1:i + 2] == "'":
+                        i += 1
+                    else:
+                        self.quote = ""
+                        self.done = self.scalar
+                        self.before = char
+            elif char in "\"'" and self.before in "[{,:":
+                self.quote = char
+            elif char in "[{":
+                self.depth += 1
+            elif char in "]}":
+                self.depth -= 1
+                self.done = self.depth <= 0
+            if not self.quote and char not in " \t\n":
+                self.before = char
+            i += 1
+
+
+def _key(content: str) -> tuple[str, str] | None:
+    """The key a line of a block mapping starts with and the text after its
+    colon, or ``None`` when the line is no such key.  Linear in the line."""
+    if not content:
+        return None
+    if content[0] in "\"'":
+        try:
+            key, end = _quoted(content, content[0])
+        except _Incomplete:
+            return None
+        after = content[end:].lstrip(" ")
+        if after == ":" or after.startswith((": ", ":\t")):
+            return key, after[1:].strip()
+        return None
+    if content[0] in _NOT_PLAIN_KEY or (content[0] == "-" and content[1:2] in ("", " ")):
+        return None
+    at = 0
+    while True:
+        at = content.find(":", at)
+        if at < 0:
+            return None
+        if at + 1 == len(content) or content[at + 1] in " \t":
+            key = content[:at].rstrip()
+            return (key, content[at + 1:].strip()) if " #" not in key else None
+        at += 1
 
 
 def _folded(lines: list[str]) -> str:
@@ -351,21 +432,6 @@ def _folded(lines: list[str]) -> str:
         else:
             out += line
     return out
-
-
-def _closed(text: str, quote: str) -> bool:
-    i = 1
-    while i < len(text):
-        if quote == '"' and text[i] == "\\":
-            i += 2
-            continue
-        if text[i] == quote:
-            if quote == "'" and text[i + 1:i + 2] == "'":
-                i += 2
-                continue
-            return True
-        i += 1
-    return False
 
 
 def _quoted(text: str, quote: str) -> tuple[str, int]:
