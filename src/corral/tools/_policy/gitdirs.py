@@ -68,6 +68,8 @@ from typing import Protocol
 
 from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
+from .hookmanagers import LEFTHOOK_CONFIGS, PRE_COMMIT_CONFIGS
+from .hookmanagers import read as read_hook_manager
 from .hostconfig import HOST_CONFIGS, MOST_MATCHED, config_tops
 from .hostconfig import commands as host_commands
 from .hostconfig import matches as host_config_matches
@@ -75,12 +77,14 @@ from .gitconfig import (ProgramPath, command_paths, entered_directories, entries
                         from_directories, program_paths)
 from .pythonstart import imported_modules
 from .rules import fold
+from .yamlish import Unread
 
 __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "shape_name",
            "is_repository", "looks_like_common_directory", "names_a_shape_entry",
            "in_git_directory", "in_git_subdirectory", "GIT_SUBDIRECTORIES",
            "looks_like_repository", "made_repository", "carried_repository",
-           "lies_in_git_directory", "enclosing_work_tree", "scan_enclosing",
+           "lies_in_git_directory", "enclosing_work_trees",
+           "scan_enclosing",
            "Enclosing"]
 
 MAX_DIRS = 2000
@@ -425,25 +429,56 @@ class _Found:
 
     def hook_manager_programs(self) -> None:
         """What the hook managers of each work tree run at a commit, from
-        its top: a pre-commit hook's ``entry`` (``.pre-commit-config.yaml``,
-        ``repo: local``), lefthook's ``run``, the scripts in ``.husky/``
-        (their configs are protected by name; the scripts they name were
-        not).  Read line by line, as :func:`command_paths` reads a command."""
+        its top: a pre-commit local hook's ``entry`` and ``args``,
+        lefthook's ``run`` (from a job's ``root``), ``runner``, ``rc``,
+        script directories and the configs it ``extends``, the scripts in
+        ``.husky/`` (their configs are protected by name; the programs they
+        name were not).  Read by :mod:`.hookmanagers`; a config it cannot
+        read leaves what it names unknown: every path is protected."""
         if len(self.work_trees_found) > MAX_CONFIGS:
             self.whole = True
         for work_tree, git_dir in self.work_trees_found[:MAX_CONFIGS]:
             self.hook_runs.append((_joined(work_tree, ".husky"), work_tree, git_dir))
-            for name, key in _MANAGER_CONFIGS:
-                text = self.text(_joined(work_tree, name))
-                for line in (text or "").splitlines():
-                    found = key.match(line)
-                    if found is None:
-                        continue
-                    value = found.group(1).strip()
-                    if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
-                        value = value[1:-1]
-                    for named in command_paths(value):
-                        self.program(named, work_tree, git_dir)
+            queue = deque(PRE_COMMIT_CONFIGS + LEFTHOOK_CONFIGS)
+            seen: set[str] = set()
+            while queue:
+                name = queue.popleft()
+                path = _joined(work_tree, name)
+                if path in seen:
+                    continue
+                seen.add(path)
+                if len(seen) > MAX_CONFIGS:
+                    self.whole = True
+                    break
+                text = self.text(path)
+                if text is None:
+                    continue
+                try:
+                    runs = read_hook_manager(name, text)
+                except Unread:
+                    self.whole = True
+                    continue
+                self.whole = self.whole or runs.whole
+                for extended in runs.configs:
+                    inside = _inside(self.look, extended, work_tree)
+                    if inside is not None:
+                        self.add_named(inside)
+                        queue.append(extended)  # read as lefthook reads it, from the top
+                for place in runs.places:
+                    inside = _inside(self.look, place, work_tree)
+                    if inside is not None:
+                        self.add_named(inside)
+                for file in runs.files:
+                    self.program(ProgramPath(file, True), work_tree, git_dir)
+                for command, root in runs.commands:
+                    here = _joined(work_tree, root) if root != "." else work_tree
+                    lines = [line for line in command.splitlines()
+                             if not line.lstrip().startswith("#")]
+                    entered = list(dict.fromkeys(directory for line in lines
+                                                 for directory in entered_directories(line)))
+                    for line in lines:
+                        for named in from_directories(command_paths(line), entered):
+                            self.program(named, here, git_dir)
 
     def hook_programs(self) -> None:
         """What each hook runs (:func:`command_paths` of each line of its
@@ -514,7 +549,11 @@ class _Found:
         text = self.text(path)
         if not text:
             return
-        lines, on_path, files = host_commands(name, text)
+        try:
+            lines, on_path, files = host_commands(name, text)
+        except Unread:
+            self.whole = True  # what it runs is not known
+            return
         for directory in on_path:
             inside = _inside(self.look, directory, project)
             if inside is not None:
@@ -646,14 +685,6 @@ def _package_scripts(text: str) -> list[str]:
     return [value for value in scripts.values() if isinstance(value, str)]
 
 
-_ENTRY = re.compile(r"^\s*(?:-\s+)?entry\s*:\s*(\S.*)$")
-_RUN = re.compile(r"^\s*(?:-\s+)?run\s*:\s*(\S.*)$")
-# hook managers' configs, and the key whose value is a command they run
-_MANAGER_CONFIGS = ((".pre-commit-config.yaml", _ENTRY), (".pre-commit-config.yml", _ENTRY),
-                    ("lefthook.yml", _RUN), ("lefthook.yaml", _RUN), (".lefthook.yml", _RUN),
-                    (".lefthook.yaml", _RUN), ("lefthook-local.yml", _RUN))
-
-
 def _joined(directory: str, name: str) -> str:
     return name if directory in (".", "") else f"{directory}/{name}"
 
@@ -776,19 +807,22 @@ def _present(directory: str, name: str) -> bool:
     return True
 
 
-def enclosing_work_tree(real: str) -> str | None:
-    """The top of the nearest work tree above the directory at the real
-    host path ``real`` (a root, when it is opened): the closest directory
-    above it holding a ``.git`` entry; ``None`` when there is none.  One
-    ``lstat`` a level."""
+def enclosing_work_trees(real: str, most: int) -> list[str]:
+    """The tops of the work trees above the directory at the real host path
+    ``real``, nearest first, at most ``most`` of them (``most + 1`` found
+    tells the caller there are more): git run in any of them (a repository
+    holding a submodule, a checkout kept inside another) runs what its
+    config and hooks name inside the root.  One ``lstat`` a level."""
+    tops: list[str] = []
     path = real.rstrip("/") or "/"
-    while True:
+    while len(tops) <= most:
         parent = os.path.dirname(path)
         if parent == path:
-            return None
+            break
         path = parent
         if _present(path, ".git"):
-            return path
+            tops.append(path)
+    return tops
 
 
 @dataclass(frozen=True)
@@ -796,7 +830,8 @@ class Enclosing:
     """What an enclosing work tree runs inside a root below its top, as
     paths relative to the root: ``dirs`` protected as a whole,
     ``python_dirs`` as :class:`Scan`'s; ``whole``: the root itself is
-    named (a ``core.hooksPath`` there), all of it protected."""
+    named (a ``core.hooksPath`` there), or a file read was past the look's
+    bounds (what the rest names is unknown): all of it protected."""
 
     dirs: tuple[str, ...] = ()
     python_dirs: tuple[str, ...] = ()
@@ -835,7 +870,7 @@ def scan_enclosing(look: GitLook, below: str) -> Enclosing:
     found.hook_programs()
     found.host_config_programs()
     return Enclosing(_within_root(found.paths, below), _within_root(found.python_dirs, below),
-                     below in found.paths or below in found.python_dirs)
+                     found.whole or below in found.paths or below in found.python_dirs)
 
 
 def host_config_places(look: GitLook, places: Iterable[tuple[str, frozenset[str]]]) -> Scan:

@@ -35,6 +35,8 @@ import tomllib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .yamlish import load as load_yaml
+
 __all__ = ["HOST_CONFIGS", "HOST_CONFIG_TOPS", "MISE_CONFIGS", "MOST_MATCHED", "commands",
            "config_tops", "matches"]
 
@@ -62,6 +64,7 @@ HOST_CONFIGS: tuple[str, ...] = (
     ".amazonq/mcp.json", ".codex/config.toml", "opencode.jsonc", ".opencode/opencode.json",
     ".opencode/opencode.jsonc", ".zed/settings.json", ".aider.conf.yml", ".lintstagedrc",
     ".lintstagedrc.json", ".kiro/hooks/*.kiro.hook", ".continue/mcpServers/*.json",
+    ".continue/mcpServers/*.yaml", ".continue/mcpServers/*.yml",
 ) + MISE_CONFIGS
 _RUN_CONFIGURATIONS = (".idea/runConfigurations/*.xml", ".run/*.run.xml", ".idea/workspace.xml")
 #: The names a directory holds when it may hold one of them (a pattern's
@@ -120,7 +123,9 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
     from the project directory; each place a file or directory (relative
     to it) the host loads or puts on ``PATH``, protected whole; each file
     a path (relative to it) the host may run or load: protected where it
-    is a file or nothing is there (a directory named so is not a program)."""
+    is a file or nothing is there (a directory named so is not a program).
+    A YAML config the bounded reader cannot read raises
+    :class:`~.yamlish.Unread` (what it runs is not known)."""
     if name == ".envrc":
         return (*_envrc(text), [])
     if name in MISE_CONFIGS:
@@ -137,8 +142,8 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
     if name == ".codex/config.toml":
         return _spelled(_codex(text)), [], []
     if name == ".aider.conf.yml":
-        return _spelled(_aider(text)), [], []
-    data = _jsonc(text)
+        return _spelled(_aider(load_yaml(text))), [], []
+    data = load_yaml(text) if name.endswith((".yaml", ".yml")) else _jsonc(text)
     if data is None:
         return [], [], []
     places: list[str] = []
@@ -684,35 +689,20 @@ def _zed(data: Any) -> Iterator[str]:
             yield line
 
 
-# aider's YAML keys whose value (or list of values) is a command run after every edit
-_AIDER_KEY = re.compile(r"^(lint-cmd|test-cmd)\s*:\s*(.*)$")
-_YAML_ITEM = re.compile(r"^\s+-\s*(.*)$")
 _LANGUAGE_PREFIX = re.compile(r"^[\w+#.-]+:\s+")
 
 
-def _aider(text: str) -> Iterator[str]:
+def _aider(data: Any) -> Iterator[str]:
     """aider's ``.aider.conf.yml``: its ``lint-cmd`` (``"python: cmd"``,
     one language's linter) and ``test-cmd``, run after each edit it
     makes, given as one value or a list."""
-    key: str | None = None
-    for raw in text.splitlines()[:_MOST_TASKS]:
-        found = _AIDER_KEY.match(raw)
-        item = _YAML_ITEM.match(raw) if key else None
-        if found is not None:
-            key, value = found.group(1), found.group(2)
-        elif item is not None:
-            value = item.group(1)
-        else:
-            if raw.strip() and not raw[0].isspace():
-                key = None
-            continue
-        value = value.strip()
-        if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        if key == "lint-cmd":
-            value = _LANGUAGE_PREFIX.sub("", value, count=1)
-        if value:
-            yield value
+    for key in ("lint-cmd", "test-cmd"):
+        for given in _strings(_get(data, key)):
+            command = given.strip()
+            if key == "lint-cmd":
+                command = _LANGUAGE_PREFIX.sub("", command, count=1)
+            if command:
+                yield command
 
 
 def _lint_staged(data: Any) -> Iterator[str]:

@@ -109,6 +109,23 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.lefthook.yml",
     "**/.lefthook.yaml",
     "**/lefthook-local.yml",
+    "**/lefthook-local.yaml",         # lefthook reads each name in YAML, TOML and JSON
+    "**/.lefthook-local.yml",
+    "**/.lefthook-local.yaml",
+    "**/lefthook.toml",
+    "**/.lefthook.toml",
+    "**/lefthook-local.toml",
+    "**/.lefthook-local.toml",
+    "**/lefthook.json",
+    "**/.lefthook.json",
+    "**/lefthook-local.json",
+    "**/.lefthook-local.json",
+    "**/lefthook.jsonc",
+    "**/.lefthook.jsonc",
+    "**/lefthook-local.jsonc",
+    "**/.lefthook-local.jsonc",
+    "**/.lefthook",                   # lefthook: the scripts a hook runs (.lefthook/<hook>/)
+    "**/.lefthook-local",
     "**/.cursor/hooks.json",          # Cursor: shell commands run around the agent loop
     "**/opencode.json",               # opencode: local MCP servers (commands), started at launch
     "**/opencode.jsonc",
@@ -166,6 +183,63 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/crush.json",
     "**/.hg/hgrc",                    # Mercurial: hooks (pre-<command>), extensions
     "**/.jj/repo/config.toml",        # Jujutsu: pager, diff and merge tools it runs
+) + (
+    # What a login or interactive shell, ssh, git, an editor or a desktop
+    # session reads from a user's home and runs: by name wherever it lies
+    # (a root at a home or above the homes, a dotfiles checkout the home
+    # links or stows to); no project keeps a file of these names for
+    # another use.  A home's bin/ is protected only where it is a home
+    # (homes.py): a project's own bin/ stays writable.
+    "**/.bashrc",                     # bash: sourced by every interactive shell
+    "**/.bash_profile",               # bash: login shells
+    "**/.bash_login",
+    "**/.bash_logout",
+    "**/.bash_aliases",               # sourced by the .bashrc most distributions ship
+    "**/.profile",                    # sh, dash, bash, ksh: login shells; sets PATH
+    "**/.zshrc",                      # zsh: .zshenv runs for every zsh, scripts too
+    "**/.zshenv",
+    "**/.zprofile",
+    "**/.zlogin",
+    "**/.zlogout",
+    "**/.kshrc",
+    "**/.mkshrc",
+    "**/.cshrc",                      # csh, tcsh
+    "**/.tcshrc",
+    "**/.login",
+    "**/.logout",
+    "**/.config/fish",                # fish: config.fish, conf.d/, functions/
+    "**/.inputrc",                    # readline: macros typed into the shell
+    "**/.config/environment.d",       # systemd: the session's environment (PATH)
+    "**/.pam_environment",
+    "**/.xprofile",                   # X sessions: run at graphical login
+    "**/.xinitrc",
+    "**/.xsession",
+    "**/.xsessionrc",
+    "**/.config/autostart",           # desktop sessions: programs started at login
+    "**/.config/systemd/user",        # systemd user services
+    "**/.ssh",                        # ssh: config (ProxyCommand, LocalCommand, Match exec),
+    #                                   authorized_keys (command=), rc, environment
+    "**/.gitconfig",                  # git: the user's config (core.fsmonitor, aliases...)
+    "**/.config/git",                 # git: config, attributes (filters), hooks people keep
+    "**/.direnvrc",                   # direnv: sourced before every .envrc
+    "**/.config/direnv",
+    "**/.vimrc",                      # vim, neovim, emacs: read at every start
+    "**/.gvimrc",
+    "**/.vim",
+    "**/.config/nvim",
+    "**/.emacs",
+    "**/.emacs.el",
+    "**/.emacs.d",
+    "**/.config/emacs",
+    "**/.tmux.conf",                  # tmux, screen: run-shell, default-command
+    "**/.config/tmux",
+    "**/.screenrc",
+    "**/.ipython/*/startup",          # IPython: scripts run at every start of a profile
+    "**/.Rprofile",                   # R: sourced at start (the working directory's first)
+    "**/.irbrc",                      # irb, pry: Ruby run at start
+    "**/.pryrc",
+    "**/.gdbinit",                    # gdb: commands (shell, python) run at start
+    "**/.psqlrc",                     # psql: \\! runs a shell command at start
 )
 
 DEFAULT_PROTECT: tuple[str, ...] = GIT_PROTECT + HOST_CONFIG_PROTECT

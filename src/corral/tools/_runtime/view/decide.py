@@ -607,6 +607,13 @@ class View:
                 self.need_links(op, Op.MKDIR)
             else:
                 self.need_links(op)
+            if self.policy is not policy:  # a host config the look beyond read rules too
+                policy = self.policy
+                kind = policy.rule(location.path, op)
+                for made in location.creates:
+                    kind = kind or policy.rule(made, Op.MKDIR)
+                if kind is not None:
+                    return kind
         # the names leading here through links (none known, no other root: nothing to weigh)
         if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
             kind = self._alias_rule(location, op)
@@ -657,6 +664,10 @@ class View:
             if kind is not None:
                 return kind
             self.need_links(op)
+            if self.policy is not policy:  # a host config the look beyond read rules too
+                kind = self.policy.rule(path, op)
+                if kind is not None:
+                    return kind
         if self.links.locations or self.nested_in or self.opened_beneath or self.beside:
             kind = self._alias_rule(Location(path), op)
             if kind is not None:

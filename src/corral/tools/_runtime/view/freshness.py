@@ -953,8 +953,9 @@ class Freshness:
         """Before a decision links could change, where directories lie
         beyond those followed: each whose times moved since it was listed
         (or too soon before to be sure) is listed again, a link made there
-        learnt, one gone forgotten, a directory that appeared walked for
-        links (its directories' times kept).  Once per running ``call`` (its
+        learnt, one gone forgotten, a host config that came there read, a
+        directory that appeared walked for links and configs (its
+        directories' times kept).  Once per running ``call`` (its
         :meth:`catch_up` asks again); whether it was done within ``grace``
         seconds (``checkpoint`` polled: a cancel or the call's deadline
         stops it)."""
@@ -983,12 +984,19 @@ class Freshness:
                     continue
                 git = self._relist_beyond(directory, found, now_taken, reader, new) or git
             if new:
+                places: dict[str, frozenset[str]] = {}
                 left, met_git = walk_links(self._root, self._view.links, new,
-                                           stamp=self.stamp_beyond, most=WALK_NOW)
+                                           stamp=self.stamp_beyond, most=WALK_NOW,
+                                           places=places)
                 git = git or met_git
+                for place, tops in places.items():
+                    if self.config_places.get(place, frozenset()) >= tops:
+                        continue
+                    self.config_places[place] = self.config_places.get(place, frozenset()) | tops
+                    self._places_grew = True
                 if left:
                     self._view.learn_every_link_later(tuple(left))
-        if git:
+        if git or self._places_grew:  # a host config came: read before the call decides
             with self._guard:
                 self.look_again()
         self.beyond_looked_for = call
@@ -1012,6 +1020,7 @@ class Freshness:
             entries = self._view.look.entries(directory)
         except OSError:
             return False
+        self._note_places(directory, entries)  # a host config there is read (look_again)
         names = set()
         git = False
         depth = directory.count("/") + 2

@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from ....contained import Root
-from ..._policy.gitdirs import (Enclosing, enclosing_work_tree, lies_in_git_directory,
+from ..._policy.gitdirs import (Enclosing, enclosing_work_trees, lies_in_git_directory,
                                 scan_enclosing)
+from ..._policy.homes import home_path_dirs, lies_in_protected_place, protects_host_configs
 from ..._policy.pythonstart import root_place
-from ..._policy.rules import Policy
+from ..._policy.rules import HOST_CONFIG_PROTECT, Policy
 from .decide import View
 from .freshness import Freshness
 from .links import MAX_SCANNED_LINKS, LinkMap, LinkReader, RootLook, git_scan
@@ -66,6 +67,7 @@ def open_view(root: RootLike, policy: Policy, *,
         if rooted.guards_git and (above.whole or found.whole
                                   or lies_in_git_directory(known_as[1])):
             rooted = rooted.extended(protect=["/*"])  # all of it is git's, as under .git/
+        rooted = _homes_rules(rooted, known_as[1])
         links = LinkMap()
         scanned = tuple(found.links[:MAX_SCANNED_LINKS])
         if not rooted.is_empty:
@@ -104,25 +106,55 @@ def open_view(root: RootLike, policy: Policy, *,
     return view
 
 
+def _homes_rules(rooted: Policy, real: str) -> Policy:
+    """``rooted`` with what the users' homes add where the default host
+    rules hold: a home's ``bin/`` and ``.local/bin/`` (on ``PATH``), where
+    the home is the root or lies in it; all of a root opened inside a
+    place those rules protect as a whole (``~/.ssh``, a home's ``bin/``)."""
+    host = protects_host_configs(rooted.protect, HOST_CONFIG_PROTECT)
+    if not host:
+        return rooted
+    if lies_in_protected_place(real, host):
+        return rooted.extended(protect=["/*"])
+    dirs = home_path_dirs(real)
+    if not dirs:
+        return rooted
+    return rooted.extended(protect=["/" + _literal(place) for place in dirs])
+
+
+# work trees above a root read at open (each bounded as the scan of a root
+# is); one more protects all of the root, what it runs being unknown
+_MOST_ENCLOSING = 16
+
+
 def _enclosing(opened: Root, real: str) -> Enclosing:
-    """What the nearest work tree whose top lies above the root runs inside
-    the root (git run there runs it, whether or not the root is a work tree
-    of its own): its git config's programs, its hooks' scripts, the host
-    configs from its top down to the root (:func:`scan_enclosing`).  Read
-    here, once, by the host's own path to the root, read-only and bounded
-    as the scan of the root is; nothing read above the root is shown to
-    the model, it only adds protections."""
+    """What each work tree whose top lies above the root runs inside the
+    root (git run there runs it, whether or not the root is a work tree of
+    its own, and an outer repository's git runs what its own config names,
+    whatever lies between): its git config's programs, its hooks' scripts,
+    the host configs from its top down to the root
+    (:func:`scan_enclosing`).  Read here, once, by the host's own path to
+    the root, read-only and bounded as the scan of the root is; nothing
+    read above the root is shown to the model, it only adds protections."""
     if opened.path.startswith("<fd "):
         return Enclosing()
-    top = enclosing_work_tree(real)
-    if top is None:
-        return Enclosing()
-    try:
-        above = Root(top, backend=opened.backend)
-    except OSError:
-        return Enclosing()
-    with above:
-        return scan_enclosing(RootLook(above), os.path.relpath(real, top))
+    tops = enclosing_work_trees(real, _MOST_ENCLOSING)
+    if len(tops) > _MOST_ENCLOSING:
+        return Enclosing(whole=True)
+    dirs: list[str] = []
+    python_dirs: list[str] = []
+    whole = False
+    for top in tops:
+        try:
+            above = Root(top, backend=opened.backend)
+        except OSError:
+            continue
+        with above:
+            found = scan_enclosing(RootLook(above), os.path.relpath(real, top))
+        dirs.extend(found.dirs)
+        python_dirs.extend(found.python_dirs)
+        whole = whole or found.whole
+    return Enclosing(tuple(dict.fromkeys(dirs)), tuple(dict.fromkeys(python_dirs)), whole)
 
 
 def _still_named(opened: Root, identity: tuple[int, int]) -> None:

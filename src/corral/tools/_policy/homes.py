@@ -1,0 +1,104 @@
+"""Users' home directories in or around a root.
+
+The startup files a shell, ssh, git or an editor reads from a home
+(``.bashrc``, ``.ssh/``, ``.gitconfig``...) are protected by name wherever
+they lie (:data:`~.rules.HOST_CONFIG_PROTECT`).  Two things depend on
+where a home is:
+
+* ``bin/`` and ``.local/bin/``: the ``.profile`` most systems ship puts
+  them first on ``PATH`` when they exist, so a program written there runs
+  in place of the user's own (``bin/ls``).  A project's ``bin/`` is its own
+  business; a home's is protected (:func:`home_path_dirs`), where the home
+  is the root or lies inside it;
+* a root opened inside a place the default rules protect as a whole
+  (``corral serve ~/.ssh``, ``~/.config/git``, a home's ``bin/``): every
+  path in it is that place's (:func:`lies_in_protected_place`).
+
+A home is ``$HOME`` or a home directory of the user database, compared by
+real path.  Read once, when a root is opened.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from .rules import Op, Policy, fold
+
+__all__ = ["HOME_PATH_DIRS", "home_path_dirs", "lies_in_protected_place"]
+
+# where the profile most systems ship (Debian's, Ubuntu's, Fedora's) looks
+# for programs of the user's own, put first on PATH
+HOME_PATH_DIRS = ("bin", ".local/bin")
+
+
+def _homes() -> tuple[str, ...]:
+    """The real paths of ``$HOME`` and of every home the user database
+    lists (``/`` left out: a daemon's home names no user's files)."""
+    found: list[str] = []
+    home = os.environ.get("HOME")
+    if home and os.path.isabs(home):
+        found.append(home)
+    try:
+        import pwd  # not on Windows
+        found.extend(entry.pw_dir for entry in pwd.getpwall())
+    except (ImportError, OSError):
+        pass
+    real = {os.path.realpath(path) for path in found if path and os.path.isabs(path)}
+    real.discard("/")
+    return tuple(sorted(real))
+
+
+def home_path_dirs(real_root: str) -> tuple[str, ...]:
+    """The ``bin/`` and ``.local/bin/`` of each home that is the root (at
+    the real host path ``real_root``) or lies inside it, relative to the
+    root."""
+    root = real_root.rstrip("/") or "/"
+    prefix = root if root == "/" else root + "/"
+    places: list[str] = []
+    for home in _homes():
+        if home == root:
+            places.extend(HOME_PATH_DIRS)
+        elif home.startswith(prefix):
+            below = home[len(prefix):]
+            places.extend(f"{below}/{name}" for name in HOME_PATH_DIRS)
+    return tuple(dict.fromkeys(places))
+
+
+def lies_in_protected_place(real_root: str, protect: Sequence[str]) -> bool:
+    """Whether the root at the real host path ``real_root`` is, or lies
+    inside, a directory the patterns ``protect`` (the default host rules,
+    read from ``/``) name as a whole, or a home's ``bin/`` or
+    ``.local/bin/``: everything in it is then protected, as it would be
+    from a root above it."""
+    parts = [part for part in real_root.split("/") if part]
+    if not parts:
+        return False
+    if _under_home_path_dir(real_root):
+        return True
+    rules = _policy(tuple(protect))
+    return any(rules.rule("/".join(parts[:end]), Op.MKDIR) is not None
+               for end in range(1, len(parts) + 1))
+
+
+def _under_home_path_dir(real_root: str) -> bool:
+    root = fold(real_root.rstrip("/"))
+    for home in _homes():
+        for name in HOME_PATH_DIRS:
+            place = fold(f"{home}/{name}")
+            if root == place or root.startswith(place + "/"):
+                return True
+    return False
+
+
+@lru_cache(maxsize=4)
+def _policy(protect: tuple[str, ...]) -> Policy:
+    return Policy(protect=protect, secrets=(), allow_git_writes=True)
+
+
+def protects_host_configs(protect: Iterable[str], host: Iterable[str]) -> tuple[str, ...]:
+    """The patterns of ``host`` that ``protect`` holds (the default host
+    rules a policy keeps)."""
+    held = set(protect)
+    return tuple(pattern for pattern in host if pattern in held)
