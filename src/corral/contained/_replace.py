@@ -152,7 +152,8 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
     Raises whatever the system calls raise (``OSError`` with the kernel's
     errno, no filename: the caller names its path), and
     :class:`TargetChangedError` when ``expect`` no longer holds.  On any
-    failure the temporary file is removed and ``name`` is untouched.
+    failure the temporary file is removed and ``name`` is untouched (once
+    an exclusive link made ``name``, the write is done: nothing raised).
     """
     if exclusive and expect is not None:
         raise ValueError("expect is for replacing a file; exclusive creates one")
@@ -214,7 +215,12 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
             _check_expected(backend, dir_fd, name, expect)
         if exclusive:
             backend.link_at(dir_fd, tmp, dir_fd, name)
-            backend.unlink_at(dir_fd, tmp)
+            try:
+                backend.unlink_at(dir_fd, tmp)
+            except OSError:
+                # ``name`` holds the content now: the write is done, whatever
+                # becomes of its second name (tried once more, else left)
+                _unlink_quietly(backend, dir_fd, tmp)
         else:
             backend.rename_at(dir_fd, tmp, dir_fd, name)
     except BaseException:
@@ -223,6 +229,13 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
         except OSError:
             pass
         raise
+
+
+def _unlink_quietly(backend: Backend, dir_fd: int, name: str) -> None:
+    try:
+        backend.unlink_at(dir_fd, name)
+    except OSError:
+        pass
 
 
 class HeldParent:

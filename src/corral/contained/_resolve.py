@@ -177,11 +177,13 @@ class Anchor:
             os.close(fd)  # opened by os.open (Root) or by a backend for a copy
 
     def root_gone(self, root_fd: int) -> bool:
-        """Whether the root directory was removed (sticky once seen)."""
+        """Whether the root directory was removed (sticky once seen).  A
+        failing ``fstat`` (``EIO``, ``ENOMEM``) answers yes for the asking
+        call only: it fails closed, and the next call looks again."""
         try:
             gone = self.backend.fstat(root_fd).st_nlink == 0
         except OSError:
-            gone = True
+            return True
         if gone:
             self.vanished = True
         return gone
