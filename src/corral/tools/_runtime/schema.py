@@ -305,6 +305,12 @@ def _field_check(schema: Mapping[str, Any]) -> _FieldCheck | None:
                         and "\x00" not in value and (value.isascii() or _encodes(value)))
             return bounded
 
+        if most is None and not least and nul_ok and choices is None:  # a file's content
+            def text(value: Any, max_chars: int | None) -> bool:
+                return (type(value) is str and (max_chars is None or len(value) <= max_chars)
+                        and (value.isascii() or _encodes(value)))
+            return text
+
         def string(value: Any, max_chars: int | None) -> bool:
             limit = most if most is not None else max_chars
             return (type(value) is str and len(value) >= least

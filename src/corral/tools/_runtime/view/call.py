@@ -11,6 +11,7 @@ from weakref import ref as weak_ref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import NoReturn, Protocol, TypeVar
 
 from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, PathError,
@@ -492,6 +493,16 @@ def _plain_step(view: View, checkpoint: Checkpoint, rel: str, kind: type[_PlainT
     return step
 
 
+def _holds_head(fresh: Freshness | None, held: HeldParent, rel: str) -> bool:
+    """Whether ``held``'s directory (of the file ``rel``) has a ``HEAD``:
+    remembered by the watch while no event but this view's own arrivals
+    of other names came (:meth:`Freshness.entries_fact`), else looked at."""
+    if fresh is None or not fresh.watching:
+        return held.holds("HEAD")
+    return fresh.entries_fact(rel[:len(rel) - len(held.name) - 1], "HEAD",
+                              partial(held.holds, "HEAD"))
+
+
 def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
                   fits: Callable[[os.stat_result], bool],
                   prepare: Callable[[os.stat_result, bytes], bytes | None]) -> bool:
@@ -530,7 +541,7 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
             return False
         locked = held.fileno()
         _RELEASED_BY_CLOSE.add(locked)
-        if guards_git and held.holds("HEAD"):
+        if guards_git and _holds_head(view.freshness, held, rel):
             return False  # maybe a repository: looked at in full
         info = held.open_file()
         if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1 or \

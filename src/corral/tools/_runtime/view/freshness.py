@@ -435,7 +435,9 @@ class _KernelWatch:
             return False
         if not backend.watch_one_replace(data, wd, _ARRIVAL_BYTES.get(name) or _arrival(name)):
             return False
-        watcher._changes += 1  # (as every event counts)
+        # as the loop counts it: the view's own arrival changes no fact but
+        # one of its own name
+        watcher._facts.pop((entry[1], name), None)
         entry[0] -= 1
         if entry[0] <= 0:
             del expected[key]
@@ -596,9 +598,10 @@ class Freshness:
         # one arrival event there needs no look, the directory, the drain
         # after which it has been read (-1: an act under way)]
         self.expected: dict[tuple[int, str], list[Any]] = {}
-        # counts the watch's events read and the changes taken in: a fact of
-        # a directory's entries remembered under one count holds while it
-        # stays (:meth:`entries_fact`)
+        # counts the watch's events read (but the view's own arrivals, which
+        # drop the facts of their names alone) and the changes taken in: a
+        # fact of a directory's entries remembered under one count holds
+        # while it stays (:meth:`entries_fact`)
         self._changes = 0
         self._facts: dict[tuple[str, str], tuple[int, int, bool]] = {}
         # directory of the tree beyond those followed -> its times, and a
@@ -1125,11 +1128,11 @@ class Freshness:
         arrivals left out, and a name gone that was neither a known link
         nor a directory left out too (nothing to forget).  Called under
         the watch's lock."""
-        self._changes += 1  # any event, this view's own acts' too
         names: dict[str, bool] = {}
         expected = self.expected
         for name, mask in events:
             if name is None or mask & _SELF:
+                self._changes += 1
                 self.changed(directory, name, lost=bool(mask & _SELF))
             elif not mask & _ARRIVALS:
                 names[name] = False
@@ -1137,7 +1140,8 @@ class Freshness:
                 entry = expected.get((wd, name)) if expected else None
                 if entry is None:
                     names[name] = True
-                else:  # this view's own act's: nothing to look at
+                else:  # this view's own act's: nothing to look at, no fact changed but its name's
+                    self._facts.pop((directory, name), None)
                     entry[0] -= 1
                     if entry[0] <= 0:
                         del expected[(wd, name)]
@@ -1145,6 +1149,7 @@ class Freshness:
                             _KERNEL.expecting.pop(id(self), None)
         if not names:
             return
+        self._changes += 1  # another program's event (a fact of any entry may have changed)
         known = self._entries.get(directory, ())
         view = self._view_ref()
         located = view.links.locations if view is not None else ()
@@ -1352,8 +1357,9 @@ class Freshness:
     def entries_fact(self, directory: str, name: str, look: Callable[[], bool]) -> bool:
         """``look()``, a fact of the entries of the followed ``directory``
         (whether one is called ``name``), remembered while the watch reads
-        no event anywhere (each call reads them first): looked at again
-        after any, and every time where nothing watches ``directory``."""
+        no event anywhere (each call reads them first) but this view's own
+        arrivals of other names: looked at again after any, and every time
+        where nothing watches ``directory``."""
         wd = self._watched.get(directory, -1)
         if not self.watching or self.dirty or wd < 0 or self._by_wd.get(wd) != directory:
             return look()
