@@ -63,6 +63,7 @@ from ._errors import InvalidPathError
 __all__ = ["NativeBackend", "NativeLister", "FileScanner"]
 
 _ENCODING = sys.getfilesystemencoding()
+_U64 = (1 << 64) - 1
 _ENCODE_ERRORS = sys.getfilesystemencodeerrors()
 
 RESOLVE_NO_XDEV = _lib.CORRAL_RESOLVE_NO_XDEV
@@ -250,8 +251,10 @@ class NativeBackend(Backend):
         c_name = name.encode(_ENCODING, _ENCODE_ERRORS)
         if b"\0" in c_tmp or b"\0" in c_name:
             raise InvalidPathError("path contains a NUL byte")
+        # as C's uint64_t: a platform whose dev_t is signed (Darwin) may give a negative one
         answer: int = _lib.corral_replace_file(dir_fd, c_tmp, c_name, data, len(data), flags,
-                                               mode, owner[0], owner[1], expect[0], expect[1])
+                                               mode, owner[0], owner[1], expect[0] & _U64,
+                                               expect[1] & _U64)
         if answer < 0:
             _fail()
         return answer
