@@ -44,7 +44,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> ListResult:
     with _directory(ctx, rel, shown) as handle:  # policy, host and listing: this directory
         if args["depth"] > 1:  # a tree: the host is asked about the whole depth
             return _listing_tree.tree(ctx, handle, args)
-        ctx.authorize(ListRequest(shown))
+        if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
+            ctx.authorize(ListRequest(shown))
         if ctx.asks_host:  # THREATS row 10: the name swapped while the host decided
             info = handle.stat()
             ctx.ensure_same(rel, (info.st_dev, info.st_ino))

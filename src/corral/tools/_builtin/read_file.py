@@ -368,14 +368,14 @@ def _rendered(facts: _Facts, window: TextWindow, offset: int, data: bytes,
     it shows the whole file: ``data`` (when ASCII; else its text), which the
     renderer decodes or cuts only if it needs to, since the native window
     declines a file with a ``\r``, a byte order mark or a line to cut."""
-    facts.total = window.total
-    facts.endings = "lf" if window.has_newline else "none"
-    content = window.content
-    if offset == 1 and window.shown == window.total and content:
+    content, total, shown, has_newline, _, starts, plain = window  # (a look at each field)
+    facts.total = total
+    facts.endings = "lf" if has_newline else "none"
+    if offset == 1 and shown == total and content:
         # the rows' starts are offsets in the bytes: in the text too when it is ASCII
-        content = (NumberedText.of_file(content, 1, data, window.starts, window.plain)
+        content = (NumberedText.of_file(content, 1, data, starts, plain)
                    if text is None else NumberedText.of_file(content, 1, text))
-    facts.rendered = (content, window.shown, [])
+    facts.rendered = (content, shown, [])
     return facts
 
 
