@@ -173,3 +173,31 @@ def test_what_a_users_git_config_runs_inside_the_root_is_protected(tmp_path, mak
     assert not (at / "myhooks").exists() and not (at / "bin2").exists()
     assert not (at / "tools" / "pager.sh").exists() and not (at / "tmpl").exists()
     assert other["ok"] is True, other
+
+
+# what an editor or agent runs from a user's home at its start: installed
+# extensions' code, user settings naming programs, MCP servers and plugins
+EDITOR_AND_AGENT_HOME_FILES = [
+    ".vscode/extensions/evil.ext-1.0.0/extension.js", ".vscode-server/data/Machine/settings.json",
+    ".vscode-oss/extensions/x/main.js", ".cursor/extensions/x/main.js",
+    ".cursor-server/extensions/x/main.js", ".windsurf/extensions/x/main.js",
+    ".config/Code/User/settings.json", ".config/Code/User/tasks.json",
+    ".config/Cursor/User/settings.json", ".config/VSCodium/User/settings.json",
+    "Library/Application Support/Code/User/settings.json",
+    ".config/zed/settings.json", ".config/helix/config.toml", ".config/goose/config.yaml",
+    ".continue/config.yaml", ".continue/config.ts", ".config/opencode/plugin/x.ts",
+    ".local/share/nvim/site/plugin/x.lua",
+]
+
+
+@pytest.mark.parametrize("name", EDITOR_AND_AGENT_HOME_FILES)
+def test_what_an_editor_or_agent_runs_from_a_home_is_protected(tmp_path, make_root, name):
+    check_protected_by_name(tmp_path, make_root, name)
+
+
+def test_a_projects_extension_recommendations_stay_writable(tmp_path, make_root):
+    with Toolbox(make_root(tmp_path)) as toolbox:
+        answers = [toolbox.call("write_file", {"path": path, "content": "{}\n"})
+                   for path in (".vscode/extensions.json", "config/Code/x.json",
+                                "extensions/x.js")]
+    assert all(answer["ok"] is True for answer in answers), answers
