@@ -239,7 +239,31 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.irbrc",                      # irb, pry: Ruby run at start
     "**/.pryrc",
     "**/.gdbinit",                    # gdb: commands (shell, python) run at start
-    "**/.psqlrc",                     # psql: \\! runs a shell command at start
+    "**/.psqlrc",                     # psql: \! runs a shell command at start
+    # what an editor or agent runs from a home at its start: installed
+    # extensions' code, user settings naming programs, servers and plugins
+    "**/.vscode/extensions",
+    "**/.vscode-server",
+    "**/.vscode-oss/extensions",
+    "**/.cursor/extensions",
+    "**/.cursor-server",
+    "**/.windsurf/extensions",
+    "**/.config/Code/User",
+    "**/.config/Code - Insiders/User",
+    "**/.config/Cursor/User",
+    "**/.config/VSCodium/User",
+    "**/.config/Windsurf/User",
+    "**/Library/Application Support/Code/User",
+    "**/Library/Application Support/Cursor/User",
+    "**/Library/Application Support/VSCodium/User",
+    "**/.config/zed",
+    "**/.config/helix",
+    "**/.config/goose",
+    "**/.continue/config.yaml",
+    "**/.continue/config.json",
+    "**/.continue/config.ts",
+    "**/.config/opencode",
+    "**/.local/share/nvim/site",
 )
 
 DEFAULT_PROTECT: tuple[str, ...] = GIT_PROTECT + HOST_CONFIG_PROTECT
