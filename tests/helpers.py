@@ -26,6 +26,24 @@ def tree_snapshot(root: Path) -> dict[str, bytes | str]:
     return out
 
 
+_FD_DIR = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"  # Linux, macOS
+
+
+def open_fds() -> set[int]:
+    """This process's open fds.  The listing's own fd is among them, but it
+    takes the lowest free number: the same each time unless something changed."""
+    return {int(name) for name in os.listdir(_FD_DIR)}
+
+
+def fds_opened_since(before: set[int]) -> set[int]:
+    """The fds open now that were not open at ``before``: what a call left
+    open.  Not a count: between the two looks another thread of the process
+    may close an fd of its own (an earlier Toolbox's background walk, ending,
+    drops the last reference to its root), and a count that fell would hide
+    a leak or fail a call that leaked nothing."""
+    return open_fds() - before
+
+
 def make_repository(top: Path) -> Path:
     """A git work tree at ``top`` in git's minimal layout (``.git/HEAD``,
     ``objects/``, ``refs/``: what ``git rev-parse`` accepts), for fixtures

@@ -16,7 +16,7 @@ import pytest
 
 from corral.contained import HeldParent, StaleError
 
-from .helpers.trees import open_fds
+from ..helpers import fds_opened_since, open_fds
 
 
 def _fast(root) -> bool:
@@ -83,9 +83,7 @@ def test_not_one_plain_resolution_is_none(tmp_path, make_root, spelled):
     gc.collect()  # an earlier test's objects closed now, not during the call
     before = open_fds()
     assert root.hold_parent(spelled) is None
-    # no fd the call opened is left: every fd open now was open before (a
-    # count can fall while another thread of the process closes one of its own)
-    assert open_fds() <= before
+    assert not fds_opened_since(before)
 
 
 def test_a_closed_root_is_none(tmp_path, make_root):

@@ -26,6 +26,8 @@ from collections import Counter
 
 import pytest
 
+from ..helpers import fds_opened_since, open_fds
+
 try:
     from corral._native import ffi
     from corral._native import lib as _lib
@@ -104,10 +106,6 @@ def _errno_is_einval() -> bool:
     return ffi.errno == errno.EINVAL
 
 
-def _fds() -> int:
-    return len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
-
-
 @pytest.fixture
 def tree(tmp_path):
     """A directory fd holding a file, a subdirectory, a symlink, a FIFO and a
@@ -120,11 +118,11 @@ def tree(tmp_path):
     os.symlink("file", tmp_path / "link")
     os.mkfifo(tmp_path / "fifo")
     os.link(tmp_path / "file", tmp_path / "hard")
-    before = _fds()
+    before = open_fds()
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     yield fd, tmp_path
     os.close(fd)
-    assert _fds() == before, "a native call left an fd open"
+    assert not fds_opened_since(before), "a native call left an fd open"
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -17,7 +17,8 @@ import os
 
 import pytest
 
-from .helpers.trees import build, open_fds
+from ..helpers import fds_opened_since, open_fds
+from .helpers.trees import build
 from .helpers.operations import OPS, prepare
 from .helpers.table import RecordingBackend, recording_root
 from .test_root_table import CONSISTENCY, RESOLUTION, SPECIAL
@@ -77,12 +78,11 @@ def test_no_fd_leaks_when_any_backend_call_fails(op, make_root, scratch):
                 op.root(root, tree, tree.subst(case.path))
             except OSError:
                 pass
-            after = open_fds()
+            left = fds_opened_since(before)
             root.close()
             runs += 1
-            if before != after:
-                failures.append(f"{case.name}: fault at call {n}: fds left open "
-                                f"{sorted(after - before)}")
+            if left:
+                failures.append(f"{case.name}: fault at call {n}: fds left open {sorted(left)}")
             if recorder.calls < n:
                 break  # fewer than n calls: every call has had its fault
             n += 1

@@ -20,6 +20,8 @@ import pytest
 from corral.contained import EscapeError, Root, backend_by_name
 from corral.testing.backends import CountingBackend, Fault, FaultBackend, Tally
 
+from ..helpers import fds_opened_since, open_fds
+
 DEEP = 10
 
 
@@ -257,14 +259,14 @@ def test_a_final_link_climbing_back_lands_where_the_walk_lands(make_root, tmp_pa
     os.symlink("../../../target", deep / "link")
     root, backend = _counting_root(make_root, tmp_path)
     try:
-        fds = len(os.listdir("/proc/self/fd"))
+        fds = open_fds()
         tally = _count(backend,
                        lambda: root.write_bytes(f"{_dirs(DEEP)}/link", b"through the link"))
         assert (tmp_path / _dirs(DEEP - 3) / "target").read_bytes() == b"through the link"
         assert os.readlink(deep / "link") == "../../../target"
         assert root.realpath(f"{_dirs(DEEP)}/link") == f"{_dirs(DEEP - 3)}/target"
         # every directory opened to climb back is closed again
-        assert len(os.listdir("/proc/self/fd")) == fds
+        assert not fds_opened_since(fds)
         assert tally["open_at"] + tally["openat2"] == tally["close"]
     finally:
         root.close()

@@ -10,7 +10,6 @@ followed.  Driven by both SDK lines and on the wire.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 

@@ -5,7 +5,6 @@ content is the refusal envelope, and the loop goes on."""
 from __future__ import annotations
 
 import asyncio
-import json
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage

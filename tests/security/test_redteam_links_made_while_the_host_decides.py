@@ -5,7 +5,6 @@ is written through it."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 

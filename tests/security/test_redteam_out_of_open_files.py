@@ -20,7 +20,6 @@ lock (a move another process held exclusively was not waited for).
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 import resource
 import subprocess

@@ -75,7 +75,7 @@ PTH_ATTACKS = [
      f"{SITE}/_virtualenv.py"),
     ("write_file", {"path": f"{SITE}/__editable___proj_1_0_finder.py", "content": PAYLOAD},
      f"{SITE}/__editable___proj_1_0_finder.py"),
-    ("edit_file", {"path": f".venv/lib64/python3.11/site-packages/coverage/__init__.py",
+    ("edit_file", {"path": ".venv/lib64/python3.11/site-packages/coverage/__init__.py",
                    "oldText": "def process_startup(): pass\n", "newText": PAYLOAD},
      f"{SITE}/coverage/__init__.py"),
     ("make_directory", {"path": f"{SITE}/_virtualenv"}, f"{SITE}/_virtualenv"),

@@ -14,7 +14,6 @@ exactly once, the rest of the file unchanged; on every backend config.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 

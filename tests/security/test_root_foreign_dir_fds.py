@@ -15,6 +15,8 @@ import os
 
 import pytest
 
+from ..helpers import fds_opened_since, open_fds
+
 SECRET = b"OUTSIDE-SECRET"
 
 
@@ -71,10 +73,6 @@ def test_a_directory_fd_not_from_the_root_opens_nothing_outside(make_root, site)
         os.close(foreign)
 
 
-def _open_fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
-
-
 @pytest.mark.parametrize("topdown", [True, False], ids=["topdown", "bottom-up"])
 def test_a_walk_left_early_closes_every_fd(make_root, site, topdown):
     """THREATS row 19: no fd leaks after a call.  Leaving Root.walk/fwalk
@@ -84,7 +82,7 @@ def test_a_walk_left_early_closes_every_fd(make_root, site, topdown):
     finally closes (popped from pending / the stack before the yield)."""
     ws, _outside = site
     root = make_root(str(ws))
-    before = _open_fds()
+    before = open_fds()
     for _ in range(20):
         walk = root.fwalk(".", topdown=topdown)
         next(walk)
@@ -92,4 +90,5 @@ def test_a_walk_left_early_closes_every_fd(make_root, site, topdown):
     for _ in range(20):
         for _row in root.walk(".", topdown=topdown):
             break
-    assert _open_fds() == before, f"{_open_fds() - before} fds left open by 40 abandoned walks"
+    left = fds_opened_since(before)
+    assert not left, f"{len(left)} fds left open by 40 abandoned walks"

@@ -24,10 +24,11 @@ from collections.abc import Callable
 
 import pytest
 
+from ..helpers import fds_opened_since, open_fds
 from .helpers.world import CONFIG_IDS, CONFIGS, World, call_bounded, string_values
 from corral.contained import Root, backend_by_name
 from corral.tools import Refusal, Toolbox
-from .test_threats_tools import (INVALID, OK, SPECIAL_KIND, SPECIALS, CloexecWatch, _open_fds,
+from .test_threats_tools import (INVALID, OK, SPECIAL_KIND, SPECIALS, CloexecWatch,
                                 _swap_link_out, _swap_rename_over, expect, hard_link, loops,
                                 outward_links, specials)
 
@@ -348,11 +349,11 @@ def test_row19_no_fd_leaks(tmp_path, config):
         world.toolboxes.append(toolbox)
         paths = ("a.txt", "sub", "sub/../a.txt", "ldir/secret.txt", "labs", "loop", "c0", "fifo",
                  "sock", "hl", "missing/x.txt", "..", "a\x00b", "new/deep")
-        before = _open_fds()
+        before = open_fds()
         for slot in SLOTS:
             for path in paths:
                 envelope = world.call(toolbox, slot.tool, slot.args(path))
-                assert _open_fds() == before, f"{slot.id} {path!r}: an fd leaked"
+                assert not fds_opened_since(before), f"{slot.id} {path!r}: an fd leaked"
                 answer = slot.answer(envelope)
                 assert answer["ok"] or answer["code"] != "INTERNAL", (slot.id, path, answer)
         assert watch.opened > len(paths)

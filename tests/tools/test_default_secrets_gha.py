@@ -4,7 +4,6 @@ any case, and a host can allow it."""
 
 from __future__ import annotations
 
-import json
 
 import pytest
 

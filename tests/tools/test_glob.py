@@ -20,7 +20,7 @@ import pathspec
 import pytest
 
 from .helpers.envelope import assert_valid_envelope
-from ..helpers import make_repository
+from ..helpers import fds_opened_since, make_repository, open_fds
 
 from corral.contained import Backend, Root, available_backends, backend_by_name
 from corral.tools import GlobRequest, Limits, Toolbox
@@ -592,19 +592,15 @@ def test_agent_mistakes(tmp_path, make_toolbox, row, what, args, expected, detai
         assert follow["paths"] == ["build/gen.py"]
 
 
-def _open_fds() -> int:
-    return len(os.listdir("/dev/fd"))
-
-
 def test_no_descriptor_leaks_when_stopping_early_or_refusing(tmp_path, make_toolbox):
     for i in range(30):
         (tmp_path / f"d{i}" / "e").mkdir(parents=True)
         (tmp_path / f"d{i}" / "e" / "f.py").write_text("")
     toolbox = make_toolbox(tmp_path, limits=Limits(search_results=3))
     call(toolbox, {"pattern": "*.py"})  # warm up lazy imports
-    before = _open_fds()
+    before = open_fds()
     for args in ({"pattern": "*.py"}, {"pattern": "**/e/*.py", "path": "d1"},
                  {"pattern": "../*"}, {"pattern": "*", "path": "d1/e/f.py"},
                  {"pattern": "*", "path": "nope"}):
         call(toolbox, args)
-    assert _open_fds() == before
+    assert not fds_opened_since(before)

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from .helpers.catalogue import load_cases, make_case_tree, run_case
+from .helpers.catalogue import load_cases, run_case
 from .helpers.envelope import assert_valid_envelope
 
 from corral.tools import Code, Kind, Refusal, Toolbox

@@ -18,6 +18,8 @@ import pytest
 from corral.contained import ScanStatus
 from corral.contained import available_backends, backend_by_name
 
+from ..helpers import fds_opened_since, open_fds
+
 HAS_NATIVE = "native" in available_backends()
 pytestmark = pytest.mark.skipif(not HAS_NATIVE, reason="corral._native was not built")
 
@@ -129,15 +131,11 @@ def test_listing_of_a_directory_larger_than_the_buffer(tmp_path):
     assert listing[2] == [f"d{i:04}/" for i in range(500)]
 
 
-def _open_fds() -> int:
-    return len(os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"))
-
-
 def test_open_list_refuses_a_symlink_and_leaks_nothing(tmp_path):
     (tmp_path / "real").mkdir()
     os.symlink("real", tmp_path / "link")
     parent = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
-    before = _open_fds()
+    before = open_fds()
     try:
         with pytest.raises(OSError) as caught:
             _NativeLister().open_list(parent, "link", os.O_RDONLY | os.O_DIRECTORY |
@@ -145,7 +143,7 @@ def test_open_list_refuses_a_symlink_and_leaks_nothing(tmp_path):
         assert caught.value.errno in (errno.ELOOP, errno.ENOTDIR)
         with pytest.raises(FileNotFoundError):
             _NativeLister().open_list(parent, "gone", os.O_RDONLY | os.O_DIRECTORY)
-        assert _open_fds() == before
+        assert not fds_opened_since(before)
     finally:
         os.close(parent)
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from corral.tools import Toolbox
 
+from ..helpers import fds_opened_since, open_fds
+
 
 def _lockable_now(directory: Path) -> bool:
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
@@ -151,10 +153,6 @@ def test_without_flock_a_thread_lock_still_keeps_two_steps_on_a_directory_apart(
         root.close()
 
 
-def _open_fds() -> int:
-    return len(os.listdir("/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"))
-
-
 def test_a_closed_or_collected_toolbox_leaves_no_lock_file_open(tmp_path):
     # the tree-lock file was kept per root for the process's life: a server
     # opening each client's roots, or a test run, piled up one fd per root
@@ -173,20 +171,20 @@ def test_a_closed_or_collected_toolbox_leaves_no_lock_file_open(tmp_path):
     gc.disable()  # what earlier tests dropped is collected above, not mid-count
     try:
         open_and_close_one("flush")
-        before = _open_fds()
+        before = open_fds()
         for i in range(100):
             root = tmp_path / f"closed{i}"
             root.mkdir()
             with Toolbox(root) as box:
                 use(box)
-        assert _open_fds() == before
+        assert not fds_opened_since(before)
         for i in range(100):
             root = tmp_path / f"dropped{i}"
             root.mkdir()
             use(Toolbox(root))
         gc.collect()
         open_and_close_one("after")
-        assert _open_fds() == before
+        assert not fds_opened_since(before)
     finally:
         gc.enable()
 

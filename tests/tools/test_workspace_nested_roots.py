@@ -125,7 +125,7 @@ def test_a_link_in_the_outer_root_into_the_inner_roots_denied_folder(tmp_path, m
 
 def test_roots_opened_through_links_on_the_host_are_placed_by_their_directories(
         tmp_path, make_root):
-    proj = _tree(tmp_path)
+    _tree(tmp_path)
     (tmp_path / "via").symlink_to("proj")
     (tmp_path / "inner-link").symlink_to("proj/inner")
     ws = _workspace(make_root, str(tmp_path / "via"), str(tmp_path / "inner-link"))

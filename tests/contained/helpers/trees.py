@@ -240,10 +240,3 @@ def outside_part(prints: dict) -> dict:
             if k != "ws" and not k.startswith("ws/")}
 
 
-_FD_DIR = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"
-
-
-def open_fds() -> set[str]:
-    """This process's open fds.  The listing's own fd is in it, but it gets the
-    lowest free number, the same each time unless something else leaked."""
-    return set(os.listdir(_FD_DIR))

@@ -42,6 +42,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from ...helpers import fds_opened_since, open_fds
 from . import oracle
 from .settings import TMP_BASE
 from corral.contained import Root, available_backends, backend_by_name
@@ -214,13 +215,6 @@ OPERATIONS: list[Operation] = [
 OPERATIONS_BY_NAME = {op.name: op for op in OPERATIONS}
 
 
-def _fd_count() -> int:
-    for where in ("/proc/self/fd", "/dev/fd"):  # Linux, macOS
-        if os.path.isdir(where):
-            return len(os.listdir(where))
-    return -1
-
-
 def _event(text: str) -> None:
     try:
         from hypothesis import event
@@ -376,7 +370,7 @@ class Harness:
         # cycle collector off while counting (collecting each time is 10x slower).
         gc.disable()
         try:
-            fds_before = _fd_count()
+            fds_before = open_fds()
             results = []
             expected = []
             for root, world, kfd in zip(self.roots, self.worlds, self.kfds):
@@ -388,7 +382,7 @@ class Harness:
                 kresult = self._kernel(op, self.kfd, self.kworld,
                                        [self.kworld.render(p) for p in paths])
                 expected = [kresult] * len(results)
-            fds_after = _fd_count()
+            fds_left = fds_opened_since(fds_before)
         finally:
             gc.enable()
         where = f"{op.name}{tuple(paths)!r}"
@@ -406,7 +400,7 @@ class Harness:
         for config, got in zip(self.configs[1:], results[1:]):
             assert (got.ok, got.value, got.detail) == (first.ok, first.value, first.detail), (
                 f"{where}: {config.label} gave {got!r}, {self.configs[0].label} gave {first!r}")
-        assert fds_after == fds_before, f"{where}: fd count {fds_before} -> {fds_after}"
+        assert not fds_left, f"{where}: fds left open {sorted(fds_left)}"
         outcome = expected[0] if expected else first
         key = outcome.brief() if outcome.ok or not str(outcome.value).startswith("raised") \
             else "raised"
