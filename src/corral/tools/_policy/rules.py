@@ -31,7 +31,7 @@ import unicodedata
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Generic, TypeVar
 
 import pathspec
@@ -551,7 +551,15 @@ def _read(patterns: Iterable[str]) -> tuple[tuple[str, ...], frozenset[str]]:
 
 
 def _compiled(patterns: Sequence[str]) -> _Rules | None:
-    return _Rules(patterns) if patterns else None
+    return _rules(tuple(patterns)) if patterns else None
+
+
+@lru_cache(maxsize=64)
+def _rules(patterns: tuple[str, ...]) -> _Rules:
+    """One :class:`_Rules` per list of patterns (it never changes once
+    built): each root opened compiles the default list, and each policy
+    a root's look extends (its places added) compiles its own."""
+    return _Rules(patterns)
 
 
 _DECIDED_MAX = 4096  # decisions remembered per policy (then forgotten at once)
