@@ -136,3 +136,68 @@ def test_a_root_inside_a_place_a_home_runs_from_is_protected(tmp_path, make_root
     assert _refused(write) and _refused(edit), (write, edit)
     assert not (tmp_path / inside / "config").exists()
     assert (tmp_path / inside / "present").read_text() == USERS
+
+
+USER_GITCONFIG = ("[core]\n\tfsmonitor = ~/tools/fsmon.sh\n\thooksPath = ~/myhooks\n"
+                  "[include]\n\tpath = ~/.gitconfig.local\n[init]\n\ttemplateDir = ~/tmpl\n")
+
+
+@pytest.mark.parametrize("home", [".", "home/ann"])
+def test_what_a_users_git_config_runs_inside_the_root_is_protected(tmp_path, make_root,
+                                                                    monkeypatch, home):
+    """Git reads the home's ``.gitconfig`` (and ``.config/git/config``) in
+    every repository: a program it names by ``~/`` or by the home's path,
+    its global hooks directory and template directory (whose hooks every
+    ``git init`` and ``git clone`` copies) run wherever the user runs git."""
+    at = tmp_path / home
+    at.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("HOME", str(at))
+    (at / ".gitconfig").write_text(USER_GITCONFIG)
+    (at / ".gitconfig.local").write_text('[alias]\n\tx = "!~/bin2/x.sh"\n')
+    (at / ".config" / "git").mkdir(parents=True)
+    (at / ".config" / "git" / "config").write_text(f"[core]\n\tpager = {at}/tools/pager.sh\n")
+    (at / "tools").mkdir()
+    (at / "tools" / "fsmon.sh").write_text(USERS)
+    (at / "notes").mkdir()
+    prefix = "" if home == "." else f"{home}/"
+    with Toolbox(make_root(tmp_path)) as toolbox:
+        edit = toolbox.call("edit_file", {"path": f"{prefix}tools/fsmon.sh",
+                                          "oldText": USERS.rstrip("\n"), "newText": PAYLOAD})
+        writes = [toolbox.call("write_file", {"path": f"{prefix}{path}", "content": PAYLOAD})
+                  for path in ("myhooks/pre-commit", "bin2/x.sh", "tools/pager.sh",
+                               "tmpl/hooks/pre-commit")]
+        other = toolbox.call("write_file", {"path": f"{prefix}notes/a.txt", "content": "ok\n"})
+    assert _refused(edit), edit
+    assert all(_refused(answer) for answer in writes), writes
+    assert (at / "tools" / "fsmon.sh").read_text() == USERS
+    assert not (at / "myhooks").exists() and not (at / "bin2").exists()
+    assert not (at / "tools" / "pager.sh").exists() and not (at / "tmpl").exists()
+    assert other["ok"] is True, other
+
+
+# what an editor or agent runs from a user's home at its start: installed
+# extensions' code, user settings naming programs, MCP servers and plugins
+EDITOR_AND_AGENT_HOME_FILES = [
+    ".vscode/extensions/evil.ext-1.0.0/extension.js", ".vscode-server/data/Machine/settings.json",
+    ".vscode-oss/extensions/x/main.js", ".cursor/extensions/x/main.js",
+    ".cursor-server/extensions/x/main.js", ".windsurf/extensions/x/main.js",
+    ".config/Code/User/settings.json", ".config/Code/User/tasks.json",
+    ".config/Cursor/User/settings.json", ".config/VSCodium/User/settings.json",
+    "Library/Application Support/Code/User/settings.json",
+    ".config/zed/settings.json", ".config/helix/config.toml", ".config/goose/config.yaml",
+    ".continue/config.yaml", ".continue/config.ts", ".config/opencode/plugin/x.ts",
+    ".local/share/nvim/site/plugin/x.lua",
+]
+
+
+@pytest.mark.parametrize("name", EDITOR_AND_AGENT_HOME_FILES)
+def test_what_an_editor_or_agent_runs_from_a_home_is_protected(tmp_path, make_root, name):
+    check_protected_by_name(tmp_path, make_root, name)
+
+
+def test_a_projects_extension_recommendations_stay_writable(tmp_path, make_root):
+    with Toolbox(make_root(tmp_path)) as toolbox:
+        answers = [toolbox.call("write_file", {"path": path, "content": "{}\n"})
+                   for path in (".vscode/extensions.json", "config/Code/x.json",
+                                "extensions/x.js")]
+    assert all(answer["ok"] is True for answer in answers), answers

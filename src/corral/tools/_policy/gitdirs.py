@@ -84,7 +84,7 @@ __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "s
            "in_git_directory", "in_git_subdirectory", "GIT_SUBDIRECTORIES",
            "looks_like_repository", "made_repository", "carried_repository",
            "lies_in_git_directory", "enclosing_work_trees",
-           "scan_enclosing",
+           "scan_enclosing", "scan_user_configs", "USER_GIT_CONFIGS",
            "Enclosing"]
 
 MAX_DIRS = 2000
@@ -94,7 +94,10 @@ MAX_CONFIGS = 1024  # configs, hook directories, work trees read (a root of chec
 MAX_LINK_STEPS = 8  # the last steps of a named path looked at for links
 MAX_PYTHON_FILES = 64  # a hook's Python modules read for the modules they import
 MAX_PROGRAMS = 512  # distinct program paths (and their bases) looked up across the configs
-_CONFIG_KEYS = {("core", "hookspath"), ("include", "path"), ("includeif", "path")}
+_CONFIG_KEYS = {("core", "hookspath"), ("include", "path"), ("includeif", "path"),
+                ("init", "templatedir")}
+# a user's own git configs, in a home: read by git in every repository
+USER_GIT_CONFIGS = (".gitconfig", ".config/git/config")
 # the names git runs from a hooks directory (githooks(5)): protected one by
 # one where that directory is the root itself (never protected as a whole)
 HOOK_NAMES = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit",
@@ -291,6 +294,10 @@ class _Found:
         # directories holding a host's own config, and the names there it may lie under
         self.projects: list[tuple[str, frozenset[str]]] = []
         self.host_configs_read: set[str] = set()
+        # a user's config (and what it includes) -> the home's absolute
+        # spelling, which ``~`` names in it
+        self.tilde: dict[str, str] = {}
+        self.tilde_now: str | None = None
 
     def text(self, rel: str) -> str | None:
         """The text of a file that names programs (as :meth:`GitLook.text`);
@@ -382,6 +389,9 @@ class _Found:
             text = self.text(config)
             if text is None:
                 continue
+            self.tilde_now = self.tilde.get(config)
+            if self.tilde_now is not None:
+                text = _HOME_TILDE.sub(lambda _: self.tilde_now or "~", text)
             here = config.rpartition("/")[0] or "."
             found = list(entries(text))
             trees = (work_tree, *self.work_trees(found, git_dir))
@@ -422,8 +432,12 @@ class _Found:
             path = self.add_named(inside) if inside is not None else None
             if key == "path" and path is not None and path != ".":
                 self.configs.append((path, work_tree, git_dir))
+                if self.tilde_now is not None:
+                    self.tilde[path] = self.tilde_now
             elif key == "hookspath" and path == ".":
                 self.paths.update(dict.fromkeys(HOOK_NAMES))
+            elif key == "templatedir" and path == ".":
+                self.paths.setdefault("hooks")  # copied into each repository git makes
             if key == "hookspath" and path is not None:
                 self.hook_runs.append((path, work_tree, git_dir))
 
@@ -685,6 +699,10 @@ def _package_scripts(text: str) -> list[str]:
     return [value for value in scripts.values() if isinstance(value, str)]
 
 
+# ``~`` where a shell or git expands it to the home: a word's start
+_HOME_TILDE = re.compile(r"(?:(?<=^)|(?<=[\s=\"'!:]))~(?=/|\s|$)", re.MULTILINE)
+
+
 def _joined(directory: str, name: str) -> str:
     return name if directory in (".", "") else f"{directory}/{name}"
 
@@ -871,6 +889,25 @@ def scan_enclosing(look: GitLook, below: str) -> Enclosing:
     found.host_config_programs()
     return Enclosing(_within_root(found.paths, below), _within_root(found.python_dirs, below),
                      found.whole or below in found.paths or below in found.python_dirs)
+
+
+def scan_user_configs(look: GitLook, homes: Iterable[tuple[str, str]]) -> Enclosing:
+    """What the git configs of users whose homes lie in the root run there
+    (``homes``: each home's path in the root and the absolute spelling
+    ``~`` stands for in its configs): git reads them in every repository,
+    so their programs, hooks directory (``core.hooksPath``), template
+    directory (``init.templateDir``: its hooks are copied into each new
+    repository) and includes are weighed as a repository's are, relative
+    paths from the home.  Bounded as :func:`scan` is."""
+    found = _Found(look)
+    for home, spelled in homes:
+        for name in USER_GIT_CONFIGS:
+            config = _joined(home, name)
+            found.tilde[config] = spelled
+            found.configs.append((config, None, home))
+    found.follow_configs()
+    found.hook_programs()
+    return Enclosing(tuple(found.paths), tuple(found.python_dirs), found.whole)
 
 
 def host_config_places(look: GitLook, places: Iterable[tuple[str, frozenset[str]]]) -> Scan:

@@ -26,16 +26,35 @@ from functools import lru_cache
 
 from .rules import Op, Policy, fold
 
-__all__ = ["HOME_PATH_DIRS", "home_path_dirs", "lies_in_protected_place"]
+__all__ = ["HOME_PATH_DIRS", "home_path_dirs", "homes_within", "lies_in_protected_place",
+           "protects_host_configs"]
 
 # where the profile most systems ship (Debian's, Ubuntu's, Fedora's) looks
 # for programs of the user's own, put first on PATH
 HOME_PATH_DIRS = ("bin", ".local/bin")
 
 
+_known: dict[tuple[str | None, int], tuple[str, ...]] = {}
+
+
 def _homes() -> tuple[str, ...]:
     """The real paths of ``$HOME`` and of every home the user database
-    lists (``/`` left out: a daemon's home names no user's files)."""
+    lists (``/`` left out: a daemon's home names no user's files); kept
+    while ``$HOME`` and ``/etc/passwd`` stay as they were (each root
+    opened asks)."""
+    try:
+        key = (os.environ.get("HOME"), os.stat("/etc/passwd").st_mtime_ns)
+    except OSError:
+        return _read_homes()
+    known = _known.get(key)
+    if known is None:
+        known = _read_homes()
+        _known.clear()
+        _known[key] = known
+    return known
+
+
+def _read_homes() -> tuple[str, ...]:
     found: list[str] = []
     home = os.environ.get("HOME")
     if home and os.path.isabs(home):
@@ -50,20 +69,21 @@ def _homes() -> tuple[str, ...]:
     return tuple(sorted(real))
 
 
+def homes_within(real_root: str) -> tuple[str, ...]:
+    """Each home that is the root (at the real host path ``real_root``,
+    ``"."``) or lies inside it, relative to the root."""
+    root = real_root.rstrip("/") or "/"
+    prefix = root if root == "/" else root + "/"
+    return tuple("." if home == root else home[len(prefix):] for home in _homes()
+                 if home == root or home.startswith(prefix))
+
+
 def home_path_dirs(real_root: str) -> tuple[str, ...]:
     """The ``bin/`` and ``.local/bin/`` of each home that is the root (at
     the real host path ``real_root``) or lies inside it, relative to the
     root."""
-    root = real_root.rstrip("/") or "/"
-    prefix = root if root == "/" else root + "/"
-    places: list[str] = []
-    for home in _homes():
-        if home == root:
-            places.extend(HOME_PATH_DIRS)
-        elif home.startswith(prefix):
-            below = home[len(prefix):]
-            places.extend(f"{below}/{name}" for name in HOME_PATH_DIRS)
-    return tuple(dict.fromkeys(places))
+    return tuple(name if home == "." else f"{home}/{name}"
+                 for home in homes_within(real_root) for name in HOME_PATH_DIRS)
 
 
 def lies_in_protected_place(real_root: str, protect: Sequence[str]) -> bool:

@@ -31,7 +31,7 @@ import unicodedata
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Generic, TypeVar
 
 import pathspec
@@ -239,7 +239,31 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.irbrc",                      # irb, pry: Ruby run at start
     "**/.pryrc",
     "**/.gdbinit",                    # gdb: commands (shell, python) run at start
-    "**/.psqlrc",                     # psql: \\! runs a shell command at start
+    "**/.psqlrc",                     # psql: \! runs a shell command at start
+    # what an editor or agent runs from a home at its start: installed
+    # extensions' code, user settings naming programs, servers and plugins
+    "**/.vscode/extensions",
+    "**/.vscode-server",
+    "**/.vscode-oss/extensions",
+    "**/.cursor/extensions",
+    "**/.cursor-server",
+    "**/.windsurf/extensions",
+    "**/.config/Code/User",
+    "**/.config/Code - Insiders/User",
+    "**/.config/Cursor/User",
+    "**/.config/VSCodium/User",
+    "**/.config/Windsurf/User",
+    "**/Library/Application Support/Code/User",
+    "**/Library/Application Support/Cursor/User",
+    "**/Library/Application Support/VSCodium/User",
+    "**/.config/zed",
+    "**/.config/helix",
+    "**/.config/goose",
+    "**/.continue/config.yaml",
+    "**/.continue/config.json",
+    "**/.continue/config.ts",
+    "**/.config/opencode",
+    "**/.local/share/nvim/site",
 )
 
 DEFAULT_PROTECT: tuple[str, ...] = GIT_PROTECT + HOST_CONFIG_PROTECT
@@ -527,7 +551,15 @@ def _read(patterns: Iterable[str]) -> tuple[tuple[str, ...], frozenset[str]]:
 
 
 def _compiled(patterns: Sequence[str]) -> _Rules | None:
-    return _Rules(patterns) if patterns else None
+    return _rules(tuple(patterns)) if patterns else None
+
+
+@lru_cache(maxsize=64)
+def _rules(patterns: tuple[str, ...]) -> _Rules:
+    """One :class:`_Rules` per list of patterns (it never changes once
+    built): each root opened compiles the default list, and each policy
+    a root's look extends (its places added) compiles its own."""
+    return _Rules(patterns)
 
 
 _DECIDED_MAX = 4096  # decisions remembered per policy (then forgotten at once)

@@ -12,8 +12,9 @@ from typing import TypeAlias
 
 from ....contained import Root
 from ..._policy.gitdirs import (Enclosing, enclosing_work_trees, lies_in_git_directory,
-                                scan_enclosing)
-from ..._policy.homes import home_path_dirs, lies_in_protected_place, protects_host_configs
+                                scan_enclosing, scan_user_configs)
+from ..._policy.homes import (home_path_dirs, homes_within, lies_in_protected_place,
+                              protects_host_configs)
 from ..._policy.pythonstart import root_place
 from ..._policy.rules import HOST_CONFIG_PROTECT, Policy
 from .decide import View
@@ -61,10 +62,12 @@ def open_view(root: RootLike, policy: Policy, *,
         if locks is not None:
             deny = (*deny, "/" + _literal(locks) + "/")
         above = _enclosing(opened, known_as[1]) if policy.guards_git else Enclosing()
-        rooted = policy.extended(deny=deny, protect_dirs=(*found.dirs, *above.dirs),
-                                  python_dirs=(*found.python_dirs, *above.python_dirs)
-                                  ).rooted(known_as)
-        if rooted.guards_git and (above.whole or found.whole
+        users = _users(opened, known_as[1]) if policy.guards_git else Enclosing()
+        rooted = policy.extended(deny=deny,
+                                 protect_dirs=(*found.dirs, *above.dirs, *users.dirs),
+                                 python_dirs=(*found.python_dirs, *above.python_dirs,
+                                              *users.python_dirs)).rooted(known_as)
+        if rooted.guards_git and (above.whole or found.whole or users.whole
                                   or lies_in_git_directory(known_as[1])):
             rooted = rooted.extended(protect=["/*"])  # all of it is git's, as under .git/
         rooted = _homes_rules(rooted, known_as[1])
@@ -125,6 +128,17 @@ def _homes_rules(rooted: Policy, real: str) -> Policy:
 # work trees above a root read at open (each bounded as the scan of a root
 # is); one more protects all of the root, what it runs being unknown
 _MOST_ENCLOSING = 16
+
+
+def _users(opened: Root, real: str) -> Enclosing:
+    """What the git configs of the homes in the root (the root itself, a
+    home inside it) run inside it (:func:`scan_user_configs`)."""
+    homes = homes_within(real)
+    if not homes:
+        return Enclosing()
+    return scan_user_configs(RootLook(opened), [
+        (home, real.rstrip("/") if home == "." else f"{real.rstrip('/')}/{home}")
+        for home in homes])
 
 
 def _enclosing(opened: Root, real: str) -> Enclosing:
