@@ -26,6 +26,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from math import isqrt
 from collections import Counter
+from itertools import compress
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
@@ -39,6 +40,7 @@ Opcode = tuple[str, int, int, int, int]  # as difflib's: tag, i1, i2, j1, j2
 _CHUNK = 256
 _SMALL = 64  # ranges of at most this many items go straight to Myers
 _MEDIUM = 4000  # ranges of at most this many items try Myers first, at a small cost
+_ONE = (1).__eq__
 
 
 def common_prefix(a: Sequence[Hashable], b: Sequence[Hashable], i: int = 0, j: int = 0,
@@ -213,12 +215,18 @@ def _gaps(a: Sequence[Hashable], b: Sequence[Hashable], where: Range,
 
 def _merged(blocks: list[Block]) -> list[Block]:
     out: list[Block] = []
+    # the block being grown (none yet: it ends before the first)
+    pi = pj = -1
+    psize = 0
     for i, j, size in blocks:
-        if out and out[-1][0] + out[-1][2] == i and out[-1][1] + out[-1][2] == j:
-            pi, pj, psize = out[-1]
-            out[-1] = (pi, pj, psize + size)
-        elif size:
-            out.append((i, j, size))
+        if i == pi + psize and j == pj + psize:
+            psize += size
+        else:
+            if psize:
+                out.append((pi, pj, psize))
+            pi, pj, psize = i, j, size
+    if psize:
+        out.append((pi, pj, psize))
     return out
 
 
@@ -228,31 +236,44 @@ def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, b
     """Pairs ``(i, j)`` of items unique on both sides of the ranges (whose
     items ``in_a`` and ``in_b`` count), the longest run increasing in both
     (patience sorting)."""
-    where = {x: j for j, x in enumerate(b[blo:bhi], blo) if in_b[x] == 1 and in_a.get(x) == 1}
-    if not where:
+    # the items once on each side, found by map and compress in C (a
+    # Counter's keys and values run in the same order)
+    once_a = compress(in_a, map(_ONE, in_a.values()))
+    both = set(compress(in_b, map(_ONE, in_b.values()))).intersection(once_a)
+    if not both:
         return []
+    where = dict(zip(b[blo:bhi], range(blo, bhi)))  # an item once in b: its one index
+    if len(where) != len(both):
+        where = {x: where[x] for x in both}
     # two lists of ints rather than a list of pairs: no tuple per line for
     # the garbage collector to walk
-    iis = [i for i, x in enumerate(a[alo:ahi], alo) if x in where]
-    jjs = [where[a[i]] for i in iis]
+    iis = list(compress(range(alo, ahi), map(where.__contains__, a[alo:ahi])))
+    jjs = list(map(where.__getitem__, map(a.__getitem__, iis)))
     budget.work.step(len(iis) + (ahi - alo) + (bhi - blo))
-    tops: list[int] = []  # the smallest j ending a run of each length
-    ends: list[int] = []  # index in iis/jjs of that run's last pair
-    back: list[int] = []  # index of the pair before each pair in its run
+    # patience sorting: tops[k] is the smallest j ending a run of k pairs and
+    # ends[k] the index in iis/jjs of that run's last pair (-1 below every j:
+    # a run of none); back[index] is the pair before pair index in its run
+    tops, ends = [-1], [-1]
+    back: list[int] = []
     for index, j in enumerate(jjs):
-        at = bisect_left(tops, j)
-        back.append(ends[at - 1] if at else -1)
-        if at == len(tops):
+        if j > tops[-1]:  # the longest run so far grows (pairs mostly in order)
+            back.append(ends[-1])
             tops.append(j)
             ends.append(index)
+        elif j > tops[-2]:  # a run as long, ending lower (a pair swapped with the one before)
+            back.append(ends[-2])
+            tops[-1], ends[-1] = j, index
         else:
+            at = bisect_left(tops, j)
+            back.append(ends[at - 1])
             tops[at], ends[at] = j, index
-    run = []
+    run: list[int] = []  # the longest run's pairs (their index in iis/jjs), last first
     k = ends[-1]
     while k >= 0:
-        run.append((iis[k], jjs[k]))
+        run.append(k)
         k = back[k]
-    return run[::-1]
+    run.reverse()
+    return list(zip(map(iis.__getitem__, run), map(jjs.__getitem__, run)))
 
 
 def _myers(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, blo: int, bhi: int,

@@ -340,18 +340,23 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
         out.append(f"@@ -{_range(first_line + hs, he - hs)} "
                    f"+{_range(first_line + js, je - js)} @@\n")
         olds, news = before.lines(hs, he), after.lines(js, je)
-        lines: list[str] = []
         pos = hs
+        # each run of lines as one string: its mark, then the lines joined by
+        # the mark (every line but the texts' last ends with its break)
         for x1, x2, y1, y2 in hunk:
             work.step(x2 - pos + y2 - y1)
-            lines += [" " + line for line in olds[pos - hs:x1 - hs]]
-            lines += ["-" + line for line in olds[x1 - hs:x2 - hs]]
-            lines += ["+" + line for line in news[y1 - js:y2 - js]]
+            if x1 > pos:
+                out.append(" " + " ".join(olds[pos - hs:x1 - hs]))
+            if x2 > x1:
+                out.append("-" + "-".join(olds[x1 - hs:x2 - hs]))
+            if y2 > y1:
+                out.append("+" + "+".join(news[y1 - js:y2 - js]))
             pos = x2
-        lines += [" " + line for line in olds[pos - hs:]]
-        if he == before.count() or je == after.count():  # only a last line can lack its break
-            lines = [line if line.endswith("\n") else line + _NO_NEWLINE for line in lines]
-        out += lines
+        if he > pos:
+            out.append(" " + " ".join(olds[pos - hs:]))
+        if he == before.count() or je == after.count():
+            # only a texts' last line can lack its break, and it ends its run
+            out[-3:] = [run if run[-1] == "\n" else run + _NO_NEWLINE for run in out[-3:]]
     return Diff("".join(out) if len(out) > 2 else "", not budget.cut)
 
 
@@ -366,9 +371,12 @@ def _changes(before: Lines, after: Lines, blocks: list[list[int]],
             out.append((i1, i2, j1, j2))
             continue
         old, new = before.lines(i1, i2), after.lines(j1, j2)
-        for tag, x1, x2, y1, y2 in align(old, new, budget).opcodes():
-            if tag != "equal":
-                out.append((i1 + x1, i1 + x2, j1 + y1, j1 + y2))
+        # the gaps between the matching blocks (the opcodes not "equal")
+        x = y = 0
+        for bx, by, size in [*align(old, new, budget).blocks, (i2 - i1, j2 - j1, 0)]:
+            if x < bx or y < by:
+                out.append((i1 + x, i1 + bx, j1 + y, j1 + by))
+            x, y = bx + size, by + size
     return out
 
 
