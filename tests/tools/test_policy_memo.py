@@ -120,3 +120,17 @@ def test_runs_remembered_for_many_policies_are_bounded_as_a_whole():
             assert scope.visible_names([f"f{i}.py"]) == [f"f{i}.py"]
         assert scope.visible_names([f"x.secret{n}", "a.py"]) == ["a.py"]
         assert len(_remembered()) <= _policy._CLEAR_RUNS_MAX
+
+
+def test_runs_found_clear_under_one_set_of_tests_are_not_clear_under_another():
+    """Runs are remembered under the quick tests they were found to pass:
+    a policy whose tests hold the same strings in another role (an exact
+    name, a suffix, a prefix) decides the same run afresh."""
+    _policy._CLEAR_RUNS.clear()
+    runs = [["xa.b", "c.py"], ["a.bx", "c.py"], ["a.b", "c.py"]]
+    for deny in (["a.b"], ["*a.b"], ["a.b*"], ["a.b", "*a.b"]):
+        scope = Policy.build(deny=deny).scope(".", Op.SEARCH)
+        for names in runs * 2:
+            assert scope.visible_names(list(names)) == [n for n in names if scope.visible(n)], \
+                (deny, names)
+    assert Policy.build(deny=["*a.b"]).scope(".", Op.SEARCH).visible_names(["xa.b"]) == []

@@ -572,7 +572,11 @@ _CLEAR_RUN_TESTS = 8  # sets of quick tests runs are remembered for (then forgot
 # lists call after call is tested once; shared by every policy, so bounded
 # as a whole.  A run is looked up as the joined string alone (no key tuple
 # made and hashed per run: a first walk of a tree misses every time)
-_CLEAR_RUNS: dict[_Tests, set[str]] = {}
+_CLEAR_RUNS: dict[str, set[str]] = {}  # keyed by _Quick.key
+# the runs remembered in all, or more (a set emptied elsewhere is counted
+# again at the next _remember_clear): the fast path adds while it is below
+# the bound without summing the sets
+_CLEAR_COUNT = [0]
 _SCOPES_MAX = 1024  # directory scopes remembered per policy
 
 K = TypeVar("K")
@@ -956,7 +960,7 @@ class _Quick:
     a folded name none of them can match at is passed over with three
     string tests."""
 
-    __slots__ = ("always", "names", "suffixes", "prefixes", "tests")
+    __slots__ = ("always", "names", "suffixes", "prefixes", "tests", "key")
 
     def __init__(self, sets: Sequence[_Rules]) -> None:
         self.always = any(r._always for r in sets)
@@ -971,22 +975,34 @@ class _Quick:
         needles = (*(f"{x}\0" for x in self.suffixes), *(f"\0{x}" for x in self.prefixes))
         self.tests: _Tests | None = ((self.names, self.suffixes, self.prefixes, needles)
                                      if self.names or needles else None)
+        # the tests spelled as one string (a repr: equal tests give equal
+        # keys, different tests different ones): the runs found clear are
+        # remembered under it, its hash made once, where a tuple of the
+        # tests would be hashed afresh at every run
+        self.key = repr((sorted(self.names), self.suffixes, self.prefixes))
 
 
 _Tests = tuple[frozenset[str], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 
 
-def _remember_clear(tests: _Tests, clear: set[str] | None, joined: str) -> None:
-    """Remember that the run ``joined`` matches none of ``tests`` (``clear``:
-    the runs remembered for them, if any)."""
+def _remember_clear(key: str, joined: str) -> None:
+    """Remember that the run ``joined`` matches none of the quick tests
+    spelled ``key`` (:attr:`_Quick.key`): the slow path of
+    :meth:`Scope.visible_names`, taken for the first run of a set of tests
+    and when the runs remembered in all reach the bound."""
+    clear = _CLEAR_RUNS.get(key)
     if clear is None:
         if len(_CLEAR_RUNS) >= _CLEAR_RUN_TESTS:
             _CLEAR_RUNS.clear()
-        clear = _CLEAR_RUNS.setdefault(tests, set())
-    if sum(map(len, _CLEAR_RUNS.values())) >= _CLEAR_RUNS_MAX:
-        for runs in list(_CLEAR_RUNS.values()):
+        clear = _CLEAR_RUNS[key] = set()
+    # counted afresh here (the sets may have been emptied since)
+    remembered = sum(map(len, _CLEAR_RUNS.values()))
+    if remembered >= _CLEAR_RUNS_MAX:
+        for runs in _CLEAR_RUNS.values():
             runs.clear()
+        remembered = 0
     clear.add(joined)
+    _CLEAR_COUNT[0] = remembered + 1
 
 
 class Scope:
@@ -1065,7 +1081,7 @@ class Scope:
             exact, suffixes, prefixes, needles = tests
             joined = "\0".join(names)
             if joined.isascii():  # folded = lower-cased: every test at once, in C
-                clear = _CLEAR_RUNS.get(tests)
+                clear = _CLEAR_RUNS.get(self._quick.key)
                 if clear is not None and joined in clear:
                     return names
                 lowered = joined.lower()
@@ -1077,7 +1093,11 @@ class Scope:
                             break
                     else:
                         if len(joined) <= _CLEAR_RUN_CHARS:
-                            _remember_clear(tests, clear, joined)
+                            if clear is not None and _CLEAR_COUNT[0] < _CLEAR_RUNS_MAX:
+                                clear.add(joined)  # the common case: no call
+                                _CLEAR_COUNT[0] += 1
+                            else:
+                                _remember_clear(self._quick.key, joined)
                         return names
             maybe = [n for n in names
                      if (f := n.lower() if n.isascii() else fold(n)) in exact
