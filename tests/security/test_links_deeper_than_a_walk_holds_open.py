@@ -28,6 +28,7 @@ import pytest
 
 from corral.tools import Toolbox
 
+from ..helpers import remove_level_by_level
 from .helpers.link_calls import OURS, SETTINGS, denied, walk_through
 
 SECRET = "API_KEY=TOPSECRET\n"
@@ -39,21 +40,7 @@ def removed_afterwards(tmp_path) -> Iterator[None]:
     own removal of old temporary directories recurses a frame a level, and
     a chain of 1,990 would stop every later session's clean-up there."""
     yield
-    top = tmp_path / "root"
-    if not os.path.lexists(top):
-        return
-    stack = [os.fsencode(top)]
-    while stack:
-        with os.scandir(stack[-1]) as listing:
-            entries = list(listing)
-        below = [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
-        for entry in entries:
-            if not entry.is_dir(follow_symlinks=False):
-                os.unlink(entry.path)
-        if below:
-            stack.extend(below)
-        else:
-            os.rmdir(stack.pop())
+    remove_level_by_level(tmp_path / "root")
 
 
 def _chain(levels: int) -> str:
