@@ -969,7 +969,7 @@ class Freshness:
         until = time.monotonic() + grace
         new: list[tuple[str, int]] = []
         git = False
-        with self._beyond_guard:
+        with self._beyond_guard, _Opened(self._root) as opened:
             reader = LinkReader(self._root)
             for index, (directory, (stamp, taken)) in enumerate(list(self.beyond.items())):
                 if not index & 255:
@@ -978,14 +978,16 @@ class Freshness:
                     if time.monotonic() > until:
                         return False
                 now_taken = time.time_ns()
+                handle = opened.directory(directory)
                 try:
-                    found = self._root.lstat(directory)
-                except (OSError, ValueError):
+                    found = handle.stat() if handle is not None else None
+                except OSError:
                     found = None
                 now = _times(found) if found is not None else None
                 if now == stamp and stamp is not None and taken - stamp[2] >= RACY_NS:
                     continue
-                git = self._relist_beyond(directory, found, now_taken, reader, new) or git
+                git = self._relist_beyond(directory, found, now_taken, reader, new,
+                                          handle) or git
             if new:
                 places: dict[str, frozenset[str]] = {}
                 left, met_git = walk_links(self._root, self._view.links, new,
@@ -1006,21 +1008,22 @@ class Freshness:
         return True
 
     def _relist_beyond(self, directory: str, found: os.stat_result | None, taken: int,
-                       reader: LinkReader, new: list[tuple[str, int]]) -> bool:
+                       reader: LinkReader, new: list[tuple[str, int]],
+                       handle: Handle | None) -> bool:
         """List the directory beyond ``directory`` again (``found``: what is
-        there now, looked at after ``taken``): its links learnt, those gone
-        forgotten, the directories that appeared in ``new`` (to walk);
-        whether a git directory is there."""
+        there now, looked at after ``taken``, open as ``handle``): its links
+        learnt, those gone forgotten, the directories that appeared in
+        ``new`` (to walk); whether a git directory is there."""
         links = self._view.links
         prefix = directory + "/"
-        if found is None or not st.S_ISDIR(found.st_mode):
+        if found is None or handle is None or not st.S_ISDIR(found.st_mode):
             self.beyond.pop(directory, None)  # gone: so are its links (its parent tells what came)
             for location in links.below(directory):
                 links.forget(location)
             return False
         self.beyond[directory] = (_times(found), taken)
         try:
-            entries = self._view.look.entries(directory)
+            entries = self._view.look.entries_in(directory, handle)
         except OSError:
             return False
         self._note_places(directory, entries)  # a host config there is read (look_again)
@@ -1402,3 +1405,44 @@ class Freshness:
             return _times(self._root.lstat(place))
         except (OSError, ValueError):
             return None
+
+
+class _Opened:
+    """The directories one look beyond holds open, the last few: each
+    directory beyond is opened from its parent's fd where this look holds
+    it (one ``openat`` that follows no link), else from the root (a walk
+    from the root costs an open a level: looked at so, a chain of folders
+    costs the square of its depth).  ``None`` where it is not a directory
+    now (gone, a link, another kind: as ``lstat`` would tell)."""
+
+    KEPT = 16
+
+    def __init__(self, root: Root) -> None:
+        self._root = root
+        self._held: dict[str, Handle] = {}
+
+    def __enter__(self) -> _Opened:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for handle in self._held.values():
+            handle.close()
+        self._held.clear()
+
+    def directory(self, rel: str) -> Handle | None:
+        parent, _, name = rel.rpartition("/")
+        above = self._held.get(parent) if parent else None
+        try:
+            if above is not None:
+                handle = above.open_directory(name)
+            else:
+                handle = self._root.open_handle(
+                    rel, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except (OSError, ValueError):
+            return None
+        if len(self._held) >= self.KEPT:
+            oldest = next(iter(self._held))
+            self._held.pop(oldest).close()
+        self._held[rel] = handle
+        return handle
+

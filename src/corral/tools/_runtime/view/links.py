@@ -576,9 +576,13 @@ class RootLook:
 
     def entries(self, rel: str) -> list[DirEntry]:
         with self._root.open_handle(rel, os.O_RDONLY | os.O_DIRECTORY) as handle:
-            if self._lister is not None:
-                return self._lister(rel, handle)
-            return handle.scandir()
+            return self.entries_in(rel, handle)
+
+    def entries_in(self, rel: str, handle: Handle) -> list[DirEntry]:
+        """The entries of the directory ``rel``, open as ``handle``."""
+        if self._lister is not None:
+            return self._lister(rel, handle)
+        return handle.scandir()
 
     def text(self, rel: str, limit: int) -> str | None:
         try:
