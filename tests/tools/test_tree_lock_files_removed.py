@@ -447,3 +447,39 @@ def test_a_sweep_removes_a_share_of_the_files_left_behind(tmp_path, left, remove
     _leave(tmp, left)
     assert int(_run(_SWEEP_ALONE, tmp)) == removed
     assert len(_files(tmp)[0]) == left - removed
+
+
+# Lock files the sweep read that their last servers removed before it
+# reached them (every other one here, gone between the listing and the
+# tries): a file not there costs no try, so the sweep still removes as many
+# of those left as it would have tried.
+_SWEEP_WHILE_SERVERS_REMOVE = """
+import os
+from corral.tools._runtime.view import tree_lock
+listing = os.scandir
+def listed_then_half_removed(path):
+    names = sorted(entry.name for entry in listing(path))
+    for name in names[::2]:
+        os.unlink(os.path.join(path, name))
+    return _Listed(path, names)
+class _Listed:
+    def __init__(self, path, names):
+        self.entries = [_Entry(name) for name in names]
+    def __enter__(self):
+        return iter(self.entries)
+    def __exit__(self, *exc):
+        return False
+class _Entry:
+    def __init__(self, name):
+        self.name = name
+os.scandir = listed_then_half_removed
+print(tree_lock.sweep_lock_files())
+"""
+
+
+def test_a_file_removed_before_the_sweep_reaches_it_costs_no_try(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    _leave(tmp, 2 * _SWEEP_TRIES)  # read: 128, so 64 tries
+    assert int(_run(_SWEEP_WHILE_SERVERS_REMOVE, tmp)) == _SWEEP_TRIES
+    assert _files(tmp)[0] == []
