@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import atexit
 import errno
+import enum
 import fcntl
 import itertools
 import os
@@ -517,6 +518,10 @@ def _lock_file(key: tuple[int, int]) -> _LockFile | None:
 
 # how many open views of each root keep its lock file open
 _users: dict[tuple[int, int], int] = {}
+# every root a view of this process used: its lock file is this process's
+# to remove when its last view closes, never its sweep's (a sweep that
+# tried it would spend a try on a file about to go)
+_used_here: set[tuple[int, int]] = set()
 # views collected without being closed: let go at the next open or close of
 # a view (a finalizer takes no lock: it may run while this thread holds one)
 _collected: list[tuple[int, int]] = []
@@ -543,6 +548,7 @@ def use_lock_file(key: tuple[int, int], root_fd: int) -> None:
     with _place_guard:
         closing = _let_go_collected()
         _users[key] = _users.get(key, 0) + 1
+        _used_here.add(key)
         first = _users[key] == 1 and key not in _serving
         if key not in _pinned:
             _pinned[key], pin = (pin, close), -1
@@ -642,30 +648,39 @@ def _held_alone(fd: int, name: str) -> bool:
     return (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino)
 
 
-def _remove_lock_file(key: tuple[int, int]) -> bool:
+class Removal(enum.Enum):
+    """What became of a lock file :func:`_remove_lock_file` tried."""
+    REMOVED = "removed"
+    HELD = "held"  # there, and a process holds it (or it could not be marked)
+    ABSENT = "absent"  # not there (removed meanwhile by its last server)
+
+
+def _remove_lock_file(key: tuple[int, int]) -> Removal:
     """Remove the root ``key``'s lock file (the caller holds its served
     file alone: no process serves the root), opened here for it (the file
     this process kept may be one removed before): only if nobody holds its
     flock, marked gone before the unlink (a process that opened it
     meanwhile reads the mark once it holds the flock, and opens the path
-    again); whether it was removed."""
+    again)."""
     name = _lock_file_name(key)
     if name is None:
-        return False
+        return Removal.ABSENT
     try:
         fd = os.open(name, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return Removal.ABSENT
     except OSError:
-        return False
+        return Removal.HELD
     try:
         if _held_alone(fd, name):  # else a process holds it (removed after its last server)
             os.pwrite(fd, _GONE, 0)  # not marked (a failing disk): not removed
             os.unlink(name)
-            return True
+            return Removal.REMOVED
     except OSError:
         pass
     finally:
         os.close(fd)  # the exclusive lock let go with it
-    return False
+    return Removal.HELD
 
 
 # A lock file outlives its root's last server where that server could not
@@ -703,7 +718,7 @@ def sweep_lock_files(names: int = _SWEEP_NAMES, tries: int | None = None) -> int
     the lock directory and trying at most ``tries`` files (by default a
     share of the lock files read: :data:`_SWEEP_SHARE`, between
     :data:`_SWEEP_TRIES` and :data:`_SWEEP_TRIES_MOST`); how many were
-    removed.  Left alone: the files of roots this process uses or that
+    removed.  Left alone: the files of roots this process has used or that
     have a served mark (their last server removes them), and any file a
     process holds (:func:`_remove_lock_file` takes its flock without
     waiting, and marks it gone before the unlink, so a process that opened
@@ -731,12 +746,14 @@ def sweep_lock_files(names: int = _SWEEP_NAMES, tries: int | None = None) -> int
         if tries <= 0 or _sweep_stop.is_set():
             break
         with _place_guard:
-            used_here = key in _files or key in _users or key in _serving
+            used_here = key in _used_here
         if used_here or (served is not None and os.path.lexists(
                 os.path.join(served, f"{key[0]:x}-{key[1]:x}"))):
             continue
-        tries -= 1
-        removed += _remove_lock_file(key)
+        outcome = _remove_lock_file(key)
+        # a file gone meanwhile (its last server removed it) costs no try
+        tries -= outcome is not Removal.ABSENT
+        removed += outcome is Removal.REMOVED
     return removed
 
 
