@@ -1,6 +1,6 @@
 """Benchmark: ``write_file`` and ``edit_file`` at depth 1, 5 and 10.
 
-Each against baselines measured in the same run, on the same file:
+Each against baselines measured in the same run, writing the same bytes:
 
 * ``Root.write_bytes`` of the same bytes (corral's own contained write:
   atomic replace beneath the root);
@@ -11,6 +11,12 @@ Each against baselines measured in the same run, on the same file:
   it (it opens the file by walking its path from ``/`` and truncates it in
   place: no temporary file, no fsync).  An optional dependency (the
   ``bench`` extra): without ``openai-agents`` the row is skipped, saying so.
+
+Each writer has a file of its own, in a tree of its own of the same shape
+on the same filesystem (the two tools share one, as one Toolbox): on one
+shared file the Toolbox's view would pay at each round's first call to
+catch up with the hundreds of replaces the others made meanwhile (foreign
+changes to look at), a cost of the interleaving, not of the write.
 
 Targets (issue 34, tmpfs): ``write_file`` at most 1.5x ``Root.write_bytes``
 and ``edit_file`` at most 1.8x, both faster than the Agents SDK sandbox's
@@ -95,15 +101,29 @@ class _AgentsSandbox:
             self._loop.close()
 
 
+#: Each writer's tree below the benchmark's directory: the same file at the
+#: same depth on the same filesystem, one tree a writer (the tools share
+#: theirs, one Toolbox), so the Toolbox's view sees no other writer's changes.
+_TREES = ("tools", "floor", "contained", "agents")
+
+
 def measure(base: Path, depth: int, rounds: int) -> dict[str, list[float]]:
-    """Seconds per call of each variant at ``depth`` directories below ``base``."""
+    """Seconds per call of each variant at ``depth`` directories below
+    ``base``, each writer on a file of its own (:data:`_TREES`).  On one
+    shared file the tools' view would learn at each round's first call of
+    the hundreds of replaces the floor, ``Root.write_bytes`` and the
+    sandbox made since (every one a change of another writer: read from
+    the watch and looked at), a cost of the interleaving that no agent's
+    own write pays."""
     rel = "/".join(f"d{i}" for i in range(depth)) + "/file.py"
-    path = base / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(CONTENT_A)
-    root = Root(str(base))
+    for tree in _TREES:
+        path = base / tree / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(CONTENT_A)
+    root = Root(str(base / "tools"))
     box = Toolbox(root)
-    sandbox = _AgentsSandbox.open(base)
+    contained_root = Root(str(base / "contained"))
+    sandbox = _AgentsSandbox.open(base / "agents")
     state = {"text": "x0 = 1"}
 
     def tool_write() -> None:
@@ -119,18 +139,13 @@ def measure(base: Path, depth: int, rounds: int) -> dict[str, list[float]]:
         assert answer["ok"], answer
         state["text"] = new
 
-    floor = _floor(path)
+    floor = _floor(base / "floor" / rel)
 
     def contained() -> None:
-        root.write_bytes(rel, CONTENT_A)
-        state["text"] = "x0 = 1"
-
-    def floor_write() -> None:
-        floor()
-        state["text"] = "x0 = 1"
+        contained_root.write_bytes(rel, CONTENT_A)
 
     runners: dict[str, Callable[[], float]] = {
-        "floor": lambda: time_for(floor_write),
+        "floor": lambda: time_for(floor),
         "Root.write_bytes": lambda: time_for(contained),
         "write_file": lambda: time_for(tool_write),
         "edit_file": lambda: time_for(tool_edit),
@@ -138,7 +153,6 @@ def measure(base: Path, depth: int, rounds: int) -> dict[str, list[float]]:
     if sandbox is not None:
         def agents_write() -> None:
             sandbox.write(rel, CONTENT_A)
-            state["text"] = "x0 = 1"
 
         runners["Agents SDK sandbox write"] = lambda: time_for(agents_write)
     try:
@@ -146,6 +160,7 @@ def measure(base: Path, depth: int, rounds: int) -> dict[str, list[float]]:
     finally:
         box.close()
         root.close()
+        contained_root.close()
         if sandbox is not None:
             sandbox.close()
 
@@ -207,12 +222,14 @@ def cpu_times(calls: int = 300, rounds: int = 5, depth: int = 10) -> dict[str, f
     parent = "/dev/shm" if os.path.isdir("/dev/shm") else None
     with tempfile.TemporaryDirectory(prefix="corral-bench-cpu-", dir=parent) as tmp:
         rel = "/".join(f"d{i}" for i in range(depth)) + "/file.py"
-        path = Path(tmp) / rel
-        path.parent.mkdir(parents=True)
-        path.write_bytes(CONTENT_A)
+        for tree in ("tools", "contained"):  # a tree a writer, as measure() has
+            path = Path(tmp) / tree / rel
+            path.parent.mkdir(parents=True)
+            path.write_bytes(CONTENT_A)
         text = CONTENT_A.decode()
         state = {"old": "x0 = 1"}
-        with Root(tmp) as root, Toolbox(root) as box:
+        with Root(os.path.join(tmp, "tools")) as root, Toolbox(root) as box, \
+                Root(os.path.join(tmp, "contained")) as contained_root:
             def edit() -> None:
                 old = state["old"]
                 state["old"] = new = "x0 = 2" if old == "x0 = 1" else "x0 = 1"
@@ -225,8 +242,7 @@ def cpu_times(calls: int = 300, rounds: int = 5, depth: int = 10) -> dict[str, f
                 state["old"] = "x0 = 1"
 
             def contained() -> None:
-                root.write_bytes(rel, CONTENT_A)
-                state["old"] = "x0 = 1"
+                contained_root.write_bytes(rel, CONTENT_A)
 
             cases: dict[str, Callable[[], None]] = {
                 "Root.write_bytes": contained, "write_file": write, "edit_file": edit}
