@@ -184,9 +184,13 @@ def collect(quick: bool = False, disk: str | None = None) -> list[Record]:
     places = [("tmpfs", "/dev/shm" if os.path.isdir("/dev/shm") else None)]
     places.append(("disk", disk or str(Path.home())))
     for where, parent in places:
+        # twice the rounds on the disk: each call there sleeps five times, each
+        # wake-up as late as the machine makes it, so a sample moves more
+        # (and takes its 30 ms whatever the call costs: the rounds stay short)
+        place_rounds = rounds * 2 if where == "disk" else rounds
         with tempfile.TemporaryDirectory(prefix="corral-bench-write-", dir=parent) as tmp:
             for depth in DEPTHS:
-                samples = measure(Path(tmp) / f"depth{depth}", depth, rounds)
+                samples = measure(Path(tmp) / f"depth{depth}", depth, place_rounds)
                 records += _records(samples, where, depth)
     return records
 
