@@ -38,6 +38,7 @@ alone), as a root of its own.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -255,17 +256,29 @@ class Workspace:
         return self.call(tool, args, timeout=left, cancel=bound.cancel).get("ok") is True
 
     async def acall(self, name: Any, args: Any = None, *, timeout: float | None = None,
+                    cancel: CancelToken | None = None,
                     progress: ProgressFn | None = None) -> dict[str, Any]:
-        """:meth:`call` in a worker thread; cancelling the awaiting task
-        cancels the call (it stops at its next checkpoint)."""
+        """:meth:`call` in a worker thread, as :meth:`Toolbox.acall`: if the
+        awaiting task is cancelled, the call is cancelled at its next
+        checkpoint and this waits for it to stop (nothing is left half-done
+        after the task ended) before re-raising ``CancelledError``;
+        ``cancel`` (the host's token) stops it too."""
         import asyncio  # here: only embedders that await need it
+        import contextvars
 
-        token = CancelToken()
+        own = CancelToken()
+        token = own if cancel is None else _EitherToken(own, cancel)
+        work = functools.partial(self.call, name, args, timeout=timeout, cancel=token,
+                                 progress=progress)
+        # in the awaiting task's context: a call made from a host's authorize
+        # is known there as such (it must not wait on the call that asked)
+        future = asyncio.get_running_loop().run_in_executor(
+            None, contextvars.copy_context().run, work)
         try:
-            return await asyncio.to_thread(self.call, name, args, timeout=timeout, cancel=token,
-                                           progress=progress)
+            return await asyncio.shield(future)
         except asyncio.CancelledError:
-            token.cancel()
+            own.cancel()
+            await asyncio.wait([future])  # the call ends at its next checkpoint
             raise
 
     def _hold_each_others_rules(self) -> None:
@@ -536,6 +549,25 @@ class Workspace:
 
 # Suggested calls are tried before they are offered: only reads that cost little.
 _SUGGESTIBLE = frozenset({"read_file", "list_directory", "file_info"})
+
+
+class _EitherToken(CancelToken):
+    """Cancelled once either of two tokens is (an ``acall``'s own, set when
+    its task is cancelled, and the host's)."""
+
+    __slots__ = ("_own", "_other")
+
+    def __init__(self, own: CancelToken, other: CancelToken) -> None:
+        super().__init__()
+        self._own = own
+        self._other = other
+
+    def cancel(self) -> None:
+        self._own.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._own.cancelled or self._other.cancelled
 
 
 @dataclass(frozen=True)
