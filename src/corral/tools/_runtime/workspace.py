@@ -193,7 +193,6 @@ class Workspace:
         with paths named as they were asked."""
         if not self._roots:
             return _no_roots().envelope()
-        bound = _Bound.of(timeout, cancel, self._roots.values())
         if len(self._roots) > 1 or self._around:
             try:
                 self._hold_each_others_rules()  # a root's directory may have moved since
@@ -202,6 +201,7 @@ class Workspace:
         if len(self._roots) == 1:
             (box,) = self._roots.values()
             return _call(box, name, args, timeout, cancel, progress)
+        bound = _Bound.of(timeout, cancel, self._roots.values())  # for the looks beside the call
         routed = self._route(name, args, bound)
         if isinstance(routed, Refusal):
             return routed.envelope()
