@@ -63,12 +63,12 @@ def _snapshot(base: Path) -> dict[str, bytes | None]:
             for p in sorted(base.rglob("*"))}
 
 
-def _toolbox(make_root, base: Path, hook, tool: str) -> Toolbox:
+def _toolbox(make_root, base: Path, hook, tool: str, method: str = "open_at") -> Toolbox:
     backend = FaultBackend(backend_by_name(make_root.backend_name))
     root = Root(str(base), backend=backend, fast_path=make_root.fast_path)
     box = Toolbox(root, editing="apply_patch") if tool == "apply_patch" else Toolbox(root)
     # after the Toolbox opened: what is tried is the call's own re-open
-    backend.add(Fault("open_at", None, name=".", times=-1, hook=hook))
+    backend.add(Fault(method, None, name=".", times=-1, hook=hook))
     return box
 
 
@@ -111,6 +111,44 @@ def test_the_root_refused_when_opened_again_is_a_typed_refusal(tmp_path, make_ro
             assert part["details"]["kind"] == "permission", (nth, part)
             assert "root directory" in part["message"], (nth, part)
             assert str(tmp_path) not in str(part), (nth, part)
+        if answer["ok"] is False:
+            assert _snapshot(base) == before, (nth, answer)
+    assert not internal, internal
+
+
+@pytest.mark.parametrize(("tool", "args"), CALLS, ids=IDS)
+def test_the_root_refused_when_its_reopened_fd_is_looked_at(tmp_path, make_root, tool, args):
+    """The same where the open goes through and the first look at what it
+    opened (``fstat``, as a security module may refuse a ``getattr``) is
+    refused: that look named no path either."""
+    looks = [0]
+
+    def count() -> None:
+        looks[0] += 1
+
+    counted = _toolbox(make_root, _tree(tmp_path / "count"), count, tool, method="fstat")
+    assert counted.call(tool, args)["ok"] is True
+    counted.close()
+    internal = []
+    for nth in range(min(looks[0], 12)):
+        base = _tree(tmp_path / f"at{nth}")
+        seen = [0]
+
+        def fail_at(nth=nth, seen=seen) -> None:
+            seen[0] += 1
+            if seen[0] == nth + 1:
+                raise OSError(errno.EACCES, os.strerror(errno.EACCES))
+
+        box = _toolbox(make_root, base, fail_at, tool, method="fstat")
+        before = _snapshot(base)
+        answer = box.call(tool, args)
+        box.close()
+        for part in _refused_parts(answer):
+            if part["code"] == "INTERNAL":
+                internal.append((nth, part))
+                continue
+            assert part["code"] == "DENIED", (nth, part)
+            assert part["details"]["kind"] == "permission", (nth, part)
         if answer["ok"] is False:
             assert _snapshot(base) == before, (nth, answer)
     assert not internal, internal
