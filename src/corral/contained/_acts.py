@@ -170,7 +170,7 @@ def checked_fd(walk: Walk, fd: int, flags: int, where: str, *, must_be_dir: bool
     try:
         checked_info(walk.backend, fd, flags, walk.text, where, must_be_dir=must_be_dir)
         return fd
-    except FileNotFoundError as exc:  # a removed directory: the root itself?
+    except OSError as exc:  # a removed directory (the root itself?), a look refused: named
         raise mapped(walk.anchor, walk.fds[0], exc, walk.text, where) from None
 
 
