@@ -152,3 +152,30 @@ def test_the_root_refused_when_its_reopened_fd_is_looked_at(tmp_path, make_root,
         if answer["ok"] is False:
             assert _snapshot(base) == before, (nth, answer)
     assert not internal, internal
+
+
+SEARCHES = [
+    ("glob", {"pattern": "**/*.txt"}),
+    ("grep", {"pattern": "hello"}),
+    ("glob", {"pattern": "**/*.txt", "path": "sub"}),
+    ("grep", {"pattern": "hello", "path": "sub"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "args"), SEARCHES,
+                         ids=[f"{tool}-{args.get('path', '.')}" for tool, args in SEARCHES])
+def test_a_search_whose_directory_may_not_be_listed_is_a_typed_refusal(tmp_path, make_root,
+                                                                       tool, args):
+    """A search's own directory (the root, or the folder it names) whose
+    listing the host refuses (``EACCES`` on reading its entries, as a
+    security module may refuse a directory's ``read``): a listing of it
+    was refused ``DENIED``, a search was ``INTERNAL``."""
+    base = _tree(tmp_path / "t")
+    backend = FaultBackend(backend_by_name(make_root.backend_name))
+    box = Toolbox(Root(str(base), backend=backend, fast_path=make_root.fast_path))
+    backend.add(Fault("scandir", errno.EACCES, name=args.get("path", "."), times=-1))
+    answer = box.call(tool, args)
+    box.close()
+    assert answer["ok"] is False, answer
+    assert answer["code"] == "DENIED", answer
+    assert answer["details"]["kind"] == "permission", answer
