@@ -129,7 +129,10 @@ def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Re
             if creating:
                 raise contained_error(errno.EEXIST if flags & os.O_EXCL else errno.EISDIR,
                                       walk.text, at.path)
-            fd = backend.open_at(at.dir_fd, ".", flags | SAFE)
+            try:
+                fd = backend.open_at(at.dir_fd, ".", flags | SAFE)
+            except OSError as exc:  # the host's permissions may refuse it: named by its path
+                raise mapped(walk.anchor, walk.fds[0], exc, walk.text, at.path) from None
             return checked_fd(walk, fd, flags, at.path, must_be_dir=False), at
         if at.must_be_dir and creating:
             name_of(walk, at, WRITE_EXCL if flags & os.O_EXCL else WRITE)
@@ -167,7 +170,7 @@ def checked_fd(walk: Walk, fd: int, flags: int, where: str, *, must_be_dir: bool
     try:
         checked_info(walk.backend, fd, flags, walk.text, where, must_be_dir=must_be_dir)
         return fd
-    except FileNotFoundError as exc:  # a removed directory: the root itself?
+    except OSError as exc:  # a removed directory (the root itself?), a look refused: named
         raise mapped(walk.anchor, walk.fds[0], exc, walk.text, where) from None
 
 

@@ -355,7 +355,10 @@ class Walk:
             tail.append(names.pop())
         tail.reverse()
         if len(fds) == 1:
-            self.held_fd = self.backend.open_at(fds[0], ".", self.held_flags)
+            try:
+                self.held_fd = self.backend.open_at(fds[0], ".", self.held_flags)
+            except OSError as exc:  # the host's permissions may refuse it: named "."
+                self.fail(exc)
             return self.held_fd, tuple(tail)
         names.pop()
         return fds.pop(), tuple(tail)

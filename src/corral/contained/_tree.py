@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ._backend import makes_batches
+from ._errors import PathError, contained_error
 from ._handle import Handle
 
 if TYPE_CHECKING:
@@ -181,8 +182,9 @@ class Tree(Generic[S]):
 
     def __init__(self, root: Root, fd: int, start: S, visitor: TreeVisitor[S], *,
                  yield_dirs: bool = False, max_depth: int = MAX_DEPTH,
-                 max_entries: int | None = None) -> None:
+                 max_entries: int | None = None, where: str | None = None) -> None:
         self._root = root
+        self._where = where  # the top's root-relative path: an error listing it names it
         self._fd = fd
         self._start = start
         self._visitor = visitor
@@ -245,6 +247,16 @@ class Tree(Generic[S]):
         dirs.sort()
         stats.entries += len(files) + len(dirs)
         return Listing(files, kinds, dirs)
+
+    def _top(self, fd: int) -> _Frame[S]:
+        """The top directory listed; an error listing it (the host refusing
+        to read it) names it where the caller said where it is."""
+        try:
+            return self._listed(fd, self._start, "")
+        except OSError as exc:
+            if self._where is None or isinstance(exc, PathError):
+                raise
+            raise contained_error(exc.errno, self._where, self._where) from None
 
     def _listed(self, fd: int, state: S, sub: str, listing: Listing | None = None) -> _Frame[S]:
         if listing is None:
@@ -347,7 +359,7 @@ class Tree(Generic[S]):
         stack: list[_Frame[S]] = []
         try:
             tick()
-            stack.append(self._listed(base, self._start, ""))
+            stack.append(self._top(base))
             while stack:
                 frame = stack[-1]
                 runs, child = self._step(frame, len(stack))

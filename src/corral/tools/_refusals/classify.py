@@ -256,6 +256,12 @@ def _loop(f: Error) -> Refusal:
 
 
 def _permission(f: Error) -> Refusal:
+    if f.where.rstrip("/") in ("", "."):  # the root opened again: no file of the model's
+        named = _said(".")
+        return Refusal(Code.DENIED, "the filesystem does not let this process open or read the "
+                       f"root directory{'' if named == '.' else f' {named}'}; nothing was changed",
+                       "Do not retry; ask the user to let this process read the root "
+                       "directory.", details=f.details(), kind=Kind.PERMISSION)
     return Refusal(Code.DENIED, f"the filesystem does not permit this on {_said(f.where)}; nothing "
                    "was changed", "Do not retry; use another file or ask the user to fix "
                    "its permissions.", details=f.details(), kind=Kind.PERMISSION)

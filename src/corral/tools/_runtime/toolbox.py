@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 from typing import Any
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from .._refusals.classify import Call
 from .context import PlainCall, ToolboxState, ToolContext
@@ -332,11 +332,13 @@ class Toolbox:
             self._view.hold(policy)
             self.policy = self._state.policy = policy
 
-    def shows(self, path: str) -> bool:
+    def shows(self, path: str, checkpoint: Callable[[], None] | None = None) -> bool:
         """Whether ``path`` names an entry here that a model may be told
         exists: it is there, and no deny or secret rule hides it (decided
-        on the entry, where it leads, and every known name leading there)."""
-        return self._view.shows(path)
+        on the entry, where it leads, and every known name leading there).
+        ``checkpoint`` (raising a :class:`Refusal` to stop) bounds the look;
+        what it stops shows nothing."""
+        return self._view.shows(path, checkpoint)
 
     def close(self) -> None:
         """Close the root if the toolbox opened it (given a path)."""

@@ -38,11 +38,13 @@ alone), as a root of its own.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +55,7 @@ from .definitions import offered_specs
 from .host_paths import root_prefixes, under
 from .._patch import file_header
 from .._policy.rules import Policy
-from .._refusals.catalogue import Code, Kind, Refusal, outside_root
+from .._refusals.catalogue import Code, Kind, Refusal, cancelled, outside_root, time_limit
 from .registry import ToolSpec
 from .schema import ALIASES
 from .answer import AnswerPath, naming_root
@@ -199,21 +201,23 @@ class Workspace:
         if len(self._roots) == 1:
             (box,) = self._roots.values()
             return _call(box, name, args, timeout, cancel, progress)
-        routed = self._route(name, args)
+        bound = _Bound.of(timeout, cancel, self._roots.values())  # for the looks beside the call
+        routed = self._route(name, args, bound)
         if isinstance(routed, Refusal):
             return routed.envelope()
         with naming_root(routed.root):  # its sentences name paths as the model spells them
             envelope = _call(self._roots[routed.root], name, routed.args, timeout, cancel,
                              progress)
         prefixed: dict[str, Any] = _prefixed(envelope, routed.root)
-        return self._elsewhere(name, args, routed, prefixed)
+        return self._elsewhere(name, args, routed, prefixed, bound)
 
     def _elsewhere(self, tool: str, args: Any, routed: _Routed,
-                   envelope: dict[str, Any]) -> dict[str, Any]:
+                   envelope: dict[str, Any], bound: _Bound) -> dict[str, Any]:
         """``envelope``, and when it says a path under one root's name is
         not there while that root offers nothing: the one other root where
         the same path is, and may be shown (never a denied or hidden one).
-        A suggested call is offered only if it succeeds now."""
+        A suggested call is offered only if it succeeds now, within what is
+        left of the call (``bound``)."""
         details = envelope.get("details")
         if envelope.get("ok") is not False or envelope.get("code") != "NOT_FOUND" or \
                 not isinstance(details, dict) or details.get("didYouMean"):
@@ -226,7 +230,7 @@ class Workspace:
                 or rest.startswith("/"):
             return envelope
         holders = [name for name, box in self._roots.items()
-                   if name != routed.root and box.shows(rest)]
+                   if name != routed.root and box.shows(rest, bound.checkpoint)]
         if len(holders) != 1:
             return envelope
         offered = f"{holders[0]}/{rest}"
@@ -235,25 +239,46 @@ class Workspace:
         proposed = {**args, field: offered}
         out.pop("suggestedTool", None)
         out.pop("suggestedArgs", None)
-        if tool in _SUGGESTIBLE and self.call(tool, proposed).get("ok"):
+        if tool in _SUGGESTIBLE and self._succeeds(tool, proposed, bound):
             out["suggestedTool"], out["suggestedArgs"] = tool, proposed
         elif tool != "read_file" and field == "path" and \
-                self.call("read_file", {"path": offered}).get("ok"):
+                self._succeeds("read_file", {"path": offered}, bound):
             out["suggestedTool"], out["suggestedArgs"] = "read_file", {"path": offered}
         return out
 
-    async def acall(self, name: Any, args: Any = None, *, timeout: float | None = None,
-                    progress: ProgressFn | None = None) -> dict[str, Any]:
-        """:meth:`call` in a worker thread; cancelling the awaiting task
-        cancels the call (it stops at its next checkpoint)."""
-        import asyncio  # here: only embedders that await need it
+    def _succeeds(self, tool: str, args: dict[str, Any], bound: _Bound) -> bool:
+        """Whether ``tool(args)`` succeeds now, tried within what is left of
+        the call it is suggested for (not tried once that is cancelled or
+        past its deadline)."""
+        left = bound.left()
+        if left is None:
+            return False
+        return self.call(tool, args, timeout=left, cancel=bound.cancel).get("ok") is True
 
-        token = CancelToken()
+    async def acall(self, name: Any, args: Any = None, *, timeout: float | None = None,
+                    cancel: CancelToken | None = None,
+                    progress: ProgressFn | None = None) -> dict[str, Any]:
+        """:meth:`call` in a worker thread, as :meth:`Toolbox.acall`: if the
+        awaiting task is cancelled, the call is cancelled at its next
+        checkpoint and this waits for it to stop (nothing is left half-done
+        after the task ended) before re-raising ``CancelledError``;
+        ``cancel`` (the host's token) stops it too."""
+        import asyncio  # here: only embedders that await need it
+        import contextvars
+
+        own = CancelToken()
+        token = own if cancel is None else _EitherToken(own, cancel)
+        work = functools.partial(self.call, name, args, timeout=timeout, cancel=token,
+                                 progress=progress)
+        # in the awaiting task's context: a call made from a host's authorize
+        # is known there as such (it must not wait on the call that asked)
+        future = asyncio.get_running_loop().run_in_executor(
+            None, contextvars.copy_context().run, work)
         try:
-            return await asyncio.to_thread(self.call, name, args, timeout=timeout, cancel=token,
-                                           progress=progress)
+            return await asyncio.shield(future)
         except asyncio.CancelledError:
-            token.cancel()
+            own.cancel()
+            await asyncio.wait([future])  # the call ends at its next checkpoint
             raise
 
     def _hold_each_others_rules(self) -> None:
@@ -282,29 +307,29 @@ class Workspace:
         self._nestings = nestings
 
     # -- routing ---------------------------------------------------------------
-    def _route(self, tool: Any, args: Any) -> _Routed | Refusal:
+    def _route(self, tool: Any, args: Any, bound: _Bound) -> _Routed | Refusal:
         """Where the call goes, read in every form its Toolbox reads
         arguments in: an object, or a JSON text of one (routed by the
         object, and passed on as a text again, so the Toolbox still says
         it read one)."""
         if not isinstance(args, str):
-            return self._route_object(tool, args)
+            return self._route_object(tool, args, bound)
         try:
             sent = json.loads(args)
         except (ValueError, RecursionError):  # the Toolbox says what is wrong with it
             return _Routed(next(iter(self._roots)), args)
         if not isinstance(sent, dict):
             return _Routed(next(iter(self._roots)), args)
-        routed = self._route_object(tool, sent)
+        routed = self._route_object(tool, sent, bound)
         if isinstance(routed, Refusal) or not isinstance(routed.args, dict):
             return routed
         return _Routed(routed.root, json.dumps(routed.args))
 
-    def _route_object(self, tool: Any, args: Any) -> _Routed | Refusal:
+    def _route_object(self, tool: Any, args: Any, bound: _Bound) -> _Routed | Refusal:
         if args is None:
             args = {}
         if tool == PATCH_TOOL and isinstance(args, dict) and isinstance(args.get(PATCH_FIELD), str):
-            return self._route_patch(tool, args)
+            return self._route_patch(tool, args, bound)
         if not isinstance(args, dict) or not isinstance(tool, str) or tool not in self.names:
             return _Routed(next(iter(self._roots)), args)  # the Toolbox refuses it
         fields = _path_fields(self.spec(tool).schema)
@@ -313,9 +338,9 @@ class Workspace:
             key = _sent_as(args, field)
             if key is None:
                 if field in _defaults_to_root(self.spec(tool).schema):
-                    return self._root_required(tool, args, field)
+                    return self._root_required(tool, args, field, bound)
                 continue
-            placed = self._place(tool, args, key)
+            placed = self._place(tool, args, key, bound)
             if isinstance(placed, Refusal):
                 return placed
             chosen[key] = placed
@@ -326,7 +351,7 @@ class Workspace:
             return _Routed(next(iter(self._roots)), args)
         return _Routed(roots.pop(), {**args, **{k: v for k, (_, v) in chosen.items()}})
 
-    def _route_patch(self, tool: str, args: dict[str, Any]) -> _Routed | Refusal:
+    def _route_patch(self, tool: str, args: dict[str, Any], bound: _Bound) -> _Routed | Refusal:
         """A patch goes to the root its files' headers name, each header's
         path rewritten as that root's Toolbox reads it; a patch naming files
         in two roots is refused (one call acts in one root)."""
@@ -336,7 +361,7 @@ class Workspace:
             found = file_header(line)
             if found is None or not found[1]:
                 continue  # not a header, or one the Toolbox refuses as it is
-            placed = self._place_one(tool, args, PATCH_FIELD, found[1])
+            placed = self._place_one(tool, args, PATCH_FIELD, found[1], bound)
             if isinstance(placed, Refusal):
                 return placed
             root, value = placed
@@ -349,12 +374,13 @@ class Workspace:
             return _Routed(next(iter(self._roots)), args)  # the Toolbox says what is wrong
         return _Routed(roots.pop(), {**args, PATCH_FIELD: "\n".join(lines)})
 
-    def _place(self, tool: str, args: dict[str, Any], field: str) -> tuple[str, Any] | Refusal:
+    def _place(self, tool: str, args: dict[str, Any], field: str,
+               bound: _Bound) -> tuple[str, Any] | Refusal:
         value = args[field]
         if field == PATH_LIST_FIELD:
             if not isinstance(value, list):
                 return (next(iter(self._roots)), value)  # the schema check refuses it
-            placed = [self._place_one(tool, args, field, item) for item in value]
+            placed = [self._place_one(tool, args, field, item, bound) for item in value]
             for item in placed:
                 if isinstance(item, Refusal):
                     return item
@@ -363,10 +389,10 @@ class Workspace:
                 return _cross_root(tool, {field: value})
             root = roots.pop() if roots else next(iter(self._roots))
             return (root, [v for _, v in placed])  # type: ignore[misc]
-        return self._place_one(tool, args, field, value)
+        return self._place_one(tool, args, field, value, bound)
 
-    def _place_one(self, tool: str, args: dict[str, Any], field: str,
-                   value: Any) -> tuple[str, Any] | Refusal:
+    def _place_one(self, tool: str, args: dict[str, Any], field: str, value: Any,
+                   bound: _Bound) -> tuple[str, Any] | Refusal:
         """The root ``value`` names and what its Toolbox gets, read with the
         tools' own spelling rules (``ctx.rel``): ``//`` and ``/./`` collapse,
         a ``file://`` URI is its path, ``\\`` separates names unless the
@@ -386,13 +412,13 @@ class Workspace:
             separators = "/\\"
             parts = _names(text, separators)
         if not parts:
-            return self._root_required(tool, args, field)
+            return self._root_required(tool, args, field, bound)
         head = parts[0]
         if head in self._roots:
             return (head, _after_head(text, head, separators) or ".")
         if head == "..":
             return _outside(value, field)
-        return self._unknown_root(tool, args, field, value)
+        return self._unknown_root(tool, args, field, value, bound)
 
     def _place_absolute(self, value: str, text: str, field: str) -> tuple[str, Any] | Refusal:
         collapsed = "/" + "/".join(_names(text, "/"))
@@ -406,20 +432,23 @@ class Workspace:
         return _outside(value, field)
 
     # -- refusals that need the roots ----------------------------------------
-    def _root_required(self, tool: str, args: dict[str, Any], field: str) -> Refusal:
+    def _root_required(self, tool: str, args: dict[str, Any], field: str,
+                       bound: _Bound) -> Refusal:
         first = next(iter(self._roots))
         names = ", ".join(self._roots)
         refusal = Refusal(Code.INVALID_ARGUMENT,
                           f"argument '{field}' names no root; this server has several: {names}",
                           f"Begin '{field}' with a root's name, e.g. \"{first}\".",
                           details={"field": field, "roots": self.roots}, kind=Kind.ROOT_REQUIRED)
-        return self._suggest(refusal, tool, {**args, field: first})
+        return self._suggest(refusal, tool, {**args, field: first}, bound)
 
-    def _unknown_root(self, tool: str, args: dict[str, Any], field: str, value: str) -> Refusal:
+    def _unknown_root(self, tool: str, args: dict[str, Any], field: str, value: str,
+                      bound: _Bound) -> Refusal:
         names = ", ".join(self._roots)
         # only where the name may be shown: a denied or hidden name is never
         # said to exist in any root (the answer is the same either way)
-        holders = [name for name, box in self._roots.items() if box.shows(value)]
+        holders = [name for name, box in self._roots.items()
+                   if box.shows(value, bound.checkpoint)]
         details: dict[str, Any] = {"field": field, "roots": self.roots, "path": value}
         example = f"{holders[0] if holders else next(iter(self._roots))}/{value}"
         if len(holders) == 1:
@@ -430,13 +459,16 @@ class Workspace:
         refusal = Refusal(Code.INVALID_ARGUMENT,
                           f"{value} does not begin with a root's name; the roots are: {names}",
                           hint, details=details, kind=Kind.UNKNOWN_ROOT)
-        return self._suggest(refusal, tool, {**args, field: example}) if len(holders) == 1 \
+        return self._suggest(refusal, tool, {**args, field: example}, bound) \
+            if len(holders) == 1 \
             else refusal
 
-    def _suggest(self, refusal: Refusal, tool: str, args: dict[str, Any]) -> Refusal:
+    def _suggest(self, refusal: Refusal, tool: str, args: dict[str, Any],
+                 bound: _Bound) -> Refusal:
         """``refusal`` with the call ``tool(args)`` suggested if that is a
-        cheap read that succeeds now (suggestions are tried, never guessed)."""
-        if tool in _SUGGESTIBLE and tool in self.names and self.call(tool, args).get("ok"):
+        cheap read that succeeds now (suggestions are tried, never guessed),
+        within what is left of the call (``bound``)."""
+        if tool in _SUGGESTIBLE and tool in self.names and self._succeeds(tool, args, bound):
             return refusal.replace(suggest=(tool, args))
         return refusal
 
@@ -517,6 +549,57 @@ class Workspace:
 
 # Suggested calls are tried before they are offered: only reads that cost little.
 _SUGGESTIBLE = frozenset({"read_file", "list_directory", "file_info"})
+
+
+class _EitherToken(CancelToken):
+    """Cancelled once either of two tokens is (an ``acall``'s own, set when
+    its task is cancelled, and the host's)."""
+
+    __slots__ = ("_own", "_other")
+
+    def __init__(self, own: CancelToken, other: CancelToken) -> None:
+        super().__init__()
+        self._own = own
+        self._other = other
+
+    def cancel(self) -> None:
+        self._own.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._own.cancelled or self._other.cancelled
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """What bounds one call of the Workspace: its deadline (on the
+    monotonic clock) and the host's cancel token.  The looks made for the
+    model's sake before or after the routed call (other roots asked about a
+    path, suggested calls tried) run within what is left of it."""
+
+    deadline: float
+    cancel: CancelToken | None
+
+    @classmethod
+    def of(cls, timeout: float | None, cancel: CancelToken | None,
+           boxes: Iterable[Toolbox]) -> _Bound:
+        seconds = timeout if timeout is not None else \
+            min(box.limits.call_seconds for box in boxes)
+        return cls(time.monotonic() + seconds, cancel)
+
+    def left(self) -> float | None:
+        """The seconds left; ``None`` once cancelled or past the deadline."""
+        if self.cancel is not None and self.cancel.cancelled:
+            return None
+        left = self.deadline - time.monotonic()
+        return left if left > 0 else None
+
+    def checkpoint(self) -> None:
+        """Stop a look (a :class:`Refusal`) once cancelled or past the deadline."""
+        if self.cancel is not None and self.cancel.cancelled:
+            raise cancelled("the call")
+        if self.deadline <= time.monotonic():
+            raise time_limit("the call", 0.0)
 
 
 def _call(box: Toolbox, name: Any, args: Any, timeout: float | None,

@@ -11,7 +11,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, copy_context
 from dataclasses import dataclass
 from itertools import compress
 from typing import TYPE_CHECKING, Protocol
@@ -197,6 +197,19 @@ class _Call(Protocol):
 # call's deadline, stops that wait within a poll
 _RUNNING: ContextVar[Callable[[], _Call | None] | None] = ContextVar("corral_running_call",
                                                                    default=None)
+
+
+class _Bounded:
+    """A look made outside any call, standing as the running call whose
+    checkpoint a wait for the walk polls (:meth:`View.shows`)."""
+
+    __slots__ = ("_checkpoint",)
+
+    def __init__(self, checkpoint: Checkpoint) -> None:
+        self._checkpoint = checkpoint
+
+    def checkpoint(self) -> None:
+        self._checkpoint()
 
 
 def running_call(call: Callable[[], _Call | None]) -> None:
@@ -873,10 +886,27 @@ class View:
         aliases = self.links.aliases(canonical)
         return aliases is not None and all(policy.visible(alias, op) for alias in aliases)
 
-    def shows(self, rel: str) -> bool:
+    def shows(self, rel: str, checkpoint: Checkpoint | None = None) -> bool:
         """Whether ``rel`` names an entry (a dangling link included) that a
         model may be told exists: no deny or secret rule hides it, decided
-        on the entry, where it leads, and every known name leading there."""
+        on the entry, where it leads, and every known name leading there.
+        ``checkpoint`` bounds the look (made outside any call, for the
+        model's sake: a wait for the walk polls it); what cannot be decided
+        within it (links not known yet, a cancel, a deadline) shows nothing."""
+        bounded = _Bounded(checkpoint) if checkpoint is not None else None
+
+        def look() -> bool:
+            if bounded is not None:
+                running_call(lambda: bounded)
+                bounded.checkpoint()
+            return self._shows(rel)
+
+        try:
+            return copy_context().run(look) if bounded is not None else look()
+        except Refusal:
+            return False
+
+    def _shows(self, rel: str) -> bool:
         try:
             self._root.lstat(rel)
             seen = [locate(self._root, rel, follow=False)]

@@ -229,7 +229,7 @@ def walk_tree(call: CallView, directory: OpenDirectory, start: WalkState,
     """The core's walk below ``directory`` (never through a link; the
     visitor decides what is entered and shown)."""
     return Tree(call.shared.root, directory.fileno(), start, visitor, yield_dirs=yield_dirs,
-                max_entries=max_entries)
+                max_entries=max_entries, where=directory.path)
 
 
 def read_listed_file(call: CallView, dir_fd: int, name: str, canonical: str, limit: int
