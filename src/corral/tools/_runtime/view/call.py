@@ -11,7 +11,6 @@ from weakref import ref as weak_ref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
-from functools import partial
 from typing import NoReturn, Protocol, TypeVar
 
 from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, PathError,
@@ -271,17 +270,10 @@ def _replace_own(fresh: Freshness | None, held: HeldParent, path: str, data: byt
     """Replace ``held``'s file (at ``path``) with ``data``: the one arrival
     the rename makes in its directory is this view's own, not looked at
     again (one that failed is looked at)."""
-    if fresh is None or not fresh.watching:
+    if fresh is None:
         held.replace(data)
-        return
-    name = held.name  # (in a directory below the root: a held parent's file is)
-    own = fresh.expect(path[:len(path) - len(name) - 1], name)
-    try:
-        held.replace(data)
-    except BaseException:
-        fresh.acted(own, made=False)
-        raise
-    fresh.acted(own, made=True)
+    else:  # (in a directory below the root: a held parent's file is)
+        fresh.replace_own(held, path[:len(path) - len(held.name) - 1], data)
 
 
 class PlainReplace:
@@ -496,11 +488,10 @@ def _plain_step(view: View, checkpoint: Checkpoint, rel: str, kind: type[_PlainT
 def _holds_head(fresh: Freshness | None, held: HeldParent, rel: str) -> bool:
     """Whether ``held``'s directory (of the file ``rel``) has a ``HEAD``:
     remembered by the watch while no event but this view's own arrivals
-    of other names came (:meth:`Freshness.entries_fact`), else looked at."""
-    if fresh is None or not fresh.watching:
+    of other names came (:meth:`Freshness.holds_fact`), else looked at."""
+    if fresh is None:
         return held.holds("HEAD")
-    return fresh.entries_fact(rel[:len(rel) - len(held.name) - 1], "HEAD",
-                              partial(held.holds, "HEAD"))
+    return fresh.holds_fact(held, rel[:len(rel) - len(held.name) - 1], "HEAD")
 
 
 def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
