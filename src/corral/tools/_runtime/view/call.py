@@ -494,9 +494,18 @@ def _holds_head(fresh: Freshness | None, held: HeldParent, rel: str) -> bool:
     return fresh.holds_fact(held, rel[:len(rel) - len(held.name) - 1], "HEAD")
 
 
+class PlainWrite(Protocol):
+    """What :func:`replace_plain` writes, asked at its steps."""
+
+    def fits(self, info: os.stat_result) -> bool:
+        """Whether the call is such a replace, given the file's ``fstat``."""
+
+    def prepare(self, info: os.stat_result, head: bytes) -> bytes | None:
+        """The bytes to write, given the file's head; ``None``: nothing written."""
+
+
 def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
-                  fits: Callable[[os.stat_result], bool],
-                  prepare: Callable[[os.stat_result, bytes], bytes | None]) -> bool:
+                  write: PlainWrite) -> bool:
     """A replace of the regular file at ``rel`` (a create or replace by
     :meth:`CallView.pin` made of it otherwise), for a call that holds
     nothing, made in one straight step where every fact the general step
@@ -504,9 +513,9 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
     general step takes it: this process's tree lock shared, then other
     processes', no move made meanwhile, one resolution of its directory (no
     link followed), that directory's ``flock``, the file opened (a regular
-    file of one link) and ``fits(info)`` (its ``fstat``) asked whether the
-    call is such a replace.  ``prepare(info, head)`` (at most its first
-    ``head_size`` bytes, none asked: ``b""``) gives the bytes to write,
+    file of one link) and ``write.fits(info)`` (its ``fstat``) asked whether
+    the call is such a replace.  ``write.prepare(info, head)`` (at most
+    its first ``head_size`` bytes, none asked: ``b""``) gives the bytes to write,
     replacing that file on its identity (``STALE`` where another is there
     by then), or ``None``: nothing written.  Whether it was written;
     ``False``, everything let go, where any of that does not hold: the
@@ -536,7 +545,7 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
             return False  # maybe a repository: looked at in full
         info = held.open_file()
         if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1 or \
-                not fits(info):
+                not write.fits(info):
             return False
         if head_size:
             try:
@@ -545,7 +554,7 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
                 return False  # said (or not) as the general step says it
         else:
             head = b""
-        data = prepare(info, head)
+        data = write.prepare(info, head)
         if data is None:
             return False
         _replace_own(view.freshness, held, rel, data)
