@@ -409,6 +409,22 @@ def ready(view: View, call: Callable[[], _Call | None], acts: bool = True) -> No
         view.notice_others()
 
 
+_SHAPED_KEPT = 4096  # paths remembered (then forgotten at once)
+_SHAPED_CHARS = 512  # longer paths are looked at afresh each time
+# path as spelled -> whether a component is named as an entry of git's
+# repository test (:func:`names_a_shape_entry`): a fact of the names alone
+_SHAPED: dict[str, bool] = {}
+
+
+def _remember_shaped(rel: str) -> bool:
+    shaped = names_a_shape_entry(rel)
+    if len(rel) <= _SHAPED_CHARS:
+        if len(_SHAPED) >= _SHAPED_KEPT:
+            _SHAPED.clear()
+        _SHAPED[rel] = shaped
+    return shaped
+
+
 def _plain_facts(view: View, rel: str, ops: tuple[Op, ...]) -> tuple[Policy, bool] | None:
     """What a plain step on ``rel`` for ``ops`` needs known before it takes
     a lock: every link of the tree known and none is, no root holds or
@@ -419,7 +435,12 @@ def _plain_facts(view: View, rel: str, ops: tuple[Op, ...]) -> tuple[Policy, boo
     ``HEAD`` beside the file is looked for); ``None`` where any of that
     does not hold."""
     if not view.links_settled or view.links.locations or view.nested_in or \
-            view.opened_beneath or view.beside or names_a_shape_entry(rel):
+            view.opened_beneath or view.beside:
+        return None
+    shaped = _SHAPED.get(rel)
+    if shaped is None:
+        shaped = _remember_shaped(rel)
+    if shaped:
         return None
     policy = view.policy
     if policy.is_empty:
@@ -485,15 +506,6 @@ def _plain_step(view: View, checkpoint: Checkpoint, rel: str, kind: type[_PlainT
     return step
 
 
-def _holds_head(fresh: Freshness | None, held: HeldParent, rel: str) -> bool:
-    """Whether ``held``'s directory (of the file ``rel``) has a ``HEAD``:
-    remembered by the watch while no event but this view's own arrivals
-    of other names came (:meth:`Freshness.holds_fact`), else looked at."""
-    if fresh is None:
-        return held.holds("HEAD")
-    return fresh.holds_fact(held, rel[:len(rel) - len(held.name) - 1], "HEAD")
-
-
 class PlainWrite(Protocol):
     """What :func:`replace_plain` writes, asked at its steps."""
 
@@ -541,7 +553,13 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
             return False
         locked = held.fileno()
         _RELEASED_BY_CLOSE.add(locked)
-        if guards_git and _holds_head(view.freshness, held, rel):
+        fresh = view.freshness
+        # (in a directory below the root: a held parent's file is)
+        directory = rel[:len(rel) - len(held.name) - 1]
+        # whether the directory has a ``HEAD``: remembered by the watch while
+        # no event but this view's own arrivals of other names came
+        if guards_git and (held.holds("HEAD") if fresh is None else
+                           fresh.holds_fact(held, directory, "HEAD")):
             return False  # maybe a repository: looked at in full
         info = held.open_file()
         if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1 or \
@@ -557,7 +575,10 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
         data = write.prepare(info, head)
         if data is None:
             return False
-        _replace_own(view.freshness, held, rel, data)
+        if fresh is None:
+            held.replace(data)
+        else:  # its one arrival expected: not looked at again
+            fresh.replace_own(held, directory, data)
         return True
     finally:
         try:
