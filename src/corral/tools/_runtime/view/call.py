@@ -554,8 +554,9 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
         locked = held.fileno()
         _RELEASED_BY_CLOSE.add(locked)
         fresh = view.freshness
-        # (in a directory below the root: a held parent's file is)
-        directory = rel[:len(rel) - len(held.name) - 1]
+        # (in a directory below the root: a held parent's file is, spelled
+        # as plain names, its path ``rel``)
+        directory = rel.rpartition("/")[0]
         # whether the directory has a ``HEAD``: remembered by the watch while
         # no event but this view's own arrivals of other names came
         if guards_git and (held.holds("HEAD") if fresh is None else
