@@ -176,32 +176,43 @@ def _replace_plain(view: View, checkpoint: Callable[[], None], rel: str, content
     nothing written, where it is not such a write (a file with other
     links, one whose form is kept, content compared with the file): the
     caller takes the general step."""
-    made: list[Any] = []
+    write = _PlainWrite(content, checkpoint)
+    if not replace_plain(view, checkpoint, rel, _FORM_HEAD if keep_format else 0, write):
+        return None
+    if write.warnings:
+        return {"path": rel, "bytes": write.size, "sha256": write.digest,
+                "createdDirectories": [], "created": False, "warnings": write.warnings}
+    return {"path": rel, "bytes": write.size, "sha256": write.digest, "createdDirectories": [],
+            "created": False}
 
-    def fits(info: os.stat_result) -> bool:
-        warnings = warnings_alone(content, info.st_size)
-        made.append(warnings)
+
+class _PlainWrite:
+    """:func:`_replace_plain`'s write of ``content`` (a :class:`~.._runtime
+    .view.PlainWrite`), and what it made of it for the answer: the
+    warnings, the bytes' sha256 and size."""
+
+    __slots__ = ("content", "checkpoint", "warnings", "digest", "size")
+
+    def __init__(self, content: str, checkpoint: Callable[[], None]) -> None:
+        self.content = content
+        self.checkpoint = checkpoint
+        self.warnings: list[str] | None = None
+        self.digest = ""
+        self.size = 0
+
+    def fits(self, info: os.stat_result) -> bool:
+        warnings = self.warnings = warnings_alone(self.content, info.st_size)
         return warnings is not None  # else content compared with the file's: in full
 
-    def prepare(info: os.stat_result, head: bytes) -> bytes | None:
+    def prepare(self, info: os.stat_result, head: bytes) -> bytes | None:
         if b"\r" in head or head.startswith(_MARKS):
             return None  # a form to keep: looked at in full
-        data = content.encode("utf-8")
-        made.append(hashlib.sha256(data).hexdigest())
-        checkpoint()  # the last one: stopped now, nothing is written
+        data = self.content.encode("utf-8")
+        self.digest = hashlib.sha256(data).hexdigest()
+        self.checkpoint()  # the last one: stopped now, nothing is written
         read_cache.forget(info.st_dev, info.st_ino)
-        made.append(len(data))
+        self.size = len(data)
         return data
-
-    if not replace_plain(view, checkpoint, rel, _FORM_HEAD if keep_format else 0, fits,
-                         prepare):
-        return None
-    warnings, digest, size = made
-    if warnings:
-        return {"path": rel, "bytes": size, "sha256": digest, "createdDirectories": [],
-                "created": False, "warnings": warnings}
-    return {"path": rel, "bytes": size, "sha256": digest, "createdDirectories": [],
-            "created": False}
 
 
 def _add_created(result: WriteResult, created: list[str]) -> None:

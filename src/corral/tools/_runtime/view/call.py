@@ -11,7 +11,6 @@ from weakref import ref as weak_ref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
-from functools import partial
 from typing import NoReturn, Protocol, TypeVar
 
 from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, PathError,
@@ -271,17 +270,10 @@ def _replace_own(fresh: Freshness | None, held: HeldParent, path: str, data: byt
     """Replace ``held``'s file (at ``path``) with ``data``: the one arrival
     the rename makes in its directory is this view's own, not looked at
     again (one that failed is looked at)."""
-    if fresh is None or not fresh.watching:
+    if fresh is None:
         held.replace(data)
-        return
-    name = held.name  # (in a directory below the root: a held parent's file is)
-    own = fresh.expect(path[:len(path) - len(name) - 1], name)
-    try:
-        held.replace(data)
-    except BaseException:
-        fresh.acted(own, made=False)
-        raise
-    fresh.acted(own, made=True)
+    else:  # (in a directory below the root: a held parent's file is)
+        fresh.replace_own(held, path[:len(path) - len(held.name) - 1], data)
 
 
 class PlainReplace:
@@ -417,6 +409,22 @@ def ready(view: View, call: Callable[[], _Call | None], acts: bool = True) -> No
         view.notice_others()
 
 
+_SHAPED_KEPT = 4096  # paths remembered (then forgotten at once)
+_SHAPED_CHARS = 512  # longer paths are looked at afresh each time
+# path as spelled -> whether a component is named as an entry of git's
+# repository test (:func:`names_a_shape_entry`): a fact of the names alone
+_SHAPED: dict[str, bool] = {}
+
+
+def _remember_shaped(rel: str) -> bool:
+    shaped = names_a_shape_entry(rel)
+    if len(rel) <= _SHAPED_CHARS:
+        if len(_SHAPED) >= _SHAPED_KEPT:
+            _SHAPED.clear()
+        _SHAPED[rel] = shaped
+    return shaped
+
+
 def _plain_facts(view: View, rel: str, ops: tuple[Op, ...]) -> tuple[Policy, bool] | None:
     """What a plain step on ``rel`` for ``ops`` needs known before it takes
     a lock: every link of the tree known and none is, no root holds or
@@ -427,7 +435,12 @@ def _plain_facts(view: View, rel: str, ops: tuple[Op, ...]) -> tuple[Policy, boo
     ``HEAD`` beside the file is looked for); ``None`` where any of that
     does not hold."""
     if not view.links_settled or view.links.locations or view.nested_in or \
-            view.opened_beneath or view.beside or names_a_shape_entry(rel):
+            view.opened_beneath or view.beside:
+        return None
+    shaped = _SHAPED.get(rel)
+    if shaped is None:
+        shaped = _remember_shaped(rel)
+    if shaped:
         return None
     policy = view.policy
     if policy.is_empty:
@@ -493,19 +506,18 @@ def _plain_step(view: View, checkpoint: Checkpoint, rel: str, kind: type[_PlainT
     return step
 
 
-def _holds_head(fresh: Freshness | None, held: HeldParent, rel: str) -> bool:
-    """Whether ``held``'s directory (of the file ``rel``) has a ``HEAD``:
-    remembered by the watch while no event but this view's own arrivals
-    of other names came (:meth:`Freshness.entries_fact`), else looked at."""
-    if fresh is None or not fresh.watching:
-        return held.holds("HEAD")
-    return fresh.entries_fact(rel[:len(rel) - len(held.name) - 1], "HEAD",
-                              partial(held.holds, "HEAD"))
+class PlainWrite(Protocol):
+    """What :func:`replace_plain` writes, asked at its steps."""
+
+    def fits(self, info: os.stat_result) -> bool:
+        """Whether the call is such a replace, given the file's ``fstat``."""
+
+    def prepare(self, info: os.stat_result, head: bytes) -> bytes | None:
+        """The bytes to write, given the file's head; ``None``: nothing written."""
 
 
 def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
-                  fits: Callable[[os.stat_result], bool],
-                  prepare: Callable[[os.stat_result, bytes], bytes | None]) -> bool:
+                  write: PlainWrite) -> bool:
     """A replace of the regular file at ``rel`` (a create or replace by
     :meth:`CallView.pin` made of it otherwise), for a call that holds
     nothing, made in one straight step where every fact the general step
@@ -513,9 +525,9 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
     general step takes it: this process's tree lock shared, then other
     processes', no move made meanwhile, one resolution of its directory (no
     link followed), that directory's ``flock``, the file opened (a regular
-    file of one link) and ``fits(info)`` (its ``fstat``) asked whether the
-    call is such a replace.  ``prepare(info, head)`` (at most its first
-    ``head_size`` bytes, none asked: ``b""``) gives the bytes to write,
+    file of one link) and ``write.fits(info)`` (its ``fstat``) asked whether
+    the call is such a replace.  ``write.prepare(info, head)`` (at most
+    its first ``head_size`` bytes, none asked: ``b""``) gives the bytes to write,
     replacing that file on its identity (``STALE`` where another is there
     by then), or ``None``: nothing written.  Whether it was written;
     ``False``, everything let go, where any of that does not hold: the
@@ -541,11 +553,18 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
             return False
         locked = held.fileno()
         _RELEASED_BY_CLOSE.add(locked)
-        if guards_git and _holds_head(view.freshness, held, rel):
+        fresh = view.freshness
+        # (in a directory below the root: a held parent's file is, spelled
+        # as plain names, its path ``rel``)
+        directory = rel.rpartition("/")[0]
+        # whether the directory has a ``HEAD``: remembered by the watch while
+        # no event but this view's own arrivals of other names came
+        if guards_git and (held.holds("HEAD") if fresh is None else
+                           fresh.holds_fact(held, directory, "HEAD")):
             return False  # maybe a repository: looked at in full
         info = held.open_file()
         if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1 or \
-                not fits(info):
+                not write.fits(info):
             return False
         if head_size:
             try:
@@ -554,10 +573,13 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
                 return False  # said (or not) as the general step says it
         else:
             head = b""
-        data = prepare(info, head)
+        data = write.prepare(info, head)
         if data is None:
             return False
-        _replace_own(view.freshness, held, rel, data)
+        if fresh is None:
+            held.replace(data)
+        else:  # its one arrival expected: not looked at again
+            fresh.replace_own(held, directory, data)
         return True
     finally:
         try:

@@ -65,7 +65,7 @@ from .linkwalk import walk_links
 _WORK_TREE = frozenset({".git"})  # a config place that is a work tree (config_places)
 
 if TYPE_CHECKING:
-    from ....contained import Backend, DirEntry, Handle, Root
+    from ....contained import Backend, DirEntry, Handle, HeldParent, Root
     from .decide import View
 
 # directories one view follows: every directory of the tree, up to the
@@ -1101,6 +1101,42 @@ class Freshness:
                 return
             self.changed(directory, name, lost=False, arrived=True)
 
+    def replace_own(self, held: HeldParent, directory: str, data: bytes) -> None:
+        """``held.replace(data)``: the file ``held`` opened in the followed
+        ``directory`` (canonical) replaced, its one arrival expected as
+        :meth:`expect` then :meth:`acted` expect it, the entry they share
+        looked up once."""
+        name = held.name
+        wd = self._watched.get(directory, -1)
+        if wd < 0 or not self.watching or self._by_wd.get(wd) != directory:
+            held.replace(data)
+            return
+        key = (wd, name)
+        expected = self.expected
+        with _KERNEL.lock:
+            if self.lost and any(directory == gone or directory.startswith(gone + "/")
+                                 or gone == "." for gone in self.lost):
+                entry = None  # its watch may be of another directory now
+            else:
+                entry = expected.get(key)
+                if entry is None:
+                    entry = expected[key] = [1, directory, -1]
+                else:
+                    entry[0] += 1
+                    entry[2] = -1
+        if entry is None:
+            held.replace(data)
+            return
+        try:
+            held.replace(data)
+        except BaseException:
+            self.acted((wd, name, directory), made=False)
+            raise
+        # (no lock: the watch's reader may have taken it already, which is as well)
+        if entry[2] < 0 and expected.get(key) is entry:
+            entry[2] = _KERNEL.drains  # read by a drain begun after this one
+            _KERNEL.expecting[id(self)] = self.ref
+
     def expire(self, started: int) -> bool:
         """The drain numbered ``started`` read the queue to its end (the
         watch's lock held): an act done before it began that is still
@@ -1371,6 +1407,22 @@ class Freshness:
         if known is not None and known[0] == changes and known[1] == wd:
             return known[2]
         found = look()
+        if len(self._facts) >= MAX_WATCHED:
+            self._facts.clear()
+        self._facts[(directory, name)] = (changes, wd, found)
+        return found
+
+    def holds_fact(self, held: HeldParent, directory: str, name: str) -> bool:
+        """:meth:`entries_fact` of ``held.holds(name)``, ``held`` the
+        followed ``directory`` open (no callable made for the look)."""
+        wd = self._watched.get(directory, -1)
+        if wd < 0 or self.dirty or not self.watching or self._by_wd.get(wd) != directory:
+            return held.holds(name)
+        changes = self._changes  # (before the look: an event read during it counts)
+        known = self._facts.get((directory, name))
+        if known is not None and known[0] == changes and known[1] == wd:
+            return known[2]
+        found = held.holds(name)
         if len(self._facts) >= MAX_WATCHED:
             self._facts.clear()
         self._facts[(directory, name)] = (changes, wd, found)
