@@ -480,7 +480,7 @@ def _plain_step(view: View, checkpoint: Checkpoint, rel: str, kind: type[_PlainT
             return None
         step._locked = held.fileno()
         _RELEASED_BY_CLOSE.add(step._locked)
-        if guards_git and held.holds("HEAD"):
+        if guards_git and _holds_head(view.freshness, held, rel):
             step.close()  # maybe a repository: looked at in full
             return None
         info = step.info = held.open_file()
