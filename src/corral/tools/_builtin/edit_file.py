@@ -69,7 +69,7 @@ from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_
 from .._edit.match import (MAX_LISTED, has_space_indented_line, normalize_breaks, search,
                            tab_indented)
 from .._edit.spans import Region, Span, apply_regions, compose, remap
-from .._edit.state import Applied, CallKey, EditMemory, TextFacts
+from .._edit.state import KEY_TEXT, Applied, CallKey, EditMemory, Keys, TextFacts
 from .._edit.text import Lines, Undecodable, decode, encode
 from .._read.textform import HEAD, controls
 from .._policy.rules import Op
@@ -369,27 +369,11 @@ class _Call:
         return Attempt(self.rel, i, self.multi, old, new, replace_all, self.repeated)
 
 
-def _failure_key(args: dict[str, Any], multi: bool, edits: list[Edit], base_sha: str) -> str:
-    """The call as a failure: its arguments as checked (the path as spelled,
-    the edits and the form they came in, expectedSha256, dryRun) and the
-    file's digest."""
-    failure = repr((args["path"], multi, edits, expected_digest(args), bool(args["dryRun"]),
-                    base_sha))
-    return sha256_hex(failure.encode("utf-8", "surrogatepass"))
-
-
-_KEY_TEXT = 4096  # characters of edits that are kept as their own key
-
-
-def _call_key(rel: str, edits: list[Edit]) -> CallKey:
-    """The call as an edit: its path and edits, themselves while they are
-    small, else the digest of their ``repr`` (one string for one call and
-    another for any other, made in C)."""
-    size = len(edits[0][0]) + len(edits[0][1]) if len(edits) == 1 else \
-        sum(len(old) + len(new) for old, new, _ in edits)
-    if size <= _KEY_TEXT:
-        return rel, tuple(edits)
-    return sha256_hex(repr((rel, edits)).encode("utf-8", "surrogatepass"))
+def _failure_key(keys: Keys, args: dict[str, Any], multi: bool, base_sha: str) -> str:
+    """The call as a failure (:meth:`Keys.failure`): its arguments as
+    checked and the file's digest."""
+    return keys.failure(args["path"], multi, expected_digest(args), bool(args["dryRun"]),
+                        base_sha)
 
 
 def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: bool,
@@ -405,10 +389,11 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         if made is not None:
             memory.plain_again(rel)
             return made
-    call_key = _call_key(real, edits)
+    keys = Keys(edits)
+    call_key = keys.call(real)
     call = _Call(rel, real, edits, multi, work, 0, base_sha, memory, call_key)
     # the failure key is made only when a failure is remembered, or one happens
-    failure_key = _failure_key(args, multi, edits, base_sha) if memory.has_failures() else None
+    failure_key = _failure_key(keys, args, multi, base_sha) if memory.has_failures() else None
     if failure_key is not None:
         call.repeated = memory.failures(failure_key)
     try:
@@ -432,7 +417,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         diff = unified_diff(rel, outcome.base, outcome.lines, outcome.spans, work)
     except Refusal as refused:
         if refused.kind not in (Kind.TIME_LIMIT, Kind.CANCELLED):  # stopped is not failed
-            memory.failed(failure_key or _failure_key(args, multi, edits, base_sha))
+            memory.failed(failure_key or _failure_key(keys, args, multi, base_sha))
         raise
     if failure_key is not None:  # a failure of this call is forgotten once it succeeds
         memory.succeeded(failure_key)
@@ -563,8 +548,10 @@ def _quick(ctx: ToolContext | PlainCall, pinned: Pinned | PlainEdit, rel: str, r
     if shown is None or len(shown) > limits.read_bytes:
         return None
     # made: what the general path does on success, in its order
+    keys: Keys | None = None  # made where a key needs a digest of the edits
     if memory.has_failures():  # a failure of this call is forgotten once it succeeds
-        memory.succeeded(_failure_key(args, multi, edits, base_sha))
+        keys = Keys(edits)
+        memory.succeeded(_failure_key(keys, args, multi, base_sha))
     new_sha = sha256(new_data).hexdigest()
     # the answer, and what is remembered of the edit, made before the write,
     # so that after its fsync only the rename and the bookkeeping run
@@ -585,7 +572,8 @@ def _quick(ctx: ToolContext | PlainCall, pinned: Pinned | PlainEdit, rel: str, r
             result["warnings"] = found
     # the texts kept as the bytes they are (decoded if ever recalled), and
     # what this step knows of the bytes written, for the next edit of them
-    key = (real, (edits[0],)) if len(old) + len(new) <= _KEY_TEXT else _call_key(real, edits)
+    key = (real, (edits[0],)) if len(old) + len(new) <= KEY_TEXT else \
+        (keys or Keys(edits)).call(real)
     facts = _facts_after(data, new_data, at, old_b, new, new_b, ascii_text, head_controls)
     if isinstance(pinned, PlainEdit):  # no one hears of it: the lock was held throughout
         ctx.checkpoint()  # the last one: stopped now, nothing is written
