@@ -822,23 +822,28 @@ def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
         out.append(f"{label}newText has no line breaks but {attempt.new.count(chr(92) + 'n')} "
                    "'\\n' escape sequences, where oldText spanned lines; if you meant line breaks, "
                    "send real ones")
-    # a newText line added with indentation starts the text or follows a break
-    if strategy != "indentation" and (new_n[:1] in (" ", "\t") or "\n " in new_n
-                                      or "\n\t" in new_n):
-        known = set(old_n.split("\n"))
-        added = [x for x in new_n.split("\n") if x[:1] in (" ", "\t") and x.strip()
-                 and x not in known]
-        spaces = any(x.startswith("  ") for x in added)
-        tabs = any(x.startswith("\t") for x in added)
-        if spaces or tabs:  # only then is the file's own style worth a look
-            by_tabs = tab_indented(lines)
-            if by_tabs and spaces:
-                out.append(f"{label}newText indents with spaces, but {_said(rel)} indents with "
-                           f"tabs")
-            elif not by_tabs and tabs and has_space_indented_line(lines):
-                out.append(f"{label}newText indents with tabs, but {_said(rel)} indents with "
-                           f"spaces")
+    # a newText line indented starts the text or follows a break
+    spaces = new_n[:2] == "  " or "\n  " in new_n
+    tabs = new_n[:1] == "\t" or "\n\t" in new_n
+    if strategy != "indentation" and (spaces or tabs):
+        # the file's style first (counted in C for a file indented one way):
+        # only lines of the other way warn, and only those newText adds,
+        # found a line at a time
+        by_tabs = tab_indented(lines)
+        if by_tabs and spaces and _adds_indented(old_n, new_n, "  "):
+            out.append(f"{label}newText indents with spaces, but {_said(rel)} indents with tabs")
+        elif not by_tabs and tabs and has_space_indented_line(lines) and \
+                _adds_indented(old_n, new_n, "\t"):
+            out.append(f"{label}newText indents with tabs, but {_said(rel)} indents with spaces")
     return out
+
+
+def _adds_indented(old_n: str, new_n: str, indent: str) -> bool:
+    """Whether ``new_n`` has a line starting with ``indent`` that is not
+    blank and is none of ``old_n``'s."""
+    known = set(old_n.split("\n"))
+    return any(line.startswith(indent) and line.strip() and line not in known
+               for line in new_n.split("\n"))
 
 
 _NOTEBOOK_BYTES = 16 * 1024 * 1024  # notebooks parsed to check an edit keeps them JSON
