@@ -1,4 +1,4 @@
-"""edit_file's plain step (``CallView.plain_edit``): the commonest edit (one
+"""edit_file's plain step (``CallView.edit_plain``): the commonest edit (one
 exact edit of a plain UTF-8 file, no one asked) made in one straight step
 where every fact the general step would weigh is known to allow it.
 Checked two ways, on every backend config:

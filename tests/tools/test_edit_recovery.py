@@ -283,3 +283,70 @@ def test_an_elision_in_words_in_a_new_file_is_not_a_warning(tmp_path, make_root)
     with Toolbox(make_root(tmp_path)) as box:
         out = box.call("write_file", {"path": "new.py", "content": content})
     assert out["ok"] is True and "warnings" not in out
+
+
+# -- large calls: remembered by a digest of their texts ------------------------------
+
+_LONG = 3000  # each text of these calls: together past the characters kept as they are
+
+
+@pytest.mark.parametrize("form", ["one", "edits"])
+def test_a_large_edit_repeated_is_already_applied(tmp_path, make_root, form):
+    """A call whose texts are too long to keep as they are is remembered by
+    their digest: repeated, it is told it was made."""
+    path = tmp_path / "f.txt"
+    path.write_text("head\n" + "a" * _LONG + "\ntail\n")
+    edit = {"oldText": "a" * _LONG, "newText": "b" * _LONG}
+    args = {"path": "f.txt", **edit} if form == "one" else {"path": "f.txt", "edits": [edit]}
+    with Toolbox(make_root(str(tmp_path))) as box:
+        assert box.call("edit_file", args)["ok"] is True
+        again = box.call("edit_file", args)
+    assert again["ok"] is False and again["details"]["kind"] == "already_applied", again
+    assert "an earlier call made this same edit" in again["message"], again
+    assert path.read_text() == "head\n" + "b" * _LONG + "\ntail\n"
+
+
+@pytest.mark.parametrize("second", [
+    # the same characters in all, split between oldText and newText elsewhere
+    {"oldText": "a" * _LONG + "b", "newText": "b" * (_LONG - 1)},
+    {"oldText": "a" * (_LONG - 1), "newText": "a" + "b" * _LONG},
+    # one character other (a lone surrogate, as a JSON text may carry one)
+    {"oldText": "a" * _LONG, "newText": "b" * (_LONG - 1) + "\ud800"},
+    {"oldText": "a" * _LONG, "newText": "b" * _LONG, "replaceAll": True},
+], ids=["moved-on", "moved-back", "surrogate", "replace-all"])
+def test_another_large_edit_is_not_taken_for_one_made(tmp_path, make_root, second):
+    """A digest for one call and another for any other: a call that is not
+    the one made (the same characters split otherwise, one character other,
+    another flag) is not told an earlier call made it (its newText may be
+    found in the file: that is said otherwise)."""
+    path = tmp_path / "f.txt"
+    path.write_text("head\n" + "a" * _LONG + "\ntail\n")
+    with Toolbox(make_root(str(tmp_path))) as box:
+        made = box.call("edit_file", {"path": "f.txt", "oldText": "a" * _LONG,
+                                      "newText": "b" * _LONG})
+        assert made["ok"] is True, made
+        other = box.call("edit_file", {"path": "f.txt", **second})
+    assert other["ok"] is False and "earlier call" not in other["message"], other
+    assert "currentSha256" not in other["details"], other
+    assert path.read_text() == "head\n" + "b" * _LONG + "\ntail\n"
+
+
+def test_a_large_failed_call_repeated_is_called_out(tmp_path, make_root):
+    """A failure is remembered by the call's arguments and the file's digest,
+    the texts of a large call by their digest: the same call again is told
+    so, another (its texts split otherwise, a dry run, another expected
+    digest) starts over."""
+    (tmp_path / "f.txt").write_text("head\n" + "a" * _LONG + "\ntail\n")
+    args = {"path": "f.txt", "oldText": "c" * _LONG, "newText": "d" * _LONG}
+    with Toolbox(make_root(str(tmp_path))) as box:
+        first = box.call("edit_file", args)
+        again = box.call("edit_file", args)
+        others = [box.call("edit_file", other) for other in (
+            {**args, "oldText": "c" * (_LONG - 1), "newText": "c" + "d" * _LONG},
+            {**args, "dryRun": True},
+            {**args, "expectedSha256": hashlib.sha256(
+                ("head\n" + "a" * _LONG + "\ntail\n").encode()).hexdigest()})]
+    assert first["ok"] is False and "repeated" not in first["details"], first
+    assert again["details"]["repeated"] == 2, again
+    for other in others:
+        assert other["ok"] is False and "repeated" not in other["details"], other

@@ -14,7 +14,8 @@ directories above the one they act on, as git does: their growth is pinned
 at one probe a level outside a work tree and two inside one, and their
 counts at depth 1); ``write_file`` and ``edit_file`` at most 19 (held: 19
 and 18, :data:`WRITE_MOST`, every flock and the watch's read included; the
-next write or edit of the file, in the plain step, no more).
+next write or edit of the file, in the plain step, no more, and the one
+after it, its look for ``HEAD`` remembered, 17).
 Their calls, all needed:
 
 * the ``read`` of the process's kernel watch each call makes first,
@@ -34,8 +35,8 @@ Their calls, all needed:
   the lock (no ``lstat`` first);
 * the policy's look for a repository made since the toolbox opened
   (``faccessat`` of ``HEAD`` beside the file; the plain step's next write
-  of the file remembers it while the watch reads no event but the view's
-  own replaces of other names);
+  or edit of the file remembers it while the watch reads no event but the
+  view's own replaces of other names);
 * the file opened once (``open``, ``fstat``, one ``pread`` to the size
   fstat gave, ``close``): the plan, the digest, the head's form and the
   replace's metadata and extended attributes all come from that fd;
@@ -107,6 +108,8 @@ def _counts(base: Path, backend_name: str, depth: int) -> dict[str, int]:
                                     "newText": "x0 = 2"}),
         "edit_file again": ("edit_file", {"path": f"{rel}/f.py", "oldText": "x0 = 2",
                                           "newText": "x0 = 1"}),
+        "edit_file once more": ("edit_file", {"path": f"{rel}/f.py", "oldText": "x0 = 1",
+                                              "newText": "x0 = 2"}),
         "move_file": ("move_file", {"source": f"{rel}/g.py", "destination": f"{rel}/h.py"}),
         "write_file after move_file": ("write_file", {"path": f"{rel}/f.py", "content": CONTENT,
                                                       "overwrite": True}),
@@ -142,7 +145,8 @@ def counted(tmp_path, request) -> dict[int, dict[str, int]]:
 
 
 def test_write_and_edit_cost_their_syscalls_not_their_depth(counted):
-    for tool in ("write_file", "write_file again", "edit_file", "edit_file again"):
+    for tool in ("write_file", "write_file again", "edit_file", "edit_file again",
+                 "edit_file once more"):
         assert counted[10][tool] <= WRITE_MOST, (tool, counted)
         assert counted[10][tool] <= counted[1][tool] + 2, (tool, counted)
     for depth in (1, 10):  # the next edit, in the plain step: no call more than the first
@@ -160,6 +164,19 @@ def test_the_events_of_the_views_own_replace_need_no_look(counted):
             counted
         assert counted[depth]["write_file once more"] == \
             counted[depth]["write_file again"] - HEAD_LOOK, counted
+
+
+def test_the_next_edit_remembers_there_is_no_head_beside_the_file(counted):
+    """An edit in the plain step, as a write: the look for ``HEAD``
+    beside the file made by the edit before, remembered while the watch
+    reads no event but the view's own replaces
+    (tests/security/test_redteam_repository_made_between_edits.py: a
+    repository made meanwhile is looked at and refused)."""
+    for depth in (1, 10):
+        assert counted[depth]["edit_file once more"] == \
+            counted[depth]["edit_file again"] - HEAD_LOOK, counted
+        assert counted[depth]["edit_file once more"] == \
+            counted[depth]["write_file once more"], counted
 
 
 HEAD_LOOK = 1  # faccessat of HEAD beside the file

@@ -53,7 +53,7 @@ from hashlib import sha256
 import posixpath
 import stat as st
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict
 
 from ...contained import PathError
 from .._read import cache as read_cache
@@ -69,7 +69,7 @@ from .._edit.failures import (Attempt, Memory, ambiguous, applied_inside, empty_
 from .._edit.match import (MAX_LISTED, has_space_indented_line, normalize_breaks, search,
                            tab_indented)
 from .._edit.spans import Region, Span, apply_regions, compose, remap
-from .._edit.state import Applied, CallKey, EditMemory, TextFacts
+from .._edit.state import KEY_TEXT, Applied, CallKey, EditMemory, Keys, TextFacts
 from .._edit.text import Lines, Undecodable, decode, encode
 from .._read.textform import HEAD, controls
 from .._policy.rules import Op
@@ -81,7 +81,7 @@ from .._runtime.request_types import EditRequest, ReadRequest
 from .._runtime.schema import cut_off
 from .._runtime.answer import AnswerPath
 from .._runtime.answer import sentence_path as _said
-from .._runtime.view import PlainEdit, Pinned, plain_edit
+from .._runtime.view import Pinned, edit_plain
 
 DESCRIPTION = (
     "Replace text in a file. oldText is copied exactly from the file (indentation included,"
@@ -285,37 +285,38 @@ def _edit_plain(ctx: ToolContext | PlainCall, rel: str, edits: list[Edit], multi
                 expected: str | None, args: dict[str, Any],
                 memory: EditMemory) -> EditResult | None:
     """The commonest edit, made in the view's plain step
-    (:meth:`CallView.plain_edit`; for a plain run, :func:`plain_edit`): one
+    (:meth:`CallView.edit_plain`; for a plain run, :func:`edit_plain`): one
     exact edit of a plain UTF-8 file no one is asked about, read, matched,
-    answered and written as :func:`_quick` does it in the general step,
+    answered and written as :func:`_quick` makes it in the general step,
     with the same locks, decisions and atomic replace.  ``None``, nothing
     written, where it is not such an edit (a file with other links, one
     over the limit, one the quick step does not take): the caller takes the
     general step (at once for the next edit of a file found in a form the
     quick step does not take, until an edit of it is made the quick way)."""
-    step = plain_edit(ctx.view, ctx.checkpoint, rel) if isinstance(ctx, PlainCall) else \
-        ctx.view.plain_edit(rel)
-    if step is None:
-        return None
-    with step:
-        info = step.info
-        limit = ctx.limits.max_edit_file_bytes
-        if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1 or \
-                info.st_size > limit:
-            return None  # refused, or made with a warning, as the general step says
-        try:
-            data = step.read(limit)
-        except OSError:
-            return None  # said (or not) as the general step says it
-        if len(data) > limit:
-            return None
+    made: list[tuple[_Quick, str, bytes]] = []
+
+    def prepare(info: os.stat_result, data: bytes) -> bytes | None:
         base_sha, facts = memory.digest(data)
         # no Work yet: the read's steps are counted if a diff of lines needs one
-        made = _quick(ctx, step, rel, rel, data, info, edits, multi, expected, base_sha, facts,
-                      memory, args, None)
-        if made is None and (data[:1] in _ODD_FIRST or b"\r" in data or b"\x00" in data):
-            memory.not_plain(rel)
-        return made
+        quick = _quick(ctx, rel, rel, data, edits, multi, expected, base_sha, facts, memory,
+                       args, None)
+        if quick is None:
+            if data[:1] in _ODD_FIRST or b"\r" in data or b"\x00" in data:
+                memory.not_plain(rel)
+            return None
+        # no one hears of it: the lock was held throughout
+        ctx.checkpoint()  # the last one: stopped now, nothing is written
+        read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
+        made.append((quick, base_sha, data))
+        return quick[1]  # written on the condition that the name holds the file read
+
+    limit = ctx.limits.max_edit_file_bytes
+    if not (edit_plain(ctx.view, ctx.checkpoint, rel, limit, prepare)
+            if isinstance(ctx, PlainCall) else ctx.view.edit_plain(rel, limit, prepare)):
+        return None
+    (result, new_data, key, lines, facts), base_sha, data = made[0]
+    memory.made(key, lines, base_sha, data, result["sha256"], new_data, True, facts)
+    return result
 
 
 # -- reading ------------------------------------------------------------------------
@@ -369,27 +370,11 @@ class _Call:
         return Attempt(self.rel, i, self.multi, old, new, replace_all, self.repeated)
 
 
-def _failure_key(args: dict[str, Any], multi: bool, edits: list[Edit], base_sha: str) -> str:
-    """The call as a failure: its arguments as checked (the path as spelled,
-    the edits and the form they came in, expectedSha256, dryRun) and the
-    file's digest."""
-    failure = repr((args["path"], multi, edits, expected_digest(args), bool(args["dryRun"]),
-                    base_sha))
-    return sha256_hex(failure.encode("utf-8", "surrogatepass"))
-
-
-_KEY_TEXT = 4096  # characters of edits that are kept as their own key
-
-
-def _call_key(rel: str, edits: list[Edit]) -> CallKey:
-    """The call as an edit: its path and edits, themselves while they are
-    small, else the digest of their ``repr`` (one string for one call and
-    another for any other, made in C)."""
-    size = len(edits[0][0]) + len(edits[0][1]) if len(edits) == 1 else \
-        sum(len(old) + len(new) for old, new, _ in edits)
-    if size <= _KEY_TEXT:
-        return rel, tuple(edits)
-    return sha256_hex(repr((rel, edits)).encode("utf-8", "surrogatepass"))
+def _failure_key(keys: Keys, args: dict[str, Any], multi: bool, base_sha: str) -> str:
+    """The call as a failure (:meth:`Keys.failure`): its arguments as
+    checked and the file's digest."""
+    return keys.failure(args["path"], multi, expected_digest(args), bool(args["dryRun"]),
+                        base_sha)
 
 
 def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: bool,
@@ -400,15 +385,15 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
     memory = ctx.store(EditMemory)
     base_sha, facts = memory.digest(data)
     if len(edits) == 1 and not args["dryRun"] and _may_be_quick(edits[0]):
-        made = _quick(ctx, pinned, rel, real, data, info, edits, multi, expected, base_sha,
-                      facts, memory, args, work)
-        if made is not None:
-            memory.plain_again(rel)
-            return made
-    call_key = _call_key(real, edits)
+        quick = _quick(ctx, rel, real, data, edits, multi, expected, base_sha, facts, memory,
+                       args, work)
+        if quick is not None:
+            return _write_quick(ctx, pinned, rel, real, data, info, base_sha, quick, memory)
+    keys = Keys(edits)
+    call_key = keys.call(real)
     call = _Call(rel, real, edits, multi, work, 0, base_sha, memory, call_key)
     # the failure key is made only when a failure is remembered, or one happens
-    failure_key = _failure_key(args, multi, edits, base_sha) if memory.has_failures() else None
+    failure_key = _failure_key(keys, args, multi, base_sha) if memory.has_failures() else None
     if failure_key is not None:
         call.repeated = memory.failures(failure_key)
     try:
@@ -432,7 +417,7 @@ def _edit(ctx: ToolContext, pinned: Pinned, rel: str, edits: list[Edit], multi: 
         diff = unified_diff(rel, outcome.base, outcome.lines, outcome.spans, work)
     except Refusal as refused:
         if refused.kind not in (Kind.TIME_LIMIT, Kind.CANCELLED):  # stopped is not failed
-            memory.failed(failure_key or _failure_key(args, multi, edits, base_sha))
+            memory.failed(failure_key or _failure_key(keys, args, multi, base_sha))
         raise
     if failure_key is not None:  # a failure of this call is forgotten once it succeeds
         memory.succeeded(failure_key)
@@ -478,23 +463,27 @@ def _may_be_quick(edit: Edit) -> bool:
         old not in new
 
 
-def _quick(ctx: ToolContext | PlainCall, pinned: Pinned | PlainEdit, rel: str, real: str,
-           data: bytes, info: os.stat_result, edits: list[Edit], multi: bool,
-           expected: str | None, base_sha: str, facts: TextFacts | None, memory: EditMemory,
-           args: dict[str, Any], work: Work | None) -> EditResult | None:
-    """The commonest call made whole: one exact edit (not a dry run; alone
-    or the one item of ``edits``) that :func:`_may_be_quick` takes, whose
-    oldText occurs once in a UTF-8 text without ``\\r`` or a BOM,
-    answered as the general path answers it (which a property test holds
-    it to).  ``None``, with nothing done, for any other call or anything
-    the general path would refuse or say more of: that path then runs on
-    what was read.  ``facts``: what this step knew of the bytes when it
-    wrote them (the last edit's), so they are not scanned again.
-    ``pinned``: the general step's pin (``ctx`` its call's context), or
-    the plain step (no one hears its request: it is written at once, on
-    the identity read).  ``work``: the general step's, or ``None`` (the
-    plain step's read is counted on one made here when a diff of lines
-    needs it)."""
+#: what :func:`_quick` made of a call, to be written: the answer, the bytes
+#: to write, and what the memory keeps of it (the call's key, the lines of
+#: its change, what is known of the bytes)
+_Quick = tuple[EditResult, bytes, CallKey, tuple[int, int], TextFacts | None]
+
+
+def _quick(ctx: ToolContext | PlainCall, rel: str, real: str, data: bytes, edits: list[Edit],
+           multi: bool, expected: str | None, base_sha: str, facts: TextFacts | None,
+           memory: EditMemory, args: dict[str, Any], work: Work | None) -> _Quick | None:
+    """The commonest call made whole, all but its write: one exact edit
+    (not a dry run; alone or the one item of ``edits``) that
+    :func:`_may_be_quick` takes, whose oldText occurs once in a UTF-8 text
+    without ``\\r`` or a BOM (``data``, the file read), answered as the
+    general path answers it (which a property test holds it to), for the
+    step that read it to write (:func:`_write_quick`, or the plain step's).
+    ``None``, with nothing done, for any other call or anything the
+    general path would refuse or say more of: that path then runs on what
+    was read.  ``facts``: what this step knew of the bytes when it wrote
+    them (the last edit's), so they are not scanned again.  ``work``: the
+    general step's, or ``None`` (the plain step's read is counted on one
+    made here when a diff of lines needs it)."""
     old, new, _ = edits[0]
     if (expected is not None and not digest_matches(expected, base_sha)) \
             or real[-6:].lower() == ".ipynb":
@@ -563,8 +552,10 @@ def _quick(ctx: ToolContext | PlainCall, pinned: Pinned | PlainEdit, rel: str, r
     if shown is None or len(shown) > limits.read_bytes:
         return None
     # made: what the general path does on success, in its order
+    keys: Keys | None = None  # made where a key needs a digest of the edits
     if memory.has_failures():  # a failure of this call is forgotten once it succeeds
-        memory.succeeded(_failure_key(args, multi, edits, base_sha))
+        keys = Keys(edits)
+        memory.succeeded(_failure_key(keys, args, multi, base_sha))
     new_sha = sha256(new_data).hexdigest()
     # the answer, and what is remembered of the edit, made before the write,
     # so that after its fsync only the rename and the bookkeeping run
@@ -585,27 +576,35 @@ def _quick(ctx: ToolContext | PlainCall, pinned: Pinned | PlainEdit, rel: str, r
             result["warnings"] = found
     # the texts kept as the bytes they are (decoded if ever recalled), and
     # what this step knows of the bytes written, for the next edit of them
-    key = (real, (edits[0],)) if len(old) + len(new) <= _KEY_TEXT else _call_key(real, edits)
+    key = (real, (edits[0],)) if len(old) + len(new) <= KEY_TEXT else \
+        (keys or Keys(edits)).call(real)
     facts = _facts_after(data, new_data, at, old_b, new, new_b, ascii_text, head_controls)
-    if isinstance(pinned, PlainEdit):  # no one hears of it: the lock was held throughout
-        ctx.checkpoint()  # the last one: stopped now, nothing is written
-        read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
-        pinned.write(new_data)  # on the condition that the name holds the file read
-    else:
-        ctx = cast(ToolContext, ctx)  # (the general step's)
-        if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
-            ctx.view.ask(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
-                                     result_bytes=len(new_data), replacements=1, diff=shown,
-                                     dry_run=False), pinned)
-        if ctx.asks_host:  # the lock was held throughout otherwise
-            pinned.same(info)
-            if sha256(_read(ctx, pinned, rel, None, info)[0]).hexdigest() != base_sha:
-                raise swapped(rel)
-        ctx.checkpoint()  # the last one: stopped now, nothing is written
-        # from here on nothing may stop the call: the file is being written
-        read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
-        pinned.write(new_data, exclusive=False, expect=info)
-    memory.made(key, (first, last), base_sha, data, new_sha, new_data, True, facts)
+    return result, new_data, key, (first, last), facts
+
+
+def _write_quick(ctx: ToolContext, pinned: Pinned, rel: str, real: str, data: bytes,
+                 info: os.stat_result, base_sha: str, quick: _Quick,
+                 memory: EditMemory) -> EditResult:
+    """Write what :func:`_quick` made of the call in the general step's
+    pin (the file read: ``data``, its ``fstat`` ``info``), as the general
+    path writes: the host asked (where one hears), the file looked at
+    again after a question, then replaced on the identity read."""
+    result, new_data, key, lines, facts = quick
+    new_sha = result["sha256"]
+    if ctx.hears_requests:  # otherwise nothing would read the request: it is not made
+        ctx.view.ask(EditRequest(real, base_sha256=base_sha, result_sha256=new_sha,
+                                 result_bytes=len(new_data), replacements=1,
+                                 diff=result["diff"], dry_run=False), pinned)
+    if ctx.asks_host:  # the lock was held throughout otherwise
+        pinned.same(info)
+        if sha256(_read(ctx, pinned, rel, None, info)[0]).hexdigest() != base_sha:
+            raise swapped(rel)
+    ctx.checkpoint()  # the last one: stopped now, nothing is written
+    # from here on nothing may stop the call: the file is being written
+    read_cache.forget(info.st_dev, info.st_ino)  # read_file's digest of it
+    pinned.write(new_data, exclusive=False, expect=info)
+    memory.made(key, lines, base_sha, data, new_sha, new_data, True, facts)
+    memory.plain_again(rel)
     return result
 
 
@@ -834,23 +833,28 @@ def _warnings(attempt: Attempt, lines: Lines, strategy: str) -> list[str]:
         out.append(f"{label}newText has no line breaks but {attempt.new.count(chr(92) + 'n')} "
                    "'\\n' escape sequences, where oldText spanned lines; if you meant line breaks, "
                    "send real ones")
-    # a newText line added with indentation starts the text or follows a break
-    if strategy != "indentation" and (new_n[:1] in (" ", "\t") or "\n " in new_n
-                                      or "\n\t" in new_n):
-        known = set(old_n.split("\n"))
-        added = [x for x in new_n.split("\n") if x[:1] in (" ", "\t") and x.strip()
-                 and x not in known]
-        spaces = any(x.startswith("  ") for x in added)
-        tabs = any(x.startswith("\t") for x in added)
-        if spaces or tabs:  # only then is the file's own style worth a look
-            by_tabs = tab_indented(lines)
-            if by_tabs and spaces:
-                out.append(f"{label}newText indents with spaces, but {_said(rel)} indents with "
-                           f"tabs")
-            elif not by_tabs and tabs and has_space_indented_line(lines):
-                out.append(f"{label}newText indents with tabs, but {_said(rel)} indents with "
-                           f"spaces")
+    # a newText line indented starts the text or follows a break
+    spaces = new_n[:2] == "  " or "\n  " in new_n
+    tabs = new_n[:1] == "\t" or "\n\t" in new_n
+    if strategy != "indentation" and (spaces or tabs):
+        # the file's style first (counted in C for a file indented one way):
+        # only lines of the other way warn, and only those newText adds,
+        # found a line at a time
+        by_tabs = tab_indented(lines)
+        if by_tabs and spaces and _adds_indented(old_n, new_n, "  "):
+            out.append(f"{label}newText indents with spaces, but {_said(rel)} indents with tabs")
+        elif not by_tabs and tabs and has_space_indented_line(lines) and \
+                _adds_indented(old_n, new_n, "\t"):
+            out.append(f"{label}newText indents with tabs, but {_said(rel)} indents with spaces")
     return out
+
+
+def _adds_indented(old_n: str, new_n: str, indent: str) -> bool:
+    """Whether ``new_n`` has a line starting with ``indent`` that is not
+    blank and is none of ``old_n``'s."""
+    known = set(old_n.split("\n"))
+    return any(line.startswith(indent) and line.strip() and line not in known
+               for line in new_n.split("\n"))
 
 
 _NOTEBOOK_BYTES = 16 * 1024 * 1024  # notebooks parsed to check an edit keeps them JSON

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Sequence
 from hashlib import sha256
 from typing import NamedTuple
 
-__all__ = ["Applied", "CallKey", "EditMemory", "TextFacts"]
+__all__ = ["Applied", "CallKey", "EditMemory", "Keys", "KEY_TEXT", "TextFacts"]
 
 TEXT_BUDGET = 8 * 1024 * 1024  # characters kept per Toolbox
 FAILURES_KEPT = 256
@@ -44,6 +45,63 @@ class Applied(NamedTuple):
 
 #: a call as an edit: its path and edits (old, new, replaceAll), or their digest
 CallKey = tuple[str, tuple[tuple[str, str, bool], ...]] | str
+KEY_TEXT = 4096  # characters of edits kept as their own key (more: a digest)
+
+
+def fields_digest(fields: Iterable[str | bool | None]) -> str:
+    """The sha256 of ``fields``, each written as its kind, a text also as
+    its length and its UTF-8 bytes (a lone surrogate too): one digest for
+    one sequence and another for any other (no field's bytes can be read
+    as another's), made from the texts as they are rather than from a
+    ``repr`` (which escapes a text character by character)."""
+    digest = sha256()
+    for field in fields:
+        if field is None:
+            digest.update(b"n")
+        elif field is True:
+            digest.update(b"t")
+        elif field is False:
+            digest.update(b"f")
+        else:
+            data = field.encode("utf-8", "surrogatepass")
+            digest.update(b"s%d:" % len(data))
+            digest.update(data)
+    return digest.hexdigest()
+
+
+class Keys:
+    """What one call is remembered by: as an edit (its path and edits:
+    :meth:`call`) and as a failure (its arguments and the file's digest:
+    :meth:`failure`), the digest of its edits' texts made at most once
+    for both."""
+
+    __slots__ = ("_edits", "_digest")
+
+    def __init__(self, edits: Sequence[tuple[str, str, bool]]) -> None:
+        self._edits = edits
+        self._digest = ""
+
+    def _edits_digest(self) -> str:
+        if not self._digest:
+            self._digest = fields_digest(field for edit in self._edits for field in edit)
+        return self._digest
+
+    def call(self, path: str) -> CallKey:
+        """The call as an edit of the file at ``path``: its path and edits,
+        themselves while they are small, else a digest of them."""
+        edits = self._edits
+        size = len(edits[0][0]) + len(edits[0][1]) if len(edits) == 1 else \
+            sum(len(old) + len(new) for old, new, _ in edits)
+        if size <= KEY_TEXT:
+            return path, tuple(edits)
+        return fields_digest((path, self._edits_digest()))
+
+    def failure(self, path: str, multi: bool, expected: str | None, dry_run: bool,
+                base_sha: str) -> str:
+        """The call as a failure: its arguments as checked (the path as
+        spelled, the edits and whether they came as ``edits``,
+        expectedSha256, dryRun) and the file's digest ``base_sha``."""
+        return fields_digest((path, multi, self._edits_digest(), expected, dry_run, base_sha))
 
 #: bytes edit_file's quick step takes as they are (UTF-8 text without a NUL,
 #: a ``\r``, a byte order mark or many control characters) and the two

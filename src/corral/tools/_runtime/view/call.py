@@ -11,7 +11,7 @@ from weakref import ref as weak_ref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import NoReturn, Protocol, TypeVar
+from typing import NoReturn, Protocol
 
 from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, PathError,
                            Target)
@@ -276,84 +276,15 @@ def _replace_own(fresh: Freshness | None, held: HeldParent, path: str, data: byt
         fresh.replace_own(held, path[:len(path) - len(held.name) - 1], data)
 
 
-class PlainReplace:
-    """:meth:`CallView.plain_replace`'s step, taken: the locks a write's
-    step takes, in their order, the directory held by one resolution, its
-    lock, and the file there open (:attr:`info`, its ``fstat``).  What the
-    tool reads and writes comes from these fds; :meth:`close` lets it all
-    go in the reverse order."""
-
-    __slots__ = ("info", "_held", "_tree", "_backend", "_locked", "_shared", "_freshness")
-
-    def __init__(self, tree: SharedHold, backend: Backend,
-                 freshness: Freshness | None) -> None:
-        self.info: os.stat_result | None = None
-        self._held: HeldParent | None = None
-        self._tree: SharedHold | None = tree
-        self._backend = backend
-        self._freshness = freshness
-        self._locked = -1  # the directory's fd, whose close lets its flock go
-        self._shared = True  # this process's tree lock, taken before ``tree``
-
-    def head(self, size: int) -> bytes:
-        """At most the first ``size`` bytes of the file (one ``pread``)."""
-        held = self._held
-        if held is None:
-            raise ValueError("the step is over")
-        return held.head(size)
-
-    def write(self, data: bytes) -> None:
-        """Atomically replace the file with ``data``, on the condition that
-        its name still holds the file opened (``STALE`` otherwise)."""
-        held = self._held
-        if held is None:
-            raise ValueError("the step is over")
-        _replace_own(self._freshness, held, held.path, data)
-
-    def close(self) -> None:
-        held, self._held = self._held, None
-        try:
-            if held is not None:
-                if self._locked >= 0:
-                    _RELEASED_BY_CLOSE.discard(self._locked)  # before the number is reused
-                    self._locked = -1
-                held.close()
-        finally:
-            tree, self._tree = self._tree, None
-            try:
-                if tree is not None and tree.file is not None:
-                    drop_shared(tree, self._backend)
-            finally:
-                if self._shared:
-                    self._shared = False
-                    _TREE.drop_shared()
-
-    def __enter__(self) -> PlainReplace:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class PlainEdit(PlainReplace):
-    """:meth:`CallView.plain_edit`'s step, taken: :class:`PlainReplace`'s,
-    the file opened there read whole (:meth:`read`) before it is replaced."""
-
-    __slots__ = ()
-
-    def read(self, limit: int) -> bytes:
-        """The file's content, at most ``limit + 1`` bytes (the caller
-        refuses more), read from the fd opened."""
-        held = self._held
-        if held is None:
-            raise ValueError("the step is over")
-        return held.read(limit)
-
-
-_PlainT = TypeVar("_PlainT", bound=PlainReplace)
 # the decisions each plain step stands for, remembered as plain
 _PLAIN_REPLACE = (Op.CREATE, Op.REPLACE)
 _PLAIN_EDIT = (Op.EDIT,)
+
+#: what a plain step's start (:func:`_plain_start`) holds for the step:
+#: other processes' tree lock (this process's is taken with it), the
+#: file's directory held by one resolution, and that directory's fd, whose
+#: close lets its ``flock`` go
+_PlainHold = tuple[SharedHold, HeldParent, int]
 
 
 def _not_the_askers(key: Identity) -> None:
@@ -456,54 +387,111 @@ def _plain_facts(view: View, rel: str, ops: tuple[Op, ...]) -> tuple[Policy, boo
     return policy, policy.guards_git
 
 
-def plain_edit(view: View, checkpoint: Checkpoint, rel: str) -> PlainEdit | None:
-    """:meth:`CallView.plain_edit` for a call that holds nothing (a plain
-    run: no :class:`CallView` made), its deadline ``checkpoint``."""
-    return _plain_step(view, checkpoint, rel, PlainEdit, _PLAIN_EDIT)
-
-
-def _plain_step(view: View, checkpoint: Checkpoint, rel: str, kind: type[_PlainT],
-                ops: tuple[Op, ...]) -> _PlainT | None:
-    """The step ``kind`` taken on ``rel`` where the policy's verdicts on it
-    for ``ops`` are remembered as plain (:meth:`CallView.plain_replace`),
-    for a call that holds nothing yet."""
+def _plain_start(view: View, checkpoint: Checkpoint, rel: str, ops: tuple[Op, ...]
+                 ) -> _PlainHold | None:
+    """The start every plain step on ``rel`` for ``ops`` takes, for a call
+    that holds nothing, as the general step takes it: what
+    :func:`_plain_facts` asks known, this process's tree lock shared, then
+    other processes', no move made meanwhile and nothing it weighed
+    changed, one resolution of the directory (no link followed), that
+    directory's ``flock``, and (where the policy guards repositories) no
+    ``HEAD`` beside the file.  What it holds, for :func:`_plain_end` to let
+    go; ``None``, everything let go, where any of that does not hold."""
     facts = _plain_facts(view, rel, ops)
     if facts is None:
         return None
     policy, guards_git = facts
-    backend = view.backend
     _TREE.take_shared(checkpoint)
+    tree: SharedHold | None = None
+    held: HeldParent | None = None
+    locked = -1
     try:
-        tree = take_shared(view._identity or view.identity, backend, checkpoint)
-    except BaseException:
-        _TREE.drop_shared()
-        raise
-    step = kind(tree, backend, view.freshness)  # lets go of what it holds from here
-    try:
+        tree = take_shared(view._identity or view.identity, view.backend, checkpoint)
         if (tree.moves is not None and tree.moves != view.moves_seen) or \
-                _changes_here[0] != view.changes_seen:
-            step.close()  # the links are learnt again, by the general step
-            return None
-        if view.policy is not policy or view.links.locations or not view.links_settled:
-            step.close()  # changed since it was looked at: weighed by the general step
-            return None
-        held = step._held = view.root.hold_parent(rel)
+                _changes_here[0] != view.changes_seen or view.policy is not policy or \
+                view.links.locations or not view.links_settled:
+            return None  # learnt again (a move), or changed since: the general step's
+        held = view.root.hold_parent(rel)
         if held is None or held.path != rel or not held.lock():
-            step.close()
             return None
-        step._locked = held.fileno()
-        _RELEASED_BY_CLOSE.add(step._locked)
-        if guards_git and held.holds("HEAD"):
-            step.close()  # maybe a repository: looked at in full
-            return None
-        info = step.info = held.open_file()
-        if info is None:
-            step.close()
-            return None
-    except BaseException:
-        step.close()
-        raise
-    return step
+        locked = held.fileno()
+        _RELEASED_BY_CLOSE.add(locked)
+        if guards_git and _holds_head(view.freshness, held, rel):
+            return None  # maybe a repository: looked at in full
+        hold = tree, held, locked
+        tree = None  # the step's now
+        return hold
+    finally:
+        if tree is not None:
+            _plain_end(tree, held, locked, view.backend)
+        elif held is None:
+            _TREE.drop_shared()  # (other processes' lock was not taken)
+
+
+def _holds_head(fresh: Freshness | None, held: HeldParent, rel: str) -> bool:
+    """Whether ``held``'s directory (of the file ``rel``, in a directory
+    below the root, spelled as plain names) has a ``HEAD``: remembered by
+    the watch while no event but this view's own arrivals of other names
+    came (:meth:`Freshness.holds_fact`), else looked at."""
+    if fresh is None:
+        return held.holds("HEAD")
+    return fresh.holds_fact(held, rel.rpartition("/")[0], "HEAD")
+
+
+def _plain_end(tree: SharedHold, held: HeldParent | None, locked: int,
+               backend: Backend) -> None:
+    """Let go of what :func:`_plain_start` took, in the reverse order (each
+    step runs whatever the one before raised)."""
+    try:
+        if held is not None:
+            if locked >= 0:
+                _RELEASED_BY_CLOSE.discard(locked)  # before the number is reused
+            held.close()
+    finally:
+        try:
+            if tree.file is not None:
+                drop_shared(tree, backend)
+        finally:
+            _TREE.drop_shared()
+
+
+def edit_plain(view: View, checkpoint: Checkpoint, rel: str, limit: int,
+               prepare: Callable[[os.stat_result, bytes], bytes | None]) -> bool:
+    """An edit of the regular file at ``rel`` (a :meth:`CallView.pin` for
+    ``EDIT`` following a final link made of it otherwise), for a call that
+    holds nothing, made in one straight step where every fact the general
+    step would weigh is known to allow it, the policy's verdict on ``rel``
+    for ``EDIT`` remembered as plain (:func:`_plain_start`).  The file
+    there is opened (a regular file of one link, at most ``limit`` bytes;
+    a link at the final name, which the general step would follow, is not
+    opened) and read whole from that fd; ``prepare(info, data)`` (its
+    ``fstat``, its bytes) gives the bytes to write, replacing that file on
+    its identity (``STALE`` where another is there by then), or ``None``:
+    nothing written.  Whether it was written; ``False``, everything let
+    go, where any of that does not hold: the caller takes the general
+    step."""
+    hold = _plain_start(view, checkpoint, rel, _PLAIN_EDIT)
+    if hold is None:
+        return False
+    tree, held, locked = hold
+    try:
+        info = held.open_file()
+        if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1 or \
+                info.st_size > limit:
+            return False  # refused, or made with a warning, as the general step says
+        try:
+            data = held.read(limit)
+        except OSError:
+            return False  # said (or not) as the general step says it
+        if len(data) > limit:
+            return False
+        new = prepare(info, data)
+        if new is None:
+            return False
+        _replace_own(view.freshness, held, rel, new)
+        return True
+    finally:
+        _plain_end(tree, held, locked, view.backend)
 
 
 class PlainWrite(Protocol):
@@ -533,35 +521,11 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
     ``False``, everything let go, where any of that does not hold: the
     caller takes :meth:`CallView.pin`, which decides (and waits) the
     general way."""
-    facts = _plain_facts(view, rel, _PLAIN_REPLACE)
-    if facts is None:
+    hold = _plain_start(view, checkpoint, rel, _PLAIN_REPLACE)
+    if hold is None:
         return False
-    policy, guards_git = facts
-    backend = view.backend
-    _TREE.take_shared(checkpoint)
-    tree: SharedHold | None = None
-    held: HeldParent | None = None
-    locked = -1
+    tree, held, locked = hold
     try:
-        tree = take_shared(view._identity or view.identity, backend, checkpoint)
-        if (tree.moves is not None and tree.moves != view.moves_seen) or \
-                _changes_here[0] != view.changes_seen or view.policy is not policy or \
-                view.links.locations or not view.links_settled:
-            return False  # learnt again (a move), or changed since: the general step's
-        held = view.root.hold_parent(rel)
-        if held is None or held.path != rel or not held.lock():
-            return False
-        locked = held.fileno()
-        _RELEASED_BY_CLOSE.add(locked)
-        fresh = view.freshness
-        # (in a directory below the root: a held parent's file is, spelled
-        # as plain names, its path ``rel``)
-        directory = rel.rpartition("/")[0]
-        # whether the directory has a ``HEAD``: remembered by the watch while
-        # no event but this view's own arrivals of other names came
-        if guards_git and (held.holds("HEAD") if fresh is None else
-                           fresh.holds_fact(held, directory, "HEAD")):
-            return False  # maybe a repository: looked at in full
         info = held.open_file()
         if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1 or \
                 not write.fits(info):
@@ -576,23 +540,10 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
         data = write.prepare(info, head)
         if data is None:
             return False
-        if fresh is None:
-            held.replace(data)
-        else:  # its one arrival expected: not looked at again
-            fresh.replace_own(held, directory, data)
+        _replace_own(view.freshness, held, rel, data)  # its one arrival expected
         return True
     finally:
-        try:
-            if held is not None:
-                if locked >= 0:
-                    _RELEASED_BY_CLOSE.discard(locked)  # before the number is reused
-                held.close()
-        finally:
-            try:
-                if tree is not None and tree.file is not None:
-                    drop_shared(tree, backend)
-            finally:
-                _TREE.drop_shared()
+        _plain_end(tree, held, locked, view.backend)
 
 
 class CallView:
@@ -669,40 +620,13 @@ class CallView:
         finally:
             ASKING.reset(asking)
 
-    def plain_replace(self, rel: str) -> PlainReplace | None:
-        """The step of a replace of the regular file at ``rel`` (a create
-        or replace by :meth:`pin` made of it otherwise), where every fact
-        the general step would weigh is known to allow it: the call holds
-        nothing yet, every link of the tree is known and none is, no root
-        holds or neighbours this one, the policy's verdicts on ``rel`` for
-        ``CREATE`` and ``REPLACE`` are remembered as plain, its names are
-        none of git's, and (where the policy guards repositories) no
-        ``HEAD`` is beside it.  Taken as the general step takes it: this
-        process's tree lock shared, then other processes', no move made
-        meanwhile, one resolution of its directory (no link followed), that
-        directory's ``flock``, the file opened.  ``None``, everything let
-        go, where any of that does not hold: the caller takes :meth:`pin`,
-        which decides (and waits) the general way."""
-        return self._plain_step(rel, PlainReplace, _PLAIN_REPLACE)
-
-    def plain_edit(self, rel: str) -> PlainEdit | None:
-        """The step of an edit of the regular file at ``rel`` (a :meth:`pin`
-        for ``EDIT`` following a final link made of it otherwise), where
-        every fact the general step would weigh is known to allow it: as
-        :meth:`plain_replace`, the policy's verdict on ``rel`` for ``EDIT``
-        remembered as plain.  The file opened there is read whole by
-        :meth:`PlainEdit.read` and replaced on its identity; a link at the
-        final name, which the general step would follow, is not opened
-        (``None``)."""
-        return self._plain_step(rel, PlainEdit, _PLAIN_EDIT)
-
-    def _plain_step(self, rel: str, kind: type[_PlainT], ops: tuple[Op, ...]) -> _PlainT | None:
-        """:meth:`plain_replace` and :meth:`plain_edit`: the step ``kind``
-        taken on ``rel`` where the policy's verdicts on it for ``ops`` are
-        remembered as plain, for a call that holds nothing yet."""
+    def edit_plain(self, rel: str, limit: int,
+                   prepare: Callable[[os.stat_result, bytes], bytes | None]) -> bool:
+        """:func:`edit_plain` for this call, where it holds nothing yet
+        (``False`` otherwise: the general step's)."""
         if self._held or self._by_path:
-            return None
-        return _plain_step(self._view, self.checkpoint, rel, kind, ops)
+            return False
+        return edit_plain(self._view, self.checkpoint, rel, limit, prepare)
 
     def pin(self, rel: str, op: Op, *, field: str = "path", shown: str | None = None,
             follow: bool = False, create_parents: bool = False
