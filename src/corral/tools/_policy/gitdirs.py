@@ -467,6 +467,7 @@ class _Found:
                 text = self.text(path)
                 if text is None:
                     continue
+                self.read.add(path)  # (among the configs the view follows: a change is read again)
                 try:
                     runs = read_hook_manager(name, text)
                 except Unread:

@@ -35,6 +35,7 @@ import tomllib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .hookmanagers import LEFTHOOK_CONFIGS, PRE_COMMIT_CONFIGS
 from .yamlish import load as load_yaml
 
 __all__ = ["HOST_CONFIGS", "HOST_CONFIG_TOPS", "MISE_CONFIGS", "MOST_MATCHED", "commands",
@@ -68,9 +69,11 @@ HOST_CONFIGS: tuple[str, ...] = (
 ) + MISE_CONFIGS
 _RUN_CONFIGURATIONS = (".idea/runConfigurations/*.xml", ".run/*.run.xml", ".idea/workspace.xml")
 #: The names a directory holds when it may hold one of them (a pattern's
-#: top, ``mise.*.toml``, is matched by :func:`config_tops`).
-HOST_CONFIG_TOPS = frozenset(name.partition("/")[0] for name in HOST_CONFIGS
-                             if "*" not in name.partition("/")[0])
+#: top, ``mise.*.toml``, is matched by :func:`config_tops`), or a git hook
+#: manager's config (read with its work tree's git config): one coming
+#: into a directory while a view is open is read before the next call.
+HOST_CONFIG_TOPS = frozenset(name.partition("/")[0] for name in (
+    *HOST_CONFIGS, *PRE_COMMIT_CONFIGS, *LEFTHOOK_CONFIGS) if "*" not in name.partition("/")[0])
 _TOP_PATTERNS = tuple(dict.fromkeys(name for name in HOST_CONFIGS
                                     if "/" not in name and "*" in name))
 _TOP_SUFFIXES = tuple(dict.fromkeys(pattern.partition("*")[2] for pattern in _TOP_PATTERNS))
