@@ -58,8 +58,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..._policy.gitdirs import Scan
-from ..._refusals.catalogue import Unwatched
 from ..._policy.hostconfig import HOST_CONFIG_TOPS, config_tops
+from ..._refusals.catalogue import Unwatched
 from .links import WHOLE_TREE, LinkReader, Mounts, learn_link
 from .linkwalk import walk_links
 
