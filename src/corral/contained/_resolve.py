@@ -63,6 +63,7 @@ import os
 import stat as st
 import threading
 import time
+from collections import deque
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from . import _paths
@@ -112,10 +113,12 @@ class Anchor:
     ``EBADF``) but closes the fd only when the last call holding it is done,
     so its number is never reused under a call in flight.
 
-    The count is a list (``append``/``pop`` are atomic), and each side writes
-    before it reads the other's flag (a call: count, then ``closed``; close:
-    ``closed``, then the count): whichever comes second sees the first, so
-    either the call backs out or the close leaves the fd to the last call.
+    The count is a deque (``append``/``pop`` are atomic, and unlike a
+    list's they allocate nothing as it grows from empty and shrinks back),
+    and each side writes before it reads the other's flag (a call: count,
+    then ``closed``; close: ``closed``, then the count): whichever comes
+    second sees the first, so either the call backs out or the close leaves
+    the fd to the last call.
     Closing the fd itself happens once, under a lock.
     """
 
@@ -133,7 +136,7 @@ class Anchor:
         self.vanished = False
         #: Fast-path counters: EAGAIN answers seen, and walks run after a failed fast path.
         self.stats = {"openat2_eagain": 0, "openat2_exhausted": 0, "walk_fallbacks": 0}
-        self.users: list[None] = []  # one entry per call holding the fd
+        self.users: deque[None] = deque()  # one entry per call holding the fd
         self.closed = False
         #: Directory fds a :meth:`Root.fwalk` of this root is yielding right
         #: now, with the ``(st_dev, st_ino)`` they had: the only ``dir_fd``

@@ -12,6 +12,7 @@ import errno
 import os
 import stat as st
 import sys
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
@@ -41,7 +42,13 @@ _LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 # the directory a Target holds, opened so that flock may be taken on it
 _HELD_LOCKABLE = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _new_resolved = tuple.__new__
+_FS_ENCODING = sys.getfilesystemencoding()
 _CHANGES = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC  # what can change a file in place
+
+
+#: Root.open's fast path: the backend's call, the root fd, the resolve bits,
+#: the anchor and its count of calls holding the fd.
+_NativeCall = tuple[OpenBeneath, int, int, Anchor, "deque[None]"]
 
 
 class Root(RootSurface, Closing):
@@ -156,6 +163,9 @@ class Root(RootSurface, Closing):
         native = backend.open_beneath if fast else None
         anchor = self._anchor
         self._native_open = None if native is None else _native_opener(anchor, native, resolve)
+        # open's: what its one native call needs, in one attribute
+        self._native_call: _NativeCall | None = None if native is None else \
+            (native, anchor.fd, resolve, anchor, anchor.users)
         # open_handle's: no link followed, so the canonical path is the spelling's
         self._native_spelled = None if native is None or not self._spelled_fast else \
             _native_opener(anchor, native, resolve | RESOLVE_NO_SYMLINKS)
@@ -247,15 +257,32 @@ class Root(RootSurface, Closing):
         """
         if flags & _CHANGES and not flags & _O_PATH and not self.allow_hardlinks:
             return self._open_unlinked(path, flags, mode, dir_fd)
-        # _open_any's body: the hot path of every read, without a call more
-        native = self._native_open
-        if native is not None and dir_fd is None:
-            fd = native(path, flags, mode)  # checks, openat2 and fstat in one C call
+        # the hot path of every read: _native_opener's body, in this frame
+        fast = self._native_call
+        if fast is None or dir_fd is not None:
+            return self._open(path, flags, mode, dir_fd, fast=self._anchor.fast)
+        call, root_fd, resolve, anchor, users = fast
+        fd = -1
+        try:
+            data = path.encode(_FS_ENCODING, "surrogateescape")  # type: ignore[attr-defined]
+        except (AttributeError, UnicodeError):  # bytes, PathLike, lone surrogates
+            pass
+        else:
+            users.append(None)  # the root fd held (see Anchor)
+            try:
+                if not anchor.closed:
+                    # checks, openat2 and fstat in one C call
+                    fd = call(root_fd, data, len(data), flags, mode, resolve)
+            except (TypeError, OverflowError):  # flags or a mode C cannot hold
+                pass
+            finally:
+                users.pop()
+                if anchor.closed and not users:
+                    anchor.release_last()
             if fd >= 0:
                 return fd
-            self._anchor.stats["walk_fallbacks"] += 1
-            return self._open(path, flags, mode, dir_fd, fast=False)
-        return self._open(path, flags, mode, dir_fd, fast=self._anchor.fast)
+        anchor.stats["walk_fallbacks"] += 1
+        return self._open(path, flags, mode, dir_fd, fast=False)
 
     def _open_unlinked(self, path: object, flags: int, mode: int, dir_fd: int | None) -> int:
         """:meth:`open` for writing where hard-linked files are refused:

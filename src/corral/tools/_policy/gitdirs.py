@@ -84,7 +84,7 @@ __all__ = ["GitLook", "scan", "Scan", "MAX_DIRS", "MAX_DEPTH", "SHAPE_NAMES", "s
            "in_git_directory", "in_git_subdirectory", "GIT_SUBDIRECTORIES",
            "looks_like_repository", "made_repository", "carried_repository",
            "lies_in_git_directory", "enclosing_work_trees",
-           "scan_enclosing", "scan_user_configs", "USER_GIT_CONFIGS",
+           "scan_enclosing", "scan_user_configs", "scan_user_configs_above", "USER_GIT_CONFIGS",
            "Enclosing"]
 
 MAX_DIRS = 2000
@@ -467,6 +467,7 @@ class _Found:
                 text = self.text(path)
                 if text is None:
                     continue
+                self.read.add(path)  # (among the configs the view follows: a change is read again)
                 try:
                     runs = read_hook_manager(name, text)
                 except Unread:
@@ -899,6 +900,27 @@ def scan_user_configs(look: GitLook, homes: Iterable[tuple[str, str]]) -> Enclos
     directory (``init.templateDir``: its hooks are copied into each new
     repository) and includes are weighed as a repository's are, relative
     paths from the home.  Bounded as :func:`scan` is."""
+    found = _user_configs(look, homes)
+    return Enclosing(tuple(found.paths), tuple(found.python_dirs), found.whole)
+
+
+def scan_user_configs_above(look: GitLook, spelled: str, below: str) -> Enclosing:
+    """What the git configs of the user whose home ``look`` reads (at its
+    top; ``spelled``, the absolute path ``~`` stands for) run inside a
+    root below the home at ``below`` (its path relative to the home), as
+    paths relative to the root: git reads them in every repository of the
+    user's, the root's too (:func:`scan_user_configs`).  A path that is
+    the root or holds it (a global ``core.hooksPath`` opened as the root)
+    protects all of it."""
+    found = _user_configs(look, [(".", spelled)])
+    named = (*found.paths, *found.python_dirs)
+    whole = found.whole or any(below == path or below.startswith(path + "/")
+                               for path in named)
+    return Enclosing(_within_root(found.paths, below), _within_root(found.python_dirs, below),
+                     whole)
+
+
+def _user_configs(look: GitLook, homes: Iterable[tuple[str, str]]) -> _Found:
     found = _Found(look)
     for home, spelled in homes:
         for name in USER_GIT_CONFIGS:
@@ -907,7 +929,7 @@ def scan_user_configs(look: GitLook, homes: Iterable[tuple[str, str]]) -> Enclos
             found.configs.append((config, None, home))
     found.follow_configs()
     found.hook_programs()
-    return Enclosing(tuple(found.paths), tuple(found.python_dirs), found.whole)
+    return found
 
 
 def host_config_places(look: GitLook, places: Iterable[tuple[str, frozenset[str]]]) -> Scan:

@@ -26,7 +26,8 @@ from functools import lru_cache
 
 from .rules import Op, Policy, fold
 
-__all__ = ["HOME_PATH_DIRS", "home_path_dirs", "homes_within", "lies_in_protected_place",
+__all__ = ["HOME_PATH_DIRS", "home_path_dirs", "homes_around", "homes_within",
+           "lies_in_protected_place",
            "protects_host_configs"]
 
 # where the profile most systems ship (Debian's, Ubuntu's, Fedora's) looks
@@ -76,6 +77,15 @@ def homes_within(real_root: str) -> tuple[str, ...]:
     prefix = root if root == "/" else root + "/"
     return tuple("." if home == root else home[len(prefix):] for home in _homes()
                  if home == root or home.startswith(prefix))
+
+
+def homes_around(real_root: str) -> tuple[tuple[str, str], ...]:
+    """Each home the root (at the real host path ``real_root``) lies
+    inside, below its top (``~/projects/x``): the home's real path, and
+    the root's path relative to it."""
+    root = real_root.rstrip("/")
+    return tuple((home, root[len(home) + 1:]) for home in _homes()
+                 if root.startswith(home + "/"))
 
 
 def home_path_dirs(real_root: str) -> tuple[str, ...]:

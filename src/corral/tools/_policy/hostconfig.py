@@ -35,6 +35,7 @@ import tomllib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .hookmanagers import LEFTHOOK_CONFIGS, PRE_COMMIT_CONFIGS
 from .yamlish import load as load_yaml
 
 __all__ = ["HOST_CONFIGS", "HOST_CONFIG_TOPS", "MISE_CONFIGS", "MOST_MATCHED", "commands",
@@ -65,12 +66,18 @@ HOST_CONFIGS: tuple[str, ...] = (
     ".opencode/opencode.jsonc", ".zed/settings.json", ".aider.conf.yml", ".lintstagedrc",
     ".lintstagedrc.json", ".kiro/hooks/*.kiro.hook", ".continue/mcpServers/*.json",
     ".continue/mcpServers/*.yaml", ".continue/mcpServers/*.yml",
-) + MISE_CONFIGS
+) + MISE_CONFIGS + (
+    # the user's own tool configs: the programs they run at a common command
+    ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".bunfig.toml", ".cargo/config.toml",
+    ".cargo/config",
+)
 _RUN_CONFIGURATIONS = (".idea/runConfigurations/*.xml", ".run/*.run.xml", ".idea/workspace.xml")
 #: The names a directory holds when it may hold one of them (a pattern's
-#: top, ``mise.*.toml``, is matched by :func:`config_tops`).
-HOST_CONFIG_TOPS = frozenset(name.partition("/")[0] for name in HOST_CONFIGS
-                             if "*" not in name.partition("/")[0])
+#: top, ``mise.*.toml``, is matched by :func:`config_tops`), or a git hook
+#: manager's config (read with its work tree's git config): one coming
+#: into a directory while a view is open is read before the next call.
+HOST_CONFIG_TOPS = frozenset(name.partition("/")[0] for name in (
+    *HOST_CONFIGS, *PRE_COMMIT_CONFIGS, *LEFTHOOK_CONFIGS) if "*" not in name.partition("/")[0])
 _TOP_PATTERNS = tuple(dict.fromkeys(name for name in HOST_CONFIGS
                                     if "/" not in name and "*" in name))
 _TOP_SUFFIXES = tuple(dict.fromkeys(pattern.partition("*")[2] for pattern in _TOP_PATTERNS))
@@ -143,6 +150,9 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
         return _spelled(_codex(text)), [], []
     if name == ".aider.conf.yml":
         return _spelled(_aider(load_yaml(text))), [], []
+    if name in _TOOL_CONFIGS:
+        run, loaded = _TOOL_CONFIGS[name](text)
+        return _spelled(run), [], loaded[:_MOST_TASKS]
     data = load_yaml(text) if name.endswith((".yaml", ".yml")) else _jsonc(text)
     if data is None:
         return [], [], []
@@ -710,3 +720,107 @@ def _lint_staged(data: Any) -> Iterator[str]:
     commands, run on the staged files at each commit (husky's usual hook)."""
     for value in data.values() if isinstance(data, dict) else ():
         yield from _strings(value)
+
+
+# -- the user's own tool configs ------------------------------------------------------
+
+# .npmrc keys naming a program npm (or pnpm) runs, and a file it loads
+_NPM_PROGRAMS = frozenset({"script-shell", "git", "shell", "editor", "browser", "viewer"})
+_NPM_FILES = frozenset({"pnpmfile", "global-pnpmfile", "onload-script"})
+
+
+def _npmrc(text: str) -> tuple[list[str], list[str]]:
+    """npm's ``.npmrc`` (``key=value`` lines): ``script-shell`` runs every
+    ``npm run`` and ``npx``, ``git`` every git dependency's fetch,
+    ``node-options`` is given to each node npm starts (``--require
+    ./x.js``), ``pnpmfile`` names pnpm's hooks."""
+    lines: list[str] = []
+    files: list[str] = []
+    for raw in text.splitlines()[:_MOST_TASKS]:
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        key, equals, value = line.partition("=")
+        key, value = key.strip().lower(), value.strip().strip("\"'")
+        if not equals or not value or "${" in value:
+            continue
+        if key in _NPM_PROGRAMS:
+            lines.append(shlex.quote(value))
+        elif key == "node-options":
+            lines.append(f"node {value}")
+        elif key in _NPM_FILES:
+            files.append(value)
+    return lines, files
+
+
+def _yarnrc(text: str) -> tuple[list[str], list[str]]:
+    """yarn 1's ``.yarnrc``: ``yarn-path`` is a JS file run as yarn itself."""
+    files: list[str] = []
+    for line in text.splitlines()[:_MOST_TASKS]:
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError:
+            continue
+        if len(words) >= 2 and words[0] in ("yarn-path", "--yarn-path"):
+            files.append(words[1])
+    return [], files
+
+
+def _yarnrc_yml(text: str) -> tuple[list[str], list[str]]:
+    """yarn's ``.yarnrc.yml``: ``yarnPath`` (run as yarn itself at every
+    command) and each of ``plugins`` (a path, or a table's ``path``:
+    loaded at every command)."""
+    data = load_yaml(text)
+    files = [path for path in [_get(data, "yarnPath")] if isinstance(path, str)]
+    plugins = _get(data, "plugins")
+    for plugin in plugins[:_MOST_TASKS] if isinstance(plugins, list) else []:
+        path = _get(plugin, "path") if isinstance(plugin, dict) else plugin
+        if isinstance(path, str):
+            files.append(path)
+    return [], files
+
+
+def _bunfig(text: str) -> tuple[list[str], list[str]]:
+    """bun's ``bunfig.toml``: the ``preload`` scripts run before each
+    script (``[run]`` and ``[test]`` have their own)."""
+    try:
+        data = tomllib.loads(text)
+    except (ValueError, RecursionError):
+        return [], []
+    files: list[str] = []
+    for table in (data, _get(data, "run"), _get(data, "test"), _get(data, "serve")):
+        files += _strings(_get(table, "preload"))
+    return [], files
+
+
+# cargo's [build] keys naming a program run for each crate compiled
+_CARGO_BUILD_PROGRAMS = ("rustc", "rustc-wrapper", "rustc-workspace-wrapper", "rustdoc")
+
+
+def _cargo(text: str) -> tuple[list[str], list[str]]:
+    """cargo's ``.cargo/config.toml``: ``[build]`` ``rustc``,
+    ``rustc-wrapper``..., run for each crate; a target's ``runner`` (a
+    string or a list: program and arguments; ``cargo run`` and ``cargo
+    test`` run through it) and ``linker``; from the directory holding
+    ``.cargo``."""
+    try:
+        data = tomllib.loads(text)
+    except (ValueError, RecursionError):
+        return [], []
+    lines: list[str] = []
+    build = _get(data, "build")
+    lines += [shlex.quote(value) for key in _CARGO_BUILD_PROGRAMS
+              if isinstance(value := _get(build, key), str) and value.strip()]
+    targets = _get(data, "target")
+    for target in list(targets.values())[:_MOST_TASKS] if isinstance(targets, dict) else []:
+        for key in ("runner", "linker"):
+            line = _line(_get(target, key), None)
+            if line is not None and line.strip():
+                lines.append(line)
+    return lines, []
+
+
+_TOOL_CONFIGS = {
+    ".npmrc": _npmrc, ".yarnrc": _yarnrc, ".yarnrc.yml": _yarnrc_yml, "bunfig.toml": _bunfig,
+    ".bunfig.toml": _bunfig, ".cargo/config.toml": _cargo, ".cargo/config": _cargo,
+}

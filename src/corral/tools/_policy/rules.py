@@ -264,6 +264,34 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.continue/config.ts",
     "**/.config/opencode",
     "**/.local/share/nvim/site",
+) + (
+    # The user's own tool configs that make a later, common command run
+    # code the model chose: a program it runs, the place it takes packages
+    # from, the interpreter a version file picks.  By name anywhere: the
+    # tools read them from a home, a venv's top, each package of a
+    # monorepo and every directory above the one a command runs in.
+    "**/.npmrc",                      # npm, pnpm: script-shell, node-options, git, pnpmfile
+    "**/.yarnrc",                     # yarn 1: yarn-path, a JS file run as yarn itself
+    "**/.yarnrc.yml",                 # yarn: yarnPath, plugins (JS loaded at every command)
+    "**/.pnpmfile.cjs",               # pnpm: hooks run at every install
+    "**/.pnpmfile.mjs",
+    "**/bunfig.toml",                 # bun: preload scripts, the registry installs take from
+    "**/.bunfig.toml",
+    "**/.cargo",                      # cargo: config (rustc-wrapper, runner, [env]), env
+    #                                   (sourced by the profile), bin/ (on PATH), crates' code
+    "**/pip.conf",                    # pip: index-url, find-links (a wheel the model left)
+    "**/pip.ini",
+    "**/.condarc",                    # conda: channels
+    "**/.gemrc",                      # gem: sources, options given to every gem command
+    "**/.m2",                         # maven: settings.xml (mirrors), the jars builds run
+    "**/.gradle",                     # gradle: init scripts run by every build, properties, jars
+    "**/.config/go",                  # go: env (GOFLAGS=-toolexec runs a program at each build)
+    "**/.tool-versions",              # asdf, mise: "python path:./x" runs x for python
+    "**/.python-version",             # uv: a path picks the interpreter its venvs run
+    "**/.nvm",                        # what installers source in the shell or put on PATH
+    "**/.bun",
+    "**/.deno",
+    "**/.pyenv",
 )
 
 DEFAULT_PROTECT: tuple[str, ...] = GIT_PROTECT + HOST_CONFIG_PROTECT

@@ -482,15 +482,55 @@ def too_many_links() -> Refusal:
                    "Ask the user to open a smaller folder.", kind=Kind.TOO_MANY_LINKS)
 
 
-def beyond_watched() -> Refusal:
-    """The tree holds more folders than the system lets the view watch,
-    and looking at the rest for symlinks made since (which could decide
-    this call) took longer than a call may wait: nothing was done."""
-    return Refusal(Code.TOO_LARGE, "the folder tree holds more folders than this system lets "
-                   "a program watch, and checking the rest for symlinks made since (which "
-                   "decide what the tools may touch) took too long; nothing was done",
-                   "Retry the same call; if it keeps failing, ask the user to open a smaller "
-                   "folder or to raise fs.inotify.max_user_watches.", kind=Kind.NOT_READY)
+class Unwatched(str, enum.Enum):
+    """Why directories of the tree lie beyond those the view follows each
+    call (``details.cause`` of :func:`beyond_watched`): each has its own
+    remedy, and a sentence naming another would send the user the wrong way."""
+
+    WATCH_SHARE = "watch_share"  # the view's share of the user's kernel watches is used
+    WATCH_BOUND = "watch_bound"  # the most folders the tools watch, short of the kernel's share
+    NO_WATCH = "no_watch"  # the backend cannot watch (no inotify): a few looked at a call
+    WATCH_REFUSED = "watch_refused"  # it can, but the kernel gave no watch (its limits)
+    TOO_MANY = "too_many"  # more folders beyond than the view keeps the times of
+
+
+# (the sentence's first clause, the hint) for each cause; ``{rest}`` is the
+# clause saying that looking at the rest took too long
+_UNWATCHED: dict[Unwatched, tuple[str, str]] = {
+    Unwatched.WATCH_SHARE: (
+        "the folder tree holds more folders than this system lets a program watch, and {rest}",
+        "Retry the same call; if it keeps failing, ask the user to open a smaller folder or "
+        "to raise fs.inotify.max_user_watches."),
+    Unwatched.WATCH_BOUND: (
+        "the folder tree holds more folders than the tools watch at most, and {rest}",
+        "Retry the same call; if it keeps failing, ask the user to open a smaller folder."),
+    Unwatched.NO_WATCH: (
+        "the tools cannot watch folders on this system, so they look at a few of them each "
+        "call, and {rest}",
+        "Retry the same call; if it keeps failing, ask the user to open a smaller folder."),
+    Unwatched.WATCH_REFUSED: (
+        "the system gave the tools no watch of folders (its limits on watches may be used up "
+        "by other programs), so they look at a few of them each call, and {rest}",
+        "Retry the same call; if it keeps failing, ask the user to open a smaller folder or "
+        "to raise fs.inotify.max_user_instances and fs.inotify.max_user_watches."),
+    Unwatched.TOO_MANY: (
+        "the folder tree holds more folders than the tools keep track of, so a symlink made "
+        "since in one of them (symlinks decide what the tools may touch) could not be found; "
+        "nothing was done",
+        "Ask the user to open a smaller folder."),
+}
+_LOOKED_TOO_LONG = ("checking the rest for symlinks made since (which decide what the tools "
+                    "may touch) took too long; nothing was done")
+
+
+def beyond_watched(cause: Unwatched) -> Refusal:
+    """The tree holds more folders than the view follows each call (for
+    ``cause``), and looking at the rest for symlinks made since (which
+    could decide this call) took longer than a call may wait, or cannot be
+    done (:attr:`Unwatched.TOO_MANY`): nothing was done."""
+    sentence, hint = _UNWATCHED[cause]
+    return Refusal(Code.TOO_LARGE, sentence.format(rest=_LOOKED_TOO_LONG), hint,
+                   details={"cause": cause.value}, kind=Kind.NOT_READY)
 
 
 def out_of_open_files(path: str | None, *, field: str | None = None) -> Refusal:

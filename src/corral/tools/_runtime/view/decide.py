@@ -539,7 +539,7 @@ class View:
                 running = _RUNNING.get()  # (a call ended since: none, looked at each time)
                 call = running if running is not None and running() is not None else None
                 if not fresh.look_beyond(call, checkpoint, view.links_grace):
-                    raise beyond_watched()
+                    raise beyond_watched(fresh.unwatched())
                 if not view._links_known.is_set() and not view.wait_for_links(checkpoint):
                     raise not_ready()  # a large directory appeared there: walked meanwhile
 

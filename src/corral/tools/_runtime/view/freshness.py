@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._policy.gitdirs import Scan
 from ..._policy.hostconfig import HOST_CONFIG_TOPS, config_tops
+from ..._refusals.catalogue import Unwatched
 from .links import WHOLE_TREE, LinkReader, Mounts, learn_link
 from .linkwalk import walk_links
 
@@ -719,6 +720,17 @@ class Freshness:
 
     def _bound(self) -> int:
         return min(MAX_WATCHED, _KERNEL.budget) if self.watching else MAX_STAMPED
+
+    def unwatched(self) -> Unwatched:
+        """Why directories lie beyond those followed (a refusal says it)."""
+        if self.beyond_full:
+            return Unwatched.TOO_MANY
+        if self.watching:
+            return Unwatched.WATCH_SHARE if _KERNEL.budget < MAX_WATCHED else \
+                Unwatched.WATCH_BOUND
+        if not self._root.backend.watches or _KERNEL.tried:
+            return Unwatched.NO_WATCH
+        return Unwatched.WATCH_REFUSED  # a limit of the moment: instances, watches, memory
 
     def _follow(self, directory: str, *, content: bool,
                 again: bool = False) -> list[DirEntry] | None:

@@ -12,9 +12,9 @@ from typing import TypeAlias
 
 from ....contained import Root
 from ..._policy.gitdirs import (Enclosing, enclosing_work_trees, lies_in_git_directory,
-                                scan_enclosing, scan_user_configs)
-from ..._policy.homes import (home_path_dirs, homes_within, lies_in_protected_place,
-                              protects_host_configs)
+                                scan_enclosing, scan_user_configs, scan_user_configs_above)
+from ..._policy.homes import (home_path_dirs, homes_around, homes_within,
+                              lies_in_protected_place, protects_host_configs)
 from ..._policy.pythonstart import root_place
 from ..._policy.rules import HOST_CONFIG_PROTECT, Policy
 from .decide import View
@@ -132,13 +132,25 @@ _MOST_ENCLOSING = 16
 
 def _users(opened: Root, real: str) -> Enclosing:
     """What the git configs of the homes in the root (the root itself, a
-    home inside it) run inside it (:func:`scan_user_configs`)."""
+    home inside it) run inside it (:func:`scan_user_configs`), and those
+    of a home the root lies below (:func:`scan_user_configs_above`: read
+    by the home's own path, read-only, only adding protections)."""
     homes = homes_within(real)
-    if not homes:
-        return Enclosing()
-    return scan_user_configs(RootLook(opened), [
+    found = Enclosing() if not homes else scan_user_configs(RootLook(opened), [
         (home, real.rstrip("/") if home == "." else f"{real.rstrip('/')}/{home}")
         for home in homes])
+    if opened.path.startswith("<fd "):
+        return found
+    for home, below in homes_around(real):
+        try:
+            above = Root(home, backend=opened.backend)
+        except OSError:
+            continue
+        with above:
+            more = scan_user_configs_above(RootLook(above), home, below)
+        found = Enclosing((*found.dirs, *more.dirs), (*found.python_dirs, *more.python_dirs),
+                          found.whole or more.whole)
+    return found
 
 
 def _enclosing(opened: Root, real: str) -> Enclosing:
