@@ -675,7 +675,14 @@ class CallView:
         reads what).  A walk for the links beyond the look at open may be
         under way: it is not waited for here, only by a decision those
         links could change (:meth:`View.need_links`)."""
-        ready(self._view, self._host_ref, acts)
+        # (:func:`ready`, written out: every call that is not a plain run passes here)
+        view = self._view
+        _RUNNING.set(self._host_ref)  # a wait for that walk polls this call's checkpoint
+        fresh = view.freshness
+        if fresh is not None:
+            fresh.catch_up(acts)
+        if view.nested_in or view.opened_beneath or view.beside:
+            view.notice_others()
 
     def runs(self) -> None:
         """This call runs in this context from now on (:meth:`ready` made
