@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, AnyStr, cast
+from typing import Any, AnyStr
 
 from ._formats import compact_json, escaped_usual, json_utf8, usual_only
 
@@ -251,20 +251,25 @@ class NumberedText(str):
     they are: ``texts`` is made from them only if asked for, and a
     :attr:`plain` file's rows are cut as bytes (:func:`render_escaped`)."""
 
-    first: int
-    starts: Sequence[int]
+    # (class-level defaults: a read sets only what differs, each set costing
+    # an instance's attribute store on every read_file call)
+    first: int = 1
+    starts: Sequence[int] = ()
     #: the rows are ASCII whose only characters a JSON string escapes are
     #: tabs, line feeds, quotes and backslashes (as the content then is)
-    plain: bool
-    _texts: str | None
-    _whole: str | bytes  # the rows' text with a line feed after the last, or not
+    plain: bool = False
+    _texts: str | None = None
+    _whole: str | bytes = ""  # the rows' text with a line feed after the last, or not
 
     @classmethod
     def of(cls, content: str, first: int, texts: str,
            starts: Sequence[int] = ()) -> NumberedText:
         numbered = cls(content)
-        numbered.first, numbered._texts, numbered._whole = first, texts, texts
-        numbered.starts, numbered.plain = starts, False
+        numbered._texts = numbered._whole = texts
+        if first != 1:
+            numbered.first = first
+        if starts:
+            numbered.starts = starts
         return numbered
 
     @classmethod
@@ -274,8 +279,13 @@ class NumberedText(str):
         ASCII bytes when ``starts`` are given or ``plain``), which may end
         with a line feed."""
         numbered = cls(content)
-        numbered.first, numbered._texts, numbered._whole = first, None, whole
-        numbered.starts, numbered.plain = starts, plain
+        numbered._whole = whole
+        if first != 1:
+            numbered.first = first
+        if starts:
+            numbered.starts = starts
+        if plain:
+            numbered.plain = True
         return numbered
 
     @property
@@ -823,7 +833,7 @@ def _read_escaped(envelope: dict[Any, Any]) -> tuple[bytes, bytes | None] | None
     numbered = content if type(content) is NumberedText else None
     if numbered is None and type(content) is not str:
         return None
-    text = cast(str, content)
+    text: str = envelope["content"]  # (a str: looked at above; no cast's call at run time)
     plain = numbered is not None and numbered.plain  # the reader looked at every byte
     if not plain and not text.isascii():
         return None

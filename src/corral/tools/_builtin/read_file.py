@@ -29,7 +29,7 @@ from .._read import media as _media
 from .._read import cache as read_cache
 from .._runtime.answer import AnswerPath
 from .._runtime.answer import sentence_path as _said
-from .._runtime.context import ToolContext
+from .._runtime.context import PlainCall, ToolContext, clean_path
 from .._policy.rules import Op
 from .._refusals.catalogue import (Code, Kind, Refusal, binary_file, directory_given, special_file,
                                    special_kind)
@@ -144,13 +144,60 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
             ctx.view.ask_read(ReadRequest(rel), opened, rel, info)
         reader = _Reader(opened, ctx.checkpoint)
         small = _read_small(reader, info) if info.st_size <= FAST_BYTES else None
-        if (small is None or (small.data[:1] in _media.FIRST_BYTES and
-                _media.sniff(small.data[:_media.HEAD_BYTES]) is not None)) and (
+        if (small is None or _may_be_image(small)) and (
                 image := _media.read_image(ctx, rel, opened, info)) is not None:
             return image  # a small file's one read tells it is no image
         facts = _scan(rel, reader, info, offset, limit, limits.read_line_chars,
                       limits.read_bytes, small, opened)
+    return _answer(rel, offset, facts, limits.read_line_chars, limits.read_bytes)
 
+
+def run_plain(call: PlainCall, args: dict[str, Any]) -> TextResult | None:
+    """:func:`run` of the commonest call, for a call nothing else hears
+    (``ToolSpec.plain``: no host asked, no cancel token): a clean path
+    naming a regular file of one link, small enough to be read whole, that
+    is no image.  The same open, decision and read as :func:`run`, without
+    the call's :class:`ToolContext`; ``None`` for any other call (what
+    changed taken in, ``call.readied``, and nothing else done): :func:`run`
+    then answers it."""
+    rel: str = args["path"]
+    limits = call.limits
+    if not clean_path(rel, limits):
+        return None  # a path to forgive or refuse, as run() says it
+    call.ready(False)
+    try:
+        opened = call.open_read(rel)
+    except FileNotFoundError:
+        if _GLOB_CHARS.isdisjoint(rel):
+            raise
+        return None  # maybe a glob pattern: run() answers with what it matches
+    with opened:
+        info = opened.stat()
+        if not st.S_ISREG(info.st_mode):
+            raise _not_regular(rel, info)
+        if info.st_nlink > 1 or info.st_size > FAST_BYTES:
+            return None  # a hard link (allowed or not), or a file to stream: run()'s
+        reader = _Reader(opened, call.checkpoint)
+        small = _read_small(reader, info)
+        if _may_be_image(small):
+            return None
+        limit = args.get("limit")
+        limit = limits.read_lines if limit is None else min(limit, limits.read_lines)
+        offset: int = args["offset"]
+        facts = _scan(rel, reader, info, offset, limit, limits.read_line_chars,
+                      limits.read_bytes, small, opened)
+    return _answer(rel, offset, facts, limits.read_line_chars, limits.read_bytes)
+
+
+def _may_be_image(small: _Small) -> bool:
+    """Whether a small file's bytes may be an image (:mod:`._media` says)."""
+    data = small.data
+    return data[:1] in _media.FIRST_BYTES and \
+        _media.sniff(data[:_media.HEAD_BYTES]) is not None
+
+
+def _answer(rel: str, offset: int, facts: _Facts, cap: int, budget: int) -> TextResult:
+    """read_file's answer: the window ``facts`` found from line ``offset``."""
     if offset > max(facts.total, 1):
         raise Refusal(Code.INVALID_ARGUMENT,
                       f"offset {offset} is past the end of {_said(rel)}, which has {facts.total} "
@@ -160,8 +207,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
                       details={"path": rel, "field": "offset", "totalLines": facts.total,
                                "currentSha256": facts.sha256}, kind=Kind.OFFSET_PAST_END,
                       suggested_tool="read_file", suggested_args={"path": rel})
-    content, shown, cut = facts.rendered or _render(offset, facts, limits.read_line_chars,
-                                                    limits.read_bytes)
+    content, shown, cut = facts.rendered or _render(offset, facts, cap, budget)
     end_line = offset + shown - 1
     window: Window = {}
     if end_line < facts.total:
@@ -725,4 +771,4 @@ OUTPUT_SCHEMA = success_schema({
 
 TOOL = ToolSpec(name="read_file", title="Read file", description=DESCRIPTION, schema=SCHEMA,
                 output_schema=_media.with_image_output(OUTPUT_SCHEMA), run=run, request=ReadRequest,
-                suggests=Suggests(retry_on=frozenset({"file"})))
+                suggests=Suggests(retry_on=frozenset({"file"})), plain=run_plain)

@@ -25,7 +25,7 @@ from .host_paths import root_prefixes, under
 from .limits import Limits
 from .control import CancelToken, Progress, ProgressCallback
 from .._policy.locate import Location
-from .view import CallView, View, call as view_call, policy_refusal as _policy_refusal
+from .view import CallView, OpenFile, View, call as view_call, policy_refusal as _policy_refusal
 from .._policy.rules import Op, Policy, Scope
 from .._refusals.catalogue import (Code, Kind, Refusal, cancelled, hardlink, host_denied,
                                    host_unexpected, internal, outside_root, read_only, swapped,
@@ -136,10 +136,15 @@ class PlainCall:
         if _now() >= self._deadline:
             raise time_limit(self.tool, self.seconds)
 
-    def ready(self) -> None:
-        """:meth:`CallView.ready` for a call that may act."""
+    def ready(self, acts: bool = True) -> None:
+        """:meth:`CallView.ready` (``acts``: the call may change files after this)."""
         self.readied = True
-        view_call.ready(self.view, weakref.ref(self))
+        view_call.ready(self.view, weakref.ref(self), acts)
+
+    def open_read(self, rel: str) -> OpenFile:
+        """:meth:`CallView.open_read` of ``rel`` for ``Op.READ`` (a read
+        holds no lock: nothing of a :class:`CallView` is needed)."""
+        return view_call.open_read(self.view, rel, Op.READ)
 
     def store(self, factory: Callable[[], T]) -> T:
         """:meth:`ToolContext.store`."""

@@ -118,7 +118,7 @@ class Toolbox:
             found = self._plain.get(name)
             if found is not None:
                 state = self._state
-                if state.authorizer is None and not state.read_only:
+                if state.authorizer is None and not (state.read_only and found[0].mutates):
                     answer = self._plainly(name, found[0], found[1], args, seconds)
                     if type(answer) is dict:
                         return answer
@@ -223,7 +223,8 @@ class Toolbox:
     def _plainly(self, name: str, spec: ToolSpec, quick: Any, args: dict[str, Any],
                  seconds: float) -> dict[str, Any] | bool:
         """``spec``'s plain run of a call nothing else hears (no cancel
-        token, no progress, no ``authorize``, not read-only): its envelope,
+        token, no progress, no ``authorize``, nor a read-only toolbox to
+        refuse a change): its envelope,
         as :meth:`_run` would make it; else whether the plain run took in
         what changed and tried its plain step (the general run then does
         neither again)."""

@@ -22,7 +22,7 @@ from ..._refusals.catalogue import Refusal, entry_kind, reentered, swapped
 from ..request_types import Request
 from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd
-from .decide import _ADDING, View, _Call, _Step, running_call
+from .decide import _ADDING, _RUNNING, View, _Call, _Step, running_call
 from .freshness import Freshness
 from .links import chain_end, locate
 from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, ASKING, TREE_EXCLUSIVE, TREE_SHARED,
@@ -332,7 +332,7 @@ def ready(view: View, call: Callable[[], _Call | None], acts: bool = True) -> No
     """:meth:`CallView.ready` of the call ``call`` (a weak reference to an
     object with a ``checkpoint``) on ``view``: what other programs changed
     taken in."""
-    running_call(call)  # a wait for that walk polls this call's checkpoint
+    _RUNNING.set(call)  # a wait for that walk polls this call's checkpoint (running_call)
     fresh = view.freshness
     if fresh is not None:
         fresh.catch_up(acts)
@@ -546,6 +546,81 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
         _plain_end(tree, held, locked, view.backend)
 
 
+def open_read(view: View, rel: str, op: Op = Op.READ, *, shown: str | None = None,
+              field: str = "path", follow: bool = True) -> OpenFile:
+    """Open ``rel`` for reading (one resolution; ``follow=False``: a
+    final symlink is ``ELOOP``) and decide ``op`` on what was opened:
+    its canonical path, and every denied or secret name that leads to
+    it through a known link (the links this path passed learnt).  A
+    refusal closes it again; when the open fails, a refusal by policy
+    on where the path leads wins over the error (a denied name is not
+    said to be missing).  A read holds no lock, so a call that holds
+    nothing (a plain run) opens with this as :meth:`CallView.open_read` does."""
+    label = shown if shown is not None else (rel.rstrip("/") or ".")
+    root = view.root
+    try:
+        handle = root.open_handle(rel, os.O_RDONLY if follow else
+                                  os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as exc:
+        _refuse_by_policy(view, exc, rel, op, label, field, follow)
+        raise
+    try:
+        view.check_reached(handle.path, op, shown=label, field=field)
+        if handle.path != label.removeprefix("./"):
+            # through a link or a '..': the names on the way are decided
+            # too (a denied link's target, a denied directory passed)
+            view.check(locate(root, rel, follow=follow), op, shown=label, field=field)
+    except BaseException:
+        handle.close()
+        raise
+    return OpenFile(handle, view.backend, label)
+
+
+def _failed_at(view: View, rel: str, follow: bool) -> Location | None:
+    """Where a path whose one resolution failed leads, for the policy to
+    decide on, or ``None`` where that cannot be established.  Where the
+    planning resolution stops (a link leading out or looping, a file met
+    as a directory) is that place when a rule hides it; a final link
+    that cannot be followed is else the link itself: a denied name
+    answers as a denied file does, whatever it is."""
+    root = view.root
+    try:
+        return locate(root, rel, follow=follow)
+    except OSError as exc:
+        there = _hidden_stop(view, exc)
+    if there is not None or not follow:
+        return there
+    try:
+        return locate(root, rel, follow=False)
+    except OSError as exc:
+        return _hidden_stop(view, exc)
+
+
+def _hidden_stop(view: View, stopped: OSError) -> Location | None:
+    """The place a resolution stopped at (with what it passed), when a
+    rule hides it; else ``None``."""
+    if not isinstance(stopped, PathError) or not stopped.component:
+        return None
+    # an escape by '..' names only the '..' that left: what it passed decides
+    place = "." if stopped.component == ".." or stopped.component.endswith("/..") \
+        else stopped.component
+    there = Location(place, (), stopped.passed)
+    return there if view.rule(there, Op.SEARCH) is not None else None
+
+
+def _refuse_by_policy(view: View, exc: OSError, rel: str, op: Op, shown: str, field: str,
+                      follow: bool) -> None:
+    """When a read's one resolution failed with ``exc``: a refusal by
+    policy on where ``rel`` leads wins over the error (a denied name is
+    not said to be missing); returns when the policy allows it, and the
+    caller raises ``exc``."""
+    if isinstance(exc, EscapeError):
+        return
+    where = _failed_at(view, rel, follow)
+    if where is not None:
+        view.check(where, op, shown=shown, field=field)
+
+
 class CallView:
     """The view as one call sees it: its deadline, its locks (re-entrant
     within the call), its host."""
@@ -573,7 +648,14 @@ class CallView:
         reads what).  A walk for the links beyond the look at open may be
         under way: it is not waited for here, only by a decision those
         links could change (:meth:`View.need_links`)."""
-        ready(self._view, self._host_ref, acts)
+        # (:func:`ready`, written out: every call that is not a plain run passes here)
+        view = self._view
+        _RUNNING.set(self._host_ref)  # a wait for that walk polls this call's checkpoint
+        fresh = view.freshness
+        if fresh is not None:
+            fresh.catch_up(acts)
+        if view.nested_in or view.opened_beneath or view.beside:
+            view.notice_others()
 
     def runs(self) -> None:
         """This call runs in this context from now on (:meth:`ready` made
@@ -770,7 +852,7 @@ class CallView:
             return
         if not look_at_final:
             raise _AgainFollowing() from None  # the error as the full step says it
-        where = self._failed_at(rel, follow)
+        where = _failed_at(self._view, rel, follow)
         if where is None:
             raise exc from None
         self._view.check(where, op, shown=shown, field=field)
@@ -928,7 +1010,7 @@ class CallView:
         try:
             handle = self._view.root.open_handle(rel, flags)
         except OSError:
-            where = self._failed_at(rel, True)
+            where = _failed_at(self._view, rel, True)
             if where is not None:
                 self.check(where, op, shown=shown)
             raise
@@ -955,74 +1037,8 @@ class CallView:
 
     def open_read(self, rel: str, op: Op = Op.READ, *, shown: str | None = None,
                   field: str = "path", follow: bool = True) -> OpenFile:
-        """Open ``rel`` for reading (one resolution; ``follow=False``: a
-        final symlink is ``ELOOP``) and decide ``op`` on what was opened:
-        its canonical path, and every denied or secret name that leads to
-        it through a known link (the links this path passed learnt).  A
-        refusal closes it again; when the open fails, a refusal by policy
-        on where the path leads wins over the error (a denied name is not
-        said to be missing)."""
-        label = shown if shown is not None else (rel.rstrip("/") or ".")
-        root = self._view.root
-        try:
-            handle = root.open_handle(rel, os.O_RDONLY if follow else
-                                      os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError as exc:
-            self._refuse_by_policy(exc, rel, op, label, field, follow)
-            raise
-        try:
-            self._view.check_reached(handle.path, op, shown=label, field=field)
-            if handle.path != label.removeprefix("./"):
-                # through a link or a '..': the names on the way are decided
-                # too (a denied link's target, a denied directory passed)
-                self._view.check(locate(root, rel, follow=follow), op, shown=label,
-                                 field=field)
-        except BaseException:
-            handle.close()
-            raise
-        return OpenFile(handle, root.backend, label)
-
-    def _failed_at(self, rel: str, follow: bool) -> Location | None:
-        """Where a path whose one resolution failed leads, for the policy to
-        decide on, or ``None`` where that cannot be established.  Where the
-        planning resolution stops (a link leading out or looping, a file met
-        as a directory) is that place when a rule hides it; a final link
-        that cannot be followed is else the link itself: a denied name
-        answers as a denied file does, whatever it is."""
-        root = self._view.root
-        try:
-            return locate(root, rel, follow=follow)
-        except OSError as exc:
-            there = self._hidden_stop(exc)
-        if there is not None or not follow:
-            return there
-        try:
-            return locate(root, rel, follow=False)
-        except OSError as exc:
-            return self._hidden_stop(exc)
-
-    def _hidden_stop(self, stopped: OSError) -> Location | None:
-        """The place a resolution stopped at (with what it passed), when a
-        rule hides it; else ``None``."""
-        if not isinstance(stopped, PathError) or not stopped.component:
-            return None
-        # an escape by '..' names only the '..' that left: what it passed decides
-        place = "." if stopped.component == ".." or stopped.component.endswith("/..") \
-            else stopped.component
-        there = Location(place, (), stopped.passed)
-        return there if self._view.rule(there, Op.SEARCH) is not None else None
-
-    def _refuse_by_policy(self, exc: OSError, rel: str, op: Op, shown: str, field: str,
-                          follow: bool) -> None:
-        """When a read's one resolution failed with ``exc``: a refusal by
-        policy on where ``rel`` leads wins over the error (a denied name is
-        not said to be missing); returns when the policy allows it, and the
-        caller raises ``exc``."""
-        if isinstance(exc, EscapeError):
-            return
-        where = self._failed_at(rel, follow)
-        if where is not None:
-            self._view.check(where, op, shown=shown, field=field)
+        """:func:`open_read` on this call's view."""
+        return open_read(self._view, rel, op, shown=shown, field=field, follow=follow)
 
     def ask_read(self, request: Request, opened: OpenFile, spelled: str,
                  info: os.stat_result) -> None:
@@ -1051,7 +1067,7 @@ class CallView:
         try:
             target = root.target(rel, follow_final=follow)
         except OSError as exc:
-            self._refuse_by_policy(exc, rel, op, label, field, follow)
+            _refuse_by_policy(self._view, exc, rel, op, label, field, follow)
             raise
         try:
             self._view.check(Location(target.path, (), target.passed), op, shown=label,

@@ -295,7 +295,8 @@ class _KernelWatch:
                 except OSError:
                     waiting = True  # the read says what is wrong
                 if not waiting:
-                    self._read_to_end(started)
+                    if self.expecting:
+                        self._read_to_end(started)
                     self.quiet = not acts
                     return True
             try:
@@ -554,6 +555,7 @@ class Freshness:
         self._view_ref: Callable[[], View | None] = _no_view
         self.ref = weakref.ref(self)  # how the watch knows it (it keeps no view alive)
         self._root = root
+        self._backend = root.backend  # (a Root's backend is fixed: read once, not each call)
         self._begun = False  # whether watching was decided (:meth:`begin`)
         # directory followed by the look at open's own listing -> the
         # directories it holds (what follows on below it needs no listing again)
@@ -1238,7 +1240,7 @@ class Freshness:
         call may act after this (:meth:`_KernelWatch.drain`)."""
         self.beyond_looked_for = None
         if self.watching:
-            if not _KERNEL.drain(self._root.backend, acts):
+            if not _KERNEL.drain(self._backend, acts):
                 self.watching = False
                 self.everything = self.dirty = True
             if not self.dirty:
