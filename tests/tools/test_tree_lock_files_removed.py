@@ -483,3 +483,34 @@ def test_a_file_removed_before_the_sweep_reaches_it_costs_no_try(tmp_path):
     _leave(tmp, 2 * _SWEEP_TRIES)  # read: 128, so 64 tries
     assert int(_run(_SWEEP_WHILE_SERVERS_REMOVE, tmp)) == _SWEEP_TRIES
     assert _files(tmp)[0] == []
+
+
+# What the sweep must leave alone (the roots this process used) is kept only
+# while it runs: a process opening root after root for weeks keeps nothing
+# for each root it closed.
+_ROOTS_FORGOTTEN = """
+import os, sys
+from corral.contained import Root, backend_by_name
+from corral.tools import Toolbox
+from corral.tools._runtime.view import tree_lock
+backend, fast, top = backend_by_name(sys.argv[1]), sys.argv[2] == "1", sys.argv[3]
+def open_close(name):
+    path = os.path.join(top, name)
+    os.mkdir(path)
+    with Root(path, backend=backend, fast_path=fast) as root, Toolbox(root) as box:
+        assert box.call("write_file", {"path": "f.txt", "content": "x"})["ok"]
+open_close("first")
+for sweeper in tree_lock._sweeper:
+    sweeper.join(60)
+print(len(tree_lock._used_here))
+for turn in range(20):
+    open_close(f"later{turn}")
+print(len(tree_lock._used_here))
+"""
+
+
+def test_the_roots_a_sweep_left_alone_are_forgotten_after_it(places):
+    tmp, tree, configs = places
+    _leave(tmp, 10)
+    assert _run(_ROOTS_FORGOTTEN, tmp, *configs, str(tree)).split() == ["0", "0"]
+    assert _files(tmp)[0] == []  # the sweep removed what was left, each view its own
