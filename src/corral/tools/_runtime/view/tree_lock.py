@@ -518,9 +518,11 @@ def _lock_file(key: tuple[int, int]) -> _LockFile | None:
 
 # how many open views of each root keep its lock file open
 _users: dict[tuple[int, int], int] = {}
-# every root a view of this process used: its lock file is this process's
-# to remove when its last view closes, never its sweep's (a sweep that
-# tried it would spend a try on a file about to go)
+# every root a view of this process used before its sweep ended: its lock
+# file is this process's to remove when its last view closes, never its
+# sweep's (a sweep that tried it would spend a try on a file about to go);
+# forgotten once the sweep is over (a process opening root after root
+# keeps nothing per root it closed)
 _used_here: set[tuple[int, int]] = set()
 # views collected without being closed: let go at the next open or close of
 # a view (a finalizer takes no lock: it may run while this thread holds one)
@@ -548,7 +550,8 @@ def use_lock_file(key: tuple[int, int], root_fd: int) -> None:
     with _place_guard:
         closing = _let_go_collected()
         _users[key] = _users.get(key, 0) + 1
-        _used_here.add(key)
+        if not _sweep_over[0]:
+            _used_here.add(key)
         first = _users[key] == 1 and key not in _serving
         if key not in _pinned:
             _pinned[key], pin = (pin, close), -1
@@ -699,6 +702,7 @@ _SWEEP_SHARE = 8  # ... and one in this many of those it read
 _SWEEP_TRIES_MOST = 4096  # ... and at most this many
 _SWEEP_EXIT_WAIT = 5.0  # seconds the interpreter's exit waits for a sweep under way
 _swept = [False]
+_sweep_over = [False]  # this process's sweep ended (what it left alone forgotten)
 _sweeper: list[threading.Thread] = []
 _sweep_stop = threading.Event()
 
@@ -708,9 +712,20 @@ def _sweep_once() -> None:
         if _swept[0]:
             return
         _swept[0] = True
-    sweeper = threading.Thread(target=sweep_lock_files, name="corral-lock-sweep", daemon=True)
+    sweeper = threading.Thread(target=_sweep_then_forget, name="corral-lock-sweep", daemon=True)
     _sweeper.append(sweeper)
     sweeper.start()
+
+
+def _sweep_then_forget() -> None:
+    """This process's one sweep; the roots it had to leave alone are
+    forgotten once it is over."""
+    try:
+        sweep_lock_files()
+    finally:
+        with _place_guard:
+            _sweep_over[0] = True
+            _used_here.clear()
 
 
 def sweep_lock_files(names: int = _SWEEP_NAMES, tries: int | None = None) -> int:
