@@ -514,3 +514,45 @@ def test_the_roots_a_sweep_left_alone_are_forgotten_after_it(places):
     _leave(tmp, 10)
     assert _run(_ROOTS_FORGOTTEN, tmp, *configs, str(tree)).split() == ["0", "0"]
     assert _files(tmp)[0] == []  # the sweep removed what was left, each view its own
+
+
+# A process making a root's lock file (the path gone: its last server
+# removed it) and another process's last server removing that new file
+# before the first wrote its counts: the remover's gone mark is written
+# over by the counts, so a taker that looks only at the mark holds a file
+# no longer named while the next process holds the one at the path.  The
+# removal is made to land there (in the maker's first write); then, holding
+# the lock exclusively, the maker must exclude a process taking the path's
+# file.
+_MAKER_RACED_BY_A_REMOVAL = """
+import fcntl, os, sys
+from corral.contained import Root, backend_by_name
+from corral.tools._runtime.view import tree_lock
+root = Root(sys.argv[3], backend=backend_by_name(sys.argv[1]), fast_path=sys.argv[2] == "1")
+info = os.fstat(root.fileno())
+key = (info.st_dev, info.st_ino)
+name = tree_lock._lock_file_name(key)
+real_pwrite = os.pwrite
+removals = []
+def write_after_a_removal(fd, data, offset):
+    if not removals:  # the maker's first write: its counts of the file it made
+        removals.append(None)
+        removals[0] = tree_lock._remove_lock_file(key)  # as another process's last server
+    return real_pwrite(fd, data, offset)
+os.pwrite = write_after_a_removal
+tree_lock._lock_file(key)
+os.pwrite = real_pwrite
+with tree_lock.tree_file_lock(key, root.backend, exclusive=True, checkpoint=lambda: None):
+    other = os.open(name, os.O_RDWR | os.O_CREAT, 0o600)  # a next process's
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        print(removals[0].value, "both held")
+    except BlockingIOError:
+        print(removals[0].value, "excluded")
+"""
+
+
+def test_a_file_removed_while_its_maker_wrote_its_counts_is_not_held_apart(places):
+    tmp, tree, configs = places
+    assert _run(_MAKER_RACED_BY_A_REMOVAL, tmp, *configs, str(tree)).split() == \
+        ["removed", "excluded"]
