@@ -43,8 +43,9 @@ of the roots open now, not of every root ever opened.  It is removed only
 by a process holding it exclusively, which first marks it gone in the file
 (its count of moves set to a value never counted to, then unlinks it);
 every process that takes the flock reads that mark in the read it makes
-anyway, and one holding a file marked gone and no longer
-linked opens the path again (on the same descriptor number), so two
+anyway, and one holding a file no longer linked (marked gone, or its mark
+written over by the counts of a process that had just made the file)
+opens the path again (on the same descriptor number), so two
 processes never each hold a lock on a file of their own.  Removed, the
 count of moves starts again at a random value (a view that last read the
 removed file's count cannot find it unchanged).  Files their last server
@@ -332,17 +333,19 @@ class _LockFile:
                     if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EINTR):
                         return False  # a filesystem without locks: the process's lock alone
                 else:
-                    if self.counts_and_mark(backend)[2]:
-                        if not self._still_named():
-                            # removed by its last holder before this flock: the
-                            # lock is the path's file now
-                            self.release(backend)
-                            if not self.open_again():
-                                return False
-                            checkpoint()
-                            continue
-                        if exclusive:
-                            self.unmark()
+                    gone = self.counts_and_mark(backend)[2]
+                    # removed by its last holder before this flock: looked at
+                    # whatever the mark says (a process that made the file
+                    # may have written its counts over the mark meanwhile);
+                    # the lock is the path's file now
+                    if not self._still_named():
+                        self.release(backend)
+                        if not self.open_again():
+                            return False
+                        checkpoint()
+                        continue
+                    if gone and exclusive:
+                        self.unmark()
                     if wanted:
                         self.served()
                     return True
@@ -1092,7 +1095,7 @@ def take_shared(key: tuple[int, int], backend: Backend,
                     found.taking = True
                 else:
                     moves, wanted, gone = found.counts_and_mark(backend)
-                    if not wanted and not gone:
+                    if not wanted and not gone and found._still_named():
                         found.holders += 1
                         return SharedHold(found, True, moves)
                     # a process waits for it exclusively, or it was removed
