@@ -77,6 +77,29 @@ def make_repository(top: Path) -> Path:
     return top
 
 
+def bare_repository(path: Path, *, head_moved: bool = False) -> None:
+    """What ``git init --bare`` makes at ``path``, as git's repository test
+    sees it; ``head_moved``: its ``HEAD`` written beside it and renamed in
+    (no event makes ``HEAD`` there but the move)."""
+    for sub in ("hooks", "info", "objects/ab", "refs/heads", "refs/tags"):
+        (path / sub).mkdir(parents=True, exist_ok=True)
+    (path / "config").write_text("[core]\n\tbare = true\n")
+    if head_moved:
+        (path.parent / "HEAD.new").write_text("ref: refs/heads/main\n")
+        os.rename(path.parent / "HEAD.new", path / "HEAD")
+    else:
+        (path / "HEAD").write_text("ref: refs/heads/main\n")
+
+
+def burst(place: Path, count: int) -> None:
+    """Events of another program in ``place``: ``count`` names made and removed."""
+    place.mkdir(exist_ok=True)
+    for i in range(count):
+        made = place / f"n{i}"
+        made.write_bytes(b"")
+        made.unlink()
+
+
 def deep_tree(base: Path, depth: int) -> None:
     """``base/a/a/.../a/f.txt``, ``depth`` directories, each made by fd
     (the way a tree deeper than the host's path limit is made)."""

@@ -10,33 +10,11 @@ and between the view's own edits of other files in that directory."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from corral.tools import Toolbox
 
-
-def _bare_repository(path: Path, *, head_moved: bool = False) -> None:
-    """What ``git init --bare`` makes, as git's repository test sees it."""
-    for sub in ("hooks", "info", "objects/ab", "refs/heads", "refs/tags"):
-        (path / sub).mkdir(parents=True, exist_ok=True)
-    (path / "config").write_text("[core]\n\tbare = true\n")
-    if head_moved:  # written elsewhere, moved in: no event makes HEAD there but the move
-        (path.parent / "HEAD.new").write_text("ref: refs/heads/main\n")
-        os.rename(path.parent / "HEAD.new", path / "HEAD")
-    else:
-        (path / "HEAD").write_text("ref: refs/heads/main\n")
-
-
-def _burst(place: Path, count: int) -> None:
-    """Events of another program: ``count`` names made and removed."""
-    place.mkdir(exist_ok=True)
-    for i in range(count):
-        made = place / f"n{i}"
-        made.write_bytes(b"")
-        made.unlink()
+from ..helpers import bare_repository, burst
 
 
 def _edit(box: Toolbox, path: str, old: str, new: str) -> dict:
@@ -53,10 +31,10 @@ def test_a_repository_made_where_a_file_is_kept_edited_is_protected(tmp_path, ma
         answer = _edit(box, "r/notes.txt", f"note {i}\n", f"note {i + 1}\n")
         assert answer["ok"] is True, answer
     if how == "in-a-burst":
-        _burst(tmp_path / "busy", 300)  # more than one read of the watch holds
+        burst(tmp_path / "busy", 300)  # more than one read of the watch holds
     if how == "past-an-overflow":
-        _burst(tmp_path / "busy", 9000)  # past the 16,384 events the kernel queues
-    _bare_repository(tmp_path / "r", head_moved=how == "head-moved-in")
+        burst(tmp_path / "busy", 9000)  # past the 16,384 events the kernel queues
+    bare_repository(tmp_path / "r", head_moved=how == "head-moved-in")
     answer = _edit(box, "r/notes.txt", "note 3\n", "[core]\n\thooksPath = /tmp/evil\n")
     assert answer["ok"] is False and answer["details"]["kind"] == "protected", answer
     assert (tmp_path / "r" / "notes.txt").read_text() == "title\nnote 3\nend\n"
@@ -76,7 +54,7 @@ def test_a_repository_made_while_the_view_edits_beside_it_is_protected(tmp_path,
     (tmp_path / "r" / "HEAD").write_text("ref: refs/heads/main\n")
     answer = _edit(box, "r/b.txt", "v1\n", "v2\n")
     assert answer["ok"] is True, answer  # not a repository yet
-    _bare_repository(tmp_path / "r")
+    bare_repository(tmp_path / "r")
     answer = _edit(box, "r/a.txt", "v2\n", "evil\n")
     assert answer["ok"] is False and answer["details"]["kind"] == "protected", answer
     assert (tmp_path / "r" / "a.txt").read_text() == "head\nv2\ntail\n"

@@ -9,33 +9,11 @@ burst of other changes too large for one read, or past a queue overflow."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from corral.tools import Toolbox
 
-
-def _bare_repository(path: Path, *, head_moved: bool = False) -> None:
-    """What ``git init --bare`` makes, as git's repository test sees it."""
-    for sub in ("hooks", "info", "objects/ab", "refs/heads", "refs/tags"):
-        (path / sub).mkdir(parents=True, exist_ok=True)
-    (path / "config").write_text("[core]\n\tbare = true\n")
-    if head_moved:  # written elsewhere, moved in: no event makes HEAD there but the move
-        (path.parent / "HEAD.new").write_text("ref: refs/heads/main\n")
-        os.rename(path.parent / "HEAD.new", path / "HEAD")
-    else:
-        (path / "HEAD").write_text("ref: refs/heads/main\n")
-
-
-def _burst(place: Path, count: int) -> None:
-    """Events of another program: ``count`` names made and removed."""
-    place.mkdir(exist_ok=True)
-    for i in range(count):
-        made = place / f"n{i}"
-        made.write_bytes(b"")
-        made.unlink()
+from ..helpers import bare_repository, burst
 
 
 def _write(box: Toolbox, content: str) -> dict:
@@ -53,10 +31,10 @@ def test_a_repository_made_where_a_file_is_kept_written_is_protected(tmp_path, m
     for i in range(3):  # the plain write, again and again: no HEAD there, remembered
         assert _write(box, f"note {i}\n")["ok"] is True
     if how == "in-a-burst":
-        _burst(tmp_path / "busy", 300)  # more than one read of the watch holds
+        burst(tmp_path / "busy", 300)  # more than one read of the watch holds
     if how == "past-an-overflow":
-        _burst(tmp_path / "busy", 9000)  # past the 16,384 events the kernel queues
-    _bare_repository(tmp_path / "r", head_moved=how == "head-moved-in")
+        burst(tmp_path / "busy", 9000)  # past the 16,384 events the kernel queues
+    bare_repository(tmp_path / "r", head_moved=how == "head-moved-in")
     answer = _write(box, "[core]\n\thooksPath = /tmp/evil\n")
     assert answer["ok"] is False and answer["details"]["kind"] == "protected", answer
     assert (tmp_path / "r" / "notes.txt").read_text() == "note 2\n"
@@ -75,7 +53,7 @@ def test_a_repository_made_while_the_view_writes_beside_it_is_protected(tmp_path
     (tmp_path / "r" / "HEAD").write_text("ref: refs/heads/main\n")
     assert box.call("write_file", {"path": "r/b.txt", "content": "y\n",
                                    "overwrite": True})["ok"] is True  # not a repository yet
-    _bare_repository(tmp_path / "r")
+    bare_repository(tmp_path / "r")
     answer = box.call("write_file", {"path": "r/a.txt", "content": "evil\n", "overwrite": True})
     assert answer["ok"] is False and answer["details"]["kind"] == "protected", answer
     assert (tmp_path / "r" / "a.txt").read_text() == "x\n"
