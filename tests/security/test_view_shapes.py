@@ -25,6 +25,8 @@ from corral.contained import Root, backend_by_name
 from corral.testing.backends import Fault, FaultBackend
 from corral.tools import Toolbox, Workspace
 
+from ..helpers import bare_repository
+
 # seconds: a call that waits on itself reaches this deadline; a move here
 # takes up to half a second on a loaded 2-core machine, a tenth of LIMIT / 2
 LIMIT = 10.0
@@ -33,14 +35,6 @@ LIMIT = 10.0
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
-
-
-def _bare_repository(path: Path) -> None:
-    """What ``git init --bare --template=`` makes: no ``hooks/``."""
-    (path / "objects").mkdir(parents=True)
-    (path / "refs").mkdir()
-    (path / "HEAD").write_text("ref: refs/heads/main\n")
-    (path / "config").write_text("[core]\n\tbare = true\n")
 
 
 def _denied(envelope: dict) -> bool:
@@ -153,7 +147,7 @@ def test_a_link_moved_onto_a_protected_directory_name_carries_its_target(tmp_pat
 def test_nothing_is_created_inside_a_bare_repository_made_later(tmp_path, make_root):
     _write(tmp_path / "hook.sh", "#!/bin/sh\necho pwned\n")
     box = Toolbox(make_root(str(tmp_path)))
-    _bare_repository(tmp_path / "remote.git")
+    bare_repository(tmp_path / "remote.git", hooks=False)
     calls = [
         ("make_directory", {"path": "remote.git/hooks"}),
         ("write_file", {"path": "remote.git/hooks/pre-receive", "content": "#!/bin/sh\n"}),
