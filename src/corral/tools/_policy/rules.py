@@ -359,14 +359,7 @@ class _Rules:
 
     def __init__(self, patterns: Sequence[str]) -> None:
         lines = [fold(p) for p in patterns]
-        # each line's own compiled pattern (pathspec >= 1.0's "gitignore"
-        # dialect); a PathSpec's matcher is never used, only the patterns
-        compiled = [p for p in map(_gitignore_pattern, lines)
-                    if isinstance(p, pathspec.RegexPattern)]
-        # last first: the last pattern that matches decides
-        self._patterns: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
-            (_whole_path(p.regex), bool(p.include)) for p in reversed(compiled)
-            if p.include is not None and p.regex is not None)
+        self._lines = tuple(lines)
         self._names: set[str] = set()
         suffixes: list[str] = []
         prefixes: list[str] = []
@@ -414,6 +407,20 @@ class _Rules:
                 return True
             if end < 0:
                 return False
+
+    @cached_property
+    def _patterns(self) -> tuple[tuple[re.Pattern[str], bool], ...]:
+        """Each line's own compiled pattern (pathspec >= 1.0's "gitignore"
+        dialect; a PathSpec's matcher is never used), last first: the last
+        pattern that matches decides.  Compiled at the first name a quick
+        test lets through, not at open: the defaults are some 200 regexes,
+        most of a server's start, and most sessions never touch such a
+        name.  A host's pattern that could not compile was refused when it
+        was read (:func:`host_pattern`)."""
+        compiled = [p for p in map(_gitignore_pattern, self._lines)
+                    if isinstance(p, pathspec.RegexPattern)]
+        return tuple((_whole_path(p.regex), bool(p.include)) for p in reversed(compiled)
+                     if p.include is not None and p.regex is not None)
 
     def _covers(self, prefix: str) -> bool:
         """Whether the last pattern matching ``prefix`` itself includes it."""
