@@ -75,3 +75,23 @@ def test_other_names_there_stay_writable(tmp_path, make_root, folder, path):
     with Toolbox(make_root(str(place))) as toolbox:
         answer = toolbox.call("write_file", {"path": path, "content": "x\n"})
     assert answer["ok"] is True, answer
+
+
+@pytest.mark.parametrize(("folder", "path"), [(".aws", "credentials"),
+                                              (".docker", "config.json")], ids=lambda v: v)
+def test_the_secret_of_the_folder_a_root_is_opened_at_is_not_read(
+        tmp_path, make_root, folder, path):
+    """The same for a secret named below a folder (``**/.aws/credentials``):
+    a root opened at ``~/.aws`` read it out."""
+    place = tmp_path / "home" / folder
+    place.mkdir(parents=True)
+    (place / path).write_text("aws_secret_access_key = q7-secret\n")
+    with Toolbox(make_root(str(place))) as toolbox:
+        answers = [toolbox.call("read_file", {"path": path}),
+                   toolbox.call("grep", {"pattern": "q7-secret"}),
+                   toolbox.call("move_file", {"source": path, "destination": "moved.txt"})]
+    for answer in answers:
+        assert "q7-secret" not in str(answer), answer
+    assert answers[0]["ok"] is False and answers[0]["details"]["kind"] == "secret", answers[0]
+    assert answers[2]["ok"] is False and answers[2]["details"]["kind"] == "secret", answers[2]
+    assert (place / path).exists()
