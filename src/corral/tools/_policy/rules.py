@@ -24,6 +24,7 @@ why each entry is there are in the README's "Safe defaults" section.
 from __future__ import annotations
 
 import enum
+import fnmatch
 import os
 import re
 import sys
@@ -333,6 +334,33 @@ DEFAULT_SECRETS: tuple[str, ...] = (
 # Code points HFS+ ignores in names (git's is_hfs_dotgit list): ".g\u200cit" is ".git" there.
 _IGNORABLE = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F),
                             *range(0x206A, 0x2070), 0xFEFF])
+
+
+def _from_inside(patterns: tuple[str, ...], roots: Sequence[str]) -> tuple[str, ...]:
+    """``patterns`` and, after each naming folders anywhere then a name
+    below them (``**/.vscode/tasks.json``), the rest of it anchored at the
+    root (``/tasks.json``) where the root lies in such folders (opened at
+    ``proj/.vscode``, absolute paths ``roots``): the name a host opens from
+    above the root is protected from inside it too."""
+    places = [[fold(name) for name in root.split("/") if name] for root in roots]
+    out: list[str] = []
+    for pattern in patterns:
+        out.append(pattern)
+        negated = pattern.startswith("!")
+        body = pattern[1:] if negated else pattern
+        if not body.startswith("**/"):
+            continue
+        steps = body[3:].split("/")
+        named = len(steps) - (steps[-1] == "")  # a trailing "/": directories only
+        for k in range(1, named):
+            above = [fold(step) for step in steps[:k]]
+            if "**" in above:
+                break
+            if any(len(names) >= k and all(fnmatch.fnmatchcase(name, step)
+                                           for name, step in zip(names[-k:], above))
+                   for names in places):
+                out.append(("!" if negated else "") + "/" + "/".join(steps[k:]))
+    return tuple(out)  # in order: the last pattern that matches decides
 
 
 def fold(text: str) -> str:
@@ -718,7 +746,8 @@ class Policy:
             return self
 
         def read(patterns: tuple[str, ...]) -> tuple[str, ...]:
-            return tuple(host_pattern(p, roots) if p in self.absolute else p for p in patterns)
+            return tuple(_from_inside(tuple(host_pattern(p, roots) if p in self.absolute else p
+                                            for p in patterns), roots))
         return replace(self, protect=read(self.protect), secrets=read(self.secrets),
                        deny=read(self.deny), is_rooted=True)
 
