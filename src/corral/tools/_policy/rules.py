@@ -90,6 +90,12 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.cursor/environment.json",    # Cursor: background agent install/start commands
     "**/.claude/settings.json",       # Claude Code: hooks (commands), permissions
     "**/.claude/settings.local.json",
+    # Claude Code: skills and custom commands (allowed-tools granted without
+    # asking, !`command` lines run as they load) and subagents (tools,
+    # permissionMode, hooks), picked by the agent on its own
+    "**/.claude/skills",
+    "**/.claude/commands",
+    "**/.claude/agents",
     "**/.mcp.json",                   # Claude Code: project MCP servers
     "**/.gemini/settings.json",       # Gemini CLI: MCP servers, tool discovery commands
     "**/.codex/config.toml",          # Codex: MCP servers, sandbox and approval settings
