@@ -369,12 +369,33 @@ def _from_inside(patterns: tuple[str, ...], roots: Sequence[str]) -> tuple[str, 
     return tuple(out)  # in order: the last pattern that matches decides
 
 
+# What a vfat, exFAT or Windows disk drops from the end of a name (".git."
+# opens ".git" there), and the short (8.3) name vfat gives ".git", which git
+# itself refuses as ".git" (core.protectNTFS)
+_DROPPED_TAIL = re.compile(r"(?<=[^/. ])[. ]+(?=/|$)")
+_SHORT_GIT = re.compile(r"(?:^|(?<=/))git~1(?=/|$)")
+
+
+def _folds_further(names: str) -> bool:
+    """Whether a name among ``names`` (joined by NULs) folds to more than
+    its lower case: a trailing dot or space, or a ``~1``."""
+    return (names.endswith((".", " ")) or ".\0" in names or " \0" in names
+            or "~1" in names)
+
+
 def fold(text: str) -> str:
     """One spelling for names a case-insensitive or normalising filesystem
-    treats as one: NFC, case-folded, HFS+-ignorable code points dropped."""
+    treats as one: NFC, case-folded, HFS+-ignorable code points dropped, a
+    name's trailing dots and spaces dropped, ``git~1`` read as ``.git``."""
     if text.isascii():
-        return text.lower()
-    return unicodedata.normalize("NFC", text.translate(_IGNORABLE)).casefold()
+        folded = text.lower()
+    else:
+        folded = unicodedata.normalize("NFC", text.translate(_IGNORABLE)).casefold()
+    if folded.endswith((".", " ")) or "./" in folded or " /" in folded:
+        folded = _DROPPED_TAIL.sub("", folded)
+    if "~1" in folded:
+        folded = _SHORT_GIT.sub(".git", folded)
+    return folded
 
 
 class _Rules:
@@ -1118,7 +1139,7 @@ class Scope:
         """The scope of the subdirectory ``name``, or ``None`` if that
         directory is not visible itself: one test of its name (a rule that
         matched no directory above it still can only match at a name)."""
-        folded = name.lower() if name.isascii() else fold(name)
+        folded = fold(name)
         path = self._prefix + folded
         quick = self._quick
         if self._quiet and not (folded in quick.names or folded.endswith(quick.suffixes)
@@ -1143,7 +1164,8 @@ class Scope:
                 return names
             exact, suffixes, prefixes, needles = tests
             joined = "\0".join(names)
-            if joined.isascii():  # folded = lower-cased: every test at once, in C
+            if joined.isascii() and not _folds_further(joined):
+                # folded = lower-cased: every test at once, in C
                 clear = _CLEAR_RUNS.get(self._quick.key)
                 if clear is not None and joined in clear:
                     return names
@@ -1163,7 +1185,7 @@ class Scope:
                                 _remember_clear(self._quick.key, joined)
                         return names
             maybe = [n for n in names
-                     if (f := n.lower() if n.isascii() else fold(n)) in exact
+                     if (f := fold(n)) in exact
                      or f.endswith(suffixes) or f.startswith(prefixes)]
             if not maybe:
                 return names
