@@ -37,7 +37,10 @@ def _vouched(backend: Backend, walking: Vouched, row: Row) -> Iterator[Row]:
     """Yield ``row`` with its fd registered in ``walking`` (fd -> (dev, ino))
     while the consumer holds it: what ``Root.open(dir_fd=)`` accepts."""
     dfd = row[3]
-    info = backend.fstat(dfd)
+    try:
+        info = backend.fstat(dfd)
+    except OSError as exc:  # a security module refusing the look: typed, at that folder
+        raise _error(exc, row[0]) from None
     walking[dfd] = (info.st_dev, info.st_ino)
     try:
         yield row

@@ -181,12 +181,13 @@ class Anchor:
 
     def root_gone(self, root_fd: int) -> bool:
         """Whether the root directory was removed (sticky once seen).  A
-        failing ``fstat`` (``EIO``, ``ENOMEM``) answers yes for the asking
-        call only: it fails closed, and the next call looks again."""
+        failing ``fstat`` (``EIO``, ``ENOMEM``, a security module's
+        ``EACCES``) is raised as that error at the root, typed: it fails
+        the asking call closed, and the next call looks again."""
         try:
             gone = self.backend.fstat(root_fd).st_nlink == 0
-        except OSError:
-            return True
+        except OSError as exc:
+            raise contained_error(exc.errno, ".", ".") from None
         if gone:
             self.vanished = True
         return gone

@@ -411,7 +411,10 @@ class Root(RootSurface, Closing):
                 at = _acts.follow_links(walk, at)
             identity = None
             if identify and not at.planned:
-                info = walk.backend.fstat(at.dir_fd)
+                try:
+                    info = walk.backend.fstat(at.dir_fd)
+                except OSError as exc:  # a security module refusing the look: typed
+                    walk.fail(exc)
                 if info.st_nlink == 0:
                     # the parent was removed (the root itself, or while resolving)
                     walk.fail(FileNotFoundError(errno.ENOENT, "removed"))

@@ -219,16 +219,29 @@ class Target(Closing):
                 except OSError:
                     raise StaleError("something other than a directory is there now",
                                      self._parsed.text, component=where) from None
+            if made and made[-1] == where:
+                # what each directory made is (device, inode): only that is removed again
+                try:
+                    info = self._made_identity(backend, new, name)
+                except OSError as exc:
+                    backend.close(new)
+                    raise self._error(exc, where) from None
+                self._made_ids = {**self._made_ids, where: (info.st_dev, info.st_ino)}
             if self._first_fd < 0:
                 self._first_fd = self._fd
             else:
                 backend.close(self._fd)
             self._fd, self._tail = new, self._tail[1:]
             self._identity, self._readable = None, False
-            if made and made[-1] == where:
-                # what each directory made is (device, inode): only that is removed again
-                info = backend.fstat(new)
-                self._made_ids = {**self._made_ids, where: (info.st_dev, info.st_ino)}
+
+    def _made_identity(self, backend: Backend, new: int, name: str) -> os.stat_result:
+        """The identity of the directory just made as ``name`` and opened as
+        ``new``: by its fd, or (that look refused, as a security module may
+        refuse one kind of look) by its name in the parent still held."""
+        try:
+            return backend.fstat(new)
+        except OSError:
+            return backend.lstat_at(self._fd, name)
 
     def unmake_parents(self, made: Sequence[str], *, passed: int | None = None) -> None:
         """Remove the directories :meth:`make_parents` made (``made``, as it

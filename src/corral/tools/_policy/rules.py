@@ -24,6 +24,7 @@ why each entry is there are in the README's "Safe defaults" section.
 from __future__ import annotations
 
 import enum
+import fnmatch
 import os
 import re
 import sys
@@ -89,6 +90,12 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.cursor/environment.json",    # Cursor: background agent install/start commands
     "**/.claude/settings.json",       # Claude Code: hooks (commands), permissions
     "**/.claude/settings.local.json",
+    # Claude Code: skills and custom commands (allowed-tools granted without
+    # asking, !`command` lines run as they load) and subagents (tools,
+    # permissionMode, hooks), picked by the agent on its own
+    "**/.claude/skills",
+    "**/.claude/commands",
+    "**/.claude/agents",
     "**/.mcp.json",                   # Claude Code: project MCP servers
     "**/.gemini/settings.json",       # Gemini CLI: MCP servers, tool discovery commands
     "**/.codex/config.toml",          # Codex: MCP servers, sandbox and approval settings
@@ -335,12 +342,60 @@ _IGNORABLE = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202
                             *range(0x206A, 0x2070), 0xFEFF])
 
 
+def _from_inside(patterns: tuple[str, ...], roots: Sequence[str]) -> tuple[str, ...]:
+    """``patterns`` and, after each naming folders anywhere then a name
+    below them (``**/.vscode/tasks.json``), the rest of it anchored at the
+    root (``/tasks.json``) where the root lies in such folders (opened at
+    ``proj/.vscode``, absolute paths ``roots``): the name a host opens from
+    above the root is protected from inside it too."""
+    places = [[fold(name) for name in root.split("/") if name] for root in roots]
+    out: list[str] = []
+    for pattern in patterns:
+        out.append(pattern)
+        negated = pattern.startswith("!")
+        body = pattern[1:] if negated else pattern
+        if not body.startswith("**/"):
+            continue
+        steps = body[3:].split("/")
+        named = len(steps) - (steps[-1] == "")  # a trailing "/": directories only
+        for k in range(1, named):
+            above = [fold(step) for step in steps[:k]]
+            if "**" in above:
+                break
+            if any(len(names) >= k and all(fnmatch.fnmatchcase(name, step)
+                                           for name, step in zip(names[-k:], above))
+                   for names in places):
+                out.append(("!" if negated else "") + "/" + "/".join(steps[k:]))
+    return tuple(out)  # in order: the last pattern that matches decides
+
+
+# What a vfat, exFAT or Windows disk drops from the end of a name (".git."
+# opens ".git" there), and the short (8.3) name vfat gives ".git", which git
+# itself refuses as ".git" (core.protectNTFS)
+_DROPPED_TAIL = re.compile(r"(?<=[^/. ])[. ]+(?=/|$)")
+_SHORT_GIT = re.compile(r"(?:^|(?<=/))git~1(?=/|$)")
+
+
+def _folds_further(names: str) -> bool:
+    """Whether a name among ``names`` (joined by NULs) folds to more than
+    its lower case: a trailing dot or space, or a ``~1``."""
+    return (names.endswith((".", " ")) or ".\0" in names or " \0" in names
+            or "~1" in names)
+
+
 def fold(text: str) -> str:
     """One spelling for names a case-insensitive or normalising filesystem
-    treats as one: NFC, case-folded, HFS+-ignorable code points dropped."""
+    treats as one: NFC, case-folded, HFS+-ignorable code points dropped, a
+    name's trailing dots and spaces dropped, ``git~1`` read as ``.git``."""
     if text.isascii():
-        return text.lower()
-    return unicodedata.normalize("NFC", text.translate(_IGNORABLE)).casefold()
+        folded = text.lower()
+    else:
+        folded = unicodedata.normalize("NFC", text.translate(_IGNORABLE)).casefold()
+    if folded.endswith((".", " ")) or "./" in folded or " /" in folded:
+        folded = _DROPPED_TAIL.sub("", folded)
+    if "~1" in folded:
+        folded = _SHORT_GIT.sub(".git", folded)
+    return folded
 
 
 class _Rules:
@@ -725,7 +780,8 @@ class Policy:
             return self
 
         def read(patterns: tuple[str, ...]) -> tuple[str, ...]:
-            return tuple(host_pattern(p, roots) if p in self.absolute else p for p in patterns)
+            return tuple(_from_inside(tuple(host_pattern(p, roots) if p in self.absolute else p
+                                            for p in patterns), roots))
         return replace(self, protect=read(self.protect), secrets=read(self.secrets),
                        deny=read(self.deny), is_rooted=True)
 
@@ -1090,7 +1146,7 @@ class Scope:
         """The scope of the subdirectory ``name``, or ``None`` if that
         directory is not visible itself: one test of its name (a rule that
         matched no directory above it still can only match at a name)."""
-        folded = name.lower() if name.isascii() else fold(name)
+        folded = fold(name)
         path = self._prefix + folded
         quick = self._quick
         if self._quiet and not (folded in quick.names or folded.endswith(quick.suffixes)
@@ -1115,7 +1171,8 @@ class Scope:
                 return names
             exact, suffixes, prefixes, needles = tests
             joined = "\0".join(names)
-            if joined.isascii():  # folded = lower-cased: every test at once, in C
+            if joined.isascii() and not _folds_further(joined):
+                # folded = lower-cased: every test at once, in C
                 clear = _CLEAR_RUNS.get(self._quick.key)
                 if clear is not None and joined in clear:
                     return names
@@ -1135,7 +1192,7 @@ class Scope:
                                 _remember_clear(self._quick.key, joined)
                         return names
             maybe = [n for n in names
-                     if (f := n.lower() if n.isascii() else fold(n)) in exact
+                     if (f := fold(n)) in exact
                      or f.endswith(suffixes) or f.startswith(prefixes)]
             if not maybe:
                 return names

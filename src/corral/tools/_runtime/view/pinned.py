@@ -708,7 +708,10 @@ class Pinned:
         # too) refuses the move as that error
         for dirpath, _dirs, _files, fd in root.fwalk(self.path):
             checkpoint()
-            info = backend.fstat(fd)
+            try:
+                info = backend.fstat(fd)
+            except OSError as exc:  # a look refused (a security module): at that folder
+                raise OSError(exc.errno, exc.strerror, dirpath) from None
             if (info.st_dev, info.st_ino) in others:
                 inner = dirpath[len(self.path):].lstrip("/") \
                     if self.path not in (".", "") else dirpath
