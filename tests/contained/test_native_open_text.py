@@ -1,0 +1,185 @@
+"""``open_text_beneath``: Root.open's fast path as the native module's own
+METH_FASTCALL function (``native/corral_native.h``), the path a ``str``.
+
+It must answer exactly as ``corral_open_beneath`` does on the same bytes
+(the same file, the same refusals), take the path's bytes as
+``os.fsencode`` gives them (non-ASCII names and lone surrogates included),
+and answer -1, never raise, for anything it does not take: the caller then
+resolves the slow way, which says what is wrong.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import os
+import sys
+
+import pytest
+
+from corral.contained import InvalidPathError, Root, backend_by_name
+
+RESOLVE = 0x08 | 0x02  # RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, a Root's
+UTF8 = codecs.lookup(sys.getfilesystemencoding()).name == "utf-8"
+
+
+def _native():
+    try:
+        backend = backend_by_name("native")
+    except OSError:
+        return None
+    return backend if backend.has_openat2 else None
+
+
+NATIVE = _native()
+pytestmark = pytest.mark.skipif(NATIVE is None or not UTF8 or sys.platform != "linux",
+                                reason="the module's own fast path: native, Linux, UTF-8")
+if NATIVE is not None:
+    from corral._native import lib
+
+
+def _identity(fd: int) -> tuple[int, int]:
+    try:
+        info = os.fstat(fd)
+        return info.st_dev, info.st_ino
+    finally:
+        os.close(fd)
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A root holding ASCII, non-ASCII and undecodable names, a FIFO, a
+    symlink inside and one leading out; and its fd."""
+    base = tmp_path / "root"
+    (base / "a" / "b").mkdir(parents=True)
+    (base / "a" / "b" / "f").write_bytes(b"ascii")
+    (base / "é").mkdir()
+    (base / "é" / "ü.txt").write_bytes(b"utf-8")
+    os.makedirs(os.path.join(os.fsencode(base), b"\xff"))
+    with open(os.path.join(os.fsencode(base), b"\xff", b"g\xfe"), "wb") as f:
+        f.write(b"undecodable")
+    os.mkfifo(base / "fifo")
+    os.symlink("a/b", base / "in")
+    (tmp_path / "secret").write_bytes(b"outside")
+    os.symlink("../secret", base / "out")
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    yield base, fd
+    os.close(fd)
+
+
+def test_the_module_exports_it_and_the_backend_uses_it():
+    assert sys.modules["corral._native"].open_text_beneath is NATIVE.open_text_beneath
+    assert lib.corral_export_open_text(b"no.such.module") == -1
+
+
+@pytest.mark.parametrize("path", ["a/b/f", "é/ü.txt", os.fsdecode(b"\xff/g\xfe"), "in/f",
+                                  "a/./b//f", "a/b/../b/f", "a"])
+def test_it_opens_what_the_bytes_call_opens(tree, path):
+    base, fd = tree
+    data = os.fsencode(path)
+    expected = lib.corral_open_beneath(fd, data, len(data), os.O_RDONLY, 0, RESOLVE)
+    assert expected >= 0
+    opened = NATIVE.open_text_beneath(fd, path, os.O_RDONLY, 0, RESOLVE)
+    assert opened >= 0
+    assert _identity(opened) == _identity(expected)
+
+
+@pytest.mark.parametrize("path", ["out", "../x", "/etc/passwd", "fifo", "missing", "a\x00b",
+                                  "", "a/b/f/"])
+def test_it_refuses_what_the_bytes_call_refuses(tree, path):
+    base, fd = tree
+    data = os.fsencode(path)
+    assert lib.corral_open_beneath(fd, data, len(data), os.O_RDONLY, 0, RESOLVE) == -1
+    assert NATIVE.open_text_beneath(fd, path, os.O_RDONLY, 0, RESOLVE) == -1
+
+
+@pytest.mark.parametrize("args", [
+    ("a/b/f".encode(), os.O_RDONLY, 0, RESOLVE),  # bytes: the slow way takes them
+    ("a/b/f", "0", 0, RESOLVE),
+    ("a/b/f", os.O_RDONLY, 0.0, RESOLVE),
+    ("a/b/f", 1 << 40, 0, RESOLVE),
+    ("a/b/f", -(1 << 40), 0, RESOLVE),
+    ("a/b/f", os.O_RDONLY, 1 << 70, RESOLVE),
+    ("a/b/f", os.O_RDONLY, -1, RESOLVE),
+    ("a/b/f", os.O_RDONLY, 0o7777, RESOLVE),
+    ("a/b/f", os.O_RDONLY, 0, -1),
+    ("a/b/f", os.O_RDONLY, 0, 1 << 70),
+    ("a/b/f", os.O_RDONLY, 0, 0x100),  # a resolve bit nothing here knows
+    ("a/b/f", 0x40000000, 0, RESOLVE),  # an open flag outside the allow-list
+    (None, os.O_RDONLY, 0, RESOLVE),
+    ("a/b/f", os.O_RDONLY, 0),  # too few
+    ("a/b/f", os.O_RDONLY, 0, RESOLVE, 0),  # too many
+])
+def test_what_it_does_not_take_is_minus_one_never_an_error(tree, args):
+    base, fd = tree
+    assert NATIVE.open_text_beneath(fd, *args) == -1
+
+
+def test_a_bad_dir_fd_is_minus_one(tree):
+    assert NATIVE.open_text_beneath(-1, "a/b/f", os.O_RDONLY, 0, RESOLVE) == -1
+    assert NATIVE.open_text_beneath(1 << 40, "a/b/f", os.O_RDONLY, 0, RESOLVE) == -1
+
+
+def test_a_str_subclass_is_opened_by_its_text(tree):
+    base, fd = tree
+
+    class Odd(str):
+        def encode(self, *args, **kwargs):  # never asked: C reads the text itself
+            raise AssertionError("encode called")
+
+    opened = NATIVE.open_text_beneath(fd, Odd("a/b/f"), os.O_RDONLY, 0, RESOLVE)
+    assert opened >= 0
+    with os.fdopen(opened, "rb") as f:
+        assert f.read() == b"ascii"
+
+
+@pytest.mark.parametrize("path, content", [("a/b/f", b"ascii"), ("é/ü.txt", b"utf-8"),
+                                           (os.fsdecode(b"\xff/g\xfe"), b"undecodable")])
+def test_root_open_takes_the_one_call_for_every_str(tree, path, content):
+    base, _ = tree
+    with Root(base, backend=NATIVE) as root:
+        fd = root.open(path)
+        with os.fdopen(fd, "rb") as f:
+            assert f.read() == content
+        assert root.stats["walk_fallbacks"] == 0
+
+
+def test_root_open_still_refuses_through_the_slow_way(tree):
+    base, _ = tree
+    with Root(base, backend=NATIVE) as root:
+        with pytest.raises(InvalidPathError):
+            root.open("a\x00b")
+        with pytest.raises(OSError) as caught:
+            root.open("missing")
+        assert caught.value.errno == errno.ENOENT
+        with pytest.raises(OSError):
+            root.open("out")
+        assert root.stats["walk_fallbacks"] == 3
+        fd = root.open(b"a/b/f")  # bytes: the slow way, the same file
+        with os.fdopen(fd, "rb") as f:
+            assert f.read() == b"ascii"
+
+
+def test_it_keeps_no_reference_and_leaks_no_fd(tree):
+    base, fd = tree
+    path = "é/ü.txt" + ""  # a str of its own
+    undecodable = os.fsdecode(b"\xff/g\xfe")
+    before = (sys.getrefcount(path), sys.getrefcount(undecodable), len(os.listdir("/proc/self/fd")))
+    for _ in range(200):
+        os.close(NATIVE.open_text_beneath(fd, path, os.O_RDONLY, 0, RESOLVE))
+        os.close(NATIVE.open_text_beneath(fd, undecodable, os.O_RDONLY, 0, RESOLVE))
+        assert NATIVE.open_text_beneath(fd, "fifo", os.O_RDONLY, 0, RESOLVE) == -1
+    after = (sys.getrefcount(path), sys.getrefcount(undecodable), len(os.listdir("/proc/self/fd")))
+    assert after == before
+
+
+@pytest.mark.parametrize("path", ["a/b/f", "é/ü.txt", os.fsdecode(b"\xff/g\xfe"), "in/f", "out",
+                                  "fifo", "a\x00b", b"a/b/f", None])
+def test_the_python_form_answers_as_the_module_does(tree, path):
+    """The form Darwin and other file system encodings take."""
+    base, fd = tree
+    native = NATIVE.open_text_beneath(fd, path, os.O_RDONLY, 0, RESOLVE)
+    python = NATIVE._open_text_beneath(fd, path, os.O_RDONLY, 0, RESOLVE)
+    assert (native >= 0) == (python >= 0)
+    if native >= 0:
+        assert _identity(native) == _identity(python)
