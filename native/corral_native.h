@@ -478,6 +478,18 @@ static int corral_export_open_text(const char *module_name)
  * it, which saves openat2's RESOLVE_BENEATH bookkeeping; if a symlink is there
  * and the caller follows links, openat2 opens it again, beneath.
  *
+ * A path of several plain names is not opened so (nor with RESOLVE_NO_SYMLINKS
+ * and no RESOLVE_BENEATH, about 180 ns less a call): no "..", no link and a
+ * relative path do keep each lookup in the directory the one before reached,
+ * but not beneath dirfd.  A directory renamed out of the root mid-walk takes
+ * the rest of the walk with it, and its subtree may by then hold what was
+ * never inside (rename a out, exchange a/.../b with an outside directory,
+ * exchange back, rename a back: a file that was never beneath the root is
+ * opened, 88 times in 10 s on Linux 6.18).  RESOLVE_BENEATH's last check
+ * (the result still beneath dirfd when the walk ends, EXDEV otherwise)
+ * refuses every one; a single name needs none, as it is looked up in dirfd
+ * itself.
+ *
  * Returns the fd, or -1: the caller then resolves the slow way, which says
  * precisely why (which component, which kind of escape).  No security
  * decision is made here: RESOLVE_BENEATH is the kernel's, and the rest only

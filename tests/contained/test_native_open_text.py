@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import errno
 import os
+import shutil
 import sys
 
 import pytest
@@ -35,7 +36,7 @@ NATIVE = _native()
 pytestmark = pytest.mark.skipif(NATIVE is None or not UTF8 or sys.platform != "linux",
                                 reason="the module's own fast path: native, Linux, UTF-8")
 if NATIVE is not None:
-    from corral._native import lib
+    from corral._native import ffi, lib
 
 
 def _identity(fd: int) -> tuple[int, int]:
@@ -183,3 +184,73 @@ def test_the_python_form_answers_as_the_module_does(tree, path):
     assert (native >= 0) == (python >= 0)
     if native >= 0:
         assert _identity(native) == _identity(python)
+
+
+_ATTACKER = r"""
+import os, sys, time
+from corral._native import lib
+base, deep, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+inside, outside = f"{base}/root/a", f"{base}/out/a"
+swapped, secret = f"{base}/out/a/{deep}", f"{base}/out/s"
+end = time.monotonic() + seconds
+while time.monotonic() < end:
+    os.rename(inside, outside)
+    assert lib.corral_renameat(lib.AT_FDCWD, swapped.encode(), lib.AT_FDCWD, secret.encode(), 2) == 0
+    assert lib.corral_renameat(lib.AT_FDCWD, swapped.encode(), lib.AT_FDCWD, secret.encode(), 2) == 0
+    os.rename(outside, inside)
+"""
+
+
+def test_a_directory_renamed_out_mid_walk_never_opens_what_was_never_inside(tmp_path):
+    """Why the fast path keeps RESOLVE_BENEATH for a path of plain names
+    (corral_native.h): another process renames ``a`` out of the root,
+    exchanges ``a/q/.../b`` with an outside directory, exchanges it back
+    and renames ``a`` back in, so ``a/q/.../b/f`` is always the inside file
+    while ``a`` is inside and the outside one only while ``a`` is out.  An
+    open that went down ``a`` before the rename and reached ``b`` after the
+    exchange would read the outside file; the kernel's last check refuses
+    it (EXDEV), which shows the attack reached the window.  Without
+    RESOLVE_BENEATH (RESOLVE_NO_SYMLINKS alone) nothing is refused and this
+    fails; run long enough, the outside file is read (from C, 1,000 levels
+    deep: 88 times in 10 s)."""
+    import subprocess
+
+    # a long walk, a wide window (and a tree shutil.rmtree's recursion can remove)
+    deep = "/".join(["q"] * 300) + "/b"
+    os.makedirs(tmp_path / "root" / "a")
+    (tmp_path / "out" / "s").mkdir(parents=True)
+    (tmp_path / "out" / "s" / "f").write_bytes(b"SECRET")
+    at = os.open(tmp_path / "root" / "a", os.O_RDONLY | os.O_DIRECTORY)
+    for name in deep.split("/"):
+        os.mkdir(name, dir_fd=at)
+        below = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=at)
+        os.close(at)
+        at = below
+    with open(os.open("f", os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=at), "wb") as f:
+        f.write(b"inside")
+    os.close(at)
+    with Root(tmp_path / "root", backend=NATIVE) as root:
+        resolve = root._native_call[2]  # the bits Root.open's fast path passes
+    root_fd = os.open(tmp_path / "root", os.O_RDONLY | os.O_DIRECTORY)
+    data = f"a/{deep}/f".encode()
+    read, refused = {b"inside": 0, b"SECRET": 0}, 0
+    attacker = subprocess.Popen([sys.executable, "-c", _ATTACKER, str(tmp_path), deep, "8"],
+                                env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        while attacker.poll() is None and not refused:
+            # the fast path's C, through cffi for its errno
+            fd = lib.corral_open_beneath(root_fd, data, len(data), os.O_RDONLY, 0, resolve)
+            if fd >= 0:
+                read[os.read(fd, 16)] += 1
+                os.close(fd)
+            elif ffi.errno == errno.EXDEV:
+                refused += 1
+    finally:
+        attacker.kill()
+        attacker.wait()
+        os.close(root_fd)
+        if os.path.isdir(tmp_path / "out" / "a"):  # killed with a out
+            os.rename(tmp_path / "out" / "a", tmp_path / "root" / "a")
+        shutil.rmtree(tmp_path / "root")
+    assert read[b"SECRET"] == 0, (read, refused)
+    assert refused >= 1, f"the race was never reached: {read}"
