@@ -254,3 +254,37 @@ def test_a_directory_renamed_out_mid_walk_never_opens_what_was_never_inside(tmp_
         shutil.rmtree(tmp_path / "root")
     assert read[b"SECRET"] == 0, (read, refused)
     assert refused >= 1, f"the race was never reached: {read}"
+
+
+def test_a_seeded_loop_of_edges_answers_as_the_bytes_call(tree):
+    """Lengths, flags, modes and resolve bits at and past their edges
+    (for the sanitizer lane too): the same answer as the cffi call given
+    the same bytes, and -1 where that call could not be made at all."""
+    import random
+
+    base, fd = tree
+    rng = random.Random(20)
+    paths = ["a/b/f", "é/ü.txt", os.fsdecode(b"\xff/g\xfe"), "a" * 4095, "a" * 4096,
+             "a/" * 2100, "x" * 256, "a\x00", "\x00", "", "/", "..", "in", "out", "fifo"]
+    ints = [0, 1, -1, 0o777, 0o1000, 0o7777, 2**31 - 1, -2**31, 2**31, 2**32, 2**63, -2**63,
+            os.O_RDONLY, os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_DIRECTORY, os.O_NOFOLLOW,
+            getattr(os, "O_PATH", 0), getattr(os, "O_TMPFILE", 0)]
+    resolves = [RESOLVE, 0, 0x04, 0x0F, 0x10, -1, 2**64, 2**64 - 1]
+    for _ in range(int(os.environ.get("CORRAL_NATIVE_FUZZ_ITERATIONS", "300"))):
+        path = rng.choice(paths)
+        flags, mode = rng.choice(ints), rng.choice(ints[:10])
+        if flags & os.O_CREAT or flags & os.O_WRONLY or flags & os.O_RDWR:
+            flags &= ~(os.O_CREAT | os.O_WRONLY | os.O_RDWR)  # nothing made or changed
+        resolve = rng.choice(resolves)
+        got = NATIVE.open_text_beneath(fd, path, flags, mode, resolve)
+        data = os.fsencode(path)
+        try:
+            want = lib.corral_open_beneath(fd, data, len(data), flags, mode, resolve)
+        except (OverflowError, TypeError):
+            want = -1
+        if -2**31 <= flags < 2**31 and -2**31 <= mode < 2**31 and 0 <= resolve < 2**64:
+            assert (got >= 0) == (want >= 0), (path[:20], flags, mode, resolve)
+        else:
+            assert got == -1
+        for opened in {got, want} - {-1}:
+            os.close(opened)
