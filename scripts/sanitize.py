@@ -47,7 +47,7 @@ FLAGS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all",
 LINK = ["-fsanitize=address,undefined"]
 TESTS = ["tests/contained/test_native_contract.py", "tests/contained/test_native.py",
          "tests/contained/test_sized_listing.py", "tests/tools/test_search_native.py",
-         "tests/tools/test_read_window_native.py"]
+         "tests/tools/test_read_window_native.py", "tests/contained/test_native_open_text.py"]
 REPORTS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer",
            "SUMMARY: UndefinedBehaviorSanitizer")
 

@@ -35,7 +35,7 @@ def test_the_recorder_sees_every_fd_and_flags_a_missing_cloexec(make_root, scrat
             if not make_root.fast_path:
                 method = "open_at"
             else:  # the native backend's fast path is one C call
-                method = "open_beneath" if make_root.backend_name == "native" else "openat2"
+                method = "open_text_beneath" if make_root.backend_name == "native" else "openat2"
             assert (method, fd, True) in recorder.opened, recorder.opened
         finally:
             os.close(fd)

@@ -55,8 +55,9 @@ from typing import Any, NamedTuple, Protocol
 from . import _darwin, _linux
 from ._paths import refuse_nul
 
-__all__ = ["Backend", "DirEntries", "DirLister", "FileScan", "Hit", "KindListing", "OpenBeneath",
-           "OsBackend", "ScanStatus", "TextWindow", "clamp_int64", "fd_capabilities",
+__all__ = ["Backend", "DirEntries", "DirLister", "FileScan", "Hit", "KindListing",
+           "OpenBeneath", "OpenTextBeneath", "OsBackend", "ScanStatus", "TextWindow",
+           "clamp_int64", "fd_capabilities",
            "makes_batches", "RENAME_NOREPLACE", "RENAME_EXCHANGE", "FAKE_FS_REFUSAL",
            "REPLACED", "NOT_REPLACED", "TARGET_CHANGED"]
 
@@ -82,6 +83,9 @@ DIR_FLAGS = _SEARCH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 #: ``open_beneath(dir_fd, path, len(path), flags, mode, resolve) -> fd or -1``
 OpenBeneath = Callable[[int, bytes, int, int, int, int], int]
+#: ``open_text_beneath(dir_fd, path, flags, mode, resolve) -> fd or -1``: the
+#: path as given to Root.open (-1 for one that is not a ``str``)
+OpenTextBeneath = Callable[[int, object, int, int, int], int]
 
 #: A line of a buffer holding a match: its start, its end (the offset of its
 #: ``\n``, or the end), the offset of the match in it, its 1-based number.
@@ -215,6 +219,9 @@ class Backend:
     #: Root.open's fast path in one native call (see ``corral_native.h``),
     #: where the backend has one; ``None``: the fast path is Python's.
     open_beneath: OpenBeneath | None = None
+    #: The same, taking the path as Root.open was given it (encoded in C where
+    #: the backend can): set wherever ``open_beneath`` is.
+    open_text_beneath: OpenTextBeneath | None = None
     avoids_symlink_attacks = False
     #: Only a backend that says so runs under pyfakefs (module doc).
     fake_fs_safe = False

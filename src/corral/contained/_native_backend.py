@@ -44,6 +44,7 @@ directory.  The constructor refuses, and so does ``Root``.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import sys
@@ -56,7 +57,8 @@ from typing import Any, NoReturn
 from .._native import ffi as _ffi, lib as _lib
 from . import _darwin, _linux
 from ._backend import (IS_DARWIN, IS_LINUX, RENAME_EXCHANGE, RENAME_NOREPLACE,
-                       Backend, Hit, KindListing, OsBackend, ScanStatus, TextWindow,
+                       Backend, Hit, KindListing, OpenTextBeneath, OsBackend, ScanStatus,
+                       TextWindow,
                        _openat2_wanted, _under_pyfakefs, clamp_int64, fd_capabilities)
 from ._errors import InvalidPathError
 
@@ -91,6 +93,28 @@ _openat2 = _lib.corral_openat2
 _open_beneath = _lib.corral_open_beneath
 _one_replace = _lib.corral_watch_one_replace
 _LINE_BATCH = 256  # hits fetched per corral_scan_lines call
+
+
+def _exported_open_text() -> OpenTextBeneath | None:
+    """The module's ``open_text_beneath`` (corral_native.h): Root.open's
+    fast path with no cffi wrapper, the path's UTF-8 bytes read in C; so
+    ``None`` unless the file system encoding is UTF-8."""
+    if codecs.lookup(_ENCODING).name != "utf-8":
+        return None
+    name = _ffi_module_name()
+    if _lib.corral_export_open_text(name.encode()) != 0:
+        return None
+    call: OpenTextBeneath = sys.modules[name].open_text_beneath
+    return call
+
+
+def _ffi_module_name() -> str:
+    """``corral._native``, imported above (by name: importing the package
+    here would be a cycle)."""
+    return (__package__ or "corral.contained").rpartition(".")[0] + "._native"
+
+
+_open_text_beneath = _exported_open_text()
 
 
 def c_path(path: str | bytes) -> bytes:
@@ -193,6 +217,7 @@ class NativeBackend(Backend):
         if self.has_openat2:
             self.openat2_checks_dotdot = True
             self.open_beneath = _open_beneath  # Linux: every resolve bit is the kernel's
+            self.open_text_beneath = _open_text_beneath or self._open_text_beneath
 
     def _probe_darwin(self) -> None:
         """Use O_RESOLVE_BENEATH only if this kernel refuses every way out of
@@ -205,6 +230,7 @@ class NativeBackend(Backend):
             self._resolve_unsupported = RESOLVE_NO_SYMLINKS
         if beneath:
             self.open_beneath = self._open_beneath
+            self.open_text_beneath = self._open_text_beneath
 
     # -- what the native module adds -----------------------------------------
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
@@ -234,6 +260,21 @@ class NativeBackend(Backend):
         if resolve & self._resolve_unsupported:
             return -1
         fd: int = _open_beneath(dir_fd, path, size, flags, mode, resolve)
+        return fd
+
+    def _open_text_beneath(self, dir_fd: int, path: object, flags: int, mode: int,
+                           resolve: int) -> int:
+        # where the module's own open_text_beneath is not used (Darwin: the
+        # resolve bits to check first; a file system encoding other than UTF-8)
+        if resolve & self._resolve_unsupported:
+            return -1
+        try:
+            data = path.encode(_ENCODING, _ENCODE_ERRORS)  # type: ignore[attr-defined]
+        except (AttributeError, UnicodeError):  # bytes, PathLike
+            return -1
+        if type(data) is not bytes:
+            return -1
+        fd: int = _open_beneath(dir_fd, data, len(data), flags, mode, resolve)
         return fd
 
     def rename_at(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str,

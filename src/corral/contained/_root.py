@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 from . import _acts, _paths
 from ._acts import CREATE_MASK, SAFE, End, name_of
 from ._backend import (FAKE_FS_REFUSAL, RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, OpenBeneath,
-                       _under_pyfakefs, fd_capabilities)
+                       OpenTextBeneath, _under_pyfakefs, fd_capabilities)
 from ._closing import Closing
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SymlinkError, contained_error, refuse_hard_linked)
@@ -42,13 +42,12 @@ _LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 # the directory a Target holds, opened so that flock may be taken on it
 _HELD_LOCKABLE = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _new_resolved = tuple.__new__
-_FS_ENCODING = sys.getfilesystemencoding()
 _CHANGES = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC  # what can change a file in place
 
 
 #: Root.open's fast path: the backend's call, the root fd, the resolve bits,
 #: the anchor and its count of calls holding the fd.
-_NativeCall = tuple[OpenBeneath, int, int, Anchor, "deque[None]"]
+_NativeCall = tuple[OpenTextBeneath, int, int, Anchor, "deque[None]"]
 
 
 class Root(RootSurface, Closing):
@@ -164,8 +163,9 @@ class Root(RootSurface, Closing):
         anchor = self._anchor
         self._native_open = None if native is None else _native_opener(anchor, native, resolve)
         # open's: what its one native call needs, in one attribute
-        self._native_call: _NativeCall | None = None if native is None else \
-            (native, anchor.fd, resolve, anchor, anchor.users)
+        native_text = backend.open_text_beneath if fast else None
+        self._native_call: _NativeCall | None = None if native_text is None else \
+            (native_text, anchor.fd, resolve, anchor, anchor.users)
         # open_handle's: no link followed, so the canonical path is the spelling's
         self._native_spelled = None if native is None or not self._spelled_fast else \
             _native_opener(anchor, native, resolve | RESOLVE_NO_SYMLINKS)
@@ -263,24 +263,20 @@ class Root(RootSurface, Closing):
             return self._open(path, flags, mode, dir_fd, fast=self._anchor.fast)
         call, root_fd, resolve, anchor, users = fast
         fd = -1
+        users.append(None)  # the root fd held (see Anchor)
         try:
-            data = path.encode(_FS_ENCODING, "surrogateescape")  # type: ignore[attr-defined]
-        except (AttributeError, UnicodeError):  # bytes, PathLike, lone surrogates
+            if not anchor.closed:
+                # the path's bytes, checks, openat2 and fstat in one C call
+                # (-1 for a path that is not a str: bytes, PathLike)
+                fd = call(root_fd, path, flags, mode, resolve)
+        except (TypeError, OverflowError):  # flags or a mode C cannot hold
             pass
-        else:
-            users.append(None)  # the root fd held (see Anchor)
-            try:
-                if not anchor.closed:
-                    # checks, openat2 and fstat in one C call
-                    fd = call(root_fd, data, len(data), flags, mode, resolve)
-            except (TypeError, OverflowError):  # flags or a mode C cannot hold
-                pass
-            finally:
-                users.pop()
-                if anchor.closed and not users:
-                    anchor.release_last()
-            if fd >= 0:
-                return fd
+        finally:
+            users.pop()
+            if anchor.closed and not users:
+                anchor.release_last()
+        if fd >= 0:
+            return fd
         anchor.stats["walk_fallbacks"] += 1
         return self._open(path, flags, mode, dir_fd, fast=False)
 

@@ -321,7 +321,8 @@ class CountingBackend(Backend):
     ``fstat``, ``lstat_at``, ``readlink_at``...), the operations'
     (``write``, ``fsync``, ``rename_at``...), the fd calls for metadata
     (``fchown``, the xattr calls), and the
-    native one-call open (``open_beneath``) where ``inner`` has one, so the
+    native one-call open (``open_beneath``, and ``open_text_beneath`` under
+    that name) where ``inner`` has one, so the
     fast paths stay the ones production takes.  The batches the native
     backend makes in C (a directory listed in one call, grep's reads) are
     not taken through this wrapper: each of their steps is a counted call
@@ -362,6 +363,14 @@ class CountingBackend(Backend):
                 return native_open(dir_fd, path, size, flags, mode, resolve)
 
             self.open_beneath = open_beneath
+        native_text = inner.open_text_beneath
+        if native_text is not None:
+            def open_text_beneath(dir_fd: int, path: object, flags: int, mode: int,
+                                  resolve: int) -> int:
+                self._count("open_beneath")  # the same one-call open, the path a str
+                return native_text(dir_fd, path, flags, mode, resolve)
+
+            self.open_text_beneath = open_text_beneath
 
     def _count(self, method: str) -> None:
         with self._lock:

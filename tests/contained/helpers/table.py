@@ -175,7 +175,8 @@ def _check_no_host_path(exc: BaseException, tree: Tree, case: Case) -> None:
         assert str(tree.base) not in text, f"host path leaked in error: {text!r}"
 
 
-_FD_METHODS = ("open_at", "openat2", "openat2_or_errno", "create_directory_at", "open_beneath")
+_FD_METHODS = ("open_at", "openat2", "openat2_or_errno", "create_directory_at", "open_beneath",
+               "open_text_beneath")
 
 
 class InjectedFault(OSError):
