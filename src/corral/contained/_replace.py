@@ -159,30 +159,55 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
         raise ValueError("expect is for replacing a file; exclusive creates one")
     # the regular file being replaced, whose metadata is carried over
     source = current if current is not None and st.S_ISREG(current.st_mode) else None
-    tmp = temp_name(name)
-    create_mode = _create_mode(source, mode)
-    attrs: list[str] | None = None
     if source is not None and source_fd is not None and mode is None and _XATTRS_LISTED:
         # its extended attributes read first: with none to carry (no ACL,
         # no label), the temporary file may be made with the file's own bits
-        attrs = _listed_xattrs(backend, source_fd)
-        if attrs is None:
-            attrs = []  # not to be listed by this caller: none carried, maybe some there
-        elif not attrs or not any(_carried(attr) for attr in attrs):
-            create_mode = _SHOWN_BITS[source.st_mode & _PERMISSIONS]
-            if not attrs and expect is not None and fsync and type(data) is bytes and \
-                    create_mode == source.st_mode & _PERMISSIONS:
-                # nothing to carry but what the temporary file is made with (its
-                # owner checked there): the whole replace in one call, where the
-                # backend has one; otherwise (a wrapper's default, another owner,
-                # bits the umask took) each call below, a fresh name
-                made = backend.replace_file(dir_fd, tmp, name, data, _CREATE, create_mode,
-                                            (source.st_uid, source.st_gid), expect)
-                if made == REPLACED:
-                    return
-                if made == TARGET_CHANGED:
-                    raise TargetChangedError(_CHANGED)
-                tmp = temp_name(name)
+        _replace_listed(backend, dir_fd, name, data, source, source_fd,
+                        _listed_xattrs(backend, source_fd), fsync=fsync, expect=expect)
+        return
+    _replace_steps(backend, dir_fd, name, temp_name(name), data, source, None,
+                   _create_mode(source, mode), mode=mode, fsync=fsync, exclusive=exclusive,
+                   expect=expect, source_fd=source_fd)
+
+
+def _replace_listed(backend: Backend, dir_fd: int, name: str, data: Content,
+                    source: os.stat_result, source_fd: int, attrs: list[str] | None, *,
+                    fsync: bool, expect: tuple[int, int] | None) -> None:
+    """:func:`replace_in` of the regular file ``source`` open as
+    ``source_fd``, its extended attributes listed as ``attrs`` (``None``:
+    not to be listed by this caller), no mode given."""
+    bits = source.st_mode & _PERMISSIONS
+    if attrs is None:
+        attrs = []  # not to be listed by this caller: none carried, maybe some there
+        create_mode = _REPLACING_MODE
+    elif not attrs or not any(_carried(attr) for attr in attrs):
+        create_mode = _SHOWN_BITS[bits]
+        if not attrs and expect is not None and fsync and type(data) is bytes and \
+                create_mode == bits:
+            # nothing to carry but what the temporary file is made with (its
+            # owner checked there): the whole replace in one call, where the
+            # backend has one; otherwise (a wrapper's default, another owner,
+            # bits the umask took) each call below, a fresh name
+            made = backend.replace_file(dir_fd, temp_name(name), name, data, _CREATE,
+                                        create_mode, (source.st_uid, source.st_gid), expect)
+            if made == REPLACED:
+                return
+            if made == TARGET_CHANGED:
+                raise TargetChangedError(_CHANGED)
+    else:
+        create_mode = _REPLACING_MODE
+    _replace_steps(backend, dir_fd, name, temp_name(name), data, source, attrs, create_mode,
+                   mode=None, fsync=fsync, exclusive=False, expect=expect, source_fd=source_fd)
+
+
+def _replace_steps(backend: Backend, dir_fd: int, name: str, tmp: str, data: Content,
+                   source: os.stat_result | None, attrs: list[str] | None, create_mode: int,
+                   *, mode: int | None, fsync: bool, exclusive: bool,
+                   expect: tuple[int, int] | None, source_fd: int | None) -> None:
+    """:func:`replace_in`'s calls one by one: ``tmp`` made with
+    ``create_mode``, the content written, ``source``'s owner, extended
+    attributes (``attrs``: listed already) and bits carried over, then the
+    rename (or link)."""
     fd = backend.open_at(dir_fd, tmp, _CREATE, create_mode)
     try:
         try:
@@ -350,10 +375,16 @@ class HeldParent:
         info = self._info
         if info is None or not st.S_ISREG(info.st_mode):
             raise ValueError("replace is for the regular file open_file opened")
+        backend = self._backend
         try:
-            replace_in(self._backend, self._fd, self.name, data, current=info, mode=None,
-                       fsync=True, exclusive=False, expect=(info.st_dev, info.st_ino),
-                       source_fd=self._file)
+            if _XATTRS_LISTED:  # replace_in's step for a file open, written out
+                _replace_listed(backend, self._fd, self.name, data, info, self._file,
+                                _listed_xattrs(backend, self._file), fsync=True,
+                                expect=(info.st_dev, info.st_ino))
+            else:
+                replace_in(backend, self._fd, self.name, data, current=info, mode=None,
+                           fsync=True, exclusive=False, expect=(info.st_dev, info.st_ino),
+                           source_fd=self._file)
         except StaleError:
             raise StaleError("the file changed since it was looked at", self._text,
                              component=self.path) from None

@@ -17,7 +17,7 @@ from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, P
                            Target)
 from ..._policy.gitdirs import names_a_shape_entry
 from ..._policy.locate import Location
-from ..._policy.rules import Op, Policy
+from ..._policy.rules import Op
 from ..._refusals.catalogue import Refusal, entry_kind, reentered, swapped
 from ..request_types import Request
 from ..view_read import Entry, Lead, OpenFile
@@ -356,15 +356,23 @@ def _remember_shaped(rel: str) -> bool:
     return shaped
 
 
-def _plain_facts(view: View, rel: str, ops: tuple[Op, ...]) -> tuple[Policy, bool] | None:
-    """What a plain step on ``rel`` for ``ops`` needs known before it takes
-    a lock: every link of the tree known and none is, no root holds or
-    neighbours this one, the policy's verdicts on ``rel`` for ``ops``
+def _plain_start(view: View, checkpoint: Checkpoint, rel: str, ops: tuple[Op, ...]
+                 ) -> _PlainHold | None:
+    """The start every plain step on ``rel`` for ``ops`` takes, for a call
+    that holds nothing, as the general step takes it.  Known before it
+    takes a lock: every link of the tree known and none is, no root holds
+    or neighbours this one, the policy's verdicts on ``rel`` for ``ops``
     remembered as plain, its names none of git's, and (where the policy
     guards repositories) names git reads of a common directory none of
-    them.  The policy then, and whether it guards repositories (a
-    ``HEAD`` beside the file is looked for); ``None`` where any of that
-    does not hold."""
+    them.  Then this process's tree lock shared, then other processes', no
+    move made meanwhile and nothing it weighed changed, one resolution of
+    the directory (no link followed), that directory's ``flock``, and
+    (where the policy guards repositories) no ``HEAD`` beside the file:
+    remembered by the watch while no event but this view's own arrivals
+    of other names came (:meth:`Freshness.holds_fact`), else looked at.
+    What it holds, for :func:`_plain_end` to let go; ``None``, everything
+    let go, where any of that does not hold.  (One function, the checks
+    written out: every plain write and edit passes here.)"""
     if not view.links_settled or view.links.locations or view.nested_in or \
             view.opened_beneath or view.beside:
         return None
@@ -374,33 +382,17 @@ def _plain_facts(view: View, rel: str, ops: tuple[Op, ...]) -> tuple[Policy, boo
     if shaped:
         return None
     policy = view.policy
-    if policy.is_empty:
-        return policy, False
-    remembered_for, plain = view._plain_memo
-    if remembered_for is not policy or view.python_place is not None:
-        return None
-    for op in ops:
-        if plain.get((rel, op)) is not True:
+    guards_git = False
+    if not policy.is_empty:
+        remembered_for, plain = view._plain_memo
+        if remembered_for is not policy or view.python_place is not None:
             return None
-    if policy.guards_git and not _PLAIN_NAMES.get(rel):
-        return None  # names git reads of a common directory: looked at in full
-    return policy, policy.guards_git
-
-
-def _plain_start(view: View, checkpoint: Checkpoint, rel: str, ops: tuple[Op, ...]
-                 ) -> _PlainHold | None:
-    """The start every plain step on ``rel`` for ``ops`` takes, for a call
-    that holds nothing, as the general step takes it: what
-    :func:`_plain_facts` asks known, this process's tree lock shared, then
-    other processes', no move made meanwhile and nothing it weighed
-    changed, one resolution of the directory (no link followed), that
-    directory's ``flock``, and (where the policy guards repositories) no
-    ``HEAD`` beside the file.  What it holds, for :func:`_plain_end` to let
-    go; ``None``, everything let go, where any of that does not hold."""
-    facts = _plain_facts(view, rel, ops)
-    if facts is None:
-        return None
-    policy, guards_git = facts
+        for op in ops:
+            if plain.get((rel, op)) is not True:
+                return None
+        guards_git = policy.guards_git
+        if guards_git and not _PLAIN_NAMES.get(rel):
+            return None  # names git reads of a common directory: looked at in full
     _TREE.take_shared(checkpoint)
     tree: SharedHold | None = None
     held: HeldParent | None = None
@@ -411,13 +403,16 @@ def _plain_start(view: View, checkpoint: Checkpoint, rel: str, ops: tuple[Op, ..
                 _changes_here[0] != view.changes_seen or view.policy is not policy or \
                 view.links.locations or not view.links_settled:
             return None  # learnt again (a move), or changed since: the general step's
-        held = view.root.hold_parent(rel)
+        held = view._root.hold_parent(rel)
         if held is None or held.path != rel or not held.lock():
             return None
         locked = held.fileno()
         _RELEASED_BY_CLOSE.add(locked)
-        if guards_git and _holds_head(view.freshness, held, rel):
-            return None  # maybe a repository: looked at in full
+        if guards_git:
+            fresh = view.freshness
+            if held.holds("HEAD") if fresh is None else \
+                    fresh.holds_fact(held, rel.rpartition("/")[0], "HEAD"):
+                return None  # maybe a repository: looked at in full
         hold = tree, held, locked
         tree = None  # the step's now
         return hold
@@ -426,16 +421,6 @@ def _plain_start(view: View, checkpoint: Checkpoint, rel: str, ops: tuple[Op, ..
             _plain_end(tree, held, locked, view.backend)
         elif held is None:
             _TREE.drop_shared()  # (other processes' lock was not taken)
-
-
-def _holds_head(fresh: Freshness | None, held: HeldParent, rel: str) -> bool:
-    """Whether ``held``'s directory (of the file ``rel``, in a directory
-    below the root, spelled as plain names) has a ``HEAD``: remembered by
-    the watch while no event but this view's own arrivals of other names
-    came (:meth:`Freshness.holds_fact`), else looked at."""
-    if fresh is None:
-        return held.holds("HEAD")
-    return fresh.holds_fact(held, rel.rpartition("/")[0], "HEAD")
 
 
 def _plain_end(tree: SharedHold, held: HeldParent | None, locked: int,
@@ -540,7 +525,11 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
         data = write.prepare(info, head)
         if data is None:
             return False
-        _replace_own(view.freshness, held, rel, data)  # its one arrival expected
+        fresh = view.freshness  # (_replace_own written out) its one arrival expected
+        if fresh is None:
+            held.replace(data)
+        else:
+            fresh.replace_own(held, rel[:len(rel) - len(held.name) - 1], data)
         return True
     finally:
         _plain_end(tree, held, locked, view.backend)
