@@ -277,8 +277,9 @@ def run_plain(call: PlainCall, args: dict[str, Any]) -> EditResult | None:
     if not memory.plain_form(rel):
         return None
     call.ready()
-    return _edit_plain(call, rel, [(old, new, False)], False, expected_digest(args), args,
-                       memory)
+    expected = args.get("expectedSha256")  # (expected_digest, without its call)
+    return _edit_plain(call, rel, [(old, new, False)], False,
+                       None if expected is None else str(expected).lower(), args, memory)
 
 
 def _edit_plain(ctx: ToolContext | PlainCall, rel: str, edits: list[Edit], multi: bool,
@@ -486,7 +487,7 @@ def _quick(ctx: ToolContext | PlainCall, rel: str, real: str, data: bytes, edits
     made here when a diff of lines needs it)."""
     old, new, _ = edits[0]
     if (expected is not None and not digest_matches(expected, base_sha)) \
-            or real[-6:].lower() == ".ipynb":
+            or (real[-6:-5] == "." and real[-5:].lower() == "ipynb"):
         return None
     size = len(data)
     text: str | None = None  # decoded only to know it is UTF-8, or when needed
@@ -509,7 +510,7 @@ def _quick(ctx: ToolContext | PlainCall, rel: str, real: str, data: bytes, edits
     # start inside another's), and a text that is not all ASCII is slow to
     # search, cut and encode as characters
     try:
-        old_b, new_b = old.encode("utf-8"), new.encode("utf-8")
+        old_b, new_b = old.encode(), new.encode()  # (UTF-8, strict)
     except UnicodeError:
         return None
     at = data.find(old_b)
@@ -578,8 +579,11 @@ def _quick(ctx: ToolContext | PlainCall, rel: str, real: str, data: bytes, edits
     # what this step knows of the bytes written, for the next edit of them
     key = (real, (edits[0],)) if len(old) + len(new) <= KEY_TEXT else \
         (keys or Keys(edits)).call(real)
-    facts = _facts_after(data, new_data, at, old_b, new, new_b, ascii_text, head_controls)
-    return result, new_data, key, (first, last), facts
+    if at >= HEAD:  # _facts_after's commonest answer, without its call: the head is unchanged
+        return result, new_data, key, (first, last), \
+            None if "\x00" in new else (ascii_text and new.isascii(), head_controls)
+    return result, new_data, key, (first, last), \
+        _facts_after(data, new_data, at, old_b, new, new_b, ascii_text, head_controls)
 
 
 def _write_quick(ctx: ToolContext, pinned: Pinned, rel: str, real: str, data: bytes,

@@ -179,7 +179,8 @@ class EditMemory:
         and its text), that ``call`` (its path and edits) was made, with
         the ``lines`` of its first change, under one taking of the lock;
         and, if it ``wrote`` the bytes ``result``, those (:meth:`wrote`)."""
-        if wrote and isinstance(result, bytes) and len(result) <= self._budget // 4:
+        kept = len(result) <= self._budget // 4  # one large file would push out everything else
+        if wrote and kept and isinstance(result, bytes):
             self._written = (result, result_sha, facts)
         with self._lock:
             texts = self._texts
@@ -189,8 +190,12 @@ class EditMemory:
                 self._keep(base_sha, base)
             if result_sha in texts:
                 texts.move_to_end(result_sha)
-            else:
-                self._keep(result_sha, result)
+            elif kept:  # (what _keep does, its tests made above)
+                texts[result_sha] = result
+                self._size += len(result)
+                while self._size > self._budget:
+                    _, dropped = texts.popitem(last=False)
+                    self._size -= len(dropped)
             applied = self._applied
             applied.pop(call, None)
             applied[call] = result_sha, lines  # an Applied when looked up
