@@ -310,7 +310,7 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
         began = read_cache.started()
         index: tuple[list[int], list[int]] = ([], [])
         facts = _stream(rel, pread, size, pread(CHUNK, 0), offset, limit, cap, budget, index)
-        if facts.index_sep == b"\n" and _unchanged(pread.file.stat(), info):
+        if facts.index_sep == b"\n" and pread.file.unchanged(info):
             read_cache.store(info, began, sha256=facts.sha256, endings=facts.endings,
                              bom=facts.bom, total=facts.total, crlf=facts.crlf,
                              lines=index[0], offsets=index[1])
@@ -321,19 +321,13 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
     if len(data) == size or (len(data) < size and not pread(1, len(data))):
         # a remembered digest is the bytes' only if the stamps still hold
         # now that they are read (a write between the fstat and the read)
-        if remembered is None or len(data) != size or \
-                not _unchanged(pread.file.stat(), info):
+        if remembered is None or len(data) != size or not pread.file.unchanged(info):
             remembered = hashlib.sha256(data).hexdigest()
             if len(data) == size:
                 read_cache.remember_digest(info, small.began, remembered)
         return _whole(rel, data, remembered, offset, limit, cap, budget, file)
     first = data  # the file grew since fstat: stream it
     return _stream(rel, pread, size, first, offset, limit, cap, budget, None)
-
-
-def _unchanged(now: os.stat_result, before: os.stat_result) -> bool:
-    return (now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
-        before.st_size, before.st_mtime_ns, before.st_ctime_ns)
 
 
 def _known(pread: _Reader, known: read_cache.Whole, offset: int, limit: int, cap: int,
