@@ -175,10 +175,10 @@ def run_plain(call: PlainCall, args: dict[str, Any]) -> TextResult | None:
             raise
         return None  # maybe a glob pattern: run() answers with what it matches
     with opened:
-        reader = _Reader(opened, call.checkpoint)
         began = read_cache.started()  # before the read: the racy rule
+        call.checkpoint()
         try:
-            head = reader(HEAD_READ + 1, 0)
+            head = opened.pread(HEAD_READ + 1, 0)
         except OSError:
             return None  # a directory, or what cannot be read so: run() says which
         info = opened.stat()
@@ -186,6 +186,7 @@ def run_plain(call: PlainCall, args: dict[str, Any]) -> TextResult | None:
             raise _not_regular(rel, info)
         if info.st_nlink > 1 or info.st_size > FAST_BYTES:
             return None  # a hard link (allowed or not), or a file to stream: run()'s
+        reader = _Reader(opened, call.checkpoint)
         if len(head) == info.st_size:
             # the whole file, read before the fstat: stamps taken after the
             # bytes vouch for them (a write in between moves the ctime), so
