@@ -175,6 +175,9 @@ def run_plain(call: PlainCall, args: dict[str, Any]) -> TextResult | None:
             raise
         return None  # maybe a glob pattern: run() answers with what it matches
     with opened:
+        # what was opened is a regular file or a directory (the open refuses
+        # the rest), so its head is read before its fstat; the bytes of a hard
+        # link, which run() decides on, are dropped unseen
         began = read_cache.started()  # before the read: the racy rule
         call.checkpoint()
         try:
