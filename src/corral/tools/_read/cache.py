@@ -28,10 +28,11 @@ are read and hashes them itself if a stamp moved meanwhile, so the sha256
 answered is that of the content shown.  (A plain run reads a small file
 whole first and stats it once after: the stamps then vouch for bytes read
 before them, since a write in between moves the ctime; a digest it learns
-is kept only if the stamps were older than the read's start by a granule.)  Besides, write_file and edit_file
-compute the digest they compare ``expectedSha256`` with from the bytes they
-act on, never from here: the worst a wrong entry could do is make them
-refuse a write as stale; it can never let one through.
+is kept only if the stamps were older than the read's start by a granule.)
+Besides, write_file and edit_file compute the digest they compare
+``expectedSha256`` with from the bytes they act on, never from here: the
+worst a wrong entry could do is make them refuse a write as stale; it can
+never let one through.
 """
 
 from __future__ import annotations
