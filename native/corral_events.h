@@ -44,3 +44,18 @@ static int corral_watch_one_replace(const char *buf, int64_t len, int32_t wd,
         return 0;
     return memcmp(buf + third + 12, arrival, (size_t)alen) == 0;
 }
+
+/* How many bytes of events wait on the inotify instance fd (FIONREAD), or
+ * -1 (errno set) when the kernel cannot say: one call from Python whose
+ * answer is an int as it stands, where fcntl.ioctl needs a buffer made,
+ * filled and compared on every call of a call's freshness check. */
+#include <sys/ioctl.h>
+
+static int corral_watch_queued(int fd)
+{
+    int queued = 0;
+
+    if (ioctl(fd, FIONREAD, &queued) != 0)
+        return -1;
+    return queued;
+}

@@ -553,3 +553,25 @@ refuse:
     errno = saved;
     return -1;
 }
+
+/* Whether the file open at fd still has the size and the modification and
+ * change times (in ns, as os.stat_result's st_mtime_ns and st_ctime_ns) an
+ * earlier fstat gave: 1 if so, 0 if any moved, -1 (errno set) when fstat
+ * fails.  One call and no os.stat_result built, for a reader that only
+ * asks whether the stamps it trusted still hold. */
+static int corral_stamps_held(int fd, int64_t size, int64_t mtime_ns, int64_t ctime_ns)
+{
+    struct stat info;
+    int64_t mtime, ctime;
+
+    if (fstat(fd, &info) != 0)
+        return -1;
+#if defined(__APPLE__)
+    mtime = (int64_t)info.st_mtimespec.tv_sec * 1000000000 + info.st_mtimespec.tv_nsec;
+    ctime = (int64_t)info.st_ctimespec.tv_sec * 1000000000 + info.st_ctimespec.tv_nsec;
+#else
+    mtime = (int64_t)info.st_mtim.tv_sec * 1000000000 + info.st_mtim.tv_nsec;
+    ctime = (int64_t)info.st_ctim.tv_sec * 1000000000 + info.st_ctim.tv_nsec;
+#endif
+    return (int64_t)info.st_size == size && mtime == mtime_ns && ctime == ctime_ns;
+}

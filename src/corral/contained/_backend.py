@@ -250,6 +250,17 @@ class Backend:
     def fstat(self, fd: int) -> os.stat_result:
         raise _unimplemented("fstat")
 
+    def stamps_held(self, fd: int, size: int, mtime_ns: int, ctime_ns: int) -> int:
+        """Whether the file open at ``fd`` still has the ``st_size``,
+        ``st_mtime_ns`` and ``st_ctime_ns`` an earlier :meth:`fstat` gave:
+        ``1`` if so, ``0`` if one moved, ``-1`` if the fstat failed (one
+        ``fstat``; a backend may answer without building a ``stat_result``)."""
+        try:
+            now = self.fstat(fd)
+        except OSError:
+            return -1
+        return int((now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (size, mtime_ns, ctime_ns))
+
     def lstat_at(self, dir_fd: int, name: str) -> os.stat_result:
         raise _unimplemented("lstat_at")
 
@@ -437,11 +448,12 @@ class Backend:
         """Remove the watch numbered ``wd``."""
         raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
 
-    def watch_waiting(self, watch_fd: int) -> bool:
-        """Whether events wait to be read on the watch ``watch_fd``, asked
-        without reading (``False``: a :meth:`read` now finds none).  This
-        default says ``True``: the read tells."""
-        return True
+    def watch_waiting(self, watch_fd: int) -> int:
+        """How many bytes of events wait to be read on the watch
+        ``watch_fd``, asked without reading (``0``: a :meth:`read` now finds
+        none; negative: the kernel could not say, the read tells).  This
+        default says ``1``: the read tells."""
+        return 1
 
     def watch_limit(self) -> int:
         """How many directories all of the user's processes may watch at
@@ -622,7 +634,7 @@ class OsBackend(Backend):
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
         _linux.watch_remove(watch_fd, wd)
 
-    def watch_waiting(self, watch_fd: int) -> bool:
+    def watch_waiting(self, watch_fd: int) -> int:
         if not self.watches:
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
         return _linux.watch_waiting(watch_fd)

@@ -199,19 +199,16 @@ def watch_add(watch_fd: int, dir_fd: int, mask: int) -> int:
     return wd
 
 
-_NOTHING_QUEUED = bytes(4)  # FIONREAD's count, an int
-
-
-def watch_waiting(watch_fd: int) -> bool:
-    """Whether events wait on the inotify instance ``watch_fd`` (its bytes
-    queued, by ``FIONREAD``): a quiet one answered without a read that
-    fails (a raised ``BlockingIOError`` costs several times the call).  The
-    count is written into a buffer of the call's own: ``ioctl`` takes a
-    writable one at its first try (given bytes, it makes and drops a
-    TypeError before it takes them)."""
-    queued = bytearray(4)
+def watch_waiting(watch_fd: int) -> int:
+    """The bytes of events queued on the inotify instance ``watch_fd`` (by
+    ``FIONREAD``): a quiet one answered without a read that fails (a raised
+    ``BlockingIOError`` costs several times the call).  The count is
+    written into a buffer of the call's own: ``ioctl`` takes a writable one
+    at its first try (given bytes, it makes and drops a TypeError before it
+    takes them)."""
+    queued = bytearray(4)  # FIONREAD's count, a C int
     fcntl.ioctl(watch_fd, termios.FIONREAD, queued)
-    return queued != _NOTHING_QUEUED
+    return int.from_bytes(queued, sys.byteorder, signed=True)
 
 
 def watch_remove(watch_fd: int, wd: int) -> None:

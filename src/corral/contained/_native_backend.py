@@ -146,6 +146,8 @@ class NativeBackend(Backend):
     open_at = OsBackend.open_at
     close = OsBackend.close
     fstat = OsBackend.fstat
+    # one fstat compared in C: no os.stat_result built for a yes or no
+    stamps_held = staticmethod(_lib.corral_stamps_held)
     lstat_at = OsBackend.lstat_at
     exists_at = OsBackend.exists_at
     readlink_at = OsBackend.readlink_at
@@ -167,7 +169,9 @@ class NativeBackend(Backend):
     watch_open = OsBackend.watch_open
     watch_add = OsBackend.watch_add
     watch_remove = OsBackend.watch_remove
-    watch_waiting = OsBackend.watch_waiting
+    # FIONREAD in C: its count as it stands, the call's freshness check's one
+    # system call with no buffer made and compared around it (-1: read instead)
+    watch_waiting = staticmethod(_lib.corral_watch_queued)
     watch_limit = OsBackend.watch_limit
 
     def watch_one_replace(self, data: bytes, wd: int, arrival: bytes) -> bool:

@@ -256,7 +256,7 @@ class FaultBackend(Backend):
         self._check("watch_remove")
         self.inner.watch_remove(watch_fd, wd)
 
-    def watch_waiting(self, watch_fd: int) -> bool:
+    def watch_waiting(self, watch_fd: int) -> int:
         self._check("watch_waiting")
         return self.inner.watch_waiting(watch_fd)
 
@@ -520,7 +520,7 @@ class CountingBackend(Backend):
         self._count("watch_remove")
         self.inner.watch_remove(watch_fd, wd)
 
-    def watch_waiting(self, watch_fd: int) -> bool:
+    def watch_waiting(self, watch_fd: int) -> int:
         self._count("watch_waiting")
         return self.inner.watch_waiting(watch_fd)
 

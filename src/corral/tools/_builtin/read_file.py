@@ -59,6 +59,7 @@ SCHEMA: dict[str, Any] = {
 }
 
 FAST_BYTES = 2 * 1024 * 1024  # files up to this size are read in one call
+HEAD_READ = 32 * 1024  # a plain run reads this much before its fstat (most files whole)
 CHUNK = 1024 * 1024  # larger files are streamed in chunks of this size
 
 _BOM8 = b"\xef\xbb\xbf"
@@ -156,8 +157,10 @@ def run_plain(call: PlainCall, args: dict[str, Any]) -> TextResult | None:
     """:func:`run` of the commonest call, for a call nothing else hears
     (``ToolSpec.plain``: no host asked, no cancel token): a clean path
     naming a regular file of one link, small enough to be read whole, that
-    is no image.  The same open, decision and read as :func:`run`, without
-    the call's :class:`ToolContext`; ``None`` for any other call (what
+    is no image.  The same open and decision as :func:`run`, without the
+    call's :class:`ToolContext`, and the same answer: the file's head is
+    read before its fstat (a file that fits is then read whole, its stamps
+    taken after its bytes); ``None`` for any other call (what
     changed taken in, ``call.readied``, and nothing else done): :func:`run`
     then answers it."""
     rel: str = args["path"]
@@ -172,13 +175,28 @@ def run_plain(call: PlainCall, args: dict[str, Any]) -> TextResult | None:
             raise
         return None  # maybe a glob pattern: run() answers with what it matches
     with opened:
+        # what was opened is a regular file or a directory (the open refuses
+        # the rest), so its head is read before its fstat; the bytes of a hard
+        # link, which run() decides on, are dropped unseen
+        began = read_cache.started()  # before the read: the racy rule
+        call.checkpoint()
+        try:
+            head = opened.pread(HEAD_READ + 1, 0)
+        except OSError:
+            return None  # a directory, or what cannot be read so: run() says which
         info = opened.stat()
         if not st.S_ISREG(info.st_mode):
             raise _not_regular(rel, info)
         if info.st_nlink > 1 or info.st_size > FAST_BYTES:
             return None  # a hard link (allowed or not), or a file to stream: run()'s
         reader = _Reader(opened, call.checkpoint)
-        small = _read_small(reader, info)
+        if len(head) == info.st_size:
+            # the whole file, read before the fstat: stamps taken after the
+            # bytes vouch for them (a write in between moves the ctime), so
+            # a remembered digest needs no second fstat
+            small = _Small(head, read_cache.digest(info), began, stamped_after=True)
+        else:
+            small = _read_small(reader, info)  # longer (or changed): fstat, then read
         if _may_be_image(small):
             return None
         limit = args.get("limit")
@@ -279,14 +297,18 @@ class _Reader:
 
 
 class _Small:
-    """A small file's one read, and its remembered sha256 if its stamps are trusted."""
+    """A small file's one read, and its remembered sha256 if its stamps are
+    trusted; ``stamped_after``: the stamps were taken after the read (else
+    before it, and whether they still hold is asked once it is done)."""
 
-    __slots__ = ("data", "remembered", "began")
+    __slots__ = ("data", "remembered", "began", "stamped_after")
 
-    def __init__(self, data: bytes, remembered: str | None, began: int) -> None:
+    def __init__(self, data: bytes, remembered: str | None, began: int,
+                 stamped_after: bool = False) -> None:
         self.data = data
         self.remembered = remembered
         self.began = began  # when the read began (for the racy rule), if not remembered
+        self.stamped_after = stamped_after
 
 
 def _read_small(pread: _Reader, info: os.stat_result) -> _Small:
@@ -310,7 +332,7 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
         began = read_cache.started()
         index: tuple[list[int], list[int]] = ([], [])
         facts = _stream(rel, pread, size, pread(CHUNK, 0), offset, limit, cap, budget, index)
-        if facts.index_sep == b"\n" and _unchanged(pread.file.stat(), info):
+        if facts.index_sep == b"\n" and pread.file.unchanged(info):
             read_cache.store(info, began, sha256=facts.sha256, endings=facts.endings,
                              bom=facts.bom, total=facts.total, crlf=facts.crlf,
                              lines=index[0], offsets=index[1])
@@ -322,18 +344,13 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
         # a remembered digest is the bytes' only if the stamps still hold
         # now that they are read (a write between the fstat and the read)
         if remembered is None or len(data) != size or \
-                not _unchanged(pread.file.stat(), info):
+                not (small.stamped_after or pread.file.unchanged(info)):
             remembered = hashlib.sha256(data).hexdigest()
             if len(data) == size:
                 read_cache.remember_digest(info, small.began, remembered)
         return _whole(rel, data, remembered, offset, limit, cap, budget, file)
     first = data  # the file grew since fstat: stream it
     return _stream(rel, pread, size, first, offset, limit, cap, budget, None)
-
-
-def _unchanged(now: os.stat_result, before: os.stat_result) -> bool:
-    return (now.st_size, now.st_mtime_ns, now.st_ctime_ns) == (
-        before.st_size, before.st_mtime_ns, before.st_ctime_ns)
 
 
 def _known(pread: _Reader, known: read_cache.Whole, offset: int, limit: int, cap: int,

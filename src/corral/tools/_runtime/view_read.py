@@ -28,12 +28,13 @@ class OpenFile:
     """A file (or directory) the view opened for reading: ``path`` is its
     canonical root-relative path (what the policy was decided on),
     ``shown`` the path as the model wrote it.  Reads are positioned
-    (``pread``: the fd's offset never moves) and ``stat`` is ``fstat``;
+    (``pread``: the fd's offset never moves) and ``stat`` is ``fstat``
+    (:meth:`unchanged` asks whether an earlier one's stamps still hold);
     ``text_window`` is the backend's native rendering of a numbered window
     (``None`` where the backend has none).  Close it, or use ``with``; not
     thread-safe."""
 
-    __slots__ = ("path", "shown", "pread", "stat", "text_window", "_handle")
+    __slots__ = ("path", "shown", "pread", "stat", "text_window", "_handle", "_stamps_held")
 
     path: str
     shown: str
@@ -49,6 +50,14 @@ class OpenFile:
         self.stat = handle.stat
         self.text_window = backend.text_window
         self._handle = handle
+        self._stamps_held = backend.stamps_held
+
+    def unchanged(self, before: os.stat_result) -> bool:
+        """Whether the file still has the size and the modification and
+        change times of ``before`` (an earlier :meth:`stat` of it): one
+        ``fstat`` now, ``False`` if it fails."""
+        return self._stamps_held(self._handle.fd, before.st_size, before.st_mtime_ns,
+                                 before.st_ctime_ns) == 1
 
     def close(self) -> None:
         self._handle.close()

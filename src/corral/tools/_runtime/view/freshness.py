@@ -293,8 +293,8 @@ class _KernelWatch:
                 try:
                     waiting = backend.watch_waiting(self.fd)
                 except OSError:
-                    waiting = True  # the read says what is wrong
-                if not waiting:
+                    waiting = -1  # the read says what is wrong
+                if waiting == 0:
                     if self.expecting:
                         self._read_to_end(started)
                     self.quiet = not acts
