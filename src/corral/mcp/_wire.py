@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,7 +162,7 @@ def decode(line: bytes | bytearray) -> Incoming:
         line.clear()
     text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark (Windows clients)
     try:
-        message = json.loads(text)
+        message = _parse(text)
     except (ValueError, RecursionError) as exc:
         return Invalid(error(_leading_id(text), PARSE_ERROR, "Parse error: the line is not JSON",
                              {"reason": str(exc)[:200]}), "parse error")
@@ -172,6 +173,25 @@ def decode(line: bytes | bytearray) -> Incoming:
                            "empty batch")
         return Batch(tuple(_member(item, suspicious, size) for item in message))
     return _member(message, suspicious, size)
+
+
+# the json module's own scanner, called as json.loads calls it (one value,
+# and nothing after it) without the two whitespace matches and three frames
+# around it: a message is an object with no space before or after it
+_scan: Callable[[str, int], tuple[Any, int]] = vars(json.JSONDecoder())["scan_once"]
+
+
+def _parse(text: str) -> Any:
+    """``json.loads(text)``: the same value, or the same exception."""
+    if text[-1:] == "}":
+        try:
+            value, end = _scan(text, 0)
+        except StopIteration:  # (json.loads says why: a JSONDecodeError)
+            pass
+        else:
+            if end == len(text):
+                return value
+    return json.loads(text)
 
 
 def _member(message: Any, suspicious: bool, size: int) -> Message:
