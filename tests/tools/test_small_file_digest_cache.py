@@ -16,6 +16,7 @@ import pytest
 import corral.tools._read.cache as read_cache
 import corral.tools._builtin.read_file as read_file_module
 from corral.tools import Toolbox
+from corral.contained._handle import Handle
 
 STAMPS = ("st_dev", "st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
 TEXT = "".join(f"line {n}\n" for n in range(1, 201))
@@ -89,7 +90,9 @@ def test_a_write_between_the_stat_and_the_read_is_hashed_from_the_bytes(
         tmp_path, make_root, settled, hashes, monkeypatch):
     """The entry matches the stamps read_file saw, then the file changes
     (same size) before its bytes are read: the answer's sha256 is that of
-    the content it shows, never the remembered one."""
+    the content it shows, never the remembered one.  The general run (a
+    progress callback keeps the call from the plain run) takes the stamps
+    before the bytes."""
     path = tmp_path / "a.py"
     path.write_text(TEXT)
     toolbox = Toolbox(make_root(tmp_path))
@@ -102,10 +105,48 @@ def test_a_write_between_the_stat_and_the_read_is_hashed_from_the_bytes(
         return real(pread, info)
 
     monkeypatch.setattr(read_file_module, "_read_small", write_first)
-    after = toolbox.call("read_file", {"path": "a.py"})
+    after = toolbox.call("read_file", {"path": "a.py"}, progress=lambda report: None)
     assert after["content"].startswith("1\tLINE 1")
     assert after["sha256"] == sha(path.read_bytes()) != before["sha256"]
     assert hashes.calls == 2
+
+
+def test_a_write_between_the_plain_read_and_its_stat_is_hashed_from_the_bytes(
+        tmp_path, make_root, hashes, monkeypatch):
+    """The plain run reads a small file's bytes before its fstat: a write
+    (same size) landing between the two moves the stamps off the
+    remembered entry, so the bytes shown are hashed, not taken from the
+    entry; and as the write's ctime is no older than the read's start,
+    that digest of the older bytes is never remembered under the new
+    stamps (the racy rule): the next read hashes what it shows."""
+    path = tmp_path / "a.py"
+    path.write_text(TEXT)
+    toolbox = Toolbox(make_root(tmp_path))
+    later = [10 * read_cache.RACY_NS]  # the first read begins long after the file was made
+    monkeypatch.setattr(read_cache, "started", lambda: read_cache.time.time_ns() + later[0])
+    toolbox.call("read_file", {"path": "a.py"})
+    later[0] = 0  # from here the reads begin when they do
+    real = Handle.pread
+    written = []
+
+    def write_after(self, size, offset):
+        data = real(self, size, offset)
+        if not written:
+            written.append(True)
+            with open(path, "r+b") as f:
+                f.write(b"LINE")
+        return data
+
+    monkeypatch.setattr(Handle, "pread", write_after)
+    after = toolbox.call("read_file", {"path": "a.py"})
+    assert written, "the plain run read no bytes through Handle.pread"
+    assert after["content"].startswith("1\tline 1")  # the bytes read before the write
+    assert after["sha256"] == sha(TEXT.encode())
+    assert hashes.calls == 2  # the stamps moved: hashed again, not taken from the entry
+    again = toolbox.call("read_file", {"path": "a.py"})
+    assert again["content"].startswith("1\tLINE 1")
+    assert again["sha256"] == sha(path.read_bytes()) and hashes.calls == 3
+
 
 
 def test_a_file_written_within_the_racy_window_is_never_trusted(tmp_path, make_root, hashes):
