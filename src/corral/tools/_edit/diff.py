@@ -294,9 +294,9 @@ def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int
     n, m = len(a), len(b)
     head = common_prefix(a, b, 0, 0, min(n, m))
     tail = common_suffix(a, b, n, m, min(n, m) - head)
-    middle = a[head:n - tail]
-    if middle and m - tail > head and (n > 1 or m > 1) and \
-            not set(middle).isdisjoint(b[head:m - tail]):
+    middle, inserted = a[head:n - tail], b[head:m - tail]
+    if middle and inserted and (n > 1 or m > 1) and \
+            (_probed(middle, inserted) or not set(middle).isdisjoint(inserted)):
         return None  # lines in common left in the middle: aligned in full
     # the run's ends: after the shared head, before the shared tail
     first = start + sum(map(len, a[:head])) + head
@@ -326,6 +326,19 @@ def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int
     shown = first_line + x1 - above
     return (f"--- a/{path}\n+++ b/{path}\n@@ -{_range(shown, above + removed + below)} "
             f"+{_range(shown, above + added + below)} @@\n{body.decode('utf-8')}")
+
+
+_PROBED = 64  # removed lines from which a few added ones are looked for first
+
+
+def _probed(removed: list[bytes], added: list[bytes]) -> bool:
+    """Whether the first or last added line is one of many removed lines,
+    found by two searches of their text (lines reordered or moved show at
+    once), before a set of every removed line is made."""
+    if len(removed) <= _PROBED:
+        return False
+    text = b"\n" + b"\n".join(removed) + b"\n"
+    return any(b"\n" + line + b"\n" in text for line in (added[0], added[-1]))
 
 
 def _context(text: str) -> str:
@@ -360,20 +373,22 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
         out.append(f"@@ -{_range(first_line + hs, he - hs)} "
                    f"+{_range(first_line + js, je - js)} @@\n")
         olds, news = before.lines(hs, he), after.lines(js, je)
-        pos = hs
+        work.step(he - hs + je - js)  # the hunk's lines, each written once below
         # each run of lines as one string: its mark, then the lines joined by
-        # the mark (every line but the texts' last ends with its break)
-        for x1, x2, y1, y2 in hunk:
-            work.step(x2 - pos + y2 - y1)
+        # the mark (every line but the texts' last ends with its break); the
+        # runs' bounds taken relative to the hunk's first lines
+        pos, append = 0, out.append
+        for ai, aj, bi, bj in hunk:
+            x1, x2, y1, y2 = ai - hs, aj - hs, bi - js, bj - js
             if x1 > pos:
-                out.append(" " + " ".join(olds[pos - hs:x1 - hs]))
+                append(" " + " ".join(olds[pos:x1]))
             if x2 > x1:
-                out.append("-" + "-".join(olds[x1 - hs:x2 - hs]))
+                append("-" + "-".join(olds[x1:x2]))
             if y2 > y1:
-                out.append("+" + "+".join(news[y1 - js:y2 - js]))
+                append("+" + "+".join(news[y1:y2]))
             pos = x2
-        if he > pos:
-            out.append(" " + " ".join(olds[pos - hs:]))
+        if he - hs > pos:
+            append(" " + " ".join(olds[pos:]))
         if he == before.count() or je == after.count():
             # only a texts' last line can lack its break, and it ends its run
             out[-3:] = [run if run[-1] == "\n" else run + _NO_NEWLINE for run in out[-3:]]
