@@ -40,7 +40,7 @@ Opcode = tuple[str, int, int, int, int]  # as difflib's: tag, i1, i2, j1, j2
 _CHUNK = 256
 _SMALL = 64  # ranges of at most this many items go straight to Myers
 _MEDIUM = 4000  # ranges of at most this many items try Myers first, at a small cost
-_ONE = (1).__eq__
+_MANY = (1).__lt__
 
 
 def common_prefix(a: Sequence[Hashable], b: Sequence[Hashable], i: int = 0, j: int = 0,
@@ -236,15 +236,15 @@ def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, b
     """Pairs ``(i, j)`` of items unique on both sides of the ranges (whose
     items ``in_a`` and ``in_b`` count), the longest run increasing in both
     (patience sorting)."""
-    # the items once on each side, found by map and compress in C (a
-    # Counter's keys and values run in the same order)
-    once_a = compress(in_a, map(_ONE, in_a.values()))
-    both = set(compress(in_b, map(_ONE, in_b.values()))).intersection(once_a)
-    if not both:
+    # an item of b: its index, kept for the items once on each side; the
+    # items more than once on either side (mostly few) found by map and
+    # compress in C (a Counter's keys and values run in the same order)
+    where = dict(zip(b[blo:bhi], range(blo, bhi)))
+    for counts in (in_b, in_a):
+        for item in compress(counts, map(_MANY, counts.values())):
+            where.pop(item, None)
+    if not where:
         return []
-    where = dict(zip(b[blo:bhi], range(blo, bhi)))  # an item once in b: its one index
-    if len(where) != len(both):
-        where = {x: where[x] for x in both}
     # two lists of ints rather than a list of pairs: no tuple per line for
     # the garbage collector to walk
     iis = list(compress(range(alo, ahi), map(where.__contains__, a[alo:ahi])))

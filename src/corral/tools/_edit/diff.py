@@ -12,6 +12,7 @@ it (the same diff, by a test that compares the two on generated edits).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from .align import align, common_prefix, common_suffix
@@ -29,10 +30,23 @@ class Diff(NamedTuple):
     complete: bool  # False: some changed blocks are shown whole, not line by line
 
 
+def _compared(before: Lines, after: Lines, i1: int, i2: int, j1: int, j2: int,
+              split: bool) -> tuple[Sequence[str], Sequence[str]]:
+    """Lines ``[i1, i2)`` of ``before`` and ``[j1, j2)`` of ``after`` as
+    they compare: of split texts, when neither run holds a text's last line
+    (the one line that may lack its break), the slices of their contents
+    (every line ends with a break: equal contents are equal lines), not a
+    copy of each line with its break."""
+    if split and i2 < len(before.contents) and j2 < len(after.contents):
+        return before.contents[i1:i2], after.contents[j1:j2]
+    return before.lines(i1, i2), after.lines(j1, j2)
+
+
 def _blocks(before: Lines, after: Lines, spans: list[tuple[int, int, int, int]],
-            work: Work) -> list[list[int]]:
+            work: Work, split: bool = False) -> list[list[int]]:
     """The changed spans as whole-line blocks ``[i1, i2, j1, j2]`` (0-based,
-    end exclusive), merged where they share a line, unchanged ones dropped."""
+    end exclusive), merged where they share a line, unchanged ones dropped
+    (``split``: the texts' lines are split already)."""
     a_count, b_count = before.count(), after.count()
     blocks: list[list[int]] = []
     for ba, bb, ca, cb in spans:
@@ -47,7 +61,12 @@ def _blocks(before: Lines, after: Lines, spans: list[tuple[int, int, int, int]],
             blocks[-1][1], blocks[-1][3] = max(blocks[-1][1], i2), max(blocks[-1][3], j2)
         else:
             blocks.append([i1, i2, j1, j2])
-    return [blk for blk in blocks if before.lines(blk[0], blk[1]) != after.lines(blk[2], blk[3])]
+    kept = []
+    for i1, i2, j1, j2 in blocks:
+        old, new = _compared(before, after, i1, i2, j1, j2, split)
+        if old != new:
+            kept.append([i1, i2, j1, j2])
+    return kept
 
 
 def unified_diff(path: str, before: Lines, after: Lines,
@@ -95,7 +114,7 @@ def _windowed(path: str, old: str, new: str, span: tuple[int, int, int, int], wo
         return Diff(shown, True)
     return _general(path, Lines(old_w).presplit(), Lines(new_w).presplit(),
                     [(ba - start, bb - start, ca - start, cb - start)], work, context,
-                    first_line + line - above)
+                    first_line + line - above, split=True)
 
 
 def _block_of_window(path: str, old: str, new: str, start: int, old_end: int, new_end: int,
@@ -275,9 +294,9 @@ def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int
     n, m = len(a), len(b)
     head = common_prefix(a, b, 0, 0, min(n, m))
     tail = common_suffix(a, b, n, m, min(n, m) - head)
-    middle = a[head:n - tail]
-    if middle and m - tail > head and (n > 1 or m > 1) and \
-            not set(middle).isdisjoint(b[head:m - tail]):
+    middle, inserted = a[head:n - tail], b[head:m - tail]
+    if middle and inserted and (n > 1 or m > 1) and \
+            (_probed(middle, inserted) or not set(middle).isdisjoint(inserted)):
         return None  # lines in common left in the middle: aligned in full
     # the run's ends: after the shared head, before the shared tail
     first = start + sum(map(len, a[:head])) + head
@@ -309,6 +328,19 @@ def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int
             f"+{_range(shown, above + added + below)} @@\n{body.decode('utf-8')}")
 
 
+_PROBED = 64  # removed lines from which a few added ones are looked for first
+
+
+def _probed(removed: list[bytes], added: list[bytes]) -> bool:
+    """Whether the first or last added line is one of many removed lines,
+    found by two searches of their text (lines reordered or moved show at
+    once), before a set of every removed line is made."""
+    if len(removed) <= _PROBED:
+        return False
+    text = b"\n" + b"\n".join(removed) + b"\n"
+    return any(b"\n" + line + b"\n" in text for line in (added[0], added[-1]))
+
+
 def _context(text: str) -> str:
     """Whole lines of a text as a diff's context lines, each marked ``" "``
     (the last may lack its break: the file's last line)."""
@@ -325,13 +357,14 @@ def _line(sign: str, line: str) -> str:
 
 
 def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int, int, int]],
-             work: Work, context: int, first_line: int = 0) -> Diff:
+             work: Work, context: int, first_line: int = 0, split: bool = False) -> Diff:
     """:func:`unified_diff` of any change (the texts' lines numbered from
-    ``first_line``, 0-based: a window of longer texts)."""
-    blocks = _blocks(before, after, spans, work)
+    ``first_line``, 0-based: a window of longer texts; ``split``: their
+    lines are split already)."""
+    blocks = _blocks(before, after, spans, work, split)
     size = sum(blk[1] - blk[0] + blk[3] - blk[2] for blk in blocks)
     budget = work.budget(proportional(size, per=8))
-    changes = _changes(before, after, blocks, budget)
+    changes = _changes(before, after, blocks, budget, split)
     out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
     for hunk in _hunks(changes, before.count(), context):
         (i1, _, j1, _), (_, i2, _, j2) = hunk[0], hunk[-1]
@@ -340,28 +373,30 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
         out.append(f"@@ -{_range(first_line + hs, he - hs)} "
                    f"+{_range(first_line + js, je - js)} @@\n")
         olds, news = before.lines(hs, he), after.lines(js, je)
-        pos = hs
+        work.step(he - hs + je - js)  # the hunk's lines, each written once below
         # each run of lines as one string: its mark, then the lines joined by
-        # the mark (every line but the texts' last ends with its break)
-        for x1, x2, y1, y2 in hunk:
-            work.step(x2 - pos + y2 - y1)
+        # the mark (every line but the texts' last ends with its break); the
+        # runs' bounds taken relative to the hunk's first lines
+        pos, append = 0, out.append
+        for ai, aj, bi, bj in hunk:
+            x1, x2, y1, y2 = ai - hs, aj - hs, bi - js, bj - js
             if x1 > pos:
-                out.append(" " + " ".join(olds[pos - hs:x1 - hs]))
+                append(" " + " ".join(olds[pos:x1]))
             if x2 > x1:
-                out.append("-" + "-".join(olds[x1 - hs:x2 - hs]))
+                append("-" + "-".join(olds[x1:x2]))
             if y2 > y1:
-                out.append("+" + "+".join(news[y1 - js:y2 - js]))
+                append("+" + "+".join(news[y1:y2]))
             pos = x2
-        if he > pos:
-            out.append(" " + " ".join(olds[pos - hs:]))
+        if he - hs > pos:
+            append(" " + " ".join(olds[pos:]))
         if he == before.count() or je == after.count():
             # only a texts' last line can lack its break, and it ends its run
             out[-3:] = [run if run[-1] == "\n" else run + _NO_NEWLINE for run in out[-3:]]
     return Diff("".join(out) if len(out) > 2 else "", not budget.cut)
 
 
-def _changes(before: Lines, after: Lines, blocks: list[list[int]],
-             budget: Budget) -> list[tuple[int, int, int, int]]:
+def _changes(before: Lines, after: Lines, blocks: list[list[int]], budget: Budget,
+             split: bool) -> list[tuple[int, int, int, int]]:
     """The changed runs ``(i1, i2, j1, j2)`` of whole lines (0-based, end
     exclusive), in order: each block aligned line by line while the budget
     lasts (a block it cannot pay for is one run)."""
@@ -370,7 +405,7 @@ def _changes(before: Lines, after: Lines, blocks: list[list[int]],
         if i2 - i1 <= 1 and j2 - j1 <= 1:
             out.append((i1, i2, j1, j2))
             continue
-        old, new = before.lines(i1, i2), after.lines(j1, j2)
+        old, new = _compared(before, after, i1, i2, j1, j2, split)
         # the gaps between the matching blocks (the opcodes not "equal")
         x = y = 0
         for bx, by, size in [*align(old, new, budget).blocks, (i2 - i1, j2 - j1, 0)]:

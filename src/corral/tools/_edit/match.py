@@ -119,15 +119,53 @@ def search(lines: Lines, old_raw: str, new_raw: str, limit: int, work: Work, *,
         return Search(_exact_or_endings(lines, old_raw, regions), count, regions)
     if old.strip(" \t\n") == "":
         return None  # whitespace itself is matched exactly or not at all
+    work.step(len(lines.normalized) // 256 + 1)
+    absent = _absent_lines(lines, old)
+    if absent.inner:
+        return None
     found = _trailing(lines, old, new, limit)
     if found is not None:
         return found
+    if absent.edge:
+        return None
     work.check()
     found = _indentation(lines, old, new, limit, work, every, strip_keys, "indentation")
     if found is not None:
         return found
     work.check()
     return _indentation(lines, old, new, limit, work, every, spacing_keys, "whitespace")
+
+
+# Every whitespace character but the line break (str.isspace's set: none is
+# above U+3000), deleted by str.translate, which runs in C on ASCII text.
+_NO_BLANKS = {i: None for i in range(0x3001) if chr(i).isspace() and i != 10}
+
+
+def blank_free_lines(text: str) -> list[str]:
+    """Every line of ``text`` (``\\n`` breaks) without its whitespace: a
+    key each tolerant rung's key maps onto (they only drop or fold blanks)."""
+    if text.isascii():
+        return text.translate(_NO_BLANKS).split("\n")
+    return ["".join(line.split()) for line in text.split("\n")]
+
+
+@dataclass(frozen=True)
+class _Absent:
+    """oldText lines no file line equals, whitespace aside: then no
+    tolerant rung can match them."""
+
+    inner: bool  # a line between its first and last (the trailing rung needs those whole)
+    edge: bool  # any line (the indentation and whitespace rungs compare whole lines)
+
+
+def _absent_lines(lines: Lines, old: str) -> _Absent:
+    """Which tolerant rungs oldText's lines rule out, by one set of the
+    file's lines without whitespace: a near miss (a typo) costs that, not
+    the rungs' keys of the whole file."""
+    parts = blank_free_lines(old)
+    whole = parts[:-1] if len(parts) > 1 and parts[-1] == "" else parts  # as split_block
+    missing = set(whole).difference(blank_free_lines(lines.normalized))
+    return _Absent(not missing.isdisjoint(parts[1:-1]), bool(missing))
 
 
 _SPACES = re.compile(r"\s+")
