@@ -16,10 +16,14 @@ import pytest
 
 from corral.contained import Root
 from corral.testing.backends import CountingBackend
-from corral.tools import CancelToken, Toolbox
+from corral.tools import Progress, Toolbox
 from corral.tools._builtin import read_file
 
 HEAD = getattr(read_file, "HEAD_READ", 32 * 1024)  # (its size today)
+
+
+def _ignored(report: Progress) -> None:
+    """A progress callback: the call takes the general run."""
 
 
 def _text(size: int) -> bytes:
@@ -36,7 +40,7 @@ def test_files_around_the_head_answer_as_the_general_run(
     with make_toolbox(tmp_path) as toolbox:
         for _ in range(2):  # the digest hashed, then remembered
             plain = toolbox.call("read_file", {"path": "f.py"})
-            general = toolbox.call("read_file", {"path": "f.py"}, cancel=CancelToken())
+            general = toolbox.call("read_file", {"path": "f.py"}, progress=_ignored)
             assert plain == general, (plain, general)
             assert plain["ok"] and plain["size"] == size
             assert plain["sha256"] == hashlib.sha256(data).hexdigest()
@@ -73,7 +77,7 @@ def test_a_warm_read_makes_one_fstat_after_its_bytes(make_root: Callable[..., Ro
     try:
         with Toolbox(root) as toolbox:
             assert toolbox.call("read_file", {"path": "f.py"})["ok"]  # its digest remembered
-            for name, options in (("plain", {}), ("general", {"cancel": CancelToken()})):
+            for name, options in (("plain", {}), ("general", {"progress": _ignored})):
                 with backend.counting() as tally:
                     answer = toolbox.call("read_file", {"path": "f.py"}, **options)
                 assert answer["ok"], answer

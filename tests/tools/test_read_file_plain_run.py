@@ -1,6 +1,6 @@
-"""read_file's plain run (a call nothing else hears: no cancel token, no
-progress, no ``authorize``) answers exactly as its general run does (a call
-with a cancel token, as ``corral serve`` makes), on every backend config:
+"""read_file's plain run (a call nothing else hears: no progress, no
+``authorize``) answers exactly as its general run does (a call with a
+progress callback, which the general run reports to), on every backend config:
 the same fields for the files it reads itself, and the same refusals for
 the calls it leaves to the general run or refuses on the way."""
 
@@ -14,10 +14,14 @@ from collections.abc import Callable
 import pytest
 
 from corral.hosts.render import NumberedText
-from corral.tools import CancelToken, Toolbox
+from corral.tools import CancelToken, Progress, Toolbox
 
 _PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
                      "0000000d4944415478da63f8cfc0f01f0005000201a4e3f5d60000000049454e44ae426082")
+
+
+def _ignored(report: Progress) -> None:
+    """A progress callback: the call takes the general run."""
 
 
 def _tree(root: Path) -> None:
@@ -67,7 +71,7 @@ def test_a_plain_run_answers_as_the_general_run(make_toolbox: Callable[..., Tool
     _tree(tmp_path)
     with make_toolbox(tmp_path) as toolbox:
         plain = toolbox.call("read_file", args)
-        general = toolbox.call("read_file", args, cancel=CancelToken())
+        general = toolbox.call("read_file", args, cancel=CancelToken(), progress=_ignored)
         assert plain == general, (plain, general)
         if "content" in plain and plain.get("startLine") == 1 and not plain.get("truncated"):
             # the rows carried for a host's render are those of the general run

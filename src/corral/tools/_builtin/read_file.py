@@ -155,7 +155,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
 
 def run_plain(call: PlainCall, args: dict[str, Any]) -> TextResult | None:
     """:func:`run` of the commonest call, for a call nothing else hears
-    (``ToolSpec.plain``: no host asked, no cancel token): a clean path
+    (``ToolSpec.plain``: no host asked, no progress): a clean path
     naming a regular file of one link, small enough to be read whole, that
     is no image.  The same open and decision as :func:`run`, without the
     call's :class:`ToolContext`, and the same answer: the file's head is

@@ -114,25 +114,31 @@ def clean_path(value: str, limits: Limits) -> bool:
 class PlainCall:
     """What a tool's plain run (``ToolSpec.plain``) works with: the view
     every call of the Toolbox shares, the limits, its tools' stores and the
-    call's deadline.
-    Only a call with no cancel token, no progress and no one to hear its
-    requests (no ``authorize``, not read-only) is run plainly: such a call
-    has nothing else a :class:`ToolContext` would hold."""
+    call's deadline and cancel tokens.
+    Only a call with no progress and no one to hear its requests (no
+    ``authorize``, not read-only) is run plainly: such a call has nothing
+    else a :class:`ToolContext` would hold."""
 
-    __slots__ = ("__weakref__", "view", "limits", "tool", "seconds", "_deadline", "readied",
-                 "_state")
+    __slots__ = ("__weakref__", "view", "limits", "tool", "seconds", "_deadline", "_cancel",
+                 "readied", "_state")
 
-    def __init__(self, state: ToolboxState, tool: str, seconds: float) -> None:
+    def __init__(self, state: ToolboxState, tool: str, seconds: float,
+                 cancel: tuple[CancelToken, ...] = ()) -> None:
         self.view = state.view
         self.limits = state.limits
         self._state = state
         self.tool = tool
         self.seconds = seconds
         self._deadline = _now() + seconds
+        self._cancel = cancel
         self.readied = False  # what other programs changed taken in (by :meth:`ready`)
 
     def checkpoint(self) -> None:
-        """:meth:`ToolContext.checkpoint` (no cancel token to look at)."""
+        """:meth:`ToolContext.checkpoint`: ``DENIED`` (kind ``cancelled``)
+        once a token is cancelled, ``TOO_LARGE`` past the deadline."""
+        for token in self._cancel:
+            if token.cancelled:
+                raise cancelled(self.tool)
         if _now() >= self._deadline:
             raise time_limit(self.tool, self.seconds)
 

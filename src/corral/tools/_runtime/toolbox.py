@@ -114,12 +114,15 @@ class Toolbox:
         """
         seconds = self.limits.call_seconds if timeout is None else timeout
         tried = False
-        if cancel is None and progress is None and type(name) is str and type(args) is dict:
+        # a token cancelled already: the general run says so where it would
+        if progress is None and type(name) is str and type(args) is dict and \
+                (cancel is None or not cancel.cancelled):
             found = self._plain.get(name)
             if found is not None:
                 state = self._state
                 if state.authorizer is None and not (state.read_only and found[0].mutates):
-                    answer = self._plainly(name, found[0], found[1], args, seconds)
+                    answer = self._plainly(name, found[0], found[1], args, seconds,
+                                           () if cancel is None else (cancel,))
                     if type(answer) is dict:
                         return answer
                     tried = answer is True
@@ -221,10 +224,10 @@ class Toolbox:
         return refusal
 
     def _plainly(self, name: str, spec: ToolSpec, quick: Any, args: dict[str, Any],
-                 seconds: float) -> dict[str, Any] | bool:
-        """``spec``'s plain run of a call nothing else hears (no cancel
-        token, no progress, no ``authorize``, nor a read-only toolbox to
-        refuse a change): its envelope,
+                 seconds: float, cancel: tuple[CancelToken, ...]) -> dict[str, Any] | bool:
+        """``spec``'s plain run of a call nothing else hears (no progress,
+        no ``authorize``, nor a read-only toolbox to refuse a change; its
+        checkpoints look at the ``cancel`` tokens): its envelope,
         as :meth:`_run` would make it; else whether the plain run took in
         what changed and tried its plain step (the general run then does
         neither again)."""
@@ -232,11 +235,11 @@ class Toolbox:
         checked = quick(args, self.limits.max_argument_chars)
         if checked is None or plain is None or seconds <= 0:
             return False  # the general run's check (or checkpoint) says why
-        call = PlainCall(self._state, name, seconds)
+        call = PlainCall(self._state, name, seconds, cancel)
         try:
             result = plain(call, checked)
         except Exception as exc:  # the boundary, as in _run
-            ctx = ToolContext(self._state, name, seconds=seconds, cancel=(), progress=None,
+            ctx = ToolContext(self._state, name, seconds=seconds, cancel=cancel, progress=None,
                               asks_host=True)
             ctx.deadline_of(call)
             ctx.view.runs()
