@@ -9,7 +9,8 @@ carried out: while ``Root.open("a/q/.../q/f")`` walks, an attacker renames
 outside directory meanwhile would open a file that was never inside the
 root.  The result must be refused (or the genuine file), never the outside
 one: on every backend config, through a plain spelling and through an
-in-root link ``l -> a`` (which sends openat2 configs to the walk too).
+in-root link ``l -> a`` (which sends openat2 configs to the walk too),
+with each check the result may meet (``check``).
 
 ``OPENS`` opens per spelling (2,000 by default, a few seconds a config);
 ``CORRAL_RACE_ITERATIONS`` scales it (the soak profile runs more).
@@ -63,8 +64,20 @@ def _tree(base: str) -> tuple[str, str, str]:
     return root, out, deep
 
 
+@pytest.fixture(params=["names", "openat2"] if sys.platform.startswith("linux") else ["names"])
+def check(request, monkeypatch):
+    """Which check the walk's result meets: the kernel's names (procfs,
+    F_GETPATH), or on Linux, as where /proc is no procfs, openat2
+    re-resolving the canonical path (on the configs whose backend has it)."""
+    if request.param == "openat2":
+        from corral.contained import _linux
+        monkeypatch.setattr(_linux, "_proc_is_procfs", [False])
+    return request.param
+
+
 @pytest.mark.parametrize("top", ["a", "l"])
-def test_open_never_returns_a_file_from_a_directory_moved_out_and_back(make_root, tmp_path, top):
+def test_open_never_returns_a_file_from_a_directory_moved_out_and_back(make_root, tmp_path, top,
+                                                                       check):
     root_dir, out, deep = _tree(str(tmp_path))
     root = make_root(root_dir)
     attacker = subprocess.Popen([sys.executable, "-c", _ATTACK, root_dir, out, deep],
@@ -90,3 +103,48 @@ def test_open_never_returns_a_file_from_a_directory_moved_out_and_back(make_root
         attacker.wait()
     assert crashed is None, attacker.stderr.read() if attacker.stderr else crashed
     assert OUTSIDE.decode() not in seen, seen
+
+
+def test_a_file_replaced_while_the_walk_opens_it_is_the_old_or_the_new(make_root, tmp_path,
+                                                                         check):
+    """A writer's atomic replace racing the walk is no escape: the result
+    is refused only after a few tries, and what opens is one of the two."""
+    root_dir = tmp_path / "root"
+    (root_dir / "d").mkdir(parents=True)
+    (root_dir / "d" / "f").write_bytes(b"old")
+    (root_dir / "d" / "g").write_bytes(b"new")
+    replacer = subprocess.Popen([sys.executable, "-c", _REPLACE, str(root_dir / "d")],
+                                stdout=subprocess.PIPE)
+    root = make_root(str(root_dir))
+    seen: dict[str, int] = {}
+    try:
+        assert replacer.stdout is not None and replacer.stdout.readline() == b"ready\n"
+        for _ in range(OPENS // 4):
+            try:
+                fd = root.open("d/f")
+            except OSError as exc:
+                key = type(exc).__name__
+            else:
+                try:
+                    key = os.read(fd, 16).decode()
+                finally:
+                    os.close(fd)
+            seen[key] = seen.get(key, 0) + 1
+    finally:
+        replacer.kill()
+        replacer.wait()
+    assert set(seen) <= {"old", "new", "FileNotFoundError", "EscapeError"}, seen
+    assert seen.get("old", 0) + seen.get("new", 0) >= OPENS // 32, seen  # most open
+
+
+# swaps d/f and d/g by renames through a third name, over and over
+_REPLACE = r"""
+import os, sys
+d = sys.argv[1]
+f, g, t = (os.path.join(d, n) for n in ("f", "g", "t"))
+print("ready", flush=True)
+while True:
+    os.rename(f, t)
+    os.rename(g, f)
+    os.rename(t, g)
+"""
