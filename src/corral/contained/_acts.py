@@ -24,13 +24,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
-from ._errors import ContainedError, SpecialFileError, contained_error
+from ._errors import ContainedError, EscapeError, SpecialFileError, contained_error
 from ._resolve import Resolved, Walk, mapped
 
 if TYPE_CHECKING:
     from ._backend import Backend
 
 O_PATH = getattr(os, "O_PATH", 0)
+# opens of one name whose result was not beneath the root (moved out, or
+# replaced meanwhile) before the open is refused: bounded, as every loop
+MOVED_RETRIES = 8
 SAFE = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 CREATE_MASK = 0o777
 SPECIAL_KINDS = {st.S_IFIFO: "fifo", st.S_IFSOCK: "socket", st.S_IFCHR: "char_device",
@@ -123,7 +126,12 @@ def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Re
     carry ``O_CLOEXEC``); return the fd and where it is."""
     backend = walk.backend
     creating = bool(flags & os.O_CREAT)
+    moved = 0
     while True:
+        # the last result was not beneath the root (still_beneath)
+        if moved and (moved > MOVED_RETRIES or (creating and flags & os.O_EXCL)):
+            raise EscapeError("what was opened is no longer inside the root", walk.text,
+                                  component=at.path, reason="moved", passed=walk.passed)
         if at.name is None:
             # "d/.", "a/..": the directory itself; O_CREAT cannot make one
             if creating:
@@ -133,7 +141,12 @@ def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Re
                 fd = backend.open_at(at.dir_fd, ".", flags | SAFE)
             except OSError as exc:  # the host's permissions may refuse it: named by its path
                 raise mapped(walk.anchor, walk.fds[0], exc, walk.text, at.path) from None
-            return checked_fd(walk, fd, flags, at.path, must_be_dir=False), at
+            fd = checked_fd(walk, fd, flags, at.path, must_be_dir=False)
+            if walk.still_beneath(fd, at.path):
+                return fd, at
+            backend.close(fd)
+            moved += 1
+            continue
         if at.must_be_dir and creating:
             name_of(walk, at, WRITE_EXCL if flags & os.O_EXCL else WRITE)
         # a trailing "/" follows a final link even with O_NOFOLLOW (the kernel's rule)
@@ -150,11 +163,22 @@ def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Re
         if O_PATH and flags & O_PATH and _is_link_fd(backend, fd):
             # O_PATH|O_NOFOLLOW opens a symlink itself instead of failing
             if nofollow:
-                return fd, at
+                if walk.still_beneath(fd, at.path):
+                    return fd, at
+                backend.close(fd)
+                moved += 1
+                continue
             backend.close(fd)
             at = walk.follow(at)
             continue
-        return checked_fd(walk, fd, flags, at.path, must_be_dir=at.must_be_dir), at
+        fd = checked_fd(walk, fd, flags, at.path, must_be_dir=at.must_be_dir)
+        if walk.still_beneath(fd, at.path):
+            return fd, at
+        # moved out (an attack) or replaced (a writer's atomic replace): the
+        # name in the same directory is opened again, a few times, and only
+        # a result shown beneath is handed out
+        backend.close(fd)
+        moved += 1
 
 
 def _is_link_fd(backend: Backend, fd: int) -> bool:

@@ -15,18 +15,33 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
 import os
 from collections.abc import Callable
 
 from ._paths import refuse_nul
 
-__all__ = ["renameatx_np", "probe_beneath", "RENAME_EXCL", "RENAME_SWAP"]
+__all__ = ["renameatx_np", "probe_beneath", "fd_path", "RENAME_EXCL", "RENAME_SWAP"]
 
 RENAME_SWAP = 0x2
 RENAME_EXCL = 0x4
 _LINUX_NOREPLACE, _LINUX_EXCHANGE = 1 << 0, 1 << 1
 
 _renameatx: Callable[..., int] | None = None
+_MAXPATHLEN = 1024  # F_GETPATH's buffer: the kernel writes at most this many bytes
+_F_GETPATH: int | None = getattr(fcntl, "F_GETPATH", None)
+
+
+def fd_path(fd: int) -> str | None:
+    """The path the kernel has for ``fd`` now (``fcntl(F_GETPATH)``), or
+    ``None`` where the call is missing."""
+    if _F_GETPATH is None:
+        return None
+    try:
+        raw = fcntl.fcntl(fd, _F_GETPATH, bytes(_MAXPATHLEN))
+    except OSError:  # a path longer than MAXPATHLEN, a revoked fd: no name
+        return None
+    return os.fsdecode(raw.split(b"\0", 1)[0])
 
 #: ``open(dir_fd, path_bytes, flags, mode, resolve) -> fd or -1``, the call probed
 Opener = Callable[[int, bytes, int, int, int], int]

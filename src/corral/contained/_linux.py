@@ -28,7 +28,7 @@ from typing import Any
 __all__ = ["RESOLVE_NO_XDEV", "RESOLVE_NO_MAGICLINKS", "RESOLVE_NO_SYMLINKS", "RESOLVE_BENEATH",
            "RENAME_NOREPLACE", "RENAME_EXCHANGE", "openat2", "renameat2", "probe_openat2",
            "mount_flags", "filesystem_type", "protected_symlinks", "watch_open", "watch_add",
-           "watch_remove", "can_watch", "watch_limit"]
+           "watch_remove", "can_watch", "watch_limit", "fd_path"]
 
 RESOLVE_NO_XDEV = 0x01
 RESOLVE_NO_MAGICLINKS = 0x02
@@ -124,6 +124,34 @@ def filesystem_type(fd: int) -> int:
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err))
     return int(found.f_type) & 0xFFFFFFFF
+
+
+PROC_SUPER_MAGIC = 0x9FA0
+_proc_is_procfs: list[bool] = []  # asked once: a mount does not turn into procfs later
+
+
+def fd_path(fd: int) -> str | None:
+    """The path the kernel has for ``fd`` now (``/proc/self/fd/N``), or
+    ``None`` where ``/proc`` is not procfs (not mounted, or something
+    else mounted there that could answer anything)."""
+    if not _proc_is_procfs:
+        try:
+            probe = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError:
+            _proc_is_procfs.append(False)
+        else:
+            try:
+                _proc_is_procfs.append(filesystem_type(probe) == PROC_SUPER_MAGIC)
+            except OSError:
+                _proc_is_procfs.append(False)
+            finally:
+                os.close(probe)
+    if not _proc_is_procfs[0]:
+        return None
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:  # a security module refusing the look: no name
+        return None
 
 
 _PROTECTED_SYMLINKS = "/proc/sys/fs/protected_symlinks"

@@ -61,9 +61,11 @@ import enum
 import errno
 import os
 import stat as st
+import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from . import _paths
@@ -75,7 +77,8 @@ if TYPE_CHECKING:
     from ._backend import Backend
 
 __all__ = ["MAX_SYMLINKS", "MAX_STEPS", "Create", "Anchor", "Resolved", "Walk",
-           "openat2_retry", "spelled_path", "mapped", "not_found", "close_quietly"]
+           "openat2_retry", "spelled_path", "mapped", "not_found", "close_quietly",
+           "still_beneath"]
 
 MAX_SYMLINKS = 40  # the kernel's MAXSYMLINKS; the 41st link is ELOOP
 # Components one call may visit: a path and 40 link texts of PATH_MAX bytes
@@ -367,6 +370,18 @@ class Walk:
         names.pop()
         return fds.pop(), tuple(tail)
 
+    def still_beneath(self, fd: int, path: str) -> bool:
+        """Whether ``fd``, which this walk opened at canonical ``path``, is
+        beneath the root now (see :func:`still_beneath`).  A check that
+        fails (a look refused) closes ``fd`` and raises, typed."""
+        try:
+            return still_beneath(self.anchor, self.fds[0], fd, path)
+        except BaseException as exc:
+            close_quietly(self.backend, fd)
+            if isinstance(exc, OSError):
+                raise mapped(self.anchor, self.fds[0], exc, self.text, path) from None
+            raise
+
     def fail(self, exc: OSError, name: str | None = None) -> NoReturn:
         """Raise ``exc`` as the core raises it, naming the failing component."""
         raise mapped(self.anchor, self.fds[0], exc, self.text, self.where(name)) from None
@@ -651,6 +666,114 @@ def spelled_path(parsed: ParsedPath) -> str:
         else:
             parts.append(name)
     return "/".join(parts) if parts else "."
+
+
+# -- the walk's final containment check -------------------------------------------
+
+# The walk holds an fd per directory, so a rename cannot drag it out through
+# "..", but it can carry the walk out: a directory the walk is in is renamed
+# out of the root, one of its subdirectories swapped for an outside one, both
+# put back; a walk that stepped in meanwhile holds an fd of an outside file
+# that was never beneath the root.  Only the result can tell, so the walk's
+# result is checked before it is used (libpathrs' O_PATH fallback does the
+# same); the fast path needs none (RESOLVE_BENEATH refuses such a result:
+# EXDEV) and pays nothing.
+_BENEATH_RESOLVE = 0x08 | _RESOLVE_NO_SYMLINKS | 0x02  # BENEATH | NO_SYMLINKS | NO_MAGICLINKS
+_O_PATH = getattr(os, "O_PATH", 0)
+_BENEATH_EAGAIN_RETRIES = 8  # a rename racing the lookup; beyond: not shown beneath
+_CHUNK = _paths.PATH_MAX - 256  # a canonical path longer than openat2 takes, in pieces
+_IS_LINUX = sys.platform.startswith("linux")
+_IS_DARWIN = sys.platform == "darwin"
+
+
+def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
+    """Whether ``fd``, opened by the walk at the canonical root-relative
+    ``path``, is beneath the root now.  ``False`` is no proof of an attack
+    (the file may just have been replaced since); the caller retries or
+    refuses, never uses the fd.
+
+    The kernel's own name for each fd comes first (Linux's
+    ``/proc/self/fd`` when /proc is procfs, Darwin's ``F_GETPATH``): three
+    calls, and it asks exactly "beneath the root", so a rename inside the
+    root meanwhile, or a held directory the caller may not search, is no
+    refusal; on Darwin a file it cannot name is refused.  Where Linux
+    gives no name (no procfs, a path past PATH_MAX), ``openat2`` re-resolves ``path``
+    beneath the root and must reach the same file: as sound, but any rename
+    of a directory on ``path`` meanwhile refuses.  With neither, what is
+    left is the walk's own guarantee (each step ``O_NOFOLLOW`` from the
+    directory before, ``..`` never handed to the kernel), without this
+    check of the result."""
+    backend = anchor.backend
+    if backend.fake_fs_safe:
+        return True  # a fake file system's fds: nothing outside it to reach
+    if _IS_LINUX or _IS_DARWIN:
+        if _IS_LINUX:
+            from ._linux import fd_path
+        else:
+            from ._darwin import fd_path
+        answer = _path_beneath(fd_path, root_fd, fd)
+        if answer is not None:
+            return answer
+        if _IS_DARWIN:
+            return False  # no name (a path past MAXPATHLEN): nothing else can tell
+    if backend.has_openat2 and _IS_LINUX:
+        return _same_file_beneath(backend, root_fd, fd, path)
+    return True
+
+
+def _path_beneath(fd_path: Callable[[int], str | None], root_fd: int, fd: int) -> bool | None:
+    """``fd``'s kernel name must be below the root's, which must be the
+    same before and after (a root renamed in between is not shown beneath);
+    ``None``: no name to compare (no procfs, a path too long to name).  A
+    prefix, not the canonical path: a case-insensitive file system names a
+    file as stored, not as spelled."""
+    root = fd_path(root_fd)
+    if root is None:
+        return None
+    mine = fd_path(fd)
+    if mine is None:
+        return None
+    if fd_path(root_fd) != root:
+        return False
+    prefix = root if root.endswith("/") else root + "/"
+    return mine == root or mine.startswith(prefix)
+
+
+def _same_file_beneath(backend: Backend, root_fd: int, fd: int, path: str) -> bool:
+    """The canonical path (no link, no "..") opened ``O_PATH`` from the
+    root with ``RESOLVE_BENEATH`` must be the same file as ``fd``.  A path
+    longer than openat2 takes goes in pieces, each beneath the last (sound
+    per piece; the pieces are not one atomic lookup)."""
+    mine = backend.fstat(fd)
+    if path == ".":
+        root = backend.fstat(root_fd)
+        return (root.st_dev, root.st_ino) == (mine.st_dev, mine.st_ino)
+    pieces: list[str] = []
+    for name in path.split("/"):
+        if pieces and len(pieces[-1]) + 1 + len(name) <= _CHUNK:
+            pieces[-1] += "/" + name
+        else:
+            pieces.append(name)
+    flags = _O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+    at = root_fd
+    try:
+        for piece in pieces:
+            found = -errno.EAGAIN
+            for _ in range(_BENEATH_EAGAIN_RETRIES):
+                found = backend.openat2_or_errno(at, piece, flags, 0, _BENEATH_RESOLVE)
+                if found != -errno.EAGAIN:
+                    break
+            if at != root_fd:
+                close_quietly(backend, at)
+            at = root_fd
+            if found < 0:
+                return False  # gone, moved, or EAGAIN throughout: not shown beneath
+            at = found
+        there = backend.fstat(at)
+    finally:
+        if at != root_fd:
+            close_quietly(backend, at)
+    return (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino)
 
 
 # -- errors ------------------------------------------------------------------------
