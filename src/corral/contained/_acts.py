@@ -142,7 +142,7 @@ def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Re
             except OSError as exc:  # the host's permissions may refuse it: named by its path
                 raise mapped(walk.anchor, walk.fds[0], exc, walk.text, at.path) from None
             fd = checked_fd(walk, fd, flags, at.path, must_be_dir=False)
-            if walk.still_beneath(fd, at.path):
+            if walk.still_beneath(fd, at):
                 return fd, at
             backend.close(fd)
             moved += 1
@@ -163,7 +163,7 @@ def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Re
         if O_PATH and flags & O_PATH and _is_link_fd(backend, fd):
             # O_PATH|O_NOFOLLOW opens a symlink itself instead of failing
             if nofollow:
-                if walk.still_beneath(fd, at.path):
+                if walk.still_beneath(fd, at):
                     return fd, at
                 backend.close(fd)
                 moved += 1
@@ -172,7 +172,7 @@ def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Re
             at = walk.follow(at)
             continue
         fd = checked_fd(walk, fd, flags, at.path, must_be_dir=at.must_be_dir)
-        if walk.still_beneath(fd, at.path):
+        if walk.still_beneath(fd, at):
             return fd, at
         # moved out (an attack) or replaced (a writer's atomic replace): the
         # name in the same directory is opened again, a few times, and only

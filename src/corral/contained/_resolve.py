@@ -370,10 +370,15 @@ class Walk:
         names.pop()
         return fds.pop(), tuple(tail)
 
-    def still_beneath(self, fd: int, path: str) -> bool:
-        """Whether ``fd``, which this walk opened at canonical ``path``, is
-        beneath the root now (see :func:`still_beneath`).  A check that
-        fails (a look refused) closes ``fd`` and raises, typed."""
+    def still_beneath(self, fd: int, at: Resolved) -> bool:
+        """Whether ``fd``, which this walk opened at ``at``, is beneath the
+        root now (see :func:`still_beneath`).  A name looked up in the root
+        directory's own fd is: no directory between them could have been
+        moved (the commonest open, a file at the top, pays nothing).  A
+        check that fails (a look refused) closes ``fd`` and raises, typed."""
+        if at.dir_fd == self.fds[0]:
+            return True
+        path = at.path
         try:
             return still_beneath(self.anchor, self.fds[0], fd, path)
         except BaseException as exc:
