@@ -698,7 +698,7 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
     refuses, never uses the fd.
 
     The kernel's own name for each fd comes first (Linux's
-    ``/proc/self/fd`` when /proc is procfs, Darwin's ``F_GETPATH``): three
+    ``/proc/self/fd`` when /proc is procfs, Darwin's ``F_GETPATH``): two
     calls, and it asks exactly "beneath the root", so a rename inside the
     root meanwhile, or a held directory the caller may not search, is no
     refusal; on Darwin a file it cannot name is refused.  Where Linux
@@ -727,19 +727,19 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
 
 
 def _path_beneath(fd_path: Callable[[int], str | None], root_fd: int, fd: int) -> bool | None:
-    """``fd``'s kernel name must be below the root's, which must be the
-    same before and after (a root renamed in between is not shown beneath);
+    """``fd``'s kernel name must be below the root's, read just after it
+    (only a root renamed away and back between the two looks, with another
+    directory in its place meanwhile, could pass: a rename of the root
+    itself, which a second look before would narrow, not close);
     ``None``: no name to compare (no procfs, a path too long to name).  A
     prefix, not the canonical path: a case-insensitive file system names a
     file as stored, not as spelled."""
-    root = fd_path(root_fd)
-    if root is None:
-        return None
     mine = fd_path(fd)
     if mine is None:
         return None
-    if fd_path(root_fd) != root:
-        return False
+    root = fd_path(root_fd)
+    if root is None:
+        return None
     prefix = root if root.endswith("/") else root + "/"
     return mine == root or mine.startswith(prefix)
 
