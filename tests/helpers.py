@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 from pathlib import Path
 
 from corral.contained import available_backends, backend_by_name
@@ -131,3 +132,27 @@ def backend_configs() -> list[tuple[str, bool]]:
 
 BACKEND_CONFIGS = backend_configs()
 BACKEND_IDS = [f"{name}-{'openat2' if fast else 'walk'}" for name, fast in BACKEND_CONFIGS]
+
+
+#: a patch of one section, for the call lists below
+ONE_SECTION_PATCH = "*** Begin Patch\n*** Update File: d/a.txt\n@@\n-alpha\n+beta\n*** End Patch"
+#: a call of every tool over a tree holding d/a.txt ("alpha") and d/b.txt:
+#: reads, listings, searches, writes into new folders, an edit, a delete,
+#: moves of a file and of a folder, a make_directory and a patch
+EVERY_TOOL_CALL: list[tuple[str, dict[str, Any]]] = [
+    ("read_file", {"path": "d/a.txt"}),
+    ("read_files", {"paths": ["d/a.txt", "d/b.txt"]}),
+    ("file_info", {"path": "d/a.txt"}),
+    ("list_directory", {"path": "d"}),
+    ("list_directory", {"path": ".", "depth": 3}),
+    ("glob", {"pattern": "**/*.txt"}),
+    ("grep", {"pattern": "alpha"}),
+    ("write_file", {"path": "d/a.txt", "content": "new\n", "overwrite": True}),
+    ("write_file", {"path": "n/m/new.txt", "content": "new\n"}),
+    ("edit_file", {"path": "d/a.txt", "oldText": "alpha", "newText": "beta"}),
+    ("delete_file", {"path": "d/b.txt"}),
+    ("move_file", {"source": "d/a.txt", "destination": "e/f/a.txt"}),
+    ("move_file", {"source": "d", "destination": "e/d"}),
+    ("make_directory", {"path": "n/m/o"}),
+    ("apply_patch", {"input": ONE_SECTION_PATCH}),
+]

@@ -34,24 +34,9 @@ from corral.testing.backends import Fault, FaultBackend
 from corral.tools import Toolbox
 from corral.tools._runtime.view import tree_lock
 
-PATCH = "*** Begin Patch\n*** Update File: d/a.txt\n@@\n-alpha\n+beta\n*** End Patch"
-CALLS = [
-    ("read_file", {"path": "d/a.txt"}),
-    ("read_files", {"paths": ["d/a.txt", "d/b.txt"]}),
-    ("file_info", {"path": "d/a.txt"}),
-    ("list_directory", {"path": "d"}),
-    ("list_directory", {"path": ".", "depth": 3}),
-    ("glob", {"pattern": "**/*.txt"}),
-    ("grep", {"pattern": "alpha"}),
-    ("write_file", {"path": "d/a.txt", "content": "new\n", "overwrite": True}),
-    ("write_file", {"path": "n/m/new.txt", "content": "new\n"}),
-    ("edit_file", {"path": "d/a.txt", "oldText": "alpha", "newText": "beta"}),
-    ("delete_file", {"path": "d/b.txt"}),
-    ("move_file", {"source": "d/a.txt", "destination": "e/f/a.txt"}),
-    ("move_file", {"source": "d", "destination": "e/d"}),
-    ("make_directory", {"path": "n/m/o"}),
-    ("apply_patch", {"input": PATCH}),
-]
+from ..helpers import EVERY_TOOL_CALL
+
+CALLS = EVERY_TOOL_CALL
 IDS = [f"{n}-{tool}" for n, (tool, _) in enumerate(CALLS)]
 OPENING = ("open_at", "create_directory_at", "scandir")  # what makes a descriptor
 MOST_OPENS = 40  # the opens of one call tried one at a time

@@ -1,7 +1,8 @@
 """An independent red-team pass over THREATS' faults paragraph ("``EACCES``
 is a typed refusal"), swept over every method of the backend a tool call
 reaches: each tool (the reads, the listings, the searches, every change,
-a patch of one and of several sections) run with ``EACCES`` injected at each invocation of one backend method in turn
+a patch of one and of several sections) run with ``EACCES`` injected at
+each invocation of one backend method in turn
 (``corral.testing``'s ``FaultBackend``; these machines run as root, so a
 refusal is only ever met this way).  A security module (SELinux's
 ``getattr``, AppArmor) refuses ``fstat`` as it refuses an open: the
@@ -30,27 +31,11 @@ from corral.contained import Root, backend_by_name
 from corral.testing.backends import Fault, FaultBackend
 from corral.tools import Toolbox
 
-ONE_SECTION = "*** Begin Patch\n*** Update File: d/a.txt\n@@\n-alpha\n+beta\n*** End Patch"
+from ..helpers import EVERY_TOOL_CALL
+
 SECTIONS = ("*** Begin Patch\n*** Add File: n/new.txt\n+hi\n*** Update File: d/a.txt\n"
             "*** Move to: e/a.txt\n@@\n-alpha\n+beta\n*** Delete File: d/b.txt\n*** End Patch")
-CALLS = [
-    ("read_file", {"path": "d/a.txt"}),
-    ("read_files", {"paths": ["d/a.txt", "d/b.txt"]}),
-    ("file_info", {"path": "d/a.txt"}),
-    ("list_directory", {"path": "d"}),
-    ("list_directory", {"path": ".", "depth": 3}),
-    ("glob", {"pattern": "**/*.txt"}),
-    ("grep", {"pattern": "alpha"}),
-    ("write_file", {"path": "d/a.txt", "content": "new\n", "overwrite": True}),
-    ("write_file", {"path": "n/m/new.txt", "content": "new\n"}),
-    ("edit_file", {"path": "d/a.txt", "oldText": "alpha", "newText": "beta"}),
-    ("delete_file", {"path": "d/b.txt"}),
-    ("move_file", {"source": "d/a.txt", "destination": "e/f/a.txt"}),
-    ("move_file", {"source": "d", "destination": "e/d"}),
-    ("make_directory", {"path": "n/m/o"}),
-    ("apply_patch", {"input": ONE_SECTION}),
-    ("apply_patch", {"input": SECTIONS}),
-]
+CALLS = [*EVERY_TOOL_CALL, ("apply_patch", {"input": SECTIONS})]
 IDS = [f"{n}-{tool}" for n, (tool, _) in enumerate(CALLS)]
 METHODS = ("open_at", "lstat_at", "readlink_at", "mkdir_at", "create_directory_at",
            "unlink_at", "rmdir_at", "rename_at", "link_at", "symlink_at", "fstat", "scandir",
