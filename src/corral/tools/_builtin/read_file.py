@@ -59,7 +59,6 @@ SCHEMA: dict[str, Any] = {
 }
 
 FAST_BYTES = 2 * 1024 * 1024  # files up to this size are read in one call
-HEAD_READ = 32 * 1024  # a plain run reads this much before its fstat (most files whole)
 CHUNK = 1024 * 1024  # larger files are streamed in chunks of this size
 
 _BOM8 = b"\xef\xbb\xbf"
@@ -157,10 +156,8 @@ def run_plain(call: PlainCall, args: dict[str, Any]) -> TextResult | None:
     """:func:`run` of the commonest call, for a call nothing else hears
     (``ToolSpec.plain``: no host asked, no progress): a clean path
     naming a regular file of one link, small enough to be read whole, that
-    is no image.  The same open and decision as :func:`run`, without the
-    call's :class:`ToolContext`, and the same answer: the file's head is
-    read before its fstat (a file that fits is then read whole, its stamps
-    taken after its bytes); ``None`` for any other call (what
+    is no image.  The same open, decision and read as :func:`run`, without
+    the call's :class:`ToolContext`; ``None`` for any other call (what
     changed taken in, ``call.readied``, and nothing else done): :func:`run`
     then answers it."""
     rel: str = args["path"]
@@ -175,28 +172,15 @@ def run_plain(call: PlainCall, args: dict[str, Any]) -> TextResult | None:
             raise
         return None  # maybe a glob pattern: run() answers with what it matches
     with opened:
-        # what was opened is a regular file or a directory (the open refuses
-        # the rest), so its head is read before its fstat; the bytes of a hard
-        # link, which run() decides on, are dropped unseen
-        began = read_cache.started()  # before the read: the racy rule
-        call.checkpoint()
-        try:
-            head = opened.pread(HEAD_READ + 1, 0)
-        except OSError:
-            return None  # a directory, or what cannot be read so: run() says which
+        # the object is decided on before a byte of it is read: a hard link
+        # (which run() decides on) is never read here
         info = opened.stat()
         if not st.S_ISREG(info.st_mode):
             raise _not_regular(rel, info)
         if info.st_nlink > 1 or info.st_size > FAST_BYTES:
             return None  # a hard link (allowed or not), or a file to stream: run()'s
         reader = _Reader(opened, call.checkpoint)
-        if len(head) == info.st_size:
-            # the whole file, read before the fstat: stamps taken after the
-            # bytes vouch for them (a write in between moves the ctime), so
-            # a remembered digest needs no second fstat
-            small = _Small(head, read_cache.digest(info), began, stamped_after=True)
-        else:
-            small = _read_small(reader, info)  # longer (or changed): fstat, then read
+        small = _read_small(reader, info)
         if _may_be_image(small):
             return None
         limit = args.get("limit")
@@ -297,18 +281,14 @@ class _Reader:
 
 
 class _Small:
-    """A small file's one read, and its remembered sha256 if its stamps are
-    trusted; ``stamped_after``: the stamps were taken after the read (else
-    before it, and whether they still hold is asked once it is done)."""
+    """A small file's one read, and its remembered sha256 if its stamps are trusted."""
 
-    __slots__ = ("data", "remembered", "began", "stamped_after")
+    __slots__ = ("data", "remembered", "began")
 
-    def __init__(self, data: bytes, remembered: str | None, began: int,
-                 stamped_after: bool = False) -> None:
+    def __init__(self, data: bytes, remembered: str | None, began: int) -> None:
         self.data = data
         self.remembered = remembered
         self.began = began  # when the read began (for the racy rule), if not remembered
-        self.stamped_after = stamped_after
 
 
 def _read_small(pread: _Reader, info: os.stat_result) -> _Small:
@@ -344,7 +324,7 @@ def _scan(rel: str, pread: _Reader, info: os.stat_result, offset: int, limit: in
         # a remembered digest is the bytes' only if the stamps still hold
         # now that they are read (a write between the fstat and the read)
         if remembered is None or len(data) != size or \
-                not (small.stamped_after or pread.file.unchanged(info)):
+                not pread.file.unchanged(info):
             remembered = hashlib.sha256(data).hexdigest()
             if len(data) == size:
                 read_cache.remember_digest(info, small.began, remembered)

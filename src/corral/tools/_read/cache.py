@@ -25,14 +25,10 @@ all).  Only a trusted digest is kept: a racy one would never be used.
 An entry is served for the stamps the file had when read_file stat'ed it,
 and the bytes are read just after; read_file stats the file again once they
 are read and hashes them itself if a stamp moved meanwhile, so the sha256
-answered is that of the content shown.  (A plain run reads a small file
-whole first and stats it once after: the stamps then vouch for bytes read
-before them, since a write in between moves the ctime; a digest it learns
-is kept only if the stamps were older than the read's start by a granule.)
-Besides, write_file and edit_file compute the digest they compare
-``expectedSha256`` with from the bytes they act on, never from here: the
-worst a wrong entry could do is make them refuse a write as stale; it can
-never let one through.
+answered is that of the content shown.  Besides, write_file and edit_file
+compute the digest they compare ``expectedSha256`` with from the bytes they
+act on, never from here: the worst a wrong entry could do is make them
+refuse a write as stale; it can never let one through.
 """
 
 from __future__ import annotations

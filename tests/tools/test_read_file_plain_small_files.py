@@ -1,9 +1,7 @@
-"""read_file's plain run reads a file's head before its fstat: a file that
-fits is then read whole and its stamps, taken after its bytes, vouch for
-them (one fstat a call, none after the read).  On every backend config:
-files around the head's size answer as the general run does; a file
-changed in place after its digest was remembered is hashed anew; a warm
-read's system calls after the open are the read, the fstat and the close."""
+"""read_file's plain run of small files, on every backend config: files
+around 32 KiB answer as the general run does (whole, hashed, then from the
+remembered digest); a file changed in place after its digest was
+remembered, its mtime put back, is hashed anew (its ctime moved)."""
 
 from __future__ import annotations
 
@@ -14,12 +12,9 @@ from collections.abc import Callable
 
 import pytest
 
-from corral.contained import Root
-from corral.testing.backends import CountingBackend
 from corral.tools import Progress, Toolbox
-from corral.tools._builtin import read_file
 
-HEAD = getattr(read_file, "HEAD_READ", 32 * 1024)  # (its size today)
+HEAD = 32 * 1024
 
 
 def _ignored(report: Progress) -> None:
@@ -48,8 +43,8 @@ def test_files_around_the_head_answer_as_the_general_run(
 
 def test_a_file_changed_in_place_is_hashed_anew(make_toolbox: Callable[..., Toolbox],
                                                 tmp_path: Path, settled: None) -> None:
-    """Same inode, same size, its mtime put back: the ctime the fstat
-    after the read sees has moved, so the remembered digest is not used."""
+    """Same inode, same size, its mtime put back: the ctime has moved, so
+    the remembered digest is not used."""
     path = tmp_path / "f.py"
     path.write_bytes(b"x = 1\n" * 20)
     before = path.stat()
@@ -63,27 +58,3 @@ def test_a_file_changed_in_place_is_hashed_anew(make_toolbox: Callable[..., Tool
     assert first["sha256"] == again["sha256"] == hashlib.sha256(b"x = 1\n" * 20).hexdigest()
     assert changed["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest() != first["sha256"]
     assert changed["content"].startswith("1\ty = 1")
-
-
-def test_a_warm_read_makes_one_fstat_after_its_bytes(make_root: Callable[..., Root],
-                                                     tmp_path: Path, settled: None) -> None:
-    """The general run stats the file before its read and once more after
-    it (do the remembered digest's stamps still hold?); the plain run's one
-    fstat comes after the read."""
-    (tmp_path / "f.py").write_text("x = 1\n" * 50)
-    backend = CountingBackend(make_root(tmp_path).backend)
-    root = Root(str(tmp_path), backend=backend, fast_path=make_root.fast_path)
-    orders = {}
-    try:
-        with Toolbox(root) as toolbox:
-            assert toolbox.call("read_file", {"path": "f.py"})["ok"]  # its digest remembered
-            for name, options in (("plain", {}), ("general", {"progress": _ignored})):
-                with backend.counting() as tally:
-                    answer = toolbox.call("read_file", {"path": "f.py"}, **options)
-                assert answer["ok"], answer
-                orders[name] = list(tally.order)
-    finally:
-        root.close()
-    plain, general = orders["plain"], orders["general"]
-    assert plain[-3:] == ["pread", "fstat", "close"] and plain.count("pread") == 1, orders
-    assert plain.count("fstat") == general.count("fstat") - 1, orders
