@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from collections.abc import Callable
+from typing import TypeVar
 
-__all__ = ["CancelToken", "Progress", "ProgressCallback"]
+__all__ = ["CancelToken", "Progress", "ProgressCallback", "in_worker"]
+
+T = TypeVar("T")
 
 
 class CancelToken:
@@ -44,3 +47,44 @@ class Progress:
 
 
 ProgressCallback = Callable[[Progress], None]
+
+
+class _EitherToken(CancelToken):
+    """Cancelled once either of two tokens is (an awaited call's own, set
+    when its task is cancelled, and the host's)."""
+
+    __slots__ = ("_own", "_other")
+
+    def __init__(self, own: CancelToken, other: CancelToken) -> None:
+        super().__init__()
+        self._own = own
+        self._other = other
+
+    def cancel(self) -> None:
+        self._own.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._own.cancelled or self._other.cancelled
+
+
+async def in_worker(run: Callable[[CancelToken], T], cancel: CancelToken | None) -> T:
+    """``run(token)`` in a worker thread, in the awaiting task's context (a
+    call made from a host's ``authorize`` is known there as such: it must
+    not wait on the call that asked).  ``token`` is cancelled by ``cancel``
+    (the host's) and when the awaiting task is: then this waits for ``run``
+    to stop at its next checkpoint (nothing is left half-done after the
+    task ended) before re-raising ``CancelledError``."""
+    import asyncio  # here: only embedders that await need it (a server starts sooner)
+    import contextvars
+
+    own = CancelToken()
+    token = own if cancel is None else _EitherToken(own, cancel)
+    future = asyncio.get_running_loop().run_in_executor(
+        None, contextvars.copy_context().run, run, token)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        own.cancel()
+        await asyncio.wait([future])
+        raise

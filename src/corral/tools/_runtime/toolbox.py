@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 from typing import Any
 from collections.abc import Callable, Iterable, Sequence
@@ -10,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from .._refusals.classify import Call
 from .context import PlainCall, ToolboxState, ToolContext
 from .refusing import refusal_for
-from .control import CancelToken, ProgressCallback
+from .control import CancelToken, ProgressCallback, in_worker
 from .definitions import PATH_CONTRACT, tool_definitions
 from .limits import Limits
 from .._policy.rules import Policy
@@ -144,33 +143,8 @@ class Toolbox:
         waits for it to stop (so nothing is left half-done) before
         re-raising ``CancelledError``.  ``progress`` is called from the
         worker thread."""
-        import asyncio  # here: only embedders that await need it (a server starts sooner)
-        import contextvars
-        own = CancelToken()
-        tokens = (own, cancel) if cancel else (own,)
-        work = functools.partial(self._call, name, args, timeout=timeout, cancel=tokens,
-                                 progress=progress)
-        # in the awaiting task's context: a call made from a host's authorize
-        # is known there as such (it must not wait on the call that asked)
-        future = asyncio.get_running_loop().run_in_executor(
-            None, contextvars.copy_context().run, work)
-        try:
-            return await asyncio.shield(future)
-        except asyncio.CancelledError:
-            own.cancel()
-            await asyncio.wait([future])  # the call ends at its next checkpoint
-            raise
-
-    def _call(self, name: Any, args: Any, *, timeout: float | None,
-              cancel: tuple[CancelToken, ...], progress: ProgressCallback | None
-              ) -> dict[str, Any]:
-        seconds = self.limits.call_seconds if timeout is None else timeout
-        tool = name if isinstance(name, str) else "the call"
-        ctx = self._state.context(tool, seconds=seconds, cancel=cancel, progress=progress)
-        outcome = self._run(name, args, ctx)
-        if isinstance(outcome, dict):
-            return outcome
-        return self._verified(outcome, ctx).envelope()
+        return await in_worker(lambda token: self.call(name, args, timeout=timeout, cancel=token,
+                                                       progress=progress), cancel)
 
     def _run(self, name: Any, args: Any, ctx: ToolContext) -> dict[str, Any] | Refusal:
         found = self._answered.get(name) if isinstance(name, str) else None

@@ -38,7 +38,6 @@ alone), as a root of its own.
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import os
@@ -49,7 +48,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...contained import Root
-from .control import CancelToken, ProgressCallback
+from .control import CancelToken, ProgressCallback, in_worker
 from ...hosts import file_uri_path, root_names
 from .definitions import offered_specs
 from .host_paths import root_prefixes, under
@@ -263,23 +262,8 @@ class Workspace:
         checkpoint and this waits for it to stop (nothing is left half-done
         after the task ended) before re-raising ``CancelledError``;
         ``cancel`` (the host's token) stops it too."""
-        import asyncio  # here: only embedders that await need it
-        import contextvars
-
-        own = CancelToken()
-        token = own if cancel is None else _EitherToken(own, cancel)
-        work = functools.partial(self.call, name, args, timeout=timeout, cancel=token,
-                                 progress=progress)
-        # in the awaiting task's context: a call made from a host's authorize
-        # is known there as such (it must not wait on the call that asked)
-        future = asyncio.get_running_loop().run_in_executor(
-            None, contextvars.copy_context().run, work)
-        try:
-            return await asyncio.shield(future)
-        except asyncio.CancelledError:
-            own.cancel()
-            await asyncio.wait([future])  # the call ends at its next checkpoint
-            raise
+        return await in_worker(lambda token: self.call(name, args, timeout=timeout, cancel=token,
+                                                       progress=progress), cancel)
 
     def _hold_each_others_rules(self) -> None:
         """Where roots lie inside one another, each holds the other's rules:
@@ -549,25 +533,6 @@ class Workspace:
 
 # Suggested calls are tried before they are offered: only reads that cost little.
 _SUGGESTIBLE = frozenset({"read_file", "list_directory", "file_info"})
-
-
-class _EitherToken(CancelToken):
-    """Cancelled once either of two tokens is (an ``acall``'s own, set when
-    its task is cancelled, and the host's)."""
-
-    __slots__ = ("_own", "_other")
-
-    def __init__(self, own: CancelToken, other: CancelToken) -> None:
-        super().__init__()
-        self._own = own
-        self._other = other
-
-    def cancel(self) -> None:
-        self._own.cancel()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._own.cancelled or self._other.cancelled
 
 
 @dataclass(frozen=True)
