@@ -1146,7 +1146,10 @@ class Scope:
         """The scope of the subdirectory ``name``, or ``None`` if that
         directory is not visible itself: one test of its name (a rule that
         matched no directory above it still can only match at a name)."""
-        folded = fold(name)
+        # a plain ASCII name folds to its lower case (fold() written out: a
+        # walk asks this once a directory)
+        folded = name.lower() if name.isascii() and not name.endswith((".", " ")) \
+            and "~1" not in name else fold(name)
         path = self._prefix + folded
         quick = self._quick
         if self._quiet and not (folded in quick.names or folded.endswith(quick.suffixes)
