@@ -18,16 +18,20 @@ import sys
 
 import pytest
 
-from corral.contained import InvalidPathError, Root, backend_by_name
+from corral.contained import InvalidPathError, Root
+from corral.contained._native_backend import NativeBackend
 
 RESOLVE = 0x08 | 0x02  # RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, a Root's
 UTF8 = codecs.lookup(sys.getfilesystemencoding()).name == "utf-8"
 
 
 def _native():
+    """The native backend with its fast path on, whatever CORRAL_OPENAT2
+    says (the lane that turns it off for the rest of the suite still tests
+    this function, which the kernel has)."""
     try:
-        backend = backend_by_name("native")
-    except OSError:
+        backend = NativeBackend(openat2=True)
+    except (OSError, ImportError):
         return None
     return backend if backend.has_openat2 else None
 
