@@ -81,7 +81,9 @@ status=0
 lane() {  # lane NAME PYTHON [pytest args...]
     local name=$1 python=$2
     shift 2
-    say "lane $name"
+    # the load says whether a lane's time is its own (leftover processes of
+    # an earlier lane would show here)
+    say "lane $name (load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
     "$python" -m pytest -ra -p no:cacheprovider --junitxml="$out/$name.xml" "$@" \
         || status=1
 }
