@@ -1,0 +1,98 @@
+"""An independent red-team pass (round twenty-one) over the project
+folders of coding agents beside Claude Code's, read with docs/policy.md's
+test: protected is what a program runs, loads or obeys on its own, with
+no question put to the user.  These were the model's to write:
+
+- opencode's custom tools (``.opencode/tools/``, ``.opencode/tool/``):
+  TypeScript or JavaScript modules opencode imports at launch, as it does
+  the plugins beside them (protected), so their top-level code runs at the
+  next start; its agents and commands (``.opencode/agents/``,
+  ``.opencode/commands/`` and the singular spellings), whose front matter
+  sets the tools and permissions a subagent the primary agent picks on its
+  own runs with, and whose ``!`command``` lines run in a shell as a
+  command loads: what ``.claude/agents/`` and ``.claude/commands/`` are
+  protected for;
+- Kilo Code (an opencode fork): ``kilo.json``, ``kilo.jsonc``,
+  ``.kilo/kilo.json(c)`` (its MCP servers, started as it loads), its
+  plugins and tools under ``.kilo/`` (modules loaded at startup), its
+  agents and commands there, and ``.kilocode/mcp.json`` (the extension's
+  project MCP servers, as ``.roo/mcp.json``, which is protected);
+- Cursor CLI's ``.cursor/cli.json``: its ``permissions.allow``
+  (``Shell(**)``) lets the agent run any command without asking, merged
+  from each ``.cursor/cli.json`` between the repository's top and where
+  it runs: what ``.claude/settings.json`` is protected for.
+
+On main each was written, moved into place and made: ``ok``.  Each must
+be refused as ``protected`` (read stays allowed), the host can lift it,
+and instructions and prompts (which run nothing) stay the model's.
+Every backend config.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from corral.tools import Policy, Toolbox
+
+TOOL = 'export default { description: "x", async execute() { return "" } }\n'
+FOLDERS = [".opencode/tools/x.ts", ".opencode/tool/x.ts", ".opencode/agents/helper.md",
+           ".opencode/agent/helper.md", ".opencode/commands/ship.md",
+           ".opencode/command/ship.md", ".kilo/plugins/x.ts", ".kilo/plugin/x.ts",
+           ".kilo/tools/x.ts", ".kilo/tool/x.ts", ".kilo/agents/helper.md",
+           ".kilo/agent/helper.md", ".kilo/commands/ship.md", ".kilo/command/ship.md",
+           "pkg/.opencode/tools/x.ts"]
+FILES = ["kilo.json", "kilo.jsonc", ".kilo/kilo.json", ".kilo/kilo.jsonc",
+         ".kilocode/mcp.json", ".cursor/cli.json", "pkg/.cursor/cli.json", "pkg/kilo.json"]
+
+
+def _refused(answer: dict) -> None:
+    assert answer["ok"] is False and answer["details"]["kind"] == "protected", answer
+
+
+@pytest.mark.parametrize("path", FOLDERS + FILES)
+def test_written_or_moved_into_place_is_refused(tmp_path, make_root, path):
+    (tmp_path / "staged").write_text(TOOL)
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        write = toolbox.call("write_file", {"path": path, "content": TOOL})
+        move = toolbox.call("move_file", {"source": "staged", "destination": path})
+    _refused(write)
+    _refused(move)
+    assert not (tmp_path / path).exists() and (tmp_path / "staged").read_text() == TOOL
+
+
+@pytest.mark.parametrize("path", FOLDERS)
+def test_a_folder_made_there_is_refused(tmp_path, make_root, path):
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        _refused(toolbox.call("make_directory", {"path": path.rsplit("/", 1)[0] + "/more"}))
+    assert not (tmp_path / path.rsplit("/", 1)[0]).exists()
+
+
+@pytest.mark.parametrize("path", FOLDERS + FILES)
+def test_an_existing_one_is_read_not_changed(tmp_path, make_root, path):
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / path).write_text(TOOL)
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        edit = toolbox.call("edit_file", {"path": path, "oldText": "x", "newText": "y"})
+        delete = toolbox.call("delete_file", {"path": path})
+        read = toolbox.call("read_file", {"path": path})
+    _refused(edit)
+    _refused(delete)
+    assert read["ok"] is True, read
+    assert (tmp_path / path).read_text() == TOOL
+
+
+@pytest.mark.parametrize("path", FOLDERS + FILES)
+def test_the_host_can_lift_it(tmp_path, make_root, path):
+    with Toolbox(make_root(str(tmp_path)), policy=Policy.none()) as toolbox:
+        assert toolbox.call("write_file", {"path": path, "content": TOOL})["ok"] is True
+    assert (tmp_path / path).read_text() == TOOL
+
+
+@pytest.mark.parametrize("path", ["AGENTS.md", ".github/copilot-instructions.md",
+                                  ".cursor/rules/style.mdc", ".kilocode/rules/style.md",
+                                  ".opencode/notes.md", ".kilo/notes.md", "tools/x.ts",
+                                  "commands/ship.md", ".cursor/cli.json.bak"])
+def test_instructions_and_neighbours_stay_writable(tmp_path, make_root, path):
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        answer = toolbox.call("write_file", {"path": path, "content": "x\n"})
+    assert answer["ok"] is True, answer
