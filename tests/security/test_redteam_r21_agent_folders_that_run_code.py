@@ -25,14 +25,20 @@ no question put to the user.  These were the model's to write:
 On main each was written, moved into place and made: ``ok``.  Each must
 be refused as ``protected`` (read stays allowed), the host can lift it,
 and instructions and prompts (which run nothing) stay the model's.
-Every backend config.
+What Kilo's configs start (their MCP servers' programs inside the root)
+is protected too, read as opencode.json is: on main those scripts were
+written and edited.  Every backend config.
 """
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from corral.tools import Policy, Toolbox
+
+from .helpers.config_runs import check_what_it_runs_is_protected
 
 TOOL = 'export default { description: "x", async execute() { return "" } }\n'
 FOLDERS = [".opencode/tools/x.ts", ".opencode/tool/x.ts", ".opencode/agents/helper.md",
@@ -96,3 +102,28 @@ def test_instructions_and_neighbours_stay_writable(tmp_path, make_root, path):
     with Toolbox(make_root(str(tmp_path))) as toolbox:
         answer = toolbox.call("write_file", {"path": path, "content": "x\n"})
     assert answer["ok"] is True, answer
+
+
+#: Kilo Code's configs and the programs their MCP servers run (opencode's
+#: format under ``mcp``; the extension's ``mcpServers``): read as
+#: opencode.json is, on main the scripts were written and edited
+KILO_RUNS = {
+    "kilo.json": (json.dumps({"mcp": {"x": {"type": "local",
+                                            "command": ["node", "tools/kilo-mcp.js"]}}}),
+                  ["tools/kilo-mcp.js"]),
+    "kilo.jsonc": ('{\n  // as Kilo writes it\n  "mcp": {"x": {"type": "local",\n'
+                   '    "command": ["bun", "tools/kilo.ts"]}},\n}\n', ["tools/kilo.ts"]),
+    ".kilo/kilo.json": (json.dumps({"mcp": {"y": {"type": "local",
+                                                  "command": ["./bin/kilo-server"]}}}),
+                        ["bin/kilo-server"]),
+    ".kilo/kilo.jsonc": (json.dumps({"mcp": {"y": {"type": "local", "command": [
+        "python3", "tools/kilo_mcp.py"]}}}), ["tools/kilo_mcp.py"]),
+    ".kilocode/mcp.json": (json.dumps({"mcpServers": {"x": {
+        "command": "node", "args": ["tools/kilocode-mcp.js"]}}}), ["tools/kilocode-mcp.js"]),
+}
+
+
+@pytest.mark.parametrize("config", sorted(KILO_RUNS))
+def test_what_kilos_configs_run_is_protected(tmp_path, make_root, config):
+    text, programs = KILO_RUNS[config]
+    check_what_it_runs_is_protected(tmp_path, make_root, config, text, programs)
