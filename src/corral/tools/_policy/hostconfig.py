@@ -9,7 +9,7 @@ places, ``conf.d`` fragments and ``MISE_ENV`` files), Windsurf's hooks,
 Qwen Code's MCP servers, GitHub Copilot CLI's hooks, a JetBrains IDE's
 file watchers and run configurations, Helix's language servers,
 formatters, key bindings and shell, Crush's MCP and language servers, the
-MCP servers of Kiro, Roo Code, Amazon Q, Codex, opencode and Continue,
+MCP servers of Kiro, Roo Code, Amazon Q, Codex, opencode, Kilo Code and Continue,
 Kiro's hooks, Zed's context and language servers, aider's lint and test
 commands, lint-staged's commands (a JSON ``.lintstagedrc``).
 
@@ -66,6 +66,7 @@ HOST_CONFIGS: tuple[str, ...] = (
     ".opencode/opencode.jsonc", ".zed/settings.json", ".aider.conf.yml", ".lintstagedrc",
     ".lintstagedrc.json", ".kiro/hooks/*.kiro.hook", ".continue/mcpServers/*.json",
     ".continue/mcpServers/*.yaml", ".continue/mcpServers/*.yml",
+    "kilo.json", "kilo.jsonc", ".kilo/kilo.json", ".kilo/kilo.jsonc", ".kilocode/mcp.json",
 ) + MISE_CONFIGS + (
     # the user's own tool configs: the programs they run at a common command
     ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".bunfig.toml", ".cargo/config.toml",
