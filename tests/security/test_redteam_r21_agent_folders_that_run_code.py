@@ -20,7 +20,13 @@ no question put to the user.  These were the model's to write:
 - Cursor CLI's ``.cursor/cli.json``: its ``permissions.allow``
   (``Shell(**)``) lets the agent run any command without asking, merged
   from each ``.cursor/cli.json`` between the repository's top and where
-  it runs: what ``.claude/settings.json`` is protected for.
+  it runs: what ``.claude/settings.json`` is protected for;
+- Cursor's ``.cursor/worktrees.json``: its ``setup-worktree`` commands (or
+  script) run as Cursor makes a worktree for an agent, read from the
+  checkout itself;
+- Gemini CLI's workspace extensions (``.gemini/extensions/<x>/``): their
+  ``gemini-extension.json`` MCP servers start with the CLI;
+- JetBrains Junie's project MCP servers (``.junie/mcp/mcp.json``).
 
 On main each was written, moved into place and made: ``ok``.  Each must
 be refused as ``protected`` (read stays allowed), the host can lift it,
@@ -46,9 +52,10 @@ FOLDERS = [".opencode/tools/x.ts", ".opencode/tool/x.ts", ".opencode/agents/help
            ".opencode/command/ship.md", ".kilo/plugins/x.ts", ".kilo/plugin/x.ts",
            ".kilo/tools/x.ts", ".kilo/tool/x.ts", ".kilo/agents/helper.md",
            ".kilo/agent/helper.md", ".kilo/commands/ship.md", ".kilo/command/ship.md",
-           "pkg/.opencode/tools/x.ts"]
+           "pkg/.opencode/tools/x.ts", ".gemini/extensions/x/gemini-extension.json"]
 FILES = ["kilo.json", "kilo.jsonc", ".kilo/kilo.json", ".kilo/kilo.jsonc",
-         ".kilocode/mcp.json", ".cursor/cli.json", "pkg/.cursor/cli.json", "pkg/kilo.json"]
+         ".kilocode/mcp.json", ".cursor/cli.json", "pkg/.cursor/cli.json", "pkg/kilo.json",
+         ".cursor/worktrees.json", ".junie/mcp/mcp.json"]
 
 
 def _refused(answer: dict) -> None:
@@ -104,9 +111,10 @@ def test_instructions_and_neighbours_stay_writable(tmp_path, make_root, path):
     assert answer["ok"] is True, answer
 
 
-#: Kilo Code's configs and the programs their MCP servers run (opencode's
-#: format under ``mcp``; the extension's ``mcpServers``): read as
-#: opencode.json is, on main the scripts were written and edited
+#: Kilo Code's and Junie's configs and the programs their MCP servers run
+#: (opencode's format under ``mcp``; ``mcpServers``), and what Cursor's
+#: worktree setup runs: read as opencode.json is (on main the scripts were
+#: written and edited)
 KILO_RUNS = {
     "kilo.json": (json.dumps({"mcp": {"x": {"type": "local",
                                             "command": ["node", "tools/kilo-mcp.js"]}}}),
@@ -120,10 +128,17 @@ KILO_RUNS = {
         "python3", "tools/kilo_mcp.py"]}}}), ["tools/kilo_mcp.py"]),
     ".kilocode/mcp.json": (json.dumps({"mcpServers": {"x": {
         "command": "node", "args": ["tools/kilocode-mcp.js"]}}}), ["tools/kilocode-mcp.js"]),
+    ".junie/mcp/mcp.json": (json.dumps({"mcpServers": {"x": {
+        "command": "python3", "args": ["tools/junie_mcp.py"]}}}), ["tools/junie_mcp.py"]),
+    ".cursor/worktrees.json": (json.dumps({"setup-worktree": ["npm ci", "./tools/setup.sh"]}),
+                               ["tools/setup.sh"]),
+    ".cursor/worktrees.json#unix": (json.dumps({"setup-worktree-unix": "tools/setup-unix.sh"}),
+                                    ["tools/setup-unix.sh"]),
 }
 
 
 @pytest.mark.parametrize("config", sorted(KILO_RUNS))
 def test_what_kilos_configs_run_is_protected(tmp_path, make_root, config):
     text, programs = KILO_RUNS[config]
-    check_what_it_runs_is_protected(tmp_path, make_root, config, text, programs)
+    check_what_it_runs_is_protected(tmp_path, make_root, config.partition("#")[0], text,
+                                    programs)
