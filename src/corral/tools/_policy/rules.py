@@ -162,6 +162,9 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.kilo/commands",
     "**/.kilocode/mcp.json",          # Kilo Code's extension: MCP servers, as Roo Code's
     "**/.cursor/cli.json",            # Cursor CLI: permissions.allow (Shell(**)) runs unasked
+    "**/.cursor/worktrees.json",      # Cursor: setup commands run as it makes an agent's worktree
+    "**/.gemini/extensions",          # Gemini CLI: workspace extensions' MCP servers, at start
+    "**/.junie/mcp/mcp.json",         # JetBrains Junie: project MCP servers
     "**/.lintstagedrc",               # lint-staged (husky's usual hook): commands run on commit
     "**/.lintstagedrc.*",
     "**/lint-staged.config.*",
