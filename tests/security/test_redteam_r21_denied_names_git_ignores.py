@@ -31,7 +31,7 @@ SECRET_DIR = "customer-acme"
 CALLS = [("glob", {"pattern": "**/*"}), ("glob", {"pattern": "**/*.txt"}),
          ("glob", {"pattern": "**/*", "path": "app"}),
          ("grep", {"pattern": "alpha"}), ("grep", {"pattern": "alpha", "outputMode": "files"}),
-         ("grep", {"pattern": "alpha", "outputMode": "count"}),
+         ("grep", {"pattern": "alpha", "outputMode": "counts"}),
          ("grep", {"pattern": "alpha", "path": "app"}),
          ("glob", {"pattern": "**/*", "includeIgnored": True}),
          ("grep", {"pattern": "alpha", "includeIgnored": True})]
