@@ -9,7 +9,8 @@ places, ``conf.d`` fragments and ``MISE_ENV`` files), Windsurf's hooks,
 Qwen Code's MCP servers, GitHub Copilot CLI's hooks, a JetBrains IDE's
 file watchers and run configurations, Helix's language servers,
 formatters, key bindings and shell, Crush's MCP and language servers, the
-MCP servers of Kiro, Roo Code, Amazon Q, Codex, opencode and Continue,
+MCP servers of Kiro, Roo Code, Amazon Q, Codex, opencode, Kilo Code, Junie and
+Continue, Cursor's worktree setup commands,
 Kiro's hooks, Zed's context and language servers, aider's lint and test
 commands, lint-staged's commands (a JSON ``.lintstagedrc``).
 
@@ -66,6 +67,8 @@ HOST_CONFIGS: tuple[str, ...] = (
     ".opencode/opencode.jsonc", ".zed/settings.json", ".aider.conf.yml", ".lintstagedrc",
     ".lintstagedrc.json", ".kiro/hooks/*.kiro.hook", ".continue/mcpServers/*.json",
     ".continue/mcpServers/*.yaml", ".continue/mcpServers/*.yml",
+    "kilo.json", "kilo.jsonc", ".kilo/kilo.json", ".kilo/kilo.jsonc", ".kilocode/mcp.json",
+    ".junie/mcp/mcp.json", ".cursor/worktrees.json",
 ) + MISE_CONFIGS + (
     # the user's own tool configs: the programs they run at a common command
     ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".bunfig.toml", ".cargo/config.toml",
@@ -173,6 +176,8 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
         found = list(_zed(data))
     elif name in (".lintstagedrc", ".lintstagedrc.json"):
         found = list(_lint_staged(data))
+    elif name == ".cursor/worktrees.json":
+        found = list(_worktree_setup(data))
     else:
         found = list(_commands_in(data))
         found += [value for key in _HELPERS.get(name, ())
@@ -223,6 +228,17 @@ def _commands_in(data: Any, depth: int = 0) -> Iterator[str]:
     elif isinstance(data, list):
         for item in data:
             yield from _commands_in(item, depth + 1)
+
+
+def _worktree_setup(data: Any) -> Iterator[str]:
+    """Cursor's worktree setup: each key's commands (a list of shell lines)
+    or script (a path), run in the new worktree as Cursor makes it."""
+    for key in ("setup-worktree", "setup-worktree-unix", "setup-worktree-windows"):
+        value = _get(data, key)
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, list):
+            yield from (line for line in value if isinstance(line, str))
 
 
 def _lifecycle(value: Any) -> Iterator[str]:

@@ -140,6 +140,31 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.opencode/opencode.jsonc",
     "**/.opencode/plugin",            # opencode: JS/TS plugins, loaded (run) at launch
     "**/.opencode/plugins",
+    "**/.opencode/tool",              # opencode: custom tools, JS/TS modules imported at launch
+    "**/.opencode/tools",
+    # opencode: agents and commands, as Claude Code's: front matter sets a
+    # subagent's tools and permissions (picked on its own), !`cmd` runs
+    "**/.opencode/agent",
+    "**/.opencode/agents",
+    "**/.opencode/command",
+    "**/.opencode/commands",
+    "**/kilo.json",                   # Kilo Code (an opencode fork): MCP servers, plugins
+    "**/kilo.jsonc",
+    "**/.kilo/kilo.json",
+    "**/.kilo/kilo.jsonc",
+    "**/.kilo/plugin",
+    "**/.kilo/plugins",
+    "**/.kilo/tool",
+    "**/.kilo/tools",
+    "**/.kilo/agent",
+    "**/.kilo/agents",
+    "**/.kilo/command",
+    "**/.kilo/commands",
+    "**/.kilocode/mcp.json",          # Kilo Code's extension: MCP servers, as Roo Code's
+    "**/.cursor/cli.json",            # Cursor CLI: permissions.allow (Shell(**)) runs unasked
+    "**/.cursor/worktrees.json",      # Cursor: setup commands run as it makes an agent's worktree
+    "**/.gemini/extensions",          # Gemini CLI: workspace extensions' MCP servers, at start
+    "**/.junie/mcp/mcp.json",         # JetBrains Junie: project MCP servers
     "**/.lintstagedrc",               # lint-staged (husky's usual hook): commands run on commit
     "**/.lintstagedrc.*",
     "**/lint-staged.config.*",

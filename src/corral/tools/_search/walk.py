@@ -295,6 +295,14 @@ class SearchVisitor(TreeVisitor[DirState]):
         self.start = DirState(prune.start if prune is not None else frozenset(), policy, ignore)
 
     def child(self, state: DirState, dir_sub: str, name: str) -> DirState | None:
+        # the host's rules first: a directory they hide is counted, never
+        # named among the ignored ones
+        policy = state.policy
+        if policy is not None:
+            policy = policy.child(name)
+            if policy is None:
+                self.counts.hidden += 1
+                return None
         if name == GIT_DIR and self.skip_git:
             self.counts.note_ignored(self.base.shown_path(dir_sub + name))
             return None
@@ -302,12 +310,6 @@ class SearchVisitor(TreeVisitor[DirState]):
         if ignore is not None and ignore.ignored(name, True, self.budget.check):
             self.counts.note_ignored(self.base.shown_path(dir_sub + name))
             return None
-        policy = state.policy
-        if policy is not None:
-            policy = policy.child(name)
-            if policy is None:
-                self.counts.hidden += 1
-                return None
         globs = state.globs if self.prune is None else self.prune.step(state.globs, name)
         return DirState(globs, policy, ignore.child(name) if ignore is not None else None)
 
