@@ -378,29 +378,9 @@ class HeldParent:
         backend = self._backend
         try:
             if _XATTRS_LISTED:  # replace_in's step for a file open, written out
-                attrs = _listed_xattrs(backend, self._file)
-                expect = (info.st_dev, info.st_ino)
-                if attrs is not None and not attrs:
-                    # _replace_listed's common case written out (every plain
-                    # write and edit passes here): no attribute to carry, the
-                    # temporary file made with the file's own bits where they
-                    # show no one more, the whole replace in one backend call
-                    bits = info.st_mode & _PERMISSIONS
-                    create_mode = _SHOWN_BITS[bits]
-                    if create_mode == bits and type(data) is bytes:
-                        made = backend.replace_file(self._fd, temp_name(self.name), self.name,
-                                                    data, _CREATE, create_mode,
-                                                    (info.st_uid, info.st_gid), expect)
-                        if made == REPLACED:
-                            return
-                        if made == TARGET_CHANGED:
-                            raise TargetChangedError(_CHANGED)
-                    _replace_steps(backend, self._fd, self.name, temp_name(self.name), data,
-                                   info, attrs, create_mode, mode=None, fsync=True,
-                                   exclusive=False, expect=expect, source_fd=self._file)
-                else:
-                    _replace_listed(backend, self._fd, self.name, data, info, self._file,
-                                    attrs, fsync=True, expect=expect)
+                _replace_listed(backend, self._fd, self.name, data, info, self._file,
+                                _listed_xattrs(backend, self._file), fsync=True,
+                                expect=(info.st_dev, info.st_ino))
             else:
                 replace_in(backend, self._fd, self.name, data, current=info, mode=None,
                            fsync=True, exclusive=False, expect=(info.st_dev, info.st_ino),
