@@ -125,7 +125,8 @@ class Workspace:
         self._around = [box for box in around if box not in self._roots.values()]
         self._opener = opener
         self._listing = listing if listing is not None else next(iter(self._roots.values()))
-        self._mutating = frozenset(spec.name for spec in self._listing.specs() if spec.mutates)
+        # the tools that change files, known at the first call (the tools load then)
+        self._mutating: frozenset[str] | None = None
         self._owned: list[Toolbox] = []
         # host prefixes for absolute paths, deepest first
         prefixes = [(prefix, name) for name, box in self._roots.items()
@@ -161,7 +162,11 @@ class Workspace:
 
     def mutates(self, name: Any) -> bool:
         """Whether tool ``name`` may change files (unknown names do not)."""
-        return name in self._mutating if isinstance(name, str) else False
+        mutating = self._mutating
+        if mutating is None:
+            mutating = self._mutating = frozenset(spec.name for spec in self._listing.specs()
+                                                  if spec.mutates)
+        return name in mutating if isinstance(name, str) else False
 
     def definitions(self) -> list[dict[str, Any]]:
         """Each tool's ``name``, ``description`` and ``inputSchema``; with
