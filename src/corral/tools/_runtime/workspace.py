@@ -52,7 +52,6 @@ from .control import CancelToken, ProgressCallback, in_worker
 from ...hosts import file_uri_path, root_names
 from .definitions import offered_specs
 from .host_paths import root_prefixes, under
-from .._patch import file_header
 from .._policy.rules import Policy
 from .._refusals.catalogue import Code, Kind, Refusal, cancelled, outside_root, time_limit
 from .registry import ToolSpec
@@ -344,6 +343,8 @@ class Workspace:
         """A patch goes to the root its files' headers name, each header's
         path rewritten as that root's Toolbox reads it; a patch naming files
         in two roots is refused (one call acts in one root)."""
+        from .._patch import file_header  # here: the patch code is apply_patch's, loaded with it
+
         lines = args[PATCH_FIELD].split("\n")
         roots: set[str] = set()
         for number, line in enumerate(lines):
