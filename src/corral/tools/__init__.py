@@ -10,8 +10,10 @@ nothing of the host.  Every call is bounded (``timeout``, ``cancel``) and
 ``await toolbox.acall(...)`` runs one off the event loop.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._runtime.control import CancelToken, Progress
-from ._patch import v4a_patch
 from ..hosts import strict_schema
 from ._runtime.definitions import definition, offered_specs, tool_definitions
 from ._runtime.limits import Limits
@@ -22,10 +24,17 @@ from ._runtime.request_types import (InfoRequest, MakeDirectoryRequest, TreeRequ
                                      DeleteRequest, Denied, EditRequest, GlobRequest, GrepRequest,
                                      ListRequest, MoveRequest, ReadRequest, Request, WriteRequest)
 from ._runtime.toolbox import Toolbox
-from ._search.engine import engine_report
 from ._runtime.workspace import Opener, Workspace
 
+if TYPE_CHECKING:
+    from ._patch import v4a_patch
+    from ._search.engine import engine_report
+
 TOOL_NAMES = TOOL_MODULES
+
+# imported at their first use: the patch format's code and the search
+# engine's are a tool's, which a server imports at its first call
+_LATER = {"v4a_patch": "._patch", "engine_report": "._search.engine"}
 
 __all__ = [
     "Toolbox",
@@ -66,4 +75,14 @@ __all__ = [
 
 from .._public import publish as _publish  # noqa: E402  (last: every name is bound)
 
-_publish(__name__, globals(), __all__)
+_publish(__name__, globals(), [name for name in __all__ if name not in _LATER])
+
+
+def __getattr__(name: str) -> Any:
+    where = _LATER.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where, __name__), name)
+    _publish(__name__, {name: value}, (name,))
+    globals()[name] = value
+    return value

@@ -35,8 +35,6 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any, Generic, TypeVar
 
-import pathspec
-import pathspec.util
 
 from .._refusals.catalogue import Kind
 
@@ -497,6 +495,8 @@ class _Rules:
         most of a server's start, and most sessions never touch such a
         name.  A host's pattern that could not compile was refused when it
         was read (:func:`host_pattern`)."""
+        import pathspec  # here: with its regex backends, a tenth of a server's start
+
         compiled = [p for p in map(_gitignore_pattern, self._lines)
                     if isinstance(p, pathspec.RegexPattern)]
         return tuple((_whole_path(p.regex), bool(p.include)) for p in reversed(compiled)
@@ -625,6 +625,8 @@ def _whole_path(regex: re.Pattern[str]) -> re.Pattern[str]:
 
 
 def _gitignore_pattern(line: str) -> Any:
+    import pathspec.util  # here, as in Policy._patterns
+
     with warnings.catch_warnings():  # a literal '[' inside a class: not the host's concern
         warnings.simplefilter("ignore", FutureWarning)
         return pathspec.util.lookup_pattern("gitignore")(line)

@@ -52,7 +52,6 @@ from .control import CancelToken, ProgressCallback, in_worker
 from ...hosts import file_uri_path, root_names
 from .definitions import offered_specs
 from .host_paths import root_prefixes, under
-from .._patch import file_header
 from .._policy.rules import Policy
 from .._refusals.catalogue import Code, Kind, Refusal, cancelled, outside_root, time_limit
 from .registry import ToolSpec
@@ -125,7 +124,8 @@ class Workspace:
         self._around = [box for box in around if box not in self._roots.values()]
         self._opener = opener
         self._listing = listing if listing is not None else next(iter(self._roots.values()))
-        self._mutating = frozenset(spec.name for spec in self._listing.specs() if spec.mutates)
+        # the tools that change files, known at the first call (the tools load then)
+        self._mutating: frozenset[str] | None = None
         self._owned: list[Toolbox] = []
         # host prefixes for absolute paths, deepest first
         prefixes = [(prefix, name) for name, box in self._roots.items()
@@ -161,7 +161,11 @@ class Workspace:
 
     def mutates(self, name: Any) -> bool:
         """Whether tool ``name`` may change files (unknown names do not)."""
-        return name in self._mutating if isinstance(name, str) else False
+        mutating = self._mutating
+        if mutating is None:
+            mutating = self._mutating = frozenset(spec.name for spec in self._listing.specs()
+                                                  if spec.mutates)
+        return name in mutating if isinstance(name, str) else False
 
     def definitions(self) -> list[dict[str, Any]]:
         """Each tool's ``name``, ``description`` and ``inputSchema``; with
@@ -339,6 +343,8 @@ class Workspace:
         """A patch goes to the root its files' headers name, each header's
         path rewritten as that root's Toolbox reads it; a patch naming files
         in two roots is refused (one call acts in one root)."""
+        from .._patch import file_header  # here: the patch code is apply_patch's, loaded with it
+
         lines = args[PATCH_FIELD].split("\n")
         roots: set[str] = set()
         for number, line in enumerate(lines):
