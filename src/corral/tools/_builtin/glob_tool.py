@@ -189,6 +189,7 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
                      yield_dirs=matcher.dirs_only, max_entries=ctx.limits.search_files)
     paths = found.paths
     name_only, accepts, match_name = matcher.name_only, matcher.accepts, matcher.match_name
+    accepted = matcher.accepted
     suffix = matcher.name_suffix
     counts = visitor.counts
     # the .gitignore scope last met and whether it keeps every matching file
@@ -220,7 +221,7 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
             elif name_only:
                 matched = [n for n in names if match_name(n)]
             else:
-                matched = [n for n in names if accepts(state.globs, n)]
+                matched = accepted(state.globs, names)
             if matched:
                 ignore = state.ignore
                 if ignore is not last_ignore:

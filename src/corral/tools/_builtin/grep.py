@@ -478,8 +478,7 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
         for dir_sub, dir_fd, state, listed, kinds in tree:
             names = run = visitor.shown_files(state, listed)
             if include is not None:
-                names = ([n for n in run if include.match_name(n)] if include.name_only
-                         else [n for n in run if include.accepts(state.globs, n)])
+                names = include.accepted(state.globs, run)
             grep.included += len(names)
             odd = kinds.keys() & names if kinds else None  # found in C: most have none
             if odd:  # links and special files are counted, never opened

@@ -530,6 +530,7 @@ class GlobMatcher:
                                      else self._any_name_test)
         self.start = self._closure(frozenset(starts))
         self._memo: dict[tuple[States, str], States] = {}
+        self._final: dict[States, tuple[NameTest, ...]] = {}
 
     def _closure(self, states: States) -> States:
         """``states`` plus what a ``**`` reaches by matching no segment."""
@@ -579,6 +580,26 @@ class GlobMatcher:
             return any(test(name) for test in self._name_tests)
         segments, ends = self._segments, self._ends
         return any(s == ends[s] and segments[s].test(name) for s in states)
+
+    def accepted(self, states: States, names: list[str]) -> list[str]:
+        """The names among ``names`` (in order) that :meth:`accepts` in a
+        directory reached in ``states``: the tests of the states that end
+        a pattern are found once a directory, then each name costs them
+        alone (a deep ``**/a/**/a/b`` carries many states, few of them final)."""
+        if self.name_only:
+            match = self.match_name
+            return [n for n in names if match(n)]
+        tests = self._final.get(states)
+        if tests is None:
+            segments, ends = self._segments, self._ends
+            tests = tuple(segments[s].test for s in sorted(states) if s == ends[s])
+            if len(self._final) < 4096:
+                self._final[states] = tests
+        if not tests:
+            return []
+        if len(tests) == 1:
+            return list(filter(tests[0], names))
+        return [n for n in names if any(test(n) for test in tests)]
 
     def _any_name_test(self, name: str) -> bool:
         return any(test(name) for test in self._name_tests)
