@@ -463,11 +463,16 @@ def _hunks(changes: list[tuple[int, int, int, int]], count: int,
     """Changed runs grouped into hunks: runs closer than twice the context
     share one."""
     hunks: list[list[tuple[int, int, int, int]]] = []
+    hunk: list[tuple[int, int, int, int]] = []
+    apart = 2 * context
+    end = -apart - 1  # where the run before ended (none: far enough before any)
     for change in changes:
-        if hunks and change[0] - hunks[-1][-1][1] <= 2 * context:
-            hunks[-1].append(change)
+        if change[0] - end <= apart:
+            hunk.append(change)
         else:
-            hunks.append([change])
+            hunk = [change]
+            hunks.append(hunk)
+        end = change[1]
     return hunks
 
 
