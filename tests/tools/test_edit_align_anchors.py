@@ -32,7 +32,7 @@ def test_anchors_are_a_longest_increasing_run_of_pairs_once_on_each_side(a, b, d
     in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
     unique = [(i, j) for i in range(alo, ahi) for j in range(blo, bhi)
               if a[i] == b[j] and in_a[a[i]] == 1 and in_b[b[j]] == 1]
-    run = _anchors(a, b, alo, ahi, blo, bhi, in_a, in_b, Work().budget(10**9))
+    run = list(zip(*_anchors(a, b, alo, ahi, blo, bhi, in_a, in_b, Work().budget(10**9))))
     assert set(run) <= set(unique)
     assert all(p[0] < q[0] and p[1] < q[1] for p, q in zip(run, run[1:]))
     assert len(run) == _longest_run(unique)

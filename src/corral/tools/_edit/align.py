@@ -160,15 +160,15 @@ def _split(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, found: li
     in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
     if in_a.keys().isdisjoint(in_b):
         return []  # nothing in common: one replacement is the whole answer
-    anchors = _anchors(a, b, alo, ahi, blo, bhi, in_a, in_b, budget)
-    if size <= _MEDIUM and len(anchors) * 4 < min(ahi - alo, bhi - blo):
+    anchor_is, anchor_js = _anchors(a, b, alo, ahi, blo, bhi, in_a, in_b, budget)
+    if size <= _MEDIUM and len(anchor_is) * 4 < min(ahi - alo, bhi - blo):
         # too few anchors to trust: the shortest script, if it is cheap to find
         blocks = _myers(a, b, alo, ahi, blo, bhi, budget, 4 * size + 1000)
         if blocks is not None:
             found += blocks
             return []
-    if anchors:
-        return _gaps(a, b, where, anchors, found)
+    if anchor_is:
+        return _gaps(a, b, where, anchor_is, anchor_js, found)
     blocks = _myers(a, b, alo, ahi, blo, bhi, budget, budget.left)
     if blocks is None:
         budget.cut = True  # left unaligned: a whole replacement
@@ -195,13 +195,14 @@ def _disjoint(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, 
     return True
 
 
-def _gaps(a: Sequence[Hashable], b: Sequence[Hashable], where: Range,
-          anchors: list[tuple[int, int]], found: list[Block]) -> list[Range]:
-    """The anchors as blocks, and the gaps between them still to align."""
+def _gaps(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, anchor_is: list[int],
+          anchor_js: list[int], found: list[Block]) -> list[Range]:
+    """The anchors (``a[anchor_is[k]] == b[anchor_js[k]]``) as blocks, and
+    the gaps between them still to align."""
     alo, ahi, blo, bhi = where
     gaps: list[Range] = []
     pi, pj = alo, blo
-    for i, j in [*anchors, (ahi, bhi)]:
+    for i, j in zip([*anchor_is, ahi], [*anchor_js, bhi]):
         if i - pi == 1 and j - pj == 1:  # one line each side: no need to look closer
             if a[pi] == b[pj]:
                 found.append((pi, pj, 1))
@@ -232,10 +233,10 @@ def _merged(blocks: list[Block]) -> list[Block]:
 
 def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, blo: int,
              bhi: int, in_a: Counter[Hashable], in_b: Counter[Hashable],
-             budget: Budget) -> list[tuple[int, int]]:
+             budget: Budget) -> tuple[list[int], list[int]]:
     """Pairs ``(i, j)`` of items unique on both sides of the ranges (whose
     items ``in_a`` and ``in_b`` count), the longest run increasing in both
-    (patience sorting)."""
+    (patience sorting): their ``i`` and their ``j``, as two lists."""
     # an item of b: its index, kept for the items once on each side; the
     # items more than once on either side (mostly few) found by map and
     # compress in C (a Counter's keys and values run in the same order)
@@ -244,7 +245,7 @@ def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, b
         for item in compress(counts, map(_MANY, counts.values())):
             where.pop(item, None)
     if not where:
-        return []
+        return [], []
     # two lists of ints rather than a list of pairs: no tuple per line for
     # the garbage collector to walk
     iis = list(compress(range(alo, ahi), map(where.__contains__, a[alo:ahi])))
@@ -273,7 +274,7 @@ def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, b
         run.append(k)
         k = back[k]
     run.reverse()
-    return list(zip(map(iis.__getitem__, run), map(jjs.__getitem__, run)))
+    return list(map(iis.__getitem__, run)), list(map(jjs.__getitem__, run))
 
 
 def _myers(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, blo: int, bhi: int,

@@ -366,33 +366,76 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
     budget = work.budget(proportional(size, per=8))
     changes = _changes(before, after, blocks, budget, split)
     out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
+    # split texts without \r: runs of lines are cut from the texts
+    sliced = split and not (before.has_cr or after.has_cr)
+    old_at = [*before.nstarts, len(before.text)] if sliced else []
+    new_at = [*after.nstarts, len(after.text)] if sliced else []
     for hunk in _hunks(changes, before.count(), context):
         (i1, _, j1, _), (_, i2, _, j2) = hunk[0], hunk[-1]
         hs, he = max(0, i1 - context), min(before.count(), i2 + context)
         js, je = j1 - (i1 - hs), j2 + (he - i2)
         out.append(f"@@ -{_range(first_line + hs, he - hs)} "
                    f"+{_range(first_line + js, je - js)} @@\n")
-        olds, news = before.lines(hs, he), after.lines(js, je)
         work.step(he - hs + je - js)  # the hunk's lines, each written once below
-        # each run of lines as one string: its mark, then the lines joined by
-        # the mark (every line but the texts' last ends with its break); the
-        # runs' bounds taken relative to the hunk's first lines
-        pos, append = 0, out.append
-        for ai, aj, bi, bj in hunk:
-            x1, x2, y1, y2 = ai - hs, aj - hs, bi - js, bj - js
-            if x1 > pos:
-                append(" " + " ".join(olds[pos:x1]))
-            if x2 > x1:
-                append("-" + "-".join(olds[x1:x2]))
-            if y2 > y1:
-                append("+" + "+".join(news[y1:y2]))
-            pos = x2
-        if he - hs > pos:
-            append(" " + " ".join(olds[pos:]))
+        if sliced:
+            _write_slices(out, hunk, before.text, after.text, old_at, new_at, hs, he)
+        else:
+            _write_lines(out, hunk, before.lines(hs, he), after.lines(js, je), hs, he, js)
         if he == before.count() or je == after.count():
             # only a texts' last line can lack its break, and it ends its run
             out[-3:] = [run if run[-1] == "\n" else run + _NO_NEWLINE for run in out[-3:]]
     return Diff("".join(out) if len(out) > 2 else "", not budget.cut)
+
+
+def _write_lines(out: list[str], hunk: list[tuple[int, int, int, int]], olds: list[str],
+                 news: list[str], hs: int, he: int, js: int) -> None:
+    """A hunk's body (its lines ``olds``, from line ``hs`` to ``he`` of the
+    old text, and ``news``, from ``js`` of the new): each run of lines as
+    one string, its mark, then the lines joined by the mark (every line but
+    the texts' last ends with its break); the runs' bounds taken relative
+    to the hunk's first lines."""
+    pos, append = 0, out.append
+    for ai, aj, bi, bj in hunk:
+        x1, x2, y1, y2 = ai - hs, aj - hs, bi - js, bj - js
+        if x1 > pos:
+            append(" " + " ".join(olds[pos:x1]))
+        if x2 > x1:
+            append("-" + "-".join(olds[x1:x2]))
+        if y2 > y1:
+            append("+" + "+".join(news[y1:y2]))
+        pos = x2
+    if he - hs > pos:
+        append(" " + " ".join(olds[pos:]))
+
+
+def _write_slices(out: list[str], hunk: list[tuple[int, int, int, int]], old: str, new: str,
+                  old_at: list[int], new_at: list[int], hs: int, he: int) -> None:
+    """:func:`_write_lines` of texts without ``\r`` whose lines start at
+    ``old_at`` and ``new_at`` (each with the text's length after its last
+    line): a run of lines is a slice of its text, a line of it one slice,
+    more its lines marked by one replace (no string made per line)."""
+    pos, append = hs, out.append
+    for ai, aj, bi, bj in hunk:
+        if ai > pos:
+            append(" " + old[old_at[pos]:old_at[ai]] if ai - pos == 1
+                   else _marked(" ", old[old_at[pos]:old_at[ai]]))
+        if aj > ai:
+            append("-" + old[old_at[ai]:old_at[aj]] if aj - ai == 1
+                   else _marked("-", old[old_at[ai]:old_at[aj]]))
+        if bj > bi:
+            append("+" + new[new_at[bi]:new_at[bj]] if bj - bi == 1
+                   else _marked("+", new[new_at[bi]:new_at[bj]]))
+        pos = aj
+    if he > pos:
+        append(_marked(" ", old[old_at[pos]:old_at[he]]))
+
+
+def _marked(mark: str, run: str) -> str:
+    """Whole lines of a text, each after ``mark`` (the last may lack its
+    break: the text's last line)."""
+    marked = run.replace("\n", "\n" + mark)
+    # a final break leaves a mark after it that starts no line
+    return mark + (marked[:-len(mark)] if run[-1] == "\n" else marked)
 
 
 def _changes(before: Lines, after: Lines, blocks: list[list[int]], budget: Budget,
@@ -420,11 +463,16 @@ def _hunks(changes: list[tuple[int, int, int, int]], count: int,
     """Changed runs grouped into hunks: runs closer than twice the context
     share one."""
     hunks: list[list[tuple[int, int, int, int]]] = []
+    hunk: list[tuple[int, int, int, int]] = []
+    apart = 2 * context
+    end = -apart - 1  # where the run before ended (none: far enough before any)
     for change in changes:
-        if hunks and change[0] - hunks[-1][-1][1] <= 2 * context:
-            hunks[-1].append(change)
+        if change[0] - end <= apart:
+            hunk.append(change)
         else:
-            hunks.append([change])
+            hunk = [change]
+            hunks.append(hunk)
+        end = change[1]
     return hunks
 
 
