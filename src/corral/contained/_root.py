@@ -45,6 +45,14 @@ _new_resolved = tuple.__new__
 _CHANGES = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC  # what can change a file in place
 
 
+def _acts_on_open(flags: int) -> bool:
+    """Whether an open with ``flags`` changes something before its result
+    can be checked (creates a name or a file, truncates): its parent must
+    be shown beneath the root first (:meth:`Walk.parent`)."""
+    return bool(flags & (os.O_CREAT | os.O_TRUNC)) or \
+        bool(_O_TMPFILE and flags & _O_TMPFILE == _O_TMPFILE)
+
+
 #: Root.open's fast path: the backend's call, the root fd, the resolve bits,
 #: the anchor and its count of calls holding the fd.
 _NativeCall = tuple[OpenTextBeneath, int, int, Anchor, "deque[None]"]
@@ -322,7 +330,7 @@ class Root(RootSurface, Closing):
             fd = self._fast_open(parsed, flags, mode, anchor.resolve)
             if fd is not None:
                 return fd
-        with Walk(anchor, parsed) as walk:
+        with Walk(anchor, parsed, result_checked=not _acts_on_open(flags)) as walk:
             return _acts.open_final(walk, walk.parent(), flags, mode)[0]
 
     def open_handle(self, path: object, flags: int = os.O_RDONLY, mode: int = 0o666) -> Handle:
@@ -537,7 +545,7 @@ class Root(RootSurface, Closing):
             fd = self._fast_open(parsed, flags, mode, anchor.resolve | RESOLVE_NO_SYMLINKS)
             if fd is not None:
                 return fd, spelled_path(parsed)
-        with Walk(anchor, parsed) as walk:
+        with Walk(anchor, parsed, result_checked=not _acts_on_open(flags)) as walk:
             fd, at = _acts.open_final(walk, walk.parent(), flags, mode)
             return fd, at.path
 
