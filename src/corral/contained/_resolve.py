@@ -88,6 +88,7 @@ from typing import TYPE_CHECKING, NamedTuple, NoReturn
 from . import _paths
 from ._errors import (ContainedError, EscapeError, PathError, RootVanishedError, SymlinkError,
                       contained_error)
+from ._linux import proc_fds
 from ._paths import ParsedPath
 
 if TYPE_CHECKING:
@@ -817,18 +818,20 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
     backend = anchor.backend
     if backend.fake_fs_safe:
         return True  # a fake file system's fds: nothing outside it to reach
-    if _IS_LINUX or _IS_DARWIN:
-        if _IS_LINUX:
-            from ._linux import fd_path
-        else:
-            from ._darwin import fd_path
-        answer = _path_beneath(fd_path, root_fd, fd)
-        if answer is not None:
-            return answer
-        if _IS_DARWIN:
-            return False  # no name (a path past MAXPATHLEN): nothing else can tell
-    if backend.has_openat2 and _IS_LINUX:
-        return _same_file_beneath(backend, root_fd, fd, path)
+    if _IS_LINUX:
+        proc = proc_fds()
+        if proc >= 0:
+            # both names read and compared in one backend call (C in the native one)
+            answer = backend.fd_beneath(proc, root_fd, fd)
+            if answer >= 0:
+                return answer == 1
+        if backend.has_openat2:
+            return _same_file_beneath(backend, root_fd, fd, path)
+        return True
+    if _IS_DARWIN:
+        from ._darwin import fd_path
+        # no name (a path past MAXPATHLEN): nothing else can tell
+        return bool(_path_beneath(fd_path, root_fd, fd))
     return True
 
 
