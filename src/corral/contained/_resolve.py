@@ -805,8 +805,9 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
     refuses, never uses the fd.
 
     The kernel's own name for each fd comes first (Linux's
-    ``/proc/self/fd`` when /proc is procfs, Darwin's ``F_GETPATH``): two
-    calls, and it asks exactly "beneath the root", so a rename inside the
+    ``/proc/self/fd`` when /proc is procfs, held open and read with
+    ``readlinkat``, both names in one :meth:`Backend.fd_beneath`; Darwin's
+    ``F_GETPATH``): two looks, and it asks exactly "beneath the root", so a rename inside the
     root meanwhile, or a held directory the caller may not search, is no
     refusal; on Darwin a file it cannot name is refused.  Where Linux
     gives no name (no procfs, a path past PATH_MAX), ``openat2`` re-resolves ``path``
