@@ -464,10 +464,12 @@ class Walk:
         """Whether ``fd``, which this walk opened at ``at``, is beneath the
         root now (see :func:`still_beneath`).  A name looked up in the root
         directory's own fd is: no directory between them could have been
-        moved (the commonest open, a file at the top, pays nothing).  A
+        moved (the commonest open, a file at the top, pays nothing); so is
+        one in a directory shown beneath (the fast parent, one checked).  A
         check that fails (a look refused) closes ``fd`` and raises, typed."""
-        if at.dir_fd == self.fds[0]:
-            return True
+        dir_fd = at.dir_fd
+        if dir_fd == self.fds[0] or dir_fd == self.shown:
+            return True  # a name in a directory shown beneath: the caller's (module doc)
         path = at.path
         try:
             return still_beneath(self.anchor, self.fds[0], fd, path)

@@ -267,7 +267,7 @@ class Root(RootSurface, Closing):
             return self._open_unlinked(path, flags, mode, dir_fd)
         # the hot path of every read: _native_opener's body, in this frame
         fast = self._native_call
-        if fast is None or dir_fd is not None:
+        if fast is None or dir_fd is not None or flags & os.O_CREAT:
             return self._open(path, flags, mode, dir_fd, fast=self._anchor.fast)
         call, root_fd, resolve, anchor, users = fast
         fd = -1
@@ -309,7 +309,7 @@ class Root(RootSurface, Closing):
 
     def _open_any(self, path: object, flags: int, mode: int, dir_fd: int | None) -> int:
         native = self._native_open
-        if native is not None and dir_fd is None:
+        if native is not None and dir_fd is None and not flags & os.O_CREAT:
             fd = native(path, flags, mode)  # checks, openat2 and fstat in one C call
             if fd >= 0:
                 return fd
@@ -346,7 +346,7 @@ class Root(RootSurface, Closing):
             flags &= ~os.O_TRUNC  # applied once the file was checked
         native = self._native_spelled
         handle = None
-        if native is not None:
+        if native is not None and not flags & os.O_CREAT:
             fd = native(parsed.text, flags, mode)  # checks, openat2 and fstat in one C call
             if fd >= 0:
                 handle = Handle(self, self._anchor.backend, fd, spelled_path(parsed))
@@ -516,7 +516,13 @@ class Root(RootSurface, Closing):
 
     def _fast_open(self, parsed: ParsedPath, flags: int, mode: int, resolve: int) -> int | None:
         """The openat2 fast path: a checked fd, or ``None`` to walk instead
-        (which names the failing component)."""
+        (which names the failing component).  Never for ``O_CREAT``: the
+        kernel checks an openat2 result beneath the root at the end of its
+        lookup, but not a file it has just created, which a directory
+        renamed out meanwhile puts outside; the walk opens the parent with
+        openat2 (checked so) and creates in it."""
+        if flags & os.O_CREAT:
+            return None
         anchor = self._anchor
         # openat2 refuses O_PATH with anything but a few flags
         extra = 0 if _O_PATH and flags & _O_PATH else os.O_NONBLOCK | os.O_NOCTTY
