@@ -575,3 +575,40 @@ static int corral_stamps_held(int fd, int64_t size, int64_t mtime_ns, int64_t ct
 #endif
     return (int64_t)info.st_size == size && mtime == mtime_ns && ctime == ctime_ns;
 }
+
+/* The walk's containment check (contained/_resolve.py, still_beneath) in
+ * one call: the kernel's name of fd, read as the entry named by its number
+ * in proc_fd (this process's /proc/self/fd, held open), then the root's,
+ * and whether the first is the second or below it.  1 beneath, 0 not, -1
+ * (errno set) when a name cannot be had (a look refused, a name of
+ * PATH_MAX bytes or more: ENAMETOOLONG; ENOSYS off Linux). */
+static int corral_fd_beneath(int proc_fd, int root_fd, int fd)
+{
+#if defined(__linux__)
+    char number[24], mine[4096], root[4096];
+    ssize_t mine_len, root_len;
+
+    snprintf(number, sizeof number, "%d", fd);
+    mine_len = readlinkat(proc_fd, number, mine, sizeof mine);
+    if (mine_len < 0)
+        return -1;
+    snprintf(number, sizeof number, "%d", root_fd);
+    root_len = readlinkat(proc_fd, number, root, sizeof root);
+    if (root_len < 0)
+        return -1;
+    if (mine_len >= (ssize_t)sizeof mine || root_len >= (ssize_t)sizeof root) {
+        errno = ENAMETOOLONG;  /* cut short: nothing to compare */
+        return -1;
+    }
+    if (mine_len < root_len || memcmp(mine, root, (size_t)root_len) != 0)
+        return 0;
+    if (mine_len == root_len)
+        return 1;
+    /* below the root: the next byte is a separator (the root "/" ends in one) */
+    return root[root_len - 1] == '/' || mine[root_len] == '/';
+#else
+    (void)proc_fd; (void)root_fd; (void)fd;
+    errno = ENOSYS;
+    return -1;
+#endif
+}

@@ -487,6 +487,20 @@ class Backend:
         return {"backend": self.name, "openat2": self.has_openat2,
                 "openat2_reason": self.openat2_reason}
 
+    def fd_beneath(self, proc_fd: int, root_fd: int, fd: int) -> int:
+        """The walk's containment check (``_resolve.still_beneath``): the
+        kernel's name of ``fd``, read as its number's entry in ``proc_fd``
+        (this process's ``/proc/self/fd``, open), then the root's; ``1``
+        when the first is the second or below it, ``0`` when not, ``-1``
+        when a name cannot be had (a look refused).  C in the native backend."""
+        try:
+            mine = os.readlink(str(fd), dir_fd=proc_fd)
+            root = os.readlink(str(root_fd), dir_fd=proc_fd)
+        except OSError:
+            return -1
+        prefix = root if root.endswith("/") else root + "/"
+        return int(mine == root or mine.startswith(prefix))
+
 
 class OsBackend(Backend):
     """The ``os`` module with ``dir_fd``; each platform's extras through ctypes."""

@@ -28,7 +28,7 @@ from typing import Any
 __all__ = ["RESOLVE_NO_XDEV", "RESOLVE_NO_MAGICLINKS", "RESOLVE_NO_SYMLINKS", "RESOLVE_BENEATH",
            "RENAME_NOREPLACE", "RENAME_EXCHANGE", "openat2", "renameat2", "probe_openat2",
            "mount_flags", "filesystem_type", "protected_symlinks", "watch_open", "watch_add",
-           "watch_remove", "can_watch", "watch_limit", "fd_path"]
+           "watch_remove", "can_watch", "watch_limit", "fd_path", "proc_fds"]
 
 RESOLVE_NO_XDEV = 0x01
 RESOLVE_NO_MAGICLINKS = 0x02
@@ -128,6 +128,55 @@ def filesystem_type(fd: int) -> int:
 
 PROC_SUPER_MAGIC = 0x9FA0
 _proc_is_procfs: list[bool] = []  # asked once: a mount does not turn into procfs later
+# this process's /proc/self/fd, held open once known to be procfs: a name is
+# then read relative to it (readlinkat), without looking up /proc, self (a
+# link to /proc/<pid>) and fd again at every call (an fd of the library's, as
+# a Root's own: a program that closes fds it does not own breaks both)
+_proc_fds: list[int] = []
+
+
+def _open_proc_fds() -> int:
+    """``/proc/self/fd`` opened, where ``/proc`` is procfs (else -1)."""
+    try:
+        probe = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return -1
+    try:
+        if filesystem_type(probe) == PROC_SUPER_MAGIC:
+            return probe
+    except OSError:
+        pass
+    os.close(probe)
+    return -1
+
+
+def _forget_proc_fds() -> None:
+    """In a forked child: the held directory is the parent's fd table."""
+    if _proc_fds:
+        held = _proc_fds.pop()
+        if held >= 0:
+            try:
+                os.close(held)
+            except OSError:
+                pass
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_proc_fds)
+
+
+def proc_fds() -> int:
+    """This process's ``/proc/self/fd``, held open (not to be closed), or
+    -1 where ``/proc`` is not procfs."""
+    if not _proc_is_procfs:
+        if not _proc_fds:
+            _proc_fds.append(_open_proc_fds())
+        _proc_is_procfs.append(_proc_fds[0] >= 0)
+    if not _proc_is_procfs[0]:
+        return -1
+    if not _proc_fds:  # forked since
+        _proc_fds.append(_open_proc_fds())
+    return _proc_fds[0]
 
 
 def fd_path(fd: int) -> str | None:
@@ -135,21 +184,18 @@ def fd_path(fd: int) -> str | None:
     ``None`` where ``/proc`` is not procfs (not mounted, or something
     else mounted there that could answer anything)."""
     if not _proc_is_procfs:
-        try:
-            probe = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-        except OSError:
-            _proc_is_procfs.append(False)
-        else:
-            try:
-                _proc_is_procfs.append(filesystem_type(probe) == PROC_SUPER_MAGIC)
-            except OSError:
-                _proc_is_procfs.append(False)
-            finally:
-                os.close(probe)
+        if not _proc_fds:
+            _proc_fds.append(_open_proc_fds())
+        _proc_is_procfs.append(_proc_fds[0] >= 0)
     if not _proc_is_procfs[0]:
         return None
+    if not _proc_fds:  # forked since
+        _proc_fds.append(_open_proc_fds())
+    proc = _proc_fds[0]
     try:
-        return os.readlink(f"/proc/self/fd/{fd}")
+        if proc < 0:
+            return os.readlink(f"/proc/self/fd/{fd}")
+        return os.readlink(str(fd), dir_fd=proc)
     except OSError:  # a security module refusing the look: no name
         return None
 

@@ -148,6 +148,8 @@ class NativeBackend(Backend):
     fstat = OsBackend.fstat
     # one fstat compared in C: no os.stat_result built for a yes or no
     stamps_held = staticmethod(_lib.corral_stamps_held)
+    # the walk's containment check: both names read and compared in C
+    fd_beneath = staticmethod(_lib.corral_fd_beneath)
     lstat_at = OsBackend.lstat_at
     exists_at = OsBackend.exists_at
     readlink_at = OsBackend.readlink_at

@@ -50,6 +50,23 @@ canonical path is the spelling with ``..`` taken lexically
 (:func:`spelled_path`).  That is the only lexical ``..`` in the package, and
 it is sound only for that result.
 
+The walk holds an fd per directory, so a rename cannot drag it out through
+``..``, but it can carry it out: a directory the walk is in is renamed out of
+the root, one below it swapped for an outside one, both put back.  So the
+directory the walk hands out (the parent of a :class:`Resolved`), one it
+makes a name in and one it names in an error are shown beneath the root
+first (:func:`still_beneath`); one that is not makes the walk start again
+from the root (:data:`MOVED_RETRIES` times, then ``EscapeError``, reason
+``moved``).  The root's own fd and the fast parent (openat2 refused anything
+not beneath) need no check, nor a walk whose caller checks what it opens
+(``result_checked``: an open that creates and truncates nothing).  The
+semantics are a capability's (cap-std, Go's ``os.Root``, libpathrs): a
+directory shown beneath is the caller's even if moved out afterwards; no act
+in and no fact about a directory that was never beneath.  Not checked one by
+one: the directories a walk passed through on the way (that a ``x/..``
+excursion found ``x``, a link's text read there), and those a tree walk or
+:meth:`Target.make_parents` reaches below a directory shown beneath.
+
 The step budget (:data:`MAX_STEPS`, components visited in one call) is set so
 that it can never bind before the kernel's own limits do (40 links, PATH_MAX
 per path and per link text): the fast path and the walk refuse the same paths.
@@ -71,6 +88,7 @@ from typing import TYPE_CHECKING, NamedTuple, NoReturn
 from . import _paths
 from ._errors import (ContainedError, EscapeError, PathError, RootVanishedError, SymlinkError,
                       contained_error)
+from ._linux import proc_fds
 from ._paths import ParsedPath
 
 if TYPE_CHECKING:
@@ -88,6 +106,9 @@ MAX_STEPS = (MAX_SYMLINKS + 1) * (_paths.PATH_MAX // 2 + 2)
 OPENAT2_MIN_RETRIES = 32
 OPENAT2_MAX_RETRIES = 256
 OPENAT2_DEADLINE = 0.05  # seconds; after the minimum retries
+# walks of one path whose directory was not shown beneath the root (moved
+# out, or replaced meanwhile) before the call is refused: bounded, as every loop
+MOVED_RETRIES = 8
 
 _VIRTUAL = -1  # the fd of a directory a dry run would create
 _UNOPENED = -2  # a directory the fast parent went through without opening it
@@ -231,12 +252,22 @@ class Walk:
 
     __slots__ = ("anchor", "backend", "text", "fds", "names", "pending", "must_be_dir",
                  "links", "steps", "floor", "create", "mode", "created", "_passed",
-                 "ends_dotdot", "_held", "_held_flags", "held_fd", "_lacks_next")
+                 "ends_dotdot", "_held", "_held_flags", "held_fd", "_lacks_next", "_parsed",
+                 "shown", "moved", "result_checked")
 
     def __init__(self, anchor: Anchor, parsed: ParsedPath, *,
                  create: Create = Create.NEVER, mode: int = 0o777,
-                 held_flags: int | None = None, probed: int = 0) -> None:
+                 held_flags: int | None = None, probed: int = 0,
+                 result_checked: bool = False) -> None:
         root_fd = anchor.acquire(parsed.text)
+        #: The caller acts on nothing in the parent this walk answers but
+        #: what it opens there, and checks that with :meth:`still_beneath`
+        #: before using it: the parent itself needs no check.
+        self.result_checked = result_checked
+        #: An fd on the stack known to be beneath the root: the root's, the
+        #: fast parent's (openat2 resolved it beneath), one shown so.
+        self.shown = root_fd
+        self.moved = 0  # walks started again: a directory was not shown beneath
         # flags for the directory :meth:`detach` hands over where the walk
         # can choose them (the fast parent, the root; None: the backend's
         # dir_flags), and the fd opened so (a hint: :meth:`detach` says
@@ -247,8 +278,26 @@ class Walk:
         self.anchor = anchor
         self.backend = anchor.backend
         self.text = parsed.text
+        self._parsed = parsed
         self.fds = [root_fd]
         self.names: list[str] = []
+        self.create = create
+        self.mode = mode
+        #: Canonical directories created (MAKE) or that would be (PLAN), in order.
+        self.created: dict[str, None] = {}
+        self._passed: dict[str, None] | None = None
+        if parsed.absolute or not parsed.text:
+            try:
+                if parsed.absolute:
+                    raise EscapeError("absolute paths are outside the root", parsed.text,
+                                      component="/", reason="absolute")
+                raise not_found(anchor, root_fd, parsed.text, "")
+            finally:
+                self.close()
+        self._start(root_fd, parsed, probed)
+
+    def _start(self, root_fd: int, parsed: ParsedPath, probed: int) -> None:
+        """The walk's state at the root, ``parsed`` pending."""
         pending = parsed.names[::-1]
         if parsed.final_is_dot:
             # "d/.", "a/..": every name is a directory on the way, and the
@@ -260,25 +309,52 @@ class Walk:
         self.links = self.steps = 0
         # pending[floor:] came from a symlink's text: resolved, never created
         self.floor = len(pending)
-        self.create = create
-        self.mode = mode
-        #: Canonical directories created (MAKE) or that would be (PLAN), in order.
-        self.created: dict[str, None] = {}
-        self._passed: dict[str, None] | None = None
         # the top directory is known to lack the next name (this walk just
         # made it, or the fast parent's deeper probe said so): a creating
         # walk makes that name without looking it up first
         self._lacks_next = False
-        if parsed.absolute or not parsed.text:
-            try:
-                if parsed.absolute:
-                    raise EscapeError("absolute paths are outside the root", parsed.text,
-                                      component="/", reason="absolute")
-                raise not_found(anchor, root_fd, parsed.text, "")
-            finally:
-                self.close()
-        if anchor.fast and len(pending) > 1:
+        if self.anchor.fast and len(pending) > 1:
             self._fast_parent(root_fd, pending, probed)
+
+    def _restart(self) -> None:
+        """Go back to the root, every directory opened so far closed, and
+        resolve the path again (a directory on it was not beneath the root;
+        what it created is still listed in :attr:`created`); refused once
+        :data:`MOVED_RETRIES` walks were not."""
+        self.moved += 1
+        if self.moved > MOVED_RETRIES:
+            raise EscapeError("a directory on the way is no longer inside the root", self.text,
+                              component=self.where(), reason="moved", passed=self.passed)
+        fds = self.fds
+        held = fds[1:]
+        del fds[1:]
+        for fd in filter(_is_opened, reversed(held)):
+            close_quietly(self.backend, fd)
+        self.names.clear()
+        self.held_fd = -1
+        root_fd = self.shown = fds[0]
+        pending = self.pending
+        self._start(root_fd, self._parsed, 0)
+        # the caller's loop goes on with the same list, refilled
+        pending[:] = self.pending
+        self.pending = pending
+
+    def _shown_now(self, top: int) -> bool:
+        """Whether the directory ``top`` (the walk's top, which the caller
+        is about to act in or answer facts about) is beneath the root now
+        (:func:`still_beneath`); if not, the walk starts again from the
+        root (:meth:`_restart`) and ``False`` is returned."""
+        if not _is_opened(top):
+            return True  # a would-be directory: its real ancestor was shown
+        try:
+            beneath = still_beneath(self.anchor, self.fds[0], top, self.where())
+        except OSError as exc:  # a look refused: typed, at that directory
+            raise mapped(self.anchor, self.fds[0], exc, self.text, self.where()) from None
+        if beneath:
+            self.shown = top
+            return True
+        self._restart()
+        return False
 
     # -- results -------------------------------------------------------------
     @property
@@ -301,26 +377,40 @@ class Walk:
         return "/".join(parts) if parts else "."
 
     def parent(self) -> Resolved:
-        """Resolve every pending component but the last; see :class:`Resolved`."""
+        """Resolve every pending component but the last; see :class:`Resolved`.
+
+        The directory answered is beneath the root when it is answered
+        (:meth:`_shown_now`; the walk starts again from the root when it is
+        not, and refuses, ``EscapeError(reason="moved")``, after
+        :data:`MOVED_RETRIES`), so no caller acts in, or looks at, a
+        directory that was never beneath: the root's own fd and the fast
+        parent's need no check, nor a walk whose caller checks what it
+        opens (``result_checked``)."""
         pending = self.pending
-        while pending:
-            self.steps += 1
-            if self.steps > MAX_STEPS:
-                raise contained_error(errno.ELOOP, self.text, self.where())
-            name = pending.pop()
-            if name == ".":  # a link text's final "." (see _splice)
-                continue
-            if name == "..":
-                self._up(from_link=len(pending) >= self.floor)
-                continue
-            if not pending:
-                return Resolved(self.fds[-1], name, self.must_be_dir, tuple(self.names))
-            self._enter(name)
-        if len(self.fds) == 1 and self.anchor.root_gone(self.fds[0]):
-            # the path names the root, which still answers by fd (an empty
-            # listing, a stat): a dead capability, not a result
-            raise RootVanishedError("the root directory no longer exists")
-        return Resolved(self.fds[-1], None, True, tuple(self.names))
+        while True:
+            while pending:
+                self.steps += 1
+                if self.steps > MAX_STEPS:
+                    raise contained_error(errno.ELOOP, self.text, self.where())
+                name = pending.pop()
+                if name == ".":  # a link text's final "." (see _splice)
+                    continue
+                if name == "..":
+                    self._up(from_link=len(pending) >= self.floor)
+                    continue
+                if not pending:
+                    top = self.fds[-1]
+                    if top == self.shown or self.result_checked or self._shown_now(top):
+                        return Resolved(top, name, self.must_be_dir, tuple(self.names))
+                    continue  # started again: the path is pending once more
+                self._enter(name)
+            if len(self.fds) == 1 and self.anchor.root_gone(self.fds[0]):
+                # the path names the root, which still answers by fd (an empty
+                # listing, a stat): a dead capability, not a result
+                raise RootVanishedError("the root directory no longer exists")
+            top = self.fds[-1]
+            if top == self.shown or self.result_checked or self._shown_now(top):
+                return Resolved(top, None, True, tuple(self.names))
 
     def follow(self, at: Resolved) -> Resolved:
         """``at``'s final name is a symlink the operation follows: splice its
@@ -374,10 +464,12 @@ class Walk:
         """Whether ``fd``, which this walk opened at ``at``, is beneath the
         root now (see :func:`still_beneath`).  A name looked up in the root
         directory's own fd is: no directory between them could have been
-        moved (the commonest open, a file at the top, pays nothing).  A
+        moved (the commonest open, a file at the top, pays nothing); so is
+        one in a directory shown beneath (the fast parent, one checked).  A
         check that fails (a look refused) closes ``fd`` and raises, typed."""
-        if at.dir_fd == self.fds[0]:
-            return True
+        dir_fd = at.dir_fd
+        if dir_fd == self.fds[0] or dir_fd == self.shown:
+            return True  # a name in a directory shown beneath: the caller's (module doc)
         path = at.path
         try:
             return still_beneath(self.anchor, self.fds[0], fd, path)
@@ -388,7 +480,19 @@ class Walk:
             raise
 
     def fail(self, exc: OSError, name: str | None = None) -> NoReturn:
-        """Raise ``exc`` as the core raises it, naming the failing component."""
+        """Raise ``exc`` as the core raises it, naming the failing component.
+        The error says something of the top directory (a name missing
+        there...): one not shown beneath the root is refused instead."""
+        top = self.fds[-1]
+        if top != self.shown and _is_opened(top) and not isinstance(exc, ContainedError):
+            try:
+                beneath = still_beneath(self.anchor, self.fds[0], top, self.where())
+            except OSError:
+                beneath = False
+            if not beneath:
+                raise EscapeError("a directory on the way is no longer inside the root",
+                                  self.text, component=self.where(), reason="moved",
+                                  passed=self.passed) from None
         raise mapped(self.anchor, self.fds[0], exc, self.text, self.where(name)) from None
 
     # -- steps ---------------------------------------------------------------
@@ -428,7 +532,7 @@ class Walk:
             depth -= 1
         self.fds.extend([_UNOPENED] * (depth - 1))
         self.fds.append(fd)
-        self.held_fd = fd
+        self.held_fd = self.shown = fd  # openat2 resolved it beneath the root
         # a probe one level deeper answered ENOENT: the next name is missing
         self._lacks_next = depth < len(names)
         self.names.extend(names[:depth])
@@ -468,6 +572,8 @@ class Walk:
         self.names.pop()
         if fd == self.held_fd:
             self.held_fd = -1  # its number may be reused by an fd opened otherwise
+        if fd == self.shown:
+            self.shown = self.fds[0]  # (so may this one)
         if fd >= 0:
             close_quietly(self.backend, fd)
         if self.fds[-1] == _UNOPENED:
@@ -504,6 +610,9 @@ class Walk:
         self.names.append(name)
 
     def _make(self, name: str) -> None:
+        top = self.fds[-1]
+        if top != self.shown and not self._shown_now(top):
+            return  # started again: the path is pending once more
         if self.create is Create.PLAN:
             if self.anchor.root_gone(self.fds[0]):  # what the real run would meet
                 raise RootVanishedError("the root directory no longer exists")
@@ -698,8 +807,9 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
     refuses, never uses the fd.
 
     The kernel's own name for each fd comes first (Linux's
-    ``/proc/self/fd`` when /proc is procfs, Darwin's ``F_GETPATH``): two
-    calls, and it asks exactly "beneath the root", so a rename inside the
+    ``/proc/self/fd`` when /proc is procfs, held open and read with
+    ``readlinkat``, both names in one :meth:`Backend.fd_beneath`; Darwin's
+    ``F_GETPATH``): two looks, and it asks exactly "beneath the root", so a rename inside the
     root meanwhile, or a held directory the caller may not search, is no
     refusal; on Darwin a file it cannot name is refused.  Where Linux
     gives no name (no procfs, a path past PATH_MAX), ``openat2`` re-resolves ``path``
@@ -711,18 +821,20 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
     backend = anchor.backend
     if backend.fake_fs_safe:
         return True  # a fake file system's fds: nothing outside it to reach
-    if _IS_LINUX or _IS_DARWIN:
-        if _IS_LINUX:
-            from ._linux import fd_path
-        else:
-            from ._darwin import fd_path
-        answer = _path_beneath(fd_path, root_fd, fd)
-        if answer is not None:
-            return answer
-        if _IS_DARWIN:
-            return False  # no name (a path past MAXPATHLEN): nothing else can tell
-    if backend.has_openat2 and _IS_LINUX:
-        return _same_file_beneath(backend, root_fd, fd, path)
+    if _IS_LINUX:
+        proc = proc_fds()
+        if proc >= 0:
+            # both names read and compared in one backend call (C in the native one)
+            answer = backend.fd_beneath(proc, root_fd, fd)
+            if answer >= 0:
+                return answer == 1
+        if backend.has_openat2:
+            return _same_file_beneath(backend, root_fd, fd, path)
+        return True
+    if _IS_DARWIN:
+        from ._darwin import fd_path
+        # no name (a path past MAXPATHLEN): nothing else can tell
+        return bool(_path_beneath(fd_path, root_fd, fd))
     return True
 
 

@@ -45,6 +45,14 @@ _new_resolved = tuple.__new__
 _CHANGES = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_TRUNC  # what can change a file in place
 
 
+def _acts_on_open(flags: int) -> bool:
+    """Whether an open with ``flags`` changes something before its result
+    can be checked (creates a name or a file, truncates): its parent must
+    be shown beneath the root first (:meth:`Walk.parent`)."""
+    return bool(flags & (os.O_CREAT | os.O_TRUNC)) or \
+        bool(_O_TMPFILE and flags & _O_TMPFILE == _O_TMPFILE)
+
+
 #: Root.open's fast path: the backend's call, the root fd, the resolve bits,
 #: the anchor and its count of calls holding the fd.
 _NativeCall = tuple[OpenTextBeneath, int, int, Anchor, "deque[None]"]
@@ -259,7 +267,7 @@ class Root(RootSurface, Closing):
             return self._open_unlinked(path, flags, mode, dir_fd)
         # the hot path of every read: _native_opener's body, in this frame
         fast = self._native_call
-        if fast is None or dir_fd is not None:
+        if fast is None or dir_fd is not None or flags & os.O_CREAT:
             return self._open(path, flags, mode, dir_fd, fast=self._anchor.fast)
         call, root_fd, resolve, anchor, users = fast
         fd = -1
@@ -301,7 +309,7 @@ class Root(RootSurface, Closing):
 
     def _open_any(self, path: object, flags: int, mode: int, dir_fd: int | None) -> int:
         native = self._native_open
-        if native is not None and dir_fd is None:
+        if native is not None and dir_fd is None and not flags & os.O_CREAT:
             fd = native(path, flags, mode)  # checks, openat2 and fstat in one C call
             if fd >= 0:
                 return fd
@@ -322,7 +330,7 @@ class Root(RootSurface, Closing):
             fd = self._fast_open(parsed, flags, mode, anchor.resolve)
             if fd is not None:
                 return fd
-        with Walk(anchor, parsed) as walk:
+        with Walk(anchor, parsed, result_checked=not _acts_on_open(flags)) as walk:
             return _acts.open_final(walk, walk.parent(), flags, mode)[0]
 
     def open_handle(self, path: object, flags: int = os.O_RDONLY, mode: int = 0o666) -> Handle:
@@ -338,7 +346,7 @@ class Root(RootSurface, Closing):
             flags &= ~os.O_TRUNC  # applied once the file was checked
         native = self._native_spelled
         handle = None
-        if native is not None:
+        if native is not None and not flags & os.O_CREAT:
             fd = native(parsed.text, flags, mode)  # checks, openat2 and fstat in one C call
             if fd >= 0:
                 handle = Handle(self, self._anchor.backend, fd, spelled_path(parsed))
@@ -508,7 +516,13 @@ class Root(RootSurface, Closing):
 
     def _fast_open(self, parsed: ParsedPath, flags: int, mode: int, resolve: int) -> int | None:
         """The openat2 fast path: a checked fd, or ``None`` to walk instead
-        (which names the failing component)."""
+        (which names the failing component).  Never for ``O_CREAT``: the
+        kernel checks an openat2 result beneath the root at the end of its
+        lookup, but not a file it has just created, which a directory
+        renamed out meanwhile puts outside; the walk opens the parent with
+        openat2 (checked so) and creates in it."""
+        if flags & os.O_CREAT:
+            return None
         anchor = self._anchor
         # openat2 refuses O_PATH with anything but a few flags
         extra = 0 if _O_PATH and flags & _O_PATH else os.O_NONBLOCK | os.O_NOCTTY
@@ -537,7 +551,7 @@ class Root(RootSurface, Closing):
             fd = self._fast_open(parsed, flags, mode, anchor.resolve | RESOLVE_NO_SYMLINKS)
             if fd is not None:
                 return fd, spelled_path(parsed)
-        with Walk(anchor, parsed) as walk:
+        with Walk(anchor, parsed, result_checked=not _acts_on_open(flags)) as walk:
             fd, at = _acts.open_final(walk, walk.parent(), flags, mode)
             return fd, at.path
 
