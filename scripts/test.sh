@@ -22,7 +22,8 @@
 #   openat2-off   tests/contained, tools, security with CORRAL_OPENAT2=0 (the
 #                 walk does everything), for tests using the default backend
 #   os-only       the same with CORRAL_BACKEND=os
-#   integrations  tests/integrations in .venv-integrations
+#   integrations  tests/integrations in .venv-integrations (beside the two
+#                 lanes above, its report printed after theirs)
 #   sanitize      scripts/sanitize.py: the native module built with ASan and
 #                 UBSan, the native tests and a bounded fuzz of every native
 #                 function against it; any sanitizer report fails the lane
@@ -95,9 +96,16 @@ if [ "$lanes_on" = 1 ]; then
         if [ -d "$dir" ]; then core+=("$dir"); fi
     done
     fixture_configs="not os-openat2 and not os-walk and not native-openat2 and not native-walk"
+    # the integrations lane runs beside the next two (its tests mostly wait on
+    # the frameworks' imports and event loops: about 20 s of CPU); its report
+    # is printed when those two are done
+    (lane integrations .venv-integrations/bin/python tests/integrations; exit $status) \
+        > "$out/integrations.log" 2>&1 &
+    integrations=$!
     CORRAL_OPENAT2=0 lane openat2-off .venv/bin/python "${xdist[@]}" -k "$fixture_configs" "${core[@]}"
     CORRAL_BACKEND=os lane os-only .venv/bin/python "${xdist[@]}" -k "$fixture_configs" "${core[@]}"
-    lane integrations .venv-integrations/bin/python tests/integrations
+    wait "$integrations" || status=1
+    cat "$out/integrations.log"
     say "lane sanitize"
     .venv/bin/python scripts/sanitize.py -ra --junitxml="$out/sanitize.xml" || status=1
 fi
