@@ -250,7 +250,11 @@ class Target(Closing):
         held) and still the directory made (its device and inode): a
         creation that did not go on leaves no directory behind, and one
         moved into a made one's place stays.  Stops at the first that is not
-        empty, not there or not the one made."""
+        empty, not there or not the one made.  Where every look at a made
+        directory is refused (its ``fstat`` and its ``lstat``: one SELinux
+        ``getattr`` denial covers both), nothing can tell it is still the
+        one made, so it stays, empty, rather than a directory another
+        program may have put there being removed unchecked."""
         if not made or self._first_fd < 0:
             return
         made_ids = self._made_ids
