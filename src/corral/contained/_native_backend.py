@@ -117,11 +117,16 @@ def _ffi_module_name() -> str:
 _open_text_beneath = _exported_open_text()
 
 
+#: the NUL byte as the int ``in`` looks for: ``b"\0" in data`` first tries the
+#: needle as an int and makes (and drops) a TypeError, ten times the memchr
+_NUL = 0
+
+
 def c_path(path: str | bytes) -> bytes:
     """``path`` as the bytes C receives; :class:`InvalidPathError` for a NUL
     byte, which C would take as the end of the string."""
     data = path.encode(_ENCODING, _ENCODE_ERRORS) if isinstance(path, str) else os.fsencode(path)
-    if b"\0" in data:
+    if _NUL in data:
         raise InvalidPathError("path contains a NUL byte")
     return data
 
@@ -242,7 +247,7 @@ class NativeBackend(Backend):
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
         # the hot path of every Root.open and Root.stat: c_path inlined
         data = path.encode(_ENCODING, _ENCODE_ERRORS) if type(path) is str else c_path(path)
-        if b"\0" in data:
+        if _NUL in data:
             raise InvalidPathError("path contains a NUL byte")
         if not self.has_openat2 or resolve & self._resolve_unsupported:
             raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS))
@@ -254,7 +259,7 @@ class NativeBackend(Backend):
     def openat2_or_errno(self, dir_fd: int, path: str, flags: int, mode: int,
                          resolve: int) -> int:
         data = path.encode(_ENCODING, _ENCODE_ERRORS)
-        if b"\0" in data:
+        if _NUL in data:
             return -errno.EINVAL
         if not self.has_openat2 or resolve & self._resolve_unsupported:
             return -errno.ENOSYS
@@ -296,7 +301,7 @@ class NativeBackend(Backend):
         # c_path inlined (a name with a NUL in it is refused: C would stop there)
         c_tmp = tmp.encode(_ENCODING, _ENCODE_ERRORS)
         c_name = name.encode(_ENCODING, _ENCODE_ERRORS)
-        if b"\0" in c_tmp or b"\0" in c_name:
+        if _NUL in c_tmp or _NUL in c_name:
             raise InvalidPathError("path contains a NUL byte")
         # as C's uint64_t: a platform whose dev_t is signed (Darwin) may give a negative one
         answer: int = _lib.corral_replace_file(dir_fd, c_tmp, c_name, data, len(data), flags,

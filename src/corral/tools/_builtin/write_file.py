@@ -205,7 +205,7 @@ class _PlainWrite:
         return warnings is not None  # else content compared with the file's: in full
 
     def prepare(self, info: os.stat_result, head: bytes) -> bytes | None:
-        if b"\r" in head or head.startswith(_MARKS):
+        if _CR in head or head.startswith(_MARKS):
             return None  # a form to keep: looked at in full
         data = self.content.encode("utf-8")
         self.digest = hashlib.sha256(data).hexdigest()
@@ -245,6 +245,9 @@ _FORM_HEAD = 64 * 1024  # bytes of a replaced file looked at for its form
 # what a head starting with none of these and holding no "\r" cannot be: the
 # byte order marks of UTF-8 and the wide encodings (so it is plain)
 _MARKS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
+#: the carriage return as the int ``in`` looks for (``b"\r" in head`` first
+#: tries the needle as an int, making and dropping a TypeError)
+_CR = ord("\r")
 
 
 def _form(target: Pinned, info: os.stat_result) -> Form | None:
