@@ -77,3 +77,39 @@ def test_no_name_is_minus_one(backend, tmp_path):
         assert backend.fd_beneath(proc_fds(), root, closed) == -1
     finally:
         os.close(root)
+
+
+def test_a_first_look_made_while_out_of_fds_is_not_remembered(monkeypatch):
+    """The first look at /proc made with no fd free raises (a typed
+    refusal above) and learns nothing: once fds are free again the
+    kernel's names are there.  Remembered as "no procfs", it took them
+    away for the process's life (an apply_patch after running out of
+    fds was refused)."""
+    import errno
+    import resource
+
+    from corral.contained import _linux
+
+    monkeypatch.setattr(_linux, "_proc_is_procfs", [])
+    monkeypatch.setattr(_linux, "_proc_fds", [])
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, 512), hard))
+    held: list[int] = []
+    try:
+        with pytest.raises(OSError) as raised:
+            while True:
+                held.append(os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
+        assert raised.value.errno == errno.EMFILE
+        with pytest.raises(OSError) as looked:
+            _linux.proc_fds()
+        assert looked.value.errno == errno.EMFILE
+        assert _linux._proc_is_procfs == [] and _linux._proc_fds == []
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    proc = _linux.proc_fds()
+    try:
+        assert proc >= 0 and _linux._proc_is_procfs == [True]
+    finally:
+        os.close(proc)

@@ -135,11 +135,20 @@ _proc_is_procfs: list[bool] = []  # asked once: a mount does not turn into procf
 _proc_fds: list[int] = []
 
 
+# no answer about /proc, only about this moment: raised, nothing remembered
+_NOT_NOW = (errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.EINTR)
+
+
 def _open_proc_fds() -> int:
-    """``/proc/self/fd`` opened, where ``/proc`` is procfs (else -1)."""
+    """``/proc/self/fd`` opened, where ``/proc`` is procfs (else -1).  Out
+    of fds or memory it raises: remembered as "no procfs", the first look
+    made while a process was out of fds would take the check's kernel names
+    away for the rest of its life."""
     try:
         probe = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
+    except OSError as exc:
+        if exc.errno in _NOT_NOW:
+            raise
         return -1
     try:
         if filesystem_type(probe) == PROC_SUPER_MAGIC:
