@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
 from collections.abc import Callable, Iterable, Sequence
 
@@ -62,40 +61,38 @@ class Toolbox:
         self.policy = self._view.policy
         self._state = ToolboxState(self._view, limits=self.limits, authorize=authorize,
                                    allow_hardlinks=allow_hardlinks, read_only=read_only)
+        self._tools = _specs(tools)
+        self._read_only_tools = frozenset(read_only_tools(self._tools.values()))
         self.read_only = read_only
-        # the registry's tools are imported at their first use (a server
-        # answers ``initialize`` without them); tools given are loaded now,
-        # so a name that is no tool's fails here as before
-        self._offers: _Offers | None = None
-        self._offers_lock = threading.Lock()
-        self._making = (tools, editing, read_only)
-        if tools is not None:
-            self._offers = _Offers(_specs(tools), editing, read_only)
+        self._optional = optional = load_tools(OPTIONAL_TOOL_MODULES)
+        listed = self._tools if editing == "corral" else {
+            **{name: spec for name, spec in self._tools.items() if not spec.mutates},
+            **optional}
+        self._offered = {name: spec for name, spec in listed.items()
+                         if not (read_only and spec.mutates)}
+        # answered beyond the list: the optional tools (never a mutating one when read-only)
+        answered = {**self._offered, **{name: spec for name, spec in optional.items()
+                                        if not (read_only and spec.mutates)}}
+        # each answered tool's spec and the quick check of its arguments (made once)
+        self._answered = {name: (spec, fast_checker(spec.schema))
+                          for name, spec in answered.items()}
+        # the tools with a plain run: tried first for a call nothing else hears
+        self._plain = {name: (spec, quick) for name, (spec, quick) in self._answered.items()
+                       if spec.plain is not None}
         self._state.runner = self._try
         self._state.caller = self._nested
-
-    def _offer(self) -> _Offers:
-        """What this toolbox offers and answers (made at the first need)."""
-        offers = self._offers
-        if offers is None:
-            with self._offers_lock:
-                offers = self._offers
-                if offers is None:
-                    tools, editing, read_only = self._making
-                    offers = self._offers = _Offers(_specs(tools), editing, read_only)
-        return offers
 
     @property
     def names(self) -> list[str]:
         """The tools offered (mutating ones left out when read-only)."""
-        return list(self._offer().offered)
+        return list(self._offered)
 
     def specs(self) -> list[ToolSpec]:
         """The specs of the tools offered, in order (host formats are built from these)."""
-        return list(self._offer().offered.values())
+        return list(self._offered.values())
 
     def spec(self, name: str) -> ToolSpec:
-        return self._offer().tools[name]
+        return self._tools[name]
 
     def definitions(self) -> list[dict[str, Any]]:
         """Each offered tool's ``name``, ``title``, ``description`` (with the
@@ -119,8 +116,7 @@ class Toolbox:
         # a token cancelled already: the general run says so where it would
         if progress is None and type(name) is str and type(args) is dict and \
                 (cancel is None or not cancel.cancelled):
-            offers = self._offers or self._offer()
-            found = offers.plain.get(name)
+            found = self._plain.get(name)
             if found is not None:
                 state = self._state
                 if state.authorizer is None and not (state.read_only and found[0].mutates):
@@ -151,8 +147,7 @@ class Toolbox:
                                                        progress=progress), cancel)
 
     def _run(self, name: Any, args: Any, ctx: ToolContext) -> dict[str, Any] | Refusal:
-        found = (self._offers or self._offer()).answered.get(name) \
-            if isinstance(name, str) else None
+        found = self._answered.get(name) if isinstance(name, str) else None
         if found is None:
             return self._unknown(name)
         spec, quick = found
@@ -232,16 +227,15 @@ class Toolbox:
         return outcome if isinstance(outcome, dict) else self._verified(outcome, ctx).envelope()
 
     def _try(self, name: str, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any] | None:
-        if name not in self._offer().read_only_tools:
+        if name not in self._read_only_tools:
             return None
         outcome = self._run(name, args, ctx)
         return outcome if isinstance(outcome, dict) else None
 
     def _unknown(self, name: Any) -> Refusal:
         # a mutating tool (apply_patch included), read-only root
-        offers = self._offer()
-        if isinstance(name, str) and (name in offers.tools or name in offers.optional):
-            if not self.read_only and "apply_patch" in offers.offered:
+        if isinstance(name, str) and (name in self._tools or name in self._optional):
+            if not self.read_only and "apply_patch" in self._offered:
                 # a tool apply_patch stands in for: the root takes changes, through it
                 return Refusal(Code.INVALID_ARGUMENT, f"{name} is not offered here: files "
                                "change through apply_patch",
@@ -251,7 +245,7 @@ class Toolbox:
             return read_only(name)
         shown = name if isinstance(name, str) and len(name) <= 64 else "that name"
         return Refusal(Code.INVALID_ARGUMENT, f"there is no tool called {shown}",
-                       f"Use one of: {', '.join(offers.offered)}.",
+                       f"Use one of: {', '.join(self._offered)}.",
                        details={"tools": self.names}, kind=Kind.UNKNOWN_TOOL)
 
     def _verified(self, refusal: Refusal, ctx: ToolContext) -> Refusal:
@@ -264,10 +258,9 @@ class Toolbox:
         if tool is None:
             return refusal
         args = dict(refusal.suggested_args or {})
-        offers = self._offer()
-        if tool not in offers.read_only_tools:
+        if tool not in self._read_only_tools:
             # a change is tried as its dry run, which writes nothing
-            spec = offers.offered.get(tool)
+            spec = self._offered.get(tool)
             if spec is None or "dryRun" not in spec.schema.get("properties", {}):
                 return refusal.replace(suggest=None)
             args["dryRun"] = True
@@ -334,34 +327,6 @@ class Toolbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-class _Offers:
-    """A toolbox's tools: the specs by name, the ones that change nothing,
-    the optional ones (answered, listed only when asked), the ones offered
-    (listed), every one answered with the quick check of its arguments, and
-    those of them with a plain run."""
-
-    __slots__ = ("tools", "read_only_tools", "optional", "offered", "answered", "plain")
-
-    def __init__(self, tools: dict[str, ToolSpec], editing: Editing, read_only: bool) -> None:
-        self.tools = tools
-        self.read_only_tools = frozenset(read_only_tools(tools.values()))
-        self.optional = optional = load_tools(OPTIONAL_TOOL_MODULES)
-        listed = tools if editing == "corral" else {
-            **{name: spec for name, spec in tools.items() if not spec.mutates},
-            **optional}
-        self.offered = {name: spec for name, spec in listed.items()
-                        if not (read_only and spec.mutates)}
-        # answered beyond the list: the optional tools (never a mutating one when read-only)
-        answered = {**self.offered, **{name: spec for name, spec in optional.items()
-                                       if not (read_only and spec.mutates)}}
-        # each answered tool's spec and the quick check of its arguments (made once)
-        self.answered = {name: (spec, fast_checker(spec.schema))
-                         for name, spec in answered.items()}
-        # the tools with a plain run: tried first for a call nothing else hears
-        self.plain = {name: (spec, quick) for name, (spec, quick) in self.answered.items()
-                      if spec.plain is not None}
 
 
 def _specs(tools: Iterable[ToolSpec | str] | None) -> dict[str, ToolSpec]:
