@@ -18,10 +18,12 @@ with each check the result may meet (``check``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -85,16 +87,30 @@ def check(request, monkeypatch):
     return request.param
 
 
+@contextlib.contextmanager
+def attacking(root_dir: str, out: str, deep: str) -> Iterator[None]:
+    """:data:`_ATTACK`'s dance, in another process, for the block's length;
+    an attacker that stopped early tested nothing and fails the test."""
+    attacker = subprocess.Popen([sys.executable, "-c", _ATTACK, root_dir, out, deep],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert attacker.stdout is not None and attacker.stdout.readline() == b"ready\n"
+        yield
+        crashed = attacker.poll()
+    finally:
+        if attacker.poll() is None:
+            attacker.kill()
+        attacker.wait()
+    assert crashed is None, attacker.stderr.read() if attacker.stderr else crashed
+
+
 @pytest.mark.parametrize("top", ["a", "l"])
 def test_open_never_returns_a_file_from_a_directory_moved_out_and_back(make_root, tmp_path, top,
                                                                        check):
     root_dir, out, deep = _tree(str(tmp_path))
     root = make_root(root_dir)
-    attacker = subprocess.Popen([sys.executable, "-c", _ATTACK, root_dir, out, deep],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     seen: dict[str, int] = {}
-    try:
-        assert attacker.stdout is not None and attacker.stdout.readline() == b"ready\n"
+    with attacking(root_dir, out, deep):
         for _ in range(OPENS):
             try:
                 fd = root.open(f"{top}/{deep}/f")
@@ -106,12 +122,6 @@ def test_open_never_returns_a_file_from_a_directory_moved_out_and_back(make_root
                 finally:
                     os.close(fd)
             seen[key] = seen.get(key, 0) + 1
-        crashed = attacker.poll()  # an attacker that stopped early tested nothing
-    finally:
-        if attacker.poll() is None:
-            attacker.kill()
-        attacker.wait()
-    assert crashed is None, attacker.stderr.read() if attacker.stderr else crashed
     assert OUTSIDE.decode() not in seen, seen
 
 

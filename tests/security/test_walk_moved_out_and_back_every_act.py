@@ -23,13 +23,11 @@ from __future__ import annotations
 import os
 import shutil
 import stat as st
-import subprocess
-import sys
 from collections.abc import Callable
 
 import pytest
 
-from .test_walk_moved_out_and_back import _ATTACK, DEPTH, INSIDE, OUTSIDE, check  # noqa: F401
+from .test_walk_moved_out_and_back import DEPTH, INSIDE, OUTSIDE, attacking, check  # noqa: F401
 
 CALLS = max(2000, int(os.environ.get("CORRAL_RACE_ITERATIONS", "0") or 0) // 5)
 OUTSIDE_ONLY = {"f", "g", "gd", "gl"}  # s's entries; "g", "gd", "gl" are only there
@@ -191,23 +189,16 @@ def _race(make_root, tmp_path, top: str, call: str) -> None:
     root_dir, out, deep = _tree(str(tmp_path))
     root = make_root(root_dir)
     run = CALLS_BY_NAME[call]
-    attacker = subprocess.Popen([sys.executable, "-c", _ATTACK, root_dir, out, deep],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     seen: dict[str, int] = {}
     try:
-        assert attacker.stdout is not None and attacker.stdout.readline() == b"ready\n"
-        for _ in range(CALLS):
-            try:
-                key = "OUTSIDE" if run(root, f"{top}/{deep}", root_dir) else "inside"
-            except OSError as exc:  # refused, or moved away right now: typed
-                key = type(exc).__name__
-            seen[key] = seen.get(key, 0) + 1
-        crashed = attacker.poll()  # an attacker that stopped early tested nothing
+        with attacking(root_dir, out, deep):
+            for _ in range(CALLS):
+                try:
+                    key = "OUTSIDE" if run(root, f"{top}/{deep}", root_dir) else "inside"
+                except OSError as exc:  # refused, or moved away right now: typed
+                    key = type(exc).__name__
+                seen[key] = seen.get(key, 0) + 1
     finally:
-        if attacker.poll() is None:
-            attacker.kill()
-        attacker.wait()
         _undo_the_dance(root_dir, out, deep)
-    assert crashed is None, attacker.stderr.read() if attacker.stderr else crashed
     assert "OUTSIDE" not in seen, seen
     assert _outside_changes(out) == [], seen
