@@ -192,15 +192,9 @@ def fd_path(fd: int) -> str | None:
     """The path the kernel has for ``fd`` now (``/proc/self/fd/N``), or
     ``None`` where ``/proc`` is not procfs (not mounted, or something
     else mounted there that could answer anything)."""
-    if not _proc_is_procfs:
-        if not _proc_fds:
-            _proc_fds.append(_open_proc_fds())
-        _proc_is_procfs.append(_proc_fds[0] >= 0)
+    proc = proc_fds()
     if not _proc_is_procfs[0]:
         return None
-    if not _proc_fds:  # forked since
-        _proc_fds.append(_open_proc_fds())
-    proc = _proc_fds[0]
     try:
         if proc < 0:
             return os.readlink(f"/proc/self/fd/{fd}")
