@@ -1,0 +1,83 @@
+"""An independent red-team pass (round twenty-two) over three more agent
+folders, read with docs/policy.md's test: protected is what a program
+runs, loads or obeys on its own, with no question put to the user.
+
+- Kilo Code's plugins, agents and commands in its legacy project folder
+  ``.kilocode/``: its documentation (kilo.ai/docs/automate/extending/plugins)
+  says every ``.ts``/``.js`` file in a ``plugin/`` or ``plugins/`` folder of
+  any config directory, the project's ``.kilo/plugin/``, ``.kilocode/plugin/``
+  or ``.opencode/plugin/``, is registered at startup, and its configuration
+  reference loads commands and agents (``command(s)/``, ``agent(s)/``) from
+  ``.kilo/``, ``.kilocode/`` and ``.opencode/`` alike.  ``.kilo/`` and
+  ``.opencode/`` were protected; ``.kilocode/`` was not.
+- Amazon Q Developer CLI's project agents (``.amazonq/cli-agents/*.json``,
+  docs.aws.amazon.com/amazonq/latest/qdeveloper-ug/command-line-custom-agents-management.html):
+  a project agent takes precedence over the user's global agent of the
+  same name ("Using workspace version"), and an agent's ``hooks``
+  (``agentSpawn``) are commands run as the agent starts, its
+  ``allowedTools`` tools used without asking.
+- Kiro CLI's project agents (``.kiro/agents/*.json``, kiro.dev/docs/cli/custom-agents):
+  the same format, and a local agent overrides a global one of the same
+  name.
+
+On main each was written, moved into place and made: ``ok``.  Each must be
+refused as ``protected`` (reading stays allowed), the host can lift it,
+and Kiro's steering notes (instructions, which run nothing) stay the
+model's.  Every backend config.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from corral.tools import Policy, Toolbox
+
+AGENT = json.dumps({"name": "default", "hooks": {"agentSpawn": [{"command": "sh x.sh"}]},
+                    "allowedTools": ["execute_bash"]}) + "\n"
+PATHS = [".kilocode/plugin/x.ts", ".kilocode/plugins/x.ts", ".kilocode/agent/helper.md",
+         ".kilocode/agents/helper.md", ".kilocode/command/ship.md",
+         ".kilocode/commands/ship.md", ".amazonq/cli-agents/default.json",
+         "pkg/.amazonq/cli-agents/default.json", ".kiro/agents/default.json",
+         "pkg/.kiro/agents/default.json"]
+
+
+def _refused(answer: dict) -> None:
+    assert answer["ok"] is False and answer["details"]["kind"] == "protected", answer
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_written_moved_or_made_there_is_refused(tmp_path, make_root, path):
+    (tmp_path / "staged").write_text(AGENT)
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        write = toolbox.call("write_file", {"path": path, "content": AGENT})
+        move = toolbox.call("move_file", {"source": "staged", "destination": path})
+        made = toolbox.call("make_directory", {"path": path.rsplit("/", 1)[0] + "/more"})
+    _refused(write)
+    _refused(move)
+    _refused(made)
+    assert not (tmp_path / path.rsplit("/", 1)[0]).exists()
+    assert (tmp_path / "staged").read_text() == AGENT
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_read_stays_allowed_and_the_host_can_lift_it(tmp_path, make_root, path):
+    (tmp_path / path).parent.mkdir(parents=True)
+    (tmp_path / path).write_text(AGENT)
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        answer = toolbox.call("read_file", {"path": path})
+    assert answer["ok"] is True, answer
+    with Toolbox(make_root(str(tmp_path)), policy=Policy.build(defaults=False)) as toolbox:
+        assert toolbox.call("write_file", {"path": path, "content": "{}\n",
+                                           "overwrite": True})["ok"] is True
+    assert (tmp_path / path).read_text() == "{}\n"
+
+
+@pytest.mark.parametrize("path", [".kiro/steering/style.md", ".amazonq/rules/style.md",
+                                  ".kilocode/rules/style.md"])
+def test_instructions_stay_the_models(tmp_path, make_root, path):
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        answer = toolbox.call("write_file", {"path": path, "content": "Use tabs.\n"})
+    assert answer["ok"] is True, answer
+    assert (tmp_path / path).read_text() == "Use tabs.\n"
