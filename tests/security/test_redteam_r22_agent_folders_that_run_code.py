@@ -36,7 +36,8 @@ from corral.tools import Policy, Toolbox
 
 AGENT = json.dumps({"name": "default", "hooks": {"agentSpawn": [{"command": "sh x.sh"}]},
                     "allowedTools": ["execute_bash"]}) + "\n"
-PATHS = [".kilocode/plugin/x.ts", ".kilocode/plugins/x.ts", ".kilocode/agent/helper.md",
+PATHS = [".kilocode/plugin/x.ts", ".kilocode/plugins/x.ts", ".kilocode/tool/x.ts",
+         ".kilocode/tools/x.ts", ".kilocode/agent/helper.md",
          ".kilocode/agents/helper.md", ".kilocode/command/ship.md",
          ".kilocode/commands/ship.md", ".amazonq/cli-agents/default.json",
          "pkg/.amazonq/cli-agents/default.json", ".kiro/agents/default.json",

@@ -159,6 +159,16 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.kilo/command",
     "**/.kilo/commands",
     "**/.kilocode/mcp.json",          # Kilo Code's extension: MCP servers, as Roo Code's
+    # Kilo Code's legacy project folder, read as .kilo/: plugins registered
+    # at startup, agents and commands as opencode's
+    "**/.kilocode/plugin",
+    "**/.kilocode/plugins",
+    "**/.kilocode/tool",
+    "**/.kilocode/tools",
+    "**/.kilocode/agent",
+    "**/.kilocode/agents",
+    "**/.kilocode/command",
+    "**/.kilocode/commands",
     "**/.cursor/cli.json",            # Cursor CLI: permissions.allow (Shell(**)) runs unasked
     "**/.cursor/worktrees.json",      # Cursor: setup commands run as it makes an agent's worktree
     "**/.gemini/extensions",          # Gemini CLI: workspace extensions' MCP servers, at start
@@ -179,6 +189,10 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.kiro/settings/mcp.json",     # Kiro: MCP servers
     "**/.roo/mcp.json",               # Roo Code: MCP servers
     "**/.amazonq/mcp.json",           # Amazon Q Developer: MCP servers
+    # Amazon Q and Kiro CLI: a project agent overrides the user's agent of
+    # its name; its hooks (agentSpawn) run commands, allowedTools run unasked
+    "**/.amazonq/cli-agents",
+    "**/.kiro/agents",
     "**/.continue/mcpServers",        # Continue: MCP server definitions
     "**/.exrc",                       # vim/neovim 'exrc': sourced when the editor starts here
     "**/.nvimrc",
