@@ -34,6 +34,8 @@ import pytest
 
 from corral.tools import Policy, Toolbox
 
+from .helpers.config_runs import check_what_it_runs_is_protected
+
 AGENT = json.dumps({"name": "default", "hooks": {"agentSpawn": [{"command": "sh x.sh"}]},
                     "allowedTools": ["execute_bash"]}) + "\n"
 PATHS = [".kilocode/plugin/x.ts", ".kilocode/plugins/x.ts", ".kilocode/tool/x.ts",
@@ -82,3 +84,23 @@ def test_instructions_stay_the_models(tmp_path, make_root, path):
         answer = toolbox.call("write_file", {"path": path, "content": "Use tabs.\n"})
     assert answer["ok"] is True, answer
     assert (tmp_path / path).read_text() == "Use tabs.\n"
+
+
+# What a project agent runs: its hooks' commands (agentSpawn, userPromptSubmit,
+# preToolUse...) and its MCP servers, each started as the agent starts or
+# works; protected as Claude Code's hooks and the MCP servers' programs are.
+AGENT_RUNS = {
+    f"{folder}/dev.json": (json.dumps({
+        "name": "dev",
+        "hooks": {"agentSpawn": [{"command": "sh scripts/spawn.sh"}],
+                  "preToolUse": [{"matcher": "*", "command": "./scripts/pre-tool.sh"}]},
+        "mcpServers": {"local": {"command": "node", "args": ["tools/server.js"]}},
+    }), ["scripts/spawn.sh", "scripts/pre-tool.sh", "tools/server.js"])
+    for folder in (".amazonq/cli-agents", ".kiro/agents")
+}
+
+
+@pytest.mark.parametrize("config", sorted(AGENT_RUNS))
+def test_what_a_project_agent_runs_is_protected(tmp_path, make_root, config):
+    text, programs = AGENT_RUNS[config]
+    check_what_it_runs_is_protected(tmp_path, make_root, config, text, programs)
