@@ -104,3 +104,30 @@ AGENT_RUNS = {
 def test_what_a_project_agent_runs_is_protected(tmp_path, make_root, config):
     text, programs = AGENT_RUNS[config]
     check_what_it_runs_is_protected(tmp_path, make_root, config, text, programs)
+
+
+# Plugins a config names: opencode's and Kilo Code's "plugin" (and opencode's
+# newer "plugins") array takes npm packages and local paths, "relative to the
+# config file or absolute file: URL" (kilo.ai/docs/automate/extending/plugins;
+# opencode.ai/docs/plugins: local plugin directories, relative paths from the
+# config file holding them), loaded (run) at every start.  A package name
+# stays a name: nothing in the root is protected for it.
+PLUGIN_CONFIGS = {"opencode.json": "", "opencode.jsonc": "", ".opencode/opencode.json": ".opencode/",
+                  "kilo.json": "", "kilo.jsonc": "", ".kilo/kilo.jsonc": ".kilo/"}
+
+
+@pytest.mark.parametrize("config", sorted(PLUGIN_CONFIGS))
+@pytest.mark.parametrize("key", ["plugin", "plugins"])
+def test_the_local_plugins_a_config_loads_are_protected(tmp_path, make_root, config, key):
+    here = PLUGIN_CONFIGS[config]
+    text = json.dumps({key: ["opencode-acme-plugin@1.2.0", "./p/local.ts", "../shared/plugin",
+                             f"file://{tmp_path}/uri/plugin.js", f"{tmp_path}/abs/plugin",
+                             ["./opt/plugin.ts", {"strict": True}]]})
+    inside = [f"{here}p/local.ts", f"{here}opt/plugin.ts", "uri/plugin.js", "abs/plugin/index.ts"]
+    if here:  # "../shared" from a config one folder down is the project's shared/
+        inside.append("shared/plugin/index.ts")
+    check_what_it_runs_is_protected(tmp_path, make_root, config, text, inside)
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        named = toolbox.call("write_file", {"path": "opencode-acme-plugin@1.2.0/x.ts",
+                                            "content": "ok\n"})
+    assert named["ok"] is True, named
