@@ -37,6 +37,7 @@ import tomllib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ...hosts import file_uri_path
 from .hookmanagers import LEFTHOOK_CONFIGS, PRE_COMMIT_CONFIGS
 from .yamlish import load as load_yaml
 
@@ -185,6 +186,8 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
         found = list(_commands_in(data))
         found += [value for key in _HELPERS.get(name, ())
                   if isinstance(value := _get(data, key), str)]
+        if name in _PLUGIN_CONFIGS:
+            places = list(_local_plugins(data, name.rpartition("/")[0]))
     return _spelled(found), [_project_spelled(place) for place in places], files
 
 
@@ -231,6 +234,36 @@ def _commands_in(data: Any, depth: int = 0) -> Iterator[str]:
     elif isinstance(data, list):
         for item in data:
             yield from _commands_in(item, depth + 1)
+
+
+#: opencode's and Kilo Code's configs: their ``plugin`` (and ``plugins``)
+#: arrays name npm packages and local files or directories, loaded at start
+_PLUGIN_CONFIGS = frozenset({"opencode.json", "opencode.jsonc", ".opencode/opencode.json",
+                             ".opencode/opencode.jsonc", "kilo.json", "kilo.jsonc",
+                             ".kilo/kilo.json", ".kilo/kilo.jsonc"})
+_LOCAL_PLUGIN = ("./", "../", "/", ".\\", "..\\")
+
+
+def _local_plugins(data: Any, folder: str) -> Iterator[str]:
+    """The local plugins of an opencode or Kilo config in ``folder``
+    (relative to the project): a path relative to the config file, an
+    absolute one or a ``file:`` URI (a package name is npm's, never a path);
+    an entry may be ``[spec, options]`` or ``{"package": spec}``."""
+    for key in ("plugin", "plugins"):
+        entries = _get(data, key)
+        if not isinstance(entries, list):
+            continue
+        for item in entries[:_MOST_TASKS]:
+            spec = (item[0] if item else None) if isinstance(item, list) else \
+                _get(item, "package") if isinstance(item, dict) else item
+            if not isinstance(spec, str):
+                continue
+            if spec[:5].lower() == "file:":
+                path = file_uri_path(spec)
+                if path is not None:
+                    yield path
+            elif spec.startswith(_LOCAL_PLUGIN):
+                yield spec if spec.startswith("/") or not folder else f"{folder}/{spec}"
 
 
 def _worktree_setup(data: Any) -> Iterator[str]:
