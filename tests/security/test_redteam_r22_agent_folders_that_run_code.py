@@ -34,7 +34,7 @@ import pytest
 
 from corral.tools import Policy, Toolbox
 
-from .helpers.config_runs import check_what_it_runs_is_protected
+from .helpers.config_runs import check_protected_by_name, check_what_it_runs_is_protected
 
 AGENT = json.dumps({"name": "default", "hooks": {"agentSpawn": [{"command": "sh x.sh"}]},
                     "allowedTools": ["execute_bash"]}) + "\n"
@@ -131,3 +131,19 @@ def test_the_local_plugins_a_config_loads_are_protected(tmp_path, make_root, con
         named = toolbox.call("write_file", {"path": "opencode-acme-plugin@1.2.0/x.ts",
                                             "content": "ok\n"})
     assert named["ok"] is True, named
+
+
+# Kilo Code's worktree setup script: run on its own as the Agent Manager
+# makes a worktree for an agent (kilocode's changelog, PR #13566: "Run the
+# worktree setup script (.kilo/setup-script) in a terminal when a new
+# worktree is created"; its docs list .kilo/setup-script, .kilo/setup-script.sh
+# and .ps1/.cmd/.bat; the extension before it read .kilocode/setup-script),
+# as Cursor's .cursor/worktrees.json setup commands are.
+SETUP_SCRIPTS = [".kilo/setup-script", ".kilo/setup-script.sh", ".kilo/setup-script.ps1",
+                 ".kilo/setup-script.cmd", ".kilo/setup-script.bat", ".kilocode/setup-script",
+                 "pkg/.kilo/setup-script.sh"]
+
+
+@pytest.mark.parametrize("path", SETUP_SCRIPTS)
+def test_kilos_worktree_setup_script_is_protected(tmp_path, make_root, path):
+    check_protected_by_name(tmp_path, make_root, path)
