@@ -169,6 +169,11 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.kilocode/agents",
     "**/.kilocode/command",
     "**/.kilocode/commands",
+    # Kilo Code's Agent Manager: the setup script it runs as it makes an agent's worktree
+    "**/.kilo/setup-script",
+    "**/.kilo/setup-script.*",
+    "**/.kilocode/setup-script",
+    "**/.kilocode/setup-script.*",
     "**/.cursor/cli.json",            # Cursor CLI: permissions.allow (Shell(**)) runs unasked
     "**/.cursor/worktrees.json",      # Cursor: setup commands run as it makes an agent's worktree
     "**/.gemini/extensions",          # Gemini CLI: workspace extensions' MCP servers, at start
