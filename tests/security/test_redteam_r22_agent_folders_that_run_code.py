@@ -147,3 +147,24 @@ SETUP_SCRIPTS = [".kilo/setup-script", ".kilo/setup-script.sh", ".kilo/setup-scr
 @pytest.mark.parametrize("path", SETUP_SCRIPTS)
 def test_kilos_worktree_setup_script_is_protected(tmp_path, make_root, path):
     check_protected_by_name(tmp_path, make_root, path)
+
+
+# OpenHands: .openhands/setup.sh runs every time it starts working with a
+# repository (docs.openhands.dev, Repository Customization: setup script),
+# .openhands/pre-commit.sh is installed as the git pre-commit hook of its
+# sessions (OpenHands' runtime: maybe_setup_git_hooks), .openhands/hooks.json
+# holds hook commands (a Stop hook as the quality gate).
+OPENHANDS = [".openhands/setup.sh", ".openhands/pre-commit.sh", ".openhands/hooks.json",
+             "pkg/.openhands/setup.sh"]
+
+
+@pytest.mark.parametrize("path", OPENHANDS)
+def test_openhands_scripts_and_hooks_are_protected(tmp_path, make_root, path):
+    check_protected_by_name(tmp_path, make_root, path)
+
+
+def test_what_openhands_hooks_run_is_protected(tmp_path, make_root):
+    text = json.dumps({"hooks": {"Stop": [{"matcher": "*", "hooks": [
+        {"type": "command", "command": "./scripts/gate.sh"}]}]}})
+    check_what_it_runs_is_protected(tmp_path, make_root, ".openhands/hooks.json", text,
+                                    ["scripts/gate.sh"])
