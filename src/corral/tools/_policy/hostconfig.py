@@ -12,7 +12,7 @@ formatters, key bindings and shell, Crush's MCP and language servers, the
 MCP servers of Kiro, Roo Code, Amazon Q, Codex, opencode, Kilo Code, Junie and
 Continue, Cursor's worktree setup commands,
 Kiro's hooks, Amazon Q's and Kiro's project agents (their hooks and
-MCP servers), Zed's context and language servers, aider's lint and test
+MCP servers), OpenHands' hooks, Zed's context and language servers, aider's lint and test
 commands, lint-staged's commands (a JSON ``.lintstagedrc``).
 
 A name may end in a ``*`` pattern (``.github/hooks/*.json``): every entry
@@ -72,7 +72,7 @@ HOST_CONFIGS: tuple[str, ...] = (
     "kilo.json", "kilo.jsonc", ".kilo/kilo.json", ".kilo/kilo.jsonc", ".kilocode/mcp.json",
     ".junie/mcp/mcp.json", ".cursor/worktrees.json",
     # Amazon Q and Kiro CLI project agents: hooks (agentSpawn...) and MCP servers
-    ".amazonq/cli-agents/*.json", ".kiro/agents/*.json",
+    ".amazonq/cli-agents/*.json", ".kiro/agents/*.json", ".openhands/hooks.json",
 ) + MISE_CONFIGS + (
     # the user's own tool configs: the programs they run at a common command
     ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".bunfig.toml", ".cargo/config.toml",

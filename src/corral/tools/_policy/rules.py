@@ -178,6 +178,11 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.cursor/worktrees.json",      # Cursor: setup commands run as it makes an agent's worktree
     "**/.gemini/extensions",          # Gemini CLI: workspace extensions' MCP servers, at start
     "**/.junie/mcp/mcp.json",         # JetBrains Junie: project MCP servers
+    # OpenHands: setup.sh runs as it starts on the repository, pre-commit.sh
+    # becomes its sessions' git hook, hooks.json's commands run at its events
+    "**/.openhands/setup.sh",
+    "**/.openhands/pre-commit.sh",
+    "**/.openhands/hooks.json",
     "**/.lintstagedrc",               # lint-staged (husky's usual hook): commands run on commit
     "**/.lintstagedrc.*",
     "**/lint-staged.config.*",
