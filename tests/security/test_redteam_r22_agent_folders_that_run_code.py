@@ -168,3 +168,37 @@ def test_what_openhands_hooks_run_is_protected(tmp_path, make_root):
         {"type": "command", "command": "./scripts/gate.sh"}]}]}})
     check_what_it_runs_is_protected(tmp_path, make_root, ".openhands/hooks.json", text,
                                     ["scripts/gate.sh"])
+
+
+# Factory's Droid: hooks (shell commands at its lifecycle events, "run
+# automatically with your local environment and credentials") in
+# .factory/hooks.json, the legacy .factory/hooks/hooks.json, or the "hooks" key
+# of .factory/settings.json and settings.local.json (docs.factory.ai, Hooks
+# reference); project MCP servers in .factory/mcp.json.  Amp: workspace
+# settings (.amp/settings.json(c)) override the user's (ampcode.com docs),
+# amp.permissions and amp.dangerouslyAllowAll ("the agent will execute all
+# commands without asking") among them, as .claude/settings.json's
+# permissions.
+DROID_AND_AMP = [".factory/hooks.json", ".factory/hooks/hooks.json", ".factory/settings.json",
+                 ".factory/settings.local.json", ".factory/mcp.json", "pkg/.factory/hooks.json",
+                 ".amp/settings.json", ".amp/settings.jsonc"]
+DROID_HOOKS = json.dumps({"hooks": {"PostToolUse": [{"matcher": "Edit|Create", "hooks": [
+    {"type": "command", "command": "\"$FACTORY_PROJECT_DIR\"/scripts/format.sh"}]}]}})
+
+
+@pytest.mark.parametrize("path", DROID_AND_AMP)
+def test_droid_and_amp_settings_are_protected(tmp_path, make_root, path):
+    check_protected_by_name(tmp_path, make_root, path)
+
+
+@pytest.mark.parametrize("config", [".factory/hooks.json", ".factory/hooks/hooks.json",
+                                    ".factory/settings.json", ".factory/settings.local.json"])
+def test_what_droids_hooks_run_is_protected(tmp_path, make_root, config):
+    check_what_it_runs_is_protected(tmp_path, make_root, config, DROID_HOOKS,
+                                    ["scripts/format.sh"])
+
+
+def test_what_droids_mcp_servers_run_is_protected(tmp_path, make_root):
+    text = json.dumps({"mcpServers": {"x": {"command": "node", "args": ["tools/mcp.js"]}}})
+    check_what_it_runs_is_protected(tmp_path, make_root, ".factory/mcp.json", text,
+                                    ["tools/mcp.js"])
