@@ -12,7 +12,8 @@ formatters, key bindings and shell, Crush's MCP and language servers, the
 MCP servers of Kiro, Roo Code, Amazon Q, Codex, opencode, Kilo Code, Junie and
 Continue, Cursor's worktree setup commands,
 Kiro's hooks, Amazon Q's and Kiro's project agents (their hooks and
-MCP servers), OpenHands' hooks, Zed's context and language servers, aider's lint and test
+MCP servers), OpenHands' hooks, Factory Droid's hooks and MCP servers,
+Zed's context and language servers, aider's lint and test
 commands, lint-staged's commands (a JSON ``.lintstagedrc``).
 
 A name may end in a ``*`` pattern (``.github/hooks/*.json``): every entry
@@ -73,6 +74,8 @@ HOST_CONFIGS: tuple[str, ...] = (
     ".junie/mcp/mcp.json", ".cursor/worktrees.json",
     # Amazon Q and Kiro CLI project agents: hooks (agentSpawn...) and MCP servers
     ".amazonq/cli-agents/*.json", ".kiro/agents/*.json", ".openhands/hooks.json",
+    ".factory/hooks.json", ".factory/hooks/hooks.json", ".factory/settings.json",
+    ".factory/settings.local.json", ".factory/mcp.json",
 ) + MISE_CONFIGS + (
     # the user's own tool configs: the programs they run at a common command
     ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".bunfig.toml", ".cargo/config.toml",
@@ -116,8 +119,8 @@ def config_tops(names: Iterable[str]) -> frozenset[str]:
 
 # the project directory, as the hosts' variables spell it (commands run from there)
 _PROJECT_VARIABLES = re.compile(
-    r"\$\{(?:workspaceFolder|workspaceRoot|localWorkspaceFolder|CLAUDE_PROJECT_DIR)\}"
-    r"|\$CLAUDE_PROJECT_DIR\b")
+    r"\$\{(?:workspaceFolder|workspaceRoot|localWorkspaceFolder|CLAUDE_PROJECT_DIR|"
+    r"FACTORY_PROJECT_DIR)\}|\$(?:CLAUDE|FACTORY)_PROJECT_DIR\b")
 # commands beside the hooks and servers: Claude Code's helpers, Gemini CLI's tool discovery
 _HELPERS = {
     ".claude/settings.json": ("apiKeyHelper", "awsAuthRefresh", "awsCredentialExport",

@@ -183,6 +183,15 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.openhands/setup.sh",
     "**/.openhands/pre-commit.sh",
     "**/.openhands/hooks.json",
+    # Factory's Droid: hook commands run at its events, project MCP servers
+    "**/.factory/hooks.json",
+    "**/.factory/hooks/hooks.json",
+    "**/.factory/settings.json",
+    "**/.factory/settings.local.json",
+    "**/.factory/mcp.json",
+    # Amp: workspace settings override the user's (amp.permissions, amp.dangerouslyAllowAll)
+    "**/.amp/settings.json",
+    "**/.amp/settings.jsonc",
     "**/.lintstagedrc",               # lint-staged (husky's usual hook): commands run on commit
     "**/.lintstagedrc.*",
     "**/lint-staged.config.*",
