@@ -202,3 +202,24 @@ def test_what_droids_mcp_servers_run_is_protected(tmp_path, make_root):
     text = json.dumps({"mcpServers": {"x": {"command": "node", "args": ["tools/mcp.js"]}}})
     check_what_it_runs_is_protected(tmp_path, make_root, ".factory/mcp.json", text,
                                     ["tools/mcp.js"])
+
+
+# Augment (Auggie CLI, its VS Code and JetBrains extensions): project hooks in
+# .augment/settings.json and settings.local.json "apply automatically to all
+# contributors" (docs.augmentcode.com/cli/hooks); Tabnine CLI: hooks in the
+# project's .tabnine/agent/settings.json, highest of its layers
+# (docs.tabnine.com, Tabnine CLI hooks configuration).
+MORE_HOOKS = [".augment/settings.json", ".augment/settings.local.json",
+              ".tabnine/agent/settings.json"]
+
+
+@pytest.mark.parametrize("path", MORE_HOOKS + ["pkg/.augment/settings.json"])
+def test_augment_and_tabnine_hook_settings_are_protected(tmp_path, make_root, path):
+    check_protected_by_name(tmp_path, make_root, path)
+
+
+@pytest.mark.parametrize("config", MORE_HOOKS)
+def test_what_augment_and_tabnine_hooks_run_is_protected(tmp_path, make_root, config):
+    text = json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+        {"type": "command", "command": "node scripts/validate.js"}]}]}})
+    check_what_it_runs_is_protected(tmp_path, make_root, config, text, ["scripts/validate.js"])
