@@ -13,7 +13,7 @@ MCP servers of Kiro, Roo Code, Amazon Q, Codex, opencode, Kilo Code, Junie and
 Continue, Cursor's worktree setup commands,
 Kiro's hooks, Amazon Q's and Kiro's project agents (their hooks and
 MCP servers), OpenHands' hooks, Factory Droid's hooks and MCP servers,
-Zed's context and language servers, aider's lint and test
+Augment's and Tabnine CLI's hooks, Zed's context and language servers, aider's lint and test
 commands, lint-staged's commands (a JSON ``.lintstagedrc``).
 
 A name may end in a ``*`` pattern (``.github/hooks/*.json``): every entry
@@ -76,6 +76,7 @@ HOST_CONFIGS: tuple[str, ...] = (
     ".amazonq/cli-agents/*.json", ".kiro/agents/*.json", ".openhands/hooks.json",
     ".factory/hooks.json", ".factory/hooks/hooks.json", ".factory/settings.json",
     ".factory/settings.local.json", ".factory/mcp.json",
+    ".augment/settings.json", ".augment/settings.local.json", ".tabnine/agent/settings.json",
 ) + MISE_CONFIGS + (
     # the user's own tool configs: the programs they run at a common command
     ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".bunfig.toml", ".cargo/config.toml",
@@ -120,7 +121,7 @@ def config_tops(names: Iterable[str]) -> frozenset[str]:
 # the project directory, as the hosts' variables spell it (commands run from there)
 _PROJECT_VARIABLES = re.compile(
     r"\$\{(?:workspaceFolder|workspaceRoot|localWorkspaceFolder|CLAUDE_PROJECT_DIR|"
-    r"FACTORY_PROJECT_DIR)\}|\$(?:CLAUDE|FACTORY)_PROJECT_DIR\b")
+    r"FACTORY_PROJECT_DIR|TABNINE_PROJECT_DIR)\}|\$(?:CLAUDE|FACTORY|TABNINE)_PROJECT_DIR\b")
 # commands beside the hooks and servers: Claude Code's helpers, Gemini CLI's tool discovery
 _HELPERS = {
     ".claude/settings.json": ("apiKeyHelper", "awsAuthRefresh", "awsCredentialExport",

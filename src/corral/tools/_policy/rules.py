@@ -192,6 +192,10 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     # Amp: workspace settings override the user's (amp.permissions, amp.dangerouslyAllowAll)
     "**/.amp/settings.json",
     "**/.amp/settings.jsonc",
+    # Augment and Tabnine CLI: project hooks (commands) applied to every contributor
+    "**/.augment/settings.json",
+    "**/.augment/settings.local.json",
+    "**/.tabnine/agent/settings.json",
     "**/.lintstagedrc",               # lint-staged (husky's usual hook): commands run on commit
     "**/.lintstagedrc.*",
     "**/lint-staged.config.*",
