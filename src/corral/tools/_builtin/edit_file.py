@@ -302,7 +302,7 @@ def _edit_plain(ctx: ToolContext | PlainCall, rel: str, edits: list[Edit], multi
         quick = _quick(ctx, rel, rel, data, edits, multi, expected, base_sha, facts, memory,
                        args, None)
         if quick is None:
-            if data[:1] in _ODD_FIRST or b"\r" in data or b"\x00" in data:
+            if data[:1] in _ODD_FIRST or 13 in data or 0 in data:  # (\r, NUL: ints, see _quick)
                 memory.not_plain(rel)
             return None
         # no one hears of it: the lock was held throughout
@@ -492,7 +492,9 @@ def _quick(ctx: ToolContext | PlainCall, rel: str, real: str, data: bytes, edits
     size = len(data)
     text: str | None = None  # decoded only to know it is UTF-8, or when needed
     if facts is None:
-        if data[:1] in _ODD_FIRST or b"\x00" in data or b"\r" in data:
+        # a NUL, a \r: looked for as ints (a one-byte bytes needle is first
+        # tried as an int by bytes.__contains__, raising and dropping a TypeError)
+        if data[:1] in _ODD_FIRST or 0 in data or 13 in data:
             return None
         head_controls = controls(data[:HEAD])
         if head_controls * 10 > min(size, HEAD):
