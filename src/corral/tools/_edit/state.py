@@ -103,6 +103,10 @@ class Keys:
         expectedSha256, dryRun) and the file's digest ``base_sha``."""
         return fields_digest((path, multi, self._edits_digest(), expected, dry_run, base_sha))
 
+#: a sha256 of no bytes yet, copied for each digest of a file read: a copy
+#: skips the algorithm's look-up in OpenSSL that a new hash object makes
+_EMPTY_SHA256 = sha256()
+
 #: bytes edit_file's quick step takes as they are (UTF-8 text without a NUL,
 #: a ``\r``, a byte order mark or many control characters) and the two
 #: facts it works from: whether they are all ASCII, and how many control
@@ -150,7 +154,9 @@ class EditMemory:
         written, digest, facts = self._written  # one tuple, replaced whole: no lock
         if data == written:
             return digest, facts
-        return sha256(data).hexdigest(), None
+        made = _EMPTY_SHA256.copy()  # (see _EMPTY_SHA256)
+        made.update(data)
+        return made.hexdigest(), None
 
     def wrote(self, data: bytes, digest: str, facts: TextFacts | None = None) -> None:
         """Remember the bytes an edit wrote, their sha256 (``digest``) and
