@@ -123,3 +123,35 @@ def test_a_deferred_toolbox_answers_as_an_eager_one(
             assert listed.definitions() == eager.definitions()
             assert Toolbox(root, read_only=read_only, editing=editing,
                            defer_tools=True).spec("read_file") is eager.spec("read_file")
+
+
+_CLI_SERVE = """
+import json, sys
+import corral.mcp
+seen = {}
+def tool_modules():
+    return sorted(m for m in sys.modules if m.startswith("corral.tools._builtin."))
+def serve(workspace, *, max_line_bytes, workers, warm):
+    seen["before"] = tool_modules()
+    warm()
+    seen["after"] = tool_modules()
+    seen["names"] = workspace.toolbox(workspace.roots[0]).names
+corral.mcp.serve = serve
+from corral import cli
+seen["status"] = cli.main(["serve", sys.argv[1]])
+print(json.dumps(seen))
+"""
+
+
+def test_corral_serve_imports_no_tool_before_it_serves(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = _project(tmp_path)
+    done = subprocess.run([sys.executable, "-c", _CLI_SERVE, str(root)], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=120, check=True)
+    seen = json.loads(done.stdout)
+    assert seen["status"] == 0
+    assert seen["before"] == []  # nothing of a tool imported before the handshake
+    assert "corral.tools._builtin.read_file" in seen["after"]
+    assert seen["names"][:3] == ["read_file", "write_file", "edit_file"]
