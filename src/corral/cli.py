@@ -114,17 +114,19 @@ def _editing(args: argparse.Namespace) -> Editing:
     return "apply_patch" if getattr(args, "apply_patch", False) else "corral"
 
 
-def _toolbox(args: argparse.Namespace, *, one_shot: bool = False) -> Toolbox:
+def _toolbox(args: argparse.Namespace, *, one_shot: bool = False,
+             defer_tools: bool = False) -> Toolbox:
     """The Toolbox of ``args.root``; ``one_shot``: the process makes one
     call, which waits its whole deadline for a large tree's links rather
-    than answering ``not_ready`` (a process after it would walk again)."""
+    than answering ``not_ready`` (a process after it would walk again);
+    ``defer_tools`` as the Toolbox takes it."""
     from .tools import Limits, Toolbox
 
     _check_backend()
     options = toolbox_options(args)
     limits = Limits(links_wait_seconds=Limits().call_seconds) if one_shot else None
     try:
-        return Toolbox(args.root, limits=limits, **options)
+        return Toolbox(args.root, limits=limits, defer_tools=defer_tools, **options)
     except OSError as exc:
         raise UsageError(_open_error(args.root, exc)) from None
     except ValueError as exc:  # a policy pattern read against the root, a backend unusable here
@@ -193,8 +195,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     workspace = _serve_workspace(args)  # a bad root fails before anything is served
     print(_serve_banner(args, workspace, waits_on_terminal=_stdin_is_terminal()),
           file=sys.stderr, flush=True)
+    boxes = [workspace.toolbox(name) for name in workspace.roots]
+
+    def load_tools() -> None:  # the tools' modules: imported once initialize is answered
+        for box in boxes:
+            box.load_tools()
     try:
-        serve(workspace, max_line_bytes=args.max_line_bytes, workers=args.workers)
+        serve(workspace, max_line_bytes=args.max_line_bytes, workers=args.workers,
+              warm=load_tools)
     finally:
         workspace.close()
         for name in workspace.roots:
@@ -217,7 +225,7 @@ def _serve_workspace(args: argparse.Namespace) -> Workspace:
             if several:
                 one.deny = _root_patterns(args.deny, name, path, args.roots)
                 one.protect = _root_patterns(args.protect, name, path, args.roots)
-            boxes[name] = _toolbox(one)
+            boxes[name] = _toolbox(one, defer_tools=True)
     except UsageError:
         for box in boxes.values():
             box.close()

@@ -14,6 +14,8 @@ Layers, each testable alone: :mod:`._wire` (framing, no I/O),
 end it only serializes: the tools decide everything.
 """
 
+from collections.abc import Callable
+
 from ..tools import Workspace
 from ._catalog import LATEST, PROTOCOL_VERSIONS
 from ._server import DEFAULT_MAX_LINE_BYTES, DEFAULT_WORKERS, StdioServer, serve_stdio
@@ -23,9 +25,13 @@ __all__ = ["serve", "StdioServer", "PROTOCOL_VERSIONS", "LATEST", "DEFAULT_MAX_L
 
 
 def serve(workspace: Workspace, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-          workers: int = DEFAULT_WORKERS) -> None:
+          workers: int = DEFAULT_WORKERS, warm: Callable[[], None] | None = None) -> None:
     """Serve ``workspace`` (a :class:`~corral.tools.Workspace`) on this
-    process's stdin and stdout until stdin closes."""
+    process's stdin and stdout until stdin closes; ``warm``: work the
+    ``initialize`` answer need not wait for, done right after it (e.g.
+    :meth:`~corral.tools.Toolbox.load_tools` of toolboxes made with
+    ``defer_tools``)."""
     from .. import __version__
 
-    serve_stdio(workspace, version=__version__, max_line_bytes=max_line_bytes, workers=workers)
+    serve_stdio(workspace, version=__version__, max_line_bytes=max_line_bytes, workers=workers,
+                warm=warm)

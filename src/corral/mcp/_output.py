@@ -66,6 +66,13 @@ class Output:
                     # a thread switch for nothing
                     self._cond.notify_all()
 
+    def drain(self) -> None:
+        """Wait until the queued lines are written (or the client went away,
+        or closing dropped them)."""
+        with self._lock:
+            while self._bytes and not self.broken and not self._closing:
+                self._cond.wait()
+
     def close(self, *, flush: bool = True) -> None:
         """Stop once everything put is written (``flush``), or now."""
         with self._lock:

@@ -90,8 +90,12 @@ class StdioServer:
     def __init__(self, workspace: Workspace, *, version: str,
                  max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, workers: int = DEFAULT_WORKERS,
                  queue_limit: int = 64, roots_timeout: float = 10.0,
-                 held_limit: int = DEFAULT_HELD_LIMIT) -> None:
+                 held_limit: int = DEFAULT_HELD_LIMIT,
+                 warm: Callable[[], None] | None = None) -> None:
         self._base = workspace
+        # what the initialize answer need not wait for (the tools' modules):
+        # run once it is written, or before a first message that is not it
+        self._warm = warm
         self._workspace = workspace
         self._retired: list[Workspace] = []
         self.max_line_bytes = max_line_bytes
@@ -243,6 +247,9 @@ class StdioServer:
         message = _wire.decode(line)
         if isinstance(message, _wire.Invalid):
             log.info("invalid message: %s", message.reason)
+        if self._warm is not None and not (isinstance(message, _wire.Request)
+                                           and message.method == "initialize"):
+            self._warm_up()
         try:
             with self._lock:
                 actions = self._session.receive(message)
@@ -255,6 +262,20 @@ class StdioServer:
         if isinstance(message, _wire.Batch) or (
                 isinstance(message, _wire.Request) and message.method == "logging/setLevel"):
             self._sync_log_level()
+        if self._warm is not None:  # initialize: its answer goes out first
+            self._output.drain()
+            self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Run the work the initialize answer did not wait for (by the
+        reader, before it reads the next message)."""
+        warm, self._warm = self._warm, None
+        if warm is None:
+            return
+        try:
+            warm()
+        except Exception:  # what it did not finish is done when first needed
+            log.exception("the server could not prepare its tools ahead")
 
     def _failed(self, request_id: _wire.RequestId) -> None:
         """Answer a request whose handling raised ``-32603`` (once: the
@@ -667,7 +688,9 @@ class StdioServer:
         """A message from the reader (or a log line): queued at once, past
         a full backlog of answers too (:class:`Output`'s slack)."""
         if not self._sealed:
-            self._output.put(_wire.encode(message), urgent=True)
+            # before the warm work, written by this thread (nothing waits
+            # before it), not handed to the writer: the answer goes out now
+            self._output.put(_wire.encode(message), urgent=self._warm is None)
 
     def _write_locked(self, message: dict[str, Any] | bytes) -> None:
         """A call's answer or progress (``_write_lock`` held, so none of a
@@ -734,7 +757,8 @@ def file_uri_path(uri: str) -> str | None:
 
 
 def serve_stdio(workspace: Workspace, *, version: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-                workers: int = DEFAULT_WORKERS, stderr: TextIO | None = None) -> None:
+                workers: int = DEFAULT_WORKERS, stderr: TextIO | None = None,
+                warm: Callable[[], None] | None = None) -> None:
     """Serve ``workspace`` on this process's stdin and stdout until stdin
     closes.  The wire uses private copies of fds 0 and 1; meanwhile fd 0
     reads /dev/null and fd 1 goes to stderr, so a stray print cannot
@@ -743,7 +767,11 @@ def serve_stdio(workspace: Workspace, *, version: str, max_line_bytes: int = DEF
     Called from the main thread, SIGTERM, SIGINT and SIGHUP stop it at
     once, whatever stdin does: every call is cancelled at its next
     checkpoint, nothing more is written, and ``SystemExit(128 + signal)``
-    is raised (the exit status a shell shows for that signal)."""
+    is raised (the exit status a shell shows for that signal).
+
+    ``warm`` is work the ``initialize`` answer need not wait for (importing
+    the tools): run once that answer is written, before the next message is
+    read (or before a first message that is not ``initialize``)."""
     stream = stderr or sys.stderr
     to_stderr = logging.StreamHandler(stream)
     to_stderr.setLevel(logging.WARNING)
@@ -755,7 +783,7 @@ def serve_stdio(workspace: Workspace, *, version: str, max_line_bytes: int = DEF
     os.close(devnull)
     os.dup2(2, 1)
     server = StdioServer(workspace, version=version, max_line_bytes=max_line_bytes,
-                         workers=workers)
+                         workers=workers, warm=warm)
     _memory.configure()  # this process is the server's: large blocks go back when freed
     wake_read, wake_write = os.pipe()
     infile = io.BufferedReader(_InterruptibleInput(wire_in, wake_read), 1 << 16)

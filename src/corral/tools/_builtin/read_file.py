@@ -67,6 +67,9 @@ _WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
 _WIDE_BOM_STARTS = frozenset(bom[0] for bom, _ in _WIDE_BOMS)
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes: no character starts there
 _PREFIX_CACHE_MAX = 100_000
+#: the NUL byte as the int ``in`` looks for: ``b"\0" in data`` first tries the
+#: one-byte needle as an int, making and dropping a TypeError (ten times the memchr)
+_NUL = 0
 _prefixes: list[str] = [""]  # _prefixes[n] == "\nN\t"; index 0 unused
 
 #: Ask the root's backend to render a small file's window first (the native
@@ -375,7 +378,7 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
         # line feed: ASCII with no NUL and no control character, as the
         # looks below would find
         return _rendered(facts, window, offset, data, None)
-    if b"\x00" in data:
+    if _NUL in data:
         raise _binary(rel, len(data))
     ascii_only = data.isascii()  # then it is UTF-8; otherwise decoding says whether it is
     if ascii_only and window is not None:
@@ -489,7 +492,7 @@ def _stream(rel: str, pread: _Reader, size: int, first: bytes, offset: int, limi
     chunk = first
     while chunk:
         digest.update(chunk)
-        if b"\x00" in chunk:
+        if _NUL in chunk:
             raise _binary(rel, max(size, pos + len(chunk)))
         if carry or not chunk.isascii():
             carry = _validate(rel, carry, chunk, pos, newlines, size)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Iterable, Sequence
 
@@ -23,6 +24,9 @@ log = logging.getLogger("corral.tools")
 
 __all__ = ["Toolbox", "PATH_CONTRACT"]
 
+#: a tool's quick check of a call's arguments (:func:`fast_checker`)
+_FastChecker = Callable[[dict[str, Any], int | None], dict[str, Any] | None]
+
 
 class Toolbox:
     """Coding-agent file tools over one :class:`~corral.Root`.
@@ -42,7 +46,9 @@ class Toolbox:
     format GPT-5 and Codex models are trained on) without listing it;
     ``editing="apply_patch"`` lists it *instead of* the tools that change
     files, beside the read and search tools, so a model has one way to
-    change files.  ``ValueError`` for another ``editing``.
+    change files.  ``ValueError`` for another ``editing``.  ``defer_tools``
+    leaves the import of the tools' modules to :meth:`load_tools` (or the
+    first call or listing): a server answers its handshake meanwhile.
 
     :meth:`call` never raises for anything a model can send.
     """
@@ -51,7 +57,7 @@ class Toolbox:
                  limits: Limits | None = None, policy: Policy | None = None,
                  deny: Sequence[str] = (), allow_hardlinks: bool = False,
                  read_only: bool = False, tools: Iterable[ToolSpec | str] | None = None,
-                 editing: Editing = "corral") -> None:
+                 editing: Editing = "corral", defer_tools: bool = False) -> None:
         if editing not in ("corral", "apply_patch"):
             raise ValueError(f"editing must be 'corral' or 'apply_patch', not {editing!r}")
         self._view = open_view(root, Policy.default() if policy is None else policy, deny=deny)
@@ -61,37 +67,63 @@ class Toolbox:
         self.policy = self._view.policy
         self._state = ToolboxState(self._view, limits=self.limits, authorize=authorize,
                                    allow_hardlinks=allow_hardlinks, read_only=read_only)
-        self._tools = _specs(tools)
-        self._read_only_tools = frozenset(read_only_tools(self._tools.values()))
         self.read_only = read_only
-        self._optional = optional = load_tools(OPTIONAL_TOOL_MODULES)
-        listed = self._tools if editing == "corral" else {
-            **{name: spec for name, spec in self._tools.items() if not spec.mutates},
+        self._state.runner = self._try
+        self._state.caller = self._nested
+        # the tables load_tools fills; until then a call finds nothing and loads them
+        self._tools: dict[str, ToolSpec] = {}
+        self._optional: dict[str, ToolSpec] = {}
+        self._offered: dict[str, ToolSpec] = {}
+        self._read_only_tools: frozenset[str] = frozenset()
+        self._answered: dict[str, tuple[ToolSpec, _FastChecker]] = {}
+        self._plain: dict[str, tuple[ToolSpec, _FastChecker]] = {}
+        self._unloaded: _ToolChoice | None = _ToolChoice(tools, editing)
+        if not defer_tools:
+            self.load_tools()
+
+    def load_tools(self) -> None:
+        """Import the tools' modules and make the tables calls look in (done
+        by the constructor unless ``defer_tools``; then by the first call or
+        listing that needs them, if not before)."""
+        choice = self._unloaded
+        if choice is None:
+            return
+        tools = _specs(choice.tools)
+        optional = load_tools(OPTIONAL_TOOL_MODULES)
+        read_only = self.read_only
+        listed = tools if choice.editing == "corral" else {
+            **{name: spec for name, spec in tools.items() if not spec.mutates},
             **optional}
-        self._offered = {name: spec for name, spec in listed.items()
-                         if not (read_only and spec.mutates)}
+        offered = {name: spec for name, spec in listed.items()
+                   if not (read_only and spec.mutates)}
         # answered beyond the list: the optional tools (never a mutating one when read-only)
-        answered = {**self._offered, **{name: spec for name, spec in optional.items()
-                                        if not (read_only and spec.mutates)}}
+        answered = {**offered, **{name: spec for name, spec in optional.items()
+                                  if not (read_only and spec.mutates)}}
+        self._tools = tools
+        self._read_only_tools = frozenset(read_only_tools(tools.values()))
+        self._optional = optional
+        self._offered = offered
         # each answered tool's spec and the quick check of its arguments (made once)
         self._answered = {name: (spec, fast_checker(spec.schema))
                           for name, spec in answered.items()}
         # the tools with a plain run: tried first for a call nothing else hears
         self._plain = {name: (spec, quick) for name, (spec, quick) in self._answered.items()
                        if spec.plain is not None}
-        self._state.runner = self._try
-        self._state.caller = self._nested
+        self._unloaded = None
 
     @property
     def names(self) -> list[str]:
         """The tools offered (mutating ones left out when read-only)."""
+        self.load_tools()
         return list(self._offered)
 
     def specs(self) -> list[ToolSpec]:
         """The specs of the tools offered, in order (host formats are built from these)."""
+        self.load_tools()
         return list(self._offered.values())
 
     def spec(self, name: str) -> ToolSpec:
+        self.load_tools()
         return self._tools[name]
 
     def definitions(self) -> list[dict[str, Any]]:
@@ -149,6 +181,9 @@ class Toolbox:
     def _run(self, name: Any, args: Any, ctx: ToolContext) -> dict[str, Any] | Refusal:
         found = self._answered.get(name) if isinstance(name, str) else None
         if found is None:
+            if self._unloaded is not None:  # deferred: the tables are made now
+                self.load_tools()
+                return self._run(name, args, ctx)
             return self._unknown(name)
         spec, quick = found
         checked: dict[str, Any] | None = None
@@ -327,6 +362,14 @@ class Toolbox:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@dataclass(frozen=True)
+class _ToolChoice:
+    """The tools a toolbox was asked for, kept until :meth:`Toolbox.load_tools`."""
+
+    tools: Iterable[ToolSpec | str] | None
+    editing: Editing
 
 
 def _specs(tools: Iterable[ToolSpec | str] | None) -> dict[str, ToolSpec]:
