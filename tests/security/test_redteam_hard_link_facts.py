@@ -56,3 +56,16 @@ def test_file_info_describes_a_hard_link_the_host_allows(tmp_path, make_root):
     box = Toolbox(make_root(str(base)), allow_hardlinks=True)
     answer = box.call("file_info", {"path": "pub/copy.txt"})
     assert answer["ok"] is True and answer["size"] == len(_SECRET) and answer["links"] == 2
+
+
+def test_a_listing_tells_no_size_of_a_denied_file_through_its_hard_link(tmp_path, make_root):
+    base = _tree(tmp_path / "t")
+    (base / "pub" / "plain.txt").write_text("abc")
+    box = Toolbox(make_root(str(base)), deny=["vault/**"])
+    size = f'"size": {os.stat(base / "vault" / "prod.txt").st_size}'
+    for args in ({"path": "pub"}, {"path": "pub", "depth": 2}, {"path": ".", "depth": 3}):
+        answer = box.call("list_directory", args)
+        text = json.dumps(answer)
+        assert answer["ok"] is True and "copy.txt" in text, answer
+        assert size not in text, (args, text)
+        assert '"size": 3' in text, text  # a file of one name keeps its size
