@@ -7,7 +7,8 @@
  * a negative kind.  The kind comes from d_type; a regular file (and an
  * entry whose d_type is DT_UNKNOWN) gets one fstatat(AT_SYMLINK_NOFOLLOW)
  * relative to fd, which gives its size (and its kind, should it have been
- * replaced since the entry was read).  An entry gone before its fstatat
+ * replaced since the entry was read); a file with more than one name gets
+ * no size.  An entry gone before its fstatat
  * (ENOENT) is left out.  The entries come from corral_each_dirent
  * (corral_dirents.h).
  *
@@ -30,7 +31,8 @@
 #define CORRAL_LIST_DIR (-1)
 #define CORRAL_LIST_SYMLINK (-2)
 #define CORRAL_LIST_OTHER (-3)
-#define CORRAL_LIST_FILE (-4) /* a regular file whose fstatat failed (not ENOENT) */
+#define CORRAL_LIST_FILE (-4) /* a regular file without a size: fstatat failed (not
+                                * ENOENT), or it has more than one name */
 #define CORRAL_LIST_GONE (-5) /* internal: removed since read, left out */
 
 /* Where corral_list_sized writes, and how much of it is used. */
@@ -43,8 +45,11 @@ struct corral_list_out {
 
 static int64_t corral_list_mode_code(const struct stat *st)
 {
+    /* a file of several names: its size is its other names' (one may be
+     * denied or outside the root), so it is not said */
     if (S_ISREG(st->st_mode))
-        return st->st_size < 0 ? 0 : (int64_t)st->st_size;
+        return st->st_nlink > 1 ? CORRAL_LIST_FILE
+               : st->st_size < 0 ? 0 : (int64_t)st->st_size;
     if (S_ISDIR(st->st_mode))
         return CORRAL_LIST_DIR;
     return S_ISLNK(st->st_mode) ? CORRAL_LIST_SYMLINK : CORRAL_LIST_OTHER;

@@ -43,8 +43,9 @@ def oracle(path: str) -> list[tuple[str, str, int | None]]:
     for entry in os.scandir(os.fsencode(path)):
         info = os.lstat(entry.path)
         mode = info.st_mode
-        if stat.S_ISREG(mode):
-            out.append((os.fsdecode(entry.name), "file", info.st_size))
+        if stat.S_ISREG(mode):  # a file of several names: no size (its other names')
+            size = info.st_size if info.st_nlink == 1 else None
+            out.append((os.fsdecode(entry.name), "file", size))
             continue
         kind = "dir" if stat.S_ISDIR(mode) else "symlink" if stat.S_ISLNK(mode) else "other"
         out.append((os.fsdecode(entry.name), kind, None))
@@ -102,7 +103,8 @@ def test_the_codes_and_their_kinds(tmp_path, make_root):
         listing = handle.sized_listing()
     assert isinstance(listing, SizedListing) and len(listing) == len(listing.codes)
     codes = dict(zip(listing.names, listing.codes))
-    assert codes["file0.txt"] == 0 and codes["file2.txt"] == 4096
+    assert codes["file0.txt"] == 0 and codes["file3.txt"] == 70000
+    assert codes["file2.txt"] == codes["hardlink"] == SizedListing.FILE  # two names: no size
     assert codes["sub"] == SizedListing.DIR and codes["dangling"] == SizedListing.SYMLINK
     assert codes["pipe"] == SizedListing.OTHER
     assert SizedListing.KINDS == {SizedListing.DIR: "dir", SizedListing.SYMLINK: "symlink",

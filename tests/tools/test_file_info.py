@@ -97,10 +97,13 @@ def test_a_link_leading_out_is_never_described_beyond_that(tmp_path, make_root):
         assert "outside-place" not in text and str(tmp_path) not in text
 
 
-def test_hard_links_are_counted_not_refused(tmp_path, make_root):
+def test_hard_links_are_refused_as_reads_are_and_counted_when_allowed(tmp_path, make_root):
     (tmp_path / "a").write_text("x")
     os.link(tmp_path / "a", tmp_path / "b")
-    assert info(Toolbox(make_root(tmp_path)), "b")["links"] == 2
+    refused = Toolbox(make_root(tmp_path)).call("file_info", {"path": "b"})
+    assert refused["ok"] is False and refused["details"]["kind"] == "hardlink", refused
+    assert "size" not in refused and "mtime" not in json.dumps(refused)
+    assert info(Toolbox(make_root(tmp_path), allow_hardlinks=True), "b")["links"] == 2
 
 
 def test_absolute_paths_inside_are_answered_root_relative(tmp_path, make_root):

@@ -6,7 +6,9 @@ does, with surrogate escapes), its kind (``d_type``, never following a
 link), and for a regular file its ``st_size`` from one ``fstatat``
 (``AT_SYMLINK_NOFOLLOW``) relative to the open directory (no re-resolution).
 An entry removed before its ``fstatat`` is left out; a file whose
-``fstatat`` fails otherwise is kept, without a size.  A regular file's kind
+``fstatat`` fails otherwise is kept, without a size, and so is a file with
+more than one name (its size is its other names', one of which may be
+denied or outside the root: a hard link is not read, nor its size told).  A regular file's kind
 is the ``fstatat``'s (a name replaced since it was read shows as what it
 is now).
 
@@ -39,9 +41,10 @@ class SizedListing:
     """A directory's entries as :meth:`Handle.sized_listing` gives them
     (module doc): two parallel lists, in the order the directory gave them
     (not sorted).  ``names[i]`` is a name; ``codes[i]`` its size in bytes
-    when it is a regular file (``>= 0``), else one of the negative codes
-    :attr:`DIR`, :attr:`SYMLINK`, :attr:`OTHER`, or :attr:`FILE` (a regular
-    file whose size could not be taken).  :attr:`KINDS` names each negative
+    when it is a regular file of one name (``>= 0``), else one of the
+    negative codes :attr:`DIR`, :attr:`SYMLINK`, :attr:`OTHER`, or
+    :attr:`FILE` (a regular file whose size could not be taken, or one with
+    more than one name).  :attr:`KINDS` names each negative
     code; :meth:`records` gives ``(name, kind, size or None)`` tuples."""
 
     __slots__ = ("names", "codes")
@@ -83,7 +86,7 @@ def list_sized(backend: Backend, fd: int) -> SizedListing:
 def _mode_code(info: os.stat_result) -> int:
     mode = info.st_mode
     if st.S_ISREG(mode):
-        return info.st_size
+        return FILE if info.st_nlink > 1 else info.st_size
     if st.S_ISDIR(mode):
         return DIR
     return SYMLINK if st.S_ISLNK(mode) else OTHER

@@ -6,8 +6,9 @@ followed), from the directory its parent resolved to.  For a symlink,
 that is inside the root and not hidden by the host's rules; of a link that
 leads out nothing but ``targetKind: "outside"`` is said (never its text,
 never a host path).  Nothing is opened, so a FIFO or device is described
-without blocking, and a hard-linked file is described (``links`` says how
-many names it has) although read_file refuses to read it.  A directory
+without blocking.  A hard-linked file is refused as read_file refuses it
+(its size, mode and times are those of its other names, one of which may
+be denied), and described when the host allows hard links.  A directory
 the host's rules may hide entries of is described as if those were not
 there: its links counted again over the subdirectories it shows (``1``,
 the count not kept, past :data:`MOST_COUNTED` entries) and no size (a
@@ -142,6 +143,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> InfoResult:
                 info.st_dev, info.st_ino, st.S_IFMT(info.st_mode)):
             raise swapped(shown)
         info = now
+        ctx.check_hardlink(shown, info)
         links = info.st_nlink
         where: Where = (_where(ctx.view.lead(entry)) if st.S_ISLNK(info.st_mode)
                         else {"size": info.st_size})

@@ -12,7 +12,8 @@ formatters, key bindings and shell, Crush's MCP and language servers, the
 MCP servers of Kiro, Roo Code, Amazon Q, Codex, opencode, Kilo Code, Junie and
 Continue, Cursor's worktree setup commands,
 Kiro's hooks, Amazon Q's and Kiro's project agents (their hooks and
-MCP servers), OpenHands' hooks, Factory Droid's hooks and MCP servers,
+MCP servers), OpenHands' hooks and setup scripts, Kilo Code's setup scripts, Factory
+Droid's hooks and MCP servers,
 Augment's and Tabnine CLI's hooks, Zed's context and language servers, aider's lint and test
 commands, lint-staged's commands (a JSON ``.lintstagedrc``).
 
@@ -77,11 +78,18 @@ HOST_CONFIGS: tuple[str, ...] = (
     ".factory/hooks.json", ".factory/hooks/hooks.json", ".factory/settings.json",
     ".factory/settings.local.json", ".factory/mcp.json",
     ".augment/settings.json", ".augment/settings.local.json", ".tabnine/agent/settings.json",
+    # setup scripts, run from the repository's top: Kilo's Agent Manager as it
+    # makes a worktree, OpenHands at each session start and as its pre-commit hook
+    ".kilo/setup-script", ".kilo/setup-script.*", ".kilocode/setup-script",
+    ".kilocode/setup-script.*", ".openhands/setup.sh", ".openhands/pre-commit.sh",
 ) + MISE_CONFIGS + (
     # the user's own tool configs: the programs they run at a common command
     ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".bunfig.toml", ".cargo/config.toml",
     ".cargo/config",
 )
+_SETUP_SCRIPTS = frozenset({".kilo/setup-script", ".kilo/setup-script.*",
+                            ".kilocode/setup-script", ".kilocode/setup-script.*",
+                            ".openhands/setup.sh", ".openhands/pre-commit.sh"})
 _RUN_CONFIGURATIONS = (".idea/runConfigurations/*.xml", ".run/*.run.xml", ".idea/workspace.xml")
 #: The names a directory holds when it may hold one of them (a pattern's
 #: top, ``mise.*.toml``, is matched by :func:`config_tops`), or a git hook
@@ -146,6 +154,9 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
     :class:`~.yamlish.Unread` (what it runs is not known)."""
     if name == ".envrc":
         return (*_envrc(text), [])
+    if name in _SETUP_SCRIPTS:  # a shell script: its lines, as a git hook's are read
+        return _spelled(line for line in text.splitlines()
+                        if not line.lstrip().startswith("#")), [], []
     if name in MISE_CONFIGS:
         return (*_mise(text), [])
     if name == ".idea/watcherTasks.xml":

@@ -225,8 +225,8 @@ class _Walk:
                 break
             child: Entry = {"name": entry.name, "kind": entry.kind}
             info = entry.stat(follow_symlinks=False)  # taken while listing
-            if entry.kind == "file":
-                child["size"] = info.st_size
+            if entry.kind == "file" and info.st_nlink <= 1:  # as the first level: a
+                child["size"] = info.st_size  # hard link's size is its other names'
             if ignored:
                 child["ignored"] = True
             elif entry.kind == "dir" and node.level < self.depth:
