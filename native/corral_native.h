@@ -612,3 +612,43 @@ static int corral_fd_beneath(int proc_fd, int root_fd, int fd)
     return -1;
 #endif
 }
+
+/* corral_replace_held (_native.cdef): a held file's atomic replace, its
+ * extended attributes listed first, in one call.  No decision is made
+ * here: contained/_replace.py decides that a file with none is replaced by
+ * corral_replace_file (corral_replace.h, declared here: it comes later in
+ * the module) and that one with some is not; this lists them into names
+ * and, where there are none, makes that replace. */
+static int corral_replace_file(int dirfd, const char *tmp, const char *name, const char *data,
+                               size_t size, int flags, int mode, uint64_t uid, uint64_t gid,
+                               uint64_t dev, uint64_t ino);
+
+#if defined(__linux__)
+#include <sys/xattr.h>
+#endif
+
+static int corral_replace_held(int dirfd, int source_fd, const char *tmp, const char *name,
+                               const char *data, size_t size, int flags, int mode,
+                               uint64_t uid, uint64_t gid, uint64_t dev, uint64_t ino,
+                               char *names, size_t names_size, int64_t *listed)
+{
+    ssize_t got;
+
+    if (listed == NULL || (names == NULL && names_size > 0)) {
+        errno = EINVAL;
+        return -1;
+    }
+#if defined(__linux__)
+    got = flistxattr(source_fd, names, names_size);
+#else
+    (void)source_fd;
+    errno = ENOTSUP;
+    got = -1;
+#endif
+    if (got != 0) {
+        *listed = got < 0 ? -(int64_t)errno : (int64_t)got;
+        return 3;
+    }
+    *listed = 0;
+    return corral_replace_file(dirfd, tmp, name, data, size, flags, mode, uid, gid, dev, ino);
+}

@@ -311,6 +311,27 @@ class NativeBackend(Backend):
             _fail()
         return answer
 
+    def replace_held(self, dir_fd: int, source_fd: int, tmp: str, name: str, data: bytes,
+                     flags: int, mode: int, owner: tuple[int, int],
+                     expect: tuple[int, int]) -> int | list[str] | None:
+        c_tmp = tmp.encode(_ENCODING, _ENCODE_ERRORS)
+        c_name = name.encode(_ENCODING, _ENCODE_ERRORS)
+        if _NUL in c_tmp or _NUL in c_name:
+            raise InvalidPathError("path contains a NUL byte")
+        names, listed = _held_scratch.buffers or _held_buffers()
+        answer: int = _lib.corral_replace_held(dir_fd, source_fd, c_tmp, c_name, data, len(data),
+                                               flags, mode, owner[0], owner[1],
+                                               expect[0] & _U64, expect[1] & _U64, names,
+                                               _HELD_NAMES, listed)
+        if answer == _LISTED_SOME:
+            got: int = listed[0]
+            if got > 0:  # as os.listxattr decodes them
+                return [os.fsdecode(raw) for raw in _ffi.unpack(names, got).split(b"\0")[:-1]]
+            return got  # minus the errno (ERANGE: more names than the buffer holds)
+        if answer < 0:
+            _fail()
+        return answer
+
     def create_directory_at(self, dir_fd: int, name: str, mode: int) -> int:
         step = _ffi.new("int *")
         fd: int = _lib.corral_create_directory_at(dir_fd, c_path(name), mode, self.dir_flags,
@@ -411,6 +432,25 @@ class NativeBackend(Backend):
 
 
 # -- the batches and buffers, in C ------------------------------------------------------
+
+class _HeldScratch(threading.local):
+    """Each thread's buffers for replace_held: the names listed, their size
+    (made on first use; cffi lets the GIL go around the call)."""
+
+    # cffi arrays (char[], int64_t *); cffi objects carry no static types
+    buffers: tuple[Any, Any] | None = None
+
+
+_held_scratch = _HeldScratch()
+_HELD_NAMES = 4096  # bytes of extended attribute names listed in the call
+_LISTED_SOME = 3  # corral_replace_held's answer: names listed, or the listing failed
+
+
+def _held_buffers() -> tuple[Any, Any]:
+    """This thread's replace_held buffers, made on its first replace."""
+    buffers = _held_scratch.buffers = (_ffi.new("char[]", _HELD_NAMES), _ffi.new("int64_t *"))
+    return buffers
+
 
 class _WindowScratch(threading.local):
     """Each thread's output buffer for text_window (made on first use)."""
