@@ -652,3 +652,28 @@ static int corral_replace_held(int dirfd, int source_fd, const char *tmp, const 
     *listed = 0;
     return corral_replace_file(dirfd, tmp, name, data, size, flags, mode, uid, gid, dev, ino);
 }
+
+/* corral_watch_read_replace (_native.cdef): one read of the kernel watch
+ * and corral_watch_one_replace's look at it (corral_events.h, declared
+ * here: it comes later in the module) in one call, so the common read, a
+ * view's own replace, makes no bytes in Python. */
+static int corral_watch_one_replace(const char *buf, int64_t len, int32_t wd,
+                                    const char *arrival, int64_t alen);
+
+static int corral_watch_read_replace(int fd, char *buf, size_t size, int32_t wd,
+                                     const char *arrival, int64_t alen, int64_t *got)
+{
+    ssize_t done;
+
+    if (buf == NULL || got == NULL || arrival == NULL || size > (size_t)INT64_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    do
+        done = read(fd, buf, size);
+    while (done < 0 && errno == EINTR);
+    if (done < 0)
+        return -1;
+    *got = (int64_t)done;
+    return corral_watch_one_replace(buf, (int64_t)done, wd, arrival, alen);
+}

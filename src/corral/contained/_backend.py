@@ -513,6 +513,16 @@ class Backend:
         replaces through the backend, so a test's wrapper sees each call)."""
         return None
 
+    def watch_read_replace(self, watch_fd: int, size: int, wd: int,
+                           arrival: bytes) -> bytes | None:
+        """One :meth:`read` of the watch ``watch_fd`` (at most ``size``
+        bytes) and :meth:`watch_one_replace` of what it read: ``None``
+        where it is exactly that replace (nothing else read), else the
+        bytes read.  This default makes both calls (a test's wrapper sees
+        the read); the native backend makes them in one C call."""
+        data = self.read(watch_fd, size)
+        return None if self.watch_one_replace(data, wd, arrival) else data
+
 
 class OsBackend(Backend):
     """The ``os`` module with ``dir_fd``; each platform's extras through ctypes."""

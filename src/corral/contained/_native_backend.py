@@ -332,6 +332,17 @@ class NativeBackend(Backend):
             _fail()
         return answer
 
+    def watch_read_replace(self, watch_fd: int, size: int, wd: int,
+                           arrival: bytes) -> bytes | None:
+        if size > _WATCH_READ:
+            return Backend.watch_read_replace(self, watch_fd, size, wd, arrival)
+        buf, got = _watch_scratch.buffers or _watch_buffers()
+        taken: int = _lib.corral_watch_read_replace(watch_fd, buf, size, wd, arrival,
+                                                    len(arrival), got)
+        if taken < 0:
+            _fail()
+        return None if taken else _ffi.unpack(buf, got[0])
+
     def create_directory_at(self, dir_fd: int, name: str, mode: int) -> int:
         step = _ffi.new("int *")
         fd: int = _lib.corral_create_directory_at(dir_fd, c_path(name), mode, self.dir_flags,
@@ -444,6 +455,24 @@ class _HeldScratch(threading.local):
 _held_scratch = _HeldScratch()
 _HELD_NAMES = 4096  # bytes of extended attribute names listed in the call
 _LISTED_SOME = 3  # corral_replace_held's answer: names listed, or the listing failed
+
+
+class _WatchScratch(threading.local):
+    """Each thread's buffers for watch_read_replace: the bytes read, their
+    count (made on first use; cffi lets the GIL go around the call)."""
+
+    # cffi arrays (char[], int64_t *); cffi objects carry no static types
+    buffers: tuple[Any, Any] | None = None
+
+
+_watch_scratch = _WatchScratch()
+_WATCH_READ = 4096  # the most read into the buffer (a longer read: os.read's bytes)
+
+
+def _watch_buffers() -> tuple[Any, Any]:
+    """This thread's watch_read_replace buffers, made on its first read."""
+    buffers = _watch_scratch.buffers = (_ffi.new("char[]", _WATCH_READ), _ffi.new("int64_t *"))
+    return buffers
 
 
 def _held_buffers() -> tuple[Any, Any]:
