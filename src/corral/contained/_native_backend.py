@@ -49,7 +49,7 @@ import errno
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 # ModuleNotFoundError with name "corral._native" when the module was not built
@@ -115,6 +115,22 @@ def _ffi_module_name() -> str:
 
 
 _open_text_beneath = _exported_open_text()
+
+
+def _exported_replace_held() -> Callable[..., int | list[str]] | None:
+    """The module's ``replace_held`` (corral_native.h): NativeBackend
+    .replace_held with no cffi wrapper, the names' UTF-8 bytes read in C;
+    so ``None`` unless the file system encoding is UTF-8."""
+    if codecs.lookup(_ENCODING).name != "utf-8":
+        return None
+    name = _ffi_module_name()
+    if _lib.corral_export_held(name.encode()) != 0:
+        return None
+    call: Callable[..., int | list[str]] = sys.modules[name].replace_held
+    return call
+
+
+_replace_held = _exported_replace_held()
 
 
 #: the NUL byte as the int ``in`` looks for: ``b"\0" in data`` first tries the
@@ -314,6 +330,8 @@ class NativeBackend(Backend):
     def replace_held(self, dir_fd: int, source_fd: int, tmp: str, name: str, data: bytes,
                      flags: int, mode: int, owner: tuple[int, int],
                      expect: tuple[int, int]) -> int | list[str] | None:
+        if _replace_held is not None:  # the same in C, its arguments read there
+            return _replace_held(dir_fd, source_fd, tmp, name, data, flags, mode, owner, expect)
         c_tmp = tmp.encode(_ENCODING, _ENCODE_ERRORS)
         c_name = name.encode(_ENCODING, _ENCODE_ERRORS)
         if _NUL in c_tmp or _NUL in c_name:
