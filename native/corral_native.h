@@ -836,3 +836,83 @@ static int corral_export_held(const char *module_name)
     return -1;
 }
 #endif
+
+/* corral_watch_read_replace as a METH_FASTCALL function of the module
+ * (exported by corral_export_watch_read): watch_read_replace(watch_fd,
+ * size, wd, arrival) with size at most 4096 and arrival bytes; None where
+ * the read is exactly that replace, else the bytes read; OSError for a
+ * failed read, as os.read raises it (BlockingIOError: none waits). */
+#if defined(Py_PYTHON_H)
+static PyObject *corral_py_watch_read_replace(PyObject *self, PyObject *const *args,
+                                              Py_ssize_t nargs)
+{
+    char buf[4096];
+    const char *arrival;
+    Py_ssize_t alen;
+    PyThreadState *released;
+    int64_t got = 0;
+    int fd, size, wd, taken, saved;
+
+    (void)self;
+    if (nargs != 4 || !corral_int_arg(args[0], &fd) || !corral_int_arg(args[1], &size) ||
+        !corral_int_arg(args[2], &wd) || !PyBytes_Check(args[3]) || size < 0 ||
+        (size_t)size > sizeof buf) {
+        PyErr_SetString(PyExc_TypeError, "watch_read_replace(watch_fd, size <= 4096, wd, "
+                                         "arrival: bytes)");
+        return NULL;
+    }
+    arrival = PyBytes_AsString(args[3]);
+    alen = PyBytes_Size(args[3]);
+    if (arrival == NULL || alen < 0)
+        return NULL;
+    released = PyEval_SaveThread();
+    taken = corral_watch_read_replace(fd, buf, (size_t)size, wd, arrival, (int64_t)alen, &got);
+    saved = errno;
+    PyEval_RestoreThread(released);
+    if (taken < 0) {
+        errno = saved;
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    if (taken)
+        Py_RETURN_NONE;
+    return PyBytes_FromStringAndSize(buf, (Py_ssize_t)got);
+}
+
+static PyMethodDef corral_watch_read_replace_def = {
+    "watch_read_replace", (PyCFunction)(void (*)(void))corral_py_watch_read_replace,
+    METH_FASTCALL, "Backend.watch_read_replace in one call (see corral_native.h)"};
+
+static int corral_export_watch_read(const char *module_name)
+{
+    PyGILState_STATE gil;
+    PyObject *module, *function = NULL;
+    int done = -1;
+
+    if (module_name == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    gil = PyGILState_Ensure(); /* cffi let the GIL go around this call */
+    module = PyImport_ImportModule(module_name);
+    if (module != NULL)
+        function = PyCFunction_NewEx(&corral_watch_read_replace_def, NULL, NULL);
+    if (function != NULL &&
+        PyObject_SetAttrString(module, "watch_read_replace", function) == 0)
+        done = 0;
+    if (done != 0)
+        PyErr_Clear();
+    Py_XDECREF(function);
+    Py_XDECREF(module);
+    PyGILState_Release(gil);
+    if (done != 0)
+        errno = EINVAL;
+    return done;
+}
+#else
+static int corral_export_watch_read(const char *module_name)
+{
+    (void)module_name;
+    errno = ENOSYS;
+    return -1;
+}
+#endif

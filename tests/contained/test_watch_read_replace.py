@@ -24,9 +24,19 @@ def _watched(backend, path):
     return watch, wd
 
 
-@pytest.mark.parametrize("name", WATCHING)
-@pytest.mark.parametrize("generic", [False, True])
-def test_one_replace_is_taken_and_any_other_read_given(tmp_path, name, generic):
+# (backend, the default's two calls, the native module's own function)
+CASES = [(name, generic, True) for name in WATCHING for generic in (False, True)] + \
+    [("native", False, False)] * ("native" in WATCHING)
+
+
+@pytest.mark.parametrize(("name", "generic", "exported"), CASES)
+def test_one_replace_is_taken_and_any_other_read_given(tmp_path, monkeypatch, name, generic,
+                                                       exported):
+    """The default's two calls, the native backend's one: through the
+    module's own function, and through its cffi wrapper."""
+    if not exported:
+        from corral.contained import _native_backend
+        monkeypatch.setattr(_native_backend, "_watch_read", None)
     backend = backend_by_name(name)
     call = (lambda *a: Backend.watch_read_replace(backend, *a)) if generic else \
         backend.watch_read_replace

@@ -133,6 +133,20 @@ def _exported_replace_held() -> Callable[..., int | list[str]] | None:
 _replace_held = _exported_replace_held()
 
 
+def _exported_watch_read() -> Callable[[int, int, int, bytes], bytes | None] | None:
+    """The module's ``watch_read_replace`` (corral_native.h): NativeBackend
+    .watch_read_replace with no cffi wrapper, the read into a buffer of C's
+    (``None`` where it cannot be had)."""
+    name = _ffi_module_name()
+    if _lib.corral_export_watch_read(name.encode()) != 0:
+        return None
+    call: Callable[[int, int, int, bytes], bytes | None] = sys.modules[name].watch_read_replace
+    return call
+
+
+_watch_read = _exported_watch_read()
+
+
 #: the NUL byte as the int ``in`` looks for: ``b"\0" in data`` first tries the
 #: needle as an int and makes (and drops) a TypeError, ten times the memchr
 _NUL = 0
@@ -354,6 +368,8 @@ class NativeBackend(Backend):
                            arrival: bytes) -> bytes | None:
         if size > _WATCH_READ:
             return Backend.watch_read_replace(self, watch_fd, size, wd, arrival)
+        if _watch_read is not None:  # the same in C, with no cffi wrapper
+            return _watch_read(watch_fd, size, wd, arrival)
         buf, got = _watch_scratch.buffers or _watch_buffers()
         taken: int = _lib.corral_watch_read_replace(watch_fd, buf, size, wd, arrival,
                                                     len(arrival), got)
