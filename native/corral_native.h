@@ -612,3 +612,307 @@ static int corral_fd_beneath(int proc_fd, int root_fd, int fd)
     return -1;
 #endif
 }
+
+/* corral_replace_held (_native.cdef): a held file's atomic replace, its
+ * extended attributes listed first, in one call.  No decision is made
+ * here: contained/_replace.py decides that a file with none is replaced by
+ * corral_replace_file (corral_replace.h, declared here: it comes later in
+ * the module) and that one with some is not; this lists them into names
+ * and, where there are none, makes that replace. */
+static int corral_replace_file(int dirfd, const char *tmp, const char *name, const char *data,
+                               size_t size, int flags, int mode, uint64_t uid, uint64_t gid,
+                               uint64_t dev, uint64_t ino);
+
+#if defined(__linux__)
+#include <sys/xattr.h>
+#endif
+
+static int corral_replace_held(int dirfd, int source_fd, const char *tmp, const char *name,
+                               const char *data, size_t size, int flags, int mode,
+                               uint64_t uid, uint64_t gid, uint64_t dev, uint64_t ino,
+                               char *names, size_t names_size, int64_t *listed)
+{
+    ssize_t got;
+
+    if (listed == NULL || (names == NULL && names_size > 0)) {
+        errno = EINVAL;
+        return -1;
+    }
+#if defined(__linux__)
+    got = flistxattr(source_fd, names, names_size);
+#else
+    (void)source_fd;
+    errno = ENOTSUP;
+    got = -1;
+#endif
+    if (got != 0) {
+        *listed = got < 0 ? -(int64_t)errno : (int64_t)got;
+        return 3;
+    }
+    *listed = 0;
+    return corral_replace_file(dirfd, tmp, name, data, size, flags, mode, uid, gid, dev, ino);
+}
+
+/* corral_watch_read_replace (_native.cdef): one read of the kernel watch
+ * and corral_watch_one_replace's look at it (corral_events.h, declared
+ * here: it comes later in the module) in one call, so the common read, a
+ * view's own replace, makes no bytes in Python. */
+static int corral_watch_one_replace(const char *buf, int64_t len, int32_t wd,
+                                    const char *arrival, int64_t alen);
+
+static int corral_watch_read_replace(int fd, char *buf, size_t size, int32_t wd,
+                                     const char *arrival, int64_t alen, int64_t *got)
+{
+    ssize_t done;
+
+    if (buf == NULL || got == NULL || arrival == NULL || size > (size_t)INT64_MAX) {
+        errno = EINVAL;
+        return -1;
+    }
+    do
+        done = read(fd, buf, size);
+    while (done < 0 && errno == EINTR);
+    if (done < 0)
+        return -1;
+    *got = (int64_t)done;
+    return corral_watch_one_replace(buf, (int64_t)done, wd, arrival, alen);
+}
+
+/* corral_replace_held as a METH_FASTCALL function of the module (no cffi
+ * wrapper around it, as open_text_beneath above): replace_held(dir_fd,
+ * source_fd, tmp, name, data, flags, mode, owner, expect), owner and
+ * expect pairs of ints, the names str (their UTF-8 where the str keeps
+ * them; os.fsencode's bytes for lone surrogates), data bytes.  Its answer
+ * as Backend.replace_held gives it: 0, 1 or 2; the names listed (a list
+ * of str, as os.listxattr decodes them); minus the errno of a listing
+ * that failed.  OSError for a failure (EINVAL: a NUL in a name),
+ * TypeError for arguments C cannot hold.  Exported by
+ * corral_export_held where the file system encoding is UTF-8 (the
+ * caller checks). */
+#if defined(Py_PYTHON_H)
+/* a str argument's bytes in *text (*owner: a bytes object made for them,
+ * or NULL); 0 with a Python error set where it has none to give */
+static int corral_name_arg(PyObject *value, const char **text, PyObject **owner)
+{
+    Py_ssize_t size = 0;
+
+    *owner = NULL;
+    if (!PyUnicode_Check(value)) {
+        PyErr_SetString(PyExc_TypeError, "replace_held: a name is not a str");
+        return 0;
+    }
+    *text = PyUnicode_AsUTF8AndSize(value, &size);
+    if (*text == NULL) { /* lone surrogates: the bytes they stand for */
+        PyErr_Clear();
+        *owner = PyUnicode_EncodeFSDefault(value);
+        if (*owner == NULL)
+            return 0;
+        *text = PyBytes_AsString(*owner);
+        size = PyBytes_Size(*owner);
+        if (*text == NULL || size < 0)
+            return 0;
+    }
+    if (memchr(*text, '\0', (size_t)size) != NULL) {
+        errno = EINVAL;
+        PyErr_SetFromErrno(PyExc_OSError);
+        return 0;
+    }
+    return 1;
+}
+
+/* an int pair's two ints as C's 64 bits (a negative one as its two's
+ * complement, as Python's & (2**64 - 1)); 0 with a Python error set */
+static int corral_pair_arg(PyObject *value, unsigned long long *first,
+                           unsigned long long *second)
+{
+    if (!PyTuple_Check(value) || PyTuple_Size(value) != 2) {
+        PyErr_SetString(PyExc_TypeError, "replace_held: owner and expect are pairs");
+        return 0;
+    }
+    *first = PyLong_AsUnsignedLongLongMask(PyTuple_GetItem(value, 0));
+    if (*first == (unsigned long long)-1 && PyErr_Occurred())
+        return 0;
+    *second = PyLong_AsUnsignedLongLongMask(PyTuple_GetItem(value, 1));
+    return !(*second == (unsigned long long)-1 && PyErr_Occurred());
+}
+
+static PyObject *corral_py_replace_held(PyObject *self, PyObject *const *args,
+                                        Py_ssize_t nargs)
+{
+    const char *tmp = NULL, *name = NULL, *data;
+    PyObject *tmp_owner = NULL, *name_owner = NULL, *answer = NULL, *item;
+    unsigned long long uid, gid, dev, ino;
+    PyThreadState *released;
+    char names[4096];
+    int64_t listed = 0, at, end;
+    Py_ssize_t size;
+    int dirfd, source_fd, flags, mode, made, saved;
+
+    (void)self;
+    if (nargs != 9 || !corral_int_arg(args[0], &dirfd) || !corral_int_arg(args[1], &source_fd) ||
+        !PyBytes_Check(args[4]) || !corral_int_arg(args[5], &flags) ||
+        !corral_int_arg(args[6], &mode)) {
+        PyErr_SetString(PyExc_TypeError, "replace_held(dir_fd, source_fd, tmp, name, data: "
+                                         "bytes, flags, mode, owner, expect)");
+        return NULL;
+    }
+    if (!corral_pair_arg(args[7], &uid, &gid) || !corral_pair_arg(args[8], &dev, &ino) ||
+        !corral_name_arg(args[2], &tmp, &tmp_owner) ||
+        !corral_name_arg(args[3], &name, &name_owner))
+        goto done;
+    data = PyBytes_AsString(args[4]);
+    size = PyBytes_Size(args[4]);
+    if (data == NULL || size < 0)
+        goto done;
+    /* args (and the owners) keep the bytes alive while the GIL is out */
+    released = PyEval_SaveThread();
+    made = corral_replace_held(dirfd, source_fd, tmp, name, data, (size_t)size, flags, mode,
+                               uid, gid, dev, ino, names, sizeof names, &listed);
+    saved = errno;
+    PyEval_RestoreThread(released);
+    if (made < 0) {
+        errno = saved;
+        PyErr_SetFromErrno(PyExc_OSError);
+        goto done;
+    }
+    if (made != 3 || listed <= 0) {
+        answer = PyLong_FromLongLong(made == 3 ? listed : made);
+        goto done;
+    }
+    answer = PyList_New(0);
+    for (at = 0; answer != NULL && at < listed; at = end + 1) {
+        for (end = at; end < listed && names[end] != '\0'; end++)
+            ;
+        if (end >= listed)
+            break;  /* (the kernel ends each name with a NUL) */
+        item = PyUnicode_DecodeFSDefaultAndSize(names + at, (Py_ssize_t)(end - at));
+        if (item == NULL || PyList_Append(answer, item) != 0) {
+            Py_XDECREF(item);
+            Py_CLEAR(answer);
+            break;
+        }
+        Py_DECREF(item);
+    }
+done:
+    Py_XDECREF(tmp_owner);
+    Py_XDECREF(name_owner);
+    return answer;
+}
+
+static PyMethodDef corral_replace_held_def = {
+    "replace_held", (PyCFunction)(void (*)(void))corral_py_replace_held, METH_FASTCALL,
+    "Backend.replace_held in one call (see corral_native.h)"};
+
+static int corral_export_held(const char *module_name)
+{
+    PyGILState_STATE gil;
+    PyObject *module, *function = NULL;
+    int done = -1;
+
+    if (module_name == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    gil = PyGILState_Ensure(); /* cffi let the GIL go around this call */
+    module = PyImport_ImportModule(module_name);
+    if (module != NULL)
+        function = PyCFunction_NewEx(&corral_replace_held_def, NULL, NULL);
+    if (function != NULL && PyObject_SetAttrString(module, "replace_held", function) == 0)
+        done = 0;
+    if (done != 0)
+        PyErr_Clear();
+    Py_XDECREF(function);
+    Py_XDECREF(module);
+    PyGILState_Release(gil);
+    if (done != 0)
+        errno = EINVAL;
+    return done;
+}
+#else
+static int corral_export_held(const char *module_name)
+{
+    (void)module_name;
+    errno = ENOSYS;
+    return -1;
+}
+#endif
+
+/* corral_watch_read_replace as a METH_FASTCALL function of the module
+ * (exported by corral_export_watch_read): watch_read_replace(watch_fd,
+ * size, wd, arrival) with size at most 4096 and arrival bytes; None where
+ * the read is exactly that replace, else the bytes read; OSError for a
+ * failed read, as os.read raises it (BlockingIOError: none waits). */
+#if defined(Py_PYTHON_H)
+static PyObject *corral_py_watch_read_replace(PyObject *self, PyObject *const *args,
+                                              Py_ssize_t nargs)
+{
+    char buf[4096];
+    const char *arrival;
+    Py_ssize_t alen;
+    PyThreadState *released;
+    int64_t got = 0;
+    int fd, size, wd, taken, saved;
+
+    (void)self;
+    if (nargs != 4 || !corral_int_arg(args[0], &fd) || !corral_int_arg(args[1], &size) ||
+        !corral_int_arg(args[2], &wd) || !PyBytes_Check(args[3]) || size < 0 ||
+        (size_t)size > sizeof buf) {
+        PyErr_SetString(PyExc_TypeError, "watch_read_replace(watch_fd, size <= 4096, wd, "
+                                         "arrival: bytes)");
+        return NULL;
+    }
+    arrival = PyBytes_AsString(args[3]);
+    alen = PyBytes_Size(args[3]);
+    if (arrival == NULL || alen < 0)
+        return NULL;
+    released = PyEval_SaveThread();
+    taken = corral_watch_read_replace(fd, buf, (size_t)size, wd, arrival, (int64_t)alen, &got);
+    saved = errno;
+    PyEval_RestoreThread(released);
+    if (taken < 0) {
+        errno = saved;
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    if (taken)
+        Py_RETURN_NONE;
+    return PyBytes_FromStringAndSize(buf, (Py_ssize_t)got);
+}
+
+static PyMethodDef corral_watch_read_replace_def = {
+    "watch_read_replace", (PyCFunction)(void (*)(void))corral_py_watch_read_replace,
+    METH_FASTCALL, "Backend.watch_read_replace in one call (see corral_native.h)"};
+
+static int corral_export_watch_read(const char *module_name)
+{
+    PyGILState_STATE gil;
+    PyObject *module, *function = NULL;
+    int done = -1;
+
+    if (module_name == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    gil = PyGILState_Ensure(); /* cffi let the GIL go around this call */
+    module = PyImport_ImportModule(module_name);
+    if (module != NULL)
+        function = PyCFunction_NewEx(&corral_watch_read_replace_def, NULL, NULL);
+    if (function != NULL &&
+        PyObject_SetAttrString(module, "watch_read_replace", function) == 0)
+        done = 0;
+    if (done != 0)
+        PyErr_Clear();
+    Py_XDECREF(function);
+    Py_XDECREF(module);
+    PyGILState_Release(gil);
+    if (done != 0)
+        errno = EINVAL;
+    return done;
+}
+#else
+static int corral_export_watch_read(const char *module_name)
+{
+    (void)module_name;
+    errno = ENOSYS;
+    return -1;
+}
+#endif

@@ -230,6 +230,14 @@ class _Recording:
                     Recording.made.append(mode)
                 return made
 
+            def replace_held(self, dir_fd, source_fd, tmp, name, data, flags, mode, owner,
+                             expect):
+                made = super().replace_held(dir_fd, source_fd, tmp, name, data, flags, mode,
+                                            owner, expect)
+                if made == REPLACED:  # (else nothing is left of it: the open follows)
+                    Recording.made.append(mode)
+                return made
+
         return Recording(openat2=True)
 
 

@@ -501,6 +501,28 @@ class Backend:
         prefix = root if root.endswith("/") else root + "/"
         return int(mine == root or mine.startswith(prefix))
 
+    def replace_held(self, dir_fd: int, source_fd: int, tmp: str, name: str, data: bytes,
+                     flags: int, mode: int, owner: tuple[int, int],
+                     expect: tuple[int, int]) -> int | list[str] | None:
+        """:meth:`flistxattr` of ``source_fd`` (the file at ``name``, open)
+        then, where it lists none, :meth:`replace_file` with the other
+        arguments, in one call where the backend has one: that replace's
+        answer; the names listed where there are some, or minus the errno
+        where the listing failed (nothing made either way).  ``None``: the
+        backend has no such call (this default: the caller lists and
+        replaces through the backend, so a test's wrapper sees each call)."""
+        return None
+
+    def watch_read_replace(self, watch_fd: int, size: int, wd: int,
+                           arrival: bytes) -> bytes | None:
+        """One :meth:`read` of the watch ``watch_fd`` (at most ``size``
+        bytes) and :meth:`watch_one_replace` of what it read: ``None``
+        where it is exactly that replace (nothing else read), else the
+        bytes read.  This default makes both calls (a test's wrapper sees
+        the read); the native backend makes them in one C call."""
+        data = self.read(watch_fd, size)
+        return None if self.watch_one_replace(data, wd, arrival) else data
+
 
 class OsBackend(Backend):
     """The ``os`` module with ``dir_fd``; each platform's extras through ctypes."""

@@ -49,7 +49,7 @@ import errno
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 # ModuleNotFoundError with name "corral._native" when the module was not built
@@ -115,6 +115,36 @@ def _ffi_module_name() -> str:
 
 
 _open_text_beneath = _exported_open_text()
+
+
+def _exported_replace_held() -> Callable[..., int | list[str]] | None:
+    """The module's ``replace_held`` (corral_native.h): NativeBackend
+    .replace_held with no cffi wrapper, the names' UTF-8 bytes read in C;
+    so ``None`` unless the file system encoding is UTF-8."""
+    if codecs.lookup(_ENCODING).name != "utf-8":
+        return None
+    name = _ffi_module_name()
+    if _lib.corral_export_held(name.encode()) != 0:
+        return None
+    call: Callable[..., int | list[str]] = sys.modules[name].replace_held
+    return call
+
+
+_replace_held = _exported_replace_held()
+
+
+def _exported_watch_read() -> Callable[[int, int, int, bytes], bytes | None] | None:
+    """The module's ``watch_read_replace`` (corral_native.h): NativeBackend
+    .watch_read_replace with no cffi wrapper, the read into a buffer of C's
+    (``None`` where it cannot be had)."""
+    name = _ffi_module_name()
+    if _lib.corral_export_watch_read(name.encode()) != 0:
+        return None
+    call: Callable[[int, int, int, bytes], bytes | None] = sys.modules[name].watch_read_replace
+    return call
+
+
+_watch_read = _exported_watch_read()
 
 
 #: the NUL byte as the int ``in`` looks for: ``b"\0" in data`` first tries the
@@ -311,6 +341,42 @@ class NativeBackend(Backend):
             _fail()
         return answer
 
+    def replace_held(self, dir_fd: int, source_fd: int, tmp: str, name: str, data: bytes,
+                     flags: int, mode: int, owner: tuple[int, int],
+                     expect: tuple[int, int]) -> int | list[str] | None:
+        if _replace_held is not None:  # the same in C, its arguments read there
+            return _replace_held(dir_fd, source_fd, tmp, name, data, flags, mode, owner, expect)
+        c_tmp = tmp.encode(_ENCODING, _ENCODE_ERRORS)
+        c_name = name.encode(_ENCODING, _ENCODE_ERRORS)
+        if _NUL in c_tmp or _NUL in c_name:
+            raise InvalidPathError("path contains a NUL byte")
+        names, listed = _held_scratch.buffers or _held_buffers()
+        answer: int = _lib.corral_replace_held(dir_fd, source_fd, c_tmp, c_name, data, len(data),
+                                               flags, mode, owner[0], owner[1],
+                                               expect[0] & _U64, expect[1] & _U64, names,
+                                               _HELD_NAMES, listed)
+        if answer == _LISTED_SOME:
+            got: int = listed[0]
+            if got > 0:  # as os.listxattr decodes them
+                return [os.fsdecode(raw) for raw in _ffi.unpack(names, got).split(b"\0")[:-1]]
+            return got  # minus the errno (ERANGE: more names than the buffer holds)
+        if answer < 0:
+            _fail()
+        return answer
+
+    def watch_read_replace(self, watch_fd: int, size: int, wd: int,
+                           arrival: bytes) -> bytes | None:
+        if size > _WATCH_READ:
+            return Backend.watch_read_replace(self, watch_fd, size, wd, arrival)
+        if _watch_read is not None:  # the same in C, with no cffi wrapper
+            return _watch_read(watch_fd, size, wd, arrival)
+        buf, got = _watch_scratch.buffers or _watch_buffers()
+        taken: int = _lib.corral_watch_read_replace(watch_fd, buf, size, wd, arrival,
+                                                    len(arrival), got)
+        if taken < 0:
+            _fail()
+        return None if taken else _ffi.unpack(buf, got[0])
+
     def create_directory_at(self, dir_fd: int, name: str, mode: int) -> int:
         step = _ffi.new("int *")
         fd: int = _lib.corral_create_directory_at(dir_fd, c_path(name), mode, self.dir_flags,
@@ -411,6 +477,43 @@ class NativeBackend(Backend):
 
 
 # -- the batches and buffers, in C ------------------------------------------------------
+
+class _HeldScratch(threading.local):
+    """Each thread's buffers for replace_held: the names listed, their size
+    (made on first use; cffi lets the GIL go around the call)."""
+
+    # cffi arrays (char[], int64_t *); cffi objects carry no static types
+    buffers: tuple[Any, Any] | None = None
+
+
+_held_scratch = _HeldScratch()
+_HELD_NAMES = 4096  # bytes of extended attribute names listed in the call
+_LISTED_SOME = 3  # corral_replace_held's answer: names listed, or the listing failed
+
+
+class _WatchScratch(threading.local):
+    """Each thread's buffers for watch_read_replace: the bytes read, their
+    count (made on first use; cffi lets the GIL go around the call)."""
+
+    # cffi arrays (char[], int64_t *); cffi objects carry no static types
+    buffers: tuple[Any, Any] | None = None
+
+
+_watch_scratch = _WatchScratch()
+_WATCH_READ = 4096  # the most read into the buffer (a longer read: os.read's bytes)
+
+
+def _watch_buffers() -> tuple[Any, Any]:
+    """This thread's watch_read_replace buffers, made on its first read."""
+    buffers = _watch_scratch.buffers = (_ffi.new("char[]", _WATCH_READ), _ffi.new("int64_t *"))
+    return buffers
+
+
+def _held_buffers() -> tuple[Any, Any]:
+    """This thread's replace_held buffers, made on its first replace."""
+    buffers = _held_scratch.buffers = (_ffi.new("char[]", _HELD_NAMES), _ffi.new("int64_t *"))
+    return buffers
+
 
 class _WindowScratch(threading.local):
     """Each thread's output buffer for text_window (made on first use)."""

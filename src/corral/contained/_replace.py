@@ -200,6 +200,51 @@ def _replace_listed(backend: Backend, dir_fd: int, name: str, data: Content,
                    mode=None, fsync=fsync, exclusive=False, expect=expect, source_fd=source_fd)
 
 
+def _replace_held(backend: Backend, dir_fd: int, name: str, data: bytes,
+                  source: os.stat_result, source_fd: int) -> None:
+    """:meth:`HeldParent.replace`'s replace of ``source`` (open as
+    ``source_fd``) by :func:`_replace_listed`, its extended attributes
+    listed and, where there are none to carry and its bits show no one
+    more, the whole replace made in the same call where the backend has
+    one (:meth:`Backend.replace_held`: the common write, one return from C)."""
+    bits = source.st_mode & _PERMISSIONS
+    expect = (source.st_dev, source.st_ino)
+    if _SHOWN_BITS[bits] != bits or type(data) is not bytes:
+        attrs = _listed_xattrs(backend, source_fd)
+    else:
+        answer = backend.replace_held(dir_fd, source_fd, temp_name(name), name, data, _CREATE,
+                                      bits, (source.st_uid, source.st_gid), expect)
+        if answer == REPLACED:
+            return
+        if answer is None:  # no such call: listed, and maybe replaced, call by call
+            attrs = _listed_xattrs(backend, source_fd)
+        elif isinstance(answer, list):  # some listed: nothing made
+            attrs = answer
+        elif answer < 0:  # the listing failed: nothing made
+            attrs = _listing_failed(backend, source_fd, -answer)
+        elif answer == TARGET_CHANGED:
+            raise TargetChangedError(_CHANGED)
+        else:  # none to carry, but its owner or bits: carried call by call
+            _replace_steps(backend, dir_fd, name, temp_name(name), data, source, [], bits,
+                           mode=None, fsync=True, exclusive=False, expect=expect,
+                           source_fd=source_fd)
+            return
+    _replace_listed(backend, dir_fd, name, data, source, source_fd, attrs, fsync=True,
+                    expect=expect)
+
+
+def _listing_failed(backend: Backend, source_fd: int, err: int) -> list[str] | None:
+    """What :func:`_listed_xattrs` makes of a listing that failed with
+    ``err``: ``None`` where the caller may not list them, the names listed
+    again into room enough where there were more than the first call had
+    room for (``ERANGE``), else the error raised."""
+    if err == errno.ERANGE:
+        return _listed_xattrs(backend, source_fd)
+    if err in NOT_PERMITTED:
+        return None
+    raise OSError(err, os.strerror(err))
+
+
 def _replace_steps(backend: Backend, dir_fd: int, name: str, tmp: str, data: Content,
                    source: os.stat_result | None, attrs: list[str] | None, create_mode: int,
                    *, mode: int | None, fsync: bool, exclusive: bool,
@@ -378,9 +423,7 @@ class HeldParent:
         backend = self._backend
         try:
             if _XATTRS_LISTED:  # replace_in's step for a file open, written out
-                _replace_listed(backend, self._fd, self.name, data, info, self._file,
-                                _listed_xattrs(backend, self._file), fsync=True,
-                                expect=(info.st_dev, info.st_ino))
+                _replace_held(backend, self._fd, self.name, data, info, self._file)
             else:
                 replace_in(backend, self._fd, self.name, data, current=info, mode=None,
                            fsync=True, exclusive=False, expect=(info.st_dev, info.st_ino),

@@ -299,8 +299,16 @@ class _KernelWatch:
                         self._read_to_end(started)
                     self.quiet = not acts
                     return True
+            # the one replace a view awaits, if that is all it awaits: the
+            # read and the look whether it is just that, in one call
+            awaited = self._awaited() if self.expecting else None
+            data: bytes | None
             try:
-                data = backend.read(self.fd, _READ_SIZE)
+                if awaited is None:
+                    data = backend.read(self.fd, _READ_SIZE)
+                else:
+                    data = backend.watch_read_replace(self.fd, _READ_SIZE, awaited[0],
+                                                      awaited[1])
             except OSError as exc:
                 if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
                     self._read_to_end(started)
@@ -308,11 +316,17 @@ class _KernelWatch:
                     return True
                 self._lose()
                 return False
+            if data is None:  # just that replace (a short read: the queue's end)
+                if awaited is not None:
+                    self._take_own(awaited)
+                if self.expecting:
+                    self._read_to_end(started)
+                self.quiet = not acts
+                return True
             if not data:
                 self._read_to_end(started)
                 return True
-            if not (self.expecting and self._own_replace(data, backend)):
-                self._dispatch(data)
+            self._dispatch(data)  # (not the one replace awaited, where one is)
             if len(data) <= _READ_TO_END:
                 # the queue was read to its end (what comes later: next call's)
                 if self.expecting:
@@ -417,34 +431,48 @@ class _KernelWatch:
         but for the cookies: the loop of :meth:`_dispatch` makes the same of
         a read without them).  What :meth:`_dispatch` makes of it, in one
         step (``backend``'s :meth:`~Backend.watch_one_replace`: one C call
-        in the native backend; the common read: the write of the call
-        before).  Whether it was; ``False``, nothing taken in, for any
-        other read."""
+        in the native backend; :meth:`drain` reads and looks in one call,
+        :meth:`~Backend.watch_read_replace`).  Whether it was; ``False``,
+        nothing taken in, for any other read."""
+        awaited = self._awaited()
+        if awaited is None or not backend.watch_one_replace(data, awaited[0], awaited[1]):
+            return False
+        self._take_own(awaited)
+        return True
+
+    def _awaited(self) -> _Awaited | None:
+        """The one replace :meth:`_own_replace` takes in, where one view
+        awaits its own acts, one arrival, in a directory it alone watches:
+        the watch number, the arrival's bytes as the event has them, that
+        view, and its entry in :attr:`Freshness.expected` with its key;
+        ``None`` where that is not so (the lock held)."""
         expecting = self.expecting
         if len(expecting) != 1:
-            return False
+            return None
         (ref,) = expecting.values()
         watcher = ref()
         if watcher is None:
-            return False
+            return None
         expected = watcher.expected
         if len(expected) != 1:
-            return False
+            return None
         ((key, entry),) = expected.items()
         wd, name = key
         watchers = self.watchers.get(wd)
         if watchers is None or len(watchers) != 1 or watcher.ref not in watchers:
-            return False
-        if not backend.watch_one_replace(data, wd, _ARRIVAL_BYTES.get(name) or _arrival(name)):
-            return False
-        # as the loop counts it: the view's own arrival changes no fact but
-        # one of its own name
-        watcher._facts.pop((entry[1], name), None)
+            return None
+        return wd, _ARRIVAL_BYTES.get(name) or _arrival(name), watcher, key, entry
+
+    def _take_own(self, awaited: _Awaited) -> None:
+        """The replace :meth:`_awaited` gave came: taken in as the loop of
+        :meth:`_dispatch` counts it (the lock held)."""
+        _, _, watcher, key, entry = awaited
+        # the view's own arrival changes no fact but one of its own name
+        watcher._facts.pop((entry[1], key[1]), None)
         entry[0] -= 1
         if entry[0] <= 0:
-            del expected[key]
-            del expecting[id(watcher)]  # every act's event came: none for a drain to expire
-        return True
+            del watcher.expected[key]
+            del self.expecting[id(watcher)]  # every act's event came: none for a drain to expire
 
     def _everything_changed(self) -> None:
         """Events were lost or left unread (the lock held): every view
@@ -514,6 +542,9 @@ def _renamed_onto(data: bytes) -> tuple[int, bytes] | None:
 # padded with NULs as the kernel pads it: to a multiple of the event's
 # size, one NUL at least)
 _ARRIVAL_BYTES: dict[str, bytes] = {}
+#: what :meth:`_KernelWatch._awaited` gives: the watch number, the
+#: arrival's bytes, the view awaiting it, its key and entry in its expected
+_Awaited = tuple[int, bytes, "Freshness", tuple[int, str], list[Any]]
 _ARRIVALS_KEPT = 4096
 _LENGTH = struct.Struct("I")
 
