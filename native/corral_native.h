@@ -361,7 +361,7 @@ static int corral_open_beneath(int dirfd, const char *path, size_t len, int flag
  * surrogates, those os.fsencode gives.  The fd, or -1 for anything it does
  * not take (a path that is not a str, an argument C cannot hold, any
  * failure): the caller then resolves the slow way, which says why.  It is
- * exported by corral_export_open_text, only where the file system encoding
+ * exported by corral_export, only where the file system encoding
  * is UTF-8 (the caller checks), from the same cffi build: the C is in the
  * module cffi compiles, which includes Python.h first; a build without
  * Python (scripts/cross_compile.py's harness) has the export only, failing. */
@@ -432,38 +432,6 @@ static PyMethodDef corral_open_text_def = {
     "open_text_beneath", (PyCFunction)(void (*)(void))corral_py_open_text_beneath,
     METH_FASTCALL, "Root.open's fast path: (dir_fd, path: str, flags, mode, resolve) -> fd or -1"};
 
-static int corral_export_open_text(const char *module_name)
-{
-    PyGILState_STATE gil;
-    PyObject *module, *function = NULL;
-    int done = -1;
-
-    if (module_name == NULL) {
-        errno = EINVAL;
-        return -1;
-    }
-    gil = PyGILState_Ensure(); /* cffi let the GIL go around this call */
-    module = PyImport_ImportModule(module_name);
-    if (module != NULL)
-        function = PyCFunction_NewEx(&corral_open_text_def, NULL, NULL);
-    if (function != NULL && PyObject_SetAttrString(module, "open_text_beneath", function) == 0)
-        done = 0;
-    if (done != 0)
-        PyErr_Clear();
-    Py_XDECREF(function);
-    Py_XDECREF(module);
-    PyGILState_Release(gil);
-    if (done != 0)
-        errno = EINVAL;
-    return done;
-}
-#else
-static int corral_export_open_text(const char *module_name)
-{
-    (void)module_name;
-    errno = ENOSYS;
-    return -1;
-}
 #endif
 
 /* Root.open's fast path in one call, so the Python around it is almost
@@ -687,7 +655,7 @@ static int corral_watch_read_replace(int fd, char *buf, size_t size, int32_t wd,
  * of str, as os.listxattr decodes them); minus the errno of a listing
  * that failed.  OSError for a failure (EINVAL: a NUL in a name),
  * TypeError for arguments C cannot hold.  Exported by
- * corral_export_held where the file system encoding is UTF-8 (the
+ * corral_export where the file system encoding is UTF-8 (the
  * caller checks). */
 #if defined(Py_PYTHON_H)
 /* a str argument's bytes in *text (*owner: a bytes object made for them,
@@ -803,42 +771,10 @@ static PyMethodDef corral_replace_held_def = {
     "replace_held", (PyCFunction)(void (*)(void))corral_py_replace_held, METH_FASTCALL,
     "Backend.replace_held in one call (see corral_native.h)"};
 
-static int corral_export_held(const char *module_name)
-{
-    PyGILState_STATE gil;
-    PyObject *module, *function = NULL;
-    int done = -1;
-
-    if (module_name == NULL) {
-        errno = EINVAL;
-        return -1;
-    }
-    gil = PyGILState_Ensure(); /* cffi let the GIL go around this call */
-    module = PyImport_ImportModule(module_name);
-    if (module != NULL)
-        function = PyCFunction_NewEx(&corral_replace_held_def, NULL, NULL);
-    if (function != NULL && PyObject_SetAttrString(module, "replace_held", function) == 0)
-        done = 0;
-    if (done != 0)
-        PyErr_Clear();
-    Py_XDECREF(function);
-    Py_XDECREF(module);
-    PyGILState_Release(gil);
-    if (done != 0)
-        errno = EINVAL;
-    return done;
-}
-#else
-static int corral_export_held(const char *module_name)
-{
-    (void)module_name;
-    errno = ENOSYS;
-    return -1;
-}
 #endif
 
 /* corral_watch_read_replace as a METH_FASTCALL function of the module
- * (exported by corral_export_watch_read): watch_read_replace(watch_fd,
+ * (exported by corral_export): watch_read_replace(watch_fd,
  * size, wd, arrival) with size at most 4096 and arrival bytes; None where
  * the read is exactly that replace, else the bytes read; OSError for a
  * failed read, as os.read raises it (BlockingIOError: none waits). */
@@ -882,26 +818,44 @@ static PyMethodDef corral_watch_read_replace_def = {
     "watch_read_replace", (PyCFunction)(void (*)(void))corral_py_watch_read_replace,
     METH_FASTCALL, "Backend.watch_read_replace in one call (see corral_native.h)"};
 
-static int corral_export_watch_read(const char *module_name)
+#endif
+
+/* corral_export (_native.cdef): set the module's METH_FASTCALL function
+ * named `function` (open_text_beneath, replace_held, watch_read_replace:
+ * each wrapped by no cffi code) as an attribute of the module named
+ * `module_name`; 0, or -1 with errno (EINVAL: no such function or the
+ * module would not take it; ENOSYS: built without Python's headers). */
+#if defined(Py_PYTHON_H)
+static int corral_export(const char *module_name, const char *function)
 {
+    static PyMethodDef *const defs[] = {&corral_open_text_def, &corral_replace_held_def,
+                                        &corral_watch_read_replace_def};
+    PyMethodDef *def = NULL;
     PyGILState_STATE gil;
-    PyObject *module, *function = NULL;
+    PyObject *module, *made = NULL;
+    size_t at;
     int done = -1;
 
-    if (module_name == NULL) {
+    if (module_name == NULL || function == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (at = 0; at < sizeof defs / sizeof defs[0]; at++)
+        if (strcmp(defs[at]->ml_name, function) == 0)
+            def = defs[at];
+    if (def == NULL) {
         errno = EINVAL;
         return -1;
     }
     gil = PyGILState_Ensure(); /* cffi let the GIL go around this call */
     module = PyImport_ImportModule(module_name);
     if (module != NULL)
-        function = PyCFunction_NewEx(&corral_watch_read_replace_def, NULL, NULL);
-    if (function != NULL &&
-        PyObject_SetAttrString(module, "watch_read_replace", function) == 0)
+        made = PyCFunction_NewEx(def, NULL, NULL);
+    if (made != NULL && PyObject_SetAttrString(module, function, made) == 0)
         done = 0;
     if (done != 0)
         PyErr_Clear();
-    Py_XDECREF(function);
+    Py_XDECREF(made);
     Py_XDECREF(module);
     PyGILState_Release(gil);
     if (done != 0)
@@ -909,9 +863,10 @@ static int corral_export_watch_read(const char *module_name)
     return done;
 }
 #else
-static int corral_export_watch_read(const char *module_name)
+static int corral_export(const char *module_name, const char *function)
 {
     (void)module_name;
+    (void)function;
     errno = ENOSYS;
     return -1;
 }

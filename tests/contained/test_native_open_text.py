@@ -74,7 +74,8 @@ def tree(tmp_path):
 
 def test_the_module_exports_it_and_the_backend_uses_it():
     assert sys.modules["corral._native"].open_text_beneath is NATIVE.open_text_beneath
-    assert lib.corral_export_open_text(b"no.such.module") == -1
+    assert lib.corral_export(b"no.such.module", b"open_text_beneath") == -1
+    assert lib.corral_export(b"corral._native", b"no_such_function") == -1
 
 
 @pytest.mark.parametrize("path", ["a/b/f", "é/ü.txt", os.fsdecode(b"\xff/g\xfe"), "in/f",

@@ -95,17 +95,17 @@ _one_replace = _lib.corral_watch_one_replace
 _LINE_BATCH = 256  # hits fetched per corral_scan_lines call
 
 
-def _exported_open_text() -> OpenTextBeneath | None:
-    """The module's ``open_text_beneath`` (corral_native.h): Root.open's
-    fast path with no cffi wrapper, the path's UTF-8 bytes read in C; so
-    ``None`` unless the file system encoding is UTF-8."""
-    if codecs.lookup(_ENCODING).name != "utf-8":
+def _exported(function: str, *, names_as_utf8: bool) -> Any:
+    """The module's own METH_FASTCALL ``function`` (corral_native.h's
+    ``corral_export``: no cffi wrapper around it), or ``None`` where it
+    cannot be had; one that reads names' UTF-8 bytes in C only where the
+    file system encoding is UTF-8."""
+    if names_as_utf8 and codecs.lookup(_ENCODING).name != "utf-8":
         return None
     name = _ffi_module_name()
-    if _lib.corral_export_open_text(name.encode()) != 0:
+    if _lib.corral_export(name.encode(), function.encode()) != 0:
         return None
-    call: OpenTextBeneath = sys.modules[name].open_text_beneath
-    return call
+    return getattr(sys.modules[name], function)
 
 
 def _ffi_module_name() -> str:
@@ -114,37 +114,14 @@ def _ffi_module_name() -> str:
     return (__package__ or "corral.contained").rpartition(".")[0] + "._native"
 
 
-_open_text_beneath = _exported_open_text()
-
-
-def _exported_replace_held() -> Callable[..., int | list[str]] | None:
-    """The module's ``replace_held`` (corral_native.h): NativeBackend
-    .replace_held with no cffi wrapper, the names' UTF-8 bytes read in C;
-    so ``None`` unless the file system encoding is UTF-8."""
-    if codecs.lookup(_ENCODING).name != "utf-8":
-        return None
-    name = _ffi_module_name()
-    if _lib.corral_export_held(name.encode()) != 0:
-        return None
-    call: Callable[..., int | list[str]] = sys.modules[name].replace_held
-    return call
-
-
-_replace_held = _exported_replace_held()
-
-
-def _exported_watch_read() -> Callable[[int, int, int, bytes], bytes | None] | None:
-    """The module's ``watch_read_replace`` (corral_native.h): NativeBackend
-    .watch_read_replace with no cffi wrapper, the read into a buffer of C's
-    (``None`` where it cannot be had)."""
-    name = _ffi_module_name()
-    if _lib.corral_export_watch_read(name.encode()) != 0:
-        return None
-    call: Callable[[int, int, int, bytes], bytes | None] = sys.modules[name].watch_read_replace
-    return call
-
-
-_watch_read = _exported_watch_read()
+#: Root.open's fast path, the path's UTF-8 bytes read in C
+_open_text_beneath: OpenTextBeneath | None = _exported("open_text_beneath", names_as_utf8=True)
+#: NativeBackend.replace_held, the names' UTF-8 bytes read in C
+_replace_held: Callable[..., int | list[str]] | None = _exported("replace_held",
+                                                                 names_as_utf8=True)
+#: NativeBackend.watch_read_replace, the read into a buffer of C's
+_watch_read: Callable[[int, int, int, bytes], bytes | None] | None = _exported(
+    "watch_read_replace", names_as_utf8=False)
 
 
 #: the NUL byte as the int ``in`` looks for: ``b"\0" in data`` first tries the
