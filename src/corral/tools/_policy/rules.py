@@ -436,11 +436,16 @@ _DROPPED_TAIL = re.compile(r"(?<=[^/. ])[. ]+(?=/|$)")
 _SHORT_GIT = re.compile(r"(?:^|(?<=/))git~1(?=/|$)")
 
 
-def _folds_further(names: str) -> bool:
-    """Whether a name among ``names`` (joined by NULs) folds to more than
-    its lower case: a trailing dot or space, or a ``~1``."""
-    return (names.endswith((".", " ")) or ".\0" in names or " \0" in names
-            or "~1" in names)
+def _ends_search(suffixes: Sequence[str], prefixes: Sequence[str]) -> Callable[[str], object]:
+    r"""A search of ``"\0" + names joined by "\0" + "\0"``, reversed, that
+    finds something where a name ends with one of ``suffixes``, or with a
+    dot or a space (it folds to more than its lower case), or starts with
+    one of ``prefixes``: each name's end is then a literal right after a
+    NUL (a prefix a look back from there), which the regex engine tests at
+    the NULs alone, where a substring search per test reads every name."""
+    ends = [re.escape(x[::-1]) for x in (*suffixes, ".", " ")]
+    starts = [f"(?<={re.escape(x[::-1])}\0)" for x in prefixes]
+    return re.compile("\0(?:" + "|".join(ends + starts) + ")").search
 
 
 def fold(text: str) -> str:
@@ -1123,13 +1128,12 @@ class _Quick:
         self.suffixes = tuple(x for r in sets for x in r._suffixes)
         self.prefixes = tuple(x for r in sets for x in r._prefixes)
         # the names, suffixes and prefixes a folded name may match, the suffix
-        # and prefix tests also as substrings of "\0" + the names joined by
-        # "\0" + "\0" (a file name holds no NUL): one search each for a run
-        # of names, the exact names one set test of the run; None: no name
-        # can match
-        needles = (*(f"{x}\0" for x in self.suffixes), *(f"\0{x}" for x in self.prefixes))
-        self.tests: _Tests | None = ((self.names, self.suffixes, self.prefixes, needles)
-                                     if self.names or needles else None)
+        # and prefix tests (and what folds further) also as one search of a
+        # run of names (:func:`_ends_search`; a file name holds no NUL), the
+        # exact names one set test of the run; None: no name can match
+        self.tests: _Tests | None = (
+            (self.names, self.suffixes, self.prefixes, _ends_search(self.suffixes, self.prefixes))
+            if self.names or self.suffixes or self.prefixes else None)
         # the tests spelled as one string (a repr: equal tests give equal
         # keys, different tests different ones): the runs found clear are
         # remembered under it, its hash made once, where a tuple of the
@@ -1137,7 +1141,7 @@ class _Quick:
         self.key = repr((sorted(self.names), self.suffixes, self.prefixes))
 
 
-_Tests = tuple[frozenset[str], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+_Tests = tuple[frozenset[str], tuple[str, ...], tuple[str, ...], Callable[[str], object]]
 
 
 def _remember_clear(key: str, joined: str) -> None:
@@ -1236,28 +1240,27 @@ class Scope:
             tests = self._quick.tests
             if tests is None:
                 return names
-            exact, suffixes, prefixes, needles = tests
+            exact, suffixes, prefixes, ends = tests
             joined = "\0".join(names)
-            if joined.isascii() and not _folds_further(joined):
-                # folded = lower-cased: every test at once, in C
+            if joined.isascii():
+                # folded = lower-cased unless a name folds further (a "~1",
+                # or a trailing dot or space, which ends() finds): every test
+                # at once, in C (a run remembered clear folds no further)
                 clear = _CLEAR_RUNS.get(self._quick.key)
                 if clear is not None and joined in clear:
                     return names
                 lowered = joined.lower()
                 # names already lower-case are their own folded forms: no split
-                if exact.isdisjoint(names if lowered == joined else lowered.split("\0")):
-                    lowered = f"\0{lowered}\0"
-                    for needle in needles:
-                        if needle in lowered:
-                            break
-                    else:
-                        if len(joined) <= _CLEAR_RUN_CHARS:
-                            if clear is not None and _CLEAR_COUNT[0] < _CLEAR_RUNS_MAX:
-                                clear.add(joined)  # the common case: no call
-                                _CLEAR_COUNT[0] += 1
-                            else:
-                                _remember_clear(self._quick.key, joined)
-                        return names
+                if exact.isdisjoint(names if lowered == joined else lowered.split("\0")) \
+                        and not ("~" in joined and "~1" in joined) \
+                        and ends(f"\0{lowered}\0"[::-1]) is None:
+                    if len(joined) <= _CLEAR_RUN_CHARS:
+                        if clear is not None and _CLEAR_COUNT[0] < _CLEAR_RUNS_MAX:
+                            clear.add(joined)  # the common case: no call
+                            _CLEAR_COUNT[0] += 1
+                        else:
+                            _remember_clear(self._quick.key, joined)
+                    return names
             maybe = [n for n in names
                      if (f := fold(n)) in exact
                      or f.endswith(suffixes) or f.startswith(prefixes)]
