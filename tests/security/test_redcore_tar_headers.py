@@ -134,6 +134,13 @@ def test_a_header_no_memory_or_file_holds_raises_read_error(make_root, site, cas
         with open(archive, "rb") as raw:
             with pytest.raises(tarfile.ReadError):
                 root.extract(raw)
+        # a TarFile the caller opened, the hostile header after a member
+        second = ws.parent / "b.tar"
+        second.write_bytes(AFTER + DAMAGED[case] + END)
+        with tarfile.open(second) as archive_file:
+            with pytest.raises(tarfile.ReadError):
+                root.extract(archive_file)
+            assert archive_file.tarinfo is tarfile.TarInfo
     finally:
         root.close()
     assert _fds() == before

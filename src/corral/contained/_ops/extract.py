@@ -125,6 +125,9 @@ _Kind = Literal["file", "dir", "symlink", "hardlink"]
 #: very compressible text is not a bomb.
 RATIO_FLOOR = 1 << 20
 
+#: The largest offset a file can have (off_t's); a sparse map past it describes no file.
+_MAX_FILE = (1 << 63) - 1
+
 
 class ExtractReason(str, Enum):
     """Why a member was refused (``Refused.reason``)."""
@@ -508,6 +511,8 @@ class _Extractor:
                 or ends[-1] > size:
             raise _Refusal(ExtractReason.UNREADABLE, "a sparse member whose map of blocks "
                            "overlaps or passes its size")
+        if size > _MAX_FILE:
+            raise _Refusal(ExtractReason.UNREADABLE, "a sparse member larger than a file can be")
         for start, length in blocks:
             at, end = start, start + length
             while at < end:
