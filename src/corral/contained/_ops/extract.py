@@ -333,13 +333,22 @@ def _classify(exc: OSError) -> ExtractReason | None:
 
 _OUTSIDE, _LOOP = "outside", "loop"
 
+#: Work one judgment of a symlink's text may take: one per component of its
+#: text and of the texts it follows, plus the components of every path
+#: looked up (each ``lstat`` resolves its path from the root).  Twice the
+#: components of the longest member name: an ordinary link takes a few
+#: hundred at most; a chain of links walking down a deep directory and back
+#: out took millions, for every member naming it.
+MAX_LEADS_WORK = 1 << 13
+
 
 def _leads(root: RootAPI, where: str, text: str, name: str | None = None) -> str:
     """Where the symlink text ``text`` in the directory ``where`` (canonical,
     root-relative) leads: the canonical path of its end, through what exists
     with every symlink followed, then the missing rest as written (what the
     kernel would reach once it exists); or ``_OUTSIDE`` (it leaves the root
-    at any step) or ``_LOOP``.  ``name``: the link is about to be made as
+    at any step) or ``_LOOP`` (more than MAX_SYMLINKS links, or more than
+    MAX_LEADS_WORK work to judge).  ``name``: the link is about to be made as
     that entry of ``where`` (a walk through it meets the link itself)."""
     own = None if name is None else "/".join(
         part for part in (*where.split("/"), name) if part not in ("", "."))
@@ -347,9 +356,10 @@ def _leads(root: RootAPI, where: str, text: str, name: str | None = None) -> str
         return _OUTSIDE
     parts = [part for part in where.split("/") if part not in ("", ".")]
     pending = list(reversed(text.split("/")))
-    hops, missing = 0, False
+    hops, missing, work = 0, False, 0
     while pending:
         part = pending.pop()
+        work += 1
         if part in ("", "."):
             continue
         if part == "..":
@@ -363,6 +373,9 @@ def _leads(root: RootAPI, where: str, text: str, name: str | None = None) -> str
         path = "/".join(parts)
         link: str | None = text if path == own else None
         if link is None:
+            work += len(parts)
+            if work > MAX_LEADS_WORK:
+                return _LOOP
             try:
                 info = root.lstat(path)
             except (FileNotFoundError, NotADirectoryError):
@@ -591,7 +604,7 @@ class _Extractor:
             raise _Refusal(ExtractReason.LINK_OUTSIDE, "a symlink leading outside")
         if leads == _LOOP:
             raise _Refusal(ExtractReason.LOOP, f"a symlink through more than {MAX_SYMLINKS} "
-                           "symlinks (a loop)")
+                           f"symlinks (a loop), or more than {MAX_LEADS_WORK} steps to judge")
 
     def make_hardlink(self, member: Member) -> str:
         target = member.linkname
