@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.contained import ExtractReason
+from corral.contained import ExtractReason, ExtractStop
 
 END = b"\0" * 1024
 SECRET = b"OUTSIDE-SECRET"
@@ -190,4 +190,33 @@ def test_a_sparse_member_no_file_can_hold_is_refused_and_the_rest_lands(make_roo
     assert result.extracted == ["after"]
     assert sorted(os.listdir(ws)) == ["after"]
     assert _fds() == before
+    assert _outside(outside) == [("secret", SECRET)]
+
+
+def test_the_data_of_a_refused_member_counts_toward_the_ratio(make_root, site):
+    """A .tar.gz whose member named ``../x`` holds 32 MiB of zeros (32 KiB
+    gzipped): refused, its data was then inflated to be passed over, counted
+    by no limit (a thousand such members: hours of inflating under the
+    default limits).  Now what a tar's stream has been read to counts toward
+    the compression ratio, so the extraction stops before passing over it."""
+    ws, outside = site
+    archive = ws.parent / "skipped.tar.gz"
+    size = 32 << 20
+    with gzip.open(archive, "wb") as out:
+        out.write(bytes(_header(b"../x", size=size)))
+        zeros = bytes(1 << 20)
+        for _ in range(size >> 20):
+            out.write(zeros)
+        out.write(AFTER + END)
+    root = make_root(str(ws))
+    try:
+        with tarfile.open(archive, "r:gz") as opened:
+            result = root.extract(opened)
+            read_to = opened.fileobj.tell()
+    finally:
+        root.close()
+    assert [(one.name, one.reason) for one in result.refused] == [("../x", ExtractReason.OUTSIDE)]
+    assert result.stop is ExtractStop.RATIO
+    assert read_to < size, f"the stream was inflated to {read_to} bytes"
+    assert os.listdir(ws) == []
     assert _outside(outside) == [("secret", SECRET)]
