@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from corral.contained import ExtractReason, ExtractStop
+from corral.contained import ExtractLimits, ExtractReason, ExtractStop
 
 END = b"\0" * 1024
 SECRET = b"OUTSIDE-SECRET"
@@ -128,24 +128,47 @@ def test_a_header_no_memory_or_file_holds_raises_read_error(make_root, site, cas
     archive.write_bytes(DAMAGED[case] + AFTER + END)
     before, seen = _fds(), _outside(outside)
     root = make_root(str(ws))
+    # no ratio: a size past the archive's end stops on it first (below)
+    unbounded = ExtractLimits(max_ratio=None)
     try:
         with pytest.raises(tarfile.ReadError):
-            root.extract(str(archive))
+            root.extract(str(archive), limits=unbounded)
         with open(archive, "rb") as raw:
             with pytest.raises(tarfile.ReadError):
-                root.extract(raw)
+                root.extract(raw, limits=unbounded)
         # a TarFile the caller opened, the hostile header after a member
         second = ws.parent / "b.tar"
         second.write_bytes(AFTER + DAMAGED[case] + END)
         with tarfile.open(second) as archive_file:
             with pytest.raises(tarfile.ReadError):
-                root.extract(archive_file)
+                root.extract(archive_file, limits=unbounded)
             assert archive_file.tarinfo is tarfile.TarInfo
     finally:
         root.close()
     assert _fds() == before
     assert _outside(outside) == seen
     assert not [name for name in os.listdir(ws) if name != "after"]
+
+
+@pytest.mark.parametrize("case", ["member_of_2_70_bytes", "pax_size_of_30_digits"])
+def test_a_member_size_past_the_archive_stops_on_the_ratio(make_root, site, case):
+    """Under the default limits, a member whose stated size passes the end
+    of the archive is refused unreadable and the extraction stops on the
+    ratio: its size is where the stream would be read to next."""
+    ws, outside = site
+    archive = ws.parent / "a.tar"
+    archive.write_bytes(DAMAGED[case] + AFTER + END)
+    before = _fds()
+    root = make_root(str(ws))
+    try:
+        result = root.extract(str(archive))
+    finally:
+        root.close()
+    assert [one.reason for one in result.refused] == [ExtractReason.UNREADABLE]
+    assert result.stop is ExtractStop.RATIO
+    assert os.listdir(ws) == []
+    assert _fds() == before
+    assert _outside(outside) == [("secret", SECRET)]
 
 
 def test_a_long_name_bomb_is_read_to_a_bound(make_root, site):
