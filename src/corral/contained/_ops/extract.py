@@ -98,7 +98,7 @@ import posixpath
 import stat as st
 import tarfile
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal, Protocol, TypeVar, cast
@@ -107,7 +107,7 @@ from .._backend import Backend
 from .._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
                        contained_error)
 from .extract_read import (MAX_LINK_TARGET, UNREADABLE, Archive, FilterFunction, Filtered,
-                           Member, Readable, Selection, open_source)
+                           Member, Readable, Selection, Source, open_source)
 from .meta import utime
 from .resolve import Parent, RootAPI, open_parent
 from .syscalls import CHUNK
@@ -424,6 +424,16 @@ class _Extractor:
         if limits.max_ratio is not None and self.archive_size is not None \
                 and written > RATIO_FLOOR \
                 and written > limits.max_ratio * max(self.archive_size, 1):
+            raise _Stop(ExtractStop.RATIO)
+
+    def check_read_to(self, read_to: int) -> None:
+        """Stop on the ratio before the archive's stream is inflated to
+        ``read_to`` bytes past it: data passed over (a refused or filtered
+        tar member's) is inflated as much as data written."""
+        limits = self.limits
+        if limits.max_ratio is not None and self.archive_size is not None \
+                and read_to > RATIO_FLOOR \
+                and read_to > limits.max_ratio * max(self.archive_size, 1):
             raise _Stop(ExtractStop.RATIO)
 
     def copy_data(self, src: _Data, fd: int, size: int | None) -> None:
@@ -791,7 +801,7 @@ def extract(root: RootAPI, archive: Archive, *, filter: Literal["data"] | Filter
             if limits.max_members is not None and source.total is not None \
                     and source.total > limits.max_members:
                 raise _Stop(ExtractStop.MEMBERS)
-            _run(extractor, source.members, source.total, progress, stop_on_refusal)
+            _run(extractor, source, progress, stop_on_refusal)
         except _Stop as stop:
             result.stop = stop.stop
         finally:
@@ -800,12 +810,13 @@ def extract(root: RootAPI, archive: Archive, *, filter: Literal["data"] | Filter
     return result
 
 
-def _run(extractor: _Extractor, members: Iterator[Member | Filtered], total: int | None,
-         progress: ProgressCallback | None, stop_on_refusal: bool) -> None:
+def _run(extractor: _Extractor, source: Source, progress: ProgressCallback | None,
+         stop_on_refusal: bool) -> None:
     result = extractor.result
     max_members = extractor.limits.max_members
     cancel = extractor.cancel
-    for done, member in enumerate(members, 1):
+    total = source.total
+    for done, member in enumerate(source.members, 1):
         if cancel is not None and cancel.cancelled:
             raise _Stop(ExtractStop.CANCELLED)
         if max_members is not None and done > max_members:
@@ -829,3 +840,4 @@ def _run(extractor: _Extractor, members: Iterator[Member | Filtered], total: int
                     return
         if progress is not None:
             progress(ExtractProgress(done, total, member.name))
+        extractor.check_read_to(source.read_to())

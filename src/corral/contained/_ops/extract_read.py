@@ -90,14 +90,22 @@ class Filtered:
     reason: str = ""
 
 
+def _nowhere() -> int:
+    return 0
+
+
 class Source:
     """An open archive: its members in order, how many there are when the
     archive says so up front (a zip), and its size in bytes (``None``:
-    not known) for the compression ratio."""
+    not known) for the compression ratio; ``read_to()``: how far its
+    (inflated) stream will have been read once the next member is found,
+    the data of the last one passed over too (a zip's: 0, its entries are
+    found by seeking)."""
 
     def __init__(self, members: Iterator[Member | Filtered], total: int | None,
-                 size: int | None) -> None:
+                 size: int | None, read_to: Callable[[], int] = _nowhere) -> None:
         self.members, self.total, self.size = members, total, size
+        self.read_to = read_to
 
 
 # -- tar --------------------------------------------------------------------------------
@@ -449,7 +457,10 @@ def _check_file_object(archive: object) -> None:
 
 
 def _tar_source(tf: tarfile.TarFile, pick: _Pick, size: int | None) -> Source:
-    return Source(_damaged(_tar_members(tf, pick), tarfile.ReadError), None, size)
+    def read_to() -> int:
+        return tf.offset  # where tarfile finds the next header
+
+    return Source(_damaged(_tar_members(tf, pick), tarfile.ReadError), None, size, read_to)
 
 
 def _zip_source(zf: zipfile.ZipFile, pick: _Pick, size: int | None) -> Source:
