@@ -167,7 +167,9 @@ class ExtractLimits:
     counted); ``max_members``: members read from the archive, refused and
     filtered ones included; ``max_ratio``: bytes written over the archive's
     size in bytes, judged once :data:`RATIO_FLOOR` bytes were written and
-    only where the size is known (a path, a seekable file object)."""
+    only where the size is known (a path, a seekable file object); for a
+    tar, also the bytes its (inflated) stream is read to, the data of
+    refused and filtered members passed over included."""
 
     max_bytes: int | None = 1 << 30
     max_members: int | None = 50_000
