@@ -43,8 +43,8 @@ MAX_LINK_TARGET = 4096  # bytes of a zip symlink entry read as its target (PATH_
 UNREADABLE = (RuntimeError, NotImplementedError, zlib.error, lzma.LZMAError, EOFError)
 
 #: Bytes of headers read to find one tar member: its PAX and GNU long-name
-#: headers and a sparse map stored before its data (libarchive's bound for
-#: a special header).  A header claiming more is damage: its size comes from
+#: headers and a sparse map stored before its data (Go's archive/tar bound
+#: for a special header since CVE-2022-2879).  A header claiming more is damage: its size comes from
 #: the archive, so it is never read into memory.
 MAX_HEADER_BYTES = 1 << 20
 
