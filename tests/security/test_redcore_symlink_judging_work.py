@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 import tarfile
 from pathlib import Path
 
@@ -112,6 +113,60 @@ def test_judging_one_symlink_member_is_bounded(make_root, tmp_path: Path, monkey
     landed = {one.name for one in result.landed}
     assert "/".join(["d"] * DEPTH) + "/near" in landed
     # whatever landed leads inside the root
+    for one in result.landed:
+        if one.kind == "symlink":
+            assert os.path.realpath(ws / one.path).startswith(str(ws.resolve()))
+
+
+#: what the test below sets the extraction's whole judging budget to
+#: (``extract.MAX_EXTRACT_LEADS_WORK``, 2^24 by default): the same rule at a
+#: scale a test can afford
+WHOLE = 100_000
+
+
+def test_judging_every_symlink_member_of_one_archive_is_bounded(make_root, tmp_path: Path,
+                                                                monkeypatch):
+    """One hop down the deep directory and back (about 7,500 steps to
+    judge, under one judgment's bound, so it lands) and sixty links to it,
+    each judged at that cost when made and again at the end: the bound on
+    each alone left an archive of 50,000 such members at an hour of
+    lookups.  The extraction as a whole has a bound too; past it, every
+    symlink member is refused (``LOOP``) unjudged, and whatever landed
+    leads inside."""
+    from corral.contained._ops import extract as extract_module
+
+    monkeypatch.setattr(extract_module, "MAX_EXTRACT_LEADS_WORK", WHOLE, raising=False)
+    this = sys.modules[__name__]
+    monkeypatch.setattr(this, "PROBES", 60)
+    monkeypatch.setattr(this, "HOPS", 1)
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    ws.mkdir()
+    outside.mkdir()
+    root = make_root(str(ws))
+    looked = [0]
+    kind = type(root)
+    lstat, readlink = kind.lstat, kind.readlink
+
+    def counted_lstat(self, path, *args, **kwargs):
+        looked[0] += len(str(path).split("/"))
+        return lstat(self, path, *args, **kwargs)
+
+    def counted_readlink(self, path, *args, **kwargs):
+        looked[0] += len(str(path).split("/"))
+        return readlink(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(kind, "lstat", counted_lstat)
+    monkeypatch.setattr(kind, "readlink", counted_readlink)
+    try:
+        result = root.extract(io.BytesIO(_chain_archive()))
+    finally:
+        monkeypatch.undo()
+        root.close()
+    # the whole bound, one judgment's own, and the lookups of what lands
+    assert looked[0] <= WHOLE + PER_LINK, f"{looked[0]} components looked up"
+    assert result.stop is None
+    assert {one.reason for one in result.refused} <= {ExtractReason.LOOP}
+    assert os.listdir(outside) == []
     for one in result.landed:
         if one.kind == "symlink":
             assert os.path.realpath(ws / one.path).startswith(str(ws.resolve()))
