@@ -342,16 +342,30 @@ _OUTSIDE, _LOOP = "outside", "loop"
 #: hundred at most; a chain of links walking down a deep directory and back
 #: out took millions, for every member naming it.
 MAX_LEADS_WORK = 1 << 13
+#: The same work for every symlink of one extraction, judged when made and
+#: again at the end: an ordinary link takes tens, so 50,000 of them stay far
+#: below; past it, every symlink still to judge is refused as a loop.
+MAX_EXTRACT_LEADS_WORK = 1 << 24
 
 
-def _leads(root: RootAPI, where: str, text: str, name: str | None = None) -> str:
+class _Budget:
+    """The judging work an extraction has left (``MAX_EXTRACT_LEADS_WORK``
+    at the start, read when the extraction starts)."""
+
+    def __init__(self) -> None:
+        self.left = MAX_EXTRACT_LEADS_WORK
+
+
+def _leads(root: RootAPI, where: str, text: str, budget: _Budget,
+           name: str | None = None) -> str:
     """Where the symlink text ``text`` in the directory ``where`` (canonical,
     root-relative) leads: the canonical path of its end, through what exists
     with every symlink followed, then the missing rest as written (what the
     kernel would reach once it exists); or ``_OUTSIDE`` (it leaves the root
     at any step) or ``_LOOP`` (more than MAX_SYMLINKS links, or more than
-    MAX_LEADS_WORK work to judge).  ``name``: the link is about to be made as
-    that entry of ``where`` (a walk through it meets the link itself)."""
+    MAX_LEADS_WORK work to judge, or more than ``budget`` has left, which
+    pays for it).  ``name``: the link is about to be made as that entry of
+    ``where`` (a walk through it meets the link itself)."""
     own = None if name is None else "/".join(
         part for part in (*where.split("/"), name) if part not in ("", "."))
     if text.startswith("/"):
@@ -359,43 +373,47 @@ def _leads(root: RootAPI, where: str, text: str, name: str | None = None) -> str
     parts = [part for part in where.split("/") if part not in ("", ".")]
     pending = list(reversed(text.split("/")))
     hops, missing, work = 0, False, 0
-    while pending:
-        part = pending.pop()
-        work += 1
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return _OUTSIDE
-            parts.pop()  # ``parts`` holds no symlink: ".." of it is its parent
-            continue
-        parts.append(part)
-        if missing:
-            continue
-        path = "/".join(parts)
-        link: str | None = text if path == own else None
-        if link is None:
-            work += len(parts)
-            if work > MAX_LEADS_WORK:
-                return _LOOP
-            try:
-                info = root.lstat(path)
-            except (FileNotFoundError, NotADirectoryError):
-                missing = True
+    bound = min(MAX_LEADS_WORK, budget.left)
+    try:
+        while pending:
+            part = pending.pop()
+            work += 1
+            if part in ("", "."):
                 continue
-            if st.S_ISLNK(info.st_mode):
-                link = root.readlink(path)
-            elif not st.S_ISDIR(info.st_mode):
-                missing = True  # "file/..": nothing the kernel resolves; judged as written
-        if link is not None:
-            hops += 1
-            if hops > MAX_SYMLINKS:
-                return _LOOP
-            if link.startswith("/"):
-                return _OUTSIDE
-            parts.pop()
-            pending.extend(reversed(link.split("/")))
-    return "/".join(parts) or "."
+            if part == "..":
+                if not parts:
+                    return _OUTSIDE
+                parts.pop()  # ``parts`` holds no symlink: ".." of it is its parent
+                continue
+            parts.append(part)
+            if missing:
+                continue
+            path = "/".join(parts)
+            link: str | None = text if path == own else None
+            if link is None:
+                work += len(parts)
+                if work > bound:
+                    return _LOOP
+                try:
+                    info = root.lstat(path)
+                except (FileNotFoundError, NotADirectoryError):
+                    missing = True
+                    continue
+                if st.S_ISLNK(info.st_mode):
+                    link = root.readlink(path)
+                elif not st.S_ISDIR(info.st_mode):
+                    missing = True  # "file/..": nothing the kernel resolves; judged as written
+            if link is not None:
+                hops += 1
+                if hops > MAX_SYMLINKS:
+                    return _LOOP
+                if link.startswith("/"):
+                    return _OUTSIDE
+                parts.pop()
+                pending.extend(reversed(link.split("/")))
+        return "/".join(parts) or "."
+    finally:
+        budget.left -= work
 
 
 class _Extractor:
@@ -410,6 +428,7 @@ class _Extractor:
         self.dirs: list[tuple[str, float]] = []  # (name, mtime), set at the end
         self.made: set[tuple[int, int]] = set()  # (st_dev, st_ino) of the files made here
         self.links: dict[str, str] = {}  # canonical path of each symlink made -> member name
+        self.budget = _Budget()  # the work judging symlinks may still take
 
     # -- bounds ----------------------------------------------------------------------
     def check_cancel(self) -> None:
@@ -611,12 +630,13 @@ class _Extractor:
     def check_link(self, where: str, text: str, name: str) -> None:
         """Refuse a symlink ``name`` with ``text`` in the directory ``where``
         unless it leads inside (module docstring)."""
-        leads = _leads(self.root, where, text, name)
+        leads = _leads(self.root, where, text, self.budget, name)
         if leads == _OUTSIDE:
             raise _Refusal(ExtractReason.LINK_OUTSIDE, "a symlink leading outside")
         if leads == _LOOP:
             raise _Refusal(ExtractReason.LOOP, f"a symlink through more than {MAX_SYMLINKS} "
-                           f"symlinks (a loop), or more than {MAX_LEADS_WORK} steps to judge")
+                           f"symlinks (a loop), or more than {MAX_LEADS_WORK} steps to judge "
+                           f"(or past the archive's {MAX_EXTRACT_LEADS_WORK} in all)")
 
     def make_hardlink(self, member: Member) -> str:
         target = member.linkname
@@ -714,7 +734,8 @@ class _Extractor:
                     if not st.S_ISLNK(info.st_mode):
                         del self.links[path]  # replaced by a later member
                         continue
-                    leads = _leads(self.root, where or ".", self.root.readlink(path))
+                    leads = _leads(self.root, where or ".", self.root.readlink(path),
+                                   self.budget)
                 except FileNotFoundError:
                     del self.links[path]
                     continue
