@@ -42,7 +42,10 @@ Per member, as ``tarfile``'s ``filter="data"`` (PEP 706):
   is made under a temporary name and renamed into place.  A
   dangling link is judged by where its text leads: through what exists,
   then the missing rest as written, so one that stays inside is made (as
-  the data filter) and one that climbs out is refused; a loop is refused;
+  the data filter) and one that climbs out is refused; a loop is refused,
+  and so is a link whose judging takes more than :data:`MAX_LEADS_WORK`
+  steps, or comes after the extraction's links took
+  :data:`MAX_EXTRACT_LEADS_WORK` in all;
 * hard links: the target (relative to the extraction root, as tar's) is
   resolved inside, in-root symlinks followed (a hard link to a symlink
   links the symlink's file, as CPython 3.14); it must not be a directory;
