@@ -1,6 +1,6 @@
 """A path holding a lone surrogate (``"\\ud800"``: a ``str`` no filesystem
 encoding turns into bytes, not even with ``surrogateescape``) given to every
-public ``Root`` method that takes a path, and to a ``RootPath``, on every
+public ``Root`` method that takes a path or a symlink text, and to a ``RootPath``, on every
 backend config.
 
 ``corral.contained`` says every error is an ``OSError`` and
@@ -57,6 +57,8 @@ CALLS: dict[str, Callable[[Root], object]] = {
     "link_from": lambda r: r.link(BAD, "f2"),
     "link_to": lambda r: r.link("sub/f", BAD),
     "symlink_at": lambda r: r.symlink("f", BAD),
+    "symlink_text": lambda r: r.symlink(BAD, "sub/l"),
+    "rootpath_symlink_to": lambda r: (r.joinpath("sub/l")).symlink_to(BAD),
     "copyfile_from": lambda r: r.copyfile(BAD, "f2"),
     "copyfile_to": lambda r: r.copyfile("sub/f", BAD),
     "rootpath_stat": lambda r: (r.joinpath(BAD)).stat(),
