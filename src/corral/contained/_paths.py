@@ -41,7 +41,8 @@ def as_text(path: object) -> str:
 def parse(path: object) -> ParsedPath:
     """Check and split ``path``.
 
-    Raises :class:`InvalidPathError` for a NUL byte, a wrong type, or (with
+    Raises :class:`InvalidPathError` for a NUL byte, a wrong type, a
+    ``str`` no bytes stand for (a lone surrogate), or (with
     errno ``ENAMETOOLONG``) a path of PATH_MAX bytes or more or a component
     longer than NAME_MAX bytes.  An empty path is not refused here: like the
     kernel, resolution answers ``ENOENT``.
@@ -53,7 +54,10 @@ def parse(path: object) -> ParsedPath:
     # Hot path: a short ASCII path (one byte a character) can have neither a
     # component over NAME_MAX nor PATH_MAX bytes, so it needs no checks.
     if len(text) > NAME_MAX or not text.isascii():
-        encoded = text.encode("utf-8", "surrogateescape")
+        try:
+            encoded = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate no escape stands for: no bytes
+            raise InvalidPathError("path cannot be encoded", _printable(text)) from None
         if len(encoded) >= PATH_MAX:
             raise InvalidPathError("path is too long", _printable(text), err=errno.ENAMETOOLONG)
         for part in raw:

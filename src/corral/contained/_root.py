@@ -788,6 +788,11 @@ class Root(RootSurface, Closing):
         text = _paths.as_text(target)
         if "\x00" in text:
             raise InvalidPathError("symlink target contains a NUL byte", None)
+        if not text.isascii():
+            try:
+                text.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:  # a lone surrogate no escape stands for: no bytes
+                raise InvalidPathError("symlink target cannot be encoded", None) from None
         with Walk(self._anchor, _paths.parse(path)) as walk:
             at = walk.parent()
             name = name_of(walk, at, _acts.SYMLINK)

@@ -42,7 +42,10 @@ Per member, as ``tarfile``'s ``filter="data"`` (PEP 706):
   is made under a temporary name and renamed into place.  A
   dangling link is judged by where its text leads: through what exists,
   then the missing rest as written, so one that stays inside is made (as
-  the data filter) and one that climbs out is refused; a loop is refused;
+  the data filter) and one that climbs out is refused; a loop is refused,
+  and so is a link whose judging takes more than :data:`MAX_LEADS_WORK`
+  steps, or comes after the extraction's links took
+  :data:`MAX_EXTRACT_LEADS_WORK` in all;
 * hard links: the target (relative to the extraction root, as tar's) is
   resolved inside, in-root symlinks followed (a hard link to a symlink
   links the symlink's file, as CPython 3.14); it must not be a directory;
@@ -98,7 +101,7 @@ import posixpath
 import stat as st
 import tarfile
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal, Protocol, TypeVar, cast
@@ -107,7 +110,7 @@ from .._backend import Backend
 from .._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
                        contained_error)
 from .extract_read import (MAX_LINK_TARGET, UNREADABLE, Archive, FilterFunction, Filtered,
-                           Member, Readable, Selection, open_source)
+                           Member, Readable, Selection, Source, open_source)
 from .meta import utime
 from .resolve import Parent, RootAPI, open_parent
 from .syscalls import CHUNK
@@ -124,6 +127,9 @@ _Kind = Literal["file", "dir", "symlink", "hardlink"]
 #: Bytes written before the compression ratio is judged: a small archive of
 #: very compressible text is not a bomb.
 RATIO_FLOOR = 1 << 20
+
+#: The largest offset a file can have (off_t's); a sparse map past it describes no file.
+_MAX_FILE = (1 << 63) - 1
 
 
 class ExtractReason(str, Enum):
@@ -164,7 +170,9 @@ class ExtractLimits:
     counted); ``max_members``: members read from the archive, refused and
     filtered ones included; ``max_ratio``: bytes written over the archive's
     size in bytes, judged once :data:`RATIO_FLOOR` bytes were written and
-    only where the size is known (a path, a seekable file object)."""
+    only where the size is known (a path, a seekable file object); for a
+    tar, also the bytes its (inflated) stream is read to, the data of
+    refused and filtered members passed over included."""
 
     max_bytes: int | None = 1 << 30
     max_members: int | None = 50_000
@@ -330,54 +338,85 @@ def _classify(exc: OSError) -> ExtractReason | None:
 
 _OUTSIDE, _LOOP = "outside", "loop"
 
+#: Work one judgment of a symlink's text may take: one per component of its
+#: text and of the texts it follows, plus the components of every path
+#: looked up (each ``lstat`` resolves its path from the root).  Twice the
+#: components of the longest member name: an ordinary link takes a few
+#: hundred at most; a chain of links walking down a deep directory and back
+#: out took millions, for every member naming it.
+MAX_LEADS_WORK = 1 << 13
+#: The same work for every symlink of one extraction, judged when made and
+#: again at the end: an ordinary link takes tens, so 50,000 of them stay far
+#: below; past it, every symlink still to judge is refused as a loop.
+MAX_EXTRACT_LEADS_WORK = 1 << 24
 
-def _leads(root: RootAPI, where: str, text: str, name: str | None = None) -> str:
+
+class _Budget:
+    """The judging work an extraction has left (``MAX_EXTRACT_LEADS_WORK``
+    at the start, read when the extraction starts)."""
+
+    def __init__(self) -> None:
+        self.left = MAX_EXTRACT_LEADS_WORK
+
+
+def _leads(root: RootAPI, where: str, text: str, budget: _Budget,
+           name: str | None = None) -> str:
     """Where the symlink text ``text`` in the directory ``where`` (canonical,
     root-relative) leads: the canonical path of its end, through what exists
     with every symlink followed, then the missing rest as written (what the
     kernel would reach once it exists); or ``_OUTSIDE`` (it leaves the root
-    at any step) or ``_LOOP``.  ``name``: the link is about to be made as
-    that entry of ``where`` (a walk through it meets the link itself)."""
+    at any step) or ``_LOOP`` (more than MAX_SYMLINKS links, or more than
+    MAX_LEADS_WORK work to judge, or more than ``budget`` has left, which
+    pays for it).  ``name``: the link is about to be made as that entry of
+    ``where`` (a walk through it meets the link itself)."""
     own = None if name is None else "/".join(
         part for part in (*where.split("/"), name) if part not in ("", "."))
     if text.startswith("/"):
         return _OUTSIDE
     parts = [part for part in where.split("/") if part not in ("", ".")]
     pending = list(reversed(text.split("/")))
-    hops, missing = 0, False
-    while pending:
-        part = pending.pop()
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not parts:
-                return _OUTSIDE
-            parts.pop()  # ``parts`` holds no symlink: ".." of it is its parent
-            continue
-        parts.append(part)
-        if missing:
-            continue
-        path = "/".join(parts)
-        link: str | None = text if path == own else None
-        if link is None:
-            try:
-                info = root.lstat(path)
-            except (FileNotFoundError, NotADirectoryError):
-                missing = True
+    hops, missing, work = 0, False, 0
+    bound = min(MAX_LEADS_WORK, budget.left)
+    try:
+        while pending:
+            part = pending.pop()
+            work += 1
+            if part in ("", "."):
                 continue
-            if st.S_ISLNK(info.st_mode):
-                link = root.readlink(path)
-            elif not st.S_ISDIR(info.st_mode):
-                missing = True  # "file/..": nothing the kernel resolves; judged as written
-        if link is not None:
-            hops += 1
-            if hops > MAX_SYMLINKS:
-                return _LOOP
-            if link.startswith("/"):
-                return _OUTSIDE
-            parts.pop()
-            pending.extend(reversed(link.split("/")))
-    return "/".join(parts) or "."
+            if part == "..":
+                if not parts:
+                    return _OUTSIDE
+                parts.pop()  # ``parts`` holds no symlink: ".." of it is its parent
+                continue
+            parts.append(part)
+            if missing:
+                continue
+            path = "/".join(parts)
+            link: str | None = text if path == own else None
+            if link is None:
+                work += len(parts)
+                if work > bound:
+                    return _LOOP
+                try:
+                    info = root.lstat(path)
+                except (FileNotFoundError, NotADirectoryError):
+                    missing = True
+                    continue
+                if st.S_ISLNK(info.st_mode):
+                    link = root.readlink(path)
+                elif not st.S_ISDIR(info.st_mode):
+                    missing = True  # "file/..": nothing the kernel resolves; judged as written
+            if link is not None:
+                hops += 1
+                if hops > MAX_SYMLINKS:
+                    return _LOOP
+                if link.startswith("/"):
+                    return _OUTSIDE
+                parts.pop()
+                pending.extend(reversed(link.split("/")))
+        return "/".join(parts) or "."
+    finally:
+        budget.left -= work
 
 
 class _Extractor:
@@ -392,6 +431,7 @@ class _Extractor:
         self.dirs: list[tuple[str, float]] = []  # (name, mtime), set at the end
         self.made: set[tuple[int, int]] = set()  # (st_dev, st_ino) of the files made here
         self.links: dict[str, str] = {}  # canonical path of each symlink made -> member name
+        self.budget = _Budget()  # the work judging symlinks may still take
 
     # -- bounds ----------------------------------------------------------------------
     def check_cancel(self) -> None:
@@ -408,6 +448,16 @@ class _Extractor:
         if limits.max_ratio is not None and self.archive_size is not None \
                 and written > RATIO_FLOOR \
                 and written > limits.max_ratio * max(self.archive_size, 1):
+            raise _Stop(ExtractStop.RATIO)
+
+    def check_read_to(self, read_to: int) -> None:
+        """Stop on the ratio before the archive's stream is inflated to
+        ``read_to`` bytes past it: data passed over (a refused or filtered
+        tar member's) is inflated as much as data written."""
+        limits = self.limits
+        if limits.max_ratio is not None and self.archive_size is not None \
+                and read_to > RATIO_FLOOR \
+                and read_to > limits.max_ratio * max(self.archive_size, 1):
             raise _Stop(ExtractStop.RATIO)
 
     def copy_data(self, src: _Data, fd: int, size: int | None) -> None:
@@ -508,6 +558,8 @@ class _Extractor:
                 or ends[-1] > size:
             raise _Refusal(ExtractReason.UNREADABLE, "a sparse member whose map of blocks "
                            "overlaps or passes its size")
+        if size > _MAX_FILE:
+            raise _Refusal(ExtractReason.UNREADABLE, "a sparse member larger than a file can be")
         for start, length in blocks:
             at, end = start, start + length
             while at < end:
@@ -581,12 +633,13 @@ class _Extractor:
     def check_link(self, where: str, text: str, name: str) -> None:
         """Refuse a symlink ``name`` with ``text`` in the directory ``where``
         unless it leads inside (module docstring)."""
-        leads = _leads(self.root, where, text, name)
+        leads = _leads(self.root, where, text, self.budget, name)
         if leads == _OUTSIDE:
             raise _Refusal(ExtractReason.LINK_OUTSIDE, "a symlink leading outside")
         if leads == _LOOP:
             raise _Refusal(ExtractReason.LOOP, f"a symlink through more than {MAX_SYMLINKS} "
-                           "symlinks (a loop)")
+                           f"symlinks (a loop), or more than {MAX_LEADS_WORK} steps to judge "
+                           f"(or past the archive's {MAX_EXTRACT_LEADS_WORK} in all)")
 
     def make_hardlink(self, member: Member) -> str:
         target = member.linkname
@@ -684,7 +737,8 @@ class _Extractor:
                     if not st.S_ISLNK(info.st_mode):
                         del self.links[path]  # replaced by a later member
                         continue
-                    leads = _leads(self.root, where or ".", self.root.readlink(path))
+                    leads = _leads(self.root, where or ".", self.root.readlink(path),
+                                   self.budget)
                 except FileNotFoundError:
                     del self.links[path]
                     continue
@@ -773,7 +827,7 @@ def extract(root: RootAPI, archive: Archive, *, filter: Literal["data"] | Filter
             if limits.max_members is not None and source.total is not None \
                     and source.total > limits.max_members:
                 raise _Stop(ExtractStop.MEMBERS)
-            _run(extractor, source.members, source.total, progress, stop_on_refusal)
+            _run(extractor, source, progress, stop_on_refusal)
         except _Stop as stop:
             result.stop = stop.stop
         finally:
@@ -782,12 +836,13 @@ def extract(root: RootAPI, archive: Archive, *, filter: Literal["data"] | Filter
     return result
 
 
-def _run(extractor: _Extractor, members: Iterator[Member | Filtered], total: int | None,
-         progress: ProgressCallback | None, stop_on_refusal: bool) -> None:
+def _run(extractor: _Extractor, source: Source, progress: ProgressCallback | None,
+         stop_on_refusal: bool) -> None:
     result = extractor.result
     max_members = extractor.limits.max_members
     cancel = extractor.cancel
-    for done, member in enumerate(members, 1):
+    total = source.total
+    for done, member in enumerate(source.members, 1):
         if cancel is not None and cancel.cancelled:
             raise _Stop(ExtractStop.CANCELLED)
         if max_members is not None and done > max_members:
@@ -811,3 +866,4 @@ def _run(extractor: _Extractor, members: Iterator[Member | Filtered], total: int
                     return
         if progress is not None:
             progress(ExtractProgress(done, total, member.name))
+        extractor.check_read_to(source.read_to())

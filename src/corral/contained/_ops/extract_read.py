@@ -22,7 +22,7 @@ import zlib
 from collections.abc import Callable, Collection, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import IO, NamedTuple, Protocol, TypeVar, cast
+from typing import IO, NamedTuple, Protocol, Self, TypeVar, cast
 
 __all__ = ["Archive", "ArchiveInfo", "FilterFunction", "MAX_LINK_TARGET", "Member", "Readable",
            "Selection", "Source", "UNREADABLE", "open_source"]
@@ -41,6 +41,16 @@ MAX_LINK_TARGET = 4096  # bytes of a zip symlink entry read as its target (PATH_
 # (RuntimeError), an unknown compression method (NotImplementedError), a
 # corrupt or truncated stream (zlib.error, lzma.LZMAError, EOFError).
 UNREADABLE = (RuntimeError, NotImplementedError, zlib.error, lzma.LZMAError, EOFError)
+
+#: Bytes of headers read to find one tar member: its PAX and GNU long-name
+#: headers and a sparse map stored before its data (Go's archive/tar bound
+#: for a special header since CVE-2022-2879).  A header claiming more is damage: its size comes from
+#: the archive, so it is never read into memory.
+MAX_HEADER_BYTES = 1 << 20
+
+# What tarfile's parsing raises on a number no file or memory holds (a
+# base-256 size of 2**70, a PAX size of thirty digits, a sparse map cut short)
+_NUMBERS = (ValueError, OverflowError)
 
 _LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # a zip local file header (APPNOTE 4.3.7)
 _LOCAL_MAGIC = b"PK\x03\x04"
@@ -80,14 +90,22 @@ class Filtered:
     reason: str = ""
 
 
+def _nowhere() -> int:
+    return 0
+
+
 class Source:
     """An open archive: its members in order, how many there are when the
     archive says so up front (a zip), and its size in bytes (``None``:
-    not known) for the compression ratio."""
+    not known) for the compression ratio; ``read_to()``: how far its
+    (inflated) stream will have been read once the next member is found,
+    the data of the last one passed over too (a zip's: 0, its entries are
+    found by seeking)."""
 
     def __init__(self, members: Iterator[Member | Filtered], total: int | None,
-                 size: int | None) -> None:
+                 size: int | None, read_to: Callable[[], int] = _nowhere) -> None:
         self.members, self.total, self.size = members, total, size
+        self.read_to = read_to
 
 
 # -- tar --------------------------------------------------------------------------------
@@ -171,12 +189,87 @@ def _tar_member(tf: tarfile.TarFile, info: tarfile.TarInfo) -> Member:
     return Member(info.name, "special", None, None)
 
 
+class _TarStream(Protocol):
+    """What ``tarfile`` reads headers from (its ``fileobj``)."""
+
+    def read(self, size: int, /) -> bytes: ...
+    def tell(self) -> int: ...
+    def seek(self, pos: int, /) -> object: ...
+
+
+class _HeaderBound:
+    """The archive's stream while ``tarfile`` reads one member's headers:
+    reads past :data:`MAX_HEADER_BYTES` in all raise ``tarfile.ReadError``
+    before anything is read."""
+
+    __slots__ = ("stream", "left")
+
+    def __init__(self, stream: _TarStream) -> None:
+        self.stream = stream
+        self.left = MAX_HEADER_BYTES
+
+    def read(self, size: int = -1, /) -> bytes:
+        if size < 0 or size > self.left:
+            raise tarfile.ReadError(f"a tar header of more than {MAX_HEADER_BYTES} bytes")
+        data = self.stream.read(size)
+        self.left -= len(data)
+        return data
+
+    def tell(self) -> int:
+        return self.stream.tell()
+
+    def seek(self, pos: int, /) -> object:
+        return self.stream.seek(pos)
+
+
+class _BoundedHeaders(tarfile.TarInfo):
+    """A ``TarInfo`` whose headers are read through :class:`_HeaderBound`."""
+
+    @classmethod
+    def fromtarfile(cls, tarfile: tarfile.TarFile) -> Self:
+        stream = tarfile.fileobj
+        if stream is None or isinstance(stream, _HeaderBound):  # a PAX or long-name member
+            return super().fromtarfile(tarfile)
+        tarfile.fileobj = cast(IO[bytes], _HeaderBound(stream))
+        try:
+            return super().fromtarfile(tarfile)
+        finally:
+            tarfile.fileobj = stream
+
+
+def _bounded(kind: type[tarfile.TarInfo]) -> type[tarfile.TarInfo]:
+    """``kind`` (a TarFile's ``tarinfo`` class) reading its headers bounded."""
+    if issubclass(kind, _BoundedHeaders):
+        return kind
+    return type(f"Bounded{kind.__name__}", (_BoundedHeaders, kind), {})
+
+
+def _tar_infos(tf: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
+    """``tf``'s members, each found reading :data:`MAX_HEADER_BYTES` of
+    headers at most; a number no file holds is ``tarfile.ReadError``."""
+    kind = tf.tarinfo
+    tf.tarinfo = _bounded(kind)
+    try:
+        infos = iter(tf)
+        while True:
+            try:
+                info = next(infos)
+            except StopIteration:
+                return
+            except _NUMBERS as exc:
+                raise tarfile.ReadError(f"the archive is damaged: {type(exc).__name__}: "
+                                        f"{exc}") from exc
+            yield info
+    finally:
+        tf.tarinfo = kind
+
+
 def _tar_members(tf: tarfile.TarFile, pick: _Pick) -> Iterator[Member | Filtered]:
     if pick.takes_all:
-        for info in tf:
+        for info in _tar_infos(tf):
             yield _tar_member(tf, info)
         return
-    for info in tf:
+    for info in _tar_infos(tf):
         got = pick(info)
         if got is None or isinstance(got, Filtered):
             yield Filtered(info.name) if got is None else got
@@ -364,7 +457,10 @@ def _check_file_object(archive: object) -> None:
 
 
 def _tar_source(tf: tarfile.TarFile, pick: _Pick, size: int | None) -> Source:
-    return Source(_damaged(_tar_members(tf, pick), tarfile.ReadError), None, size)
+    def read_to() -> int:
+        return tf.offset  # where tarfile finds the next header
+
+    return Source(_damaged(_tar_members(tf, pick), tarfile.ReadError), None, size, read_to)
 
 
 def _zip_source(zf: zipfile.ZipFile, pick: _Pick, size: int | None) -> Source:
@@ -407,11 +503,11 @@ def open_source(archive: Archive, selection: Selection | None, chosen: FilterFun
             return
         with _unreadable_as(tarfile.ReadError):
             if path is not None:
-                tf = stack.enter_context(tarfile.open(path))
+                tf = stack.enter_context(tarfile.open(path, tarinfo=_BoundedHeaders))
             else:
                 assert stream is not None
                 stream.seek(0)
-                tf = stack.enter_context(tarfile.open(fileobj=stream))
+                tf = stack.enter_context(tarfile.open(fileobj=stream, tarinfo=_BoundedHeaders))
         yield _tar_source(tf, pick, size)
 
 
@@ -421,5 +517,5 @@ def _unreadable_as(error: type[Exception]) -> Iterator[None]:
     unknown zip version, a truncated compressed header) raised as ``error``."""
     try:
         yield
-    except UNREADABLE as exc:
+    except (*UNREADABLE, *_NUMBERS) as exc:
         raise error(f"the archive is damaged: {type(exc).__name__}: {exc}") from exc
