@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 from pathlib import Path
 
@@ -32,7 +33,13 @@ _FD_DIR = "/proc/self/fd" if os.path.isdir("/proc/self/fd") else "/dev/fd"  # Li
 
 def open_fds() -> set[int]:
     """This process's open fds.  The listing's own fd is among them, but it
-    takes the lowest free number: the same each time unless something changed."""
+    takes the lowest free number: the same each time unless something changed.
+    corral's held ``/proc/self/fd`` (opened once a process, at its first
+    containment check, never closed) is opened first: else the first call
+    a process checks would seem to leave it open."""
+    if sys.platform == "linux":
+        from corral.contained import _linux
+        _linux.proc_fds()
     return {int(name) for name in os.listdir(_FD_DIR)}
 
 
