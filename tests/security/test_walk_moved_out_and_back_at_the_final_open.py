@@ -1,8 +1,9 @@
 """The every-act race's open hole, made to happen every time.
 
-A call that opens a directory by its name (a listing, a tree walk, rmtree)
-opens it in its parent, which the resolver has shown beneath the root: the
-openat2 fast parent (the kernel resolved it beneath), or the walk's check.
+A call that opens a directory by its name (a listing, a tree walk, rmtree, a
+``Target``) opens it in its parent, which the resolver has shown beneath the
+root: the openat2 fast parent (the kernel resolved it beneath), or the walk's
+check.
 Between that and the open of the name, row 35's attacker renames the parent's
 ancestor ``a`` out of the root and puts the outside directory ``s`` in place
 of the named directory ``c``.  The parent is then outside, and ``c`` in it is
@@ -80,9 +81,29 @@ def _rmtree(root: Root) -> list[str]:
     return []
 
 
+def _open_handle(root: Root) -> list[str]:
+    handle = root.open_handle("a/b/c", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return sorted(handle.sized_listing().names)
+    finally:
+        handle.close()
+
+
+def _target_open(root: Root) -> list[str]:
+    with root.target("a/b/c") as target:
+        handle = target.open(os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            return sorted(entry.name for entry in handle.scandir())
+        finally:
+            handle.close()
+
+
 CALLS: dict[str, Callable[[Root], list[str]]] = {
     "listdir": _listdir, "scandir": _scandir, "walk": _walk, "fwalk": _fwalk, "rmtree": _rmtree,
+    "open_handle": _open_handle, "target_open": _target_open,
 }
+# what opens c in the parent it resolved, with no whole-path openat2 first
+_NO_WHOLE_PATH = {"rmtree", "target_open"}
 
 
 @pytest.mark.parametrize("call", sorted(CALLS))
@@ -90,9 +111,9 @@ def test_a_directory_swapped_in_at_its_open_is_neither_listed_nor_changed(make_r
                                                                          call):
     root_dir, out = _tree(str(tmp_path))
     faults = []
-    if make_root.fast_path and call != "rmtree":
-        # the whole-path openat2 finds "a" out: the walk runs (rmtree
-        # opens its directory in the resolved parent, on every config)
+    if make_root.fast_path and call not in _NO_WHOLE_PATH:
+        # the whole-path openat2 finds "a" out: the walk runs (rmtree and
+        # a Target open c in the resolved parent, on every config)
         faults.append(Fault("open_at", errno.ENOENT, name="c"))
     faults.append(Fault("open_at", None, name="c", hook=_dance(root_dir, out)))
     backend = FaultBackend(backend_by_name(make_root.backend_name), *faults)
