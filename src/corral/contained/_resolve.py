@@ -62,10 +62,26 @@ not beneath) need no check, nor a walk whose caller checks what it opens
 (``result_checked``: an open that creates and truncates nothing).  The
 semantics are a capability's (cap-std, Go's ``os.Root``, libpathrs): a
 directory shown beneath is the caller's even if moved out afterwards; no act
-in and no fact about a directory that was never beneath.  Not checked one by
-one: the directories a walk passed through on the way (that a ``x/..``
-excursion found ``x``, a link's text read there), and those a tree walk or
-:meth:`Target.make_parents` reaches below a directory shown beneath.
+in and no fact about a directory that was never beneath.
+
+A directory shown beneath may be moved out after it was shown, and a name in
+it swapped for something that never was beneath.  So what an open of the
+final name gives (:func:`._acts.open_final`, through
+:meth:`Walk.still_beneath`) is checked whenever its parent is not the root's
+own fd, the fast parent and a checked one included: a listing, a tree walk's
+top and an open that falls back from the fast path never read a directory or
+file that was never beneath.  A directory a :class:`Target` opens by its
+name (``Target.open``, ``open_existing``, rmtree's top) is checked the same
+way, so no listing, walk or rmtree starts in one.
+
+Not checked one by one: the directories a walk passed through on the way
+(that a ``x/..`` excursion found ``x``, a link's text read there); those a
+tree walk, rmtree or :meth:`Target.make_parents` reaches below a directory
+shown beneath; and in a parent shown beneath but not the root, what is done
+to or learnt about the final name without opening it (``fstatat``,
+``readlinkat``, ``unlinkat``, ``renameat``, ``fchmodat``, ``utimensat``:
+stat, readlink, remove, rename, chmod, utime of that name) and a regular file
+a :class:`Target` opens there (a check costs about as much as the open).
 
 The step budget (:data:`MAX_STEPS`, components visited in one call) is set so
 that it can never bind before the kernel's own limits do (40 links, PATH_MAX
@@ -464,12 +480,14 @@ class Walk:
         """Whether ``fd``, which this walk opened at ``at``, is beneath the
         root now (see :func:`still_beneath`).  A name looked up in the root
         directory's own fd is: no directory between them could have been
-        moved (the commonest open, a file at the top, pays nothing); so is
-        one in a directory shown beneath (the fast parent, one checked).  A
+        moved (the commonest open, a file at the top, pays nothing).  One
+        in any other directory is checked, even one shown beneath (the fast
+        parent, one checked): that directory may have been moved out since,
+        and the name in it swapped for something that never was beneath.  A
         check that fails (a look refused) closes ``fd`` and raises, typed."""
         dir_fd = at.dir_fd
-        if dir_fd == self.fds[0] or dir_fd == self.shown:
-            return True  # a name in a directory shown beneath: the caller's (module doc)
+        if dir_fd == self.fds[0]:
+            return True  # no directory between: nothing to move out
         path = at.path
         try:
             return still_beneath(self.anchor, self.fds[0], fd, path)
