@@ -26,7 +26,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 from .._backend import Backend
-from .._errors import contained_error
+from .._errors import EscapeError, contained_error
+from .._resolve import MOVED_RETRIES
 from .resolve import Parent, RootAPI, open_parent
 from .._paths import as_text
 
@@ -149,10 +150,24 @@ def _open_top(backend: Backend, parent: Parent) -> _Frame:
     info = backend.lstat_at(parent.fd, parent.name)
     if st.S_ISLNK(info.st_mode):
         raise OSError(errno.ENOTDIR, "Cannot call rmtree on a symbolic link", parent.text)
-    try:
-        fd = backend.open_at(parent.fd, parent.name, _OPEN_DIR)
-    except OSError as exc:
-        raise contained_error(exc.errno or errno.EIO, parent.text, parent.text) from None
+    for _ in range(MOVED_RETRIES):
+        try:
+            fd = backend.open_at(parent.fd, parent.name, _OPEN_DIR)
+        except OSError as exc:
+            raise contained_error(exc.errno or errno.EIO, parent.text, parent.text) from None
+        # the parent may have been moved out since it was resolved, and the
+        # name in it swapped for a directory never beneath: none is emptied
+        try:
+            beneath = parent.target.opened_beneath(fd)
+        except BaseException:
+            backend.close(fd)
+            raise
+        if beneath:
+            break
+        backend.close(fd)
+    else:
+        raise EscapeError("the directory is no longer inside the root", parent.text,
+                          component=parent.path, reason="moved")
     try:
         return _Frame(fd, parent.path, parent.name, _list(backend, fd))
     except OSError:
