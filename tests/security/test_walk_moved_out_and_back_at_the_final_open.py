@@ -54,6 +54,7 @@ def _dance(root: str, out: str) -> Callable[[], None]:
 
 def _undo(root: str, out: str) -> None:
     if os.path.lexists(os.path.join(out, "a")):
+        os.makedirs(os.path.join(out, "a", "b"), exist_ok=True)  # (an rmtree may have emptied a)
         if os.path.lexists(os.path.join(out, "a", "b", "c")):
             os.rename(os.path.join(out, "a", "b", "c"), os.path.join(out, "s"))
         os.rename(os.path.join(out, "held"), os.path.join(out, "a", "b", "c"))
@@ -124,6 +125,51 @@ def test_a_directory_swapped_in_at_its_open_is_neither_listed_nor_changed(make_r
         except OSError as exc:  # refused: typed, never an answer from s
             names = [type(exc).__name__]
         assert faults[-1].fired == 1, backend.fired  # the names moved before the open of c
+    finally:
+        root.close()
+        _undo(root_dir, out)
+    assert not set(names) & set(OUTSIDE_ONLY), names
+    s = os.path.join(out, "s")
+    assert os.path.isdir(s) and sorted(os.listdir(s)) == OUTSIDE_ONLY  # s as it was
+    assert os.path.isdir(os.path.join(s, "gd"))
+
+
+# -- below the top: a subdirectory a tree walk or rmtree opens by its name ------
+
+def _walk_a(root: Root) -> list[str]:
+    return sorted(name for _path, dirs, files in root.walk("a") for name in dirs + files)
+
+
+def _fwalk_a(root: Root) -> list[str]:
+    return sorted(name for _path, dirs, files, _fd in root.fwalk("a") for name in dirs + files)
+
+
+def _rmtree_a(root: Root) -> list[str]:
+    root.rmtree("a")
+    return []
+
+
+BELOW: dict[str, Callable[[Root], list[str]]] = {
+    "walk": _walk_a, "fwalk": _fwalk_a, "rmtree": _rmtree_a,
+}
+
+
+@pytest.mark.parametrize("call", sorted(BELOW))
+def test_a_subdirectory_swapped_in_below_the_top_is_neither_listed_nor_changed(make_root,
+                                                                               tmp_path, call):
+    """The tree walk starts at ``a`` (opened in the root's fd, beneath) and
+    goes down by names: the hook moves ``a`` out and ``s`` in for ``c``
+    just before ``c`` is opened in ``b``, which the walk holds."""
+    root_dir, out = _tree(str(tmp_path))
+    hook = Fault("open_at", None, name="c", hook=_dance(root_dir, out))
+    backend = FaultBackend(backend_by_name(make_root.backend_name), hook)
+    root = Root(root_dir, backend=backend, fast_path=make_root.fast_path)
+    try:
+        try:
+            names = BELOW[call](root)
+        except OSError as exc:  # refused: typed, never an answer from s
+            names = [type(exc).__name__]
+        assert hook.fired == 1, backend.fired  # the names moved before the open of c
     finally:
         root.close()
         _undo(root_dir, out)
