@@ -112,7 +112,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_SYMLINKS", "MAX_STEPS", "Create", "Anchor", "Resolved", "Walk",
            "openat2_retry", "spelled_path", "mapped", "not_found", "close_quietly",
-           "still_beneath"]
+           "still_beneath", "open_dir_below"]
 
 MAX_SYMLINKS = 40  # the kernel's MAXSYMLINKS; the 41st link is ELOOP
 # Components one call may visit: a path and 40 link texts of PATH_MAX bytes
@@ -854,6 +854,41 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
         # no name (a path past MAXPATHLEN): nothing else can tell
         return bool(_path_beneath(fd_path, root_fd, fd))
     return True
+
+
+def open_dir_below(anchor: Anchor, parent_fd: int, name: str, path: str, flags: int) -> int:
+    """Open the directory ``name`` that a tree walk (fwalk, rmtree) listed
+    in ``parent_fd``, its canonical root-relative path ``path``, shown
+    beneath the root: ``parent_fd`` may have been moved out since it was
+    opened and the name swapped for a directory that never was beneath.
+
+    With the fast path, one ``openat2`` of ``path`` from the root (beneath,
+    no symlink): the kernel shows the result beneath at the end of its
+    lookup, at no cost beyond the open.  Where that fails (no fast path, a
+    link or a racing rename on the way, a path too long) the name is opened
+    in ``parent_fd`` and checked (:func:`still_beneath`).  Raises what the
+    open raises, ``EscapeError`` (reason ``moved``) for one not beneath."""
+    backend = anchor.backend
+    root_fd = anchor.acquire(path)
+    try:
+        if anchor.fast:
+            fd = backend.openat2_or_errno(root_fd, path, flags, 0,
+                                          anchor.resolve | _RESOLVE_NO_SYMLINKS)
+            if fd >= 0:
+                return fd
+        fd = backend.open_at(parent_fd, name, flags)
+        try:
+            beneath = still_beneath(anchor, root_fd, fd, path)
+        except BaseException:
+            close_quietly(backend, fd)
+            raise
+        if not beneath:
+            close_quietly(backend, fd)
+            raise EscapeError("a directory on the way is no longer inside the root", path,
+                              component=path, reason="moved")
+        return fd
+    finally:
+        anchor.release()
 
 
 def _path_beneath(fd_path: Callable[[int], str | None], root_fd: int, fd: int) -> bool | None:

@@ -17,7 +17,7 @@ from ._errors import (ContainedError, EscapeError, PathError, RootVanishedError,
 from ._handle import Handle
 from ._paths import ParsedPath
 from ._replace import Content, replace_in
-from ._resolve import Anchor, Resolved, still_beneath
+from ._resolve import Anchor, Resolved, open_dir_below, still_beneath
 
 if TYPE_CHECKING:
     from ._backend import Backend
@@ -191,6 +191,12 @@ class Target(Closing):
             return self._fd == root_fd or still_beneath(anchor, root_fd, fd, self.path)
         finally:
             anchor.release()
+
+    def open_below(self, parent_fd: int, name: str, path: str, flags: int) -> int:
+        """Open the directory ``name`` a walk down from the entry listed in
+        ``parent_fd`` (canonical ``path``), shown beneath the root
+        (:func:`._resolve.open_dir_below`)."""
+        return open_dir_below(self._anchor, parent_fd, name, path, flags)
 
     def _refuse_unless_beneath(self, opened: int) -> None:
         """Close ``opened`` and refuse (``EscapeError``, reason ``moved``)

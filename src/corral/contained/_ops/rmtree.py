@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from .._backend import Backend
 from .._errors import EscapeError, contained_error
 from .._resolve import MOVED_RETRIES
-from .resolve import Parent, RootAPI, open_parent
+from .resolve import Parent, RootAPI, TargetAPI, open_parent
 from .._paths import as_text
 
 __all__ = ["rmtree", "OnExc"]
@@ -62,8 +62,10 @@ def _list(backend: Backend, fd: int) -> list[tuple[str, bool]]:
 class _Remover:
     """The walk: a stack of frames, errors to ``onexc`` (or raised)."""
 
-    def __init__(self, backend: Backend, onexc: OnExc | None, ignore: bool) -> None:
+    def __init__(self, backend: Backend, onexc: OnExc | None, ignore: bool,
+                 target: TargetAPI) -> None:
         self.backend = backend
+        self.target = target  # what checks a directory opened below the top
         self.onexc = onexc
         self.ignore = ignore
 
@@ -110,7 +112,10 @@ class _Remover:
         link) and list it; a non-directory there now is unlinked."""
         path = _child(frame.path, name)
         try:
-            fd = self.backend.open_at(frame.fd, name, _OPEN_DIR)
+            # shown beneath the root: the frame's directory may have been
+            # moved out since it was listed, and the name swapped for one
+            # never beneath
+            fd = self.target.open_below(frame.fd, name, path, _OPEN_DIR)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -186,7 +191,6 @@ def rmtree(root: RootAPI, path: object, ignore_errors: bool = False,
     a symlink, and ``EINVAL`` for a path ending in ``.`` or ``..``.
     """
     backend = root.backend
-    remover = _Remover(backend, onexc, ignore_errors)
     with ExitStack() as stack:
         try:
             parent = stack.enter_context(open_parent(root, path, errno.EINVAL))
@@ -198,4 +202,4 @@ def rmtree(root: RootAPI, path: object, ignore_errors: bool = False,
                 raise
             onexc(os.lstat, as_text(path), exc)
             return
-        remover.run(top, parent.fd)
+        _Remover(backend, onexc, ignore_errors, parent.target).run(top, parent.fd)
