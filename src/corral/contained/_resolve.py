@@ -72,13 +72,18 @@ own fd, the fast parent and a checked one included: a listing, a tree walk's
 top and an open that falls back from the fast path never read a directory or
 file that was never beneath.  A directory a :class:`Target` opens by its
 name (``Target.open``, ``open_existing``, rmtree's top) is checked the same
-way, so no listing, walk or rmtree starts in one.
+way, so no listing, walk or rmtree starts in one.  Below the top, each
+subdirectory ``Root.walk``/``fwalk`` and rmtree enter is shown beneath before
+it is listed (:func:`open_dir_below`: with the fast path one ``openat2`` of
+its canonical path from the root, which the kernel checks at no extra cost;
+else the name opened in the parent's fd and checked).
 
 Not checked one by one: the directories a walk passed through on the way
-(that a ``x/..`` excursion found ``x``, a link's text read there); those a
-tree walk, rmtree or :meth:`Target.make_parents` reaches below a directory
-shown beneath; and in a parent shown beneath but not the root, what is done
-to or learnt about the final name without opening it (``fstatat``,
+(that a ``x/..`` excursion found ``x``, a link's text read there); those
+:meth:`Target.make_parents` reopens after making them, the search walk
+(:mod:`._tree`) enters below its top and :meth:`Handle.open_directory`
+opens; and in a parent shown beneath but not the root, what is done to or
+learnt about the final name without opening it (``fstatat``,
 ``readlinkat``, ``unlinkat``, ``renameat``, ``fchmodat``, ``utimensat``:
 stat, readlink, remove, rename, chmod, utime of that name) and a regular file
 a :class:`Target` opens there (a check costs about as much as the open).

@@ -6,9 +6,12 @@ each entry is listed, a subdirectory is opened ``O_NOFOLLOW`` in the fd that
 listed it (so an entry swapped for a symlink is never entered: the open
 fails and the link itself is unlinked), everything else is ``unlinkat``-ed
 in that fd, and each directory is ``rmdir``-ed in its parent's fd once
-empty.  No path is resolved again after the first, so renames and symlink
-swaps during the call cannot make it remove anything outside: at worst it
-removes what was moved into the tree meanwhile, which is inside.
+empty.  Each directory it opens (the top included) is shown beneath the root
+before anything in it is removed (``_resolve.open_dir_below``: a directory
+it holds may have been moved out meanwhile and a name in it swapped for one
+never beneath), so renames and symlink swaps during the call cannot make it
+remove anything outside: at worst it removes what was moved into the tree
+meanwhile, which is inside.
 
 A symlink given as the path is refused (as ``shutil``: "Cannot call rmtree
 on a symbolic link"), and so is a path ending in ``.`` or ``..`` (the root
