@@ -172,23 +172,9 @@ CASES = [(top, call) for call in sorted(CALLS_BY_NAME) for top in ("a", "l")
          if (top, call) != ("a", "makedirs")]
 
 
-# OPEN (THREATS row 35, residual): on the openat2 configs a listing and a
-# tree walk of the deep directory each saw the outside directory's names once
-# in 2,000 calls in CI (native-openat2 scandir, os-openat2 walk), not in the
-# runs before it: the directory is opened in a parent openat2 resolved, which
-# the dance can move out meanwhile, and that open is not checked.  The race
-# still runs and says so (xfail, not strict: a pass is the usual outcome)
-# until the open below an openat2 parent is checked as the walk's are.
-_OPEN_ON_OPENAT2 = {"scandir", "walk"}
-
-
 @pytest.mark.parametrize(("top", "call"), CASES)
 def test_no_act_in_and_no_fact_about_a_directory_moved_out_and_back(make_root, tmp_path, top,
-                                                                    call, request):
-    if make_root.fast_path and call in _OPEN_ON_OPENAT2:
-        request.applymarker(pytest.mark.xfail(
-            reason="open hole: a listing below an openat2 parent is not checked (row 35)",
-            strict=False))
+                                                                    call):
     _race(make_root, tmp_path, top, call)
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ._acts import SAFE
 from ._errors import PathError, contained_error
 from ._handle import kinds
-from ._resolve import close_quietly
+from ._resolve import Anchor, close_quietly, open_dir_below
 
 if TYPE_CHECKING:
     from ._backend import Backend
@@ -48,13 +48,17 @@ def _vouched(backend: Backend, walking: Vouched, row: Row) -> Iterator[Row]:
         walking.pop(dfd, None)
 
 
-def fwalk(backend: Backend, fd: int, top: str, topdown: bool,
-          onerror: OnError | None, walking: Vouched) -> Iterator[Row]:
+def fwalk(anchor: Anchor, fd: int, top: str, topdown: bool,
+          onerror: OnError | None) -> Iterator[Row]:
     """Walk the tree below the open directory ``fd`` (canonical path
     ``top``), which it owns and closes.  Symlinks are never followed: a
     subdirectory is opened ``O_NOFOLLOW`` relative to its parent's fd, and
-    one replaced by a link (or removed) since the listing is skipped.
-    Each fd is in ``walking`` while it is yielded (see :func:`_vouched`)."""
+    one replaced by a link (or removed) since the listing is skipped.  A
+    subdirectory is shown beneath the root before it is listed
+    (:func:`._resolve.open_dir_below`; one that is not is skipped,
+    ``EscapeError`` to ``onerror``).  Each fd is in
+    ``anchor.walking`` while it is yielded (see :func:`_vouched`)."""
+    backend, walking = anchor.backend, anchor.walking
     # frames: (fd, dirpath, remaining subdirectory names): an explicit stack,
     # no recursion limit, every fd closed in the finally
     stack: list[tuple[int, str, list[str]]] = []
@@ -92,7 +96,10 @@ def fwalk(backend: Backend, fd: int, top: str, topdown: bool,
             name = remaining.pop()
             child = name if frame_path == "." else f"{frame_path}/{name}"
             try:
-                cfd = backend.open_at(frame_fd, name, os.O_RDONLY | os.O_DIRECTORY | SAFE)
+                # one name, O_NOFOLLOW, shown beneath the root (its parent may
+                # have been moved out since it was listed)
+                cfd = open_dir_below(anchor, frame_fd, name, child,
+                                     os.O_RDONLY | os.O_DIRECTORY | SAFE)
             except OSError as exc:
                 # replaced by a symlink or removed since listing: not followed
                 if onerror is not None:

@@ -62,10 +62,31 @@ not beneath) need no check, nor a walk whose caller checks what it opens
 (``result_checked``: an open that creates and truncates nothing).  The
 semantics are a capability's (cap-std, Go's ``os.Root``, libpathrs): a
 directory shown beneath is the caller's even if moved out afterwards; no act
-in and no fact about a directory that was never beneath.  Not checked one by
-one: the directories a walk passed through on the way (that a ``x/..``
-excursion found ``x``, a link's text read there), and those a tree walk or
-:meth:`Target.make_parents` reaches below a directory shown beneath.
+in and no fact about a directory that was never beneath.
+
+A directory shown beneath may be moved out after it was shown, and a name in
+it swapped for something that never was beneath.  So what an open of the
+final name gives (:func:`._acts.open_final`, through
+:meth:`Walk.still_beneath`) is checked whenever its parent is not the root's
+own fd, the fast parent and a checked one included: a listing, a tree walk's
+top and an open that falls back from the fast path never read a directory or
+file that was never beneath.  A directory a :class:`Target` opens by its
+name (``Target.open``, ``open_existing``, rmtree's top) is checked the same
+way, so no listing, walk or rmtree starts in one.  Below the top, each
+subdirectory ``Root.walk``/``fwalk`` and rmtree enter is shown beneath before
+it is listed (:func:`open_dir_below`: with the fast path one ``openat2`` of
+its canonical path from the root, which the kernel checks at no extra cost;
+else the name opened in the parent's fd and checked).
+
+Not checked one by one: the directories a walk passed through on the way
+(that a ``x/..`` excursion found ``x``, a link's text read there); those
+:meth:`Target.make_parents` reopens after making them, the search walk
+(:mod:`._tree`) enters below its top and :meth:`Handle.open_directory`
+opens; and in a parent shown beneath but not the root, what is done to or
+learnt about the final name without opening it (``fstatat``,
+``readlinkat``, ``unlinkat``, ``renameat``, ``fchmodat``, ``utimensat``:
+stat, readlink, remove, rename, chmod, utime of that name) and a regular file
+a :class:`Target` opens there (a check costs about as much as the open).
 
 The step budget (:data:`MAX_STEPS`, components visited in one call) is set so
 that it can never bind before the kernel's own limits do (40 links, PATH_MAX
@@ -96,7 +117,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_SYMLINKS", "MAX_STEPS", "Create", "Anchor", "Resolved", "Walk",
            "openat2_retry", "spelled_path", "mapped", "not_found", "close_quietly",
-           "still_beneath"]
+           "still_beneath", "open_dir_below"]
 
 MAX_SYMLINKS = 40  # the kernel's MAXSYMLINKS; the 41st link is ELOOP
 # Components one call may visit: a path and 40 link texts of PATH_MAX bytes
@@ -464,12 +485,14 @@ class Walk:
         """Whether ``fd``, which this walk opened at ``at``, is beneath the
         root now (see :func:`still_beneath`).  A name looked up in the root
         directory's own fd is: no directory between them could have been
-        moved (the commonest open, a file at the top, pays nothing); so is
-        one in a directory shown beneath (the fast parent, one checked).  A
+        moved (the commonest open, a file at the top, pays nothing).  One
+        in any other directory is checked, even one shown beneath (the fast
+        parent, one checked): that directory may have been moved out since,
+        and the name in it swapped for something that never was beneath.  A
         check that fails (a look refused) closes ``fd`` and raises, typed."""
         dir_fd = at.dir_fd
-        if dir_fd == self.fds[0] or dir_fd == self.shown:
-            return True  # a name in a directory shown beneath: the caller's (module doc)
+        if dir_fd == self.fds[0]:
+            return True  # no directory between: nothing to move out
         path = at.path
         try:
             return still_beneath(self.anchor, self.fds[0], fd, path)
@@ -836,6 +859,41 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
         # no name (a path past MAXPATHLEN): nothing else can tell
         return bool(_path_beneath(fd_path, root_fd, fd))
     return True
+
+
+def open_dir_below(anchor: Anchor, parent_fd: int, name: str, path: str, flags: int) -> int:
+    """Open the directory ``name`` that a tree walk (fwalk, rmtree) listed
+    in ``parent_fd``, its canonical root-relative path ``path``, shown
+    beneath the root: ``parent_fd`` may have been moved out since it was
+    opened and the name swapped for a directory that never was beneath.
+
+    With the fast path, one ``openat2`` of ``path`` from the root (beneath,
+    no symlink): the kernel shows the result beneath at the end of its
+    lookup, at no cost beyond the open.  Where that fails (no fast path, a
+    link or a racing rename on the way, a path too long) the name is opened
+    in ``parent_fd`` and checked (:func:`still_beneath`).  Raises what the
+    open raises, ``EscapeError`` (reason ``moved``) for one not beneath."""
+    backend = anchor.backend
+    root_fd = anchor.acquire(path)
+    try:
+        if anchor.fast:
+            fd = backend.openat2_or_errno(root_fd, path, flags, 0,
+                                          anchor.resolve | _RESOLVE_NO_SYMLINKS)
+            if fd >= 0:
+                return fd
+        fd = backend.open_at(parent_fd, name, flags)
+        try:
+            beneath = still_beneath(anchor, root_fd, fd, path)
+        except BaseException:
+            close_quietly(backend, fd)
+            raise
+        if not beneath:
+            close_quietly(backend, fd)
+            raise EscapeError("a directory on the way is no longer inside the root", path,
+                              component=path, reason="moved")
+        return fd
+    finally:
+        anchor.release()
 
 
 def _path_beneath(fd_path: Callable[[int], str | None], root_fd: int, fd: int) -> bool | None:

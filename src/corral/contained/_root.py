@@ -905,8 +905,7 @@ class Root(RootSurface, Closing):
                 onerror(exc)
                 return
             raise
-        anchor = self._anchor
-        yield from _fwalk(anchor.backend, fd, top_text, topdown, onerror, anchor.walking)
+        yield from _fwalk(self._anchor, fd, top_text, topdown, onerror)
 
 
 def _check_vouched(anchor: Anchor, dir_fd: int, text: str) -> None:

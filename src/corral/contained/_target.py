@@ -12,12 +12,12 @@ from . import _acts
 from ._acts import SAFE, End, NameOp
 from ._closing import Closing
 from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
-from ._errors import (ContainedError, PathError, RootVanishedError, StaleError,
+from ._errors import (ContainedError, EscapeError, PathError, RootVanishedError, StaleError,
                       contained_error)
 from ._handle import Handle
 from ._paths import ParsedPath
 from ._replace import Content, replace_in
-from ._resolve import Anchor, Resolved
+from ._resolve import Anchor, Resolved, open_dir_below, still_beneath
 
 if TYPE_CHECKING:
     from ._backend import Backend
@@ -142,8 +142,10 @@ class Target(Closing):
                     # a socket (or a device with no driver) fails the open itself
                     _acts.refuse_special(backend, fd, name, self._parsed.text, self.path)
                 raise
-            _acts.checked_info(backend, opened, flags, self._parsed.text, self.path,
-                               must_be_dir=self._must_be_dir)
+            info = _acts.checked_info(backend, opened, flags, self._parsed.text, self.path,
+                                      must_be_dir=self._must_be_dir)
+            if st.S_ISDIR(info.st_mode):
+                self._refuse_unless_beneath(opened)
         except OSError as exc:
             raise self._error(exc, self.path) from None
         return Handle(self._root, backend, opened, self.path)
@@ -169,10 +171,45 @@ class Target(Closing):
         try:
             info = _acts.checked_info(backend, opened, flags, self._parsed.text, self.path,
                                       must_be_dir=self._must_be_dir)
+            if st.S_ISDIR(info.st_mode):
+                self._refuse_unless_beneath(opened)
         except OSError as exc:
             raise self._error(exc, self.path) from None
         # (tuple.__new__: the NamedTuple's own __new__ is a Python frame)
         return _new_opened(Opened, (Handle(self._root, backend, opened, self.path), info))
+
+    def opened_beneath(self, fd: int) -> bool:
+        """Whether ``fd``, a directory opened by :attr:`name` in the held
+        directory, is beneath the root now (``_resolve.still_beneath``).
+        The held directory was beneath when it was resolved, but it may have
+        been moved out since and the name in it swapped for a directory
+        that never was: a directory opened there to be listed, walked or
+        emptied is checked, unless it is held in the root's own fd."""
+        anchor = self._anchor
+        root_fd = anchor.acquire(self._parsed.text)
+        try:
+            return self._fd == root_fd or still_beneath(anchor, root_fd, fd, self.path)
+        finally:
+            anchor.release()
+
+    def open_below(self, parent_fd: int, name: str, path: str, flags: int) -> int:
+        """Open the directory ``name`` a walk down from the entry listed in
+        ``parent_fd`` (canonical ``path``), shown beneath the root
+        (:func:`._resolve.open_dir_below`)."""
+        return open_dir_below(self._anchor, parent_fd, name, path, flags)
+
+    def _refuse_unless_beneath(self, opened: int) -> None:
+        """Close ``opened`` and refuse (``EscapeError``, reason ``moved``)
+        unless :meth:`opened_beneath`."""
+        try:
+            beneath = self.opened_beneath(opened)
+        except BaseException:
+            self._anchor.backend.close(opened)
+            raise
+        if not beneath:
+            self._anchor.backend.close(opened)
+            raise EscapeError("what was opened is no longer inside the root", self._parsed.text,
+                              component=self.path, reason="moved", passed=self.passed)
 
     def _opened(self, flags: int) -> Opened:
         handle = self.open(flags)

@@ -6,9 +6,12 @@ each entry is listed, a subdirectory is opened ``O_NOFOLLOW`` in the fd that
 listed it (so an entry swapped for a symlink is never entered: the open
 fails and the link itself is unlinked), everything else is ``unlinkat``-ed
 in that fd, and each directory is ``rmdir``-ed in its parent's fd once
-empty.  No path is resolved again after the first, so renames and symlink
-swaps during the call cannot make it remove anything outside: at worst it
-removes what was moved into the tree meanwhile, which is inside.
+empty.  Each directory it opens (the top included) is shown beneath the root
+before anything in it is removed (``_resolve.open_dir_below``: a directory
+it holds may have been moved out meanwhile and a name in it swapped for one
+never beneath), so renames and symlink swaps during the call cannot make it
+remove anything outside: at worst it removes what was moved into the tree
+meanwhile, which is inside.
 
 A symlink given as the path is refused (as ``shutil``: "Cannot call rmtree
 on a symbolic link"), and so is a path ending in ``.`` or ``..`` (the root
@@ -26,8 +29,9 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 from .._backend import Backend
-from .._errors import contained_error
-from .resolve import Parent, RootAPI, open_parent
+from .._errors import EscapeError, contained_error
+from .._resolve import MOVED_RETRIES
+from .resolve import Parent, RootAPI, TargetAPI, open_parent
 from .._paths import as_text
 
 __all__ = ["rmtree", "OnExc"]
@@ -61,8 +65,10 @@ def _list(backend: Backend, fd: int) -> list[tuple[str, bool]]:
 class _Remover:
     """The walk: a stack of frames, errors to ``onexc`` (or raised)."""
 
-    def __init__(self, backend: Backend, onexc: OnExc | None, ignore: bool) -> None:
+    def __init__(self, backend: Backend, onexc: OnExc | None, ignore: bool,
+                 target: TargetAPI) -> None:
         self.backend = backend
+        self.target = target  # what checks a directory opened below the top
         self.onexc = onexc
         self.ignore = ignore
 
@@ -109,7 +115,10 @@ class _Remover:
         link) and list it; a non-directory there now is unlinked."""
         path = _child(frame.path, name)
         try:
-            fd = self.backend.open_at(frame.fd, name, _OPEN_DIR)
+            # shown beneath the root: the frame's directory may have been
+            # moved out since it was listed, and the name swapped for one
+            # never beneath
+            fd = self.target.open_below(frame.fd, name, path, _OPEN_DIR)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -149,10 +158,24 @@ def _open_top(backend: Backend, parent: Parent) -> _Frame:
     info = backend.lstat_at(parent.fd, parent.name)
     if st.S_ISLNK(info.st_mode):
         raise OSError(errno.ENOTDIR, "Cannot call rmtree on a symbolic link", parent.text)
-    try:
-        fd = backend.open_at(parent.fd, parent.name, _OPEN_DIR)
-    except OSError as exc:
-        raise contained_error(exc.errno or errno.EIO, parent.text, parent.text) from None
+    for _ in range(MOVED_RETRIES):
+        try:
+            fd = backend.open_at(parent.fd, parent.name, _OPEN_DIR)
+        except OSError as exc:
+            raise contained_error(exc.errno or errno.EIO, parent.text, parent.text) from None
+        # the parent may have been moved out since it was resolved, and the
+        # name in it swapped for a directory never beneath: none is emptied
+        try:
+            beneath = parent.target.opened_beneath(fd)
+        except BaseException:
+            backend.close(fd)
+            raise
+        if beneath:
+            break
+        backend.close(fd)
+    else:
+        raise EscapeError("the directory is no longer inside the root", parent.text,
+                          component=parent.path, reason="moved")
     try:
         return _Frame(fd, parent.path, parent.name, _list(backend, fd))
     except OSError:
@@ -171,7 +194,6 @@ def rmtree(root: RootAPI, path: object, ignore_errors: bool = False,
     a symlink, and ``EINVAL`` for a path ending in ``.`` or ``..``.
     """
     backend = root.backend
-    remover = _Remover(backend, onexc, ignore_errors)
     with ExitStack() as stack:
         try:
             parent = stack.enter_context(open_parent(root, path, errno.EINVAL))
@@ -183,4 +205,4 @@ def rmtree(root: RootAPI, path: object, ignore_errors: bool = False,
                 raise
             onexc(os.lstat, as_text(path), exc)
             return
-        remover.run(top, parent.fd)
+        _Remover(backend, onexc, ignore_errors, parent.target).run(top, parent.fd)
