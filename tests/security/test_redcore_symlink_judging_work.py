@@ -21,7 +21,6 @@ import sys
 import tarfile
 from pathlib import Path
 
-import pytest
 
 from corral.contained import ExtractReason
 
@@ -76,12 +75,9 @@ def _target(fd: str) -> str:
         return ""  # the fd listdir held
 
 
-def test_judging_one_symlink_member_is_bounded(make_root, tmp_path: Path, monkeypatch):
-    ws, outside = tmp_path / "ws", tmp_path / "outside"
-    ws.mkdir()
-    outside.mkdir()
-    (outside / "secret").write_bytes(b"S")
-    root = make_root(str(ws))
+def _counting_lookups(monkeypatch, root) -> list[int]:
+    """A one-item list counting the path components ``root``'s class is
+    asked to ``lstat`` or ``readlink`` from now on (the judging's lookups)."""
     looked = [0]
     kind = type(root)
     lstat, readlink = kind.lstat, kind.readlink
@@ -96,6 +92,16 @@ def test_judging_one_symlink_member_is_bounded(make_root, tmp_path: Path, monkey
 
     monkeypatch.setattr(kind, "lstat", counted_lstat)
     monkeypatch.setattr(kind, "readlink", counted_readlink)
+    return looked
+
+
+def test_judging_one_symlink_member_is_bounded(make_root, tmp_path: Path, monkeypatch):
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    ws.mkdir()
+    outside.mkdir()
+    (outside / "secret").write_bytes(b"S")
+    root = make_root(str(ws))
+    looked = _counting_lookups(monkeypatch, root)
     archive = _chain_archive()
     before = _fds()
     try:
@@ -143,20 +149,7 @@ def test_judging_every_symlink_member_of_one_archive_is_bounded(make_root, tmp_p
     ws.mkdir()
     outside.mkdir()
     root = make_root(str(ws))
-    looked = [0]
-    kind = type(root)
-    lstat, readlink = kind.lstat, kind.readlink
-
-    def counted_lstat(self, path, *args, **kwargs):
-        looked[0] += len(str(path).split("/"))
-        return lstat(self, path, *args, **kwargs)
-
-    def counted_readlink(self, path, *args, **kwargs):
-        looked[0] += len(str(path).split("/"))
-        return readlink(self, path, *args, **kwargs)
-
-    monkeypatch.setattr(kind, "lstat", counted_lstat)
-    monkeypatch.setattr(kind, "readlink", counted_readlink)
+    looked = _counting_lookups(monkeypatch, root)
     try:
         result = root.extract(io.BytesIO(_chain_archive()))
     finally:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 
@@ -69,16 +70,16 @@ def _scandir(root: Root) -> list[str]:
     return sorted(entry.name for entry in root.scandir("a/b/c"))
 
 
-def _walk(root: Root) -> list[str]:
-    return sorted(name for _path, dirs, files in root.walk("a/b/c") for name in dirs + files)
+def _walk(root: Root, top: str = "a/b/c") -> list[str]:
+    return sorted(name for _path, dirs, files in root.walk(top) for name in dirs + files)
 
 
-def _fwalk(root: Root) -> list[str]:
-    return sorted(name for _path, dirs, files, _fd in root.fwalk("a/b/c") for name in dirs + files)
+def _fwalk(root: Root, top: str = "a/b/c") -> list[str]:
+    return sorted(name for _path, dirs, files, _fd in root.fwalk(top) for name in dirs + files)
 
 
-def _rmtree(root: Root) -> list[str]:
-    root.rmtree("a/b/c")
+def _rmtree(root: Root, top: str = "a/b/c") -> list[str]:
+    root.rmtree(top)
     return []
 
 
@@ -136,17 +137,7 @@ def test_a_directory_swapped_in_at_its_open_is_neither_listed_nor_changed(make_r
 
 # -- below the top: a subdirectory a tree walk or rmtree opens by its name ------
 
-def _walk_a(root: Root) -> list[str]:
-    return sorted(name for _path, dirs, files in root.walk("a") for name in dirs + files)
-
-
-def _fwalk_a(root: Root) -> list[str]:
-    return sorted(name for _path, dirs, files, _fd in root.fwalk("a") for name in dirs + files)
-
-
-def _rmtree_a(root: Root) -> list[str]:
-    root.rmtree("a")
-    return []
+_walk_a, _fwalk_a, _rmtree_a = (partial(act, top="a") for act in (_walk, _fwalk, _rmtree))
 
 
 BELOW: dict[str, Callable[[Root], list[str]]] = {
