@@ -365,7 +365,7 @@ def collect(quick: bool = False) -> list[Record]:
             rss_mb=max(r[1] for r in runs[name]) / 1024,
             count=sorted({r[2] for r in runs[name]}), note="; ".join(notes) or None))
     if not quick:
-        records += scaling()
+        records += scaling_in_child()
     return records
 
 
@@ -491,6 +491,16 @@ def scaling(rounds: int = 3) -> list[Record]:
     return records
 
 
+def scaling_in_child(rounds: int = 3) -> list[Record]:
+    """:func:`scaling` in a process of its own: its rows measure a warm
+    call over a tree of that size, not also what the groups run before it
+    in run.py's process left behind (their Toolboxes not yet collected and
+    their directories' watches in the process's one inotify instance, the
+    tree-lock thread, the allocator's and the collector's state)."""
+    _, _, out = spawn([sys.executable, __file__, "--scaling-child", "--rounds", str(rounds)])
+    return json.loads(out)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -499,9 +509,13 @@ def main() -> None:
     parser.add_argument("--scaling", action="store_true",
                         help="also the scaling section (CORRAL_BENCH_SCALE=full: issue 19's sizes)")
     parser.add_argument("--child", nargs=2, metavar=("OP", "TREE"), help=argparse.SUPPRESS)
+    parser.add_argument("--scaling-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(*args.child)
+        return
+    if args.scaling_child:
+        print(json.dumps(scaling(args.rounds)))
         return
     tree = ensure_tree(args.files, args.regen)
     files, dirs, size = tree_facts(tree)
@@ -538,7 +552,7 @@ def main() -> None:
     if cpu is not None:
         print(f"glob_tool / os_walk_fnmatch by the children's CPU time = {cpu:.2f}x")
     if args.scaling:
-        for rec in scaling(args.rounds):
+        for rec in scaling_in_child(args.rounds):
             met = "" if rec.get("met") is None else f" (target {rec['target']}: " + \
                 ("met)" if rec["met"] else "MISSED)")
             note = f" ({rec['note']})" if rec.get("note") else ""
