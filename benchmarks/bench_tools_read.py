@@ -103,7 +103,8 @@ def measure(calls: int, rounds: int) -> dict[str, Any]:
 
         toolbox = Toolbox(base)
         guarded = Toolbox(base, authorize=lambda request: True, deny=[".env", ".git/**"])
-        walk = Toolbox(Root(base, fast_path=False))
+        walk_root = Root(base, fast_path=False)  # (a Toolbox leaves a root it was given open)
+        walk = Toolbox(walk_root)
         info = path.stat()
         size = info.st_size
         check = toolbox.call("read_file", args)
@@ -133,8 +134,12 @@ def measure(calls: int, rounds: int) -> dict[str, Any]:
                 return wall
             return run
         results = interleave({name: runner(name, fn) for name, fn in variants.items()}, rounds)
-    return {"wall": results, "cpu": cpu_results, "size": size,
-            "backend": toolbox.root.backend.name, "stats": toolbox.root.stats}
+        backend, stats = toolbox.root.backend.name, toolbox.root.stats
+        for box in (toolbox, guarded, walk):
+            box.close()
+        walk_root.close()
+    return {"wall": results, "cpu": cpu_results, "size": size, "backend": backend,
+            "stats": stats}
 
 
 LIST_ENTRIES = 100
@@ -172,7 +177,9 @@ def measure_list(rounds: int, calls: int) -> dict[str, list[float]]:
         assert out["ok"] and len(out["entries"]) == LIST_ENTRIES, out  # type: ignore[index]
         runners = {name: (lambda fn=fn: 1 / per_second(fn, calls)[0])
                    for name, fn in (("plain", plain), ("tool", tool))}
-        return interleave(runners, rounds)
+        samples = interleave(runners, rounds)
+        toolbox.close()
+        return samples
 
 
 def make_big(path: Path, mib: int) -> int:
@@ -216,6 +223,7 @@ def measure_window(mib: int, rounds: int) -> dict[str, list[float]]:
             samples["second"].append(time.perf_counter() - started)
             assert first["ok"] and second["ok"] and second["sha256"] == first["sha256"]
             assert second["totalLines"] == lines
+        toolbox.close()
     return samples
 
 

@@ -237,6 +237,7 @@ def collect_tools(quick: bool) -> list[Record]:
         cases = {"plain write": plain_write, "plain write + fsync": plain_write_fsync,
                  "write_file": tool_write, "plain edit": plain_edit, "edit_file": tool_edit}
         samples = interleave({name: _sampler(fn) for name, fn in cases.items()}, rounds)
+        box.close()
 
     labels = {
         "plain write": "write_file: plain open/write/close",
