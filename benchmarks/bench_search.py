@@ -16,7 +16,8 @@ peak RSS is its own, read from ``wait4``):
 * ``grep`` of a literal and of a regex through ``Toolbox.call`` vs
   ``rg -j1`` (targets, issue 19: literal at most 1.2x, regex 1.5x) and
   ``rg`` with its default threads;
-* a scaling section (``--scaling``; always in ``collect()``): glob over
+* a scaling section (``--scaling``; always in ``collect()``; in a child
+  process of its own, as the rows above): glob over
   5k / 20k / 80k entries and grep over 4 / 16 / 64 MB, with the fitted
   growth exponent (target <= 1.1); ``CORRAL_BENCH_SCALE=full`` uses issue
   19's 10k / 100k / 1M entries and 10 MB / 100 MB / 1 GB (minutes to make
@@ -492,11 +493,11 @@ def scaling(rounds: int = 3) -> list[Record]:
 
 
 def scaling_in_child(rounds: int = 3) -> list[Record]:
-    """:func:`scaling` in a process of its own: its rows measure a warm
-    call over a tree of that size, not also what the groups run before it
-    in run.py's process left behind (their Toolboxes not yet collected and
-    their directories' watches in the process's one inotify instance, the
-    tree-lock thread, the allocator's and the collector's state)."""
+    """:func:`scaling` in a process of its own, as every other search row:
+    its figures then do not depend on which groups ran before it in
+    run.py's process (what they leave: Toolboxes not yet collected, their
+    watches in the process's one inotify instance, the tree-lock thread,
+    the allocator's and the collector's state)."""
     _, _, out = spawn([sys.executable, __file__, "--scaling-child", "--rounds", str(rounds)])
     return json.loads(out)
 
