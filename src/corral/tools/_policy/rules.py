@@ -1164,6 +1164,9 @@ def _remember_clear(key: str, joined: str) -> None:
     _CLEAR_COUNT[0] = remembered + 1
 
 
+_new_scope = object.__new__
+
+
 class Scope:
     """The policy's answers for the entries of one directory (see
     :meth:`Policy.scope`).  ``checks`` pairs each rule set with whether it
@@ -1222,7 +1225,16 @@ class Scope:
         quick = self._quick
         if self._quiet and not (folded in quick.names or folded.endswith(quick.suffixes)
                                 or folded.startswith(quick.prefixes)):
-            return Scope(path, self._checks, self._dirs, quick, True)  # the common case
+            # the common case (a walk's every directory): the fields set
+            # straight, without __init__'s call and its tests of what is known
+            scope = _new_scope(Scope)
+            scope._prefix = path + "/"
+            scope._checks = self._checks
+            scope._dirs = self._dirs
+            scope._shadowing = ()
+            scope._quick = quick
+            scope._quiet = True
+            return scope
         checks = []
         for rules, above in self._checks:
             hit = above or rules.name_may_match(folded)
