@@ -356,19 +356,12 @@ class HeldParent:
         """Open the file (``O_RDONLY|O_NOFOLLOW|O_NONBLOCK``) and give its
         ``fstat``, kept for :meth:`head` and :meth:`replace`; ``None`` when it
         cannot be opened (missing, a link, unreadable: nothing is raised)."""
-        backend = self._backend
         if self._file >= 0:
             raise ValueError("the file is open already")
-        try:
-            fd = backend.open_at(self._fd, self.name, os.O_RDONLY | _SAFE)
-        except OSError:
+        opened = self._backend.open_stat(self._fd, self.name, os.O_RDONLY | _SAFE)
+        if opened is None:
             return None
-        try:
-            info = backend.fstat(fd)
-        except OSError:
-            backend.close(fd)
-            return None
-        self._file = fd
+        self._file, info = opened
         self._info = info
         return info
 
