@@ -156,8 +156,11 @@ class NativeBackend(Backend):
     # Plain functions shared with OsBackend, not inheritance: a native
     # backend is not an os backend (Root refuses it under pyfakefs).
     open_at = OsBackend.open_at
-    close = OsBackend.close
-    fstat = OsBackend.fstat
+    # the os function itself where its arguments are the method's: no Python
+    # frame around the fd calls every step makes (OsBackend wraps them, for a
+    # test patching os under pyfakefs, which this backend never runs under)
+    close = staticmethod(os.close)
+    fstat = staticmethod(os.fstat)
     # one fstat compared in C: no os.stat_result built for a yes or no
     stamps_held = staticmethod(_lib.corral_stamps_held)
     # the walk's containment check: both names read and compared in C
