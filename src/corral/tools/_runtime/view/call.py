@@ -23,7 +23,6 @@ from ..request_types import Request
 from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd
 from .decide import _ADDING, _RUNNING, View, _Call, _Step, running_call
-from .freshness import Freshness
 from .links import chain_end, locate
 from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, ASKING, TREE_EXCLUSIVE, TREE_SHARED,
                     Checkpoint, Identity, LockKey, _Flock, _flock, _flocked)
@@ -266,16 +265,6 @@ class _SharedStep:
                             _TREE.drop_shared()
 
 
-def _replace_own(fresh: Freshness | None, held: HeldParent, path: str, data: bytes) -> None:
-    """Replace ``held``'s file (at ``path``) with ``data``: the one arrival
-    the rename makes in its directory is this view's own, not looked at
-    again (one that failed is looked at)."""
-    if fresh is None:
-        held.replace(data)
-    else:  # (in a directory below the root: a held parent's file is)
-        fresh.replace_own(held, path[:len(path) - len(held.name) - 1], data)
-
-
 # the decisions each plain step stands for, remembered as plain
 _PLAIN_REPLACE = (Op.CREATE, Op.REPLACE)
 _PLAIN_EDIT = (Op.EDIT,)
@@ -473,7 +462,13 @@ def edit_plain(view: View, checkpoint: Checkpoint, rel: str, limit: int,
         new = prepare(info, data)
         if new is None:
             return False
-        _replace_own(view.freshness, held, rel, new)
+        # the one arrival the rename makes in its (held) directory is this
+        # view's own, not looked at again (one that failed is looked at)
+        fresh = view.freshness
+        if fresh is None:
+            held.replace(new)
+        else:
+            fresh.replace_own(held, rel[:len(rel) - len(held.name) - 1], new)
         return True
     finally:
         _plain_end(tree, held, locked, view.backend)
@@ -525,7 +520,9 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
         data = write.prepare(info, head)
         if data is None:
             return False
-        fresh = view.freshness  # (_replace_own written out) its one arrival expected
+        # the one arrival the rename makes in its (held) directory is this
+        # view's own, not looked at again (one that failed is looked at)
+        fresh = view.freshness
         if fresh is None:
             held.replace(data)
         else:
