@@ -216,13 +216,14 @@ def reference_version() -> str | None:
 
 def measure(calls: int, rounds: int, starts_n: int, node_entry: str | None
             ) -> tuple[list[str], dict[str, list[float]], dict[tuple[str, str], list[float]],
-                       dict[tuple[str, str], list[float]]]:
+                       dict[tuple[str, str], list[float]], dict[str, list[float]]]:
     """The servers measured; seconds from spawn to the ``initialize`` reply
     per server; calls per second per (server, "read"/"list"), and the
     server's CPU seconds per call likewise (empty where not known).  Rounds
     alternate between the servers in a rotating order; the calls go over one
     connection per server, opened once, so a round is short and the
-    rounds interleave finely."""
+    rounds interleave finely; last, seconds from spawn to the answer of the
+    first read call (sent right after ``initialized``) per server."""
     with tempfile.TemporaryDirectory(prefix="corral-bench-") as tmp:
         root = Path(tmp) / "project"
         make_fixture(root)
@@ -230,14 +231,19 @@ def measure(calls: int, rounds: int, starts_n: int, node_entry: str | None
         for spec in table.values():  # warm caches (bytecode, page cache) once
             Connection(spec["command"], spec["env"]).close()
 
-        def start(spec: dict[str, Any]) -> Callable[[], float]:
+        firsts: dict[str, list[float]] = {}
+
+        def start(name: str, spec: dict[str, Any]) -> Callable[[], float]:
             def run() -> float:
                 conn = Connection(spec["command"], spec["env"])
+                tool, args = spec["read"]
+                conn.call(tool, args)
+                firsts.setdefault(name, []).append(time.perf_counter() - conn.started)
                 conn.close()
                 return conn.initialized_after
             return run
 
-        starts = interleave({name: start(spec) for name, spec in table.items()}, starts_n)
+        starts = interleave({name: start(name, spec) for name, spec in table.items()}, starts_n)
         conns: dict[str, Connection] = {}
         cpu: dict[tuple[str, str], list[float]] = {}
         try:
@@ -264,7 +270,7 @@ def measure(calls: int, rounds: int, starts_n: int, node_entry: str | None
         finally:
             for conn in conns.values():
                 conn.close()
-    return list(table), starts, rates, cpu
+    return list(table), starts, rates, cpu, firsts
 
 
 def placements() -> dict[str, tuple[set[int], set[int]]]:
@@ -360,7 +366,7 @@ def collect(quick: bool = False) -> list[Record]:
     server (skipped, with the reason, when it cannot be installed)."""
     calls, rounds, starts_n = (100, 1, 2) if quick else (1000, 9, 7)
     node_entry = ensure_reference_server()
-    names, starts, rates, cpu = measure(calls, rounds, starts_n, node_entry)
+    names, starts, rates, cpu, firsts = measure(calls, rounds, starts_n, node_entry)
     pinned = measure_pinned(calls, 1 if quick else 5, node_entry)
     ref = "reference" in names
     why = "reference server not available (npm/node missing or npm install failed)"
@@ -371,6 +377,11 @@ def collect(quick: bool = False) -> list[Record]:
         out.append(record("mcp", "start to initialized: corral serve", starts["corral"], unit="ms",
                           scale=1e3, baseline=start_base, base_values=starts["reference"],
                           target=START_TARGET, source=SOURCE))
+        first_base = "start to first read answer: reference server (node)"
+        out.append(record("mcp", first_base, firsts["reference"], unit="ms", scale=1e3))
+        out.append(record("mcp", "start to first read answer: corral serve", firsts["corral"],
+                          unit="ms", scale=1e3, baseline=first_base,
+                          base_values=firsts["reference"]))
     else:
         out.append(skipped("mcp", "start to initialized: corral vs reference", why,
                            target=START_TARGET, source=SOURCE))
@@ -427,7 +438,7 @@ def main() -> int:
     opts = parser.parse_args()
 
     node_entry = ensure_reference_server()
-    names, starts, rates, cpu = measure(opts.calls, opts.rounds, opts.starts, node_entry)
+    names, starts, rates, cpu, _firsts = measure(opts.calls, opts.rounds, opts.starts, node_entry)
     print(f"\n{opts.calls} sequential calls per measurement, median of {opts.rounds} rounds; "
           f"start-up median of {opts.starts}")
     print(f"{'server':<12} {'start->initialized':>19} {'read calls/s':>13} {'list calls/s':>13}")
