@@ -10,7 +10,10 @@ a file that is not one and protected nothing: the model could write
 ``scripts/__main__.py`` (or a module beside it) and git ran it at the next
 commit (tried end to end with git and python3).  Now read as Python reads
 it: the ``__main__.py`` is the program, its directory the one first on
-``sys.path``.  On every backend config, alone and as one turn's calls sent
+``sys.path``.  So was a script past an option (``python3 -u
+scripts/check.py``) or not named ``*.py`` (``python3 scripts/check``):
+its imports from ``scripts/`` were the model's to write.  Python's script
+is now its first word past the options, whatever its name.  On every backend config, alone and as one turn's calls sent
 together; what the directory holds beyond that stays the model's.
 """
 
@@ -81,3 +84,36 @@ def test_a_missing_main_is_protected_before_the_model_writes_it(tmp_path, make_r
     assert _protected(first) and patch["ok"] is False, (first, patch)
     assert second["ok"] is True  # __main__.py is not there: it imports nothing yet
     assert not (base / "scripts" / "__main__.py").exists()
+
+
+SCRIPTS = [
+    "python3 -u scripts/check.py",
+    "python3 -B -W ignore scripts/check.py",
+    "python3 scripts/check",
+    "python3 -u scripts/check",
+]
+
+
+@pytest.mark.parametrize("hook", SCRIPTS)
+def test_python_s_script_is_its_first_word_past_the_options(tmp_path, make_root, hook):
+    base = tmp_path / "repo"
+    _repository(base, hook)
+    (base / "scripts").mkdir()
+    (base / "scripts" / "check").write_text("import helper\n")
+    (base / "scripts" / "check.py").write_text("import helper\n")
+    box = Toolbox(make_root(str(base)))
+    for name in ("helper.py", "json.py"):
+        answer = box.call("write_file", {"path": f"scripts/{name}", "content": "import os\n"})
+        assert _protected(answer), (hook, name, answer)
+    assert not (base / "scripts" / "helper.py").exists()
+
+
+@pytest.mark.parametrize("hook", ["python3 -c 'print(1)' scripts/x",
+                                  "python3 -m pytest scripts/x",
+                                  "python3 scripts/check.py scripts/x"])
+def test_the_arguments_after_python_s_script_stay_the_model_s(tmp_path, make_root, hook):
+    base = tmp_path / "repo"
+    _repository(base, hook)
+    (base / "scripts" / "x").mkdir(parents=True)
+    box = Toolbox(make_root(str(base)))
+    assert box.call("write_file", {"path": "scripts/x/__main__.py", "content": "x\n"})["ok"]
