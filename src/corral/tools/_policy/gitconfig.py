@@ -180,10 +180,13 @@ def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
             found.extend(command_paths(inner, depth - 1))
     words = _words(command)
     python = False  # a Python program started in the command so far
+    script_due = False  # Python's script is its first word past the options
     for at, word in enumerate(words):
         gits = word.program.startswith("git")
         before = words[at - 1].text if at else ""
         python = python or _is_python(word.text)
+        if word.command:
+            script_due = _is_python(word.text)
         # a program named by an expansion ("$INSTALL_PYTHON") may be Python
         found.extend(_loaded_code(word, before))
         if not word.command and (python or not word.program):
@@ -191,7 +194,14 @@ def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
             found.extend(path for module in modules
                          for path in (ProgramPath(f"{module}.py", True, True),
                                       ProgramPath(module, False)))
+            if modules or _PYTHON_RUN.match(word.text):
+                script_due = False  # -m or -c: no script follows
             if modules:
+                continue
+            if script_due and _is_python(word.program) and _is_script_word(word.text, before):
+                # any name (scripts/check, a directory's __main__.py), not only *.py
+                script_due = False
+                found.append(ProgramPath(word.text.rstrip("/") or word.text, True, True))
                 continue
             if python and word.text.endswith(".py") and not before.startswith("-"):
                 found.append(ProgramPath(word.text, True, True))
@@ -310,6 +320,17 @@ def _python_modules(before: str, word: str) -> list[str]:
         top = rest.split(".", 1)[0]
         return [top] if top.isidentifier() else []
     return imported_modules(rest)
+
+
+# Python's options that take the next word as their value
+_PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})
+
+
+def _is_script_word(word: str, before: str) -> bool:
+    """Whether ``word`` of a Python command line, ``before`` the word ahead
+    of it, is the script Python runs (its options past)."""
+    return bool(word) and not word.startswith(("-", "$", "~")) and "=" not in word \
+        and before not in _PYTHON_VALUE_OPTIONS
 
 
 def _names_path(word: str) -> bool:

@@ -659,11 +659,19 @@ class _Found:
         ``sys.path``: a module of the standard library's name there runs in
         place of it (``python_dirs``), and so does each module the program
         imports, and those import in turn (``MAX_PYTHON_FILES`` read in
-        all; a package directory is protected whole)."""
+        all; a package directory is protected whole).  A directory named as
+        the program runs its ``__main__.py``, with itself first on ``sys.path``."""
         canonical = self.look.canonical(program)
         if canonical is None:
             return
-        directory = canonical.rpartition("/")[0] or "."
+        try:
+            self.look.entries(canonical)
+        except OSError:
+            directory = canonical.rpartition("/")[0] or "."
+        else:
+            directory = canonical
+            canonical = _joined(directory, "__main__.py")
+            self.add_named(canonical)
         self.python_dirs.setdefault(directory)
         queue = deque([canonical])
         read = self.python_read
