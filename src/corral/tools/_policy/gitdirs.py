@@ -45,7 +45,8 @@ Names are compared folded, as a case-insensitive disk compares them.
 Bounded: directories are looked at breadth first, at most ``MAX_DIRS`` of
 them and ``MAX_DEPTH`` deep, files read up to ``MAX_FILE_BYTES``, at most
 ``MAX_CONFIGS`` config files, ``MAX_PROGRAMS`` program paths and
-``MAX_PYTHON_FILES`` Python files read for their imports, the last
+``MAX_PYTHON_FILES`` Python files read for their imports (as many Node
+scripts for the relative paths they load), the last
 ``MAX_LINK_STEPS`` steps of a named path looked at for links.  A file that
 names programs and is longer than ``MAX_FILE_BYTES``, more programs than
 ``MAX_PROGRAMS``, more configs, hook directories or work trees than
@@ -60,6 +61,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 from collections import deque
 from collections.abc import Iterable
@@ -289,6 +291,8 @@ class _Found:
         self.work_trees_found: list[tuple[str, str]] = []  # (work tree, its git directory)
         self.opened_configs: dict[str, bool] = {}  # makefiles and package.json read
         self.python_read: set[str] = set()  # Python files read for their imports, in all
+        self.node_read: set[str] = set()  # Node scripts read for what they load, in all
+        self.node_loads: set[str] = set()  # the relative paths they name, in all
         # directories a Python program git runs has first on sys.path
         self.python_dirs: dict[str, None] = {}
         # directories holding a host's own config, and the names there it may lie under
@@ -602,6 +606,8 @@ class _Found:
                 continue
             if named.python:
                 self.python_program(inside)
+            elif inside.endswith(NODE_SUFFIXES):
+                self.node_program(inside)
             elif not self.opened_configs.get(inside):
                 self.build_config(inside, work_tree, git_dir)
             if file_only:
@@ -691,6 +697,54 @@ class _Found:
             self.whole = True  # modules past the bound: what they import is not known
 
 
+    def node_program(self, program: str) -> None:
+        """The Node script ``program``: each relative path its quoted
+        strings name (``require('./a')``, ``import b from '../lib/b.mjs'``,
+        ``import('./c')``, a ``Worker`` or ``fork`` of ``'./d.js'``) runs
+        with it, under every name Node tries for it (``a`` itself, which
+        covers the folder of that name, then ``a.js``, ``a.cjs``...), and
+        the scripts among them load in turn (``MAX_PYTHON_FILES`` read and
+        ``MAX_PROGRAMS`` paths in all)."""
+        canonical = self.look.canonical(program)
+        if canonical is None:
+            return
+        queue = deque([canonical])
+        read, looked = self.node_read, set()
+        while queue and len(read) < MAX_PYTHON_FILES:
+            path = queue.popleft()
+            if path in looked:
+                continue
+            looked.add(path)
+            text = self.text(path)
+            if text is None:  # a name Node would try, not a file now
+                continue
+            read.add(path)
+            directory = path.rpartition("/")[0] or "."
+            for named in dict.fromkeys(_NODE_RELATIVE.findall(text)):
+                base = posixpath.normpath(_joined(directory, named))
+                if base in (".", "..") or base.startswith("../") or base in self.node_loads:
+                    continue
+                if len(self.node_loads) >= MAX_PROGRAMS:
+                    self.whole = True  # past the bound: what the rest loads is not known
+                    return
+                self.node_loads.add(base)
+                stem, dot, suffix = base.rpartition(".")
+                tried = [base, *(base + ext for ext in NODE_SUFFIXES), f"{base}.json",
+                         f"{base}.node"]
+                if dot and f".{suffix}" in NODE_SUFFIXES:  # a .js name a TypeScript runner maps
+                    tried += [stem + ext for ext in NODE_SUFFIXES]
+                for name in dict.fromkeys(tried):
+                    self.add_named(name)
+                    if name.endswith(NODE_SUFFIXES):
+                        queue.append(self.look.canonical(name) or name)
+        if any(path not in looked for path in queue):
+            self.whole = True  # scripts past the bound: what they load is not known
+
+
+# the names Node (and the TypeScript runners: tsx, ts-node, deno, bun) run as a script
+NODE_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
+# a quoted relative path in a script: './a', "../lib/b.mjs", `./c`
+_NODE_RELATIVE = re.compile(r"""['"`](\.{1,2}/[^'"`\s$]*)['"`]""")
 MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
 _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh")
 _MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$")
