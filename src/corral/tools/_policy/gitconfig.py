@@ -181,12 +181,21 @@ def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
     words = _words(command)
     python = False  # a Python program started in the command so far
     script_due = False  # Python's script is its first word past the options
+    node_due = False  # so is Node's, a name it resolves
     for at, word in enumerate(words):
         gits = word.program.startswith("git")
         before = words[at - 1].text if at else ""
         python = python or _is_python(word.text)
         if word.command:
             script_due = _is_python(word.text)
+            node_due = word.text.rpartition("/")[2] in _NODE_RUNTIMES
+        elif node_due and word.program in _NODE_RUNTIMES and word.text != "run":
+            if word.text in _NODE_NO_SCRIPT:
+                node_due = False
+            elif _is_script_word(word.text, before) and before not in _NODE_VALUE_OPTIONS:
+                node_due = False
+                found.extend(_node_script(word.text))
+                continue
         # a program named by an expansion ("$INSTALL_PYTHON") may be Python
         found.extend(_loaded_code(word, before))
         if not word.command and (python or not word.program):
@@ -320,6 +329,31 @@ def _python_modules(before: str, word: str) -> list[str]:
         top = rest.split(".", 1)[0]
         return [top] if top.isidentifier() else []
     return imported_modules(rest)
+
+
+# the programs that run a Node script (``node scripts/lint``), the options
+# whose value is the next word, and those that run no script
+_NODE_RUNTIMES = frozenset({"node", "nodejs", "tsx", "ts-node", "ts-node-esm", "bun"})
+_NODE_VALUE_OPTIONS = frozenset({"-r", "--require", "--import", "--loader", "-C",
+                                 "--experimental-loader", "--conditions", "--env-file",
+                                 "--input-type", "--title"})
+_NODE_NO_SCRIPT = frozenset({"-e", "--eval", "-p", "--print", "-v", "--version", "-h",
+                             "--help"})
+# the names Node (and the TypeScript runners: tsx, ts-node, bun) run as a script
+NODE_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
+
+
+def _node_script(word: str) -> list[ProgramPath]:
+    """The names Node may run for its script ``word``: the name (a
+    directory protected whole: its ``index.js``, or what its package.json's
+    ``main`` names) and the name with each extension it tries; for the
+    working directory, its ``package.json`` and ``index`` files."""
+    base = word.rstrip("/")
+    tried = (*NODE_SUFFIXES, ".json", ".node")
+    if base in ("", "."):
+        return [ProgramPath("package.json", True),
+                *(ProgramPath(f"index{ext}", True) for ext in tried)]
+    return [ProgramPath(base, False), *(ProgramPath(base + ext, True) for ext in tried)]
 
 
 # Python's options that take the next word as their value

@@ -75,7 +75,7 @@ from .hookmanagers import read as read_hook_manager
 from .hostconfig import HOST_CONFIGS, MOST_MATCHED, config_tops
 from .hostconfig import commands as host_commands
 from .hostconfig import matches as host_config_matches
-from .gitconfig import (ProgramPath, command_paths, entered_directories, entries,
+from .gitconfig import (NODE_SUFFIXES, ProgramPath, command_paths, entered_directories, entries,
                         from_directories, program_paths)
 from .pythonstart import imported_modules
 from .rules import fold
@@ -740,9 +740,6 @@ class _Found:
         if any(path not in looked for path in queue):
             self.whole = True  # scripts past the bound: what they load is not known
 
-
-# the names Node (and the TypeScript runners: tsx, ts-node, deno, bun) run as a script
-NODE_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
 # a quoted relative path in a script: './a', "../lib/b.mjs", `./c`
 _NODE_RELATIVE = re.compile(r"""['"`](\.{1,2}/[^'"`\s$]*)['"`]""")
 MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
