@@ -367,6 +367,17 @@ def _is_script_word(word: str, before: str) -> bool:
         and before not in _PYTHON_VALUE_OPTIONS
 
 
+def interpreter(program: str) -> str:
+    """What kind of program the interpreter named ``program`` (a path or a
+    name) is: ``"python"``, ``"node"``, ``"shell"``, or ``""``."""
+    name = program.rpartition("/")[2]
+    if _is_python(name):
+        return "python"
+    if name in _NODE_RUNTIMES or name == "deno":
+        return "node"
+    return "shell" if name in _SHELLS else ""
+
+
 def _names_path(word: str) -> bool:
     return "/" in word and not word.startswith("~")
 

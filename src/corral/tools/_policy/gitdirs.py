@@ -76,7 +76,7 @@ from .hostconfig import HOST_CONFIGS, MOST_MATCHED, config_tops
 from .hostconfig import commands as host_commands
 from .hostconfig import matches as host_config_matches
 from .gitconfig import (NODE_SUFFIXES, ProgramPath, command_paths, entered_directories, entries,
-                        from_directories, program_paths)
+                        from_directories, interpreter, program_paths)
 from .pythonstart import imported_modules
 from .rules import fold
 from .yamlish import Unread
@@ -604,12 +604,13 @@ class _Found:
             inside = _inside(self.look, value, base)
             if inside is None:
                 continue
-            if named.python:
+            runs = "python" if named.python else self.runs_as(inside)
+            if runs == "python":
                 self.python_program(inside)
-            elif inside.endswith(NODE_SUFFIXES):
+            elif runs == "node":
                 self.node_program(inside)
             elif not self.opened_configs.get(inside):
-                self.build_config(inside, work_tree, git_dir)
+                self.build_config(inside, work_tree, git_dir, shell=runs == "shell")
             if file_only:
                 try:
                     self.look.entries(inside)
@@ -619,13 +620,15 @@ class _Found:
             self.add_named(inside)
 
 
-    def build_config(self, path: str, work_tree: str | None, git_dir: str) -> None:
+    def build_config(self, path: str, work_tree: str | None, git_dir: str, *,
+                     shell: bool = False) -> None:
         """A makefile or ``package.json`` a protected command runs: the
         commands of its recipes (scripts), named from its directory, and
         the files a makefile includes (``-include local.mk`` is read when
-        someone makes it); a shell script it runs: its lines, as a hook's."""
+        someone makes it); a shell script it runs (``shell``, or by its
+        name): its lines, as a hook's."""
         name = path.rpartition("/")[2]
-        shell = name.endswith(_SHELL_SUFFIXES)
+        shell = shell or name.endswith(_SHELL_SUFFIXES)
         if (not shell and name not in MAKEFILE_NAMES and not name.endswith(".mk")
                 and name != "package.json"):
             return
@@ -696,6 +699,27 @@ class _Found:
         if any(path not in read for path in queue):
             self.whole = True  # modules past the bound: what they import is not known
 
+
+    def runs_as(self, path: str) -> str:
+        """What runs the program file ``path`` (see :func:`interpreter`): its
+        ``#!`` line's program (past ``env`` and its options); without one,
+        a Node script by its name, and a text file of no other kind the
+        shell, which runs it itself; ``""`` for a binary, a makefile,
+        package.json or a directory."""
+        name = path.rpartition("/")[2]
+        if name in MAKEFILE_NAMES or name.endswith(".mk") or name == "package.json":
+            return ""
+        head = self.look.text(path, 512)
+        if head is None or "\0" in head:
+            return ""
+        if head.startswith("#!"):
+            words = head[2:].split("\n", 1)[0].split()
+            if words and words[0].rpartition("/")[2] == "env":
+                words = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+            return interpreter(words[0]) if words else ""
+        if name.endswith(NODE_SUFFIXES):
+            return "node"
+        return "shell" if name.endswith(_SHELL_SUFFIXES) or "." not in name else ""
 
     def node_program(self, program: str) -> None:
         """The Node script ``program``: each relative path its quoted
