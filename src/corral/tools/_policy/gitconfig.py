@@ -353,6 +353,8 @@ def _node_script(word: str) -> list[ProgramPath]:
     if base in ("", "."):
         return [ProgramPath("package.json", True),
                 *(ProgramPath(f"index{ext}", True) for ext in tried)]
+    if base.endswith(tried):  # named with its extension: that file (Node tries no other)
+        return [ProgramPath(base, False)]
     return [ProgramPath(base, False), *(ProgramPath(base + ext, True) for ext in tried)]
 
 

@@ -752,11 +752,14 @@ class _Found:
                     self.whole = True  # past the bound: what the rest loads is not known
                     return
                 self.node_loads.add(base)
-                stem, dot, suffix = base.rpartition(".")
-                tried = [base, *(base + ext for ext in NODE_SUFFIXES), f"{base}.json",
-                         f"{base}.node"]
-                if dot and f".{suffix}" in NODE_SUFFIXES:  # a .js name a TypeScript runner maps
-                    tried += [stem + ext for ext in NODE_SUFFIXES]
+                # a name with its extension is the file (found, Node tries no other)
+                tried = [base] if base.endswith(_NODE_NAMED) else \
+                    [base, *(base + ext for ext in _NODE_TRIED)]
+                if path.endswith(_TYPESCRIPT_SUFFIXES):  # a TypeScript runner's names too
+                    stem, dot, suffix = base.rpartition(".")
+                    tried += [base + ext for ext in _TYPESCRIPT_SUFFIXES]
+                    if dot and f".{suffix}" in NODE_SUFFIXES:  # './a.js' may be a.ts
+                        tried += [stem + ext for ext in _TYPESCRIPT_SUFFIXES]
                 for name in dict.fromkeys(tried):
                     self.add_named(name)
                     if name.endswith(NODE_SUFFIXES):
@@ -764,6 +767,10 @@ class _Found:
         if any(path not in looked for path in queue):
             self.whole = True  # scripts past the bound: what they load is not known
 
+# the names Node's require tries after the name itself; a TypeScript file's loader's
+_NODE_TRIED = (".js", ".json", ".node", ".cjs", ".mjs")
+_TYPESCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+_NODE_NAMED = (*NODE_SUFFIXES, ".json", ".node")
 # a quoted relative path in a script: './a', "../lib/b.mjs", `./c`
 _NODE_RELATIVE = re.compile(r"""['"`](\.{1,2}/[^'"`\s$]*)['"`]""")
 MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
