@@ -180,10 +180,22 @@ def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
             found.extend(command_paths(inner, depth - 1))
     words = _words(command)
     python = False  # a Python program started in the command so far
+    script_due = False  # Python's script is its first word past the options
+    node_due = False  # so is Node's, a name it resolves
     for at, word in enumerate(words):
         gits = word.program.startswith("git")
         before = words[at - 1].text if at else ""
         python = python or _is_python(word.text)
+        if word.command:
+            script_due = _is_python(word.text)
+            node_due = word.text.rpartition("/")[2] in _NODE_RUNTIMES
+        elif node_due and word.program in _NODE_RUNTIMES and word.text != "run":
+            if word.text in _NODE_NO_SCRIPT:
+                node_due = False
+            elif _is_script_word(word.text, before) and before not in _NODE_VALUE_OPTIONS:
+                node_due = False
+                found.extend(_node_script(word.text))
+                continue
         # a program named by an expansion ("$INSTALL_PYTHON") may be Python
         found.extend(_loaded_code(word, before))
         if not word.command and (python or not word.program):
@@ -191,7 +203,14 @@ def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
             found.extend(path for module in modules
                          for path in (ProgramPath(f"{module}.py", True, True),
                                       ProgramPath(module, False)))
+            if modules or _PYTHON_RUN.match(word.text):
+                script_due = False  # -m or -c: no script follows
             if modules:
+                continue
+            if script_due and _is_python(word.program) and _is_script_word(word.text, before):
+                # any name (scripts/check, a directory's __main__.py), not only *.py
+                script_due = False
+                found.append(ProgramPath(word.text.rstrip("/") or word.text, True, True))
                 continue
             if python and word.text.endswith(".py") and not before.startswith("-"):
                 found.append(ProgramPath(word.text, True, True))
@@ -310,6 +329,55 @@ def _python_modules(before: str, word: str) -> list[str]:
         top = rest.split(".", 1)[0]
         return [top] if top.isidentifier() else []
     return imported_modules(rest)
+
+
+# the programs that run a Node script (``node scripts/lint``), the options
+# whose value is the next word, and those that run no script
+_NODE_RUNTIMES = frozenset({"node", "nodejs", "tsx", "ts-node", "ts-node-esm", "bun"})
+_NODE_VALUE_OPTIONS = frozenset({"-r", "--require", "--import", "--loader", "-C",
+                                 "--experimental-loader", "--conditions", "--env-file",
+                                 "--input-type", "--title"})
+_NODE_NO_SCRIPT = frozenset({"-e", "--eval", "-p", "--print", "-v", "--version", "-h",
+                             "--help"})
+# the names Node (and the TypeScript runners: tsx, ts-node, bun) run as a script
+NODE_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx")
+
+
+def _node_script(word: str) -> list[ProgramPath]:
+    """The names Node may run for its script ``word``: the name (a
+    directory protected whole: its ``index.js``, or what its package.json's
+    ``main`` names) and the name with each extension it tries; for the
+    working directory, its ``package.json`` and ``index`` files."""
+    base = word.rstrip("/")
+    tried = (*NODE_SUFFIXES, ".json", ".node")
+    if base in ("", "."):
+        return [ProgramPath("package.json", True),
+                *(ProgramPath(f"index{ext}", True) for ext in tried)]
+    if base.endswith(tried):  # named with its extension: that file (Node tries no other)
+        return [ProgramPath(base, False)]
+    return [ProgramPath(base, False), *(ProgramPath(base + ext, True) for ext in tried)]
+
+
+# Python's options that take the next word as their value
+_PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "--check-hash-based-pycs"})
+
+
+def _is_script_word(word: str, before: str) -> bool:
+    """Whether ``word`` of a Python command line, ``before`` the word ahead
+    of it, is the script Python runs (its options past)."""
+    return bool(word) and not word.startswith(("-", "$", "~")) and "=" not in word \
+        and before not in _PYTHON_VALUE_OPTIONS
+
+
+def interpreter(program: str) -> str:
+    """What kind of program the interpreter named ``program`` (a path or a
+    name) is: ``"python"``, ``"node"``, ``"shell"``, or ``""``."""
+    name = program.rpartition("/")[2]
+    if _is_python(name):
+        return "python"
+    if name in _NODE_RUNTIMES or name == "deno":
+        return "node"
+    return "shell" if name in _SHELLS else ""
 
 
 def _names_path(word: str) -> bool:

@@ -45,7 +45,8 @@ Names are compared folded, as a case-insensitive disk compares them.
 Bounded: directories are looked at breadth first, at most ``MAX_DIRS`` of
 them and ``MAX_DEPTH`` deep, files read up to ``MAX_FILE_BYTES``, at most
 ``MAX_CONFIGS`` config files, ``MAX_PROGRAMS`` program paths and
-``MAX_PYTHON_FILES`` Python files read for their imports, the last
+``MAX_PYTHON_FILES`` Python files read for their imports (as many Node
+scripts for the relative paths they load), the last
 ``MAX_LINK_STEPS`` steps of a named path looked at for links.  A file that
 names programs and is longer than ``MAX_FILE_BYTES``, more programs than
 ``MAX_PROGRAMS``, more configs, hook directories or work trees than
@@ -60,6 +61,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 from collections import deque
 from collections.abc import Iterable
@@ -73,8 +75,8 @@ from .hookmanagers import read as read_hook_manager
 from .hostconfig import HOST_CONFIGS, MOST_MATCHED, config_tops
 from .hostconfig import commands as host_commands
 from .hostconfig import matches as host_config_matches
-from .gitconfig import (ProgramPath, command_paths, entered_directories, entries,
-                        from_directories, program_paths)
+from .gitconfig import (NODE_SUFFIXES, ProgramPath, command_paths, entered_directories, entries,
+                        from_directories, interpreter, program_paths)
 from .pythonstart import imported_modules
 from .rules import fold
 from .yamlish import Unread
@@ -289,6 +291,8 @@ class _Found:
         self.work_trees_found: list[tuple[str, str]] = []  # (work tree, its git directory)
         self.opened_configs: dict[str, bool] = {}  # makefiles and package.json read
         self.python_read: set[str] = set()  # Python files read for their imports, in all
+        self.node_read: set[str] = set()  # Node scripts read for what they load, in all
+        self.node_loads: set[str] = set()  # the relative paths they name, in all
         # directories a Python program git runs has first on sys.path
         self.python_dirs: dict[str, None] = {}
         # directories holding a host's own config, and the names there it may lie under
@@ -600,10 +604,13 @@ class _Found:
             inside = _inside(self.look, value, base)
             if inside is None:
                 continue
-            if named.python:
+            runs = "python" if named.python else self.runs_as(inside)
+            if runs == "python":
                 self.python_program(inside)
+            elif runs == "node":
+                self.node_program(inside)
             elif not self.opened_configs.get(inside):
-                self.build_config(inside, work_tree, git_dir)
+                self.build_config(inside, work_tree, git_dir, shell=runs == "shell")
             if file_only:
                 try:
                     self.look.entries(inside)
@@ -613,13 +620,15 @@ class _Found:
             self.add_named(inside)
 
 
-    def build_config(self, path: str, work_tree: str | None, git_dir: str) -> None:
+    def build_config(self, path: str, work_tree: str | None, git_dir: str, *,
+                     shell: bool = False) -> None:
         """A makefile or ``package.json`` a protected command runs: the
         commands of its recipes (scripts), named from its directory, and
         the files a makefile includes (``-include local.mk`` is read when
-        someone makes it); a shell script it runs: its lines, as a hook's."""
+        someone makes it); a shell script it runs (``shell``, or by its
+        name): its lines, as a hook's."""
         name = path.rpartition("/")[2]
-        shell = name.endswith(_SHELL_SUFFIXES)
+        shell = shell or name.endswith(_SHELL_SUFFIXES)
         if (not shell and name not in MAKEFILE_NAMES and not name.endswith(".mk")
                 and name != "package.json"):
             return
@@ -659,11 +668,19 @@ class _Found:
         ``sys.path``: a module of the standard library's name there runs in
         place of it (``python_dirs``), and so does each module the program
         imports, and those import in turn (``MAX_PYTHON_FILES`` read in
-        all; a package directory is protected whole)."""
+        all; a package directory is protected whole).  A directory named as
+        the program runs its ``__main__.py``, with itself first on ``sys.path``."""
         canonical = self.look.canonical(program)
         if canonical is None:
             return
-        directory = canonical.rpartition("/")[0] or "."
+        try:
+            self.look.entries(canonical)
+        except OSError:
+            directory = canonical.rpartition("/")[0] or "."
+        else:
+            directory = canonical
+            canonical = _joined(directory, "__main__.py")
+            self.add_named(canonical)
         self.python_dirs.setdefault(directory)
         queue = deque([canonical])
         read = self.python_read
@@ -683,6 +700,79 @@ class _Found:
             self.whole = True  # modules past the bound: what they import is not known
 
 
+    def runs_as(self, path: str) -> str:
+        """What runs the program file ``path`` (see :func:`interpreter`): its
+        ``#!`` line's program (past ``env`` and its options); without one,
+        a Node script by its name, and a text file of no other kind the
+        shell, which runs it itself; ``""`` for a binary, a makefile,
+        package.json or a directory."""
+        name = path.rpartition("/")[2]
+        if name in MAKEFILE_NAMES or name.endswith(".mk") or name == "package.json":
+            return ""
+        head = self.look.text(path, 512)
+        if head is None or "\0" in head:
+            return ""
+        if head.startswith("#!"):
+            words = head[2:].split("\n", 1)[0].split()
+            if words and words[0].rpartition("/")[2] == "env":
+                words = [word for word in words[1:] if not word.startswith("-") and "=" not in word]
+            return interpreter(words[0]) if words else ""
+        if name.endswith(NODE_SUFFIXES):
+            return "node"
+        return "shell" if name.endswith(_SHELL_SUFFIXES) or "." not in name else ""
+
+    def node_program(self, program: str) -> None:
+        """The Node script ``program``: each relative path its quoted
+        strings name (``require('./a')``, ``import b from '../lib/b.mjs'``,
+        ``import('./c')``, a ``Worker`` or ``fork`` of ``'./d.js'``) runs
+        with it, under every name Node tries for it (``a`` itself, which
+        covers the folder of that name, then ``a.js``, ``a.cjs``...), and
+        the scripts among them load in turn (``MAX_PYTHON_FILES`` read and
+        ``MAX_PROGRAMS`` paths in all)."""
+        canonical = self.look.canonical(program)
+        if canonical is None:
+            return
+        queue = deque([canonical])
+        read, looked = self.node_read, set()
+        while queue and len(read) < MAX_PYTHON_FILES:
+            path = queue.popleft()
+            if path in looked:
+                continue
+            looked.add(path)
+            text = self.text(path)
+            if text is None:  # a name Node would try, not a file now
+                continue
+            read.add(path)
+            directory = path.rpartition("/")[0] or "."
+            for named in dict.fromkeys(_NODE_RELATIVE.findall(text)):
+                base = posixpath.normpath(_joined(directory, named))
+                if base in (".", "..") or base.startswith("../") or base in self.node_loads:
+                    continue
+                if len(self.node_loads) >= MAX_PROGRAMS:
+                    self.whole = True  # past the bound: what the rest loads is not known
+                    return
+                self.node_loads.add(base)
+                # a name with its extension is the file (found, Node tries no other)
+                tried = [base] if base.endswith(_NODE_NAMED) else \
+                    [base, *(base + ext for ext in _NODE_TRIED)]
+                if path.endswith(_TYPESCRIPT_SUFFIXES):  # a TypeScript runner's names too
+                    stem, dot, suffix = base.rpartition(".")
+                    tried += [base + ext for ext in _TYPESCRIPT_SUFFIXES]
+                    if dot and f".{suffix}" in NODE_SUFFIXES:  # './a.js' may be a.ts
+                        tried += [stem + ext for ext in _TYPESCRIPT_SUFFIXES]
+                for name in dict.fromkeys(tried):
+                    self.add_named(name)
+                    if name.endswith(NODE_SUFFIXES):
+                        queue.append(self.look.canonical(name) or name)
+        if any(path not in looked for path in queue):
+            self.whole = True  # scripts past the bound: what they load is not known
+
+# the names Node's require tries after the name itself; a TypeScript file's loader's
+_NODE_TRIED = (".js", ".json", ".node", ".cjs", ".mjs")
+_TYPESCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+_NODE_NAMED = (*NODE_SUFFIXES, ".json", ".node")
+# a quoted relative path in a script: './a', "../lib/b.mjs", `./c`
+_NODE_RELATIVE = re.compile(r"""['"`](\.{1,2}/[^'"`\s$]*)['"`]""")
 MAKEFILE_NAMES = ("Makefile", "makefile", "GNUmakefile")
 _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh")
 _MAKE_INCLUDE = re.compile(r"^\s*-?s?include\s+(.+)$")
