@@ -914,6 +914,26 @@ def _path_beneath(fd_path: Callable[[int], str | None], root_fd: int, fd: int) -
     return mine == root or mine.startswith(prefix)
 
 
+def _pieces(path: str) -> list[str]:
+    """``path`` cut at slashes into the fewest pieces of at most
+    :data:`_CHUNK` characters, each as long as it can be (a name longer
+    than that alone), in time linear in the number of pieces: a tree walk
+    checks every directory of a deep tree this way, so a cost linear in
+    the path's names made the walk quadratic in its depth."""
+    pieces: list[str] = []
+    start, end = 0, len(path)
+    while end - start > _CHUNK:
+        cut = path.rfind("/", start, start + _CHUNK + 1)
+        if cut <= start:  # the next name alone is longer than a piece
+            cut = path.find("/", start + 1)
+            if cut < 0:
+                break
+        pieces.append(path[start:cut])
+        start = cut + 1
+    pieces.append(path[start:])
+    return pieces
+
+
 def _same_file_beneath(backend: Backend, root_fd: int, fd: int, path: str) -> bool:
     """The canonical path (no link, no "..") opened ``O_PATH`` from the
     root with ``RESOLVE_BENEATH`` must be the same file as ``fd``.  A path
@@ -923,12 +943,7 @@ def _same_file_beneath(backend: Backend, root_fd: int, fd: int, path: str) -> bo
     if path == ".":
         root = backend.fstat(root_fd)
         return (root.st_dev, root.st_ino) == (mine.st_dev, mine.st_ino)
-    pieces: list[str] = []
-    for name in path.split("/"):
-        if pieces and len(pieces[-1]) + 1 + len(name) <= _CHUNK:
-            pieces[-1] += "/" + name
-        else:
-            pieces.append(name)
+    pieces = _pieces(path)
     flags = _O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
     at = root_fd
     try:
