@@ -28,26 +28,14 @@ commands only read or work on stays the user's.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
 from corral.tools import Toolbox
 
+from .helpers.hooks import refused_protected, repository_with_hook
+
 PAYLOAD = "system('touch /tmp/owned');\n"
-
-
-def _repository(base: Path, hook: str) -> None:
-    for sub in ("hooks", "objects", "refs"):
-        (base / ".git" / sub).mkdir(parents=True, exist_ok=True)
-    (base / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
-    (base / ".git" / "config").write_text("[core]\n\tbare = false\n")
-    (base / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nset -e\n" + hook + "\n")
-
-
-def _protected(answer: dict) -> bool:
-    return answer["ok"] is False and answer["code"] == "DENIED" \
-        and answer["details"].get("kind") == "protected"
 
 
 HOOKS = [
@@ -74,7 +62,7 @@ IDS = ["perl-I-glued", "perl-I-apart", "perl5lib", "ruby-I", "pythonpath", "make
 
 @pytest.mark.parametrize(("hook", "written"), HOOKS, ids=IDS)
 def test_code_a_hook_command_loads_is_protected(tmp_path, make_root, hook, written):
-    _repository(tmp_path, hook)
+    repository_with_hook(tmp_path, hook)
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "check.py").write_text("import helper\nimport subprocess\n")
     (tmp_path / "scripts" / "helper.py").write_text("X = 1\n")
@@ -86,7 +74,7 @@ def test_code_a_hook_command_loads_is_protected(tmp_path, make_root, hook, writt
                       timeout=10) for path in written)))
 
     answers = asyncio.run(turn())
-    assert all(_protected(answer) for answer in answers), list(zip(written, answers))
+    assert all(refused_protected(answer) for answer in answers), list(zip(written, answers))
     assert (tmp_path / "scripts" / "helper.py").read_text() == "X = 1\n"
     for path in written:
         if path != "scripts/helper.py":
@@ -94,7 +82,7 @@ def test_code_a_hook_command_loads_is_protected(tmp_path, make_root, hook, writt
 
 
 def test_an_existing_sibling_module_is_not_edited_or_replaced(tmp_path, make_root):
-    _repository(tmp_path, "python3 scripts/check.py --staged")
+    repository_with_hook(tmp_path, "python3 scripts/check.py --staged")
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "check.py").write_text("from common import run\nrun()\n")
     (tmp_path / "scripts" / "common.py").write_text("import rules\ndef run():\n    pass\n")
@@ -114,7 +102,7 @@ def test_an_existing_sibling_module_is_not_edited_or_replaced(tmp_path, make_roo
             box.acall("delete_file", {"path": "scripts/common.py"}, timeout=10)))
 
     answers = asyncio.run(turn())
-    assert all(_protected(answer) for answer in answers), answers
+    assert all(refused_protected(answer) for answer in answers), answers
     assert (tmp_path / "scripts" / "common.py").read_text().endswith("pass\n")
     assert (tmp_path / "scripts" / "rules.py").read_text() == "R = []\n"
 
@@ -123,7 +111,7 @@ def test_what_the_commands_only_read_stays_the_users(tmp_path, make_root):
     """``perl -Ilib`` protects lib, not the tree; ``make`` its makefile, not
     the sources; a Python script's unimported sibling that is no standard
     module name stays writable; nothing at all without such a hook."""
-    _repository(tmp_path, "perl -Ilib scripts/check.pl src/\nmake lint\n"
+    repository_with_hook(tmp_path, "perl -Ilib scripts/check.pl src/\nmake lint\n"
                           "python3 scripts/check.py\n")
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "check.py").write_text("import helper\n")
@@ -146,7 +134,7 @@ def test_a_package_moved_in_under_a_standard_name_is_refused(tmp_path, make_root
     """A folder holding ``__init__.py`` moved onto ``scripts/json`` (or
     ``argparse`` at the top, under ``-mpre_commit``) is the package
     ``import json`` finds first: the move is checked on what it carries."""
-    _repository(tmp_path, "python3 scripts/check.py\n\"$INSTALL_PYTHON\" -mpre_commit\n")
+    repository_with_hook(tmp_path, "python3 scripts/check.py\n\"$INSTALL_PYTHON\" -mpre_commit\n")
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "check.py").write_text("import json\n")
     (tmp_path / "pk").mkdir()
@@ -160,7 +148,7 @@ def test_a_package_moved_in_under_a_standard_name_is_refused(tmp_path, make_root
             box.acall("move_file", {"source": "pk", "destination": "selectors"}, timeout=10)))
 
     answers = asyncio.run(turn())
-    assert all(_protected(answer) for answer in answers), answers
+    assert all(refused_protected(answer) for answer in answers), answers
     assert (tmp_path / "pk" / "__init__.py").exists()
     for gone in ("scripts/json", "argparse", "selectors"):
         assert not (tmp_path / gone).exists(), gone
@@ -180,7 +168,7 @@ def test_what_a_hook_runs_after_changing_directory_is_protected(tmp_path, make_r
                                                                  written):
     """A hook that enters a directory first (``cd tools && python3 -m
     lint``) runs what is named there, not at the top of the work tree."""
-    _repository(tmp_path, hook)
+    repository_with_hook(tmp_path, hook)
     for directory in ("tools", "web", "build"):
         (tmp_path / directory).mkdir()
     box = Toolbox(make_root(str(tmp_path)))
@@ -191,7 +179,7 @@ def test_what_a_hook_runs_after_changing_directory_is_protected(tmp_path, make_r
             for path in written)))
 
     answers = asyncio.run(turn())
-    assert all(_protected(answer) for answer in answers), list(zip(written, answers))
+    assert all(refused_protected(answer) for answer in answers), list(zip(written, answers))
     for path in written:
         assert not (tmp_path / path).exists(), path
     assert box.call("write_file", {"path": "tools/notes.md", "content": "x\n"})["ok"] is True
@@ -210,7 +198,7 @@ def test_what_a_makefile_or_package_json_runs_is_protected(tmp_path, make_root, 
     """``make lint`` runs the recipe's commands and reads the files the
     makefile includes (``-include local.mk``: made by anyone, read at the
     next commit); ``npm run lint`` runs package.json's script."""
-    _repository(tmp_path, hook)
+    repository_with_hook(tmp_path, hook)
     (tmp_path / "Makefile").write_text(MAKEFILE)
     (tmp_path / "package.json").write_text(PACKAGE)
     box = Toolbox(make_root(str(tmp_path)))
@@ -221,7 +209,7 @@ def test_what_a_makefile_or_package_json_runs_is_protected(tmp_path, make_root, 
             for path in written)))
 
     answers = asyncio.run(turn())
-    assert all(_protected(answer) for answer in answers), list(zip(written, answers))
+    assert all(refused_protected(answer) for answer in answers), list(zip(written, answers))
     for path in written:
         assert not (tmp_path / path).exists(), path
     assert box.call("write_file", {"path": "src/main.c", "content": "x\n"})["ok"] is True
@@ -231,7 +219,7 @@ def test_what_a_hooks_shell_script_runs_is_protected(tmp_path, make_root):
     """``./scripts/lint.sh`` in a hook is protected; what that script
     sources or runs in turn (``. ./scripts/common.sh``, ``python3
     tools/fmt.py``) ran as surely, and was writable."""
-    _repository(tmp_path, "./scripts/lint.sh --staged")
+    repository_with_hook(tmp_path, "./scripts/lint.sh --staged")
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "lint.sh").write_text(
         "#!/bin/sh\nset -e\n. ./scripts/common.sh\nsource scripts/env.sh\npython3 tools/fmt.py\n")
@@ -244,5 +232,5 @@ def test_what_a_hooks_shell_script_runs_is_protected(tmp_path, make_root):
             for path in written)))
 
     answers = asyncio.run(turn())
-    assert [_protected(answer) for answer in answers] == [True, True, True, False], answers
+    assert [refused_protected(answer) for answer in answers] == [True, True, True, False], answers
     assert box.call("write_file", {"path": "scripts/notes.txt", "content": "x\n"})["ok"] is True

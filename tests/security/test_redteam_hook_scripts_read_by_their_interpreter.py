@@ -16,24 +16,12 @@ config.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from corral.tools import Toolbox
 
-
-def _repository(base: Path, hook: str) -> None:
-    for sub in ("hooks", "objects", "refs"):
-        (base / ".git" / sub).mkdir(parents=True, exist_ok=True)
-    (base / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
-    (base / ".git" / "config").write_text("[core]\n\tbare = false\n")
-    (base / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nset -e\n" + hook + "\n")
-
-
-def _protected(answer: dict) -> bool:
-    return answer["ok"] is False and answer["code"] == "DENIED" \
-        and answer["details"].get("kind") == "protected"
+from .helpers.hooks import refused_protected, repository_with_hook
 
 
 CASES = [
@@ -55,21 +43,21 @@ CASES = [
 def test_a_hook_s_program_is_read_by_what_runs_it(tmp_path, make_root, hook, script, body,
                                                   loaded):
     base = tmp_path / "repo"
-    _repository(base, hook)
+    repository_with_hook(base, hook)
     (base / "scripts").mkdir()
     (base / script).write_text(body)
     (base / script).chmod(0o755)
     box = Toolbox(make_root(str(base)))
     for path in loaded:
         answer = box.call("write_file", {"path": path, "content": "exit 0\n", "overwrite": True})
-        assert _protected(answer), (hook, path, answer)
+        assert refused_protected(answer), (hook, path, answer)
         assert not (base / path).exists()
     assert box.call("write_file", {"path": "scripts/notes.md", "content": "x\n"})["ok"]
 
 
 def test_a_binary_program_is_not_read_as_a_script(tmp_path, make_root):
     base = tmp_path / "repo"
-    _repository(base, "./tools/fmt")
+    repository_with_hook(base, "./tools/fmt")
     (base / "tools").mkdir()
     (base / "tools" / "fmt").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\n. scripts/lib.sh\n")
     box = Toolbox(make_root(str(base)))

@@ -13,31 +13,20 @@ it: the ``__main__.py`` is the program, its directory the one first on
 ``sys.path``.  So was a script past an option (``python3 -u
 scripts/check.py``) or not named ``*.py`` (``python3 scripts/check``):
 its imports from ``scripts/`` were the model's to write.  Python's script
-is now its first word past the options, whatever its name.  On every backend config, alone and as one turn's calls sent
-together; what the directory holds beyond that stays the model's.
+is now its first word past the options, whatever its name.  On every
+backend config, alone and as one turn's calls sent together; what the
+directory holds beyond that stays the model's.
 """
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
 from corral.tools import Toolbox
 
-
-def _repository(base: Path, hook: str) -> None:
-    for sub in ("hooks", "objects", "refs"):
-        (base / ".git" / sub).mkdir(parents=True, exist_ok=True)
-    (base / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
-    (base / ".git" / "config").write_text("[core]\n\tbare = false\n")
-    (base / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\nset -e\n" + hook + "\n")
-
-
-def _protected(answer: dict) -> bool:
-    return answer["ok"] is False and answer["code"] == "DENIED" \
-        and answer["details"].get("kind") == "protected"
+from .helpers.hooks import refused_protected, repository_with_hook
 
 
 HOOKS = [
@@ -52,14 +41,14 @@ HOOKS = [
 def test_a_directory_python_runs_keeps_its_main_and_what_it_imports(tmp_path, make_root, hook,
                                                                     folder):
     base = tmp_path / "repo"
-    _repository(base, hook)
+    repository_with_hook(base, hook)
     (base / folder).mkdir(parents=True)
     (base / folder / "__main__.py").write_text("import helper\n")
     box = Toolbox(make_root(str(base)))
     for name in ("__main__.py", "helper.py", "json.py", "subprocess.py"):
         answer = box.call("write_file", {"path": f"{folder}/{name}", "content": "import os\n",
                                          "overwrite": True})
-        assert _protected(answer), (hook, name, answer)
+        assert refused_protected(answer), (hook, name, answer)
     assert (base / folder / "__main__.py").read_text() == "import helper\n"
     assert not (base / folder / "helper.py").exists()
     # what Python does not run from there stays the model's
@@ -69,7 +58,7 @@ def test_a_directory_python_runs_keeps_its_main_and_what_it_imports(tmp_path, ma
 
 def test_a_missing_main_is_protected_before_the_model_writes_it(tmp_path, make_root):
     base = tmp_path / "repo"
-    _repository(base, "python3 scripts")
+    repository_with_hook(base, "python3 scripts")
     (base / "scripts").mkdir()
     box = Toolbox(make_root(str(base)))
 
@@ -81,7 +70,7 @@ def test_a_missing_main_is_protected_before_the_model_writes_it(tmp_path, make_r
                                                "__main__.py\n+import os\n*** End Patch\n"})))
 
     first, second, patch = asyncio.run(turn())
-    assert _protected(first) and patch["ok"] is False, (first, patch)
+    assert refused_protected(first) and patch["ok"] is False, (first, patch)
     assert second["ok"] is True  # __main__.py is not there: it imports nothing yet
     assert not (base / "scripts" / "__main__.py").exists()
 
@@ -97,14 +86,14 @@ SCRIPTS = [
 @pytest.mark.parametrize("hook", SCRIPTS)
 def test_python_s_script_is_its_first_word_past_the_options(tmp_path, make_root, hook):
     base = tmp_path / "repo"
-    _repository(base, hook)
+    repository_with_hook(base, hook)
     (base / "scripts").mkdir()
     (base / "scripts" / "check").write_text("import helper\n")
     (base / "scripts" / "check.py").write_text("import helper\n")
     box = Toolbox(make_root(str(base)))
     for name in ("helper.py", "json.py"):
         answer = box.call("write_file", {"path": f"scripts/{name}", "content": "import os\n"})
-        assert _protected(answer), (hook, name, answer)
+        assert refused_protected(answer), (hook, name, answer)
     assert not (base / "scripts" / "helper.py").exists()
 
 
@@ -113,7 +102,7 @@ def test_python_s_script_is_its_first_word_past_the_options(tmp_path, make_root,
                                   "python3 scripts/check.py scripts/x"])
 def test_the_arguments_after_python_s_script_stay_the_model_s(tmp_path, make_root, hook):
     base = tmp_path / "repo"
-    _repository(base, hook)
+    repository_with_hook(base, hook)
     (base / "scripts" / "x").mkdir(parents=True)
     box = Toolbox(make_root(str(base)))
     assert box.call("write_file", {"path": "scripts/x/__main__.py", "content": "x\n"})["ok"]

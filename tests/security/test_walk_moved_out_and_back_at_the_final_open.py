@@ -112,20 +112,28 @@ _NO_WHOLE_PATH = {"rmtree", "target_open"}
 def test_a_directory_swapped_in_at_its_open_is_neither_listed_nor_changed(make_root, tmp_path,
                                                                          call):
     root_dir, out = _tree(str(tmp_path))
-    faults = []
+    faults: list[Fault] = []
     if make_root.fast_path and call not in _NO_WHOLE_PATH:
         # the whole-path openat2 finds "a" out: the walk runs (rmtree and
         # a Target open c in the resolved parent, on every config)
         faults.append(Fault("open_at", errno.ENOENT, name="c"))
-    faults.append(Fault("open_at", None, name="c", hook=_dance(root_dir, out)))
-    backend = FaultBackend(backend_by_name(make_root.backend_name), *faults)
+    _attacked_at_the_open_of_c(make_root, root_dir, out, CALLS[call], faults)
+
+
+def _attacked_at_the_open_of_c(make_root, root_dir: str, out: str,
+                               act: Callable[[Root], list[str]], faults: list[Fault]) -> None:
+    """Run ``act`` on a Root whose backend gives ``faults`` and then the
+    dance just before ``c`` is opened by name: nothing of ``s`` answered,
+    ``s`` left as it was."""
+    hook = Fault("open_at", None, name="c", hook=_dance(root_dir, out))
+    backend = FaultBackend(backend_by_name(make_root.backend_name), *faults, hook)
     root = Root(root_dir, backend=backend, fast_path=make_root.fast_path)
     try:
         try:
-            names = CALLS[call](root)
+            names = act(root)
         except OSError as exc:  # refused: typed, never an answer from s
             names = [type(exc).__name__]
-        assert faults[-1].fired == 1, backend.fired  # the names moved before the open of c
+        assert hook.fired == 1, backend.fired  # the names moved before the open of c
     finally:
         root.close()
         _undo(root_dir, out)
@@ -152,19 +160,4 @@ def test_a_subdirectory_swapped_in_below_the_top_is_neither_listed_nor_changed(m
     goes down by names: the hook moves ``a`` out and ``s`` in for ``c``
     just before ``c`` is opened in ``b``, which the walk holds."""
     root_dir, out = _tree(str(tmp_path))
-    hook = Fault("open_at", None, name="c", hook=_dance(root_dir, out))
-    backend = FaultBackend(backend_by_name(make_root.backend_name), hook)
-    root = Root(root_dir, backend=backend, fast_path=make_root.fast_path)
-    try:
-        try:
-            names = BELOW[call](root)
-        except OSError as exc:  # refused: typed, never an answer from s
-            names = [type(exc).__name__]
-        assert hook.fired == 1, backend.fired  # the names moved before the open of c
-    finally:
-        root.close()
-        _undo(root_dir, out)
-    assert not set(names) & set(OUTSIDE_ONLY), names
-    s = os.path.join(out, "s")
-    assert os.path.isdir(s) and sorted(os.listdir(s)) == OUTSIDE_ONLY  # s as it was
-    assert os.path.isdir(os.path.join(s, "gd"))
+    _attacked_at_the_open_of_c(make_root, root_dir, out, BELOW[call], [])
