@@ -130,12 +130,14 @@ def _fast_path_lines(report: dict[str, Any]) -> list[str]:
 
 def doctor_text(report: dict[str, Any]) -> str:
     """:func:`doctor_report` as the lines ``corral doctor`` prints."""
+    from .hosts import one_line  # what the root's own files say is printed one line each
+
     backends, root = report["backends"], report["root"]
     lines = [f"corral {report['corral']} on {backends['platform']} (Python {report['python']})"]
     if report.get("environment_error"):
         lines.append(f"environment: {report['environment_error']}")
     if "error" in root:
-        lines.append(f"root: {root['path']}: cannot open: {root['error']}")
+        lines.append(f"root: {one_line(root['path'])}: cannot open: {one_line(root['error'])}")
     else:
         lines.append(f"root: {root['path']}")
     lines += _backend_lines(report)
@@ -143,7 +145,7 @@ def doctor_text(report: dict[str, Any]) -> str:
     lines += _search_lines(report)
     if root.get("policy"):
         lines.append("policy:")
-        lines += [f"  {line}" for line in root["policy"]]
+        lines += [f"  {one_line(line)}" for line in root["policy"]]
     lines.append(f"mcp SDK: {report['mcp']} (not used by corral serve, which speaks MCP itself)"
                  if report["mcp"] else "mcp SDK: not installed (not needed: corral serve speaks "
                  "MCP itself)")
