@@ -6,7 +6,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..hosts import render
+from ..hosts import one_line, render
 from ..tools import definition, v4a_patch
 from ._common import acall, require, specs_of, too_deep
 
@@ -77,9 +77,10 @@ class CorralEditor:
                 "with '@@' hunks of ' ', '-' and '+' lines, or delete_file without a diff.")
         envelope = await acall(self.toolbox, "apply_patch", {"input": patch, "dialect": "v4a"})
         if envelope.get("ok") is not True:
-            text = f"{envelope.get('code')}: {envelope.get('message')}"
+            # one line each: a sentence may name what the tool found on the disk
+            text = f"{envelope.get('code')}: {one_line(envelope.get('message'))}"
             if envelope.get("hint"):
-                text += f"\n{envelope['hint']}"
+                text += f"\n{one_line(envelope['hint'])}"
             return agents.ApplyPatchResult(status="failed", output=text)
         return agents.ApplyPatchResult(status="completed", output=render("apply_patch", envelope))
 
