@@ -924,6 +924,7 @@ def _grep_matches(matches: Sequence[_Envelope], out: list[str]) -> None:
         if match.get("path") != path:
             path = match.get("path")
             out.append(_shown(path))
+            last = 0  # a file's line numbers count from its own start
         elif before and first > last + 1:
             out.append("--")
         shown = [(first + i, "-", text) for i, text in enumerate(before) if first + i > last]
