@@ -102,3 +102,41 @@ def test_a_denied_name_is_answered_alike_whether_it_exists(tmp_path, make_root, 
     differing = [(i, a, b) for i, (a, b) in enumerate(zip(*answers)) if a != b]
     assert not differing, differing[:5]
     assert not any("hunter2" in a for a in answers[0] if not a.startswith("{\"code\""))
+
+
+def test_a_name_the_client_s_roots_leave_out_is_answered_alike_whether_it_exists(
+        tmp_path, monkeypatch, make_root):
+    """``corral serve ROOT`` narrowed by the client to ``ROOT/web``: a name
+    in ``ROOT/api`` (absolute, a ``file://`` URI, ``..`` out of web, a
+    doubled slash) is answered the same whether it exists."""
+    from corral.cli import _parser, _serve_workspace
+
+    monkeypatch.setenv("CORRAL_BACKEND", make_root.backend_name)
+    monkeypatch.setenv("CORRAL_OPENAT2", "1" if make_root.fast_path else "0")
+    answers = []
+    for exists in (True, False):
+        base = tmp_path / str(exists)
+        (base / "web" / "src").mkdir(parents=True)
+        (base / "api" / "conf").mkdir(parents=True)
+        if exists:
+            (base / "api" / "conf" / "secret.txt").write_text("s\n")
+            (base / "api" / "conf" / "d").mkdir()
+        served = _serve_workspace(_parser()[0].parse_args(["serve", str(base)]))
+        narrowed = served.narrowed([str(base / "web")])
+        out = []
+        for path in [f"{base}/api/conf/secret.txt", f"{base}/api/conf/d", f"{base}/api/conf/d/",
+                     f"file://{base}/api/conf/secret.txt", "../api/conf/secret.txt",
+                     f"{base}/web/../api/conf/secret.txt", f"{base}/api//conf/secret.txt"]:
+            for tool, args in [("read_file", {"path": path}), ("file_info", {"path": path}),
+                               ("list_directory", {"path": path}),
+                               ("write_file", {"path": path, "content": "x"}),
+                               ("move_file", {"source": "src", "destination": path}),
+                               ("glob", {"pattern": path}), ("delete_file", {"path": path})]:
+                answer = json.dumps(narrowed.call(tool, args), sort_keys=True)
+                out.append(answer.replace(str(base), "BASE"))
+        narrowed.close()
+        for name in served.roots:
+            served.toolbox(name).close()
+        answers.append(out)
+    assert answers[0] == answers[1]
+    assert (tmp_path / "True" / "api" / "conf" / "secret.txt").read_text() == "s\n"
