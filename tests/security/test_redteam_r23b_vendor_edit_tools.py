@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -197,3 +198,33 @@ def _snapshot(base: Path) -> dict[str, tuple[str, bytes, int]]:
                 else path.read_bytes() if kind == "file" else b"")
         out[str(path.relative_to(base))] = (kind, data, info.st_mode)
     return out
+
+
+@pytest.mark.parametrize("args", [
+    {"command": "view", "path": "f"},
+    {"command": "view", "path": "lf", "view_range": [1, 2]},
+    {"command": "create", "path": "f", "file_text": "x"},
+    {"command": "create", "path": "lf", "file_text": "x"},
+    {"command": "insert", "path": "f", "insert_line": 0, "new_str": "x"},
+    {"command": "str_replace", "path": "lf", "old_str": "a", "new_str": "b"},
+], ids=["view", "view-link", "create", "create-link", "insert", "str-replace-link"])
+def test_the_text_editor_never_opens_a_fifo(tmp_path, make_root, args):
+    """Held: a FIFO (or a link to one) is refused at once, never opened (an
+    open waits for a writer or a reader) nor replaced."""
+    os.mkfifo(tmp_path / "f")
+    os.symlink("f", tmp_path / "lf")
+    done = run_text_editor(Toolbox(make_root(str(tmp_path))), args)
+    assert done.is_error and done.text.startswith("UNSUPPORTED"), done.text
+    assert stat.S_ISFIFO((tmp_path / "f").lstat().st_mode) and (tmp_path / "lf").is_symlink()
+
+
+@pytest.mark.parametrize("section", ["*** Update File: f\n@@\n-a\n+b", "*** Delete File: f",
+                                     "*** Add File: f\n+x", "*** Delete File: lf"],
+                         ids=["update", "delete", "add-over", "delete-link"])
+def test_apply_patch_never_opens_or_replaces_a_fifo(tmp_path, make_root, section):
+    os.mkfifo(tmp_path / "f")
+    os.symlink("f", tmp_path / "lf")
+    box = Toolbox(make_root(str(tmp_path)), editing="apply_patch")
+    answer = box.call("apply_patch", {"input": f"*** Begin Patch\n{section}\n*** End Patch"})
+    assert answer["ok"] is False, answer
+    assert stat.S_ISFIFO((tmp_path / "f").lstat().st_mode) and (tmp_path / "lf").is_symlink()
