@@ -310,10 +310,12 @@ class Backend:
     def scandir(self, fd: int) -> DirEntries:
         raise _unimplemented("scandir")
 
-    def read(self, fd: int, size: int) -> bytes:
+    # positional only, as os.read and os.pread are: a backend may bind those
+    # themselves (NativeBackend), with no Python frame around each read
+    def read(self, fd: int, size: int, /) -> bytes:
         raise _unimplemented("read")
 
-    def pread(self, fd: int, size: int, offset: int) -> bytes:
+    def pread(self, fd: int, size: int, offset: int, /) -> bytes:
         raise _unimplemented("pread")
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
@@ -621,10 +623,10 @@ class OsBackend(Backend):
     def scandir(self, fd: int) -> DirEntries:
         return os.scandir(fd)
 
-    def read(self, fd: int, size: int) -> bytes:
+    def read(self, fd: int, size: int, /) -> bytes:
         return os.read(fd, size)
 
-    def pread(self, fd: int, size: int, offset: int) -> bytes:
+    def pread(self, fd: int, size: int, offset: int, /) -> bytes:
         return os.pread(fd, size, offset)
 
     def write(self, fd: int, data: bytes | memoryview) -> int:

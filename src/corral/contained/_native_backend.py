@@ -174,8 +174,8 @@ class NativeBackend(Backend):
     link_at = OsBackend.link_at
     symlink_at = OsBackend.symlink_at
     scandir = OsBackend.scandir
-    read = OsBackend.read
-    pread = OsBackend.pread
+    read = staticmethod(os.read)
+    pread = staticmethod(os.pread)
     write = OsBackend.write
     fsync = OsBackend.fsync
     fchmod = OsBackend.fchmod
