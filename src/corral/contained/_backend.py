@@ -276,10 +276,11 @@ class Backend:
             return False
         return True
 
-    def flock(self, fd: int, operation: int) -> None:
+    def flock(self, fd: int, operation: int, /) -> None:
         """``flock(fd, operation)`` (``fcntl.LOCK_*``): the view's locks on
         a directory it acts in and on a root's lock file go through here, so
-        a wrapper counting system calls counts them."""
+        a wrapper counting system calls counts them (positional only, as
+        ``fcntl.flock``: the native backend binds that itself)."""
         fcntl.flock(fd, operation)
 
     def readlink_at(self, dir_fd: int, name: str) -> str:

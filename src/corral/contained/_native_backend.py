@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import fcntl
 import os
 import sys
 import threading
@@ -176,6 +177,7 @@ class NativeBackend(Backend):
     scandir = OsBackend.scandir
     read = staticmethod(os.read)
     pread = staticmethod(os.pread)
+    flock = staticmethod(fcntl.flock)
     write = OsBackend.write
     fsync = OsBackend.fsync
     fchmod = OsBackend.fchmod
