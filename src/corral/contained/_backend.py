@@ -543,6 +543,12 @@ class Backend:
             self.close(fd)
             return None
 
+    def find(self, data: bytes, needle: bytes, start: int, /) -> int:
+        """``data.find(needle, start)``, ``start`` at least 0: where an
+        edit's text is looked for in a file's bytes (the native backend
+        looks in C where what is left to look through is long)."""
+        return data.find(needle, start)
+
 
 class OsBackend(Backend):
     """The ``os`` module with ``dir_fd``; each platform's extras through ctypes."""
