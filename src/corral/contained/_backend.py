@@ -276,10 +276,11 @@ class Backend:
             return False
         return True
 
-    def flock(self, fd: int, operation: int) -> None:
+    def flock(self, fd: int, operation: int, /) -> None:
         """``flock(fd, operation)`` (``fcntl.LOCK_*``): the view's locks on
         a directory it acts in and on a root's lock file go through here, so
-        a wrapper counting system calls counts them."""
+        a wrapper counting system calls counts them (positional only, as
+        ``fcntl.flock``: the native backend binds that itself)."""
         fcntl.flock(fd, operation)
 
     def readlink_at(self, dir_fd: int, name: str) -> str:
@@ -310,10 +311,12 @@ class Backend:
     def scandir(self, fd: int) -> DirEntries:
         raise _unimplemented("scandir")
 
-    def read(self, fd: int, size: int) -> bytes:
+    # positional only, as os.read and os.pread are: a backend may bind those
+    # themselves (NativeBackend), with no Python frame around each read
+    def read(self, fd: int, size: int, /) -> bytes:
         raise _unimplemented("read")
 
-    def pread(self, fd: int, size: int, offset: int) -> bytes:
+    def pread(self, fd: int, size: int, offset: int, /) -> bytes:
         raise _unimplemented("pread")
 
     def write(self, fd: int, data: bytes | memoryview) -> int:
@@ -540,6 +543,12 @@ class Backend:
             self.close(fd)
             return None
 
+    def find(self, data: bytes, needle: bytes, start: int, /) -> int:
+        """``data.find(needle, start)``, ``start`` at least 0: where an
+        edit's text is looked for in a file's bytes (the native backend
+        looks in C where what is left to look through is long)."""
+        return data.find(needle, start)
+
 
 class OsBackend(Backend):
     """The ``os`` module with ``dir_fd``; each platform's extras through ctypes."""
@@ -621,10 +630,10 @@ class OsBackend(Backend):
     def scandir(self, fd: int) -> DirEntries:
         return os.scandir(fd)
 
-    def read(self, fd: int, size: int) -> bytes:
+    def read(self, fd: int, size: int, /) -> bytes:
         return os.read(fd, size)
 
-    def pread(self, fd: int, size: int, offset: int) -> bytes:
+    def pread(self, fd: int, size: int, offset: int, /) -> bytes:
         return os.pread(fd, size, offset)
 
     def write(self, fd: int, data: bytes | memoryview) -> int:

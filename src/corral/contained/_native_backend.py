@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import fcntl
 import os
 import sys
 import threading
@@ -93,6 +94,7 @@ _openat2 = _lib.corral_openat2
 _open_beneath = _lib.corral_open_beneath
 _one_replace = _lib.corral_watch_one_replace
 _LINE_BATCH = 256  # hits fetched per corral_scan_lines call
+_FIND_IN_C = 512  # bytes left to look through from which NativeBackend.find calls C
 
 
 def _exported(function: str, *, names_as_utf8: bool) -> Any:
@@ -174,8 +176,9 @@ class NativeBackend(Backend):
     link_at = OsBackend.link_at
     symlink_at = OsBackend.symlink_at
     scandir = OsBackend.scandir
-    read = OsBackend.read
-    pread = OsBackend.pread
+    read = staticmethod(os.read)
+    pread = staticmethod(os.pread)
+    flock = staticmethod(fcntl.flock)
     write = OsBackend.write
     fsync = OsBackend.fsync
     fchmod = OsBackend.fchmod
@@ -467,6 +470,14 @@ class NativeBackend(Backend):
         if IS_DARWIN:
             data["nofollow_any"] = self.has_nofollow_any
         return data
+
+    def find(self, data: bytes, needle: bytes, start: int, /) -> int:
+        # memmem skips where bytes.find steps a byte at a time: worth the
+        # cffi call where more than a few hundred bytes are left to look at
+        if len(data) - start < _FIND_IN_C or start < 0:
+            return data.find(needle, start)
+        found: int = _lib.corral_find_from(data, len(data), needle, len(needle), start)
+        return found
 
 
 # -- the batches and buffers, in C ------------------------------------------------------

@@ -216,8 +216,13 @@ def _replace_held(backend: Backend, dir_fd: int, name: str, data: bytes,
     if _SHOWN_BITS[bits] != bits or type(data) is not bytes:
         attrs = _listed_xattrs(backend, source_fd)
     else:
-        answer = backend.replace_held(dir_fd, source_fd, temp_name(name), name, data, _CREATE,
-                                      bits, (source.st_uid, source.st_gid), expect)
+        try:  # temp_name written out (one pop, as there): every plain write passes here
+            drawn = _NAMES._ready.pop()
+        except IndexError:
+            drawn = _NAMES.next_hex()
+        answer = backend.replace_held(dir_fd, source_fd, f".{name[:32]}.{drawn}{TEMP_SUFFIX}",
+                                      name, data, _CREATE, bits, (source.st_uid, source.st_gid),
+                                      expect)
         if answer == REPLACED:
             return
         if answer is None:  # no such call: listed, and maybe replaced, call by call

@@ -208,7 +208,9 @@ class _PlainWrite:
         if _CR in head or head.startswith(_MARKS):
             return None  # a form to keep: looked at in full
         data = self.content.encode("utf-8")
-        self.digest = hashlib.sha256(data).hexdigest()
+        digest = _EMPTY_SHA256.copy()  # (see _EMPTY_SHA256)
+        digest.update(data)
+        self.digest = digest.hexdigest()
         self.checkpoint()  # the last one: stopped now, nothing is written
         read_cache.forget(info.st_dev, info.st_ino)
         self.size = len(data)
@@ -241,6 +243,9 @@ def _dry(rel: str, data: bytes, digest: str, current: os.stat_result | None,
     return result
 
 
+#: a sha256 of no bytes yet, copied for each digest the plain write makes: a
+#: copy skips the algorithm's look-up in OpenSSL that a new hash object makes
+_EMPTY_SHA256 = hashlib.sha256()
 _FORM_HEAD = 64 * 1024  # bytes of a replaced file looked at for its form
 # what a head starting with none of these and holding no "\r" cannot be: the
 # byte order marks of UTF-8 and the wide encodings (so it is plain)
