@@ -468,6 +468,10 @@ class NativeBackend(Backend):
             data["nofollow_any"] = self.has_nofollow_any
         return data
 
+    # Root.open's walk in one C call (Linux: the check reads /proc/self/fd)
+    has_walk_open = IS_LINUX
+    walk_open = staticmethod(_lib.corral_walk_open)
+
 
 # -- the batches and buffers, in C ------------------------------------------------------
 

@@ -117,7 +117,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_SYMLINKS", "MAX_STEPS", "Create", "Anchor", "Resolved", "Walk",
            "openat2_retry", "spelled_path", "mapped", "not_found", "close_quietly",
-           "still_beneath", "open_dir_below"]
+           "still_beneath", "open_dir_below", "walk_open"]
 
 MAX_SYMLINKS = 40  # the kernel's MAXSYMLINKS; the 41st link is ELOOP
 # Components one call may visit: a path and 40 link texts of PATH_MAX bytes
@@ -859,6 +859,34 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
         # no name (a path past MAXPATHLEN): nothing else can tell
         return bool(_path_beneath(fd_path, root_fd, fd))
     return True
+
+
+def walk_open(anchor: Anchor, parsed: ParsedPath, flags: int) -> int:
+    """``Root.open``'s walk in one backend call (:meth:`Backend.walk_open`,
+    C in the native backend) where the path is its common kind: two or more
+    plain names (no ``..``, no trailing ``/``), ``flags`` creating and
+    truncating nothing.  It makes :class:`Walk`'s calls (each directory
+    ``O_NOFOLLOW`` in the one before, the final name) and the check of the
+    result (:func:`still_beneath`'s kernel names), without the Python per
+    name.  The fd, or -1: the caller then runs :class:`Walk`, which follows
+    links, retries a result not shown beneath and names what failed."""
+    backend = anchor.backend
+    names = parsed.names
+    # (with the fast path on, its open failed already: an unusual path)
+    if anchor.fast or not backend.has_walk_open or len(names) < 2 or parsed.must_be_dir \
+            or parsed.absolute or ".." in names:
+        return -1
+    proc = proc_fds()
+    if proc < 0:
+        return -1  # no kernel names: the walk checks another way
+    data = os.fsencode("/".join(names))
+    root_fd = anchor.acquire(parsed.text)
+    try:
+        return backend.walk_open(root_fd, data, len(data), flags, proc)
+    except (TypeError, OverflowError):  # flags C cannot hold: the walk refuses them
+        return -1
+    finally:
+        anchor.release()
 
 
 def open_dir_below(anchor: Anchor, parent_fd: int, name: str, path: str, flags: int) -> int:

@@ -1,0 +1,123 @@
+/* corral_walk_open (walk.cdef): the userspace walk of Root.open when the
+ * openat2 fast path is off, for the common path only (plain names, a read
+ * or write open that creates and truncates nothing), in one call, so the
+ * Python per name goes.  It makes the calls contained/_resolve.py's Walk
+ * makes, in the same order: each directory opened O_PATH|O_DIRECTORY|
+ * O_NOFOLLOW in the one before (a symlink fails: ENOTDIR or ELOOP), the
+ * final name opened O_NOFOLLOW|O_NONBLOCK|O_NOCTTY, fstat, then the
+ * containment check of the result (corral_fd_beneath, corral_native.h:
+ * a directory on the way may have been moved out of the root meanwhile).
+ * Each directory is closed once the next is open: with no ".." nothing
+ * climbs back through the stack, and the check of the result covers every
+ * directory on the way.
+ *
+ * No decision is made here but "not this way": anything unusual (a link,
+ * a missing name, a special file, a result not shown beneath, a look
+ * refused) closes what it opened and answers -1; the caller's walk then
+ * runs from the root and decides, naming the component. */
+
+#if defined(CORRAL_TEST_HOOKS)
+/* Test builds only: called after each directory of the walk is opened
+ * (its fd and name), so a test can move directories in that window
+ * deterministically.  The installed module has no hook. */
+static void (*corral_walk_hook)(int, const char *) = NULL;
+
+static void corral_set_walk_hook(void (*hook)(int, const char *))
+{
+    corral_walk_hook = hook;
+}
+#endif
+
+#if defined(__linux__) && defined(O_PATH)
+#define CORRAL_WALK_FLAGS (O_ACCMODE | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | \
+                           O_DIRECTORY | O_NOATIME | O_LARGEFILE)
+
+/* a component is a plain name: not empty, not "." or ".." */
+static int corral_walk_plain(const char *name)
+{
+    return name[0] != '\0' && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+static int corral_walk_open(int root_fd, const char *path, size_t len, int flags, int proc_fd)
+{
+    char names[4096];
+    char *name, *slash;
+    struct stat info;
+    int top = root_fd, fd, kind, saved;
+
+    if (path == NULL || len == 0 || len >= sizeof names || strnlen(path, len + 1) != len ||
+        proc_fd < 0 || (flags & ~CORRAL_WALK_FLAGS) != 0 || (flags & O_ACCMODE) == O_ACCMODE) {
+        errno = EINVAL;
+        return -1;
+    }
+    memcpy(names, path, len + 1);
+    name = names;
+    slash = strchr(name, '/');
+    if (slash == NULL) { /* one name: the walk's own open in the root is as cheap */
+        errno = EINVAL;
+        return -1;
+    }
+    while (slash != NULL) {
+        *slash = '\0';
+        if (!corral_walk_plain(name)) {
+            fd = -1;
+            errno = EINVAL;
+        } else {
+            fd = openat(top, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        }
+        if (top != root_fd) {
+            saved = errno;
+            close(top);
+            errno = saved;
+        }
+        if (fd < 0)
+            return -1;
+        top = fd;
+#if defined(CORRAL_TEST_HOOKS)
+        if (corral_walk_hook != NULL)
+            corral_walk_hook(fd, name);
+#endif
+        name = slash + 1;
+        slash = strchr(name, '/');
+    }
+    if (!corral_walk_plain(name)) {
+        fd = -1;
+        errno = EINVAL;
+    } else {
+        fd = openat(top, name, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    }
+    saved = errno;
+    close(top);
+    errno = saved;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &info) != 0)
+        goto refuse;
+    kind = info.st_mode & S_IFMT;
+    if (!(kind == S_IFREG || (kind == S_IFDIR && info.st_nlink > 0))) {
+        errno = EINVAL; /* a special file, a removed directory: the walk says which */
+        goto refuse;
+    }
+    switch (corral_fd_beneath(proc_fd, root_fd, fd)) {
+    case 1:
+        return fd;
+    case 0:
+        errno = EXDEV; /* not shown beneath: the walk starts again, or refuses */
+        break;
+    default:
+        break; /* no name to compare: the walk checks another way */
+    }
+refuse:
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}
+#else
+static int corral_walk_open(int root_fd, const char *path, size_t len, int flags, int proc_fd)
+{
+    (void)root_fd; (void)path; (void)len; (void)flags; (void)proc_fd;
+    errno = ENOSYS;
+    return -1;
+}
+#endif

@@ -1,0 +1,124 @@
+"""Root.open's walk in one backend call (``Backend.walk_open``; C in the
+native backend, native/corral_walk.h), used where the openat2 fast path is
+off: it makes the walk's calls and THREATS rows 33/35's check of the
+result, and answers -1 for anything unusual, so the Python walk runs and
+decides.  Row 35's attack (a directory on the way moved out, one below it
+swapped for an outside one, all put back) is played inside the C walk
+deterministically through a test build's hook: the file it reaches was
+never beneath the root, and no fd of it is handed out.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+
+from corral.contained._linux import proc_fds
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "O_PATH") or proc_fds() < 0,
+                                reason="Linux with procfs only (the walk's check reads it)")
+
+READ = os.O_RDONLY | os.O_CLOEXEC
+
+
+def _open_fds() -> set[str]:
+    listing = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        return set(os.listdir(listing)) - {str(listing)}
+    finally:
+        os.close(listing)
+
+
+@pytest.fixture
+def tree(tmp_path):
+    root, out = tmp_path / "root", tmp_path / "out"
+    (root / "a" / "b" / "c").mkdir(parents=True)
+    (root / "a" / "b" / "c" / "g").write_bytes(b"inside")
+    (out / "s").mkdir(parents=True)
+    (out / "s" / "g").write_bytes(b"OUTSIDE")
+    return root, out
+
+
+@pytest.fixture
+def variant(native_test_module):
+    return native_test_module
+
+
+def test_the_one_call_walk_takes_only_the_common_path(variant, tree):
+    """Anything unusual is -1 with nothing left open: the caller's walk runs."""
+    root_dir, out = tree
+    (root_dir / "a" / "link").symlink_to("b")
+    (root_dir / "a" / "b" / "up").symlink_to(str(out / "s"))
+    os.mkfifo(root_dir / "a" / "fifo")
+    lib = variant.lib
+    proc = proc_fds()
+    before = _open_fds()
+    fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        got = lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, proc)
+        assert got >= 0 and os.read(got, 100) == b"inside"
+        os.close(got)
+        refused = {
+            b"g": (READ, errno.EINVAL),  # one name: the walk's own open is as cheap
+            b"a/../a/b/c/g": (READ, errno.EINVAL),
+            b"a/./b/c/g": (READ, errno.EINVAL),
+            b"a//b/c/g": (READ, errno.EINVAL),
+            b"/a/b/c/g": (READ, errno.EINVAL),
+            b"a/b/c/g/": (READ, errno.ENOTDIR),  # g opened as a directory on the way
+            b"a/link/c/g": (READ, errno.ENOTDIR),  # a link on the way: the walk follows it
+            b"a/b/up/g": (READ, errno.ENOTDIR),
+            b"a/b/nope/g": (READ, errno.ENOENT),
+            b"a/fifo": (READ, errno.EINVAL),  # a special file: the walk refuses it by kind
+            b"a/b/c/h": (READ | os.O_CREAT, errno.EINVAL),  # creates: never this way
+            b"a/b/c/g ": (READ | os.O_TRUNC, errno.EINVAL),
+        }
+        for path, (flags, err) in refused.items():
+            assert lib.corral_walk_open(fd, path, len(path), flags, proc) == -1, path
+            assert variant.ffi.errno == err, path
+        assert lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, -1) == -1  # no /proc: the walk
+        assert not (root_dir / "a" / "b" / "c" / "h").exists()
+    finally:
+        os.close(fd)
+    assert _open_fds() == before
+
+
+def test_a_directory_moved_out_and_back_mid_walk_is_refused(variant, tree):
+    """Row 35 inside the C walk: once ``a`` is open, ``a`` goes out and ``c``
+    below it becomes the outside ``s``; once the walk holds ``s``, all is put
+    back.  The walk then opens ``g`` in ``s``, which never was beneath the
+    root: the check refuses it (-1, EXDEV) and closes it; without the
+    dance, the same call opens the inside ``g``."""
+    root_dir, out = tree
+    lib, ffi = variant.lib, variant.ffi
+
+    def dance(dir_fd: int, name: bytes) -> None:
+        name = ffi.string(name)
+        if name == b"a":
+            os.rename(root_dir / "a", out / "a")
+            os.rename(out / "a" / "b" / "c", out / "held")
+            os.rename(out / "s", out / "a" / "b" / "c")
+        elif name == b"c":
+            os.rename(out / "a" / "b" / "c", out / "s")
+            os.rename(out / "held", out / "a" / "b" / "c")
+            os.rename(out / "a", root_dir / "a")
+
+    hook = ffi.callback("void(int, const char *)", dance)
+    fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    before = _open_fds()
+    lib.corral_set_walk_hook(hook)
+    try:
+        assert lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, proc_fds()) == -1
+        assert ffi.errno == errno.EXDEV
+    finally:
+        lib.corral_set_walk_hook(ffi.NULL)
+    assert _open_fds() == before
+    # everything is back where it was, and the walk opens the inside file
+    assert (out / "s" / "g").read_bytes() == b"OUTSIDE"
+    try:
+        got = lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, proc_fds())
+        assert got >= 0 and os.read(got, 100) == b"inside"
+        os.close(got)
+    finally:
+        os.close(fd)
