@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import errno
 import os
+import stat as st
 
 import pytest
 
+from corral.contained import Root, backend_by_name
 from corral.contained._linux import proc_fds
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "O_PATH") or proc_fds() < 0,
@@ -39,6 +41,37 @@ def tree(tmp_path):
     (out / "s").mkdir(parents=True)
     (out / "s" / "g").write_bytes(b"OUTSIDE")
     return root, out
+
+
+def test_every_config_opens_the_same_file_and_the_walk_configs_in_one_call(
+        make_root, tree, monkeypatch):
+    root_dir, _ = tree
+    backend = backend_by_name(make_root.backend_name)
+    calls: list[bytes] = []
+    real = backend.walk_open
+
+    def counting(root_fd: int, path: bytes, size: int, flags: int, proc_fd: int) -> int:
+        calls.append(path)
+        return real(root_fd, path, size, flags, proc_fd)
+
+    monkeypatch.setattr(backend, "walk_open", counting)
+    root = make_root(str(root_dir))
+    for path in ("a/b/c/g", "a//b/./c/g", "a/b/c", "a/b/c/../c/g", "a/b/c/g/", "a/b/nope/g"):
+        try:
+            fd = root.open(path)
+        except OSError as exc:
+            got: object = exc.errno
+        else:
+            info = os.fstat(fd)
+            got = (st.S_IFMT(info.st_mode), os.read(fd, 100) if st.S_ISREG(info.st_mode) else b"")
+            os.close(fd)
+        want = {"a/b/c": (st.S_IFDIR, b""), "a/b/c/g/": errno.ENOTDIR,
+                "a/b/nope/g": errno.ENOENT}.get(path, (st.S_IFREG, b"inside"))
+        assert got == want, path
+    walks_in_one_call = not make_root.fast_path  # the fast path's openat2 is one call too
+    # plain names only ("a//b/./c/g" parses to them); "..", a trailing "/": the walk
+    assert calls == ([b"a/b/c/g", b"a/b/c/g", b"a/b/c", b"a/b/nope/g"]
+                     if walks_in_one_call else [])
 
 
 @pytest.fixture
