@@ -32,13 +32,48 @@ static void corral_set_walk_hook(void (*hook)(int, const char *))
 #define CORRAL_WALK_FLAGS (O_ACCMODE | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | \
                            O_DIRECTORY | O_NOATIME | O_LARGEFILE)
 
+/* Whether fd, opened at the canonical root-relative path (len bytes), is
+ * beneath the root now: 1 or 0 as corral_fd_beneath.  Its kernel name is
+ * read first; where it is some P followed by "/" and path, and P (looked up
+ * without following a final link) is the root's directory itself (root_dev,
+ * root_ino: its fd's, which never change), that is one name and one stat
+ * where corral_fd_beneath reads two names, and as sound: at the stat the
+ * root is at P, and at the read fd was at P/path, so only the same root
+ * renamed away and back between the two looks with another directory in
+ * its place could pass, the window corral_fd_beneath has between its two
+ * reads.  No name is kept from one call to the next.  Any other answer
+ * (a rename inside the root, " (deleted)", the root at "/", a failed
+ * look) asks corral_fd_beneath, which alone may say 0. */
+static int corral_walk_beneath(int proc_fd, int root_fd, int fd, const char *path, size_t len,
+                               uint64_t root_dev, uint64_t root_ino)
+{
+    char number[24], mine[4096];
+    struct stat there;
+    ssize_t got;
+    size_t cut;
+
+    snprintf(number, sizeof number, "%d", fd);
+    got = readlinkat(proc_fd, number, mine, sizeof mine);
+    if (got > 0 && (size_t)got < sizeof mine && (size_t)got > len + 1 && mine[0] == '/') {
+        cut = (size_t)got - len - 1;
+        if (mine[cut] == '/' && memcmp(mine + cut + 1, path, len) == 0) {
+            mine[cut] = '\0';
+            if (fstatat(AT_FDCWD, mine, &there, AT_SYMLINK_NOFOLLOW) == 0 &&
+                (uint64_t)there.st_dev == root_dev && (uint64_t)there.st_ino == root_ino)
+                return 1;
+        }
+    }
+    return corral_fd_beneath(proc_fd, root_fd, fd);
+}
+
 /* a component is a plain name: not empty, not "." or ".." */
 static int corral_walk_plain(const char *name)
 {
     return name[0] != '\0' && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
-static int corral_walk_open(int root_fd, const char *path, size_t len, int flags, int proc_fd)
+static int corral_walk_open(int root_fd, const char *path, size_t len, int flags, int proc_fd,
+                            uint64_t root_dev, uint64_t root_ino)
 {
     char names[4096];
     char *name, *slash;
@@ -98,7 +133,7 @@ static int corral_walk_open(int root_fd, const char *path, size_t len, int flags
         errno = EINVAL; /* a special file, a removed directory: the walk says which */
         goto refuse;
     }
-    switch (corral_fd_beneath(proc_fd, root_fd, fd)) {
+    switch (corral_walk_beneath(proc_fd, root_fd, fd, path, len, root_dev, root_ino)) {
     case 1:
         return fd;
     case 0:
@@ -114,9 +149,11 @@ refuse:
     return -1;
 }
 #else
-static int corral_walk_open(int root_fd, const char *path, size_t len, int flags, int proc_fd)
+static int corral_walk_open(int root_fd, const char *path, size_t len, int flags, int proc_fd,
+                            uint64_t root_dev, uint64_t root_ino)
 {
     (void)root_fd; (void)path; (void)len; (void)flags; (void)proc_fd;
+    (void)root_dev; (void)root_ino;
     errno = ENOSYS;
     return -1;
 }

@@ -33,6 +33,11 @@ def _open_fds() -> set[str]:
         os.close(listing)
 
 
+def _identity(fd: int) -> tuple[int, int]:
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
+
+
 @pytest.fixture
 def tree(tmp_path):
     root, out = tmp_path / "root", tmp_path / "out"
@@ -50,9 +55,10 @@ def test_every_config_opens_the_same_file_and_the_walk_configs_in_one_call(
     calls: list[bytes] = []
     real = backend.walk_open
 
-    def counting(root_fd: int, path: bytes, size: int, flags: int, proc_fd: int) -> int:
+    def counting(root_fd: int, path: bytes, size: int, flags: int, proc_fd: int, root_dev: int,
+                 root_ino: int) -> int:
         calls.append(path)
-        return real(root_fd, path, size, flags, proc_fd)
+        return real(root_fd, path, size, flags, proc_fd, root_dev, root_ino)
 
     monkeypatch.setattr(backend, "walk_open", counting)
     root = make_root(str(root_dir))
@@ -89,8 +95,9 @@ def test_the_one_call_walk_takes_only_the_common_path(variant, tree):
     proc = proc_fds()
     before = _open_fds()
     fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    ident = _identity(fd)
     try:
-        got = lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, proc)
+        got = lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, proc, *ident)
         assert got >= 0 and os.read(got, 100) == b"inside"
         os.close(got)
         refused = {
@@ -108,9 +115,9 @@ def test_the_one_call_walk_takes_only_the_common_path(variant, tree):
             b"a/b/c/g ": (READ | os.O_TRUNC, errno.EINVAL),
         }
         for path, (flags, err) in refused.items():
-            assert lib.corral_walk_open(fd, path, len(path), flags, proc) == -1, path
+            assert lib.corral_walk_open(fd, path, len(path), flags, proc, *ident) == -1, path
             assert variant.ffi.errno == err, path
-        assert lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, -1) == -1  # no /proc: the walk
+        assert lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, -1, *ident) == -1  # no /proc
         assert not (root_dir / "a" / "b" / "c" / "h").exists()
     finally:
         os.close(fd)
@@ -139,10 +146,11 @@ def test_a_directory_moved_out_and_back_mid_walk_is_refused(variant, tree):
 
     hook = ffi.callback("void(int, const char *)", dance)
     fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    ident = _identity(fd)
     before = _open_fds()
     lib.corral_set_walk_hook(hook)
     try:
-        assert lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, proc_fds()) == -1
+        assert lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, proc_fds(), *ident) == -1
         assert ffi.errno == errno.EXDEV
     finally:
         lib.corral_set_walk_hook(ffi.NULL)
@@ -150,8 +158,97 @@ def test_a_directory_moved_out_and_back_mid_walk_is_refused(variant, tree):
     # everything is back where it was, and the walk opens the inside file
     assert (out / "s" / "g").read_bytes() == b"OUTSIDE"
     try:
-        got = lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, proc_fds())
+        got = lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, proc_fds(), *ident)
         assert got >= 0 and os.read(got, 100) == b"inside"
         os.close(got)
     finally:
         os.close(fd)
+
+
+def _renames_after_a(tmp_path, root_dir):
+    """What happens once the walk holds ``a``: (renames, whether the file
+    the walk then reaches is beneath the root)."""
+    return {
+        # inside the root: the kernel name no longer ends in the path
+        "a renamed inside": ([(root_dir / "a", root_dir / "z")], True),
+        # the root itself moved: its new name, then the path
+        "the root renamed": ([(root_dir, tmp_path / "moved-root")], True),
+        # the root moved away and another directory put at its name, a
+        # (with the walk in it) moved into that one: the name ends in the
+        # path after a directory at the root's old name that is not the root
+        "the root renamed and replaced": ([(root_dir, tmp_path / "moved-root"),
+                                           (tmp_path / "decoy", root_dir),
+                                           (tmp_path / "moved-root" / "a", root_dir / "a")],
+                                          False),
+    }
+
+
+@pytest.mark.parametrize("case", ["a renamed inside", "the root renamed",
+                                  "the root renamed and replaced"])
+def test_the_check_of_the_walk_in_one_call_follows_the_root(variant, tree, tmp_path, case):
+    """The check reads the result's kernel name and stats the directory it
+    names before the path: that must be the root's own.  A rename inside
+    the root, or of the root, is no refusal; the root moved away and
+    another directory put at its name is (the decoy was never the root)."""
+    root_dir, _ = tree
+    (tmp_path / "decoy").mkdir()
+    renames, beneath = _renames_after_a(tmp_path, root_dir)[case]
+    lib, ffi = variant.lib, variant.ffi
+
+    def move(dir_fd: int, name: bytes) -> None:
+        if ffi.string(name) == b"a":
+            for source, dest in renames:
+                os.rename(source, dest)
+
+    hook = ffi.callback("void(int, const char *)", move)
+    before = _open_fds()
+    fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    lib.corral_set_walk_hook(hook)
+    try:
+        got = lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, proc_fds(), *_identity(fd))
+        err = ffi.errno
+    finally:
+        lib.corral_set_walk_hook(ffi.NULL)
+        os.close(fd)
+    if beneath:
+        assert got >= 0 and os.read(got, 100) == b"inside"
+        os.close(got)
+    else:
+        assert got == -1 and err == errno.EXDEV
+    assert _open_fds() == before
+
+
+@pytest.mark.parametrize("case", ["a renamed inside", "the root renamed",
+                                  "the root renamed and replaced"])
+def test_the_os_backends_walk_in_one_call_checks_the_same(tree, tmp_path, case, monkeypatch):
+    """The os backend's walk_open (Python) against the same moves, made
+    after its open of ``a`` (its os.open seen through the os module)."""
+    root_dir, _ = tree
+    (tmp_path / "decoy").mkdir()
+    renames, beneath = _renames_after_a(tmp_path, root_dir)[case]
+    backend = backend_by_name("os")
+    if not backend.has_walk_open:
+        pytest.skip("the os backend walks one call at a time here")
+    real_open = os.open
+
+    def opening(name, flags, mode=0o777, *, dir_fd=None):
+        fd = real_open(name, flags, mode, dir_fd=dir_fd)
+        if name == b"a":
+            for source, dest in renames:
+                os.rename(source, dest)
+        return fd
+
+    before = _open_fds()
+    fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    monkeypatch.setattr(os, "open", opening)
+    try:
+        got = backend.walk_open(fd, b"a/b/c/g", 7, READ, proc_fds(), *_identity(fd))
+    finally:
+        monkeypatch.undo()
+        os.close(fd)
+    if beneath:
+        assert got >= 0 and os.read(got, 100) == b"inside"
+        os.close(got)
+    else:
+        assert got == -1
+    assert _open_fds() == before

@@ -86,6 +86,7 @@ _WALK_FLAGS = (os.O_ACCMODE | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK | os.
                | os.O_DIRECTORY | getattr(os, "O_NOATIME", 0) | getattr(os, "O_LARGEFILE", 0))
 _WALK_FINAL = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _S_IFMT, _S_IFREG, _S_IFDIR = 0o170000, 0o100000, 0o040000
+_SLASH = ord("/")
 
 #: ``open_beneath(dir_fd, path, len(path), flags, mode, resolve) -> fd or -1``
 OpenBeneath = Callable[[int, bytes, int, int, int, int], int]
@@ -549,12 +550,16 @@ class Backend:
     #: :meth:`walk_open` makes the walk in one call (``False``: it answers -1)
     has_walk_open = False
 
-    def walk_open(self, root_fd: int, path: bytes, size: int, flags: int, proc_fd: int) -> int:
+    def walk_open(self, root_fd: int, path: bytes, size: int, flags: int, proc_fd: int,
+                  root_dev: int, root_ino: int) -> int:
         """``Root.open``'s walk (the openat2 fast path off) in one call, for
         ``path`` (``size`` bytes) of at least two plain names, opened with
         ``flags`` that create and truncate nothing: each directory opened
         ``O_NOFOLLOW`` in the one before, the final name, and the result
-        shown beneath the root (:meth:`fd_beneath` through ``proc_fd``).
+        shown beneath the root (its kernel name through ``proc_fd`` ending
+        in ``path`` after a directory that is the root's, ``root_dev`` and
+        ``root_ino``; else :meth:`fd_beneath`; native/corral_walk.h says why
+        that is as sound).
         The fd of a regular file or a directory, or -1 for anything else:
         the caller's walk then runs and says why.  This default answers -1
         (the walk runs through this backend's calls, which a test's wrapper
@@ -718,7 +723,8 @@ class OsBackend(Backend):
     def watch_limit(self) -> int:
         return _linux.watch_limit() if self.watches else 0
 
-    def walk_open(self, root_fd: int, path: bytes, size: int, flags: int, proc_fd: int) -> int:
+    def walk_open(self, root_fd: int, path: bytes, size: int, flags: int, proc_fd: int,
+                  root_dev: int, root_ino: int) -> int:
         """:meth:`Backend.walk_open` in Python: the C's calls
         (native/corral_walk.h) without the walk's bookkeeping per name.
         Only this class's own instances take it (:meth:`__init__`): a
@@ -748,13 +754,29 @@ class OsBackend(Backend):
             info = os.fstat(fd)
             if (info.st_mode & _S_IFMT == _S_IFREG or
                     (info.st_mode & _S_IFMT == _S_IFDIR and info.st_nlink)) \
-                    and self.fd_beneath(proc_fd, root_fd, fd) == 1:
+                    and self._walk_beneath(proc_fd, root_fd, fd, path, (root_dev, root_ino)):
                 return fd
         except BaseException:
             closer(fd)
             raise
         closer(fd)
         return -1
+
+    def _walk_beneath(self, proc_fd: int, root_fd: int, fd: int, path: bytes,
+                      root: tuple[int, int]) -> bool:
+        """corral_walk.h's corral_walk_beneath: ``fd``'s kernel name is a
+        directory that is the root (``lstat``), then ``/`` and ``path``;
+        else :meth:`fd_beneath`, which alone may say no."""
+        try:
+            mine = os.readlink(b"%d" % fd, dir_fd=proc_fd)
+            cut = len(mine) - len(path) - 1
+            if cut > 0 and mine[0] == _SLASH and mine[cut] == _SLASH and mine.endswith(path):
+                there = os.lstat(mine[:cut])
+                if (there.st_dev, there.st_ino) == root:
+                    return True
+        except OSError:
+            pass
+        return self.fd_beneath(proc_fd, root_fd, fd) == 1
 
 
 def _python_literal_lines(needle: bytes, buf: bytes, pos: int, line: int, size: int

@@ -168,7 +168,7 @@ class Anchor:
     """
 
     __slots__ = ("fd", "backend", "strict", "fast", "resolve", "vanished", "stats", "owned",
-                 "users", "closed", "walking", "_lock")
+                 "users", "closed", "walking", "_lock", "identity")
 
     def __init__(self, fd: int, backend: Backend, *, strict: bool, fast: bool, resolve: int,
                  owned: bool = True) -> None:
@@ -188,6 +188,9 @@ class Anchor:
         #: values ``Root.open`` accepts (a stale or foreign fd is ``EBADF``).
         self.walking: dict[int, tuple[int, int]] = {}
         self._lock = threading.Lock()
+        #: The root directory's ``(st_dev, st_ino)``, learnt at the first
+        #: :func:`walk_open`: an fd's file never changes, so it stays true.
+        self.identity: tuple[int, int] | None = None
 
     def acquire(self, text: str | None) -> int:
         """The root fd, held until :meth:`release`; ``EBADF`` (naming
@@ -882,8 +885,12 @@ def walk_open(anchor: Anchor, parsed: ParsedPath, flags: int) -> int:
     data = os.fsencode("/".join(names))
     root_fd = anchor.acquire(parsed.text)
     try:
-        return backend.walk_open(root_fd, data, len(data), flags, proc)
-    except (TypeError, OverflowError):  # flags C cannot hold: the walk refuses them
+        identity = anchor.identity
+        if identity is None:
+            info = backend.fstat(root_fd)
+            identity = anchor.identity = (info.st_dev, info.st_ino)
+        return backend.walk_open(root_fd, data, len(data), flags, proc, *identity)
+    except (TypeError, OverflowError, OSError):  # flags C cannot hold, a look refused: the walk
         return -1
     finally:
         anchor.release()
