@@ -6,7 +6,8 @@
  * O_NOFOLLOW in the one before (a symlink fails: ENOTDIR or ELOOP), the
  * final name opened O_NOFOLLOW|O_NONBLOCK|O_NOCTTY, fstat, then the
  * containment check of the result (corral_fd_beneath, corral_native.h:
- * a directory on the way may have been moved out of the root meanwhile).
+ * a directory on the way may have been moved out of the root meanwhile;
+ * a single name, looked up in the root's own fd, needs none, as in Walk).
  * Each directory is closed once the next is open: with no ".." nothing
  * climbs back through the stack, and the check of the result covers every
  * directory on the way.
@@ -88,10 +89,6 @@ static int corral_walk_open(int root_fd, const char *path, size_t len, int flags
     memcpy(names, path, len + 1);
     name = names;
     slash = strchr(name, '/');
-    if (slash == NULL) { /* one name: the walk's own open in the root is as cheap */
-        errno = EINVAL;
-        return -1;
-    }
     while (slash != NULL) {
         *slash = '\0';
         if (!corral_walk_plain(name)) {
@@ -121,9 +118,11 @@ static int corral_walk_open(int root_fd, const char *path, size_t len, int flags
     } else {
         fd = openat(top, name, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     }
-    saved = errno;
-    close(top);
-    errno = saved;
+    if (top != root_fd) {
+        saved = errno;
+        close(top);
+        errno = saved;
+    }
     if (fd < 0)
         return -1;
     if (fstat(fd, &info) != 0)
@@ -133,6 +132,8 @@ static int corral_walk_open(int root_fd, const char *path, size_t len, int flags
         errno = EINVAL; /* a special file, a removed directory: the walk says which */
         goto refuse;
     }
+    if (top == root_fd)
+        return fd; /* one name, looked up in the root's own fd: no directory to move out */
     switch (corral_walk_beneath(proc_fd, root_fd, fd, path, len, root_dev, root_ino)) {
     case 1:
         return fd;

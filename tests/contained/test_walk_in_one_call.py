@@ -62,7 +62,9 @@ def test_every_config_opens_the_same_file_and_the_walk_configs_in_one_call(
 
     monkeypatch.setattr(backend, "walk_open", counting)
     root = make_root(str(root_dir))
-    for path in ("a/b/c/g", "a//b/./c/g", "a/b/c", "a/b/c/../c/g", "a/b/c/g/", "a/b/nope/g"):
+    (root_dir / "top").write_bytes(b"inside")
+    for path in ("a/b/c/g", "a//b/./c/g", "a/b/c", "a/b/c/../c/g", "a/b/c/g/", "a/b/nope/g",
+                 "top"):
         try:
             fd = root.open(path)
         except OSError as exc:
@@ -76,7 +78,7 @@ def test_every_config_opens_the_same_file_and_the_walk_configs_in_one_call(
         assert got == want, path
     walks_in_one_call = not make_root.fast_path  # the fast path's openat2 is one call too
     # plain names only ("a//b/./c/g" parses to them); "..", a trailing "/": the walk
-    assert calls == ([b"a/b/c/g", b"a/b/c/g", b"a/b/c", b"a/b/nope/g"]
+    assert calls == ([b"a/b/c/g", b"a/b/c/g", b"a/b/c", b"a/b/nope/g", b"top"]
                      if walks_in_one_call else [])
 
 
@@ -100,8 +102,15 @@ def test_the_one_call_walk_takes_only_the_common_path(variant, tree):
         got = lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, proc, *ident)
         assert got >= 0 and os.read(got, 100) == b"inside"
         os.close(got)
+        (root_dir / "top").write_bytes(b"at the top")
+        got = lib.corral_walk_open(fd, b"top", 3, READ, proc, *ident)
+        assert got >= 0 and os.read(got, 100) == b"at the top"
+        os.close(got)
+        got = lib.corral_walk_open(fd, b"a", 1, READ, proc, *ident)
+        assert got >= 0 and st.S_ISDIR(os.fstat(got).st_mode)
+        os.close(got)
         refused = {
-            b"g": (READ, errno.EINVAL),  # one name: the walk's own open is as cheap
+            b"g": (READ, errno.ENOENT),  # one name, missing: the walk says so
             b"a/../a/b/c/g": (READ, errno.EINVAL),
             b"a/./b/c/g": (READ, errno.EINVAL),
             b"a//b/c/g": (READ, errno.EINVAL),

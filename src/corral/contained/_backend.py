@@ -553,10 +553,10 @@ class Backend:
     def walk_open(self, root_fd: int, path: bytes, size: int, flags: int, proc_fd: int,
                   root_dev: int, root_ino: int) -> int:
         """``Root.open``'s walk (the openat2 fast path off) in one call, for
-        ``path`` (``size`` bytes) of at least two plain names, opened with
+        ``path`` (``size`` bytes) of plain names, opened with
         ``flags`` that create and truncate nothing: each directory opened
-        ``O_NOFOLLOW`` in the one before, the final name, and the result
-        shown beneath the root (its kernel name through ``proc_fd`` ending
+        ``O_NOFOLLOW`` in the one before, the final name, and a result
+        below a directory shown beneath the root (its kernel name through ``proc_fd`` ending
         in ``path`` after a directory that is the root's, ``root_dev`` and
         ``root_ino``; else :meth:`fd_beneath`; native/corral_walk.h says why
         that is as sound).
@@ -732,8 +732,7 @@ class OsBackend(Backend):
         the walk must then make one by one, through its methods."""
         names = path.split(b"/")
         if flags & ~_WALK_FLAGS or flags & os.O_ACCMODE == os.O_ACCMODE or proc_fd < 0 \
-                or size != len(path) or len(names) < 2 or b"" in names or b"." in names \
-                or b".." in names:
+                or size != len(path) or b"" in names or b"." in names or b".." in names:
             return -1
         final = names.pop()
         opener, closer = os.open, os.close
@@ -752,9 +751,11 @@ class OsBackend(Backend):
                 closer(top)
         try:
             info = os.fstat(fd)
+            # one name, looked up in the root's own fd, needs no check (as in Walk)
             if (info.st_mode & _S_IFMT == _S_IFREG or
                     (info.st_mode & _S_IFMT == _S_IFDIR and info.st_nlink)) \
-                    and self._walk_beneath(proc_fd, root_fd, fd, path, (root_dev, root_ino)):
+                    and (not names or
+                         self._walk_beneath(proc_fd, root_fd, fd, path, (root_dev, root_ino))):
                 return fd
         except BaseException:
             closer(fd)

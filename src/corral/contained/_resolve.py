@@ -866,8 +866,8 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
 
 def walk_open(anchor: Anchor, parsed: ParsedPath, flags: int) -> int:
     """``Root.open``'s walk in one backend call (:meth:`Backend.walk_open`,
-    C in the native backend) where the path is its common kind: two or more
-    plain names (no ``..``, no trailing ``/``), ``flags`` creating and
+    C in the native backend) where the path is its common kind: plain names
+    (no ``..``, no trailing ``/``), ``flags`` creating and
     truncating nothing.  It makes :class:`Walk`'s calls (each directory
     ``O_NOFOLLOW`` in the one before, the final name) and the check of the
     result (:func:`still_beneath`'s kernel names), without the Python per
@@ -876,7 +876,7 @@ def walk_open(anchor: Anchor, parsed: ParsedPath, flags: int) -> int:
     backend = anchor.backend
     names = parsed.names
     # (with the fast path on, its open failed already: an unusual path)
-    if anchor.fast or not backend.has_walk_open or len(names) < 2 or parsed.must_be_dir \
+    if anchor.fast or not backend.has_walk_open or not names or parsed.must_be_dir \
             or parsed.absolute or ".." in names:
         return -1
     proc = proc_fds()
