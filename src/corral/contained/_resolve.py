@@ -88,6 +88,16 @@ learnt about the final name without opening it (``fstatat``,
 stat, readlink, remove, rename, chmod, utime of that name) and a regular file
 a :class:`Target` opens there (a check costs about as much as the open).
 
+With the fast path off, ``Root.open`` and ``open_handle`` of plain names
+(no ``..``, nothing created or truncated) first try the walk in one backend
+call (:func:`walk_open`, :meth:`Backend.walk_open`: C in the native backend,
+a lean loop in the os one): the same calls, each directory ``O_NOFOLLOW``
+in the one before, and the same check of the result, which reads the
+result's kernel name and ``lstat`` s the directory it names before the path
+(it must be the root's own, ``Anchor.identity``) where :func:`still_beneath`
+reads two names.  Anything unusual (a link, a missing name, a special file,
+a result not so shown) answers -1 and this walk runs, and decides.
+
 The step budget (:data:`MAX_STEPS`, components visited in one call) is set so
 that it can never bind before the kernel's own limits do (40 links, PATH_MAX
 per path and per link text): the fast path and the walk refuse the same paths.
