@@ -35,18 +35,23 @@ static void corral_set_walk_hook(void (*hook)(int, const char *))
 
 /* Whether fd, opened at the canonical root-relative path (len bytes), is
  * beneath the root now: 1 or 0 as corral_fd_beneath.  Its kernel name is
- * read first; where it is some P followed by "/" and path, and P (looked up
- * without following a final link) is the root's directory itself (root_dev,
- * root_ino: its fd's, which never change), that is one name and one stat
- * where corral_fd_beneath reads two names, and as sound: at the stat the
- * root is at P, and at the read fd was at P/path, so only the same root
- * renamed away and back between the two looks with another directory in
- * its place could pass, the window corral_fd_beneath has between its two
- * reads.  No name is kept from one call to the next.  Any other answer
- * (a rename inside the root, " (deleted)", the root at "/", a failed
- * look) asks corral_fd_beneath, which alone may say 0. */
+ * read first; where it is exactly root_name (the root's kernel name, read
+ * once by the caller) followed by "/" and path, and root_name (looked up
+ * without following a final link) is the root's directory itself
+ * (root_dev, root_ino: its fd's, which never change), that is one name and
+ * one stat where corral_fd_beneath reads two names, and as sound: at the
+ * stat the root is at root_name, and at the read fd was at
+ * root_name/path, so only the root itself (or a directory above it)
+ * renamed away and back between the two looks could pass, the window
+ * corral_fd_beneath has between its two reads.  The directory before path
+ * must be named root_name, not merely stat as the root: a name read from
+ * fd is the attacker's when fd is outside, and the stat follows links on
+ * the way (an outside directory swapped for a link to the root's parent
+ * after the read would pass).  Any other answer (a rename inside the root
+ * or of the root, " (deleted)", the root at "/", a failed look) asks
+ * corral_fd_beneath, which alone may say 0. */
 static int corral_walk_beneath(int proc_fd, int root_fd, int fd, const char *path, size_t len,
-                               uint64_t root_dev, uint64_t root_ino)
+                               const char *root_name, uint64_t root_dev, uint64_t root_ino)
 {
     char number[24], mine[4096];
     struct stat there;
@@ -55,9 +60,16 @@ static int corral_walk_beneath(int proc_fd, int root_fd, int fd, const char *pat
 
     snprintf(number, sizeof number, "%d", fd);
     got = readlinkat(proc_fd, number, mine, sizeof mine);
+#if defined(CORRAL_TEST_HOOKS)
+    if (corral_walk_hook != NULL && got > 0 && (size_t)got < sizeof mine) {
+        mine[got] = '\0';
+        corral_walk_hook(fd, mine); /* the window between the name read and the stat */
+    }
+#endif
     if (got > 0 && (size_t)got < sizeof mine && (size_t)got > len + 1 && mine[0] == '/') {
         cut = (size_t)got - len - 1;
-        if (mine[cut] == '/' && memcmp(mine + cut + 1, path, len) == 0) {
+        if (mine[cut] == '/' && memcmp(mine + cut + 1, path, len) == 0 &&
+            strlen(root_name) == cut && memcmp(mine, root_name, cut) == 0) {
             mine[cut] = '\0';
             if (fstatat(AT_FDCWD, mine, &there, AT_SYMLINK_NOFOLLOW) == 0 &&
                 (uint64_t)there.st_dev == root_dev && (uint64_t)there.st_ino == root_ino)
@@ -74,14 +86,15 @@ static int corral_walk_plain(const char *name)
 }
 
 static int corral_walk_open(int root_fd, const char *path, size_t len, int flags, int proc_fd,
-                            uint64_t root_dev, uint64_t root_ino)
+                            const char *root_name, uint64_t root_dev, uint64_t root_ino)
 {
     char names[4096];
     char *name, *slash;
     struct stat info;
     int top = root_fd, fd, kind, saved;
 
-    if (path == NULL || len == 0 || len >= sizeof names || strnlen(path, len + 1) != len ||
+    if (path == NULL || root_name == NULL || len == 0 || len >= sizeof names ||
+        strnlen(path, len + 1) != len ||
         proc_fd < 0 || (flags & ~CORRAL_WALK_FLAGS) != 0 || (flags & O_ACCMODE) == O_ACCMODE) {
         errno = EINVAL;
         return -1;
@@ -134,7 +147,7 @@ static int corral_walk_open(int root_fd, const char *path, size_t len, int flags
     }
     if (top == root_fd)
         return fd; /* one name, looked up in the root's own fd: no directory to move out */
-    switch (corral_walk_beneath(proc_fd, root_fd, fd, path, len, root_dev, root_ino)) {
+    switch (corral_walk_beneath(proc_fd, root_fd, fd, path, len, root_name, root_dev, root_ino)) {
     case 1:
         return fd;
     case 0:
@@ -151,9 +164,9 @@ refuse:
 }
 #else
 static int corral_walk_open(int root_fd, const char *path, size_t len, int flags, int proc_fd,
-                            uint64_t root_dev, uint64_t root_ino)
+                            const char *root_name, uint64_t root_dev, uint64_t root_ino)
 {
-    (void)root_fd; (void)path; (void)len; (void)flags; (void)proc_fd;
+    (void)root_fd; (void)path; (void)len; (void)flags; (void)proc_fd; (void)root_name;
     (void)root_dev; (void)root_ino;
     errno = ENOSYS;
     return -1;

@@ -33,9 +33,11 @@ def _open_fds() -> set[str]:
         os.close(listing)
 
 
-def _identity(fd: int) -> tuple[int, int]:
+def _identity(fd: int) -> tuple[bytes, int, int]:
+    """What the caller gives the walk of the root ``fd``: its kernel name
+    (read once), device and inode."""
     info = os.fstat(fd)
-    return info.st_dev, info.st_ino
+    return os.readlink(b"%d" % fd, dir_fd=proc_fds()), info.st_dev, info.st_ino
 
 
 @pytest.fixture
@@ -55,10 +57,10 @@ def test_every_config_opens_the_same_file_and_the_walk_configs_in_one_call(
     calls: list[bytes] = []
     real = backend.walk_open
 
-    def counting(root_fd: int, path: bytes, size: int, flags: int, proc_fd: int, root_dev: int,
-                 root_ino: int) -> int:
+    def counting(root_fd: int, path: bytes, size: int, flags: int, proc_fd: int,
+                 root_name: bytes, root_dev: int, root_ino: int) -> int:
         calls.append(path)
-        return real(root_fd, path, size, flags, proc_fd, root_dev, root_ino)
+        return real(root_fd, path, size, flags, proc_fd, root_name, root_dev, root_ino)
 
     monkeypatch.setattr(backend, "walk_open", counting)
     root = make_root(str(root_dir))
@@ -260,4 +262,96 @@ def test_the_os_backends_walk_in_one_call_checks_the_same(tree, tmp_path, case, 
         os.close(got)
     else:
         assert got == -1
+    assert _open_fds() == before
+
+
+def _swap_for_a_link_after_the_name_is_read(tmp_path, root_dir, out):
+    """Row 35's move, into an outside directory named as the root is
+    (``evil/root``), so the result's kernel name is ``.../evil/root`` then
+    the path; and, once that name is read, ``evil`` renamed away and made a
+    link to the root's parent, so ``.../evil/root`` now stats as the root.
+    Returns the two moves: (once the walk holds ``a``, once the name is read)."""
+    (tmp_path / "evil" / "root").mkdir(parents=True)
+
+    def hold_a() -> None:
+        os.rename(root_dir / "a", tmp_path / "evil" / "root" / "a")
+        os.rename(tmp_path / "evil" / "root" / "a" / "b" / "c", out / "held")
+        os.rename(out / "s", tmp_path / "evil" / "root" / "a" / "b" / "c")
+
+    def name_read() -> None:
+        os.rename(tmp_path / "evil", tmp_path / "evil2")
+        os.symlink(root_dir.parent, tmp_path / "evil")
+
+    return hold_a, name_read
+
+
+def test_a_name_read_from_an_outside_file_is_not_trusted_by_its_stat(variant, tree, tmp_path):
+    """The check must compare the result's name with the root's own, not
+    only stat the directory the result names: when the result is outside,
+    that name is the attacker's, and the stat follows links on the way (a
+    link swapped in after the read leads it to the root)."""
+    root_dir, out = tree
+    hold_a, name_read = _swap_for_a_link_after_the_name_is_read(tmp_path, root_dir, out)
+    lib, ffi = variant.lib, variant.ffi
+
+    def dance(dir_fd: int, name: bytes) -> None:
+        text = ffi.string(name)
+        if text == b"a":
+            hold_a()
+        elif text.startswith(b"/") and text.endswith(b"/evil/root/a/b/c/g"):
+            name_read()
+
+    hook = ffi.callback("void(int, const char *)", dance)
+    before = _open_fds()
+    fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    ident = _identity(fd)
+    lib.corral_set_walk_hook(hook)
+    try:
+        got = lib.corral_walk_open(fd, b"a/b/c/g", 7, READ, proc_fds(), *ident)
+        err = ffi.errno
+    finally:
+        lib.corral_set_walk_hook(ffi.NULL)
+        os.close(fd)
+    assert (tmp_path / "evil" / "root").samefile(root_dir)  # the swap happened
+    if got >= 0:
+        os.close(got)
+    assert (got, err) == (-1, errno.EXDEV)
+    assert _open_fds() == before
+
+
+def test_the_os_backends_check_does_not_trust_the_name_either(tree, tmp_path, monkeypatch):
+    """The same through the os backend's walk_open, the swap made right after
+    its read of the result's kernel name."""
+    root_dir, out = tree
+    hold_a, name_read = _swap_for_a_link_after_the_name_is_read(tmp_path, root_dir, out)
+    backend = backend_by_name("os")
+    assert backend.has_walk_open
+    real_open, real_readlink = os.open, os.readlink
+
+    def opening(name, flags, mode=0o777, *, dir_fd=None):
+        fd = real_open(name, flags, mode, dir_fd=dir_fd)
+        if name == b"a":
+            hold_a()
+        return fd
+
+    def reading(path, *, dir_fd=None):
+        text = real_readlink(path, dir_fd=dir_fd)
+        if isinstance(text, bytes) and text.endswith(b"/evil/root/a/b/c/g"):
+            name_read()
+        return text
+
+    before = _open_fds()
+    fd = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    ident = _identity(fd)
+    monkeypatch.setattr(os, "open", opening)
+    monkeypatch.setattr(os, "readlink", reading)
+    try:
+        got = backend.walk_open(fd, b"a/b/c/g", 7, READ, proc_fds(), *ident)
+    finally:
+        monkeypatch.undo()
+        os.close(fd)
+    assert (tmp_path / "evil" / "root").samefile(root_dir)
+    if got >= 0:
+        os.close(got)
+    assert got == -1
     assert _open_fds() == before

@@ -551,15 +551,16 @@ class Backend:
     has_walk_open = False
 
     def walk_open(self, root_fd: int, path: bytes, size: int, flags: int, proc_fd: int,
-                  root_dev: int, root_ino: int) -> int:
+                  root_name: bytes, root_dev: int, root_ino: int) -> int:
         """``Root.open``'s walk (the openat2 fast path off) in one call, for
         ``path`` (``size`` bytes) of plain names, opened with
         ``flags`` that create and truncate nothing: each directory opened
         ``O_NOFOLLOW`` in the one before, the final name, and a result
-        below a directory shown beneath the root (its kernel name through ``proc_fd`` ending
-        in ``path`` after a directory that is the root's, ``root_dev`` and
-        ``root_ino``; else :meth:`fd_beneath`; native/corral_walk.h says why
-        that is as sound).
+        below a directory shown beneath the root (its kernel name through
+        ``proc_fd`` is ``root_name``, the root's kernel name read once, then
+        ``/`` and ``path``, and ``root_name`` is the root's directory,
+        ``root_dev`` and ``root_ino``; else :meth:`fd_beneath`;
+        native/corral_walk.h says why that is as sound).
         The fd of a regular file or a directory, or -1 for anything else:
         the caller's walk then runs and says why.  This default answers -1
         (the walk runs through this backend's calls, which a test's wrapper
@@ -724,7 +725,7 @@ class OsBackend(Backend):
         return _linux.watch_limit() if self.watches else 0
 
     def walk_open(self, root_fd: int, path: bytes, size: int, flags: int, proc_fd: int,
-                  root_dev: int, root_ino: int) -> int:
+                  root_name: bytes, root_dev: int, root_ino: int) -> int:
         """:meth:`Backend.walk_open` in Python: the C's calls
         (native/corral_walk.h) without the walk's bookkeeping per name.
         Only this class's own instances take it (:meth:`__init__`): a
@@ -755,7 +756,8 @@ class OsBackend(Backend):
             if (info.st_mode & _S_IFMT == _S_IFREG or
                     (info.st_mode & _S_IFMT == _S_IFDIR and info.st_nlink)) \
                     and (not names or
-                         self._walk_beneath(proc_fd, root_fd, fd, path, (root_dev, root_ino))):
+                         self._walk_beneath(proc_fd, root_fd, fd, path,
+                                           (root_name, root_dev, root_ino))):
                 return fd
         except BaseException:
             closer(fd)
@@ -764,16 +766,19 @@ class OsBackend(Backend):
         return -1
 
     def _walk_beneath(self, proc_fd: int, root_fd: int, fd: int, path: bytes,
-                      root: tuple[int, int]) -> bool:
-        """corral_walk.h's corral_walk_beneath: ``fd``'s kernel name is a
-        directory that is the root (``lstat``), then ``/`` and ``path``;
-        else :meth:`fd_beneath`, which alone may say no."""
+                      root: tuple[bytes, int, int]) -> bool:
+        """corral_walk.h's corral_walk_beneath: ``fd``'s kernel name is the
+        root's name as read once, then ``/`` and ``path``, and that name is
+        the root's directory (``lstat``); else :meth:`fd_beneath`, which
+        alone may say no."""
+        name, dev, ino = root
         try:
             mine = os.readlink(b"%d" % fd, dir_fd=proc_fd)
-            cut = len(mine) - len(path) - 1
-            if cut > 0 and mine[0] == _SLASH and mine[cut] == _SLASH and mine.endswith(path):
-                there = os.lstat(mine[:cut])
-                if (there.st_dev, there.st_ino) == root:
+            cut = len(name)
+            if mine[cut:cut + 1] == b"/" and mine.startswith(name) and mine.endswith(path) \
+                    and len(mine) == cut + 1 + len(path) and cut > 0:
+                there = os.lstat(name)
+                if (there.st_dev, there.st_ino) == (dev, ino):
                     return True
         except OSError:
             pass

@@ -93,8 +93,9 @@ With the fast path off, ``Root.open`` and ``open_handle`` of plain names
 call (:func:`walk_open`, :meth:`Backend.walk_open`: C in the native backend,
 a lean loop in the os one): the same calls, each directory ``O_NOFOLLOW``
 in the one before, and the same check of the result, which reads the
-result's kernel name and ``lstat`` s the directory it names before the path
-(it must be the root's own, ``Anchor.identity``) where :func:`still_beneath`
+result's kernel name, which must be the root's as read once
+(``Anchor.walk_root``) and then the path, and ``lstat`` s the root's name
+(it must still be the root's own directory) where :func:`still_beneath`
 reads two names.  Anything unusual (a link, a missing name, a special file,
 a result not so shown) answers -1 and this walk runs, and decides.
 
@@ -178,7 +179,7 @@ class Anchor:
     """
 
     __slots__ = ("fd", "backend", "strict", "fast", "resolve", "vanished", "stats", "owned",
-                 "users", "closed", "walking", "_lock", "identity")
+                 "users", "closed", "walking", "_lock", "walk_root")
 
     def __init__(self, fd: int, backend: Backend, *, strict: bool, fast: bool, resolve: int,
                  owned: bool = True) -> None:
@@ -198,9 +199,11 @@ class Anchor:
         #: values ``Root.open`` accepts (a stale or foreign fd is ``EBADF``).
         self.walking: dict[int, tuple[int, int]] = {}
         self._lock = threading.Lock()
-        #: The root directory's ``(st_dev, st_ino)``, learnt at the first
-        #: :func:`walk_open`: an fd's file never changes, so it stays true.
-        self.identity: tuple[int, int] | None = None
+        #: The root directory's kernel name, ``st_dev`` and ``st_ino``,
+        #: learnt at the first :func:`walk_open`.  The identity stays true
+        #: (an fd's file never changes); a name gone stale (the root renamed)
+        #: only sends each check to :func:`still_beneath`'s two names.
+        self.walk_root: tuple[bytes, int, int] | None = None
 
     def acquire(self, text: str | None) -> int:
         """The root fd, held until :meth:`release`; ``EBADF`` (naming
@@ -895,11 +898,14 @@ def walk_open(anchor: Anchor, parsed: ParsedPath, flags: int) -> int:
     data = os.fsencode("/".join(names))
     root_fd = anchor.acquire(parsed.text)
     try:
-        identity = anchor.identity
-        if identity is None:
+        root = anchor.walk_root
+        if root is None:
+            name = os.fsencode(backend.readlink_at(proc, str(root_fd)))
+            if not name.startswith(b"/"):
+                return -1  # not a name the check can compare (a pseudo file's)
             info = backend.fstat(root_fd)
-            identity = anchor.identity = (info.st_dev, info.st_ino)
-        return backend.walk_open(root_fd, data, len(data), flags, proc, *identity)
+            root = anchor.walk_root = (name, info.st_dev, info.st_ino)
+        return backend.walk_open(root_fd, data, len(data), flags, proc, *root)
     except (TypeError, OverflowError, OSError):  # flags C cannot hold, a look refused: the walk
         return -1
     finally:
