@@ -80,6 +80,13 @@ _MOVE = struct.Struct("iI")
 _IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE = 0x40, 0x80, 0x100
 _SEARCH = getattr(os, "O_PATH", 0) or getattr(os, "O_SEARCH", 0) or os.O_RDONLY
 DIR_FLAGS = _SEARCH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# walk_open: the flags it takes (corral_walk.h's), those it adds to the final open
+_O_PATH = getattr(os, "O_PATH", 0)
+_WALK_FLAGS = (os.O_ACCMODE | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
+               | os.O_DIRECTORY | getattr(os, "O_NOATIME", 0) | getattr(os, "O_LARGEFILE", 0))
+_WALK_FINAL = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_S_IFMT, _S_IFREG, _S_IFDIR = 0o170000, 0o100000, 0o040000
+_SLASH = ord("/")
 
 #: ``open_beneath(dir_fd, path, len(path), flags, mode, resolve) -> fd or -1``
 OpenBeneath = Callable[[int, bytes, int, int, int, int], int]
@@ -549,6 +556,26 @@ class Backend:
         looks in C where what is left to look through is long)."""
         return data.find(needle, start)
 
+    #: :meth:`walk_open` makes the walk in one call (``False``: it answers -1)
+    has_walk_open = False
+
+    def walk_open(self, root_fd: int, path: bytes, size: int, flags: int, proc_fd: int,
+                  root_name: bytes, root_dev: int, root_ino: int) -> int:
+        """``Root.open``'s walk (the openat2 fast path off) in one call, for
+        ``path`` (``size`` bytes) of plain names, opened with
+        ``flags`` that create and truncate nothing: each directory opened
+        ``O_NOFOLLOW`` in the one before, the final name, and a result
+        below a directory shown beneath the root (its kernel name through
+        ``proc_fd`` is ``root_name``, the root's kernel name read once, then
+        ``/`` and ``path``, and ``root_name`` is the root's directory,
+        ``root_dev`` and ``root_ino``; else :meth:`fd_beneath`;
+        native/corral_walk.h says why that is as sound).
+        The fd of a regular file or a directory, or -1 for anything else:
+        the caller's walk then runs and says why.  This default answers -1
+        (the walk runs through this backend's calls, which a test's wrapper
+        sees); C in the native backend (native/corral_walk.h)."""
+        return -1
+
 
 class OsBackend(Backend):
     """The ``os`` module with ``dir_fd``; each platform's extras through ctypes."""
@@ -565,6 +592,8 @@ class OsBackend(Backend):
         else:
             self.has_openat2, self.openat2_reason = _linux.probe_openat2(_linux.openat2)
             self.openat2_checks_dotdot = self.has_openat2
+        # the walk in one call (walk_open): Linux's O_PATH and /proc; not for a subclass
+        self.has_walk_open = IS_LINUX and bool(_O_PATH) and type(self) is OsBackend
 
     def openat2(self, dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:
         refuse_nul(path)
@@ -703,6 +732,66 @@ class OsBackend(Backend):
 
     def watch_limit(self) -> int:
         return _linux.watch_limit() if self.watches else 0
+
+    def walk_open(self, root_fd: int, path: bytes, size: int, flags: int, proc_fd: int,
+                  root_name: bytes, root_dev: int, root_ino: int) -> int:
+        """:meth:`Backend.walk_open` in Python: the C's calls
+        (native/corral_walk.h) without the walk's bookkeeping per name.
+        Only this class's own instances take it (:meth:`__init__`): a
+        subclass (a test's faults, the fake file system) overrides calls
+        the walk must then make one by one, through its methods."""
+        names = path.split(b"/")
+        if flags & ~_WALK_FLAGS or flags & os.O_ACCMODE == os.O_ACCMODE or proc_fd < 0 \
+                or size != len(path) or b"" in names or b"." in names or b".." in names:
+            return -1
+        final = names.pop()
+        opener, closer = os.open, os.close
+        top = root_fd
+        try:
+            for name in names:
+                fd = opener(name, DIR_FLAGS, dir_fd=top)
+                if top != root_fd:
+                    closer(top)
+                top = fd
+            fd = opener(final, flags | _WALK_FINAL, dir_fd=top)
+        except OSError:
+            return -1
+        finally:
+            if top != root_fd:
+                closer(top)
+        try:
+            info = os.fstat(fd)
+            # one name, looked up in the root's own fd, needs no check (as in Walk)
+            if (info.st_mode & _S_IFMT == _S_IFREG or
+                    (info.st_mode & _S_IFMT == _S_IFDIR and info.st_nlink)) \
+                    and (not names or
+                         self._walk_beneath(proc_fd, root_fd, fd, path,
+                                           (root_name, root_dev, root_ino))):
+                return fd
+        except BaseException:
+            closer(fd)
+            raise
+        closer(fd)
+        return -1
+
+    def _walk_beneath(self, proc_fd: int, root_fd: int, fd: int, path: bytes,
+                      root: tuple[bytes, int, int]) -> bool:
+        """corral_walk.h's corral_walk_beneath: ``fd``'s kernel name is the
+        root's name as read once, then ``/`` and ``path``, and that name is
+        the root's directory (``lstat``); else :meth:`fd_beneath`, which
+        alone may say no."""
+        name, dev, ino = root
+        try:
+            mine = os.readlink(b"%d" % fd, dir_fd=proc_fd)
+            cut = len(name)
+            if mine[cut:cut + 1] == b"/" and mine.startswith(name) and mine.endswith(path) \
+                    and len(mine) == cut + 1 + len(path) and cut > 0:
+                there = os.lstat(name)
+                if (there.st_dev, there.st_ino) == (dev, ino):
+                    return True
+        except OSError:
+            pass
+        return self.fd_beneath(proc_fd, root_fd, fd) == 1
 
 
 def _python_literal_lines(needle: bytes, buf: bytes, pos: int, line: int, size: int

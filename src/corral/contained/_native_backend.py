@@ -479,6 +479,10 @@ class NativeBackend(Backend):
         found: int = _lib.corral_find_from(data, len(data), needle, len(needle), start)
         return found
 
+    # Root.open's walk in one C call (Linux: the check reads /proc/self/fd)
+    has_walk_open = IS_LINUX
+    walk_open = staticmethod(_lib.corral_walk_open)
+
 
 # -- the batches and buffers, in C ------------------------------------------------------
 

@@ -88,6 +88,17 @@ learnt about the final name without opening it (``fstatat``,
 stat, readlink, remove, rename, chmod, utime of that name) and a regular file
 a :class:`Target` opens there (a check costs about as much as the open).
 
+With the fast path off, ``Root.open`` and ``open_handle`` of plain names
+(no ``..``, nothing created or truncated) first try the walk in one backend
+call (:func:`walk_open`, :meth:`Backend.walk_open`: C in the native backend,
+a lean loop in the os one): the same calls, each directory ``O_NOFOLLOW``
+in the one before, and the same check of the result, which reads the
+result's kernel name, which must be the root's as read once
+(``Anchor.walk_root``) and then the path, and ``lstat`` s the root's name
+(it must still be the root's own directory) where :func:`still_beneath`
+reads two names.  Anything unusual (a link, a missing name, a special file,
+a result not so shown) answers -1 and this walk runs, and decides.
+
 The step budget (:data:`MAX_STEPS`, components visited in one call) is set so
 that it can never bind before the kernel's own limits do (40 links, PATH_MAX
 per path and per link text): the fast path and the walk refuse the same paths.
@@ -117,7 +128,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_SYMLINKS", "MAX_STEPS", "Create", "Anchor", "Resolved", "Walk",
            "openat2_retry", "spelled_path", "mapped", "not_found", "close_quietly",
-           "still_beneath", "open_dir_below"]
+           "still_beneath", "open_dir_below", "walk_open"]
 
 MAX_SYMLINKS = 40  # the kernel's MAXSYMLINKS; the 41st link is ELOOP
 # Components one call may visit: a path and 40 link texts of PATH_MAX bytes
@@ -168,7 +179,7 @@ class Anchor:
     """
 
     __slots__ = ("fd", "backend", "strict", "fast", "resolve", "vanished", "stats", "owned",
-                 "users", "closed", "walking", "_lock")
+                 "users", "closed", "walking", "_lock", "walk_root")
 
     def __init__(self, fd: int, backend: Backend, *, strict: bool, fast: bool, resolve: int,
                  owned: bool = True) -> None:
@@ -188,6 +199,11 @@ class Anchor:
         #: values ``Root.open`` accepts (a stale or foreign fd is ``EBADF``).
         self.walking: dict[int, tuple[int, int]] = {}
         self._lock = threading.Lock()
+        #: The root directory's kernel name, ``st_dev`` and ``st_ino``,
+        #: learnt at the first :func:`walk_open`.  The identity stays true
+        #: (an fd's file never changes); a name gone stale (the root renamed)
+        #: only sends each check to :func:`still_beneath`'s two names.
+        self.walk_root: tuple[bytes, int, int] | None = None
 
     def acquire(self, text: str | None) -> int:
         """The root fd, held until :meth:`release`; ``EBADF`` (naming
@@ -859,6 +875,41 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
         # no name (a path past MAXPATHLEN): nothing else can tell
         return bool(_path_beneath(fd_path, root_fd, fd))
     return True
+
+
+def walk_open(anchor: Anchor, parsed: ParsedPath, flags: int) -> int:
+    """``Root.open``'s walk in one backend call (:meth:`Backend.walk_open`,
+    C in the native backend) where the path is its common kind: plain names
+    (no ``..``, no trailing ``/``), ``flags`` creating and
+    truncating nothing.  It makes :class:`Walk`'s calls (each directory
+    ``O_NOFOLLOW`` in the one before, the final name) and the check of the
+    result (:func:`still_beneath`'s kernel names), without the Python per
+    name.  The fd, or -1: the caller then runs :class:`Walk`, which follows
+    links, retries a result not shown beneath and names what failed."""
+    backend = anchor.backend
+    names = parsed.names
+    # (with the fast path on, its open failed already: an unusual path)
+    if anchor.fast or not backend.has_walk_open or not names or parsed.must_be_dir \
+            or parsed.absolute or ".." in names:
+        return -1
+    proc = proc_fds()
+    if proc < 0:
+        return -1  # no kernel names: the walk checks another way
+    data = os.fsencode("/".join(names))
+    root_fd = anchor.acquire(parsed.text)
+    try:
+        root = anchor.walk_root
+        if root is None:
+            name = os.fsencode(backend.readlink_at(proc, str(root_fd)))
+            if not name.startswith(b"/"):
+                return -1  # not a name the check can compare (a pseudo file's)
+            info = backend.fstat(root_fd)
+            root = anchor.walk_root = (name, info.st_dev, info.st_ino)
+        return backend.walk_open(root_fd, data, len(data), flags, proc, *root)
+    except (TypeError, OverflowError, OSError):  # flags C cannot hold, a look refused: the walk
+        return -1
+    finally:
+        anchor.release()
 
 
 def open_dir_below(anchor: Anchor, parent_fd: int, name: str, path: str, flags: int) -> int:

@@ -31,7 +31,7 @@ from ._paths import ParsedPath
 from ._replace import HeldParent, replace_in
 from ._select import default_backend
 from ._resolve import (MAX_STEPS, MAX_SYMLINKS, Anchor, Create, Resolved, Walk, mapped,
-                       openat2_retry, spelled_path)
+                       openat2_retry, spelled_path, walk_open)
 from ._target import Target
 
 __all__ = ["Root", "DirEntry", "Handle", "Target", "MAX_SYMLINKS", "MAX_STEPS"]
@@ -330,6 +330,8 @@ class Root(RootSurface, Closing):
             fd = self._fast_open(parsed, flags, mode, anchor.resolve)
             if fd is not None:
                 return fd
+        elif (fd := walk_open(anchor, parsed, flags)) >= 0:
+            return fd  # the walk and its check in one backend call
         with Walk(anchor, parsed, result_checked=not _acts_on_open(flags)) as walk:
             return _acts.open_final(walk, walk.parent(), flags, mode)[0]
 
@@ -551,6 +553,8 @@ class Root(RootSurface, Closing):
             fd = self._fast_open(parsed, flags, mode, anchor.resolve | RESOLVE_NO_SYMLINKS)
             if fd is not None:
                 return fd, spelled_path(parsed)
+        elif (fd := walk_open(anchor, parsed, flags)) >= 0:
+            return fd, spelled_path(parsed)  # plain names, no link followed
         with Walk(anchor, parsed, result_checked=not _acts_on_open(flags)) as walk:
             fd, at = _acts.open_final(walk, walk.parent(), flags, mode)
             return fd, at.path

@@ -200,6 +200,10 @@ class RecordingBackend:
 
     def __getattr__(self, attr):
         value = getattr(self._inner, attr)
+        if attr == "has_walk_open":
+            # a change played, or a fault made, between two of a walk's
+            # calls needs them one by one, not the walk in one call
+            return value and self.after is None and self.fail_at is None
         if not callable(value) or attr.startswith("_") or attr == "info":
             return value
 
