@@ -86,7 +86,6 @@ _WALK_FLAGS = (os.O_ACCMODE | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK | os.
                | os.O_DIRECTORY | getattr(os, "O_NOATIME", 0) | getattr(os, "O_LARGEFILE", 0))
 _WALK_FINAL = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _S_IFMT, _S_IFREG, _S_IFDIR = 0o170000, 0o100000, 0o040000
-_SLASH = ord("/")
 
 #: ``open_beneath(dir_fd, path, len(path), flags, mode, resolve) -> fd or -1``
 OpenBeneath = Callable[[int, bytes, int, int, int, int], int]
