@@ -1,0 +1,97 @@
+"""THREATS row 35's dance at a subdirectory opened by its name in a
+directory already held: :meth:`Handle.open_directory` and the search walk
+(``contained/_tree.py``) below its top.
+
+The held directory (``a/b``, or the search's top ``a``) was beneath the
+root when it was opened.  Just before ``c`` is opened by name in it, a
+:class:`FaultBackend` hook renames ``a`` out of the root and puts the
+outside directory ``s`` in place of ``c`` (the technique of
+``test_walk_moved_out_and_back_at_the_final_open.py``), over the real
+backend of each config, on real directories.  ``s`` was never beneath the
+root: it must not be listed (a typed refusal, or the directory skipped as
+one that cannot be read).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import pytest
+
+from corral.contained import Root, backend_by_name
+from corral.contained._tree import Tree, TreeVisitor
+from corral.testing.backends import Fault, FaultBackend
+
+OUTSIDE_ONLY = ["g", "gd"]  # s's entries
+
+
+def _tree(base: str) -> tuple[str, str]:
+    root, out = os.path.join(base, "root"), os.path.join(base, "out")
+    os.makedirs(os.path.join(root, "a", "b", "c", "inner"))
+    with open(os.path.join(root, "a", "b", "c", "f"), "wb") as fh:
+        fh.write(b"inside")
+    s = os.path.join(out, "s")
+    os.makedirs(os.path.join(s, "gd"))
+    with open(os.path.join(s, "g"), "wb") as fh:
+        fh.write(b"OUTSIDE")
+    return root, out
+
+
+def _dance(root: str, out: str) -> Callable[[], None]:
+    def move() -> None:
+        os.rename(os.path.join(root, "a"), os.path.join(out, "a"))
+        os.rename(os.path.join(out, "a", "b", "c"), os.path.join(out, "held"))
+        os.rename(os.path.join(out, "s"), os.path.join(out, "a", "b", "c"))
+    return move
+
+
+def _open_directory(root: Root, arm: Callable[[], None]) -> list[str]:
+    parent = root.open_handle("a/b", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        arm()
+        child = parent.open_directory("c")
+        try:
+            return sorted(child.sized_listing().names)
+        finally:
+            child.close()
+    finally:
+        parent.close()
+
+
+def _search(root: Root, arm: Callable[[], None]) -> list[str]:
+    top = root.open("a", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        arm()
+        names: list[str] = []
+        with Tree(root, top, 0, TreeVisitor[int](), yield_dirs=True, where="a") as tree:
+            for _sub, _fd, _state, run, _kinds in tree:
+                names.extend(run)
+        return sorted(names)
+    finally:
+        root.backend.close(top)
+
+
+CALLS: dict[str, Callable[[Root, Callable[[], None]], list[str]]] = {
+    "open_directory": _open_directory, "search": _search,
+}
+
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+def test_a_subdirectory_swapped_in_below_a_held_directory_is_not_listed(make_root, tmp_path,
+                                                                       call):
+    root_dir, out = _tree(str(tmp_path))
+    backend = FaultBackend(backend_by_name(make_root.backend_name))
+    hook = Fault("open_at", None, name="c", hook=_dance(root_dir, out))
+    root = Root(root_dir, backend=backend, fast_path=make_root.fast_path)
+    try:
+        try:
+            names = CALLS[call](root, lambda: backend.add(hook))
+        except OSError as exc:  # refused: typed, never an answer from s
+            names = [type(exc).__name__]
+        assert hook.fired == 1, backend.fired  # the names moved before the open of c
+    finally:
+        root.close()
+    assert not set(names) & set(OUTSIDE_ONLY), names
+    s = os.path.join(out, "a", "b", "c")
+    assert sorted(os.listdir(s)) == OUTSIDE_ONLY  # s as it was
