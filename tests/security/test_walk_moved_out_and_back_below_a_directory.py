@@ -14,12 +14,13 @@ one that cannot be read).
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable
 
 import pytest
 
-from corral.contained import Root, backend_by_name
+from corral.contained import EscapeError, Root, backend_by_name
 from corral.contained._tree import Tree, TreeVisitor
 from corral.testing.backends import Fault, FaultBackend
 
@@ -95,3 +96,81 @@ def test_a_subdirectory_swapped_in_below_a_held_directory_is_not_listed(make_roo
     assert not set(names) & set(OUTSIDE_ONLY), names
     s = os.path.join(out, "a", "b", "c")
     assert sorted(os.listdir(s)) == OUTSIDE_ONLY  # s as it was
+
+
+# -- a Target: a file it opens in its parent, the directories make_parents makes -------
+
+def _file_dance(root: str, out: str) -> Callable[[], None]:
+    """``a`` out; the outside file ``s/g`` in place of ``a/b/f``."""
+    def move() -> None:
+        os.rename(os.path.join(root, "a"), os.path.join(out, "a"))
+        os.rename(os.path.join(out, "a", "b", "f"), os.path.join(out, "held"))
+        os.rename(os.path.join(out, "s", "g"), os.path.join(out, "a", "b", "f"))
+    return move
+
+
+def test_a_file_a_target_opens_in_a_parent_moved_out_is_not_read(make_root, tmp_path):
+    """``Target.open`` of a regular file in the parent the walk opened by
+    name (on the openat2 configs the parent's own openat2 fails first, as
+    through an in-root link)."""
+    root_dir, out = _tree(str(tmp_path))
+    with open(os.path.join(root_dir, "a", "b", "f"), "wb") as fh:
+        fh.write(b"inside")
+    faults = [Fault("open_at", errno.ENOENT, name="b")] if make_root.fast_path else []
+    backend = FaultBackend(backend_by_name(make_root.backend_name), *faults)
+    hook = Fault("open_at", None, name="f", hook=_file_dance(root_dir, out))
+    root = Root(root_dir, backend=backend, fast_path=make_root.fast_path)
+    try:
+        with root.target("a/b/f") as target:
+            backend.add(hook)
+            try:
+                handle = target.open(os.O_RDONLY)
+                try:
+                    data = handle.read()
+                finally:
+                    handle.close()
+            except OSError as exc:  # refused: typed, never the outside content
+                data = type(exc).__name__.encode()
+        assert hook.fired == 1, backend.fired
+    finally:
+        root.close()
+    assert data != b"OUTSIDE"
+
+
+def _made_dance(root: str, out: str, *, swap_in: bool) -> Callable[[], None]:
+    """``a`` out; with ``swap_in`` the outside ``s`` put where ``n`` is to be made."""
+    def move() -> None:
+        os.rename(os.path.join(root, "a"), os.path.join(out, "a"))
+        if swap_in:
+            os.rename(os.path.join(out, "s"), os.path.join(out, "a", "b", "n"))
+    return move
+
+
+@pytest.mark.parametrize("swap_in", [False, True], ids=["made", "found"])
+def test_make_parents_in_a_parent_moved_out_goes_no_further(make_root, tmp_path, swap_in):
+    """``Target.make_parents`` of ``a/b/n/m``: just before ``n`` is made in
+    ``b``, ``a`` is moved out (and, for ``found``, the outside ``s`` put
+    there as ``n``, which the make then finds).  ``n`` made outside cannot
+    be helped (no system call makes a name beneath a root in one step); it
+    is refused there, and nothing is made in ``n`` or ``s`` nor written."""
+    root_dir, out = _tree(str(tmp_path))
+    # the openat2 configs: the parent's own openat2 fails (as through an
+    # in-root link), so the walk's own directory is held
+    faults = [Fault("open_at", errno.ENOENT, name="b")] if make_root.fast_path and \
+        not swap_in else []
+    backend = FaultBackend(backend_by_name(make_root.backend_name), *faults)
+    hook = Fault("create_directory_at", None, name="n",
+                 hook=_made_dance(root_dir, out, swap_in=swap_in))
+    root = Root(root_dir, backend=backend, fast_path=make_root.fast_path)
+    try:
+        with root.target("a/b/n/m/x", create_parents=True) as target:
+            backend.add(hook)
+            with pytest.raises(EscapeError) as caught:
+                target.make_parents()
+                target.write_bytes(b"written")
+            assert caught.value.reason == "moved"
+        assert hook.fired == 1, backend.fired
+    finally:
+        root.close()
+    n = os.path.join(out, "a", "b", "n")
+    assert os.listdir(n) == (OUTSIDE_ONLY if swap_in else [])  # nothing made in it
