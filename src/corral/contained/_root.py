@@ -405,7 +405,7 @@ class Root(RootSurface, Closing):
                                                   tuple(names[:-1])))
                     return Target(self, anchor, parsed, at, fd, (), passed=(),
                                   follow_final=follow_final, ends_dotdot=False,
-                                  readable=lockable)
+                                  readable=lockable, vouched=True)
                 return self._parent_target(parsed, fd, follow_final=follow_final,
                                            identify=identify, readable=lockable)
             probed = -fd  # the walk's first probe, made: it goes on from there
@@ -429,7 +429,8 @@ class Root(RootSurface, Closing):
             return Target(self, self._anchor, parsed, at, fd, tail, passed=passed,
                           follow_final=follow_final, ends_dotdot=walk.ends_dotdot,
                           identity=identity if not tail else None,
-                          readable=lockable and fd == walk.held_fd)
+                          readable=lockable and fd == walk.held_fd,
+                          vouched=fd == walk.held_fd)
 
     def hold_parent(self, path: object) -> HeldParent | None:
         """The directory holding the file ``path``, opened by one
@@ -513,7 +514,7 @@ class Root(RootSurface, Closing):
         at = Resolved(fd, names[-1], parsed.must_be_dir, parts)
         return Target(self, self._anchor, parsed, at, fd, (), passed=(),
                       follow_final=follow_final, ends_dotdot=False, identity=identity,
-                      readable=readable)
+                      readable=readable, vouched=True)
 
     def _fast_open(self, parsed: ParsedPath, flags: int, mode: int, resolve: int) -> int | None:
         """The openat2 fast path: a checked fd, or ``None`` to walk instead
