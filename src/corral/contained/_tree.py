@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from ._backend import makes_batches
 from ._errors import PathError, contained_error
 from ._handle import Handle
+from ._linux import RESOLVE_NO_SYMLINKS
 from ._resolve import open_dir_below
 
 if TYPE_CHECKING:
@@ -190,6 +191,11 @@ class Tree(Generic[S]):
                  max_entries: int | None = None, where: str | None = None) -> None:
         self._root = root
         self._where = where  # the top's root-relative path: an error listing it names it
+        self._prefix = "" if where in (None, ".", "") else f"{where}/"
+        anchor = root._anchor
+        # openat2's resolve bits for a directory below, opened by its path
+        # from the root (0: no fast path, the name is opened and checked)
+        self._resolve = anchor.resolve | RESOLVE_NO_SYMLINKS if anchor.fast else 0
         self._fd = fd
         self._start = start
         self._visitor = visitor
@@ -295,10 +301,7 @@ class Tree(Generic[S]):
                 # beneath: the one opened is shown beneath (one openat2 of
                 # its path from the root on the fast path); one that is not
                 # is skipped as unreadable
-                where, below = self._where, sub[:-1]
-                path = below if where in (".", "") else f"{where}/{below}"
-                child, listing = open_dir_below(self._root._anchor, parent.fd, name, path,
-                                                _DIR_FLAGS), None
+                child, listing = self._open_below(parent.fd, name, sub), None
             elif self._native is not None:
                 child, (files, kinds, dirs, undecodable) = \
                     self._native.open_list(parent.fd, name, _DIR_FLAGS)
@@ -321,6 +324,23 @@ class Tree(Generic[S]):
         except BaseException:
             backend.close(child)
             raise
+
+    def _open_below(self, parent_fd: int, name: str, sub: str) -> int:
+        """The subdirectory ``name`` of ``parent_fd`` (``sub`` below the
+        top), shown beneath the root: :func:`._resolve.open_dir_below`,
+        its fast path's one ``openat2`` made here first (no frame around it)."""
+        path = self._prefix + sub[:-1]
+        anchor = self._root._anchor
+        resolve = self._resolve
+        if resolve:
+            root_fd = anchor.acquire(path)
+            try:
+                fd = anchor.backend.openat2_or_errno(root_fd, path, _DIR_FLAGS, 0, resolve)
+            finally:
+                anchor.release()
+            if fd >= 0:
+                return fd
+        return open_dir_below(anchor, parent_fd, name, path, _DIR_FLAGS)
 
     def _runs(self, frame: _Frame[S], end: int, out: list[TreeItem[S]]) -> None:
         """The frame's non-directory entries up to ``end`` into ``out``, in
