@@ -174,3 +174,72 @@ def test_make_parents_in_a_parent_moved_out_goes_no_further(make_root, tmp_path,
         root.close()
     n = os.path.join(out, "a", "b", "n")
     assert os.listdir(n) == (OUTSIDE_ONLY if swap_in else [])  # nothing made in it
+
+
+# -- a Target's acts by name in the directory it holds ---------------------------------
+
+_NAME_CALLS = ("lstat_at", "unlink_at", "rmdir_at", "rename_at", "mkdir_at", "open_at",
+               "create_directory_at", "link_at", "symlink_at")
+
+
+def _once(move: Callable[[], None]) -> Callable[[], None]:
+    done: list[bool] = []
+
+    def run() -> None:
+        if not done:
+            done.append(True)
+            move()
+    return run
+
+
+TARGET_ACTS: dict[str, tuple[str, Callable[[Root], None]]] = {
+    # the final name in a/b, and the act on the Target of it
+    "remove": ("f", lambda root: _on_target(root, "a/b/f", lambda t: t.remove())),
+    "mkdir": ("y", lambda root: _on_target(root, "a/b/y", lambda t: t.mkdir())),
+    "write_bytes": ("y", lambda root: _on_target(root, "a/b/y",
+                                                 lambda t: t.write_bytes(b"data", fsync=False))),
+    "rename_out": ("f", lambda root: _rename_target(root, "a/b/f", "pulled")),
+    "rename_in": ("y", lambda root: _rename_target(root, "x", "a/b/y")),
+}
+_ARM: list[Callable[[], None]] = []
+
+
+def _on_target(root: Root, path: str, act: Callable[..., None]) -> None:
+    with root.target(path) as target:
+        _ARM[0]()
+        act(target)
+
+
+def _rename_target(root: Root, src: str, dst: str) -> None:
+    with root.target(src) as source, root.target(dst) as destination:
+        _ARM[0]()
+        source.rename(destination)
+
+
+@pytest.mark.parametrize("call", sorted(TARGET_ACTS))
+def test_a_targets_act_in_a_parent_moved_out_is_refused(make_root, tmp_path, call):
+    """A Target of a name in ``a/b``, held in the directory the walk opened
+    by name (on the openat2 configs the parent's openat2 fails, as through
+    an in-root link): ``a`` is moved out (and the outside file put in place
+    of ``f``) just before the act.  The act by name cannot be helped; it is
+    refused (``EscapeError``, reason ``moved``), never answered as done."""
+    name, act = TARGET_ACTS[call]
+    root_dir, out = _tree(str(tmp_path))
+    with open(os.path.join(root_dir, "a", "b", "f"), "wb") as fh:
+        fh.write(b"inside")
+    with open(os.path.join(root_dir, "x"), "wb") as fh:
+        fh.write(b"x")
+    faults = [Fault("open_at", errno.ENOENT, name="b")] if make_root.fast_path else []
+    backend = FaultBackend(backend_by_name(make_root.backend_name), *faults)
+    move = _once(_file_dance(root_dir, out) if name == "f" else _made_dance(root_dir, out,
+                                                                            swap_in=False))
+    hooks = [Fault(method, None, name=name, hook=move) for method in _NAME_CALLS]
+    _ARM[:] = [lambda: [backend.add(hook) for hook in hooks] and None]
+    root = Root(root_dir, backend=backend, fast_path=make_root.fast_path)
+    try:
+        with pytest.raises(EscapeError) as caught:
+            act(root)
+        assert caught.value.reason == "moved"
+        assert sum(hook.fired for hook in hooks) >= 1, backend.fired
+    finally:
+        root.close()
