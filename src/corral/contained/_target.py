@@ -283,6 +283,28 @@ class Target(Closing):
             self._fd, self._tail = new, self._tail[1:]
             self._identity, self._readable = None, False
 
+    def _held_beneath(self) -> None:
+        """Before and after an act by name in the held directory:
+        ``EscapeError`` (reason ``moved``) unless it is the root's fd or
+        openat2's (vouched), or beneath the root now.  Before, nothing is
+        done in a directory moved out while the Target was held; after, an
+        act that a move just then put outside (no call acts by name beneath
+        a root in one step, and an undo would be one more act outside) is
+        never answered as done."""
+        if self._vouched or self._closed or self._tail or self._fd < 0:
+            return  # (closed, or only planned: the act says so)
+        anchor = self._anchor
+        root_fd = anchor.acquire(self._parsed.text)
+        try:
+            beneath = self._fd == root_fd or still_beneath(anchor, root_fd, self._fd,
+                                                           self.parent)
+        finally:
+            anchor.release()
+        if not beneath:
+            raise EscapeError("the directory acted in is no longer inside the root",
+                              self._parsed.text, component=self.parent, reason="moved",
+                              passed=self.passed)
+
     def _made_beneath(self, new: int, where: str) -> None:
         """Close ``new`` and refuse (``EscapeError``, reason ``moved``)
         unless the directory just made as ``where`` is beneath the root."""
@@ -392,14 +414,18 @@ class Target(Closing):
             if current is not None and self._follow and st.S_ISLNK(current.st_mode):
                 raise StaleError("a symlink is there now", text, component=self.path)
             _acts.write_checks(current, exclusive=exclusive, text=text, where=self.path)
+        self._held_beneath()
         try:
             replace_in(backend, fd, name, view, current=current, mode=mode, fsync=fsync,
                        exclusive=exclusive, expect=expect, source_fd=source_fd)
         except StaleError:
+            self._held_beneath()
             raise StaleError("the file changed since it was looked at", text,
                              component=self.path) from None
         except OSError as exc:
+            self._held_beneath()
             raise self._error(exc, self.path) from None
+        self._held_beneath()
 
     def mkdir(self, mode: int = 0o777) -> None:
         """``mkdirat`` of the entry."""
@@ -407,26 +433,35 @@ class Target(Closing):
             raise OSError(errno.EINVAL, "mode may carry permission bits (0o777) only",
                           self._parsed.text)
         name = self._name(_acts.MKDIR)
+        self._held_beneath()
         try:
             self._backend().mkdir_at(self._dir(), name, mode)
         except OSError as exc:
+            self._held_beneath()
             raise self._error(exc, self.path) from None
+        self._held_beneath()
 
     def remove(self) -> None:
         """``unlinkat`` of the entry (a symlink itself, never its target)."""
         name = self._name(_acts.REMOVE)
+        self._held_beneath()
         try:
             self._backend().unlink_at(self._dir(), name)
         except OSError as exc:
+            self._held_beneath()
             raise self._error(exc, self.path) from None
+        self._held_beneath()
 
     def rmdir(self) -> None:
         """``unlinkat(AT_REMOVEDIR)`` of the entry."""
         name = self._name(_acts.RMDIR)
+        self._held_beneath()
         try:
             self._backend().rmdir_at(self._dir(), name)
         except OSError as exc:
+            self._held_beneath()
             raise self._error(exc, self.path) from None
+        self._held_beneath()
 
     def rename(self, dst: Target, *, replace: bool = False, exchange: bool = False) -> None:
         """Rename the entry to ``dst``'s (``renameat2`` between the two held
@@ -438,10 +473,16 @@ class Target(Closing):
         sname = self._name(_acts.RENAME_END)
         src_end = End(self._dir(), sname, self._must_be_dir, self._parsed.text, self.path)
         dst_end = End(dst._dir(), dname, dst._must_be_dir, dst._parsed.text, dst.path)
+        self._held_beneath()
+        dst._held_beneath()
         try:
             _acts.rename_names(self._backend(), src_end, dst_end, flags)
         except OSError as exc:
+            self._held_beneath()
+            dst._held_beneath()
             raise self._error(exc, self.path) from None
+        self._held_beneath()
+        dst._held_beneath()
 
     @property
     def dir_fd(self) -> int:
