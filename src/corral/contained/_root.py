@@ -799,7 +799,10 @@ class Root(RootSurface, Closing):
                 if exc.errno != errno.EEXIST:
                     walk.fail(exc, at.name)
             else:
-                _acts.acted(walk, at)
+                if at.parent not in walk.created:
+                    # (in a directory this walk made just now, the leaf is
+                    # as the ones it made on the way: not checked after)
+                    _acts.acted(walk, at)
                 walk.created[at.path] = None
                 return
             info = _acts.lstat_or_none(backend, at.dir_fd, at.name)
