@@ -322,10 +322,12 @@ def decided(walk: Walk, at: Resolved, *, failed: bool = False) -> None:
     """After a look at ``at``'s final name (its facts, or with ``failed``
     the error that says it is not there): :class:`Undecided` unless the
     parent is beneath the root still, so nothing learnt in a directory
-    moved out is answered.  The look's own error in the fast parent needs
-    no check: the calls that look (stat, readlink, realpath) walk only once
-    a whole-path ``openat2`` beneath the root just failed, which said as
-    much; what the fast parent answers instead is checked."""
+    moved out is answered.  The look's own error in the fast parent
+    (``openat2`` resolved it beneath just before) is not checked: it says
+    only that a name is not there, as the whole-path ``openat2`` that stat,
+    readlink and realpath of plain names try first had just said; what the
+    fast parent answers is checked.  (``Walk.held_fd`` is the fast parent's
+    fd while it is the walk's top.)"""
     if failed and at.dir_fd == walk.held_fd:
         return
     if not parent_beneath(walk, at):
