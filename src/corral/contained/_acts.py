@@ -20,15 +20,19 @@ import enum
 import errno
 import os
 import stat as st
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ._backend import RENAME_EXCHANGE, RENAME_NOREPLACE
 from ._errors import ContainedError, EscapeError, SpecialFileError, contained_error
-from ._resolve import Resolved, Walk, mapped
+from ._paths import ParsedPath
+from ._resolve import Anchor, Resolved, Walk, mapped, still_beneath
 
 if TYPE_CHECKING:
     from ._backend import Backend
+
+T = TypeVar("T")
 
 O_PATH = getattr(os, "O_PATH", 0)
 # opens of one name whose result was not beneath the root (moved out, or
@@ -248,10 +252,12 @@ def stat_final(walk: Walk, at: Resolved, *, follow: bool) -> os.stat_result:
         try:
             info = backend.lstat_at(at.dir_fd, at.name)
         except OSError as exc:
+            decided(walk, at, failed=True)
             walk.fail(exc, at.name)
         if follow and st.S_ISLNK(info.st_mode):
             at = walk.follow(at)
             continue
+        decided(walk, at)
         if at.must_be_dir and not st.S_ISDIR(info.st_mode):
             raise contained_error(errno.ENOTDIR, walk.text, at.path)
         return info
@@ -265,17 +271,99 @@ def real_final(walk: Walk, at: Resolved, *, strict: bool) -> str:
         try:
             info = backend.lstat_at(at.dir_fd, at.name)
         except FileNotFoundError as exc:
+            decided(walk, at, failed=True)
             if strict:
                 walk.fail(exc, at.name)
             break
         except OSError as exc:
+            decided(walk, at, failed=True)
             walk.fail(exc, at.name)
         if not st.S_ISLNK(info.st_mode):
+            decided(walk, at)
             if at.must_be_dir and not st.S_ISDIR(info.st_mode):
                 raise contained_error(errno.ENOTDIR, walk.text, at.path)
             break
         at = walk.follow(at)
     return at.path
+
+
+# -- deciding on what was resolved ------------------------------------------------------
+# A name looked at or acted on without opening it (fstatat, readlinkat,
+# unlinkat, renameat...) is in a parent shown beneath the root, which may be
+# moved out just before the look or the act and the name in it swapped for
+# something that never was beneath.  A fact is answered only if the parent
+# is beneath after the look (else the call resolves again); an act cannot
+# be undone, so one in a parent the walk opened by name is refused after
+# the act if the parent is not beneath then (THREATS row 35).
+
+class Undecided(Exception):
+    """A fact was looked up in a parent that was not beneath the root
+    after the look: the call resolves its path again (:func:`answered`)."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.where = where
+
+
+def parent_beneath(walk: Walk, at: Resolved) -> bool:
+    """Whether ``at``'s parent is beneath the root now: the root's own fd
+    is (no directory between them to move), any other is checked
+    (:func:`._resolve.still_beneath`)."""
+    fd, root_fd = at.dir_fd, walk.fds[0]
+    if fd == root_fd or fd < 0:
+        return True
+    try:
+        return still_beneath(walk.anchor, root_fd, fd, at.parent)
+    except OSError as exc:  # a look refused: typed, at that directory
+        raise mapped(walk.anchor, root_fd, exc, walk.text, at.parent) from None
+
+
+def decided(walk: Walk, at: Resolved, *, failed: bool = False) -> None:
+    """After a look at ``at``'s final name (its facts, or with ``failed``
+    the error that says it is not there): :class:`Undecided` unless the
+    parent is beneath the root still, so nothing learnt in a directory
+    moved out is answered.  The look's own error in the fast parent
+    (``openat2`` resolved it beneath just before) is not checked: it says
+    only that a name is not there, as the whole-path ``openat2`` that stat,
+    readlink and realpath of plain names try first had just said; what the
+    fast parent answers is checked.  (``Walk.held_fd`` is the fast parent's
+    fd while it is the walk's top.)"""
+    if failed and at.dir_fd == walk.held_fd:
+        return
+    if not parent_beneath(walk, at):
+        raise Undecided(at.parent)
+
+
+def answered(anchor: Anchor, parsed: ParsedPath, look: Callable[[Walk, Resolved], T]) -> T:
+    """``look(walk, walk.parent())`` for ``parsed``, resolved again while it
+    is :class:`Undecided` (:data:`MOVED_RETRIES` times, then ``EscapeError``,
+    reason ``moved``)."""
+    attempt = 0
+    while True:
+        with Walk(anchor, parsed) as walk:
+            try:
+                return look(walk, walk.parent())
+            except Undecided as moved:
+                attempt += 1
+                if attempt > MOVED_RETRIES:
+                    raise EscapeError("a directory looked in is no longer inside the root",
+                                      walk.text, component=moved.where, reason="moved",
+                                      passed=walk.passed) from None
+
+
+def acted(walk: Walk, at: Resolved) -> None:
+    """After an act by name in ``at``'s parent (or its failure): refused,
+    ``EscapeError`` (reason ``moved``), if the walk opened that parent by
+    name and it is not beneath the root now.  The act may have happened
+    outside; nothing can undo it soundly (an undo is one more act by name
+    in a directory moved out), so the caller is told it was not done
+    beneath.  The root's own fd needs no check, nor the fast parent, which
+    ``openat2`` resolved beneath just before the act: a check after would
+    only report, at about the act's own cost, on every act of the fast path."""
+    if at.dir_fd == walk.held_fd or parent_beneath(walk, at):
+        return
+    raise EscapeError("the directory acted in was moved out of the root during the act",
+                      walk.text, component=at.parent, reason="moved", passed=walk.passed)
 
 
 def lstat_or_none(backend: Backend, dir_fd: int, name: str) -> os.stat_result | None:

@@ -13,6 +13,7 @@ from ._acts import SAFE
 from ._closing import Closing
 from ._errors import PathError, contained_error
 from ._listing import SizedListing, list_sized
+from ._resolve import open_dir_below
 
 if TYPE_CHECKING:
     from ._backend import Backend
@@ -133,17 +134,24 @@ class Handle(Closing):
             raise self._error(exc) from None
 
     def open_directory(self, name: str) -> Handle:
-        """The subdirectory ``name`` of this directory handle: that one name
-        opened relative to this fd, ``O_DIRECTORY|O_NOFOLLOW`` (a symlink
-        is never followed, nothing is resolved from the root again), as a
-        walk enters a directory it listed; its ``path`` is this handle's
-        joined with ``name``."""
+        """The subdirectory ``name`` of this directory handle, as a walk
+        enters a directory it listed (``O_DIRECTORY|O_NOFOLLOW``: a symlink
+        is never followed); its ``path`` is this handle's joined with
+        ``name``.  This directory may have been moved out of the root since
+        it was opened and the name swapped for a directory never beneath,
+        so the one opened is shown beneath
+        (:func:`._resolve.open_dir_below`: one ``openat2`` of its path from
+        the root on the fast path, else the name in this fd, checked):
+        ``EscapeError`` (reason ``moved``) for one that is not."""
         path = name if self.path in (".", "") else f"{self.path}/{name}"
         if not name or "/" in name or name in (".", ".."):
             raise contained_error(errno.EINVAL, path, path)
         try:
-            fd = self._backend.open_at(self._fd(), name, os.O_RDONLY | os.O_DIRECTORY | SAFE)
+            fd = open_dir_below(self._root._anchor, self._fd(), name, path,
+                                os.O_RDONLY | os.O_DIRECTORY | SAFE)
         except OSError as exc:
+            if isinstance(exc, PathError) and exc.component is not None:
+                raise  # refused as moved out, typed
             raise contained_error(exc.errno, path, path) from None
         return Handle(self._root, self._backend, fd, path)
 

@@ -27,6 +27,7 @@ from ._fwalk import fwalk as _fwalk
 from ._handle import DirEntry, Handle, entries
 from ._linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS
 from ._ops.methods import RootSurface
+from ._ops.resolve import named_error
 from ._paths import ParsedPath
 from ._replace import HeldParent, replace_in
 from ._select import default_backend
@@ -406,7 +407,7 @@ class Root(RootSurface, Closing):
                                                   tuple(names[:-1])))
                     return Target(self, anchor, parsed, at, fd, (), passed=(),
                                   follow_final=follow_final, ends_dotdot=False,
-                                  readable=lockable)
+                                  readable=lockable, vouched=True)
                 return self._parent_target(parsed, fd, follow_final=follow_final,
                                            identify=identify, readable=lockable)
             probed = -fd  # the walk's first probe, made: it goes on from there
@@ -430,7 +431,8 @@ class Root(RootSurface, Closing):
             return Target(self, self._anchor, parsed, at, fd, tail, passed=passed,
                           follow_final=follow_final, ends_dotdot=walk.ends_dotdot,
                           identity=identity if not tail else None,
-                          readable=lockable and fd == walk.held_fd)
+                          readable=lockable and fd == walk.held_fd,
+                          vouched=fd == walk.held_fd)
 
     def hold_parent(self, path: object) -> HeldParent | None:
         """The directory holding the file ``path``, opened by one
@@ -514,7 +516,7 @@ class Root(RootSurface, Closing):
         at = Resolved(fd, names[-1], parsed.must_be_dir, parts)
         return Target(self, self._anchor, parsed, at, fd, (), passed=(),
                       follow_final=follow_final, ends_dotdot=False, identity=identity,
-                      readable=readable)
+                      readable=readable, vouched=True)
 
     def _fast_open(self, parsed: ParsedPath, flags: int, mode: int, resolve: int) -> int | None:
         """The openat2 fast path: a checked fd, or ``None`` to walk instead
@@ -588,8 +590,8 @@ class Root(RootSurface, Closing):
             info = self._fast_stat(parsed, follow)
             if info is not None:
                 return info
-        with Walk(anchor, parsed) as walk:
-            return _acts.stat_final(walk, walk.parent(), follow=follow)
+        return _acts.answered(anchor, parsed,
+                              lambda walk, at: _acts.stat_final(walk, at, follow=follow))
 
     def _fast_stat(self, parsed: ParsedPath, follow: bool) -> os.stat_result | None:
         flags = _O_PATH | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
@@ -634,8 +636,34 @@ class Root(RootSurface, Closing):
         name is kept as written (its parent must exist).  Escapes raise as
         for :meth:`open`."""
         parsed = _paths.parse(path)
-        with Walk(self._anchor, parsed) as walk:
-            return _acts.real_final(walk, walk.parent(), strict=strict)
+        if self._anchor.fast and _plain_below(parsed) and self._fast_real(parsed):
+            return spelled_path(parsed)
+        return _acts.answered(self._anchor, parsed,
+                              lambda walk, at: _acts.real_final(walk, at, strict=strict))
+
+    def _fast_real(self, parsed: ParsedPath) -> bool:
+        """Whether one ``openat2`` of the whole path, no link followed (the
+        kernel shows it beneath the root at the end of the lookup), reaches
+        an entry that is not a link: its canonical path is then the
+        spelling.  ``False`` to walk instead (a link on the way or at the
+        end, a missing name: the walk says what is wrong)."""
+        anchor = self._anchor
+        backend = anchor.backend
+        root_fd = anchor.acquire(parsed.text)
+        try:
+            fd = backend.openat2_or_errno(root_fd, parsed.text,
+                                          _O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, 0,
+                                          anchor.resolve | RESOLVE_NO_SYMLINKS)
+            if fd < 0:
+                return False
+            try:
+                return not st.S_ISLNK(backend.fstat(fd).st_mode)
+            finally:
+                backend.close(fd)
+        except OSError:  # a wrapper's fault, a look refused: the walk says what is wrong
+            return False
+        finally:
+            anchor.release()
 
     def listdir(self, path: object = ".") -> list[str]:
         """Names in the directory ``path`` (unsorted, like ``os.listdir``)."""
@@ -664,13 +692,37 @@ class Root(RootSurface, Closing):
 
     def readlink(self, path: object) -> str:
         """The text of the symlink ``path`` (whatever it points at)."""
-        with Walk(self._anchor, _paths.parse(path)) as walk:
-            at = walk.parent()
-            name = name_of(walk, at, _acts.READLINK)
+        parsed = _paths.parse(path)
+        if self._anchor.fast and _plain_below(parsed):
+            text = self._fast_readlink(parsed)
+            if text is not None:
+                return text
+        return _acts.answered(self._anchor, parsed, _read_link)
+
+    def _fast_readlink(self, parsed: ParsedPath) -> str | None:
+        """The link pinned by one ``openat2`` of the whole path (``O_PATH|
+        O_NOFOLLOW``; the kernel shows it beneath the root at the end of the
+        lookup) and read there; ``None`` to walk instead, which says what is
+        wrong (not a link, missing...)."""
+        anchor = self._anchor
+        backend = anchor.backend
+        root_fd = anchor.acquire(parsed.text)
+        try:
+            fd = backend.openat2_or_errno(root_fd, parsed.text,
+                                          _O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, 0,
+                                          anchor.resolve)
+            if fd < 0:
+                return None
             try:
-                return walk.backend.readlink_at(at.dir_fd, name)
-            except OSError as exc:
-                walk.fail(exc, name)
+                return backend.readlink_at(fd, "")
+            except OSError:  # not a link (ENOENT for an empty name), a look refused
+                return None
+            finally:
+                backend.close(fd)
+        except OSError:  # a wrapper's fault: the walk says what is wrong
+            return None
+        finally:
+            anchor.release()
 
     def read_bytes(self, path: object) -> bytes:
         """The whole content of the regular file ``path``."""
@@ -702,7 +754,9 @@ class Root(RootSurface, Closing):
             try:
                 walk.backend.mkdir_at(at.dir_fd, name, mode)
             except OSError as exc:
+                _acts.acted(walk, at)
                 walk.fail(exc, name)
+            _acts.acted(walk, at)
 
     def makedirs(self, path: object, mode: int = 0o777, exist_ok: bool = False, *,
                  dry_run: bool = False) -> list[str]:
@@ -744,11 +798,17 @@ class Root(RootSurface, Closing):
                 # nothing is resolved beneath the leaf, so it needs no
                 # O_NOFOLLOW reopen (as os.makedirs: one mkdirat)
                 backend.mkdir_at(at.dir_fd, at.name, mode)
-                walk.created[at.path] = None
-                return
             except OSError as exc:
+                _acts.acted(walk, at)
                 if exc.errno != errno.EEXIST:
                     walk.fail(exc, at.name)
+            else:
+                if at.parent not in walk.created:
+                    # (in a directory this walk made just now, the leaf is
+                    # as the ones it made on the way: not checked after)
+                    _acts.acted(walk, at)
+                walk.created[at.path] = None
+                return
             info = _acts.lstat_or_none(backend, at.dir_fd, at.name)
         else:
             try:
@@ -784,7 +844,9 @@ class Root(RootSurface, Closing):
                 else:
                     walk.backend.unlink_at(at.dir_fd, name)
             except OSError as exc:
+                _acts.acted(walk, at)
                 walk.fail(exc, name)
+            _acts.acted(walk, at)
 
     def symlink(self, target: str, path: object) -> None:
         """Create symlink ``path`` with text ``target``.  Nothing is resolved
@@ -803,7 +865,9 @@ class Root(RootSurface, Closing):
             try:
                 walk.backend.symlink_at(text, at.dir_fd, name)
             except OSError as exc:
+                _acts.acted(walk, at)
                 walk.fail(exc, name)
+            _acts.acted(walk, at)
 
     def rename(self, src: object, dst: object, *, replace: bool = True,
                exchange: bool = False) -> None:
@@ -824,6 +888,49 @@ class Root(RootSurface, Closing):
                 dat = dwalk.parent()
                 self._rename_at(swalk, sat, dwalk, dat, flags)
 
+    def link(self, src: object, dst: object) -> None:
+        """``os.link(src, dst, follow_symlinks=False)``, both ends beneath
+        the root: ``linkat`` on the two resolved names without
+        ``AT_SYMLINK_FOLLOW``, so a final symlink at ``src`` is linked itself
+        (a second name for the link), never its target: an in-root symlink
+        to an outside file cannot become an in-root hard link to that file.
+
+        Raises what the root raises for either path (escapes, missing
+        parents), and the kernel's answers: ``EPERM`` for a directory,
+        ``EEXIST`` for an existing ``dst``, ``ENOENT`` for a missing ``src``
+        (errors name the end that failed)."""
+        sparsed, dparsed = _paths.parse(src), _paths.parse(dst)
+        anchor = self._anchor
+        backend = anchor.backend
+        with Walk(anchor, sparsed) as swalk:
+            sat = swalk.parent()
+            if sat.name is None:
+                raise contained_error(errno.EPERM, sparsed.text, sat.path)
+            if sat.must_be_dir:  # "src/" names what src leads to, as the kernel does
+                is_dir = st.S_ISDIR(self.stat(src).st_mode)
+                raise contained_error(errno.EPERM if is_dir else errno.ENOTDIR, sparsed.text,
+                                      sparsed.text)
+            with Walk(anchor, dparsed) as dwalk:
+                dat = dwalk.parent()
+                if dat.name is None:
+                    raise contained_error(errno.EEXIST, dparsed.text, dat.path)
+                if dat.must_be_dir:
+                    present = _acts.lstat_or_none(backend, dat.dir_fd, dat.name) is not None
+                    raise contained_error(errno.EEXIST if present else errno.ENOENT,
+                                          dparsed.text, dparsed.text)
+                try:
+                    backend.link_at(sat.dir_fd, sat.name, dat.dir_fd, dat.name)
+                except OSError as exc:
+                    _acts.acted(swalk, sat)
+                    _acts.acted(dwalk, dat)
+                    blame = dparsed.text if exc.errno == errno.EEXIST or \
+                        _acts.lstat_or_none(backend, sat.dir_fd, sat.name) is not None \
+                        else sparsed.text
+                    raise named_error(exc, blame) from None
+                # an outside file linked in, or one of the root's linked out
+                _acts.acted(swalk, sat)
+                _acts.acted(dwalk, dat)
+
     def _rename_at(self, swalk: Walk, sat: Resolved, dwalk: Walk, dat: Resolved,
                    flags: int) -> None:
         anchor = self._anchor
@@ -835,10 +942,16 @@ class Root(RootSurface, Closing):
                                End(sat.dir_fd, sname, sat.must_be_dir, swalk.text, sat.path),
                                End(dat.dir_fd, dname, dat.must_be_dir, dwalk.text, dat.path),
                                flags)
-        except FileNotFoundError:
-            if anchor.root_gone(swalk.fds[0]):
+        except OSError as exc:
+            _acts.acted(swalk, sat)
+            _acts.acted(dwalk, dat)
+            if isinstance(exc, FileNotFoundError) and anchor.root_gone(swalk.fds[0]):
                 raise RootVanishedError("the root directory no longer exists") from None
             raise
+        # either end moved out meanwhile: an outside entry pulled in, or one
+        # of the root's moved out
+        _acts.acted(swalk, sat)
+        _acts.acted(dwalk, dat)
 
     def write_bytes(self, path: object, data: bytes | bytearray | memoryview, *,
                     mode: int | None = None, fsync: bool = True, exclusive: bool = False,
@@ -870,6 +983,7 @@ class Root(RootSurface, Closing):
             at = walk.parent()
             while True:
                 name = name_of(walk, at, op)
+                acting = False
                 try:
                     current = _acts.lstat_or_none(backend, at.dir_fd, name)
                     if current is not None and follow and st.S_ISLNK(current.st_mode):
@@ -877,10 +991,14 @@ class Root(RootSurface, Closing):
                         continue
                     _acts.write_checks(current, exclusive=exclusive, text=walk.text,
                                        where=at.path)
+                    acting = True
                     replace_in(backend, at.dir_fd, name, view, current=current, mode=mode,
                                fsync=fsync, exclusive=exclusive)
                 except OSError as exc:
+                    if acting:
+                        _acts.acted(walk, at)
                     walk.fail(exc, name)
+                _acts.acted(walk, at)
                 return
 
     # -- trees ----------------------------------------------------------------
@@ -1003,3 +1121,25 @@ def _check_mode(mode: int, text: str) -> None:
     if not isinstance(mode, int) or mode < 0 or mode & ~CREATE_MASK:
         raise OSError(errno.EINVAL, "mode may carry permission bits (0o777) only", text)
 
+
+
+def _read_link(walk: Walk, at: Resolved) -> str:
+    """:meth:`Root.readlink`'s look at the resolved name, decided on the
+    parent (:func:`._acts.decided`)."""
+    name = name_of(walk, at, _acts.READLINK)
+    try:
+        text = walk.backend.readlink_at(at.dir_fd, name)
+    except OSError as exc:
+        _acts.decided(walk, at, failed=True)
+        walk.fail(exc, name)
+    _acts.decided(walk, at)
+    return text
+
+
+def _plain_below(parsed: ParsedPath) -> bool:
+    """Whether ``parsed`` is two or more plain names without a trailing
+    ``/``: the paths whose look a whole-path ``openat2`` answers in one step
+    (one name is looked at in the root's own fd, which needs no check)."""
+    names = parsed.names
+    return len(names) > 1 and not parsed.must_be_dir and not parsed.absolute and \
+        not parsed.final_is_dot and "." not in names and ".." not in names

@@ -73,12 +73,12 @@ class Target(Closing):
 
     __slots__ = ("path", "parent", "name", "creates", "passed", "_root", "_anchor", "_parsed",
                  "_fd", "_tail", "_must_be_dir", "_follow", "_ends_dotdot", "_closed",
-                 "_identity", "_readable", "_first_fd", "_made_ids")
+                 "_identity", "_readable", "_first_fd", "_made_ids", "_vouched")
 
     def __init__(self, root: Root, anchor: Anchor, parsed: ParsedPath, at: Resolved, fd: int,
                  tail: tuple[str, ...], *, passed: tuple[str, ...], follow_final: bool,
                  ends_dotdot: bool, identity: tuple[int, int] | None = None,
-                 readable: bool = False) -> None:
+                 readable: bool = False, vouched: bool = False) -> None:
         name = self.name = at.name
         parts = at.parts
         parent = self.parent = "/".join(parts) if parts else "."
@@ -104,6 +104,10 @@ class Target(Closing):
         # moved on from it: a lock taken on it holds for the Target's life
         self._first_fd = -1
         self._made_ids: Mapping[str, tuple[int, int]] = _NOTHING_MADE
+        # the held directory is the root or openat2's (resolved beneath just
+        # before): a file opened or a directory made in it needs no check;
+        # one the walk opened by name may be moved out, so they are checked
+        self._vouched = vouched
 
     def __repr__(self) -> str:
         return f"<corral Target {self.path!r} creates={list(self.creates)}>"
@@ -144,7 +148,7 @@ class Target(Closing):
                 raise
             info = _acts.checked_info(backend, opened, flags, self._parsed.text, self.path,
                                       must_be_dir=self._must_be_dir)
-            if st.S_ISDIR(info.st_mode):
+            if st.S_ISDIR(info.st_mode) or not self._vouched:
                 self._refuse_unless_beneath(opened)
         except OSError as exc:
             raise self._error(exc, self.path) from None
@@ -171,7 +175,7 @@ class Target(Closing):
         try:
             info = _acts.checked_info(backend, opened, flags, self._parsed.text, self.path,
                                       must_be_dir=self._must_be_dir)
-            if st.S_ISDIR(info.st_mode):
+            if st.S_ISDIR(info.st_mode) or not self._vouched:
                 self._refuse_unless_beneath(opened)
         except OSError as exc:
             raise self._error(exc, self.path) from None
@@ -248,11 +252,19 @@ class Target(Closing):
             try:
                 new = backend.create_directory_at(self._fd, name, mode)
                 made.append(where)
+                if not self._vouched:
+                    # made in a directory moved out meanwhile: refused, and
+                    # nothing made in it (no call makes a name beneath a root
+                    # in one step)
+                    self._made_beneath(new, where)
             except OSError as exc:
                 if exc.errno != errno.EEXIST:
                     raise self._error(exc, where) from None
                 try:
-                    new = backend.open_at(self._fd, name, backend.dir_flags)
+                    # one made meanwhile, or swapped in from outside: shown beneath
+                    new = open_dir_below(self._anchor, self._fd, name, where, backend.dir_flags)
+                except EscapeError:
+                    raise
                 except OSError:
                     raise StaleError("something other than a directory is there now",
                                      self._parsed.text, component=where) from None
@@ -270,6 +282,45 @@ class Target(Closing):
                 backend.close(self._fd)
             self._fd, self._tail = new, self._tail[1:]
             self._identity, self._readable = None, False
+
+    def _held_beneath(self) -> None:
+        """Before and after an act by name in the held directory:
+        ``EscapeError`` (reason ``moved``) unless it is the root's fd or
+        openat2's (vouched), or beneath the root now.  Before, nothing is
+        done in a directory moved out while the Target was held; after, an
+        act that a move just then put outside (no call acts by name beneath
+        a root in one step, and an undo would be one more act outside) is
+        never answered as done."""
+        if self._vouched or self._closed or self._tail or self._fd < 0:
+            return  # (closed, or only planned: the act says so)
+        anchor = self._anchor
+        root_fd = anchor.acquire(self._parsed.text)
+        try:
+            beneath = self._fd == root_fd or still_beneath(anchor, root_fd, self._fd,
+                                                           self.parent)
+        finally:
+            anchor.release()
+        if not beneath:
+            raise EscapeError("the directory acted in is no longer inside the root",
+                              self._parsed.text, component=self.parent, reason="moved",
+                              passed=self.passed)
+
+    def _made_beneath(self, new: int, where: str) -> None:
+        """Close ``new`` and refuse (``EscapeError``, reason ``moved``)
+        unless the directory just made as ``where`` is beneath the root."""
+        anchor = self._anchor
+        root_fd = anchor.acquire(self._parsed.text)
+        try:
+            beneath = still_beneath(anchor, root_fd, new, where)
+        except BaseException:
+            anchor.backend.close(new)
+            raise
+        finally:
+            anchor.release()
+        if not beneath:
+            anchor.backend.close(new)
+            raise EscapeError("a directory made is no longer inside the root", self._parsed.text,
+                              component=where, reason="moved", passed=self.passed)
 
     def _made_identity(self, backend: Backend, new: int, name: str) -> os.stat_result:
         """The identity of the directory just made as ``name`` and opened as
@@ -363,14 +414,18 @@ class Target(Closing):
             if current is not None and self._follow and st.S_ISLNK(current.st_mode):
                 raise StaleError("a symlink is there now", text, component=self.path)
             _acts.write_checks(current, exclusive=exclusive, text=text, where=self.path)
+        self._held_beneath()
         try:
             replace_in(backend, fd, name, view, current=current, mode=mode, fsync=fsync,
                        exclusive=exclusive, expect=expect, source_fd=source_fd)
         except StaleError:
+            self._held_beneath()
             raise StaleError("the file changed since it was looked at", text,
                              component=self.path) from None
         except OSError as exc:
+            self._held_beneath()
             raise self._error(exc, self.path) from None
+        self._held_beneath()
 
     def mkdir(self, mode: int = 0o777) -> None:
         """``mkdirat`` of the entry."""
@@ -378,26 +433,35 @@ class Target(Closing):
             raise OSError(errno.EINVAL, "mode may carry permission bits (0o777) only",
                           self._parsed.text)
         name = self._name(_acts.MKDIR)
+        self._held_beneath()
         try:
             self._backend().mkdir_at(self._dir(), name, mode)
         except OSError as exc:
+            self._held_beneath()
             raise self._error(exc, self.path) from None
+        self._held_beneath()
 
     def remove(self) -> None:
         """``unlinkat`` of the entry (a symlink itself, never its target)."""
         name = self._name(_acts.REMOVE)
+        self._held_beneath()
         try:
             self._backend().unlink_at(self._dir(), name)
         except OSError as exc:
+            self._held_beneath()
             raise self._error(exc, self.path) from None
+        self._held_beneath()
 
     def rmdir(self) -> None:
         """``unlinkat(AT_REMOVEDIR)`` of the entry."""
         name = self._name(_acts.RMDIR)
+        self._held_beneath()
         try:
             self._backend().rmdir_at(self._dir(), name)
         except OSError as exc:
+            self._held_beneath()
             raise self._error(exc, self.path) from None
+        self._held_beneath()
 
     def rename(self, dst: Target, *, replace: bool = False, exchange: bool = False) -> None:
         """Rename the entry to ``dst``'s (``renameat2`` between the two held
@@ -409,10 +473,16 @@ class Target(Closing):
         sname = self._name(_acts.RENAME_END)
         src_end = End(self._dir(), sname, self._must_be_dir, self._parsed.text, self.path)
         dst_end = End(dst._dir(), dname, dst._must_be_dir, dst._parsed.text, dst.path)
+        self._held_beneath()
+        dst._held_beneath()
         try:
             _acts.rename_names(self._backend(), src_end, dst_end, flags)
         except OSError as exc:
+            self._held_beneath()
+            dst._held_beneath()
             raise self._error(exc, self.path) from None
+        self._held_beneath()
+        dst._held_beneath()
 
     @property
     def dir_fd(self) -> int:

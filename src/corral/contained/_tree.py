@@ -5,10 +5,14 @@ the full path (a directory sorts as ``name/``, so ``a.txt`` < ``a/b``), so a
 capped search can stop at the cap plus one and still be sorted.  Each
 directory is listed once through its own fd (``scandir`` of the fd, the
 entry kinds from ``d_type``, no ``stat``) and entered as :meth:`Root.fwalk`
-does: one plain name opened ``O_NOFOLLOW|O_DIRECTORY`` relative to its
-parent's fd, so a symlink is never followed, nothing outside the root (and
-no directory twice) is walked, and nothing is re-resolved from the root per
-entry.
+does: one plain name ``O_NOFOLLOW|O_DIRECTORY``, so a symlink is never
+followed and no directory is walked twice.  A directory held may be moved
+out of the root meanwhile and a name in it swapped for a directory that
+never was beneath, so where the caller says where the top is (``where``)
+each subdirectory is shown beneath as it is opened
+(:func:`._resolve.open_dir_below`: one ``openat2`` of its path from the
+root on the fast path, else the name in its parent's fd, then checked);
+one that is not is skipped as unreadable.
 
 The walk does no work per entry beyond listing and sorting: it yields runs
 of consecutive non-directory entries as slices of the directory's sorted
@@ -36,6 +40,8 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from ._backend import makes_batches
 from ._errors import PathError, contained_error
 from ._handle import Handle
+from ._linux import RESOLVE_NO_SYMLINKS
+from ._resolve import open_dir_below
 
 if TYPE_CHECKING:
     from ._backend import Backend
@@ -185,6 +191,11 @@ class Tree(Generic[S]):
                  max_entries: int | None = None, where: str | None = None) -> None:
         self._root = root
         self._where = where  # the top's root-relative path: an error listing it names it
+        self._prefix = "" if where in (None, ".", "") else f"{where}/"
+        anchor = root._anchor
+        # openat2's resolve bits for a directory below, opened by its path
+        # from the root (0: no fast path, the name is opened and checked)
+        self._resolve = anchor.resolve | RESOLVE_NO_SYMLINKS if anchor.fast else 0
         self._fd = fd
         self._start = start
         self._visitor = visitor
@@ -284,7 +295,14 @@ class Tree(Generic[S]):
         try:
             # as fwalk: one name, O_NOFOLLOW|O_DIRECTORY, so only a real
             # directory opens (a symlink swapped in since listing does not)
-            if self._native is not None:
+            if self._where is not None:
+                # the parent may have been moved out of the root since it
+                # was opened and the name swapped for a directory never
+                # beneath: the one opened is shown beneath (one openat2 of
+                # its path from the root on the fast path); one that is not
+                # is skipped as unreadable
+                child, listing = self._open_below(parent.fd, name, sub), None
+            elif self._native is not None:
                 child, (files, kinds, dirs, undecodable) = \
                     self._native.open_list(parent.fd, name, _DIR_FLAGS)
                 files.sort()
@@ -306,6 +324,23 @@ class Tree(Generic[S]):
         except BaseException:
             backend.close(child)
             raise
+
+    def _open_below(self, parent_fd: int, name: str, sub: str) -> int:
+        """The subdirectory ``name`` of ``parent_fd`` (``sub`` below the
+        top), shown beneath the root: :func:`._resolve.open_dir_below`,
+        its fast path's one ``openat2`` made here first (no frame around it)."""
+        path = self._prefix + sub[:-1]
+        anchor = self._root._anchor
+        resolve = self._resolve
+        if resolve:
+            root_fd = anchor.acquire(path)
+            try:
+                fd = anchor.backend.openat2_or_errno(root_fd, path, _DIR_FLAGS, 0, resolve)
+            finally:
+                anchor.release()
+            if fd >= 0:
+                return fd
+        return open_dir_below(anchor, parent_fd, name, path, _DIR_FLAGS)
 
     def _runs(self, frame: _Frame[S], end: int, out: list[TreeItem[S]]) -> None:
         """The frame's non-directory entries up to ``end`` into ``out``, in

@@ -1,10 +1,5 @@
-"""``link`` and ``copyfile`` beneath a root.
-
-``link(src, dst)`` is ``os.link(src, dst, follow_symlinks=False)``: both
-parents are resolved by the root and ``linkat`` runs on the two names
-without ``AT_SYMLINK_FOLLOW``, so a final symlink at ``src`` is linked
-itself (a second name for the link), never its target: an in-root symlink
-to an outside file cannot become an in-root hard link to that file.
+"""``copyfile`` beneath a root (``link`` is :meth:`Root.link`, which
+checks both parents after the act as the other acts by name do).
 
 ``copyfile(src, dst)`` is ``shutil.copyfile``: the content of ``src`` (a
 final in-root symlink followed) is copied fd to fd (``copy_file_range``,
@@ -23,48 +18,17 @@ import os
 import stat as st
 
 from .. import _paths
-from .._backend import Backend, _under_pyfakefs
+from .._backend import _under_pyfakefs
 from .._errors import contained_error
-from .resolve import Parent, RootAPI, named_error, open_parent
+from .resolve import RootAPI
 from .syscalls import copy_stream
 
-__all__ = ["copyfile", "link"]
+__all__ = ["copyfile"]
 
 _CHUNK = 1 << 20
 # copy_file_range / sendfile cannot do this pair of fds: use the next way
 _NO_FAST_COPY = frozenset({errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP,
                            errno.ENOTSUP, errno.EBADF, errno.EPERM})
-
-
-def _lstat_or_none(backend: Backend, parent: Parent) -> os.stat_result | None:
-    try:
-        return backend.lstat_at(parent.fd, parent.name)
-    except FileNotFoundError:
-        return None
-
-
-def link(root: RootAPI, src: object, dst: object) -> None:
-    """Make ``dst`` a hard link to ``src`` (module docstring).
-
-    Raises what the root raises for either path (escapes, missing parents),
-    and the kernel's answers: ``EPERM`` for a directory, ``EEXIST`` for an
-    existing ``dst``, ``ENOENT`` for a missing ``src`` (errors name the end
-    that failed)."""
-    backend = root.backend
-    with open_parent(root, src, errno.EPERM) as s:
-        if s.must_be_dir:  # "src/" names what src leads to, as the kernel does
-            is_dir = st.S_ISDIR(root.stat(src).st_mode)
-            raise contained_error(errno.EPERM if is_dir else errno.ENOTDIR, s.text, s.text)
-        with open_parent(root, dst, errno.EEXIST) as d:
-            if d.must_be_dir:
-                present = _lstat_or_none(backend, d) is not None
-                raise contained_error(errno.EEXIST if present else errno.ENOENT, d.text, d.text)
-            try:
-                backend.link_at(s.fd, s.name, d.fd, d.name)
-            except OSError as exc:
-                blame = d.text if exc.errno == errno.EEXIST or \
-                    _lstat_or_none(backend, s) is not None else s.text
-                raise named_error(exc, blame) from None
 
 
 def _copy_fd(src: int, dst: int) -> None:

@@ -76,11 +76,6 @@ class RootSurface:
         _ops_meta.truncate(self, path, length)
 
     # -- links, copies, trees --------------------------------------------------
-    def link(self: RootAPI, src: object, dst: object) -> None:
-        """``os.link(src, dst, follow_symlinks=False)``, both ends beneath
-        the root (``_ops_link``)."""
-        _ops_link.link(self, src, dst)
-
     def copyfile(self: RootAPI, src: object, dst: object, *, follow_symlinks: bool = True,
                  fsync: bool = True) -> object:
         """``shutil.copyfile``, fd to fd, atomic at ``dst`` (``_ops_link``)."""
