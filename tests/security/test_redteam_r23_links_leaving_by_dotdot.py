@@ -7,6 +7,9 @@ fixture's) makes ``.vscode`` lead to ``c/editor``; the model wrote
 checked as if ``.vscode`` would lead to ``c/d`` itself (what the link
 moved in leads to), which holds nothing, so it went through and VS Code
 ran the model's task; each call alone, one at a time.  Also sent at once.
+And a chain that goes on past the replaced link (``.vscode -> sub/l2``,
+``a/l2 -> b``): the model moves a link of its own in as ``c/d/l2`` first,
+and VS Code follows ``sub/l2`` into the model's folder.
 Every backend config; ``CORRAL_SOAK`` / 10,000 multiplies the rounds at
 once.
 """
@@ -88,6 +91,61 @@ def test_the_same_calls_sent_at_once(tmp_path, make_root, link, name, text, pass
                                                    for tool, args in calls)))
 
             for _ in range(2):  # the second turn finds what the first left
+                answers = asyncio.run(turn())
+                for answer in answers:
+                    assert answer["ok"] or answer["code"] not in {"INTERNAL"}, answer
+                assert not _landed(base, link, name), answers
+
+
+# The chain goes on past the replaced link: ``.vscode -> sub/l2`` with
+# ``sub -> a`` and ``a/l2 -> b``.  The model moves a fixture link into its
+# own folder as ``c/d/l2 -> evil``, fills ``c/d/evil``, then moves
+# ``sub2 -> c/d`` onto ``sub``: VS Code follows ``sub/l2`` into ``c/d/evil``.
+FURTHER = [(".vscode", "tasks.json"), (".claude", "settings.json"), (".zed", "tasks.json")]
+
+
+def _further_tree(base: Path, link: str) -> None:
+    (base / "a" / "b").mkdir(parents=True)
+    (base / "c" / "d").mkdir(parents=True)
+    (base / "q").mkdir()
+    os.symlink("a", base / "sub")
+    os.symlink("b", base / "a" / "l2")
+    os.symlink("evil", base / "q" / "l3")
+    os.symlink("c/d", base / "sub2")
+    os.symlink("sub/l2", base / link)
+
+
+def _further_calls(name: str) -> list[tuple[str, dict]]:
+    return [("move_file", {"source": "q/l3", "destination": "c/d/l2"}),
+            ("make_directory", {"path": "c/d/evil"}),
+            ("write_file", {"path": f"c/d/evil/{name}", "content": EVIL, "overwrite": True}),
+            ("move_file", {"source": "sub2", "destination": "sub", "overwrite": True})]
+
+
+@pytest.mark.parametrize(("link", "name"), FURTHER, ids=[f[0] for f in FURTHER])
+def test_a_link_replaced_on_a_chain_that_goes_on_past_it(tmp_path, make_root, link, name):
+    _further_tree(tmp_path, link)
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        answers = [toolbox.call(tool, args) for tool, args in _further_calls(name)]
+    assert not _landed(tmp_path, link, name), answers
+    assert answers[3]["ok"] is False and answers[3]["details"]["kind"] == "protected", answers
+    assert os.readlink(tmp_path / "sub") == "a"
+
+
+@pytest.mark.parametrize(("link", "name"), FURTHER, ids=[f[0] for f in FURTHER])
+def test_a_chain_that_goes_on_past_it_sent_at_once(tmp_path, make_root, link, name):
+    for round_ in range(4 * SOAK):
+        base = tmp_path / f"r{round_}"
+        base.mkdir()
+        _further_tree(base, link)
+        with Toolbox(make_root(str(base))) as toolbox:
+            calls = _further_calls(name)
+
+            async def turn() -> list[dict]:
+                return list(await asyncio.gather(*(toolbox.acall(tool, args, timeout=20)
+                                                   for tool, args in calls)))
+
+            for _ in range(3):  # each turn finds what the last left
                 answers = asyncio.run(turn())
                 for answer in answers:
                     assert answer["ok"] or answer["code"] not in {"INTERNAL"}, answer
