@@ -4,6 +4,7 @@ to), where a path leads, and git's reading of the tree at open."""
 from __future__ import annotations
 
 import os
+import posixpath
 import stat as st
 import threading
 from collections import deque
@@ -174,9 +175,11 @@ class LinkMap:
     def reached_through(self, place: str) -> list[tuple[str, str]]:
         """The known links whose target was reached through ``place`` itself
         (a link of their chain, or where it led), each with the rest of its
-        target beyond where ``place`` leads now ("" for there itself; ""
-        too where that cannot be told): a move onto ``place`` makes them
-        lead into what lands there."""
+        target from where ``place`` leads now ("" for there itself; a path
+        starting with ``..`` where the chain leaves it by ``..``:
+        ``.vscode -> sub/../editor`` is ``../editor`` from ``sub``'s
+        target): a move onto ``place`` makes them lead to what lands
+        there, or beside it."""
         with self._guard:
             end = self._leads.get(place, place)
             found = []
@@ -184,7 +187,14 @@ class LinkMap:
                 target = self._leads.get(location)
                 if place not in via or target is None:
                     continue
-                rest = target[len(end) + 1:] if target.startswith(end + "/") else ""
+                if target == end or target.startswith(end + "/") or end in (".", ""):
+                    rest = target[len(end) + 1:] if target.startswith(end + "/") else ""
+                    if end in (".", "") and target not in (".", ""):
+                        rest = target
+                else:
+                    # both canonical: the walk from ``end`` to ``target`` is
+                    # these names, whatever lands at ``place``
+                    rest = posixpath.relpath(target, end)
                 found.append((location, rest))
         return found
 
@@ -368,6 +378,59 @@ class LinkMap:
                     remembered = self._names_of = {}
                 remembered[canonical] = names
         return names
+
+
+def lead_after_move(root: Root, location: str, place: str, lands: str) -> str | None:
+    """Where the link at ``location`` will lead once ``place`` is a link
+    leading to ``lands`` (canonical), each other link on its way read as
+    it is now: the rest of its chain beyond ``place`` is walked from what
+    lands there (``.vscode -> sub/l2`` with ``sub`` replaced: the ``l2``
+    found in the new target), never taken from where it led before.
+    ``None``: not told (an absolute text, more links than the core
+    follows, a link that cannot be read)."""
+    try:
+        text = root.readlink(location)
+    except (OSError, ValueError):
+        return None
+    if text.startswith("/"):
+        return None
+    parent = location.rpartition("/")[0]
+    walked = parent.split("/") if parent else []
+    pending = deque(text.split("/"))
+    hops = 0
+    while pending:
+        name = pending.popleft()
+        if name in ("", "."):
+            continue
+        if hops > _LINK_HOPS:
+            return None
+        if name == "..":
+            if not walked:
+                return None  # out of the root: nothing the tools write
+            walked.pop()
+            continue
+        here = "/".join([*walked, name])
+        if here == place:
+            hops += 1
+            walked = lands.split("/") if lands not in (".", "") else []
+            continue
+        try:
+            info = root.lstat(here)
+        except (OSError, ValueError):
+            walked.append(name)  # missing: the rest is spelled as it stands
+            continue
+        if not st.S_ISLNK(info.st_mode):
+            walked.append(name)
+            continue
+        hops += 1
+        try:
+            text = root.readlink(here)
+        except (OSError, ValueError):
+            return None
+        if text.startswith("/"):
+            return None
+        pending.extendleft(reversed(text.split("/")))
+    return "/".join(walked) or "."
 
 
 def learn_link(root: Root, links: LinkMap, location: str) -> None:

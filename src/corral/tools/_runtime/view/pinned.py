@@ -21,7 +21,7 @@ from ..._policy.locate import Location
 from ..._policy.rules import Op
 from ..._refusals.catalogue import Kind, swapped
 from .decide import _ADDING, _Step, policy_refusal
-from .links import learn_link, locate
+from .links import lead_after_move, learn_link, locate
 from .locks import Checkpoint
 from .tree_lock import served_roots
 
@@ -809,7 +809,18 @@ class Pinned:
                 return "", rule, "destination"
             if lands is None:
                 continue
-            inner = f"{lands}/{rest}" if rest else lands
+            after = lead_after_move(view.root, name, dest.path, lands) \
+                if kind == "symlink" else None
+            if after is not None:
+                inner = after
+            elif rest == ".." or rest.startswith("../"):
+                if kind != "symlink":
+                    continue  # a real entry's ``..`` is its new parent's: the chain ends as before
+                inner = posixpath.normpath(f"{lands}/{rest}")  # ``lands`` is canonical
+                if inner == ".." or inner.startswith("../"):
+                    continue  # out of the root: nothing the tools write
+            else:
+                inner = f"{lands}/{rest}" if rest else lands
             try:
                 info = view.root.stat(inner)
             except OSError:
