@@ -150,3 +150,54 @@ def test_a_chain_that_goes_on_past_it_sent_at_once(tmp_path, make_root, link, na
                 for answer in answers:
                     assert answer["ok"] or answer["code"] not in {"INTERNAL"}, answer
                 assert not _landed(base, link, name), answers
+
+
+# A protected folder link that dangles (``.vscode -> sub/l2``, no ``sub``,
+# or ``sub`` deleted by the model): a link moved in as ``sub`` whose
+# target holds a link ``l2`` of the model's (``q/d/l2 -> evil``, moved in
+# or the fixture's) makes VS Code follow it into ``q/d/evil``.
+def _dangling_tree(base: Path, link: str) -> None:
+    (base / "q" / "d").mkdir(parents=True)
+    (base / "spare").mkdir()
+    os.symlink("evil", base / "spare" / "l2")
+    os.symlink("q/d", base / "lnk")
+    os.symlink("sub/l2", base / link)
+
+
+def _dangling_calls(name: str) -> list[tuple[str, dict]]:
+    return [("move_file", {"source": "spare/l2", "destination": "q/d/l2"}),
+            ("make_directory", {"path": "q/d/evil"}),
+            ("write_file", {"path": f"q/d/evil/{name}", "content": EVIL, "overwrite": True}),
+            ("move_file", {"source": "lnk", "destination": "sub"})]
+
+
+@pytest.mark.parametrize(("link", "name"), FURTHER, ids=[f[0] for f in FURTHER])
+def test_a_link_moved_in_where_a_protected_link_dangles(tmp_path, make_root, link, name):
+    _dangling_tree(tmp_path, link)
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        answers = [toolbox.call(tool, args) for tool, args in _dangling_calls(name)]
+    assert not _landed(tmp_path, link, name), answers
+    assert answers[3]["ok"] is False and answers[3]["details"]["kind"] == "protected", answers
+    assert not os.path.lexists(tmp_path / "sub")
+
+
+@pytest.mark.parametrize(("link", "name"), FURTHER, ids=[f[0] for f in FURTHER])
+def test_a_link_moved_in_where_a_protected_link_dangles_sent_at_once(tmp_path, make_root, link,
+                                                                     name):
+    for round_ in range(4 * SOAK):
+        base = tmp_path / f"r{round_}"
+        base.mkdir()
+        _further_tree(base, link)
+        with Toolbox(make_root(str(base))) as toolbox:
+            calls = [*_further_calls(name)[:3], ("delete_file", {"path": "sub"}),
+                     ("move_file", {"source": "sub2", "destination": "sub"})]
+
+            async def turn() -> list[dict]:
+                return list(await asyncio.gather(*(toolbox.acall(tool, args, timeout=20)
+                                                   for tool, args in calls)))
+
+            for _ in range(3):  # each turn finds what the last left
+                answers = asyncio.run(turn())
+                for answer in answers:
+                    assert answer["ok"] or answer["code"] not in {"INTERNAL"}, answer
+                assert not _landed(base, link, name), answers
