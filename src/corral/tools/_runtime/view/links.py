@@ -174,7 +174,8 @@ class LinkMap:
 
     def reached_through(self, place: str) -> list[tuple[str, str]]:
         """The known links whose target was reached through ``place`` itself
-        (a link of their chain, or where it led), each with the rest of its
+        (a link of their chain, or where it led) or lies at or below it,
+        each with the rest of its
         target from where ``place`` leads now ("" for there itself; a path
         starting with ``..`` where the chain leaves it by ``..``:
         ``.vscode -> sub/../editor`` is ``../editor`` from ``sub``'s
@@ -183,9 +184,18 @@ class LinkMap:
         with self._guard:
             end = self._leads.get(place, place)
             found = []
-            for location, via in self._via.items():
+            below = place + "/"
+            # a link whose chain passed ``place``, and one whose target lies
+            # at or below it though no chain reaches it now (it dangles there;
+            # looked for only where the count of such links says one is)
+            chains = [location for location, via in self._via.items() if place in via]
+            if self._below.get(place):
+                chains += [location for location, target in self._leads.items()
+                           if (target == place or target.startswith(below))
+                           and place not in self._via.get(location, ())]
+            for location in chains:
                 target = self._leads.get(location)
-                if place not in via or target is None:
+                if target is None:
                     continue
                 if target == end or target.startswith(end + "/") or end in (".", ""):
                     rest = target[len(end) + 1:] if target.startswith(end + "/") else ""
