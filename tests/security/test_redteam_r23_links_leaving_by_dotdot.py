@@ -201,3 +201,27 @@ def test_a_link_moved_in_where_a_protected_link_dangles_sent_at_once(tmp_path, m
                 for answer in answers:
                     assert answer["ok"] or answer["code"] not in {"INTERNAL"}, answer
                 assert not _landed(base, link, name), answers
+
+
+# The same chains spelled with absolute texts inside the root (the core
+# calls them escapes; VS Code follows them): the protected link's own text
+# (``.vscode -> ROOT/sub/l2``), the link on its way (``sub -> ROOT/a``).
+ABSOLUTE = [("own", "{base}/sub/l2", "a"), ("passed", "sub/l2", "{base}/a"),
+            ("dangling", "{base}/sub/l2", None)]
+
+
+@pytest.mark.parametrize(("case", "text", "passed"), ABSOLUTE, ids=[a[0] for a in ABSOLUTE])
+def test_a_chain_spelled_with_absolute_texts(tmp_path, make_root, case, text, passed):
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "c" / "d").mkdir(parents=True)
+    (tmp_path / "q").mkdir()
+    if passed is not None:
+        os.symlink(passed.format(base=tmp_path), tmp_path / "sub")
+    os.symlink("b", tmp_path / "a" / "l2")
+    os.symlink("evil", tmp_path / "q" / "l3")
+    os.symlink("c/d", tmp_path / "sub2")
+    os.symlink(text.format(base=tmp_path), tmp_path / ".vscode")
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        answers = [toolbox.call(tool, args) for tool, args in _further_calls("tasks.json")]
+    assert not _landed(tmp_path, ".vscode", "tasks.json"), answers
+    assert answers[3]["ok"] is False and answers[3]["details"]["kind"] == "protected", answers
