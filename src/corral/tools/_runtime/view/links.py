@@ -396,51 +396,72 @@ def lead_after_move(root: Root, location: str, place: str, lands: str) -> str | 
     it is now: the rest of its chain beyond ``place`` is walked from what
     lands there (``.vscode -> sub/l2`` with ``sub`` replaced: the ``l2``
     found in the new target), never taken from where it led before.
-    ``None``: not told (an absolute text, more links than the core
-    follows, a link that cannot be read)."""
+    ``None``: not told (an absolute text naming no place of the root by
+    its path, more links than the core follows, a link that cannot be
+    read)."""
+    walked = _walk_link(root, location, place, lands)
+    return walked[0] if walked is not None else None
+
+
+def _walk_link(root: Root, location: str, place: str = "", lands: str = ""
+               ) -> tuple[str, tuple[str, ...]] | None:
+    """The link at ``location`` followed name by name as a host program
+    does (an absolute text naming the root by its path read from the top;
+    ``place``, when given, taken for a link to ``lands``): where it leads
+    and the links and the directories left by ``..`` it passed."""
     try:
         text = root.readlink(location)
     except (OSError, ValueError):
         return None
-    if text.startswith("/"):
-        return None
     parent = location.rpartition("/")[0]
     walked = parent.split("/") if parent else []
-    pending = deque(text.split("/"))
+    passed: dict[str, None] = {}
     hops = 0
-    while pending:
-        name = pending.popleft()
-        if name in ("", "."):
-            continue
-        if hops > _LINK_HOPS:
-            return None
-        if name == "..":
-            if not walked:
-                return None  # out of the root: nothing the tools write
-            walked.pop()
-            continue
-        here = "/".join([*walked, name])
-        if here == place:
-            hops += 1
-            walked = lands.split("/") if lands not in (".", "") else []
-            continue
-        try:
-            info = root.lstat(here)
-        except (OSError, ValueError):
-            walked.append(name)  # missing: the rest is spelled as it stands
-            continue
-        if not st.S_ISLNK(info.st_mode):
-            walked.append(name)
-            continue
-        hops += 1
-        try:
-            text = root.readlink(here)
-        except (OSError, ValueError):
-            return None
+    while True:
         if text.startswith("/"):
-            return None
-        pending.extendleft(reversed(text.split("/")))
-    return "/".join(walked) or "."
+            inside = _absolute_inside(root, text)
+            if inside is None:
+                return None
+            text, walked = inside, []
+        pending = deque(text.split("/"))
+        text = ""
+        while pending and not text:
+            name = pending.popleft()
+            if name in ("", "."):
+                continue
+            if name == "..":
+                if not walked:
+                    return None  # out of the root: nothing the tools write
+                passed["/".join(walked)] = None
+                walked.pop()
+                continue
+            here = "/".join([*walked, name])
+            if place and here == place:
+                passed[here] = None
+                hops += 1
+                walked = lands.split("/") if lands not in (".", "") else []
+            else:
+                try:
+                    info = root.lstat(here)
+                except (OSError, ValueError):
+                    walked.append(name)  # missing: the rest is spelled as it stands
+                    continue
+                if not st.S_ISLNK(info.st_mode):
+                    walked.append(name)
+                    continue
+                passed[here] = None
+                hops += 1
+                try:
+                    text = root.readlink(here)
+                except (OSError, ValueError):
+                    return None
+            if hops > _LINK_HOPS:
+                return None
+            if text:
+                rest = "/".join(pending)
+                text = f"{text}/{rest}" if rest else text
+        if not text:
+            return "/".join(walked) or ".", tuple(passed)
 
 
 def learn_link(root: Root, links: LinkMap, location: str) -> None:
@@ -453,6 +474,12 @@ def learn_link(root: Root, links: LinkMap, location: str) -> None:
         found: Location | None = locate(root, location, follow=True)
     except (OSError, ValueError):
         found = spelled_target(root, location)
+        walked = _walk_link(root, location) if found is not None else None
+        if found is not None and walked is not None:
+            # the host's reading passes links the core would not follow (an
+            # absolute text): each is on the way, and a move onto one is judged
+            found = Location(found.path, found.creates,
+                             tuple(dict.fromkeys((*found.passed, *walked[1]))))
     if found is None:
         landing = _host_landing(root, location)
         if landing is not None and _within(landing, os.path.realpath(root.path)) is None:
@@ -571,13 +598,7 @@ def spelled_target(root: Root, location: str) -> Location | None:
     except (OSError, ValueError):
         return None
     if text.startswith("/"):
-        inside = None
-        for known in dict.fromkeys((root.path, os.path.realpath(root.path))):
-            base = known.rstrip("/")
-            if text == base or text.startswith(base + "/"):
-                inside = text[len(base):].lstrip("/") or "."
-                break
-        spelled = inside
+        spelled = _absolute_inside(root, text)
     else:
         parent = location.rpartition("/")[0]
         spelled = f"{parent}/{text}" if parent else text
@@ -593,6 +614,16 @@ def spelled_target(root: Root, location: str) -> Location | None:
         return locate(root, landed, follow=True)
     except (OSError, ValueError):
         return None
+
+
+def _absolute_inside(root: Root, text: str) -> str | None:
+    """An absolute link text naming a place inside the root by the root's
+    path (as given, or real), as a path inside it; ``None``: another."""
+    for known in dict.fromkeys((root.path, os.path.realpath(root.path))):
+        base = known.rstrip("/")
+        if text == base or text.startswith(base + "/"):
+            return text[len(base):].lstrip("/") or "."
+    return None
 
 
 def _host_landing(root: Root, spelled: str) -> str | None:
