@@ -225,3 +225,25 @@ def test_a_chain_spelled_with_absolute_texts(tmp_path, make_root, case, text, pa
         answers = [toolbox.call(tool, args) for tool, args in _further_calls("tasks.json")]
     assert not _landed(tmp_path, ".vscode", "tasks.json"), answers
     assert answers[3]["ok"] is False and answers[3]["details"]["kind"] == "protected", answers
+
+
+# A folder carried onto where a protected folder link dangles
+# (``.vscode -> sub/l2``, no ``sub``): the folder holds a link ``l2`` of the
+# model's (a fixture link moved in) leading within it, by a relative text,
+# by one climbing out and back through ``sub``, or by an absolute one.
+CARRIED = [("relative", "evil"), ("back-through", "../sub/evil"), ("absolute", "{base}/sub/evil")]
+
+
+@pytest.mark.parametrize(("case", "text"), CARRIED, ids=[c[0] for c in CARRIED])
+def test_a_folder_carried_where_a_protected_link_dangles(tmp_path, make_root, case, text):
+    (tmp_path / "spare").mkdir()
+    os.symlink(text.format(base=tmp_path), tmp_path / "spare" / "l2")
+    os.symlink("sub/l2", tmp_path / ".vscode")
+    calls = [("make_directory", {"path": "q/evil"}),
+             ("move_file", {"source": "spare/l2", "destination": "q/l2"}),
+             ("write_file", {"path": "q/evil/tasks.json", "content": EVIL}),
+             ("move_file", {"source": "q", "destination": "sub"})]
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        answers = [toolbox.call(tool, args) for tool, args in calls]
+    assert not _landed(tmp_path, ".vscode", "tasks.json"), answers
+    assert answers[3]["ok"] is False and answers[3]["details"]["kind"] == "protected", answers
