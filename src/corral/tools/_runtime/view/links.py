@@ -390,24 +390,33 @@ class LinkMap:
         return names
 
 
-def lead_after_move(root: Root, location: str, place: str, lands: str) -> str | None:
-    """Where the link at ``location`` will lead once ``place`` is a link
-    leading to ``lands`` (canonical), each other link on its way read as
-    it is now: the rest of its chain beyond ``place`` is walked from what
-    lands there (``.vscode -> sub/l2`` with ``sub`` replaced: the ``l2``
-    found in the new target), never taken from where it led before.
-    ``None``: not told (an absolute text naming no place of the root by
-    its path, more links than the core follows, a link that cannot be
-    read)."""
-    walked = _walk_link(root, location, place, lands)
-    return walked[0] if walked is not None else None
+def lead_after_move(root: Root, location: str, place: str, lands: str, *,
+                    carried: bool = False) -> str | None:
+    """Where the link at ``location`` will lead once a move puts something
+    at ``place``: a link leading to ``lands`` (canonical), or (``carried``)
+    the entry now at ``lands``, whose names are read where they lie now;
+    each other link on its way read as it is now: the rest of its chain
+    beyond ``place`` is walked from what lands there (``.vscode -> sub/l2``
+    with ``sub`` replaced: the ``l2`` found in what lands), never taken
+    from where it led before.  A carried entry's place is answered where
+    it lies now (``lands/...``).  ``None``: not told (an absolute text
+    naming no place of the root by its path, more links than the core
+    follows, a link that cannot be read)."""
+    walked = _walk_link(root, location, place, lands, carried=carried)
+    if walked is None:
+        return None
+    end = walked[0]
+    if carried and (end == place or end.startswith(place + "/")):
+        return lands + end[len(place):]
+    return end
 
 
-def _walk_link(root: Root, location: str, place: str = "", lands: str = ""
-               ) -> tuple[str, tuple[str, ...]] | None:
+def _walk_link(root: Root, location: str, place: str = "", lands: str = "", *,
+               carried: bool = False) -> tuple[str, tuple[str, ...]] | None:
     """The link at ``location`` followed name by name as a host program
     does (an absolute text naming the root by its path read from the top;
-    ``place``, when given, taken for a link to ``lands``): where it leads
+    ``place``, when given, taken for a link to ``lands``, or with
+    ``carried`` for the entry at ``lands`` moved there): where it leads
     and the links and the directories left by ``..`` it passed."""
     try:
         text = root.readlink(location)
@@ -436,13 +445,16 @@ def _walk_link(root: Root, location: str, place: str = "", lands: str = ""
                 walked.pop()
                 continue
             here = "/".join([*walked, name])
-            if place and here == place:
+            if place and here == place and not carried:
                 passed[here] = None
                 hops += 1
                 walked = lands.split("/") if lands not in (".", "") else []
             else:
+                # a name in what a move carries is read where it lies now
+                there = lands + here[len(place):] if carried and (
+                    here == place or here.startswith(place + "/")) else here
                 try:
-                    info = root.lstat(here)
+                    info = root.lstat(there)
                 except (OSError, ValueError):
                     walked.append(name)  # missing: the rest is spelled as it stands
                     continue
@@ -452,7 +464,7 @@ def _walk_link(root: Root, location: str, place: str = "", lands: str = ""
                 passed[here] = None
                 hops += 1
                 try:
-                    text = root.readlink(here)
+                    text = root.readlink(there)
                 except (OSError, ValueError):
                     return None
             if hops > _LINK_HOPS:

@@ -809,8 +809,8 @@ class Pinned:
                 return "", rule, "destination"
             if lands is None:
                 continue
-            after = lead_after_move(view.root, name, dest.path, lands) \
-                if kind == "symlink" else None
+            after = lead_after_move(view.root, name, dest.path, lands,
+                                    carried=kind != "symlink")
             if after is not None:
                 inner = after
             elif rest == ".." or rest.startswith("../"):
@@ -823,7 +823,8 @@ class Pinned:
                 inner = f"{lands}/{rest}" if rest else lands
             try:
                 info = view.root.stat(inner)
-            except OSError:
+                inner = locate(view.root, inner, follow=True).path  # the walk's own names
+            except (OSError, ValueError):
                 continue
             if st.S_ISDIR(info.st_mode):
                 found = view.subtree_rule(inner, name, self._checkpoint_fn(), leaving=False,
