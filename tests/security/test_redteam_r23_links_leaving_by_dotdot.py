@@ -247,3 +247,43 @@ def test_a_folder_carried_where_a_protected_link_dangles(tmp_path, make_root, ca
         answers = [toolbox.call(tool, args) for tool, args in calls]
     assert not _landed(tmp_path, ".vscode", "tasks.json"), answers
     assert answers[3]["ok"] is False and answers[3]["details"]["kind"] == "protected", answers
+
+
+# Roots inside one another hold each other's rules: the outer root's
+# protected folder link whose chain runs into the inner root
+# (``proj/.vscode -> web/sub/l2`` or ``web/sub/../editor``), the moves made
+# through the inner root's Toolbox in one Workspace.
+NESTED = ["chain", "dotdot"]
+
+
+@pytest.mark.parametrize("shape", NESTED)
+def test_an_outer_roots_chain_changed_through_an_inner_root(tmp_path, make_root, shape):
+    from corral.tools import Workspace
+
+    proj = tmp_path / "proj"
+    web = proj / "web"
+    (web / "a" / "b").mkdir(parents=True)
+    (web / "c" / "d").mkdir(parents=True)
+    (web / "q").mkdir()
+    os.symlink("a", web / "sub")
+    os.symlink("b", web / "a" / "l2")
+    os.symlink("evil", web / "q" / "l3")
+    os.symlink("c/d", web / "sub2")
+    if shape == "chain":
+        os.symlink("web/sub/l2", proj / ".vscode")
+        calls = [("move_file", {"source": "web/q/l3", "destination": "web/c/d/l2"}),
+                 ("make_directory", {"path": "web/c/d/evil"}),
+                 ("write_file", {"path": "web/c/d/evil/tasks.json", "content": EVIL})]
+    else:
+        (web / "editor").mkdir()
+        os.symlink("web/sub/../editor", proj / ".vscode")
+        calls = [("make_directory", {"path": "web/c/editor"}),
+                 ("write_file", {"path": "web/c/editor/tasks.json", "content": EVIL})]
+    calls.append(("move_file", {"source": "web/sub2", "destination": "web/sub",
+                                "overwrite": True}))
+    with Workspace({"proj": Toolbox(make_root(str(proj))),
+                    "web": Toolbox(make_root(str(web)))}) as workspace:
+        answers = [workspace.call(tool, args) for tool, args in calls]
+    assert not _landed(proj, ".vscode", "tasks.json"), answers
+    assert answers[-1]["ok"] is False and answers[-1]["details"]["kind"] == "protected", answers
+    assert os.readlink(web / "sub") == "a"
