@@ -30,6 +30,7 @@ _UNCHAINING = frozenset({Op.DELETE, Op.MOVE_FROM})
 
 if TYPE_CHECKING:
     from .call import CallView
+    from .decide import View
 
 _DIGEST_CHUNK = 1024 * 1024
 _HEAD_KEPT = 64 * 1024  # the start of a file digested, kept for a look at its form
@@ -797,20 +798,44 @@ class Pinned:
         """What lands at ``dest`` as the known links whose chain passes
         through it will see it (``.vscode -> l1 -> editor`` with ``l1``
         replaced by a move): each such name decided, and what the moved
-        entry leads to entered under it."""
+        entry leads to entered under it.  The links of a root this one
+        lies in count too (``proj/.vscode -> web/sub/l2`` for a move onto
+        ``sub`` in the root at ``proj/web``)."""
         view = self._call.shared
-        reached = view.links.reached_through(dest.path)
-        if not reached:
-            return None
-        lands = self._leads_from(dest) if kind == "symlink" else self.path
+        judges = [(view, dest.path, "")]
+        for outer, place in view.held_by:
+            judges.append((outer, _below_place(place, dest.path), place))
+        lands: str | None = None
+        looked = False
+        for judge, there, place in judges:
+            if judge is not view and not judge.links_settled:
+                judge.need_links(Op.MOVE_TO)
+            reached = judge.links.reached_through(there)
+            if not reached:
+                continue
+            if not looked:
+                lands = self._leads_from(dest) if kind == "symlink" else self.path
+                looked = True
+            if lands is None:
+                for name, _ in reached:
+                    rule = judge.rule(Location(name), Op.MOVE_TO)
+                    if rule is not None:
+                        return "", rule, "destination"
+                continue
+            found = self._chains_rule(judge, there, _below_place(place, lands), kind, reached)
+            if found is not None:
+                return found
+        return None
+
+    def _chains_rule(self, judge: View, there: str, lands: str, kind: str,
+                     reached: list[tuple[str, str]]) -> tuple[str, Kind, str] | None:
+        """For :meth:`_carried_through_links`, in one root's view (``there``
+        and ``lands`` in its names)."""
         for name, rest in reached:
-            rule = view.rule(Location(name), Op.MOVE_TO)
+            rule = judge.rule(Location(name), Op.MOVE_TO)
             if rule is not None:
                 return "", rule, "destination"
-            if lands is None:
-                continue
-            after = lead_after_move(view.root, name, dest.path, lands,
-                                    carried=kind != "symlink")
+            after = lead_after_move(judge.root, name, there, lands, carried=kind != "symlink")
             if after is not None:
                 inner = after
             elif rest == ".." or rest.startswith("../"):
@@ -822,16 +847,23 @@ class Pinned:
             else:
                 inner = f"{lands}/{rest}" if rest else lands
             try:
-                info = view.root.stat(inner)
-                inner = locate(view.root, inner, follow=True).path  # the walk's own names
+                info = judge.root.stat(inner)
+                inner = locate(judge.root, inner, follow=True).path  # the walk's own names
             except (OSError, ValueError):
                 continue
             if st.S_ISDIR(info.st_mode):
-                found = view.subtree_rule(inner, name, self._checkpoint_fn(), leaving=False,
-                                          shown=self.shown)
+                found = judge.subtree_rule(inner, name, self._checkpoint_fn(), leaving=False,
+                                           shown=self.shown)
                 if found is not None:
                     return found
         return None
 
     def _checkpoint_fn(self) -> Checkpoint:
         return self._call.checkpoint
+
+
+def _below_place(place: str, path: str) -> str:
+    """``path`` of a root lying at ``place`` of another, in the other's names."""
+    if place in (".", ""):
+        return path
+    return place if path in (".", "") else f"{place}/{path}"
