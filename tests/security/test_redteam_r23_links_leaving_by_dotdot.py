@@ -287,3 +287,44 @@ def test_an_outer_roots_chain_changed_through_an_inner_root(tmp_path, make_root,
     assert not _landed(proj, ".vscode", "tasks.json"), answers
     assert answers[-1]["ok"] is False and answers[-1]["details"]["kind"] == "protected", answers
     assert os.readlink(web / "sub") == "a"
+
+
+# Roots beside one another: ``web/.vscode`` leads out of ``web`` into
+# ``api`` (``../api/sub/l2``, the same spelled absolute, ``../api/sub/../editor``);
+# VS Code opening ``web`` follows it.  The moves are made through ``api``'s
+# Toolbox in one Workspace.
+BESIDE = ["chain", "absolute", "dotdot"]
+
+
+@pytest.mark.parametrize("shape", BESIDE)
+def test_a_roots_chain_changed_through_the_root_beside_it(tmp_path, make_root, shape):
+    from corral.tools import Workspace
+
+    web = tmp_path / "web"
+    api = tmp_path / "api"
+    web.mkdir()
+    (api / "a" / "b").mkdir(parents=True)
+    (api / "c" / "d").mkdir(parents=True)
+    (api / "q").mkdir()
+    os.symlink("a", api / "sub")
+    os.symlink("b", api / "a" / "l2")
+    os.symlink("evil", api / "q" / "l3")
+    os.symlink("c/d", api / "sub2")
+    if shape == "dotdot":
+        (api / "editor").mkdir()
+        os.symlink("../api/sub/../editor", web / ".vscode")
+        calls = [("make_directory", {"path": "api/c/editor"}),
+                 ("write_file", {"path": "api/c/editor/tasks.json", "content": EVIL})]
+    else:
+        os.symlink("../api/sub/l2" if shape == "chain" else f"{api}/sub/l2", web / ".vscode")
+        calls = [("move_file", {"source": "api/q/l3", "destination": "api/c/d/l2"}),
+                 ("make_directory", {"path": "api/c/d/evil"}),
+                 ("write_file", {"path": "api/c/d/evil/tasks.json", "content": EVIL})]
+    calls.append(("move_file", {"source": "api/sub2", "destination": "api/sub",
+                                "overwrite": True}))
+    with Workspace({"web": Toolbox(make_root(str(web))),
+                    "api": Toolbox(make_root(str(api)))}) as workspace:
+        answers = [workspace.call(tool, args) for tool, args in calls]
+    assert not _landed(web, ".vscode", "tasks.json"), answers
+    assert answers[-1]["ok"] is False and answers[-1]["details"]["kind"] == "protected", answers
+    assert os.readlink(api / "sub") == "a"
