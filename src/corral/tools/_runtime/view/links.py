@@ -411,6 +411,71 @@ def lead_after_move(root: Root, location: str, place: str, lands: str, *,
     return end
 
 
+def host_chain_passes(start: str, through: str) -> bool:
+    """Whether the host's reading of the link at the host path ``start``
+    passes the entry at the real host path ``through`` (or one below it),
+    name by name: ``..`` taken from where the link before it led, never
+    from its text (``../api/sub/../editor`` passes ``api/sub``)."""
+    seen: list[str] = []
+    host_lead_after_move(start, "", "", seen=seen)
+    below = through.rstrip("/") + "/"
+    return any(here == through or here.startswith(below) for here in seen)
+
+
+def host_lead_after_move(start: str, place: str, lands: str, *, carried: bool = False,
+                         seen: list[str] | None = None) -> str | None:
+    """:func:`lead_after_move` for a link of another root whose chain
+    leads out of it (every path a real host path): where the link at
+    ``start`` will lead once ``place`` is a link to ``lands``, or
+    (``carried``) the entry now at ``lands``, answered where it lies now
+    (``place`` empty: as things are).  ``seen`` gathers each name met.
+    ``None``: not told (more links than the core follows, a name that
+    cannot be read)."""
+    try:
+        text = os.readlink(start)
+    except (OSError, ValueError):
+        return None
+    walked = os.path.realpath(os.path.dirname(start))
+    pending = deque(text.split("/"))
+    if text.startswith("/"):
+        walked = "/"
+    hops = 0
+    while pending:
+        name = pending.popleft()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            walked = os.path.dirname(walked)
+            continue
+        here = os.path.join(walked, name)
+        if seen is not None:
+            seen.append(here)
+        if place and here == place and not carried:
+            walked, hops = lands, hops + 1
+            continue
+        there = lands + here[len(place):] if place and carried and (
+            here == place or here.startswith(place + "/")) else here
+        try:
+            if not st.S_ISLNK(os.lstat(there).st_mode):
+                walked = here
+                continue
+            link = os.readlink(there)
+        except FileNotFoundError:
+            walked = here  # missing: the rest is spelled as it stands
+            continue
+        except (OSError, ValueError):
+            return None
+        hops += 1
+        if hops > _LINK_HOPS:
+            return None
+        if link.startswith("/"):
+            walked = "/"
+        pending.extendleft(reversed(link.split("/")))
+    if place and carried and (walked == place or walked.startswith(place + "/")):
+        return lands + walked[len(place):]
+    return walked
+
+
 def _walk_link(root: Root, location: str, place: str = "", lands: str = "", *,
                carried: bool = False) -> tuple[str, tuple[str, ...]] | None:
     """The link at ``location`` followed name by name as a host program

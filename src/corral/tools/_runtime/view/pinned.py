@@ -21,7 +21,8 @@ from ..._policy.locate import Location
 from ..._policy.rules import Op
 from ..._refusals.catalogue import Kind, swapped
 from .decide import _ADDING, _Step, policy_refusal
-from .links import lead_after_move, learn_link, locate
+from .links import (host_chain_passes, host_lead_after_move, lead_after_move, learn_link,
+                    locate)
 from .locks import Checkpoint
 from .tree_lock import served_roots
 
@@ -825,6 +826,61 @@ class Pinned:
             found = self._chains_rule(judge, there, _below_place(place, lands), kind, reached)
             if found is not None:
                 return found
+        if view.beside:
+            if not looked:
+                lands = self._leads_from(dest) if kind == "symlink" else self.path
+            return self._chains_from_beside(dest, lands, kind)
+        return None
+
+    def _chains_from_beside(self, dest: Pinned, lands: str | None,
+                            kind: str) -> tuple[str, Kind, str] | None:
+        """For :meth:`_carried_through_links`: the links of a root beside
+        this one leading out into it (``web/.vscode -> ../api/sub/l2`` for
+        a move onto ``sub`` in ``api``), each decided by its own root's
+        rules on what it will lead to."""
+        view = self._call.shared
+        here = view.host_real if dest.path in (".", "") else f"{view.host_real}/{dest.path}"
+        landing_host = None if lands is None else \
+            (view.host_real if lands in (".", "") else f"{view.host_real}/{lands}")
+        for other in view.beside:
+            for location, landing in other.links.outside():
+                start = f"{other.host_real}/{location}"
+                if landing != here and not landing.startswith(here + "/") and \
+                        not host_chain_passes(start, here):
+                    continue
+                rule = other.rule(Location(location), Op.MOVE_TO)
+                if rule is not None:
+                    return "", rule, "destination"
+                if landing_host is None:
+                    continue
+                after = host_lead_after_move(start, here, landing_host,
+                                             carried=kind != "symlink")
+                inner = None if after is None else _within_host(after, view.host_real)
+                if inner is None:
+                    continue
+                found = self._seen_from(other, location, inner)
+                if found is not None:
+                    return found
+        return None
+
+    def _seen_from(self, other: View, name: str, inner: str) -> tuple[str, Kind, str] | None:
+        """The first entry of this root's ``inner`` that ``other``'s rules
+        cover as seen under its ``name`` (a link of its leading here)."""
+        root = self._call.shared.root
+        try:
+            if not st.S_ISDIR(root.stat(inner).st_mode):
+                return None
+            inner = locate(root, inner, follow=True).path
+        except (OSError, ValueError):
+            return None
+        for dirpath, dirnames, filenames in root.walk(inner):
+            self._call.checkpoint()
+            below = dirpath[len(inner):].lstrip("/")
+            for entry in (*dirnames, *filenames):
+                seen = f"{name}/{below}/{entry}" if below else f"{name}/{entry}"
+                rule = other.rule(Location(seen), Op.MOVE_TO)
+                if rule is not None:
+                    return "", rule, "destination"
         return None
 
     def _chains_rule(self, judge: View, there: str, lands: str, kind: str,
@@ -867,3 +923,12 @@ def _below_place(place: str, path: str) -> str:
     if place in (".", ""):
         return path
     return place if path in (".", "") else f"{place}/{path}"
+
+
+def _within_host(path: str, base: str) -> str | None:
+    """The real host ``path`` as a path of the root at ``base`` (``None``:
+    outside it)."""
+    if path == base:
+        return "."
+    top = base.rstrip("/") + "/"
+    return path[len(top):] if path.startswith(top) else None
