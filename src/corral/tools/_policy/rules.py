@@ -307,6 +307,8 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.pryrc",
     "**/.gdbinit",                    # gdb: commands (shell, python) run at start
     "**/.psqlrc",                     # psql: \! runs a shell command at start
+    "**/.aws/config",                 # AWS CLI and SDKs: credential_process runs a command
+    "**/.kube/config",                # kubectl: a user's exec plugin runs at every call
     # what an editor or agent runs from a home at its start: installed
     # extensions' code, user settings naming programs, servers and plugins
     "**/.vscode/extensions",
