@@ -109,3 +109,72 @@ def test_random_turns_against_protected_link_chains(tmp_path, make_root):
                     assert answer["ok"] or (answer.get("details") or {}).get("kind") \
                         != "time_limit", (tool, args, answer)
                 assert not _reached(base), (_reached(base), list(zip(calls, answers)))
+
+
+# Shapes tried one at a time that held on main too, kept cheap: a
+# ``core.hooksPath`` reached through a link whose chain a move changes
+# (``lnk -> sub/../../x``, ``lnk -> sub/l2``); a link moved onto the chain
+# that dangles (``sub -> c/new``), then the folder it names made or moved in
+# and the run file written there.
+def _repository(base: Path, hooks: str) -> None:
+    for name in ("objects", "refs"):
+        (base / ".git" / name).mkdir(parents=True)
+    (base / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (base / ".git" / "config").write_text(f"[core]\n\thooksPath = {hooks}\n")
+
+
+def test_a_hooks_path_through_a_chain_a_move_changes(tmp_path, make_root):
+    for shape in ("dotdot", "further"):
+        base = tmp_path / shape
+        base.mkdir()
+        _repository(base, "lnk/h")
+        (base / "c" / "d").mkdir(parents=True)
+        os.symlink("c/d", base / "sub2")
+        if shape == "dotdot":
+            (base / "a" / "b").mkdir(parents=True)
+            (base / "x" / "h").mkdir(parents=True)
+            os.symlink("a/b", base / "sub")
+            os.symlink("sub/../../x", base / "lnk")
+            calls = [("write_file", {"path": "c/x/h/pre-commit", "content": EVIL})]
+        else:
+            (base / "a" / "b" / "h").mkdir(parents=True)
+            (base / "q").mkdir()
+            os.symlink("a", base / "sub")
+            os.symlink("b", base / "a" / "l2")
+            os.symlink("evil", base / "q" / "l3")
+            os.symlink("sub/l2", base / "lnk")
+            calls = [("move_file", {"source": "q/l3", "destination": "c/d/l2"}),
+                     ("write_file", {"path": "c/d/evil/h/pre-commit", "content": EVIL})]
+        calls.append(("move_file", {"source": "sub2", "destination": "sub", "overwrite": True}))
+        with Toolbox(make_root(str(base))) as toolbox:
+            answers = [toolbox.call(tool, args) for tool, args in calls]
+        hook = base / "lnk" / "h" / "pre-commit"
+        assert not (hook.exists() and EVIL in hook.read_text()), (shape, answers)
+        assert answers[-1]["ok"] is False, (shape, answers)
+
+
+def test_a_chain_left_dangling_by_a_move_then_filled(tmp_path, make_root):
+    for shape in ("made", "moved in"):
+        base = tmp_path / shape.replace(" ", "-")
+        (base / "a" / "b").mkdir(parents=True)
+        (base / "spare").mkdir()
+        os.symlink("a", base / "sub")
+        os.symlink("b", base / "a" / "l2")
+        os.symlink("c/new", base / "spare" / "x")
+        os.symlink("sub/l2", base / ".vscode")
+        if shape == "moved in":
+            (base / "c" / "q" / "l2").mkdir(parents=True)
+            (base / "c" / "q" / "l2" / "tasks.json").write_text(EVIL)
+        with Toolbox(make_root(str(base))) as toolbox:
+            answers = [toolbox.call("move_file", {"source": "spare/x", "destination": "sub",
+                                                  "overwrite": True})]
+            if shape == "made":
+                answers += [toolbox.call("make_directory", {"path": "c/new/l2"}),
+                            toolbox.call("write_file", {"path": "c/new/l2/tasks.json",
+                                                        "content": EVIL})]
+            else:
+                answers.append(toolbox.call("move_file", {"source": "c/q",
+                                                          "destination": "c/new"}))
+        assert not _reached(base), (shape, answers)
+        assert answers[-1]["ok"] is False and answers[-1]["details"]["kind"] == "protected", \
+            (shape, answers)
