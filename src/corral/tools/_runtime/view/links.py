@@ -174,7 +174,7 @@ class LinkMap:
 
     def reached_through(self, place: str) -> list[tuple[str, str]]:
         """The known links whose target was reached through ``place`` itself
-        (a link of their chain, or where it led) or lies at or below it,
+        (a link of their chain, or where it led) or lies below it,
         each with the rest of its
         target from where ``place`` leads now ("" for there itself; a path
         starting with ``..`` where the chain leaves it by ``..``:
@@ -186,13 +186,13 @@ class LinkMap:
             found = []
             below = place + "/"
             # a link whose chain passed ``place``, and one whose target lies
-            # at or below it though no chain reaches it now (it dangles there;
-            # looked for only where the count of such links says one is)
+            # below it though no chain reaches it now (it dangles there;
+            # looked for only where the count of such links says one is; one
+            # leading to ``place`` itself is judged by what lands there)
             chains = [location for location, via in self._via.items() if place in via]
-            if self._below.get(place):
+            if self._below.get(place, 0) > len(self._by_target.get(place, ())):
                 chains += [location for location, target in self._leads.items()
-                           if (target == place or target.startswith(below))
-                           and place not in self._via.get(location, ())]
+                           if target.startswith(below) and place not in self._via.get(location, ())]
             for location in chains:
                 target = self._leads.get(location)
                 if target is None:
