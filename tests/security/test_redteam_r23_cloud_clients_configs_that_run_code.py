@@ -2,9 +2,14 @@
 client's config in a home runs: ``~/.aws/config``'s ``credential_process``
 (the AWS CLI and every SDK run it whenever a profile's credentials are
 needed) and ``~/.kube/config``'s ``users[].user.exec`` (kubectl runs its
-``command`` at every call to the cluster).  With a root at a home (or a
-dotfiles checkout it links to), a model wrote or edited them and the
-user's next ``aws s3 ls`` or ``kubectl get pods`` ran the model's command.
+``command`` at every call to the cluster); and two more a home keeps:
+``~/.gnupg/gpg-agent.conf``'s ``pinentry-program`` (run when a key's
+passphrase is asked, a signed ``git commit``) and ``~/.terraformrc``'s
+provider ``dev_overrides`` and mirrors (the provider binary ``terraform
+plan`` runs).  With a root at a home (or a dotfiles checkout it links
+to), a model wrote or edited them and the user's next ``aws s3 ls``,
+``kubectl get pods``, signed commit or ``terraform plan`` ran the model's
+program.
 Written, edited, moved into place: refused ``protected``; read allowed.
 Every backend config.
 """
@@ -20,6 +25,8 @@ from .helpers.config_runs import check_protected_by_name
 CONFIGS = {
     ".aws/config": "[default]\nregion = eu-west-1\n",
     ".kube/config": "apiVersion: v1\nkind: Config\nusers:\n- name: me\n  user:\n    token: t\n",
+    ".gnupg/gpg-agent.conf": "default-cache-ttl 600\nmax-cache-ttl 7200\n",
+    ".terraformrc": "plugin_cache_dir = \"$HOME/.terraform.d/plugin-cache\"\ndisable_checkpoint = true\n",
 }
 
 
