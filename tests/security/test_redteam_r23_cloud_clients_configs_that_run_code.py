@@ -37,7 +37,7 @@ def test_a_cloud_clients_config_is_not_written_or_moved_in(tmp_path, make_root, 
 
 @pytest.mark.parametrize("path", sorted(CONFIGS))
 def test_a_cloud_clients_config_is_not_edited_and_stays_readable(tmp_path, make_root, path):
-    (tmp_path / path).parent.mkdir(parents=True)
+    (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / path).write_text(CONFIGS[path])
     with Toolbox(make_root(str(tmp_path))) as toolbox:
         edit = toolbox.call("edit_file", {"path": path, "oldText": CONFIGS[path].splitlines()[1],
