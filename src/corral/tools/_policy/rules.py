@@ -307,6 +307,11 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.pryrc",
     "**/.gdbinit",                    # gdb: commands (shell, python) run at start
     "**/.psqlrc",                     # psql: \! runs a shell command at start
+    "**/.aws/config",                 # AWS CLI and SDKs: credential_process runs a command
+    "**/.kube/config",                # kubectl: a user's exec plugin runs at every call
+    "**/.gnupg",                      # gpg: gpg-agent.conf's pinentry-program (a signed commit)
+    "**/.terraformrc",                # terraform: provider dev_overrides and mirrors it runs
+    "**/terraform.rc",
     # what an editor or agent runs from a home at its start: installed
     # extensions' code, user settings naming programs, servers and plugins
     "**/.vscode/extensions",

@@ -4,6 +4,7 @@ to), where a path leads, and git's reading of the tree at open."""
 from __future__ import annotations
 
 import os
+import posixpath
 import stat as st
 import threading
 from collections import deque
@@ -173,18 +174,37 @@ class LinkMap:
 
     def reached_through(self, place: str) -> list[tuple[str, str]]:
         """The known links whose target was reached through ``place`` itself
-        (a link of their chain, or where it led), each with the rest of its
-        target beyond where ``place`` leads now ("" for there itself; ""
-        too where that cannot be told): a move onto ``place`` makes them
-        lead into what lands there."""
+        (a link of their chain, or where it led) or lies below it,
+        each with the rest of its
+        target from where ``place`` leads now ("" for there itself; a path
+        starting with ``..`` where the chain leaves it by ``..``:
+        ``.vscode -> sub/../editor`` is ``../editor`` from ``sub``'s
+        target): a move onto ``place`` makes them lead to what lands
+        there, or beside it."""
         with self._guard:
             end = self._leads.get(place, place)
             found = []
-            for location, via in self._via.items():
+            below = place + "/"
+            # a link whose chain passed ``place``, and one whose target lies
+            # below it though no chain reaches it now (it dangles there;
+            # looked for only where the count of such links says one is; one
+            # leading to ``place`` itself is judged by what lands there)
+            chains = [location for location, via in self._via.items() if place in via]
+            if self._below.get(place, 0) > len(self._by_target.get(place, ())):
+                chains += [location for location, target in self._leads.items()
+                           if target.startswith(below) and place not in self._via.get(location, ())]
+            for location in chains:
                 target = self._leads.get(location)
-                if place not in via or target is None:
+                if target is None:
                     continue
-                rest = target[len(end) + 1:] if target.startswith(end + "/") else ""
+                if target == end or target.startswith(end + "/") or end in (".", ""):
+                    rest = target[len(end) + 1:] if target.startswith(end + "/") else ""
+                    if end in (".", "") and target not in (".", ""):
+                        rest = target
+                else:
+                    # both canonical: the walk from ``end`` to ``target`` is
+                    # these names, whatever lands at ``place``
+                    rest = posixpath.relpath(target, end)
                 found.append((location, rest))
         return found
 
@@ -370,6 +390,157 @@ class LinkMap:
         return names
 
 
+def lead_after_move(root: Root, location: str, place: str, lands: str, *,
+                    carried: bool = False) -> str | None:
+    """Where the link at ``location`` will lead once a move puts something
+    at ``place``: a link leading to ``lands`` (canonical), or (``carried``)
+    the entry now at ``lands``, whose names are read where they lie now;
+    each other link on its way read as it is now: the rest of its chain
+    beyond ``place`` is walked from what lands there (``.vscode -> sub/l2``
+    with ``sub`` replaced: the ``l2`` found in what lands), never taken
+    from where it led before.  A carried entry's place is answered where
+    it lies now (``lands/...``).  ``None``: not told (an absolute text
+    naming no place of the root by its path, more links than the core
+    follows, a link that cannot be read)."""
+    walked = _walk_link(root, location, place, lands, carried=carried)
+    if walked is None:
+        return None
+    end = walked[0]
+    if carried and (end == place or end.startswith(place + "/")):
+        return lands + end[len(place):]
+    return end
+
+
+def host_chain_passes(start: str, through: str) -> bool:
+    """Whether the host's reading of the link at the host path ``start``
+    passes the entry at the real host path ``through`` (or one below it),
+    name by name: ``..`` taken from where the link before it led, never
+    from its text (``../api/sub/../editor`` passes ``api/sub``)."""
+    seen: list[str] = []
+    host_lead_after_move(start, "", "", seen=seen)
+    below = through.rstrip("/") + "/"
+    return any(here == through or here.startswith(below) for here in seen)
+
+
+def host_lead_after_move(start: str, place: str, lands: str, *, carried: bool = False,
+                         seen: list[str] | None = None) -> str | None:
+    """:func:`lead_after_move` for a link of another root whose chain
+    leads out of it (every path a real host path): where the link at
+    ``start`` will lead once ``place`` is a link to ``lands``, or
+    (``carried``) the entry now at ``lands``, answered where it lies now
+    (``place`` empty: as things are).  ``seen`` gathers each name met.
+    ``None``: not told (more links than the core follows, a name that
+    cannot be read)."""
+    try:
+        text = os.readlink(start)
+    except (OSError, ValueError):
+        return None
+    walked = os.path.realpath(os.path.dirname(start))
+    pending = deque(text.split("/"))
+    if text.startswith("/"):
+        walked = "/"
+    hops = 0
+    while pending:
+        name = pending.popleft()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            walked = os.path.dirname(walked)
+            continue
+        here = os.path.join(walked, name)
+        if seen is not None:
+            seen.append(here)
+        if place and here == place and not carried:
+            walked, hops = lands, hops + 1
+            continue
+        there = lands + here[len(place):] if place and carried and (
+            here == place or here.startswith(place + "/")) else here
+        try:
+            if not st.S_ISLNK(os.lstat(there).st_mode):
+                walked = here
+                continue
+            link = os.readlink(there)
+        except FileNotFoundError:
+            walked = here  # missing: the rest is spelled as it stands
+            continue
+        except (OSError, ValueError):
+            return None
+        hops += 1
+        if hops > _LINK_HOPS:
+            return None
+        if link.startswith("/"):
+            walked = "/"
+        pending.extendleft(reversed(link.split("/")))
+    if place and carried and (walked == place or walked.startswith(place + "/")):
+        return lands + walked[len(place):]
+    return walked
+
+
+def _walk_link(root: Root, location: str, place: str = "", lands: str = "", *,
+               carried: bool = False) -> tuple[str, tuple[str, ...]] | None:
+    """The link at ``location`` followed name by name as a host program
+    does (an absolute text naming the root by its path read from the top;
+    ``place``, when given, taken for a link to ``lands``, or with
+    ``carried`` for the entry at ``lands`` moved there): where it leads
+    and the links and the directories left by ``..`` it passed."""
+    try:
+        text = root.readlink(location)
+    except (OSError, ValueError):
+        return None
+    parent = location.rpartition("/")[0]
+    walked = parent.split("/") if parent else []
+    passed: dict[str, None] = {}
+    hops = 0
+    while True:
+        if text.startswith("/"):
+            inside = _absolute_inside(root, text)
+            if inside is None:
+                return None
+            text, walked = inside, []
+        pending = deque(text.split("/"))
+        text = ""
+        while pending and not text:
+            name = pending.popleft()
+            if name in ("", "."):
+                continue
+            if name == "..":
+                if not walked:
+                    return None  # out of the root: nothing the tools write
+                passed["/".join(walked)] = None
+                walked.pop()
+                continue
+            here = "/".join([*walked, name])
+            if place and here == place and not carried:
+                passed[here] = None
+                hops += 1
+                walked = lands.split("/") if lands not in (".", "") else []
+            else:
+                # a name in what a move carries is read where it lies now
+                there = lands + here[len(place):] if carried and (
+                    here == place or here.startswith(place + "/")) else here
+                try:
+                    info = root.lstat(there)
+                except (OSError, ValueError):
+                    walked.append(name)  # missing: the rest is spelled as it stands
+                    continue
+                if not st.S_ISLNK(info.st_mode):
+                    walked.append(name)
+                    continue
+                passed[here] = None
+                hops += 1
+                try:
+                    text = root.readlink(there)
+                except (OSError, ValueError):
+                    return None
+            if hops > _LINK_HOPS:
+                return None
+            if text:
+                rest = "/".join(pending)
+                text = f"{text}/{rest}" if rest else text
+        if not text:
+            return "/".join(walked) or ".", tuple(passed)
+
+
 def learn_link(root: Root, links: LinkMap, location: str) -> None:
     """Remember where the link at ``location`` (canonical) leads, if inside:
     also a link whose target is not there yet (its parents missing too),
@@ -380,6 +551,12 @@ def learn_link(root: Root, links: LinkMap, location: str) -> None:
         found: Location | None = locate(root, location, follow=True)
     except (OSError, ValueError):
         found = spelled_target(root, location)
+        walked = _walk_link(root, location) if found is not None else None
+        if found is not None and walked is not None:
+            # the host's reading passes links the core would not follow (an
+            # absolute text): each is on the way, and a move onto one is judged
+            found = Location(found.path, found.creates,
+                             tuple(dict.fromkeys((*found.passed, *walked[1]))))
     if found is None:
         landing = _host_landing(root, location)
         if landing is not None and _within(landing, os.path.realpath(root.path)) is None:
@@ -498,13 +675,7 @@ def spelled_target(root: Root, location: str) -> Location | None:
     except (OSError, ValueError):
         return None
     if text.startswith("/"):
-        inside = None
-        for known in dict.fromkeys((root.path, os.path.realpath(root.path))):
-            base = known.rstrip("/")
-            if text == base or text.startswith(base + "/"):
-                inside = text[len(base):].lstrip("/") or "."
-                break
-        spelled = inside
+        spelled = _absolute_inside(root, text)
     else:
         parent = location.rpartition("/")[0]
         spelled = f"{parent}/{text}" if parent else text
@@ -520,6 +691,16 @@ def spelled_target(root: Root, location: str) -> Location | None:
         return locate(root, landed, follow=True)
     except (OSError, ValueError):
         return None
+
+
+def _absolute_inside(root: Root, text: str) -> str | None:
+    """An absolute link text naming a place inside the root by the root's
+    path (as given, or real), as a path inside it; ``None``: another."""
+    for known in dict.fromkeys((root.path, os.path.realpath(root.path))):
+        base = known.rstrip("/")
+        if text == base or text.startswith(base + "/"):
+            return text[len(base):].lstrip("/") or "."
+    return None
 
 
 def _host_landing(root: Root, spelled: str) -> str | None:

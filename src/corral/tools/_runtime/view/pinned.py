@@ -21,7 +21,8 @@ from ..._policy.locate import Location
 from ..._policy.rules import Op
 from ..._refusals.catalogue import Kind, swapped
 from .decide import _ADDING, _Step, policy_refusal
-from .links import learn_link, locate
+from .links import (host_chain_passes, host_lead_after_move, lead_after_move, learn_link,
+                    locate)
 from .locks import Checkpoint
 from .tree_lock import served_roots
 
@@ -30,6 +31,7 @@ _UNCHAINING = frozenset({Op.DELETE, Op.MOVE_FROM})
 
 if TYPE_CHECKING:
     from .call import CallView
+    from .decide import View
 
 _DIGEST_CHUNK = 1024 * 1024
 _HEAD_KEPT = 64 * 1024  # the start of a file digested, kept for a look at its form
@@ -797,29 +799,136 @@ class Pinned:
         """What lands at ``dest`` as the known links whose chain passes
         through it will see it (``.vscode -> l1 -> editor`` with ``l1``
         replaced by a move): each such name decided, and what the moved
-        entry leads to entered under it."""
+        entry leads to entered under it.  The links of a root this one
+        lies in count too (``proj/.vscode -> web/sub/l2`` for a move onto
+        ``sub`` in the root at ``proj/web``)."""
         view = self._call.shared
-        reached = view.links.reached_through(dest.path)
-        if not reached:
+        judges = [(view, dest.path, "")]
+        for outer, place in view.held_by:
+            judges.append((outer, _below_place(place, dest.path), place))
+        lands: str | None = None
+        looked = False
+        for judge, there, place in judges:
+            if judge is not view and not judge.links_settled:
+                judge.need_links(Op.MOVE_TO)
+            reached = judge.links.reached_through(there)
+            if not reached:
+                continue
+            if not looked:
+                lands = self._leads_from(dest) if kind == "symlink" else self.path
+                looked = True
+            if lands is None:
+                for name, _ in reached:
+                    rule = judge.rule(Location(name), Op.MOVE_TO)
+                    if rule is not None:
+                        return "", rule, "destination"
+                continue
+            found = self._chains_rule(judge, there, _below_place(place, lands), kind, reached)
+            if found is not None:
+                return found
+        if view.beside:
+            if not looked:
+                lands = self._leads_from(dest) if kind == "symlink" else self.path
+            return self._chains_from_beside(dest, lands, kind)
+        return None
+
+    def _chains_from_beside(self, dest: Pinned, lands: str | None,
+                            kind: str) -> tuple[str, Kind, str] | None:
+        """For :meth:`_carried_through_links`: the links of a root beside
+        this one leading out into it (``web/.vscode -> ../api/sub/l2`` for
+        a move onto ``sub`` in ``api``), each decided by its own root's
+        rules on what it will lead to."""
+        view = self._call.shared
+        here = view.host_real if dest.path in (".", "") else f"{view.host_real}/{dest.path}"
+        landing_host = None if lands is None else \
+            (view.host_real if lands in (".", "") else f"{view.host_real}/{lands}")
+        for other in view.beside:
+            for location, landing in other.links.outside():
+                start = f"{other.host_real}/{location}"
+                if landing != here and not landing.startswith(here + "/") and \
+                        not host_chain_passes(start, here):
+                    continue
+                rule = other.rule(Location(location), Op.MOVE_TO)
+                if rule is not None:
+                    return "", rule, "destination"
+                if landing_host is None:
+                    continue
+                after = host_lead_after_move(start, here, landing_host,
+                                             carried=kind != "symlink")
+                inner = None if after is None else _within_host(after, view.host_real)
+                if inner is None:
+                    continue
+                found = self._seen_from(other, location, inner)
+                if found is not None:
+                    return found
+        return None
+
+    def _seen_from(self, other: View, name: str, inner: str) -> tuple[str, Kind, str] | None:
+        """The first entry of this root's ``inner`` that ``other``'s rules
+        cover as seen under its ``name`` (a link of its leading here)."""
+        root = self._call.shared.root
+        try:
+            if not st.S_ISDIR(root.stat(inner).st_mode):
+                return None
+            inner = locate(root, inner, follow=True).path
+        except (OSError, ValueError):
             return None
-        lands = self._leads_from(dest) if kind == "symlink" else self.path
+        for dirpath, dirnames, filenames in root.walk(inner):
+            self._call.checkpoint()
+            below = dirpath[len(inner):].lstrip("/")
+            for entry in (*dirnames, *filenames):
+                seen = f"{name}/{below}/{entry}" if below else f"{name}/{entry}"
+                rule = other.rule(Location(seen), Op.MOVE_TO)
+                if rule is not None:
+                    return "", rule, "destination"
+        return None
+
+    def _chains_rule(self, judge: View, there: str, lands: str, kind: str,
+                     reached: list[tuple[str, str]]) -> tuple[str, Kind, str] | None:
+        """For :meth:`_carried_through_links`, in one root's view (``there``
+        and ``lands`` in its names)."""
         for name, rest in reached:
-            rule = view.rule(Location(name), Op.MOVE_TO)
+            rule = judge.rule(Location(name), Op.MOVE_TO)
             if rule is not None:
                 return "", rule, "destination"
-            if lands is None:
-                continue
-            inner = f"{lands}/{rest}" if rest else lands
+            after = lead_after_move(judge.root, name, there, lands, carried=kind != "symlink")
+            if after is not None:
+                inner = after
+            elif rest == ".." or rest.startswith("../"):
+                if kind != "symlink":
+                    continue  # a real entry's ``..`` is its new parent's: the chain ends as before
+                inner = posixpath.normpath(f"{lands}/{rest}")  # ``lands`` is canonical
+                if inner == ".." or inner.startswith("../"):
+                    continue  # out of the root: nothing the tools write
+            else:
+                inner = f"{lands}/{rest}" if rest else lands
             try:
-                info = view.root.stat(inner)
-            except OSError:
+                info = judge.root.stat(inner)
+                inner = locate(judge.root, inner, follow=True).path  # the walk's own names
+            except (OSError, ValueError):
                 continue
             if st.S_ISDIR(info.st_mode):
-                found = view.subtree_rule(inner, name, self._checkpoint_fn(), leaving=False,
-                                          shown=self.shown)
+                found = judge.subtree_rule(inner, name, self._checkpoint_fn(), leaving=False,
+                                           shown=self.shown)
                 if found is not None:
                     return found
         return None
 
     def _checkpoint_fn(self) -> Checkpoint:
         return self._call.checkpoint
+
+
+def _below_place(place: str, path: str) -> str:
+    """``path`` of a root lying at ``place`` of another, in the other's names."""
+    if place in (".", ""):
+        return path
+    return place if path in (".", "") else f"{place}/{path}"
+
+
+def _within_host(path: str, base: str) -> str | None:
+    """The real host ``path`` as a path of the root at ``base`` (``None``:
+    outside it)."""
+    if path == base:
+        return "."
+    top = base.rstrip("/") + "/"
+    return path[len(top):] if path.startswith(top) else None
