@@ -56,8 +56,7 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
@@ -270,8 +269,7 @@ def elided_in_words(text: str) -> list[tuple[int, str]]:
     return _scan(text, _WORDED_CANDIDATE, says_elided)
 
 
-@dataclass(frozen=True)
-class Numbered:
+class Numbered(NamedTuple):
     first: int  # the number on the first line
     lines: int  # how many lines carry one
 
@@ -551,8 +549,7 @@ def _numbered(rel: str, numbered: Numbered, content: str, replacing: bool) -> Re
                    **_suggested_write(rel, stripped, replacing))
 
 
-@dataclass(frozen=True)
-class Elisions:
+class Elisions(NamedTuple):
     """The lines of a write's content that stand for code left out."""
 
     placeholders: list[tuple[int, str]]  # with an ellipsis and a listed phrase
