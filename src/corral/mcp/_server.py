@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, replace
-from typing import Any, BinaryIO, TextIO
+from typing import Any, BinaryIO, NamedTuple, TextIO
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -69,8 +69,7 @@ STANDBY_FOR = 1.0  # seconds without calls after which the standby thread sleeps
 _LOG_RATE = 20  # log notifications per second at most
 
 
-@dataclass(frozen=True)
-class _Oversized:
+class _Oversized(NamedTuple):
     head: bytes
     tail: bytes
     size: int

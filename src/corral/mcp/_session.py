@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 from collections.abc import Callable
 
 from . import _memory, _wire
@@ -62,13 +62,11 @@ BATCH_BYTES = 16 << 20
 log = logging.getLogger("corral.mcp")
 
 
-@dataclass(frozen=True)
-class Send:
+class Send(NamedTuple):
     message: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class SendLine:
+class SendLine(NamedTuple):
     """A line made here, whole (a batch's answers, as one array)."""
 
     line: bytes
@@ -85,13 +83,11 @@ class ToolCall:
     size: int = field(default=0, compare=False)  # bytes of the request's line
 
 
-@dataclass(frozen=True)
-class Cancel:
+class Cancel(NamedTuple):
     id: RequestId
 
 
-@dataclass(frozen=True)
-class RootsListed:
+class RootsListed(NamedTuple):
     """The client's roots as ``file:`` URIs; ``None`` when it did not say
     (an error answer, or none in time): the command line's roots apply."""
 

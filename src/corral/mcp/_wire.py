@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR",
@@ -52,14 +52,12 @@ class Request:
     size: int = field(default=0, compare=False)  # bytes of its line: what its params cost
 
 
-@dataclass(frozen=True)
-class Notification:
+class Notification(NamedTuple):
     method: str
     params: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Response:
+class Response(NamedTuple):
     """An answer from the client to a request this server sent."""
 
     id: RequestId
@@ -67,8 +65,7 @@ class Response:
     error: dict[str, Any] | None
 
 
-@dataclass(frozen=True)
-class Invalid:
+class Invalid(NamedTuple):
     """A line that is not a valid message: ``reply`` is the error to send,
     or ``None`` when nothing may be answered (a broken notification or
     response, which JSON-RPC says to ignore)."""
@@ -80,8 +77,7 @@ class Invalid:
 Message = Request | Notification | Response | Invalid
 
 
-@dataclass(frozen=True)
-class Batch:
+class Batch(NamedTuple):
     """A JSON-RPC batch: a non-empty array on one line, each member decoded
     as a line of its own would be (one that is not an object is
     :class:`Invalid`; an array inside is not a batch again).  Each member's

@@ -49,19 +49,14 @@ write_file refuses, before writing (see :func:`check_write`):
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
-try:
-    import re2  # type: ignore[import-untyped]
-except ImportError:  # pragma: no cover - google-re2 is a dependency; the scan below does without
-    re2 = None
+from typing import Any, NamedTuple
 
 from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
@@ -114,15 +109,18 @@ _SUSPECT_PATTERN = (
 _DOTS_TO_LINE_END = re.compile(r"\.\.\.[^\n]*")  # one match per line holding "..."
 
 
+@functools.cache
 def _suspects() -> Any:
-    if re2 is None:  # pragma: no cover - google-re2 is a dependency
+    """RE2's scan for the suspect lines, or ``None`` without google-re2;
+    compiled at its first use: few texts need it, and re2's import is some
+    4 ms of every process that makes a Toolbox."""
+    try:
+        import re2  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - google-re2 is a dependency; the scan does without
         return None
     options = re2.Options()
     options.log_errors = False
     return re2.compile(_SUSPECT_PATTERN.encode("ascii"), options)
-
-
-_SUSPECT = _suspects()
 
 
 def _words(text: str) -> frozenset[str]:
@@ -229,10 +227,10 @@ def placeholder_lines(text: str) -> list[tuple[int, str]]:
         return _scan(text, _ELLIPSIS, is_placeholder)
     if _DOTS.search(text) is None:
         return []
-    if _SUSPECT is None or not text.isascii():
+    if not text.isascii() or _suspects() is None:
         return _scan(text, _DOTS, is_placeholder)
     # a few lines are judged one by one (a pass of RE2 costs more than they
-    # do), the rest only where _SUSPECT finds them
+    # do), the rest only where the suspects' scan finds them
     out, rest = _scan_lines(text, _DOTS, is_placeholder, JUDGED_ALONE)
     if rest is not None and rest < len(text):
         out += _suspect_lines(text, rest, MAX_CANDIDATES - JUDGED_ALONE)
@@ -242,12 +240,12 @@ def placeholder_lines(text: str) -> list[tuple[int, str]]:
 def _suspect_lines(text: str, pos: int, most: int) -> list[tuple[int, str]]:
     """:func:`placeholder_lines` of the ASCII ``text`` from the line start
     ``pos`` on, of its first ``most`` lines with "...": only the lines
-    _SUSPECT finds (each holds "...") are judged."""
+    the suspects' scan finds (each holds "...") are judged."""
     out = []
     line_no = 0
     counted = 0  # line_no is the line of text[counted]
     within: int | None = None if text.count("...", pos) > most else len(text) + 1
-    for found in _SUSPECT.finditer(text.encode("ascii"), pos):
+    for found in _suspects().finditer(text.encode("ascii"), pos):
         start = found.start()  # a line's start: the pattern begins with ^
         if within is None:  # where the line after the first ``most`` with "..." starts
             beyond = next(itertools.islice(_DOTS_TO_LINE_END.finditer(text, pos), most, None),
@@ -271,8 +269,7 @@ def elided_in_words(text: str) -> list[tuple[int, str]]:
     return _scan(text, _WORDED_CANDIDATE, says_elided)
 
 
-@dataclass(frozen=True)
-class Numbered:
+class Numbered(NamedTuple):
     first: int  # the number on the first line
     lines: int  # how many lines carry one
 
@@ -552,8 +549,7 @@ def _numbered(rel: str, numbered: Numbered, content: str, replacing: bool) -> Re
                    **_suggested_write(rel, stripped, replacing))
 
 
-@dataclass(frozen=True)
-class Elisions:
+class Elisions(NamedTuple):
     """The lines of a write's content that stand for code left out."""
 
     placeholders: list[tuple[int, str]]  # with an ellipsis and a listed phrase

@@ -17,7 +17,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .content import (TABULAR, Numbered, numbering_said, placeholder_lines, read_file_numbers,
                       strip_line_numbers, strip_margin)
@@ -301,8 +301,7 @@ def placeholder_in_new_text(attempt: Attempt, lines: Lines) -> Refusal | None:
 # -- not found ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Memory:
+class Memory(NamedTuple):
     """What the Toolbox knows of this call: the same call made before
     (``earlier``), and the digest of the file as it is now."""
 
@@ -553,8 +552,7 @@ _SHOWN_DIFFERENCE = 30
 _GREP_PART = 200  # characters of the found part a suggested grep looks for
 
 
-@dataclass(frozen=True)
-class Partial:
+class Partial(NamedTuple):
     """Where the longest start (or end) of oldText occurs in a file with long
     lines: the line and column (1-based) of the found part, how much of
     oldText it is, the file's text there, and where the two part."""

@@ -39,6 +39,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from itertools import accumulate, pairwise
 from math import gcd
 
@@ -149,8 +150,7 @@ def blank_free_lines(text: str) -> list[str]:
     return ["".join(line.split()) for line in text.split("\n")]
 
 
-@dataclass(frozen=True)
-class _Absent:
+class _Absent(NamedTuple):
     """oldText lines no file line equals, whitespace aside: then no
     tolerant rung can match them."""
 

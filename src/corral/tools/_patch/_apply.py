@@ -18,7 +18,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ._parse import Dialect, Hunk
 
@@ -69,8 +69,7 @@ class HunkMismatch(ValueError):
         self.candidates = list(candidates)
 
 
-@dataclass(frozen=True)
-class Applied:
+class Applied(NamedTuple):
     """The new text, and for each hunk the 1-based line it applied at and how
     loosely it matched."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from typing import Literal, NamedTuple
 
 __all__ = ["CODEX", "V4A", "AddFile", "DeleteFile", "Dialect", "FileOp", "Hunk", "Patch",
            "PatchSyntaxError", "UpdateFile", "parse_patch", "parse_v4a_create",
@@ -30,8 +30,7 @@ _FILE_HEADERS = (ADD, DELETE, UPDATE)
 _HEREDOC = re.compile(r"^\s*(?:apply_patch\s+)?<<-?\s*(['\"]?)(\w+)\1\s*$")
 
 
-@dataclass(frozen=True)
-class Dialect:
+class Dialect(NamedTuple):
     """Where the two dialects decide differently (everything else is shared).
 
     ``addition_only_at_end``: a hunk with no context nor removed line is
@@ -94,20 +93,17 @@ class Hunk:
         return any(op != "+" for op, _ in self.lines)
 
 
-@dataclass(frozen=True)
-class AddFile:
+class AddFile(NamedTuple):
     path: str
     lines: tuple[str, ...]
     crlf: bool = False  # its lines were sent ending with "\r\n"
 
 
-@dataclass(frozen=True)
-class DeleteFile:
+class DeleteFile(NamedTuple):
     path: str
 
 
-@dataclass(frozen=True)
-class UpdateFile:
+class UpdateFile(NamedTuple):
     path: str
     move_to: str | None
     hunks: tuple[Hunk, ...]
@@ -116,8 +112,7 @@ class UpdateFile:
 FileOp = AddFile | DeleteFile | UpdateFile
 
 
-@dataclass(frozen=True)
-class Patch:
+class Patch(NamedTuple):
     ops: tuple[FileOp, ...]
 
 

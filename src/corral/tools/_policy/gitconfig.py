@@ -20,7 +20,6 @@ named; neither is ``~``.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 import re
 from typing import NamedTuple
 
@@ -81,8 +80,7 @@ _OPERATORS = set(";&|()\n")  # each starts a new command: the next word is a pro
 _REDIRECTS = set("<>")
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     section: str            # folded
     subsection: str         # as written ("": none); folded for [section.sub]
     key: str                # folded
@@ -388,8 +386,7 @@ def _is_bare_argument(word: str) -> bool:
     return bool(word) and word[0] not in "-%$~" and "=" not in word and word not in (".", "..")
 
 
-@dataclass(frozen=True)
-class _Word:
+class _Word(NamedTuple):
     text: str
     command: bool   # stands where a program's name does
     program: str    # the program of the command it belongs to ("" for its own name)

@@ -66,7 +66,7 @@ import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ...contained import DirEntry
 from .._refusals.catalogue import Code, Kind, Refusal
@@ -934,8 +934,7 @@ def enclosing_work_trees(real: str, most: int) -> list[str]:
     return tops
 
 
-@dataclass(frozen=True)
-class Enclosing:
+class Enclosing(NamedTuple):
     """What an enclosing work tree runs inside a root below its top, as
     paths relative to the root: ``dirs`` protected as a whole,
     ``python_dirs`` as :class:`Scan`'s; ``whole``: the root itself is

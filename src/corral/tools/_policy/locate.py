@@ -9,13 +9,12 @@ nothing here reads the spelling, and the policy decides on this value only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Location"]
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(NamedTuple):
     """``path``: the canonical root-relative path of the entry (``"."``, the
     root); ``creates``: canonical directories that do not exist yet, outermost
     first; ``passed``: canonical directories entered and left on the way."""

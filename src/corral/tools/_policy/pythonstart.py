@@ -36,8 +36,7 @@ from __future__ import annotations
 import os
 import re
 import stat as st
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ...contained import DirEntry
 from .rules import fold
@@ -135,8 +134,7 @@ def pth_imports(look: PthLook, site: str) -> frozenset[str] | None:
     return frozenset(found)
 
 
-@dataclass(frozen=True)
-class RootPlace:
+class RootPlace(NamedTuple):
     """Where the root directory itself lies among the places Python runs
     code from on its own (see :func:`root_place`): ``venv_bin``, it is a
     virtual environment's ``bin/`` (``Scripts/``); ``site``, it is a

@@ -38,7 +38,7 @@ import threading
 import time
 from bisect import bisect_right
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 __all__ = ["Whole", "lookup", "store", "digest", "remember_digest", "forget", "started",
            "MAX_ENTRIES", "MAX_DIGESTS"]
@@ -48,8 +48,7 @@ MAX_DIGESTS = 4096
 RACY_NS = 2_000_000_000  # a timestamp granule on the coarsest filesystems we run on
 
 
-@dataclass(frozen=True)
-class Whole:
+class Whole(NamedTuple):
     """The facts of one whole file and its sparse line index."""
 
     size: int
@@ -61,8 +60,8 @@ class Whole:
     bom: bool
     total: int
     crlf: bool
-    lines: tuple[int, ...] = field(default=())  # line numbers of index points, ascending
-    offsets: tuple[int, ...] = field(default=())  # the byte offset where each starts
+    lines: tuple[int, ...] = ()  # line numbers of index points, ascending
+    offsets: tuple[int, ...] = ()  # the byte offset where each starts
 
     def start_before(self, line: int, first_offset: int) -> tuple[int, int]:
         """The indexed (line number, byte offset) at or before ``line``."""

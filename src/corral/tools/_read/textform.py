@@ -14,7 +14,7 @@ same form: pure logic, no I/O.
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["HEAD", "Form", "form_of", "looks_binary", "many_controls", "controls",
            "wide_encoding", "decode_wide", "encode_wide", "apply_form"]
@@ -81,8 +81,7 @@ def controls(data: bytes) -> int:
     return len(data) - len(data.translate(None, _CONTROLS))
 
 
-@dataclass(frozen=True)
-class Form:
+class Form(NamedTuple):
     """How a text file is written: ``bom`` (UTF-8 mark), ``crlf`` (every line
     break is CRLF), ``encoding`` (a wide one, with its mark)."""
 

@@ -18,11 +18,11 @@ returned).
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import logging
 from dataclasses import dataclass
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple
 from collections.abc import Callable, Mapping
 
 from ...contained import (EscapeError, HardLinkError, InvalidPathError, PathError,
@@ -53,8 +53,7 @@ class Suggests:
     read_instead: bool = False
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(NamedTuple):
     """The call that failed: the tool, the arguments the model sent
     (defaults left out), and what its spec lets a refusal suggest."""
 
@@ -63,8 +62,7 @@ class Call:
     suggests: Suggests = Suggests()
 
 
-@dataclass(frozen=True)
-class Seen:
+class Seen(NamedTuple):
     """A path that exists, as a suggested call may use it: a regular file
     or a directory, and its link count."""
 
@@ -72,8 +70,7 @@ class Seen:
     links: int = 1
 
 
-@dataclass(frozen=True)
-class Facts:
+class Facts(NamedTuple):
     """What was true of the tree when the error arose, gathered through the
     call's view (each field only when the error makes it matter):
 
@@ -93,13 +90,12 @@ class Facts:
     hidden: Refusal | None = None
     close: tuple[str, ...] = ()
     found: Found | None = None
-    seen: Mapping[str, Seen] = dataclasses.field(default_factory=dict)
+    seen: Mapping[str, Seen] = MappingProxyType({})
     parent_hidden: bool = False
     allow_hardlinks: bool = False
 
 
-@dataclass(frozen=True)
-class Error:
+class Error(NamedTuple):
     """What a factory knows: the error, the path it speaks of, the
     component where resolution stopped, and the call and its facts."""
 

@@ -28,7 +28,7 @@ import posixpath
 import re
 import time
 from collections import deque
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .looking import Looking
 
@@ -44,8 +44,7 @@ _QUOTES = re.compile(r"""\A\s*(["'`])(.*)\1\s*\Z""", re.S)
 _HOME = re.compile(r"\A(?:\$HOME|\$\{HOME\}|~)/+")
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """Paths that exist for a path that does not, and how it was read:
     ``searched``, the entries a search looked at (0: no search);
     ``complete``, False when the search stopped at its bound."""

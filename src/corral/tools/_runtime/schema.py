@@ -18,8 +18,7 @@ import json
 import re
 from functools import lru_cache
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._refusals.catalogue import Code, Kind, Refusal, invalid_argument
 
@@ -420,8 +419,7 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-@dataclass(frozen=True)
-class _Where:
+class _Where(NamedTuple):
     """The call and field a value belongs to (for the refusal's sentence)."""
 
     tool: str

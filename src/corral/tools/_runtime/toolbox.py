@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from collections.abc import Callable, Iterable, Sequence
 
 from .._refusals.classify import Call
@@ -364,8 +363,7 @@ class Toolbox:
         self.close()
 
 
-@dataclass(frozen=True)
-class _ToolChoice:
+class _ToolChoice(NamedTuple):
     """The tools a toolbox was asked for, kept until :meth:`Toolbox.load_tools`."""
 
     tools: Iterable[ToolSpec | str] | None

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import TracebackType
+from typing import NamedTuple
 
 from ...contained import Backend, Handle, Target, TextWindow
 
@@ -100,8 +100,7 @@ class Entry:
         self._target.close()
 
 
-@dataclass(frozen=True)
-class Lead:
+class Lead(NamedTuple):
     """Where a symlink leads, as a listing may say it: ``path`` its
     canonical in-root target (``None``: not named), ``kind`` the kind of
     what is there, ``"missing"``, ``"loop"`` or ``"outside"`` (``None``:

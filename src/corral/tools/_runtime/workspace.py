@@ -44,8 +44,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...contained import Root
 from .control import CancelToken, ProgressCallback, in_worker
@@ -94,8 +93,7 @@ def policy_beneath(policy: Policy, base: str) -> Policy:
     return policy.beneath(base)
 
 
-@dataclass(frozen=True)
-class _Routed:
+class _Routed(NamedTuple):
     """Where one call goes: the root's name and the arguments its Toolbox gets."""
 
     root: str
@@ -541,8 +539,7 @@ class Workspace:
 _SUGGESTIBLE = frozenset({"read_file", "list_directory", "file_info"})
 
 
-@dataclass(frozen=True)
-class _Bound:
+class _Bound(NamedTuple):
     """What bounds one call of the Workspace: its deadline (on the
     monotonic clock) and the host's cancel token.  The looks made for the
     model's sake before or after the routed call (other roots asked about a
@@ -578,8 +575,7 @@ def _call(box: Toolbox, name: Any, args: Any, timeout: float | None,
     return box.call(name, args, timeout=timeout, cancel=cancel, progress=progress)
 
 
-@dataclass(frozen=True)
-class _ClientPlace:
+class _ClientPlace(NamedTuple):
     """A root a client directory gives: ``box`` the server's Toolbox of it,
     or None for a directory opened beneath the root of ``parent`` at
     ``base`` (``root``, closed by whoever drops it)."""
@@ -591,8 +587,7 @@ class _ClientPlace:
     base: str
 
 
-@dataclass(frozen=True)
-class _Nesting:
+class _Nesting(NamedTuple):
     """Root ``inner``'s directory lies at ``place`` inside root ``outer``
     (indexes in the workspace's order; ``place`` "." when both are one
     directory)."""

@@ -17,20 +17,17 @@ in its answer and :func:`engine_report` tells ``corral doctor``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from importlib.machinery import PathFinder
 from typing import Any
 
 from . import syntax
 from .._refusals.catalogue import Kind
 from ...contained import Backend, default_backend
 from .scan import Hit, literal_lines, regex_lines
-
-try:
-    import re2  # type: ignore[import-untyped]
-except ImportError:  # pragma: no cover - exercised by forcing ENGINE in tests
-    re2 = None
 
 __all__ = [
     "ENGINE",
@@ -41,7 +38,21 @@ __all__ = [
     "engine_report",
 ]
 
-ENGINE = "re2" if re2 is not None else "re"
+
+@functools.cache
+def _re2() -> Any:
+    """google-re2, imported at the first pattern that needs it (some 4 ms
+    that a process which never greps a regex does not pay); ``None`` where
+    it cannot be imported."""
+    try:
+        import re2  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - exercised by forcing ENGINE in tests
+        return None
+    return re2
+
+
+# found, not imported: a broken install falls back to ``re`` at the first pattern
+ENGINE = "re2" if PathFinder.find_spec("re2") is not None else "re"
 FALLBACK_WINDOW = 4096  # bytes of one line one guarded ``re`` search looks at
 FALLBACK_NOTE = ("RE2 is not installed, so the regex ran on Python re with strict guards; lines "
                  f"longer than {FALLBACK_WINDOW} bytes were searched in pieces.")
@@ -49,9 +60,10 @@ FALLBACK_NOTE = ("RE2 is not installed, so the regex ran on Python re with stric
 
 def engine_report() -> dict[str, Any]:
     """What runs grep's patterns, for ``corral doctor``."""
+    re2 = _re2()
     version = getattr(re2, "__version__", None) if re2 is not None else None
-    return {"regex": ENGINE, "re2": re2 is not None, "re2Version": version,
-            "literalScanner": _literal_scanner(),
+    return {"regex": ENGINE if re2 is not None else "re", "re2": re2 is not None,
+            "re2Version": version, "literalScanner": _literal_scanner(),
             "note": None if re2 is not None else FALLBACK_NOTE}
 
 
@@ -126,7 +138,7 @@ class Pattern:
             pos, line = end + 1, line + 1
 
 
-def _re2_options(ignore_case: bool) -> Any:
+def _re2_options(re2: Any, ignore_case: bool) -> Any:
     options = re2.Options()
     options.never_nl = True
     options.log_errors = False
@@ -144,8 +156,9 @@ def _re2_reason(exc: Exception) -> str:
 def _literal(pattern: str, ignore_case: bool) -> Pattern:
     if not ignore_case:
         return Pattern(pattern, pattern, literal=pattern.encode("utf-8"))
+    re2 = _re2()
     if re2 is not None:
-        options = _re2_options(True)
+        options = _re2_options(re2, True)
         options.literal = True
         return Pattern(pattern, pattern, searcher=re2.compile(pattern.encode("utf-8"), options))
     compiled = re.compile(re.escape(pattern).encode("utf-8"), re.IGNORECASE)
@@ -169,9 +182,10 @@ def compile_pattern(pattern: str, *, regex: bool, ignore_case: bool,
     shown, text, notes = syntax.translate(tokens)
     required = syntax.required_literal(tokens) if not ignore_case else None
     needle = required.encode("utf-8") if required else None
-    if engine == "re2":
+    re2 = _re2() if engine == "re2" else None
+    if re2 is not None:
         try:
-            searcher = re2.compile(("(?m)" + text).encode("utf-8"), _re2_options(ignore_case))
+            searcher = re2.compile(("(?m)" + text).encode("utf-8"), _re2_options(re2, ignore_case))
         except re2.error as exc:
             reason = _re2_reason(exc)
             raise PatternProblem(Kind.REGEX, f"the pattern is not a valid regular expression: "

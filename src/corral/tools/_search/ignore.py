@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .._refusals.catalogue import Refusal
 from .globs import GlobMatcher, NameIndex, Segment, compile_glob, compile_segments
@@ -57,8 +57,7 @@ TICK_NAMES = 8  # names decided in full between two checkpoints
 TICK_RULES = 256  # lines tested against one name between two checkpoints
 
 
-@dataclass(frozen=True)
-class _Rule:
+class _Rule(NamedTuple):
     """One line: a name pattern (``name``: it matches a name at any depth)
     or an anchored path pattern (``matcher``)."""
 

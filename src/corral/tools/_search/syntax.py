@@ -20,7 +20,7 @@ of grep's regex handling works on them, never on Python's private
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "Token",
@@ -43,8 +43,7 @@ _WORDY = re.compile(r"[A-Za-z0-9_]")
 _QUANT = re.compile(r"\{(\d*)(,?)(\d*)\}")
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     kind: str  # lit, esc, class, dot, anchor, open, close, alt, quant, backref, foreign
     text: str
     start: int
@@ -202,8 +201,7 @@ def translate(tokens: list[Token]) -> tuple[str, str, list[str]]:
 
 # -- what RE2 cannot run ---------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Unsupported:
+class Unsupported(NamedTuple):
     what: str  # "a lookahead", "a backreference", ...
     rewrite: str | None  # a pattern RE2 runs that finds the same lines, or more
     exact: bool  # the rewrite finds exactly the same lines

@@ -10,8 +10,7 @@ import stat as st
 from weakref import ref as weak_ref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
-from dataclasses import dataclass
-from typing import NoReturn, Protocol
+from typing import NamedTuple, NoReturn, Protocol
 
 from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, PathError,
                            Target)
@@ -48,8 +47,7 @@ class Host(Protocol):
 _LOOK_FLAGS = getattr(os, "O_PATH", 0) or os.O_RDONLY
 
 
-@dataclass(frozen=True)
-class Want:
+class Want(NamedTuple):
     """One path of a :meth:`CallView.pin_group` step and what is done there."""
 
     rel: str

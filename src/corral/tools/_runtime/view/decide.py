@@ -12,9 +12,8 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar, copy_context
-from dataclasses import dataclass
 from itertools import compress
-from typing import TYPE_CHECKING, Protocol
+from typing import NamedTuple, Protocol, TYPE_CHECKING
 
 from ....contained import Root
 from ..._policy.gitdirs import (SHAPE_NAMES, Scan, carried_repository, host_config_places,
@@ -48,8 +47,7 @@ def policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
 # -- the view -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """What the policy said of one location (``None``: allowed)."""
 
     kind: Kind | None

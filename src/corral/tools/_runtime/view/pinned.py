@@ -9,9 +9,8 @@ import posixpath
 import stat as st
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import NamedTuple, TYPE_CHECKING
 
 from ....contained import Handle, Opened, Target
 from ..._policy.gitdirs import (GIT_SUBDIRECTORIES, SHAPE_NAMES, in_git_directory,
@@ -37,8 +36,7 @@ _DIGEST_CHUNK = 1024 * 1024
 _HEAD_KEPT = 64 * 1024  # the start of a file digested, kept for a look at its form
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     """Where a pinned location acts, as a fact to compare after the host's
     answer: its canonical path, what it would create, and the identity of
     the directory it holds."""
