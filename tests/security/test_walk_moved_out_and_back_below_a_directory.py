@@ -24,27 +24,9 @@ from corral.contained import EscapeError, Root, backend_by_name
 from corral.contained._tree import Tree, TreeVisitor
 from corral.testing.backends import Fault, FaultBackend
 
-OUTSIDE_ONLY = ["g", "gd"]  # s's entries
-
-
-def _tree(base: str) -> tuple[str, str]:
-    root, out = os.path.join(base, "root"), os.path.join(base, "out")
-    os.makedirs(os.path.join(root, "a", "b", "c", "inner"))
-    with open(os.path.join(root, "a", "b", "c", "f"), "wb") as fh:
-        fh.write(b"inside")
-    s = os.path.join(out, "s")
-    os.makedirs(os.path.join(s, "gd"))
-    with open(os.path.join(s, "g"), "wb") as fh:
-        fh.write(b"OUTSIDE")
-    return root, out
-
-
-def _dance(root: str, out: str) -> Callable[[], None]:
-    def move() -> None:
-        os.rename(os.path.join(root, "a"), os.path.join(out, "a"))
-        os.rename(os.path.join(out, "a", "b", "c"), os.path.join(out, "held"))
-        os.rename(os.path.join(out, "s"), os.path.join(out, "a", "b", "c"))
-    return move
+from .helpers.walk_dance import OUTSIDE_ONLY
+from .helpers.walk_dance import dance as _dance
+from .helpers.walk_dance import tree as _tree
 
 
 def _open_directory(root: Root, arm: Callable[[], None]) -> list[str]:
