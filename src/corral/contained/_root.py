@@ -14,7 +14,7 @@ import stat as st
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from . import _acts, _paths
 from ._acts import CREATE_MASK, SAFE, End, name_of
@@ -37,6 +37,7 @@ from ._target import Target
 
 __all__ = ["Root", "DirEntry", "Handle", "Target", "MAX_SYMLINKS", "MAX_STEPS"]
 
+_T = TypeVar("_T")
 _O_PATH = getattr(os, "O_PATH", 0)
 _O_TMPFILE = getattr(os, "O_TMPFILE", 0)  # it includes the O_DIRECTORY bit
 _LIST_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
@@ -642,26 +643,35 @@ class Root(RootSurface, Closing):
                               lambda walk, at: _acts.real_final(walk, at, strict=strict))
 
     def _fast_real(self, parsed: ParsedPath) -> bool:
-        """Whether one ``openat2`` of the whole path, no link followed (the
-        kernel shows it beneath the root at the end of the lookup), reaches
-        an entry that is not a link: its canonical path is then the
+        """Whether one ``openat2`` of the whole path, no link followed,
+        reaches an entry that is not a link: its canonical path is then the
         spelling.  ``False`` to walk instead (a link on the way or at the
         end, a missing name: the walk says what is wrong)."""
+        return bool(self._fast_look(parsed, lambda backend, fd:
+                                    not st.S_ISLNK(backend.fstat(fd).st_mode), no_links=True))
+
+    def _fast_look(self, parsed: ParsedPath, look: Callable[[Backend, int], _T], *,
+                   no_links: bool) -> _T | None:
+        """``look`` at the entry pinned by one ``openat2`` of the whole path
+        (``O_PATH|O_NOFOLLOW``; the kernel shows it beneath the root at the
+        end of the lookup; with ``no_links`` no link on the way either).
+        ``None`` where the open or the look fails: the caller walks instead,
+        and the walk says what is wrong."""
         anchor = self._anchor
         backend = anchor.backend
         root_fd = anchor.acquire(parsed.text)
         try:
             fd = backend.openat2_or_errno(root_fd, parsed.text,
                                           _O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, 0,
-                                          anchor.resolve | RESOLVE_NO_SYMLINKS)
+                                          anchor.resolve | (RESOLVE_NO_SYMLINKS if no_links else 0))
             if fd < 0:
-                return False
+                return None
             try:
-                return not st.S_ISLNK(backend.fstat(fd).st_mode)
+                return look(backend, fd)
             finally:
                 backend.close(fd)
-        except OSError:  # a wrapper's fault, a look refused: the walk says what is wrong
-            return False
+        except OSError:  # a look refused (not a link...), a wrapper's fault
+            return None
         finally:
             anchor.release()
 
@@ -700,29 +710,10 @@ class Root(RootSurface, Closing):
         return _acts.answered(self._anchor, parsed, _read_link)
 
     def _fast_readlink(self, parsed: ParsedPath) -> str | None:
-        """The link pinned by one ``openat2`` of the whole path (``O_PATH|
-        O_NOFOLLOW``; the kernel shows it beneath the root at the end of the
-        lookup) and read there; ``None`` to walk instead, which says what is
-        wrong (not a link, missing...)."""
-        anchor = self._anchor
-        backend = anchor.backend
-        root_fd = anchor.acquire(parsed.text)
-        try:
-            fd = backend.openat2_or_errno(root_fd, parsed.text,
-                                          _O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, 0,
-                                          anchor.resolve)
-            if fd < 0:
-                return None
-            try:
-                return backend.readlink_at(fd, "")
-            except OSError:  # not a link (ENOENT for an empty name), a look refused
-                return None
-            finally:
-                backend.close(fd)
-        except OSError:  # a wrapper's fault: the walk says what is wrong
-            return None
-        finally:
-            anchor.release()
+        """The text of the link pinned by one ``openat2`` of the whole path;
+        ``None`` to walk instead (not a link, missing...)."""
+        return self._fast_look(parsed, lambda backend, fd: backend.readlink_at(fd, ""),
+                               no_links=False)
 
     def read_bytes(self, path: object) -> bytes:
         """The whole content of the regular file ``path``."""
