@@ -115,3 +115,73 @@ static int64_t corral_list_sized(int fd, char *names, int64_t names_size, int64_
         return status;
     return out.used;
 }
+
+/* corral_names_clear: whether no name of a run may meet a policy's quick
+ * name tests (list.cdef).  tests: entries of kind byte ('n' exact name,
+ * 's' suffix, 'p' prefix), two bytes of length (big-endian), the bytes. */
+static int corral_names_hit(const char *tests, int64_t tests_size, const char *name, int64_t n)
+{
+    if (n > 0 && (name[n - 1] == '.' || name[n - 1] == ' '))
+        return 1; /* folds to more than its lower case */
+    for (int64_t i = 0; i + 1 < n; i++)
+        if (name[i] == '~' && name[i + 1] == '1')
+            return 1;
+    int64_t at = 0;
+    while (at < tests_size) {
+        char kind = tests[at];
+        int64_t len = ((int64_t)(unsigned char)tests[at + 1] << 8) |
+                      (int64_t)(unsigned char)tests[at + 2];
+        const char *test = tests + at + 3;
+        at += 3 + len;
+        if (len > n || (kind == 'n' && len != n))
+            continue;
+        const char *from = kind == 's' ? name + (n - len) : name;
+        int64_t k = 0;
+        while (k < len) {
+            char c = from[k];
+            if (c >= 'A' && c <= 'Z')
+                c = (char)(c + ('a' - 'A'));
+            if (c != test[k])
+                break;
+            k++;
+        }
+        if (k == len)
+            return 1;
+    }
+    return 0;
+}
+
+static int corral_names_clear(const char *tests, int64_t tests_size, const char *run,
+                              int64_t run_size)
+{
+    if (tests_size < 0 || run_size < 0 || (tests == NULL && tests_size > 0) ||
+        (run == NULL && run_size > 0)) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* the entries must fit the buffer exactly: checked before any is read */
+    int64_t at = 0;
+    while (at < tests_size) {
+        if (tests_size - at < 3) {
+            errno = EINVAL;
+            return -1;
+        }
+        char kind = tests[at];
+        int64_t len = ((int64_t)(unsigned char)tests[at + 1] << 8) |
+                      (int64_t)(unsigned char)tests[at + 2];
+        if ((kind != 'n' && kind != 's' && kind != 'p') || len > tests_size - at - 3) {
+            errno = EINVAL;
+            return -1;
+        }
+        at += 3 + len;
+    }
+    int64_t start = 0;
+    for (int64_t i = 0; i <= run_size; i++) {
+        if (i < run_size && run[i] != '\0')
+            continue;
+        if (corral_names_hit(tests, tests_size, run + start, i - start))
+            return 0;
+        start = i + 1;
+    }
+    return 1;
+}

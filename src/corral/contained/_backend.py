@@ -540,6 +540,26 @@ class Backend:
             self.close(fd)
             return None
 
+    def names_test(self, exact: frozenset[str], suffixes: Sequence[str],
+                   prefixes: Sequence[str]) -> Callable[[str], bool]:
+        """A test of a run of ASCII names joined by NUL (a directory's
+        worth): ``True`` when no name, lower-cased, is one of ``exact``,
+        ends with one of ``suffixes``, starts with one of ``prefixes``, ends
+        with a dot or a space, or holds ``~1``; ``False`` when one may (a
+        policy's quick name tests: tools/_policy/rules.py).  This default
+        is plain Python; the native backend tests a run in one C call, with
+        the same answers."""
+        ends = (*suffixes, ".", " ")
+        starts = tuple(prefixes)
+
+        def clear(run: str) -> bool:
+            if "~1" in run:
+                return False
+            names = run.lower().split("\0")
+            return exact.isdisjoint(names) and not any(
+                name.endswith(ends) or name.startswith(starts) for name in names)
+        return clear
+
 
 class OsBackend(Backend):
     """The ``os`` module with ``dir_fd``; each platform's extras through ctypes."""

@@ -49,7 +49,7 @@ import errno
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 # ModuleNotFoundError with name "corral._native" when the module was not built
@@ -467,6 +467,23 @@ class NativeBackend(Backend):
         if IS_DARWIN:
             data["nofollow_any"] = self.has_nofollow_any
         return data
+
+    def names_test(self, exact: frozenset[str], suffixes: Sequence[str],
+                   prefixes: Sequence[str]) -> Callable[[str], bool]:
+        entries = [(b"n", x) for x in sorted(exact)] + [(b"s", x) for x in suffixes] \
+            + [(b"p", x) for x in prefixes]
+        encoded = [(kind, text.encode("utf-8")) for kind, text in entries]
+        if any(len(data) > 0xFFFF for _, data in encoded):  # past the C's two length bytes
+            return super().names_test(exact, suffixes, prefixes)
+        tests = b"".join(kind + len(data).to_bytes(2, "big") + data for kind, data in encoded)
+        size, run_clear = len(tests), _lib.corral_names_clear
+
+        def clear(run: str) -> bool:
+            data = run.encode("ascii")
+            # -1 (EINVAL) is not 1: a run the C could not test is tested in full by the caller
+            answer: int = run_clear(tests, size, data, len(data))
+            return answer == 1
+        return clear
 
 
 # -- the batches and buffers, in C ------------------------------------------------------
