@@ -1287,28 +1287,31 @@ class Scope:
                 return names
             exact, suffixes, prefixes, ends = tests
             joined = "\0".join(names)
-            clear_run = self._quick.clear
-            if clear_run is not None and joined.isascii():
-                if clear_run(joined):  # every test at once, by the backend (in C where it can)
-                    return names
-            elif joined.isascii():
+            if joined.isascii():
                 # folded = lower-cased unless a name folds further (a "~1",
-                # or a trailing dot or space, which ends() finds): every test
-                # at once, in C (a run remembered clear folds no further)
-                clear = _CLEAR_RUNS.get(self._quick.key)
+                # or a trailing dot or space, which the tests find): every
+                # test at once (a run remembered clear folds no further)
+                quick = self._quick
+                clear = _CLEAR_RUNS.get(quick.key)
                 if clear is not None and joined in clear:
                     return names
-                lowered = joined.lower()
-                # names already lower-case are their own folded forms: no split
-                if exact.isdisjoint(names if lowered == joined else lowered.split("\0")) \
+                clear_run = quick.clear
+                if clear_run is not None:  # the backend's test: one C call where it can
+                    passed = clear_run(joined)
+                else:
+                    lowered = joined.lower()
+                    # names already lower-case are their own folded forms: no split
+                    passed = exact.isdisjoint(names if lowered == joined
+                                              else lowered.split("\0")) \
                         and not ("~" in joined and "~1" in joined) \
-                        and ends(f"\0{lowered}\0"[::-1]) is None:
+                        and ends(f"\0{lowered}\0"[::-1]) is None
+                if passed:
                     if len(joined) <= _CLEAR_RUN_CHARS:
                         if clear is not None and _CLEAR_COUNT[0] < _CLEAR_RUNS_MAX:
                             clear.add(joined)  # the common case: no call
                             _CLEAR_COUNT[0] += 1
                         else:
-                            _remember_clear(self._quick.key, joined)
+                            _remember_clear(quick.key, joined)
                     return names
             maybe = [n for n in names
                      if (f := fold(n)) in exact
