@@ -47,6 +47,7 @@ import enum
 import errno
 import fcntl
 import os
+import re
 import struct
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -549,15 +550,16 @@ class Backend:
         policy's quick name tests: tools/_policy/rules.py).  This default
         is plain Python; the native backend tests a run in one C call, with
         the same answers."""
-        ends = (*suffixes, ".", " ")
-        starts = tuple(prefixes)
+        # one regex search of the run reversed between NULs finds every
+        # name's end right after a NUL, and a prefix as a look back from it
+        ends = [re.escape(x[::-1]) for x in (*suffixes, ".", " ")]
+        starts = [f"(?<={re.escape(x[::-1])}\0)" for x in prefixes]
+        search = re.compile("\0(?:" + "|".join(ends + starts) + ")").search
 
         def clear(run: str) -> bool:
-            if "~1" in run:
-                return False
-            names = run.lower().split("\0")
-            return exact.isdisjoint(names) and not any(
-                name.endswith(ends) or name.startswith(starts) for name in names)
+            lowered = run.lower()
+            return "~1" not in run and exact.isdisjoint(lowered.split("\0")) \
+                and search(f"\0{lowered}\0"[::-1]) is None
         return clear
 
 
