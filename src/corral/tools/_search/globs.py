@@ -26,6 +26,7 @@ pattern without ``/`` matches a name at any depth (``*.py`` is
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import compress, repeat
 from collections.abc import Callable, Sequence
 
@@ -44,6 +45,7 @@ __all__ = [
 ]
 
 MAX_ALTERNATIVES = 64  # what one {a,b} pattern may expand to
+_MATCHERS_KEPT = 4  # compiled patterns kept (each with its bounded step memories)
 GLOB_CHARS = frozenset("*?[{")
 NameTest = Callable[[str], bool]
 States = frozenset[int]
@@ -619,7 +621,15 @@ def compile_glob(pattern: str, field_name: str = "pattern", *, anchored: bool = 
                  braces: bool = True) -> GlobMatcher:
     """Compile ``pattern`` (already root-normalised by the caller: no
     leading ``/``).  A trailing ``/`` matches directories only.  Refuses
-    ``..`` segments and brace groups that expand too far."""
+    ``..`` segments and brace groups that expand too far.  The last few
+    matchers are kept: a model repeats its patterns, and a matcher's
+    memories of the steps it took (a pure function of the pattern) then
+    serve its next walk too."""
+    return _compiled(pattern, field_name, anchored, braces)
+
+
+@lru_cache(maxsize=_MATCHERS_KEPT)
+def _compiled(pattern: str, field_name: str, anchored: bool, braces: bool) -> GlobMatcher:
     dirs_only = pattern.endswith("/")
     text = pattern.rstrip("/") if dirs_only else pattern
     if text in ("", "."):
