@@ -39,6 +39,7 @@ __all__ = [
     "NameIndex",
     "Segment",
     "compile_glob",
+    "kept_glob",
     "compile_segments",
     "expand_braces",
     "split_top",
@@ -621,15 +622,7 @@ def compile_glob(pattern: str, field_name: str = "pattern", *, anchored: bool = 
                  braces: bool = True) -> GlobMatcher:
     """Compile ``pattern`` (already root-normalised by the caller: no
     leading ``/``).  A trailing ``/`` matches directories only.  Refuses
-    ``..`` segments and brace groups that expand too far.  The last few
-    matchers are kept: a model repeats its patterns, and a matcher's
-    memories of the steps it took (a pure function of the pattern) then
-    serve its next walk too."""
-    return _compiled(pattern, field_name, anchored, braces)
-
-
-@lru_cache(maxsize=_MATCHERS_KEPT)
-def _compiled(pattern: str, field_name: str, anchored: bool, braces: bool) -> GlobMatcher:
+    ``..`` segments and brace groups that expand too far."""
     dirs_only = pattern.endswith("/")
     text = pattern.rstrip("/") if dirs_only else pattern
     if text in ("", "."):
@@ -656,3 +649,13 @@ def _compiled(pattern: str, field_name: str, anchored: bool, braces: bool) -> Gl
             segments = ["**", *segments]
         compiled.append(compile_segments(segments))
     return GlobMatcher(compiled, dirs_only)
+
+
+@lru_cache(maxsize=_MATCHERS_KEPT)
+def kept_glob(pattern: str, anchored: bool = False) -> GlobMatcher:
+    """:func:`compile_glob` of a glob call's own pattern, the last few
+    kept: a model repeats its patterns, and a matcher's memories of the
+    steps it took (a pure function of the pattern, each bounded) then serve
+    its next walk too.  Derived patterns (a retry's, a .gitignore's lines)
+    are compiled afresh and never push a call's pattern out."""
+    return compile_glob(pattern, anchored=anchored)
