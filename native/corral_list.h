@@ -124,6 +124,12 @@ static unsigned char corral_names_lower(unsigned char c)
     return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
 }
 
+/* Two bytes' mark among 1,024. */
+static unsigned corral_names_pair(unsigned char a, unsigned char b)
+{
+    return ((unsigned)a * 131u + (unsigned)b) & 1023u;
+}
+
 /* Whether the name (n bytes) meets one of the tests, lower-cased as it is read. */
 static int corral_names_hit(const char *tests, int64_t tests_size, const char *name, int64_t n)
 {
@@ -158,7 +164,10 @@ static int corral_names_clear(const char *tests, int64_t tests_size, const char 
      * read); meanwhile the first bytes of exact names and prefixes and the
      * last bytes of suffixes are marked, so a name meeting none of those
      * marks is passed over without reading the tests */
+    /* one byte: the tests of that length; two: a hash of the first two
+     * bytes (exact names, prefixes) or the last two (suffixes) of the others */
     uint64_t firsts[4] = {0, 0, 0, 0}, lasts[4] = {0, 0, 0, 0};
+    uint64_t heads[16] = {0}, tails[16] = {0};
     int empty_name = 0;
     int64_t at = 0;
     while (at < tests_size) {
@@ -178,10 +187,14 @@ static int corral_names_clear(const char *tests, int64_t tests_size, const char 
             if (kind != 'n')
                 return 0; /* an empty suffix or prefix: every name meets it */
             empty_name = 1;
-        } else if (kind == 's') {
-            lasts[test[len - 1] >> 6] |= (uint64_t)1 << (test[len - 1] & 63);
+        } else if (len == 1) {
+            uint64_t *marks = kind == 's' ? lasts : firsts;
+            marks[test[0] >> 6] |= (uint64_t)1 << (test[0] & 63);
         } else {
-            firsts[test[0] >> 6] |= (uint64_t)1 << (test[0] & 63);
+            unsigned pair = kind == 's' ? corral_names_pair(test[len - 2], test[len - 1])
+                                        : corral_names_pair(test[0], test[1]);
+            uint64_t *marks = kind == 's' ? tails : heads;
+            marks[pair >> 6] |= (uint64_t)1 << (pair & 63);
         }
         at += 3 + len;
     }
@@ -202,8 +215,15 @@ static int corral_names_clear(const char *tests, int64_t tests_size, const char 
             unsigned char last = corral_names_lower(bytes[i - 1]);
             if (last == '.' || last == ' ')
                 return 0; /* folds to more than its lower case */
-            if (((firsts[first >> 6] >> (first & 63)) & 1) ||
-                ((lasts[last >> 6] >> (last & 63)) & 1)) {
+            int maybe = ((firsts[first >> 6] >> (first & 63)) & 1) ||
+                        ((lasts[last >> 6] >> (last & 63)) & 1);
+            if (!maybe && n >= 2) {
+                unsigned head = corral_names_pair(first, corral_names_lower(bytes[start + 1]));
+                unsigned tail = corral_names_pair(corral_names_lower(bytes[i - 2]), last);
+                maybe = ((heads[head >> 6] >> (head & 63)) & 1) ||
+                        ((tails[tail >> 6] >> (tail & 63)) & 1);
+            }
+            if (maybe) {
                 if (corral_names_hit(tests, tests_size, run + start, n))
                     return 0;
             }
