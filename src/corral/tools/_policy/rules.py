@@ -1292,27 +1292,28 @@ class Scope:
                 # or a trailing dot or space, which the tests find): every
                 # test at once (a run remembered clear folds no further)
                 quick = self._quick
-                clear = _CLEAR_RUNS.get(quick.key)
-                if clear is not None and joined in clear:
-                    return names
                 clear_run = quick.clear
-                if clear_run is not None:  # the backend's test: one C call where it can
-                    passed = clear_run(joined)
+                if clear_run is not None:
+                    # the backend's test (one C pass where it can: about what
+                    # looking a run up among the remembered ones costs)
+                    if clear_run(joined):
+                        return names
                 else:
+                    clear = _CLEAR_RUNS.get(quick.key)
+                    if clear is not None and joined in clear:
+                        return names
                     lowered = joined.lower()
                     # names already lower-case are their own folded forms: no split
-                    passed = exact.isdisjoint(names if lowered == joined
-                                              else lowered.split("\0")) \
-                        and not ("~" in joined and "~1" in joined) \
-                        and ends(f"\0{lowered}\0"[::-1]) is None
-                if passed:
-                    if len(joined) <= _CLEAR_RUN_CHARS:
-                        if clear is not None and _CLEAR_COUNT[0] < _CLEAR_RUNS_MAX:
-                            clear.add(joined)  # the common case: no call
-                            _CLEAR_COUNT[0] += 1
-                        else:
-                            _remember_clear(quick.key, joined)
-                    return names
+                    if exact.isdisjoint(names if lowered == joined else lowered.split("\0")) \
+                            and not ("~" in joined and "~1" in joined) \
+                            and ends(f"\0{lowered}\0"[::-1]) is None:
+                        if len(joined) <= _CLEAR_RUN_CHARS:
+                            if clear is not None and _CLEAR_COUNT[0] < _CLEAR_RUNS_MAX:
+                                clear.add(joined)  # the common case: no call
+                                _CLEAR_COUNT[0] += 1
+                            else:
+                                _remember_clear(quick.key, joined)
+                        return names
             maybe = [n for n in names
                      if (f := fold(n)) in exact
                      or f.endswith(suffixes) or f.startswith(prefixes)]
