@@ -562,14 +562,31 @@ def _scan_lines(needle: bytes, buf: bytes, pos: int, line: int, size: int) -> It
         pos, line = state[0], state[1]
 
 
+class _ListerRoom(threading.local):
+    """The room a thread's last listing grew to (up to :data:`_LISTER_KEEP`
+    bytes): its next walk starts there, not listing a large directory again
+    and again into too little room.  A listing is decoded before its call
+    returns, so the walks of one thread may share it."""
+    size = 0
+    buf: Any = None  # a cffi char[]
+
+
+_lister_room = _ListerRoom()
+_LISTER_KEEP = 1 << 22
+
+
 class NativeLister:
     """Listings by ``corral_list_dir`` (native/corral_scan.h): one C call
     per directory fills a buffer with the names, split by kind, and Python
     only splits it, with no object per entry (:class:`._backend.DirLister`)."""
 
     def __init__(self) -> None:
-        self._size = 1 << 16
-        self._buf = _ffi.new("char[]", self._size)
+        room = _lister_room
+        if room.size:
+            self._size, self._buf = room.size, room.buf
+        else:
+            self._size = 1 << 16
+            self._buf = _ffi.new("char[]", self._size)
         self._counts = _ffi.new("int64_t[3]")
 
     def open_list(self, dir_fd: int, name: str, flags: int) -> tuple[int, KindListing]:
@@ -593,6 +610,8 @@ class NativeLister:
                 break
             self._size *= 4  # a large directory: list it again into more room
             self._buf = _ffi.new("char[]", self._size)
+            if self._size <= _LISTER_KEEP:
+                _lister_room.size, _lister_room.buf = self._size, self._buf
         if low < 0:
             _fail()
         return self._listing(low)
