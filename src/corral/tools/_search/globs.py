@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 MAX_ALTERNATIVES = 64  # what one {a,b} pattern may expand to
-_MATCHERS_KEPT = 4  # compiled patterns kept (each with its bounded step memories)
+_MATCHERS_KEPT = 8  # a call's pattern and its retry's probes kept (each with bounded memories)
 GLOB_CHARS = frozenset("*?[{")
 NameTest = Callable[[str], bool]
 States = frozenset[int]
@@ -656,6 +656,7 @@ def kept_glob(pattern: str, anchored: bool = False) -> GlobMatcher:
     """:func:`compile_glob` of a glob call's own pattern, the last few
     kept: a model repeats its patterns, and a matcher's memories of the
     steps it took (a pure function of the pattern, each bounded) then serve
-    its next walk too.  Derived patterns (a retry's, a .gitignore's lines)
-    are compiled afresh and never push a call's pattern out."""
+    its next walk too; so are the patterns a retry probes (the same for
+    the same call).  A .gitignore's lines are compiled afresh and never
+    push them out."""
     return compile_glob(pattern, anchored=anchored)
