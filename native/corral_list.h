@@ -115,3 +115,120 @@ static int64_t corral_list_sized(int fd, char *names, int64_t names_size, int64_
         return status;
     return out.used;
 }
+
+/* corral_names_clear: whether no name of a run may meet a policy's quick
+ * name tests (list.cdef).  tests: entries of kind byte ('n' exact name,
+ * 's' suffix, 'p' prefix), two bytes of length (big-endian), the bytes. */
+static unsigned char corral_names_lower(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
+}
+
+/* Two bytes' mark among 1,024. */
+static unsigned corral_names_pair(unsigned char a, unsigned char b)
+{
+    return ((unsigned)a * 131u + (unsigned)b) & 1023u;
+}
+
+/* Whether the name (n bytes) meets one of the tests, lower-cased as it is read. */
+static int corral_names_hit(const char *tests, int64_t tests_size, const char *name, int64_t n)
+{
+    int64_t at = 0;
+    while (at < tests_size) {
+        char kind = tests[at];
+        int64_t len = ((int64_t)(unsigned char)tests[at + 1] << 8) |
+                      (int64_t)(unsigned char)tests[at + 2];
+        const unsigned char *test = (const unsigned char *)tests + at + 3;
+        at += 3 + len;
+        if (len > n || (kind == 'n' && len != n))
+            continue;
+        const unsigned char *from = (const unsigned char *)(kind == 's' ? name + (n - len) : name);
+        int64_t k = 0;
+        while (k < len && corral_names_lower(from[k]) == test[k])
+            k++;
+        if (k == len)
+            return 1;
+    }
+    return 0;
+}
+
+static int corral_names_clear(const char *tests, int64_t tests_size, const char *run,
+                              int64_t run_size)
+{
+    if (tests_size < 0 || run_size < 0 || (tests == NULL && tests_size > 0) ||
+        (run == NULL && run_size > 0)) {
+        errno = EINVAL;
+        return -1;
+    }
+    /* the entries must fit the buffer exactly (checked before any is
+     * read); meanwhile the first bytes of exact names and prefixes and the
+     * last bytes of suffixes are marked, so a name meeting none of those
+     * marks is passed over without reading the tests */
+    /* one byte: the tests of that length; two: a hash of the first two
+     * bytes (exact names, prefixes) or the last two (suffixes) of the others */
+    uint64_t firsts[4] = {0, 0, 0, 0}, lasts[4] = {0, 0, 0, 0};
+    uint64_t heads[16] = {0}, tails[16] = {0};
+    int empty_name = 0;
+    int64_t at = 0;
+    while (at < tests_size) {
+        if (tests_size - at < 3) {
+            errno = EINVAL;
+            return -1;
+        }
+        char kind = tests[at];
+        int64_t len = ((int64_t)(unsigned char)tests[at + 1] << 8) |
+                      (int64_t)(unsigned char)tests[at + 2];
+        if ((kind != 'n' && kind != 's' && kind != 'p') || len > tests_size - at - 3) {
+            errno = EINVAL;
+            return -1;
+        }
+        const unsigned char *test = (const unsigned char *)tests + at + 3;
+        if (len == 0) {
+            if (kind != 'n')
+                return 0; /* an empty suffix or prefix: every name meets it */
+            empty_name = 1;
+        } else if (len == 1) {
+            uint64_t *marks = kind == 's' ? lasts : firsts;
+            marks[test[0] >> 6] |= (uint64_t)1 << (test[0] & 63);
+        } else {
+            unsigned pair = kind == 's' ? corral_names_pair(test[len - 2], test[len - 1])
+                                        : corral_names_pair(test[0], test[1]);
+            uint64_t *marks = kind == 's' ? tails : heads;
+            marks[pair >> 6] |= (uint64_t)1 << (pair & 63);
+        }
+        at += 3 + len;
+    }
+    const unsigned char *bytes = (const unsigned char *)run;
+    int64_t start = 0;
+    for (int64_t i = 0; i <= run_size; i++) {
+        if (i < run_size && bytes[i] != '\0') {
+            if (bytes[i] == '~' && i + 1 < run_size && bytes[i + 1] == '1')
+                return 0; /* folds to more than its lower case */
+            continue;
+        }
+        int64_t n = i - start;
+        if (n == 0) {
+            if (empty_name)
+                return 0;
+        } else {
+            unsigned char first = corral_names_lower(bytes[start]);
+            unsigned char last = corral_names_lower(bytes[i - 1]);
+            if (last == '.' || last == ' ')
+                return 0; /* folds to more than its lower case */
+            int maybe = ((firsts[first >> 6] >> (first & 63)) & 1) ||
+                        ((lasts[last >> 6] >> (last & 63)) & 1);
+            if (!maybe && n >= 2) {
+                unsigned head = corral_names_pair(first, corral_names_lower(bytes[start + 1]));
+                unsigned tail = corral_names_pair(corral_names_lower(bytes[i - 2]), last);
+                maybe = ((heads[head >> 6] >> (head & 63)) & 1) ||
+                        ((tails[tail >> 6] >> (tail & 63)) & 1);
+            }
+            if (maybe) {
+                if (corral_names_hit(tests, tests_size, run + start, n))
+                    return 0;
+            }
+        }
+        start = i + 1;
+    }
+    return 1;
+}

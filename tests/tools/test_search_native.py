@@ -255,3 +255,32 @@ def test_newline_count_at_every_alignment():
     assert lib.corral_count_newlines(b"\n" * 17, 17, 0, 18) == -1 and ffi.errno == errno.EINVAL
     assert lib.corral_count_newlines(b"\n" * 17, 17, -1, 17) == -1 and ffi.errno == errno.EINVAL
     assert ffi is not None
+
+
+def test_later_listers_start_in_the_room_a_large_directory_grew(tmp_path):
+    """A lister made after one grew its room for a large directory starts
+    in that room (one listing, not one per growth) and lists the large
+    directory and then small ones exactly: nothing of an earlier, longer
+    listing shows through, at either end of the room."""
+    from corral.contained import _native_backend
+    large, small, empty = tmp_path / "large", tmp_path / "small", tmp_path / "empty"
+    for path in (large, small, empty):
+        path.mkdir()
+    for i in range(1500):
+        (large / (f"{i:05}-" + "n" * 80)).write_text("")
+    for i in range(300):
+        (large / (f"d{i:04}-" + "m" * 80)).mkdir()
+    _every_kind(small)
+    fds = [os.open(p, os.O_RDONLY | os.O_DIRECTORY) for p in (large, small, empty, large)]
+    try:
+        assert _NativeLister()(fds[0]) == _scandir_truth(large)  # grows past the first room
+        room = _native_backend._lister_room
+        assert room.size > 1 << 16
+        lister = _NativeLister()
+        assert lister._lister._size == room.size
+        for fd, path in zip(fds, (large, small, empty, large)):
+            assert lister(fd) == _scandir_truth(path), path
+            assert _NativeLister()(fd) == _scandir_truth(path), path
+    finally:
+        for fd in fds:
+            os.close(fd)

@@ -47,6 +47,7 @@ import enum
 import errno
 import fcntl
 import os
+import re
 import struct
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -574,6 +575,27 @@ class Backend:
         (the walk runs through this backend's calls, which a test's wrapper
         sees); C in the native backend (native/corral_walk.h)."""
         return -1
+
+    def names_test(self, exact: frozenset[str], suffixes: Sequence[str],
+                   prefixes: Sequence[str]) -> Callable[[str], bool]:
+        """A test of a run of ASCII names joined by NUL (a directory's
+        worth): ``True`` when no name, lower-cased, is one of ``exact``,
+        ends with one of ``suffixes``, starts with one of ``prefixes``, ends
+        with a dot or a space, or holds ``~1``; ``False`` when one may (a
+        policy's quick name tests: tools/_policy/rules.py).  This default
+        is plain Python; the native backend tests a run in one C call, with
+        the same answers."""
+        # one regex search of the run reversed between NULs finds every
+        # name's end right after a NUL, and a prefix as a look back from it
+        ends = [re.escape(x[::-1]) for x in (*suffixes, ".", " ")]
+        starts = [f"(?<={re.escape(x[::-1])}\0)" for x in prefixes]
+        search = re.compile("\0(?:" + "|".join(ends + starts) + ")").search
+
+        def clear(run: str) -> bool:
+            lowered = run.lower()
+            return "~1" not in run and exact.isdisjoint(lowered.split("\0")) \
+                and search(f"\0{lowered}\0"[::-1]) is None
+        return clear
 
 
 class OsBackend(Backend):

@@ -50,7 +50,7 @@ import fcntl
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 # ModuleNotFoundError with name "corral._native" when the module was not built
@@ -483,6 +483,23 @@ class NativeBackend(Backend):
     has_walk_open = IS_LINUX
     walk_open = staticmethod(_lib.corral_walk_open)
 
+    def names_test(self, exact: frozenset[str], suffixes: Sequence[str],
+                   prefixes: Sequence[str]) -> Callable[[str], bool]:
+        entries = [(b"n", x) for x in sorted(exact)] + [(b"s", x) for x in suffixes] \
+            + [(b"p", x) for x in prefixes]
+        encoded = [(kind, text.encode("utf-8")) for kind, text in entries]
+        if any(len(data) > 0xFFFF for _, data in encoded):  # past the C's two length bytes
+            return super().names_test(exact, suffixes, prefixes)
+        tests = b"".join(kind + len(data).to_bytes(2, "big") + data for kind, data in encoded)
+        size, run_clear = len(tests), _lib.corral_names_clear
+
+        def clear(run: str) -> bool:
+            data = run.encode("ascii")
+            # -1 (EINVAL) is not 1: a run the C could not test is tested in full by the caller
+            answer: int = run_clear(tests, size, data, len(data))
+            return answer == 1
+        return clear
+
 
 # -- the batches and buffers, in C ------------------------------------------------------
 
@@ -560,14 +577,31 @@ def _scan_lines(needle: bytes, buf: bytes, pos: int, line: int, size: int) -> It
         pos, line = state[0], state[1]
 
 
+class _ListerRoom(threading.local):
+    """The room a thread's last listing grew to (up to :data:`_LISTER_KEEP`
+    bytes): its next walk starts there, not listing a large directory again
+    and again into too little room.  A listing is decoded before its call
+    returns, so the walks of one thread may share it."""
+    size = 0
+    buf: Any = None  # a cffi char[]
+
+
+_lister_room = _ListerRoom()
+_LISTER_KEEP = 1 << 22
+
+
 class NativeLister:
     """Listings by ``corral_list_dir`` (native/corral_scan.h): one C call
     per directory fills a buffer with the names, split by kind, and Python
     only splits it, with no object per entry (:class:`._backend.DirLister`)."""
 
     def __init__(self) -> None:
-        self._size = 1 << 16
-        self._buf = _ffi.new("char[]", self._size)
+        room = _lister_room
+        if room.size:
+            self._size, self._buf = room.size, room.buf
+        else:
+            self._size = 1 << 16
+            self._buf = _ffi.new("char[]", self._size)
         self._counts = _ffi.new("int64_t[3]")
 
     def open_list(self, dir_fd: int, name: str, flags: int) -> tuple[int, KindListing]:
@@ -591,6 +625,8 @@ class NativeLister:
                 break
             self._size *= 4  # a large directory: list it again into more room
             self._buf = _ffi.new("char[]", self._size)
+            if self._size <= _LISTER_KEEP:
+                _lister_room.size, _lister_room.buf = self._size, self._buf
         if low < 0:
             _fail()
         return self._listing(low)

@@ -38,7 +38,7 @@ from .._runtime.view import link_ends, walk_tree
 from .._runtime.view_walk import LinkEnd
 from .._search.walk import (Base, Budget, DirState, SearchCounts, SearchVisitor, base_rules,
                             ignored_note, open_base, stopped_note)
-from .._search.globs import GlobMatcher, compile_glob
+from .._search.globs import GlobMatcher, kept_glob
 from .._search.results import IGNORED_SCHEMA, GlobResult
 from .._search.hints import case_variants, glob_escaped, glob_retry, glob_tidy, spaced_braces
 
@@ -99,7 +99,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
                       "every file.", details={"field": "pattern"}, kind=Kind.PATTERN,
                       suggested_tool="glob", suggested_args={"pattern": "**/*", "path": rel})
     pattern, anchored = _relative_pattern(ctx, given, rel)
-    matcher = compile_glob(pattern, anchored=anchored)
+    matcher = kept_glob(pattern, anchored)
     ctx.check_deny(rel)
     info = ctx.view.stat(rel)
     shown = rel.rstrip("/") or "."

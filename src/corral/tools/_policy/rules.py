@@ -1047,6 +1047,8 @@ class Policy:
         quick = self._quicks.get(present)
         if quick is None:
             quick = self._quicks[present] = _Quick(present)
+            if self._names_test:
+                quick.adopt(self._names_test[0])
         return Scope(base, checks, dirs, quick,
                      shadowing=self._python_dirs if op.mutates else ())
 
@@ -1057,6 +1059,25 @@ class Policy:
     @cached_property
     def _quicks(self) -> dict[tuple[_Rules, ...], _Quick]:
         return {}  # at most one per combination of the three rule sets
+
+    @cached_property
+    def _names_test(self) -> list[NamesTestMaker]:
+        return []  # what makes the quick tests of a run of names (none: Python's own)
+
+    def test_names_with(self, make: NamesTestMaker) -> None:
+        """Have the quick name tests of a directory's run of names made by
+        ``make`` (a backend's ``names_test``: one C call a run where the
+        backend has one), here and in the other roots' policies this one
+        holds.  Every maker gives the same answers, so a policy shared by
+        toolboxes on different backends decides alike whichever it holds."""
+        held = self._names_test
+        if held and held[0] == make:
+            return
+        held[:] = [make]
+        for quick in list(self._quicks.values()):
+            quick.adopt(make)
+        for _, other in self.nested:
+            other.test_names_with(make)
 
     # -- what the host is told ------------------------------------------------------
     def describe(self) -> list[str]:
@@ -1125,7 +1146,7 @@ class _Quick:
     a folded name none of them can match at is passed over with three
     string tests."""
 
-    __slots__ = ("always", "names", "suffixes", "prefixes", "tests", "key")
+    __slots__ = ("always", "names", "suffixes", "prefixes", "tests", "key", "clear", "made_by")
 
     def __init__(self, sets: Sequence[_Rules]) -> None:
         self.always = any(r._always for r in sets)
@@ -1144,9 +1165,21 @@ class _Quick:
         # remembered under it, its hash made once, where a tuple of the
         # tests would be hashed afresh at every run
         self.key = repr((sorted(self.names), self.suffixes, self.prefixes))
+        # the whole quick test of an ASCII run, made by a backend (in C
+        # where it can: Policy.test_names_with); None: the tests above run
+        self.clear: Callable[[str], bool] | None = None
+        self.made_by: NamesTestMaker | None = None
+
+    def adopt(self, make: NamesTestMaker) -> None:
+        """Test runs of names with what ``make`` makes (the same answers)."""
+        if self.tests is not None and self.made_by != make:
+            self.clear = make(self.names, self.suffixes, self.prefixes)
+            self.made_by = make
 
 
 _Tests = tuple[frozenset[str], tuple[str, ...], tuple[str, ...], Callable[[str], object]]
+#: a backend's ``names_test``: the quick tests of a run of names, made once
+NamesTestMaker = Callable[[frozenset[str], Sequence[str], Sequence[str]], Callable[[str], bool]]
 
 
 def _remember_clear(key: str, joined: str) -> None:
@@ -1261,23 +1294,31 @@ class Scope:
             joined = "\0".join(names)
             if joined.isascii():
                 # folded = lower-cased unless a name folds further (a "~1",
-                # or a trailing dot or space, which ends() finds): every test
-                # at once, in C (a run remembered clear folds no further)
-                clear = _CLEAR_RUNS.get(self._quick.key)
-                if clear is not None and joined in clear:
-                    return names
-                lowered = joined.lower()
-                # names already lower-case are their own folded forms: no split
-                if exact.isdisjoint(names if lowered == joined else lowered.split("\0")) \
-                        and not ("~" in joined and "~1" in joined) \
-                        and ends(f"\0{lowered}\0"[::-1]) is None:
-                    if len(joined) <= _CLEAR_RUN_CHARS:
-                        if clear is not None and _CLEAR_COUNT[0] < _CLEAR_RUNS_MAX:
-                            clear.add(joined)  # the common case: no call
-                            _CLEAR_COUNT[0] += 1
-                        else:
-                            _remember_clear(self._quick.key, joined)
-                    return names
+                # or a trailing dot or space, which the tests find): every
+                # test at once (a run remembered clear folds no further)
+                quick = self._quick
+                clear_run = quick.clear
+                if clear_run is not None:
+                    # the backend's test (one C pass where it can: about what
+                    # looking a run up among the remembered ones costs)
+                    if clear_run(joined):
+                        return names
+                else:
+                    clear = _CLEAR_RUNS.get(quick.key)
+                    if clear is not None and joined in clear:
+                        return names
+                    lowered = joined.lower()
+                    # names already lower-case are their own folded forms: no split
+                    if exact.isdisjoint(names if lowered == joined else lowered.split("\0")) \
+                            and not ("~" in joined and "~1" in joined) \
+                            and ends(f"\0{lowered}\0"[::-1]) is None:
+                        if len(joined) <= _CLEAR_RUN_CHARS:
+                            if clear is not None and _CLEAR_COUNT[0] < _CLEAR_RUNS_MAX:
+                                clear.add(joined)  # the common case: no call
+                                _CLEAR_COUNT[0] += 1
+                            else:
+                                _remember_clear(quick.key, joined)
+                        return names
             maybe = [n for n in names
                      if (f := fold(n)) in exact
                      or f.endswith(suffixes) or f.startswith(prefixes)]

@@ -26,6 +26,7 @@ pattern without ``/`` matches a name at any depth (``*.py`` is
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import compress, repeat
 from collections.abc import Callable, Sequence
 
@@ -38,12 +39,14 @@ __all__ = [
     "NameIndex",
     "Segment",
     "compile_glob",
+    "kept_glob",
     "compile_segments",
     "expand_braces",
     "split_top",
 ]
 
 MAX_ALTERNATIVES = 64  # what one {a,b} pattern may expand to
+_MATCHERS_KEPT = 8  # a call's pattern and its retry's probes kept (each with bounded memories)
 GLOB_CHARS = frozenset("*?[{")
 NameTest = Callable[[str], bool]
 States = frozenset[int]
@@ -646,3 +649,14 @@ def compile_glob(pattern: str, field_name: str = "pattern", *, anchored: bool = 
             segments = ["**", *segments]
         compiled.append(compile_segments(segments))
     return GlobMatcher(compiled, dirs_only)
+
+
+@lru_cache(maxsize=_MATCHERS_KEPT)
+def kept_glob(pattern: str, anchored: bool = False) -> GlobMatcher:
+    """:func:`compile_glob` of a glob call's own pattern, the last few
+    kept: a model repeats its patterns, and a matcher's memories of the
+    steps it took (a pure function of the pattern, each bounded) then serve
+    its next walk too; so are the patterns a retry probes (the same for
+    the same call).  A .gitignore's lines are compiled afresh and never
+    push them out."""
+    return compile_glob(pattern, anchored=anchored)

@@ -31,7 +31,7 @@ from typing import Any
 from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._refusals.catalogue import Code, Kind, Refusal
-from .globs import GLOB_CHARS, GlobMatcher, compile_glob, split_top
+from .globs import GLOB_CHARS, GlobMatcher, compile_glob, kept_glob, split_top
 from .engine import PatternProblem
 from .results import GlobResult, GrepResult, Offered
 from .syntax import (bre_to_ere, looks_bre, looks_double_escaped, undouble_escapes)
@@ -311,7 +311,7 @@ _GLOB_SAYS = {
 
 def _found_by(probe: GlobProbe, pattern: str, include: bool) -> list[str]:
     try:
-        matcher = compile_glob(pattern)
+        matcher = kept_glob(pattern)
     except Refusal:
         return []
     return list(probe(matcher, include)["paths"])
@@ -319,7 +319,7 @@ def _found_by(probe: GlobProbe, pattern: str, include: bool) -> list[str]:
 
 def _finds(probe: GlobProbe, pattern: str, include: bool) -> bool:
     try:
-        matcher = compile_glob(pattern)
+        matcher = kept_glob(pattern)
     except Refusal:
         return False
     return bool(probe(matcher, include)["paths"])

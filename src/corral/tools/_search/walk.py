@@ -288,7 +288,11 @@ class SearchVisitor(TreeVisitor[DirState]):
         self.prune = prune if prune is not None and not prune.name_only else None
         self.budget = budget
         self.counts = SearchCounts()
-        policy = ctx.scope(base.real, Op.SEARCH) if ctx.may_deny else None
+        policy = None
+        if ctx.may_deny:
+            # each directory's run of names tested in one call of the root's backend
+            ctx.state.policy.test_names_with(ctx.view.shared.root.backend.names_test)
+            policy = ctx.scope(base.real, Op.SEARCH)
         self.ignoring = rules is not None
         ignore = IgnoreScope.of(rules, base.real) if rules is not None and rules.in_repository \
             else None
