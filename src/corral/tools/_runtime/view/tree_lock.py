@@ -63,6 +63,7 @@ import itertools
 import os
 import stat as st
 import struct
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -94,8 +95,6 @@ def _lock_directory() -> str | None:
     ``None`` unless one is a real directory owned by this user that nobody
     else may write.  Every process of the user tries them in one order, so
     they agree on one."""
-    import tempfile  # here: asked once per process
-
     with _place_guard:
         if _place:
             return _place[0]
@@ -103,13 +102,55 @@ def _lock_directory() -> str | None:
         cache = os.environ.get("XDG_CACHE_HOME") or ""
         if not os.path.isabs(cache):
             cache = os.path.join(os.path.expanduser("~"), ".cache")
-        for path in (os.path.join(tempfile.gettempdir(), f"corral-locks-{uid}"),
+        for path in (os.path.join(_temporary_directory(), f"corral-locks-{uid}"),
                      os.path.join(cache, "corral-locks")):
             if os.path.isabs(path) and _usable_directory(path, uid):
                 _place.append(path)
                 return path
         _place.append(None)
         return None
+
+
+def _temporary_directory() -> str:
+    """The directory ``tempfile.gettempdir()`` names, where it is the lock
+    directory's parent: every process of the user must agree on it, those
+    that imported :mod:`tempfile` and those that did not.  Asked of
+    :mod:`tempfile` where something imported it (its ``tempdir`` may be
+    set); otherwise tried here the same way, without the import (it brings
+    shutil, bz2 and lzma to every start): the first of ``$TMPDIR``,
+    ``$TEMP``, ``$TMP``, ``/tmp``, ``/var/tmp``, ``/usr/tmp`` and the
+    working directory, made absolute, where a new file can be made, written
+    and removed (a name taken is tried again; any other error skips the
+    place).  ``FileNotFoundError`` where none can, as gettempdir."""
+    tempfile = sys.modules.get("tempfile")
+    if tempfile is not None:
+        return str(tempfile.gettempdir())
+    places = [value for value in map(os.environ.get, ("TMPDIR", "TEMP", "TMP")) if value]
+    places += ["/tmp", "/var/tmp", "/usr/tmp"]  # noqa: S108 (gettempdir's own, probed below)
+    try:
+        places.append(os.getcwd())
+    except OSError:
+        places.append(os.curdir)
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    for named in places:
+        place = named if named == os.curdir else os.path.abspath(named)
+        for _ in range(100):
+            probe = os.path.join(place, f"tmp{os.urandom(6).hex()}")
+            try:
+                fd = os.open(probe, flags, 0o600)
+                try:
+                    try:
+                        os.write(fd, b"blat")
+                    finally:
+                        os.close(fd)
+                finally:
+                    os.unlink(probe)
+                return place
+            except FileExistsError:
+                continue  # a name taken: another
+            except OSError:
+                break  # this place cannot be used
+    raise FileNotFoundError(errno.ENOENT, "no usable temporary directory", str(places))
 
 
 def lock_directory_under(root_path: str) -> str | None:
