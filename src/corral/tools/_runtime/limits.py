@@ -33,6 +33,8 @@ def listed_directories(created: Sequence[str]) -> tuple[tuple[str, ...], int]:
 
 @dataclass(frozen=True)
 class Limits:
+    """The bounds every tool call keeps to (sizes, counts, deadlines); each has a default."""
+
     max_path_bytes: int = 4096  # UTF-8 bytes of one path argument
     read_lines: int = 2000  # default line window of read_file
     read_line_chars: int = 2000  # longer lines are cut (and said to be)

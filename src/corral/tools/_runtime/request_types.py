@@ -44,6 +44,8 @@ class Denied(Exception):
 
 @dataclass(frozen=True)
 class Request:
+    """An operation a tool asks ``authorize`` to allow, on ``path`` (root-relative)."""
+
     operation: ClassVar[str] = ""
     path: str
 
@@ -56,11 +58,15 @@ class Request:
 
 @dataclass(frozen=True)
 class ReadRequest(Request):
+    """read_file (or read_files) asks to read the file at ``path``."""
+
     operation: ClassVar[str] = "read"
 
 
 @dataclass(frozen=True)
 class ListRequest(Request):
+    """list_directory asks to list the directory at ``path``."""
+
     operation: ClassVar[str] = "list"
 
 
@@ -81,12 +87,16 @@ class InfoRequest(ReadRequest):
 
 @dataclass(frozen=True)
 class GlobRequest(Request):
+    """glob asks to find the paths under ``path`` that match ``pattern``."""
+
     operation: ClassVar[str] = "glob"
     pattern: str = ""
 
 
 @dataclass(frozen=True)
 class GrepRequest(Request):
+    """grep asks to search the files under ``path`` for ``pattern``."""
+
     operation: ClassVar[str] = "grep"
     pattern: str = ""
 
@@ -109,6 +119,8 @@ class WriteRequest(Request):
 
 @dataclass(frozen=True)
 class EditRequest(Request):
+    """edit_file asks to change the file at ``path`` (before and after by hash, and the diff)."""
+
     operation: ClassVar[str] = "edit"
     base_sha256: str = ""
     result_sha256: str = ""
@@ -133,6 +145,8 @@ class MoveRequest(Request):
 
 @dataclass(frozen=True)
 class DeleteRequest(Request):
+    """delete_file asks to remove the ``kind`` of entry at ``path``."""
+
     operation: ClassVar[str] = "delete"
     kind: str = "file"
     sha256: str | None = None
