@@ -83,7 +83,7 @@ class ListResult(TypedDict):
     ignoredEntries: NotRequired[int]
 
 
-@dataclass
+@dataclass(eq=False)
 class _Dir:
     """A directory to list: its item in the answer, where it really is,
     what it is (dev, ino), its level, and the ignore rules its parent's
@@ -96,7 +96,7 @@ class _Dir:
     ignore: IgnoreScope | None = None
 
 
-@dataclass
+@dataclass(eq=False)
 class _Budget:
     size: int
     left: int = 0
@@ -112,7 +112,7 @@ class _Budget:
         return self.size - self.left
 
 
-@dataclass
+@dataclass(eq=False)
 class _Listing:
     """One directory's visible entries (sorted), and what was left out."""
 
