@@ -347,7 +347,7 @@ def _read(ctx: ToolContext, pinned: Pinned, rel: str, work: Work | None,
 # -- the edit -----------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Call:
     """One call: its edits, what the Toolbox remembers of it, and its work."""
 
@@ -686,7 +686,7 @@ def _first_change(result: EditResult) -> tuple[int, int]:
     return first, last
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Outcome:
     text: str
     base: Lines
