@@ -407,6 +407,15 @@ _IGNORABLE = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202
                             *range(0x206A, 0x2070), 0xFEFF])
 
 
+def _step_matches(name: str, step: str) -> bool:
+    """Whether the folder ``name`` matches the pattern's step ``step``; a
+    step without a wildcard only its own name (the default policy's all
+    are: none is compiled to a regex at a Toolbox's start)."""
+    if "*" in step or "?" in step or "[" in step:
+        return fnmatch.fnmatchcase(name, step)
+    return name == step
+
+
 def _from_inside(patterns: tuple[str, ...], roots: Sequence[str]) -> tuple[str, ...]:
     """``patterns`` and, after each naming folders anywhere then a name
     below them (``**/.vscode/tasks.json``), the rest of it anchored at the
@@ -427,7 +436,7 @@ def _from_inside(patterns: tuple[str, ...], roots: Sequence[str]) -> tuple[str, 
             above = [fold(step) for step in steps[:k]]
             if "**" in above:
                 break
-            if any(len(names) >= k and all(fnmatch.fnmatchcase(name, step)
+            if any(len(names) >= k and all(_step_matches(name, step)
                                            for name, step in zip(names[-k:], above))
                    for names in places):
                 out.append(("!" if negated else "") + "/" + "/".join(steps[k:]))
