@@ -688,6 +688,8 @@ def _first_change(result: EditResult) -> tuple[int, int]:
 
 @dataclass(slots=True, eq=False)
 class _Outcome:
+    """One edit_file call's edits applied: the new text and what each replacement made."""
+
     text: str
     base: Lines
     lines: Lines

@@ -93,6 +93,8 @@ def lstat_of(ctx: ToolContext, target: Pinned, rel: str) -> os.stat_result:
 
 @dataclass
 class _Source:
+    """The move's source as its check found it: its lstat and its kind."""
+
     info: os.stat_result | None = None
     kind: EntryKind | None = None
 
