@@ -134,6 +134,8 @@ def adopt_entry(root: Root, fd: int, path: str) -> Handle:
 
 @dataclass
 class TreeStats:
+    """What a :class:`Tree` walk left out or could not read, and how many entries it gave."""
+
     unreadable_dirs: int = 0
     too_deep: int = 0
     undecodable: int = 0  # names that are not UTF-8 on disk: no model can name them

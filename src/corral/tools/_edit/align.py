@@ -87,6 +87,8 @@ def first_difference(a: str, b: str) -> int:
 
 @dataclass
 class Alignment:
+    """How two line sequences (``n`` and ``m`` lines long) match, block by block."""
+
     blocks: list[Block]  # matching blocks, increasing in both sequences, merged
     n: int
     m: int

@@ -67,6 +67,8 @@ def keys_of(text: str) -> list[str]:
 
 @dataclass
 class Difference:
+    """One way the file's closest text differs from an oldText, said for a model."""
+
     kind: str
     text: str  # one clause, phrased for a model
     line: int | None = None  # file line (1-based)
@@ -83,6 +85,8 @@ class Difference:
 
 @dataclass
 class Diagnosis:
+    """Why an oldText was not found: the file's closest window and how it differs."""
+
     start: int | None = None  # closest window, 1-based file lines (None: nothing close)
     end: int | None = None
     text: str = ""  # the file's text there (\n breaks)
@@ -93,6 +97,8 @@ class Diagnosis:
 
 @dataclass
 class _Excerpt:
+    """The oldText lines a diagnosis compares, and where they lie in it."""
+
     lines: list[str]  # the oldText lines compared
     offset: int  # index of the first of them in oldText
     total: int  # oldText's lines

@@ -74,6 +74,8 @@ def normalize_breaks(text: str) -> str:
 
 @dataclass
 class Search:
+    """Where an oldText was found in the file, and by which strategy."""
+
     strategy: str  # exact, line_endings, trailing_whitespace, indentation, whitespace
     count: int  # occurrences (non-overlapping); 0 only with a note
     regions: list[Region]  # the first ``limit`` of them, in order

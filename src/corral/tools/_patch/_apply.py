@@ -80,6 +80,8 @@ class Applied(NamedTuple):
 
 @dataclass
 class _File:
+    """A file's text split in lines, with each line's terminator kept."""
+
     raw: list[str]     # each line as in the text, without its "\n" (a "\r" kept)
     bodies: list[str]  # each line without its terminator
     ends: list[str]    # each line's terminator ("" only on a last line)

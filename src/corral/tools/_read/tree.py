@@ -98,6 +98,8 @@ class _Dir:
 
 @dataclass(eq=False)
 class _Budget:
+    """The entries a tree listing may still show, and counts of those it left out."""
+
     size: int
     left: int = 0
     unlisted: int = 0
