@@ -966,7 +966,7 @@ def _close_all(files: list[_LockFile]) -> None:
             pass
 
 
-@dataclass
+@dataclass(eq=False)
 class TreeHold:
     """The tree lock as held by one step: the count of moves made in the
     root when it was taken (``None``: no lock file, no count)."""
