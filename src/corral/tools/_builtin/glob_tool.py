@@ -123,7 +123,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
         if not result["paths"] and not result["truncated"]:
             if not _literal(ctx, rel, given, result):
                 # what would find something: one path says it
-                glob_retry(args, result, first, other_case=found.other_case,
+                glob_retry(args, result, first, matcher, other_case=found.other_case,
                            dirs_named=found.dir_named or not seek_dirs)
         else:
             glob_tidy(args, result, probe)
