@@ -108,7 +108,11 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
     ctx.authorize(GlobRequest(shown, given))
     base = open_base(ctx, rel, info)
     try:
-        found = _Found(case_variants(given))
+        # the retry's probe for directories the pattern names is the first
+        # walk's own automaton (a relative pattern not ending in / or **):
+        # that walk sees whether one is shown
+        seek_dirs = not anchored and not given.endswith(("/", "**"))
+        found = _Found(case_variants(given), seek_dirs=seek_dirs)
         result = _glob(ctx, base, matcher, given, args["includeIgnored"], found=found)
 
         def probe(m: GlobMatcher, include: bool) -> GlobResult:
@@ -119,7 +123,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GlobResult:
         if not result["paths"] and not result["truncated"]:
             if not _literal(ctx, rel, given, result):
                 # what would find something: one path says it
-                glob_retry(args, result, first, other_case=found.other_case)
+                glob_retry(args, result, first, matcher, other_case=found.other_case,
+                           dirs_named=found.dir_named or not seek_dirs)
         else:
             glob_tidy(args, result, probe)
         return result
@@ -156,14 +161,19 @@ def _literal(ctx: ToolContext, rel: str, given: str, result: GlobResult) -> bool
 class _Found:
     """What one glob walk collected.  ``variants``: the characters looked
     for in the names listed while nothing is found (``None``: not looked
-    for); ``other_case``: whether a name held one of them."""
+    for); ``other_case``: whether a name held one of them; ``seek_dirs``:
+    whether the walk looks for directories its pattern matches, and
+    ``dir_named`` whether it saw one (looked for while nothing is found)."""
 
-    def __init__(self, variants: frozenset[str] | None = None) -> None:
+    def __init__(self, variants: frozenset[str] | None = None, *,
+                 seek_dirs: bool = False) -> None:
         self.paths: list[str] = []
         self.ignored = self.symlinks = self.special = 0
         self.incomplete = False
         self.variants = variants
         self.other_case = False
+        self.seek_dirs = seek_dirs
+        self.dir_named = False
 
     def look_for_variants(self, names: list[str]) -> None:
         """Note whether one of ``names`` holds one of :attr:`variants`
@@ -233,6 +243,8 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
                 else:
                     _take(ctx, base, visitor, found, state, (dir_sub, fd), matched, kinds,
                           suffix)
+                if paths:
+                    visitor.dirs_sought = None  # a file found: no retry to decide
                 if len(paths) >= stop:
                     break
     found.incomplete = tree.stats.incomplete
@@ -287,9 +299,12 @@ def _glob(ctx: ToolContext, base: Base, matcher: GlobMatcher, given: str,
                             prune=matcher, budget=budget)
     if found is None:
         found = _Found()
+    if found.seek_dirs:
+        visitor.dirs_sought = matcher
     try:
         # one more than the cap: "truncated" is then a fact
         tree = _walk(ctx, base, matcher, visitor, found, 1 if first else cap + 1)
+        found.dir_named = visitor.dir_matched
     except Refusal as refusal:
         if not Budget.is_time_limit(refusal):
             raise

@@ -325,12 +325,15 @@ def _finds(probe: GlobProbe, pattern: str, include: bool) -> bool:
     return bool(probe(matcher, include)["paths"])
 
 
-def _directory_named(pattern: str, probe: GlobProbe, include: bool) -> tuple[str | None, int]:
+def _directory_named(pattern: str, probe: GlobProbe, include: bool, seen: bool
+                     ) -> tuple[str | None, int]:
     """``pattern/**`` when ``pattern`` (not ending in ``/``) names existing
-    directories, and that finds their files; and the probes it took."""
+    directories, and that finds their files; and the probes it took (one
+    not run because ``seen`` is false counts as taken: the probes after it
+    stay the same)."""
     if pattern.endswith(("/", "**")):
         return None, 0
-    if not _finds(probe, pattern + "/", include):
+    if not seen or not _finds(probe, pattern + "/", include):
         return None, 1
     # a name alone matches at any depth; with a "/" it is matched from 'path'
     inside = pattern + "/**" if "/" in pattern else f"**/{pattern}/**"
@@ -358,12 +361,17 @@ def glob_tidy(args: dict[str, Any], result: GlobResult, probe: GlobProbe) -> Non
                "comma_list")
 
 
-def glob_retry(args: dict[str, Any], result: GlobResult, probe: GlobProbe, *,
-               other_case: bool = True) -> None:
+def glob_retry(args: dict[str, Any], result: GlobResult, probe: GlobProbe, own: GlobMatcher,
+               *, other_case: bool = True, dirs_named: bool = True) -> None:
     """After a glob that found nothing: say what would find something.
     ``other_case``: whether the walk that found nothing listed a name
     holding one of :func:`case_variants`; without one the retry in either
-    case cannot find anything and is not run."""
+    case cannot find anything and is not run.  ``dirs_named``: whether
+    that walk may have shown a directory the pattern matches; without one
+    the probe for such directories is not run (it would walk the same
+    directories, decided the same way).  ``own``: the call's matcher (an
+    absolute pattern made relative), which the retry with includeIgnored
+    runs as is."""
     pattern, path = args["pattern"], args["path"]
     include = bool(args["includeIgnored"])
 
@@ -373,7 +381,7 @@ def glob_retry(args: dict[str, Any], result: GlobResult, probe: GlobProbe, *,
         _offer(result, "glob", suggested, _GLOB_SAYS[label].format(path=path, pattern=pattern),
                label)
 
-    inside, probes = _directory_named(pattern, probe, include)
+    inside, probes = _directory_named(pattern, probe, include, dirs_named)
     if inside is not None:
         offer("directory", inside)
         return
@@ -391,7 +399,7 @@ def glob_retry(args: dict[str, Any], result: GlobResult, probe: GlobProbe, *,
             return
     ignored = result.get("ignored", {})
     hides = ignored.get("paths") or ignored.get("directories")
-    if not include and hides and probe(compile_glob(pattern), True)["paths"]:
+    if not include and hides and probe(own, True)["paths"]:
         suggested = {"pattern": pattern, **({"path": path} if path != "." else {}),
                      "includeIgnored": True}
         _offer(result, "glob", suggested, _GLOB_SAYS["ignored"], "ignored")

@@ -297,6 +297,11 @@ class SearchVisitor(TreeVisitor[DirState]):
         ignore = IgnoreScope.of(rules, base.real) if rules is not None and rules.in_repository \
             else None
         self.start = DirState(prune.start if prune is not None else frozenset(), policy, ignore)
+        #: a glob whose matching directories are looked for among those shown
+        #: (a glob that finds no file then knows whether one names a
+        #: directory without a walk for it); :attr:`dir_matched` says if one did
+        self.dirs_sought: GlobMatcher | None = None
+        self.dir_matched = False
 
     def child(self, state: DirState, dir_sub: str, name: str) -> DirState | None:
         # the host's rules first: a directory they hide is counted, never
@@ -314,6 +319,10 @@ class SearchVisitor(TreeVisitor[DirState]):
         if ignore is not None and ignore.ignored(name, True, self.budget.check):
             self.counts.note_ignored(self.base.shown_path(dir_sub + name))
             return None
+        sought = self.dirs_sought
+        if sought is not None and sought.accepted(state.globs, [name]):
+            self.dir_matched = True
+            self.dirs_sought = None
         globs = state.globs if self.prune is None else self.prune.step(state.globs, name)
         return DirState(globs, policy, ignore.child(name) if ignore is not None else None)
 
