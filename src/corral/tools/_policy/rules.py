@@ -312,6 +312,26 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.gnupg",                      # gpg: gpg-agent.conf's pinentry-program (a signed commit)
     "**/.terraformrc",                # terraform: provider dev_overrides and mirrors it runs
     "**/terraform.rc",
+    "**/.hgrc",                       # Mercurial, the user's: hooks (pre-<command>), extensions
+    "**/.config/hg",
+    "**/.config/powershell",          # pwsh: profile.ps1, Microsoft.PowerShell_profile.ps1 at start
+    "**/.config/nushell",             # nu: config.nu, env.nu at start
+    "**/.xonshrc",                    # xonsh: rc.xsh, rc.d/ at start
+    "**/.config/xonsh",
+    "**/.config/starship.toml",       # starship: [custom.x] command runs at every prompt
+    "**/.config/gh",                  # gh: config.yml's pager, editor, browser; hosts.yml's token
+    "**/ansible.cfg",                 # ansible, read from where it runs: vault_password_file and
+    "**/.ansible.cfg",                #   inventory name executables run at every ansible-playbook
+    "**/.aws/credentials",            # merged into .aws/config's profiles: credential_process
+    "**/.docker/cli-plugins",         # docker: searched before the system's (docker-compose)
+    "**/.sqliterc",                   # sqlite3: .shell, .system at start
+    "**/.pdbrc",                      # pdb: read at every start from the home and where it runs
+    "**/.config/kitty",               # terminal emulators: the shell or command a window starts,
+    "**/.config/alacritty",           #   and wezterm's config is Lua run at start
+    "**/.wezterm.lua",
+    "**/.config/wezterm",
+    "**/.config/ghostty",
+    "**/.tmux",                       # tmux: tpm's plugins, run by the line tpm puts in .tmux.conf
     # what an editor or agent runs from a home at its start: installed
     # extensions' code, user settings naming programs, servers and plugins
     "**/.vscode/extensions",
@@ -989,10 +1009,15 @@ class Policy:
         path = fold(canonical)
         if self._deny is not None and self._deny.match(path):
             return Kind.DENY_RULE
-        if op.mutates and self._protected(path):
-            return Kind.PROTECTED
         if op in _SECRET_OPS and self._secrets is not None and self._secrets.match(path):
             return Kind.SECRET
+        if op.mutates and self._protected(path):
+            # a secret also protected (.aws/credentials: made new, its
+            # credential_process runs) is refused as a secret for every
+            # change, so the kind never tells whether it exists
+            if self._secrets is not None and self._secrets.match(path):
+                return Kind.SECRET
+            return Kind.PROTECTED
         return None
 
     def _protected(self, path: str) -> bool:
