@@ -848,7 +848,8 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
     The kernel's own name for each fd comes first (Linux's
     ``/proc/self/fd`` when /proc is procfs, held open and read with
     ``readlinkat``, in one :meth:`Backend.fd_beneath_at`: the result's
-    name where it is the root's as read once (``Anchor.walk_root``), then
+    name where it is the root's as read once (``Anchor.walk_root``, once
+    :func:`walk_open` has read it), then
     ``/`` and ``path``, and the root's name ``lstat`` s as the root's own
     directory, else both names, :meth:`Backend.fd_beneath`; Darwin's
     ``F_GETPATH``): two looks, and it asks exactly "beneath the root", so a rename inside the
@@ -867,10 +868,9 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
         proc = proc_fds()
         if proc >= 0:
             # in one backend call (C in the native one): one name against
-            # the root's as read once, else both names read and compared
+            # the root's as read once (by walk_open: learning it here would
+            # add two looks to a Root's first act), else both names compared
             root = anchor.walk_root
-            if root is None and root_fd == anchor.fd:
-                root = _walk_root(anchor, proc, root_fd)
             if root is not None and root_fd == anchor.fd:
                 data = os.fsencode(path)
                 answer = backend.fd_beneath_at(proc, root_fd, fd, data, len(data), *root)
