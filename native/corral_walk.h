@@ -49,7 +49,9 @@ static void corral_set_walk_hook(void (*hook)(int, const char *))
  * the way (an outside directory swapped for a link to the root's parent
  * after the read would pass).  Any other answer (a rename inside the root
  * or of the root, " (deleted)", the root at "/", a failed look) asks
- * corral_fd_beneath, which alone may say 0. */
+ * corral_fd_beneath, which alone may say 0.  Every other check of the walk
+ * (contained/_resolve.py's still_beneath, walk.cdef) knows its canonical
+ * path too and calls this. */
 static int corral_walk_beneath(int proc_fd, int root_fd, int fd, const char *path, size_t len,
                                const char *root_name, uint64_t root_dev, uint64_t root_ino)
 {
@@ -58,6 +60,8 @@ static int corral_walk_beneath(int proc_fd, int root_fd, int fd, const char *pat
     ssize_t got;
     size_t cut;
 
+    if (path == NULL || root_name == NULL)
+        return corral_fd_beneath(proc_fd, root_fd, fd);
     snprintf(number, sizeof number, "%d", fd);
     got = readlinkat(proc_fd, number, mine, sizeof mine);
 #if defined(CORRAL_TEST_HOOKS)
@@ -163,6 +167,13 @@ refuse:
     return -1;
 }
 #else
+static int corral_walk_beneath(int proc_fd, int root_fd, int fd, const char *path, size_t len,
+                               const char *root_name, uint64_t root_dev, uint64_t root_ino)
+{
+    (void)path; (void)len; (void)root_name; (void)root_dev; (void)root_ino;
+    return corral_fd_beneath(proc_fd, root_fd, fd);
+}
+
 static int corral_walk_open(int root_fd, const char *path, size_t len, int flags, int proc_fd,
                             const char *root_name, uint64_t root_dev, uint64_t root_ino)
 {

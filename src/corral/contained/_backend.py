@@ -511,6 +511,19 @@ class Backend:
         prefix = root if root.endswith("/") else root + "/"
         return int(mine == root or mine.startswith(prefix))
 
+    def fd_beneath_at(self, proc_fd: int, root_fd: int, fd: int, path: bytes, size: int,
+                      root_name: bytes, root_dev: int, root_ino: int) -> int:
+        """:meth:`fd_beneath` for ``fd`` opened by the walk at the canonical
+        root-relative ``path`` (``size`` bytes): ``1`` where its kernel name
+        is ``root_name`` (the root's, read once) then ``/`` and ``path`` and
+        ``root_name`` is still the root's directory (``root_dev``,
+        ``root_ino``), one name and one ``lstat`` where :meth:`fd_beneath`
+        reads two (native/corral_walk.h says why that is as sound); any
+        other answer is :meth:`fd_beneath`'s, which alone may say no.  This
+        default asks :meth:`fd_beneath` (a test's wrapper sees it); the os
+        backend looks in Python, the native one in C."""
+        return self.fd_beneath(proc_fd, root_fd, fd)
+
     def replace_held(self, dir_fd: int, source_fd: int, tmp: str, name: str, data: bytes,
                      flags: int, mode: int, owner: tuple[int, int],
                      expect: tuple[int, int]) -> int | list[str] | None:
@@ -786,8 +799,8 @@ class OsBackend(Backend):
             if (info.st_mode & _S_IFMT == _S_IFREG or
                     (info.st_mode & _S_IFMT == _S_IFDIR and info.st_nlink)) \
                     and (not names or
-                         self._walk_beneath(proc_fd, root_fd, fd, path,
-                                           (root_name, root_dev, root_ino))):
+                         self.fd_beneath_at(proc_fd, root_fd, fd, path, size,
+                                            root_name, root_dev, root_ino) == 1):
                 return fd
         except BaseException:
             closer(fd)
@@ -795,24 +808,21 @@ class OsBackend(Backend):
         closer(fd)
         return -1
 
-    def _walk_beneath(self, proc_fd: int, root_fd: int, fd: int, path: bytes,
-                      root: tuple[bytes, int, int]) -> bool:
-        """corral_walk.h's corral_walk_beneath: ``fd``'s kernel name is the
-        root's name as read once, then ``/`` and ``path``, and that name is
-        the root's directory (``lstat``); else :meth:`fd_beneath`, which
-        alone may say no."""
-        name, dev, ino = root
+    def fd_beneath_at(self, proc_fd: int, root_fd: int, fd: int, path: bytes, size: int,
+                      root_name: bytes, root_dev: int, root_ino: int) -> int:
+        """corral_walk.h's corral_walk_beneath in Python (see
+        :meth:`Backend.fd_beneath_at`)."""
         try:
             mine = os.readlink(b"%d" % fd, dir_fd=proc_fd)
-            cut = len(name)
-            if mine[cut:cut + 1] == b"/" and mine.startswith(name) and mine.endswith(path) \
-                    and len(mine) == cut + 1 + len(path) and cut > 0:
-                there = os.lstat(name)
-                if (there.st_dev, there.st_ino) == (dev, ino):
-                    return True
+            cut = len(root_name)
+            if mine[cut:cut + 1] == b"/" and mine.startswith(root_name) \
+                    and mine.endswith(path) and len(mine) == cut + 1 + len(path) and cut > 0:
+                there = os.lstat(root_name)
+                if (there.st_dev, there.st_ino) == (root_dev, root_ino):
+                    return 1
         except OSError:
             pass
-        return self.fd_beneath(proc_fd, root_fd, fd) == 1
+        return self.fd_beneath(proc_fd, root_fd, fd)
 
 
 def _python_literal_lines(needle: bytes, buf: bytes, pos: int, line: int, size: int

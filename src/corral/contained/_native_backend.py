@@ -482,6 +482,8 @@ class NativeBackend(Backend):
     # Root.open's walk in one C call (Linux: the check reads /proc/self/fd)
     has_walk_open = IS_LINUX
     walk_open = staticmethod(_lib.corral_walk_open)
+    # every other check of the walk: one kernel name and one stat, in C
+    fd_beneath_at = staticmethod(_lib.corral_walk_beneath)
 
     def names_test(self, exact: frozenset[str], suffixes: Sequence[str],
                    prefixes: Sequence[str]) -> Callable[[str], bool]:

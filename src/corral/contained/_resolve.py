@@ -847,7 +847,11 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
 
     The kernel's own name for each fd comes first (Linux's
     ``/proc/self/fd`` when /proc is procfs, held open and read with
-    ``readlinkat``, both names in one :meth:`Backend.fd_beneath`; Darwin's
+    ``readlinkat``, in one :meth:`Backend.fd_beneath_at`: the result's
+    name where it is the root's as read once (``Anchor.walk_root``, once
+    :func:`walk_open` has read it), then
+    ``/`` and ``path``, and the root's name ``lstat`` s as the root's own
+    directory, else both names, :meth:`Backend.fd_beneath`; Darwin's
     ``F_GETPATH``): two looks, and it asks exactly "beneath the root", so a rename inside the
     root meanwhile, or a held directory the caller may not search, is no
     refusal; on Darwin a file it cannot name is refused.  Where Linux
@@ -863,8 +867,15 @@ def still_beneath(anchor: Anchor, root_fd: int, fd: int, path: str) -> bool:
     if _IS_LINUX:
         proc = proc_fds()
         if proc >= 0:
-            # both names read and compared in one backend call (C in the native one)
-            answer = backend.fd_beneath(proc, root_fd, fd)
+            # in one backend call (C in the native one): one name against
+            # the root's as read once (by walk_open: learning it here would
+            # add two looks to a Root's first act), else both names compared
+            root = anchor.walk_root
+            if root is not None and root_fd == anchor.fd:
+                data = os.fsencode(path)
+                answer = backend.fd_beneath_at(proc, root_fd, fd, data, len(data), *root)
+            else:
+                answer = backend.fd_beneath(proc, root_fd, fd)
             if answer >= 0:
                 return answer == 1
         if backend.has_openat2:
@@ -898,18 +909,31 @@ def walk_open(anchor: Anchor, parsed: ParsedPath, flags: int) -> int:
     data = os.fsencode("/".join(names))
     root_fd = anchor.acquire(parsed.text)
     try:
-        root = anchor.walk_root
+        root = anchor.walk_root or _walk_root(anchor, proc, root_fd)
         if root is None:
-            name = os.fsencode(backend.readlink_at(proc, str(root_fd)))
-            if not name.startswith(b"/"):
-                return -1  # not a name the check can compare (a pseudo file's)
-            info = backend.fstat(root_fd)
-            root = anchor.walk_root = (name, info.st_dev, info.st_ino)
+            return -1  # not a name the check can compare (a pseudo file's)
         return backend.walk_open(root_fd, data, len(data), flags, proc, *root)
     except (TypeError, OverflowError, OSError):  # flags C cannot hold, a look refused: the walk
         return -1
     finally:
         anchor.release()
+
+
+def _walk_root(anchor: Anchor, proc: int, root_fd: int) -> tuple[bytes, int, int] | None:
+    """``Anchor.walk_root`` learnt: the root's kernel name (read in
+    ``proc``, this process's ``/proc/self/fd``), ``st_dev`` and ``st_ino``;
+    ``None`` where the name is not one the check can compare (a pseudo
+    file's) or cannot be read (the check then reads two names)."""
+    backend = anchor.backend
+    try:
+        name = os.fsencode(backend.readlink_at(proc, str(root_fd)))
+        info = backend.fstat(root_fd)
+    except OSError:
+        return None
+    if not name.startswith(b"/"):
+        return None
+    anchor.walk_root = root = (name, info.st_dev, info.st_ino)
+    return root
 
 
 def open_dir_below(anchor: Anchor, parent_fd: int, name: str, path: str, flags: int) -> int:
