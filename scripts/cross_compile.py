@@ -81,6 +81,9 @@ def _check(path: Path, target: str) -> None:
 def _declared_functions(cdef: str) -> list[str]:
     """Names of the functions the cdef declares (not its constants)."""
     text = re.sub(r"/\*.*?\*/", "", cdef, flags=re.S)
+    # preprocessor lines end with no ";": dropped, or they would join the
+    # declaration after them (a cdef ending in #defines, the next one's first)
+    text = re.sub(r"^\s*#.*$", "", text, flags=re.M)
     names = []
     for chunk in text.split(";"):
         declaration = " ".join(chunk.split())
