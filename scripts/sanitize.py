@@ -50,7 +50,9 @@ TESTS = ["tests/contained/test_native_contract.py", "tests/contained/test_native
          "tests/tools/test_read_window_native.py", "tests/contained/test_native_open_text.py",
          "tests/contained/test_fd_beneath.py", "tests/contained/test_replace_held.py",
          "tests/contained/test_replace_in_one_call.py",
-         "tests/contained/test_watch_read_replace.py"]
+         "tests/contained/test_watch_read_replace.py", "tests/contained/test_walk_in_one_call.py",
+         "tests/contained/test_fd_beneath_at.py", "tests/contained/test_native_find_contract.py",
+         "tests/tools/test_names_test.py", "tests/tools/test_edit_find_long.py"]
 REPORTS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer",
            "SUMMARY: UndefinedBehaviorSanitizer")
 
