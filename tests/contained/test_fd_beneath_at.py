@@ -17,16 +17,14 @@ import pytest
 from corral.contained import backend_by_name
 from corral.contained._linux import proc_fds
 
+from .helpers.trees import walk_root_of as _identity
+
 pytestmark = pytest.mark.skipif(not hasattr(os, "O_PATH") or proc_fds() < 0,
                                 reason="Linux with procfs only (the check reads it)")
 
 READ = os.O_RDONLY | os.O_CLOEXEC
 PATH = b"a/b/c/g"
 
-
-def _identity(fd: int) -> tuple[bytes, int, int]:
-    info = os.fstat(fd)
-    return os.readlink(b"%d" % fd, dir_fd=proc_fds()), info.st_dev, info.st_ino
 
 
 @pytest.fixture

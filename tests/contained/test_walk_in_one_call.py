@@ -16,8 +16,10 @@ import stat as st
 
 import pytest
 
-from corral.contained import Root, backend_by_name
+from corral.contained import backend_by_name
 from corral.contained._linux import proc_fds
+
+from .helpers.trees import walk_root_of as _identity
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "O_PATH") or proc_fds() < 0,
                                 reason="Linux with procfs only (the walk's check reads it)")
@@ -32,12 +34,6 @@ def _open_fds() -> set[str]:
     finally:
         os.close(listing)
 
-
-def _identity(fd: int) -> tuple[bytes, int, int]:
-    """What the caller gives the walk of the root ``fd``: its kernel name
-    (read once), device and inode."""
-    info = os.fstat(fd)
-    return os.readlink(b"%d" % fd, dir_fd=proc_fds()), info.st_dev, info.st_ino
 
 
 @pytest.fixture

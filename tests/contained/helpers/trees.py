@@ -35,6 +35,8 @@ from pathlib import Path
 
 import pytest
 
+from corral.contained._linux import proc_fds
+
 OUTSIDE_SECRET = b"outside secret"
 EVIL_SECRET = b"ws-evil secret"
 BASE_SECRET = b"base secret"
@@ -240,3 +242,10 @@ def outside_part(prints: dict) -> dict:
             if k != "ws" and not k.startswith("ws/")}
 
 
+
+
+def walk_root_of(fd: int) -> tuple[bytes, int, int]:
+    """What ``Backend.walk_open`` and ``fd_beneath_at`` are given for the
+    root open as ``fd``: its kernel name (read once), device and inode."""
+    info = os.fstat(fd)
+    return os.readlink(b"%d" % fd, dir_fd=proc_fds()), info.st_dev, info.st_ino
