@@ -417,6 +417,28 @@ def test_count_newlines_at_and_past_every_edge(native):
             assert count == buf[:length].count(b"\n", start, end)
 
 
+def test_find_from_at_and_past_every_edge(native):
+    """corral_find_from (read.cdef) against bytes.find: lengths and starts
+    at and past their edges, empty needles, needles longer than what is
+    left; NULL pointers and negative numbers are -2 with EINVAL."""
+    rng = random.Random(34)
+    for _ in range(ITERATIONS * 4):
+        buf = _blob(rng, b"ab\n", 40)
+        needle = _blob(rng, b"ab\n", 4)
+        length = rng.choice((len(buf), rng.randint(0, len(buf)), -1, INT64_MIN))
+        nlen = rng.choice((len(needle), rng.randint(0, len(needle)), -1, INT64_MIN))
+        start = _edge(rng, 0, max(length, 0)) if rng.random() < 0.5 else rng.randint(0, len(buf))
+        found = lib.corral_find_from(buf, length, needle, nlen, start)
+        if length < 0 or nlen < 0 or start < 0:
+            assert found == -2 and _errno_is_einval()
+        elif start > length:
+            assert found == -1
+        else:
+            assert found == buf[:length].find(needle[:nlen], start)
+    for buf, needle in ((ffi.NULL, b"a"), (b"a", ffi.NULL)):
+        assert lib.corral_find_from(buf, 1, needle, 1, 0) == -2 and _errno_is_einval()
+
+
 # -- listings ------------------------------------------------------------------------------
 
 NAMES = [b"file", b"sub", b"link", b"fifo", b"hard", b"empty", b"binary", b"missing", b"",
