@@ -17,6 +17,7 @@ import pytest
 from corral.contained import backend_by_name
 from corral.contained._linux import proc_fds
 
+from .helpers.trees import moved_out_tree
 from .helpers.trees import walk_root_of as _identity
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "O_PATH") or proc_fds() < 0,
@@ -29,11 +30,7 @@ PATH = b"a/b/c/g"
 
 @pytest.fixture
 def tree(tmp_path):
-    root, out = tmp_path / "root", tmp_path / "out"
-    (root / "a" / "b" / "c").mkdir(parents=True)
-    (root / "a" / "b" / "c" / "g").write_bytes(b"inside")
-    (out / "s").mkdir(parents=True)
-    (out / "s" / "g").write_bytes(b"OUTSIDE")
+    root, out = moved_out_tree(tmp_path)
     (tmp_path / "evil" / "root" / "a" / "b" / "c").mkdir(parents=True)
     (tmp_path / "evil" / "root" / "a" / "b" / "c" / "g").write_bytes(b"OUTSIDE")
     return root, out

@@ -19,6 +19,7 @@ import pytest
 from corral.contained import backend_by_name
 from corral.contained._linux import proc_fds
 
+from .helpers.trees import moved_out_tree
 from .helpers.trees import walk_root_of as _identity
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "O_PATH") or proc_fds() < 0,
@@ -38,12 +39,7 @@ def _open_fds() -> set[str]:
 
 @pytest.fixture
 def tree(tmp_path):
-    root, out = tmp_path / "root", tmp_path / "out"
-    (root / "a" / "b" / "c").mkdir(parents=True)
-    (root / "a" / "b" / "c" / "g").write_bytes(b"inside")
-    (out / "s").mkdir(parents=True)
-    (out / "s" / "g").write_bytes(b"OUTSIDE")
-    return root, out
+    return moved_out_tree(tmp_path)
 
 
 def test_every_config_opens_the_same_file_and_the_walk_configs_in_one_call(

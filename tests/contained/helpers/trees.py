@@ -249,3 +249,14 @@ def walk_root_of(fd: int) -> tuple[bytes, int, int]:
     root open as ``fd``: its kernel name (read once), device and inode."""
     info = os.fstat(fd)
     return os.readlink(b"%d" % fd, dir_fd=proc_fds()), info.st_dev, info.st_ino
+
+
+def moved_out_tree(base: Path) -> tuple[Path, Path]:
+    """Row 35's tree for the walk in one call: ``root/a/b/c/g`` (inside)
+    beside ``out/s/g`` (outside), both under ``base``."""
+    root, out = base / "root", base / "out"
+    (root / "a" / "b" / "c").mkdir(parents=True)
+    (root / "a" / "b" / "c" / "g").write_bytes(b"inside")
+    (out / "s").mkdir(parents=True)
+    (out / "s" / "g").write_bytes(b"OUTSIDE")
+    return root, out
