@@ -671,22 +671,26 @@ def host_pattern(pattern: str, roots: Sequence[str] = ()) -> str:
     if body.startswith("/") or (anchored and len(parts) == 1):
         clean = "/" + clean  # an absolute path stays one until read against the root
     read = ("!" if negated else "") + clean + ("/" if dir_only else "")
-    if "[" in read:
+    if "[" in read or "\\" in read:
         _compiles(read, pattern)
     return read
 
 
 def _compiles(read: str, pattern: str) -> None:
-    """``ValueError`` for a pattern whose character class the rules cannot
-    compile, as folded (``[z-a]``: a range that ends before it starts,
-    which git reads as matching nothing; ``[Z-a]`` once case-folded), at
-    open rather than in a later decision."""
+    """``ValueError`` for a pattern the rules cannot compile, as folded,
+    at open rather than in a later decision: a character class whose range
+    ends before it starts (``[z-a]``, which git reads as matching nothing;
+    ``[Z-a]`` once case-folded), a backslash that escapes nothing (``a\\``)."""
     try:
         _gitignore_pattern(fold(read))
     except re.error as exc:
         raise ValueError(f"policy pattern {pattern!r} has a character class the rules cannot "
                          f"read ({exc.msg}): write each range from low to high, in lower "
                          "case") from None
+    except ValueError:  # pathspec's own refusal (a backslash that escapes nothing)
+        raise ValueError(f"policy pattern {pattern!r} is not one gitignore can read (a "
+                         "backslash must escape a character: write \\\\ for a backslash "
+                         "in a name)") from None
 
 
 def _whole_path(regex: re.Pattern[str]) -> re.Pattern[str]:
