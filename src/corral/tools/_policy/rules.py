@@ -33,7 +33,7 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 
 from .._refusals.catalogue import Kind
@@ -534,6 +534,7 @@ class _Rules:
                 prefixes.append(last[:last.index("*")])
         self._suffixes = tuple(suffixes)
         self._prefixes = tuple(prefixes)
+        self._by_name: dict[str, tuple[tuple[re.Pattern[str], bool], ...]] = {}
 
     def name_may_match(self, name: str) -> bool:
         """Whether a pattern could match at the (folded) name ``name``."""
@@ -563,7 +564,7 @@ class _Rules:
                 return False
 
     @cached_property
-    def _patterns(self) -> tuple[tuple[re.Pattern[str], bool], ...]:
+    def _patterns(self) -> tuple[_Pattern, ...]:
         """Each line's own compiled pattern (pathspec >= 1.0's "gitignore"
         dialect; a PathSpec's matcher is never used), last first: the last
         pattern that matches decides.  Compiled at the first name a quick
@@ -573,18 +574,77 @@ class _Rules:
         was read (:func:`host_pattern`)."""
         import pathspec  # here: with its regex backends, a tenth of a server's start
 
-        compiled = [p for p in map(_gitignore_pattern, self._lines)
+        compiled = [(line, p) for line, p in zip(self._lines, map(_gitignore_pattern, self._lines))
                     if isinstance(p, pathspec.RegexPattern)]
-        return tuple((_whole_path(p.regex), bool(p.include)) for p in reversed(compiled)
+        return tuple(_Pattern(_whole_path(p.regex), bool(p.include), _name_test(line))
+                     for line, p in reversed(compiled)
                      if p.include is not None and p.regex is not None)
+
+    def _candidates(self, name: str) -> tuple[tuple[re.Pattern[str], bool], ...]:
+        """The patterns (last first) that could match a path whose last
+        name is ``name``: a set of defaults holds some 200, and a name that
+        passes the quick test is usually matched by one or two of them.
+        Remembered per name, up to a bound (the names a session meets are
+        few; a flood of new ones only starts the memory again)."""
+        found = self._by_name.get(name)
+        if found is None:
+            found = tuple((p.regex, p.include) for p in self._patterns
+                          if p.name_test is None or p.name_test.passes(name))
+            if len(self._by_name) >= _CANDIDATES_REMEMBERED:
+                self._by_name.clear()
+            self._by_name[name] = found
+        return found
 
     def _covers(self, prefix: str) -> bool:
         """Whether the last pattern matching ``prefix`` itself includes it."""
         as_dir = prefix + "/"
-        for regex, include in self._patterns:
+        for regex, include in self._candidates(prefix[prefix.rfind("/") + 1:]):
             if regex.fullmatch(prefix) or regex.fullmatch(as_dir):
                 return include
         return False
+
+
+_CANDIDATES_REMEMBERED = 4096
+
+
+class _NameTest(NamedTuple):
+    """What the last name of a path a pattern matches must be: exactly
+    ``exact``, or start with ``head`` and end with ``tail``."""
+
+    exact: str | None
+    head: str
+    tail: str
+
+    def passes(self, name: str) -> bool:
+        if self.exact is not None:
+            return name == self.exact
+        return name.startswith(self.head) and name.endswith(self.tail)
+
+
+class _Pattern(NamedTuple):
+    regex: re.Pattern[str]
+    include: bool
+    name_test: _NameTest | None  # None: a path ending in any name may match
+
+
+def _name_test(line: str) -> _NameTest | None:
+    """The test of a path's last name that the (folded) gitignore
+    ``line`` needs to match the path, as :class:`_Rules`' quick test reads
+    it, or ``None`` where the line can match whatever the last name is: one
+    whose last name holds a class, a ``?``, an escape or more than one
+    ``*``, or that ends in a space (gitignore's trailing-space rules).  A
+    ``dir/**`` line fullmatches ``dir/`` alone (what lies below is covered
+    by its ancestor), so its last name is ``dir``."""
+    body = line[1:] if line.startswith("!") else line
+    if body.endswith((" ", "\t")):
+        return None
+    last, wild = _last_name(body)
+    if not last or wild > 1 or (wild == 1 and "*" not in last):
+        return None
+    if wild == 0:
+        return _NameTest(last, "", "")
+    star = last.index("*")
+    return _NameTest(None, last[:star], last[star + 1:])
 
 
 # folded, as names are compared: a case-insensitive disk finds JSON.py for json
@@ -687,9 +747,10 @@ def _compiles(read: str, pattern: str) -> None:
         raise ValueError(f"policy pattern {pattern!r} has a character class the rules cannot "
                          f"read ({exc.msg}): write each range from low to high, in lower "
                          "case") from None
-    except ValueError:  # pathspec's own refusal (a backslash that escapes nothing)
-        raise ValueError(f"policy pattern {pattern!r} is not one gitignore can read (a "
-                         "backslash must escape a character: write \\\\ for a backslash "
+    except ValueError:  # pathspec's own refusal: a backslash left escaping nothing
+        raise ValueError(f"policy pattern {pattern!r} is not one gitignore can read once "
+                         "folded as names are (a backslash must escape a character, and a "
+                         "name's trailing spaces are dropped: write \\\\ for a backslash "
                          "in a name)") from None
 
 
