@@ -28,8 +28,9 @@
 #                 UBSan, the native tests and a bounded fuzz of every native
 #                 function against it; any sanitizer report fails the lane
 # The fixture's configs are deselected in the two extra lanes (the main lane
-# ran them).  An environment that picks a lane itself (CORRAL_BACKEND or
-# CORRAL_OPENAT2 set, as CI's lanes do) or CORRAL_LANES=0 runs main only.
+# ran them), and so are tests marked `no_backend` (no file touched).  An
+# environment that picks a lane itself (CORRAL_BACKEND or CORRAL_OPENAT2
+# set, as CI's lanes do) or CORRAL_LANES=0 runs main only.
 #
 # Each lane prints pytest's own report (header, progress, failures, its
 # "N passed in Xs" line); the totals come from the lanes' JUnit files, in one
@@ -102,8 +103,10 @@ if [ "$lanes_on" = 1 ]; then
     (lane integrations .venv-integrations/bin/python tests/integrations; exit $status) \
         > "$out/integrations.log" 2>&1 &
     integrations=$!
-    CORRAL_OPENAT2=0 lane openat2-off .venv/bin/python "${xdist[@]}" -k "$fixture_configs" "${core[@]}"
-    CORRAL_BACKEND=os lane os-only .venv/bin/python "${xdist[@]}" -k "$fixture_configs" "${core[@]}"
+    CORRAL_OPENAT2=0 lane openat2-off .venv/bin/python "${xdist[@]}" -k "$fixture_configs" \
+        -m "not no_backend" "${core[@]}"
+    CORRAL_BACKEND=os lane os-only .venv/bin/python "${xdist[@]}" -k "$fixture_configs" \
+        -m "not no_backend" "${core[@]}"
     wait "$integrations" || status=1
     cat "$out/integrations.log"
     say "lane sanitize"

@@ -33,3 +33,10 @@ def make_root(request):
     yield make
     for root in made:
         root.close()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "no_backend: touches no file and no backend (a policy's own logic): "
+                   "scripts/test.sh runs it in the main lane only, since the lanes that "
+                   "change the backend would run the same code again")

@@ -98,6 +98,7 @@ def _check_walk(policy: Policy, op: Op, scope, parts: tuple[str, ...], ends: lis
 ENDS = ["", ".py", ".pem", "PEM", "m", "\u00e9", "e\u0301", "json", "n", ".example"]
 
 
+@pytest.mark.no_backend
 @settings(max_examples=250, deadline=None)
 @given(policies(), trees(), st.sampled_from([Op.SEARCH, Op.LIST, Op.READ, Op.CREATE, Op.DELETE]))
 def test_walk_state_agrees_with_visible(policy, dirs, op):
@@ -105,6 +106,7 @@ def test_walk_state_agrees_with_visible(policy, dirs, op):
         _check_dir(policy, op, parts, ENDS)
 
 
+@pytest.mark.no_backend
 @pytest.mark.parametrize("policy", [Policy.default(), Policy.none(),
                                     Policy.build(deny=["private/**", "*.secret", "/x/**"]),
                                     Policy.default().beneath("proj/sub")],
@@ -115,6 +117,7 @@ def test_walk_state_on_the_default_rules(policy, directory):
     _check_dir(policy, Op.SEARCH, directory, ENDS)
 
 
+@pytest.mark.no_backend
 def test_visible_names_keeps_order_and_drops_only_hidden():
     scope = Policy.default().scope(".", Op.SEARCH)
     names = ["a.py", ".env", "b.py", "id_rsa", ".env.example", "x.pem", "z.txt"]
