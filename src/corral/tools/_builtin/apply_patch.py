@@ -130,9 +130,22 @@ def _syntax(exc: PatchSyntaxError) -> Refusal:
                    kind=Kind.PATCH_SYNTAX)
 
 
+def _onto_itself(rel: str, dest: str, same: str) -> Refusal:
+    """A section whose ``Move to`` names the file it moves (by any
+    spelling): one section, so the two-sections hint would not help."""
+    return Refusal(Code.INVALID_ARGUMENT,
+                   f"the section for {_said(rel)} moves it to {_said(dest)}, the same file "
+                   f"({_said(same)}); nothing was changed",
+                   f"Drop the '*** Move to:' line to change {_said(rel)} in place, or give "
+                   "'*** Move to:' a new name.",
+                   details={"field": "input", "path": same}, kind=Kind.PATCH_SYNTAX)
+
+
 def _no_repeats(files: list[_File]) -> None:
     seen: dict[str, int] = {}
     for number, file in enumerate(files, 1):
+        if file.dest is not None and file.dest == file.rel:
+            raise _onto_itself(file.rel, file.dest, file.rel)
         for name in (file.rel, file.dest):
             if name is None:
                 continue
@@ -170,6 +183,10 @@ def _pinned(ctx: ToolContext, files: list[_File]) -> Iterator[list[_File]]:
                 file.dest_pin = next(it)
                 file.dest_pin.decide(Op.CREATE)
                 file.pin.decide(Op.EDIT)
+        for file in files:
+            source, dest = file.pin, file.dest_pin
+            if source is not None and dest is not None and source.path == dest.path:
+                raise _onto_itself(source.shown, dest.shown, source.path)
         reached: dict[str, str] = {}
         for pin in pins:  # two spellings of one file: one section each is the rule
             if pin.path in reached:
