@@ -59,3 +59,30 @@ def test_a_refusal_speaks_the_editors_words(tmp_path: Path, make_root, name: str
     assert word in done.text, done.text
     assert len(done.text.splitlines()) == 2, done.text  # a sentence, then what to do next
     assert (tmp_path / "f.py").read_text() == TEXT
+
+
+@pytest.mark.parametrize("text", [TEXT, "\n\n"], ids=["lines", "empty_lines_only"])
+def test_an_insert_into_a_file_changed_meanwhile_says_so_in_the_editors_words(
+        tmp_path: Path, make_root, text: str) -> None:
+    """Another program writes the file between the insert's read and its
+    edit (the insert's own ``expectedSha256``, which the model never sent,
+    was named, and it was told to write with a new one)."""
+    target = tmp_path / "f.py"
+    target.write_text(text)
+    toolbox = Toolbox(make_root(str(tmp_path)))
+    real_call = toolbox.call
+
+    def call(name: str, args: Any) -> dict[str, Any]:
+        answer = real_call(name, args)
+        if name == "read_file":
+            target.write_text("changed = True\n" + text)  # another program, just after
+        return answer
+
+    toolbox.call = call  # type: ignore[method-assign]
+    done = run_text_editor(toolbox, {"command": "insert", "path": "f.py", "insert_line": 1,
+                                     "new_str": "NEW"})
+    assert done.is_error is True, done.text
+    assert done.text.startswith("STALE: "), done.text
+    assert not NOT_THE_EDITORS.search(done.text), done.text
+    assert "view" in done.text.splitlines()[1].lower(), done.text
+    assert target.read_text() == "changed = True\n" + text
