@@ -42,11 +42,41 @@ class EditorResult:
     is_error: bool
 
 
-def _refusal(envelope: Mapping[str, Any]) -> EditorResult:
+# corral's argument names in a refusal, as the editor's model knows them
+_CORRAL_FIELDS = re.compile(r"\b(oldText|newText)\b")
+_EDITOR_FIELDS = {"oldText": "old_str", "newText": "new_str"}
+
+
+def _refusal(envelope: Mapping[str, Any], *, command: str = "",
+             view_range: list[int] | None = None) -> EditorResult:
+    """corral's refusal in the editor's words: its arguments and commands,
+    never a field the editor does not have (``replaceAll``, ``offset``,
+    ``expectedSha256``) that a model would send and see ignored."""
+    details = envelope.get("details")
+    kind = details.get("kind") if isinstance(details, Mapping) else None
+    message, hint = str(envelope.get("message", "")), envelope.get("hint")
+    path = shown_name(str(details.get("path", ""))) if isinstance(details, Mapping) else ""
+    if kind == "multiple_matches" and command == "str_replace":
+        hint = ("Add neighbouring lines to old_str until it matches once: str_replace "
+                "changes one place.")
+    elif kind == "empty_old_text":
+        hint = ("Put the text to replace in old_str; to add lines, use insert with "
+                "insert_line (0: at the top).")
+    elif kind == "offset_past_end" and view_range is not None and isinstance(details, Mapping):
+        total = details.get("totalLines")
+        message = (f"view_range {view_range} starts past the end of {path}, which has "
+                   f"{total} lines")
+        hint = (f"Pass a view_range within [1, {total}], or view the file without view_range "
+                "(it may have changed).")
+    elif kind == "sha256_mismatch":  # the insert's own digest: the file changed meanwhile
+        message = f"{path} changed while the insert was made; nothing was changed"
+        hint = "View the file again and insert against what it holds now."
+    message = _CORRAL_FIELDS.sub(lambda found: _EDITOR_FIELDS[found.group()], message)
     # one line each: a sentence may name what the tool found on the disk
-    parts = [f"{envelope.get('code', 'INTERNAL')}: {one_line(envelope.get('message', ''))}"]
-    if envelope.get("hint"):
-        parts.append(one_line(envelope["hint"]))
+    parts = [f"{envelope.get('code', 'INTERNAL')}: {one_line(message)}"]
+    if hint:
+        parts.append(one_line(_CORRAL_FIELDS.sub(lambda found: _EDITOR_FIELDS[found.group()],
+                                                 str(hint))))
     return EditorResult("\n".join(parts), True)
 
 
@@ -82,13 +112,14 @@ def run_text_editor(toolbox: Toolbox, args: Any) -> EditorResult:
         if old is None or not isinstance(new, str):
             return _invalid("'str_replace' needs 'old_str' (and 'new_str', a string)")
         return _done(toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new}),
-                     lambda e: f"Edited {shown_name(e['path'])}.")
+                     lambda e: f"Edited {shown_name(e['path'])}.", command)
     return _insert(toolbox, path, args)
 
 
-def _done(envelope: Mapping[str, Any], say: Callable[[Mapping[str, Any]], str]) -> EditorResult:
+def _done(envelope: Mapping[str, Any], say: Callable[[Mapping[str, Any]], str],
+          command: str = "") -> EditorResult:
     if envelope.get("ok") is not True:
-        return _refusal(envelope)
+        return _refusal(envelope, command=command)
     return EditorResult(say(envelope), False)
 
 
@@ -116,7 +147,7 @@ def _view(toolbox: Toolbox, path: str, view_range: Any) -> EditorResult:
         if view_range is None and isinstance(details, Mapping) and \
                 details.get("kind") == "directory":
             return _listing(toolbox, path)  # a link to a directory: file_info saw the link
-        return _refusal(envelope)
+        return _refusal(envelope, command="view", view_range=view_range)
     text = str(envelope.get("content", ""))
     end, total = envelope.get("endLine"), envelope.get("totalLines")
     asked_end = args["offset"] + args["limit"] - 1 if "limit" in args else total
