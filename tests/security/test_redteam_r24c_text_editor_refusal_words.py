@@ -16,6 +16,7 @@ On every backend config.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,17 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
     "view_range_starting_past_the_end_to_its_end": ({"command": "view", "path": "f.py",
                                                      "view_range": [4, -1]},
                                                     "INVALID_ARGUMENT", "view_range"),
+}
+# the tool the editor's command runs, named in its sentence: the command's name instead
+TOOL_NAMES: dict[str, tuple[dict[str, Any], str, str]] = {
+    "str_replace_in_a_binary_file": ({"command": "str_replace", "path": "bin.dat",
+                                      "old_str": "a", "new_str": "b"}, "UNSUPPORTED",
+                                     "str_replace"),
+    "create_over_a_symlink": ({"command": "create", "path": "link", "file_text": "x"},
+                              "UNSUPPORTED", "create"),
+    "insert_into_a_file_past_the_edit_limit": ({"command": "insert", "path": "big.txt",
+                                                "insert_line": 0, "new_str": "x"},
+                                               "TOO_LARGE", "insert"),
 }
 NOT_THE_EDITORS = re.compile(r"\b(oldText|newText|replaceAll|offset|expectedSha256|edit_file|"
                              r"write_file)\b")
@@ -86,3 +98,21 @@ def test_an_insert_into_a_file_changed_meanwhile_says_so_in_the_editors_words(
     assert not NOT_THE_EDITORS.search(done.text), done.text
     assert "view" in done.text.splitlines()[1].lower(), done.text
     assert target.read_text() == "changed = True\n" + text
+
+
+@pytest.mark.parametrize("name", list(TOOL_NAMES))
+def test_a_refusal_names_the_editors_command_not_corrals_tool(tmp_path: Path, make_root,
+                                                              name: str) -> None:
+    call, code, word = TOOL_NAMES[name]
+    (tmp_path / "bin.dat").write_bytes(b"\0\1\2a")
+    (tmp_path / "big.txt").write_text("x\n" * (5 << 20))
+    (tmp_path / "f.py").write_text(TEXT)
+    os.symlink("f.py", tmp_path / "link")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if not p.is_symlink()}
+    done = run_text_editor(Toolbox(make_root(str(tmp_path))), call)
+    assert done.is_error is True, done.text
+    assert done.text.startswith(f"{code}: "), done.text
+    assert not NOT_THE_EDITORS.search(done.text), done.text
+    assert word in done.text, done.text
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if not p.is_symlink()} == before
+    assert os.readlink(tmp_path / "link") == "f.py"
