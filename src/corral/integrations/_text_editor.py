@@ -45,6 +45,9 @@ class EditorResult:
 # corral's argument names in a refusal, as the editor's model knows them
 _CORRAL_FIELDS = re.compile(r"\b(oldText|newText)\b")
 _EDITOR_FIELDS = {"oldText": "old_str", "newText": "new_str"}
+# the corral tool a command runs, named in its sentences: the command instead
+_CORRAL_TOOLS = re.compile(r"\b(write_file|edit_file)\b")
+_CHANGING_COMMANDS = ("create", "str_replace", "insert")
 
 
 def _refusal(envelope: Mapping[str, Any], *, command: str = "",
@@ -71,13 +74,20 @@ def _refusal(envelope: Mapping[str, Any], *, command: str = "",
     elif kind == "sha256_mismatch":  # the insert's own digest: the file changed meanwhile
         message = f"{path} changed while the insert was made; nothing was changed"
         hint = "View the file again and insert against what it holds now."
-    message = _CORRAL_FIELDS.sub(lambda found: _EDITOR_FIELDS[found.group()], message)
     # one line each: a sentence may name what the tool found on the disk
-    parts = [f"{envelope.get('code', 'INTERNAL')}: {one_line(message)}"]
+    parts = [f"{envelope.get('code', 'INTERNAL')}: {one_line(_editor_words(message, command))}"]
     if hint:
-        parts.append(one_line(_CORRAL_FIELDS.sub(lambda found: _EDITOR_FIELDS[found.group()],
-                                                 str(hint))))
+        parts.append(one_line(_editor_words(str(hint), command)))
     return EditorResult("\n".join(parts), True)
+
+
+def _editor_words(text: str, command: str) -> str:
+    text = _CORRAL_FIELDS.sub(lambda found: _EDITOR_FIELDS[found.group()], text)
+    if command in _CHANGING_COMMANDS:
+        text = _CORRAL_TOOLS.sub(command, text)
+    if command == "create":
+        text = text.replace("'content'", "'file_text'")
+    return text
 
 
 def _invalid(message: str) -> EditorResult:
@@ -106,7 +116,7 @@ def run_text_editor(toolbox: Toolbox, args: Any) -> EditorResult:
             return _invalid("'create' needs 'file_text', the whole content of the file")
         return _done(toolbox.call("write_file", {"path": path, "content": file_text,
                                                  "overwrite": True}),
-                     lambda e: f"Wrote {shown_name(e['path'])} ({e['bytes']} bytes).")
+                     lambda e: f"Wrote {shown_name(e['path'])} ({e['bytes']} bytes).", command)
     if command == "str_replace":
         old, new = _text(args, "old_str"), args.get("new_str", "")
         if old is None or not isinstance(new, str):
@@ -207,7 +217,8 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
         return _done(toolbox.call("write_file", {"path": path, "content": _whole(read, lines,
                                                                                  line, new),
                                                  "expectedSha256": read["sha256"]}),
-                     lambda e: f"Inserted after line {line} of {shown_name(e['path'])}.")
+                     lambda e: f"Inserted after line {line} of {shown_name(e['path'])}.",
+                     "insert")
     cut = read.get("cutLines")
     cut_lines = {n - 1 for n in cut} if isinstance(cut, list) else set()  # 0-based
     # a lone "\r" inside a line: an oldText holding one is read as a line break, so
@@ -218,7 +229,8 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
         envelope = toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new_text,
                                               "expectedSha256": read["sha256"]})
         return _done(envelope,
-                     lambda e: f"Inserted after line {line} of {shown_name(e['path'])}.")
+                     lambda e: f"Inserted after line {line} of {shown_name(e['path'])}.",
+                     "insert")
     known = _known(lines, cut_lines)
     tails = {at: lines[at].rpartition("\r")[2] for at in returns}
     whole = "\n".join(lines[at] if at in returns else text for at, text in enumerate(known))
@@ -328,7 +340,8 @@ def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], fil
             return _done(toolbox.call("edit_file", {"path": path, "oldText": "\n",
                                                     "newText": f"\n{added}\n",
                                                     "expectedSha256": read["sha256"]}),
-                         lambda e: f"Inserted after line {after} of {shown_name(e['path'])}.")
+                         lambda e: f"Inserted after line {after} of {shown_name(e['path'])}.",
+                         "insert")
         return _cut_refusal(path, after, cause, "the end of the file cannot be found by its "
                                                 "text")
     whole = file.whole
@@ -348,7 +361,7 @@ def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], fil
                 details.get("kind") == "multiple_matches"
             if not again:
                 return _done(envelope, lambda e: f"Inserted after line {after} of "
-                                                 f"{shown_name(e['path'])}.")
+                                                 f"{shown_name(e['path'])}.", "insert")
         if widest or tried >= _MOST_TRIES:
             return _cut_refusal(path, after, cause, "the text around it that can be known "
                                                     "occurs more than once")
