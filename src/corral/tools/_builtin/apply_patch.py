@@ -68,6 +68,9 @@ SCHEMA: dict[str, Any] = {
 _DIALECTS = {"codex": CODEX, "v4a": V4A}
 # paths one patch names (a move: both): each is pinned, a descriptor held, at once
 MAX_PATHS = 100
+# lines one patch may have: more than any model writes in one call; each is held as a
+# Python object while the patch is read, so lines of one byte cost some 40 times their size
+MAX_LINES = 1_000_000
 _GRAMMAR_HINT = ("Send the patch as '*** Begin Patch', file sections ('*** Add File: PATH', "
                  "'*** Update File: PATH' with '@@' hunks of ' ', '-' and '+' lines, "
                  "'*** Delete File: PATH'), then '*** End Patch'.")
@@ -92,6 +95,14 @@ class _File:
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     dialect = _DIALECTS[args["dialect"]]
+    lines = args["input"].count("\n") + 1  # counted in C, before anything is read
+    if lines > MAX_LINES:
+        raise Refusal(Code.TOO_LARGE,
+                      f"the patch is {lines} lines, over the limit of {MAX_LINES} in one call; "
+                      "nothing was changed",
+                      "Split it into smaller patches, a few files or hunks each.",
+                      details={"field": "input", "lines": lines, "limit": MAX_LINES},
+                      kind=Kind.CONTENT_SIZE)
     try:
         patch = parse_patch(args["input"])
     except PatchSyntaxError as exc:
