@@ -42,12 +42,52 @@ class EditorResult:
     is_error: bool
 
 
-def _refusal(envelope: Mapping[str, Any]) -> EditorResult:
+# corral's argument names in a refusal, as the editor's model knows them
+_CORRAL_FIELDS = re.compile(r"\b(oldText|newText)\b")
+_EDITOR_FIELDS = {"oldText": "old_str", "newText": "new_str"}
+# the corral tool a command runs, named in its sentences: the command instead
+_CORRAL_TOOLS = re.compile(r"\b(write_file|edit_file)\b")
+_CHANGING_COMMANDS = ("create", "str_replace", "insert")
+
+
+def _refusal(envelope: Mapping[str, Any], *, command: str = "",
+             view_range: list[int] | None = None) -> EditorResult:
+    """corral's refusal in the editor's words: its arguments and commands,
+    never a field the editor does not have (``replaceAll``, ``offset``,
+    ``expectedSha256``) that a model would send and see ignored."""
+    details = envelope.get("details")
+    kind = details.get("kind") if isinstance(details, Mapping) else None
+    message, hint = str(envelope.get("message", "")), envelope.get("hint")
+    path = shown_name(str(details.get("path", ""))) if isinstance(details, Mapping) else ""
+    if kind == "multiple_matches" and command == "str_replace":
+        hint = ("Add neighbouring lines to old_str until it matches once: str_replace "
+                "changes one place.")
+    elif kind == "empty_old_text":
+        hint = ("Put the text to replace in old_str; to add lines, use insert with "
+                "insert_line (0: at the top).")
+    elif kind == "offset_past_end" and view_range is not None and isinstance(details, Mapping):
+        total = details.get("totalLines")
+        message = (f"view_range {view_range} starts past the end of {path}, which has "
+                   f"{total} lines")
+        hint = (f"Pass a view_range within [1, {total}], or view the file without view_range "
+                "(it may have changed).")
+    elif kind == "sha256_mismatch":  # the insert's own digest: the file changed meanwhile
+        message = f"{path} changed while the insert was made; nothing was changed"
+        hint = "View the file again and insert against what it holds now."
     # one line each: a sentence may name what the tool found on the disk
-    parts = [f"{envelope.get('code', 'INTERNAL')}: {one_line(envelope.get('message', ''))}"]
-    if envelope.get("hint"):
-        parts.append(one_line(envelope["hint"]))
+    parts = [f"{envelope.get('code', 'INTERNAL')}: {one_line(_editor_words(message, command))}"]
+    if hint:
+        parts.append(one_line(_editor_words(str(hint), command)))
     return EditorResult("\n".join(parts), True)
+
+
+def _editor_words(text: str, command: str) -> str:
+    text = _CORRAL_FIELDS.sub(lambda found: _EDITOR_FIELDS[found.group()], text)
+    if command in _CHANGING_COMMANDS:
+        text = _CORRAL_TOOLS.sub(command, text)
+    if command == "create":
+        text = text.replace("'content'", "'file_text'")
+    return text
 
 
 def _invalid(message: str) -> EditorResult:
@@ -76,19 +116,20 @@ def run_text_editor(toolbox: Toolbox, args: Any) -> EditorResult:
             return _invalid("'create' needs 'file_text', the whole content of the file")
         return _done(toolbox.call("write_file", {"path": path, "content": file_text,
                                                  "overwrite": True}),
-                     lambda e: f"Wrote {shown_name(e['path'])} ({e['bytes']} bytes).")
+                     lambda e: f"Wrote {shown_name(e['path'])} ({e['bytes']} bytes).", command)
     if command == "str_replace":
         old, new = _text(args, "old_str"), args.get("new_str", "")
         if old is None or not isinstance(new, str):
             return _invalid("'str_replace' needs 'old_str' (and 'new_str', a string)")
         return _done(toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new}),
-                     lambda e: f"Edited {shown_name(e['path'])}.")
+                     lambda e: f"Edited {shown_name(e['path'])}.", command)
     return _insert(toolbox, path, args)
 
 
-def _done(envelope: Mapping[str, Any], say: Callable[[Mapping[str, Any]], str]) -> EditorResult:
+def _done(envelope: Mapping[str, Any], say: Callable[[Mapping[str, Any]], str],
+          command: str = "") -> EditorResult:
     if envelope.get("ok") is not True:
-        return _refusal(envelope)
+        return _refusal(envelope, command=command)
     return EditorResult(say(envelope), False)
 
 
@@ -116,7 +157,7 @@ def _view(toolbox: Toolbox, path: str, view_range: Any) -> EditorResult:
         if view_range is None and isinstance(details, Mapping) and \
                 details.get("kind") == "directory":
             return _listing(toolbox, path)  # a link to a directory: file_info saw the link
-        return _refusal(envelope)
+        return _refusal(envelope, command="view", view_range=view_range)
     text = str(envelope.get("content", ""))
     end, total = envelope.get("endLine"), envelope.get("totalLines")
     asked_end = args["offset"] + args["limit"] - 1 if "limit" in args else total
@@ -176,17 +217,25 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
         return _done(toolbox.call("write_file", {"path": path, "content": _whole(read, lines,
                                                                                  line, new),
                                                  "expectedSha256": read["sha256"]}),
-                     lambda e: f"Inserted after line {line} of {shown_name(e['path'])}.")
+                     lambda e: f"Inserted after line {line} of {shown_name(e['path'])}.",
+                     "insert")
     cut = read.get("cutLines")
     cut_lines = {n - 1 for n in cut} if isinstance(cut, list) else set()  # 0-based
-    if not cut_lines:
+    # a lone "\r" inside a line: an oldText holding one is read as a line break, so
+    # such a line anchors only by its text before its first "\r" and after its last
+    returns = {at for at, text in enumerate(lines) if "\r" in text} - cut_lines
+    if not cut_lines and not returns:
         old, new_text = _insertion(lines, line, new)
         envelope = toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new_text,
                                               "expectedSha256": read["sha256"]})
         return _done(envelope,
-                     lambda e: f"Inserted after line {line} of {shown_name(e['path'])}.")
-    return _insert_beside_cut(toolbox, path, read, _known(lines, cut_lines), cut_lines, line,
-                              new)
+                     lambda e: f"Inserted after line {line} of {shown_name(e['path'])}.",
+                     "insert")
+    known = _known(lines, cut_lines)
+    tails = {at: lines[at].rpartition("\r")[2] for at in returns}
+    whole = "\n".join(lines[at] if at in returns else text for at, text in enumerate(known))
+    return _insert_beside_cut(toolbox, path, read, _Partial(known, cut_lines | returns, tails,
+                                                            whole + "\n", cut_lines), line, new)
 
 
 def _whole(read: Mapping[str, Any], lines: list[str], after: int, text: str) -> str:
@@ -221,13 +270,16 @@ def _insertion(lines: list[str], after: int, text: str) -> tuple[str, str]:
         start, stop = _grown(start, stop, 0, len(lines))
 
 
-def _around(lines: list[str], after: int, text: str, start: int, stop: int
-            ) -> tuple[str, str]:
+def _around(lines: list[str], after: int, text: str, start: int, stop: int,
+            tail: str | None = None) -> tuple[str, str]:
     """(old, new): ``lines[start:stop]`` as one text, and with ``text`` (its
     final newline left out) inserted after line ``after``.  ``start ==
-    after > 0`` begins at the line break ending line ``after``."""
+    after > 0`` begins at the line break ending line ``after``; ``tail``:
+    the known end of the line before ``start``, the text begins with it."""
     added = text[:-1] if text.endswith("\n") else text
     left = lines[start:after] if start < after or after == 0 else [""]
+    if tail is not None:
+        left = [tail, *lines[start:after]]
     right = lines[after:stop]
     return "\n".join([*left, *right]), "\n".join([*left, added, *right])
 
@@ -241,39 +293,63 @@ _CUT_MARKER = re.compile(r" \[\.\.\. line cut: (\d+) of \d+ characters shown\]\Z
 
 
 def _known(lines: list[str], cut: set[int]) -> list[str]:
-    """The lines as far as they are known: a cut line's shown start, its
-    marker left out (what follows it is never seen)."""
+    """The start of each line an oldText can carry: a cut line's shown
+    start, its marker left out (what follows it is never seen), and no line
+    past a carriage return inside it."""
     known = list(lines)
     for at in cut:
         if at < len(known):
             found = _CUT_MARKER.search(known[at])
             known[at] = known[at][:int(found.group(1))] if found else ""
-    return known
+    return [text.partition("\r")[0] for text in known]
 
 
-def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], known: list[str],
-                       cut: set[int], after: int, text: str) -> EditorResult:
-    """Insert after line ``after`` of a file some of whose lines read_file
-    cut short: the old text is only what is known next to the point (whole
-    lines, back to the line before a cut one; forward, up to a cut line's
-    shown start), grown until edit_file finds it once.  The text is the
-    file's own at that place, so found once it is found there."""
+@dataclass(frozen=True)
+class _Partial:
+    """A file some of whose lines an oldText cannot carry whole: ``known``,
+    each line's start that it can; ``partial``, those lines (0-based);
+    ``tails``, the end of a line that is known past its carriage returns;
+    ``whole``, the text as edit_file matches it, as far as it is known;
+    ``long``, the lines read_file cut short."""
+
+    known: list[str]
+    partial: set[int]
+    tails: dict[int, str]
+    whole: str
+    long: set[int]
+
+
+def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], file: _Partial,
+                       after: int, text: str) -> EditorResult:
+    """Insert after line ``after`` of a file some of whose lines an oldText
+    cannot carry whole (read_file cut them short, or they hold a carriage
+    return): the old text is only what is known next to the point (whole
+    lines, back to the line before a partial one, or from its known end;
+    forward, up to a partial line's known start), grown until edit_file
+    finds it once.  The text is the file's own at that place, so found once
+    it is found there."""
+    known, cut = file.known, file.partial
     count = len(known)
     low = max((at + 1 for at in cut if at < after), default=0)
     high = min((at + 1 for at in cut if at >= after), default=count)
-    if after == count and low == count:  # the last line is cut: nothing known after it
+    tail = file.tails.get(low - 1)  # what is known of the line before the window, at its end
+    cause = _LONG if {low - 1, high - 1} & file.long else _RETURN
+    if after == count and low == count and not tail:  # nothing known after the last line
         if count == 1:  # one line: its line break, if it has one, is the file's only one
             added = text[:-1] if text.endswith("\n") else text
             return _done(toolbox.call("edit_file", {"path": path, "oldText": "\n",
                                                     "newText": f"\n{added}\n",
                                                     "expectedSha256": read["sha256"]}),
-                         lambda e: f"Inserted after line {after} of {shown_name(e['path'])}.")
-        return _cut_refusal(path, after, "the end of the file cannot be found by its text")
-    whole = "\n".join(known) + "\n"
+                         lambda e: f"Inserted after line {after} of {shown_name(e['path'])}.",
+                         "insert")
+        return _cut_refusal(path, after, cause, "the end of the file cannot be found by its "
+                                                "text")
+    whole = file.whole
     start, stop = max(after - 1, low), min(after + 1, high)
     tried = 0
     while True:
-        old, new = _around(known, after, text, start, stop)
+        old, new = _around(known, after, text, start, stop,
+                           tail if start == low and low > 0 else None)
         widest = start == low and stop == high
         if old and (_once(whole, old) or widest):
             envelope = toolbox.call("edit_file", {"path": path, "oldText": old,
@@ -285,21 +361,27 @@ def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], kno
                 details.get("kind") == "multiple_matches"
             if not again:
                 return _done(envelope, lambda e: f"Inserted after line {after} of "
-                                                 f"{shown_name(e['path'])}.")
+                                                 f"{shown_name(e['path'])}.", "insert")
         if widest or tried >= _MOST_TRIES:
-            return _cut_refusal(path, after, "the text around it that can be known occurs "
-                                             "more than once")
+            return _cut_refusal(path, after, cause, "the text around it that can be known "
+                                                    "occurs more than once")
         start, stop = _grown(start, stop, low, high)
 
 
 _MOST_TRIES = 8  # edit_file calls one insert beside cut lines makes at most
 
 
-def _cut_refusal(path: str, after: int, why: str) -> EditorResult:
-    return EditorResult(f"AMBIGUOUS: a line next to line {after} of {path} is longer than "
-                        f"read_file shows (it cuts long lines), and {why}; nothing was "
-                        "changed.\nInsert after another line, or use str_replace with text "
-                        "you know occurs once next to the insertion point.", True)
+_LONG = "is longer than read_file shows (it cuts long lines)"
+_RETURN = ("holds a carriage return (\\r), which an old text cannot match (edit_file reads it as "
+           "a line break)")
+
+
+def _cut_refusal(path: str, after: int, cause: str, why: str) -> EditorResult:
+    hint = ("use str_replace with text you know occurs once next to the insertion point"
+            if cause == _LONG else "send the whole new file with create")
+    return EditorResult(f"AMBIGUOUS: a line next to line {after} of {shown_name(path)} {cause}, "
+                        f"and {why}; nothing was changed.\nInsert after another line, or "
+                        f"{hint}.", True)
 
 
 def _once(whole: str, part: str) -> bool:

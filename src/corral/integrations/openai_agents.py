@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,22 @@ def openai_agents_tools(toolbox: Toolbox, *, strict: bool = True) -> list[Functi
 
 # -- apply_patch ------------------------------------------------------------------
 
+# apply_patch's sentences name the envelope's lines; this model sends operations
+_ENVELOPE_WORDS = (
+    (re.compile(r"'\*\*\* Update File: ([^']*)'"), r"update_file on \1"),
+    (re.compile(r"'\*\*\* Add File: ([^']*)'"), r"create_file on \1"),
+    (re.compile(r"'\*\*\* Delete File: ([^']*)'"), r"delete_file on \1"),
+    (re.compile(r"(?:the )?'\*\*\* Move to:'(?: line)?"), "move_to"),
+    (re.compile(r"\bthe section for\b"), "the operation on"),
+)
+
+
+def _operation_words(text: str) -> str:
+    for envelope, operation in _ENVELOPE_WORDS:
+        text = envelope.sub(operation, text)
+    return text
+
+
 class CorralEditor:
     """An ``agents.ApplyPatchEditor`` that applies each operation with
     corral's ``apply_patch`` tool in the V4A dialect, so every rule of the
@@ -78,9 +95,9 @@ class CorralEditor:
         envelope = await acall(self.toolbox, "apply_patch", {"input": patch, "dialect": "v4a"})
         if envelope.get("ok") is not True:
             # one line each: a sentence may name what the tool found on the disk
-            text = f"{envelope.get('code')}: {one_line(envelope.get('message'))}"
+            text = f"{envelope.get('code')}: {_operation_words(one_line(envelope.get('message')))}"
             if envelope.get("hint"):
-                text += f"\n{one_line(envelope['hint'])}"
+                text += f"\n{_operation_words(one_line(envelope['hint']))}"
             return agents.ApplyPatchResult(status="failed", output=text)
         return agents.ApplyPatchResult(status="completed", output=render("apply_patch", envelope))
 

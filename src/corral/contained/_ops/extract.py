@@ -560,19 +560,26 @@ class _Extractor:
                            "overlaps or passes its size")
         if size > _MAX_FILE:
             raise _Refusal(ExtractReason.UNREADABLE, "a sparse member larger than a file can be")
-        for start, length in blocks:
-            at, end = start, start + length
-            while at < end:
-                self.check_cancel()
-                chunk = src.read(min(CHUNK, end - at))
-                if not chunk:
-                    raise _Refusal(ExtractReason.UNREADABLE, "a sparse member's data ends early")
-                self.count(len(chunk))
-                view = memoryview(chunk)
-                while view:
-                    written = os.pwrite(fd, view, at)
-                    view, at = view[written:], at + written
-        os.ftruncate(fd, size)
+        try:
+            for start, length in blocks:
+                at, end = start, start + length
+                while at < end:
+                    self.check_cancel()
+                    chunk = src.read(min(CHUNK, end - at))
+                    if not chunk:
+                        raise _Refusal(ExtractReason.UNREADABLE,
+                                       "a sparse member's data ends early")
+                    self.count(len(chunk))
+                    view = memoryview(chunk)
+                    while view:
+                        written = os.pwrite(fd, view, at)
+                        view, at = view[written:], at + written
+            os.ftruncate(fd, size)
+        except OSError as exc:  # the archive's offsets, past this filesystem's largest file
+            if exc.errno != errno.EFBIG:
+                raise
+            raise _Refusal(ExtractReason.UNREADABLE, "a sparse member larger than a file on "
+                           "this filesystem can be", exc) from None
 
     def made_here(self, fd: int) -> None:
         """Note the file open as ``fd`` as one this extraction made."""

@@ -68,6 +68,9 @@ SCHEMA: dict[str, Any] = {
 _DIALECTS = {"codex": CODEX, "v4a": V4A}
 # paths one patch names (a move: both): each is pinned, a descriptor held, at once
 MAX_PATHS = 100
+# lines one patch may have: more than any model writes in one call; each is held as a
+# Python object while the patch is read, so lines of one byte cost some 40 times their size
+MAX_LINES = 1_000_000
 _GRAMMAR_HINT = ("Send the patch as '*** Begin Patch', file sections ('*** Add File: PATH', "
                  "'*** Update File: PATH' with '@@' hunks of ' ', '-' and '+' lines, "
                  "'*** Delete File: PATH'), then '*** End Patch'.")
@@ -92,6 +95,14 @@ class _File:
 
 def run(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     dialect = _DIALECTS[args["dialect"]]
+    lines = args["input"].count("\n") + 1  # counted in C, before anything is read
+    if lines > MAX_LINES:
+        raise Refusal(Code.TOO_LARGE,
+                      f"the patch is {lines} lines, over the limit of {MAX_LINES} in one call; "
+                      "nothing was changed",
+                      "Split it into smaller patches, a few files or hunks each.",
+                      details={"field": "input", "lines": lines, "limit": MAX_LINES},
+                      kind=Kind.CONTENT_SIZE)
     try:
         patch = parse_patch(args["input"])
     except PatchSyntaxError as exc:
@@ -130,9 +141,22 @@ def _syntax(exc: PatchSyntaxError) -> Refusal:
                    kind=Kind.PATCH_SYNTAX)
 
 
+def _onto_itself(rel: str, dest: str, same: str) -> Refusal:
+    """A section whose ``Move to`` names the file it moves (by any
+    spelling): one section, so the two-sections hint would not help."""
+    return Refusal(Code.INVALID_ARGUMENT,
+                   f"the section for {_said(rel)} moves it to {_said(dest)}, the same file "
+                   f"({_said(same)}); nothing was changed",
+                   f"Drop the '*** Move to:' line to change {_said(rel)} in place, or give "
+                   "'*** Move to:' a new name.",
+                   details={"field": "input", "path": same}, kind=Kind.PATCH_SYNTAX)
+
+
 def _no_repeats(files: list[_File]) -> None:
     seen: dict[str, int] = {}
     for number, file in enumerate(files, 1):
+        if file.dest is not None and file.dest == file.rel:
+            raise _onto_itself(file.rel, file.dest, file.rel)
         for name in (file.rel, file.dest):
             if name is None:
                 continue
@@ -170,6 +194,10 @@ def _pinned(ctx: ToolContext, files: list[_File]) -> Iterator[list[_File]]:
                 file.dest_pin = next(it)
                 file.dest_pin.decide(Op.CREATE)
                 file.pin.decide(Op.EDIT)
+        for file in files:
+            source, dest = file.pin, file.dest_pin
+            if source is not None and dest is not None and source.path == dest.path:
+                raise _onto_itself(source.shown, dest.shown, source.path)
         reached: dict[str, str] = {}
         for pin in pins:  # two spellings of one file: one section each is the rule
             if pin.path in reached:
