@@ -486,6 +486,31 @@ def _image(envelope: _Envelope) -> str:
     return f"[image: {', '.join(facts)}]"
 
 
+# how each file's section begins in read_files' text: a line starting so is
+# a header, and no line of a file's content is shown starting so
+_HEADER = "== "
+
+
+def _read_section(item: _Envelope) -> str:
+    """One file's read in read_files' text: :func:`_read_file`'s, where a
+    line of the file that would read as a header (``== secret.txt ==``: a
+    file claiming another file's section) keeps its number before it, as
+    the margin marks a line as the file's.  The lines shown are the rows'
+    text, numbered or not, one a row, then the footer."""
+    body = _read_file(item)
+    if not body.startswith(_HEADER) and "\n" + _HEADER not in body:
+        return body
+    if not item.get("totalLines"):
+        return body  # the footer alone
+    rows = str(item.get("content", "")).count("\n") + 1
+    start = item.get("startLine", 1)
+    lines = body.split("\n")
+    for i in range(min(rows, len(lines))):
+        if lines[i].startswith(_HEADER):
+            lines[i] = f"{start + i}\t{lines[i]}"
+    return "\n".join(lines)
+
+
 def _read_files(envelope: _Envelope) -> str:
     parts = []
     for item in envelope.get("files") or ():
@@ -494,9 +519,9 @@ def _read_files(envelope: _Envelope) -> str:
             details = item.get("details")
             path = item.get("path") or (details.get("path", "") if isinstance(details, Mapping)
                                         else "")
-        body = (_read_file(item) if isinstance(item, Mapping) and item.get("ok") is True
+        body = (_read_section(item) if isinstance(item, Mapping) and item.get("ok") is True
                 else render_refusal(item if isinstance(item, Mapping) else {}))
-        parts.append(f"== {_shown(path)} ==\n{body}" if path else body)
+        parts.append(f"{_HEADER}{_shown(path)} ==\n{body}" if path else body)
     if envelope.get("refused"):
         parts.append(f"[{envelope.get('read', 0)} read, {envelope['refused']} refused]")
     parts += _rest(envelope, frozenset({"files", "read", "refused", "bytes", "budget"}))
