@@ -92,6 +92,12 @@ def shown_name(value: Any) -> str:
     text = str(value)
     if text.isprintable() or not _BREAKS.search(text):
         return text
+    return _quoted_name(text)
+
+
+def _quoted_name(text: str) -> str:
+    """``text`` in double quotes, its quotes, backslashes, control
+    characters and line separators escaped (a JSON string)."""
     quoted = text.replace("\\", "\\\\").replace('"', '\\"')
     return '"' + _BREAKS.sub(_escaped, quoted) + '"'
 
@@ -933,13 +939,28 @@ def _grep(envelope: _Envelope) -> str:
     else:
         matches = [m for m in envelope.get("matches") or () if isinstance(m, Mapping)]
         found = len(matches)
-        _grep_matches(matches, out)
+        _grep_matches(matches, out, bool(envelope.get("context")))
     return _lines(*out, *_search_tail(envelope, found))
 
 
-def _grep_matches(matches: Sequence[_Envelope], out: list[str]) -> None:
+def _grep_path(path: Any, context: bool) -> str:
+    """A path heading its matches in grep's text: quoted when it would
+    read as one of the rows (``3:text``; ``7-text`` and ``--`` where the
+    answer holds context lines), else as :func:`shown_name` shows it."""
+    shown = _shown(path)
+    if _MATCH_ROW.match(shown) or (context and (shown == "--" or _CONTEXT_ROW.match(shown))):
+        return _quoted_name(shown)
+    return shown
+
+
+_MATCH_ROW = re.compile(r"[0-9]+:")
+_CONTEXT_ROW = re.compile(r"[0-9]+-")
+
+
+def _grep_matches(matches: Sequence[_Envelope], out: list[str], context: bool = False) -> None:
     """ripgrep's layout: the path once, then ``N:text`` for a matching line
-    and ``N-text`` for a context line; ``--`` between separate groups."""
+    and ``N-text`` for a context line; ``--`` between separate groups.  A
+    path is never shown as such a row would be (:func:`_grep_path`)."""
     path: Any = None
     last = 0
     for match in matches:
@@ -948,7 +969,7 @@ def _grep_matches(matches: Sequence[_Envelope], out: list[str]) -> None:
         first = line - len(before)
         if match.get("path") != path:
             path = match.get("path")
-            out.append(_shown(path))
+            out.append(_grep_path(path, context))
             last = 0  # a file's line numbers count from its own start
         elif before and first > last + 1:
             out.append("--")
