@@ -301,7 +301,7 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.tmux.conf",                  # tmux, screen: run-shell, default-command
     "**/.config/tmux",
     "**/.screenrc",
-    "**/.ipython/*/startup",          # IPython: scripts run at every start of a profile
+    "**/.ipython",                    # IPython: a profile's config and startup/ run at every start
     "**/.Rprofile",                   # R: sourced at start (the working directory's first)
     "**/.irbrc",                      # irb, pry: Ruby run at start
     "**/.pryrc",
@@ -374,6 +374,29 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.config/mutt",
     "**/.mailcap",                    # the programs an attachment is viewed with
     "**/.config/uv",                  # uv: uv.toml's index-url, as pip.conf's
+    "**/.jupyter",                    # Jupyter: *_config.py, Python run by jupyter lab
+    "**/.local/share/jupyter",        # Jupyter: a kernel spec's argv, run as a notebook opens
+    "**/.config/jj",                  # Jujutsu, the user's: ui.pager at every jj log
+    "**/.jjconfig.toml",
+    "**/.config/lazygit",             # lazygit: the pager, custom commands
+    "**/.config/bat",                 # bat: its --pager, run at every bat
+    "**/.config/ranger",              # ranger: commands.py loaded at start, rc.conf's shell
+    "**/.Renviron",                   # R: R_PROFILE_USER, R_LIBS_USER at every start
+    "**/.config/micro",               # micro: init.lua at start
+    "**/.config/kak",                 # Kakoune: %sh{} in kakrc at start
+    "**/.config/zellij",              # zellij: default_shell, layouts' commands
+    "**/.config/foot",                # foot: the shell a window starts
+    # window managers: exec lines run at login (and on reload)
+    "**/.config/i3",
+    "**/.config/sway",
+    "**/.config/hypr",
+    "**/.config/bspwm",
+    "**/.config/awesome",
+    "**/.config/openbox",
+    # xdg-open: mimeapps.list picks a desktop entry, whose Exec= it runs
+    "**/.config/mimeapps.list",
+    "**/.config/*-mimeapps.list",
+    "**/.local/share/applications",
     # secrets too (refused as such): made new, they name what runs
     "**/.docker/config.json",         # docker: cliPluginsExtraDirs, credsStore, credHelpers
     "**/.pypirc",                     # twine: repository, sent the token it asks for
