@@ -86,13 +86,33 @@ _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 def shown_name(value: Any) -> str:
     """A name or path as one line a model cannot misread: as it is, or,
     when it holds a control character or a line separator (a name
-    ``a\\nb`` would read as two entries), in double quotes with those
+    ``a\\nb`` would read as two entries) or begins with a space, ``[`` or
+    ``"`` (an indent, a note, a quoted name), in double quotes with those
     characters escaped (``\\n``, ``\\u001b``) and its quotes and
     backslashes too."""
     text = str(value)
-    if text.isprintable() or not _BREAKS.search(text):
+    if (text.isprintable() or not _BREAKS.search(text)) and text[:1] not in _OPENERS:
         return text
     return _quoted_name(text)
+
+
+# what a name shown bare never begins with: a space (a listing's indent
+# would take it into the folder before), a bracket (a note), a quote (a
+# quoted name)
+_OPENERS = frozenset(' ["')
+
+
+def _opens_a_line(body: str) -> bool:
+    """Whether a line of ``body`` (an entry's line each) shows a name that
+    begins as :data:`_OPENERS` says no bare name does (an empty name's
+    line, a space then its size or kind, is not one)."""
+    if body[:1] not in _OPENERS and _OPENER_AFTER_BREAK.search(body) is None:
+        return False  # (nearly every listing: one scan, no line looked at)
+    return _OPENING_LINE.search("\n" + body) is not None
+
+
+_OPENER_AFTER_BREAK = re.compile(r'\n[ \["]')
+_OPENING_LINE = re.compile(r'\n(?:["\[]| (?![0-9]+(?:\n|\Z)|\([a-z_]+\)(?:\n|\Z)))')
 
 
 def _quoted_name(text: str) -> str:
@@ -771,10 +791,14 @@ def _list_directory(envelope: _Envelope) -> str:
 def _listing(envelope: _Envelope, lines: list[str] | None) -> str:
     """list_directory's text; ``lines``: its entries', when made already."""
     entries = envelope.get("entries") or []
-    out = lines
-    if out is None:
-        out = []
+    body = None if lines is None else "\n".join(lines)
+    if body is not None and _opens_a_line(body):  # (rare) a name to quote
+        body = None
+    out: list[str] = []
+    if body is None:
         _entry_lines(entries, "", out)
+    elif body:
+        out.append(body)
     if not entries and not envelope.get("total"):
         out.append(f"{_shown(envelope.get('path'))} is empty")
     facts = []
