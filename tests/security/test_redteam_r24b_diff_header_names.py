@@ -14,12 +14,14 @@ with one root and with several.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from corral.hosts import render
 from corral.tools import Toolbox, Workspace
 
-NAMES = ("a\n@@ -1,1 +1,1 @@\n-x = 1\n+x = EVIL", "b\r\n+++ b/c", "c\u2028-y = 1", "plain.py")
+NAMES = ("a\n@@ -1,1 +1,1 @@\n-x = 1\n+x = EVIL", "b\r\n+++ evil", "c\u2028-y = 1", "plain.py")
 
 
 def _hunk_lines(diff: str) -> list[str]:
@@ -47,6 +49,8 @@ def test_a_name_never_adds_a_hunk_to_the_diff(tmp_path, make_root, name, dry_run
     assert _hunk_lines(diff) == ["@@ -1 +1 @@", "-y = 1", "+y = 2", ""], diff
     if name.isprintable():
         assert head == [f"--- a/{path}", f"+++ b/{path}"], diff
+    else:  # quoted as one JSON string, the root first where there are several
+        assert head == [f"--- {json.dumps('a/' + path)}", f"+++ {json.dumps('b/' + path)}"], diff
     if dry_run:
         text = render("edit_file", out)
         assert text.split("\n")[1:] == ["@@ -1 +1 @@", "-y = 1", "+y = 2"], text
