@@ -671,6 +671,17 @@ def _rooted_diff(diff: str, path: Any, root: str) -> str:
         if diff.startswith(head) and not path.startswith("/"):
             rooted = _join(root, path)
             return f"--- a/{rooted}\n+++ b/{rooted}\n{diff[len(head):]}"
+    if diff.startswith('--- "a/'):  # a name the header quotes (a JSON string a line)
+        head, _, rest = diff.partition("\n")
+        second, _, body = rest.partition("\n")
+        try:
+            old, new = json.loads(head[4:]), json.loads(second[4:])
+        except ValueError:
+            return diff
+        if old[:2] != "a/" or new[:2] != "b/" or old[2:] != new[2:] or old[2:].startswith("/"):
+            return diff
+        rooted = _join(root, old[2:])
+        return f"--- {json.dumps('a/' + rooted)}\n+++ {json.dumps('b/' + rooted)}\n{body}"
     found = _DIFF_HEAD.match(diff)
     if found is None or found.group(1).startswith("/"):
         return diff
