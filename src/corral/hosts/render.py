@@ -86,12 +86,38 @@ _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 def shown_name(value: Any) -> str:
     """A name or path as one line a model cannot misread: as it is, or,
     when it holds a control character or a line separator (a name
-    ``a\\nb`` would read as two entries), in double quotes with those
+    ``a\\nb`` would read as two entries) or begins with a space, ``[`` or
+    ``"`` (an indent, a note, a quoted name), in double quotes with those
     characters escaped (``\\n``, ``\\u001b``) and its quotes and
     backslashes too."""
     text = str(value)
-    if text.isprintable() or not _BREAKS.search(text):
+    if (text.isprintable() or not _BREAKS.search(text)) and text[:1] not in _OPENERS:
         return text
+    return _quoted_name(text)
+
+
+# what a name shown bare never begins with: a space (a listing's indent
+# would take it into the folder before), a bracket (a note), a quote (a
+# quoted name)
+_OPENERS = frozenset(' ["')
+
+
+def _opens_a_line(body: str) -> bool:
+    """Whether a line of ``body`` (an entry's line each) shows a name that
+    begins as :data:`_OPENERS` says no bare name does (an empty name's
+    line, a space then its size or kind, is not one)."""
+    if body[:1] not in _OPENERS and _OPENER_AFTER_BREAK.search(body) is None:
+        return False  # (nearly every listing: one scan, no line looked at)
+    return _OPENING_LINE.search("\n" + body) is not None
+
+
+_OPENER_AFTER_BREAK = re.compile(r'\n[ \["]')
+_OPENING_LINE = re.compile(r'\n(?:["\[]| (?![0-9]+(?:\n|\Z)|\([a-z_]+\)(?:\n|\Z)))')
+
+
+def _quoted_name(text: str) -> str:
+    """``text`` in double quotes, its quotes, backslashes, control
+    characters and line separators escaped (a JSON string)."""
     quoted = text.replace("\\", "\\\\").replace('"', '\\"')
     return '"' + _BREAKS.sub(_escaped, quoted) + '"'
 
@@ -486,6 +512,31 @@ def _image(envelope: _Envelope) -> str:
     return f"[image: {', '.join(facts)}]"
 
 
+# how each file's section begins in read_files' text: a line starting so is
+# a header, and no line of a file's content is shown starting so
+_HEADER = "== "
+
+
+def _read_section(item: _Envelope) -> str:
+    """One file's read in read_files' text: :func:`_read_file`'s, where a
+    line of the file that would read as a header (``== secret.txt ==``: a
+    file claiming another file's section) keeps its number before it, as
+    the margin marks a line as the file's.  The lines shown are the rows'
+    text, numbered or not, one a row, then the footer."""
+    body = _read_file(item)
+    if not body.startswith(_HEADER) and "\n" + _HEADER not in body:
+        return body
+    if not item.get("totalLines"):
+        return body  # the footer alone
+    rows = str(item.get("content", "")).count("\n") + 1
+    start = item.get("startLine", 1)
+    lines = body.split("\n")
+    for i in range(min(rows, len(lines))):
+        if lines[i].startswith(_HEADER):
+            lines[i] = f"{start + i}\t{lines[i]}"
+    return "\n".join(lines)
+
+
 def _read_files(envelope: _Envelope) -> str:
     parts = []
     for item in envelope.get("files") or ():
@@ -494,9 +545,9 @@ def _read_files(envelope: _Envelope) -> str:
             details = item.get("details")
             path = item.get("path") or (details.get("path", "") if isinstance(details, Mapping)
                                         else "")
-        body = (_read_file(item) if isinstance(item, Mapping) and item.get("ok") is True
+        body = (_read_section(item) if isinstance(item, Mapping) and item.get("ok") is True
                 else render_refusal(item if isinstance(item, Mapping) else {}))
-        parts.append(f"== {_shown(path)} ==\n{body}" if path else body)
+        parts.append(f"{_HEADER}{_shown(path)} ==\n{body}" if path else body)
     if envelope.get("refused"):
         parts.append(f"[{envelope.get('read', 0)} read, {envelope['refused']} refused]")
     parts += _rest(envelope, frozenset({"files", "read", "refused", "bytes", "budget"}))
@@ -740,10 +791,14 @@ def _list_directory(envelope: _Envelope) -> str:
 def _listing(envelope: _Envelope, lines: list[str] | None) -> str:
     """list_directory's text; ``lines``: its entries', when made already."""
     entries = envelope.get("entries") or []
-    out = lines
-    if out is None:
-        out = []
+    body = None if lines is None else "\n".join(lines)
+    if body is not None and _opens_a_line(body):  # (rare) a name to quote
+        body = None
+    out: list[str] = []
+    if body is None:
         _entry_lines(entries, "", out)
+    elif body:
+        out.append(body)
     if not entries and not envelope.get("total"):
         out.append(f"{_shown(envelope.get('path'))} is empty")
     facts = []
@@ -908,13 +963,28 @@ def _grep(envelope: _Envelope) -> str:
     else:
         matches = [m for m in envelope.get("matches") or () if isinstance(m, Mapping)]
         found = len(matches)
-        _grep_matches(matches, out)
+        _grep_matches(matches, out, bool(envelope.get("context")))
     return _lines(*out, *_search_tail(envelope, found))
 
 
-def _grep_matches(matches: Sequence[_Envelope], out: list[str]) -> None:
+def _grep_path(path: Any, context: bool) -> str:
+    """A path heading its matches in grep's text: quoted when it would
+    read as one of the rows (``3:text``; ``7-text`` and ``--`` where the
+    answer holds context lines), else as :func:`shown_name` shows it."""
+    shown = _shown(path)
+    if _MATCH_ROW.match(shown) or (context and (shown == "--" or _CONTEXT_ROW.match(shown))):
+        return _quoted_name(shown)
+    return shown
+
+
+_MATCH_ROW = re.compile(r"[0-9]+:")
+_CONTEXT_ROW = re.compile(r"[0-9]+-")
+
+
+def _grep_matches(matches: Sequence[_Envelope], out: list[str], context: bool = False) -> None:
     """ripgrep's layout: the path once, then ``N:text`` for a matching line
-    and ``N-text`` for a context line; ``--`` between separate groups."""
+    and ``N-text`` for a context line; ``--`` between separate groups.  A
+    path is never shown as such a row would be (:func:`_grep_path`)."""
     path: Any = None
     last = 0
     for match in matches:
@@ -923,7 +993,7 @@ def _grep_matches(matches: Sequence[_Envelope], out: list[str]) -> None:
         first = line - len(before)
         if match.get("path") != path:
             path = match.get("path")
-            out.append(_shown(path))
+            out.append(_grep_path(path, context))
             last = 0  # a file's line numbers count from its own start
         elif before and first > last + 1:
             out.append("--")

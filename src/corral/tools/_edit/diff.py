@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import json
+
 from .align import align, common_prefix, common_suffix
 from .budget import Budget, Work, proportional
 from .text import Lines
@@ -203,7 +205,7 @@ def one_line_diff(path: str, old: str, new: str, start: int, old_end: int, new_e
     else:  # the file's last line, without a break, is shown
         body = (f"{_context(old[first:start])}{_line('-', removed)}{_line('+', added)}"
                 f"{_context(old[old_end:last])}")
-    return f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body}"
+    return f"{_head(path)}@@ -{hunk} +{hunk} @@\n{body}"
 
 
 def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int,
@@ -235,7 +237,7 @@ def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: 
             body = (lines[:at] + b"-" + old[start:old_end] + b"+"
                     + new[start:old_end + len(new) - size] + lines[at + old_end - start + 1:-1])
             shown = line - above + 1
-            return (f"--- a/{path}\n+++ b/{path}\n@@ -{shown},{above + 4} +{shown},{above + 4} @@\n"
+            return (f"{_head(path)}@@ -{shown},{above + 4} +{shown},{above + 4} @@\n"
                     f"{body.decode('utf-8')}")
         last = old_end
     above = line if line < context else context
@@ -256,7 +258,7 @@ def one_line_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: 
     count = above + 1 + below
     shown = line - above + 1
     hunk = f"{shown},{count}" if count != 1 else f"{shown}"
-    return f"--- a/{path}\n+++ b/{path}\n@@ -{hunk} +{hunk} @@\n{body.decode('utf-8')}"
+    return f"{_head(path)}@@ -{hunk} +{hunk} @@\n{body.decode('utf-8')}"
 
 
 def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int,
@@ -324,7 +326,7 @@ def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int
     if below:
         body += b" " + old[old_last:bottom].replace(b"\n", b"\n ")[:-1]
     shown = first_line + x1 - above
-    return (f"--- a/{path}\n+++ b/{path}\n@@ -{_range(shown, above + removed + below)} "
+    return (f"{_head(path)}@@ -{_range(shown, above + removed + below)} "
             f"+{_range(shown, above + added + below)} @@\n{body.decode('utf-8')}")
 
 
@@ -365,7 +367,7 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
     size = sum(blk[1] - blk[0] + blk[3] - blk[2] for blk in blocks)
     budget = work.budget(proportional(size, per=8))
     changes = _changes(before, after, blocks, budget, split)
-    out = [f"--- a/{path}\n", f"+++ b/{path}\n"]
+    out = [_head(path)]
     # split texts without \r: runs of lines are cut from the texts
     sliced = split and not (before.has_cr or after.has_cr)
     old_at = [*before.nstarts, len(before.text)] if sliced else []
@@ -384,7 +386,7 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
         if he == before.count() or je == after.count():
             # only a texts' last line can lack its break, and it ends its run
             out[-3:] = [run if run[-1] == "\n" else run + _NO_NEWLINE for run in out[-3:]]
-    return Diff("".join(out) if len(out) > 2 else "", not budget.cut)
+    return Diff("".join(out) if len(out) > 1 else "", not budget.cut)
 
 
 def _write_lines(out: list[str], hunk: list[tuple[int, int, int, int]], olds: list[str],
@@ -505,3 +507,14 @@ def changed_lines(before: Lines, after: Lines, work: Work,
         if len(out) == limit:
             break
     return out
+
+
+def _head(path: str) -> str:
+    """A diff's ``---``/``+++`` lines naming ``path``: as it is, or, when
+    it holds a control character or a line separator (a name could add
+    lines of its choosing), quoted and escaped on one line, as git quotes
+    such a name."""
+    if path.isprintable():
+        return f"--- a/{path}\n+++ b/{path}\n"
+    old, new = json.dumps("a/" + path), json.dumps("b/" + path)
+    return f"--- {old}\n+++ {new}\n"

@@ -301,7 +301,7 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.tmux.conf",                  # tmux, screen: run-shell, default-command
     "**/.config/tmux",
     "**/.screenrc",
-    "**/.ipython/*/startup",          # IPython: scripts run at every start of a profile
+    "**/.ipython",                    # IPython: a profile's config and startup/ run at every start
     "**/.Rprofile",                   # R: sourced at start (the working directory's first)
     "**/.irbrc",                      # irb, pry: Ruby run at start
     "**/.pryrc",
@@ -332,6 +332,74 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.config/wezterm",
     "**/.config/ghostty",
     "**/.tmux",                       # tmux: tpm's plugins, run by the line tpm puts in .tmux.conf
+    "**/.config/gdb",                 # gdb: gdbinit (read before .gdbinit), gdbearlyinit
+    "**/.gdbearlyinit",
+    "**/.lldbinit",                   # lldb: platform shell, script at every start
+    "**/.lldbinit-*",
+    "**/.config/vim",                 # vim 9.1: vimrc read from here as from .vimrc
+    "**/.psqlrc-*",                   # psql: .psqlrc-<major>[.<minor>] read in .psqlrc's place
+    "**/.config/irb",                 # irb: irbrc; irb.rc and _irbrc from where it runs
+    "**/irb.rc",
+    "**/_irbrc",
+    "**/.config/pry",                 # pry: pryrc
+    "**/.config/sqlite3",             # sqlite3: sqliterc where .sqliterc is missing
+    # REPLs' startup files, run at every start (from the home, some from
+    # where they run too): Julia, GHCi (:! runs a shell), IEx, Erlang,
+    # SBCL, the OCaml toplevel, Octave, Guile
+    "**/.julia/config/startup.jl",
+    "**/.ghci",
+    "**/.ghc/ghci.conf",
+    "**/.config/ghc/ghci.conf",
+    "**/.iex.exs",
+    "**/.erlang",
+    "**/.sbclrc",
+    "**/.ocamlinit",
+    "**/.octaverc",
+    "**/.guile",
+    # less: a lesskey file's #env wins over the environment (LESSOPEN runs
+    # a program at every less, man, git pager); lesspipe runs lessfilter
+    "**/.lesskey",
+    "**/.config/lesskey",
+    "**/.less",
+    "**/.lessfilter",
+    "**/.config/lessfilter",
+    # curl, wget: a proxy with checks off, or an output file, at every
+    # fetch (curl https://install.sh | sh runs what the proxy sends)
+    "**/.curlrc",
+    "**/_curlrc",
+    "**/.wgetrc",
+    "**/.config/wget",
+    "**/.muttrc",                     # mutt: source "cmd|" runs cmd at start
+    "**/.mutt",
+    "**/.config/mutt",
+    "**/.mailcap",                    # the programs an attachment is viewed with
+    "**/.config/uv",                  # uv: uv.toml's index-url, as pip.conf's
+    "**/.jupyter",                    # Jupyter: *_config.py, Python run by jupyter lab
+    "**/.local/share/jupyter",        # Jupyter: a kernel spec's argv, run as a notebook opens
+    "**/.config/jj",                  # Jujutsu, the user's: ui.pager at every jj log
+    "**/.jjconfig.toml",
+    "**/.config/lazygit",             # lazygit: the pager, custom commands
+    "**/.config/bat",                 # bat: its --pager, run at every bat
+    "**/.config/ranger",              # ranger: commands.py loaded at start, rc.conf's shell
+    "**/.Renviron",                   # R: R_PROFILE_USER, R_LIBS_USER at every start
+    "**/.config/micro",               # micro: init.lua at start
+    "**/.config/kak",                 # Kakoune: %sh{} in kakrc at start
+    "**/.config/zellij",              # zellij: default_shell, layouts' commands
+    "**/.config/foot",                # foot: the shell a window starts
+    # window managers: exec lines run at login (and on reload)
+    "**/.config/i3",
+    "**/.config/sway",
+    "**/.config/hypr",
+    "**/.config/bspwm",
+    "**/.config/awesome",
+    "**/.config/openbox",
+    # xdg-open: mimeapps.list picks a desktop entry, whose Exec= it runs
+    "**/.config/mimeapps.list",
+    "**/.config/*-mimeapps.list",
+    "**/.local/share/applications",
+    # secrets too (refused as such): made new, they name what runs
+    "**/.docker/config.json",         # docker: cliPluginsExtraDirs, credsStore, credHelpers
+    "**/.pypirc",                     # twine: repository, sent the token it asks for
     # what an editor or agent runs from a home at its start: installed
     # extensions' code, user settings naming programs, servers and plugins
     "**/.vscode/extensions",

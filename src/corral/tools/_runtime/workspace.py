@@ -651,6 +651,8 @@ def _prefixed(envelope: Any, root: str) -> Any:
         elif isinstance(value, list):
             out[key] = [_join(root, v) if isinstance(v, AnswerPath) else _prefixed(v, root)
                         for v in value]
+        elif key == "diff" and isinstance(value, str):
+            out[key] = _rooted_diff(value, envelope.get("path"), root)
         elif key == "suggestedArgs" and isinstance(value, dict):
             out[key] = {k: (_join(root, v) if k in PATH_FIELDS and isinstance(v, str) else
                             [_join(root, x) for x in v] if k == PATH_LIST_FIELD
@@ -658,6 +660,37 @@ def _prefixed(envelope: Any, root: str) -> Any:
         else:
             out[key] = _prefixed(value, root)
     return out
+
+
+def _rooted_diff(diff: str, path: Any, root: str) -> str:
+    """A unified diff whose ``--- a/`` and ``+++ b/`` header names the
+    path ``root/...`` as the answer does: root-relative, it would name a
+    file of that path in every root."""
+    if isinstance(path, str):
+        head = f"--- a/{path}\n+++ b/{path}\n"
+        if diff.startswith(head) and not path.startswith("/"):
+            rooted = _join(root, path)
+            return f"--- a/{rooted}\n+++ b/{rooted}\n{diff[len(head):]}"
+    if diff.startswith('--- "a/'):  # a name the header quotes (a JSON string a line)
+        head, _, rest = diff.partition("\n")
+        second, _, body = rest.partition("\n")
+        try:
+            old, new = json.loads(head[4:]), json.loads(second[4:])
+        except ValueError:
+            return diff
+        if old[:2] != "a/" or new[:2] != "b/" or old[2:] != new[2:] or old[2:].startswith("/"):
+            return diff
+        rooted = _join(root, old[2:])
+        return f"--- {json.dumps('a/' + rooted)}\n+++ {json.dumps('b/' + rooted)}\n{body}"
+    found = _DIFF_HEAD.match(diff)
+    if found is None or found.group(1).startswith("/"):
+        return diff
+    rooted = _join(root, found.group(1))
+    return f"--- a/{rooted}\n+++ b/{rooted}\n{diff[found.end():]}"
+
+
+# a diff's header naming one path on both lines (a name on one line)
+_DIFF_HEAD = re.compile(r"--- a/([^\n]*)\n\+\+\+ b/\1\n")
 
 
 def _join(root: str, rel: str) -> str:
