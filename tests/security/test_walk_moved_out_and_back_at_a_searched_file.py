@@ -4,8 +4,8 @@ opened), and just before it reads ``c/f``, ``a`` is renamed out of the
 root and the outside file ``s/g`` put in ``c`` as ``f``.  ``c`` is still
 held by its fd, now outside; ``f`` opened by name in it is the outside
 file, which never was beneath the root.  Its content must not be
-answered: no match of what only the outside file holds (a typed refusal
-is fine).
+answered: no match of what only the outside file holds; the call is
+refused as one whose path changed meanwhile (``STALE``).
 
 The move is put in that one window by a :class:`FaultBackend` hook on the
 open of ``f`` (the search's file-by-file path, every config), and for the
@@ -47,6 +47,8 @@ def _grep(root: Root, path: str) -> dict:
 
 
 def _assert_not_answered(answer: dict, out: str) -> None:
+    # refused as a change during the call (typed, retryable), not a failure of the tool
+    assert (answer["ok"], answer.get("code")) == (False, "STALE"), answer
     assert "OUTSIDE" not in repr(answer.get("matches")), answer
     assert not answer.get("files") and not answer.get("counts"), answer
     # the outside file is where the move left it, unchanged
