@@ -116,3 +116,43 @@ def test_a_file_the_native_scanner_reads_in_a_directory_moved_out_is_not_answere
     finally:
         root.close()
     _assert_not_answered(answer, out)
+
+
+def _ignore_dance(root: str, out: str) -> Callable[[], None]:
+    """``a`` out of the root; an outside ``.gitignore`` in place of ``c``'s."""
+    def move() -> None:
+        os.rename(os.path.join(root, "a"), os.path.join(out, "a"))
+        os.rename(os.path.join(out, "a", "b", "c", ".gitignore"), os.path.join(out, "held"))
+        os.rename(os.path.join(out, "outside-ignore"),
+                  os.path.join(out, "a", "b", "c", ".gitignore"))
+    return move
+
+
+def test_a_gitignore_the_search_reads_in_a_directory_moved_out_is_not_applied(make_root,
+                                                                              tmp_path):
+    """The .gitignore of a directory entered is read by its name there as
+    the walk lists it: the outside one swapped in says ``inner/``, which
+    would leave ``inner``'s match out of the answer (a fact about the
+    outside file).  Refused instead."""
+    root_dir, out = _tree(str(tmp_path))
+    os.mkdir(os.path.join(root_dir, ".git"))
+    c = os.path.join(root_dir, "a", "b", "c")
+    os.remove(os.path.join(c, "f"))
+    with open(os.path.join(c, ".gitignore"), "w") as fh:
+        fh.write("# nothing ignored\n")
+    with open(os.path.join(c, "inner", "x"), "w") as fh:
+        fh.write("inside\n")
+    with open(os.path.join(out, "outside-ignore"), "w") as fh:
+        fh.write("inner/\n")
+    backend = FaultBackend(backend_by_name(make_root.backend_name))
+    root = Root(root_dir, backend=backend, fast_path=make_root.fast_path)
+    hook = backend.add(Fault("open_at", None, name=".gitignore",
+                             hook=_ignore_dance(root_dir, out)))
+    try:
+        with Toolbox(root) as box:
+            answer = box.call("grep", {"pattern": "inside", "path": ".",
+                                       "outputMode": "files"})
+        assert hook.fired == 1, backend.fired
+    finally:
+        root.close()
+    assert (answer["ok"], answer.get("code")) == (False, "STALE"), answer
