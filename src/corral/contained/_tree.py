@@ -16,7 +16,7 @@ one that is not is skipped as unreadable.  A directory entered stays the
 walk's if it is moved out afterwards, but a name in it may then be swapped
 for a file that never was beneath: a caller that opens entries by name in
 a directory yielded says so (:meth:`Tree.opened_in`; a directory holding a
-watched name counts, its visitor may read it), and that directory is shown
+watched name counts where the visitor reads those), and that directory is shown
 beneath again after those reads, when the walk leaves it or stops, before
 the caller answers anything it read there (``EscapeError``, reason
 ``moved``, where it is not).
@@ -166,6 +166,10 @@ class TreeVisitor(Generic[S]):
 
     #: names whose presence in a directory :meth:`listed` is told of
     watch: frozenset[str] = frozenset()
+    #: whether :meth:`listed` may open the watched names it is told of (by
+    #: name, in the directory's fd): that directory is then shown beneath
+    #: after, as for :meth:`Tree.opened_in`
+    reads_watched: bool = False
 
     def listed(self, fd: int, state: S, dir_sub: str, present: frozenset[str]) -> S:
         """A directory was listed (``present``: which :attr:`watch` names it
@@ -338,7 +342,7 @@ class Tree(Generic[S]):
                 present = frozenset(found)
         # a watched name there may be read by the visitor: shown beneath after
         return _Frame(fd, sub, visitor.listed(fd, state, sub, present), listing,
-                      bool(present))
+                      bool(present) and visitor.reads_watched)
 
     def _open(self, parent: _Frame[S], name: str, state: S) -> _Frame[S] | None:
         """Open and list the child directory; ``None`` if it is gone or
