@@ -439,6 +439,192 @@ def test_find_from_at_and_past_every_edge(native):
         assert lib.corral_find_from(buf, 1, needle, 1, 0) == -2 and _errno_is_einval()
 
 
+# -- corral_names_clear (list.cdef) ----------------------------------------------------------
+
+def _names_clear_model(tests: bytes, run: bytes) -> int:
+    """list.cdef's answer for ``tests`` and ``run`` (what their sizes take
+    of the buffers), in the order C reads them: the tests' entries first
+    (a malformed one -1; an empty suffix or prefix 0 at once, every name
+    meets it), then each name of the run."""
+    at, exact_empty = 0, False
+    entries: list[tuple[bytes, bytes]] = []
+    while at < len(tests):
+        if len(tests) - at < 3:
+            return -1
+        kind, length = tests[at:at + 1], int.from_bytes(tests[at + 1:at + 3], "big")
+        if kind not in (b"n", b"s", b"p") or length > len(tests) - at - 3:
+            return -1
+        test = tests[at + 3:at + 3 + length]
+        if not test:
+            if kind != b"n":
+                return 0
+            exact_empty = True
+        entries.append((kind, test))
+        at += 3 + length
+    if b"~1" in run:
+        return 0
+    for name in run.split(b"\0"):
+        if not name:
+            if exact_empty:
+                return 0
+            continue
+        lowered = name.lower()  # ASCII A-Z only, as C folds
+        if lowered[-1:] in (b".", b" "):
+            return 0
+        for kind, test in entries:
+            if not test or len(test) > len(lowered):
+                continue
+            if (kind == b"n" and lowered == test) or (kind == b"s" and lowered.endswith(test)) \
+                    or (kind == b"p" and lowered.startswith(test)):
+                return 0
+    return 1
+
+
+def _names_tests(rng: random.Random) -> bytes:
+    """A test list: entries of the kinds C knows over a small alphabet (so
+    names meet them), now and then one malformed (an unknown kind, a length
+    past the buffer, an entry cut short)."""
+    out = b""
+    for _ in range(rng.randint(0, 5)):
+        kind = rng.choice(b"nnsspp" + (b"q" if rng.random() < 0.05 else b""))
+        test = _blob(rng, b"ab.~1 A\xc3\xa9", 4) if rng.random() < 0.9 else b""
+        length = len(test)
+        if rng.random() < 0.03:
+            length = rng.choice((length + 1, 0xFFFF))
+        out += bytes([kind]) + length.to_bytes(2, "big") + test
+    if rng.random() < 0.05:
+        out += rng.choice((b"n", b"s\x00"))
+    return out
+
+
+def test_names_clear_at_and_past_every_edge(native):
+    """corral_names_clear against the model above: test lists well formed
+    and not, names of every kind (empty, '~1', a final '.' or ' ', upper
+    case, bytes past ASCII), sizes short of the buffers, negative sizes
+    and NULL pointers (-1, EINVAL; NULL with size 0 is no bytes)."""
+    rng = random.Random(35)
+    for _ in range(ITERATIONS * 4):
+        tests = _names_tests(rng)
+        run = b"\0".join(_blob(rng, b"aAb.~1 \xc3\xa9", 5) for _ in range(rng.randint(1, 5)))
+        tests_size = rng.choice((len(tests), len(tests), rng.randint(0, len(tests)), -1,
+                                 INT64_MIN))
+        run_size = rng.choice((len(run), len(run), rng.randint(0, len(run)), -1, INT64_MIN))
+        answer = lib.corral_names_clear(tests, tests_size, run, run_size)
+        if tests_size < 0 or run_size < 0:
+            assert answer == -1 and _errno_is_einval()
+            continue
+        expected = _names_clear_model(tests[:tests_size], run[:run_size])
+        assert answer == expected, (tests[:tests_size], run[:run_size])
+        if expected == -1:
+            assert _errno_is_einval()
+    for tests, tests_size, run, run_size in ((ffi.NULL, 3, b"a", 1), (b"n\x00\x01a", 4,
+                                                                      ffi.NULL, 1)):
+        assert lib.corral_names_clear(tests, tests_size, run, run_size) == -1
+        assert _errno_is_einval()
+    # NULL with a size of 0: no tests, no names (one empty name, met by an empty exact name)
+    assert lib.corral_names_clear(ffi.NULL, 0, b"a", 1) == 1
+    assert lib.corral_names_clear(b"n\x00\x00", 3, ffi.NULL, 0) == 0
+    assert lib.corral_names_clear(b"n\x00\x01a", 4, ffi.NULL, 0) == 1
+
+
+# -- corral_walk_open (walk.cdef) -------------------------------------------------------------
+
+WALK_FLAGS = (os.O_ACCMODE | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
+              | os.O_DIRECTORY | getattr(os, "O_NOATIME", 0) | getattr(os, "O_LARGEFILE", 0))
+WALK_PATHS = [b"file", b"sub", b"sub/inner", b"sub/missing", b"link", b"link/x", b"fifo",
+              b"hard", b"empty", b"missing", b"missing/x", b"file/x", b"sub//inner",
+              b"sub/./inner", b"sub/../file", b"./file", b"sub/", b"/etc", b".", b"..", b"",
+              b"sub/inner/", b"a" * 300, b"sub/" + b"b" * 256, b"x/" * 2100]
+
+
+def _walk_model(root_fd: int, path: bytes, flags: int, root_error: int = 0
+                ) -> tuple[int, int] | int:
+    """Root.open's walk of a plain path, as walk.cdef says, with the os
+    module: each directory ``O_PATH|O_DIRECTORY|O_NOFOLLOW`` in the one
+    before, the final name with ``flags`` and the walk's own bits, a
+    regular file or a live directory only; the result's identity or an
+    errno.  (The check of the result, beneath the root, holds here: no
+    directory moves.)  ``root_error``: what the first open answers, for a
+    root fd that is no directory's."""
+    if (flags & ~WALK_FLAGS) or (flags & os.O_ACCMODE) == os.O_ACCMODE or not path \
+            or len(path) >= 4096 or b"\0" in path:
+        return errno.EINVAL
+    names = path.split(b"/")
+    top, opened = root_fd, []
+    try:
+        for name in names:
+            if name in (b"", b".", b".."):
+                return errno.EINVAL
+            last = len(opened) == len(names) - 1
+            if root_error and not opened:
+                return root_error
+            try:
+                fd = os.open(name, (flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY) if last
+                             else O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=top)
+            except OSError as exc:
+                return exc.errno
+            opened.append(fd)
+            top = fd
+        info = os.fstat(top)
+        kind = info.st_mode & 0o170000
+        if not (kind == 0o100000 or (kind == 0o040000 and info.st_nlink > 0)):
+            return errno.EINVAL
+        return info.st_dev, info.st_ino
+    finally:
+        for fd in opened:
+            os.close(fd)
+
+
+@pytest.mark.skipif(not O_PATH or not os.path.isdir("/proc/self/fd"),
+                    reason="the walk in one call is Linux's (O_PATH, /proc/self/fd)")
+def test_walk_open_at_and_past_every_edge(native, tree):
+    """corral_walk_open against the os module's walk: paths plain and not
+    (empty names, '.', '..', a leading or trailing '/', too long), through
+    links, files and FIFOs, lengths short of and past the path (C reads to
+    its NUL), flags the walk takes and others, the root's kernel name and
+    identity right, wrong (the check falls back on two names: the same
+    answer) or NULL, negative and closed fds (EINVAL for what is outside
+    the contract)."""
+    fd, path = tree
+    proc = os.open("/proc/self/fd", O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        name = os.readlink(b"%d" % fd, dir_fd=proc)
+        file_fd = os.open(path / "file", os.O_RDONLY | os.O_CLOEXEC)
+        rng = random.Random(36)
+        try:
+            for _ in range(ITERATIONS * 2):
+                walked = rng.choice(WALK_PATHS)
+                length = rng.choice((len(walked),) * 4 + (max(len(walked) - 1, 0), len(walked) + 1,
+                                     0, 4095, 4096, 2**63))
+                flags = rng.choice((os.O_RDONLY, os.O_RDONLY | os.O_DIRECTORY, os.O_WRONLY,
+                                    os.O_RDWR, os.O_RDONLY | getattr(os, "O_NOATIME", 0)))
+                if rng.random() < 0.3:
+                    flags = _flags(rng)
+                root_fd = rng.choice((fd,) * 6 + (-1, INT_MIN, 10_000, file_fd))
+                proc_fd = rng.choice((proc,) * 6 + (-1, INT_MIN))
+                root = rng.choice(((name, info.st_dev, info.st_ino),) * 4 + (
+                    (b"/nowhere", info.st_dev, info.st_ino), (name, 0, 0), (ffi.NULL, 0, 0)))
+                got = lib.corral_walk_open(root_fd, walked, length, flags, proc_fd, *root)
+                if proc_fd < 0 or root[0] == ffi.NULL or length != len(walked):
+                    expected: tuple[int, int] | int = errno.EINVAL
+                else:
+                    expected = _walk_model(fd, walked, flags, 0 if root_fd == fd else
+                                           errno.ENOTDIR if root_fd == file_fd else errno.EBADF)
+                if isinstance(expected, int):
+                    assert got == -1 and ffi.errno == expected, (walked, length, flags, root_fd,
+                                                                 proc_fd, root, ffi.errno)
+                else:
+                    assert got >= 0, (walked, flags, ffi.errno)
+                    there = os.fstat(got)
+                    os.close(got)
+                    assert (there.st_dev, there.st_ino) == expected, walked
+        finally:
+            os.close(file_fd)
+    finally:
+        os.close(proc)
+
+
 # -- listings ------------------------------------------------------------------------------
 
 NAMES = [b"file", b"sub", b"link", b"fifo", b"hard", b"empty", b"binary", b"missing", b"",

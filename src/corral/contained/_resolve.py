@@ -380,7 +380,8 @@ class Walk:
         """Whether the directory ``top`` (the walk's top, which the caller
         is about to act in or answer facts about) is beneath the root now
         (:func:`still_beneath`); if not, the walk starts again from the
-        root (:meth:`_restart`) and ``False`` is returned."""
+        root (:meth:`_restart`) and ``False`` is returned, or, for a
+        directory this walk made, ``EscapeError`` (reason ``moved``)."""
         if not _is_opened(top):
             return True  # a would-be directory: its real ancestor was shown
         try:
@@ -390,6 +391,13 @@ class Walk:
         if beneath:
             self.shown = top
             return True
+        if self.create is Create.MAKE and self.where() in self.created:
+            # one this walk made: its make may have landed outside (its parent
+            # left meanwhile), which no new walk can undo, so it is never
+            # told as done (THREATS row 35b), and nothing is made in it
+            raise EscapeError("a directory made on the way is no longer inside the root",
+                              self.text, component=self.where(), reason="moved",
+                              passed=self.passed)
         self._restart()
         return False
 

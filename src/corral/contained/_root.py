@@ -794,10 +794,9 @@ class Root(RootSurface, Closing):
                 if exc.errno != errno.EEXIST:
                     walk.fail(exc, at.name)
             else:
-                if at.parent not in walk.created:
-                    # (in a directory this walk made just now, the leaf is
-                    # as the ones it made on the way: not checked after)
-                    _acts.acted(walk, at)
+                # checked after, in a directory this walk made too: that one
+                # may have left the root since it was shown
+                _acts.acted(walk, at)
                 walk.created[at.path] = None
                 return
             info = _acts.lstat_or_none(backend, at.dir_fd, at.name)

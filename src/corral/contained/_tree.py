@@ -12,7 +12,14 @@ never was beneath, so where the caller says where the top is (``where``)
 each subdirectory is shown beneath as it is opened
 (:func:`._resolve.open_dir_below`: one ``openat2`` of its path from the
 root on the fast path, else the name in its parent's fd, then checked);
-one that is not is skipped as unreadable.
+one that is not is skipped as unreadable.  A directory entered stays the
+walk's if it is moved out afterwards, but a name in it may then be swapped
+for a file that never was beneath: a caller that opens entries by name in
+a directory yielded says so (:meth:`Tree.opened_in`; a directory holding a
+watched name counts where the visitor reads those), and that directory is shown
+beneath again after those reads, when the walk leaves it or stops, before
+the caller answers anything it read there (``EscapeError``, reason
+``moved``, where it is not).
 
 The walk does no work per entry beyond listing and sorting: it yields runs
 of consecutive non-directory entries as slices of the directory's sorted
@@ -38,10 +45,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from ._backend import makes_batches
-from ._errors import PathError, contained_error
+from ._errors import EscapeError, PathError, contained_error
 from ._handle import Handle
 from ._linux import RESOLVE_NO_SYMLINKS
-from ._resolve import open_dir_below
+from ._resolve import open_dir_below, still_beneath
 
 if TYPE_CHECKING:
     from ._backend import Backend
@@ -159,6 +166,10 @@ class TreeVisitor(Generic[S]):
 
     #: names whose presence in a directory :meth:`listed` is told of
     watch: frozenset[str] = frozenset()
+    #: whether :meth:`listed` may open the watched names it is told of (by
+    #: name, in the directory's fd): that directory is then shown beneath
+    #: after, as for :meth:`Tree.opened_in`
+    reads_watched: bool = False
 
     def listed(self, fd: int, state: S, dir_sub: str, present: frozenset[str]) -> S:
         """A directory was listed (``present``: which :attr:`watch` names it
@@ -172,15 +183,17 @@ class TreeVisitor(Generic[S]):
 class _Frame(Generic[S]):
     """An open directory of the walk and how far its entries were yielded."""
 
-    __slots__ = ("fd", "sub", "state", "listing", "next_dir", "next_file")
+    __slots__ = ("fd", "sub", "state", "listing", "next_dir", "next_file", "opened")
 
-    def __init__(self, fd: int, sub: str, state: S, listing: Listing) -> None:
+    def __init__(self, fd: int, sub: str, state: S, listing: Listing, opened: bool) -> None:
         self.fd = fd
         self.sub = sub
         self.state = state
         self.listing = listing
         self.next_dir = 0
         self.next_file = 0
+        # entries were opened by name in it: shown beneath before it is left
+        self.opened = opened
 
 
 class Tree(Generic[S]):
@@ -206,6 +219,7 @@ class Tree(Generic[S]):
         self._left = max_entries  # entries that may still be yielded
         self.stats = TreeStats()
         self._gen: Generator[TreeItem[S], None, None] | None = None
+        self._stack: list[_Frame[S]] = []  # the open directories, the top first
         self._native = root.backend.dir_lister() if is_native(root.backend) else None
         # the last of the watched names as a file and as a directory sorts: a
         # listing whose first name sorts after them holds none of them
@@ -219,9 +233,49 @@ class Tree(Generic[S]):
     def __enter__(self) -> Tree[S]:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        if self._gen is not None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if self._gen is None:
+            return
+        try:
+            if kind is None or issubclass(kind, Exception):
+                # stopped early (full, out of time, refused): what the caller
+                # read in a directory still open is answered only if it is
+                # beneath (a partial answer included)
+                for frame in self._stack:
+                    self._show(frame)
+        finally:
             self._gen.close()  # runs the walk's finally: every fd it opened is closed
+
+    def opened_in(self, dir_fd: int) -> None:
+        """The caller opens (or opened) entries by name in the directory
+        ``dir_fd`` the walk yielded: it is shown beneath the root after
+        those reads, when the walk leaves it or stops (module doc)."""
+        stack = self._stack
+        for i in range(len(stack) - 1, -1, -1):  # the top or the one below it
+            if stack[i].fd == dir_fd:
+                stack[i].opened = True
+                return
+
+    def _show(self, frame: _Frame[S]) -> None:
+        """``EscapeError`` (reason ``moved``) unless ``frame``, in which
+        entries were opened by name, is beneath the root now.  The root
+        itself needs no look (nothing between them to move out), nor a walk
+        not told where its top is (nothing to check it against)."""
+        if not frame.opened or self._where is None:
+            return
+        frame.opened = False
+        path = self._prefix + frame.sub[:-1] if frame.sub else self._where
+        if path in (".", ""):
+            return
+        anchor = self._root._anchor
+        root_fd = anchor.acquire(path)
+        try:
+            beneath = root_fd == frame.fd or still_beneath(anchor, root_fd, frame.fd, path)
+        finally:
+            anchor.release()
+        if not beneath:
+            raise EscapeError("a directory the search read in is no longer inside the root",
+                              path, component=path, reason="moved")
 
     def _list(self, fd: int) -> Listing:
         if self._native is not None:
@@ -286,7 +340,9 @@ class Tree(Generic[S]):
             found = [name for name in watch if has_any(name)]
             if found:
                 present = frozenset(found)
-        return _Frame(fd, sub, visitor.listed(fd, state, sub, present), listing)
+        # a watched name there may be read by the visitor: shown beneath after
+        return _Frame(fd, sub, visitor.listed(fd, state, sub, present), listing,
+                      bool(present) and visitor.reads_watched)
 
     def _open(self, parent: _Frame[S], name: str, state: S) -> _Frame[S] | None:
         """Open and list the child directory; ``None`` if it is gone or
@@ -393,7 +449,7 @@ class Tree(Generic[S]):
 
     def _walk(self) -> Generator[TreeItem[S], None, None]:
         backend, base, tick = self._root.backend, self._fd, self._visitor.tick
-        stack: list[_Frame[S]] = []
+        stack = self._stack
         try:
             tick()
             stack.append(self._top(base))
@@ -411,6 +467,8 @@ class Tree(Generic[S]):
                             self.stats.incomplete = True
                             if left:
                                 yield run[0], run[1], run[2], run[3][:left], run[4]
+                            for open_frame in stack:  # what was read in them, shown
+                                self._show(open_frame)
                             return
                         self._left = left - len(run[3])
                     yield run
@@ -418,6 +476,7 @@ class Tree(Generic[S]):
                         tick()
                 if child is not None:
                     continue
+                self._show(frame)  # left: what was read in it, shown beneath
                 stack.pop()
                 if frame.fd != base:
                     backend.close(frame.fd)
@@ -425,3 +484,4 @@ class Tree(Generic[S]):
             for frame in stack:
                 if frame.fd != base:
                     backend.close(frame.fd)
+            stack.clear()

@@ -490,6 +490,9 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
             outcome.ignored += ignored
             if not names:
                 continue
+            # read by name in a directory the walk holds, which may be moved out
+            # of the root meanwhile: the walk shows it beneath again after
+            tree.opened_in(dir_fd)
             if scanner is not None:
                 if _grep_native(grep, scanner, dir_fd, base, dir_sub, names):
                     return

@@ -174,6 +174,8 @@ def asks_for_close_names(exc: BaseException) -> bool:
 
 def _escape(f: Error) -> Refusal:
     assert isinstance(f.exc, EscapeError)
+    if f.exc.reason == "moved":  # a directory on the way left the root during the call
+        return swapped(f.path)
     # the resolver's reason: "symlink" also for a '..' from a link's text
     return outside_root(f.path, f.field or "path", Kind(f.exc.reason))
 

@@ -330,6 +330,7 @@ class SearchVisitor(TreeVisitor[DirState]):
         return self.prune is None or bool(state.globs)
 
     watch = frozenset({IGNORE_FILE, GIT_DIR})
+    reads_watched = True  # a .gitignore there is read by its name in the directory
 
     def listed(self, fd: int, state: DirState, dir_sub: str, present: frozenset[str]
                ) -> DirState:

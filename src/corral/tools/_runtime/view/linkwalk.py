@@ -28,9 +28,10 @@ def walk_links(root: Root, links: LinkMap, starts: Iterable[tuple[str, int]], *,
     """Learn every symlink below each directory of ``starts`` (its canonical
     path and its depth below the root), at any depth, leaving out git's
     ``.git`` directories.  Each start is opened by the resolver, every
-    directory below it by its one name relative to its parent's fd (never
-    through a link, nothing resolved from the root again: a directory
-    costs one open and one listing), down to :data:`MAX_WALK_DEPTH` levels
+    directory below it shown beneath the root as the Tree opens it (never
+    through a link; one ``openat2`` of its path from the root on the fast
+    path, else its name in its parent's fd, checked: a directory costs one
+    open and one listing), down to :data:`MAX_WALK_DEPTH` levels
     below the start (each level holds a descriptor); a directory deeper
     is a start of its own (so the walk reaches every directory whose path
     the resolver opens: shorter than ``PATH_MAX``), by the core's
@@ -153,7 +154,9 @@ def _walk_tree(root: Root, reader: LinkReader, links: LinkMap, top: Handle, dept
     prefix = "" if top.path in (".", "") else top.path + "/"
     visitor = _LinkVisitor(root, prefix, depth, entering, budget, left, git, mounts, kept,
                            top.path)
-    with Tree(root, top.fd, -2, visitor, max_depth=MAX_WALK_DEPTH) as tree:
+    # where: each directory entered is shown beneath the root (THREATS row 35b)
+    with Tree(root, top.fd, -2, visitor, max_depth=MAX_WALK_DEPTH,
+              where=top.path) as tree:
         for sub, fd, state, names, kinds in tree:
             if kept.places is not None and state != _AROUND:
                 tops = config_tops(names)
