@@ -66,6 +66,9 @@ from corral.tools._runtime.view import tree_lock
 
 WRITE_MOST = 19  # write_file and edit_file at depth 1 and 10, every flock included
 CONTENT = "".join(f"x{i} = 1\n" for i in range(150))
+# tab-indented source (Go, a Makefile): content write_file compares with the
+# file it replaces, so never the plain step's to write
+TABBED = "".join(f"func f{i}() {{\n\treturn\n}}\n" for i in range(60))
 
 
 def _deep(base: Path, depth: int) -> str:
@@ -119,6 +122,10 @@ def _counts(base: Path, backend_name: str, depth: int) -> dict[str, int]:
                                                            "content": CONTENT,
                                                            "overwrite": True}),
         "list_directory": ("list_directory", {"path": rel}),
+        "write_file tabbed": ("write_file", {"path": f"{rel}/f.py", "content": TABBED,
+                                             "overwrite": True}),
+        "write_file tabbed again": ("write_file", {"path": f"{rel}/f.py", "content": TABBED,
+                                                   "overwrite": True}),
     }
     counts: dict[str, int] = {}
     # the tree lock kept throughout (a loaded machine's pause between calls
@@ -151,6 +158,17 @@ def test_write_and_edit_cost_their_syscalls_not_their_depth(counted):
         assert counted[10][tool] <= counted[1][tool] + 2, (tool, counted)
     for depth in (1, 10):  # the next edit, in the plain step: no call more than the first
         assert counted[depth]["edit_file again"] <= counted[depth]["edit_file"], counted
+
+
+def test_content_compared_with_the_file_costs_the_general_step_alone(counted):
+    """A write the plain step would hand on (tabbed content, compared with
+    the file it replaces) goes to the general step before the plain step
+    reads the watch or takes a lock: it pays that step's calls, not both
+    steps' (25 or 26 at depth 1 and 10 before)."""
+    for depth in (1, 10):
+        assert counted[depth]["write_file tabbed again"] <= WRITE_MOST, counted
+    assert counted[10]["write_file tabbed again"] <= counted[1]["write_file tabbed again"] + 2, \
+        counted
 
 
 def test_the_events_of_the_views_own_replace_need_no_look(counted):

@@ -204,10 +204,10 @@ def test_a_file_swapped_while_held_is_stale_and_untouched(tmp_path, make_toolbox
     box = make_toolbox(tmp_path)
     assert _write(box)["ok"]
     swapped = []
-    real_head = HeldParent.head
+    real_look = HeldParent.open_regular
 
-    def head_then_swap(self: HeldParent, size: int) -> bytes:
-        got = real_head(self, size)
+    def look_then_swap(self: HeldParent, below: int, head: int) -> Any:
+        got = real_look(self, below, head)
         if not swapped:  # another program replaces the file between the look and the write
             other = f.parent / "theirs"
             other.write_text("theirs\n")
@@ -215,7 +215,7 @@ def test_a_file_swapped_while_held_is_stale_and_untouched(tmp_path, make_toolbox
             swapped.append(True)
         return got
 
-    monkeypatch.setattr(HeldParent, "head", head_then_swap)
+    monkeypatch.setattr(HeldParent, "open_regular", look_then_swap)
     answer = _write(box)
     if not twins.fast(box):
         assert answer["ok"] and plain_taken == [False, False]

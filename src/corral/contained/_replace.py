@@ -75,6 +75,7 @@ __all__ = ["TEMP_SUFFIX", "Content", "HeldParent", "TargetChangedError", "replac
 TEMP_SUFFIX = ".corral-tmp"
 
 _SAFE = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_S_IFMT, _S_IFREG = 0o170000, st.S_IFREG  # a mode's file type, looked at without a call
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _SAFE  # the temporary file's open
 _CHANGED = "the file changed since it was looked at; nothing was written"
 _PERMISSIONS = 0o777
@@ -373,6 +374,51 @@ class HeldParent:
         self._file, info = opened
         self._info = info
         return info
+
+    def open_regular(self, below: int, head: int) -> tuple[os.stat_result, bytes] | None:
+        """:meth:`open_file` and :meth:`head` in one step, for a replace
+        that wants only a regular file of one link, smaller than ``below``
+        bytes: its ``fstat`` and at most its first ``head`` bytes (none
+        asked: ``b""``; nothing is read of any other file); ``None`` when
+        it cannot be opened or read, or is not such a file (then left
+        open for :meth:`close`, nothing raised)."""
+        if self._file >= 0:
+            raise ValueError("the file is open already")
+        opened = self._backend.open_stat(self._fd, self.name, os.O_RDONLY | _SAFE)
+        if opened is None:
+            return None
+        self._file, info = opened
+        self._info = info
+        size = info.st_size
+        if info.st_mode & _S_IFMT != _S_IFREG or info.st_nlink > 1 or size >= below:
+            return None
+        if not head:
+            return info, b""
+        try:
+            return info, self._backend.pread(self._file, head if head <= size else size + 1, 0)
+        except OSError:
+            return None
+
+    def read_regular(self, limit: int) -> tuple[os.stat_result, bytes] | None:
+        """:meth:`open_file` and :meth:`read` in one step, for an edit that
+        wants only a regular file of one link of at most ``limit`` bytes:
+        its ``fstat`` and its bytes (``limit + 1`` of them where it grew
+        since: the caller refuses it); ``None`` when it cannot be opened or
+        read, or is not such a file (then left open for :meth:`close`,
+        nothing raised)."""
+        if self._file >= 0:
+            raise ValueError("the file is open already")
+        opened = self._backend.open_stat(self._fd, self.name, os.O_RDONLY | _SAFE)
+        if opened is None:
+            return None
+        self._file, info = opened
+        self._info = info
+        if info.st_mode & _S_IFMT != _S_IFREG or info.st_nlink > 1 or info.st_size > limit:
+            return None
+        try:
+            return info, self.read(limit)
+        except OSError:
+            return None
 
     def head(self, size: int) -> bytes:
         """At most the first ``size`` bytes of the file :meth:`open_file`

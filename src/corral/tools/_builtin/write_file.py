@@ -16,7 +16,6 @@ the old content (a warning says so).
 
 from __future__ import annotations
 
-import codecs
 import errno
 import hashlib
 import os
@@ -38,7 +37,7 @@ from .._refusals.catalogue import (Code, Kind, Refusal, sha256_mismatch, special
                                    special_kind, swapped)
 from .._runtime.registry import ToolSpec, success_schema
 from .._runtime.request_types import WriteRequest
-from .._runtime.view import Pinned, View, replace_plain
+from .._runtime.view import BYTE_ORDER_MARKS, Pinned, View, replace_plain
 from .._refusals.names import check_new_name
 from .._read.textform import Form, apply_form, form_of
 
@@ -153,7 +152,7 @@ def run_plain(call: PlainCall, args: dict[str, Any]) -> WriteResult | None:
     """:func:`run` of the commonest call, for a call nothing else hears
     (``ToolSpec.plain``): a clean path, ``overwrite``, no digest expected,
     not a dry run, content not near the limit; ``None`` for any other call
-    (nothing done), or where :func:`_replace_plain` does not take it (what
+    (nothing done), or where :func:`replace_plain` does not take it (what
     changed taken in: ``call.readied``)."""
     if not args["overwrite"] or args["dryRun"] or args.get("expectedSha256") is not None:
         return None
@@ -176,45 +175,26 @@ def _replace_plain(view: View, checkpoint: Callable[[], None], rel: str, content
     nothing written, where it is not such a write (a file with other
     links, one whose form is kept, content compared with the file): the
     caller takes the general step."""
-    write = _PlainWrite(content, checkpoint)
-    if not replace_plain(view, checkpoint, rel, _FORM_HEAD if keep_format else 0, write):
+    # what the call warns of, known from the content alone (None: content
+    # compared with the file's, looked at in full, as is content under half
+    # the size of the file it replaces: the step's bound on that size)
+    warnings = warnings_alone(content, 0)
+    if warnings is None:
         return None
-    if write.warnings:
-        return {"path": rel, "bytes": write.size, "sha256": write.digest,
-                "createdDirectories": [], "created": False, "warnings": write.warnings}
-    return {"path": rel, "bytes": write.size, "sha256": write.digest, "createdDirectories": [],
-            "created": False}
-
-
-class _PlainWrite:
-    """:func:`_replace_plain`'s write of ``content`` (a :class:`~.._runtime
-    .view.PlainWrite`), and what it made of it for the answer: the
-    warnings, the bytes' sha256 and size."""
-
-    __slots__ = ("content", "checkpoint", "warnings", "digest", "size")
-
-    def __init__(self, content: str, checkpoint: Callable[[], None]) -> None:
-        self.content = content
-        self.checkpoint = checkpoint
-        self.warnings: list[str] | None = None
-        self.digest = ""
-        self.size = 0
-
-    def fits(self, info: os.stat_result) -> bool:
-        warnings = self.warnings = warnings_alone(self.content, info.st_size)
-        return warnings is not None  # else content compared with the file's: in full
-
-    def prepare(self, info: os.stat_result, head: bytes) -> bytes | None:
-        if _CR in head or head.startswith(_MARKS):
-            return None  # a form to keep: looked at in full
-        data = self.content.encode("utf-8")
-        digest = _EMPTY_SHA256.copy()  # (see _EMPTY_SHA256)
-        digest.update(data)
-        self.digest = digest.hexdigest()
-        self.checkpoint()  # the last one: stopped now, nothing is written
-        read_cache.forget(info.st_dev, info.st_ino)
-        self.size = len(data)
-        return data
+    # the bytes and their digest, made before any lock is taken
+    data = content.encode("utf-8")
+    digest = _EMPTY_SHA256.copy()  # (see _EMPTY_SHA256)
+    digest.update(data)
+    replaced = replace_plain(view, checkpoint, rel, data, 2 * len(content),
+                             _FORM_HEAD if keep_format else 0)
+    if replaced is None:
+        return None
+    read_cache.forget(replaced.st_dev, replaced.st_ino)  # read_file's digest of it
+    if warnings:
+        return {"path": rel, "bytes": len(data), "sha256": digest.hexdigest(),
+                "createdDirectories": [], "created": False, "warnings": warnings}
+    return {"path": rel, "bytes": len(data), "sha256": digest.hexdigest(),
+            "createdDirectories": [], "created": False}
 
 
 def _add_created(result: WriteResult, created: list[str]) -> None:
@@ -247,12 +227,8 @@ def _dry(rel: str, data: bytes, digest: str, current: os.stat_result | None,
 #: copy skips the algorithm's look-up in OpenSSL that a new hash object makes
 _EMPTY_SHA256 = hashlib.sha256()
 _FORM_HEAD = 64 * 1024  # bytes of a replaced file looked at for its form
-# what a head starting with none of these and holding no "\r" cannot be: the
-# byte order marks of UTF-8 and the wide encodings (so it is plain)
-_MARKS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
-#: the carriage return as the int ``in`` looks for (``b"\r" in head`` first
-#: tries the needle as an int, making and dropping a TypeError)
-_CR = ord("\r")
+# what a head starting with none of these and holding no "\r" cannot be (so it is plain)
+_MARKS = BYTE_ORDER_MARKS
 
 
 def _form(target: Pinned, info: os.stat_result) -> Form | None:

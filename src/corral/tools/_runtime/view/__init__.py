@@ -56,7 +56,7 @@ again between the decision and the read.
 from __future__ import annotations
 
 from ..view_read import Entry, Lead, OpenFile
-from .call import CallView, Want, edit_plain, ready, replace_plain
+from .call import BYTE_ORDER_MARKS, CallView, Want, edit_plain, ready, replace_plain
 from .decide import AliasedScope, Decision, View, policy_refusal
 from .links import LinkMap, RootLook, git_scan, locate
 from .locks import root_identity
@@ -67,7 +67,7 @@ from .walks import (adopt_listed, entry_exists, kind_of, link_ends, listed_file_
                     read_regular_file, root_in_repository, walk_tree)
 
 __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want",
-           "edit_plain", "ready", "replace_plain",
+           "edit_plain", "ready", "replace_plain", "BYTE_ORDER_MARKS",
            "AliasedScope",
            "OpenFile", "Entry", "Lead", "open_view", "RootLike", "RootLook", "git_scan",
            # what the tools' other modules take of the view

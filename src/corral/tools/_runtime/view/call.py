@@ -3,6 +3,7 @@ paths) and its reads, each decided on what its one resolution reached."""
 
 from __future__ import annotations
 
+import codecs
 import errno
 import fcntl
 import os
@@ -447,17 +448,12 @@ def edit_plain(view: View, checkpoint: Checkpoint, rel: str, limit: int,
         return False
     tree, held, locked = hold
     try:
-        info = held.open_file()
-        if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1 or \
-                info.st_size > limit:
-            return False  # refused, or made with a warning, as the general step says
-        try:
-            data = held.read(limit)
-        except OSError:
-            return False  # said (or not) as the general step says it
-        if len(data) > limit:
+        # refused, or made with a warning, as the general step says (a
+        # file not such, or not read: said, or not, as it says it)
+        opened = held.read_regular(limit)
+        if opened is None or len(opened[1]) > limit:
             return False
-        new = prepare(info, data)
+        new = prepare(*opened)
         if new is None:
             return False
         # the one arrival the rename makes in its (held) directory is this
@@ -472,52 +468,44 @@ def edit_plain(view: View, checkpoint: Checkpoint, rel: str, limit: int,
         _plain_end(tree, held, locked, view.backend)
 
 
-class PlainWrite(Protocol):
-    """What :func:`replace_plain` writes, asked at its steps."""
+#: the byte order marks of UTF-8 and the wide encodings: a head starting
+#: with none of them and holding no "\r" is a plain file's (no form to keep)
+BYTE_ORDER_MARKS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE,
+                    codecs.BOM_UTF32_BE)
+#: the carriage return as the int ``in`` looks for (``b"\r" in head`` first
+#: tries the needle as an int, making and dropping a TypeError)
+_CR = ord("\r")
 
-    def fits(self, info: os.stat_result) -> bool:
-        """Whether the call is such a replace, given the file's ``fstat``."""
 
-    def prepare(self, info: os.stat_result, head: bytes) -> bytes | None:
-        """The bytes to write, given the file's head; ``None``: nothing written."""
-
-
-def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
-                  write: PlainWrite) -> bool:
-    """A replace of the regular file at ``rel`` (a create or replace by
-    :meth:`CallView.pin` made of it otherwise), for a call that holds
-    nothing, made in one straight step where every fact the general step
-    would weigh is known to allow it (:func:`_plain_facts`).  Taken as the
-    general step takes it: this process's tree lock shared, then other
-    processes', no move made meanwhile, one resolution of its directory (no
-    link followed), that directory's ``flock``, the file opened (a regular
-    file of one link) and ``write.fits(info)`` (its ``fstat``) asked whether
-    the call is such a replace.  ``write.prepare(info, head)`` (at most
-    its first ``head_size`` bytes, none asked: ``b""``) gives the bytes to write,
-    replacing that file on its identity (``STALE`` where another is there
-    by then), or ``None``: nothing written.  Whether it was written;
-    ``False``, everything let go, where any of that does not hold: the
-    caller takes :meth:`CallView.pin`, which decides (and waits) the
-    general way."""
+def replace_plain(view: View, checkpoint: Checkpoint, rel: str, data: bytes, below: int,
+                  head_size: int) -> os.stat_result | None:
+    """A replace by ``data`` of the regular file at ``rel`` (a create or
+    replace by :meth:`CallView.pin` made of it otherwise), for a call that
+    holds nothing, made in one straight step where every fact the general
+    step would weigh is known to allow it (:func:`_plain_start`).  Taken
+    as the general step takes it: this process's tree lock shared, then
+    other processes', no move made meanwhile, one resolution of its
+    directory (no link followed), that directory's ``flock``, the file
+    opened: a regular file of one link, smaller than ``below`` bytes,
+    whose first ``head_size`` bytes (none asked: none read) show no form
+    to keep (no ``\r``, no byte order mark: :data:`BYTE_ORDER_MARKS`).
+    Then ``checkpoint`` a last time and that file replaced on its identity
+    (``STALE`` where another is there by then).  Its ``fstat`` (the file
+    replaced); ``None``, nothing written and everything let go, where any
+    of that does not hold: the caller takes :meth:`CallView.pin`, which
+    decides (and waits) the general way."""
     hold = _plain_start(view, checkpoint, rel, _PLAIN_REPLACE)
     if hold is None:
-        return False
+        return None
     tree, held, locked = hold
     try:
-        info = held.open_file()
-        if info is None or not st.S_ISREG(info.st_mode) or info.st_nlink > 1 or \
-                not write.fits(info):
-            return False
-        if head_size:
-            try:
-                head = held.head(head_size)
-            except OSError:
-                return False  # said (or not) as the general step says it
-        else:
-            head = b""
-        data = write.prepare(info, head)
-        if data is None:
-            return False
+        opened = held.open_regular(below, head_size)
+        if opened is None:
+            return None
+        info, head = opened
+        if _CR in head or head.startswith(BYTE_ORDER_MARKS):
+            return None  # a form to keep: looked at in full
+        checkpoint()  # the last one: stopped now, nothing is written
         # the one arrival the rename makes in its (held) directory is this
         # view's own, not looked at again (one that failed is looked at)
         fresh = view.freshness
@@ -525,7 +513,7 @@ def replace_plain(view: View, checkpoint: Checkpoint, rel: str, head_size: int,
             held.replace(data)
         else:
             fresh.replace_own(held, rel[:len(rel) - len(held.name) - 1], data)
-        return True
+        return info
     finally:
         _plain_end(tree, held, locked, view.backend)
 

@@ -413,6 +413,7 @@ _COUNTS = struct.Struct("<QQQ")
 # the count of moves of a file its remover unlinks (never counted to: a
 # count starts below 2**62)
 _GONE = _MOVES.pack(_WANTS_MOST)
+_COUNTS_SIZE, _unpack_counts = _COUNTS.size, _COUNTS.unpack  # (take_shared's, looked up once)
 # a count no view has seen, for a reader that cannot look at the path's file
 _unknown_counts = itertools.count(-1, -1)
 
@@ -1105,13 +1106,14 @@ def take_shared(key: tuple[int, int], backend: Backend,
                 moves, wanted, gone = None, False, False
                 if found.counts_moves:
                     try:
-                        data = backend.pread(found.fd, _COUNTS.size, 0)
+                        data = backend.pread(found.fd, _COUNTS_SIZE, 0)
                     except OSError:
                         pass  # unreadable: not counted
                     else:
-                        if len(data) == _COUNTS.size:  # the common file
-                            moves, want, served = _COUNTS.unpack(data)
-                            wanted, gone = want != served, data[:_MOVES.size] == _GONE
+                        if len(data) == _COUNTS_SIZE:  # the common file
+                            moves, want, served = _unpack_counts(data)
+                            # (the count _GONE marks, as an int: no slice of the bytes)
+                            wanted, gone = want != served, moves == _WANTS_MOST
                         else:
                             moves, wanted, gone = _counts_read(data)
                 if not wanted and not gone:
