@@ -130,7 +130,7 @@ def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Re
     carry ``O_CLOEXEC``); return the fd and where it is."""
     backend = walk.backend
     creating = bool(flags & os.O_CREAT)
-    moved = 0
+    moved = relooked = 0
     while True:
         # the last result was not beneath the root (still_beneath)
         if moved and (moved > MOVED_RETRIES or (creating and flags & os.O_EXCL)):
@@ -158,9 +158,15 @@ def open_final(walk: Walk, at: Resolved, flags: int, mode: int) -> tuple[int, Re
         try:
             fd = backend.open_at(at.dir_fd, at.name, flags | SAFE, mode)
         except OSError as exc:
-            if exc.errno in _LINKISH and not nofollow and walk.is_link(at):
-                at = walk.follow(at)
-                continue
+            if exc.errno in _LINKISH and not nofollow:
+                if walk.is_link(at):
+                    at = walk.follow(at)
+                    continue
+                if exc.errno != errno.ENOTDIR and relooked < MOVED_RETRIES:
+                    # a link when opened, none now (removed or replaced since):
+                    # what the name is now is opened, never called a loop
+                    relooked += 1
+                    continue
             if exc.errno in (errno.ENXIO, errno.ENODEV, errno.EOPNOTSUPP):
                 refuse_special(backend, at.dir_fd, at.name or ".", walk.text, at.path)
             walk.fail(exc, at.name)

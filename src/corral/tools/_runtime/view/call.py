@@ -1057,7 +1057,20 @@ class CallView:
         """Where the symlink ``entry`` leads, resolved once from its
         canonical location: named only when inside and no rule hides it (nor
         a name leading to it); where resolution stopped under a hiding rule,
-        nothing is said (``missing`` there would tell what exists)."""
+        nothing is said (``missing`` there would tell what exists).  The
+        resolution follows the name again: ``STALE`` unless the link looked
+        at is still there after it (else another entry's end, or the name
+        itself, would be said to be where the link led)."""
+        found = self._lead(entry, op)
+        now, was = entry.lstat(), entry.info
+        # the type and the change time too: a removed link's inode number is
+        # reused at once (ext4, tmpfs) by what is made next
+        if now is None or (now.st_dev, now.st_ino, now.st_mode, now.st_ctime_ns) != (
+                was.st_dev, was.st_ino, was.st_mode, was.st_ctime_ns):
+            raise swapped(entry.shown)
+        return found
+
+    def _lead(self, entry: Entry, op: Op) -> Lead:
         view = self._view
         try:
             with view.root.target(entry.path, follow_final=True) as followed:
