@@ -48,6 +48,14 @@ def _exit_status(raw: RawClient, since: float) -> tuple[int, float]:
     return status, time.monotonic() - since
 
 
+def _up(raw: RawClient) -> None:
+    """signal_serve.py has made its Toolbox and is about to serve."""
+    deadline = time.monotonic() + 60
+    while b"corral serve: up\n" not in raw.stderr:
+        assert time.monotonic() < deadline and raw.proc.poll() is None, raw.stderr
+        time.sleep(0.01)
+
+
 def _initialize(raw: RawClient) -> None:
     assert raw.initialize()["result"]["serverInfo"]["name"] == "corral"
 
@@ -70,8 +78,8 @@ def _traceback_free(raw: RawClient) -> None:
 @pytest.mark.parametrize("signum", SIGNALS, **_ids)
 def test_a_signal_the_reader_takes_while_it_imports_the_tools_stops_it(notes_root, signum):
     raw = RawClient(signal_command(notes_root, signal.Signals(signum)))
-    started = time.monotonic()
     _initialize(raw)  # answered first; then the reader imports the tools, and takes the signal
+    started = time.monotonic()
     status, seconds = _exit_status(raw, started)
     assert status == 128 + signum, b"".join(raw.stderr)
     assert seconds < BOUND, seconds
@@ -84,6 +92,7 @@ def test_a_signal_the_reader_takes_before_initialize_stops_it(notes_root, signum
     """A first message that is not initialize: the tools are imported
     before it is handled, and the signal comes then."""
     raw = RawClient(signal_command(notes_root, signal.Signals(signum)))
+    _up(raw)
     started = time.monotonic()
     raw.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})
     status, seconds = _exit_status(raw, started)
@@ -96,6 +105,7 @@ def test_a_signal_the_reader_takes_before_initialize_stops_it(notes_root, signum
 def test_a_signal_a_worker_takes_during_a_call_stops_it(notes_root, signum):
     raw = RawClient(signal_command(notes_root))
     _initialize(raw)
+    raw.request("ping")  # answered once the tools are imported
     started = time.monotonic()
     raw.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
               "params": {"name": "signal_me", "arguments": {"signal": signal.Signals(signum).name}}})
