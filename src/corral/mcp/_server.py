@@ -75,6 +75,43 @@ class _Oversized(NamedTuple):
     size: int
 
 
+class MainWake:
+    """A pipe the main thread polls while it waits for the server to end.
+
+    The kernel hands a signal sent to the process to any one thread that
+    does not block it, and Python runs the handler in the main thread
+    only, at its next bytecode: a main thread blocked on a lock is woken
+    only by a signal handed to itself, and one another thread took leaves
+    it waiting, the signal spent.  ``signal.set_wakeup_fd`` writes this
+    pipe from whichever thread takes the signal, and the server writes it
+    once it is done: either ends the poll, and the handler runs."""
+
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+
+    def poke(self) -> None:
+        try:
+            os.write(self.write_fd, b"\0")
+        except BlockingIOError:  # full: a wake-up is pending already
+            pass
+
+    def wait_for(self, event: threading.Event) -> None:
+        """Wait until ``event`` is set; a signal's handler raises here."""
+        poller = select.poll()
+        poller.register(self.read_fd, select.POLLIN)
+        while not event.is_set():
+            poller.poll()
+            try:
+                while os.read(self.read_fd, 512):
+                    pass
+            except BlockingIOError:
+                pass
+
+    def close(self) -> None:
+        os.close(self.read_fd)
+        os.close(self.write_fd)
+
+
 @dataclass
 class _Running:
     """What a job carries: the workspace it was routed in and its token."""
@@ -119,6 +156,7 @@ class StdioServer:
         self._eof = False
         self._finished = False  # input ended and every call was answered
         self._done = threading.Event()  # what serve() waits for (set with _finished)
+        self._wake: MainWake | None = None  # poked with _done while serve() waits on it
         self._stopping = False
         self._sealed = False  # nothing more is written (stdin closed, or stopping now)
         self._interrupt: Callable[[], None] | None = None
@@ -129,7 +167,7 @@ class StdioServer:
 
     # -- the loop ------------------------------------------------------------
     def serve(self, infile: BinaryIO, out_fd: int, *,
-              interrupt: Callable[[], None] | None = None) -> None:
+              interrupt: Callable[[], None] | None = None, wake: MainWake | None = None) -> None:
         """Serve until ``infile`` ends and return.  What was answered before
         it ended is written, and so are the answers of calls asked before
         it that end within :data:`EOF_GRACE`; calls still running then are
@@ -138,7 +176,10 @@ class StdioServer:
         handler that raises reaches it there: every call is then cancelled,
         nothing more is written, and the exception goes on within about
         :data:`HALT_GRACE`.  ``interrupt`` (when given) makes a read of
-        ``infile`` that blocks end as if the input had ended."""
+        ``infile`` that blocks end as if the input had ended.  ``wake``:
+        the main thread's pipe that ``signal.set_wakeup_fd`` writes, waited
+        on rather than a lock, so that a signal another thread took still
+        reaches the handler (see :class:`MainWake`)."""
         self._infile = infile
         self._interrupt = interrupt
         self._output = Output(out_fd, self._went_away)
@@ -150,13 +191,19 @@ class StdioServer:
         self._sync_log_level()
         try:
             with self._lock:
+                self._wake = wake
                 self._spawn()
-            self._done.wait()
+            if wake is None:
+                self._done.wait()
+            else:
+                wake.wait_for(self._done)
         except BaseException:
             flush = False
             self._halt()
             raise
         finally:
+            with self._lock:  # a thread left behind never writes the pipe once its owner closes it
+                self._wake = None
             corral_log.removeHandler(handler)
             corral_log.setLevel(saved_level)
             for timer in self._timers:
@@ -365,11 +412,17 @@ class StdioServer:
                 return self._become_reader(me)
             if self._eof and self._scheduler.idle and not self._pending and not self._reading:
                 self._finished = True
-                self._done.set()
+                self._set_done()
                 self._cond.notify_all()
             if self._finished or self._stopping:
                 return None, False
             self._wait(me, now)
+
+    def _set_done(self) -> None:
+        """serve() may return (lock held)."""
+        self._done.set()
+        if self._wake is not None:
+            self._wake.poke()
 
     def _become_reader(self, me: threading.Thread) -> tuple[None, bool]:
         self._pending, self._reading = False, True
@@ -598,7 +651,7 @@ class StdioServer:
         """Let every thread end; wait ``timeout`` seconds for them at most."""
         with self._lock:
             self._stopping = True
-            self._done.set()
+            self._set_done()
             self._cond.notify_all()
         deadline = time.monotonic() + timeout
         for thread in self._threads:
@@ -787,8 +840,8 @@ def serve_stdio(workspace: Workspace, *, version: str, max_line_bytes: int = DEF
     wake_read, wake_write = os.pipe()
     infile = io.BufferedReader(_InterruptibleInput(wire_in, wake_read), 1 << 16)
     try:
-        with _stop_on_signals():
-            server.serve(infile, wire_out, interrupt=lambda: _wake(wake_write))
+        with _stop_on_signals() as main_wake:
+            server.serve(infile, wire_out, interrupt=lambda: _wake(wake_write), wake=main_wake)
     finally:
         logging.getLogger("corral").removeHandler(to_stderr)
         server.close()
@@ -837,12 +890,14 @@ class _InterruptibleInput(io.FileIO):
 
 
 @contextmanager
-def _stop_on_signals() -> Iterator[None]:
+def _stop_on_signals() -> Iterator[MainWake | None]:
     """SIGTERM, SIGINT and SIGHUP raise ``SystemExit(128 + signal)`` where
     the main thread waits (in :meth:`StdioServer.serve`), once: a second
-    signal while stopping is ignored.  Outside the main thread, nothing."""
+    signal while stopping is ignored.  Yields the pipe that wait must poll
+    (signal's wakeup fd: whichever thread takes the signal writes it).
+    Outside the main thread, nothing (and ``None``)."""
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield None
         return
     stopping: list[int] = []
 
@@ -855,12 +910,16 @@ def _stop_on_signals() -> Iterator[None]:
     # a signal the parent ignores (nohup's SIGHUP) stays ignored
     wanted = [signum for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
               if signal.getsignal(signum) is not signal.SIG_IGN]
+    wake = MainWake()
+    earlier_wakeup = signal.set_wakeup_fd(wake.write_fd, warn_on_full_buffer=False)
     previous = {signum: signal.signal(signum, stop) for signum in wanted}
     try:
-        yield
+        yield wake
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        signal.set_wakeup_fd(earlier_wakeup)
+        wake.close()
 
 
 __all__ += ["serve_stdio", "LOG_LEVELS"]
