@@ -137,6 +137,12 @@ def grep_retry(ctx: ToolContext, args: dict[str, Any], result: GrepResult, finds
                                "not a digit; send one backslash per regex escape (\\d).")
         return
     label, trial = hit
+    if finds(args):
+        # the tree changed after the search: what it answered and what the
+        # suggestion says of the arguments would disagree
+        raise Refusal(Code.STALE, f"{_said(args['path'])} changed while it was searched; "
+                      "its answer is not known", "Run the same grep again.",
+                      details={"path": args["path"]}, kind=Kind.SWAPPED)
     _offer(result, "grep", shown(trial), _GREP_SAYS[label], label)
 
 
