@@ -271,16 +271,22 @@ def test_failed_replace_keeps_the_old_file(tmp_path, fast, mutation, method, err
 
 
 @per_fast
-@pytest.mark.parametrize("method,err", [("link_at", ENOSPC), ("link_at", EACCES),
-                                        ("link_at", EIO), ("write", ENOSPC), ("fsync", EIO),
-                                        ("close", ENOSPC)],
-                         ids=["link-ENOSPC", "link-EACCES", "link-EIO", "write-ENOSPC",
-                              "fsync-EIO", "close-ENOSPC"])
+@pytest.mark.parametrize("method,err", [("rename_at", ENOSPC), ("rename_at", EACCES),
+                                        ("rename_at", EIO), ("link_at", ENOSPC),
+                                        ("link_at", EACCES), ("link_at", EIO),
+                                        ("write", ENOSPC), ("fsync", EIO), ("close", ENOSPC)],
+                         ids=["rename-ENOSPC", "rename-EACCES", "rename-EIO", "link-ENOSPC",
+                              "link-EACCES", "link-EIO", "write-ENOSPC", "fsync-EIO",
+                              "close-ENOSPC"])
 def test_failed_create_leaves_nothing(tmp_path, fast, method, err):
-    """A new file is created by linking a finished temporary file into place
-    (never half-written under its name): a failure leaves neither."""
-    case = Case(tmp_path, Fault(method, err, name="new.txt", temp=method != "link_at"),
-                fast=fast)
+    """A new file is created by renaming a finished temporary file into
+    place with a rename that never replaces, or, where the filesystem has
+    none (EINVAL here, for the link cases), by linking it there (never
+    half-written under its name): a failure leaves neither."""
+    faults = [Fault(method, err, name="new.txt", temp=method not in ("link_at", "rename_at"))]
+    if method == "link_at":
+        faults.append(Fault("rename_at", errno.EINVAL, name="new.txt", times=-1))
+    case = Case(tmp_path, *faults, fast=fast)
     try:
         envelope = case.call("write_file", {"path": "new.txt", "content": "fresh\n"})
         code, kind = ANSWER[err]
@@ -388,7 +394,7 @@ def test_search_faults_skip_and_count(tmp_path, fast):
 VANISH_AT = [
     # (tool, args, method, name): the root is removed just before that call
     ("write_file", {"path": "a.txt", "content": "new\n", "overwrite": True}, "rename_at", "a.txt"),
-    ("write_file", {"path": "new.txt", "content": "new\n"}, "link_at", "new.txt"),
+    ("write_file", {"path": "new.txt", "content": "new\n"}, "rename_at", "new.txt"),
     ("write_file", {"path": "made/new.txt", "content": "new\n"}, "create_directory_at", "made"),
     ("edit_file", {"path": "a.txt", "oldText": "old", "newText": "x", "replaceAll": True},
      "write", "a.txt"),

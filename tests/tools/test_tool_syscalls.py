@@ -191,8 +191,9 @@ def test_the_next_edit_remembers_there_is_no_head_beside_the_file(counted):
     (tests/security/test_redteam_repository_made_between_edits.py: a
     repository made meanwhile is looked at and refused)."""
     for depth in (1, 10):
-        assert counted[depth]["edit_file once more"] == \
-            counted[depth]["edit_file again"] - HEAD_LOOK, counted
+        assert counted[depth]["edit_file again"] == \
+            counted[depth]["edit_file"] - HEAD_LOOK, counted
+        assert counted[depth]["edit_file once more"] == counted[depth]["edit_file again"], counted
         assert counted[depth]["edit_file once more"] == \
             counted[depth]["write_file once more"], counted
 

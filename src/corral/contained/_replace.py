@@ -23,8 +23,9 @@ What another local user can see, step by step (THREATS.md row 27):
    then its extended attributes, then its permission bits.  Each of these
    makes the temporary file readable by no one who cannot read the final
    file, and each comes after the content, so no one gains a look early.
-4. ``fsync`` (optional), close, and ``rename`` over the target (or
-   ``link`` + ``unlink`` for ``exclusive``: never replaces).
+4. ``fsync`` (optional), close, and ``rename`` over the target (or, for
+   ``exclusive``, a rename that never replaces: ``RENAME_NOREPLACE``, else
+   ``link`` + ``unlink`` where the filesystem lacks it).
 
 A replace through a held fd with nothing to carry over (no extended
 attribute, the file's bits those the temporary file is made with, its owner
@@ -61,7 +62,7 @@ import stat as st
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ._backend import REPLACED, TARGET_CHANGED, Backend
+from ._backend import RENAME_NOREPLACE, REPLACED, TARGET_CHANGED, Backend
 from ._errors import StaleError
 from ._resolve import mapped
 
@@ -148,8 +149,9 @@ def replace_in(backend: Backend, dir_fd: int, name: str, data: Content,
     a regular file's metadata is carried over (module docstring).  ``mode``
     sets the permission bits instead (0o777 at most; the caller checked).
     ``exclusive`` refuses an existing ``name`` (``FileExistsError``, from
-    ``linkat``).  ``expect`` is the ``(st_dev, st_ino)`` of the file the
-    caller decided on, checked right before the rename.  ``source_fd`` is an
+    the rename that never replaces, or ``linkat``).  ``expect`` is the
+    ``(st_dev, st_ino)`` of the file the caller decided on, checked right
+    before the rename.  ``source_fd`` is an
     fd open on the file ``current`` describes (the caller checked its
     identity): its extended attributes are read through it, and ``name``
     is not opened again.
@@ -294,13 +296,7 @@ def _replace_steps(backend: Backend, dir_fd: int, name: str, tmp: str, data: Con
         if expect is not None:
             _check_expected(backend, dir_fd, name, expect)
         if exclusive:
-            backend.link_at(dir_fd, tmp, dir_fd, name)
-            try:
-                backend.unlink_at(dir_fd, tmp)
-            except OSError:
-                # ``name`` holds the content now: the write is done, whatever
-                # becomes of its second name (tried once more, else left)
-                _unlink_quietly(backend, dir_fd, tmp)
+            _publish_new(backend, dir_fd, tmp, name)
         else:
             backend.rename_at(dir_fd, tmp, dir_fd, name)
     except BaseException:
@@ -309,6 +305,31 @@ def _replace_steps(backend: Backend, dir_fd: int, name: str, tmp: str, data: Con
         except OSError:
             pass
         raise
+
+
+# a filesystem without a rename that never replaces says one of these
+_NO_NOREPLACE = frozenset({errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP})
+
+
+def _publish_new(backend: Backend, dir_fd: int, tmp: str, name: str) -> None:
+    """Give the temporary file ``tmp`` the name ``name``, refusing an
+    existing one (``FileExistsError``): a rename that never replaces, so
+    the new file has one link from its first moment under ``name`` (a read
+    beside it would take two for a hard link); a link and an unlink where
+    the filesystem has no such rename."""
+    try:
+        backend.rename_at(dir_fd, tmp, dir_fd, name, RENAME_NOREPLACE)
+        return
+    except OSError as exc:
+        if exc.errno not in _NO_NOREPLACE:
+            raise
+    backend.link_at(dir_fd, tmp, dir_fd, name)
+    try:
+        backend.unlink_at(dir_fd, tmp)
+    except OSError:
+        # ``name`` holds the content now: the write is done, whatever
+        # becomes of its second name (tried once more, else left)
+        _unlink_quietly(backend, dir_fd, tmp)
 
 
 def _unlink_quietly(backend: Backend, dir_fd: int, name: str) -> None:

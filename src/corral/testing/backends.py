@@ -32,6 +32,7 @@ tmp``) counts as the name it stands for, or only it with ``temp=True``.
 
 from __future__ import annotations
 
+import errno
 import os
 import threading
 from collections import Counter
@@ -552,6 +553,14 @@ class FakeFsBackend(OsBackend):
 
     def exists_at(self, dir_fd: int, name: str) -> bool:
         return Backend.exists_at(self, dir_fd, name)  # pyfakefs fakes lstat, not faccessat
+
+    def rename_at(self, src_dir_fd: int, src: str, dst_dir_fd: int, dst: str,
+                  flags: int = 0) -> None:
+        if flags:
+            # pyfakefs fakes os.rename alone: a rename with flags would be a
+            # real system call on the fake fd numbers
+            raise OSError(errno.ENOSYS, "pyfakefs has no rename with flags")
+        super().rename_at(src_dir_fd, src, dst_dir_fd, dst)
 
     def close(self, fd: int) -> None:
         # An object made under pyfakefs and collected after the patcher is
