@@ -32,7 +32,7 @@ from ._paths import ParsedPath
 from ._replace import HeldParent, replace_in
 from ._select import default_backend
 from ._resolve import (MAX_STEPS, MAX_SYMLINKS, Anchor, Create, Resolved, Walk, mapped,
-                       openat2_retry, spelled_path, walk_open)
+                       openat2_retry, spelled_path, still_beneath, walk_open)
 from ._target import Target
 
 __all__ = ["Root", "DirEntry", "Handle", "Target", "MAX_SYMLINKS", "MAX_STEPS"]
@@ -367,6 +367,17 @@ class Root(RootSurface, Closing):
                 handle.close()
                 raise
         return handle
+
+    def _dir_beneath(self, fd: int, path: str) -> bool:
+        """Whether ``fd``, a directory this root's resolution handed out at
+        the canonical ``path`` and kept open since (an extraction's held
+        parent), is beneath the root now (:func:`._resolve.still_beneath`)."""
+        anchor = self._anchor
+        root_fd = anchor.acquire(path)
+        try:
+            return still_beneath(anchor, root_fd, fd, path)
+        finally:
+            anchor.release()
 
     def target(self, path: object, *, follow_final: bool = False,
                create_parents: bool = False, lockable: bool = False,
