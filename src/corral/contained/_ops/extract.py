@@ -627,7 +627,10 @@ class _Extractor:
         held = self.held
         if len(held) >= HELD_DIRS:
             self.let_go(held.pop(next(iter(held))))
-        fd = self.backend.open_at(parent.fd, ".", self.backend.dir_flags)
+        try:
+            fd = self.backend.open_at(parent.fd, ".", self.backend.dir_flags)
+        except OSError:
+            return  # (out of descriptors...): the members after it resolve each time
         held[spelled] = _HeldDir(fd, parent.target.parent)
 
     def file_in_held(self, member: Member, held: _HeldDir, mode: int | None) -> str:
