@@ -813,10 +813,9 @@ class OsBackend(Backend):
         """corral_walk.h's corral_walk_beneath in Python (see
         :meth:`Backend.fd_beneath_at`)."""
         try:
-            mine = os.readlink(b"%d" % fd, dir_fd=proc_fd)
-            cut = len(root_name)
-            if mine[cut:cut + 1] == b"/" and mine.startswith(root_name) \
-                    and mine.endswith(path) and len(mine) == cut + 1 + len(path) and cut > 0:
+            # the root's name, "/" and path, exactly (one comparison)
+            whole = b"%s/%s" % (root_name, path)
+            if root_name and os.readlink(b"%d" % fd, dir_fd=proc_fd) == whole:
                 there = os.lstat(root_name)
                 if (there.st_dev, there.st_ino) == (root_dev, root_ino):
                     return 1

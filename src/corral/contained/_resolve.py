@@ -927,6 +927,39 @@ def walk_open(anchor: Anchor, parsed: ParsedPath, flags: int) -> int:
         anchor.release()
 
 
+def walk_open_text(anchor: Anchor, text: str, flags: int) -> int:
+    """:func:`walk_open` for a ``str`` path of :func:`._paths.parse`'s hot
+    case (short ASCII: no component or whole too long to check) whose
+    names are plain as written (none empty, none starting with a dot: no
+    ``/a``, ``a/``, ``a//b``, ``./a``, ``a/..``; a name such as ``.git``
+    takes the usual path too), without parsing it.  The fd; -1 when the
+    walk was made and did not open it (the caller resolves with
+    :class:`Walk`, and need not try this again); -2 when it was not made
+    (a path this does not take, the root's name not learnt yet, the root
+    closed: the caller's usual path says why)."""
+    root = anchor.walk_root
+    if root is None or len(text) > _paths.NAME_MAX or not text or text[0] in "/." or \
+            text[-1] == "/" or "//" in text or "/." in text or "\x00" in text or \
+            not text.isascii():
+        return -2
+    proc = proc_fds()
+    if proc < 0:
+        return -2
+    data = text.encode()
+    users = anchor.users
+    users.append(None)  # the root fd held (see Anchor.acquire)
+    try:
+        if anchor.closed or anchor.vanished:
+            return -2
+        return anchor.backend.walk_open(anchor.fd, data, len(data), flags, proc, *root)
+    except (TypeError, OverflowError, OSError):  # flags C cannot hold, a look refused: the walk
+        return -1
+    finally:
+        users.pop()
+        if anchor.closed and not users:
+            anchor.release_last()
+
+
 def _walk_root(anchor: Anchor, proc: int, root_fd: int) -> tuple[bytes, int, int] | None:
     """``Anchor.walk_root`` learnt: the root's kernel name (read in
     ``proc``, this process's ``/proc/self/fd``), ``st_dev`` and ``st_ino``;

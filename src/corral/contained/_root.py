@@ -32,7 +32,8 @@ from ._paths import ParsedPath
 from ._replace import HeldParent, replace_in
 from ._select import default_backend
 from ._resolve import (MAX_STEPS, MAX_SYMLINKS, Anchor, Create, Resolved, Walk, mapped,
-                       openat2_retry, spelled_path, walk_open)
+                       openat2_retry, spelled_path, still_beneath, walk_open,
+                       walk_open_text)
 from ._target import Target
 
 __all__ = ["Root", "DirEntry", "Handle", "Target", "MAX_SYMLINKS", "MAX_STEPS"]
@@ -179,6 +180,8 @@ class Root(RootSurface, Closing):
         # open_handle's: no link followed, so the canonical path is the spelling's
         self._native_spelled = None if native is None or not self._spelled_fast else \
             _native_opener(anchor, native, resolve | RESOLVE_NO_SYMLINKS)
+        # open's walk in one backend call, the fast path off (walk_open_text)
+        self._walk_text = not fast and backend.has_walk_open
 
     # -- lifecycle ------------------------------------------------------
     def close(self) -> None:
@@ -270,6 +273,14 @@ class Root(RootSurface, Closing):
         # the hot path of every read: _native_opener's body, in this frame
         fast = self._native_call
         if fast is None or dir_fd is not None or flags & os.O_CREAT:
+            if self._walk_text and dir_fd is None and type(path) is str and \
+                    type(mode) is int and not mode & ~CREATE_MASK:
+                # the walk's hot path: the path's checks and the walk in one call
+                fd = walk_open_text(self._anchor, path, flags | os.O_CLOEXEC)
+                if fd >= 0:
+                    return fd
+                if fd == -1:
+                    return self._open(path, flags, mode, dir_fd, fast=False, walked=True)
             return self._open(path, flags, mode, dir_fd, fast=self._anchor.fast)
         call, root_fd, resolve, anchor, users = fast
         fd = -1
@@ -320,7 +331,7 @@ class Root(RootSurface, Closing):
         return self._open(path, flags, mode, dir_fd, fast=self._anchor.fast)
 
     def _open(self, path: object, flags: int, mode: int, dir_fd: int | None, *,
-              fast: bool) -> int:
+              fast: bool, walked: bool = False) -> int:
         parsed = _paths.parse(path)
         if type(mode) is not int or mode & ~CREATE_MASK:  # (a negative mode has such bits)
             _check_mode(mode, parsed.text)
@@ -329,11 +340,11 @@ class Root(RootSurface, Closing):
             return self._open_child(dir_fd, parsed, flags, mode)
         anchor = self._anchor
         if fast:
-            fd = self._fast_open(parsed, flags, mode, anchor.resolve)
-            if fd is not None:
-                return fd
-        elif (fd := walk_open(anchor, parsed, flags)) >= 0:
-            return fd  # the walk and its check in one backend call
+            fast_fd = self._fast_open(parsed, flags, mode, anchor.resolve)
+            if fast_fd is not None:
+                return fast_fd
+        elif not walked and (fd := walk_open(anchor, parsed, flags)) >= 0:
+            return fd  # the walk and its check in one backend call (walked: made already)
         with Walk(anchor, parsed, result_checked=not _acts_on_open(flags)) as walk:
             return _acts.open_final(walk, walk.parent(), flags, mode)[0]
 
@@ -367,6 +378,17 @@ class Root(RootSurface, Closing):
                 handle.close()
                 raise
         return handle
+
+    def _dir_beneath(self, fd: int, path: str) -> bool:
+        """Whether ``fd``, a directory this root's resolution handed out at
+        the canonical ``path`` and kept open since (an extraction's held
+        parent), is beneath the root now (:func:`._resolve.still_beneath`)."""
+        anchor = self._anchor
+        root_fd = anchor.acquire(path)
+        try:
+            return still_beneath(anchor, root_fd, fd, path)
+        finally:
+            anchor.release()
 
     def target(self, path: object, *, follow_final: bool = False,
                create_parents: bool = False, lockable: bool = False,

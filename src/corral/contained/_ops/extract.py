@@ -81,6 +81,12 @@ attribute, as the tools' ``CancelToken``) is checked before each member
 and between chunks of its data, the same way.  ``progress`` receives an
 :class:`ExtractProgress` after each member.
 
+A file member's directory stays open for the file members spelled in it
+after it (up to :data:`HELD_DIRS` directories): they are written in that fd,
+and the directory is shown beneath the root once after the last of them;
+one that left the root by then has every member written in it since
+reported refused (``outside``), never landed (THREATS row 55).
+
 A refusal is reported (:class:`Refused`) and extraction goes on, or stops
 with ``stop_on_refusal``.  Refusals are about the archive's content against
 the tree: escapes, invalid names, conflicts (a file where a directory is),
@@ -106,15 +112,16 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal, Protocol, TypeVar, cast
 
+from .._acts import write_checks
 from .._backend import Backend
-from .._errors import (EscapeError, InvalidPathError, SpecialFileError, SymlinkError,
+from .._errors import (EscapeError, InvalidPathError, PathError, SpecialFileError, SymlinkError,
                        contained_error)
 from .extract_read import (MAX_LINK_TARGET, UNREADABLE, Archive, FilterFunction, Filtered,
                            Member, Readable, Selection, Source, open_source)
 from .meta import utime
 from .resolve import Parent, RootAPI, open_parent
 from .syscalls import CHUNK
-from .._replace import temp_name
+from .._replace import replace_in, temp_name
 from .._resolve import MAX_SYMLINKS
 
 __all__ = ["MAX_LINK_TARGET", "Cancellable", "Extraction", "FilterFunction", "ProgressCallback",
@@ -419,6 +426,39 @@ def _leads(root: RootAPI, where: str, text: str, budget: _Budget,
         budget.left -= work
 
 
+#: Directories a file member was written in, held open for the members
+#: after it in the same directory (at most this many, the oldest let go first).
+HELD_DIRS = 256
+
+
+class _HeldDir:
+    """A directory the extraction resolved for one file member and keeps
+    open for the next ones spelled in it (``_Extractor.held``): its fd, its
+    canonical path, and the members written in it since (name, landed path),
+    reported landed only once it is shown beneath the root after them."""
+
+    __slots__ = ("fd", "path", "written")
+
+    def __init__(self, fd: int, path: str) -> None:
+        self.fd = fd
+        self.path = path
+        self.written: list[tuple[str, str]] = []
+
+
+def _spelled_parent(name: str) -> str | None:
+    """The directory part of a member's name made of plain names only
+    (``a/b`` of ``a/b/f``), the key of a held directory; ``None`` for a
+    name at the top or any other spelling (``.``, ``..``, ``//``, a
+    trailing ``/``: they are resolved each time)."""
+    spelled, _, last = name.rpartition("/")
+    if not spelled or not last or "\x00" in name or last in (".", ".."):
+        return None
+    for part in spelled.split("/"):
+        if part in ("", ".", ".."):
+            return None
+    return spelled
+
+
 class _Extractor:
     def __init__(self, root: RootAPI, limits: ExtractLimits, cancel: Cancellable | None,
                  archive_size: int | None) -> None:
@@ -432,6 +472,8 @@ class _Extractor:
         self.made: set[tuple[int, int]] = set()  # (st_dev, st_ino) of the files made here
         self.links: dict[str, str] = {}  # canonical path of each symlink made -> member name
         self.budget = _Budget()  # the work judging symlinks may still take
+        # spelled parent -> the directory it resolved to, held (make_file)
+        self.held: dict[str, _HeldDir] = {}
 
     # -- bounds ----------------------------------------------------------------------
     def check_cancel(self) -> None:
@@ -520,6 +562,7 @@ class _Extractor:
             current = None
         if current is not None and st.S_ISLNK(current.st_mode):
             backend.unlink_at(dir_fd, name)  # replaced, never followed
+            self.let_go_all()  # a spelled parent may have led through that link
             current = None
         if current is None:
             try:
@@ -533,20 +576,125 @@ class _Extractor:
     def make_file(self, member: Member) -> str:
         assert member.open is not None
         mode = None if member.mode is None else _data_mode(member.mode)
+        spelled = _spelled_parent(member.name)
+        held = None if spelled is None else self.held.get(spelled)
+        if held is not None:
+            return self.file_in_held(member, held, mode)
         with _Data(member.open) as src, open_parent(self.root, member.name, errno.EISDIR,
                                                     create_parents=True) as parent:
-            def fill(fd: int) -> None:
-                self.made_here(fd)
-                if member.sparse is None:
-                    self.copy_data(src, fd, member.size if member.sized else None)
-                else:
-                    self.write_sparse(src, fd, member.sparse, member.size)
-                if member.mtime is not None:
-                    os.utime(fd, (member.mtime, member.mtime))
-
+            current = parent.target.lstat()
             # a directory or special file there is refused, a symlink replaced
-            parent.target.write_bytes(fill, mode=mode, fsync=False)
+            parent.target.write_bytes(self.filler(src, member), mode=mode, fsync=False)
+            if current is not None and st.S_ISLNK(current.st_mode):
+                self.let_go_all()  # a spelled parent may have led through that link
+            elif spelled is not None and parent.target.parent != ".":
+                self.hold(spelled, parent)
             return parent.path
+
+    def filler(self, src: _Data, member: Member) -> Callable[[int], None]:
+        """What writes ``member``'s data into the new file's fd."""
+        def fill(fd: int) -> None:
+            self.made_here(fd)
+            if member.sparse is None:
+                self.copy_data(src, fd, member.size if member.sized else None)
+            else:
+                self.write_sparse(src, fd, member.sparse, member.size)
+            if member.mtime is not None:
+                os.utime(fd, (member.mtime, member.mtime))
+        return fill
+
+    # -- held directories ------------------------------------------------------------
+    # A file member's parent, resolved (and shown beneath the root) for it,
+    # stays open for the members spelled in the same directory after it:
+    # they are written by name in that fd, unchecked one by one, and the
+    # directory is shown beneath the root once after the last of them (when
+    # it is let go: the cache full, a symlink the extraction replaced, the
+    # archive's end).  Not beneath then: every member written in it since it
+    # was held is reported refused (moved), not landed.  As a check after
+    # each act, that proves the directory beneath at an instant after each
+    # write, which is all a check after one act proves (it may leave the
+    # next moment): a file written while the directory was out and that is
+    # beneath again is beneath; one that is not is never reported landed.
+    # Nothing is read from a held directory into the root (hard links and
+    # their copies resolve each time).  Spellings are cached, so a symlink
+    # this extraction removes or replaces lets every held directory go
+    # (a spelled parent may lead through it); another program's change
+    # meanwhile leaves members written in the directory as it was resolved,
+    # as a Target's parent renamed is still acted on.
+    def hold(self, spelled: str, parent: Parent) -> None:
+        """Keep ``parent``'s directory open for the members spelled in
+        ``spelled`` after this one."""
+        held = self.held
+        if len(held) >= HELD_DIRS:
+            self.let_go(held.pop(next(iter(held))))
+        try:
+            fd = self.backend.open_at(parent.fd, ".", self.backend.dir_flags)
+        except OSError:
+            return  # (out of descriptors...): the members after it resolve each time
+        held[spelled] = _HeldDir(fd, parent.target.parent)
+
+    def file_in_held(self, member: Member, held: _HeldDir, mode: int | None) -> str:
+        """Write a file member in a held directory (as ``Target.write_bytes``)."""
+        assert member.open is not None
+        name = member.name.rpartition("/")[2]
+        path = f"{held.path}/{name}"
+        backend = self.backend
+        with _Data(member.open) as src:
+            try:
+                try:
+                    current: os.stat_result | None = backend.lstat_at(held.fd, name)
+                except FileNotFoundError:
+                    current = None
+                write_checks(current, exclusive=False, text=member.name, where=path)
+                replace_in(backend, held.fd, name, self.filler(src, member), current=current,
+                           mode=mode, fsync=False, exclusive=False)
+            except PathError:
+                raise
+            except OSError as exc:
+                raise contained_error(exc.errno, member.name, path) from None
+        held.written.append((member.name, path))
+        if current is not None and st.S_ISLNK(current.st_mode):
+            self.let_go_all()  # a spelled parent may have led through that link
+        return path
+
+    def let_go(self, held: _HeldDir) -> None:
+        """Close a held directory, shown beneath the root first if anything
+        was written in it (else its members are refused)."""
+        try:
+            if held.written:
+                try:
+                    beneath = self.root._dir_beneath(held.fd, held.path)
+                except OSError:
+                    beneath = False  # a look refused: not shown beneath
+                if not beneath:
+                    self.moved_out(held)
+        finally:
+            self.backend.close(held.fd)
+
+    def let_go_all(self) -> None:
+        """Let every held directory go (:meth:`let_go`), all closed even if one raises."""
+        held, self.held = self.held, {}
+        failed: BaseException | None = None
+        for one in held.values():
+            try:
+                self.let_go(one)
+            except BaseException as exc:
+                failed = exc
+        if failed is not None:
+            raise failed
+
+    def moved_out(self, held: _HeldDir) -> None:
+        """The members written in ``held`` since it was held, reported
+        refused: it left the root after them."""
+        written = set(held.written)
+        self.result.landed = [one for one in self.result.landed
+                              if not (one.kind == "file" and (one.name, one.path) in written)]
+        for name, path in held.written:
+            error = EscapeError("the directory written in is no longer inside the root", name,
+                                component=held.path, reason="moved")
+            self.result.refused.append(Refused(
+                name, ExtractReason.OUTSIDE, f"{path}: the directory this file was written in "
+                "left the root while the archive was extracted; left where it went", error))
 
     def write_sparse(self, src: _Data, fd: int, blocks: tuple[tuple[int, int], ...],
                      size: int) -> None:
@@ -605,7 +753,7 @@ class _Extractor:
         # replacing "x" cannot change where the link leads through it)
         normalized = posixpath.normpath(target)
         with open_parent(self.root, member.name, errno.EEXIST, create_parents=True) as parent:
-            self.in_the_way(parent)
+            replaced = self.in_the_way(parent)
             where = parent.target.parent
             self.check_link(where, target, parent.name)
             if normalized != target:
@@ -615,6 +763,8 @@ class _Extractor:
             self.backend.symlink_at(target, parent.fd, tmp)
             self.into_place(parent, tmp)
             self.links[parent.path] = member.name
+            if replaced is not None and st.S_ISLNK(replaced.st_mode):
+                self.let_go_all()  # a spelled parent may have led through that link
             return parent.path
 
     def link_target(self, open_data: Callable[[], Readable]) -> str:
@@ -671,6 +821,8 @@ class _Extractor:
             if current is None or (current.st_dev, current.st_ino) != (linked.st_dev,
                                                                         linked.st_ino):
                 self.link_into(src, dst)
+                if current is not None and st.S_ISLNK(current.st_mode):
+                    self.let_go_all()  # a spelled parent may have led through that link
             path = dst.path
         if st.S_ISREG(info.st_mode):
             self.date_link(member, path)
@@ -838,8 +990,11 @@ def extract(root: RootAPI, archive: Archive, *, filter: Literal["data"] | Filter
         except _Stop as stop:
             result.stop = stop.stop
         finally:
-            extractor.recheck_links()
-            extractor.finish()
+            try:
+                extractor.let_go_all()
+            finally:
+                extractor.recheck_links()
+                extractor.finish()
     return result
 
 
