@@ -24,7 +24,7 @@ from .answer_path import sentence_path as _said
 
 __all__ = ["Code", "Kind", "Refusal", "INTERNAL_MESSAGE", "ENTRY_KINDS", "entry_kind",
            "special_kind", "shown_path",
-           "internal", "invalid_argument", "not_found", "outside_root", "swapped",
+           "internal", "invalid_argument", "not_found", "outside_root", "swapped", "appeared",
            "sha256_mismatch", "directory_given", "special_file", "hardlink", "read_only",
            "denied_rule", "protected", "secret", "host_denied", "host_unexpected",
            "time_limit", "not_ready", "too_many_links", "cancelled", "out_of_open_files",
@@ -331,6 +331,14 @@ def swapped(path: str) -> Refusal:
     return Refusal(Code.STALE, f"{_said(path)} changed while the call was being authorized; "
                    "nothing was done", "Read the file again, then repeat the call.",
                    details={"path": path}, kind=Kind.SWAPPED)
+
+
+def appeared(path: str) -> Refusal:
+    """A call refused for a missing name that another program made
+    meanwhile: the refusal would say the name is missing and exists."""
+    return Refusal(Code.STALE, f"{_said(path)} appeared while the call ran; nothing was done",
+                   "Make the call again: the name exists now.", details={"path": path},
+                   kind=Kind.SWAPPED)
 
 
 def sha256_mismatch(path: str, expected: str, current: str, *, message: str | None = None,

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...contained import PathError
-from .._refusals.catalogue import Refusal
+from .._refusals.catalogue import Refusal, appeared
 from .._refusals.classify import (GONE_KINDS, Call, Facts, Seen, asks_for_close_names, classify,
                                   component_of, names_path)
 from .._refusals.locator import close_paths, respelled
@@ -30,7 +30,10 @@ _PATCH_FIELD = {"apply_patch": "input"}
 
 def refusal_for(exc: BaseException, call: Call, ctx: ToolContext) -> Refusal:
     """The refusal for ``exc`` raised while running ``call`` in ``ctx``."""
-    return classify(exc, call, gather(exc, call, ctx))
+    facts = gather(exc, call, ctx)
+    if facts.path is not None and facts.path.rstrip("/") in facts.close:
+        return appeared(facts.path)  # missing when looked for, there when refused
+    return classify(exc, call, facts)
 
 
 def gather(exc: BaseException, call: Call, ctx: ToolContext) -> Facts:
