@@ -310,7 +310,8 @@ def _margin_rows(text: str) -> tuple[list[str], int, list[int]] | None:
     """``text``'s rows, the number its first row would have, and the rows
     that carry a number, when ``text`` (``\\n`` breaks) is lines as a model
     is shown a read; ``None`` otherwise."""
-    if _READ_FILE_NUMBER.search(text) is None:  # one scan in C for most texts
+    # a tab first (memchr), then the numbered line (a regex step per character)
+    if "\t" not in text or _READ_FILE_NUMBER.search(text) is None:
         return None
     rows = text.removesuffix("\n").split("\n")
     if len(rows) < 2:
