@@ -353,6 +353,8 @@ def _differences(old_lines: list[str], window: list[str], first: int, offset: in
             break
         work.step(i2 - i1 + j2 - j1 + 1)
         if tag == "equal":
+            if old_lines[i1:i2] == window[j1:j2]:
+                continue  # the same lines (compared in C): no difference to say
             for o in range(i1, i2):
                 out.extend(_line_differences(old_lines[o], window[j1 + o - i1], offset + o + 1,
                                              first + j1 + o - i1 + 1))

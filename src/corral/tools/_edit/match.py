@@ -160,14 +160,45 @@ class _Absent(NamedTuple):
     edge: bool  # any line (the indentation and whitespace rungs compare whole lines)
 
 
+_FEW_ABSENT = 8  # oldText lines not in the file as written, looked for one by one
+
+
 def _absent_lines(lines: Lines, old: str) -> _Absent:
-    """Which tolerant rungs oldText's lines rule out, by one set of the
-    file's lines without whitespace: a near miss (a typo) costs that, not
-    the rungs' keys of the whole file."""
-    parts = blank_free_lines(old)
-    whole = parts[:-1] if len(parts) > 1 and parts[-1] == "" else parts  # as split_block
-    missing = set(whole).difference(blank_free_lines(lines.normalized))
-    return _Absent(not missing.isdisjoint(parts[1:-1]), bool(missing))
+    """Which tolerant rungs oldText's lines rule out, by the lines of
+    oldText not in the file as written (a near miss has a few: a typo),
+    looked for without whitespace among the file's lines: one pass over the
+    file, not the rungs' keys of the whole file."""
+    parts = old.split("\n")
+    # as split_block: a last line of blanks after the final break is none
+    whole = parts[:-1] if len(parts) > 1 and not parts[-1].strip() else parts
+    # a line in the file as written is in it without whitespace too
+    unmatched = set(whole).difference(lines.contents)
+    if not unmatched:
+        return _Absent(False, False)
+    text = lines.normalized
+    # the file's lines without whitespace: a few looked for in its text, more in a set
+    keys: _BlankFreeText | set[str] = \
+        _BlankFreeText(text) if len(unmatched) <= _FEW_ABSENT and text.isascii() \
+        else set(blank_free_lines(text))
+    absent = {line for line in unmatched if _blank_free(line) not in keys}
+    return _Absent(not absent.isdisjoint(parts[1:-1]), bool(absent))
+
+
+def _blank_free(line: str) -> str:
+    """One line without its whitespace (as :func:`blank_free_lines`)."""
+    return line.translate(_NO_BLANKS) if line.isascii() else "".join(line.split())
+
+
+class _BlankFreeText:
+    """The file's lines without whitespace, as one text between line
+    breaks: a line is looked for by one ``str.find`` (for a few lines, cheaper
+    than a set of every file line)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = "\n" + text.translate(_NO_BLANKS) + "\n"
+
+    def __contains__(self, key: str) -> bool:
+        return "\n" + key + "\n" in self.text
 
 
 _SPACES = re.compile(r"\s+")
