@@ -243,15 +243,21 @@ def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, b
     # items more than once on either side (mostly few) found by map and
     # compress in C (a Counter's keys and values run in the same order)
     where = dict(zip(b[blo:bhi], range(blo, bhi)))
-    for counts in (in_b, in_a):
-        for item in compress(counts, map(_MANY, counts.values())):
-            where.pop(item, None)
+    for counts, size in ((in_b, bhi - blo), (in_a, ahi - alo)):
+        if len(counts) < size:  # (else every item is there once: none to drop)
+            for item in compress(counts, map(_MANY, counts.values())):
+                where.pop(item, None)
     if not where:
         return [], []
     # two lists of ints rather than a list of pairs: no tuple per line for
     # the garbage collector to walk
-    iis = list(compress(range(alo, ahi), map(where.__contains__, a[alo:ahi])))
-    jjs = list(map(where.__getitem__, map(a.__getitem__, iis)))
+    items = a[alo:ahi]
+    kept = list(map(where.__contains__, items))
+    if all(kept):  # (lines reordered: every one is an anchor's candidate)
+        iis, jjs = list(range(alo, ahi)), list(map(where.__getitem__, items))
+    else:
+        iis = list(compress(range(alo, ahi), kept))
+        jjs = list(map(where.__getitem__, compress(items, kept)))
     budget.work.step(len(iis) + (ahi - alo) + (bhi - blo))
     # patience sorting: tops[k] is the smallest j ending a run of k pairs and
     # ends[k] the index in iis/jjs of that run's last pair (-1 below every j:

@@ -23,7 +23,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, compress
 
 from .content import is_placeholder
 from .align import Opcode, align, first_difference
@@ -200,13 +200,16 @@ def _line_votes(old_keys: list[str], file_keys: list[str], budget: Budget) -> Co
     for j, key in enumerate(old_keys):
         if key:
             wanted.setdefault(key, []).append(j)
-    counts = Counter(file_keys)
+    # the file lines that are oldText lines, found by compress in C: most
+    # lines of a large file are not, and are then no step in Python
+    hits = list(compress(range(len(file_keys)), map(wanted.__contains__, file_keys)))
+    counts = Counter(map(file_keys.__getitem__, hits))
     rare = {key: js for key, js in wanted.items()
             if 0 < counts[key] <= _COMMON and counts[key] * len(js) <= _PAIRS}
     votes: Counter[int] = Counter()
     budget.work.step(len(file_keys) + len(old_keys))
-    for i, key in enumerate(file_keys):
-        js = rare.get(key)
+    for i in hits:
+        js = rare.get(file_keys[i])
         if js is None:
             continue
         if not budget.spend(len(js)):
@@ -350,6 +353,8 @@ def _differences(old_lines: list[str], window: list[str], first: int, offset: in
             break
         work.step(i2 - i1 + j2 - j1 + 1)
         if tag == "equal":
+            if old_lines[i1:i2] == window[j1:j2]:
+                continue  # the same lines (compared in C): no difference to say
             for o in range(i1, i2):
                 out.extend(_line_differences(old_lines[o], window[j1 + o - i1], offset + o + 1,
                                              first + j1 + o - i1 + 1))

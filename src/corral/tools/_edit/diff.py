@@ -288,6 +288,8 @@ def block_diff_of_bytes(path: str, old: bytes, new: bytes, start: int, line: int
     if (old_stop > start and old[old_stop - 1] != 10) or \
             (new_stop > start and new[new_stop - 1] != 10):
         return None  # a last line without its break is shown: said otherwise
+    if _reordered(old[start:old_stop], new[start:new_stop]):
+        return None  # as the probe below finds it, before any line is split
     # the block's lines (each ends with its break)
     a = old[start:old_stop - 1].split(b"\n") if old_stop > start else []
     b = new[start:new_stop - 1].split(b"\n") if new_stop > start else []
@@ -341,6 +343,22 @@ def _probed(removed: list[bytes], added: list[bytes]) -> bool:
         return False
     text = b"\n" + b"\n".join(removed) + b"\n"
     return any(b"\n" + line + b"\n" in text for line in (added[0], added[-1]))
+
+
+def _reordered(removed: bytes, added: bytes) -> bool:
+    """:func:`_probed` of two runs of whole lines (each ends with its
+    break) that share neither their first line nor their last: the
+    trimmed lines are the runs' own, so their first and last added lines
+    are looked for in the removed run's text as it is, no line split."""
+    if not removed or not added or removed.count(b"\n") <= _PROBED:
+        return False
+    first_a, first_b = removed[:removed.find(b"\n") + 1], added[:added.find(b"\n") + 1]
+    last_a = removed[removed.rfind(b"\n", 0, len(removed) - 1) + 1:]
+    last_b = added[added.rfind(b"\n", 0, len(added) - 1) + 1:]
+    if first_a == first_b or last_a == last_b:
+        return False  # a line shared at an end: trimmed first, then probed
+    text = b"\n" + removed
+    return b"\n" + first_b in text or b"\n" + last_b in text
 
 
 def _context(text: str) -> str:

@@ -160,14 +160,45 @@ class _Absent(NamedTuple):
     edge: bool  # any line (the indentation and whitespace rungs compare whole lines)
 
 
+_FEW_ABSENT = 8  # oldText lines not in the file as written, looked for one by one
+
+
 def _absent_lines(lines: Lines, old: str) -> _Absent:
-    """Which tolerant rungs oldText's lines rule out, by one set of the
-    file's lines without whitespace: a near miss (a typo) costs that, not
-    the rungs' keys of the whole file."""
-    parts = blank_free_lines(old)
-    whole = parts[:-1] if len(parts) > 1 and parts[-1] == "" else parts  # as split_block
-    missing = set(whole).difference(blank_free_lines(lines.normalized))
-    return _Absent(not missing.isdisjoint(parts[1:-1]), bool(missing))
+    """Which tolerant rungs oldText's lines rule out, by the lines of
+    oldText not in the file as written (a near miss has a few: a typo),
+    looked for without whitespace among the file's lines: one pass over the
+    file, not the rungs' keys of the whole file."""
+    parts = old.split("\n")
+    # as split_block: a last line of blanks after the final break is none
+    whole = parts[:-1] if len(parts) > 1 and not parts[-1].strip() else parts
+    # a line in the file as written is in it without whitespace too
+    unmatched = set(whole).difference(lines.contents)
+    if not unmatched:
+        return _Absent(False, False)
+    text = lines.normalized
+    # the file's lines without whitespace: a few looked for in its text, more in a set
+    keys: _BlankFreeText | set[str] = \
+        _BlankFreeText(text) if len(unmatched) <= _FEW_ABSENT and text.isascii() \
+        else set(blank_free_lines(text))
+    absent = {line for line in unmatched if _blank_free(line) not in keys}
+    return _Absent(not absent.isdisjoint(parts[1:-1]), bool(absent))
+
+
+def _blank_free(line: str) -> str:
+    """One line without its whitespace (as :func:`blank_free_lines`)."""
+    return line.translate(_NO_BLANKS) if line.isascii() else "".join(line.split())
+
+
+class _BlankFreeText:
+    """The file's lines without whitespace, as one text between line
+    breaks: a line is looked for by one ``str.find`` (for a few lines, cheaper
+    than a set of every file line)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = "\n" + text.translate(_NO_BLANKS) + "\n"
+
+    def __contains__(self, key: str) -> bool:
+        return "\n" + key + "\n" in self.text
 
 
 _SPACES = re.compile(r"\s+")
@@ -179,8 +210,9 @@ _AFTER_MARK = re.compile(r"(?<=[()\[\]{}<>,;:=]) ")
 
 
 _BLANKS = re.compile(r"[^\S\n]+")
-# a blank \s takes on ASCII but the space and the line break
-_ASCII_BLANK_NOT_SPACE = re.compile(r"[\t\x0b\x0c\r\x1c-\x1f]")
+# the blanks \s takes on ASCII but the space and the line break (each
+# looked for by memchr: a class scan in the regex engine is some ten times slower)
+_ASCII_BLANKS_NOT_SPACE = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f"
 # A space beside a bracket or separator, either side, in one pass: the
 # literal space first lets the engine skip to the spaces.
 _BESIDE_MARK = re.compile(r" (?:(?=[()\[\]{}<>,;:=])|(?<=[()\[\]{}<>,;:=] ))")
@@ -202,7 +234,8 @@ def collapsed_lines(text: str) -> str:
     (``" ".join(line.split())`` line by line), in C: the runs are replaced
     only where one is not already a single space (code is mostly such)."""
     stripped = "\n".join(strip_keys(text))
-    if "  " in stripped or not stripped.isascii() or _ASCII_BLANK_NOT_SPACE.search(stripped):
+    if "  " in stripped or not stripped.isascii() or \
+            any(blank in stripped for blank in _ASCII_BLANKS_NOT_SPACE):
         return _BLANKS.sub(" ", stripped)
     return stripped
 
