@@ -87,7 +87,10 @@ class MainWake:
     once it is done: either ends the poll, and the handler runs."""
 
     def __init__(self) -> None:
-        self.read_fd, self.write_fd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        # os.pipe, not pipe2 (Darwin has none): close-on-exec already, made non-blocking
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.read_fd, False)
+        os.set_blocking(self.write_fd, False)
 
     def poke(self) -> None:
         try:
