@@ -1,7 +1,8 @@
 """An independent red-team pass over answers against the disk when a step
-fails after the act: a new file is made by linking its temporary file to
-the name (``linkat``: refused if the name exists) and then removing the
-temporary name.  Where that removal failed (``EIO``, ``EACCES``: injected
+fails after the act: where the filesystem has no rename that never
+replaces, a new file is made by linking its temporary file to the name
+(``linkat``: refused if the name exists) and then removing the temporary
+name.  Where that removal failed (``EIO``, ``EACCES``: injected
 once through the fault-injecting backend), the new file was in place with
 the content, yet ``write_file`` answered ``DENIED`` "...; nothing was
 changed" (or ``INTERNAL``), and so did ``apply_patch``'s ``Add File`` and
@@ -58,6 +59,9 @@ def test_a_new_files_answer_agrees_with_the_disk_when_its_temporary_name_stays(
     root = Root(str(tmp_path), backend=backend, fast_path=make_root.fast_path)
     try:
         box = Toolbox(root)
+        # the link made the file where the filesystem has no rename that never
+        # replaces (a create's first way: one link from the start)
+        backend.add(Fault("rename_at", errno.EINVAL, temp=True, times=-1))
         once = backend.add(Fault("unlink_at", err, temp=True, times=1))
         answered_ok = make(box)
     finally:

@@ -138,6 +138,9 @@ def grep_retry(ctx: ToolContext, args: dict[str, Any], result: GrepResult, finds
         return
     label, trial = hit
     if finds(args):
+        skipped = result["skipped"]
+        if skipped.get("unreadable") or skipped.get("unreadableDirectories"):
+            return  # the check read what the search could not: no hint about the arguments
         # the tree changed after the search: what it answered and what the
         # suggestion says of the arguments would disagree
         raise Refusal(Code.STALE, f"{_said(args['path'])} changed while it was searched; "
