@@ -423,13 +423,9 @@ class HeldParent:
         since: the caller refuses it); ``None`` when it cannot be opened or
         read, or is not such a file (then left open for :meth:`close`,
         nothing raised)."""
-        if self._file >= 0:
-            raise ValueError("the file is open already")
-        opened = self._backend.open_stat(self._fd, self.name, os.O_RDONLY | _SAFE)
-        if opened is None:
+        info = self.open_file()
+        if info is None:
             return None
-        self._file, info = opened
-        self._info = info
         if info.st_mode & _S_IFMT != _S_IFREG or info.st_nlink > 1 or info.st_size > limit:
             return None
         try:
