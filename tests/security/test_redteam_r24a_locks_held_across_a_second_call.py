@@ -37,6 +37,8 @@ import pytest
 from corral.contained import Root, backend_by_name
 from corral.tools import Limits, Toolbox
 
+from .helpers.disk import entries
+
 Call = tuple[str, dict[str, Any]]
 
 
@@ -83,21 +85,6 @@ SHAPES: dict[str, tuple[Callable[[Path], None], Call, Call]] = {
 
 #: first calls refused before their host is asked
 REFUSED_BEFORE_ASKING = frozenset({"into_its_own_subtree_through_a_link"})
-
-
-def _disk(base: Path) -> list[tuple[str, ...]]:
-    found: list[tuple[str, ...]] = []
-    for top, dirs, files in os.walk(base):
-        for name in dirs + files:
-            path = os.path.join(top, name)
-            rel = os.path.relpath(path, base)
-            if os.path.islink(path):
-                found.append((rel, "link", os.readlink(path)))
-            elif os.path.isdir(path):
-                found.append((rel, "dir"))
-            else:
-                found.append((rel, "file", Path(path).read_text()))
-    return sorted(found)
 
 
 def _root(base: Path, make_root: Any) -> Root:
@@ -154,4 +141,4 @@ def test_a_call_holding_its_locks_and_a_second_sent_with_it(tmp_path, make_root,
     assert [a["ok"] for a in answers] == [e["ok"] for e in expected], (answers, expected)
     assert [a.get("code") for a in answers] == [e.get("code") for e in expected], \
         (answers, expected)
-    assert _disk(together) == _disk(one_at_a_time), (answers, expected)
+    assert entries(together) == entries(one_at_a_time), (answers, expected)
