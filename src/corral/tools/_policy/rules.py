@@ -106,6 +106,14 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.run",                        # JetBrains: shared run configurations
     "**/.devcontainer",               # Dev Containers: initializeCommand runs on the host
     "**/.devcontainer.json",
+    # cloud workspaces: commands run as one starts, with the user's git
+    # credentials (a Gitpod prebuild runs init on its own for a new commit)
+    "**/.gitpod.yml",                 # Gitpod: tasks' before, init, command
+    "**/.gitpod/automations.yaml",    # Gitpod Flex (Ona): tasks run postDevcontainerStart
+    "**/.gitpod/automations.yml",
+    "**/.idx/dev.nix",                # Firebase Studio (IDX): onCreate, onStart, previews
+    "**/.codesandbox/tasks.json",     # CodeSandbox: setupTasks, tasks runAtStart
+    "**/.replit",                     # Replit: onBoot runs as the Repl boots
     "**/.husky",                      # husky: git hook scripts (core.hooksPath=.husky)
     "**/.githooks",                   # the usual core.hooksPath directory
     "**/.pre-commit-config.yaml",     # pre-commit: local hooks are commands, run on commit
