@@ -33,6 +33,8 @@ import pytest
 
 from corral.tools import Policy, Toolbox
 
+from .helpers.config_runs import check_what_it_runs_is_protected
+
 CONFIGS = {
     ".gitpod.yml": "tasks:\n  - init: sh scripts/init.sh\n    command: npm run dev\n",
     ".gitpod/automations.yaml": ("tasks:\n  setup:\n    name: setup\n    command: sh x.sh\n"
@@ -99,3 +101,48 @@ def test_a_projects_own_near_names_stay_the_models(tmp_path, make_root, path):
         answer = toolbox.call("write_file", {"path": path, "content": "notes\n"})
     assert answer["ok"] is True, answer
     assert (tmp_path / path).read_text() == "notes\n"
+
+
+@pytest.mark.parametrize("config", [".gitpod", ".codesandbox", ".idx", "pkg/.gitpod"])
+def test_a_folder_moved_in_as_one_is_refused(tmp_path, make_root, config):
+    inner = {".gitpod": "automations.yaml", ".codesandbox": "tasks.json", ".idx": "dev.nix"}
+    name = inner[config.rsplit("/", 1)[-1]]
+    (tmp_path / "staged").mkdir()
+    (tmp_path / "staged" / name).write_text("x\n")
+    with Toolbox(make_root(str(tmp_path))) as toolbox:
+        answer = toolbox.call("move_file", {"source": "staged", "destination": config})
+    _refused(answer)
+    assert not (tmp_path / config).exists() and (tmp_path / "staged" / name).exists()
+
+
+# What those configs run as the workspace starts, from the folder holding
+# them: the scripts a command names are protected, as a dev container's
+# lifecycle commands' are; what runs only when the user asks (a CodeSandbox
+# task without runAtStart, a Gitpod Flex task triggered by hand, Replit's
+# run) stays the model's.
+RUNS = {
+    ".gitpod.yml": ("tasks:\n  - before: sh scripts/before.sh\n    init: |\n      npm install\n"
+                    "      bash scripts/init.sh\n    command: ./scripts/start.sh\n",
+                    ["scripts/before.sh", "scripts/init.sh", "scripts/start.sh"]),
+    ".gitpod/automations.yaml": (
+        "tasks:\n  setup:\n    name: setup\n    command: sh scripts/setup.sh\n"
+        "    triggeredBy:\n      - postDevcontainerStart\n"
+        "  by-hand:\n    name: by hand\n    command: sh scripts/other.sh\n"
+        "    triggeredBy: [manual]\n"
+        "services:\n  db:\n    name: db\n    triggeredBy: [postEnvironmentStart]\n"
+        "    commands:\n      start: ./scripts/db.sh\n",
+        ["scripts/setup.sh", "scripts/db.sh"]),
+    ".codesandbox/tasks.json": (
+        '{"setupTasks": ["sh scripts/setup.sh", {"name": "b", "command": "node tools/build.js"}],'
+        ' "tasks": {"dev": {"name": "dev", "command": "sh scripts/dev.sh", "runAtStart": true},'
+        ' "lint": {"name": "lint", "command": "sh scripts/other.sh"}}}\n',
+        ["scripts/setup.sh", "tools/build.js", "scripts/dev.sh"]),
+    ".replit": ('onBoot = "sh scripts/boot.sh"\nrun = "sh scripts/other.sh"\n',
+                ["scripts/boot.sh"]),
+}
+
+
+@pytest.mark.parametrize("config", list(RUNS))
+def test_what_it_runs_as_the_workspace_starts_is_protected(tmp_path, make_root, config):
+    text, programs = RUNS[config]
+    check_what_it_runs_is_protected(tmp_path, make_root, config, text, programs)
