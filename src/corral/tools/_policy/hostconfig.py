@@ -82,6 +82,9 @@ HOST_CONFIGS: tuple[str, ...] = (
     # makes a worktree, OpenHands at each session start and as its pre-commit hook
     ".kilo/setup-script", ".kilo/setup-script.*", ".kilocode/setup-script",
     ".kilocode/setup-script.*", ".openhands/setup.sh", ".openhands/pre-commit.sh",
+    # cloud workspaces: what runs as one starts (Gitpod, Gitpod Flex, CodeSandbox, Replit)
+    ".gitpod.yml", ".gitpod/automations.yaml", ".gitpod/automations.yml",
+    ".codesandbox/tasks.json", ".replit",
 ) + MISE_CONFIGS + (
     # the user's own tool configs: the programs they run at a common command
     ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".bunfig.toml", ".cargo/config.toml",
@@ -172,6 +175,8 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
         return _spelled(_codex(text)), [], []
     if name == ".aider.conf.yml":
         return _spelled(_aider(load_yaml(text))), [], []
+    if name == ".replit":
+        return _spelled(_replit(text)), [], []
     if name in _TOOL_CONFIGS:
         run, loaded = _TOOL_CONFIGS[name](text)
         return _spelled(run), [], loaded[:_MOST_TASKS]
@@ -197,6 +202,12 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
         found = list(_lint_staged(data))
     elif name == ".cursor/worktrees.json":
         found = list(_worktree_setup(data))
+    elif name == ".gitpod.yml":
+        found = list(_gitpod_tasks(data))
+    elif name in (".gitpod/automations.yaml", ".gitpod/automations.yml"):
+        found = list(_gitpod_automations(data))
+    elif name == ".codesandbox/tasks.json":
+        found = list(_codesandbox_tasks(data))
     else:
         found = list(_commands_in(data))
         found += [value for key in _HELPERS.get(name, ())
@@ -290,6 +301,65 @@ def _worktree_setup(data: Any) -> Iterator[str]:
             yield value
         elif isinstance(value, list):
             yield from (line for line in value if isinstance(line, str))
+
+
+def _gitpod_tasks(data: Any) -> Iterator[str]:
+    """Gitpod's ``.gitpod.yml``: each task's ``before``, ``init``,
+    ``prebuild`` and ``command``, shell lines run as a workspace starts (a
+    prebuild runs ``before`` and ``init`` on its own for a new commit)."""
+    tasks = _get(data, "tasks")
+    for task in tasks[:_MOST_TASKS] if isinstance(tasks, list) else ():
+        for key in ("before", "init", "prebuild", "command"):
+            value = _get(task, key)
+            if isinstance(value, str):
+                yield value
+
+
+def _gitpod_automations(data: Any) -> Iterator[str]:
+    """Gitpod Flex's automations: each task's ``command`` and each
+    service's ``commands`` (``start``, ``ready``, ``stop``) whose
+    ``triggeredBy`` starts them with the environment (every trigger but
+    ``manual``)."""
+    for kind, key in (("tasks", "command"), ("services", "commands")):
+        entries = _get(data, kind)
+        for entry in list(entries.values())[:_MOST_TASKS] if isinstance(entries, dict) else ():
+            triggers = _get(entry, "triggeredBy")
+            if not isinstance(triggers, list) or all(t == "manual" for t in triggers):
+                continue
+            value = _get(entry, key)
+            if isinstance(value, str):
+                yield value
+            elif isinstance(value, dict):
+                yield from (line for line in value.values() if isinstance(line, str))
+
+
+def _codesandbox_tasks(data: Any) -> Iterator[str]:
+    """CodeSandbox's ``.codesandbox/tasks.json``: its ``setupTasks`` (a
+    shell line or ``{command}`` each), run in order as the sandbox starts,
+    and each task with ``runAtStart``; a task run by a click is the
+    user's."""
+    setup = _get(data, "setupTasks")
+    for task in setup[:_MOST_TASKS] if isinstance(setup, list) else ():
+        line = task if isinstance(task, str) else _get(task, "command")
+        if isinstance(line, str):
+            yield line
+    tasks = _get(data, "tasks")
+    for task in list(tasks.values())[:_MOST_TASKS] if isinstance(tasks, dict) else ():
+        line = _get(task, "command")
+        if _get(task, "runAtStart") is True and isinstance(line, str):
+            yield line
+
+
+def _replit(text: str) -> Iterator[str]:
+    """Replit's ``.replit`` (TOML): ``onBoot``, run as the Repl boots (a
+    shell line or an argv); ``run`` waits for the Run button."""
+    try:
+        data = tomllib.loads(text)
+    except (ValueError, RecursionError):
+        return
+    line = _line(_get(data, "onBoot"), None)
+    if line is not None:
+        yield line
 
 
 def _lifecycle(value: Any) -> Iterator[str]:
