@@ -86,14 +86,25 @@ _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 def shown_name(value: Any) -> str:
     """A name or path as one line a model cannot misread: as it is, or,
     when it holds a control character or a line separator (a name
-    ``a\\nb`` would read as two entries) or begins with a space, ``[`` or
-    ``"`` (an indent, a note, a quoted name), in double quotes with those
+    ``a\\nb`` would read as two entries), begins with a space, ``[`` or
+    ``"`` (an indent, a note, a quoted name) or reads as a line the answer
+    says in words (:func:`_reads_as_said`), in double quotes with those
     characters escaped (``\\n``, ``\\u001b``) and its quotes and
     backslashes too."""
     text = str(value)
-    if (text.isprintable() or not _BREAKS.search(text)) and text[:1] not in _OPENERS:
+    if (text.isprintable() or not _BREAKS.search(text)) and text[:1] not in _OPENERS \
+            and (" " not in text or not _reads_as_said(text)):  # (most names: no space, no call)
         return text
     return _quoted_name(text)
+
+
+def _reads_as_said(text: str) -> bool:
+    """Whether ``text`` could be read as a line an answer says in words,
+    not a name: every such line holds ``": "`` (a refusal's ``CODE:
+    message``, ``Try: tool {...}``, ``Warning: ...``, a field's ``key:
+    value``) or is a sentence ending in a full stop (``No match.``, a
+    search's note, a hint)."""
+    return " " in text and (": " in text or text.endswith("."))
 
 
 # what a name shown bare never begins with: a space (a listing's indent
@@ -103,9 +114,13 @@ _OPENERS = frozenset(' ["')
 
 
 def _opens_a_line(body: str) -> bool:
-    """Whether a line of ``body`` (an entry's line each) shows a name that
-    begins as :data:`_OPENERS` says no bare name does (an empty name's
-    line, a space then its size or kind, is not one)."""
+    """Whether a line of ``body`` (an entry's line each) may show a name
+    that begins as :data:`_OPENERS` says no bare name does (an empty name's
+    line, a space then its size or kind, is not one) or reads as a line
+    said in words (a ``: ``, or a name ending in a full stop, before its
+    size or ``/``): each entry is then shown by :func:`shown_name`."""
+    if ": " in body or ". " in body or "./" in body:
+        return True  # (rare) a name that may read as a line said in words: each entry's own look
     if body[:1] not in _OPENERS and _OPENER_AFTER_BREAK.search(body) is None:
         return False  # (nearly every listing: one scan, no line looked at)
     return _OPENING_LINE.search("\n" + body) is not None
