@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 from .pythonstart import imported_modules
 
-__all__ = ["Entry", "entries", "ProgramPath", "program_paths", "command_paths", "PROGRAM_KEYS",
-           "entered_directories", "from_directories"]
+__all__ = ["ENVIRONMENT_MANAGERS", "Entry", "entries", "ProgramPath", "program_paths",
+           "command_paths", "PROGRAM_KEYS", "entered_directories", "from_directories"]
 
 # (section, key) -> how git runs the value; a section listed with key "*"
 # takes every key.  Subsections are not looked at: ``gpg.program`` and
@@ -240,6 +240,15 @@ _NODE_RUNNERS = {"npm", "npx", "yarn", "yarnpkg", "pnpm", "pnpx", "bun", "bunx",
 _NODE_FILES = ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pnpmfile.cjs",
                "bunfig.toml")
 _NODE_DIRS = ("node_modules", ".yarn")
+#: environment managers a shell hands itself to (direnv's ``use devenv``, an
+#: ``eval "$(devbox shellenv --init-hook)"``): what each runs from the
+#: directory it starts in (devenv.nix's enterShell, devbox.json's init_hook,
+#: flox's on-activate hook), a file, or a directory (a name ending in '/')
+ENVIRONMENT_MANAGERS: dict[str, tuple[str, ...]] = {
+    "devenv": ("devenv.nix", "devenv.yaml", "devenv.local.nix", "devenv.local.yaml"),
+    "devbox": ("devbox.json",),
+    "flox": (".flox/",),
+}
 # the variables naming directories a language loads its modules from
 _LIBRARY_VARIABLES = {"PERL5LIB", "PERLLIB", "RUBYLIB", "PYTHONPATH", "NODE_PATH"}
 _INCLUDE_FLAG_PROGRAMS = re.compile(r"(perl|ruby)[0-9.]*")
@@ -261,7 +270,8 @@ def _loaded_code(word: _Word, before: str) -> list[ProgramPath]:
         if program in _NODE_RUNNERS:
             return ([ProgramPath(config, True) for config in _NODE_FILES]
                     + [ProgramPath(directory, False) for directory in _NODE_DIRS])
-        return []
+        return [ProgramPath(place.rstrip("/"), not place.endswith("/"))
+                for place in ENVIRONMENT_MANAGERS.get(program, ())]
     if word.program in _MAKES and before in ("-C", "--directory"):
         return [ProgramPath(f"{text.rstrip('/')}/{makefile}", True) for makefile in _MAKEFILES]
     if _INCLUDE_FLAG_PROGRAMS.fullmatch(word.program):

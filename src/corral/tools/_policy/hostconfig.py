@@ -40,6 +40,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...hosts import file_uri_path
+from .gitconfig import ENVIRONMENT_MANAGERS
 from .hookmanagers import LEFTHOOK_CONFIGS, PRE_COMMIT_CONFIGS
 from .yamlish import load as load_yaml
 
@@ -742,7 +743,11 @@ _DIRENV_QUIET = frozenset({
 # what ``layout x`` puts on PATH; what ``use x`` evaluates (a shellHook runs in the shell)
 _LAYOUTS = {"node": ["node_modules/.bin"], "python": [".direnv"], "pipenv": [".direnv"],
             "poetry": [".direnv"], "pyenv": [".direnv"], "uv": [".venv", ".direnv"]}
-_USES = {"nix": ["shell.nix", "default.nix"], "flake": ["flake.nix", "flake.lock"]}
+_USES = {"nix": ["shell.nix", "default.nix"], "flake": ["flake.nix", "flake.lock"],
+         # environment managers: devenv.nix's enterShell, devbox.json's init_hook,
+         # the on-activate hook of flox's manifest run at each cd
+         **{manager: [place.rstrip("/") for place in places]
+            for manager, places in ENVIRONMENT_MANAGERS.items()}}
 
 
 def _jsonc(text: str) -> Any:
