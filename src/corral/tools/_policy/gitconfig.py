@@ -234,6 +234,12 @@ def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
 # configs, their modules): the names taken from the working directory
 _MAKES = {"make", "gmake", "bmake"}
 _MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
+# make's siblings: the recipes each reads from where it runs (just takes
+# "justfile" in any case, as the policy compares names: folded)
+_TASK_RUNNERS: dict[str, tuple[str, ...]] = {
+    "just": ("justfile", ".justfile"),
+    "task": ("Taskfile.yml", "Taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"),
+}
 _NODE_RUNNERS = {"npm", "npx", "yarn", "yarnpkg", "pnpm", "pnpx", "bun", "bunx", "corepack"}
 # package.json's scripts, the modules and .bin programs they run, the
 # configs that name a shell or a program to run in its place
@@ -267,6 +273,8 @@ def _loaded_code(word: _Word, before: str) -> list[ProgramPath]:
         program = text.rpartition("/")[2]
         if program in _MAKES:
             return [ProgramPath(makefile, True) for makefile in _MAKEFILES]
+        if program in _TASK_RUNNERS:
+            return [ProgramPath(recipes, True) for recipes in _TASK_RUNNERS[program]]
         if program in _NODE_RUNNERS:
             return ([ProgramPath(config, True) for config in _NODE_FILES]
                     + [ProgramPath(directory, False) for directory in _NODE_DIRS])
