@@ -21,12 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .pythonstart import imported_modules
+from .yamlish import load as load_yaml
 
 __all__ = ["ENVIRONMENT_MANAGERS", "Entry", "entries", "ProgramPath", "program_paths",
-           "command_paths", "PROGRAM_KEYS", "entered_directories", "from_directories"]
+           "command_paths", "PROGRAM_KEYS", "entered_directories", "from_directories",
+           "JUSTFILES", "TASKFILES", "recipe_commands"]
 
 # (section, key) -> how git runs the value; a section listed with key "*"
 # takes every key.  Subsections are not looked at: ``gpg.program`` and
@@ -235,11 +237,11 @@ def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
 _MAKES = {"make", "gmake", "bmake"}
 _MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
 # make's siblings: the recipes each reads from where it runs (just takes
-# "justfile" in any case, as the policy compares names: folded)
-_TASK_RUNNERS: dict[str, tuple[str, ...]] = {
-    "just": ("justfile", ".justfile"),
-    "task": ("Taskfile.yml", "Taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"),
-}
+# "justfile" in any case: each spelling named, so the recipes are read)
+JUSTFILES = ("justfile", "Justfile", "JUSTFILE", ".justfile")
+TASKFILES = ("Taskfile.yml", "Taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml",
+             "taskfile.yml", "taskfile.yaml", "taskfile.dist.yml", "taskfile.dist.yaml")
+_TASK_RUNNERS: dict[str, tuple[str, ...]] = {"just": JUSTFILES, "task": TASKFILES}
 _NODE_RUNNERS = {"npm", "npx", "yarn", "yarnpkg", "pnpm", "pnpx", "bun", "bunx", "corepack"}
 # package.json's scripts, the modules and .bin programs they run, the
 # configs that name a shell or a program to run in its place
@@ -288,6 +290,50 @@ def _loaded_code(word: _Word, before: str) -> list[ProgramPath]:
         if before == "-I" and text:
             return [ProgramPath(text, False)]
     return []
+
+
+def recipe_commands(name: str, text: str) -> list[str] | None:
+    """The shell lines a justfile or a Taskfile (by its file ``name``)
+    runs, or ``None`` for another file.  A justfile: each recipe's
+    indented line (its ``@``/``-`` prefix dropped) and each backtick
+    evaluated as it loads; a Taskfile: every ``cmds`` item, ``cmd``,
+    ``sh`` (a dynamic variable's, a precondition's) and ``status`` line,
+    at any depth.  A Taskfile the bounded YAML reader cannot read raises
+    :class:`~.yamlish.Unread`."""
+    if name in JUSTFILES:
+        lines = []
+        for line in text.splitlines():
+            if line[:1] in (" ", "\t"):
+                if line.strip():
+                    lines.append(line.strip().lstrip("@-").strip())
+            else:
+                lines += _BACKTICK.findall(line)
+        return lines
+    if name in TASKFILES:
+        return list(_task_lines(load_yaml(text)))
+    return None
+
+
+_BACKTICK = re.compile(r"`([^`\n]+)`")
+_TASK_LINE_KEYS = ("cmd", "sh")
+_TASK_LIST_KEYS = ("cmds", "status", "preconditions")
+
+
+def _task_lines(value: Any, depth: int = 0) -> Iterator[str]:
+    """The shell lines of a Taskfile's value (bounded by depth)."""
+    if depth > 16:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in _TASK_LINE_KEYS and isinstance(item, str):
+                yield item
+            elif key in _TASK_LIST_KEYS and isinstance(item, list):
+                yield from (line for line in item if isinstance(line, str))
+            if isinstance(item, (dict, list)):
+                yield from _task_lines(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _task_lines(item, depth + 1)
 
 
 def _substitutions(command: str) -> list[str]:

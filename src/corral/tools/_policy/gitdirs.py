@@ -75,8 +75,9 @@ from .hookmanagers import read as read_hook_manager
 from .hostconfig import HOST_CONFIGS, MOST_MATCHED, config_tops
 from .hostconfig import commands as host_commands
 from .hostconfig import matches as host_config_matches
-from .gitconfig import (NODE_SUFFIXES, ProgramPath, command_paths, entered_directories, entries,
-                        from_directories, interpreter, program_paths)
+from .gitconfig import (JUSTFILES, NODE_SUFFIXES, TASKFILES, ProgramPath, command_paths,
+                        entered_directories, entries, from_directories, interpreter,
+                        program_paths, recipe_commands)
 from .pythonstart import imported_modules
 from .rules import fold
 from .yamlish import Unread
@@ -630,7 +631,7 @@ class _Found:
         name = path.rpartition("/")[2]
         shell = shell or name.endswith(_SHELL_SUFFIXES)
         if (not shell and name not in MAKEFILE_NAMES and not name.endswith(".mk")
-                and name != "package.json"):
+                and name != "package.json" and name not in JUSTFILES and name not in TASKFILES):
             return
         self.opened_configs[path] = True
         text = self.text(path)
@@ -649,6 +650,12 @@ class _Found:
             return
         if name == "package.json":
             commands = _package_scripts(text)
+        elif name in JUSTFILES or name in TASKFILES:
+            try:
+                commands = recipe_commands(name, text) or []
+            except Unread:
+                self.whole = True  # what its tasks run is not known
+                return
         else:
             for line in text.splitlines():
                 if line.startswith("\t"):
@@ -704,10 +711,11 @@ class _Found:
         """What runs the program file ``path`` (see :func:`interpreter`): its
         ``#!`` line's program (past ``env`` and its options); without one,
         a Node script by its name, and a text file of no other kind the
-        shell, which runs it itself; ``""`` for a binary, a makefile,
-        package.json or a directory."""
+        shell, which runs it itself; ``""`` for a binary, a makefile (a
+        justfile, a Taskfile), package.json or a directory."""
         name = path.rpartition("/")[2]
-        if name in MAKEFILE_NAMES or name.endswith(".mk") or name == "package.json":
+        if name in MAKEFILE_NAMES or name.endswith(".mk") or name == "package.json" \
+                or name in JUSTFILES or name in TASKFILES:
             return ""
         head = self.look.text(path, 512)
         if head is None or "\0" in head:
