@@ -10,9 +10,11 @@ import pytest
 from corral.tools._search.globs import compile_glob
 
 PATTERNS = ["**/*.py", "*.py", "src/**/*.py", "**/a/**/a/**/a/b", "a/*/c", "{a,b}/**/x?.txt",
-            "**/{*.py,*.md,README}", "**/test_*", "[ab]*/**/[!x]*", "**", "a/**/", "*/b/**/c*"]
+            "**/{*.py,*.md,README}", "**/test_*", "[ab]*/**/[!x]*", "**", "a/**/", "*/b/**/c*",
+            # a name alone decides: its literal start and end are tested before the rest
+            "*a*a*b", "x*.txt", "t*_?.py", "a*", "*x*", "R*E", "x?*y.txt", "*.t[x]t", "b.txt"]
 NAMES = ["a", "b", "c", "x1.txt", "xy.txt", "README", "test_x.py", "m.md", "x", "src", "ab",
-         "a.py", "ca", "cb", ".py", "b.txt"]
+         "a.py", "ca", "cb", ".py", "b.txt", "aab", "ab.b", "xay.txt", "t_.py", "RE"]
 
 
 def _states_reached(matcher, depth: int = 3):

@@ -299,6 +299,17 @@ class _Outcome:
         self.incomplete = False
 
 
+class _Unmatched:
+    """An ``include`` (matching by name alone) a probe's walk also tests
+    every file it meets against, reading none more for it: ``met`` counts
+    the names it matches, ``whole`` says the walk met every file."""
+
+    def __init__(self, include: GlobMatcher) -> None:
+        self.include = include
+        self.met = 0
+        self.whole = False
+
+
 def run(ctx: ToolContext, args: dict[str, Any]) -> GrepResult:
     rel = ctx.rel(args["path"])
     finds = _finder(ctx)
@@ -323,13 +334,45 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> GrepResult:
         ctx.view.ask_read(GrepRequest(shown, args["pattern"]), opened, rel, info)
         result = search(ctx, args, pattern, include, rel, info, opened=opened)
     if not _listed_of(result) and not result["truncated"]:
-        grep_retry(ctx, args, result, finds, explicit)
+        grep_retry(ctx, args, result, finds, explicit,
+                   without_include=getattr(finds, "without_include", None))
     return result
 
 
 def _finder(ctx: ToolContext) -> Finds:
     """Whether a trial grep (a suggestion being checked) finds anything."""
-    def finds(trial: dict[str, Any]) -> bool:
+    return _Finder(ctx)
+
+
+class _Finder:
+    """Whether a trial grep (a suggestion being checked) finds anything
+    (:data:`Finds`); :meth:`without_include` is the trial that drops an
+    include which matched no file."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self.ctx = ctx
+
+    def __call__(self, trial: dict[str, Any]) -> bool:
+        return self._probe(trial, None)
+
+    def without_include(self, sent: dict[str, Any]) -> tuple[bool, bool]:
+        """The trial of ``sent`` without its ``include`` (which matched no
+        file): whether it finds anything, and whether its walk, going on to
+        the end, met no file the include matches either, so that ``sent``
+        finds nothing then, as a search of its own would show (it would
+        walk the tree once more; an include of a path, ``src/*.py``, is
+        left to that search)."""
+        try:
+            include = _include(sent.get("include"))
+        except Refusal:
+            include = None
+        unmatched = _Unmatched(include) if include is not None and include.name_only else None
+        found = self._probe({**sent, "include": None}, unmatched)
+        return found, found and unmatched is not None and unmatched.whole \
+            and not unmatched.met
+
+    def _probe(self, trial: dict[str, Any], unmatched: _Unmatched | None) -> bool:
+        ctx = self.ctx
         try:
             pattern = compile_pattern(trial["pattern"], regex=trial["regex"],
                                       ignore_case=trial["caseInsensitive"])
@@ -341,22 +384,23 @@ def _finder(ctx: ToolContext) -> Finds:
                     return False
                 ctx.check_hardlink(rel, info)
                 return bool(search(ctx, trial, pattern, include, rel, info, probe=True,
-                                   opened=opened)["files"])
+                                   opened=opened, unmatched=unmatched)["files"])
         except Refusal as refusal:
             if refusal.kind is Kind.CANCELLED:
                 raise
             return False  # out of time included: the suggestion is not verified
         except (PatternProblem, OSError):
             return False
-    return finds
 
 
 def search(ctx: ToolContext, args: dict[str, Any], pattern: Pattern,
            include: GlobMatcher | None, rel: str, info: os.stat_result, *,
-           opened: OpenFile, probe: bool = False) -> GrepResult:
+           opened: OpenFile, probe: bool = False,
+           unmatched: _Unmatched | None = None) -> GrepResult:
     """One grep over ``rel`` (``opened`` by the view, its fstat ``info``),
     authorized already: a file is searched from ``opened``; with ``probe``,
-    only whether anything matches (the first result)."""
+    only whether anything matches (the first result).  ``unmatched``: an
+    include every file of a directory's walk is tested against (to its end)."""
     is_dir = st.S_ISDIR(info.st_mode)
     context_cap, limit_cap = ctx.limits.grep_context, ctx.limits.search_results
     context = min(args["context"], context_cap)
@@ -370,7 +414,7 @@ def search(ctx: ToolContext, args: dict[str, Any], pattern: Pattern,
     notes: list[str] = []
     outcome = _Outcome()
     try:
-        _grep_tree(ctx, grep, base, include, args["includeIgnored"], notes, outcome)
+        _grep_tree(ctx, grep, base, include, args["includeIgnored"], notes, outcome, unmatched)
     except Refusal as refusal:
         if not Budget.is_time_limit(refusal):
             raise
@@ -463,7 +507,8 @@ def _listed_of(result: GrepResult) -> list[Any]:
 
 
 def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher | None,
-               include_ignored: bool, notes: list[str], outcome: _Outcome) -> None:
+               include_ignored: bool, notes: list[str], outcome: _Outcome,
+               unmatched: _Unmatched | None = None) -> None:
     rules = base_rules(ctx, base, include_ignored, notes)
     visitor = SearchVisitor(ctx, base, rules=rules, skip_git=not include_ignored,
                             prune=include, budget=grep.budget)
@@ -474,9 +519,14 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
                      max_entries=ctx.limits.search_files)
     outcome.stats = tree.stats
     scanner = _scanner(grep)
+    searching = True
     with tree:
         for dir_sub, dir_fd, state, listed, kinds in tree:
             names = run = visitor.shown_files(state, listed)
+            if unmatched is not None:
+                unmatched.met += len(unmatched.include.accepted(state.globs, run))
+                if not searching:
+                    continue  # full: the walk goes on for the include alone
             if include is not None:
                 names = include.accepted(state.globs, run)
             grep.included += len(names)
@@ -493,12 +543,22 @@ def _grep_tree(ctx: ToolContext, grep: _Search, base: Base, include: GlobMatcher
             # read by name in a directory the walk holds, which may be moved out
             # of the root meanwhile: the walk shows it beneath again after
             tree.opened_in(dir_fd)
-            if scanner is not None:
-                if _grep_native(grep, scanner, dir_fd, base, dir_sub, names):
+            if _grep_names(grep, scanner, dir_fd, base, dir_sub, names):
+                if unmatched is None:
                     return
-            elif _grep_files(grep, dir_fd, base, dir_sub, names):
-                return
+                searching = False
     outcome.incomplete = tree.stats.incomplete
+    if unmatched is not None:
+        unmatched.whole = not outcome.incomplete
+
+
+def _grep_names(grep: _Search, scanner: FileScan | None, dir_fd: int, base: Base,
+                dir_sub: str, names: list[str]) -> bool:
+    """Search the files ``names`` of ``dir_fd``, in C where ``scanner``
+    is; ``True`` once the results are full."""
+    if scanner is not None:
+        return _grep_native(grep, scanner, dir_fd, base, dir_sub, names)
+    return _grep_files(grep, dir_fd, base, dir_sub, names)
 
 
 def _grep_files(grep: _Search, dir_fd: int, base: Base, dir_sub: str,

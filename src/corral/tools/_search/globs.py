@@ -320,6 +320,21 @@ def _segment_test(tokens: list[str]) -> NameTest:
     return test
 
 
+def _names_matching(segment: Segment, names: list[str]) -> list[str]:
+    """The names (in order) ``segment`` matches: those with its literal end
+    and start (:attr:`Segment.affix`) found by string methods run in C, the
+    test run on them alone (a long run of names that never end as the
+    pattern does, ``*a*a*a*b`` among ``*.txt``, costs no Python per name)."""
+    head, tail = segment.affix
+    if tail:
+        names = list(compress(names, map(str.endswith, names, repeat(tail))))
+        if segment.suffix_only:
+            return names  # "*.py": the end is the whole test
+    if head and names:
+        names = list(compress(names, map(str.startswith, names, repeat(head))))
+    return list(filter(segment.test, names)) if names else names
+
+
 def _literals(tokens: list[str]) -> list[str]:
     """The runs of literal tokens, in order ("" between two wildcards)."""
     runs = [""]
@@ -590,6 +605,8 @@ class GlobMatcher:
         a pattern are found once a directory, then each name costs them
         alone (a deep ``**/a/**/a/b`` carries many states, few of them final)."""
         if self.name_only:
+            if len(self.name_segments) == 1:
+                return _names_matching(self.name_segments[0], names)
             match = self.match_name
             return [n for n in names if match(n)]
         tests = self._final.get(states)

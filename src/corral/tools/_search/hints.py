@@ -50,6 +50,9 @@ __all__ = [
 
 MAX_PROBES = 4
 Finds = Callable[[dict[str, Any]], bool]  # trial arguments -> whether grep finds anything
+# the arguments as sent -> whether grep finds anything without their include,
+# and whether that walk showed that they, as sent, find nothing
+WithoutInclude = Callable[[dict[str, Any]], tuple[bool, bool]]
 Shown = Callable[[dict[str, Any]], dict[str, Any]]  # arguments as a suggestion shows them
 _METACHARS = re.compile(r"[.()\[\]{}*+?|^$\\]")
 
@@ -122,10 +125,13 @@ _CHECKED = {"bre": "GNU basic syntax", "double_escaped": "one backslash instead 
 
 
 def grep_retry(ctx: ToolContext, args: dict[str, Any], result: GrepResult, finds: Finds,
-               shown: Shown) -> None:
-    """After a grep that found nothing: say what would find something."""
+               shown: Shown, *, without_include: WithoutInclude | None = None) -> None:
+    """After a grep that found nothing: say what would find something.  A
+    hint is offered only if the arguments as sent still find nothing when it
+    is verified (searched again, or, for an include that matched no file,
+    shown by the probe's own walk, ``without_include``)."""
     candidates = _grep_candidates(args, result)
-    hit = _first_found(finds, args, candidates)
+    hit = _grep_first_found(finds, args, candidates, without_include)
     if hit is None:
         checked = [_CHECKED[label] for label, _ in candidates[:MAX_PROBES]]
         if checked:
@@ -136,8 +142,8 @@ def grep_retry(ctx: ToolContext, args: dict[str, Any], result: GrepResult, finds
                                "backslash in the text, so \\\\d is a backslash and a 'd', "
                                "not a digit; send one backslash per regex escape (\\d).")
         return
-    label, trial = hit
-    if finds(args):
+    label, trial, nothing_as_sent = hit
+    if not nothing_as_sent and finds(args):
         skipped = result["skipped"]
         if skipped.get("unreadable") or skipped.get("unreadableDirectories"):
             return  # the check read what the search could not: no hint about the arguments
@@ -147,6 +153,24 @@ def grep_retry(ctx: ToolContext, args: dict[str, Any], result: GrepResult, finds
                       "its answer is not known", "Run the same grep again.",
                       details={"path": args["path"]}, kind=Kind.SWAPPED)
     _offer(result, "grep", shown(trial), _GREP_SAYS[label], label)
+
+
+def _grep_first_found(finds: Finds, args: dict[str, Any], candidates: Candidates,
+                      without_include: WithoutInclude | None
+                      ) -> tuple[str, dict[str, Any], bool] | None:
+    """:func:`_first_found`, and whether the probe that found something
+    showed the arguments as sent find nothing (``without_include``'s walk)."""
+    for label, changes in candidates[:MAX_PROBES]:
+        trial = {**args, **changes}
+        if trial == args:
+            continue
+        if label == "include" and without_include is not None:
+            found, nothing_as_sent = without_include(args)
+        else:
+            found, nothing_as_sent = finds(trial), False
+        if found:
+            return label, trial, nothing_as_sent
+    return None
 
 
 def _trial_refusal(problem: PatternProblem, args: dict[str, Any], finds: Finds,
