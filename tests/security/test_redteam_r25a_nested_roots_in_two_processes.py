@@ -25,6 +25,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from corral.contained import Root, backend_by_name
@@ -36,47 +38,63 @@ TASK = '{"version": "2.0.0", "tasks": [{"label": "x", "command": "touch PWNED", 
        '"runOptions": {"runOn": "folderOpen"}}]}\n'
 OTHER_SECONDS = 2.0  # the other process's call gives up after this (a lock held here)
 
-# another process serving its own root, making one call there
+# another process serving its own root all along (its Toolbox open before
+# this process's call begins), making one call there when told to
 _OTHER = """
 import json, sys
 from corral.contained import Root, backend_by_name
 from corral.tools import Toolbox
-path, backend, fast, tool, args, timeout = sys.argv[1:7]
-root = Root(path, backend=backend_by_name(backend), fast_path=fast == "1")
-answer = Toolbox(root).call(tool, json.loads(args), timeout=float(timeout))
-print(json.dumps(answer))
+path, backend, fast, timeout = sys.argv[1:5]
+box = Toolbox(Root(path, backend=backend_by_name(backend), fast_path=fast == "1"))
+print("serving", flush=True)
+tool, args = json.loads(sys.stdin.readline())
+print(json.dumps(box.call(tool, args, timeout=float(timeout))), flush=True)
 """
 
 
-def _other_process(make_root, path: Path, tool: str, args: dict) -> dict:
+@contextmanager
+def _other_server(make_root, path: Path) -> Iterator[Callable[[str, dict], dict]]:
+    """Another process serving ``path``; yields a function making one call there."""
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([sys.executable, "-c", _OTHER, str(path), make_root.backend_name,
-                           "1" if make_root.fast_path else "0", tool, json.dumps(args),
-                           str(OTHER_SECONDS)],
-                          capture_output=True, text=True, timeout=60, env=env, check=True)
-    return json.loads(done.stdout)
+    server = subprocess.Popen([sys.executable, "-c", _OTHER, str(path), make_root.backend_name,
+                               "1" if make_root.fast_path else "0", str(OTHER_SECONDS)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        assert server.stdout.readline() == "serving\n"
+        stdin, stdout = server.stdin, server.stdout
+
+        def call(tool: str, args: dict) -> dict:
+            stdin.write(json.dumps([tool, args]) + "\n")
+            stdin.flush()
+            return json.loads(stdout.readline())
+        yield call
+    finally:
+        server.stdin.close()
+        server.wait(60)
+        server.stdout.close()
 
 
 def _call_with_the_other_meanwhile(make_root, here: Path, tool: str, args: dict,
                                    there: Path, other_tool: str, other_args: dict,
                                    name: str) -> tuple[dict, list[dict]]:
     """``tool`` called on a root at ``here``; just before it renames or
-    links ``name`` into place, another process serving ``there`` calls
-    ``other_tool``.  Both answers."""
+    links ``name`` into place, another process serving ``there`` (since
+    before the call) calls ``other_tool``.  Both answers."""
     other: list[dict] = []
+    with _other_server(make_root, there) as other_call:
+        def meanwhile() -> None:
+            if not other:
+                other.append(other_call(other_tool, other_args))
 
-    def meanwhile() -> None:
-        if not other:
-            other.append(_other_process(make_root, there, other_tool, other_args))
-
-    faults = [Fault(method, None, name=name, hook=meanwhile)
-              for method in ("link_at", "rename_at")]
-    backend = FaultBackend(backend_by_name(make_root.backend_name), *faults)
-    root = Root(str(here), backend=backend, fast_path=make_root.fast_path)
-    try:
-        answer = Toolbox(root).call(tool, args, timeout=20)
-    finally:
-        root.close()
+        faults = [Fault(method, None, name=name, hook=meanwhile)
+                  for method in ("link_at", "rename_at")]
+        backend = FaultBackend(backend_by_name(make_root.backend_name), *faults)
+        root = Root(str(here), backend=backend, fast_path=make_root.fast_path)
+        try:
+            answer = Toolbox(root).call(tool, args, timeout=20)
+        finally:
+            root.close()
     assert other, "the other process never ran"
     return answer, other
 
