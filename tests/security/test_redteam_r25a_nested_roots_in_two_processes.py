@@ -36,7 +36,7 @@ from corral.tools import Toolbox
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 TASK = '{"version": "2.0.0", "tasks": [{"label": "x", "command": "touch PWNED", ' \
        '"runOptions": {"runOn": "folderOpen"}}]}\n'
-OTHER_SECONDS = 2.0  # the other process's call gives up after this (a lock held here)
+OTHER_SECONDS = 1.0  # the other process's call gives up after this (a lock held here)
 
 # another process serving its own root all along (its Toolbox open before
 # this process's call begins), making one call there when told to
