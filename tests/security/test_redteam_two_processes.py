@@ -71,8 +71,8 @@ def test_a_write_into_a_folder_another_process_moves_onto_vscode_lands_nowhere_p
     """This process writes ``y/tasks.json``; just before the file is put in
     place, another process serving the same root moves ``y`` to ``.vscode``
     (each call alone is allowed: the folder holds no protected name when it
-    moves).  (Two processes serving roots nested in one another are not
-    covered: the lock other processes see is per root.)"""
+    moves).  (Two processes serving roots nested in one another:
+    test_redteam_r25a_nested_roots_in_two_processes.py.)"""
     (tmp_path / "y").mkdir()
     other: list[dict] = []
 

@@ -26,7 +26,7 @@ from .decide import _ADDING, _RUNNING, View, _Call, _Step, running_call
 from .links import chain_end, locate
 from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, ASKING, TREE_EXCLUSIVE, TREE_SHARED,
                     Checkpoint, Identity, LockKey, _Flock, _flock, _flocked)
-from .tree_lock import SharedHold, _changes_here, drop_shared, take_shared
+from .tree_lock import SharedHold, _changes_here, drop_shared, take_shared, tree_file_lock
 from .pinned import _PLAIN_NAMES, Pinned
 
 
@@ -745,6 +745,7 @@ class CallView:
             dst_t = stack.enter_context(self._resolve(dst_rel, Op.MOVE_TO, dst_label,
                                                       "destination",
                                                       create_parents=create_parents))
+            self._hold_roots_on_the_way(stack, (src_t, dst_t))
             self._lock(stack, (src_t, dst_t))
             destination = Pinned(self, dst_t, dst_label, "destination", dst_rel)
             stack.callback(destination.end)
@@ -772,6 +773,8 @@ class CallView:
             targets = [stack.enter_context(self._resolve(
                 want.rel, want.op, want.label, want.field, follow=want.follow,
                 create_parents=want.create_parents)) for want in wants]
+            if moves:
+                self._hold_roots_on_the_way(stack, targets)
             self._lock(stack, tuple(targets))
             step = _Step(exclusive=exclusive)  # decided as one: the tree the step leaves
             pins = []
@@ -784,6 +787,17 @@ class CallView:
             for want, pinned in zip(wants, pins):
                 pinned.decide(want.op)
             yield pins
+
+    def _hold_roots_on_the_way(self, stack: ExitStack, targets: Sequence[Target]) -> None:
+        """For a move: hold exclusively the tree lock of each root another
+        view serves now that lies on the way to one of ``targets`` (the
+        lock other processes see is per root: a process serving ``web``
+        must not write into ``web/sub`` while a move here carries it onto
+        ``.vscode``), inner to this root's, before any folder's lock."""
+        view = self._view
+        for key in view.served_on_the_way(target.path for target in targets):
+            stack.enter_context(tree_file_lock(key, view.root.backend, exclusive=True,
+                                               checkpoint=self.checkpoint))
 
     def _hold_exclusive(self, stack: ExitStack) -> None:
         """Count a step holding the tree exclusively until ``stack`` closes."""

@@ -10,7 +10,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from contextvars import ContextVar, copy_context
 from itertools import compress
 from typing import NamedTuple, Protocol, TYPE_CHECKING
@@ -30,10 +30,15 @@ from .links import (MAX_SCANNED_LINKS, WHOLE_TREE, LinkMap, RootLook,
                     chain_end, git_scan, learn_link, locate, spelled_target)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, let_go_lock_file,
-                        moves_made, tree_file_lock, view_collected)
+                        moves_made, served_listed, tree_file_lock, view_collected)
 
 if TYPE_CHECKING:
     from .pinned import Pinned
+
+# how a served root holding this one is looked for: each parent opened by
+# '..' from the one below, up to the top or this many
+_UP_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+_MOST_PARENTS = 512
 
 
 def policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
@@ -309,6 +314,20 @@ class View:
         protected name protects what it leads to here too); a step that
         ``moves`` counts its move (one that removes a link or a directory
         counts it through what this yields)."""
+        with ExitStack() as around:
+            if moves:
+                # the lock other processes see is per root: a process serving
+                # a root holding this one must not change the folder a move
+                # here carries (taken outermost first, this root's last)
+                for key in self.served_holding():
+                    around.enter_context(tree_file_lock(key, self._root.backend,
+                                                        exclusive=True, checkpoint=checkpoint))
+            yield around.enter_context(self._tree_lock(exclusive=exclusive,
+                                                       checkpoint=checkpoint, moves=moves))
+
+    @contextmanager
+    def _tree_lock(self, *, exclusive: bool, checkpoint: Checkpoint,
+                   moves: bool) -> Iterator[TreeChanges]:
         with tree_file_lock(self.identity, self._root.backend, exclusive=exclusive,
                             checkpoint=checkpoint) as hold:
             here = changes_here()
@@ -324,6 +343,61 @@ class View:
             if moves:
                 changes.count()
             yield changes
+
+    def served_holding(self) -> list[tuple[int, int]]:
+        """The (device, inode) of each root served now by another view (in
+        this process or another) that holds this root, outermost first;
+        looked for up the root's parents only when another root is served."""
+        others = served_listed() - {self.identity}
+        if not others:
+            return []
+        backend = self._root.backend
+        found: list[tuple[int, int]] = []
+        below = self.identity
+        try:
+            fd = backend.open_at(self._root.fileno(), "..", _UP_FLAGS)
+        except OSError:
+            return found  # a parent that cannot be opened: looked no higher
+        try:
+            for _ in range(_MOST_PARENTS):
+                info = backend.fstat(fd)
+                key = (info.st_dev, info.st_ino)
+                if key == below:
+                    break  # the top: its own parent
+                if key in others:
+                    found.append(key)
+                below = key
+                up = backend.open_at(fd, "..", _UP_FLAGS)
+                backend.close(fd)
+                fd = up
+        except OSError:
+            pass
+        finally:
+            backend.close(fd)
+        found.reverse()
+        return found
+
+    def served_on_the_way(self, places: Iterable[str]) -> list[tuple[int, int]]:
+        """The (device, inode) of each root served now by another view that
+        lies in this root on the way to one of ``places`` (canonical paths):
+        the directories holding them, outermost first."""
+        others = served_listed() - {self.identity}
+        if not others:
+            return []
+        found: list[tuple[int, int]] = []
+        ways: set[str] = set()
+        for place in places:
+            parts = place.split("/")[:-1]
+            ways.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
+        for way in sorted(ways, key=lambda way: (way.count("/"), way)):
+            try:
+                info = self._root.stat(way, follow_symlinks=False)
+            except OSError:
+                continue
+            key = (info.st_dev, info.st_ino)
+            if key in others and key not in found:
+                found.append(key)
+        return found
 
     def catch_up(self, hold: SharedHold, checkpoint: Checkpoint) -> None:
         """Look at the tree's links again, for a step that took ``hold``

@@ -13,8 +13,12 @@ inode), in a directory of this user's own (``corral-locks-<uid>`` in the
 temporary directory, mode 0700; in the user's cache directory where another
 user made that name first).  Per root, not per filesystem: a step
 waiting on its host (a person asked) holds it, and must not hold up
-another project's calls; so two processes serving roots nested in one
-another do not see each other's steps (one process's Workspace does).  It
+another project's calls.  So a move, which carries a folder, also holds
+exclusively the lock of every root served now (by any process of the
+user) that holds its root or lies on the way to either of its ends: a
+process serving ``proj/web`` cannot write into ``web/sub`` while another
+serving ``proj`` moves it onto ``.vscode``, nor move ``sub`` there while
+the other writes into it (one process's Workspace shares one lock).  It
 cannot be a lock on the root directory itself: the steps lock the
 directories they act in with ``flock``, the root among them, and two locks
 on one directory held by one process exclude each other.  This process
@@ -76,7 +80,7 @@ from ....contained import Backend
 __all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here",
            "SharedHold", "take_shared", "drop_shared", "use_lock_file", "let_go_lock_file",
            "view_collected", "keep_idle_for", "lock_directory_under", "served_roots",
-           "sweep_lock_files"]
+           "served_listed", "sweep_lock_files"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -828,6 +832,30 @@ def _lock_file_key(name: str) -> tuple[int, int] | None:
         return int(device, 16), int(inode, 16)
     except ValueError:
         return None
+
+
+def served_listed() -> set[tuple[int, int]]:
+    """The (device, inode) of every root this process serves and of every
+    root another process's file in the served directory names, without
+    looking at whether that process still lives (one that died counts until
+    a look of :func:`served_roots` removes its file): one listing, for a
+    caller that only weighs the few roots it already has in mind."""
+    with _place_guard:
+        found = set(_users)
+    directory = _served_directory()
+    if directory is None:
+        return found
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return found
+    for name in names:
+        device, _, inode = name.partition("-")
+        try:
+            found.add((int(device, 16), int(inode, 16)))
+        except ValueError:
+            continue
+    return found
 
 
 def served_roots() -> set[tuple[int, int]]:
