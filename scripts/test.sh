@@ -29,7 +29,10 @@
 #                 UBSan, the native tests and a bounded fuzz of every native
 #                 function against it; any sanitizer report fails the lane
 # The fixture's configs are deselected in the two extra lanes (the main lane
-# ran them), and so are tests marked `no_backend` (no file touched).  An
+# ran them), and so are tests marked `no_backend` (no file touched) or
+# `own_backend` (the backend named by the test, whatever the lane says); the
+# os-only lane leaves out `every_config` too (tests that run every config
+# CORRAL_BACKEND leaves: there, the main lane's os configs again).  An
 # environment that picks a lane itself (CORRAL_BACKEND or CORRAL_OPENAT2
 # set, as CI's lanes do) or CORRAL_LANES=0 runs main only.
 #
@@ -117,9 +120,9 @@ if [ "$lanes_on" = 1 ]; then
     done
     fixture_configs="not os-openat2 and not os-walk and not native-openat2 and not native-walk"
     CORRAL_OPENAT2=0 lane openat2-off .venv/bin/python "${xdist[@]}" -k "$fixture_configs" \
-        -m "not no_backend" "${core[@]}"
+        -m "not no_backend and not own_backend" "${core[@]}"
     CORRAL_BACKEND=os lane os-only .venv/bin/python "${xdist[@]}" -k "$fixture_configs" \
-        -m "not no_backend" "${core[@]}"
+        -m "not no_backend and not own_backend and not every_config" "${core[@]}"
     wait "$integrations" || status=1
     cat "$out/integrations.log"
     say "lane sanitize"

@@ -71,7 +71,8 @@ RESOLVE_BITS = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 1 << 40]
 BOM = b"\xef\xbb\xbf"
 
 NATIVE = [] if lib is None else ["native"]  # parametrize: no test where there is no module
-pytestmark = pytest.mark.parametrize("native", NATIVE)
+pytestmark = [pytest.mark.parametrize("native", NATIVE),
+              pytest.mark.own_backend]  # the module itself, straight through cffi
 
 
 def _edge(rng: random.Random, *near: int) -> int:

@@ -12,6 +12,25 @@ import corral.tools._read.cache as read_cache
 from corral.tools import Toolbox
 
 
+# Modules whose tests touch no file and no backend (pure functions: the edit
+# engine's pieces, the schemas, the policy's YAML reader, the source's own
+# layering): scripts/test.sh runs them in the main lane only, since the lanes
+# that change the backend would run the same code again.  Named here, beside
+# the marker's other users, so that a module's own lines need not change.
+PURE_MODULES = frozenset({
+    "test_classify_pure", "test_edit_align_anchors", "test_edit_diff_slices",
+    "test_edit_hostile_shortcuts", "test_edit_near_miss_search", "test_edit_spans",
+    "test_patch_engine", "test_result_types", "test_schema_fast_path", "test_view_boundary",
+    "test_yaml_reader",
+})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.parent == Path(__file__).parent and item.path.stem in PURE_MODULES:
+            item.add_marker(pytest.mark.no_backend)
+
+
 @pytest.fixture
 def make_toolbox(make_root: Callable[..., Any]) -> Callable[..., Toolbox]:
     """``make_toolbox(path, **options)``: a Toolbox over ``make_root(path)``,
