@@ -28,6 +28,7 @@ kernel.  The macOS lanes of ``.github/workflows`` run that on GitHub.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import runpy
 import struct
@@ -35,6 +36,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -140,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         build["ffibuilder"].emit_c_code(str(module_c))
         harness_c = work / "harness.c"
         harness_c.write_text(_harness(c_source, functions, constants), encoding="utf-8")
-        for target in args.targets:
+
+        def compile_for(target: str) -> str:
             module_o, harness_exe = work / f"module-{target}.o", work / f"harness-{target}"
             _zig_cc(target, "-fPIC", "-O2", f"-I{include}", "-c", str(module_c),
                     "-o", str(module_o))
@@ -149,9 +152,14 @@ def main(argv: list[str] | None = None) -> int:
                     "-o", str(harness_exe))
             _check(module_o, target)
             _check(harness_exe, target)
-            print(f"cross-compile {target}: module compiled ({module_o.stat().st_size} bytes), "
-                  f"harness {'linked' if link else 'compiled'} ({len(functions)} functions, "
-                  f"{len(constants)} constants)")
+            return (f"cross-compile {target}: module compiled ({module_o.stat().st_size} "
+                    f"bytes), harness {'linked' if link else 'compiled'} ({len(functions)} "
+                    f"functions, {len(constants)} constants)")
+
+        # each compile is one process on one core: the targets share the cores
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            for line in pool.map(compile_for, args.targets):
+                print(line)
     return 0
 
 

@@ -24,6 +24,8 @@ What it does:
 
 ``CORRAL_NATIVE_FUZZ_ITERATIONS`` (default here 2000) sets the fuzz's calls
 per function; the calls each function received are printed at the end.
+``CORRAL_TEST_WORKERS`` sets pytest-xdist's workers, as in scripts/test.sh
+(default: one per core; 0 runs in one process).
 Needs a C compiler with the sanitizer runtimes (gcc with libasan and
 libubsan, or clang): where they are missing it fails and says what to install.
 """
@@ -39,6 +41,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -142,14 +145,19 @@ def main(argv: list[str]) -> int:
             "CORRAL_BACKEND": "native",
         })
         env.setdefault("CORRAL_NATIVE_FUZZ_ITERATIONS", "2000")
+        # pytest-xdist's workers inherit the preload and the plugin: the lane
+        # takes every core, as the other lanes do (one process left one idle)
+        workers = os.environ.get("CORRAL_TEST_WORKERS", "auto")
         command = [sys.executable, "-m", "pytest", "-p", "corral_sanitized_native", "-q",
-                   "-p", "no:cacheprovider", "-n", "0", *TESTS, *argv]
+                   "-p", "no:cacheprovider", "-n", workers, *TESTS, *argv]
         print("sanitize:", " ".join(command), flush=True)
         done = subprocess.run(command, cwd=REPO, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, errors="replace",
                               check=False)
         sys.stdout.write(done.stdout)
-        calls = json.loads(counts_file.read_text()) if counts_file.exists() else {}
+        calls: Counter[str] = Counter()
+        for written in Path(tmp).glob("calls.json*"):  # one file a worker
+            calls.update(json.loads(written.read_text()))
     reports = [line for line in done.stdout.splitlines() if any(r in line for r in REPORTS)]
     took = time.monotonic() - started
     print(f"sanitize: build {built - started:.0f} s, tests {took - (built - started):.0f} s, "

@@ -20,7 +20,9 @@
 # by git).  Arguments name the parts to make (sdk1, sdk2, node; default all):
 # benchmarks/bench_mcp.py asks for `node` only.  None of this is a run-time need of corral: `corral serve` speaks
 # MCP with the standard library only.  Called by scripts/test.sh; safe to
-# run by hand.  Exits non-zero if a part cannot be made (the tests that need
+# run by hand.  With $UV naming a uv (scripts/test.sh sets it) the venvs are
+# made by uv, from its cache; else by venv and pip.  Exits non-zero if a part
+# cannot be made (the tests that need
 # it then fail saying so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,10 +45,15 @@ sdk_venv() {  # name version
         return 0
     fi
     rm -rf "$venv"
-    "$PYTHON" -m venv "$venv"
-    # (this machine's pip config names index folders that may be absent: not our business)
-    "$venv/bin/python" -m pip install -q "$want" jsonschema \
-        2> >(grep -v "is neither a file nor a directory" >&2)
+    if [ -n "${UV:-}" ]; then  # scripts/test.sh's uv: a venv from its cache in seconds
+        "$UV" venv -q --python "$(command -v "$PYTHON")" "$venv"
+        "$UV" pip install -q --python "$venv/bin/python" "$want" jsonschema
+    else
+        "$PYTHON" -m venv "$venv"
+        # (this machine's pip config names index folders that may be absent: not our business)
+        "$venv/bin/python" -m pip install -q "$want" jsonschema \
+            2> >(grep -v "is neither a file nor a directory" >&2)
+    fi
     echo "$want" > "$venv/.stamp"
     echo "conformance: made $venv ($want)"
 }

@@ -10,8 +10,9 @@
 # with corral beside the agent frameworks corral.integrations adapts
 # (openai-agents, pydantic-ai, langchain-core, anthropic) and the MCP adapters
 # that pin mcp<2 (langchain-mcp-adapters, smolagents[mcp]): installing them
-# together is the proof that corral conflicts with none of them.  uv (from
-# PyPI, into .venv) makes the venvs; its and pip's caches are reused.  The
+# together is the proof that corral conflicts with none of them; it is made
+# in the integrations lane's job, beside the main lane.  uv ($UV, else from
+# PyPI into .venv) makes the venvs; its and pip's caches are reused.  The
 # MCP conformance clients (SDK 1.x and 2.x venvs, Inspector from npm) come
 # from scripts/setup_conformance.sh, cached under .conformance/.
 #
@@ -22,13 +23,16 @@
 #   openat2-off   tests/contained, tools, security with CORRAL_OPENAT2=0 (the
 #                 walk does everything), for tests using the default backend
 #   os-only       the same with CORRAL_BACKEND=os
-#   integrations  tests/integrations in .venv-integrations (beside the two
+#   integrations  tests/integrations in .venv-integrations (beside the three
 #                 lanes above, its report printed after theirs)
 #   sanitize      scripts/sanitize.py: the native module built with ASan and
 #                 UBSan, the native tests and a bounded fuzz of every native
 #                 function against it; any sanitizer report fails the lane
 # The fixture's configs are deselected in the two extra lanes (the main lane
-# ran them), and so are tests marked `no_backend` (no file touched).  An
+# ran them), and so are tests marked `no_backend` (no file touched) or
+# `own_backend` (the backend named by the test, whatever the lane says); the
+# os-only lane leaves out `every_config` too (tests that run every config
+# CORRAL_BACKEND leaves: there, the main lane's os configs again).  An
 # environment that picks a lane itself (CORRAL_BACKEND or CORRAL_OPENAT2
 # set, as CI's lanes do) or CORRAL_LANES=0 runs main only.
 #
@@ -52,22 +56,38 @@ say() { printf '== %s\n' "$*"; }
 # -- set-up -------------------------------------------------------------------
 say "set-up: .venv (corral[test]) and .venv-integrations"
 python3 -m venv .venv
-if ! .venv/bin/python -m uv --version >/dev/null 2>&1; then
-    .venv/bin/python -m pip install -q --upgrade pip uv
+# $UV names a uv to use (.ci/run passes its tools venv's: pip need not install
+# a second one here); else uv comes from PyPI into .venv
+if [ -z "${UV:-}" ] || ! "$UV" --version >/dev/null 2>&1; then
+    if ! .venv/bin/python -m uv --version >/dev/null 2>&1; then
+        .venv/bin/python -m pip install -q --upgrade pip uv
+    fi
+    UV=$PWD/.venv/bin/uv
 fi
-uv() { .venv/bin/python -m uv "$@"; }
-uv pip install -q --python .venv/bin/python -e '.[test]'
+export UV  # scripts/setup_conformance.sh makes its venvs with it
+uv() { "$UV" "$@"; }
+conformance=
 if [ -f scripts/setup_conformance.sh ]; then  # the MCP clients tests/e2e drive (cached)
+    # made beside corral's own install (npm waits on the network, the install
+    # on the C compiler)
+    bash scripts/setup_conformance.sh > "$out/conformance.log" 2>&1 &
+    conformance=$!
+fi
+uv pip install -q --python .venv/bin/python -e '.[test]'
+if [ -n "$conformance" ]; then
     # if a client cannot be made, the tests that need it fail and say so; the rest runs
-    bash scripts/setup_conformance.sh || say "conformance set-up failed (see above)"
+    wait "$conformance" || say "conformance set-up failed (see below)"
+    cat "$out/conformance.log"
 fi
 lanes_on=0
 if [ $# -eq 0 ] && [ -z "${CORRAL_BACKEND:-}${CORRAL_OPENAT2:-}" ] && [ "${CORRAL_LANES:-1}" != 0 ]; then
     lanes_on=1
+fi
+integrations_venv() {  # made beside the main lane, in the integrations lane's job
     [ -x .venv-integrations/bin/python ] || uv venv -q --python .venv/bin/python .venv-integrations
     uv pip install -q --python .venv-integrations/bin/python -e '.[test-integrations]' \
         langchain-mcp-adapters 'smolagents[mcp]'
-fi
+}
 say "set-up done in $((SECONDS - started)) s"
 
 workers=${CORRAL_TEST_WORKERS:-auto}
@@ -90,6 +110,16 @@ lane() {  # lane NAME PYTHON [pytest args...]
         || status=1
 }
 
+if [ "$lanes_on" = 1 ]; then
+    # the integrations lane's venv is made, and the lane run, beside the main
+    # lane and the two after it (its tests mostly wait on the frameworks'
+    # imports and event loops: about 20 s of CPU); its report is printed when
+    # those are done
+    (integrations_venv && say "integrations venv made at $((SECONDS - started)) s" \
+        && lane integrations .venv-integrations/bin/python tests/integrations
+     exit $((status || $?))) > "$out/integrations.log" 2>&1 &
+    integrations=$!
+fi
 lane main .venv/bin/python "${xdist[@]}" --ignore=tests/integrations
 if [ "$lanes_on" = 1 ]; then
     core=()
@@ -97,16 +127,10 @@ if [ "$lanes_on" = 1 ]; then
         if [ -d "$dir" ]; then core+=("$dir"); fi
     done
     fixture_configs="not os-openat2 and not os-walk and not native-openat2 and not native-walk"
-    # the integrations lane runs beside the next two (its tests mostly wait on
-    # the frameworks' imports and event loops: about 20 s of CPU); its report
-    # is printed when those two are done
-    (lane integrations .venv-integrations/bin/python tests/integrations; exit $status) \
-        > "$out/integrations.log" 2>&1 &
-    integrations=$!
     CORRAL_OPENAT2=0 lane openat2-off .venv/bin/python "${xdist[@]}" -k "$fixture_configs" \
-        -m "not no_backend" "${core[@]}"
+        -m "not no_backend and not own_backend" "${core[@]}"
     CORRAL_BACKEND=os lane os-only .venv/bin/python "${xdist[@]}" -k "$fixture_configs" \
-        -m "not no_backend" "${core[@]}"
+        -m "not no_backend and not own_backend and not every_config" "${core[@]}"
     wait "$integrations" || status=1
     cat "$out/integrations.log"
     say "lane sanitize"

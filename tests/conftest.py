@@ -40,3 +40,21 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "no_backend: touches no file and no backend (a policy's own logic): "
                    "scripts/test.sh runs it in the main lane only, since the lanes that "
                    "change the backend would run the same code again")
+    config.addinivalue_line(
+        "markers", "own_backend: calls the native module, or a backend built with its fast "
+                   "path named, itself: CORRAL_BACKEND and CORRAL_OPENAT2 change nothing "
+                   "it runs, so scripts/test.sh runs it in the main lane only")
+    config.addinivalue_line(
+        "markers", "every_config: runs every backend config itself, from the list "
+                   "CORRAL_BACKEND narrows (tests/security/helpers/harness.corral_configs): "
+                   "the os-only lane would run the main lane's os configs again, so "
+                   "scripts/test.sh leaves it out there (the openat2-off lane runs it: "
+                   "its backends have no openat2 at all)")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # the longest tests (each runs every backend config in one go: the state
+    # machine, the strategy properties) first: pytest-xdist hands tests out
+    # in this order, and one started near the end held one worker alone for
+    # minutes while the other had nothing left (the lanes' last 4 minutes)
+    items.sort(key=lambda item: item.get_closest_marker("every_config") is None)

@@ -13,7 +13,8 @@ AddressSanitizer + UndefinedBehaviorSanitizer build of the module, where an
 out-of-bounds access or a signed overflow in any of these calls aborts.
 ``CORRAL_NATIVE_FUZZ_ITERATIONS`` sets the calls per function (default
 300; a soak: 100000); with ``CORRAL_NATIVE_CALL_COUNTS`` set to a file
-name, the calls each function received are written there as JSON.
+name, the calls each function received are written there as JSON (under
+pytest-xdist, one file per worker: that name with ``.gw0``, ``.gw1``, ...).
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ RESOLVE_BITS = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 1 << 40]
 BOM = b"\xef\xbb\xbf"
 
 NATIVE = [] if lib is None else ["native"]  # parametrize: no test where there is no module
-pytestmark = pytest.mark.parametrize("native", NATIVE)
+pytestmark = [pytest.mark.parametrize("native", NATIVE),
+              pytest.mark.own_backend]  # the module itself, straight through cffi
 
 
 def _edge(rng: random.Random, *near: int) -> int:
@@ -131,7 +133,9 @@ def call_counts():
     yield
     target = os.environ.get("CORRAL_NATIVE_CALL_COUNTS")
     if target and lib is not None:
-        with open(target, "w", encoding="utf-8") as out:
+        # one file a process: under pytest-xdist each worker ran some of the loops
+        worker = os.environ.get("PYTEST_XDIST_WORKER")
+        with open(f"{target}.{worker}" if worker else target, "w", encoding="utf-8") as out:
             json.dump(dict(lib.calls), out)
 
 

@@ -19,7 +19,8 @@ try:
 except ImportError:  # the module was not built: nothing of it to check
     ffi = lib = None
 
-pytestmark = pytest.mark.skipif(lib is None, reason="the native module is not built")
+pytestmark = [pytest.mark.skipif(lib is None, reason="the native module is not built"),
+              pytest.mark.own_backend]  # the module itself, straight through cffi
 
 ITERATIONS = int(os.environ.get("CORRAL_NATIVE_FUZZ_ITERATIONS", "300"))
 INT64_MAX = 2**63 - 1

@@ -37,8 +37,9 @@ def _native():
 
 
 NATIVE = _native()
-pytestmark = pytest.mark.skipif(NATIVE is None or not UTF8 or sys.platform != "linux",
-                                reason="the module's own fast path: native, Linux, UTF-8")
+pytestmark = [pytest.mark.skipif(NATIVE is None or not UTF8 or sys.platform != "linux",
+                                 reason="the module's own fast path: native, Linux, UTF-8"),
+              pytest.mark.own_backend]  # the native backend, openat2 named, whatever the lane
 if NATIVE is not None:
     from corral._native import ffi, lib
 

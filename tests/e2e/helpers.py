@@ -30,6 +30,8 @@ from corral.tools import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
+#: the programs these tests start in their own processes (servers, SDK clients)
+PROGRAMS = HERE / "programs"
 CONFORMANCE = Path(os.environ.get("CORRAL_CONFORMANCE_DIR") or REPO / ".conformance")
 SERVE_TIMEOUT = 60  # seconds for one request; generous, CI machines are slow
 SDKS = ("sdk2", "sdk1")
@@ -98,13 +100,13 @@ class _Lines:
 
 class McpSession:
     """``corral serve`` (``command``) driven by one SDK line through
-    tests/e2e/sdk_driver.py, with blocking methods."""
+    tests/e2e/programs/sdk_driver.py, with blocking methods."""
 
     def __init__(self, command: list[str], *, sdk: str = "sdk2", env: dict[str, str] | None = None,
                  cwd: str | None = None, protocol_version: str | None = None,
                  roots: list[str] | None = None, mode: str = "auto") -> None:
         self.sdk = sdk
-        self.proc = subprocess.Popen([sdk_python(sdk), str(HERE / "sdk_driver.py")],
+        self.proc = subprocess.Popen([sdk_python(sdk), str(PROGRAMS / "sdk_driver.py")],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      encoding="utf-8", bufsize=1)
         self._lines = _Lines(self.proc.stdout)

@@ -4,8 +4,8 @@ call runs; ``notifications/cancelled`` stops the call at its next checkpoint
 (and it is not answered); progress reaches clients that ask for it; a call
 that may change files waits for the calls before it.
 
-The long call is ``wait`` (tests/e2e/wait_tool.py), served with the real
-tools by tests/e2e/wait_serve.py: a tool that checkpoints like a search, of a
+The long call is ``wait`` (tests/e2e/programs/wait_tool.py), served with the real
+tools by tests/e2e/programs/wait_serve.py: a tool that checkpoints like a search, of a
 length the test chooses.  Times are order-of-magnitude hang detectors (5 s
 for something that takes milliseconds), never speed tests.
 """
@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import HERE, SDKS, envelope_of
+from .helpers import PROGRAMS, SDKS, envelope_of
 
 BOUND = 5.0  # seconds: "answered at once", generously, on a loaded CI machine
 
 
 def wait_command(root: Path, *options: str) -> list[str]:
-    return [sys.executable, str(HERE / "wait_serve.py"), str(root), *options]
+    return [sys.executable, str(PROGRAMS / "wait_serve.py"), str(root), *options]
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import CONFORMANCE, HERE, SETUP_HINT, RawClient, sdk_python, serve_command
+from .helpers import CONFORMANCE, PROGRAMS, SETUP_HINT, RawClient, sdk_python, serve_command
 
 pytestmark = pytest.mark.usefixtures("signals_as_a_terminal_leaves_them")
 
@@ -35,7 +35,7 @@ SIGNALS = [signal.SIGTERM, signal.SIGINT]
 
 
 def wait_command(root: Path) -> list[str]:
-    return [sys.executable, str(HERE / "wait_serve.py"), str(root)]
+    return [sys.executable, str(PROGRAMS / "wait_serve.py"), str(root)]
 
 
 def _started(command: list[str]) -> RawClient:
@@ -201,7 +201,7 @@ def test_answers_given_before_stdin_closes_are_all_delivered(notes_root):
 
 @pytest.mark.parametrize("sdk", ["sdk1", "sdk2"])
 def test_python_sdk_clients_close_cleanly_with_a_call_in_flight(notes_root, sdk):
-    done = subprocess.run([sdk_python(sdk), str(HERE / "sdk_close.py"), "60",
+    done = subprocess.run([sdk_python(sdk), str(PROGRAMS / "sdk_close.py"), "60",
                            *wait_command(notes_root)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "Error" not in done.stderr, done.stderr
@@ -215,7 +215,7 @@ def test_typescript_sdk_client_closes_cleanly_with_a_call_in_flight(notes_root):
     modules = CONFORMANCE / "node" / "node_modules"
     if not (modules / "@modelcontextprotocol" / "sdk").is_dir():
         pytest.fail(f"the TypeScript SDK is missing under {modules}; {SETUP_HINT}")
-    done = subprocess.run(["node", str(HERE / "ts_close.mjs"), str(modules), "60",
+    done = subprocess.run(["node", str(PROGRAMS / "ts_close.mjs"), str(modules), "60",
                            *wait_command(notes_root)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout)

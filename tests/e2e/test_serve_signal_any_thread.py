@@ -6,7 +6,7 @@ not block it; Python runs the handler in the main thread only, at its next
 bytecode.  The main thread of a server waits, so the wait must end when
 another thread took the signal: otherwise the server runs on, the signal
 spent.  Here the server's own threads take the signal, deterministically
-(``pthread_kill`` of their own thread, tests/e2e/signal_serve.py): the
+(``pthread_kill`` of their own thread, tests/e2e/programs/signal_serve.py): the
 reader while it imports the tools (after the ``initialize`` answer, or
 before a first message that is not ``initialize``) and a worker running a
 call.  Real signals to the process at points of the start, and the input
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import HERE, RawClient, serve_command
+from .helpers import PROGRAMS, RawClient, serve_command
 
 pytestmark = pytest.mark.usefixtures("signals_as_a_terminal_leaves_them")
 
@@ -35,7 +35,7 @@ _ids = {"ids": lambda s: signal.Signals(s).name}
 
 def signal_command(root: Path, in_warm: signal.Signals | None = None) -> list[str]:
     named = [in_warm.name] if in_warm is not None else []
-    return [sys.executable, str(HERE / "signal_serve.py"), str(root), *named]
+    return [sys.executable, str(PROGRAMS / "signal_serve.py"), str(root), *named]
 
 
 def _exit_status(raw: RawClient, since: float) -> tuple[int, float]:

@@ -18,7 +18,8 @@ import pytest
 from .helpers.harness import ORACLE, corral_configs
 from .helpers.properties import seeded
 
-pytestmark = pytest.mark.skipif(not ORACLE, reason="needs the Linux openat2 oracle")
+pytestmark = [pytest.mark.skipif(not ORACLE, reason="needs the Linux openat2 oracle"),
+              pytest.mark.every_config]  # each case on corral_configs()
 
 CASES = [
     ("makedirs", ""),  # was EEXIST; an empty path names nothing: ENOENT

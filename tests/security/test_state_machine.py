@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 
+import pytest
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
@@ -23,6 +24,7 @@ REQUIRED_OUTCOMES = {"ok"} | {errno.errorcode[e] for e in (
     errno.ENAMETOOLONG, errno.EINVAL, errno.EOPNOTSUPP)}
 
 
+@pytest.mark.every_config
 def test_state_machine_against_kernel():
     totals = Totals()
     machine = make_machine(corral_configs(), totals)

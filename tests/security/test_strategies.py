@@ -22,6 +22,7 @@ from .helpers.properties import PROPERTIES
 from .helpers.settings import PROFILE
 
 
+@pytest.mark.every_config
 @pytest.mark.parametrize("strategy", sorted(PROPERTIES))
 def test_strategy_property_holds_for_corral(strategy):
     PROPERTIES[strategy](corral_configs(), settings(PROFILE))

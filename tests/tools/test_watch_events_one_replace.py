@@ -5,6 +5,7 @@ events handed to the same views, in the same order."""
 
 from __future__ import annotations
 
+import functools
 import random
 import struct
 import weakref
@@ -64,7 +65,8 @@ def _replace(wd: int, temporary: bytes, name: bytes, cookie: int) -> list[bytes]
             _event(wd, MOVED_TO, cookie, name)]
 
 
-def _reads() -> list[bytes]:
+@functools.cache  # made once: thousands of cases index it
+def _reads() -> tuple[bytes, ...]:
     reads = [b"".join(_replace(1, b".file.py.0ab0fc948cfa.corral-tmp", b"file.py", 7)),
              b"".join(_replace(2, b"t", b"a-long-name-of-forty-characters-or-so.md", 9)),
              b"".join(_replace(3, b".x.tmp", b".vscode", 1))]  # no view watches 3
@@ -108,7 +110,7 @@ def _reads() -> list[bytes]:
         reads.append(b"".join(events))
     # cut reads (a length past the end) and empty names
     reads += [reads[0][:-8], reads[0][:40], _event(1, CREATE, 0, b"") * 3]
-    return reads
+    return tuple(reads)
 
 
 @pytest.mark.parametrize("index", range(len(_reads())))
@@ -188,15 +190,16 @@ def test_the_views_own_replace_is_taken_in_one_step(tmp_path, monkeypatch):
         assert not watch._own_replace(data, root.backend)
 
 
-def _long_watch_reads() -> list[bytes]:
+@functools.cache
+def _long_watch_reads() -> tuple[bytes, ...]:
     """Reads of a watch numbered past 255 (a NUL in its number's bytes),
     a replace and reads near one."""
     wd = 0x100
     replace = _replace(wd, b".c.0ab0fc948cfa.corral-tmp", b"c", 3)
-    return [b"".join(replace),
+    return (b"".join(replace),
             b"".join([replace[0], _event(wd, MOVED_FROM, 3, b".c.0ab0fc948cfb.corral-tmp"),
                       replace[2]]),
-            b"".join(replace[:2]) + _event(wd, MOVED_TO, 3, b"c", pad=32)]
+            b"".join(replace[:2]) + _event(wd, MOVED_TO, 3, b"c", pad=32))
 
 
 @pytest.mark.parametrize("index", range(len(_reads()) + len(_long_watch_reads())))
@@ -262,7 +265,7 @@ def test_the_native_reading_of_one_replace_is_pythons(name):
 
     native = backend_by_name("native")
     arrival = freshness._arrival(name)
-    reads = _reads() + _long_watch_reads() + _odd_reads()
+    reads = [*_reads(), *_long_watch_reads(), *_odd_reads()]
     for wd in (1, 2, 0x100):
         taken = [OsBackend().watch_one_replace(data, wd, arrival) for data in reads]
         assert [native.watch_one_replace(data, wd, arrival) for data in reads] == taken

@@ -1,4 +1,4 @@
-"""An independent red-team pass (round twenty-three, second team) over the
+"""Tried as a hostile model would: the
 vendors' edit tools on a toolbox: the OpenAI Agents SDK's ``apply_patch``
 (:class:`corral.integrations.openai_agents.CorralEditor`, V4A operations)
 and Claude's text editor (``str_replace_based_edit_tool``), on hostile

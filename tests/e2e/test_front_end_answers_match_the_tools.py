@@ -1,4 +1,4 @@
-"""An independent red-team pass (round twenty-three, second team): what the
+"""What the
 front ends show a model agrees with what the tool found, on every backend
 config: the compact text (:func:`corral.hosts.render`, what the adapters
 and ``corral serve``'s ``content`` carry) next to the envelope.

@@ -1,4 +1,4 @@
-"""An independent red-team pass over the host's policy patterns
+"""The host's policy patterns
 (``deny``, ``protect``, ``secrets``; ``corral serve --deny/--protect``)
 whose character class holds a range that ends before it starts.
 

@@ -1,10 +1,9 @@
-"""An independent red-team pass (round twenty-three, second team), held and
-kept cheap: ``corral serve`` with two roots driven by the MCP Python SDK's
-own client, one turn's calls sent at once (``asyncio.gather``) in random
-orders: writes and moves aimed at ``.vscode/tasks.json`` through a folder
-moved into place, at a denied folder and at the other root: nothing
-protected lands, nothing denied moves or is read, every call is answered,
-on every backend config.
+"""Tried as a hostile model would, and kept cheap: ``corral serve`` with two
+roots driven by the MCP Python SDK's own client, one turn's calls sent at
+once (``asyncio.gather``) in random orders: writes and moves aimed at
+``.vscode/tasks.json`` through a folder moved into place, at a denied folder
+and at the other root: nothing protected lands, nothing denied moves or is
+read, every call is answered, on every backend config.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""An independent red-team pass (round twenty-four, third team) over what
+"""Tried as a hostile model would: what
 the OpenAI Agents SDK's ``apply_patch`` editor
 (:class:`corral.integrations.openai_agents.CorralEditor`) tells the model
 when it refuses an operation.  That model sends operations
