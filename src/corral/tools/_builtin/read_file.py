@@ -234,6 +234,12 @@ def _answer(rel: str, offset: int, facts: _Facts, cap: int, budget: int) -> Text
                       suggested_tool="read_file", suggested_args={"path": rel})
     content, shown, cut = facts.rendered or _render(offset, facts, cap, budget)
     end_line = offset + shown - 1
+    if end_line >= facts.total and not cut and not facts.encoding:
+        # the commonest answer: the window reaches the end, nothing cut
+        # (the same keys in the same order, without the window's own dict)
+        return {"path": rel, "content": content, "startLine": offset, "endLine": end_line,
+                "totalLines": facts.total, "truncated": False, "sha256": facts.sha256,
+                "size": facts.size, "lineEndings": facts.endings, "bom": facts.bom}
     window: Window = {}
     if end_line < facts.total:
         window["nextOffset"] = end_line + 1
