@@ -608,7 +608,10 @@ class _Window:
         self.lineno = lineno + n
         if lineno + n < self.offset or lineno >= self.end:
             return n
-        parts = chunk.split(sep)
+        # split no further than the window's last line: the rest of a
+        # chunk (a large file's window is a sliver of its megabyte) is one part
+        end = self.end - lineno
+        parts = chunk.split(sep, end if end < n else n)  # (a maxsplit C's size holds)
         head_cap = self.head_cap
         for i in range(max(0, self.offset - lineno), min(n + 1, self.end - lineno)):
             part = parts[i]
