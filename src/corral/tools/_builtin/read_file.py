@@ -101,6 +101,26 @@ class _Facts:
         self.rendered: tuple[str, int, list[int]] | None = None  # the native window, if it ran
         self.encoding: str | None = None  # a UTF-16/UTF-32 file's encoding (read whole)
 
+    @staticmethod
+    def of_window(sha256: str, size: int, total: int, has_newline: bool,
+                  rendered: tuple[str, int, list[int]]) -> _Facts:
+        """The facts of a file the native window rendered: only those
+        :func:`_answer` reads of such a window (no ``lines`` to render: it
+        reads ``rendered``), set without :meth:`__init__`'s twelve (the
+        commonest call makes one)."""
+        facts: _Facts = _new_object(_Facts)
+        facts.sha256 = sha256
+        facts.size = size
+        facts.bom = False  # (the native window declines a byte order mark)
+        facts.endings = "lf" if has_newline else "none"
+        facts.total = total
+        facts.rendered = rendered
+        facts.encoding = None
+        return facts
+
+
+_new_object = object.__new__
+
 
 class Window(TypedDict):
     """Where the next window starts, and which lines were cut, when so."""
@@ -214,6 +234,12 @@ def _answer(rel: str, offset: int, facts: _Facts, cap: int, budget: int) -> Text
                       suggested_tool="read_file", suggested_args={"path": rel})
     content, shown, cut = facts.rendered or _render(offset, facts, cap, budget)
     end_line = offset + shown - 1
+    if end_line >= facts.total and not cut and not facts.encoding:
+        # the commonest answer: the window reaches the end, nothing cut
+        # (the same keys in the same order, without the window's own dict)
+        return {"path": rel, "content": content, "startLine": offset, "endLine": end_line,
+                "totalLines": facts.total, "truncated": False, "sha256": facts.sha256,
+                "size": facts.size, "lineEndings": facts.endings, "bom": facts.bom}
     window: Window = {}
     if end_line < facts.total:
         window["nextOffset"] = end_line + 1
@@ -361,12 +387,12 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
            budget: int, file: OpenFile) -> _Facts:
     """The fast path: the whole file is in ``data`` (its digest ``sha256``),
     read from ``file`` (whose backend may render the window natively)."""
-    facts = _Facts()
-    facts.sha256 = sha256
-    facts.size = len(data)
     if data and data[0] in _WIDE_BOM_STARTS:
         wide = decode_wide(data)
         if wide is not None:  # UTF-16/UTF-32 with its mark: lines of the decoded text
+            facts = _Facts()
+            facts.sha256 = sha256
+            facts.size = len(data)
             facts.encoding, decoded = wide
             _split(decoded.encode("utf-8", "surrogatepass"), decoded, offset, limit, cap, facts)
             facts.bom = True
@@ -377,7 +403,7 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
         # every byte of the file was shown and is printable ASCII, a tab or a
         # line feed: ASCII with no NUL and no control character, as the
         # looks below would find
-        return _rendered(facts, window, offset, data, None)
+        return _rendered(sha256, window, offset, data, None)
     if _NUL in data:
         raise _binary(rel, len(data))
     ascii_only = data.isascii()  # then it is UTF-8; otherwise decoding says whether it is
@@ -385,12 +411,15 @@ def _whole(rel: str, data: bytes, sha256: str, offset: int, limit: int, cap: int
         # the control characters of the head are counted in the window's pass
         if window.controls * 10 > min(len(data), HEAD):  # looks_binary's rule
             raise _binary(rel, len(data))
-        return _rendered(facts, window, offset, data, None)
+        return _rendered(sha256, window, offset, data, None)
     if looks_binary(data[:HEAD]):
         raise _binary(rel, len(data))
     text = None if ascii_only else _decoded(rel, data)
     if window is not None and not ascii_only:
-        return _rendered(facts, window, offset, data, text)
+        return _rendered(sha256, window, offset, data, text)
+    facts = _Facts()
+    facts.sha256 = sha256
+    facts.size = len(data)
     _split(data, data.decode("ascii") if text is None else text, offset, limit, cap, facts)
     return facts
 
@@ -408,21 +437,19 @@ def _native_window(data: bytes, offset: int, limit: int, cap: int, budget: int,
         return None
 
 
-def _rendered(facts: _Facts, window: TextWindow, offset: int, data: bytes,
+def _rendered(sha256: str, window: TextWindow, offset: int, data: bytes,
               text: str | None) -> _Facts:
-    """The native window's facts.  Its content carries its rows' text when
+    """The native window's facts (``data``: the file's bytes, ``sha256``
+    their digest).  Its content carries its rows' text when
     it shows the whole file: ``data`` (when ASCII; else its text), which the
     renderer decodes or cuts only if it needs to, since the native window
     declines a file with a ``\r``, a byte order mark or a line to cut."""
     content, total, shown, has_newline, _, starts, plain = window  # (a look at each field)
-    facts.total = total
-    facts.endings = "lf" if has_newline else "none"
     if offset == 1 and shown == total and content:
         # the rows' starts are offsets in the bytes: in the text too when it is ASCII
         content = (NumberedText.of_file(content, 1, data, starts, plain)
                    if text is None else NumberedText.of_file(content, 1, text))
-    facts.rendered = (content, shown, [])
-    return facts
+    return _Facts.of_window(sha256, len(data), total, has_newline, (content, shown, []))
 
 
 def _decoded(rel: str, data: bytes) -> str:
@@ -581,7 +608,10 @@ class _Window:
         self.lineno = lineno + n
         if lineno + n < self.offset or lineno >= self.end:
             return n
-        parts = chunk.split(sep)
+        # split no further than the window's last line: the rest of a
+        # chunk (a large file's window is a sliver of its megabyte) is one part
+        end = self.end - lineno
+        parts = chunk.split(sep, end if end < n else n)  # (a maxsplit C's size holds)
         head_cap = self.head_cap
         for i in range(max(0, self.offset - lineno), min(n + 1, self.end - lineno)):
             part = parts[i]

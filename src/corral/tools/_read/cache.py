@@ -115,12 +115,17 @@ def digest(info: os.stat_result) -> str | None:
     """The sha256 remembered for the small file ``info`` describes, if its
     stamps are those it had when the digest was taken."""
     key = (info.st_dev, info.st_ino)
-    with _guard:
-        entry = _digests.get(key)
-        if entry is None or entry[:3] != (info.st_size, info.st_mtime_ns, info.st_ctime_ns):
-            return None
+    # no lock (the commonest read asks): one get of an immutable entry is
+    # whole, and an entry another thread dropped meanwhile is only not
+    # moved to the end (it is not used less for that)
+    entry = _digests.get(key)
+    if entry is None or entry[:3] != (info.st_size, info.st_mtime_ns, info.st_ctime_ns):
+        return None
+    try:
         _digests.move_to_end(key)
-        return entry[3]
+    except KeyError:
+        pass  # dropped (forgotten, or pushed out) since the get: the digest was the bytes' then
+    return entry[3]
 
 
 def remember_digest(info: os.stat_result, began_ns: int, sha256: str) -> None:

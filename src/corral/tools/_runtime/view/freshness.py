@@ -284,21 +284,24 @@ class _KernelWatch:
         themselves.  ``acts``: the call draining may act (make events of
         its own), so the next drain reads at once."""
         with self.lock:
-            if self.fd < 0:
+            fd = self.fd
+            if fd < 0:
                 return False
-            quiet, self.quiet = self.quiet, False
-            self.drains += 1
-            started = self.drains
-            if quiet:
+            self.drains = started = self.drains + 1
+            if self.quiet:
+                # (quiet is left as it is until the answer: asking first is
+                # never wrong, only a question more than needed)
                 try:
-                    waiting = backend.watch_waiting(self.fd)
+                    waiting = backend.watch_waiting(fd)
                 except OSError:
                     waiting = -1  # the read says what is wrong
                 if waiting == 0:
                     if self.expecting:
                         self._read_to_end(started)
-                    self.quiet = not acts
+                    if acts:
+                        self.quiet = False
                     return True
+                self.quiet = False
             # the one replace a view awaits, if that is all it awaits: the
             # read and the look whether it is just that, in one call
             awaited = self._awaited() if self.expecting else None
