@@ -11,8 +11,11 @@ without blocking.  A hard-linked file is refused as read_file refuses it
 be denied), and described when the host allows hard links.  A directory
 the host's rules may hide entries of is described as if those were not
 there: its links counted again over the subdirectories it shows (``1``,
-the count not kept, past :data:`MOST_COUNTED` entries) and no size (a
-directory's size grows with what it holds).
+the count not kept, past :data:`MOST_COUNTED` entries).  No directory is
+given a size: on tmpfs and btrfs a directory's size grows with what it
+holds, so it would count what the rules hide and a write's temporary file
+in flight (a state no one-at-a-time order of calls shows), and elsewhere it
+says nothing a model can use.
 """
 
 from __future__ import annotations
@@ -146,15 +149,13 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> InfoResult:
         ctx.check_hardlink(shown, info)
         links = info.st_nlink
         where: Where = (_where(ctx.view.lead(entry)) if st.S_ISLNK(info.st_mode)
-                        else {"size": info.st_size})
+                        else {} if st.S_ISDIR(info.st_mode) else {"size": info.st_size})
         if st.S_ISDIR(info.st_mode):
             scope = ctx.scope(entry.path, Op.LIST)
             if scope.may_hide():
-                # a directory's links and size count what it holds: hidden
-                # entries must not count, so its links are counted again
-                # over what it shows, and its size is not said
+                # a directory's links count what it holds: hidden entries
+                # must not count, so its links are counted again over what it shows
                 links = _visible_links(ctx, entry.path, info, scope)
-                where = {}
     return {"path": shown, "kind": entry_kind(info.st_mode), **where,
             "mode": f"{st.S_IMODE(info.st_mode):04o}", "links": links, **_times(info)}
 

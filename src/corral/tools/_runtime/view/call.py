@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from typing import NamedTuple, NoReturn, Protocol
 
 from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, PathError,
-                           Target)
+                           Target, is_temp_name, without_temp_names)
 from ..._policy.gitdirs import names_a_shape_entry
 from ..._policy.locate import Location
 from ..._policy.rules import Op
@@ -870,8 +870,14 @@ class CallView:
         return self._view.root.exists(rel)
 
     def entries(self, rel: str) -> list[DirEntry]:
-        """The entries of the directory ``rel`` (unsorted)."""
-        return self._view.root.scandir(rel)
+        """The entries of the directory ``rel`` (unsorted), but corral's own
+        in-flight names (:func:`~corral.contained.is_temp_name`: no order of
+        calls shows one, so no answer names one)."""
+        entries = self._view.root.scandir(rel)
+        names = [entry.name for entry in entries]
+        if without_temp_names(names) is names:
+            return entries
+        return [entry for entry in entries if not is_temp_name(entry.name)]
 
     def read_small(self, canonical: str, limit: int) -> bytes | None:
         """The content of the regular file at ``canonical`` if it is at most
