@@ -227,6 +227,16 @@ def open_searched(call: CallView, rel: str, before: os.stat_result
 
 
 @contextmanager
+def holding_tree(call: CallView) -> Iterator[None]:
+    """This process's tree lock, shared, for a look made of several reads
+    (a listing and what it says of each entry, a directory's links): no
+    move, delete or making of parents, each of which holds it alone, is
+    seen half done.  Take it after the host was asked, never around that."""
+    with _TREE.shared(call.checkpoint):
+        yield
+
+
+@contextmanager
 def walking(call: CallView, directory: OpenDirectory) -> Iterator[None]:
     """Hold the tree for a walk below ``directory`` (this process's tree
     lock, shared: no move or delete of this process, each of which holds it
