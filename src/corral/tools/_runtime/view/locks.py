@@ -134,7 +134,7 @@ class _TreeLock:
         with self._lock:
             delay = _POLL_FIRST
             # (a writer holding it is waited for whatever: it holds it alone)
-            while self._writer or (self._waiting_writers and not getattr(mine, "holds", 0)):
+            while self._writer or (self._waiting_writers and getattr(mine, "holds", 0) <= 0):
                 asker = ASKING.get()
                 if asker is not None and (held := asker.tree_held()):
                     if held == TREE_SHARED and not self._writer:
