@@ -9,7 +9,7 @@ import posixpath
 import stat as st
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
@@ -226,14 +226,29 @@ def open_searched(call: CallView, rel: str, before: os.stat_result
     return OpenDirectory(handle, shown), info
 
 
-@contextmanager
-def holding_tree(call: CallView) -> Iterator[None]:
+class _TreeHeld:
+    """:func:`holding_tree`'s hold (a plain class: every file_info and
+    listing takes one, and a generator's context manager costs more than
+    the lock)."""
+
+    __slots__ = ("_checkpoint",)
+
+    def __init__(self, checkpoint: Callable[[], None]) -> None:
+        self._checkpoint = checkpoint
+
+    def __enter__(self) -> None:
+        _TREE.take_shared(self._checkpoint)
+
+    def __exit__(self, *exc: object) -> None:
+        _TREE.drop_shared()
+
+
+def holding_tree(call: CallView) -> _TreeHeld:
     """This process's tree lock, shared, for a look made of several reads
     (a listing and what it says of each entry, a directory's links): no
     move, delete or making of parents, each of which holds it alone, is
     seen half done.  Take it after the host was asked, never around that."""
-    with _TREE.shared(call.checkpoint):
-        yield
+    return _TreeHeld(call.checkpoint)
 
 
 @contextmanager
