@@ -34,6 +34,7 @@ import os
 import shutil
 import sys
 import time
+from contextlib import nullcontext
 
 import pytest
 
@@ -294,6 +295,7 @@ def test_glob_check_catches_a_glob_that_lists_the_outside(tmp_path, monkeypatch)
     host path (following the swapped-in link) lists the outside directory
     within a few hundred calls, and the marker check reports the escape."""
     import corral.tools._builtin.glob_tool as glob_tool
+    import corral.tools._runtime.view.walks as walks
     from corral.contained import Handle
     from corral.tools._runtime.view_walk import OpenDirectory
     from corral.tools._search.walk import Base
@@ -307,6 +309,10 @@ def test_glob_check_catches_a_glob_that_lists_the_outside(tmp_path, monkeypatch)
         return Base(OpenDirectory(handle, rel), rel, rel, os.fstat(fd))
 
     monkeypatch.setattr(glob_tool, "open_base", open_by_host_path)
+    # the walk's own look that its base is still at its path (the tree lock
+    # had) answers that swap STALE: taken out too, so the marker check alone
+    # must catch the bug planted
+    monkeypatch.setattr(walks, "walking", lambda call, directory: nullcontext())
 
     def factory(path: str) -> ToolRig:
         rig = ToolRig(Toolbox(CONFIGS[0].factory(path)))

@@ -16,7 +16,8 @@ from ._errors import (ContainedError, EscapeError, HardLinkError, InvalidPathErr
 from ._handle import DirEntry, Handle
 from ._listing import SizedListing
 from ._rootpath.view import RootPath
-from ._replace import HeldParent, TargetChangedError
+from ._replace import (TEMP_SUFFIX, HeldParent, TargetChangedError, is_temp_name,
+                       without_temp_names)
 from ._resolve import MAX_SYMLINKS, ST_NOSYMFOLLOW
 from ._root import Root
 from ._target import Opened, Target
@@ -32,6 +33,9 @@ __all__ = [
     "Target",
     "Opened",
     "HeldParent",
+    "is_temp_name",
+    "TEMP_SUFFIX",
+    "without_temp_names",
     "DirEntry",
     "SizedListing",
     "PathError",

@@ -57,8 +57,10 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import re
 import secrets
 import stat as st
+from bisect import bisect_left
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -69,11 +71,14 @@ from ._resolve import mapped
 if TYPE_CHECKING:
     from ._resolve import Anchor
 
-__all__ = ["TEMP_SUFFIX", "Content", "HeldParent", "TargetChangedError", "replace_in",
-           "temp_name"]
+__all__ = ["TEMP_SUFFIX", "Content", "HeldParent", "TargetChangedError", "is_temp_name",
+           "replace_in", "temp_name", "without_temp_names"]
 
 #: Every temporary file's name ends so: ``.<name[:32]>.<12 hex>.corral-tmp``.
 TEMP_SUFFIX = ".corral-tmp"
+# the whole form temp_name gives: a dot, 1 to 32 characters of the name it
+# stands for (any but "/", a newline too), a dot, 12 lowercase hex digits
+_TEMP_FORM = re.compile(r"\.[^/]{1,32}\.[0-9a-f]{12}" + re.escape(TEMP_SUFFIX), re.DOTALL)
 
 _SAFE = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _S_IFMT, _S_IFREG = 0o170000, st.S_IFREG  # a mode's file type, looked at without a call
@@ -131,6 +136,29 @@ def temp_name(name: str) -> str:
     except IndexError:
         drawn = _NAMES.next_hex()
     return f".{name[:32]}.{drawn}{TEMP_SUFFIX}"
+
+
+def is_temp_name(name: str) -> bool:
+    """Whether ``name`` (one name, no ``/``) has the form :func:`temp_name`
+    gives: a write in flight (or one a crash cut short), never a file anyone
+    meant.  A name only like it (another number of hex digits, capitals, no
+    leading dot, another suffix) is an ordinary name."""
+    return name.endswith(TEMP_SUFFIX) and _TEMP_FORM.fullmatch(name) is not None
+
+
+def without_temp_names(names: list[str], *, is_sorted: bool = False) -> list[str]:
+    """``names`` without those :func:`is_temp_name` accepts (``names``
+    itself when it holds none: the common case costs one scan in C, or two
+    bisections of a list sorted by code point, where every such name lies
+    between ``"."`` and ``"/"``)."""
+    if is_sorted:
+        first = bisect_left(names, ".")
+        end = bisect_left(names, "/", first)
+        if not any(map(is_temp_name, names[first:end])):
+            return names
+    elif TEMP_SUFFIX not in "\0".join(names):
+        return names
+    return [name for name in names if not is_temp_name(name)]
 
 
 #: What :func:`replace_in` writes: bytes, or a function that writes the

@@ -11,8 +11,11 @@ without blocking.  A hard-linked file is refused as read_file refuses it
 be denied), and described when the host allows hard links.  A directory
 the host's rules may hide entries of is described as if those were not
 there: its links counted again over the subdirectories it shows (``1``,
-the count not kept, past :data:`MOST_COUNTED` entries) and no size (a
-directory's size grows with what it holds).
+the count not kept, past :data:`MOST_COUNTED` entries).  No directory is
+given a size: on tmpfs and btrfs a directory's size grows with what it
+holds, so it would count what the rules hide and a write's temporary file
+in flight (a state no one-at-a-time order of calls shows), and elsewhere it
+says nothing a model can use.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any, NotRequired, TypedDict
 
 from ...contained import SizedListing
 from .._runtime.context import ToolContext
-from .._runtime.view import open_below
+from .._runtime.view import holding_tree, open_below
 from .._policy.rules import Op, Scope
 from .._refusals.catalogue import ENTRY_KINDS, entry_kind, swapped
 from .._runtime.registry import Suggests, ToolSpec, success_schema
@@ -138,23 +141,24 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> InfoResult:
     with ctx.view.look(rel, Op.LIST, follow=rel.endswith("/"), shown=shown) as entry:
         info = entry.info
         ctx.authorize(InfoRequest(shown))
-        now = entry.lstat()  # a swap during authorization fails closed
-        if now is None or (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (
-                info.st_dev, info.st_ino, st.S_IFMT(info.st_mode)):
-            raise swapped(shown)
-        info = now
-        ctx.check_hardlink(shown, info)
-        links = info.st_nlink
-        where: Where = (_where(ctx.view.lead(entry)) if st.S_ISLNK(info.st_mode)
-                        else {"size": info.st_size})
-        if st.S_ISDIR(info.st_mode):
-            scope = ctx.scope(entry.path, Op.LIST)
-            if scope.may_hide():
-                # a directory's links and size count what it holds: hidden
-                # entries must not count, so its links are counted again
-                # over what it shows, and its size is not said
-                links = _visible_links(ctx, entry.path, info, scope)
-                where = {}
+        # what it says is read under the tree lock (after the host was asked):
+        # no parents half made, nor a move or delete half done, is described
+        with holding_tree(ctx.view):
+            now = entry.lstat()  # a swap during authorization fails closed
+            if now is None or (now.st_dev, now.st_ino, st.S_IFMT(now.st_mode)) != (
+                    info.st_dev, info.st_ino, st.S_IFMT(info.st_mode)):
+                raise swapped(shown)
+            info = now
+            ctx.check_hardlink(shown, info)
+            links = info.st_nlink
+            where: Where = (_where(ctx.view.lead(entry)) if st.S_ISLNK(info.st_mode)
+                            else {} if st.S_ISDIR(info.st_mode) else {"size": info.st_size})
+            if st.S_ISDIR(info.st_mode):
+                scope = ctx.scope(entry.path, Op.LIST)
+                if scope.may_hide():
+                    # a directory's links count what it holds: hidden entries
+                    # must not count, so its links are counted again over what it shows
+                    links = _visible_links(ctx, entry.path, info, scope)
     return {"path": shown, "kind": entry_kind(info.st_mode), **where,
             "mode": f"{st.S_IMODE(info.st_mode):04o}", "links": links, **_times(info)}
 

@@ -27,7 +27,7 @@ from itertools import compress, repeat
 import stat as st
 from typing import Any
 
-from ...contained import Tree
+from ...contained import Tree, without_temp_names
 from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._policy.rules import Op
@@ -217,12 +217,13 @@ def _walk(ctx: ToolContext, base: Base, matcher: GlobMatcher, visitor: SearchVis
                 continue
             # every name of the run is decided, not only those that match
             # (visitor.shown_files written out: one call less per run)
-            names = listed
+            names = without_temp_names(listed, is_sorted=True)  # none in flight is there
             policy = state.policy
-            if policy is not None and listed:
-                names = policy.visible_names(listed)
-                if len(names) != len(listed):
-                    counts.hidden += len(listed) - len(names)
+            if policy is not None and names:
+                shown = policy.visible_names(names)
+                if len(shown) != len(names):
+                    counts.hidden += len(names) - len(shown)
+                names = shown
             if found.variants is not None and names:
                 found.look_for_variants(names)  # what is shown only: hidden names change nothing
             if suffix is not None:  # "*.py": the test of each name made in C

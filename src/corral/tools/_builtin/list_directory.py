@@ -12,7 +12,7 @@ from .._search.ignore import GIT_DIR, IGNORE_FILE, IgnoreScope
 from .._search.walk import directory_scope
 from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
-from .._runtime.view import kind_of, open_directory
+from .._runtime.view import holding_tree, kind_of, open_directory
 from .._runtime.view_walk import OpenDirectory
 from .._policy.rules import Op
 from .._refusals.catalogue import not_directory, special_kind
@@ -49,7 +49,8 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> ListResult:
         if ctx.asks_host:  # THREATS row 10: the name swapped while the host decided
             info = handle.stat()
             ctx.ensure_same(rel, (info.st_dev, info.st_ino))
-        listing = handle.sized_listing()
+        with holding_tree(ctx.view):  # (after the host was asked) no new folder half made
+            listing = handle.sized_listing()
         codes = dict(zip(listing.names, listing.codes))  # name -> size, or a negative kind
         ignore = _ignore_scope(ctx, handle, codes)
     names = sorted(codes)

@@ -35,7 +35,7 @@ from typing import Any, NotRequired, TypedDict
 
 from ...contained import DirEntry
 from .._runtime.context import ToolContext
-from .._runtime.view import open_below
+from .._runtime.view import open_below, walking
 from .._runtime.view_walk import OpenDirectory
 from .._policy.rules import Op
 from .._runtime.request_types import TreeRequest, declare
@@ -135,7 +135,8 @@ def tree(ctx: ToolContext, base: OpenDirectory, args: Mapping[str, Any]) -> List
         ctx.ensure_same(shown, identity)
     top: Entry = {"name": shown, "kind": "dir"}  # only its entries and counts are answered
     walk = _Walk(ctx, depth, include_ignored, _Budget(ctx.limits.list_entries))
-    walk.run(_Dir(top, base.path, identity, 1), base)
+    with walking(ctx.view, base):  # one state of the tree: no move or delete meanwhile
+        walk.run(_Dir(top, base.path, identity, 1), base)
     result: ListResult = {"path": shown, "entries": top.get("entries", []),
                           "truncated": walk.budget.cut, "total": top.get("total", 0)}
     if top.get("denied"):

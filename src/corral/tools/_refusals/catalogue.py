@@ -84,6 +84,7 @@ class Kind(str, enum.Enum):
     MARKDOWN_FENCE = "markdown_fence"  # content wrapped in a Markdown code fence
     CONTROL_CHARACTERS = "control_characters"  # a name to create holds them, or ends in a space
     PASTED_PATH = "pasted_path"  # a path with a log line's words before a file that exists
+    TEMPORARY_NAME = "temporary_name"  # a name of the form of a write's in-flight temporary file
     NOTEBOOK = "notebook"  # an edit that would leave a notebook's JSON broken
     CUT_OFF = "cut_off"  # a call that ran out of output: an argument missing or truncated
     NORMALIZATION = "normalization"  # oldText and the file differ only in Unicode normal form

@@ -10,7 +10,14 @@
   name.
 
 Either is refused before anything is created, with the name meant in a
-suggested call (the same call with that path).  A name that already
+suggested call (the same call with that path).
+
+Apart: a path naming one of corral's own in-flight names (a write's
+temporary file, ``.NAME.<12 hex>.corral-tmp``:
+:func:`corral.contained.is_temp_name`) is refused by every tool, read or
+write alike, whether or not one is there (:func:`temporary_name`): no
+listing shows one, and a call that could read, replace, move or delete one
+could read or spoil another call's write before it is in place.  A name that already
 exists is never refused here: it is the file the model named.  What
 exists is looked at through the call's view (:class:`~.looking.Looking`).
 """
@@ -20,10 +27,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...contained import is_temp_name
 from .catalogue import Code, Kind, Refusal
 from .looking import Looking
 
-__all__ = ["check_new_name", "clean_name"]
+__all__ = ["check_new_name", "clean_name", "names_temporary", "temporary_name"]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # words a log line puts before a path: a status in capitals, a label with a
@@ -37,6 +45,22 @@ def clean_name(rel: str) -> str:
     spaces around it."""
     parts = [_CONTROL.sub("", part).strip() for part in rel.split("/")]
     return "/".join(p for p in parts if p)
+
+
+def names_temporary(parts: list[str]) -> bool:
+    """Whether one of a path's names ``parts`` is an in-flight name."""
+    return any(is_temp_name(part) for part in parts)
+
+
+def temporary_name(shown: str, field: str) -> Refusal:
+    """The answer to a path naming an in-flight name (module doc): the same
+    whether or not one is there, for every tool."""
+    return Refusal(Code.INVALID_ARGUMENT,
+                   f"argument '{field}' names a temporary file of a write in progress (the form "
+                   ".NAME.<12 hex digits>.corral-tmp is corral's own); no tool reads, writes, "
+                   "moves or deletes one",
+                   "Name the file itself: a write's content appears under its own name once it "
+                   "is done.", details={"path": shown, "field": field}, kind=Kind.TEMPORARY_NAME)
 
 
 _DEFAULTS = (("overwrite", False), ("keepFormat", True), ("dryRun", False),

@@ -20,13 +20,14 @@ from typing import Any, TypeVar, cast
 from collections.abc import Callable, Sequence
 
 from ...hosts import file_uri_path
-from ...contained import EscapeError, PathError
+from ...contained import TEMP_SUFFIX, EscapeError, PathError
 from .host_paths import root_prefixes, under
 from .limits import Limits
 from .control import CancelToken, Progress, ProgressCallback
 from .._policy.locate import Location
 from .view import CallView, OpenFile, View, call as view_call, policy_refusal as _policy_refusal
 from .._policy.rules import Op, Policy, Scope
+from .._refusals.names import names_temporary, temporary_name
 from .._refusals.catalogue import (Code, Kind, Refusal, cancelled, hardlink, host_denied,
                                    host_unexpected, internal, outside_root, read_only, swapped,
                                    time_limit)
@@ -95,8 +96,9 @@ _CLEAN_CHARS = 256
 
 
 def _is_clean(value: str) -> bool:
-    """Whether ``value`` is a clean ASCII path (a short one is remembered)."""
-    if not (value.isascii() and _CLEAN_PATH.fullmatch(value)):
+    """Whether ``value`` is a clean ASCII path (a short one is remembered);
+    one that may name an in-flight name is not (``rel`` refuses those)."""
+    if not (value.isascii() and _CLEAN_PATH.fullmatch(value)) or TEMP_SUFFIX in value:
         return False
     if len(value) <= _CLEAN_CHARS:
         if len(_clean) >= _CLEAN_KEPT:
@@ -285,6 +287,8 @@ class ToolContext:
         if text.startswith("/"):
             text = self._inside(text, field)
         parts = [p for p in text.split("/") if p not in ("", ".")]
+        if TEMP_SUFFIX in text and names_temporary(parts):
+            raise temporary_name(value, field)
         # "d/" and "d/." both mean "d, which must be a directory" (a link
         # followed): dropping the "/." would name the link d itself
         trailing = "/" in text and text.rsplit("/", 1)[1] in ("", ".") and bool(parts)
@@ -299,7 +303,7 @@ class ToolContext:
         the root (the model took the root for its home), that is offered."""
         refusal = outside_root(value, field, Kind.HOME)
         rest = text[2:].strip("/")
-        if not rest or self.is_denied(rest):
+        if not rest or self.is_denied(rest) or names_temporary(rest.split("/")):
             return refusal
         try:
             info = self.view.stat(rest)

@@ -8,7 +8,10 @@ policy decided on where it really is (:func:`open_directory
 it, opened by its canonical path with no link followed and checked to be
 the directory the listing saw (:func:`open_below
 <corral.tools._runtime.view.open_below>`).  Every listing of it and every
-name read in it is from that one fd, nothing resolved again.
+name read in it is from that one fd, nothing resolved again.  Neither
+listing holds corral's own in-flight names (a write's temporary file,
+:func:`corral.contained.is_temp_name`): no one-at-a-time order of calls
+shows one, so they are not there, not even counted.
 
 Nothing here decides: the view decides, then wraps what it decided on.
 """
@@ -19,7 +22,7 @@ import enum
 import os
 from types import TracebackType
 
-from ...contained import DirEntry, Handle, SizedListing
+from ...contained import DirEntry, Handle, SizedListing, is_temp_name, without_temp_names
 
 __all__ = ["OpenDirectory", "LinkEnd"]
 
@@ -57,12 +60,24 @@ class OpenDirectory:
         return info.st_dev, info.st_ino
 
     def scandir(self, *, stat: bool = False) -> list[DirEntry]:
-        """The entries (unsorted), each ``lstat``-ed with ``stat``."""
-        return self._handle.scandir(stat=stat)
+        """The entries (unsorted), each ``lstat``-ed with ``stat``; no
+        in-flight name (module doc)."""
+        entries = self._handle.scandir(stat=stat)
+        names = [entry.name for entry in entries]
+        if without_temp_names(names) is names:
+            return entries
+        return [entry for entry in entries if not is_temp_name(entry.name)]
 
     def sized_listing(self) -> SizedListing:
-        """The names with each file's size or the kind of anything else."""
-        return self._handle.sized_listing()
+        """The names with each file's size or the kind of anything else;
+        no in-flight name (module doc)."""
+        listing = self._handle.sized_listing()
+        names = listing.names
+        if without_temp_names(names) is names:
+            return listing
+        kept = [i for i, name in enumerate(names) if not is_temp_name(name)]
+        codes = listing.codes
+        return SizedListing([names[i] for i in kept], [codes[i] for i in kept])
 
     def close(self) -> None:
         self._handle.close()

@@ -13,7 +13,9 @@
   tests of its own name, whatever its depth; :meth:`SearchVisitor.kept_files`
   is the one place a search asks the policy what may be shown (decided on
   the canonical path the walk reached: the base's ``handle.path`` plus the
-  names it listed).
+  names it listed).  corral's own in-flight names (a write's temporary
+  file, :func:`corral.contained.is_temp_name`) are dropped before
+  anything else: not shown, not searched, not counted.
 * :class:`Budget` holds the call's checkpoints (``ctx.checkpoint()``
   and ``ctx.progress()``, so a search stops at its deadline or cancel) and the partial-result
   refusal a search gives past its deadline.
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from ...contained import TreeVisitor
+from ...contained import TreeVisitor, is_temp_name, without_temp_names
 from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
 from .._policy.rules import Op, Scope
@@ -304,6 +306,8 @@ class SearchVisitor(TreeVisitor[DirState]):
         self.dir_matched = False
 
     def child(self, state: DirState, dir_sub: str, name: str) -> DirState | None:
+        if name[0] == "." and is_temp_name(name):
+            return None  # in flight: not there (module doc)
         # the host's rules first: a directory they hide is counted, never
         # named among the ignored ones
         policy = state.policy
@@ -351,7 +355,9 @@ class SearchVisitor(TreeVisitor[DirState]):
         """The names (all the files of one directory) the host's rules do
         not hide, in order; the hidden ones are counted in :attr:`counts`.
         Taken before a pattern or an ``include`` picks among them: a count
-        of what matched would say whether a denied name exists."""
+        of what matched would say whether a denied name exists.  No
+        in-flight name is among them (module doc)."""
+        names = without_temp_names(names, is_sorted=True)  # a run of the walk: sorted
         if state.policy is not None and names:
             shown = state.policy.visible_names(names)
             self.counts.hidden += len(names) - len(shown)

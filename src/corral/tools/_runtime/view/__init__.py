@@ -62,9 +62,10 @@ from .links import LinkMap, RootLook, git_scan, locate
 from .locks import root_identity
 from .opening import RootLike, nested_place, open_beneath, open_view
 from .pinned import Pinned
-from .walks import (adopt_listed, entry_exists, kind_of, link_ends, listed_file_scanner,
+from .walks import (adopt_listed, entry_exists, holding_tree, kind_of, link_ends,
+                    listed_file_scanner,
                     open_below, open_directory, open_listed, open_searched, read_listed_file,
-                    read_regular_file, root_in_repository, walk_tree)
+                    read_regular_file, root_in_repository, walk_tree, walking)
 
 __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want",
            "edit_plain", "ready", "replace_plain", "BYTE_ORDER_MARKS",
@@ -74,4 +75,5 @@ __all__ = ["View", "CallView", "Pinned", "LinkMap", "Decision", "Want",
            "policy_refusal", "locate", "root_identity", "nested_place", "open_beneath",
            "adopt_listed", "entry_exists", "kind_of", "link_ends", "listed_file_scanner",
            "open_below", "open_directory", "open_listed", "open_searched", "read_listed_file",
-           "read_regular_file", "root_in_repository", "walk_tree"]
+           "read_regular_file", "root_in_repository", "walk_tree", "walking",
+           "holding_tree"]

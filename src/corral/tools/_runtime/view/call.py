@@ -11,10 +11,11 @@ import stat as st
 from weakref import ref as weak_ref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
+from types import TracebackType
 from typing import NamedTuple, NoReturn, Protocol
 
 from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, PathError,
-                           Target)
+                           Target, is_temp_name, without_temp_names)
 from ..._policy.gitdirs import names_a_shape_entry
 from ..._policy.locate import Location
 from ..._policy.rules import Op
@@ -74,6 +75,13 @@ class _AgainFollowing(Exception):
     final name and following it (raised before the step is given)."""
 
 
+class _AgainAlone(Exception):
+    """:meth:`CallView.pin` makes its step again with the tree lock held
+    exclusively: it makes parent directories, one ``mkdir`` at a time, and
+    no other step or walk of this process may see the chain half made (a
+    folder empty that the call leaves holding one, a link count between)."""
+
+
 class _SharedStep:
     """:meth:`CallView.pin`'s step with the tree lock shared (every tool
     that changes one file comes here), written out as a context manager:
@@ -88,7 +96,8 @@ class _SharedStep:
     by the step itself (its fd, in the call's list of held places)."""
 
     __slots__ = ("_call", "_rel", "_op", "_label", "_field", "_follow", "_create_parents",
-                 "_shared", "_tree", "_target", "_key", "_flocked", "_lock_fd", "_pinned")
+                 "_shared", "_tree", "_target", "_key", "_flocked", "_lock_fd", "_pinned",
+                 "_alone")
 
     def __init__(self, call: CallView, rel: str, op: Op, label: str, field: str, *,
                  follow: bool, create_parents: bool) -> None:
@@ -107,6 +116,7 @@ class _SharedStep:
         self._flocked: _Flock | None = None  # the directory's lock taken the general way
         self._lock_fd = -1  # or taken on the target's own fd (released by its close)
         self._pinned: Pinned | None = None
+        self._alone: AbstractContextManager[Pinned] | None = None  # made again exclusively
 
     def identity(self) -> tuple[int, int] | None:
         """The (device, inode) of the directory locked on the target's own
@@ -117,6 +127,16 @@ class _SharedStep:
         return target.held_identity()
 
     def __enter__(self) -> Pinned:
+        try:
+            return self._enter()
+        except _AgainAlone:
+            self._let_go()
+        alone = self._alone = self._call._pin_exclusive(
+            self._rel, self._op, self._label, self._field, follow=self._follow,
+            create_parents=True)
+        return alone.__enter__()
+
+    def _enter(self) -> Pinned:
         if self._follow:
             try:
                 return self._take(opening_final=True)
@@ -131,7 +151,12 @@ class _SharedStep:
             self._let_go()
             raise
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        alone, self._alone = self._alone, None
+        if alone is not None:
+            alone.__exit__(kind, value, tb)
+            return
         self._let_go()
 
     def _take(self, *, opening_final: bool) -> Pinned:
@@ -167,6 +192,8 @@ class _SharedStep:
             call._target_failed(exc, rel, op, self._label, self._field, follow=follow,
                                 look_at_final=not opening_final)
             raise
+        if target.creates:
+            raise _AgainAlone()  # parents to make: alone (rare, a new folder)
         by_path = call._by_path
         if not call._held and not by_path:  # the call's first step: nothing held
             # the flock, taken on the step's own fd (released by its close),
@@ -884,8 +911,14 @@ class CallView:
         return self._view.root.exists(rel)
 
     def entries(self, rel: str) -> list[DirEntry]:
-        """The entries of the directory ``rel`` (unsorted)."""
-        return self._view.root.scandir(rel)
+        """The entries of the directory ``rel`` (unsorted), but corral's own
+        in-flight names (:func:`~corral.contained.is_temp_name`: no order of
+        calls shows one, so no answer names one)."""
+        entries = self._view.root.scandir(rel)
+        names = [entry.name for entry in entries]
+        if without_temp_names(names) is names:
+            return entries
+        return [entry for entry in entries if not is_temp_name(entry.name)]
 
     def read_small(self, canonical: str, limit: int) -> bytes | None:
         """The content of the regular file at ``canonical`` if it is at most

@@ -116,6 +116,10 @@ class _TreeLock:
         self._readers = 0
         self._writer = False
         self._waiting_writers = 0
+        # the shared holds of each thread: a thread holding it (a search's
+        # walk) that takes it again joins its own hold, never waiting for a
+        # writer who waits for it (who waits for that thread)
+        self._mine = threading.local()
 
     @contextmanager
     def shared(self, checkpoint: Checkpoint) -> Iterator[None]:
@@ -126,9 +130,11 @@ class _TreeLock:
             self.drop_shared()
 
     def take_shared(self, checkpoint: Checkpoint) -> None:
+        mine = self._mine
         with self._lock:
             delay = _POLL_FIRST
-            while self._writer or self._waiting_writers:
+            # (a writer holding it is waited for whatever: it holds it alone)
+            while self._writer or (self._waiting_writers and getattr(mine, "holds", 0) <= 0):
                 asker = ASKING.get()
                 if asker is not None and (held := asker.tree_held()):
                     if held == TREE_SHARED and not self._writer:
@@ -138,10 +144,13 @@ class _TreeLock:
                 checkpoint()
                 delay = min(delay * 2, _POLL_MOST)
             self._readers += 1
+            mine.holds = getattr(mine, "holds", 0) + 1
 
     def drop_shared(self) -> None:
+        mine = self._mine
         with self._lock:
             self._readers -= 1
+            mine.holds -= 1
             # only a writer waits on the readers (counted under the lock before it waits)
             if not self._readers and self._waiting_writers:
                 self._cond.notify_all()

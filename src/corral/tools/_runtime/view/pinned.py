@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import NamedTuple, TYPE_CHECKING
 
-from ....contained import Handle, Opened, Target
+from ....contained import Handle, Opened, Target, without_temp_names
 from ..._policy.gitdirs import (GIT_SUBDIRECTORIES, SHAPE_NAMES, in_git_directory,
                                 in_git_subdirectory, is_repository,
                                 looks_like_common_directory, names_a_shape_entry)
@@ -582,9 +582,10 @@ class Pinned:
         return info is not None and st.S_ISDIR(info.st_mode)
 
     def entries(self) -> int:
-        """How many entries the pinned directory holds."""
+        """How many entries the pinned directory holds (corral's own
+        in-flight names not counted: no order of calls shows one)."""
         with self._target.open(os.O_RDONLY | os.O_DIRECTORY) as handle:
-            return len(handle.scandir())
+            return len(without_temp_names([entry.name for entry in handle.scandir()]))
 
     # -- acting -----------------------------------------------------------------------
     def make_parents(self) -> list[str]:

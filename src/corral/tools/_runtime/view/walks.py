@@ -9,6 +9,8 @@ import posixpath
 import stat as st
 import threading
 import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 from ....contained import (FileScan, Tree, TreeVisitor, adopt_entry, batches_natively,
@@ -19,6 +21,7 @@ from ..view_read import OpenFile
 from ..view_walk import LinkEnd, OpenDirectory
 from .call import CallView
 from .decide import View
+from .locks import _TREE
 
 WalkState = TypeVar("WalkState")
 
@@ -223,13 +226,81 @@ def open_searched(call: CallView, rel: str, before: os.stat_result
     return OpenDirectory(handle, shown), info
 
 
+class _TreeHeld:
+    """:func:`holding_tree`'s hold (a plain class: every file_info and
+    listing takes one, and a generator's context manager costs more than
+    the lock)."""
+
+    __slots__ = ("_checkpoint",)
+
+    def __init__(self, checkpoint: Callable[[], None]) -> None:
+        self._checkpoint = checkpoint
+
+    def __enter__(self) -> None:
+        _TREE.take_shared(self._checkpoint)
+
+    def __exit__(self, *exc: object) -> None:
+        _TREE.drop_shared()
+
+
+def holding_tree(call: CallView) -> _TreeHeld:
+    """This process's tree lock, shared, for a look made of several reads
+    (a listing and what it says of each entry, a directory's links): no
+    move, delete or making of parents, each of which holds it alone, is
+    seen half done.  Take it after the host was asked, never around that."""
+    return _TreeHeld(call.checkpoint)
+
+
+@contextmanager
+def walking(call: CallView, directory: OpenDirectory) -> Iterator[None]:
+    """Hold the tree for a walk below ``directory`` (this process's tree
+    lock, shared: no move or delete of this process, each of which holds it
+    alone, changes the tree meanwhile, so the walk answers one state of it,
+    as some one-at-a-time order of the calls would); ``STALE`` when the
+    directory left its path before the lock was had (the walk enters what
+    lies below it by that path).  Writes hold it shared too: one lands
+    whole, its temporary file no listing shows, or not at all."""
+    with _TREE.shared(call.checkpoint):
+        if directory.path not in (".", ""):
+            try:
+                info = call.shared.root.lstat(directory.path)
+            except OSError:
+                info = None
+            if info is None or (info.st_dev, info.st_ino) != directory.identity():
+                raise swapped(directory.shown)
+        yield
+
+
+class _HeldTree(Tree[WalkState]):
+    """A :class:`Tree` holding the tree lock while it is used as a context
+    manager (:func:`walking`)."""
+
+    def __init__(self, call: CallView, directory: OpenDirectory, start: WalkState,
+                 visitor: TreeVisitor[WalkState], *, yield_dirs: bool,
+                 max_entries: int | None) -> None:
+        super().__init__(call.shared.root, directory.fileno(), start, visitor,
+                         yield_dirs=yield_dirs, max_entries=max_entries, where=directory.path)
+        self._held = walking(call, directory)
+
+    def __enter__(self) -> _HeldTree[WalkState]:
+        self._held.__enter__()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        try:
+            super().__exit__(kind, *exc)
+        finally:
+            self._held.__exit__(None, None, None)
+
+
 def walk_tree(call: CallView, directory: OpenDirectory, start: WalkState,
               visitor: TreeVisitor[WalkState], *, yield_dirs: bool = False,
               max_entries: int | None = None) -> Tree[WalkState]:
     """The core's walk below ``directory`` (never through a link; the
-    visitor decides what is entered and shown)."""
-    return Tree(call.shared.root, directory.fileno(), start, visitor, yield_dirs=yield_dirs,
-                max_entries=max_entries, where=directory.path)
+    visitor decides what is entered and shown), the tree held while it is
+    used as a context manager (:func:`walking`)."""
+    return _HeldTree(call, directory, start, visitor, yield_dirs=yield_dirs,
+                     max_entries=max_entries)
 
 
 def read_listed_file(call: CallView, dir_fd: int, name: str, canonical: str, limit: int
