@@ -842,20 +842,27 @@ def served_listed() -> set[tuple[int, int]]:
     caller that only weighs the few roots it already has in mind."""
     with _place_guard:
         found = set(_users)
+    return found | {key for key, _ in _served_files()}
+
+
+def _served_files() -> list[tuple[tuple[int, int], str]]:
+    """Each file of the served directory that names a root, as (the root's
+    (device, inode), the file's path); none if there is no such directory."""
     directory = _served_directory()
     if directory is None:
-        return found
+        return []
     try:
         names = os.listdir(directory)
     except OSError:
-        return found
+        return []
+    files = []
     for name in names:
         device, _, inode = name.partition("-")
         try:
-            found.add((int(device, 16), int(inode, 16)))
+            files.append(((int(device, 16), int(inode, 16)), os.path.join(directory, name)))
         except ValueError:
             continue
-    return found
+    return files
 
 
 def served_roots() -> set[tuple[int, int]]:
@@ -864,22 +871,9 @@ def served_roots() -> set[tuple[int, int]]:
     one that died is removed here)."""
     with _place_guard:
         found = set(_users)
-    directory = _served_directory()
-    if directory is None:
-        return found
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return found
-    for name in names:
-        device, _, inode = name.partition("-")
-        try:
-            key = (int(device, 16), int(inode, 16))
-        except ValueError:
-            continue
+    for key, path in _served_files():
         if key in found:
             continue
-        path = os.path.join(directory, name)
         try:
             fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError:
