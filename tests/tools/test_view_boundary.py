@@ -1,6 +1,7 @@
 """The policed view is the one filesystem handle of the tools: no module
 under ``corral/tools`` but the view imports or is handed the core's
-``Root``, ``Handle`` or ``Target``, nor reaches ``ctx.root``.
+``Root``, ``Handle`` or ``Target``, nor reaches ``ctx.root`` or the view's
+``shared.root``.
 
 Read from the source (the AST), so a new module, import, annotation or
 alias that breaks the rule fails here.  :data:`HOST_SIDE` names the one
@@ -44,6 +45,10 @@ def _reaches_core(path: Path) -> list[str]:
         elif isinstance(node, ast.Attribute) and node.attr == "root" and isinstance(
                 node.value, ast.Name) and node.value.id == "ctx":
             found.append(f"ctx.root at line {node.lineno}")
+        elif isinstance(node, ast.Attribute) and node.attr == "root" and isinstance(
+                node.value, ast.Attribute) and node.value.attr == "shared":
+            # the view's shared state holds the Root: ``view.shared.root`` is the core
+            found.append(f"shared.root at line {node.lineno}")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
                 node.value in FORBIDDEN:
             found.append(f"names {node.value}")
