@@ -293,7 +293,7 @@ class SearchVisitor(TreeVisitor[DirState]):
         policy = None
         if ctx.may_deny:
             # each directory's run of names tested in one call of the root's backend
-            ctx.state.policy.test_names_with(ctx.view.shared.root.backend.names_test)
+            ctx.state.policy.test_names_with(ctx.view.backend.names_test)
             policy = ctx.scope(base.real, Op.SEARCH)
         self.ignoring = rules is not None
         ignore = IgnoreScope.of(rules, base.real) if rules is not None and rules.in_repository \
