@@ -3,8 +3,10 @@ for the shapes): every read tool (``read_file``, ``read_files``, ``grep``
 of a file and of a folder, ``glob``, ``list_directory``, ``file_info``)
 paused right after its first look at ``pub/d`` (or the file in it), while
 the model's own ``move_file`` of that folder into the denied ``vault``
-(or of ``vault/d``, the denied folder, out to ``pub``) runs: reads hold no
-lock, so the move is decided while the read is under way.
+(or of ``vault/d``, the denied folder, out to ``pub``) runs: a read that
+looks at one entry holds no lock, so the move is decided while the read
+is under way; a walk (glob, grep of a folder) holds the tree lock shared,
+so a move that would act waits for the walk to end (THREATS row 62).
 
 What must hold: the move is refused either way (``DENIED``: nothing enters
 or leaves a denied folder, so no read that started on a visible folder can
@@ -78,6 +80,10 @@ READS: list[tuple[str, dict[str, Any], str]] = [
     ("file_info", {"path": "pub/d"}, "d"),
 ]
 
+# the reads that walk a folder (glob, grep of a folder): they hold the tree
+# lock while they walk
+WALKS = {("grep", "pub"), ("glob", "pub")}
+
 MOVES = {"visible_into_denied": {"source": "pub/d", "destination": "vault/d"},
          "denied_out_to_visible": {"source": "vault/d", "destination": "pub/e"}}
 
@@ -93,13 +99,18 @@ def test_a_read_under_way_and_a_move_across_the_deny(tmp_path, make_root, move, 
     (tmp_path / "vault" / "d" / HIDDEN_NAME).write_text(HIDDEN_TEXT + "\n")
     moved: dict[str, Any] = {}
     holder: dict[str, Toolbox] = {}
+    workers: list[threading.Thread] = []
 
     def the_move() -> None:
         # the model's own call of the same turn, on another thread
         worker = threading.Thread(
             target=lambda: moved.update(holder["box"].call("move_file", MOVES[move])))
         worker.start()
-        worker.join(20)
+        workers.append(worker)
+        if (tool, args.get("path")) not in WALKS:
+            worker.join(20)
+        # a walk holds the tree lock shared (THREATS row 62): a move that
+        # would act waits for it to end, joined below
 
     backend = PausedAfterFirstLook(backend_by_name(make_root.backend_name), first, the_move)
     root = Root(str(tmp_path), backend=backend, fast_path=make_root.fast_path)
@@ -108,6 +119,8 @@ def test_a_read_under_way_and_a_move_across_the_deny(tmp_path, make_root, move, 
             holder["box"] = box
             backend.armed = True
             answer = box.call(tool, args)
+            for worker in workers:  # before the toolbox closes
+                worker.join(20)
     finally:
         root.close()
     assert backend.ran and moved, "the move never ran"
