@@ -433,13 +433,16 @@ def _write_contents(out: list[str], hunk: list[tuple[int, int, int, int]], olds:
     its contents joined by a break and the mark, so no line's start is
     needed and no string is made per line."""
     pos, append = hs, out.append
+    n_old, n_new = len(olds), len(news)
     for ai, aj, bi, bj in hunk:
+        # one line with its break (most runs of a hunk) written at once
         if ai > pos:
-            append(_run(" ", olds, pos, ai))
+            append(f" {olds[pos]}\n" if ai - pos == 1 and ai < n_old
+                   else _run(" ", olds, pos, ai))
         if aj > ai:
-            append(_run("-", olds, ai, aj))
+            append(f"-{olds[ai]}\n" if aj - ai == 1 and aj < n_old else _run("-", olds, ai, aj))
         if bj > bi:
-            append(_run("+", news, bi, bj))
+            append(f"+{news[bi]}\n" if bj - bi == 1 and bj < n_new else _run("+", news, bi, bj))
         pos = aj
     if he > pos:
         append(_run(" ", olds, pos, he))
