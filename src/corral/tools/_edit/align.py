@@ -159,10 +159,10 @@ def _split(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, found: li
             return []
         found += _myers(a, b, alo, ahi, blo, bhi, budget, budget.left) or []
         return []
-    in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
-    if in_a.keys().isdisjoint(in_b):
+    in_a = set(a[alo:ahi])
+    if in_a.isdisjoint(b[blo:bhi]):
         return []  # nothing in common: one replacement is the whole answer
-    anchor_is, anchor_js = _anchors(a, b, alo, ahi, blo, bhi, in_a, in_b, budget)
+    anchor_is, anchor_js = _anchors(a, b, alo, ahi, blo, bhi, in_a, budget)
     if size <= _MEDIUM and len(anchor_is) * 4 < min(ahi - alo, bhi - blo):
         # too few anchors to trust: the shortest script, if it is cheap to find
         blocks = _myers(a, b, alo, ahi, blo, bhi, budget, 4 * size + 1000)
@@ -234,19 +234,11 @@ def _merged(blocks: list[Block]) -> list[Block]:
 
 
 def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, blo: int,
-             bhi: int, in_a: Counter[Hashable], in_b: Counter[Hashable],
-             budget: Budget) -> tuple[list[int], list[int]]:
-    """Pairs ``(i, j)`` of items unique on both sides of the ranges (whose
-    items ``in_a`` and ``in_b`` count), the longest run increasing in both
-    (patience sorting): their ``i`` and their ``j``, as two lists."""
-    # an item of b: its index, kept for the items once on each side; the
-    # items more than once on either side (mostly few) found by map and
-    # compress in C (a Counter's keys and values run in the same order)
-    where = dict(zip(b[blo:bhi], range(blo, bhi)))
-    for counts, size in ((in_b, bhi - blo), (in_a, ahi - alo)):
-        if len(counts) < size:  # (else every item is there once: none to drop)
-            for item in compress(counts, map(_MANY, counts.values())):
-                where.pop(item, None)
+             bhi: int, in_a: set[Hashable], budget: Budget) -> tuple[list[int], list[int]]:
+    """Pairs ``(i, j)`` of items unique on both sides of the ranges (``in_a``:
+    the items of ``a``'s), the longest run increasing in both (patience
+    sorting): their ``i`` and their ``j``, as two lists."""
+    where = _unique_pairs(a, b, alo, ahi, blo, bhi, in_a)
     if not where:
         return [], []
     # two lists of ints rather than a list of pairs: no tuple per line for
@@ -283,6 +275,25 @@ def _anchors(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, b
         k = back[k]
     run.reverse()
     return list(map(iis.__getitem__, run)), list(map(jjs.__getitem__, run))
+
+
+def _unique_pairs(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, blo: int,
+                  bhi: int, in_a: set[Hashable]) -> dict[Hashable, int]:
+    """The items once in ``b[blo:bhi]`` and not more than once in
+    ``a[alo:ahi]`` (whose items ``in_a`` are), each with its index in
+    ``b``: looked up by ``a``'s items, the pairs once on each side."""
+    # the items more than once on a side (mostly few) are found by counting
+    # that side's, only when it has some (a side's items all differ when
+    # there are as many as its length), then dropped by map and compress in
+    # C (a Counter's keys and values run in the same order)
+    where = dict(zip(b[blo:bhi], range(blo, bhi)))
+    for repeats, side, lo, hi in ((len(where) < bhi - blo, b, blo, bhi),
+                                  (len(in_a) < ahi - alo, a, alo, ahi)):
+        if repeats:
+            counts = Counter(side[lo:hi])
+            for item in compress(counts, map(_MANY, counts.values())):
+                where.pop(item, None)
+    return where
 
 
 def _myers(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, ahi: int, blo: int, bhi: int,

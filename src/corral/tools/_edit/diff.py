@@ -386,10 +386,8 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
     budget = work.budget(proportional(size, per=8))
     changes = _changes(before, after, blocks, budget, split)
     out = [_head(path)]
-    # split texts without \r: runs of lines are cut from the texts
-    sliced = split and not (before.has_cr or after.has_cr)
-    old_at = [*before.nstarts, len(before.text)] if sliced else []
-    new_at = [*after.nstarts, len(after.text)] if sliced else []
+    # split texts without \r: runs of lines are joined from their contents
+    joined = split and not (before.has_cr or after.has_cr)
     for hunk in _hunks(changes, before.count(), context):
         (i1, _, j1, _), (_, i2, _, j2) = hunk[0], hunk[-1]
         hs, he = max(0, i1 - context), min(before.count(), i2 + context)
@@ -397,8 +395,8 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
         out.append(f"@@ -{_range(first_line + hs, he - hs)} "
                    f"+{_range(first_line + js, je - js)} @@\n")
         work.step(he - hs + je - js)  # the hunk's lines, each written once below
-        if sliced:
-            _write_slices(out, hunk, before.text, after.text, old_at, new_at, hs, he)
+        if joined:
+            _write_contents(out, hunk, before.contents, after.contents, hs, he)
         else:
             _write_lines(out, hunk, before.lines(hs, he), after.lines(js, je), hs, he, js)
         if he == before.count() or je == after.count():
@@ -428,34 +426,36 @@ def _write_lines(out: list[str], hunk: list[tuple[int, int, int, int]], olds: li
         append(" " + " ".join(olds[pos:]))
 
 
-def _write_slices(out: list[str], hunk: list[tuple[int, int, int, int]], old: str, new: str,
-                  old_at: list[int], new_at: list[int], hs: int, he: int) -> None:
-    """:func:`_write_lines` of texts without ``\r`` whose lines start at
-    ``old_at`` and ``new_at`` (each with the text's length after its last
-    line): a run of lines is a slice of its text, a line of it one slice,
-    more its lines marked by one replace (no string made per line)."""
+def _write_contents(out: list[str], hunk: list[tuple[int, int, int, int]], olds: list[str],
+                    news: list[str], hs: int, he: int) -> None:
+    """:func:`_write_lines` of split texts without ``\r`` (``olds`` and
+    ``news``: every line's contents, without its break): a run of lines is
+    its contents joined by a break and the mark, so no line's start is
+    needed and no string is made per line."""
     pos, append = hs, out.append
+    n_old, n_new = len(olds), len(news)
     for ai, aj, bi, bj in hunk:
+        # one line with its break (most runs of a hunk) written at once
         if ai > pos:
-            append(" " + old[old_at[pos]:old_at[ai]] if ai - pos == 1
-                   else _marked(" ", old[old_at[pos]:old_at[ai]]))
+            append(f" {olds[pos]}\n" if ai - pos == 1 and ai < n_old
+                   else _run(" ", olds, pos, ai))
         if aj > ai:
-            append("-" + old[old_at[ai]:old_at[aj]] if aj - ai == 1
-                   else _marked("-", old[old_at[ai]:old_at[aj]]))
+            append(f"-{olds[ai]}\n" if aj - ai == 1 and aj < n_old else _run("-", olds, ai, aj))
         if bj > bi:
-            append("+" + new[new_at[bi]:new_at[bj]] if bj - bi == 1
-                   else _marked("+", new[new_at[bi]:new_at[bj]]))
+            append(f"+{news[bi]}\n" if bj - bi == 1 and bj < n_new else _run("+", news, bi, bj))
         pos = aj
     if he > pos:
-        append(_marked(" ", old[old_at[pos]:old_at[he]]))
+        append(_run(" ", olds, pos, he))
 
 
-def _marked(mark: str, run: str) -> str:
-    """Whole lines of a text, each after ``mark`` (the last may lack its
-    break: the text's last line)."""
-    marked = run.replace("\n", "\n" + mark)
-    # a final break leaves a mark after it that starts no line
-    return mark + (marked[:-len(mark)] if run[-1] == "\n" else marked)
+def _run(mark: str, contents: list[str], start: int, end: int) -> str:
+    """Lines ``[start, end)`` of a text split into ``contents``, each after
+    ``mark`` and with its break (but the text's last line: it has none)."""
+    if end - start == 1:
+        run = mark + contents[start]
+    else:
+        run = mark + ("\n" + mark).join(contents[start:end])
+    return run + "\n" if end < len(contents) else run
 
 
 def _changes(before: Lines, after: Lines, blocks: list[list[int]], budget: Budget,

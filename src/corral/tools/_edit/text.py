@@ -173,9 +173,10 @@ class Lines:
         return self._split[0]
 
     def presplit(self) -> Lines:
-        """This text with its lines split and their starts found now: for a
-        few lines, cheaper than finding each line when it is asked for."""
-        self.nstarts  # noqa: B018 (computed and kept on first use, the split with it)
+        """This text with its lines split now: for a few lines, cheaper
+        than finding each line when it is asked for (their starts are not
+        found: a line's number is still counted in C)."""
+        self._split  # noqa: B018 (computed and kept on first use)
         return self
 
     @property
