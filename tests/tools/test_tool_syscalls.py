@@ -62,7 +62,7 @@ import pytest
 from corral.contained import Backend, Root, available_backends, backend_by_name
 from corral.testing.backends import CountingBackend
 from corral.tools import Toolbox
-from corral.tools._runtime.view import tree_lock
+from corral.tools._runtime.view import decide, tree_lock
 
 WRITE_MOST = 19  # write_file and edit_file at depth 1 and 10, every flock included
 CONTENT = "".join(f"x{i} = 1\n" for i in range(150))
@@ -146,13 +146,13 @@ def _counts(base: Path, backend_name: str, depth: int) -> dict[str, int]:
 
 
 @pytest.fixture(autouse=True)
-def no_other_server(tmp_path_factory, monkeypatch):
-    """The counts are of this process's calls alone: a move also looks up the
-    way to its ends for roots other processes serve (THREATS row 60), one
-    stat a level only when one is served, and the other tests running beside
-    these (pytest-xdist's other worker) serve roots of their own; so the
-    served roots are read from a directory of this test's, empty."""
-    monkeypatch.setattr(tree_lock, "_served_place", [str(tmp_path_factory.mktemp("served"))])
+def no_other_server(monkeypatch):
+    """The counts are of one root served alone: a move also looks up the way
+    to its ends for other roots served now (THREATS row 60), one stat a
+    level, only when another is served; in a test run, other tests' roots
+    (this worker's Toolboxes not yet collected, the other worker's servers)
+    are.  So here no other root is served."""
+    monkeypatch.setattr(decide, "served_listed", set)
 
 
 @pytest.fixture(params=FAST, ids=[f"{name}-openat2" for name in FAST])
