@@ -24,7 +24,17 @@ from types import TracebackType
 
 from ...contained import DirEntry, Handle, SizedListing, is_temp_name, without_temp_names
 
-__all__ = ["OpenDirectory", "LinkEnd"]
+__all__ = ["OpenDirectory", "LinkEnd", "without_temp_entries"]
+
+
+def without_temp_entries(entries: list[DirEntry]) -> list[DirEntry]:
+    """``entries`` without corral's own in-flight names (module doc):
+    ``entries`` itself when it holds none, the common case, looked for in
+    one scan of the names in C."""
+    names = [entry.name for entry in entries]
+    if without_temp_names(names) is names:
+        return entries
+    return [entry for entry in entries if not is_temp_name(entry.name)]
 
 
 class LinkEnd(enum.Enum):
@@ -62,11 +72,7 @@ class OpenDirectory:
     def scandir(self, *, stat: bool = False) -> list[DirEntry]:
         """The entries (unsorted), each ``lstat``-ed with ``stat``; no
         in-flight name (module doc)."""
-        entries = self._handle.scandir(stat=stat)
-        names = [entry.name for entry in entries]
-        if without_temp_names(names) is names:
-            return entries
-        return [entry for entry in entries if not is_temp_name(entry.name)]
+        return without_temp_entries(self._handle.scandir(stat=stat))
 
     def sized_listing(self) -> SizedListing:
         """The names with each file's size or the kind of anything else;

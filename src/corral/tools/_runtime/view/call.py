@@ -15,14 +15,14 @@ from types import TracebackType
 from typing import NamedTuple, NoReturn, Protocol
 
 from ....contained import (Backend, DirEntry, EscapeError, HeldParent, Handle, PathError,
-                           Target, is_temp_name, without_temp_names)
+                           Target)
 from ..._policy.gitdirs import names_a_shape_entry
 from ..._policy.locate import Location
 from ..._policy.rules import Op
 from ..._refusals.catalogue import Refusal, entry_kind, reentered, swapped
 from ..request_types import Request
 from ..view_read import Entry, Lead, OpenFile
-from ..view_walk import LinkEnd
+from ..view_walk import LinkEnd, without_temp_entries
 from .decide import _ADDING, _RUNNING, View, _Call, _Step, running_call
 from .links import chain_end, locate
 from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, ASKING, TREE_EXCLUSIVE, TREE_SHARED,
@@ -914,11 +914,7 @@ class CallView:
         """The entries of the directory ``rel`` (unsorted), but corral's own
         in-flight names (:func:`~corral.contained.is_temp_name`: no order of
         calls shows one, so no answer names one)."""
-        entries = self._view.root.scandir(rel)
-        names = [entry.name for entry in entries]
-        if without_temp_names(names) is names:
-            return entries
-        return [entry for entry in entries if not is_temp_name(entry.name)]
+        return without_temp_entries(self._view.root.scandir(rel))
 
     def read_small(self, canonical: str, limit: int) -> bytes | None:
         """The content of the regular file at ``canonical`` if it is at most
