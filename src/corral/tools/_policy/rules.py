@@ -3,7 +3,7 @@
 Three kinds of rule, each a list of gitignore-style patterns matched against
 the *canonical* root-relative path a call resolved to (never the spelling),
 folded so that names a case-insensitive or normalising filesystem treats as
-one match as one (``.GIT`` = ``.git``, NFD = NFC, HFS+'s ignorable code
+one match as one (``.GIT`` = ``.git``, NFD = NFC, the ignorable code
 points dropped):
 
 * ``deny``: nothing is read, listed, searched or changed there, and its
@@ -498,9 +498,17 @@ DEFAULT_SECRETS: tuple[str, ...] = (
     "**/gha-creds-*.json",            # google-github-actions/auth's credentials in the workspace
 )
 
-# Code points HFS+ ignores in names (git's is_hfs_dotgit list): ".g\u200cit" is ".git" there.
-_IGNORABLE = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F),
-                            *range(0x206A, 0x2070), 0xFEFF])
+# Code points a normalising disk ignores in names: HFS+'s (git's is_hfs_dotgit
+# list: ".g\u200cit" is ".git" there) and every Default_Ignorable_Code_Point of
+# Unicode's DerivedCoreProperties, which the Linux kernel's utf8 tables (ext4,
+# f2fs and tmpfs casefolded directories) decompose to nothing: ".g\u00adit",
+# a soft hyphen in it, is ".git" there
+_IGNORABLE = dict.fromkeys([0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5,
+                            *range(0x180B, 0x1810), *range(0x200B, 0x2010),
+                            *range(0x202A, 0x202F), *range(0x2060, 0x2070), 0x3164,
+                            *range(0xFE00, 0xFE10), 0xFEFF, 0xFFA0, *range(0xFFF0, 0xFFF9),
+                            *range(0x1BCA0, 0x1BCA4), *range(0x1D173, 0x1D17B),
+                            *range(0xE0000, 0xE1000)])
 
 
 def _step_matches(name: str, step: str) -> bool:
@@ -560,7 +568,7 @@ def _ends_search(suffixes: Sequence[str], prefixes: Sequence[str]) -> Callable[[
 
 def fold(text: str) -> str:
     """One spelling for names a case-insensitive or normalising filesystem
-    treats as one: NFC, case-folded, HFS+-ignorable code points dropped, a
+    treats as one: NFC, case-folded, ignorable code points dropped, a
     name's trailing dots and spaces dropped, ``git~1`` read as ``.git``."""
     if text.isascii():
         folded = text.lower()
