@@ -28,7 +28,7 @@ from .yamlish import load as load_yaml
 
 __all__ = ["ENVIRONMENT_MANAGERS", "Entry", "entries", "ProgramPath", "program_paths",
            "command_paths", "PROGRAM_KEYS", "entered_directories", "from_directories",
-           "JUSTFILES", "TASKFILES", "recipe_commands"]
+           "JUSTFILES", "TASKFILES", "RECIPE_FILES", "recipe_commands"]
 
 # (section, key) -> how git runs the value; a section listed with key "*"
 # takes every key.  Subsections are not looked at: ``gpg.program`` and
@@ -198,8 +198,11 @@ def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
                 continue
         # a program named by an expansion ("$INSTALL_PYTHON") may be Python
         found.extend(_loaded_code(word, before))
+        found.extend(_recipes_read(words, at))
         if not word.command and (python or not word.program):
             modules = _python_modules(before, word.text)
+            found.extend(path for module in modules
+                         for path in _recipe_paths(_RECIPE_READERS.get(module, ())))
             found.extend(path for module in modules
                          for path in (ProgramPath(f"{module}.py", True, True),
                                       ProgramPath(module, False)))
@@ -242,6 +245,37 @@ JUSTFILES = ("justfile", "Justfile", "JUSTFILE", ".justfile")
 TASKFILES = ("Taskfile.yml", "Taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml",
              "taskfile.yml", "taskfile.yaml", "taskfile.dist.yml", "taskfile.dist.yaml")
 _TASK_RUNNERS: dict[str, tuple[str, ...]] = {"just": JUSTFILES, "task": TASKFILES}
+# the other task runners: what each reads from where it runs and runs a
+# task of (a name ending in "/" a directory whole, a ".py" a module Python
+# imports with its directory first on sys.path); tox reads the first of its
+# four configs there is, and installs the project (pyproject.toml's backend)
+_INVOKE_FILES = ("tasks.py", "tasks/", "invoke.yaml", "invoke.yml", "invoke.json", "invoke.py")
+_RECIPE_READERS: dict[str, tuple[str, ...]] = {
+    "tox": ("tox.ini", "tox.toml", "setup.cfg", "pyproject.toml"),
+    "nox": ("noxfile.py",),
+    "invoke": _INVOKE_FILES,
+    "inv": _INVOKE_FILES,
+    "rake": ("Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb", "rakelib/"),
+    "makers": ("Makefile.toml",),
+    "cargo-make": ("Makefile.toml",),
+    "poe": ("pyproject.toml", "poe_tasks.toml", "poe_tasks.yaml", "poe_tasks.json"),
+}
+# a program's subcommand that is a task runner of its own
+_RECIPE_SUBCOMMANDS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("cargo", "make"): ("Makefile.toml",),
+    ("pdm", "run"): ("pyproject.toml", "pdm.toml"),
+    ("hatch", "run"): ("pyproject.toml", "hatch.toml"),
+}
+# the words before a program another one runs for the user (`uvx tox`,
+# `bundle exec rake`), options aside
+_LAUNCHERS = frozenset({("uvx",), ("uv", "run"), ("uv", "tool", "run"), ("pipx", "run"),
+                        ("poetry", "run"), ("pdm", "run"), ("hatch", "run"),
+                        ("pipenv", "run"), ("bundle", "exec"), ("rye", "run")})
+#: the names a task runner reads from where it runs: none of them is run as
+#: a shell script by its name (a ``Rakefile`` is Ruby)
+RECIPE_FILES = frozenset(name for names in (*_RECIPE_READERS.values(),
+                                            *_RECIPE_SUBCOMMANDS.values())
+                         for name in names if not name.endswith(("/", ".py")))
 _NODE_RUNNERS = {"npm", "npx", "yarn", "yarnpkg", "pnpm", "pnpx", "bun", "bunx", "corepack"}
 # package.json's scripts, the modules and .bin programs they run, the
 # configs that name a shell or a program to run in its place
@@ -290,6 +324,33 @@ def _loaded_code(word: _Word, before: str) -> list[ProgramPath]:
         if before == "-I" and text:
             return [ProgramPath(text, False)]
     return []
+
+
+def _recipe_paths(names: tuple[str, ...]) -> list[ProgramPath]:
+    return [ProgramPath(name.rstrip("/"), not name.endswith("/"), name.endswith(".py"))
+            for name in names]
+
+
+def _recipes_read(words: list[_Word], at: int) -> list[ProgramPath]:
+    """What a task runner that ``words[at]`` names reads from where it
+    runs: the command's own program (``tox``), its subcommand (``cargo
+    make``), or a program a launcher runs (``uvx tox``, ``bundle exec
+    rake``, ``uv run poe``)."""
+    word = words[at]
+    if word.command:
+        return _recipe_paths(_RECIPE_READERS.get(word.text.rpartition("/")[2], ()))
+    start = at
+    while start > 0 and not words[start].command:
+        start -= 1
+    if not words[start].command:
+        return []
+    lead = (words[start].text.rpartition("/")[2],
+            *(w.text for w in words[start + 1:at] if not w.text.startswith("-")))
+    found = _recipe_paths(_RECIPE_SUBCOMMANDS.get((lead[0], word.text), ())) \
+        if len(lead) == 1 else []
+    if lead in _LAUNCHERS:
+        found += _recipe_paths(_RECIPE_READERS.get(word.text.rpartition("/")[2], ()))
+    return found
 
 
 def recipe_commands(name: str, text: str) -> list[str] | None:

@@ -75,8 +75,8 @@ from .hookmanagers import read as read_hook_manager
 from .hostconfig import HOST_CONFIGS, MOST_MATCHED, config_tops
 from .hostconfig import commands as host_commands
 from .hostconfig import matches as host_config_matches
-from .gitconfig import (JUSTFILES, NODE_SUFFIXES, TASKFILES, ProgramPath, command_paths,
-                        entered_directories, entries, from_directories, interpreter,
+from .gitconfig import (JUSTFILES, NODE_SUFFIXES, RECIPE_FILES, TASKFILES, ProgramPath,
+                        command_paths, entered_directories, entries, from_directories, interpreter,
                         program_paths, recipe_commands)
 from .pythonstart import imported_modules
 from .rules import fold
@@ -715,7 +715,7 @@ class _Found:
         justfile, a Taskfile), package.json or a directory."""
         name = path.rpartition("/")[2]
         if name in MAKEFILE_NAMES or name.endswith(".mk") or name == "package.json" \
-                or name in JUSTFILES or name in TASKFILES:
+                or name in JUSTFILES or name in TASKFILES or name in RECIPE_FILES:
             return ""
         head = self.look.text(path, 512)
         if head is None or "\0" in head:
