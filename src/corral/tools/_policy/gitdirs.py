@@ -545,6 +545,17 @@ class _Found:
         """The files of ``project`` the config ``name`` (its last component
         may be a pattern) stands for: listed when it is one."""
         folder, _, last = name.rpartition("/")
+        if "*" in folder:  # `.devcontainer/*/devcontainer.json`: in each folder there
+            parent, _, step = folder.rpartition("/")
+            try:
+                entries = self.look.entries(_joined(project, parent))
+            except OSError:
+                return []
+            found = sorted(_joined(entry.path, last) for entry in entries
+                           if host_config_matches(step, entry.name))
+            if len(found) > MOST_MATCHED:
+                self.whole = True
+            return found[:MOST_MATCHED]
         if "*" not in last:
             return [_joined(project, name)]
         if not folder:
@@ -570,7 +581,7 @@ class _Found:
         if not text:
             return
         try:
-            lines, on_path, files = host_commands(name, text)
+            lines, on_path, files = host_commands(name, text, _folder_in(path, project))
         except Unread:
             self.whole = True  # what it runs is not known
             return
@@ -715,7 +726,8 @@ class _Found:
         justfile, a Taskfile), package.json or a directory."""
         name = path.rpartition("/")[2]
         if name in MAKEFILE_NAMES or name.endswith(".mk") or name == "package.json" \
-                or name in JUSTFILES or name in TASKFILES or name in RECIPE_FILES:
+                or name in JUSTFILES or name in TASKFILES or name in RECIPE_FILES \
+                or "dockerfile" in name.lower():  # a container's build steps, not the host's
             return ""
         head = self.look.text(path, 512)
         if head is None or "\0" in head:
@@ -804,6 +816,14 @@ _HOME_TILDE = re.compile(r"(?:(?<=^)|(?<=[\s=\"'!:]))~(?=/|\s|$)", re.MULTILINE)
 
 def _joined(directory: str, name: str) -> str:
     return name if directory in (".", "") else f"{directory}/{name}"
+
+
+def _folder_in(path: str, project: str) -> str:
+    """The folder of the file ``path`` relative to ``project`` (``""``: the project's own)."""
+    folder = path.rpartition("/")[0]
+    if project in (".", ""):
+        return folder
+    return folder[len(project) + 1:] if folder.startswith(project + "/") else ""
 
 
 def _bases(work_tree: str | None, git_dir: str) -> tuple[str, ...]:

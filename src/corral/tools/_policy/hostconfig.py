@@ -64,6 +64,7 @@ HOST_CONFIGS: tuple[str, ...] = (
     ".vscode/mcp.json", ".vscode/tasks.json", ".vscode/settings.json", "*.code-workspace",
     ".cursor/mcp.json", ".cursor/hooks.json",
     ".gemini/settings.json", ".devcontainer/devcontainer.json", ".devcontainer.json",
+    ".devcontainer/*/devcontainer.json",
     "opencode.json", ".envrc", ".windsurf/hooks.json", ".qwen/settings.json",
     ".github/hooks/*.json", ".idea/watcherTasks.xml", ".idea/runConfigurations/*.xml",
     ".run/*.run.xml", ".idea/workspace.xml", ".helix/languages.toml", ".helix/config.toml",
@@ -147,9 +148,10 @@ _LIFECYCLE = ("initializeCommand", "onCreateCommand", "updateContentCommand",
 _MOST_TASKS = 1000
 
 
-def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
+def commands(name: str, text: str, folder: str = "") -> tuple[list[str], list[str], list[str]]:
     """``(commands, places, files)`` of the config ``name`` (one of
-    :data:`HOST_CONFIGS`) holding ``text``: each command a shell line run
+    :data:`HOST_CONFIGS`) holding ``text``, at ``folder`` of the project
+    directory: each command a shell line run
     from the project directory; each place a file or directory (relative
     to it) the host loads or puts on ``PATH``, protected whole; each file
     a path (relative to it) the host may run or load: protected where it
@@ -193,8 +195,10 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
     elif name == "*.code-workspace":
         found, places, files = _vscode_settings(_get(data, "settings"))
         found += _folder_open_tasks(_get(data, "tasks"))
-    elif name in (".devcontainer/devcontainer.json", ".devcontainer.json"):
+    elif name in _DEV_CONTAINER_CONFIGS:
         found = [line for key in _LIFECYCLE for line in _lifecycle(_get(data, key))]
+        files = [path if path.startswith("/") or not folder else f"{folder}/{path}"
+                 for path in _container_files(data)]
     elif name == ".github/hooks/*.json":
         found = list(_copilot_hooks(data))
     elif name == ".zed/settings.json":
@@ -216,6 +220,23 @@ def commands(name: str, text: str) -> tuple[list[str], list[str], list[str]]:
         if name in _PLUGIN_CONFIGS:
             places = list(_local_plugins(data, name.rpartition("/")[0]))
     return _spelled(found), [_project_spelled(place) for place in places], files
+
+
+_DEV_CONTAINER_CONFIGS = (".devcontainer/devcontainer.json", ".devcontainer.json",
+                          ".devcontainer/*/devcontainer.json")
+
+
+def _container_files(data: Any) -> Iterator[str]:
+    """The compose files and Dockerfile a dev container config names,
+    relative to its folder: they start the container, which has the
+    workspace mounted read-write (a compose file may mount more)."""
+    compose = _get(data, "dockerComposeFile")
+    for path in compose if isinstance(compose, list) else [compose]:
+        if isinstance(path, str) and path.strip():
+            yield path.strip()
+    for path in (_get(_get(data, "build"), "dockerfile"), _get(data, "dockerFile")):
+        if isinstance(path, str) and path.strip():
+            yield path.strip()
 
 
 def _spelled(lines: Iterable[str]) -> list[str]:
