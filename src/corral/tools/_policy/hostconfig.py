@@ -90,7 +90,7 @@ HOST_CONFIGS: tuple[str, ...] = (
 ) + MISE_CONFIGS + (
     # the user's own tool configs: the programs they run at a common command
     ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".bunfig.toml", ".cargo/config.toml",
-    ".cargo/config",
+    ".cargo/config", "pnpm-workspace.yaml",
 )
 _SETUP_SCRIPTS = frozenset({".kilo/setup-script", ".kilo/setup-script.*",
                             ".kilocode/setup-script", ".kilocode/setup-script.*",
@@ -943,6 +943,26 @@ def _yarnrc_yml(text: str) -> tuple[list[str], list[str]]:
     return [], files
 
 
+# pnpm-workspace.yaml's keys (pnpm 10 and 11: .npmrc's settings, camelCased)
+_PNPM_PROGRAMS = ("scriptShell", "git", "shell", "editor", "browser", "viewer")
+_PNPM_FILES = ("pnpmfile", "globalPnpmfile")
+
+
+def _pnpm_workspace(text: str) -> tuple[list[str], list[str]]:
+    """pnpm's ``pnpm-workspace.yaml``: the settings ``.npmrc`` held before
+    (pnpm 11 reads only auth and registries there): ``scriptShell`` runs
+    every ``pnpm run`` and ``pnpm dlx``, ``nodeOptions`` is given to each
+    node pnpm starts, ``pnpmfile`` (one or a list) names install hooks."""
+    data = load_yaml(text)
+    lines = [shlex.quote(value) for key in _PNPM_PROGRAMS
+             if isinstance(value := _get(data, key), str) and value.strip()]
+    options = _get(data, "nodeOptions")
+    if isinstance(options, str) and options.strip():
+        lines.append(f"node {options}")
+    files = [path for key in _PNPM_FILES for path in _strings(_get(data, key))]
+    return lines, files
+
+
 def _bunfig(text: str) -> tuple[list[str], list[str]]:
     """bun's ``bunfig.toml``: the ``preload`` scripts run before each
     script (``[run]`` and ``[test]`` have their own)."""
@@ -986,4 +1006,5 @@ def _cargo(text: str) -> tuple[list[str], list[str]]:
 _TOOL_CONFIGS = {
     ".npmrc": _npmrc, ".yarnrc": _yarnrc, ".yarnrc.yml": _yarnrc_yml, "bunfig.toml": _bunfig,
     ".bunfig.toml": _bunfig, ".cargo/config.toml": _cargo, ".cargo/config": _cargo,
+    "pnpm-workspace.yaml": _pnpm_workspace,
 }

@@ -443,6 +443,9 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.yarnrc.yml",                 # yarn: yarnPath, plugins (JS loaded at every command)
     "**/.pnpmfile.cjs",               # pnpm: hooks run at every install
     "**/.pnpmfile.mjs",
+    "**/pnpm-workspace.yaml",         # pnpm 10, 11: .npmrc's settings (scriptShell, nodeOptions,
+    #                                   pnpmfile), read there and no longer from .npmrc
+    "**/.config/pnpm",                # pnpm's user config (config.yaml, rc): the same, everywhere
     "**/bunfig.toml",                 # bun: preload scripts, the registry installs take from
     "**/.bunfig.toml",
     "**/.cargo",                      # cargo: config (rustc-wrapper, runner, [env]), env
