@@ -459,6 +459,9 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/.config/go",                  # go: env (GOFLAGS=-toolexec runs a program at each build)
     "**/.tool-versions",              # asdf, mise: "python path:./x" runs x for python
     "**/.python-version",             # uv: a path picks the interpreter its venvs run
+    "**/rust-toolchain.toml",         # rustup: [toolchain] path, the cargo and rustc every
+    "**/rust-toolchain",              #   command below runs (found walking up, as uv's files)
+    "**/uv.toml",                     # uv: index-url, find-links (what uv pip install takes)
     "**/.nvm",                        # what installers source in the shell or put on PATH
     "**/.bun",
     "**/.deno",
