@@ -180,6 +180,7 @@ def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
             found.extend(command_paths(inner, depth - 1))
     words = _words(command)
     python = False  # a Python program started in the command so far
+    command_at = 0  # where the command of the word at hand starts
     script_due = False  # Python's script is its first word past the options
     node_due = False  # so is Node's, a name it resolves
     for at, word in enumerate(words):
@@ -198,7 +199,10 @@ def _command_paths(command: str, depth: int = 2) -> list[ProgramPath]:
                 continue
         # a program named by an expansion ("$INSTALL_PYTHON") may be Python
         found.extend(_loaded_code(word, before))
-        found.extend(_recipes_read(words, at))
+        if word.command:
+            command_at = at
+        if at - command_at <= _MOST_LAUNCH_WORDS:  # a launcher's few (`uv tool run --with x tox`)
+            found.extend(_recipes_read(words, command_at, at))
         if not word.command and (python or not word.program):
             modules = _python_modules(before, word.text)
             found.extend(path for module in modules
@@ -331,17 +335,17 @@ def _recipe_paths(names: tuple[str, ...]) -> list[ProgramPath]:
             for name in names]
 
 
-def _recipes_read(words: list[_Word], at: int) -> list[ProgramPath]:
+_MOST_LAUNCH_WORDS = 8
+
+
+def _recipes_read(words: list[_Word], start: int, at: int) -> list[ProgramPath]:
     """What a task runner that ``words[at]`` names reads from where it
-    runs: the command's own program (``tox``), its subcommand (``cargo
-    make``), or a program a launcher runs (``uvx tox``, ``bundle exec
-    rake``, ``uv run poe``)."""
+    runs, its command starting at ``start``: the command's own program
+    (``tox``), its subcommand (``cargo make``), or a program a launcher
+    runs (``uvx tox``, ``bundle exec rake``, ``uv run poe``)."""
     word = words[at]
     if word.command:
         return _recipe_paths(_RECIPE_READERS.get(word.text.rpartition("/")[2], ()))
-    start = at
-    while start > 0 and not words[start].command:
-        start -= 1
     if not words[start].command:
         return []
     lead = (words[start].text.rpartition("/")[2],
