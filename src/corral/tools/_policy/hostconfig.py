@@ -90,7 +90,7 @@ HOST_CONFIGS: tuple[str, ...] = (
 ) + MISE_CONFIGS + (
     # the user's own tool configs: the programs they run at a common command
     ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".bunfig.toml", ".cargo/config.toml",
-    ".cargo/config", "pnpm-workspace.yaml",
+    ".cargo/config", "pnpm-workspace.yaml", "global.json",
 )
 _SETUP_SCRIPTS = frozenset({".kilo/setup-script", ".kilo/setup-script.*",
                             ".kilocode/setup-script", ".kilocode/setup-script.*",
@@ -180,6 +180,8 @@ def commands(name: str, text: str, folder: str = "") -> tuple[list[str], list[st
         return _spelled(_aider(load_yaml(text))), [], []
     if name == ".replit":
         return _spelled(_replit(text)), [], []
+    if name == "global.json":
+        return [], _dotnet_sdk_paths(_jsonc(text)), []
     if name in _TOOL_CONFIGS:
         run, loaded = _TOOL_CONFIGS[name](text)
         return _spelled(run), [], loaded[:_MOST_TASKS]
@@ -961,6 +963,14 @@ def _pnpm_workspace(text: str) -> tuple[list[str], list[str]]:
         lines.append(f"node {options}")
     files = [path for key in _PNPM_FILES for path in _strings(_get(data, key))]
     return lines, files
+
+
+def _dotnet_sdk_paths(data: Any) -> list[str]:
+    """.NET's ``global.json``: the folders its ``sdk.paths`` name (.NET 10;
+    relative to it, ``$host$`` the machine's own install), where every
+    ``dotnet`` command below takes its SDK from, first match wins."""
+    return [path for path in _strings(_get(_get(data, "sdk"), "paths"))
+            if path.strip() != "$host$"]
 
 
 def _bunfig(text: str) -> tuple[list[str], list[str]]:

@@ -462,6 +462,7 @@ HOST_CONFIG_PROTECT: tuple[str, ...] = (
     "**/rust-toolchain.toml",         # rustup: [toolchain] path, the cargo and rustc every
     "**/rust-toolchain",              #   command below runs (found walking up, as uv's files)
     "**/uv.toml",                     # uv: index-url, find-links (what uv pip install takes)
+    "**/global.json",                 # .NET: sdk.paths, the SDK every dotnet command runs
     "**/.nvm",                        # what installers source in the shell or put on PATH
     "**/.bun",
     "**/.deno",
