@@ -17,12 +17,12 @@ from ..._policy.homes import (home_path_dirs, homes_around, homes_within,
                               lies_in_protected_place, protects_host_configs)
 from ..._policy.pythonstart import root_place
 from ..._policy.rules import HOST_CONFIG_PROTECT, Policy
-from .decide import View
+from .decide import View, served_holding
 from .freshness import Freshness
 from .links import MAX_SCANNED_LINKS, LinkMap, LinkReader, RootLook, git_scan
-from .locks import root_identity
+from .locks import _TREE, root_identity
 from .tree_lock import (changes_here, let_go_lock_file, lock_directory_under, moves_made,
-                        use_lock_file)
+                        tree_file_lock, use_lock_file)
 
 
 RootLike: TypeAlias = "Root | str | os.PathLike[str]"  # what a host opens a toolbox on
@@ -50,6 +50,7 @@ def open_view(root: RootLike, policy: Policy, *,
     # policy's view follows nothing, unless the look finds git's places)
     fresh = None if policy.is_empty and not deny else Freshness(opened)
     try:
+        _after_moves_under_way(opened, identity)
         _still_named(opened, identity)
         moves_before = moves_made(identity, opened.backend)  # read first: a move meanwhile counts
         changes_before = changes_here()
@@ -181,6 +182,35 @@ def _enclosing(opened: Root, real: str) -> Enclosing:
         python_dirs.extend(found.python_dirs)
         whole = whole or found.whole
     return Enclosing(tuple(dict.fromkeys(dirs)), tuple(dict.fromkeys(python_dirs)), whole)
+
+
+# seconds an open waits for a move under way above its root (a move waits
+# on its host at most its call's deadline, 30 s unless the host said more)
+_MOVE_WAIT = 120.0
+
+
+def _after_moves_under_way(opened: Root, identity: tuple[int, int]) -> None:
+    """Wait for a move under way in a root served now that holds this one
+    (in this process or another), by taking its tree lock shared and
+    letting it go: the move looked for the roots served before this one
+    was marked served, and may carry it away still; after it,
+    :func:`_still_named` sees where it went, and every move after it sees
+    this root served.  ``TimeoutError`` if it does not end in
+    :data:`_MOVE_WAIT` seconds (not opened: the folder may be moving)."""
+    holders = served_holding(opened, identity)
+    if not holders:
+        return
+    deadline = time.monotonic() + _MOVE_WAIT
+
+    def checkpoint() -> None:
+        if time.monotonic() > deadline:
+            raise TimeoutError(errno.ETIMEDOUT, "a move in a root holding this one did not "
+                               "end while it was being opened", opened.path)
+
+    with _TREE.shared(checkpoint):  # this process's moves, then other processes'
+        for key in holders:
+            with tree_file_lock(key, opened.backend, exclusive=False, checkpoint=checkpoint):
+                pass
 
 
 def _still_named(opened: Root, identity: tuple[int, int]) -> None:
