@@ -226,6 +226,41 @@ def _running_checkpoint() -> Checkpoint | None:
     return call.checkpoint if call is not None else None
 
 
+def served_holding(root: Root, identity: tuple[int, int]) -> list[tuple[int, int]]:
+    """The (device, inode) of each root served now by a view other than
+    ``root``'s (whose directory is ``identity``), in this process or
+    another, that holds ``root``, outermost first; looked for up the root's
+    parents only when another root is served."""
+    others = served_listed() - {identity}
+    if not others:
+        return []
+    backend = root.backend
+    found: list[tuple[int, int]] = []
+    below = identity
+    try:
+        fd = backend.open_at(root.fileno(), "..", _UP_FLAGS)
+    except OSError:
+        return found  # a parent that cannot be opened: looked no higher
+    try:
+        for _ in range(_MOST_PARENTS):
+            info = backend.fstat(fd)
+            key = (info.st_dev, info.st_ino)
+            if key == below:
+                break  # the top: its own parent
+            if key in others:
+                found.append(key)
+            below = key
+            up = backend.open_at(fd, "..", _UP_FLAGS)
+            backend.close(fd)
+            fd = up
+    except OSError:
+        pass
+    finally:
+        backend.close(fd)
+    found.reverse()
+    return found
+
+
 class View:
     """The policed view of one root, shared by every call of a Toolbox."""
 
@@ -346,36 +381,8 @@ class View:
 
     def served_holding(self) -> list[tuple[int, int]]:
         """The (device, inode) of each root served now by another view (in
-        this process or another) that holds this root, outermost first;
-        looked for up the root's parents only when another root is served."""
-        others = served_listed() - {self.identity}
-        if not others:
-            return []
-        backend = self._root.backend
-        found: list[tuple[int, int]] = []
-        below = self.identity
-        try:
-            fd = backend.open_at(self._root.fileno(), "..", _UP_FLAGS)
-        except OSError:
-            return found  # a parent that cannot be opened: looked no higher
-        try:
-            for _ in range(_MOST_PARENTS):
-                info = backend.fstat(fd)
-                key = (info.st_dev, info.st_ino)
-                if key == below:
-                    break  # the top: its own parent
-                if key in others:
-                    found.append(key)
-                below = key
-                up = backend.open_at(fd, "..", _UP_FLAGS)
-                backend.close(fd)
-                fd = up
-        except OSError:
-            pass
-        finally:
-            backend.close(fd)
-        found.reverse()
-        return found
+        this process or another) that holds this root, outermost first."""
+        return served_holding(self._root, self.identity)
 
     def served_on_the_way(self, places: Iterable[str]) -> list[tuple[int, int]]:
         """The (device, inode) of each root served now by another view that

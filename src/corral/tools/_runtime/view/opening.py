@@ -8,6 +8,7 @@ import fcntl
 import os
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from typing import TypeAlias
 
 from ....contained import Root
@@ -17,12 +18,12 @@ from ..._policy.homes import (home_path_dirs, homes_around, homes_within,
                               lies_in_protected_place, protects_host_configs)
 from ..._policy.pythonstart import root_place
 from ..._policy.rules import HOST_CONFIG_PROTECT, Policy
-from .decide import View
+from .decide import View, served_holding
 from .freshness import Freshness
 from .links import MAX_SCANNED_LINKS, LinkMap, LinkReader, RootLook, git_scan
-from .locks import root_identity
+from .locks import _TREE, root_identity
 from .tree_lock import (changes_here, let_go_lock_file, lock_directory_under, moves_made,
-                        use_lock_file)
+                        tree_file_lock, use_lock_file)
 
 
 RootLike: TypeAlias = "Root | str | os.PathLike[str]"  # what a host opens a toolbox on
@@ -50,14 +51,14 @@ def open_view(root: RootLike, policy: Policy, *,
     # policy's view follows nothing, unless the look finds git's places)
     fresh = None if policy.is_empty and not deny else Freshness(opened)
     try:
-        _still_named(opened, identity)
+        real = _real_place(opened, identity)
         moves_before = moves_made(identity, opened.backend)  # read first: a move meanwhile counts
         changes_before = changes_here()
         looked_since = time.time_ns()
         if fresh is not None:
             fresh.begin()
         found = git_scan(opened, fresh.listed if fresh is not None else None)
-        known_as = (opened.path, os.path.realpath(opened.path))
+        known_as = (opened.path, real)
         locks = lock_directory_under(opened.path)
         if locks is not None:
             deny = (*deny, "/" + _literal(locks) + "/")
@@ -183,15 +184,54 @@ def _enclosing(opened: Root, real: str) -> Enclosing:
     return Enclosing(tuple(dict.fromkeys(dirs)), tuple(dict.fromkeys(python_dirs)), whole)
 
 
-def _still_named(opened: Root, identity: tuple[int, int]) -> None:
-    """Raise ``FileNotFoundError`` unless the root's host path names the
-    directory opened (moved away before it was marked served: its
-    Toolbox would decide by names it no longer has).  A root made from a
-    descriptor whose place the kernel could not name has no path to check."""
+# seconds an open waits for a move under way above its root (a move waits
+# on its host at most its call's deadline, 30 s unless the host said more)
+_MOVE_WAIT = 120.0
+
+
+def _real_place(opened: Root, identity: tuple[int, int]) -> str:
+    """Where the root's host path really leads (``realpath``), looked at
+    while no move in a root served now that holds this one (in this process
+    or another) is under way or can start: the tree lock of each is held
+    shared meanwhile.  Such a move looked for the roots served before this
+    one was marked served, and may carry it away still, or swap a link on
+    its path for a folder (``y -> .vscode`` opened, then ``y`` a plain
+    folder: the Toolbox would decide as ``y`` while holding ``.vscode``).
+    ``FileNotFoundError`` unless the path and the real path both name the
+    directory opened; ``TimeoutError`` if such a move does not end in
+    :data:`_MOVE_WAIT` seconds (not opened: the folder may be moving).
+    Every move after it sees this root served (refused where it would carry
+    it), and the real path names it as long as it is served."""
+    holders = served_holding(opened, identity)
+    with ExitStack() as held:
+        if holders:
+            deadline = time.monotonic() + _MOVE_WAIT
+
+            def checkpoint() -> None:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(errno.ETIMEDOUT, "a move in a root holding this one "
+                                       "did not end while it was being opened", opened.path)
+
+            held.enter_context(_TREE.shared(checkpoint))  # this process's moves
+            for key in holders:  # then other processes', outermost first as a move takes them
+                held.enter_context(tree_file_lock(key, opened.backend, exclusive=False,
+                                                  checkpoint=checkpoint))
+        _still_named(opened, opened.path, identity)
+        real = os.path.realpath(opened.path)
+        _still_named(opened, real, identity)
+        return real
+
+
+def _still_named(opened: Root, path: str, identity: tuple[int, int]) -> None:
+    """Raise ``FileNotFoundError`` unless ``path`` (the root's host path,
+    or where it really leads) names the directory opened (moved away before
+    it was marked served, or a link on its path swapped: its Toolbox would
+    decide by names it does not have).  A root made from a descriptor whose
+    place the kernel could not name has no path to check."""
     if opened.path.startswith("<fd "):
         return
     try:
-        named = os.stat(opened.path)
+        named = os.stat(path)
     except OSError:
         named = None
     if named is None or (named.st_dev, named.st_ino) != identity:
