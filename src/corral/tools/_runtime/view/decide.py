@@ -473,7 +473,9 @@ class View:
             # each folder on the way by its name, none looked at
             top = placed.root.rstrip("/")
             on_the_way = (placed.at(f"{top}/{way}") for way in ordered)
-            return list(dict.fromkeys(key for key in on_the_way if key is not None))
+            # (of those served still: one placed when the lock was taken may be gone)
+            return list(dict.fromkeys(key for key in on_the_way
+                                      if key is not None and key in others))
         for way in ordered:
             try:
                 info = self._root.stat(way, follow_symlinks=False)

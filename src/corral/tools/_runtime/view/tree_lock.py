@@ -623,7 +623,11 @@ def use_lock_file(key: tuple[int, int], root_fd: int) -> None:
 # process died) is free again.  The last server of a root removes its file
 # (holding it exclusively), so the directory lists the roots served now
 # (and a crashed process's, removed by the next look), and a move looks
-# at its folders one by one only when another root is served on its device.
+# for the roots on its way only when another root is served.  Its first
+# server writes in it where the root is (the kernel's path of the root's
+# directory), so a move places each served root by its name, found to be
+# that directory still (:func:`served_places`), rather than look at each
+# folder of its way.
 _serving: dict[tuple[int, int], tuple[str, int, Callable[[int], None]]] = {}
 _served_place: list[str | None] = []  # the directory, found once (None: none usable)
 
