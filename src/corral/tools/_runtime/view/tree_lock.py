@@ -955,7 +955,34 @@ def served_listed() -> set[tuple[int, int]]:
     caller that only weighs the few roots it already has in mind."""
     with _place_guard:
         found = set(_users)
-    return found | {key for key, _ in _served_files()}
+    listed = found | {key for key, _ in _served_files()}
+    _forget_unserved(listed)
+    return listed
+
+
+def _forget_unserved(listed: set[tuple[int, int]]) -> None:
+    """Close the lock files this process opened for roots it has no view
+    of (held beside a move) that are no longer served (``listed``): their
+    last server removed them, and a process that moved beside many roots
+    would keep one descriptor of a removed file for each.  One taken again
+    later is opened again.  (Only moves take such a lock, under the
+    process's tree lock held exclusively, as a move calls this: none is
+    being taken meanwhile.)"""
+    closing: list[_LockFile] = []
+    with _place_guard:
+        for key in [key for key in _files if key not in listed and key not in _users]:
+            found = _files[key]
+            if found is None:
+                del _files[key]
+                continue
+            with found.guard:
+                if found.holders or found.taking or found.kept:
+                    continue
+                del _files[key]
+            closing.append(found)
+        for key in [key for key in _recorded if key not in listed]:
+            del _recorded[key]
+    _close_all(closing)
 
 
 def _served_files() -> list[tuple[tuple[int, int], str]]:
