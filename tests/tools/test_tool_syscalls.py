@@ -343,3 +343,66 @@ def test_every_lock_is_a_counted_call(tmp_path, backend_name):
     finally:
         tree_lock.keep_idle_for(idle)
         root.close()
+
+
+# A move while another root is served (a nested one here: ``d0``, served by
+# a Toolbox of this process, as under two editor windows) holds that root's
+# tree lock exclusively when it lies on the way to either end (THREATS row
+# 60).  Where each served root lies is read once a move, whatever the depth:
+# the root's path as the kernel names it (``readlink_at`` of its fd) and the
+# process's mounts (``open_at``, ``read`` to the end, ``close``), each served
+# root placed by its own directory's name (this process's, outside the
+# backend, as the served directory's listing is); 47 to 74 calls from depth
+# 1 to 10 before (one look a level, and one a parent of the root).  The
+# served root's lock: ``flock``, its two ``pread``, ``flock`` to let it go.
+SERVED_MOVE_MOST = 9  # calls more than the move of a root served alone
+
+
+def _move_counts(base: Path, backend_name: str, depth: int,
+                 nested_key: list[tuple[int, int]]) -> list[int]:
+    rel = _deep(base, depth)
+    info = os.stat(base / "d0")
+    nested_key[:] = [(info.st_dev, info.st_ino)]  # the root served beside
+    backend = CountingBackend(_with_openat2(backend_name))
+    root = Root(str(base), backend=backend, fast_path=True)
+    idle = tree_lock.keep_idle_for(3600.0)
+    counts = []
+    try:
+        with Toolbox(root) as box, Toolbox(str(base / "d0")) as nested:
+            assert nested.call("read_file", {"path": f"{rel.partition('/')[2] or '.'}/f.py"
+                                             if depth > 1 else "f.py"})["ok"]
+            box.call("read_file", {"path": f"{rel}/f.py"})
+            for source, destination in (("g.py", "h.py"), ("h.py", "g.py"), ("g.py", "h.py")):
+                with backend.counting() as tally:
+                    answer = box.call("move_file", {"source": f"{rel}/{source}",
+                                                    "destination": f"{rel}/{destination}"})
+                assert answer["ok"], answer
+                counts.append(tally.syscalls)
+    finally:
+        tree_lock.keep_idle_for(idle)
+        root.close()
+    return counts
+
+
+@pytest.mark.parametrize("backend_name", FAST, ids=[f"{name}-openat2" for name in FAST])
+def test_a_move_beside_a_served_nested_root_costs_no_look_a_level(
+        tmp_path, backend_name, monkeypatch):
+    monkeypatch.setattr(decide, "served_listed", set)
+    nested_key: list[tuple[int, int]] = []
+    alone = {depth: _move_counts(tmp_path / f"alone{depth}", backend_name, depth, nested_key)
+             for depth in (1, 10)}
+
+    def listed() -> set[tuple[int, int]]:
+        # the nested root alone (not other tests' roots, nor other workers'):
+        # what this process serves, less the outer root's
+        return set(nested_key)
+
+    monkeypatch.setattr(decide, "served_listed", listed)
+    served: dict[int, list[int]] = {}
+    for depth in (1, 10):
+        served[depth] = _move_counts(tmp_path / f"served{depth}", backend_name, depth,
+                                     nested_key)
+    assert served[10] == served[1], (served, alone)
+    for depth in (1, 10):
+        for count, alone_count in zip(served[depth], alone[depth]):
+            assert count <= alone_count + SERVED_MOVE_MOST, (served, alone)

@@ -4,7 +4,10 @@ Decisions: an existing destination is refused (``ALREADY_EXISTS``) unless
 ``overwrite``, which replaces a file or symlink but never a directory, and
 only one there when the move was decided: where the name was empty the
 check is the rename itself (``RENAME_NOREPLACE``, with ``overwrite`` too),
-so nothing appearing in between is ever replaced.  A destination ending in ``/`` (or ``.``) means
+so nothing appearing in between is ever replaced; where it held the file
+decided on, the two names are swapped (``RENAME_EXCHANGE``) and what came
+back is looked at: another program's file put there since the last look is
+swapped back (``STALE``), never lost.  A destination ending in ``/`` (or ``.``) means
 "into this directory".  Missing parents of the destination are created,
 after the host has seen them in the request, and reported as
 ``createdDirectories`` (as write_file does).  Neither end's final symlink is
@@ -133,9 +136,14 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> MoveResult:
             read_cache.forget(existing.st_dev, existing.st_ino)
         with dest.parents_made() as created:
             try:
-                # only what was there when decided is replaced: a name empty
-                # then is taken with RENAME_NOREPLACE, overwrite or not
-                source.rename_to(dest, replace=existing is not None)
+                if existing is not None:
+                    # only what was there when decided is replaced: swapped
+                    # with it, what came back looked at (another's: back)
+                    source.replace_at(dest, existing)
+                else:
+                    # a name empty then is taken with RENAME_NOREPLACE,
+                    # overwrite or not
+                    source.rename_to(dest, replace=False)
             except FileExistsError:  # appeared since the check: never replaced
                 raise _exists(dst, "file", src, kind) from None
     return {"source": src, "destination": dst, "kind": kind,

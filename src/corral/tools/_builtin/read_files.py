@@ -19,7 +19,8 @@ from typing import Any, TypedDict
 from . import read_file
 from .._runtime.answer import sentence_path as _said
 from .._runtime.context import ToolContext
-from .._refusals.catalogue import Code, Kind, Refusal, cancelled, invalid_argument, time_limit
+from .._refusals.catalogue import (Code, Kind, Refusal, cancelled, invalid_argument,
+                                   root_closed, time_limit)
 from .._runtime.registry import ToolSpec, success_schema
 from .._runtime.request_types import ReadRequest
 
@@ -88,13 +89,17 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> ReadFilesResult:
 def _read_one(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     """read_file's envelope for ``args``, through the toolbox's boundary
     (``ctx.call``: the host asked, a suggested call tried).  A cancelled
-    call is cancelled as a whole; a root that vanished fails the whole call
+    call is cancelled as a whole, one on a Root the host closed is refused
+    as a whole, and a root that vanished fails the whole call
     (``INTERNAL``), not each file."""
     envelope = ctx.call("read_file", args)
     if envelope["ok"]:
         return envelope
-    if envelope["details"].get("kind") == Kind.CANCELLED.value:
+    kind = envelope["details"].get("kind")
+    if kind == Kind.CANCELLED.value:
         raise cancelled("read_files")
+    if kind == Kind.ROOT_CLOSED.value:  # the host's mistake: the whole call's, as a cancel
+        raise root_closed("read_files")
     if envelope["code"] == Code.INTERNAL.value:
         ctx.view.stat(".")  # raises RootVanishedError if the root is gone
     return envelope

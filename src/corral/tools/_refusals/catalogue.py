@@ -28,6 +28,7 @@ __all__ = ["Code", "Kind", "Refusal", "INTERNAL_MESSAGE", "ENTRY_KINDS", "entry_
            "sha256_mismatch", "directory_given", "special_file", "hardlink", "read_only",
            "denied_rule", "protected", "secret", "host_denied", "host_unexpected",
            "time_limit", "not_ready", "too_many_links", "cancelled", "out_of_open_files",
+           "root_closed",
            "file_too_large",
            "binary_file", "exists", "not_empty", "not_directory"]
 
@@ -139,6 +140,7 @@ class Kind(str, enum.Enum):
     HOST_UNEXPECTED = "host_unexpected"  # authorize answered neither None/True nor False
     REENTERED = "reentered"  # made from authorize, needing what the asking call holds
     CANCELLED = "cancelled"
+    ROOT_CLOSED = "root_closed"  # DENIED: the host closed the Root the toolbox acts on
     READ_ONLY = "read_only"
     DENY_RULE = "deny_rule"
     PROTECTED = "protected"
@@ -552,6 +554,17 @@ def out_of_open_files(path: str | None, *, field: str | None = None) -> Refusal:
                    "Retry in a moment with fewer calls at once; if it fails again, tell the user "
                    "the host's open-file limit is reached.", details=details,
                    kind=Kind.OPEN_FILES)
+
+
+def root_closed(tool: str) -> Refusal:
+    """The host closed the Root this toolbox acts on (a Root it lent the
+    toolbox, closed while the toolbox was still offered): no call can reach
+    the tree until the host gives the tools an open one."""
+    return Refusal(Code.DENIED, f"{tool} cannot run: the host closed the root these tools work "
+                   "in (the host must open it again and give the tools a new toolbox on it, or "
+                   "close this toolbox first)",
+                   "Do not retry; tell the user the tools' root was closed by the host.",
+                   kind=Kind.ROOT_CLOSED)
 
 
 def cancelled(tool: str) -> Refusal:

@@ -13,7 +13,7 @@ from .control import CancelToken, ProgressCallback, in_worker
 from .definitions import PATH_CONTRACT, tool_definitions
 from .limits import Limits
 from .._policy.rules import Policy
-from .._refusals.catalogue import Code, Kind, Refusal, read_only
+from .._refusals.catalogue import Code, Kind, Refusal, read_only, root_closed
 from .registry import OPTIONAL_TOOL_MODULES, Editing, ToolSpec, load_tools, read_only_tools
 from .request_types import Authorizer
 from .schema import check_arguments, fast_checker
@@ -216,6 +216,10 @@ class Toolbox:
         """The refusal for ``exc``, raised by ``spec``'s run in ``ctx``."""
         # only what the model sent (defaults left out), so a suggested
         # call repeats the model's own call with one thing changed
+        if self._view.root.closed:
+            # the host's mistake, not the tool's: said as such, whatever the
+            # tool met first (the closed Root's EBADF, mostly)
+            return root_closed(spec.name)
         sent = args if isinstance(args, dict) else {}
         given = {k: v for k, v in (checked or {}).items() if sent.get(k) is not None}
         try:

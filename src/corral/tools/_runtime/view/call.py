@@ -23,7 +23,7 @@ from ..._refusals.catalogue import Refusal, entry_kind, reentered, swapped
 from ..request_types import Request
 from ..view_read import Entry, Lead, OpenFile
 from ..view_walk import LinkEnd, without_temp_entries
-from .decide import _ADDING, _RUNNING, View, _Call, _Step, running_call
+from .decide import _ADDING, _RUNNING, TreeChanges, View, _Call, _Step, running_call
 from .links import chain_end, locate
 from .locks import (_RELEASED_BY_CLOSE, _TABLE, _TREE, ASKING, TREE_EXCLUSIVE, TREE_SHARED,
                     Checkpoint, Identity, LockKey, _Flock, _flock, _flocked)
@@ -759,8 +759,8 @@ class CallView:
         with ExitStack() as stack:
             stack.enter_context(_TREE.exclusive(self.checkpoint))
             self._hold_exclusive(stack)
-            stack.enter_context(self._view.tree_lock(exclusive=True, moves=True,
-                                                     checkpoint=self.checkpoint))
+            changes = stack.enter_context(self._view.tree_lock(exclusive=True, moves=True,
+                                                               checkpoint=self.checkpoint))
             src_t = stack.enter_context(self._resolve(src, Op.MOVE_FROM, label, "source"))
             source = Pinned(self, src_t, label, "source", src)
             stack.callback(source.end)
@@ -772,7 +772,7 @@ class CallView:
             dst_t = stack.enter_context(self._resolve(dst_rel, Op.MOVE_TO, dst_label,
                                                       "destination",
                                                       create_parents=create_parents))
-            self._hold_roots_on_the_way(stack, (src_t, dst_t))
+            self._hold_roots_on_the_way(stack, (src_t, dst_t), changes)
             self._lock(stack, (src_t, dst_t))
             destination = Pinned(self, dst_t, dst_label, "destination", dst_rel)
             stack.callback(destination.end)
@@ -795,13 +795,13 @@ class CallView:
             stack.enter_context(tree(self.checkpoint))
             if exclusive:
                 self._hold_exclusive(stack)
-            stack.enter_context(self._view.tree_lock(exclusive=exclusive, moves=moves,
-                                                     checkpoint=self.checkpoint))
+            changes = stack.enter_context(self._view.tree_lock(
+                exclusive=exclusive, moves=moves, checkpoint=self.checkpoint))
             targets = [stack.enter_context(self._resolve(
                 want.rel, want.op, want.label, want.field, follow=want.follow,
                 create_parents=want.create_parents)) for want in wants]
             if moves:
-                self._hold_roots_on_the_way(stack, targets)
+                self._hold_roots_on_the_way(stack, targets, changes)
             self._lock(stack, tuple(targets))
             step = _Step(exclusive=exclusive)  # decided as one: the tree the step leaves
             pins = []
@@ -815,14 +815,16 @@ class CallView:
                 pinned.decide(want.op)
             yield pins
 
-    def _hold_roots_on_the_way(self, stack: ExitStack, targets: Sequence[Target]) -> None:
+    def _hold_roots_on_the_way(self, stack: ExitStack, targets: Sequence[Target],
+                               changes: TreeChanges) -> None:
         """For a move: hold exclusively the tree lock of each root another
         view serves now that lies on the way to one of ``targets`` (the
         lock other processes see is per root: a process serving ``web``
         must not write into ``web/sub`` while a move here carries it onto
         ``.vscode``), inner to this root's, before any folder's lock."""
         view = self._view
-        for key in view.served_on_the_way(target.path for target in targets):
+        for key in view.served_on_the_way((target.path for target in targets),
+                                          changes.served):
             stack.enter_context(tree_file_lock(key, view.root.backend, exclusive=True,
                                                checkpoint=self.checkpoint))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import threading
 import time
 import weakref
@@ -30,7 +31,8 @@ from .links import (MAX_SCANNED_LINKS, WHOLE_TREE, LinkMap, RootLook,
                     chain_end, git_scan, learn_link, locate, spelled_target)
 from .locks import _POLL_FIRST, _POLL_MOST, Checkpoint, root_identity
 from .tree_lock import (SharedHold, TreeHold, changes_here, count_change_here, let_go_lock_file,
-                        moves_made, served_listed, tree_file_lock, view_collected)
+                        moves_made, served_listed, served_places, tree_file_lock,
+                        view_collected)
 
 if TYPE_CHECKING:
     from .pinned import Pinned
@@ -39,6 +41,57 @@ if TYPE_CHECKING:
 # '..' from the one below, up to the top or this many
 _UP_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _MOST_PARENTS = 512
+# where the kernel lists this process's mounts (Linux): elsewhere a move
+# looks at its folders one by one for the roots served on its way
+_MOUNTS = "/proc/self/mountinfo"
+_MOUNTS_MOST = 1 << 22  # bytes of it read at most (a few thousand mounts)
+_ESCAPED = re.compile(rb"\\([0-7]{3})")
+
+
+class _Mounts:
+    """The mounts of this process, from ``/proc/self/mountinfo``: which
+    directory of which filesystem a path names (a directory has one place
+    in its filesystem, however many mounts show it: a bind mount of a
+    folder of the tree elsewhere, or of one elsewhere into the tree)."""
+
+    def __init__(self, text: bytes) -> None:
+        entries: list[tuple[str, str, str]] = []
+        for line in text.splitlines():
+            fields = line.split(b" ")
+            if len(fields) < 5:
+                continue
+            top, point = (os.fsdecode(_ESCAPED.sub(lambda m: bytes([int(m.group(1), 8)]), field))
+                          for field in (fields[3], fields[4]))
+            entries.append((point, os.fsdecode(fields[2]), top))
+        # the longest mount point first; of two on one point, the later (on top)
+        order = sorted(range(len(entries)), key=lambda at: (-len(entries[at][0]), -at))
+        self._entries = [entries[at] for at in order]
+
+    def place(self, path: str) -> tuple[str, str] | None:
+        """(the filesystem, the directory's path in it) of the absolute
+        ``path`` (a kernel's name: no link, no '..')."""
+        for point, device, top in self._entries:
+            if point == "/":
+                rest = "" if path == "/" else path
+            elif path == point or path.startswith(point + "/"):
+                rest = path[len(point):]
+            else:
+                continue
+            return device, (top.rstrip("/") + rest) or "/"
+        return None
+
+
+class _ServedPlaces(NamedTuple):
+    """Where this root and the other roots served now are, for a move."""
+
+    root: str  # this root's path, as the kernel names it
+    mounts: _Mounts
+    roots: dict[tuple[str, str], tuple[int, int]]  # each one's place -> its (device, inode)
+
+    def at(self, path: str) -> tuple[int, int] | None:
+        """The served root the directory at the kernel's ``path`` is, if any."""
+        place = self.mounts.place(path)
+        return None if place is None else self.roots.get(place)
 
 
 def policy_refusal(kind: Kind, shown: str, op: Op, field: str) -> Refusal:
@@ -172,6 +225,9 @@ class TreeChanges:
         self._view = view
         self._hold = hold
         self._exclusive = exclusive
+        # for a move: where the roots served now were when its lock was
+        # taken (their places read once a move: :meth:`View.served_on_the_way`)
+        self.served: _ServedPlaces | None = None
 
     def count(self) -> None:
         """Count one change (the tree lock held exclusively: a count bumped
@@ -350,15 +406,19 @@ class View:
         ``moves`` counts its move (one that removes a link or a directory
         counts it through what this yields)."""
         with ExitStack() as around:
+            placed = None
             if moves:
                 # the lock other processes see is per root: a process serving
                 # a root holding this one must not change the folder a move
                 # here carries (taken outermost first, this root's last)
-                for key in self.served_holding():
+                holding, placed = self.served_holding()
+                for key in holding:
                     around.enter_context(tree_file_lock(key, self._root.backend,
                                                         exclusive=True, checkpoint=checkpoint))
-            yield around.enter_context(self._tree_lock(exclusive=exclusive,
-                                                       checkpoint=checkpoint, moves=moves))
+            changes = around.enter_context(self._tree_lock(exclusive=exclusive,
+                                                           checkpoint=checkpoint, moves=moves))
+            changes.served = placed
+            yield changes
 
     @contextmanager
     def _tree_lock(self, *, exclusive: bool, checkpoint: Checkpoint,
@@ -379,15 +439,31 @@ class View:
                 changes.count()
             yield changes
 
-    def served_holding(self) -> list[tuple[int, int]]:
+    def served_holding(self) -> tuple[list[tuple[int, int]], _ServedPlaces | None]:
         """The (device, inode) of each root served now by another view (in
-        this process or another) that holds this root, outermost first."""
-        return served_holding(self._root, self.identity)
+        this process or another) that holds this root, outermost first,
+        and where the roots served now are (``None``: none is served, or
+        where they are cannot be told); matched by their places, else
+        looked for up the root's parents, only when another root is served."""
+        others = served_listed() - {self.identity}
+        if not others:
+            return [], None
+        placed = self._served_places(others)
+        if placed is not None:
+            # the directories '..' leads to, up to the top, by their names
+            # (the kernel's name of the root has every one of them)
+            parts = placed.root.split("/")[1:]
+            above = ["/"] + ["/" + "/".join(parts[:depth]) for depth in range(1, len(parts))]
+            holding = (placed.at(path) for path in above)
+            return list(dict.fromkeys(key for key in holding if key is not None)), placed
+        return served_holding(self._root, self.identity), None
 
-    def served_on_the_way(self, places: Iterable[str]) -> list[tuple[int, int]]:
+    def served_on_the_way(self, places: Iterable[str], placed: _ServedPlaces | None = None
+                          ) -> list[tuple[int, int]]:
         """The (device, inode) of each root served now by another view that
         lies in this root on the way to one of ``places`` (canonical paths):
-        the directories holding them, outermost first."""
+        the directories holding them, outermost first.  ``placed``: where
+        the roots served were when the move took its lock (else read now)."""
         others = served_listed() - {self.identity}
         if not others:
             return []
@@ -396,7 +472,17 @@ class View:
         for place in places:
             parts = place.split("/")[:-1]
             ways.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
-        for way in sorted(ways, key=lambda way: (way.count("/"), way)):
+        ordered = sorted(ways, key=lambda way: (way.count("/"), way))
+        if placed is None or not others <= set(placed.roots.values()):
+            placed = self._served_places(others)  # (a root served since: placed too)
+        if placed is not None:
+            # each folder on the way by its name, none looked at
+            top = placed.root.rstrip("/")
+            on_the_way = (placed.at(f"{top}/{way}") for way in ordered)
+            # (of those served still: one placed when the lock was taken may be gone)
+            return list(dict.fromkeys(key for key in on_the_way
+                                      if key is not None and key in others))
+        for way in ordered:
             try:
                 info = self._root.stat(way, follow_symlinks=False)
             except OSError:
@@ -405,6 +491,49 @@ class View:
             if key in others and key not in found:
                 found.append(key)
         return found
+
+    def _served_places(self, others: set[tuple[int, int]]) -> _ServedPlaces | None:
+        """Where this root and the roots ``others`` are now, each as the
+        filesystem's own place of its directory, so that a directory on a
+        path is matched by name, not looked at (one read of the mounts and
+        one question per root, whatever the depth); ``None`` where that
+        cannot be told (no ``/proc``, a root that cannot be placed): the
+        caller then looks at each directory itself."""
+        backend = self._root.backend
+        try:
+            root_fd = self._root.fileno()
+            root = backend.readlink_at(root_fd, f"/proc/self/fd/{root_fd}")
+            if not root.startswith("/") or root.endswith(" (deleted)"):
+                return None
+            fd = backend.open_at(root_fd, _MOUNTS, os.O_RDONLY | os.O_CLOEXEC)
+        except (OSError, ValueError):
+            return None
+        try:
+            chunks: list[bytes] = []
+            size = 0
+            while size < _MOUNTS_MOST:
+                chunk = backend.read(fd, 1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            else:
+                return None  # more mounts than are read: not told
+        except OSError:
+            return None
+        finally:
+            backend.close(fd)
+        others_at = served_places(others)
+        if others_at is None:
+            return None
+        mounts = _Mounts(b"".join(chunks))
+        roots: dict[tuple[str, str], tuple[int, int]] = {}
+        for key, path in others_at.items():
+            place = mounts.place(path)
+            if place is None:
+                return None
+            roots[place] = key
+        return _ServedPlaces(root, mounts, roots)
 
     def catch_up(self, hold: SharedHold, checkpoint: Checkpoint) -> None:
         """Look at the tree's links again, for a step that took ``hold``

@@ -3,6 +3,7 @@ tool looks at and acts on, never resolved again."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import posixpath
@@ -24,6 +25,10 @@ from .links import (host_chain_passes, host_lead_after_move, lead_after_move, le
                     locate)
 from .locks import Checkpoint
 from .tree_lock import served_roots
+
+# what a swap of two names (RENAME_EXCHANGE, Darwin's RENAME_SWAP) fails
+# with where the filesystem or platform cannot make one: a plain rename then
+_NO_EXCHANGE = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP})
 
 # what takes an entry away from where a link's chain passes
 _UNCHAINING = frozenset({Op.DELETE, Op.MOVE_FROM})
@@ -649,6 +654,38 @@ class Pinned:
         links it carries are known by their new names from now on."""
         was_link = (info := self._target.lstat()) is not None and st.S_ISLNK(info.st_mode)
         self._target.rename(other._target, replace=replace)
+        self._renamed(other, was_link)
+
+    def replace_at(self, other: Pinned, existing: os.stat_result) -> None:
+        """Rename the pinned entry onto ``other``'s name, replacing only the
+        entry ``existing`` describes (a file or symlink): the two names
+        swapped in one step, the entry that came back looked at and, when it
+        is another (a program put its own there after the last look),
+        swapped back (``STALE``), else removed.  A plain rename replaces
+        whatever is there, so a file put in between the look and it would
+        be lost.  Where no swap can be made (a filesystem without it), a
+        plain rename right after one more look."""
+        was_link = (info := self._target.lstat()) is not None and st.S_ISLNK(info.st_mode)
+        decided = (existing.st_dev, existing.st_ino, st.S_IFMT(existing.st_mode))
+        try:
+            self._target.rename(other._target, exchange=True)
+        except FileNotFoundError:
+            raise swapped(other.shown) from None  # an end gone since the look
+        except OSError as exc:
+            if exc.errno not in _NO_EXCHANGE:
+                raise
+            other.same(existing)
+            self._target.rename(other._target, replace=True)
+        else:
+            if self.identity() != decided:
+                # (the name now holds the other program's entry, the
+                # destination the source: each back where it was)
+                self._target.rename(other._target, exchange=True)
+                raise swapped(other.shown)
+            self._target.remove()
+        self._renamed(other, was_link)
+
+    def _renamed(self, other: Pinned, was_link: bool) -> None:
         view = self._call.shared
         view.links.forget(other.path)
         view.links.moved(self.path, other.path)

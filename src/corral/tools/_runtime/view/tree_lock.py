@@ -80,7 +80,7 @@ from ....contained import Backend
 __all__ = ["tree_file_lock", "TreeHold", "moves_made", "changes_here", "count_change_here",
            "SharedHold", "take_shared", "drop_shared", "use_lock_file", "let_go_lock_file",
            "view_collected", "keep_idle_for", "lock_directory_under", "served_roots",
-           "served_listed", "sweep_lock_files"]
+           "served_listed", "served_places", "kernel_path", "sweep_lock_files"]
 
 _POLL_FIRST = 0.0005  # seconds between two tries of a held lock, doubling...
 _POLL_MOST = 0.02  # ... up to this
@@ -607,7 +607,7 @@ def use_lock_file(key: tuple[int, int], root_fd: int) -> None:
     if pin != -1:  # held already by another view of it
         close(pin)
     if first:
-        _serve(key)
+        _serve(key, root_fd)
     _close_all(closing)
     if not _swept[0]:
         _sweep_once()
@@ -623,7 +623,11 @@ def use_lock_file(key: tuple[int, int], root_fd: int) -> None:
 # process died) is free again.  The last server of a root removes its file
 # (holding it exclusively), so the directory lists the roots served now
 # (and a crashed process's, removed by the next look), and a move looks
-# at its folders one by one only when another root is served on its device.
+# for the roots on its way only when another root is served.  Its first
+# server writes in it where the root is (the kernel's path of the root's
+# directory), so a move places each served root by its name, found to be
+# that directory still (:func:`served_places`), rather than look at each
+# folder of its way.
 _serving: dict[tuple[int, int], tuple[str, int, Callable[[int], None]]] = {}
 _served_place: list[str | None] = []  # the directory, found once (None: none usable)
 
@@ -639,7 +643,7 @@ def _served_directory() -> str | None:
     return path
 
 
-def _serve(key: tuple[int, int]) -> None:
+def _serve(key: tuple[int, int], root_fd: int) -> None:
     directory = _served_directory()
     if directory is None:
         return  # no place to say it: this process's own moves still know (_users)
@@ -647,7 +651,7 @@ def _serve(key: tuple[int, int]) -> None:
     close = os.close  # as the lock file's: closed by the module that opened it (pyfakefs)
     for _ in range(3):  # the file removed by its last server meanwhile: made again
         try:
-            fd = os.open(name, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+            fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
         except OSError:
             return
         try:
@@ -662,12 +666,121 @@ def _serve(key: tuple[int, int]) -> None:
         close(fd)
     else:
         return
+    if held.st_size == 0:
+        _say_where(fd, root_fd)
     with _place_guard:
         kept = key not in _serving and key in _users  # not served by another thread, not closed
         if kept:
             _serving[key] = (name, fd, close)
     if not kept:
         _unserve(name, fd, close, key, True)
+
+
+def _say_where(fd: int, root_fd: int) -> None:
+    """Write in the served file ``fd`` where the root is, as the kernel
+    names the directory ``root_fd`` (its first server writes it; another
+    program's move of the root since makes it stale, which a reader finds:
+    :func:`served_places`)."""
+    where = kernel_path(root_fd)
+    if where is None:
+        return
+    try:
+        os.pwrite(fd, os.fsencode(where), 0)
+    except OSError:
+        pass  # said nowhere: a mover looks the way it did before
+
+
+def kernel_path(fd: int) -> str | None:
+    """The path the kernel has now for the directory ``fd`` (in this
+    process's view of the mounts), or ``None`` where it names none (no
+    procfs, a removed directory, a platform without the question)."""
+    try:
+        if sys.platform == "darwin":
+            raw = fcntl.fcntl(fd, fcntl.F_GETPATH, bytes(1024))
+            where = os.fsdecode(raw.split(b"\0", 1)[0])
+        elif sys.platform.startswith("linux"):
+            where = os.readlink(f"/proc/self/fd/{fd}")
+        else:
+            return None
+    except OSError:
+        return None
+    # a removed directory is named "<path> (deleted)": no place
+    return where if where.startswith("/") and not where.endswith(" (deleted)") else None
+
+
+# where a root another process serves was last read to be (its served
+# file's words), by the root's (device, inode): read once, checked each use
+_recorded: dict[tuple[int, int], str] = {}
+
+
+def served_places(keys: set[tuple[int, int]]) -> dict[tuple[int, int], str] | None:
+    """Where each root of ``keys`` (served now, by this process or another)
+    is now, as the kernel names it: a root this process serves by the
+    directory it holds, one another process serves by the path its first
+    server wrote in its served file, opened and found to be that directory.
+    ``None`` when one cannot be placed (the platform names no directory's
+    path, an older server wrote none, the root moved since): the caller
+    then looks at the folders themselves."""
+    places: dict[tuple[int, int], str] = {}
+    with _place_guard:
+        for key in keys:
+            pinned = _pinned.get(key)
+            if pinned is not None:
+                where = kernel_path(pinned[0])
+                if where is None:
+                    return None
+                places[key] = where
+    rest = keys - places.keys()
+    if not rest:
+        return places
+    files = dict(_served_files())
+    for key in rest:
+        where = _recorded.get(key) or _read_recorded(files.get(key))
+        found = _opened_place(where, key) if where is not None else None
+        if found is None:
+            _recorded.pop(key, None)
+            return None
+        _recorded[key] = where  # type: ignore[assignment]
+        places[key] = found
+    return places
+
+
+def _read_recorded(served_file: str | None) -> str | None:
+    if served_file is None:
+        return None
+    try:
+        fd = os.open(served_file, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, 8192)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    where = os.fsdecode(data)
+    return where if where.startswith("/") else None
+
+
+_PLACE_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def _opened_place(where: str, key: tuple[int, int]) -> str | None:
+    """The kernel's path of the directory at ``where`` if it is the root
+    ``key`` (else ``None``: the root moved, or another is there)."""
+    try:
+        fd = os.open(where, _PLACE_FLAGS)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if (info.st_dev, info.st_ino) != key:
+            return None
+        return kernel_path(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _unserve(name: str, fd: int, close: Callable[[int], None], key: tuple[int, int],
@@ -842,7 +955,34 @@ def served_listed() -> set[tuple[int, int]]:
     caller that only weighs the few roots it already has in mind."""
     with _place_guard:
         found = set(_users)
-    return found | {key for key, _ in _served_files()}
+    listed = found | {key for key, _ in _served_files()}
+    _forget_unserved(listed)
+    return listed
+
+
+def _forget_unserved(listed: set[tuple[int, int]]) -> None:
+    """Close the lock files this process opened for roots it has no view
+    of (held beside a move) that are no longer served (``listed``): their
+    last server removed them, and a process that moved beside many roots
+    would keep one descriptor of a removed file for each.  One taken again
+    later is opened again.  (Only moves take such a lock, under the
+    process's tree lock held exclusively, as a move calls this: none is
+    being taken meanwhile.)"""
+    closing: list[_LockFile] = []
+    with _place_guard:
+        for key in [key for key in _files if key not in listed and key not in _users]:
+            found = _files[key]
+            if found is None:
+                del _files[key]
+                continue
+            with found.guard:
+                if found.holders or found.taking or found.kept:
+                    continue
+                del _files[key]
+            closing.append(found)
+        for key in [key for key in _recorded if key not in listed]:
+            del _recorded[key]
+    _close_all(closing)
 
 
 def _served_files() -> list[tuple[tuple[int, int], str]]:
