@@ -192,3 +192,30 @@ def test_a_seeded_loop_of_edges_answers_as_the_text_call(tree):
                 os.close(got[0])
             if want >= 0:
                 os.close(want)
+
+
+@pytest.mark.parametrize("path, follow", [("a/b/f", True), ("in/f", True), ("a/b/", True),
+                                          ("é/ü.txt", False), ("a/../in", False),
+                                          ("a/../in", True), ("a/../ahead", True)])
+def test_root_stat_of_several_names_is_the_one_call(tree, path, follow):
+    """Root.stat's fast path (a path of several names) takes the O_PATH
+    open and its fstat in one call: os.stat's answer (lstat's for a final
+    link not followed), no walk."""
+    base, _ = tree
+    with Root(base, backend=NATIVE) as root:
+        info = root.stat(path, follow_symlinks=follow)
+        assert root.stats["walk_fallbacks"] == 0
+    want = os.stat(base / path, follow_symlinks=follow)
+    for name in FIELDS:
+        if "atime" not in name:
+            assert getattr(info, name) == getattr(want, name), name
+
+
+@pytest.mark.parametrize("path, error", [("a/missing", FileNotFoundError),
+                                         ("a/b/f/x", NotADirectoryError)])
+def test_root_stat_still_says_why_through_the_walk(tree, path, error):
+    base, _ = tree
+    with Root(base, backend=NATIVE) as root:
+        with pytest.raises(error):
+            root.stat(path)
+        assert root.stats["walk_fallbacks"] == 1

@@ -184,6 +184,9 @@ class Root(RootSurface, Closing):
         native_stat = backend.open_stat_beneath if fast else None
         self._native_read = None if native_stat is None or self._native_spelled is None else \
             _native_stat_opener(anchor, native_stat, resolve | RESOLVE_NO_SYMLINKS)
+        # stat's: the O_PATH open and its fstat in one C call
+        self._native_stat = None if native_stat is None else \
+            _native_stat_opener(anchor, native_stat, resolve)
         # open's walk in one backend call, the fast path off (walk_open_text)
         self._walk_text = not fast and backend.has_walk_open
 
@@ -635,6 +638,16 @@ class Root(RootSurface, Closing):
         if parsed.must_be_dir:
             flags |= os.O_DIRECTORY
         anchor = self._anchor
+        native = self._native_stat
+        if native is not None:
+            # openat2 and fstat in one C call, which refuses what the code
+            # below turns away (a removed directory): the walk then answers
+            opened = native(parsed.text, flags, 0)
+            if opened is None:
+                anchor.stats["walk_fallbacks"] += 1
+                return None
+            anchor.backend.close(opened[0])
+            return opened[1]
         rootfd = anchor.acquire(parsed.text)
         try:
             fd = openat2_retry(anchor, rootfd, parsed.text, flags, 0, anchor.resolve)
