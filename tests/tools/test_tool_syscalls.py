@@ -356,3 +356,37 @@ def test_every_lock_is_a_counted_call(tmp_path, backend_name):
     finally:
         tree_lock.keep_idle_for(idle)
         root.close()
+
+
+#: what a read the host is asked about adds: the look that the name still
+#: leads to the file it was asked about (THREATS row 10), one stat beneath
+#: the root (the O_PATH open, its fstat, close)
+ASKED_READ_MORE = 3
+
+
+@pytest.mark.parametrize("backend_name", FAST, ids=[f"{name}-openat2" for name in FAST])
+def test_a_read_the_host_is_asked_about_costs_the_look_at_its_name_alone(tmp_path,
+                                                                         backend_name):
+    """read_file with an ``authorize`` callback and deny rules (the
+    benchmark's guarded read): the plain read's calls and the one stat
+    that says the name still leads to the file decided on, at depth 1 and
+    10 (held: 8 where the open gives its fstat back, 9 else)."""
+    backend = CountingBackend(_with_openat2(backend_name))
+    most = 6 if backend.inner.open_stat_beneath is None else READ_FILE_OPEN_STAT_MOST
+    for depth in (1, 10):
+        rel = _deep(tmp_path / f"depth{depth}", depth)
+        asked: list[str] = []
+        root = Root(str(tmp_path / f"depth{depth}"), backend=backend, fast_path=True)
+        idle = tree_lock.keep_idle_for(3600.0)
+        try:
+            with Toolbox(root, authorize=lambda request: asked.append(request.path) or True,
+                         deny=[".env", ".git/**"]) as box:
+                assert box.call("read_file", {"path": f"{rel}/f.py"})["ok"]  # warm
+                with backend.counting() as tally:
+                    answer = box.call("read_file", {"path": f"{rel}/f.py"})
+        finally:
+            tree_lock.keep_idle_for(idle)
+            root.close()
+        assert answer["ok"] and answer["content"].startswith("1\tx0 = 1"), answer
+        assert asked == [f"{rel}/f.py"] * 2, asked
+        assert tally.syscalls <= most + ASKED_READ_MORE, (depth, str(tally))
