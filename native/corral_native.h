@@ -432,6 +432,10 @@ static PyMethodDef corral_open_text_def = {
     "open_text_beneath", (PyCFunction)(void (*)(void))corral_py_open_text_beneath,
     METH_FASTCALL, "Root.open's fast path: (dir_fd, path: str, flags, mode, resolve) -> fd or -1"};
 
+/* open_stat_beneath, defined in corral_read.h (joined after this file) and
+ * exported by corral_export below: a tentative definition, completed there */
+static PyMethodDef corral_open_stat_def;
+
 #endif
 
 /* Root.open's fast path in one call, so the Python around it is almost
@@ -462,8 +466,22 @@ static PyMethodDef corral_open_text_def = {
  * precisely why (which component, which kind of escape).  No security
  * decision is made here: RESOLVE_BENEATH is the kernel's, and the rest only
  * says "not this way". */
+static int corral_open_beneath_stat(int dirfd, const char *path, size_t len, int flags,
+                                    int mode, uint64_t resolve, struct stat *out);
+
 static int corral_open_beneath(int dirfd, const char *path, size_t len, int flags, int mode,
                                uint64_t resolve)
+{
+    struct stat info;
+
+    return corral_open_beneath_stat(dirfd, path, len, flags, mode, resolve, &info);
+}
+
+/* corral_open_beneath, and *out gets the fstat its file-type check took
+ * (what the fd is, as opened: a caller deciding on it needs no second
+ * fstat); *out is undefined when -1 is returned. */
+static int corral_open_beneath_stat(int dirfd, const char *path, size_t len, int flags,
+                                    int mode, uint64_t resolve, struct stat *out)
 {
     struct stat info;
     int fd = -1, kind, o_path = 0, saved, follows, one_name;
@@ -502,13 +520,13 @@ static int corral_open_beneath(int dirfd, const char *path, size_t len, int flag
         fd = corral_openat2_retried(dirfd, path, flags, mode, resolve);
     if (fd < 0)
         return -1;
-    if (fstat(fd, &info) != 0)
+    if (fstat(fd, out) != 0)
         goto refuse;
-    kind = info.st_mode & S_IFMT;
+    kind = out->st_mode & S_IFMT;
     if (kind == S_IFREG)
         return fd;
     if (kind == S_IFDIR) {
-        if (info.st_nlink == 0)
+        if (out->st_nlink == 0)
             goto refuse; /* a removed directory: only the root can be reached so */
         return fd;
     }
@@ -829,7 +847,8 @@ static PyMethodDef corral_watch_read_replace_def = {
 static int corral_export(const char *module_name, const char *function)
 {
     static PyMethodDef *const defs[] = {&corral_open_text_def, &corral_replace_held_def,
-                                        &corral_watch_read_replace_def};
+                                        &corral_watch_read_replace_def,
+                                        &corral_open_stat_def};
     PyMethodDef *def = NULL;
     PyGILState_STATE gil;
     PyObject *module, *made = NULL;

@@ -291,3 +291,199 @@ int64_t corral_find_from(const char *buf, int64_t len, const char *needle, int64
     found = memmem(buf + start, (size_t)(len - start), needle, (size_t)nlen);
     return found == NULL ? -1 : (int64_t)(found - buf);
 }
+
+/* open_stat_beneath(dir_fd, path: str, flags, mode, resolve): Root.open_handle's
+ * fast path for a read, as the module's own METH_FASTCALL function (exported
+ * by corral_export where the file system encoding is UTF-8, the caller
+ * checks): open_text_beneath's arguments and open (corral_open_beneath, its
+ * checks and its file-type check), answering (fd, os.stat_result) where
+ * that answers the fd: the stat is the fstat the file-type check took, so a
+ * reader deciding on what it opened (its type, links, size, stamps) takes
+ * no second one.  -1 for anything it does not take, as open_text_beneath
+ * (the caller resolves the slow way, which says why), and where no stat can
+ * be made (the fd is then closed).
+ *
+ * The stat is os.fstat's, field for field, for os.stat_result's layout on
+ * Linux (19 fields: the ten of the tuple, the three float times, the three
+ * ns times, st_blksize, st_blocks, st_rdev), built as CPython's posixmodule
+ * builds it; the caller exports it only where os.stat_result has that
+ * layout, and here it is refused (-1) for a type of another size. */
+#if defined(Py_PYTHON_H)
+#define CORRAL_STAT_FIELDS 19
+
+/* os.stat_result, looked up once (under the GIL); NULL where it is not
+ * there or not of the 19 fields this file fills */
+static PyTypeObject *corral_stat_type(void)
+{
+    static PyObject *type = NULL;
+    static int looked = 0;
+    PyObject *os, *found, *fields;
+    long count = -1;
+
+    if (looked)
+        return (PyTypeObject *)type;
+    looked = 1;
+    os = PyImport_ImportModule("os");
+    found = os == NULL ? NULL : PyObject_GetAttrString(os, "stat_result");
+    Py_XDECREF(os);
+    fields = found == NULL ? NULL : PyObject_GetAttrString(found, "n_fields");
+    if (fields != NULL)
+        count = PyLong_AsLong(fields);
+    Py_XDECREF(fields);
+    if (found != NULL && PyType_Check(found) && count == CORRAL_STAT_FIELDS)
+        type = found; /* kept for the life of the process */
+    else
+        Py_XDECREF(found);
+    PyErr_Clear();
+    return (PyTypeObject *)type;
+}
+
+/* a time's three forms at index, index + 3 and index + 6 (int seconds,
+ * float seconds, int nanoseconds), as posixmodule's fill_time makes them */
+static int corral_stat_time(PyObject *result, int index, long long sec, long nsec)
+{
+    PyObject *whole = PyLong_FromLongLong(sec), *ns;
+    PyObject *seconds = PyFloat_FromDouble((double)sec + (double)nsec * 1e-9);
+
+    if (sec > -9000000000LL && sec < 9000000000LL) {
+        ns = PyLong_FromLongLong(sec * 1000000000LL + nsec);
+    } else { /* beyond int64 nanoseconds: Python's ints */
+        PyObject *billion = PyLong_FromLong(1000000000L), *part = PyLong_FromLong(nsec);
+        PyObject *scaled = whole == NULL || billion == NULL ? NULL
+                                                            : PyNumber_Multiply(whole, billion);
+        ns = scaled == NULL || part == NULL ? NULL : PyNumber_Add(scaled, part);
+        Py_XDECREF(billion);
+        Py_XDECREF(part);
+        Py_XDECREF(scaled);
+    }
+    if (whole == NULL || seconds == NULL || ns == NULL) {
+        Py_XDECREF(whole);
+        Py_XDECREF(seconds);
+        Py_XDECREF(ns);
+        return 0;
+    }
+    PyStructSequence_SetItem(result, index, whole); /* (each steals its reference) */
+    PyStructSequence_SetItem(result, index + 3, seconds);
+    PyStructSequence_SetItem(result, index + 6, ns);
+    return 1;
+}
+
+/* the id fields as posixmodule's _PyLong_FromUid/_PyLong_FromGid: -1 for
+ * the "no id" value, else unsigned */
+static PyObject *corral_stat_id(unsigned long id, int is_none)
+{
+    return is_none ? PyLong_FromLong(-1) : PyLong_FromUnsignedLong(id);
+}
+
+/* os.fstat's answer for info; NULL (a Python error set) where it cannot be made */
+static PyObject *corral_stat_result(PyTypeObject *type, const struct stat *info)
+{
+    PyObject *result = PyStructSequence_New(type), *item;
+    int at;
+#if defined(__APPLE__)
+    long long times[3] = {info->st_atimespec.tv_sec, info->st_mtimespec.tv_sec,
+                          info->st_ctimespec.tv_sec};
+    long nanos[3] = {info->st_atimespec.tv_nsec, info->st_mtimespec.tv_nsec,
+                     info->st_ctimespec.tv_nsec};
+#else
+    long long times[3] = {info->st_atim.tv_sec, info->st_mtim.tv_sec, info->st_ctim.tv_sec};
+    long nanos[3] = {info->st_atim.tv_nsec, info->st_mtim.tv_nsec, info->st_ctim.tv_nsec};
+#endif
+
+    if (result == NULL)
+        return NULL;
+    for (at = 0; at < CORRAL_STAT_FIELDS; at++) {
+        switch (at) {
+        case 0: item = PyLong_FromLong((long)info->st_mode); break;
+        case 1: item = PyLong_FromUnsignedLongLong((unsigned long long)info->st_ino); break;
+        case 2: item = PyLong_FromLongLong((long long)info->st_dev); break;
+        case 3: item = PyLong_FromUnsignedLong((unsigned long)info->st_nlink); break;
+        case 4: item = corral_stat_id((unsigned long)info->st_uid,
+                                      info->st_uid == (uid_t)-1); break;
+        case 5: item = corral_stat_id((unsigned long)info->st_gid,
+                                      info->st_gid == (gid_t)-1); break;
+        case 6: item = PyLong_FromLongLong((long long)info->st_size); break;
+        case 7: case 8: case 9:
+            if (!corral_stat_time(result, at, times[at - 7], nanos[at - 7]))
+                goto failed;
+            continue;
+        case 10: case 11: case 12: case 13: case 14: case 15:
+            continue; /* set with 7, 8 and 9 */
+        case 16: item = PyLong_FromLong((long)info->st_blksize); break;
+        case 17: item = PyLong_FromLong((long)info->st_blocks); break;
+        default: item = PyLong_FromLong((long)info->st_rdev); break;
+        }
+        if (item == NULL)
+            goto failed;
+        PyStructSequence_SetItem(result, at, item);
+    }
+    return result;
+failed:
+    Py_DECREF(result);
+    return NULL;
+}
+
+static PyObject *corral_py_open_stat_beneath(PyObject *self, PyObject *const *args,
+                                             Py_ssize_t nargs)
+{
+    const char *path;
+    Py_ssize_t size = 0;
+    PyObject *encoded = NULL, *stat, *number, *pair;
+    PyTypeObject *type;
+    PyThreadState *released;
+    unsigned long long resolve;
+    struct stat info;
+    int dirfd, flags, mode, fd = -1;
+
+    (void)self;
+    type = corral_stat_type();
+    if (type == NULL || nargs != 5 || !PyUnicode_Check(args[1]) ||
+        !corral_int_arg(args[0], &dirfd) || !corral_int_arg(args[2], &flags) ||
+        !corral_int_arg(args[3], &mode))
+        return PyLong_FromLong(-1);
+    resolve = PyLong_AsUnsignedLongLong(args[4]);
+    if (resolve == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return PyLong_FromLong(-1);
+    }
+    path = PyUnicode_AsUTF8AndSize(args[1], &size);
+    if (path == NULL) { /* lone surrogates: the bytes they stand for */
+        PyErr_Clear();
+        encoded = PyUnicode_EncodeFSDefault(args[1]);
+        if (encoded == NULL) {
+            PyErr_Clear();
+            return PyLong_FromLong(-1);
+        }
+        path = PyBytes_AsString(encoded);
+        size = PyBytes_Size(encoded);
+    }
+    if (path != NULL && size >= 0) {
+        /* args[1] (or encoded) keeps the bytes alive while the GIL is out */
+        released = PyEval_SaveThread();
+        fd = corral_open_beneath_stat(dirfd, path, (size_t)size, flags, mode,
+                                      (uint64_t)resolve, &info);
+        PyEval_RestoreThread(released);
+    }
+    Py_XDECREF(encoded);
+    if (fd < 0)
+        return PyLong_FromLong(-1);
+    stat = corral_stat_result(type, &info);
+    number = stat == NULL ? NULL : PyLong_FromLong(fd);
+    pair = number == NULL ? NULL : PyTuple_New(2);
+    if (pair == NULL) { /* no stat to give: no fd either, the slow way answers */
+        PyErr_Clear();
+        Py_XDECREF(stat);
+        Py_XDECREF(number);
+        close(fd);
+        return PyLong_FromLong(-1);
+    }
+    PyTuple_SetItem(pair, 0, number); /* (each steals its reference) */
+    PyTuple_SetItem(pair, 1, stat);
+    return pair;
+}
+
+static PyMethodDef corral_open_stat_def = {
+    "open_stat_beneath", (PyCFunction)(void (*)(void))corral_py_open_stat_beneath,
+    METH_FASTCALL,
+    "Root.open_handle's read: (dir_fd, path: str, flags, mode, resolve) -> (fd, stat) or -1"};
+#endif

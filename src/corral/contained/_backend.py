@@ -57,7 +57,8 @@ from . import _darwin, _linux
 from ._paths import refuse_nul
 
 __all__ = ["Backend", "DirEntries", "DirLister", "FileScan", "Hit", "KindListing",
-           "OpenBeneath", "OpenTextBeneath", "OsBackend", "ScanStatus", "TextWindow",
+           "OpenBeneath", "OpenStatBeneath", "OpenTextBeneath", "OsBackend", "ScanStatus",
+           "TextWindow",
            "clamp_int64", "fd_capabilities",
            "makes_batches", "RENAME_NOREPLACE", "RENAME_EXCHANGE", "FAKE_FS_REFUSAL",
            "REPLACED", "NOT_REPLACED", "TARGET_CHANGED"]
@@ -93,6 +94,10 @@ OpenBeneath = Callable[[int, bytes, int, int, int, int], int]
 #: ``open_text_beneath(dir_fd, path, flags, mode, resolve) -> fd or -1``: the
 #: path as given to Root.open (-1 for one that is not a ``str``)
 OpenTextBeneath = Callable[[int, object, int, int, int], int]
+#: ``open_stat_beneath(dir_fd, path, flags, mode, resolve) -> (fd, stat) or -1``:
+#: ``open_text_beneath``, answering with the fd the fstat its file-type check
+#: took (a reader deciding on what it opened needs no second one)
+OpenStatBeneath = Callable[[int, object, int, int, int], "tuple[int, os.stat_result] | int"]
 
 #: A line of a buffer holding a match: its start, its end (the offset of its
 #: ``\n``, or the end), the offset of the match in it, its 1-based number.
@@ -229,6 +234,10 @@ class Backend:
     #: The same, taking the path as Root.open was given it (encoded in C where
     #: the backend can): set wherever ``open_beneath`` is.
     open_text_beneath: OpenTextBeneath | None = None
+    #: The same, answering ``(fd, stat)``: the fstat the open took, as
+    #: ``os.fstat`` gives it (``None``: the backend's open takes none to give,
+    #: and a reader's first :meth:`fstat` is its own).
+    open_stat_beneath: OpenStatBeneath | None = None
     avoids_symlink_attacks = False
     #: Only a backend that says so runs under pyfakefs (module doc).
     fake_fs_safe = False

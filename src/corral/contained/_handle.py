@@ -39,13 +39,15 @@ class Handle(Closing):
     thread-safe.
     """
 
-    __slots__ = ("fd", "path", "_root", "_backend")
+    __slots__ = ("fd", "path", "_root", "_backend", "_opened")
 
-    def __init__(self, root: Root, backend: Backend, fd: int, path: str) -> None:
+    def __init__(self, root: Root, backend: Backend, fd: int, path: str,
+                 opened: os.stat_result | None = None) -> None:
         self.fd = fd
         self.path = path
         self._root = root
         self._backend = backend
+        self._opened = opened  # the fstat the open itself took, if it gave one
 
     def fileno(self) -> int:
         return self._fd()
@@ -68,6 +70,16 @@ class Handle(Closing):
             return self._backend.fstat(self._fd())
         except OSError as exc:
             raise self._error(exc) from None
+
+    def opened_stat(self) -> os.stat_result:
+        """The ``fstat`` of the file as it was opened, for a decision about
+        what was opened before a byte of it is read: the one the open took
+        where the backend's open gives it (the native one-call open's file
+        type check, ``Backend.open_stat_beneath``), else :meth:`stat` now.
+        Either is of this fd, taken after it was opened; what changes later
+        is :meth:`stat`'s to say."""
+        opened = self._opened
+        return opened if opened is not None else self.stat()
 
     def read(self, size: int = -1) -> bytes:
         """Up to ``size`` bytes from the current offset (all of the rest for a

@@ -58,7 +58,8 @@ from typing import Any, NoReturn
 from .._native import ffi as _ffi, lib as _lib
 from . import _darwin, _linux
 from ._backend import (IS_DARWIN, IS_LINUX, RENAME_EXCHANGE, RENAME_NOREPLACE,
-                       Backend, Hit, KindListing, OpenTextBeneath, OsBackend, ScanStatus,
+                       Backend, Hit, KindListing, OpenStatBeneath, OpenTextBeneath, OsBackend,
+                       ScanStatus,
                        TextWindow,
                        _openat2_wanted, _under_pyfakefs, clamp_int64, fd_capabilities)
 from ._errors import InvalidPathError
@@ -118,6 +119,27 @@ def _ffi_module_name() -> str:
 
 #: Root.open's fast path, the path's UTF-8 bytes read in C
 _open_text_beneath: OpenTextBeneath | None = _exported("open_text_beneath", names_as_utf8=True)
+
+
+def _stat_layout_is_linux() -> bool:
+    """Whether ``os.stat_result`` has the layout ``open_stat_beneath``
+    fills (``corral_read.h``): the ten fields of the tuple, the float
+    times, the ns times, then ``st_blksize``, ``st_blocks``, ``st_rdev``,
+    nothing else.  Each field's index is what a result made of its own
+    indices holds there."""
+    fields = os.stat_result.n_fields
+    if fields != 19 or os.stat_result.n_sequence_fields != 10:
+        return False
+    probe = os.stat_result(range(fields))
+    return [getattr(probe, name) for name in _STAT_TAIL] == list(range(10, fields))
+
+
+#: the fields of os.stat_result beyond its tuple, in Linux's order
+_STAT_TAIL = ("st_atime", "st_mtime", "st_ctime", "st_atime_ns", "st_mtime_ns", "st_ctime_ns",
+              "st_blksize", "st_blocks", "st_rdev")
+#: Root.open_handle's read, the fd and the open's own fstat in one C call
+_open_stat_beneath: OpenStatBeneath | None = _exported(
+    "open_stat_beneath", names_as_utf8=True) if IS_LINUX and _stat_layout_is_linux() else None
 #: NativeBackend.replace_held, the names' UTF-8 bytes read in C
 _replace_held: Callable[..., int | list[str]] | None = _exported("replace_held",
                                                                  names_as_utf8=True)
@@ -242,6 +264,7 @@ class NativeBackend(Backend):
             self.openat2_checks_dotdot = True
             self.open_beneath = _open_beneath  # Linux: every resolve bit is the kernel's
             self.open_text_beneath = _open_text_beneath or self._open_text_beneath
+            self.open_stat_beneath = _open_stat_beneath
 
     def _probe_darwin(self) -> None:
         """Use O_RESOLVE_BENEATH only if this kernel refuses every way out of

@@ -19,7 +19,7 @@ from typing import Any, NoReturn, TypeVar
 from . import _acts, _paths
 from ._acts import CREATE_MASK, SAFE, End, name_of
 from ._backend import (FAKE_FS_REFUSAL, RENAME_EXCHANGE, RENAME_NOREPLACE, Backend, OpenBeneath,
-                       OpenTextBeneath, _under_pyfakefs, fd_capabilities)
+                       OpenStatBeneath, OpenTextBeneath, _under_pyfakefs, fd_capabilities)
 from ._closing import Closing
 from ._errors import (ContainedError, EscapeError, InvalidPathError, RootVanishedError,
                       SymlinkError, contained_error, refuse_hard_linked)
@@ -180,6 +180,13 @@ class Root(RootSurface, Closing):
         # open_handle's: no link followed, so the canonical path is the spelling's
         self._native_spelled = None if native is None or not self._spelled_fast else \
             _native_opener(anchor, native, resolve | RESOLVE_NO_SYMLINKS)
+        # open_handle's for a read: the same open, and the fstat it took
+        native_stat = backend.open_stat_beneath if fast else None
+        self._native_read = None if native_stat is None or self._native_spelled is None else \
+            _native_stat_opener(anchor, native_stat, resolve | RESOLVE_NO_SYMLINKS)
+        # stat's: the O_PATH open and its fstat in one C call
+        self._native_stat = None if native_stat is None else \
+            _native_stat_opener(anchor, native_stat, resolve)
         # open's walk in one backend call, the fast path off (walk_open_text)
         self._walk_text = not fast and backend.has_walk_open
 
@@ -361,7 +368,17 @@ class Root(RootSurface, Closing):
             flags &= ~os.O_TRUNC  # applied once the file was checked
         native = self._native_spelled
         handle = None
-        if native is not None and not flags & os.O_CREAT:
+        read = self._native_read
+        if read is not None and not flags & (_CHANGES | os.O_CREAT):
+            # checks, openat2 and fstat in one C call, the fstat given back:
+            # what a reader decides on before reading (Handle.opened_stat)
+            opened = read(parsed.text, flags, mode)
+            if opened is not None:
+                handle = Handle(self, self._anchor.backend, opened[0], spelled_path(parsed),
+                                opened[1])
+            else:
+                self._anchor.stats["walk_fallbacks"] += 1
+        elif native is not None and not flags & os.O_CREAT:
             fd = native(parsed.text, flags, mode)  # checks, openat2 and fstat in one C call
             if fd >= 0:
                 handle = Handle(self, self._anchor.backend, fd, spelled_path(parsed))
@@ -621,6 +638,16 @@ class Root(RootSurface, Closing):
         if parsed.must_be_dir:
             flags |= os.O_DIRECTORY
         anchor = self._anchor
+        native = self._native_stat
+        if native is not None:
+            # openat2 and fstat in one C call, which refuses what the code
+            # below turns away (a removed directory): the walk then answers
+            opened = native(parsed.text, flags, 0)
+            if opened is None:
+                anchor.stats["walk_fallbacks"] += 1
+                return None
+            anchor.backend.close(opened[0])
+            return opened[1]
         rootfd = anchor.acquire(parsed.text)
         try:
             fd = openat2_retry(anchor, rootfd, parsed.text, flags, 0, anchor.resolve)
@@ -1091,6 +1118,31 @@ def _native_opener(anchor: Anchor, call: OpenBeneath, resolve: int
                 anchor.release_last()
 
     return open_fast
+
+
+def _native_stat_opener(anchor: Anchor, call: OpenStatBeneath, resolve: int
+                        ) -> Callable[[str, int, int], tuple[int, os.stat_result] | None]:
+    """:func:`_native_opener` around the backend's ``open_stat_beneath``:
+    the fd and the fstat the open took, or ``None`` to take the slow way."""
+    users = anchor.users
+    hold, drop = users.append, users.pop
+    root_fd = anchor.fd
+
+    def open_read(path: str, flags: int, mode: int) -> tuple[int, os.stat_result] | None:
+        hold(None)
+        try:
+            if anchor.closed:
+                return None
+            opened = call(root_fd, path, flags, mode, resolve)
+            return None if isinstance(opened, int) else opened  # -1: the slow way
+        except (TypeError, OverflowError):  # flags or a mode C cannot hold: the slow way says so
+            return None
+        finally:
+            drop()
+            if anchor.closed and not users:
+                anchor.release_last()
+
+    return open_read
 
 
 def _leaf_is_dir(walk: Walk, at: Resolved) -> None:

@@ -322,8 +322,8 @@ class CountingBackend(Backend):
     ``fstat``, ``lstat_at``, ``readlink_at``...), the operations'
     (``write``, ``fsync``, ``rename_at``...), the fd calls for metadata
     (``fchown``, the xattr calls), and the
-    native one-call open (``open_beneath``, and ``open_text_beneath`` under
-    that name) where ``inner`` has one, so the
+    native one-call open (``open_beneath``, and ``open_text_beneath`` and
+    ``open_stat_beneath`` under that name) where ``inner`` has one, so the
     fast paths stay the ones production takes.  The batches the native
     backend makes in C (a directory listed in one call, grep's reads) are
     not taken through this wrapper: each of their steps is a counted call
@@ -372,6 +372,14 @@ class CountingBackend(Backend):
                 return native_text(dir_fd, path, flags, mode, resolve)
 
             self.open_text_beneath = open_text_beneath
+        native_stat = inner.open_stat_beneath
+        if native_stat is not None:
+            def open_stat_beneath(dir_fd: int, path: object, flags: int, mode: int,
+                                  resolve: int) -> tuple[int, os.stat_result] | int:
+                self._count("open_beneath")  # the same one-call open, its fstat given back
+                return native_stat(dir_fd, path, flags, mode, resolve)
+
+            self.open_stat_beneath = open_stat_beneath
 
     def _count(self, method: str) -> None:
         with self._lock:

@@ -157,7 +157,7 @@ def run(ctx: ToolContext, args: dict[str, Any]) -> TextResult | _media.ImageResu
         _refuse_pattern(ctx, rel)  # a glob pattern: answer with what it matches
         raise
     with opened:  # one resolution: the policy, the host and the read all see this file
-        info = opened.stat()
+        info = opened.opened_stat()
         if not st.S_ISREG(info.st_mode):
             raise _not_regular(rel, info)
         if info.st_nlink > 1:
@@ -197,7 +197,7 @@ def run_plain(call: PlainCall, args: dict[str, Any]) -> TextResult | None:
     with opened:
         # the object is decided on before a byte of it is read: a hard link
         # (which run() decides on) is never read here
-        info = opened.stat()
+        info = opened.opened_stat()
         if not st.S_ISREG(info.st_mode):
             raise _not_regular(rel, info)
         if info.st_nlink > 1 or info.st_size > FAST_BYTES:

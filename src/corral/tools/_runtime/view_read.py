@@ -29,17 +29,20 @@ class OpenFile:
     canonical root-relative path (what the policy was decided on),
     ``shown`` the path as the model wrote it.  Reads are positioned
     (``pread``: the fd's offset never moves) and ``stat`` is ``fstat``
-    (:meth:`unchanged` asks whether an earlier one's stamps still hold);
+    (:meth:`unchanged` asks whether an earlier one's stamps still hold;
+    ``opened_stat`` is the file's as opened, :meth:`Handle.opened_stat`);
     ``text_window`` is the backend's native rendering of a numbered window
     (``None`` where the backend has none).  Close it, or use ``with``; not
     thread-safe."""
 
-    __slots__ = ("path", "shown", "pread", "stat", "text_window", "_handle", "_stamps_held")
+    __slots__ = ("path", "shown", "pread", "stat", "opened_stat", "text_window", "_handle",
+                 "_stamps_held")
 
     path: str
     shown: str
     pread: Callable[[int, int], bytes]
     stat: Callable[[], os.stat_result]
+    opened_stat: Callable[[], os.stat_result]
     text_window: Callable[[bytes, int, int, int, int, int], TextWindow | None]
 
     def __init__(self, handle: Handle, backend: Backend, shown: str) -> None:
@@ -48,6 +51,7 @@ class OpenFile:
         # the handle's own bound methods: a read costs no call more than the core's
         self.pread = handle.pread
         self.stat = handle.stat
+        self.opened_stat = handle.opened_stat
         self.text_window = backend.text_window
         self._handle = handle
         self._stamps_held = backend.stamps_held
