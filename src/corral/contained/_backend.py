@@ -57,6 +57,7 @@ from . import _darwin, _linux
 from ._paths import refuse_nul
 
 __all__ = ["Backend", "DirEntries", "DirLister", "FileScan", "Hit", "KindListing",
+           "LEFT_NOT_SHOWN", "NOT_OPENED", "LeftDirectory",
            "OpenBeneath", "OpenTextBeneath", "OsBackend", "ScanStatus", "TextWindow",
            "clamp_int64", "fd_capabilities",
            "makes_batches", "RENAME_NOREPLACE", "RENAME_EXCHANGE", "FAKE_FS_REFUSAL",
@@ -123,11 +124,27 @@ class TextWindow(NamedTuple):
     plain: bool = False
 
 
+#: a directory the search walk left, to be shown beneath the root before
+#: its next step (:meth:`DirLister.list_below`): this process's
+#: /proc/self/fd, the directory's fd, its canonical root-relative path, and
+#: the root's kernel name, device and inode where read once
+#: (``Anchor.walk_root``)
+LeftDirectory = tuple[int, int, str, "tuple[bytes, int, int] | None"]
+#: :meth:`DirLister.list_below`'s answers other than a listing
+LEFT_NOT_SHOWN = -1
+NOT_OPENED = -2
+
+
 class DirLister(Protocol):
     """Lists directories in one call each (:meth:`Backend.dir_lister`)."""
 
+    #: whether :meth:`list_below` can open a directory by ``openat2``
+    below: bool
+
     def __call__(self, fd: int) -> KindListing: ...
     def open_list(self, dir_fd: int, name: str, flags: int) -> tuple[int, KindListing]: ...
+    def list_below(self, root_fd: int, path: str, flags: int, resolve: int,
+                   left: LeftDirectory | None) -> tuple[int, KindListing] | int: ...
 
 
 class FileScan(Protocol):
