@@ -231,6 +231,7 @@ class Tree(Generic[S]):
         self._below = native is not None and native.below and bool(self._resolve) and \
             where is not None
         self._proc = proc_fds() if self._below else -1
+        self._defers = self._below and self._proc >= 0  # a left directory's check rides
         # a directory left whose check rides on the next step into a
         # subdirectory (no entry read in between), else made before the
         # walk yields anything more
@@ -558,7 +559,7 @@ class Tree(Generic[S]):
                 stack.pop()
                 if frame.fd == base:
                     self._show(frame)
-                elif self._below and self._proc >= 0 and frame.opened and frame.sub:
+                elif self._defers and frame.opened:
                     self._pending = frame
                 else:
                     self._leave(frame)
