@@ -695,6 +695,8 @@ def test_list_below_at_and_past_every_edge(native, tree):
     sub = os.open(path / "sub", os.O_RDONLY | os.O_DIRECTORY)
     info = os.stat(path)
     names = [os.fsencode(os.path.realpath(path)), b"/nowhere", None]
+    beneath = {(info.st_dev, info.st_ino),
+               (os.stat(path / "sub").st_dev, os.stat(path / "sub").st_ino)}
     try:
         for _ in range(ITERATIONS):
             room = rng.randint(0, 200)
@@ -709,6 +711,11 @@ def test_list_below_at_and_past_every_edge(native, tree):
             left_path = rng.choice((b"sub", b"file", b""))
             left_len = rng.choice((len(left_path), len(left_path), -1, len(left_path) + 1))
             root_name = rng.choice(names)
+            # corral_dir_above_is (search.cdef): only the root one level above sub
+            held, depth = rng.choice((sub, fd, -1, 10_000)), _edge(rng, 1, 128)
+            ids = rng.choice(((info.st_dev, info.st_ino), (info.st_dev, info.st_ino + 1)))
+            assert lib.corral_dir_above_is(held, depth, *ids) == \
+                int(held == sub and depth == 1 and ids[1] == info.st_ino)
             low = lib.corral_list_below(fd, name, length, _flags(rng), resolve, left,
                                         left_path, left_len, proc,
                                         ffi.NULL if root_name is None else root_name,
@@ -725,9 +732,11 @@ def test_list_below_at_and_past_every_edge(native, tree):
                 assert opened == -1
             else:
                 assert low == -2 or 0 <= low <= counts[1] <= size
-                assert name in (b"sub", b"sub/../sub"), name  # beneath: nothing else
-                assert left < 0 or counts[3] == 1
+                there = os.fstat(opened)
                 os.close(opened)
+                # the root or its one directory: nothing else is beneath
+                assert (there.st_dev, there.st_ino) in beneath, name
+                assert left < 0 or counts[3] == 1
     finally:
         os.close(sub)
         if proc >= 0:

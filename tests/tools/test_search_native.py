@@ -292,6 +292,11 @@ _BENEATH = 0x08 | 0x04 | 0x02  # RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK
 
 
+def _ids(fd):
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
+
+
 def _below_lister():
     lister = NATIVE.dir_lister()
     if not lister.below:
@@ -348,12 +353,22 @@ def test_list_below_opens_nothing_after_a_left_directory_moved_out(tmp_path):
     before = open_fds()
     try:
         lister = _below_lister()
-        got = lister.list_below(root, "a/d", _DIR, _BENEATH, (proc_fds(), left, "a/c", None))
+        check = (proc_fds(), left, "a/c", None, *_ids(root))
+        got = lister.list_below(root, "a/d", _DIR, _BENEATH, check)
         assert isinstance(got, tuple), got
         os.close(got[0])
-        os.rename(root_dir / "a" / "c", tmp_path / "c")  # the left directory, out
-        assert lister.list_below(root, "a/d", _DIR, _BENEATH,
-                                 (proc_fds(), left, "a/c", None)) == LEFT_NOT_SHOWN
+        # moved inside the root, to another depth: still beneath (the look
+        # two levels up misses the root; the kernel's names show it beneath)
+        os.rename(root_dir / "a" / "c", root_dir / "c")
+        got = lister.list_below(root, "a/d", _DIR, _BENEATH, check)
+        assert isinstance(got, tuple), got
+        os.close(got[0])
+        os.rename(root_dir / "c", tmp_path / "c")  # the left directory, out
+        assert lister.list_below(root, "a/d", _DIR, _BENEATH, check) == LEFT_NOT_SHOWN
+        # out at the same depth, under an outside directory: not the root above it
+        (tmp_path / "x").mkdir()
+        os.rename(tmp_path / "c", tmp_path / "x" / "c")
+        assert lister.list_below(root, "a/d", _DIR, _BENEATH, check) == LEFT_NOT_SHOWN
     finally:
         os.close(left)
         os.close(root)

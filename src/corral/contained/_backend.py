@@ -126,10 +126,10 @@ class TextWindow(NamedTuple):
 
 #: a directory the search walk left, to be shown beneath the root before
 #: its next step (:meth:`DirLister.list_below`): this process's
-#: /proc/self/fd, the directory's fd, its canonical root-relative path, and
-#: the root's kernel name, device and inode where read once
-#: (``Anchor.walk_root``)
-LeftDirectory = tuple[int, int, str, "tuple[bytes, int, int] | None"]
+#: /proc/self/fd, the directory's fd, its canonical root-relative path, the
+#: root's kernel name where read once (``Anchor.walk_root``) or ``None``,
+#: and the root fd's device and inode
+LeftDirectory = tuple[int, int, str, "bytes | None", int, int]
 #: :meth:`DirLister.list_below`'s answers other than a listing
 LEFT_NOT_SHOWN = -1
 NOT_OPENED = -2
@@ -431,6 +431,15 @@ class Backend:
         no longer that file.  ``OSError`` for a failure; whenever it is not
         :data:`REPLACED`, ``tmp`` is left not made or removed."""
         return NOT_REPLACED
+
+    def dir_above_is(self, fd: int, depth: int, dev: int, ino: int) -> bool:
+        """Whether the directory ``depth`` levels above the directory ``fd``
+        (``..`` from it, each the parent as it is then) is the one of device
+        ``dev`` and inode ``ino``, in one look: where those are the root's,
+        ``True`` shows ``fd`` beneath the root.  ``False`` shows nothing
+        (moved inside the root to another depth, or no such look here):
+        the caller asks :meth:`fd_beneath`.  This default has no such look."""
+        return False
 
     def dir_lister(self) -> DirLister | None:
         """A lister of whole directories in one call each, or ``None``: list

@@ -93,7 +93,6 @@ if tuple(ScanStatus) != _C_SCAN_STATUSES or _C_LIST_CODES != (-1, -2, -3, -4):
 
 _openat2 = _lib.corral_openat2
 _list_below = _lib.corral_list_below
-_NO_ROOT_NAME = (_ffi.NULL, 0, 0)  # corral_fd_beneath's two names instead
 _open_beneath = _lib.corral_open_beneath
 _one_replace = _lib.corral_watch_one_replace
 _LINE_BATCH = 256  # hits fetched per corral_scan_lines call
@@ -455,6 +454,9 @@ class NativeBackend(Backend):
         count: int = _lib.corral_count_newlines(buf, size, begin, stop)
         return count
 
+    def dir_above_is(self, fd: int, depth: int, dev: int, ino: int) -> bool:
+        return bool(_lib.corral_dir_above_is(fd, depth, dev, ino))
+
     def dir_lister(self) -> NativeLister:
         # the step below by openat2 on Linux alone: Darwin's fast path takes
         # other flags and not every resolve bit (see openat2_or_errno)
@@ -632,12 +634,11 @@ class NativeLister:
             low = _list_below(root_fd, data, len(data), flags, resolve, -1, _ffi.NULL, 0, -1,
                               _ffi.NULL, 0, 0, self._buf, self._size, self._counts)
         else:
-            proc_fd, left_fd, left_path, root = left
+            proc_fd, left_fd, left_path, root_name, root_dev, root_ino = left
             there = left_path.encode(_ENCODING, _ENCODE_ERRORS)
-            root_name, root_dev, root_ino = root or _NO_ROOT_NAME
             low = _list_below(root_fd, data, len(data), flags, resolve, left_fd, there,
-                              len(there), proc_fd, root_name, root_dev, root_ino, self._buf,
-                              self._size, self._counts)
+                              len(there), proc_fd, _ffi.NULL if root_name is None else root_name,
+                              root_dev, root_ino, self._buf, self._size, self._counts)
         if low == -4:
             return LEFT_NOT_SHOWN
         if low == -3:

@@ -23,6 +23,12 @@ the caller answers anything it read there (``EscapeError``, reason
 the walk's next step into a subdirectory, made before it is opened, in one
 C call with its ``openat2`` and listing (no entry is read in between);
 with no such step next, it is made before the walk yields anything more.
+There the check first looks up the directory's parents (one ``fstatat`` of
+``../..``, as many levels as its path has components): the root found
+there was its ancestor at that look, so it was beneath (no name is read,
+no link followed: a directory has one parent); anything else asks the
+kernel's names as :func:`._resolve.still_beneath` does (moved inside the
+root to another depth is no refusal).
 
 The walk does no work per entry beyond listing and sorting: it yields runs
 of consecutive non-directory entries as slices of the directory's sorted
@@ -237,6 +243,8 @@ class Tree(Generic[S]):
         # walk yields anything more
         self._pending: _Frame[S] | None = None
         self._backend = root.backend
+        # the root fd's device and inode, and that fd
+        self._root_ids: tuple[int, int, int] | None = None
         # the last of the watched names as a file and as a directory sorts: a
         # listing whose first name sorts after them holds none of them
         watch = visitor.watch
@@ -286,7 +294,13 @@ class Tree(Generic[S]):
         anchor = self._root._anchor
         root_fd = anchor.acquire(path)
         try:
-            beneath = root_fd == frame.fd or still_beneath(anchor, root_fd, frame.fd, path)
+            # on the native fast path first one look up its parents (the
+            # root as many levels above it as its path has components shows
+            # it beneath); else the kernel's names
+            beneath = root_fd == frame.fd or (
+                self._below and self._backend.dir_above_is(frame.fd, path.count("/") + 1,
+                                                           *self._ids_of(root_fd))
+            ) or still_beneath(anchor, root_fd, frame.fd, path)
         finally:
             anchor.release()
         if not beneath:
@@ -431,8 +445,14 @@ class Tree(Generic[S]):
         try:
             check: LeftDirectory | None = None
             if left is not None:
-                check = (self._proc, left.fd, self._prefix + left.sub[:-1],
-                         anchor.walk_root if root_fd == anchor.fd else None)
+                known = anchor.walk_root if root_fd == anchor.fd else None
+                root_name: bytes | None = None
+                if known is not None:
+                    root_name, root_dev, root_ino = known
+                else:
+                    root_dev, root_ino = self._ids_of(root_fd)
+                check = (self._proc, left.fd, self._prefix + left.sub[:-1], root_name,
+                         root_dev, root_ino)
             got = lister.list_below(root_fd, path, _DIR_FLAGS, self._resolve, check)
             if got == LEFT_NOT_SHOWN:  # left to _show, after: the step alone
                 got = lister.list_below(root_fd, path, _DIR_FLAGS, self._resolve, None)
@@ -448,6 +468,14 @@ class Tree(Generic[S]):
                 self.stats.undecodable += undecodable
             return fd, Listing(files, kinds, dirs)
         return open_dir_below(anchor, parent_fd, name, path, _DIR_FLAGS), None
+
+    def _ids_of(self, root_fd: int) -> tuple[int, int]:
+        """The root fd's device and inode (one ``fstat`` a walk)."""
+        ids = self._root_ids
+        if ids is None or ids[0] != root_fd:
+            info = self._backend.fstat(root_fd)
+            ids = self._root_ids = (root_fd, info.st_dev, info.st_ino)
+        return ids[1], ids[2]
 
     def _leave(self, frame: _Frame[S], *, check: bool = True) -> None:
         """Close a directory the walk left (not its top), shown beneath
