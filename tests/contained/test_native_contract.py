@@ -683,6 +683,66 @@ def test_list_at_refuses_what_is_not_one_name_or_a_listing_flag(native, tree):
     assert ffi.errno == errno.ENOTDIR
 
 
+def test_list_below_at_and_past_every_edge(native, tree):
+    """corral_list_below (search.cdef): a left directory's check, then one
+    openat2 and a listing.  Only a directory beneath the root, reached
+    without a symlink, is listed; a left directory not shown beneath stops
+    the call before any open; nothing stays open but a listed fd."""
+    fd, path = tree
+    rng = random.Random(8)
+    proc = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY) \
+        if os.path.isdir("/proc/self/fd") else -1
+    sub = os.open(path / "sub", os.O_RDONLY | os.O_DIRECTORY)
+    info = os.stat(path)
+    names = [os.fsencode(os.path.realpath(path)), b"/nowhere", None]
+    beneath = {(info.st_dev, info.st_ino),
+               (os.stat(path / "sub").st_dev, os.stat(path / "sub").st_ino)}
+    try:
+        for _ in range(ITERATIONS):
+            room = rng.randint(0, 200)
+            buf = ffi.new("char[]", max(room, 1))
+            size = rng.choice((room, room, rng.randint(0, room), -1, INT64_MIN))
+            counts = ffi.new("int64_t[4]")
+            name = rng.choice(NAMES + [b"sub/../sub", b"../" + path.name.encode() + b"/sub"])
+            length = rng.choice((len(name), len(name), rng.randint(0, len(name) + 2), -1,
+                                 INT64_MIN))
+            resolve = rng.choice((0x08 | 0x04 | 0x02, 0x08, 0, rng.choice(RESOLVE_BITS)))
+            left = rng.choice((-1, -1, sub, fd, 10_000))
+            left_path = rng.choice((b"sub", b"file", b""))
+            left_len = rng.choice((len(left_path), len(left_path), -1, len(left_path) + 1))
+            root_name = rng.choice(names)
+            # corral_dir_above_is (search.cdef): only the root one level above sub
+            held, depth = rng.choice((sub, fd, -1, 10_000)), _edge(rng, 1, 128)
+            ids = rng.choice(((info.st_dev, info.st_ino), (info.st_dev, info.st_ino + 1)))
+            assert lib.corral_dir_above_is(held, depth, *ids) == \
+                int(held == sub and depth == 1 and ids[1] == info.st_ino)
+            low = lib.corral_list_below(fd, name, length, _flags(rng), resolve, left,
+                                        left_path, left_len, proc,
+                                        ffi.NULL if root_name is None else root_name,
+                                        info.st_dev, info.st_ino, buf, size, counts)
+            opened = counts[2]
+            left_bad = left >= 0 and (left_len <= 0 or left_len != len(left_path))
+            if size < 0 or length <= 0 or length != len(name) or left_bad or \
+                    not resolve & 0x08:  # never without RESOLVE_BENEATH
+                assert (low, opened) == (-1, -1) and _errno_is_einval()
+                continue
+            if low == -4:  # the left directory not shown: nothing opened
+                assert left >= 0 and counts[3] != 1 and opened == -1
+            elif low in (-1, -3):
+                assert opened == -1
+            else:
+                assert low == -2 or 0 <= low <= counts[1] <= size
+                there = os.fstat(opened)
+                os.close(opened)
+                # the root or its one directory: nothing else is beneath
+                assert (there.st_dev, there.st_ino) in beneath, name
+                assert left < 0 or counts[3] == 1
+    finally:
+        os.close(sub)
+        if proc >= 0:
+            os.close(proc)
+
+
 def test_list_sized_at_every_edge(native, tree):
     fd, _path = tree
     rng = random.Random(5)

@@ -159,3 +159,21 @@ def test_a_gitignore_the_search_reads_in_a_directory_moved_out_is_not_applied(ma
     finally:
         root.close()
     assert (answer["ok"], answer.get("code")) == (False, "STALE"), answer
+
+
+def _sibling_case(tmp_path, config, path):
+    """As :func:`_native_scanner_case`, with a directory ``a/b/d`` after
+    ``c``: the check of ``c`` (left, ``f`` read in it) rides on the step
+    into ``d`` (one native call on the fast path), which must find ``c``
+    outside and refuse, as the check alone would."""
+    os.makedirs(os.path.join(str(tmp_path), "root", "a", "b", "d"))
+    with open(os.path.join(str(tmp_path), "root", "a", "b", "d", "e"), "wb") as fh:
+        fh.write(b"inside")
+    _native_scanner_case(tmp_path, config, path)
+
+
+if NATIVE_CONFIGS:
+    test_a_directory_moved_out_is_refused_at_the_step_into_its_sibling = \
+        pytest.mark.parametrize("path", [".", "a"])(
+            pytest.mark.parametrize("config", [c for c, _ in NATIVE_CONFIGS],
+                                    ids=[i for _, i in NATIVE_CONFIGS])(_sibling_case))

@@ -284,3 +284,92 @@ def test_later_listers_start_in_the_room_a_large_directory_grew(tmp_path):
     finally:
         for fd in fds:
             os.close(fd)
+
+
+# -- the search walk's step below (native/corral_search.h) ---------------------------------
+
+_BENEATH = 0x08 | 0x04 | 0x02  # RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK
+
+
+def _ids(fd):
+    info = os.fstat(fd)
+    return info.st_dev, info.st_ino
+
+
+def _below_lister():
+    lister = NATIVE.dir_lister()
+    if not lister.below:
+        pytest.fail("no openat2 here: the step below is the Linux fast path's")
+    return lister
+
+
+def test_list_below_lists_a_directory_beneath_as_scandir_does(tmp_path):
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    _every_kind(tmp_path / "a" / "b")
+    before = open_fds()
+    root = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        got = _below_lister().list_below(root, "a/b", _DIR, _BENEATH, None)
+        assert isinstance(got, tuple), got
+        fd, (files, kinds, dirs, undecodable) = got
+        assert os.path.samestat(os.fstat(fd), os.stat(tmp_path / "a" / "b"))
+        os.close(fd)
+        assert (sorted(files), kinds, sorted(dirs), undecodable) == \
+            _scandir_truth(tmp_path / "a" / "b")
+    finally:
+        os.close(root)
+    assert not fds_opened_since(before)
+
+
+def test_list_below_opens_nothing_through_a_link_or_out_of_the_root(tmp_path):
+    from corral.contained._backend import NotListed
+    root_dir = tmp_path / "root"
+    (root_dir / "a").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    os.symlink("a", root_dir / "link")
+    os.symlink(tmp_path / "outside", root_dir / "out")
+    before = open_fds()
+    root = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        lister = _below_lister()
+        for path in ("link", "out", "../outside", str(tmp_path / "outside"), "missing"):
+            assert lister.list_below(root, path, _DIR, _BENEATH, None) is NotListed.NOT_OPENED, path
+    finally:
+        os.close(root)
+    assert not fds_opened_since(before)
+
+
+def test_list_below_opens_nothing_after_a_left_directory_moved_out(tmp_path):
+    """The directory the walk left is checked first: moved out of the root,
+    nothing is opened (the caller refuses); still beneath, the step is made."""
+    from corral.contained._backend import LeftDirectory, NotListed
+    from corral.contained._linux import proc_fds
+    root_dir = tmp_path / "root"
+    (root_dir / "a" / "c").mkdir(parents=True)
+    (root_dir / "a" / "d").mkdir()
+    root = os.open(root_dir, os.O_RDONLY | os.O_DIRECTORY)
+    left = os.open(root_dir / "a" / "c", os.O_RDONLY | os.O_DIRECTORY)
+    before = open_fds()
+    try:
+        lister = _below_lister()
+        check = LeftDirectory(proc_fds(), left, "a/c", None, *_ids(root))
+        got = lister.list_below(root, "a/d", _DIR, _BENEATH, check)
+        assert isinstance(got, tuple), got
+        os.close(got[0])
+        # moved inside the root, to another depth: still beneath (the look
+        # two levels up misses the root; the kernel's names show it beneath)
+        os.rename(root_dir / "a" / "c", root_dir / "c")
+        got = lister.list_below(root, "a/d", _DIR, _BENEATH, check)
+        assert isinstance(got, tuple), got
+        os.close(got[0])
+        os.rename(root_dir / "c", tmp_path / "c")  # the left directory, out
+        assert lister.list_below(root, "a/d", _DIR, _BENEATH, check) is NotListed.LEFT_NOT_SHOWN
+        # out at the same depth, under an outside directory: not the root above it
+        (tmp_path / "x").mkdir()
+        os.rename(tmp_path / "c", tmp_path / "x" / "c")
+        assert lister.list_below(root, "a/d", _DIR, _BENEATH, check) is NotListed.LEFT_NOT_SHOWN
+    finally:
+        os.close(left)
+        os.close(root)
+    assert not fds_opened_since(before)

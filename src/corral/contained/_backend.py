@@ -57,6 +57,7 @@ from . import _darwin, _linux
 from ._paths import refuse_nul
 
 __all__ = ["Backend", "DirEntries", "DirLister", "FileScan", "Hit", "KindListing",
+           "LeftDirectory", "NotListed",
            "OpenBeneath", "OpenStatBeneath", "OpenTextBeneath", "OsBackend", "ScanStatus",
            "TextWindow",
            "clamp_int64", "fd_capabilities",
@@ -128,11 +129,35 @@ class TextWindow(NamedTuple):
     plain: bool = False
 
 
+class LeftDirectory(NamedTuple):
+    """A directory the search walk left, to be shown beneath the root
+    before its next step (:meth:`DirLister.list_below`)."""
+
+    proc_fd: int  # this process's /proc/self/fd
+    fd: int
+    path: str  # canonical, root-relative
+    root_name: bytes | None  # the root's kernel name where read once (``Anchor.walk_root``)
+    root_dev: int  # the root fd's device and inode
+    root_ino: int
+
+
+class NotListed(enum.IntEnum):
+    """:meth:`DirLister.list_below`'s answers other than a listing."""
+
+    LEFT_NOT_SHOWN = -1  # the left directory not shown beneath: nothing opened
+    NOT_OPENED = -2  # the step not taken (a left directory was shown beneath)
+
+
 class DirLister(Protocol):
     """Lists directories in one call each (:meth:`Backend.dir_lister`)."""
 
+    #: whether :meth:`list_below` can open a directory by ``openat2``
+    below: bool
+
     def __call__(self, fd: int) -> KindListing: ...
     def open_list(self, dir_fd: int, name: str, flags: int) -> tuple[int, KindListing]: ...
+    def list_below(self, root_fd: int, path: str, flags: int, resolve: int,
+                   left: LeftDirectory | None) -> tuple[int, KindListing] | NotListed: ...
 
 
 class FileScan(Protocol):
@@ -423,6 +448,15 @@ class Backend:
         no longer that file.  ``OSError`` for a failure; whenever it is not
         :data:`REPLACED`, ``tmp`` is left not made or removed."""
         return NOT_REPLACED
+
+    def dir_above_is(self, fd: int, depth: int, dev: int, ino: int) -> bool:
+        """Whether the directory ``depth`` levels above the directory ``fd``
+        (``..`` from it, each the parent as it is then) is the one of device
+        ``dev`` and inode ``ino``, in one look: where those are the root's,
+        ``True`` shows ``fd`` beneath the root.  ``False`` shows nothing
+        (moved inside the root to another depth, or no such look here):
+        the caller asks :meth:`fd_beneath`.  This default has no such look."""
+        return False
 
     def dir_lister(self) -> DirLister | None:
         """A lister of whole directories in one call each, or ``None``: list

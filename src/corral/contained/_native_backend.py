@@ -59,7 +59,7 @@ from .._native import ffi as _ffi, lib as _lib
 from . import _darwin, _linux
 from ._backend import (IS_DARWIN, IS_LINUX, RENAME_EXCHANGE, RENAME_NOREPLACE,
                        Backend, Hit, KindListing, OpenStatBeneath, OpenTextBeneath, OsBackend,
-                       ScanStatus,
+                       ScanStatus, LeftDirectory, NotListed,
                        TextWindow,
                        _openat2_wanted, _under_pyfakefs, clamp_int64, fd_capabilities)
 from ._errors import InvalidPathError
@@ -92,6 +92,7 @@ if tuple(ScanStatus) != _C_SCAN_STATUSES or _C_LIST_CODES != (-1, -2, -3, -4):
     raise ImportError("corral._native disagrees with corral on its status codes; rebuild it")
 
 _openat2 = _lib.corral_openat2
+_list_below = _lib.corral_list_below
 _open_beneath = _lib.corral_open_beneath
 _one_replace = _lib.corral_watch_one_replace
 _LINE_BATCH = 256  # hits fetched per corral_scan_lines call
@@ -475,8 +476,13 @@ class NativeBackend(Backend):
         count: int = _lib.corral_count_newlines(buf, size, begin, stop)
         return count
 
+    def dir_above_is(self, fd: int, depth: int, dev: int, ino: int) -> bool:
+        return bool(_lib.corral_dir_above_is(fd, depth, dev, ino))
+
     def dir_lister(self) -> NativeLister:
-        return NativeLister()
+        # the step below by openat2 on Linux alone: Darwin's fast path takes
+        # other flags and not every resolve bit (see openat2_or_errno)
+        return NativeLister(below=IS_LINUX and self.has_openat2)
 
     def list_sized(self, fd: int) -> tuple[list[str], list[int]]:
         return _list_sized(fd)
@@ -620,14 +626,53 @@ class NativeLister:
     per directory fills a buffer with the names, split by kind, and Python
     only splits it, with no object per entry (:class:`._backend.DirLister`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, below: bool = False) -> None:
         room = _lister_room
         if room.size:
             self._size, self._buf = room.size, room.buf
         else:
             self._size = 1 << 16
             self._buf = _ffi.new("char[]", self._size)
-        self._counts = _ffi.new("int64_t[3]")
+        self._counts = _ffi.new("int64_t[4]")
+        #: whether :meth:`list_below` can open by openat2 here
+        self.below = below
+
+    def list_below(self, root_fd: int, path: str, flags: int, resolve: int,
+                   left: LeftDirectory | None) -> tuple[int, KindListing] | NotListed:
+        """The search walk's step into a subdirectory, in one call
+        (``corral_list_below``, native/corral_search.h): where ``left`` is
+        given, the directory the walk just left is shown beneath the root
+        first; then ``path`` is opened from ``root_fd`` by one ``openat2``
+        (``resolve``) and listed.  The fd and its listing (the fd is the
+        caller's), else ``NotListed.LEFT_NOT_SHOWN`` (the left directory not shown
+        beneath, or no name to tell: nothing opened, the caller checks it
+        its own way) or ``NotListed.NOT_OPENED`` (the ``openat2`` failed, or this
+        lister takes no such step: the caller opens it its own way; a left
+        directory was shown beneath).  Raises what the listing raises."""
+        data = path.encode(_ENCODING, _ENCODE_ERRORS)
+        if not self.below or _NUL in data:
+            return NotListed.NOT_OPENED if left is None else NotListed.LEFT_NOT_SHOWN
+        if left is None:
+            low = _list_below(root_fd, data, len(data), flags, resolve, -1, _ffi.NULL, 0, -1,
+                              _ffi.NULL, 0, 0, self._buf, self._size, self._counts)
+        else:
+            proc_fd, left_fd, left_path, root_name, root_dev, root_ino = left
+            there = left_path.encode(_ENCODING, _ENCODE_ERRORS)
+            low = _list_below(root_fd, data, len(data), flags, resolve, left_fd, there,
+                              len(there), proc_fd, _ffi.NULL if root_name is None else root_name,
+                              root_dev, root_ino, self._buf, self._size, self._counts)
+        if low == -4:
+            return NotListed.LEFT_NOT_SHOWN
+        if low == -3:
+            return NotListed.NOT_OPENED
+        if low == -1:
+            _fail()
+        fd = int(self._counts[2])
+        try:
+            return fd, self(fd) if low == -2 else self._listing(low)
+        except BaseException:
+            os.close(fd)
+            raise
 
     def open_list(self, dir_fd: int, name: str, flags: int) -> tuple[int, KindListing]:
         """Open the subdirectory ``name`` (one component; ``O_NOFOLLOW`` and

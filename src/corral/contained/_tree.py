@@ -19,7 +19,16 @@ a directory yielded says so (:meth:`Tree.opened_in`; a directory holding a
 watched name counts where the visitor reads those), and that directory is shown
 beneath again after those reads, when the walk leaves it or stops, before
 the caller answers anything it read there (``EscapeError``, reason
-``moved``, where it is not).
+``moved``, where it is not).  On the native fast path that check rides on
+the walk's next step into a subdirectory, made before it is opened, in one
+C call with its ``openat2`` and listing (no entry is read in between);
+with no such step next, it is made before the walk yields anything more.
+There the check first looks up the directory's parents (one ``fstatat`` of
+``../..``, as many levels as its path has components): the root found
+there was its ancestor at that look, so it was beneath (no name is read,
+no link followed: a directory has one parent); anything else asks the
+kernel's names as :func:`._resolve.still_beneath` does (moved inside the
+root to another depth is no refusal).
 
 The walk does no work per entry beyond listing and sorting: it yields runs
 of consecutive non-directory entries as slices of the directory's sorted
@@ -44,10 +53,10 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from ._backend import makes_batches
+from ._backend import LeftDirectory, NotListed, makes_batches
 from ._errors import EscapeError, PathError, contained_error
 from ._handle import Handle
-from ._linux import RESOLVE_NO_SYMLINKS
+from ._linux import RESOLVE_NO_SYMLINKS, proc_fds
 from ._resolve import open_dir_below, still_beneath
 
 if TYPE_CHECKING:
@@ -221,6 +230,21 @@ class Tree(Generic[S]):
         self._gen: Generator[TreeItem[S], None, None] | None = None
         self._stack: list[_Frame[S]] = []  # the open directories, the top first
         self._native = root.backend.dir_lister() if is_native(root.backend) else None
+        # the step into a subdirectory on the fast path in one native call
+        # (DirLister.list_below): the check of the directory just left, in
+        # which entries were read by name, rides on it, with /proc/self/fd
+        native = self._native
+        self._below = native is not None and native.below and bool(self._resolve) and \
+            where is not None
+        self._proc = proc_fds() if self._below else -1
+        self._defers = self._below and self._proc >= 0  # a left directory's check rides
+        # a directory left whose check rides on the next step into a
+        # subdirectory (no entry read in between), else made before the
+        # walk yields anything more
+        self._pending: _Frame[S] | None = None
+        self._backend = root.backend
+        # the root fd's device and inode, and that fd
+        self._root_ids: tuple[int, int, int] | None = None
         # the last of the watched names as a file and as a directory sorts: a
         # listing whose first name sorts after them holds none of them
         watch = visitor.watch
@@ -270,7 +294,13 @@ class Tree(Generic[S]):
         anchor = self._root._anchor
         root_fd = anchor.acquire(path)
         try:
-            beneath = root_fd == frame.fd or still_beneath(anchor, root_fd, frame.fd, path)
+            # on the native fast path first one look up its parents (the
+            # root as many levels above it as its path has components shows
+            # it beneath); else the kernel's names
+            beneath = root_fd == frame.fd or (
+                self._below and self._backend.dir_above_is(frame.fd, path.count("/") + 1,
+                                                           *self._ids_of(root_fd))
+            ) or still_beneath(anchor, root_fd, frame.fd, path)
         finally:
             anchor.release()
         if not beneath:
@@ -350,10 +380,13 @@ class Tree(Generic[S]):
         backend = self._root.backend
         self._visitor.tick()
         sub = parent.sub + name + "/"
+        left, self._pending = self._pending, None
         try:
             # as fwalk: one name, O_NOFOLLOW|O_DIRECTORY, so only a real
             # directory opens (a symlink swapped in since listing does not)
-            if self._where is not None:
+            if self._below:
+                child, listing = self._list_below(parent.fd, name, sub, left)
+            elif self._where is not None:
                 # the parent may have been moved out of the root since it
                 # was opened and the name swapped for a directory never
                 # beneath: the one opened is shown beneath (one openat2 of
@@ -371,8 +404,20 @@ class Tree(Generic[S]):
             else:
                 child, listing = backend.open_at(parent.fd, name, _DIR_FLAGS), None
         except OSError:
+            if left is not None:
+                self._leave(left)
             self.stats.unreadable_dirs += 1
             return None
+        except BaseException as exc:
+            if left is not None:
+                self._leave(left, check=isinstance(exc, Exception))
+            raise
+        if left is not None:
+            try:
+                self._leave(left)  # shown beneath by the step, else checked now
+            except BaseException:
+                backend.close(child)
+                raise
         try:
             return self._listed(child, state, sub, listing)
         except OSError:
@@ -382,6 +427,65 @@ class Tree(Generic[S]):
         except BaseException:
             backend.close(child)
             raise
+
+    def _list_below(self, parent_fd: int, name: str, sub: str, left: _Frame[S] | None
+                    ) -> tuple[int, Listing | None]:
+        """The subdirectory ``name`` of ``parent_fd`` (``sub`` below the
+        top), shown beneath the root, and its listing: one native call
+        (:meth:`.DirLister.list_below`), which first shows ``left`` (the
+        directory just left, entries read in it) beneath the root, as
+        :meth:`_show` would; a ``left`` shown so is marked checked, any
+        other is left to :meth:`_show`.  Where that call opens nothing,
+        :func:`._resolve.open_dir_below`, and no listing (the caller lists)."""
+        path = self._prefix + sub[:-1]
+        anchor = self._root._anchor
+        lister = self._native
+        assert lister is not None  # self._below
+        root_fd = anchor.acquire(path)
+        try:
+            check: LeftDirectory | None = None
+            if left is not None:
+                known = anchor.walk_root if root_fd == anchor.fd else None
+                root_name: bytes | None = None
+                if known is not None:
+                    root_name, root_dev, root_ino = known
+                else:
+                    root_dev, root_ino = self._ids_of(root_fd)
+                check = LeftDirectory(self._proc, left.fd, self._prefix + left.sub[:-1],
+                                      root_name, root_dev, root_ino)
+            got = lister.list_below(root_fd, path, _DIR_FLAGS, self._resolve, check)
+            if got is NotListed.LEFT_NOT_SHOWN:  # left to _show, after: the step alone
+                got = lister.list_below(root_fd, path, _DIR_FLAGS, self._resolve, None)
+            elif left is not None:
+                left.opened = False  # shown beneath
+        finally:
+            anchor.release()
+        if isinstance(got, tuple):
+            fd, (files, kinds, dirs, undecodable) = got
+            files.sort()
+            dirs.sort()
+            if undecodable:
+                self.stats.undecodable += undecodable
+            return fd, Listing(files, kinds, dirs)
+        return open_dir_below(anchor, parent_fd, name, path, _DIR_FLAGS), None
+
+    def _ids_of(self, root_fd: int) -> tuple[int, int]:
+        """The root fd's device and inode (one ``fstat`` a walk)."""
+        ids = self._root_ids
+        if ids is None or ids[0] != root_fd:
+            info = self._backend.fstat(root_fd)
+            ids = self._root_ids = (root_fd, info.st_dev, info.st_ino)
+        return ids[1], ids[2]
+
+    def _leave(self, frame: _Frame[S], *, check: bool = True) -> None:
+        """Close a directory the walk left (not its top), shown beneath
+        first (:meth:`_show`) unless ``check`` is false (a walk stopped by
+        an interrupt: nothing is answered)."""
+        try:
+            if check:
+                self._show(frame)
+        finally:
+            self._backend.close(frame.fd)
 
     def _open_below(self, parent_fd: int, name: str, sub: str) -> int:
         """The subdirectory ``name`` of ``parent_fd`` (``sub`` below the
@@ -460,6 +564,8 @@ class Tree(Generic[S]):
                     # on the stack before the runs ahead of it are yielded: a
                     # caller that stops at one of them closes it with the rest
                     stack.append(child)
+                if self._pending is not None:  # a directory left: checked before any yield
+                    self._settle()
                 for run in runs:
                     if self._left is not None:  # at most max_entries entries in all
                         left = self._left
@@ -476,12 +582,31 @@ class Tree(Generic[S]):
                         tick()
                 if child is not None:
                     continue
-                self._show(frame)  # left: what was read in it, shown beneath
+                # left: what was read in it, shown beneath (by the next step
+                # into a subdirectory where that is one native call)
                 stack.pop()
-                if frame.fd != base:
-                    backend.close(frame.fd)
+                if frame.fd == base:
+                    self._show(frame)
+                elif self._defers and frame.opened:
+                    self._pending = frame
+                else:
+                    self._leave(frame)
+            self._settle()
+        except Exception:
+            self._settle()  # stopped: what was read in it, shown beneath first
+            raise
         finally:
+            pending, self._pending = self._pending, None
+            if pending is not None:
+                backend.close(pending.fd)
             for frame in stack:
                 if frame.fd != base:
                     backend.close(frame.fd)
             stack.clear()
+
+    def _settle(self) -> None:
+        """The check of a directory left that no step into a subdirectory
+        made (:meth:`_leave`)."""
+        left, self._pending = self._pending, None
+        if left is not None:
+            self._leave(left)
