@@ -89,10 +89,20 @@ def first_difference(a: str, b: str) -> int:
 class Alignment:
     """How two line sequences (``n`` and ``m`` lines long) match, block by block."""
 
-    blocks: list[Block]  # matching blocks, increasing in both sequences, merged
+    runs: list[Block]  # matching blocks, increasing in both sequences, as found (not merged)
     n: int
     m: int
     complete: bool  # False: a part the budget could not pay for is left unaligned
+
+    @property
+    def blocks(self) -> list[Block]:
+        """The matching blocks merged: a block that continues the one
+        before (on both sides) joined to it (the gaps between blocks, all
+        a diff needs, are the same in :attr:`runs`)."""
+        merged: list[Block] | None = self.__dict__.get("_merged")
+        if merged is None:
+            merged = self.__dict__["_merged"] = _merged(self.runs)
+        return merged
 
     def opcodes(self) -> list[Opcode]:
         """``equal``/``replace``/``delete``/``insert`` runs covering both sequences."""
@@ -126,7 +136,7 @@ def align(a: Sequence[Hashable], b: Sequence[Hashable], budget: Budget) -> Align
         if trimmed is not None:
             ranges += _split(a, b, trimmed, found, budget)
     found.sort()
-    return Alignment(_merged(found), len(a), len(b), not budget.cut)
+    return Alignment(found, len(a), len(b), not budget.cut)
 
 
 def _trim(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, found: list[Block],
@@ -218,18 +228,23 @@ def _gaps(a: Sequence[Hashable], b: Sequence[Hashable], where: Range, anchor_is:
 
 def _merged(blocks: list[Block]) -> list[Block]:
     out: list[Block] = []
-    # the block being grown (none yet: it ends before the first)
+    # the block being grown (none yet: it ends before the first), and the
+    # block it started as (kept as it is while nothing joins it: most
+    # blocks, when lines are swapped or moved, join none)
     pi = pj = -1
     psize = 0
-    for i, j, size in blocks:
+    first: Block = (pi, pj, psize)
+    for block in blocks:
+        i, j, size = block
         if i == pi + psize and j == pj + psize:
             psize += size
         else:
             if psize:
-                out.append((pi, pj, psize))
-            pi, pj, psize = i, j, size
+                out.append(first if first[2] == psize else (pi, pj, psize))
+            pi, pj, psize = block
+            first = block
     if psize:
-        out.append((pi, pj, psize))
+        out.append(first if first[2] == psize else (pi, pj, psize))
     return out
 
 

@@ -23,13 +23,17 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import cast
 from itertools import accumulate, compress
+from operator import itemgetter, sub
 
 from .content import is_placeholder
 from .align import Opcode, align, first_difference
 from .budget import Budget, Work, proportional
 from .match import collapsed_lines, split_block
 from .text import Lines
+
+_FIRST = itemgetter(0)
 
 __all__ = ["DIAGNOSED_LINES", "Diagnosis", "Difference", "diagnose", "keys_of"]
 
@@ -206,17 +210,23 @@ def _line_votes(old_keys: list[str], file_keys: list[str], budget: Budget) -> Co
     counts = Counter(map(file_keys.__getitem__, hits))
     rare = {key: js for key, js in wanted.items()
             if 0 < counts[key] <= _COMMON and counts[key] * len(js) <= _PAIRS}
-    votes: Counter[int] = Counter()
     budget.work.step(len(file_keys) + len(old_keys))
-    for i in hits:
-        js = rare.get(file_keys[i])
-        if js is None:
-            continue
-        if not budget.spend(len(js)):
-            break
-        for j in js:
-            votes[i - j] += 1
-    return votes
+    # the hits on rare keys, each paid for (a step per oldText line it is)
+    # in file order while the budget lasts: the first it cannot pay for
+    # ends the votes (found by halving the running cost, in C)
+    found = list(map(rare.get, map(file_keys.__getitem__, hits)))
+    hit_lines = list(compress(hits, found))
+    hit_js = cast(list[list[int]], list(compress(found, found)))  # (the keys found: rare)
+    costs = list(accumulate(map(len, hit_js)))
+    paid = bisect_right(costs, budget.left)
+    if paid:
+        budget.spend(costs[paid - 1])
+    if paid < len(costs):
+        budget.spend(costs[paid] - costs[paid - 1] if paid else costs[0])  # refused: cut
+        del hit_lines[paid:], hit_js[paid:]
+    if paid == (costs[paid - 1] if paid else 0):  # (every key paid for once in oldText)
+        return Counter(map(sub, hit_lines, map(_FIRST, hit_js)))
+    return Counter(i - j for i, js in zip(hit_lines, hit_js) for j in js)
 
 
 def _token_votes(old_keys: list[str], file_keys: list[str], budget: Budget) -> Counter[int]:

@@ -384,11 +384,10 @@ def _general(path: str, before: Lines, after: Lines, spans: list[tuple[int, int,
     blocks = _blocks(before, after, spans, work, split)
     size = sum(blk[1] - blk[0] + blk[3] - blk[2] for blk in blocks)
     budget = work.budget(proportional(size, per=8))
-    changes = _changes(before, after, blocks, budget, split)
     out = [_head(path)]
     # split texts without \r: runs of lines are joined from their contents
     joined = split and not (before.has_cr or after.has_cr)
-    for hunk in _hunks(changes, before.count(), context):
+    for hunk in _hunks(before, after, blocks, budget, split, context):
         (i1, _, j1, _), (_, i2, _, j2) = hunk[0], hunk[-1]
         hs, he = max(0, i1 - context), min(before.count(), i2 + context)
         js, je = j1 - (i1 - hs), j2 + (he - i2)
@@ -458,41 +457,35 @@ def _run(mark: str, contents: list[str], start: int, end: int) -> str:
     return run + "\n" if end < len(contents) else run
 
 
-def _changes(before: Lines, after: Lines, blocks: list[list[int]], budget: Budget,
-             split: bool) -> list[tuple[int, int, int, int]]:
+def _hunks(before: Lines, after: Lines, blocks: list[list[int]], budget: Budget,
+           split: bool, context: int) -> list[list[tuple[int, int, int, int]]]:
     """The changed runs ``(i1, i2, j1, j2)`` of whole lines (0-based, end
-    exclusive), in order: each block aligned line by line while the budget
-    lasts (a block it cannot pay for is one run)."""
-    out = []
-    for i1, i2, j1, j2 in blocks:
-        if i2 - i1 <= 1 and j2 - j1 <= 1:
-            out.append((i1, i2, j1, j2))
-            continue
-        old, new = _compared(before, after, i1, i2, j1, j2, split)
-        # the gaps between the matching blocks (the opcodes not "equal")
-        x = y = 0
-        for bx, by, size in [*align(old, new, budget).blocks, (i2 - i1, j2 - j1, 0)]:
-            if x < bx or y < by:
-                out.append((i1 + x, i1 + bx, j1 + y, j1 + by))
-            x, y = bx + size, by + size
-    return out
-
-
-def _hunks(changes: list[tuple[int, int, int, int]], count: int,
-           context: int) -> list[list[tuple[int, int, int, int]]]:
-    """Changed runs grouped into hunks: runs closer than twice the context
-    share one."""
+    exclusive), in order, grouped into hunks (runs closer than twice the
+    context share one): each block aligned line by line while the budget
+    lasts (a block it cannot pay for is one run).  One pass over the
+    alignment's blocks as found (merging them would not move a gap), each
+    run put in its hunk as it is found."""
     hunks: list[list[tuple[int, int, int, int]]] = []
     hunk: list[tuple[int, int, int, int]] = []
     apart = 2 * context
     end = -apart - 1  # where the run before ended (none: far enough before any)
-    for change in changes:
-        if change[0] - end <= apart:
-            hunk.append(change)
+    for i1, i2, j1, j2 in blocks:
+        if i2 - i1 <= 1 and j2 - j1 <= 1:
+            runs = [(0, 0, 0), (i2 - i1, j2 - j1, 0)]
         else:
-            hunk = [change]
-            hunks.append(hunk)
-        end = change[1]
+            old, new = _compared(before, after, i1, i2, j1, j2, split)
+            runs = [*align(old, new, budget).runs, (i2 - i1, j2 - j1, 0)]
+        # the gaps between the matching blocks (the opcodes not "equal")
+        x = y = 0
+        for bx, by, size in runs:
+            if x < bx or y < by:
+                if i1 + x - end <= apart:
+                    hunk.append((i1 + x, i1 + bx, j1 + y, j1 + by))
+                else:
+                    hunk = [(i1 + x, i1 + bx, j1 + y, j1 + by)]
+                    hunks.append(hunk)
+                end = i1 + bx
+            x, y = bx + size, by + size
     return hunks
 
 
