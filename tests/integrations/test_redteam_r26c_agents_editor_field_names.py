@@ -8,7 +8,8 @@ words: an absolute ``path`` or ``move_to``, one naming corral's temporary
 file form, or a NUL byte in ``path`` or in ``diff`` was "argument 'input'
 is an absolute path outside the root" / "Remove the NUL character from
 'input'", a field the model does not have (it would send one and see it
-ignored); a symlink or a directory was refused naming ``apply_patch``, a
+ignored), and so was a lone surrogate in either or a diff over
+the size limit; a symlink or a directory was refused naming ``apply_patch``, a
 tool the model was not given.  Each refusal must name the field at fault
 and the operation, never ``input`` nor ``apply_patch``, with nothing
 changed.  On every backend config.
@@ -45,6 +46,14 @@ CASES = {
         ApplyPatchOperation(type="create_file", path="new.txt", diff="+x\x00y\n"), "diff"),
     "a_nul_in_an_update's_diff": (
         ApplyPatchOperation(type="update_file", path="a.txt", diff="@@\n-one\n+O\x00NE\n"),
+        "diff"),
+    "a_lone_surrogate_in_the_diff": (
+        ApplyPatchOperation(type="create_file", path="new.txt", diff="+x\ud800\n"), "diff"),
+    "a_lone_surrogate_in_move_to": (
+        ApplyPatchOperation(type="update_file", path="a.txt", diff="@@\n-one\n+ONE\n",
+                            move_to="m\ud800.txt"), "move_to"),
+    "a_diff_over_the_size_limit": (
+        ApplyPatchOperation(type="create_file", path="new.txt", diff="+x\n" * (6 << 20)),
         "diff"),
     "an_update_of_a_symlink": (
         ApplyPatchOperation(type="update_file", path="link", diff="@@\n-one\n+ONE\n"),
