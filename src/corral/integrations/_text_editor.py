@@ -16,6 +16,7 @@ place.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -225,7 +226,7 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
     # such a line anchors only by its text before its first "\r" and after its last
     returns = {at for at, text in enumerate(lines) if "\r" in text} - cut_lines
     if not cut_lines and not returns:
-        old, new_text = _insertion(lines, line, new)
+        old, new_text = _insertion(lines, line, new, _ends_with_a_break(read, lines))
         envelope = toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new_text,
                                               "expectedSha256": read["sha256"]})
         return _done(envelope,
@@ -256,18 +257,35 @@ def _plain_lines(numbered: str) -> list[str]:
     return [row.split("\t", 1)[1] if "\t" in row else "" for row in numbered.split("\n")]
 
 
-def _insertion(lines: list[str], after: int, text: str) -> tuple[str, str]:
+def _insertion(lines: list[str], after: int, text: str, ended: bool) -> tuple[str, str]:
     """(old, new) for edit_file: lines around the insertion point whose text
     occurs once in the file's (as edit_file counts it: anywhere, not only
     at line starts), grown a half more each time (few looks, each linear),
-    and the same with ``text`` inserted."""
+    and the same with ``text`` inserted.  A new text already in the file
+    (an empty line inserted after the last line, or beside an empty one)
+    would be read by edit_file as an edit already made: grown until it is
+    not, the file's final line break (``ended``) part of both once the
+    lines reach the end."""
     whole = "\n".join(lines) + "\n"  # as edit_file counts: with the final newline
     start, stop = max(after - 1, 0), min(after + 1, len(lines))
     while True:
         old, new = _around(lines, after, text, start, stop)
-        if (old and _once(whole, old)) or (start == 0 and stop == len(lines)):
+        if ended and stop == len(lines):
+            old, new = old + "\n", new + "\n"
+        if (old and _once(whole, old) and new not in whole) or \
+                (start == 0 and stop == len(lines)):
             return old, new
         start, stop = _grown(start, stop, 0, len(lines))
+
+
+def _ends_with_a_break(read: Mapping[str, Any], lines: list[str]) -> bool:
+    """Whether the file read ends with a line break: its digest is that of
+    its lines each ended (known for one kind of line ending only)."""
+    eol = {"lf": "\n", "crlf": "\r\n"}.get(str(read.get("lineEndings")))
+    if eol is None or not lines:
+        return False
+    text = ("\ufeff" if read.get("bom") is True else "") + eol.join(lines) + eol
+    return hashlib.sha256(text.encode("utf-8")).hexdigest() == read.get("sha256")
 
 
 def _around(lines: list[str], after: int, text: str, start: int, stop: int,
