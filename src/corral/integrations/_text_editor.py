@@ -364,26 +364,32 @@ def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], fil
                                                 "text")
     whole = file.whole
     start, stop = max(after - 1, low), min(after + 1, high)
-    tried = 0
+    tried, why = 0, "the text around it that can be known occurs more than once"
     while True:
         old, new = _around(known, after, text, start, stop,
                            tail if start == low and low > 0 else None)
         widest = start == low and stop == high
-        if old and (_once(whole, old) or widest):
+        # a new text already there would be read as an edit already made: grown first
+        if old and ((_once(whole, old) and new not in whole) or widest):
             envelope = toolbox.call("edit_file", {"path": path, "oldText": old,
                                                   "newText": new,
                                                   "expectedSha256": read["sha256"]})
             tried += 1
             details = envelope.get("details")
-            again = envelope.get("ok") is not True and isinstance(details, Mapping) and \
-                details.get("kind") == "multiple_matches"
-            if not again:
+            kind = details.get("kind") if isinstance(details, Mapping) else None
+            if envelope.get("ok") is True or kind not in _GROW_ON:
                 return _done(envelope, lambda e: f"Inserted after line {after} of "
                                                  f"{shown_name(e['path'])}.", "insert")
+            if kind == "already_applied":
+                why = ("the text around it that can be known, with the inserted text, is "
+                       "already in the file")
         if widest or tried >= _MOST_TRIES:
-            return _cut_refusal(path, after, cause, "the text around it that can be known "
-                                                    "occurs more than once")
+            return _cut_refusal(path, after, cause, why)
         start, stop = _grown(start, stop, low, high)
+
+
+# edit_file's refusals of an insert's old text that more of the text around may cure
+_GROW_ON = ("multiple_matches", "already_applied")
 
 
 _MOST_TRIES = 8  # edit_file calls one insert beside cut lines makes at most
