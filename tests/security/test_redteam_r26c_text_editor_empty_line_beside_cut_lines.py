@@ -6,7 +6,9 @@ text it can know of the lines around, and where that text with the empty
 line was already in the file edit_file read the insert as an edit already
 made, refused ``NOT_FOUND`` "old_str occurs in f.txt only inside new_str"
 about an old_str the model never sent.  Each insert must land after its
-line, once, the rest unchanged.  On every backend config.
+line, once, the rest unchanged.  And an insert after the only line, cut
+and with no line break after it, was refused in edit_file's words ("old_str
+does not occur"); it is the insert's own refusal.  On every backend config.
 """
 
 from __future__ import annotations
@@ -44,3 +46,21 @@ def test_an_empty_line_beside_a_cut_line_is_inserted_where_asked(
                             "new_str": new})
     assert done.is_error is False, done.text
     assert target.read_bytes() == expected
+
+
+def test_after_the_only_line_cut_and_unended_the_refusal_is_the_inserts(
+        tmp_path: Path, make_root: Callable[..., Any]) -> None:
+    """One line read_file cuts, no line break after it: nothing known marks
+    the end of the file, so the insert after it is refused in its own words
+    (``AMBIGUOUS``, what to send instead), never edit_file's "old_str does
+    not occur" about an old_str the model never sent; nothing changed."""
+    target = tmp_path / "f.txt"
+    target.write_bytes(LONG)
+    done = run_text_editor(Toolbox(make_root(str(tmp_path))),
+                           {"command": "insert", "path": "f.txt", "insert_line": 1,
+                            "new_str": "NEW"})
+    assert done.is_error is True
+    assert done.text.startswith("AMBIGUOUS: "), done.text
+    assert "old_str" not in done.text.splitlines()[0], done.text
+    assert "str_replace" in done.text.splitlines()[1], done.text
+    assert target.read_bytes() == LONG
