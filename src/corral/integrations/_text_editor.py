@@ -353,15 +353,19 @@ def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], fil
     tail = file.tails.get(low - 1)  # what is known of the line before the window, at its end
     cause = _LONG if {low - 1, high - 1} & file.long else _RETURN
     if after == count and low == count and not tail:  # nothing known after the last line
+        unended = "the end of the file cannot be found by its text"
         if count == 1:  # one line: its line break, if it has one, is the file's only one
             added = text[:-1] if text.endswith("\n") else text
-            return _done(toolbox.call("edit_file", {"path": path, "oldText": "\n",
-                                                    "newText": f"\n{added}\n",
-                                                    "expectedSha256": read["sha256"]}),
+            envelope = toolbox.call("edit_file", {"path": path, "oldText": "\n",
+                                                  "newText": f"\n{added}\n",
+                                                  "expectedSha256": read["sha256"]})
+            details = envelope.get("details")
+            if isinstance(details, Mapping) and details.get("kind") == "no_match":
+                return _cut_refusal(path, after, cause, unended)  # it has none
+            return _done(envelope,
                          lambda e: f"Inserted after line {after} of {shown_name(e['path'])}.",
                          "insert")
-        return _cut_refusal(path, after, cause, "the end of the file cannot be found by its "
-                                                "text")
+        return _cut_refusal(path, after, cause, unended)
     whole = file.whole
     start, stop = max(after - 1, low), min(after + 1, high)
     tried, why = 0, "the text around it that can be known occurs more than once"
