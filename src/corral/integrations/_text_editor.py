@@ -226,7 +226,7 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
     # such a line anchors only by its text before its first "\r" and after its last
     returns = {at for at, text in enumerate(lines) if "\r" in text} - cut_lines
     if not cut_lines and not returns:
-        old, new_text = _insertion(lines, line, new, _ends_with_a_break(read, lines))
+        old, new_text = _insertion(lines, line, new, lambda: _ends_with_a_break(read, lines))
         envelope = toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new_text,
                                               "expectedSha256": read["sha256"]})
         return _done(envelope,
@@ -257,7 +257,8 @@ def _plain_lines(numbered: str) -> list[str]:
     return [row.split("\t", 1)[1] if "\t" in row else "" for row in numbered.split("\n")]
 
 
-def _insertion(lines: list[str], after: int, text: str, ended: bool) -> tuple[str, str]:
+def _insertion(lines: list[str], after: int, text: str,
+               ended: Callable[[], bool]) -> tuple[str, str]:
     """(old, new) for edit_file: lines around the insertion point whose text
     occurs once in the file's (as edit_file counts it: anywhere, not only
     at line starts), grown a half more each time (few looks, each linear),
@@ -265,12 +266,13 @@ def _insertion(lines: list[str], after: int, text: str, ended: bool) -> tuple[st
     (an empty line inserted after the last line, or beside an empty one)
     would be read by edit_file as an edit already made: grown until it is
     not, the file's final line break (``ended``) part of both once the
-    lines reach the end."""
+    lines reach the end (looked at only then: a digest of the file)."""
     whole = "\n".join(lines) + "\n"  # as edit_file counts: with the final newline
     start, stop = max(after - 1, 0), min(after + 1, len(lines))
+    final: bool | None = None
     while True:
         old, new = _around(lines, after, text, start, stop)
-        if ended and stop == len(lines):
+        if stop == len(lines) and (final := ended() if final is None else final):
             old, new = old + "\n", new + "\n"
         if (old and _once(whole, old) and new not in whole) or \
                 (start == 0 and stop == len(lines)):
