@@ -16,6 +16,7 @@ place.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -225,7 +226,7 @@ def _insert(toolbox: Toolbox, path: str, args: Mapping[str, Any]) -> EditorResul
     # such a line anchors only by its text before its first "\r" and after its last
     returns = {at for at, text in enumerate(lines) if "\r" in text} - cut_lines
     if not cut_lines and not returns:
-        old, new_text = _insertion(lines, line, new)
+        old, new_text = _insertion(lines, line, new, lambda: _ends_with_a_break(read, lines))
         envelope = toolbox.call("edit_file", {"path": path, "oldText": old, "newText": new_text,
                                               "expectedSha256": read["sha256"]})
         return _done(envelope,
@@ -256,18 +257,37 @@ def _plain_lines(numbered: str) -> list[str]:
     return [row.split("\t", 1)[1] if "\t" in row else "" for row in numbered.split("\n")]
 
 
-def _insertion(lines: list[str], after: int, text: str) -> tuple[str, str]:
+def _insertion(lines: list[str], after: int, text: str,
+               ended: Callable[[], bool]) -> tuple[str, str]:
     """(old, new) for edit_file: lines around the insertion point whose text
     occurs once in the file's (as edit_file counts it: anywhere, not only
     at line starts), grown a half more each time (few looks, each linear),
-    and the same with ``text`` inserted."""
+    and the same with ``text`` inserted.  A new text already in the file
+    (an empty line inserted after the last line, or beside an empty one)
+    would be read by edit_file as an edit already made: grown until it is
+    not, the file's final line break (``ended``) part of both once the
+    lines reach the end (looked at only then: a digest of the file)."""
     whole = "\n".join(lines) + "\n"  # as edit_file counts: with the final newline
     start, stop = max(after - 1, 0), min(after + 1, len(lines))
+    final: bool | None = None
     while True:
         old, new = _around(lines, after, text, start, stop)
-        if (old and _once(whole, old)) or (start == 0 and stop == len(lines)):
+        if stop == len(lines) and (final := ended() if final is None else final):
+            old, new = old + "\n", new + "\n"
+        if (old and _once(whole, old) and new not in whole) or \
+                (start == 0 and stop == len(lines)):
             return old, new
         start, stop = _grown(start, stop, 0, len(lines))
+
+
+def _ends_with_a_break(read: Mapping[str, Any], lines: list[str]) -> bool:
+    """Whether the file read ends with a line break: its digest is that of
+    its lines each ended (known for one kind of line ending only)."""
+    eol = {"lf": "\n", "crlf": "\r\n"}.get(str(read.get("lineEndings")))
+    if eol is None or not lines:
+        return False
+    text = ("\ufeff" if read.get("bom") is True else "") + eol.join(lines) + eol
+    return hashlib.sha256(text.encode("utf-8")).hexdigest() == read.get("sha256")
 
 
 def _around(lines: list[str], after: int, text: str, start: int, stop: int,
@@ -335,37 +355,47 @@ def _insert_beside_cut(toolbox: Toolbox, path: str, read: Mapping[str, Any], fil
     tail = file.tails.get(low - 1)  # what is known of the line before the window, at its end
     cause = _LONG if {low - 1, high - 1} & file.long else _RETURN
     if after == count and low == count and not tail:  # nothing known after the last line
+        unended = "the end of the file cannot be found by its text"
         if count == 1:  # one line: its line break, if it has one, is the file's only one
             added = text[:-1] if text.endswith("\n") else text
-            return _done(toolbox.call("edit_file", {"path": path, "oldText": "\n",
-                                                    "newText": f"\n{added}\n",
-                                                    "expectedSha256": read["sha256"]}),
+            envelope = toolbox.call("edit_file", {"path": path, "oldText": "\n",
+                                                  "newText": f"\n{added}\n",
+                                                  "expectedSha256": read["sha256"]})
+            details = envelope.get("details")
+            if isinstance(details, Mapping) and details.get("kind") == "no_match":
+                return _cut_refusal(path, after, cause, unended)  # it has none
+            return _done(envelope,
                          lambda e: f"Inserted after line {after} of {shown_name(e['path'])}.",
                          "insert")
-        return _cut_refusal(path, after, cause, "the end of the file cannot be found by its "
-                                                "text")
+        return _cut_refusal(path, after, cause, unended)
     whole = file.whole
     start, stop = max(after - 1, low), min(after + 1, high)
-    tried = 0
+    tried, why = 0, "the text around it that can be known occurs more than once"
     while True:
         old, new = _around(known, after, text, start, stop,
                            tail if start == low and low > 0 else None)
         widest = start == low and stop == high
-        if old and (_once(whole, old) or widest):
+        # a new text already there would be read as an edit already made: grown first
+        if old and ((_once(whole, old) and new not in whole) or widest):
             envelope = toolbox.call("edit_file", {"path": path, "oldText": old,
                                                   "newText": new,
                                                   "expectedSha256": read["sha256"]})
             tried += 1
             details = envelope.get("details")
-            again = envelope.get("ok") is not True and isinstance(details, Mapping) and \
-                details.get("kind") == "multiple_matches"
-            if not again:
+            kind = details.get("kind") if isinstance(details, Mapping) else None
+            if envelope.get("ok") is True or kind not in _GROW_ON:
                 return _done(envelope, lambda e: f"Inserted after line {after} of "
                                                  f"{shown_name(e['path'])}.", "insert")
+            if kind == "already_applied":
+                why = ("the text around it that can be known, with the inserted text, is "
+                       "already in the file")
         if widest or tried >= _MOST_TRIES:
-            return _cut_refusal(path, after, cause, "the text around it that can be known "
-                                                    "occurs more than once")
+            return _cut_refusal(path, after, cause, why)
         start, stop = _grown(start, stop, low, high)
+
+
+# edit_file's refusals of an insert's old text that more of the text around may cure
+_GROW_ON = ("multiple_matches", "already_applied")
 
 
 _MOST_TRIES = 8  # edit_file calls one insert beside cut lines makes at most

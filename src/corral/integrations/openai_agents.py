@@ -66,10 +66,41 @@ _ENVELOPE_WORDS = (
 )
 
 
-def _operation_words(text: str) -> str:
-    for envelope, operation in _ENVELOPE_WORDS:
-        text = envelope.sub(operation, text)
-    return text
+# apply_patch's one argument, and the tool itself: this model has neither
+_PATCH_ARGUMENT = re.compile(r"'input'")
+_PATCH_TOOL = re.compile(r"\bapply_patch\b")
+
+
+def _operation_words(text: str, operation: Any, details: Any) -> str:
+    for envelope, words in _ENVELOPE_WORDS:
+        text = envelope.sub(words, text)
+    text = _PATCH_ARGUMENT.sub(f"'{_field_at_fault(operation, details)}'", text)
+    return _PATCH_TOOL.sub(str(getattr(operation, "type", "")) or "the operation", text)
+
+
+def _field_at_fault(operation: Any, details: Any) -> str:
+    """The operation's field a refusal of apply_patch's ``input`` is about:
+    ``move_to`` when it names that path; else the first of ``path``,
+    ``move_to``, ``diff`` holding what is refused (a NUL byte, a lone
+    surrogate, an absolute path); else the diff (the patch's size is the
+    diff's), or ``path`` for a ``delete_file``, which has none."""
+    fields = [(name, getattr(operation, name, None)) for name in ("path", "move_to", "diff")]
+    named = details.get("path") if isinstance(details, dict) else None
+    if isinstance(named, str):
+        return "move_to" if named == fields[1][1] and named != fields[0][1] else "path"
+    for name, value in fields:
+        if isinstance(value, str) and ("\x00" in value or _not_text(value)
+                                       or (name != "diff" and value.startswith("/"))):
+            return name
+    return "diff" if isinstance(fields[2][1], str) else "path"
+
+
+def _not_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return True
+    return False
 
 
 class CorralEditor:
@@ -95,9 +126,11 @@ class CorralEditor:
         envelope = await acall(self.toolbox, "apply_patch", {"input": patch, "dialect": "v4a"})
         if envelope.get("ok") is not True:
             # one line each: a sentence may name what the tool found on the disk
-            text = f"{envelope.get('code')}: {_operation_words(one_line(envelope.get('message')))}"
+            details = envelope.get("details")
+            text = (f"{envelope.get('code')}: "
+                    f"{_operation_words(one_line(envelope.get('message')), operation, details)}")
             if envelope.get("hint"):
-                text += f"\n{_operation_words(one_line(envelope['hint']))}"
+                text += f"\n{_operation_words(one_line(envelope['hint']), operation, details)}"
             return agents.ApplyPatchResult(status="failed", output=text)
         return agents.ApplyPatchResult(status="completed", output=render("apply_patch", envelope))
 
